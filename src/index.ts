@@ -1,1 +1,41 @@
-export const x: number = 1;
+/**
+ * pulumi-workspace-access: Pulumi resources for a workspace access management service.
+ *
+ * ```ts
+ * import * as wa from "pulumi-workspace-access";
+ * const alice = new wa.User("alice", { email: "alice@example.com", firstName: "Alice", lastName: "Doe" });
+ * new wa.IntegrationEntitlement("alice-youtube", { integrationId, userId: alice.id, entitlements: ["VIEWER"] });
+ * ```
+ */
+export { User, type UserArgs } from "./resources/user";
+export { IntegrationEntitlement, type IntegrationEntitlementArgs } from "./resources/integration-entitlement";
+export { getJob, getJobOutput, type GetJobArgs, type Job } from "./resources/get-job";
+export { CONFIG_KEYS, CONFIG_NAMESPACE } from "./resources/settings";
+export {
+  ApiError,
+  BadRequestError,
+  type ClientOptions,
+  ConfigurationError,
+  ConflictError,
+  ConnectionError,
+  type Entitlement,
+  type ErrorKind,
+  ForbiddenError,
+  type Integration,
+  type IntegrationUser,
+  InvalidResponseError,
+  JobFailedError,
+  type JobHandle,
+  JobTimeoutError,
+  NotFoundError,
+  RateLimitError,
+  SCOPES,
+  ServerError,
+  TimeoutError,
+  UnauthorizedError,
+  UnknownFailureError,
+  type User as WorkspaceUser,
+  type UserAttributes,
+  WorkspaceAccessClient,
+  WorkspaceAccessError,
+} from "./client";

@@ -1,0 +1,58 @@
+import { type Clock, systemClock } from "./clock";
+import { HttpTransport } from "./http";
+import { IntegrationsApi } from "./integrations";
+import { JobsApi } from "./jobs";
+import { type ClientOptions, resolveSettings } from "./settings";
+import { UsersApi } from "./users";
+
+/** The package version, sent in the User-Agent. */
+const VERSION = "0.1.0";
+
+/**
+ * A client for one workspace. Holds one keep-alive connection pool; call {@link close} when done
+ * (a process that exits anyway need not).
+ *
+ * ```ts
+ * const client = new WorkspaceAccessClient({ baseUrl: "https://acme.example.com/api/v1/", apiKey });
+ * for await (const user of client.users.list()) console.log(user.email);
+ * ```
+ */
+export class WorkspaceAccessClient {
+  /** Workspace users. */
+  readonly users: UsersApi;
+  /** Integrations and their members' entitlements. */
+  readonly integrations: IntegrationsApi;
+  /** Jobs: read one, or wait for one. */
+  readonly jobs: JobsApi;
+  readonly #http: HttpTransport;
+
+  constructor(options: ClientOptions & { settingPrefix?: string }) {
+    const settings = resolveSettings(options);
+    const clock: Clock = options.clock ?? systemClock;
+    this.#http = new HttpTransport(settings, {
+      clock,
+      random: options.random ?? Math.random,
+      logger: options.logger,
+      userAgent: options.userAgent ?? `pulumi-workspace-access/${VERSION}`,
+      settingPrefix: options.settingPrefix ?? "",
+    });
+    this.jobs = new JobsApi(this.#http, clock);
+    this.users = new UsersApi(this.#http, this.jobs);
+    this.integrations = new IntegrationsApi(this.#http, this.jobs);
+  }
+
+  /** HTTP requests sent so far, retries included. */
+  get requestCount(): number {
+    return this.#http.requestCount;
+  }
+
+  /** The base URL requests go to. */
+  get baseUrl(): string {
+    return this.#http.settings.baseUrl.href;
+  }
+
+  /** Closes the connection pool. */
+  async close(): Promise<void> {
+    await this.#http.close();
+  }
+}

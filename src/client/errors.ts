@@ -1,0 +1,233 @@
+/**
+ * The one error hierarchy of the client. Every error carries data (kind, status, method, path,
+ * the API's own code/title/detail, whether a retry may help) and a message a person can act on.
+ * No error ever holds the API key, request headers, or a live socket: `cause` is a plain copy.
+ */
+
+/** What went wrong, as a stable string: switch on this rather than on classes across copies of the package. */
+export type ErrorKind =
+  | "configuration"
+  | "bad_request"
+  | "unauthorized"
+  | "unknown_failure"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "rate_limited"
+  | "server_error"
+  | "api_error"
+  | "connection"
+  | "timeout"
+  | "invalid_response"
+  | "job_failed"
+  | "job_timeout";
+
+const MARKER = Symbol.for("pulumi-workspace-access/error");
+
+/** Fields shared by the errors of one HTTP exchange. */
+export interface ErrorContext {
+  kind: ErrorKind;
+  retryable?: boolean;
+  method?: string;
+  /** The request path, without its query string. */
+  path?: string;
+  status?: number;
+  cause?: unknown;
+}
+
+/** Base class of every error this package raises. */
+export class WorkspaceAccessError extends Error {
+  /** Which failure this is, see {@link ErrorKind}. */
+  readonly kind: ErrorKind;
+  /** Whether the same request may succeed if sent again later. */
+  readonly retryable: boolean;
+  /** HTTP method of the failed request, if any. */
+  readonly method: string | undefined;
+  /** Path of the failed request (no query), if any. */
+  readonly path: string | undefined;
+  /** HTTP status, if the service answered. */
+  readonly status: number | undefined;
+  /** The kind subclasses stand for; used by {@link WorkspaceAccessError.isInstance}. */
+  static readonly KIND: ErrorKind | undefined = undefined;
+
+  constructor(message: string, context: ErrorContext) {
+    super(message, context.cause === undefined ? undefined : { cause: context.cause });
+    this.name = new.target.name;
+    this.kind = context.kind;
+    this.retryable = context.retryable ?? false;
+    this.method = context.method;
+    this.path = context.path;
+    this.status = context.status;
+    Object.defineProperty(this, MARKER, { value: true });
+  }
+
+  /**
+   * True when `value` is an error of this class, even when it was raised by another copy of this
+   * package (a program and the dynamic-provider host can load different copies).
+   */
+  static isInstance<T>(this: { readonly KIND: ErrorKind | undefined; prototype: T }, value: unknown): value is T {
+    if (typeof value !== "object" || value === null || !(MARKER in value)) return false;
+    return this.KIND === undefined || (value as unknown as WorkspaceAccessError).kind === this.KIND;
+  }
+}
+
+/** A setting is missing or invalid; `setting` names it. Never retryable. */
+export class ConfigurationError extends WorkspaceAccessError {
+  static override readonly KIND = "configuration" as const;
+  /** The setting at fault, e.g. `baseUrl`. */
+  readonly setting: string;
+  constructor(message: string, setting: string) {
+    super(message, { kind: "configuration" });
+    this.setting = setting;
+  }
+}
+
+/** The first entry of the API's `errors` array, as far as it was readable. */
+export interface ApiErrorBody {
+  code?: string;
+  title?: string;
+  detail?: string;
+  meta?: unknown;
+}
+
+/** Context of an error answer: the request and what the service said. */
+export interface ApiErrorContext {
+  method: string;
+  path: string;
+  status: number;
+  body?: ApiErrorBody;
+  requestId?: string;
+}
+
+/** The service answered with an error status. Subclasses name the common statuses. */
+export class ApiError extends WorkspaceAccessError {
+  static override readonly KIND: ErrorKind = "api_error";
+  /** The API's error code, e.g. `Not found`. */
+  readonly code: string | undefined;
+  /** The API's error title. */
+  readonly title: string | undefined;
+  /** The API's explanation, when it gave one. */
+  readonly detail: string | undefined;
+  /** The API's `meta`, e.g. validation details (`loc`, `msg`, `type`). */
+  readonly meta: unknown;
+  /** The request id the service returned, when it did (useful to its support). */
+  readonly requestId: string | undefined;
+  override readonly status: number;
+  override readonly method: string;
+  override readonly path: string;
+
+  constructor(message: string, context: ApiErrorContext, kind: ErrorKind, retryable = false) {
+    super(message, { kind, retryable, method: context.method, path: context.path, status: context.status });
+    this.status = context.status;
+    this.method = context.method;
+    this.path = context.path;
+    this.code = context.body?.code;
+    this.title = context.body?.title;
+    this.detail = context.body?.detail;
+    this.meta = context.body?.meta ?? undefined;
+    this.requestId = context.requestId;
+  }
+}
+
+/** 400: the request was malformed. */
+export class BadRequestError extends ApiError {
+  static override readonly KIND = "bad_request" as const;
+}
+/** 401: key missing, expired or revoked, or lacking the scope the operation needs. */
+export class UnauthorizedError extends ApiError {
+  static override readonly KIND = "unauthorized" as const;
+}
+/** 402: the service's "unknown failure". */
+export class UnknownFailureError extends ApiError {
+  static override readonly KIND = "unknown_failure" as const;
+}
+/** 403: the key may not do this. */
+export class ForbiddenError extends ApiError {
+  static override readonly KIND = "forbidden" as const;
+}
+/** 404: not found, or not disclosed to this key. */
+export class NotFoundError extends ApiError {
+  static override readonly KIND = "not_found" as const;
+}
+/** 409: conflicts with the current state, e.g. an email already taken. */
+export class ConflictError extends ApiError {
+  static override readonly KIND = "conflict" as const;
+}
+/** 429: rate limited, and waiting was not possible within the configured limits. */
+export class RateLimitError extends ApiError {
+  static override readonly KIND = "rate_limited" as const;
+  /** How long the service asked to wait, in milliseconds (300 000 when it did not say). */
+  readonly retryAfterMs: number;
+  constructor(message: string, context: ApiErrorContext, retryAfterMs: number) {
+    super(message, context, "rate_limited", true);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+/** 5xx: the service failed; usually transient. */
+export class ServerError extends ApiError {
+  static override readonly KIND = "server_error" as const;
+}
+
+/** The connection failed or was reset before a full answer arrived. */
+export class ConnectionError extends WorkspaceAccessError {
+  static override readonly KIND = "connection" as const;
+}
+/** No (complete) answer within `requestTimeoutSeconds`. */
+export class TimeoutError extends WorkspaceAccessError {
+  static override readonly KIND = "timeout" as const;
+}
+
+/** The answer did not match the contract: not JSON, or a field missing or of the wrong type. */
+export class InvalidResponseError extends WorkspaceAccessError {
+  static override readonly KIND = "invalid_response" as const;
+  /** Dotted path of the first failing field, e.g. `data.attributes.email`; empty for a non-JSON body. */
+  readonly field: string;
+  constructor(message: string, context: { method: string; path: string; status: number; field: string }) {
+    super(message, { kind: "invalid_response", method: context.method, path: context.path, status: context.status });
+    this.field = context.field;
+  }
+}
+
+/** The details a failed job gives. */
+export interface JobErrorDetails {
+  errorType?: string | null | undefined;
+  userRequired?: boolean | null | undefined;
+  screenshotUrl?: string | null | undefined;
+}
+
+/** A job ended in `error`. */
+export class JobFailedError extends WorkspaceAccessError {
+  static override readonly KIND = "job_failed" as const;
+  readonly jobId: string;
+  readonly errorDetails: JobErrorDetails;
+  readonly canRetry: boolean | undefined;
+  constructor(jobId: string, errorDetails: JobErrorDetails, canRetry?: boolean, workflowType?: string) {
+    const what = workflowType ? `${workflowType} job` : "job";
+    const type = errorDetails.errorType ?? "unknown error";
+    const person = errorDetails.userRequired
+      ? "a person must act in the workspace before it can succeed"
+      : "no person needs to act";
+    const retry = canRetry ? "; the service says it can be retried" : "";
+    super(`The ${what} ${jobId} failed with ${type} (userRequired: ${Boolean(errorDetails.userRequired)}: ${person})${retry}.`, {
+      kind: "job_failed",
+    });
+    this.jobId = jobId;
+    this.errorDetails = errorDetails;
+    this.canRetry = canRetry;
+  }
+}
+
+/** A job did not finish within the allowed time. */
+export class JobTimeoutError extends WorkspaceAccessError {
+  static override readonly KIND = "job_timeout" as const;
+  readonly jobId: string;
+  readonly lastStatus: string;
+  constructor(jobId: string, lastStatus: string, timeoutSeconds: number, setting: string) {
+    super(
+      `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}). It may still finish: check it with getJob, or raise ${setting}.`,
+      { kind: "job_timeout", retryable: true },
+    );
+    this.jobId = jobId;
+    this.lastStatus = lastStatus;
+  }
+}

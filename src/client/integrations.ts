@@ -1,0 +1,129 @@
+import type { HttpTransport } from "./http";
+import type { JobHandle, JobsApi } from "./jobs";
+import {
+  type Entitlement,
+  type Integration,
+  type IntegrationUser,
+  toEntitlement,
+  toIntegration,
+  toIntegrationUser,
+} from "./models";
+import { type ListOptions, pageSize, paginate } from "./paginate";
+import { pathOf } from "./path";
+import { changeEntitlementsBody, type IntegrationRole, inviteBody, setEntitlementsBody } from "./requests";
+import { entitlementRecord, integrationRecord, integrationUserRecord, jobRecord, page, single } from "./schemas";
+import { SCOPES } from "./scopes";
+
+const READ_USERS = [SCOPES.readIntegrations, SCOPES.readUsers] as const;
+const WRITE = [SCOPES.writeIntegrations, SCOPES.writeJobs] as const;
+
+/** What to invite into an integration. */
+export interface InviteOptions {
+  userIds: readonly string[];
+  /** Default `account_collaborator`. */
+  role?: IntegrationRole;
+  entitlements: readonly string[];
+}
+
+/** Integrations, their entitlement catalogues, members and members' entitlements. */
+export class IntegrationsApi {
+  readonly #http: HttpTransport;
+  readonly #jobs: JobsApi;
+
+  constructor(http: HttpTransport, jobs: JobsApi) {
+    this.#http = http;
+    this.#jobs = jobs;
+  }
+
+  /** Reads an integration. */
+  async get(id: string): Promise<Integration> {
+    const { data } = await this.#http.request(
+      { method: "GET", path: pathOf("integrations", [id, "integration id"]), scopes: [SCOPES.readIntegrations] },
+      single(integrationRecord),
+    );
+    return toIntegration(data.data);
+  }
+
+  /** The entitlements an integration offers (not paged). */
+  async listEntitlements(id: string): Promise<Entitlement[]> {
+    const { data } = await this.#http.request(
+      {
+        method: "GET",
+        path: pathOf("integrations", [id, "integration id"], "entitlements"),
+        scopes: [SCOPES.readIntegrations],
+      },
+      page(entitlementRecord),
+    );
+    return data.data.map(toEntitlement);
+  }
+
+  /** Every member of an integration, page by page. */
+  async *listUsers(id: string, options: ListOptions = {}): AsyncGenerator<IntegrationUser> {
+    const first = {
+      method: "GET" as const,
+      path: pathOf("integrations", [id, "integration id"], "users"),
+      query: { "page[size]": pageSize(options.pageSize) },
+      scopes: READ_USERS,
+    };
+    for await (const record of paginate(this.#http, first, integrationUserRecord)) {
+      yield toIntegrationUser(record);
+    }
+  }
+
+  /** One member; 404 raises {@link NotFoundError} when the user is not a member. */
+  async getUser(id: string, userId: string): Promise<IntegrationUser> {
+    const { data } = await this.#http.request(
+      {
+        method: "GET",
+        path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"]),
+        scopes: READ_USERS,
+      },
+      single(integrationUserRecord),
+    );
+    return toIntegrationUser(data.data);
+  }
+
+  /** Invites users with entitlements. A POST: not re-sent on an ambiguous failure. */
+  async invite(id: string, options: InviteOptions): Promise<JobHandle> {
+    return this.#write({
+      method: "POST",
+      path: pathOf("integrations", [id, "integration id"], "users"),
+      body: inviteBody(options.userIds, options.role ?? "account_collaborator", options.entitlements),
+    });
+  }
+
+  /** Replaces a member's whole entitlement set. */
+  async setEntitlements(id: string, userId: string, entitlements: readonly string[]): Promise<JobHandle> {
+    return this.#write({
+      method: "PATCH",
+      path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"]),
+      body: setEntitlementsBody(entitlements),
+    });
+  }
+
+  /** Adds and removes entitlements of a member. */
+  async changeEntitlements(
+    id: string,
+    userId: string,
+    change: { add?: readonly string[]; remove?: readonly string[] },
+  ): Promise<JobHandle> {
+    return this.#write({
+      method: "PATCH",
+      path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"], "entitlements"),
+      body: changeEntitlementsBody(change.add ?? [], change.remove ?? []),
+    });
+  }
+
+  /** Removes a member from an integration. */
+  async removeUser(id: string, userId: string): Promise<JobHandle> {
+    return this.#write({
+      method: "DELETE",
+      path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"]),
+    });
+  }
+
+  async #write(spec: { method: "POST" | "PATCH" | "DELETE"; path: string; body?: unknown }): Promise<JobHandle> {
+    const { data } = await this.#http.request({ ...spec, scopes: WRITE }, single(jobRecord));
+    return this.#jobs.handle(data.data.id, data.data.attributes.status);
+  }
+}

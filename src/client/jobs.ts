@@ -1,0 +1,82 @@
+import type { Clock } from "./clock";
+import { JobFailedError, JobTimeoutError } from "./errors";
+import type { HttpTransport } from "./http";
+import { type Job, toJob } from "./models";
+import { pathOf } from "./path";
+import { FINAL_JOB_STATUSES, jobRecord, single } from "./schemas";
+import { SCOPES } from "./scopes";
+
+/** How to wait for a job. */
+export interface WaitOptions {
+  /** Give up after this long (default: the client's `jobTimeoutSeconds`). */
+  timeoutMs?: number;
+  /** Called with each polled state, e.g. to report progress. */
+  onPoll?: (job: Job) => void;
+}
+
+/** A job a write started: its id and first status, and a way to wait for it. */
+export interface JobHandle {
+  id: string;
+  status: string;
+  /** Polls until `finished` (resolves) or `error` (rejects with {@link JobFailedError}). */
+  wait(options?: WaitOptions): Promise<Job>;
+}
+
+/** True once a job can no longer change. */
+export function isFinal(status: string): boolean {
+  return (FINAL_JOB_STATUSES as readonly string[]).includes(status);
+}
+
+/** `GET /jobs/{id}` and waiting for jobs. */
+export class JobsApi {
+  readonly #http: HttpTransport;
+  readonly #clock: Clock;
+
+  constructor(http: HttpTransport, clock: Clock) {
+    this.#http = http;
+    this.#clock = clock;
+  }
+
+  /** Reads a job. 404 raises {@link NotFoundError}. */
+  async get(id: string): Promise<Job> {
+    const { data } = await this.#http.request(
+      { method: "GET", path: pathOf("jobs", [id, "job id"]), scopes: [SCOPES.readJobs] },
+      single(jobRecord),
+    );
+    return toJob(data.data);
+  }
+
+  /**
+   * Polls a job until it is `finished`, with back-off that starts fast (a quarter second) and
+   * grows to `jobPollMaxIntervalMs`: a job done after 1 s costs three polls. A job that ends in
+   * `error` raises {@link JobFailedError}; one still running at the timeout raises
+   * {@link JobTimeoutError} naming its last status.
+   */
+  async wait(id: string, options: WaitOptions = {}): Promise<Job> {
+    const settings = this.#http.settings;
+    const timeoutMs = options.timeoutMs ?? settings.jobTimeoutSeconds * 1000;
+    const deadline = this.#clock.now() + timeoutMs;
+    let interval = settings.jobPollIntervalMs;
+    let last = "created";
+    for (;;) {
+      const remaining = deadline - this.#clock.now();
+      if (remaining <= 0) {
+        throw new JobTimeoutError(id, last, timeoutMs / 1000, this.#http.setting("jobTimeoutSeconds"));
+      }
+      await this.#clock.sleep(Math.min(interval, remaining));
+      interval = Math.min(interval * 1.5, settings.jobPollMaxIntervalMs);
+      const job = await this.get(id);
+      last = job.status;
+      options.onPoll?.(job);
+      if (job.status === "finished") return job;
+      if (job.status === "error") {
+        throw new JobFailedError(job.id, job.errorDetails ?? {}, job.canRetry ?? undefined, job.workflowType ?? undefined);
+      }
+    }
+  }
+
+  /** A {@link JobHandle} for a job a write answered with. */
+  handle(id: string, status: string): JobHandle {
+    return { id, status, wait: (options) => this.wait(id, options) };
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * The plain shapes the client returns: flat, JSON-ready, with optional fields as `null` rather
+ * than `undefined` so they cross process boundaries (Pulumi state) unchanged.
+ */
+import type { EntitlementRecord, IntegrationRecord, IntegrationUserRecord, JobRecord, UserRecord } from "./schemas";
+
+/** A workspace user. */
+export interface User {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: string;
+  isGuest: boolean;
+  status: string | null;
+  mfaStatus: { mfaEnabled: boolean | null; mfaEnrollmentDate: string | null } | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+/** The writable attributes of a user. */
+export interface UserAttributes {
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: string;
+  isGuest?: boolean;
+}
+
+/** An entitlement (a role in an integration's application). */
+export interface Entitlement {
+  id: string;
+  group: string | null;
+  key: string | null;
+  label: string | null;
+  value: string | null;
+}
+
+/** An integration (record type `account`). */
+export interface Integration {
+  id: string;
+  application: string | null;
+  label: string | null;
+  workspace: string | null;
+}
+
+/** A member of an integration, with the ids of its entitlements (sorted). */
+export interface IntegrationUser {
+  id: string;
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  isGuest: boolean | null;
+  status: string | null;
+  role: string | null;
+  entitlements: string[];
+  dynamicFields: Record<string, unknown>;
+}
+
+/** A job: an asynchronous write of the service. */
+export interface Job {
+  id: string;
+  status: string;
+  canRetry: boolean | null;
+  trigger: string | null;
+  workflowType: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+  createdBy: Record<string, unknown> | null;
+  account: Record<string, unknown> | null;
+  errorDetails: { errorType: string | null; screenshotUrl: string | null; userRequired: boolean | null } | null;
+  response: unknown;
+  payload: unknown;
+  hasMoreDetails: boolean | null;
+  workspacePolicyEnforcementId: string | null;
+}
+
+const orNull = <T>(value: T | null | undefined): T | null => (value === undefined ? null : value);
+
+export function toUser(r: UserRecord): User {
+  const a = r.attributes;
+  return {
+    id: r.id,
+    email: a.email,
+    firstName: a.firstName,
+    lastName: a.lastName,
+    role: a.role,
+    isGuest: a.isGuest ?? false,
+    status: orNull(a.status),
+    mfaStatus: a.mfaStatus
+      ? { mfaEnabled: orNull(a.mfaStatus.mfaEnabled), mfaEnrollmentDate: orNull(a.mfaStatus.mfaEnrollmentDate) }
+      : null,
+    createdAt: orNull(a.createdAt),
+    updatedAt: orNull(a.updatedAt),
+  };
+}
+
+export function toEntitlement(r: EntitlementRecord): Entitlement {
+  return {
+    id: r.id,
+    group: orNull(r.attributes?.group),
+    key: orNull(r.attributes?.key),
+    label: orNull(r.attributes?.label),
+    value: orNull(r.attributes?.value),
+  };
+}
+
+export function toIntegration(r: IntegrationRecord): Integration {
+  return {
+    id: r.id,
+    application: orNull(r.attributes.application),
+    label: orNull(r.attributes.label),
+    workspace: orNull(r.attributes.workspace),
+  };
+}
+
+export function toIntegrationUser(r: IntegrationUserRecord): IntegrationUser {
+  const a = r.attributes;
+  const ids = (a.entitlements ?? []).map((e) => (typeof e === "string" ? e : e.id));
+  return {
+    id: r.id,
+    email: orNull(a.email),
+    firstName: orNull(a.firstName),
+    lastName: orNull(a.lastName),
+    isGuest: orNull(a.isGuest),
+    status: orNull(a.status),
+    role: orNull(a.role),
+    entitlements: [...new Set(ids)].sort(),
+    dynamicFields: r.meta?.dynamicFields ?? {},
+  };
+}
+
+export function toJob(r: JobRecord): Job {
+  const a = r.attributes;
+  return {
+    id: r.id,
+    status: a.status,
+    canRetry: orNull(a.canRetry),
+    trigger: orNull(a.trigger),
+    workflowType: orNull(a.workflowType),
+    createdAt: orNull(a.createdAt),
+    updatedAt: orNull(a.updatedAt),
+    createdBy: orNull(a.createdBy),
+    account: orNull(a.account),
+    errorDetails: a.errorDetails
+      ? {
+          errorType: orNull(a.errorDetails.errorType),
+          screenshotUrl: orNull(a.errorDetails.screenshotUrl),
+          userRequired: orNull(a.errorDetails.userRequired),
+        }
+      : null,
+    response: orNull(a.response),
+    payload: orNull(a.payload),
+    hasMoreDetails: orNull(a.hasMoreDetails),
+    workspacePolicyEnforcementId: orNull(a.workspacePolicyEnforcementId),
+  };
+}

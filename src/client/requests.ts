@@ -1,0 +1,47 @@
+/**
+ * Request bodies of the contract, all in one place. The user bodies are *assumed* (no public
+ * document shows them: api-contract.md, "Users"); change them here when the real shape is known.
+ */
+import type { UserAttributes } from "./models";
+
+/** The integration role given at invitation. */
+export type IntegrationRole = "account_owner" | "account_collaborator";
+
+/** Assumed: `POST /users` and `PUT /users/{id}`. */
+export function userBody(attributes: UserAttributes, id?: string) {
+  return {
+    data: {
+      ...(id === undefined ? {} : { id }),
+      type: "user",
+      attributes: {
+        email: attributes.email,
+        firstName: attributes.firstName,
+        lastName: attributes.lastName,
+        role: attributes.role,
+        ...(attributes.isGuest === undefined ? {} : { isGuest: attributes.isGuest }),
+      },
+    },
+  };
+}
+
+const refs = (ids: readonly string[]) => ids.map((id) => ({ id }));
+
+/** `POST /integrations/{id}/users` (public). */
+export function inviteBody(userIds: readonly string[], role: IntegrationRole, entitlements: readonly string[]) {
+  return {
+    data: {
+      type: "invite_tenant_users",
+      attributes: { role, entitlements: refs(entitlements), userIds: [...userIds] },
+    },
+  };
+}
+
+/** `PATCH /integrations/{id}/users/{userId}`: replaces the whole set (public). */
+export function setEntitlementsBody(entitlements: readonly string[]) {
+  return { data: { type: "update_user_entitlement", attributes: { entitlements: refs(entitlements) } } };
+}
+
+/** `PATCH /integrations/{id}/users/{userId}/entitlements` (public). */
+export function changeEntitlementsBody(add: readonly string[], remove: readonly string[]) {
+  return { data: { add: { entitlements: refs(add) }, remove: { entitlements: refs(remove) } } };
+}

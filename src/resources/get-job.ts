@@ -1,0 +1,54 @@
+/**
+ * The Job data source. Runs in the program process, with the stack config read there
+ * (`workspace-access:*`, environment fallback), like the resources' provider does in the host.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { type Job as ClientJob, JobFailedError, JobTimeoutError, WorkspaceAccessClient } from "../client";
+import { readRawSettings, resolveProviderSettings } from "./settings";
+
+/** Arguments of {@link getJob}. */
+export interface GetJobArgs {
+  /** The job's id. */
+  id: string;
+  /** Poll until the job is `finished` or `error`, or `timeoutSeconds` pass. Default false. */
+  waitForCompletion?: boolean;
+  /** The longest wait, in seconds; default `workspace-access:jobTimeoutSeconds` (900). */
+  timeoutSeconds?: number;
+}
+
+/** A job, and how waiting for it ended. */
+export interface Job extends ClientJob {
+  /** `finished` or `error` when the job ended, `timeout` when waiting gave up, `not_waited` without `waitForCompletion`. */
+  waitOutcome: "finished" | "error" | "timeout" | "not_waited";
+}
+
+/** Reads a job; with `waitForCompletion`, waits until it ends or the timeout, and says which. */
+export async function getJob(args: GetJobArgs): Promise<Job> {
+  const settings = resolveProviderSettings(readRawSettings((key) => pulumi.runtime.getConfig(key), process.env));
+  const client = new WorkspaceAccessClient({ ...settings.client, settingPrefix: "workspace-access:" });
+  try {
+    if (!args.waitForCompletion) return { ...(await client.jobs.get(args.id)), waitOutcome: "not_waited" };
+    const timeoutMs = args.timeoutSeconds === undefined ? undefined : args.timeoutSeconds * 1000;
+    try {
+      const job = await client.jobs.wait(args.id, timeoutMs === undefined ? {} : { timeoutMs });
+      return { ...job, waitOutcome: "finished" };
+    } catch (error) {
+      if (JobFailedError.isInstance(error) || JobTimeoutError.isInstance(error)) {
+        const job = await client.jobs.get(args.id);
+        return { ...job, waitOutcome: JobFailedError.isInstance(error) ? "error" : "timeout" };
+      }
+      throw error;
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** {@link getJob} for inputs that are Pulumi outputs. */
+export function getJobOutput(args: {
+  id: pulumi.Input<string>;
+  waitForCompletion?: pulumi.Input<boolean>;
+  timeoutSeconds?: pulumi.Input<number>;
+}): pulumi.Output<Job> {
+  return pulumi.output(args).apply((resolved) => getJob(resolved as GetJobArgs));
+}

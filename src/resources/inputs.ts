@@ -1,0 +1,146 @@
+/**
+ * Resource inputs: zod schemas for `check`, the defaults, and the normalisation `diff` compares.
+ * `check` validates here, before anything is sent, and names the property of every failure.
+ */
+import { z } from "zod";
+import { isUnknown } from "./unknown";
+
+/** The longest first or last name accepted. */
+export const MAX_NAME_LENGTH = 100;
+
+/** Default workspace role of a {@link User}. */
+export const DEFAULT_USER_ROLE = "workspace_login_only";
+/** Default integration role of an {@link IntegrationEntitlement}. */
+export const DEFAULT_INTEGRATION_ROLE = "account_collaborator";
+/** The integration roles the API accepts at invitation. */
+export const INTEGRATION_ROLES = ["account_owner", "account_collaborator"] as const;
+
+const name = (what: string) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .refine((v) => v.trim().length > 0, `${what} must not be empty or only spaces`)
+    .refine((v) => v.length <= MAX_NAME_LENGTH, `${what} must be at most ${MAX_NAME_LENGTH} characters`);
+
+/** An email as the service takes it: ASCII, one `@`, a dotted domain, no spaces. */
+const email = z
+  .string({ error: "email must be a string" })
+  .max(254, "email must be at most 254 characters")
+  .refine((v) => v === v.trim(), "email must not start or end with spaces")
+  .pipe(z.email({ error: "email must be a valid address such as alice@example.com" }));
+
+/** A path-safe id: letters, digits, `_` and `-` only, so it can never reach another endpoint. */
+const pathId = (what: string) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .regex(/^[A-Za-z0-9_-]+$/, `${what} must contain only letters, digits, "_" and "-"`);
+
+/** An entitlement id: no `/`, `?`, `#`, `%`, spaces at the ends or `..`. */
+const entitlementId = z
+  .string({ error: "each entitlement must be a string id such as \"VIEWER\"" })
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9_.:@+-]*$/, 'each entitlement id must be letters, digits and "_.:@+-" (no "/", "?", "#", "%" or spaces)')
+  .refine((v) => !v.includes(".."), 'an entitlement id must not contain ".."')
+  .refine((v) => v.length <= 200, "an entitlement id must be at most 200 characters");
+
+/** Inputs of a {@link User}. */
+export const userInputs = z.strictObject({
+  email,
+  firstName: name("firstName"),
+  lastName: name("lastName"),
+  role: z.string({ error: "role must be a string" }).min(1, "role must not be empty").optional(),
+  isGuest: z.boolean({ error: "isGuest must be true or false" }).optional(),
+  adoptExisting: z.boolean({ error: "adoptExisting must be true or false" }).optional(),
+});
+
+/** Inputs of an {@link IntegrationEntitlement}. */
+export const integrationEntitlementInputs = z.strictObject({
+  integrationId: z.guid({ error: "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07" }),
+  userId: pathId("userId"),
+  entitlements: z
+    .array(entitlementId, { error: 'entitlements must be a list of entitlement ids such as ["VIEWER"]' })
+    .min(1, "entitlements must name at least one entitlement (to remove access, delete the resource)"),
+  role: z
+    .enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` })
+    .optional(),
+});
+
+/** User inputs after `check`: defaults applied. */
+export interface UserInputs {
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: string;
+  isGuest: boolean;
+  adoptExisting: boolean;
+}
+
+/** Integration entitlement inputs after `check`: defaults applied, entitlements a sorted set. */
+export interface IntegrationEntitlementInputs {
+  integrationId: string;
+  userId: string;
+  entitlements: string[];
+  role: (typeof INTEGRATION_ROLES)[number];
+}
+
+/** A failure in the shape `check` returns. */
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+/** The result of validating inputs: normalised inputs and every failure. */
+export interface Checked<T> {
+  inputs: T;
+  failures: CheckFailure[];
+}
+
+/**
+ * Validates `news` with `schema`, skipping values the preview does not know yet, and returns every
+ * failure with its property (`entitlements[1]`). Keys that are `undefined` are dropped: the host
+ * crashes on them.
+ */
+export function validate(schema: z.ZodObject, news: Record<string, unknown>): CheckFailure[] {
+  const known: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(news)) {
+    if (key === "__provider" || value === undefined || value === null) continue;
+    if (isUnknown(value)) continue;
+    known[key] = Array.isArray(value) ? value.filter((v) => !isUnknown(v)) : value;
+  }
+  // Required fields the preview does not know yet are present, just unknown.
+  const required = Object.fromEntries(
+    Object.keys(schema.shape)
+      .filter((key) => isUnknown(news[key]))
+      .map((key) => [key, true as const]),
+  ) as Record<string, true>;
+  const result = schema.omit(required).safeParse(known);
+  if (result.success) return [];
+  return result.error.issues.map((issue) => ({
+    property: propertyOf(issue),
+    reason: issue.code === "unrecognized_keys" ? unknownKeysReason(issue.keys, schema) : issue.message,
+  }));
+}
+
+function propertyOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === "unrecognized_keys") return issue.keys[0] ?? "";
+  const [head, ...rest] = issue.path;
+  return String(head ?? "") + rest.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
+}
+
+function unknownKeysReason(keys: readonly string[], schema: z.ZodObject): string {
+  const allowed = Object.keys(schema.shape);
+  return `unknown input ${keys.map((k) => `"${k}"`).join(", ")}: the inputs are ${allowed.join(", ")}`;
+}
+
+/** Removes `undefined` values (the host cannot encode them). */
+export function defined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** The sorted set of ids: order and duplicates do not matter. */
+export function entitlementSet(ids: readonly string[]): string[] {
+  return [...new Set(ids)].sort();
+}
+
+/** Role of an integration user as the API reads it (`owner`) mapped to the invite role (`account_owner`). */
+export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] {
+  return memberRole === "owner" ? "account_owner" : "account_collaborator";
+}

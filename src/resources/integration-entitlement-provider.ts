@@ -1,0 +1,219 @@
+/**
+ * The dynamic provider of {@link IntegrationEntitlement}, loaded by name in the dynamic-provider
+ * host (`pulumi-workspace-access/provider/integration-entitlement`). The resource id is
+ * `<integrationId>/<userId>`. Which HTTP call backs each operation (every write answers with a
+ * job, awaited until it is `finished`):
+ *
+ * | operation | request |
+ * |---|---|
+ * | check, diff | none |
+ * | create, update | `GET /integrations/{id}/users/{userId}`; then `POST /integrations/{id}/users` (invite) when not a member, or `PATCH /integrations/{id}/users/{userId}` (replace the set) when the set differs; then `GET /jobs/{jobId}` until done, and the member again |
+ * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh |
+ * | delete | `DELETE /integrations/{id}/users/{userId}`, then the job; 404 means already gone |
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import {
+  ConnectionError,
+  type IntegrationUser,
+  JobTimeoutError,
+  NotFoundError,
+  ServerError,
+  TimeoutError,
+  type WorkspaceAccessClient,
+} from "../client";
+import { claim, isClaimed } from "./claims";
+import {
+  DEFAULT_INTEGRATION_ROLE,
+  defined,
+  entitlementSet,
+  type IntegrationEntitlementInputs,
+  integrationEntitlementInputs,
+  inviteRole,
+  validate,
+} from "./inputs";
+import { configure, connection, withHints } from "./provider-runtime";
+import { containsUnknown, isUnknown } from "./unknown";
+
+/** What an {@link IntegrationEntitlement} stores: its inputs plus the member's email and status. */
+export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInputs {
+  email: string | null;
+  status: string | null;
+}
+
+type Props = Record<string, unknown>;
+
+/** The resource id of a membership. */
+export const membershipId = (integrationId: string, userId: string) => `${integrationId}/${userId}`;
+
+/** Splits `<integrationId>/<userId>`. */
+function parseId(id: string): { integrationId: string; userId: string } {
+  const [integrationId, userId, ...rest] = id.split("/");
+  if (!integrationId || !userId || rest.length > 0) {
+    throw new Error(`"${id}" is not an IntegrationEntitlement id: expected <integrationId>/<userId>`);
+  }
+  return { integrationId, userId };
+}
+
+/** Inputs with defaults applied and the entitlements as a sorted set (kept as is while unknown). */
+function normalise(news: Props): IntegrationEntitlementInputs {
+  const entitlements = news.entitlements;
+  return defined({
+    integrationId: news.integrationId,
+    userId: news.userId,
+    entitlements:
+      Array.isArray(entitlements) && !containsUnknown(entitlements) ? entitlementSet(entitlements as string[]) : entitlements,
+    role: news.role ?? DEFAULT_INTEGRATION_ROLE,
+  }) as IntegrationEntitlementInputs;
+}
+
+function outputs(member: IntegrationUser, inputs: IntegrationEntitlementInputs): IntegrationEntitlementOutputs {
+  return {
+    integrationId: inputs.integrationId,
+    userId: inputs.userId,
+    entitlements: entitlementSet(member.entitlements),
+    // The API reads "owner"/"collaborator"; when it does not say, the declared role stands.
+    role: member.role === null ? inputs.role : inviteRole(member.role),
+    email: member.email,
+    status: member.status,
+  };
+}
+
+const sameSet = (a: unknown, b: unknown) =>
+  Array.isArray(a) && Array.isArray(b) && JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
+
+/** What a change of inputs means: which properties change, which force a replacement. */
+export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffResult {
+  const differs = (key: string, same: (a: unknown, b: unknown) => boolean) => isUnknown(news[key]) || !same(olds[key], news[key]);
+  const moved = ["integrationId", "userId"].filter((key) => differs(key, (a, b) => a === b));
+  const roleChanged = differs("role", (a, b) => (a ?? DEFAULT_INTEGRATION_ROLE) === (b ?? DEFAULT_INTEGRATION_ROLE));
+  const entitlementsChanged = containsUnknown(news.entitlements) || !sameSet(olds.entitlements, news.entitlements);
+  const replaces = [...moved, ...(roleChanged ? ["role"] : [])];
+  return {
+    changes: replaces.length > 0 || entitlementsChanged,
+    replaces,
+    // The API cannot change a member's role: the old membership goes first, then the invite
+    // with the new role. Only needed when both point at the same membership.
+    deleteBeforeReplace: roleChanged && moved.length === 0,
+  };
+}
+
+const ambiguous = (error: unknown) =>
+  ConnectionError.isInstance(error) || TimeoutError.isInstance(error) || ServerError.isInstance(error);
+
+async function memberOrUndefined(client: WorkspaceAccessClient, integrationId: string, userId: string) {
+  try {
+    return await client.integrations.getUser(integrationId, userId);
+  } catch (error) {
+    if (NotFoundError.isInstance(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Makes the membership hold exactly `inputs.entitlements`: invites a user who is not a member,
+ * replaces the set of one who is (when it differs), and waits for the job. An invite that fails
+ * ambiguously is not re-sent before checking whether it landed.
+ */
+async function converge(inputs: IntegrationEntitlementInputs): Promise<IntegrationUser> {
+  const { client, cache } = connection();
+  const { integrationId, userId, entitlements, role } = inputs;
+  let member = await memberOrUndefined(client, integrationId, userId);
+  if (!member) {
+    try {
+      const job = await client.integrations.invite(integrationId, { userIds: [userId], role, entitlements });
+      await job.wait();
+    } catch (error) {
+      if (!ambiguous(error)) throw error;
+      member = await memberOrUndefined(client, integrationId, userId);
+      if (!member) throw error;
+    }
+  }
+  if (member && !sameSet(member.entitlements, entitlements)) {
+    const job = await client.integrations.setEntitlements(integrationId, userId, entitlements);
+    await job.wait();
+  }
+  cache.invalidate(integrationId);
+  const final = await memberOrUndefined(client, integrationId, userId);
+  if (!final) {
+    throw new Error(
+      `The job for ${membershipId(integrationId, userId)} finished, but the user is not a member of the integration: check the integration in the workspace.`,
+    );
+  }
+  return final;
+}
+
+/**
+ * An error the host turns into a partial create: the resource is recorded (with the entitlements
+ * it has now), so the next `pulumi up` resumes with an update instead of inviting again.
+ */
+function partialCreate(error: Error, news: Props, inputs: IntegrationEntitlementInputs): Error {
+  return Object.assign(error, {
+    id: membershipId(inputs.integrationId, inputs.userId),
+    properties: { ...inputs, entitlements: [], email: null, status: null, __provider: news.__provider },
+    reasons: [error.message],
+  });
+}
+
+export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitlementOutputs> = {
+  configure,
+
+  async check(_olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+    return { inputs: { ...normalise(news) }, failures: validate(integrationEntitlementInputs, news) };
+  },
+
+  async diff(_id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+    return diffEntitlement(olds as unknown as Props, news);
+  },
+
+  async create(news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationEntitlementOutputs>> {
+    const inputs = normalise(news);
+    return withHints(async () => {
+      try {
+        const member = await converge(inputs);
+        claim(`member:${membershipId(inputs.integrationId, inputs.userId)}`);
+        return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs) };
+      } catch (error) {
+        if (JobTimeoutError.isInstance(error)) throw partialCreate(error, news, inputs);
+        throw error;
+      }
+    });
+  },
+
+  async read(id: string, props?: IntegrationEntitlementOutputs): Promise<pulumi.dynamic.ReadResult<IntegrationEntitlementOutputs>> {
+    const { integrationId, userId } = parseId(id);
+    return withHints(async () => {
+      const member = await connection().cache.member(integrationId, userId);
+      if (!member) return { id: "", props: {} as IntegrationEntitlementOutputs };
+      const declared = { integrationId, userId, entitlements: [], role: props?.role ?? DEFAULT_INTEGRATION_ROLE };
+      const outs = outputs(member, declared);
+      const { email: _e, status: _s, ...inputs } = outs;
+      return { id, props: outs, inputs: inputs as IntegrationEntitlementOutputs };
+    });
+  },
+
+  async update(_id: string, _olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
+    const inputs = normalise(news);
+    return withHints(async () => {
+      const member = await converge(inputs);
+      claim(`member:${membershipId(inputs.integrationId, inputs.userId)}`);
+      return { outs: outputs(member, inputs) };
+    });
+  },
+
+  async delete(id: string): Promise<void> {
+    // A replacement took the same membership over in this deployment: removing the user now
+    // would undo it.
+    if (isClaimed(`member:${id}`)) return;
+    const { integrationId, userId } = parseId(id);
+    await withHints(async () => {
+      const { client, cache } = connection();
+      try {
+        const job = await client.integrations.removeUser(integrationId, userId);
+        await job.wait();
+      } catch (error) {
+        if (!NotFoundError.isInstance(error)) throw error;
+      }
+      cache.invalidate(integrationId);
+    });
+  },
+};

@@ -1,0 +1,51 @@
+import * as pulumi from "@pulumi/pulumi";
+import { warnIfPlaintextApiKey } from "./program-checks";
+import { dynamicType, serializedProvider } from "./serialized-provider";
+
+/** The inputs of an {@link IntegrationEntitlement}. */
+export interface IntegrationEntitlementArgs {
+  /** The integration's UUID. Changing it replaces the resource. */
+  integrationId: pulumi.Input<string>;
+  /** The workspace user's id, e.g. `alice.id`. Changing it replaces the resource. */
+  userId: pulumi.Input<string>;
+  /** The entitlement ids the user holds in the integration: a set (order and duplicates do not matter). */
+  entitlements: pulumi.Input<pulumi.Input<string>[]>;
+  /**
+   * The integration role given when the user is invited; default `account_collaborator`. The API
+   * cannot change it in place: changing it replaces the membership (delete, then invite).
+   */
+  role?: pulumi.Input<"account_owner" | "account_collaborator">;
+}
+
+/**
+ * A user's membership of an integration with exactly the declared entitlements. The id is
+ * `<integrationId>/<userId>`. Every write waits for the service's job to finish.
+ */
+export class IntegrationEntitlement extends pulumi.CustomResource {
+  declare readonly integrationId: pulumi.Output<string>;
+  declare readonly userId: pulumi.Output<string>;
+  /** The entitlement ids, sorted. */
+  declare readonly entitlements: pulumi.Output<string[]>;
+  declare readonly role: pulumi.Output<"account_owner" | "account_collaborator">;
+  /** The member's email, as the integration reports it. */
+  declare readonly email: pulumi.Output<string | null>;
+  /** The member's status in the workspace. */
+  declare readonly status: pulumi.Output<string | null>;
+
+  /** The type token the engine sees. */
+  static readonly type = dynamicType("IntegrationEntitlement");
+
+  constructor(name: string, args: IntegrationEntitlementArgs, opts?: pulumi.CustomResourceOptions) {
+    warnIfPlaintextApiKey();
+    const props = {
+      integrationId: args.integrationId,
+      userId: args.userId,
+      entitlements: args.entitlements,
+      role: args.role,
+      email: undefined,
+      status: undefined,
+      __provider: serializedProvider("integration-entitlement"),
+    };
+    super(IntegrationEntitlement.type, name, props, opts);
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Warnings given in the program, where the stack config and the declared values are at hand.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { KNOWN_USER_ROLES } from "../client";
+import { qualified } from "./settings";
+
+let warnedPlaintext = false;
+
+/** Warns once when `workspace-access:apiKey` is in the stack config in plaintext. */
+export function warnIfPlaintextApiKey(): void {
+  if (warnedPlaintext) return;
+  warnedPlaintext = true;
+  const key = qualified("apiKey");
+  if (pulumi.runtime.getConfig(key) === undefined) return;
+  const isSecret = (pulumi.runtime as unknown as { isConfigSecret?: (k: string) => boolean }).isConfigSecret;
+  if (isSecret && !isSecret(key)) {
+    void pulumi.log.warn(
+      `${key} is stored in plaintext in the stack config. Store it encrypted: pulumi config set --secret ${key} <key>`,
+    );
+  }
+}
+
+/** Warns (does not fail) when a user's role is not one the public document lists. */
+export function warnIfUnknownRole(role: pulumi.Input<string> | undefined, resource: pulumi.Resource): void {
+  if (role === undefined) return;
+  pulumi.output(role).apply((value) => {
+    if (typeof value === "string" && !(KNOWN_USER_ROLES as readonly string[]).includes(value)) {
+      void pulumi.log.warn(
+        `role "${value}" is not one of the known workspace roles (${KNOWN_USER_ROLES.join(", ")}); it is sent as is.`,
+        resource,
+      );
+    }
+    return value;
+  });
+}

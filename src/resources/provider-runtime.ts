@@ -1,0 +1,57 @@
+/**
+ * State of one provider process: the stack config given to `configure`, and one client built
+ * from it on first use and reused by every call. `configure` never throws (the host caches the
+ * provider before calling it and never retries): settings are validated when a request needs
+ * them, so a bad setting fails that request with a message naming the key and the fix.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { ForbiddenError, UnauthorizedError, WorkspaceAccessClient } from "../client";
+import { ReadCache } from "./read-cache";
+import { type ProviderSettings, qualified, type RawSettings, readRawSettings, resolveProviderSettings } from "./settings";
+
+let raw: RawSettings | undefined;
+let current: { fingerprint: string; client: WorkspaceAccessClient; cache: ReadCache } | undefined;
+
+/** The provider's `configure` hook: remembers the stack config; validation happens per request. */
+export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+  raw = readRawSettings((key) => req.config.get(key), process.env);
+}
+
+/** The settings in force: stack config from `configure`, else the environment alone. */
+function settings(): ProviderSettings {
+  return resolveProviderSettings(raw ?? readRawSettings(() => undefined, process.env));
+}
+
+/** The client (and its read cache) for the settings in force, created once and reused. */
+export function connection(): { client: WorkspaceAccessClient; cache: ReadCache } {
+  const resolved = settings();
+  const fingerprint = JSON.stringify(resolved);
+  if (current?.fingerprint !== fingerprint) {
+    void current?.client.close();
+    const client = new WorkspaceAccessClient({ ...resolved.client, settingPrefix: "workspace-access:" });
+    current = { fingerprint, client, cache: new ReadCache(client, resolved.readCacheSeconds * 1000) };
+  }
+  return { client: current.client, cache: current.cache };
+}
+
+/** Forgets the config and the client (tests configure many times in one process). */
+export function resetRuntime(): void {
+  void current?.client.close();
+  current = undefined;
+  raw = undefined;
+}
+
+/**
+ * Runs a provider operation, adding to 401/403 errors where the key comes from. Errors keep
+ * their class and data; only the message gains the hint.
+ */
+export async function withHints<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
+      error.message += ` The key comes from ${qualified("apiKey")} (pulumi config set --secret ${qualified("apiKey")} <key>) or WORKSPACE_ACCESS_API_KEY.`;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Serves the reads of a refresh from paged list calls. A refresh reads every resource at once;
+ * one GET each would cost N requests, while one list of all users costs N/100. Reads that arrive
+ * together (within `BATCH_WINDOW_MS`) share one list; a read alone costs one GET. A list is kept
+ * for at most `maxAgeMs` (a few seconds), and a resource missing from it is confirmed with a
+ * direct GET before it is reported gone, so a user created after the list began is never dropped.
+ */
+import { NotFoundError, type IntegrationUser, type User, type WorkspaceAccessClient } from "../client";
+
+/** How long the first read waits for others to join it. */
+export const BATCH_WINDOW_MS = 5;
+
+interface Snapshot<T> {
+  takenAt: number;
+  items: Promise<Map<string, T>>;
+}
+
+/** One kind of list: users of the workspace, or members of one integration. */
+class Batcher<T> {
+  #snapshot: Snapshot<T> | undefined;
+  #pending: Array<() => void> = [];
+  #timer: NodeJS.Timeout | undefined;
+  readonly #maxAgeMs: number;
+  readonly #list: () => AsyncIterable<T & { id: string }>;
+  readonly #get: (id: string) => Promise<T>;
+
+  constructor(maxAgeMs: number, list: () => AsyncIterable<T & { id: string }>, get: (id: string) => Promise<T>) {
+    this.#maxAgeMs = maxAgeMs;
+    this.#list = list;
+    this.#get = get;
+  }
+
+  async read(id: string): Promise<T | undefined> {
+    const snapshot = await this.#snapshotFor();
+    // A failed list is no answer: the read falls back to its own GET.
+    const items = snapshot ? await snapshot.items.catch(() => undefined) : undefined;
+    const hit = items?.get(id);
+    if (hit) return hit;
+    try {
+      return await this.#get(id);
+    } catch (error) {
+      if (NotFoundError.isInstance(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Forgets the list, after a write changed what it would say. */
+  invalidate(): void {
+    this.#snapshot = undefined;
+  }
+
+  /** A fresh snapshot when others read at the same time; `undefined` for a lone read. */
+  async #snapshotFor(): Promise<Snapshot<T> | undefined> {
+    if (this.#maxAgeMs <= 0) return undefined;
+    const fresh = this.#snapshot && Date.now() - this.#snapshot.takenAt <= this.#maxAgeMs;
+    if (fresh) return this.#snapshot;
+    await new Promise<void>((resolve) => {
+      this.#pending.push(resolve);
+      if (this.#timer) return;
+      this.#timer = setTimeout(() => {
+        const waiting = this.#pending;
+        this.#pending = [];
+        this.#timer = undefined;
+        if (waiting.length > 1) this.#snapshot = this.#take();
+        for (const wake of waiting) wake();
+      }, BATCH_WINDOW_MS);
+    });
+    return this.#snapshot && Date.now() - this.#snapshot.takenAt <= this.#maxAgeMs ? this.#snapshot : undefined;
+  }
+
+  #take(): Snapshot<T> {
+    const items = (async () => {
+      const map = new Map<string, T>();
+      for await (const item of this.#list()) map.set(item.id, item);
+      return map;
+    })();
+    const snapshot = { takenAt: Date.now(), items };
+    // A failed list is not kept for later reads.
+    items.catch(() => {
+      if (this.#snapshot === snapshot) this.#snapshot = undefined;
+    });
+    return snapshot;
+  }
+}
+
+/** Read-through cache over one client. */
+export class ReadCache {
+  readonly #client: WorkspaceAccessClient;
+  readonly #maxAgeMs: number;
+  readonly #users: Batcher<User>;
+  readonly #members = new Map<string, Batcher<IntegrationUser>>();
+
+  constructor(client: WorkspaceAccessClient, maxAgeMs: number) {
+    this.#client = client;
+    this.#maxAgeMs = maxAgeMs;
+    this.#users = new Batcher(maxAgeMs, () => client.users.list(), (id) => client.users.get(id));
+  }
+
+  /** The user, or `undefined` when it no longer exists. */
+  user(id: string): Promise<User | undefined> {
+    return this.#users.read(id);
+  }
+
+  /** The integration member, or `undefined` when the user is not a member. */
+  member(integrationId: string, userId: string): Promise<IntegrationUser | undefined> {
+    let batcher = this.#members.get(integrationId);
+    if (!batcher) {
+      batcher = new Batcher(
+        this.#maxAgeMs,
+        () => this.#client.integrations.listUsers(integrationId),
+        (id) => this.#client.integrations.getUser(integrationId, id),
+      );
+      this.#members.set(integrationId, batcher);
+    }
+    return batcher.read(userId);
+  }
+
+  /** Forgets cached lists after a write. */
+  invalidate(integrationId?: string): void {
+    this.#users.invalidate();
+    if (integrationId) this.#members.get(integrationId)?.invalidate();
+  }
+}

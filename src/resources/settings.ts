@@ -1,0 +1,113 @@
+/**
+ * Stack-per-workspace settings: the `workspace-access:*` stack config keys, with environment
+ * variables as fallback. Read at run time, in whichever process needs them (the provider host
+ * through `configure`, the program for `getJob`); never captured into `__provider`.
+ */
+import { type ClientOptions, ConfigurationError, parseBaseUrl } from "../client";
+
+/** The stack config namespace. */
+export const CONFIG_NAMESPACE = "workspace-access";
+
+/** Every config key the package reads, with its environment fallback (if any). */
+export const CONFIG_KEYS = {
+  apiKey: "WORKSPACE_ACCESS_API_KEY",
+  baseUrl: "WORKSPACE_ACCESS_BASE_URL",
+  workspace: "WORKSPACE_ACCESS_WORKSPACE",
+  host: "WORKSPACE_ACCESS_HOST",
+  maxRateLimitWaitSeconds: undefined,
+  maxRetries: undefined,
+  requestTimeoutSeconds: undefined,
+  jobTimeoutSeconds: undefined,
+  maxConcurrency: undefined,
+  readCacheSeconds: undefined,
+} as const;
+
+/** A config key's name without namespace. */
+export type ConfigKey = keyof typeof CONFIG_KEYS;
+
+/** `workspace-access:apiKey` */
+export const qualified = (key: ConfigKey) => `${CONFIG_NAMESPACE}:${key}`;
+
+/** Raw values by unqualified key, as read from config or environment. */
+export type RawSettings = Partial<Record<ConfigKey, string>>;
+
+/** Reads every key through `get` (fully-qualified names), falling back to the environment. */
+export function readRawSettings(get: (qualifiedKey: string) => string | undefined, env: NodeJS.ProcessEnv): RawSettings {
+  const raw: RawSettings = {};
+  for (const [key, envName] of Object.entries(CONFIG_KEYS) as Array<[ConfigKey, string | undefined]>) {
+    const value = get(qualified(key)) ?? (envName ? env[envName] : undefined);
+    if (value !== undefined && value !== "") raw[key] = value;
+  }
+  return raw;
+}
+
+/** Provider settings: the client's options plus the provider's own. */
+export interface ProviderSettings {
+  client: ClientOptions;
+  /** How long reads may be served from one paged list call, in seconds (0 turns this off). */
+  readCacheSeconds: number;
+}
+
+const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
+const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/i;
+
+/**
+ * Turns raw settings into validated ones, or throws a {@link ConfigurationError} that names the
+ * key and the exact command that fixes it. Called per request, so a fixed config takes effect.
+ */
+export function resolveProviderSettings(raw: RawSettings): ProviderSettings {
+  const apiKey = raw.apiKey?.trim();
+  if (!apiKey) {
+    throw new ConfigurationError(
+      `No API key for the workspace. Run: pulumi config set --secret ${qualified("apiKey")} <key> (or set WORKSPACE_ACCESS_API_KEY).`,
+      qualified("apiKey"),
+    );
+  }
+  return {
+    client: {
+      baseUrl: baseUrlOf(raw),
+      apiKey,
+      maxRateLimitWaitSeconds: number(raw, "maxRateLimitWaitSeconds", 0),
+      maxRetries: number(raw, "maxRetries", 0, true),
+      requestTimeoutSeconds: number(raw, "requestTimeoutSeconds", 1),
+      jobTimeoutSeconds: number(raw, "jobTimeoutSeconds", 1),
+      maxConcurrency: number(raw, "maxConcurrency", 1, true),
+    },
+    readCacheSeconds: number(raw, "readCacheSeconds", 0) ?? 5,
+  };
+}
+
+function baseUrlOf(raw: RawSettings): string {
+  if (raw.baseUrl) return parseBaseUrl(raw.baseUrl, qualified("baseUrl")).href;
+  const { workspace, host } = raw;
+  if (!workspace || !host) {
+    const missing = [!workspace && qualified("workspace"), !host && qualified("host")].filter(Boolean).join(" and ");
+    throw new ConfigurationError(
+      `No workspace configured (${missing} missing). Run: pulumi config set ${qualified("workspace")} <workspace> and pulumi config set ${qualified("host")} <host>, or pulumi config set ${qualified("baseUrl")} https://<workspace>.<host>/api/v1/ (or set WORKSPACE_ACCESS_BASE_URL).`,
+      workspace ? qualified("host") : qualified("workspace"),
+    );
+  }
+  if (!DNS_LABEL.test(workspace)) {
+    throw new ConfigurationError(
+      `${qualified("workspace")} "${workspace}" must be a single DNS label (letters, digits and "-"), e.g. acme`,
+      qualified("workspace"),
+    );
+  }
+  if (!HOST_NAME.test(host)) {
+    throw new ConfigurationError(`${qualified("host")} "${host}" must be a host name, e.g. example.com`, qualified("host"));
+  }
+  return parseBaseUrl(`https://${workspace}.${host}/api/v1/`, qualified("workspace")).href;
+}
+
+function number(raw: RawSettings, key: ConfigKey, min: number, integer = false): number | undefined {
+  const text = raw[key];
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
+    throw new ConfigurationError(
+      `${qualified(key)} must be ${integer ? "a whole number" : "a number"} of at least ${min}, got "${text}". Run: pulumi config set ${qualified(key)} <value>`,
+      qualified(key),
+    );
+  }
+  return value;
+}
