@@ -47,8 +47,8 @@ export class WorkspaceAccessError extends Error {
   readonly path: string | undefined;
   /** HTTP status, if the service answered. */
   readonly status: number | undefined;
-  /** The kind subclasses stand for; used by {@link WorkspaceAccessError.isInstance}. */
-  static readonly KIND: ErrorKind | undefined = undefined;
+  /** The kinds a class stands for (all, when undefined); used by {@link WorkspaceAccessError.isInstance}. */
+  static readonly KINDS: readonly ErrorKind[] | undefined = undefined;
 
   constructor(message: string, context: ErrorContext) {
     super(message, context.cause === undefined ? undefined : { cause: context.cause });
@@ -65,15 +65,15 @@ export class WorkspaceAccessError extends Error {
    * True when `value` is an error of this class, even when it was raised by another copy of this
    * package (a program and the dynamic-provider host can load different copies).
    */
-  static isInstance<T>(this: { readonly KIND: ErrorKind | undefined; prototype: T }, value: unknown): value is T {
+  static isInstance<T>(this: { readonly KINDS: readonly ErrorKind[] | undefined; prototype: T }, value: unknown): value is T {
     if (typeof value !== "object" || value === null || !(MARKER in value)) return false;
-    return this.KIND === undefined || (value as unknown as WorkspaceAccessError).kind === this.KIND;
+    return this.KINDS === undefined || this.KINDS.includes((value as unknown as WorkspaceAccessError).kind);
   }
 }
 
 /** A setting is missing or invalid; `setting` names it. Never retryable. */
 export class ConfigurationError extends WorkspaceAccessError {
-  static override readonly KIND = "configuration" as const;
+  static override readonly KINDS = ["configuration"] as const;
   /** The setting at fault, e.g. `baseUrl`. */
   readonly setting: string;
   constructor(message: string, setting: string) {
@@ -101,7 +101,17 @@ export interface ApiErrorContext {
 
 /** The service answered with an error status. Subclasses name the common statuses. */
 export class ApiError extends WorkspaceAccessError {
-  static override readonly KIND: ErrorKind = "api_error";
+  static override readonly KINDS: readonly ErrorKind[] = [
+    "api_error",
+    "bad_request",
+    "unauthorized",
+    "unknown_failure",
+    "forbidden",
+    "not_found",
+    "conflict",
+    "rate_limited",
+    "server_error",
+  ];
   /** The API's error code, e.g. `Not found`. */
   readonly code: string | undefined;
   /** The API's error title. */
@@ -131,31 +141,31 @@ export class ApiError extends WorkspaceAccessError {
 
 /** 400: the request was malformed. */
 export class BadRequestError extends ApiError {
-  static override readonly KIND = "bad_request" as const;
+  static override readonly KINDS = ["bad_request"] as const;
 }
 /** 401: key missing, expired or revoked, or lacking the scope the operation needs. */
 export class UnauthorizedError extends ApiError {
-  static override readonly KIND = "unauthorized" as const;
+  static override readonly KINDS = ["unauthorized"] as const;
 }
 /** 402: the service's "unknown failure". */
 export class UnknownFailureError extends ApiError {
-  static override readonly KIND = "unknown_failure" as const;
+  static override readonly KINDS = ["unknown_failure"] as const;
 }
 /** 403: the key may not do this. */
 export class ForbiddenError extends ApiError {
-  static override readonly KIND = "forbidden" as const;
+  static override readonly KINDS = ["forbidden"] as const;
 }
 /** 404: not found, or not disclosed to this key. */
 export class NotFoundError extends ApiError {
-  static override readonly KIND = "not_found" as const;
+  static override readonly KINDS = ["not_found"] as const;
 }
 /** 409: conflicts with the current state, e.g. an email already taken. */
 export class ConflictError extends ApiError {
-  static override readonly KIND = "conflict" as const;
+  static override readonly KINDS = ["conflict"] as const;
 }
 /** 429: rate limited, and waiting was not possible within the configured limits. */
 export class RateLimitError extends ApiError {
-  static override readonly KIND = "rate_limited" as const;
+  static override readonly KINDS = ["rate_limited"] as const;
   /** How long the service asked to wait, in milliseconds (300 000 when it did not say). */
   readonly retryAfterMs: number;
   constructor(message: string, context: ApiErrorContext, retryAfterMs: number) {
@@ -165,21 +175,21 @@ export class RateLimitError extends ApiError {
 }
 /** 5xx: the service failed; usually transient. */
 export class ServerError extends ApiError {
-  static override readonly KIND = "server_error" as const;
+  static override readonly KINDS = ["server_error"] as const;
 }
 
 /** The connection failed or was reset before a full answer arrived. */
 export class ConnectionError extends WorkspaceAccessError {
-  static override readonly KIND = "connection" as const;
+  static override readonly KINDS = ["connection"] as const;
 }
 /** No (complete) answer within `requestTimeoutSeconds`. */
 export class TimeoutError extends WorkspaceAccessError {
-  static override readonly KIND = "timeout" as const;
+  static override readonly KINDS = ["timeout"] as const;
 }
 
 /** The answer did not match the contract: not JSON, or a field missing or of the wrong type. */
 export class InvalidResponseError extends WorkspaceAccessError {
-  static override readonly KIND = "invalid_response" as const;
+  static override readonly KINDS = ["invalid_response"] as const;
   /** Dotted path of the first failing field, e.g. `data.attributes.email`; empty for a non-JSON body. */
   readonly field: string;
   constructor(message: string, context: { method: string; path: string; status: number; field: string }) {
@@ -197,7 +207,7 @@ export interface JobErrorDetails {
 
 /** A job ended in `error`. */
 export class JobFailedError extends WorkspaceAccessError {
-  static override readonly KIND = "job_failed" as const;
+  static override readonly KINDS = ["job_failed"] as const;
   readonly jobId: string;
   readonly errorDetails: JobErrorDetails;
   readonly canRetry: boolean | undefined;
@@ -219,7 +229,7 @@ export class JobFailedError extends WorkspaceAccessError {
 
 /** A job did not finish within the allowed time. */
 export class JobTimeoutError extends WorkspaceAccessError {
-  static override readonly KIND = "job_timeout" as const;
+  static override readonly KINDS = ["job_timeout"] as const;
   readonly jobId: string;
   readonly lastStatus: string;
   constructor(jobId: string, lastStatus: string, timeoutSeconds: number, setting: string) {

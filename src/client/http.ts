@@ -250,14 +250,14 @@ export class HttpTransport {
         : `with Retry-After: ${Math.ceil(given / 1000)} s`;
     if (waitMs > capMs) {
       throw new RateLimitError(
-        `${method} ${path} was rate limited (429) ${why}, longer than ${this.setting("maxRateLimitWaitSeconds")} (${this.settings.maxRateLimitWaitSeconds} s). Raise that setting to wait it out, or run again later.`,
+        `${method} ${path} answered 429 (rate limited) ${why}, longer than ${this.setting("maxRateLimitWaitSeconds")} (${this.settings.maxRateLimitWaitSeconds} s). Raise that setting to wait it out, or run again later.`,
         context,
         waitMs,
       );
     }
     if (attempt >= this.settings.maxRateLimitRetries) {
       throw new RateLimitError(
-        `${method} ${path} was still rate limited (429) after waiting ${attempt} times (${this.setting("maxRateLimitRetries")}). Lower the number of parallel operations or run again later.`,
+        `${method} ${path} answered 429 (rate limited) again after waiting ${attempt} times (${this.setting("maxRateLimitRetries")}). Lower the number of parallel operations or run again later.`,
         context,
         waitMs,
       );

@@ -64,7 +64,7 @@ export class JobsApi {
         throw new JobTimeoutError(id, last, timeoutMs / 1000, this.#http.setting("jobTimeoutSeconds"));
       }
       await this.#clock.sleep(Math.min(interval, remaining));
-      interval = Math.min(interval * 1.5, settings.jobPollMaxIntervalMs);
+      interval = Math.min(Math.round(interval * 1.5), settings.jobPollMaxIntervalMs);
       const job = await this.get(id);
       last = job.status;
       options.onPoll?.(job);

@@ -121,8 +121,8 @@ export const jobRecord = z.looseObject({
       })
       .nullish(),
     hasMoreDetails: z.boolean().nullish(),
-    payload: z.unknown(),
-    response: z.unknown(),
+    payload: z.unknown().optional(),
+    response: z.unknown().optional(),
     trigger: z.string().nullish(),
     updatedAt: z.string().nullish(),
     workflowType: z.string().nullish(),
@@ -143,7 +143,7 @@ export const errorBody = z.looseObject({
         title: z.string().nullish(),
         detail: z.string().nullish(),
         status: z.union([z.string(), z.number()]).nullish(),
-        meta: z.unknown(),
+        meta: z.unknown().optional(),
       }),
     )
     .nullish(),

@@ -1,1 +1,0 @@
-export { provider } from "../resources/user-provider";

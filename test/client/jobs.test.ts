@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { collect, JobFailedError, JobTimeoutError } from "../../src/client";
+import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
+import { clientFor, emulator, rejection } from "../support/fixtures";
+
+const { youtube } = DEFAULT_IDS.integrations;
+const { alan, katherine, grace } = DEFAULT_IDS.users;
+
+describe("integrations", () => {
+  it("reads an integration, its entitlements and its members", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const { client } = clientFor(emu);
+    expect(await client.integrations.get(youtube)).toMatchObject({ id: youtube, application: "YouTube" });
+    expect((await client.integrations.listEntitlements(youtube)).map((e) => e.id)).toEqual(["VIEWER", "EDITOR", "MANAGER"]);
+    const members = await collect(client.integrations.listUsers(youtube));
+    expect(members.map((m) => m.id).sort()).toEqual([DEFAULT_IDS.users.ada, grace].sort());
+    expect(await client.integrations.getUser(youtube, grace)).toMatchObject({ entitlements: ["EDITOR"], role: "collaborator" });
+  });
+
+  it("invites, waits for the job, and only then the member exists", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const { client } = clientFor(emu);
+    const job = await client.integrations.invite(youtube, { userIds: [alan], entitlements: ["VIEWER", "EDITOR"] });
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(false);
+    expect(emu.requests.at(-1)?.body).toEqual({
+      data: {
+        type: "invite_tenant_users",
+        attributes: { role: "account_collaborator", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }], userIds: [alan] },
+      },
+    });
+    const done = await job.wait();
+    expect(done.status).toBe("finished");
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements.sort()).toEqual(["EDITOR", "VIEWER"]);
+  });
+
+  it("sets, adds/removes and removes, each through a job", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const { client } = clientFor(emu);
+    await (await client.integrations.setEntitlements(youtube, grace, ["VIEWER"])).wait();
+    expect(emu.requests.find((r) => r.method === "PATCH")?.body).toEqual({
+      data: { type: "update_user_entitlement", attributes: { entitlements: [{ id: "VIEWER" }] } },
+    });
+    await (await client.integrations.changeEntitlements(youtube, grace, { add: ["MANAGER"], remove: ["VIEWER"] })).wait();
+    expect((await client.integrations.getUser(youtube, grace)).entitlements).toEqual(["MANAGER"]);
+    await (await client.integrations.removeUser(youtube, grace)).wait();
+    expect(emu.integrations.members(youtube).some((m) => m.userId === grace)).toBe(false);
+  });
+});
+
+describe("waiting for jobs", () => {
+  it("polls with back-off: quick at first, growing to the cap", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 6 } });
+    const { client, clock } = clientFor(emu, { jobPollIntervalMs: 250, jobPollMaxIntervalMs: 1000 });
+    const job = await client.integrations.invite(youtube, { userIds: [alan], entitlements: ["VIEWER"] });
+    await job.wait();
+    expect(clock.sleeps).toEqual([250, 375, 563, 845, 1000, 1000]);
+  });
+
+  it("raises JobFailedError with errorType, userRequired and the job id", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    emu.jobs.failNext(1, { errorType: "login_failed", userRequired: true, screenshotUrl: "https://example.com/s.png" });
+    const { client } = clientFor(emu);
+    const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    const error = await rejection(job.wait());
+    expect(JobFailedError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ jobId: job.id, errorDetails: { errorType: "login_failed", userRequired: true } });
+    expect(error.message).toContain(job.id);
+    expect(error.message).toContain("login_failed");
+    expect(error.message).toContain("a person must act");
+  });
+
+  it("fails when an entitlement is not in the catalogue", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const { client } = clientFor(emu);
+    const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["NOPE"] });
+    const error = await rejection(job.wait());
+    expect(JobFailedError.isInstance(error)).toBe(true);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === katherine)).toBe(false);
+  });
+
+  it("raises JobTimeoutError naming the job and its last status", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    emu.jobs.hangNext(1);
+    const { client, clock } = clientFor(emu, { jobTimeoutSeconds: 30 });
+    const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    const error = await rejection(job.wait());
+    expect(JobTimeoutError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ jobId: job.id, lastStatus: "running" });
+    expect(error.message).toMatch(/within 30 s \(last status: running\).*jobTimeoutSeconds/);
+    expect(clock.slept).toBe(30_000);
+  });
+});

@@ -1,0 +1,172 @@
+import { describe, expect, it } from "vitest";
+import { ConnectionError, InvalidResponseError, RateLimitError, ServerError, TimeoutError } from "../../src/client";
+import { clientFor, emulator, rejection } from "../support/fixtures";
+
+const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe", role: "workspace_login_only" };
+
+describe("429 rate limits", () => {
+  it("waits Retry-After seconds on the injected clock, then succeeds", async () => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", method: "POST", status: 429, headers: { "Retry-After": "2" } });
+    const { client, clock } = clientFor(emu);
+    await client.users.create(alice);
+    expect(clock.sleeps).toEqual([2000]);
+    expect(emu.requests.map((r) => r.status)).toEqual([429, 201]);
+    expect(emu.users.list()).toHaveLength(1);
+  });
+
+  it("waits until an HTTP-date Retry-After", async () => {
+    const emu = await emulator();
+    const { client, clock } = clientFor(emu);
+    emu.fault({ path: "/users", status: 429, headers: { "Retry-After": new Date(clock.now() + 7000).toUTCString() } });
+    await client.users.list().next();
+    expect(clock.slept).toBe(7000);
+  });
+
+  it("waits the contract's five minutes when Retry-After is absent", async () => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", status: 429 });
+    const { client, clock } = clientFor(emu);
+    await client.users.list().next();
+    expect(clock.sleeps).toEqual([300_000]);
+  });
+
+  it("fails fast when the wait is longer than maxRateLimitWaitSeconds, naming the setting and the five-minute rule", async () => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", status: 429 });
+    const { client, clock } = clientFor(emu, { maxRateLimitWaitSeconds: 10 });
+    const error = await rejection(client.users.list().next());
+    expect(RateLimitError.isInstance(error)).toBe(true);
+    expect(error.message).toMatch(/five minutes \(300 s\).*maxRateLimitWaitSeconds \(10 s\)/);
+    expect(clock.slept).toBe(0);
+  });
+
+  it("gives up after maxRateLimitRetries waits", async () => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", status: 429, headers: { "Retry-After": "1" }, times: 5 });
+    const { client } = clientFor(emu, { maxRateLimitRetries: 2 });
+    const error = await rejection(client.users.list().next());
+    expect(error.message).toContain("maxRateLimitRetries");
+    expect(emu.requests).toHaveLength(3);
+  });
+});
+
+describe("transient failures", () => {
+  it.each(["GET", "PUT", "DELETE"] as const)("retries %s after a reset socket and 502/503/504, with back-off", async (method) => {
+    const emu = await emulator();
+    const user = emu.users.add(alice);
+    emu.fault({ method, path: `/users/${user.id}`, reset: true });
+    emu.fault({ method, path: `/users/${user.id}`, status: 502 });
+    emu.fault({ method, path: `/users/${user.id}`, status: 503 });
+    emu.fault({ method, path: `/users/${user.id}`, status: 504 });
+    const { client, clock } = clientFor(emu);
+    if (method === "GET") await client.users.get(user.id);
+    if (method === "PUT") await client.users.replace(user.id, { ...alice, lastName: "Roe" });
+    if (method === "DELETE") await client.users.delete(user.id);
+    expect(emu.requests.map((r) => r.status)).toEqual([0, 502, 503, 504, method === "DELETE" ? 204 : 200]);
+    // base 500 ms doubling, jitter fixed at 0.5: 375, 750, 1500, 3000
+    expect(clock.sleeps).toEqual([375, 750, 1500, 3000]);
+  });
+
+  it("stops after maxRetries with an error that says so", async () => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", status: 503, times: 10 });
+    const { client } = clientFor(emu, { maxRetries: 2 });
+    const error = await rejection(client.users.list().next());
+    expect(ServerError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("Gave up after 2 retries (maxRetries)");
+    expect(emu.requests).toHaveLength(3);
+  });
+
+  it("raises a TimeoutError when no answer comes within requestTimeoutSeconds", async () => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", delayMs: 1500 });
+    const { client } = clientFor(emu, { requestTimeoutSeconds: 0.2, maxRetries: 0 });
+    const error = await rejection(client.users.list().next());
+    expect(TimeoutError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("requestTimeoutSeconds");
+  });
+
+  it("raises a ConnectionError naming the host when nothing listens", async () => {
+    const emu = await emulator();
+    const { client } = clientFor(emu, { maxRetries: 1 });
+    await emu.close();
+    const error = await rejection(client.users.list().next());
+    expect(ConnectionError.isInstance(error)).toBe(true);
+    expect(error.message).toContain(new URL(emu.url).origin);
+  });
+});
+
+describe("POST user create is never blindly re-sent", () => {
+  it("a reset after the server created the user: found by email, no duplicate", async () => {
+    const emu = await emulator();
+    emu.fault({ method: "POST", path: "/users", reset: true, afterHandling: true });
+    const { client } = clientFor(emu);
+    const user = await client.users.create(alice);
+    expect(user.email).toBe(alice.email);
+    expect(emu.users.list()).toHaveLength(1);
+    expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+  });
+
+  it("a reset before the server handled it: looked up, then sent again once", async () => {
+    const emu = await emulator();
+    emu.fault({ method: "POST", path: "/users", reset: true });
+    const { client } = clientFor(emu);
+    await client.users.create(alice);
+    expect(emu.users.list()).toHaveLength(1);
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /users", "GET /users", "POST /users"]);
+  });
+
+  it("a 503 on POST: the email is looked up before any new POST", async () => {
+    const emu = await emulator();
+    emu.fault({ method: "POST", path: "/users", status: 503 });
+    const { client } = clientFor(emu);
+    await client.users.create(alice);
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(["POST /users 503", "GET /users 200", "POST /users 201"]);
+  });
+});
+
+describe("invalid responses", () => {
+  it("names the endpoint and the failing field", async () => {
+    const emu = await emulator();
+    const user = emu.users.add(alice);
+    emu.fault({
+      path: `/users/${user.id}`,
+      body: JSON.stringify({ data: { id: user.id, type: "user", attributes: { email: 42, firstName: "A", lastName: "B", role: "x" } } }),
+    });
+    const { client } = clientFor(emu);
+    const error = await rejection(client.users.get(user.id));
+    expect(InvalidResponseError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ field: "data.attributes.email", status: 200 });
+    expect(error.message).toContain(`GET /api/v1/users/${user.id} answered 200`);
+    expect(error.message).toContain('field "data.attributes.email"');
+  });
+
+  it("says when the body is not JSON", async () => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", body: "<html>oops</html>" });
+    const { client } = clientFor(emu);
+    const error = await rejection(client.users.list().next());
+    expect(InvalidResponseError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("not JSON");
+  });
+
+  it("refuses a links.next that points at another host (the key stays home)", async () => {
+    const emu = await emulator();
+    emu.fault({
+      path: "/users",
+      body: JSON.stringify({ data: [], links: { self: "/api/v1/users", next: "https://evil.example/api/v1/users?page%5Bnumber%5D=2", previous: null }, meta: { page: { maxSize: 100, total: 1 } } }),
+    });
+    emu.fault({
+      path: "/users",
+      body: JSON.stringify({ data: [{ id: "u1", type: "user", attributes: { email: "a@b.c", firstName: "A", lastName: "B", role: "r" } }], links: { self: "/api/v1/users", next: "https://evil.example/api/v1/users?page%5Bnumber%5D=2", previous: null }, meta: { page: { maxSize: 100, total: 2 } } }),
+    });
+    const { client } = clientFor(emu);
+    const items = client.users.list();
+    await items.next(); // first page: an empty page ends the list
+    const again = client.users.list();
+    await again.next(); // second fault: one user
+    const error = await rejection(again.next());
+    expect(error.message).toContain("Refusing to follow a link to https://evil.example");
+  });
+});

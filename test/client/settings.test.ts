@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { ConfigurationError, parseBaseUrl, WorkspaceAccessClient } from "../../src/client";
+
+describe("base URL", () => {
+  it.each([
+    ["https://acme.example.com/api/v1/", "https://acme.example.com/api/v1/"],
+    ["https://acme.example.com/api/v1", "https://acme.example.com/api/v1/"],
+    ["http://127.0.0.1:8080/api/v1/", "http://127.0.0.1:8080/api/v1/"],
+    ["http://localhost:8080/api/v1/", "http://localhost:8080/api/v1/"],
+    ["http://[::1]:8080/api/v1/", "http://[::1]:8080/api/v1/"],
+  ])("accepts %s", (raw, expected) => {
+    expect(parseBaseUrl(raw).href).toBe(expected);
+  });
+
+  it.each([
+    ["http://acme.example.com/api/v1/", /plain http:\/\/.*use https:\/\//],
+    ["http://10.0.0.5/api/v1/", /plain http:\/\//],
+    ["ftp://acme.example.com/", /must be an https/],
+    ["https://user:pw@acme.example.com/api/v1/", /credentials/],
+    ["https://acme.example.com/api/v1/?x=1", /query/],
+    ["acme", /is not a URL/],
+  ])("refuses %s", (raw, reason) => {
+    expect(() => parseBaseUrl(raw)).toThrow(ConfigurationError);
+    expect(() => parseBaseUrl(raw)).toThrow(reason);
+  });
+
+  it("refuses an empty API key and bad numbers, naming the setting", () => {
+    expect(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: " " })).toThrow(/apiKey is required/);
+    expect(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: "k", maxRetries: -1 })).toThrow(/maxRetries/);
+  });
+});

@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import { collect, ConflictError, NotFoundError } from "../../src/client";
+import { clientFor, emulator, rejection } from "../support/fixtures";
+
+const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe", role: "workspace_login_only" };
+
+describe("users.list", () => {
+  it("returns 250 users with page size 100 exactly once, following links.next", async () => {
+    const emu = await emulator();
+    for (let i = 0; i < 250; i++) emu.users.add({ email: `u${i}@example.com`, firstName: "U", lastName: `${i}` });
+    const { client } = clientFor(emu);
+    const users = await collect(client.users.list({ pageSize: 100 }));
+    expect(users).toHaveLength(250);
+    expect(new Set(users.map((u) => u.id)).size).toBe(250);
+    const gets = emu.requests.filter((r) => r.method === "GET");
+    expect(gets.map((r) => r.query["page[number]"] ?? "1")).toEqual(["1", "2", "3"]);
+    expect(gets.every((r) => r.query["page[size]"] === "100")).toBe(true);
+  });
+
+  it("sends the filter and finds a user by email case-insensitively", async () => {
+    const emu = await emulator();
+    emu.users.add({ ...alice, email: "Alice@Example.com" });
+    emu.users.add({ email: "bob@example.com", firstName: "Bob", lastName: "Roe" });
+    const { client } = clientFor(emu);
+    const found = await client.users.findByEmail("alice@EXAMPLE.com");
+    expect(found?.email).toBe("Alice@Example.com");
+    expect(emu.requests.at(-1)?.query.filter).toBe("alice@EXAMPLE.com");
+    expect(await client.users.findByEmail("nobody@example.com")).toBeUndefined();
+  });
+});
+
+describe("users.get", () => {
+  it("reads a user and its attributes", async () => {
+    const emu = await emulator();
+    const added = emu.users.add(alice);
+    const { client } = clientFor(emu);
+    const user = await client.users.get(added.id);
+    expect(user).toMatchObject({ id: added.id, email: alice.email, firstName: "Alice", lastName: "Doe", isGuest: false });
+    expect(user.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
+  it("raises NotFoundError for an unknown id", async () => {
+    const emu = await emulator();
+    const { client } = clientFor(emu);
+    const error = await rejection(client.users.get("5b0e4a57-0000-4000-8000-000000000000"));
+    expect(NotFoundError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("GET /api/v1/users/5b0e4a57-0000-4000-8000-000000000000 answered 404");
+  });
+});
+
+describe("users.create", () => {
+  it("POSTs the contract's body and returns the new user", async () => {
+    const emu = await emulator();
+    const { client } = clientFor(emu);
+    const user = await client.users.create({ ...alice, isGuest: true });
+    expect(emu.requests.at(-1)).toMatchObject({
+      method: "POST",
+      path: "/users",
+      hasApiKey: true,
+      body: { data: { type: "user", attributes: { ...alice, isGuest: true } } },
+    });
+    expect(emu.users.get(user.id)?.email).toBe(alice.email);
+  });
+
+  it("raises ConflictError when the email is taken, whatever its case", async () => {
+    const emu = await emulator();
+    emu.users.add(alice);
+    const { client } = clientFor(emu);
+    const error = await rejection(client.users.create({ ...alice, email: "ALICE@example.com" }));
+    expect(ConflictError.isInstance(error)).toBe(true);
+    expect(emu.users.list()).toHaveLength(1);
+  });
+
+  it("waits for the job when the service answers a write with one, then finds the user", async () => {
+    const emu = await emulator({ userWritesAsJobs: true });
+    const { client } = clientFor(emu);
+    const user = await client.users.create(alice);
+    expect(user.email).toBe(alice.email);
+    expect(emu.requests.some((r) => r.path.startsWith("/jobs/"))).toBe(true);
+  });
+});
+
+describe("users.replace and users.delete", () => {
+  it("PUTs every writable attribute with data.id", async () => {
+    const emu = await emulator();
+    const added = emu.users.add(alice);
+    const { client } = clientFor(emu);
+    const user = await client.users.replace(added.id, { ...alice, lastName: "Smith", role: "workspace_super_admin", isGuest: false });
+    expect(user.lastName).toBe("Smith");
+    expect(emu.requests.at(-1)).toMatchObject({
+      method: "PUT",
+      path: `/users/${added.id}`,
+      body: { data: { id: added.id, type: "user", attributes: { lastName: "Smith", role: "workspace_super_admin" } } },
+    });
+  });
+
+  it("DELETEs, and a second delete raises NotFoundError", async () => {
+    const emu = await emulator();
+    const added = emu.users.add(alice);
+    const { client } = clientFor(emu);
+    await client.users.delete(added.id);
+    expect(emu.users.get(added.id)).toBeUndefined();
+    expect(NotFoundError.isInstance(await rejection(client.users.delete(added.id)))).toBe(true);
+  });
+
+  it("waits for the job of a delete answered with one", async () => {
+    const emu = await emulator({ userWritesAsJobs: true });
+    const added = emu.users.add(alice);
+    const { client } = clientFor(emu);
+    await client.users.delete(added.id);
+    expect(emu.users.get(added.id)).toBeUndefined();
+  });
+});
+
+describe("path segments", () => {
+  it.each(["../users", "a/b", "x?y", "x#y", "%2F"])("encodes %j so it cannot reach another endpoint", async (id) => {
+    const emu = await emulator();
+    const { client } = clientFor(emu);
+    await rejection(client.users.get(id));
+    expect(emu.requests).toHaveLength(1);
+    expect(emu.requests[0]?.rawPath).toBe(`/api/v1/users/${encodeURIComponent(id)}`);
+  });
+
+  it.each(["", ".", ".."])("refuses %j before sending anything", async (id) => {
+    const emu = await emulator();
+    const { client } = clientFor(emu);
+    await expect(client.users.get(id)).rejects.toThrow(TypeError);
+    expect(emu.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,58 @@
+import { inspect } from "node:util";
+import { afterEach, expect } from "vitest";
+import { type ClientOptions, WorkspaceAccessClient } from "../../src/client";
+import { type Emulator, type EmulatorOptions, startEmulator } from "../../src/emulator";
+import { VirtualClock } from "./virtual-clock";
+
+/** Every API key handed out by the fixtures, for the leak checks. */
+export const issuedKeys = new Set<string>();
+
+const open: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((close) => close()));
+});
+
+/** An emulator for this test, closed after it. */
+export async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const emu = await startEmulator({ apiKey: `wa_test_${Math.random().toString(16).slice(2)}${"k".repeat(16)}`, ...options });
+  issuedKeys.add(emu.apiKey);
+  open.push(() => emu.close());
+  return emu;
+}
+
+/** A client of `emu` on a virtual clock with fixed jitter, closed after the test. */
+export function clientFor(
+  emu: Emulator,
+  options: Partial<ClientOptions> = {},
+): { client: WorkspaceAccessClient; clock: VirtualClock } {
+  const clock = new VirtualClock();
+  const client = new WorkspaceAccessClient({
+    baseUrl: emu.url,
+    apiKey: emu.apiKey,
+    clock,
+    random: () => 0.5,
+    jobPollIntervalMs: 10,
+    ...options,
+  });
+  open.push(() => client.close());
+  return { client, clock };
+}
+
+/** Awaits a rejection and checks the key appears nowhere in the error: message, cause, inspect. */
+export async function rejection(promise: Promise<unknown>): Promise<Error> {
+  const error = await promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(Error);
+  expectNoKey(error);
+  return error as Error;
+}
+
+/** Fails when any issued API key appears in `value`, however deep. */
+export function expectNoKey(value: unknown): void {
+  const text = `${inspect(value, { depth: 8, showHidden: true })} ${value instanceof Error ? `${value.message} ${value.stack}` : ""}`;
+  for (const key of issuedKeys) expect(text).not.toContain(key);
+}
