@@ -1,17 +1,19 @@
 /**
- * What this provider process created or took over during this deployment. When a resource is
- * replaced create-before-delete by one that manages the same user or membership (a rename without
- * an alias, say), the old resource's delete must not undo what the new one just did: delete
- * consults these claims first. One host process serves one deployment, so this lives in memory.
+ * What a create in this provider process took over: a user that already existed (adoption) or
+ * a membership that already existed. When a resource is replaced create-before-delete by one that
+ * manages the same user or membership (a rename without an alias, say), the new one's create
+ * finds it existing and claims it, and the old resource's delete must then not undo it. A create
+ * that made something new claims nothing: no other resource can be managing it. One host process
+ * serves one deployment, so this lives in memory.
  */
 const claimed = new Set<string>();
 
-/** Records that this deployment created or took over `key`. */
+/** Records that this deployment took over `key`. */
 export function claim(key: string): void {
   claimed.add(key);
 }
 
-/** True when this deployment created or took over `key`. */
+/** True when this deployment took over `key`. */
 export function isClaimed(key: string): boolean {
   return claimed.has(key);
 }

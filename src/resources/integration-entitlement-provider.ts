@@ -114,10 +114,11 @@ async function memberOrUndefined(client: WorkspaceAccessClient, integrationId: s
  * replaces the set of one who is (when it differs), and waits for the job. An invite that fails
  * ambiguously is not re-sent before checking whether it landed.
  */
-async function converge(inputs: IntegrationEntitlementInputs): Promise<IntegrationUser> {
+async function converge(inputs: IntegrationEntitlementInputs): Promise<{ member: IntegrationUser; existed: boolean }> {
   const { client, cache } = connection();
   const { integrationId, userId, entitlements, role } = inputs;
   let member = await memberOrUndefined(client, integrationId, userId);
+  const existed = member !== undefined;
   if (!member) {
     try {
       const job = await client.integrations.invite(integrationId, { userIds: [userId], role, entitlements });
@@ -139,7 +140,7 @@ async function converge(inputs: IntegrationEntitlementInputs): Promise<Integrati
       `The job for ${membershipId(integrationId, userId)} finished, but the user is not a member of the integration: check the integration in the workspace.`,
     );
   }
-  return final;
+  return { member: final, existed };
 }
 
 /**
@@ -169,8 +170,8 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
     const inputs = normalise(news);
     return withHints(async () => {
       try {
-        const member = await converge(inputs);
-        claim(`member:${membershipId(inputs.integrationId, inputs.userId)}`);
+        const { member, existed } = await converge(inputs);
+        if (existed) claim(`member:${membershipId(inputs.integrationId, inputs.userId)}`);
         return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs) };
       } catch (error) {
         if (JobTimeoutError.isInstance(error)) throw partialCreate(error, news, inputs);
@@ -194,8 +195,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
   async update(_id: string, _olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
     const inputs = normalise(news);
     return withHints(async () => {
-      const member = await converge(inputs);
-      claim(`member:${membershipId(inputs.integrationId, inputs.userId)}`);
+      const { member } = await converge(inputs);
       return { outs: outputs(member, inputs) };
     });
   },

@@ -35,8 +35,9 @@ export type RawSettings = Partial<Record<ConfigKey, string>>;
 export function readRawSettings(get: (qualifiedKey: string) => string | undefined, env: NodeJS.ProcessEnv): RawSettings {
   const raw: RawSettings = {};
   for (const [key, envName] of Object.entries(CONFIG_KEYS) as Array<[ConfigKey, string | undefined]>) {
-    const value = get(qualified(key)) ?? (envName ? env[envName] : undefined);
-    if (value !== undefined && value !== "") raw[key] = value;
+    // An empty value counts as unset, so the environment can still supply it.
+    const value = get(qualified(key)) || (envName ? env[envName] : undefined);
+    if (value) raw[key] = value;
   }
   return raw;
 }

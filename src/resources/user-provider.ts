@@ -105,8 +105,8 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
           throw error;
         }
         user = await client.users.replace(existing.id, attributes(inputs));
+        claim(`user:${user.id}`);
       }
-      claim(`user:${user.id}`);
       cache.invalidate();
       return { id: user.id, outs: outputs(user, inputs) };
     });

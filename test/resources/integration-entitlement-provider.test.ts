@@ -1,0 +1,197 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
+import { provider } from "../../src/resources/integration-entitlement-provider";
+import { UNKNOWN } from "../../src/resources/unknown";
+import { emulator, rejection } from "../support/fixtures";
+import { configureFor, wire } from "../support/provider";
+
+const { youtube, slack } = DEFAULT_IDS.integrations;
+const { alan, grace, katherine } = DEFAULT_IDS.users;
+const base = { integrationId: youtube, userId: alan, entitlements: ["VIEWER", "EDITOR"] };
+const check = (news: Record<string, unknown>) => provider.check!({}, news);
+const fast = { "workspace-access:jobTimeoutSeconds": "5" };
+
+async function setup(options: Parameters<typeof emulator>[0] = {}) {
+  const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 }, ...options });
+  await configureFor(emu, fast);
+  return emu;
+}
+
+describe("check", () => {
+  it("applies the default role and turns the entitlements into a sorted set", async () => {
+    const emu = await setup();
+    const result = wire(await check({ ...base, entitlements: ["VIEWER", "EDITOR", "VIEWER"] }));
+    expect(result).toEqual({ inputs: { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator" }, failures: [] });
+    expect(emu.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ["integrationId", { integrationId: "youtube" }],
+    ["integrationId", { integrationId: "../users" }],
+    ["userId", { userId: "a/b" }],
+    ["userId", { userId: ".." }],
+    ["userId", { userId: "x%2Fy" }],
+    ["userId", { userId: "x?y" }],
+    ["userId", { userId: "x#y" }],
+    ["entitlements", { entitlements: "VIEWER" }],
+    ["entitlements", { entitlements: [] }],
+    ["entitlements[0]", { entitlements: [""] }],
+    ["entitlements[1]", { entitlements: ["VIEWER", 7] }],
+    ["entitlements[0]", { entitlements: ["A/B"] }],
+    ["entitlements[0]", { entitlements: ["A..B"] }],
+    ["entitlements[0]", { entitlements: ["%2F"] }],
+    ["entitlements[0]", { entitlements: ["A?B"] }],
+    ["entitlements[0]", { entitlements: ["A#B"] }],
+    ["role", { role: "owner" }],
+    ["entitlement", { entitlement: ["VIEWER"] }],
+  ])("rejects a bad %s, naming it, with no request sent", async (property, override) => {
+    const emu = await setup();
+    const { failures } = wire(await check({ ...base, ...override }));
+    expect(failures?.map((f) => f.property)).toContain(property);
+    expect(emu.requests).toHaveLength(0);
+  });
+
+  it("lets values not known yet through (preview: userId: alice.id)", async () => {
+    const result = wire(await check({ ...base, userId: UNKNOWN, entitlements: ["VIEWER", UNKNOWN] }));
+    expect(result.failures).toEqual([]);
+    expect(result.inputs).toMatchObject({ userId: UNKNOWN, entitlements: ["VIEWER", UNKNOWN] });
+  });
+});
+
+describe("diff", () => {
+  const olds = { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator", email: "alan@example.com", status: "live" };
+  it.each([
+    ["reordered entitlements", { entitlements: ["VIEWER", "EDITOR"] }, { changes: false, replaces: [], deleteBeforeReplace: false }],
+    ["duplicated entitlements", { entitlements: ["EDITOR", "VIEWER", "EDITOR"] }, { changes: false, replaces: [], deleteBeforeReplace: false }],
+    ["default role left out", { role: undefined }, { changes: false, replaces: [], deleteBeforeReplace: false }],
+    ["another entitlement set", { entitlements: ["VIEWER"] }, { changes: true, replaces: [], deleteBeforeReplace: false }],
+    ["entitlements not known yet", { entitlements: [UNKNOWN] }, { changes: true, replaces: [], deleteBeforeReplace: false }],
+    ["another integration", { integrationId: slack }, { changes: true, replaces: ["integrationId"], deleteBeforeReplace: false }],
+    ["another user", { userId: grace }, { changes: true, replaces: ["userId"], deleteBeforeReplace: false }],
+    ["a user not known yet", { userId: UNKNOWN }, { changes: true, replaces: ["userId"], deleteBeforeReplace: false }],
+    ["another role", { role: "account_owner" }, { changes: true, replaces: ["role"], deleteBeforeReplace: true }],
+    ["another role and user", { role: "account_owner", userId: grace }, { changes: true, replaces: ["userId", "role"], deleteBeforeReplace: false }],
+  ])("%s", async (_what, change, expected) => {
+    const news = Object.fromEntries(Object.entries({ ...olds, ...change }).filter(([, v]) => v !== undefined));
+    expect(wire(await provider.diff!("id", olds, news))).toEqual(expected);
+  });
+});
+
+describe("create", () => {
+  it("invites a user who is not a member, waits for the job, and reads the member back", async () => {
+    const emu = await setup();
+    const { id, outs } = wire(await provider.create((await check(base)).inputs!));
+    expect(id).toBe(`${youtube}/${alan}`);
+    expect(outs).toEqual({
+      integrationId: youtube,
+      userId: alan,
+      entitlements: ["EDITOR", "VIEWER"],
+      role: "account_collaborator",
+      email: "alan@example.com",
+      status: "pending",
+    });
+    expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")}`)).toEqual([
+      "GET /integrations/:id/users/:id",
+      "POST /integrations/:id/users",
+      "GET /jobs/:id",
+      "GET /integrations/:id/users/:id",
+    ]);
+  });
+
+  it("sets the entitlements of a user who is already a member (PATCH, the whole set)", async () => {
+    const emu = await setup();
+    await provider.create((await check({ ...base, userId: grace, entitlements: ["VIEWER", "MANAGER"] })).inputs!);
+    expect(emu.requests.find((r) => r.method === "PATCH")?.body).toEqual({
+      data: { type: "update_user_entitlement", attributes: { entitlements: [{ id: "MANAGER" }, { id: "VIEWER" }] } },
+    });
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements.sort()).toEqual(["MANAGER", "VIEWER"]);
+  });
+
+  it("invites as owner when the role says so", async () => {
+    const emu = await setup();
+    const { outs } = await provider.create((await check({ ...base, role: "account_owner" })).inputs!);
+    expect(outs.role).toBe("account_owner");
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.role).toBe("owner");
+  });
+
+  it("fails with the job's errorType, userRequired and job id when the job fails", async () => {
+    const emu = await setup();
+    emu.jobs.failNext(1, { errorType: "mfa_required", userRequired: true });
+    const error = await rejection(provider.create((await check(base)).inputs!));
+    expect(error.message).toMatch(/job [0-9a-f-]+ failed with mfa_required \(userRequired: true/);
+  });
+
+  it("a job that never finishes fails at the timeout and records the resource so the next up resumes", async () => {
+    const emu = await setup();
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.jobs.hangNext(1);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as Error & { id?: string; properties?: Record<string, unknown> };
+    expect(error.message).toMatch(/did not finish within 1 s \(last status: running\)/);
+    expect(error.id).toBe(`${youtube}/${alan}`);
+    expect(error.properties).toMatchObject({ entitlements: [], __provider: "serialized" });
+  });
+});
+
+describe("read, update, delete", () => {
+  it("reads the current set sorted, and drift back as inputs", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: ["MANAGER", "VIEWER"] });
+    const read = wire(await provider.read!(id, outs));
+    expect(read.props?.entitlements).toEqual(["MANAGER", "VIEWER"]);
+    expect(read.inputs).toEqual({ integrationId: youtube, userId: alan, entitlements: ["MANAGER", "VIEWER"], role: "account_collaborator" });
+    expect((await provider.diff!(id, read.props!, (await check(base)).inputs!)).changes).toBe(true);
+  });
+
+  it("reads an empty id when the user is no longer a member", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    emu.integrations.removeMember(youtube, alan);
+    expect(wire(await provider.read!(id, outs)).id).toBe("");
+  });
+
+  it("updates the set and waits", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    const { outs: updated } = wire(await provider.update!(id, outs, (await check({ ...base, entitlements: ["MANAGER"] })).inputs!));
+    expect(updated.entitlements).toEqual(["MANAGER"]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["MANAGER"]);
+  });
+
+  it("restores a membership removed out of band on update", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    emu.integrations.removeMember(youtube, alan);
+    await provider.update!(id, outs, (await check(base)).inputs!);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(true);
+  });
+
+  it("deletes through a job, and treats 404 as done", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    await provider.delete!(id, outs);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(false);
+    await provider.delete!(id, outs);
+    expect(emu.requests.at(-1)?.status).toBe(404);
+  });
+
+  it("a replacement on the same membership is never undone by the old resource's delete", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    // A new resource (e.g. renamed without an alias) declares the same membership: create-before-delete.
+    await provider.create((await check({ ...base, entitlements: ["MANAGER"] })).inputs!);
+    await provider.delete!(id, outs);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["MANAGER"]);
+  });
+
+  it("a role change replaces delete-first and ends with the user a member with the new role", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check({ ...base, userId: katherine })).inputs!);
+    const news = (await check({ ...base, userId: katherine, role: "account_owner" })).inputs!;
+    expect((await provider.diff!(id, outs, news)).deleteBeforeReplace).toBe(true);
+    await provider.delete!(id, outs);
+    await provider.create(news);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === katherine)?.role).toBe("owner");
+  });
+});

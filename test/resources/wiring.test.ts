@@ -1,0 +1,66 @@
+import * as pulumi from "@pulumi/pulumi";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { IntegrationEntitlement, User } from "../../src";
+
+const API_KEY = "wa_wiring_secret_key_5d2c1f0e9a8b7c6d";
+const registered: pulumi.runtime.MockResourceArgs[] = [];
+
+beforeAll(async () => {
+  pulumi.runtime.setAllConfig(
+    { "workspace-access:apiKey": API_KEY, "workspace-access:baseUrl": "https://acme.example.com/api/v1/" },
+    ["workspace-access:apiKey"],
+  );
+  await pulumi.runtime.setMocks(
+    {
+      newResource: (args) => {
+        registered.push(args);
+        return { id: `${args.name}-id`, state: { ...args.inputs, status: "pending" } };
+      },
+      call: (args) => args.inputs,
+    },
+    "wiring",
+    "dev",
+    false,
+  );
+});
+
+const output = <T>(o: pulumi.Output<T>) => new Promise<T>((resolve) => o.apply(resolve));
+
+describe("resource wiring", () => {
+  it("registers a User with its inputs as declared and a tiny __provider free of the key", async () => {
+    const alice = new User("alice", { email: "alice@example.com", firstName: "Alice", lastName: "Doe", isGuest: true });
+    expect(await output(alice.id)).toBe("alice-id");
+    expect(await output(alice.status)).toBe("pending");
+    const args = registered.find((r) => r.name === "alice")!;
+    expect(args.type).toBe("pulumi-nodejs:dynamic/workspace-access:User");
+    expect(args.inputs).toMatchObject({ email: "alice@example.com", firstName: "Alice", lastName: "Doe", isGuest: true });
+    const serialized = args.inputs.__provider as string;
+    expect(serialized).toBe('exports.handler = () => require("pulumi-workspace-access/provider/user").provider;\n');
+    expect(Buffer.byteLength(serialized)).toBeLessThan(4096);
+    expect(JSON.stringify(args)).not.toContain(API_KEY);
+  });
+
+  it("registers an IntegrationEntitlement with userId flowing from the user", async () => {
+    const bob = new User("bob", { email: "bob@example.com", firstName: "Bob", lastName: "Roe" });
+    const access = new IntegrationEntitlement("bob-youtube", {
+      integrationId: "d538422e-b135-4ee0-8393-54eecbcb4a07",
+      userId: bob.id,
+      entitlements: ["VIEWER", "EDITOR"],
+    });
+    expect(await output(access.id)).toBe("bob-youtube-id");
+    const args = registered.find((r) => r.name === "bob-youtube")!;
+    expect(args.type).toBe("pulumi-nodejs:dynamic/workspace-access:IntegrationEntitlement");
+    expect(args.inputs).toMatchObject({ userId: "bob-id", entitlements: ["VIEWER", "EDITOR"] });
+    expect(args.inputs.__provider).toContain('require("pulumi-workspace-access/provider/integration-entitlement")');
+    expect(JSON.stringify(registered)).not.toContain(API_KEY);
+  });
+
+  it("warns about an unknown role instead of failing", async () => {
+    const warn = vi.spyOn(pulumi.log, "warn").mockResolvedValue();
+    const user = new User("carol", { email: "carol@example.com", firstName: "Carol", lastName: "Poe", role: "workspace_astronaut" });
+    await output(user.id);
+    await output(pulumi.output("flush"));
+    expect(warn.mock.calls.some(([message]) => String(message).includes('role "workspace_astronaut" is not one of the known'))).toBe(true);
+    warn.mockRestore();
+  });
+});

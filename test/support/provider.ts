@@ -1,0 +1,30 @@
+import { afterEach } from "vitest";
+import type { Emulator } from "../../src/emulator";
+import { resetClaims } from "../../src/resources/claims";
+import { configure, resetRuntime } from "../../src/resources/provider-runtime";
+
+afterEach(() => {
+  resetRuntime();
+  resetClaims();
+});
+
+/** Configures the provider runtime as the host would: fully-qualified stack config keys. */
+export async function configureFor(emu: Emulator, extra: Record<string, string> = {}): Promise<void> {
+  const config: Record<string, string> = {
+    "workspace-access:baseUrl": emu.url,
+    "workspace-access:apiKey": emu.apiKey,
+    ...extra,
+  };
+  await configure({ config: { get: (key: string) => config[key], require: (key: string) => config[key] ?? "" } });
+}
+
+/** The JSON a provider result becomes on the wire: fails on `undefined` anywhere, as the host does. */
+export function wire<T>(value: T): T {
+  const walk = (v: unknown, path: string): void => {
+    if (v === undefined) throw new Error(`undefined at ${path}: the host crashes on it`);
+    if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`);
+  };
+  walk(value, "result");
+  return value;
+}
