@@ -1,0 +1,138 @@
+/**
+ * Assembles an emulator: state, jobs, keys, faults, rate limit and the HTTP server, and the
+ * {@link Emulator} handle tests drive it through.
+ */
+import { FaultQueue } from "./faults";
+import { JobEngine } from "./jobs";
+import { KeyRing, randomApiKey } from "./keys";
+import { RateLimiter } from "./rate-limit";
+import { Router } from "./router";
+import { allRoutes } from "./routes/index";
+import { applySeed } from "./seed";
+import { EmulatorServer, RequestLog } from "./server";
+import { integrationView, memberView, Store, userView } from "./store";
+import { formatTimestamp } from "./time";
+import type { EmulatedJob, Emulator, EmulatorOptions } from "./types";
+import type { JobRow } from "./jobs";
+
+/** The name jobs give as their creator: the key's owner, which the emulator does not model. */
+const OPERATOR_NAME = "Emulator API key";
+
+function jobView(row: JobRow): EmulatedJob {
+	return {
+		id: row.id,
+		status: row.status,
+		workflowType: row.workflowType,
+		trigger: row.trigger,
+		integrationId: row.account?.id ?? null,
+		createdAt: formatTimestamp(row.createdAt),
+		updatedAt: formatTimestamp(row.updatedAt),
+		polls: row.polls,
+		errorDetails: { ...row.errorDetails },
+		payload: structuredClone(row.payload),
+		response: structuredClone(row.response),
+	};
+}
+
+/** Starts an emulator listening on `options.host`:`options.port` (default 127.0.0.1, an ephemeral port). */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+	const store = new Store();
+	applySeed(store, options.seed ?? {});
+	const jobs = new JobEngine(options.job, { id: store.operatorId, name: OPERATOR_NAME });
+	const apiKey = options.apiKey ?? randomApiKey();
+	const keys = new KeyRing(apiKey, options.keys);
+	const limiter = new RateLimiter(options.rateLimit);
+	const faults = new FaultQueue();
+	const log = new RequestLog();
+	const settings = { missingScopeStatus: options.missingScopeStatus ?? 403 };
+	const world = { store, jobs, userWritesAsJobs: options.userWritesAsJobs ?? false };
+	const server = new EmulatorServer({ world, router: new Router(allRoutes), keys, faults, limiter, log, settings });
+
+	const host = options.host ?? "127.0.0.1";
+	const port = await server.listen(options.port ?? 0, host);
+	// An IPv6 literal needs brackets in a URL.
+	const urlHost = host.includes(":") ? `[${host}]` : host;
+	let closing: Promise<void> | undefined;
+
+	return {
+		url: `http://${urlHost}:${port}/api/v1/`,
+		apiKey,
+		port,
+		close() {
+			closing ??= (async () => {
+				jobs.dispose();
+				await server.close();
+			})();
+			return closing;
+		},
+		get requests() {
+			return [...log.entries];
+		},
+		clearRequests() {
+			log.entries = [];
+		},
+		fault(f) {
+			faults.add(f);
+		},
+		clearFaults() {
+			faults.clear();
+		},
+		setRateLimit(limit) {
+			limiter.set(limit);
+		},
+		get stats() {
+			return { rateLimited: log.rateLimited, requests: log.requests };
+		},
+		addKey(key, scopes) {
+			keys.add(key, scopes);
+		},
+		setMissingScopeStatus(status) {
+			settings.missingScopeStatus = status;
+		},
+		users: {
+			list: () => store.listUsers().map(userView),
+			get: (id) => {
+				const row = store.user(id);
+				return row === undefined ? undefined : userView(row);
+			},
+			findByEmail: (email) => {
+				const row = store.userByEmail(email);
+				return row === undefined ? undefined : userView(row);
+			},
+			add: (u) => userView(store.addUser(u)),
+			update: (id, patch) => userView(store.updateUser(id, patch)),
+			remove: (id) => {
+				store.removeUser(id);
+			},
+		},
+		integrations: {
+			add: (i) => integrationView(store.addIntegration(i)),
+			get: (id) => {
+				const row = store.integration(id);
+				return row === undefined ? undefined : integrationView(row);
+			},
+			list: () => store.listIntegrations().map(integrationView),
+			members: (integrationId) => {
+				const row = store.integration(integrationId);
+				if (row === undefined) throw new Error(`emulator: no integration with id ${integrationId}`);
+				return [...row.members.values()].map(memberView);
+			},
+			setMember: (integrationId, userId, m) => {
+				store.setMember(integrationId, userId, m);
+			},
+			removeMember: (integrationId, userId) => {
+				store.removeMember(integrationId, userId);
+			},
+		},
+		jobs: {
+			get: (id) => {
+				const row = jobs.get(id);
+				return row === undefined ? undefined : jobView(row);
+			},
+			list: () => jobs.list().map(jobView),
+			failNext: (count, errorDetails) => jobs.failNext(count, errorDetails),
+			hangNext: (count) => jobs.hangNext(count),
+			setTiming: (timing) => jobs.setTiming(timing),
+		},
+	};
+}

@@ -1,0 +1,44 @@
+/**
+ * The workspace access API emulator: a real `node:http` server holding the whole contract in
+ * memory, with faults, rate limits and jobs that tests can steer.
+ *
+ * ```ts
+ * const emulator = await startEmulator({ seed: defaultSeed() });
+ * // ... point a client at emulator.url with emulator.apiKey ...
+ * await emulator.close();
+ * ```
+ */
+export { startEmulator } from "./emulator";
+export { DEFAULT_FINISH_AFTER_POLLS, INJECTED_ERROR_TYPE } from "./jobs";
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging";
+export { ENTITLEMENT_NOT_FOUND, INTEGRATION_WORKFLOWS } from "./routes/integrations";
+export { USER_ROLES, USER_WORKFLOWS } from "./routes/users";
+export { ALL_SCOPES, type Scope } from "./scopes";
+export { DEFAULT_IDS, defaultSeed } from "./seed";
+export type {
+	EmulatedEntitlement,
+	EmulatedIntegration,
+	EmulatedJob,
+	EmulatedMember,
+	EmulatedUser,
+	Emulator,
+	EmulatorIntegrations,
+	EmulatorJobs,
+	EmulatorOptions,
+	EmulatorSeed,
+	EmulatorUsers,
+	EntitlementGroup,
+	Fault,
+	JobErrorDetails,
+	JobStatus,
+	JobTiming,
+	MemberRole,
+	RateLimit,
+	RecordedRequest,
+	SeedEntitlement,
+	SeedIntegration,
+	SeedMember,
+	SeedUser,
+	UserStatus,
+	WorkspaceRole,
+} from "./types";
