@@ -34,10 +34,12 @@ import {
 import { configure, connection, withHints } from "./provider-runtime";
 import { containsUnknown, isUnknown } from "./unknown";
 
-/** What an {@link IntegrationEntitlement} stores: its inputs plus the member's email and status. */
+/** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
 export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInputs {
   email: string | null;
   status: string | null;
+  /** The job of the last write this resource made (null when none was needed). */
+  lastJobId: string | null;
 }
 
 type Props = Record<string, unknown>;
@@ -66,7 +68,11 @@ function normalise(news: Props): IntegrationEntitlementInputs {
   }) as IntegrationEntitlementInputs;
 }
 
-function outputs(member: IntegrationUser, inputs: IntegrationEntitlementInputs): IntegrationEntitlementOutputs {
+function outputs(
+  member: IntegrationUser,
+  inputs: IntegrationEntitlementInputs,
+  lastJobId: string | null,
+): IntegrationEntitlementOutputs {
   return {
     integrationId: inputs.integrationId,
     userId: inputs.userId,
@@ -75,6 +81,7 @@ function outputs(member: IntegrationUser, inputs: IntegrationEntitlementInputs):
     role: member.role === null ? inputs.role : inviteRole(member.role),
     email: member.email,
     status: member.status,
+    lastJobId,
   };
 }
 
@@ -114,14 +121,18 @@ async function memberOrUndefined(client: WorkspaceAccessClient, integrationId: s
  * replaces the set of one who is (when it differs), and waits for the job. An invite that fails
  * ambiguously is not re-sent before checking whether it landed.
  */
-async function converge(inputs: IntegrationEntitlementInputs): Promise<{ member: IntegrationUser; existed: boolean }> {
+async function converge(
+  inputs: IntegrationEntitlementInputs,
+): Promise<{ member: IntegrationUser; existed: boolean; jobId: string | null }> {
   const { client, cache } = connection();
   const { integrationId, userId, entitlements, role } = inputs;
   let member = await memberOrUndefined(client, integrationId, userId);
   const existed = member !== undefined;
+  let jobId: string | null = null;
   if (!member) {
     try {
       const job = await client.integrations.invite(integrationId, { userIds: [userId], role, entitlements });
+      jobId = job.id;
       await job.wait();
     } catch (error) {
       if (!ambiguous(error)) throw error;
@@ -131,6 +142,7 @@ async function converge(inputs: IntegrationEntitlementInputs): Promise<{ member:
   }
   if (member && !sameSet(member.entitlements, entitlements)) {
     const job = await client.integrations.setEntitlements(integrationId, userId, entitlements);
+    jobId = job.id;
     await job.wait();
   }
   cache.invalidate(integrationId);
@@ -140,17 +152,17 @@ async function converge(inputs: IntegrationEntitlementInputs): Promise<{ member:
       `The job for ${membershipId(integrationId, userId)} finished, but the user is not a member of the integration: check the integration in the workspace.`,
     );
   }
-  return { member: final, existed };
+  return { member: final, existed, jobId };
 }
 
 /**
  * An error the host turns into a partial create: the resource is recorded (with the entitlements
  * it has now), so the next `pulumi up` resumes with an update instead of inviting again.
  */
-function partialCreate(error: Error, news: Props, inputs: IntegrationEntitlementInputs): Error {
+function partialCreate(error: JobTimeoutError, news: Props, inputs: IntegrationEntitlementInputs): Error {
   return Object.assign(error, {
     id: membershipId(inputs.integrationId, inputs.userId),
-    properties: { ...inputs, entitlements: [], email: null, status: null, __provider: news.__provider },
+    properties: { ...inputs, entitlements: [], email: null, status: null, lastJobId: error.jobId, __provider: news.__provider },
     reasons: [error.message],
   });
 }
@@ -170,9 +182,9 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
     const inputs = normalise(news);
     return withHints(async () => {
       try {
-        const { member, existed } = await converge(inputs);
+        const { member, existed, jobId } = await converge(inputs);
         if (existed) claim(`member:${membershipId(inputs.integrationId, inputs.userId)}`);
-        return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs) };
+        return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId) };
       } catch (error) {
         if (JobTimeoutError.isInstance(error)) throw partialCreate(error, news, inputs);
         throw error;
@@ -186,17 +198,17 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
       const member = await connection().cache.member(integrationId, userId);
       if (!member) return { id: "", props: {} as IntegrationEntitlementOutputs };
       const declared = { integrationId, userId, entitlements: [], role: props?.role ?? DEFAULT_INTEGRATION_ROLE };
-      const outs = outputs(member, declared);
-      const { email: _e, status: _s, ...inputs } = outs;
+      const outs = outputs(member, declared, props?.lastJobId ?? null);
+      const { email: _e, status: _s, lastJobId: _j, ...inputs } = outs;
       return { id, props: outs, inputs: inputs as IntegrationEntitlementOutputs };
     });
   },
 
-  async update(_id: string, _olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
+  async update(_id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
     const inputs = normalise(news);
     return withHints(async () => {
-      const { member } = await converge(inputs);
-      return { outs: outputs(member, inputs) };
+      const { member, jobId } = await converge(inputs);
+      return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null) };
     });
   },
 

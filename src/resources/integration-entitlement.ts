@@ -31,6 +31,8 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   declare readonly email: pulumi.Output<string | null>;
   /** The member's status in the workspace. */
   declare readonly status: pulumi.Output<string | null>;
+  /** The job of the last write this resource made (null when none was needed); see {@link getJobOutput}. */
+  declare readonly lastJobId: pulumi.Output<string | null>;
 
   /** The type token the engine sees. */
   static readonly type = dynamicType("IntegrationEntitlement");
@@ -44,6 +46,7 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
       role: args.role,
       email: undefined,
       status: undefined,
+      lastJobId: undefined,
       __provider: serializedProvider("integration-entitlement"),
     };
     super(IntegrationEntitlement.type, name, props, opts);

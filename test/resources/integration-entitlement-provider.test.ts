@@ -59,7 +59,7 @@ describe("check", () => {
 });
 
 describe("diff", () => {
-  const olds = { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator", email: "alan@example.com", status: "live" };
+  const olds = { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator" as const, email: "alan@example.com", status: "live", lastJobId: null };
   it.each([
     ["reordered entitlements", { entitlements: ["VIEWER", "EDITOR"] }, { changes: false, replaces: [], deleteBeforeReplace: false }],
     ["duplicated entitlements", { entitlements: ["EDITOR", "VIEWER", "EDITOR"] }, { changes: false, replaces: [], deleteBeforeReplace: false }],
@@ -89,6 +89,7 @@ describe("create", () => {
       role: "account_collaborator",
       email: "alan@example.com",
       status: "pending",
+      lastJobId: emu.jobs.list()[0]?.id,
     });
     expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")}`)).toEqual([
       "GET /integrations/:id/users/:id",
@@ -110,7 +111,7 @@ describe("create", () => {
   it("invites as owner when the role says so", async () => {
     const emu = await setup();
     const { outs } = await provider.create((await check({ ...base, role: "account_owner" })).inputs!);
-    expect(outs.role).toBe("account_owner");
+    expect(outs?.role).toBe("account_owner");
     expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.role).toBe("owner");
   });
 
@@ -129,7 +130,7 @@ describe("create", () => {
     const error = (await rejection(provider.create(inputs))) as Error & { id?: string; properties?: Record<string, unknown> };
     expect(error.message).toMatch(/did not finish within 1 s \(last status: running\)/);
     expect(error.id).toBe(`${youtube}/${alan}`);
-    expect(error.properties).toMatchObject({ entitlements: [], __provider: "serialized" });
+    expect(error.properties).toMatchObject({ entitlements: [], lastJobId: emu.jobs.list()[0]?.id, __provider: "serialized" });
   });
 });
 
@@ -154,8 +155,8 @@ describe("read, update, delete", () => {
   it("updates the set and waits", async () => {
     const emu = await setup();
     const { id, outs } = await provider.create((await check(base)).inputs!);
-    const { outs: updated } = wire(await provider.update!(id, outs, (await check({ ...base, entitlements: ["MANAGER"] })).inputs!));
-    expect(updated.entitlements).toEqual(["MANAGER"]);
+    const { outs: updated } = wire(await provider.update!(id, outs!, (await check({ ...base, entitlements: ["MANAGER"] })).inputs!));
+    expect(updated?.entitlements).toEqual(["MANAGER"]);
     expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["MANAGER"]);
   });
 
@@ -163,16 +164,16 @@ describe("read, update, delete", () => {
     const emu = await setup();
     const { id, outs } = await provider.create((await check(base)).inputs!);
     emu.integrations.removeMember(youtube, alan);
-    await provider.update!(id, outs, (await check(base)).inputs!);
+    await provider.update!(id, outs!, (await check(base)).inputs!);
     expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(true);
   });
 
   it("deletes through a job, and treats 404 as done", async () => {
     const emu = await setup();
     const { id, outs } = await provider.create((await check(base)).inputs!);
-    await provider.delete!(id, outs);
+    await provider.delete!(id, outs!);
     expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(false);
-    await provider.delete!(id, outs);
+    await provider.delete!(id, outs!);
     expect(emu.requests.at(-1)?.status).toBe(404);
   });
 
@@ -181,7 +182,7 @@ describe("read, update, delete", () => {
     const { id, outs } = await provider.create((await check(base)).inputs!);
     // A new resource (e.g. renamed without an alias) declares the same membership: create-before-delete.
     await provider.create((await check({ ...base, entitlements: ["MANAGER"] })).inputs!);
-    await provider.delete!(id, outs);
+    await provider.delete!(id, outs!);
     expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["MANAGER"]);
   });
 
@@ -189,8 +190,8 @@ describe("read, update, delete", () => {
     const emu = await setup();
     const { id, outs } = await provider.create((await check({ ...base, userId: katherine })).inputs!);
     const news = (await check({ ...base, userId: katherine, role: "account_owner" })).inputs!;
-    expect((await provider.diff!(id, outs, news)).deleteBeforeReplace).toBe(true);
-    await provider.delete!(id, outs);
+    expect((await provider.diff!(id, outs!, news)).deleteBeforeReplace).toBe(true);
+    await provider.delete!(id, outs!);
     await provider.create(news);
     expect(emu.integrations.members(youtube).find((m) => m.userId === katherine)?.role).toBe("owner");
   });

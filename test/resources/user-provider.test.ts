@@ -146,7 +146,7 @@ describe("create, read, update, delete", () => {
     await configureFor(emu);
     const { id, outs } = await provider.create((await check(alice)).inputs!);
     const news = (await check({ ...alice, firstName: "Alicia", isGuest: true })).inputs!;
-    const { outs: updated } = wire(await provider.update!(id, outs, news));
+    const { outs: updated } = wire(await provider.update!(id, outs!, news));
     expect(updated).toMatchObject({ firstName: "Alicia", isGuest: true });
     expect(emu.requests.at(-1)).toMatchObject({
       method: "PUT",
@@ -159,10 +159,10 @@ describe("create, read, update, delete", () => {
     await configureFor(emu);
     const { id, outs } = await provider.create((await check(alice)).inputs!);
     const other = emu.users.add({ email: "bob@example.com", firstName: "Bob", lastName: "Roe" });
-    await provider.delete!(other.id, outs);
+    await provider.delete!(other.id, outs!);
     expect(emu.users.get(other.id)).toBeUndefined();
     emu.users.remove(id);
-    await provider.delete!(id, outs);
+    await provider.delete!(id, outs!);
     expect(emu.requests.at(-1)?.status).toBe(404);
   });
 
@@ -172,7 +172,7 @@ describe("create, read, update, delete", () => {
     const { id: oldId, outs } = await provider.create((await check(alice)).inputs!);
     const { id: newId } = await provider.create((await check({ ...alice, adoptExisting: true })).inputs!);
     expect(newId).toBe(oldId);
-    await provider.delete!(oldId, outs);
+    await provider.delete!(oldId, outs!);
     expect(emu.users.get(oldId)).toBeDefined();
   });
 });

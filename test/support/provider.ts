@@ -22,8 +22,7 @@ export async function configureFor(emu: Emulator, extra: Record<string, string> 
 export function wire<T>(value: T): T {
   const walk = (v: unknown, path: string): void => {
     if (v === undefined) throw new Error(`undefined at ${path}: the host crashes on it`);
-    if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
-    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`);
+    if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`);
   };
   walk(value, "result");
   return value;
