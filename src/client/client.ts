@@ -46,6 +46,11 @@ export class WorkspaceAccessClient {
     return this.#http.requestCount;
   }
 
+  /** 429 answers received so far. */
+  get rateLimitedCount(): number {
+    return this.#http.rateLimitedCount;
+  }
+
   /** The base URL requests go to. */
   get baseUrl(): string {
     return this.#http.settings.baseUrl.href;

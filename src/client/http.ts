@@ -76,11 +76,16 @@ export class HttpTransport {
   /** Requests sent (attempts, not operations): what the benchmarks and request-count tests read. */
   requestCount = 0;
 
+  /** 429 answers received so far. */
+  get rateLimitedCount(): number {
+    return this.#pacer.rateLimited;
+  }
+
   constructor(settings: ResolvedSettings, deps: TransportDeps) {
     this.settings = settings;
     this.deps = deps;
     this.redact = makeRedactor(settings.apiKey);
-    this.#pacer = new Pacer(deps.clock);
+    this.#pacer = new Pacer(deps.clock, settings.maxConcurrency);
     this.#pool = new Pool(settings.baseUrl.origin, {
       connections: settings.maxConcurrency,
       keepAliveTimeout: 10_000,
@@ -115,6 +120,7 @@ export class HttpTransport {
       try {
         raw = await this.#send(spec, url);
       } catch (cause) {
+        this.#pacer.release();
         const error = this.#transportError(cause, spec.method, path);
         if (retryTransient && transientRetries < this.settings.maxRetries) {
           await this.#backoff(transientRetries++, `${error.message}`);
@@ -122,6 +128,8 @@ export class HttpTransport {
         }
         throw this.#exhausted(error, transientRetries);
       }
+      this.#pacer.release();
+      this.#pacer.observe(raw.status, raw.headers);
       if (raw.status === 429) {
         const waitMs = this.#rateLimitWait(raw, spec.method, path, rateLimitRetries++);
         this.#log(`${spec.method} ${path}: 429, waiting ${Math.ceil(waitMs / 1000)} s`);

@@ -1,28 +1,116 @@
 import type { Clock } from "./clock";
 
+/** How far back accepted answers count when estimating the service's rate. */
+const RATE_WINDOW_MS = 1000;
+/** Pace at this share of the rate the service was seen to accept. */
+const HEADROOM = 0.9;
+/** After this long without a 429, try a little faster again (the limit may have been misjudged). */
+const PROBE_AFTER_MS = 10_000;
+const PROBE_SPEEDUP = 0.95;
+
 /**
- * Client-side pacing shared by every request of one client. When the service answers 429, every
- * request waits out the same pause instead of each one hammering the service on its own.
+ * Client-side pacing shared by every request of one client, so a big apply settles at the
+ * service's rate instead of stalling on 429s. No quota is hard-coded (the service publishes
+ * none): the pacer learns one.
+ * - A 429 pauses every request until its `Retry-After`, and sets a minimum spacing between
+ *   request starts from how many answers the service accepted in the second before it.
+ * - `RateLimit-Remaining`/`RateLimit-Reset` (or `X-RateLimit-*`) headers, when a service sends
+ *   them, hold requests back before the limit is reached.
+ * - After a calm stretch the spacing shrinks a little, to find a limit that was misjudged.
  */
 export class Pacer {
-  #resumeAt = 0;
   readonly #clock: Clock;
+  readonly #maxInFlight: number;
+  #inFlight = 0;
+  readonly #waiting: Array<() => void> = [];
+  #resumeAt = 0;
+  #spacingMs = 0;
+  #nextStart = 0;
+  #accepted: number[] = [];
+  #calmSince = 0;
+  /** 429s seen, for diagnostics and benchmarks. */
+  rateLimited = 0;
 
-  constructor(clock: Clock) {
+  /**
+   * @param maxInFlight requests sent at once; the rest wait here, where a pause still reaches
+   *   them (in the connection pool's queue it would not).
+   */
+  constructor(clock: Clock, maxInFlight = Number.POSITIVE_INFINITY) {
     this.#clock = clock;
+    this.#maxInFlight = maxInFlight;
   }
 
-  /** Resolves when a request may be sent. */
+  /** The current spacing between request starts, in milliseconds (0: not paced). */
+  get spacingMs(): number {
+    return this.#spacingMs;
+  }
+
+  /** Resolves when a request may be sent, and takes its slot; call {@link release} when it is answered. */
   async acquire(): Promise<void> {
+    if (this.#inFlight >= this.#maxInFlight) {
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    } else {
+      this.#inFlight++;
+    }
     for (;;) {
-      const wait = this.#resumeAt - this.#clock.now();
-      if (wait <= 0) return;
+      const now = this.#clock.now();
+      const wait = Math.max(this.#resumeAt, this.#nextStart) - now;
+      if (wait <= 0) {
+        this.#nextStart = Math.max(now, this.#nextStart) + this.#spacingMs;
+        return;
+      }
       await this.#clock.sleep(wait);
     }
+  }
+
+  /** Gives the slot of an answered (or failed) request to the next one waiting. */
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#inFlight--;
   }
 
   /** Holds every request back for `ms` from now (never shortens a pause already set). */
   pause(ms: number): void {
     this.#resumeAt = Math.max(this.#resumeAt, this.#clock.now() + ms);
+  }
+
+  /** Learns from an answer: its status and headers. */
+  observe(status: number, headers: Record<string, string | string[] | undefined>): void {
+    const now = this.#clock.now();
+    if (status === 429) {
+      this.rateLimited++;
+      const accepted = this.#recent(now);
+      const spacing = RATE_WINDOW_MS / Math.max(1, accepted * HEADROOM);
+      this.#spacingMs = Math.max(this.#spacingMs, spacing);
+      this.#calmSince = now;
+      return;
+    }
+    this.#accepted.push(now);
+    this.#headers(headers, now);
+    if (this.#spacingMs > 0 && now - this.#calmSince >= PROBE_AFTER_MS) {
+      this.#spacingMs *= PROBE_SPEEDUP;
+      this.#calmSince = now;
+    }
+  }
+
+  #recent(now: number): number {
+    while (this.#accepted.length > 0 && (this.#accepted[0] ?? 0) < now - RATE_WINDOW_MS) this.#accepted.shift();
+    return this.#accepted.length;
+  }
+
+  #headers(headers: Record<string, string | string[] | undefined>, now: number): void {
+    const read = (name: string) => {
+      const value = headers[name] ?? headers[`x-${name}`];
+      const n = Number(Array.isArray(value) ? value[0] : value);
+      return Number.isFinite(n) ? n : undefined;
+    };
+    const remaining = read("ratelimit-remaining");
+    const reset = read("ratelimit-reset");
+    if (remaining !== undefined && reset !== undefined && remaining <= 0) {
+      // `reset` is delta seconds in the IETF draft; an epoch-seconds value is taken as such.
+      const ms = reset > 1e9 ? reset * 1000 - now : reset * 1000;
+      this.pause(Math.max(0, ms));
+    }
   }
 }
