@@ -18,7 +18,9 @@ export function userBody(attributes: UserAttributes, id?: string) {
         firstName: attributes.firstName,
         lastName: attributes.lastName,
         role: attributes.role,
-        ...(attributes.isGuest === undefined ? {} : { isGuest: attributes.isGuest }),
+        // Always sent: PUT replaces every writable attribute, and a missing isGuest must not
+        // leave the service to guess.
+        isGuest: attributes.isGuest ?? false,
       },
     },
   };
