@@ -107,7 +107,8 @@ export class Pacer {
     };
     const remaining = read("ratelimit-remaining");
     const reset = read("ratelimit-reset");
-    if (remaining !== undefined && reset !== undefined && remaining <= 0) {
+    // Requests already in flight will use up what remains: hold the rest back in time.
+    if (remaining !== undefined && reset !== undefined && remaining <= this.#inFlight) {
       // `reset` is delta seconds in the IETF draft; an epoch-seconds value is taken as such.
       const ms = reset > 1e9 ? reset * 1000 - now : reset * 1000;
       this.pause(Math.max(0, ms));

@@ -6,7 +6,7 @@
 import type { RateLimit } from "./types";
 
 /** The answer of {@link RateLimiter.admit}. */
-export type Admission = { ok: true } | { ok: false; retryAfterMs: number };
+export type Admission = { ok: true; remaining: number; resetMs: number } | { ok: false; retryAfterMs: number };
 
 /** Per-key sliding windows. */
 export class RateLimiter {
@@ -30,7 +30,7 @@ export class RateLimiter {
 
 	/** Admits (and counts) a request of `key` at `now`, or says how long until one would be admitted. */
 	admit(key: string, now = Date.now()): Admission {
-		if (this.limit === null) return { ok: true };
+		if (this.limit === null) return { ok: true, remaining: Number.POSITIVE_INFINITY, resetMs: 0 };
 		const { requests, windowMs } = this.limit;
 		const recent = (this.windows.get(key) ?? []).filter((at) => now - at < windowMs);
 		if (recent.length >= requests) {
@@ -41,7 +41,8 @@ export class RateLimiter {
 		}
 		recent.push(now);
 		this.windows.set(key, recent);
-		return { ok: true };
+		const oldest = recent[0] ?? now;
+		return { ok: true, remaining: requests - recent.length, resetMs: oldest + windowMs - now };
 	}
 }
 

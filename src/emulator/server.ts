@@ -172,7 +172,7 @@ export class EmulatorServer {
 	/** Auth, rate limit, routing, scopes and the handler; always answers something. */
 	private process(incoming: Incoming): Reply {
 		const { method, apiPath, apiKey } = incoming;
-		const { keys, limiter, log, router, settings, world } = this.parts;
+		const { keys, limiter, log } = this.parts;
 		if (apiPath === undefined) return fail(404, `No route for ${method} ${incoming.record.path}: the API lives under ${API_PREFIX}/.`);
 		if (apiKey === undefined) return fail(401, "The X-API-Key header is missing.");
 		const scopes = keys.scopes(apiKey);
@@ -185,7 +185,22 @@ export class EmulatorServer {
 			const headers: Record<string, string> = retryAfter === undefined ? {} : { "Retry-After": retryAfter };
 			return { ...fail(429, "Too many requests for this API key; retry later."), headers };
 		}
+		const reply = this.dispatch(incoming, scopes);
+		if (!limiter.current?.headers) return reply;
+		// IETF draft RateLimit headers, when asked for: what a client may pace from.
+		const limitHeaders = {
+			"RateLimit-Limit": String(limiter.current.requests),
+			"RateLimit-Remaining": String(admission.remaining),
+			"RateLimit-Reset": String(Math.max(1, Math.ceil(admission.resetMs / 1000))),
+		};
+		return { ...reply, headers: { ...reply.headers, ...limitHeaders } };
+	}
 
+	/** Routing, scopes and the handler, for a request already admitted. */
+	private dispatch(incoming: Incoming, scopes: ReadonlySet<string>): Reply {
+		const { method, apiPath } = incoming;
+		const { router, settings, world } = this.parts;
+		if (apiPath === undefined) return fail(404, `No route for ${method} ${incoming.record.path}.`);
 		const match = router.match(method, apiPath);
 		if (match.kind === "none") return fail(404, `No route for ${method} ${incoming.record.path}.`);
 		if (match.kind === "method") {

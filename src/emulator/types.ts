@@ -151,6 +151,8 @@ export interface RateLimit {
 	windowMs: number;
 	/** How a 429 carries `Retry-After`: delta seconds (default), an HTTP date, or not at all. */
 	retryAfter?: "seconds" | "date" | "none";
+	/** Also answer IETF draft `RateLimit-Limit`/`-Remaining`/`-Reset` headers on admitted requests. Default false: the real service publishes no quota. */
+	headers?: boolean;
 }
 
 /** How jobs progress. With `finishAfterMs` set, time decides and polls are ignored. */

@@ -59,3 +59,14 @@ describe("pacing against the emulator's rate limit", () => {
     expect(client.rateLimitedCount).toBe(emu.stats.rateLimited);
   });
 });
+
+describe("pacing from RateLimit headers", () => {
+  it("holds back before the limit when the service sends RateLimit-Remaining, so almost no 429s", async () => {
+    const emu = await emulator({ rateLimit: { requests: 40, windowMs: 1000, headers: true } });
+    const user = emu.users.add({ email: "a@example.com", firstName: "A", lastName: "B" });
+    const { client } = clientFor(emu, { clock: undefined, maxConcurrency: 8 });
+    await Promise.all(Array.from({ length: 100 }, () => client.users.get(user.id)));
+    expect(emu.requests.at(-1)?.status).toBe(200);
+    expect(emu.stats.rateLimited).toBeLessThanOrEqual(2);
+  });
+});
