@@ -41,7 +41,7 @@ import {
 	type RunnerMessage,
 	rootStackType,
 } from "./runner-protocol.ts";
-import { deletionOrder, type ResourceState, type StackState } from "./state.ts";
+import { deletionOrder, dependenciesOf, type ResourceState, type StackState } from "./state.ts";
 
 const runnerNodeFlags = ["--disable-warning=MODULE_TYPELESS_PACKAGE_JSON", "--disable-warning=ExperimentalWarning"];
 
@@ -60,6 +60,28 @@ function keysDiffering(olds: PropertyMap, news: PropertyMap): string[] {
 
 function elapsed(started: number): number {
 	return Math.round(performance.now() - started);
+}
+
+/** At most `limit` tasks at once (unlimited when `limit` is undefined). */
+class Limiter {
+	private active = 0;
+	private readonly waiting: Array<() => void> = [];
+	private readonly limit: number | undefined;
+	constructor(limit: number | undefined) {
+		this.limit = limit;
+	}
+	async run<T>(task: () => Promise<T>): Promise<T> {
+		if (this.limit === undefined) return task();
+		if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+		else this.active++;
+		try {
+			return await task();
+		} finally {
+			const next = this.waiting.shift();
+			if (next) next();
+			else this.active--;
+		}
+	}
 }
 
 /** Runs one operation; never throws for engine errors (they are in `result.errors`). */
@@ -86,11 +108,17 @@ class Deployment {
 	private runner: ChildProcess | undefined;
 	/** Registrations still being processed. */
 	private readonly inflight = new Set<Promise<RegistrationResult>>();
+	/** Resource steps at once (`parallel`). */
+	private readonly steps: Limiter;
 
 	constructor(ctx: OperationContext) {
 		this.ctx = ctx;
 		this.protos = loadPulumiProtos(ctx.projectDir);
 		this.preview = ctx.operation === "preview";
+		if (ctx.parallel !== undefined && !(Number.isInteger(ctx.parallel) && ctx.parallel >= 1)) {
+			throw new RangeError(`parallel must be a whole number of at least 1, got ${ctx.parallel}`);
+		}
+		this.steps = new Limiter(ctx.parallel);
 		this.prior = new Map(ctx.prior.resources.filter((r) => !r.pendingDelete).map((r) => [r.urn, r]));
 		this.result = {
 			operation: ctx.operation,
@@ -339,7 +367,7 @@ class Deployment {
 					resolve(message);
 				} else if (message.kind === "register") {
 					this.result.registrations.push(message.registration);
-					const registering = this.register(message.registration);
+					const registering = this.steps.run(() => this.register(message.registration));
 					this.inflight.add(registering);
 					registering.finally(() => this.inflight.delete(registering)).catch(() => undefined);
 					registering.then(
@@ -648,20 +676,21 @@ class Deployment {
 	// ---- refresh / destroy ---------------------------------------------------------------------
 
 	private async refresh(): Promise<StackState> {
-		const resources: ResourceState[] = [];
-		for (const old of this.ctx.prior.resources) {
+		// One slot per prior resource keeps the state in creation order whatever order reads end in.
+		const slots: Array<ResourceState | undefined> = [];
+		const readOne = async (old: ResourceState, slot: number): Promise<void> => {
 			const started = performance.now();
 			if (!old.custom || !isDynamicType(old.type)) {
-				resources.push(old);
+				slots[slot] = old;
 				this.step("same", old, old.id, started);
-				continue;
+				return;
 			}
 			try {
 				const host = await this.ensureHost();
 				const read = await host.read(old.urn, old.type, old.name, old.id, toProviderMap(old.outputs), toProviderMap(old.inputs));
 				if (!read.id) {
 					this.step("delete", old, old.id, started);
-					continue;
+					return;
 				}
 				const outputs = annotateSecrets(read.properties, old.outputs);
 				const inputs = read.inputs ? annotateSecrets(read.inputs, old.inputs) : old.inputs;
@@ -669,20 +698,32 @@ class Deployment {
 					read.id !== old.id ||
 					!jsonEqual(toProviderWire(outputs), toProviderWire(old.outputs)) ||
 					!jsonEqual(toProviderWire(inputs), toProviderWire(old.inputs));
-				resources.push({ ...old, id: read.id, outputs, inputs });
+				slots[slot] = { ...old, id: read.id, outputs, inputs };
 				this.step(changed ? "update" : "same", old, read.id, started);
 			} catch (err) {
 				const error = this.toEngineError("read", old, err);
 				this.result.errors.push(error);
 				this.step("same", old, old.id, started, { error: error.message, applied: false });
-				resources.push(old);
+				slots[slot] = old;
 			}
+		};
+		const prior = this.ctx.prior.resources;
+		if (this.ctx.parallel === undefined) {
+			for (const [slot, old] of prior.entries()) await readOne(old, slot);
+		} else {
+			await Promise.all(prior.map((old, slot) => this.steps.run(() => readOne(old, slot))));
 		}
+		const resources = slots.filter((r): r is ResourceState => r !== undefined);
 		return { ...this.ctx.prior, resources };
 	}
 
 	private async destroy(): Promise<StackState> {
 		const remaining = new Set(this.ctx.prior.resources);
+		if (this.ctx.parallel !== undefined) {
+			await this.destroyInParallel(remaining);
+			const resources = this.ctx.prior.resources.filter((r) => remaining.has(r));
+			return { ...this.ctx.prior, outputs: resources.length === 0 ? {} : this.ctx.prior.outputs, resources };
+		}
 		for (const old of deletionOrder(this.ctx.prior.resources)) {
 			try {
 				await this.deleteResource(old, old.pendingDelete ? "delete-replaced" : "delete");
@@ -694,6 +735,44 @@ class Deployment {
 		}
 		const resources = this.ctx.prior.resources.filter((r) => remaining.has(r));
 		return { ...this.ctx.prior, outputs: resources.length === 0 ? {} : this.ctx.prior.outputs, resources };
+	}
+
+	/**
+	 * `destroy` with `parallel`: each resource is deleted once every resource that depends on it
+	 * is, at most `parallel` at once (as the engine does); after the first failure no delete starts.
+	 */
+	private async destroyInParallel(remaining: Set<ResourceState>): Promise<void> {
+		const prior = this.ctx.prior.resources;
+		const dependents = new Map<string, ResourceState[]>();
+		for (const r of prior) {
+			for (const dep of dependenciesOf(r)) if (dep !== r.urn) dependents.set(dep, [...(dependents.get(dep) ?? []), r]);
+		}
+		let failed = false;
+		const started = new Map<ResourceState, Promise<boolean>>();
+		const remove = (old: ResourceState): Promise<boolean> => {
+			let done = started.get(old);
+			if (!done) {
+				done = (async () => {
+					const before = await Promise.all((dependents.get(old.urn) ?? []).map(remove));
+					if (before.includes(false)) return false;
+					return this.steps.run(async () => {
+						if (failed) return false;
+						try {
+							await this.deleteResource(old, old.pendingDelete ? "delete-replaced" : "delete");
+							remaining.delete(old);
+							return true;
+						} catch (err) {
+							failed = true;
+							this.result.errors.push(this.toEngineError("delete", old, err));
+							return false;
+						}
+					});
+				})();
+				started.set(old, done);
+			}
+			return done;
+		};
+		await Promise.all(deletionOrder(prior).map(remove));
 	}
 
 	// ---- teardown ------------------------------------------------------------------------------

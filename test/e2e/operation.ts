@@ -78,4 +78,10 @@ export interface OperationContext {
 	env: NodeJS.ProcessEnv;
 	timeoutMs: number;
 	invoke?: InvokeHandler;
+	/**
+	 * At most this many resource steps at once, like `pulumi --parallel` (a registration's
+	 * Check/Diff/Create/Update; a refresh Read). Unset: registrations run as they arrive without a
+	 * limit, and refresh reads one at a time.
+	 */
+	parallel?: number;
 }

@@ -36,6 +36,12 @@ export interface StackOptions {
 	timeoutMs?: number;
 	/** Answers the program's invokes; by default every invoke returns `{}`. */
 	invoke?: InvokeHandler;
+	/**
+	 * At most this many resource steps at once, like `pulumi --parallel`: registrations (their
+	 * Check/Diff/Create/Update) and refresh reads, which then run concurrently as in the engine.
+	 * Unset: registrations unbounded, refresh reads one at a time.
+	 */
+	parallel?: number;
 	/** Encrypts secrets in the state file; any fixed string does. */
 	secretsPassphrase?: string;
 }
@@ -176,6 +182,7 @@ export class Stack {
 			env: this.env(),
 			timeoutMs: this.options.timeoutMs ?? 60_000,
 			...(this.options.invoke ? { invoke: this.options.invoke } : {}),
+			...(this.options.parallel !== undefined ? { parallel: this.options.parallel } : {}),
 		});
 		this.lastResult = result;
 		this.lastPids = [result.hostLog.pid, result.program.pid].filter((pid): pid is number => pid !== undefined);
