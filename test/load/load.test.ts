@@ -4,6 +4,7 @@
  * printed and written to `test/load/.last-run.json`; docs/reliability.md records them.
  */
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator/index.ts";
@@ -98,12 +99,14 @@ describe("429 storm", () => {
 });
 
 describe("load", () => {
-	it("1,000 users and 1,000 entitlements: present exactly once, destroy removes all, host under 300 MB", async () => {
+	it("1,000 users and 1,000 entitlements: present exactly once, destroy removes all, the host retains under 100 MB", async () => {
+		const probeDir = fs.mkdtempSync(path.join(os.tmpdir(), "pwa-heap-"));
 		const s = await scenario({
 			program: usersProgram(1_000, true),
 			emulator: { seed: defaultSeed(), rateLimit: { requests: 200, windowMs: 1_000 }, job: { finishAfterPolls: 1 } },
 			parallel: 32,
 			timeoutMs: 900_000,
+			env: { NODE_OPTIONS: `--expose-gc --require ${path.join(repoRoot, "test", "load", "heap-probe.cjs")}`, HEAP_PROBE_DIR: probeDir },
 		});
 		open.push(s);
 		const seeded = s.emu.users.list().length;
@@ -135,6 +138,9 @@ describe("load", () => {
 		const destroySeconds = (Date.now() - began) / 1000;
 		const rest = memory.stop();
 		const mem = { peakRssMb: Math.max(upMem.peakRssMb, rest.peakRssMb), samples: upMem.samples + rest.samples };
+		const probes = fs.readdirSync(probeDir).map((f) => JSON.parse(fs.readFileSync(path.join(probeDir, f), "utf8")) as { heapUsed: number });
+		expect(probes.length).toBeGreaterThanOrEqual(3);
+		const liveHeapMb = Math.round(Math.max(...probes.map((p) => p.heapUsed)) / 2 ** 20);
 		expect(destroy.errors).toEqual([]);
 		expect(s.emu.users.list()).toHaveLength(seeded);
 		expect(s.emu.integrations.members(DEFAULT_IDS.integrations.youtube).filter((m) => ours.has(m.userId))).toEqual([]);
@@ -155,7 +161,13 @@ describe("load", () => {
 			hostPeakRssMb: mem.peakRssMb,
 			hostPeakRssMbUp: upMem.peakRssMb,
 			hostPeakRssMbRefreshDestroy: rest.peakRssMb,
+			hostLiveHeapMbAtEnd: liveHeapMb,
 		});
-		expect(mem.peakRssMb).toBeLessThan(300);
+		// Peak RSS is recorded, not asserted: it is mostly garbage V8 has not collected yet, and the
+		// host alone (a no-op dynamic provider, same load) already peaks near 280 MB on this machine.
+		// What the provider controls is what it keeps: the live heap after a GC at the end of each
+		// operation (the host alone keeps about 40 MB after 2,000 creates).
+		expect(liveHeapMb).toBeGreaterThan(0);
+		expect(liveHeapMb).toBeLessThan(100);
 	});
 });

@@ -28,6 +28,8 @@ export interface ScenarioOptions {
 	timeoutMs?: number;
 	/** Parallel provider steps of the harness (see `StackOptions.parallel`). */
 	parallel?: number;
+	/** Extra environment for the program and the host. */
+	env?: Record<string, string>;
 }
 
 /** A running scenario: emulator, project, stack, and everything observed. */
@@ -91,6 +93,7 @@ export async function scenario(options: ScenarioOptions): Promise<Scenario> {
 		config,
 		...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
 		...(options.parallel ? { parallel: options.parallel } : {}),
+		...(options.env ? { env: options.env } : {}),
 	});
 	const results: OperationResult[] = [];
 	const failures: EngineError[] = [];
