@@ -3,7 +3,7 @@
  * `check` validates here, before anything is sent, and names the property of every failure.
  */
 import { z } from "zod";
-import { isUnknown } from "./unknown";
+import { containsUnknown } from "./unknown";
 
 /** The longest first or last name accepted. */
 export const MAX_NAME_LENGTH = 100;
@@ -101,14 +101,14 @@ export interface Checked<T> {
 export function validate(schema: z.ZodObject, news: Record<string, unknown>): CheckFailure[] {
   const known: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(news)) {
-    if (key === "__provider" || value === undefined || value === null) continue;
-    if (isUnknown(value)) continue;
-    known[key] = Array.isArray(value) ? value.filter((v) => !isUnknown(v)) : value;
+    if (key === "__provider" || value === undefined || value === null || containsUnknown(value)) continue;
+    known[key] = value;
   }
-  // Required fields the preview does not know yet are present, just unknown.
+  // Fields the preview does not know yet (wholly or in part) are present, just unknown: they are
+  // checked when the real values arrive, at the check before create or update.
   const required = Object.fromEntries(
     Object.keys(schema.shape)
-      .filter((key) => isUnknown(news[key]))
+      .filter((key) => containsUnknown(news[key]))
       .map((key) => [key, true as const]),
   ) as Record<string, true>;
   const result = schema.omit(required).safeParse(known);
@@ -140,7 +140,18 @@ export function entitlementSet(ids: readonly string[]): string[] {
   return [...new Set(ids)].sort();
 }
 
-/** Role of an integration user as the API reads it (`owner`) mapped to the invite role (`account_owner`). */
-export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] {
-  return memberRole === "owner" ? "account_owner" : "account_collaborator";
+const MEMBER_ROLES: Record<string, (typeof INTEGRATION_ROLES)[number]> = {
+  owner: "account_owner",
+  account_owner: "account_owner",
+  collaborator: "account_collaborator",
+  account_collaborator: "account_collaborator",
+};
+
+/**
+ * Role of an integration user as the API reads it (`owner`) mapped to the invite role
+ * (`account_owner`); `undefined` for a role this package does not know (the caller keeps the
+ * declared one rather than guess and trigger a replacement).
+ */
+export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
+  return memberRole === null ? undefined : MEMBER_ROLES[memberRole.toLowerCase()];
 }

@@ -77,8 +77,9 @@ function outputs(
     integrationId: inputs.integrationId,
     userId: inputs.userId,
     entitlements: entitlementSet(member.entitlements),
-    // The API reads "owner"/"collaborator"; when it does not say, the declared role stands.
-    role: member.role === null ? inputs.role : inviteRole(member.role),
+    // The API reads "owner"/"collaborator"; when it does not say (or says something unknown),
+    // the declared role stands.
+    role: inviteRole(member.role) ?? inputs.role,
     email: member.email,
     status: member.status,
     lastJobId,

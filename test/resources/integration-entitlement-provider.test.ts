@@ -196,3 +196,10 @@ describe("read, update, delete", () => {
     expect(emu.integrations.members(youtube).find((m) => m.userId === katherine)?.role).toBe("owner");
   });
 });
+
+describe("preview placeholders inside lists", () => {
+  it("lets a list whose every element is not known yet through check", async () => {
+    const result = wire(await check({ ...base, entitlements: [UNKNOWN] }));
+    expect(result.failures).toEqual([]);
+  });
+});
