@@ -31,12 +31,27 @@ export const qualified = (key: ConfigKey) => `${CONFIG_NAMESPACE}:${key}`;
 /** Raw values by unqualified key, as read from config or environment. */
 export type RawSettings = Partial<Record<ConfigKey, string>>;
 
-/** Reads every key through `get` (fully-qualified names), falling back to the environment. */
-export function readRawSettings(get: (qualifiedKey: string) => string | undefined, env: NodeJS.ProcessEnv): RawSettings {
-  const raw: RawSettings = {};
+/** The keys that together say where the workspace is. */
+const URL_KEYS: readonly ConfigKey[] = ["baseUrl", "workspace", "host"];
+
+/**
+ * Reads every key through `get` (fully-qualified names), falling back to the environment. The
+ * workspace's address comes from one source as a whole: when the stack config names any of
+ * `baseUrl`, `workspace` or `host`, the environment's are ignored, so a variable left in a shell
+ * can never send one stack's key to another workspace.
+ */
+export function readRawSettings(get: (qualifiedKey: string) => unknown, env: NodeJS.ProcessEnv): RawSettings {
+  const fromConfig: RawSettings = {};
+  for (const key of Object.keys(CONFIG_KEYS) as ConfigKey[]) {
+    const value = get(qualified(key));
+    // An empty value counts as unset; the engine may hand over numbers or booleans as such.
+    if (value !== undefined && value !== null && value !== "") fromConfig[key] = String(value);
+  }
+  const urlFromConfig = URL_KEYS.some((key) => fromConfig[key] !== undefined);
+  const raw: RawSettings = { ...fromConfig };
   for (const [key, envName] of Object.entries(CONFIG_KEYS) as Array<[ConfigKey, string | undefined]>) {
-    // An empty value counts as unset, so the environment can still supply it.
-    const value = get(qualified(key)) || (envName ? env[envName] : undefined);
+    if (raw[key] !== undefined || !envName || (urlFromConfig && URL_KEYS.includes(key))) continue;
+    const value = env[envName];
     if (value) raw[key] = value;
   }
   return raw;
