@@ -242,3 +242,11 @@ export class JobTimeoutError extends WorkspaceAccessError {
     this.lastStatus = lastStatus;
   }
 }
+
+/**
+ * True for failures after which a write may or may not have happened: no (complete) answer, or a
+ * 5xx. A POST failing this way must not be sent again before checking what it did.
+ */
+export function isAmbiguous(error: unknown): boolean {
+  return ConnectionError.isInstance(error) || TimeoutError.isInstance(error) || ServerError.isInstance(error);
+}

@@ -1,4 +1,5 @@
-import { ConnectionError, ServerError, TimeoutError, WorkspaceAccessError } from "./errors";
+import type { z } from "zod";
+import { ConflictError, isAmbiguous, WorkspaceAccessError } from "./errors";
 import type { HttpTransport } from "./http";
 import type { JobsApi } from "./jobs";
 import { toUser, type User, type UserAttributes } from "./models";
@@ -6,7 +7,7 @@ import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { userBody } from "./requests";
 import { backoffDelay } from "./retry-policy";
-import { jobRecord, recordOrJob, single, userRecord } from "./schemas";
+import { jobRecord, recordOrJob, single, type UserRecord, userRecord } from "./schemas";
 import { SCOPES } from "./scopes";
 
 /** Options of {@link UsersApi.list}. */
@@ -69,35 +70,51 @@ export class UsersApi {
   /**
    * Creates a user (409 raises {@link ConflictError} when the email is taken). A POST that fails
    * ambiguously (reset connection, timeout, 5xx) is never blindly sent again: the email is looked
-   * up first, and only when no such user exists is the POST repeated.
+   * up first. A user found there counts as this request's only when the service created it after
+   * the request began; an older one raises {@link ConflictError}, as the POST itself would have,
+   * so a caller never takes over a user it did not create without saying so (`adoptExisting`).
+   * Once the service has answered with a job, the POST is never repeated: only the job is waited
+   * for.
    */
   async create(attributes: UserAttributes): Promise<User> {
-    const settings = this.#http.settings;
+    const { settings, deps } = this.#http;
+    const began = deps.clock.now();
     for (let attempt = 0; ; attempt++) {
+      let answer: z.infer<ReturnType<typeof recordOrJob<typeof userRecord>>>;
       try {
-        const { data } = await this.#http.request(
-          { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers, SCOPES.writeJobs] },
+        ({ data: answer } = await this.#http.request(
+          { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] },
           recordOrJob(userRecord),
-        );
-        if (data.data.type !== "job") return toUser(data.data as Parameters<typeof toUser>[0]);
-        await this.#jobs.wait(data.data.id);
-        const created = await this.findByEmail(attributes.email);
-        if (!created) {
-          throw new WorkspaceAccessError(
-            `The job ${data.data.id} creating ${attributes.email} finished, but no user with that email exists.`,
-            { kind: "invalid_response", method: "POST", path: "users" },
-          );
-        }
-        return created;
+        ));
       } catch (error) {
-        const ambiguous = ConnectionError.isInstance(error) || TimeoutError.isInstance(error) || ServerError.isInstance(error);
-        if (!ambiguous || attempt >= settings.maxRetries) throw error;
+        if (!isAmbiguous(error) || attempt >= settings.maxRetries) throw error;
         const existing = await this.findByEmail(attributes.email);
-        if (existing) return existing;
-        const ms = backoffDelay(attempt, settings.retryBaseDelayMs, settings.retryMaxDelayMs, this.#http.deps.random);
-        await this.#http.deps.clock.sleep(ms);
+        if (existing) return this.#createdSince(existing, began);
+        await deps.clock.sleep(backoffDelay(attempt, settings.retryBaseDelayMs, settings.retryMaxDelayMs, deps.random));
+        continue;
       }
+      if (answer.data.type !== "job") return toUser(answer.data as UserRecord);
+      await this.#jobs.wait(answer.data.id);
+      const created = await this.findByEmail(attributes.email);
+      if (!created) {
+        throw new WorkspaceAccessError(
+          `The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`,
+          { kind: "invalid_response", method: "POST", path: "users" },
+        );
+      }
+      return created;
     }
+  }
+
+  /** `user` if the service created it after `began` (a minute of clock skew allowed), else a 409. */
+  #createdSince(user: User, began: number): User {
+    const created = user.createdAt ? Date.parse(user.createdAt) : Number.NaN;
+    if (!Number.isNaN(created) && created >= began - 60_000) return user;
+    throw new ConflictError(
+      `POST users failed without an answer, and a user with the email ${user.email} already existed before it (id ${user.id}, created ${user.createdAt ?? "at an unknown time"}).`,
+      { method: "POST", path: this.#http.settings.baseUrl.pathname + "users", status: 409 },
+      "conflict",
+    );
   }
 
   /** Replaces every writable attribute of a user; 404 and 409 raise. */
@@ -107,7 +124,7 @@ export class UsersApi {
         method: "PUT",
         path: pathOf("users", [id, "user id"]),
         body: userBody(attributes, id),
-        scopes: [SCOPES.writeUsers, SCOPES.writeJobs],
+        scopes: [SCOPES.writeUsers],
       },
       recordOrJob(userRecord),
     );
@@ -122,7 +139,7 @@ export class UsersApi {
       {
         method: "DELETE",
         path: pathOf("users", [id, "user id"]),
-        scopes: [SCOPES.writeUsers, SCOPES.writeJobs],
+        scopes: [SCOPES.writeUsers],
         allowEmpty: true,
       },
       single(jobRecord),

@@ -13,12 +13,10 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import {
-  ConnectionError,
   type IntegrationUser,
+  isAmbiguous,
   JobTimeoutError,
   NotFoundError,
-  ServerError,
-  TimeoutError,
   type WorkspaceAccessClient,
 } from "../client";
 import { claim, isClaimed } from "./claims";
@@ -105,9 +103,6 @@ export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffRe
   };
 }
 
-const ambiguous = (error: unknown) =>
-  ConnectionError.isInstance(error) || TimeoutError.isInstance(error) || ServerError.isInstance(error);
-
 async function memberOrUndefined(client: WorkspaceAccessClient, integrationId: string, userId: string) {
   try {
     return await client.integrations.getUser(integrationId, userId);
@@ -136,7 +131,7 @@ async function converge(
       jobId = job.id;
       await job.wait();
     } catch (error) {
-      if (!ambiguous(error)) throw error;
+      if (!isAmbiguous(error)) throw error;
       member = await memberOrUndefined(client, integrationId, userId);
       if (!member) throw error;
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConnectionError, InvalidResponseError, RateLimitError, ServerError, TimeoutError } from "../../src/client";
+import { ConflictError, ConnectionError, InvalidResponseError, RateLimitError, ServerError, TimeoutError } from "../../src/client";
 import { clientFor, emulator, rejection } from "../support/fixtures";
 
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe", role: "workspace_login_only" };
@@ -168,5 +168,27 @@ describe("invalid responses", () => {
     await again.next(); // second fault: one user
     const error = await rejection(again.next());
     expect(error.message).toContain("Refusing to follow a link to https://evil.example");
+  });
+});
+
+describe("a create never takes over, or repeats, what it cannot prove is its own", () => {
+  it("an ambiguous failure followed by a user that existed before: ConflictError, not a silent take-over", async () => {
+    const emu = await emulator();
+    emu.users.add(alice);
+    emu.fault({ method: "POST", path: "/users", status: 503 });
+    const { client, clock } = clientFor(emu);
+    clock.time = Date.now() + 3_600_000; // the request began an hour after the user was created
+    const error = await rejection(client.users.create(alice));
+    expect(ConflictError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("already existed before it");
+    expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+  });
+
+  it("once the service answered with a job, failures while waiting never send the POST again", async () => {
+    const emu = await emulator({ userWritesAsJobs: true });
+    emu.fault({ method: "GET", path: /^\/jobs\//, status: 503, times: 2 });
+    const { client } = clientFor(emu, { maxRetries: 1 });
+    await rejection(client.users.create(alice));
+    expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
   });
 });
