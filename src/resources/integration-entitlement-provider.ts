@@ -13,8 +13,10 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import {
+  ConfigurationError,
   type IntegrationUser,
   isAmbiguous,
+  JobFailedError,
   JobTimeoutError,
   NotFoundError,
   type WorkspaceAccessClient,
@@ -119,11 +121,19 @@ async function memberOrUndefined(client: WorkspaceAccessClient, integrationId: s
  */
 async function converge(
   inputs: IntegrationEntitlementInputs,
+  creating: boolean,
 ): Promise<{ member: IntegrationUser; existed: boolean; jobId: string | null }> {
   const { client, cache } = connection();
   const { integrationId, userId, entitlements, role } = inputs;
   let member = await memberOrUndefined(client, integrationId, userId);
   const existed = member !== undefined;
+  const current = member ? inviteRole(member.role) : undefined;
+  if (creating && current !== undefined && current !== role) {
+    throw new ConfigurationError(
+      `User ${userId} is already a member of integration ${integrationId} as ${current}, but the resource declares role ${role}. The API cannot change a member's role in place: declare role: "${current}" to manage the membership as it is, or remove the member first.`,
+      "role",
+    );
+  }
   let jobId: string | null = null;
   if (!member) {
     try {
@@ -149,6 +159,15 @@ async function converge(
     );
   }
   return { member: final, existed, jobId };
+}
+
+/** Waits for a job left running by an earlier deployment; one that failed or is gone changes nothing. */
+async function settle(jobId: string): Promise<void> {
+  try {
+    await connection().client.jobs.wait(jobId);
+  } catch (error) {
+    if (!JobFailedError.isInstance(error) && !NotFoundError.isInstance(error)) throw error;
+  }
 }
 
 /**
@@ -178,7 +197,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
     const inputs = normalise(news);
     return withHints(async () => {
       try {
-        const { member, existed, jobId } = await converge(inputs);
+        const { member, existed, jobId } = await converge(inputs, true);
         if (existed) claim(`member:${membershipId(inputs.integrationId, inputs.userId)}`);
         return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId) };
       } catch (error) {
@@ -203,7 +222,10 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
   async update(_id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
     const inputs = normalise(news);
     return withHints(async () => {
-      const { member, jobId } = await converge(inputs);
+      // A create that timed out was recorded with its job: let that job end first, so the next
+      // up does not invite the user a second time while the first invitation is still running.
+      if (olds.lastJobId && olds.email === null && olds.status === null) await settle(olds.lastJobId);
+      const { member, jobId } = await converge(inputs, false);
       return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null) };
     });
   },

@@ -203,3 +203,27 @@ describe("preview placeholders inside lists", () => {
     expect(result.failures).toEqual([]);
   });
 });
+
+describe("resuming and roles", () => {
+  it("an up after a timed-out create waits for the recorded job instead of inviting again", async () => {
+    const emu = await setup();
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.jobs.hangNext(1);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
+    // The next up updates the partially created resource while its invitation is still running:
+    // it waits for that job (which never ends here) rather than sending a second invitation.
+    const resumed = provider.update!(`${youtube}/${alan}`, error.properties as never, (await check(base)).inputs!);
+    await expect(resumed).rejects.toThrow(/did not finish within 1 s \(last status: running\)/);
+    expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+  });
+
+  it("a create over an existing membership with another role says so instead of planning a replacement", async () => {
+    const emu = await setup();
+    // grace is a collaborator on YouTube in the seed; declare her an owner.
+    const error = await rejection(provider.create((await check({ ...base, userId: grace, role: "account_owner" })).inputs!));
+    expect(error.message).toContain('already a member of integration');
+    expect(error.message).toContain('declare role: "account_collaborator"');
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+});
