@@ -5,8 +5,8 @@ import { JobsApi } from "./jobs";
 import { type ClientOptions, resolveSettings } from "./settings";
 import { UsersApi } from "./users";
 
-/** The package version, sent in the User-Agent. */
-const VERSION = "0.1.0";
+/** The package version, sent in the User-Agent (package.json sits two levels up from src/ and dist/). */
+const { version: VERSION } = require("../../package.json") as { version: string };
 
 /**
  * A client for one workspace. Holds one keep-alive connection pool; call {@link close} when done

@@ -6,6 +6,7 @@ import {
   type ApiErrorBody,
   type ApiErrorContext,
   BadRequestError,
+  ConfigurationError,
   ConflictError,
   ConnectionError,
   ForbiddenError,
@@ -121,6 +122,13 @@ export class HttpTransport {
         raw = await this.#send(spec, url);
       } catch (cause) {
         this.#pacer.release();
+        // undici refused the request before sending it (e.g. a header it cannot encode): no retry helps.
+        if (cause instanceof undiciErrors.InvalidArgumentError) {
+          throw new ConfigurationError(
+            this.redact(`${spec.method} ${path} could not be sent: ${cause.message}. Check the API key and base URL for stray characters.`),
+            "apiKey",
+          );
+        }
         const error = this.#transportError(cause, spec.method, path);
         if (retryTransient && transientRetries < this.settings.maxRetries) {
           await this.#backoff(transientRetries++, `${error.message}`);
@@ -284,7 +292,9 @@ export class HttpTransport {
     const first = parsed.success ? parsed.data.errors?.[0] : undefined;
     if (!first) return undefined;
     const text_ = (v: unknown) => (v === null || v === undefined ? undefined : this.redact(String(v)));
-    return { code: text_(first.code), title: text_(first.title), detail: text_(first.detail), meta: first.meta };
+    // `meta` can echo request parts (validation details name headers and their input): redacted too.
+    const meta = first.meta === undefined ? undefined : JSON.parse(this.redact(JSON.stringify(first.meta)));
+    return { code: text_(first.code), title: text_(first.title), detail: text_(first.detail), meta };
   }
 
   #apiError(raw: RawResponse, spec: RequestSpec, path: string, retries: number): ApiError {

@@ -86,8 +86,9 @@ export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
   try {
     url = new URL(raw.trim());
   } catch {
+    // The value is not echoed: a secret pasted into the wrong setting must not reach a log.
     throw new ConfigurationError(
-      `${setting} "${raw}" is not a URL: expected something like https://acme.example.com/api/v1/`,
+      `${setting} is not a URL: expected something like https://acme.example.com/api/v1/`,
       setting,
     );
   }
@@ -125,6 +126,10 @@ function positive(name: keyof typeof DEFAULTS, value: number | undefined, min = 
 export function resolveSettings(options: ClientOptions): ResolvedSettings {
   if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
     throw new ConfigurationError("apiKey is required and must not be empty", "apiKey");
+  }
+  // Keys are opaque tokens: a space or line break is a copy-paste accident (and could not be sent).
+  if (/[\s\x00-\x1f\x7f]/.test(options.apiKey)) {
+    throw new ConfigurationError("apiKey contains spaces or control characters: check how it was copied", "apiKey");
   }
   return {
     baseUrl: parseBaseUrl(options.baseUrl),

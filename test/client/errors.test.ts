@@ -62,3 +62,17 @@ describe("error statuses", () => {
     expect(error.message).toContain("[redacted]");
   });
 });
+
+describe("the API's error meta", () => {
+  it("is redacted too when it echoes the key (validation details naming the header)", async () => {
+    const emu = await emulator();
+    emu.fault({
+      path: "/users",
+      status: 400,
+      body: JSON.stringify({ errors: [{ code: "bad", title: "Bad", detail: "invalid", status: 400, meta: [{ loc: ["header", "x-api-key"], msg: "odd", input: emu.apiKey }] }] }),
+    });
+    const { client } = clientFor(emu);
+    const error = await rejection(client.users.list().next());
+    expect(JSON.stringify((error as BadRequestError).meta)).toContain("[redacted]");
+  });
+});

@@ -29,3 +29,18 @@ describe("base URL", () => {
     expect(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: "k", maxRetries: -1 })).toThrow(/maxRetries/);
   });
 });
+
+describe("keys in the wrong place", () => {
+  it("does not echo a value that is not a URL (a key pasted into baseUrl stays out of the message)", () => {
+    expect(() => parseBaseUrl("wa_secret_pasted_here")).toThrow(/^baseUrl is not a URL/);
+    try {
+      parseBaseUrl("wa_secret_pasted_here");
+    } catch (error) {
+      expect(String(error)).not.toContain("wa_secret_pasted_here");
+    }
+  });
+
+  it("refuses a key with a line break before anything is sent", () => {
+    expect(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: "wa_key\nnext" })).toThrow(/control characters/);
+  });
+});
