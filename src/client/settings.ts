@@ -128,7 +128,7 @@ export function resolveSettings(options: ClientOptions): ResolvedSettings {
     throw new ConfigurationError("apiKey is required and must not be empty", "apiKey");
   }
   // Keys are opaque tokens: a space or line break is a copy-paste accident (and could not be sent).
-  if (/[\s\x00-\x1f\x7f]/.test(options.apiKey)) {
+  if (/[\s\p{Cc}]/u.test(options.apiKey)) {
     throw new ConfigurationError("apiKey contains spaces or control characters: check how it was copied", "apiKey");
   }
   return {
