@@ -22,12 +22,18 @@ export interface Job extends ClientJob {
   waitOutcome: "finished" | "error" | "timeout" | "not_waited";
 }
 
-/** Reads a job; with `waitForCompletion`, waits until it ends or the timeout, and says which. */
+/**
+ * Reads a job; with `waitForCompletion`, waits until it ends or the timeout, and says which.
+ * During `pulumi preview` it reads the job once and does not wait (`not_waited`): a preview must
+ * not stall for a job's whole timeout.
+ */
 export async function getJob(args: GetJobArgs): Promise<Job> {
   const settings = resolveProviderSettings(readRawSettings((key) => pulumi.runtime.getConfig(key), process.env));
   const client = new WorkspaceAccessClient({ ...settings.client, settingPrefix: "workspace-access:" });
   try {
-    if (!args.waitForCompletion) return { ...(await client.jobs.get(args.id)), waitOutcome: "not_waited" };
+    if (!args.waitForCompletion || pulumi.runtime.isDryRun()) {
+      return { ...(await client.jobs.get(args.id)), waitOutcome: "not_waited" };
+    }
     const timeoutMs = args.timeoutSeconds === undefined ? undefined : args.timeoutSeconds * 1000;
     try {
       const job = await client.jobs.wait(args.id, timeoutMs === undefined ? {} : { timeoutMs });
