@@ -1,0 +1,49 @@
+import * as pulumi from "@pulumi/pulumi";
+import { describe, expect, it } from "vitest";
+import { getJob } from "../../src";
+import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
+import { emulator } from "../support/fixtures";
+
+async function jobOf(emu: Awaited<ReturnType<typeof emulator>>): Promise<string> {
+  const res = await fetch(`${emu.url}integrations/${DEFAULT_IDS.integrations.youtube}/users`, {
+    method: "POST",
+    headers: { "x-api-key": emu.apiKey, "content-type": "application/json" },
+    body: JSON.stringify({
+      data: { type: "invite_tenant_users", attributes: { role: "account_collaborator", entitlements: [{ id: "VIEWER" }], userIds: [DEFAULT_IDS.users.alan] } },
+    }),
+  });
+  return ((await res.json()) as { data: { id: string } }).data.id;
+}
+
+async function program(emu: Awaited<ReturnType<typeof emulator>>, preview: boolean): Promise<void> {
+  pulumi.runtime.setAllConfig({ "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": emu.apiKey }, ["workspace-access:apiKey"]);
+  await pulumi.runtime.setMocks({ newResource: (a) => ({ id: "id", state: a.inputs }), call: (a) => a.inputs }, "p", "s", preview);
+}
+
+describe("getJob", () => {
+  it("reads a job, and with waitForCompletion waits until it ends and says so", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 3 } });
+    await program(emu, false);
+    const id = await jobOf(emu);
+    expect(await getJob({ id })).toMatchObject({ id, status: "running", waitOutcome: "not_waited" });
+    const job = await getJob({ id, waitForCompletion: true, timeoutSeconds: 30 });
+    expect(job).toMatchObject({ id, status: "finished", waitOutcome: "finished", workflowType: "provide_access" });
+  });
+
+  it("says error for a job that failed, with its details", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
+    await program(emu, false);
+    emu.jobs.failNext(1, { errorType: "mfa_required", userRequired: true });
+    const id = await jobOf(emu);
+    expect(await getJob({ id, waitForCompletion: true })).toMatchObject({ waitOutcome: "error", errorDetails: { errorType: "mfa_required" } });
+  });
+
+  it("does not wait during a preview: one read, not_waited", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 5 } });
+    await program(emu, true);
+    const id = await jobOf(emu);
+    emu.clearRequests();
+    expect(await getJob({ id, waitForCompletion: true })).toMatchObject({ status: "running", waitOutcome: "not_waited" });
+    expect(emu.requests).toHaveLength(1);
+  });
+});
