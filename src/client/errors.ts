@@ -250,3 +250,13 @@ export class JobTimeoutError extends WorkspaceAccessError {
 export function isAmbiguous(error: unknown): boolean {
   return ConnectionError.isInstance(error) || TimeoutError.isInstance(error) || ServerError.isInstance(error);
 }
+
+/** The value, or `undefined` when the service answered 404: for reads and deletes where "gone" is an answer. */
+export async function unlessNotFound<T>(operation: Promise<T>): Promise<T | undefined> {
+  try {
+    return await operation;
+  } catch (error) {
+    if (NotFoundError.isInstance(error)) return undefined;
+    throw error;
+  }
+}

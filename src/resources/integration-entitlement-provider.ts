@@ -19,7 +19,9 @@ import {
   JobFailedError,
   JobTimeoutError,
   NotFoundError,
+  unlessNotFound,
   type WorkspaceAccessClient,
+  WorkspaceAccessError,
 } from "../client";
 import { claim, isClaimed } from "./claims";
 import {
@@ -51,7 +53,7 @@ export const membershipId = (integrationId: string, userId: string) => `${integr
 function parseId(id: string): { integrationId: string; userId: string } {
   const [integrationId, userId, ...rest] = id.split("/");
   if (!integrationId || !userId || rest.length > 0) {
-    throw new Error(`"${id}" is not an IntegrationEntitlement id: expected <integrationId>/<userId>`);
+    throw new ConfigurationError(`"${id}" is not an IntegrationEntitlement id: expected <integrationId>/<userId>`, "id");
   }
   return { integrationId, userId };
 }
@@ -105,14 +107,8 @@ export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffRe
   };
 }
 
-async function memberOrUndefined(client: WorkspaceAccessClient, integrationId: string, userId: string) {
-  try {
-    return await client.integrations.getUser(integrationId, userId);
-  } catch (error) {
-    if (NotFoundError.isInstance(error)) return undefined;
-    throw error;
-  }
-}
+const memberOrUndefined = (client: WorkspaceAccessClient, integrationId: string, userId: string) =>
+  unlessNotFound(client.integrations.getUser(integrationId, userId));
 
 /**
  * Makes the membership hold exactly `inputs.entitlements`: invites a user who is not a member,
@@ -154,8 +150,9 @@ async function converge(
   cache.invalidate(integrationId);
   const final = await memberOrUndefined(client, integrationId, userId);
   if (!final) {
-    throw new Error(
+    throw new WorkspaceAccessError(
       `The job for ${membershipId(integrationId, userId)} finished, but the user is not a member of the integration: check the integration in the workspace.`,
+      { kind: "invalid_response" },
     );
   }
   return { member: final, existed, jobId };
@@ -237,12 +234,9 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
     const { integrationId, userId } = parseId(id);
     await withHints(async () => {
       const { client, cache } = connection();
-      try {
-        const job = await client.integrations.removeUser(integrationId, userId);
-        await job.wait();
-      } catch (error) {
-        if (!NotFoundError.isInstance(error)) throw error;
-      }
+      // Already gone (404) counts as done.
+      const job = await unlessNotFound(client.integrations.removeUser(integrationId, userId));
+      await job?.wait();
       cache.invalidate(integrationId);
     });
   },

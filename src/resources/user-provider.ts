@@ -11,7 +11,7 @@
  * | delete | `DELETE /users/{id}`; 404 means already gone |
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ConflictError, NotFoundError, sameEmail, type User, type UserAttributes } from "../client";
+import { ConflictError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
 import { claim, isClaimed } from "./claims";
 import { DEFAULT_USER_ROLE, defined, type UserInputs, userInputs, validate } from "./inputs";
 import { configure, connection, withHints } from "./provider-runtime";
@@ -137,11 +137,8 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
     if (isClaimed(`user:${id}`)) return;
     await withHints(async () => {
       const { client, cache } = connection();
-      try {
-        await client.users.delete(id);
-      } catch (error) {
-        if (!NotFoundError.isInstance(error)) throw error;
-      }
+      // Already gone (404) counts as done.
+      await unlessNotFound(client.users.delete(id));
       cache.invalidate();
     });
   },
