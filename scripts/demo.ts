@@ -170,7 +170,9 @@ async function main(): Promise<void> {
 	let project: Project | undefined;
 	let stack: Stack | undefined;
 	try {
-		emulator = await startEmulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
+		// WA_DEMO_API_KEY lets a test give the emulator a key it knows, to grep the output for it.
+		const apiKey = process.env.WA_DEMO_API_KEY;
+		emulator = await startEmulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 }, ...(apiKey ? { apiKey } : {}) });
 		secret = emulator.apiKey;
 		const name = namer(emulator);
 		say(`Emulator at ${emulator.url} (the default world: 4 users, YouTube and Slack integrations)`);

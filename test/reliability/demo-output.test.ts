@@ -1,0 +1,18 @@
+import { spawnSync } from "node:child_process";
+import * as path from "node:path";
+import { expect, it } from "vitest";
+import { repoRoot } from "../e2e/index.ts";
+import { distinctiveKey } from "./support";
+
+it("the demo runs to the end and its output holds no API key", () => {
+  const key = distinctiveKey();
+  const run = spawnSync(process.execPath, ["--disable-warning=MODULE_TYPELESS_PACKAGE_JSON", path.join(repoRoot, "scripts", "demo.ts")], {
+    cwd: repoRoot,
+    env: { ...process.env, WA_DEMO_API_KEY: key },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  expect(run.status, run.stderr).toBe(0);
+  expect(run.stdout).toContain("destroy");
+  expect(`${run.stdout}\n${run.stderr}`).not.toContain(key);
+}, 150_000);
