@@ -1,0 +1,139 @@
+/**
+ * The workload of the benchmark and of `test/perf`: programs of N users (plus one entitlement
+ * each), a no-op dynamic provider with the same shape (the host's own cost), and the emulator
+ * from the built package. Plain TypeScript with erasable syntax: `node` runs it directly.
+ */
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import type { Emulator, EmulatorOptions } from "../src/emulator/index";
+import { openStack, type OperationResult, type Stack } from "../test/e2e/index.ts";
+import { repoRoot } from "../test/e2e/paths.ts";
+import type { Project } from "../test/e2e/project.ts";
+
+const requireDist = createRequire(path.join(repoRoot, "package.json"));
+
+/** `startEmulator` of the built package (`dist/`: `npm run build` first). */
+export function startEmulator(options: EmulatorOptions): Promise<Emulator> {
+	const emulator = requireDist("./dist/emulator/index.js") as { startEmulator: (o: EmulatorOptions) => Promise<Emulator> };
+	return emulator.startEmulator(options);
+}
+
+/** The integration every entitlement goes to. */
+export const INTEGRATION_ID = "5b1c0d2e-0000-4000-8000-00000000be0c";
+
+/**
+ * An emulator with one integration to entitle users in. Jobs are done at their first poll
+ * (override with `job`): the poll schedule's own cost is measured by test/perf, and 1,000
+ * entitlements at two polls each would not fit the bench's five minutes.
+ */
+export function benchEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+	return startEmulator({
+		job: { finishAfterPolls: 1 },
+		seed: {
+			integrations: [{ id: INTEGRATION_ID, application: "bench", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }] }],
+		},
+		...options,
+	});
+}
+
+/** The body of user `i`, the same in the program and in the raw-request floor. */
+export function userBody(i: number, generation = 0): { email: string; firstName: string; lastName: string; role: string; isGuest: boolean } {
+	return {
+		email: `user${i}@bench.example`,
+		firstName: `First${i}`,
+		lastName: generation === 0 ? `Last${i}` : `Last${i}-g${generation}`,
+		role: "workspace_login_only",
+		isGuest: false,
+	};
+}
+
+/**
+ * The program: `bench:n` users (`bench:generation` changes their last names and the
+ * entitlements), plus one entitlement each when `bench:entitlements` is true. CommonJS, no
+ * transpiling: the program's own cost stays out of the figures.
+ */
+export const PROGRAM = `const pulumi = require("@pulumi/pulumi");
+const wa = require("pulumi-workspace-access");
+const cfg = new pulumi.Config("bench");
+const n = Number(cfg.require("n"));
+const generation = Number(cfg.get("generation") ?? "0");
+const entitlements = cfg.getBoolean("entitlements") === true;
+for (let i = 0; i < n; i++) {
+  const user = new wa.User("u" + i, {
+    email: "user" + i + "@bench.example",
+    firstName: "First" + i,
+    lastName: generation === 0 ? "Last" + i : "Last" + i + "-g" + generation,
+  });
+  if (entitlements) {
+    new wa.IntegrationEntitlement("e" + i, {
+      integrationId: ${JSON.stringify(INTEGRATION_ID)},
+      userId: user.id,
+      entitlements: generation === 0 ? ["VIEWER"] : ["VIEWER", "EDITOR"],
+    });
+  }
+}
+`;
+
+/**
+ * The floor of the host: the same N resources (same inputs) through a dynamic provider that does
+ * nothing, loaded the way this package's providers are (a one-line \`__provider\` requiring a module
+ * from the project's node_modules).
+ */
+export const NOOP_PROGRAM = `const pulumi = require("@pulumi/pulumi");
+const cfg = new pulumi.Config("bench");
+const n = Number(cfg.require("n"));
+const provider = 'exports.handler = () => require("bench-noop-provider").provider;\\n';
+class Noop extends pulumi.CustomResource {
+  constructor(name, args) {
+    super("pulumi-nodejs:dynamic/bench:Noop", name, { ...args, status: undefined, __provider: provider });
+  }
+}
+for (let i = 0; i < n; i++) {
+  new Noop("u" + i, { email: "user" + i + "@bench.example", firstName: "First" + i, lastName: "Last" + i });
+}
+`;
+
+export const NOOP_PROVIDER = `let next = 0;
+exports.provider = {
+  async check(_olds, news) { return { inputs: news }; },
+  async diff() { return { changes: false }; },
+  async create(inputs) { next++; return { id: "noop-" + next, outs: { ...inputs, status: "live" } }; },
+  async read(id, props) { return { id, props }; },
+  async update(_id, _olds, news) { return { outs: news }; },
+  async delete() {},
+};
+`;
+
+/** Writes the programs and the no-op provider package into a project. */
+export function writeWorkload(project: Project): void {
+	project.write("index.js", PROGRAM);
+	project.write("noop.js", NOOP_PROGRAM);
+	project.write("node_modules/bench-noop-provider/package.json", JSON.stringify({ name: "bench-noop-provider", main: "index.js" }));
+	project.write("node_modules/bench-noop-provider/index.js", NOOP_PROVIDER);
+}
+
+/** A stack of the workload against an emulator, `parallel` resource steps at once. */
+export function workloadStack(
+	project: Project,
+	emu: Emulator,
+	options: { stackName: string; program?: string; n: number; parallel?: number; env?: Record<string, string | undefined> },
+): Promise<Stack> {
+	return openStack({
+		projectDir: project.dir,
+		program: options.program ?? "index.js",
+		stackName: options.stackName,
+		parallel: options.parallel ?? 16,
+		timeoutMs: 240_000,
+		...(options.env ? { env: options.env } : {}),
+		config: {
+			"workspace-access:baseUrl": emu.url,
+			"workspace-access:apiKey": { value: emu.apiKey, secret: true },
+			"bench:n": String(options.n),
+		},
+	});
+}
+
+/** The host calls of one method (`Check`, `Diff`, `Create`, `Read`, ...). */
+export function calls(result: OperationResult, method: string): OperationResult["grpc"] {
+	return result.grpc.filter((exchange) => exchange.method === method);
+}

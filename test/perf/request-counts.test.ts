@@ -1,0 +1,86 @@
+/**
+ * Request counts, not times (times belong to `npm run bench`): a preview sends nothing, a refresh
+ * of 250 users is served from paged list calls, and a job that finishes after 1 s is polled at
+ * most 4 times. Preview and refresh go through the real dynamic-provider host with 16 resource
+ * steps at once, as `pulumi` runs them; the job through the client in-process, on the real clock.
+ * Needs `npm run build` (the package is packed from `dist/`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WorkspaceAccessClient } from "../../src/client";
+import type { Emulator } from "../../src/emulator/index";
+import { benchEmulator, INTEGRATION_ID, writeWorkload, workloadStack } from "../../bench/workload.ts";
+import type { Stack } from "../e2e/index.ts";
+import { packedProject } from "../e2e/packed.ts";
+import type { Project } from "../e2e/project.ts";
+
+const USERS = 250;
+const USER_TYPE = "pulumi-nodejs:dynamic/workspace-access:User";
+const users = <S extends { op: string; type: string }>(steps: S[], op: string) => steps.filter((s) => s.type === USER_TYPE && s.op === op);
+
+describe(`a stack of ${USERS} users, through the host`, () => {
+	let emu: Emulator;
+	let project: Project;
+	let stack: Stack;
+
+	beforeAll(async () => {
+		emu = await benchEmulator();
+		project = await packedProject({ name: "perf" });
+		writeWorkload(project);
+		stack = await workloadStack(project, emu, { stackName: "perf", n: USERS, parallel: 16 });
+		const up = await stack.up();
+		expect(users(up.steps, "create")).toHaveLength(USERS);
+		expect(emu.requests).toHaveLength(USERS);
+	}, 120_000);
+
+	afterAll(async () => {
+		await stack?.close();
+		await project?.remove();
+		await emu?.close();
+	});
+
+	it("preview of the unchanged stack sends no request", async () => {
+		emu.clearRequests();
+		const preview = await stack.preview();
+		expect(users(preview.steps, "same")).toHaveLength(USERS);
+		expect(emu.requests).toEqual([]);
+	}, 60_000);
+
+	it(`refresh of ${USERS} users sends at most ${Math.ceil(USERS / 100) + 5} requests`, async () => {
+		emu.clearRequests();
+		const refresh = await stack.refresh();
+		expect(users(refresh.steps, "same")).toHaveLength(USERS);
+		const sent = emu.requests.map((r) => `${r.method} ${r.rawPath}`);
+		expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(Math.ceil(USERS / 100) + 5);
+	}, 60_000);
+
+	it("refresh notices a user deleted outside Pulumi, confirming it with a GET", async () => {
+		const gone = stack.state().resources.find((r) => r.type === USER_TYPE);
+		emu.users.remove(gone!.id);
+		emu.clearRequests();
+		const refresh = await stack.refresh();
+		expect(users(refresh.steps, "delete").map((s) => s.id)).toEqual([gone!.id]);
+		expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/users/${gone!.id}`)).toHaveLength(1);
+		expect(emu.requests.length).toBeLessThanOrEqual(Math.ceil(USERS / 100) + 5);
+	}, 60_000);
+});
+
+describe("job polling", () => {
+	it("a job that finishes after 1 s is polled at most 4 times", async () => {
+		const emu = await benchEmulator({ job: { finishAfterMs: 1000 } });
+		const user = emu.users.add({ email: "job@bench.example", firstName: "Job", lastName: "Poll" });
+		const client = new WorkspaceAccessClient({ baseUrl: emu.url, apiKey: emu.apiKey });
+		try {
+			const job = await client.integrations.invite(INTEGRATION_ID, { userIds: [user.id], entitlements: ["VIEWER"] });
+			const started = performance.now();
+			await job.wait();
+			const polls = emu.requests.filter((r) => r.method === "GET" && r.path.startsWith("/jobs/"));
+			expect(polls.length).toBeGreaterThanOrEqual(1);
+			expect(polls.length).toBeLessThanOrEqual(4);
+			// Starts fast: done within half a second of the job finishing.
+			expect(performance.now() - started).toBeLessThan(1500);
+		} finally {
+			await client.close();
+			await emu.close();
+		}
+	}, 30_000);
+});
