@@ -142,10 +142,15 @@ async function converge(
       if (!member) throw error;
     }
   }
-  if (member && !sameSet(member.entitlements, entitlements)) {
-    const job = await client.integrations.setEntitlements(integrationId, userId, entitlements);
-    jobId = job.id;
-    await job.wait();
+  if (member) {
+    if (!sameSet(member.entitlements, entitlements)) {
+      const job = await client.integrations.setEntitlements(integrationId, userId, entitlements);
+      jobId = job.id;
+      await job.wait();
+      cache.invalidate(integrationId);
+    }
+    // The member was read before the write; the finished job wrote exactly this set.
+    return { member: { ...member, entitlements: entitlementSet(entitlements) }, existed, jobId };
   }
   cache.invalidate(integrationId);
   const final = await memberOrUndefined(client, integrationId, userId);
@@ -158,12 +163,17 @@ async function converge(
   return { member: final, existed, jobId };
 }
 
-/** Waits for a job left running by an earlier deployment; one that failed or is gone changes nothing. */
+/**
+ * Waits (up to `jobTimeoutSeconds` once more) for a job left running by an earlier deployment, so
+ * a slow invitation is not sent twice. A job that failed, is gone, or is still running after that
+ * second wait (stuck) changes nothing: the caller then converges, inviting again if need be.
+ */
 async function settle(jobId: string): Promise<void> {
   try {
     await connection().client.jobs.wait(jobId);
   } catch (error) {
-    if (!JobFailedError.isInstance(error) && !NotFoundError.isInstance(error)) throw error;
+    const ended = JobFailedError.isInstance(error) || NotFoundError.isInstance(error) || JobTimeoutError.isInstance(error);
+    if (!ended) throw error;
   }
 }
 
@@ -219,9 +229,22 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
   async update(_id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
     const inputs = normalise(news);
     return withHints(async () => {
-      // A create that timed out was recorded with its job: let that job end first, so the next
-      // up does not invite the user a second time while the first invitation is still running.
-      if (olds.lastJobId && olds.email === null && olds.status === null) await settle(olds.lastJobId);
+      const partial = olds.email === null && olds.status === null;
+      if (!partial) {
+        // The usual update: replace the set and wait; the member is known from the last outputs,
+        // so no read before or after. A member removed out of band (404) falls through to a full
+        // converge, which invites again.
+        const { client, cache } = connection();
+        const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
+        if (job) {
+          await job.wait();
+          cache.invalidate(inputs.integrationId);
+          return { outs: { ...olds, ...inputs, lastJobId: job.id } };
+        }
+      }
+      // A create that timed out was recorded with its job: give that job its time first, so this
+      // up does not invite the user a second time while the first invitation is merely slow.
+      if (partial && olds.lastJobId) await settle(olds.lastJobId);
       const { member, jobId } = await converge(inputs, false);
       return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null) };
     });

@@ -205,17 +205,27 @@ describe("preview placeholders inside lists", () => {
 });
 
 describe("resuming and roles", () => {
-  it("an up after a timed-out create waits for the recorded job instead of inviting again", async () => {
+  it("an up after a timed-out create waits for the recorded job and, once it finished, does not invite again", async () => {
+    const emu = await setup({ job: { finishAfterMs: 1500 } });
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
+    expect(error.message).toMatch(/did not finish within 1 s/);
+    // The next up updates the partially created resource: it waits for the slow invitation.
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, (await check(base)).inputs!));
+    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], email: "alan@example.com" });
+    expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+  });
+
+  it("a recorded job still running after one more timeout is taken as stuck: the user is invited again", async () => {
     const emu = await setup();
     await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
     emu.jobs.hangNext(1);
     const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
     const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
-    // The next up updates the partially created resource while its invitation is still running:
-    // it waits for that job (which never ends here) rather than sending a second invitation.
-    const resumed = provider.update!(`${youtube}/${alan}`, error.properties as never, (await check(base)).inputs!);
-    await expect(resumed).rejects.toThrow(/did not finish within 1 s \(last status: running\)/);
-    expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, (await check(base)).inputs!));
+    expect(outs?.entitlements).toEqual(["EDITOR", "VIEWER"]);
+    expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(2);
   });
 
   it("a create over an existing membership with another role says so instead of planning a replacement", async () => {
