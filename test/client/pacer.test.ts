@@ -11,7 +11,7 @@ describe("Pacer", () => {
     expect(clock.slept).toBe(0);
   });
 
-  it("after a 429, spaces requests at 90% of what the service accepted in the last second", async () => {
+  it("after a 429, spaces requests at 97% of what the service accepted in the last second", async () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock);
     for (let i = 0; i < 50; i++) {
@@ -20,10 +20,10 @@ describe("Pacer", () => {
       clock.time += 10;
     }
     pacer.observe(429, {});
-    expect(pacer.spacingMs).toBeCloseTo(1000 / 45, 5);
+    expect(pacer.spacingMs).toBeCloseTo(1000 / 48.5, 5);
     const start = clock.now();
-    for (let i = 0; i < 45; i++) await pacer.acquire();
-    expect(clock.now() - start).toBeCloseTo(44 * (1000 / 45), 0);
+    for (let i = 0; i < 48; i++) await pacer.acquire();
+    expect(clock.now() - start).toBeCloseTo(47 * (1000 / 48.5), 0);
   });
 
   it("holds requests back when RateLimit-Remaining reaches 0, until RateLimit-Reset", async () => {
