@@ -32,14 +32,33 @@ const pageMeta = z
   })
   .nullish();
 
+/**
+ * Builds an envelope schema once per record schema: zod compiles a schema on its first parse, so
+ * a schema built per request would be compiled per request.
+ */
+function memo<S extends z.ZodType>(build: (record: z.ZodType) => S) {
+  const built = new WeakMap<z.ZodType, S>();
+  return (record: z.ZodType): S => {
+    let schema = built.get(record);
+    if (!schema) {
+      schema = build(record);
+      built.set(record, schema);
+    }
+    return schema;
+  };
+}
+
+const singleOf = memo((record) => z.looseObject({ data: record, links, meta: pageMeta }));
+const pageOf = memo((record) => z.looseObject({ data: z.array(record), links, meta: pageMeta }));
+
 /** `{ data, links, meta }` with one record. */
 export function single<T extends z.ZodType>(record: T) {
-  return z.looseObject({ data: record, links, meta: pageMeta });
+  return singleOf(record) as z.ZodObject<{ data: T; links: typeof links; meta: typeof pageMeta }, z.core.$loose>;
 }
 
 /** `{ data: [...], links, meta }`: one page of a list. */
 export function page<T extends z.ZodType>(record: T) {
-  return z.looseObject({ data: z.array(record), links, meta: pageMeta });
+  return pageOf(record) as z.ZodObject<{ data: z.ZodArray<T>; links: typeof links; meta: typeof pageMeta }, z.core.$loose>;
 }
 
 export const userRecord = z.looseObject({
@@ -130,9 +149,11 @@ export const jobRecord = z.looseObject({
   }),
 });
 
+const orJob = memo((record) => z.union([jobRecord, record]));
+
 /** A write's answer: the record it wrote, or a job doing the write (`data.type == "job"`). */
 export function recordOrJob<T extends z.ZodType>(record: T) {
-  return single(z.union([jobRecord, record]));
+  return single(orJob(record) as z.ZodUnion<[typeof jobRecord, T]>);
 }
 
 export const errorBody = z.looseObject({

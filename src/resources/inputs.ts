@@ -111,7 +111,8 @@ export function validate(schema: z.ZodObject, news: Record<string, unknown>): Ch
       .filter((key) => containsUnknown(news[key]))
       .map((key) => [key, true as const]),
   ) as Record<string, true>;
-  const result = schema.omit(required).safeParse(known);
+  // Only a preview with values not known yet needs a narrower schema (built then, not each time).
+  const result = (Object.keys(required).length > 0 ? schema.omit(required) : schema).safeParse(known);
   if (result.success) return [];
   return result.error.issues.map((issue) => ({
     property: propertyOf(issue),
