@@ -6,21 +6,12 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator/index.ts";
 import { repoRoot } from "../e2e/index.ts";
-import { expectNoKeyLeak, header, type Scenario, scenario } from "../reliability/support";
+import { header, type Scenario, scenarios } from "../reliability/support";
 
-const open: Scenario[] = [];
-afterEach(async () => {
-	for (const s of open.splice(0)) {
-		try {
-			expectNoKeyLeak(s);
-		} finally {
-			await s.close();
-		}
-	}
-});
+const start = scenarios();
 
 const figures: Record<string, unknown> = {};
 const report = (name: string, data: Record<string, unknown>) => {
@@ -73,13 +64,12 @@ const custom = (s: Scenario) => s.stack.state().resources.filter((r) => r.custom
 
 describe("429 storm", () => {
 	it("300 users applied 20 at a time against 20 requests/s: all created exactly once, none failed", async () => {
-		const s = await scenario({
+		const s = await start({
 			program: usersProgram(300, false),
 			emulator: { rateLimit: { requests: 20, windowMs: 1_000 } },
 			parallel: 20,
 			timeoutMs: 600_000,
 		});
-		open.push(s);
 		const began = Date.now();
 		const up = await s.up();
 		const seconds = (Date.now() - began) / 1000;
@@ -101,14 +91,13 @@ describe("429 storm", () => {
 describe("load", () => {
 	it("1,000 users and 1,000 entitlements: present exactly once, destroy removes all, the host retains under 100 MB", async () => {
 		const probeDir = fs.mkdtempSync(path.join(os.tmpdir(), "pwa-heap-"));
-		const s = await scenario({
+		const s = await start({
 			program: usersProgram(1_000, true),
 			emulator: { seed: defaultSeed(), rateLimit: { requests: 200, windowMs: 1_000 }, job: { finishAfterPolls: 1 } },
 			parallel: 32,
 			timeoutMs: 900_000,
 			env: { NODE_OPTIONS: `--expose-gc --require ${path.join(repoRoot, "test", "load", "heap-probe.cjs")}`, HEAP_PROBE_DIR: probeDir },
 		});
-		open.push(s);
 		const seeded = s.emu.users.list().length;
 		let memory = sampleHostMemory(s.project.dir);
 		let began = Date.now();

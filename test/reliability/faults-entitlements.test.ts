@@ -2,25 +2,11 @@
  * Transient 5xx on every idempotent method, jobs that fail or hang, and membership drift, each
  * driven through the real dynamic-provider host against the emulator (issue 6, "Faults").
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator/index.ts";
-import { expectNoKeyLeak, type Scenario, scenario, stepOf, userProgram } from "./support";
+import { type Scenario, scenarios, stepOf, userProgram } from "./support";
 
-const open: Scenario[] = [];
-async function start(...args: Parameters<typeof scenario>): Promise<Scenario> {
-	const s = await scenario(...args);
-	open.push(s);
-	return s;
-}
-afterEach(async () => {
-	for (const s of open.splice(0)) {
-		try {
-			expectNoKeyLeak(s);
-		} finally {
-			await s.close();
-		}
-	}
-});
+const start = scenarios();
 
 const youtube = DEFAULT_IDS.integrations.youtube;
 const seeded = { emulator: { seed: defaultSeed(), job: { finishAfterPolls: 1 } } };

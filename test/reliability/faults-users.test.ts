@@ -2,24 +2,10 @@
  * Faults on user writes, each driven through the real dynamic-provider host against the emulator
  * (issue 6, "Faults"). Every scenario also greps everything the harness captured for the API key.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { expectNoKeyLeak, type Scenario, scenario, stepOf, userProgram } from "./support";
+import { describe, expect, it } from "vitest";
+import { type Scenario, scenarios, stepOf, userProgram } from "./support";
 
-const open: Scenario[] = [];
-async function start(...args: Parameters<typeof scenario>): Promise<Scenario> {
-	const s = await scenario(...args);
-	open.push(s);
-	return s;
-}
-afterEach(async () => {
-	for (const s of open.splice(0)) {
-		try {
-			expectNoKeyLeak(s);
-		} finally {
-			await s.close();
-		}
-	}
-});
+const start = scenarios();
 
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe" };
 const usersWith = (s: Scenario, email: string) => s.emu.users.list().filter((u) => u.email.toLowerCase() === email);

@@ -6,25 +6,11 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { repoRoot } from "../e2e/index.ts";
-import { distinctiveKey, expectNoKeyLeak, type Scenario, scenario, userProgram } from "./support";
+import { distinctiveKey, scenarios, userProgram } from "./support";
 
-const open: Scenario[] = [];
-async function start(...args: Parameters<typeof scenario>): Promise<Scenario> {
-	const s = await scenario(...args);
-	open.push(s);
-	return s;
-}
-afterEach(async () => {
-	for (const s of open.splice(0)) {
-		try {
-			expectNoKeyLeak(s);
-		} finally {
-			await s.close();
-		}
-	}
-});
+const start = scenarios();
 
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe" };
 

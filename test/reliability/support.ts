@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs";
 import { inspect } from "node:util";
-import { expect } from "vitest";
+import { afterEach, expect } from "vitest";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../src/emulator/index.ts";
 import { type ConfigValue, EngineError, type OperationResult, openStack, type Project, type Stack } from "../e2e/index.ts";
 import { packedProject } from "../e2e/packed.ts";
@@ -185,4 +185,26 @@ export function stepOf(result: OperationResult, name: string) {
 	const steps = result.steps.filter((st) => st.name === name);
 	expect(steps, `steps of ${name}`).toHaveLength(1);
 	return steps[0]!;
+}
+
+/**
+ * The scenarios of one test file: each one started with the returned function is checked for key
+ * leaks (`expectNoKeyLeak`) and closed after its test.
+ */
+export function scenarios(): (options: ScenarioOptions) => Promise<Scenario> {
+	const open: Scenario[] = [];
+	afterEach(async () => {
+		for (const s of open.splice(0)) {
+			try {
+				expectNoKeyLeak(s);
+			} finally {
+				await s.close();
+			}
+		}
+	});
+	return async (options) => {
+		const s = await scenario(options);
+		open.push(s);
+		return s;
+	};
 }
