@@ -3,7 +3,7 @@ import { JobFailedError, JobTimeoutError } from "./errors";
 import type { HttpTransport } from "./http";
 import { type Job, toJob } from "./models";
 import { pathOf } from "./path";
-import { FINAL_JOB_STATUSES, jobRecord, single } from "./schemas";
+import { jobRecord, single } from "./schemas";
 import { SCOPES } from "./scopes";
 
 /** How to wait for a job. */
@@ -20,11 +20,6 @@ export interface JobHandle {
   status: string;
   /** Polls until `finished` (resolves) or `error` (rejects with {@link JobFailedError}). */
   wait(options?: WaitOptions): Promise<Job>;
-}
-
-/** True once a job can no longer change. */
-export function isFinal(status: string): boolean {
-  return (FINAL_JOB_STATUSES as readonly string[]).includes(status);
 }
 
 /** `GET /jobs/{id}` and waiting for jobs. */

@@ -6,7 +6,7 @@
  */
 
 /** Methods whose repetition cannot do harm: retried on transient failures. POST never is. */
-export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "PUT", "PATCH", "DELETE"]);
+export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "PUT", "PATCH", "DELETE"]);
 
 /** 5xx answers (but 501) are treated as transient (contract: "not specified; treat as transient"). */
 export function isTransientStatus(status: number): boolean {

@@ -15,9 +15,6 @@ export const KNOWN_USER_ROLES = [
   "workspace_guest_user",
 ] as const;
 
-/** Job statuses after which a job never changes. */
-export const FINAL_JOB_STATUSES = ["finished", "error"] as const;
-
 const links = z
   .looseObject({
     self: z.string().nullish(),
