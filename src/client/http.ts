@@ -131,7 +131,7 @@ export class HttpTransport {
         }
         const error = this.#transportError(cause, spec.method, path);
         if (retryTransient && transientRetries < this.settings.maxRetries) {
-          await this.#backoff(transientRetries++, `${error.message}`);
+          await this.backoff(transientRetries++, error.message);
           continue;
         }
         throw this.#exhausted(error, transientRetries);
@@ -145,12 +145,12 @@ export class HttpTransport {
         continue;
       }
       if (raw.status >= 400) {
-        const error = this.#apiError(raw, spec, path, transientRetries);
+        const error = this.#apiError(raw, spec, path);
         if (retryTransient && error.retryable && transientRetries < this.settings.maxRetries) {
-          await this.#backoff(transientRetries++, `${spec.method} ${path}: ${raw.status}`);
+          await this.backoff(transientRetries++, `${spec.method} ${path}: ${raw.status}`);
           continue;
         }
-        throw error;
+        throw error.retryable ? this.#exhausted(error, transientRetries) : error;
       }
       const empty = schema === null || (spec.allowEmpty === true && raw.text.trim() === "");
       const data = empty ? undefined : this.#parse(schema, raw, spec.method, path);
@@ -243,12 +243,13 @@ export class HttpTransport {
     );
   }
 
-  #exhausted(error: WorkspaceAccessError, retries: number): WorkspaceAccessError {
+  #exhausted<E extends WorkspaceAccessError>(error: E, retries: number): E {
     if (retries > 0) error.message += ` Gave up after ${retries} retries (${this.setting("maxRetries")}).`;
     return error;
   }
 
-  async #backoff(attempt: number, reason: string): Promise<void> {
+  /** Sleeps the policy's back-off before retry `attempt + 1`, saying why in the log. */
+  async backoff(attempt: number, reason: string): Promise<void> {
     const ms = backoffDelay(attempt, this.settings.retryBaseDelayMs, this.settings.retryMaxDelayMs, this.deps.random);
     this.#log(`${reason}; retry ${attempt + 1} of ${this.settings.maxRetries} in ${ms} ms`);
     await this.deps.clock.sleep(ms);
@@ -297,7 +298,7 @@ export class HttpTransport {
     return { code: text_(first.code), title: text_(first.title), detail: text_(first.detail), meta };
   }
 
-  #apiError(raw: RawResponse, spec: RequestSpec, path: string, retries: number): ApiError {
+  #apiError(raw: RawResponse, spec: RequestSpec, path: string): ApiError {
     const body = this.#errorBody(raw.text);
     const requestId = raw.headers["x-request-id"];
     const context: ApiErrorContext = {
@@ -336,9 +337,8 @@ export class HttpTransport {
         return new ConflictError(message("It conflicts with the current state of the workspace."), context, "conflict");
       default: {
         if (isTransientStatus(raw.status)) {
-          const tail = retries > 0 ? ` Gave up after ${retries} retries (${this.setting("maxRetries")}).` : "";
           const ambiguity = spec.method === "POST" ? " The request may or may not have been carried out." : "";
-          return new ServerError(message(`The service failed.${ambiguity}${tail}`), context, "server_error", true);
+          return new ServerError(message(`The service failed.${ambiguity}`), context, "server_error", true);
         }
         return new ApiError(message(""), context, "api_error");
       }

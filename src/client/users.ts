@@ -6,7 +6,6 @@ import { toUser, type User, type UserAttributes } from "./models";
 import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { userBody } from "./requests";
-import { backoffDelay } from "./retry-policy";
 import { jobRecord, recordOrJob, single, type UserRecord, userRecord } from "./schemas";
 import { SCOPES } from "./scopes";
 
@@ -90,7 +89,7 @@ export class UsersApi {
         if (!isAmbiguous(error) || attempt >= settings.maxRetries) throw error;
         const existing = await this.findByEmail(attributes.email);
         if (existing) return this.#createdSince(existing, began);
-        await deps.clock.sleep(backoffDelay(attempt, settings.retryBaseDelayMs, settings.retryMaxDelayMs, deps.random));
+        await this.#http.backoff(attempt, `POST users failed without an answer and ${attributes.email} does not exist yet`);
         continue;
       }
       if (answer.data.type !== "job") return toUser(answer.data as UserRecord);
