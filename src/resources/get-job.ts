@@ -34,13 +34,18 @@ export async function getJob(args: GetJobArgs): Promise<Job> {
     if (!args.waitForCompletion || pulumi.runtime.isDryRun()) {
       return { ...(await client.jobs.get(args.id)), waitOutcome: "not_waited" };
     }
+    // The last state polled answers a failed or timed-out wait: no second request for it.
+    let last: ClientJob | undefined;
+    const onPoll = (job: ClientJob) => {
+      last = job;
+    };
     const timeoutMs = args.timeoutSeconds === undefined ? undefined : args.timeoutSeconds * 1000;
     try {
-      const job = await client.jobs.wait(args.id, timeoutMs === undefined ? {} : { timeoutMs });
+      const job = await client.jobs.wait(args.id, timeoutMs === undefined ? { onPoll } : { timeoutMs, onPoll });
       return { ...job, waitOutcome: "finished" };
     } catch (error) {
       if (JobFailedError.isInstance(error) || JobTimeoutError.isInstance(error)) {
-        const job = await client.jobs.get(args.id);
+        const job = last ?? (await client.jobs.get(args.id));
         return { ...job, waitOutcome: JobFailedError.isInstance(error) ? "error" : "timeout" };
       }
       throw error;
