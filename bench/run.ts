@@ -243,11 +243,15 @@ async function benchRateLimited(project: Project, n: number, headers: boolean): 
 	const emu = await benchEmulator({ rateLimit: { requests: RATE, windowMs: 1000, headers } });
 	const stack: Stack = await workloadStack(project, emu, { stackName: `rate-${n}-${headers}`, n, parallel });
 	try {
+		const started = Date.now();
 		const up = await measure(emu, () => stack.up());
 		const floorMs = (n / RATE) * 1000;
 		const first = emu.requests[0]?.at ?? 0;
 		const at429 = emu.requests.filter((r) => r.status === 429).map((r) => r.at - first);
-		console.error(`[N=${n} rate ${RATE}/s headers=${headers}] ${ms(up.ms)}, ${up.rateLimited} × 429 at ms ${at429.join(" ")}`);
+		const last = emu.requests.at(-1)?.at ?? first;
+		console.error(
+			`[N=${n} rate ${RATE}/s headers=${headers}] ${ms(up.ms)}: first request after ${ms(first - started)}, requests over ${ms(last - first)}; ${up.rateLimited} × 429 at ms ${at429.join(" ")}`,
+		);
 		return { n, headers, ms: up.ms, floorMs, ratio: up.ms / floorMs, rateLimited: up.rateLimited, requests: up.requests };
 	} finally {
 		await stack.close();

@@ -116,7 +116,7 @@ export class HttpTransport {
     let transientRetries = 0;
     let rateLimitRetries = 0;
     for (;;) {
-      await this.#pacer.acquire();
+      const ticket = await this.#pacer.acquire();
       let raw: RawResponse;
       try {
         raw = await this.#send(spec, url);
@@ -137,7 +137,7 @@ export class HttpTransport {
         throw this.#exhausted(error, transientRetries);
       }
       this.#pacer.release();
-      this.#pacer.observe(raw.status, raw.headers);
+      this.#pacer.observe(raw.status, raw.headers, ticket);
       if (raw.status === 429) {
         const waitMs = this.#rateLimitWait(raw, spec.method, path, rateLimitRetries++);
         this.#log(`${spec.method} ${path}: 429, waiting ${Math.ceil(waitMs / 1000)} s`);

@@ -1,32 +1,47 @@
 import type { Clock } from "./clock";
 
-/** How far back accepted answers count when estimating the service's rate. */
+/**
+ * The window a limit learnt from 429s is counted in (the service publishes no window): how many
+ * answers it accepted in the last second is how many it takes per second.
+ */
 const RATE_WINDOW_MS = 1000;
 /**
- * Pace at this share of the rate the service was seen to accept: close to it (a 50/s limit is paced
- * at 48.5/s), since another 429 only tightens the spacing again.
+ * Keep a window's worth of sends this much longer than the service's window, so that sends which
+ * fit the client's window also fit the service's, whose clock starts when each request arrives.
  */
-const HEADROOM = 0.97;
-/** After this long without a 429, try a little faster again (the limit may have been misjudged). */
-const PROBE_AFTER_MS = 10_000;
-const PROBE_SPEEDUP = 0.95;
+const WINDOW_MARGIN = 1.03;
+/** A 429 under a limit learnt from 429s means the limit was misjudged: keep this share of it. */
+const DECREASE = 0.9;
 /**
- * Pace at this share of what RateLimit headers say the window allows: they are the service's own
- * figures, so less margin is needed than for a rate guessed from 429s.
+ * After this long without a 429, allow one more request per window, to find a limit that was
+ * misjudged low (another client on the same key, say). Long, since a probe that meets the limit
+ * costs a `Retry-After` pause.
  */
-const HEADER_HEADROOM = 0.97;
+const PROBE_AFTER_MS = 60_000;
+
+/** At most `count` request starts in any `windowMs`. */
+interface WindowLimit {
+  count: number;
+  windowMs: number;
+  /** Where the limit comes from: `RateLimit-Limit` headers are the service's own figures. */
+  source: "429" | "headers";
+}
 
 /**
  * Client-side pacing shared by every request of one client, so a big apply settles at the
  * service's rate instead of stalling on 429s. No quota is hard-coded (the service publishes
- * none): the pacer learns one.
- * - A 429 pauses every request until its `Retry-After`, and sets a minimum spacing between
- *   request starts from how many answers the service accepted in the second before it.
- * - `RateLimit-Remaining`/`RateLimit-Reset` (or `X-RateLimit-*`) headers, when a service sends
- *   them, hold requests back before the limit is reached: until the reset the first time, and
- *   from then on (when `RateLimit-Limit` is sent too) at a spacing of the window (the longest
- *   reset seen) over the limit, so the requests held back do not all rush out at the reset.
- * - After a calm stretch the spacing shrinks a little, to find a limit that was misjudged.
+ * none): the pacer learns one, as "at most `count` starts in any window", and keeps a log of its
+ * own starts to hold to it. A sliding window of starts sends as much as a service's window (fixed
+ * or sliding) admits, with bursts where the service allows them, instead of spacing every
+ * request evenly and falling behind on timer delays.
+ * - A 429 pauses every request until its `Retry-After`. The first one sets the limit to the
+ *   answers the service accepted in the second before it; one for a request sent under a learnt
+ *   limit lowers it.
+ * - `RateLimit-Limit` and `RateLimit-Reset` (or `X-RateLimit-*`) headers, when a service sends
+ *   them, give the limit and its window (the longest reset seen) before any 429. With
+ *   `RateLimit-Remaining` and `RateLimit-Reset` alone, requests are held back until the reset
+ *   once the remaining budget is spent.
+ * - After a calm stretch the limit grows by one, to find a limit that was misjudged low.
  */
 export class Pacer {
   readonly #clock: Clock;
@@ -34,21 +49,24 @@ export class Pacer {
   #inFlight = 0;
   readonly #waiting: Array<() => void> = [];
   #resumeAt = 0;
-  #spacingMs = 0;
-  #nextStart = 0;
+  #limit: WindowLimit | undefined;
+  /** Requests sent so far: each start's ticket. */
+  #sends = 0;
+  /** The ticket of the first request sent under {@link #limit}: a 429 for one sent before says nothing about it. */
+  #limitFrom = 0;
+  /** Start times of the requests sent in the last window (oldest first), learnt limit or not. */
+  #sent: number[] = [];
+  /** Times of the answers accepted in the last {@link RATE_WINDOW_MS}. */
   #accepted: number[] = [];
   #calmSince = 0;
   /** The longest `RateLimit-Reset` seen, in ms: an estimate of the service's window. */
   #windowMs = 0;
-  /** Whether the headers already said the limit was reached once (and set a spacing). */
-  #headerPaced = false;
   /**
    * Requests the service still takes before `#budgetResetAt`, by the last `RateLimit-Remaining`
    * (less what was in flight then, and what was sent since); `undefined` when not told.
    */
   #budget: number | undefined;
   #budgetResetAt = 0;
-  #limit: number | undefined;
   /** 429s seen, for diagnostics and benchmarks. */
   rateLimited = 0;
 
@@ -61,13 +79,16 @@ export class Pacer {
     this.#maxInFlight = maxInFlight;
   }
 
-  /** The current spacing between request starts, in milliseconds (0: not paced). */
-  get spacingMs(): number {
-    return this.#spacingMs;
+  /** The learnt limit: at most `count` request starts in any `windowMs` (undefined: not paced). */
+  get limit(): { count: number; windowMs: number } | undefined {
+    return this.#limit && { count: this.#limit.count, windowMs: this.#limit.windowMs };
   }
 
-  /** Resolves when a request may be sent, and takes its slot; call {@link release} when it is answered. */
-  async acquire(): Promise<void> {
+  /**
+   * Resolves when a request may be sent, and takes its slot; call {@link release} when it is
+   * answered. Resolves to the request's ticket, for {@link observe}.
+   */
+  async acquire(): Promise<number> {
     if (this.#inFlight >= this.#maxInFlight) {
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
     } else {
@@ -75,16 +96,16 @@ export class Pacer {
     }
     for (;;) {
       const now = this.#clock.now();
-      // Requests can arrive in a burst between two answers: the budget the headers gave stops
-      // them before the service has to.
-      if (this.#budget !== undefined && this.#budget <= 0 && now < this.#budgetResetAt && this.#limit !== undefined) {
-        this.#limitReached(this.#budgetResetAt - now, this.#limit);
+      // Without a known limit, a budget the headers gave is spent: hold back until its reset.
+      if (this.#budget !== undefined && this.#budget <= 0 && this.#limit === undefined && now < this.#budgetResetAt) {
+        this.pause(this.#budgetResetAt - now);
+        this.#budget = undefined;
       }
-      const wait = Math.max(this.#resumeAt, this.#nextStart) - now;
+      const wait = Math.max(this.#resumeAt - now, this.#windowWait(now));
       if (wait <= 0) {
-        this.#nextStart = Math.max(now, this.#nextStart) + this.#spacingMs;
+        this.#sent.push(now);
         if (this.#budget !== undefined) this.#budget--;
-        return;
+        return this.#sends++;
       }
       await this.#clock.sleep(wait);
     }
@@ -102,25 +123,49 @@ export class Pacer {
     this.#resumeAt = Math.max(this.#resumeAt, this.#clock.now() + ms);
   }
 
-  /** Learns from an answer: its status and headers. */
-  observe(status: number, headers: Record<string, string | string[] | undefined>): void {
+  /**
+   * Learns from an answer: its status and headers, and which request it answers (the ticket
+   * {@link acquire} resolved to; a 429 for a request sent before the limit was learnt does not
+   * lower it again).
+   */
+  observe(status: number, headers: Record<string, string | string[] | undefined>, ticket = this.#sends): void {
     const now = this.#clock.now();
     if (status === 429) {
       this.rateLimited++;
-      const accepted = this.#recent(now);
-      const spacing = RATE_WINDOW_MS / Math.max(1, accepted * HEADROOM);
-      this.#spacingMs = Math.max(this.#spacingMs, spacing);
       this.#calmSince = now;
+      if (!this.#limit) {
+        this.#setLimit({ count: Math.max(1, this.#recent(now)), windowMs: RATE_WINDOW_MS, source: "429" }, now);
+      } else if (ticket >= this.#limitFrom) {
+        // A limit the headers gave is the service's own: such a 429 is more likely a request
+        // delayed on its way than a wrong limit, so it costs one request per window, not a tenth.
+        const lowered = this.#limit.source === "headers" ? this.#limit.count - 1 : Math.floor(this.#limit.count * DECREASE);
+        this.#setLimit({ ...this.#limit, count: Math.max(1, Math.min(this.#limit.count - 1, lowered)) }, now);
+      }
       return;
     }
     this.#accepted.push(now);
     // Only the last window's answers matter: keep the list short on long runs.
     if (this.#accepted.length > 1024) this.#recent(now);
     this.#headers(headers, now);
-    if (this.#spacingMs > 0 && now - this.#calmSince >= PROBE_AFTER_MS) {
-      this.#spacingMs *= PROBE_SPEEDUP;
+    if (this.#limit && now - this.#calmSince >= PROBE_AFTER_MS) {
+      this.#limit = { ...this.#limit, count: this.#limit.count + 1 };
       this.#calmSince = now;
     }
+  }
+
+  #setLimit(limit: WindowLimit, now: number): void {
+    this.#limit = limit;
+    this.#limitFrom = this.#sends;
+    this.#calmSince = now;
+  }
+
+  /** How long until one more start fits the learnt window (0: now). */
+  #windowWait(now: number): number {
+    const windowMs = (this.#limit?.windowMs ?? RATE_WINDOW_MS) * WINDOW_MARGIN;
+    while (this.#sent.length > 0 && (this.#sent[0] ?? 0) <= now - windowMs) this.#sent.shift();
+    if (!this.#limit || this.#sent.length < this.#limit.count) return 0;
+    // The start `count` back must leave the window first.
+    return (this.#sent[this.#sent.length - this.#limit.count] ?? now) + windowMs - now;
   }
 
   #recent(now: number): number {
@@ -134,36 +179,25 @@ export class Pacer {
       const n = Number(Array.isArray(value) ? value[0] : value);
       return Number.isFinite(n) ? n : undefined;
     };
-    const remaining = read("ratelimit-remaining");
     const reset = read("ratelimit-reset");
-    const limit = read("ratelimit-limit");
     if (reset === undefined) return;
     // `reset` is delta seconds in the IETF draft; an epoch-seconds value is taken as such.
     const resetMs = Math.max(0, reset > 1e9 ? reset * 1000 - now : reset * 1000);
     this.#windowMs = Math.max(this.#windowMs, resetMs);
-    if (remaining === undefined) return;
-    this.#budget = remaining - this.#inFlight;
-    this.#budgetResetAt = now + resetMs;
-    if (limit !== undefined && limit > 0) this.#limit = limit;
-    // Requests already in flight will use up what remains: hold the rest back in time.
-    if (remaining > this.#inFlight) return;
-    if (this.#limit === undefined) {
-      this.pause(resetMs);
+    const limit = read("ratelimit-limit");
+    if (limit !== undefined && limit >= 1 && this.#windowMs > 0) {
+      // The service's own figures; a limit lowered by a 429 since stays lowered.
+      const lowered = this.#limit?.source === "headers" && this.#limit.count < Math.floor(limit);
+      const count = lowered ? (this.#limit?.count ?? limit) : Math.floor(limit);
+      if (this.#limit?.count !== count || this.#limit.windowMs !== this.#windowMs) {
+        this.#setLimit({ count, windowMs: this.#windowMs, source: "headers" }, now);
+      }
       return;
     }
-    this.#limitReached(resetMs, this.#limit);
-  }
-
-  /**
-   * The headers say the limit is (about to be) reached. The first time, what was sent in a burst
-   * must leave the window first: pause until the reset. From then on a spacing of the window over
-   * the limit keeps the rate under it, without pausing again: a reset rounded up to whole seconds
-   * would only stall requests the window already has room for (a 429 still pauses).
-   */
-  #limitReached(resetMs: number, limit: number): void {
-    if (!this.#headerPaced) this.pause(resetMs);
-    this.#headerPaced = true;
-    this.#budget = undefined;
-    this.#spacingMs = Math.max(this.#spacingMs, this.#windowMs / (limit * HEADER_HEADROOM));
+    const remaining = read("ratelimit-remaining");
+    if (remaining === undefined) return;
+    // Requests already in flight will use up part of what remains.
+    this.#budget = remaining - this.#inFlight;
+    this.#budgetResetAt = now + resetMs;
   }
 }

@@ -11,22 +11,63 @@ describe("Pacer", () => {
     expect(clock.slept).toBe(0);
   });
 
-  it("after a 429, spaces requests at 97% of what the service accepted in the last second", async () => {
+  it("after a 429, holds starts to what the service accepted in the last second, per (slightly longer) second", async () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock);
     for (let i = 0; i < 50; i++) {
-      await pacer.acquire();
-      pacer.observe(200, {});
+      const ticket = await pacer.acquire();
+      pacer.observe(200, {}, ticket);
       clock.time += 10;
     }
-    pacer.observe(429, {});
-    expect(pacer.spacingMs).toBeCloseTo(1000 / 48.5, 5);
+    const refused = await pacer.acquire();
+    pacer.observe(429, {}, refused);
+    expect(pacer.limit).toEqual({ count: 50, windowMs: 1000 });
+    pacer.pause(1000);
+    clock.time += 2000;
+    // The window is empty again: 50 go at once, the 51st waits until the first leaves the
+    // window (1000 ms, with 3 % margin: 1030 ms).
     const start = clock.now();
-    for (let i = 0; i < 48; i++) await pacer.acquire();
-    expect(clock.now() - start).toBeCloseTo(47 * (1000 / 48.5), 0);
+    for (let i = 0; i < 50; i++) await pacer.acquire();
+    expect(clock.now()).toBe(start);
+    await pacer.acquire();
+    expect(clock.now() - start).toBe(1030);
   });
 
-  it("holds requests back when RateLimit-Remaining reaches 0, until RateLimit-Reset", async () => {
+  it("lowers a learnt limit on a 429 for a request sent under it, not for one sent before", async () => {
+    const clock = new VirtualClock();
+    const pacer = new Pacer(clock);
+    const before: number[] = [];
+    for (let i = 0; i < 20; i++) before.push(await pacer.acquire());
+    for (let i = 0; i < 10; i++) pacer.observe(200, {}, before[i]);
+    pacer.observe(429, {}, before[10]);
+    expect(pacer.limit?.count).toBe(10);
+    // The rest of the burst was sent before the limit was learnt.
+    for (let i = 11; i < 20; i++) pacer.observe(429, {}, before[i]);
+    expect(pacer.limit?.count).toBe(10);
+    clock.time += 2000;
+    const under = await pacer.acquire();
+    pacer.observe(429, {}, under);
+    expect(pacer.limit?.count).toBe(9);
+    expect(pacer.rateLimited).toBe(11);
+  });
+
+  it("takes the limit and window from RateLimit headers before any 429", async () => {
+    const clock = new VirtualClock();
+    const pacer = new Pacer(clock);
+    const sentAt = clock.now();
+    const first = await pacer.acquire();
+    pacer.observe(200, { "ratelimit-limit": "5", "ratelimit-remaining": "4", "ratelimit-reset": "2" }, first);
+    expect(pacer.limit).toEqual({ count: 5, windowMs: 2000 });
+    const start = clock.now();
+    for (let i = 0; i < 4; i++) await pacer.acquire();
+    expect(clock.now()).toBe(start);
+    // The sixth start waits for the first to leave the 2 s window (+3 %).
+    await pacer.acquire();
+    expect(clock.now() - sentAt).toBe(2060);
+    expect(pacer.rateLimited).toBe(0);
+  });
+
+  it("holds requests back when RateLimit-Remaining reaches 0, until RateLimit-Reset, when no limit is given", async () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock);
     pacer.observe(200, { "ratelimit-remaining": "0", "ratelimit-reset": "3" });
@@ -34,15 +75,18 @@ describe("Pacer", () => {
     expect(clock.slept).toBe(3000);
   });
 
-  it("probes a little faster after ten calm seconds", () => {
+  it("allows one more request per window after a minute without a 429", async () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock);
     pacer.observe(200, {});
     pacer.observe(429, {});
-    const spacing = pacer.spacingMs;
-    clock.time += 10_000;
+    expect(pacer.limit?.count).toBe(1);
+    clock.time += 59_000;
     pacer.observe(200, {});
-    expect(pacer.spacingMs).toBeCloseTo(spacing * 0.95, 5);
+    expect(pacer.limit?.count).toBe(1);
+    clock.time += 1_000;
+    pacer.observe(200, {});
+    expect(pacer.limit?.count).toBe(2);
   });
 });
 
