@@ -1,4 +1,4 @@
-import { Pool, errors as undiciErrors } from "undici";
+import type { Pool } from "undici";
 import type { z } from "zod";
 import type { Clock } from "./clock";
 import {
@@ -22,9 +22,15 @@ import {
 import { Pacer } from "./pacer";
 import { makeRedactor } from "./redact";
 import { backoffDelay, IDEMPOTENT_METHODS, isTransientStatus, parseRetryAfter } from "./retry-policy";
-import { errorBody } from "./schemas";
+import { schemas } from "./schemas";
 import { describeScopes, type Scope } from "./scopes";
 import { DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
+
+/**
+ * undici, loaded when the first transport is built rather than with the package: a Pulumi program
+ * that only declares resources sends no request itself (loading it takes about 40 ms).
+ */
+const undici = () => require("undici") as typeof import("undici");
 
 /** The HTTP methods of the contract. */
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -87,7 +93,7 @@ export class HttpTransport {
     this.deps = deps;
     this.redact = makeRedactor(settings.apiKey);
     this.#pacer = new Pacer(deps.clock, settings.maxConcurrency);
-    this.#pool = new Pool(settings.baseUrl.origin, {
+    this.#pool = new (undici().Pool)(settings.baseUrl.origin, {
       connections: settings.maxConcurrency,
       keepAliveTimeout: 10_000,
       headersTimeout: settings.requestTimeoutSeconds * 1000,
@@ -123,7 +129,7 @@ export class HttpTransport {
       } catch (cause) {
         this.#pacer.release();
         // undici refused the request before sending it (e.g. a header it cannot encode): no retry helps.
-        if (cause instanceof undiciErrors.InvalidArgumentError) {
+        if (cause instanceof undici().errors.InvalidArgumentError) {
           throw new ConfigurationError(
             this.redact(`${spec.method} ${path} could not be sent: ${cause.message}. Check the API key and base URL for stray characters.`),
             "apiKey",
@@ -227,10 +233,11 @@ export class HttpTransport {
     const plain = new Error(code ? `${code}: ${detail}` : detail);
     const ambiguity =
       method === "POST" ? " A POST that fails this way may or may not have been carried out." : "";
+    const { errors } = undici();
     if (
-      cause instanceof undiciErrors.HeadersTimeoutError ||
-      cause instanceof undiciErrors.BodyTimeoutError ||
-      cause instanceof undiciErrors.ConnectTimeoutError
+      cause instanceof errors.HeadersTimeoutError ||
+      cause instanceof errors.BodyTimeoutError ||
+      cause instanceof errors.ConnectTimeoutError
     ) {
       return new TimeoutError(
         `${method} ${path} got no answer within ${this.settings.requestTimeoutSeconds} s (${this.setting("requestTimeoutSeconds")}).${ambiguity}`,
@@ -289,7 +296,7 @@ export class HttpTransport {
     } catch {
       return undefined;
     }
-    const parsed = errorBody.safeParse(json);
+    const parsed = schemas().errorBody.safeParse(json);
     const first = parsed.success ? parsed.data.errors?.[0] : undefined;
     if (!first) return undefined;
     const text_ = (v: unknown) => (v === null || v === undefined ? undefined : this.redact(String(v)));

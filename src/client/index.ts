@@ -2,13 +2,20 @@ export { WorkspaceAccessClient } from "./client";
 export { type Clock, systemClock } from "./clock";
 export * from "./errors";
 export type { JobHandle, WaitOptions } from "./jobs";
-export type { Entitlement, Integration, IntegrationUser, Job, User, UserAttributes } from "./models";
+export {
+  collect,
+  type Entitlement,
+  type Integration,
+  type IntegrationUser,
+  type Job,
+  KNOWN_USER_ROLES,
+  sameEmail,
+  type User,
+  type UserAttributes,
+} from "./models";
 export type { ListOptions } from "./paginate";
-export { collect } from "./paginate";
 export type { IntegrationRole } from "./requests";
 export type { InviteOptions } from "./integrations";
 export type { UserListOptions } from "./users";
-export { sameEmail } from "./users";
-export { KNOWN_USER_ROLES } from "./schemas";
 export { SCOPES, type Scope } from "./scopes";
 export { type ClientOptions, DEFAULTS, isLoopbackHost, parseBaseUrl } from "./settings";

@@ -11,7 +11,7 @@ import {
 import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { changeEntitlementsBody, type IntegrationRole, inviteBody, setEntitlementsBody } from "./requests";
-import { entitlementRecord, integrationRecord, integrationUserRecord, jobRecord, page, single } from "./schemas";
+import { page, schemas, single } from "./schemas";
 import { SCOPES } from "./scopes";
 
 const READ_USERS = [SCOPES.readIntegrations, SCOPES.readUsers] as const;
@@ -39,7 +39,7 @@ export class IntegrationsApi {
   async get(id: string): Promise<Integration> {
     const { data } = await this.#http.request(
       { method: "GET", path: pathOf("integrations", [id, "integration id"]), scopes: [SCOPES.readIntegrations] },
-      single(integrationRecord),
+      single(schemas().integrationRecord),
     );
     return toIntegration(data.data);
   }
@@ -52,7 +52,7 @@ export class IntegrationsApi {
         path: pathOf("integrations", [id, "integration id"], "entitlements"),
         scopes: [SCOPES.readIntegrations],
       },
-      page(entitlementRecord),
+      page(schemas().entitlementRecord),
     );
     return data.data.map(toEntitlement);
   }
@@ -65,7 +65,7 @@ export class IntegrationsApi {
       query: { "page[size]": pageSize(options.pageSize) },
       scopes: READ_USERS,
     };
-    for await (const record of paginate(this.#http, first, integrationUserRecord)) {
+    for await (const record of paginate(this.#http, first, schemas().integrationUserRecord)) {
       yield toIntegrationUser(record);
     }
   }
@@ -78,7 +78,7 @@ export class IntegrationsApi {
         path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"]),
         scopes: READ_USERS,
       },
-      single(integrationUserRecord),
+      single(schemas().integrationUserRecord),
     );
     return toIntegrationUser(data.data);
   }
@@ -123,7 +123,7 @@ export class IntegrationsApi {
   }
 
   async #write(spec: { method: "POST" | "PATCH" | "DELETE"; path: string; body?: unknown }): Promise<JobHandle> {
-    const { data } = await this.#http.request({ ...spec, scopes: WRITE }, single(jobRecord));
+    const { data } = await this.#http.request({ ...spec, scopes: WRITE }, single(schemas().jobRecord));
     return this.#jobs.handle(data.data.id, data.data.attributes.status);
   }
 }

@@ -3,7 +3,7 @@ import { JobFailedError, JobTimeoutError } from "./errors";
 import type { HttpTransport } from "./http";
 import { type Job, toJob } from "./models";
 import { pathOf } from "./path";
-import { jobRecord, single } from "./schemas";
+import { schemas, single } from "./schemas";
 import { SCOPES } from "./scopes";
 
 /** How to wait for a job. */
@@ -36,7 +36,7 @@ export class JobsApi {
   async get(id: string): Promise<Job> {
     const { data } = await this.#http.request(
       { method: "GET", path: pathOf("jobs", [id, "job id"]), scopes: [SCOPES.readJobs] },
-      single(jobRecord),
+      single(schemas().jobRecord),
     );
     return toJob(data.data);
   }

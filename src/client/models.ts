@@ -4,6 +4,27 @@
  */
 import type { EntitlementRecord, IntegrationRecord, IntegrationUserRecord, JobRecord, UserRecord } from "./schemas";
 
+/** Workspace roles the public document lists; others are accepted with a warning by the resources. */
+export const KNOWN_USER_ROLES = [
+  "workspace_owner",
+  "workspace_super_admin",
+  "workspace_guest_admin",
+  "workspace_login_only",
+  "workspace_guest_user",
+] as const;
+
+/** Emails are compared case-insensitively (contract). */
+export function sameEmail(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
+/** Drains an async iterable into an array. */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
 /** A workspace user. */
 export interface User {
   id: string;

@@ -51,10 +51,4 @@ export function pageSize(value: number | undefined): number {
   return size;
 }
 
-/** Drains an async iterable into an array. */
-export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
 

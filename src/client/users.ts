@@ -2,11 +2,11 @@ import type { z } from "zod";
 import { ConflictError, isAmbiguous, WorkspaceAccessError } from "./errors";
 import type { HttpTransport } from "./http";
 import type { JobsApi } from "./jobs";
-import { toUser, type User, type UserAttributes } from "./models";
+import { sameEmail, toUser, type User, type UserAttributes } from "./models";
 import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { userBody } from "./requests";
-import { jobRecord, recordOrJob, single, type UserRecord, userRecord } from "./schemas";
+import { recordOrJob, schemas, single, type UserRecord, type Schemas } from "./schemas";
 import { SCOPES } from "./scopes";
 
 /** Options of {@link UsersApi.list}. */
@@ -15,11 +15,6 @@ export interface UserListOptions extends ListOptions {
   filter?: string;
   /** Fill `mfaStatus` (the API leaves it `null` otherwise). */
   mfaStatus?: boolean;
-}
-
-/** Emails are compared case-insensitively (contract). */
-export function sameEmail(a: string, b: string): boolean {
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
 }
 
 /** Workspace users: `/users`. */
@@ -39,7 +34,7 @@ export class UsersApi {
       filter: options.filter,
       mfaStatus: options.mfaStatus ? true : undefined,
     };
-    for await (const record of paginate(this.#http, { method: "GET", path: "users", query, scopes: [SCOPES.readUsers] }, userRecord)) {
+    for await (const record of paginate(this.#http, { method: "GET", path: "users", query, scopes: [SCOPES.readUsers] }, schemas().userRecord)) {
       yield toUser(record);
     }
   }
@@ -53,7 +48,7 @@ export class UsersApi {
         query: { mfaStatus: options.mfaStatus ? true : undefined },
         scopes: [SCOPES.readUsers],
       },
-      single(userRecord),
+      single(schemas().userRecord),
     );
     return toUser(data.data);
   }
@@ -79,11 +74,11 @@ export class UsersApi {
     const { settings, deps } = this.#http;
     const began = deps.clock.now();
     for (let attempt = 0; ; attempt++) {
-      let answer: z.infer<ReturnType<typeof recordOrJob<typeof userRecord>>>;
+      let answer: z.infer<ReturnType<typeof recordOrJob<Schemas["userRecord"]>>>;
       try {
         ({ data: answer } = await this.#http.request(
           { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] },
-          recordOrJob(userRecord),
+          recordOrJob(schemas().userRecord),
         ));
       } catch (error) {
         if (!isAmbiguous(error) || attempt >= settings.maxRetries) throw error;
@@ -125,7 +120,7 @@ export class UsersApi {
         body: userBody(attributes, id),
         scopes: [SCOPES.writeUsers],
       },
-      recordOrJob(userRecord),
+      recordOrJob(schemas().userRecord),
     );
     if (data.data.type !== "job") return toUser(data.data as Parameters<typeof toUser>[0]);
     await this.#jobs.wait(data.data.id);
@@ -141,7 +136,7 @@ export class UsersApi {
         scopes: [SCOPES.writeUsers],
         allowEmpty: true,
       },
-      single(jobRecord),
+      single(schemas().jobRecord),
     );
     if (data?.data) await this.#jobs.wait(data.data.id);
   }
