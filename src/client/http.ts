@@ -127,7 +127,7 @@ export class HttpTransport {
       try {
         raw = await this.#send(spec, url);
       } catch (cause) {
-        this.#pacer.release();
+        this.#pacer.release(ticket);
         // undici refused the request before sending it (e.g. a header it cannot encode): no retry helps.
         if (cause instanceof undici().errors.InvalidArgumentError) {
           throw new ConfigurationError(
@@ -142,7 +142,7 @@ export class HttpTransport {
         }
         throw this.#exhausted(error, transientRetries);
       }
-      this.#pacer.release();
+      this.#pacer.release(ticket);
       this.#pacer.observe(raw.status, raw.headers, ticket);
       if (raw.status === 429) {
         const waitMs = this.#rateLimitWait(raw, spec.method, path, rateLimitRetries++);

@@ -6,10 +6,10 @@ import type { Clock } from "./clock";
  */
 const RATE_WINDOW_MS = 1000;
 /**
- * Keep a window's worth of sends this much longer than the service's window, so that sends which
- * fit the client's window also fit the service's, whose clock starts when each request arrives.
+ * Keep a window's worth of requests this much longer than the service's window: a margin for a
+ * service that counts a request from a moment after it answered it (see {@link Pacer}).
  */
-const WINDOW_MARGIN = 1.03;
+const WINDOW_MARGIN = 1.02;
 /** A 429 under a limit learnt from 429s means the limit was misjudged: keep this share of it. */
 const DECREASE = 0.9;
 /**
@@ -30,10 +30,12 @@ interface WindowLimit {
 /**
  * Client-side pacing shared by every request of one client, so a big apply settles at the
  * service's rate instead of stalling on 429s. No quota is hard-coded (the service publishes
- * none): the pacer learns one, as "at most `count` starts in any window", and keeps a log of its
- * own starts to hold to it. A sliding window of starts sends as much as a service's window (fixed
- * or sliding) admits, with bursts where the service allows them, instead of spacing every
- * request evenly and falling behind on timer delays.
+ * none): the pacer learns one, as "at most `count` requests in any window", and keeps a log of
+ * its own requests to hold to it. A sliding window sends as much as a service's window (fixed or
+ * sliding) admits, with bursts where the service allows them, instead of spacing every request
+ * evenly and falling behind on timer delays. Each request counts in the log from when it was
+ * answered, the latest moment the service can have counted it, so a slow network or a busy
+ * process cannot make two windows' worth of requests reach the service in one.
  * - A 429 pauses every request until its `Retry-After`. The first one sets the limit to the
  *   answers the service accepted in the second before it; one for a request sent under a learnt
  *   limit lowers it.
@@ -54,8 +56,10 @@ export class Pacer {
   #sends = 0;
   /** The ticket of the first request sent under {@link #limit}: a 429 for one sent before says nothing about it. */
   #limitFrom = 0;
-  /** Start times of the requests sent in the last window (oldest first), learnt limit or not. */
-  #sent: number[] = [];
+  /** Start times of the requests in flight, by ticket. */
+  readonly #started = new Map<number, number>();
+  /** When the requests of the last window were answered (or failed), oldest first. */
+  #done: number[] = [];
   /** Times of the answers accepted in the last {@link RATE_WINDOW_MS}. */
   #accepted: number[] = [];
   #calmSince = 0;
@@ -103,7 +107,7 @@ export class Pacer {
       }
       const wait = Math.max(this.#resumeAt - now, this.#windowWait(now));
       if (wait <= 0) {
-        this.#sent.push(now);
+        this.#started.set(this.#sends, now);
         if (this.#budget !== undefined) this.#budget--;
         return this.#sends++;
       }
@@ -111,8 +115,12 @@ export class Pacer {
     }
   }
 
-  /** Gives the slot of an answered (or failed) request to the next one waiting. */
-  release(): void {
+  /**
+   * Gives the slot of an answered (or failed) request to the next one waiting; from now on it
+   * counts in the window as a request sent now.
+   */
+  release(ticket: number): void {
+    if (this.#started.delete(ticket)) this.#done.push(this.#clock.now());
     const next = this.#waiting.shift();
     if (next) next();
     else this.#inFlight--;
@@ -159,13 +167,22 @@ export class Pacer {
     this.#calmSince = now;
   }
 
-  /** How long until one more start fits the learnt window (0: now). */
+  /**
+   * How long until one more request fits the learnt window (0: now). A request counts from when
+   * it was answered (it reached the service at some moment before), or, while in flight, from
+   * when it was sent: a burst that met a slow start (new connections) is then not taken as
+   * having left the service's window before it has.
+   */
   #windowWait(now: number): number {
     const windowMs = (this.#limit?.windowMs ?? RATE_WINDOW_MS) * WINDOW_MARGIN;
-    while (this.#sent.length > 0 && (this.#sent[0] ?? 0) <= now - windowMs) this.#sent.shift();
-    if (!this.#limit || this.#sent.length < this.#limit.count) return 0;
-    // The start `count` back must leave the window first.
-    return (this.#sent[this.#sent.length - this.#limit.count] ?? now) + windowMs - now;
+    while (this.#done.length > 0 && (this.#done[0] ?? 0) <= now - windowMs) this.#done.shift();
+    if (!this.#limit) return 0;
+    const over = this.#done.length + this.#started.size - this.#limit.count;
+    if (over < 0) return 0;
+    // The (over + 1)th request to leave the window must leave first: it is among those in
+    // flight and the first `over + 1` answered.
+    const times = [...this.#started.values(), ...this.#done.slice(0, over + 1)].sort((a, b) => a - b);
+    return (times[over] ?? now) + windowMs - now;
   }
 
   #recent(now: number): number {
