@@ -7,13 +7,15 @@
  * | operation | request |
  * |---|---|
  * | check, diff | none |
- * | create, update | `GET /integrations/{id}/users/{userId}`; then `POST /integrations/{id}/users` (invite) when not a member, or `PATCH /integrations/{id}/users/{userId}` (replace the set) when the set differs; then `GET /jobs/{jobId}` until done, and the member again |
+ * | create | `POST /integrations/{id}/users` (invite), `GET /jobs/{jobId}` until done, then `GET /integrations/{id}/users/{userId}` (email, status); when the invite answers 409 (a member already), that `GET` and, when the set differs, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job |
+ * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, the member first, then invite or `PATCH` as above |
  * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh |
  * | delete | `DELETE /integrations/{id}/users/{userId}`, then the job; 404 means already gone |
  */
 import type * as pulumi from "@pulumi/pulumi";
 import {
   ConfigurationError,
+  ConflictError,
   type IntegrationUser,
   isAmbiguous,
   JobFailedError,
@@ -111,9 +113,34 @@ const memberOrUndefined = (client: WorkspaceAccessClient, integrationId: string,
   unlessNotFound(client.integrations.getUser(integrationId, userId));
 
 /**
+ * Invites the user and waits for the job. When the answer says the user is a member already (a
+ * 409), or an ambiguous failure leaves it unclear whether the invitation landed, the member is
+ * read instead: an invitation is never re-sent blindly.
+ *
+ * Assumed (the contract is silent; the emulator does so): inviting a user who is already a
+ * member of the integration answers 409.
+ */
+async function invite(
+  client: WorkspaceAccessClient,
+  inputs: IntegrationEntitlementInputs,
+): Promise<{ jobId: string } | { member: IntegrationUser; existed: boolean }> {
+  const { integrationId, userId, entitlements, role } = inputs;
+  try {
+    const job = await client.integrations.invite(integrationId, { userIds: [userId], role, entitlements });
+    await job.wait();
+    return { jobId: job.id };
+  } catch (error) {
+    const member = ConflictError.isInstance(error) || isAmbiguous(error) ? await memberOrUndefined(client, integrationId, userId) : undefined;
+    if (!member) throw error;
+    return { member, existed: ConflictError.isInstance(error) };
+  }
+}
+
+/**
  * Makes the membership hold exactly `inputs.entitlements`: invites a user who is not a member,
- * replaces the set of one who is (when it differs), and waits for the job. An invite that fails
- * ambiguously is not re-sent before checking whether it landed.
+ * replaces the set of one who is (when it differs), and waits for the job. A create invites
+ * straight away (nearly every create is of a new membership; the answer says when it is not); an
+ * update resuming a create reads the member first.
  */
 async function converge(
   inputs: IntegrationEntitlementInputs,
@@ -121,28 +148,22 @@ async function converge(
 ): Promise<{ member: IntegrationUser; existed: boolean; jobId: string | null }> {
   const { client, cache } = connection();
   const { integrationId, userId, entitlements, role } = inputs;
-  let member = await memberOrUndefined(client, integrationId, userId);
-  const existed = member !== undefined;
-  const current = member ? inviteRole(member.role) : undefined;
-  if (creating && current !== undefined && current !== role) {
-    throw new ConfigurationError(
-      `User ${userId} is already a member of integration ${integrationId} as ${current}, but the resource declares role ${role}. The API cannot change a member's role in place: declare role: "${current}" to manage the membership as it is, or remove the member first.`,
-      "role",
-    );
-  }
+  let member = creating ? undefined : await memberOrUndefined(client, integrationId, userId);
+  let existed = member !== undefined;
   let jobId: string | null = null;
   if (!member) {
-    try {
-      const job = await client.integrations.invite(integrationId, { userIds: [userId], role, entitlements });
-      jobId = job.id;
-      await job.wait();
-    } catch (error) {
-      if (!isAmbiguous(error)) throw error;
-      member = await memberOrUndefined(client, integrationId, userId);
-      if (!member) throw error;
-    }
+    const invited = await invite(client, inputs);
+    if ("jobId" in invited) jobId = invited.jobId;
+    else ({ member, existed } = invited);
   }
   if (member) {
+    const current = inviteRole(member.role);
+    if (creating && existed && current !== undefined && current !== role) {
+      throw new ConfigurationError(
+        `User ${userId} is already a member of integration ${integrationId} as ${current}, but the resource declares role ${role}. The API cannot change a member's role in place: declare role: "${current}" to manage the membership as it is, or remove the member first.`,
+        "role",
+      );
+    }
     if (!sameSet(member.entitlements, entitlements)) {
       const job = await client.integrations.setEntitlements(integrationId, userId, entitlements);
       jobId = job.id;
@@ -152,6 +173,7 @@ async function converge(
     // The member was read before the write; the finished job wrote exactly this set.
     return { member: { ...member, entitlements: entitlementSet(entitlements) }, existed, jobId };
   }
+  // After an invitation, one read for what only the service knows: the member's email and status.
   cache.invalidate(integrationId);
   const final = await memberOrUndefined(client, integrationId, userId);
   if (!final) {

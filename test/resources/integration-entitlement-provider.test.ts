@@ -91,8 +91,8 @@ describe("create", () => {
       status: "pending",
       lastJobId: emu.jobs.list()[0]?.id,
     });
+    // No read before the invitation; one after it, for the member's email and status.
     expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")}`)).toEqual([
-      "GET /integrations/:id/users/:id",
       "POST /integrations/:id/users",
       "GET /jobs/:id",
       "GET /integrations/:id/users/:id",
@@ -102,6 +102,13 @@ describe("create", () => {
   it("sets the entitlements of a user who is already a member (PATCH, the whole set)", async () => {
     const emu = await setup();
     await provider.create((await check({ ...base, userId: grace, entitlements: ["VIEWER", "MANAGER"] })).inputs!);
+    // The invitation answers 409 (a member already): read her, then replace the set.
+    expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
+      "POST /integrations/:id/users 409",
+      "GET /integrations/:id/users/:id 200",
+      "PATCH /integrations/:id/users/:id 200",
+      "GET /jobs/:id 200",
+    ]);
     expect(emu.requests.find((r) => r.method === "PATCH")?.body).toEqual({
       data: { type: "update_user_entitlement", attributes: { entitlements: [{ id: "MANAGER" }, { id: "VIEWER" }] } },
     });
@@ -234,6 +241,8 @@ describe("resuming and roles", () => {
     const error = await rejection(provider.create((await check({ ...base, userId: grace, role: "account_owner" })).inputs!));
     expect(error.message).toContain('already a member of integration');
     expect(error.message).toContain('declare role: "account_collaborator"');
-    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    // Only the invitation went out, and the service refused it: nothing changed.
+    expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.status}`)).toEqual(["POST 409"]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.role).toBe("collaborator");
   });
 });
