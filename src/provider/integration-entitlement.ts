@@ -1,0 +1,8 @@
+/**
+ * What the dynamic-provider host loads for an {@link IntegrationEntitlement}
+ * (`pulumi-workspace-access/provider/integration-entitlement`, named by the resource's one-line
+ * `__provider`).
+ */
+import "./compile-cache";
+
+export { provider } from "../resources/integration-entitlement-provider";
