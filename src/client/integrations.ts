@@ -7,6 +7,7 @@ import {
   toEntitlement,
   toIntegration,
   toIntegrationUser,
+  toJob,
 } from "./models";
 import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
@@ -124,6 +125,6 @@ export class IntegrationsApi {
 
   async #write(spec: { method: "POST" | "PATCH" | "DELETE"; path: string; body?: unknown }): Promise<JobHandle> {
     const { data } = await this.#http.request({ ...spec, scopes: WRITE }, single(schemas().jobRecord));
-    return this.#jobs.handle(data.data.id, data.data.attributes.status);
+    return this.#jobs.handle(toJob(data.data));
   }
 }

@@ -70,8 +70,17 @@ export class JobsApi {
     }
   }
 
+  /**
+   * Waits for a job a write answered with: not at all when the answer says it has finished (the
+   * write's answer is then the job as it ended), else as {@link wait}. An answer that says
+   * `error` is polled once all the same: the write's answer does not carry the error's details.
+   */
+  async until(answer: Job, options: WaitOptions = {}): Promise<Job> {
+    return answer.status === "finished" ? answer : await this.wait(answer.id, options);
+  }
+
   /** A {@link JobHandle} for a job a write answered with. */
-  handle(id: string, status: string): JobHandle {
-    return { id, status, wait: (options) => this.wait(id, options) };
+  handle(answer: Job): JobHandle {
+    return { id: answer.id, status: answer.status, wait: (options) => this.until(answer, options) };
   }
 }

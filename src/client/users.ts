@@ -2,11 +2,11 @@ import type { z } from "zod";
 import { ConflictError, isAmbiguous, WorkspaceAccessError } from "./errors";
 import type { HttpTransport } from "./http";
 import type { JobsApi } from "./jobs";
-import { sameEmail, toUser, type User, type UserAttributes } from "./models";
+import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
 import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { userBody } from "./requests";
-import { recordOrJob, schemas, single, type UserRecord, type Schemas } from "./schemas";
+import { type JobRecord, recordOrJob, type Schemas, schemas, single, type UserRecord } from "./schemas";
 import { SCOPES } from "./scopes";
 
 /** Options of {@link UsersApi.list}. */
@@ -88,7 +88,7 @@ export class UsersApi {
         continue;
       }
       if (answer.data.type !== "job") return toUser(answer.data as UserRecord);
-      await this.#jobs.wait(answer.data.id);
+      await this.#jobs.until(toJob(answer.data as JobRecord));
       const created = await this.findByEmail(attributes.email);
       if (!created) {
         throw new WorkspaceAccessError(
@@ -123,7 +123,7 @@ export class UsersApi {
       recordOrJob(schemas().userRecord),
     );
     if (data.data.type !== "job") return toUser(data.data as Parameters<typeof toUser>[0]);
-    await this.#jobs.wait(data.data.id);
+    await this.#jobs.until(toJob(data.data as JobRecord));
     return this.get(id);
   }
 
@@ -138,6 +138,6 @@ export class UsersApi {
       },
       single(schemas().jobRecord),
     );
-    if (data?.data) await this.#jobs.wait(data.data.id);
+    if (data?.data) await this.#jobs.until(toJob(data.data));
   }
 }

@@ -56,6 +56,22 @@ describe("waiting for jobs", () => {
     expect(clock.sleeps).toEqual([250, 375, 563, 845, 1000, 1000]);
   });
 
+  it("does not poll a job the write's answer says has finished; one that failed, once for its details", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterMs: 0 } });
+    const { client } = clientFor(emu);
+    const job = await client.integrations.invite(youtube, { userIds: [alan], entitlements: ["VIEWER"] });
+    expect(job.status).toBe("finished");
+    expect((await job.wait()).status).toBe("finished");
+    expect(emu.requests.filter((r) => r.path.includes("/jobs/"))).toEqual([]);
+    emu.jobs.failNext(1, { errorType: "login_failed", userRequired: false });
+    const failing = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    expect(failing.status).toBe("error");
+    const error = await rejection(failing.wait());
+    expect(JobFailedError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ jobId: failing.id, errorDetails: { errorType: "login_failed" } });
+    expect(emu.requests.filter((r) => r.path.includes("/jobs/")).map((r) => r.path)).toEqual([`/jobs/${failing.id}`]);
+  });
+
   it("raises JobFailedError with errorType, userRequired and the job id", async () => {
     const emu = await emulator({ seed: defaultSeed() });
     emu.jobs.failNext(1, { errorType: "login_failed", userRequired: true, screenshotUrl: "https://example.com/s.png" });
