@@ -71,13 +71,12 @@ describe("job polling", () => {
 		const client = new WorkspaceAccessClient({ baseUrl: emu.url, apiKey: emu.apiKey });
 		try {
 			const job = await client.integrations.invite(INTEGRATION_ID, { userIds: [user.id], entitlements: ["VIEWER"] });
-			const started = performance.now();
 			await job.wait();
 			const polls = emu.requests.filter((r) => r.method === "GET" && r.path.startsWith("/jobs/"));
-			expect(polls.length).toBeGreaterThanOrEqual(1);
+			// Starts fast: the first poll finds the job still running (sub-second), and back-off
+			// keeps the count down. The exact schedule is tested on a virtual clock (test/client/jobs).
+			expect(polls.length).toBeGreaterThanOrEqual(2);
 			expect(polls.length).toBeLessThanOrEqual(4);
-			// Starts fast: done within half a second of the job finishing.
-			expect(performance.now() - started).toBeLessThan(1500);
 		} finally {
 			await client.close();
 			await emu.close();
