@@ -145,9 +145,9 @@ export class HttpTransport {
       this.#pacer.release(ticket);
       this.#pacer.observe(raw.status, raw.headers, ticket);
       if (raw.status === 429) {
+        // Holds every request of this client for the wait; throws when this one may not wait.
         const waitMs = this.#rateLimitWait(raw, spec.method, path, rateLimitRetries++);
         this.#log(`${spec.method} ${path}: 429, waiting ${Math.ceil(waitMs / 1000)} s`);
-        this.#pacer.pause(waitMs);
         continue;
       }
       if (raw.status >= 400) {
@@ -262,6 +262,11 @@ export class HttpTransport {
     await this.deps.clock.sleep(ms);
   }
 
+  /**
+   * The wait a 429 asks for. Throws a {@link RateLimitError} when this request may not wait: the
+   * wait is over the cap, or its 429 retries are spent (every request of the client is still held
+   * back for the wait then).
+   */
   #rateLimitWait(raw: RawResponse, method: string, path: string, attempt: number): number {
     const header = raw.headers["retry-after"];
     const given = parseRetryAfter(Array.isArray(header) ? header[0] : header, this.deps.clock.now());
@@ -279,6 +284,11 @@ export class HttpTransport {
         waitMs,
       );
     }
+    // Hold every request of the client for the service's wait before deciding whether this one
+    // gives up: the others would otherwise go out during the Retry-After and collect 429s of
+    // their own. (A wait over the cap holds nothing back: the others fail as fast on their own
+    // 429 as this one did, instead of stalling for the cap first.)
+    this.#pacer.pause(waitMs);
     if (attempt >= this.settings.maxRateLimitRetries) {
       throw new RateLimitError(
         `${method} ${path} answered 429 (rate limited) again after waiting ${attempt} times (${this.setting("maxRateLimitRetries")}). Lower the number of parallel operations or run again later.`,

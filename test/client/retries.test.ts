@@ -49,6 +49,34 @@ describe("429 rate limits", () => {
     expect(error.message).toContain("maxRateLimitRetries");
     expect(emu.requests).toHaveLength(3);
   });
+
+  it("holds the client's next request for Retry-After even when the 429'd request gives up", async () => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", status: 429, headers: { "Retry-After": "2" } });
+    const { client, clock } = clientFor(emu, { maxRateLimitRetries: 0 });
+    const error = await rejection(client.users.list().next());
+    expect(RateLimitError.isInstance(error)).toBe(true);
+    const failedAt = clock.now();
+    await client.users.list().next();
+    const sentAt = clock.now();
+    // The second request reached the service only after the 2 s the service asked for.
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(["GET /users 429", "GET /users 200"]);
+    expect(sentAt - failedAt).toBe(2000);
+    expect(clock.sleeps).toEqual([2000]);
+  });
+
+  it("a wait beyond maxRateLimitWaitSeconds fails at once, and does not hold the client's next request for it", async () => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", status: 429 }); // no Retry-After: the contract's 300 s
+    const { client, clock } = clientFor(emu, { maxRateLimitWaitSeconds: 10 });
+    const error = await rejection(client.users.list().next());
+    expect(RateLimitError.isInstance(error)).toBe(true);
+    expect(clock.slept).toBe(0);
+    await client.users.list().next();
+    expect(emu.requests.map((r) => r.status)).toEqual([429, 200]);
+    // Only the pacer's window learnt from the 429 (about a second), neither the cap nor the 300 s.
+    expect(clock.slept).toBeLessThan(2000);
+  });
 });
 
 describe("transient failures", () => {
