@@ -2,7 +2,8 @@
  * Serves the reads of a refresh from paged list calls. A refresh reads every resource at once;
  * one GET each would cost N requests, while one list of all users costs N/100. Reads that arrive
  * together (within `BATCH_WINDOW_MS`) share one list; a read alone costs one GET. A list is kept
- * for at most `maxAgeMs` (a few seconds), and a resource missing from it is confirmed with a
+ * for at most `maxAgeMs` (a few seconds) counted from when it began; reads that arrive while it is
+ * still paging join it, however long it takes. A resource missing from it is confirmed with a
  * direct GET before it is reported gone, so a user created after the list began is never dropped.
  */
 import { NotFoundError, type IntegrationUser, type User, type WorkspaceAccessClient } from "../client";
@@ -13,6 +14,8 @@ export const BATCH_WINDOW_MS = 5;
 interface Snapshot<T> {
   takenAt: number;
   items: Promise<Map<string, T>>;
+  /** Whether the list has finished (or failed). */
+  settled: boolean;
 }
 
 /** One kind of list: users of the workspace, or members of one integration. */
@@ -52,8 +55,7 @@ class Batcher<T> {
   /** A fresh snapshot when others read at the same time; `undefined` for a lone read. */
   async #snapshotFor(): Promise<Snapshot<T> | undefined> {
     if (this.#maxAgeMs <= 0) return undefined;
-    const fresh = this.#snapshot && Date.now() - this.#snapshot.takenAt <= this.#maxAgeMs;
-    if (fresh) return this.#snapshot;
+    if (this.#fresh()) return this.#snapshot;
     await new Promise<void>((resolve) => {
       this.#pending.push(resolve);
       if (this.#timer) return;
@@ -65,7 +67,18 @@ class Batcher<T> {
         for (const wake of waiting) wake();
       }, BATCH_WINDOW_MS);
     });
-    return this.#snapshot && Date.now() - this.#snapshot.takenAt <= this.#maxAgeMs ? this.#snapshot : undefined;
+    return this.#fresh() ? this.#snapshot : undefined;
+  }
+
+  /**
+   * A list still paging is fresh, however long it has taken (many pages, or paced under a rate
+   * limit): starting another would send more requests exactly when the service is slow or
+   * limiting. Once settled, its age counts from when it began: an item may have been read at any
+   * moment since.
+   */
+  #fresh(): boolean {
+    const snapshot = this.#snapshot;
+    return snapshot !== undefined && (!snapshot.settled || Date.now() - snapshot.takenAt <= this.#maxAgeMs);
   }
 
   #take(): Snapshot<T> {
@@ -74,11 +87,17 @@ class Batcher<T> {
       for await (const item of this.#list()) map.set(item.id, item);
       return map;
     })();
-    const snapshot = { takenAt: Date.now(), items };
-    // A failed list is not kept for later reads.
-    items.catch(() => {
-      if (this.#snapshot === snapshot) this.#snapshot = undefined;
-    });
+    const snapshot: Snapshot<T> = { takenAt: Date.now(), items, settled: false };
+    items.then(
+      () => {
+        snapshot.settled = true;
+      },
+      () => {
+        snapshot.settled = true;
+        // A failed list is not kept for later reads.
+        if (this.#snapshot === snapshot) this.#snapshot = undefined;
+      },
+    );
     return snapshot;
   }
 }
@@ -115,9 +134,17 @@ export class ReadCache {
     return batcher.read(userId);
   }
 
-  /** Forgets cached lists after a write. */
+  /**
+   * Forgets cached lists after a write: with an integration id, the users and that integration's
+   * members (a membership write); without, every list (a user write: deleting a user also ends
+   * its memberships, and a user's name and email show in member lists).
+   */
   invalidate(integrationId?: string): void {
     this.#users.invalidate();
-    if (integrationId) this.#members.get(integrationId)?.invalidate();
+    if (!integrationId) {
+      for (const members of this.#members.values()) members.invalidate();
+    } else {
+      this.#members.get(integrationId)?.invalidate();
+    }
   }
 }
