@@ -8,9 +8,14 @@
  * |---|---|
  * | check, diff | none |
  * | create | `POST /integrations/{id}/users` (invite), `GET /jobs/{jobId}` until done, then `GET /integrations/{id}/users/{userId}` (email, status); when the invite answers 409 (a member already), that `GET` and, when the set differs, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job |
- * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, the member first, then invite or `PATCH` as above |
+ * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, `GET /jobs/{jobId}` for its recorded job until done, then the member, then invite or `PATCH` as above |
  * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh |
  * | delete | `DELETE /integrations/{id}/users/{userId}`, then the job; 404 means already gone |
+ *
+ * Once the service has accepted a write of a create (or of an update resuming one) and answered
+ * with a job, a failure while waiting for that job, other than the job itself failing (a timeout,
+ * or polling that still fails after the client's retries), records the resource as partially
+ * created with that job: the next `pulumi up` waits for the job instead of inviting again.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import {
@@ -19,6 +24,7 @@ import {
   type IntegrationUser,
   isAmbiguous,
   JobFailedError,
+  type JobHandle,
   JobTimeoutError,
   NotFoundError,
   unlessNotFound,
@@ -35,7 +41,7 @@ import {
   inviteRole,
   validate,
 } from "./inputs";
-import { configure, connection, withHints } from "./provider-runtime";
+import { configure, connection, withHints, withWrite } from "./provider-runtime";
 import { containsUnknown, isUnknown } from "./unknown";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
@@ -112,10 +118,29 @@ export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffRe
 const memberOrUndefined = (client: WorkspaceAccessClient, integrationId: string, userId: string) =>
   unlessNotFound(client.integrations.getUser(integrationId, userId));
 
+/** The job each error was raised while waiting for, when the service had accepted the write (see {@link finish}). */
+const unfinishedJobs = new WeakMap<Error, string>();
+
+/**
+ * Waits for the job of a write the service accepted. Any failure but the job's own (a
+ * {@link JobFailedError}: the write did not happen) leaves the write in flight: the error is
+ * rethrown as it is, remembered with the job's id for {@link partialCreate}.
+ */
+async function finish(job: JobHandle): Promise<void> {
+  try {
+    await job.wait();
+  } catch (error) {
+    if (error instanceof Error && !JobFailedError.isInstance(error)) unfinishedJobs.set(error, job.id);
+    throw error;
+  }
+}
+
 /**
  * Invites the user and waits for the job. When the answer says the user is a member already (a
  * 409), or an ambiguous failure leaves it unclear whether the invitation landed, the member is
- * read instead: an invitation is never re-sent blindly.
+ * read instead: an invitation is never re-sent blindly. Only the invitation's own failure is
+ * handled so; once it was accepted, a failure while waiting for its job goes to the caller (see
+ * {@link finish}).
  *
  * Assumed (the contract is silent; the emulator does so): inviting a user who is already a
  * member of the integration answers 409.
@@ -125,15 +150,16 @@ async function invite(
   inputs: IntegrationEntitlementInputs,
 ): Promise<{ jobId: string } | { member: IntegrationUser; existed: boolean }> {
   const { integrationId, userId, entitlements, role } = inputs;
+  let job: JobHandle;
   try {
-    const job = await client.integrations.invite(integrationId, { userIds: [userId], role, entitlements });
-    await job.wait();
-    return { jobId: job.id };
+    job = await client.integrations.invite(integrationId, { userIds: [userId], role, entitlements });
   } catch (error) {
     const member = ConflictError.isInstance(error) || isAmbiguous(error) ? await memberOrUndefined(client, integrationId, userId) : undefined;
     if (!member) throw error;
     return { member, existed: ConflictError.isInstance(error) };
   }
+  await finish(job);
+  return { jobId: job.id };
 }
 
 /**
@@ -146,7 +172,7 @@ async function converge(
   inputs: IntegrationEntitlementInputs,
   creating: boolean,
 ): Promise<{ member: IntegrationUser; existed: boolean; jobId: string | null }> {
-  const { client, cache } = connection();
+  const { client } = connection();
   const { integrationId, userId, entitlements, role } = inputs;
   let member = creating ? undefined : await memberOrUndefined(client, integrationId, userId);
   let existed = member !== undefined;
@@ -167,14 +193,12 @@ async function converge(
     if (!sameSet(member.entitlements, entitlements)) {
       const job = await client.integrations.setEntitlements(integrationId, userId, entitlements);
       jobId = job.id;
-      await job.wait();
-      cache.invalidate(integrationId);
+      await finish(job);
     }
     // The member was read before the write; the finished job wrote exactly this set.
     return { member: { ...member, entitlements: entitlementSet(entitlements) }, existed, jobId };
   }
   // After an invitation, one read for what only the service knows: the member's email and status.
-  cache.invalidate(integrationId);
   const final = await memberOrUndefined(client, integrationId, userId);
   if (!final) {
     throw new WorkspaceAccessError(
@@ -200,13 +224,17 @@ async function settle(jobId: string): Promise<void> {
 }
 
 /**
- * An error the host turns into a partial create: the resource is recorded (with the entitlements
- * it has now), so the next `pulumi up` resumes with an update instead of inviting again.
+ * The error as the host turns it into a partial create, when it was raised while waiting for an
+ * accepted write's job (see {@link finish}): the resource is recorded (with no entitlements
+ * known, no email or status, and that job), so the next `pulumi up` resumes with an update that
+ * waits for the job instead of inviting again. Any other error is returned as it is.
  */
-function partialCreate(error: JobTimeoutError, news: Props, inputs: IntegrationEntitlementInputs): Error {
+function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitlementInputs): unknown {
+  const jobId = error instanceof Error ? unfinishedJobs.get(error) : undefined;
+  if (!(error instanceof Error) || jobId === undefined) return error;
   return Object.assign(error, {
     id: membershipId(inputs.integrationId, inputs.userId),
-    properties: { ...inputs, entitlements: [], email: null, status: null, lastJobId: error.jobId, __provider: news.__provider },
+    properties: { ...inputs, entitlements: [], email: null, status: null, lastJobId: jobId, __provider: news.__provider },
     reasons: [error.message],
   });
 }
@@ -224,16 +252,15 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
 
   async create(news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationEntitlementOutputs>> {
     const inputs = normalise(news);
-    return withHints(async () => {
+    return withWrite(async () => {
       try {
         const { member, existed, jobId } = await converge(inputs, true);
         if (existed) claim(`member:${membershipId(inputs.integrationId, inputs.userId)}`);
         return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId) };
       } catch (error) {
-        if (JobTimeoutError.isInstance(error)) throw partialCreate(error, news, inputs);
-        throw error;
+        throw partialCreate(error, news, inputs);
       }
-    });
+    }, inputs.integrationId);
   },
 
   async read(id: string, props?: IntegrationEntitlementOutputs): Promise<pulumi.dynamic.ReadResult<IntegrationEntitlementOutputs>> {
@@ -250,26 +277,31 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
 
   async update(_id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
     const inputs = normalise(news);
-    return withHints(async () => {
+    return withWrite(async () => {
       const partial = olds.email === null && olds.status === null;
       if (!partial) {
         // The usual update: replace the set and wait; the member is known from the last outputs,
         // so no read before or after. A member removed out of band (404) falls through to a full
         // converge, which invites again.
-        const { client, cache } = connection();
+        const { client } = connection();
         const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
         if (job) {
           await job.wait();
-          cache.invalidate(inputs.integrationId);
           return { outs: { ...olds, ...inputs, lastJobId: job.id } };
         }
       }
-      // A create that timed out was recorded with its job: give that job its time first, so this
-      // up does not invite the user a second time while the first invitation is merely slow.
+      // A create whose job was not seen to finish was recorded with that job: give it its time
+      // first, so this up does not invite the user a second time while the first invitation is
+      // merely slow.
       if (partial && olds.lastJobId) await settle(olds.lastJobId);
-      const { member, jobId } = await converge(inputs, false);
-      return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null) };
-    });
+      try {
+        const { member, jobId } = await converge(inputs, false);
+        return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null) };
+      } catch (error) {
+        // This write's own job, if one is left in flight, is recorded in turn.
+        throw partialCreate(error, news, inputs);
+      }
+    }, inputs.integrationId);
   },
 
   async delete(id: string): Promise<void> {
@@ -277,12 +309,10 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
     // would undo it.
     if (isClaimed(`member:${id}`)) return;
     const { integrationId, userId } = parseId(id);
-    await withHints(async () => {
-      const { client, cache } = connection();
+    await withWrite(async () => {
       // Already gone (404) counts as done.
-      const job = await unlessNotFound(client.integrations.removeUser(integrationId, userId));
+      const job = await unlessNotFound(connection().client.integrations.removeUser(integrationId, userId));
       await job?.wait();
-      cache.invalidate(integrationId);
-    });
+    }, integrationId);
   },
 };

@@ -55,3 +55,16 @@ export async function withHints<T>(operation: () => Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/**
+ * {@link withHints} for an operation that writes: afterwards, whether it succeeded or not (a write
+ * whose job failed to finish in time may still land), the cached lists it may have changed are
+ * forgotten. With an integration id, the users and that integration's members; without, every list.
+ */
+export async function withWrite<T>(operation: () => Promise<T>, integrationId?: string): Promise<T> {
+  try {
+    return await withHints(operation);
+  } finally {
+    current?.cache.invalidate(integrationId);
+  }
+}

@@ -14,7 +14,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { ConflictError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
 import { claim, isClaimed } from "./claims";
 import { DEFAULT_USER_ROLE, defined, type UserInputs, userInputs, validate } from "./inputs";
-import { configure, connection, withHints } from "./provider-runtime";
+import { configure, connection, withHints, withWrite } from "./provider-runtime";
 import { isUnknown } from "./unknown";
 
 /** What a {@link User} stores: its inputs with defaults, plus what the service computes. */
@@ -92,8 +92,8 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
 
   async create(news: Props): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
     const inputs = normalise(news);
-    return withHints(async () => {
-      const { client, cache } = connection();
+    return withWrite(async () => {
+      const { client } = connection();
       let user: User;
       try {
         user = await client.users.create(attributes(inputs));
@@ -107,7 +107,6 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
         user = await client.users.replace(existing.id, attributes(inputs));
         claim(`user:${user.id}`);
       }
-      cache.invalidate();
       return { id: user.id, outs: outputs(user, inputs) };
     });
   },
@@ -124,10 +123,8 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
 
   async update(id: string, _olds: UserOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<UserOutputs>> {
     const inputs = normalise(news);
-    return withHints(async () => {
-      const { client, cache } = connection();
-      const user = await client.users.replace(id, attributes(inputs));
-      cache.invalidate();
+    return withWrite(async () => {
+      const user = await connection().client.users.replace(id, attributes(inputs));
       return { outs: outputs(user, inputs) };
     });
   },
@@ -135,11 +132,9 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
   async delete(id: string): Promise<void> {
     // A replacement of this resource took the same user over in this deployment: keep it.
     if (isClaimed(`user:${id}`)) return;
-    await withHints(async () => {
-      const { client, cache } = connection();
+    await withWrite(async () => {
       // Already gone (404) counts as done.
-      await unlessNotFound(client.users.delete(id));
-      cache.invalidate();
+      await unlessNotFound(connection().client.users.delete(id));
     });
   },
 };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ServerError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
 import { provider } from "../../src/resources/integration-entitlement-provider";
 import { UNKNOWN } from "../../src/resources/unknown";
@@ -10,6 +11,15 @@ const { alan, grace, katherine } = DEFAULT_IDS.users;
 const base = { integrationId: youtube, userId: alan, entitlements: ["VIEWER", "EDITOR"] };
 const check = (news: Record<string, unknown>) => provider.check!({}, news);
 const fast = { "workspace-access:jobTimeoutSeconds": "5" };
+/** The invitations (`POST /integrations/{id}/users`) the emulator received. */
+const invites = (emu: Awaited<ReturnType<typeof emulator>>) =>
+  emu.requests.filter((r) => r.method === "POST" && /^\/integrations\/[^/]+\/users$/.test(r.path));
+/** Every `GET /jobs/{id}` answers 503, and the client gives up at once (no retries, no back-off). */
+async function jobsUnreachable(emu: Awaited<ReturnType<typeof emulator>>) {
+  await configureFor(emu, { ...fast, "workspace-access:maxRetries": "0" });
+  emu.fault({ method: "GET", path: /^\/jobs\//, status: 503, times: 1000 });
+}
+type PartialCreate = Error & { id?: string; properties?: Record<string, unknown> };
 
 async function setup(options: Parameters<typeof emulator>[0] = {}) {
   const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 }, ...options });
@@ -184,6 +194,24 @@ describe("read, update, delete", () => {
     expect(emu.requests.at(-1)?.status).toBe(404);
   });
 
+  it("a write whose job fails still forgets the member list the reads of a refresh share", async () => {
+    const emu = await setup();
+    emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: ["VIEWER"] });
+    emu.integrations.setMember(youtube, grace, { role: "collaborator", entitlements: ["VIEWER"] });
+    const refresh = () => Promise.all([alan, grace].map((userId) => provider.read!(`${youtube}/${userId}`)));
+    const lists = () => emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${youtube}/users`).length;
+    await refresh();
+    expect(lists()).toBe(1);
+    emu.jobs.failNext(1, { errorType: "mfa_required" });
+    await rejection(provider.update!(`${youtube}/${alan}`, { ...base, role: "account_collaborator", email: "a", status: "live", lastJobId: null }, (await check(base)).inputs!));
+    // A failed write may still have changed something (or a timed-out one may yet): the next
+    // reads take a new list, and see what changed meanwhile.
+    emu.integrations.setMember(youtube, grace, { role: "collaborator", entitlements: ["MANAGER"] });
+    const [, read] = await refresh();
+    expect(lists()).toBe(2);
+    expect(wire(read!).props?.entitlements).toEqual(["MANAGER"]);
+  });
+
   it("a replacement on the same membership is never undone by the old resource's delete", async () => {
     const emu = await setup();
     const { id, outs } = await provider.create((await check(base)).inputs!);
@@ -233,6 +261,48 @@ describe("resuming and roles", () => {
     const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, (await check(base)).inputs!));
     expect(outs?.entitlements).toEqual(["EDITOR", "VIEWER"]);
     expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(2);
+  });
+
+  it("an invitation accepted whose job cannot be polled records the resource with that job, and the next up does not invite again", async () => {
+    const emu = await setup();
+    await jobsUnreachable(emu);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as PartialCreate;
+    // The user still sees why: the polling error, class and message as they were.
+    expect(ServerError.isInstance(error)).toBe(true);
+    expect(error.message).toMatch(/GET \S*\/jobs\/[0-9a-f-]+ answered 503/);
+    // A partial create, recorded with the invitation's job.
+    const jobId = emu.jobs.list()[0]?.id;
+    expect(jobId).toBeDefined();
+    expect(error.id).toBe(`${youtube}/${alan}`);
+    expect(error.properties).toMatchObject({ entitlements: [], email: null, status: null, lastJobId: jobId, __provider: "serialized" });
+    expect(invites(emu)).toHaveLength(1);
+
+    // The next up: the recorded job is settled, then the set converges; no second invitation.
+    emu.clearFaults();
+    const news = (await check({ ...base, entitlements: ["MANAGER", "VIEWER"] })).inputs!;
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, news));
+    expect(invites(emu)).toHaveLength(1);
+    expect(outs).toMatchObject({ entitlements: ["MANAGER", "VIEWER"], email: "alan@example.com" });
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements.sort()).toEqual(["MANAGER", "VIEWER"]);
+  });
+
+  it("an update resuming a partial create records the job of its own invitation when that job cannot be polled", async () => {
+    const emu = await setup();
+    await jobsUnreachable(emu);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    // Recorded by an earlier create whose invitation never got a job (nothing to wait for).
+    const olds = { ...inputs, entitlements: [], email: null, status: null, lastJobId: null };
+    const error = (await rejection(provider.update!(`${youtube}/${alan}`, olds as never, inputs))) as PartialCreate;
+    expect(ServerError.isInstance(error)).toBe(true);
+    const jobId = emu.jobs.list()[0]?.id;
+    expect(error.id).toBe(`${youtube}/${alan}`);
+    expect(error.properties).toMatchObject({ entitlements: [], email: null, status: null, lastJobId: jobId, __provider: "serialized" });
+
+    emu.clearFaults();
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, inputs));
+    expect(invites(emu)).toHaveLength(1);
+    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], email: "alan@example.com", lastJobId: jobId });
   });
 
   it("a create over an existing membership with another role says so instead of planning a replacement", async () => {
