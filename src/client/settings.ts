@@ -122,14 +122,30 @@ function positive(name: keyof typeof DEFAULTS, value: number | undefined, min = 
   return value;
 }
 
-/** Applies defaults and validates every setting, naming the one at fault. */
-export function resolveSettings(options: ClientOptions): ResolvedSettings {
+/**
+ * The shortest key accepted. Anything shorter is a copy-paste accident (`x`, `true`), and could not
+ * be redacted from messages without mangling ordinary words.
+ */
+export const MIN_API_KEY_LENGTH = 8;
+
+/**
+ * Applies defaults and validates every setting, naming the one at fault (`settingPrefix`, e.g.
+ * `workspace-access:`, names the key as the user sets it).
+ */
+export function resolveSettings(options: ClientOptions & { settingPrefix?: string }): ResolvedSettings {
+  const keySetting = `${options.settingPrefix ?? ""}apiKey`;
   if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
-    throw new ConfigurationError("apiKey is required and must not be empty", "apiKey");
+    throw new ConfigurationError(`${keySetting} is required and must not be empty`, keySetting);
   }
   // Keys are opaque tokens: a space or line break is a copy-paste accident (and could not be sent).
   if (/[\s\p{Cc}]/u.test(options.apiKey)) {
-    throw new ConfigurationError("apiKey contains spaces or control characters: check how it was copied", "apiKey");
+    throw new ConfigurationError(`${keySetting} contains spaces or control characters: check how it was copied`, keySetting);
+  }
+  if (options.apiKey.length < MIN_API_KEY_LENGTH) {
+    throw new ConfigurationError(
+      `${keySetting} is too short to be a workspace API key (fewer than ${MIN_API_KEY_LENGTH} characters): check how it was copied`,
+      keySetting,
+    );
   }
   return {
     baseUrl: parseBaseUrl(options.baseUrl),

@@ -26,7 +26,7 @@ describe("base URL", () => {
 
   it("refuses an empty API key and bad numbers, naming the setting", () => {
     expect(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: " " })).toThrow(/apiKey is required/);
-    expect(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: "k", maxRetries: -1 })).toThrow(/maxRetries/);
+    expect(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: "k-123456", maxRetries: -1 })).toThrow(/maxRetries/);
   });
 });
 
@@ -37,6 +37,17 @@ describe("keys in the wrong place", () => {
       parseBaseUrl("wa_secret_pasted_here");
     } catch (error) {
       expect(String(error)).not.toContain("wa_secret_pasted_here");
+    }
+  });
+
+  it.each(["x", "true", "k-12345"])("refuses %j, too short to be a key (and to redact), naming the setting as the user sets it", (key) => {
+    const build = () => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: key, settingPrefix: "workspace-access:" });
+    expect(build).toThrow(/^workspace-access:apiKey is too short to be a workspace API key/);
+    try {
+      build();
+    } catch (error) {
+      expect(ConfigurationError.isInstance(error) && error.setting).toBe("workspace-access:apiKey");
+      expect(String(error)).not.toContain(key === "x" ? "\"x\"" : key);
     }
   });
 
