@@ -360,8 +360,10 @@ describe.concurrent("the e2e harness, driving the real dynamic-provider host", {
 			expect(toy.stack.state().resources.map((r) => r.name)).toEqual(["e2e-dev", "alice", "bob"]);
 		});
 
-		it("a program that never finishes times out, keeps what it created, and leaves no process", async (context) => {
-			const toy = await toyStack(context, "program-two.ts", {}, 10_000);
+		// The limit must outlast the host's start and the program's first create on a busy 2-core
+		// machine (over 10 s while the other host tests run alongside), or nothing is created first.
+		it("a program that never finishes times out, keeps what it created, and leaves no process", { timeout: 90_000 }, async (context) => {
+			const toy = await toyStack(context, "program-two.ts", {}, 30_000);
 			toy.stack.setProgram(
 				"program-hangs.ts",
 				'import { Toy } from "./toy-provider";\nexport const id = new Toy("alice", { label: "alice", value: "a1" }).id;\nexport const never = new Promise(() => undefined);\n',
