@@ -137,25 +137,36 @@ interface SizeResult {
 }
 
 /**
- * The host's fixed CPU time in a preview: its start, loading both providers, `Configure`, and the
- * Check and Diff of one user and one entitlement. A stack of one of each, not an empty one: the
- * host starts only when a program registers its first resource, so an empty preview has no host
- * to measure, and its start (0.2 to 0.8 s of CPU, by machine) would be counted per resource.
+ * The least host CPU of `reps` previews of a workload stack, once it is up: `n` users (plus one
+ * entitlement each with `entitlements`), through `program`.
  */
-async function previewBaselineCpuMs(project: Project): Promise<number> {
+async function leastPreviewCpuMs(
+	project: Project,
+	options: { stackName: string; n: number; reps: number; program?: string; entitlements?: boolean },
+): Promise<number> {
 	const emu = await benchEmulator();
-	const stack = await workloadStack(project, emu, { stackName: "baseline", n: 1, parallel, env: probeEnv });
+	const { stackName, n, program } = options;
+	const stack = await workloadStack(project, emu, { stackName, n, parallel, env: probeEnv, ...(program ? { program } : {}) });
 	try {
-		stack.setConfig("bench:entitlements", "true");
+		if (options.entitlements) stack.setConfig("bench:entitlements", "true");
 		await stack.up();
-		const runs: number[] = [];
-		for (let i = 0; i < 5; i++) runs.push((await measure(emu, () => stack.preview())).hostCpuMs);
-		return Math.min(...runs);
+		let least = Number.POSITIVE_INFINITY;
+		for (let rep = 0; rep < options.reps; rep++) least = Math.min(least, (await measure(emu, () => stack.preview())).hostCpuMs);
+		return least;
 	} finally {
 		await stack.close();
 		await emu.close();
 	}
 }
+
+/**
+ * The host's fixed CPU time in a preview: its start, loading both providers, `Configure`, and the
+ * Check and Diff of one user and one entitlement. A stack of one of each, not an empty one: the
+ * host starts only when a program registers its first resource, so an empty preview has no host
+ * to measure, and its start (most of the 0.9 s of CPU this measures on the machine of
+ * docs/performance.md) would be counted per resource.
+ */
+const previewBaselineCpuMs = (project: Project) => leastPreviewCpuMs(project, { stackName: "baseline", n: 1, reps: 5, entitlements: true });
 
 /** The two resources of the preview baseline (one user, one entitlement). */
 const BASELINE_RESOURCES = 2;
@@ -165,19 +176,7 @@ const BASELINE_RESOURCES = 2;
  * no-op provider (a preview of `n` of its resources less one of 1, over the `n - 1` beyond).
  */
 async function noopPreviewCpuMsPerResource(project: Project, n: number, reps: number): Promise<number> {
-	const cpu = async (size: number) => {
-		const emu = await benchEmulator();
-		const stack = await workloadStack(project, emu, { stackName: `noop-preview-${size}`, program: "noop.js", n: size, parallel, env: probeEnv });
-		try {
-			await stack.up();
-			let least = Number.POSITIVE_INFINITY;
-			for (let rep = 0; rep < reps; rep++) least = Math.min(least, (await measure(emu, () => stack.preview())).hostCpuMs);
-			return least;
-		} finally {
-			await stack.close();
-			await emu.close();
-		}
-	};
+	const cpu = (size: number) => leastPreviewCpuMs(project, { stackName: `noop-preview-${size}`, n: size, reps, program: "noop.js" });
 	return Math.max(0, (await cpu(n)) - (await cpu(1))) / (n - 1);
 }
 
