@@ -35,6 +35,7 @@ function hostUsage(): { rssBytes: number; cpuMs: number } {
 	let rssBytes = 0;
 	let cpuMs = 0;
 	for (const file of fs.readdirSync(rssDir)) {
+		if (file.endsWith(".partial")) continue; // being written; its last figures are in the file beside it
 		const [rss, cpu] = fs.readFileSync(path.join(rssDir, file), "utf8").split(" ").map(Number);
 		rssBytes = Math.max(rssBytes, rss || 0);
 		cpuMs += (cpu || 0) / 1000;
