@@ -2,6 +2,7 @@
  * Assembles an emulator: state, jobs, keys, faults, rate limit and the HTTP server, and the
  * {@link Emulator} handle tests drive it through.
  */
+import { systemClock } from "./clock";
 import { FaultQueue } from "./faults";
 import { JobEngine } from "./jobs";
 import { KeyRing, randomApiKey } from "./keys";
@@ -36,17 +37,18 @@ function jobView(row: JobRow): EmulatedJob {
 
 /** Starts an emulator listening on `options.host`:`options.port` (default 127.0.0.1, an ephemeral port). */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-	const store = new Store();
+	const clock = options.clock ?? systemClock;
+	const store = new Store(() => clock.now());
 	applySeed(store, options.seed ?? {});
-	const jobs = new JobEngine(options.job, { id: store.operatorId, name: OPERATOR_NAME });
+	const jobs = new JobEngine(options.job, { id: store.operatorId, name: OPERATOR_NAME }, clock);
 	const apiKey = options.apiKey ?? randomApiKey();
 	const keys = new KeyRing(apiKey, options.keys);
-	const limiter = new RateLimiter(options.rateLimit);
+	const limiter = new RateLimiter(options.rateLimit, clock);
 	const faults = new FaultQueue();
 	const log = new RequestLog();
 	const settings = { missingScopeStatus: options.missingScopeStatus ?? 403 };
 	const world = { store, jobs, userWritesAsJobs: options.userWritesAsJobs ?? false };
-	const server = new EmulatorServer({ world, router: new Router(allRoutes), keys, faults, limiter, log, settings });
+	const server = new EmulatorServer({ world, router: new Router(allRoutes), keys, faults, limiter, log, settings, clock });
 
 	const host = options.host ?? "127.0.0.1";
 	const port = await server.listen(options.port ?? 0, host);

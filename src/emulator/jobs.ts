@@ -3,10 +3,11 @@
  * reaches `finished`, so a client that does not wait for it sees the old state.
  *
  * Progression is either by polls (the n-th `GET /jobs/{id}` sees the job done, earlier ones
- * see `running`) or by time (done `finishAfterMs` after creation, polled or not, through an
- * unref'd timer so a forgotten emulator never keeps a process alive).
+ * see `running`) or by time (done `finishAfterMs` after creation, polled or not, through a timer
+ * of the emulator's clock).
  */
 import { randomUUID } from "node:crypto";
+import type { EmulatorClock } from "./clock";
 import type { JobErrorDetails, JobStatus, JobTiming } from "./types";
 
 /** The `account` object a job names: the integration it acts on. */
@@ -62,7 +63,8 @@ interface JobState {
 	fate: Fate;
 	timing: { polls: number } | { ms: number };
 	run: () => JobFailure | undefined;
-	timer?: NodeJS.Timeout;
+	/** Cancels the pending timer, when one runs. */
+	cancel?: () => void;
 }
 
 function isDone(status: JobStatus): boolean {
@@ -80,6 +82,7 @@ export class JobEngine {
 	constructor(
 		timing: JobTiming | undefined,
 		private readonly createdBy: { id: string; name: string },
+		private readonly clock: EmulatorClock,
 	) {
 		this.timing = { ...timing };
 	}
@@ -102,7 +105,7 @@ export class JobEngine {
 
 	/** Starts a job; with an immediate timing it may already be done when returned. */
 	create(spec: JobSpec): JobRow {
-		const now = Date.now();
+		const now = this.clock.now();
 		const row: JobRow = {
 			id: randomUUID(),
 			workflowType: spec.workflowType,
@@ -122,8 +125,7 @@ export class JobEngine {
 		if ("ms" in state.timing) {
 			if (state.timing.ms <= 0) this.settle(state);
 			else if (state.fate.kind !== "hang") {
-				state.timer = setTimeout(() => this.settle(state), state.timing.ms);
-				state.timer.unref();
+				state.cancel = this.clock.setTimer(() => this.settle(state), state.timing.ms);
 			}
 		} else if (state.timing.polls <= 0) {
 			this.settle(state);
@@ -139,7 +141,7 @@ export class JobEngine {
 		if (isDone(state.row.status)) return state.row;
 		if ("ms" in state.timing) {
 			// Compute on read as well as by timer, so a read right at the deadline never sees a stale state.
-			if (state.fate.kind !== "hang" && Date.now() - state.row.createdAt >= state.timing.ms) this.settle(state);
+			if (state.fate.kind !== "hang" && this.clock.now() - state.row.createdAt >= state.timing.ms) this.settle(state);
 			else this.setStatus(state, "running");
 		} else if (state.fate.kind !== "hang" && state.row.polls >= state.timing.polls) {
 			this.settle(state);
@@ -162,8 +164,8 @@ export class JobEngine {
 	/** Clears every timer (jobs not yet done stay as they are). */
 	dispose(): void {
 		for (const state of this.jobs.values()) {
-			if (state.timer !== undefined) clearTimeout(state.timer);
-			state.timer = undefined;
+			state.cancel?.();
+			state.cancel = undefined;
 		}
 	}
 
@@ -188,11 +190,11 @@ export class JobEngine {
 	private setStatus(state: JobState, status: JobStatus): void {
 		if (state.row.status === status) return;
 		state.row.status = status;
-		state.row.updatedAt = Math.max(Date.now(), state.row.updatedAt);
+		state.row.updatedAt = Math.max(this.clock.now(), state.row.updatedAt);
 	}
 
 	private settle(state: JobState): void {
-		state.timer = undefined;
+		state.cancel = undefined;
 		if (isDone(state.row.status)) return;
 		if (state.fate.kind === "hang") {
 			this.setStatus(state, "running");

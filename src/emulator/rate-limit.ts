@@ -3,6 +3,7 @@
  * `requests` admitted requests of the same key fall in the last `windowMs`. Refused requests
  * do not count, so a client that backs off as told gets through.
  */
+import type { EmulatorClock } from "./clock";
 import type { RateLimit } from "./types";
 
 /** The answer of {@link RateLimiter.admit}. */
@@ -13,7 +14,10 @@ export class RateLimiter {
 	private limit: RateLimit | null;
 	private readonly windows = new Map<string, number[]>();
 
-	constructor(limit: RateLimit | null | undefined) {
+	constructor(
+		limit: RateLimit | null | undefined,
+		private readonly clock: EmulatorClock,
+	) {
 		this.limit = limit ?? null;
 	}
 
@@ -29,7 +33,7 @@ export class RateLimiter {
 	}
 
 	/** Admits (and counts) a request of `key` at `now`, or says how long until one would be admitted. */
-	admit(key: string, now = Date.now()): Admission {
+	admit(key: string, now = this.clock.now()): Admission {
 		if (this.limit === null) return { ok: true, remaining: Number.POSITIVE_INFINITY, resetMs: 0 };
 		const { requests, windowMs } = this.limit;
 		const recent = (this.windows.get(key) ?? []).filter((at) => now - at < windowMs);
@@ -47,7 +51,7 @@ export class RateLimiter {
 }
 
 /** The `Retry-After` header for a refusal, per the configured style; undefined for "none". */
-export function retryAfterHeader(style: RateLimit["retryAfter"], retryAfterMs: number, now = Date.now()): string | undefined {
+export function retryAfterHeader(style: RateLimit["retryAfter"], retryAfterMs: number, now: number): string | undefined {
 	switch (style ?? "seconds") {
 		case "none":
 			return undefined;

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ApiError, errorBody } from "./errors";
+import type { EmulatorClock } from "./clock";
 import type { FaultQueue } from "./faults";
 import type { KeyRing } from "./keys";
 import type { RateLimiter } from "./rate-limit";
@@ -47,6 +48,7 @@ export interface ServerParts {
 	limiter: RateLimiter;
 	log: RequestLog;
 	settings: LiveSettings;
+	clock: EmulatorClock;
 }
 
 interface Incoming {
@@ -63,7 +65,8 @@ interface Incoming {
 /** The emulator's HTTP server. */
 export class EmulatorServer {
 	private readonly server: Server;
-	private readonly delays = new Map<NodeJS.Timeout, () => void>();
+	/** Pending delays: each one's cancel and abort. */
+	private readonly delays = new Set<{ cancel: () => void; abort: () => void }>();
 	private closed = false;
 
 	constructor(private readonly parts: ServerParts) {
@@ -86,9 +89,9 @@ export class EmulatorServer {
 	/** Stops accepting, drops every connection (keep-alive ones included) and pending delays. */
 	close(): Promise<void> {
 		this.closed = true;
-		for (const [timer, abort] of this.delays) {
-			clearTimeout(timer);
-			abort();
+		for (const delay of this.delays) {
+			delay.cancel();
+			delay.abort();
 		}
 		this.delays.clear();
 		return new Promise((resolve) => {
@@ -143,7 +146,7 @@ export class EmulatorServer {
 			body: undefined,
 			status: 0,
 			hasApiKey: apiKey !== undefined,
-			at: Date.now(),
+			at: this.parts.clock.now(),
 			requestId: randomUUID(),
 		};
 		this.parts.log.entries.push(record);
@@ -181,7 +184,7 @@ export class EmulatorServer {
 		const admission = limiter.admit(apiKey);
 		if (!admission.ok) {
 			log.rateLimited += 1;
-			const retryAfter = retryAfterHeader(limiter.current?.retryAfter, admission.retryAfterMs);
+			const retryAfter = retryAfterHeader(limiter.current?.retryAfter, admission.retryAfterMs, this.parts.clock.now());
 			const headers: Record<string, string> = retryAfter === undefined ? {} : { "Retry-After": retryAfter };
 			return { ...fail(429, "Too many requests for this API key; retry later."), headers };
 		}
@@ -245,11 +248,14 @@ export class EmulatorServer {
 	private delay(ms: number): Promise<boolean> {
 		if (this.closed) return Promise.resolve(false);
 		return new Promise((resolve) => {
-			const timer = setTimeout(() => {
-				this.delays.delete(timer);
-				resolve(!this.closed);
-			}, ms);
-			this.delays.set(timer, () => resolve(false));
+			const delay = {
+				cancel: this.parts.clock.setTimer(() => {
+					this.delays.delete(delay);
+					resolve(!this.closed);
+				}, ms),
+				abort: () => resolve(false),
+			};
+			this.delays.add(delay);
 		});
 	}
 

@@ -116,6 +116,9 @@ export class Store {
 	/** The id integrations and jobs name as their creator. */
 	readonly operatorId = randomUUID();
 
+	/** @param now the emulator's clock: the time records are stamped with. */
+	constructor(private readonly now: () => number) {}
+
 	/** Every user in creation order. */
 	listUsers(): UserRow[] {
 		return [...this.users.values()];
@@ -142,7 +145,7 @@ export class Store {
 	}
 
 	/** Creates a user; throws when the id or email is taken. */
-	addUser(seed: SeedUser, now = Date.now()): UserRow {
+	addUser(seed: SeedUser, now = this.now()): UserRow {
 		const id = seed.id ?? randomUUID();
 		if (this.users.has(id)) throw new Error(`emulator: a user with id ${id} already exists`);
 		if (this.emailTaken(seed.email)) throw new Error(`emulator: the email ${seed.email} is already taken`);
@@ -164,7 +167,7 @@ export class Store {
 	}
 
 	/** Changes a user in place (keeping its list position); throws when unknown or the email is taken. */
-	updateUser(id: string, patch: Partial<SeedUser>, now = Date.now()): UserRow {
+	updateUser(id: string, patch: Partial<SeedUser>, now = this.now()): UserRow {
 		const row = this.users.get(id);
 		if (row === undefined) throw new Error(`emulator: no user with id ${id}`);
 		if (patch.email !== undefined && this.emailTaken(patch.email, id)) {
@@ -199,7 +202,7 @@ export class Store {
 	}
 
 	/** Creates an integration and its memberships; member `userId`s may be ids or emails of existing users. */
-	addIntegration(seed: SeedIntegration, now = Date.now()): IntegrationRow {
+	addIntegration(seed: SeedIntegration, now = this.now()): IntegrationRow {
 		const id = seed.id ?? randomUUID();
 		if (this.integrations.has(id)) throw new Error(`emulator: an integration with id ${id} already exists`);
 		const prefix = seed.application.toUpperCase().replace(/[^A-Z0-9]+/g, "_");

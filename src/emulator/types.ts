@@ -3,6 +3,8 @@
  * e2e harness can build seeds and read state without touching the server's internals.
  */
 
+import type { EmulatorClock } from "./clock";
+
 /** A workspace role as the public document enumerates it. */
 export type WorkspaceRole =
 	| "workspace_owner"
@@ -181,6 +183,8 @@ export interface EmulatorOptions {
 	rateLimit?: RateLimit | null;
 	/** When true, user POST/PUT/DELETE answer with a job and take effect when it finishes. */
 	userWritesAsJobs?: boolean;
+	/** Time for job deadlines, rate-limit windows, delays and timestamps; default the wall clock. Tests pass a virtual one. */
+	clock?: EmulatorClock;
 }
 
 /** One request as the emulator received it. The API key itself is never recorded. */

@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { type Emulator, type EmulatorOptions, INJECTED_ERROR_TYPE, startEmulator } from "../../src/emulator/index";
+import { VirtualClock } from "../support/virtual-clock";
 import { at, call, TEAM, teamSeed, userBody } from "./helpers";
 
 const tube = `integrations/${TEAM.tube}`;
@@ -110,11 +110,14 @@ describe("progression by polls", () => {
 
 describe("progression by time", () => {
 	it("is running before finishAfterMs and finished after it, applying the write even when nobody polls", async () => {
-		await withEmulator({ job: { finishAfterMs: 80 } }, async (emulator) => {
+		const clock = new VirtualClock();
+		await withEmulator({ job: { finishAfterMs: 80 }, clock }, async (emulator) => {
 			const id = await startJob(emulator);
+			clock.advance(79);
 			expect(await status(emulator, id)).toBe("running");
 			expect(emulator.integrations.members(TEAM.tube)[0]?.entitlements).toEqual(["VIEWER"]);
-			await sleep(120);
+			// Nobody polls: the deadline alone settles the job.
+			clock.advance(1);
 			expect(emulator.jobs.get(id)?.status).toBe("finished");
 			expect(emulator.integrations.members(TEAM.tube)[0]?.entitlements).toEqual(["MANAGER"]);
 			expect(await status(emulator, id)).toBe("finished");

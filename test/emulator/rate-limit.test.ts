@@ -1,6 +1,6 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Emulator, type RateLimit, startEmulator } from "../../src/emulator/index";
+import { VirtualClock } from "../support/virtual-clock";
 import { call, errorField } from "./helpers";
 
 let emulator: Emulator | undefined;
@@ -32,7 +32,8 @@ describe("rate limit", () => {
 		["date", /^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/],
 		["none", null],
 	])("with retryAfter %s, Retry-After is %s", async (retryAfter, pattern) => {
-		emulator = await startEmulator({ rateLimit: { requests: 1, windowMs: 59_500, retryAfter } });
+		const clock = new VirtualClock();
+		emulator = await startEmulator({ rateLimit: { requests: 1, windowMs: 59_500, retryAfter }, clock });
 		await call(emulator, "GET", "users");
 		const refused = await call(emulator, "GET", "users");
 		expect(refused.status).toBe(429);
@@ -43,9 +44,9 @@ describe("rate limit", () => {
 			expect(header).toMatch(pattern);
 		}
 		if (retryAfter === "date" && header !== null) {
-			const wait = Date.parse(header) - Date.now();
-			expect(wait).toBeGreaterThan(58_000);
-			expect(wait).toBeLessThanOrEqual(61_000);
+			const wait = Date.parse(header) - clock.now();
+			// 59.5 s from the virtual now, rounded up to the next whole second of the date.
+			expect(wait).toBe(60_000);
 		}
 	});
 
@@ -56,9 +57,12 @@ describe("rate limit", () => {
 	});
 
 	it("admits again once the window has slid past", async () => {
-		emulator = await startEmulator({ rateLimit: { requests: 2, windowMs: 100 } });
+		const clock = new VirtualClock();
+		emulator = await startEmulator({ rateLimit: { requests: 2, windowMs: 100 }, clock });
 		expect(await statuses(emulator, 3)).toEqual([200, 200, 429]);
-		await sleep(120);
+		clock.advance(99);
+		expect(await statuses(emulator, 1)).toEqual([429]);
+		clock.advance(1);
 		expect(await statuses(emulator, 2)).toEqual([200, 200]);
 	});
 

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed, type Emulator, startEmulator } from "../../src/emulator/index";
+import { VirtualClock } from "../support/virtual-clock";
 import { at, call, errorField, userBody } from "./helpers";
 
 async function withEmulator(run: (emulator: Emulator) => Promise<void>): Promise<void> {
@@ -164,24 +165,28 @@ describe("close()", () => {
 	});
 
 	it("clears job timers: a time-based job pending at close never fires", async () => {
-		const emulator = await startEmulator({ seed: defaultSeed(), job: { finishAfterMs: 40 } });
+		const clock = new VirtualClock();
+		const emulator = await startEmulator({ seed: defaultSeed(), job: { finishAfterMs: 40 }, clock });
 		const answer = await call(emulator, "DELETE", `integrations/${DEFAULT_IDS.integrations.slack}/users/${DEFAULT_IDS.users.alan}`);
 		const id = at(answer.json, "data", "id") as string;
+		expect(clock.pendingTimers).toBe(1);
 		await emulator.close();
-		await sleep(80);
+		expect(clock.pendingTimers).toBe(0);
+		clock.advance(80);
 		expect(emulator.jobs.get(id)?.status).toBe("created");
 		expect(emulator.integrations.members(DEFAULT_IDS.integrations.slack).map((m) => m.userId)).toContain(DEFAULT_IDS.users.alan);
 	});
 
 	it("resolves quickly even with a request stuck in a delay, and twice", async () => {
-		const emulator = await startEmulator();
+		// On a virtual clock the delay never ends by itself: only close() can release the request.
+		const clock = new VirtualClock();
+		const emulator = await startEmulator({ clock });
 		emulator.fault({ path: "/users", delayMs: 30_000 });
 		const stuck = call(emulator, "GET", "users").catch((error: unknown) => error);
-		await sleep(20);
-		const started = Date.now();
+		while (clock.pendingTimers === 0) await new Promise((resolve) => setImmediate(resolve));
 		await emulator.close();
 		await emulator.close();
-		expect(Date.now() - started).toBeLessThan(1_000);
+		expect(clock.pendingTimers).toBe(0);
 		expect(await stuck).toBeInstanceOf(Error);
 		await expect(fetch(emulator.url)).rejects.toThrow();
 	});
