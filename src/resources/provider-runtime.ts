@@ -5,11 +5,13 @@
  * them, so a bad setting fails that request with a message naming the key and the fix.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ForbiddenError, UnauthorizedError, WorkspaceAccessClient } from "../client";
+import { type Clock, ForbiddenError, systemClock, UnauthorizedError, WorkspaceAccessClient } from "../client";
 import { ReadCache } from "./read-cache";
 import { type ProviderSettings, qualified, type RawSettings, readRawSettings, resolveProviderSettings } from "./settings";
 
 let raw: RawSettings | undefined;
+/** Time for retries, rate-limit waits, job polls and the read cache; tests put a virtual clock here. */
+let clock: Clock = systemClock;
 let current: { fingerprint: string; client: WorkspaceAccessClient; cache: ReadCache } | undefined;
 
 /** The provider's `configure` hook: remembers the stack config; validation happens per request. */
@@ -28,17 +30,25 @@ export function connection(): { client: WorkspaceAccessClient; cache: ReadCache 
   const fingerprint = JSON.stringify(resolved);
   if (current?.fingerprint !== fingerprint) {
     void current?.client.close();
-    const client = new WorkspaceAccessClient({ ...resolved.client, settingPrefix: "workspace-access:" });
-    current = { fingerprint, client, cache: new ReadCache(client, resolved.readCacheSeconds * 1000) };
+    const client = new WorkspaceAccessClient({ ...resolved.client, clock, settingPrefix: "workspace-access:" });
+    current = { fingerprint, client, cache: new ReadCache(client, resolved.readCacheSeconds * 1000, clock) };
   }
   return { client: current.client, cache: current.cache };
 }
 
-/** Forgets the config and the client (tests configure many times in one process). */
+/** Forgets the config, the client and any clock set by {@link useClock} (tests configure many times in one process). */
 export function resetRuntime(): void {
   void current?.client.close();
   current = undefined;
   raw = undefined;
+  clock = systemClock;
+}
+
+/** Runs the provider on `next` instead of the wall clock: a test seam, never used by the host. */
+export function useClock(next: Clock): void {
+  clock = next;
+  void current?.client.close();
+  current = undefined;
 }
 
 /**

@@ -6,7 +6,7 @@
  * still paging join it, however long it takes. A resource missing from it is confirmed with a
  * direct GET before it is reported gone, so a user created after the list began is never dropped.
  */
-import { NotFoundError, type IntegrationUser, type User, type WorkspaceAccessClient } from "../client";
+import { type Clock, type IntegrationUser, NotFoundError, systemClock, type User, type WorkspaceAccessClient } from "../client";
 
 /** How long the first read waits for others to join it. */
 export const BATCH_WINDOW_MS = 5;
@@ -22,13 +22,16 @@ interface Snapshot<T> {
 class Batcher<T> {
   #snapshot: Snapshot<T> | undefined;
   #pending: Array<() => void> = [];
-  #timer: NodeJS.Timeout | undefined;
+  /** Whether the batch window of the first pending read is open. */
+  #windowOpen = false;
   readonly #maxAgeMs: number;
+  readonly #clock: Clock;
   readonly #list: () => AsyncIterable<T & { id: string }>;
   readonly #get: (id: string) => Promise<T>;
 
-  constructor(maxAgeMs: number, list: () => AsyncIterable<T & { id: string }>, get: (id: string) => Promise<T>) {
+  constructor(maxAgeMs: number, clock: Clock, list: () => AsyncIterable<T & { id: string }>, get: (id: string) => Promise<T>) {
     this.#maxAgeMs = maxAgeMs;
+    this.#clock = clock;
     this.#list = list;
     this.#get = get;
   }
@@ -58,14 +61,15 @@ class Batcher<T> {
     if (this.#fresh()) return this.#snapshot;
     await new Promise<void>((resolve) => {
       this.#pending.push(resolve);
-      if (this.#timer) return;
-      this.#timer = setTimeout(() => {
+      if (this.#windowOpen) return;
+      this.#windowOpen = true;
+      void this.#clock.sleep(BATCH_WINDOW_MS).then(() => {
         const waiting = this.#pending;
         this.#pending = [];
-        this.#timer = undefined;
+        this.#windowOpen = false;
         if (waiting.length > 1) this.#snapshot = this.#take();
         for (const wake of waiting) wake();
-      }, BATCH_WINDOW_MS);
+      });
     });
     return this.#fresh() ? this.#snapshot : undefined;
   }
@@ -78,7 +82,7 @@ class Batcher<T> {
    */
   #fresh(): boolean {
     const snapshot = this.#snapshot;
-    return snapshot !== undefined && (!snapshot.settled || Date.now() - snapshot.takenAt <= this.#maxAgeMs);
+    return snapshot !== undefined && (!snapshot.settled || this.#clock.now() - snapshot.takenAt <= this.#maxAgeMs);
   }
 
   #take(): Snapshot<T> {
@@ -87,7 +91,7 @@ class Batcher<T> {
       for await (const item of this.#list()) map.set(item.id, item);
       return map;
     })();
-    const snapshot: Snapshot<T> = { takenAt: Date.now(), items, settled: false };
+    const snapshot: Snapshot<T> = { takenAt: this.#clock.now(), items, settled: false };
     items.then(
       () => {
         snapshot.settled = true;
@@ -106,13 +110,15 @@ class Batcher<T> {
 export class ReadCache {
   readonly #client: WorkspaceAccessClient;
   readonly #maxAgeMs: number;
+  readonly #clock: Clock;
   readonly #users: Batcher<User>;
   readonly #members = new Map<string, Batcher<IntegrationUser>>();
 
-  constructor(client: WorkspaceAccessClient, maxAgeMs: number) {
+  constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock = systemClock) {
     this.#client = client;
     this.#maxAgeMs = maxAgeMs;
-    this.#users = new Batcher(maxAgeMs, () => client.users.list(), (id) => client.users.get(id));
+    this.#clock = clock;
+    this.#users = new Batcher(maxAgeMs, clock, () => client.users.list(), (id) => client.users.get(id));
   }
 
   /** The user, or `undefined` when it no longer exists. */
@@ -126,6 +132,7 @@ export class ReadCache {
     if (!batcher) {
       batcher = new Batcher(
         this.#maxAgeMs,
+        this.#clock,
         () => this.#client.integrations.listUsers(integrationId),
         (id) => this.#client.integrations.getUser(integrationId, id),
       );

@@ -113,7 +113,7 @@ describe("pacing against the emulator's rate limit", () => {
   it("after the first 429s, concurrent requests stop hitting the limit", async () => {
     const emu = await emulator({ rateLimit: { requests: 40, windowMs: 1000 } });
     const user = emu.users.add({ email: "a@example.com", firstName: "A", lastName: "B" });
-    const { client } = clientFor(emu, { clock: undefined, maxConcurrency: 8 });
+    const { client } = clientFor(emu, { maxConcurrency: 8 });
     const gets = Array.from({ length: 100 }, () => client.users.get(user.id));
     await Promise.all(gets);
     // The first burst finds the limit (at most the requests in flight then); after that, none.
@@ -127,7 +127,7 @@ describe("pacing from RateLimit headers", () => {
   it("holds back before the limit when the service sends RateLimit-Remaining, so almost no 429s", async () => {
     const emu = await emulator({ rateLimit: { requests: 40, windowMs: 1000, headers: true } });
     const user = emu.users.add({ email: "a@example.com", firstName: "A", lastName: "B" });
-    const { client } = clientFor(emu, { clock: undefined, maxConcurrency: 8 });
+    const { client } = clientFor(emu, { maxConcurrency: 8 });
     await Promise.all(Array.from({ length: 100 }, () => client.users.get(user.id)));
     expect(emu.requests.at(-1)?.status).toBe(200);
     expect(emu.stats.rateLimited).toBeLessThanOrEqual(2);

@@ -1,28 +1,13 @@
 /**
  * The read cache against the emulator: which lists it sends while one is still paging, and which
- * cached lists a write makes it forget. The cache counts age on `Date.now()`; tests move that
- * forward instead of waiting.
+ * cached lists a write makes it forget. The cache, the client and the emulator share a virtual
+ * clock: tests move time on instead of waiting.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Emulator } from "../../src/emulator";
 import { ReadCache } from "../../src/resources/read-cache";
 import { manyUsers, TEAM, teamSeed } from "../emulator/helpers";
 import { clientFor, emulator } from "../support/fixtures";
-
-/** Moves `Date.now()` forward by `ms` from now on (the cache's sense of age), without waiting. */
-let skipped = 0;
-function skipAhead(ms: number): void {
-  if (skipped === 0) {
-    const realNow = Date.now.bind(Date);
-    vi.spyOn(Date, "now").mockImplementation(() => realNow() + skipped);
-  }
-  skipped += ms;
-}
-
-afterEach(() => {
-  vi.restoreAllMocks();
-  skipped = 0;
-});
 
 /** The list requests (first pages and the rest) the emulator received for `path`. */
 const lists = (emu: Emulator, path: string) => emu.requests.filter((r) => r.method === "GET" && r.path === path);
@@ -33,13 +18,14 @@ describe("a list still paging", () => {
     const emu = await emulator({ seed: { users: manyUsers(150) } });
     const [a, b, c, d] = emu.users.list().map((u) => u.id);
     emu.fault({ method: "GET", path: "/users", delayMs: 300 });
-    const { client } = clientFor(emu);
-    const cache = new ReadCache(client, 1000);
+    const { client, clock } = clientFor(emu);
+    const cache = new ReadCache(client, 1000, clock);
 
     const first = Promise.all([cache.user(a ?? ""), cache.user(b ?? "")]);
     await vi.waitFor(() => expect(lists(emu, "/users").some((r) => r.status === 0)).toBe(true));
-    skipAhead(5000); // the list began longer than maxAge ago, and is still on its first page
+    clock.advance(5000 - 300); // the list began longer than maxAge ago, and is still on its first page
     const second = Promise.all([cache.user(c ?? ""), cache.user(d ?? "")]);
+    clock.advance(300); // the slow first page answers
 
     const users = [...(await first), ...(await second)];
     expect(users.map((u) => u?.id)).toEqual([a, b, c, d]);
@@ -48,7 +34,7 @@ describe("a list still paging", () => {
     expect(emu.requests).toHaveLength(2);
 
     // Once settled, its age counts from when it began: reads now start a new list.
-    skipAhead(1);
+    clock.advance(1);
     await Promise.all([cache.user(a ?? ""), cache.user(b ?? "")]);
     expect(lists(emu, "/users")).toHaveLength(4);
   });
@@ -57,8 +43,8 @@ describe("a list still paging", () => {
 describe("invalidate()", () => {
   it("without an integration id forgets member lists too: a deleted user is no longer a member", async () => {
     const emu = await emulator({ seed: teamSeed() });
-    const { client } = clientFor(emu);
-    const cache = new ReadCache(client, 60_000);
+    const { client, clock } = clientFor(emu);
+    const cache = new ReadCache(client, 60_000, clock);
     const members = `/integrations/${TEAM.tube}/users`;
 
     const [ada, bob] = await Promise.all([cache.member(TEAM.tube, TEAM.ada), cache.member(TEAM.tube, TEAM.bob)]);
@@ -80,8 +66,8 @@ describe("invalidate()", () => {
     const other = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb";
     seed.integrations.push({ id: other, application: "Slack", entitlements: [{ id: "MEMBER" }], users: [{ userId: TEAM.ada, entitlements: ["MEMBER"] }] });
     const emu = await emulator({ seed });
-    const { client } = clientFor(emu);
-    const cache = new ReadCache(client, 60_000);
+    const { client, clock } = clientFor(emu);
+    const cache = new ReadCache(client, 60_000, clock);
     const readAll = () =>
       Promise.all([
         cache.user(TEAM.ada),

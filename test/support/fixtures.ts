@@ -12,20 +12,32 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((close) => close()));
 });
 
-/** An emulator for this test, closed after it. */
-export async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const emu = await startEmulator({ apiKey: `wa_test_${Math.random().toString(16).slice(2)}${"k".repeat(16)}`, ...options });
+const clocks = new WeakMap<Emulator, VirtualClock>();
+
+/**
+ * An emulator for this test, closed after it, on a virtual clock (its own unless `options.clock`
+ * gives one) that the clients and the provider of the test share: see {@link clockOf}.
+ */
+export async function emulator(options: EmulatorOptions & { clock?: VirtualClock } = {}): Promise<Emulator> {
+  const clock = options.clock ?? new VirtualClock();
+  const emu = await startEmulator({ apiKey: `wa_test_${Math.random().toString(16).slice(2)}${"k".repeat(16)}`, ...options, clock });
+  clocks.set(emu, clock);
   issuedKeys.add(emu.apiKey);
   open.push(() => emu.close());
   return emu;
 }
 
-/** A client of `emu` on a virtual clock with fixed jitter, closed after the test. */
+/** The virtual clock of an emulator of {@link emulator} (a fresh one for any other). */
+export function clockOf(emu: Emulator): VirtualClock {
+  return clocks.get(emu) ?? new VirtualClock();
+}
+
+/** A client of `emu` on the emulator's virtual clock with fixed jitter, closed after the test. */
 export function clientFor(
   emu: Emulator,
   options: Partial<ClientOptions> = {},
 ): { client: WorkspaceAccessClient; clock: VirtualClock } {
-  const clock = new VirtualClock();
+  const clock = clockOf(emu);
   const client = new WorkspaceAccessClient({
     baseUrl: emu.url,
     apiKey: emu.apiKey,
