@@ -1,12 +1,37 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Three tiers, each runnable alone; `npm test` runs all three.
+ * - unit (`npm run test:unit`): in-process against the emulator on loopback; no process is
+ *   started (test/support/no-spawn.ts makes sure) and no real time is waited for (virtual clocks).
+ * - host (`npm run test:host`): through the real dynamic-provider host, programs, npm and tsc.
+ * - load (`npm run test:load`): the long runs of 1,000 resources through the host.
+ */
+const UNIT = ["test/client/**/*.test.ts", "test/conformance/**/*.test.ts", "test/emulator/**/*.test.ts", "test/resources/**/*.test.ts"];
+const LOAD = ["test/load/**/*.test.ts"];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // The long load runs: `npm run test:load` (vitest.load.config.mts).
-    exclude: ["**/node_modules/**", "test/load/**"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
     pool: "forks",
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: UNIT, setupFiles: ["test/support/no-spawn.ts"], testTimeout: 20_000 },
+      },
+      {
+        extends: true,
+        test: {
+          name: "host",
+          include: ["test/**/*.test.ts"],
+          exclude: ["**/node_modules/**", ...UNIT, ...LOAD],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: { name: "load", include: LOAD, testTimeout: 900_000, hookTimeout: 120_000, fileParallelism: false },
+      },
+    ],
   },
 });
