@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from "./clock";
-import { HttpTransport } from "./http";
+import { HttpTransport } from "./transport";
 import { IntegrationsApi } from "./integrations";
 import { JobsApi } from "./jobs";
 import { type ClientOptions, resolveSettings } from "./settings";

@@ -1,4 +1,4 @@
-import type { HttpTransport } from "./http";
+import type { HttpTransport } from "./transport";
 import type { JobHandle, JobsApi } from "./jobs";
 import {
   type Entitlement,

@@ -1,6 +1,6 @@
 import type { Clock } from "./clock";
 import { JobFailedError, JobTimeoutError } from "./errors";
-import type { HttpTransport } from "./http";
+import type { HttpTransport } from "./transport";
 import { type Job, toJob } from "./models";
 import { pathOf } from "./path";
 import { schemas, single } from "./schemas";

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { InvalidResponseError } from "./errors";
-import type { HttpTransport, RequestSpec } from "./http";
+import type { HttpTransport, RequestSpec } from "./transport";
 import { page } from "./schemas";
 
 /** Paging of list calls. */

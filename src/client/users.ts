@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { ConflictError, isAmbiguous, WorkspaceAccessError } from "./errors";
-import type { HttpTransport } from "./http";
+import type { HttpTransport } from "./transport";
 import type { JobsApi } from "./jobs";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
 import { type ListOptions, pageSize, paginate } from "./paginate";

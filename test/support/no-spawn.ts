@@ -3,9 +3,9 @@
  * `node:child_process` starts one throws instead, so a test that would spawn fails at once and
  * names the function, rather than slowing the tier down or leaking a process.
  */
-import { createRequire, syncBuiltinESMExports } from "node:module";
+import { syncBuiltinESMExports } from "node:module";
 
-const childProcess = createRequire(import.meta.url)("node:child_process") as Record<string, unknown>;
+const childProcess = process.getBuiltinModule("node:child_process") as unknown as Record<string, unknown>;
 for (const name of ["spawn", "spawnSync", "fork", "exec", "execSync", "execFile", "execFileSync"]) {
   childProcess[name] = () => {
     throw new Error(`the unit tier starts no process, but a test called child_process.${name}: move the test to the host tier (see vitest.config.mts)`);

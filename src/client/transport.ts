@@ -1,0 +1,169 @@
+/**
+ * The contract's requests as the resources see them: each one paced (`pacer.ts`), sent
+ * (`http.ts`), judged by the retry policy (`retry-policy.ts`) and, when it fails, raised as the
+ * error its status maps to (`errors.ts`), with no secret in it.
+ */
+import type { z } from "zod";
+import type { Clock } from "./clock";
+import { errorForStatus, RateLimitError, type WorkspaceAccessError } from "./errors";
+import { Connection, type RawResponse, type RequestSpec } from "./http";
+import { Pacer } from "./pacer";
+import { makeRedactor } from "./redact";
+import { backoffDelay, type Decision, decide, type RetryLimits } from "./retry-policy";
+import { describeScopes } from "./scopes";
+import { DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
+
+export type { Method, RequestSpec } from "./http";
+
+/** A parsed answer. */
+export interface Response<T> {
+  status: number;
+  data: T;
+}
+
+/** Everything the transport needs besides the settings. */
+export interface TransportDeps {
+  clock: Clock;
+  random: () => number;
+  logger: ((message: string) => void) | undefined;
+  userAgent: string;
+  /** Prefix of setting names in messages, e.g. `workspace-access:`. */
+  settingPrefix: string;
+}
+
+/** Sends the contract's requests for one client: pacing, retries, parsing and errors. */
+export class HttpTransport {
+  readonly settings: ResolvedSettings;
+  readonly deps: TransportDeps;
+  readonly redact: (text: string) => string;
+  readonly #connection: Connection;
+  readonly #pacer: Pacer;
+  readonly #limits: RetryLimits;
+  /** Requests sent (attempts, not operations): what the benchmarks and request-count tests read. */
+  requestCount = 0;
+
+  constructor(settings: ResolvedSettings, deps: TransportDeps) {
+    this.settings = settings;
+    this.deps = deps;
+    this.redact = makeRedactor(settings.apiKey);
+    this.#connection = new Connection(settings, deps.userAgent, { redact: this.redact, setting: (name) => this.setting(name) });
+    this.#pacer = new Pacer(deps.clock, settings.maxConcurrency);
+    this.#limits = { ...settings, maxRateLimitWaitMs: settings.maxRateLimitWaitSeconds * 1000 };
+  }
+
+  /** 429 answers received so far. */
+  get rateLimitedCount(): number {
+    return this.#pacer.rateLimited;
+  }
+
+  /** Closes the connections. */
+  close(): Promise<void> {
+    return this.#connection.close();
+  }
+
+  /** Builds a setting's name as the user sets it, e.g. `workspace-access:maxRetries`. */
+  setting(name: string): string {
+    return `${this.deps.settingPrefix}${name}`;
+  }
+
+  /**
+   * Sends `spec`, as often as the retry policy allows, and parses the answer with `schema`
+   * (`null` for answers without a body, such as 204).
+   */
+  async request<S extends z.ZodType>(spec: RequestSpec, schema: S | null): Promise<Response<z.infer<S>>> {
+    const url = this.#connection.url(spec);
+    const { method } = spec;
+    const path = url.pathname;
+    const attempt = { method, transientRetries: 0, rateLimitRetries: 0 };
+    for (;;) {
+      const ticket = await this.#pacer.acquire();
+      this.requestCount++;
+      let raw: RawResponse | undefined;
+      let noAnswer: WorkspaceAccessError | undefined;
+      try {
+        raw = await this.#connection.send(spec, url);
+      } catch (error) {
+        if (!(error as WorkspaceAccessError).retryable) throw error;
+        noAnswer = error as WorkspaceAccessError;
+      } finally {
+        this.#pacer.release(ticket);
+      }
+      if (raw) this.#pacer.observe(raw.status, raw.headers, ticket);
+      const retryAfter = raw?.headers["retry-after"];
+      const outcome = raw
+        ? { kind: "answer" as const, status: raw.status, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, now: this.deps.clock.now() }
+        : { kind: "no-answer" as const };
+      const decision = decide(attempt, outcome, this.#limits, this.deps.random);
+      switch (decision.action) {
+        case "accept": {
+          const empty = schema === null || (spec.allowEmpty === true && raw!.text.trim() === "");
+          return { status: raw!.status, data: (empty ? undefined : this.#connection.parse(schema, raw!, method, path)) as z.infer<S> };
+        }
+        case "wait":
+          // A 429: every request of this client waits for the service's Retry-After, then this one goes again.
+          this.#pacer.pause(decision.waitMs);
+          this.#log(`${method} ${path}: 429, waiting ${Math.ceil(decision.waitMs / 1000)} s`);
+          attempt.rateLimitRetries++;
+          continue;
+        case "retry":
+          this.#log(`${method} ${path}: ${raw ? raw.status : noAnswer!.message}; retry ${attempt.transientRetries + 1} of ${this.settings.maxRetries} in ${decision.delayMs} ms`);
+          attempt.transientRetries++;
+          await this.deps.clock.sleep(decision.delayMs);
+          continue;
+        case "fail":
+          throw this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries);
+      }
+    }
+  }
+
+  /** Sleeps the policy's back-off before retry `attempt + 1` of an operation that retries itself (see `create-once.ts`). */
+  async backoff(attempt: number, reason: string): Promise<void> {
+    const { retryBaseDelayMs, retryMaxDelayMs, maxRetries } = this.settings;
+    const ms = backoffDelay(attempt, retryBaseDelayMs, retryMaxDelayMs, this.deps.random);
+    this.#log(`${reason}; retry ${attempt + 1} of ${maxRetries} in ${ms} ms`);
+    await this.deps.clock.sleep(ms);
+  }
+
+  /** The error a failed request raises. */
+  #failure(
+    decision: Extract<Decision, { action: "fail" }>,
+    spec: RequestSpec,
+    path: string,
+    raw: RawResponse | undefined,
+    noAnswer: WorkspaceAccessError | undefined,
+    waited: number,
+  ): WorkspaceAccessError {
+    const { method } = spec;
+    const body = raw && this.#connection.errorBody(raw.text);
+    if (decision.why === "rate-limit-too-long" || decision.why === "rate-limit-retries-spent") {
+      if (decision.holdMs > 0) this.#pacer.pause(decision.holdMs);
+      const context = { method, path, status: 429, body };
+      const why = decision.given
+        ? `with Retry-After: ${Math.ceil(decision.waitMs / 1000)} s`
+        : `without Retry-After, so the API's rule is to wait five minutes (${DEFAULT_RATE_LIMIT_WAIT_SECONDS} s)`;
+      const message =
+        decision.why === "rate-limit-too-long"
+          ? `${method} ${path} answered 429 (rate limited) ${why}, longer than ${this.setting("maxRateLimitWaitSeconds")} (${this.settings.maxRateLimitWaitSeconds} s). Raise that setting to wait it out, or run again later.`
+          : `${method} ${path} answered 429 (rate limited) again after waiting ${waited} times (${this.setting("maxRateLimitRetries")}). Lower the number of parallel operations or run again later.`;
+      return new RateLimitError(this.redact(message), context, decision.waitMs);
+    }
+    const requestId = raw?.headers["x-request-id"];
+    const error =
+      noAnswer ??
+      errorForStatus({
+        method,
+        path,
+        status: raw!.status,
+        body,
+        requestId: typeof requestId === "string" ? requestId : undefined,
+        scopes: describeScopes(spec.scopes),
+        redact: this.redact,
+      });
+    if (decision.why === "transient" && decision.retried > 0) error.message += ` Gave up after ${decision.retried} retries (${this.setting("maxRetries")}).`;
+    return error;
+  }
+
+  #log(message: string): void {
+    this.deps.logger?.(this.redact(message));
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The retry policy as a table: every kind of outcome, for idempotent and non-idempotent methods,
+ * with retries left and spent. The transport acts on exactly these decisions.
+ */
+import { describe, expect, it } from "vitest";
+import { type Attempt, type Decision, decide, type Outcome, parseRetryAfter, type RetryLimits } from "../../src/client/retry-policy";
+
+const limits: RetryLimits = { maxRetries: 3, maxRateLimitRetries: 2, maxRateLimitWaitMs: 600_000, retryBaseDelayMs: 400, retryMaxDelayMs: 5_000 };
+const now = Date.parse("2026-01-01T00:00:00Z");
+const fresh = (method: string): Attempt => ({ method, transientRetries: 0, rateLimitRetries: 0 });
+const spent = (method: string): Attempt => ({ method, transientRetries: 3, rateLimitRetries: 2 });
+const answer = (status: number, retryAfter?: string): Outcome => ({ kind: "answer", status, retryAfter, now });
+const noAnswer: Outcome = { kind: "no-answer" };
+
+describe("decide", () => {
+  it.each<[string, Attempt, Outcome, Decision]>([
+    ["200 to a GET is accepted", fresh("GET"), answer(200), { action: "accept" }],
+    ["201 to a POST is accepted", fresh("POST"), answer(201), { action: "accept" }],
+    ["204 to a DELETE is accepted", fresh("DELETE"), answer(204), { action: "accept" }],
+    ["a 3xx fails (the client follows no redirect)", fresh("GET"), answer(302), { action: "fail", why: "error", retried: 0 }],
+    ...[400, 401, 402, 403, 404, 409, 501].map((status): [string, Attempt, Outcome, Decision] => [
+      `${status} fails at once, never retried`,
+      fresh("GET"),
+      answer(status),
+      { action: "fail", why: "error", retried: 0 },
+    ]),
+    ["429 with Retry-After seconds waits that long", fresh("GET"), answer(429, "2"), { action: "wait", waitMs: 2000, given: true }],
+    ["429 with an HTTP-date waits until then", fresh("GET"), answer(429, new Date(now + 7000).toUTCString()), { action: "wait", waitMs: 7000, given: true }],
+    ["429 without Retry-After waits the contract's five minutes", fresh("GET"), answer(429), { action: "wait", waitMs: 300_000, given: false }],
+    ["429 with an unreadable Retry-After waits five minutes", fresh("GET"), answer(429, "soon"), { action: "wait", waitMs: 300_000, given: false }],
+    ["429 to a POST waits too: the service did not carry it out", fresh("POST"), answer(429, "1"), { action: "wait", waitMs: 1000, given: true }],
+    [
+      "429 asking for more than the cap fails at once, holding nothing back",
+      fresh("GET"),
+      answer(429, "601"),
+      { action: "fail", why: "rate-limit-too-long", waitMs: 601_000, given: true, holdMs: 0 },
+    ],
+    [
+      "429 with its retries spent fails, still holding the other requests for the wait",
+      spent("GET"),
+      answer(429, "3"),
+      { action: "fail", why: "rate-limit-retries-spent", waitMs: 3000, given: true, holdMs: 3000 },
+    ],
+    ["500 to a GET is retried after the first back-off step", fresh("GET"), answer(500), { action: "retry", delayMs: 300 }],
+    ["503 to a PUT on its third retry backs off 2^2 steps", { ...fresh("PUT"), transientRetries: 2 }, answer(503), { action: "retry", delayMs: 1200 }],
+    ["502 to a PATCH with its retries spent fails, saying how many", spent("PATCH"), answer(502), { action: "fail", why: "transient", retried: 3 }],
+    ["500 to a POST fails at once: it may have been carried out", fresh("POST"), answer(500), { action: "fail", why: "transient", retried: 0 }],
+    ["no answer to a GET is retried", fresh("GET"), noAnswer, { action: "retry", delayMs: 300 }],
+    ["no answer to a DELETE with its retries spent fails", spent("DELETE"), noAnswer, { action: "fail", why: "transient", retried: 3 }],
+    ["no answer to a POST fails at once: it may have been carried out", fresh("POST"), noAnswer, { action: "fail", why: "transient", retried: 0 }],
+  ])("%s", (_name, attempt, outcome, decision) => {
+    expect(decide(attempt, outcome, limits, () => 0.5)).toEqual(decision);
+  });
+
+  it("caps the back-off at retryMaxDelayMs, with half of it jitter", () => {
+    const late = { ...fresh("GET"), transientRetries: 10 };
+    const patient = { ...limits, maxRetries: 20 };
+    expect(decide(late, answer(500), patient, () => 0)).toEqual({ action: "retry", delayMs: 2500 });
+    expect(decide(late, answer(500), patient, () => 1)).toEqual({ action: "retry", delayMs: 5000 });
+  });
+});
+
+describe("parseRetryAfter", () => {
+  it.each<[string | undefined, number | undefined]>([
+    [undefined, undefined],
+    ["0", 0],
+    ["1.5", 1500],
+    [" 12 ", 12_000],
+    [new Date(now + 61_000).toUTCString(), 61_000],
+    [new Date(now - 5_000).toUTCString(), 0],
+    ["later", undefined],
+  ])("%s gives %s ms", (header, ms) => {
+    expect(parseRetryAfter(header, now)).toBe(ms);
+  });
+});
