@@ -4,6 +4,8 @@
  * No error ever holds the API key, request headers, or a live socket: `cause` is a plain copy.
  */
 
+import { schemas } from "./schemas";
+
 /** What went wrong, as a stable string: switch on this rather than on classes across copies of the package. */
 export type ErrorKind =
   | "configuration"
@@ -182,6 +184,23 @@ export class ServerError extends ApiError {
 /** 5xx answers (but 501) are treated as transient (contract: "not specified; treat as transient"). */
 export function isTransientStatus(status: number): boolean {
   return status >= 500 && status !== 501;
+}
+
+/** The first entry of an error answer's `errors`, redacted; `undefined` when there is none to read. */
+export function readErrorBody(text: string, redact: (text: string) => string): ApiErrorBody | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = schemas().errorBody.safeParse(json);
+  const first = parsed.success ? parsed.data.errors?.[0] : undefined;
+  if (!first) return undefined;
+  const said = (v: unknown) => (v === null || v === undefined ? undefined : redact(String(v)));
+  // `meta` can echo request parts (validation details name headers and their input): redacted too.
+  const meta = first.meta === undefined ? undefined : JSON.parse(redact(JSON.stringify(first.meta)));
+  return { code: said(first.code), title: said(first.title), detail: said(first.detail), meta };
 }
 
 /** The request and answer an error status is read from. */

@@ -6,8 +6,7 @@
  */
 import type { Pool } from "undici";
 import type { z } from "zod";
-import { type ApiErrorBody, ConfigurationError, ConnectionError, InvalidResponseError, TimeoutError, type WorkspaceAccessError } from "./errors";
-import { schemas } from "./schemas";
+import { ConfigurationError, ConnectionError, InvalidResponseError, TimeoutError, type WorkspaceAccessError } from "./errors";
 import type { Scope } from "./scopes";
 import type { ResolvedSettings } from "./settings";
 
@@ -104,23 +103,6 @@ export class Connection {
     const issue = result.error.issues[0];
     const field = issue ? issue.path.map(String).join(".") : "";
     throw invalid(`does not match the API contract: field "${field || "(root)"}": ${issue?.message ?? "invalid"}`, field);
-  }
-
-  /** The first entry of an error answer's `errors`, redacted; `undefined` when there is none to read. */
-  errorBody(text: string): ApiErrorBody | undefined {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-    const parsed = schemas().errorBody.safeParse(json);
-    const first = parsed.success ? parsed.data.errors?.[0] : undefined;
-    if (!first) return undefined;
-    const said = (v: unknown) => (v === null || v === undefined ? undefined : this.#redact(String(v)));
-    // `meta` can echo request parts (validation details name headers and their input): redacted too.
-    const meta = first.meta === undefined ? undefined : JSON.parse(this.#redact(JSON.stringify(first.meta)));
-    return { code: said(first.code), title: said(first.title), detail: said(first.detail), meta };
   }
 
   /** Closes the pool's connections. */

@@ -5,7 +5,7 @@
  */
 import type { z } from "zod";
 import type { Clock } from "./clock";
-import { errorForStatus, RateLimitError, type WorkspaceAccessError } from "./errors";
+import { errorForStatus, RateLimitError, readErrorBody, type WorkspaceAccessError } from "./errors";
 import { Connection, type RawResponse, type RequestSpec } from "./http";
 import { Pacer } from "./pacer";
 import { makeRedactor } from "./redact";
@@ -134,7 +134,7 @@ export class HttpTransport {
     waited: number,
   ): WorkspaceAccessError {
     const { method } = spec;
-    const body = raw && this.#connection.errorBody(raw.text);
+    const body = raw && readErrorBody(raw.text, this.redact);
     if (decision.why === "rate-limit-too-long" || decision.why === "rate-limit-retries-spent") {
       if (decision.holdMs > 0) this.#pacer.pause(decision.holdMs);
       const context = { method, path, status: 429, body };

@@ -1,12 +1,12 @@
-import type { z } from "zod";
-import { ConflictError, isAmbiguous, WorkspaceAccessError } from "./errors";
+import { createOnce } from "./create-once";
+import { ConflictError, WorkspaceAccessError } from "./errors";
 import type { HttpTransport } from "./transport";
 import type { JobsApi } from "./jobs";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
 import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { userBody } from "./requests";
-import { type JobRecord, recordOrJob, type Schemas, schemas, single, type UserRecord } from "./schemas";
+import { type JobRecord, recordOrJob, schemas, single, type UserRecord } from "./schemas";
 import { SCOPES } from "./scopes";
 
 /** Options of {@link UsersApi.list}. */
@@ -71,33 +71,34 @@ export class UsersApi {
    * for.
    */
   async create(attributes: UserAttributes): Promise<User> {
-    const { settings, deps } = this.#http;
-    const began = deps.clock.now();
-    for (let attempt = 0; ; attempt++) {
-      let answer: z.infer<ReturnType<typeof recordOrJob<Schemas["userRecord"]>>>;
-      try {
-        ({ data: answer } = await this.#http.request(
+    const began = this.#http.deps.clock.now();
+    const outcome = await createOnce({
+      send: () =>
+        this.#http.request(
           { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] },
           recordOrJob(schemas().userRecord),
-        ));
-      } catch (error) {
-        if (!isAmbiguous(error) || attempt >= settings.maxRetries) throw error;
+        ),
+      lookUp: async () => {
         const existing = await this.findByEmail(attributes.email);
-        if (existing) return this.#createdSince(existing, began);
-        await this.#http.backoff(attempt, `POST users failed without an answer and ${attributes.email} does not exist yet`);
-        continue;
-      }
-      if (answer.data.type !== "job") return toUser(answer.data as UserRecord);
-      await this.#jobs.until(toJob(answer.data as JobRecord));
-      const created = await this.findByEmail(attributes.email);
-      if (!created) {
-        throw new WorkspaceAccessError(
-          `The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`,
-          { kind: "invalid_response", method: "POST", path: "users" },
-        );
-      }
-      return created;
+        return existing && this.#createdSince(existing, began);
+      },
+      maxRetries: this.#http.settings.maxRetries,
+      backoff: (attempt, reason) => this.#http.backoff(attempt, reason),
+      what: `POST users (${attributes.email})`,
+    });
+    if ("found" in outcome) return outcome.found;
+    const answer = outcome.sent.data;
+    if (answer.data.type !== "job") return toUser(answer.data as UserRecord);
+    await this.#jobs.until(toJob(answer.data as JobRecord));
+    const created = await this.findByEmail(attributes.email);
+    if (!created) {
+      throw new WorkspaceAccessError(`The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`, {
+        kind: "invalid_response",
+        method: "POST",
+        path: "users",
+      });
     }
+    return created;
   }
 
   /** `user` if the service created it after `began` (a minute of clock skew allowed), else a 409. */

@@ -1,0 +1,36 @@
+/**
+ * "Create once": a POST that fails ambiguously (no answer, a timeout, a 5xx) may or may not have
+ * been carried out, so it is never sent again blindly. What it would have made is looked up
+ * first; only when it is not there is the POST sent again (after the policy's back-off). Used by
+ * user creates and invitations, the two POSTs of the contract.
+ */
+import { isAmbiguous } from "./errors";
+
+/** One create. */
+export interface CreateOnce<Sent, Found> {
+  /** Sends the POST. */
+  send(): Promise<Sent>;
+  /** What the POST would have made, if it exists now; `undefined` when it does not. */
+  lookUp(): Promise<Found | undefined>;
+  /** Re-sends allowed after ambiguous failures. */
+  maxRetries: number;
+  /** Waits before re-send `attempt + 1`, logging `reason`. */
+  backoff(attempt: number, reason: string): Promise<void>;
+  /** The POST, for the log: `POST users`. */
+  what: string;
+}
+
+/** The POST's answer, or what a look-up after an ambiguous failure found. */
+export async function createOnce<Sent, Found>(create: CreateOnce<Sent, Found>): Promise<{ sent: Sent } | { found: Found }> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return { sent: await create.send() };
+    } catch (error) {
+      if (!isAmbiguous(error)) throw error;
+      const found = await create.lookUp();
+      if (found !== undefined) return { found };
+      if (attempt >= create.maxRetries) throw error;
+      await create.backoff(attempt, `${create.what} failed without an answer and nothing was created`);
+    }
+  }
+}
