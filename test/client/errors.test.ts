@@ -11,7 +11,7 @@ import {
   UnknownFailureError,
   WorkspaceAccessError,
 } from "../../src/client";
-import { clientFor, emulator, rejection } from "../support/fixtures";
+import { clientFor, emulator, issuedKeys, rejection } from "../support/fixtures";
 
 describe("error statuses", () => {
   it.each([
@@ -48,6 +48,7 @@ describe("error statuses", () => {
 
   it("names the missing scope when the emulator answers 403 for a key without it", async () => {
     const emu = await emulator({ keys: { "wa_readonly_key_0123456789abcdef": ["read:users"] } });
+    issuedKeys.add("wa_readonly_key_0123456789abcdef"); // the key sent: the leak check must look for it
     const { client } = clientFor(emu, { apiKey: "wa_readonly_key_0123456789abcdef" });
     const error = await rejection(client.users.create({ email: "x@example.com", firstName: "X", lastName: "Y", role: "workspace_login_only" }));
     expect(ForbiddenError.isInstance(error)).toBe(true);

@@ -143,7 +143,7 @@ export type OverlayTarget =
 	| { operationId: string; request: true };
 
 /** One addition of the contract to the document's schemas. */
-export interface OverlayRule {
+interface OverlayRuleBase {
 	target: OverlayTarget;
 	/** JSON pointer inside the target schema ("" = the schema itself). */
 	at: string;
@@ -154,6 +154,9 @@ export interface OverlayRule {
 	/** Which line of api-contract.md (or of the document's prose) justifies the rule. */
 	source: string;
 }
+
+/** A rule adds required names, other keywords, or both: never nothing (the type says so). */
+export type OverlayRule = OverlayRuleBase & ({ required: readonly string[] } | { add: Readonly<Record<string, unknown>> });
 
 const JOB_STATUSES = ["created", "started", "running", "retrying", "finished", "error"];
 const PAGED_ENVELOPE = (operationId: string): OverlayRule[] => [

@@ -1,10 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index";
+import { VirtualClock } from "../support/virtual-clock";
 import { at, call, errorField, TEAM, teamSeed, userBody } from "./helpers";
 
 let emulator: Emulator;
+let clock: VirtualClock;
 beforeEach(async () => {
-	emulator = await startEmulator({ seed: teamSeed() });
+	clock = new VirtualClock();
+	emulator = await startEmulator({ seed: teamSeed(), clock });
 });
 afterEach(() => emulator.close());
 
@@ -78,25 +81,42 @@ describe("reset faults", () => {
 });
 
 describe("delay faults", () => {
+	/** Resolves once the emulator is holding a request in a delay. */
+	async function delayed(): Promise<void> {
+		while (clock.pendingTimers === 0) await new Promise((resolve) => setImmediate(resolve));
+	}
+
 	it("wait before answering normally", async () => {
 		emulator.fault({ path: "/users", delayMs: 120 });
-		const started = Date.now();
-		const answer = await call(emulator, "GET", "users");
-		expect(answer.status).toBe(200);
-		expect(Date.now() - started).toBeGreaterThanOrEqual(110);
+		let answered = false;
+		const answer = call(emulator, "GET", "users").finally(() => {
+			answered = true;
+		});
+		await delayed();
+		clock.advance(119);
+		await new Promise((resolve) => setImmediate(resolve));
+		expect(answered).toBe(false);
+		clock.advance(1);
+		expect((await answer).status).toBe(200);
 	});
 
 	it("wait before another effect", async () => {
 		emulator.fault({ path: "/users", delayMs: 60, status: 504 });
-		const started = Date.now();
-		expect((await call(emulator, "GET", "users")).status).toBe(504);
-		expect(Date.now() - started).toBeGreaterThanOrEqual(50);
+		const answer = call(emulator, "GET", "users");
+		await delayed();
+		clock.advance(60);
+		expect((await answer).status).toBe(504);
 	});
 
 	it("can outlast a client's timeout", async () => {
 		emulator.fault({ path: "/users", delayMs: 2_000 });
 		const url = `${emulator.url}users`;
-		await expect(fetch(url, { headers: { "X-API-Key": emulator.apiKey }, signal: AbortSignal.timeout(50) })).rejects.toThrow();
+		const client = new AbortController();
+		const answer = fetch(url, { headers: { "X-API-Key": emulator.apiKey }, signal: client.signal });
+		await delayed();
+		clock.advance(1_999);
+		client.abort();
+		await expect(answer).rejects.toThrow();
 	});
 });
 

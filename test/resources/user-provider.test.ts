@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/client";
 import { provider } from "../../src/resources/user-provider";
 import { UNKNOWN } from "../../src/resources/unknown";
-import { emulator, expectNoKey, rejection } from "../support/fixtures";
+import { emulator, expectNoKey, issuedKeys, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe" };
@@ -203,6 +203,7 @@ describe("settings", () => {
 
   it("a wrong key gives a 401 naming the config key to fix", async () => {
     const emu = await emulator();
+    issuedKeys.add("wa_wrong_key_000000000000"); // the key sent: the leak check must look for it
     await configureFor(emu, { "workspace-access:apiKey": "wa_wrong_key_000000000000" });
     const error = await rejection(provider.create((await check(alice)).inputs!));
     expect(error.message).toContain("answered 401");
