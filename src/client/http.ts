@@ -44,11 +44,17 @@ export interface RequestSpec {
   body?: unknown;
   /** Scopes the operation needs; named in 401/403 messages. */
   scopes: readonly Scope[];
-  /** An empty body (e.g. 204) is accepted and gives `data: undefined`. */
+  /**
+   * An empty body (e.g. 204) is accepted and gives `data: undefined`. Always so for a write
+   * (POST, PUT, PATCH, DELETE): every 2xx is success, with or without a body.
+   */
   allowEmpty?: boolean;
 }
 
-/** A parsed answer. */
+/**
+ * A parsed answer. `data` is `undefined` when the answer had no body and the request allowed
+ * that (a write, or `allowEmpty`): callers of writes check for it.
+ */
 export interface Response<T> {
   status: number;
   data: T;
@@ -158,7 +164,9 @@ export class HttpTransport {
         }
         throw error.retryable ? this.#exhausted(error, transientRetries) : error;
       }
-      const empty = schema === null || (spec.allowEmpty === true && raw.text.trim() === "");
+      // Every success status is success: a write answered 200 or 204 without a body has landed.
+      const mayBeEmpty = spec.allowEmpty === true || spec.method !== "GET";
+      const empty = schema === null || (mayBeEmpty && raw.text.trim() === "");
       const data = empty ? undefined : this.#parse(schema, raw, spec.method, path);
       return { status: raw.status, data: data as z.infer<S> };
     }

@@ -66,7 +66,7 @@ export class IntegrationsApi {
       query: { "page[size]": pageSize(options.pageSize) },
       scopes: READ_USERS,
     };
-    for await (const record of paginate(this.#http, first, schemas().integrationUserRecord)) {
+    for await (const record of paginate(this.#http, first, schemas().integrationUserRecord, options.onInvalid)) {
       yield toIntegrationUser(record);
     }
   }
@@ -123,8 +123,14 @@ export class IntegrationsApi {
     });
   }
 
+  /**
+   * Sends a write and hands back its job. Every 2xx is success: an answer without a body (204,
+   * or 200 with none) or with a record that is not a job means the write is done, and the
+   * handle says so (`id: null`, nothing to wait for).
+   */
   async #write(spec: { method: "POST" | "PATCH" | "DELETE"; path: string; body?: unknown }): Promise<JobHandle> {
-    const { data } = await this.#http.request({ ...spec, scopes: WRITE }, single(schemas().jobRecord));
-    return this.#jobs.handle(toJob(data.data));
+    const { data } = await this.#http.request({ ...spec, scopes: WRITE }, single(schemas().z.unknown()));
+    const job = schemas().jobAnswer.safeParse((data as { data?: unknown } | undefined)?.data);
+    return job.success ? this.#jobs.handle(toJob(job.data)) : this.#jobs.done();
   }
 }

@@ -34,7 +34,8 @@ export class UsersApi {
       filter: options.filter,
       mfaStatus: options.mfaStatus ? true : undefined,
     };
-    for await (const record of paginate(this.#http, { method: "GET", path: "users", query, scopes: [SCOPES.readUsers] }, schemas().userRecord)) {
+    const first = { method: "GET" as const, path: "users", query, scopes: [SCOPES.readUsers] };
+    for await (const record of paginate(this.#http, first, schemas().userRecord, options.onInvalid)) {
       yield toUser(record);
     }
   }
@@ -53,7 +54,10 @@ export class UsersApi {
     return toUser(data.data);
   }
 
-  /** The user with this email (case-insensitive), or `undefined`. */
+  /**
+   * The user with exactly this email (case-insensitively), or `undefined`: the documented
+   * `GET /users?filter=`, every page of it (the filter also matches names and parts of emails).
+   */
   async findByEmail(email: string): Promise<User | undefined> {
     for await (const user of this.list({ filter: email.trim() })) {
       if (sameEmail(user.email, email)) return user;
@@ -74,7 +78,7 @@ export class UsersApi {
     const { settings, deps } = this.#http;
     const began = deps.clock.now();
     for (let attempt = 0; ; attempt++) {
-      let answer: z.infer<ReturnType<typeof recordOrJob<Schemas["userRecord"]>>>;
+      let answer: z.infer<ReturnType<typeof recordOrJob<Schemas["userRecord"]>>> | undefined;
       try {
         ({ data: answer } = await this.#http.request(
           { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] },
@@ -87,12 +91,15 @@ export class UsersApi {
         await this.#http.backoff(attempt, `POST users failed without an answer and ${attributes.email} does not exist yet`);
         continue;
       }
-      if (answer.data.type !== "job") return toUser(answer.data as UserRecord);
-      await this.#jobs.until(toJob(answer.data as JobRecord));
+      if (answer && answer.data.type !== "job") return toUser(answer.data as UserRecord);
+      if (answer) await this.#jobs.until(toJob(answer.data as JobRecord));
+      // A job, or a success without a body (204): the new user is read back once, by email.
       const created = await this.findByEmail(attributes.email);
       if (!created) {
         throw new WorkspaceAccessError(
-          `The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`,
+          answer
+            ? `The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`
+            : `POST users answered success without a body, but no user with the email ${attributes.email} exists.`,
           { kind: "invalid_response", method: "POST", path: "users" },
         );
       }
@@ -122,8 +129,9 @@ export class UsersApi {
       },
       recordOrJob(schemas().userRecord),
     );
-    if (data.data.type !== "job") return toUser(data.data as Parameters<typeof toUser>[0]);
-    await this.#jobs.until(toJob(data.data as JobRecord));
+    // Without a body (204), or with a job, the user is read back once.
+    if (data && data.data.type !== "job") return toUser(data.data as UserRecord);
+    if (data) await this.#jobs.until(toJob(data.data as JobRecord));
     return this.get(id);
   }
 
@@ -136,8 +144,10 @@ export class UsersApi {
         scopes: [SCOPES.writeUsers],
         allowEmpty: true,
       },
-      single(schemas().jobRecord),
+      single(schemas().z.unknown()),
     );
-    if (data?.data) await this.#jobs.until(toJob(data.data));
+    // 204, or 200 with or without a body: done. Only a job is waited for.
+    const job = schemas().jobAnswer.safeParse((data as { data?: unknown } | undefined)?.data);
+    if (job.success) await this.#jobs.until(toJob(job.data));
   }
 }
