@@ -1,5 +1,5 @@
 import type { HttpTransport } from "./http";
-import type { JobHandle, JobsApi } from "./jobs";
+import { type JobHandle, type JobsApi, jobOfAnswer } from "./jobs";
 import {
   type Entitlement,
   type Integration,
@@ -7,7 +7,6 @@ import {
   toEntitlement,
   toIntegration,
   toIntegrationUser,
-  toJob,
 } from "./models";
 import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
@@ -129,8 +128,8 @@ export class IntegrationsApi {
    * handle says so (`id: null`, nothing to wait for).
    */
   async #write(spec: { method: "POST" | "PATCH" | "DELETE"; path: string; body?: unknown }): Promise<JobHandle> {
-    const { data } = await this.#http.request({ ...spec, scopes: WRITE }, single(schemas().z.unknown()));
-    const job = schemas().jobAnswer.safeParse((data as { data?: unknown } | undefined)?.data);
-    return job.success ? this.#jobs.handle(toJob(job.data)) : this.#jobs.done();
+    const answer = await this.#http.request({ ...spec, scopes: WRITE }, single(schemas().z.unknown()));
+    const job = jobOfAnswer(this.#http, answer, spec.method, spec.path);
+    return job ? this.#jobs.handle(job) : this.#jobs.done();
   }
 }

@@ -26,6 +26,25 @@ export interface JobHandle {
   wait(options?: WaitOptions): Promise<Job | null>;
 }
 
+/**
+ * The job a write answered with, `undefined` when the answer is no job (no body, or a record of
+ * another type: the write is done). An answer that says it is a job (`type: "job"`) but does not
+ * match the contract (no id) is an invalid response naming the field: it cannot be waited for.
+ */
+export function jobOfAnswer(http: HttpTransport, answer: { status: number; data: unknown }, method: string, path: string): Job | undefined {
+  const record = (answer.data as { data?: unknown } | undefined)?.data;
+  if (!record || typeof record !== "object" || (record as { type?: unknown }).type !== "job") return undefined;
+  const parsed = schemas().jobAnswer.safeParse(record);
+  if (parsed.success) return toJob(parsed.data);
+  const issue = parsed.error.issues[0];
+  const field = ["data", ...(issue?.path ?? []).map(String)].join(".");
+  const where = new URL(path, http.settings.baseUrl).pathname;
+  throw new InvalidResponseError(
+    http.redact(`${method} ${where} answered ${answer.status} with a job that does not match the API contract: field "${field}": ${issue?.message ?? "invalid"}.`),
+    { method, path: where, status: answer.status, field },
+  );
+}
+
 /** `GET /jobs/{id}` and waiting for jobs. */
 export class JobsApi {
   readonly #http: HttpTransport;

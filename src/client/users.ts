@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { ConflictError, isAmbiguous, WorkspaceAccessError } from "./errors";
 import type { HttpTransport } from "./http";
-import type { JobsApi } from "./jobs";
+import { type JobsApi, jobOfAnswer } from "./jobs";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
 import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
@@ -137,17 +137,13 @@ export class UsersApi {
 
   /** Deletes a user (waiting for the job if it answers with one); 404 raises {@link NotFoundError}. */
   async delete(id: string): Promise<void> {
-    const { data } = await this.#http.request(
-      {
-        method: "DELETE",
-        path: pathOf("users", [id, "user id"]),
-        scopes: [SCOPES.writeUsers],
-        allowEmpty: true,
-      },
+    const path = pathOf("users", [id, "user id"]);
+    const answer = await this.#http.request(
+      { method: "DELETE", path, scopes: [SCOPES.writeUsers], allowEmpty: true },
       single(schemas().z.unknown()),
     );
     // 204, or 200 with or without a body: done. Only a job is waited for.
-    const job = schemas().jobAnswer.safeParse((data as { data?: unknown } | undefined)?.data);
-    if (job.success) await this.#jobs.until(toJob(job.data));
+    const job = jobOfAnswer(this.#http, answer, "DELETE", path);
+    if (job) await this.#jobs.until(job);
   }
 }
