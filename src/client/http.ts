@@ -25,7 +25,10 @@ export interface RequestSpec {
   body?: unknown;
   /** Scopes the operation needs; named in 401/403 messages. */
   scopes: readonly Scope[];
-  /** An empty body (e.g. 204) is accepted and gives `data: undefined`. */
+  /**
+   * An empty body (e.g. 204) is accepted and gives `data: undefined`. Always so for a write
+   * (POST, PUT, PATCH, DELETE): every 2xx is success, with or without a body.
+   */
   allowEmpty?: boolean;
 }
 

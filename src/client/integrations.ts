@@ -1,5 +1,5 @@
 import type { HttpTransport } from "./transport";
-import type { JobHandle, JobsApi } from "./jobs";
+import { type JobHandle, type JobsApi, jobOfAnswer } from "./jobs";
 import {
   type Entitlement,
   type Integration,
@@ -7,7 +7,6 @@ import {
   toEntitlement,
   toIntegration,
   toIntegrationUser,
-  toJob,
 } from "./models";
 import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
@@ -66,7 +65,7 @@ export class IntegrationsApi {
       query: { "page[size]": pageSize(options.pageSize) },
       scopes: READ_USERS,
     };
-    for await (const record of paginate(this.#http, first, schemas().integrationUserRecord)) {
+    for await (const record of paginate(this.#http, first, schemas().integrationUserRecord, options.onInvalid)) {
       yield toIntegrationUser(record);
     }
   }
@@ -123,8 +122,14 @@ export class IntegrationsApi {
     });
   }
 
+  /**
+   * Sends a write and hands back its job. Every 2xx is success: an answer without a body (204,
+   * or 200 with none) or with a record that is not a job means the write is done, and the
+   * handle says so (`id: null`, nothing to wait for).
+   */
   async #write(spec: { method: "POST" | "PATCH" | "DELETE"; path: string; body?: unknown }): Promise<JobHandle> {
-    const { data } = await this.#http.request({ ...spec, scopes: WRITE }, single(schemas().jobRecord));
-    return this.#jobs.handle(toJob(data.data));
+    const answer = await this.#http.request({ ...spec, scopes: WRITE }, single(schemas().z.unknown()));
+    const job = jobOfAnswer(this.#http, answer, spec.method, spec.path);
+    return job ? this.#jobs.handle(job) : this.#jobs.done();
   }
 }

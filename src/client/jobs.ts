@@ -1,5 +1,5 @@
 import type { Clock } from "./clock";
-import { JobFailedError, JobTimeoutError } from "./errors";
+import { InvalidResponseError, JobFailedError, JobTimeoutError } from "./errors";
 import type { HttpTransport } from "./transport";
 import { type Job, toJob } from "./models";
 import { pathOf } from "./path";
@@ -14,12 +14,35 @@ export interface WaitOptions {
   onPoll?: (job: Job) => void;
 }
 
-/** A job a write started: its id and first status, and a way to wait for it. */
+/**
+ * A job a write started: its id and first status, and a way to wait for it. A write the service
+ * answered without a job (a 2xx without a body) is done already: `id` is `null` and `wait`
+ * resolves `null` at once.
+ */
 export interface JobHandle {
-  id: string;
-  status: string;
+  id: string | null;
+  status: string | null;
   /** Polls until `finished` (resolves) or `error` (rejects with {@link JobFailedError}). */
-  wait(options?: WaitOptions): Promise<Job>;
+  wait(options?: WaitOptions): Promise<Job | null>;
+}
+
+/**
+ * The job a write answered with, `undefined` when the answer is no job (no body, or a record of
+ * another type: the write is done). An answer that says it is a job (`type: "job"`) but does not
+ * match the contract (no id) is an invalid response naming the field: it cannot be waited for.
+ */
+export function jobOfAnswer(http: HttpTransport, answer: { status: number; data: unknown }, method: string, path: string): Job | undefined {
+  const record = (answer.data as { data?: unknown } | undefined)?.data;
+  if (!record || typeof record !== "object" || (record as { type?: unknown }).type !== "job") return undefined;
+  const parsed = schemas().jobAnswer.safeParse(record);
+  if (parsed.success) return toJob(parsed.data);
+  const issue = parsed.error.issues[0];
+  const field = ["data", ...(issue?.path ?? []).map(String)].join(".");
+  const where = new URL(path, http.settings.baseUrl).pathname;
+  throw new InvalidResponseError(
+    http.redact(`${method} ${where} answered ${answer.status} with a job that does not match the API contract: field "${field}": ${issue?.message ?? "invalid"}.`),
+    { method, path: where, status: answer.status, field },
+  );
 }
 
 /** `GET /jobs/{id}` and waiting for jobs. */
@@ -61,6 +84,15 @@ export class JobsApi {
       await this.#clock.sleep(Math.min(interval, remaining));
       interval = Math.min(Math.round(interval * 1.5), settings.jobPollMaxIntervalMs);
       const job = await this.get(id);
+      if (job.status === null) {
+        // Waiting needs the status; without it the job could be polled forever for nothing.
+        throw new InvalidResponseError(`The job ${id} has no status (field "data.attributes.status"): it cannot be waited for.`, {
+          method: "GET",
+          path: new URL(pathOf("jobs", [id, "job id"]), settings.baseUrl).pathname,
+          status: 200,
+          field: "data.attributes.status",
+        });
+      }
       last = job.status;
       options.onPoll?.(job);
       if (job.status === "finished") return job;
@@ -82,5 +114,10 @@ export class JobsApi {
   /** A {@link JobHandle} for a job a write answered with. */
   handle(answer: Job): JobHandle {
     return { id: answer.id, status: answer.status, wait: (options) => this.until(answer, options) };
+  }
+
+  /** A {@link JobHandle} for a write answered without a job: done already. */
+  done(): JobHandle {
+    return { id: null, status: null, wait: async () => null };
   }
 }

@@ -13,8 +13,9 @@ export const KNOWN_USER_ROLES = [
   "workspace_guest_user",
 ] as const;
 
-/** Emails are compared case-insensitively (contract). */
-export function sameEmail(a: string, b: string): boolean {
+/** Emails are compared case-insensitively (contract); a missing email matches nothing. */
+export function sameEmail(a: string | null | undefined, b: string | null | undefined): boolean {
+  if (typeof a !== "string" || typeof b !== "string") return false;
   return a.trim().toLowerCase() === b.trim().toLowerCase();
 }
 
@@ -25,21 +26,27 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-/** A workspace user. */
+/**
+ * A workspace user. Only `id` is certain: a pending or SCIM-provisioned user may have no names,
+ * and the service may leave out any other attribute (`null` here).
+ */
 export interface User {
   id: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  role: string;
-  isGuest: boolean;
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  role: string | null;
+  isGuest: boolean | null;
   status: string | null;
   mfaStatus: { mfaEnabled: boolean | null; mfaEnrollmentDate: string | null } | null;
   createdAt: string | null;
   updatedAt: string | null;
 }
 
-/** The writable attributes of a user. */
+/**
+ * The writable attributes of a user. `isGuest` left out is left out of the body too (the service
+ * keeps what it has): the caller does not know it and must not guess.
+ */
 export interface UserAttributes {
   email: string;
   firstName: string;
@@ -78,10 +85,10 @@ export interface IntegrationUser {
   dynamicFields: Record<string, unknown>;
 }
 
-/** A job: an asynchronous write of the service. */
+/** A job: an asynchronous write of the service. `status` is `null` when the record has none. */
 export interface Job {
   id: string;
-  status: string;
+  status: string | null;
   canRetry: boolean | null;
   trigger: string | null;
   workflowType: string | null;
@@ -99,14 +106,14 @@ export interface Job {
 const orNull = <T>(value: T | null | undefined): T | null => (value === undefined ? null : value);
 
 export function toUser(r: UserRecord): User {
-  const a = r.attributes;
+  const a = r.attributes ?? {};
   return {
     id: r.id,
-    email: a.email,
-    firstName: a.firstName,
-    lastName: a.lastName,
-    role: a.role,
-    isGuest: a.isGuest ?? false,
+    email: orNull(a.email),
+    firstName: orNull(a.firstName),
+    lastName: orNull(a.lastName),
+    role: orNull(a.role),
+    isGuest: orNull(a.isGuest),
     status: orNull(a.status),
     mfaStatus: a.mfaStatus
       ? { mfaEnabled: orNull(a.mfaStatus.mfaEnabled), mfaEnrollmentDate: orNull(a.mfaStatus.mfaEnrollmentDate) }
@@ -127,16 +134,12 @@ export function toEntitlement(r: EntitlementRecord): Entitlement {
 }
 
 export function toIntegration(r: IntegrationRecord): Integration {
-  return {
-    id: r.id,
-    application: orNull(r.attributes.application),
-    label: orNull(r.attributes.label),
-    workspace: orNull(r.attributes.workspace),
-  };
+  const a = r.attributes ?? {};
+  return { id: r.id, application: orNull(a.application), label: orNull(a.label), workspace: orNull(a.workspace) };
 }
 
 export function toIntegrationUser(r: IntegrationUserRecord): IntegrationUser {
-  const a = r.attributes;
+  const a = r.attributes ?? {};
   const ids = (a.entitlements ?? []).map((e) => (typeof e === "string" ? e : e.id));
   return {
     id: r.id,
@@ -152,10 +155,10 @@ export function toIntegrationUser(r: IntegrationUserRecord): IntegrationUser {
 }
 
 export function toJob(r: JobRecord): Job {
-  const a = r.attributes;
+  const a = r.attributes ?? {};
   return {
     id: r.id,
-    status: a.status,
+    status: orNull(a.status),
     canRetry: orNull(a.canRetry),
     trigger: orNull(a.trigger),
     workflowType: orNull(a.workflowType),

@@ -1,12 +1,17 @@
 import type { z } from "zod";
 import { InvalidResponseError } from "./errors";
 import type { HttpTransport, RequestSpec } from "./transport";
-import { page } from "./schemas";
+import { rawPage } from "./schemas";
 
 /** Paging of list calls. */
 export interface ListOptions {
   /** Items per page, 1..100 (the contract's maximum; default 100: fewest requests). */
   pageSize?: number;
+  /**
+   * Called for a record of a page that does not match the contract (instead of failing the
+   * page): the rest of the page is still served. `id` is the record's id when it has one.
+   */
+  onInvalid?: (id: string | undefined, error: InvalidResponseError) => void;
 }
 
 /** The contract's largest page. */
@@ -14,19 +19,42 @@ export const MAX_PAGE_SIZE = 100;
 
 /**
  * Every item of a paged list, following `links.next` until it is null. A link that repeats is an
- * invalid response rather than an endless loop.
+ * invalid response rather than an endless loop. Records are parsed one by one: one odd record
+ * (a wrong type where the contract has a string) is handed to `onInvalid`, naming its id and
+ * field, and skipped; it never fails the page for the others.
  */
 export async function* paginate<T extends z.ZodType>(
   http: HttpTransport,
   first: RequestSpec,
   record: T,
+  onInvalid?: ListOptions["onInvalid"],
 ): AsyncGenerator<z.infer<T>> {
-  const schema = page(record);
+  const schema = rawPage();
   const seen = new Set<string>();
   let spec: RequestSpec | undefined = first;
   while (spec) {
-    const { data }: { data: z.infer<ReturnType<typeof page<T>>> } = await http.request(spec, schema);
-    for (const item of data.data as Array<z.infer<T>>) yield item;
+    const path = new URL(spec.path, http.settings.baseUrl).pathname;
+    const answer: { status: number; data: z.infer<ReturnType<typeof rawPage>> } = await http.request(spec, schema);
+    const { data, status } = answer;
+    for (const item of data.data) {
+      const parsed = record.safeParse(item);
+      if (parsed.success) {
+        yield parsed.data as z.infer<T>;
+        continue;
+      }
+      const id = idOf(item);
+      const issue = parsed.error.issues[0];
+      const field = issue ? issue.path.map(String).join(".") : "";
+      onInvalid?.(
+        id,
+        new InvalidResponseError(
+          http.redact(
+            `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that does not match the API contract: field "${field || "(root)"}": ${issue?.message ?? "invalid"}.`,
+          ),
+          { method: "GET", path, status, field },
+        ),
+      );
+    }
     const next: string | null | undefined = data.links?.next;
     if (!next || data.data.length === 0) return;
     if (seen.has(next)) {
@@ -40,6 +68,11 @@ export async function* paginate<T extends z.ZodType>(
     seen.add(next);
     spec = { method: "GET", path: next, scopes: first.scopes };
   }
+}
+
+function idOf(item: unknown): string | undefined {
+  const id = item && typeof item === "object" ? (item as { id?: unknown }).id : undefined;
+  return typeof id === "string" && id !== "" ? id : undefined;
 }
 
 /** Checks a page size against the contract's 1..100. */

@@ -1,8 +1,11 @@
 /**
- * Response schemas of the contract (api-contract.md). Lenient where the service may grow: unknown
- * fields pass through, open enums (role, status, trigger, workflowType) take any string, and ids
- * are plain strings (the public document's own examples hold ids that are not UUIDs). Strict on
- * what this package relies on: a user without an email is an invalid response, not a crash later.
+ * Response schemas of the contract (api-contract.md, "A real workspace"). Only a record's `id` is
+ * certain: every other attribute of a user, member, integration, entitlement or job may be null
+ * or absent (pending and SCIM-provisioned users have no names), unknown fields pass through, and
+ * open enums (role, status, trigger, workflowType) take any string. A value of the wrong type
+ * (a number for an email) still makes the record invalid: on a list page that fails only the
+ * record (see `paginate`), and a resource that needs a missing value says so, naming the record
+ * and the field.
  */
 import type { z as Z } from "zod";
 
@@ -24,20 +27,22 @@ function build(z: typeof Z) {
 
   const userRecord = z.looseObject({
     id: z.string().min(1),
-    type: z.string(),
-    attributes: z.looseObject({
-      email: z.string(),
-      firstName: z.string(),
-      lastName: z.string(),
-      role: z.string(),
-      isGuest: z.boolean().nullish(),
-      status: z.string().nullish(),
-      mfaStatus: z
-        .looseObject({ mfaEnabled: z.boolean().nullish(), mfaEnrollmentDate: z.string().nullish() })
-        .nullish(),
-      createdAt: z.string().nullish(),
-      updatedAt: z.string().nullish(),
-    }),
+    type: z.string().nullish(),
+    attributes: z
+      .looseObject({
+        email: z.string().nullish(),
+        firstName: z.string().nullish(),
+        lastName: z.string().nullish(),
+        role: z.string().nullish(),
+        isGuest: z.boolean().nullish(),
+        status: z.string().nullish(),
+        mfaStatus: z
+          .looseObject({ mfaEnabled: z.boolean().nullish(), mfaEnrollmentDate: z.string().nullish() })
+          .nullish(),
+        createdAt: z.string().nullish(),
+        updatedAt: z.string().nullish(),
+      })
+      .nullish(),
   });
 
   const entitlementRecord = z.looseObject({
@@ -59,56 +64,68 @@ function build(z: typeof Z) {
   const integrationUserRecord = z.looseObject({
     id: z.string().min(1),
     type: z.string().nullish(),
-    attributes: z.looseObject({
-      email: z.string().nullish(),
-      firstName: z.string().nullish(),
-      lastName: z.string().nullish(),
-      isGuest: z.boolean().nullish(),
-      status: z.string().nullish(),
-      role: z.string().nullish(),
-      entitlements: z.array(entitlementRef).nullish(),
-    }),
+    attributes: z
+      .looseObject({
+        email: z.string().nullish(),
+        firstName: z.string().nullish(),
+        lastName: z.string().nullish(),
+        isGuest: z.boolean().nullish(),
+        status: z.string().nullish(),
+        role: z.string().nullish(),
+        entitlements: z.array(entitlementRef).nullish(),
+      })
+      .nullish(),
     meta: z.looseObject({ dynamicFields: z.record(z.string(), z.unknown()).nullish() }).nullish(),
   });
 
   const integrationRecord = z.looseObject({
     id: z.string().min(1),
     type: z.string().nullish(),
-    attributes: z.looseObject({
-      application: z.string().nullish(),
-      label: z.string().nullish(),
-      workspace: z.string().nullish(),
-      createdAt: z.string().nullish(),
-      updatedAt: z.string().nullish(),
-      createdBy: z.string().nullish(),
-    }),
+    attributes: z
+      .looseObject({
+        application: z.string().nullish(),
+        label: z.string().nullish(),
+        workspace: z.string().nullish(),
+        createdAt: z.string().nullish(),
+        updatedAt: z.string().nullish(),
+        createdBy: z.string().nullish(),
+      })
+      .nullish(),
   });
 
   const jobRecord = z.looseObject({
     id: z.string().min(1),
-    type: z.literal("job"),
-    attributes: z.looseObject({
-      status: z.string(),
-      account: z.looseObject({}).nullish(),
-      canRetry: z.boolean().nullish(),
-      createdAt: z.string().nullish(),
-      createdBy: z.looseObject({}).nullish(),
-      errorDetails: z
-        .looseObject({
-          errorType: z.string().nullish(),
-          screenshotUrl: z.string().nullish(),
-          userRequired: z.boolean().nullish(),
-        })
-        .nullish(),
-      hasMoreDetails: z.boolean().nullish(),
-      payload: z.unknown().optional(),
-      response: z.unknown().optional(),
-      trigger: z.string().nullish(),
-      updatedAt: z.string().nullish(),
-      workflowType: z.string().nullish(),
-      workspacePolicyEnforcementId: z.string().nullish(),
-    }),
+    type: z.string().nullish(),
+    attributes: z
+      .looseObject({
+        status: z.string().nullish(),
+        account: z.looseObject({}).nullish(),
+        canRetry: z.boolean().nullish(),
+        createdAt: z.string().nullish(),
+        createdBy: z.looseObject({}).nullish(),
+        errorDetails: z
+          .looseObject({
+            errorType: z.string().nullish(),
+            screenshotUrl: z.string().nullish(),
+            userRequired: z.boolean().nullish(),
+          })
+          .nullish(),
+        hasMoreDetails: z.boolean().nullish(),
+        payload: z.unknown().optional(),
+        response: z.unknown().optional(),
+        trigger: z.string().nullish(),
+        updatedAt: z.string().nullish(),
+        workflowType: z.string().nullish(),
+        workspacePolicyEnforcementId: z.string().nullish(),
+      })
+      .nullish(),
   });
+
+  /**
+   * A write's answer that is a job: `type` says so (the records a write may answer with instead
+   * have the same loose shape, so only the type tells them apart).
+   */
+  const jobAnswer = jobRecord.extend({ type: z.literal("job") });
 
   const errorBody = z.looseObject({
     errors: z
@@ -124,7 +141,7 @@ function build(z: typeof Z) {
       .nullish(),
   });
 
-  return { z, links, pageMeta, userRecord, entitlementRecord, integrationUserRecord, integrationRecord, jobRecord, errorBody };
+  return { z, links, pageMeta, userRecord, entitlementRecord, integrationUserRecord, integrationRecord, jobRecord, jobAnswer, errorBody };
 }
 
 export type Schemas = ReturnType<typeof build>;
@@ -174,11 +191,17 @@ export function page<T extends Z.ZodType>(record: T) {
   return pageOf(record) as Z.ZodObject<{ data: Z.ZodArray<T>; links: Schemas["links"]; meta: Schemas["pageMeta"] }, Z.core.$loose>;
 }
 
-const orJob = memo((record) => schemas().z.union([schemas().jobRecord, record]));
+const orJob = memo((record) => schemas().z.union([schemas().jobAnswer, record]));
 
 /** A write's answer: the record it wrote, or a job doing the write (`data.type == "job"`). */
 export function recordOrJob<T extends Z.ZodType>(record: T) {
-  return single(orJob(record) as Z.ZodUnion<[Schemas["jobRecord"], T]>);
+  return single(orJob(record) as Z.ZodUnion<[Schemas["jobAnswer"], T]>);
+}
+
+/** A page whose records are parsed one by one (see `paginate`): only the envelope is checked here. */
+export function rawPage() {
+  const { z } = schemas();
+  return page(z.unknown());
 }
 
 export type UserRecord = Z.infer<Schemas["userRecord"]>;

@@ -15,7 +15,10 @@ import { DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settin
 
 export type { Method, RequestSpec } from "./http";
 
-/** A parsed answer. */
+/**
+ * A parsed answer. `data` is `undefined` when the answer had no body and the request allowed
+ * that (a write, or `allowEmpty`): callers of writes check for it.
+ */
 export interface Response<T> {
   status: number;
   data: T;
@@ -96,7 +99,9 @@ export class HttpTransport {
       const decision = decide(attempt, outcome, this.#limits, this.deps.random);
       switch (decision.action) {
         case "accept": {
-          const empty = schema === null || (spec.allowEmpty === true && raw!.text.trim() === "");
+          // Every success status is success: a write answered 200 or 204 without a body has landed.
+          const mayBeEmpty = spec.allowEmpty === true || method !== "GET";
+          const empty = schema === null || (mayBeEmpty && raw!.text.trim() === "");
           return { status: raw!.status, data: (empty ? undefined : this.#connection.parse(schema, raw!, method, path)) as z.infer<S> };
         }
         case "wait":

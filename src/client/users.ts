@@ -1,7 +1,7 @@
 import { createOnce } from "./create-once";
 import { ConflictError, WorkspaceAccessError } from "./errors";
+import { type JobsApi, jobOfAnswer } from "./jobs";
 import type { HttpTransport } from "./transport";
-import type { JobsApi } from "./jobs";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
 import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
@@ -34,7 +34,8 @@ export class UsersApi {
       filter: options.filter,
       mfaStatus: options.mfaStatus ? true : undefined,
     };
-    for await (const record of paginate(this.#http, { method: "GET", path: "users", query, scopes: [SCOPES.readUsers] }, schemas().userRecord)) {
+    const first = { method: "GET" as const, path: "users", query, scopes: [SCOPES.readUsers] };
+    for await (const record of paginate(this.#http, first, schemas().userRecord, options.onInvalid)) {
       yield toUser(record);
     }
   }
@@ -53,7 +54,10 @@ export class UsersApi {
     return toUser(data.data);
   }
 
-  /** The user with this email (case-insensitive), or `undefined`. */
+  /**
+   * The user with exactly this email (case-insensitively), or `undefined`: the documented
+   * `GET /users?filter=`, every page of it (the filter also matches names and parts of emails).
+   */
   async findByEmail(email: string): Promise<User | undefined> {
     for await (const user of this.list({ filter: email.trim() })) {
       if (sameEmail(user.email, email)) return user;
@@ -87,16 +91,19 @@ export class UsersApi {
       what: `POST users (${attributes.email})`,
     });
     if ("found" in outcome) return outcome.found;
-    const answer = outcome.sent.data;
-    if (answer.data.type !== "job") return toUser(answer.data as UserRecord);
-    await this.#jobs.until(toJob(answer.data as JobRecord));
+    // A write answered without a body (204) gives no data.
+    const answer = outcome.sent.data as { data: UserRecord | JobRecord } | undefined;
+    if (answer && answer.data.type !== "job") return toUser(answer.data as UserRecord);
+    if (answer) await this.#jobs.until(toJob(answer.data as JobRecord));
+    // A job, or a success without a body: the new user is read back once, by email.
     const created = await this.findByEmail(attributes.email);
     if (!created) {
-      throw new WorkspaceAccessError(`The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`, {
-        kind: "invalid_response",
-        method: "POST",
-        path: "users",
-      });
+      throw new WorkspaceAccessError(
+        answer
+          ? `The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`
+          : `POST users answered success without a body, but no user with the email ${attributes.email} exists.`,
+        { kind: "invalid_response", method: "POST", path: "users" },
+      );
     }
     return created;
   }
@@ -123,22 +130,21 @@ export class UsersApi {
       },
       recordOrJob(schemas().userRecord),
     );
-    if (data.data.type !== "job") return toUser(data.data as Parameters<typeof toUser>[0]);
-    await this.#jobs.until(toJob(data.data as JobRecord));
+    // Without a body (204), or with a job, the user is read back once.
+    if (data && data.data.type !== "job") return toUser(data.data as UserRecord);
+    if (data) await this.#jobs.until(toJob(data.data as JobRecord));
     return this.get(id);
   }
 
   /** Deletes a user (waiting for the job if it answers with one); 404 raises {@link NotFoundError}. */
   async delete(id: string): Promise<void> {
-    const { data } = await this.#http.request(
-      {
-        method: "DELETE",
-        path: pathOf("users", [id, "user id"]),
-        scopes: [SCOPES.writeUsers],
-        allowEmpty: true,
-      },
-      single(schemas().jobRecord),
+    const path = pathOf("users", [id, "user id"]);
+    const answer = await this.#http.request(
+      { method: "DELETE", path, scopes: [SCOPES.writeUsers], allowEmpty: true },
+      single(schemas().z.unknown()),
     );
-    if (data?.data) await this.#jobs.until(toJob(data.data));
+    // 204, or 200 with or without a body: done. Only a job is waited for.
+    const job = jobOfAnswer(this.#http, answer, "DELETE", path);
+    if (job) await this.#jobs.until(job);
   }
 }

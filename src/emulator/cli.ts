@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { startEmulator } from "./emulator";
 import { defaultSeed } from "./seed";
 import type { EmulatorSeed } from "./types";
+import { populatedSeed } from "./worlds";
 
 const USAGE = `Usage: workspace-access-emulator [options]
 
@@ -17,6 +18,8 @@ Options:
   --port N        port to listen on (default 0: an ephemeral port)
   --host H        address to listen on (default 127.0.0.1)
   --seed FILE     JSON seed ({ "users": [...], "integrations": [...] }); default: a small demo world
+  --world NAME    start from a built-in world instead: "populated" (512 users of every kind,
+                  three integrations, one with 300 members)
   --api-key K     the API key to accept (default: a random wa_emu_... key)
   -h, --help      show this help
 `;
@@ -29,6 +32,7 @@ function options(argv: string[]): { port: number; host: string; seed: EmulatorSe
 			port: { type: "string" },
 			host: { type: "string" },
 			seed: { type: "string" },
+			world: { type: "string" },
 			"api-key": { type: "string" },
 			help: { type: "boolean", short: "h" },
 		},
@@ -40,7 +44,14 @@ function options(argv: string[]): { port: number; host: string; seed: EmulatorSe
 	}
 	const port = Number(values.port ?? "0");
 	if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0..65535, got ${values.port}`);
-	const seed = values.seed === undefined ? defaultSeed() : (JSON.parse(readFileSync(values.seed, "utf8")) as EmulatorSeed);
+	if (values.world !== undefined && values.world !== "populated") throw new Error(`--world must be "populated", got ${values.world}`);
+	if (values.world !== undefined && values.seed !== undefined) throw new Error("--world and --seed cannot be used together");
+	const seed =
+		values.world === "populated"
+			? populatedSeed()
+			: values.seed === undefined
+				? defaultSeed()
+				: (JSON.parse(readFileSync(values.seed, "utf8")) as EmulatorSeed);
 	return { port, host: values.host ?? "127.0.0.1", seed, apiKey: values["api-key"] };
 }
 

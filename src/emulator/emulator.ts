@@ -9,12 +9,14 @@ import { KeyRing, randomApiKey } from "./keys";
 import { RateLimiter } from "./rate-limit";
 import { Router } from "./router";
 import { allRoutes } from "./routes/index";
+import { isUserCreate } from "./routes/users";
 import { applySeed } from "./seed";
 import { EmulatorServer, RequestLog } from "./server";
 import { integrationView, memberView, Store, userView } from "./store";
 import { formatTimestamp } from "./time";
 import type { EmulatedJob, Emulator, EmulatorOptions } from "./types";
 import type { JobRow } from "./jobs";
+import { populatedSeed } from "./worlds";
 
 /** The name jobs give as their creator: the key's owner, which the emulator does not model. */
 const OPERATOR_NAME = "Emulator API key";
@@ -39,7 +41,7 @@ function jobView(row: JobRow): EmulatedJob {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
 	const clock = options.clock ?? systemClock;
 	const store = new Store(() => clock.now());
-	applySeed(store, options.seed ?? {});
+	applySeed(store, options.seed ?? (options.world === "populated" ? populatedSeed() : {}));
 	const jobs = new JobEngine(options.job, { id: store.operatorId, name: OPERATOR_NAME }, clock);
 	const apiKey = options.apiKey ?? randomApiKey();
 	const keys = new KeyRing(apiKey, options.keys);
@@ -47,8 +49,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	const faults = new FaultQueue();
 	const log = new RequestLog();
 	const settings = { missingScopeStatus: options.missingScopeStatus ?? 403 };
-	const world = { store, jobs, userWritesAsJobs: options.userWritesAsJobs ?? false };
-	const server = new EmulatorServer({ world, router: new Router(allRoutes), keys, faults, limiter, log, settings, clock });
+	const world = { store, jobs, userWritesAsJobs: options.userWritesAsJobs ?? false, userWritesNoContent: options.userWriteAnswer === "no-content" };
+	const routes = options.userCreate === false ? allRoutes.filter((route) => !isUserCreate(route)) : allRoutes;
+	const server = new EmulatorServer({ world, router: new Router(routes), keys, faults, limiter, log, settings, clock });
 
 	const host = options.host ?? "127.0.0.1";
 	const port = await server.listen(options.port ?? 0, host);

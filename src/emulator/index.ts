@@ -16,6 +16,7 @@ export { ENTITLEMENT_NOT_FOUND, INTEGRATION_WORKFLOWS } from "./routes/integrati
 export { USER_ROLES, USER_WORKFLOWS } from "./routes/users";
 export { ALL_SCOPES, type Scope } from "./scopes";
 export { DEFAULT_IDS, defaultSeed } from "./seed";
+export { POPULATED_BIG_MEMBERS, POPULATED_IDS, POPULATED_USER_COUNT, populatedEmail, populatedSeed, populatedUserId } from "./worlds";
 export type {
 	EmulatedEntitlement,
 	EmulatedIntegration,

@@ -17,9 +17,9 @@ export interface UserRecord {
 	attributes: {
 		createdAt: string;
 		email: string;
-		firstName: string;
+		firstName: string | null;
 		isGuest: boolean;
-		lastName: string;
+		lastName: string | null;
 		mfaStatus: { mfaEnabled: boolean; mfaEnrollmentDate?: string } | null;
 		role: string;
 		status: string;
@@ -48,9 +48,9 @@ export interface IntegrationUserRecord {
 	attributes: {
 		email: string;
 		entitlements: EntitlementRecord[];
-		firstName: string;
+		firstName: string | null;
 		isGuest: boolean;
-		lastName: string;
+		lastName: string | null;
 		role: string;
 		status: string;
 	};

@@ -22,8 +22,8 @@ import type {
 export interface UserRow {
 	id: string;
 	email: string;
-	firstName: string;
-	lastName: string;
+	firstName: string | null;
+	lastName: string | null;
 	role: string;
 	isGuest: boolean;
 	status: UserStatus;

@@ -30,8 +30,9 @@ export interface SeedUser {
 	/** Fixed id; a random UUID when absent. */
 	id?: string;
 	email: string;
-	firstName: string;
-	lastName: string;
+	/** `null` for a user who has none yet (pending or SCIM-provisioned users often have no names). */
+	firstName: string | null;
+	lastName: string | null;
 	/** Defaults to `workspace_guest_user` for guests, else `workspace_login_only`. */
 	role?: string;
 	isGuest?: boolean;
@@ -84,8 +85,8 @@ export interface EmulatorSeed {
 export interface EmulatedUser {
 	id: string;
 	email: string;
-	firstName: string;
-	lastName: string;
+	firstName: string | null;
+	lastName: string | null;
 	role: string;
 	isGuest: boolean;
 	status: UserStatus;
@@ -183,6 +184,22 @@ export interface EmulatorOptions {
 	rateLimit?: RateLimit | null;
 	/** When true, user POST/PUT/DELETE answer with a job and take effect when it finishes. */
 	userWritesAsJobs?: boolean;
+	/**
+	 * How user writes that take effect at once answer: `"record"` (default: 201/200 with the user,
+	 * 204 for DELETE) or `"no-content"` (204 without a body for POST, PUT and DELETE, a success
+	 * status the specification lists): the client must then read the user back.
+	 */
+	userWriteAnswer?: "record" | "no-content";
+	/**
+	 * Whether `POST /users` is served (default true). `false` answers it 405, as a service without
+	 * the endpoint would: `POST /users` is an assumed endpoint, and adoption must not need it.
+	 */
+	userCreate?: boolean;
+	/**
+	 * The world to start with when no `seed` is given: `"empty"` (default) or `"populated"`, a
+	 * workspace as it looks before any program manages it (see `populatedSeed`).
+	 */
+	world?: "empty" | "populated";
 	/** Time for job deadlines, rate-limit windows, delays and timestamps; default the wall clock. Tests pass a virtual one. */
 	clock?: EmulatorClock;
 }

@@ -61,15 +61,19 @@ export const integrationEntitlementInputs = z.strictObject({
   role: z
     .enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` })
     .optional(),
+  adoptExisting: z.boolean({ error: "adoptExisting must be true or false" }).optional(),
 });
 
-/** User inputs after `check`: defaults applied. */
+/**
+ * User inputs after `check`. `role` and `isGuest` stay absent when the program leaves them out:
+ * the service's value is kept (defaults apply only to the create of a new user).
+ */
 export interface UserInputs {
   email: string;
   firstName: string;
   lastName: string;
-  role: string;
-  isGuest: boolean;
+  role?: string;
+  isGuest?: boolean;
   adoptExisting: boolean;
 }
 
@@ -79,6 +83,8 @@ export interface IntegrationEntitlementInputs {
   userId: string;
   entitlements: string[];
   role: (typeof INTEGRATION_ROLES)[number];
+  /** Take over a membership that already exists at create (default false; never causes a diff). */
+  adoptExisting: boolean;
 }
 
 /** A failure in the shape `check` returns. */

@@ -7,7 +7,7 @@
  * | operation | request |
  * |---|---|
  * | check, diff | none |
- * | create | `POST /integrations/{id}/users` (invite), `GET /jobs/{jobId}` until done, then `GET /integrations/{id}/users/{userId}` (email, status); when the invite answers 409 (a member already), that `GET` and, when the set differs, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job |
+ * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (`member-lookup.ts`). Not a member: `POST /integrations/{id}/users` (invite), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
  * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, `GET /jobs/{jobId}` for its recorded job until done, then the member, then invite or `PATCH` as above |
  * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh |
  * | delete | `DELETE /integrations/{id}/users/{userId}`, then the job; 404 means already gone |
@@ -75,6 +75,7 @@ function normalise(news: Props): IntegrationEntitlementInputs {
     entitlements:
       Array.isArray(entitlements) && !containsUnknown(entitlements) ? entitlementSet(entitlements as string[]) : entitlements,
     role: news.role ?? DEFAULT_INTEGRATION_ROLE,
+    adoptExisting: news.adoptExisting ?? false,
   }) as IntegrationEntitlementInputs;
 }
 
@@ -90,6 +91,7 @@ function outputs(
     // The API reads "owner"/"collaborator"; when it does not say (or says something unknown),
     // the declared role stands.
     role: inviteRole(member.role) ?? inputs.role,
+    adoptExisting: inputs.adoptExisting === true,
     email: member.email,
     status: member.status,
     lastJobId,
@@ -130,7 +132,7 @@ async function finish(job: JobHandle): Promise<void> {
   try {
     await job.wait();
   } catch (error) {
-    if (error instanceof Error && !JobFailedError.isInstance(error)) unfinishedJobs.set(error, job.id);
+    if (error instanceof Error && !JobFailedError.isInstance(error) && job.id !== null) unfinishedJobs.set(error, job.id);
     throw error;
   }
 }
@@ -148,7 +150,7 @@ async function finish(job: JobHandle): Promise<void> {
 async function invite(
   client: WorkspaceAccessClient,
   inputs: IntegrationEntitlementInputs,
-): Promise<{ jobId: string } | { member: IntegrationUser; existed: boolean }> {
+): Promise<{ jobId: string | null } | { member: IntegrationUser; existed: boolean }> {
   const { integrationId, userId, entitlements, role } = inputs;
   let job: JobHandle;
   try {
@@ -162,51 +164,106 @@ async function invite(
   return { jobId: job.id };
 }
 
+/** The set of a member, for messages: `VIEWER, EDITOR`, or `none`. */
+const describeSet = (ids: readonly string[]) => (ids.length > 0 ? ids.join(", ") : "none");
+
 /**
- * Makes the membership hold exactly `inputs.entitlements`: invites a user who is not a member,
- * replaces the set of one who is (when it differs), and waits for the job. A create invites
- * straight away (nearly every create is of a new membership; the answer says when it is not); an
- * update resuming a create reads the member first.
+ * A create found the user a member already and may not take the membership over: nothing was
+ * written, and the message names what the member holds and the ways forward.
  */
-async function converge(
+function existingMembershipError(member: IntegrationUser, inputs: IntegrationEntitlementInputs): ConfigurationError {
+  const { integrationId, userId } = inputs;
+  const current = inviteRole(member.role);
+  const roleHint = current !== undefined && current !== inputs.role ? ` and role: "${current}"` : "";
+  return new ConfigurationError(
+    `User ${userId}${member.email ? ` (${member.email})` : ""} is already a member of integration ${integrationId}, with role ${member.role ?? "unknown"} and entitlements ${describeSet(member.entitlements)}. ` +
+      "Creating this resource would take that access over: its entitlements would become the declared set, and destroying the resource would remove the user from the integration. Nothing was changed. " +
+      `To manage the existing membership with this resource, set adoptExisting: true${roleHint}; to leave it alone, remove this resource from the program.`,
+    "adoptExisting",
+  );
+}
+
+/** A create over a member whose role is not the declared one: the API cannot change it in place. */
+function roleMismatch(member: IntegrationUser, inputs: IntegrationEntitlementInputs): ConfigurationError | undefined {
+  const current = inviteRole(member.role);
+  if (current === undefined || current === inputs.role) return undefined;
+  return new ConfigurationError(
+    `User ${inputs.userId} is already a member of integration ${inputs.integrationId} as ${current}, but the resource declares role ${inputs.role}. The API cannot change a member's role in place: declare role: "${current}" to manage the membership as it is, or remove the member first.`,
+    "role",
+  );
+}
+
+/** Makes an existing member hold exactly the declared set: one `PATCH` when it differs, nothing when it matches. */
+async function setExisting(
+  client: WorkspaceAccessClient,
+  member: IntegrationUser,
   inputs: IntegrationEntitlementInputs,
-  creating: boolean,
-): Promise<{ member: IntegrationUser; existed: boolean; jobId: string | null }> {
-  const { client } = connection();
-  const { integrationId, userId, entitlements, role } = inputs;
-  let member = creating ? undefined : await memberOrUndefined(client, integrationId, userId);
-  let existed = member !== undefined;
-  let jobId: string | null = null;
+): Promise<{ member: IntegrationUser; jobId: string | null }> {
+  if (sameSet(member.entitlements, inputs.entitlements)) return { member, jobId: null };
+  const job = await client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements);
+  await finish(job);
+  // The member was read before the write; the finished job wrote exactly this set.
+  return { member: { ...member, entitlements: entitlementSet(inputs.entitlements) }, jobId: job.id };
+}
+
+/** The member after an invitation, for what only the service knows (email, status). */
+async function memberAfterInvite(client: WorkspaceAccessClient, inputs: IntegrationEntitlementInputs): Promise<IntegrationUser> {
+  const { integrationId, userId } = inputs;
+  const member = await memberOrUndefined(client, integrationId, userId);
   if (!member) {
-    const invited = await invite(client, inputs);
-    if ("jobId" in invited) jobId = invited.jobId;
-    else ({ member, existed } = invited);
-  }
-  if (member) {
-    const current = inviteRole(member.role);
-    if (creating && existed && current !== undefined && current !== role) {
-      throw new ConfigurationError(
-        `User ${userId} is already a member of integration ${integrationId} as ${current}, but the resource declares role ${role}. The API cannot change a member's role in place: declare role: "${current}" to manage the membership as it is, or remove the member first.`,
-        "role",
-      );
-    }
-    if (!sameSet(member.entitlements, entitlements)) {
-      const job = await client.integrations.setEntitlements(integrationId, userId, entitlements);
-      jobId = job.id;
-      await finish(job);
-    }
-    // The member was read before the write; the finished job wrote exactly this set.
-    return { member: { ...member, entitlements: entitlementSet(entitlements) }, existed, jobId };
-  }
-  // After an invitation, one read for what only the service knows: the member's email and status.
-  const final = await memberOrUndefined(client, integrationId, userId);
-  if (!final) {
     throw new WorkspaceAccessError(
       `The job for ${membershipId(integrationId, userId)} finished, but the user is not a member of the integration: check the integration in the workspace.`,
       { kind: "invalid_response" },
     );
   }
-  return { member: final, existed, jobId };
+  return member;
+}
+
+/**
+ * A create: learns whether the user is a member before writing anything (see `member-lookup.ts`),
+ * never from how an invitation is answered. A member is taken over only with `adoptExisting`
+ * (and the declared role): the declared set is applied, nothing written when it matches. A user
+ * who is not a member is invited; when the invitation says otherwise (a 409: the user became a
+ * member since the read), the same rules apply. After the invitation's job, a lone create reads
+ * the member once for its email and status; creates that shared a member list do not (that would
+ * cost a request each), and leave email and status `null` until the next refresh.
+ */
+async function createMembership(inputs: IntegrationEntitlementInputs): Promise<{ member: IntegrationUser; existed: boolean; jobId: string | null }> {
+  const { client, cache } = connection();
+  const adopt = async (member: IntegrationUser) => {
+    if (!inputs.adoptExisting) throw existingMembershipError(member, inputs);
+    const mismatch = roleMismatch(member, inputs);
+    if (mismatch) throw mismatch;
+    return { ...(await setExisting(client, member, inputs)), existed: true };
+  };
+  const { member: existing, shared } = await cache.memberBeforeCreate(inputs.integrationId, inputs.userId);
+  if (existing) return adopt(existing);
+  const invited = await invite(client, inputs);
+  if ("member" in invited) {
+    if (invited.existed) return adopt(invited.member);
+    // An ambiguous invitation that landed: the membership is this create's own.
+    return { ...(await setExisting(client, invited.member, inputs)), existed: false };
+  }
+  const member: IntegrationUser = shared
+    ? { id: inputs.userId, email: null, firstName: null, lastName: null, isGuest: null, status: null, role: null, entitlements: inputs.entitlements, dynamicFields: {} }
+    : await memberAfterInvite(client, inputs);
+  return { member, existed: false, jobId: invited.jobId };
+}
+
+/**
+ * Makes the membership hold exactly `inputs.entitlements` on an update resuming a partial create,
+ * or restoring a membership removed out of band: reads the member, invites a user who is not a
+ * member, replaces the set of one who is (when it differs), and waits for the job.
+ */
+async function converge(inputs: IntegrationEntitlementInputs): Promise<{ member: IntegrationUser; jobId: string | null }> {
+  const { client } = connection();
+  let member = await memberOrUndefined(client, inputs.integrationId, inputs.userId);
+  if (!member) {
+    const invited = await invite(client, inputs);
+    if ("jobId" in invited) return { member: await memberAfterInvite(client, inputs), jobId: invited.jobId };
+    member = invited.member;
+  }
+  return setExisting(client, member, inputs);
 }
 
 /**
@@ -254,13 +311,13 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
     const inputs = normalise(news);
     return withWrite(async () => {
       try {
-        const { member, existed, jobId } = await converge(inputs, true);
+        const { member, existed, jobId } = await createMembership(inputs);
         if (existed) claim(`member:${membershipId(inputs.integrationId, inputs.userId)}`);
         return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId) };
       } catch (error) {
         throw partialCreate(error, news, inputs);
       }
-    }, inputs.integrationId);
+    }, inputs.integrationId, inputs.userId);
   },
 
   async read(id: string, props?: IntegrationEntitlementOutputs): Promise<pulumi.dynamic.ReadResult<IntegrationEntitlementOutputs>> {
@@ -268,7 +325,13 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
     return withHints(async () => {
       const member = await connection().cache.member(integrationId, userId);
       if (!member) return { id: "", props: {} as IntegrationEntitlementOutputs };
-      const declared = { integrationId, userId, entitlements: [], role: props?.role ?? DEFAULT_INTEGRATION_ROLE };
+      const declared = {
+        integrationId,
+        userId,
+        entitlements: [],
+        role: props?.role ?? DEFAULT_INTEGRATION_ROLE,
+        adoptExisting: props?.adoptExisting === true,
+      };
       const outs = outputs(member, declared, props?.lastJobId ?? null);
       const { email: _e, status: _s, lastJobId: _j, ...inputs } = outs;
       return { id, props: outs, inputs: inputs as IntegrationEntitlementOutputs };
@@ -278,7 +341,8 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
   async update(_id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
     const inputs = normalise(news);
     return withWrite(async () => {
-      const partial = olds.email === null && olds.status === null;
+      // A partial create is recorded with no entitlements (a resource always declares some).
+      const partial = !Array.isArray(olds.entitlements) || olds.entitlements.length === 0;
       if (!partial) {
         // The usual update: replace the set and wait; the member is known from the last outputs,
         // so no read before or after. A member removed out of band (404) falls through to a full
@@ -287,7 +351,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
         const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
         if (job) {
           await job.wait();
-          return { outs: { ...olds, ...inputs, lastJobId: job.id } };
+          return { outs: { ...olds, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null } };
         }
       }
       // A create whose job was not seen to finish was recorded with that job: give it its time
@@ -295,13 +359,13 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
       // merely slow.
       if (partial && olds.lastJobId) await settle(olds.lastJobId);
       try {
-        const { member, jobId } = await converge(inputs, false);
+        const { member, jobId } = await converge(inputs);
         return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null) };
       } catch (error) {
         // This write's own job, if one is left in flight, is recorded in turn.
         throw partialCreate(error, news, inputs);
       }
-    }, inputs.integrationId);
+    }, inputs.integrationId, inputs.userId);
   },
 
   async delete(id: string): Promise<void> {
@@ -313,6 +377,6 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
       // Already gone (404) counts as done.
       const job = await unlessNotFound(connection().client.integrations.removeUser(integrationId, userId));
       await job?.wait();
-    }, integrationId);
+    }, integrationId, userId);
   },
 };

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { ownedMembership } from "./owners";
 import { warnIfPlaintextApiKey } from "./program-checks";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
@@ -15,6 +16,13 @@ export interface IntegrationEntitlementArgs {
    * cannot change it in place: changing it replaces the membership (delete, then invite).
    */
   role?: pulumi.Input<"account_owner" | "account_collaborator">;
+  /**
+   * At create, take over a membership the user already has: its entitlements become the
+   * declared set (nothing is sent when they already are), and destroying the resource removes
+   * the user from the integration. Without it (the default), a create over an existing
+   * membership fails and changes nothing. Matters only at create; never causes a diff.
+   */
+  adoptExisting?: pulumi.Input<boolean>;
 }
 
 /**
@@ -27,6 +35,7 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   /** The entitlement ids, sorted. */
   declare readonly entitlements: pulumi.Output<string[]>;
   declare readonly role: pulumi.Output<"account_owner" | "account_collaborator">;
+  declare readonly adoptExisting: pulumi.Output<boolean>;
   /** The member's email, as the integration reports it. */
   declare readonly email: pulumi.Output<string | null>;
   /** The member's status in the workspace. */
@@ -41,9 +50,11 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
     warnIfPlaintextApiKey();
     const props = {
       integrationId: args.integrationId,
-      userId: args.userId,
+      // One IntegrationEntitlement per membership in a program: checked before this one is registered.
+      userId: ownedMembership(args.integrationId, args.userId, name),
       entitlements: args.entitlements,
       role: args.role,
+      adoptExisting: args.adoptExisting,
       email: undefined,
       status: undefined,
       lastJobId: undefined,

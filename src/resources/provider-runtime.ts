@@ -70,11 +70,12 @@ export async function withHints<T>(operation: () => Promise<T>): Promise<T> {
  * {@link withHints} for an operation that writes: afterwards, whether it succeeded or not (a write
  * whose job failed to finish in time may still land), the cached lists it may have changed are
  * forgotten. With an integration id, the users and that integration's members; without, every list.
+ * With a user id too, that membership is read again by a later create (see `member-lookup.ts`).
  */
-export async function withWrite<T>(operation: () => Promise<T>, integrationId?: string): Promise<T> {
+export async function withWrite<T>(operation: () => Promise<T>, integrationId?: string, userId?: string): Promise<T> {
   try {
     return await withHints(operation);
   } finally {
-    current?.cache.invalidate(integrationId);
+    current?.cache.invalidate(integrationId, userId);
   }
 }

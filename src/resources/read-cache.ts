@@ -7,6 +7,7 @@
  * direct GET before it is reported gone, so a user created after the list began is never dropped.
  */
 import { type Clock, type IntegrationUser, NotFoundError, systemClock, type User, type WorkspaceAccessClient } from "../client";
+import { CreateLookups, type MemberLookup } from "./member-lookup";
 
 /** How long the first read waits for others to join it. */
 export const BATCH_WINDOW_MS = 5;
@@ -113,12 +114,19 @@ export class ReadCache {
   readonly #clock: Clock;
   readonly #users: Batcher<User>;
   readonly #members = new Map<string, Batcher<IntegrationUser>>();
+  readonly #creates: CreateLookups;
 
   constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock = systemClock) {
     this.#client = client;
     this.#maxAgeMs = maxAgeMs;
     this.#clock = clock;
     this.#users = new Batcher(maxAgeMs, clock, () => client.users.list(), (id) => client.users.get(id));
+    this.#creates = new CreateLookups(client, maxAgeMs > 0, clock);
+  }
+
+  /** Whether the user is a member already, before a create writes anything (see `member-lookup.ts`). */
+  memberBeforeCreate(integrationId: string, userId: string): Promise<MemberLookup> {
+    return this.#creates.lookup(integrationId, userId);
   }
 
   /** The user, or `undefined` when it no longer exists. */
@@ -144,9 +152,11 @@ export class ReadCache {
   /**
    * Forgets cached lists after a write: with an integration id, the users and that integration's
    * members (a membership write); without, every list (a user write: deleting a user also ends
-   * its memberships, and a user's name and email show in member lists).
+   * its memberships, and a user's name and email show in member lists). With a user id too, the
+   * membership is read again by the next create that needs it.
    */
-  invalidate(integrationId?: string): void {
+  invalidate(integrationId?: string, userId?: string): void {
+    if (integrationId && userId) this.#creates.written(integrationId, userId);
     this.#users.invalidate();
     if (!integrationId) {
       for (const members of this.#members.values()) members.invalidate();

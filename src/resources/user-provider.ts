@@ -5,72 +5,129 @@
  * | operation | request |
  * |---|---|
  * | check, diff | none: inputs are validated and compared locally |
- * | create | `POST /users` (409 with `adoptExisting`: find by email, then `PUT /users/{id}`) |
+ * | create | `POST /users`; with `adoptExisting`, first `GET /users?filter=<email>` (every page): a user found is adopted with `PUT /users/{id}` only when a declared attribute differs, and `POST /users` is sent only when nobody has the email |
  * | read | `GET /users/{id}`, or one `GET /users` list shared by the reads of a refresh |
- * | update | `PUT /users/{id}` with every writable attribute |
+ * | update | `PUT /users/{id}` with every writable attribute; `GET /users/{id}` first when `role` or `isGuest` is not declared, so the PUT keeps the service's value |
  * | delete | `DELETE /users/{id}`; 404 means already gone |
+ *
+ * `role` and `isGuest` are optional and computed: a create of a new user applies the defaults
+ * (`workspace_login_only`, not a guest); otherwise an attribute the program leaves out keeps the
+ * service's value, is never written and never causes a diff.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ConflictError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
+import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
 import { claim, isClaimed } from "./claims";
 import { DEFAULT_USER_ROLE, defined, type UserInputs, userInputs, validate } from "./inputs";
 import { configure, connection, withHints, withWrite } from "./provider-runtime";
 import { isUnknown } from "./unknown";
 
-/** What a {@link User} stores: its inputs with defaults, plus what the service computes. */
-export interface UserOutputs extends UserInputs {
+/** What a {@link User} stores: its inputs, what the service computes, and which optional attributes the program manages. */
+export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
+  role: string | null;
+  isGuest: boolean | null;
   status: string | null;
   createdAt: string | null;
   updatedAt: string | null;
+  /**
+   * The optional attributes the program declares (`role`, `isGuest`), so a refresh hands back as
+   * inputs only what the program manages: the others are the service's, not the program's.
+   */
+  managedAttributes: string[];
 }
 
 type Props = Record<string, unknown>;
 
-/** Inputs with defaults applied; values the preview does not know yet are kept as they are. */
+/** The optional attributes the program may leave to the service. */
+const OPTIONAL = ["isGuest", "role"] as const;
+
+/** Inputs as `check` returns them: no defaults, values the preview does not know yet kept as they are. */
 function normalise(news: Props): UserInputs {
   return defined({
     email: news.email,
     firstName: news.firstName,
     lastName: news.lastName,
-    role: news.role ?? DEFAULT_USER_ROLE,
-    isGuest: news.isGuest ?? false,
+    role: news.role,
+    isGuest: news.isGuest,
     adoptExisting: news.adoptExisting ?? false,
   }) as UserInputs;
 }
 
-function attributes(inputs: UserInputs): UserAttributes {
+/** The declared attributes of a new user, defaults for what is left out. */
+function newUser(inputs: UserInputs): UserAttributes {
   return {
     email: inputs.email,
     firstName: inputs.firstName,
     lastName: inputs.lastName,
-    role: inputs.role,
-    isGuest: inputs.isGuest,
+    role: inputs.role ?? DEFAULT_USER_ROLE,
+    isGuest: inputs.isGuest ?? false,
   };
 }
 
+/**
+ * The attributes a `PUT` sends for an existing user: the declared ones, and the service's value
+ * of each optional one the program leaves out. A `PUT` replaces every attribute, so one the
+ * service does not report (a record with no `role`) cannot be kept: that fails this resource,
+ * naming the record and the field, rather than guess. An unreported `isGuest` is left out of the
+ * body (the service keeps what it has).
+ */
+function keeping(inputs: UserInputs, current: User): UserAttributes {
+  const role = inputs.role ?? current.role;
+  if (role === null) {
+    throw new InvalidResponseError(
+      `User ${current.id}${current.email ? ` (${current.email})` : ""}: the service's record has no role (field "data.attributes.role"), and the program declares none, so a PUT could not keep it. Declare role on this resource.`,
+      { method: "GET", path: `users/${current.id}`, status: 200, field: "data.attributes.role" },
+    );
+  }
+  const isGuest = inputs.isGuest ?? current.isGuest ?? undefined;
+  return {
+    email: inputs.email,
+    firstName: inputs.firstName,
+    lastName: inputs.lastName,
+    role,
+    ...(isGuest === undefined ? {} : { isGuest }),
+  };
+}
+
+/** Whether every attribute the program declares already holds (email case-insensitively). */
+function matches(inputs: UserInputs, user: User): boolean {
+  return (
+    sameEmail(inputs.email, user.email) &&
+    inputs.firstName === user.firstName &&
+    inputs.lastName === user.lastName &&
+    (inputs.role === undefined || inputs.role === user.role) &&
+    (inputs.isGuest === undefined || inputs.isGuest === (user.isGuest ?? false))
+  );
+}
+
 /** Outputs from what the service said; the declared email's spelling is kept when it matches. */
-function outputs(user: User, declared: { email?: unknown; adoptExisting?: unknown }): UserOutputs {
+function outputs(user: User, declared: Props): UserOutputs {
   const email = typeof declared.email === "string" && sameEmail(declared.email, user.email) ? declared.email : user.email;
   return {
-    email,
-    firstName: user.firstName,
-    lastName: user.lastName,
+    email: email as string,
+    firstName: user.firstName as string,
+    lastName: user.lastName as string,
     role: user.role,
     isGuest: user.isGuest,
     adoptExisting: declared.adoptExisting === true,
     status: user.status,
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
+    managedAttributes: managed(declared),
   };
 }
 
-/** The fields `diff` compares, each with how to compare it. */
-const COMPARED: Array<[keyof UserInputs, (a: unknown, b: unknown) => boolean]> = [
+/** The optional attributes `declared` sets. */
+function managed(declared: Props): string[] {
+  return OPTIONAL.filter((key) => declared[key] !== undefined && declared[key] !== null);
+}
+
+/** The fields `diff` compares, each with how to compare it; `role` and `isGuest` only when declared. */
+const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown) => boolean]> = [
   ["email", (a, b) => typeof a === "string" && typeof b === "string" && sameEmail(a, b)],
   ["firstName", (a, b) => a === b],
   ["lastName", (a, b) => a === b],
-  ["role", (a, b) => (a ?? DEFAULT_USER_ROLE) === (b ?? DEFAULT_USER_ROLE)],
-  ["isGuest", (a, b) => (a ?? false) === (b ?? false)],
+  ["role", (a, b) => b === undefined || a === b],
+  ["isGuest", (a, b) => b === undefined || (a ?? false) === b],
 ];
 
 /** The properties whose values differ (a value not known yet counts as a change). */
@@ -94,20 +151,21 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
     const inputs = normalise(news);
     return withWrite(async () => {
       const { client } = connection();
+      // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
+      const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
+      if (found) return adopt(found, inputs);
       let user: User;
       try {
-        user = await client.users.create(attributes(inputs));
+        user = await client.users.create(newUser(inputs));
       } catch (error) {
         if (!ConflictError.isInstance(error)) throw error;
         const existing = await client.users.findByEmail(inputs.email);
-        if (!inputs.adoptExisting || !existing) {
-          error.message += ` A user with the email ${inputs.email} already exists${existing ? ` (id ${existing.id})` : ""}. To manage that user with this resource, set adoptExisting: true.`;
-          throw error;
-        }
-        user = await client.users.replace(existing.id, attributes(inputs));
-        claim(`user:${user.id}`);
+        // Someone took the email between the lookup and the POST: adopt it all the same.
+        if (inputs.adoptExisting && existing) return adopt(existing, inputs);
+        error.message += ` A user with the email ${inputs.email} already exists${existing ? ` (id ${existing.id})` : ""}. To manage that user with this resource, set adoptExisting: true.`;
+        throw error;
       }
-      return { id: user.id, outs: outputs(user, inputs) };
+      return { id: user.id, outs: outputs(user, inputs as unknown as Props) };
     });
   },
 
@@ -115,17 +173,36 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
     return withHints(async () => {
       const user = await connection().cache.user(id);
       if (!user) return { id: "", props: {} as UserOutputs };
-      const outs = outputs(user, props ?? {});
-      const { status: _s, createdAt: _c, updatedAt: _u, ...inputs } = outs;
-      return { id: user.id, props: outs, inputs: inputs as UserOutputs };
+      const prior = (props ?? {}) as unknown as Props;
+      // State written before `managedAttributes` existed managed both (with their defaults).
+      const managedBefore = Array.isArray(prior.managedAttributes) ? (prior.managedAttributes as string[]) : [...OPTIONAL];
+      const outs = outputs(user, prior);
+      outs.managedAttributes = managedBefore;
+      const inputs: Props = {
+        email: outs.email,
+        firstName: outs.firstName,
+        lastName: outs.lastName,
+        adoptExisting: outs.adoptExisting,
+      };
+      // Only what the program manages comes back as an input: a refresh must not make the
+      // service's role look declared (and a later program that leaves it out look like a change).
+      for (const key of managedBefore) {
+        const value = outs[key as (typeof OPTIONAL)[number]];
+        if (value !== null && value !== undefined) inputs[key] = value;
+      }
+      return { id: user.id, props: outs, inputs: defined(inputs) as unknown as UserOutputs };
     });
   },
 
   async update(id: string, _olds: UserOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<UserOutputs>> {
     const inputs = normalise(news);
     return withWrite(async () => {
-      const user = await connection().client.users.replace(id, attributes(inputs));
-      return { outs: outputs(user, inputs) };
+      const { client } = connection();
+      // A PUT replaces every attribute: what the program leaves out is read first and kept.
+      const needsCurrent = inputs.role === undefined || inputs.isGuest === undefined;
+      const attributes = needsCurrent ? keeping(inputs, await client.users.get(id)) : newUser(inputs);
+      const user = await client.users.replace(id, attributes);
+      return { outs: outputs(user, inputs as unknown as Props) };
     });
   },
 
@@ -138,3 +215,14 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
     });
   },
 };
+
+/**
+ * Takes over an existing user: nothing is sent when every declared attribute already holds;
+ * otherwise one `PUT` of the declared attributes, keeping the service's value of each optional
+ * one the program leaves out (an owner stays an owner, a guest a guest).
+ */
+async function adopt(existing: User, inputs: UserInputs): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
+  const user = matches(inputs, existing) ? existing : await connection().client.users.replace(existing.id, keeping(inputs, existing));
+  claim(`user:${user.id}`);
+  return { id: user.id, outs: outputs(user, inputs as unknown as Props) };
+}

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { ownedEmail } from "./owners";
 import { warnIfPlaintextApiKey, warnIfUnknownRole } from "./program-checks";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
@@ -10,13 +11,18 @@ export interface UserArgs {
   firstName: pulumi.Input<string>;
   /** Required, not empty. */
   lastName: pulumi.Input<string>;
-  /** Workspace role; default `workspace_login_only`. An unknown role warns, it does not fail. */
+  /**
+   * Workspace role. Left out, the service's value is kept and never causes a diff; a new user
+   * gets `workspace_login_only`. An unknown role warns, it does not fail.
+   */
   role?: pulumi.Input<string>;
-  /** Whether the user is a guest; default `false`. */
+  /** Whether the user is a guest. Left out, the service's value is kept; a new user is not one. */
   isGuest?: pulumi.Input<boolean>;
   /**
-   * On create, take over an existing user with this email (and set the declared attributes)
-   * instead of failing on 409. Matters only at create; never causes a diff.
+   * On create, take over an existing user with this email instead of failing: the user is looked
+   * up first (`GET /users?filter=`), only the declared attributes are set (nothing is sent when
+   * they already hold), and a user is created only when nobody has the email. Matters only at
+   * create; never causes a diff.
    */
   adoptExisting?: pulumi.Input<boolean>;
 }
@@ -33,7 +39,9 @@ export class User extends pulumi.CustomResource {
   declare readonly email: pulumi.Output<string>;
   declare readonly firstName: pulumi.Output<string>;
   declare readonly lastName: pulumi.Output<string>;
+  /** The service's role: the declared one, or the one it has when the program leaves it out. */
   declare readonly role: pulumi.Output<string>;
+  /** The service's guest flag: the declared one, or the one it has when the program leaves it out. */
   declare readonly isGuest: pulumi.Output<boolean>;
   declare readonly adoptExisting: pulumi.Output<boolean>;
   /** `live`, `pending` (invited, not signed in yet) or `disabled`. */
@@ -47,7 +55,8 @@ export class User extends pulumi.CustomResource {
   constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
     warnIfPlaintextApiKey();
     const props = {
-      email: args.email,
+      // One User per email in a program: checked before this one is registered.
+      email: ownedEmail(args.email, name),
       firstName: args.firstName,
       lastName: args.lastName,
       role: args.role,
@@ -56,6 +65,7 @@ export class User extends pulumi.CustomResource {
       status: undefined,
       createdAt: undefined,
       updatedAt: undefined,
+      managedAttributes: undefined,
       __provider: serializedProvider("user"),
     };
     super(User.type, name, props, opts);

@@ -29,7 +29,7 @@ describe("integrations", () => {
       },
     });
     const done = await job.wait();
-    expect(done.status).toBe("finished");
+    expect(done?.status).toBe("finished");
     expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements.sort()).toEqual(["EDITOR", "VIEWER"]);
   });
 
@@ -61,7 +61,7 @@ describe("waiting for jobs", () => {
     const { client } = clientFor(emu);
     const job = await client.integrations.invite(youtube, { userIds: [alan], entitlements: ["VIEWER"] });
     expect(job.status).toBe("finished");
-    expect((await job.wait()).status).toBe("finished");
+    expect((await job.wait())?.status).toBe("finished");
     expect(emu.requests.filter((r) => r.path.includes("/jobs/"))).toEqual([]);
     emu.jobs.failNext(1, { errorType: "login_failed", userRequired: false });
     const failing = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });

@@ -31,7 +31,7 @@ describe("check", () => {
   it("applies the default role and turns the entitlements into a sorted set", async () => {
     const emu = await setup();
     const result = wire(await check({ ...base, entitlements: ["VIEWER", "EDITOR", "VIEWER"] }));
-    expect(result).toEqual({ inputs: { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator" }, failures: [] });
+    expect(result).toEqual({ inputs: { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator", adoptExisting: false }, failures: [] });
     expect(emu.requests).toHaveLength(0);
   });
 
@@ -69,7 +69,7 @@ describe("check", () => {
 });
 
 describe("diff", () => {
-  const olds = { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator" as const, email: "alan@example.com", status: "live", lastJobId: null };
+  const olds = { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator" as const, adoptExisting: false, email: "alan@example.com", status: "live", lastJobId: null };
   it.each([
     ["reordered entitlements", { entitlements: ["VIEWER", "EDITOR"] }, { changes: false, replaces: [], deleteBeforeReplace: false }],
     ["duplicated entitlements", { entitlements: ["EDITOR", "VIEWER", "EDITOR"] }, { changes: false, replaces: [], deleteBeforeReplace: false }],
@@ -97,24 +97,37 @@ describe("create", () => {
       userId: alan,
       entitlements: ["EDITOR", "VIEWER"],
       role: "account_collaborator",
+      adoptExisting: false,
       email: "alan@example.com",
       status: "pending",
       lastJobId: emu.jobs.list()[0]?.id,
     });
-    // No read before the invitation; one after it, for the member's email and status.
-    expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")}`)).toEqual([
-      "POST /integrations/:id/users",
-      "GET /jobs/:id",
-      "GET /integrations/:id/users/:id",
+    // A lone create: one read before the invitation (not a member: 404), one after it, for the
+    // member's email and status.
+    expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
+      "GET /integrations/:id/users/:id 404",
+      "POST /integrations/:id/users 200",
+      "GET /jobs/:id 200",
+      "GET /integrations/:id/users/:id 200",
     ]);
   });
 
-  it("sets the entitlements of a user who is already a member (PATCH, the whole set)", async () => {
+  it("without adoptExisting, a create over an existing membership fails before any write, naming role, entitlements and the fix", async () => {
     const emu = await setup();
-    await provider.create((await check({ ...base, userId: grace, entitlements: ["VIEWER", "MANAGER"] })).inputs!);
-    // The invitation answers 409 (a member already): read her, then replace the set.
+    const error = await rejection(provider.create((await check({ ...base, userId: grace, entitlements: ["VIEWER"] })).inputs!));
+    expect(error.message).toContain("already a member of integration");
+    expect(error.message).toContain("role collaborator and entitlements EDITOR");
+    expect(error.message).toContain("set adoptExisting: true");
+    expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual(["GET /integrations/:id/users/:id 200"]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
+  });
+
+  it("with adoptExisting, sets the entitlements of a user who is already a member (PATCH, the whole set)", async () => {
+    const emu = await setup();
+    const { outs } = wire(await provider.create((await check({ ...base, userId: grace, entitlements: ["VIEWER", "MANAGER"], adoptExisting: true })).inputs!));
+    expect(outs).toMatchObject({ adoptExisting: true, entitlements: ["MANAGER", "VIEWER"] });
+    // Read first (a member), then replace the set; no invitation.
     expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
-      "POST /integrations/:id/users 409",
       "GET /integrations/:id/users/:id 200",
       "PATCH /integrations/:id/users/:id 200",
       "GET /jobs/:id 200",
@@ -158,7 +171,7 @@ describe("read, update, delete", () => {
     emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: ["MANAGER", "VIEWER"] });
     const read = wire(await provider.read!(id, outs));
     expect(read.props?.entitlements).toEqual(["MANAGER", "VIEWER"]);
-    expect(read.inputs).toEqual({ integrationId: youtube, userId: alan, entitlements: ["MANAGER", "VIEWER"], role: "account_collaborator" });
+    expect(read.inputs).toEqual({ integrationId: youtube, userId: alan, entitlements: ["MANAGER", "VIEWER"], role: "account_collaborator", adoptExisting: false });
     expect((await provider.diff!(id, read.props!, (await check(base)).inputs!)).changes).toBe(true);
   });
 
@@ -203,7 +216,7 @@ describe("read, update, delete", () => {
     await refresh();
     expect(lists()).toBe(1);
     emu.jobs.failNext(1, { errorType: "mfa_required" });
-    await rejection(provider.update!(`${youtube}/${alan}`, { ...base, role: "account_collaborator", email: "a", status: "live", lastJobId: null }, (await check(base)).inputs!));
+    await rejection(provider.update!(`${youtube}/${alan}`, { ...base, role: "account_collaborator", adoptExisting: false, email: "a", status: "live", lastJobId: null }, (await check(base)).inputs!));
     // A failed write may still have changed something (or a timed-out one may yet): the next
     // reads take a new list, and see what changed meanwhile.
     emu.integrations.setMember(youtube, grace, { role: "collaborator", entitlements: ["MANAGER"] });
@@ -215,8 +228,8 @@ describe("read, update, delete", () => {
   it("a replacement on the same membership is never undone by the old resource's delete", async () => {
     const emu = await setup();
     const { id, outs } = await provider.create((await check(base)).inputs!);
-    // A new resource (e.g. renamed without an alias) declares the same membership: create-before-delete.
-    await provider.create((await check({ ...base, entitlements: ["MANAGER"] })).inputs!);
+    // A new resource (e.g. renamed without an alias) declares the same membership and adopts it: create-before-delete.
+    await provider.create((await check({ ...base, entitlements: ["MANAGER"], adoptExisting: true })).inputs!);
     await provider.delete!(id, outs!);
     expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["MANAGER"]);
   });
@@ -308,11 +321,11 @@ describe("resuming and roles", () => {
   it("a create over an existing membership with another role says so instead of planning a replacement", async () => {
     const emu = await setup();
     // grace is a collaborator on YouTube in the seed; declare her an owner.
-    const error = await rejection(provider.create((await check({ ...base, userId: grace, role: "account_owner" })).inputs!));
+    const error = await rejection(provider.create((await check({ ...base, userId: grace, role: "account_owner", adoptExisting: true })).inputs!));
     expect(error.message).toContain('already a member of integration');
     expect(error.message).toContain('declare role: "account_collaborator"');
-    // Only the invitation went out, and the service refused it: nothing changed.
-    expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.status}`)).toEqual(["POST 409"]);
+    // Nothing was written.
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
     expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.role).toBe("collaborator");
   });
 });

@@ -9,14 +9,11 @@ const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe" 
 const check = (news: Record<string, unknown>) => provider.check!({}, news);
 
 describe("check", () => {
-  it("applies the defaults and keeps the inputs otherwise", async () => {
+  it("leaves role and isGuest out when the program does (the service's value is kept), and keeps the inputs otherwise", async () => {
     const emu = await emulator();
     await configureFor(emu);
     const result = wire(await check(alice));
-    expect(result).toEqual({
-      inputs: { ...alice, role: "workspace_login_only", isGuest: false, adoptExisting: false },
-      failures: [],
-    });
+    expect(result).toEqual({ inputs: { ...alice, adoptExisting: false }, failures: [] });
     expect(emu.requests).toHaveLength(0);
   });
 
@@ -63,7 +60,7 @@ describe("check", () => {
 });
 
 describe("diff", () => {
-  const olds = { ...alice, role: "workspace_login_only", isGuest: false, adoptExisting: false, status: "pending", createdAt: null, updatedAt: null };
+  const olds = { ...alice, role: "workspace_login_only", isGuest: false, adoptExisting: false, status: "pending", createdAt: null, updatedAt: null, managedAttributes: [] };
   it.each([
     ["email case", { email: "ALICE@Example.com" }, false],
     ["defaults left out", { role: undefined, isGuest: undefined }, false],
@@ -99,14 +96,53 @@ describe("create, read, update, delete", () => {
     expect(emu.users.list()).toHaveLength(1);
   });
 
-  it("adopts an existing user with adoptExisting, setting the declared attributes", async () => {
+  it("adopts an existing user with adoptExisting: looks the email up first, sets only the declared attributes", async () => {
     const emu = await emulator();
-    const existing = emu.users.add({ ...alice, lastName: "Old", role: "workspace_super_admin" });
+    const existing = emu.users.add({ ...alice, lastName: "Old", role: "workspace_super_admin", isGuest: true });
     await configureFor(emu);
-    const { id, outs } = await provider.create((await check({ ...alice, adoptExisting: true })).inputs!);
+    const { id, outs } = wire(await provider.create((await check({ ...alice, email: "ALICE@example.com", adoptExisting: true })).inputs!));
     expect(id).toBe(existing.id);
-    expect(outs).toMatchObject({ lastName: "Doe", role: "workspace_login_only", adoptExisting: true });
-    expect(emu.users.get(id)).toMatchObject({ lastName: "Doe", role: "workspace_login_only" });
+    expect(outs).toMatchObject({ lastName: "Doe", role: "workspace_super_admin", isGuest: true, adoptExisting: true, managedAttributes: [] });
+    expect(emu.users.get(id)).toMatchObject({ lastName: "Doe", role: "workspace_super_admin", isGuest: true });
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /users", `PUT /users/${id}`]);
+    expect(emu.requests[1]?.body).toMatchObject({ data: { attributes: { role: "workspace_super_admin", isGuest: true } } });
+  });
+
+  it("an adoption whose declared attributes already hold sends no write", async () => {
+    const emu = await emulator();
+    const existing = emu.users.add({ ...alice, role: "workspace_owner" });
+    await configureFor(emu);
+    const { id, outs } = wire(await provider.create((await check({ ...alice, adoptExisting: true })).inputs!));
+    expect(id).toBe(existing.id);
+    expect(outs).toMatchObject({ role: "workspace_owner", isGuest: false });
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
+  it("an update that leaves role out reads the user first and keeps the service's role", async () => {
+    const emu = await emulator();
+    const existing = emu.users.add({ ...alice, role: "workspace_guest_admin" });
+    await configureFor(emu);
+    const { outs } = await provider.create((await check({ ...alice, adoptExisting: true })).inputs!);
+    emu.users.update(existing.id, { role: "workspace_owner" });
+    const { outs: updated } = wire(await provider.update!(existing.id, outs!, (await check({ ...alice, lastName: "Smith" })).inputs!));
+    expect(updated).toMatchObject({ lastName: "Smith", role: "workspace_owner" });
+    expect(emu.users.get(existing.id)).toMatchObject({ lastName: "Smith", role: "workspace_owner" });
+  });
+
+  it("a user record with no role fails only an update that would have to keep it, naming the record and the field", async () => {
+    const emu = await emulator();
+    const existing = emu.users.add(alice);
+    await configureFor(emu);
+    emu.fault({
+      method: "GET",
+      path: `/users/${existing.id}`,
+      body: JSON.stringify({ data: { id: existing.id, type: "user", attributes: { email: alice.email, role: null } }, links: {}, meta: {} }),
+    });
+    const olds = { ...alice, role: null, isGuest: null, adoptExisting: false, status: null, createdAt: null, updatedAt: null, managedAttributes: [] };
+    const error = await rejection(provider.update!(existing.id, olds, (await check(alice)).inputs!));
+    expect(error.message).toContain(`User ${existing.id}`);
+    expect(error.message).toContain("data.attributes.role");
+    expect(emu.requests.filter((r) => r.method === "PUT")).toEqual([]);
   });
 
   it("reads drift back as outputs and inputs, so refresh shows it", async () => {
@@ -117,7 +153,8 @@ describe("create, read, update, delete", () => {
     const read = wire(await provider.read!(id, outs));
     expect(read.id).toBe(id);
     expect(read.props).toMatchObject({ lastName: "Changed", role: "workspace_guest_user" });
-    expect(read.inputs).toEqual({ ...alice, lastName: "Changed", role: "workspace_guest_user", isGuest: false, adoptExisting: false });
+    // role was left to the service: a refresh does not make it look declared.
+    expect(read.inputs).toEqual({ ...alice, lastName: "Changed", adoptExisting: false });
     // The next preview compares against what refresh read: the program's value is a change.
     expect((await provider.diff!(id, read.props!, (await check(alice)).inputs!)).changes).toBe(true);
   });

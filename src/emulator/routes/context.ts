@@ -13,6 +13,8 @@ export interface World {
 	jobs: JobEngine;
 	/** Whether user writes answer with a job (contract: "a write may instead answer with a job"). */
 	userWritesAsJobs: boolean;
+	/** Whether user writes that take effect at once answer 204 without a body. */
+	userWritesNoContent?: boolean;
 }
 
 /** One request, as a handler sees it. */

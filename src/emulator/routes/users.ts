@@ -81,7 +81,7 @@ const list: Route = {
 		const needle = filter.trim().toLowerCase();
 		const users = ctx.world.store
 			.listUsers()
-			.filter((u) => needle === "" || u.email.toLowerCase().includes(needle) || `${u.firstName} ${u.lastName}`.toLowerCase().includes(needle));
+			.filter((u) => needle === "" || u.email.toLowerCase().includes(needle) || `${u.firstName ?? ""} ${u.lastName ?? ""}`.toLowerCase().includes(needle));
 		const keep: Array<[string, string]> = [];
 		if (filter !== "") keep.push(["filter", filter]);
 		const mfa = ctx.query.get("mfaStatus");
@@ -121,6 +121,7 @@ const create: Route = {
 			});
 		}
 		const user = add();
+		if (ctx.world.userWritesNoContent) return { status: 204 };
 		return { status: 201, body: { data: userRecord(user, false), links: { self: self(user.id) }, meta: {} } };
 	},
 };
@@ -145,6 +146,7 @@ const replace: Route = {
 			});
 		}
 		const user = store.updateUser(id, attributes);
+		if (ctx.world.userWritesNoContent) return { status: 204 };
 		return { status: 200, body: { data: userRecord(user, false), links: { self: self(id) }, meta: {} } };
 	},
 };
@@ -171,3 +173,8 @@ const remove: Route = {
 
 /** The user routes. */
 export const userRoutes: readonly Route[] = [list, read, create, replace, remove];
+
+/** Whether a route is `POST /users` (left out with `userCreate: false`). */
+export function isUserCreate(route: Route): boolean {
+	return route === create;
+}
