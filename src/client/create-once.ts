@@ -12,10 +12,16 @@ export interface CreateOnce<Sent, Found> {
   send(): Promise<Sent>;
   /** What the POST would have made, if it exists now; `undefined` when it does not. */
   lookUp(): Promise<Found | undefined>;
-  /** Re-sends allowed after ambiguous failures. */
-  maxRetries: number;
-  /** Waits before re-send `attempt + 1`, logging `reason`. */
-  backoff(attempt: number, reason: string): Promise<void>;
+  /**
+   * Re-sends after an ambiguous failure whose look-up found nothing. Leave it out where a look-up
+   * that finds nothing cannot prove the POST was not carried out (an accepted invitation's member
+   * appears only when its job ends): the failure is then raised as it is.
+   */
+  retry?: {
+    max: number;
+    /** Waits before re-send `attempt + 1`, logging `reason`. */
+    backoff(attempt: number, reason: string): Promise<void>;
+  };
   /** The POST, for the log: `POST users`. */
   what: string;
 }
@@ -29,8 +35,8 @@ export async function createOnce<Sent, Found>(create: CreateOnce<Sent, Found>): 
       if (!isAmbiguous(error)) throw error;
       const found = await create.lookUp();
       if (found !== undefined) return { found };
-      if (attempt >= create.maxRetries) throw error;
-      await create.backoff(attempt, `${create.what} failed without an answer and nothing was created`);
+      if (!create.retry || attempt >= create.retry.max) throw error;
+      await create.retry.backoff(attempt, `${create.what} failed without an answer and nothing was created`);
     }
   }
 }

@@ -1,5 +1,6 @@
 export { WorkspaceAccessClient } from "./client";
 export { type Clock, systemClock } from "./clock";
+export { createOnce } from "./create-once";
 export * from "./errors";
 export type { JobHandle, WaitOptions } from "./jobs";
 export {

@@ -86,8 +86,7 @@ export class UsersApi {
         const existing = await this.findByEmail(attributes.email);
         return existing && this.#createdSince(existing, began);
       },
-      maxRetries: this.#http.settings.maxRetries,
-      backoff: (attempt, reason) => this.#http.backoff(attempt, reason),
+      retry: { max: this.#http.settings.maxRetries, backoff: (attempt, reason) => this.#http.backoff(attempt, reason) },
       what: `POST users (${attributes.email})`,
     });
     if ("found" in outcome) return outcome.found;

@@ -21,8 +21,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import {
   ConfigurationError,
   ConflictError,
+  createOnce,
   type IntegrationUser,
-  isAmbiguous,
   JobFailedError,
   type JobHandle,
   JobTimeoutError,
@@ -152,16 +152,24 @@ async function invite(
   inputs: IntegrationEntitlementInputs,
 ): Promise<{ jobId: string | null } | { member: IntegrationUser; existed: boolean }> {
   const { integrationId, userId, entitlements, role } = inputs;
-  let job: JobHandle;
+  let outcome: { sent: JobHandle } | { found: IntegrationUser };
   try {
-    job = await client.integrations.invite(integrationId, { userIds: [userId], role, entitlements });
+    // Never re-sent: an accepted invitation's member appears only when its job ends, so finding
+    // no member after an ambiguous failure cannot prove the invitation was not carried out.
+    outcome = await createOnce({
+      send: () => client.integrations.invite(integrationId, { userIds: [userId], role, entitlements }),
+      lookUp: () => memberOrUndefined(client, integrationId, userId),
+      what: `POST integrations/${integrationId}/users (${userId})`,
+    });
   } catch (error) {
-    const member = ConflictError.isInstance(error) || isAmbiguous(error) ? await memberOrUndefined(client, integrationId, userId) : undefined;
+    // A member already (added since the create looked): read it, so the caller can say so.
+    const member = ConflictError.isInstance(error) ? await memberOrUndefined(client, integrationId, userId) : undefined;
     if (!member) throw error;
-    return { member, existed: ConflictError.isInstance(error) };
+    return { member, existed: true };
   }
-  await finish(job);
-  return { jobId: job.id };
+  if ("found" in outcome) return { member: outcome.found, existed: false };
+  await finish(outcome.sent);
+  return { jobId: outcome.sent.id };
 }
 
 /** The set of a member, for messages: `VIEWER, EDITOR`, or `none`. */
