@@ -25,100 +25,68 @@ function build(z: typeof Z) {
     })
     .nullish();
 
-  const userRecord = z.looseObject({
-    id: z.string().min(1),
-    type: z.string().nullish(),
-    attributes: z
-      .looseObject({
-        email: z.string().nullish(),
-        firstName: z.string().nullish(),
-        lastName: z.string().nullish(),
-        role: z.string().nullish(),
-        isGuest: z.boolean().nullish(),
-        status: z.string().nullish(),
-        mfaStatus: z
-          .looseObject({ mfaEnabled: z.boolean().nullish(), mfaEnrollmentDate: z.string().nullish() })
-          .nullish(),
-        createdAt: z.string().nullish(),
-        updatedAt: z.string().nullish(),
-      })
-      .nullish(),
+  /** Text the service may leave out or null. */
+  const text = z.string().nullish();
+  /**
+   * A record of the contract: only `id` is certain; `type` and every attribute may be null or
+   * absent, and unknown fields pass through.
+   */
+  const record = <A extends Z.core.$ZodLooseShape, E extends Z.core.$ZodLooseShape = Record<never, never>>(attributes: A, extra?: E) =>
+    z.looseObject({ id: z.string().min(1), type: text, attributes: z.looseObject(attributes).nullish(), ...(extra as E) });
+
+  const userRecord = record({
+    email: text,
+    firstName: text,
+    lastName: text,
+    role: text,
+    isGuest: z.boolean().nullish(),
+    status: text,
+    mfaStatus: z.looseObject({ mfaEnabled: z.boolean().nullish(), mfaEnrollmentDate: text }).nullish(),
+    createdAt: text,
+    updatedAt: text,
   });
 
-  const entitlementRecord = z.looseObject({
-    id: z.string().min(1),
-    type: z.string().nullish(),
-    attributes: z
-      .looseObject({
-        group: z.string().nullish(),
-        key: z.string().nullish(),
-        label: z.string().nullish(),
-        value: z.string().nullish(),
-      })
-      .nullish(),
-  });
+  const entitlementRecord = record({ group: text, key: text, label: text, value: text });
 
   /** The contract: entitlements of an integration user are records, or plain id strings. */
   const entitlementRef = z.union([z.string().min(1), entitlementRecord]);
 
-  const integrationUserRecord = z.looseObject({
-    id: z.string().min(1),
-    type: z.string().nullish(),
-    attributes: z
-      .looseObject({
-        email: z.string().nullish(),
-        firstName: z.string().nullish(),
-        lastName: z.string().nullish(),
-        isGuest: z.boolean().nullish(),
-        status: z.string().nullish(),
-        role: z.string().nullish(),
-        entitlements: z.array(entitlementRef).nullish(),
-      })
-      .nullish(),
-    meta: z.looseObject({ dynamicFields: z.record(z.string(), z.unknown()).nullish() }).nullish(),
+  const integrationUserRecord = record(
+    {
+      email: text,
+      firstName: text,
+      lastName: text,
+      isGuest: z.boolean().nullish(),
+      status: text,
+      role: text,
+      entitlements: z.array(entitlementRef).nullish(),
+    },
+    { meta: z.looseObject({ dynamicFields: z.record(z.string(), z.unknown()).nullish() }).nullish() },
+  );
+
+  const integrationRecord = record({
+    application: text,
+    label: text,
+    workspace: text,
+    createdAt: text,
+    updatedAt: text,
+    createdBy: text,
   });
 
-  const integrationRecord = z.looseObject({
-    id: z.string().min(1),
-    type: z.string().nullish(),
-    attributes: z
-      .looseObject({
-        application: z.string().nullish(),
-        label: z.string().nullish(),
-        workspace: z.string().nullish(),
-        createdAt: z.string().nullish(),
-        updatedAt: z.string().nullish(),
-        createdBy: z.string().nullish(),
-      })
-      .nullish(),
-  });
-
-  const jobRecord = z.looseObject({
-    id: z.string().min(1),
-    type: z.string().nullish(),
-    attributes: z
-      .looseObject({
-        status: z.string().nullish(),
-        account: z.looseObject({}).nullish(),
-        canRetry: z.boolean().nullish(),
-        createdAt: z.string().nullish(),
-        createdBy: z.looseObject({}).nullish(),
-        errorDetails: z
-          .looseObject({
-            errorType: z.string().nullish(),
-            screenshotUrl: z.string().nullish(),
-            userRequired: z.boolean().nullish(),
-          })
-          .nullish(),
-        hasMoreDetails: z.boolean().nullish(),
-        payload: z.unknown().optional(),
-        response: z.unknown().optional(),
-        trigger: z.string().nullish(),
-        updatedAt: z.string().nullish(),
-        workflowType: z.string().nullish(),
-        workspacePolicyEnforcementId: z.string().nullish(),
-      })
-      .nullish(),
+  const jobRecord = record({
+    status: text,
+    account: z.looseObject({}).nullish(),
+    canRetry: z.boolean().nullish(),
+    createdAt: text,
+    createdBy: z.looseObject({}).nullish(),
+    errorDetails: z.looseObject({ errorType: text, screenshotUrl: text, userRequired: z.boolean().nullish() }).nullish(),
+    hasMoreDetails: z.boolean().nullish(),
+    payload: z.unknown().optional(),
+    response: z.unknown().optional(),
+    trigger: text,
+    updatedAt: text,
+    workflowType: text,
+    workspacePolicyEnforcementId: text,
   });
 
   /**
