@@ -63,6 +63,8 @@ export interface Integration {
   application: string | null;
   label: string | null;
   workspace: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
 }
 
 /** A member of an integration, with the ids of its entitlements (sorted). */
@@ -132,6 +134,8 @@ export function toIntegration(r: IntegrationRecord): Integration {
     application: orNull(r.attributes.application),
     label: orNull(r.attributes.label),
     workspace: orNull(r.attributes.workspace),
+    createdAt: orNull(r.attributes.createdAt),
+    updatedAt: orNull(r.attributes.updatedAt),
   };
 }
 
