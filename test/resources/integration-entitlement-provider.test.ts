@@ -32,7 +32,8 @@ describe("check", () => {
     const emu = await setup();
     const result = wire(await check({ ...base, entitlements: ["VIEWER", "EDITOR", "VIEWER"] }));
     expect(result).toEqual({ inputs: { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator" }, failures: [] });
-    expect(emu.requests).toHaveLength(0);
+    // A new entitlement set: its ids are looked up in the integration's catalogue.
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /integrations/${youtube}/entitlements`]);
   });
 
   it.each([
@@ -101,8 +102,9 @@ describe("create", () => {
       status: "pending",
       lastJobId: emu.jobs.list()[0]?.id,
     });
-    // No read before the invitation; one after it, for the member's email and status.
+    // No read before the invitation (check read the catalogue); one after it, for the member's email and status.
     expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")}`)).toEqual([
+      "GET /integrations/:id/entitlements",
       "POST /integrations/:id/users",
       "GET /jobs/:id",
       "GET /integrations/:id/users/:id",
@@ -114,6 +116,7 @@ describe("create", () => {
     await provider.create((await check({ ...base, userId: grace, entitlements: ["VIEWER", "MANAGER"] })).inputs!);
     // The invitation answers 409 (a member already): read her, then replace the set.
     expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
+      "GET /integrations/:id/entitlements 200",
       "POST /integrations/:id/users 409",
       "GET /integrations/:id/users/:id 200",
       "PATCH /integrations/:id/users/:id 200",
