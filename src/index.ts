@@ -12,7 +12,9 @@ export { IntegrationEntitlement, type IntegrationEntitlementArgs } from "./resou
 export { getJob, getJobOutput, type GetJobArgs, type Job } from "./resources/get-job";
 export {
   type GetIntegrationArgs,
+  type GetIntegrationEntitlementsArgs,
   type GetIntegrationEntitlementsResult,
+  type GetIntegrationMembersArgs,
   type GetIntegrationMembersResult,
   type GetIntegrationsArgs,
   type GetIntegrationsResult,
@@ -31,7 +33,6 @@ export {
   getUserOutput,
   getUsers,
   getUsersOutput,
-  type IntegrationArgs,
   type LookedUpEntitlement,
   type LookedUpIntegration,
   type LookedUpMember,

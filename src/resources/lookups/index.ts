@@ -2,7 +2,9 @@
 export { type LookupCandidate, LookupError } from "./lookup-error";
 export {
   type GetIntegrationArgs,
+  type GetIntegrationEntitlementsArgs,
   type GetIntegrationEntitlementsResult,
+  type GetIntegrationMembersArgs,
   type GetIntegrationMembersResult,
   type GetIntegrationsArgs,
   type GetIntegrationsResult,
@@ -14,7 +16,6 @@ export {
   getIntegrationOutput,
   getIntegrations,
   getIntegrationsOutput,
-  type IntegrationArgs,
   type LookedUpEntitlement,
   type LookedUpIntegration,
   type LookedUpMember,

@@ -43,8 +43,14 @@ export interface GetIntegrationsResult {
   ids: string[];
 }
 
-/** Arguments of {@link getIntegrationEntitlements} and {@link getIntegrationMembers}. */
-export interface IntegrationArgs {
+/** Arguments of {@link getIntegrationEntitlements}. */
+export interface GetIntegrationEntitlementsArgs {
+  /** The integration's id, e.g. from {@link getIntegration}. */
+  integrationId: string;
+}
+
+/** Arguments of {@link getIntegrationMembers}. */
+export interface GetIntegrationMembersArgs {
   /** The integration's id, e.g. from {@link getIntegration}. */
   integrationId: string;
 }
@@ -182,8 +188,8 @@ export function getIntegrationsOutput(args: LookupInputs<GetIntegrationsArgs> = 
  * // catalogue.ids: ["VIEWER", "EDITOR", "MANAGER"]
  * ```
  */
-export function getIntegrationEntitlements(args: IntegrationArgs, _opts?: pulumi.InvokeOptions): Promise<GetIntegrationEntitlementsResult> {
-  return runLookup<IntegrationArgs, GetIntegrationEntitlementsResult>(CATALOGUE_ARGS, args, async ({ integrationId }, session) => {
+export function getIntegrationEntitlements(args: GetIntegrationEntitlementsArgs, _opts?: pulumi.InvokeOptions): Promise<GetIntegrationEntitlementsResult> {
+  return runLookup<GetIntegrationEntitlementsArgs, GetIntegrationEntitlementsResult>(CATALOGUE_ARGS, args, async ({ integrationId }, session) => {
     const catalogue = await session.entitlements(integrationId);
     if (!catalogue) throw notFound(session, "getIntegrationEntitlements", `no integration with id "${integrationId}"`);
     const entitlements = catalogue.map((e) => ({ id: e.id, label: e.label ?? null, group: e.group ?? null }));
@@ -193,7 +199,7 @@ export function getIntegrationEntitlements(args: IntegrationArgs, _opts?: pulumi
 
 /** {@link getIntegrationEntitlements} for arguments that are Pulumi inputs. */
 export function getIntegrationEntitlementsOutput(
-  args: LookupInputs<IntegrationArgs>,
+  args: LookupInputs<GetIntegrationEntitlementsArgs>,
   opts?: pulumi.InvokeOutputOptions,
 ): pulumi.Output<GetIntegrationEntitlementsResult> {
   return lookupOutput(args, opts, (resolved) => getIntegrationEntitlements(resolved));
@@ -209,8 +215,8 @@ export function getIntegrationEntitlementsOutput(
  * const managers = members.members.filter((m) => m.entitlements.includes("MANAGER"));
  * ```
  */
-export function getIntegrationMembers(args: IntegrationArgs, _opts?: pulumi.InvokeOptions): Promise<GetIntegrationMembersResult> {
-  return runLookup<IntegrationArgs, GetIntegrationMembersResult>(MEMBERS_ARGS, args, async ({ integrationId }, session) => {
+export function getIntegrationMembers(args: GetIntegrationMembersArgs, _opts?: pulumi.InvokeOptions): Promise<GetIntegrationMembersResult> {
+  return runLookup<GetIntegrationMembersArgs, GetIntegrationMembersResult>(MEMBERS_ARGS, args, async ({ integrationId }, session) => {
     const listed = await session.members(integrationId);
     if (!listed) throw notFound(session, "getIntegrationMembers", `no integration with id "${integrationId}"`);
     const members = listed
@@ -221,7 +227,7 @@ export function getIntegrationMembers(args: IntegrationArgs, _opts?: pulumi.Invo
 }
 
 /** {@link getIntegrationMembers} for arguments that are Pulumi inputs. */
-export function getIntegrationMembersOutput(args: LookupInputs<IntegrationArgs>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetIntegrationMembersResult> {
+export function getIntegrationMembersOutput(args: LookupInputs<GetIntegrationMembersArgs>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetIntegrationMembersResult> {
   return lookupOutput(args, opts, (resolved) => getIntegrationMembers(resolved));
 }
 
