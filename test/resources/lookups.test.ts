@@ -158,6 +158,17 @@ describe("getUser", () => {
     expect(emu.requests).toHaveLength(3);
   });
 
+  it("reads afresh in the next program run of the same process (Automation API inline programs)", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    await getUser({ email: "ada@example.com" });
+    emu.users.update(users.ada, { lastName: "King" });
+    expect((await getUser({ email: "ada@example.com" })).lastName).toBe("Lovelace");
+    await program(emu);
+    expect((await getUser({ email: "ada@example.com" })).lastName).toBe("King");
+    expect(sent(emu)).toEqual(["GET /users"]);
+  });
+
   it("names the scope a key lacks, and where the key comes from", async () => {
     const emu = await emulator({ seed: world(), keys: { wa_lookup_integrations_only_0000: ["read:integrations"] } });
     await program(emu, { apiKey: "wa_lookup_integrations_only_0000" });

@@ -1,9 +1,11 @@
 /**
  * What the lookups of one program run share: per workspace and key, one client and the answers
  * of its list calls. One paged listing of the users (or of the integrations) serves every lookup
- * of the run, however many there are; a lone lookup by id is one `GET`. Lives in the program
- * process only (lookups are not resources: nothing here is ever serialized), keyed by a hash of
- * the settings so that the key is not even kept as a map key.
+ * of the run, however many there are; a lone lookup by id is one `GET`. A run is told by its
+ * resource monitor, so a process that runs several programs (the Automation API's inline
+ * programs) reads afresh in each. Lives in the program process only (lookups are not resources:
+ * nothing here is ever serialized), keyed by a hash of the settings so that the key is not even
+ * kept as a map key.
  */
 import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
@@ -33,11 +35,6 @@ export class LookupSession {
   constructor(client: WorkspaceAccessClient) {
     this.#client = client;
     this.workspace = new URL(client.baseUrl).host;
-  }
-
-  /** HTTP requests sent so far (tests and the bench count them). */
-  get requestCount(): number {
-    return this.#client.requestCount;
   }
 
   /** Every user of the workspace: one paged listing per run. */
@@ -129,15 +126,30 @@ export class LookupSession {
   }
 }
 
-const sessions = new Map<string, LookupSession>();
+/** Sessions per program run (its resource monitor), and for code that runs outside any. */
+const runs = new WeakMap<object, Map<string, LookupSession>>();
+const outsideRuns = new Map<string, LookupSession>();
+
+function sessionsOfThisRun(): Map<string, LookupSession> {
+  const monitor = pulumi.runtime.getMonitor();
+  if (!monitor) return outsideRuns;
+  let sessions = runs.get(monitor);
+  if (!sessions) {
+    sessions = new Map();
+    runs.set(monitor, sessions);
+  }
+  return sessions;
+}
 
 /**
- * The session of the stack config in force (`workspace-access:*`, environment fallback), read the
- * same way {@link getJob} reads it. Throws a `ConfigurationError` naming the fix when it is incomplete.
+ * The session of this run and the stack config in force (`workspace-access:*`, environment
+ * fallback), read the same way {@link getJob} reads it. Throws a `ConfigurationError` naming the
+ * fix when it is incomplete.
  */
 export function lookupSession(): LookupSession {
   const settings = resolveProviderSettings(readRawSettings((key) => pulumi.runtime.getConfig(key), process.env));
   const fingerprint = createHash("sha256").update(JSON.stringify(settings)).digest("hex");
+  const sessions = sessionsOfThisRun();
   let session = sessions.get(fingerprint);
   if (!session) {
     session = new LookupSession(new WorkspaceAccessClient({ ...settings.client, settingPrefix: "workspace-access:" }));
@@ -146,8 +158,8 @@ export function lookupSession(): LookupSession {
   return session;
 }
 
-/** Forgets every session (tests run many programs in one process). */
+/** Closes and forgets the sessions made outside any program run (tests). */
 export function resetLookups(): void {
-  for (const session of sessions.values()) void session.close();
-  sessions.clear();
+  for (const session of outsideRuns.values()) void session.close();
+  outsideRuns.clear();
 }
