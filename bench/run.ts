@@ -15,7 +15,7 @@ import type { OperationResult, Stack } from "../test/e2e/index.ts";
 import { packedProject } from "../test/e2e/packed.ts";
 import { repoRoot } from "../test/e2e/paths.ts";
 import type { Project } from "../test/e2e/project.ts";
-import { benchEmulator, calls, userBody, workloadStack, writeWorkload } from "./workload.ts";
+import { benchEmulator, calls, LOOKUPS, seedLookupUsers, userBody, workloadStack, writeWorkload } from "./workload.ts";
 
 const benchDir = path.join(repoRoot, "bench");
 const list = (text: string) => text.split(",").filter((x) => x.trim() !== "").map(Number);
@@ -135,6 +135,36 @@ interface SizeResult {
 	providerBytes: number;
 	hostPeakRssBytes: number;
 	byRoute: Record<string, Record<string, number>>;
+	lookups: LookupResult;
+}
+
+/** {@link LOOKUPS} `getUser` calls by email in one program, in a workspace of `users` users. */
+interface LookupResult {
+	users: number;
+	lookups: number;
+	requests: number;
+	/** One paged listing serves them all: ceil(users / 100) pages, plus one. */
+	target: number;
+	ms: number;
+}
+
+/**
+ * The requests of {@link LOOKUPS} `getUser` calls in one program (a preview: lookups run in one
+ * too), with `users` users in the workspace, and no resource.
+ */
+async function benchLookups(project: Project, users: number): Promise<LookupResult> {
+	const emu = await benchEmulator();
+	seedLookupUsers(emu, users);
+	const stack = await workloadStack(project, emu, { stackName: `lookups-${users}`, program: "lookups.js", n: users, parallel });
+	try {
+		const run = await measure(emu, () => stack.preview());
+		const found = Number(run.result.outputs["found"]);
+		if (found !== Math.min(LOOKUPS, users)) throw new Error(`the lookup program found ${found} users, not ${Math.min(LOOKUPS, users)}`);
+		return { users, lookups: LOOKUPS, requests: run.requests, target: Math.ceil(users / 100) + 1, ms: run.ms };
+	} finally {
+		await stack.close();
+		await emu.close();
+	}
 }
 
 /**
@@ -183,6 +213,8 @@ async function noopPreviewCpuMsPerResource(project: Project, n: number, reps: nu
 
 async function benchSize(project: Project, n: number, baselineCpuMs: number): Promise<SizeResult> {
 	const log = (s: string) => console.error(`[N=${n}] ${s}`);
+	const lookups = await benchLookups(project, n);
+	log(`${LOOKUPS} getUser: ${lookups.requests} requests (${ms(lookups.ms)})`);
 	// Apply and its floors, best of `reps` (they are seconds long; a 2-core box is noisy):
 	// floor 1, the host alone (no-op provider, same N creates, same parallelism); floor 2, the
 	// requests alone; then the real apply, on a fresh emulator and stack each time.
@@ -285,6 +317,7 @@ async function benchSize(project: Project, n: number, baselineCpuMs: number): Pr
 			providerBytes,
 			hostPeakRssBytes: Math.max(up.rssBytes, entUp.rssBytes, preview.rssBytes, refresh.rssBytes, update.rssBytes, destroy.rssBytes),
 			byRoute: { apply: up.byRoute, entitlements: entUp.byRoute, preview: preview.byRoute, refresh: refresh.byRoute, update: update.byRoute, destroy: destroy.byRoute },
+			lookups,
 		};
 	} finally {
 		await stack.close();
@@ -367,6 +400,8 @@ function table(results: SizeResult[], rate: RateResult[]): string {
 	row("refresh: requests", (r) => String(r.refresh.requests), "");
 	row("  of which user / member list pages", (r) => `${r.refresh.userListRequests} / ${r.refresh.memberListRequests}`, "");
 	row("  target: (ceil(N/100)+5) per list", (r) => String(r.refresh.target), "");
+	row(`requests of ${LOOKUPS} getUser by email in one program (N users)`, (r) => String(r.lookups.requests), "≤ ceil(N/100)+1");
+	row("  target", (r) => String(r.lookups.target), "");
 	row("__provider size", (r) => `${r.providerBytes} B`, "< 2048 B");
 	row("host peak RSS", (r) => `${(r.hostPeakRssBytes / 2 ** 20).toFixed(0)} MiB`, "");
 	const rateRows: string[][] = [

@@ -104,9 +104,36 @@ exports.provider = {
 };
 `;
 
+/** How many `getUser` calls {@link LOOKUP_PROGRAM} makes. */
+export const LOOKUPS = 100;
+
+/**
+ * A program of {@link LOOKUPS} `getUser` calls by email (upper-cased: emails compare
+ * case-insensitively), spread over the `bench:n` users {@link seedLookupUsers} added, and no
+ * resource. Its stack output `found` is how many distinct users it found.
+ */
+export const LOOKUP_PROGRAM = `const pulumi = require("@pulumi/pulumi");
+const wa = require("pulumi-workspace-access");
+const n = Number(new pulumi.Config("bench").require("n"));
+const lookups = [];
+for (let i = 0; i < ${LOOKUPS}; i++) {
+  lookups.push(wa.getUser({ email: ("user" + Math.floor((i * n) / ${LOOKUPS}) + "@bench.example").toUpperCase() }));
+}
+exports.found = Promise.all(lookups).then((users) => new Set(users.map((u) => u.id)).size);
+`;
+
+/** Adds the `n` users of {@link LOOKUP_PROGRAM} straight into the emulator (no requests). */
+export function seedLookupUsers(emu: Emulator, n: number): void {
+	for (let i = 0; i < n; i++) {
+		const { email, firstName, lastName } = userBody(i);
+		emu.users.add({ email, firstName, lastName });
+	}
+}
+
 /** Writes the programs and the no-op provider package into a project. */
 export function writeWorkload(project: Project): void {
 	project.write("index.js", PROGRAM);
+	project.write("lookups.js", LOOKUP_PROGRAM);
 	project.write("noop.js", NOOP_PROGRAM);
 	project.write("node_modules/bench-noop-provider/package.json", JSON.stringify({ name: "bench-noop-provider", main: "index.js" }));
 	project.write("node_modules/bench-noop-provider/index.js", NOOP_PROVIDER);

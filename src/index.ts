@@ -10,6 +10,37 @@
 export { User, type UserArgs } from "./resources/user";
 export { IntegrationEntitlement, type IntegrationEntitlementArgs } from "./resources/integration-entitlement";
 export { getJob, getJobOutput, type GetJobArgs, type Job } from "./resources/get-job";
+export {
+  type GetIntegrationArgs,
+  type GetIntegrationEntitlementsArgs,
+  type GetIntegrationEntitlementsResult,
+  type GetIntegrationMembersArgs,
+  type GetIntegrationMembersResult,
+  type GetIntegrationsArgs,
+  type GetIntegrationsResult,
+  type GetUserArgs,
+  type GetUsersArgs,
+  type GetUsersResult,
+  getIntegration,
+  getIntegrationEntitlements,
+  getIntegrationEntitlementsOutput,
+  getIntegrationMembers,
+  getIntegrationMembersOutput,
+  getIntegrationOutput,
+  getIntegrations,
+  getIntegrationsOutput,
+  getUser,
+  getUserOutput,
+  getUsers,
+  getUsersOutput,
+  type LookedUpEntitlement,
+  type LookedUpIntegration,
+  type LookedUpMember,
+  type LookedUpUser,
+  type LookupCandidate,
+  LookupError,
+  type LookupInputs,
+} from "./resources/lookups";
 export { CONFIG_KEYS, CONFIG_NAMESPACE } from "./resources/settings";
 export {
   ApiError,

@@ -22,7 +22,11 @@ export type ErrorKind =
   | "timeout"
   | "invalid_response"
   | "job_failed"
-  | "job_timeout";
+  | "job_timeout"
+  /** A lookup (`getUser`, `getIntegration`, ...) matched nothing, matched several, or was asked wrongly. */
+  | "lookup_not_found"
+  | "lookup_ambiguous"
+  | "lookup_arguments";
 
 const MARKER = Symbol.for("pulumi-workspace-access/error");
 

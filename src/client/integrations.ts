@@ -35,6 +35,19 @@ export class IntegrationsApi {
     this.#jobs = jobs;
   }
 
+  /** Every integration of the workspace, page by page (two may share an `application`). */
+  async *list(options: ListOptions = {}): AsyncGenerator<Integration> {
+    const first = {
+      method: "GET" as const,
+      path: "integrations",
+      query: { "page[size]": pageSize(options.pageSize) },
+      scopes: [SCOPES.readIntegrations],
+    };
+    for await (const record of paginate(this.#http, first, schemas().integrationRecord)) {
+      yield toIntegration(record);
+    }
+  }
+
   /** Reads an integration. */
   async get(id: string): Promise<Integration> {
     const { data } = await this.#http.request(

@@ -70,6 +70,8 @@ export interface Integration {
   application: string | null;
   label: string | null;
   workspace: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
 }
 
 /** A member of an integration, with the ids of its entitlements (sorted). */
@@ -135,7 +137,14 @@ export function toEntitlement(r: EntitlementRecord): Entitlement {
 
 export function toIntegration(r: IntegrationRecord): Integration {
   const a = r.attributes ?? {};
-  return { id: r.id, application: orNull(a.application), label: orNull(a.label), workspace: orNull(a.workspace) };
+  return {
+    id: r.id,
+    application: orNull(a.application),
+    label: orNull(a.label),
+    workspace: orNull(a.workspace),
+    createdAt: orNull(a.createdAt),
+    updatedAt: orNull(a.updatedAt),
+  };
 }
 
 export function toIntegrationUser(r: IntegrationUserRecord): IntegrationUser {

@@ -6,7 +6,8 @@
  *
  * | operation | request |
  * |---|---|
- * | check, diff | none |
+ * | check | `GET /integrations/{id}/entitlements` once per integration and process, only for a new or changed entitlement set (see `entitlement-catalogue.ts`) |
+ * | diff | none |
  * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (`member-lookup.ts`). Not a member: `POST /integrations/{id}/users` (invite), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
  * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, `GET /jobs/{jobId}` for its recorded job until done, then the member, then invite or `PATCH` as above |
  * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh |
@@ -32,6 +33,7 @@ import {
   WorkspaceAccessError,
 } from "../client";
 import { claim, isClaimed } from "./claims";
+import { unofferedEntitlements } from "./entitlement-catalogue";
 import {
   DEFAULT_INTEGRATION_ROLE,
   defined,
@@ -307,8 +309,11 @@ function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitleme
 export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitlementOutputs> = {
   configure,
 
-  async check(_olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
-    return { inputs: { ...normalise(news) }, failures: validate(integrationEntitlementInputs, news) };
+  async check(olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+    const failures = validate(integrationEntitlementInputs, news);
+    // Valid inputs whose entitlement set is new: are they in the integration's catalogue?
+    if (failures.length === 0) failures.push(...(await unofferedEntitlements(olds, news)));
+    return { inputs: { ...normalise(news) }, failures };
   },
 
   async diff(_id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {

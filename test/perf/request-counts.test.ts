@@ -1,14 +1,15 @@
 /**
  * Request counts, not times (times belong to `npm run bench`): a preview sends nothing, a refresh
- * of 250 users is served from paged list calls, and a job that finishes after 1 s is polled at
- * most 4 times. Preview and refresh go through the real dynamic-provider host with 16 resource
- * steps at once, as `pulumi` runs them; the job through the client in-process, on the real clock.
+ * of 250 users is served from paged list calls, 100 `getUser` lookups in a program share one paged
+ * listing, and a job that finishes after 1 s is polled at most 4 times. Preview and refresh go
+ * through the real dynamic-provider host with 16 resource steps at once, as `pulumi` runs them; the
+ * job through the client in-process, on the real clock.
  * Needs `npm run build` (the package is packed from `dist/`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WorkspaceAccessClient } from "../../src/client";
 import type { Emulator } from "../../src/emulator/index";
-import { benchEmulator, INTEGRATION_ID, writeWorkload, workloadStack } from "../../bench/workload.ts";
+import { benchEmulator, INTEGRATION_ID, LOOKUPS, seedLookupUsers, writeWorkload, workloadStack } from "../../bench/workload.ts";
 import type { Stack } from "../e2e/index.ts";
 import { packedProject } from "../e2e/packed.ts";
 import type { Project } from "../e2e/project.ts";
@@ -61,6 +62,26 @@ describe(`a stack of ${USERS} users, through the host`, () => {
 		expect(users(refresh.steps, "delete").map((s) => s.id)).toEqual([gone!.id]);
 		expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/users/${gone!.id}`)).toHaveLength(1);
 		expect(emu.requests.length).toBeLessThanOrEqual(Math.ceil(USERS / 100) + 5);
+	}, 60_000);
+});
+
+describe(`${LOOKUPS} getUser calls in one program, ${USERS} users in the workspace`, () => {
+	it(`send at most ${Math.ceil(USERS / 100) + 1} requests: one paged listing serves them all`, async () => {
+		const emu = await benchEmulator();
+		seedLookupUsers(emu, USERS);
+		const project = await packedProject({ name: "perf-lookups" });
+		writeWorkload(project);
+		const stack = await workloadStack(project, emu, { stackName: "lookups", program: "lookups.js", n: USERS });
+		try {
+			const preview = await stack.preview();
+			expect(preview.outputs["found"]).toBe(LOOKUPS);
+			const sent = emu.requests.map((r) => `${r.method} ${r.rawPath}`);
+			expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(Math.ceil(USERS / 100) + 1);
+		} finally {
+			await stack.close();
+			await project.remove();
+			await emu.close();
+		}
 	}, 60_000);
 });
 

@@ -32,7 +32,8 @@ describe("check", () => {
     const emu = await setup();
     const result = wire(await check({ ...base, entitlements: ["VIEWER", "EDITOR", "VIEWER"] }));
     expect(result).toEqual({ inputs: { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator", adoptExisting: false }, failures: [] });
-    expect(emu.requests).toHaveLength(0);
+    // A new entitlement set: its ids are looked up in the integration's catalogue.
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /integrations/${youtube}/entitlements`]);
   });
 
   it.each([
@@ -102,9 +103,10 @@ describe("create", () => {
       status: "pending",
       lastJobId: emu.jobs.list()[0]?.id,
     });
-    // A lone create: one read before the invitation (not a member: 404), one after it, for the
+    // check reads the catalogue; a lone create: one read before the invitation (not a member: 404), one after it, for the
     // member's email and status.
     expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
+      "GET /integrations/:id/entitlements 200",
       "GET /integrations/:id/users/:id 404",
       "POST /integrations/:id/users 200",
       "GET /jobs/:id 200",
@@ -118,7 +120,10 @@ describe("create", () => {
     expect(error.message).toContain("already a member of integration");
     expect(error.message).toContain("role collaborator and entitlements EDITOR");
     expect(error.message).toContain("set adoptExisting: true");
-    expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual(["GET /integrations/:id/users/:id 200"]);
+    expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
+      "GET /integrations/:id/entitlements 200",
+      "GET /integrations/:id/users/:id 200",
+    ]);
     expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
   });
 
@@ -128,6 +133,7 @@ describe("create", () => {
     expect(outs).toMatchObject({ adoptExisting: true, entitlements: ["MANAGER", "VIEWER"] });
     // Read first (a member), then replace the set; no invitation.
     expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
+      "GET /integrations/:id/entitlements 200",
       "GET /integrations/:id/users/:id 200",
       "PATCH /integrations/:id/users/:id 200",
       "GET /jobs/:id 200",

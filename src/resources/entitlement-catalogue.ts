@@ -1,0 +1,136 @@
+/**
+ * The preview's check that an {@link IntegrationEntitlement} names entitlements its integration
+ * offers (`GET /integrations/{id}/entitlements`), so a misspelt id fails the preview instead of
+ * the invite's job during `up`. Called from the provider's `check`, in the host process.
+ *
+ * - No request unless an entitlement set is new or changes (`check` gets the prior inputs: an
+ *   unchanged stack's preview sends nothing).
+ * - At most one catalogue request per integration and process, shared by every resource.
+ * - A help, not a gate: a catalogue that cannot be read (403 for a key without the scope, 5xx
+ *   after the client's retries, no settings) or that is empty warns once and lets the preview go on.
+ */
+import { unlessNotFound, type WorkspaceAccessClient } from "../client";
+import { type CheckFailure, entitlementSet } from "./inputs";
+import { connection } from "./provider-runtime";
+import { containsUnknown, isUnknown } from "./unknown";
+
+/** How many offered ids an error lists before "and N more". */
+const MAX_LISTED = 20;
+
+/** The offered ids per integration, per client (a new client, after a settings change, asks again). */
+const catalogues = new WeakMap<WorkspaceAccessClient, Map<string, Promise<string[] | undefined>>>();
+
+/** How warnings are given; `pulumi.log.warn` (loaded when first needed: a warning is rare). */
+let warn: (message: string) => void = (message) => {
+  void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).warn(message);
+};
+
+/** Replaces how warnings are given (tests); returns the previous way. */
+export function setCatalogueWarn(next: (message: string) => void): (message: string) => void {
+  const previous = warn;
+  warn = next;
+  return previous;
+}
+
+type Props = Record<string, unknown>;
+
+/**
+ * The check failures for entitlements `news` names that its integration does not offer: none when
+ * the set is not new (same integration and set as `olds`), when a value is not known yet, or when
+ * the catalogue cannot be read. Call with inputs that passed validation.
+ */
+export async function unofferedEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
+  const { integrationId, entitlements } = news;
+  if (typeof integrationId !== "string" || isUnknown(integrationId)) return [];
+  if (!Array.isArray(entitlements) || containsUnknown(entitlements) || !entitlements.every((e) => typeof e === "string")) return [];
+  if (olds.integrationId === integrationId && sameSet(olds.entitlements, entitlements)) return [];
+  const offered = await catalogue(integrationId);
+  if (!offered) return [];
+  const unknown = entitlementSet(entitlements).filter((id) => !offered.includes(id));
+  if (unknown.length === 0) return [];
+  return [{ property: "entitlements", reason: unofferedReason(integrationId, unknown, offered) }];
+}
+
+/** "integration X offers no entitlement "VEIWER"; it offers (closest first): VIEWER, EDITOR, MANAGER" */
+export function unofferedReason(integrationId: string, unknown: readonly string[], offered: readonly string[]): string {
+  const names = unknown.map((id) => JSON.stringify(id)).join(", ");
+  const closest = closestFirst(unknown, offered);
+  const listed = closest.slice(0, MAX_LISTED).join(", ") + (closest.length > MAX_LISTED ? ` and ${closest.length - MAX_LISTED} more` : "");
+  return `integration ${integrationId} offers no entitlement ${names}; it offers (closest first): ${listed}. See getIntegrationEntitlements({ integrationId }).`;
+}
+
+/** The offered ids, those nearest to any unknown id first (case-insensitive edit distance), then in catalogue order. */
+export function closestFirst(unknown: readonly string[], offered: readonly string[]): string[] {
+  const distance = (id: string) => Math.min(...unknown.map((u) => editDistance(u.toLowerCase(), id.toLowerCase())));
+  return offered
+    .map((id, index) => ({ id, index, distance: distance(id) }))
+    .sort((a, b) => a.distance - b.distance || a.index - b.index)
+    .map((entry) => entry.id);
+}
+
+/** Levenshtein distance. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
+}
+
+const sameSet = (a: unknown, b: readonly string[]) =>
+  Array.isArray(a) && a.every((e) => typeof e === "string") && JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
+
+/** The offered ids, or `undefined` (with a warning, once per integration) when they cannot be told. */
+function catalogue(integrationId: string): Promise<string[] | undefined> {
+  let client: WorkspaceAccessClient;
+  try {
+    ({ client } = connection());
+  } catch (error) {
+    // No usable settings: the create or update will say so with the fix; the check gives way.
+    const why = error instanceof Error ? error.message : String(error);
+    if (!warnedSettings.has(why)) {
+      warnedSettings.add(why);
+      warn(`Entitlements were not checked against their integrations' catalogues (${why}).`);
+    }
+    return Promise.resolve(undefined);
+  }
+  let known = catalogues.get(client);
+  if (!known) {
+    known = new Map();
+    catalogues.set(client, known);
+  }
+  let offered = known.get(integrationId);
+  if (!offered) {
+    offered = read(client, integrationId);
+    known.set(integrationId, offered);
+  }
+  return offered;
+}
+
+async function read(client: WorkspaceAccessClient, integrationId: string): Promise<string[] | undefined> {
+  try {
+    const catalogue = await unlessNotFound(client.integrations.listEntitlements(integrationId));
+    if (catalogue === undefined) return cannotCheck(integrationId, new Error("the integration was not found, or is not disclosed to this key"));
+    // An empty catalogue more likely means the service does not publish it than that nothing may be granted.
+    if (catalogue.length === 0) return cannotCheck(integrationId, new Error("its catalogue is empty"));
+    return catalogue.map((entitlement) => entitlement.id);
+  } catch (error) {
+    return cannotCheck(integrationId, error);
+  }
+}
+
+/** Settings errors warned about: each once per process (it would else warn per resource). */
+const warnedSettings = new Set<string>();
+
+/** Warns that the integration's entitlements were not checked (the catalogue's cache makes it once per integration). */
+function cannotCheck(integrationId: string, error: unknown): undefined {
+  const why = error instanceof Error ? error.message : String(error);
+  warn(
+    `The entitlements of integration ${integrationId} were not checked against its catalogue (${why}). The preview goes on; a wrong entitlement id will fail the invite's job during up.`,
+  );
+  return undefined;
+}

@@ -1,0 +1,26 @@
+import { WorkspaceAccessError } from "../../client";
+
+/** A record a lookup could have meant, as its error lists it. */
+export interface LookupCandidate {
+  id: string;
+  label: string | null;
+}
+
+/**
+ * A lookup that does not guess: it matched nothing (`lookup_not_found`), matched more than one
+ * record (`lookup_ambiguous`, with every {@link candidates | candidate}), or was called with wrong
+ * or missing arguments (`lookup_arguments`, raised before any request).
+ */
+export class LookupError extends WorkspaceAccessError {
+  static override readonly KINDS = ["lookup_not_found", "lookup_ambiguous", "lookup_arguments"] as const;
+  /** The lookup that failed, e.g. `getIntegration`. */
+  readonly lookup: string;
+  /** The records that matched, for `lookup_ambiguous`; empty otherwise. */
+  readonly candidates: readonly LookupCandidate[];
+
+  constructor(message: string, kind: (typeof LookupError.KINDS)[number], lookup: string, candidates: readonly LookupCandidate[] = []) {
+    super(message, { kind });
+    this.lookup = lookup;
+    this.candidates = candidates;
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * Lookups of workspace users: `getUser` (one, by id or email) and `getUsers` (many, filtered).
+ * Backed by `GET /users/{id}` and one paged `GET /users` shared by every lookup of the run.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { sameEmail, type User } from "../../client";
+import { type LookupCandidate, LookupError } from "./lookup-error";
+import { type LookupInputs, lookupOutput, runLookup } from "./run";
+
+/** A workspace user as the lookups return it. Attributes the service leaves out are `null`. */
+export interface LookedUpUser {
+  id: string;
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  role: string | null;
+  isGuest: boolean | null;
+  /** `live`, `pending` or `disabled` (or a newer value). */
+  status: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+/** Arguments of {@link getUser}: exactly one of them. */
+export interface GetUserArgs {
+  /** The user's id. */
+  id?: string;
+  /** The user's email, matched exactly but case-insensitively. */
+  email?: string;
+}
+
+/** Arguments of {@link getUsers}; every one narrows the result, none gives every user. */
+export interface GetUsersArgs {
+  /** Text the user's name or email contains (the API's `filter`). */
+  search?: string;
+  /** Only users with this workspace role, e.g. `workspace_login_only`. */
+  role?: string;
+  /** Only users with this status: `live`, `pending` or `disabled`. */
+  status?: string;
+  /** Only guests (true) or only non-guests (false). */
+  isGuest?: boolean;
+}
+
+/** The result of {@link getUsers}. */
+export interface GetUsersResult {
+  /** The users, sorted by email. */
+  users: LookedUpUser[];
+  /** Their ids, in the same order. */
+  ids: string[];
+}
+
+const USER_ARGS = { lookup: "getUser", args: { id: "string", email: "string" }, exactlyOne: ["id", "email"] } as const;
+const USERS_ARGS = { lookup: "getUsers", args: { search: "string", role: "string", status: "string", isGuest: "boolean" } } as const;
+
+function lookedUp(user: User): LookedUpUser {
+  return {
+    id: user.id,
+    email: user.email ?? null,
+    firstName: user.firstName ?? null,
+    lastName: user.lastName ?? null,
+    role: user.role ?? null,
+    isGuest: user.isGuest ?? null,
+    status: user.status ?? null,
+    createdAt: user.createdAt ?? null,
+    updatedAt: user.updatedAt ?? null,
+  };
+}
+
+const candidate = (user: User): LookupCandidate => ({ id: user.id, label: user.email ?? null });
+
+/**
+ * One workspace user, by `id` or by `email` (exact, case-insensitive, across every page). Fails,
+ * naming what was looked for and the workspace, when no user matches; never guesses.
+ *
+ * ```ts
+ * const alice = await wa.getUser({ email: "alice@example.com" });
+ * new wa.IntegrationEntitlement("alice-youtube", { integrationId, userId: alice.id, entitlements: ["VIEWER"] });
+ * ```
+ *
+ * Every `getUser` by email in one program run shares one paged listing of the users
+ * (`GET /users`, 100 a page); lookups by id that arrive together share it too.
+ */
+export function getUser(args: GetUserArgs, _opts?: pulumi.InvokeOptions): Promise<LookedUpUser> {
+  return runLookup<GetUserArgs, LookedUpUser>(USER_ARGS, args, async ({ id, email }, session) => {
+    if (id !== undefined) {
+      const user = await session.user(id);
+      if (!user) throw new LookupError(`getUser: no user with id "${id}" in the workspace at ${session.workspace}.`, "lookup_not_found", "getUser");
+      return lookedUp(user);
+    }
+    const users = await session.allUsers();
+    const matches = users.filter((user) => typeof user.email === "string" && sameEmail(user.email, email!));
+    if (matches.length === 0) {
+      throw new LookupError(
+        `getUser: no user with email "${email}" in the workspace at ${session.workspace} (${users.length} users, emails compared case-insensitively).`,
+        "lookup_not_found",
+        "getUser",
+      );
+    }
+    if (matches.length > 1) {
+      const list = matches.map((user) => `${user.id} (${user.email})`).join(", ");
+      throw new LookupError(
+        `getUser: ${matches.length} users in the workspace at ${session.workspace} have the email "${email}": ${list}. Look the user up by id instead.`,
+        "lookup_ambiguous",
+        "getUser",
+        matches.map(candidate),
+      );
+    }
+    return lookedUp(matches[0]!);
+  });
+}
+
+/** {@link getUser} for arguments that are Pulumi inputs. */
+export function getUserOutput(args: LookupInputs<GetUserArgs>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<LookedUpUser> {
+  return lookupOutput(args, opts, (resolved) => getUser(resolved));
+}
+
+/**
+ * The workspace users matching every argument given (all users without any), sorted by email.
+ * `search` is sent to the API as its `filter` (name or email contains); `role`, `status` and
+ * `isGuest` compare exactly. An empty result is an answer, not an error.
+ *
+ * ```ts
+ * const guests = await wa.getUsers({ isGuest: true, status: "live" });
+ * ```
+ */
+export function getUsers(args: GetUsersArgs = {}, _opts?: pulumi.InvokeOptions): Promise<GetUsersResult> {
+  return runLookup<GetUsersArgs, GetUsersResult>(USERS_ARGS, args, async ({ search, role, status, isGuest }, session) => {
+    const listed = search === undefined ? await session.allUsers() : await session.searchUsers(search);
+    const users = listed
+      .filter((user) => (role === undefined || user.role === role) && (status === undefined || user.status === status))
+      .filter((user) => isGuest === undefined || (user.isGuest ?? false) === isGuest)
+      .map(lookedUp)
+      .sort(byEmail);
+    return { users, ids: users.map((user) => user.id) };
+  });
+}
+
+/** {@link getUsers} for arguments that are Pulumi inputs. */
+export function getUsersOutput(args: LookupInputs<GetUsersArgs> = {}, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetUsersResult> {
+  return lookupOutput(args, opts, (resolved) => getUsers(resolved));
+}
+
+/** By email (case-insensitively; users without one last), then by id, so the order is stable. */
+function byEmail(a: LookedUpUser, b: LookedUpUser): number {
+  const ea = a.email?.toLowerCase();
+  const eb = b.email?.toLowerCase();
+  if (ea !== eb) return ea === undefined ? 1 : eb === undefined ? -1 : ea < eb ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { collect, ForbiddenError } from "../../src/client";
+import { clientFor, emulator, rejection } from "../support/fixtures";
+
+describe("integrations.list", () => {
+  it("returns 150 integrations with page size 100 exactly once, following links.next", async () => {
+    const emu = await emulator();
+    for (let i = 0; i < 150; i++) emu.integrations.add({ application: i % 2 ? "Slack" : "YouTube", label: `acme ${i}`, entitlements: [{ id: "VIEWER" }] });
+    const { client } = clientFor(emu);
+    const integrations = await collect(client.integrations.list());
+    expect(integrations).toHaveLength(150);
+    expect(new Set(integrations.map((i) => i.id)).size).toBe(150);
+    expect(integrations[0]).toMatchObject({ application: "YouTube", label: "acme 0" });
+    expect(integrations[0]!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.query["page[number]"] ?? "1"}/${r.query["page[size]"]}`)).toEqual([
+      "GET /integrations 1/100",
+      "GET /integrations 2/100",
+    ]);
+  });
+
+  it("names the scope it needs on a 403", async () => {
+    const emu = await emulator({ keys: { wa_users_only_key_0000000000000000: ["read:users"] } });
+    const { client } = clientFor(emu, { apiKey: "wa_users_only_key_0000000000000000" });
+    const error = await rejection(collect(client.integrations.list()));
+    expect(ForbiddenError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("Read integrations (read:integrations)");
+  });
+});
