@@ -4,6 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { type Job as ClientJob, JobFailedError, JobTimeoutError, WorkspaceAccessClient } from "../client";
+import { currentClock } from "./provider-runtime";
 import { readRawSettings, resolveProviderSettings } from "./settings";
 
 /** Arguments of {@link getJob}. */
@@ -29,7 +30,7 @@ export interface Job extends ClientJob {
  */
 export async function getJob(args: GetJobArgs): Promise<Job> {
   const settings = resolveProviderSettings(readRawSettings((key) => pulumi.runtime.getConfig(key), process.env));
-  const client = new WorkspaceAccessClient({ ...settings.client, settingPrefix: "workspace-access:" });
+  const client = new WorkspaceAccessClient({ ...settings.client, clock: currentClock(), settingPrefix: "workspace-access:" });
   try {
     if (!args.waitForCompletion || pulumi.runtime.isDryRun()) {
       return { ...(await client.jobs.get(args.id)), waitOutcome: "not_waited" };

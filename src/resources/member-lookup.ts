@@ -13,6 +13,7 @@
  * changed. `readCacheSeconds: 0` turns sharing off (one GET per create).
  */
 import { type Clock, type IntegrationUser, NotFoundError, systemClock, type WorkspaceAccessClient } from "../client";
+import { BatchWindow } from "./batch-window";
 
 /** How long the first create waits for others to join it in one list (creates are slow: invite and job). */
 export const CREATE_WINDOW_MS = 50;
@@ -35,8 +36,7 @@ class IntegrationMembers {
   #takenAt = 0;
   #lookups = 0;
   readonly #written = new Set<string>();
-  #pending: Array<(joined: number) => void> = [];
-  #windowOpen = false;
+  readonly #window: BatchWindow;
   readonly #client: WorkspaceAccessClient;
   readonly #integrationId: string;
   readonly #clock: Clock;
@@ -47,6 +47,7 @@ class IntegrationMembers {
     this.#integrationId = integrationId;
     this.#shared = shared;
     this.#clock = clock;
+    this.#window = new BatchWindow(CREATE_WINDOW_MS, () => clock);
   }
 
   async lookup(userId: string): Promise<MemberLookup> {
@@ -87,17 +88,7 @@ class IntegrationMembers {
   async #listFor(): Promise<{ members: Promise<Members> } | undefined> {
     if (this.#list && this.#clock.now() - this.#takenAt <= CREATE_LIST_MAX_AGE_MS) return this.#list;
     const earlier = this.#lookups++ > 0;
-    const joined = await new Promise<number>((resolve) => {
-      this.#pending.push(resolve);
-      if (this.#windowOpen) return;
-      this.#windowOpen = true;
-      void this.#clock.sleep(CREATE_WINDOW_MS).then(() => {
-        const waiting = this.#pending;
-        this.#pending = [];
-        this.#windowOpen = false;
-        for (const wake of waiting) wake(waiting.length);
-      });
-    });
+    const joined = await this.#window.join();
     // The first of the window's creates to wake took the list: the others use it.
     if (this.#list && this.#clock.now() - this.#takenAt <= CREATE_LIST_MAX_AGE_MS) return this.#list;
     if (joined < 2 && !earlier) return undefined;

@@ -44,6 +44,11 @@ export function resetRuntime(): void {
   clock = systemClock;
 }
 
+/** The clock in force: the wall clock, or a test's (see {@link useClock}). The data sources use it too. */
+export function currentClock(): Clock {
+  return clock;
+}
+
 /** Runs the provider on `next` instead of the wall clock: a test seam, never used by the host. */
 export function useClock(next: Clock): void {
   clock = next;

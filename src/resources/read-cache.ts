@@ -7,6 +7,7 @@
  * direct GET before it is reported gone, so a user created after the list began is never dropped.
  */
 import { type Clock, type IntegrationUser, NotFoundError, systemClock, type User, type WorkspaceAccessClient } from "../client";
+import { BatchWindow } from "./batch-window";
 import { CreateLookups, type MemberLookup } from "./member-lookup";
 
 /** How long the first read waits for others to join it. */
@@ -22,9 +23,7 @@ interface Snapshot<T> {
 /** One kind of list: users of the workspace, or members of one integration. */
 class Batcher<T> {
   #snapshot: Snapshot<T> | undefined;
-  #pending: Array<() => void> = [];
-  /** Whether the batch window of the first pending read is open. */
-  #windowOpen = false;
+  readonly #window: BatchWindow;
   readonly #maxAgeMs: number;
   readonly #clock: Clock;
   readonly #list: () => AsyncIterable<T & { id: string }>;
@@ -33,6 +32,7 @@ class Batcher<T> {
   constructor(maxAgeMs: number, clock: Clock, list: () => AsyncIterable<T & { id: string }>, get: (id: string) => Promise<T>) {
     this.#maxAgeMs = maxAgeMs;
     this.#clock = clock;
+    this.#window = new BatchWindow(BATCH_WINDOW_MS, () => clock);
     this.#list = list;
     this.#get = get;
   }
@@ -60,18 +60,9 @@ class Batcher<T> {
   async #snapshotFor(): Promise<Snapshot<T> | undefined> {
     if (this.#maxAgeMs <= 0) return undefined;
     if (this.#fresh()) return this.#snapshot;
-    await new Promise<void>((resolve) => {
-      this.#pending.push(resolve);
-      if (this.#windowOpen) return;
-      this.#windowOpen = true;
-      void this.#clock.sleep(BATCH_WINDOW_MS).then(() => {
-        const waiting = this.#pending;
-        this.#pending = [];
-        this.#windowOpen = false;
-        if (waiting.length > 1) this.#snapshot = this.#take();
-        for (const wake of waiting) wake();
-      });
-    });
+    const joined = await this.#window.join();
+    // The first of the window's reads to wake takes the list; the others use it.
+    if (joined > 1 && !this.#fresh()) this.#snapshot = this.#take();
     return this.#fresh() ? this.#snapshot : undefined;
   }
 

@@ -2,7 +2,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import { getJob } from "../../src";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
-import { emulator } from "../support/fixtures";
+import { useClock } from "../../src/resources/provider-runtime";
+import { clockOf, emulator } from "../support/fixtures";
+import "../support/provider";
 
 async function jobOf(emu: Awaited<ReturnType<typeof emulator>>): Promise<string> {
   const res = await fetch(`${emu.url}integrations/${DEFAULT_IDS.integrations.youtube}/users`, {
@@ -16,6 +18,8 @@ async function jobOf(emu: Awaited<ReturnType<typeof emulator>>): Promise<string>
 }
 
 async function program(emu: Awaited<ReturnType<typeof emulator>>, preview: boolean): Promise<void> {
+  // Job polls and timeouts on the emulator's virtual clock: no real waiting.
+  useClock(clockOf(emu));
   pulumi.runtime.setAllConfig({ "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": emu.apiKey }, ["workspace-access:apiKey"]);
   await pulumi.runtime.setMocks({ newResource: (a) => ({ id: "id", state: a.inputs }), call: (a) => a.inputs }, "p", "s", preview);
 }

@@ -18,6 +18,8 @@ import {
   type User,
   WorkspaceAccessClient,
 } from "../../client";
+import { BatchWindow } from "../batch-window";
+import { currentClock } from "../provider-runtime";
 import { readRawSettings, resolveProviderSettings } from "../settings";
 
 /** How long a lookup by id waits for others to join it (then they share one listing). */
@@ -29,8 +31,7 @@ export class LookupSession {
   readonly workspace: string;
   readonly #client: WorkspaceAccessClient;
   readonly #calls = new Map<string, Promise<unknown>>();
-  #waiting = 0;
-  #window: Promise<boolean> | undefined;
+  readonly #window = new BatchWindow(LOOKUP_BATCH_WINDOW_MS, currentClock);
 
   constructor(client: WorkspaceAccessClient) {
     this.#client = client;
@@ -54,7 +55,7 @@ export class LookupSession {
    */
   user(id: string): Promise<User | undefined> {
     return this.#call(`user:${id}`, async () => {
-      const many = this.#calls.has("users") || (await this.#joinWindow()) || this.#calls.has("users");
+      const many = this.#calls.has("users") || (await this.#window.join()) > 1 || this.#calls.has("users");
       if (many) {
         const hit = (await this.allUsers()).find((user) => user.id === id);
         if (hit) return hit;
@@ -110,20 +111,6 @@ export class LookupSession {
     }
     return call;
   }
-
-  /** Waits for the batch window; true when another lookup by id arrived in it. */
-  #joinWindow(): Promise<boolean> {
-    this.#waiting++;
-    this.#window ??= new Promise((resolve) => {
-      setTimeout(() => {
-        const many = this.#waiting > 1;
-        this.#waiting = 0;
-        this.#window = undefined;
-        resolve(many);
-      }, LOOKUP_BATCH_WINDOW_MS);
-    });
-    return this.#window;
-  }
 }
 
 /** Sessions per program run (its resource monitor), and for code that runs outside any. */
@@ -152,7 +139,7 @@ export function lookupSession(): LookupSession {
   const sessions = sessionsOfThisRun();
   let session = sessions.get(fingerprint);
   if (!session) {
-    session = new LookupSession(new WorkspaceAccessClient({ ...settings.client, settingPrefix: "workspace-access:" }));
+    session = new LookupSession(new WorkspaceAccessClient({ ...settings.client, clock: currentClock(), settingPrefix: "workspace-access:" }));
     sessions.set(fingerprint, session);
   }
   return session;
