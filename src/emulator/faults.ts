@@ -20,32 +20,32 @@ export function faultMatches(fault: Fault, method: string, path: string): boolea
 
 /** The queue of faults. */
 export class FaultQueue {
-	private queue: QueuedFault[] = [];
+	#queue: QueuedFault[] = [];
 
 	/** Queues a fault; `times` below 1 queues nothing. */
 	add(fault: Fault): void {
 		const remaining = fault.times ?? 1;
 		if (remaining < 1) return;
-		this.queue.push({ fault: { ...fault }, remaining });
+		this.#queue.push({ fault: { ...fault }, remaining });
 	}
 
 	/** Forgets every queued fault. */
 	clear(): void {
-		this.queue = [];
+		this.#queue = [];
 	}
 
 	/** How many faults are still queued. */
 	get size(): number {
-		return this.queue.length;
+		return this.#queue.length;
 	}
 
 	/** Takes one use of the first fault matching the request, if any. */
 	take(method: string, path: string): Fault | undefined {
-		const index = this.queue.findIndex((q) => faultMatches(q.fault, method, path));
-		const entry = this.queue[index];
+		const index = this.#queue.findIndex((q) => faultMatches(q.fault, method, path));
+		const entry = this.#queue[index];
 		if (entry === undefined) return undefined;
 		entry.remaining -= 1;
-		if (entry.remaining <= 0) this.queue.splice(index, 1);
+		if (entry.remaining <= 0) this.#queue.splice(index, 1);
 		return entry.fault;
 	}
 }

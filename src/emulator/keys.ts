@@ -11,21 +11,21 @@ export function randomApiKey(): string {
 
 /** The keys the emulator accepts. */
 export class KeyRing {
-	private readonly keys = new Map<string, ReadonlySet<string>>();
+	readonly #keys = new Map<string, ReadonlySet<string>>();
 
 	/** Starts with `defaultKey` holding every scope, plus `extra` keys. */
 	constructor(defaultKey: string, extra: Record<string, string[]> = {}) {
-		this.keys.set(defaultKey, new Set(ALL_SCOPES));
+		this.#keys.set(defaultKey, new Set(ALL_SCOPES));
 		for (const [key, scopes] of Object.entries(extra)) this.add(key, scopes);
 	}
 
 	/** Adds or replaces a key. */
 	add(key: string, scopes: readonly string[]): void {
-		this.keys.set(key, new Set(scopes));
+		this.#keys.set(key, new Set(scopes));
 	}
 
 	/** The scopes of a key, or undefined when the key is unknown. */
 	scopes(key: string): ReadonlySet<string> | undefined {
-		return this.keys.get(key);
+		return this.#keys.get(key);
 	}
 }

@@ -21,10 +21,10 @@ function split(path: string): string[] {
 
 /** A table of routes. */
 export class Router {
-	private readonly compiled: Compiled[];
+	readonly #compiled: Compiled[];
 
 	constructor(routes: readonly Route[]) {
-		this.compiled = routes.map((route) => ({ route, segments: split(route.pattern) }));
+		this.#compiled = routes.map((route) => ({ route, segments: split(route.pattern) }));
 	}
 
 	/** Finds the route for `method` and the raw (still encoded) `path` after the prefix. */
@@ -36,7 +36,7 @@ export class Router {
 			return { kind: "none" };
 		}
 		const allowed: string[] = [];
-		for (const { route, segments: pattern } of this.compiled) {
+		for (const { route, segments: pattern } of this.#compiled) {
 			const params = matchSegments(pattern, segments);
 			if (params === undefined) continue;
 			if (route.method === method) return { kind: "route", route, params };

@@ -64,73 +64,76 @@ interface Incoming {
 
 /** The emulator's HTTP server. */
 export class EmulatorServer {
-	private readonly server: Server;
+	readonly #server: Server;
 	/** Pending delays: each one's cancel and abort. */
-	private readonly delays = new Set<{ cancel: () => void; abort: () => void }>();
-	private closed = false;
+	readonly #delays = new Set<{ cancel: () => void; abort: () => void }>();
+	#closed = false;
 
-	constructor(private readonly parts: ServerParts) {
-		this.server = createServer((req, res) => {
-			this.handle(req, res).catch((error: unknown) => this.crash(res, error));
+	readonly #parts: ServerParts;
+
+	constructor(parts: ServerParts) {
+		this.#parts = parts;
+		this.#server = createServer((req, res) => {
+			this.#handle(req, res).catch((error: unknown) => this.#crash(res, error));
 		});
 	}
 
 	/** Starts listening; resolves with the bound port. */
 	listen(port: number, host: string): Promise<number> {
 		return new Promise((resolve, reject) => {
-			this.server.once("error", reject);
-			this.server.listen(port, host, () => {
-				this.server.off("error", reject);
-				resolve((this.server.address() as AddressInfo).port);
+			this.#server.once("error", reject);
+			this.#server.listen(port, host, () => {
+				this.#server.off("error", reject);
+				resolve((this.#server.address() as AddressInfo).port);
 			});
 		});
 	}
 
 	/** Stops accepting, drops every connection (keep-alive ones included) and pending delays. */
 	close(): Promise<void> {
-		this.closed = true;
-		for (const delay of this.delays) {
+		this.#closed = true;
+		for (const delay of this.#delays) {
 			delay.cancel();
 			delay.abort();
 		}
-		this.delays.clear();
+		this.#delays.clear();
 		return new Promise((resolve) => {
-			this.server.close(() => resolve());
-			this.server.closeAllConnections();
+			this.#server.close(() => resolve());
+			this.#server.closeAllConnections();
 		});
 	}
 
-	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-		const incoming = await this.receive(req);
+	async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const incoming = await this.#receive(req);
 		const { record } = incoming;
-		const fault = this.parts.faults.take(incoming.method, record.path);
+		const fault = this.#parts.faults.take(incoming.method, record.path);
 		if (fault?.delayMs !== undefined && fault.delayMs > 0) {
-			if (!(await this.delay(fault.delayMs))) return;
+			if (!(await this.#delay(fault.delayMs))) return;
 		}
 		if (fault?.reset === true && fault.afterHandling !== true) {
-			this.reset(req, record);
+			this.#reset(req, record);
 			return;
 		}
 		if (fault?.body !== undefined) {
-			this.send(res, record, { status: fault.status ?? 200, headers: fault.headers }, fault.body);
+			this.#send(res, record, { status: fault.status ?? 200, headers: fault.headers }, fault.body);
 			return;
 		}
 		if (fault?.status !== undefined) {
 			const reply: Reply = { status: fault.status, body: errorBody(fault.status, "Injected by the emulator.") };
-			this.send(res, record, withHeaders(reply, fault));
+			this.#send(res, record, withHeaders(reply, fault));
 			return;
 		}
-		const reply = this.process(incoming);
+		const reply = this.#process(incoming);
 		if (fault?.reset === true) {
 			// The ambiguous failure: the work is done, the answer never arrives.
-			this.reset(req, record);
+			this.#reset(req, record);
 			return;
 		}
-		this.send(res, record, fault === undefined ? reply : withHeaders(reply, fault));
+		this.#send(res, record, fault === undefined ? reply : withHeaders(reply, fault));
 	}
 
 	/** Records the request and reads its body. */
-	private async receive(req: IncomingMessage): Promise<Incoming> {
+	async #receive(req: IncomingMessage): Promise<Incoming> {
 		const rawPath = req.url ?? "/";
 		const url = new URL(rawPath, "http://emulator.invalid");
 		const apiPath = apiPathOf(url.pathname);
@@ -146,11 +149,11 @@ export class EmulatorServer {
 			body: undefined,
 			status: 0,
 			hasApiKey: apiKey !== undefined,
-			at: this.parts.clock.now(),
+			at: this.#parts.clock.now(),
 			requestId: randomUUID(),
 		};
-		this.parts.log.entries.push(record);
-		this.parts.log.requests += 1;
+		this.#parts.log.entries.push(record);
+		this.#parts.log.requests += 1;
 
 		const chunks: Buffer[] = [];
 		let size = 0;
@@ -173,9 +176,9 @@ export class EmulatorServer {
 	}
 
 	/** Auth, rate limit, routing, scopes and the handler; always answers something. */
-	private process(incoming: Incoming): Reply {
+	#process(incoming: Incoming): Reply {
 		const { method, apiPath, apiKey } = incoming;
-		const { keys, limiter, log } = this.parts;
+		const { keys, limiter, log } = this.#parts;
 		if (apiPath === undefined) return fail(404, `No route for ${method} ${incoming.record.path}: the API lives under ${API_PREFIX}/.`);
 		if (apiKey === undefined) return fail(401, "The X-API-Key header is missing.");
 		const scopes = keys.scopes(apiKey);
@@ -184,11 +187,11 @@ export class EmulatorServer {
 		const admission = limiter.admit(apiKey);
 		if (!admission.ok) {
 			log.rateLimited += 1;
-			const retryAfter = retryAfterHeader(limiter.current?.retryAfter, admission.retryAfterMs, this.parts.clock.now());
+			const retryAfter = retryAfterHeader(limiter.current?.retryAfter, admission.retryAfterMs, this.#parts.clock.now());
 			const headers: Record<string, string> = retryAfter === undefined ? {} : { "Retry-After": retryAfter };
 			return { ...fail(429, "Too many requests for this API key; retry later."), headers };
 		}
-		const reply = this.dispatch(incoming, scopes);
+		const reply = this.#dispatch(incoming, scopes);
 		if (!limiter.current?.headers) return reply;
 		// IETF draft RateLimit headers, when asked for: what a client may pace from.
 		const limitHeaders = {
@@ -200,9 +203,9 @@ export class EmulatorServer {
 	}
 
 	/** Routing, scopes and the handler, for a request already admitted. */
-	private dispatch(incoming: Incoming, scopes: ReadonlySet<string>): Reply {
+	#dispatch(incoming: Incoming, scopes: ReadonlySet<string>): Reply {
 		const { method, apiPath } = incoming;
-		const { router, settings, world } = this.parts;
+		const { router, settings, world } = this.#parts;
 		if (apiPath === undefined) return fail(404, `No route for ${method} ${incoming.record.path}.`);
 		const match = router.match(method, apiPath);
 		if (match.kind === "none") return fail(404, `No route for ${method} ${incoming.record.path}.`);
@@ -226,7 +229,7 @@ export class EmulatorServer {
 		}
 	}
 
-	private send(res: ServerResponse, record: RecordedRequest, reply: Reply, raw?: string): void {
+	#send(res: ServerResponse, record: RecordedRequest, reply: Reply, raw?: string): void {
 		if (res.destroyed) return;
 		const headers: Record<string, string> = { "X-Request-Id": record.requestId };
 		let payload: string | undefined = raw;
@@ -238,28 +241,28 @@ export class EmulatorServer {
 		res.end(payload);
 	}
 
-	private reset(req: IncomingMessage, record: RecordedRequest): void {
+	#reset(req: IncomingMessage, record: RecordedRequest): void {
 		record.status = 0;
 		// RST rather than FIN: the client sees ECONNRESET, as with a dropped connection.
 		req.socket.resetAndDestroy();
 	}
 
 	/** Waits `ms`; resolves false when the server closed first. */
-	private delay(ms: number): Promise<boolean> {
-		if (this.closed) return Promise.resolve(false);
+	#delay(ms: number): Promise<boolean> {
+		if (this.#closed) return Promise.resolve(false);
 		return new Promise((resolve) => {
 			const delay = {
-				cancel: this.parts.clock.setTimer(() => {
-					this.delays.delete(delay);
-					resolve(!this.closed);
+				cancel: this.#parts.clock.setTimer(() => {
+					this.#delays.delete(delay);
+					resolve(!this.#closed);
 				}, ms),
 				abort: () => resolve(false),
 			};
-			this.delays.add(delay);
+			this.#delays.add(delay);
 		});
 	}
 
-	private crash(res: ServerResponse, error: unknown): void {
+	#crash(res: ServerResponse, error: unknown): void {
 		// Reached only when reading the request itself failed (e.g. the client went away mid-body).
 		const detail = `Emulator error: ${error instanceof Error ? error.message : String(error)}`;
 		if (!res.headersSent && !res.destroyed) {

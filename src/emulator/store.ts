@@ -111,28 +111,32 @@ export function memberView(row: MemberRow): EmulatedMember {
 
 /** Users, integrations and memberships. Methods throw plain Errors on misuse; HTTP mapping is the routes' job. */
 export class Store {
-	private readonly users = new Map<string, UserRow>();
-	private readonly integrations = new Map<string, IntegrationRow>();
+	readonly #users = new Map<string, UserRow>();
+	readonly #integrations = new Map<string, IntegrationRow>();
 	/** The id integrations and jobs name as their creator. */
 	readonly operatorId = randomUUID();
 
-	/** @param now the emulator's clock: the time records are stamped with. */
-	constructor(private readonly now: () => number) {}
+	/** The emulator's clock: the time records are stamped with. */
+	readonly #now: () => number;
+
+	constructor(now: () => number) {
+		this.#now = now;
+	}
 
 	/** Every user in creation order. */
 	listUsers(): UserRow[] {
-		return [...this.users.values()];
+		return [...this.#users.values()];
 	}
 
 	/** A user by id. */
 	user(id: string): UserRow | undefined {
-		return this.users.get(id);
+		return this.#users.get(id);
 	}
 
 	/** A user by email, case-insensitively. */
 	userByEmail(email: string): UserRow | undefined {
 		const key = emailKey(email);
-		for (const row of this.users.values()) {
+		for (const row of this.#users.values()) {
 			if (emailKey(row.email) === key) return row;
 		}
 		return undefined;
@@ -145,9 +149,9 @@ export class Store {
 	}
 
 	/** Creates a user; throws when the id or email is taken. */
-	addUser(seed: SeedUser, now = this.now()): UserRow {
+	addUser(seed: SeedUser, now = this.#now()): UserRow {
 		const id = seed.id ?? randomUUID();
-		if (this.users.has(id)) throw new Error(`emulator: a user with id ${id} already exists`);
+		if (this.#users.has(id)) throw new Error(`emulator: a user with id ${id} already exists`);
 		if (this.emailTaken(seed.email)) throw new Error(`emulator: the email ${seed.email} is already taken`);
 		const isGuest = seed.isGuest ?? false;
 		const row: UserRow = {
@@ -162,13 +166,13 @@ export class Store {
 			createdAt: now,
 			updatedAt: now,
 		};
-		this.users.set(id, row);
+		this.#users.set(id, row);
 		return row;
 	}
 
 	/** Changes a user in place (keeping its list position); throws when unknown or the email is taken. */
-	updateUser(id: string, patch: Partial<SeedUser>, now = this.now()): UserRow {
-		const row = this.users.get(id);
+	updateUser(id: string, patch: Partial<SeedUser>, now = this.#now()): UserRow {
+		const row = this.#users.get(id);
 		if (row === undefined) throw new Error(`emulator: no user with id ${id}`);
 		if (patch.email !== undefined && this.emailTaken(patch.email, id)) {
 			throw new Error(`emulator: the email ${patch.email} is already taken`);
@@ -186,25 +190,25 @@ export class Store {
 
 	/** Deletes a user and every membership of theirs; returns whether the user existed. */
 	removeUser(id: string): boolean {
-		const existed = this.users.delete(id);
-		for (const integration of this.integrations.values()) integration.members.delete(id);
+		const existed = this.#users.delete(id);
+		for (const integration of this.#integrations.values()) integration.members.delete(id);
 		return existed;
 	}
 
 	/** Every integration in creation order. */
 	listIntegrations(): IntegrationRow[] {
-		return [...this.integrations.values()];
+		return [...this.#integrations.values()];
 	}
 
 	/** An integration by id. */
 	integration(id: string): IntegrationRow | undefined {
-		return this.integrations.get(id);
+		return this.#integrations.get(id);
 	}
 
 	/** Creates an integration and its memberships; member `userId`s may be ids or emails of existing users. */
-	addIntegration(seed: SeedIntegration, now = this.now()): IntegrationRow {
+	addIntegration(seed: SeedIntegration, now = this.#now()): IntegrationRow {
 		const id = seed.id ?? randomUUID();
-		if (this.integrations.has(id)) throw new Error(`emulator: an integration with id ${id} already exists`);
+		if (this.#integrations.has(id)) throw new Error(`emulator: an integration with id ${id} already exists`);
 		const prefix = seed.application.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
 		const catalogue: EmulatedEntitlement[] = [];
 		for (const e of seed.entitlements) {
@@ -223,9 +227,9 @@ export class Store {
 			entitlements: catalogue,
 			members: new Map(),
 		};
-		this.integrations.set(id, row);
+		this.#integrations.set(id, row);
 		for (const m of seed.users ?? []) {
-			const user = this.users.get(m.userId) ?? this.userByEmail(m.userId);
+			const user = this.#users.get(m.userId) ?? this.userByEmail(m.userId);
 			if (user === undefined) throw new Error(`emulator: integration ${seed.application} names an unknown user ${m.userId}`);
 			this.setMember(id, user.id, m);
 		}
@@ -238,9 +242,9 @@ export class Store {
 		userId: string,
 		m: { role?: MemberRole; entitlements: readonly string[]; dynamicFields?: Record<string, unknown> },
 	): MemberRow {
-		const integration = this.integrations.get(integrationId);
+		const integration = this.#integrations.get(integrationId);
 		if (integration === undefined) throw new Error(`emulator: no integration with id ${integrationId}`);
-		if (!this.users.has(userId)) throw new Error(`emulator: no user with id ${userId}`);
+		if (!this.#users.has(userId)) throw new Error(`emulator: no user with id ${userId}`);
 		const existing = integration.members.get(userId);
 		const row: MemberRow = {
 			userId,
@@ -255,6 +259,6 @@ export class Store {
 
 	/** Removes a membership; returns whether it existed. */
 	removeMember(integrationId: string, userId: string): boolean {
-		return this.integrations.get(integrationId)?.members.delete(userId) ?? false;
+		return this.#integrations.get(integrationId)?.members.delete(userId) ?? false;
 	}
 }
