@@ -15,6 +15,7 @@ export const MAX_PAGE_SIZE = 100;
 /**
  * Every item of a paged list, following `links.next` until it is null. A link that repeats is an
  * invalid response rather than an endless loop.
+ * @internal
  */
 export async function* paginate<T extends z.ZodType>(
   http: HttpTransport,

@@ -1,6 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { KNOWN_USER_ROLES } from "../client";
 import { warnIfPlaintextApiKey, warnIfUnknownRole } from "./program-checks";
 import { dynamicType, serializedProvider } from "./serialized-provider";
+
+/**
+ * A workspace role: one the service documents (editors complete them), or any other string, which
+ * is sent as is with a warning (`string & {}` keeps the known ones from collapsing into `string`).
+ */
+export type UserRole = (typeof KNOWN_USER_ROLES)[number] | (string & {});
 
 /** The inputs of a {@link User}. */
 export interface UserArgs {
@@ -11,7 +18,7 @@ export interface UserArgs {
   /** Required, not empty. */
   lastName: pulumi.Input<string>;
   /** Workspace role; default `workspace_login_only`. An unknown role warns, it does not fail. */
-  role?: pulumi.Input<string>;
+  role?: pulumi.Input<UserRole>;
   /** Whether the user is a guest; default `false`. */
   isGuest?: pulumi.Input<boolean>;
   /**
@@ -33,7 +40,7 @@ export class User extends pulumi.CustomResource {
   declare readonly email: pulumi.Output<string>;
   declare readonly firstName: pulumi.Output<string>;
   declare readonly lastName: pulumi.Output<string>;
-  declare readonly role: pulumi.Output<string>;
+  declare readonly role: pulumi.Output<UserRole>;
   declare readonly isGuest: pulumi.Output<boolean>;
   declare readonly adoptExisting: pulumi.Output<boolean>;
   /** `live`, `pending` (invited, not signed in yet) or `disabled`. */
