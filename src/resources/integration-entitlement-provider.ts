@@ -41,7 +41,7 @@ import {
   inviteRole,
   validate,
 } from "./inputs";
-import { configure, connection, withHints, withWrite } from "./provider-runtime";
+import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
 import { containsUnknown, isUnknown } from "./unknown";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
@@ -243,7 +243,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
   configure,
 
   async check(_olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
-    return { inputs: { ...normalise(news) }, failures: validate(integrationEntitlementInputs, news) };
+    return { inputs: { ...normalise(news) }, failures: [...settingsFailures(), ...validate(integrationEntitlementInputs, news)] };
   },
 
   async diff(_id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {

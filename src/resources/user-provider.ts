@@ -14,7 +14,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { ConflictError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
 import { claim, isClaimed } from "./claims";
 import { DEFAULT_USER_ROLE, defined, type UserInputs, userInputs, validate } from "./inputs";
-import { configure, connection, withHints, withWrite } from "./provider-runtime";
+import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
 import { isUnknown } from "./unknown";
 
 /** What a {@link User} stores: its inputs with defaults, plus what the service computes. */
@@ -82,7 +82,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
   configure,
 
   async check(_olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
-    return { inputs: { ...normalise(news) }, failures: validate(userInputs, news) };
+    return { inputs: { ...normalise(news) }, failures: [...settingsFailures(), ...validate(userInputs, news)] };
   },
 
   async diff(_id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
