@@ -7,6 +7,8 @@
  * new wa.IntegrationEntitlement("alice-youtube", { integrationId, userId: alice.id, entitlements: ["VIEWER"] });
  * ```
  */
+import "./supported-node";
+
 export { User, type UserArgs, type UserRole } from "./resources/user";
 export {
   IntegrationEntitlement,

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { nodeVersionProblem } from "../node-version";
 import { startEmulator } from "./emulator";
 import { defaultSeed } from "./seed";
 import type { EmulatorSeed } from "./types";
@@ -45,6 +46,11 @@ function options(argv: string[]): { port: number; host: string; seed: EmulatorSe
 }
 
 async function main(): Promise<void> {
+	const tooOld = nodeVersionProblem();
+	if (tooOld !== undefined) {
+		process.stderr.write(`workspace-access-emulator: ${tooOld}\n`);
+		process.exit(1);
+	}
 	let parsed: ReturnType<typeof options>;
 	try {
 		parsed = options(process.argv.slice(2));

@@ -8,6 +8,8 @@
  * await emulator.close();
  * ```
  */
+import "../supported-node";
+
 export { startEmulator } from "./emulator";
 export { DEFAULT_FINISH_AFTER_POLLS, INJECTED_ERROR_TYPE } from "./jobs";
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging";
