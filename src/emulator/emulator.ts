@@ -8,7 +8,7 @@ import { KeyRing, randomApiKey } from "./keys";
 import { RateLimiter } from "./rate-limit";
 import { Router } from "./router";
 import { allRoutes } from "./routes/index";
-import { applySeed } from "./seed";
+import { applySeed, defaultSeed } from "./seed";
 import { EmulatorServer, RequestLog } from "./server";
 import { integrationView, memberView, Store, userView } from "./store";
 import { formatTimestamp } from "./time";
@@ -34,10 +34,15 @@ function jobView(row: JobRow): EmulatedJob {
 	};
 }
 
-/** Starts an emulator listening on `options.host`:`options.port` (default 127.0.0.1, an ephemeral port). */
+/**
+ * Starts an emulator listening on `options.host`:`options.port` (default 127.0.0.1, an ephemeral
+ * port), holding `options.seed`: by default the world of {@link defaultSeed}, like the command;
+ * `{ seed: {} }` starts with no users and no integrations.
+ */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
 	const store = new Store();
-	applySeed(store, options.seed ?? {});
+	// The same world as the command's: `seed: {}` starts empty.
+	applySeed(store, options.seed ?? defaultSeed());
 	const jobs = new JobEngine(options.job, { id: store.operatorId, name: OPERATOR_NAME });
 	const apiKey = options.apiKey ?? randomApiKey();
 	const keys = new KeyRing(apiKey, options.keys);

@@ -3,7 +3,7 @@
  * memory, with faults, rate limits and jobs that tests can steer.
  *
  * ```ts
- * const emulator = await startEmulator({ seed: defaultSeed() });
+ * const emulator = await startEmulator(); // the default world; { seed: {} } starts empty
  * // ... point a client at emulator.url with emulator.apiKey ...
  * await emulator.close();
  * ```
@@ -16,7 +16,7 @@ export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging";
 export { ENTITLEMENT_NOT_FOUND, INTEGRATION_WORKFLOWS } from "./routes/integrations";
 export { USER_ROLES, USER_WORKFLOWS } from "./routes/users";
 export { ALL_SCOPES, type Scope } from "./scopes";
-export { DEFAULT_IDS, defaultSeed } from "./seed";
+export { DEFAULT_IDS, defaultSeed, parseSeed } from "./seed";
 export type {
 	EmulatedEntitlement,
 	EmulatedIntegration,

@@ -17,7 +17,7 @@ async function statuses(e: Emulator, count: number, key?: string | null): Promis
 
 describe("rate limit", () => {
 	it("admits N requests per window per key, then answers 429 in the error shape", async () => {
-		emulator = await startEmulator({ rateLimit: { requests: 3, windowMs: 60_000 }, keys: { other: ["read:users"] } });
+		emulator = await startEmulator({ seed: {}, rateLimit: { requests: 3, windowMs: 60_000 }, keys: { other: ["read:users"] } });
 		expect(await statuses(emulator, 4)).toEqual([200, 200, 200, 429]);
 		const refused = await call(emulator, "GET", "users");
 		expect(refused.json).toEqual({ errors: [{ code: "Too many requests", title: "Too many requests", detail: expect.any(String), status: 429, meta: null }] });
@@ -32,7 +32,7 @@ describe("rate limit", () => {
 		["date", /^[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT$/],
 		["none", null],
 	])("with retryAfter %s, Retry-After is %s", async (retryAfter, pattern) => {
-		emulator = await startEmulator({ rateLimit: { requests: 1, windowMs: 59_500, retryAfter } });
+		emulator = await startEmulator({ seed: {}, rateLimit: { requests: 1, windowMs: 59_500, retryAfter } });
 		await call(emulator, "GET", "users");
 		const refused = await call(emulator, "GET", "users");
 		expect(refused.status).toBe(429);
@@ -50,20 +50,20 @@ describe("rate limit", () => {
 	});
 
 	it("rounds Retry-After seconds up", async () => {
-		emulator = await startEmulator({ rateLimit: { requests: 1, windowMs: 1_200 } });
+		emulator = await startEmulator({ seed: {}, rateLimit: { requests: 1, windowMs: 1_200 } });
 		await call(emulator, "GET", "users");
 		expect((await call(emulator, "GET", "users")).headers.get("retry-after")).toBe("2");
 	});
 
 	it("admits again once the window has slid past", async () => {
-		emulator = await startEmulator({ rateLimit: { requests: 2, windowMs: 100 } });
+		emulator = await startEmulator({ seed: {}, rateLimit: { requests: 2, windowMs: 100 } });
 		expect(await statuses(emulator, 3)).toEqual([200, 200, 429]);
 		await sleep(120);
 		expect(await statuses(emulator, 2)).toEqual([200, 200]);
 	});
 
 	it("records rate-limited requests with their status", async () => {
-		emulator = await startEmulator({ rateLimit: { requests: 1, windowMs: 60_000 } });
+		emulator = await startEmulator({ seed: {}, rateLimit: { requests: 1, windowMs: 60_000 } });
 		await statuses(emulator, 2);
 		expect(emulator.requests.map((r) => [r.path, r.status])).toEqual([
 			["/users", 200],
@@ -72,13 +72,13 @@ describe("rate limit", () => {
 	});
 
 	it("counts only requests with a valid key: a 401 spends nothing", async () => {
-		emulator = await startEmulator({ rateLimit: { requests: 1, windowMs: 60_000 } });
+		emulator = await startEmulator({ seed: {}, rateLimit: { requests: 1, windowMs: 60_000 } });
 		expect(await statuses(emulator, 2, "wa_emu_wrong")).toEqual([401, 401]);
 		expect(await statuses(emulator, 1)).toEqual([200]);
 	});
 
 	it("can be set, changed and lifted while running", async () => {
-		emulator = await startEmulator();
+		emulator = await startEmulator({ seed: {} });
 		expect(await statuses(emulator, 3)).toEqual([200, 200, 200]);
 		emulator.setRateLimit({ requests: 1, windowMs: 60_000 });
 		expect(await statuses(emulator, 2)).toEqual([200, 429]);
@@ -88,7 +88,7 @@ describe("rate limit", () => {
 	});
 
 	it("lets a 429 be told apart from a faulted 429", async () => {
-		emulator = await startEmulator();
+		emulator = await startEmulator({ seed: {} });
 		emulator.fault({ path: "/users", status: 429, headers: { "Retry-After": "7" } });
 		const answer = await call(emulator, "GET", "users");
 		expect(answer.status).toBe(429);

@@ -22,7 +22,7 @@ describe("startEmulator", () => {
 	});
 
 	it("takes a fixed key", async () => {
-		const emulator = await startEmulator({ apiKey: "fixed-key" });
+		const emulator = await startEmulator({ seed: {}, apiKey: "fixed-key" });
 		try {
 			expect(emulator.apiKey).toBe("fixed-key");
 			expect((await call(emulator, "GET", "users", { key: "fixed-key" })).status).toBe(200);
@@ -174,7 +174,7 @@ describe("close()", () => {
 	});
 
 	it("resolves quickly even with a request stuck in a delay, and twice", async () => {
-		const emulator = await startEmulator();
+		const emulator = await startEmulator({ seed: {} });
 		emulator.fault({ path: "/users", delayMs: 30_000 });
 		const stuck = call(emulator, "GET", "users").catch((error: unknown) => error);
 		await sleep(20);

@@ -14,7 +14,8 @@ afterEach(async () => {
 
 /** An emulator for this test, closed after it. */
 export async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const emu = await startEmulator({ apiKey: `wa_test_${Math.random().toString(16).slice(2)}${"k".repeat(16)}`, ...options });
+  // Empty unless the test seeds it: the tests name every record they rely on.
+  const emu = await startEmulator({ apiKey: `wa_test_${Math.random().toString(16).slice(2)}${"k".repeat(16)}`, seed: {}, ...options });
   issuedKeys.add(emu.apiKey);
   open.push(() => emu.close());
   return emu;
