@@ -2,7 +2,8 @@
  * The published declarations as a Pulumi project compiles them: the packed tarball installed into
  * a consumer project per TypeScript version (the latest 5 and 6), and `tsc` run on a program that
  * uses every export (fixtures/consumer.ts) under the tsconfig `pulumi new typescript` generates
- * (today's and the earlier CommonJS one) and under node16, all without `skipLibCheck`.
+ * (today's and the earlier CommonJS one) and under node16, all without `skipLibCheck`; and every
+ * TypeScript snippet of the README, each as a file of its own, under the template's tsconfig.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -41,6 +42,12 @@ const TSCONFIGS: Record<string, (major: number) => object> = {
 };
 
 const TYPESCRIPT_MAJORS = [5, 6];
+
+/** The README's ```ts blocks, in order. */
+function readmeSnippets(): string[] {
+  const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
+  return [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? "");
+}
 
 const consumerProgram = fs.readFileSync(path.join(repoRoot, "test", "package", "fixtures", "consumer.ts"), "utf8");
 
@@ -104,6 +111,8 @@ describe.each(TYPESCRIPT_MAJORS)("a Pulumi project on TypeScript %i", { timeout:
     for (const [name, options] of Object.entries(TSCONFIGS)) {
       project.write(`tsconfig.${name}.json`, JSON.stringify({ compilerOptions: options(major), files: ["index.ts"] }, null, 2));
     }
+    const snippets = readmeSnippets().map((source, i) => project.write(`readme-${i + 1}.ts`, source));
+    project.write("tsconfig.readme.json", JSON.stringify({ compilerOptions: TEMPLATE, files: snippets.map((f) => path.basename(f)) }, null, 2));
     await installTarball(project.dir, await packedTarball());
   }, 300_000);
 
@@ -118,7 +127,14 @@ describe.each(TYPESCRIPT_MAJORS)("a Pulumi project on TypeScript %i", { timeout:
     expect(installed.version.split(".")[0]).toBe(String(major));
   });
 
-  it.each(Object.keys(TSCONFIGS))("compiles the program with the %s tsconfig, no skipLibCheck", (name) => {
+  it.each(Object.keys(TSCONFIGS))("compiles the program with the %s tsconfig, no skipLibCheck", (name) => tsc(name));
+
+  it("compiles every TypeScript snippet of the README with the template's tsconfig", () => {
+    expect(readmeSnippets().length).toBeGreaterThanOrEqual(4);
+    tsc("readme");
+  });
+
+  function tsc(name: string): void {
     const tsc = path.join(project.dir, "node_modules", "typescript", "bin", "tsc");
     const result = spawnSync(process.execPath, [tsc, "-p", `tsconfig.${name}.json`, "--noEmit", "--pretty", "false"], {
       cwd: project.dir,
@@ -126,5 +142,5 @@ describe.each(TYPESCRIPT_MAJORS)("a Pulumi project on TypeScript %i", { timeout:
     });
     expect(`${result.stdout}${result.stderr}`).toBe("");
     expect(result.status).toBe(0);
-  });
+  }
 });
