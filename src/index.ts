@@ -7,8 +7,14 @@
  * new wa.IntegrationEntitlement("alice-youtube", { integrationId, userId: alice.id, entitlements: ["VIEWER"] });
  * ```
  */
-export { User, type UserArgs } from "./resources/user";
-export { IntegrationEntitlement, type IntegrationEntitlementArgs } from "./resources/integration-entitlement";
+import "./supported-node";
+
+export { User, type UserArgs, type UserRole } from "./resources/user";
+export {
+  IntegrationEntitlement,
+  type IntegrationEntitlementArgs,
+  type IntegrationEntitlementRole,
+} from "./resources/integration-entitlement";
 export { getJob, getJobOutput, type GetJobArgs, type Job } from "./resources/get-job";
 export {
   type GetIntegrationArgs,

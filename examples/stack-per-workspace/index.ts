@@ -7,23 +7,29 @@ interface Person {
   email: string;
   firstName: string;
   lastName: string;
-  role?: string;
+  role?: wa.UserRole;
   /** integration id -> entitlement ids */
   integrations?: Record<string, string[]>;
 }
 
 const people = new pulumi.Config().requireObject<Person[]>("people");
 
+// Resource names come from what is unique in a workspace: a user's email (compared without case),
+// and for an entitlement, that email with the integration's whole id. Two people, or two
+// integrations, can then never give two resources the same name.
+const declared = new Set<string>();
 for (const person of people) {
-  const name = person.email.split("@")[0] ?? person.email;
-  const user = new wa.User(name, {
+  const email = person.email.trim().toLowerCase();
+  if (declared.has(email)) throw new Error(`people lists ${email} twice: list each person once`);
+  declared.add(email);
+  const user = new wa.User(email, {
     email: person.email,
     firstName: person.firstName,
     lastName: person.lastName,
     ...(person.role ? { role: person.role } : {}),
   });
   for (const [integrationId, entitlements] of Object.entries(person.integrations ?? {})) {
-    new wa.IntegrationEntitlement(`${name}-${integrationId.slice(0, 8)}`, { integrationId, userId: user.id, entitlements });
+    new wa.IntegrationEntitlement(`${email}/${integrationId}`, { integrationId, userId: user.id, entitlements });
   }
 }
 

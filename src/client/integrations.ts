@@ -30,6 +30,7 @@ export class IntegrationsApi {
   readonly #http: HttpTransport;
   readonly #jobs: JobsApi;
 
+  /** @internal Built by {@link WorkspaceAccessClient}. */
   constructor(http: HttpTransport, jobs: JobsApi) {
     this.#http = http;
     this.#jobs = jobs;

@@ -50,6 +50,7 @@ export class JobsApi {
   readonly #http: HttpTransport;
   readonly #clock: Clock;
 
+  /** @internal Built by {@link WorkspaceAccessClient}. */
   constructor(http: HttpTransport, clock: Clock) {
     this.#http = http;
     this.#clock = clock;

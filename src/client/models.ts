@@ -107,6 +107,7 @@ export interface Job {
 
 const orNull = <T>(value: T | null | undefined): T | null => (value === undefined ? null : value);
 
+/** @internal Maps a parsed record (its types come from zod, kept out of the public declarations). */
 export function toUser(r: UserRecord): User {
   const a = r.attributes ?? {};
   return {
@@ -125,6 +126,7 @@ export function toUser(r: UserRecord): User {
   };
 }
 
+/** @internal Maps a parsed record (its types come from zod, kept out of the public declarations). */
 export function toEntitlement(r: EntitlementRecord): Entitlement {
   return {
     id: r.id,
@@ -135,6 +137,7 @@ export function toEntitlement(r: EntitlementRecord): Entitlement {
   };
 }
 
+/** @internal Maps a parsed record (its types come from zod, kept out of the public declarations). */
 export function toIntegration(r: IntegrationRecord): Integration {
   const a = r.attributes ?? {};
   return {
@@ -147,6 +150,7 @@ export function toIntegration(r: IntegrationRecord): Integration {
   };
 }
 
+/** @internal Maps a parsed record (its types come from zod, kept out of the public declarations). */
 export function toIntegrationUser(r: IntegrationUserRecord): IntegrationUser {
   const a = r.attributes ?? {};
   const ids = (a.entitlements ?? []).map((e) => (typeof e === "string" ? e : e.id));
@@ -163,6 +167,7 @@ export function toIntegrationUser(r: IntegrationUserRecord): IntegrationUser {
   };
 }
 
+/** @internal Maps a parsed record (its types come from zod, kept out of the public declarations). */
 export function toJob(r: JobRecord): Job {
   const a = r.attributes ?? {};
   return {

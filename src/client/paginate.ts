@@ -22,6 +22,7 @@ export const MAX_PAGE_SIZE = 100;
  * invalid response rather than an endless loop. Records are parsed one by one: one odd record
  * (a wrong type where the contract has a string) is handed to `onInvalid`, naming its id and
  * field, and skipped; it never fails the page for the others.
+ * @internal
  */
 export async function* paginate<T extends z.ZodType>(
   http: HttpTransport,

@@ -22,6 +22,7 @@ export class UsersApi {
   readonly #http: HttpTransport;
   readonly #jobs: JobsApi;
 
+  /** @internal Built by {@link WorkspaceAccessClient}. */
   constructor(http: HttpTransport, jobs: JobsApi) {
     this.#http = http;
     this.#jobs = jobs;

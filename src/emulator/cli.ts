@@ -5,8 +5,9 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { nodeVersionProblem } from "../node-version";
 import { startEmulator } from "./emulator";
-import { defaultSeed } from "./seed";
+import { defaultSeed, parseSeed } from "./seed";
 import type { EmulatorSeed } from "./types";
 import { populatedSeed } from "./worlds";
 
@@ -17,12 +18,29 @@ Runs an in-memory emulator of the workspace access API until interrupted.
 Options:
   --port N        port to listen on (default 0: an ephemeral port)
   --host H        address to listen on (default 127.0.0.1)
-  --seed FILE     JSON seed ({ "users": [...], "integrations": [...] }); default: a small demo world
+  --seed FILE     start with the users and integrations of a JSON file instead of the default
+                  world (4 users, YouTube and Slack); see examples/emulator-seed.json
   --world NAME    start from a built-in world instead: "populated" (512 users of every kind,
                   three integrations, one with 300 members)
+  --empty         start with no users and no integrations
   --api-key K     the API key to accept (default: a random wa_emu_... key)
   -h, --help      show this help
 `;
+
+/** A seed file, checked field by field; errors name the file and the field. */
+function readSeed(file: string): EmulatorSeed {
+	let text: string;
+	try {
+		text = readFileSync(file, "utf8");
+	} catch (error) {
+		throw new Error(`cannot read the seed file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+	}
+	try {
+		return parseSeed(JSON.parse(text));
+	} catch (error) {
+		throw new Error(`the seed file ${file}: ${error instanceof Error ? error.message : String(error)}`);
+	}
+}
 
 /** Parses the command line; exits on --help or bad input. */
 function options(argv: string[]): { port: number; host: string; seed: EmulatorSeed; apiKey?: string } {
@@ -33,6 +51,7 @@ function options(argv: string[]): { port: number; host: string; seed: EmulatorSe
 			host: { type: "string" },
 			seed: { type: "string" },
 			world: { type: "string" },
+			empty: { type: "boolean" },
 			"api-key": { type: "string" },
 			help: { type: "boolean", short: "h" },
 		},
@@ -44,18 +63,21 @@ function options(argv: string[]): { port: number; host: string; seed: EmulatorSe
 	}
 	const port = Number(values.port ?? "0");
 	if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be an integer 0..65535, got ${values.port}`);
+	if ([values.seed !== undefined, values.world !== undefined, values.empty === true].filter(Boolean).length > 1) {
+		throw new Error("--seed, --world and --empty cannot be used together");
+	}
 	if (values.world !== undefined && values.world !== "populated") throw new Error(`--world must be "populated", got ${values.world}`);
-	if (values.world !== undefined && values.seed !== undefined) throw new Error("--world and --seed cannot be used together");
 	const seed =
-		values.world === "populated"
-			? populatedSeed()
-			: values.seed === undefined
-				? defaultSeed()
-				: (JSON.parse(readFileSync(values.seed, "utf8")) as EmulatorSeed);
+		values.empty === true ? {} : values.world === "populated" ? populatedSeed() : values.seed === undefined ? defaultSeed() : readSeed(values.seed);
 	return { port, host: values.host ?? "127.0.0.1", seed, apiKey: values["api-key"] };
 }
 
 async function main(): Promise<void> {
+	const tooOld = nodeVersionProblem();
+	if (tooOld !== undefined) {
+		process.stderr.write(`workspace-access-emulator: ${tooOld}\n`);
+		process.exit(1);
+	}
 	let parsed: ReturnType<typeof options>;
 	try {
 		parsed = options(process.argv.slice(2));
@@ -63,7 +85,15 @@ async function main(): Promise<void> {
 		process.stderr.write(`workspace-access-emulator: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
 		process.exit(2);
 	}
-	const emulator = await startEmulator(parsed);
+	let emulator: Awaited<ReturnType<typeof startEmulator>>;
+	try {
+		emulator = await startEmulator(parsed);
+	} catch (error) {
+		// A seed whose records do not fit together (an email twice, a member who is not a user).
+		const message = error instanceof Error ? error.message.replace(/^emulator: /, "") : String(error);
+		process.stderr.write(`workspace-access-emulator: the seed does not load: ${message}\n`);
+		process.exit(2);
+	}
 	const lines = [
 		"workspace-access-emulator is running",
 		`  base URL: ${emulator.url}`,

@@ -10,7 +10,7 @@ import { RateLimiter } from "./rate-limit";
 import { Router } from "./router";
 import { allRoutes } from "./routes/index";
 import { isUserCreate } from "./routes/users";
-import { applySeed } from "./seed";
+import { applySeed, defaultSeed } from "./seed";
 import { EmulatorServer, RequestLog } from "./server";
 import { integrationView, memberView, Store, userView } from "./store";
 import { formatTimestamp } from "./time";
@@ -37,11 +37,16 @@ function jobView(row: JobRow): EmulatedJob {
 	};
 }
 
-/** Starts an emulator listening on `options.host`:`options.port` (default 127.0.0.1, an ephemeral port). */
+/**
+ * Starts an emulator listening on `options.host`:`options.port` (default 127.0.0.1, an ephemeral
+ * port), holding `options.seed`: by default the world of {@link defaultSeed}, like the command;
+ * `{ seed: {} }` starts with no users and no integrations.
+ */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
 	const clock = options.clock ?? systemClock;
 	const store = new Store(() => clock.now());
-	applySeed(store, options.seed ?? (options.world === "populated" ? populatedSeed() : {}));
+	// The same world as the command's: `seed: {}` starts empty.
+	applySeed(store, options.seed ?? (options.world === "populated" ? populatedSeed() : defaultSeed()));
 	const jobs = new JobEngine(options.job, { id: store.operatorId, name: OPERATOR_NAME }, clock);
 	const apiKey = options.apiKey ?? randomApiKey();
 	const keys = new KeyRing(apiKey, options.keys);

@@ -3,11 +3,13 @@
  * memory, with faults, rate limits and jobs that tests can steer.
  *
  * ```ts
- * const emulator = await startEmulator({ seed: defaultSeed() });
+ * const emulator = await startEmulator(); // the default world; { seed: {} } starts empty
  * // ... point a client at emulator.url with emulator.apiKey ...
  * await emulator.close();
  * ```
  */
+import "../supported-node";
+
 export { type EmulatorClock, systemClock } from "./clock";
 export { startEmulator } from "./emulator";
 export { DEFAULT_FINISH_AFTER_POLLS, INJECTED_ERROR_TYPE } from "./jobs";
@@ -15,7 +17,7 @@ export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging";
 export { ENTITLEMENT_NOT_FOUND, INTEGRATION_WORKFLOWS } from "./routes/integrations";
 export { USER_ROLES, USER_WORKFLOWS } from "./routes/users";
 export { ALL_SCOPES, type Scope } from "./scopes";
-export { DEFAULT_IDS, defaultSeed } from "./seed";
+export { DEFAULT_IDS, defaultSeed, parseSeed } from "./seed";
 export { POPULATED_BIG_MEMBERS, POPULATED_IDS, POPULATED_USER_COUNT, populatedEmail, populatedSeed, populatedUserId } from "./worlds";
 export type {
 	EmulatedEntitlement,

@@ -178,6 +178,7 @@ export interface EmulatorOptions {
 	keys?: Record<string, string[]>;
 	/** What a key lacking a scope gets; default 403 (the real service may also answer 401). */
 	missingScopeStatus?: 401 | 403;
+	/** The users and integrations to start with; default the world of `defaultSeed()`; `{}` starts empty. */
 	seed?: EmulatorSeed;
 	job?: JobTiming;
 	/** Default none. */

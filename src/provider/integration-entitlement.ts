@@ -3,6 +3,7 @@
  * (`pulumi-workspace-access/provider/integration-entitlement`, named by the resource's one-line
  * `__provider`).
  */
+import "../supported-node";
 import "./compile-cache";
 
 export { provider } from "../resources/integration-entitlement-provider";

@@ -2,6 +2,7 @@
  * What the dynamic-provider host loads for a {@link User} (`pulumi-workspace-access/provider/user`,
  * named by the resource's one-line `__provider`).
  */
+import "../supported-node";
 import "./compile-cache";
 
 export { provider } from "../resources/user-provider";

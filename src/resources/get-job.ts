@@ -5,7 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { type Job as ClientJob, JobFailedError, JobTimeoutError, WorkspaceAccessClient } from "../client";
 import { currentClock } from "./provider-runtime";
-import { readRawSettings, resolveProviderSettings } from "./settings";
+import { checkedProviderSettings, readRawSettings } from "./settings";
 
 /** Arguments of {@link getJob}. */
 export interface GetJobArgs {
@@ -29,7 +29,9 @@ export interface Job extends ClientJob {
  * not stall for a job's whole timeout.
  */
 export async function getJob(args: GetJobArgs): Promise<Job> {
-  const settings = resolveProviderSettings(readRawSettings((key) => pulumi.runtime.getConfig(key), process.env));
+  // Checked before any request, unknown `workspace-access:*` keys included, as `check` does for resources.
+  const raw = readRawSettings((key) => pulumi.runtime.getConfig(key), process.env);
+  const settings = checkedProviderSettings(Object.keys(pulumi.runtime.allConfig()), raw);
   const client = new WorkspaceAccessClient({ ...settings.client, clock: currentClock(), settingPrefix: "workspace-access:" });
   try {
     if (!args.waitForCompletion || pulumi.runtime.isDryRun()) {

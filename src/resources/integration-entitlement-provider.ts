@@ -43,7 +43,7 @@ import {
   inviteRole,
   validate,
 } from "./inputs";
-import { configure, connection, withHints, withWrite } from "./provider-runtime";
+import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
 import { containsUnknown, isUnknown } from "./unknown";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
@@ -310,8 +310,8 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
   configure,
 
   async check(olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
-    const failures = validate(integrationEntitlementInputs, news);
-    // Valid inputs whose entitlement set is new: are they in the integration's catalogue?
+    const failures = [...settingsFailures(), ...validate(integrationEntitlementInputs, news)];
+    // Valid inputs and settings, and an entitlement set that is new: are they in the integration's catalogue?
     if (failures.length === 0) failures.push(...(await unofferedEntitlements(olds, news)));
     return { inputs: { ...normalise(news) }, failures };
   },

@@ -1,7 +1,14 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { IntegrationRole } from "../client";
 import { ownedMembership } from "./owners";
 import { warnIfPlaintextApiKey } from "./program-checks";
 import { dynamicType, serializedProvider } from "./serialized-provider";
+
+/**
+ * An integration role: `account_owner` or `account_collaborator` (editors complete them). Typed open
+ * (`string & {}`) so a role the service adds later still compiles; `check` says which it accepts.
+ */
+export type IntegrationEntitlementRole = IntegrationRole | (string & {});
 
 /** The inputs of an {@link IntegrationEntitlement}. */
 export interface IntegrationEntitlementArgs {
@@ -15,7 +22,7 @@ export interface IntegrationEntitlementArgs {
    * The integration role given when the user is invited; default `account_collaborator`. The API
    * cannot change it in place: changing it replaces the membership (delete, then invite).
    */
-  role?: pulumi.Input<"account_owner" | "account_collaborator">;
+  role?: pulumi.Input<IntegrationEntitlementRole>;
   /**
    * At create, take over a membership the user already has: its entitlements become the
    * declared set (nothing is sent when they already are), and destroying the resource removes
@@ -34,7 +41,7 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   declare readonly userId: pulumi.Output<string>;
   /** The entitlement ids, sorted. */
   declare readonly entitlements: pulumi.Output<string[]>;
-  declare readonly role: pulumi.Output<"account_owner" | "account_collaborator">;
+  declare readonly role: pulumi.Output<IntegrationEntitlementRole>;
   declare readonly adoptExisting: pulumi.Output<boolean>;
   /** The member's email, as the integration reports it. */
   declare readonly email: pulumi.Output<string | null>;

@@ -2,21 +2,59 @@
  * State of one provider process: the stack config given to `configure`, and one client built
  * from it on first use and reused by every call. `configure` never throws (the host caches the
  * provider before calling it and never retries): settings are validated when a request needs
- * them, so a bad setting fails that request with a message naming the key and the fix.
+ * them, so a bad setting fails that request with a message naming the key and the fix, and
+ * `check` reports the same problems (and unknown keys) before anything is sent: see {@link settingsFailures}.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, ForbiddenError, systemClock, UnauthorizedError, WorkspaceAccessClient } from "../client";
 import { ReadCache } from "./read-cache";
-import { type ProviderSettings, qualified, type RawSettings, readRawSettings, resolveProviderSettings } from "./settings";
+import type { CheckFailure } from "./inputs";
+import {
+  type ProviderSettings,
+  qualified,
+  type RawSettings,
+  readRawSettings,
+  resolveProviderSettings,
+  settingsProblems,
+} from "./settings";
 
 let raw: RawSettings | undefined;
 /** Time for retries, rate-limit waits, job polls and the read cache; tests put a virtual clock here. */
 let clock: Clock = systemClock;
+/** Every key of the stack config, as `configure` was given it. */
+let configuredKeys: string[] = [];
+/** The failures of the settings in force, worked out once per `configure` (every `check` asks). */
+let failures: { of: RawSettings; failures: CheckFailure[] } | undefined;
 let current: { fingerprint: string; client: WorkspaceAccessClient; cache: ReadCache } | undefined;
 
 /** The provider's `configure` hook: remembers the stack config; validation happens per request. */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
   raw = readRawSettings((key) => req.config.get(key), process.env);
+  configuredKeys = stackConfigKeys(req.config);
+}
+
+/**
+ * The keys of the stack config. The host's `Config` keeps them in `rawConfig` (every key the engine
+ * sends a dynamic provider); its public type offers only `get`, so without that field no key is
+ * known and only the keys the package reads are checked.
+ */
+function stackConfigKeys(config: pulumi.dynamic.Config): string[] {
+  const all = (config as { rawConfig?: unknown }).rawConfig;
+  return all && typeof all === "object" ? Object.keys(all) : [];
+}
+
+/**
+ * For `check`: a failure for each unknown `workspace-access:*` key (naming the closest known one)
+ * and for a missing or invalid setting (with the command that fixes it), so `pulumi preview` fails
+ * on them without a request, as the first request of `up` would. The host always configures a
+ * provider before its first call; unconfigured (a unit test) there is no stack config to check.
+ */
+export function settingsFailures(): CheckFailure[] {
+  if (!raw) return [];
+  if (failures?.of !== raw) {
+    failures = { of: raw, failures: settingsProblems(configuredKeys, raw).map((reason) => ({ property: "", reason })) };
+  }
+  return failures.failures;
 }
 
 /** The settings in force: stack config from `configure`, else the environment alone. */
@@ -41,6 +79,8 @@ export function resetRuntime(): void {
   void current?.client.close();
   current = undefined;
   raw = undefined;
+  configuredKeys = [];
+  failures = undefined;
   clock = systemClock;
 }
 

@@ -4,6 +4,7 @@
  * through `configure`, the program for `getJob`); never captured into `__provider`.
  */
 import { type ClientOptions, ConfigurationError, parseBaseUrl } from "../client";
+import { resolveSettings } from "../client/settings";
 
 /** The stack config namespace. */
 export const CONFIG_NAMESPACE = "workspace-access";
@@ -126,4 +127,88 @@ function number(raw: RawSettings, key: ConfigKey, min: number, integer = false):
     );
   }
   return value;
+}
+
+/** The keys of the package's namespace that it does not read: `workspace-access:apikey` and such. */
+export function unknownKeys(configuredKeys: Iterable<string>): string[] {
+  const prefix = `${CONFIG_NAMESPACE}:`;
+  return [...configuredKeys].filter((key) => key.startsWith(prefix) && !Object.hasOwn(CONFIG_KEYS, key.slice(prefix.length)));
+}
+
+/**
+ * The known key a misspelt one meant, if one is close: the same but for case, one it is the start
+ * of or starts with (`jobTimeout`), or one a few edits away (`maxRetry`, `hots`: a third of its length).
+ */
+export function closestKey(key: string): ConfigKey | undefined {
+  const name = key.slice(key.indexOf(":") + 1).toLowerCase();
+  let best: { key: ConfigKey; distance: number } | undefined;
+  for (const known of Object.keys(CONFIG_KEYS) as ConfigKey[]) {
+    const lower = known.toLowerCase();
+    const prefix = name.length >= 4 && (lower.startsWith(name) || name.startsWith(lower));
+    const distance = prefix ? 0.5 : editDistance(name, lower);
+    if (!best || distance < best.distance) best = { key: known, distance };
+  }
+  return best && best.distance <= Math.max(2, Math.ceil(name.length / 3)) ? best.key : undefined;
+}
+
+/** Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const at = (i: number, j: number) => d[i]?.[j] ?? 0;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      (d[i] as number[])[j] = best;
+    }
+  }
+  return at(a.length, b.length);
+}
+
+/** How a key is set from the command line (`--secret` for the API key). */
+const setCommand = (key: string) => `pulumi config set${key === qualified("apiKey") ? " --secret" : ""} ${key} <value>`;
+
+/** Why an unknown key is refused, with the key meant and the commands that move the value there. */
+export function unknownKeyReason(key: string): string {
+  const meant = closestKey(key);
+  const hint = meant
+    ? `did you mean \`${qualified(meant)}\`? Run: pulumi config rm ${key} and ${setCommand(qualified(meant))}`
+    : `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. Run: pulumi config rm ${key}`;
+  return `Unknown setting \`${key}\`: ${hint}`;
+}
+
+/**
+ * {@link resolveProviderSettings}, refusing unknown keys of the namespace too and checking the API
+ * key as the client will: throws a {@link ConfigurationError} naming the key and the command that
+ * fixes it. Sends nothing.
+ */
+export function checkedProviderSettings(configuredKeys: Iterable<string>, raw: RawSettings): ProviderSettings {
+  const [unknown] = unknownKeys(configuredKeys);
+  if (unknown !== undefined) throw new ConfigurationError(unknownKeyReason(unknown), unknown);
+  try {
+    const resolved = resolveProviderSettings(raw);
+    resolveSettings({ ...resolved.client, settingPrefix: `${CONFIG_NAMESPACE}:` });
+    return resolved;
+  } catch (error) {
+    if (ConfigurationError.isInstance(error) && !error.message.includes("Run: ")) {
+      error.message += `. Run: ${setCommand(error.setting)}`;
+    }
+    throw error;
+  }
+}
+
+/**
+ * Every problem of the settings in force, as messages naming the key and the command that fixes it:
+ * each unknown key of the namespace, then the first missing or invalid setting (what the first
+ * request would fail with). `check` reports these, so `pulumi preview` fails on them.
+ */
+export function settingsProblems(configuredKeys: Iterable<string>, raw: RawSettings): string[] {
+  const problems = unknownKeys(configuredKeys).map(unknownKeyReason);
+  try {
+    checkedProviderSettings([], raw);
+  } catch (error) {
+    if (!ConfigurationError.isInstance(error)) throw error;
+    problems.push(error.message);
+  }
+  return problems;
 }

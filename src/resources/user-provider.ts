@@ -18,7 +18,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
 import { claim, isClaimed } from "./claims";
 import { DEFAULT_USER_ROLE, defined, type UserInputs, userInputs, validate } from "./inputs";
-import { configure, connection, withHints, withWrite } from "./provider-runtime";
+import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
 import { isUnknown } from "./unknown";
 
 /** What a {@link User} stores: its inputs, what the service computes, and which optional attributes the program manages. */
@@ -139,7 +139,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
   configure,
 
   async check(_olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
-    return { inputs: { ...normalise(news) }, failures: validate(userInputs, news) };
+    return { inputs: { ...normalise(news) }, failures: [...settingsFailures(), ...validate(userInputs, news)] };
   },
 
   async diff(_id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {

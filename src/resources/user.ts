@@ -1,7 +1,14 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { KNOWN_USER_ROLES } from "../client";
 import { ownedEmail } from "./owners";
 import { warnIfPlaintextApiKey, warnIfUnknownRole } from "./program-checks";
 import { dynamicType, serializedProvider } from "./serialized-provider";
+
+/**
+ * A workspace role: one the service documents (editors complete them), or any other string, which
+ * is sent as is with a warning (`string & {}` keeps the known ones from collapsing into `string`).
+ */
+export type UserRole = (typeof KNOWN_USER_ROLES)[number] | (string & {});
 
 /** The inputs of a {@link User}. */
 export interface UserArgs {
@@ -15,7 +22,7 @@ export interface UserArgs {
    * Workspace role. Left out, the service's value is kept and never causes a diff; a new user
    * gets `workspace_login_only`. An unknown role warns, it does not fail.
    */
-  role?: pulumi.Input<string>;
+  role?: pulumi.Input<UserRole>;
   /** Whether the user is a guest. Left out, the service's value is kept; a new user is not one. */
   isGuest?: pulumi.Input<boolean>;
   /**
@@ -40,7 +47,7 @@ export class User extends pulumi.CustomResource {
   declare readonly firstName: pulumi.Output<string>;
   declare readonly lastName: pulumi.Output<string>;
   /** The service's role: the declared one, or the one it has when the program leaves it out. */
-  declare readonly role: pulumi.Output<string>;
+  declare readonly role: pulumi.Output<UserRole>;
   /** The service's guest flag: the declared one, or the one it has when the program leaves it out. */
   declare readonly isGuest: pulumi.Output<boolean>;
   declare readonly adoptExisting: pulumi.Output<boolean>;

@@ -98,6 +98,8 @@ class Deployment {
 	private readonly prior: Map<string, ResourceState>;
 	/** The new state's resources, in registration order. */
 	private readonly next = new Map<string, ResourceState>();
+	/** Every URN the program registered in this operation, from the moment it asked (not when its step ended). */
+	private readonly registered = new Set<string>();
 	/** Prior resources already deleted during the run (delete-before-replace). */
 	private readonly deletedEarly = new Set<ResourceState>();
 	/** Old copies of replaced resources, deleted at the end (create-before-delete). */
@@ -405,16 +407,24 @@ class Deployment {
 		});
 	}
 
+	/**
+	 * The engine refuses a URN registered twice in one operation (two resources of one type and
+	 * name), in its own words, even while the first one's step is still running.
+	 */
+	private refuseDuplicate(reg: Registration): void {
+		if (!this.registered.has(reg.urn)) return;
+		throw new EngineError(`Duplicate resource URN '${reg.urn}'; try giving it a unique name`, {
+			operation: "register",
+			urn: reg.urn,
+			resourceType: reg.type,
+			resourceName: reg.name,
+		});
+	}
+
 	private async register(reg: Registration): Promise<RegistrationResult> {
 		const started = performance.now();
-		if (this.next.has(reg.urn)) {
-			throw new EngineError(`Duplicate resource URN '${reg.urn}'; try giving it a unique name`, {
-				operation: "register",
-				urn: reg.urn,
-				resourceType: reg.type,
-				resourceName: reg.name,
-			});
-		}
+		this.refuseDuplicate(reg);
+		this.registered.add(reg.urn);
 		if (this.result.errors.length > 0) throw new SkippedError(`skipped ${reg.urn}: an earlier step failed`);
 		const old = this.prior.get(reg.urn);
 

@@ -382,6 +382,16 @@ describe.concurrent("the e2e harness, driving the real dynamic-provider host", {
 			expect(error.message).toContain("fail: asked to fail check");
 		});
 
+		it("refuses a duplicate URN, as the engine does, even while the first resource is being created", async (context) => {
+			const toy = await toyStack(context, "program-duplicate.ts");
+			for (const operation of ["preview", "up"] as const) {
+				const error = await failure(toy.stack[operation]());
+				expect(error).toMatchObject({ operation: "register", urn: aliceUrn, resourceName: "alice" });
+				expect(error.message).toBe(`Duplicate resource URN '${aliceUrn}'; try giving it a unique name`);
+			}
+			expect(Object.values(toy.store().records).map((r) => r.label)).toEqual(["alice"]);
+		});
+
 		it("a partial create (an error carrying an id) is kept in state and still reported", async (context) => {
 			const toy = await toyStack(context, "program-fail.ts", { "toy:fail": "create-partial" });
 			const error = await failure(toy.stack.up());

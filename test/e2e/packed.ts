@@ -56,7 +56,7 @@ export async function packedTemplate(): Promise<string> {
 		if (fs.existsSync(ready)) return dir;
 		fs.rmSync(dir, { recursive: true, force: true });
 		await createProject({ dir, name: "packed-template", link: false });
-		const packed = spawnSync("npm", ["pack", "--pack-destination", dir, "--silent"], { cwd: repoRoot, encoding: "utf8" });
+		const packed = spawnSync("npm", ["pack", "--ignore-scripts", "--pack-destination", dir, "--silent"], { cwd: repoRoot, encoding: "utf8" });
 		if (packed.status !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
 		const tgz = path.join(dir, packed.stdout.trim().split("\n").at(-1) ?? "");
 		await installTarball(dir, tgz);

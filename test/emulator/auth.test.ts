@@ -90,7 +90,7 @@ describe("scopes", () => {
 	});
 
 	it("honours missingScopeStatus given at start", async () => {
-		const other = await startEmulator({ missingScopeStatus: 401, keys: { k: [] } });
+		const other = await startEmulator({ seed: {}, missingScopeStatus: 401, keys: { k: [] } });
 		try {
 			expect((await call(other, "GET", "users", { key: "k" })).status).toBe(401);
 		} finally {

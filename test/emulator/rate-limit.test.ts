@@ -17,7 +17,7 @@ async function statuses(e: Emulator, count: number, key?: string | null): Promis
 
 describe("rate limit", () => {
 	it("admits N requests per window per key, then answers 429 in the error shape", async () => {
-		emulator = await startEmulator({ rateLimit: { requests: 3, windowMs: 60_000 }, keys: { other: ["read:users"] } });
+		emulator = await startEmulator({ seed: {}, rateLimit: { requests: 3, windowMs: 60_000 }, keys: { other: ["read:users"] } });
 		expect(await statuses(emulator, 4)).toEqual([200, 200, 200, 429]);
 		const refused = await call(emulator, "GET", "users");
 		expect(refused.json).toEqual({ errors: [{ code: "Too many requests", title: "Too many requests", detail: expect.any(String), status: 429, meta: null }] });
@@ -33,7 +33,7 @@ describe("rate limit", () => {
 		["none", null],
 	])("with retryAfter %s, Retry-After is %s", async (retryAfter, pattern) => {
 		const clock = new VirtualClock();
-		emulator = await startEmulator({ rateLimit: { requests: 1, windowMs: 59_500, retryAfter }, clock });
+		emulator = await startEmulator({ seed: {}, rateLimit: { requests: 1, windowMs: 59_500, retryAfter }, clock });
 		await call(emulator, "GET", "users");
 		const refused = await call(emulator, "GET", "users");
 		expect(refused.status).toBe(429);
@@ -51,14 +51,14 @@ describe("rate limit", () => {
 	});
 
 	it("rounds Retry-After seconds up", async () => {
-		emulator = await startEmulator({ rateLimit: { requests: 1, windowMs: 1_200 } });
+		emulator = await startEmulator({ seed: {}, rateLimit: { requests: 1, windowMs: 1_200 } });
 		await call(emulator, "GET", "users");
 		expect((await call(emulator, "GET", "users")).headers.get("retry-after")).toBe("2");
 	});
 
 	it("admits again once the window has slid past", async () => {
 		const clock = new VirtualClock();
-		emulator = await startEmulator({ rateLimit: { requests: 2, windowMs: 100 }, clock });
+		emulator = await startEmulator({ seed: {}, rateLimit: { requests: 2, windowMs: 100 }, clock });
 		expect(await statuses(emulator, 3)).toEqual([200, 200, 429]);
 		clock.advance(99);
 		expect(await statuses(emulator, 1)).toEqual([429]);
@@ -67,7 +67,7 @@ describe("rate limit", () => {
 	});
 
 	it("records rate-limited requests with their status", async () => {
-		emulator = await startEmulator({ rateLimit: { requests: 1, windowMs: 60_000 } });
+		emulator = await startEmulator({ seed: {}, rateLimit: { requests: 1, windowMs: 60_000 } });
 		await statuses(emulator, 2);
 		expect(emulator.requests.map((r) => [r.path, r.status])).toEqual([
 			["/users", 200],
@@ -76,13 +76,13 @@ describe("rate limit", () => {
 	});
 
 	it("counts only requests with a valid key: a 401 spends nothing", async () => {
-		emulator = await startEmulator({ rateLimit: { requests: 1, windowMs: 60_000 } });
+		emulator = await startEmulator({ seed: {}, rateLimit: { requests: 1, windowMs: 60_000 } });
 		expect(await statuses(emulator, 2, "wa_emu_wrong")).toEqual([401, 401]);
 		expect(await statuses(emulator, 1)).toEqual([200]);
 	});
 
 	it("can be set, changed and lifted while running", async () => {
-		emulator = await startEmulator();
+		emulator = await startEmulator({ seed: {} });
 		expect(await statuses(emulator, 3)).toEqual([200, 200, 200]);
 		emulator.setRateLimit({ requests: 1, windowMs: 60_000 });
 		expect(await statuses(emulator, 2)).toEqual([200, 429]);
@@ -92,7 +92,7 @@ describe("rate limit", () => {
 	});
 
 	it("lets a 429 be told apart from a faulted 429", async () => {
-		emulator = await startEmulator();
+		emulator = await startEmulator({ seed: {} });
 		emulator.fault({ path: "/users", status: 429, headers: { "Retry-After": "7" } });
 		const answer = await call(emulator, "GET", "users");
 		expect(answer.status).toBe(429);

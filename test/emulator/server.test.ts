@@ -23,7 +23,7 @@ describe("startEmulator", () => {
 	});
 
 	it("takes a fixed key", async () => {
-		const emulator = await startEmulator({ apiKey: "fixed-key" });
+		const emulator = await startEmulator({ seed: {}, apiKey: "fixed-key" });
 		try {
 			expect(emulator.apiKey).toBe("fixed-key");
 			expect((await call(emulator, "GET", "users", { key: "fixed-key" })).status).toBe(200);
@@ -184,7 +184,7 @@ describe("close()", () => {
 	it("resolves quickly even with a request stuck in a delay, and twice", async () => {
 		// On a virtual clock the delay never ends by itself: only close() can release the request.
 		const clock = new VirtualClock();
-		const emulator = await startEmulator({ clock });
+		const emulator = await startEmulator({ seed: {}, clock });
 		emulator.fault({ path: "/users", delayMs: 30_000 });
 		const stuck = call(emulator, "GET", "users").catch((error: unknown) => error);
 		while (clock.pendingTimers === 0) await new Promise((resolve) => setImmediate(resolve));

@@ -59,8 +59,10 @@ describe("transport", () => {
 		const s = await start({ program: userProgram({ alice }) });
 		s.setConfig("baseUrl", "http://acme.example.com/api/v1/");
 		const error = await s.fails("up");
-		expect(error.grpcMessage).toContain("plain http://");
-		expect(error.grpcMessage).toContain("workspace-access:baseUrl");
+		// Refused in Check, before any create, as the preview of a pull request would be.
+		expect(error.operation).toBe("check");
+		expect(error.message).toContain("plain http://");
+		expect(error.message).toContain("workspace-access:baseUrl");
 		expect(s.emu.requests).toHaveLength(0);
 	});
 

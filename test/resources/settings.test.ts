@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { readRawSettings, resolveProviderSettings } from "../../src/resources/settings";
+import {
+  closestKey,
+  readRawSettings,
+  resolveProviderSettings,
+  settingsProblems,
+  unknownKeyReason,
+  unknownKeys,
+} from "../../src/resources/settings";
 
 const config = (values: Record<string, unknown>) => (key: string) => values[key];
 
@@ -36,5 +43,36 @@ describe("stack config and environment", () => {
     const raw = readRawSettings(config({ "workspace-access:apiKey": "k-123456", "workspace-access:baseUrl": "https://a.example.com/", ...values }), {});
     if (!("workspace-access:maxRetries" in values)) delete raw.baseUrl;
     expect(() => resolveProviderSettings(raw)).toThrow(message);
+  });
+});
+
+describe("keys the package does not read", () => {
+  it.each([
+    ["workspace-access:apikey", "apiKey"],
+    ["workspace-access:baseurl", "baseUrl"],
+    ["workspace-access:maxRetry", "maxRetries"],
+    ["workspace-access:maxretries", "maxRetries"],
+    ["workspace-access:apiKeys", "apiKey"],
+    ["workspace-access:jobTimeout", "jobTimeoutSeconds"],
+    ["workspace-access:hots", "host"],
+  ])("%s: did you mean %s?", (key, meant) => {
+    expect(unknownKeys([key, "workspace-access:apiKey", "other:apikey"])).toEqual([key]);
+    expect(closestKey(key)).toBe(meant);
+    expect(unknownKeyReason(key)).toContain(`did you mean \`workspace-access:${meant}\`?`);
+  });
+
+  it("lists the settings when nothing is close", () => {
+    expect(closestKey("workspace-access:colour")).toBeUndefined();
+    expect(unknownKeyReason("workspace-access:colour")).toContain("the settings are apiKey, baseUrl,");
+  });
+
+  it("reports every unknown key and the first invalid setting, each with the command that fixes it", () => {
+    const raw = readRawSettings(config({ "workspace-access:baseUrl": "https://a.example.com/", "workspace-access:apiKey": "short" }), {});
+    expect(settingsProblems(["workspace-access:apikey", "workspace-access:timeout"], raw)).toEqual([
+      expect.stringContaining("Unknown setting `workspace-access:apikey`"),
+      expect.stringContaining("Unknown setting `workspace-access:timeout`"),
+      expect.stringMatching(/workspace-access:apiKey is too short.*Run: pulumi config set --secret workspace-access:apiKey <value>$/),
+    ]);
+    expect(settingsProblems([], readRawSettings(config({ "workspace-access:baseUrl": "https://a.example.com/", "workspace-access:apiKey": "k-123456" }), {}))).toEqual([]);
   });
 });

@@ -20,7 +20,9 @@ const clocks = new WeakMap<Emulator, VirtualClock>();
  */
 export async function emulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const clock = options.clock ?? new VirtualClock();
-  const emu = await startEmulator({ apiKey: `wa_test_${Math.random().toString(16).slice(2)}${"k".repeat(16)}`, ...options, clock });
+  // Empty unless the test seeds it (or names a world): the tests name every record they rely on.
+  const empty = options.world === undefined ? { seed: {} } : {};
+  const emu = await startEmulator({ apiKey: `wa_test_${Math.random().toString(16).slice(2)}${"k".repeat(16)}`, ...empty, ...options, clock });
   if (clock instanceof VirtualClock) clocks.set(emu, clock);
   issuedKeys.add(emu.apiKey);
   open.push(() => emu.close());

@@ -78,8 +78,15 @@ describe("one program, a stack per workspace", { timeout: 60_000 }, () => {
 			withRequests(globexService, () => globex.stack.up()),
 		]);
 
-		expect(stepsOf(acmeUp.result).sort()).toEqual(["create alice", "create alice-3c9e7a10", "create bob"]);
-		expect(stepsOf(globexUp.result).sort()).toEqual(["create carol", "create carol-3c9e7a10"]);
+		// Names unique by construction: the email, and the email with the integration's whole id (alice's
+		// two integrations share their first 8 characters).
+		expect(stepsOf(acmeUp.result).sort()).toEqual([
+			"create alice@acme.example",
+			`create alice@acme.example/${youtube}`,
+			`create alice@acme.example/${slack}`,
+			"create bob@acme.example",
+		]);
+		expect(stepsOf(globexUp.result).sort()).toEqual(["create carol@globex.example", `create carol@globex.example/${slack}`]);
 		expect(acmeUp.result.outputs).toEqual({ workspace: "acme" });
 		expect(globexUp.result.outputs).toEqual({ workspace: "globex" });
 
@@ -88,10 +95,11 @@ describe("one program, a stack per workspace", { timeout: 60_000 }, () => {
 		const alice = acmeService.users.findByEmail("alice@acme.example");
 		const carol = globexService.users.findByEmail("carol@globex.example");
 		expect(acmeService.integrations.members(youtube).find((m) => m.userId === alice?.id)?.entitlements.sort()).toEqual(["EDITOR", "VIEWER"]);
+		expect(acmeService.integrations.members(slack).find((m) => m.userId === alice?.id)?.entitlements).toEqual(["MEMBER"]);
 		expect(globexService.integrations.members(slack).find((m) => m.userId === carol?.id)?.entitlements).toEqual(["MEMBER"]);
 		// Nothing of one workspace reached the other: not a write, not a read of the other's ids.
 		expect(acmeService.integrations.members(slack).map((m) => m.userId).sort()).toEqual(
-			[DEFAULT_IDS.users.ada, DEFAULT_IDS.users.alan].sort(),
+			[DEFAULT_IDS.users.ada, DEFAULT_IDS.users.alan, alice?.id].sort(),
 		);
 		expect(globexService.integrations.members(youtube).map((m) => m.userId).sort()).toEqual(
 			[DEFAULT_IDS.users.ada, DEFAULT_IDS.users.grace].sort(),
@@ -122,7 +130,7 @@ describe("one program, a stack per workspace", { timeout: 60_000 }, () => {
 		});
 
 		const { result, requests } = await withRequests(globexService, () => globex.stack.up());
-		expect(stepsOf(result).filter((s) => !s.startsWith("same "))).toEqual(["update carol"]);
+		expect(stepsOf(result).filter((s) => !s.startsWith("same "))).toEqual(["update carol@globex.example"]);
 		expect(requestLines(requests.filter((r) => r.method !== "GET"))).toEqual([
 			`PUT /users/${globexService.users.findByEmail("carol@globex.example")?.id}`,
 		]);

@@ -1,0 +1,146 @@
+/**
+ * The published declarations as a Pulumi project compiles them: the packed tarball installed into
+ * a consumer project per TypeScript version (the latest 5 and 6), and `tsc` run on a program that
+ * uses every export (fixtures/consumer.ts) under the tsconfig `pulumi new typescript` generates
+ * (today's and the earlier CommonJS one) and under node16, all without `skipLibCheck`; and every
+ * TypeScript snippet of the README, each as a file of its own, under the template's tsconfig.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createProject, installTarball, type Project, repoRoot } from "../e2e/index.ts";
+import { packedTarball } from "../e2e/packed.ts";
+
+/** Pulumi's `typescript` template (github.com/pulumi/templates, typescript/tsconfig.json) today. */
+const TEMPLATE = {
+  strict: true,
+  outDir: "bin",
+  target: "es2020",
+  module: "nodenext",
+  moduleResolution: "nodenext",
+  sourceMap: true,
+  experimentalDecorators: true,
+  pretty: true,
+  noFallthroughCasesInSwitch: true,
+  noImplicitReturns: true,
+  forceConsistentCasingInFileNames: true,
+};
+
+/** The template's options before it moved to nodenext, still in most projects made with it. */
+const TEMPLATE_COMMONJS = { ...TEMPLATE, module: "commonjs", moduleResolution: "node" };
+
+/**
+ * Each tsconfig a consumer may have. TypeScript 6 refuses `moduleResolution: node` itself unless told
+ * `ignoreDeprecations: "6.0"` (TS5107, whatever the program imports), so that project says so.
+ */
+const TSCONFIGS: Record<string, (major: number) => object> = {
+  template: () => TEMPLATE,
+  "template-commonjs": (major) => (major >= 6 ? { ...TEMPLATE_COMMONJS, ignoreDeprecations: "6.0" } : TEMPLATE_COMMONJS),
+  node16: () => ({ ...TEMPLATE, module: "node16", moduleResolution: "node16" }),
+};
+
+const TYPESCRIPT_MAJORS = [5, 6];
+
+/** The README's ```ts blocks, in order. */
+function readmeSnippets(): string[] {
+  const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
+  return [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? "");
+}
+
+const consumerProgram = fs.readFileSync(path.join(repoRoot, "test", "package", "fixtures", "consumer.ts"), "utf8");
+
+/** The package's public exports, read from the build (values) and src/index.ts (types). */
+function publicExports(): string[] {
+  const require = createRequire(path.join(repoRoot, "package.json"));
+  const values = Object.keys(require(path.join(repoRoot, "dist", "index.js")) as object);
+  const emulatorValues = Object.keys(require(path.join(repoRoot, "dist", "emulator", "index.js")) as object);
+  const typesOf = (file: string) =>
+    [...fs.readFileSync(path.join(repoRoot, "src", file), "utf8").matchAll(/\btype (\w+)(?: as (\w+))?/g)].map((m) => m[2] ?? m[1] ?? "");
+  return [
+    ...[...values, ...typesOf("index.ts")].map((name) => `wa.${name}`),
+    ...[...emulatorValues, ...typesOf("emulator/index.ts")].map((name) => `emu.${name}`),
+  ];
+}
+
+describe("the published declarations", () => {
+  it("import nothing but @pulumi/pulumi and Node's own types, from every entry point", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
+      exports: Record<string, string | { types?: string }>;
+    };
+    const entries = Object.values(pkg.exports).flatMap((entry) => (typeof entry === "object" && entry.types ? [entry.types] : []));
+    expect(entries.length).toBeGreaterThanOrEqual(2);
+    const seen = new Set<string>();
+    const foreign: string[] = [];
+    const walk = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      // Declarations without comments: a TSDoc example may well mention an import.
+      const code = fs.readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
+      for (const [, specifier = ""] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|reference types=)["']([^"']+)["']/g)) {
+        if (specifier.startsWith(".")) {
+          const target = path.resolve(path.dirname(file), specifier);
+          walk(fs.existsSync(`${target}.d.ts`) ? `${target}.d.ts` : path.join(target, "index.d.ts"));
+        } else if (specifier !== "@pulumi/pulumi" && !specifier.startsWith("node:")) {
+          foreign.push(`${path.relative(repoRoot, file)} imports ${specifier}`);
+        }
+      }
+    };
+    for (const entry of entries) walk(path.join(repoRoot, entry));
+    expect(seen.size).toBeGreaterThan(10);
+    expect(foreign).toEqual([]);
+  });
+
+  it("are all used by the consumer program", () => {
+    const missing = publicExports().filter((name) => !new RegExp(`\\b${name.replace(".", "\\.")}\\b`).test(consumerProgram));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe.each(TYPESCRIPT_MAJORS)("a Pulumi project on TypeScript %i", { timeout: 120_000 }, (major) => {
+  let project: Project;
+
+  beforeAll(async () => {
+    project = await createProject({
+      name: `consumer-ts${major}`,
+      link: false,
+      dependencies: { typescript: `^${major}.0.0`, "@types/node": "^24" },
+      files: { "index.ts": consumerProgram },
+    });
+    for (const [name, options] of Object.entries(TSCONFIGS)) {
+      project.write(`tsconfig.${name}.json`, JSON.stringify({ compilerOptions: options(major), files: ["index.ts"] }, null, 2));
+    }
+    const snippets = readmeSnippets().map((source, i) => project.write(`readme-${i + 1}.ts`, source));
+    project.write("tsconfig.readme.json", JSON.stringify({ compilerOptions: TEMPLATE, files: snippets.map((f) => path.basename(f)) }, null, 2));
+    await installTarball(project.dir, await packedTarball());
+  }, 300_000);
+
+  afterAll(async () => {
+    await project?.remove();
+  });
+
+  it(`installs TypeScript ${major}`, () => {
+    const installed = JSON.parse(fs.readFileSync(path.join(project.dir, "node_modules", "typescript", "package.json"), "utf8")) as {
+      version: string;
+    };
+    expect(installed.version.split(".")[0]).toBe(String(major));
+  });
+
+  it.each(Object.keys(TSCONFIGS))("compiles the program with the %s tsconfig, no skipLibCheck", (name) => tsc(name));
+
+  it("compiles every TypeScript snippet of the README with the template's tsconfig", () => {
+    expect(readmeSnippets().length).toBeGreaterThanOrEqual(4);
+    tsc("readme");
+  });
+
+  function tsc(name: string): void {
+    const tsc = path.join(project.dir, "node_modules", "typescript", "bin", "tsc");
+    const result = spawnSync(process.execPath, [tsc, "-p", `tsconfig.${name}.json`, "--noEmit", "--pretty", "false"], {
+      cwd: project.dir,
+      encoding: "utf8",
+    });
+    expect(`${result.stdout}${result.stderr}`).toBe("");
+    expect(result.status).toBe(0);
+  }
+});

@@ -1,0 +1,62 @@
+/**
+ * The README as a user reads it: short, the scopes in the names the service shows, its two
+ * commands where package.json has them, and no file cited, there or in docs/, that is not in the
+ * repository or `../shared/` (or an output the repository's commands write and .gitignore names,
+ * such as bench/results.json). Its TypeScript snippets are compiled by consumer-types.test.ts.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { SCOPES } from "../../src/client";
+import { repoRoot } from "../e2e/index.ts";
+
+const read = (file: string) => fs.readFileSync(path.join(repoRoot, file), "utf8");
+const readme = read("README.md");
+
+/** Every Markdown file users or maintainers read. */
+const documents = [
+  "README.md",
+  "CHANGELOG.md",
+  "test/e2e/README.md",
+  ...fs.readdirSync(path.join(repoRoot, "docs")).map((f) => `docs/${f}`),
+  ...fs.readdirSync(path.join(repoRoot, "examples")).flatMap((e) => (fs.existsSync(path.join(repoRoot, "examples", e, "README.md")) ? [`examples/${e}/README.md`] : [])),
+].filter((f) => f.endsWith(".md"));
+
+/** Paths a document cites: Markdown links and code spans that name a file or folder of the repository. */
+function citedPaths(text: string): string[] {
+  const links = [...text.matchAll(/\]\((?!https?:|#|mailto:)([^)\s#]+)/g)].map((m) => m[1] ?? "");
+  const spans = [...text.matchAll(/`((?:\.\.\/shared|src|test|docs|examples|scripts|bench|\.ci)\/[A-Za-z0-9_./-]*|[A-Za-z.-]+\.(?:md|json|yaml\.example))`/g)].map(
+    (m) => m[1] ?? "",
+  );
+  return [...new Set([...links, ...spans])].filter((p) => !p.includes("*") && !p.includes("<") && !/^Pulumi\.[a-z]+\.yaml$/.test(p));
+}
+
+describe("the README", () => {
+  it("is under 250 lines", () => {
+    expect(readme.split("\n").length).toBeLessThan(250);
+  });
+
+  it("lists every scope in the name the service shows", () => {
+    for (const scope of Object.values(SCOPES)) expect(readme).toContain(`| ${scope.name} |`);
+  });
+
+  it("keeps its two commands, and points to the adoption guide", () => {
+    expect(readme).toContain("npm ci && npm run demo");
+    expect(readme).toContain("npm ci && npm test");
+    expect(readme).toMatch(/### Adopting an existing workspace[\s\S]*`docs\/adoption\.md`/);
+  });
+});
+
+describe.each(documents)("%s", (document) => {
+  it("cites only files of the repository or ../shared/", () => {
+    const base = document.startsWith("docs/") || document.includes("/README.md") ? path.dirname(document) : ".";
+    const missing = citedPaths(read(document)).filter((cited) => {
+      if (cited.startsWith("../shared/")) return !fs.existsSync(path.join(repoRoot, cited));
+      // A path is relative to the document (links) or to the repository root (code spans).
+      if ([path.join(repoRoot, base, cited), path.join(repoRoot, cited)].some((candidate) => fs.existsSync(candidate))) return false;
+      return spawnSync("git", ["check-ignore", "-q", cited], { cwd: repoRoot }).status !== 0;
+    });
+    expect(missing).toEqual([]);
+  });
+});

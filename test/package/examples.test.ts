@@ -1,0 +1,109 @@
+/**
+ * Every example as a user copies it: its own files in a temporary directory outside the repository,
+ * its own package.json installed with the packed tarball in place of the registry's package, type
+ * checked with its own tsconfig and TypeScript, then deployed through the engine harness against
+ * the emulator (up, a preview planning no change, destroy), one stack per `Pulumi.<stack>.yaml`.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import type { Emulator } from "../../src/emulator/index";
+import { type ConfigValue, installTarball, type Json, openStack, repoRoot } from "../e2e/index.ts";
+import { packedTarball } from "../e2e/packed.ts";
+import { accessConfig, NO_FALLBACKS, startTestEmulator } from "../e2e/scenarios/support.ts";
+
+const examplesDir = path.join(repoRoot, "examples");
+const EXAMPLES = fs.readdirSync(examplesDir).filter((name) => fs.statSync(path.join(examplesDir, name)).isDirectory());
+
+/** The stacks an example ships config for (`Pulumi.<stack>.yaml`), or one `dev` stack. */
+function stacksOf(dir: string): Array<{ name: string; config: Record<string, ConfigValue> }> {
+  const files = fs.readdirSync(dir).filter((file) => /^Pulumi\.[^.]+\.yaml$/.test(file));
+  if (files.length === 0) return [{ name: "dev", config: {} }];
+  return files.map((file) => {
+    const parsed = parseYaml(fs.readFileSync(path.join(dir, file), "utf8")) as { config?: Record<string, Json> };
+    const config: Record<string, ConfigValue> = {};
+    for (const [key, value] of Object.entries(parsed.config ?? {})) config[key] = typeof value === "string" ? value : { value };
+    return { name: file.split(".")[1] ?? "dev", config };
+  });
+}
+
+describe("examples", () => {
+  it("are at least the two the README names", () => {
+    expect(EXAMPLES).toEqual(expect.arrayContaining(["basic", "stack-per-workspace"]));
+  });
+});
+
+describe.each(EXAMPLES)("examples/%s, copied out of the repository", { timeout: 120_000 }, (example) => {
+  const source = path.join(examplesDir, example);
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), `pwa-example-${example}-`));
+    const files = fs.readdirSync(source).filter((file) => file !== "node_modules" && file !== "bin");
+    for (const file of files) await fs.promises.cp(path.join(source, file), path.join(dir, file), { recursive: true });
+    await installTarball(dir, await packedTarball());
+  }, 300_000);
+
+  afterAll(async () => {
+    if (dir) await fs.promises.rm(dir, { recursive: true, force: true });
+  });
+
+  it("is a Pulumi project of its own: package.json, Pulumi.yaml, the template's tsconfig and a README", () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(source, "package.json"), "utf8")) as Record<string, Record<string, string>>;
+    const declared = { ...pkg["dependencies"], ...pkg["devDependencies"] };
+    expect(Object.keys(declared).sort()).toEqual(["@pulumi/pulumi", "@types/node", "pulumi-workspace-access", "typescript"]);
+    expect(parseYaml(fs.readFileSync(path.join(source, "Pulumi.yaml"), "utf8"))).toMatchObject({ runtime: "nodejs" });
+    const tsconfig = fs.readFileSync(path.join(source, "tsconfig.json"), "utf8");
+    for (const repoOnly of ["paths", "typeRoots", "skipLibCheck", "../"]) expect(tsconfig).not.toContain(repoOnly);
+    expect(fs.readFileSync(path.join(source, "README.md"), "utf8")).toMatch(/pulumi login --local[\s\S]*pulumi up/);
+  });
+
+  it("type-checks with its own tsconfig and its own TypeScript", () => {
+    const tsc = path.join(dir, "node_modules", "typescript", "bin", "tsc");
+    const result = spawnSync(process.execPath, [tsc, "-p", ".", "--noEmit", "--pretty", "false"], { cwd: dir, encoding: "utf8" });
+    expect(`${result.stdout}${result.stderr}`).toBe("");
+    expect(result.status).toBe(0);
+  });
+
+  describe.each(stacksOf(source))("stack $name, against the emulator through the harness", ({ name, config }) => {
+    let emulator: Emulator;
+
+    beforeAll(async () => {
+      emulator = await startTestEmulator();
+    });
+
+    afterAll(async () => {
+      await emulator?.close();
+    });
+
+    it("comes up, previews no change, and is destroyed", async () => {
+      const stack = await openStack({
+        projectDir: dir,
+        program: "index.ts",
+        stackName: name,
+        // The emulator is not at https://<workspace>.<host>/: baseUrl, which takes precedence, points at it.
+        config: { ...config, ...accessConfig(emulator) },
+        env: NO_FALLBACKS,
+      });
+      try {
+        const usersBefore = emulator.users.list().length;
+        const up = await stack.up();
+        const created = up.steps.filter((step) => step.op === "create" && step.type !== "pulumi:pulumi:Stack");
+        expect(created.length).toBeGreaterThan(0);
+        expect(emulator.users.list().length).toBeGreaterThan(usersBefore);
+
+        const preview = await stack.preview();
+        expect(preview.steps.filter((step) => step.op !== "same").map((step) => `${step.op} ${step.name}`)).toEqual([]);
+
+        const destroy = await stack.destroy();
+        expect(destroy.steps.filter((step) => step.op === "delete" && step.type !== "pulumi:pulumi:Stack")).toHaveLength(created.length);
+        expect(emulator.users.list().length).toBe(usersBefore);
+      } finally {
+        await stack.close();
+      }
+    });
+  });
+});

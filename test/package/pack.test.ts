@@ -1,0 +1,108 @@
+/**
+ * What `npm pack` ships (the build, README, LICENSE; no sources, tests or source maps), and what
+ * every entry point does on a Node.js older than package.json's `engines.node`: stop with one line
+ * naming the version found and the version needed. The old Node.js is the machine's own (`node` on
+ * PATH or /usr/bin/node, Node 20 where this package is developed); without one those tests say so.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { isOlder, MINIMUM_NODE, nodeVersionProblem } from "../../src/node-version";
+import { repoRoot } from "../e2e/index.ts";
+
+const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
+  license: string;
+  engines: { node: string };
+  bin: Record<string, string>;
+  scripts: Record<string, string>;
+};
+
+describe("npm pack", () => {
+  const packed = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: repoRoot, encoding: "utf8" });
+  const files = (JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0]?.files.map((f) => f.path) ?? [];
+
+  it("ships the build, README and LICENSE", () => {
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "LICENSE",
+        "README.md",
+        "package.json",
+        "dist/index.js",
+        "dist/index.d.ts",
+        "dist/emulator/index.d.ts",
+        "dist/provider/user.js",
+        "dist/provider/integration-entitlement.js",
+        ...Object.values(pkg.bin),
+      ]),
+    );
+  });
+
+  it("ships no sources, tests, examples or source maps", () => {
+    expect(files.filter((file) => !file.startsWith("dist/") && !["LICENSE", "README.md", "package.json"].includes(file))).toEqual([]);
+    expect(files.filter((file) => file.endsWith(".map") || /(^|\/)test(s)?\//.test(file) || /\.test\./.test(file))).toEqual([]);
+  });
+
+  it("ships the Apache-2.0 text package.json names", () => {
+    expect(pkg.license).toBe("Apache-2.0");
+    const license = fs.readFileSync(path.join(repoRoot, "LICENSE"), "utf8");
+    expect(license).toContain("Apache License");
+    expect(license).toContain("Version 2.0, January 2004");
+    expect(license).toContain("END OF TERMS AND CONDITIONS");
+  });
+
+  it("builds on install from git (prepare), so the bin and main exist", () => {
+    expect(pkg.scripts["prepare"]).toBe("npm run build");
+  });
+});
+
+/** A Node.js on this machine older than the package supports, if any. */
+function oldNode(): { bin: string; version: string } | undefined {
+  const candidates = new Set(["/usr/bin/node", "/bin/node", "/usr/local/bin/node"]);
+  const which = spawnSync("which", ["-a", "node"], { encoding: "utf8" });
+  for (const line of (which.stdout ?? "").split("\n")) if (line.trim()) candidates.add(line.trim());
+  for (const bin of candidates) {
+    if (!fs.existsSync(bin)) continue;
+    const version = spawnSync(bin, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout?.trim() ?? "";
+    if (version && isOlder(version, MINIMUM_NODE)) return { bin, version };
+  }
+  return undefined;
+}
+
+describe("on an older Node.js", () => {
+  const old = oldNode();
+  const tooOld = (version: string) => `needs Node.js ${MINIMUM_NODE} or later, and this is Node.js ${version}`;
+
+  it("the check reads the version needed from package.json", () => {
+    expect(pkg.engines.node).toBe(`>=${MINIMUM_NODE}`);
+    expect(nodeVersionProblem("20.20.2")).toContain(tooOld("20.20.2"));
+    expect(nodeVersionProblem("22.18.9")).toContain(tooOld("22.18.9"));
+    expect(nodeVersionProblem(MINIMUM_NODE)).toBeUndefined();
+    expect(nodeVersionProblem("24.0.0")).toBeUndefined();
+  });
+
+  it.skipIf(!old)(
+    `the program's and the provider host's entry points throw one line${old ? ` (Node ${old.version})` : " (skipped: no older Node.js here)"}`,
+    () => {
+      for (const entry of ["dist/index.js", "dist/provider/user.js", "dist/provider/integration-entitlement.js", "dist/emulator/index.js"]) {
+        const script = `try { require(${JSON.stringify(path.join(repoRoot, entry))}); console.log("loaded") } catch (e) { console.log(e.stack) }`;
+        const run = spawnSync(old?.bin ?? "node", ["-e", script], { encoding: "utf8" });
+        expect(run.stdout.trim(), entry).toBe(`Error: pulumi-workspace-access ${tooOld(old?.version ?? "")}: install Node.js 22 (22.19 or later) or 24.`);
+      }
+    },
+  );
+
+  it.skipIf(!old)(`the emulator's command and npm run demo stop with one line${old ? "" : " (skipped: no older Node.js here)"}`, () => {
+    const emulator = spawnSync(old?.bin ?? "node", [path.join(repoRoot, pkg.bin["workspace-access-emulator"] ?? "")], { encoding: "utf8" });
+    expect(emulator.status).toBe(1);
+    expect(emulator.stdout).toBe("");
+    expect(emulator.stderr.trimEnd().split("\n")).toEqual([`workspace-access-emulator: pulumi-workspace-access ${tooOld(old?.version ?? "")}: install Node.js 22 (22.19 or later) or 24.`]);
+
+    // npm run demo and bench start with this script: Node 20 could not load their .ts files at all.
+    expect(pkg.scripts["demo"]).toMatch(/^node scripts\/require-node\.cjs && /);
+    expect(pkg.scripts["bench"]).toMatch(/^node scripts\/require-node\.cjs && /);
+    const demo = spawnSync(old?.bin ?? "node", [path.join(repoRoot, "scripts", "require-node.cjs")], { encoding: "utf8" });
+    expect(demo.status).toBe(1);
+    expect(demo.stderr.trimEnd().split("\n")).toEqual([`pulumi-workspace-access ${tooOld(old?.version ?? "")}: install Node.js 22 (22.19 or later) or 24.`]);
+  });
+});
