@@ -39,7 +39,7 @@ export interface RawResponse {
   text: string;
 }
 
-/** Sends requests to one workspace and reads the answers. */
+/** Sends requests to one workspace and reads the answers. @internal */
 export class Connection {
   readonly #pool: Pool;
   readonly #settings: ResolvedSettings;

@@ -30,6 +30,8 @@ export interface JobHandle {
  * The job a write answered with, `undefined` when the answer is no job (no body, or a record of
  * another type: the write is done). An answer that says it is a job (`type: "job"`) but does not
  * match the contract (no id) is an invalid response naming the field: it cannot be waited for.
+ *
+ * @internal
  */
 export function jobOfAnswer(http: HttpTransport, answer: { status: number; data: unknown }, method: string, path: string): Job | undefined {
   const record = (answer.data as { data?: unknown } | undefined)?.data;

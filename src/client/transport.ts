@@ -34,7 +34,7 @@ export interface TransportDeps {
   settingPrefix: string;
 }
 
-/** Sends the contract's requests for one client: pacing, retries, parsing and errors. */
+/** Sends the contract's requests for one client: pacing, retries, parsing and errors. @internal */
 export class HttpTransport {
   readonly settings: ResolvedSettings;
   readonly deps: TransportDeps;

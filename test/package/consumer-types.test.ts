@@ -41,6 +41,17 @@ const TSCONFIGS: Record<string, (major: number) => object> = {
   node16: () => ({ ...TEMPLATE, module: "node16", moduleResolution: "node16" }),
 };
 
+/**
+ * The tsconfigs each TypeScript major compiles with. Every `tsc` run checks all of @pulumi/pulumi's
+ * declarations (no skipLibCheck), about 15 s of CPU each, so the matrix is what the issue asks and
+ * no more: the template's two tsconfigs on both majors, and node16 (nodenext is the template's) on
+ * the latest.
+ */
+const MATRIX: Record<number, string[]> = {
+  5: ["template", "template-commonjs"],
+  6: ["template", "template-commonjs", "node16"],
+};
+
 const TYPESCRIPT_MAJORS = [5, 6];
 
 /** The README's ```ts blocks, in order. */
@@ -108,11 +119,13 @@ describe.each(TYPESCRIPT_MAJORS)("a Pulumi project on TypeScript %i", { timeout:
       dependencies: { typescript: `^${major}.0.0`, "@types/node": "^24" },
       files: { "index.ts": consumerProgram },
     });
-    for (const [name, options] of Object.entries(TSCONFIGS)) {
-      project.write(`tsconfig.${name}.json`, JSON.stringify({ compilerOptions: options(major), files: ["index.ts"] }, null, 2));
+    // The README's snippets compile in the same run as the program under the template's tsconfig:
+    // one check of the declarations serves both.
+    const snippets = readmeSnippets().map((source, i) => path.basename(project.write(`readme-${i + 1}.ts`, source)));
+    for (const name of MATRIX[major] ?? []) {
+      const files = name === "template" ? ["index.ts", ...snippets] : ["index.ts"];
+      project.write(`tsconfig.${name}.json`, JSON.stringify({ compilerOptions: TSCONFIGS[name]?.(major), files }, null, 2));
     }
-    const snippets = readmeSnippets().map((source, i) => project.write(`readme-${i + 1}.ts`, source));
-    project.write("tsconfig.readme.json", JSON.stringify({ compilerOptions: TEMPLATE, files: snippets.map((f) => path.basename(f)) }, null, 2));
     await installTarball(project.dir, await packedTarball());
   }, 300_000);
 
@@ -127,11 +140,9 @@ describe.each(TYPESCRIPT_MAJORS)("a Pulumi project on TypeScript %i", { timeout:
     expect(installed.version.split(".")[0]).toBe(String(major));
   });
 
-  it.each(Object.keys(TSCONFIGS))("compiles the program with the %s tsconfig, no skipLibCheck", (name) => tsc(name));
-
-  it("compiles every TypeScript snippet of the README with the template's tsconfig", () => {
-    expect(readmeSnippets().length).toBeGreaterThanOrEqual(4);
-    tsc("readme");
+  it.each(MATRIX[major] ?? [])("compiles the program with the %s tsconfig, no skipLibCheck (with the template's: every README snippet too)", (name) => {
+    if (name === "template") expect(readmeSnippets().length).toBeGreaterThanOrEqual(4);
+    tsc(name);
   });
 
   function tsc(name: string): void {
