@@ -1,3 +1,4 @@
+import type { z as Z } from "zod";
 import type { Clock } from "./clock";
 import { ConfigurationError } from "./errors";
 
@@ -53,19 +54,79 @@ export interface ResolvedSettings {
   jobPollMaxIntervalMs: number;
 }
 
-/** The defaults, named once. The contract's "retry after five minutes" is the 300 s here. */
-export const DEFAULTS = {
-  maxRetries: 5,
-  maxRateLimitWaitSeconds: 300,
-  maxRateLimitRetries: 20,
-  requestTimeoutSeconds: 60,
-  jobTimeoutSeconds: 900,
-  maxConcurrency: 16,
-  retryBaseDelayMs: 500,
-  retryMaxDelayMs: 20_000,
-  jobPollIntervalMs: 250,
-  jobPollMaxIntervalMs: 5_000,
+/**
+ * Every numeric setting, once: its default, its least value and whether it is whole. The client's
+ * options and the stack config (`workspace-access:*`, strings) are both checked against the one
+ * schema built from this table ({@link numericSettingsSchema}), so they can never disagree on a bound.
+ * The contract's "retry after five minutes" is the 300 s of `maxRateLimitWaitSeconds`.
+ */
+export const NUMERIC_SETTINGS = {
+  maxRetries: { default: 5, min: 0, whole: true },
+  maxRateLimitWaitSeconds: { default: 300, min: 0, whole: false },
+  maxRateLimitRetries: { default: 20, min: 0, whole: true },
+  requestTimeoutSeconds: { default: 60, min: 0.001, whole: false },
+  jobTimeoutSeconds: { default: 900, min: 0.001, whole: false },
+  maxConcurrency: { default: 16, min: 1, whole: true },
+  retryBaseDelayMs: { default: 500, min: 0, whole: false },
+  retryMaxDelayMs: { default: 20_000, min: 0, whole: false },
+  jobPollIntervalMs: { default: 250, min: 1, whole: false },
+  jobPollMaxIntervalMs: { default: 5_000, min: 1, whole: false },
+  /** The provider's own: how long reads may be served from one paged list, in seconds (0: never). */
+  readCacheSeconds: { default: 5, min: 0, whole: false },
 } as const;
+
+/** A numeric setting's name. */
+export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
+
+/** The defaults, named once. */
+export const DEFAULTS = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, spec.default])) as {
+  [K in NumericSetting]: (typeof NUMERIC_SETTINGS)[K]["default"];
+};
+
+/** What a value of `key` must be, for messages: `a whole number of at least 0`. */
+export function numberRule(key: NumericSetting): string {
+  const { min, whole } = NUMERIC_SETTINGS[key];
+  return `${whole ? "a whole number" : "a number"} of at least ${min}`;
+}
+
+let schema: Z.ZodObject | undefined;
+
+/**
+ * The one schema of the numeric settings (zod, built on first use): each optional, finite, at
+ * least its minimum, whole where it must be. `parseNumber` reads a stack config string with it.
+ */
+export function numericSettingsSchema(): Z.ZodObject {
+  if (!schema) {
+    const { z } = require("zod") as typeof import("zod");
+    const fields = Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => {
+      let field = z.number().min(spec.min);
+      if (spec.whole) field = field.int();
+      return [key, field.optional()] as const;
+    });
+    schema = z.object(Object.fromEntries(fields));
+  }
+  return schema;
+}
+
+/** How {@link checkNumbers} words its error: the setting's name as the user sets it, and how to fix it. */
+export interface NumberWords {
+  name(key: NumericSetting): string;
+  /** What was given, as the user wrote it. */
+  got(key: NumericSetting): string;
+  fix?(key: NumericSetting): string;
+}
+
+/**
+ * Checks the numeric settings in `values` against the schema; throws a {@link ConfigurationError}
+ * naming the first bad one, with what it must be, what it got and (with `fix`) how to fix it.
+ */
+export function checkNumbers(values: Partial<Record<NumericSetting, unknown>>, words: NumberWords): void {
+  const result = numericSettingsSchema().safeParse(values);
+  if (result.success) return;
+  const key = result.error.issues[0]?.path[0] as NumericSetting;
+  const fix = words.fix ? `. ${words.fix(key)}` : "";
+  throw new ConfigurationError(`${words.name(key)} must be ${numberRule(key)}, got ${words.got(key)}${fix}`, words.name(key));
+}
 
 /** The contract's wait after a 429 without `Retry-After`: five minutes. */
 export const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 300;
@@ -114,14 +175,6 @@ export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
   return url;
 }
 
-function positive(name: keyof typeof DEFAULTS, value: number | undefined, min = 0): number {
-  if (value === undefined) return DEFAULTS[name];
-  if (!Number.isFinite(value) || value < min) {
-    throw new ConfigurationError(`${name} must be a number of at least ${min}, got ${value}`, name);
-  }
-  return value;
-}
-
 /**
  * The shortest key accepted. Anything shorter is a copy-paste accident (`x`, `true`), and could not
  * be redacted from messages without mangling ordinary words.
@@ -147,18 +200,21 @@ export function resolveSettings(options: ClientOptions & { settingPrefix?: strin
       keySetting,
     );
   }
+  const numbers = Object.fromEntries(Object.keys(NUMERIC_SETTINGS).map((key) => [key, options[key as keyof ClientOptions]]));
+  checkNumbers(numbers, { name: (key) => `${options.settingPrefix ?? ""}${key}`, got: (key) => String(numbers[key]) });
+  const value = (key: Exclude<NumericSetting, "readCacheSeconds">): number => options[key] ?? DEFAULTS[key];
   return {
     baseUrl: parseBaseUrl(options.baseUrl),
     apiKey: options.apiKey,
-    maxRetries: positive("maxRetries", options.maxRetries),
-    maxRateLimitWaitSeconds: positive("maxRateLimitWaitSeconds", options.maxRateLimitWaitSeconds),
-    maxRateLimitRetries: positive("maxRateLimitRetries", options.maxRateLimitRetries),
-    requestTimeoutSeconds: positive("requestTimeoutSeconds", options.requestTimeoutSeconds, 0.001),
-    jobTimeoutSeconds: positive("jobTimeoutSeconds", options.jobTimeoutSeconds, 0.001),
-    maxConcurrency: positive("maxConcurrency", options.maxConcurrency, 1),
-    retryBaseDelayMs: positive("retryBaseDelayMs", options.retryBaseDelayMs),
-    retryMaxDelayMs: positive("retryMaxDelayMs", options.retryMaxDelayMs),
-    jobPollIntervalMs: positive("jobPollIntervalMs", options.jobPollIntervalMs, 1),
-    jobPollMaxIntervalMs: positive("jobPollMaxIntervalMs", options.jobPollMaxIntervalMs, 1),
+    maxRetries: value("maxRetries"),
+    maxRateLimitWaitSeconds: value("maxRateLimitWaitSeconds"),
+    maxRateLimitRetries: value("maxRateLimitRetries"),
+    requestTimeoutSeconds: value("requestTimeoutSeconds"),
+    jobTimeoutSeconds: value("jobTimeoutSeconds"),
+    maxConcurrency: value("maxConcurrency"),
+    retryBaseDelayMs: value("retryBaseDelayMs"),
+    retryMaxDelayMs: value("retryMaxDelayMs"),
+    jobPollIntervalMs: value("jobPollIntervalMs"),
+    jobPollMaxIntervalMs: value("jobPollMaxIntervalMs"),
   };
 }

@@ -4,7 +4,7 @@
  * through `configure`, the program for `getJob`); never captured into `__provider`.
  */
 import { type ClientOptions, ConfigurationError, parseBaseUrl } from "../client";
-import { resolveSettings } from "../client/settings";
+import { checkNumbers, DEFAULTS, resolveSettings } from "../client/settings";
 
 /** The stack config namespace. */
 export const CONFIG_NAMESPACE = "workspace-access";
@@ -80,17 +80,18 @@ export function resolveProviderSettings(raw: RawSettings): ProviderSettings {
       qualified("apiKey"),
     );
   }
+  const numbers = numbersOf(raw);
   return {
     client: {
       baseUrl: baseUrlOf(raw),
       apiKey,
-      maxRateLimitWaitSeconds: number(raw, "maxRateLimitWaitSeconds", 0),
-      maxRetries: number(raw, "maxRetries", 0, true),
-      requestTimeoutSeconds: number(raw, "requestTimeoutSeconds", 1),
-      jobTimeoutSeconds: number(raw, "jobTimeoutSeconds", 1),
-      maxConcurrency: number(raw, "maxConcurrency", 1, true),
+      maxRateLimitWaitSeconds: numbers.maxRateLimitWaitSeconds,
+      maxRetries: numbers.maxRetries,
+      requestTimeoutSeconds: numbers.requestTimeoutSeconds,
+      jobTimeoutSeconds: numbers.jobTimeoutSeconds,
+      maxConcurrency: numbers.maxConcurrency,
     },
-    readCacheSeconds: number(raw, "readCacheSeconds", 0) ?? 5,
+    readCacheSeconds: numbers.readCacheSeconds ?? DEFAULTS.readCacheSeconds,
   };
 }
 
@@ -116,17 +117,22 @@ function baseUrlOf(raw: RawSettings): string {
   return parseBaseUrl(`https://${workspace}.${host}/api/v1/`, qualified("workspace")).href;
 }
 
-function number(raw: RawSettings, key: ConfigKey, min: number, integer = false): number | undefined {
-  const text = raw[key];
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
-    throw new ConfigurationError(
-      `${qualified(key)} must be ${integer ? "a whole number" : "a number"} of at least ${min}, got "${text}". Run: pulumi config set ${qualified(key)} <value>`,
-      qualified(key),
-    );
+/** The numeric keys of the stack config. */
+const NUMERIC_KEYS = ["maxRateLimitWaitSeconds", "maxRetries", "requestTimeoutSeconds", "jobTimeoutSeconds", "maxConcurrency", "readCacheSeconds"] as const;
+
+/** The numeric settings given, checked against the client's one schema of settings (bounds named once). */
+function numbersOf(raw: RawSettings): Partial<Record<(typeof NUMERIC_KEYS)[number], number>> {
+  const values: Partial<Record<(typeof NUMERIC_KEYS)[number], number>> = {};
+  for (const key of NUMERIC_KEYS) {
+    const text = raw[key];
+    if (text !== undefined) values[key] = text.trim() === "" ? Number.NaN : Number(text);
   }
-  return value;
+  checkNumbers(values, {
+    name: (key) => qualified(key as ConfigKey),
+    got: (key) => `"${raw[key as ConfigKey]}"`,
+    fix: (key) => `Run: pulumi config set ${qualified(key as ConfigKey)} <value>`,
+  });
+  return values;
 }
 
 /** The keys of the package's namespace that it does not read: `workspace-access:apikey` and such. */

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { WorkspaceAccessClient } from "../../src/client";
+import { NUMERIC_SETTINGS, numberRule } from "../../src/client/settings";
 import {
   closestKey,
   readRawSettings,
@@ -74,5 +76,20 @@ describe("keys the package does not read", () => {
       expect.stringMatching(/workspace-access:apiKey is too short.*Run: pulumi config set --secret workspace-access:apiKey <value>$/),
     ]);
     expect(settingsProblems([], readRawSettings(config({ "workspace-access:baseUrl": "https://a.example.com/", "workspace-access:apiKey": "k-123456" }), {}))).toEqual([]);
+  });
+});
+
+describe("one set of bounds", () => {
+  const numeric = ["maxRetries", "maxRateLimitWaitSeconds", "requestTimeoutSeconds", "jobTimeoutSeconds", "maxConcurrency"] as const;
+  const base = { baseUrl: "https://acme.example.com/api/v1/", apiKey: "wa_key_12345678" };
+
+  it.each(numeric)("%s: the client's option and the stack config accept its least value and refuse below it, in the same words", (key) => {
+    const { min } = NUMERIC_SETTINGS[key];
+    const below = min >= 1 ? min - 1 : -1;
+    expect(() => new WorkspaceAccessClient({ ...base, [key]: min })).not.toThrow();
+    expect(() => resolveProviderSettings({ ...base, [key]: String(min) })).not.toThrow();
+    const rule = `must be ${numberRule(key)}, got`;
+    expect(() => new WorkspaceAccessClient({ ...base, [key]: below })).toThrow(`${key} ${rule} ${below}`);
+    expect(() => resolveProviderSettings({ ...base, [key]: String(below) })).toThrow(`workspace-access:${key} ${rule} "${below}"`);
   });
 });
