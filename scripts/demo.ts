@@ -1,8 +1,9 @@
 /**
  * `npm run demo`: examples/basic against the bundled emulator, run the way `pulumi up` runs it (the
  * program in its own process, the real dynamic-provider host of @pulumi/pulumi over gRPC, state in
- * a file; see test/e2e/README.md), with this repository's built package. Up, a preview of a planned
- * change, up, destroy; a summary of each step, then what the emulator holds. Users run the real
+ * a file; see test/e2e/README.md), with this repository's built package; the program looks its
+ * integrations and grace up by name. Up, a preview of a planned change, up, destroy; a summary of
+ * each step, then what the emulator holds. Users run the real
  * `pulumi` CLI; this shows the package working without one.
  *
  * Plain `node` runs it (types stripped); `npm run build` first, which `npm run demo` does.
@@ -119,6 +120,10 @@ function summarize(
 	const polls = requests.filter((r) => r.method === "GET" && r.path.startsWith("/jobs/")).length;
 	const program = result.operation === "up" || result.operation === "preview" ? ", the program's getJob included" : "";
 	say(`   jobs awaited: ${jobsCreated} (GET /jobs/{id}: ${polls}${program})`);
+	// The program's lookups (YouTube and Slack by application, grace by email) list the
+	// integrations and the users, once each per run of the program: in up and preview.
+	const lookups = requests.filter((r) => r.method === "GET" && (r.path === "/integrations" || r.path === "/users")).length;
+	if (program) say(`   the program's lookups: ${lookups} reads (GET /integrations, GET /users) for YouTube, Slack and grace`);
 	const outputs = Object.entries(result.outputs).map(([key, value]) => `${key}=${show(value)}`);
 	if (outputs.length > 0 && result.operation !== "destroy") say(`   outputs: ${name(outputs.join(" "))}`);
 }

@@ -1,12 +1,12 @@
 // Two workspace users, their access to two integrations, and the job of the last change.
 // Configure the stack first (see the README): workspace-access:workspace, :host and a secret :apiKey.
-import * as pulumi from "@pulumi/pulumi";
 import * as wa from "pulumi-workspace-access";
 
-const config = new pulumi.Config();
-// Integration ids are in the workspace's integration settings. The defaults are the emulator's.
-const youtube = config.get("youtubeIntegrationId") ?? "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a01";
-const slack = config.get("slackIntegrationId") ?? "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a02";
+// What the workspace already has is looked up by the names people know, not pasted as UUIDs.
+const youtube = wa.getIntegrationOutput({ application: "YouTube" }).id;
+const slack = wa.getIntegrationOutput({ application: "Slack" }).id;
+// An existing user (one the stack does not manage): looked up, never changed or deleted.
+const grace = wa.getUserOutput({ email: "grace@example.com" });
 
 const alice = new wa.User("alice", {
   email: "alice@example.com",
@@ -40,3 +40,5 @@ const aliceJob = aliceYoutube.lastJobId.apply(async (id) => (id ? await wa.getJo
 export const aliceId = alice.id;
 export const aliceEntitlements = aliceYoutube.entitlements;
 export const aliceJobStatus = aliceJob.apply((job) => job?.status ?? "no job");
+export const graceId = grace.id;
+export const graceRole = grace.role;

@@ -8,15 +8,28 @@ interface Person {
   firstName: string;
   lastName: string;
   role?: wa.UserRole;
-  /** integration id -> entitlement ids */
+  /** integration application (e.g. `YouTube`) -> entitlement ids */
   integrations?: Record<string, string[]>;
 }
 
 const people = new pulumi.Config().requireObject<Person[]>("people");
 
+// Each integration is looked up by its application, once however many people use it; a workspace
+// with none, or with two, of an application fails the program naming them.
+const integrationIds = new Map<string, pulumi.Output<string>>();
+function integrationId(application: string): pulumi.Output<string> {
+  let id = integrationIds.get(application);
+  if (!id) {
+    id = wa.getIntegrationOutput({ application }).id;
+    integrationIds.set(application, id);
+  }
+  return id;
+}
+
 // Resource names come from what is unique in a workspace: a user's email (compared without case),
-// and for an entitlement, that email with the integration's whole id. Two people, or two
-// integrations, can then never give two resources the same name.
+// and for an entitlement, that email with the application (a key of the person's integrations,
+// and one integration per application). Two people, or two integrations, can then never give two
+// resources the same name.
 const declared = new Set<string>();
 for (const person of people) {
   const email = person.email.trim().toLowerCase();
@@ -28,8 +41,8 @@ for (const person of people) {
     lastName: person.lastName,
     ...(person.role ? { role: person.role } : {}),
   });
-  for (const [integrationId, entitlements] of Object.entries(person.integrations ?? {})) {
-    new wa.IntegrationEntitlement(`${email}/${integrationId}`, { integrationId, userId: user.id, entitlements });
+  for (const [application, entitlements] of Object.entries(person.integrations ?? {})) {
+    new wa.IntegrationEntitlement(`${email}/${application}`, { integrationId: integrationId(application), userId: user.id, entitlements });
   }
 }
 

@@ -14,5 +14,7 @@ it("the demo runs to the end and its output holds no API key", () => {
   });
   expect(run.status, run.stderr).toBe(0);
   expect(run.stdout).toContain("destroy");
+  // examples/basic looks its integrations and grace up: one listing of each, in each up and preview.
+  expect(run.stdout.match(/the program's lookups: 2 reads/g)).toHaveLength(3);
   expect(`${run.stdout}\n${run.stderr}`).not.toContain(key);
 }, 150_000);

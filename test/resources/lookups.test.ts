@@ -1,7 +1,8 @@
 /**
  * The lookups in a program under `pulumi.runtime.setMocks`, against the emulator: found, not
  * found, ambiguous, bad arguments (zero requests), paging past the first page, case-insensitive
- * email, shared list calls, the output forms, and 401/403 naming the scope.
+ * email, shared list calls, the output forms, 401/403 naming the scope, and the stack config
+ * checked as getJob checks it (an unknown key fails before any request).
  */
 import * as pulumi from "@pulumi/pulumi";
 import { afterEach, describe, expect, it } from "vitest";
@@ -15,6 +16,7 @@ import {
   getUser,
   getUserOutput,
   getUsers,
+  ConfigurationError,
   LookupError,
   NotFoundError,
 } from "../../src";
@@ -352,5 +354,27 @@ describe("the output forms", () => {
     await program(emu);
     const resource = new Thing("thing");
     expect(await resolved(getUserOutput({ email: "ada@example.com" }, { dependsOn: resource }).email)).toBe("ada@example.com");
+  });
+});
+
+describe("the stack config", () => {
+  // As getJob and the resources' check: a misspelt key fails with the key meant, before any request.
+  it.each([
+    ["instead of apiKey (which is then missing)", false],
+    ["next to a correct apiKey (the requests would succeed)", true],
+  ])("refuses workspace-access:apikey %s, naming workspace-access:apiKey, with zero requests", async (_, withApiKey) => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    pulumi.runtime.setAllConfig(
+      { "workspace-access:baseUrl": emu.url, "workspace-access:apikey": emu.apiKey, ...(withApiKey ? { "workspace-access:apiKey": emu.apiKey } : {}) },
+      ["workspace-access:apikey", "workspace-access:apiKey"],
+    );
+    for (const lookup of [() => getUser({ email: "ada@example.com" }), () => getIntegration({ application: "Slack" }), () => getIntegrations()]) {
+      const error = await rejection(lookup());
+      expect(ConfigurationError.isInstance(error), String(error)).toBe(true);
+      expect(error.message).toContain("Unknown setting `workspace-access:apikey`");
+      expect(error.message).toContain("did you mean `workspace-access:apiKey`?");
+    }
+    expect(emu.requests).toEqual([]);
   });
 });

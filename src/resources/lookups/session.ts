@@ -20,7 +20,7 @@ import {
 } from "../../client";
 import { BatchWindow } from "../batch-window";
 import { currentClock } from "../provider-runtime";
-import { readRawSettings, resolveProviderSettings } from "../settings";
+import { checkedProviderSettings, readRawSettings } from "../settings";
 
 /** How long a lookup by id waits for others to join it (then they share one listing). */
 export const LOOKUP_BATCH_WINDOW_MS = 5;
@@ -130,11 +130,13 @@ function sessionsOfThisRun(): Map<string, LookupSession> {
 
 /**
  * The session of this run and the stack config in force (`workspace-access:*`, environment
- * fallback), read the same way {@link getJob} reads it. Throws a `ConfigurationError` naming the
- * fix when it is incomplete.
+ * fallback), read and checked the same way {@link getJob} does it: before any request, an unknown
+ * `workspace-access:*` key (a misspelling such as `workspace-access:apikey`) or a missing or invalid
+ * setting throws a `ConfigurationError` naming the key and the fix.
  */
 export function lookupSession(): LookupSession {
-  const settings = resolveProviderSettings(readRawSettings((key) => pulumi.runtime.getConfig(key), process.env));
+  const raw = readRawSettings((key) => pulumi.runtime.getConfig(key), process.env);
+  const settings = checkedProviderSettings(Object.keys(pulumi.runtime.allConfig()), raw);
   const fingerprint = createHash("sha256").update(JSON.stringify(settings)).digest("hex");
   const sessions = sessionsOfThisRun();
   let session = sessions.get(fingerprint);

@@ -111,11 +111,25 @@ describe("examples/basic from the packed tarball: up, preview, change, refresh, 
 		expect(sorted(jobs.map((j) => j.id))).toEqual(
 			sorted([resourceOf(state, "alice-youtube").outputs["lastJobId"], resourceOf(state, "bob-slack").outputs["lastJobId"]].map(String)),
 		);
-		expect(up.outputs).toEqual({ aliceId, aliceEntitlements: ["EDITOR", "VIEWER"], aliceJobStatus: "finished" });
+		expect(up.outputs).toEqual({
+			aliceId,
+			aliceEntitlements: ["EDITOR", "VIEWER"],
+			aliceJobStatus: "finished",
+			graceId: DEFAULT_IDS.users.grace,
+			graceRole: "workspace_super_admin",
+		});
+		// The program's lookups read each list once (the two integrations share one listing), and
+		// grace, looked up but not managed, is left as she was.
+		expect(sorted(requestLines(requests).filter((line) => line === "GET /integrations" || line === "GET /users"))).toEqual([
+			"GET /integrations",
+			"GET /users",
+		]);
+		expect(emulator.users.get(DEFAULT_IDS.users.grace)).toMatchObject({ email: "grace@example.com", lastName: "Hopper" });
+		expect(state.resources.filter((r) => r.id === DEFAULT_IDS.users.grace || r.name.includes("grace"))).toEqual([]);
 		expectNoProcessesLeft(up);
 	});
 
-	it("a preview of the unchanged program finds no change and the providers send no request", async () => {
+	it("a preview of the unchanged program finds no change; the providers send no request, only the program reads (getJob, lookups)", async () => {
 		const { result: preview, requests } = await withRequests(emulator, () => basic.stack.preview());
 
 		expect(stepsOf(preview)).toHaveLength(4);
@@ -127,10 +141,11 @@ describe("examples/basic from the packed tarball: up, preview, change, refresh, 
 		expect(new Set(preview.grpc.map((call) => call.method))).toEqual(
 			new Set(["Handshake", "GetPluginInfo", "CheckConfig", "Configure", "Check", "Diff"]),
 		);
-		// The one request is the program's own, not a provider's: examples/basic reads alice's last
-		// job with getJob, a data source, and data sources run in a preview (as under the CLI).
+		// The requests are the program's own, not a provider's: data sources run in a preview (as
+		// under the CLI). examples/basic reads alice's last job with getJob, and its lookups list
+		// the integrations once (YouTube and Slack) and the users once (grace).
 		const aliceJob = String(resourceOf(basic.stack.state(), "alice-youtube").outputs["lastJobId"]);
-		expect(requestLines(requests)).toEqual([`GET /jobs/${aliceJob}`]);
+		expect(sorted(requestLines(requests))).toEqual(sorted([`GET /jobs/${aliceJob}`, "GET /integrations", "GET /users"]));
 		expectNoProcessesLeft(preview);
 	});
 
@@ -148,8 +163,11 @@ describe("examples/basic from the packed tarball: up, preview, change, refresh, 
 		expect(preview.steps.every((s) => !s.applied)).toBe(true);
 		expect(preview.grpc.filter((call) => ["Create", "Update", "Delete", "Read"].includes(call.method))).toEqual([]);
 		expect(requests.filter((r) => r.method !== "GET")).toEqual([]);
-		// Besides getJob's reads, the one read is the check of bob's changed set against Slack's catalogue.
-		expect(requestLines(requests.filter((r) => !r.path.startsWith("/jobs/")))).toEqual([`GET /integrations/${slack}/entitlements`]);
+		// Besides the program's reads (getJob's, one listing of the integrations and one of the users
+		// for its lookups), the one read is the check of bob's changed set against Slack's catalogue.
+		expect(sorted(requestLines(requests.filter((r) => !r.path.startsWith("/jobs/"))))).toEqual(
+			sorted(["GET /integrations", "GET /users", `GET /integrations/${slack}/entitlements`]),
+		);
 		expect(emulator.users.get(aliceId)?.lastName).toBe("Doe");
 		expect(emulator.integrations.members(slack).find((m) => m.userId === bobId)?.entitlements).toEqual(["MEMBER"]);
 	});

@@ -78,15 +78,19 @@ describe("one program, a stack per workspace", { timeout: 60_000 }, () => {
 			withRequests(globexService, () => globex.stack.up()),
 		]);
 
-		// Names unique by construction: the email, and the email with the integration's whole id (alice's
-		// two integrations share their first 8 characters).
+		// Names unique by construction: the email, and the email with the application (a key of the
+		// person's integrations in the stack's config).
 		expect(stepsOf(acmeUp.result).sort()).toEqual([
 			"create alice@acme.example",
-			`create alice@acme.example/${youtube}`,
-			`create alice@acme.example/${slack}`,
+			"create alice@acme.example/Slack",
+			"create alice@acme.example/YouTube",
 			"create bob@acme.example",
 		]);
-		expect(stepsOf(globexUp.result).sort()).toEqual(["create carol@globex.example", `create carol@globex.example/${slack}`]);
+		expect(stepsOf(globexUp.result).sort()).toEqual(["create carol@globex.example", "create carol@globex.example/Slack"]);
+		// The applications were looked up in each stack's own workspace: acme's YouTube and Slack
+		// share one listing of the integrations, globex's Slack is one listing too.
+		expect(requestLines(acmeUp.requests).filter((line) => line === "GET /integrations")).toEqual(["GET /integrations"]);
+		expect(requestLines(globexUp.requests).filter((line) => line === "GET /integrations")).toEqual(["GET /integrations"]);
 		expect(acmeUp.result.outputs).toEqual({ workspace: "acme" });
 		expect(globexUp.result.outputs).toEqual({ workspace: "globex" });
 
