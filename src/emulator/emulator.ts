@@ -46,6 +46,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 	const clock = options.clock ?? systemClock;
 	const store = new Store(() => clock.now());
 	// The same world as the command's: `seed: {}` starts empty.
+	if (options.seed !== undefined && options.world !== undefined) throw new Error("emulator: give a seed or a world, not both");
 	applySeed(store, options.seed ?? (options.world === "populated" ? populatedSeed() : defaultSeed()));
 	const jobs = new JobEngine(options.job, { id: store.operatorId, name: OPERATOR_NAME }, clock);
 	const apiKey = options.apiKey ?? randomApiKey();

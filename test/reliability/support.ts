@@ -80,7 +80,9 @@ export function userProgram(
 /** Starts an emulator and a packed project and opens a stack on them. */
 export async function scenario(options: ScenarioOptions): Promise<Scenario> {
 	const key = distinctiveKey();
-	const emu = await startEmulator({ apiKey: key, seed: {}, job: { finishAfterPolls: 1 }, ...options.emulator });
+	// Empty unless the scenario seeds it or names a world.
+	const empty = options.emulator?.world === undefined ? { seed: {} } : {};
+	const emu = await startEmulator({ apiKey: key, ...empty, job: { finishAfterPolls: 1 }, ...options.emulator });
 	const project = await packedProject({ files: { "index.ts": options.program } });
 	const config: Record<string, ConfigValue> = {
 		"workspace-access:baseUrl": emu.url,
