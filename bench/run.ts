@@ -11,10 +11,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { request } from "undici";
 import type { Emulator } from "../src/emulator/index";
-import type { OperationResult, Stack } from "../test/e2e/index.ts";
-import { packedProject } from "../test/e2e/packed.ts";
-import { repoRoot } from "../test/e2e/paths.ts";
-import type { Project } from "../test/e2e/project.ts";
+import type { OperationResult, Stack } from "../test/engine/index.ts";
+import { packedProject } from "../test/engine/packed.ts";
+import { repoRoot } from "../test/engine/paths.ts";
+import type { Project } from "../test/engine/project.ts";
 import { benchEmulator, calls, LOOKUPS, seedLookupUsers, userBody, workloadStack, writeWorkload } from "./workload.ts";
 
 const benchDir = path.join(repoRoot, "bench");

@@ -6,9 +6,9 @@
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type { Emulator, EmulatorOptions } from "../src/emulator/index";
-import { openStack, type OperationResult, type Stack } from "../test/e2e/index.ts";
-import { repoRoot } from "../test/e2e/paths.ts";
-import type { Project } from "../test/e2e/project.ts";
+import { openStack, type OperationResult, type Stack } from "../test/engine/index.ts";
+import { repoRoot } from "../test/engine/paths.ts";
+import type { Project } from "../test/engine/project.ts";
 
 const requireDist = createRequire(path.join(repoRoot, "package.json"));
 

@@ -1,7 +1,7 @@
 /**
  * `npm run demo`: examples/basic against the bundled emulator, run the way `pulumi up` runs it (the
  * program in its own process, the real dynamic-provider host of @pulumi/pulumi over gRPC, state in
- * a file; see test/e2e/README.md), with this repository's built package; the program looks its
+ * a file; see test/engine/README.md), with this repository's built package; the program looks its
  * integrations and grace up by name. Up, a preview of a planned change, up, destroy; a summary of
  * each step, then what the emulator holds. Users run the real
  * `pulumi` CLI; this shows the package working without one.
@@ -19,7 +19,7 @@ import {
 	repoRoot,
 	type Stack,
 	openStack,
-} from "../test/e2e/index.ts";
+} from "../test/engine/index.ts";
 
 const example = (file: string): string => fs.readFileSync(path.join(repoRoot, "examples", "basic", file), "utf8");
 

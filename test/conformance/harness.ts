@@ -156,7 +156,7 @@ export class StubServer {
 	readonly #server: Server;
 	#port = 0;
 
-	private constructor() {
+	constructor() {
 		this.#server = createServer((req, res) => {
 			void this.#answer(req, res);
 		});

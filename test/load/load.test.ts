@@ -8,7 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator/index.ts";
-import { repoRoot } from "../e2e/index.ts";
+import { repoRoot } from "../engine/index.ts";
 import { header, type Scenario, scenarios } from "../reliability/support";
 
 const start = scenarios();

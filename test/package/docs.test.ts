@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SCOPES } from "../../src/client";
-import { repoRoot } from "../e2e/index.ts";
+import { repoRoot } from "../engine/index.ts";
 
 const read = (file: string) => fs.readFileSync(path.join(repoRoot, file), "utf8");
 const readme = read("README.md");
@@ -18,7 +18,7 @@ const readme = read("README.md");
 const documents = [
   "README.md",
   "CHANGELOG.md",
-  "test/e2e/README.md",
+  "test/engine/README.md",
   ...fs.readdirSync(path.join(repoRoot, "docs")).map((f) => `docs/${f}`),
   ...fs.readdirSync(path.join(repoRoot, "examples")).flatMap((e) => (fs.existsSync(path.join(repoRoot, "examples", e, "README.md")) ? [`examples/${e}/README.md`] : [])),
 ].filter((f) => f.endsWith(".md"));

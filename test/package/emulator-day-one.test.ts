@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultSeed, type Emulator, parseSeed, startEmulator } from "../../src/emulator/index";
-import { repoRoot } from "../e2e/index.ts";
+import { repoRoot } from "../engine/index.ts";
 
 const cli = path.join(repoRoot, "dist", "emulator", "cli.js");
 const seedExample = path.join(repoRoot, "examples", "emulator-seed.json");

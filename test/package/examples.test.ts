@@ -11,9 +11,9 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { Emulator } from "../../src/emulator/index";
-import { type ConfigValue, installTarball, type Json, openStack, repoRoot } from "../e2e/index.ts";
-import { packedTarball } from "../e2e/packed.ts";
-import { accessConfig, NO_FALLBACKS, startTestEmulator } from "../e2e/scenarios/support.ts";
+import { type ConfigValue, installTarball, type Json, openStack, repoRoot } from "../engine/index.ts";
+import { packedTarball } from "../engine/packed.ts";
+import { accessConfig, NO_FALLBACKS, startTestEmulator } from "../scenarios/support.ts";
 
 const examplesDir = path.join(repoRoot, "examples");
 const EXAMPLES = fs.readdirSync(examplesDir).filter((name) => fs.statSync(path.join(examplesDir, name)).isDirectory());

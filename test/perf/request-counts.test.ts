@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WorkspaceAccessClient } from "../../src/client";
 import type { Emulator } from "../../src/emulator/index";
 import { benchEmulator, INTEGRATION_ID, LOOKUPS, seedLookupUsers, writeWorkload, workloadStack } from "../../bench/workload.ts";
-import type { Stack } from "../e2e/index.ts";
-import { packedProject } from "../e2e/packed.ts";
-import type { Project } from "../e2e/project.ts";
+import type { Stack } from "../engine/index.ts";
+import { packedProject } from "../engine/packed.ts";
+import type { Project } from "../engine/project.ts";
 
 const USERS = 250;
 const USER_TYPE = "pulumi-nodejs:dynamic/workspace-access:User";

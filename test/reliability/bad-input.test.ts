@@ -8,12 +8,12 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed, type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { serializedProvider } from "../../src/resources/serialized-provider.ts";
-import { startEngineService, type EngineService } from "../e2e/engine-service.ts";
-import type { GrpcExchange, Project } from "../e2e/index.ts";
-import { packedProject } from "../e2e/packed.ts";
-import { makeSecret, type PropertyMap } from "../e2e/properties.ts";
-import { ProviderHost } from "../e2e/provider-host.ts";
-import { loadPulumiProtos } from "../e2e/pulumi-protos.ts";
+import { startEngineService, type EngineService } from "../engine/engine-service.ts";
+import type { GrpcExchange, Project } from "../engine/index.ts";
+import { packedProject } from "../engine/packed.ts";
+import { makeSecret, type PropertyMap } from "../engine/properties.ts";
+import { ProviderHost } from "../engine/provider-host.ts";
+import { loadPulumiProtos } from "../engine/pulumi-protos.ts";
 import { distinctiveKey, expectNoKeyLeak, header, type Scenario, scenario, stepOf, userProgram } from "./support";
 
 const USER = "pulumi-nodejs:dynamic/workspace-access:User";

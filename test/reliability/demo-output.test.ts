@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { expect, it } from "vitest";
-import { repoRoot } from "../e2e/index.ts";
+import { repoRoot } from "../engine/index.ts";
 import { distinctiveKey } from "./support";
 
 it("the demo runs to the end and its output holds no API key", () => {

@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { repoRoot } from "../e2e/index.ts";
+import { repoRoot } from "../engine/index.ts";
 import { distinctiveKey, scenarios, userProgram } from "./support";
 
 const start = scenarios();

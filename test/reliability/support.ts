@@ -1,6 +1,6 @@
 /**
  * Reliability scenarios through the real dynamic-provider host: an emulator, a project with the
- * package installed from its packed tarball (`test/e2e/packed.ts`), and a stack of the engine
+ * package installed from its packed tarball (`test/engine/packed.ts`), and a stack of the engine
  * harness. Every operation's result (and every failure) is kept, so a test can grep everything the
  * harness captured for the API key, and `closeAll` does that for every scenario.
  */
@@ -8,8 +8,8 @@ import * as fs from "node:fs";
 import { inspect } from "node:util";
 import { afterEach, expect } from "vitest";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../src/emulator/index.ts";
-import { type ConfigValue, EngineError, type OperationResult, openStack, type Project, type Stack } from "../e2e/index.ts";
-import { packedProject } from "../e2e/packed.ts";
+import { type ConfigValue, EngineError, type OperationResult, openStack, type Project, type Stack } from "../engine/index.ts";
+import { packedProject } from "../engine/packed.ts";
 
 /** A distinctive key per scenario, so a leak anywhere can be grepped for. */
 export function distinctiveKey(): string {

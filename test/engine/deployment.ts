@@ -64,22 +64,22 @@ function elapsed(started: number): number {
 
 /** At most `limit` tasks at once (unlimited when `limit` is undefined). */
 class Limiter {
-	private active = 0;
-	private readonly waiting: Array<() => void> = [];
-	private readonly limit: number | undefined;
+	#active = 0;
+	readonly #waiting: Array<() => void> = [];
+	readonly #limit: number | undefined;
 	constructor(limit: number | undefined) {
-		this.limit = limit;
+		this.#limit = limit;
 	}
 	async run<T>(task: () => Promise<T>): Promise<T> {
-		if (this.limit === undefined) return task();
-		if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-		else this.active++;
+		if (this.#limit === undefined) return task();
+		if (this.#active >= this.#limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+		else this.#active++;
 		try {
 			return await task();
 		} finally {
-			const next = this.waiting.shift();
+			const next = this.#waiting.shift();
 			if (next) next();
-			else this.active--;
+			else this.#active--;
 		}
 	}
 }
@@ -91,38 +91,38 @@ export async function runOperation(ctx: OperationContext): Promise<{ result: Ope
 }
 
 class Deployment {
-	private readonly ctx: OperationContext;
-	private readonly protos: PulumiProtos;
-	private readonly preview: boolean;
-	private readonly result: OperationResult;
-	private readonly prior: Map<string, ResourceState>;
+	readonly #ctx: OperationContext;
+	readonly #protos: PulumiProtos;
+	readonly #preview: boolean;
+	readonly #result: OperationResult;
+	readonly #prior: Map<string, ResourceState>;
 	/** The new state's resources, in registration order. */
-	private readonly next = new Map<string, ResourceState>();
+	readonly #next = new Map<string, ResourceState>();
 	/** Every URN the program registered in this operation, from the moment it asked (not when its step ended). */
-	private readonly registered = new Set<string>();
+	readonly #registered = new Set<string>();
 	/** Prior resources already deleted during the run (delete-before-replace). */
-	private readonly deletedEarly = new Set<ResourceState>();
+	readonly #deletedEarly = new Set<ResourceState>();
 	/** Old copies of replaced resources, deleted at the end (create-before-delete). */
-	private readonly replacedOld: ResourceState[] = [];
-	private engine: EngineService | undefined;
-	private hostPromise: Promise<ProviderHost> | undefined;
-	private host: ProviderHost | undefined;
-	private runner: ChildProcess | undefined;
+	readonly #replacedOld: ResourceState[] = [];
+	#engine: EngineService | undefined;
+	#hostPromise: Promise<ProviderHost> | undefined;
+	#host: ProviderHost | undefined;
+	#runner: ChildProcess | undefined;
 	/** Registrations still being processed. */
-	private readonly inflight = new Set<Promise<RegistrationResult>>();
+	readonly #inflight = new Set<Promise<RegistrationResult>>();
 	/** Resource steps at once (`parallel`). */
-	private readonly steps: Limiter;
+	readonly #steps: Limiter;
 
 	constructor(ctx: OperationContext) {
-		this.ctx = ctx;
-		this.protos = loadPulumiProtos(ctx.projectDir);
-		this.preview = ctx.operation === "preview";
+		this.#ctx = ctx;
+		this.#protos = loadPulumiProtos(ctx.projectDir);
+		this.#preview = ctx.operation === "preview";
 		if (ctx.parallel !== undefined && !(Number.isInteger(ctx.parallel) && ctx.parallel >= 1)) {
 			throw new RangeError(`parallel must be a whole number of at least 1, got ${ctx.parallel}`);
 		}
-		this.steps = new Limiter(ctx.parallel);
-		this.prior = new Map(ctx.prior.resources.filter((r) => !r.pendingDelete).map((r) => [r.urn, r]));
-		this.result = {
+		this.#steps = new Limiter(ctx.parallel);
+		this.#prior = new Map(ctx.prior.resources.filter((r) => !r.pendingDelete).map((r) => [r.urn, r]));
+		this.#result = {
 			operation: ctx.operation,
 			steps: [],
 			outputs: {},
@@ -138,76 +138,76 @@ class Deployment {
 		};
 	}
 
-	private urn(parent: string, type: string, name: string): string {
-		return engineUrn(this.ctx.stackName, this.ctx.projectName, parent, type, name);
+	#urn(parent: string, type: string, name: string): string {
+		return engineUrn(this.#ctx.stackName, this.#ctx.projectName, parent, type, name);
 	}
 
 	async run(): Promise<{ result: OperationResult; state: StackState }> {
 		const started = performance.now();
-		let state: StackState = this.ctx.prior;
+		let state: StackState = this.#ctx.prior;
 		try {
-			this.engine = await startEngineService(this.protos, this.urn("", rootStackType, `${this.ctx.projectName}-${this.ctx.stackName}`));
-			this.result.engineLogs = this.engine.logs;
-			this.result.engineCalls = this.engine.calls;
-			if (this.ctx.operation === "refresh") state = await this.refresh();
-			else if (this.ctx.operation === "destroy") state = await this.destroy();
-			else state = await this.deploy();
+			this.#engine = await startEngineService(this.#protos, this.#urn("", rootStackType, `${this.#ctx.projectName}-${this.#ctx.stackName}`));
+			this.#result.engineLogs = this.#engine.logs;
+			this.#result.engineCalls = this.#engine.calls;
+			if (this.#ctx.operation === "refresh") state = await this.#refresh();
+			else if (this.#ctx.operation === "destroy") state = await this.#destroy();
+			else state = await this.#deploy();
 		} catch (err) {
-			this.result.errors.push(
+			this.#result.errors.push(
 				err instanceof EngineError ? err : new EngineError(String((err as Error).message ?? err), { operation: "program" }),
 			);
 		} finally {
-			await this.shutdown();
-			this.result.timings.totalMs = elapsed(started);
+			await this.#shutdown();
+			this.#result.timings.totalMs = elapsed(started);
 		}
-		return { result: this.result, state };
+		return { result: this.#result, state };
 	}
 
 	// ---- the provider host -------------------------------------------------------------------
 
-	private ensureHost(): Promise<ProviderHost> {
-		if (!this.hostPromise) {
-			this.hostPromise = (async () => {
+	#ensureHost(): Promise<ProviderHost> {
+		if (!this.#hostPromise) {
+			this.#hostPromise = (async () => {
 				const started = performance.now();
-				const engine = this.engine;
+				const engine = this.#engine;
 				if (!engine) throw new Error("engine service not started");
 				const pluginConfig: Record<string, string> = {};
 				const args: PropertyMap = {};
 				const variables: Record<string, string> = {};
-				for (const [key, { value, secret }] of Object.entries(this.ctx.config)) {
+				for (const [key, { value, secret }] of Object.entries(this.#ctx.config)) {
 					if (key.startsWith("pulumi-nodejs:")) pluginConfig[key.slice("pulumi-nodejs:".length)] = value;
 					// A dynamic provider gets the whole stack config, namespaces kept (deploy.Target.GetPackageConfig).
 					args[key] = secret ? makeSecret(value) : value;
 					variables[`pulumi-nodejs:config:${key}`] = value;
 				}
 				const host = await ProviderHost.start({
-					protos: this.protos,
-					projectDir: this.ctx.projectDir,
-					projectName: this.ctx.projectName,
+					protos: this.#protos,
+					projectDir: this.#ctx.projectDir,
+					projectName: this.#ctx.projectName,
 					engineAddress: engine.address,
-					env: this.ctx.env,
+					env: this.#ctx.env,
 					pluginConfig,
-					exchanges: this.result.grpc,
+					exchanges: this.#result.grpc,
 				});
-				this.host = host;
-				this.result.hostLog.pid = host.pid;
-				const providerUrn = this.urn("", "pulumi:providers:pulumi-nodejs", "default");
+				this.#host = host;
+				this.#result.hostLog.pid = host.pid;
+				const providerUrn = this.#urn("", "pulumi:providers:pulumi-nodejs", "default");
 				try {
-					await host.handshake(engine.address, this.ctx.projectDir);
+					await host.handshake(engine.address, this.#ctx.projectDir);
 					await host.getPluginInfo();
 					await host.checkConfig(providerUrn, toProviderMap(args));
 					await host.configure(providerUrn, randomUUID(), variables, args);
 				} catch (err) {
-					throw this.toEngineError("configure", { urn: providerUrn, type: "pulumi:providers:pulumi-nodejs", name: "default" }, err);
+					throw this.#toEngineError("configure", { urn: providerUrn, type: "pulumi:providers:pulumi-nodejs", name: "default" }, err);
 				}
-				this.result.timings.hostStartMs = elapsed(started);
+				this.#result.timings.hostStartMs = elapsed(started);
 				return host;
 			})();
 		}
-		return this.hostPromise;
+		return this.#hostPromise;
 	}
 
-	private toEngineError(
+	#toEngineError(
 		operation: FailedOperation,
 		resource: { urn: string; type: string; name: string },
 		err: unknown,
@@ -229,131 +229,131 @@ class Deployment {
 		return new EngineError(`${operation} of ${resource.type} "${resource.name}" failed: ${message}`, where);
 	}
 
-	private step(op: StepOp, resource: { urn: string; type: string; name: string }, id: string, started: number, extra?: Partial<Step>): Step {
+	#step(op: StepOp, resource: { urn: string; type: string; name: string }, id: string, started: number, extra?: Partial<Step>): Step {
 		const step: Step = {
 			op,
 			urn: resource.urn,
 			type: resource.type,
 			name: resource.name,
 			id,
-			applied: !this.preview,
+			applied: !this.#preview,
 			durationMs: elapsed(started),
 			...extra,
 		};
-		this.result.steps.push(step);
+		this.#result.steps.push(step);
 		return step;
 	}
 
 	// ---- up / preview --------------------------------------------------------------------------
 
-	private async deploy(): Promise<StackState> {
-		const programFile = this.ctx.programFile;
+	async #deploy(): Promise<StackState> {
+		const programFile = this.#ctx.programFile;
 		if (!programFile) throw new EngineError("no program to run", { operation: "program" });
 		const started = performance.now();
 		// Start the plugin while the program boots (each spends most of a second loading the SDK);
 		// a failure surfaces at the first registration that needs it.
-		this.ensureHost().catch(() => undefined);
+		this.#ensureHost().catch(() => undefined);
 		let done: Extract<RunnerMessage, { kind: "done" }>;
 		try {
-			done = await this.runProgram(programFile);
+			done = await this.#runProgram(programFile);
 		} catch (err) {
 			// A crashed or timed-out program: what it registered so far still goes into the state.
 			const error = err instanceof EngineError ? err : new EngineError(String(err), { operation: "program" });
-			this.result.errors.push(error);
+			this.#result.errors.push(error);
 			done = { kind: "done", outputs: {}, error: error.message, uncaught: [] };
 		}
-		await Promise.allSettled(this.inflight);
-		this.result.timings.programMs = elapsed(started);
-		this.result.outputs = done.outputs;
-		this.result.program.uncaught = done.uncaught;
-		if (done.error !== undefined) this.result.program.error = done.error;
+		await Promise.allSettled(this.#inflight);
+		this.#result.timings.programMs = elapsed(started);
+		this.#result.outputs = done.outputs;
+		this.#result.program.uncaught = done.uncaught;
+		if (done.error !== undefined) this.#result.program.error = done.error;
 
-		const stepFailed = this.result.errors.length > 0;
+		const stepFailed = this.#result.errors.length > 0;
 		if (!stepFailed && (done.error !== undefined || done.uncaught.length > 0)) {
 			const detail = done.error ?? done.uncaught.join("\n");
-			this.result.errors.push(
+			this.#result.errors.push(
 				new EngineError(`Running program '${programFile}' failed with an unhandled exception:\n${detail}`, {
 					operation: "program",
 				}),
 			);
 		}
 		// An error logged by the program fails the update too, once the program is done.
-		const loggedErrors = this.result.engineLogs.filter((entry) => entry.severity === "error");
-		if (this.result.errors.length === 0 && loggedErrors.length > 0) {
+		const loggedErrors = this.#result.engineLogs.filter((entry) => entry.severity === "error");
+		if (this.#result.errors.length === 0 && loggedErrors.length > 0) {
 			const messages = loggedErrors.map((entry) => entry.message).join("\n");
-			this.result.errors.push(new EngineError(`the program logged errors:\n${messages}`, { operation: "program" }));
+			this.#result.errors.push(new EngineError(`the program logged errors:\n${messages}`, { operation: "program" }));
 		}
 
 		// The engine deletes only after a program that ran to completion without errors.
-		const deleted = new Set<ResourceState>(this.deletedEarly);
-		if (this.result.errors.length === 0) {
-			const gone = this.ctx.prior.resources.filter(
-				(r) => (r.pendingDelete || !this.next.has(r.urn)) && !this.deletedEarly.has(r),
+		const deleted = new Set<ResourceState>(this.#deletedEarly);
+		if (this.#result.errors.length === 0) {
+			const gone = this.#ctx.prior.resources.filter(
+				(r) => (r.pendingDelete || !this.#next.has(r.urn)) && !this.#deletedEarly.has(r),
 			);
-			for (const old of deletionOrder([...gone, ...this.replacedOld])) {
-				const op: StepOp = this.replacedOld.includes(old) || old.pendingDelete ? "delete-replaced" : "delete";
+			for (const old of deletionOrder([...gone, ...this.#replacedOld])) {
+				const op: StepOp = this.#replacedOld.includes(old) || old.pendingDelete ? "delete-replaced" : "delete";
 				try {
-					await this.deleteResource(old, op);
+					await this.#deleteResource(old, op);
 					deleted.add(old);
 				} catch (err) {
-					this.result.errors.push(this.toEngineError("delete", old, err));
+					this.#result.errors.push(this.#toEngineError("delete", old, err));
 					break;
 				}
 			}
 		}
 
-		if (this.preview) return this.ctx.prior;
-		const resources = [...this.next.values()];
-		for (const old of this.ctx.prior.resources) {
+		if (this.#preview) return this.#ctx.prior;
+		const resources = [...this.#next.values()];
+		for (const old of this.#ctx.prior.resources) {
 			if (deleted.has(old)) continue;
-			if (this.replacedOld.includes(old)) resources.push({ ...old, pendingDelete: true });
-			else if (!this.next.has(old.urn) || old.pendingDelete) resources.push(old);
+			if (this.#replacedOld.includes(old)) resources.push({ ...old, pendingDelete: true });
+			else if (!this.#next.has(old.urn) || old.pendingDelete) resources.push(old);
 		}
-		const outputs = this.result.errors.length === 0 ? done.outputs : this.ctx.prior.outputs;
-		return { ...this.ctx.prior, outputs, resources };
+		const outputs = this.#result.errors.length === 0 ? done.outputs : this.#ctx.prior.outputs;
+		return { ...this.#ctx.prior, outputs, resources };
 	}
 
-	private runProgram(programFile: string): Promise<Extract<RunnerMessage, { kind: "done" }>> {
+	#runProgram(programFile: string): Promise<Extract<RunnerMessage, { kind: "done" }>> {
 		const args: RunnerArgs = {
-			projectDir: this.ctx.projectDir,
+			projectDir: this.#ctx.projectDir,
 			programFile,
-			project: this.ctx.projectName,
-			stack: this.ctx.stackName,
-			organization: this.ctx.organization,
-			preview: this.preview,
+			project: this.#ctx.projectName,
+			stack: this.#ctx.stackName,
+			organization: this.#ctx.organization,
+			preview: this.#preview,
 			toolsRequireBase,
 		};
 		const config: Record<string, string> = {};
 		const secretKeys: string[] = [];
-		for (const [key, { value, secret }] of Object.entries(this.ctx.config)) {
+		for (const [key, { value, secret }] of Object.entries(this.#ctx.config)) {
 			config[key] = value;
 			if (secret) secretKeys.push(key);
 		}
 		const env: NodeJS.ProcessEnv = {
-			...this.ctx.env,
+			...this.#ctx.env,
 			PULUMI_CONFIG: JSON.stringify(config),
 			PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(secretKeys),
-			PULUMI_NODEJS_PROJECT: this.ctx.projectName,
-			PULUMI_NODEJS_STACK: this.ctx.stackName,
-			PULUMI_NODEJS_ORGANIZATION: this.ctx.organization,
-			PULUMI_NODEJS_ROOT_DIRECTORY: this.ctx.projectDir,
-			PULUMI_NODEJS_DRY_RUN: String(this.preview),
+			PULUMI_NODEJS_PROJECT: this.#ctx.projectName,
+			PULUMI_NODEJS_STACK: this.#ctx.stackName,
+			PULUMI_NODEJS_ORGANIZATION: this.#ctx.organization,
+			PULUMI_NODEJS_ROOT_DIRECTORY: this.#ctx.projectDir,
+			PULUMI_NODEJS_DRY_RUN: String(this.#preview),
 			// As the language host does: the program's `pulumi.log` goes to the engine's `Log`.
-			...(this.engine ? { PULUMI_NODEJS_ENGINE: this.engine.address } : {}),
+			...(this.#engine ? { PULUMI_NODEJS_ENGINE: this.#engine.address } : {}),
 		};
 		const child = spawn(process.execPath, [...runnerNodeFlags, runnerFile, JSON.stringify(args)], {
-			cwd: this.ctx.projectDir,
+			cwd: this.#ctx.projectDir,
 			detached: true,
 			stdio: ["ignore", "pipe", "pipe", "ipc"],
 			env,
 		});
-		this.runner = child;
-		if (child.pid !== undefined) this.result.program.pid = child.pid;
+		this.#runner = child;
+		if (child.pid !== undefined) this.#result.program.pid = child.pid;
 		child.stdout?.on("data", (chunk: Buffer) => {
-			this.result.program.stdout += chunk.toString("utf8");
+			this.#result.program.stdout += chunk.toString("utf8");
 		});
 		child.stderr?.on("data", (chunk: Buffer) => {
-			this.result.program.stderr += chunk.toString("utf8");
+			this.#result.program.stderr += chunk.toString("utf8");
 		});
 		const reply = (message: EngineMessage): void => {
 			if (child.connected) child.send(message);
@@ -361,30 +361,30 @@ class Deployment {
 		return new Promise((resolve, reject) => {
 			const timer = setTimeout(() => {
 				killGroup(child.pid, "SIGKILL");
-				reject(new EngineError(`the program did not finish within ${this.ctx.timeoutMs} ms`, { operation: "timeout" }));
-			}, this.ctx.timeoutMs);
+				reject(new EngineError(`the program did not finish within ${this.#ctx.timeoutMs} ms`, { operation: "timeout" }));
+			}, this.#ctx.timeoutMs);
 			child.on("message", (message: RunnerMessage) => {
 				if (message.kind === "done") {
 					clearTimeout(timer);
 					resolve(message);
 				} else if (message.kind === "register") {
-					this.result.registrations.push(message.registration);
-					const registering = this.steps.run(() => this.register(message.registration));
-					this.inflight.add(registering);
-					registering.finally(() => this.inflight.delete(registering)).catch(() => undefined);
+					this.#result.registrations.push(message.registration);
+					const registering = this.#steps.run(() => this.#register(message.registration));
+					this.#inflight.add(registering);
+					registering.finally(() => this.#inflight.delete(registering)).catch(() => undefined);
 					registering.then(
 						(result) => reply({ kind: "registered", seq: message.seq, result }),
 						(err: unknown) => {
 							const error = err instanceof Error ? err.message : String(err);
-							if (!(err instanceof SkippedError) && !this.result.errors.includes(err as EngineError)) {
-								this.result.errors.push(err instanceof EngineError ? err : this.toEngineError("register", message.registration, err));
+							if (!(err instanceof SkippedError) && !this.#result.errors.includes(err as EngineError)) {
+								this.#result.errors.push(err instanceof EngineError ? err : this.#toEngineError("register", message.registration, err));
 							}
 							reply({ kind: "registered", seq: message.seq, error });
 						},
 					);
 				} else if (message.kind === "invoke") {
-					this.result.invokes.push({ token: message.token, args: message.args });
-					Promise.resolve(this.ctx.invoke ? this.ctx.invoke(message.token, message.args) : {}).then(
+					this.#result.invokes.push({ token: message.token, args: message.args });
+					Promise.resolve(this.#ctx.invoke ? this.#ctx.invoke(message.token, message.args) : {}).then(
 						(result) => reply({ kind: "invoked", seq: message.seq, result }),
 						(err: unknown) => reply({ kind: "invoked", seq: message.seq, error: String((err as Error).message ?? err) }),
 					);
@@ -399,7 +399,7 @@ class Deployment {
 				// `done` always arrives before a clean exit; anything else is a crash of the runner.
 				reject(
 					new EngineError(
-						`the program runner exited (code ${code}, signal ${signal}) without finishing:\n${this.result.program.stderr}`,
+						`the program runner exited (code ${code}, signal ${signal}) without finishing:\n${this.#result.program.stderr}`,
 						{ operation: "program" },
 					),
 				);
@@ -411,8 +411,8 @@ class Deployment {
 	 * The engine refuses a URN registered twice in one operation (two resources of one type and
 	 * name), in its own words, even while the first one's step is still running.
 	 */
-	private refuseDuplicate(reg: Registration): void {
-		if (!this.registered.has(reg.urn)) return;
+	#refuseDuplicate(reg: Registration): void {
+		if (!this.#registered.has(reg.urn)) return;
 		throw new EngineError(`Duplicate resource URN '${reg.urn}'; try giving it a unique name`, {
 			operation: "register",
 			urn: reg.urn,
@@ -421,16 +421,16 @@ class Deployment {
 		});
 	}
 
-	private async register(reg: Registration): Promise<RegistrationResult> {
+	async #register(reg: Registration): Promise<RegistrationResult> {
 		const started = performance.now();
-		this.refuseDuplicate(reg);
-		this.registered.add(reg.urn);
-		if (this.result.errors.length > 0) throw new SkippedError(`skipped ${reg.urn}: an earlier step failed`);
-		const old = this.prior.get(reg.urn);
+		this.#refuseDuplicate(reg);
+		this.#registered.add(reg.urn);
+		if (this.#result.errors.length > 0) throw new SkippedError(`skipped ${reg.urn}: an earlier step failed`);
+		const old = this.#prior.get(reg.urn);
 
 		if (!reg.custom) {
-			this.next.set(reg.urn, this.entry(reg, "", reg.inputs, reg.inputs));
-			this.step(old ? "same" : "create", reg, "", started);
+			this.#next.set(reg.urn, this.#entry(reg, "", reg.inputs, reg.inputs));
+			this.#step(old ? "same" : "create", reg, "", started);
 			return { id: "", state: reg.inputs };
 		}
 		if (!isDynamicType(reg.type)) {
@@ -444,9 +444,9 @@ class Deployment {
 		if (reg.importId !== undefined) {
 			throw new EngineError("importing resources is not supported by the harness", { operation: "register", urn: reg.urn });
 		}
-		if (reg.readId !== undefined) return this.readExternal(reg, reg.readId, started);
+		if (reg.readId !== undefined) return this.#readExternal(reg, reg.readId, started);
 
-		const host = await this.ensureHost();
+		const host = await this.#ensureHost();
 		let news = reg.inputs;
 		if (old && reg.options.ignoreChanges.length > 0) {
 			news = { ...news };
@@ -454,8 +454,8 @@ class Deployment {
 				if (key in old.inputs) news[key] = old.inputs[key] as Json;
 			}
 		}
-		const checked = await this.check(host, reg, old ? old.inputs : {}, news);
-		if (!old) return this.create(host, reg, checked, "create", started);
+		const checked = await this.#check(host, reg, old ? old.inputs : {}, news);
+		if (!old) return this.#create(host, reg, checked, "create", started);
 
 		let diff: DiffResult;
 		try {
@@ -469,7 +469,7 @@ class Deployment {
 				toProviderMap(old.inputs),
 			);
 		} catch (err) {
-			throw this.toEngineError("diff", reg, err);
+			throw this.#toEngineError("diff", reg, err);
 		}
 		let op: "same" | "update" | "replace";
 		let source: "provider" | "engine" = "provider";
@@ -489,29 +489,29 @@ class Deployment {
 		const stepDiff = { ...diff, source };
 
 		if (op === "same") {
-			this.next.set(reg.urn, this.entry(reg, old.id, checked, old.outputs));
-			this.step("same", reg, old.id, started, { diff: stepDiff });
+			this.#next.set(reg.urn, this.#entry(reg, old.id, checked, old.outputs));
+			this.#step("same", reg, old.id, started, { diff: stepDiff });
 			return { id: old.id, state: old.outputs };
 		}
-		if (op === "update") return this.update(host, reg, old, checked, stepDiff, started);
+		if (op === "update") return this.#update(host, reg, old, checked, stepDiff, started);
 
 		// Replace: the engine checks again with no olds, so defaults are computed afresh.
-		const fresh = await this.check(host, reg, {}, news);
+		const fresh = await this.#check(host, reg, {}, news);
 		const deleteFirst = reg.options.deleteBeforeReplace ?? diff.deleteBeforeReplace;
 		if (deleteFirst) {
 			try {
-				await this.deleteResource(old, "delete-replaced");
+				await this.#deleteResource(old, "delete-replaced");
 			} catch (err) {
-				throw this.toEngineError("delete", old, err);
+				throw this.#toEngineError("delete", old, err);
 			}
-			this.deletedEarly.add(old);
+			this.#deletedEarly.add(old);
 		} else {
-			this.replacedOld.push(old);
+			this.#replacedOld.push(old);
 		}
-		return this.create(host, reg, fresh, "replace", started, stepDiff);
+		return this.#create(host, reg, fresh, "replace", started, stepDiff);
 	}
 
-	private entry(reg: Registration, id: string, inputs: PropertyMap, outputs: PropertyMap): ResourceState {
+	#entry(reg: Registration, id: string, inputs: PropertyMap, outputs: PropertyMap): ResourceState {
 		return {
 			urn: reg.urn,
 			type: reg.type,
@@ -531,12 +531,12 @@ class Deployment {
 		};
 	}
 
-	private async check(host: ProviderHost, reg: Registration, olds: PropertyMap, news: PropertyMap): Promise<PropertyMap> {
+	async #check(host: ProviderHost, reg: Registration, olds: PropertyMap, news: PropertyMap): Promise<PropertyMap> {
 		let response: Awaited<ReturnType<ProviderHost["check"]>>;
 		try {
 			response = await host.check(reg.urn, reg.type, reg.name, toProviderMap(olds), toProviderMap(news));
 		} catch (err) {
-			throw this.toEngineError("check", reg, err);
+			throw this.#toEngineError("check", reg, err);
 		}
 		if (response.failures.length > 0) {
 			const reasons = response.failures.map((f) => (f.property ? `${f.property}: ${f.reason}` : f.reason));
@@ -551,7 +551,7 @@ class Deployment {
 		return annotateSecrets(response.inputs, news);
 	}
 
-	private async create(
+	async #create(
 		host: ProviderHost,
 		reg: Registration,
 		checked: PropertyMap,
@@ -560,22 +560,22 @@ class Deployment {
 		diff?: Step["diff"],
 	): Promise<RegistrationResult> {
 		const extra: Partial<Step> = diff ? { diff } : {};
-		if (this.preview) {
-			this.next.set(reg.urn, this.entry(reg, "", checked, checked));
-			this.step(op, reg, "", started, extra);
+		if (this.#preview) {
+			this.#next.set(reg.urn, this.#entry(reg, "", checked, checked));
+			this.#step(op, reg, "", started, extra);
 			return { id: "", state: checked };
 		}
 		let created: { id: string; properties: PropertyMap };
 		try {
 			created = await host.create(reg.urn, reg.type, reg.name, toProviderMap(checked));
 		} catch (err) {
-			const error = this.toEngineError("create", reg, err);
+			const error = this.#toEngineError("create", reg, err);
 			if (error.initFailure) {
-				const partial = this.entry(reg, error.initFailure.id, checked, annotateSecrets(error.initFailure.properties, checked));
+				const partial = this.#entry(reg, error.initFailure.id, checked, annotateSecrets(error.initFailure.properties, checked));
 				partial.initErrors = error.initFailure.reasons;
-				this.next.set(reg.urn, partial);
+				this.#next.set(reg.urn, partial);
 			}
-			this.step(op, reg, error.initFailure?.id ?? "", started, { ...extra, error: error.message });
+			this.#step(op, reg, error.initFailure?.id ?? "", started, { ...extra, error: error.message });
 			throw error;
 		}
 		if (!created.id) {
@@ -587,12 +587,12 @@ class Deployment {
 			});
 		}
 		const outputs = annotateSecrets(created.properties, checked);
-		this.next.set(reg.urn, this.entry(reg, created.id, checked, outputs));
-		this.step(op, reg, created.id, started, extra);
+		this.#next.set(reg.urn, this.#entry(reg, created.id, checked, outputs));
+		this.#step(op, reg, created.id, started, extra);
 		return { id: created.id, state: outputs };
 	}
 
-	private async update(
+	async #update(
 		host: ProviderHost,
 		reg: Registration,
 		old: ResourceState,
@@ -600,10 +600,10 @@ class Deployment {
 		diff: NonNullable<Step["diff"]>,
 		started: number,
 	): Promise<RegistrationResult> {
-		if (this.preview) {
+		if (this.#preview) {
 			// A provider without preview support: the engine shows the new inputs as the outputs.
-			this.next.set(reg.urn, this.entry(reg, old.id, checked, checked));
-			this.step("update", reg, old.id, started, { diff });
+			this.#next.set(reg.urn, this.#entry(reg, old.id, checked, checked));
+			this.#step("update", reg, old.id, started, { diff });
 			return { id: old.id, state: checked };
 		}
 		let updated: { properties: PropertyMap };
@@ -618,31 +618,31 @@ class Deployment {
 				toProviderMap(old.inputs),
 			);
 		} catch (err) {
-			const error = this.toEngineError("update", reg, err);
+			const error = this.#toEngineError("update", reg, err);
 			if (error.initFailure) {
-				const partial = this.entry(reg, old.id, checked, annotateSecrets(error.initFailure.properties, checked));
+				const partial = this.#entry(reg, old.id, checked, annotateSecrets(error.initFailure.properties, checked));
 				partial.initErrors = error.initFailure.reasons;
-				this.next.set(reg.urn, partial);
+				this.#next.set(reg.urn, partial);
 			} else {
-				this.next.set(reg.urn, { ...old });
+				this.#next.set(reg.urn, { ...old });
 			}
-			this.step("update", reg, old.id, started, { diff, error: error.message });
+			this.#step("update", reg, old.id, started, { diff, error: error.message });
 			throw error;
 		}
 		const outputs = annotateSecrets(updated.properties, checked);
-		this.next.set(reg.urn, this.entry(reg, old.id, checked, outputs));
-		this.step("update", reg, old.id, started, { diff });
+		this.#next.set(reg.urn, this.#entry(reg, old.id, checked, outputs));
+		this.#step("update", reg, old.id, started, { diff });
 		return { id: old.id, state: outputs };
 	}
 
-	private async readExternal(reg: Registration, id: string, started: number): Promise<RegistrationResult> {
-		const host = await this.ensureHost();
+	async #readExternal(reg: Registration, id: string, started: number): Promise<RegistrationResult> {
+		const host = await this.#ensureHost();
 		let read: Awaited<ReturnType<ProviderHost["read"]>>;
 		try {
 			// A `get`: no prior outputs, only the given properties as inputs.
 			read = await host.read(reg.urn, reg.type, reg.name, id, undefined, toProviderMap(reg.inputs));
 		} catch (err) {
-			throw this.toEngineError("read", reg, err);
+			throw this.#toEngineError("read", reg, err);
 		}
 		if (!read.id) {
 			throw new EngineError(`resource '${id}' does not exist`, {
@@ -653,13 +653,13 @@ class Deployment {
 			});
 		}
 		const outputs = annotateSecrets(read.properties, reg.inputs);
-		this.next.set(reg.urn, this.entry(reg, read.id, read.inputs ?? reg.inputs, outputs));
-		this.step("read", reg, read.id, started);
+		this.#next.set(reg.urn, this.#entry(reg, read.id, read.inputs ?? reg.inputs, outputs));
+		this.#step("read", reg, read.id, started);
 		return { id: read.id, state: outputs };
 	}
 
 	/** Deletes (or, in a preview, records the deletion of) a resource of the prior state. */
-	private async deleteResource(old: ResourceState, op: "delete" | "delete-replaced"): Promise<void> {
+	async #deleteResource(old: ResourceState, op: "delete" | "delete-replaced"): Promise<void> {
 		const started = performance.now();
 		if (old.protect) {
 			throw new EngineError(`resource ${old.urn} cannot be deleted because it is protected`, {
@@ -670,36 +670,36 @@ class Deployment {
 			});
 		}
 		// Components, resources read with `get`, and retained ones leave the state without a provider call.
-		if (!this.preview && old.custom && !old.external && !old.retainOnDelete) {
-			const host = await this.ensureHost();
+		if (!this.#preview && old.custom && !old.external && !old.retainOnDelete) {
+			const host = await this.#ensureHost();
 			try {
 				await host.delete(old.urn, old.type, old.name, old.id, toProviderMap(old.outputs), toProviderMap(old.inputs));
 			} catch (err) {
-				const error = this.toEngineError("delete", old, err);
-				this.step(op, old, old.id, started, { error: error.message });
+				const error = this.#toEngineError("delete", old, err);
+				this.#step(op, old, old.id, started, { error: error.message });
 				throw error;
 			}
 		}
-		this.step(op, old, old.id, started);
+		this.#step(op, old, old.id, started);
 	}
 
 	// ---- refresh / destroy ---------------------------------------------------------------------
 
-	private async refresh(): Promise<StackState> {
+	async #refresh(): Promise<StackState> {
 		// One slot per prior resource keeps the state in creation order whatever order reads end in.
 		const slots: Array<ResourceState | undefined> = [];
 		const readOne = async (old: ResourceState, slot: number): Promise<void> => {
 			const started = performance.now();
 			if (!old.custom || !isDynamicType(old.type)) {
 				slots[slot] = old;
-				this.step("same", old, old.id, started);
+				this.#step("same", old, old.id, started);
 				return;
 			}
 			try {
-				const host = await this.ensureHost();
+				const host = await this.#ensureHost();
 				const read = await host.read(old.urn, old.type, old.name, old.id, toProviderMap(old.outputs), toProviderMap(old.inputs));
 				if (!read.id) {
-					this.step("delete", old, old.id, started);
+					this.#step("delete", old, old.id, started);
 					return;
 				}
 				const outputs = annotateSecrets(read.properties, old.outputs);
@@ -709,50 +709,50 @@ class Deployment {
 					!jsonEqual(toProviderWire(outputs), toProviderWire(old.outputs)) ||
 					!jsonEqual(toProviderWire(inputs), toProviderWire(old.inputs));
 				slots[slot] = { ...old, id: read.id, outputs, inputs };
-				this.step(changed ? "update" : "same", old, read.id, started);
+				this.#step(changed ? "update" : "same", old, read.id, started);
 			} catch (err) {
-				const error = this.toEngineError("read", old, err);
-				this.result.errors.push(error);
-				this.step("same", old, old.id, started, { error: error.message, applied: false });
+				const error = this.#toEngineError("read", old, err);
+				this.#result.errors.push(error);
+				this.#step("same", old, old.id, started, { error: error.message, applied: false });
 				slots[slot] = old;
 			}
 		};
-		const prior = this.ctx.prior.resources;
-		if (this.ctx.parallel === undefined) {
+		const prior = this.#ctx.prior.resources;
+		if (this.#ctx.parallel === undefined) {
 			for (const [slot, old] of prior.entries()) await readOne(old, slot);
 		} else {
-			await Promise.all(prior.map((old, slot) => this.steps.run(() => readOne(old, slot))));
+			await Promise.all(prior.map((old, slot) => this.#steps.run(() => readOne(old, slot))));
 		}
 		const resources = slots.filter((r): r is ResourceState => r !== undefined);
-		return { ...this.ctx.prior, resources };
+		return { ...this.#ctx.prior, resources };
 	}
 
-	private async destroy(): Promise<StackState> {
-		const remaining = new Set(this.ctx.prior.resources);
-		if (this.ctx.parallel !== undefined) {
-			await this.destroyInParallel(remaining);
-			const resources = this.ctx.prior.resources.filter((r) => remaining.has(r));
-			return { ...this.ctx.prior, outputs: resources.length === 0 ? {} : this.ctx.prior.outputs, resources };
+	async #destroy(): Promise<StackState> {
+		const remaining = new Set(this.#ctx.prior.resources);
+		if (this.#ctx.parallel !== undefined) {
+			await this.#destroyInParallel(remaining);
+			const resources = this.#ctx.prior.resources.filter((r) => remaining.has(r));
+			return { ...this.#ctx.prior, outputs: resources.length === 0 ? {} : this.#ctx.prior.outputs, resources };
 		}
-		for (const old of deletionOrder(this.ctx.prior.resources)) {
+		for (const old of deletionOrder(this.#ctx.prior.resources)) {
 			try {
-				await this.deleteResource(old, old.pendingDelete ? "delete-replaced" : "delete");
+				await this.#deleteResource(old, old.pendingDelete ? "delete-replaced" : "delete");
 				remaining.delete(old);
 			} catch (err) {
-				this.result.errors.push(this.toEngineError("delete", old, err));
+				this.#result.errors.push(this.#toEngineError("delete", old, err));
 				break;
 			}
 		}
-		const resources = this.ctx.prior.resources.filter((r) => remaining.has(r));
-		return { ...this.ctx.prior, outputs: resources.length === 0 ? {} : this.ctx.prior.outputs, resources };
+		const resources = this.#ctx.prior.resources.filter((r) => remaining.has(r));
+		return { ...this.#ctx.prior, outputs: resources.length === 0 ? {} : this.#ctx.prior.outputs, resources };
 	}
 
 	/**
 	 * `destroy` with `parallel`: each resource is deleted once every resource that depends on it
 	 * is, at most `parallel` at once (as the engine does); after the first failure no delete starts.
 	 */
-	private async destroyInParallel(remaining: Set<ResourceState>): Promise<void> {
-		const prior = this.ctx.prior.resources;
+	async #destroyInParallel(remaining: Set<ResourceState>): Promise<void> {
+		const prior = this.#ctx.prior.resources;
 		const dependents = new Map<string, ResourceState[]>();
 		for (const r of prior) {
 			for (const dep of dependenciesOf(r)) if (dep !== r.urn) dependents.set(dep, [...(dependents.get(dep) ?? []), r]);
@@ -765,15 +765,15 @@ class Deployment {
 				done = (async () => {
 					const before = await Promise.all((dependents.get(old.urn) ?? []).map(remove));
 					if (before.includes(false)) return false;
-					return this.steps.run(async () => {
+					return this.#steps.run(async () => {
 						if (failed) return false;
 						try {
-							await this.deleteResource(old, old.pendingDelete ? "delete-replaced" : "delete");
+							await this.#deleteResource(old, old.pendingDelete ? "delete-replaced" : "delete");
 							remaining.delete(old);
 							return true;
 						} catch (err) {
 							failed = true;
-							this.result.errors.push(this.toEngineError("delete", old, err));
+							this.#result.errors.push(this.#toEngineError("delete", old, err));
 							return false;
 						}
 					});
@@ -787,8 +787,8 @@ class Deployment {
 
 	// ---- teardown ------------------------------------------------------------------------------
 
-	private async shutdown(): Promise<void> {
-		const runner = this.runner;
+	async #shutdown(): Promise<void> {
+		const runner = this.#runner;
 		if (runner?.pid !== undefined) {
 			if (runner.exitCode === null && runner.signalCode === null) {
 				const exited = new Promise<void>((resolve) => runner.once("exit", () => resolve()));
@@ -798,20 +798,20 @@ class Deployment {
 			}
 			if (processGroupAlive(runner.pid)) killGroup(runner.pid, "SIGKILL");
 		}
-		if (this.hostPromise) {
+		if (this.#hostPromise) {
 			try {
-				await this.hostPromise;
+				await this.#hostPromise;
 			} catch {
 				// Recorded already; the process (if any) is closed below.
 			}
 		}
-		if (this.host) {
-			await this.host.close();
-			this.result.hostLog.stdout = this.host.stdout;
-			this.result.hostLog.stderr = this.host.stderr;
-			const exit = this.host.exit;
-			if (exit) this.result.hostLog.exit = exit;
+		if (this.#host) {
+			await this.#host.close();
+			this.#result.hostLog.stdout = this.#host.stdout;
+			this.#result.hostLog.stderr = this.#host.stderr;
+			const exit = this.#host.exit;
+			if (exit) this.#result.hostLog.exit = exit;
 		}
-		await this.engine?.close();
+		await this.#engine?.close();
 	}
 }

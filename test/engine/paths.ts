@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 // @ts-expect-error TS1470: `import.meta` is real at run time, under plain node and vitest alike.
 const moduleUrl: string = import.meta.url;
 
-/** The directory of the harness (`test/e2e`). */
+/** The directory of the harness (`test/engine`). */
 export const harnessDir: string = path.dirname(fileURLToPath(moduleUrl));
 
 /** The repository root (holds the `node_modules` that linked projects point into). */

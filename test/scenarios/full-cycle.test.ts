@@ -6,8 +6,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_IDS, type Emulator } from "../../../src/emulator/index";
-import { repoRoot } from "../index.ts";
+import { DEFAULT_IDS, type Emulator } from "../../src/emulator/index";
+import { repoRoot } from "../engine/index.ts";
 import {
 	accessConfig,
 	changedInputs,

@@ -4,8 +4,8 @@
  * finishes the work.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_IDS, type Emulator } from "../../../src/emulator/index";
-import { EngineError } from "../index.ts";
+import { DEFAULT_IDS, type Emulator } from "../../src/emulator/index";
+import { EngineError } from "../engine/index.ts";
 import {
 	accessConfig,
 	changesOf,

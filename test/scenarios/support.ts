@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { expect } from "vitest";
-import { defaultSeed, type Emulator, type EmulatorOptions, type RecordedRequest, startEmulator } from "../../../src/emulator/index";
+import { defaultSeed, type Emulator, type EmulatorOptions, type RecordedRequest, startEmulator } from "../../src/emulator/index";
 import {
 	type ConfigValue,
 	type OperationResult,
@@ -16,8 +16,8 @@ import {
 	repoRoot,
 	type Stack,
 	type StackState,
-} from "../index.ts";
-import { packedProject } from "../packed.ts";
+} from "../engine/index.ts";
+import { packedProject } from "../engine/packed.ts";
 
 /** The resource types of the package, as the engine names dynamic resources. */
 export const USER_TYPE = "pulumi-nodejs:dynamic/workspace-access:User";

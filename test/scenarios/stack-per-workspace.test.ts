@@ -5,9 +5,9 @@
  */
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_IDS, type Emulator } from "../../../src/emulator/index";
-import type { ConfigValue, Json, Project } from "../index.ts";
-import { packedProject } from "../packed.ts";
+import { DEFAULT_IDS, type Emulator } from "../../src/emulator/index";
+import type { ConfigValue, Json, Project } from "../engine/index.ts";
+import { packedProject } from "../engine/packed.ts";
 import {
 	accessConfig,
 	type ExampleStack,

@@ -59,55 +59,55 @@ export class Stack {
 	readonly projectName: string;
 	readonly stackName: string;
 	readonly statePath: string;
-	private programFile: string | undefined;
-	private readonly config = new Map<string, ResolvedConfigValue>();
-	private readonly options: StackOptions;
-	private current: StackState;
-	private queue: Promise<unknown> = Promise.resolve();
-	private closed = false;
-	private lastPids: number[] = [];
+	#programFile: string | undefined;
+	readonly #config = new Map<string, ResolvedConfigValue>();
+	readonly #options: StackOptions;
+	#current: StackState;
+	#queue: Promise<unknown> = Promise.resolve();
+	#closed = false;
+	#lastPids: number[] = [];
 	/** The result of the last operation, failed or not. */
 	lastResult: OperationResult | undefined;
 
 	constructor(options: StackOptions) {
-		this.options = options;
+		this.#options = options;
 		this.projectDir = path.resolve(options.projectDir);
 		this.projectName = readProjectName(this.projectDir);
 		this.stackName = options.stackName ?? "dev";
 		this.statePath = options.statePath ?? path.join(this.projectDir, ".e2e-state", `${this.stackName}.json`);
 		if (options.program) this.setProgram(options.program);
 		for (const [key, value] of Object.entries(options.config ?? {})) this.setConfig(key, value);
-		this.current =
-			loadState(this.statePath, this.passphrase()) ?? emptyState(this.projectName, this.stackName);
+		this.#current =
+			loadState(this.statePath, this.#passphrase()) ?? emptyState(this.projectName, this.stackName);
 	}
 
-	private passphrase(): string {
-		return this.options.secretsPassphrase ?? "pulumi-e2e";
+	#passphrase(): string {
+		return this.#options.secretsPassphrase ?? "pulumi-e2e";
 	}
 
 	/** Runs `pulumi up`: registers, creates/updates/replaces, deletes what the program dropped. */
 	up(): Promise<OperationResult> {
-		return this.enqueue("up");
+		return this.#enqueue("up");
 	}
 
 	/** Runs `pulumi preview`: `Check` and `Diff` only; the steps say what `up` would do. State untouched. */
 	preview(): Promise<OperationResult> {
-		return this.enqueue("preview");
+		return this.#enqueue("preview");
 	}
 
 	/** Runs `pulumi refresh`: `Read` of every resource; an empty id drops it, returned inputs are stored. */
 	refresh(): Promise<OperationResult> {
-		return this.enqueue("refresh");
+		return this.#enqueue("refresh");
 	}
 
 	/** Runs `pulumi destroy`: `Delete` of everything, dependents first. */
 	destroy(): Promise<OperationResult> {
-		return this.enqueue("destroy");
+		return this.#enqueue("destroy");
 	}
 
 	/** The current state (a copy; secrets decrypted, wrapped). */
 	state(): StackState {
-		return structuredClone(this.current);
+		return structuredClone(this.#current);
 	}
 
 	/**
@@ -120,34 +120,34 @@ export class Stack {
 			fs.mkdirSync(path.dirname(programFile), { recursive: true });
 			fs.writeFileSync(programFile, source);
 		}
-		this.programFile = programFile;
+		this.#programFile = programFile;
 	}
 
 	/** Sets (or, with `undefined`, removes) a config value for the next operations. */
 	setConfig(key: string, value: ConfigValue | undefined): void {
 		const fullKey = key.includes(":") ? key : `${this.projectName}:${key}`;
 		if (value === undefined) {
-			this.config.delete(fullKey);
+			this.#config.delete(fullKey);
 			return;
 		}
 		if (typeof value === "string") {
-			this.config.set(fullKey, { value, secret: false });
+			this.#config.set(fullKey, { value, secret: false });
 			return;
 		}
 		const text = typeof value.value === "string" ? value.value : JSON.stringify(value.value);
-		this.config.set(fullKey, { value: text, secret: value.secret === true });
+		this.#config.set(fullKey, { value: text, secret: value.secret === true });
 	}
 
 	/** Waits for the operation in flight and checks that none of its processes is left. */
 	async close(): Promise<void> {
-		this.closed = true;
-		await this.queue.catch(() => undefined);
-		for (const pid of this.lastPids) {
+		this.#closed = true;
+		await this.#queue.catch(() => undefined);
+		for (const pid of this.#lastPids) {
 			if (processGroupAlive(pid)) killGroup(pid, "SIGKILL");
 		}
 	}
 
-	private env(): NodeJS.ProcessEnv {
+	#env(): NodeJS.ProcessEnv {
 		const env: NodeJS.ProcessEnv = {};
 		for (const [key, value] of Object.entries(process.env)) {
 			if (!key.startsWith("PULUMI_")) env[key] = value;
@@ -155,40 +155,40 @@ export class Stack {
 		// Node's on-disk compile cache halves the time the program and the plugin spend loading
 		// @pulumi/pulumi; it changes nothing else.
 		env["NODE_COMPILE_CACHE"] ??= path.join(os.tmpdir(), "pulumi-e2e-compile-cache");
-		for (const [key, value] of Object.entries(this.options.env ?? {})) {
+		for (const [key, value] of Object.entries(this.#options.env ?? {})) {
 			if (value === undefined) delete env[key];
 			else env[key] = value;
 		}
 		return env;
 	}
 
-	private enqueue(operation: OperationKind): Promise<OperationResult> {
-		if (this.closed) return Promise.reject(new Error(`stack ${this.stackName} is closed`));
-		const run = this.queue.catch(() => undefined).then(() => this.execute(operation));
-		this.queue = run;
+	#enqueue(operation: OperationKind): Promise<OperationResult> {
+		if (this.#closed) return Promise.reject(new Error(`stack ${this.stackName} is closed`));
+		const run = this.#queue.catch(() => undefined).then(() => this.#execute(operation));
+		this.#queue = run;
 		return run;
 	}
 
-	private async execute(operation: OperationKind): Promise<OperationResult> {
+	async #execute(operation: OperationKind): Promise<OperationResult> {
 		const { result, state } = await runOperation({
 			operation,
 			projectDir: this.projectDir,
 			projectName: this.projectName,
 			stackName: this.stackName,
-			organization: this.options.organization ?? "organization",
-			...(this.programFile ? { programFile: this.programFile } : {}),
-			config: Object.fromEntries(this.config),
-			prior: this.current,
-			env: this.env(),
-			timeoutMs: this.options.timeoutMs ?? 60_000,
-			...(this.options.invoke ? { invoke: this.options.invoke } : {}),
-			...(this.options.parallel !== undefined ? { parallel: this.options.parallel } : {}),
+			organization: this.#options.organization ?? "organization",
+			...(this.#programFile ? { programFile: this.#programFile } : {}),
+			config: Object.fromEntries(this.#config),
+			prior: this.#current,
+			env: this.#env(),
+			timeoutMs: this.#options.timeoutMs ?? 60_000,
+			...(this.#options.invoke ? { invoke: this.#options.invoke } : {}),
+			...(this.#options.parallel !== undefined ? { parallel: this.#options.parallel } : {}),
 		});
 		this.lastResult = result;
-		this.lastPids = [result.hostLog.pid, result.program.pid].filter((pid): pid is number => pid !== undefined);
+		this.#lastPids = [result.hostLog.pid, result.program.pid].filter((pid): pid is number => pid !== undefined);
 		if (operation !== "preview") {
-			this.current = state;
-			saveState(this.statePath, state, this.passphrase());
+			this.#current = state;
+			saveState(this.statePath, state, this.#passphrase());
 		}
 		const [first] = result.errors;
 		if (first) {

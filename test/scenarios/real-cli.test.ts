@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { packedProject } from "../packed.ts";
+import { packedProject } from "../engine/packed.ts";
 import { exampleFile, NO_FALLBACKS, startTestEmulator } from "./support.ts";
 
 function onPath(command: string): boolean {

@@ -7,8 +7,8 @@ import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Emulator } from "../../../src/emulator/index";
-import { EngineError, type OperationResult } from "../index.ts";
+import type { Emulator } from "../../src/emulator/index";
+import { EngineError, type OperationResult } from "../engine/index.ts";
 import {
 	accessConfig,
 	type ExampleStack,

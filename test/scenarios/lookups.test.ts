@@ -7,9 +7,9 @@
  * two catalogue requests.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_IDS, defaultSeed, type Emulator, type EmulatorSeed } from "../../../src/emulator/index";
-import { EngineError, openStack, type Project, type Stack } from "../index.ts";
-import { packedProject } from "../packed.ts";
+import { DEFAULT_IDS, defaultSeed, type Emulator, type EmulatorSeed } from "../../src/emulator/index";
+import { EngineError, openStack, type Project, type Stack } from "../engine/index.ts";
+import { packedProject } from "../engine/packed.ts";
 import { accessConfig, NO_FALLBACKS, rejectionOf, requestLines, SETUP_TIMEOUT_MS, startTestEmulator, stepsOf, withRequests } from "./support.ts";
 
 const { users, integrations } = DEFAULT_IDS;

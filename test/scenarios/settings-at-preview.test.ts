@@ -6,9 +6,9 @@
  * its first request.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Emulator } from "../../../src/emulator/index";
-import { type ConfigValue, EngineError, openStack, type Project } from "../index.ts";
-import { packedProject } from "../packed.ts";
+import type { Emulator } from "../../src/emulator/index";
+import { type ConfigValue, EngineError, openStack, type Project } from "../engine/index.ts";
+import { packedProject } from "../engine/packed.ts";
 import { accessConfig, NO_FALLBACKS, rejectionOf, SETUP_TIMEOUT_MS, startTestEmulator } from "./support.ts";
 
 const program = `import * as wa from "pulumi-workspace-access";

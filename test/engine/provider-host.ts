@@ -82,34 +82,34 @@ const diffChanges = ["unknown", "none", "some"] as const;
 export class ProviderHost {
 	readonly pid: number;
 	readonly port: number;
-	private readonly client: RawClient;
-	private readonly protos: PulumiProtos;
-	private readonly exchanges: GrpcExchange[];
-	private stdoutText = "";
-	private stderrText = "";
-	private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-	private readonly exited: Promise<void>;
+	readonly #client: RawClient;
+	readonly #protos: PulumiProtos;
+	readonly #exchanges: GrpcExchange[];
+	#stdoutText = "";
+	#stderrText = "";
+	#exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+	readonly #exited: Promise<void>;
 
-	private constructor(child: ChildProcess, port: number, options: ProviderHostOptions, firstOutput: string) {
+	constructor(child: ChildProcess, port: number, options: ProviderHostOptions, firstOutput: string) {
 		this.pid = child.pid ?? -1;
 		this.port = port;
-		this.protos = options.protos;
-		this.exchanges = options.exchanges;
-		this.stdoutText = firstOutput;
+		this.#protos = options.protos;
+		this.#exchanges = options.exchanges;
+		this.#stdoutText = firstOutput;
 		child.stdout?.on("data", (chunk: Buffer) => {
-			this.stdoutText += chunk.toString("utf8");
+			this.#stdoutText += chunk.toString("utf8");
 		});
 		child.stderr?.on("data", (chunk: Buffer) => {
-			this.stderrText += chunk.toString("utf8");
+			this.#stderrText += chunk.toString("utf8");
 		});
-		this.exited = new Promise((resolve) => {
+		this.#exited = new Promise((resolve) => {
 			if (child.exitCode !== null || child.signalCode !== null) {
-				this.exitInfo = { code: child.exitCode, signal: child.signalCode };
+				this.#exitInfo = { code: child.exitCode, signal: child.signalCode };
 				resolve();
 				return;
 			}
 			child.once("exit", (code, signal) => {
-				this.exitInfo = { code, signal };
+				this.#exitInfo = { code, signal };
 				resolve();
 			});
 		});
@@ -117,7 +117,7 @@ export class ProviderHost {
 			options.protos.providerGrpc.ResourceProviderService as unknown as grpc.ServiceDefinition,
 			"ResourceProvider",
 		);
-		this.client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
+		this.#client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), {
 			"grpc.max_receive_message_length": 400 * 1024 * 1024,
 			"grpc.max_send_message_length": 400 * 1024 * 1024,
 		}) as unknown as RawClient;
@@ -181,30 +181,30 @@ export class ProviderHost {
 			child.once("error", fail);
 		});
 		const host = new ProviderHost(child, port, options, stdout);
-		host.stderrText = stderr;
+		host.#stderrText = stderr;
 		return host;
 	}
 
 	/** Everything the host wrote to stdout (the port line first). */
 	get stdout(): string {
-		return this.stdoutText;
+		return this.#stdoutText;
 	}
 
 	/** Everything the host wrote to stderr (the host `console.error`s provider exceptions of most calls). */
 	get stderr(): string {
-		return this.stderrText;
+		return this.#stderrText;
 	}
 
 	/** How the process ended, once it has. */
 	get exit(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
-		return this.exitInfo;
+		return this.#exitInfo;
 	}
 
-	private struct(value: PropertyMap): InstanceType<PulumiProtos["struct"]["Struct"]> {
-		return this.protos.struct.Struct.fromJavaScript(value as Parameters<PulumiProtos["struct"]["Struct"]["fromJavaScript"]>[0]);
+	#struct(value: PropertyMap): InstanceType<PulumiProtos["struct"]["Struct"]> {
+		return this.#protos.struct.Struct.fromJavaScript(value as Parameters<PulumiProtos["struct"]["Struct"]["fromJavaScript"]>[0]);
 	}
 
-	private call<T>(
+	#call<T>(
 		method: string,
 		rpcName: string,
 		request: unknown,
@@ -215,18 +215,18 @@ export class ProviderHost {
 		const started = performance.now();
 		const exchange: GrpcExchange = { method, request: requestJson, durationMs: 0 };
 		if (urn !== undefined) exchange.urn = urn;
-		this.exchanges.push(exchange);
+		this.#exchanges.push(exchange);
 		return new Promise<T>((resolve, reject) => {
-			const fn = this.client[rpcName];
+			const fn = this.#client[rpcName];
 			if (!fn) {
 				reject(new Error(`no ${rpcName} on ResourceProvider client`));
 				return;
 			}
-			fn.call(this.client, request, (err, response) => {
+			fn.call(this.#client, request, (err, response) => {
 				exchange.durationMs = Math.round(performance.now() - started);
 				if (err) {
 					exchange.error = { code: err.code, message: err.details };
-					reject(new ProviderCallError(method, err.code, err.details, this.initFailureOf(err)));
+					reject(new ProviderCallError(method, err.code, err.details, this.#initFailureOf(err)));
 					return;
 				}
 				exchange.response = toJson(response as T);
@@ -235,13 +235,13 @@ export class ProviderHost {
 		});
 	}
 
-	private initFailureOf(err: grpc.ServiceError): InitFailure | undefined {
+	#initFailureOf(err: grpc.ServiceError): InitFailure | undefined {
 		const raw = err.metadata?.get("grpc-status-details-bin")[0];
 		if (!raw || typeof raw === "string") return undefined;
-		const status = this.protos.status.Status.deserializeBinary(new Uint8Array(raw));
+		const status = this.#protos.status.Status.deserializeBinary(new Uint8Array(raw));
 		for (const detail of status.getDetailsList()) {
 			if (!detail.getTypeUrl().endsWith("pulumirpc.ErrorResourceInitFailed")) continue;
-			const failed = this.protos.provider.ErrorResourceInitFailed.deserializeBinary(detail.getValue_asU8());
+			const failed = this.#protos.provider.ErrorResourceInitFailed.deserializeBinary(detail.getValue_asU8());
 			return {
 				id: failed.getId(),
 				properties: (failed.getProperties()?.toJavaScript() ?? {}) as PropertyMap,
@@ -253,7 +253,7 @@ export class ProviderHost {
 
 	/** `Handshake` (the host answers UNIMPLEMENTED, and the engine falls back to `Configure`). */
 	async handshake(engineAddress: string, projectDir: string): Promise<boolean> {
-		const req = new this.protos.provider.ProviderHandshakeRequest()
+		const req = new this.#protos.provider.ProviderHandshakeRequest()
 			.setEngineAddress(engineAddress)
 			.setRootDirectory(projectDir)
 			.setProgramDirectory(projectDir)
@@ -261,7 +261,7 @@ export class ProviderHost {
 			.setSupportsViews(true)
 			.setSupportsRefreshBeforeUpdate(true);
 		try {
-			await this.call("Handshake", "handshake", req, { engineAddress, rootDirectory: projectDir }, undefined, () => ({}));
+			await this.#call("Handshake", "handshake", req, { engineAddress, rootDirectory: projectDir }, undefined, () => ({}));
 			return true;
 		} catch (err) {
 			if (err instanceof ProviderCallError && err.code === grpc.status.UNIMPLEMENTED) return false;
@@ -271,10 +271,10 @@ export class ProviderHost {
 
 	/** `GetPluginInfo`: the SDK version. */
 	async getPluginInfo(): Promise<string> {
-		const resp = await this.call<InstanceType<PulumiProtos["plugin"]["PluginInfo"]>>(
+		const resp = await this.#call<InstanceType<PulumiProtos["plugin"]["PluginInfo"]>>(
 			"GetPluginInfo",
 			"getPluginInfo",
-			new this.protos.empty.Empty(),
+			new this.#protos.empty.Empty(),
 			{},
 			undefined,
 			(r) => ({ version: r.getVersion() }),
@@ -289,8 +289,8 @@ export class ProviderHost {
 		variables: Record<string, string>,
 		args: PropertyMap,
 	): Promise<{ acceptSecrets: boolean; acceptResources: boolean; supportsPreview: boolean }> {
-		const req = new this.protos.provider.ConfigureRequest()
-			.setArgs(this.struct(args))
+		const req = new this.#protos.provider.ConfigureRequest()
+			.setArgs(this.#struct(args))
 			.setAcceptsecrets(true)
 			.setAcceptresources(true)
 			.setSendsOldInputs(true)
@@ -300,7 +300,7 @@ export class ProviderHost {
 			.setName("default")
 			.setType("pulumi:providers:pulumi-nodejs");
 		for (const [k, v] of Object.entries(variables)) req.getVariablesMap().set(k, v);
-		const resp = await this.call<InstanceType<PulumiProtos["provider"]["ConfigureResponse"]>>(
+		const resp = await this.#call<InstanceType<PulumiProtos["provider"]["ConfigureResponse"]>>(
 			"Configure",
 			"configure",
 			req,
@@ -322,14 +322,14 @@ export class ProviderHost {
 
 	/** `CheckConfig` for the default provider (the host answers UNIMPLEMENTED; the engine keeps the news). */
 	async checkConfig(providerUrn: string, news: PropertyMap): Promise<void> {
-		const req = new this.protos.provider.CheckRequest()
+		const req = new this.#protos.provider.CheckRequest()
 			.setUrn(providerUrn)
 			.setName("default")
 			.setType("pulumi:providers:pulumi-nodejs")
-			.setOlds(this.struct({}))
-			.setNews(this.struct(news));
+			.setOlds(this.#struct({}))
+			.setNews(this.#struct(news));
 		try {
-			await this.call("CheckConfig", "checkConfig", req, { urn: providerUrn, olds: {}, news }, providerUrn, () => ({}));
+			await this.#call("CheckConfig", "checkConfig", req, { urn: providerUrn, olds: {}, news }, providerUrn, () => ({}));
 		} catch (err) {
 			if (err instanceof ProviderCallError && err.code === grpc.status.UNIMPLEMENTED) return;
 			throw err;
@@ -345,18 +345,18 @@ export class ProviderHost {
 		news: PropertyMap,
 	): Promise<{ inputs: PropertyMap; failures: Array<{ property: string; reason: string }> }> {
 		const seed = randomBytes(32);
-		const req = new this.protos.provider.CheckRequest()
+		const req = new this.#protos.provider.CheckRequest()
 			.setUrn(urn)
 			.setName(name)
 			.setType(type)
-			.setOlds(this.struct(olds))
-			.setNews(this.struct(news))
+			.setOlds(this.#struct(olds))
+			.setNews(this.#struct(news))
 			.setRandomseed(new Uint8Array(seed));
 		const toResult = (r: InstanceType<PulumiProtos["provider"]["CheckResponse"]>) => ({
 			inputs: (r.getInputs()?.toJavaScript() ?? {}) as PropertyMap,
 			failures: r.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
 		});
-		const resp = await this.call(
+		const resp = await this.#call(
 			"Check",
 			"check",
 			req,
@@ -377,14 +377,14 @@ export class ProviderHost {
 		news: PropertyMap,
 		oldInputs: PropertyMap,
 	): Promise<DiffResult> {
-		const req = new this.protos.provider.DiffRequest()
+		const req = new this.#protos.provider.DiffRequest()
 			.setId(id)
 			.setUrn(urn)
 			.setName(name)
 			.setType(type)
-			.setOlds(this.struct(olds))
-			.setNews(this.struct(news))
-			.setOldInputs(this.struct(oldInputs));
+			.setOlds(this.#struct(olds))
+			.setNews(this.#struct(news))
+			.setOldInputs(this.#struct(oldInputs));
 		const toResult = (r: InstanceType<PulumiProtos["provider"]["DiffResponse"]>): DiffResult => ({
 			changes: diffChanges[r.getChanges()] ?? "unknown",
 			replaces: r.getReplacesList(),
@@ -392,7 +392,7 @@ export class ProviderHost {
 			diffs: r.getDiffsList(),
 			stables: r.getStablesList(),
 		});
-		const resp = await this.call(
+		const resp = await this.#call(
 			"Diff",
 			"diff",
 			req,
@@ -405,17 +405,17 @@ export class ProviderHost {
 
 	/** `Create(properties = checked inputs)`: the id and outputs. */
 	async create(urn: string, type: string, name: string, properties: PropertyMap): Promise<{ id: string; properties: PropertyMap }> {
-		const req = new this.protos.provider.CreateRequest()
+		const req = new this.#protos.provider.CreateRequest()
 			.setUrn(urn)
 			.setName(name)
 			.setType(type)
-			.setProperties(this.struct(properties))
+			.setProperties(this.#struct(properties))
 			.setPreview(false);
 		const toResult = (r: InstanceType<PulumiProtos["provider"]["CreateResponse"]>) => ({
 			id: r.getId(),
 			properties: (r.getProperties()?.toJavaScript() ?? {}) as PropertyMap,
 		});
-		const resp = await this.call("Create", "create", req, { urn, name, type, properties, preview: false }, urn, toResult);
+		const resp = await this.#call("Create", "create", req, { urn, name, type, properties, preview: false }, urn, toResult);
 		return toResult(resp);
 	}
 
@@ -428,13 +428,13 @@ export class ProviderHost {
 		properties: PropertyMap | undefined,
 		inputs: PropertyMap,
 	): Promise<{ id: string; properties: PropertyMap; inputs?: PropertyMap }> {
-		const req = new this.protos.provider.ReadRequest()
+		const req = new this.#protos.provider.ReadRequest()
 			.setId(id)
 			.setUrn(urn)
 			.setName(name)
 			.setType(type)
-			.setInputs(this.struct(inputs));
-		if (properties) req.setProperties(this.struct(properties));
+			.setInputs(this.#struct(inputs));
+		if (properties) req.setProperties(this.#struct(properties));
 		const toResult = (r: InstanceType<PulumiProtos["provider"]["ReadResponse"]>) => {
 			const result: { id: string; properties: PropertyMap; inputs?: PropertyMap } = {
 				id: r.getId(),
@@ -444,7 +444,7 @@ export class ProviderHost {
 			if (ins) result.inputs = ins.toJavaScript() as PropertyMap;
 			return result;
 		};
-		const resp = await this.call(
+		const resp = await this.#call(
 			"Read",
 			"read",
 			req,
@@ -465,19 +465,19 @@ export class ProviderHost {
 		news: PropertyMap,
 		oldInputs: PropertyMap,
 	): Promise<{ properties: PropertyMap }> {
-		const req = new this.protos.provider.UpdateRequest()
+		const req = new this.#protos.provider.UpdateRequest()
 			.setId(id)
 			.setUrn(urn)
 			.setName(name)
 			.setType(type)
-			.setOlds(this.struct(olds))
-			.setNews(this.struct(news))
-			.setOldInputs(this.struct(oldInputs))
+			.setOlds(this.#struct(olds))
+			.setNews(this.#struct(news))
+			.setOldInputs(this.#struct(oldInputs))
 			.setPreview(false);
 		const toResult = (r: InstanceType<PulumiProtos["provider"]["UpdateResponse"]>) => ({
 			properties: (r.getProperties()?.toJavaScript() ?? {}) as PropertyMap,
 		});
-		const resp = await this.call(
+		const resp = await this.#call(
 			"Update",
 			"update",
 			req,
@@ -490,23 +490,23 @@ export class ProviderHost {
 
 	/** `Delete(id, properties = old outputs, oldInputs)`. */
 	async delete(urn: string, type: string, name: string, id: string, properties: PropertyMap, oldInputs: PropertyMap): Promise<void> {
-		const req = new this.protos.provider.DeleteRequest()
+		const req = new this.#protos.provider.DeleteRequest()
 			.setId(id)
 			.setUrn(urn)
 			.setName(name)
 			.setType(type)
-			.setProperties(this.struct(properties))
-			.setOldInputs(this.struct(oldInputs));
-		await this.call("Delete", "delete", req, { urn, name, type, id, properties, oldInputs }, urn, () => ({}));
+			.setProperties(this.#struct(properties))
+			.setOldInputs(this.#struct(oldInputs));
+		await this.#call("Delete", "delete", req, { urn, name, type, id, properties, oldInputs }, urn, () => ({}));
 	}
 
 	/** Closes the client and ends the host's whole process group (SIGTERM, then SIGKILL after `graceMs`). */
 	async close(graceMs = 2_000): Promise<void> {
-		this.client.close();
-		if (!this.exitInfo) {
+		this.#client.close();
+		if (!this.#exitInfo) {
 			killGroup(this.pid, "SIGTERM");
 			const timer = setTimeout(() => killGroup(this.pid, "SIGKILL"), graceMs);
-			await this.exited;
+			await this.#exited;
 			clearTimeout(timer);
 		}
 		// The leader is gone; make sure nothing else of its group lingers.
