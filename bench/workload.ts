@@ -14,8 +14,8 @@ const requireDist = createRequire(path.join(repoRoot, "package.json"));
 
 /** `startEmulator` of the built package (`dist/`: `npm run build` first). */
 export function startEmulator(options: EmulatorOptions): Promise<Emulator> {
-	const emulator = requireDist("./dist/emulator/index.js") as { startEmulator: (o: EmulatorOptions) => Promise<Emulator> };
-	return emulator.startEmulator(options);
+  const emulator = requireDist("./dist/emulator/index.js") as { startEmulator: (o: EmulatorOptions) => Promise<Emulator> };
+  return emulator.startEmulator(options);
 }
 
 /** The integration every entitlement goes to. */
@@ -27,24 +27,27 @@ export const INTEGRATION_ID = "5b1c0d2e-0000-4000-8000-00000000be0c";
  * entitlements at two polls each would not fit the bench's five minutes.
  */
 export function benchEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-	return startEmulator({
-		job: { finishAfterPolls: 1 },
-		seed: {
-			integrations: [{ id: INTEGRATION_ID, application: "bench", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }] }],
-		},
-		...options,
-	});
+  return startEmulator({
+    job: { finishAfterPolls: 1 },
+    seed: {
+      integrations: [{ id: INTEGRATION_ID, application: "bench", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }] }],
+    },
+    ...options,
+  });
 }
 
 /** The body of user `i`, the same in the program and in the raw-request floor. */
-export function userBody(i: number, generation = 0): { email: string; firstName: string; lastName: string; role: string; isGuest: boolean } {
-	return {
-		email: `user${i}@bench.example`,
-		firstName: `First${i}`,
-		lastName: generation === 0 ? `Last${i}` : `Last${i}-g${generation}`,
-		role: "workspace_login_only",
-		isGuest: false,
-	};
+export function userBody(
+  i: number,
+  generation = 0,
+): { email: string; firstName: string; lastName: string; role: string; isGuest: boolean } {
+  return {
+    email: `user${i}@bench.example`,
+    firstName: `First${i}`,
+    lastName: generation === 0 ? `Last${i}` : `Last${i}-g${generation}`,
+    role: "workspace_login_only",
+    isGuest: false,
+  };
 }
 
 /**
@@ -124,43 +127,43 @@ exports.found = Promise.all(lookups).then((users) => new Set(users.map((u) => u.
 
 /** Adds the `n` users of {@link LOOKUP_PROGRAM} straight into the emulator (no requests). */
 export function seedLookupUsers(emu: Emulator, n: number): void {
-	for (let i = 0; i < n; i++) {
-		const { email, firstName, lastName } = userBody(i);
-		emu.users.add({ email, firstName, lastName });
-	}
+  for (let i = 0; i < n; i++) {
+    const { email, firstName, lastName } = userBody(i);
+    emu.users.add({ email, firstName, lastName });
+  }
 }
 
 /** Writes the programs and the no-op provider package into a project. */
 export function writeWorkload(project: Project): void {
-	project.write("index.js", PROGRAM);
-	project.write("lookups.js", LOOKUP_PROGRAM);
-	project.write("noop.js", NOOP_PROGRAM);
-	project.write("node_modules/bench-noop-provider/package.json", JSON.stringify({ name: "bench-noop-provider", main: "index.js" }));
-	project.write("node_modules/bench-noop-provider/index.js", NOOP_PROVIDER);
+  project.write("index.js", PROGRAM);
+  project.write("lookups.js", LOOKUP_PROGRAM);
+  project.write("noop.js", NOOP_PROGRAM);
+  project.write("node_modules/bench-noop-provider/package.json", JSON.stringify({ name: "bench-noop-provider", main: "index.js" }));
+  project.write("node_modules/bench-noop-provider/index.js", NOOP_PROVIDER);
 }
 
 /** A stack of the workload against an emulator, `parallel` resource steps at once. */
 export function workloadStack(
-	project: Project,
-	emu: Emulator,
-	options: { stackName: string; program?: string; n: number; parallel?: number; env?: Record<string, string | undefined> },
+  project: Project,
+  emu: Emulator,
+  options: { stackName: string; program?: string; n: number; parallel?: number; env?: Record<string, string | undefined> },
 ): Promise<Stack> {
-	return openStack({
-		projectDir: project.dir,
-		program: options.program ?? "index.js",
-		stackName: options.stackName,
-		parallel: options.parallel ?? 16,
-		timeoutMs: 240_000,
-		...(options.env ? { env: options.env } : {}),
-		config: {
-			"workspace-access:baseUrl": emu.url,
-			"workspace-access:apiKey": { value: emu.apiKey, secret: true },
-			"bench:n": String(options.n),
-		},
-	});
+  return openStack({
+    projectDir: project.dir,
+    program: options.program ?? "index.js",
+    stackName: options.stackName,
+    parallel: options.parallel ?? 16,
+    timeoutMs: 240_000,
+    ...(options.env ? { env: options.env } : {}),
+    config: {
+      "workspace-access:baseUrl": emu.url,
+      "workspace-access:apiKey": { value: emu.apiKey, secret: true },
+      "bench:n": String(options.n),
+    },
+  });
 }
 
 /** The host calls of one method (`Check`, `Diff`, `Create`, `Read`, ...). */
 export function calls(result: OperationResult, method: string): OperationResult["grpc"] {
-	return result.grpc.filter((exchange) => exchange.method === method);
+  return result.grpc.filter((exchange) => exchange.method === method);
 }

@@ -243,7 +243,11 @@ export function errorForStatus(answer: ErrorAnswer): ApiError {
         "unauthorized",
       );
     case 402:
-      return new UnknownFailureError(message("The service reports an unknown failure; try again later, or contact its support."), context, "unknown_failure");
+      return new UnknownFailureError(
+        message("The service reports an unknown failure; try again later, or contact its support."),
+        context,
+        "unknown_failure",
+      );
     case 403:
       return new ForbiddenError(
         message(`The API key may not do this: it needs the scope ${scopes}, and its owner needs permission for this item.`),
@@ -313,9 +317,7 @@ export class JobFailedError extends WorkspaceAccessError {
   constructor(jobId: string, errorDetails: JobErrorDetails, canRetry?: boolean, workflowType?: string) {
     const what = workflowType ? `${workflowType} job` : "job";
     const type = errorDetails.errorType ?? "unknown error";
-    const person = errorDetails.userRequired
-      ? "a person must act in the workspace before it can succeed"
-      : "no person needs to act";
+    const person = errorDetails.userRequired ? "a person must act in the workspace before it can succeed" : "no person needs to act";
     const retry = canRetry ? "; the service says it can be retried" : "";
     super(`The ${what} ${jobId} failed with ${type} (userRequired: ${Boolean(errorDetails.userRequired)}: ${person})${retry}.`, {
       kind: "job_failed",

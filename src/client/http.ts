@@ -48,7 +48,11 @@ export class Connection {
   readonly #setting: (name: string) => string;
 
   /** `setting` names a setting as the user sets it; `redact` removes the key from a message. */
-  constructor(settings: ResolvedSettings, userAgent: string, words: { redact: (text: string) => string; setting: (name: string) => string }) {
+  constructor(
+    settings: ResolvedSettings,
+    userAgent: string,
+    words: { redact: (text: string) => string; setting: (name: string) => string },
+  ) {
     this.#settings = settings;
     this.#redact = words.redact;
     this.#setting = words.setting;
@@ -94,7 +98,12 @@ export class Connection {
   /** The body parsed with `schema`; a body that is not JSON or not of the contract's shape raises {@link InvalidResponseError}. */
   parse<S extends z.ZodType>(schema: S, raw: RawResponse, method: string, path: string): z.infer<S> {
     const invalid = (what: string, field: string) =>
-      new InvalidResponseError(this.#redact(`${method} ${path} answered ${raw.status} with a body that ${what}.`), { method, path, status: raw.status, field });
+      new InvalidResponseError(this.#redact(`${method} ${path} answered ${raw.status} with a body that ${what}.`), {
+        method,
+        path,
+        status: raw.status,
+        field,
+      });
     let json: unknown;
     try {
       json = JSON.parse(raw.text);
@@ -127,12 +136,19 @@ export class Connection {
     // Keep a plain copy as the cause: undici errors can hold sockets and request options.
     const context = { retryable: true, method, path, cause: new Error(code ? `${code}: ${detail}` : detail) };
     const ambiguity = method === "POST" ? " A POST that fails this way may or may not have been carried out." : "";
-    if (cause instanceof errors.HeadersTimeoutError || cause instanceof errors.BodyTimeoutError || cause instanceof errors.ConnectTimeoutError) {
+    if (
+      cause instanceof errors.HeadersTimeoutError ||
+      cause instanceof errors.BodyTimeoutError ||
+      cause instanceof errors.ConnectTimeoutError
+    ) {
       const seconds = this.#settings.requestTimeoutSeconds;
-      return new TimeoutError(`${method} ${path} got no answer within ${seconds} s (${this.#setting("requestTimeoutSeconds")}).${ambiguity}`, {
-        kind: "timeout",
-        ...context,
-      });
+      return new TimeoutError(
+        `${method} ${path} got no answer within ${seconds} s (${this.#setting("requestTimeoutSeconds")}).${ambiguity}`,
+        {
+          kind: "timeout",
+          ...context,
+        },
+      );
     }
     return new ConnectionError(
       `${method} ${path} failed before an answer arrived (${code || detail}): check that ${this.#settings.baseUrl.origin} is reachable.${ambiguity}`,

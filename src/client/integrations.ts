@@ -1,13 +1,6 @@
 import type { HttpTransport } from "./transport";
 import { type JobHandle, type JobsApi, jobOfAnswer } from "./jobs";
-import {
-  type Entitlement,
-  type Integration,
-  type IntegrationUser,
-  toEntitlement,
-  toIntegration,
-  toIntegrationUser,
-} from "./models";
+import { type Entitlement, type Integration, type IntegrationUser, toEntitlement, toIntegration, toIntegrationUser } from "./models";
 import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { changeEntitlementsBody, type IntegrationRole, inviteBody, setEntitlementsBody } from "./requests";

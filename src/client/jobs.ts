@@ -42,7 +42,9 @@ export function jobOfAnswer(http: HttpTransport, answer: { status: number; data:
   const field = ["data", ...(issue?.path ?? []).map(String)].join(".");
   const where = new URL(path, http.settings.baseUrl).pathname;
   throw new InvalidResponseError(
-    http.redact(`${method} ${where} answered ${answer.status} with a job that does not match the API contract: field "${field}": ${issue?.message ?? "invalid"}.`),
+    http.redact(
+      `${method} ${where} answered ${answer.status} with a job that does not match the API contract: field "${field}": ${issue?.message ?? "invalid"}.`,
+    ),
     { method, path: where, status: answer.status, field },
   );
 }

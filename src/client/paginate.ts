@@ -84,5 +84,3 @@ export function pageSize(value: number | undefined): number {
   }
   return size;
 }
-
-

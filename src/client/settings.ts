@@ -148,10 +148,7 @@ export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
     url = new URL(raw.trim());
   } catch {
     // The value is not echoed: a secret pasted into the wrong setting must not reach a log.
-    throw new ConfigurationError(
-      `${setting} is not a URL: expected something like https://acme.example.com/api/v1/`,
-      setting,
-    );
+    throw new ConfigurationError(`${setting} is not a URL: expected something like https://acme.example.com/api/v1/`, setting);
   }
   if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
     throw new ConfigurationError(
@@ -163,10 +160,7 @@ export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
     throw new ConfigurationError(`${setting} must be an https:// URL, not ${url.protocol}//`, setting);
   }
   if (url.username || url.password) {
-    throw new ConfigurationError(
-      `${setting} must not contain credentials: set the API key separately`,
-      setting,
-    );
+    throw new ConfigurationError(`${setting} must not contain credentials: set the API key separately`, setting);
   }
   if (url.search || url.hash) {
     throw new ConfigurationError(`${setting} must not have a query or fragment`, setting);

@@ -94,7 +94,12 @@ export class HttpTransport {
       if (raw) this.#pacer.observe(raw.status, raw.headers, ticket);
       const retryAfter = raw?.headers["retry-after"];
       const outcome = raw
-        ? { kind: "answer" as const, status: raw.status, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, now: this.deps.clock.now() }
+        ? {
+            kind: "answer" as const,
+            status: raw.status,
+            retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+            now: this.deps.clock.now(),
+          }
         : { kind: "no-answer" as const };
       const decision = decide(attempt, outcome, this.#limits, this.deps.random);
       switch (decision.action) {
@@ -111,7 +116,9 @@ export class HttpTransport {
           attempt.rateLimitRetries++;
           continue;
         case "retry":
-          this.#log(`${method} ${path}: ${raw ? raw.status : noAnswer!.message}; retry ${attempt.transientRetries + 1} of ${this.settings.maxRetries} in ${decision.delayMs} ms`);
+          this.#log(
+            `${method} ${path}: ${raw ? raw.status : noAnswer!.message}; retry ${attempt.transientRetries + 1} of ${this.settings.maxRetries} in ${decision.delayMs} ms`,
+          );
           attempt.transientRetries++;
           await this.deps.clock.sleep(decision.delayMs);
           continue;
@@ -164,7 +171,8 @@ export class HttpTransport {
         scopes: describeScopes(spec.scopes),
         redact: this.redact,
       });
-    if (decision.why === "transient" && decision.retried > 0) error.message += ` Gave up after ${decision.retried} retries (${this.setting("maxRetries")}).`;
+    if (decision.why === "transient" && decision.retried > 0)
+      error.message += ` Gave up after ${decision.retried} retries (${this.setting("maxRetries")}).`;
     return error;
   }
 

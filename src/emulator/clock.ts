@@ -6,18 +6,18 @@
 
 /** A source of time and timers. */
 export interface EmulatorClock {
-	/** Milliseconds since the epoch. */
-	now(): number;
-	/** Calls `fn` after `ms` milliseconds; returns a function that cancels it. Must not keep a process alive. */
-	setTimer(fn: () => void, ms: number): () => void;
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `fn` after `ms` milliseconds; returns a function that cancels it. Must not keep a process alive. */
+  setTimer(fn: () => void, ms: number): () => void;
 }
 
 /** The wall clock, with unref'd timers so a forgotten emulator never keeps a process alive. */
 export const systemClock: EmulatorClock = {
-	now: () => Date.now(),
-	setTimer(fn, ms) {
-		const timer = setTimeout(fn, Math.max(0, ms));
-		timer.unref();
-		return () => clearTimeout(timer);
-	},
+  now: () => Date.now(),
+  setTimer(fn, ms) {
+    const timer = setTimeout(fn, Math.max(0, ms));
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
 };

@@ -22,19 +22,19 @@ import { populatedSeed } from "./worlds";
 const OPERATOR_NAME = "Emulator API key";
 
 function jobView(row: JobRow): EmulatedJob {
-	return {
-		id: row.id,
-		status: row.status,
-		workflowType: row.workflowType,
-		trigger: row.trigger,
-		integrationId: row.account?.id ?? null,
-		createdAt: formatTimestamp(row.createdAt),
-		updatedAt: formatTimestamp(row.updatedAt),
-		polls: row.polls,
-		errorDetails: { ...row.errorDetails },
-		payload: structuredClone(row.payload),
-		response: structuredClone(row.response),
-	};
+  return {
+    id: row.id,
+    status: row.status,
+    workflowType: row.workflowType,
+    trigger: row.trigger,
+    integrationId: row.account?.id ?? null,
+    createdAt: formatTimestamp(row.createdAt),
+    updatedAt: formatTimestamp(row.updatedAt),
+    polls: row.polls,
+    errorDetails: { ...row.errorDetails },
+    payload: structuredClone(row.payload),
+    response: structuredClone(row.response),
+  };
 }
 
 /**
@@ -43,107 +43,112 @@ function jobView(row: JobRow): EmulatedJob {
  * `{ seed: {} }` starts with no users and no integrations.
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-	const clock = options.clock ?? systemClock;
-	const store = new Store(() => clock.now());
-	// The same world as the command's: `seed: {}` starts empty.
-	if (options.seed !== undefined && options.world !== undefined) throw new Error("emulator: give a seed or a world, not both");
-	applySeed(store, options.seed ?? (options.world === "populated" ? populatedSeed() : defaultSeed()));
-	const jobs = new JobEngine(options.job, { id: store.operatorId, name: OPERATOR_NAME }, clock);
-	const apiKey = options.apiKey ?? randomApiKey();
-	const keys = new KeyRing(apiKey, options.keys);
-	const limiter = new RateLimiter(options.rateLimit, clock);
-	const faults = new FaultQueue();
-	const log = new RequestLog();
-	const settings = { missingScopeStatus: options.missingScopeStatus ?? 403 };
-	const world = { store, jobs, userWritesAsJobs: options.userWritesAsJobs ?? false, userWritesNoContent: options.userWriteAnswer === "no-content" };
-	const routes = options.userCreate === false ? allRoutes.filter((route) => !isUserCreate(route)) : allRoutes;
-	const server = new EmulatorServer({ world, router: new Router(routes), keys, faults, limiter, log, settings, clock });
+  const clock = options.clock ?? systemClock;
+  const store = new Store(() => clock.now());
+  // The same world as the command's: `seed: {}` starts empty.
+  if (options.seed !== undefined && options.world !== undefined) throw new Error("emulator: give a seed or a world, not both");
+  applySeed(store, options.seed ?? (options.world === "populated" ? populatedSeed() : defaultSeed()));
+  const jobs = new JobEngine(options.job, { id: store.operatorId, name: OPERATOR_NAME }, clock);
+  const apiKey = options.apiKey ?? randomApiKey();
+  const keys = new KeyRing(apiKey, options.keys);
+  const limiter = new RateLimiter(options.rateLimit, clock);
+  const faults = new FaultQueue();
+  const log = new RequestLog();
+  const settings = { missingScopeStatus: options.missingScopeStatus ?? 403 };
+  const world = {
+    store,
+    jobs,
+    userWritesAsJobs: options.userWritesAsJobs ?? false,
+    userWritesNoContent: options.userWriteAnswer === "no-content",
+  };
+  const routes = options.userCreate === false ? allRoutes.filter((route) => !isUserCreate(route)) : allRoutes;
+  const server = new EmulatorServer({ world, router: new Router(routes), keys, faults, limiter, log, settings, clock });
 
-	const host = options.host ?? "127.0.0.1";
-	const port = await server.listen(options.port ?? 0, host);
-	// An IPv6 literal needs brackets in a URL.
-	const urlHost = host.includes(":") ? `[${host}]` : host;
-	let closing: Promise<void> | undefined;
+  const host = options.host ?? "127.0.0.1";
+  const port = await server.listen(options.port ?? 0, host);
+  // An IPv6 literal needs brackets in a URL.
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
 
-	return {
-		url: `http://${urlHost}:${port}/api/v1/`,
-		apiKey,
-		port,
-		close() {
-			closing ??= (async () => {
-				jobs.dispose();
-				await server.close();
-			})();
-			return closing;
-		},
-		get requests() {
-			return [...log.entries];
-		},
-		clearRequests() {
-			log.entries = [];
-		},
-		fault(f) {
-			faults.add(f);
-		},
-		clearFaults() {
-			faults.clear();
-		},
-		setRateLimit(limit) {
-			limiter.set(limit);
-		},
-		get stats() {
-			return { rateLimited: log.rateLimited, requests: log.requests };
-		},
-		addKey(key, scopes) {
-			keys.add(key, scopes);
-		},
-		setMissingScopeStatus(status) {
-			settings.missingScopeStatus = status;
-		},
-		users: {
-			list: () => store.listUsers().map(userView),
-			get: (id) => {
-				const row = store.user(id);
-				return row === undefined ? undefined : userView(row);
-			},
-			findByEmail: (email) => {
-				const row = store.userByEmail(email);
-				return row === undefined ? undefined : userView(row);
-			},
-			add: (u) => userView(store.addUser(u)),
-			update: (id, patch) => userView(store.updateUser(id, patch)),
-			remove: (id) => {
-				store.removeUser(id);
-			},
-		},
-		integrations: {
-			add: (i) => integrationView(store.addIntegration(i)),
-			get: (id) => {
-				const row = store.integration(id);
-				return row === undefined ? undefined : integrationView(row);
-			},
-			list: () => store.listIntegrations().map(integrationView),
-			members: (integrationId) => {
-				const row = store.integration(integrationId);
-				if (row === undefined) throw new Error(`emulator: no integration with id ${integrationId}`);
-				return [...row.members.values()].map(memberView);
-			},
-			setMember: (integrationId, userId, m) => {
-				store.setMember(integrationId, userId, m);
-			},
-			removeMember: (integrationId, userId) => {
-				store.removeMember(integrationId, userId);
-			},
-		},
-		jobs: {
-			get: (id) => {
-				const row = jobs.get(id);
-				return row === undefined ? undefined : jobView(row);
-			},
-			list: () => jobs.list().map(jobView),
-			failNext: (count, errorDetails) => jobs.failNext(count, errorDetails),
-			hangNext: (count) => jobs.hangNext(count),
-			setTiming: (timing) => jobs.setTiming(timing),
-		},
-	};
+  return {
+    url: `http://${urlHost}:${port}/api/v1/`,
+    apiKey,
+    port,
+    close() {
+      closing ??= (async () => {
+        jobs.dispose();
+        await server.close();
+      })();
+      return closing;
+    },
+    get requests() {
+      return [...log.entries];
+    },
+    clearRequests() {
+      log.entries = [];
+    },
+    fault(f) {
+      faults.add(f);
+    },
+    clearFaults() {
+      faults.clear();
+    },
+    setRateLimit(limit) {
+      limiter.set(limit);
+    },
+    get stats() {
+      return { rateLimited: log.rateLimited, requests: log.requests };
+    },
+    addKey(key, scopes) {
+      keys.add(key, scopes);
+    },
+    setMissingScopeStatus(status) {
+      settings.missingScopeStatus = status;
+    },
+    users: {
+      list: () => store.listUsers().map(userView),
+      get: (id) => {
+        const row = store.user(id);
+        return row === undefined ? undefined : userView(row);
+      },
+      findByEmail: (email) => {
+        const row = store.userByEmail(email);
+        return row === undefined ? undefined : userView(row);
+      },
+      add: (u) => userView(store.addUser(u)),
+      update: (id, patch) => userView(store.updateUser(id, patch)),
+      remove: (id) => {
+        store.removeUser(id);
+      },
+    },
+    integrations: {
+      add: (i) => integrationView(store.addIntegration(i)),
+      get: (id) => {
+        const row = store.integration(id);
+        return row === undefined ? undefined : integrationView(row);
+      },
+      list: () => store.listIntegrations().map(integrationView),
+      members: (integrationId) => {
+        const row = store.integration(integrationId);
+        if (row === undefined) throw new Error(`emulator: no integration with id ${integrationId}`);
+        return [...row.members.values()].map(memberView);
+      },
+      setMember: (integrationId, userId, m) => {
+        store.setMember(integrationId, userId, m);
+      },
+      removeMember: (integrationId, userId) => {
+        store.removeMember(integrationId, userId);
+      },
+    },
+    jobs: {
+      get: (id) => {
+        const row = jobs.get(id);
+        return row === undefined ? undefined : jobView(row);
+      },
+      list: () => jobs.list().map(jobView),
+      failNext: (count, errorDetails) => jobs.failNext(count, errorDetails),
+      hangNext: (count) => jobs.hangNext(count),
+      setTiming: (timing) => jobs.setTiming(timing),
+    },
+  };
 }

@@ -7,66 +7,66 @@ import { STATUS_CODES } from "node:http";
 
 /** A validation problem, in the `loc`/`msg`/`type` style the contract names. */
 export interface ValidationIssue {
-	/** Where the problem is, e.g. `["body", "data", "attributes", "email"]` or `["query", "page[size]"]`. */
-	loc: Array<string | number>;
-	msg: string;
-	type: string;
+  /** Where the problem is, e.g. `["body", "data", "attributes", "email"]` or `["query", "page[size]"]`. */
+  loc: Array<string | number>;
+  msg: string;
+  type: string;
 }
 
 /** One entry of an error body. */
 export interface ErrorEntry {
-	code: string;
-	title: string;
-	detail: string;
-	status: number;
-	meta: Record<string, unknown> | null;
+  code: string;
+  title: string;
+  detail: string;
+  status: number;
+  meta: Record<string, unknown> | null;
 }
 
 /** The whole error body. */
 export interface ErrorBody {
-	errors: ErrorEntry[];
+  errors: ErrorEntry[];
 }
 
 /** Titles of the document's examples, and ours for the statuses it does not show. */
 const TITLES: Record<number, string> = {
-	400: "Bad request",
-	401: "Unauthorized",
-	402: "Unknown failure",
-	403: "Forbidden",
-	404: "Not found",
-	405: "Method not allowed",
-	409: "Conflict",
-	413: "Payload too large",
-	429: "Too many requests",
-	500: "Internal server error",
-	502: "Bad gateway",
-	503: "Service unavailable",
-	504: "Gateway timeout",
+  400: "Bad request",
+  401: "Unauthorized",
+  402: "Unknown failure",
+  403: "Forbidden",
+  404: "Not found",
+  405: "Method not allowed",
+  409: "Conflict",
+  413: "Payload too large",
+  429: "Too many requests",
+  500: "Internal server error",
+  502: "Bad gateway",
+  503: "Service unavailable",
+  504: "Gateway timeout",
 };
 
 /** The title (also used as `code`) for a status. */
 export function titleFor(status: number): string {
-	return TITLES[status] ?? STATUS_CODES[status] ?? "Error";
+  return TITLES[status] ?? STATUS_CODES[status] ?? "Error";
 }
 
 /** Builds a one-entry error body. */
 export function errorBody(status: number, detail: string, meta: Record<string, unknown> | null = null): ErrorBody {
-	const title = titleFor(status);
-	return { errors: [{ code: title, title, detail, status, meta }] };
+  const title = titleFor(status);
+  return { errors: [{ code: title, title, detail, status, meta }] };
 }
 
 /** Builds a 400 body with one entry per validation issue, each issue in its entry's `meta`. */
 export function validationBody(issues: readonly ValidationIssue[]): ErrorBody {
-	const title = titleFor(400);
-	return {
-		errors: issues.map((issue) => ({
-			code: title,
-			title,
-			detail: `${issue.loc.join(".")}: ${issue.msg}`,
-			status: 400,
-			meta: { loc: issue.loc, msg: issue.msg, type: issue.type },
-		})),
-	};
+  const title = titleFor(400);
+  return {
+    errors: issues.map((issue) => ({
+      code: title,
+      title,
+      detail: `${issue.loc.join(".")}: ${issue.msg}`,
+      status: 400,
+      meta: { loc: issue.loc, msg: issue.msg, type: issue.type },
+    })),
+  };
 }
 
 /**
@@ -74,38 +74,38 @@ export function validationBody(issues: readonly ValidationIssue[]): ErrorBody {
  * (e.g. `Allow`) ride along.
  */
 export class ApiError extends Error {
-	/** The HTTP status to answer. */
-	readonly status: number;
-	/** The body to answer. */
-	readonly body: ErrorBody;
-	/** Extra response headers. */
-	readonly headers: Record<string, string>;
+  /** The HTTP status to answer. */
+  readonly status: number;
+  /** The body to answer. */
+  readonly body: ErrorBody;
+  /** Extra response headers. */
+  readonly headers: Record<string, string>;
 
-	constructor(status: number, body: ErrorBody, headers: Record<string, string> = {}) {
-		super(body.errors.map((e) => e.detail).join("; "));
-		this.name = "ApiError";
-		this.status = status;
-		this.body = body;
-		this.headers = headers;
-	}
+  constructor(status: number, body: ErrorBody, headers: Record<string, string> = {}) {
+    super(body.errors.map((e) => e.detail).join("; "));
+    this.name = "ApiError";
+    this.status = status;
+    this.body = body;
+    this.headers = headers;
+  }
 
-	/** An error with one entry. */
-	static of(status: number, detail: string, meta: Record<string, unknown> | null = null, headers: Record<string, string> = {}): ApiError {
-		return new ApiError(status, errorBody(status, detail, meta), headers);
-	}
+  /** An error with one entry. */
+  static of(status: number, detail: string, meta: Record<string, unknown> | null = null, headers: Record<string, string> = {}): ApiError {
+    return new ApiError(status, errorBody(status, detail, meta), headers);
+  }
 
-	/** A 400 carrying validation issues, one error entry each. */
-	static validation(issues: readonly ValidationIssue[]): ApiError {
-		return new ApiError(400, validationBody(issues));
-	}
+  /** A 400 carrying validation issues, one error entry each. */
+  static validation(issues: readonly ValidationIssue[]): ApiError {
+    return new ApiError(400, validationBody(issues));
+  }
 
-	/** A 404 for a missing thing. */
-	static notFound(detail: string): ApiError {
-		return ApiError.of(404, detail);
-	}
+  /** A 404 for a missing thing. */
+  static notFound(detail: string): ApiError {
+    return ApiError.of(404, detail);
+  }
 
-	/** A 409 for a conflicting write. */
-	static conflict(detail: string, meta: Record<string, unknown> | null = null): ApiError {
-		return ApiError.of(409, detail, meta);
-	}
+  /** A 409 for a conflicting write. */
+  static conflict(detail: string, meta: Record<string, unknown> | null = null): ApiError {
+    return ApiError.of(409, detail, meta);
+  }
 }

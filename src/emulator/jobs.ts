@@ -12,42 +12,42 @@ import type { JobErrorDetails, JobStatus, JobTiming } from "./types";
 
 /** The `account` object a job names: the integration it acts on. */
 export interface JobAccount {
-	entity: "account";
-	id: string;
-	name: string;
-	provider: string;
+  entity: "account";
+  id: string;
+  name: string;
+  provider: string;
 }
 
 /** Why a job's effect could not be applied. */
 export interface JobFailure {
-	errorDetails: JobErrorDetails;
-	/** Put in the job's `response`, to say more than `errorType` can. */
-	response?: Record<string, unknown>;
+  errorDetails: JobErrorDetails;
+  /** Put in the job's `response`, to say more than `errorType` can. */
+  response?: Record<string, unknown>;
 }
 
 /** What a route asks the engine to run. */
 export interface JobSpec {
-	workflowType: string;
-	account: JobAccount | null;
-	payload: Record<string, unknown>;
-	/** Applies the write, or says why it cannot (then nothing is applied). Called once, at completion. */
-	run(): JobFailure | undefined;
+  workflowType: string;
+  account: JobAccount | null;
+  payload: Record<string, unknown>;
+  /** Applies the write, or says why it cannot (then nothing is applied). Called once, at completion. */
+  run(): JobFailure | undefined;
 }
 
 /** A job as the engine holds it; timestamps are epoch ms. */
 export interface JobRow {
-	id: string;
-	workflowType: string;
-	trigger: string;
-	account: JobAccount | null;
-	createdBy: { id: string; name: string };
-	payload: Record<string, unknown>;
-	response: Record<string, unknown>;
-	errorDetails: JobErrorDetails | Record<string, never>;
-	status: JobStatus;
-	createdAt: number;
-	updatedAt: number;
-	polls: number;
+  id: string;
+  workflowType: string;
+  trigger: string;
+  account: JobAccount | null;
+  createdBy: { id: string; name: string };
+  payload: Record<string, unknown>;
+  response: Record<string, unknown>;
+  errorDetails: JobErrorDetails | Record<string, never>;
+  status: JobStatus;
+  createdAt: number;
+  updatedAt: number;
+  polls: number;
 }
 
 /** The default: done on the second poll, so a client must poll at least twice. */
@@ -59,160 +59,158 @@ export const INJECTED_ERROR_TYPE = "automation_failed";
 type Fate = { kind: "normal" } | { kind: "hang" } | { kind: "fail"; errorDetails: JobErrorDetails };
 
 interface JobState {
-	row: JobRow;
-	fate: Fate;
-	timing: { polls: number } | { ms: number };
-	run: () => JobFailure | undefined;
-	/** Cancels the pending timer, when one runs. */
-	cancel?: () => void;
+  row: JobRow;
+  fate: Fate;
+  timing: { polls: number } | { ms: number };
+  run: () => JobFailure | undefined;
+  /** Cancels the pending timer, when one runs. */
+  cancel?: () => void;
 }
 
 function isDone(status: JobStatus): boolean {
-	return status === "finished" || status === "error";
+  return status === "finished" || status === "error";
 }
 
 /** Creates, advances and settles jobs. */
 export class JobEngine {
-	readonly #jobs = new Map<string, JobState>();
-	#timing: JobTiming;
-	#failCount = 0;
-	#failDetails: JobErrorDetails = { errorType: INJECTED_ERROR_TYPE, userRequired: false };
-	#hangCount = 0;
+  readonly #jobs = new Map<string, JobState>();
+  #timing: JobTiming;
+  #failCount = 0;
+  #failDetails: JobErrorDetails = { errorType: INJECTED_ERROR_TYPE, userRequired: false };
+  #hangCount = 0;
 
-	readonly #createdBy: { id: string; name: string };
-	readonly #clock: EmulatorClock;
+  readonly #createdBy: { id: string; name: string };
+  readonly #clock: EmulatorClock;
 
-	constructor(
-		timing: JobTiming | undefined,
-		createdBy: { id: string; name: string },
-		clock: EmulatorClock,
-	) {
-		this.#createdBy = createdBy;
-		this.#clock = clock;
-		this.#timing = { ...timing };
-	}
+  constructor(timing: JobTiming | undefined, createdBy: { id: string; name: string }, clock: EmulatorClock) {
+    this.#createdBy = createdBy;
+    this.#clock = clock;
+    this.#timing = { ...timing };
+  }
 
-	/** Changes how jobs created from now on progress. */
-	setTiming(timing: JobTiming): void {
-		this.#timing = { ...timing };
-	}
+  /** Changes how jobs created from now on progress. */
+  setTiming(timing: JobTiming): void {
+    this.#timing = { ...timing };
+  }
 
-	/** The next `count` jobs end in `error` with these details. */
-	failNext(count: number, errorDetails?: JobErrorDetails): void {
-		this.#failCount = Math.max(0, count);
-		this.#failDetails = errorDetails ?? { errorType: INJECTED_ERROR_TYPE, userRequired: false };
-	}
+  /** The next `count` jobs end in `error` with these details. */
+  failNext(count: number, errorDetails?: JobErrorDetails): void {
+    this.#failCount = Math.max(0, count);
+    this.#failDetails = errorDetails ?? { errorType: INJECTED_ERROR_TYPE, userRequired: false };
+  }
 
-	/** The next `count` jobs never leave `running`. */
-	hangNext(count: number): void {
-		this.#hangCount = Math.max(0, count);
-	}
+  /** The next `count` jobs never leave `running`. */
+  hangNext(count: number): void {
+    this.#hangCount = Math.max(0, count);
+  }
 
-	/** Starts a job; with an immediate timing it may already be done when returned. */
-	create(spec: JobSpec): JobRow {
-		const now = this.#clock.now();
-		const row: JobRow = {
-			id: randomUUID(),
-			workflowType: spec.workflowType,
-			trigger: "manual",
-			account: spec.account,
-			createdBy: { ...this.#createdBy },
-			payload: spec.payload,
-			response: {},
-			errorDetails: {},
-			status: "created",
-			createdAt: now,
-			updatedAt: now,
-			polls: 0,
-		};
-		const state: JobState = { row, fate: this.#nextFate(), timing: this.#currentTiming(), run: spec.run };
-		this.#jobs.set(row.id, state);
-		if ("ms" in state.timing) {
-			if (state.timing.ms <= 0) this.#settle(state);
-			else if (state.fate.kind !== "hang") {
-				state.cancel = this.#clock.setTimer(() => this.#settle(state), state.timing.ms);
-			}
-		} else if (state.timing.polls <= 0) {
-			this.#settle(state);
-		}
-		return row;
-	}
+  /** Starts a job; with an immediate timing it may already be done when returned. */
+  create(spec: JobSpec): JobRow {
+    const now = this.#clock.now();
+    const row: JobRow = {
+      id: randomUUID(),
+      workflowType: spec.workflowType,
+      trigger: "manual",
+      account: spec.account,
+      createdBy: { ...this.#createdBy },
+      payload: spec.payload,
+      response: {},
+      errorDetails: {},
+      status: "created",
+      createdAt: now,
+      updatedAt: now,
+      polls: 0,
+    };
+    const state: JobState = { row, fate: this.#nextFate(), timing: this.#currentTiming(), run: spec.run };
+    this.#jobs.set(row.id, state);
+    if ("ms" in state.timing) {
+      if (state.timing.ms <= 0) this.#settle(state);
+      else if (state.fate.kind !== "hang") {
+        state.cancel = this.#clock.setTimer(() => this.#settle(state), state.timing.ms);
+      }
+    } else if (state.timing.polls <= 0) {
+      this.#settle(state);
+    }
+    return row;
+  }
 
-	/** What `GET /jobs/{id}` sees: counts the read and advances the job. */
-	poll(id: string): JobRow | undefined {
-		const state = this.#jobs.get(id);
-		if (state === undefined) return undefined;
-		state.row.polls += 1;
-		if (isDone(state.row.status)) return state.row;
-		if ("ms" in state.timing) {
-			// Compute on read as well as by timer, so a read right at the deadline never sees a stale state.
-			if (state.fate.kind !== "hang" && this.#clock.now() - state.row.createdAt >= state.timing.ms) this.#settle(state);
-			else this.#setStatus(state, "running");
-		} else if (state.fate.kind !== "hang" && state.row.polls >= state.timing.polls) {
-			this.#settle(state);
-		} else {
-			this.#setStatus(state, "running");
-		}
-		return state.row;
-	}
+  /** What `GET /jobs/{id}` sees: counts the read and advances the job. */
+  poll(id: string): JobRow | undefined {
+    const state = this.#jobs.get(id);
+    if (state === undefined) return undefined;
+    state.row.polls += 1;
+    if (isDone(state.row.status)) return state.row;
+    if ("ms" in state.timing) {
+      // Compute on read as well as by timer, so a read right at the deadline never sees a stale state.
+      if (state.fate.kind !== "hang" && this.#clock.now() - state.row.createdAt >= state.timing.ms) this.#settle(state);
+      else this.#setStatus(state, "running");
+    } else if (state.fate.kind !== "hang" && state.row.polls >= state.timing.polls) {
+      this.#settle(state);
+    } else {
+      this.#setStatus(state, "running");
+    }
+    return state.row;
+  }
 
-	/** A job without counting a read. */
-	get(id: string): JobRow | undefined {
-		return this.#jobs.get(id)?.row;
-	}
+  /** A job without counting a read. */
+  get(id: string): JobRow | undefined {
+    return this.#jobs.get(id)?.row;
+  }
 
-	/** Every job in creation order. */
-	list(): JobRow[] {
-		return [...this.#jobs.values()].map((s) => s.row);
-	}
+  /** Every job in creation order. */
+  list(): JobRow[] {
+    return [...this.#jobs.values()].map((s) => s.row);
+  }
 
-	/** Clears every timer (jobs not yet done stay as they are). */
-	dispose(): void {
-		for (const state of this.#jobs.values()) {
-			state.cancel?.();
-			state.cancel = undefined;
-		}
-	}
+  /** Clears every timer (jobs not yet done stay as they are). */
+  dispose(): void {
+    for (const state of this.#jobs.values()) {
+      state.cancel?.();
+      state.cancel = undefined;
+    }
+  }
 
-	#currentTiming(): { polls: number } | { ms: number } {
-		if (this.#timing.finishAfterMs !== undefined) return { ms: this.#timing.finishAfterMs };
-		return { polls: this.#timing.finishAfterPolls ?? DEFAULT_FINISH_AFTER_POLLS };
-	}
+  #currentTiming(): { polls: number } | { ms: number } {
+    if (this.#timing.finishAfterMs !== undefined) return { ms: this.#timing.finishAfterMs };
+    return { polls: this.#timing.finishAfterPolls ?? DEFAULT_FINISH_AFTER_POLLS };
+  }
 
-	// A hang is taken before a failure: a job that never ends cannot also end in error.
-	#nextFate(): Fate {
-		if (this.#hangCount > 0) {
-			this.#hangCount -= 1;
-			return { kind: "hang" };
-		}
-		if (this.#failCount > 0) {
-			this.#failCount -= 1;
-			return { kind: "fail", errorDetails: { ...this.#failDetails } };
-		}
-		return { kind: "normal" };
-	}
+  // A hang is taken before a failure: a job that never ends cannot also end in error.
+  #nextFate(): Fate {
+    if (this.#hangCount > 0) {
+      this.#hangCount -= 1;
+      return { kind: "hang" };
+    }
+    if (this.#failCount > 0) {
+      this.#failCount -= 1;
+      return { kind: "fail", errorDetails: { ...this.#failDetails } };
+    }
+    return { kind: "normal" };
+  }
 
-	#setStatus(state: JobState, status: JobStatus): void {
-		if (state.row.status === status) return;
-		state.row.status = status;
-		state.row.updatedAt = Math.max(this.#clock.now(), state.row.updatedAt);
-	}
+  #setStatus(state: JobState, status: JobStatus): void {
+    if (state.row.status === status) return;
+    state.row.status = status;
+    state.row.updatedAt = Math.max(this.#clock.now(), state.row.updatedAt);
+  }
 
-	#settle(state: JobState): void {
-		state.cancel = undefined;
-		if (isDone(state.row.status)) return;
-		if (state.fate.kind === "hang") {
-			this.#setStatus(state, "running");
-			return;
-		}
-		const failure: JobFailure | undefined =
-			state.fate.kind === "fail" ? { errorDetails: state.fate.errorDetails, response: { message: "The automation failed (injected by the emulator)." } } : state.run();
-		if (failure === undefined) {
-			this.#setStatus(state, "finished");
-			return;
-		}
-		state.row.errorDetails = { ...failure.errorDetails };
-		state.row.response = failure.response ?? {};
-		this.#setStatus(state, "error");
-	}
+  #settle(state: JobState): void {
+    state.cancel = undefined;
+    if (isDone(state.row.status)) return;
+    if (state.fate.kind === "hang") {
+      this.#setStatus(state, "running");
+      return;
+    }
+    const failure: JobFailure | undefined =
+      state.fate.kind === "fail"
+        ? { errorDetails: state.fate.errorDetails, response: { message: "The automation failed (injected by the emulator)." } }
+        : state.run();
+    if (failure === undefined) {
+      this.#setStatus(state, "finished");
+      return;
+    }
+    state.row.errorDetails = { ...failure.errorDetails };
+    state.row.response = failure.response ?? {};
+    this.#setStatus(state, "error");
+  }
 }

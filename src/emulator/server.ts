@@ -26,274 +26,280 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The request log and counters the emulator exposes. */
 export class RequestLog {
-	/** Every request, in arrival order. */
-	entries: RecordedRequest[] = [];
-	/** Requests answered 429 by the rate limit. */
-	rateLimited = 0;
-	/** Requests received. */
-	requests = 0;
+  /** Every request, in arrival order. */
+  entries: RecordedRequest[] = [];
+  /** Requests answered 429 by the rate limit. */
+  rateLimited = 0;
+  /** Requests received. */
+  requests = 0;
 }
 
 /** Settings that tests may change while the server runs. */
 export interface LiveSettings {
-	missingScopeStatus: 401 | 403;
+  missingScopeStatus: 401 | 403;
 }
 
 /** What the server works with. */
 export interface ServerParts {
-	world: World;
-	router: Router;
-	keys: KeyRing;
-	faults: FaultQueue;
-	limiter: RateLimiter;
-	log: RequestLog;
-	settings: LiveSettings;
-	clock: EmulatorClock;
+  world: World;
+  router: Router;
+  keys: KeyRing;
+  faults: FaultQueue;
+  limiter: RateLimiter;
+  log: RequestLog;
+  settings: LiveSettings;
+  clock: EmulatorClock;
 }
 
 interface Incoming {
-	record: RecordedRequest;
-	method: string;
-	/** Still encoded, after the prefix; undefined when the path is outside the API. */
-	apiPath: string | undefined;
-	query: URLSearchParams;
-	apiKey: string | undefined;
-	invalidJson: boolean;
-	tooLarge: boolean;
+  record: RecordedRequest;
+  method: string;
+  /** Still encoded, after the prefix; undefined when the path is outside the API. */
+  apiPath: string | undefined;
+  query: URLSearchParams;
+  apiKey: string | undefined;
+  invalidJson: boolean;
+  tooLarge: boolean;
 }
 
 /** The emulator's HTTP server. */
 export class EmulatorServer {
-	readonly #server: Server;
-	/** Pending delays: each one's cancel and abort. */
-	readonly #delays = new Set<{ cancel: () => void; abort: () => void }>();
-	#closed = false;
+  readonly #server: Server;
+  /** Pending delays: each one's cancel and abort. */
+  readonly #delays = new Set<{ cancel: () => void; abort: () => void }>();
+  #closed = false;
 
-	readonly #parts: ServerParts;
+  readonly #parts: ServerParts;
 
-	constructor(parts: ServerParts) {
-		this.#parts = parts;
-		this.#server = createServer((req, res) => {
-			this.#handle(req, res).catch((error: unknown) => this.#crash(res, error));
-		});
-	}
+  constructor(parts: ServerParts) {
+    this.#parts = parts;
+    this.#server = createServer((req, res) => {
+      this.#handle(req, res).catch((error: unknown) => this.#crash(res, error));
+    });
+  }
 
-	/** Starts listening; resolves with the bound port. */
-	listen(port: number, host: string): Promise<number> {
-		return new Promise((resolve, reject) => {
-			this.#server.once("error", reject);
-			this.#server.listen(port, host, () => {
-				this.#server.off("error", reject);
-				resolve((this.#server.address() as AddressInfo).port);
-			});
-		});
-	}
+  /** Starts listening; resolves with the bound port. */
+  listen(port: number, host: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#server.once("error", reject);
+      this.#server.listen(port, host, () => {
+        this.#server.off("error", reject);
+        resolve((this.#server.address() as AddressInfo).port);
+      });
+    });
+  }
 
-	/** Stops accepting, drops every connection (keep-alive ones included) and pending delays. */
-	close(): Promise<void> {
-		this.#closed = true;
-		for (const delay of this.#delays) {
-			delay.cancel();
-			delay.abort();
-		}
-		this.#delays.clear();
-		return new Promise((resolve) => {
-			this.#server.close(() => resolve());
-			this.#server.closeAllConnections();
-		});
-	}
+  /** Stops accepting, drops every connection (keep-alive ones included) and pending delays. */
+  close(): Promise<void> {
+    this.#closed = true;
+    for (const delay of this.#delays) {
+      delay.cancel();
+      delay.abort();
+    }
+    this.#delays.clear();
+    return new Promise((resolve) => {
+      this.#server.close(() => resolve());
+      this.#server.closeAllConnections();
+    });
+  }
 
-	async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-		const incoming = await this.#receive(req);
-		const { record } = incoming;
-		const fault = this.#parts.faults.take(incoming.method, record.path);
-		if (fault?.delayMs !== undefined && fault.delayMs > 0) {
-			if (!(await this.#delay(fault.delayMs))) return;
-		}
-		if (fault?.reset === true && fault.afterHandling !== true) {
-			this.#reset(req, record);
-			return;
-		}
-		if (fault?.body !== undefined) {
-			this.#send(res, record, { status: fault.status ?? 200, headers: fault.headers }, fault.body);
-			return;
-		}
-		if (fault?.status !== undefined) {
-			const reply: Reply = { status: fault.status, body: errorBody(fault.status, "Injected by the emulator.") };
-			this.#send(res, record, withHeaders(reply, fault));
-			return;
-		}
-		const reply = this.#process(incoming);
-		if (fault?.reset === true) {
-			// The ambiguous failure: the work is done, the answer never arrives.
-			this.#reset(req, record);
-			return;
-		}
-		this.#send(res, record, fault === undefined ? reply : withHeaders(reply, fault));
-	}
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const incoming = await this.#receive(req);
+    const { record } = incoming;
+    const fault = this.#parts.faults.take(incoming.method, record.path);
+    if (fault?.delayMs !== undefined && fault.delayMs > 0) {
+      if (!(await this.#delay(fault.delayMs))) return;
+    }
+    if (fault?.reset === true && fault.afterHandling !== true) {
+      this.#reset(req, record);
+      return;
+    }
+    if (fault?.body !== undefined) {
+      this.#send(res, record, { status: fault.status ?? 200, headers: fault.headers }, fault.body);
+      return;
+    }
+    if (fault?.status !== undefined) {
+      const reply: Reply = { status: fault.status, body: errorBody(fault.status, "Injected by the emulator.") };
+      this.#send(res, record, withHeaders(reply, fault));
+      return;
+    }
+    const reply = this.#process(incoming);
+    if (fault?.reset === true) {
+      // The ambiguous failure: the work is done, the answer never arrives.
+      this.#reset(req, record);
+      return;
+    }
+    this.#send(res, record, fault === undefined ? reply : withHeaders(reply, fault));
+  }
 
-	/** Records the request and reads its body. */
-	async #receive(req: IncomingMessage): Promise<Incoming> {
-		const rawPath = req.url ?? "/";
-		const url = new URL(rawPath, "http://emulator.invalid");
-		const apiPath = apiPathOf(url.pathname);
-		const header = req.headers["x-api-key"];
-		const apiKey = (Array.isArray(header) ? header[0] : header) || undefined;
-		const query: Record<string, string> = {};
-		for (const [key, value] of url.searchParams) if (!(key in query)) query[key] = value;
-		const record: RecordedRequest = {
-			method: req.method ?? "GET",
-			path: decodePath(apiPath ?? url.pathname),
-			rawPath,
-			query,
-			body: undefined,
-			status: 0,
-			hasApiKey: apiKey !== undefined,
-			at: this.#parts.clock.now(),
-			requestId: randomUUID(),
-		};
-		this.#parts.log.entries.push(record);
-		this.#parts.log.requests += 1;
+  /** Records the request and reads its body. */
+  async #receive(req: IncomingMessage): Promise<Incoming> {
+    const rawPath = req.url ?? "/";
+    const url = new URL(rawPath, "http://emulator.invalid");
+    const apiPath = apiPathOf(url.pathname);
+    const header = req.headers["x-api-key"];
+    const apiKey = (Array.isArray(header) ? header[0] : header) || undefined;
+    const query: Record<string, string> = {};
+    for (const [key, value] of url.searchParams) if (!(key in query)) query[key] = value;
+    const record: RecordedRequest = {
+      method: req.method ?? "GET",
+      path: decodePath(apiPath ?? url.pathname),
+      rawPath,
+      query,
+      body: undefined,
+      status: 0,
+      hasApiKey: apiKey !== undefined,
+      at: this.#parts.clock.now(),
+      requestId: randomUUID(),
+    };
+    this.#parts.log.entries.push(record);
+    this.#parts.log.requests += 1;
 
-		const chunks: Buffer[] = [];
-		let size = 0;
-		for await (const chunk of req) {
-			const buffer = chunk as Buffer;
-			size += buffer.length;
-			if (size <= MAX_BODY_BYTES) chunks.push(buffer);
-		}
-		const text = Buffer.concat(chunks).toString("utf8");
-		let invalidJson = false;
-		if (text.trim() !== "") {
-			try {
-				record.body = JSON.parse(text);
-			} catch {
-				record.body = text;
-				invalidJson = true;
-			}
-		}
-		return { record, method: record.method, apiPath, query: url.searchParams, apiKey, invalidJson, tooLarge: size > MAX_BODY_BYTES };
-	}
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(buffer);
+    }
+    const text = Buffer.concat(chunks).toString("utf8");
+    let invalidJson = false;
+    if (text.trim() !== "") {
+      try {
+        record.body = JSON.parse(text);
+      } catch {
+        record.body = text;
+        invalidJson = true;
+      }
+    }
+    return { record, method: record.method, apiPath, query: url.searchParams, apiKey, invalidJson, tooLarge: size > MAX_BODY_BYTES };
+  }
 
-	/** Auth, rate limit, routing, scopes and the handler; always answers something. */
-	#process(incoming: Incoming): Reply {
-		const { method, apiPath, apiKey } = incoming;
-		const { keys, limiter, log } = this.#parts;
-		if (apiPath === undefined) return fail(404, `No route for ${method} ${incoming.record.path}: the API lives under ${API_PREFIX}/.`);
-		if (apiKey === undefined) return fail(401, "The X-API-Key header is missing.");
-		const scopes = keys.scopes(apiKey);
-		if (scopes === undefined) return fail(401, "The API key is not valid or has expired.");
+  /** Auth, rate limit, routing, scopes and the handler; always answers something. */
+  #process(incoming: Incoming): Reply {
+    const { method, apiPath, apiKey } = incoming;
+    const { keys, limiter, log } = this.#parts;
+    if (apiPath === undefined) return fail(404, `No route for ${method} ${incoming.record.path}: the API lives under ${API_PREFIX}/.`);
+    if (apiKey === undefined) return fail(401, "The X-API-Key header is missing.");
+    const scopes = keys.scopes(apiKey);
+    if (scopes === undefined) return fail(401, "The API key is not valid or has expired.");
 
-		const admission = limiter.admit(apiKey);
-		if (!admission.ok) {
-			log.rateLimited += 1;
-			const retryAfter = retryAfterHeader(limiter.current?.retryAfter, admission.retryAfterMs, this.#parts.clock.now());
-			const headers: Record<string, string> = retryAfter === undefined ? {} : { "Retry-After": retryAfter };
-			return { ...fail(429, "Too many requests for this API key; retry later."), headers };
-		}
-		const reply = this.#dispatch(incoming, scopes);
-		if (!limiter.current?.headers) return reply;
-		// IETF draft RateLimit headers, when asked for: what a client may pace from.
-		const limitHeaders = {
-			"RateLimit-Limit": String(limiter.current.requests),
-			"RateLimit-Remaining": String(admission.remaining),
-			"RateLimit-Reset": String(Math.max(1, Math.ceil(admission.resetMs / 1000))),
-		};
-		return { ...reply, headers: { ...reply.headers, ...limitHeaders } };
-	}
+    const admission = limiter.admit(apiKey);
+    if (!admission.ok) {
+      log.rateLimited += 1;
+      const retryAfter = retryAfterHeader(limiter.current?.retryAfter, admission.retryAfterMs, this.#parts.clock.now());
+      const headers: Record<string, string> = retryAfter === undefined ? {} : { "Retry-After": retryAfter };
+      return { ...fail(429, "Too many requests for this API key; retry later."), headers };
+    }
+    const reply = this.#dispatch(incoming, scopes);
+    if (!limiter.current?.headers) return reply;
+    // IETF draft RateLimit headers, when asked for: what a client may pace from.
+    const limitHeaders = {
+      "RateLimit-Limit": String(limiter.current.requests),
+      "RateLimit-Remaining": String(admission.remaining),
+      "RateLimit-Reset": String(Math.max(1, Math.ceil(admission.resetMs / 1000))),
+    };
+    return { ...reply, headers: { ...reply.headers, ...limitHeaders } };
+  }
 
-	/** Routing, scopes and the handler, for a request already admitted. */
-	#dispatch(incoming: Incoming, scopes: ReadonlySet<string>): Reply {
-		const { method, apiPath } = incoming;
-		const { router, settings, world } = this.#parts;
-		if (apiPath === undefined) return fail(404, `No route for ${method} ${incoming.record.path}.`);
-		const match = router.match(method, apiPath);
-		if (match.kind === "none") return fail(404, `No route for ${method} ${incoming.record.path}.`);
-		if (match.kind === "method") {
-			return { ...fail(405, `${method} is not allowed on ${incoming.record.path}.`), headers: { Allow: match.allowed.join(", ") } };
-		}
-		const missing = missingScopes(scopes, match.route.scopes(world));
-		if (missing.length > 0) {
-			const status = settings.missingScopeStatus;
-			const detail = `The API key lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} required by ${method} ${match.route.pattern}.`;
-			return fail(status, detail, { missingScopes: missing });
-		}
-		if (incoming.tooLarge) return fail(413, `The body exceeds ${MAX_BODY_BYTES} bytes.`);
+  /** Routing, scopes and the handler, for a request already admitted. */
+  #dispatch(incoming: Incoming, scopes: ReadonlySet<string>): Reply {
+    const { method, apiPath } = incoming;
+    const { router, settings, world } = this.#parts;
+    if (apiPath === undefined) return fail(404, `No route for ${method} ${incoming.record.path}.`);
+    const match = router.match(method, apiPath);
+    if (match.kind === "none") return fail(404, `No route for ${method} ${incoming.record.path}.`);
+    if (match.kind === "method") {
+      return { ...fail(405, `${method} is not allowed on ${incoming.record.path}.`), headers: { Allow: match.allowed.join(", ") } };
+    }
+    const missing = missingScopes(scopes, match.route.scopes(world));
+    if (missing.length > 0) {
+      const status = settings.missingScopeStatus;
+      const detail = `The API key lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} required by ${method} ${match.route.pattern}.`;
+      return fail(status, detail, { missingScopes: missing });
+    }
+    if (incoming.tooLarge) return fail(413, `The body exceeds ${MAX_BODY_BYTES} bytes.`);
 
-		try {
-			return match.route.handle({ world, params: match.params, query: incoming.query, body: incoming.record.body, invalidJson: incoming.invalidJson });
-		} catch (error) {
-			if (error instanceof ApiError) return { status: error.status, body: error.body, headers: error.headers };
-			// An emulator bug, not a simulated failure: say so in the answer rather than hang the client.
-			return fail(500, `Emulator error: ${error instanceof Error ? error.message : String(error)}`);
-		}
-	}
+    try {
+      return match.route.handle({
+        world,
+        params: match.params,
+        query: incoming.query,
+        body: incoming.record.body,
+        invalidJson: incoming.invalidJson,
+      });
+    } catch (error) {
+      if (error instanceof ApiError) return { status: error.status, body: error.body, headers: error.headers };
+      // An emulator bug, not a simulated failure: say so in the answer rather than hang the client.
+      return fail(500, `Emulator error: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
 
-	#send(res: ServerResponse, record: RecordedRequest, reply: Reply, raw?: string): void {
-		if (res.destroyed) return;
-		const headers: Record<string, string> = { "X-Request-Id": record.requestId };
-		let payload: string | undefined = raw;
-		if (payload === undefined && reply.body !== undefined && reply.status !== 204) payload = JSON.stringify(reply.body);
-		if (payload !== undefined) headers["Content-Type"] = "application/json";
-		Object.assign(headers, reply.headers);
-		record.status = reply.status;
-		res.writeHead(reply.status, headers);
-		res.end(payload);
-	}
+  #send(res: ServerResponse, record: RecordedRequest, reply: Reply, raw?: string): void {
+    if (res.destroyed) return;
+    const headers: Record<string, string> = { "X-Request-Id": record.requestId };
+    let payload: string | undefined = raw;
+    if (payload === undefined && reply.body !== undefined && reply.status !== 204) payload = JSON.stringify(reply.body);
+    if (payload !== undefined) headers["Content-Type"] = "application/json";
+    Object.assign(headers, reply.headers);
+    record.status = reply.status;
+    res.writeHead(reply.status, headers);
+    res.end(payload);
+  }
 
-	#reset(req: IncomingMessage, record: RecordedRequest): void {
-		record.status = 0;
-		// RST rather than FIN: the client sees ECONNRESET, as with a dropped connection.
-		req.socket.resetAndDestroy();
-	}
+  #reset(req: IncomingMessage, record: RecordedRequest): void {
+    record.status = 0;
+    // RST rather than FIN: the client sees ECONNRESET, as with a dropped connection.
+    req.socket.resetAndDestroy();
+  }
 
-	/** Waits `ms`; resolves false when the server closed first. */
-	#delay(ms: number): Promise<boolean> {
-		if (this.#closed) return Promise.resolve(false);
-		return new Promise((resolve) => {
-			const delay = {
-				cancel: this.#parts.clock.setTimer(() => {
-					this.#delays.delete(delay);
-					resolve(!this.#closed);
-				}, ms),
-				abort: () => resolve(false),
-			};
-			this.#delays.add(delay);
-		});
-	}
+  /** Waits `ms`; resolves false when the server closed first. */
+  #delay(ms: number): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const delay = {
+        cancel: this.#parts.clock.setTimer(() => {
+          this.#delays.delete(delay);
+          resolve(!this.#closed);
+        }, ms),
+        abort: () => resolve(false),
+      };
+      this.#delays.add(delay);
+    });
+  }
 
-	#crash(res: ServerResponse, error: unknown): void {
-		// Reached only when reading the request itself failed (e.g. the client went away mid-body).
-		const detail = `Emulator error: ${error instanceof Error ? error.message : String(error)}`;
-		if (!res.headersSent && !res.destroyed) {
-			res.writeHead(500, { "Content-Type": "application/json" });
-			res.end(JSON.stringify(errorBody(500, detail)));
-		} else {
-			res.destroy();
-		}
-	}
+  #crash(res: ServerResponse, error: unknown): void {
+    // Reached only when reading the request itself failed (e.g. the client went away mid-body).
+    const detail = `Emulator error: ${error instanceof Error ? error.message : String(error)}`;
+    if (!res.headersSent && !res.destroyed) {
+      res.writeHead(500, { "Content-Type": "application/json" });
+      res.end(JSON.stringify(errorBody(500, detail)));
+    } else {
+      res.destroy();
+    }
+  }
 }
 
 function fail(status: number, detail: string, meta: Record<string, unknown> | null = null): Reply {
-	return { status, body: errorBody(status, detail, meta) };
+  return { status, body: errorBody(status, detail, meta) };
 }
 
 function withHeaders(reply: Reply, fault: Fault): Reply {
-	return { ...reply, headers: { ...reply.headers, ...fault.headers } };
+  return { ...reply, headers: { ...reply.headers, ...fault.headers } };
 }
 
 /** The still-encoded path after `/api/v1`, trailing slash dropped; undefined outside the API. */
 function apiPathOf(pathname: string): string | undefined {
-	if (pathname !== API_PREFIX && !pathname.startsWith(`${API_PREFIX}/`)) return undefined;
-	const rest = pathname.slice(API_PREFIX.length);
-	const trimmed = rest.replace(/\/+$/, "");
-	return trimmed === "" ? "/" : trimmed;
+  if (pathname !== API_PREFIX && !pathname.startsWith(`${API_PREFIX}/`)) return undefined;
+  const rest = pathname.slice(API_PREFIX.length);
+  const trimmed = rest.replace(/\/+$/, "");
+  return trimmed === "" ? "/" : trimmed;
 }
 
 function decodePath(path: string): string {
-	try {
-		return decodeURIComponent(path);
-	} catch {
-		return path;
-	}
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }

@@ -7,59 +7,59 @@
 import { randomUUID } from "node:crypto";
 import { formatTimestamp } from "./time";
 import type {
-	EmulatedEntitlement,
-	EmulatedIntegration,
-	EmulatedMember,
-	EmulatedUser,
-	EntitlementGroup,
-	MemberRole,
-	SeedIntegration,
-	SeedUser,
-	UserStatus,
+  EmulatedEntitlement,
+  EmulatedIntegration,
+  EmulatedMember,
+  EmulatedUser,
+  EntitlementGroup,
+  MemberRole,
+  SeedIntegration,
+  SeedUser,
+  UserStatus,
 } from "./types";
 
 /** A user as stored; timestamps are epoch ms. */
 export interface UserRow {
-	id: string;
-	email: string;
-	firstName: string | null;
-	lastName: string | null;
-	role: string;
-	isGuest: boolean;
-	status: UserStatus;
-	mfaEnabled: boolean;
-	createdAt: number;
-	updatedAt: number;
+  id: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  role: string;
+  isGuest: boolean;
+  status: UserStatus;
+  mfaEnabled: boolean;
+  createdAt: number;
+  updatedAt: number;
 }
 
 /** A membership as stored. */
 export interface MemberRow {
-	userId: string;
-	role: MemberRole;
-	entitlements: string[];
-	dynamicFields: Record<string, unknown>;
+  userId: string;
+  role: MemberRole;
+  entitlements: string[];
+  dynamicFields: Record<string, unknown>;
 }
 
 /** An integration as stored. */
 export interface IntegrationRow {
-	id: string;
-	application: string;
-	label: string;
-	workspace: string;
-	createdBy: string;
-	createdAt: number;
-	updatedAt: number;
-	entitlements: EmulatedEntitlement[];
-	members: Map<string, MemberRow>;
+  id: string;
+  application: string;
+  label: string;
+  workspace: string;
+  createdBy: string;
+  createdAt: number;
+  updatedAt: number;
+  entitlements: EmulatedEntitlement[];
+  members: Map<string, MemberRow>;
 }
 
 /** The writable attributes of a workspace user. */
 export interface UserAttributes {
-	email: string;
-	firstName: string;
-	lastName: string;
-	role: string;
-	isGuest: boolean;
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: string;
+  isGuest: boolean;
 }
 
 /** The workspace name integrations report. */
@@ -67,198 +67,198 @@ export const WORKSPACE = "emulator";
 
 /** Emails compare case-insensitively (contract). */
 function emailKey(email: string): string {
-	return email.trim().toLowerCase();
+  return email.trim().toLowerCase();
 }
 
 function defaultRole(isGuest: boolean): string {
-	return isGuest ? "workspace_guest_user" : "workspace_login_only";
+  return isGuest ? "workspace_guest_user" : "workspace_login_only";
 }
 
 /** Copies a stored user out. */
 export function userView(row: UserRow): EmulatedUser {
-	return {
-		id: row.id,
-		email: row.email,
-		firstName: row.firstName,
-		lastName: row.lastName,
-		role: row.role,
-		isGuest: row.isGuest,
-		status: row.status,
-		mfaEnabled: row.mfaEnabled,
-		createdAt: formatTimestamp(row.createdAt),
-		updatedAt: formatTimestamp(row.updatedAt),
-	};
+  return {
+    id: row.id,
+    email: row.email,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    role: row.role,
+    isGuest: row.isGuest,
+    status: row.status,
+    mfaEnabled: row.mfaEnabled,
+    createdAt: formatTimestamp(row.createdAt),
+    updatedAt: formatTimestamp(row.updatedAt),
+  };
 }
 
 /** Copies a stored integration out (without members). */
 export function integrationView(row: IntegrationRow): EmulatedIntegration {
-	return {
-		id: row.id,
-		application: row.application,
-		label: row.label,
-		workspace: row.workspace,
-		createdBy: row.createdBy,
-		createdAt: formatTimestamp(row.createdAt),
-		updatedAt: formatTimestamp(row.updatedAt),
-		entitlements: row.entitlements.map((e) => ({ ...e })),
-	};
+  return {
+    id: row.id,
+    application: row.application,
+    label: row.label,
+    workspace: row.workspace,
+    createdBy: row.createdBy,
+    createdAt: formatTimestamp(row.createdAt),
+    updatedAt: formatTimestamp(row.updatedAt),
+    entitlements: row.entitlements.map((e) => ({ ...e })),
+  };
 }
 
 /** Copies a stored membership out. */
 export function memberView(row: MemberRow): EmulatedMember {
-	return { userId: row.userId, role: row.role, entitlements: [...row.entitlements] };
+  return { userId: row.userId, role: row.role, entitlements: [...row.entitlements] };
 }
 
 /** Users, integrations and memberships. Methods throw plain Errors on misuse; HTTP mapping is the routes' job. */
 export class Store {
-	readonly #users = new Map<string, UserRow>();
-	readonly #integrations = new Map<string, IntegrationRow>();
-	/** The id integrations and jobs name as their creator. */
-	readonly operatorId = randomUUID();
+  readonly #users = new Map<string, UserRow>();
+  readonly #integrations = new Map<string, IntegrationRow>();
+  /** The id integrations and jobs name as their creator. */
+  readonly operatorId = randomUUID();
 
-	/** The emulator's clock: the time records are stamped with. */
-	readonly #now: () => number;
+  /** The emulator's clock: the time records are stamped with. */
+  readonly #now: () => number;
 
-	constructor(now: () => number) {
-		this.#now = now;
-	}
+  constructor(now: () => number) {
+    this.#now = now;
+  }
 
-	/** Every user in creation order. */
-	listUsers(): UserRow[] {
-		return [...this.#users.values()];
-	}
+  /** Every user in creation order. */
+  listUsers(): UserRow[] {
+    return [...this.#users.values()];
+  }
 
-	/** A user by id. */
-	user(id: string): UserRow | undefined {
-		return this.#users.get(id);
-	}
+  /** A user by id. */
+  user(id: string): UserRow | undefined {
+    return this.#users.get(id);
+  }
 
-	/** A user by email, case-insensitively. */
-	userByEmail(email: string): UserRow | undefined {
-		const key = emailKey(email);
-		for (const row of this.#users.values()) {
-			if (emailKey(row.email) === key) return row;
-		}
-		return undefined;
-	}
+  /** A user by email, case-insensitively. */
+  userByEmail(email: string): UserRow | undefined {
+    const key = emailKey(email);
+    for (const row of this.#users.values()) {
+      if (emailKey(row.email) === key) return row;
+    }
+    return undefined;
+  }
 
-	/** Whether `email` belongs to a user other than `exceptId`. */
-	emailTaken(email: string, exceptId?: string): boolean {
-		const owner = this.userByEmail(email);
-		return owner !== undefined && owner.id !== exceptId;
-	}
+  /** Whether `email` belongs to a user other than `exceptId`. */
+  emailTaken(email: string, exceptId?: string): boolean {
+    const owner = this.userByEmail(email);
+    return owner !== undefined && owner.id !== exceptId;
+  }
 
-	/** Creates a user; throws when the id or email is taken. */
-	addUser(seed: SeedUser, now = this.#now()): UserRow {
-		const id = seed.id ?? randomUUID();
-		if (this.#users.has(id)) throw new Error(`emulator: a user with id ${id} already exists`);
-		if (this.emailTaken(seed.email)) throw new Error(`emulator: the email ${seed.email} is already taken`);
-		const isGuest = seed.isGuest ?? false;
-		const row: UserRow = {
-			id,
-			email: seed.email,
-			firstName: seed.firstName,
-			lastName: seed.lastName,
-			role: seed.role ?? defaultRole(isGuest),
-			isGuest,
-			status: seed.status ?? "live",
-			mfaEnabled: seed.mfaEnabled ?? false,
-			createdAt: now,
-			updatedAt: now,
-		};
-		this.#users.set(id, row);
-		return row;
-	}
+  /** Creates a user; throws when the id or email is taken. */
+  addUser(seed: SeedUser, now = this.#now()): UserRow {
+    const id = seed.id ?? randomUUID();
+    if (this.#users.has(id)) throw new Error(`emulator: a user with id ${id} already exists`);
+    if (this.emailTaken(seed.email)) throw new Error(`emulator: the email ${seed.email} is already taken`);
+    const isGuest = seed.isGuest ?? false;
+    const row: UserRow = {
+      id,
+      email: seed.email,
+      firstName: seed.firstName,
+      lastName: seed.lastName,
+      role: seed.role ?? defaultRole(isGuest),
+      isGuest,
+      status: seed.status ?? "live",
+      mfaEnabled: seed.mfaEnabled ?? false,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.#users.set(id, row);
+    return row;
+  }
 
-	/** Changes a user in place (keeping its list position); throws when unknown or the email is taken. */
-	updateUser(id: string, patch: Partial<SeedUser>, now = this.#now()): UserRow {
-		const row = this.#users.get(id);
-		if (row === undefined) throw new Error(`emulator: no user with id ${id}`);
-		if (patch.email !== undefined && this.emailTaken(patch.email, id)) {
-			throw new Error(`emulator: the email ${patch.email} is already taken`);
-		}
-		if (patch.email !== undefined) row.email = patch.email;
-		if (patch.firstName !== undefined) row.firstName = patch.firstName;
-		if (patch.lastName !== undefined) row.lastName = patch.lastName;
-		if (patch.role !== undefined) row.role = patch.role;
-		if (patch.isGuest !== undefined) row.isGuest = patch.isGuest;
-		if (patch.status !== undefined) row.status = patch.status;
-		if (patch.mfaEnabled !== undefined) row.mfaEnabled = patch.mfaEnabled;
-		row.updatedAt = Math.max(now, row.updatedAt);
-		return row;
-	}
+  /** Changes a user in place (keeping its list position); throws when unknown or the email is taken. */
+  updateUser(id: string, patch: Partial<SeedUser>, now = this.#now()): UserRow {
+    const row = this.#users.get(id);
+    if (row === undefined) throw new Error(`emulator: no user with id ${id}`);
+    if (patch.email !== undefined && this.emailTaken(patch.email, id)) {
+      throw new Error(`emulator: the email ${patch.email} is already taken`);
+    }
+    if (patch.email !== undefined) row.email = patch.email;
+    if (patch.firstName !== undefined) row.firstName = patch.firstName;
+    if (patch.lastName !== undefined) row.lastName = patch.lastName;
+    if (patch.role !== undefined) row.role = patch.role;
+    if (patch.isGuest !== undefined) row.isGuest = patch.isGuest;
+    if (patch.status !== undefined) row.status = patch.status;
+    if (patch.mfaEnabled !== undefined) row.mfaEnabled = patch.mfaEnabled;
+    row.updatedAt = Math.max(now, row.updatedAt);
+    return row;
+  }
 
-	/** Deletes a user and every membership of theirs; returns whether the user existed. */
-	removeUser(id: string): boolean {
-		const existed = this.#users.delete(id);
-		for (const integration of this.#integrations.values()) integration.members.delete(id);
-		return existed;
-	}
+  /** Deletes a user and every membership of theirs; returns whether the user existed. */
+  removeUser(id: string): boolean {
+    const existed = this.#users.delete(id);
+    for (const integration of this.#integrations.values()) integration.members.delete(id);
+    return existed;
+  }
 
-	/** Every integration in creation order. */
-	listIntegrations(): IntegrationRow[] {
-		return [...this.#integrations.values()];
-	}
+  /** Every integration in creation order. */
+  listIntegrations(): IntegrationRow[] {
+    return [...this.#integrations.values()];
+  }
 
-	/** An integration by id. */
-	integration(id: string): IntegrationRow | undefined {
-		return this.#integrations.get(id);
-	}
+  /** An integration by id. */
+  integration(id: string): IntegrationRow | undefined {
+    return this.#integrations.get(id);
+  }
 
-	/** Creates an integration and its memberships; member `userId`s may be ids or emails of existing users. */
-	addIntegration(seed: SeedIntegration, now = this.#now()): IntegrationRow {
-		const id = seed.id ?? randomUUID();
-		if (this.#integrations.has(id)) throw new Error(`emulator: an integration with id ${id} already exists`);
-		const prefix = seed.application.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
-		const catalogue: EmulatedEntitlement[] = [];
-		for (const e of seed.entitlements) {
-			if (catalogue.some((c) => c.id === e.id)) throw new Error(`emulator: entitlement ${e.id} is listed twice in ${seed.application}`);
-			const group: EntitlementGroup = e.group ?? "primary";
-			catalogue.push({ id: e.id, label: e.label ?? `${prefix}_${e.id}_DESC`, group });
-		}
-		const row: IntegrationRow = {
-			id,
-			application: seed.application,
-			label: seed.label ?? `${seed.application} (emulator)`,
-			workspace: WORKSPACE,
-			createdBy: this.operatorId,
-			createdAt: now,
-			updatedAt: now,
-			entitlements: catalogue,
-			members: new Map(),
-		};
-		this.#integrations.set(id, row);
-		for (const m of seed.users ?? []) {
-			const user = this.#users.get(m.userId) ?? this.userByEmail(m.userId);
-			if (user === undefined) throw new Error(`emulator: integration ${seed.application} names an unknown user ${m.userId}`);
-			this.setMember(id, user.id, m);
-		}
-		return row;
-	}
+  /** Creates an integration and its memberships; member `userId`s may be ids or emails of existing users. */
+  addIntegration(seed: SeedIntegration, now = this.#now()): IntegrationRow {
+    const id = seed.id ?? randomUUID();
+    if (this.#integrations.has(id)) throw new Error(`emulator: an integration with id ${id} already exists`);
+    const prefix = seed.application.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+    const catalogue: EmulatedEntitlement[] = [];
+    for (const e of seed.entitlements) {
+      if (catalogue.some((c) => c.id === e.id)) throw new Error(`emulator: entitlement ${e.id} is listed twice in ${seed.application}`);
+      const group: EntitlementGroup = e.group ?? "primary";
+      catalogue.push({ id: e.id, label: e.label ?? `${prefix}_${e.id}_DESC`, group });
+    }
+    const row: IntegrationRow = {
+      id,
+      application: seed.application,
+      label: seed.label ?? `${seed.application} (emulator)`,
+      workspace: WORKSPACE,
+      createdBy: this.operatorId,
+      createdAt: now,
+      updatedAt: now,
+      entitlements: catalogue,
+      members: new Map(),
+    };
+    this.#integrations.set(id, row);
+    for (const m of seed.users ?? []) {
+      const user = this.#users.get(m.userId) ?? this.userByEmail(m.userId);
+      if (user === undefined) throw new Error(`emulator: integration ${seed.application} names an unknown user ${m.userId}`);
+      this.setMember(id, user.id, m);
+    }
+    return row;
+  }
 
-	/** Adds or replaces a membership; throws for an unknown integration or user. */
-	setMember(
-		integrationId: string,
-		userId: string,
-		m: { role?: MemberRole; entitlements: readonly string[]; dynamicFields?: Record<string, unknown> },
-	): MemberRow {
-		const integration = this.#integrations.get(integrationId);
-		if (integration === undefined) throw new Error(`emulator: no integration with id ${integrationId}`);
-		if (!this.#users.has(userId)) throw new Error(`emulator: no user with id ${userId}`);
-		const existing = integration.members.get(userId);
-		const row: MemberRow = {
-			userId,
-			role: m.role ?? existing?.role ?? "collaborator",
-			entitlements: [...new Set(m.entitlements)],
-			dynamicFields: m.dynamicFields ?? existing?.dynamicFields ?? {},
-		};
-		// Map.set on an existing key keeps its position: a changed member stays where it was listed.
-		integration.members.set(userId, row);
-		return row;
-	}
+  /** Adds or replaces a membership; throws for an unknown integration or user. */
+  setMember(
+    integrationId: string,
+    userId: string,
+    m: { role?: MemberRole; entitlements: readonly string[]; dynamicFields?: Record<string, unknown> },
+  ): MemberRow {
+    const integration = this.#integrations.get(integrationId);
+    if (integration === undefined) throw new Error(`emulator: no integration with id ${integrationId}`);
+    if (!this.#users.has(userId)) throw new Error(`emulator: no user with id ${userId}`);
+    const existing = integration.members.get(userId);
+    const row: MemberRow = {
+      userId,
+      role: m.role ?? existing?.role ?? "collaborator",
+      entitlements: [...new Set(m.entitlements)],
+      dynamicFields: m.dynamicFields ?? existing?.dynamicFields ?? {},
+    };
+    // Map.set on an existing key keeps its position: a changed member stays where it was listed.
+    integration.members.set(userId, row);
+    return row;
+  }
 
-	/** Removes a membership; returns whether it existed. */
-	removeMember(integrationId: string, userId: string): boolean {
-		return this.#integrations.get(integrationId)?.members.delete(userId) ?? false;
-	}
+  /** Removes a membership; returns whether it existed. */
+  removeMember(integrationId: string, userId: string): boolean {
+    return this.#integrations.get(integrationId)?.members.delete(userId) ?? false;
+  }
 }

@@ -7,11 +7,11 @@ import type { EmulatorClock } from "./clock";
 
 /** A workspace role as the public document enumerates it. */
 export type WorkspaceRole =
-	| "workspace_owner"
-	| "workspace_super_admin"
-	| "workspace_guest_admin"
-	| "workspace_login_only"
-	| "workspace_guest_user";
+  | "workspace_owner"
+  | "workspace_super_admin"
+  | "workspace_guest_admin"
+  | "workspace_login_only"
+  | "workspace_guest_user";
 
 /** A workspace user's status; read-only through the API. */
 export type UserStatus = "live" | "pending" | "disabled";
@@ -27,288 +27,288 @@ export type JobStatus = "created" | "started" | "running" | "retrying" | "finish
 
 /** A workspace user to create, from a seed or through `emulator.users.add`. */
 export interface SeedUser {
-	/** Fixed id; a random UUID when absent. */
-	id?: string;
-	email: string;
-	/** `null` for a user who has none yet (pending or SCIM-provisioned users often have no names). */
-	firstName: string | null;
-	lastName: string | null;
-	/** Defaults to `workspace_guest_user` for guests, else `workspace_login_only`. */
-	role?: string;
-	isGuest?: boolean;
-	/** Defaults to `live` for seeded users (API-created users start `pending`). */
-	status?: UserStatus;
-	/** Whether `?mfaStatus=true` reports MFA as enrolled; default false. */
-	mfaEnabled?: boolean;
+  /** Fixed id; a random UUID when absent. */
+  id?: string;
+  email: string;
+  /** `null` for a user who has none yet (pending or SCIM-provisioned users often have no names). */
+  firstName: string | null;
+  lastName: string | null;
+  /** Defaults to `workspace_guest_user` for guests, else `workspace_login_only`. */
+  role?: string;
+  isGuest?: boolean;
+  /** Defaults to `live` for seeded users (API-created users start `pending`). */
+  status?: UserStatus;
+  /** Whether `?mfaStatus=true` reports MFA as enrolled; default false. */
+  mfaEnabled?: boolean;
 }
 
 /** One entry of an integration's entitlement catalogue. */
 export interface SeedEntitlement {
-	/** The entitlement id, also its `key` and `value` (e.g. `VIEWER`). */
-	id: string;
-	/** Defaults to `<APPLICATION>_<ID>_DESC`, the service's own label style. */
-	label?: string;
-	/** Defaults to `primary`. */
-	group?: EntitlementGroup;
+  /** The entitlement id, also its `key` and `value` (e.g. `VIEWER`). */
+  id: string;
+  /** Defaults to `<APPLICATION>_<ID>_DESC`, the service's own label style. */
+  label?: string;
+  /** Defaults to `primary`. */
+  group?: EntitlementGroup;
 }
 
 /** A membership of a workspace user in a seeded integration. */
 export interface SeedMember {
-	/** The user's id, or the email of a user in the same seed (handy in JSON seed files). */
-	userId: string;
-	/** Defaults to `collaborator`. */
-	role?: MemberRole;
-	/** Entitlement ids; ids outside the catalogue are kept and rendered as-is. */
-	entitlements: string[];
-	/** Free-form per-user fields the service reports under `meta.dynamicFields`. */
-	dynamicFields?: Record<string, unknown>;
+  /** The user's id, or the email of a user in the same seed (handy in JSON seed files). */
+  userId: string;
+  /** Defaults to `collaborator`. */
+  role?: MemberRole;
+  /** Entitlement ids; ids outside the catalogue are kept and rendered as-is. */
+  entitlements: string[];
+  /** Free-form per-user fields the service reports under `meta.dynamicFields`. */
+  dynamicFields?: Record<string, unknown>;
 }
 
 /** An integration (an "account" record) to create. */
 export interface SeedIntegration {
-	/** Fixed id; a random UUID when absent. */
-	id?: string;
-	application: string;
-	/** Defaults to `<application> (emulator)`. */
-	label?: string;
-	entitlements: SeedEntitlement[];
-	users?: SeedMember[];
+  /** Fixed id; a random UUID when absent. */
+  id?: string;
+  application: string;
+  /** Defaults to `<application> (emulator)`. */
+  label?: string;
+  entitlements: SeedEntitlement[];
+  users?: SeedMember[];
 }
 
 /** The initial world of an emulator. */
 export interface EmulatorSeed {
-	users?: SeedUser[];
-	integrations?: SeedIntegration[];
+  users?: SeedUser[];
+  integrations?: SeedIntegration[];
 }
 
 /** A workspace user as the emulator holds it (a copy: changing it changes nothing). */
 export interface EmulatedUser {
-	id: string;
-	email: string;
-	firstName: string | null;
-	lastName: string | null;
-	role: string;
-	isGuest: boolean;
-	status: UserStatus;
-	mfaEnabled: boolean;
-	/** Timestamps in the service's format, e.g. `2024-08-29T19:31:21.563000+00:00`. */
-	createdAt: string;
-	updatedAt: string;
+  id: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  role: string;
+  isGuest: boolean;
+  status: UserStatus;
+  mfaEnabled: boolean;
+  /** Timestamps in the service's format, e.g. `2024-08-29T19:31:21.563000+00:00`. */
+  createdAt: string;
+  updatedAt: string;
 }
 
 /** An entitlement of an integration's catalogue, defaults filled in. */
 export interface EmulatedEntitlement {
-	id: string;
-	label: string;
-	group: EntitlementGroup;
+  id: string;
+  label: string;
+  group: EntitlementGroup;
 }
 
 /** An integration as the emulator holds it (a copy). */
 export interface EmulatedIntegration {
-	id: string;
-	application: string;
-	label: string;
-	workspace: string;
-	createdBy: string;
-	createdAt: string;
-	updatedAt: string;
-	entitlements: EmulatedEntitlement[];
+  id: string;
+  application: string;
+  label: string;
+  workspace: string;
+  createdBy: string;
+  createdAt: string;
+  updatedAt: string;
+  entitlements: EmulatedEntitlement[];
 }
 
 /** A user's membership of an integration (a copy). */
 export interface EmulatedMember {
-	userId: string;
-	role: MemberRole;
-	entitlements: string[];
+  userId: string;
+  role: MemberRole;
+  entitlements: string[];
 }
 
 /** Why a job ended in `error`; the document's `errorDetails` object. */
 export interface JobErrorDetails {
-	errorType: string;
-	/** `null` and absent are the same: the document types it as a non-nullable string, so it is left out. */
-	screenshotUrl?: string | null;
-	userRequired?: boolean;
+  errorType: string;
+  /** `null` and absent are the same: the document types it as a non-nullable string, so it is left out. */
+  screenshotUrl?: string | null;
+  userRequired?: boolean;
 }
 
 /** A job as the emulator holds it (a copy). */
 export interface EmulatedJob {
-	id: string;
-	status: JobStatus;
-	workflowType: string;
-	trigger: string;
-	/** The integration the job acts on; `null` for user writes answered with a job. */
-	integrationId: string | null;
-	createdAt: string;
-	updatedAt: string;
-	/** How many times `GET /jobs/{id}` has read it. */
-	polls: number;
-	/** `{}` unless the job ended in `error`. */
-	errorDetails: JobErrorDetails | Record<string, never>;
-	payload: Record<string, unknown>;
-	response: Record<string, unknown>;
+  id: string;
+  status: JobStatus;
+  workflowType: string;
+  trigger: string;
+  /** The integration the job acts on; `null` for user writes answered with a job. */
+  integrationId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** How many times `GET /jobs/{id}` has read it. */
+  polls: number;
+  /** `{}` unless the job ended in `error`. */
+  errorDetails: JobErrorDetails | Record<string, never>;
+  payload: Record<string, unknown>;
+  response: Record<string, unknown>;
 }
 
 /** A rate limit per API key: at most `requests` in any `windowMs` (a sliding window). */
 export interface RateLimit {
-	requests: number;
-	windowMs: number;
-	/** How a 429 carries `Retry-After`: delta seconds (default), an HTTP date, or not at all. */
-	retryAfter?: "seconds" | "date" | "none";
-	/** Also answer IETF draft `RateLimit-Limit`/`-Remaining`/`-Reset` headers on admitted requests. Default false: the real service publishes no quota. */
-	headers?: boolean;
+  requests: number;
+  windowMs: number;
+  /** How a 429 carries `Retry-After`: delta seconds (default), an HTTP date, or not at all. */
+  retryAfter?: "seconds" | "date" | "none";
+  /** Also answer IETF draft `RateLimit-Limit`/`-Remaining`/`-Reset` headers on admitted requests. Default false: the real service publishes no quota. */
+  headers?: boolean;
 }
 
 /** How jobs progress. With `finishAfterMs` set, time decides and polls are ignored. */
 export interface JobTiming {
-	/** The n-th `GET /jobs/{id}` sees the job done (earlier ones see `running`); default 2. 0 = done at once. */
-	finishAfterPolls?: number;
-	/** The job is done this many ms after creation, polled or not. */
-	finishAfterMs?: number;
+  /** The n-th `GET /jobs/{id}` sees the job done (earlier ones see `running`); default 2. 0 = done at once. */
+  finishAfterPolls?: number;
+  /** The job is done this many ms after creation, polled or not. */
+  finishAfterMs?: number;
 }
 
 /** Options of {@link startEmulator}. */
 export interface EmulatorOptions {
-	/** Default `127.0.0.1`. */
-	host?: string;
-	/** Default 0 (an ephemeral port). */
-	port?: number;
-	/** The default key, holding every scope; default `wa_emu_` + 32 random hex characters. */
-	apiKey?: string;
-	/** Extra keys and their scopes. */
-	keys?: Record<string, string[]>;
-	/** What a key lacking a scope gets; default 403 (the real service may also answer 401). */
-	missingScopeStatus?: 401 | 403;
-	/** The users and integrations to start with; default the world of `defaultSeed()`; `{}` starts empty. */
-	seed?: EmulatorSeed;
-	job?: JobTiming;
-	/** Default none. */
-	rateLimit?: RateLimit | null;
-	/** When true, user POST/PUT/DELETE answer with a job and take effect when it finishes. */
-	userWritesAsJobs?: boolean;
-	/**
-	 * How user writes that take effect at once answer: `"record"` (default: 201/200 with the user,
-	 * 204 for DELETE) or `"no-content"` (204 without a body for POST, PUT and DELETE, a success
-	 * status the specification lists): the client must then read the user back.
-	 */
-	userWriteAnswer?: "record" | "no-content";
-	/**
-	 * Whether `POST /users` is served (default true). `false` answers it 405, as a service without
-	 * the endpoint would: `POST /users` is an assumed endpoint, and adoption must not need it.
-	 */
-	userCreate?: boolean;
-	/**
-	 * The world to start with when no `seed` is given: `"empty"` (default) or `"populated"`, a
-	 * workspace as it looks before any program manages it (see `populatedSeed`).
-	 */
-	world?: "empty" | "populated";
-	/** Time for job deadlines, rate-limit windows, delays and timestamps; default the wall clock. Tests pass a virtual one. */
-	clock?: EmulatorClock;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /** Default 0 (an ephemeral port). */
+  port?: number;
+  /** The default key, holding every scope; default `wa_emu_` + 32 random hex characters. */
+  apiKey?: string;
+  /** Extra keys and their scopes. */
+  keys?: Record<string, string[]>;
+  /** What a key lacking a scope gets; default 403 (the real service may also answer 401). */
+  missingScopeStatus?: 401 | 403;
+  /** The users and integrations to start with; default the world of `defaultSeed()`; `{}` starts empty. */
+  seed?: EmulatorSeed;
+  job?: JobTiming;
+  /** Default none. */
+  rateLimit?: RateLimit | null;
+  /** When true, user POST/PUT/DELETE answer with a job and take effect when it finishes. */
+  userWritesAsJobs?: boolean;
+  /**
+   * How user writes that take effect at once answer: `"record"` (default: 201/200 with the user,
+   * 204 for DELETE) or `"no-content"` (204 without a body for POST, PUT and DELETE, a success
+   * status the specification lists): the client must then read the user back.
+   */
+  userWriteAnswer?: "record" | "no-content";
+  /**
+   * Whether `POST /users` is served (default true). `false` answers it 405, as a service without
+   * the endpoint would: `POST /users` is an assumed endpoint, and adoption must not need it.
+   */
+  userCreate?: boolean;
+  /**
+   * The world to start with when no `seed` is given: `"empty"` (default) or `"populated"`, a
+   * workspace as it looks before any program manages it (see `populatedSeed`).
+   */
+  world?: "empty" | "populated";
+  /** Time for job deadlines, rate-limit windows, delays and timestamps; default the wall clock. Tests pass a virtual one. */
+  clock?: EmulatorClock;
 }
 
 /** One request as the emulator received it. The API key itself is never recorded. */
 export interface RecordedRequest {
-	method: string;
-	/** The decoded pathname after the `/api/v1` prefix, e.g. `/users/abc`. */
-	path: string;
-	/** The request target as received, query included. */
-	rawPath: string;
-	/** The query parameters (the first value of a repeated one). */
-	query: Record<string, string>;
-	/** Parsed JSON, else the raw text, else undefined when there was no body. */
-	body: unknown;
-	/** The status answered; 0 when the socket was reset instead. Also 0 while still in flight. */
-	status: number;
-	hasApiKey: boolean;
-	/** Epoch ms of arrival. */
-	at: number;
-	/** The `X-Request-Id` the emulator answered with. */
-	requestId: string;
+  method: string;
+  /** The decoded pathname after the `/api/v1` prefix, e.g. `/users/abc`. */
+  path: string;
+  /** The request target as received, query included. */
+  rawPath: string;
+  /** The query parameters (the first value of a repeated one). */
+  query: Record<string, string>;
+  /** Parsed JSON, else the raw text, else undefined when there was no body. */
+  body: unknown;
+  /** The status answered; 0 when the socket was reset instead. Also 0 while still in flight. */
+  status: number;
+  hasApiKey: boolean;
+  /** Epoch ms of arrival. */
+  at: number;
+  /** The `X-Request-Id` the emulator answered with. */
+  requestId: string;
 }
 
 /** A queued misbehaviour, applied to the next `times` matching requests before any handling. */
 export interface Fault {
-	/** Default: any method. */
-	method?: string;
-	/** Matched against {@link RecordedRequest.path}: equality for a string, `test` for a RegExp. */
-	path: string | RegExp;
-	/** Default 1. */
-	times?: number;
-	/** Answer this status with an error body in the contract's shape. */
-	status?: number;
-	/** Extra response headers (e.g. `Retry-After`). */
-	headers?: Record<string, string>;
-	/** Answer this raw body instead (with `status`, default 200). */
-	body?: string;
-	/** Destroy the socket without answering. */
-	reset?: boolean;
-	/** With `reset`: handle the request first (the write happens), then reset instead of answering. */
-	afterHandling?: boolean;
-	/** Wait this long before answering (or before the other effect). */
-	delayMs?: number;
+  /** Default: any method. */
+  method?: string;
+  /** Matched against {@link RecordedRequest.path}: equality for a string, `test` for a RegExp. */
+  path: string | RegExp;
+  /** Default 1. */
+  times?: number;
+  /** Answer this status with an error body in the contract's shape. */
+  status?: number;
+  /** Extra response headers (e.g. `Retry-After`). */
+  headers?: Record<string, string>;
+  /** Answer this raw body instead (with `status`, default 200). */
+  body?: string;
+  /** Destroy the socket without answering. */
+  reset?: boolean;
+  /** With `reset`: handle the request first (the write happens), then reset instead of answering. */
+  afterHandling?: boolean;
+  /** Wait this long before answering (or before the other effect). */
+  delayMs?: number;
 }
 
 /** Direct access to workspace users, bypassing HTTP (no auth, no faults, no jobs). */
 export interface EmulatorUsers {
-	list(): EmulatedUser[];
-	get(id: string): EmulatedUser | undefined;
-	findByEmail(email: string): EmulatedUser | undefined;
-	/** Throws when the email is taken or the id exists. */
-	add(u: SeedUser): EmulatedUser;
-	/** Throws when the user is unknown or the new email is taken. */
-	update(id: string, patch: Partial<SeedUser>): EmulatedUser;
-	/** Also removes the user's integration memberships; a no-op for an unknown id. */
-	remove(id: string): void;
+  list(): EmulatedUser[];
+  get(id: string): EmulatedUser | undefined;
+  findByEmail(email: string): EmulatedUser | undefined;
+  /** Throws when the email is taken or the id exists. */
+  add(u: SeedUser): EmulatedUser;
+  /** Throws when the user is unknown or the new email is taken. */
+  update(id: string, patch: Partial<SeedUser>): EmulatedUser;
+  /** Also removes the user's integration memberships; a no-op for an unknown id. */
+  remove(id: string): void;
 }
 
 /** Direct access to integrations and their members, bypassing HTTP. */
 export interface EmulatorIntegrations {
-	add(i: SeedIntegration): EmulatedIntegration;
-	get(id: string): EmulatedIntegration | undefined;
-	list(): EmulatedIntegration[];
-	/** Throws for an unknown integration. */
-	members(integrationId: string): EmulatedMember[];
-	/** Adds or replaces a membership at once; throws for an unknown integration or user. */
-	setMember(
-		integrationId: string,
-		userId: string,
-		m: { role?: MemberRole; entitlements: string[]; dynamicFields?: Record<string, unknown> },
-	): void;
-	/** A no-op when the user is not a member. */
-	removeMember(integrationId: string, userId: string): void;
+  add(i: SeedIntegration): EmulatedIntegration;
+  get(id: string): EmulatedIntegration | undefined;
+  list(): EmulatedIntegration[];
+  /** Throws for an unknown integration. */
+  members(integrationId: string): EmulatedMember[];
+  /** Adds or replaces a membership at once; throws for an unknown integration or user. */
+  setMember(
+    integrationId: string,
+    userId: string,
+    m: { role?: MemberRole; entitlements: string[]; dynamicFields?: Record<string, unknown> },
+  ): void;
+  /** A no-op when the user is not a member. */
+  removeMember(integrationId: string, userId: string): void;
 }
 
 /** Direct access to jobs, and ways to make the next ones misbehave. */
 export interface EmulatorJobs {
-	get(id: string): EmulatedJob | undefined;
-	list(): EmulatedJob[];
-	/** The next `count` jobs created end in `error` with these details, applying nothing. */
-	failNext(count: number, errorDetails?: JobErrorDetails): void;
-	/** The next `count` jobs created never leave `running`. */
-	hangNext(count: number): void;
-	/** Changes how jobs created from now on progress. */
-	setTiming(timing: JobTiming): void;
+  get(id: string): EmulatedJob | undefined;
+  list(): EmulatedJob[];
+  /** The next `count` jobs created end in `error` with these details, applying nothing. */
+  failNext(count: number, errorDetails?: JobErrorDetails): void;
+  /** The next `count` jobs created never leave `running`. */
+  hangNext(count: number): void;
+  /** Changes how jobs created from now on progress. */
+  setTiming(timing: JobTiming): void;
 }
 
 /** A running emulator. */
 export interface Emulator {
-	/** The base URL, ending in `/api/v1/`. */
-	readonly url: string;
-	/** The default key (all scopes). */
-	readonly apiKey: string;
-	readonly port: number;
-	/** Closes the server and every keep-alive socket and clears timers. */
-	close(): Promise<void>;
-	/** Every request received, in order, faulted and rate-limited ones included (a snapshot). */
-	readonly requests: RecordedRequest[];
-	clearRequests(): void;
-	/** Queues a fault. */
-	fault(f: Fault): void;
-	clearFaults(): void;
-	setRateLimit(limit: RateLimit | null): void;
-	readonly stats: { rateLimited: number; requests: number };
-	addKey(key: string, scopes: string[]): void;
-	setMissingScopeStatus(status: 401 | 403): void;
-	users: EmulatorUsers;
-	integrations: EmulatorIntegrations;
-	jobs: EmulatorJobs;
+  /** The base URL, ending in `/api/v1/`. */
+  readonly url: string;
+  /** The default key (all scopes). */
+  readonly apiKey: string;
+  readonly port: number;
+  /** Closes the server and every keep-alive socket and clears timers. */
+  close(): Promise<void>;
+  /** Every request received, in order, faulted and rate-limited ones included (a snapshot). */
+  readonly requests: RecordedRequest[];
+  clearRequests(): void;
+  /** Queues a fault. */
+  fault(f: Fault): void;
+  clearFaults(): void;
+  setRateLimit(limit: RateLimit | null): void;
+  readonly stats: { rateLimited: number; requests: number };
+  addKey(key: string, scopes: string[]): void;
+  setMissingScopeStatus(status: 401 | 403): void;
+  users: EmulatorUsers;
+  integrations: EmulatorIntegrations;
+  jobs: EmulatorJobs;
 }

@@ -17,84 +17,118 @@ export const POPULATED_BIG_MEMBERS = 300;
 
 /** The id of the populated world's user number `index` (0-based). */
 export function populatedUserId(index: number): string {
-	return `7a5e0000-0000-4000-8000-${index.toString(16).padStart(12, "0")}`;
+  return `7a5e0000-0000-4000-8000-${index.toString(16).padStart(12, "0")}`;
 }
 
 /** The fixed ids of {@link populatedSeed}: its integrations, and one user of each kind. */
 export const POPULATED_IDS = {
-	integrations: {
-		/** `Salesforce`, 300 members (users 0..299). */
-		big: "5b1f0000-0000-4000-8000-000000000001",
-		/** `GitHub` "GitHub acme": a few members. */
-		small: "5b1f0000-0000-4000-8000-000000000002",
-		/** `GitHub` "GitHub acme-labs": the same application as `small`, other members. */
-		smallTwin: "5b1f0000-0000-4000-8000-000000000003",
-	},
-	users: {
-		/** `workspace_owner`, live, an owner of every integration. */
-		owner: populatedUserId(0),
-		secondOwner: populatedUserId(1),
-		/** `workspace_super_admin`. */
-		superAdmin: populatedUserId(2),
-		/** `workspace_guest_admin`. */
-		guestAdmin: populatedUserId(7),
-		/** A guest (`isGuest: true`, `workspace_guest_user`). */
-		guest: populatedUserId(10),
-		/** Pending, with no first or last name (`null`). */
-		pending: populatedUserId(50),
-		/** Disabled. */
-		disabled: populatedUserId(80),
-		/** A role the public document does not list (`workspace_billing_admin`). */
-		unknownRole: populatedUserId(85),
-		/** `workspace_login_only`, live, not a member of the big integration. */
-		plain: populatedUserId(300),
-	},
+  integrations: {
+    /** `Salesforce`, 300 members (users 0..299). */
+    big: "5b1f0000-0000-4000-8000-000000000001",
+    /** `GitHub` "GitHub acme": a few members. */
+    small: "5b1f0000-0000-4000-8000-000000000002",
+    /** `GitHub` "GitHub acme-labs": the same application as `small`, other members. */
+    smallTwin: "5b1f0000-0000-4000-8000-000000000003",
+  },
+  users: {
+    /** `workspace_owner`, live, an owner of every integration. */
+    owner: populatedUserId(0),
+    secondOwner: populatedUserId(1),
+    /** `workspace_super_admin`. */
+    superAdmin: populatedUserId(2),
+    /** `workspace_guest_admin`. */
+    guestAdmin: populatedUserId(7),
+    /** A guest (`isGuest: true`, `workspace_guest_user`). */
+    guest: populatedUserId(10),
+    /** Pending, with no first or last name (`null`). */
+    pending: populatedUserId(50),
+    /** Disabled. */
+    disabled: populatedUserId(80),
+    /** A role the public document does not list (`workspace_billing_admin`). */
+    unknownRole: populatedUserId(85),
+    /** `workspace_login_only`, live, not a member of the big integration. */
+    plain: populatedUserId(300),
+  },
 } as const;
 
-const FIRST = ["Ada", "Grace", "Alan", "Katherine", "Edsger", "Barbara", "Donald", "Frances", "John", "Radia", "Ken", "Margaret", "Tim", "Shafi", "Leslie", "Hedy"];
-const LAST = ["Lovelace", "Hopper", "Turing", "Johnson", "Dijkstra", "Liskov", "Knuth", "Allen", "Backus", "Perlman", "Thompson", "Hamilton", "Berners-Lee", "Goldwasser", "Lamport", "Lamarr"];
+const FIRST = [
+  "Ada",
+  "Grace",
+  "Alan",
+  "Katherine",
+  "Edsger",
+  "Barbara",
+  "Donald",
+  "Frances",
+  "John",
+  "Radia",
+  "Ken",
+  "Margaret",
+  "Tim",
+  "Shafi",
+  "Leslie",
+  "Hedy",
+];
+const LAST = [
+  "Lovelace",
+  "Hopper",
+  "Turing",
+  "Johnson",
+  "Dijkstra",
+  "Liskov",
+  "Knuth",
+  "Allen",
+  "Backus",
+  "Perlman",
+  "Thompson",
+  "Hamilton",
+  "Berners-Lee",
+  "Goldwasser",
+  "Lamport",
+  "Lamarr",
+];
 
 /** What kind of user number `index` is. */
 function kindOf(index: number): { role: string; isGuest: boolean; status: UserStatus; named: boolean } {
-	if (index <= 1) return { role: "workspace_owner", isGuest: false, status: "live", named: true };
-	if (index <= 6) return { role: "workspace_super_admin", isGuest: false, status: "live", named: true };
-	if (index <= 9) return { role: "workspace_guest_admin", isGuest: false, status: "live", named: true };
-	if (index <= 49) return { role: "workspace_guest_user", isGuest: true, status: "live", named: true };
-	if (index <= 79) return { role: "workspace_login_only", isGuest: false, status: "pending", named: false };
-	if (index <= 84) return { role: "workspace_login_only", isGuest: false, status: "disabled", named: true };
-	if (index === 85) return { role: "workspace_billing_admin", isGuest: false, status: "live", named: true };
-	return { role: "workspace_login_only", isGuest: false, status: "live", named: true };
+  if (index <= 1) return { role: "workspace_owner", isGuest: false, status: "live", named: true };
+  if (index <= 6) return { role: "workspace_super_admin", isGuest: false, status: "live", named: true };
+  if (index <= 9) return { role: "workspace_guest_admin", isGuest: false, status: "live", named: true };
+  if (index <= 49) return { role: "workspace_guest_user", isGuest: true, status: "live", named: true };
+  if (index <= 79) return { role: "workspace_login_only", isGuest: false, status: "pending", named: false };
+  if (index <= 84) return { role: "workspace_login_only", isGuest: false, status: "disabled", named: true };
+  if (index === 85) return { role: "workspace_billing_admin", isGuest: false, status: "live", named: true };
+  return { role: "workspace_login_only", isGuest: false, status: "live", named: true };
 }
 
 /** The email of user number `index`: guests at a partner's domain, every seventh in mixed case. */
 export function populatedEmail(index: number): string {
-	const local = `user${String(index).padStart(3, "0")}`;
-	const domain = kindOf(index).isGuest ? "partner.example" : "acme.example";
-	// Emails that contain one another: `filter=ann@acme.example` also matches the next two.
-	if (index === 86) return "ann@acme.example";
-	if (index === 87) return "joann@acme.example";
-	if (index === 88) return "ann@acme.example.net";
-	return index % 7 === 3 ? `User${local.slice(4)}@${domain.toUpperCase()}` : `${local}@${domain}`;
+  const local = `user${String(index).padStart(3, "0")}`;
+  const domain = kindOf(index).isGuest ? "partner.example" : "acme.example";
+  // Emails that contain one another: `filter=ann@acme.example` also matches the next two.
+  if (index === 86) return "ann@acme.example";
+  if (index === 87) return "joann@acme.example";
+  if (index === 88) return "ann@acme.example.net";
+  return index % 7 === 3 ? `User${local.slice(4)}@${domain.toUpperCase()}` : `${local}@${domain}`;
 }
 
 function user(index: number): SeedUser {
-	const kind = kindOf(index);
-	return {
-		id: populatedUserId(index),
-		email: populatedEmail(index),
-		firstName: kind.named ? FIRST[index % FIRST.length]! : null,
-		lastName: kind.named ? LAST[Math.floor(index / FIRST.length) % LAST.length]! : null,
-		role: kind.role,
-		isGuest: kind.isGuest,
-		status: kind.status,
-		mfaEnabled: index % 3 === 0,
-	};
+  const kind = kindOf(index);
+  return {
+    id: populatedUserId(index),
+    email: populatedEmail(index),
+    firstName: kind.named ? FIRST[index % FIRST.length]! : null,
+    lastName: kind.named ? LAST[Math.floor(index / FIRST.length) % LAST.length]! : null,
+    role: kind.role,
+    isGuest: kind.isGuest,
+    status: kind.status,
+    mfaEnabled: index % 3 === 0,
+  };
 }
 
 /** The big integration's members: most view, every fifth edits, every fiftieth administers; the owners own it. */
 function bigMember(index: number): SeedMember {
-	const entitlements = index % 50 === 0 ? ["ADMIN", "VIEWER"] : index % 5 === 0 ? ["EDITOR"] : ["VIEWER"];
-	return { userId: populatedUserId(index), role: index <= 1 ? "owner" : "collaborator", entitlements };
+  const entitlements = index % 50 === 0 ? ["ADMIN", "VIEWER"] : index % 5 === 0 ? ["EDITOR"] : ["VIEWER"];
+  return { userId: populatedUserId(index), role: index <= 1 ? "owner" : "collaborator", entitlements };
 }
 
 /**
@@ -102,36 +136,36 @@ function bigMember(index: number): SeedMember {
  * integrations with members (ids in {@link POPULATED_IDS}).
  */
 export function populatedSeed(): EmulatorSeed {
-	const { integrations, users } = POPULATED_IDS;
-	return {
-		users: Array.from({ length: POPULATED_USER_COUNT }, (_, i) => user(i)),
-		integrations: [
-			{
-				id: integrations.big,
-				application: "Salesforce",
-				label: "Salesforce acme",
-				entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }, { id: "ADMIN" }],
-				users: Array.from({ length: POPULATED_BIG_MEMBERS }, (_, i) => bigMember(i)),
-			},
-			{
-				id: integrations.small,
-				application: "GitHub",
-				label: "GitHub acme",
-				entitlements: [{ id: "READ" }, { id: "WRITE" }, { id: "MAINTAIN" }],
-				users: [
-					{ userId: users.owner, role: "owner", entitlements: ["MAINTAIN"] },
-					{ userId: users.superAdmin, entitlements: ["READ", "WRITE"] },
-					{ userId: users.guest, entitlements: ["READ"] },
-					{ userId: users.pending, entitlements: ["READ"] },
-				],
-			},
-			{
-				id: integrations.smallTwin,
-				application: "GitHub",
-				label: "GitHub acme-labs",
-				entitlements: [{ id: "READ" }, { id: "WRITE" }],
-				users: [{ userId: users.guestAdmin, entitlements: ["WRITE"] }],
-			},
-		],
-	};
+  const { integrations, users } = POPULATED_IDS;
+  return {
+    users: Array.from({ length: POPULATED_USER_COUNT }, (_, i) => user(i)),
+    integrations: [
+      {
+        id: integrations.big,
+        application: "Salesforce",
+        label: "Salesforce acme",
+        entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }, { id: "ADMIN" }],
+        users: Array.from({ length: POPULATED_BIG_MEMBERS }, (_, i) => bigMember(i)),
+      },
+      {
+        id: integrations.small,
+        application: "GitHub",
+        label: "GitHub acme",
+        entitlements: [{ id: "READ" }, { id: "WRITE" }, { id: "MAINTAIN" }],
+        users: [
+          { userId: users.owner, role: "owner", entitlements: ["MAINTAIN"] },
+          { userId: users.superAdmin, entitlements: ["READ", "WRITE"] },
+          { userId: users.guest, entitlements: ["READ"] },
+          { userId: users.pending, entitlements: ["READ"] },
+        ],
+      },
+      {
+        id: integrations.smallTwin,
+        application: "GitHub",
+        label: "GitHub acme-labs",
+        entitlements: [{ id: "READ" }, { id: "WRITE" }],
+        users: [{ userId: users.guestAdmin, entitlements: ["WRITE"] }],
+      },
+    ],
+  };
 }

@@ -114,7 +114,8 @@ function catalogue(integrationId: string): Promise<string[] | undefined> {
 async function read(client: WorkspaceAccessClient, integrationId: string): Promise<string[] | undefined> {
   try {
     const catalogue = await unlessNotFound(client.integrations.listEntitlements(integrationId));
-    if (catalogue === undefined) return cannotCheck(integrationId, new Error("the integration was not found, or is not disclosed to this key"));
+    if (catalogue === undefined)
+      return cannotCheck(integrationId, new Error("the integration was not found, or is not disclosed to this key"));
     // An empty catalogue more likely means the service does not publish it than that nothing may be granted.
     if (catalogue.length === 0) return cannotCheck(integrationId, new Error("its catalogue is empty"));
     return catalogue.map((entitlement) => entitlement.id);

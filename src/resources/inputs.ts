@@ -30,13 +30,11 @@ const email = z
 
 /** A path-safe id: letters, digits, `_` and `-` only, so it can never reach another endpoint. */
 const pathId = (what: string) =>
-  z
-    .string({ error: `${what} must be a string` })
-    .regex(/^[A-Za-z0-9_-]+$/, `${what} must contain only letters, digits, "_" and "-"`);
+  z.string({ error: `${what} must be a string` }).regex(/^[A-Za-z0-9_-]+$/, `${what} must contain only letters, digits, "_" and "-"`);
 
 /** An entitlement id: no `/`, `?`, `#`, `%`, spaces at the ends or `..`. */
 const entitlementId = z
-  .string({ error: "each entitlement must be a string id such as \"VIEWER\"" })
+  .string({ error: 'each entitlement must be a string id such as "VIEWER"' })
   .regex(/^[A-Za-z0-9_][A-Za-z0-9_.:@+-]*$/, 'each entitlement id must be letters, digits and "_.:@+-" (no "/", "?", "#", "%" or spaces)')
   .refine((v) => !v.includes(".."), 'an entitlement id must not contain ".."')
   .refine((v) => v.length <= 200, "an entitlement id must be at most 200 characters");
@@ -58,9 +56,7 @@ export const integrationEntitlementInputs = z.strictObject({
   entitlements: z
     .array(entitlementId, { error: 'entitlements must be a list of entitlement ids such as ["VIEWER"]' })
     .min(1, "entitlements must name at least one entitlement (to remove access, delete the resource)"),
-  role: z
-    .enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` })
-    .optional(),
+  role: z.enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` }).optional(),
   adoptExisting: z.boolean({ error: "adoptExisting must be true or false" }).optional(),
 });
 

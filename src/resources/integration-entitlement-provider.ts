@@ -74,18 +74,13 @@ function normalise(news: Props): IntegrationEntitlementInputs {
   return defined({
     integrationId: news.integrationId,
     userId: news.userId,
-    entitlements:
-      Array.isArray(entitlements) && !containsUnknown(entitlements) ? entitlementSet(entitlements as string[]) : entitlements,
+    entitlements: Array.isArray(entitlements) && !containsUnknown(entitlements) ? entitlementSet(entitlements as string[]) : entitlements,
     role: news.role ?? DEFAULT_INTEGRATION_ROLE,
     adoptExisting: news.adoptExisting ?? false,
   }) as IntegrationEntitlementInputs;
 }
 
-function outputs(
-  member: IntegrationUser,
-  inputs: IntegrationEntitlementInputs,
-  lastJobId: string | null,
-): IntegrationEntitlementOutputs {
+function outputs(member: IntegrationUser, inputs: IntegrationEntitlementInputs, lastJobId: string | null): IntegrationEntitlementOutputs {
   return {
     integrationId: inputs.integrationId,
     userId: inputs.userId,
@@ -238,7 +233,9 @@ async function memberAfterInvite(client: WorkspaceAccessClient, inputs: Integrat
  * the member once for its email and status; creates that shared a member list do not (that would
  * cost a request each), and leave email and status `null` until the next refresh.
  */
-async function createMembership(inputs: IntegrationEntitlementInputs): Promise<{ member: IntegrationUser; existed: boolean; jobId: string | null }> {
+async function createMembership(
+  inputs: IntegrationEntitlementInputs,
+): Promise<{ member: IntegrationUser; existed: boolean; jobId: string | null }> {
   const { client, cache } = connection();
   const adopt = async (member: IntegrationUser) => {
     if (!inputs.adoptExisting) throw existingMembershipError(member, inputs);
@@ -255,7 +252,17 @@ async function createMembership(inputs: IntegrationEntitlementInputs): Promise<{
     return { ...(await setExisting(client, invited.member, inputs)), existed: false };
   }
   const member: IntegrationUser = shared
-    ? { id: inputs.userId, email: null, firstName: null, lastName: null, isGuest: null, status: null, role: null, entitlements: inputs.entitlements, dynamicFields: {} }
+    ? {
+        id: inputs.userId,
+        email: null,
+        firstName: null,
+        lastName: null,
+        isGuest: null,
+        status: null,
+        role: null,
+        entitlements: inputs.entitlements,
+        dynamicFields: {},
+      }
     : await memberAfterInvite(client, inputs);
   return { member, existed: false, jobId: invited.jobId };
 }
@@ -322,15 +329,19 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
 
   async create(news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationEntitlementOutputs>> {
     const inputs = normalise(news);
-    return withWrite(async () => {
-      try {
-        const { member, existed, jobId } = await createMembership(inputs);
-        if (existed) claim(`member:${membershipId(inputs.integrationId, inputs.userId)}`);
-        return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId) };
-      } catch (error) {
-        throw partialCreate(error, news, inputs);
-      }
-    }, inputs.integrationId, inputs.userId);
+    return withWrite(
+      async () => {
+        try {
+          const { member, existed, jobId } = await createMembership(inputs);
+          if (existed) claim(`member:${membershipId(inputs.integrationId, inputs.userId)}`);
+          return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId) };
+        } catch (error) {
+          throw partialCreate(error, news, inputs);
+        }
+      },
+      inputs.integrationId,
+      inputs.userId,
+    );
   },
 
   async read(id: string, props?: IntegrationEntitlementOutputs): Promise<pulumi.dynamic.ReadResult<IntegrationEntitlementOutputs>> {
@@ -351,34 +362,42 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
     });
   },
 
-  async update(_id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
+  async update(
+    _id: string,
+    olds: IntegrationEntitlementOutputs,
+    news: Props,
+  ): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
     const inputs = normalise(news);
-    return withWrite(async () => {
-      // A partial create is recorded with no entitlements (a resource always declares some).
-      const partial = !Array.isArray(olds.entitlements) || olds.entitlements.length === 0;
-      if (!partial) {
-        // The usual update: replace the set and wait; the member is known from the last outputs,
-        // so no read before or after. A member removed out of band (404) falls through to a full
-        // converge, which invites again.
-        const { client } = connection();
-        const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
-        if (job) {
-          await job.wait();
-          return { outs: { ...olds, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null } };
+    return withWrite(
+      async () => {
+        // A partial create is recorded with no entitlements (a resource always declares some).
+        const partial = !Array.isArray(olds.entitlements) || olds.entitlements.length === 0;
+        if (!partial) {
+          // The usual update: replace the set and wait; the member is known from the last outputs,
+          // so no read before or after. A member removed out of band (404) falls through to a full
+          // converge, which invites again.
+          const { client } = connection();
+          const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
+          if (job) {
+            await job.wait();
+            return { outs: { ...olds, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null } };
+          }
         }
-      }
-      // A create whose job was not seen to finish was recorded with that job: give it its time
-      // first, so this up does not invite the user a second time while the first invitation is
-      // merely slow.
-      if (partial && olds.lastJobId) await settle(olds.lastJobId);
-      try {
-        const { member, jobId } = await converge(inputs);
-        return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null) };
-      } catch (error) {
-        // This write's own job, if one is left in flight, is recorded in turn.
-        throw partialCreate(error, news, inputs);
-      }
-    }, inputs.integrationId, inputs.userId);
+        // A create whose job was not seen to finish was recorded with that job: give it its time
+        // first, so this up does not invite the user a second time while the first invitation is
+        // merely slow.
+        if (partial && olds.lastJobId) await settle(olds.lastJobId);
+        try {
+          const { member, jobId } = await converge(inputs);
+          return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null) };
+        } catch (error) {
+          // This write's own job, if one is left in flight, is recorded in turn.
+          throw partialCreate(error, news, inputs);
+        }
+      },
+      inputs.integrationId,
+      inputs.userId,
+    );
   },
 
   async delete(id: string): Promise<void> {
@@ -386,10 +405,14 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
     // would undo it.
     if (isClaimed(`member:${id}`)) return;
     const { integrationId, userId } = parseId(id);
-    await withWrite(async () => {
-      // Already gone (404) counts as done.
-      const job = await unlessNotFound(connection().client.integrations.removeUser(integrationId, userId));
-      await job?.wait();
-    }, integrationId, userId);
+    await withWrite(
+      async () => {
+        // Already gone (404) counts as done.
+        const job = await unlessNotFound(connection().client.integrations.removeUser(integrationId, userId));
+        await job?.wait();
+      },
+      integrationId,
+      userId,
+    );
   },
 };

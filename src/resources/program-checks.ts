@@ -15,9 +15,7 @@ export function warnIfPlaintextApiKey(): void {
   if (pulumi.runtime.getConfig(key) === undefined) return;
   const isSecret = (pulumi.runtime as unknown as { isConfigSecret?: (k: string) => boolean }).isConfigSecret;
   if (isSecret && !isSecret(key)) {
-    void pulumi.log.warn(
-      `${key} is stored in plaintext in the stack config. Store it encrypted: pulumi config set --secret ${key} <key>`,
-    );
+    void pulumi.log.warn(`${key} is stored in plaintext in the stack config. Store it encrypted: pulumi config set --secret ${key} <key>`);
   }
 }
 

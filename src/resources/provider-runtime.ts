@@ -9,14 +9,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, ForbiddenError, systemClock, UnauthorizedError, WorkspaceAccessClient } from "../client";
 import { ReadCache } from "./read-cache";
 import type { CheckFailure } from "./inputs";
-import {
-  type ProviderSettings,
-  qualified,
-  type RawSettings,
-  readRawSettings,
-  resolveProviderSettings,
-  settingsProblems,
-} from "./settings";
+import { type ProviderSettings, qualified, type RawSettings, readRawSettings, resolveProviderSettings, settingsProblems } from "./settings";
 
 let raw: RawSettings | undefined;
 /** Time for retries, rate-limit waits, job polls and the read cache; tests put a virtual clock here. */

@@ -111,7 +111,12 @@ export class ReadCache {
     this.#client = client;
     this.#maxAgeMs = maxAgeMs;
     this.#clock = clock;
-    this.#users = new Batcher(maxAgeMs, clock, () => client.users.list(), (id) => client.users.get(id));
+    this.#users = new Batcher(
+      maxAgeMs,
+      clock,
+      () => client.users.list(),
+      (id) => client.users.get(id),
+    );
     this.#creates = new CreateLookups(client, maxAgeMs > 0, clock);
   }
 

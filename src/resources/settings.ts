@@ -118,7 +118,14 @@ function baseUrlOf(raw: RawSettings): string {
 }
 
 /** The numeric keys of the stack config. */
-const NUMERIC_KEYS = ["maxRateLimitWaitSeconds", "maxRetries", "requestTimeoutSeconds", "jobTimeoutSeconds", "maxConcurrency", "readCacheSeconds"] as const;
+const NUMERIC_KEYS = [
+  "maxRateLimitWaitSeconds",
+  "maxRetries",
+  "requestTimeoutSeconds",
+  "jobTimeoutSeconds",
+  "maxConcurrency",
+  "readCacheSeconds",
+] as const;
 
 /** The numeric settings given, checked against the client's one schema of settings (bounds named once). */
 function numbersOf(raw: RawSettings): Partial<Record<(typeof NUMERIC_KEYS)[number], number>> {

@@ -47,19 +47,27 @@ describe("error statuses", () => {
   });
 
   it("names the missing scope when the emulator answers 403 for a key without it", async () => {
-    const emu = await emulator({ keys: { "wa_readonly_key_0123456789abcdef": ["read:users"] } });
+    const emu = await emulator({ keys: { wa_readonly_key_0123456789abcdef: ["read:users"] } });
     issuedKeys.add("wa_readonly_key_0123456789abcdef"); // the key sent: the leak check must look for it
     const { client } = clientFor(emu, { apiKey: "wa_readonly_key_0123456789abcdef" });
-    const error = await rejection(client.users.create({ email: "x@example.com", firstName: "X", lastName: "Y", role: "workspace_login_only" }));
+    const error = await rejection(
+      client.users.create({ email: "x@example.com", firstName: "X", lastName: "Y", role: "workspace_login_only" }),
+    );
     expect(ForbiddenError.isInstance(error)).toBe(true);
     expect(error.message).toContain("Write users (write:users)");
   });
 
   it("does not leak the key even when the service echoes it in an error detail", async () => {
     const emu = await emulator();
-    emu.fault({ path: "/users", status: 400, body: JSON.stringify({ errors: [{ code: "bad", title: "Bad", detail: `key ${emu.apiKey} is odd`, status: 400 }] }) });
+    emu.fault({
+      path: "/users",
+      status: 400,
+      body: JSON.stringify({ errors: [{ code: "bad", title: "Bad", detail: `key ${emu.apiKey} is odd`, status: 400 }] }),
+    });
     const { client } = clientFor(emu);
-    const error = await rejection(client.users.create({ email: "x@example.com", firstName: "X", lastName: "Y", role: "workspace_login_only" }));
+    const error = await rejection(
+      client.users.create({ email: "x@example.com", firstName: "X", lastName: "Y", role: "workspace_login_only" }),
+    );
     expect(error.message).toContain("[redacted]");
   });
 });
@@ -70,7 +78,17 @@ describe("the API's error meta", () => {
     emu.fault({
       path: "/users",
       status: 400,
-      body: JSON.stringify({ errors: [{ code: "bad", title: "Bad", detail: "invalid", status: 400, meta: [{ loc: ["header", "x-api-key"], msg: "odd", input: emu.apiKey }] }] }),
+      body: JSON.stringify({
+        errors: [
+          {
+            code: "bad",
+            title: "Bad",
+            detail: "invalid",
+            status: 400,
+            meta: [{ loc: ["header", "x-api-key"], msg: "odd", input: emu.apiKey }],
+          },
+        ],
+      }),
     });
     const { client } = clientFor(emu);
     const error = await rejection(client.users.list().next());

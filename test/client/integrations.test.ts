@@ -5,7 +5,8 @@ import { clientFor, emulator, rejection } from "../support/fixtures";
 describe("integrations.list", () => {
   it("returns 150 integrations with page size 100 exactly once, following links.next", async () => {
     const emu = await emulator();
-    for (let i = 0; i < 150; i++) emu.integrations.add({ application: i % 2 ? "Slack" : "YouTube", label: `acme ${i}`, entitlements: [{ id: "VIEWER" }] });
+    for (let i = 0; i < 150; i++)
+      emu.integrations.add({ application: i % 2 ? "Slack" : "YouTube", label: `acme ${i}`, entitlements: [{ id: "VIEWER" }] });
     const { client } = clientFor(emu);
     const integrations = await collect(client.integrations.list());
     expect(integrations).toHaveLength(150);

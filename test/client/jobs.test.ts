@@ -30,7 +30,12 @@ describe("integrations", () => {
     });
     const done = await job.wait();
     expect(done?.status).toBe("finished");
-    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements.sort()).toEqual(["EDITOR", "VIEWER"]);
+    expect(
+      emu.integrations
+        .members(youtube)
+        .find((m) => m.userId === alan)
+        ?.entitlements.sort(),
+    ).toEqual(["EDITOR", "VIEWER"]);
   });
 
   it("sets, adds/removes and removes, each through a job", async () => {

@@ -183,11 +183,19 @@ describe("invalid responses", () => {
     const emu = await emulator();
     emu.fault({
       path: "/users",
-      body: JSON.stringify({ data: [], links: { self: "/api/v1/users", next: "https://evil.example/api/v1/users?page%5Bnumber%5D=2", previous: null }, meta: { page: { maxSize: 100, total: 1 } } }),
+      body: JSON.stringify({
+        data: [],
+        links: { self: "/api/v1/users", next: "https://evil.example/api/v1/users?page%5Bnumber%5D=2", previous: null },
+        meta: { page: { maxSize: 100, total: 1 } },
+      }),
     });
     emu.fault({
       path: "/users",
-      body: JSON.stringify({ data: [{ id: "u1", type: "user", attributes: { email: "a@b.c", firstName: "A", lastName: "B", role: "r" } }], links: { self: "/api/v1/users", next: "https://evil.example/api/v1/users?page%5Bnumber%5D=2", previous: null }, meta: { page: { maxSize: 100, total: 2 } } }),
+      body: JSON.stringify({
+        data: [{ id: "u1", type: "user", attributes: { email: "a@b.c", firstName: "A", lastName: "B", role: "r" } }],
+        links: { self: "/api/v1/users", next: "https://evil.example/api/v1/users?page%5Bnumber%5D=2", previous: null },
+        meta: { page: { maxSize: 100, total: 2 } },
+      }),
     });
     const { client } = clientFor(emu);
     const items = client.users.list();

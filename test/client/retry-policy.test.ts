@@ -5,7 +5,13 @@
 import { describe, expect, it } from "vitest";
 import { type Attempt, type Decision, decide, type Outcome, parseRetryAfter, type RetryLimits } from "../../src/client/retry-policy";
 
-const limits: RetryLimits = { maxRetries: 3, maxRateLimitRetries: 2, maxRateLimitWaitMs: 600_000, retryBaseDelayMs: 400, retryMaxDelayMs: 5_000 };
+const limits: RetryLimits = {
+  maxRetries: 3,
+  maxRateLimitRetries: 2,
+  maxRateLimitWaitMs: 600_000,
+  retryBaseDelayMs: 400,
+  retryMaxDelayMs: 5_000,
+};
 const now = Date.parse("2026-01-01T00:00:00Z");
 const fresh = (method: string): Attempt => ({ method, transientRetries: 0, rateLimitRetries: 0 });
 const spent = (method: string): Attempt => ({ method, transientRetries: 3, rateLimitRetries: 2 });
@@ -25,10 +31,30 @@ describe("decide", () => {
       { action: "fail", why: "error", retried: 0 },
     ]),
     ["429 with Retry-After seconds waits that long", fresh("GET"), answer(429, "2"), { action: "wait", waitMs: 2000, given: true }],
-    ["429 with an HTTP-date waits until then", fresh("GET"), answer(429, new Date(now + 7000).toUTCString()), { action: "wait", waitMs: 7000, given: true }],
-    ["429 without Retry-After waits the contract's five minutes", fresh("GET"), answer(429), { action: "wait", waitMs: 300_000, given: false }],
-    ["429 with an unreadable Retry-After waits five minutes", fresh("GET"), answer(429, "soon"), { action: "wait", waitMs: 300_000, given: false }],
-    ["429 to a POST waits too: the service did not carry it out", fresh("POST"), answer(429, "1"), { action: "wait", waitMs: 1000, given: true }],
+    [
+      "429 with an HTTP-date waits until then",
+      fresh("GET"),
+      answer(429, new Date(now + 7000).toUTCString()),
+      { action: "wait", waitMs: 7000, given: true },
+    ],
+    [
+      "429 without Retry-After waits the contract's five minutes",
+      fresh("GET"),
+      answer(429),
+      { action: "wait", waitMs: 300_000, given: false },
+    ],
+    [
+      "429 with an unreadable Retry-After waits five minutes",
+      fresh("GET"),
+      answer(429, "soon"),
+      { action: "wait", waitMs: 300_000, given: false },
+    ],
+    [
+      "429 to a POST waits too: the service did not carry it out",
+      fresh("POST"),
+      answer(429, "1"),
+      { action: "wait", waitMs: 1000, given: true },
+    ],
     [
       "429 asking for more than the cap fails at once, holding nothing back",
       fresh("GET"),
@@ -42,12 +68,32 @@ describe("decide", () => {
       { action: "fail", why: "rate-limit-retries-spent", waitMs: 3000, given: true, holdMs: 3000 },
     ],
     ["500 to a GET is retried after the first back-off step", fresh("GET"), answer(500), { action: "retry", delayMs: 300 }],
-    ["503 to a PUT on its third retry backs off 2^2 steps", { ...fresh("PUT"), transientRetries: 2 }, answer(503), { action: "retry", delayMs: 1200 }],
-    ["502 to a PATCH with its retries spent fails, saying how many", spent("PATCH"), answer(502), { action: "fail", why: "transient", retried: 3 }],
-    ["500 to a POST fails at once: it may have been carried out", fresh("POST"), answer(500), { action: "fail", why: "transient", retried: 0 }],
+    [
+      "503 to a PUT on its third retry backs off 2^2 steps",
+      { ...fresh("PUT"), transientRetries: 2 },
+      answer(503),
+      { action: "retry", delayMs: 1200 },
+    ],
+    [
+      "502 to a PATCH with its retries spent fails, saying how many",
+      spent("PATCH"),
+      answer(502),
+      { action: "fail", why: "transient", retried: 3 },
+    ],
+    [
+      "500 to a POST fails at once: it may have been carried out",
+      fresh("POST"),
+      answer(500),
+      { action: "fail", why: "transient", retried: 0 },
+    ],
     ["no answer to a GET is retried", fresh("GET"), noAnswer, { action: "retry", delayMs: 300 }],
     ["no answer to a DELETE with its retries spent fails", spent("DELETE"), noAnswer, { action: "fail", why: "transient", retried: 3 }],
-    ["no answer to a POST fails at once: it may have been carried out", fresh("POST"), noAnswer, { action: "fail", why: "transient", retried: 0 }],
+    [
+      "no answer to a POST fails at once: it may have been carried out",
+      fresh("POST"),
+      noAnswer,
+      { action: "fail", why: "transient", retried: 0 },
+    ],
   ])("%s", (_name, attempt, outcome, decision) => {
     expect(decide(attempt, outcome, limits, () => 0.5)).toEqual(decision);
   });

@@ -26,7 +26,9 @@ describe("base URL", () => {
 
   it("refuses an empty API key and bad numbers, naming the setting", () => {
     expect(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: " " })).toThrow(/apiKey is required/);
-    expect(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: "k-123456", maxRetries: -1 })).toThrow(/maxRetries/);
+    expect(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: "k-123456", maxRetries: -1 })).toThrow(
+      /maxRetries/,
+    );
   });
 });
 
@@ -52,7 +54,7 @@ describe("keys in the wrong place", () => {
     const error = thrown(build);
     expect((error as Error).message).toMatch(/^workspace-access:apiKey is too short to be a workspace API key/);
     expect(ConfigurationError.isInstance(error) && error.setting).toBe("workspace-access:apiKey");
-    expect(String(error)).not.toContain(key === "x" ? "\"x\"" : key);
+    expect(String(error)).not.toContain(key === "x" ? '"x"' : key);
   });
 
   it("refuses a key with a line break before anything is sent", () => {

@@ -9,17 +9,17 @@ export type { ConfigValue, InvokeHandler, OperationKind, OperationResult, Step, 
 export { harnessDir, repoRoot } from "./paths.ts";
 export { createProject, type InstallOptions, installTarball, type Project, type ProjectOptions, repoPulumiDir } from "./project.ts";
 export {
-	annotateSecrets,
-	containsSecrets,
-	isSecret,
-	type Json,
-	jsonContains,
-	makeSecret,
-	type PropertyMap,
-	secretSig,
-	specialSigKey,
-	unknownValue,
-	unwrapSecret,
+  annotateSecrets,
+  containsSecrets,
+  isSecret,
+  type Json,
+  jsonContains,
+  makeSecret,
+  type PropertyMap,
+  secretSig,
+  specialSigKey,
+  unknownValue,
+  unwrapSecret,
 } from "./properties.ts";
 export { type DiffResult, type GrpcExchange, type InitFailure, processGroupAlive } from "./provider-host.ts";
 export type { Registration, RegistrationOptions } from "./runner-protocol.ts";

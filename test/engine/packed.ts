@@ -14,63 +14,66 @@ import { createProject, installTarball, type Project, type ProjectOptions } from
 import { repoRoot } from "./paths.ts";
 
 function contentKey(): string {
-	const hash = createHash("sha256");
-	hash.update(fs.readFileSync(path.join(repoRoot, "package.json")));
-	const dist = path.join(repoRoot, "dist");
-	if (!fs.existsSync(dist)) throw new Error("dist/ is missing: run `npm run build` first (npm test does)");
-	const walk = (dir: string): void => {
-		for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-			const file = path.join(dir, entry.name);
-			if (entry.isDirectory()) walk(file);
-			else hash.update(entry.name).update(fs.readFileSync(file));
-		}
-	};
-	walk(dist);
-	return hash.digest("hex").slice(0, 16);
+  const hash = createHash("sha256");
+  hash.update(fs.readFileSync(path.join(repoRoot, "package.json")));
+  const dist = path.join(repoRoot, "dist");
+  if (!fs.existsSync(dist)) throw new Error("dist/ is missing: run `npm run build` first (npm test does)");
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else hash.update(entry.name).update(fs.readFileSync(file));
+    }
+  };
+  walk(dist);
+  return hash.digest("hex").slice(0, 16);
 }
 
 async function lock(dir: string): Promise<() => void> {
-	const lockDir = `${dir}.lock`;
-	const deadline = Date.now() + 300_000;
-	for (;;) {
-		try {
-			fs.mkdirSync(lockDir);
-			return () => fs.rmSync(lockDir, { recursive: true, force: true });
-		} catch {
-			// A lock older than five minutes belongs to a run that died.
-			const age = Date.now() - (fs.statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-			if (age > 300_000) fs.rmSync(lockDir, { recursive: true, force: true });
-			if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockDir}`);
-			await new Promise((resolve) => setTimeout(resolve, 200));
-		}
-	}
+  const lockDir = `${dir}.lock`;
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    try {
+      fs.mkdirSync(lockDir);
+      return () => fs.rmSync(lockDir, { recursive: true, force: true });
+    } catch {
+      // A lock older than five minutes belongs to a run that died.
+      const age = Date.now() - (fs.statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 300_000) fs.rmSync(lockDir, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockDir}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
 }
 
 /** The template project's directory, packing and installing on first use. */
 export async function packedTemplate(): Promise<string> {
-	const dir = path.join(os.tmpdir(), `pwa-packed-${contentKey()}`);
-	const ready = path.join(dir, ".ready");
-	if (fs.existsSync(ready)) return dir;
-	const unlock = await lock(dir);
-	try {
-		if (fs.existsSync(ready)) return dir;
-		fs.rmSync(dir, { recursive: true, force: true });
-		await createProject({ dir, name: "packed-template", link: false });
-		const packed = spawnSync("npm", ["pack", "--ignore-scripts", "--pack-destination", dir, "--silent"], { cwd: repoRoot, encoding: "utf8" });
-		if (packed.status !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
-		const tgz = path.join(dir, packed.stdout.trim().split("\n").at(-1) ?? "");
-		await installTarball(dir, tgz);
-		fs.writeFileSync(ready, tgz);
-		return dir;
-	} finally {
-		unlock();
-	}
+  const dir = path.join(os.tmpdir(), `pwa-packed-${contentKey()}`);
+  const ready = path.join(dir, ".ready");
+  if (fs.existsSync(ready)) return dir;
+  const unlock = await lock(dir);
+  try {
+    if (fs.existsSync(ready)) return dir;
+    fs.rmSync(dir, { recursive: true, force: true });
+    await createProject({ dir, name: "packed-template", link: false });
+    const packed = spawnSync("npm", ["pack", "--ignore-scripts", "--pack-destination", dir, "--silent"], {
+      cwd: repoRoot,
+      encoding: "utf8",
+    });
+    if (packed.status !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
+    const tgz = path.join(dir, packed.stdout.trim().split("\n").at(-1) ?? "");
+    await installTarball(dir, tgz);
+    fs.writeFileSync(ready, tgz);
+    return dir;
+  } finally {
+    unlock();
+  }
 }
 
 /** The installed tarball's file name, e.g. `pulumi-workspace-access-0.1.0.tgz`. */
 export async function packedTarball(): Promise<string> {
-	const dir = await packedTemplate();
-	return fs.readFileSync(path.join(dir, ".ready"), "utf8");
+  const dir = await packedTemplate();
+  return fs.readFileSync(path.join(dir, ".ready"), "utf8");
 }
 
 /**
@@ -78,13 +81,13 @@ export async function packedTarball(): Promise<string> {
  * (linked from the template), with the given files.
  */
 export async function packedProject(options: Omit<ProjectOptions, "link"> = {}): Promise<Project> {
-	const template = await packedTemplate();
-	const modules = path.join(template, "node_modules");
-	return createProject({
-		...options,
-		link: {
-			"@pulumi/pulumi": path.join(modules, "@pulumi", "pulumi"),
-			"pulumi-workspace-access": path.join(modules, "pulumi-workspace-access"),
-		},
-	});
+  const template = await packedTemplate();
+  const modules = path.join(template, "node_modules");
+  return createProject({
+    ...options,
+    link: {
+      "@pulumi/pulumi": path.join(modules, "@pulumi", "pulumi"),
+      "pulumi-workspace-access": path.join(modules, "pulumi-workspace-access"),
+    },
+  });
 }

@@ -24,38 +24,38 @@ export const resourceSig = "5cf8f73096256a8f31e491e813e4eb8e";
 
 /** A JSON object (not an array, not null). */
 export function isObject(value: Json | undefined): value is { [key: string]: Json } {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Whether `value` is a wrapped secret. */
 export function isSecret(value: Json | undefined): value is { [key: string]: Json } {
-	return isObject(value) && value[specialSigKey] === secretSig;
+  return isObject(value) && value[specialSigKey] === secretSig;
 }
 
 /** Wraps `value` as a Pulumi secret (idempotent). */
 export function makeSecret(value: Json): Json {
-	return isSecret(value) ? value : { [specialSigKey]: secretSig, value };
+  return isSecret(value) ? value : { [specialSigKey]: secretSig, value };
 }
 
 /** The value inside a secret, or `value` itself. */
 export function unwrapSecret(value: Json): Json {
-	return isSecret(value) ? (value["value"] ?? null) : value;
+  return isSecret(value) ? (value["value"] ?? null) : value;
 }
 
 /** Whether `value` is or contains a secret. */
 export function containsSecrets(value: Json | undefined): boolean {
-	if (isSecret(value)) return true;
-	if (Array.isArray(value)) return value.some(containsSecrets);
-	if (isObject(value)) return Object.values(value).some(containsSecrets);
-	return false;
+  if (isSecret(value)) return true;
+  if (Array.isArray(value)) return value.some(containsSecrets);
+  if (isObject(value)) return Object.values(value).some(containsSecrets);
+  return false;
 }
 
 /** Whether `value` is or contains the unknown placeholder. */
 export function containsUnknowns(value: Json | undefined): boolean {
-	if (value === unknownValue) return true;
-	if (Array.isArray(value)) return value.some(containsUnknowns);
-	if (isObject(value)) return Object.values(value).some(containsUnknowns);
-	return false;
+  if (value === unknownValue) return true;
+  if (Array.isArray(value)) return value.some(containsUnknowns);
+  if (isObject(value)) return Object.values(value).some(containsUnknowns);
+  return false;
 }
 
 /**
@@ -64,23 +64,23 @@ export function containsUnknowns(value: Json | undefined): boolean {
  * none). Unknown placeholders pass through untouched.
  */
 export function toProviderWire(value: Json): Json {
-	if (Array.isArray(value)) return value.map(toProviderWire);
-	if (!isObject(value)) return value;
-	if (value[specialSigKey] === secretSig) return toProviderWire(value["value"] ?? null);
-	if (value[specialSigKey] === resourceSig) {
-		const id = value["id"];
-		return typeof id === "string" && id !== "" ? id : (value["urn"] ?? null);
-	}
-	const out: { [key: string]: Json } = {};
-	for (const [k, v] of Object.entries(value)) out[k] = toProviderWire(v);
-	return out;
+  if (Array.isArray(value)) return value.map(toProviderWire);
+  if (!isObject(value)) return value;
+  if (value[specialSigKey] === secretSig) return toProviderWire(value["value"] ?? null);
+  if (value[specialSigKey] === resourceSig) {
+    const id = value["id"];
+    return typeof id === "string" && id !== "" ? id : (value["urn"] ?? null);
+  }
+  const out: { [key: string]: Json } = {};
+  for (const [k, v] of Object.entries(value)) out[k] = toProviderWire(v);
+  return out;
 }
 
 /** {@link toProviderWire} for a whole property map. */
 export function toProviderMap(props: PropertyMap): PropertyMap {
-	const out: PropertyMap = {};
-	for (const [k, v] of Object.entries(props)) out[k] = toProviderWire(v);
-	return out;
+  const out: PropertyMap = {};
+  for (const [k, v] of Object.entries(props)) out[k] = toProviderWire(v);
+  return out;
 }
 
 /**
@@ -89,35 +89,35 @@ export function toProviderMap(props: PropertyMap): PropertyMap {
  * Returns a new map.
  */
 export function annotateSecrets(outs: PropertyMap, ins: PropertyMap): PropertyMap {
-	const result: PropertyMap = { ...outs };
-	for (const [key, inValue] of Object.entries(ins)) {
-		if (!(key in result)) continue;
-		const outValue = result[key] as Json;
-		if (isObject(outValue) && !isSecret(outValue) && isObject(inValue) && !isSecret(inValue)) {
-			result[key] = annotateSecrets(outValue, inValue);
-		} else if (!isSecret(outValue) && containsSecrets(inValue)) {
-			result[key] = makeSecret(outValue);
-		}
-	}
-	return result;
+  const result: PropertyMap = { ...outs };
+  for (const [key, inValue] of Object.entries(ins)) {
+    if (!(key in result)) continue;
+    const outValue = result[key] as Json;
+    if (isObject(outValue) && !isSecret(outValue) && isObject(inValue) && !isSecret(inValue)) {
+      result[key] = annotateSecrets(outValue, inValue);
+    } else if (!isSecret(outValue) && containsSecrets(inValue)) {
+      result[key] = makeSecret(outValue);
+    }
+  }
+  return result;
 }
 
 /** Deep equality of two JSON values (object key order ignored). */
 export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
-	if (a === b) return true;
-	if (Array.isArray(a) || Array.isArray(b)) {
-		if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-		return a.every((item, i) => jsonEqual(item, b[i]));
-	}
-	if (isObject(a) && isObject(b)) {
-		const ak = Object.keys(a);
-		if (ak.length !== Object.keys(b).length) return false;
-		return ak.every((k) => k in b && jsonEqual(a[k], b[k]));
-	}
-	return false;
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => jsonEqual(item, b[i]));
+  }
+  if (isObject(a) && isObject(b)) {
+    const ak = Object.keys(a);
+    if (ak.length !== Object.keys(b).length) return false;
+    return ak.every((k) => k in b && jsonEqual(a[k], b[k]));
+  }
+  return false;
 }
 
 /** Whether `text` occurs anywhere in the JSON form of `value` (for secret-leak assertions). */
 export function jsonContains(value: unknown, text: string): boolean {
-	return JSON.stringify(value ?? null).includes(text);
+  return JSON.stringify(value ?? null).includes(text);
 }

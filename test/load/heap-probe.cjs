@@ -7,10 +7,10 @@ const path = require("node:path");
 
 const dir = process.env.HEAP_PROBE_DIR;
 if (dir && typeof global.gc === "function" && process.argv.some((arg) => arg.includes("dynamic-provider"))) {
-	process.once("SIGTERM", () => {
-		global.gc();
-		const { heapUsed, rss } = process.memoryUsage();
-		fs.writeFileSync(path.join(dir, String(process.pid)), JSON.stringify({ heapUsed, rss }));
-		process.exit(0);
-	});
+  process.once("SIGTERM", () => {
+    global.gc();
+    const { heapUsed, rss } = process.memoryUsage();
+    fs.writeFileSync(path.join(dir, String(process.pid)), JSON.stringify({ heapUsed, rss }));
+    process.exit(0);
+  });
 }

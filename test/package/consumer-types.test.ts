@@ -88,7 +88,10 @@ describe("the published declarations", () => {
       if (seen.has(file)) return;
       seen.add(file);
       // Declarations without comments: a TSDoc example may well mention an import.
-      const code = fs.readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/\/\/.*$/gm, "");
+      const code = fs
+        .readFileSync(file, "utf8")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/\/\/.*$/gm, "");
       for (const [, specifier = ""] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|reference types=)["']([^"']+)["']/g)) {
         if (specifier.startsWith(".")) {
           const target = path.resolve(path.dirname(file), specifier);
@@ -140,10 +143,13 @@ describe.each(TYPESCRIPT_MAJORS)("a Pulumi project on TypeScript %i", { timeout:
     expect(installed.version.split(".")[0]).toBe(String(major));
   });
 
-  it.each(MATRIX[major] ?? [])("compiles the program with the %s tsconfig, no skipLibCheck (with the template's: every README snippet too)", (name) => {
-    if (name === "template") expect(readmeSnippets().length).toBeGreaterThanOrEqual(4);
-    tsc(name);
-  });
+  it.each(MATRIX[major] ?? [])(
+    "compiles the program with the %s tsconfig, no skipLibCheck (with the template's: every README snippet too)",
+    (name) => {
+      if (name === "template") expect(readmeSnippets().length).toBeGreaterThanOrEqual(4);
+      tsc(name);
+    },
+  );
 
   function tsc(name: string): void {
     const tsc = path.join(project.dir, "node_modules", "typescript", "bin", "tsc");

@@ -20,15 +20,19 @@ const documents = [
   "CHANGELOG.md",
   "test/engine/README.md",
   ...fs.readdirSync(path.join(repoRoot, "docs")).map((f) => `docs/${f}`),
-  ...fs.readdirSync(path.join(repoRoot, "examples")).flatMap((e) => (fs.existsSync(path.join(repoRoot, "examples", e, "README.md")) ? [`examples/${e}/README.md`] : [])),
+  ...fs
+    .readdirSync(path.join(repoRoot, "examples"))
+    .flatMap((e) => (fs.existsSync(path.join(repoRoot, "examples", e, "README.md")) ? [`examples/${e}/README.md`] : [])),
 ].filter((f) => f.endsWith(".md"));
 
 /** Paths a document cites: Markdown links and code spans that name a file or folder of the repository. */
 function citedPaths(text: string): string[] {
   const links = [...text.matchAll(/\]\((?!https?:|#|mailto:)([^)\s#]+)/g)].map((m) => m[1] ?? "");
-  const spans = [...text.matchAll(/`((?:\.\.\/shared|src|test|docs|examples|scripts|bench|\.ci)\/[A-Za-z0-9_./-]*|[A-Za-z.-]+\.(?:md|json|yaml\.example))`/g)].map(
-    (m) => m[1] ?? "",
-  );
+  const spans = [
+    ...text.matchAll(
+      /`((?:\.\.\/shared|src|test|docs|examples|scripts|bench|\.ci)\/[A-Za-z0-9_./-]*|[A-Za-z.-]+\.(?:md|json|yaml\.example))`/g,
+    ),
+  ].map((m) => m[1] ?? "");
   return [...new Set([...links, ...spans])].filter((p) => !p.includes("*") && !p.includes("<") && !/^Pulumi\.[a-z]+\.yaml$/.test(p));
 }
 

@@ -39,7 +39,9 @@ function startCli(...args: string[]): Promise<string> {
 async function usersOf(printed: string): Promise<string[]> {
   const url = /base URL: (\S+)/.exec(printed)?.[1] ?? "";
   const key = /API key: +(\S+)/.exec(printed)?.[1] ?? "";
-  const answer = (await (await fetch(`${url}users`, { headers: { "X-API-Key": key } })).json()) as { data: Array<{ attributes: { email: string } }> };
+  const answer = (await (await fetch(`${url}users`, { headers: { "X-API-Key": key } })).json()) as {
+    data: Array<{ attributes: { email: string } }>;
+  };
   return answer.data.map((u) => u.attributes.email).sort();
 }
 
@@ -48,7 +50,12 @@ describe("the default world", () => {
     const emulator = await startEmulator();
     started.push(emulator);
     const expected = (defaultSeed().users ?? []).map((u) => u.email).sort();
-    expect(emulator.users.list().map((u) => u.email).sort()).toEqual(expected);
+    expect(
+      emulator.users
+        .list()
+        .map((u) => u.email)
+        .sort(),
+    ).toEqual(expected);
     expect(emulator.integrations.list().map((i) => i.application)).toEqual(["YouTube", "Slack"]);
 
     const printed = await startCli();
@@ -78,7 +85,11 @@ describe("--seed", () => {
   it.each<[string, unknown, string]>([
     ["a user without an email", { users: [{ firstName: "A", lastName: "B" }] }, "users[0].email is required"],
     ["a misspelt field", { users: [{ email: "a@b.c", firstName: "A", lastName: "B", mail: "x" }] }, "users[0].mail is not a field"],
-    ["a wrong status", { users: [{ email: "a@b.c", firstName: "A", lastName: "B", status: "active" }] }, "users[0].status must be one of live, pending, disabled"],
+    [
+      "a wrong status",
+      { users: [{ email: "a@b.c", firstName: "A", lastName: "B", status: "active" }] },
+      "users[0].status must be one of live, pending, disabled",
+    ],
     ["an integration without entitlements", { integrations: [{ application: "Jira" }] }, "integrations[0].entitlements is required"],
     [
       "a member's entitlements not a list",
@@ -101,7 +112,14 @@ describe("--seed", () => {
       expect(run.stderr).toContain(`the seed file ${bad}: users[0].lastName is required`);
 
       // Fields fine one by one, but not together: a member who is no user of the seed.
-      fs.writeFileSync(bad, JSON.stringify({ integrations: [{ application: "Jira", entitlements: [{ id: "USER" }], users: [{ userId: "nobody@example.com", entitlements: [] }] }] }));
+      fs.writeFileSync(
+        bad,
+        JSON.stringify({
+          integrations: [
+            { application: "Jira", entitlements: [{ id: "USER" }], users: [{ userId: "nobody@example.com", entitlements: [] }] },
+          ],
+        }),
+      );
       const unknown = spawnSync(process.execPath, [cli, "--seed", bad], { encoding: "utf8", timeout: 20_000 });
       expect(unknown.status).toBe(2);
       expect(unknown.stderr).toContain("the seed does not load: integration Jira names an unknown user nobody@example.com");

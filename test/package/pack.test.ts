@@ -84,10 +84,17 @@ describe("on an older Node.js", () => {
   it.skipIf(!old)(
     `the program's and the provider host's entry points throw one line${old ? ` (Node ${old.version})` : " (skipped: no older Node.js here)"}`,
     () => {
-      for (const entry of ["dist/index.js", "dist/provider/user.js", "dist/provider/integration-entitlement.js", "dist/emulator/index.js"]) {
+      for (const entry of [
+        "dist/index.js",
+        "dist/provider/user.js",
+        "dist/provider/integration-entitlement.js",
+        "dist/emulator/index.js",
+      ]) {
         const script = `try { require(${JSON.stringify(path.join(repoRoot, entry))}); console.log("loaded") } catch (e) { console.log(e.stack) }`;
         const run = spawnSync(old?.bin ?? "node", ["-e", script], { encoding: "utf8" });
-        expect(run.stdout.trim(), entry).toBe(`Error: pulumi-workspace-access ${tooOld(old?.version ?? "")}: install Node.js 22 (22.19 or later) or 24.`);
+        expect(run.stdout.trim(), entry).toBe(
+          `Error: pulumi-workspace-access ${tooOld(old?.version ?? "")}: install Node.js 22 (22.19 or later) or 24.`,
+        );
       }
     },
   );
@@ -96,13 +103,17 @@ describe("on an older Node.js", () => {
     const emulator = spawnSync(old?.bin ?? "node", [path.join(repoRoot, pkg.bin["workspace-access-emulator"] ?? "")], { encoding: "utf8" });
     expect(emulator.status).toBe(1);
     expect(emulator.stdout).toBe("");
-    expect(emulator.stderr.trimEnd().split("\n")).toEqual([`workspace-access-emulator: pulumi-workspace-access ${tooOld(old?.version ?? "")}: install Node.js 22 (22.19 or later) or 24.`]);
+    expect(emulator.stderr.trimEnd().split("\n")).toEqual([
+      `workspace-access-emulator: pulumi-workspace-access ${tooOld(old?.version ?? "")}: install Node.js 22 (22.19 or later) or 24.`,
+    ]);
 
     // npm run demo and bench start with this script: Node 20 could not load their .ts files at all.
     expect(pkg.scripts["demo"]).toMatch(/^node scripts\/require-node\.cjs && /);
     expect(pkg.scripts["bench"]).toMatch(/^node scripts\/require-node\.cjs && /);
     const demo = spawnSync(old?.bin ?? "node", [path.join(repoRoot, "scripts", "require-node.cjs")], { encoding: "utf8" });
     expect(demo.status).toBe(1);
-    expect(demo.stderr.trimEnd().split("\n")).toEqual([`pulumi-workspace-access ${tooOld(old?.version ?? "")}: install Node.js 22 (22.19 or later) or 24.`]);
+    expect(demo.stderr.trimEnd().split("\n")).toEqual([
+      `pulumi-workspace-access ${tooOld(old?.version ?? "")}: install Node.js 22 (22.19 or later) or 24.`,
+    ]);
   });
 });

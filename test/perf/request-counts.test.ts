@@ -19,88 +19,88 @@ const USER_TYPE = "pulumi-nodejs:dynamic/workspace-access:User";
 const users = <S extends { op: string; type: string }>(steps: S[], op: string) => steps.filter((s) => s.type === USER_TYPE && s.op === op);
 
 describe(`a stack of ${USERS} users, through the host`, () => {
-	let emu: Emulator;
-	let project: Project;
-	let stack: Stack;
+  let emu: Emulator;
+  let project: Project;
+  let stack: Stack;
 
-	beforeAll(async () => {
-		emu = await benchEmulator();
-		project = await packedProject({ name: "perf" });
-		writeWorkload(project);
-		stack = await workloadStack(project, emu, { stackName: "perf", n: USERS, parallel: 16 });
-		const up = await stack.up();
-		expect(users(up.steps, "create")).toHaveLength(USERS);
-		expect(emu.requests).toHaveLength(USERS);
-	}, 120_000);
+  beforeAll(async () => {
+    emu = await benchEmulator();
+    project = await packedProject({ name: "perf" });
+    writeWorkload(project);
+    stack = await workloadStack(project, emu, { stackName: "perf", n: USERS, parallel: 16 });
+    const up = await stack.up();
+    expect(users(up.steps, "create")).toHaveLength(USERS);
+    expect(emu.requests).toHaveLength(USERS);
+  }, 120_000);
 
-	afterAll(async () => {
-		await stack?.close();
-		await project?.remove();
-		await emu?.close();
-	});
+  afterAll(async () => {
+    await stack?.close();
+    await project?.remove();
+    await emu?.close();
+  });
 
-	it("preview of the unchanged stack sends no request", async () => {
-		emu.clearRequests();
-		const preview = await stack.preview();
-		expect(users(preview.steps, "same")).toHaveLength(USERS);
-		expect(emu.requests).toEqual([]);
-	}, 60_000);
+  it("preview of the unchanged stack sends no request", async () => {
+    emu.clearRequests();
+    const preview = await stack.preview();
+    expect(users(preview.steps, "same")).toHaveLength(USERS);
+    expect(emu.requests).toEqual([]);
+  }, 60_000);
 
-	it(`refresh of ${USERS} users sends at most ${Math.ceil(USERS / 100) + 5} requests`, async () => {
-		emu.clearRequests();
-		const refresh = await stack.refresh();
-		expect(users(refresh.steps, "same")).toHaveLength(USERS);
-		const sent = emu.requests.map((r) => `${r.method} ${r.rawPath}`);
-		expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(Math.ceil(USERS / 100) + 5);
-	}, 60_000);
+  it(`refresh of ${USERS} users sends at most ${Math.ceil(USERS / 100) + 5} requests`, async () => {
+    emu.clearRequests();
+    const refresh = await stack.refresh();
+    expect(users(refresh.steps, "same")).toHaveLength(USERS);
+    const sent = emu.requests.map((r) => `${r.method} ${r.rawPath}`);
+    expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(Math.ceil(USERS / 100) + 5);
+  }, 60_000);
 
-	it("refresh notices a user deleted outside Pulumi, confirming it with a GET", async () => {
-		const gone = stack.state().resources.find((r) => r.type === USER_TYPE);
-		emu.users.remove(gone!.id);
-		emu.clearRequests();
-		const refresh = await stack.refresh();
-		expect(users(refresh.steps, "delete").map((s) => s.id)).toEqual([gone!.id]);
-		expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/users/${gone!.id}`)).toHaveLength(1);
-		expect(emu.requests.length).toBeLessThanOrEqual(Math.ceil(USERS / 100) + 5);
-	}, 60_000);
+  it("refresh notices a user deleted outside Pulumi, confirming it with a GET", async () => {
+    const gone = stack.state().resources.find((r) => r.type === USER_TYPE);
+    emu.users.remove(gone!.id);
+    emu.clearRequests();
+    const refresh = await stack.refresh();
+    expect(users(refresh.steps, "delete").map((s) => s.id)).toEqual([gone!.id]);
+    expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/users/${gone!.id}`)).toHaveLength(1);
+    expect(emu.requests.length).toBeLessThanOrEqual(Math.ceil(USERS / 100) + 5);
+  }, 60_000);
 });
 
 describe(`${LOOKUPS} getUser calls in one program, ${USERS} users in the workspace`, () => {
-	it(`send at most ${Math.ceil(USERS / 100) + 1} requests: one paged listing serves them all`, async () => {
-		const emu = await benchEmulator();
-		seedLookupUsers(emu, USERS);
-		const project = await packedProject({ name: "perf-lookups" });
-		writeWorkload(project);
-		const stack = await workloadStack(project, emu, { stackName: "lookups", program: "lookups.js", n: USERS });
-		try {
-			const preview = await stack.preview();
-			expect(preview.outputs["found"]).toBe(LOOKUPS);
-			const sent = emu.requests.map((r) => `${r.method} ${r.rawPath}`);
-			expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(Math.ceil(USERS / 100) + 1);
-		} finally {
-			await stack.close();
-			await project.remove();
-			await emu.close();
-		}
-	}, 60_000);
+  it(`send at most ${Math.ceil(USERS / 100) + 1} requests: one paged listing serves them all`, async () => {
+    const emu = await benchEmulator();
+    seedLookupUsers(emu, USERS);
+    const project = await packedProject({ name: "perf-lookups" });
+    writeWorkload(project);
+    const stack = await workloadStack(project, emu, { stackName: "lookups", program: "lookups.js", n: USERS });
+    try {
+      const preview = await stack.preview();
+      expect(preview.outputs["found"]).toBe(LOOKUPS);
+      const sent = emu.requests.map((r) => `${r.method} ${r.rawPath}`);
+      expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(Math.ceil(USERS / 100) + 1);
+    } finally {
+      await stack.close();
+      await project.remove();
+      await emu.close();
+    }
+  }, 60_000);
 });
 
 describe("job polling", () => {
-	it("a job that finishes after 1 s is polled at most 4 times", async () => {
-		const emu = await benchEmulator({ job: { finishAfterMs: 1000 } });
-		const user = emu.users.add({ email: "job@bench.example", firstName: "Job", lastName: "Poll" });
-		const client = new WorkspaceAccessClient({ baseUrl: emu.url, apiKey: emu.apiKey });
-		try {
-			const job = await client.integrations.invite(INTEGRATION_ID, { userIds: [user.id], entitlements: ["VIEWER"] });
-			await job.wait();
-			const polls = emu.requests.filter((r) => r.method === "GET" && r.path.startsWith("/jobs/"));
-			// Starts fast: the first poll finds the job still running (sub-second), and back-off
-			// keeps the count down. The exact schedule is tested on a virtual clock (test/client/jobs).
-			expect(polls.length).toBeGreaterThanOrEqual(2);
-			expect(polls.length).toBeLessThanOrEqual(4);
-		} finally {
-			await client.close();
-			await emu.close();
-		}
-	}, 30_000);
+  it("a job that finishes after 1 s is polled at most 4 times", async () => {
+    const emu = await benchEmulator({ job: { finishAfterMs: 1000 } });
+    const user = emu.users.add({ email: "job@bench.example", firstName: "Job", lastName: "Poll" });
+    const client = new WorkspaceAccessClient({ baseUrl: emu.url, apiKey: emu.apiKey });
+    try {
+      const job = await client.integrations.invite(INTEGRATION_ID, { userIds: [user.id], entitlements: ["VIEWER"] });
+      await job.wait();
+      const polls = emu.requests.filter((r) => r.method === "GET" && r.path.startsWith("/jobs/"));
+      // Starts fast: the first poll finds the job still running (sub-second), and back-off
+      // keeps the count down. The exact schedule is tested on a virtual clock (test/client/jobs).
+      expect(polls.length).toBeGreaterThanOrEqual(2);
+      expect(polls.length).toBeLessThanOrEqual(4);
+    } finally {
+      await client.close();
+      await emu.close();
+    }
+  }, 30_000);
 });

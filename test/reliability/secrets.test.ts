@@ -15,91 +15,91 @@ const start = scenarios();
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe" };
 
 describe("the API key never leaves the provider", () => {
-	it("is redacted when the service echoes it back in an error, whatever the error class", async () => {
-		const s = await start({ program: userProgram({ alice }), config: { maxRetries: "0" } });
-		const echo = (status: number) =>
-			JSON.stringify({ errors: [{ code: "E", title: `key ${s.key}`, detail: `your key ${s.key} is wrong`, status, meta: null }] });
-		const statuses = [400, 401, 402, 403, 409, 500];
-		for (const status of statuses) {
-			s.emu.fault({ method: "POST", path: "/users", status, body: echo(status) });
-			const error = await s.fails("up");
-			expect(error.grpcMessage).toContain("[redacted]");
-			expect(error.grpcMessage).not.toContain(s.key);
-		}
-		// Not JSON at all, echoing the key: the invalid-response error quotes the body, redacted.
-		s.emu.fault({ method: "POST", path: "/users", status: 201, body: `oops ${s.key}` });
-		const invalid = await s.fails("up");
-		expect(invalid.grpcMessage).toContain("not JSON");
-		expect(invalid.grpcMessage).not.toContain(s.key);
-		// A successful run afterwards: state, outputs and __provider hold no key either.
-		await s.up();
-		const state = fs.readFileSync(s.stack.statePath, "utf8");
-		expect(state).not.toContain(s.key);
-		const provider = s.results.at(-1)!.registrations.find((r) => r.name === "alice")?.inputs.__provider;
-		expect(provider).toBe('exports.handler = () => require("pulumi-workspace-access/provider/user").provider;\n');
-	});
+  it("is redacted when the service echoes it back in an error, whatever the error class", async () => {
+    const s = await start({ program: userProgram({ alice }), config: { maxRetries: "0" } });
+    const echo = (status: number) =>
+      JSON.stringify({ errors: [{ code: "E", title: `key ${s.key}`, detail: `your key ${s.key} is wrong`, status, meta: null }] });
+    const statuses = [400, 401, 402, 403, 409, 500];
+    for (const status of statuses) {
+      s.emu.fault({ method: "POST", path: "/users", status, body: echo(status) });
+      const error = await s.fails("up");
+      expect(error.grpcMessage).toContain("[redacted]");
+      expect(error.grpcMessage).not.toContain(s.key);
+    }
+    // Not JSON at all, echoing the key: the invalid-response error quotes the body, redacted.
+    s.emu.fault({ method: "POST", path: "/users", status: 201, body: `oops ${s.key}` });
+    const invalid = await s.fails("up");
+    expect(invalid.grpcMessage).toContain("not JSON");
+    expect(invalid.grpcMessage).not.toContain(s.key);
+    // A successful run afterwards: state, outputs and __provider hold no key either.
+    await s.up();
+    const state = fs.readFileSync(s.stack.statePath, "utf8");
+    expect(state).not.toContain(s.key);
+    const provider = s.results.at(-1)!.registrations.find((r) => r.name === "alice")?.inputs.__provider;
+    expect(provider).toBe('exports.handler = () => require("pulumi-workspace-access/provider/user").provider;\n');
+  });
 
-	it("apiKey in plaintext stack config warns, suggesting --secret", async () => {
-		const s = await start({ program: userProgram({ alice }), secretKey: false });
-		const preview = await s.preview();
-		const warning = preview.engineLogs.find((l) => l.severity === "warning" && l.message.includes("workspace-access:apiKey"));
-		expect(warning?.message).toContain("pulumi config set --secret workspace-access:apiKey");
-		expect(warning?.message).not.toContain(s.key);
-	});
+  it("apiKey in plaintext stack config warns, suggesting --secret", async () => {
+    const s = await start({ program: userProgram({ alice }), secretKey: false });
+    const preview = await s.preview();
+    const warning = preview.engineLogs.find((l) => l.severity === "warning" && l.message.includes("workspace-access:apiKey"));
+    expect(warning?.message).toContain("pulumi config set --secret workspace-access:apiKey");
+    expect(warning?.message).not.toContain(s.key);
+  });
 
-	it("a secret apiKey gives no warning", async () => {
-		const s = await start({ program: userProgram({ alice }) });
-		const preview = await s.preview();
-		expect(preview.engineLogs.filter((l) => l.severity === "warning")).toEqual([]);
-	});
+  it("a secret apiKey gives no warning", async () => {
+    const s = await start({ program: userProgram({ alice }) });
+    const preview = await s.preview();
+    expect(preview.engineLogs.filter((l) => l.severity === "warning")).toEqual([]);
+  });
 });
 
 describe("transport", () => {
-	it("refuses a non-loopback http:// base URL before sending anything", async () => {
-		const s = await start({ program: userProgram({ alice }) });
-		s.setConfig("baseUrl", "http://acme.example.com/api/v1/");
-		const error = await s.fails("up");
-		// Refused in Check, before any create, as the preview of a pull request would be.
-		expect(error.operation).toBe("check");
-		expect(error.message).toContain("plain http://");
-		expect(error.message).toContain("workspace-access:baseUrl");
-		expect(s.emu.requests).toHaveLength(0);
-	});
+  it("refuses a non-loopback http:// base URL before sending anything", async () => {
+    const s = await start({ program: userProgram({ alice }) });
+    s.setConfig("baseUrl", "http://acme.example.com/api/v1/");
+    const error = await s.fails("up");
+    // Refused in Check, before any create, as the preview of a pull request would be.
+    expect(error.operation).toBe("check");
+    expect(error.message).toContain("plain http://");
+    expect(error.message).toContain("workspace-access:baseUrl");
+    expect(s.emu.requests).toHaveLength(0);
+  });
 
-	it("never disables TLS verification anywhere in the shipped code", () => {
-		const files: string[] = [];
-		const walk = (dir: string): void => {
-			for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-				const file = path.join(dir, e.name);
-				if (e.isDirectory()) walk(file);
-				else if (/\.(ts|js)$/.test(e.name)) files.push(file);
-			}
-		};
-		walk(path.join(repoRoot, "src"));
-		if (fs.existsSync(path.join(repoRoot, "dist"))) walk(path.join(repoRoot, "dist"));
-		expect(files.length).toBeGreaterThan(10);
-		for (const file of files) {
-			const text = fs.readFileSync(file, "utf8");
-			expect(text, file).not.toMatch(/rejectUnauthorized|NODE_TLS_REJECT_UNAUTHORIZED|checkServerIdentity|insecureHTTPParser/);
-		}
-	});
+  it("never disables TLS verification anywhere in the shipped code", () => {
+    const files: string[] = [];
+    const walk = (dir: string): void => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const file = path.join(dir, e.name);
+        if (e.isDirectory()) walk(file);
+        else if (/\.(ts|js)$/.test(e.name)) files.push(file);
+      }
+    };
+    walk(path.join(repoRoot, "src"));
+    if (fs.existsSync(path.join(repoRoot, "dist"))) walk(path.join(repoRoot, "dist"));
+    expect(files.length).toBeGreaterThan(10);
+    for (const file of files) {
+      const text = fs.readFileSync(file, "utf8");
+      expect(text, file).not.toMatch(/rejectUnauthorized|NODE_TLS_REJECT_UNAUTHORIZED|checkServerIdentity|insecureHTTPParser/);
+    }
+  });
 });
 
 describe("401 and 403 name the scope the operation needs", () => {
-	for (const status of [401, 403] as const) {
-		it(`${status} on a user create names Write users (write:users)`, async () => {
-			const limited = distinctiveKey();
-			const s = await start({
-				program: userProgram({ alice }),
-				emulator: { keys: { [limited]: ["read:users"] }, missingScopeStatus: status },
-			});
-			s.stack.setConfig("workspace-access:apiKey", { value: limited, secret: true });
-			const error = await s.fails("up");
-			expect(error.grpcMessage).toContain(`answered ${status}`);
-			expect(error.grpcMessage).toContain("Write users (write:users)");
-			expect(error.grpcMessage).toContain("pulumi config set --secret workspace-access:apiKey");
-			expect(s.captured()).not.toContain(limited);
-			expect(s.emu.users.list()).toHaveLength(0);
-		});
-	}
+  for (const status of [401, 403] as const) {
+    it(`${status} on a user create names Write users (write:users)`, async () => {
+      const limited = distinctiveKey();
+      const s = await start({
+        program: userProgram({ alice }),
+        emulator: { keys: { [limited]: ["read:users"] }, missingScopeStatus: status },
+      });
+      s.stack.setConfig("workspace-access:apiKey", { value: limited, secret: true });
+      const error = await s.fails("up");
+      expect(error.grpcMessage).toContain(`answered ${status}`);
+      expect(error.grpcMessage).toContain("Write users (write:users)");
+      expect(error.grpcMessage).toContain("pulumi config set --secret workspace-access:apiKey");
+      expect(s.captured()).not.toContain(limited);
+      expect(s.emu.users.list()).toHaveLength(0);
+    });
+  }
 });

@@ -13,46 +13,46 @@ import { packedProject } from "../engine/packed.ts";
 
 /** A distinctive key per scenario, so a leak anywhere can be grepped for. */
 export function distinctiveKey(): string {
-	return `wa_rel_${Math.random().toString(36).slice(2)}_${"K".repeat(8)}${Date.now().toString(36)}`;
+  return `wa_rel_${Math.random().toString(36).slice(2)}_${"K".repeat(8)}${Date.now().toString(36)}`;
 }
 
 export interface ScenarioOptions {
-	/** The program (TypeScript source); may be changed later with `setProgram`. */
-	program: string;
-	emulator?: EmulatorOptions;
-	/** Extra `workspace-access:*` config (unqualified keys), e.g. `{ maxRetries: "1" }`. */
-	config?: Record<string, string>;
-	/** `false` stores the API key in plaintext config. Default true. */
-	secretKey?: boolean;
-	/** Program run limit of the harness (60 s by default). */
-	timeoutMs?: number;
-	/** Parallel provider steps of the harness (see `StackOptions.parallel`). */
-	parallel?: number;
-	/** Extra environment for the program and the host. */
-	env?: Record<string, string>;
+  /** The program (TypeScript source); may be changed later with `setProgram`. */
+  program: string;
+  emulator?: EmulatorOptions;
+  /** Extra `workspace-access:*` config (unqualified keys), e.g. `{ maxRetries: "1" }`. */
+  config?: Record<string, string>;
+  /** `false` stores the API key in plaintext config. Default true. */
+  secretKey?: boolean;
+  /** Program run limit of the harness (60 s by default). */
+  timeoutMs?: number;
+  /** Parallel provider steps of the harness (see `StackOptions.parallel`). */
+  parallel?: number;
+  /** Extra environment for the program and the host. */
+  env?: Record<string, string>;
 }
 
 /** A running scenario: emulator, project, stack, and everything observed. */
 export interface Scenario {
-	emu: Emulator;
-	stack: Stack;
-	project: Project;
-	key: string;
-	/** Every operation's result, failed ones included. */
-	results: OperationResult[];
-	/** Every failure of an operation. */
-	failures: EngineError[];
-	up(): Promise<OperationResult>;
-	preview(): Promise<OperationResult>;
-	refresh(): Promise<OperationResult>;
-	destroy(): Promise<OperationResult>;
-	/** Runs an operation that must fail, and returns its EngineError. */
-	fails(op: "up" | "preview" | "refresh" | "destroy"): Promise<EngineError>;
-	setProgram(source: string): void;
-	setConfig(key: string, value: string | undefined): void;
-	/** Everything the harness captured so far, as one text (for key greps). */
-	captured(): string;
-	close(): Promise<void>;
+  emu: Emulator;
+  stack: Stack;
+  project: Project;
+  key: string;
+  /** Every operation's result, failed ones included. */
+  results: OperationResult[];
+  /** Every failure of an operation. */
+  failures: EngineError[];
+  up(): Promise<OperationResult>;
+  preview(): Promise<OperationResult>;
+  refresh(): Promise<OperationResult>;
+  destroy(): Promise<OperationResult>;
+  /** Runs an operation that must fail, and returns its EngineError. */
+  fails(op: "up" | "preview" | "refresh" | "destroy"): Promise<EngineError>;
+  setProgram(source: string): void;
+  setConfig(key: string, value: string | undefined): void;
+  /** Everything the harness captured so far, as one text (for key greps). */
+  captured(): string;
+  close(): Promise<void>;
 }
 
 /** The program header every scenario program starts with. */
@@ -60,133 +60,133 @@ export const header = `import * as wa from "pulumi-workspace-access";\n`;
 
 /** A program declaring `users` (name → attributes) and optional entitlements. */
 export function userProgram(
-	users: Record<string, { email: string; firstName?: string; lastName?: string; adoptExisting?: boolean }>,
-	entitlements: Record<string, { integrationId: string; user: string; entitlements: string[] }> = {},
+  users: Record<string, { email: string; firstName?: string; lastName?: string; adoptExisting?: boolean }>,
+  entitlements: Record<string, { integrationId: string; user: string; entitlements: string[] }> = {},
 ): string {
-	const lines = [header];
-	for (const [name, u] of Object.entries(users)) {
-		const args = { firstName: "First", lastName: "Last", ...u };
-		lines.push(`const ${name} = new wa.User(${JSON.stringify(name)}, ${JSON.stringify(args)});`);
-		lines.push(`export const ${name}Id = ${name}.id;`);
-	}
-	for (const [name, e] of Object.entries(entitlements)) {
-		lines.push(
-			`new wa.IntegrationEntitlement(${JSON.stringify(name)}, { integrationId: ${JSON.stringify(e.integrationId)}, userId: ${e.user}.id, entitlements: ${JSON.stringify(e.entitlements)} });`,
-		);
-	}
-	return `${lines.join("\n")}\n`;
+  const lines = [header];
+  for (const [name, u] of Object.entries(users)) {
+    const args = { firstName: "First", lastName: "Last", ...u };
+    lines.push(`const ${name} = new wa.User(${JSON.stringify(name)}, ${JSON.stringify(args)});`);
+    lines.push(`export const ${name}Id = ${name}.id;`);
+  }
+  for (const [name, e] of Object.entries(entitlements)) {
+    lines.push(
+      `new wa.IntegrationEntitlement(${JSON.stringify(name)}, { integrationId: ${JSON.stringify(e.integrationId)}, userId: ${e.user}.id, entitlements: ${JSON.stringify(e.entitlements)} });`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
 }
 
 /** Starts an emulator and a packed project and opens a stack on them. */
 export async function scenario(options: ScenarioOptions): Promise<Scenario> {
-	const key = distinctiveKey();
-	// Empty unless the scenario seeds it or names a world.
-	const empty = options.emulator?.world === undefined ? { seed: {} } : {};
-	const emu = await startEmulator({ apiKey: key, ...empty, job: { finishAfterPolls: 1 }, ...options.emulator });
-	const project = await packedProject({ files: { "index.ts": options.program } });
-	const config: Record<string, ConfigValue> = {
-		"workspace-access:baseUrl": emu.url,
-		"workspace-access:apiKey": options.secretKey === false ? key : { value: key, secret: true },
-	};
-	for (const [k, v] of Object.entries(options.config ?? {})) config[`workspace-access:${k}`] = v;
-	const stack = await openStack({
-		projectDir: project.dir,
-		program: "index.ts",
-		config,
-		...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
-		...(options.parallel ? { parallel: options.parallel } : {}),
-		...(options.env ? { env: options.env } : {}),
-	});
-	const results: OperationResult[] = [];
-	const failures: EngineError[] = [];
-	const run = async (op: "up" | "preview" | "refresh" | "destroy"): Promise<OperationResult> => {
-		try {
-			const result = await stack[op]();
-			results.push(result);
-			return result;
-		} catch (error) {
-			if (error instanceof EngineError) {
-				failures.push(error);
-				if (error.result) results.push(error.result);
-			}
-			throw error;
-		}
-	};
-	const s: Scenario = {
-		emu,
-		stack,
-		project,
-		key,
-		results,
-		failures,
-		up: () => run("up"),
-		preview: () => run("preview"),
-		refresh: () => run("refresh"),
-		destroy: () => run("destroy"),
-		async fails(op) {
-			const error = await run(op).then(
-				() => undefined,
-				(e: unknown) => e,
-			);
-			if (!(error instanceof EngineError)) throw new Error(`expected ${op} to fail with an EngineError, got ${inspect(error)}`);
-			return error;
-		},
-		setProgram: (source) => stack.setProgram("index.ts", source),
-		setConfig: (k, v) => stack.setConfig(`workspace-access:${k}`, v),
-		captured: () => captured(s),
-		async close() {
-			await stack.close();
-			await emu.close();
-			await project.remove();
-		},
-	};
-	return s;
+  const key = distinctiveKey();
+  // Empty unless the scenario seeds it or names a world.
+  const empty = options.emulator?.world === undefined ? { seed: {} } : {};
+  const emu = await startEmulator({ apiKey: key, ...empty, job: { finishAfterPolls: 1 }, ...options.emulator });
+  const project = await packedProject({ files: { "index.ts": options.program } });
+  const config: Record<string, ConfigValue> = {
+    "workspace-access:baseUrl": emu.url,
+    "workspace-access:apiKey": options.secretKey === false ? key : { value: key, secret: true },
+  };
+  for (const [k, v] of Object.entries(options.config ?? {})) config[`workspace-access:${k}`] = v;
+  const stack = await openStack({
+    projectDir: project.dir,
+    program: "index.ts",
+    config,
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.parallel ? { parallel: options.parallel } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  });
+  const results: OperationResult[] = [];
+  const failures: EngineError[] = [];
+  const run = async (op: "up" | "preview" | "refresh" | "destroy"): Promise<OperationResult> => {
+    try {
+      const result = await stack[op]();
+      results.push(result);
+      return result;
+    } catch (error) {
+      if (error instanceof EngineError) {
+        failures.push(error);
+        if (error.result) results.push(error.result);
+      }
+      throw error;
+    }
+  };
+  const s: Scenario = {
+    emu,
+    stack,
+    project,
+    key,
+    results,
+    failures,
+    up: () => run("up"),
+    preview: () => run("preview"),
+    refresh: () => run("refresh"),
+    destroy: () => run("destroy"),
+    async fails(op) {
+      const error = await run(op).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      if (!(error instanceof EngineError)) throw new Error(`expected ${op} to fail with an EngineError, got ${inspect(error)}`);
+      return error;
+    },
+    setProgram: (source) => stack.setProgram("index.ts", source),
+    setConfig: (k, v) => stack.setConfig(`workspace-access:${k}`, v),
+    captured: () => captured(s),
+    async close() {
+      await stack.close();
+      await emu.close();
+      await project.remove();
+    },
+  };
+  return s;
 }
 
 /** Everything the harness captured: registrations, gRPC, logs, processes' output, errors, the state file. */
 export function captured(s: Pick<Scenario, "results" | "failures" | "stack">): string {
-	const parts: string[] = [];
-	for (const r of s.results) {
-		// `Configure`/`CheckConfig` are the engine handing the stack config (the key included) to the
-		// provider: the one channel that must carry it. Everything else must not.
-		const calls = r.grpc.filter((x) => x.method !== "Configure" && x.method !== "CheckConfig");
-		parts.push(
-			JSON.stringify(r.registrations),
-			JSON.stringify(calls),
-			JSON.stringify(r.steps),
-			JSON.stringify(r.outputs),
-			JSON.stringify(r.engineLogs),
-			r.hostLog.stdout,
-			r.hostLog.stderr,
-			r.program.stdout,
-			r.program.stderr,
-			r.program.error ?? "",
-			r.program.uncaught.join("\n"),
-			...r.errors.map((e) => `${e.message}\n${e.stack}\n${inspect(e, { depth: 6 })}`),
-		);
-	}
-	for (const e of s.failures) parts.push(e.message, e.stack ?? "", e.grpcMessage ?? "", JSON.stringify(e.initFailure ?? null));
-	if (fs.existsSync(s.stack.statePath)) parts.push(fs.readFileSync(s.stack.statePath, "utf8"));
-	return parts.join("\n");
+  const parts: string[] = [];
+  for (const r of s.results) {
+    // `Configure`/`CheckConfig` are the engine handing the stack config (the key included) to the
+    // provider: the one channel that must carry it. Everything else must not.
+    const calls = r.grpc.filter((x) => x.method !== "Configure" && x.method !== "CheckConfig");
+    parts.push(
+      JSON.stringify(r.registrations),
+      JSON.stringify(calls),
+      JSON.stringify(r.steps),
+      JSON.stringify(r.outputs),
+      JSON.stringify(r.engineLogs),
+      r.hostLog.stdout,
+      r.hostLog.stderr,
+      r.program.stdout,
+      r.program.stderr,
+      r.program.error ?? "",
+      r.program.uncaught.join("\n"),
+      ...r.errors.map((e) => `${e.message}\n${e.stack}\n${inspect(e, { depth: 6 })}`),
+    );
+  }
+  for (const e of s.failures) parts.push(e.message, e.stack ?? "", e.grpcMessage ?? "", JSON.stringify(e.initFailure ?? null));
+  if (fs.existsSync(s.stack.statePath)) parts.push(fs.readFileSync(s.stack.statePath, "utf8"));
+  return parts.join("\n");
 }
 
 /** Fails when the scenario's key appears in anything the harness captured. */
 export function expectNoKeyLeak(s: Scenario): void {
-	const text = s.captured();
-	expect(text.length).toBeGreaterThan(0);
-	expect(text.includes(s.key), "the API key leaked into what the harness captured").toBe(false);
+  const text = s.captured();
+  expect(text.length).toBeGreaterThan(0);
+  expect(text.includes(s.key), "the API key leaked into what the harness captured").toBe(false);
 }
 
 /** Requests the emulator received that are writes (POST, PUT, PATCH, DELETE). */
 export function writes(emu: Emulator) {
-	return emu.requests.filter((r) => r.method !== "GET");
+  return emu.requests.filter((r) => r.method !== "GET");
 }
 
 /** The single step of a resource named `name` in a result. */
 export function stepOf(result: OperationResult, name: string) {
-	const steps = result.steps.filter((st) => st.name === name);
-	expect(steps, `steps of ${name}`).toHaveLength(1);
-	return steps[0]!;
+  const steps = result.steps.filter((st) => st.name === name);
+  expect(steps, `steps of ${name}`).toHaveLength(1);
+  return steps[0]!;
 }
 
 /**
@@ -194,19 +194,19 @@ export function stepOf(result: OperationResult, name: string) {
  * leaks (`expectNoKeyLeak`) and closed after its test.
  */
 export function scenarios(): (options: ScenarioOptions) => Promise<Scenario> {
-	const open: Scenario[] = [];
-	afterEach(async () => {
-		for (const s of open.splice(0)) {
-			try {
-				expectNoKeyLeak(s);
-			} finally {
-				await s.close();
-			}
-		}
-	});
-	return async (options) => {
-		const s = await scenario(options);
-		open.push(s);
-		return s;
-	};
+  const open: Scenario[] = [];
+  afterEach(async () => {
+    for (const s of open.splice(0)) {
+      try {
+        expectNoKeyLeak(s);
+      } finally {
+        await s.close();
+      }
+    }
+  });
+  return async (options) => {
+    const s = await scenario(options);
+    open.push(s);
+    return s;
+  };
 }

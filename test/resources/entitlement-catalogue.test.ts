@@ -95,20 +95,24 @@ describe("check against the catalogue", () => {
     ["403 (a key without Read integrations)", { status: 403 }, "needs the scope Read integrations (read:integrations)"],
     ["503 after the client's retries", { status: 503, times: 5 }, "answered 503"],
     ["404 (the integration is unknown)", { status: 404 }, "not found"],
-  ])("warns and lets the check pass when the catalogue answers %s", async (_what, fault, said) => {
-    const emu = await setup({ "workspace-access:maxRetries": "1", "workspace-access:requestTimeoutSeconds": "5" });
-    emu.fault({ method: "GET", path: `/integrations/${youtube}/entitlements`, ...fault });
-    const { failures } = wire(await provider.check!({}, { ...base, entitlements: ["NOPE"] }));
-    expect(failures).toEqual([]);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`The entitlements of integration ${youtube} were not checked`);
-    expect(warnings[0]).toContain(said);
-    expect(warnings[0]).not.toContain(emu.apiKey);
-    // Once per integration: the next resource does not ask again, nor warn again.
-    await provider.check!({}, { ...base, entitlements: ["NOPE"] });
-    expect(catalogueRequests(emu).length).toBeLessThanOrEqual(2);
-    expect(warnings).toHaveLength(1);
-  }, 30_000);
+  ])(
+    "warns and lets the check pass when the catalogue answers %s",
+    async (_what, fault, said) => {
+      const emu = await setup({ "workspace-access:maxRetries": "1", "workspace-access:requestTimeoutSeconds": "5" });
+      emu.fault({ method: "GET", path: `/integrations/${youtube}/entitlements`, ...fault });
+      const { failures } = wire(await provider.check!({}, { ...base, entitlements: ["NOPE"] }));
+      expect(failures).toEqual([]);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(`The entitlements of integration ${youtube} were not checked`);
+      expect(warnings[0]).toContain(said);
+      expect(warnings[0]).not.toContain(emu.apiKey);
+      // Once per integration: the next resource does not ask again, nor warn again.
+      await provider.check!({}, { ...base, entitlements: ["NOPE"] });
+      expect(catalogueRequests(emu).length).toBeLessThanOrEqual(2);
+      expect(warnings).toHaveLength(1);
+    },
+    30_000,
+  );
 
   it("warns and lets the check pass when the catalogue is empty", async () => {
     const emu = await setup();
@@ -121,7 +125,8 @@ describe("check against the catalogue", () => {
   it("warns once and lets the check pass without settings", async () => {
     resetRuntime();
     const saved = { ...process.env };
-    for (const name of ["WORKSPACE_ACCESS_API_KEY", "WORKSPACE_ACCESS_BASE_URL", "WORKSPACE_ACCESS_WORKSPACE", "WORKSPACE_ACCESS_HOST"]) delete process.env[name];
+    for (const name of ["WORKSPACE_ACCESS_API_KEY", "WORKSPACE_ACCESS_BASE_URL", "WORKSPACE_ACCESS_WORKSPACE", "WORKSPACE_ACCESS_HOST"])
+      delete process.env[name];
     try {
       await provider.check!({}, base);
       await provider.check!({}, { ...base, userId: grace });

@@ -11,7 +11,10 @@ async function jobOf(emu: Awaited<ReturnType<typeof emulator>>): Promise<string>
     method: "POST",
     headers: { "x-api-key": emu.apiKey, "content-type": "application/json" },
     body: JSON.stringify({
-      data: { type: "invite_tenant_users", attributes: { role: "account_collaborator", entitlements: [{ id: "VIEWER" }], userIds: [DEFAULT_IDS.users.alan] } },
+      data: {
+        type: "invite_tenant_users",
+        attributes: { role: "account_collaborator", entitlements: [{ id: "VIEWER" }], userIds: [DEFAULT_IDS.users.alan] },
+      },
     }),
   });
   return ((await res.json()) as { data: { id: string } }).data.id;
@@ -39,7 +42,10 @@ describe("getJob", () => {
     await program(emu, false);
     emu.jobs.failNext(1, { errorType: "mfa_required", userRequired: true });
     const id = await jobOf(emu);
-    expect(await getJob({ id, waitForCompletion: true })).toMatchObject({ waitOutcome: "error", errorDetails: { errorType: "mfa_required" } });
+    expect(await getJob({ id, waitForCompletion: true })).toMatchObject({
+      waitOutcome: "error",
+      errorDetails: { errorType: "mfa_required" },
+    });
   });
 
   it("does not wait during a preview: one read, not_waited", async () => {

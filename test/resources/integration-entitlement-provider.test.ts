@@ -31,7 +31,10 @@ describe("check", () => {
   it("applies the default role and turns the entitlements into a sorted set", async () => {
     const emu = await setup();
     const result = wire(await check({ ...base, entitlements: ["VIEWER", "EDITOR", "VIEWER"] }));
-    expect(result).toEqual({ inputs: { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator", adoptExisting: false }, failures: [] });
+    expect(result).toEqual({
+      inputs: { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator", adoptExisting: false },
+      failures: [],
+    });
     // A new entitlement set: its ids are looked up in the integration's catalogue.
     expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /integrations/${youtube}/entitlements`]);
   });
@@ -70,10 +73,22 @@ describe("check", () => {
 });
 
 describe("diff", () => {
-  const olds = { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator" as const, adoptExisting: false, email: "alan@example.com", status: "live", lastJobId: null };
+  const olds = {
+    ...base,
+    entitlements: ["EDITOR", "VIEWER"],
+    role: "account_collaborator" as const,
+    adoptExisting: false,
+    email: "alan@example.com",
+    status: "live",
+    lastJobId: null,
+  };
   it.each([
     ["reordered entitlements", { entitlements: ["VIEWER", "EDITOR"] }, { changes: false, replaces: [], deleteBeforeReplace: false }],
-    ["duplicated entitlements", { entitlements: ["EDITOR", "VIEWER", "EDITOR"] }, { changes: false, replaces: [], deleteBeforeReplace: false }],
+    [
+      "duplicated entitlements",
+      { entitlements: ["EDITOR", "VIEWER", "EDITOR"] },
+      { changes: false, replaces: [], deleteBeforeReplace: false },
+    ],
     ["default role left out", { role: undefined }, { changes: false, replaces: [], deleteBeforeReplace: false }],
     ["another entitlement set", { entitlements: ["VIEWER"] }, { changes: true, replaces: [], deleteBeforeReplace: false }],
     ["entitlements not known yet", { entitlements: [UNKNOWN] }, { changes: true, replaces: [], deleteBeforeReplace: false }],
@@ -81,7 +96,11 @@ describe("diff", () => {
     ["another user", { userId: grace }, { changes: true, replaces: ["userId"], deleteBeforeReplace: false }],
     ["a user not known yet", { userId: UNKNOWN }, { changes: true, replaces: ["userId"], deleteBeforeReplace: false }],
     ["another role", { role: "account_owner" }, { changes: true, replaces: ["role"], deleteBeforeReplace: true }],
-    ["another role and user", { role: "account_owner", userId: grace }, { changes: true, replaces: ["userId", "role"], deleteBeforeReplace: false }],
+    [
+      "another role and user",
+      { role: "account_owner", userId: grace },
+      { changes: true, replaces: ["userId", "role"], deleteBeforeReplace: false },
+    ],
   ])("%s", async (_what, change, expected) => {
     const news = Object.fromEntries(Object.entries({ ...olds, ...change }).filter(([, v]) => v !== undefined));
     expect(wire(await provider.diff!("id", olds, news))).toEqual(expected);
@@ -129,7 +148,9 @@ describe("create", () => {
 
   it("with adoptExisting, sets the entitlements of a user who is already a member (PATCH, the whole set)", async () => {
     const emu = await setup();
-    const { outs } = wire(await provider.create((await check({ ...base, userId: grace, entitlements: ["VIEWER", "MANAGER"], adoptExisting: true })).inputs!));
+    const { outs } = wire(
+      await provider.create((await check({ ...base, userId: grace, entitlements: ["VIEWER", "MANAGER"], adoptExisting: true })).inputs!),
+    );
     expect(outs).toMatchObject({ adoptExisting: true, entitlements: ["MANAGER", "VIEWER"] });
     // Read first (a member), then replace the set; no invitation.
     expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
@@ -141,7 +162,12 @@ describe("create", () => {
     expect(emu.requests.find((r) => r.method === "PATCH")?.body).toEqual({
       data: { type: "update_user_entitlement", attributes: { entitlements: [{ id: "MANAGER" }, { id: "VIEWER" }] } },
     });
-    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements.sort()).toEqual(["MANAGER", "VIEWER"]);
+    expect(
+      emu.integrations
+        .members(youtube)
+        .find((m) => m.userId === grace)
+        ?.entitlements.sort(),
+    ).toEqual(["MANAGER", "VIEWER"]);
   });
 
   it("invites as owner when the role says so", async () => {
@@ -177,7 +203,13 @@ describe("read, update, delete", () => {
     emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: ["MANAGER", "VIEWER"] });
     const read = wire(await provider.read!(id, outs));
     expect(read.props?.entitlements).toEqual(["MANAGER", "VIEWER"]);
-    expect(read.inputs).toEqual({ integrationId: youtube, userId: alan, entitlements: ["MANAGER", "VIEWER"], role: "account_collaborator", adoptExisting: false });
+    expect(read.inputs).toEqual({
+      integrationId: youtube,
+      userId: alan,
+      entitlements: ["MANAGER", "VIEWER"],
+      role: "account_collaborator",
+      adoptExisting: false,
+    });
     expect((await provider.diff!(id, read.props!, (await check(base)).inputs!)).changes).toBe(true);
   });
 
@@ -222,7 +254,13 @@ describe("read, update, delete", () => {
     await refresh();
     expect(lists()).toBe(1);
     emu.jobs.failNext(1, { errorType: "mfa_required" });
-    await rejection(provider.update!(`${youtube}/${alan}`, { ...base, role: "account_collaborator", adoptExisting: false, email: "a", status: "live", lastJobId: null }, (await check(base)).inputs!));
+    await rejection(
+      provider.update!(
+        `${youtube}/${alan}`,
+        { ...base, role: "account_collaborator", adoptExisting: false, email: "a", status: "live", lastJobId: null },
+        (await check(base)).inputs!,
+      ),
+    );
     // A failed write may still have changed something (or a timed-out one may yet): the next
     // reads take a new list, and see what changed meanwhile.
     emu.integrations.setMember(youtube, grace, { role: "collaborator", entitlements: ["MANAGER"] });
@@ -303,7 +341,12 @@ describe("resuming and roles", () => {
     const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, news));
     expect(invites(emu)).toHaveLength(1);
     expect(outs).toMatchObject({ entitlements: ["MANAGER", "VIEWER"], email: "alan@example.com" });
-    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements.sort()).toEqual(["MANAGER", "VIEWER"]);
+    expect(
+      emu.integrations
+        .members(youtube)
+        .find((m) => m.userId === alan)
+        ?.entitlements.sort(),
+    ).toEqual(["MANAGER", "VIEWER"]);
   });
 
   it("an update resuming a partial create records the job of its own invitation when that job cannot be polled", async () => {
@@ -327,8 +370,10 @@ describe("resuming and roles", () => {
   it("a create over an existing membership with another role says so instead of planning a replacement", async () => {
     const emu = await setup();
     // grace is a collaborator on YouTube in the seed; declare her an owner.
-    const error = await rejection(provider.create((await check({ ...base, userId: grace, role: "account_owner", adoptExisting: true })).inputs!));
-    expect(error.message).toContain('already a member of integration');
+    const error = await rejection(
+      provider.create((await check({ ...base, userId: grace, role: "account_owner", adoptExisting: true })).inputs!),
+    );
+    expect(error.message).toContain("already a member of integration");
     expect(error.message).toContain('declare role: "account_collaborator"');
     // Nothing was written.
     expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);

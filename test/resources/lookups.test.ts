@@ -33,15 +33,21 @@ const YOUTUBE_2 = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a03";
 function world(extraUsers = 0): EmulatorSeed {
   const seed = defaultSeed();
   seed.integrations!.push({ id: YOUTUBE_2, application: "YouTube", label: "YouTube partners", entitlements: [{ id: "VIEWER" }] });
-  for (let i = 0; i < extraUsers; i++) seed.users!.push({ email: `user${String(i).padStart(3, "0")}@example.com`, firstName: "U", lastName: `${i}` });
+  for (let i = 0; i < extraUsers; i++)
+    seed.users!.push({ email: `user${String(i).padStart(3, "0")}@example.com`, firstName: "U", lastName: `${i}` });
   return seed;
 }
 
 /** A program pointed at `emu` by stack config, as `pulumi up` (or `preview`) would run it. */
 async function program(emu: Emulator, options: { preview?: boolean; apiKey?: string } = {}): Promise<void> {
-  pulumi.runtime.setAllConfig({ "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": options.apiKey ?? emu.apiKey }, ["workspace-access:apiKey"]);
+  pulumi.runtime.setAllConfig({ "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": options.apiKey ?? emu.apiKey }, [
+    "workspace-access:apiKey",
+  ]);
   await pulumi.runtime.setMocks(
-    { newResource: (a) => ({ id: options.preview ? (undefined as unknown as string) : `${a.name}-id`, state: a.inputs }), call: (a) => a.inputs },
+    {
+      newResource: (a) => ({ id: options.preview ? (undefined as unknown as string) : `${a.name}-id`, state: a.inputs }),
+      call: (a) => a.inputs,
+    },
     "p",
     "s",
     options.preview ?? false,
@@ -49,7 +55,8 @@ async function program(emu: Emulator, options: { preview?: boolean; apiKey?: str
   emu.clearRequests();
 }
 
-const sent = (emu: Emulator) => emu.requests.map((r) => `${r.method} ${r.path}${r.query["page[number]"] ? ` p${r.query["page[number]"]}` : ""}`);
+const sent = (emu: Emulator) =>
+  emu.requests.map((r) => `${r.method} ${r.path}${r.query["page[number]"] ? ` p${r.query["page[number]"]}` : ""}`);
 /** A resource of the mock monitor. */
 class Thing extends pulumi.CustomResource {
   constructor(name: string) {
@@ -110,7 +117,11 @@ describe("getUser", () => {
 
   it("fails listing each candidate when two users' emails differ only in case", async () => {
     const emu = await emulator({ seed: world() });
-    const record = (id: string, email: string) => ({ id, type: "user", attributes: { email, firstName: "A", lastName: "B", role: "workspace_login_only" } });
+    const record = (id: string, email: string) => ({
+      id,
+      type: "user",
+      attributes: { email, firstName: "A", lastName: "B", role: "workspace_login_only" },
+    });
     emu.fault({
       method: "GET",
       path: "/users",
@@ -217,7 +228,11 @@ describe("getIntegration", () => {
     const slack = { id: integrations.slack, application: "Slack", label: "Slack acme" };
     expect(await getIntegration({ application: "Slack" })).toMatchObject(slack);
     expect(await getIntegration({ label: "YouTube partners" })).toMatchObject({ id: YOUTUBE_2 });
-    expect(await getIntegration({ id: integrations.slack })).toEqual({ ...slack, createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(await getIntegration({ id: integrations.slack })).toEqual({
+      ...slack,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
     // One listing served all three.
     expect(sent(emu)).toEqual(["GET /integrations"]);
   });
@@ -226,7 +241,7 @@ describe("getIntegration", () => {
     const emu = await emulator({ seed: world() });
     await program(emu);
     const error = await lookupError(getIntegration({ application: "YouTube" }), "lookup_ambiguous");
-    expect(error.message).toContain('2 integrations in the workspace at');
+    expect(error.message).toContain("2 integrations in the workspace at");
     expect(error.message).toContain(`${integrations.youtube} (label "YouTube acme"), ${YOUTUBE_2} (label "YouTube partners")`);
     expect(error.candidates).toEqual([
       { id: integrations.youtube, label: "YouTube acme" },
@@ -296,14 +311,21 @@ describe("getIntegrationEntitlements", () => {
   it("fails naming the integration when there is none", async () => {
     const emu = await emulator({ seed: world() });
     await program(emu);
-    const error = await lookupError(getIntegrationEntitlements({ integrationId: "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" }), "lookup_not_found");
-    expect(error.message).toContain('getIntegrationEntitlements: no integration with id "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" in the workspace at');
+    const error = await lookupError(
+      getIntegrationEntitlements({ integrationId: "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" }),
+      "lookup_not_found",
+    );
+    expect(error.message).toContain(
+      'getIntegrationEntitlements: no integration with id "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" in the workspace at',
+    );
   });
 
   it("requires integrationId, before any request", async () => {
     const emu = await emulator({ seed: world() });
     await program(emu);
-    expect((await lookupError(getIntegrationEntitlements({} as never), "lookup_arguments")).message).toBe("getIntegrationEntitlements: integrationId is required.");
+    expect((await lookupError(getIntegrationEntitlements({} as never), "lookup_arguments")).message).toBe(
+      "getIntegrationEntitlements: integrationId is required.",
+    );
     expect(emu.requests).toEqual([]);
   });
 });
@@ -366,10 +388,18 @@ describe("the stack config", () => {
     const emu = await emulator({ seed: world() });
     await program(emu);
     pulumi.runtime.setAllConfig(
-      { "workspace-access:baseUrl": emu.url, "workspace-access:apikey": emu.apiKey, ...(withApiKey ? { "workspace-access:apiKey": emu.apiKey } : {}) },
+      {
+        "workspace-access:baseUrl": emu.url,
+        "workspace-access:apikey": emu.apiKey,
+        ...(withApiKey ? { "workspace-access:apiKey": emu.apiKey } : {}),
+      },
       ["workspace-access:apikey", "workspace-access:apiKey"],
     );
-    for (const lookup of [() => getUser({ email: "ada@example.com" }), () => getIntegration({ application: "Slack" }), () => getIntegrations()]) {
+    for (const lookup of [
+      () => getUser({ email: "ada@example.com" }),
+      () => getIntegration({ application: "Slack" }),
+      () => getIntegrations(),
+    ]) {
       const error = await rejection(lookup());
       expect(ConfigurationError.isInstance(error), String(error)).toBe(true);
       expect(error.message).toContain("Unknown setting `workspace-access:apikey`");

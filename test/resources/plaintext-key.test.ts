@@ -3,7 +3,10 @@ import { expect, it, vi } from "vitest";
 import { User } from "../../src";
 
 it("warns once, suggesting --secret, when the API key is stored in plaintext", async () => {
-  pulumi.runtime.setAllConfig({ "workspace-access:apiKey": "plain-key-value-123456", "workspace-access:baseUrl": "https://a.example.com/" }, []);
+  pulumi.runtime.setAllConfig(
+    { "workspace-access:apiKey": "plain-key-value-123456", "workspace-access:baseUrl": "https://a.example.com/" },
+    [],
+  );
   await pulumi.runtime.setMocks({ newResource: (a) => ({ id: "id", state: a.inputs }), call: (a) => a.inputs }, "p", "s", false);
   const warn = vi.spyOn(pulumi.log, "warn").mockResolvedValue();
   new User("a", { email: "a@example.com", firstName: "A", lastName: "B" });

@@ -64,7 +64,12 @@ describe("invalidate()", () => {
   it("with an integration id forgets that integration's members and the users, and keeps other integrations' lists", async () => {
     const seed = teamSeed();
     const other = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb";
-    seed.integrations.push({ id: other, application: "Slack", entitlements: [{ id: "MEMBER" }], users: [{ userId: TEAM.ada, entitlements: ["MEMBER"] }] });
+    seed.integrations.push({
+      id: other,
+      application: "Slack",
+      entitlements: [{ id: "MEMBER" }],
+      users: [{ userId: TEAM.ada, entitlements: ["MEMBER"] }],
+    });
     const emu = await emulator({ seed });
     const { client, clock } = clientFor(emu);
     const cache = new ReadCache(client, 60_000, clock);

@@ -15,7 +15,11 @@ const config = (values: Record<string, unknown>) => (key: string) => values[key]
 describe("stack config and environment", () => {
   it("takes the workspace's address from one source: stack config names it, the environment's URL is ignored", () => {
     const raw = readRawSettings(
-      config({ "workspace-access:workspace": "globex", "workspace-access:host": "example.com", "workspace-access:apiKey": "globex-key-123" }),
+      config({
+        "workspace-access:workspace": "globex",
+        "workspace-access:host": "example.com",
+        "workspace-access:apiKey": "globex-key-123",
+      }),
       { WORKSPACE_ACCESS_BASE_URL: "https://acme.example.com/api/v1/" },
     );
     expect(resolveProviderSettings(raw).client.baseUrl).toBe("https://globex.example.com/api/v1/");
@@ -31,7 +35,11 @@ describe("stack config and environment", () => {
 
   it("reads numbers and booleans the engine may hand over as such", () => {
     const raw = readRawSettings(
-      config({ "workspace-access:baseUrl": "https://a.example.com/api/v1/", "workspace-access:apiKey": "k-123456", "workspace-access:maxRetries": 2 }),
+      config({
+        "workspace-access:baseUrl": "https://a.example.com/api/v1/",
+        "workspace-access:apiKey": "k-123456",
+        "workspace-access:maxRetries": 2,
+      }),
       {},
     );
     expect(resolveProviderSettings(raw).client.maxRetries).toBe(2);
@@ -42,7 +50,10 @@ describe("stack config and environment", () => {
     [{ "workspace-access:workspace": "ac me", "workspace-access:host": "example.com" }, /single DNS label/],
     [{ "workspace-access:workspace": "acme" }, /workspace-access:host missing/],
   ])("names the key at fault: %j", (values, message) => {
-    const raw = readRawSettings(config({ "workspace-access:apiKey": "k-123456", "workspace-access:baseUrl": "https://a.example.com/", ...values }), {});
+    const raw = readRawSettings(
+      config({ "workspace-access:apiKey": "k-123456", "workspace-access:baseUrl": "https://a.example.com/", ...values }),
+      {},
+    );
     if (!("workspace-access:maxRetries" in values)) delete raw.baseUrl;
     expect(() => resolveProviderSettings(raw)).toThrow(message);
   });
@@ -75,7 +86,12 @@ describe("keys the package does not read", () => {
       expect.stringContaining("Unknown setting `workspace-access:timeout`"),
       expect.stringMatching(/workspace-access:apiKey is too short.*Run: pulumi config set --secret workspace-access:apiKey <value>$/),
     ]);
-    expect(settingsProblems([], readRawSettings(config({ "workspace-access:baseUrl": "https://a.example.com/", "workspace-access:apiKey": "k-123456" }), {}))).toEqual([]);
+    expect(
+      settingsProblems(
+        [],
+        readRawSettings(config({ "workspace-access:baseUrl": "https://a.example.com/", "workspace-access:apiKey": "k-123456" }), {}),
+      ),
+    ).toEqual([]);
   });
 });
 

@@ -60,7 +60,16 @@ describe("check", () => {
 });
 
 describe("diff", () => {
-  const olds = { ...alice, role: "workspace_login_only", isGuest: false, adoptExisting: false, status: "pending", createdAt: null, updatedAt: null, managedAttributes: [] };
+  const olds = {
+    ...alice,
+    role: "workspace_login_only",
+    isGuest: false,
+    adoptExisting: false,
+    status: "pending",
+    createdAt: null,
+    updatedAt: null,
+    managedAttributes: [],
+  };
   it.each([
     ["email case", { email: "ALICE@Example.com" }, false],
     ["defaults left out", { role: undefined, isGuest: undefined }, false],
@@ -102,7 +111,13 @@ describe("create, read, update, delete", () => {
     await configureFor(emu);
     const { id, outs } = wire(await provider.create((await check({ ...alice, email: "ALICE@example.com", adoptExisting: true })).inputs!));
     expect(id).toBe(existing.id);
-    expect(outs).toMatchObject({ lastName: "Doe", role: "workspace_super_admin", isGuest: true, adoptExisting: true, managedAttributes: [] });
+    expect(outs).toMatchObject({
+      lastName: "Doe",
+      role: "workspace_super_admin",
+      isGuest: true,
+      adoptExisting: true,
+      managedAttributes: [],
+    });
     expect(emu.users.get(id)).toMatchObject({ lastName: "Doe", role: "workspace_super_admin", isGuest: true });
     expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /users", `PUT /users/${id}`]);
     expect(emu.requests[1]?.body).toMatchObject({ data: { attributes: { role: "workspace_super_admin", isGuest: true } } });
@@ -136,9 +151,22 @@ describe("create, read, update, delete", () => {
     emu.fault({
       method: "GET",
       path: `/users/${existing.id}`,
-      body: JSON.stringify({ data: { id: existing.id, type: "user", attributes: { email: alice.email, role: null } }, links: {}, meta: {} }),
+      body: JSON.stringify({
+        data: { id: existing.id, type: "user", attributes: { email: alice.email, role: null } },
+        links: {},
+        meta: {},
+      }),
     });
-    const olds = { ...alice, role: null, isGuest: null, adoptExisting: false, status: null, createdAt: null, updatedAt: null, managedAttributes: [] };
+    const olds = {
+      ...alice,
+      role: null,
+      isGuest: null,
+      adoptExisting: false,
+      status: null,
+      createdAt: null,
+      updatedAt: null,
+      managedAttributes: [],
+    };
     const error = await rejection(provider.update!(existing.id, olds, (await check(alice)).inputs!));
     expect(error.message).toContain(`User ${existing.id}`);
     expect(error.message).toContain("data.attributes.role");
@@ -187,7 +215,13 @@ describe("create, read, update, delete", () => {
     expect(updated).toMatchObject({ firstName: "Alicia", isGuest: true });
     expect(emu.requests.at(-1)).toMatchObject({
       method: "PUT",
-      body: { data: { id, type: "user", attributes: { email: alice.email, firstName: "Alicia", lastName: "Doe", role: "workspace_login_only", isGuest: true } } },
+      body: {
+        data: {
+          id,
+          type: "user",
+          attributes: { email: alice.email, firstName: "Alicia", lastName: "Doe", role: "workspace_login_only", isGuest: true },
+        },
+      },
     });
   });
 

@@ -6,10 +6,9 @@ const API_KEY = "wa_wiring_secret_key_5d2c1f0e9a8b7c6d";
 const registered: pulumi.runtime.MockResourceArgs[] = [];
 
 beforeAll(async () => {
-  pulumi.runtime.setAllConfig(
-    { "workspace-access:apiKey": API_KEY, "workspace-access:baseUrl": "https://acme.example.com/api/v1/" },
-    ["workspace-access:apiKey"],
-  );
+  pulumi.runtime.setAllConfig({ "workspace-access:apiKey": API_KEY, "workspace-access:baseUrl": "https://acme.example.com/api/v1/" }, [
+    "workspace-access:apiKey",
+  ]);
   await pulumi.runtime.setMocks(
     {
       newResource: (args) => {

@@ -10,7 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed, type Emulator, type EmulatorSeed } from "../../src/emulator/index";
 import { EngineError, openStack, type Project, type Stack } from "../engine/index.ts";
 import { packedProject } from "../engine/packed.ts";
-import { accessConfig, NO_FALLBACKS, rejectionOf, requestLines, SETUP_TIMEOUT_MS, startTestEmulator, stepsOf, withRequests } from "./support.ts";
+import {
+  accessConfig,
+  NO_FALLBACKS,
+  rejectionOf,
+  requestLines,
+  SETUP_TIMEOUT_MS,
+  startTestEmulator,
+  stepsOf,
+  withRequests,
+} from "./support.ts";
 
 const { users, integrations } = DEFAULT_IDS;
 const YOUTUBE_2 = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a03";
@@ -19,47 +28,54 @@ const header = `import * as wa from "pulumi-workspace-access";\n`;
 
 /** The default world, a second YouTube integration, and 250 more users (three pages of users). */
 function world(): EmulatorSeed {
-	const seed = defaultSeed();
-	seed.integrations!.push({ id: YOUTUBE_2, application: "YouTube", label: "YouTube partners", entitlements: [{ id: "VIEWER" }] });
-	for (let i = 0; i < EXTRA_USERS; i++) seed.users!.push({ email: `user${String(i).padStart(3, "0")}@Example.com`, firstName: "U", lastName: `${i}` });
-	return seed;
+  const seed = defaultSeed();
+  seed.integrations!.push({ id: YOUTUBE_2, application: "YouTube", label: "YouTube partners", entitlements: [{ id: "VIEWER" }] });
+  for (let i = 0; i < EXTRA_USERS; i++)
+    seed.users!.push({ email: `user${String(i).padStart(3, "0")}@Example.com`, firstName: "U", lastName: `${i}` });
+  return seed;
 }
 
 describe("lookups and the entitlement check, through the engine harness", { timeout: 120_000 }, () => {
-	let emulator: Emulator;
-	let project: Project;
-	const stacks: Stack[] = [];
+  let emulator: Emulator;
+  let project: Project;
+  const stacks: Stack[] = [];
 
-	/** A stack of `source` (written as `<name>.ts`), pointed at the emulator by stack config only. */
-	async function stackOf(name: string, source: string): Promise<Stack> {
-		project.write(`${name}.ts`, source);
-		const stack = await openStack({ projectDir: project.dir, program: `${name}.ts`, stackName: name, config: accessConfig(emulator), env: NO_FALLBACKS });
-		stacks.push(stack);
-		return stack;
-	}
+  /** A stack of `source` (written as `<name>.ts`), pointed at the emulator by stack config only. */
+  async function stackOf(name: string, source: string): Promise<Stack> {
+    project.write(`${name}.ts`, source);
+    const stack = await openStack({
+      projectDir: project.dir,
+      program: `${name}.ts`,
+      stackName: name,
+      config: accessConfig(emulator),
+      env: NO_FALLBACKS,
+    });
+    stacks.push(stack);
+    return stack;
+  }
 
-	/** The program's error of a failed preview. */
-	async function failedPreview(stack: Stack): Promise<EngineError> {
-		const error = await rejectionOf(stack.preview());
-		expect(error).toBeInstanceOf(EngineError);
-		return error as EngineError;
-	}
+  /** The program's error of a failed preview. */
+  async function failedPreview(stack: Stack): Promise<EngineError> {
+    const error = await rejectionOf(stack.preview());
+    expect(error).toBeInstanceOf(EngineError);
+    return error as EngineError;
+  }
 
-	beforeAll(async () => {
-		emulator = await startTestEmulator({ seed: world() });
-		project = await packedProject({ name: "lookups" });
-	}, SETUP_TIMEOUT_MS);
+  beforeAll(async () => {
+    emulator = await startTestEmulator({ seed: world() });
+    project = await packedProject({ name: "lookups" });
+  }, SETUP_TIMEOUT_MS);
 
-	afterAll(async () => {
-		for (const stack of stacks) await stack.close();
-		await project?.remove();
-		await emulator?.close();
-	});
+  afterAll(async () => {
+    for (const stack of stacks) await stack.close();
+    await project?.remove();
+    await emulator?.close();
+  });
 
-	it("finds users and integrations by name, shares the listings, and entitles the users found", async () => {
-		const stack = await stackOf(
-			"found",
-			`${header}
+  it("finds users and integrations by name, shares the listings, and entitles the users found", async () => {
+    const stack = await stackOf(
+      "found",
+      `${header}
 const late = wa.getUser({ email: "USER249@example.COM" });
 const ada = wa.getUser({ email: "ada@example.com" });
 const grace = wa.getUser({ id: ${JSON.stringify(users.grace)} });
@@ -75,96 +91,106 @@ export const slackMembers = wa.getIntegrationMembersOutput({ integrationId: slac
 export const guests = wa.getUsers({ isGuest: true }).then((r) => r.ids);
 new wa.IntegrationEntitlement("late-partners", { integrationId: partners.then((i) => i.id), userId: late.then((u) => u.id), entitlements: ["VIEWER"] });
 `,
-		);
-		const { result: preview, requests } = await withRequests(emulator, () => stack.preview());
-		const late = emulator.users.findByEmail("user249@example.com")!;
-		expect(preview.outputs).toEqual({
-			lateId: late.id,
-			adaRole: "workspace_owner",
-			graceEmail: "grace@example.com",
-			slackId: integrations.slack,
-			youtubeIds: [integrations.youtube, YOUTUBE_2],
-			catalogue: ["MEMBER", "ADMIN", "BILLING"],
-			slackMembers: ["ada@example.com", "alan@example.com"],
-			guests: [users.katherine],
-		});
-		expect(stepsOf(preview)).toEqual(["create late-partners"]);
-		// One paged listing of the users (254: three pages) and one of the integrations served every
-		// lookup; grace by id arrived with the listing and was served from it. The host's check
-		// read the partners integration's catalogue.
-		expect(requestLines(requests).sort()).toEqual(
-			[
-				"GET /users",
-				"GET /users",
-				"GET /users",
-				"GET /integrations",
-				`GET /integrations/${integrations.slack}/entitlements`,
-				`GET /integrations/${integrations.slack}/users`,
-				`GET /integrations/${YOUTUBE_2}/entitlements`,
-			].sort(),
-		);
-	});
+    );
+    const { result: preview, requests } = await withRequests(emulator, () => stack.preview());
+    const late = emulator.users.findByEmail("user249@example.com")!;
+    expect(preview.outputs).toEqual({
+      lateId: late.id,
+      adaRole: "workspace_owner",
+      graceEmail: "grace@example.com",
+      slackId: integrations.slack,
+      youtubeIds: [integrations.youtube, YOUTUBE_2],
+      catalogue: ["MEMBER", "ADMIN", "BILLING"],
+      slackMembers: ["ada@example.com", "alan@example.com"],
+      guests: [users.katherine],
+    });
+    expect(stepsOf(preview)).toEqual(["create late-partners"]);
+    // One paged listing of the users (254: three pages) and one of the integrations served every
+    // lookup; grace by id arrived with the listing and was served from it. The host's check
+    // read the partners integration's catalogue.
+    expect(requestLines(requests).sort()).toEqual(
+      [
+        "GET /users",
+        "GET /users",
+        "GET /users",
+        "GET /integrations",
+        `GET /integrations/${integrations.slack}/entitlements`,
+        `GET /integrations/${integrations.slack}/users`,
+        `GET /integrations/${YOUTUBE_2}/entitlements`,
+      ].sort(),
+    );
+  });
 
-	it("fails the program naming what was looked for and the workspace when nothing matches", async () => {
-		const stack = await stackOf("not-found", `${header}export const jira = wa.getIntegration({ application: "Jira" }).then((i) => i.id);\n`);
-		const error = await failedPreview(stack);
-		expect(error.operation).toBe("program");
-		expect(error.message).toContain(`getIntegration: no integration with application "Jira"`);
-		expect(error.message).toContain(`in the workspace at ${new URL(emulator.url).host}`);
-	});
+  it("fails the program naming what was looked for and the workspace when nothing matches", async () => {
+    const stack = await stackOf(
+      "not-found",
+      `${header}export const jira = wa.getIntegration({ application: "Jira" }).then((i) => i.id);\n`,
+    );
+    const error = await failedPreview(stack);
+    expect(error.operation).toBe("program");
+    expect(error.message).toContain(`getIntegration: no integration with application "Jira"`);
+    expect(error.message).toContain(`in the workspace at ${new URL(emulator.url).host}`);
+  });
 
-	it("fails the program listing each candidate's id and label when two integrations match", async () => {
-		const stack = await stackOf("ambiguous", `${header}export const youtube = wa.getIntegration({ application: "YouTube" }).then((i) => i.id);\n`);
-		const error = await failedPreview(stack);
-		expect(error.message).toContain(`2 integrations in the workspace at ${new URL(emulator.url).host} have application "YouTube"`);
-		expect(error.message).toContain(`${integrations.youtube} (label "YouTube acme"), ${YOUTUBE_2} (label "YouTube partners")`);
-	});
+  it("fails the program listing each candidate's id and label when two integrations match", async () => {
+    const stack = await stackOf(
+      "ambiguous",
+      `${header}export const youtube = wa.getIntegration({ application: "YouTube" }).then((i) => i.id);\n`,
+    );
+    const error = await failedPreview(stack);
+    expect(error.message).toContain(`2 integrations in the workspace at ${new URL(emulator.url).host} have application "YouTube"`);
+    expect(error.message).toContain(`${integrations.youtube} (label "YouTube acme"), ${YOUTUBE_2} (label "YouTube partners")`);
+  });
 
-	it("fails the program on bad arguments before any request", async () => {
-		const stack = await stackOf("bad-args", `${header}export const who = wa.getUser({ id: "x", email: "ada@example.com" }).then((u) => u.id);\n`);
-		const { result: error, requests } = await withRequests(emulator, () => failedPreview(stack));
-		expect(error.message).toContain("getUser: give exactly one of id, email; got id and email.");
-		expect(requests).toEqual([]);
-	});
+  it("fails the program on bad arguments before any request", async () => {
+    const stack = await stackOf(
+      "bad-args",
+      `${header}export const who = wa.getUser({ id: "x", email: "ada@example.com" }).then((u) => u.id);\n`,
+    );
+    const { result: error, requests } = await withRequests(emulator, () => failedPreview(stack));
+    expect(error.message).toContain("getUser: give exactly one of id, email; got id and email.");
+    expect(requests).toEqual([]);
+  });
 
-	it("fails a preview with a misspelt entitlement, naming it and the offered ones closest first", async () => {
-		const stack = await stackOf(
-			"misspelt",
-			`${header}new wa.IntegrationEntitlement("grace-youtube", { integrationId: ${JSON.stringify(integrations.youtube)}, userId: ${JSON.stringify(users.alan)}, entitlements: ["VIEWER", "MANAGR"] });\n`,
-		);
-		const error = await failedPreview(stack);
-		expect(error.operation).toBe("check");
-		expect(error.message).toContain(
-			`entitlements: integration ${integrations.youtube} offers no entitlement "MANAGR"; it offers (closest first): MANAGER, VIEWER, EDITOR.`,
-		);
-		expect(emulator.requests.filter((r) => r.method !== "GET")).toEqual([]);
-	});
+  it("fails a preview with a misspelt entitlement, naming it and the offered ones closest first", async () => {
+    const stack = await stackOf(
+      "misspelt",
+      `${header}new wa.IntegrationEntitlement("grace-youtube", { integrationId: ${JSON.stringify(integrations.youtube)}, userId: ${JSON.stringify(users.alan)}, entitlements: ["VIEWER", "MANAGR"] });\n`,
+    );
+    const error = await failedPreview(stack);
+    expect(error.operation).toBe("check");
+    expect(error.message).toContain(
+      `entitlements: integration ${integrations.youtube} offers no entitlement "MANAGR"; it offers (closest first): MANAGER, VIEWER, EDITOR.`,
+    );
+    expect(emulator.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
 
-	it("sends nothing in a preview without entitlement changes, and at most one catalogue request per integration for 50 changed ones", async () => {
-		const members = emulator.users.list().filter((u) => u.email.startsWith("user1"));
-		expect(members.length).toBeGreaterThanOrEqual(50);
-		const program = (generation: number) =>
-			`${header}${members
-				.slice(0, 50)
-				.map((u, i) => {
-					const [integrationId, sets] = i % 2 ? [integrations.slack, [["MEMBER"], ["MEMBER", "ADMIN"]]] : [integrations.youtube, [["VIEWER"], ["EDITOR"]]];
-					return `new wa.IntegrationEntitlement("e${i}", { integrationId: ${JSON.stringify(integrationId)}, userId: ${JSON.stringify(u.id)}, entitlements: ${JSON.stringify(sets![generation])} });`;
-				})
-				.join("\n")}\n`;
-		const stack = await stackOf("fifty", program(0));
-		await stack.up();
+  it("sends nothing in a preview without entitlement changes, and at most one catalogue request per integration for 50 changed ones", async () => {
+    const members = emulator.users.list().filter((u) => u.email.startsWith("user1"));
+    expect(members.length).toBeGreaterThanOrEqual(50);
+    const program = (generation: number) =>
+      `${header}${members
+        .slice(0, 50)
+        .map((u, i) => {
+          const [integrationId, sets] =
+            i % 2 ? [integrations.slack, [["MEMBER"], ["MEMBER", "ADMIN"]]] : [integrations.youtube, [["VIEWER"], ["EDITOR"]]];
+          return `new wa.IntegrationEntitlement("e${i}", { integrationId: ${JSON.stringify(integrationId)}, userId: ${JSON.stringify(u.id)}, entitlements: ${JSON.stringify(sets![generation])} });`;
+        })
+        .join("\n")}\n`;
+    const stack = await stackOf("fifty", program(0));
+    await stack.up();
 
-		const unchanged = await withRequests(emulator, () => stack.preview());
-		expect(changes(unchanged.result)).toEqual([]);
-		expect(requestLines(unchanged.requests)).toEqual([]);
+    const unchanged = await withRequests(emulator, () => stack.preview());
+    expect(changes(unchanged.result)).toEqual([]);
+    expect(requestLines(unchanged.requests)).toEqual([]);
 
-		stack.setProgram("fifty.ts", program(1));
-		const changed = await withRequests(emulator, () => stack.preview());
-		expect(changes(changed.result)).toHaveLength(50);
-		expect(requestLines(changed.requests).sort()).toEqual(
-			[`GET /integrations/${integrations.slack}/entitlements`, `GET /integrations/${integrations.youtube}/entitlements`].sort(),
-		);
-	});
+    stack.setProgram("fifty.ts", program(1));
+    const changed = await withRequests(emulator, () => stack.preview());
+    expect(changes(changed.result)).toHaveLength(50);
+    expect(requestLines(changed.requests).sort()).toEqual(
+      [`GET /integrations/${integrations.slack}/entitlements`, `GET /integrations/${integrations.youtube}/entitlements`].sort(),
+    );
+  });
 });
 
 const changes = (result: Parameters<typeof stepsOf>[0]) => stepsOf(result).filter((step) => !step.startsWith("same "));

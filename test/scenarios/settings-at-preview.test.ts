@@ -85,7 +85,9 @@ describe("settings checked at preview, with zero requests", { timeout: 60_000 },
     [
       "a bad number",
       () => ({ ...good(), "workspace-access:maxRetries": "two" }),
-      ['workspace-access:maxRetries must be a whole number of at least 0, got "two". Run: pulumi config set workspace-access:maxRetries <value>'],
+      [
+        'workspace-access:maxRetries must be a whole number of at least 0, got "two". Run: pulumi config set workspace-access:maxRetries <value>',
+      ],
     ],
     [
       "plain http to a remote host",
@@ -113,7 +115,13 @@ describe("settings checked at preview, with zero requests", { timeout: 60_000 },
 
   it("a good config previews with no request (the control)", async () => {
     stacks += 1;
-    const stack = await openStack({ projectDir: project.dir, program: "index.ts", stackName: `s${stacks}`, config: good(), env: NO_FALLBACKS });
+    const stack = await openStack({
+      projectDir: project.dir,
+      program: "index.ts",
+      stackName: `s${stacks}`,
+      config: good(),
+      env: NO_FALLBACKS,
+    });
     try {
       const before = emulator.requests.length;
       const result = await stack.preview();

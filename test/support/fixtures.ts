@@ -22,7 +22,12 @@ export async function emulator(options: EmulatorOptions = {}): Promise<Emulator>
   const clock = options.clock ?? new VirtualClock();
   // Empty unless the test seeds it (or names a world): the tests name every record they rely on.
   const empty = options.world === undefined ? { seed: {} } : {};
-  const emu = await startEmulator({ apiKey: `wa_test_${Math.random().toString(16).slice(2)}${"k".repeat(16)}`, ...empty, ...options, clock });
+  const emu = await startEmulator({
+    apiKey: `wa_test_${Math.random().toString(16).slice(2)}${"k".repeat(16)}`,
+    ...empty,
+    ...options,
+    clock,
+  });
   if (clock instanceof VirtualClock) clocks.set(emu, clock);
   issuedKeys.add(emu.apiKey);
   open.push(() => emu.close());
@@ -35,10 +40,7 @@ export function clockOf(emu: Emulator): VirtualClock {
 }
 
 /** A client of `emu` on the emulator's virtual clock with fixed jitter, closed after the test. */
-export function clientFor(
-  emu: Emulator,
-  options: Partial<ClientOptions> = {},
-): { client: WorkspaceAccessClient; clock: VirtualClock } {
+export function clientFor(emu: Emulator, options: Partial<ClientOptions> = {}): { client: WorkspaceAccessClient; clock: VirtualClock } {
   const clock = clockOf(emu);
   const client = new WorkspaceAccessClient({
     baseUrl: emu.url,

@@ -8,7 +8,9 @@ import { syncBuiltinESMExports } from "node:module";
 const childProcess = process.getBuiltinModule("node:child_process") as unknown as Record<string, unknown>;
 for (const name of ["spawn", "spawnSync", "fork", "exec", "execSync", "execFile", "execFileSync"]) {
   childProcess[name] = () => {
-    throw new Error(`the unit tier starts no process, but a test called child_process.${name}: move the test to the host tier (see vitest.config.mts)`);
+    throw new Error(
+      `the unit tier starts no process, but a test called child_process.${name}: move the test to the host tier (see vitest.config.mts)`,
+    );
   };
 }
 // `import { spawn } from "node:child_process"` in ES modules reads these bindings too.

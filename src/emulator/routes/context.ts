@@ -9,47 +9,47 @@ import type { Store } from "../store";
 
 /** The state routes act on. */
 export interface World {
-	store: Store;
-	jobs: JobEngine;
-	/** Whether user writes answer with a job (contract: "a write may instead answer with a job"). */
-	userWritesAsJobs: boolean;
-	/** Whether user writes that take effect at once answer 204 without a body. */
-	userWritesNoContent?: boolean;
+  store: Store;
+  jobs: JobEngine;
+  /** Whether user writes answer with a job (contract: "a write may instead answer with a job"). */
+  userWritesAsJobs: boolean;
+  /** Whether user writes that take effect at once answer 204 without a body. */
+  userWritesNoContent?: boolean;
 }
 
 /** One request, as a handler sees it. */
 export interface RequestContext {
-	world: World;
-	/** Decoded path parameters, by the names of the route pattern. */
-	params: Record<string, string>;
-	query: URLSearchParams;
-	/** Parsed JSON, the raw text when it was not JSON, or undefined when empty. */
-	body: unknown;
-	/** True when a body was sent and was not valid JSON. */
-	invalidJson: boolean;
+  world: World;
+  /** Decoded path parameters, by the names of the route pattern. */
+  params: Record<string, string>;
+  query: URLSearchParams;
+  /** Parsed JSON, the raw text when it was not JSON, or undefined when empty. */
+  body: unknown;
+  /** True when a body was sent and was not valid JSON. */
+  invalidJson: boolean;
 }
 
 /** What a handler answers. */
 export interface Reply {
-	status: number;
-	/** Serialized as JSON; undefined means no body (204). */
-	body?: unknown;
-	headers?: Record<string, string>;
+  status: number;
+  /** Serialized as JSON; undefined means no body (204). */
+  body?: unknown;
+  headers?: Record<string, string>;
 }
 
 /** One operation of the API. */
 export interface Route {
-	method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-	/** Segments after `/api/v1`, `:name` for a parameter, e.g. `/users/:id`. */
-	pattern: string;
-	/** The scopes a key needs; a function because user writes need more when they start jobs. */
-	scopes(world: World): Scope[];
-	handle(ctx: RequestContext): Reply;
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Segments after `/api/v1`, `:name` for a parameter, e.g. `/users/:id`. */
+  pattern: string;
+  /** The scopes a key needs; a function because user writes need more when they start jobs. */
+  scopes(world: World): Scope[];
+  handle(ctx: RequestContext): Reply;
 }
 
 /** A route's path parameter, which the router guarantees is present. */
 export function param(ctx: RequestContext, name: string): string {
-	const value = ctx.params[name];
-	if (value === undefined) throw new Error(`emulator: route has no parameter ${name}`);
-	return value;
+  const value = ctx.params[name];
+  if (value === undefined) throw new Error(`emulator: route has no parameter ${name}`);
+  return value;
 }

@@ -28,242 +28,277 @@ const WRITE: Scope[] = ["write:integrations", "write:automations"];
 const INVITE_ROLES = { account_owner: "owner", account_collaborator: "collaborator" } as const satisfies Record<string, MemberRole>;
 
 function integrationOf(ctx: RequestContext): IntegrationRow {
-	const id = param(ctx, "id");
-	const integration = ctx.world.store.integration(id);
-	if (integration === undefined) throw ApiError.notFound(`No integration with id ${id}.`);
-	return integration;
+  const id = param(ctx, "id");
+  const integration = ctx.world.store.integration(id);
+  if (integration === undefined) throw ApiError.notFound(`No integration with id ${id}.`);
+  return integration;
 }
 
 function memberOf(integration: IntegrationRow, userId: string): MemberRow {
-	const member = integration.members.get(userId);
-	if (member === undefined) throw ApiError.notFound(`The user ${userId} is not a member of the integration ${integration.id}.`);
-	return member;
+  const member = integration.members.get(userId);
+  if (member === undefined) throw ApiError.notFound(`The user ${userId} is not a member of the integration ${integration.id}.`);
+  return member;
 }
 
 function base(integration: IntegrationRow): string {
-	return `/api/v1/integrations/${encodeURIComponent(integration.id)}`;
+  return `/api/v1/integrations/${encodeURIComponent(integration.id)}`;
 }
 
 function account(integration: IntegrationRow): JobAccount {
-	return { entity: "account", id: integration.id, name: integration.label, provider: integration.application };
+  return { entity: "account", id: integration.id, name: integration.label, provider: integration.application };
 }
 
 function unknownEntitlements(integration: IntegrationRow, ids: readonly string[]): JobFailure | undefined {
-	const missing = ids.filter((id) => !integration.entitlements.some((e) => e.id === id));
-	if (missing.length === 0) return undefined;
-	return {
-		errorDetails: { errorType: ENTITLEMENT_NOT_FOUND, userRequired: false },
-		response: { message: `The integration ${integration.label} has no entitlement ${missing.join(", ")}.`, entitlements: missing },
-	};
+  const missing = ids.filter((id) => !integration.entitlements.some((e) => e.id === id));
+  if (missing.length === 0) return undefined;
+  return {
+    errorDetails: { errorType: ENTITLEMENT_NOT_FOUND, userRequired: false },
+    response: { message: `The integration ${integration.label} has no entitlement ${missing.join(", ")}.`, entitlements: missing },
+  };
 }
 
 function notMember(integration: IntegrationRow, userId: string): JobFailure {
-	return {
-		errorDetails: { errorType: "user_not_member", userRequired: false },
-		response: { message: `The user ${userId} is no longer a member of ${integration.label}.` },
-	};
+  return {
+    errorDetails: { errorType: "user_not_member", userRequired: false },
+    response: { message: `The user ${userId} is no longer a member of ${integration.label}.` },
+  };
 }
 
-function startJob(ctx: RequestContext, integration: IntegrationRow, workflowType: string, payload: Record<string, unknown>, run: () => JobFailure | undefined): Reply {
-	const job = ctx.world.jobs.create({ workflowType, account: account(integration), payload: { integrationId: integration.id, ...payload }, run });
-	return { status: 200, body: jobEnvelope(integrationJobRecord(job)) };
+function startJob(
+  ctx: RequestContext,
+  integration: IntegrationRow,
+  workflowType: string,
+  payload: Record<string, unknown>,
+  run: () => JobFailure | undefined,
+): Reply {
+  const job = ctx.world.jobs.create({
+    workflowType,
+    account: account(integration),
+    payload: { integrationId: integration.id, ...payload },
+    run,
+  });
+  return { status: 200, body: jobEnvelope(integrationJobRecord(job)) };
 }
 
 function userRecordOf(store: Store, integration: IntegrationRow, member: MemberRow) {
-	const user = store.user(member.userId);
-	// Deleting a user deletes their memberships, so a member always has a user.
-	if (user === undefined) throw new Error(`emulator: member ${member.userId} has no user`);
-	return integrationUserRecord(integration, member, user);
+  const user = store.user(member.userId);
+  // Deleting a user deletes their memberships, so a member always has a user.
+  if (user === undefined) throw new Error(`emulator: member ${member.userId} has no user`);
+  return integrationUserRecord(integration, member, user);
 }
 
 const listIntegrations: Route = {
-	method: "GET",
-	pattern: "/integrations",
-	scopes: () => READ,
-	handle(ctx) {
-		const page = parsePage(ctx.query);
-		const body = paginate(ctx.world.store.listIntegrations(), page, "/api/v1/integrations");
-		return { status: 200, body: { ...body, data: body.data.map(integrationRecord) } };
-	},
+  method: "GET",
+  pattern: "/integrations",
+  scopes: () => READ,
+  handle(ctx) {
+    const page = parsePage(ctx.query);
+    const body = paginate(ctx.world.store.listIntegrations(), page, "/api/v1/integrations");
+    return { status: 200, body: { ...body, data: body.data.map(integrationRecord) } };
+  },
 };
 
 const readIntegration: Route = {
-	method: "GET",
-	pattern: "/integrations/:id",
-	scopes: () => READ,
-	handle(ctx) {
-		const integration = integrationOf(ctx);
-		return { status: 200, body: { data: integrationRecord(integration), links: { self: base(integration) }, meta: {} } };
-	},
+  method: "GET",
+  pattern: "/integrations/:id",
+  scopes: () => READ,
+  handle(ctx) {
+    const integration = integrationOf(ctx);
+    return { status: 200, body: { data: integrationRecord(integration), links: { self: base(integration) }, meta: {} } };
+  },
 };
 
 const listEntitlements: Route = {
-	method: "GET",
-	pattern: "/integrations/:id/entitlements",
-	scopes: () => READ,
-	handle(ctx) {
-		const integration = integrationOf(ctx);
-		return { status: 200, body: { data: integration.entitlements.map(entitlementRecord), links: { self: `${base(integration)}/entitlements` }, meta: {} } };
-	},
+  method: "GET",
+  pattern: "/integrations/:id/entitlements",
+  scopes: () => READ,
+  handle(ctx) {
+    const integration = integrationOf(ctx);
+    return {
+      status: 200,
+      body: { data: integration.entitlements.map(entitlementRecord), links: { self: `${base(integration)}/entitlements` }, meta: {} },
+    };
+  },
 };
 
 const listMembers: Route = {
-	method: "GET",
-	pattern: "/integrations/:id/users",
-	scopes: () => READ_USERS,
-	handle(ctx) {
-		const integration = integrationOf(ctx);
-		const page = parsePage(ctx.query);
-		const body = paginate([...integration.members.values()], page, `${base(integration)}/users`);
-		return { status: 200, body: { ...body, data: body.data.map((m) => userRecordOf(ctx.world.store, integration, m)) } };
-	},
+  method: "GET",
+  pattern: "/integrations/:id/users",
+  scopes: () => READ_USERS,
+  handle(ctx) {
+    const integration = integrationOf(ctx);
+    const page = parsePage(ctx.query);
+    const body = paginate([...integration.members.values()], page, `${base(integration)}/users`);
+    return { status: 200, body: { ...body, data: body.data.map((m) => userRecordOf(ctx.world.store, integration, m)) } };
+  },
 };
 
 const readMember: Route = {
-	method: "GET",
-	pattern: "/integrations/:id/users/:userId",
-	scopes: () => READ_USERS,
-	handle(ctx) {
-		const integration = integrationOf(ctx);
-		const member = memberOf(integration, param(ctx, "userId"));
-		return {
-			status: 200,
-			body: { data: userRecordOf(ctx.world.store, integration, member), links: { self: `${base(integration)}/users/${encodeURIComponent(member.userId)}` }, meta: {} },
-		};
-	},
+  method: "GET",
+  pattern: "/integrations/:id/users/:userId",
+  scopes: () => READ_USERS,
+  handle(ctx) {
+    const integration = integrationOf(ctx);
+    const member = memberOf(integration, param(ctx, "userId"));
+    return {
+      status: 200,
+      body: {
+        data: userRecordOf(ctx.world.store, integration, member),
+        links: { self: `${base(integration)}/users/${encodeURIComponent(member.userId)}` },
+        meta: {},
+      },
+    };
+  },
 };
 
 const invite: Route = {
-	method: "POST",
-	pattern: "/integrations/:id/users",
-	scopes: () => WRITE,
-	handle(ctx) {
-		const root = requireJsonBody(ctx.body, ctx.invalidJson);
-		const c = new Checker();
-		const data = c.object(root, "data", ["body"]);
-		c.oneOf(data, "type", ["body", "data"], ["invite_tenant_users"]);
-		const attributes = c.object(data, "attributes", ["body", "data"]);
-		const loc = ["body", "data", "attributes"];
-		const inviteRole = c.oneOf(attributes, "role", loc, ["account_owner", "account_collaborator"] as const);
-		const entitlements = c.idObjects(attributes, "entitlements", loc);
-		const userIds = c.uuids(attributes, "userIds", loc);
-		c.done();
-		const integration = integrationOf(ctx);
-		const { store } = ctx.world;
-		for (const userId of userIds!) {
-			if (store.user(userId) === undefined) throw ApiError.notFound(`No user with id ${userId}.`);
-			// An existing member is changed through PATCH; inviting them again is a conflict.
-			if (integration.members.has(userId)) throw ApiError.conflict(`The user ${userId} is already a member of the integration ${integration.id}.`, { userId });
-		}
-		const role = INVITE_ROLES[inviteRole!];
-		const ids = entitlements!;
-		return startJob(ctx, integration, INTEGRATION_WORKFLOWS.invite, { role: inviteRole, entitlements: ids.map((id) => ({ id })), userIds }, () => {
-			const failure = unknownEntitlements(integration, ids);
-			if (failure !== undefined) return failure;
-			const gone = userIds!.find((id) => store.user(id) === undefined);
-			if (gone !== undefined) {
-				return { errorDetails: { errorType: "user_not_found", userRequired: false }, response: { message: `No user with id ${gone}.` } };
-			}
-			for (const userId of userIds!) {
-				// Two invites in flight for one user: the later one adds to what the earlier one granted.
-				const current = integration.members.get(userId)?.entitlements ?? [];
-				store.setMember(integration.id, userId, { role, entitlements: [...current, ...ids] });
-			}
-			return undefined;
-		});
-	},
+  method: "POST",
+  pattern: "/integrations/:id/users",
+  scopes: () => WRITE,
+  handle(ctx) {
+    const root = requireJsonBody(ctx.body, ctx.invalidJson);
+    const c = new Checker();
+    const data = c.object(root, "data", ["body"]);
+    c.oneOf(data, "type", ["body", "data"], ["invite_tenant_users"]);
+    const attributes = c.object(data, "attributes", ["body", "data"]);
+    const loc = ["body", "data", "attributes"];
+    const inviteRole = c.oneOf(attributes, "role", loc, ["account_owner", "account_collaborator"] as const);
+    const entitlements = c.idObjects(attributes, "entitlements", loc);
+    const userIds = c.uuids(attributes, "userIds", loc);
+    c.done();
+    const integration = integrationOf(ctx);
+    const { store } = ctx.world;
+    for (const userId of userIds!) {
+      if (store.user(userId) === undefined) throw ApiError.notFound(`No user with id ${userId}.`);
+      // An existing member is changed through PATCH; inviting them again is a conflict.
+      if (integration.members.has(userId))
+        throw ApiError.conflict(`The user ${userId} is already a member of the integration ${integration.id}.`, { userId });
+    }
+    const role = INVITE_ROLES[inviteRole!];
+    const ids = entitlements!;
+    return startJob(
+      ctx,
+      integration,
+      INTEGRATION_WORKFLOWS.invite,
+      { role: inviteRole, entitlements: ids.map((id) => ({ id })), userIds },
+      () => {
+        const failure = unknownEntitlements(integration, ids);
+        if (failure !== undefined) return failure;
+        const gone = userIds!.find((id) => store.user(id) === undefined);
+        if (gone !== undefined) {
+          return { errorDetails: { errorType: "user_not_found", userRequired: false }, response: { message: `No user with id ${gone}.` } };
+        }
+        for (const userId of userIds!) {
+          // Two invites in flight for one user: the later one adds to what the earlier one granted.
+          const current = integration.members.get(userId)?.entitlements ?? [];
+          store.setMember(integration.id, userId, { role, entitlements: [...current, ...ids] });
+        }
+        return undefined;
+      },
+    );
+  },
 };
 
 const setEntitlements: Route = {
-	method: "PATCH",
-	pattern: "/integrations/:id/users/:userId",
-	scopes: () => WRITE,
-	handle(ctx) {
-		const root = requireJsonBody(ctx.body, ctx.invalidJson);
-		const c = new Checker();
-		const data = c.object(root, "data", ["body"]);
-		c.oneOf(data, "type", ["body", "data"], ["update_user_entitlement"]);
-		const attributes = c.object(data, "attributes", ["body", "data"]);
-		const entitlements = c.idObjects(attributes, "entitlements", ["body", "data", "attributes"]);
-		c.done();
-		const integration = integrationOf(ctx);
-		const member = memberOf(integration, param(ctx, "userId"));
-		const ids = entitlements!;
-		return startJob(ctx, integration, INTEGRATION_WORKFLOWS.update, { userId: member.userId, entitlements: ids.map((id) => ({ id })) }, () => {
-			const failure = unknownEntitlements(integration, ids);
-			if (failure !== undefined) return failure;
-			if (!integration.members.has(member.userId)) return notMember(integration, member.userId);
-			ctx.world.store.setMember(integration.id, member.userId, { entitlements: ids });
-			return undefined;
-		});
-	},
+  method: "PATCH",
+  pattern: "/integrations/:id/users/:userId",
+  scopes: () => WRITE,
+  handle(ctx) {
+    const root = requireJsonBody(ctx.body, ctx.invalidJson);
+    const c = new Checker();
+    const data = c.object(root, "data", ["body"]);
+    c.oneOf(data, "type", ["body", "data"], ["update_user_entitlement"]);
+    const attributes = c.object(data, "attributes", ["body", "data"]);
+    const entitlements = c.idObjects(attributes, "entitlements", ["body", "data", "attributes"]);
+    c.done();
+    const integration = integrationOf(ctx);
+    const member = memberOf(integration, param(ctx, "userId"));
+    const ids = entitlements!;
+    return startJob(
+      ctx,
+      integration,
+      INTEGRATION_WORKFLOWS.update,
+      { userId: member.userId, entitlements: ids.map((id) => ({ id })) },
+      () => {
+        const failure = unknownEntitlements(integration, ids);
+        if (failure !== undefined) return failure;
+        if (!integration.members.has(member.userId)) return notMember(integration, member.userId);
+        ctx.world.store.setMember(integration.id, member.userId, { entitlements: ids });
+        return undefined;
+      },
+    );
+  },
 };
 
 const addRemoveEntitlements: Route = {
-	method: "PATCH",
-	pattern: "/integrations/:id/users/:userId/entitlements",
-	scopes: () => WRITE,
-	handle(ctx) {
-		const root = requireJsonBody(ctx.body, ctx.invalidJson);
-		const c = new Checker();
-		const data = c.object(root, "data", ["body"]);
-		const add = c.object(data, "add", ["body", "data"], false);
-		const remove = c.object(data, "remove", ["body", "data"], false);
-		const toAdd = c.idObjects(add, "entitlements", ["body", "data", "add"], false);
-		const toRemove = c.idObjects(remove, "entitlements", ["body", "data", "remove"], false);
-		if (isObject(data) && c.issues.length === 0 && toAdd === undefined && toRemove === undefined) {
-			c.add(["body", "data"], "at least one of add.entitlements or remove.entitlements is required", "value_error.missing");
-		}
-		c.done();
-		const integration = integrationOf(ctx);
-		const member = memberOf(integration, param(ctx, "userId"));
-		const adding = toAdd ?? [];
-		const removing = toRemove ?? [];
-		const payload = { userId: member.userId, add: { entitlements: adding.map((id) => ({ id })) }, remove: { entitlements: removing.map((id) => ({ id })) } };
-		return startJob(ctx, integration, INTEGRATION_WORKFLOWS.update, payload, () => {
-			const failure = unknownEntitlements(integration, [...adding, ...removing]);
-			if (failure !== undefined) return failure;
-			const current = integration.members.get(member.userId);
-			if (current === undefined) return notMember(integration, member.userId);
-			// Removal wins over an addition of the same id: the request's last word is "not this one".
-			const next = [...current.entitlements, ...adding].filter((id) => !removing.includes(id));
-			ctx.world.store.setMember(integration.id, member.userId, { entitlements: next });
-			return undefined;
-		});
-	},
+  method: "PATCH",
+  pattern: "/integrations/:id/users/:userId/entitlements",
+  scopes: () => WRITE,
+  handle(ctx) {
+    const root = requireJsonBody(ctx.body, ctx.invalidJson);
+    const c = new Checker();
+    const data = c.object(root, "data", ["body"]);
+    const add = c.object(data, "add", ["body", "data"], false);
+    const remove = c.object(data, "remove", ["body", "data"], false);
+    const toAdd = c.idObjects(add, "entitlements", ["body", "data", "add"], false);
+    const toRemove = c.idObjects(remove, "entitlements", ["body", "data", "remove"], false);
+    if (isObject(data) && c.issues.length === 0 && toAdd === undefined && toRemove === undefined) {
+      c.add(["body", "data"], "at least one of add.entitlements or remove.entitlements is required", "value_error.missing");
+    }
+    c.done();
+    const integration = integrationOf(ctx);
+    const member = memberOf(integration, param(ctx, "userId"));
+    const adding = toAdd ?? [];
+    const removing = toRemove ?? [];
+    const payload = {
+      userId: member.userId,
+      add: { entitlements: adding.map((id) => ({ id })) },
+      remove: { entitlements: removing.map((id) => ({ id })) },
+    };
+    return startJob(ctx, integration, INTEGRATION_WORKFLOWS.update, payload, () => {
+      const failure = unknownEntitlements(integration, [...adding, ...removing]);
+      if (failure !== undefined) return failure;
+      const current = integration.members.get(member.userId);
+      if (current === undefined) return notMember(integration, member.userId);
+      // Removal wins over an addition of the same id: the request's last word is "not this one".
+      const next = [...current.entitlements, ...adding].filter((id) => !removing.includes(id));
+      ctx.world.store.setMember(integration.id, member.userId, { entitlements: next });
+      return undefined;
+    });
+  },
 };
 
 const removeMember: Route = {
-	method: "DELETE",
-	pattern: "/integrations/:id/users/:userId",
-	scopes: () => WRITE,
-	handle(ctx) {
-		const integration = integrationOf(ctx);
-		const member = memberOf(integration, param(ctx, "userId"));
-		// A member already gone when the job runs is still "revoked": the end state is what was asked.
-		return startJob(ctx, integration, INTEGRATION_WORKFLOWS.revoke, { userId: member.userId }, () => {
-			ctx.world.store.removeMember(integration.id, member.userId);
-			return undefined;
-		});
-	},
+  method: "DELETE",
+  pattern: "/integrations/:id/users/:userId",
+  scopes: () => WRITE,
+  handle(ctx) {
+    const integration = integrationOf(ctx);
+    const member = memberOf(integration, param(ctx, "userId"));
+    // A member already gone when the job runs is still "revoked": the end state is what was asked.
+    return startJob(ctx, integration, INTEGRATION_WORKFLOWS.revoke, { userId: member.userId }, () => {
+      ctx.world.store.removeMember(integration.id, member.userId);
+      return undefined;
+    });
+  },
 };
 
 /** The document writes the list path as `/integrations/{id}/user` (singular); both spellings answer. */
 function singularAlias(route: Route): Route {
-	return { ...route, pattern: "/integrations/:id/user" };
+  return { ...route, pattern: "/integrations/:id/user" };
 }
 
 /** The integration routes. */
 export const integrationRoutes: readonly Route[] = [
-	listIntegrations,
-	readIntegration,
-	listEntitlements,
-	listMembers,
-	singularAlias(listMembers),
-	readMember,
-	invite,
-	singularAlias(invite),
-	setEntitlements,
-	addRemoveEntitlements,
-	removeMember,
+  listIntegrations,
+  readIntegration,
+  listEntitlements,
+  listMembers,
+  singularAlias(listMembers),
+  readMember,
+  invite,
+  singularAlias(invite),
+  setEntitlements,
+  addRemoveEntitlements,
+  removeMember,
 ];

@@ -6,15 +6,15 @@ import { jobEnvelope, jobRecord } from "../records";
 import { param, type Route } from "./context";
 
 const readJob: Route = {
-	method: "GET",
-	pattern: "/jobs/:id",
-	scopes: () => ["read:automations"],
-	handle(ctx) {
-		const id = param(ctx, "id");
-		const job = ctx.world.jobs.poll(id);
-		if (job === undefined) throw ApiError.notFound(`No job with id ${id}.`);
-		return { status: 200, body: jobEnvelope(jobRecord(job)) };
-	},
+  method: "GET",
+  pattern: "/jobs/:id",
+  scopes: () => ["read:automations"],
+  handle(ctx) {
+    const id = param(ctx, "id");
+    const job = ctx.world.jobs.poll(id);
+    if (job === undefined) throw ApiError.notFound(`No job with id ${id}.`);
+    return { status: 200, body: jobEnvelope(jobRecord(job)) };
+  },
 };
 
 /** The job routes. */

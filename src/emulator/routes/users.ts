@@ -15,160 +15,174 @@ import { Checker, requireJsonBody } from "../validation";
 import { param, type Reply, type RequestContext, type Route, type World } from "./context";
 
 /** The workspace roles the public document enumerates. */
-export const USER_ROLES = ["workspace_owner", "workspace_super_admin", "workspace_guest_admin", "workspace_login_only", "workspace_guest_user"] as const;
+export const USER_ROLES = [
+  "workspace_owner",
+  "workspace_super_admin",
+  "workspace_guest_admin",
+  "workspace_login_only",
+  "workspace_guest_user",
+] as const;
 
 /** The `workflowType`s of user writes answered with a job (assumed: the service publishes none). */
 export const USER_WORKFLOWS = { create: "create_user", replace: "update_user", delete: "delete_user" } as const;
 
 function writeScopes(world: World): Scope[] {
-	return world.userWritesAsJobs ? ["write:users", "write:automations"] : ["write:users"];
+  return world.userWritesAsJobs ? ["write:users", "write:automations"] : ["write:users"];
 }
 
 function wantsMfa(query: URLSearchParams): boolean {
-	const value = query.get("mfaStatus")?.trim().toLowerCase();
-	return value === "true" || value === "1";
+  const value = query.get("mfaStatus")?.trim().toLowerCase();
+  return value === "true" || value === "1";
 }
 
 function self(id: string): string {
-	return `/api/v1/users/${encodeURIComponent(id)}`;
+  return `/api/v1/users/${encodeURIComponent(id)}`;
 }
 
 /** Reads and validates a user body; `pathId` is set for PUT, whose `data.id` must match it. */
 function parseUserBody(ctx: RequestContext, pathId?: string): UserAttributes {
-	const root = requireJsonBody(ctx.body, ctx.invalidJson);
-	const c = new Checker();
-	const data = c.object(root, "data", ["body"]);
-	const loc = ["body", "data", "attributes"];
-	c.oneOf(data, "type", ["body", "data"], ["user"]);
-	const dataId = pathId === undefined ? undefined : c.string(data, "id", ["body", "data"], false);
-	const attributes = c.object(data, "attributes", ["body", "data"]);
-	const email = c.email(attributes, "email", loc);
-	const firstName = c.string(attributes, "firstName", loc);
-	const lastName = c.string(attributes, "lastName", loc);
-	const role = c.oneOf(attributes, "role", loc, USER_ROLES);
-	const isGuest = c.boolean(attributes, "isGuest", loc);
-	c.done();
-	if (pathId !== undefined && dataId !== undefined && dataId !== pathId) {
-		// JSON:API answers an id that contradicts the URL with 409.
-		throw ApiError.conflict(`data.id ${dataId} does not match the user id ${pathId} of the URL.`);
-	}
-	// done() threw if any required field was missing, so these are set.
-	return { email: email!, firstName: firstName!, lastName: lastName!, role: role!, isGuest: isGuest ?? false };
+  const root = requireJsonBody(ctx.body, ctx.invalidJson);
+  const c = new Checker();
+  const data = c.object(root, "data", ["body"]);
+  const loc = ["body", "data", "attributes"];
+  c.oneOf(data, "type", ["body", "data"], ["user"]);
+  const dataId = pathId === undefined ? undefined : c.string(data, "id", ["body", "data"], false);
+  const attributes = c.object(data, "attributes", ["body", "data"]);
+  const email = c.email(attributes, "email", loc);
+  const firstName = c.string(attributes, "firstName", loc);
+  const lastName = c.string(attributes, "lastName", loc);
+  const role = c.oneOf(attributes, "role", loc, USER_ROLES);
+  const isGuest = c.boolean(attributes, "isGuest", loc);
+  c.done();
+  if (pathId !== undefined && dataId !== undefined && dataId !== pathId) {
+    // JSON:API answers an id that contradicts the URL with 409.
+    throw ApiError.conflict(`data.id ${dataId} does not match the user id ${pathId} of the URL.`);
+  }
+  // done() threw if any required field was missing, so these are set.
+  return { email: email!, firstName: firstName!, lastName: lastName!, role: role!, isGuest: isGuest ?? false };
 }
 
 function emailConflict(email: string): ApiError {
-	return ApiError.conflict(`A user with the email ${email} already exists.`, { field: "email" });
+  return ApiError.conflict(`A user with the email ${email} already exists.`, { field: "email" });
 }
 
 function jobReply(ctx: RequestContext, workflowType: string, payload: Record<string, unknown>, run: () => JobFailure | undefined): Reply {
-	const job = ctx.world.jobs.create({ workflowType, account: null, payload, run });
-	return { status: 200, body: jobEnvelope(integrationJobRecord(job)) };
+  const job = ctx.world.jobs.create({ workflowType, account: null, payload, run });
+  return { status: 200, body: jobEnvelope(integrationJobRecord(job)) };
 }
 
-const userNotFound = (id: string): JobFailure => ({ errorDetails: { errorType: "user_not_found", userRequired: false }, response: { message: `No user with id ${id}.` } });
+const userNotFound = (id: string): JobFailure => ({
+  errorDetails: { errorType: "user_not_found", userRequired: false },
+  response: { message: `No user with id ${id}.` },
+});
 const emailTaken = (email: string): JobFailure => ({
-	errorDetails: { errorType: "user_already_exists", userRequired: false },
-	response: { message: `A user with the email ${email} already exists.` },
+  errorDetails: { errorType: "user_already_exists", userRequired: false },
+  response: { message: `A user with the email ${email} already exists.` },
 });
 
 const list: Route = {
-	method: "GET",
-	pattern: "/users",
-	scopes: () => ["read:users"],
-	handle(ctx) {
-		const page = parsePage(ctx.query);
-		const filter = ctx.query.get("filter") ?? "";
-		const needle = filter.trim().toLowerCase();
-		const users = ctx.world.store
-			.listUsers()
-			.filter((u) => needle === "" || u.email.toLowerCase().includes(needle) || `${u.firstName ?? ""} ${u.lastName ?? ""}`.toLowerCase().includes(needle));
-		const keep: Array<[string, string]> = [];
-		if (filter !== "") keep.push(["filter", filter]);
-		const mfa = ctx.query.get("mfaStatus");
-		if (mfa !== null && mfa !== "") keep.push(["mfaStatus", mfa]);
-		const withMfa = wantsMfa(ctx.query);
-		const body = paginate(users, page, "/api/v1/users", keep);
-		return { status: 200, body: { ...body, data: body.data.map((u) => userRecord(u, withMfa)) } };
-	},
+  method: "GET",
+  pattern: "/users",
+  scopes: () => ["read:users"],
+  handle(ctx) {
+    const page = parsePage(ctx.query);
+    const filter = ctx.query.get("filter") ?? "";
+    const needle = filter.trim().toLowerCase();
+    const users = ctx.world.store
+      .listUsers()
+      .filter(
+        (u) =>
+          needle === "" ||
+          u.email.toLowerCase().includes(needle) ||
+          `${u.firstName ?? ""} ${u.lastName ?? ""}`.toLowerCase().includes(needle),
+      );
+    const keep: Array<[string, string]> = [];
+    if (filter !== "") keep.push(["filter", filter]);
+    const mfa = ctx.query.get("mfaStatus");
+    if (mfa !== null && mfa !== "") keep.push(["mfaStatus", mfa]);
+    const withMfa = wantsMfa(ctx.query);
+    const body = paginate(users, page, "/api/v1/users", keep);
+    return { status: 200, body: { ...body, data: body.data.map((u) => userRecord(u, withMfa)) } };
+  },
 };
 
 const read: Route = {
-	method: "GET",
-	pattern: "/users/:id",
-	scopes: () => ["read:users"],
-	handle(ctx) {
-		const id = param(ctx, "id");
-		const user = ctx.world.store.user(id);
-		if (user === undefined) throw ApiError.notFound(`No user with id ${id}.`);
-		return { status: 200, body: { data: userRecord(user, wantsMfa(ctx.query)), links: { self: self(id) }, meta: {} } };
-	},
+  method: "GET",
+  pattern: "/users/:id",
+  scopes: () => ["read:users"],
+  handle(ctx) {
+    const id = param(ctx, "id");
+    const user = ctx.world.store.user(id);
+    if (user === undefined) throw ApiError.notFound(`No user with id ${id}.`);
+    return { status: 200, body: { data: userRecord(user, wantsMfa(ctx.query)), links: { self: self(id) }, meta: {} } };
+  },
 };
 
 const create: Route = {
-	method: "POST",
-	pattern: "/users",
-	scopes: writeScopes,
-	handle(ctx) {
-		const attributes = parseUserBody(ctx);
-		const { store } = ctx.world;
-		if (store.emailTaken(attributes.email)) throw emailConflict(attributes.email);
-		const add = () => store.addUser({ ...attributes, status: "pending" });
-		if (ctx.world.userWritesAsJobs) {
-			return jobReply(ctx, USER_WORKFLOWS.create, { ...attributes }, () => {
-				if (store.emailTaken(attributes.email)) return emailTaken(attributes.email);
-				add();
-				return undefined;
-			});
-		}
-		const user = add();
-		if (ctx.world.userWritesNoContent) return { status: 204 };
-		return { status: 201, body: { data: userRecord(user, false), links: { self: self(user.id) }, meta: {} } };
-	},
+  method: "POST",
+  pattern: "/users",
+  scopes: writeScopes,
+  handle(ctx) {
+    const attributes = parseUserBody(ctx);
+    const { store } = ctx.world;
+    if (store.emailTaken(attributes.email)) throw emailConflict(attributes.email);
+    const add = () => store.addUser({ ...attributes, status: "pending" });
+    if (ctx.world.userWritesAsJobs) {
+      return jobReply(ctx, USER_WORKFLOWS.create, { ...attributes }, () => {
+        if (store.emailTaken(attributes.email)) return emailTaken(attributes.email);
+        add();
+        return undefined;
+      });
+    }
+    const user = add();
+    if (ctx.world.userWritesNoContent) return { status: 204 };
+    return { status: 201, body: { data: userRecord(user, false), links: { self: self(user.id) }, meta: {} } };
+  },
 };
 
 const replace: Route = {
-	method: "PUT",
-	pattern: "/users/:id",
-	scopes: writeScopes,
-	handle(ctx) {
-		const id = param(ctx, "id");
-		const { store } = ctx.world;
-		// Body first, then existence: the service validates requests before it runs them.
-		const attributes = parseUserBody(ctx, id);
-		if (store.user(id) === undefined) throw ApiError.notFound(`No user with id ${id}.`);
-		if (store.emailTaken(attributes.email, id)) throw emailConflict(attributes.email);
-		if (ctx.world.userWritesAsJobs) {
-			return jobReply(ctx, USER_WORKFLOWS.replace, { userId: id, ...attributes }, () => {
-				if (store.user(id) === undefined) return userNotFound(id);
-				if (store.emailTaken(attributes.email, id)) return emailTaken(attributes.email);
-				store.updateUser(id, attributes);
-				return undefined;
-			});
-		}
-		const user = store.updateUser(id, attributes);
-		if (ctx.world.userWritesNoContent) return { status: 204 };
-		return { status: 200, body: { data: userRecord(user, false), links: { self: self(id) }, meta: {} } };
-	},
+  method: "PUT",
+  pattern: "/users/:id",
+  scopes: writeScopes,
+  handle(ctx) {
+    const id = param(ctx, "id");
+    const { store } = ctx.world;
+    // Body first, then existence: the service validates requests before it runs them.
+    const attributes = parseUserBody(ctx, id);
+    if (store.user(id) === undefined) throw ApiError.notFound(`No user with id ${id}.`);
+    if (store.emailTaken(attributes.email, id)) throw emailConflict(attributes.email);
+    if (ctx.world.userWritesAsJobs) {
+      return jobReply(ctx, USER_WORKFLOWS.replace, { userId: id, ...attributes }, () => {
+        if (store.user(id) === undefined) return userNotFound(id);
+        if (store.emailTaken(attributes.email, id)) return emailTaken(attributes.email);
+        store.updateUser(id, attributes);
+        return undefined;
+      });
+    }
+    const user = store.updateUser(id, attributes);
+    if (ctx.world.userWritesNoContent) return { status: 204 };
+    return { status: 200, body: { data: userRecord(user, false), links: { self: self(id) }, meta: {} } };
+  },
 };
 
 const remove: Route = {
-	method: "DELETE",
-	pattern: "/users/:id",
-	scopes: writeScopes,
-	handle(ctx) {
-		const id = param(ctx, "id");
-		const { store } = ctx.world;
-		if (store.user(id) === undefined) throw ApiError.notFound(`No user with id ${id}.`);
-		if (ctx.world.userWritesAsJobs) {
-			// Deleting a user who is already gone by the time the job runs is still "done".
-			return jobReply(ctx, USER_WORKFLOWS.delete, { userId: id }, () => {
-				store.removeUser(id);
-				return undefined;
-			});
-		}
-		store.removeUser(id);
-		return { status: 204 };
-	},
+  method: "DELETE",
+  pattern: "/users/:id",
+  scopes: writeScopes,
+  handle(ctx) {
+    const id = param(ctx, "id");
+    const { store } = ctx.world;
+    if (store.user(id) === undefined) throw ApiError.notFound(`No user with id ${id}.`);
+    if (ctx.world.userWritesAsJobs) {
+      // Deleting a user who is already gone by the time the job runs is still "done".
+      return jobReply(ctx, USER_WORKFLOWS.delete, { userId: id }, () => {
+        store.removeUser(id);
+        return undefined;
+      });
+    }
+    store.removeUser(id);
+    return { status: 204 };
+  },
 };
 
 /** The user routes. */
@@ -176,5 +190,5 @@ export const userRoutes: readonly Route[] = [list, read, create, replace, remove
 
 /** Whether a route is `POST /users` (left out with `userCreate: false`). */
 export function isUserCreate(route: Route): boolean {
-	return route === create;
+  return route === create;
 }

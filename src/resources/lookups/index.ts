@@ -21,4 +21,13 @@ export {
   type LookedUpMember,
 } from "./integrations";
 export type { LookupInputs } from "./run";
-export { type GetUserArgs, type GetUsersArgs, type GetUsersResult, getUser, getUserOutput, getUsers, getUsersOutput, type LookedUpUser } from "./users";
+export {
+  type GetUserArgs,
+  type GetUsersArgs,
+  type GetUsersResult,
+  getUser,
+  getUserOutput,
+  getUsers,
+  getUsersOutput,
+  type LookedUpUser,
+} from "./users";

@@ -152,7 +152,10 @@ export function getIntegration(args: GetIntegrationArgs, _opts?: pulumi.InvokeOp
 }
 
 /** {@link getIntegration} for arguments that are Pulumi inputs. */
-export function getIntegrationOutput(args: LookupInputs<GetIntegrationArgs>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<LookedUpIntegration> {
+export function getIntegrationOutput(
+  args: LookupInputs<GetIntegrationArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<LookedUpIntegration> {
   return lookupOutput(args, opts, (resolved) => getIntegration(resolved));
 }
 
@@ -175,7 +178,10 @@ export function getIntegrations(args: GetIntegrationsArgs = {}, _opts?: pulumi.I
 }
 
 /** {@link getIntegrations} for arguments that are Pulumi inputs. */
-export function getIntegrationsOutput(args: LookupInputs<GetIntegrationsArgs> = {}, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetIntegrationsResult> {
+export function getIntegrationsOutput(
+  args: LookupInputs<GetIntegrationsArgs> = {},
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetIntegrationsResult> {
   return lookupOutput(args, opts, (resolved) => getIntegrations(resolved));
 }
 
@@ -188,13 +194,20 @@ export function getIntegrationsOutput(args: LookupInputs<GetIntegrationsArgs> = 
  * // catalogue.ids: ["VIEWER", "EDITOR", "MANAGER"]
  * ```
  */
-export function getIntegrationEntitlements(args: GetIntegrationEntitlementsArgs, _opts?: pulumi.InvokeOptions): Promise<GetIntegrationEntitlementsResult> {
-  return runLookup<GetIntegrationEntitlementsArgs, GetIntegrationEntitlementsResult>(CATALOGUE_ARGS, args, async ({ integrationId }, session) => {
-    const catalogue = await session.entitlements(integrationId);
-    if (!catalogue) throw notFound(session, "getIntegrationEntitlements", `no integration with id "${integrationId}"`);
-    const entitlements = catalogue.map((e) => ({ id: e.id, label: e.label ?? null, group: e.group ?? null }));
-    return { entitlements, ids: entitlements.map((e) => e.id) };
-  });
+export function getIntegrationEntitlements(
+  args: GetIntegrationEntitlementsArgs,
+  _opts?: pulumi.InvokeOptions,
+): Promise<GetIntegrationEntitlementsResult> {
+  return runLookup<GetIntegrationEntitlementsArgs, GetIntegrationEntitlementsResult>(
+    CATALOGUE_ARGS,
+    args,
+    async ({ integrationId }, session) => {
+      const catalogue = await session.entitlements(integrationId);
+      if (!catalogue) throw notFound(session, "getIntegrationEntitlements", `no integration with id "${integrationId}"`);
+      const entitlements = catalogue.map((e) => ({ id: e.id, label: e.label ?? null, group: e.group ?? null }));
+      return { entitlements, ids: entitlements.map((e) => e.id) };
+    },
+  );
 }
 
 /** {@link getIntegrationEntitlements} for arguments that are Pulumi inputs. */
@@ -220,14 +233,23 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, _opts?: p
     const listed = await session.members(integrationId);
     if (!listed) throw notFound(session, "getIntegrationMembers", `no integration with id "${integrationId}"`);
     const members = listed
-      .map((m) => ({ userId: m.id, email: m.email ?? null, role: m.role ?? null, entitlements: [...m.entitlements], status: m.status ?? null }))
+      .map((m) => ({
+        userId: m.id,
+        email: m.email ?? null,
+        role: m.role ?? null,
+        entitlements: [...m.entitlements],
+        status: m.status ?? null,
+      }))
       .sort((a, b) => compare(a.email?.toLowerCase(), b.email?.toLowerCase()) || compare(a.userId, b.userId));
     return { members };
   });
 }
 
 /** {@link getIntegrationMembers} for arguments that are Pulumi inputs. */
-export function getIntegrationMembersOutput(args: LookupInputs<GetIntegrationMembersArgs>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetIntegrationMembersResult> {
+export function getIntegrationMembersOutput(
+  args: LookupInputs<GetIntegrationMembersArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetIntegrationMembersResult> {
   return lookupOutput(args, opts, (resolved) => getIntegrationMembers(resolved));
 }
 
@@ -244,4 +266,5 @@ function compare(a: string | undefined, b: string | undefined): number {
 }
 
 /** By label (integrations without one last), then by id, so the order is stable. */
-const byLabel = (a: LookedUpIntegration, b: LookedUpIntegration) => compare(a.label ?? undefined, b.label ?? undefined) || compare(a.id, b.id);
+const byLabel = (a: LookedUpIntegration, b: LookedUpIntegration) =>
+  compare(a.label ?? undefined, b.label ?? undefined) || compare(a.id, b.id);

@@ -14,7 +14,11 @@ export type LookupInputs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
  * Checks `args` against `spec` (throwing before any request), then runs `lookup` with the
  * session; a 401/403 also says where the key comes from, as the resources' operations do.
  */
-export async function runLookup<A, R>(spec: ArgumentSpec, args: unknown, lookup: (args: A, session: LookupSession) => Promise<R>): Promise<R> {
+export async function runLookup<A, R>(
+  spec: ArgumentSpec,
+  args: unknown,
+  lookup: (args: A, session: LookupSession) => Promise<R>,
+): Promise<R> {
   const checked = checkArguments<A>(spec, args);
   return withHints(() => lookup(checked, lookupSession()));
 }

@@ -141,7 +141,9 @@ export function lookupSession(): LookupSession {
   const sessions = sessionsOfThisRun();
   let session = sessions.get(fingerprint);
   if (!session) {
-    session = new LookupSession(new WorkspaceAccessClient({ ...settings.client, clock: currentClock(), settingPrefix: "workspace-access:" }));
+    session = new LookupSession(
+      new WorkspaceAccessClient({ ...settings.client, clock: currentClock(), settingPrefix: "workspace-access:" }),
+    );
     sessions.set(fingerprint, session);
   }
   return session;

@@ -84,7 +84,8 @@ export function getUser(args: GetUserArgs, _opts?: pulumi.InvokeOptions): Promis
   return runLookup<GetUserArgs, LookedUpUser>(USER_ARGS, args, async ({ id, email }, session) => {
     if (id !== undefined) {
       const user = await session.user(id);
-      if (!user) throw new LookupError(`getUser: no user with id "${id}" in the workspace at ${session.workspace}.`, "lookup_not_found", "getUser");
+      if (!user)
+        throw new LookupError(`getUser: no user with id "${id}" in the workspace at ${session.workspace}.`, "lookup_not_found", "getUser");
       return lookedUp(user);
     }
     const users = await session.allUsers();
