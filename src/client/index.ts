@@ -19,4 +19,4 @@ export type { IntegrationRole } from "./requests";
 export type { InviteOptions } from "./integrations";
 export type { UserListOptions } from "./users";
 export { SCOPES, type Scope } from "./scopes";
-export { type ClientOptions, DEFAULTS, isLoopbackHost, parseBaseUrl } from "./settings";
+export { type ClientOptions, parseBaseUrl } from "./settings";

@@ -14,7 +14,7 @@ import { isTransientStatus } from "./errors";
 import { DEFAULT_RATE_LIMIT_WAIT_SECONDS } from "./settings";
 
 /** Methods whose repetition cannot do harm: retried on transient failures. POST never is. */
-export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "PUT", "PATCH", "DELETE"]);
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "PUT", "PATCH", "DELETE"]);
 
 /** The limits of the policy, from the client's settings. */
 export interface RetryLimits {

@@ -14,7 +14,7 @@ export interface ValidationIssue {
 }
 
 /** One entry of an error body. */
-export interface ErrorEntry {
+interface ErrorEntry {
   code: string;
   title: string;
   detail: string;
@@ -23,7 +23,7 @@ export interface ErrorEntry {
 }
 
 /** The whole error body. */
-export interface ErrorBody {
+interface ErrorBody {
   errors: ErrorEntry[];
 }
 
@@ -45,7 +45,7 @@ const TITLES: Record<number, string> = {
 };
 
 /** The title (also used as `code`) for a status. */
-export function titleFor(status: number): string {
+function titleFor(status: number): string {
   return TITLES[status] ?? STATUS_CODES[status] ?? "Error";
 }
 
@@ -56,7 +56,7 @@ export function errorBody(status: number, detail: string, meta: Record<string, u
 }
 
 /** Builds a 400 body with one entry per validation issue, each issue in its entry's `meta`. */
-export function validationBody(issues: readonly ValidationIssue[]): ErrorBody {
+function validationBody(issues: readonly ValidationIssue[]): ErrorBody {
   const title = titleFor(400);
   return {
     errors: issues.map((issue) => ({

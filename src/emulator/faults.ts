@@ -10,7 +10,7 @@ interface QueuedFault {
 }
 
 /** Whether a fault applies to a request. */
-export function faultMatches(fault: Fault, method: string, path: string): boolean {
+function faultMatches(fault: Fault, method: string, path: string): boolean {
   if (fault.method !== undefined && fault.method.toUpperCase() !== method.toUpperCase()) return false;
   if (typeof fault.path === "string") return fault.path === path;
   // A global or sticky RegExp keeps state between test() calls; reset it so matching is pure.
@@ -32,11 +32,6 @@ export class FaultQueue {
   /** Forgets every queued fault. */
   clear(): void {
     this.#queue = [];
-  }
-
-  /** How many faults are still queued. */
-  get size(): number {
-    return this.#queue.length;
   }
 
   /** Takes one use of the first fault matching the request, if any. */

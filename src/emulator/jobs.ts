@@ -26,7 +26,7 @@ export interface JobFailure {
 }
 
 /** What a route asks the engine to run. */
-export interface JobSpec {
+interface JobSpec {
   workflowType: string;
   account: JobAccount | null;
   payload: Record<string, unknown>;

@@ -16,20 +16,20 @@ export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 25;
 
 /** A validated page request. */
-export interface PageRequest {
+interface PageRequest {
   number: number;
   size: number;
 }
 
 /** The `links` of a paged answer. */
-export interface PageLinks {
+interface PageLinks {
   self: string;
   next: string | null;
   previous: string | null;
 }
 
 /** A paged answer's envelope. */
-export interface Paged<T> {
+interface Paged<T> {
   data: T[];
   links: PageLinks;
   meta: { page: { maxSize: number; total: number } };
@@ -61,7 +61,7 @@ export function parsePage(query: URLSearchParams): PageRequest {
 }
 
 /** A relative link to one page, extra parameters (e.g. `filter`) kept after the paging ones. */
-export function pageLink(basePath: string, number: number, size: number, keep: ReadonlyArray<readonly [string, string]>): string {
+function pageLink(basePath: string, number: number, size: number, keep: ReadonlyArray<readonly [string, string]>): string {
   const params: Array<readonly [string, string]> = [["page[number]", String(number)], ["page[size]", String(size)], ...keep];
   // encodeURIComponent, not URLSearchParams: the service writes spaces as %20 and brackets as %5B/%5D.
   const query = params.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join("&");

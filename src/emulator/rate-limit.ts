@@ -7,7 +7,7 @@ import type { EmulatorClock } from "./clock";
 import type { RateLimit } from "./types";
 
 /** The answer of {@link RateLimiter.admit}. */
-export type Admission = { ok: true; remaining: number; resetMs: number } | { ok: false; retryAfterMs: number };
+type Admission = { ok: true; remaining: number; resetMs: number } | { ok: false; retryAfterMs: number };
 
 /** Per-key sliding windows. */
 export class RateLimiter {

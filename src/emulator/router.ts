@@ -5,10 +5,7 @@
 import type { Route } from "./routes/context";
 
 /** The result of {@link Router.match}. */
-export type Match =
-  | { kind: "route"; route: Route; params: Record<string, string> }
-  | { kind: "method"; allowed: string[] }
-  | { kind: "none" };
+type Match = { kind: "route"; route: Route; params: Record<string, string> } | { kind: "method"; allowed: string[] } | { kind: "none" };
 
 interface Compiled {
   route: Route;

@@ -19,7 +19,7 @@ import { missingScopes } from "./scopes";
 import type { Fault, RecordedRequest } from "./types";
 
 /** Every route lives under this prefix. */
-export const API_PREFIX = "/api/v1";
+const API_PREFIX = "/api/v1";
 
 /** Bodies above this size answer 413: nothing in the API comes close. */
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -35,7 +35,7 @@ export class RequestLog {
 }
 
 /** Settings that tests may change while the server runs. */
-export interface LiveSettings {
+interface LiveSettings {
   missingScopeStatus: 401 | 403;
 }
 
@@ -191,7 +191,7 @@ export class EmulatorServer {
       const headers: Record<string, string> = retryAfter === undefined ? {} : { "Retry-After": retryAfter };
       return { ...fail(429, "Too many requests for this API key; retry later."), headers };
     }
-    const reply = this.#dispatch(incoming, scopes);
+    const reply = this.#dispatch(incoming, apiPath, scopes);
     if (!limiter.current?.headers) return reply;
     // IETF draft RateLimit headers, when asked for: what a client may pace from.
     const limitHeaders = {
@@ -203,10 +203,9 @@ export class EmulatorServer {
   }
 
   /** Routing, scopes and the handler, for a request already admitted. */
-  #dispatch(incoming: Incoming, scopes: ReadonlySet<string>): Reply {
-    const { method, apiPath } = incoming;
+  #dispatch(incoming: Incoming, apiPath: string, scopes: ReadonlySet<string>): Reply {
+    const { method } = incoming;
     const { router, settings, world } = this.#parts;
-    if (apiPath === undefined) return fail(404, `No route for ${method} ${incoming.record.path}.`);
     const match = router.match(method, apiPath);
     if (match.kind === "none") return fail(404, `No route for ${method} ${incoming.record.path}.`);
     if (match.kind === "method") {

@@ -63,7 +63,7 @@ export interface UserAttributes {
 }
 
 /** The workspace name integrations report. */
-export const WORKSPACE = "emulator";
+const WORKSPACE = "emulator";
 
 /** Emails compare case-insensitively (contract). */
 function emailKey(email: string): string {

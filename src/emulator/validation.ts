@@ -17,7 +17,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Whether a string is a UUID. */
-export function isUuid(value: string): boolean {
+function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 

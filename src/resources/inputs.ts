@@ -6,7 +6,7 @@ import { z } from "zod";
 import { containsUnknown } from "./unknown";
 
 /** The longest first or last name accepted. */
-export const MAX_NAME_LENGTH = 100;
+const MAX_NAME_LENGTH = 100;
 
 /** Default workspace role of a {@link User}. */
 export const DEFAULT_USER_ROLE = "workspace_login_only";
@@ -87,12 +87,6 @@ export interface IntegrationEntitlementInputs {
 export interface CheckFailure {
   property: string;
   reason: string;
-}
-
-/** The result of validating inputs: normalised inputs and every failure. */
-export interface Checked<T> {
-  inputs: T;
-  failures: CheckFailure[];
 }
 
 /**

@@ -57,7 +57,7 @@ export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInp
 type Props = Record<string, unknown>;
 
 /** The resource id of a membership. */
-export const membershipId = (integrationId: string, userId: string) => `${integrationId}/${userId}`;
+const membershipId = (integrationId: string, userId: string) => `${integrationId}/${userId}`;
 
 /** Splits `<integrationId>/<userId>`. */
 function parseId(id: string): { integrationId: string; userId: string } {
@@ -99,7 +99,7 @@ const sameSet = (a: unknown, b: unknown) =>
   Array.isArray(a) && Array.isArray(b) && JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
 
 /** What a change of inputs means: which properties change, which force a replacement. */
-export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffResult {
+function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffResult {
   const differs = (key: string, same: (a: unknown, b: unknown) => boolean) => isUnknown(news[key]) || !same(olds[key], news[key]);
   const moved = ["integrationId", "userId"].filter((key) => differs(key, (a, b) => a === b));
   const roleChanged = differs("role", (a, b) => (a ?? DEFAULT_INTEGRATION_ROLE) === (b ?? DEFAULT_INTEGRATION_ROLE));

@@ -11,7 +11,7 @@ import { BatchWindow } from "./batch-window";
 import { CreateLookups, type MemberLookup } from "./member-lookup";
 
 /** How long the first read waits for others to join it. */
-export const BATCH_WINDOW_MS = 5;
+const BATCH_WINDOW_MS = 5;
 
 interface Snapshot<T> {
   takenAt: number;

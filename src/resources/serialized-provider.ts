@@ -11,10 +11,10 @@
  */
 
 /** The package name, as programs install it. */
-export const PACKAGE_NAME = "pulumi-workspace-access";
+const PACKAGE_NAME = "pulumi-workspace-access";
 
 /** The module of the type tokens: `pulumi-nodejs:dynamic/workspace-access:User`. */
-export const TYPE_MODULE = "workspace-access";
+const TYPE_MODULE = "workspace-access";
 
 /** The `__provider` source for a provider module exported as `<package>/provider/<name>`. */
 export function serializedProvider(name: "user" | "integration-entitlement"): string {

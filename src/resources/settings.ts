@@ -24,7 +24,7 @@ export const CONFIG_KEYS = {
 } as const;
 
 /** A config key's name without namespace. */
-export type ConfigKey = keyof typeof CONFIG_KEYS;
+type ConfigKey = keyof typeof CONFIG_KEYS;
 
 /** `workspace-access:apiKey` */
 export const qualified = (key: ConfigKey) => `${CONFIG_NAMESPACE}:${key}`;

@@ -131,7 +131,7 @@ const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown) => bo
 ];
 
 /** The properties whose values differ (a value not known yet counts as a change). */
-export function changedUserProperties(olds: Props, news: Props): string[] {
+function changedUserProperties(olds: Props, news: Props): string[] {
   return COMPARED.filter(([key, same]) => isUnknown(news[key]) || !same(olds[key], news[key])).map(([key]) => key);
 }
 
