@@ -7,19 +7,12 @@ import { sameEmail, type User } from "../../client";
 import { type LookupCandidate, LookupError } from "./lookup-error";
 import { type LookupInputs, lookupOutput, runLookup } from "./run";
 
-/** A workspace user as the lookups return it. Attributes the service leaves out are `null`. */
-export interface LookedUpUser {
-  id: string;
-  email: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  role: string | null;
-  isGuest: boolean | null;
-  /** `live`, `pending` or `disabled` (or a newer value). */
-  status: string | null;
-  createdAt: string | null;
-  updatedAt: string | null;
-}
+/**
+ * A workspace user as the lookups return it: the client's record without `mfaStatus` (which the
+ * list leaves empty). Attributes the service leaves out are `null`; `status` is `live`, `pending`
+ * or `disabled` (or a newer value).
+ */
+export type LookedUpUser = Omit<User, "mfaStatus">;
 
 /** Arguments of {@link getUser}: exactly one of them. */
 export interface GetUserArgs {
