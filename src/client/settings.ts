@@ -93,7 +93,9 @@ let schema: Z.ZodObject | undefined;
 
 /**
  * The one schema of the numeric settings (zod, built on first use): each optional, finite, at
- * least its minimum, whole where it must be. `parseNumber` reads a stack config string with it.
+ * least its minimum, whole where it must be (see {@link checkNumbers}).
+ *
+ * @internal
  */
 export function numericSettingsSchema(): Z.ZodObject {
   if (!schema) {
