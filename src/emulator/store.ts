@@ -18,16 +18,8 @@ import type {
   UserStatus,
 } from "./types";
 
-/** A user as stored; timestamps are epoch ms. */
-export interface UserRow {
-  id: string;
-  email: string;
-  firstName: string | null;
-  lastName: string | null;
-  role: string;
-  isGuest: boolean;
-  status: UserStatus;
-  mfaEnabled: boolean;
+/** A user as stored: what {@link userView} hands out, with timestamps as epoch ms. */
+export interface UserRow extends Omit<EmulatedUser, "createdAt" | "updatedAt"> {
   createdAt: number;
   updatedAt: number;
 }
