@@ -15,7 +15,6 @@ import type {
   MemberRole,
   SeedIntegration,
   SeedUser,
-  UserStatus,
 } from "./types";
 
 /** A user as stored: what {@link userView} hands out, with timestamps as epoch ms. */
