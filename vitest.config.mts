@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
  * Three tiers, each runnable alone; `npm test` runs all three.
@@ -10,12 +11,38 @@ import { defineConfig } from "vitest/config";
  * No project sets `fileParallelism: false`: vitest applies it to the whole run, which then runs
  * every file of every tier one after another.
  */
+/**
+ * The files that take longest (each a minute or more on the 2-core machine): started first, so that
+ * none of them is left running alone at the end. A fresh clone (CI) has no timings to sort by.
+ */
+const LONGEST = [
+  "test/load/",
+  "test/package/examples.test.ts",
+  "test/package/consumer-types.test.ts",
+  "test/engine/harness.test.ts",
+  "test/reliability/populated-workspace.test.ts",
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const i = LONGEST.findIndex((prefix) => spec.moduleId.includes(prefix));
+      return i < 0 ? LONGEST.length : i;
+    };
+    return [...(await super.sort(files))].sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 const UNIT = ["test/client/**/*.test.ts", "test/conformance/**/*.test.ts", "test/emulator/**/*.test.ts", "test/resources/**/*.test.ts"];
 const LOAD = ["test/load/**/*.test.ts"];
 
 export default defineConfig({
   test: {
     pool: "forks",
+    // Three at a time: the host tier mostly waits on the processes it starts (the host, programs,
+    // npm, tsc), so a third file keeps both cores busy. Vitest's default is one less than the cores.
+    maxWorkers: 3,
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
