@@ -55,6 +55,8 @@ export class User extends pulumi.CustomResource {
   declare readonly status: pulumi.Output<string | null>;
   declare readonly createdAt: pulumi.Output<string | null>;
   declare readonly updatedAt: pulumi.Output<string | null>;
+  /** Which of `role` and `isGuest` the program declares (and so manages); the others are the service's. */
+  declare readonly managedAttributes: pulumi.Output<string[]>;
 
   /** The type token the engine sees. */
   static readonly type = dynamicType("User");
