@@ -116,11 +116,11 @@ export class HttpTransport {
           attempt.rateLimitRetries++;
           continue;
         case "retry":
-          this.#log(
-            `${method} ${path}: ${raw ? raw.status : noAnswer!.message}; retry ${attempt.transientRetries + 1} of ${this.settings.maxRetries} in ${decision.delayMs} ms`,
+          await this.#retryAfter(
+            attempt.transientRetries++,
+            `${method} ${path}: ${raw ? raw.status : noAnswer!.message}`,
+            decision.delayMs,
           );
-          attempt.transientRetries++;
-          await this.deps.clock.sleep(decision.delayMs);
           continue;
         case "fail":
           throw this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries);
@@ -130,9 +130,13 @@ export class HttpTransport {
 
   /** Sleeps the policy's back-off before retry `attempt + 1` of an operation that retries itself (see `create-once.ts`). */
   async backoff(attempt: number, reason: string): Promise<void> {
-    const { retryBaseDelayMs, retryMaxDelayMs, maxRetries } = this.settings;
-    const ms = backoffDelay(attempt, retryBaseDelayMs, retryMaxDelayMs, this.deps.random);
-    this.#log(`${reason}; retry ${attempt + 1} of ${maxRetries} in ${ms} ms`);
+    const { retryBaseDelayMs, retryMaxDelayMs } = this.settings;
+    await this.#retryAfter(attempt, reason, backoffDelay(attempt, retryBaseDelayMs, retryMaxDelayMs, this.deps.random));
+  }
+
+  /** Says why retry `attempt + 1` comes, and waits `ms` for it. */
+  async #retryAfter(attempt: number, reason: string, ms: number): Promise<void> {
+    this.#log(`${reason}; retry ${attempt + 1} of ${this.settings.maxRetries} in ${ms} ms`);
     await this.deps.clock.sleep(ms);
   }
 

@@ -4,7 +4,7 @@
  * through `configure`, the program for `getJob`); never captured into `__provider`.
  */
 import { type ClientOptions, ConfigurationError, parseBaseUrl } from "../client";
-import { checkNumbers, DEFAULTS, resolveSettings } from "../client/settings";
+import { checkNumbers, DEFAULTS, NUMERIC_SETTINGS, type NumericSetting, resolveSettings } from "../client/settings";
 
 /** The stack config namespace. */
 export const CONFIG_NAMESPACE = "workspace-access";
@@ -117,19 +117,12 @@ function baseUrlOf(raw: RawSettings): string {
   return parseBaseUrl(`https://${workspace}.${host}/api/v1/`, qualified("workspace")).href;
 }
 
-/** The numeric keys of the stack config. */
-const NUMERIC_KEYS = [
-  "maxRateLimitWaitSeconds",
-  "maxRetries",
-  "requestTimeoutSeconds",
-  "jobTimeoutSeconds",
-  "maxConcurrency",
-  "readCacheSeconds",
-] as const;
+/** The numeric keys of the stack config: those of its keys the one table of numeric settings names. */
+const NUMERIC_KEYS = (Object.keys(CONFIG_KEYS) as ConfigKey[]).filter((key): key is ConfigKey & NumericSetting => key in NUMERIC_SETTINGS);
 
 /** The numeric settings given, checked against the client's one schema of settings (bounds named once). */
-function numbersOf(raw: RawSettings): Partial<Record<(typeof NUMERIC_KEYS)[number], number>> {
-  const values: Partial<Record<(typeof NUMERIC_KEYS)[number], number>> = {};
+function numbersOf(raw: RawSettings): Partial<Record<NumericSetting, number>> {
+  const values: Partial<Record<NumericSetting, number>> = {};
   for (const key of NUMERIC_KEYS) {
     const text = raw[key];
     if (text !== undefined) values[key] = text.trim() === "" ? Number.NaN : Number(text);
