@@ -80,8 +80,8 @@ export class Pacer {
   /** Wakes the requests waiting for an answer to free a place under the cap (see {@link #capWait}). */
   #released: (() => void) | undefined;
   #releasedPromise: Promise<void> | undefined;
-  /** The count last handed to `#onLimit` (or seeded): a change is what is worth remembering. */
-  #remembered: number | undefined;
+  /** The limit last handed to `#onLimit` (or seeded): a change is what is worth remembering. */
+  #remembered: { count: number; windowMs: number } | undefined;
   /** 429s seen, for diagnostics and benchmarks. */
   rateLimited = 0;
 
@@ -115,7 +115,7 @@ export class Pacer {
     if (this.#limit) return;
     this.#limit = { count: limit.count, windowMs: limit.windowMs, source: limit.source };
     this.#windowMs = limit.source === "headers" ? Math.max(this.#windowMs, limit.windowMs) : this.#windowMs;
-    this.#remembered = limit.count;
+    this.#remembered = { count: limit.count, windowMs: limit.windowMs };
     this.#limitFrom = 0;
     this.#calmSince = this.#clock.now();
   }
@@ -213,8 +213,8 @@ export class Pacer {
   }
 
   #remember(limit: WindowLimit): void {
-    if (limit.count === this.#remembered) return;
-    this.#remembered = limit.count;
+    if (limit.count === this.#remembered?.count && limit.windowMs === this.#remembered.windowMs) return;
+    this.#remembered = { count: limit.count, windowMs: limit.windowMs };
     this.#onLimit?.({ ...limit });
   }
 

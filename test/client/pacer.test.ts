@@ -157,6 +157,10 @@ describe("what the pacer hands over to be remembered", () => {
     pacer.observe(200, { "ratelimit-limit": "30", "ratelimit-reset": "2" });
     expect(remembered).toHaveLength(3);
     expect(remembered.at(-1)).toEqual({ count: 30, windowMs: 2000, source: "headers" });
+    // The same count over a longer window is a new limit too.
+    pacer.observe(200, { "ratelimit-limit": "30", "ratelimit-reset": "3" });
+    expect(remembered).toHaveLength(4);
+    expect(remembered.at(-1)).toEqual({ count: 30, windowMs: 3000, source: "headers" });
   });
 
   it("after a calm minute, the limit that minute confirmed, not the probe's untried one", () => {
