@@ -219,7 +219,7 @@ export class Pacer {
   }
 
   /**
-   * How long until one more request fits the learnt window (0: now). A request counts from when
+   * How long until one more request fits the learnt window and the cap (0: now). A request counts from when
    * it was answered (it reached the service at some moment before), or, while in flight, from
    * when it was sent: a burst that met a slow start (new connections) is then not taken as
    * having left the service's window before it has.
