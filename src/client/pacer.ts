@@ -219,10 +219,11 @@ export class Pacer {
   }
 
   /**
-   * How long until one more request fits the learnt window and the cap (0: now). A request counts from when
-   * it was answered (it reached the service at some moment before), or, while in flight, from
-   * when it was sent: a burst that met a slow start (new connections) is then not taken as
-   * having left the service's window before it has.
+   * How long until one more request fits the learnt window and the cap (0: now). Under the learnt
+   * limit a request counts from when it was answered (it reached the service at some moment
+   * before), or, while in flight, from when it was sent: a burst that met a slow start (new
+   * connections) is then not taken as having left the service's window before it has. Under the
+   * cap, see {@link #capWait}.
    */
   #windowWait(now: number): number {
     const longest = Math.max(this.#limit?.windowMs ?? RATE_WINDOW_MS, this.#cap?.windowMs ?? 0) * WINDOW_MARGIN;
