@@ -39,6 +39,12 @@ const LOAD = ["test/load/**/*.test.ts"];
 export default defineConfig({
   test: {
     pool: "forks",
+    // Learnt rate limits are remembered per base URL in the user's cache folder (docs/rate-limits.md).
+    // Not in tests, for every tier: the test workers, and the programs and provider hosts they start
+    // (they inherit this environment), never touch the user's cache; and emulators reuse loopback
+    // ports, so a limit one test's emulator taught would pace another's. Tests of the feature give
+    // their own temporary folder (test/client/rate-memory.test.ts, test/reliability/rate-memory.test.ts).
+    env: { WORKSPACE_ACCESS_CACHE_DIR: "off" },
     // Three at a time: the host tier mostly waits on the processes it starts (the host, programs,
     // npm, tsc), so a third file keeps both cores busy. Vitest's default is one less than the cores.
     maxWorkers: 3,

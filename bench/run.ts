@@ -15,6 +15,7 @@ import type { OperationResult, Stack } from "../test/engine/index.ts";
 import { packedProject } from "../test/engine/packed.ts";
 import { repoRoot } from "../test/engine/paths.ts";
 import type { Project } from "../test/engine/project.ts";
+import { rateMemorySection, rateMemoryTable } from "./rate-memory.ts";
 import { benchEmulator, calls, LOOKUPS, seedLookupUsers, userBody, workloadStack, writeWorkload } from "./workload.ts";
 
 const benchDir = path.join(repoRoot, "bench");
@@ -27,6 +28,8 @@ const sizes = list(process.env.BENCH_N ?? "100,1000");
 const rateSizes = list(process.env.BENCH_RATE_N ?? sizes.join(","));
 const parallel = Number(process.env.BENCH_PARALLEL ?? 16);
 const RATE = 50;
+// No section learns from another's limits (emulators reuse ports); bench/rate-memory.ts uses a folder of its own.
+process.env["WORKSPACE_ACCESS_CACHE_DIR"] = "off";
 
 const rssDir = fs.mkdtempSync(path.join(os.tmpdir(), "pwa-bench-rss-"));
 const probeEnv = {
@@ -475,18 +478,21 @@ async function main(): Promise<void> {
       rate.push(await benchRateLimited(project, n, false));
       rate.push(await benchRateLimited(project, n, true));
     }
+    const rateMemory = await rateMemorySection(project, parallel);
     const out = {
       date: new Date().toISOString(),
       machine: machine(),
       parallel,
       sizes: results,
       rateLimited: rate,
+      rateMemory,
       totalMs: performance.now() - started,
     };
     fs.writeFileSync(path.join(benchDir, "results.json"), `${JSON.stringify(out, null, 2)}\n`);
     const m = out.machine;
     console.log(`\npulumi-workspace-access benchmark — ${m.cpus} CPUs, ${m.cpu}, node ${m.node}, ${m.platform}\n`);
     console.log(table(results, rate));
+    if (rateMemory) console.log(`\n${rateMemoryTable(rateMemory)}`);
     console.log(`\ntotal ${ms(out.totalMs)}; bench/results.json written`);
   } finally {
     await project.remove();

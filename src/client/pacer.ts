@@ -20,7 +20,7 @@ const DECREASE = 0.9;
 const PROBE_AFTER_MS = 60_000;
 
 /** At most `count` request starts in any `windowMs`. */
-interface WindowLimit {
+export interface WindowLimit {
   count: number;
   windowMs: number;
   /** Where the limit comes from: `RateLimit-Limit` headers are the service's own figures. */
@@ -44,6 +44,9 @@ interface WindowLimit {
  *   `RateLimit-Remaining` and `RateLimit-Reset` alone, requests are held back until the reset
  *   once the remaining budget is spent.
  * - After a calm stretch the limit grows by one, to find a limit that was misjudged low.
+ * - A limit remembered from an earlier process ({@link seed}) holds from the first request, as
+ *   if learnt here; every limit worth remembering goes to `onLimit` (see `rate-memory.ts`).
+ * - `maxPerSecond`, the user's own cap, holds beside the learnt limit: the stricter one waits.
  */
 export class Pacer {
   readonly #clock: Clock;
@@ -71,16 +74,50 @@ export class Pacer {
    */
   #budget: number | undefined;
   #budgetResetAt = 0;
+  /** The user's cap as a limit of its own (`maxRequestsPerSecond`), if any. */
+  readonly #cap: { count: number; windowMs: number } | undefined;
+  readonly #onLimit: ((limit: WindowLimit) => void) | undefined;
+  /** Wakes the requests waiting for an answer to free a place under the cap (see {@link #capWait}). */
+  #released: (() => void) | undefined;
+  #releasedPromise: Promise<void> | undefined;
+  /** The limit last handed to `#onLimit` (or seeded): a change is what is worth remembering. */
+  #remembered: { count: number; windowMs: number } | undefined;
   /** 429s seen, for diagnostics and benchmarks. */
   rateLimited = 0;
 
   /**
    * @param maxInFlight requests sent at once; the rest wait here, where a pause still reaches
    *   them (in the connection pool's queue it would not).
+   * @param maxPerSecond at most this many requests in any second, whatever is learnt (0: no cap).
+   *   Held as a limit of the same sliding window, so the service receives no more than that in
+   *   any second, however late each request reaches it.
+   * @param onLimit receives a learnt limit worth remembering for the next process: one learnt or
+   *   lowered on a 429, one the headers gave, and one a calm stretch confirmed (the limit before a
+   *   probe, not the probe's untried one).
    */
-  constructor(clock: Clock, maxInFlight = Number.POSITIVE_INFINITY) {
+  constructor(
+    clock: Clock,
+    maxInFlight = Number.POSITIVE_INFINITY,
+    maxPerSecond = 0,
+    onLimit: ((limit: WindowLimit) => void) | undefined = undefined,
+  ) {
     this.#clock = clock;
     this.#maxInFlight = maxInFlight;
+    this.#cap = maxPerSecond > 0 ? { count: maxPerSecond, windowMs: RATE_WINDOW_MS } : undefined;
+    this.#onLimit = onLimit;
+  }
+
+  /**
+   * Starts from a limit remembered from an earlier process, unless one is learnt already. It is
+   * then treated as learnt here: a 429 lowers it, a calm stretch raises it.
+   */
+  seed(limit: WindowLimit): void {
+    if (this.#limit) return;
+    this.#limit = { count: limit.count, windowMs: limit.windowMs, source: limit.source };
+    this.#windowMs = limit.source === "headers" ? Math.max(this.#windowMs, limit.windowMs) : this.#windowMs;
+    this.#remembered = { count: limit.count, windowMs: limit.windowMs };
+    this.#limitFrom = 0;
+    this.#calmSince = this.#clock.now();
   }
 
   /** The learnt limit: at most `count` request starts in any `windowMs` (undefined: not paced). */
@@ -111,7 +148,9 @@ export class Pacer {
         if (this.#budget !== undefined) this.#budget--;
         return this.#sends++;
       }
-      await this.#clock.sleep(wait);
+      // Infinity: the cap is taken by requests still in flight; the next answer frees a place.
+      if (wait === Number.POSITIVE_INFINITY) await this.#nextRelease();
+      else await this.#clock.sleep(wait);
     }
   }
 
@@ -121,6 +160,9 @@ export class Pacer {
    */
   release(ticket: number): void {
     if (this.#started.delete(ticket)) this.#done.push(this.#clock.now());
+    const released = this.#released;
+    this.#released = undefined;
+    released?.();
     const next = this.#waiting.shift();
     if (next) next();
     else this.#inFlight--;
@@ -156,6 +198,8 @@ export class Pacer {
     if (this.#accepted.length > 1024) this.#recent(now);
     this.#headers(headers, now);
     if (this.#limit && now - this.#calmSince >= PROBE_AFTER_MS) {
+      // A calm stretch confirmed the limit: that one is worth remembering, the probe's is not yet.
+      this.#remember(this.#limit);
       this.#limit = { ...this.#limit, count: this.#limit.count + 1 };
       this.#calmSince = now;
     }
@@ -165,23 +209,66 @@ export class Pacer {
     this.#limit = limit;
     this.#limitFrom = this.#sends;
     this.#calmSince = now;
+    this.#remember(limit);
+  }
+
+  #remember(limit: WindowLimit): void {
+    if (limit.count === this.#remembered?.count && limit.windowMs === this.#remembered.windowMs) return;
+    this.#remembered = { count: limit.count, windowMs: limit.windowMs };
+    this.#onLimit?.({ ...limit });
   }
 
   /**
-   * How long until one more request fits the learnt window (0: now). A request counts from when
-   * it was answered (it reached the service at some moment before), or, while in flight, from
-   * when it was sent: a burst that met a slow start (new connections) is then not taken as
-   * having left the service's window before it has.
+   * How long until one more request fits the learnt window and the cap (0: now). Under the learnt
+   * limit a request counts from when it was answered (it reached the service at some moment
+   * before), or, while in flight, from when it was sent: a burst that met a slow start (new
+   * connections) is then not taken as having left the service's window before it has. Under the
+   * cap, see {@link #capWait}.
    */
   #windowWait(now: number): number {
-    const windowMs = (this.#limit?.windowMs ?? RATE_WINDOW_MS) * WINDOW_MARGIN;
-    while (this.#done.length > 0 && (this.#done[0] ?? 0) <= now - windowMs) this.#done.shift();
-    if (!this.#limit) return 0;
-    const over = this.#done.length + this.#started.size - this.#limit.count;
+    const longest = Math.max(this.#limit?.windowMs ?? RATE_WINDOW_MS, this.#cap?.windowMs ?? 0) * WINDOW_MARGIN;
+    while (this.#done.length > 0 && (this.#done[0] ?? 0) <= now - longest) this.#done.shift();
+    return Math.max(this.#limitWait(this.#limit, now), this.#capWait(now));
+  }
+
+  /**
+   * How long until one more request fits the user's cap (Infinity: not before an answer). Stricter
+   * than a learnt limit, since the cap is a promise to the user: a request in flight may still
+   * reach the service at any moment, so it holds its place until answered, and one second after.
+   */
+  #capWait(now: number): number {
+    if (!this.#cap) return 0;
+    const windowMs = this.#cap.windowMs * WINDOW_MARGIN;
+    const done = this.#done.filter((at) => at > now - windowMs);
+    const over = done.length + this.#started.size - this.#cap.count;
+    if (over < 0) return 0;
+    // Answered requests leave the window in the order they were answered; those in flight, later.
+    const leaves = done[over];
+    return leaves === undefined ? Number.POSITIVE_INFINITY : leaves + windowMs - now;
+  }
+
+  #nextRelease(): Promise<void> {
+    this.#releasedPromise ??= new Promise<void>((resolve) => {
+      this.#released = () => {
+        this.#releasedPromise = undefined;
+        resolve();
+      };
+    });
+    return this.#releasedPromise;
+  }
+
+  /** {@link #windowWait} for one limit (0 for none). */
+  #limitWait(limit: { count: number; windowMs: number } | undefined, now: number): number {
+    if (!limit) return 0;
+    const windowMs = limit.windowMs * WINDOW_MARGIN;
+    let from = 0;
+    while (from < this.#done.length && (this.#done[from] ?? 0) <= now - windowMs) from++;
+    const done = from === 0 ? this.#done : this.#done.slice(from);
+    const over = done.length + this.#started.size - limit.count;
     if (over < 0) return 0;
     // The (over + 1)th request to leave the window must leave first: it is among those in
     // flight and the first `over + 1` answered.
-    const times = [...this.#started.values(), ...this.#done.slice(0, over + 1)].sort((a, b) => a - b);
+    const times = [...this.#started.values(), ...done.slice(0, over + 1)].sort((a, b) => a - b);
     return (times[over] ?? now) + windowMs - now;
   }
 

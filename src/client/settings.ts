@@ -1,6 +1,7 @@
 import type { z as Z } from "zod";
 import type { Clock } from "./clock";
 import { ConfigurationError } from "./errors";
+import { cacheDirOf } from "./rate-memory";
 
 /** How the client talks to one workspace. Only `baseUrl` and `apiKey` are required. */
 export interface ClientOptions {
@@ -20,6 +21,11 @@ export interface ClientOptions {
   jobTimeoutSeconds?: number;
   /** The most requests in flight at once (keep-alive connections of the pool). Default 16. */
   maxConcurrency?: number;
+  /**
+   * The most requests the service may receive in any second, whatever the client has learnt of
+   * its limit (the lower of the two holds). Default 0: no cap of its own.
+   */
+  maxRequestsPerSecond?: number;
   /** First delay of exponential back-off, in milliseconds. Default 500. */
   retryBaseDelayMs?: number;
   /** Largest delay of exponential back-off, in milliseconds. Default 20000. */
@@ -28,6 +34,13 @@ export interface ClientOptions {
   jobPollIntervalMs?: number;
   /** Largest interval between job polls, in milliseconds. Default 5000. */
   jobPollMaxIntervalMs?: number;
+  /**
+   * The folder where the rate limit learnt for a workspace is remembered for the next process
+   * (`rate-limits.json`, per base URL, never the key, a day at most); `false` remembers nothing.
+   * Default: the `WORKSPACE_ACCESS_CACHE_DIR` environment variable (empty or `off`: nothing), else
+   * `pulumi-workspace-access` in the user's cache folder. See docs/rate-limits.md.
+   */
+  cacheDir?: string | false;
   /** Time source; tests inject a virtual one. */
   clock?: Clock;
   /** Random numbers in [0, 1) for back-off jitter; tests inject a fixed one. */
@@ -48,6 +61,10 @@ export interface ResolvedSettings {
   requestTimeoutSeconds: number;
   jobTimeoutSeconds: number;
   maxConcurrency: number;
+  /** 0: no cap. */
+  maxRequestsPerSecond: number;
+  /** Where learnt rate limits are remembered; `undefined`: nowhere. */
+  cacheDir: string | undefined;
   retryBaseDelayMs: number;
   retryMaxDelayMs: number;
   jobPollIntervalMs: number;
@@ -67,6 +84,8 @@ export const NUMERIC_SETTINGS = {
   requestTimeoutSeconds: { default: 60, min: 0.001, whole: false },
   jobTimeoutSeconds: { default: 900, min: 0.001, whole: false },
   maxConcurrency: { default: 16, min: 1, whole: true },
+  /** 0: no cap; the limit learnt from the service (429s, `RateLimit-*` headers) still holds. */
+  maxRequestsPerSecond: { default: 0, min: 0, whole: true },
   retryBaseDelayMs: { default: 500, min: 0, whole: false },
   retryMaxDelayMs: { default: 20_000, min: 0, whole: false },
   jobPollIntervalMs: { default: 250, min: 1, whole: false },
@@ -208,6 +227,8 @@ export function resolveSettings(options: ClientOptions & { settingPrefix?: strin
     requestTimeoutSeconds: value("requestTimeoutSeconds"),
     jobTimeoutSeconds: value("jobTimeoutSeconds"),
     maxConcurrency: value("maxConcurrency"),
+    maxRequestsPerSecond: value("maxRequestsPerSecond"),
+    cacheDir: cacheDirOf(options.cacheDir),
     retryBaseDelayMs: value("retryBaseDelayMs"),
     retryMaxDelayMs: value("retryMaxDelayMs"),
     jobPollIntervalMs: value("jobPollIntervalMs"),

@@ -8,6 +8,7 @@ import type { Clock } from "./clock";
 import { errorForStatus, RateLimitError, readErrorBody, type WorkspaceAccessError } from "./errors";
 import { Connection, type RawResponse, type RequestSpec } from "./http";
 import { Pacer } from "./pacer";
+import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeRedactor } from "./redact";
 import { backoffDelay, type Decision, decide, type RetryLimits } from "./retry-policy";
 import { describeScopes } from "./scopes";
@@ -42,6 +43,11 @@ export class HttpTransport {
   readonly #connection: Connection;
   readonly #pacer: Pacer;
   readonly #limits: RetryLimits;
+  /** Learnt rate limits kept for the next process (`rate-memory.ts`); undefined when turned off. */
+  readonly #memory: RateLimitMemory | undefined;
+  /** Reading the remembered limit, which the first request waits for; undefined once done. */
+  #recalling: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
   /** Requests sent (attempts, not operations): what the benchmarks and request-count tests read. */
   requestCount = 0;
 
@@ -50,7 +56,12 @@ export class HttpTransport {
     this.deps = deps;
     this.redact = makeRedactor(settings.apiKey);
     this.#connection = new Connection(settings, deps.userAgent, { redact: this.redact, setting: (name) => this.setting(name) });
-    this.#pacer = new Pacer(deps.clock, settings.maxConcurrency);
+    const memory = settings.cacheDir === undefined ? undefined : new RateLimitMemory(settings.cacheDir, deps.clock, (m) => this.#log(m));
+    const key = memoryKey(settings.baseUrl);
+    this.#pacer = new Pacer(deps.clock, settings.maxConcurrency, settings.maxRequestsPerSecond, (limit) => memory?.remember(key, limit));
+    this.#memory = memory;
+    // Read now, while the caller gets ready: the first request waits for it (a file of a few lines).
+    this.#recalling = memory && this.#recall(memory, key).catch(() => {});
     this.#limits = { ...settings, maxRateLimitWaitMs: settings.maxRateLimitWaitSeconds * 1000 };
   }
 
@@ -59,9 +70,22 @@ export class HttpTransport {
     return this.#pacer.rateLimited;
   }
 
-  /** Closes the connections. */
+  /** Writes any learnt limit not written yet, and closes the connections (once, however often called). */
   close(): Promise<void> {
-    return this.#connection.close();
+    this.#closing ??= (async () => {
+      await this.#memory?.flush();
+      await this.#connection.close();
+    })();
+    return this.#closing;
+  }
+
+  /** Paces from the limit an earlier process learnt for this workspace, if one is remembered. */
+  async #recall(memory: RateLimitMemory, key: string): Promise<void> {
+    const limit = await memory.recall(key);
+    if (limit) {
+      this.#pacer.seed(limit);
+      this.#log(`rate limit remembered for ${key}: ${limit.count} requests per ${limit.windowMs} ms (from ${memory.file})`);
+    }
   }
 
   /** Builds a setting's name as the user sets it, e.g. `workspace-access:maxRetries`. */
@@ -78,6 +102,10 @@ export class HttpTransport {
     const { method } = spec;
     const path = url.pathname;
     const attempt = { method, transientRetries: 0, rateLimitRetries: 0 };
+    if (this.#recalling) {
+      await this.#recalling;
+      this.#recalling = undefined;
+    }
     for (;;) {
       const ticket = await this.#pacer.acquire();
       this.requestCount++;

@@ -20,6 +20,7 @@ export const CONFIG_KEYS = {
   requestTimeoutSeconds: undefined,
   jobTimeoutSeconds: undefined,
   maxConcurrency: undefined,
+  maxRequestsPerSecond: undefined,
   readCacheSeconds: undefined,
 } as const;
 
@@ -90,6 +91,7 @@ export function resolveProviderSettings(raw: RawSettings): ProviderSettings {
       requestTimeoutSeconds: numbers.requestTimeoutSeconds,
       jobTimeoutSeconds: numbers.jobTimeoutSeconds,
       maxConcurrency: numbers.maxConcurrency,
+      maxRequestsPerSecond: numbers.maxRequestsPerSecond,
     },
     readCacheSeconds: numbers.readCacheSeconds ?? DEFAULTS.readCacheSeconds,
   };

@@ -133,3 +133,138 @@ describe("pacing from RateLimit headers", () => {
     expect(emu.stats.rateLimited).toBeLessThanOrEqual(2);
   });
 });
+
+describe("what the pacer hands over to be remembered", () => {
+  /** A pacer whose limits worth remembering are collected in `remembered`. */
+  function remembering(clock: VirtualClock) {
+    const remembered: Array<{ count: number; windowMs: number; source: string }> = [];
+    return { pacer: new Pacer(clock, Number.POSITIVE_INFINITY, 0, (limit) => remembered.push(limit)), remembered };
+  }
+
+  it("a limit learnt or lowered on a 429, or given by headers; nothing for answers that change nothing", async () => {
+    const clock = new VirtualClock();
+    const { pacer, remembered } = remembering(clock);
+    for (let i = 0; i < 20; i++) pacer.observe(200, {});
+    expect(remembered).toEqual([]);
+    pacer.observe(429, {});
+    expect(remembered).toEqual([{ count: 20, windowMs: 1000, source: "429" }]);
+    clock.time += 2000;
+    const ticket = await pacer.acquire();
+    pacer.release(ticket);
+    pacer.observe(429, {}, ticket);
+    expect(remembered.at(-1)).toEqual({ count: 18, windowMs: 1000, source: "429" });
+    pacer.observe(200, { "ratelimit-limit": "30", "ratelimit-reset": "2" });
+    pacer.observe(200, { "ratelimit-limit": "30", "ratelimit-reset": "2" });
+    expect(remembered).toHaveLength(3);
+    expect(remembered.at(-1)).toEqual({ count: 30, windowMs: 2000, source: "headers" });
+    // The same count over a longer window is a new limit too.
+    pacer.observe(200, { "ratelimit-limit": "30", "ratelimit-reset": "3" });
+    expect(remembered).toHaveLength(4);
+    expect(remembered.at(-1)).toEqual({ count: 30, windowMs: 3000, source: "headers" });
+  });
+
+  it("after a calm minute, the limit that minute confirmed, not the probe's untried one", () => {
+    const clock = new VirtualClock();
+    const { pacer, remembered } = remembering(clock);
+    for (let i = 0; i < 10; i++) pacer.observe(200, {});
+    pacer.observe(429, {});
+    expect(pacer.limit?.count).toBe(10);
+    clock.time += 60_000;
+    pacer.observe(200, {});
+    expect(pacer.limit?.count).toBe(11);
+    // 10 was remembered already: nothing new to write.
+    expect(remembered.map((l) => l.count)).toEqual([10]);
+    clock.time += 60_000;
+    pacer.observe(200, {});
+    expect(pacer.limit?.count).toBe(12);
+    expect(remembered.map((l) => l.count)).toEqual([10, 11]);
+  });
+
+  it("a seeded limit paces from the first request, and a 429 under it lowers it", async () => {
+    const clock = new VirtualClock();
+    const { pacer, remembered } = remembering(clock);
+    pacer.seed({ count: 3, windowMs: 1000, source: "429" });
+    expect(pacer.limit).toEqual({ count: 3, windowMs: 1000 });
+    const start = clock.now();
+    const tickets = [await pacer.acquire(), await pacer.acquire(), await pacer.acquire()];
+    for (const ticket of tickets) pacer.release(ticket);
+    await pacer.acquire();
+    expect(clock.now() - start).toBe(1020);
+    pacer.observe(429, {}, tickets[0]);
+    expect(remembered).toEqual([{ count: 2, windowMs: 1000, source: "429" }]);
+  });
+});
+
+describe("maxRequestsPerSecond", () => {
+  /** The most requests the emulator received in any 1,000 ms, by its own log. */
+  function busiestSecond(times: number[]): number {
+    const sorted = [...times].sort((a, b) => a - b);
+    let most = 0;
+    for (let i = 0, j = 0; i < sorted.length; i++) {
+      while ((sorted[i] ?? 0) - (sorted[j] ?? 0) >= 1000) j++;
+      most = Math.max(most, i - j + 1);
+    }
+    return most;
+  }
+
+  it.each([1, 5, 12])(
+    "the service receives at most %i requests in any second (and never answers 429 at that limit), 8 in flight",
+    async (cap) => {
+      const emu = await emulator({ rateLimit: { requests: cap, windowMs: 1000 } });
+      const user = emu.users.add({ email: "a@example.com", firstName: "A", lastName: "B" });
+      const { client } = clientFor(emu, { maxConcurrency: 8, maxRequestsPerSecond: cap });
+      await Promise.all(Array.from({ length: 40 }, () => client.users.get(user.id)));
+      expect(emu.requests.map((r) => r.status)).toEqual(Array(40).fill(200));
+      expect(busiestSecond(emu.requests.map((r) => r.at))).toBeLessThanOrEqual(cap);
+    },
+  );
+
+  it("reaches the cap: one request at a time, 5 a second go in about 40 / 5 seconds", async () => {
+    const emu = await emulator();
+    const user = emu.users.add({ email: "a@example.com", firstName: "A", lastName: "B" });
+    const { client, clock } = clientFor(emu, { maxConcurrency: 1, maxRequestsPerSecond: 5 });
+    const start = clock.now();
+    for (let i = 0; i < 40; i++) await client.users.get(user.id);
+    expect(busiestSecond(emu.requests.map((r) => r.at))).toBe(5);
+    // Eight windows of five; each window lasts a second and the 2 % margin.
+    expect(clock.now() - start).toBe(7 * 1020);
+  });
+
+  it("a request in flight holds its place under the cap until answered, and a second after (it may reach the service late)", async () => {
+    const clock = new VirtualClock();
+    const pacer = new Pacer(clock, Number.POSITIVE_INFINITY, 2);
+    const slow = [await pacer.acquire(), await pacer.acquire()];
+    clock.time += 5000;
+    // Five seconds later both are still in flight: a third waits for an answer, then a second.
+    let sent = false;
+    const third = pacer.acquire().then(() => {
+      sent = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toBe(false);
+    expect(clock.slept).toBe(0);
+    pacer.release(slow[0]!);
+    await third;
+    expect(clock.slept).toBe(1020);
+  });
+
+  it("composes with the learnt limit: the lower wins", async () => {
+    const emu = await emulator({ rateLimit: { requests: 10, windowMs: 1000 } });
+    const user = emu.users.add({ email: "a@example.com", firstName: "A", lastName: "B" });
+    // A cap above the service's limit: the limit learnt from the first 429s holds after them.
+    const { client } = clientFor(emu, { maxConcurrency: 8, maxRequestsPerSecond: 50 });
+    await Promise.all(Array.from({ length: 60 }, () => client.users.get(user.id)));
+    const firstLimited = emu.requests.findIndex((r) => r.status === 429);
+    expect(firstLimited).toBeGreaterThan(0);
+    const after = emu.requests.slice(firstLimited).filter((r) => r.status === 200);
+    expect(busiestSecond(after.map((r) => r.at))).toBeLessThanOrEqual(10);
+    // A cap below it: the cap holds from the first request, and the service never answers 429.
+    emu.setRateLimit({ requests: 10, windowMs: 1000 });
+    emu.clearRequests();
+    const before = emu.stats.rateLimited;
+    const capped = clientFor(emu, { maxConcurrency: 8, maxRequestsPerSecond: 4 }).client;
+    await Promise.all(Array.from({ length: 30 }, () => capped.users.get(user.id)));
+    expect(emu.stats.rateLimited).toBe(before);
+    expect(busiestSecond(emu.requests.map((r) => r.at))).toBeLessThanOrEqual(4);
+  });
+});

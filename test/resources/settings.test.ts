@@ -45,6 +45,21 @@ describe("stack config and environment", () => {
     expect(resolveProviderSettings(raw).client.maxRetries).toBe(2);
   });
 
+  it("hands workspace-access:maxRequestsPerSecond to the client, whole numbers only; unset, no cap", () => {
+    const base = { "workspace-access:baseUrl": "https://a.example.com/api/v1/", "workspace-access:apiKey": "k-123456" };
+    expect(
+      resolveProviderSettings(readRawSettings(config({ ...base, "workspace-access:maxRequestsPerSecond": "20" }), {})).client,
+    ).toMatchObject({
+      maxRequestsPerSecond: 20,
+    });
+    expect(resolveProviderSettings(readRawSettings(config(base), {})).client.maxRequestsPerSecond).toBeUndefined();
+    expect(NUMERIC_SETTINGS.maxRequestsPerSecond.default).toBe(0);
+    expect(() => resolveProviderSettings(readRawSettings(config({ ...base, "workspace-access:maxRequestsPerSecond": "2.5" }), {}))).toThrow(
+      /workspace-access:maxRequestsPerSecond must be a whole number of at least 0, got "2.5". Run: pulumi config set workspace-access:maxRequestsPerSecond <value>/,
+    );
+    expect(settingsProblems(["workspace-access:maxRequestsPerSecond"], readRawSettings(config(base), {}))).toEqual([]);
+  });
+
   it.each([
     [{ "workspace-access:maxRetries": "two" }, /workspace-access:maxRetries must be a whole number/],
     [{ "workspace-access:workspace": "ac me", "workspace-access:host": "example.com" }, /single DNS label/],
@@ -96,7 +111,14 @@ describe("keys the package does not read", () => {
 });
 
 describe("one set of bounds", () => {
-  const numeric = ["maxRetries", "maxRateLimitWaitSeconds", "requestTimeoutSeconds", "jobTimeoutSeconds", "maxConcurrency"] as const;
+  const numeric = [
+    "maxRetries",
+    "maxRateLimitWaitSeconds",
+    "requestTimeoutSeconds",
+    "jobTimeoutSeconds",
+    "maxConcurrency",
+    "maxRequestsPerSecond",
+  ] as const;
   const base = { baseUrl: "https://acme.example.com/api/v1/", apiKey: "wa_key_12345678" };
 
   it.each(numeric)("%s: the client's option and the stack config accept its least value and refuse below it, in the same words", (key) => {
