@@ -92,7 +92,7 @@ export interface ExportDeps {
 
 const ACCESS_FILE = "access.yaml";
 
-/** Writes the workspace as a Pulumi project; see `docs/export.md`. */
+/** Writes the workspace as a Pulumi project; see `docs/export.md`. @internal */
 export async function runExport(options: ExportOptions, deps: ExportDeps = {}): Promise<ExportResult> {
   const dir = path.resolve(options.out);
   const connection = exportConnection(options.baseUrl, options.env ?? process.env);
@@ -134,7 +134,7 @@ export async function runExport(options: ExportOptions, deps: ExportDeps = {}): 
   });
 }
 
-/** Compares the workspace with an exported project's `access.yaml`; see `docs/export.md`. */
+/** Compares the workspace with an exported project's `access.yaml`; see `docs/export.md`. @internal */
 export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Promise<CheckResult> {
   const dir = path.resolve(options.out);
   const connection = exportConnection(options.baseUrl, options.env ?? process.env);

@@ -89,8 +89,8 @@ export async function readWorkspace(
 ): Promise<Snapshot> {
   const progress = { users: 0, memberships: 0 };
   let lastPages = -1;
-  const report = () => {
-    if (client.requestCount === lastPages) return;
+  const report = (final = false) => {
+    if (client.requestCount === lastPages && !final) return;
     lastPages = client.requestCount;
     options.onProgress?.({ pages: client.requestCount - client.rateLimitedCount, ...progress });
   };
@@ -132,6 +132,6 @@ export async function readWorkspace(
 
   // The users and the member lists side by side: neither waits for the other.
   const [users] = await Promise.all([readUsers(), readMembers()]);
-  report();
+  report(true);
   return { users, integrations: lists, invalid };
 }
