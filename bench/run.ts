@@ -15,6 +15,7 @@ import type { OperationResult, Stack } from "../test/engine/index.ts";
 import { packedProject } from "../test/engine/packed.ts";
 import { repoRoot } from "../test/engine/paths.ts";
 import type { Project } from "../test/engine/project.ts";
+import { benchExport, exportTable } from "./export.ts";
 import { benchEmulator, calls, LOOKUPS, seedLookupUsers, userBody, workloadStack, writeWorkload } from "./workload.ts";
 
 const benchDir = path.join(repoRoot, "bench");
@@ -475,18 +476,21 @@ async function main(): Promise<void> {
       rate.push(await benchRateLimited(project, n, false));
       rate.push(await benchRateLimited(project, n, true));
     }
+    const exported = await benchExport();
     const out = {
       date: new Date().toISOString(),
       machine: machine(),
       parallel,
       sizes: results,
       rateLimited: rate,
+      export: exported,
       totalMs: performance.now() - started,
     };
     fs.writeFileSync(path.join(benchDir, "results.json"), `${JSON.stringify(out, null, 2)}\n`);
     const m = out.machine;
     console.log(`\npulumi-workspace-access benchmark — ${m.cpus} CPUs, ${m.cpu}, node ${m.node}, ${m.platform}\n`);
     console.log(table(results, rate));
+    if (exported) console.log(`\n${exportTable(exported)}`);
     console.log(`\ntotal ${ms(out.totalMs)}; bench/results.json written`);
   } finally {
     await project.remove();

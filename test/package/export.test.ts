@@ -156,3 +156,71 @@ describe("workspace-access-export of the populated world, deployed from the pack
     });
   });
 });
+
+describe("the command's exit status and output", { timeout: 120_000 }, () => {
+  let emulator: Emulator;
+  let tmp: string;
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ world: "populated" });
+    tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-export-cli-"));
+  });
+
+  afterAll(async () => {
+    await emulator?.close();
+    if (tmp) await fs.promises.rm(tmp, { recursive: true, force: true });
+  });
+
+  const key = () => ({ WORKSPACE_ACCESS_API_KEY: emulator.apiKey });
+
+  it("--check exits 0 when nothing changed and 1 when access changed, printing the changes on stdout", async () => {
+    const dir = path.join(tmp, "check");
+    expect((await runExportCli(["--out", dir, "--base-url", emulator.url], key())).code).toBe(0);
+    const same = await runExportCli(["--check", "--out", dir, "--base-url", emulator.url], key());
+    expect(same).toMatchObject({ code: 0, stdout: "No access changed since access.yaml was written.\n" });
+
+    emulator.integrations.setMember("5b1f0000-0000-4000-8000-000000000002", "7a5e0000-0000-4000-8000-000000000002", {
+      entitlements: ["READ", "WRITE", "MAINTAIN"],
+    });
+    const changed = await runExportCli(["--check", "--out", dir], { ...key(), WORKSPACE_ACCESS_BASE_URL: emulator.url });
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toBe(
+      '+ user002@acme.example in "GitHub acme": granted MAINTAIN\n1 change of access since access.yaml was written.\n',
+    );
+    expect(changed.stderr).not.toContain(emulator.apiKey);
+  });
+
+  it.each([
+    ["without --out", [], /--out DIR is required/],
+    [
+      "with a key as a flag, without echoing it",
+      ["--out", "x", "--api-key=wa_secret_123456"],
+      /the API key is never taken as a flag: set WORKSPACE_ACCESS_API_KEY/,
+    ],
+    ["with an unknown option", ["--out", "x", "--frobnicate"], /Unknown option '--frobnicate'/],
+  ])("exits 2 %s, with the usage", async (_what, args, message) => {
+    const result = await runExportCli(args, key());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toContain("Usage: workspace-access-export --out DIR");
+    expect(result.stderr).not.toContain("wa_secret_123456");
+  });
+
+  it("exits 2 on a failure, with the fix and without the key: an existing non-empty directory", async () => {
+    const dir = path.join(tmp, "taken");
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "notes.txt"), "mine");
+    const result = await runExportCli(["--out", dir, "--base-url", emulator.url], key());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`workspace-access-export: ${dir} is not empty`);
+    expect(fs.readdirSync(dir)).toEqual(["notes.txt"]);
+  });
+
+  it("--help prints the usage and exits 0", async () => {
+    const result = await runExportCli(["--help"], {});
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^Usage: workspace-access-export --out DIR \[--base-url URL\] \[--integration ID\|LABEL \.\.\.\] \[--members-only\] \[--check\]/,
+    );
+  });
+});
