@@ -29,6 +29,8 @@ export interface ExportRun {
   /** Requests answered 429 (waited out and sent again). */
   rateLimited: number;
   peakRssBytes: number;
+  /** The most V8 heap in use at once (sampled every 10 ms). */
+  peakHeapBytes: number;
   accessYamlBytes: number;
   exitCode: number;
 }
@@ -53,20 +55,28 @@ function sizeFromEnv(): GeneratedWorldSize {
 }
 
 /** Runs the command against `emu` into a fresh directory; peak RSS from a probe preloaded into it. */
-async function runOnce(emu: Emulator, tmp: string, label: string): Promise<ExportRun> {
+async function runOnce(emu: Emulator, tmp: string, label: string, nodeOptions = ""): Promise<ExportRun> {
   const out = path.join(tmp, label);
   const rssFile = path.join(tmp, `${label}.rss`);
   const probe = path.join(tmp, "probe.cjs");
+  // Peak RSS from the kernel; peak V8 heap in use sampled every 10 ms (RSS also holds the heap's
+  // headroom and compiled code, which V8 sizes as it likes).
   fs.writeFileSync(
     probe,
-    `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(rssFile)}, String(process.resourceUsage().maxRSS * 1024)));\n`,
+    [
+      "let heap = 0;",
+      "const sample = () => { heap = Math.max(heap, process.memoryUsage().heapUsed); };",
+      "setInterval(sample, 10).unref();",
+      `process.on("exit", () => { sample(); require("node:fs").writeFileSync(${JSON.stringify(rssFile)}, process.resourceUsage().maxRSS * 1024 + " " + heap); });`,
+      "",
+    ].join("\n"),
   );
   emu.clearRequests();
   const limitedBefore = emu.stats.rateLimited;
   const started = performance.now();
   const exitCode = await new Promise<number>((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, "--out", out, "--base-url", emu.url], {
-      env: { ...process.env, WORKSPACE_ACCESS_API_KEY: emu.apiKey, NODE_OPTIONS: `--require ${probe}` },
+      env: { ...process.env, WORKSPACE_ACCESS_API_KEY: emu.apiKey, NODE_OPTIONS: `--require ${probe} ${nodeOptions}`.trim() },
       stdio: ["ignore", "ignore", "pipe"],
     });
     let stderr = "";
@@ -86,7 +96,8 @@ async function runOnce(emu: Emulator, tmp: string, label: string): Promise<Expor
     ms,
     requests: emu.requests.length,
     rateLimited: emu.stats.rateLimited - limitedBefore,
-    peakRssBytes: Number(fs.readFileSync(rssFile, "utf8")),
+    peakRssBytes: Number(fs.readFileSync(rssFile, "utf8").split(" ")[0]),
+    peakHeapBytes: Number(fs.readFileSync(rssFile, "utf8").split(" ")[1]),
     accessYamlBytes: fs.statSync(path.join(out, "access.yaml")).size,
     exitCode,
   };
@@ -142,6 +153,7 @@ export function exportTable(bench: ExportBench): string {
     ["time (command start to exit)", s(plain.ms), rateLimited ? s(rateLimited.ms) : "—"],
     ["  floor at the rate limit: budget / rate", "", s((bench.budget / RATE) * 1000)],
     ["peak RSS of the command", mib(plain.peakRssBytes), rateLimited ? mib(rateLimited.peakRssBytes) : "—"],
+    ["  peak V8 heap in use", mib(plain.peakHeapBytes), rateLimited ? mib(rateLimited.peakHeapBytes) : "—"],
     ["access.yaml", `${(plain.accessYamlBytes / 2 ** 20).toFixed(2)} MiB`, ""],
     ["(emulator start with the world, not counted)", s(bench.seedMs), ""],
   ];
