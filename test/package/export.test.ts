@@ -19,10 +19,7 @@ import { accessConfig, ENTITLEMENT_TYPE, NO_FALLBACKS, SETUP_TIMEOUT_MS, USER_TY
 const CLI = path.join(repoRoot, "dist", "export", "cli.js");
 
 /** Runs the built command; resolves with its exit code and output (the emulator keeps serving meanwhile). */
-function runExportCli(
-  args: string[],
-  env: Record<string, string | undefined>,
-): Promise<{ code: number; stdout: string; stderr: string }> {
+function runExportCli(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
