@@ -19,6 +19,7 @@ const LONGEST = [
   "test/load/",
   "test/package/examples.test.ts",
   "test/package/consumer-types.test.ts",
+  "test/package/export.test.ts",
   "test/engine/harness.test.ts",
   "test/reliability/populated-workspace.test.ts",
 ];
@@ -33,7 +34,13 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
-const UNIT = ["test/client/**/*.test.ts", "test/conformance/**/*.test.ts", "test/emulator/**/*.test.ts", "test/resources/**/*.test.ts"];
+const UNIT = [
+  "test/client/**/*.test.ts",
+  "test/conformance/**/*.test.ts",
+  "test/emulator/**/*.test.ts",
+  "test/export/**/*.test.ts",
+  "test/resources/**/*.test.ts",
+];
 const LOAD = ["test/load/**/*.test.ts"];
 
 export default defineConfig({

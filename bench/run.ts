@@ -16,6 +16,7 @@ import { packedProject } from "../test/engine/packed.ts";
 import { repoRoot } from "../test/engine/paths.ts";
 import type { Project } from "../test/engine/project.ts";
 import { rateMemorySection, rateMemoryTable } from "./rate-memory.ts";
+import { benchExport, exportTable } from "./export.ts";
 import { benchEmulator, calls, LOOKUPS, seedLookupUsers, userBody, workloadStack, writeWorkload } from "./workload.ts";
 
 const benchDir = path.join(repoRoot, "bench");
@@ -479,6 +480,7 @@ async function main(): Promise<void> {
       rate.push(await benchRateLimited(project, n, true));
     }
     const rateMemory = await rateMemorySection(project, parallel);
+    const exported = await benchExport();
     const out = {
       date: new Date().toISOString(),
       machine: machine(),
@@ -486,6 +488,7 @@ async function main(): Promise<void> {
       sizes: results,
       rateLimited: rate,
       rateMemory,
+      export: exported,
       totalMs: performance.now() - started,
     };
     fs.writeFileSync(path.join(benchDir, "results.json"), `${JSON.stringify(out, null, 2)}\n`);
@@ -493,6 +496,7 @@ async function main(): Promise<void> {
     console.log(`\npulumi-workspace-access benchmark — ${m.cpus} CPUs, ${m.cpu}, node ${m.node}, ${m.platform}\n`);
     console.log(table(results, rate));
     if (rateMemory) console.log(`\n${rateMemoryTable(rateMemory)}`);
+    if (exported) console.log(`\n${exportTable(exported)}`);
     console.log(`\ntotal ${ms(out.totalMs)}; bench/results.json written`);
   } finally {
     await project.remove();

@@ -1,7 +1,7 @@
 /**
  * The published declarations as a Pulumi project compiles them: the packed tarball installed into
  * a consumer project per TypeScript version (the latest 5 and 6), and `tsc` run on a program that
- * uses every export (fixtures/consumer.ts) under the tsconfig `pulumi new typescript` generates
+ * uses every export of every entry point (fixtures/consumer.ts) under the tsconfig `pulumi new typescript` generates
  * (today's and the earlier CommonJS one) and under node16, all without `skipLibCheck`; and every
  * TypeScript snippet of the README, each as a file of its own, under the template's tsconfig.
  */
@@ -67,11 +67,13 @@ function publicExports(): string[] {
   const require = createRequire(path.join(repoRoot, "package.json"));
   const values = Object.keys(require(path.join(repoRoot, "dist", "index.js")) as object);
   const emulatorValues = Object.keys(require(path.join(repoRoot, "dist", "emulator", "index.js")) as object);
+  const exportValues = Object.keys(require(path.join(repoRoot, "dist", "export", "index.js")) as object);
   const typesOf = (file: string) =>
     [...fs.readFileSync(path.join(repoRoot, "src", file), "utf8").matchAll(/\btype (\w+)(?: as (\w+))?/g)].map((m) => m[2] ?? m[1] ?? "");
   return [
     ...[...values, ...typesOf("index.ts")].map((name) => `wa.${name}`),
     ...[...emulatorValues, ...typesOf("emulator/index.ts")].map((name) => `emu.${name}`),
+    ...[...exportValues, ...typesOf("export/index.ts")].map((name) => `ex.${name}`),
   ];
 }
 

@@ -89,6 +89,7 @@ describe("on an older Node.js", () => {
         "dist/provider/user.js",
         "dist/provider/integration-entitlement.js",
         "dist/emulator/index.js",
+        "dist/export/index.js",
       ]) {
         const script = `try { require(${JSON.stringify(path.join(repoRoot, entry))}); console.log("loaded") } catch (e) { console.log(e.stack) }`;
         const run = spawnSync(old?.bin ?? "node", ["-e", script], { encoding: "utf8" });
@@ -98,6 +99,17 @@ describe("on an older Node.js", () => {
       }
     },
   );
+
+  it.skipIf(!old)(`the export's command stops with one line${old ? "" : " (skipped: no older Node.js here)"}`, () => {
+    const exporter = spawnSync(old?.bin ?? "node", [path.join(repoRoot, pkg.bin["workspace-access-export"] ?? ""), "--help"], {
+      encoding: "utf8",
+    });
+    expect(exporter.status).toBe(2);
+    expect(exporter.stdout).toBe("");
+    expect(exporter.stderr.trimEnd().split("\n")).toEqual([
+      `workspace-access-export: pulumi-workspace-access ${tooOld(old?.version ?? "")}: install Node.js 22 (22.19 or later) or 24.`,
+    ]);
+  });
 
   it.skipIf(!old)(`the emulator's command and npm run demo stop with one line${old ? "" : " (skipped: no older Node.js here)"}`, () => {
     const emulator = spawnSync(old?.bin ?? "node", [path.join(repoRoot, pkg.bin["workspace-access-emulator"] ?? "")], { encoding: "utf8" });

@@ -1,0 +1,188 @@
+/**
+ * Turns what was read into `access.yaml`'s data: every user and membership a program can declare
+ * so that its first `pulumi up` adopts it without a write, and a list of what it cannot, each with
+ * the reason. A record is checked with the same input schemas the resources' `check` uses (a name
+ * the provider would refuse is refused here, not at preview), and is either written whole or left
+ * out whole: a membership whose user is left out is left out too.
+ *
+ * What adoption needs, so that it sends nothing:
+ * - a user's email, first and last name exactly as the service has them (a `User` compares them);
+ *   its role and guest flag as read, or left out when the service reports none (then kept);
+ * - a member's role as the invite names it: the API reads `owner`/`collaborator`, a create that
+ *   declares anything else fails (the API cannot change a role in place); its entitlements as the
+ *   exact set it holds, at least one (a resource must declare some).
+ */
+import { integrationEntitlementInputs, inviteRole, userInputs } from "../resources/inputs";
+import { ACCESS_FILE_VERSION, type AccessFile, type AccessIntegration, type AccessMember, type AccessUser } from "./access-file";
+import { integrationBaseName, uniqueNames, userBaseName } from "./names";
+import type { Snapshot, SnapshotMember, SnapshotUser } from "./snapshot";
+
+/** A user or membership the export could not represent, and why. */
+export interface LeftOut {
+  kind: "user" | "membership";
+  /** The user's id. */
+  id: string | undefined;
+  email: string | null;
+  /** For a membership: the integration's label (else id). */
+  integration?: string;
+  reason: string;
+  /** One line for people: `user 7a5e… <ann@acme.example>: no first name`. */
+  text: string;
+}
+
+/** The file's data and what was left out. */
+export interface Built {
+  file: AccessFile;
+  leftOut: LeftOut[];
+}
+
+const emailKey = (email: string) => email.trim().toLowerCase();
+const byKey =
+  <T>(key: (t: T) => string) =>
+  (a: T, b: T) =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+
+/** Why a user cannot be declared, or undefined when it can. */
+function userProblem(user: SnapshotUser, schemas: InputSchemas): string | undefined {
+  if (user.email === null || user.email.trim() === "") return "no email";
+  if (user.firstName === null || user.firstName.trim() === "") return "no first name";
+  if (user.lastName === null || user.lastName.trim() === "") return "no last name";
+  const parsed = schemas.user.safeParse({
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    ...(user.role ? { role: user.role } : {}),
+    ...(user.isGuest === null ? {} : { isGuest: user.isGuest }),
+    adoptExisting: true,
+  });
+  return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? "not a valid User");
+}
+
+/** The input schemas of the resources' `check`. */
+interface InputSchemas {
+  user: typeof userInputs;
+  membership: typeof integrationEntitlementInputs;
+}
+
+/** Builds the file's data from a snapshot. `membersOnly` keeps only users with a membership in scope. */
+export function buildAccessFile(
+  snapshot: Snapshot,
+  options: { workspace: string; scopeIds: string[] | undefined; membersOnly: boolean },
+): Built {
+  const schemas: InputSchemas = { user: userInputs, membership: integrationEntitlementInputs };
+  const leftOut: LeftOut[] = [];
+  const describeUser = (id: string | undefined, email: string | null) => `${id ?? "(no id)"}${email ? ` <${email}>` : ""}`;
+  const leaveOutUser = (id: string | undefined, email: string | null, reason: string) =>
+    leftOut.push({ kind: "user", id, email, reason, text: `user ${describeUser(id, email)}: ${reason}` });
+  const leaveOutMember = (id: string | undefined, email: string | null, integration: string, reason: string) =>
+    leftOut.push({
+      kind: "membership",
+      id,
+      email,
+      integration,
+      reason,
+      text: `membership of ${describeUser(id, email)} in "${integration}": ${reason}`,
+    });
+  const labelOf = (i: { id: string; label: string | null }) => i.label ?? i.id;
+
+  const problems = new Map<string, string>();
+  for (const record of snapshot.invalid) {
+    if (record.what === "user") {
+      leaveOutUser(record.id, null, record.reason);
+      if (record.id !== undefined) problems.set(record.id, "its record does not match the API contract");
+    } else {
+      leaveOutMember(record.id, null, record.integration ? labelOf(record.integration) : "?", record.reason);
+    }
+  }
+
+  // Users with a membership in scope (any: even one that cannot be written still grants access).
+  const members = new Set<string>();
+  for (const { members: list } of snapshot.integrations) for (const m of list) members.add(m.id);
+
+  const exported = new Map<string, SnapshotUser>();
+  for (const user of snapshot.users) {
+    if (options.membersOnly && !members.has(user.id)) continue;
+    const problem = userProblem(user, schemas);
+    if (problem) {
+      problems.set(user.id, problem);
+      leaveOutUser(user.id, user.email, problem);
+    } else {
+      exported.set(user.id, user);
+    }
+  }
+  const userNames = uniqueNames([...exported.values()].map((u) => ({ key: emailKey(u.email!), base: userBaseName(u.email!) })));
+  const users: AccessUser[] = [...exported.values()]
+    .map((u) => {
+      const user: AccessUser = {
+        name: userNames.get(emailKey(u.email!))!,
+        email: u.email!,
+        firstName: u.firstName!,
+        lastName: u.lastName!,
+      };
+      if (u.role) user.role = u.role;
+      if (u.isGuest !== null) user.isGuest = u.isGuest;
+      return user;
+    })
+    .sort(byKey((u) => `${emailKey(u.email)}\u0000${u.email}`));
+
+  const integrationNames = uniqueNames(snapshot.integrations.map(({ integration: i }) => ({ key: i.id, base: integrationBaseName(i) })));
+  const integrations: AccessIntegration[] = [];
+  for (const { integration, members: list } of snapshot.integrations) {
+    const label = labelOf(integration);
+    const entry: AccessIntegration = { name: integrationNames.get(integration.id)!, id: integration.id, members: [] };
+    if (integration.label !== null) entry.label = integration.label;
+    if (integration.application !== null) entry.application = integration.application;
+    for (const member of list) {
+      const problem = memberProblem(member, integration.id, exported, problems, schemas);
+      if (problem) {
+        leaveOutMember(member.id, exported.get(member.id)?.email ?? member.email, label, problem);
+        continue;
+      }
+      const user = exported.get(member.id)!;
+      const item: AccessMember = { user: user.email!, role: inviteRole(member.role)!, entitlements: [...member.entitlements].sort() };
+      entry.members.push(item);
+    }
+    entry.members.sort(byKey((m) => emailKey(m.user)));
+    integrations.push(entry);
+  }
+  integrations.sort(byKey((i) => i.name));
+  leftOut.sort(
+    byKey(
+      (l) =>
+        `${l.kind === "user" ? 0 : 1}\u0000${l.integration ?? ""}\u0000${l.email?.toLowerCase() ?? ""}\u0000${l.id ?? ""}\u0000${l.reason}`,
+    ),
+  );
+
+  const file: AccessFile = {
+    version: ACCESS_FILE_VERSION,
+    workspace: options.workspace,
+    scope: { ...(options.scopeIds ? { integrations: [...options.scopeIds].sort() } : {}), membersOnly: options.membersOnly },
+    users,
+    integrations,
+  };
+  return { file, leftOut };
+}
+
+/** Why a membership cannot be declared, or undefined when it can. */
+function memberProblem(
+  member: SnapshotMember,
+  integrationId: string,
+  exported: Map<string, SnapshotUser>,
+  userProblems: Map<string, string>,
+  schemas: InputSchemas,
+): string | undefined {
+  const userProblem = userProblems.get(member.id);
+  if (userProblem) return `its user is left out (${userProblem})`;
+  if (!exported.has(member.id)) return "not a user of the workspace's user list";
+  const role = inviteRole(member.role);
+  if (role === undefined) return member.role === null ? "no role" : `role "${member.role}" is neither owner nor collaborator`;
+  if (member.entitlements.length === 0) return "no entitlements (an IntegrationEntitlement declares at least one)";
+  const parsed = schemas.membership.safeParse({
+    integrationId,
+    userId: member.id,
+    entitlements: member.entitlements,
+    role,
+    adoptExisting: true,
+  });
+  return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? "not a valid IntegrationEntitlement");
+}

@@ -1,0 +1,86 @@
+/**
+ * Pulumi resource names for an export: derived from what people know a record by (a user's email,
+ * an integration's label), safe in a URN (`[a-z0-9._-]`), unique, and stable. A name depends only
+ * on its own record, except where two records would get the same one: then each of them gets a
+ * suffix from a hash of its own key (an email, an integration id), never a position, so a name
+ * does not move when other records come or go.
+ */
+import { createHash } from "node:crypto";
+
+/** Longest name before it is shortened (with a hash suffix, so it stays unique). */
+export const MAX_NAME_LENGTH = 80;
+
+/** First `length` hex digits of the SHA-256 of `key`. */
+function hashOf(key: string, length: number): string {
+  return createHash("sha256").update(key).digest("hex").slice(0, length);
+}
+
+/** Cuts a long name, keeping it unique with a hash of `key`. */
+function shorten(name: string, key: string): string {
+  if (name.length <= MAX_NAME_LENGTH) return name;
+  return `${name.slice(0, MAX_NAME_LENGTH - 9).replace(/[.-]+$/, "")}-${hashOf(key, 8)}`;
+}
+
+/**
+ * The base name of a user: the email, lowercased, `@` as `-at-`, any character outside
+ * `[a-z0-9._-]` as `-` (`Ann.Lee+ops@Acme.example` → `ann.lee-ops-at-acme.example`).
+ */
+export function userBaseName(email: string): string {
+  const name = email
+    .trim()
+    .toLowerCase()
+    .replace(/@/g, "-at-")
+    .replace(/[^a-z0-9._-]/g, "-")
+    .replace(/^[.-]+|[.-]+$/g, "");
+  return shorten(name === "" ? "user" : name, email.trim().toLowerCase());
+}
+
+/** The base name of an integration: its label (else application, else id), lowercased, runs of other characters as one `-`. */
+export function integrationBaseName(integration: { id: string; label: string | null; application: string | null }): string {
+  const text = integration.label || integration.application || integration.id;
+  const name = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  return shorten(name === "" ? "integration" : name, integration.id);
+}
+
+/**
+ * Unique names for records, by their `key` (unique itself: a lowercased email, an id). Records
+ * whose base names collide all get `-<8 hex digits of the key's hash>`; should that still collide,
+ * 16 digits, then a counter (never seen in practice, there for completeness).
+ */
+export function uniqueNames(records: ReadonlyArray<{ key: string; base: string }>): Map<string, string> {
+  const byBase = new Map<string, string[]>();
+  for (const { key, base } of records) byBase.set(base, [...(byBase.get(base) ?? []), key]);
+  const names = new Map<string, string>();
+  const taken = new Set<string>();
+  const suffixed: Array<{ key: string; base: string }> = [];
+  for (const [base, keys] of byBase) {
+    if (keys.length === 1) {
+      names.set(keys[0]!, base);
+      taken.add(base);
+    } else {
+      for (const key of keys) suffixed.push({ key, base });
+    }
+  }
+  // In key order, so that which record gets which fallback never depends on the order given.
+  suffixed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const { key, base } of suffixed) {
+    let name = `${base}-${hashOf(key, 8)}`;
+    if (taken.has(name)) name = `${base}-${hashOf(key, 16)}`;
+    for (let n = 2; taken.has(name); n++) name = `${base}-${hashOf(key, 16)}-${n}`;
+    names.set(key, name);
+    taken.add(name);
+  }
+  return names;
+}
+
+/**
+ * The name of a membership: `<integration name>--<user name>`. Integration names never contain
+ * `--` (runs of other characters become one `-`), so the first `--` splits it: unique pairs make
+ * unique names.
+ */
+export function membershipName(integrationName: string, userName: string): string {
+  return `${integrationName}--${userName}`;
+}

@@ -1,0 +1,253 @@
+/**
+ * `access.yaml` (issue 16): the emitter's quoting read back the same by an independent YAML parser
+ * (the `yaml` package, a dev dependency) and by the package's own, the file's shape and its checks,
+ * and resource names: URN-safe, unique, stable, collisions broken by each record's own hash.
+ */
+import { describe, expect, it } from "vitest";
+import { parse as parseWithLibrary } from "yaml";
+import { type AccessFile, AccessFileError, formatAccessFile, parseAccessFile } from "../../src/export/access-file";
+import { integrationBaseName, MAX_NAME_LENGTH, membershipName, uniqueNames, userBaseName } from "../../src/export/names";
+import { parseYaml, scalar } from "../../src/export/yaml";
+
+const TRICKY = [
+  "plain",
+  "Ann Lee",
+  "O'Brien",
+  'say "hi"',
+  "back\\slash",
+  "true",
+  "False",
+  "yes",
+  "no",
+  "on",
+  "off",
+  "null",
+  "~",
+  "y",
+  "N",
+  "",
+  " leading",
+  "trailing ",
+  "two  spaces",
+  "123",
+  "0x1F",
+  "1e3",
+  "-5",
+  ".inf",
+  "2024-01-01",
+  "a: b",
+  "a #b",
+  "#hash",
+  "- dash",
+  "-",
+  "[list]",
+  "{map}",
+  "&anchor",
+  "*alias",
+  "!tag",
+  "|block",
+  ">folded",
+  "%percent",
+  "@at",
+  "`tick",
+  "line\nbreak",
+  "tab\there",
+  "cr\rhere",
+  "bell\u0007",
+  "del\u007f",
+  "nel\u0085",
+  "nbsp\u00a0",
+  "ls\u2028ps\u2029",
+  "bom\ufeff",
+  "José Ñúñez",
+  "東京",
+  "emoji 😀",
+  "user+tag@Example.COM",
+  "7a5e0000-0000-4000-8000-000000000000",
+];
+
+describe("scalars", () => {
+  it.each(TRICKY)("%j is read back the same by the yaml package and by the package's parser", (value) => {
+    const text = `key: ${scalar(value)}\nlist: [${scalar(value)}, ${scalar(value)}]\n`;
+    expect(parseWithLibrary(text)).toEqual({ key: value, list: [value, value] });
+    expect(parseYaml(text)).toEqual({ key: value, list: [value, value] });
+  });
+
+  it("are plain only where nothing could misread them", () => {
+    expect(scalar("ann@acme.example")).toBe("ann@acme.example");
+    expect(scalar("Ann Lee")).toBe("Ann Lee");
+    expect(scalar("yes")).toBe('"yes"');
+    expect(scalar("7a5e0000-0000")).toBe('"7a5e0000-0000"');
+    expect(scalar("a: b")).toBe('"a: b"');
+  });
+});
+
+const SAMPLE: AccessFile = {
+  version: 1,
+  workspace: "https://acme.example.com/api/v1/",
+  scope: { integrations: ["5b1f0000-0000-4000-8000-000000000001"], membersOnly: true },
+  users: [
+    {
+      name: "ann-at-acme.example",
+      email: "ann@acme.example",
+      firstName: "Ann",
+      lastName: "O'Brien",
+      role: "workspace_owner",
+      isGuest: false,
+    },
+    { name: "bob-at-acme.example", email: "Bob@Acme.example", firstName: "true", lastName: "null" },
+  ],
+  integrations: [
+    {
+      name: "salesforce-acme",
+      id: "5b1f0000-0000-4000-8000-000000000001",
+      label: "Salesforce: acme #1",
+      application: "Salesforce",
+      members: [
+        { user: "ann@acme.example", role: "account_owner", entitlements: ["ADMIN", "VIEWER"] },
+        { user: "Bob@Acme.example", role: "account_collaborator", entitlements: ["VIEWER"] },
+      ],
+    },
+    { name: "empty", id: "5b1f0000-0000-4000-8000-000000000002", members: [] },
+  ],
+};
+
+describe("access.yaml", () => {
+  it("round-trips: what formatAccessFile writes, parseAccessFile and the yaml package read back", () => {
+    const text = formatAccessFile(SAMPLE);
+    const parsed = parseAccessFile(text);
+    const { memberships, ...file } = parsed;
+    expect(file).toEqual(SAMPLE);
+    expect(parseWithLibrary(text)).toEqual(parseYaml(text));
+    expect(formatAccessFile(file)).toBe(text);
+    expect(memberships).toEqual([
+      {
+        name: "salesforce-acme--ann-at-acme.example",
+        integrationId: "5b1f0000-0000-4000-8000-000000000001",
+        integration: "Salesforce: acme #1",
+        user: "ann@acme.example",
+        userName: "ann-at-acme.example",
+        role: "account_owner",
+        entitlements: ["ADMIN", "VIEWER"],
+      },
+      {
+        name: "salesforce-acme--bob-at-acme.example",
+        integrationId: "5b1f0000-0000-4000-8000-000000000001",
+        integration: "Salesforce: acme #1",
+        user: "Bob@Acme.example",
+        userName: "bob-at-acme.example",
+        role: "account_collaborator",
+        entitlements: ["VIEWER"],
+      },
+    ]);
+  });
+
+  it("reads the hand edits people make in the same style: comments, single quotes, a list at its key's indentation, a default role", () => {
+    const text = [
+      "version: 1  # the shape",
+      "scope:",
+      "  membersOnly: false",
+      "users:",
+      "- name: cy",
+      "  email: 'cy@acme.example'",
+      "  firstName: Cy # a comment",
+      "  lastName: 'D''Arcy'",
+      "integrations:",
+      "- name: slack",
+      "  id: 3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a02",
+      "  members:",
+      "  - user: CY@acme.example",
+      "    entitlements: [ MEMBER , 'ADMIN' ]",
+      "",
+    ].join("\n");
+    const parsed = parseAccessFile(text);
+    expect(parsed.users).toEqual([{ name: "cy", email: "cy@acme.example", firstName: "Cy", lastName: "D'Arcy" }]);
+    expect(parsed.memberships).toEqual([
+      expect.objectContaining({
+        name: "slack--cy",
+        user: "cy@acme.example",
+        role: "account_collaborator",
+        entitlements: ["ADMIN", "MEMBER"],
+      }),
+    ]);
+  });
+
+  const base = "version: 1\nusers:\n  - name: a\n    email: a@x.example\n    firstName: A\n    lastName: B\n";
+  it.each([
+    ["a wrong version", "version: 2\n", /version must be 1/],
+    ["a tab", "version: 1\nusers:\n\t- name: a\n", /line 3: indent with spaces/],
+    ["a quote left open", 'version: 1\nworkspace: "http://x\n', /line 2: a double-quoted value is not closed/],
+    ["a key twice", "version: 1\nversion: 1\n", /line 2: the key "version" appears twice/],
+    ["a missing name", "version: 1\nusers:\n  - email: a@x.example\n    firstName: A\n    lastName: B\n", /users\[0\]\.name must be text/],
+    [
+      "a number for a name",
+      `${base}  - name: b\n    email: b@x.example\n    firstName: 123\n    lastName: B\n`,
+      /users\[1\]\.firstName must be text \(quote it: "123"\)/,
+    ],
+    [
+      "an email twice",
+      `${base}  - name: b\n    email: A@X.example\n    firstName: A\n    lastName: B\n`,
+      /the email A@X\.example is listed twice/,
+    ],
+    [
+      "a member who is not a user",
+      `${base}integrations:\n  - name: s\n    id: i\n    members:\n      - user: z@x.example\n        entitlements: [V]\n`,
+      /z@x\.example is not one of the users/,
+    ],
+    [
+      "a member without entitlements",
+      `${base}integrations:\n  - name: s\n    id: i\n    members:\n      - user: a@x.example\n        entitlements: []\n`,
+      /must name at least one entitlement/,
+    ],
+    [
+      "an unknown role",
+      `${base}integrations:\n  - name: s\n    id: i\n    members:\n      - user: a@x.example\n        role: owner\n        entitlements: [V]\n`,
+      /role must be account_owner or account_collaborator/,
+    ],
+    ["an inline mapping", "version: 1\nscope: {membersOnly: true}\n", /line 2: inline mappings/],
+  ])("refuses %s, naming the place", (_what, text, message) => {
+    expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(AccessFileError);
+    expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(message);
+  });
+});
+
+describe("resource names", () => {
+  it("are derived from the email and the label, lowercased and URN-safe", () => {
+    expect(userBaseName("Ann.Lee+ops@Acme.example")).toBe("ann.lee-ops-at-acme.example");
+    expect(userBaseName("User003@ACME.EXAMPLE")).toBe("user003-at-acme.example");
+    expect(integrationBaseName({ id: "i", label: "GitHub acme-labs", application: "GitHub" })).toBe("github-acme-labs");
+    expect(integrationBaseName({ id: "i", label: null, application: "Slack" })).toBe("slack");
+    expect(integrationBaseName({ id: "5b1f", label: "  ", application: null })).toBe("integration");
+    expect(membershipName("github-acme", "ann-at-acme.example")).toBe("github-acme--ann-at-acme.example");
+    for (const name of [userBaseName("\u00e9l\u00e8ve::x@[::1]"), integrationBaseName({ id: "x", label: "a::b/c", application: null })]) {
+      expect(name).toMatch(/^[a-z0-9._-]+$/);
+    }
+  });
+
+  it("are cut at MAX_NAME_LENGTH with a hash of the whole key, so long emails stay unique", () => {
+    const a = userBaseName(`${"a".repeat(120)}1@x.example`);
+    const b = userBaseName(`${"a".repeat(120)}2@x.example`);
+    expect(a.length).toBeLessThanOrEqual(MAX_NAME_LENGTH);
+    expect(a).not.toBe(b);
+  });
+
+  it("break collisions with each record's own hash, whatever the order, and leave other names alone", () => {
+    const records = [
+      { key: "a.b@x.example", base: userBaseName("a.b@x.example") },
+      { key: "a+b@x.example", base: userBaseName("a+b@x.example") },
+      { key: "a-b@x.example", base: userBaseName("a-b@x.example") },
+      { key: "c@x.example", base: userBaseName("c@x.example") },
+    ];
+    expect(records[1]!.base).toBe(records[2]!.base);
+    const names = uniqueNames(records);
+    const reversed = uniqueNames([...records].reverse());
+    expect([...reversed.entries()].sort()).toEqual([...names.entries()].sort());
+    expect(new Set(names.values()).size).toBe(4);
+    expect(names.get("a.b@x.example")).toBe("a.b-at-x.example");
+    expect(names.get("c@x.example")).toBe("c-at-x.example");
+    expect(names.get("a+b@x.example")).toMatch(/^a-b-at-x\.example-[0-9a-f]{8}$/);
+    expect(names.get("a-b@x.example")).toMatch(/^a-b-at-x\.example-[0-9a-f]{8}$/);
+    // Without the colliding record, the other keeps the same suffixed name only while it collides.
+    expect(uniqueNames(records.filter((r) => r.key !== "a+b@x.example")).get("a-b@x.example")).toBe("a-b-at-x.example");
+  });
+});

@@ -1,0 +1,371 @@
+/**
+ * The export and the check in process (issue 16), against the emulator over loopback: what is
+ * read (asserted on the emulator's request log), what is written, what is left out and why, the
+ * errors and their fixes (the key never in any of them), and `--check` reporting exactly what
+ * changed in the workspace. Retries and waits run on a virtual clock.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Emulator, POPULATED_IDS, populatedUserId, startEmulator } from "../../src/emulator/index";
+import { parseAccessFile } from "../../src/export/access-file";
+import { type ExportOptions, runCheck, runExport } from "../../src/export/run";
+import { VirtualClock } from "../support/virtual-clock";
+
+const dirs: string[] = [];
+/** A fresh directory path under the OS temp dir (not created). */
+function freshDir(): string {
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), "pwa-export-unit-"));
+  dirs.push(parent);
+  return path.join(parent, "access");
+}
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const { integrations, users } = POPULATED_IDS;
+const env = (emulator: Emulator, key = emulator.apiKey) => ({ WORKSPACE_ACCESS_API_KEY: key });
+const options = (emulator: Emulator, extra: Partial<ExportOptions> = {}): ExportOptions => ({
+  out: freshDir(),
+  baseUrl: emulator.url,
+  env: env(emulator),
+  ...extra,
+});
+const readFiles = (dir: string) => Object.fromEntries(fs.readdirSync(dir).map((f) => [f, fs.readFileSync(path.join(dir, f), "utf8")]));
+const gets = (emulator: Emulator) => emulator.requests.map((r) => `${r.method} ${r.path}`);
+
+describe("an export of the populated world", () => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({ world: "populated" });
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+  afterEach(() => {
+    emulator.clearRequests();
+  });
+
+  it("writes the same files twice: sorted, no timestamps", async () => {
+    const first = await runExport(options(emulator));
+    const second = await runExport(options(emulator));
+    expect(readFiles(second.dir)).toEqual(readFiles(first.dir));
+    expect(first.files).toEqual([".gitignore", "Pulumi.yaml", "README.md", "access.yaml", "index.ts", "package.json", "tsconfig.json"]);
+    const file = parseAccessFile(fs.readFileSync(path.join(first.dir, "access.yaml"), "utf8"));
+    const emails = file.users.map((u) => u.email.toLowerCase());
+    expect(emails).toEqual([...emails].sort());
+    expect(new Set(file.users.map((u) => u.name)).size).toBe(file.users.length);
+    expect(new Set(file.memberships.map((m) => m.name)).size).toBe(file.memberships.length);
+    expect(fs.readFileSync(path.join(first.dir, "access.yaml"), "utf8")).not.toMatch(/20\d\d-\d\d-\d\d/);
+  });
+
+  it("holds what adoption needs: names, roles and guest flags as read, member roles as the invite names them", async () => {
+    const result = await runExport(options(emulator));
+    const file = parseAccessFile(fs.readFileSync(path.join(result.dir, "access.yaml"), "utf8"));
+    const byEmail = (email: string) => file.users.find((u) => u.email === email);
+    const seeded = (id: string) => emulator.users.get(id)!;
+    expect(byEmail(seeded(users.owner).email)).toEqual({
+      name: "user000-at-acme.example",
+      email: "user000@acme.example",
+      firstName: seeded(users.owner).firstName,
+      lastName: seeded(users.owner).lastName,
+      role: "workspace_owner",
+      isGuest: false,
+    });
+    expect(byEmail(seeded(users.guest).email)).toMatchObject({ role: "workspace_guest_user", isGuest: true });
+    expect(byEmail(seeded(users.unknownRole).email)).toMatchObject({ role: "workspace_billing_admin" });
+    expect(byEmail(seeded(users.pending).email)).toBeUndefined();
+    const owner = file.memberships.find((m) => m.integrationId === integrations.small && m.user === "user000@acme.example");
+    expect(owner).toMatchObject({ role: "account_owner", entitlements: ["MAINTAIN"], name: "github-acme--user000-at-acme.example" });
+    expect(file.memberships.find((m) => m.integrationId === integrations.big && m.user === "user000@acme.example")).toMatchObject({
+      role: "account_owner",
+      entitlements: ["ADMIN", "VIEWER"],
+    });
+  });
+
+  it("reads only the integration list, the user pages and the member pages, each once", async () => {
+    const result = await runExport(options(emulator));
+    const lines = gets(emulator);
+    expect(lines.every((line) => line.startsWith("GET "))).toBe(true);
+    expect(lines.filter((l) => l === "GET /users")).toHaveLength(6);
+    expect(lines.filter((l) => l === "GET /integrations")).toHaveLength(1);
+    expect(lines.filter((l) => l === `GET /integrations/${integrations.big}/users`)).toHaveLength(3);
+    expect(lines).toHaveLength(12);
+    expect(result.requests).toBe(12);
+  });
+
+  it("limits memberships to --integration (by label or id) and users to their members with --members-only", async () => {
+    const result = await runExport(options(emulator, { integrations: ["GitHub acme", integrations.smallTwin], membersOnly: true }));
+    expect(gets(emulator).filter((l) => l.includes(integrations.big))).toEqual([]);
+    const file = parseAccessFile(fs.readFileSync(path.join(result.dir, "access.yaml"), "utf8"));
+    expect(file.scope).toEqual({ integrations: [integrations.small, integrations.smallTwin].sort(), membersOnly: true });
+    expect(file.integrations.map((i) => i.name)).toEqual(["github-acme", "github-acme-labs"]);
+    // The four members of the two, but the pending one, who has no names.
+    expect(file.users.map((u) => u.email)).toEqual([
+      "user000@acme.example",
+      "user002@acme.example",
+      "user007@acme.example",
+      "User010@PARTNER.EXAMPLE",
+    ]);
+    expect(result.leftOut.map((l) => l.text)).toEqual([
+      `user ${users.pending} <user050@acme.example>: no first name`,
+      `membership of ${users.pending} <user050@acme.example> in "GitHub acme": its user is left out (no first name)`,
+    ]);
+  });
+
+  it("refuses an unknown --integration before reading any user or member, writing nothing", async () => {
+    const opts = options(emulator, { integrations: ["Jira"] });
+    await expect(runExport(opts)).rejects.toThrow(
+      /--integration "Jira" is not the id or label of an integration of the workspace .* "GitHub acme" \(5b1f0000-0000-4000-8000-000000000002\)/,
+    );
+    expect(gets(emulator)).toEqual(["GET /integrations"]);
+    expect(fs.existsSync(opts.out)).toBe(false);
+  });
+
+  it("refuses an existing non-empty directory before any request, and overwrites nothing", async () => {
+    const dir = freshDir();
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "index.ts"), "// mine\n");
+    await expect(runExport(options(emulator, { out: dir }))).rejects.toThrow(
+      /is not empty: the export writes a whole project and never overwrites.*--check/,
+    );
+    expect(emulator.requests).toEqual([]);
+    expect(fs.readdirSync(dir)).toEqual(["index.ts"]);
+    expect(fs.readFileSync(path.join(dir, "index.ts"), "utf8")).toBe("// mine\n");
+    // An existing empty directory is fine.
+    const empty = freshDir();
+    fs.mkdirSync(empty);
+    await expect(runExport(options(emulator, { out: empty }))).resolves.toMatchObject({ users: 482 });
+  });
+});
+
+describe("records the export cannot represent", () => {
+  it("are left out whole and listed with the reason; the rest is exported", async () => {
+    const emulator = await startEmulator({
+      seed: {
+        users: [
+          { id: "u-ok", email: "ok@x.example", firstName: "Ok", lastName: "Person" },
+          { id: "u-noname", email: "noname@x.example", firstName: null, lastName: "Person" },
+          { id: "u-bademail", email: "not an email", firstName: "Bad", lastName: "Email" },
+          { id: "u-longname", email: "long@x.example", firstName: "L".repeat(101), lastName: "Name" },
+        ],
+        integrations: [
+          {
+            id: "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a01",
+            application: "YouTube",
+            label: "YouTube acme",
+            entitlements: [{ id: "VIEWER" }],
+            users: [
+              { userId: "u-ok", entitlements: ["VIEWER"] },
+              { userId: "u-noname", entitlements: ["VIEWER"] },
+              { userId: "u-bademail", entitlements: [] },
+            ],
+          },
+        ],
+      },
+    });
+    try {
+      // A user record without an email, and one that breaks the contract (a number for a name), on the first page.
+      const page = (await (
+        await fetch(`${emulator.url}users?page%5Bsize%5D=100`, { headers: { "x-api-key": emulator.apiKey } })
+      ).json()) as {
+        data: Array<Record<string, unknown>>;
+      };
+      page.data.push({ id: "u-noemail", type: "user", attributes: { firstName: "No", lastName: "Email", role: "workspace_login_only" } });
+      page.data.push({ id: "u-broken", type: "user", attributes: { email: "broken@x.example", firstName: 42 } });
+      emulator.fault({ method: "GET", path: "/users", body: JSON.stringify({ ...page, links: { next: null } }) });
+      const result = await runExport(options(emulator));
+      // Users first, then memberships; each by email (a record without one first).
+      expect(result.leftOut.map((l) => l.text)).toEqual([
+        expect.stringMatching(
+          /^user u-broken: GET \/api\/v1\/users answered 200 with a record \(id u-broken\) that does not match the API contract: field "attributes\.firstName"/,
+        ),
+        "user u-noemail: no email",
+        "user u-longname <long@x.example>: firstName must be at most 100 characters",
+        "user u-noname <noname@x.example>: no first name",
+        "user u-bademail <not an email>: email must be a valid address such as alice@example.com",
+        'membership of u-noname <noname@x.example> in "YouTube acme": its user is left out (no first name)',
+        'membership of u-bademail <not an email> in "YouTube acme": its user is left out (email must be a valid address such as alice@example.com)',
+      ]);
+      const file = parseAccessFile(fs.readFileSync(path.join(result.dir, "access.yaml"), "utf8"));
+      expect(file.users.map((u) => u.email)).toEqual(["ok@x.example"]);
+      expect(file.memberships.map((m) => m.user)).toEqual(["ok@x.example"]);
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
+describe("errors name the fix, never the key", () => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({ world: "populated", keys: { wa_emu_users_only_key: ["read:users"] } });
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  const failure = async (opts: ExportOptions, clock?: VirtualClock): Promise<Error> => {
+    try {
+      await runExport(opts, clock ? { clock, random: () => 0 } : {});
+    } catch (error) {
+      expect(fs.existsSync(opts.out)).toBe(false);
+      return error as Error;
+    }
+    throw new Error("the export should have failed");
+  };
+
+  it.each([
+    [
+      "no key",
+      {},
+      /No API key: set WORKSPACE_ACCESS_API_KEY to a key of the workspace with the scopes Read users \(read:users\) and Read integrations \(read:integrations\)\. .*never from a flag/,
+    ],
+    [
+      "a key with a space",
+      { WORKSPACE_ACCESS_API_KEY: "wa_emu not a key" },
+      /^WORKSPACE_ACCESS_API_KEY contains spaces or control characters/,
+    ],
+  ])("%s", async (_what, envValues, message) => {
+    const error = await failure({ out: freshDir(), baseUrl: emulator.url, env: envValues });
+    expect(error.message).toMatch(message);
+  });
+
+  it("no address", async () => {
+    const error = await failure({ out: freshDir(), env: env(emulator) });
+    expect(error.message).toBe(
+      "No workspace address: pass --base-url https://<workspace>.<host>/api/v1/, or set WORKSPACE_ACCESS_BASE_URL (or WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST).",
+    );
+  });
+
+  it("an address from the provider's environment variables, checked the same way", async () => {
+    const error = await failure({
+      out: freshDir(),
+      env: { ...env(emulator), WORKSPACE_ACCESS_WORKSPACE: "acme corp", WORKSPACE_ACCESS_HOST: "example.com" },
+    });
+    expect(error.message).toMatch(/^WORKSPACE_ACCESS_WORKSPACE "acme corp" must be a single DNS label/);
+    const plain = await failure({
+      out: freshDir(),
+      env: { ...env(emulator), WORKSPACE_ACCESS_BASE_URL: "http://acme.example.com/api/v1/" },
+    });
+    expect(plain.message).toMatch(/plain http:\/\//);
+  });
+
+  it("a wrong address: nothing listening", async () => {
+    const closed = await startEmulator({ seed: {} });
+    const url = closed.url;
+    await closed.close();
+    const error = await failure({ out: freshDir(), baseUrl: url, env: env(emulator) }, new VirtualClock());
+    expect(error.message).toMatch(
+      new RegExp(`Check the address: ${url.replace(/[.]/g, "\\.")} could not be reached; it should be the workspace's API root`),
+    );
+    expect(error.message).not.toContain(emulator.apiKey);
+  });
+
+  it("a wrong address: a server that is not the API (404)", async () => {
+    const error = await failure({ out: freshDir(), baseUrl: emulator.url.replace("/api/v1/", "/"), env: env(emulator) });
+    expect(error.message).toMatch(/GET \/integrations answered 404.*Check the address: .* answered, but not as the workspace API/);
+  });
+
+  it.each([401, 403] as const)("a key the service refuses (%i), naming the scopes the export needs", async (status) => {
+    emulator.setMissingScopeStatus(status);
+    const error = await failure({ out: freshDir(), baseUrl: emulator.url, env: env(emulator, "wa_emu_users_only_key") });
+    expect(error.message).toMatch(new RegExp(`answered ${status}`));
+    expect(error.message).toContain("its key needs the scopes Read users (read:users) and Read integrations (read:integrations)");
+    expect(error.message).toContain("The key comes from WORKSPACE_ACCESS_API_KEY.");
+    expect(error.message).not.toContain("wa_emu_users_only_key");
+  });
+
+  it("an unknown key (401)", async () => {
+    const error = await failure({ out: freshDir(), baseUrl: emulator.url, env: env(emulator, "wa_emu_0123456789abcdef") });
+    expect(error.message).toMatch(/answered 401.*Read users \(read:users\) and Read integrations/);
+    expect(error.message).not.toContain("wa_emu_0123456789abcdef");
+  });
+
+  it("--check without an exported project", async () => {
+    const dir = freshDir();
+    await expect(runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) })).rejects.toThrow(
+      `--check needs an exported project: ${path.join(dir, "access.yaml")} does not exist.`,
+    );
+  });
+});
+
+describe("--check", () => {
+  let emulator: Emulator;
+  let dir: string;
+  beforeAll(async () => {
+    emulator = await startEmulator({ world: "populated" });
+    dir = (await runExport(options(emulator))).dir;
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  it("finds nothing when nothing changed, with reads only", async () => {
+    emulator.clearRequests();
+    const result = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
+    expect(result.changes).toEqual([]);
+    expect(result.notes).toEqual([]);
+    expect(gets(emulator).every((l) => l.startsWith("GET "))).toBe(true);
+    expect(result.requests).toBe(12);
+  });
+
+  it("reports exactly a grant, a revocation, a new user and a role change", async () => {
+    const viewer = populatedUserId(101); // a Salesforce viewer
+    const admin = populatedUserId(100); // a Salesforce admin: ADMIN and VIEWER
+    emulator.integrations.setMember(integrations.big, viewer, { entitlements: ["EDITOR", "VIEWER"] });
+    emulator.integrations.setMember(integrations.big, admin, { entitlements: ["ADMIN"] });
+    emulator.users.add({ email: "new.person@acme.example", firstName: "New", lastName: "Person", role: "workspace_login_only" });
+    emulator.users.update(users.plain, { role: "workspace_super_admin" });
+    emulator.clearRequests();
+    const result = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
+    expect(result.changes.map((c) => c.text)).toEqual([
+      "+ user new.person@acme.example added (workspace_login_only)",
+      '- user100@acme.example in "Salesforce acme": revoked VIEWER',
+      '+ User101@ACME.EXAMPLE in "Salesforce acme": granted EDITOR',
+      "~ user user300@acme.example: role workspace_login_only -> workspace_super_admin",
+    ]);
+    expect(result.changes.map((c) => c.kind)).toEqual(["user-added", "entitlements-revoked", "entitlements-granted", "user-role-changed"]);
+    expect(emulator.requests.every((r) => r.method === "GET")).toBe(true);
+  });
+
+  it("reports memberships added and removed, member role changes and users removed", async () => {
+    emulator.integrations.removeMember(integrations.smallTwin, users.guestAdmin);
+    emulator.integrations.setMember(integrations.smallTwin, users.superAdmin, { entitlements: ["READ"] });
+    emulator.integrations.setMember(integrations.small, users.superAdmin, { role: "owner", entitlements: ["READ", "WRITE"] });
+    emulator.users.remove(populatedUserId(400));
+    const result = await runCheck({
+      out: dir,
+      baseUrl: emulator.url,
+      env: env(emulator),
+      integrations: ["GitHub acme", "GitHub acme-labs"],
+    });
+    expect(result.changes.map((c) => c.text)).toEqual(
+      [
+        '~ user002@acme.example in "GitHub acme": role account_collaborator -> account_owner',
+        '+ user002@acme.example joined "GitHub acme-labs" as account_collaborator with READ',
+        '- user007@acme.example left "GitHub acme-labs" (was account_collaborator with WRITE)',
+        "- user user400@acme.example removed",
+        // (the changes of the test before, not in these integrations, are users' only)
+        "+ user new.person@acme.example added (workspace_login_only)",
+        "~ user user300@acme.example: role workspace_login_only -> workspace_super_admin",
+      ].sort((a, b) => key(a).localeCompare(key(b))),
+    );
+  });
+
+  it("says when access.yaml came from another workspace", async () => {
+    const other = await startEmulator({ world: "populated", apiKey: emulator.apiKey });
+    try {
+      const result = await runCheck({ out: dir, baseUrl: other.url, env: env(emulator) });
+      expect(result.notes).toEqual([`access.yaml was exported from ${emulator.url}; this check reads ${other.url}.`]);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+/** The email a change line is about, for the order the check sorts in. */
+function key(line: string): string {
+  return /(\S+@\S+)/.exec(line)?.[1]?.toLowerCase() ?? "";
+}

@@ -1,0 +1,223 @@
+/**
+ * The export's round trip (issue 16), as a user runs it: `workspace-access-export` (the built
+ * command) writes the emulator's populated world as a project into a directory outside the
+ * repository; that project is installed from the packed tarball, type-checked with its own
+ * tsconfig and TypeScript, and deployed through the engine harness against the same emulator. Its
+ * first `up` adopts every user and membership and sends no write; the preview after it plans no
+ * change; `destroy` removes nobody. Every assertion is on what the emulator received.
+ */
+import { execFile, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Emulator, POPULATED_BIG_MEMBERS, POPULATED_USER_COUNT, type RecordedRequest, startEmulator } from "../../src/emulator/index";
+import { installTarball, openStack, repoRoot, type Stack } from "../engine/index.ts";
+import { packedTarball } from "../engine/packed.ts";
+import { accessConfig, ENTITLEMENT_TYPE, NO_FALLBACKS, SETUP_TIMEOUT_MS, USER_TYPE } from "../scenarios/support.ts";
+
+const CLI = path.join(repoRoot, "dist", "export", "cli.js");
+
+/** Runs the built command; resolves with its exit code and output (the emulator keeps serving meanwhile). */
+function runExportCli(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, ...NO_FALLBACKS, ...env }, encoding: "utf8" },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+const writes = (requests: RecordedRequest[]) => requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+
+describe("workspace-access-export of the populated world, deployed from the packed tarball", { timeout: 300_000 }, () => {
+  let emulator: Emulator;
+  let tmp: string;
+  let dir: string;
+  let exported: { code: number; stdout: string; stderr: string };
+  let exportRequests: RecordedRequest[];
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ world: "populated", job: { finishAfterPolls: 1 } });
+    tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-export-"));
+    dir = path.join(tmp, "access");
+    exported = await runExportCli(["--out", dir, "--base-url", emulator.url], { WORKSPACE_ACCESS_API_KEY: emulator.apiKey });
+    exportRequests = emulator.requests;
+    emulator.clearRequests();
+    if (exported.code === 0) await installTarball(dir, await packedTarball());
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await emulator?.close();
+    if (tmp) await fs.promises.rm(tmp, { recursive: true, force: true });
+  });
+
+  it("exports with reads only: the integration list, ceil(users/100) user pages and each integration's member pages", () => {
+    expect(exported.stderr).not.toContain(emulator.apiKey);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(writes(exportRequests)).toEqual([]);
+    const pages = (prefix: string) => exportRequests.filter((r) => r.path === prefix).length;
+    expect(pages("/integrations")).toBe(1);
+    expect(pages("/users")).toBe(Math.ceil(POPULATED_USER_COUNT / 100));
+    expect(pages("/integrations/5b1f0000-0000-4000-8000-000000000001/users")).toBe(Math.ceil(POPULATED_BIG_MEMBERS / 100));
+    expect(exportRequests).toHaveLength(1 + Math.ceil(POPULATED_USER_COUNT / 100) + Math.ceil(POPULATED_BIG_MEMBERS / 100) + 1 + 1);
+    expect(exported.stderr).toMatch(/workspace-access-export: 12 pages read, 512 users, 305 memberships, [\d.]+ s\n/);
+  });
+
+  it("lists on stderr what it leaves out: the 30 pending users without names, and their 31 memberships", () => {
+    const lines = exported.stderr.split("\n").filter((line) => line.startsWith("  "));
+    expect(exported.stderr).toContain("left out 61 records a project could not declare:");
+    expect(lines.filter((line) => /^ {2}user .*: no first name$/.test(line))).toHaveLength(30);
+    expect(lines.filter((line) => /^ {2}membership of .*: its user is left out \(no first name\)$/.test(line))).toHaveLength(31);
+    expect(exported.stdout).toContain("482 users and 274 memberships of 3 integrations");
+  });
+
+  it("writes a whole project: Pulumi.yaml, package.json, the template's tsconfig, index.ts, access.yaml and a README", () => {
+    expect(
+      fs
+        .readdirSync(dir)
+        .filter((f) => f !== "node_modules" && f !== "package-lock.json")
+        .sort(),
+    ).toEqual([".gitignore", "Pulumi.yaml", "README.md", "access.yaml", "index.ts", "package.json", "tsconfig.json"]);
+    expect(fs.readFileSync(path.join(dir, "tsconfig.json"), "utf8")).toBe(
+      fs.readFileSync(path.join(repoRoot, "examples", "basic", "tsconfig.json"), "utf8").trimEnd() + "\n",
+    );
+    const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
+      version: string;
+      dependencies: Record<string, string>;
+    };
+    expect(fs.readFileSync(path.join(dir, "README.md"), "utf8")).toMatch(/retainOnDelete: true[\s\S]*pulumi destroy/);
+    const index = fs.readFileSync(path.join(dir, "index.ts"), "utf8");
+    expect(index).toContain('from "pulumi-workspace-access/export"');
+    expect(index).toContain("adoptExisting: true");
+    // The project was installed from the tarball: npm rewrote this package's range to the file.
+    const installed = JSON.parse(fs.readFileSync(path.join(dir, "node_modules", "pulumi-workspace-access", "package.json"), "utf8")) as {
+      version: string;
+    };
+    expect(installed.version).toBe(pkg.version);
+  });
+
+  it("type-checks with its own tsconfig and its own TypeScript", () => {
+    const tsc = path.join(dir, "node_modules", "typescript", "bin", "tsc");
+    const result = spawnSync(process.execPath, [tsc, "-p", ".", "--noEmit", "--pretty", "false"], { cwd: dir, encoding: "utf8" });
+    expect(`${result.stdout}${result.stderr}`).toBe("");
+    expect(result.status).toBe(0);
+  });
+
+  describe("deployed through the engine harness against the same emulator", () => {
+    let stack: Stack;
+
+    beforeAll(async () => {
+      stack = await openStack({ projectDir: dir, program: "index.ts", config: accessConfig(emulator), env: NO_FALLBACKS, parallel: 16 });
+    });
+
+    afterAll(async () => {
+      await stack?.close();
+    });
+
+    it("comes up adopting every user and membership, with no POST, PUT, PATCH or DELETE", async () => {
+      const usersBefore = emulator.users.list();
+      emulator.clearRequests();
+      const up = await stack.up();
+      const steps = up.steps.filter((s) => s.type !== "pulumi:pulumi:Stack");
+      expect(steps.filter((s) => s.type === USER_TYPE && s.op === "create")).toHaveLength(482);
+      expect(steps.filter((s) => s.type === ENTITLEMENT_TYPE && s.op === "create")).toHaveLength(274);
+      expect(steps).toHaveLength(482 + 274);
+      expect(writes(emulator.requests)).toEqual([]);
+      expect(emulator.requests.length).toBeGreaterThan(0);
+      expect(emulator.users.list()).toEqual(usersBefore);
+      expect(up.outputs).toMatchObject({ userCount: 482, membershipCount: 274 });
+      const state = stack.state().resources.filter((r) => r.custom);
+      expect(state.every((r) => r.retainOnDelete === true)).toBe(true);
+    });
+
+    it("previews no change afterwards, sending nothing", async () => {
+      emulator.clearRequests();
+      const preview = await stack.preview();
+      expect(preview.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.name}`)).toEqual([]);
+      expect(emulator.requests.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    });
+
+    it("is destroyed without removing anybody: every resource is retained", async () => {
+      const users = emulator.users.list().length;
+      emulator.clearRequests();
+      await stack.destroy();
+      expect(writes(emulator.requests)).toEqual([]);
+      expect(emulator.users.list()).toHaveLength(users);
+      expect(emulator.integrations.members("5b1f0000-0000-4000-8000-000000000001")).toHaveLength(POPULATED_BIG_MEMBERS);
+    });
+  });
+});
+
+describe("the command's exit status and output", { timeout: 120_000 }, () => {
+  let emulator: Emulator;
+  let tmp: string;
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ world: "populated" });
+    tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-export-cli-"));
+  });
+
+  afterAll(async () => {
+    await emulator?.close();
+    if (tmp) await fs.promises.rm(tmp, { recursive: true, force: true });
+  });
+
+  const key = () => ({ WORKSPACE_ACCESS_API_KEY: emulator.apiKey });
+
+  it("--check exits 0 when nothing changed and 1 when access changed, printing the changes on stdout", async () => {
+    const dir = path.join(tmp, "check");
+    expect((await runExportCli(["--out", dir, "--base-url", emulator.url], key())).code).toBe(0);
+    const same = await runExportCli(["--check", "--out", dir, "--base-url", emulator.url], key());
+    expect(same).toMatchObject({ code: 0, stdout: "No access changed since access.yaml was written.\n" });
+
+    emulator.integrations.setMember("5b1f0000-0000-4000-8000-000000000002", "7a5e0000-0000-4000-8000-000000000002", {
+      entitlements: ["READ", "WRITE", "MAINTAIN"],
+    });
+    const changed = await runExportCli(["--check", "--out", dir], { ...key(), WORKSPACE_ACCESS_BASE_URL: emulator.url });
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toBe(
+      '+ user002@acme.example in "GitHub acme": granted MAINTAIN\n1 change of access since access.yaml was written.\n',
+    );
+    expect(changed.stderr).not.toContain(emulator.apiKey);
+  });
+
+  it.each([
+    ["without --out", [], /--out DIR is required/],
+    [
+      "with a key as a flag, without echoing it",
+      ["--out", "x", "--api-key=wa_secret_123456"],
+      /the API key is never taken as a flag: set WORKSPACE_ACCESS_API_KEY/,
+    ],
+    ["with an unknown option", ["--out", "x", "--frobnicate"], /Unknown option '--frobnicate'/],
+  ])("exits 2 %s, with the usage", async (_what, args, message) => {
+    const result = await runExportCli(args, key());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toContain("Usage: workspace-access-export --out DIR");
+    expect(result.stderr).not.toContain("wa_secret_123456");
+  });
+
+  it("exits 2 on a failure, with the fix and without the key: an existing non-empty directory", async () => {
+    const dir = path.join(tmp, "taken");
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "notes.txt"), "mine");
+    const result = await runExportCli(["--out", dir, "--base-url", emulator.url], key());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`workspace-access-export: ${dir} is not empty`);
+    expect(fs.readdirSync(dir)).toEqual(["notes.txt"]);
+  });
+
+  it("--help prints the usage and exits 0", async () => {
+    const result = await runExportCli(["--help"], {});
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^Usage: workspace-access-export --out DIR \[--base-url URL\] \[--integration ID\|LABEL \.\.\.\] \[--members-only\] \[--check\]/,
+    );
+  });
+});
