@@ -161,8 +161,9 @@ export function validate(schema: z.ZodObject, news: Record<string, unknown>): Ch
 }
 
 function propertyOf(issue: z.core.$ZodIssue): string {
-  if (issue.code === "unrecognized_keys") return issue.keys[0] ?? "";
-  const [head, ...rest] = issue.path;
+  // An unknown key is named where it is: `extra`, or `members[0].extra` inside a list.
+  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0] ?? ""] : issue.path;
+  const [head, ...rest] = path;
   return String(head ?? "") + rest.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
 }
 
