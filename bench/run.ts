@@ -4,7 +4,8 @@
  * `bench/results.json`. Run with plain `node` (erasable TypeScript) after `npm run build`.
  *
  * Environment: `BENCH_N` (comma-separated sizes, default `100,1000`), `BENCH_RATE_N` (size of
- * the rate-limited applies, default `BENCH_N`'s values; empty for none), `BENCH_PARALLEL` (default 16).
+ * the rate-limited applies, default `BENCH_N`'s values; empty for none), `BENCH_PARALLEL` (default 16),
+ * `BENCH_BATCHING` (`0` skips bench/batching.ts).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -15,6 +16,7 @@ import type { OperationResult, Stack } from "../test/engine/index.ts";
 import { packedProject } from "../test/engine/packed.ts";
 import { repoRoot } from "../test/engine/paths.ts";
 import type { Project } from "../test/engine/project.ts";
+import { type BatchingResult, batchingTable, benchBatching } from "./batching.ts";
 import { benchEmulator, calls, LOOKUPS, seedLookupUsers, userBody, workloadStack, writeWorkload } from "./workload.ts";
 
 const benchDir = path.join(repoRoot, "bench");
@@ -475,18 +477,21 @@ async function main(): Promise<void> {
       rate.push(await benchRateLimited(project, n, false));
       rate.push(await benchRateLimited(project, n, true));
     }
+    const batching: BatchingResult | null = process.env.BENCH_BATCHING === "0" ? null : await benchBatching(project);
     const out = {
       date: new Date().toISOString(),
       machine: machine(),
       parallel,
       sizes: results,
       rateLimited: rate,
+      batching,
       totalMs: performance.now() - started,
     };
     fs.writeFileSync(path.join(benchDir, "results.json"), `${JSON.stringify(out, null, 2)}\n`);
     const m = out.machine;
     console.log(`\npulumi-workspace-access benchmark — ${m.cpus} CPUs, ${m.cpu}, node ${m.node}, ${m.platform}\n`);
     console.log(table(results, rate));
+    if (batching) console.log(`\n${batchingTable(batching)}`);
     console.log(`\ntotal ${ms(out.totalMs)}; bench/results.json written`);
   } finally {
     await project.remove();
