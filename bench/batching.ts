@@ -11,8 +11,8 @@
  * Targets: requests (not counting job polls) at most 0.1 × N, and apply time at most 0.25× the
  * one-request-per-membership floor N / 50 s. Run alone with `node bench/batching.ts` after
  * `npm run build`, or as part of `npm run bench`. Environment: `BENCH_BATCH_N` (default 1000),
- * `BENCH_PARALLEL` (16), `BENCH_JOB_POLL_MS` (the `jobPollIntervalMs` setting; default: the
- * package's default). When the package has a `maxRequestsPerSecond` setting, `BENCH_MAX_RPS` passes it.
+ * `BENCH_PARALLEL` (16). When the package has a `maxRequestsPerSecond` setting, `BENCH_MAX_RPS`
+ * passes it (unset: the setting is not sent, so this bench runs without it).
  */
 import * as path from "node:path";
 import type { Emulator, SeedUser } from "../src/emulator/index";
@@ -100,7 +100,6 @@ export interface FailureRun {
 
 function config(emu: Emulator, n: number): Record<string, string | { value: string; secret: true }> {
   const extra: Record<string, string> = {};
-  if (process.env.BENCH_JOB_POLL_MS) extra["workspace-access:jobPollIntervalMs"] = process.env.BENCH_JOB_POLL_MS;
   if (process.env.BENCH_MAX_RPS) extra["workspace-access:maxRequestsPerSecond"] = process.env.BENCH_MAX_RPS;
   return {
     "workspace-access:baseUrl": emu.url,
