@@ -228,6 +228,7 @@ export function batchingTable(result: BatchingResult): string {
     [
       "batched invitations at 50 requests/s",
       "apply",
+      "1st to last request",
       "floor N/50 s",
       "apply / floor",
       "requests",
@@ -239,6 +240,7 @@ export function batchingTable(result: BatchingResult): string {
     ...result.runs.map((r) => [
       r.what,
       s(r.ms),
+      s(r.spanMs),
       s(r.floorMs),
       `${r.ratio.toFixed(2)}×`,
       String(r.requests),
@@ -247,7 +249,7 @@ export function batchingTable(result: BatchingResult): string {
       r.requestsPerMembership.toFixed(3),
       String(r.rateLimited),
     ]),
-    ["target", "", "", "≤ 0.25×", "", "", "", "≤ 0.1", ""],
+    ["target", "", "", "", "≤ 0.25×", "", "", "", "≤ 0.1", ""],
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
