@@ -4,7 +4,8 @@
  * `bench/results.json`. Run with plain `node` (erasable TypeScript) after `npm run build`.
  *
  * Environment: `BENCH_N` (comma-separated sizes, default `100,1000`), `BENCH_RATE_N` (size of
- * the rate-limited applies, default `BENCH_N`'s values; empty for none), `BENCH_PARALLEL` (default 16).
+ * the rate-limited applies, default `BENCH_N`'s values; empty for none), `BENCH_PARALLEL` (default 16),
+ * `BENCH_BATCHING` (`0` skips bench/batching.ts).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -17,6 +18,7 @@ import { repoRoot } from "../test/engine/paths.ts";
 import type { Project } from "../test/engine/project.ts";
 import { rateMemorySection, rateMemoryTable } from "./rate-memory.ts";
 import { benchExport, exportTable } from "./export.ts";
+import { type BatchingResult, batchingTable, benchBatching } from "./batching.ts";
 import { benchEmulator, calls, LOOKUPS, seedLookupUsers, userBody, workloadStack, writeWorkload } from "./workload.ts";
 
 const benchDir = path.join(repoRoot, "bench");
@@ -481,6 +483,7 @@ async function main(): Promise<void> {
     }
     const rateMemory = await rateMemorySection(project, parallel);
     const exported = await benchExport();
+    const batching: BatchingResult | null = process.env.BENCH_BATCHING === "0" ? null : await benchBatching(project);
     const out = {
       date: new Date().toISOString(),
       machine: machine(),
@@ -489,6 +492,7 @@ async function main(): Promise<void> {
       rateLimited: rate,
       rateMemory,
       export: exported,
+      batching,
       totalMs: performance.now() - started,
     };
     fs.writeFileSync(path.join(benchDir, "results.json"), `${JSON.stringify(out, null, 2)}\n`);
@@ -497,6 +501,7 @@ async function main(): Promise<void> {
     console.log(table(results, rate));
     if (rateMemory) console.log(`\n${rateMemoryTable(rateMemory)}`);
     if (exported) console.log(`\n${exportTable(exported)}`);
+    if (batching) console.log(`\n${batchingTable(batching)}`);
     console.log(`\ntotal ${ms(out.totalMs)}; bench/results.json written`);
   } finally {
     await project.remove();

@@ -15,6 +15,13 @@ export {
   type IntegrationEntitlementArgs,
   type IntegrationEntitlementRole,
 } from "./resources/integration-entitlement";
+export {
+  type IntegrationMemberArgs,
+  IntegrationMembers,
+  type IntegrationMembersArgs,
+  type IntegrationMemberState,
+  type UnmanagedIntegrationMember,
+} from "./resources/integration-members";
 export { getJob, getJobOutput, type GetJobArgs, type Job } from "./resources/get-job";
 export {
   type GetIntegrationArgs,

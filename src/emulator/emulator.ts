@@ -3,7 +3,7 @@
  * {@link Emulator} handle tests drive it through.
  */
 import { systemClock } from "./clock";
-import { FaultQueue } from "./faults";
+import { FaultQueue, InviteFailures } from "./faults";
 import { JobEngine } from "./jobs";
 import { KeyRing, randomApiKey } from "./keys";
 import { RateLimiter } from "./rate-limit";
@@ -53,6 +53,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const keys = new KeyRing(apiKey, options.keys);
   const limiter = new RateLimiter(options.rateLimit, clock);
   const faults = new FaultQueue();
+  const inviteFailures = new InviteFailures();
+  if (options.batchInviteFailure !== undefined) inviteFailures.mode = options.batchInviteFailure;
   const log = new RequestLog();
   const settings = { missingScopeStatus: options.missingScopeStatus ?? 403 };
   const world = {
@@ -60,6 +62,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     jobs,
     userWritesAsJobs: options.userWritesAsJobs ?? false,
     userWritesNoContent: options.userWriteAnswer === "no-content",
+    inviteFailures,
   };
   const routes = options.userCreate === false ? allRoutes.filter((route) => !isUserCreate(route)) : allRoutes;
   const server = new EmulatorServer({ world, router: new Router(routes), keys, faults, limiter, log, settings, clock });
@@ -147,6 +150,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       },
       list: () => jobs.list().map(jobView),
       failNext: (count, errorDetails) => jobs.failNext(count, errorDetails),
+      failInvitesOf: (userIds, mode) => inviteFailures.add(userIds, mode),
+      clearInviteFailures: () => inviteFailures.clear(),
       hangNext: (count) => jobs.hangNext(count),
       setTiming: (timing) => jobs.setTiming(timing),
     },

@@ -12,6 +12,7 @@ import "../supported-node";
 
 export { type EmulatorClock, systemClock } from "./clock";
 export { startEmulator } from "./emulator";
+export { INVITE_FAILED_ERROR_TYPE } from "./faults";
 export { DEFAULT_FINISH_AFTER_POLLS, INJECTED_ERROR_TYPE } from "./jobs";
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./paging";
 export { ENTITLEMENT_NOT_FOUND, INTEGRATION_WORKFLOWS } from "./routes/integrations";
@@ -20,6 +21,7 @@ export { ALL_SCOPES, type Scope } from "./scopes";
 export { DEFAULT_IDS, defaultSeed, parseSeed } from "./seed";
 export { POPULATED_BIG_MEMBERS, POPULATED_IDS, POPULATED_USER_COUNT, populatedEmail, populatedSeed, populatedUserId } from "./worlds";
 export type {
+  BatchInviteFailure,
   EmulatedEntitlement,
   EmulatedIntegration,
   EmulatedJob,

@@ -106,7 +106,7 @@ export class EmulatorServer {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const incoming = await this.#receive(req);
     const { record } = incoming;
-    const fault = this.#parts.faults.take(incoming.method, record.path);
+    const fault = this.#parts.faults.take(incoming.method, record.path, record.body);
     if (fault?.delayMs !== undefined && fault.delayMs > 0) {
       if (!(await this.#delay(fault.delayMs))) return;
     }

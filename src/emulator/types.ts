@@ -201,6 +201,8 @@ export interface EmulatorOptions {
    * workspace as it looks before any program manages it (see `populatedSeed`).
    */
   world?: "empty" | "populated";
+  /** What a failing invitation job does with the other users it names; default `"whole"` (see `EmulatorJobs.failInvitesOf`). */
+  batchInviteFailure?: BatchInviteFailure;
   /** Time for job deadlines, rate-limit windows, delays and timestamps; default the wall clock. Tests pass a virtual one. */
   clock?: EmulatorClock;
 }
@@ -229,6 +231,11 @@ export interface RecordedRequest {
 export interface Fault {
   /** Default: any method. */
   method?: string;
+  /**
+   * Only a request whose JSON body invites this user (`data.attributes.userIds` contains it):
+   * breaks one batched invitation among others.
+   */
+  userId?: string;
   /** Matched against {@link RecordedRequest.path}: equality for a string, `test` for a RegExp. */
   path: string | RegExp;
   /** Default 1. */
@@ -277,8 +284,19 @@ export interface EmulatorIntegrations {
   removeMember(integrationId: string, userId: string): void;
 }
 
+/** What an invitation job naming a user whose invitation fails does with the other users (see `EmulatorJobs.failInvitesOf`). */
+export type BatchInviteFailure = "whole" | "partial";
+
 /** Direct access to jobs, and ways to make the next ones misbehave. */
 export interface EmulatorJobs {
+  /**
+   * From now on (until `clearInviteFailures`), every invitation job whose `userIds` names one of
+   * `userIds` ends in `error` (`errorType` `invite_failed`, the failing ids in `response.userIds`).
+   * `mode` (kept until changed): `"whole"` (default) applies nothing; `"partial"` makes the other
+   * users members all the same. The public document says neither: see docs/integration-members.md.
+   */
+  failInvitesOf(userIds: readonly string[], mode?: BatchInviteFailure): void;
+  clearInviteFailures(): void;
   get(id: string): EmulatedJob | undefined;
   list(): EmulatedJob[];
   /** The next `count` jobs created end in `error` with these details, applying nothing. */

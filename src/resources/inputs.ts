@@ -60,6 +60,50 @@ export const integrationEntitlementInputs = z.strictObject({
   adoptExisting: z.boolean({ error: "adoptExisting must be true or false" }).optional(),
 });
 
+/** One member of an {@link IntegrationMembers}. */
+const memberInput = z.strictObject({
+  userId: pathId("userId"),
+  entitlements: z
+    .array(entitlementId, { error: 'entitlements must be a list of entitlement ids such as ["VIEWER"]' })
+    .min(1, "entitlements must name at least one entitlement (to remove a member, leave it out of members)"),
+  role: z.enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` }).optional(),
+});
+
+/** Inputs of an {@link IntegrationMembers}: a user at most once (a failure names the later one, `members[3].userId`). */
+export const integrationMembersInputs = z.strictObject({
+  integrationId: z.guid({ error: "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07" }),
+  members: z
+    .array(memberInput, { error: 'members must be a list of members such as [{ userId: alice.id, entitlements: ["VIEWER"] }]' })
+    .superRefine((members, ctx) => {
+      const first = new Map<string, number>();
+      members.forEach((member, i) => {
+        const earlier = first.get(member.userId);
+        if (earlier === undefined) first.set(member.userId, i);
+        else
+          ctx.addIssue({
+            code: "custom",
+            path: [i, "userId"],
+            message: `user ${member.userId} is listed twice (also members[${earlier}]): list each member once`,
+          });
+      });
+    }),
+  removeUnmanaged: z.boolean({ error: "removeUnmanaged must be true or false" }).optional(),
+});
+
+/** One member of an IntegrationMembers after `check`: entitlements a sorted set, `role` absent when not declared. */
+export interface MemberInputs {
+  userId: string;
+  entitlements: string[];
+  role?: (typeof INTEGRATION_ROLES)[number];
+}
+
+/** IntegrationMembers inputs after `check`: members sorted by user id, `removeUnmanaged` defaulted. */
+export interface IntegrationMembersInputs {
+  integrationId: string;
+  members: MemberInputs[];
+  removeUnmanaged: boolean;
+}
+
 /**
  * User inputs after `check`. `role` and `isGuest` stay absent when the program leaves them out:
  * the service's value is kept (defaults apply only to the create of a new user).
@@ -117,8 +161,9 @@ export function validate(schema: z.ZodObject, news: Record<string, unknown>): Ch
 }
 
 function propertyOf(issue: z.core.$ZodIssue): string {
-  if (issue.code === "unrecognized_keys") return issue.keys[0] ?? "";
-  const [head, ...rest] = issue.path;
+  // An unknown key is named where it is: `extra`, or `members[0].extra` inside a list.
+  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0] ?? ""] : issue.path;
+  const [head, ...rest] = path;
   return String(head ?? "") + rest.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
 }
 

@@ -8,7 +8,7 @@
  * |---|---|
  * | check | `GET /integrations/{id}/entitlements` once per integration and process, only for a new or changed entitlement set (see `entitlement-catalogue.ts`) |
  * | diff | none |
- * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (`member-lookup.ts`). Not a member: `POST /integrations/{id}/users` (invite), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
+ * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (`member-lookup.ts`). Not a member: `POST /integrations/{id}/users` (invite; one request and one job for the creates of the same integration, role and set that arrive together, see `invite-batcher.ts`), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
  * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, `GET /jobs/{jobId}` for its recorded job until done, then the member, then invite or `PATCH` as above |
  * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh |
  * | delete | `DELETE /integrations/{id}/users/{userId}`, then the job; 404 means already gone |
@@ -21,8 +21,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import {
   ConfigurationError,
-  ConflictError,
-  createOnce,
   type IntegrationUser,
   JobFailedError,
   type JobHandle,
@@ -34,6 +32,7 @@ import {
 } from "../client";
 import { claim, isClaimed } from "./claims";
 import { unofferedEntitlements } from "./entitlement-catalogue";
+import { type InviteOutcome, markUnfinished, unfinishedJobOf } from "./invite-batcher";
 import {
   DEFAULT_INTEGRATION_ROLE,
   defined,
@@ -117,9 +116,6 @@ function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffResult {
 const memberOrUndefined = (client: WorkspaceAccessClient, integrationId: string, userId: string) =>
   unlessNotFound(client.integrations.getUser(integrationId, userId));
 
-/** The job each error was raised while waiting for, when the service had accepted the write (see {@link finish}). */
-const unfinishedJobs = new WeakMap<Error, string>();
-
 /**
  * Waits for the job of a write the service accepted. Any failure but the job's own (a
  * {@link JobFailedError}: the write did not happen) leaves the write in flight: the error is
@@ -129,44 +125,25 @@ async function finish(job: JobHandle): Promise<void> {
   try {
     await job.wait();
   } catch (error) {
-    if (error instanceof Error && !JobFailedError.isInstance(error) && job.id !== null) unfinishedJobs.set(error, job.id);
+    markUnfinished(error, job.id);
     throw error;
   }
 }
 
 /**
- * Invites the user and waits for the job. When the answer says the user is a member already (a
- * 409), or an ambiguous failure leaves it unclear whether the invitation landed, the member is
- * read instead: an invitation is never re-sent blindly. Only the invitation's own failure is
- * handled so; once it was accepted, a failure while waiting for its job goes to the caller (see
- * {@link finish}).
+ * Invites the user and waits for the job, batched with the invitations of the same integration,
+ * role and set that this process sends at about the same time (see `invite-batcher.ts`). When the
+ * answer says the user is a member already (a 409), or an ambiguous failure leaves it unclear
+ * whether the invitation landed, the member is read instead: an invitation is never re-sent
+ * blindly. A failure while waiting for an accepted invitation's job is recorded with that job (see
+ * {@link partialCreate}).
  *
  * Assumed (the contract is silent; the emulator does so): inviting a user who is already a
  * member of the integration answers 409.
  */
-async function invite(
-  client: WorkspaceAccessClient,
-  inputs: IntegrationEntitlementInputs,
-): Promise<{ jobId: string | null } | { member: IntegrationUser; existed: boolean }> {
+function invite(inputs: IntegrationEntitlementInputs): Promise<InviteOutcome> {
   const { integrationId, userId, entitlements, role } = inputs;
-  let outcome: { sent: JobHandle } | { found: IntegrationUser };
-  try {
-    // Never re-sent: an accepted invitation's member appears only when its job ends, so finding
-    // no member after an ambiguous failure cannot prove the invitation was not carried out.
-    outcome = await createOnce({
-      send: () => client.integrations.invite(integrationId, { userIds: [userId], role, entitlements }),
-      lookUp: () => memberOrUndefined(client, integrationId, userId),
-      what: `POST integrations/${integrationId}/users (${userId})`,
-    });
-  } catch (error) {
-    // A member already (added since the create looked): read it, so the caller can say so.
-    const member = ConflictError.isInstance(error) ? await memberOrUndefined(client, integrationId, userId) : undefined;
-    if (!member) throw error;
-    return { member, existed: true };
-  }
-  if ("found" in outcome) return { member: outcome.found, existed: false };
-  await finish(outcome.sent);
-  return { jobId: outcome.sent.id };
+  return connection().invites.invite({ integrationId, userId, role, entitlements: entitlementSet(entitlements) });
 }
 
 /** The set of a member, for messages: `VIEWER, EDITOR`, or `none`. */
@@ -245,7 +222,7 @@ async function createMembership(
   };
   const { member: existing, shared } = await cache.memberBeforeCreate(inputs.integrationId, inputs.userId);
   if (existing) return adopt(existing);
-  const invited = await invite(client, inputs);
+  const invited = await invite(inputs);
   if ("member" in invited) {
     if (invited.existed) return adopt(invited.member);
     // An ambiguous invitation that landed: the membership is this create's own.
@@ -276,7 +253,7 @@ async function converge(inputs: IntegrationEntitlementInputs): Promise<{ member:
   const { client } = connection();
   let member = await memberOrUndefined(client, inputs.integrationId, inputs.userId);
   if (!member) {
-    const invited = await invite(client, inputs);
+    const invited = await invite(inputs);
     if ("jobId" in invited) return { member: await memberAfterInvite(client, inputs), jobId: invited.jobId };
     member = invited.member;
   }
@@ -304,7 +281,7 @@ async function settle(jobId: string): Promise<void> {
  * waits for the job instead of inviting again. Any other error is returned as it is.
  */
 function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitlementInputs): unknown {
-  const jobId = error instanceof Error ? unfinishedJobs.get(error) : undefined;
+  const jobId = unfinishedJobOf(error);
   if (!(error instanceof Error) || jobId === undefined) return error;
   return Object.assign(error, {
     id: membershipId(inputs.integrationId, inputs.userId),

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { IntegrationRole } from "../client";
-import { ownedMembership } from "./owners";
+import { ownedIntegration, ownedMembership } from "./owners";
 import { warnIfPlaintextApiKey } from "./program-checks";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
@@ -56,7 +56,8 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   constructor(name: string, args: IntegrationEntitlementArgs, opts?: pulumi.CustomResourceOptions) {
     warnIfPlaintextApiKey();
     const props = {
-      integrationId: args.integrationId,
+      // No IntegrationMembers of the program may manage the same integration.
+      integrationId: ownedIntegration(args.integrationId, "IntegrationEntitlement", name),
       // One IntegrationEntitlement per membership in a program: checked before this one is registered.
       userId: ownedMembership(args.integrationId, args.userId, name),
       entitlements: args.entitlements,

@@ -69,7 +69,39 @@ export function ownedMembership(integrationId: pulumi.Input<string>, userId: pul
   });
 }
 
+/** Who manages members of an integration, by integration id, in the order they claimed it. */
+const integrationOwners = new Map<string, Array<{ kind: Kind | "IntegrationMembers"; name: string }>>();
+
+/**
+ * The integration id, passed through once it is known and no resource of the program conflicts
+ * with an `IntegrationMembers` over it: that resource owns the whole member set, so a second one,
+ * or any `IntegrationEntitlement` of the same integration, would undo its changes (and it would
+ * remove their members as unmanaged). Known in a preview even when a user id is not.
+ */
+export function ownedIntegration(
+  integrationId: pulumi.Input<string>,
+  kind: "IntegrationMembers" | "IntegrationEntitlement",
+  name: string,
+): pulumi.Output<string> {
+  return pulumi.output(integrationId).apply(async (value) => {
+    if (typeof value !== "string") return value;
+    const claims = integrationOwners.get(value) ?? [];
+    if (!claims.some((c) => c.kind === kind && c.name === name)) claims.push({ kind, name });
+    integrationOwners.set(value, claims);
+    await nextRound();
+    const whole = claims.filter((c) => c.kind === "IntegrationMembers");
+    const others = claims.filter((c) => !(c.kind === kind && c.name === name));
+    if (whole.length === 0 || others.length === 0) return value;
+    const other = kind === "IntegrationMembers" ? others[0]! : whole[0]!;
+    throw new Error(
+      `IntegrationMembers "${kind === "IntegrationMembers" ? name : other.name}" manages every member of integration ${value}, and ${other.kind === "IntegrationMembers" && kind === "IntegrationMembers" ? "IntegrationMembers" : "IntegrationEntitlement"} "${kind === "IntegrationMembers" ? other.name : name}" manages members of it too: they would undo each other's changes, and the IntegrationMembers would see the other's members as unmanaged. ` +
+        `Manage an integration with one IntegrationMembers, or with IntegrationEntitlement resources, not both: move the memberships into the IntegrationMembers' members (or remove it). Nothing was sent to the service for "${name}".`,
+    );
+  });
+}
+
 /** Forgets every claim (tests declare many programs in one process). */
 export function resetOwners(): void {
   owners.clear();
+  integrationOwners.clear();
 }

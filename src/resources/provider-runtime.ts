@@ -7,6 +7,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, ForbiddenError, systemClock, UnauthorizedError, WorkspaceAccessClient } from "../client";
+import { InviteBatcher } from "./invite-batcher";
 import { ReadCache } from "./read-cache";
 import type { CheckFailure } from "./inputs";
 import { type ProviderSettings, qualified, type RawSettings, readRawSettings, resolveProviderSettings, settingsProblems } from "./settings";
@@ -18,7 +19,7 @@ let clock: Clock = systemClock;
 let configuredKeys: string[] = [];
 /** The failures of the settings in force, worked out once per `configure` (every `check` asks). */
 let failures: { of: RawSettings; failures: CheckFailure[] } | undefined;
-let current: { fingerprint: string; client: WorkspaceAccessClient; cache: ReadCache } | undefined;
+let current: { fingerprint: string; client: WorkspaceAccessClient; cache: ReadCache; invites: InviteBatcher } | undefined;
 
 /** The provider's `configure` hook: remembers the stack config; validation happens per request. */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
@@ -55,16 +56,21 @@ function settings(): ProviderSettings {
   return resolveProviderSettings(raw ?? readRawSettings(() => undefined, process.env));
 }
 
-/** The client (and its read cache) for the settings in force, created once and reused. */
-export function connection(): { client: WorkspaceAccessClient; cache: ReadCache } {
+/** The client (and its read cache and invitation batches) for the settings in force, created once and reused. */
+export function connection(): { client: WorkspaceAccessClient; cache: ReadCache; invites: InviteBatcher } {
   const resolved = settings();
   const fingerprint = JSON.stringify(resolved);
   if (current?.fingerprint !== fingerprint) {
     void current?.client.close();
     const client = new WorkspaceAccessClient({ ...resolved.client, clock, settingPrefix: "workspace-access:" });
-    current = { fingerprint, client, cache: new ReadCache(client, resolved.readCacheSeconds * 1000, clock) };
+    current = {
+      fingerprint,
+      client,
+      cache: new ReadCache(client, resolved.readCacheSeconds * 1000, clock),
+      invites: new InviteBatcher(client, clock),
+    };
   }
-  return { client: current.client, cache: current.cache };
+  return { client: current.client, cache: current.cache, invites: current.invites };
 }
 
 /** Forgets the config, the client and any clock set by {@link useClock} (tests configure many times in one process). */

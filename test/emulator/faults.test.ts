@@ -166,3 +166,40 @@ describe("matching", () => {
     expect(errorField(answer, "status")).toBeUndefined();
   });
 });
+
+describe("invitation faults by user", () => {
+  const invite = (userIds: string[]) =>
+    call(emulator, "POST", `integrations/${TEAM.tube}/users`, {
+      body: {
+        data: { type: "invite_tenant_users", attributes: { role: "account_collaborator", entitlements: [{ id: "VIEWER" }], userIds } },
+      },
+    });
+  const newcomer = () => emulator.users.add({ email: `n${Math.random()}@example.com`, firstName: "N", lastName: "N" }).id;
+
+  it("a request fault with userId breaks only the invitations whose userIds name that user", async () => {
+    const other = newcomer();
+    emulator.fault({ method: "POST", path: `/integrations/${TEAM.tube}/users`, userId: TEAM.cy, status: 404, times: 5 });
+    expect((await invite([other])).status).toBe(200);
+    expect((await invite([other, TEAM.cy])).status).toBe(404);
+    expect(emulator.requests.map((r) => r.status)).toEqual([200, 404]);
+  });
+
+  it.each([
+    ["whole", []],
+    ["partial", ["other"]],
+  ] as const)("failInvitesOf, %s: the job ends in error naming the user, and adds %j of the others", async (mode, added) => {
+    const other = newcomer();
+    emulator.jobs.setTiming({ finishAfterPolls: 0 });
+    emulator.jobs.failInvitesOf([TEAM.cy], mode);
+    expect((await invite([other, TEAM.cy])).status).toBe(200);
+    const [job] = emulator.jobs.list();
+    expect(job).toMatchObject({ status: "error", errorDetails: { errorType: "invite_failed" }, response: { userIds: [TEAM.cy] } });
+    const members = emulator.integrations.members(TEAM.tube).map((m) => m.userId);
+    expect(members.includes(TEAM.cy)).toBe(false);
+    expect(members.includes(other)).toBe(added.length > 0);
+    // Until cleared: then the same invitation goes through.
+    emulator.jobs.clearInviteFailures();
+    expect((await invite([TEAM.cy])).status).toBe(200);
+    expect(emulator.jobs.list()[1]?.status).toBe("finished");
+  });
+});

@@ -33,6 +33,7 @@ describe("npm pack", () => {
         "dist/emulator/index.d.ts",
         "dist/provider/user.js",
         "dist/provider/integration-entitlement.js",
+        "dist/provider/integration-members.js",
         ...Object.values(pkg.bin),
       ]),
     );
@@ -88,6 +89,7 @@ describe("on an older Node.js", () => {
         "dist/index.js",
         "dist/provider/user.js",
         "dist/provider/integration-entitlement.js",
+        "dist/provider/integration-members.js",
         "dist/emulator/index.js",
         "dist/export/index.js",
       ]) {

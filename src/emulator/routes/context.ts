@@ -3,6 +3,7 @@
  * respect to HTTP: they return a {@link Reply} (or throw an `ApiError`), and the server
  * decides whether to send it, delay it or drop it (the "ambiguous failure" fault).
  */
+import type { InviteFailures } from "../faults";
 import type { JobEngine } from "../jobs";
 import type { Scope } from "../scopes";
 import type { Store } from "../store";
@@ -15,6 +16,8 @@ export interface World {
   userWritesAsJobs: boolean;
   /** Whether user writes that take effect at once answer 204 without a body. */
   userWritesNoContent?: boolean;
+  /** Users whose invitation jobs fail (a test's fault). */
+  inviteFailures?: InviteFailures;
 }
 
 /** One request, as a handler sees it. */

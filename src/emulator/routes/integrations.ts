@@ -6,6 +6,7 @@
  * that cannot find a role in the target application fails.
  */
 import { ApiError } from "../errors";
+import { INVITE_FAILED_ERROR_TYPE } from "../faults";
 import type { JobAccount, JobFailure } from "../jobs";
 import { paginate, parsePage } from "../paging";
 import { entitlementRecord, integrationJobRecord, integrationRecord, integrationUserRecord, jobEnvelope } from "../records";
@@ -188,12 +189,20 @@ const invite: Route = {
         if (gone !== undefined) {
           return { errorDetails: { errorType: "user_not_found", userRequired: false }, response: { message: `No user with id ${gone}.` } };
         }
-        for (const userId of userIds!) {
+        const failures = ctx.world.inviteFailures;
+        const failing = failures?.failing(userIds!) ?? [];
+        // A job naming a user who cannot be invited: "whole" applies nothing, "partial" the others.
+        const applied = failing.length === 0 || failures?.mode === "partial" ? userIds!.filter((id) => !failing.includes(id)) : [];
+        for (const userId of applied) {
           // Two invites in flight for one user: the later one adds to what the earlier one granted.
           const current = integration.members.get(userId)?.entitlements ?? [];
           store.setMember(integration.id, userId, { role, entitlements: [...current, ...ids] });
         }
-        return undefined;
+        if (failing.length === 0) return undefined;
+        return {
+          errorDetails: { errorType: INVITE_FAILED_ERROR_TYPE, userRequired: false },
+          response: { message: `The invitation of ${failing.join(", ")} failed (injected by the emulator).`, userIds: failing },
+        };
       },
     );
   },

@@ -1,0 +1,9 @@
+/**
+ * What the dynamic-provider host loads for an {@link IntegrationMembers}
+ * (`pulumi-workspace-access/provider/integration-members`, named by the resource's one-line
+ * `__provider`).
+ */
+import "../supported-node";
+import "./compile-cache";
+
+export { provider } from "../resources/integration-members-provider";

@@ -1,0 +1,472 @@
+/**
+ * The dynamic provider of {@link IntegrationMembers}, loaded by name in the dynamic-provider host
+ * (`pulumi-workspace-access/provider/integration-members`). The resource id is the integration id.
+ * Which HTTP call backs each operation (every write answers with a job, awaited until `finished`):
+ *
+ * | operation | request |
+ * |---|---|
+ * | check | none (zod: every failure names its property, `members[3].userId`) |
+ * | diff | none (the state's members, roles and unmanaged members; refuses a change that would remove the last owner) |
+ * | create | `GET /integrations/{id}/users` (the member list, paged, once); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
+ * | update | the member list once; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member), and per member whose declared role changed; then the invitations (batched) and one `PATCH` per member whose set changed |
+ * | read | the member list once |
+ * | delete | the member list once (for the owner check); `DELETE .../users/{userId}` per managed member still there |
+ *
+ * The members this resource manages are those in its state (`members`): what it invited, adopted
+ * or was declared with. Everyone else is unmanaged: reported, and removed only with
+ * `removeUnmanaged: true`, by an update (so that a plan has shown them first). No operation
+ * removes the last member with the owner role. When some writes of an operation fail, the others
+ * still happen, and the state records what the service then has (a partial create or update): the
+ * next `up` converges from there.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import {
+  ConfigurationError,
+  type IntegrationRole,
+  type IntegrationUser,
+  JobFailedError,
+  JobTimeoutError,
+  NotFoundError,
+  unlessNotFound,
+  type WorkspaceAccessClient,
+} from "../client";
+import {
+  DEFAULT_INTEGRATION_ROLE,
+  entitlementSet,
+  type IntegrationMembersInputs,
+  integrationMembersInputs,
+  inviteRole,
+  type MemberInputs,
+  validate,
+} from "./inputs";
+import type { IntegrationMemberState, UnmanagedIntegrationMember } from "./integration-members";
+import { unfinishedJobOf } from "./invite-batcher";
+import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
+import { containsUnknown, isUnknown } from "./unknown";
+
+/** What an {@link IntegrationMembers} stores. */
+export interface IntegrationMembersOutputs {
+  integrationId: string;
+  members: IntegrationMemberState[];
+  removeUnmanaged: boolean;
+  unmanagedMembers: UnmanagedIntegrationMember[];
+  unfinishedJobIds: string[];
+}
+
+type Props = Record<string, unknown>;
+type Role = IntegrationRole;
+
+const OWNER: Role = "account_owner";
+
+/** Inputs with defaults applied, members sorted by user id and sets sorted (kept as they are while unknown). */
+function normalise(news: Props): Props {
+  const members = news.members;
+  const known = Array.isArray(members) && !containsUnknown(members);
+  return {
+    integrationId: news.integrationId,
+    members: known
+      ? (members as MemberInputs[])
+          .map((m) => ({
+            userId: m.userId,
+            entitlements: entitlementSet(m.entitlements),
+            ...(m.role !== undefined ? { role: m.role } : {}),
+          }))
+          .sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0))
+      : members,
+    removeUnmanaged: news.removeUnmanaged ?? false,
+  };
+}
+
+const byUser = <T extends { userId: string }>(list: readonly T[]) => new Map(list.map((m) => [m.userId, m]));
+const sortByUser = <T extends { userId: string }>(list: T[]) =>
+  list.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
+const sameSet = (a: readonly string[], b: readonly string[]) => JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
+
+/** A member's state from the service's record. */
+const stateOf = (member: IntegrationUser): IntegrationMemberState => ({
+  userId: member.id,
+  entitlements: entitlementSet(member.entitlements),
+  role: inviteRole(member.role) ?? null,
+});
+
+/** Whether a declared member differs from its state: its set, or a declared role that is not the known one. */
+function memberChanged(state: IntegrationMemberState | undefined, declared: MemberInputs): boolean {
+  if (!state) return true;
+  if (!sameSet(state.entitlements, declared.entitlements)) return true;
+  return roleChanged(state.role, declared);
+}
+
+const roleChanged = (current: Role | string | null, declared: MemberInputs) =>
+  declared.role !== undefined && current !== null && current !== declared.role;
+
+/**
+ * The members that would be removed, refused when they include every member with the owner role
+ * (`owners`: the user ids holding it now). A role change from owner counts: the member is removed
+ * before being invited again.
+ */
+function guardLastOwner(integrationId: string, owners: readonly string[], removed: ReadonlySet<string>): void {
+  if (owners.length === 0 || owners.some((id) => !removed.has(id))) return;
+  throw new ConfigurationError(
+    `Refusing to remove ${owners.length === 1 ? `user ${owners[0]}, the last member` : `users ${owners.join(", ")}, every member`} with the owner role of integration ${integrationId}: the integration would be left without an owner. ` +
+      'Nothing was changed. Add another member with role: "account_owner" first, keep this one in members (with its role), or, to stop managing the members without removing them, remove the resource from the stack\'s state (pulumi state delete).',
+    "members",
+  );
+}
+
+/** The members of the integration now, by user id: one paged list. An odd record counts as a member whose role and set are unknown. */
+async function liveMembers(
+  client: WorkspaceAccessClient,
+  integrationId: string,
+): Promise<Map<string, IntegrationMemberState & { email: string | null }>> {
+  const members = new Map<string, IntegrationMemberState & { email: string | null }>();
+  const onInvalid = (id: string | undefined) => {
+    if (id !== undefined) members.set(id, { userId: id, entitlements: [], role: null, email: null });
+  };
+  for await (const member of client.integrations.listUsers(integrationId, { onInvalid })) {
+    members.set(member.id, { ...stateOf(member), email: member.email });
+  }
+  return members;
+}
+
+/** Waits for jobs an earlier deployment left running (see `unfinishedJobIds`): a slow invitation is not sent twice. */
+async function settle(client: WorkspaceAccessClient, jobIds: readonly string[]): Promise<void> {
+  await Promise.all(
+    jobIds.map(async (id) => {
+      try {
+        await client.jobs.wait(id);
+      } catch (error) {
+        if (!(JobFailedError.isInstance(error) || NotFoundError.isInstance(error) || JobTimeoutError.isInstance(error))) throw error;
+      }
+    }),
+  );
+}
+
+/** One failed write: the member and why. */
+interface Failure {
+  userId: string;
+  error: unknown;
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Everything one operation found and did, from which the outputs are built. */
+interface Run {
+  integrationId: string;
+  live: Map<string, IntegrationMemberState & { email: string | null }>;
+  /** The managed members and what the service has for them now. */
+  managed: Map<string, IntegrationMemberState>;
+  failures: Failure[];
+  unfinished: string[];
+}
+
+/** The outputs after a run: managed members, and everyone else the service has as unmanaged. */
+function outputsOf(run: Run, removeUnmanaged: boolean): IntegrationMembersOutputs {
+  const unmanaged: UnmanagedIntegrationMember[] = [];
+  for (const [id, member] of run.live) if (!run.managed.has(id)) unmanaged.push({ ...member });
+  return {
+    integrationId: run.integrationId,
+    members: sortByUser([...run.managed.values()]),
+    removeUnmanaged,
+    unmanagedMembers: sortByUser(unmanaged),
+    unfinishedJobIds: [...new Set(run.unfinished)].sort(),
+  };
+}
+
+/** Removes a member and waits for the job; gone already (404) counts as done. */
+async function removeMember(client: WorkspaceAccessClient, run: Run, userId: string): Promise<boolean> {
+  try {
+    const job = await unlessNotFound(client.integrations.removeUser(run.integrationId, userId));
+    await job?.wait();
+    run.live.delete(userId);
+    run.managed.delete(userId);
+    return true;
+  } catch (error) {
+    run.failures.push({ userId, error });
+    return false;
+  }
+}
+
+/** Replaces a member's set and waits for the job. */
+async function setEntitlements(
+  client: WorkspaceAccessClient,
+  run: Run,
+  userId: string,
+  entitlements: string[],
+  role: IntegrationMemberState["role"],
+): Promise<void> {
+  try {
+    const job = await client.integrations.setEntitlements(run.integrationId, userId, entitlements);
+    await job.wait();
+    run.managed.set(userId, { userId, entitlements, role });
+    const live = run.live.get(userId);
+    if (live) run.live.set(userId, { ...live, entitlements });
+  } catch (error) {
+    run.failures.push({ userId, error });
+  }
+}
+
+/**
+ * Makes a declared member who is not one (as far as the list said) a member: a batched invitation.
+ * When the answer says they are one after all, the adoption rules apply (a declared role must match).
+ */
+async function addMember(client: WorkspaceAccessClient, run: Run, declared: MemberInputs): Promise<void> {
+  const role = declared.role ?? DEFAULT_INTEGRATION_ROLE;
+  try {
+    const outcome = await connection().invites.invite({
+      integrationId: run.integrationId,
+      userId: declared.userId,
+      role,
+      entitlements: declared.entitlements,
+    });
+    if ("jobId" in outcome) {
+      const state = { userId: declared.userId, entitlements: declared.entitlements, role };
+      run.managed.set(declared.userId, state);
+      run.live.set(declared.userId, { ...state, email: null });
+      return;
+    }
+    const found = stateOf(outcome.member);
+    run.live.set(declared.userId, { ...found, email: outcome.member.email });
+    if (outcome.existed && roleChanged(found.role, declared)) throw roleMismatch(run.integrationId, declared, found.role);
+    run.managed.set(declared.userId, found);
+    if (!sameSet(found.entitlements, declared.entitlements))
+      await setEntitlements(client, run, declared.userId, declared.entitlements, found.role);
+  } catch (error) {
+    const job = unfinishedJobOf(error);
+    if (job !== undefined) {
+      // The invitation may still land: managed, with no set known, and its job waited for next time.
+      run.managed.set(declared.userId, { userId: declared.userId, entitlements: [], role });
+      run.unfinished.push(job);
+    }
+    run.failures.push({ userId: declared.userId, error });
+  }
+}
+
+function roleMismatch(integrationId: string, declared: MemberInputs, current: string | null): ConfigurationError {
+  return new ConfigurationError(
+    `User ${declared.userId} is already a member of integration ${integrationId} as ${current}, but members declares role ${declared.role}. The API cannot change a member's role in place, and a create does not remove anyone: declare role: "${current}" (or leave role out) to adopt the membership as it is, then change the role in a later update (which removes and invites the member again).`,
+    "members",
+  );
+}
+
+/** The error of a run that had failures: every failed member named; the state written so far goes with it (a partial create or update). */
+function runError(run: Run, outputs: IntegrationMembersOutputs, news: Props): Error {
+  const lines = run.failures.map((f) => `user ${f.userId}: ${messageOf(f.error)}`);
+  const error = new Error(
+    `${run.failures.length} member change${run.failures.length === 1 ? "" : "s"} of integration ${run.integrationId} failed (the others were made): ${lines.join("; ")}`,
+    { cause: run.failures[0]?.error },
+  );
+  return Object.assign(error, {
+    id: run.integrationId,
+    properties: { ...outputs, __provider: news.__provider },
+    reasons: lines,
+  });
+}
+
+/**
+ * A create: one member list; declared members who are members already are adopted (their set
+ * applied with one PATCH when it differs; a declared role that differs fails that member), the
+ * others invited in batches. Nobody is removed: unmanaged members are reported, and removed by a
+ * later update with `removeUnmanaged` (after a plan has shown them).
+ */
+async function create(inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
+  const { client } = connection();
+  const run: Run = {
+    integrationId: inputs.integrationId,
+    live: await liveMembers(client, inputs.integrationId),
+    managed: new Map(),
+    failures: [],
+    unfinished: [],
+  };
+  // Fails before any write, like IntegrationEntitlement's adoption: a role the API cannot change in place.
+  const mismatched = inputs.members.filter((m) => roleChanged(run.live.get(m.userId)?.role ?? null, m));
+  if (mismatched.length > 0) {
+    const first = mismatched[0]!;
+    throw roleMismatch(inputs.integrationId, first, run.live.get(first.userId)?.role ?? null);
+  }
+  await Promise.all(
+    inputs.members.map(async (declared) => {
+      const live = run.live.get(declared.userId);
+      if (!live) return addMember(client, run, declared);
+      run.managed.set(declared.userId, { userId: live.userId, entitlements: live.entitlements, role: live.role });
+      if (!sameSet(live.entitlements, declared.entitlements))
+        await setEntitlements(client, run, declared.userId, declared.entitlements, live.role);
+    }),
+  );
+  const outputs = outputsOf(run, inputs.removeUnmanaged);
+  if (run.failures.length === 0) return outputs;
+  // Nothing managed yet (every write failed before it was accepted): no resource to record.
+  if (run.managed.size === 0) throw run.failures.length === 1 ? run.failures[0]!.error : runError(run, outputs, news);
+  throw runError(run, outputs, news);
+}
+
+/**
+ * An update: one member list, then removals (members no longer declared; unmanaged ones with
+ * `removeUnmanaged`; members whose declared role changed), never the last owner; then invitations
+ * (batched: new members, and those whose role changed) and one PATCH per member whose set differs.
+ */
+async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
+  const { client } = connection();
+  if (olds.unfinishedJobIds?.length) await settle(client, olds.unfinishedJobIds);
+  const live = await liveMembers(client, inputs.integrationId);
+  const wasManaged = new Set((olds.members ?? []).map((m) => m.userId));
+  const declared = byUser(inputs.members);
+  const run: Run = { integrationId: inputs.integrationId, live, managed: new Map(), failures: [], unfinished: [] };
+  for (const id of wasManaged) {
+    const member = live.get(id);
+    if (member) run.managed.set(id, { userId: id, entitlements: member.entitlements, role: member.role });
+  }
+  const dropped = [...wasManaged].filter((id) => !declared.has(id) && live.has(id));
+  const unmanaged = inputs.removeUnmanaged ? [...live.keys()].filter((id) => !declared.has(id) && !wasManaged.has(id)) : [];
+  // A managed member whose declared role changed is removed and invited again; a member taken over
+  // now with another role fails alone, as at create (adoption never removes anyone).
+  const roleChanges = inputs.members.filter(
+    (m) => wasManaged.has(m.userId) && live.has(m.userId) && roleChanged(live.get(m.userId)!.role, m),
+  );
+  const mismatched = inputs.members.filter(
+    (m) => !wasManaged.has(m.userId) && live.has(m.userId) && roleChanged(live.get(m.userId)!.role, m),
+  );
+  for (const m of mismatched)
+    run.failures.push({ userId: m.userId, error: roleMismatch(inputs.integrationId, m, live.get(m.userId)!.role) });
+  const removed = new Set([...dropped, ...unmanaged, ...roleChanges.map((m) => m.userId)]);
+  const owners = [...live.values()].filter((m) => m.role === OWNER).map((m) => m.userId);
+  guardLastOwner(inputs.integrationId, owners, removed);
+
+  const removedOk = new Set<string>();
+  await Promise.all(
+    [...removed].map(async (id) => {
+      if (await removeMember(client, run, id)) removedOk.add(id);
+    }),
+  );
+  await Promise.all(
+    inputs.members.map(async (member) => {
+      const current = run.live.get(member.userId);
+      // A role change whose removal failed, or a mismatched adoption: left as it is (the failure is reported).
+      if ((roleChanges.includes(member) && !removedOk.has(member.userId)) || mismatched.includes(member)) return;
+      if (!current) return addMember(client, run, member);
+      run.managed.set(member.userId, { userId: member.userId, entitlements: current.entitlements, role: current.role });
+      if (!sameSet(current.entitlements, member.entitlements))
+        await setEntitlements(client, run, member.userId, member.entitlements, current.role);
+    }),
+  );
+  const outputs = outputsOf(run, inputs.removeUnmanaged);
+  if (run.failures.length > 0) throw runError(run, outputs, news);
+  return outputs;
+}
+
+/** A change of inputs: the integration replaces the resource; members, their sets and declared roles, and pending removals update it. */
+function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynamic.DiffResult {
+  const replaces = isUnknown(news.integrationId) || news.integrationId !== olds.integrationId ? ["integrationId"] : [];
+  const removeUnmanaged = news.removeUnmanaged === true;
+  const unmanaged = olds.unmanagedMembers ?? [];
+  const pendingRemovals = removeUnmanaged && unmanaged.length > 0;
+  const flagChanged = isUnknown(news.removeUnmanaged) || removeUnmanaged !== (olds.removeUnmanaged === true);
+  const unfinished = (olds.unfinishedJobIds ?? []).length > 0;
+  if (containsUnknown(news.members) || !Array.isArray(news.members)) {
+    return { changes: true, replaces, deleteBeforeReplace: false };
+  }
+  const declared = news.members as MemberInputs[];
+  const state = byUser(olds.members ?? []);
+  const membersChanged = declared.length !== state.size || declared.some((m) => memberChanged(state.get(m.userId), m));
+  const changes = replaces.length > 0 || membersChanged || flagChanged || pendingRemovals || unfinished;
+  if (changes && replaces.length === 0) {
+    // As far as the state knows (the update checks again against the service): the plan fails
+    // rather than show a change that would remove the last owner.
+    const names = new Set(declared.map((m) => m.userId));
+    const removed = new Set([
+      ...[...state.keys()].filter((id) => !names.has(id)),
+      ...(removeUnmanaged ? unmanaged.map((m) => m.userId) : []),
+      ...declared.filter((m) => roleChanged(state.get(m.userId)?.role ?? null, m)).map((m) => m.userId),
+    ]);
+    const owners = [...(olds.members ?? []), ...unmanaged].filter((m) => m.role === OWNER).map((m) => m.userId);
+    guardLastOwner(olds.integrationId, owners, removed);
+  }
+  return { changes, replaces, deleteBeforeReplace: false };
+}
+
+const asInputs = (news: Props) => normalise(news) as unknown as IntegrationMembersInputs;
+
+export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembersOutputs> = {
+  configure,
+
+  async check(_olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+    const failures = [...settingsFailures(), ...validate(integrationMembersInputs, news)];
+    return { inputs: normalise(news), failures };
+  },
+
+  async diff(_id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+    return diffMembers(olds, news);
+  },
+
+  async create(news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationMembersOutputs>> {
+    const inputs = asInputs(news);
+    return withWrite(async () => ({ id: inputs.integrationId, outs: await create(inputs, news) }), inputs.integrationId);
+  },
+
+  async read(id: string, props?: IntegrationMembersOutputs): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
+    return withHints(async () => {
+      const { client } = connection();
+      let live: Awaited<ReturnType<typeof liveMembers>>;
+      try {
+        live = await liveMembers(client, id);
+      } catch (error) {
+        // The integration is gone, and its members with it.
+        if (NotFoundError.isInstance(error)) return { id: "", props: {} as IntegrationMembersOutputs };
+        throw error;
+      }
+      // Read without state (an import): every member is taken as managed.
+      const managedIds = props?.members ? new Set(props.members.map((m) => m.userId)) : new Set(live.keys());
+      const run: Run = { integrationId: id, live, managed: new Map(), failures: [], unfinished: props?.unfinishedJobIds ?? [] };
+      for (const userId of managedIds) {
+        const member = live.get(userId);
+        if (member) run.managed.set(userId, { userId, entitlements: member.entitlements, role: member.role });
+      }
+      const outs = outputsOf(run, props?.removeUnmanaged === true);
+      const inputs = {
+        integrationId: id,
+        members: outs.members.map((m) => ({
+          userId: m.userId,
+          entitlements: m.entitlements,
+          ...(m.role !== null ? { role: m.role } : {}),
+        })),
+        removeUnmanaged: outs.removeUnmanaged,
+      };
+      return { id, props: outs, inputs: inputs as unknown as IntegrationMembersOutputs };
+    });
+  },
+
+  async update(_id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<IntegrationMembersOutputs>> {
+    const inputs = asInputs(news);
+    return withWrite(async () => ({ outs: await update(olds, inputs, news) }), inputs.integrationId);
+  },
+
+  async delete(id: string, props: IntegrationMembersOutputs): Promise<void> {
+    await withWrite(async () => {
+      const { client } = connection();
+      if (props.unfinishedJobIds?.length) await settle(client, props.unfinishedJobIds);
+      let live: Awaited<ReturnType<typeof liveMembers>>;
+      try {
+        live = await liveMembers(client, id);
+      } catch (error) {
+        if (NotFoundError.isInstance(error)) return;
+        throw error;
+      }
+      const removed = new Set((props.members ?? []).map((m) => m.userId).filter((userId) => live.has(userId)));
+      guardLastOwner(
+        id,
+        [...live.values()].filter((m) => m.role === OWNER).map((m) => m.userId),
+        removed,
+      );
+      const run: Run = { integrationId: id, live, managed: new Map(), failures: [], unfinished: [] };
+      await Promise.all([...removed].map((userId) => removeMember(client, run, userId)));
+      if (run.failures.length > 0) {
+        const lines = run.failures.map((f) => `user ${f.userId}: ${messageOf(f.error)}`);
+        throw new Error(
+          `${lines.length} of ${removed.size} members of integration ${id} could not be removed (the others were): ${lines.join("; ")}`,
+          {
+            cause: run.failures[0]?.error,
+          },
+        );
+      }
+    }, id);
+  },
+};

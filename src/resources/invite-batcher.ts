@@ -1,0 +1,265 @@
+/**
+ * Batched invitations. `POST /integrations/{id}/users` takes a list of `userIds`: the invitations
+ * this provider process sends at about the same time for one integration, role and entitlement set
+ * go out as one request (at most {@link MAX_BATCH} users) with one job, waited for once.
+ *
+ * When nothing was sent for that integration, role and set in the last {@link RECENT_MS} (a lone
+ * create), an invitation goes out on the next turn of the event loop: only those queued in the
+ * same turn (creates released together by a shared member list) join it, so it is not delayed.
+ * When invitations are already under way or were just sent (a deployment creating many), a
+ * window of {@link WINDOW_MS} opens for the others to join.
+ *
+ * Failures give each user an outcome of their own, and never invite anyone twice:
+ *
+ * | a batch of several users | what happens |
+ * |---|---|
+ * | the POST fails without an answer (a timeout, a reset, a 5xx) | it may have been carried out: never re-sent. One member list read: users found members are done (the invitation landed); the others fail with the error |
+ * | the POST answers 409 (someone is a member already) | one member list read: those members are handed back as existing (the caller applies its adoption rules); the others are sent again as one batch (split in halves if no member is found) |
+ * | the POST answers another 400, 404 or 422 (a user the service refuses) | nothing was done: split in halves and sent again, down to the user at fault |
+ * | any other error (401, 403, 429 after the client's retries) | not about a user: every user fails with it |
+ * | the job ends in `error` | one member list read (a service that applies the others anyway must not see them invited twice): users found members are done; the others are split in halves and sent again |
+ * | waiting for the job fails otherwise (a timeout, polling that fails) | the job may still land: every user fails with the job recorded (see {@link unfinishedJobOf}), so the next `up` waits for it instead of inviting again |
+ *
+ * A batch of one behaves as the single invitation always did: an ambiguous failure or a 409 reads
+ * that member (`GET .../users/{userId}`), a job in `error` fails with {@link JobFailedError}.
+ * Errors shared by several users are copied per user, naming the user and the batch.
+ */
+import {
+  ApiError,
+  type Clock,
+  ConflictError,
+  createOnce,
+  type IntegrationRole,
+  type IntegrationUser,
+  isAmbiguous,
+  JobFailedError,
+  type JobHandle,
+  unlessNotFound,
+  type WorkspaceAccessClient,
+} from "../client";
+
+/** The most users one invitation names (the API's page size, and the issue's cap). */
+export const MAX_BATCH = 100;
+/** How long a batch stays open for others to join, once invitations are under way. */
+export const WINDOW_MS = 5;
+/** How long after a batch was sent later invitations of its kind are taken as part of the same run. */
+export const RECENT_MS = 1000;
+
+/** One invitation: who, where, with which role and entitlements (a sorted set). */
+export interface Invitation {
+  integrationId: string;
+  userId: string;
+  role: IntegrationRole;
+  entitlements: readonly string[];
+}
+
+/**
+ * How an invitation ended: the job finished (`jobId`, null for a write answered without a job);
+ * or the user is a member and was found so, either because the invitation landed although its
+ * answer was lost or its job said otherwise (`existed: false`), or because the user already was
+ * one (a 409; `existed: true`).
+ */
+export type InviteOutcome = { jobId: string | null } | { member: IntegrationUser; existed: boolean };
+
+/** The job each error was raised while waiting for, when the service had accepted the write. */
+const unfinishedJobs = new WeakMap<Error, string>();
+
+/** Records that `error` was raised while waiting for `jobId`, a write the service accepted. */
+export function markUnfinished(error: unknown, jobId: string | null): void {
+  if (error instanceof Error && jobId !== null && !JobFailedError.isInstance(error)) unfinishedJobs.set(error, jobId);
+}
+
+/** The job an error was raised while waiting for, when the write may still land; else `undefined`. */
+export function unfinishedJobOf(error: unknown): string | undefined {
+  return error instanceof Error ? unfinishedJobs.get(error) : undefined;
+}
+
+interface Entry {
+  invitation: Invitation;
+  resolve(outcome: InviteOutcome): void;
+  reject(error: unknown): void;
+}
+
+/** The invitations of one integration, role and set waiting to be sent. */
+interface Queue {
+  entries: Entry[];
+  scheduled: boolean;
+  /** Batches of this kind sent and not settled yet. */
+  inFlight: number;
+  lastSentAt: number;
+}
+
+/** Status codes of a refusal that may be about one user of the batch: split to find them. */
+const USER_STATUSES = new Set([400, 404, 409, 422]);
+
+/** A copy of `error` (same class and data) whose message names the user, for an error shared by a batch. */
+function forUser(error: unknown, userId: string, size: number): unknown {
+  if (!(error instanceof Error) || size <= 1) return error;
+  // Every own property, the hidden marker of `isInstance` included.
+  const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as Error;
+  copy.message = `Inviting user ${userId} (one of ${size} invited together): ${error.message}`;
+  const job = unfinishedJobs.get(error);
+  if (job !== undefined) unfinishedJobs.set(copy, job);
+  return copy;
+}
+
+/** Batches the invitations of one client. */
+export class InviteBatcher {
+  readonly #client: WorkspaceAccessClient;
+  readonly #clock: Clock;
+  readonly #queues = new Map<string, Queue>();
+
+  constructor(client: WorkspaceAccessClient, clock: Clock) {
+    this.#client = client;
+    this.#clock = clock;
+  }
+
+  /** Invites one user, with others of the same kind when they come together; resolves when the job has finished. */
+  invite(invitation: Invitation): Promise<InviteOutcome> {
+    const key = JSON.stringify([invitation.integrationId, invitation.role, invitation.entitlements]);
+    let queue = this.#queues.get(key);
+    if (!queue) {
+      queue = { entries: [], scheduled: false, inFlight: 0, lastSentAt: Number.NEGATIVE_INFINITY };
+      this.#queues.set(key, queue);
+    }
+    const q = queue;
+    return new Promise<InviteOutcome>((resolve, reject) => {
+      q.entries.push({ invitation, resolve, reject });
+      if (q.entries.length >= MAX_BATCH) this.#flush(q);
+      else if (!q.scheduled) {
+        q.scheduled = true;
+        const busy = q.inFlight > 0 || this.#clock.now() - q.lastSentAt < RECENT_MS;
+        const opened = busy ? this.#clock.sleep(WINDOW_MS) : new Promise<void>((done) => setImmediate(done));
+        void opened.then(() => this.#flush(q));
+      }
+    });
+  }
+
+  /** Sends what is queued, {@link MAX_BATCH} users a request. */
+  #flush(queue: Queue): void {
+    queue.scheduled = false;
+    while (queue.entries.length > 0) {
+      const batch = queue.entries.splice(0, MAX_BATCH);
+      queue.inFlight++;
+      queue.lastSentAt = this.#clock.now();
+      void this.#send(batch).finally(() => {
+        queue.inFlight--;
+        queue.lastSentAt = this.#clock.now();
+      });
+    }
+  }
+
+  /** Sends one batch and settles each of its entries (see the table above). Never rejects. */
+  async #send(batch: Entry[]): Promise<void> {
+    if (batch.length === 1) return this.#sendOne(batch[0]!);
+    const { integrationId, role, entitlements } = batch[0]!.invitation;
+    const userIds = batch.map((e) => e.invitation.userId);
+    let job: JobHandle;
+    try {
+      job = await this.#client.integrations.invite(integrationId, { userIds, role, entitlements });
+    } catch (error) {
+      if (isAmbiguous(error)) return this.#afterAmbiguous(batch, error);
+      if (ConflictError.isInstance(error)) return this.#afterConflict(batch);
+      if (ApiError.isInstance(error) && USER_STATUSES.has(error.status)) return this.#split(batch);
+      return this.#failAll(batch, error);
+    }
+    try {
+      await job.wait();
+    } catch (error) {
+      if (JobFailedError.isInstance(error)) return this.#afterJobFailed(batch, error);
+      markUnfinished(error, job.id);
+      return this.#failAll(batch, error);
+    }
+    for (const entry of batch) entry.resolve({ jobId: job.id });
+  }
+
+  /** A batch of one: the single invitation, never re-sent blindly. */
+  async #sendOne(entry: Entry): Promise<void> {
+    const { integrationId, userId, role, entitlements } = entry.invitation;
+    const client = this.#client;
+    const member = () => unlessNotFound(client.integrations.getUser(integrationId, userId));
+    try {
+      let outcome: { sent: JobHandle } | { found: IntegrationUser };
+      try {
+        // Never re-sent: an accepted invitation's member appears only when its job ends, so finding
+        // no member after an ambiguous failure cannot prove the invitation was not carried out.
+        outcome = await createOnce({
+          send: () => client.integrations.invite(integrationId, { userIds: [userId], role, entitlements }),
+          lookUp: member,
+          what: `POST integrations/${integrationId}/users (${userId})`,
+        });
+      } catch (error) {
+        // A member already (added since the create looked): read it, so the caller can say so.
+        const found = ConflictError.isInstance(error) ? await member() : undefined;
+        if (!found) throw error;
+        return entry.resolve({ member: found, existed: true });
+      }
+      if ("found" in outcome) return entry.resolve({ member: outcome.found, existed: false });
+      try {
+        await outcome.sent.wait();
+      } catch (error) {
+        markUnfinished(error, outcome.sent.id);
+        throw error;
+      }
+      entry.resolve({ jobId: outcome.sent.id });
+    } catch (error) {
+      entry.reject(error);
+    }
+  }
+
+  /** The members of the integration now, by user id; `undefined` when the list cannot be read. */
+  async #members(integrationId: string): Promise<Map<string, IntegrationUser> | undefined> {
+    try {
+      const members = new Map<string, IntegrationUser>();
+      for await (const member of this.#client.integrations.listUsers(integrationId)) members.set(member.id, member);
+      return members;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Splits `batch` into the entries whose user is a member now (settled with `existed`) and the rest. */
+  #settleMembers(batch: Entry[], members: Map<string, IntegrationUser>, existed: boolean): Entry[] {
+    const rest: Entry[] = [];
+    for (const entry of batch) {
+      const member = members.get(entry.invitation.userId);
+      if (member) entry.resolve({ member, existed });
+      else rest.push(entry);
+    }
+    return rest;
+  }
+
+  async #afterAmbiguous(batch: Entry[], error: unknown): Promise<void> {
+    const members = await this.#members(batch[0]!.invitation.integrationId);
+    const rest = members ? this.#settleMembers(batch, members, false) : batch;
+    // Not a member yet proves nothing (the job may still be running): failed, not re-sent.
+    this.#failAll(rest, error, batch.length);
+  }
+
+  async #afterConflict(batch: Entry[]): Promise<void> {
+    const members = await this.#members(batch[0]!.invitation.integrationId);
+    if (!members) return this.#split(batch);
+    const rest = this.#settleMembers(batch, members, true);
+    if (rest.length === batch.length) return this.#split(batch);
+    if (rest.length > 0) await this.#send(rest);
+  }
+
+  async #afterJobFailed(batch: Entry[], error: unknown): Promise<void> {
+    const members = await this.#members(batch[0]!.invitation.integrationId);
+    // Without the list, halves could invite again users a partly applied job added: give up instead.
+    if (!members) return this.#failAll(batch, error);
+    const rest = this.#settleMembers(batch, members, false);
+    if (rest.length > 0) await this.#split(rest);
+  }
+
+  /** Sends each half again, at once. */
+  async #split(batch: Entry[]): Promise<void> {
+    if (batch.length === 1) return this.#sendOne(batch[0]!);
+    const half = Math.ceil(batch.length / 2);
+    await Promise.all([this.#send(batch.slice(0, half)), this.#send(batch.slice(half))]);
+  }
+
+  #failAll(entries: Entry[], error: unknown, size = entries.length): void {
+    for (const entry of entries) entry.reject(forUser(error, entry.invitation.userId, size));
+  }
+}

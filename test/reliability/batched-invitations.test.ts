@@ -1,0 +1,153 @@
+/**
+ * Batched invitations (issue 17) through the real dynamic-provider host: `IntegrationEntitlement`
+ * creates that arrive together go out as one `POST /integrations/{id}/users` per 100 users, a lone
+ * create is not held back, a failure injected for one user of a 100-user batch fails exactly that
+ * resource (whichever way the service fails a batch job), and an ambiguous failure is never
+ * re-sent. Every assertion counts what the emulator received.
+ */
+import { describe, expect, it } from "vitest";
+import type { BatchInviteFailure, Emulator, SeedUser } from "../../src/emulator/index.ts";
+import { header, scenarios } from "./support";
+
+const start = scenarios();
+const INTEGRATION = "5b1c0d2e-0000-4000-8000-00000000be0c";
+const userId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+const seedUsers = (n: number): SeedUser[] =>
+  Array.from({ length: n }, (_, i) => ({ id: userId(i), email: `u${i}@example.com`, firstName: "U", lastName: `${i}` }));
+
+function world(
+  n: number,
+  extra: { batchInviteFailure?: BatchInviteFailure; job?: { finishAfterPolls?: number; finishAfterMs?: number } } = {},
+) {
+  return {
+    seed: {
+      users: seedUsers(n),
+      integrations: [{ id: INTEGRATION, application: "app", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }] }],
+    },
+    job: { finishAfterPolls: 1 },
+    ...extra,
+  };
+}
+
+/** `n` memberships of one set, literal user ids (no User resources: the users exist). */
+function program(n: number): string {
+  const lines = [header, `const ids: string[] = ${JSON.stringify(Array.from({ length: n }, (_, i) => userId(i)))};`];
+  lines.push(
+    `ids.forEach((userId, i) => new wa.IntegrationEntitlement("m" + i, { integrationId: ${JSON.stringify(INTEGRATION)}, userId, entitlements: ["VIEWER"] }));`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+const invitePosts = (emu: Emulator) =>
+  emu.requests
+    .filter((r) => r.method === "POST" && r.path === `/integrations/${INTEGRATION}/users`)
+    .map((r) => ({
+      status: r.status,
+      at: r.at,
+      userIds: (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds,
+    }));
+
+/** How many invitation jobs applied each user (see test/resources/invite-batcher.test.ts). */
+function appliedPerUser(emu: Emulator, mode: BatchInviteFailure): Map<string, number> {
+  const count = new Map<string, number>();
+  for (const job of emu.jobs.list()) {
+    if (job.workflowType !== "provide_access") continue;
+    const named = job.payload["userIds"] as string[];
+    const failing = (job.response["userIds"] as string[] | undefined) ?? named;
+    const applied =
+      job.status === "finished" ? named : job.status === "error" && mode === "partial" ? named.filter((id) => !failing.includes(id)) : [];
+    for (const id of applied) count.set(id, (count.get(id) ?? 0) + 1);
+  }
+  return count;
+}
+
+describe("batched invitations through the host", () => {
+  it("150 creates of one integration and set: ceil(150/100) = 2 invitation POSTs, every user a member once", async () => {
+    const n = 150;
+    const s = await start({ program: program(n), emulator: world(n), parallel: n, timeoutMs: 240_000 });
+    await s.up();
+    const posts = invitePosts(s.emu);
+    expect(posts).toHaveLength(Math.ceil(n / 100));
+    expect(posts.every((p) => p.status === 200 && p.userIds.length <= 100)).toBe(true);
+    const applied = appliedPerUser(s.emu, "whole");
+    expect(applied.size).toBe(n);
+    expect([...applied.values()].every((c) => c === 1)).toBe(true);
+    expect(s.emu.integrations.members(INTEGRATION)).toHaveLength(n);
+    // The membership pre-read: one member list for the batch, no per-user GET.
+    expect(s.emu.requests.filter((r) => r.method === "GET" && r.path.startsWith(`/integrations/${INTEGRATION}/users/`))).toEqual([]);
+    const again = await s.preview();
+    expect(again.steps.filter((st) => st.op !== "same")).toEqual([]);
+  }, 240_000);
+
+  it("a lone create is not held back: its POST follows the membership read at once, with one user", async () => {
+    const s = await start({ program: program(1), emulator: world(1) });
+    await s.up();
+    const read = s.emu.requests.find((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}/users/${userId(0)}`);
+    const [post] = invitePosts(s.emu);
+    expect(post?.userIds).toEqual([userId(0)]);
+    // The batch window is 5 ms and only opens while other invitations are under way; 100 ms is
+    // far above the host's own turn-around and far below any timer a batching delay would add.
+    expect(post!.at - read!.at).toBeLessThan(100);
+  }, 120_000);
+
+  describe.each(["whole", "partial"] as const)("one bad user in a 100-user batch (the service fails a batch job %s)", (mode) => {
+    it("exactly that resource fails; the other 99 are created and members, each invited by exactly one job", async () => {
+      const n = 100;
+      const s = await start({ program: program(n), emulator: world(n, { batchInviteFailure: mode }), parallel: n, timeoutMs: 240_000 });
+      const bad = userId(42);
+      s.emu.jobs.failInvitesOf([bad]);
+      const error = await s.fails("up");
+      expect(error.resourceName).toBe("m42");
+      expect(error.grpcMessage).toContain("invite_failed");
+      const failedSteps = error.result!.steps.filter((st) => st.error !== undefined);
+      expect(failedSteps.map((st) => st.name)).toEqual(["m42"]);
+      const created = s.stack
+        .state()
+        .resources.filter((r) => r.custom && r.type.endsWith("IntegrationEntitlement"))
+        .map((r) => r.name);
+      expect(created.sort()).toEqual(
+        Array.from({ length: n }, (_, i) => `m${i}`)
+          .filter((name) => name !== "m42")
+          .sort(),
+      );
+      const applied = appliedPerUser(s.emu, mode);
+      for (let i = 0; i < n; i++) expect(applied.get(userId(i)) ?? 0, `user ${i}`).toBe(i === 42 ? 0 : 1);
+      expect(
+        s.emu.integrations
+          .members(INTEGRATION)
+          .map((m) => m.userId)
+          .includes(bad),
+      ).toBe(false);
+      // The first batch, then halves down to the user at fault.
+      expect(invitePosts(s.emu).length).toBeLessThanOrEqual(15);
+
+      // Fixed, the next up invites only that user.
+      s.emu.jobs.clearInviteFailures();
+      s.emu.clearRequests();
+      await s.up();
+      expect(invitePosts(s.emu).map((p) => p.userIds)).toEqual([[bad]]);
+    }, 240_000);
+  });
+
+  it("an ambiguous failure of a batch POST is not re-sent: one member list read settles it", async () => {
+    const n = 10;
+    // The service acts on the POST (its job done at once), then the connection drops.
+    const s = await start({ program: program(n), emulator: world(n, { job: { finishAfterMs: 0 } }), parallel: n });
+    s.emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, reset: true, afterHandling: true });
+    await s.up();
+    const posts = invitePosts(s.emu);
+    expect(posts).toHaveLength(1);
+    expect(posts[0]!.userIds).toHaveLength(n);
+    expect(s.emu.integrations.members(INTEGRATION)).toHaveLength(n);
+  }, 120_000);
+
+  it("an ambiguous failure whose job has not run: every create fails, nothing is sent twice", async () => {
+    const n = 10;
+    const s = await start({ program: program(n), emulator: world(n), parallel: n, config: { maxRetries: "0" } });
+    s.emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, reset: true, afterHandling: true });
+    const error = await s.fails("up");
+    expect(error.grpcMessage).toMatch(/Inviting user \S+ \(one of 10 invited together\)/);
+    expect(invitePosts(s.emu)).toHaveLength(1);
+    expect(s.stack.state().resources.filter((r) => r.custom)).toEqual([]);
+  }, 120_000);
+});

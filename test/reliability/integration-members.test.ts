@@ -1,0 +1,191 @@
+/**
+ * `IntegrationMembers`, the whole member set of one integration (issue 17), through the real
+ * dynamic-provider host against the emulator: create (adopting declared members, inviting the
+ * others in one batch), refresh, unmanaged members reported and removed only with
+ * `removeUnmanaged`, delete removing exactly the managed members, the last owner never removed,
+ * and the refusal to share an integration with `IntegrationEntitlement`. Assertions are on what
+ * the emulator received and holds.
+ */
+import { describe, expect, it } from "vitest";
+import type { EmulatorOptions, SeedMember } from "../../src/emulator/index.ts";
+import { header, type Scenario, scenarios, stepOf, writes } from "./support";
+
+const start = scenarios();
+const INTEGRATION = "5b1c0d2e-0000-4000-8000-00000000be0c";
+const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+/** The users of every scenario: an owner, a second owner, two existing collaborators, three new users. */
+const U = { owner: id(1), owner2: id(2), existing: id(3), stranger: id(4), a: id(5), b: id(6), c: id(7) };
+
+function world(members: SeedMember[]): EmulatorOptions {
+  return {
+    seed: {
+      users: Object.entries(U).map(([name, userId]) => ({ id: userId, email: `${name}@example.com`, firstName: name, lastName: "User" })),
+      integrations: [{ id: INTEGRATION, application: "app", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }], users: members }],
+    },
+    job: { finishAfterPolls: 1 },
+  };
+}
+
+function program(members: Array<{ userId: string; entitlements: string[]; role?: string }>, removeUnmanaged?: boolean): string {
+  const args = { integrationId: INTEGRATION, members, ...(removeUnmanaged === undefined ? {} : { removeUnmanaged }) };
+  return `${header}const team = new wa.IntegrationMembers("team", ${JSON.stringify(args)});
+export const unmanaged = team.unmanagedMembers.apply((m) => m.map((x) => x.userId));
+export const managed = team.members.apply((m) => m.map((x) => x.userId + ":" + x.entitlements.join(",")));
+`;
+}
+
+const members = (s: Scenario) =>
+  Object.fromEntries(
+    s.emu.integrations
+      .members(INTEGRATION)
+      .map((m) => [m.userId, `${m.role}:${[...m.entitlements].sort().join(",")}`] as const)
+      .sort(),
+  );
+const writeLines = (s: Scenario) =>
+  writes(s.emu)
+    .map((r) => `${r.method} ${r.path}`)
+    .sort();
+const changed = (result: { steps: Array<{ op: string; type: string }> }) =>
+  result.steps.filter((st) => st.type !== "pulumi:pulumi:Stack" && st.op !== "same");
+
+describe("IntegrationMembers through the host", () => {
+  it("create adopts declared members and invites the others in one batch; refresh reports unmanaged members with no diff; removeUnmanaged removes them on up", async () => {
+    const s = await start({
+      program: program([
+        { userId: U.owner, entitlements: ["EDITOR", "VIEWER"], role: "account_owner" },
+        { userId: U.existing, entitlements: ["VIEWER"] },
+        { userId: U.a, entitlements: ["VIEWER"] },
+        { userId: U.b, entitlements: ["VIEWER"] },
+        { userId: U.c, entitlements: ["VIEWER"] },
+      ]),
+      emulator: world([
+        { userId: U.owner, role: "owner", entitlements: ["EDITOR", "VIEWER"] },
+        { userId: U.owner2, role: "owner", entitlements: ["VIEWER"] },
+        { userId: U.existing, entitlements: ["EDITOR"] },
+        { userId: U.stranger, entitlements: ["VIEWER"] },
+      ]),
+    });
+    const up = await s.up();
+    // One member list, one invitation for the three new users, one PATCH for the adopted member whose set differs.
+    expect(writeLines(s)).toEqual([`PATCH /integrations/${INTEGRATION}/users/${U.existing}`, `POST /integrations/${INTEGRATION}/users`]);
+    const post = writes(s.emu).find((r) => r.method === "POST")!;
+    expect((post.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds.sort()).toEqual([U.a, U.b, U.c].sort());
+    expect(up.outputs["unmanaged"]).toEqual([U.owner2, U.stranger]);
+    expect(members(s)).toEqual({
+      [U.owner]: "owner:EDITOR,VIEWER",
+      [U.owner2]: "owner:VIEWER",
+      [U.existing]: "collaborator:VIEWER",
+      [U.stranger]: "collaborator:VIEWER",
+      [U.a]: "collaborator:VIEWER",
+      [U.b]: "collaborator:VIEWER",
+      [U.c]: "collaborator:VIEWER",
+    });
+
+    // Refresh: every member the service has, no spurious diff; a member added out of band shows as unmanaged.
+    s.emu.integrations.setMember(INTEGRATION, U.stranger, { role: "collaborator", entitlements: ["EDITOR", "VIEWER"] });
+    s.emu.clearRequests();
+    const refresh = await s.refresh();
+    expect(refresh.steps.every((st) => st.op === "same" || st.op === "update")).toBe(true);
+    const state = s.stack.state().resources.find((r) => r.name === "team")!;
+    expect((state.outputs["unmanagedMembers"] as Array<{ userId: string; entitlements: string[] }>).map((m) => m.userId)).toEqual([
+      U.owner2,
+      U.stranger,
+    ]);
+    expect(changed(await s.preview())).toEqual([]);
+    expect(writes(s.emu)).toEqual([]);
+
+    // Drift of a managed member is a diff, and the next up puts it back with one PATCH.
+    s.emu.integrations.setMember(INTEGRATION, U.a, { role: "collaborator", entitlements: ["EDITOR"] });
+    await s.refresh();
+    expect(stepOf(await s.preview(), "team").op).toBe("update");
+    s.emu.clearRequests();
+    await s.up();
+    expect(writeLines(s)).toEqual([`PATCH /integrations/${INTEGRATION}/users/${U.a}`]);
+
+    // removeUnmanaged: the plan shows an update; up removes exactly the unmanaged members (the declared owner stays).
+    s.setProgram(
+      program(
+        [
+          { userId: U.owner, entitlements: ["EDITOR", "VIEWER"], role: "account_owner" },
+          { userId: U.existing, entitlements: ["VIEWER"] },
+          { userId: U.a, entitlements: ["VIEWER"] },
+          { userId: U.b, entitlements: ["VIEWER"] },
+          { userId: U.c, entitlements: ["VIEWER"] },
+        ],
+        true,
+      ),
+    );
+    s.emu.clearRequests();
+    expect(stepOf(await s.preview(), "team").op).toBe("update");
+    expect(writes(s.emu)).toEqual([]);
+    const removal = await s.up();
+    expect(writeLines(s)).toEqual([
+      `DELETE /integrations/${INTEGRATION}/users/${U.owner2}`,
+      `DELETE /integrations/${INTEGRATION}/users/${U.stranger}`,
+    ]);
+    expect(removal.outputs["unmanaged"]).toEqual([]);
+    expect(Object.keys(members(s)).sort()).toEqual([U.owner, U.existing, U.a, U.b, U.c].sort());
+    expect(changed(await s.preview())).toEqual([]);
+
+    // Destroy would remove the last owner: refused, nothing removed.
+    s.emu.clearRequests();
+    const refused = await s.fails("destroy");
+    expect(refused.grpcMessage).toContain(`Refusing to remove user ${U.owner}, the last member with the owner role`);
+    expect(writes(s.emu)).toEqual([]);
+    expect(Object.keys(members(s))).toHaveLength(5);
+  }, 240_000);
+
+  it("without removeUnmanaged, unmanaged members stay; delete removes exactly the managed members", async () => {
+    const s = await start({
+      program: program([
+        { userId: U.a, entitlements: ["VIEWER"] },
+        { userId: U.b, entitlements: ["EDITOR"] },
+      ]),
+      emulator: world([
+        { userId: U.owner, role: "owner", entitlements: ["VIEWER"] },
+        { userId: U.stranger, entitlements: ["VIEWER"] },
+      ]),
+    });
+    await s.up();
+    // Two sets: two invitations.
+    expect(writeLines(s)).toEqual([`POST /integrations/${INTEGRATION}/users`, `POST /integrations/${INTEGRATION}/users`]);
+    expect(changed(await s.preview())).toEqual([]);
+    s.emu.clearRequests();
+    await s.destroy();
+    expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${U.a}`, `DELETE /integrations/${INTEGRATION}/users/${U.b}`]);
+    expect(Object.keys(members(s)).sort()).toEqual([U.owner, U.stranger].sort());
+  }, 120_000);
+
+  it("dropping the last owner from members fails the preview, naming the owner; nothing is sent", async () => {
+    const s = await start({
+      program: program([
+        { userId: U.owner, entitlements: ["VIEWER"], role: "account_owner" },
+        { userId: U.a, entitlements: ["VIEWER"] },
+      ]),
+      emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]),
+    });
+    await s.up();
+    s.setProgram(program([{ userId: U.a, entitlements: ["VIEWER"] }]));
+    s.emu.clearRequests();
+    const error = await s.fails("preview");
+    expect(error.grpcMessage).toContain(
+      `Refusing to remove user ${U.owner}, the last member with the owner role of integration ${INTEGRATION}`,
+    );
+    const upError = await s.fails("up");
+    expect(upError.grpcMessage).toContain("the last member with the owner role");
+    expect(writes(s.emu)).toEqual([]);
+    expect(members(s)[U.owner]).toBe("owner:VIEWER");
+  }, 120_000);
+
+  it("a program with an IntegrationEntitlement for the same integration fails its preview, sending nothing", async () => {
+    const source = `${program([{ userId: U.a, entitlements: ["VIEWER"] }])}new wa.IntegrationEntitlement("b", { integrationId: ${JSON.stringify(INTEGRATION)}, userId: ${JSON.stringify(U.b)}, entitlements: ["VIEWER"] });\n`;
+    const s = await start({ program: source, emulator: world([]) });
+    const error = await s.fails("preview");
+    expect(error.message).toContain(
+      `IntegrationMembers "team" manages every member of integration ${INTEGRATION}, and IntegrationEntitlement "b"`,
+    );
+    expect(s.emu.requests).toEqual([]);
+    await s.fails("up");
+    expect(writes(s.emu)).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,194 @@
+/**
+ * The invitation batcher against the emulator on loopback, on a virtual clock: how many
+ * `POST /integrations/{id}/users` go out, with which `userIds`, and what each user's outcome is
+ * when a batch's request or job fails. "Invited once" is counted on the server: the invitation
+ * jobs that applied a user (finished ones naming it, and failed ones of a partial service that
+ * applied the others).
+ */
+import { describe, expect, it } from "vitest";
+import { ConnectionError, JobFailedError, JobTimeoutError, NotFoundError } from "../../src/client";
+import type { BatchInviteFailure, Emulator } from "../../src/emulator";
+import { type Invitation, InviteBatcher, MAX_BATCH, unfinishedJobOf, WINDOW_MS } from "../../src/resources/invite-batcher";
+import { clientFor, emulator } from "../support/fixtures";
+
+const INTEGRATION = "5b1c0d2e-0000-4000-8000-00000000be0c";
+
+async function world(n: number, options: { batchInviteFailure?: BatchInviteFailure; finishAfterMs?: number } = {}) {
+  const emu = await emulator({
+    seed: { integrations: [{ id: INTEGRATION, application: "app", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }] }] },
+    job: options.finishAfterMs === undefined ? { finishAfterPolls: 1 } : { finishAfterMs: options.finishAfterMs },
+    ...(options.batchInviteFailure ? { batchInviteFailure: options.batchInviteFailure } : {}),
+  });
+  const users = Array.from({ length: n }, (_, i) => emu.users.add({ email: `u${i}@example.com`, firstName: "U", lastName: `${i}` }).id);
+  const { client, clock } = clientFor(emu, { maxRetries: 0, jobTimeoutSeconds: 1 });
+  return { emu, users, clock, batcher: new InviteBatcher(client, clock) };
+}
+
+const invitation = (userId: string, entitlements: string[] = ["VIEWER"]): Invitation => ({
+  integrationId: INTEGRATION,
+  userId,
+  role: "account_collaborator",
+  entitlements,
+});
+
+/** The invitation POSTs the emulator received: their status and `userIds`. */
+const invitePosts = (emu: Emulator) =>
+  emu.requests
+    .filter((r) => r.method === "POST" && r.path === `/integrations/${INTEGRATION}/users`)
+    .map((r) => ({
+      status: r.status,
+      at: r.at,
+      userIds: (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds,
+    }));
+
+/**
+ * How many invitation jobs applied each user (must be exactly one for a member): every user a
+ * finished job names, and, of a service that fails `partial`ly, the users a failed job names
+ * other than those it failed for.
+ */
+function appliedPerUser(emu: Emulator, mode: BatchInviteFailure = "whole"): Map<string, number> {
+  const count = new Map<string, number>();
+  for (const job of emu.jobs.list()) {
+    if (job.workflowType !== "provide_access") continue;
+    const named = job.payload["userIds"] as string[];
+    const failing = (job.response["userIds"] as string[] | undefined) ?? named;
+    const applied =
+      job.status === "finished" ? named : job.status === "error" && mode === "partial" ? named.filter((id) => !failing.includes(id)) : [];
+    for (const id of applied) count.set(id, (count.get(id) ?? 0) + 1);
+  }
+  return count;
+}
+
+const settle = (promises: Promise<unknown>[]) => Promise.allSettled(promises);
+
+describe("batching", () => {
+  it("250 invitations of one kind sent together: 3 POSTs of at most 100 users, one job each, every user a member", async () => {
+    const { emu, users, batcher } = await world(250);
+    const outcomes = await Promise.all(users.map((u) => batcher.invite(invitation(u))));
+    const posts = invitePosts(emu);
+    expect(posts.map((p) => p.userIds.length)).toEqual([MAX_BATCH, MAX_BATCH, 50]);
+    expect(new Set(posts.flatMap((p) => p.userIds))).toEqual(new Set(users));
+    expect(emu.jobs.list()).toHaveLength(3);
+    expect(outcomes.every((o) => "jobId" in o && o.jobId !== null)).toBe(true);
+    expect(
+      emu.integrations
+        .members(INTEGRATION)
+        .map((m) => m.userId)
+        .sort(),
+    ).toEqual([...users].sort());
+  });
+
+  it("invitations of different entitlement sets go out separately, one POST per set", async () => {
+    const { emu, users, batcher } = await world(6);
+    await Promise.all(users.map((u, i) => batcher.invite(invitation(u, i % 2 === 0 ? ["VIEWER"] : ["EDITOR", "VIEWER"]))));
+    const posts = invitePosts(emu);
+    expect(posts).toHaveLength(2);
+    expect(posts.map((p) => p.userIds.length)).toEqual([3, 3]);
+  });
+
+  it("a lone invitation is sent at once: no window, the POST arrives at the time it was asked for", async () => {
+    const { emu, users, clock, batcher } = await world(1);
+    const asked = clock.now();
+    await batcher.invite(invitation(users[0]!));
+    expect(invitePosts(emu).map((p) => p.at)).toEqual([asked]);
+    expect(clock.sleeps).not.toContain(WINDOW_MS);
+  });
+
+  it("while invitations are under way, a later one waits the short window for others to join", async () => {
+    const { emu, users, clock, batcher } = await world(4);
+    const first = batcher.invite(invitation(users[0]!));
+    await first;
+    const asked = clock.now();
+    await Promise.all(users.slice(1).map((u) => batcher.invite(invitation(u))));
+    const posts = invitePosts(emu);
+    expect(posts.map((p) => p.userIds.length)).toEqual([1, 3]);
+    expect(posts[1]!.at - asked).toBe(WINDOW_MS);
+  });
+});
+
+describe.each(["whole", "partial"] as const)("a job that fails for one user of a 100-user batch (service fails %s)", (mode) => {
+  it("exactly that user fails; the other 99 are members, each applied by exactly one job", async () => {
+    const { emu, users, batcher } = await world(100, { batchInviteFailure: mode });
+    const bad = users[37]!;
+    emu.jobs.failInvitesOf([bad]);
+    const results = await settle(users.map((u) => batcher.invite(invitation(u))));
+    const failed = results.flatMap((r, i) => (r.status === "rejected" ? [{ user: users[i]!, reason: r.reason as Error }] : []));
+    expect(failed.map((f) => f.user)).toEqual([bad]);
+    expect(JobFailedError.isInstance(failed[0]!.reason)).toBe(true);
+    const members = emu.integrations.members(INTEGRATION).map((m) => m.userId);
+    expect(members.sort()).toEqual(users.filter((u) => u !== bad).sort());
+    const applied = appliedPerUser(emu, mode);
+    for (const u of users) expect(applied.get(u) ?? 0, u).toBe(u === bad ? 0 : 1);
+    // Halving: the first batch, then log2(100) levels down to the user at fault.
+    expect(invitePosts(emu).length).toBeLessThanOrEqual(1 + 2 * 7);
+    if (mode === "partial") {
+      // The 99 applied by the failed job were found in the member list, not sent again.
+      expect(invitePosts(emu).filter((p) => p.userIds.includes(users[0]!))).toHaveLength(1);
+    }
+  });
+});
+
+describe("a batch's request fails", () => {
+  it("refused for one user (404 on any request naming it): split down to that user, the others invited once", async () => {
+    const { emu, users, batcher } = await world(16);
+    const bad = users[5]!;
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, userId: bad, status: 404, times: 100 });
+    const results = await settle(users.map((u) => batcher.invite(invitation(u))));
+    expect(results.map((r) => r.status)).toEqual(users.map((u) => (u === bad ? "rejected" : "fulfilled")));
+    const reason = (results[5] as PromiseRejectedResult).reason as Error;
+    expect(NotFoundError.isInstance(reason)).toBe(true);
+    const applied = appliedPerUser(emu);
+    for (const u of users) expect(applied.get(u) ?? 0).toBe(u === bad ? 0 : 1);
+  });
+
+  it("a 409 (one is a member already): one member list read; that user comes back as existing, the rest go as one batch", async () => {
+    const { emu, users, batcher } = await world(10);
+    emu.integrations.setMember(INTEGRATION, users[3]!, { role: "collaborator", entitlements: ["EDITOR"] });
+    const outcomes = await Promise.all(users.map((u) => batcher.invite(invitation(u))));
+    expect(outcomes[3]).toMatchObject({ existed: true, member: { id: users[3], entitlements: ["EDITOR"] } });
+    const posts = invitePosts(emu);
+    expect(posts.map((p) => [p.status, p.userIds.length])).toEqual([
+      [409, 10],
+      [200, 9],
+    ]);
+    expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}/users`)).toHaveLength(1);
+  });
+
+  it("an ambiguous failure (the connection drops after the service acted) is never re-sent: the users found members are done, the others fail", async () => {
+    const { emu, users, batcher } = await world(8);
+    // The job is applied at once, before the answer is lost: every user is a member at the list read.
+    emu.jobs.setTiming({ finishAfterMs: 0 });
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, reset: true, afterHandling: true });
+    const outcomes = await Promise.all(users.map((u) => batcher.invite(invitation(u))));
+    expect(outcomes.every((o) => "member" in o && !o.existed)).toBe(true);
+    expect(invitePosts(emu)).toHaveLength(1);
+    expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}/users`)).toHaveLength(1);
+  });
+
+  it("an ambiguous failure whose job has not run yet: every user fails naming itself, nothing is sent again", async () => {
+    const { emu, users, batcher } = await world(8);
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, reset: true, afterHandling: true });
+    const results = await settle(users.map((u) => batcher.invite(invitation(u))));
+    expect(results.every((r) => r.status === "rejected")).toBe(true);
+    results.forEach((r, i) => {
+      const reason = (r as PromiseRejectedResult).reason as Error;
+      expect(ConnectionError.isInstance(reason)).toBe(true);
+      expect(reason.message).toContain(`Inviting user ${users[i]} (one of 8 invited together)`);
+      for (const other of users) if (other !== users[i]) expect(reason.message).not.toContain(other);
+    });
+    expect(invitePosts(emu)).toHaveLength(1);
+  });
+});
+
+it("a batch's job that is not seen to finish: every user fails with the job recorded, so the next up waits instead of inviting again", async () => {
+  const { emu, users, batcher } = await world(5);
+  emu.jobs.hangNext(1);
+  const results = await settle(users.map((u) => batcher.invite(invitation(u))));
+  const job = emu.jobs.list()[0]!.id;
+  for (const r of results) {
+    const reason = (r as PromiseRejectedResult).reason as Error;
+    expect(JobTimeoutError.isInstance(reason)).toBe(true);
+    expect(unfinishedJobOf(reason)).toBe(job);
+  }
+  expect(invitePosts(emu)).toHaveLength(1);
+});
