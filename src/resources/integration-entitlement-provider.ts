@@ -275,10 +275,13 @@ async function settle(jobId: string): Promise<void> {
 }
 
 /**
- * The error as the host turns it into a partial create, when it was raised while waiting for an
- * accepted write's job (see {@link finish}): the resource is recorded (with no entitlements
- * known, no email or status, and that job), so the next `pulumi up` resumes with an update that
- * waits for the job instead of inviting again. Any other error is returned as it is.
+ * The error as the host turns it into a partial create, when the invitation may still land: it
+ * was raised while waiting for an accepted write's job (see {@link finish}), or the invitation
+ * failed without an answer and the user was not found a member since. The resource is recorded
+ * (with no entitlements known, no email or status, and the job when there is one), so the next
+ * `pulumi up` resumes with an update that waits for the job, reads the member, and takes over the
+ * membership its own invitation made instead of failing on it as someone else's. Any other error
+ * is returned as it is.
  */
 function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitlementInputs): unknown {
   const jobId = unfinishedJobOf(error);

@@ -233,9 +233,9 @@ async function addMember(client: WorkspaceAccessClient, run: Run, declared: Memb
   } catch (error) {
     const job = unfinishedJobOf(error);
     if (job !== undefined) {
-      // The invitation may still land: managed, with no set known, and its job waited for next time.
+      // The invitation may still land: managed, with no set known, and its job (when one is known) waited for next time.
       run.managed.set(declared.userId, { userId: declared.userId, entitlements: [], role });
-      run.unfinished.push(job);
+      if (job !== null) run.unfinished.push(job);
     }
     run.failures.push({ userId: declared.userId, error });
   }

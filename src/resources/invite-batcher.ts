@@ -13,7 +13,7 @@
  *
  * | a batch of several users | what happens |
  * |---|---|
- * | the POST fails without an answer (a timeout, a reset, a 5xx) | it may have been carried out: never re-sent. One member list read: users found members are done (the invitation landed); the others fail with the error |
+ * | the POST fails without an answer (a timeout, a reset, a 5xx) | it may have been carried out: never re-sent. One member list read: users found members are done (the invitation landed); the others fail with the error, marked as possibly landing (see {@link unfinishedJobOf}) |
  * | the POST answers 409 (someone is a member already) | one member list read: those members are handed back as existing (the caller applies its adoption rules); the others are sent again as one batch (split in halves if no member is found) |
  * | the POST answers another 400, 404 or 422 (a user the service refuses) | nothing was done: split in halves and sent again, down to the user at fault |
  * | any other error (401, 403, 429 after the client's retries) | not about a user: every user fails with it |
@@ -61,16 +61,28 @@ export interface Invitation {
  */
 export type InviteOutcome = { jobId: string | null } | { member: IntegrationUser; existed: boolean };
 
-/** The job each error was raised while waiting for, when the service had accepted the write. */
-const unfinishedJobs = new WeakMap<Error, string>();
+/**
+ * The invitations that may still land, by the error they failed with: the job it was raised while
+ * waiting for, when the service had accepted the write; `null` when the invitation failed without
+ * an answer and nobody was found a member since (it may have been carried out; no job is known).
+ */
+const unfinishedJobs = new WeakMap<Error, string | null>();
 
 /** Records that `error` was raised while waiting for `jobId`, a write the service accepted. */
 export function markUnfinished(error: unknown, jobId: string | null): void {
   if (error instanceof Error && jobId !== null && !JobFailedError.isInstance(error)) unfinishedJobs.set(error, jobId);
 }
 
-/** The job an error was raised while waiting for, when the write may still land; else `undefined`. */
-export function unfinishedJobOf(error: unknown): string | undefined {
+/** Records that `error` is an invitation's failure without an answer: it may have been carried out. */
+function markAmbiguous(error: unknown): void {
+  if (error instanceof Error && isAmbiguous(error) && !unfinishedJobs.has(error)) unfinishedJobs.set(error, null);
+}
+
+/**
+ * Whether the invitation an error ended may still land: the job to wait for (`null` when none is
+ * known: the invitation failed without an answer), or `undefined` when it did not happen.
+ */
+export function unfinishedJobOf(error: unknown): string | null | undefined {
   return error instanceof Error ? unfinishedJobs.get(error) : undefined;
 }
 
@@ -98,8 +110,7 @@ function forUser(error: unknown, userId: string, size: number): unknown {
   // Every own property, the hidden marker of `isInstance` included.
   const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as Error;
   copy.message = `Inviting user ${userId} (one of ${size} invited together): ${error.message}`;
-  const job = unfinishedJobs.get(error);
-  if (job !== undefined) unfinishedJobs.set(copy, job);
+  if (unfinishedJobs.has(error)) unfinishedJobs.set(copy, unfinishedJobs.get(error) ?? null);
   return copy;
 }
 
@@ -203,6 +214,7 @@ export class InviteBatcher {
       }
       entry.resolve({ jobId: outcome.sent.id });
     } catch (error) {
+      markAmbiguous(error);
       entry.reject(error);
     }
   }
@@ -232,7 +244,9 @@ export class InviteBatcher {
   async #afterAmbiguous(batch: Entry[], error: unknown): Promise<void> {
     const members = await this.#members(batch[0]!.invitation.integrationId);
     const rest = members ? this.#settleMembers(batch, members, false) : batch;
-    // Not a member yet proves nothing (the job may still be running): failed, not re-sent.
+    // Not a member yet proves nothing (the job may still be running): failed, not re-sent, and
+    // marked as possibly landing, so the resource is recorded and the next `up` looks before inviting.
+    markAmbiguous(error);
     this.#failAll(rest, error, batch.length);
   }
 

@@ -141,13 +141,27 @@ describe("batched invitations through the host", () => {
     expect(s.emu.integrations.members(INTEGRATION)).toHaveLength(n);
   }, 120_000);
 
-  it("an ambiguous failure whose job has not run: every create fails, nothing is sent twice", async () => {
+  it("an ambiguous failure whose job has not run: every create fails, recorded, and the next up takes over what landed without inviting again", async () => {
     const n = 10;
     const s = await start({ program: program(n), emulator: world(n), parallel: n, config: { maxRetries: "0" } });
     s.emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, reset: true, afterHandling: true });
     const error = await s.fails("up");
     expect(error.grpcMessage).toMatch(/Inviting user \S+ \(one of 10 invited together\)/);
     expect(invitePosts(s.emu)).toHaveLength(1);
-    expect(s.stack.state().resources.filter((r) => r.custom)).toEqual([]);
+    // Each create is recorded as partial (no set known), since its invitation may still land.
+    const recorded = s.stack.state().resources.filter((r) => r.custom);
+    expect(recorded).toHaveLength(n);
+    for (const r of recorded) expect(r.outputs).toMatchObject({ entitlements: [], lastJobId: null });
+    // The invitation's job runs late (here: on a poll by someone else), and every user is a member.
+    const [job] = s.emu.jobs.list().filter((j) => j.workflowType === "provide_access");
+    const polled = await fetch(new URL(`jobs/${job!.id}`, s.emu.url), { headers: { "X-API-Key": s.emu.apiKey } });
+    expect((await polled.json()) as unknown).toMatchObject({ data: { attributes: { status: "finished" } } });
+    expect(s.emu.integrations.members(INTEGRATION)).toHaveLength(n);
+    s.emu.clearRequests();
+    await s.up();
+    // The next up reads each member and takes over its own membership: no invitation, no "already a member".
+    expect(invitePosts(s.emu)).toEqual([]);
+    expect(s.emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    for (const r of s.stack.state().resources.filter((r) => r.custom)) expect(r.outputs).toMatchObject({ entitlements: ["VIEWER"] });
   }, 120_000);
 });
