@@ -49,10 +49,18 @@ export function jobOfAnswer(http: HttpTransport, answer: { status: number; data:
   );
 }
 
+/** The shortest first poll the client learns to make (see {@link JobsApi.wait}). */
+export const MIN_FIRST_POLL_MS = 25;
+
 /** `GET /jobs/{id}` and waiting for jobs. */
 export class JobsApi {
   readonly #http: HttpTransport;
   readonly #clock: Clock;
+  /**
+   * How long a wait sleeps before its first poll, learnt from the jobs waited for: `undefined`
+   * (the setting `jobPollIntervalMs`) until a job is found done at its first poll.
+   */
+  #firstPollMs: number | undefined;
 
   /** @internal Built by {@link WorkspaceAccessClient}. */
   constructor(http: HttpTransport, clock: Clock) {
@@ -74,12 +82,22 @@ export class JobsApi {
    * grows to `jobPollMaxIntervalMs`: a job done after 1 s costs three polls. A job that ends in
    * `error` raises {@link JobFailedError}; one still running at the timeout raises
    * {@link JobTimeoutError} naming its last status.
+   *
+   * The first poll's delay is learnt, as the pace is: while the jobs of this client are done at
+   * their first poll, the next wait polls after half the delay (down to {@link MIN_FIRST_POLL_MS});
+   * once one takes three polls or more, the delay doubles back (up to `jobPollIntervalMs`). A
+   * service whose jobs take seconds is polled as before; one whose jobs are done at once is not
+   * made to wait a quarter second for each (a create holds one of the engine's `--parallel` slots
+   * until its job is done), at the cost of at most one more poll when a job's time is near the
+   * delay.
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Job> {
     const settings = this.#http.settings;
     const timeoutMs = options.timeoutMs ?? settings.jobTimeoutSeconds * 1000;
     const deadline = this.#clock.now() + timeoutMs;
-    let interval = settings.jobPollIntervalMs;
+    const first = Math.min(this.#firstPollMs ?? settings.jobPollIntervalMs, settings.jobPollIntervalMs);
+    let interval = first;
+    let polls = 0;
     let last = "created";
     for (;;) {
       const remaining = deadline - this.#clock.now();
@@ -89,6 +107,7 @@ export class JobsApi {
       await this.#clock.sleep(Math.min(interval, remaining));
       interval = Math.min(Math.round(interval * 1.5), settings.jobPollMaxIntervalMs);
       const job = await this.get(id);
+      polls++;
       if (job.status === null) {
         // Waiting needs the status; without it the job could be polled forever for nothing.
         throw new InvalidResponseError(`The job ${id} has no status (field "data.attributes.status"): it cannot be waited for.`, {
@@ -100,10 +119,21 @@ export class JobsApi {
       }
       last = job.status;
       options.onPoll?.(job);
-      if (job.status === "finished") return job;
+      if (job.status === "finished") {
+        this.#learn(first, polls, settings.jobPollIntervalMs);
+        return job;
+      }
       if (job.status === "error") {
         throw new JobFailedError(job.id, job.errorDetails ?? {}, job.canRetry ?? undefined, job.workflowType ?? undefined);
       }
+    }
+  }
+
+  /** After a job done at poll `polls` of a wait whose first poll came after `first` ms (see {@link wait}). */
+  #learn(first: number, polls: number, ceiling: number): void {
+    if (polls === 1) this.#firstPollMs = Math.max(MIN_FIRST_POLL_MS, Math.round(first / 2));
+    else if (polls >= 3 && this.#firstPollMs !== undefined) {
+      this.#firstPollMs = first * 2 >= ceiling ? undefined : first * 2;
     }
   }
 

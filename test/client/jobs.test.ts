@@ -61,6 +61,26 @@ describe("waiting for jobs", () => {
     expect(clock.sleeps).toEqual([250, 375, 563, 845, 1000, 1000]);
   });
 
+  it("learns the first poll's delay: halved while jobs are done at their first poll, doubled back once one takes three", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
+    const { client, clock } = clientFor(emu, { jobPollIntervalMs: 250, jobPollMaxIntervalMs: 1000 });
+    const waitForOne = async (userId: string) => {
+      const before = clock.sleeps.length;
+      await (await client.integrations.invite(youtube, { userIds: [userId], entitlements: ["VIEWER"] })).wait();
+      await (await client.integrations.removeUser(youtube, userId)).wait();
+      return clock.sleeps.slice(before);
+    };
+    // Each job (an invitation, then a removal) is done at its first poll: the next one is polled sooner, to the floor.
+    expect(await waitForOne(alan)).toEqual([250, 125]);
+    expect(await waitForOne(alan)).toEqual([63, 32]);
+    expect(await waitForOne(alan)).toEqual([25, 25]);
+    // A slow service again: a job that needs three polls or more doubles the delay back (4 polls each).
+    emu.jobs.setTiming({ finishAfterPolls: 4 });
+    expect(await waitForOne(alan)).toEqual([25, 38, 57, 86, 50, 75, 113, 170]);
+    // Polls per job stay within one of the fixed delay's: the requests the server saw.
+    expect(emu.requests.filter((r) => r.path.startsWith("/jobs/"))).toHaveLength(6 + 8);
+  });
+
   it("does not poll a job the write's answer says has finished; one that failed, once for its details", async () => {
     const emu = await emulator({ seed: defaultSeed(), job: { finishAfterMs: 0 } });
     const { client } = clientFor(emu);
