@@ -50,7 +50,7 @@ export function jobOfAnswer(http: HttpTransport, answer: { status: number; data:
 }
 
 /** The shortest first poll the client learns to make (see {@link JobsApi.wait}). */
-export const MIN_FIRST_POLL_MS = 25;
+export const MIN_FIRST_POLL_MS = 10;
 
 /** `GET /jobs/{id}` and waiting for jobs. */
 export class JobsApi {

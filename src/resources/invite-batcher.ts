@@ -7,7 +7,9 @@
  * create), an invitation goes out on the next turn of the event loop: only those queued in the
  * same turn (creates released together by a shared member list) join it, so it is not delayed.
  * When invitations are already under way or were just sent (a deployment creating many), a
- * window of {@link WINDOW_MS} opens for the others to join.
+ * window opens for the others to join: it waits for a batch of the same kind in flight to end
+ * ({@link HOLD_MS} at most), whose creates' successors then join, and closes once none has come
+ * for {@link WINDOW_MS} ({@link MAX_WINDOW_MS} at most).
  *
  * Failures give each user an outcome of their own, and never invite anyone twice:
  *
@@ -40,8 +42,20 @@ import {
 
 /** The most users one invitation names (the API's page size, and the issue's cap). */
 export const MAX_BATCH = 100;
-/** How long a batch stays open for others to join, once invitations are under way. */
-export const WINDOW_MS = 5;
+/**
+ * How long a batch stays open for others to join, once invitations are under way: until no
+ * invitation of its kind has come for this long (the engine starts the next creates as the last
+ * ones return, a few at a time), and {@link MAX_WINDOW_MS} at most.
+ */
+export const WINDOW_MS = 10;
+/** The longest a batch stays open, however steadily invitations keep coming (besides {@link HOLD_MS}). */
+export const MAX_WINDOW_MS = 40;
+/**
+ * The longest a batch waits for one of its kind in flight to end. The creates that batch holds
+ * return when its job ends, and the engine then starts as many new ones, which join this batch:
+ * batches grow to the engine's `--parallel` instead of staying as small as the first ones were.
+ */
+export const HOLD_MS = 1000;
 /** How long after a batch was sent later invitations of its kind are taken as part of the same run. */
 export const RECENT_MS = 1000;
 
@@ -98,7 +112,10 @@ interface Queue {
   scheduled: boolean;
   /** Batches of this kind sent and not settled yet. */
   inFlight: number;
+  /** When a batch was last sent or settled. */
   lastSentAt: number;
+  /** When the last invitation joined. */
+  lastJoinedAt: number;
 }
 
 /** Status codes of a refusal that may be about one user of the batch: split to find them. */
@@ -130,20 +147,44 @@ export class InviteBatcher {
     const key = JSON.stringify([invitation.integrationId, invitation.role, invitation.entitlements]);
     let queue = this.#queues.get(key);
     if (!queue) {
-      queue = { entries: [], scheduled: false, inFlight: 0, lastSentAt: Number.NEGATIVE_INFINITY };
+      queue = { entries: [], scheduled: false, inFlight: 0, lastSentAt: Number.NEGATIVE_INFINITY, lastJoinedAt: 0 };
       this.#queues.set(key, queue);
     }
     const q = queue;
     return new Promise<InviteOutcome>((resolve, reject) => {
       q.entries.push({ invitation, resolve, reject });
+      q.lastJoinedAt = this.#clock.now();
       if (q.entries.length >= MAX_BATCH) this.#flush(q);
       else if (!q.scheduled) {
         q.scheduled = true;
         const busy = q.inFlight > 0 || this.#clock.now() - q.lastSentAt < RECENT_MS;
-        const opened = busy ? this.#clock.sleep(WINDOW_MS) : new Promise<void>((done) => setImmediate(done));
+        const opened = busy ? this.#window(q) : new Promise<void>((done) => setImmediate(done));
         void opened.then(() => this.#flush(q));
       }
     });
+  }
+
+  /**
+   * Resolves when the batch of `queue` is to be sent: once no batch of its kind is in flight
+   * ({@link HOLD_MS} at most) and nothing has joined or settled for {@link WINDOW_MS}
+   * ({@link MAX_WINDOW_MS} at most after the hold).
+   */
+  async #window(queue: Queue): Promise<void> {
+    const holdBy = this.#clock.now() + HOLD_MS;
+    let closeBy: number | undefined;
+    // The invitations of this turn of the event loop join before the first wait is measured.
+    await new Promise<void>((done) => setImmediate(done));
+    while (queue.scheduled) {
+      const now = this.#clock.now();
+      let until: number;
+      if (queue.inFlight > 0 && now < holdBy) until = now + WINDOW_MS;
+      else {
+        closeBy ??= now + MAX_WINDOW_MS;
+        until = Math.min(Math.max(queue.lastJoinedAt, queue.lastSentAt) + WINDOW_MS, closeBy);
+      }
+      if (until <= now) return;
+      await this.#clock.sleep(until - now);
+    }
   }
 
   /** Sends what is queued, {@link MAX_BATCH} users a request. */

@@ -73,12 +73,13 @@ describe("waiting for jobs", () => {
     // Each job (an invitation, then a removal) is done at its first poll: the next one is polled sooner, to the floor.
     expect(await waitForOne(alan)).toEqual([250, 125]);
     expect(await waitForOne(alan)).toEqual([63, 32]);
-    expect(await waitForOne(alan)).toEqual([25, 25]);
+    expect(await waitForOne(alan)).toEqual([16, 10]);
+    expect(await waitForOne(alan)).toEqual([10, 10]);
     // A slow service again: a job that needs three polls or more doubles the delay back (4 polls each).
     emu.jobs.setTiming({ finishAfterPolls: 4 });
-    expect(await waitForOne(alan)).toEqual([25, 38, 57, 86, 50, 75, 113, 170]);
+    expect(await waitForOne(alan)).toEqual([10, 15, 23, 35, 20, 30, 45, 68]);
     // Polls per job stay within one of the fixed delay's: the requests the server saw.
-    expect(emu.requests.filter((r) => r.path.startsWith("/jobs/"))).toHaveLength(6 + 8);
+    expect(emu.requests.filter((r) => r.path.startsWith("/jobs/"))).toHaveLength(8 + 8);
   });
 
   it("does not poll a job the write's answer says has finished; one that failed, once for its details", async () => {

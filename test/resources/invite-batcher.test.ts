@@ -90,8 +90,23 @@ describe("batching", () => {
     const { emu, users, clock, batcher } = await world(1);
     const asked = clock.now();
     await batcher.invite(invitation(users[0]!));
+    // Any wait before the POST would have moved the virtual clock on.
     expect(invitePosts(emu).map((p) => p.at)).toEqual([asked]);
-    expect(clock.sleeps).not.toContain(WINDOW_MS);
+  });
+
+  it("while a batch of its kind is in flight, the next one waits for it to end, and the creates it releases join", async () => {
+    const { emu, users, batcher } = await world(6);
+    const first = batcher.invite(invitation(users[0]!));
+    // Until the emulator has the first POST (real I/O: turns of the event loop, not time).
+    for (let turn = 0; turn < 10_000 && invitePosts(emu).length === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(invitePosts(emu)).toHaveLength(1);
+    // Two come while the first is in flight: held, not sent as a batch of their own.
+    const held = users.slice(1, 3).map((u) => batcher.invite(invitation(u)));
+    await first;
+    // The first's create returned, and the engine starts the next ones: they join the held batch.
+    const released = users.slice(3).map((u) => batcher.invite(invitation(u)));
+    await Promise.all([...held, ...released]);
+    expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([1, 5]);
   });
 
   it("while invitations are under way, a later one waits the short window for others to join", async () => {
