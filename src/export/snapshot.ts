@@ -7,18 +7,11 @@
  * the pages. A record that does not match the API contract is set aside (`invalid`), never fails
  * its page.
  */
-import type { Integration, WorkspaceAccessClient } from "../client";
+import type { Integration, User, WorkspaceAccessClient } from "../client";
 import { ExportError } from "./errors";
 
 /** The fields of a workspace user the export keeps. */
-export interface SnapshotUser {
-  id: string;
-  email: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  role: string | null;
-  isGuest: boolean | null;
-}
+export type SnapshotUser = Pick<User, "id" | "email" | "firstName" | "lastName" | "role" | "isGuest">;
 
 /** The fields of an integration member the export keeps. */
 export interface SnapshotMember {

@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { BatchInviteFailure, Emulator, SeedUser } from "../../src/emulator/index.ts";
 import { header, scenarios } from "./support";
+import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
 
 const start = scenarios();
 const INTEGRATION = "5b1c0d2e-0000-4000-8000-00000000be0c";
@@ -38,28 +39,7 @@ function program(n: number): string {
   return `${lines.join("\n")}\n`;
 }
 
-const invitePosts = (emu: Emulator) =>
-  emu.requests
-    .filter((r) => r.method === "POST" && r.path === `/integrations/${INTEGRATION}/users`)
-    .map((r) => ({
-      status: r.status,
-      at: r.at,
-      userIds: (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds,
-    }));
-
-/** How many invitation jobs applied each user (see test/resources/invite-batcher.test.ts). */
-function appliedPerUser(emu: Emulator, mode: BatchInviteFailure): Map<string, number> {
-  const count = new Map<string, number>();
-  for (const job of emu.jobs.list()) {
-    if (job.workflowType !== "provide_access") continue;
-    const named = job.payload["userIds"] as string[];
-    const failing = (job.response["userIds"] as string[] | undefined) ?? named;
-    const applied =
-      job.status === "finished" ? named : job.status === "error" && mode === "partial" ? named.filter((id) => !failing.includes(id)) : [];
-    for (const id of applied) count.set(id, (count.get(id) ?? 0) + 1);
-  }
-  return count;
-}
+const invitePosts = (emu: Emulator) => postsInto(emu, INTEGRATION);
 
 describe("batched invitations through the host", () => {
   it("150 creates of one integration and set: ceil(150/100) = 2 invitation POSTs, every user a member once", async () => {

@@ -10,6 +10,7 @@ import { ConnectionError, JobFailedError, JobTimeoutError, NotFoundError } from 
 import type { BatchInviteFailure, Emulator } from "../../src/emulator";
 import { type Invitation, InviteBatcher, MAX_BATCH, unfinishedJobOf, WINDOW_MS } from "../../src/resources/invite-batcher";
 import { clientFor, emulator } from "../support/fixtures";
+import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
 
 const INTEGRATION = "5b1c0d2e-0000-4000-8000-00000000be0c";
 
@@ -31,33 +32,7 @@ const invitation = (userId: string, entitlements: string[] = ["VIEWER"]): Invita
   entitlements,
 });
 
-/** The invitation POSTs the emulator received: their status and `userIds`. */
-const invitePosts = (emu: Emulator) =>
-  emu.requests
-    .filter((r) => r.method === "POST" && r.path === `/integrations/${INTEGRATION}/users`)
-    .map((r) => ({
-      status: r.status,
-      at: r.at,
-      userIds: (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds,
-    }));
-
-/**
- * How many invitation jobs applied each user (must be exactly one for a member): every user a
- * finished job names, and, of a service that fails `partial`ly, the users a failed job names
- * other than those it failed for.
- */
-function appliedPerUser(emu: Emulator, mode: BatchInviteFailure = "whole"): Map<string, number> {
-  const count = new Map<string, number>();
-  for (const job of emu.jobs.list()) {
-    if (job.workflowType !== "provide_access") continue;
-    const named = job.payload["userIds"] as string[];
-    const failing = (job.response["userIds"] as string[] | undefined) ?? named;
-    const applied =
-      job.status === "finished" ? named : job.status === "error" && mode === "partial" ? named.filter((id) => !failing.includes(id)) : [];
-    for (const id of applied) count.set(id, (count.get(id) ?? 0) + 1);
-  }
-  return count;
-}
+const invitePosts = (emu: Emulator) => postsInto(emu, INTEGRATION);
 
 const settle = (promises: Promise<unknown>[]) => Promise.allSettled(promises);
 
