@@ -85,11 +85,11 @@ export class JobsApi {
    *
    * The first poll's delay is learnt, as the pace is: while the jobs of this client are done at
    * their first poll, the next wait polls after half the delay (down to {@link MIN_FIRST_POLL_MS});
-   * once one takes three polls or more, the delay doubles back (up to `jobPollIntervalMs`). A
-   * service whose jobs take seconds is polled as before; one whose jobs are done at once is not
-   * made to wait a quarter second for each (a create holds one of the engine's `--parallel` slots
-   * until its job is done), at the cost of at most one more poll when a job's time is near the
-   * delay.
+   * once one takes three polls or more, it is `jobPollIntervalMs` again. A service whose jobs take
+   * seconds is polled as before; one whose jobs are done at once is not made to wait a quarter
+   * second for each (a create holds one of the engine's `--parallel` slots until its job is done).
+   * The cost: when jobs turn slow, the waits already under way poll from the short delay (a job of
+   * 250 ms then costs up to 7 polls, once).
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Job> {
     const settings = this.#http.settings;
@@ -120,7 +120,7 @@ export class JobsApi {
       last = job.status;
       options.onPoll?.(job);
       if (job.status === "finished") {
-        this.#learn(first, polls, settings.jobPollIntervalMs);
+        this.#learn(first, polls);
         return job;
       }
       if (job.status === "error") {
@@ -130,11 +130,10 @@ export class JobsApi {
   }
 
   /** After a job done at poll `polls` of a wait whose first poll came after `first` ms (see {@link wait}). */
-  #learn(first: number, polls: number, ceiling: number): void {
+  #learn(first: number, polls: number): void {
     if (polls === 1) this.#firstPollMs = Math.max(MIN_FIRST_POLL_MS, Math.round(first / 2));
-    else if (polls >= 3 && this.#firstPollMs !== undefined) {
-      this.#firstPollMs = first * 2 >= ceiling ? undefined : first * 2;
-    }
+    // A slow job: back to the setting at once (a job of 250 ms would cost 7 polls from 10 ms).
+    else if (polls >= 3) this.#firstPollMs = undefined;
   }
 
   /**

@@ -19,7 +19,7 @@
  * | the POST answers 409 (someone is a member already) | one member list read: those members are handed back as existing (the caller applies its adoption rules); the others are sent again as one batch (split in halves if no member is found) |
  * | the POST answers another 400, 404 or 422 (a user the service refuses) | nothing was done: split in halves and sent again, down to the user at fault |
  * | any other error (401, 403, 429 after the client's retries) | not about a user: every user fails with it |
- * | the job ends in `error` | one member list read (a service that applies the others anyway must not see them invited twice): users found members are done; the others are split in halves and sent again |
+ * | the job ends in `error` | one member list read (a service that applies the others anyway must not see them invited twice): users found members are done; the others are split in halves and sent again. Without the list, every user fails, marked as possibly invited |
  * | waiting for the job fails otherwise (a timeout, polling that fails) | the job may still land: every user fails with the job recorded (see {@link unfinishedJobOf}), so the next `up` waits for it instead of inviting again |
  *
  * A batch of one behaves as the single invitation always did: an ambiguous failure or a 409 reads
@@ -87,9 +87,9 @@ export function markUnfinished(error: unknown, jobId: string | null): void {
   if (error instanceof Error && jobId !== null && !JobFailedError.isInstance(error)) unfinishedJobs.set(error, jobId);
 }
 
-/** Records that `error` is an invitation's failure without an answer: it may have been carried out. */
-function markAmbiguous(error: unknown): void {
-  if (error instanceof Error && isAmbiguous(error) && !unfinishedJobs.has(error)) unfinishedJobs.set(error, null);
+/** Records that the invitation `error` ended may have been carried out, with no job known to wait for. */
+function markMayHaveLanded(error: unknown): void {
+  if (error instanceof Error && !unfinishedJobs.has(error)) unfinishedJobs.set(error, null);
 }
 
 /**
@@ -255,7 +255,7 @@ export class InviteBatcher {
       }
       entry.resolve({ jobId: outcome.sent.id });
     } catch (error) {
-      markAmbiguous(error);
+      if (isAmbiguous(error)) markMayHaveLanded(error);
       entry.reject(error);
     }
   }
@@ -287,7 +287,7 @@ export class InviteBatcher {
     const rest = members ? this.#settleMembers(batch, members, false) : batch;
     // Not a member yet proves nothing (the job may still be running): failed, not re-sent, and
     // marked as possibly landing, so the resource is recorded and the next `up` looks before inviting.
-    markAmbiguous(error);
+    markMayHaveLanded(error);
     this.#failAll(rest, error, batch.length);
   }
 
@@ -301,8 +301,12 @@ export class InviteBatcher {
 
   async #afterJobFailed(batch: Entry[], error: unknown): Promise<void> {
     const members = await this.#members(batch[0]!.invitation.integrationId);
-    // Without the list, halves could invite again users a partly applied job added: give up instead.
-    if (!members) return this.#failAll(batch, error);
+    // Without the list, halves could invite again users a partly applied job added: give up instead,
+    // each resource recorded as possibly invited, so the next `up` reads its member before inviting.
+    if (!members) {
+      markMayHaveLanded(error);
+      return this.#failAll(batch, error);
+    }
     const rest = this.#settleMembers(batch, members, false);
     if (rest.length > 0) await this.#split(rest);
   }

@@ -75,9 +75,9 @@ describe("waiting for jobs", () => {
     expect(await waitForOne(alan)).toEqual([63, 32]);
     expect(await waitForOne(alan)).toEqual([16, 10]);
     expect(await waitForOne(alan)).toEqual([10, 10]);
-    // A slow service again: a job that needs three polls or more doubles the delay back (4 polls each).
+    // A slow service again: a job that needs three polls or more sets the delay back to the setting (4 polls each).
     emu.jobs.setTiming({ finishAfterPolls: 4 });
-    expect(await waitForOne(alan)).toEqual([10, 15, 23, 35, 20, 30, 45, 68]);
+    expect(await waitForOne(alan)).toEqual([10, 15, 23, 35, 250, 375, 563, 845]);
     // Polls per job stay within one of the fixed delay's: the requests the server saw.
     expect(emu.requests.filter((r) => r.path.startsWith("/jobs/"))).toHaveLength(8 + 8);
   });

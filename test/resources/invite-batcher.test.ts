@@ -118,6 +118,24 @@ describe.each(["whole", "partial"] as const)("a job that fails for one user of a
   });
 });
 
+it("a failed batch job whose member list cannot be read: every user fails, marked as possibly invited (a partly applied job may have added them)", async () => {
+  const { emu, users, batcher } = await world(6, { batchInviteFailure: "partial" });
+  emu.jobs.failInvitesOf([users[2]!], "partial");
+  // The list read after the failed job answers 500 (and the client does not retry here).
+  emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, status: 500, times: 10 });
+  const results = await settle(users.map((u) => batcher.invite(invitation(u))));
+  expect(results.every((r) => r.status === "rejected")).toBe(true);
+  for (const r of results) {
+    const reason = (r as PromiseRejectedResult).reason as Error;
+    expect(JobFailedError.isInstance(reason)).toBe(true);
+    // Recorded as partial creates with no job to wait for: the next up reads each member first.
+    expect(unfinishedJobOf(reason)).toBeNull();
+  }
+  // The five the job applied are members; none was invited again.
+  expect(emu.integrations.members(INTEGRATION)).toHaveLength(5);
+  expect(invitePosts(emu)).toHaveLength(1);
+});
+
 describe("a batch's request fails", () => {
   it("refused for one user (404 on any request naming it): split down to that user, the others invited once", async () => {
     const { emu, users, batcher } = await world(16);
