@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { BatchInviteFailure, Emulator, SeedUser } from "../../src/emulator/index.ts";
+import { HOLD_MS } from "../../src/resources/invite-batcher.ts";
 import { header, scenarios } from "./support";
 import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
 
@@ -65,9 +66,11 @@ describe("batched invitations through the host", () => {
     const read = s.emu.requests.find((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}/users/${userId(0)}`);
     const [post] = invitePosts(s.emu);
     expect(post?.userIds).toEqual([userId(0)]);
-    // The batch window is 5 ms and only opens while other invitations are under way; 100 ms is
-    // far above the host's own turn-around and far below any timer a batching delay would add.
-    expect(post!.at - read!.at).toBeLessThan(100);
+    // A lone invitation goes out on the next turn of the event loop (exact, with a virtual clock, in
+    // test/resources/invite-batcher.test.ts). Through the host, on a machine busy with other tests,
+    // the turn-around alone has reached 123 ms: the bound is half the HOLD_MS a batch may wait for
+    // one in flight, the delay batching could add.
+    expect(post!.at - read!.at).toBeLessThan(HOLD_MS / 2);
   }, 120_000);
 
   describe.each(["whole", "partial"] as const)("one bad user in a 100-user batch (the service fails a batch job %s)", (mode) => {
