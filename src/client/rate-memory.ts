@@ -7,9 +7,10 @@
  *
  * What is kept is the limit and where it came from, never the API key nor anything derived from
  * it: the entry is per workspace address only. A remembered limit is a hint, so the file must
- * never fail a deployment: a file that is missing, unreadable, corrupt or unwritable is ignored
- * (with a debug line through the client's logger).
+ * never fail a deployment: a file that is missing, unreadable, corrupt, unwritable or not a regular
+ * file (a FIFO, a device) is ignored (with a debug line through the client's logger).
  */
+import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -159,14 +160,27 @@ export class RateLimitMemory {
   async #read(): Promise<Record<string, RememberedLimit>> {
     let text: string;
     try {
-      const handle = await fsp.open(this.file, "r");
+      // Non-blocking: a FIFO in the file's place would hold a plain open until a writer came.
+      const handle = await fsp.open(this.file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
       try {
-        const { size } = await handle.stat();
-        if (size > MAX_FILE_BYTES) {
-          this.#log(`${this.file}: ${size} bytes, more than a file of remembered rate limits holds; ignored`);
+        // Only a regular file: a folder, a FIFO or a device (a link to /dev/zero never ends) is not ours.
+        if (!(await handle.stat()).isFile()) {
+          this.#log(`${this.file}: not read (not a regular file); rate limits are learnt afresh`);
           return {};
         }
-        text = await handle.readFile("utf8");
+        // At most one byte more than a file of ours holds, whatever its size says.
+        const buffer = Buffer.allocUnsafe(MAX_FILE_BYTES + 1);
+        let length = 0;
+        while (length < buffer.length) {
+          const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+          if (bytesRead === 0) break;
+          length += bytesRead;
+        }
+        if (length > MAX_FILE_BYTES) {
+          this.#log(`${this.file}: more than ${MAX_FILE_BYTES} bytes, more than a file of remembered rate limits holds; ignored`);
+          return {};
+        }
+        text = buffer.toString("utf8", 0, length);
       } finally {
         await handle.close();
       }
