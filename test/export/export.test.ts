@@ -197,6 +197,53 @@ describe("records the export cannot represent", () => {
   });
 });
 
+describe("users whose emails differ only in case", () => {
+  it("are all left out, with their memberships and the reason; the rest is exported and access.yaml reads back", async () => {
+    const emulator = await startEmulator({
+      seed: {
+        users: [
+          { id: "u-ann", email: "ann@x.example", firstName: "Ann", lastName: "Lee" },
+          { id: "u-bob", email: "bob@x.example", firstName: "Bob", lastName: "Ray" },
+        ],
+        integrations: [
+          {
+            id: "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a01",
+            application: "YouTube",
+            label: "YouTube acme",
+            entitlements: [{ id: "VIEWER" }],
+            users: [
+              { userId: "u-ann", entitlements: ["VIEWER"] },
+              { userId: "u-bob", entitlements: ["VIEWER"] },
+            ],
+          },
+        ],
+      },
+    });
+    try {
+      // The emulator refuses such a pair, a service may not: a second Ann on the user page.
+      const page = (await (
+        await fetch(`${emulator.url}users?page%5Bsize%5D=100`, { headers: { "x-api-key": emulator.apiKey } })
+      ).json()) as { data: Array<Record<string, unknown>> };
+      page.data.push({ id: "u-ann2", type: "user", attributes: { email: "Ann@X.example", firstName: "Ann", lastName: "Two" } });
+      emulator.fault({ method: "GET", path: "/users", body: JSON.stringify({ ...page, links: { next: null } }) });
+      const result = await runExport(options(emulator));
+      const reason = (other: string) =>
+        `another user has the same email but for case (${other}): access.yaml tells users apart by email, case-insensitively`;
+      expect(result.leftOut.map((l) => l.text)).toEqual([
+        `user u-ann <ann@x.example>: ${reason("u-ann2")}`,
+        `user u-ann2 <Ann@X.example>: ${reason("u-ann")}`,
+        `membership of u-ann <ann@x.example> in "YouTube acme": its user is left out (${reason("u-ann2")})`,
+      ]);
+      const file = parseAccessFile(fs.readFileSync(path.join(result.dir, "access.yaml"), "utf8"));
+      expect(file.users.map((u) => u.email)).toEqual(["bob@x.example"]);
+      expect(file.memberships.map((m) => m.user)).toEqual(["bob@x.example"]);
+      expect(result).toMatchObject({ users: 1, memberships: 1 });
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
 describe("errors name the fix, never the key", () => {
   let emulator: Emulator;
   beforeAll(async () => {
