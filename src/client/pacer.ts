@@ -4,7 +4,7 @@ import type { Clock } from "./clock";
  * The window a limit learnt from 429s is counted in (the service publishes no window): how many
  * answers it accepted in the last second is how many it takes per second.
  */
-const RATE_WINDOW_MS = 1000;
+export const RATE_WINDOW_MS = 1000;
 /**
  * Keep a window's worth of requests this much longer than the service's window: a margin for a
  * service that counts a request from a moment after it answered it (see {@link Pacer}).

@@ -7,14 +7,15 @@
  *
  * What is kept is the limit and where it came from, never the API key nor anything derived from
  * it: the entry is per workspace address only. A remembered limit is a hint, so the file must
- * never fail a deployment: a file that is missing, unreadable, corrupt or unwritable is ignored
- * (with a debug line through the client's logger).
+ * never fail a deployment: a file that is missing, unreadable, corrupt, unwritable or not a regular
+ * file (a FIFO, a device) is ignored (with a debug line through the client's logger).
  */
+import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Clock } from "./clock";
-import type { WindowLimit } from "./pacer";
+import { RATE_WINDOW_MS, type WindowLimit } from "./pacer";
 
 /** Where the remembered limits go: a folder, or `off` (or empty) for nowhere. */
 export const CACHE_DIR_ENV = "WORKSPACE_ACCESS_CACHE_DIR";
@@ -24,6 +25,19 @@ export const CACHE_FOLDER = "pulumi-workspace-access";
 export const RATE_LIMITS_FILE = "rate-limits.json";
 /** How long a remembered limit is trusted: a day, then it is learnt afresh. */
 export const REMEMBER_MS = 24 * 60 * 60 * 1000;
+/**
+ * The longest window remembered: five minutes, the longest the service asks a client to wait
+ * (its 429's `Retry-After`). A limit learnt from 429s has a window of a second; a window from
+ * `RateLimit-Reset` headers (the longest reset seen) beyond this is not remembered, and is learnt
+ * again from the first answer's headers, as it was the first time.
+ */
+export const MAX_WINDOW_MS = 5 * 60 * 1000;
+/**
+ * The slowest pace remembered, in requests per second: never slower than the slowest a 429 can
+ * teach (one request per second). A slower limit from headers is learnt again from the first
+ * answer; so a corrupt or planted file cannot pace a run to a crawl.
+ */
+export const MIN_REQUESTS_PER_SECOND = 1;
 /** Entries kept at most, the most recently saved first: emulators on ever new ports must not grow the file. */
 const MAX_ENTRIES = 64;
 /** A file larger than this is not ours (or is broken): ignored rather than parsed. */
@@ -118,6 +132,8 @@ export class RateLimitMemory {
 
   /** Saves `limit` for `key` in the background (see {@link flush}). Never throws. */
   remember(key: string, limit: WindowLimit): void {
+    // One the next process would ignore is not written (nor does it replace what is there).
+    if (!plausible(limit)) return;
     this.#next.set(key, { count: limit.count, windowMs: limit.windowMs, source: limit.source });
     this.#writing ??= this.#drain();
   }
@@ -144,14 +160,27 @@ export class RateLimitMemory {
   async #read(): Promise<Record<string, RememberedLimit>> {
     let text: string;
     try {
-      const handle = await fsp.open(this.file, "r");
+      // Non-blocking: a FIFO in the file's place would hold a plain open until a writer came.
+      const handle = await fsp.open(this.file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
       try {
-        const { size } = await handle.stat();
-        if (size > MAX_FILE_BYTES) {
-          this.#log(`${this.file}: ${size} bytes, more than a file of remembered rate limits holds; ignored`);
+        // Only a regular file: a folder, a FIFO or a device (a link to /dev/zero never ends) is not ours.
+        if (!(await handle.stat()).isFile()) {
+          this.#log(`${this.file}: not read (not a regular file); rate limits are learnt afresh`);
           return {};
         }
-        text = await handle.readFile("utf8");
+        // At most one byte more than a file of ours holds, whatever its size says.
+        const buffer = Buffer.allocUnsafe(MAX_FILE_BYTES + 1);
+        let length = 0;
+        while (length < buffer.length) {
+          const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+          if (bytesRead === 0) break;
+          length += bytesRead;
+        }
+        if (length > MAX_FILE_BYTES) {
+          this.#log(`${this.file}: more than ${MAX_FILE_BYTES} bytes, more than a file of remembered rate limits holds; ignored`);
+          return {};
+        }
+        text = buffer.toString("utf8", 0, length);
       } finally {
         await handle.close();
       }
@@ -206,12 +235,23 @@ export class RateLimitMemory {
 function validEntry(value: unknown, now: number): RememberedLimit | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const { count, windowMs, source, savedAt } = value as Record<string, unknown>;
-  if (typeof count !== "number" || !Number.isInteger(count) || count < 1) return undefined;
-  if (typeof windowMs !== "number" || !Number.isFinite(windowMs) || windowMs <= 0 || windowMs > REMEMBER_MS) return undefined;
-  if (source !== "429" && source !== "headers") return undefined;
+  if (typeof count !== "number" || typeof windowMs !== "number" || (source !== "429" && source !== "headers")) return undefined;
+  if (!plausible({ count, windowMs, source })) return undefined;
   // Saved in the future means a clock that went back: not trusted either.
   if (typeof savedAt !== "number" || !(now - savedAt >= 0 && now - savedAt < REMEMBER_MS)) return undefined;
   return { count, windowMs, source, savedAt };
+}
+
+/**
+ * Whether a limit is one the pacer could have learnt and worth pacing from: a whole count of at
+ * least one; a window of a second for one learnt from 429s, of at most {@link MAX_WINDOW_MS} for
+ * one the headers gave; and a pace of at least {@link MIN_REQUESTS_PER_SECOND}.
+ */
+function plausible({ count, windowMs, source }: WindowLimit): boolean {
+  if (!Number.isInteger(count) || count < 1) return false;
+  if (!Number.isFinite(windowMs) || windowMs <= 0 || windowMs > MAX_WINDOW_MS) return false;
+  if (source === "429" && windowMs !== RATE_WINDOW_MS) return false;
+  return count * 1000 >= MIN_REQUESTS_PER_SECOND * windowMs;
 }
 
 /** An error's code or message, for a debug line (file system errors name only the path). */

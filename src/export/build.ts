@@ -110,6 +110,21 @@ export function buildAccessFile(
       exported.set(user.id, user);
     }
   }
+  // access.yaml tells users apart by email, case-insensitively (as the service compares emails),
+  // and their resource names come from it: of users whose emails differ only in case, none can be
+  // declared beside another, and which one to keep would be a guess. Each of them is left out.
+  const byEmail = new Map<string, SnapshotUser[]>();
+  for (const user of exported.values()) byEmail.set(emailKey(user.email!), [...(byEmail.get(emailKey(user.email!)) ?? []), user]);
+  for (const group of byEmail.values()) {
+    if (group.length < 2) continue;
+    for (const user of group) {
+      const others = group.filter((u) => u !== user).map((u) => u.id);
+      const problem = `another user has the same email but for case (${others.join(", ")}): access.yaml tells users apart by email, case-insensitively`;
+      exported.delete(user.id);
+      problems.set(user.id, problem);
+      leaveOutUser(user.id, user.email, problem);
+    }
+  }
   const userNames = uniqueNames([...exported.values()].map((u) => ({ key: emailKey(u.email!), base: userBaseName(u.email!) })));
   const users: AccessUser[] = [...exported.values()]
     .map((u) => {

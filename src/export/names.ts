@@ -1,9 +1,11 @@
 /**
  * Pulumi resource names for an export: derived from what people know a record by (a user's email,
- * an integration's label), safe in a URN (`[a-z0-9._-]`), unique, and stable. A name depends only
- * on its own record, except where two records would get the same one: then each of them gets a
- * suffix from a hash of its own key (an email, an integration id), never a position, so a name
- * does not move when other records come or go.
+ * an integration's label), safe in a URN (`[a-z0-9._-]`), unique, and deterministic: the same
+ * records give the same names, in any order. A name depends on its own record and on those that
+ * would get the same base name: then each of them gets a suffix from a hash of its own key (an
+ * email, an integration id), never a position. So a name moves only when a record of the same base
+ * name comes or goes (a record that had the bare name gets a suffix while the other is there): the
+ * names are stored in `access.yaml`, so that never renames a resource of an exported project.
  */
 import { createHash } from "node:crypto";
 

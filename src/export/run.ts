@@ -1,7 +1,8 @@
 /**
  * An export and a check, end to end: settings, the directory (refused before any request when it
  * is not empty), the workspace read with one client, the files written only once everything was
- * read (a failure writes nothing), or the comparison with `access.yaml`.
+ * read, all of them or none (a failure, while reading or writing, leaves nothing behind), or the
+ * comparison with `access.yaml`.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -196,14 +197,47 @@ function refuseNonEmpty(dir: string): void {
   }
 }
 
-/** Writes each file beside its place, then renames it there: no file is ever seen half-written. */
+/**
+ * Writes the whole project or nothing: a failure part way (a full disk) leaves no file behind, nor
+ * a folder it made. A new directory is written as a hidden folder beside it, renamed into place
+ * in one step once complete; an existing empty one gets every file under a temporary name first,
+ * then each renamed to its own (no file is ever seen half-written).
+ */
 function writeFiles(dir: string, files: Record<string, string>): void {
-  fs.mkdirSync(dir, { recursive: true });
-  for (const [name, text] of Object.entries(files)) {
-    const target = path.join(dir, name);
-    const partial = `${target}.${process.pid}.partial`;
-    fs.writeFileSync(partial, text, { flag: "wx" });
-    fs.renameSync(partial, target);
+  const unique = `${process.pid}.${Math.random().toString(36).slice(2)}.partial`;
+  if (!fs.existsSync(dir)) {
+    const parent = path.dirname(dir);
+    // The first folder it made, if any: removed again on failure.
+    const made = fs.mkdirSync(parent, { recursive: true });
+    const temp = path.join(parent, `.${path.basename(dir)}.${unique}`);
+    try {
+      fs.mkdirSync(temp);
+      for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(temp, name), text, { flag: "wx" });
+      // Fails, overwriting nothing, if a non-empty directory appeared there meanwhile.
+      fs.renameSync(temp, dir);
+    } catch (error) {
+      fs.rmSync(made ?? temp, { recursive: true, force: true });
+      throw error;
+    }
+    return;
+  }
+  const written: string[] = [];
+  try {
+    const renames: Array<[string, string]> = [];
+    for (const [name, text] of Object.entries(files)) {
+      const target = path.join(dir, name);
+      const partial = `${target}.${unique}`;
+      written.push(partial);
+      fs.writeFileSync(partial, text, { flag: "wx" });
+      renames.push([partial, target]);
+    }
+    for (const [partial, target] of renames) {
+      fs.renameSync(partial, target);
+      written.push(target);
+    }
+  } catch (error) {
+    for (const file of written) fs.rmSync(file, { force: true });
+    throw error;
   }
 }
 

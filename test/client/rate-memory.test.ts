@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { WorkspaceAccessClient } from "../../src/client";
 import { CACHE_DIR_ENV, cacheDirOf, defaultCacheDir, RATE_LIMITS_FILE, RateLimitMemory, REMEMBER_MS } from "../../src/client/rate-memory";
 import type { Emulator } from "../../src/emulator";
-import { clientFor, emulator } from "../support/fixtures";
+import { clientFor, clockOf, emulator } from "../support/fixtures";
 import { VirtualClock } from "../support/virtual-clock";
 
 const dirs: string[] = [];
@@ -205,6 +205,10 @@ describe("the file never fails a request", () => {
     ["a fractional count", { count: 1.5 }],
     ["a count as text", { count: "40" }],
     ["a negative window", { windowMs: -1 }],
+    ["a window longer than five minutes", { count: 400, windowMs: 300_001, source: "headers" }],
+    ["one request a day (a planted or corrupt file)", { count: 1, windowMs: REMEMBER_MS - 1, source: "headers" }],
+    ["fewer than one request a second", { count: 1, windowMs: 2000, source: "headers" }],
+    ["a 429-learnt limit of another window than a second", { count: 40, windowMs: 2000 }],
     ["an unknown source", { source: "guess" }],
     ["saved in the future", { savedAt: Date.parse("2026-01-02T00:00:00Z") }],
     ["saved more than a day ago", { savedAt: Date.parse("2025-12-30T00:00:00Z") }],
@@ -217,6 +221,39 @@ describe("the file never fails a request", () => {
     expect(await new RateLimitMemory(dir, clock).recall(key)).toBeUndefined();
     fs.writeFileSync(path.join(dir, RATE_LIMITS_FILE), JSON.stringify({ version: 1, limits: { [key]: good } }));
     expect(await new RateLimitMemory(dir, clock).recall(key)).toEqual({ count: 40, windowMs: 1000, source: "429" });
+  });
+
+  it("an implausible limit (one request a day) does not pace the next client: it learns afresh", async () => {
+    const dir = tempDir();
+    const { emu, user, client, logs } = await workspace(dir, { requests: 1000, windowMs: 1000 });
+    const planted = { count: 1, windowMs: REMEMBER_MS - 1, source: "headers", savedAt: clockOf(emu).now() - 1000 };
+    fs.writeFileSync(path.join(dir, RATE_LIMITS_FILE), JSON.stringify({ version: 1, limits: { [emu.url]: planted } }));
+    const { client: c, clock } = client();
+    const start = clock.now();
+    expect(await burst(emu, c, user.id, 20)).toBe(0);
+    expect(clock.now() - start).toBe(0);
+    expect(logs.some((line) => line.includes("rate limit remembered"))).toBe(false);
+  });
+
+  it("keeps a limit the headers gave with the longest window remembered, five minutes", async () => {
+    const dir = tempDir();
+    const { emu, user, client } = await workspace(dir, { requests: 300, windowMs: 300_000, headers: true });
+    const first = client();
+    await first.client.users.get(user.id);
+    await first.client.close();
+    expect(fileOf(dir).limits[emu.url]).toMatchObject({ count: 300, windowMs: 300_000, source: "headers" });
+    const memory = new RateLimitMemory(dir, first.clock);
+    expect(await memory.recall(emu.url)).toEqual({ count: 300, windowMs: 300_000, source: "headers" });
+  });
+
+  it("does not write a limit it would not use (a window over five minutes)", async () => {
+    const dir = tempDir();
+    const clock = new VirtualClock();
+    const memory = new RateLimitMemory(dir, clock);
+    memory.remember("https://a.example.com/api/v1/", { count: 40, windowMs: 1000, source: "429" });
+    memory.remember("https://b.example.com/api/v1/", { count: 400, windowMs: 600_000, source: "headers" });
+    await memory.flush();
+    expect(Object.keys(fileOf(dir).limits)).toEqual(["https://a.example.com/api/v1/"]);
   });
 
   it("a file too large to be ours is not read", async () => {
@@ -236,11 +273,26 @@ describe("the file never fails a request", () => {
     expect(await burst(emu, first.client, user.id)).toBeGreaterThan(0);
     await first.client.close();
     expect(emu.requests.every((r) => r.status === 200 || r.status === 429)).toBe(true);
-    expect(logs.filter((line) => line.includes("not read"))).not.toEqual([]);
+    expect(logs.filter((line) => line.includes("not read") && line.includes("not a regular file"))).not.toEqual([]);
     expect(logs.filter((line) => line.includes("not written"))).not.toEqual([]);
     // No temporary file left behind.
     expect(fs.readdirSync(dir)).toEqual([RATE_LIMITS_FILE]);
   });
+
+  // A device never ends: read whole, it held the first request forever (and filled the memory).
+  // A FIFO, which blocked the open itself, needs mkfifo: test/reliability/rate-memory-special-files.test.ts.
+  it.skipIf(process.platform === "win32")(
+    "a device in its place (a link to /dev/zero) is not read: the first request goes at once",
+    async () => {
+      const dir = tempDir();
+      fs.symlinkSync("/dev/zero", path.join(dir, RATE_LIMITS_FILE));
+      const { emu, user, client, logs } = await workspace(dir);
+      expect(await client().client.users.get(user.id)).toMatchObject({ id: user.id });
+      expect(emu.requests).toHaveLength(1);
+      expect(logs.some((line) => line.includes("not a regular file"))).toBe(true);
+    },
+    5_000,
+  );
 
   it("a folder that cannot be created (a file in the way) is ignored, with a debug line", async () => {
     const dir = tempDir();

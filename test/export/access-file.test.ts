@@ -250,4 +250,18 @@ describe("resource names", () => {
     // Without the colliding record, the other keeps the same suffixed name only while it collides.
     expect(uniqueNames(records.filter((r) => r.key !== "a+b@x.example")).get("a-b@x.example")).toBe("a-b-at-x.example");
   });
+
+  it("move only when a record of the same base name comes or goes, as docs/export.md says", () => {
+    const record = (email: string) => ({ key: email, base: userBaseName(email) });
+    const before = uniqueNames([record("a-b@x.example"), record("c@x.example")]);
+    // Someone of another base name joins: nobody is renamed.
+    const unrelated = uniqueNames([record("a-b@x.example"), record("c@x.example"), record("d@x.example")]);
+    expect(unrelated.get("a-b@x.example")).toBe(before.get("a-b@x.example"));
+    expect(unrelated.get("c@x.example")).toBe(before.get("c@x.example"));
+    // Someone of the same base name joins: the one who had the bare name gets a suffix of its own key, the others keep theirs.
+    const colliding = uniqueNames([record("a-b@x.example"), record("c@x.example"), record("a+b@x.example")]);
+    expect(before.get("a-b@x.example")).toBe("a-b-at-x.example");
+    expect(colliding.get("a-b@x.example")).toMatch(/^a-b-at-x\.example-[0-9a-f]{8}$/);
+    expect(colliding.get("c@x.example")).toBe(before.get("c@x.example"));
+  });
 });

@@ -5,6 +5,7 @@
  * changed in the workspace. Retries and waits run on a virtual clock.
  */
 import * as fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -191,6 +192,112 @@ describe("records the export cannot represent", () => {
       const file = parseAccessFile(fs.readFileSync(path.join(result.dir, "access.yaml"), "utf8"));
       expect(file.users.map((u) => u.email)).toEqual(["ok@x.example"]);
       expect(file.memberships.map((m) => m.user)).toEqual(["ok@x.example"]);
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
+describe("users whose emails differ only in case", () => {
+  it("are all left out, with their memberships and the reason; the rest is exported and access.yaml reads back", async () => {
+    const emulator = await startEmulator({
+      seed: {
+        users: [
+          { id: "u-ann", email: "ann@x.example", firstName: "Ann", lastName: "Lee" },
+          { id: "u-bob", email: "bob@x.example", firstName: "Bob", lastName: "Ray" },
+        ],
+        integrations: [
+          {
+            id: "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a01",
+            application: "YouTube",
+            label: "YouTube acme",
+            entitlements: [{ id: "VIEWER" }],
+            users: [
+              { userId: "u-ann", entitlements: ["VIEWER"] },
+              { userId: "u-bob", entitlements: ["VIEWER"] },
+            ],
+          },
+        ],
+      },
+    });
+    try {
+      // The emulator refuses such a pair, a service may not: a second Ann on the user page.
+      const page = (await (
+        await fetch(`${emulator.url}users?page%5Bsize%5D=100`, { headers: { "x-api-key": emulator.apiKey } })
+      ).json()) as { data: Array<Record<string, unknown>> };
+      page.data.push({ id: "u-ann2", type: "user", attributes: { email: "Ann@X.example", firstName: "Ann", lastName: "Two" } });
+      emulator.fault({ method: "GET", path: "/users", body: JSON.stringify({ ...page, links: { next: null } }) });
+      const result = await runExport(options(emulator));
+      const reason = (other: string) =>
+        `another user has the same email but for case (${other}): access.yaml tells users apart by email, case-insensitively`;
+      expect(result.leftOut.map((l) => l.text)).toEqual([
+        `user u-ann <ann@x.example>: ${reason("u-ann2")}`,
+        `user u-ann2 <Ann@X.example>: ${reason("u-ann")}`,
+        `membership of u-ann <ann@x.example> in "YouTube acme": its user is left out (${reason("u-ann2")})`,
+      ]);
+      const file = parseAccessFile(fs.readFileSync(path.join(result.dir, "access.yaml"), "utf8"));
+      expect(file.users.map((u) => u.email)).toEqual(["bob@x.example"]);
+      expect(file.memberships.map((m) => m.user)).toEqual(["bob@x.example"]);
+      expect(result).toMatchObject({ users: 1, memberships: 1 });
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
+describe("a failure while writing the project", () => {
+  /** Runs `work` with fs.writeFileSync failing (ENOSPC) at its `nth` call for a path under `under`. */
+  async function withFullDisk<T>(under: string, nth: number, work: () => Promise<T>): Promise<T> {
+    const nodeFs = process.getBuiltinModule("node:fs") as unknown as Record<string, unknown>;
+    const real = nodeFs["writeFileSync"] as (...args: unknown[]) => unknown;
+    let calls = 0;
+    nodeFs["writeFileSync"] = (...args: unknown[]) => {
+      if (String(args[0]).startsWith(under) && ++calls === nth) {
+        throw Object.assign(new Error(`ENOSPC: no space left on device, open '${String(args[0])}'`), { code: "ENOSPC" });
+      }
+      return real(...args);
+    };
+    // `import * as fs from "node:fs"` in ES modules reads these bindings too.
+    syncBuiltinESMExports();
+    try {
+      return await work();
+    } finally {
+      nodeFs["writeFileSync"] = real;
+      syncBuiltinESMExports();
+    }
+  }
+
+  it.each([
+    ["a new directory", false],
+    ["an existing empty directory", true],
+  ])("leaves nothing behind in %s: no project at all rather than part of one", async (_, exists) => {
+    const emulator = await startEmulator({
+      seed: { users: [{ id: "u-ok", email: "ok@x.example", firstName: "Ok", lastName: "Person" }], integrations: [] },
+    });
+    try {
+      const out = freshDir();
+      const parent = path.dirname(out);
+      if (exists) fs.mkdirSync(out);
+      // The third file fails: two are written by then.
+      await expect(withFullDisk(parent, 3, () => runExport(options(emulator, { out })))).rejects.toThrow(/ENOSPC/);
+      expect(fs.readdirSync(parent)).toEqual(exists ? ["access"] : []);
+      if (exists) expect(fs.readdirSync(out)).toEqual([]);
+      // And the same directory takes the whole project afterwards.
+      const result = await runExport(options(emulator, { out }));
+      expect(fs.readdirSync(out).sort()).toEqual(result.files);
+      expect(fs.readdirSync(parent)).toEqual(["access"]);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("leaves no folder it made for a new directory's parents", async () => {
+    const emulator = await startEmulator({ seed: { users: [], integrations: [] } });
+    try {
+      const top = path.dirname(freshDir());
+      const out = path.join(top, "new", "deeper", "access");
+      await expect(withFullDisk(top, 1, () => runExport(options(emulator, { out })))).rejects.toThrow(/ENOSPC/);
+      expect(fs.readdirSync(top)).toEqual([]);
     } finally {
       await emulator.close();
     }
