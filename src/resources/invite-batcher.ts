@@ -39,6 +39,7 @@ import {
   unlessNotFound,
   type WorkspaceAccessClient,
 } from "../client";
+import { type Members, memberList } from "./member-lookup";
 
 /** The most users one invitation names (the API's page size, and the issue's cap). */
 export const MAX_BATCH = 100;
@@ -260,23 +261,25 @@ export class InviteBatcher {
     }
   }
 
-  /** The members of the integration now, by user id; `undefined` when the list cannot be read. */
-  async #members(integrationId: string): Promise<Map<string, IntegrationUser> | undefined> {
-    try {
-      const members = new Map<string, IntegrationUser>();
-      for await (const member of this.#client.integrations.listUsers(integrationId)) members.set(member.id, member);
-      return members;
-    } catch {
-      return undefined;
-    }
+  /** The members of the integration now, by user id (see {@link memberList}); `undefined` when the list cannot be read. */
+  async #members(integrationId: string): Promise<Members | undefined> {
+    return memberList(this.#client, integrationId).catch(() => undefined);
   }
 
-  /** Splits `batch` into the entries whose user is a member now (settled with `existed`) and the rest. */
-  #settleMembers(batch: Entry[], members: Map<string, IntegrationUser>, existed: boolean): Entry[] {
+  /**
+   * Splits `batch` into the entries whose user is a member now (settled: with `existed`, or, when
+   * the member's record cannot be used, failed naming it) and the rest.
+   */
+  #settleMembers(batch: Entry[], members: Members, existed: boolean): Entry[] {
     const rest: Entry[] = [];
     for (const entry of batch) {
       const member = members.get(entry.invitation.userId);
-      if (member) entry.resolve({ member, existed });
+      if (member instanceof Error) {
+        // A member, but its record cannot be used: if this invitation made it, the next up takes it over.
+        if (!existed) markMayHaveLanded(member);
+        entry.reject(member);
+      }
+      else if (member) entry.resolve({ member, existed });
       else rest.push(entry);
     }
     return rest;

@@ -21,7 +21,7 @@ export const CREATE_WINDOW_MS = 50;
 export const CREATE_LIST_MAX_AGE_MS = 10 * 60_000;
 
 /** A member, or why its record could not be used, by user id. */
-type Members = Map<string, IntegrationUser | Error>;
+export type Members = Map<string, IntegrationUser | Error>;
 
 /** What a lookup found, and whether a shared list answered it. */
 export interface MemberLookup {
@@ -102,16 +102,22 @@ class IntegrationMembers {
     return list;
   }
 
-  async #take(): Promise<Members> {
-    const members: Members = new Map();
-    const onInvalid = (id: string | undefined, error: Error) => {
-      if (id !== undefined) members.set(id, error);
-    };
-    for await (const member of this.#client.integrations.listUsers(this.#integrationId, { onInvalid })) {
-      members.set(member.id, member);
-    }
-    return members;
+  #take(): Promise<Members> {
+    return memberList(this.#client, this.#integrationId);
   }
+}
+
+/**
+ * Every member of an integration by user id, one paged list: a member whose record cannot be used
+ * is there too, as the error naming the record (it is a member; what it holds is unknown).
+ */
+export async function memberList(client: WorkspaceAccessClient, integrationId: string): Promise<Members> {
+  const members: Members = new Map();
+  const onInvalid = (id: string | undefined, error: Error) => {
+    if (id !== undefined) members.set(id, error);
+  };
+  for await (const member of client.integrations.listUsers(integrationId, { onInvalid })) members.set(member.id, member);
+  return members;
 }
 
 /** The create lookups of every integration, over one client. */
