@@ -30,7 +30,7 @@ import {
   type WorkspaceAccessClient,
   WorkspaceAccessError,
 } from "../client";
-import { claim, isClaimed } from "./claims";
+import { claim, isClaimed, memberClaim } from "./claims";
 import { unofferedEntitlements } from "./entitlement-catalogue";
 import { type InviteOutcome, markUnfinished, unfinishedJobOf } from "./invite-batcher";
 import {
@@ -313,7 +313,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
       async () => {
         try {
           const { member, existed, jobId } = await createMembership(inputs);
-          if (existed) claim(`member:${membershipId(inputs.integrationId, inputs.userId)}`);
+          if (existed) claim(memberClaim(inputs.integrationId, inputs.userId));
           return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId) };
         } catch (error) {
           throw partialCreate(error, news, inputs);
@@ -383,8 +383,8 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
   async delete(id: string): Promise<void> {
     // A replacement took the same membership over in this deployment: removing the user now
     // would undo it.
-    if (isClaimed(`member:${id}`)) return;
     const { integrationId, userId } = parseId(id);
+    if (isClaimed(memberClaim(integrationId, userId))) return;
     await withWrite(
       async () => {
         // Already gone (404) counts as done.

@@ -10,7 +10,7 @@
  * | create | `GET /integrations/{id}/users` (the member list, paged, once); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
  * | update | the member list once; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member), and per member whose declared role changed; then the invitations (batched) and one `PATCH` per member whose set changed |
  * | read | the member list once |
- * | delete | the member list once (for the owner check); `DELETE .../users/{userId}` per managed member still there |
+ * | delete | the member list once (for the owner check); `DELETE .../users/{userId}` per managed member still there and not taken over by another resource in this deployment (`claims.ts`) |
  *
  * The members this resource manages are those in its state (`members`): what it invited, adopted
  * or was declared with. Everyone else is unmanaged: reported, and removed only with
@@ -39,6 +39,7 @@ import {
   type MemberInputs,
   validate,
 } from "./inputs";
+import { claim, isClaimed, memberClaim } from "./claims";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "./integration-members";
 import { unfinishedJobOf } from "./invite-batcher";
 import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
@@ -206,6 +207,15 @@ async function setEntitlements(
 }
 
 /**
+ * Records that this deployment took over a member who was there before (an adoption): when the
+ * resource that managed them before (this one under another name, or an `IntegrationEntitlement`)
+ * is deleted after this create or update, as Pulumi does, its delete must leave them (`claims.ts`).
+ */
+function takeOver(run: Run, userId: string): void {
+  claim(memberClaim(run.integrationId, userId));
+}
+
+/**
  * Makes a declared member who is not one (as far as the list said) a member: a batched invitation.
  * When the answer says they are one after all, the adoption rules apply (a declared role must match).
  */
@@ -227,6 +237,8 @@ async function addMember(client: WorkspaceAccessClient, run: Run, declared: Memb
     const found = stateOf(outcome.member);
     run.live.set(declared.userId, { ...found, email: outcome.member.email });
     if (outcome.existed && roleChanged(found.role, declared)) throw roleMismatch(run.integrationId, declared, found.role);
+    // Someone's member since the list was read: taken over (see takeOver).
+    if (outcome.existed) takeOver(run, declared.userId);
     run.managed.set(declared.userId, found);
     if (!sameSet(found.entitlements, declared.entitlements))
       await setEntitlements(client, run, declared.userId, declared.entitlements, found.role);
@@ -287,6 +299,7 @@ async function create(inputs: IntegrationMembersInputs, news: Props): Promise<In
     inputs.members.map(async (declared) => {
       const live = run.live.get(declared.userId);
       if (!live) return addMember(client, run, declared);
+      takeOver(run, declared.userId);
       run.managed.set(declared.userId, { userId: live.userId, entitlements: live.entitlements, role: live.role });
       if (!sameSet(live.entitlements, declared.entitlements))
         await setEntitlements(client, run, declared.userId, declared.entitlements, live.role);
@@ -315,8 +328,10 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
     const member = live.get(id);
     if (member) run.managed.set(id, { userId: id, entitlements: member.entitlements, role: member.role });
   }
-  const dropped = [...wasManaged].filter((id) => !declared.has(id) && live.has(id));
-  const unmanaged = inputs.removeUnmanaged ? [...live.keys()].filter((id) => !declared.has(id) && !wasManaged.has(id)) : [];
+  // A member another resource took over in this deployment is no longer this one's to remove.
+  const ours = (id: string) => !isClaimed(memberClaim(inputs.integrationId, id));
+  const dropped = [...wasManaged].filter((id) => !declared.has(id) && live.has(id) && ours(id));
+  const unmanaged = inputs.removeUnmanaged ? [...live.keys()].filter((id) => !declared.has(id) && !wasManaged.has(id) && ours(id)) : [];
   // A managed member whose declared role changed is removed and invited again; a member taken over
   // now with another role fails alone, as at create (adoption never removes anyone).
   const roleChanges = inputs.members.filter(
@@ -343,6 +358,7 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
       // A role change whose removal failed, or a mismatched adoption: left as it is (the failure is reported).
       if ((roleChanges.includes(member) && !removedOk.has(member.userId)) || mismatched.includes(member)) return;
       if (!current) return addMember(client, run, member);
+      if (!wasManaged.has(member.userId)) takeOver(run, member.userId);
       run.managed.set(member.userId, { userId: member.userId, entitlements: current.entitlements, role: current.role });
       if (!sameSet(current.entitlements, member.entitlements))
         await setEntitlements(client, run, member.userId, member.entitlements, current.role);
@@ -450,7 +466,11 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
         if (NotFoundError.isInstance(error)) return;
         throw error;
       }
-      const removed = new Set((props.members ?? []).map((m) => m.userId).filter((userId) => live.has(userId)));
+      // A member another resource took over in this deployment (a rename, IntegrationEntitlement
+      // resources adopting them) is theirs now: removing it would undo that.
+      const removed = new Set(
+        (props.members ?? []).map((m) => m.userId).filter((userId) => live.has(userId) && !isClaimed(memberClaim(id, userId))),
+      );
       guardLastOwner(
         id,
         [...live.values()].filter((m) => m.role === OWNER).map((m) => m.userId),

@@ -34,6 +34,16 @@ export const managed = team.members.apply((m) => m.map((x) => x.userId + ":" + x
 `;
 }
 
+/** `IntegrationEntitlement` resources, one per membership (named `e-<user>`). */
+function entitlementsProgram(list: Array<{ userId: string; entitlements: string[] }>, adoptExisting = false): string {
+  return `${header}${list
+    .map(
+      (m) =>
+        `new wa.IntegrationEntitlement(${JSON.stringify(`e-${m.userId.slice(-2)}`)}, ${JSON.stringify({ integrationId: INTEGRATION, ...m, ...(adoptExisting ? { adoptExisting } : {}) })});`,
+    )
+    .join("\n")}\n`;
+}
+
 const members = (s: Scenario) =>
   Object.fromEntries(
     s.emu.integrations
@@ -45,7 +55,7 @@ const writeLines = (s: Scenario) =>
   writes(s.emu)
     .map((r) => `${r.method} ${r.path}`)
     .sort();
-const changed = (result: { steps: Array<{ op: string; type: string }> }) =>
+const changed = <T extends { op: string; type: string }>(result: { steps: T[] }) =>
   result.steps.filter((st) => st.type !== "pulumi:pulumi:Stack" && st.op !== "same");
 
 describe("IntegrationMembers through the host", () => {
@@ -176,6 +186,55 @@ describe("IntegrationMembers through the host", () => {
     expect(writes(s.emu)).toEqual([]);
     expect(members(s)[U.owner]).toBe("owner:VIEWER");
   }, 120_000);
+
+  it("moving memberships between IntegrationEntitlement resources and an IntegrationMembers, and renaming it, removes nobody", async () => {
+    const declared = [
+      { userId: U.a, entitlements: ["VIEWER"] },
+      { userId: U.b, entitlements: ["EDITOR"] },
+    ];
+    const s = await start({
+      program: entitlementsProgram(declared),
+      emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]),
+    });
+    await s.up();
+    const before = members(s);
+    expect(Object.keys(before).sort()).toEqual([U.owner, U.a, U.b].sort());
+    const deletes = () => writes(s.emu).filter((r) => r.method === "DELETE");
+
+    // IntegrationEntitlement -> IntegrationMembers in one up (owners.ts's advice): the new resource's
+    // create adopts both members before the old resources' deletes run; those must not remove them.
+    s.setProgram(program(declared));
+    s.emu.clearRequests();
+    const moved = await s.up();
+    expect(
+      changed(moved)
+        .map((st) => `${st.op} ${st.name}`)
+        .sort(),
+    ).toEqual(["create team", "delete e-05", "delete e-06"]);
+    expect(deletes()).toEqual([]);
+    expect(members(s)).toEqual(before);
+
+    // A rename without an alias: create "crew" (adopting everyone), then delete "team".
+    s.setProgram(program(declared).replace('IntegrationMembers("team"', 'IntegrationMembers("crew"'));
+    s.emu.clearRequests();
+    const renamed = await s.up();
+    expect(
+      changed(renamed)
+        .map((st) => `${st.op} ${st.name}`)
+        .sort(),
+    ).toEqual(["create crew", "delete team"]);
+    expect(deletes()).toEqual([]);
+    expect(members(s)).toEqual(before);
+
+    // And back: IntegrationEntitlement resources adopting the members claim them; the
+    // IntegrationMembers' delete leaves them.
+    s.setProgram(entitlementsProgram(declared, true));
+    s.emu.clearRequests();
+    await s.up();
+    expect(deletes()).toEqual([]);
+    expect(members(s)).toEqual(before);
+    expect(changed(await s.preview())).toEqual([]);
+  }, 180_000);
 
   it("a program with an IntegrationEntitlement for the same integration fails its preview, sending nothing", async () => {
     const source = `${program([{ userId: U.a, entitlements: ["VIEWER"] }])}new wa.IntegrationEntitlement("b", { integrationId: ${JSON.stringify(INTEGRATION)}, userId: ${JSON.stringify(U.b)}, entitlements: ["VIEWER"] });\n`;
