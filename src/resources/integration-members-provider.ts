@@ -15,7 +15,8 @@
  * The members this resource manages are those in its state (`members`): what it invited, adopted
  * or was declared with. Everyone else is unmanaged: reported, and removed only with
  * `removeUnmanaged: true`, by an update (so that a plan has shown them first). No operation
- * removes the last member with the owner role. When some writes of an operation fail, the others
+ * removes the last member with the owner role, nor, when no known owner would be left, a member
+ * whose role is unknown (who may be the owner). When some writes of an operation fail, the others
  * still happen, and the state records what the service then has (a partial create or update): the
  * next `up` converges from there.
  */
@@ -101,14 +102,33 @@ const roleChanged = (current: Role | string | null, declared: MemberInputs) =>
   declared.role !== undefined && current !== null && current !== declared.role;
 
 /**
- * The members that would be removed, refused when they include every member with the owner role
- * (`owners`: the user ids holding it now). A role change from owner counts: the member is removed
- * before being invited again.
+ * The members that would be removed (`removed`, out of `members`: everyone the integration has
+ * now), refused when no member known to hold the owner role would be left and they include an
+ * owner or a member whose role is unknown (`null`: a record that could not be read, or a role this
+ * package does not know), who may be the owner. A role change from owner counts: the member is
+ * removed before being invited again.
  */
-function guardLastOwner(integrationId: string, owners: readonly string[], removed: ReadonlySet<string>): void {
-  if (owners.length === 0 || owners.some((id) => !removed.has(id))) return;
+function guardLastOwner(
+  integrationId: string,
+  members: Iterable<Pick<IntegrationMemberState, "userId" | "role">>,
+  removed: ReadonlySet<string>,
+): void {
+  const all = [...byUser([...members]).values()];
+  const owners = all.filter((m) => m.role === OWNER).map((m) => m.userId);
+  if (owners.some((id) => !removed.has(id))) return;
+  const unknown = all.filter((m) => m.role === null && removed.has(m.userId)).map((m) => m.userId);
+  if (owners.length === 0 && unknown.length === 0) return;
+  const users = (ids: readonly string[]) => (ids.length === 1 ? `user ${ids[0]}` : `users ${ids.join(", ")}`);
+  const who = [
+    ...(owners.length > 0 ? [`${users(owners)}, ${owners.length === 1 ? "the last member" : "every member"} with the owner role`] : []),
+    ...(unknown.length > 0 ? [`${users(unknown)}, whose role is unknown,`] : []),
+  ];
+  const why =
+    unknown.length > 0
+      ? `no member known to hold the owner role would be left, and ${unknown.length === 1 ? "that user" : "those users"} may be its owner (a role is unknown when the service's record of the member could not be read, or names a role this package does not know). `
+      : "the integration would be left without an owner. ";
   throw new ConfigurationError(
-    `Refusing to remove ${owners.length === 1 ? `user ${owners[0]}, the last member` : `users ${owners.join(", ")}, every member`} with the owner role of integration ${integrationId}: the integration would be left without an owner. ` +
+    `Refusing to remove ${who.join(" and ")} of integration ${integrationId}: ${why}` +
       'Nothing was changed. Add another member with role: "account_owner" first, keep this one in members (with its role), or, to stop managing the members without removing them, remove the resource from the stack\'s state (pulumi state delete).',
     "members",
   );
@@ -343,8 +363,7 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
   for (const m of mismatched)
     run.failures.push({ userId: m.userId, error: roleMismatch(inputs.integrationId, m, live.get(m.userId)!.role) });
   const removed = new Set([...dropped, ...unmanaged, ...roleChanges.map((m) => m.userId)]);
-  const owners = [...live.values()].filter((m) => m.role === OWNER).map((m) => m.userId);
-  guardLastOwner(inputs.integrationId, owners, removed);
+  guardLastOwner(inputs.integrationId, live.values(), removed);
 
   const removedOk = new Set<string>();
   await Promise.all(
@@ -393,8 +412,7 @@ function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynam
       ...(removeUnmanaged ? unmanaged.map((m) => m.userId) : []),
       ...declared.filter((m) => roleChanged(state.get(m.userId)?.role ?? null, m)).map((m) => m.userId),
     ]);
-    const owners = [...(olds.members ?? []), ...unmanaged].filter((m) => m.role === OWNER).map((m) => m.userId);
-    guardLastOwner(olds.integrationId, owners, removed);
+    guardLastOwner(olds.integrationId, [...(olds.members ?? []), ...unmanaged], removed);
   }
   return { changes, replaces, deleteBeforeReplace: false };
 }
@@ -471,11 +489,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
       const removed = new Set(
         (props.members ?? []).map((m) => m.userId).filter((userId) => live.has(userId) && !isClaimed(memberClaim(id, userId))),
       );
-      guardLastOwner(
-        id,
-        [...live.values()].filter((m) => m.role === OWNER).map((m) => m.userId),
-        removed,
-      );
+      guardLastOwner(id, live.values(), removed);
       const run: Run = { integrationId: id, live, managed: new Map(), failures: [], unfinished: [] };
       await Promise.all([...removed].map((userId) => removeMember(client, run, userId)));
       if (run.failures.length > 0) {

@@ -44,6 +44,18 @@ function entitlementsProgram(list: Array<{ userId: string; entitlements: string[
     .join("\n")}\n`;
 }
 
+/**
+ * The emulator's own answer to the member list, each record passed to `edit`, served as the
+ * answer to the next `times` list reads (a fault with that body).
+ */
+async function serveList(s: Scenario, edit: (record: { id: string; attributes: Record<string, unknown> }) => void, times = 1) {
+  const answer = await fetch(new URL(`integrations/${INTEGRATION}/users?page[size]=100`, s.emu.url), { headers: { "X-API-Key": s.key } });
+  const page = (await answer.json()) as { data: Array<{ id: string; attributes: Record<string, unknown> }> };
+  for (const record of page.data) edit(record);
+  s.emu.clearRequests();
+  s.emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, times, body: JSON.stringify(page) });
+}
+
 const members = (s: Scenario) =>
   Object.fromEntries(
     s.emu.integrations
@@ -234,6 +246,44 @@ describe("IntegrationMembers through the host", () => {
     expect(deletes()).toEqual([]);
     expect(members(s)).toEqual(before);
     expect(changed(await s.preview())).toEqual([]);
+  }, 180_000);
+
+  it("the only owner, whose role the service names in a way the package does not know, is never removed: not by removeUnmanaged, not by destroy", async () => {
+    const s = await start({
+      program: program([{ userId: U.a, entitlements: ["VIEWER"] }]),
+      emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]),
+    });
+    await s.up();
+    const unknownRole = (record: { id: string; attributes: Record<string, unknown> }) => {
+      if (record.id === U.owner) record.attributes["role"] = "primary_owner";
+    };
+    await serveList(s, unknownRole);
+    await s.refresh();
+    const state = s.stack.state().resources.find((r) => r.name === "team")!;
+    expect(state.outputs["unmanagedMembers"]).toMatchObject([{ userId: U.owner, role: null }]);
+
+    // removeUnmanaged would remove the one member who may be the owner: the plan fails, and so does up.
+    s.setProgram(program([{ userId: U.a, entitlements: ["VIEWER"] }], true));
+    const refused = `Refusing to remove user ${U.owner}, whose role is unknown, of integration ${INTEGRATION}`;
+    expect((await s.fails("preview")).grpcMessage).toContain(refused);
+    await serveList(s, unknownRole);
+    expect((await s.fails("up")).grpcMessage).toContain(refused);
+    expect(writes(s.emu)).toEqual([]);
+    s.emu.clearFaults();
+
+    // Managed (taken over with its role left out), the same member is not removed by a destroy either.
+    s.setProgram(
+      program([
+        { userId: U.owner, entitlements: ["VIEWER"] },
+        { userId: U.a, entitlements: ["VIEWER"] },
+      ]),
+    );
+    await serveList(s, unknownRole);
+    await s.up();
+    await serveList(s, unknownRole);
+    expect((await s.fails("destroy")).grpcMessage).toContain(refused);
+    expect(writes(s.emu)).toEqual([]);
+    expect(members(s)).toEqual({ [U.owner]: "owner:VIEWER", [U.a]: "collaborator:VIEWER" });
   }, 180_000);
 
   it("a program with an IntegrationEntitlement for the same integration fails its preview, sending nothing", async () => {

@@ -132,6 +132,35 @@ describe("diff", () => {
     expect((await diff({ members: declared, integrationId: "00000000-0000-4000-8000-0000000000ff" })).replaces).toEqual(["integrationId"]);
   });
 
+  it("a member whose role is unknown may be the owner: removing them is refused unless a known owner stays", async () => {
+    const X = "00000000-0000-4000-8000-000000000999";
+    const unknownOwner: IntegrationMembersOutputs = {
+      ...olds,
+      members: olds.members.filter((m) => m.userId !== O),
+      unmanagedMembers: [{ userId: X, entitlements: ["VIEWER"], role: null, email: null }],
+    };
+    const refused = `Refusing to remove user ${X}, whose role is unknown, of integration ${INTEGRATION}`;
+    const members = declared.slice(1);
+    await expect(provider.diff!(INTEGRATION, unknownOwner, { integrationId: INTEGRATION, members, removeUnmanaged: true })).rejects.toThrow(
+      refused,
+    );
+    // Dropped from members rather than unmanaged: the same.
+    const managedUnknown = {
+      ...unknownOwner,
+      members: [...unknownOwner.members, { userId: X, entitlements: ["VIEWER"], role: null }],
+      unmanagedMembers: [],
+    };
+    await expect(
+      provider.diff!(INTEGRATION, managedUnknown, { integrationId: INTEGRATION, members, removeUnmanaged: false }),
+    ).rejects.toThrow(refused);
+    // A known owner stays: the member of unknown role may go.
+    const withOwner = { ...olds, unmanagedMembers: [{ userId: X, entitlements: ["VIEWER"], role: null, email: null }] };
+    expect((await diff({ members: declared, removeUnmanaged: true })).changes).toBe(true);
+    expect(
+      (await provider.diff!(INTEGRATION, withOwner, { integrationId: INTEGRATION, members: declared, removeUnmanaged: true })).changes,
+    ).toBe(true);
+  });
+
   it("a change that would remove the last owner fails the plan, naming the owner", async () => {
     await expect(diff({ members: declared.slice(1) })).rejects.toThrow(`Refusing to remove user ${O}, the last member with the owner role`);
     await expect(
