@@ -8,7 +8,7 @@
  * | check | none (zod: every failure names its property, `members[3].userId`) |
  * | diff | none (the state's members, roles and unmanaged members; refuses a change that would remove the last owner) |
  * | create | `GET /integrations/{id}/users` (the member list, paged, once); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
- * | update | the member list once; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member), and per member whose declared role changed; then the invitations (batched) and one `PATCH` per member whose set changed |
+ * | update | the member list once; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member the state lists: those the plan showed), and per member whose declared role changed; then the invitations (batched) and one `PATCH` per member whose set changed |
  * | read | the member list once |
  * | delete | the member list once (for the owner check); `DELETE .../users/{userId}` per managed member still there and not taken over by another resource in this deployment (`claims.ts`) |
  *
@@ -351,7 +351,13 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
   // A member another resource took over in this deployment is no longer this one's to remove.
   const ours = (id: string) => !isClaimed(memberClaim(inputs.integrationId, id));
   const dropped = [...wasManaged].filter((id) => !declared.has(id) && live.has(id) && ours(id));
-  const unmanaged = inputs.removeUnmanaged ? [...live.keys()].filter((id) => !declared.has(id) && !wasManaged.has(id) && ours(id)) : [];
+  // Only the unmanaged members the state lists, which the plan showed: anyone who joined since is
+  // reported in the outputs, and removed by a later up, after a plan has shown them.
+  const unmanaged = inputs.removeUnmanaged
+    ? (olds.unmanagedMembers ?? [])
+        .map((m) => m.userId)
+        .filter((id) => live.has(id) && !declared.has(id) && !wasManaged.has(id) && ours(id))
+    : [];
   // A managed member whose declared role changed is removed and invited again; a member taken over
   // now with another role fails alone, as at create (adoption never removes anyone).
   const roleChanges = inputs.members.filter(

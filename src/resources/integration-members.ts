@@ -27,7 +27,8 @@ export interface IntegrationMembersArgs {
   /**
    * Default false: members the program does not list are left alone and reported in
    * `unmanagedMembers`. True: they appear in the plan (an update whose `unmanagedMembers` empty)
-   * and are removed on `up`; the last member with the owner role is never removed.
+   * and are removed on `up`; only those `unmanagedMembers` listed (a member who joined since is
+   * reported, and removed by the next `up`); the last member with the owner role is never removed.
    */
   removeUnmanaged?: pulumi.Input<boolean>;
 }

@@ -286,6 +286,34 @@ describe("IntegrationMembers through the host", () => {
     expect(members(s)).toEqual({ [U.owner]: "owner:VIEWER", [U.a]: "collaborator:VIEWER" });
   }, 180_000);
 
+  it("removeUnmanaged removes only the unmanaged members a plan showed: a member added since is reported, and removed by the next up", async () => {
+    const declared = [
+      { userId: U.owner, entitlements: ["VIEWER"], role: "account_owner" },
+      { userId: U.a, entitlements: ["VIEWER"] },
+    ];
+    const s = await start({
+      program: program(declared, true),
+      emulator: world([
+        { userId: U.owner, role: "owner", entitlements: ["VIEWER"] },
+        { userId: U.stranger, entitlements: ["VIEWER"] },
+      ]),
+    });
+    expect((await s.up()).outputs["unmanaged"]).toEqual([U.stranger]);
+    // Someone joins after that up, and no refresh runs: the plan shows the stranger's removal only.
+    s.emu.integrations.setMember(INTEGRATION, U.c, { role: "collaborator", entitlements: ["EDITOR"] });
+    s.setProgram(program([...declared, { userId: U.b, entitlements: ["VIEWER"] }], true));
+    s.emu.clearRequests();
+    const up = await s.up();
+    expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${U.stranger}`, `POST /integrations/${INTEGRATION}/users`]);
+    expect(up.outputs["unmanaged"]).toEqual([U.c]);
+    expect(members(s)[U.c]).toBe("collaborator:EDITOR");
+    // Now a plan shows them, and the next up removes them.
+    expect(stepOf(await s.preview(), "team").op).toBe("update");
+    s.emu.clearRequests();
+    expect((await s.up()).outputs["unmanaged"]).toEqual([]);
+    expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${U.c}`]);
+  }, 180_000);
+
   it("a program with an IntegrationEntitlement for the same integration fails its preview, sending nothing", async () => {
     const source = `${program([{ userId: U.a, entitlements: ["VIEWER"] }])}new wa.IntegrationEntitlement("b", { integrationId: ${JSON.stringify(INTEGRATION)}, userId: ${JSON.stringify(U.b)}, entitlements: ["VIEWER"] });\n`;
     const s = await start({ program: source, emulator: world([]) });
