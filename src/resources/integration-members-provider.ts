@@ -25,8 +25,6 @@ import {
   ConfigurationError,
   type IntegrationRole,
   type IntegrationUser,
-  JobFailedError,
-  JobTimeoutError,
   NotFoundError,
   unlessNotFound,
   type WorkspaceAccessClient,
@@ -42,7 +40,7 @@ import {
 } from "./inputs";
 import { claim, isClaimed, memberClaim } from "./claims";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "./integration-members";
-import { unfinishedJobOf } from "./invite-batcher";
+import { settle, unfinishedJobOf } from "./invite-batcher";
 import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
 import { containsUnknown, isUnknown } from "./unknown";
 
@@ -147,19 +145,6 @@ async function liveMembers(
     members.set(member.id, { ...stateOf(member), email: member.email });
   }
   return members;
-}
-
-/** Waits for jobs an earlier deployment left running (see `unfinishedJobIds`): a slow invitation is not sent twice. */
-async function settle(client: WorkspaceAccessClient, jobIds: readonly string[]): Promise<void> {
-  await Promise.all(
-    jobIds.map(async (id) => {
-      try {
-        await client.jobs.wait(id);
-      } catch (error) {
-        if (!(JobFailedError.isInstance(error) || NotFoundError.isInstance(error) || JobTimeoutError.isInstance(error))) throw error;
-      }
-    }),
-  );
 }
 
 /** One failed write: the member and why. */
@@ -273,6 +258,32 @@ async function addMember(client: WorkspaceAccessClient, run: Run, declared: Memb
   }
 }
 
+/**
+ * The state of a member whose invitation may still land: recorded as managed with no set known
+ * (see addMember) while one of the jobs left unfinished is still `running`. Which job is the
+ * member's is not known (a job does not name its users): any still running counts.
+ */
+function pendingInvitation(
+  olds: IntegrationMembersOutputs,
+  userId: string,
+  running: readonly string[],
+): IntegrationMemberState | undefined {
+  if (running.length === 0) return undefined;
+  return (olds.members ?? []).find((m) => m.userId === userId && m.entitlements.length === 0);
+}
+
+/** A member not invited again because their invitation may still land: kept as recorded, the jobs kept to wait for next time, and reported. */
+function stillRunning(run: Run, state: IntegrationMemberState, running: readonly string[]): void {
+  run.managed.set(state.userId, state);
+  run.unfinished.push(...running);
+  run.failures.push({
+    userId: state.userId,
+    error: new Error(
+      `the invitation's job ${running.join(", ")} is still running after another wait: the user is not invited again (that could invite them twice). The next up waits for it again; if the job is stuck, leave the member out of members for one up, then declare them again.`,
+    ),
+  });
+}
+
 function roleMismatch(integrationId: string, declared: MemberInputs, current: string | null): ConfigurationError {
   return new ConfigurationError(
     `User ${declared.userId} is already a member of integration ${integrationId} as ${current}, but members declares role ${declared.role}. The API cannot change a member's role in place, and a create does not remove anyone: declare role: "${current}" (or leave role out) to adopt the membership as it is, then change the role in a later update (which removes and invites the member again).`,
@@ -339,7 +350,8 @@ async function create(inputs: IntegrationMembersInputs, news: Props): Promise<In
  */
 async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
   const { client } = connection();
-  if (olds.unfinishedJobIds?.length) await settle(client, olds.unfinishedJobIds);
+  // Invitations an earlier deployment did not see finish: given their time once more.
+  const running = olds.unfinishedJobIds?.length ? await settle(client, olds.unfinishedJobIds) : [];
   const live = await liveMembers(client, inputs.integrationId);
   const wasManaged = new Set((olds.members ?? []).map((m) => m.userId));
   const declared = byUser(inputs.members);
@@ -382,7 +394,10 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
       const current = run.live.get(member.userId);
       // A role change whose removal failed, or a mismatched adoption: left as it is (the failure is reported).
       if ((roleChanges.includes(member) && !removedOk.has(member.userId)) || mismatched.includes(member)) return;
-      if (!current) return addMember(client, run, member);
+      if (!current) {
+        const invited = pendingInvitation(olds, member.userId, running);
+        return invited ? stillRunning(run, invited, running) : addMember(client, run, member);
+      }
       if (!wasManaged.has(member.userId)) takeOver(run, member.userId);
       run.managed.set(member.userId, { userId: member.userId, entitlements: current.entitlements, role: current.role });
       if (!sameSet(current.entitlements, member.entitlements))

@@ -60,7 +60,7 @@ export class IntegrationMembers extends pulumi.CustomResource {
   declare readonly removeUnmanaged: pulumi.Output<boolean>;
   /** Members of the integration the program does not list, as of the last refresh or `up`. */
   declare readonly unmanagedMembers: pulumi.Output<UnmanagedIntegrationMember[]>;
-  /** Jobs of invitations not seen to finish (a timeout): the next `up` waits for them before inviting again. */
+  /** Jobs of invitations not seen to finish (a timeout): the next `up` waits for them, and does not invite again while one still runs. */
   declare readonly unfinishedJobIds: pulumi.Output<string[]>;
 
   /** The type token the engine sees. */

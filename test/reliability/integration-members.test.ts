@@ -314,6 +314,40 @@ describe("IntegrationMembers through the host", () => {
     expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${U.c}`]);
   }, 180_000);
 
+  it("an invitation whose job is still running after another wait is not sent again; its job is kept until the member is there", async () => {
+    const declared = [
+      { userId: U.owner, entitlements: ["VIEWER"], role: "account_owner" },
+      { userId: U.a, entitlements: ["VIEWER"] },
+    ];
+    const s = await start({
+      program: program(declared),
+      emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]),
+      config: { jobTimeoutSeconds: "1" },
+    });
+    const posts = () => writeLines(s).filter((line) => line.startsWith("POST"));
+    s.emu.jobs.hangNext(1);
+    expect((await s.fails("up")).grpcMessage).toContain("did not finish within 1 s");
+    const job = s.emu.jobs.list().find((j) => j.status === "running")!;
+    const state = () => s.stack.state().resources.find((r) => r.name === "team")!.outputs;
+    expect(state()["unfinishedJobIds"]).toEqual([job.id]);
+    expect(posts()).toHaveLength(1);
+
+    // The next up waits for the job once more; still running, the invitation is not sent again.
+    const error = await s.fails("up");
+    expect(error.grpcMessage).toContain(`user ${U.a}: the invitation's job ${job.id} is still running`);
+    expect(posts()).toHaveLength(1);
+    expect(state()["unfinishedJobIds"]).toEqual([job.id]);
+    expect(state()["members"]).toContainEqual({ userId: U.a, entitlements: [], role: "account_collaborator" });
+
+    // The invitation lands: the next up finds the member, invites nobody, and forgets the job.
+    s.emu.integrations.setMember(INTEGRATION, U.a, { role: "collaborator", entitlements: ["VIEWER"] });
+    s.emu.clearRequests();
+    await s.up();
+    expect(writes(s.emu)).toEqual([]);
+    expect(state()["unfinishedJobIds"]).toEqual([]);
+    expect(changed(await s.preview())).toEqual([]);
+  }, 180_000);
+
   it("a program with an IntegrationEntitlement for the same integration fails its preview, sending nothing", async () => {
     const source = `${program([{ userId: U.a, entitlements: ["VIEWER"] }])}new wa.IntegrationEntitlement("b", { integrationId: ${JSON.stringify(INTEGRATION)}, userId: ${JSON.stringify(U.b)}, entitlements: ["VIEWER"] });\n`;
     const s = await start({ program: source, emulator: world([]) });
