@@ -31,6 +31,7 @@ import {
 } from "../client";
 import {
   DEFAULT_INTEGRATION_ROLE,
+  defined,
   entitlementSet,
   type IntegrationMembersInputs,
   integrationMembersInputs,
@@ -444,8 +445,10 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
   configure,
 
   async check(_olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
-    const failures = [...settingsFailures(), ...validate(integrationMembersInputs, news)];
-    return { inputs: normalise(news), failures };
+    const invalid = validate(integrationMembersInputs, news);
+    // Inputs that failed are returned as given: normalising them could crash on the very value a
+    // failure names (`members: [null]`), and the engine shows the failures, not the inputs.
+    return { inputs: invalid.length > 0 ? defined(news) : normalise(news), failures: [...settingsFailures(), ...invalid] };
   },
 
   async diff(_id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {

@@ -75,6 +75,18 @@ describe("check", () => {
     expect(failures?.map((f) => f.property)).toContain(property);
   });
 
+  it.each([
+    ["members[0]", { members: [null] }],
+    ["members[0].entitlements", { members: [{ userId: A, entitlements: 5 }] }],
+    ["members[1]", { members: [{ userId: A, entitlements: ["VIEWER"] }, "bob"] }],
+    ["integrationId", { integrationId: undefined }],
+  ])("a member of the wrong shape is a failure naming %s, and the inputs come back as given", async (property, override) => {
+    const news = { ...base, ...override };
+    const result = wire(await check(news));
+    expect(result.failures?.map((f) => f.property)).toContain(property);
+    expect(result.inputs).toEqual(Object.fromEntries(Object.entries(news).filter(([, v]) => v !== undefined)));
+  });
+
   it("names the duplicate and where the user was listed first", async () => {
     const { failures } = await check({ ...base, members: [...base.members, { userId: B, entitlements: ["EDITOR"] }] });
     expect(failures).toEqual([{ property: "members[2].userId", reason: expect.stringContaining("listed twice (also members[0])") }]);
