@@ -133,14 +133,23 @@ function guardLastOwner(
   );
 }
 
-/** The members of the integration now, by user id: one paged list. An odd record counts as a member whose role and set are unknown. */
+/**
+ * The members of the integration now, by user id: one paged list. An odd record (one that fails
+ * parsing) counts as a member whose set and role are what `state` (the managed members recorded)
+ * says, when it has them: reading it as an empty set would PATCH the member and show a diff on
+ * every up. Otherwise its set is empty and its role unknown.
+ */
 async function liveMembers(
   client: WorkspaceAccessClient,
   integrationId: string,
+  state: readonly IntegrationMemberState[] = [],
 ): Promise<Map<string, IntegrationMemberState & { email: string | null }>> {
   const members = new Map<string, IntegrationMemberState & { email: string | null }>();
+  const recorded = byUser(state);
   const onInvalid = (id: string | undefined) => {
-    if (id !== undefined) members.set(id, { userId: id, entitlements: [], role: null, email: null });
+    if (id === undefined) return;
+    const known = recorded.get(id);
+    members.set(id, { userId: id, entitlements: known?.entitlements ?? [], role: known?.role ?? null, email: null });
   };
   for await (const member of client.integrations.listUsers(integrationId, { onInvalid })) {
     members.set(member.id, { ...stateOf(member), email: member.email });
@@ -353,7 +362,7 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
   const { client } = connection();
   // Invitations an earlier deployment did not see finish: given their time once more.
   const running = olds.unfinishedJobIds?.length ? await settle(client, olds.unfinishedJobIds) : [];
-  const live = await liveMembers(client, inputs.integrationId);
+  const live = await liveMembers(client, inputs.integrationId, olds.members);
   const wasManaged = new Set((olds.members ?? []).map((m) => m.userId));
   const declared = byUser(inputs.members);
   const run: Run = { integrationId: inputs.integrationId, live, managed: new Map(), failures: [], unfinished: [] };
@@ -465,7 +474,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
       const { client } = connection();
       let live: Awaited<ReturnType<typeof liveMembers>>;
       try {
-        live = await liveMembers(client, id);
+        live = await liveMembers(client, id, props?.members);
       } catch (error) {
         // The integration is gone, and its members with it.
         if (NotFoundError.isInstance(error)) return { id: "", props: {} as IntegrationMembersOutputs };
@@ -503,7 +512,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
       if (props.unfinishedJobIds?.length) await settle(client, props.unfinishedJobIds);
       let live: Awaited<ReturnType<typeof liveMembers>>;
       try {
-        live = await liveMembers(client, id);
+        live = await liveMembers(client, id, props.members);
       } catch (error) {
         if (NotFoundError.isInstance(error)) return;
         throw error;

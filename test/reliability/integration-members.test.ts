@@ -348,6 +348,32 @@ describe("IntegrationMembers through the host", () => {
     expect(changed(await s.preview())).toEqual([]);
   }, 180_000);
 
+  it("a managed member whose record the service sends malformed keeps its set: no diff after refresh, no PATCH on up", async () => {
+    const declared = [
+      { userId: U.owner, entitlements: ["VIEWER"], role: "account_owner" },
+      { userId: U.a, entitlements: ["EDITOR", "VIEWER"] },
+      { userId: U.b, entitlements: ["VIEWER"] },
+    ];
+    const s = await start({ program: program(declared), emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]) });
+    await s.up();
+    // a's record has a number for its email: the record fails parsing, the others are read.
+    const oddA = (record: { id: string; attributes: Record<string, unknown> }) => {
+      if (record.id === U.a) record.attributes["email"] = 42;
+    };
+    await serveList(s, oddA);
+    await s.refresh();
+    const state = s.stack.state().resources.find((r) => r.name === "team")!;
+    expect(state.outputs["members"]).toContainEqual({ userId: U.a, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator" });
+    expect(changed(await s.preview())).toEqual([]);
+
+    // An update for another member: a is left as it is.
+    s.setProgram(program([...declared.slice(0, 2), { userId: U.b, entitlements: ["EDITOR"] }]));
+    await serveList(s, oddA);
+    await s.up();
+    expect(writeLines(s)).toEqual([`PATCH /integrations/${INTEGRATION}/users/${U.b}`]);
+    expect(members(s)[U.a]).toBe("collaborator:EDITOR,VIEWER");
+  }, 180_000);
+
   it("a program with an IntegrationEntitlement for the same integration fails its preview, sending nothing", async () => {
     const source = `${program([{ userId: U.a, entitlements: ["VIEWER"] }])}new wa.IntegrationEntitlement("b", { integrationId: ${JSON.stringify(INTEGRATION)}, userId: ${JSON.stringify(U.b)}, entitlements: ["VIEWER"] });\n`;
     const s = await start({ program: source, emulator: world([]) });
