@@ -59,6 +59,10 @@ type Role = IntegrationRole;
 
 const OWNER: Role = "account_owner";
 
+const byUser = <T extends { userId: string }>(list: readonly T[]) => new Map(list.map((m) => [m.userId, m]));
+const sortByUser = <T extends { userId: string }>(list: T[]) =>
+  list.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
+
 /** Inputs with defaults applied, members sorted by user id and sets sorted (kept as they are while unknown). */
 function normalise(news: Props): Props {
   const members = news.members;
@@ -66,21 +70,17 @@ function normalise(news: Props): Props {
   return {
     integrationId: news.integrationId,
     members: known
-      ? (members as MemberInputs[])
-          .map((m) => ({
+      ? sortByUser(
+          (members as MemberInputs[]).map((m) => ({
             userId: m.userId,
             entitlements: entitlementSet(m.entitlements),
             ...(m.role !== undefined ? { role: m.role } : {}),
-          }))
-          .sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0))
+          })),
+        )
       : members,
     removeUnmanaged: news.removeUnmanaged ?? false,
   };
 }
-
-const byUser = <T extends { userId: string }>(list: readonly T[]) => new Map(list.map((m) => [m.userId, m]));
-const sortByUser = <T extends { userId: string }>(list: T[]) =>
-  list.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
 const sameSet = (a: readonly string[], b: readonly string[]) => JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
 
 /** A member's state from the service's record. */
@@ -301,17 +301,22 @@ function roleMismatch(integrationId: string, declared: MemberInputs, current: st
   );
 }
 
-/** The error of a run that had failures: every failed member named; the state written so far goes with it (a partial create or update). */
+/** The error of a run that had failures: `summary`, then every failed member named and why. */
+function failedError(run: Run, summary: string): Error & { reasons: string[] } {
+  const reasons = run.failures.map((f) => `user ${f.userId}: ${messageOf(f.error)}`);
+  return Object.assign(new Error(`${summary}: ${reasons.join("; ")}`, { cause: run.failures[0]?.error }), { reasons });
+}
+
+/** The error of a create or update that had failures: every failed member named; the state written so far goes with it (a partial create or update). */
 function runError(run: Run, outputs: IntegrationMembersOutputs, news: Props): Error {
-  const lines = run.failures.map((f) => `user ${f.userId}: ${messageOf(f.error)}`);
-  const error = new Error(
-    `${run.failures.length} member change${run.failures.length === 1 ? "" : "s"} of integration ${run.integrationId} failed (the others were made): ${lines.join("; ")}`,
-    { cause: run.failures[0]?.error },
+  const n = run.failures.length;
+  const error = failedError(
+    run,
+    `${n} member change${n === 1 ? "" : "s"} of integration ${run.integrationId} failed (the others were made)`,
   );
   return Object.assign(error, {
     id: run.integrationId,
     properties: { ...outputs, __provider: news.__provider },
-    reasons: lines,
   });
 }
 
@@ -526,12 +531,9 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
       const run: Run = { integrationId: id, live, managed: new Map(), failures: [], unfinished: [] };
       await Promise.all([...removed].map((userId) => removeMember(client, run, userId)));
       if (run.failures.length > 0) {
-        const lines = run.failures.map((f) => `user ${f.userId}: ${messageOf(f.error)}`);
-        throw new Error(
-          `${lines.length} of ${removed.size} members of integration ${id} could not be removed (the others were): ${lines.join("; ")}`,
-          {
-            cause: run.failures[0]?.error,
-          },
+        throw failedError(
+          run,
+          `${run.failures.length} of ${removed.size} members of integration ${id} could not be removed (the others were)`,
         );
       }
     }, id);
