@@ -18,6 +18,9 @@ export function isClaimed(key: string): boolean {
   return claimed.has(key);
 }
 
+/** The key of a membership: an `IntegrationEntitlement` and an `IntegrationMembers` taking one over claim the same. */
+export const memberClaim = (integrationId: string, userId: string) => `member:${integrationId}/${userId}`;
+
 /** Forgets every claim (tests run many deployments in one process). */
 export function resetClaims(): void {
   claimed.clear();

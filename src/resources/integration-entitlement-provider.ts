@@ -24,15 +24,13 @@ import {
   type IntegrationUser,
   JobFailedError,
   type JobHandle,
-  JobTimeoutError,
-  NotFoundError,
   unlessNotFound,
   type WorkspaceAccessClient,
   WorkspaceAccessError,
 } from "../client";
-import { claim, isClaimed } from "./claims";
+import { claim, isClaimed, memberClaim } from "./claims";
 import { unofferedEntitlements } from "./entitlement-catalogue";
-import { type InviteOutcome, markUnfinished, unfinishedJobOf } from "./invite-batcher";
+import { type InviteOutcome, markUnfinished, settle, unfinishedJobOf } from "./invite-batcher";
 import {
   DEFAULT_INTEGRATION_ROLE,
   defined,
@@ -261,20 +259,6 @@ async function converge(inputs: IntegrationEntitlementInputs): Promise<{ member:
 }
 
 /**
- * Waits (up to `jobTimeoutSeconds` once more) for a job left running by an earlier deployment, so
- * a slow invitation is not sent twice. A job that failed, is gone, or is still running after that
- * second wait (stuck) changes nothing: the caller then converges, inviting again if need be.
- */
-async function settle(jobId: string): Promise<void> {
-  try {
-    await connection().client.jobs.wait(jobId);
-  } catch (error) {
-    const ended = JobFailedError.isInstance(error) || NotFoundError.isInstance(error) || JobTimeoutError.isInstance(error);
-    if (!ended) throw error;
-  }
-}
-
-/**
  * The error as the host turns it into a partial create, when the invitation may still land: it
  * was raised while waiting for an accepted write's job (see {@link finish}), or the invitation
  * failed without an answer and the user was not found a member since. The resource is recorded
@@ -313,7 +297,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
       async () => {
         try {
           const { member, existed, jobId } = await createMembership(inputs);
-          if (existed) claim(`member:${membershipId(inputs.integrationId, inputs.userId)}`);
+          if (existed) claim(memberClaim(inputs.integrationId, inputs.userId));
           return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId) };
         } catch (error) {
           throw partialCreate(error, news, inputs);
@@ -366,7 +350,8 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
         // A create whose job was not seen to finish was recorded with that job: give it its time
         // first, so this up does not invite the user a second time while the first invitation is
         // merely slow.
-        if (partial && olds.lastJobId) await settle(olds.lastJobId);
+        // A job still running after that second wait is taken as stuck: converge invites again.
+        if (partial && olds.lastJobId) await settle(connection().client, [olds.lastJobId]);
         try {
           const { member, jobId } = await converge(inputs);
           return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null) };
@@ -383,8 +368,8 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
   async delete(id: string): Promise<void> {
     // A replacement took the same membership over in this deployment: removing the user now
     // would undo it.
-    if (isClaimed(`member:${id}`)) return;
     const { integrationId, userId } = parseId(id);
+    if (isClaimed(memberClaim(integrationId, userId))) return;
     await withWrite(
       async () => {
         // Already gone (404) counts as done.

@@ -8,14 +8,15 @@
  * | check | none (zod: every failure names its property, `members[3].userId`) |
  * | diff | none (the state's members, roles and unmanaged members; refuses a change that would remove the last owner) |
  * | create | `GET /integrations/{id}/users` (the member list, paged, once); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
- * | update | the member list once; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member), and per member whose declared role changed; then the invitations (batched) and one `PATCH` per member whose set changed |
+ * | update | the member list once; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member the state lists: those the plan showed), and per member whose declared role changed; then the invitations (batched) and one `PATCH` per member whose set changed |
  * | read | the member list once |
- * | delete | the member list once (for the owner check); `DELETE .../users/{userId}` per managed member still there |
+ * | delete | the member list once (for the owner check); `DELETE .../users/{userId}` per managed member still there and not taken over by another resource in this deployment (`claims.ts`) |
  *
  * The members this resource manages are those in its state (`members`): what it invited, adopted
  * or was declared with. Everyone else is unmanaged: reported, and removed only with
  * `removeUnmanaged: true`, by an update (so that a plan has shown them first). No operation
- * removes the last member with the owner role. When some writes of an operation fail, the others
+ * removes the last member with the owner role, nor, when no known owner would be left, a member
+ * whose role is unknown (who may be the owner). When some writes of an operation fail, the others
  * still happen, and the state records what the service then has (a partial create or update): the
  * next `up` converges from there.
  */
@@ -24,14 +25,13 @@ import {
   ConfigurationError,
   type IntegrationRole,
   type IntegrationUser,
-  JobFailedError,
-  JobTimeoutError,
   NotFoundError,
   unlessNotFound,
   type WorkspaceAccessClient,
 } from "../client";
 import {
   DEFAULT_INTEGRATION_ROLE,
+  defined,
   entitlementSet,
   type IntegrationMembersInputs,
   integrationMembersInputs,
@@ -39,8 +39,9 @@ import {
   type MemberInputs,
   validate,
 } from "./inputs";
+import { claim, isClaimed, memberClaim } from "./claims";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "./integration-members";
-import { unfinishedJobOf } from "./invite-batcher";
+import { settle, unfinishedJobOf } from "./invite-batcher";
 import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
 import { containsUnknown, isUnknown } from "./unknown";
 
@@ -58,6 +59,10 @@ type Role = IntegrationRole;
 
 const OWNER: Role = "account_owner";
 
+const byUser = <T extends { userId: string }>(list: readonly T[]) => new Map(list.map((m) => [m.userId, m]));
+const sortByUser = <T extends { userId: string }>(list: T[]) =>
+  list.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
+
 /** Inputs with defaults applied, members sorted by user id and sets sorted (kept as they are while unknown). */
 function normalise(news: Props): Props {
   const members = news.members;
@@ -65,21 +70,17 @@ function normalise(news: Props): Props {
   return {
     integrationId: news.integrationId,
     members: known
-      ? (members as MemberInputs[])
-          .map((m) => ({
+      ? sortByUser(
+          (members as MemberInputs[]).map((m) => ({
             userId: m.userId,
             entitlements: entitlementSet(m.entitlements),
             ...(m.role !== undefined ? { role: m.role } : {}),
-          }))
-          .sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0))
+          })),
+        )
       : members,
     removeUnmanaged: news.removeUnmanaged ?? false,
   };
 }
-
-const byUser = <T extends { userId: string }>(list: readonly T[]) => new Map(list.map((m) => [m.userId, m]));
-const sortByUser = <T extends { userId: string }>(list: T[]) =>
-  list.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
 const sameSet = (a: readonly string[], b: readonly string[]) => JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
 
 /** A member's state from the service's record. */
@@ -100,45 +101,60 @@ const roleChanged = (current: Role | string | null, declared: MemberInputs) =>
   declared.role !== undefined && current !== null && current !== declared.role;
 
 /**
- * The members that would be removed, refused when they include every member with the owner role
- * (`owners`: the user ids holding it now). A role change from owner counts: the member is removed
- * before being invited again.
+ * The members that would be removed (`removed`, out of `members`: everyone the integration has
+ * now), refused when no member known to hold the owner role would be left and they include an
+ * owner or a member whose role is unknown (`null`: a record that could not be read, or a role this
+ * package does not know), who may be the owner. A role change from owner counts: the member is
+ * removed before being invited again.
  */
-function guardLastOwner(integrationId: string, owners: readonly string[], removed: ReadonlySet<string>): void {
-  if (owners.length === 0 || owners.some((id) => !removed.has(id))) return;
+function guardLastOwner(
+  integrationId: string,
+  members: Iterable<Pick<IntegrationMemberState, "userId" | "role">>,
+  removed: ReadonlySet<string>,
+): void {
+  const all = [...byUser([...members]).values()];
+  const owners = all.filter((m) => m.role === OWNER).map((m) => m.userId);
+  if (owners.some((id) => !removed.has(id))) return;
+  const unknown = all.filter((m) => m.role === null && removed.has(m.userId)).map((m) => m.userId);
+  if (owners.length === 0 && unknown.length === 0) return;
+  const users = (ids: readonly string[]) => (ids.length === 1 ? `user ${ids[0]}` : `users ${ids.join(", ")}`);
+  const who = [
+    ...(owners.length > 0 ? [`${users(owners)}, ${owners.length === 1 ? "the last member" : "every member"} with the owner role`] : []),
+    ...(unknown.length > 0 ? [`${users(unknown)}, whose role is unknown,`] : []),
+  ];
+  const why =
+    unknown.length > 0
+      ? `no member known to hold the owner role would be left, and ${unknown.length === 1 ? "that user" : "those users"} may be its owner (a role is unknown when the service's record of the member could not be read, or names a role this package does not know). `
+      : "the integration would be left without an owner. ";
   throw new ConfigurationError(
-    `Refusing to remove ${owners.length === 1 ? `user ${owners[0]}, the last member` : `users ${owners.join(", ")}, every member`} with the owner role of integration ${integrationId}: the integration would be left without an owner. ` +
+    `Refusing to remove ${who.join(" and ")} of integration ${integrationId}: ${why}` +
       'Nothing was changed. Add another member with role: "account_owner" first, keep this one in members (with its role), or, to stop managing the members without removing them, remove the resource from the stack\'s state (pulumi state delete).',
     "members",
   );
 }
 
-/** The members of the integration now, by user id: one paged list. An odd record counts as a member whose role and set are unknown. */
+/**
+ * The members of the integration now, by user id: one paged list. An odd record (one that fails
+ * parsing) counts as a member whose set and role are what `state` (the managed members recorded)
+ * says, when it has them: reading it as an empty set would PATCH the member and show a diff on
+ * every up. Otherwise its set is empty and its role unknown.
+ */
 async function liveMembers(
   client: WorkspaceAccessClient,
   integrationId: string,
+  state: readonly IntegrationMemberState[] = [],
 ): Promise<Map<string, IntegrationMemberState & { email: string | null }>> {
   const members = new Map<string, IntegrationMemberState & { email: string | null }>();
+  const recorded = byUser(state);
   const onInvalid = (id: string | undefined) => {
-    if (id !== undefined) members.set(id, { userId: id, entitlements: [], role: null, email: null });
+    if (id === undefined) return;
+    const known = recorded.get(id);
+    members.set(id, { userId: id, entitlements: known?.entitlements ?? [], role: known?.role ?? null, email: null });
   };
   for await (const member of client.integrations.listUsers(integrationId, { onInvalid })) {
     members.set(member.id, { ...stateOf(member), email: member.email });
   }
   return members;
-}
-
-/** Waits for jobs an earlier deployment left running (see `unfinishedJobIds`): a slow invitation is not sent twice. */
-async function settle(client: WorkspaceAccessClient, jobIds: readonly string[]): Promise<void> {
-  await Promise.all(
-    jobIds.map(async (id) => {
-      try {
-        await client.jobs.wait(id);
-      } catch (error) {
-        if (!(JobFailedError.isInstance(error) || NotFoundError.isInstance(error) || JobTimeoutError.isInstance(error))) throw error;
-      }
-    }),
-  );
 }
 
 /** One failed write: the member and why. */
@@ -206,6 +222,15 @@ async function setEntitlements(
 }
 
 /**
+ * Records that this deployment took over a member who was there before (an adoption): when the
+ * resource that managed them before (this one under another name, or an `IntegrationEntitlement`)
+ * is deleted after this create or update, as Pulumi does, its delete must leave them (`claims.ts`).
+ */
+function takeOver(run: Run, userId: string): void {
+  claim(memberClaim(run.integrationId, userId));
+}
+
+/**
  * Makes a declared member who is not one (as far as the list said) a member: a batched invitation.
  * When the answer says they are one after all, the adoption rules apply (a declared role must match).
  */
@@ -227,6 +252,8 @@ async function addMember(client: WorkspaceAccessClient, run: Run, declared: Memb
     const found = stateOf(outcome.member);
     run.live.set(declared.userId, { ...found, email: outcome.member.email });
     if (outcome.existed && roleChanged(found.role, declared)) throw roleMismatch(run.integrationId, declared, found.role);
+    // Someone's member since the list was read: taken over (see takeOver).
+    if (outcome.existed) takeOver(run, declared.userId);
     run.managed.set(declared.userId, found);
     if (!sameSet(found.entitlements, declared.entitlements))
       await setEntitlements(client, run, declared.userId, declared.entitlements, found.role);
@@ -241,6 +268,32 @@ async function addMember(client: WorkspaceAccessClient, run: Run, declared: Memb
   }
 }
 
+/**
+ * The state of a member whose invitation may still land: recorded as managed with no set known
+ * (see addMember) while one of the jobs left unfinished is still `running`. Which job is the
+ * member's is not known (a job does not name its users): any still running counts.
+ */
+function pendingInvitation(
+  olds: IntegrationMembersOutputs,
+  userId: string,
+  running: readonly string[],
+): IntegrationMemberState | undefined {
+  if (running.length === 0) return undefined;
+  return (olds.members ?? []).find((m) => m.userId === userId && m.entitlements.length === 0);
+}
+
+/** A member not invited again because their invitation may still land: kept as recorded, the jobs kept to wait for next time, and reported. */
+function stillRunning(run: Run, state: IntegrationMemberState, running: readonly string[]): void {
+  run.managed.set(state.userId, state);
+  run.unfinished.push(...running);
+  run.failures.push({
+    userId: state.userId,
+    error: new Error(
+      `the invitation's job ${running.join(", ")} is still running after another wait: the user is not invited again (that could invite them twice). The next up waits for it again; if the job is stuck, leave the member out of members for one up, then declare them again.`,
+    ),
+  });
+}
+
 function roleMismatch(integrationId: string, declared: MemberInputs, current: string | null): ConfigurationError {
   return new ConfigurationError(
     `User ${declared.userId} is already a member of integration ${integrationId} as ${current}, but members declares role ${declared.role}. The API cannot change a member's role in place, and a create does not remove anyone: declare role: "${current}" (or leave role out) to adopt the membership as it is, then change the role in a later update (which removes and invites the member again).`,
@@ -248,17 +301,22 @@ function roleMismatch(integrationId: string, declared: MemberInputs, current: st
   );
 }
 
-/** The error of a run that had failures: every failed member named; the state written so far goes with it (a partial create or update). */
+/** The error of a run that had failures: `summary`, then every failed member named and why. */
+function failedError(run: Run, summary: string): Error & { reasons: string[] } {
+  const reasons = run.failures.map((f) => `user ${f.userId}: ${messageOf(f.error)}`);
+  return Object.assign(new Error(`${summary}: ${reasons.join("; ")}`, { cause: run.failures[0]?.error }), { reasons });
+}
+
+/** The error of a create or update that had failures: every failed member named; the state written so far goes with it (a partial create or update). */
 function runError(run: Run, outputs: IntegrationMembersOutputs, news: Props): Error {
-  const lines = run.failures.map((f) => `user ${f.userId}: ${messageOf(f.error)}`);
-  const error = new Error(
-    `${run.failures.length} member change${run.failures.length === 1 ? "" : "s"} of integration ${run.integrationId} failed (the others were made): ${lines.join("; ")}`,
-    { cause: run.failures[0]?.error },
+  const n = run.failures.length;
+  const error = failedError(
+    run,
+    `${n} member change${n === 1 ? "" : "s"} of integration ${run.integrationId} failed (the others were made)`,
   );
   return Object.assign(error, {
     id: run.integrationId,
     properties: { ...outputs, __provider: news.__provider },
-    reasons: lines,
   });
 }
 
@@ -287,6 +345,7 @@ async function create(inputs: IntegrationMembersInputs, news: Props): Promise<In
     inputs.members.map(async (declared) => {
       const live = run.live.get(declared.userId);
       if (!live) return addMember(client, run, declared);
+      takeOver(run, declared.userId);
       run.managed.set(declared.userId, { userId: live.userId, entitlements: live.entitlements, role: live.role });
       if (!sameSet(live.entitlements, declared.entitlements))
         await setEntitlements(client, run, declared.userId, declared.entitlements, live.role);
@@ -306,8 +365,9 @@ async function create(inputs: IntegrationMembersInputs, news: Props): Promise<In
  */
 async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
   const { client } = connection();
-  if (olds.unfinishedJobIds?.length) await settle(client, olds.unfinishedJobIds);
-  const live = await liveMembers(client, inputs.integrationId);
+  // Invitations an earlier deployment did not see finish: given their time once more.
+  const running = olds.unfinishedJobIds?.length ? await settle(client, olds.unfinishedJobIds) : [];
+  const live = await liveMembers(client, inputs.integrationId, olds.members);
   const wasManaged = new Set((olds.members ?? []).map((m) => m.userId));
   const declared = byUser(inputs.members);
   const run: Run = { integrationId: inputs.integrationId, live, managed: new Map(), failures: [], unfinished: [] };
@@ -315,8 +375,16 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
     const member = live.get(id);
     if (member) run.managed.set(id, { userId: id, entitlements: member.entitlements, role: member.role });
   }
-  const dropped = [...wasManaged].filter((id) => !declared.has(id) && live.has(id));
-  const unmanaged = inputs.removeUnmanaged ? [...live.keys()].filter((id) => !declared.has(id) && !wasManaged.has(id)) : [];
+  // A member another resource took over in this deployment is no longer this one's to remove.
+  const ours = (id: string) => !isClaimed(memberClaim(inputs.integrationId, id));
+  const dropped = [...wasManaged].filter((id) => !declared.has(id) && live.has(id) && ours(id));
+  // Only the unmanaged members the state lists, which the plan showed: anyone who joined since is
+  // reported in the outputs, and removed by a later up, after a plan has shown them.
+  const unmanaged = inputs.removeUnmanaged
+    ? (olds.unmanagedMembers ?? [])
+        .map((m) => m.userId)
+        .filter((id) => live.has(id) && !declared.has(id) && !wasManaged.has(id) && ours(id))
+    : [];
   // A managed member whose declared role changed is removed and invited again; a member taken over
   // now with another role fails alone, as at create (adoption never removes anyone).
   const roleChanges = inputs.members.filter(
@@ -328,8 +396,7 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
   for (const m of mismatched)
     run.failures.push({ userId: m.userId, error: roleMismatch(inputs.integrationId, m, live.get(m.userId)!.role) });
   const removed = new Set([...dropped, ...unmanaged, ...roleChanges.map((m) => m.userId)]);
-  const owners = [...live.values()].filter((m) => m.role === OWNER).map((m) => m.userId);
-  guardLastOwner(inputs.integrationId, owners, removed);
+  guardLastOwner(inputs.integrationId, live.values(), removed);
 
   const removedOk = new Set<string>();
   await Promise.all(
@@ -342,7 +409,11 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
       const current = run.live.get(member.userId);
       // A role change whose removal failed, or a mismatched adoption: left as it is (the failure is reported).
       if ((roleChanges.includes(member) && !removedOk.has(member.userId)) || mismatched.includes(member)) return;
-      if (!current) return addMember(client, run, member);
+      if (!current) {
+        const invited = pendingInvitation(olds, member.userId, running);
+        return invited ? stillRunning(run, invited, running) : addMember(client, run, member);
+      }
+      if (!wasManaged.has(member.userId)) takeOver(run, member.userId);
       run.managed.set(member.userId, { userId: member.userId, entitlements: current.entitlements, role: current.role });
       if (!sameSet(current.entitlements, member.entitlements))
         await setEntitlements(client, run, member.userId, member.entitlements, current.role);
@@ -377,8 +448,7 @@ function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynam
       ...(removeUnmanaged ? unmanaged.map((m) => m.userId) : []),
       ...declared.filter((m) => roleChanged(state.get(m.userId)?.role ?? null, m)).map((m) => m.userId),
     ]);
-    const owners = [...(olds.members ?? []), ...unmanaged].filter((m) => m.role === OWNER).map((m) => m.userId);
-    guardLastOwner(olds.integrationId, owners, removed);
+    guardLastOwner(olds.integrationId, [...(olds.members ?? []), ...unmanaged], removed);
   }
   return { changes, replaces, deleteBeforeReplace: false };
 }
@@ -389,8 +459,10 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
   configure,
 
   async check(_olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
-    const failures = [...settingsFailures(), ...validate(integrationMembersInputs, news)];
-    return { inputs: normalise(news), failures };
+    const invalid = validate(integrationMembersInputs, news);
+    // Inputs that failed are returned as given: normalising them could crash on the very value a
+    // failure names (`members: [null]`), and the engine shows the failures, not the inputs.
+    return { inputs: invalid.length > 0 ? defined(news) : normalise(news), failures: [...settingsFailures(), ...invalid] };
   },
 
   async diff(_id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
@@ -407,7 +479,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
       const { client } = connection();
       let live: Awaited<ReturnType<typeof liveMembers>>;
       try {
-        live = await liveMembers(client, id);
+        live = await liveMembers(client, id, props?.members);
       } catch (error) {
         // The integration is gone, and its members with it.
         if (NotFoundError.isInstance(error)) return { id: "", props: {} as IntegrationMembersOutputs };
@@ -445,26 +517,23 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
       if (props.unfinishedJobIds?.length) await settle(client, props.unfinishedJobIds);
       let live: Awaited<ReturnType<typeof liveMembers>>;
       try {
-        live = await liveMembers(client, id);
+        live = await liveMembers(client, id, props.members);
       } catch (error) {
         if (NotFoundError.isInstance(error)) return;
         throw error;
       }
-      const removed = new Set((props.members ?? []).map((m) => m.userId).filter((userId) => live.has(userId)));
-      guardLastOwner(
-        id,
-        [...live.values()].filter((m) => m.role === OWNER).map((m) => m.userId),
-        removed,
+      // A member another resource took over in this deployment (a rename, IntegrationEntitlement
+      // resources adopting them) is theirs now: removing it would undo that.
+      const removed = new Set(
+        (props.members ?? []).map((m) => m.userId).filter((userId) => live.has(userId) && !isClaimed(memberClaim(id, userId))),
       );
+      guardLastOwner(id, live.values(), removed);
       const run: Run = { integrationId: id, live, managed: new Map(), failures: [], unfinished: [] };
       await Promise.all([...removed].map((userId) => removeMember(client, run, userId)));
       if (run.failures.length > 0) {
-        const lines = run.failures.map((f) => `user ${f.userId}: ${messageOf(f.error)}`);
-        throw new Error(
-          `${lines.length} of ${removed.size} members of integration ${id} could not be removed (the others were): ${lines.join("; ")}`,
-          {
-            cause: run.failures[0]?.error,
-          },
+        throw failedError(
+          run,
+          `${run.failures.length} of ${removed.size} members of integration ${id} could not be removed (the others were)`,
         );
       }
     }, id);

@@ -27,7 +27,8 @@ export interface IntegrationMembersArgs {
   /**
    * Default false: members the program does not list are left alone and reported in
    * `unmanagedMembers`. True: they appear in the plan (an update whose `unmanagedMembers` empty)
-   * and are removed on `up`; the last member with the owner role is never removed.
+   * and are removed on `up`; only those `unmanagedMembers` listed (a member who joined since is
+   * reported, and removed by the next `up`); the last member with the owner role is never removed.
    */
   removeUnmanaged?: pulumi.Input<boolean>;
 }
@@ -59,7 +60,7 @@ export class IntegrationMembers extends pulumi.CustomResource {
   declare readonly removeUnmanaged: pulumi.Output<boolean>;
   /** Members of the integration the program does not list, as of the last refresh or `up`. */
   declare readonly unmanagedMembers: pulumi.Output<UnmanagedIntegrationMember[]>;
-  /** Jobs of invitations not seen to finish (a timeout): the next `up` waits for them before inviting again. */
+  /** Jobs of invitations not seen to finish (a timeout): the next `up` waits for them, and does not invite again while one still runs. */
   declare readonly unfinishedJobIds: pulumi.Output<string[]>;
 
   /** The type token the engine sees. */

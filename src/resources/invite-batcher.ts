@@ -36,6 +36,8 @@ import {
   isAmbiguous,
   JobFailedError,
   type JobHandle,
+  JobTimeoutError,
+  NotFoundError,
   unlessNotFound,
   type WorkspaceAccessClient,
 } from "../client";
@@ -99,6 +101,27 @@ function markMayHaveLanded(error: unknown): void {
  */
 export function unfinishedJobOf(error: unknown): string | null | undefined {
   return error instanceof Error ? unfinishedJobs.get(error) : undefined;
+}
+
+/**
+ * Waits (up to `jobTimeoutSeconds` once more) for jobs an earlier deployment left running (an
+ * invitation not seen to finish), so that a slow invitation is not sent twice. Returns the ids of
+ * the jobs still running after that wait; a job that failed or is gone has ended (its write did
+ * not happen, or the member list tells).
+ */
+export async function settle(client: WorkspaceAccessClient, jobIds: readonly string[]): Promise<string[]> {
+  const running: string[] = [];
+  await Promise.all(
+    jobIds.map(async (id) => {
+      try {
+        await client.jobs.wait(id);
+      } catch (error) {
+        if (JobTimeoutError.isInstance(error)) running.push(id);
+        else if (!(JobFailedError.isInstance(error) || NotFoundError.isInstance(error))) throw error;
+      }
+    }),
+  );
+  return running.sort();
 }
 
 interface Entry {

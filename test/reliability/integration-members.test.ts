@@ -34,6 +34,28 @@ export const managed = team.members.apply((m) => m.map((x) => x.userId + ":" + x
 `;
 }
 
+/** `IntegrationEntitlement` resources, one per membership (named `e-<user>`). */
+function entitlementsProgram(list: Array<{ userId: string; entitlements: string[] }>, adoptExisting = false): string {
+  return `${header}${list
+    .map(
+      (m) =>
+        `new wa.IntegrationEntitlement(${JSON.stringify(`e-${m.userId.slice(-2)}`)}, ${JSON.stringify({ integrationId: INTEGRATION, ...m, ...(adoptExisting ? { adoptExisting } : {}) })});`,
+    )
+    .join("\n")}\n`;
+}
+
+/**
+ * The emulator's own answer to the member list, each record passed to `edit`, served as the
+ * answer to the next `times` list reads (a fault with that body).
+ */
+async function serveList(s: Scenario, edit: (record: { id: string; attributes: Record<string, unknown> }) => void, times = 1) {
+  const answer = await fetch(new URL(`integrations/${INTEGRATION}/users?page[size]=100`, s.emu.url), { headers: { "X-API-Key": s.key } });
+  const page = (await answer.json()) as { data: Array<{ id: string; attributes: Record<string, unknown> }> };
+  for (const record of page.data) edit(record);
+  s.emu.clearRequests();
+  s.emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, times, body: JSON.stringify(page) });
+}
+
 const members = (s: Scenario) =>
   Object.fromEntries(
     s.emu.integrations
@@ -45,7 +67,7 @@ const writeLines = (s: Scenario) =>
   writes(s.emu)
     .map((r) => `${r.method} ${r.path}`)
     .sort();
-const changed = (result: { steps: Array<{ op: string; type: string }> }) =>
+const changed = <T extends { op: string; type: string }>(result: { steps: T[] }) =>
   result.steps.filter((st) => st.type !== "pulumi:pulumi:Stack" && st.op !== "same");
 
 describe("IntegrationMembers through the host", () => {
@@ -176,6 +198,181 @@ describe("IntegrationMembers through the host", () => {
     expect(writes(s.emu)).toEqual([]);
     expect(members(s)[U.owner]).toBe("owner:VIEWER");
   }, 120_000);
+
+  it("moving memberships between IntegrationEntitlement resources and an IntegrationMembers, and renaming it, removes nobody", async () => {
+    const declared = [
+      { userId: U.a, entitlements: ["VIEWER"] },
+      { userId: U.b, entitlements: ["EDITOR"] },
+    ];
+    const s = await start({
+      program: entitlementsProgram(declared),
+      emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]),
+    });
+    await s.up();
+    const before = members(s);
+    expect(Object.keys(before).sort()).toEqual([U.owner, U.a, U.b].sort());
+    const deletes = () => writes(s.emu).filter((r) => r.method === "DELETE");
+
+    // IntegrationEntitlement -> IntegrationMembers in one up (owners.ts's advice): the new resource's
+    // create adopts both members before the old resources' deletes run; those must not remove them.
+    s.setProgram(program(declared));
+    s.emu.clearRequests();
+    const moved = await s.up();
+    expect(
+      changed(moved)
+        .map((st) => `${st.op} ${st.name}`)
+        .sort(),
+    ).toEqual(["create team", "delete e-05", "delete e-06"]);
+    expect(deletes()).toEqual([]);
+    expect(members(s)).toEqual(before);
+
+    // A rename without an alias: create "crew" (adopting everyone), then delete "team".
+    s.setProgram(program(declared).replace('IntegrationMembers("team"', 'IntegrationMembers("crew"'));
+    s.emu.clearRequests();
+    const renamed = await s.up();
+    expect(
+      changed(renamed)
+        .map((st) => `${st.op} ${st.name}`)
+        .sort(),
+    ).toEqual(["create crew", "delete team"]);
+    expect(deletes()).toEqual([]);
+    expect(members(s)).toEqual(before);
+
+    // And back: IntegrationEntitlement resources adopting the members claim them; the
+    // IntegrationMembers' delete leaves them.
+    s.setProgram(entitlementsProgram(declared, true));
+    s.emu.clearRequests();
+    await s.up();
+    expect(deletes()).toEqual([]);
+    expect(members(s)).toEqual(before);
+    expect(changed(await s.preview())).toEqual([]);
+  }, 180_000);
+
+  it("the only owner, whose role the service names in a way the package does not know, is never removed: not by removeUnmanaged, not by destroy", async () => {
+    const s = await start({
+      program: program([{ userId: U.a, entitlements: ["VIEWER"] }]),
+      emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]),
+    });
+    await s.up();
+    const unknownRole = (record: { id: string; attributes: Record<string, unknown> }) => {
+      if (record.id === U.owner) record.attributes["role"] = "primary_owner";
+    };
+    await serveList(s, unknownRole);
+    await s.refresh();
+    const state = s.stack.state().resources.find((r) => r.name === "team")!;
+    expect(state.outputs["unmanagedMembers"]).toMatchObject([{ userId: U.owner, role: null }]);
+
+    // removeUnmanaged would remove the one member who may be the owner: the plan fails, and so does up.
+    s.setProgram(program([{ userId: U.a, entitlements: ["VIEWER"] }], true));
+    const refused = `Refusing to remove user ${U.owner}, whose role is unknown, of integration ${INTEGRATION}`;
+    expect((await s.fails("preview")).grpcMessage).toContain(refused);
+    await serveList(s, unknownRole);
+    expect((await s.fails("up")).grpcMessage).toContain(refused);
+    expect(writes(s.emu)).toEqual([]);
+    s.emu.clearFaults();
+
+    // Managed (taken over with its role left out), the same member is not removed by a destroy either.
+    s.setProgram(
+      program([
+        { userId: U.owner, entitlements: ["VIEWER"] },
+        { userId: U.a, entitlements: ["VIEWER"] },
+      ]),
+    );
+    await serveList(s, unknownRole);
+    await s.up();
+    await serveList(s, unknownRole);
+    expect((await s.fails("destroy")).grpcMessage).toContain(refused);
+    expect(writes(s.emu)).toEqual([]);
+    expect(members(s)).toEqual({ [U.owner]: "owner:VIEWER", [U.a]: "collaborator:VIEWER" });
+  }, 180_000);
+
+  it("removeUnmanaged removes only the unmanaged members a plan showed: a member added since is reported, and removed by the next up", async () => {
+    const declared = [
+      { userId: U.owner, entitlements: ["VIEWER"], role: "account_owner" },
+      { userId: U.a, entitlements: ["VIEWER"] },
+    ];
+    const s = await start({
+      program: program(declared, true),
+      emulator: world([
+        { userId: U.owner, role: "owner", entitlements: ["VIEWER"] },
+        { userId: U.stranger, entitlements: ["VIEWER"] },
+      ]),
+    });
+    expect((await s.up()).outputs["unmanaged"]).toEqual([U.stranger]);
+    // Someone joins after that up, and no refresh runs: the plan shows the stranger's removal only.
+    s.emu.integrations.setMember(INTEGRATION, U.c, { role: "collaborator", entitlements: ["EDITOR"] });
+    s.setProgram(program([...declared, { userId: U.b, entitlements: ["VIEWER"] }], true));
+    s.emu.clearRequests();
+    const up = await s.up();
+    expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${U.stranger}`, `POST /integrations/${INTEGRATION}/users`]);
+    expect(up.outputs["unmanaged"]).toEqual([U.c]);
+    expect(members(s)[U.c]).toBe("collaborator:EDITOR");
+    // Now a plan shows them, and the next up removes them.
+    expect(stepOf(await s.preview(), "team").op).toBe("update");
+    s.emu.clearRequests();
+    expect((await s.up()).outputs["unmanaged"]).toEqual([]);
+    expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${U.c}`]);
+  }, 180_000);
+
+  it("an invitation whose job is still running after another wait is not sent again; its job is kept until the member is there", async () => {
+    const declared = [
+      { userId: U.owner, entitlements: ["VIEWER"], role: "account_owner" },
+      { userId: U.a, entitlements: ["VIEWER"] },
+    ];
+    const s = await start({
+      program: program(declared),
+      emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]),
+      config: { jobTimeoutSeconds: "1" },
+    });
+    const posts = () => writeLines(s).filter((line) => line.startsWith("POST"));
+    s.emu.jobs.hangNext(1);
+    expect((await s.fails("up")).grpcMessage).toContain("did not finish within 1 s");
+    const job = s.emu.jobs.list().find((j) => j.status === "running")!;
+    const state = () => s.stack.state().resources.find((r) => r.name === "team")!.outputs;
+    expect(state()["unfinishedJobIds"]).toEqual([job.id]);
+    expect(posts()).toHaveLength(1);
+
+    // The next up waits for the job once more; still running, the invitation is not sent again.
+    const error = await s.fails("up");
+    expect(error.grpcMessage).toContain(`user ${U.a}: the invitation's job ${job.id} is still running`);
+    expect(posts()).toHaveLength(1);
+    expect(state()["unfinishedJobIds"]).toEqual([job.id]);
+    expect(state()["members"]).toContainEqual({ userId: U.a, entitlements: [], role: "account_collaborator" });
+
+    // The invitation lands: the next up finds the member, invites nobody, and forgets the job.
+    s.emu.integrations.setMember(INTEGRATION, U.a, { role: "collaborator", entitlements: ["VIEWER"] });
+    s.emu.clearRequests();
+    await s.up();
+    expect(writes(s.emu)).toEqual([]);
+    expect(state()["unfinishedJobIds"]).toEqual([]);
+    expect(changed(await s.preview())).toEqual([]);
+  }, 180_000);
+
+  it("a managed member whose record the service sends malformed keeps its set: no diff after refresh, no PATCH on up", async () => {
+    const declared = [
+      { userId: U.owner, entitlements: ["VIEWER"], role: "account_owner" },
+      { userId: U.a, entitlements: ["EDITOR", "VIEWER"] },
+      { userId: U.b, entitlements: ["VIEWER"] },
+    ];
+    const s = await start({ program: program(declared), emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]) });
+    await s.up();
+    // a's record has a number for its email: the record fails parsing, the others are read.
+    const oddA = (record: { id: string; attributes: Record<string, unknown> }) => {
+      if (record.id === U.a) record.attributes["email"] = 42;
+    };
+    await serveList(s, oddA);
+    await s.refresh();
+    const state = s.stack.state().resources.find((r) => r.name === "team")!;
+    expect(state.outputs["members"]).toContainEqual({ userId: U.a, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator" });
+    expect(changed(await s.preview())).toEqual([]);
+
+    // An update for another member: a is left as it is.
+    s.setProgram(program([...declared.slice(0, 2), { userId: U.b, entitlements: ["EDITOR"] }]));
+    await serveList(s, oddA);
+    await s.up();
+    expect(writeLines(s)).toEqual([`PATCH /integrations/${INTEGRATION}/users/${U.b}`]);
+    expect(members(s)[U.a]).toBe("collaborator:EDITOR,VIEWER");
+  }, 180_000);
 
   it("a program with an IntegrationEntitlement for the same integration fails its preview, sending nothing", async () => {
     const source = `${program([{ userId: U.a, entitlements: ["VIEWER"] }])}new wa.IntegrationEntitlement("b", { integrationId: ${JSON.stringify(INTEGRATION)}, userId: ${JSON.stringify(U.b)}, entitlements: ["VIEWER"] });\n`;

@@ -75,6 +75,18 @@ describe("check", () => {
     expect(failures?.map((f) => f.property)).toContain(property);
   });
 
+  it.each([
+    ["members[0]", { members: [null] }],
+    ["members[0].entitlements", { members: [{ userId: A, entitlements: 5 }] }],
+    ["members[1]", { members: [{ userId: A, entitlements: ["VIEWER"] }, "bob"] }],
+    ["integrationId", { integrationId: undefined }],
+  ])("a member of the wrong shape is a failure naming %s, and the inputs come back as given", async (property, override) => {
+    const news = { ...base, ...override };
+    const result = wire(await check(news));
+    expect(result.failures?.map((f) => f.property)).toContain(property);
+    expect(result.inputs).toEqual(Object.fromEntries(Object.entries(news).filter(([, v]) => v !== undefined)));
+  });
+
   it("names the duplicate and where the user was listed first", async () => {
     const { failures } = await check({ ...base, members: [...base.members, { userId: B, entitlements: ["EDITOR"] }] });
     expect(failures).toEqual([{ property: "members[2].userId", reason: expect.stringContaining("listed twice (also members[0])") }]);
@@ -130,6 +142,35 @@ describe("diff", () => {
 
   it("another integration replaces the resource", async () => {
     expect((await diff({ members: declared, integrationId: "00000000-0000-4000-8000-0000000000ff" })).replaces).toEqual(["integrationId"]);
+  });
+
+  it("a member whose role is unknown may be the owner: removing them is refused unless a known owner stays", async () => {
+    const X = "00000000-0000-4000-8000-000000000999";
+    const unknownOwner: IntegrationMembersOutputs = {
+      ...olds,
+      members: olds.members.filter((m) => m.userId !== O),
+      unmanagedMembers: [{ userId: X, entitlements: ["VIEWER"], role: null, email: null }],
+    };
+    const refused = `Refusing to remove user ${X}, whose role is unknown, of integration ${INTEGRATION}`;
+    const members = declared.slice(1);
+    await expect(provider.diff!(INTEGRATION, unknownOwner, { integrationId: INTEGRATION, members, removeUnmanaged: true })).rejects.toThrow(
+      refused,
+    );
+    // Dropped from members rather than unmanaged: the same.
+    const managedUnknown = {
+      ...unknownOwner,
+      members: [...unknownOwner.members, { userId: X, entitlements: ["VIEWER"], role: null }],
+      unmanagedMembers: [],
+    };
+    await expect(
+      provider.diff!(INTEGRATION, managedUnknown, { integrationId: INTEGRATION, members, removeUnmanaged: false }),
+    ).rejects.toThrow(refused);
+    // A known owner stays: the member of unknown role may go.
+    const withOwner = { ...olds, unmanagedMembers: [{ userId: X, entitlements: ["VIEWER"], role: null, email: null }] };
+    expect((await diff({ members: declared, removeUnmanaged: true })).changes).toBe(true);
+    expect(
+      (await provider.diff!(INTEGRATION, withOwner, { integrationId: INTEGRATION, members: declared, removeUnmanaged: true })).changes,
+    ).toBe(true);
   });
 
   it("a change that would remove the last owner fails the plan, naming the owner", async () => {
