@@ -301,8 +301,7 @@ export class InviteBatcher {
         // A member, but its record cannot be used: if this invitation made it, the next up takes it over.
         if (!existed) markMayHaveLanded(member);
         entry.reject(member);
-      }
-      else if (member) entry.resolve({ member, existed });
+      } else if (member) entry.resolve({ member, existed });
       else rest.push(entry);
     }
     return rest;
