@@ -6,7 +6,7 @@
  * file pays for nothing else.
  */
 import * as fs from "node:fs";
-import { membershipName } from "./names";
+import { emailKey, membershipName } from "./names";
 import { flowSequence, parseYaml, scalar, YamlError, type YamlValue } from "./yaml";
 
 /** The version of the file's shape. */
@@ -176,7 +176,7 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
     if (role !== undefined) user.role = role;
     const isGuest = optionalBoolean(u["isGuest"], `${at}.isGuest`, fail);
     if (isGuest !== undefined) user.isGuest = isGuest;
-    const email = user.email.trim().toLowerCase();
+    const email = emailKey(user.email);
     if (byEmail.has(email)) fail(`${at}: the email ${user.email} is listed twice (emails compare case-insensitively)`);
     if (userNames.has(user.name)) fail(`${at}: the name ${user.name} is used twice`);
     byEmail.set(email, user);
@@ -210,7 +210,7 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
       const mat = `${at}.members[${j}]`;
       const m = object(memberItem, mat, fail);
       const email = requiredString(m["user"], `${mat}.user`, fail);
-      const user = byEmail.get(email.trim().toLowerCase());
+      const user = byEmail.get(emailKey(email));
       if (!user) fail(`${mat}: ${email} is not one of the users: add the user to users, or remove the member`);
       const role = m["role"] ?? "account_collaborator";
       if (!MEMBERSHIP_ROLES.includes(role as MembershipRole)) fail(`${mat}.role must be ${MEMBERSHIP_ROLES.join(" or ")}`);

@@ -14,7 +14,7 @@
  */
 import { integrationEntitlementInputs, inviteRole, userInputs } from "../resources/inputs";
 import { ACCESS_FILE_VERSION, type AccessFile, type AccessIntegration, type AccessMember, type AccessUser } from "./access-file";
-import { integrationBaseName, uniqueNames, userBaseName } from "./names";
+import { byKey, emailKey, integrationBaseName, uniqueNames, userBaseName } from "./names";
 import type { Snapshot, SnapshotMember, SnapshotUser } from "./snapshot";
 
 /** A user or membership the export could not represent, and why. */
@@ -35,12 +35,6 @@ export interface Built {
   file: AccessFile;
   leftOut: LeftOut[];
 }
-
-const emailKey = (email: string) => email.trim().toLowerCase();
-const byKey =
-  <T>(key: (t: T) => string) =>
-  (a: T, b: T) =>
-    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 /** Why a user cannot be declared, or undefined when it can. */
 function userProblem(user: SnapshotUser, schemas: InputSchemas): string | undefined {

@@ -6,6 +6,7 @@
  * are not access, and are not compared.
  */
 import type { AccessFile, AccessIntegration, AccessMember, AccessUser } from "./access-file";
+import { byKey, emailKey as key } from "./names";
 
 /** One difference, for people (`text`) and for programs (the rest). */
 export interface AccessChange {
@@ -32,7 +33,6 @@ export interface AccessChange {
   text: string;
 }
 
-const key = (email: string) => email.trim().toLowerCase();
 const show = (value: string | boolean | undefined) => (value === undefined ? "(not reported)" : String(value));
 
 /** Every change from `before` (the file) to `after` (the workspace now), sorted by user, then integration. */
@@ -142,7 +142,7 @@ export function compareAccess(before: AccessFile, after: AccessFile): AccessChan
     });
   }
   const order = (c: AccessChange) => `${key(c.user)}\u0000${c.integration === undefined ? "" : `\u0001${c.integration}`}\u0000${c.kind}`;
-  return changes.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  return changes.sort(byKey(order));
 }
 
 function describeUser(user: AccessUser): string {

@@ -9,6 +9,15 @@
  */
 import { createHash } from "node:crypto";
 
+/** How the export compares emails: case-insensitively, surrounding spaces ignored (as the service does). */
+export const emailKey = (email: string) => email.trim().toLowerCase();
+
+/** A comparator by a string key, for sorts whose order must not depend on the locale. */
+export const byKey =
+  <T>(key: (t: T) => string) =>
+  (a: T, b: T) =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+
 /** Longest name before it is shortened (with a hash suffix, so it stays unique). */
 export const MAX_NAME_LENGTH = 80;
 
@@ -34,7 +43,7 @@ export function userBaseName(email: string): string {
     .replace(/@/g, "-at-")
     .replace(/[^a-z0-9._-]/g, "-")
     .replace(/^[.-]+|[.-]+$/g, "");
-  return shorten(name === "" ? "user" : name, email.trim().toLowerCase());
+  return shorten(name === "" ? "user" : name, emailKey(email));
 }
 
 /** The base name of an integration: its label (else application, else id), lowercased, runs of other characters as one `-`. */
@@ -67,7 +76,7 @@ export function uniqueNames(records: ReadonlyArray<{ key: string; base: string }
     }
   }
   // In key order, so that which record gets which fallback never depends on the order given.
-  suffixed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  suffixed.sort(byKey((s) => s.key));
   for (const { key, base } of suffixed) {
     let name = `${base}-${hashOf(key, 8)}`;
     if (taken.has(name)) name = `${base}-${hashOf(key, 16)}`;

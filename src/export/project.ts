@@ -63,11 +63,11 @@ for (const user of access.users) {
     // the stack, only stops managing them.
     { retainOnDelete: true },
   );
-  users.set(user.email.toLowerCase(), resource);
+  users.set(user.email.trim().toLowerCase(), resource);
 }
 
 for (const membership of access.memberships) {
-  const user = users.get(membership.user.toLowerCase());
+  const user = users.get(membership.user.trim().toLowerCase());
   if (!user) throw new Error(\`access.yaml: \${membership.user} is a member of \${membership.integration} but not one of the users\`);
   new wa.IntegrationEntitlement(
     membership.name,
