@@ -42,6 +42,7 @@ import {
 import { claim, isClaimed, memberClaim } from "./claims";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "./integration-members";
 import { settle, unfinishedJobOf } from "./invite-batcher";
+import { memberList } from "./member-lookup";
 import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
 import { containsUnknown, isUnknown } from "./unknown";
 
@@ -146,13 +147,13 @@ async function liveMembers(
 ): Promise<Map<string, IntegrationMemberState & { email: string | null }>> {
   const members = new Map<string, IntegrationMemberState & { email: string | null }>();
   const recorded = byUser(state);
-  const onInvalid = (id: string | undefined) => {
-    if (id === undefined) return;
-    const known = recorded.get(id);
-    members.set(id, { userId: id, entitlements: known?.entitlements ?? [], role: known?.role ?? null, email: null });
-  };
-  for await (const member of client.integrations.listUsers(integrationId, { onInvalid })) {
-    members.set(member.id, { ...stateOf(member), email: member.email });
+  for (const [id, member] of await memberList(client, integrationId)) {
+    if (!(member instanceof Error)) members.set(id, { ...stateOf(member), email: member.email });
+    else {
+      // A member whose record cannot be used: what the state knows of it stands.
+      const known = recorded.get(id);
+      members.set(id, { userId: id, entitlements: known?.entitlements ?? [], role: known?.role ?? null, email: null });
+    }
   }
   return members;
 }
