@@ -1,6 +1,6 @@
 /**
- * The preview's check that an {@link IntegrationEntitlement} names entitlements its integration
- * offers (`GET /integrations/{id}/entitlements`), so a misspelt id fails the preview instead of
+ * The preview's check that an {@link IntegrationEntitlement} or an {@link IntegrationMembers} names
+ * entitlements its integration offers (`GET /integrations/{id}/entitlements`), so a misspelt id fails the preview instead of
  * the invite's job during `up`. Called from the provider's `check`, in the host process.
  *
  * - No request unless an entitlement set is new or changes (`check` gets the prior inputs: an
@@ -41,15 +41,47 @@ type Props = Record<string, unknown>;
  */
 export async function unofferedEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
   const { integrationId, entitlements } = news;
-  if (typeof integrationId !== "string" || isUnknown(integrationId)) return [];
-  if (!Array.isArray(entitlements) || containsUnknown(entitlements) || !entitlements.every((e) => typeof e === "string")) return [];
+  if (!knownString(integrationId) || !knownSet(entitlements)) return [];
   if (olds.integrationId === integrationId && sameSet(olds.entitlements, entitlements)) return [];
-  const offered = await catalogue(integrationId);
-  if (!offered) return [];
-  const unknown = entitlementSet(entitlements).filter((id) => !offered.includes(id));
-  if (unknown.length === 0) return [];
-  return [{ property: "entitlements", reason: unofferedReason(integrationId, unknown, offered) }];
+  const reason = await unofferedReasonFor(integrationId, entitlements);
+  return reason === undefined ? [] : [{ property: "entitlements", reason }];
 }
+
+/**
+ * The same for an `IntegrationMembers`: one failure per member whose set is new (the member was
+ * not in `olds` with that set, or the integration changed) and names an id the integration does
+ * not offer, as `members[i].entitlements` with `i` the member's place in the program's list. One
+ * catalogue request serves every member. Call with inputs that passed validation.
+ */
+export async function unofferedMemberEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
+  const { integrationId, members } = news;
+  if (!knownString(integrationId) || !Array.isArray(members)) return [];
+  const priorSets = new Map<string, unknown>();
+  if (olds.integrationId === integrationId && Array.isArray(olds.members)) {
+    for (const m of olds.members) if (isRecord(m) && typeof m.userId === "string") priorSets.set(m.userId, m.entitlements);
+  }
+  const failures: CheckFailure[] = [];
+  for (const [i, m] of members.entries()) {
+    if (!isRecord(m) || !knownString(m.userId) || !knownSet(m.entitlements)) continue;
+    if (sameSet(priorSets.get(m.userId), m.entitlements)) continue;
+    const reason = await unofferedReasonFor(integrationId, m.entitlements);
+    if (reason !== undefined) failures.push({ property: `members[${i}].entitlements`, reason });
+  }
+  return failures;
+}
+
+/** Why `entitlements` cannot be granted in the integration, or `undefined` when they can or the catalogue cannot be read. */
+async function unofferedReasonFor(integrationId: string, entitlements: readonly string[]): Promise<string | undefined> {
+  const offered = await catalogue(integrationId);
+  if (!offered) return undefined;
+  const unknown = entitlementSet(entitlements).filter((id) => !offered.includes(id));
+  return unknown.length === 0 ? undefined : unofferedReason(integrationId, unknown, offered);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+const knownString = (value: unknown): value is string => typeof value === "string" && !isUnknown(value);
+const knownSet = (value: unknown): value is string[] =>
+  Array.isArray(value) && !containsUnknown(value) && value.every((e) => typeof e === "string");
 
 /** "integration X offers no entitlement "VEIWER"; it offers (closest first): VIEWER, EDITOR, MANAGER" */
 export function unofferedReason(integrationId: string, unknown: readonly string[], offered: readonly string[]): string {

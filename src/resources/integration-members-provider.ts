@@ -5,7 +5,7 @@
  *
  * | operation | request |
  * |---|---|
- * | check | none (zod: every failure names its property, `members[3].userId`) |
+ * | check | zod (every failure names its property, `members[3].userId`); `GET /integrations/{id}/entitlements` once per integration and process, only when a member's entitlement set is new or changes (`entitlement-catalogue.ts`) |
  * | diff | none (the state's members, roles and unmanaged members; refuses a change that would remove the last owner) |
  * | create | `GET /integrations/{id}/users` (the member list, paged, once); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
  * | update | the member list once; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member the state lists: those the plan showed), and per member whose declared role changed; then the invitations (batched) and one `PATCH` per member whose set changed |
@@ -42,6 +42,7 @@ import {
 import { claim, isClaimed, memberClaim } from "./claims";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "./integration-members";
 import { settle, unfinishedJobOf } from "./invite-batcher";
+import { unofferedMemberEntitlements } from "./entitlement-catalogue";
 import { memberList } from "./member-lookup";
 import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
 import { containsUnknown, isUnknown } from "./unknown";
@@ -459,11 +460,15 @@ const asInputs = (news: Props) => normalise(news) as unknown as IntegrationMembe
 export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembersOutputs> = {
   configure,
 
-  async check(_olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+  async check(olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
     const invalid = validate(integrationMembersInputs, news);
     // Inputs that failed are returned as given: normalising them could crash on the very value a
     // failure names (`members: [null]`), and the engine shows the failures, not the inputs.
-    return { inputs: invalid.length > 0 ? defined(news) : normalise(news), failures: [...settingsFailures(), ...invalid] };
+    if (invalid.length > 0) return { inputs: defined(news), failures: [...settingsFailures(), ...invalid] };
+    const failures = [...settingsFailures()];
+    // Valid inputs and settings: are the new or changed entitlement sets in the integration's catalogue?
+    if (failures.length === 0) failures.push(...(await unofferedMemberEntitlements(olds, news)));
+    return { inputs: normalise(news), failures };
   },
 
   async diff(_id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {

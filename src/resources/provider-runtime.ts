@@ -48,7 +48,8 @@ export function settingsFailures(): CheckFailure[] {
   if (failures?.of !== raw) {
     failures = { of: raw, failures: settingsProblems(configuredKeys, raw).map((reason) => ({ property: "", reason })) };
   }
-  return failures.failures;
+  // A copy: callers add their own failures to it.
+  return [...failures.failures];
 }
 
 /** The settings in force: stack config from `configure`, else the environment alone. */

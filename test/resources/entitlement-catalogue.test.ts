@@ -1,5 +1,5 @@
 /**
- * `IntegrationEntitlement`'s check against the integration's catalogue, in-process: unknown ids
+ * `IntegrationEntitlement`'s and `IntegrationMembers`' check against the integration's catalogue, in-process: unknown ids
  * fail naming them and the offered ones (closest first); an unchanged set sends nothing; one
  * catalogue request per integration serves every resource; an unreadable catalogue warns.
  */
@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
 import { closestFirst, setCatalogueWarn } from "../../src/resources/entitlement-catalogue";
 import { provider } from "../../src/resources/integration-entitlement-provider";
+import { provider as membersProvider } from "../../src/resources/integration-members-provider";
 import { resetRuntime } from "../../src/resources/provider-runtime";
 import { UNKNOWN } from "../../src/resources/unknown";
 import { emulator } from "../support/fixtures";
@@ -135,6 +136,61 @@ describe("check against the catalogue", () => {
     } finally {
       process.env = saved;
     }
+  });
+});
+
+describe("IntegrationMembers: check against the catalogue", () => {
+  const members = (...list: [string, string[]][]) => ({
+    integrationId: youtube,
+    members: list.map(([userId, entitlements]) => ({ userId, entitlements })),
+  });
+
+  it("fails each member whose new set names an id the integration does not offer, by its place in the program's list", async () => {
+    const emu = await setup();
+    const { failures } = wire(
+      await membersProvider.check!({}, members([grace, ["VIEWER"]], [alan, ["MANAGR", "VIEWER"]], [DEFAULT_IDS.users.ada, ["editor"]])),
+    );
+    expect(failures).toEqual([
+      {
+        property: "members[1].entitlements",
+        reason: `integration ${youtube} offers no entitlement "MANAGR"; it offers (closest first): MANAGER, VIEWER, EDITOR. See getIntegrationEntitlements({ integrationId }).`,
+      },
+      {
+        property: "members[2].entitlements",
+        reason: `integration ${youtube} offers no entitlement "editor"; it offers (closest first): EDITOR, VIEWER, MANAGER. See getIntegrationEntitlements({ integrationId }).`,
+      },
+    ]);
+    expect(catalogueRequests(emu)).toEqual([`/integrations/${youtube}/entitlements`]);
+  });
+
+  it("checks only members whose set is new: an unchanged member is not checked, and an unchanged list sends nothing", async () => {
+    const emu = await setup();
+    // The prior set of alan is not in the catalogue (say, granted before the integration dropped it): keeping it is not a new error.
+    const prior = members([alan, ["RETIRED"]], [grace, ["VIEWER"]]);
+    expect(wire(await membersProvider.check!(prior, members([grace, ["VIEWER"]], [alan, ["RETIRED"]]))).failures).toEqual([]);
+    expect(emu.requests).toEqual([]);
+    const { failures } = wire(await membersProvider.check!(prior, members([alan, ["RETIRED"]], [grace, ["VEIWER"]])));
+    expect(failures?.map((f) => f.property)).toEqual(["members[1].entitlements"]);
+    // The same members in another integration are all new there.
+    const moved = wire(await membersProvider.check!(prior, { ...members([alan, ["MEMBER"]]), integrationId: slack }));
+    expect(moved.failures).toEqual([]);
+    expect(catalogueRequests(emu).sort()).toEqual([`/integrations/${youtube}/entitlements`, `/integrations/${slack}/entitlements`].sort());
+  });
+
+  it("sends nothing while the integration, a member or an entitlement is not known yet, and lets them through", async () => {
+    const emu = await setup();
+    expect(wire(await membersProvider.check!({}, { ...members([alan, ["NOPE"]]), integrationId: UNKNOWN })).failures).toEqual([]);
+    expect(wire(await membersProvider.check!({}, members([alan, ["NOPE", UNKNOWN]]))).failures).toEqual([]);
+    expect(wire(await membersProvider.check!({}, members([UNKNOWN, ["NOPE"]]))).failures).toEqual([]);
+    expect(emu.requests).toEqual([]);
+  });
+
+  it("warns and lets the check pass when the catalogue cannot be read", async () => {
+    const emu = await setup({ "workspace-access:maxRetries": "1" });
+    emu.fault({ method: "GET", path: `/integrations/${youtube}/entitlements`, status: 403 });
+    expect(wire(await membersProvider.check!({}, members([alan, ["NOPE"]]))).failures).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("needs the scope Read integrations");
   });
 });
 

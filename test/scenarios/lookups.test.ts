@@ -2,7 +2,8 @@
  * Lookups through the real program path (a program of the packed package, run as the language host
  * runs it) and the entitlement check through the real dynamic-provider host, against the emulator:
  * found (case-insensitive email, past the first page), not found, ambiguous and bad arguments (zero
- * requests) fail the program with the message; a misspelt entitlement fails the preview; a preview
+ * requests) fail the program with the message; a misspelt entitlement fails the preview (of an
+ * `IntegrationEntitlement` or an `IntegrationMembers`); a preview
  * with no entitlement change sends nothing; 50 changed entitlements in two integrations cost at most
  * two catalogue requests.
  */
@@ -163,6 +164,22 @@ new wa.IntegrationEntitlement("late-partners", { integrationId: partners.then((i
       `entitlements: integration ${integrations.youtube} offers no entitlement "MANAGR"; it offers (closest first): MANAGER, VIEWER, EDITOR.`,
     );
     expect(emulator.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
+  it("fails a preview of an IntegrationMembers with a misspelt entitlement, naming the member's place in the list", async () => {
+    const stack = await stackOf(
+      "misspelt-members",
+      `${header}new wa.IntegrationMembers("youtube-members", { integrationId: ${JSON.stringify(integrations.youtube)}, members: [
+  { userId: ${JSON.stringify(users.alan)}, entitlements: ["VIEWER"] },
+  { userId: ${JSON.stringify(users.grace)}, entitlements: ["EDITR"] },
+] });\n`,
+    );
+    const { result: error, requests } = await withRequests(emulator, () => failedPreview(stack));
+    expect(error.operation).toBe("check");
+    expect(error.message).toContain(
+      `members[1].entitlements: integration ${integrations.youtube} offers no entitlement "EDITR"; it offers (closest first): EDITOR,`,
+    );
+    expect(requestLines(requests)).toEqual([`GET /integrations/${integrations.youtube}/entitlements`]);
   });
 
   it("sends nothing in a preview without entitlement changes, and at most one catalogue request per integration for 50 changed ones", async () => {
