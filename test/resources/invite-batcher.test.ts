@@ -136,6 +136,64 @@ it("a failed batch job whose member list cannot be read: every user fails, marke
   expect(invitePosts(emu)).toHaveLength(1);
 });
 
+describe("a member whose record in the list read cannot be used", () => {
+  /** From now on, the member list answers once with what it holds now plus `extra` as members, `odd`'s record malformed. */
+  async function serveListOnce(emu: Emulator, extra: string[], odd: string) {
+    for (const u of extra) emu.integrations.setMember(INTEGRATION, u, { role: "collaborator", entitlements: ["VIEWER"] });
+    const answer = await fetch(new URL(`integrations/${INTEGRATION}/users?page[size]=100`, emu.url), {
+      headers: { "X-API-Key": emu.apiKey },
+    });
+    const page = (await answer.json()) as { data: Array<{ id: string; attributes: Record<string, unknown> }> };
+    for (const u of extra) emu.integrations.removeMember(INTEGRATION, u);
+    // A number where the contract has a string: the record fails parsing, the others are read.
+    for (const record of page.data) if (record.id === odd) record.attributes["email"] = 42;
+    emu.clearRequests();
+    emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, body: JSON.stringify(page) });
+  }
+
+  it("after a 409: that user fails naming the record, not marked as invited by this run; the others go as one batch", async () => {
+    const { emu, users, batcher } = await world(10);
+    emu.integrations.setMember(INTEGRATION, users[3]!, { role: "collaborator", entitlements: ["EDITOR"] });
+    await serveListOnce(emu, [], users[3]!);
+    const results = await settle(users.map((u) => batcher.invite(invitation(u))));
+    expect(results.map((r) => r.status)).toEqual(users.map((_, i) => (i === 3 ? "rejected" : "fulfilled")));
+    const reason = (results[3] as PromiseRejectedResult).reason as Error;
+    expect(reason.message).toContain(users[3]!);
+    expect(reason.message).toContain("email");
+    // A member before this run: its create fails as a plain error, not as a possibly landed invitation.
+    expect(unfinishedJobOf(reason)).toBeUndefined();
+    expect(invitePosts(emu).map((p) => [p.status, p.userIds.length])).toEqual([
+      [409, 10],
+      [200, 9],
+    ]);
+    const applied = appliedPerUser(emu);
+    for (const [i, u] of users.entries()) expect(applied.get(u) ?? 0).toBe(i === 3 ? 0 : 1);
+  });
+
+  it("after a failed job that applied the others: that user fails marked as possibly invited; the user at fault fails; nobody is invited twice", async () => {
+    const { emu, users, batcher } = await world(6, { batchInviteFailure: "partial" });
+    const [bad, odd] = [users[2]!, users[4]!];
+    emu.jobs.failInvitesOf([bad], "partial");
+    // The list read after the failed job: the five it applied, odd's record malformed.
+    await serveListOnce(
+      emu,
+      users.filter((u) => u !== bad),
+      odd,
+    );
+    const results = await settle(users.map((u) => batcher.invite(invitation(u))));
+    expect(results.map((r) => r.status)).toEqual(users.map((u) => (u === bad || u === odd ? "rejected" : "fulfilled")));
+    const oddReason = (results[4] as PromiseRejectedResult).reason as Error;
+    expect(oddReason.message).toContain(odd);
+    // Recorded as a partial create with no job to wait for: the next up reads the member before inviting.
+    expect(unfinishedJobOf(oddReason)).toBeNull();
+    expect(JobFailedError.isInstance((results[2] as PromiseRejectedResult).reason)).toBe(true);
+    const applied = appliedPerUser(emu, "partial");
+    for (const u of users) expect(applied.get(u) ?? 0, u).toBe(u === bad ? 0 : 1);
+    // The batch, then the user at fault alone (the odd one is not sent again).
+    expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([6, 1]);
+  });
+});
+
 describe("a batch's request fails", () => {
   it("refused for one user (404 on any request naming it): split down to that user, the others invited once", async () => {
     const { emu, users, batcher } = await world(16);
