@@ -153,6 +153,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       failInvitesOf: (userIds, mode) => inviteFailures.add(userIds, mode),
       clearInviteFailures: () => inviteFailures.clear(),
       hangNext: (count) => jobs.hangNext(count),
+      release: (id) => jobs.release(id),
       setTiming: (timing) => jobs.setTiming(timing),
     },
   };

@@ -104,6 +104,14 @@ export class JobEngine {
     this.#hangCount = Math.max(0, count);
   }
 
+  /** A hanging job does its work now and ends; any other job is left as it is. */
+  release(id: string): void {
+    const state = this.#jobs.get(id);
+    if (state === undefined || state.fate.kind !== "hang") return;
+    state.fate = { kind: "normal" };
+    this.#settle(state);
+  }
+
   /** Starts a job; with an immediate timing it may already be done when returned. */
   create(spec: JobSpec): JobRow {
     const now = this.#clock.now();

@@ -303,6 +303,8 @@ export interface EmulatorJobs {
   failNext(count: number, errorDetails?: JobErrorDetails): void;
   /** The next `count` jobs created never leave `running`. */
   hangNext(count: number): void;
+  /** A job made to hang by {@link hangNext} does its work now and ends, as if it had been slow. */
+  release(id: string): void;
   /** Changes how jobs created from now on progress. */
   setTiming(timing: JobTiming): void;
 }

@@ -10,7 +10,7 @@
  * | create | `GET /integrations/{id}/users` (the member list, paged, once); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
  * | update | the member list once; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member the state lists: those the plan showed), and per member whose declared role changed; then the invitations (batched) and one `PATCH` per member whose set changed |
  * | read | the member list once |
- * | delete | the member list once (for the owner check); `DELETE .../users/{userId}` per managed member still there and not taken over by another resource in this deployment (`claims.ts`) |
+ * | delete | a wait for the invitation jobs an earlier `up` left running; the member list once (for the owner check); `DELETE .../users/{userId}` per managed member still there and not taken over by another resource in this deployment (`claims.ts`). Fails, keeping the resource, for a managed member whose invitation job is still running (they may join after) |
  *
  * The members this resource manages are those in its state (`members`): what it invited, adopted
  * or was declared with. Everyone else is unmanaged: reported, and removed only with
@@ -520,7 +520,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
   async delete(id: string, props: IntegrationMembersOutputs): Promise<void> {
     await withWrite(async () => {
       const { client } = connection();
-      if (props.unfinishedJobIds?.length) await settle(client, props.unfinishedJobIds);
+      const running = props.unfinishedJobIds?.length ? await settle(client, props.unfinishedJobIds) : [];
       let live: Awaited<ReturnType<typeof liveMembers>>;
       try {
         live = await liveMembers(client, id, props.members);
@@ -536,10 +536,21 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
       guardLastOwner(id, live.values(), removed);
       const run: Run = { integrationId: id, live, managed: new Map(), failures: [], unfinished: [] };
       await Promise.all([...removed].map((userId) => removeMember(client, run, userId)));
+      // A member whose invitation is still running may join after this delete: the delete fails
+      // for them, so the resource stays in the stack (with its jobs) and the next destroy waits again.
+      const pending = (props.members ?? []).filter((m) => !live.has(m.userId) && pendingInvitation(props, m.userId, running));
+      for (const { userId } of pending) {
+        run.failures.push({
+          userId,
+          error: new Error(
+            `the invitation's job ${running.join(", ")} is still running after another wait, so the user may still become a member: run the destroy again once it has finished (this resource stays in the stack until then).`,
+          ),
+        });
+      }
       if (run.failures.length > 0) {
         throw failedError(
           run,
-          `${run.failures.length} of ${removed.size} members of integration ${id} could not be removed (the others were)`,
+          `${run.failures.length} of ${removed.size + pending.length} members of integration ${id} could not be removed (the others were)`,
         );
       }
     }, id);

@@ -348,6 +348,43 @@ describe("IntegrationMembers through the host", () => {
     expect(changed(await s.preview())).toEqual([]);
   }, 180_000);
 
+  it("destroy while an invitation's job is still running fails for that member and keeps the resource; once the job ends, destroy removes them", async () => {
+    const s = await start({
+      program: program([
+        { userId: U.a, entitlements: ["VIEWER"] },
+        { userId: U.b, entitlements: ["EDITOR"] },
+      ]),
+      emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]),
+      config: { jobTimeoutSeconds: "1" },
+    });
+    // Two sets, two invitations: the first one's job never ends within the waits.
+    s.emu.jobs.hangNext(1);
+    expect((await s.fails("up")).grpcMessage).toContain("did not finish within 1 s");
+    const job = s.emu.jobs.list().find((j) => j.status === "running")!;
+    const [pending, landed, landedAs, pendingAs] = members(s)[U.a]
+      ? [U.b, U.a, "collaborator:VIEWER", "collaborator:EDITOR"]
+      : [U.a, U.b, "collaborator:EDITOR", "collaborator:VIEWER"];
+    expect(members(s)).toEqual({ [U.owner]: "owner:VIEWER", [landed]: landedAs });
+
+    s.emu.clearRequests();
+    const error = await s.fails("destroy");
+    expect(error.grpcMessage).toContain(`1 of 2 members of integration ${INTEGRATION} could not be removed (the others were)`);
+    expect(error.grpcMessage).toContain(`user ${pending}: the invitation's job ${job.id} is still running after another wait`);
+    // The member who landed was removed; the resource stays, with the job to wait for.
+    expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${landed}`]);
+    const team = s.stack.state().resources.find((r) => r.name === "team");
+    expect(team?.outputs["unfinishedJobIds"]).toEqual([job.id]);
+
+    // The invitation lands late: the next destroy finds the member and removes them.
+    s.emu.jobs.release(job.id);
+    expect(members(s)[pending]).toBe(pendingAs);
+    s.emu.clearRequests();
+    await s.destroy();
+    expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${pending}`]);
+    expect(members(s)).toEqual({ [U.owner]: "owner:VIEWER" });
+    expect(s.stack.state().resources.filter((r) => r.name === "team")).toEqual([]);
+  }, 180_000);
+
   it("a managed member whose record the service sends malformed keeps its set: no diff after refresh, no PATCH on up", async () => {
     const declared = [
       { userId: U.owner, entitlements: ["VIEWER"], role: "account_owner" },
