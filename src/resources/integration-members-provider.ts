@@ -54,6 +54,12 @@ export interface IntegrationMembersOutputs {
   removeUnmanaged: boolean;
   unmanagedMembers: UnmanagedIntegrationMember[];
   unfinishedJobIds: string[];
+  /**
+   * The members whose role the program declares (user ids, sorted). The others keep the
+   * service's role: refresh reports it in `members` but not as a declared input, so it shows no change.
+   * Missing in a state written before it existed: every role then counts as declared.
+   */
+  declaredRoles?: string[];
 }
 
 type Props = Record<string, unknown>;
@@ -178,17 +184,27 @@ interface Run {
 }
 
 /** The outputs after a run: managed members, and everyone else the service has as unmanaged. */
-function outputsOf(run: Run, removeUnmanaged: boolean): IntegrationMembersOutputs {
+function outputsOf(
+  run: Run,
+  declared: { removeUnmanaged: boolean; declaredRoles: readonly string[] | undefined },
+): IntegrationMembersOutputs {
   const unmanaged: UnmanagedIntegrationMember[] = [];
   for (const [id, member] of run.live) if (!run.managed.has(id)) unmanaged.push({ ...member });
   return {
     integrationId: run.integrationId,
     members: sortByUser([...run.managed.values()]),
-    removeUnmanaged,
+    removeUnmanaged: declared.removeUnmanaged,
     unmanagedMembers: sortByUser(unmanaged),
     unfinishedJobIds: [...new Set(run.unfinished)].sort(),
+    ...(declared.declaredRoles ? { declaredRoles: [...declared.declaredRoles].sort() } : {}),
   };
 }
+
+/** What the program declares that the outputs keep: see {@link IntegrationMembersOutputs.declaredRoles}. */
+const declaredOf = (inputs: IntegrationMembersInputs) => ({
+  removeUnmanaged: inputs.removeUnmanaged,
+  declaredRoles: inputs.members.filter((m) => m.role !== undefined).map((m) => m.userId),
+});
 
 /** Removes a member and waits for the job; gone already (404) counts as done. */
 async function removeMember(client: WorkspaceAccessClient, run: Run, userId: string): Promise<boolean> {
@@ -353,7 +369,7 @@ async function create(inputs: IntegrationMembersInputs, news: Props): Promise<In
         await setEntitlements(client, run, declared.userId, declared.entitlements, live.role);
     }),
   );
-  const outputs = outputsOf(run, inputs.removeUnmanaged);
+  const outputs = outputsOf(run, declaredOf(inputs));
   if (run.failures.length === 0) return outputs;
   // Nothing managed yet (every write failed before it was accepted): no resource to record.
   if (run.managed.size === 0) throw run.failures.length === 1 ? run.failures[0]!.error : runError(run, outputs, news);
@@ -421,7 +437,7 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
         await setEntitlements(client, run, member.userId, member.entitlements, current.role);
     }),
   );
-  const outputs = outputsOf(run, inputs.removeUnmanaged);
+  const outputs = outputsOf(run, declaredOf(inputs));
   if (run.failures.length > 0) throw runError(run, outputs, news);
   return outputs;
 }
@@ -440,7 +456,18 @@ function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynam
   const declared = news.members as MemberInputs[];
   const state = byUser(olds.members ?? []);
   const membersChanged = declared.length !== state.size || declared.some((m) => memberChanged(state.get(m.userId), m));
-  const changes = replaces.length > 0 || membersChanged || flagChanged || pendingRemovals || unfinished;
+  // A role newly declared (or no longer declared) with the service's value: no write, but the
+  // state must learn it, or each refresh would report the role as the program no longer has it.
+  const declaredRolesChanged =
+    olds.declaredRoles !== undefined &&
+    JSON.stringify([...olds.declaredRoles].sort()) !==
+      JSON.stringify(
+        declared
+          .filter((m) => m.role !== undefined)
+          .map((m) => m.userId)
+          .sort(),
+      );
+  const changes = replaces.length > 0 || membersChanged || flagChanged || pendingRemovals || unfinished || declaredRolesChanged;
   if (changes && replaces.length === 0) {
     // As far as the state knows (the update checks again against the service): the plan fails
     // rather than show a change that would remove the last owner.
@@ -498,13 +525,17 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
         const member = live.get(userId);
         if (member) run.managed.set(userId, { userId, entitlements: member.entitlements, role: member.role });
       }
-      const outs = outputsOf(run, props?.removeUnmanaged === true);
+      const declaredRoles = props?.declaredRoles;
+      const outs = outputsOf(run, { removeUnmanaged: props?.removeUnmanaged === true, declaredRoles });
+      // The inputs as the program declares them: a role only where it declares one (or, from a
+      // state without that record, an import, every known role), so a refresh changes nothing else.
+      const roleDeclared = (userId: string) => declaredRoles === undefined || declaredRoles.includes(userId);
       const inputs = {
         integrationId: id,
         members: outs.members.map((m) => ({
           userId: m.userId,
           entitlements: m.entitlements,
-          ...(m.role !== null ? { role: m.role } : {}),
+          ...(m.role !== null && roleDeclared(m.userId) ? { role: m.role } : {}),
         })),
         removeUnmanaged: outs.removeUnmanaged,
       };

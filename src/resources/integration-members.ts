@@ -62,6 +62,8 @@ export class IntegrationMembers extends pulumi.CustomResource {
   declare readonly unmanagedMembers: pulumi.Output<UnmanagedIntegrationMember[]>;
   /** Jobs of invitations not seen to finish (a timeout): the next `up` waits for them, and does not invite again while one still runs. */
   declare readonly unfinishedJobIds: pulumi.Output<string[]>;
+  /** The user ids of the members whose `role` the program declares; the others keep the service's role (shown in `members`). */
+  declare readonly declaredRoles: pulumi.Output<string[]>;
 
   /** The type token the engine sees. */
   static readonly type = dynamicType("IntegrationMembers");
@@ -75,6 +77,7 @@ export class IntegrationMembers extends pulumi.CustomResource {
       removeUnmanaged: args.removeUnmanaged,
       unmanagedMembers: undefined,
       unfinishedJobIds: undefined,
+      declaredRoles: undefined,
       __provider: serializedProvider("integration-members"),
     };
     super(IntegrationMembers.type, name, props, opts);

@@ -411,6 +411,46 @@ describe("IntegrationMembers through the host", () => {
     expect(members(s)[U.a]).toBe("collaborator:EDITOR,VIEWER");
   }, 180_000);
 
+  it("a member who is a User created by the same program: the preview passes with the id unknown, up creates then invites, and refresh changes nothing, nor does declaring the role it has", async () => {
+    const source = (
+      newcomerRole = "",
+    ) => `${header}const newcomer = new wa.User("newcomer", { email: "newcomer@example.com", firstName: "New", lastName: "Comer" });
+const team = new wa.IntegrationMembers("team", {
+  integrationId: ${JSON.stringify(INTEGRATION)},
+  members: [
+    { userId: ${JSON.stringify(U.owner)}, entitlements: ["VIEWER"], role: "account_owner" },
+    { userId: newcomer.id, entitlements: ["EDITOR"]${newcomerRole} },
+  ],
+});
+export const newcomerId = newcomer.id;
+`;
+    const s = await start({ program: source(), emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]) });
+    const preview = await s.preview();
+    expect(stepOf(preview, "team").op).toBe("create");
+    expect(stepOf(preview, "newcomer").op).toBe("create");
+    expect(writes(s.emu)).toEqual([]);
+
+    const up = await s.up();
+    const newcomer = up.outputs["newcomerId"] as string;
+    expect(writeLines(s)).toEqual([`POST /integrations/${INTEGRATION}/users`, "POST /users"]);
+    expect(members(s)).toEqual({ [U.owner]: "owner:VIEWER", [newcomer]: "collaborator:EDITOR" });
+    expect(changed(await s.preview())).toEqual([]);
+    // The newcomer's role is left out: refresh reports it in members, not as a declared input.
+    s.emu.clearRequests();
+    expect(changed(await s.refresh())).toEqual([]);
+    expect(changed(await s.preview())).toEqual([]);
+    expect(writes(s.emu)).toEqual([]);
+
+    // Declaring the role the newcomer has: an update that writes nothing, then refresh changes nothing.
+    s.setProgram(source(`, role: "account_collaborator"`));
+    expect(stepOf(await s.preview(), "team").op).toBe("update");
+    await s.up();
+    expect(writes(s.emu)).toEqual([]);
+    expect(changed(await s.refresh())).toEqual([]);
+    expect(changed(await s.preview())).toEqual([]);
+    expect(writes(s.emu)).toEqual([]);
+  }, 120_000);
+
   it("a program with an IntegrationEntitlement for the same integration fails its preview, sending nothing", async () => {
     const source = `${program([{ userId: U.a, entitlements: ["VIEWER"] }])}new wa.IntegrationEntitlement("b", { integrationId: ${JSON.stringify(INTEGRATION)}, userId: ${JSON.stringify(U.b)}, entitlements: ["VIEWER"] });\n`;
     const s = await start({ program: source, emulator: world([]) });

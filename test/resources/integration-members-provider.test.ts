@@ -136,6 +136,19 @@ describe("diff", () => {
     expect(result).toEqual({ changes, replaces: [], deleteBeforeReplace: false });
   });
 
+  it("a role declared anew (or no longer) with the service's value is a change, so the state records it; a state without that record is not", async () => {
+    const recorded = { ...olds, declaredRoles: [] };
+    const ownerDeclared = [...declared.slice(1), { userId: O, entitlements: ["VIEWER"], role: "account_owner" }];
+    const run = (prior: IntegrationMembersOutputs, members: unknown[]) =>
+      provider.diff!(INTEGRATION, prior, { integrationId: INTEGRATION, removeUnmanaged: false, members });
+    expect((await run(recorded, declared)).changes).toBe(false);
+    expect((await run(recorded, ownerDeclared)).changes).toBe(true);
+    expect((await run({ ...olds, declaredRoles: [O] }, ownerDeclared)).changes).toBe(false);
+    expect((await run({ ...olds, declaredRoles: [O] }, declared)).changes).toBe(true);
+    // Written before the record existed: every role counts as declared, and nothing changes for it.
+    expect((await run(olds, declared)).changes).toBe(false);
+  });
+
   it("unmanaged members are a change only with removeUnmanaged", async () => {
     expect((await diff({ members: declared, removeUnmanaged: true })).changes).toBe(true);
     expect((await diff({ members: declared })).changes).toBe(false);
