@@ -8,8 +8,8 @@
  * | check | zod (every failure names its property, `members[3].userId`); `GET /integrations/{id}/entitlements` once per integration and process, only when a member's entitlement set is new or changes (`entitlement-catalogue.ts`) |
  * | diff | none (the state's members, roles and unmanaged members; refuses a change that would remove the last owner) |
  * | create | `GET /integrations/{id}/users` (the member list, paged, once); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
- * | update | the member list once; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member the state lists: those the plan showed), and per member whose declared role changed; then the invitations (batched) and one `PATCH` per member whose set changed |
- * | read | the member list once |
+ * | update | a wait for the invitation jobs an earlier `up` left running; the member list once; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member the state lists: those the plan showed), and per member whose declared role changed as the plan showed it (a role the service changed unseen fails that member instead); then the invitations (batched) and one `PATCH` per member whose set changed |
+ * | read | the member list once (a member whose invitation job is pending stays managed until they are a member) |
  * | delete | a wait for the invitation jobs an earlier `up` left running; the member list once (for the owner check); `DELETE .../users/{userId}` per managed member still there and not taken over by another resource in this deployment (`claims.ts`). Fails, keeping the resource, for a managed member whose invitation job is still running (they may join after) |
  *
  * The members this resource manages are those in its state (`members`): what it invited, adopted
@@ -55,11 +55,23 @@ export interface IntegrationMembersOutputs {
   unmanagedMembers: UnmanagedIntegrationMember[];
   unfinishedJobIds: string[];
   /**
+   * The members whose invitation was accepted but not seen to finish, each with its job: recorded
+   * as managed with no set known, and not invited again while that job runs (it would invite them
+   * twice). Missing in a state written before it existed: none.
+   */
+  pendingInvitations?: PendingInvitation[];
+  /**
    * The members whose role the program declares (user ids, sorted). The others keep the
    * service's role: refresh reports it in `members` but not as a declared input, so it shows no change.
    * Missing in a state written before it existed: every role then counts as declared.
    */
   declaredRoles?: string[];
+}
+
+/** An invitation not seen to finish: whose, and its job. */
+export interface PendingInvitation {
+  userId: string;
+  jobId: string;
 }
 
 type Props = Record<string, unknown>;
@@ -180,7 +192,8 @@ interface Run {
   /** The managed members and what the service has for them now. */
   managed: Map<string, IntegrationMemberState>;
   failures: Failure[];
-  unfinished: string[];
+  /** Invitations not seen to finish: user id → job id. */
+  pending: Map<string, string>;
 }
 
 /** The outputs after a run: managed members, and everyone else the service has as unmanaged. */
@@ -195,7 +208,8 @@ function outputsOf(
     members: sortByUser([...run.managed.values()]),
     removeUnmanaged: declared.removeUnmanaged,
     unmanagedMembers: sortByUser(unmanaged),
-    unfinishedJobIds: [...new Set(run.unfinished)].sort(),
+    unfinishedJobIds: [...new Set(run.pending.values())].sort(),
+    pendingInvitations: sortByUser([...run.pending].map(([userId, jobId]) => ({ userId, jobId }))),
     ...(declared.declaredRoles ? { declaredRoles: [...declared.declaredRoles].sort() } : {}),
   };
 }
@@ -280,36 +294,48 @@ async function addMember(client: WorkspaceAccessClient, run: Run, declared: Memb
     if (job !== undefined) {
       // The invitation may still land: managed, with no set known, and its job (when one is known) waited for next time.
       run.managed.set(declared.userId, { userId: declared.userId, entitlements: [], role });
-      if (job !== null) run.unfinished.push(job);
+      if (job !== null) run.pending.set(declared.userId, job);
     }
     run.failures.push({ userId: declared.userId, error });
   }
 }
 
 /**
- * The state of a member whose invitation may still land: recorded as managed with no set known
- * (see addMember) while one of the jobs left unfinished is still `running`. Which job is the
- * member's is not known (a job does not name its users): any still running counts.
+ * A member whose invitation may still land: one the state records as pending (see addMember)
+ * whose own job is still `running` after the wait ({@link settle}), with their state and that job.
  */
 function pendingInvitation(
   olds: IntegrationMembersOutputs,
-  userId: string,
+  member: Pick<MemberInputs, "userId" | "role">,
   running: readonly string[],
-): IntegrationMemberState | undefined {
-  if (running.length === 0) return undefined;
-  return (olds.members ?? []).find((m) => m.userId === userId && m.entitlements.length === 0);
+): { state: IntegrationMemberState; jobId: string } | undefined {
+  const jobId = olds.pendingInvitations?.find((p) => p.userId === member.userId)?.jobId;
+  if (jobId === undefined || !running.includes(jobId)) return undefined;
+  const state = (olds.members ?? []).find((m) => m.userId === member.userId) ?? {
+    userId: member.userId,
+    entitlements: [],
+    role: member.role ?? DEFAULT_INTEGRATION_ROLE,
+  };
+  return { state, jobId };
 }
 
-/** A member not invited again because their invitation may still land: kept as recorded, the jobs kept to wait for next time, and reported. */
-function stillRunning(run: Run, state: IntegrationMemberState, running: readonly string[]): void {
-  run.managed.set(state.userId, state);
-  run.unfinished.push(...running);
+/** A member not invited again because their invitation may still land: kept as recorded, the job kept to wait for next time, and reported. */
+function stillRunning(run: Run, pending: { state: IntegrationMemberState; jobId: string }): void {
+  run.managed.set(pending.state.userId, pending.state);
+  run.pending.set(pending.state.userId, pending.jobId);
   run.failures.push({
-    userId: state.userId,
+    userId: pending.state.userId,
     error: new Error(
-      `the invitation's job ${running.join(", ")} is still running after another wait: the user is not invited again (that could invite them twice). The next up waits for it again; if the job is stuck, leave the member out of members for one up, then declare them again.`,
+      `the invitation's job ${pending.jobId} is still running after another wait: the user is not invited again (that could invite them twice). The next up waits for it again; if the job is stuck, leave the member out of members for one up, then declare them again.`,
     ),
   });
+}
+
+function roleDrift(declared: MemberInputs, current: string | null): ConfigurationError {
+  return new ConfigurationError(
+    `the service changed the role of user ${declared.userId} to ${current} since the state was last read, and the plan did not show changing it back to ${declared.role} (which removes the member and invites them again). Nothing was done to this member: run pulumi refresh, whose next plan shows the change, then pulumi up; or declare role: "${current}" to keep it.`,
+    "members",
+  );
 }
 
 function roleMismatch(integrationId: string, declared: MemberInputs, current: string | null): ConfigurationError {
@@ -351,7 +377,7 @@ async function create(inputs: IntegrationMembersInputs, news: Props): Promise<In
     live: await liveMembers(client, inputs.integrationId),
     managed: new Map(),
     failures: [],
-    unfinished: [],
+    pending: new Map(),
   };
   // Fails before any write, like IntegrationEntitlement's adoption: a role the API cannot change in place.
   const mismatched = inputs.members.filter((m) => roleChanged(run.live.get(m.userId)?.role ?? null, m));
@@ -388,7 +414,7 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
   const live = await liveMembers(client, inputs.integrationId, olds.members);
   const wasManaged = new Set((olds.members ?? []).map((m) => m.userId));
   const declared = byUser(inputs.members);
-  const run: Run = { integrationId: inputs.integrationId, live, managed: new Map(), failures: [], unfinished: [] };
+  const run: Run = { integrationId: inputs.integrationId, live, managed: new Map(), failures: [], pending: new Map() };
   for (const id of wasManaged) {
     const member = live.get(id);
     if (member) run.managed.set(id, { userId: id, entitlements: member.entitlements, role: member.role });
@@ -403,16 +429,20 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
         .map((m) => m.userId)
         .filter((id) => live.has(id) && !declared.has(id) && !wasManaged.has(id) && ours(id))
     : [];
-  // A managed member whose declared role changed is removed and invited again; a member taken over
-  // now with another role fails alone, as at create (adoption never removes anyone).
+  // A managed member whose declared role changed (as the plan showed it: against the state) is
+  // removed and invited again. A member whose role the service changed since the state was read
+  // (no refresh) is not changed back unseen: that member fails alone, as does a member taken over
+  // now with another role (adoption never removes anyone).
+  const stateRole = byUser(olds.members ?? []);
+  const liveRoleDiffers = (m: MemberInputs) => live.has(m.userId) && roleChanged(live.get(m.userId)!.role, m);
   const roleChanges = inputs.members.filter(
-    (m) => wasManaged.has(m.userId) && live.has(m.userId) && roleChanged(live.get(m.userId)!.role, m),
+    (m) => wasManaged.has(m.userId) && liveRoleDiffers(m) && roleChanged(stateRole.get(m.userId)?.role ?? null, m),
   );
-  const mismatched = inputs.members.filter(
-    (m) => !wasManaged.has(m.userId) && live.has(m.userId) && roleChanged(live.get(m.userId)!.role, m),
-  );
+  const drifted = inputs.members.filter((m) => wasManaged.has(m.userId) && liveRoleDiffers(m) && !roleChanges.includes(m));
+  const mismatched = inputs.members.filter((m) => !wasManaged.has(m.userId) && liveRoleDiffers(m));
   for (const m of mismatched)
     run.failures.push({ userId: m.userId, error: roleMismatch(inputs.integrationId, m, live.get(m.userId)!.role) });
+  for (const m of drifted) run.failures.push({ userId: m.userId, error: roleDrift(m, live.get(m.userId)!.role) });
   const removed = new Set([...dropped, ...unmanaged, ...roleChanges.map((m) => m.userId)]);
   guardLastOwner(inputs.integrationId, live.values(), removed);
 
@@ -425,11 +455,14 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
   await Promise.all(
     inputs.members.map(async (member) => {
       const current = run.live.get(member.userId);
-      // A role change whose removal failed, or a mismatched adoption: left as it is (the failure is reported).
-      if ((roleChanges.includes(member) && !removedOk.has(member.userId)) || mismatched.includes(member)) return;
+      // A role change whose removal failed, a mismatched adoption or a role changed unseen: left as it is (the failure is reported).
+      // (A drifted member stays managed as the service has them: the next plan shows the role change.)
+      if ((roleChanges.includes(member) && !removedOk.has(member.userId)) || mismatched.includes(member) || drifted.includes(member))
+        return;
       if (!current) {
-        const invited = pendingInvitation(olds, member.userId, running);
-        return invited ? stillRunning(run, invited, running) : addMember(client, run, member);
+        // Removed by this run for a role change: invited again, whatever else is pending.
+        const invited = removedOk.has(member.userId) ? undefined : pendingInvitation(olds, member, running);
+        return invited ? stillRunning(run, invited) : addMember(client, run, member);
       }
       if (!wasManaged.has(member.userId)) takeOver(run, member.userId);
       run.managed.set(member.userId, { userId: member.userId, entitlements: current.entitlements, role: current.role });
@@ -474,7 +507,7 @@ function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynam
     const names = new Set(declared.map((m) => m.userId));
     const removed = new Set([
       ...[...state.keys()].filter((id) => !names.has(id)),
-      ...(removeUnmanaged ? unmanaged.map((m) => m.userId) : []),
+      ...(removeUnmanaged ? unmanaged.map((m) => m.userId).filter((id) => !names.has(id)) : []),
       ...declared.filter((m) => roleChanged(state.get(m.userId)?.role ?? null, m)).map((m) => m.userId),
     ]);
     guardLastOwner(olds.integrationId, [...(olds.members ?? []), ...unmanaged], removed);
@@ -520,10 +553,20 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
       }
       // Read without state (an import): every member is taken as managed.
       const managedIds = props?.members ? new Set(props.members.map((m) => m.userId)) : new Set(live.keys());
-      const run: Run = { integrationId: id, live, managed: new Map(), failures: [], unfinished: props?.unfinishedJobIds ?? [] };
+      const run: Run = { integrationId: id, live, managed: new Map(), failures: [], pending: new Map() };
       for (const userId of managedIds) {
         const member = live.get(userId);
         if (member) run.managed.set(userId, { userId, entitlements: member.entitlements, role: member.role });
+        else {
+          // Not a member yet, but invited by a job not seen to finish: still managed, so that the
+          // next up waits for that job instead of inviting them again, and a destroy waits too.
+          const jobId = props?.pendingInvitations?.find((p) => p.userId === userId)?.jobId;
+          const state = props?.members?.find((m) => m.userId === userId);
+          if (jobId !== undefined && state) {
+            run.managed.set(userId, state);
+            run.pending.set(userId, jobId);
+          }
+        }
       }
       const declaredRoles = props?.declaredRoles;
       const outs = outputsOf(run, { removeUnmanaged: props?.removeUnmanaged === true, declaredRoles });
@@ -565,16 +608,19 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembers
         (props.members ?? []).map((m) => m.userId).filter((userId) => live.has(userId) && !isClaimed(memberClaim(id, userId))),
       );
       guardLastOwner(id, live.values(), removed);
-      const run: Run = { integrationId: id, live, managed: new Map(), failures: [], unfinished: [] };
+      const run: Run = { integrationId: id, live, managed: new Map(), failures: [], pending: new Map() };
       await Promise.all([...removed].map((userId) => removeMember(client, run, userId)));
       // A member whose invitation is still running may join after this delete: the delete fails
       // for them, so the resource stays in the stack (with its jobs) and the next destroy waits again.
-      const pending = (props.members ?? []).filter((m) => !live.has(m.userId) && pendingInvitation(props, m.userId, running));
-      for (const { userId } of pending) {
+      const pending = (props.members ?? []).flatMap((m) => {
+        const invited = live.has(m.userId) ? undefined : pendingInvitation(props, { userId: m.userId }, running);
+        return invited ? [invited] : [];
+      });
+      for (const { state, jobId } of pending) {
         run.failures.push({
-          userId,
+          userId: state.userId,
           error: new Error(
-            `the invitation's job ${running.join(", ")} is still running after another wait, so the user may still become a member: run the destroy again once it has finished (this resource stays in the stack until then).`,
+            `the invitation's job ${jobId} is still running after another wait, so the user may still become a member: run the destroy again once it has finished (this resource stays in the stack until then).`,
           ),
         });
       }

@@ -62,6 +62,8 @@ export class IntegrationMembers extends pulumi.CustomResource {
   declare readonly unmanagedMembers: pulumi.Output<UnmanagedIntegrationMember[]>;
   /** Jobs of invitations not seen to finish (a timeout): the next `up` waits for them, and does not invite again while one still runs. */
   declare readonly unfinishedJobIds: pulumi.Output<string[]>;
+  /** The members whose invitation was not seen to finish, each with its job: not invited again while that job runs. */
+  declare readonly pendingInvitations: pulumi.Output<Array<{ userId: string; jobId: string }>>;
   /** The user ids of the members whose `role` the program declares; the others keep the service's role (shown in `members`). */
   declare readonly declaredRoles: pulumi.Output<string[]>;
 
@@ -77,6 +79,7 @@ export class IntegrationMembers extends pulumi.CustomResource {
       removeUnmanaged: args.removeUnmanaged,
       unmanagedMembers: undefined,
       unfinishedJobIds: undefined,
+      pendingInvitations: undefined,
       declaredRoles: undefined,
       __provider: serializedProvider("integration-members"),
     };

@@ -4,6 +4,7 @@
  * The writes are proven through the host in test/reliability/integration-members.test.ts.
  */
 import { describe, expect, it } from "vitest";
+import type { Emulator } from "../../src/emulator";
 import type { IntegrationMembersOutputs } from "../../src/resources/integration-members-provider";
 import { provider } from "../../src/resources/integration-members-provider";
 import { UNKNOWN } from "../../src/resources/unknown";
@@ -193,4 +194,135 @@ describe("diff", () => {
       diff({ members: [...declared.slice(1), { userId: O, entitlements: ["VIEWER"], role: "account_collaborator" }] }),
     ).rejects.toThrow("the last member with the owner role");
   });
+});
+
+describe("invitations not seen to finish, and roles the service changed (in-process, against the emulator)", () => {
+  const P = "00000000-0000-4000-8000-00000000000c";
+  const user = (id: string, name: string) => ({ id, email: `${name}@example.com`, firstName: name, lastName: "User" });
+  async function world(members: Array<{ userId: string; role?: "owner" | "collaborator"; entitlements: string[] }>) {
+    const emu = await emulator({
+      seed: {
+        users: [user(O, "o"), user(A, "a"), user(B, "b"), user(P, "p")],
+        integrations: [{ id: INTEGRATION, application: "App", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }], users: members }],
+      },
+      job: { finishAfterPolls: 1 },
+    });
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    return emu;
+  }
+  const owner = { userId: O, role: "owner" as const, entitlements: ["VIEWER"] };
+  const invitePosts = (emu: Emulator) => emu.requests.filter((r) => r.method === "POST" && r.path === `/integrations/${INTEGRATION}/users`);
+  const writeLines = (emu: Emulator) => emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+  const memberIds = (emu: Emulator) =>
+    emu.integrations
+      .members(INTEGRATION)
+      .map((m) => m.userId)
+      .sort();
+  /** A create whose invitation of `a` hangs: the partial state the host records. */
+  async function hungCreate(emu: Emulator, news: Record<string, unknown>) {
+    emu.jobs.hangNext(1);
+    const error = (await provider.create!(news).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as { properties: IntegrationMembersOutputs };
+    const job = emu.jobs.list().find((j) => j.status === "running")!;
+    return { state: wire(error.properties), job };
+  }
+  // As the host passes them: with the serialized provider, which a partial create's state keeps.
+  const news = { integrationId: INTEGRATION, members: [{ userId: A, entitlements: ["VIEWER"] }], removeUnmanaged: false, __provider: "p" };
+
+  it("a refresh keeps a member whose invitation is still running: the next update does not invite them again, and a destroy waits", async () => {
+    const emu = await world([owner]);
+    const { state, job } = await hungCreate(emu, news);
+    expect(state.members).toEqual([{ userId: A, entitlements: [], role: "account_collaborator" }]);
+    expect(state.pendingInvitations).toEqual([{ userId: A, jobId: job.id }]);
+
+    const refreshed = wire(await provider.read!(INTEGRATION, state)).props!;
+    expect(refreshed.members).toEqual(state.members);
+    expect(refreshed.pendingInvitations).toEqual([{ userId: A, jobId: job.id }]);
+    expect(refreshed.unfinishedJobIds).toEqual([job.id]);
+
+    emu.clearRequests();
+    await expect(provider.update!(INTEGRATION, refreshed, news)).rejects.toThrow(`the invitation's job ${job.id} is still running`);
+    expect(invitePosts(emu)).toEqual([]);
+    await expect(provider.delete!(INTEGRATION, refreshed)).rejects.toThrow(`user ${A}: the invitation's job ${job.id} is still running`);
+
+    // The invitation lands: the update adopts the member without inviting, and forgets the job.
+    emu.jobs.release(job.id);
+    emu.clearRequests();
+    const outs = wire(await provider.update!(INTEGRATION, refreshed, news)).outs!;
+    expect(writeLines(emu)).toEqual([]);
+    expect(outs.members).toEqual([{ userId: A, entitlements: ["VIEWER"], role: "account_collaborator" }]);
+    expect(outs.pendingInvitations).toEqual([]);
+    expect(outs.unfinishedJobIds).toEqual([]);
+  });
+
+  it("a member removed for a role change is invited again even while someone else's invitation is still running", async () => {
+    const emu = await world([owner, { userId: A, role: "collaborator", entitlements: ["VIEWER"] }]);
+    const first = {
+      ...news,
+      members: [
+        { userId: A, entitlements: ["VIEWER"] },
+        { userId: P, entitlements: ["VIEWER"] },
+      ],
+    };
+    const { state, job } = await hungCreate(emu, first);
+    expect(state.pendingInvitations).toEqual([{ userId: P, jobId: job.id }]);
+    emu.clearRequests();
+    const changed = {
+      ...first,
+      members: [
+        { userId: A, entitlements: ["VIEWER"], role: "account_owner" },
+        { userId: P, entitlements: ["VIEWER"] },
+      ],
+    };
+    const error = (await provider.update!(INTEGRATION, state, changed).catch((e: unknown) => e)) as Error & { reasons: string[] };
+    // Only P waits (its own job); A is removed and invited again as owner.
+    expect(error.reasons).toEqual([expect.stringContaining(`user ${P}: the invitation's job ${job.id} is still running`)]);
+    expect(writeLines(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${A}`, `POST /integrations/${INTEGRATION}/users`]);
+    expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === A)?.role).toBe("owner");
+  });
+
+  it("a role the service changed since the state was read is not changed back by an update the plan showed for something else", async () => {
+    const emu = await world([owner, { userId: A, role: "collaborator", entitlements: ["VIEWER"] }]);
+    const a = { userId: A, entitlements: ["VIEWER"], role: "account_collaborator" };
+    const { outs: olds } = await provider.create!({ ...news, members: [a] });
+    // Someone makes A an owner in the service; no refresh. The program adds B.
+    emu.integrations.setMember(INTEGRATION, A, { role: "owner", entitlements: ["VIEWER"] });
+    const next = { ...news, members: [a, { userId: B, entitlements: ["VIEWER"] }] };
+    emu.clearRequests();
+    const error = (await provider.update!(INTEGRATION, olds!, next).catch((e: unknown) => e)) as Error & {
+      properties: IntegrationMembersOutputs;
+    };
+    expect(error.message).toContain(`the service changed the role of user ${A} to account_owner since the state was last read`);
+    // B is invited; A is left an owner, and the state now says so: the next plan shows the change.
+    expect(writeLines(emu)).toEqual([`POST /integrations/${INTEGRATION}/users`]);
+    expect(memberIds(emu)).toEqual([A, B, O].sort());
+    expect(error.properties.members.find((m) => m.userId === A)?.role).toBe("account_owner");
+    expect((await provider.diff!(INTEGRATION, error.properties, next)).changes).toBe(true);
+  });
+});
+
+it("diff: removeUnmanaged with the only owner, unmanaged until now, declared in members is not refused", async () => {
+  const olds: IntegrationMembersOutputs = {
+    integrationId: INTEGRATION,
+    members: [{ userId: A, entitlements: ["VIEWER"], role: "account_collaborator" }],
+    removeUnmanaged: false,
+    unmanagedMembers: [
+      { userId: O, entitlements: ["VIEWER"], role: "account_owner", email: null },
+      { userId: B, entitlements: ["VIEWER"], role: "account_collaborator", email: null },
+    ],
+    unfinishedJobIds: [],
+    declaredRoles: [],
+  };
+  const members = [
+    { userId: A, entitlements: ["VIEWER"] },
+    { userId: O, entitlements: ["VIEWER"], role: "account_owner" },
+  ];
+  const result = await provider.diff!(INTEGRATION, olds, { integrationId: INTEGRATION, members, removeUnmanaged: true });
+  expect(result.changes).toBe(true);
+  // Without declaring the owner, the same plan is refused.
+  await expect(
+    provider.diff!(INTEGRATION, olds, { integrationId: INTEGRATION, members: members.slice(0, 1), removeUnmanaged: true }),
+  ).rejects.toThrow(`Refusing to remove user ${O}, the last member with the owner role`);
 });
