@@ -222,7 +222,9 @@ async function createMembership(
   if (existing) return adopt(existing);
   const invited = await invite(inputs);
   if ("member" in invited) {
-    if (invited.existed) return adopt(invited.member);
+    // Found a member after a failed or unanswered invitation with another role than invited:
+    // someone else added them meanwhile, so the adoption rules apply.
+    if (invited.existed || roleMismatch(invited.member, inputs)) return adopt(invited.member);
     // An ambiguous invitation that landed: the membership is this create's own.
     return { ...(await setExisting(client, invited.member, inputs)), existed: false };
   }

@@ -283,9 +283,12 @@ async function addMember(client: WorkspaceAccessClient, run: Run, declared: Memb
     }
     const found = stateOf(outcome.member);
     run.live.set(declared.userId, { ...found, email: outcome.member.email });
-    if (outcome.existed && roleChanged(found.role, declared)) throw roleMismatch(run.integrationId, declared, found.role);
+    // Found a member after a failed or unanswered invitation: theirs, not this invitation's, when
+    // the role is not the one invited (someone else added them meanwhile).
+    const theirs = outcome.existed || (found.role !== null && found.role !== role);
+    if (theirs && roleChanged(found.role, declared)) throw roleMismatch(run.integrationId, declared, found.role);
     // Someone's member since the list was read: taken over (see takeOver).
-    if (outcome.existed) takeOver(run, declared.userId);
+    if (theirs) takeOver(run, declared.userId);
     run.managed.set(declared.userId, found);
     if (!sameSet(found.entitlements, declared.entitlements))
       await setEntitlements(client, run, declared.userId, declared.entitlements, found.role);

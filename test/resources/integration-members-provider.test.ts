@@ -326,3 +326,44 @@ it("diff: removeUnmanaged with the only owner, unmanaged until now, declared in 
     provider.diff!(INTEGRATION, olds, { integrationId: INTEGRATION, members: members.slice(0, 1), removeUnmanaged: true }),
   ).rejects.toThrow(`Refusing to remove user ${O}, the last member with the owner role`);
 });
+
+it("a member found after a failed batch with another role than invited was added by someone else: that member fails as at adoption, the rest are invited", async () => {
+  const list = `/integrations/${INTEGRATION}/users`;
+  const users = [O, A, B].map((id, i) => ({ id, email: `u${i}@example.com`, firstName: "U", lastName: `${i}` }));
+  const emu = await emulator({
+    seed: {
+      users,
+      integrations: [
+        {
+          id: INTEGRATION,
+          application: "App",
+          entitlements: [{ id: "VIEWER" }],
+          users: [{ userId: O, role: "owner", entitlements: ["VIEWER"] }],
+        },
+      ],
+    },
+    job: { finishAfterPolls: 1 },
+  });
+  await configureFor(emu);
+  // What the list read after the failed job answers: A made an owner by someone else meanwhile.
+  emu.integrations.setMember(INTEGRATION, A, { role: "owner", entitlements: ["VIEWER"] });
+  const answer = await fetch(new URL(`${list.slice(1)}?page[size]=100`, emu.url), { headers: { "X-API-Key": emu.apiKey } });
+  const afterFailure = await answer.text();
+  emu.integrations.removeMember(INTEGRATION, A);
+  // The create's own list read passes; the one after the batch's failed job gets that answer.
+  emu.fault({ method: "GET", path: list, delayMs: 0 });
+  emu.fault({ method: "GET", path: list, body: afterFailure });
+  emu.jobs.failInvitesOf([A]);
+  emu.clearRequests();
+  const members = [A, B].map((userId) => ({ userId, entitlements: ["VIEWER"], role: "account_collaborator" }));
+  const error = (await provider.create!({ integrationId: INTEGRATION, members, removeUnmanaged: false, __provider: "p" }).catch(
+    (e: unknown) => e,
+  )) as Error & { reasons: string[]; properties: IntegrationMembersOutputs };
+  expect(error.reasons).toEqual([expect.stringContaining(`User ${A} is already a member of integration ${INTEGRATION} as account_owner`)]);
+  expect(error.properties.members.map((m) => m.userId)).toEqual([B]);
+  // The batch, then B alone; A is not invited again.
+  const posts = emu.requests
+    .filter((r) => r.method === "POST")
+    .map((r) => (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds);
+  expect(posts).toEqual([[A, B], [B]]);
+});
