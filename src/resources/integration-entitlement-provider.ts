@@ -9,9 +9,9 @@
  * | check | `GET /integrations/{id}/entitlements` once per integration and process, only for a new or changed entitlement set (see `entitlement-catalogue.ts`) |
  * | diff | none |
  * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (`member-lookup.ts`). Not a member: `POST /integrations/{id}/users` (invite; one request and one job for the creates of the same integration, role and set that arrive together, see `invite-batcher.ts`), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
- * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, `GET /jobs/{jobId}` for its recorded job until done, then the member, then invite or `PATCH` as above |
- * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh |
- * | delete | `DELETE /integrations/{id}/users/{userId}`, then the job; 404 means already gone |
+ * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, `GET /jobs/{jobId}` for its recorded job until done, then the member, then invite or `PATCH` as above (a member with another role than declared was not made by the invitation: the adoption rules apply) |
+ * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh; a partial create whose member is not there yet: `GET /jobs/{jobId}` once, kept while the job runs |
+ * | delete | a partial create: first `GET /jobs/{jobId}` until done (fails, keeping the resource, while it still runs); then `DELETE /integrations/{id}/users/{userId}`, then the job; 404 means already gone |
  *
  * Once the service has accepted a write of a create (or of an update resuming one) and answered
  * with a job, a failure while waiting for that job, other than the job itself failing (a timeout,
@@ -257,7 +257,23 @@ async function converge(inputs: IntegrationEntitlementInputs): Promise<{ member:
     if ("jobId" in invited) return { member: await memberAfterInvite(client, inputs), jobId: invited.jobId };
     member = invited.member;
   }
+  // A member holding another role than this resource invites with was not made by its invitation:
+  // someone else's, taken over only by the adoption rules (as at create).
+  const mismatch = roleMismatch(member, inputs);
+  if (mismatch) throw inputs.adoptExisting ? mismatch : existingMembershipError(member, inputs);
   return setExisting(client, member, inputs);
+}
+
+/** A partial create (recorded with no entitlements) whose invitation job is known. */
+const pendingJobOf = (props: Partial<IntegrationEntitlementOutputs> | undefined): string | undefined =>
+  props && Array.isArray(props.entitlements) && props.entitlements.length === 0 && typeof props.lastJobId === "string"
+    ? props.lastJobId
+    : undefined;
+
+/** Whether a job has not ended (a job that cannot be read has: the member list tells then). */
+async function stillRunning(client: WorkspaceAccessClient, jobId: string): Promise<boolean> {
+  const job = await unlessNotFound(client.jobs.get(jobId));
+  return job !== undefined && job.status !== "finished" && job.status !== "error";
 }
 
 /**
@@ -314,7 +330,16 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
     const { integrationId, userId } = parseId(id);
     return withHints(async () => {
       const member = await connection().cache.member(integrationId, userId);
-      if (!member) return { id: "", props: {} as IntegrationEntitlementOutputs };
+      if (!member) {
+        // A partial create whose invitation is still running is kept as it is: dropping it would
+        // have the next up invite the user a second time, and lose the job to wait for.
+        const jobId = pendingJobOf(props);
+        if (props && jobId !== undefined && (await stillRunning(connection().client, jobId))) {
+          const { email: _e, status: _s, lastJobId: _j, ...inputs } = props;
+          return { id, props, inputs: inputs as IntegrationEntitlementOutputs };
+        }
+        return { id: "", props: {} as IntegrationEntitlementOutputs };
+      }
       const declared = {
         integrationId,
         userId,
@@ -367,13 +392,21 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
     );
   },
 
-  async delete(id: string): Promise<void> {
+  async delete(id: string, props?: IntegrationEntitlementOutputs): Promise<void> {
     // A replacement took the same membership over in this deployment: removing the user now
     // would undo it.
     const { integrationId, userId } = parseId(id);
     if (isClaimed(memberClaim(integrationId, userId))) return;
     await withWrite(
       async () => {
+        // A partial create's invitation may still land after a removal that found nobody: it is
+        // waited for first, and while it still runs the delete fails (the resource stays).
+        const jobId = pendingJobOf(props);
+        if (jobId !== undefined && (await settle(connection().client, [jobId])).length > 0) {
+          throw new Error(
+            `The invitation's job ${jobId} of user ${userId} to integration ${integrationId} is still running after another wait, so the user may still become a member: run the destroy again once it has finished (this resource stays in the stack until then; if the job is stuck, check the member in the service, then pulumi state delete this resource).`,
+          );
+        }
         // Already gone (404) counts as done.
         const job = await unlessNotFound(connection().client.integrations.removeUser(integrationId, userId));
         await job?.wait();

@@ -296,6 +296,58 @@ describe("preview placeholders inside lists", () => {
   });
 });
 
+describe("a partial create whose invitation is still running", () => {
+  /** A create whose invitation job hangs: the partial state the host records, and the job. */
+  async function hung() {
+    const emu = await setup();
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.jobs.hangNext(1);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
+    const job = emu.jobs.list().find((j) => j.status === "running")!;
+    return { emu, props: error.properties as never, job };
+  }
+  const id = `${youtube}/${alan}`;
+
+  it("is kept by a refresh while the job runs (the next up must wait for it, not invite again), and read normally once it lands", async () => {
+    const { emu, props, job } = await hung();
+    const kept = wire(await provider.read!(id, props));
+    expect(kept.id).toBe(id);
+    expect(kept.props).toEqual(props);
+    expect(kept.inputs).toMatchObject({ integrationId: youtube, userId: alan, entitlements: [] });
+    emu.jobs.release(job.id);
+    const landed = wire(await provider.read!(id, props));
+    expect(landed.props).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], email: "alan@example.com" });
+  });
+
+  it("is dropped by a refresh when its job has ended (here: the service no longer knows it) and the user is not a member", async () => {
+    const { props } = await hung();
+    const ended = { ...(props as Record<string, unknown>), lastJobId: "00000000-0000-4000-8000-0000000000aa" };
+    expect(wire(await provider.read!(id, ended as never)).id).toBe("");
+  });
+
+  it("fails a destroy while the job runs, keeping the resource; once the job lands, the destroy removes the member", async () => {
+    const { emu, props, job } = await hung();
+    await expect(provider.delete!(id, props)).rejects.toThrow(
+      `The invitation's job ${job.id} of user ${alan} to integration ${youtube} is still running`,
+    );
+    expect(emu.requests.filter((r) => r.method === "DELETE")).toEqual([]);
+    emu.jobs.release(job.id);
+    await provider.delete!(id, props);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(false);
+  });
+
+  it("resumed after someone else made the user a member with another role: the adoption rules apply, nothing is written", async () => {
+    const { emu, props } = await hung();
+    emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["MANAGER"] });
+    emu.clearRequests();
+    const error = await rejection(provider.update!(id, props, (await check(base)).inputs!));
+    expect(String((error as Error).message)).toContain("adoptExisting");
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)).toMatchObject({ role: "owner", entitlements: ["MANAGER"] });
+  });
+});
+
 describe("resuming and roles", () => {
   it("an up after a timed-out create waits for the recorded job and, once it finished, does not invite again", async () => {
     const emu = await setup({ job: { finishAfterMs: 1500 } });
