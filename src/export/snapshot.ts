@@ -5,7 +5,9 @@
  * list once.
  * Records are kept in a compact form as they arrive, so memory grows with the records, not with
  * the pages. A record that does not match the API contract is set aside (`invalid`), never fails
- * its page.
+ * its page. An integration listed twice (offset paging shifting under a change, or a repeated
+ * record) is kept once when both copies agree; when they differ it is set aside too, and its
+ * members are not read. Users and members listed twice are sorted out by the build.
  */
 import type { Integration, User, WorkspaceAccessClient } from "../client";
 import { ExportError } from "./errors";
@@ -23,7 +25,7 @@ export interface SnapshotMember {
 
 /** A record the service sent that does not match the contract. */
 export interface InvalidRecord {
-  what: "user" | "member";
+  what: "user" | "member" | "integration";
   id: string | undefined;
   integration?: Integration;
   reason: string;
@@ -101,10 +103,28 @@ export async function readWorkspace(
   };
 
   // The integration list first: an unknown `--integration` fails before anything else is read.
+  // Each integration once: a copy that differs from the first makes the integration unusable
+  // (which copy is right would be a guess), but it can still be selected, and is then left out.
   const all: Integration[] = [];
-  for await (const integration of client.integrations.list()) all.push(integration);
+  const firstCopy = new Map<string, Integration>();
+  const differing = new Map<string, string>();
+  for await (const integration of client.integrations.list()) {
+    const first = firstCopy.get(integration.id);
+    if (!first) {
+      firstCopy.set(integration.id, integration);
+      all.push(integration);
+      continue;
+    }
+    const difference = repeatDifference(first, integration, ["label", "application"]);
+    if (difference !== undefined && !differing.has(integration.id)) differing.set(integration.id, difference);
+  }
   report();
-  const lists = options.select(all).map((integration) => ({ integration, members: [] as SnapshotMember[] }));
+  const lists: Array<{ integration: Integration; members: SnapshotMember[] }> = [];
+  for (const integration of options.select(all)) {
+    const difference = differing.get(integration.id);
+    if (difference === undefined) lists.push({ integration, members: [] });
+    else invalid.push({ what: "integration", id: integration.id, integration, reason: difference });
+  }
 
   const readMembers = async () => {
     let next = 0;
@@ -127,4 +147,17 @@ export async function readWorkspace(
   const [users] = await Promise.all([readUsers(), readMembers()]);
   report(true);
   return { users, integrations: lists, invalid };
+}
+
+/**
+ * Why two records the service listed under one id cannot both be true: `listed twice, differently
+ * (label: "A" / "B")`, naming each field of `fields` that differs; undefined when none does (the
+ * same record seen twice, as offset paging does when a record comes or goes between two pages).
+ */
+export function repeatDifference<T extends object>(first: T, again: T, fields: ReadonlyArray<keyof T & string>): string | undefined {
+  const show = (value: unknown) => (value === undefined ? "(none)" : JSON.stringify(value));
+  const differences = fields
+    .filter((field) => JSON.stringify(first[field]) !== JSON.stringify(again[field]))
+    .map((field) => `${field}: ${show(first[field])} / ${show(again[field])}`);
+  return differences.length === 0 ? undefined : `listed twice, differently (${differences.join(", ")})`;
 }

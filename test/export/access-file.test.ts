@@ -264,4 +264,16 @@ describe("resource names", () => {
     expect(colliding.get("a-b@x.example")).toMatch(/^a-b-at-x\.example-[0-9a-f]{8}$/);
     expect(colliding.get("c@x.example")).toBe(before.get("c@x.example"));
   });
+
+  it("count a key given twice as one record: a repeat does not collide with itself", () => {
+    const names = uniqueNames([
+      { key: "id-1", base: "youtube-acme" },
+      { key: "id-1", base: "youtube-acme" },
+      { key: "id-2", base: "slack" },
+    ]);
+    expect([...names]).toEqual([
+      ["id-1", "youtube-acme"],
+      ["id-2", "slack"],
+    ]);
+  });
 });

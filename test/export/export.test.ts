@@ -245,6 +245,134 @@ describe("users whose emails differ only in case", () => {
   });
 });
 
+/** A two-user workspace with one integration (both members), for the tests that alter pages. */
+const YT = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a01";
+const twoMembers = () => ({
+  users: [
+    { id: "u-ann", email: "ann@x.example", firstName: "Ann", lastName: "Lee" },
+    { id: "u-bob", email: "bob@x.example", firstName: "Bob", lastName: "Ray" },
+  ],
+  integrations: [
+    {
+      id: YT,
+      application: "YouTube",
+      label: "YouTube acme",
+      entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }],
+      users: [
+        { userId: "u-ann", entitlements: ["VIEWER"] },
+        { userId: "u-bob", entitlements: ["VIEWER"] },
+      ],
+    },
+  ],
+});
+
+type RawPage = { data: Array<{ id: string; type: string; attributes: Record<string, unknown> }>; links?: unknown };
+/** The first page of `list` (a path under the API root) as the emulator answers it now. */
+async function rawPage(emulator: Emulator, list: string): Promise<RawPage> {
+  const answer = await fetch(`${emulator.url}${list}?page%5Bsize%5D=100`, { headers: { "x-api-key": emulator.apiKey } });
+  return (await answer.json()) as RawPage;
+}
+/** Makes the next `times` reads of `list` answer `page` as its only page. */
+function answerWith(emulator: Emulator, list: string, page: RawPage, times = 1): void {
+  emulator.fault({ method: "GET", path: `/${list}`, body: JSON.stringify({ ...page, links: { next: null } }), times });
+}
+const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+describe("records the service lists twice (offset paging shifting, a repeat)", () => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({ seed: twoMembers() });
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+  const exported = async () => {
+    const result = await runExport(options(emulator));
+    return { result, file: parseAccessFile(fs.readFileSync(path.join(result.dir, "access.yaml"), "utf8")) };
+  };
+
+  it("a member listed twice the same is written once, silently: access.yaml reads back", async () => {
+    const page = await rawPage(emulator, `integrations/${YT}/users`);
+    page.data.push(copy(page.data[0]!));
+    answerWith(emulator, `integrations/${YT}/users`, page);
+    const { result, file } = await exported();
+    expect(result.leftOut).toEqual([]);
+    expect(file.memberships.map((m) => m.user)).toEqual(["ann@x.example", "bob@x.example"]);
+  });
+
+  it("a member listed twice differently is left out and listed; the others are written", async () => {
+    const page = await rawPage(emulator, `integrations/${YT}/users`);
+    const again = copy(page.data.find((r) => r.id === "u-ann")!);
+    again.attributes["entitlements"] = [{ id: "EDITOR" }];
+    page.data.push(again);
+    answerWith(emulator, `integrations/${YT}/users`, page);
+    const { result, file } = await exported();
+    expect(result.leftOut.map((l) => l.text)).toEqual([
+      'membership of u-ann <ann@x.example> in "YouTube acme": listed twice, differently (entitlements: ["VIEWER"] / ["EDITOR"])',
+    ]);
+    expect(file.users.map((u) => u.email)).toEqual(["ann@x.example", "bob@x.example"]);
+    expect(file.memberships.map((m) => m.user)).toEqual(["bob@x.example"]);
+  });
+
+  it("a user listed twice the same is written once; listed twice differently, it is left out with its memberships", async () => {
+    const page = await rawPage(emulator, "users");
+    page.data.push(copy(page.data.find((r) => r.id === "u-ann")!));
+    answerWith(emulator, "users", page);
+    expect((await exported()).result.leftOut).toEqual([]);
+
+    const again = copy(page.data.find((r) => r.id === "u-bob")!);
+    again.attributes["lastName"] = "Ray-Smith";
+    answerWith(emulator, "users", { ...page, data: [...page.data, again] });
+    const { result, file } = await exported();
+    expect(result.leftOut.map((l) => l.text)).toEqual([
+      'user u-bob <bob@x.example>: listed twice, differently (lastName: "Ray" / "Ray-Smith")',
+      'membership of u-bob <bob@x.example> in "YouTube acme": its user is left out (listed twice, differently (lastName: "Ray" / "Ray-Smith"))',
+    ]);
+    expect(file.users.map((u) => u.email)).toEqual(["ann@x.example"]);
+    expect(file.memberships.map((m) => m.user)).toEqual(["ann@x.example"]);
+  });
+
+  it("a user with a copy that breaks the contract is left out whole, never written from the other copy", async () => {
+    const page = await rawPage(emulator, "users");
+    const broken = copy(page.data.find((r) => r.id === "u-bob")!);
+    broken.attributes["firstName"] = 42;
+    answerWith(emulator, "users", { ...page, data: [...page.data, broken] });
+    const { result, file } = await exported();
+    expect(result.leftOut.map((l) => l.text)).toEqual([
+      expect.stringMatching(/^user u-bob: GET .* field "attributes\.firstName"/),
+      'membership of u-bob <bob@x.example> in "YouTube acme": its user is left out (its record does not match the API contract)',
+    ]);
+    expect(file.users.map((u) => u.email)).toEqual(["ann@x.example"]);
+  });
+
+  it("an integration listed twice the same is read and written once, under its own name", async () => {
+    const page = await rawPage(emulator, "integrations");
+    page.data.push(copy(page.data[0]!));
+    answerWith(emulator, "integrations", page);
+    emulator.clearRequests();
+    const { result, file } = await exported();
+    expect(result.leftOut).toEqual([]);
+    expect(file.integrations.map((i) => i.name)).toEqual(["youtube-acme"]);
+    expect(file.memberships.map((m) => m.name)).toEqual(["youtube-acme--ann-at-x.example", "youtube-acme--bob-at-x.example"]);
+    expect(gets(emulator).filter((l) => l === `GET /integrations/${YT}/users`)).toHaveLength(1);
+  });
+
+  it("an integration listed twice differently is left out and listed, its members not read", async () => {
+    const page = await rawPage(emulator, "integrations");
+    const again = copy(page.data[0]!);
+    again.attributes["label"] = "YouTube renamed";
+    answerWith(emulator, "integrations", { ...page, data: [...page.data, again] });
+    emulator.clearRequests();
+    const { result, file } = await exported();
+    expect(result.leftOut.map((l) => l.text)).toEqual([
+      `integration ${YT} ("YouTube acme"): listed twice, differently (label: "YouTube acme" / "YouTube renamed")`,
+    ]);
+    expect(file.integrations).toEqual([]);
+    expect(file.users).toHaveLength(2);
+    expect(gets(emulator).filter((l) => l.startsWith(`GET /integrations/${YT}`))).toEqual([]);
+  });
+});
+
 describe("a failure while writing the project", () => {
   /** Runs `work` with fs.writeFileSync failing (ENOSPC) at its `nth` call for a path under `under`. */
   async function withFullDisk<T>(under: string, nth: number, work: () => Promise<T>): Promise<T> {
