@@ -5,7 +5,7 @@
  * list once.
  * Records are kept in a compact form as they arrive, so memory grows with the records, not with
  * the pages. A record that does not match the API contract is set aside (`invalid`), never fails
- * its page. An integration listed twice (offset paging shifting under a change, or a repeated
+ * its page; an integration's members are then not read. An integration listed twice (offset paging shifting under a change, or a repeated
  * record) is kept once when both copies agree; when they differ it is set aside too, and its
  * members are not read. Users and members listed twice are sorted out by the build.
  */
@@ -103,12 +103,15 @@ export async function readWorkspace(
   };
 
   // The integration list first: an unknown `--integration` fails before anything else is read.
-  // Each integration once: a copy that differs from the first makes the integration unusable
-  // (which copy is right would be a guess), but it can still be selected, and is then left out.
+  // Each integration once. One whose record broke the contract, or whose copies differ (which copy
+  // is right would be a guess), is unusable: its members are not read, and it is left out, but it
+  // can still be selected by id (it is in scope, so --check does not take its members for gone).
   const all: Integration[] = [];
   const firstCopy = new Map<string, Integration>();
-  const differing = new Map<string, string>();
-  for await (const integration of client.integrations.list()) {
+  const unusable = new Map<string, string>();
+  const broken: Array<{ id: string | undefined; reason: string }> = [];
+  const onInvalidIntegration = (id: string | undefined, error: Error) => broken.push({ id, reason: error.message });
+  for await (const integration of client.integrations.list({ onInvalid: onInvalidIntegration })) {
     const first = firstCopy.get(integration.id);
     if (!first) {
       firstCopy.set(integration.id, integration);
@@ -116,14 +119,28 @@ export async function readWorkspace(
       continue;
     }
     const difference = repeatDifference(first, integration, ["label", "application"]);
-    if (difference !== undefined && !differing.has(integration.id)) differing.set(integration.id, difference);
+    if (difference !== undefined && !unusable.has(integration.id)) unusable.set(integration.id, difference);
+  }
+  for (const { id, reason } of broken) {
+    if (id === undefined || unusable.has(id)) continue;
+    unusable.set(id, reason);
+    if (!firstCopy.has(id)) {
+      const placeholder: Integration = { id, application: null, label: null, workspace: null, createdAt: null, updatedAt: null };
+      firstCopy.set(id, placeholder);
+      all.push(placeholder);
+    }
   }
   report();
+  const selected = options.select(all);
   const lists: Array<{ integration: Integration; members: SnapshotMember[] }> = [];
-  for (const integration of options.select(all)) {
-    const difference = differing.get(integration.id);
-    if (difference === undefined) lists.push({ integration, members: [] });
-    else invalid.push({ what: "integration", id: integration.id, integration, reason: difference });
+  for (const integration of selected) {
+    const reason = unusable.get(integration.id);
+    if (reason === undefined) lists.push({ integration, members: [] });
+    else invalid.push({ what: "integration", id: integration.id, integration, reason });
+  }
+  // A record without an id is in no selection but the whole list's.
+  if (selected.length === all.length) {
+    for (const { id, reason } of broken) if (id === undefined) invalid.push({ what: "integration", id, reason });
   }
 
   const readMembers = async () => {

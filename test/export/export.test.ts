@@ -373,6 +373,37 @@ describe("records the service lists twice (offset paging shifting, a repeat)", (
   });
 });
 
+describe("an integration record that breaks the contract", () => {
+  it("is left out and listed with its id and field, its members unread; the rest is exported", async () => {
+    const emulator = await startEmulator({ seed: twoMembers() });
+    try {
+      const slack = emulator.integrations.add({ application: "Slack", label: "Slack acme", entitlements: [{ id: "MEMBER" }] });
+      emulator.integrations.setMember(slack.id, "u-bob", { entitlements: ["MEMBER"] });
+      const page = await rawPage(emulator, "integrations");
+      page.data.find((r) => r.id === YT)!.attributes["label"] = 42;
+      answerWith(emulator, "integrations", page, 2);
+      const result = await runExport(options(emulator));
+      expect(result.leftOut.map((l) => l.text)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^integration ${YT}: GET /api/v1/integrations answered 200 with a record \\(id ${YT}\\) that does not match the API contract: field "attributes\\.label"`,
+          ),
+        ),
+      ]);
+      expect(gets(emulator).filter((l) => l.includes(YT))).toEqual([]);
+      const file = parseAccessFile(fs.readFileSync(path.join(result.dir, "access.yaml"), "utf8"));
+      expect(file.integrations.map((i) => i.label)).toEqual(["Slack acme"]);
+      expect(file.users).toHaveLength(2);
+      // Still selectable by id: in scope, and left out.
+      const scoped = await runExport(options(emulator, { integrations: [YT] }));
+      expect(scoped.leftOut.map((l) => l.kind)).toEqual(["integration"]);
+      expect(parseAccessFile(fs.readFileSync(path.join(scoped.dir, "access.yaml"), "utf8")).scope.integrations).toEqual([YT]);
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
 describe("a failure while writing the project", () => {
   /** Runs `work` with fs.writeFileSync failing (ENOSPC) at its `nth` call for a path under `under`. */
   async function withFullDisk<T>(under: string, nth: number, work: () => Promise<T>): Promise<T> {
