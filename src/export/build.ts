@@ -16,7 +16,14 @@
  *   exact set it holds, at least one (a resource must declare some).
  */
 import { integrationEntitlementInputs, inviteRole, userInputs } from "../resources/inputs";
-import { ACCESS_FILE_VERSION, type AccessFile, type AccessIntegration, type AccessMember, type AccessUser } from "./access-file";
+import {
+  ACCESS_FILE_VERSION,
+  type AccessFile,
+  type AccessIntegration,
+  type AccessLeftOut,
+  type AccessMember,
+  type AccessUser,
+} from "./access-file";
 import { byKey, emailKey, integrationBaseName, uniqueNames, userBaseName } from "./names";
 import { repeatDifference, type Snapshot, type SnapshotMember, type SnapshotUser } from "./snapshot";
 
@@ -55,6 +62,11 @@ export interface LeftOut {
   email: string | null;
   /** For a membership: the integration's label (else id); for an integration, its label if known. */
   integration?: string;
+  /** For a membership: the integration's id. */
+  integrationId?: string;
+  /** For a membership read whole: its role as the service reports it, and its entitlements. */
+  role?: string | null;
+  entitlements?: string[];
   reason: string;
   /** One line for people: `user 7a5e… <ann@acme.example>: no first name`. */
   text: string;
@@ -101,16 +113,26 @@ export function buildAccessFile(
   const describeUser = (id: string | undefined, email: string | null) => `${id ?? "(no id)"}${email ? ` <${email}>` : ""}`;
   const leaveOutUser = (id: string | undefined, email: string | null, reason: string) =>
     leftOut.push({ kind: "user", id, email, reason, text: `user ${describeUser(id, email)}: ${reason}` });
-  const leaveOutMember = (id: string | undefined, email: string | null, integration: string, reason: string) =>
+  const labelOf = (i: { id: string; label: string | null }) => i.label ?? i.id;
+  const leaveOutMember = (
+    id: string | undefined,
+    email: string | null,
+    integration: { id: string; label: string | null } | undefined,
+    reason: string,
+    member?: SnapshotMember,
+  ) => {
+    const label = integration ? labelOf(integration) : "?";
     leftOut.push({
       kind: "membership",
       id,
       email,
-      integration,
+      integration: label,
+      ...(integration ? { integrationId: integration.id } : {}),
+      ...(member ? { role: member.role, entitlements: member.entitlements } : {}),
       reason,
-      text: `membership of ${describeUser(id, email)} in "${integration}": ${reason}`,
+      text: `membership of ${describeUser(id, email)} in "${label}": ${reason}`,
     });
-  const labelOf = (i: { id: string; label: string | null }) => i.label ?? i.id;
+  };
 
   const problems = new Map<string, string>();
   // Members (by integration id, then user id) whose record, or one copy of it, broke the contract.
@@ -130,9 +152,8 @@ export function buildAccessFile(
         reason: record.reason,
         text: `integration ${record.id ?? "(no id)"}${label === undefined ? "" : ` ("${label}")`}: ${record.reason}`,
       });
-    } else {
-      leaveOutMember(record.id, null, record.integration ? labelOf(record.integration) : "?", record.reason);
-      if (record.id !== undefined && record.integration) invalidMembers.add(memberKey(record.integration.id, record.id));
+    } else if (record.id !== undefined && record.integration) {
+      invalidMembers.add(memberKey(record.integration.id, record.id));
     }
   }
 
@@ -189,26 +210,32 @@ export function buildAccessFile(
     })
     .sort(byKey((u) => `${emailKey(u.email)}\u0000${u.email}`));
 
+  // A member record that broke the contract, listed with its user's email when the user is known.
+  const emails = new Map(snapshot.users.map((u) => [u.id, u.email]));
+  for (const record of snapshot.invalid) {
+    if (record.what !== "member") continue;
+    leaveOutMember(record.id, (record.id === undefined ? undefined : emails.get(record.id)) ?? null, record.integration, record.reason);
+  }
+
   // Each integration once (the read keeps one already; a repeat here is ignored, never written twice).
   const listed = new Set<string>();
   const lists = snapshot.integrations.filter(({ integration: { id } }) => !listed.has(id) && listed.add(id));
   const integrationNames = uniqueNames(lists.map(({ integration: i }) => ({ key: i.id, base: integrationBaseName(i) })));
   const integrations: AccessIntegration[] = [];
   for (const { integration, members: list } of lists) {
-    const label = labelOf(integration);
     const entry: AccessIntegration = { name: integrationNames.get(integration.id)!, id: integration.id, members: [] };
     if (integration.label !== null) entry.label = integration.label;
     if (integration.application !== null) entry.application = integration.application;
     const once = oncePerId(list, MEMBER_FIELDS);
     for (const { record: member, reason } of once.differing) {
-      leaveOutMember(member.id, exported.get(member.id)?.email ?? member.email, label, reason);
+      leaveOutMember(member.id, exported.get(member.id)?.email ?? member.email, integration, reason, member);
     }
     for (const member of once.unique) {
       // Another copy of it broke the contract: left out, and listed already.
       if (invalidMembers.has(memberKey(integration.id, member.id))) continue;
       const problem = memberProblem(member, integration.id, exported, problems, schemas);
       if (problem) {
-        leaveOutMember(member.id, exported.get(member.id)?.email ?? member.email, label, problem);
+        leaveOutMember(member.id, exported.get(member.id)?.email ?? member.email, integration, problem, member);
         continue;
       }
       const user = exported.get(member.id)!;
@@ -231,6 +258,7 @@ export function buildAccessFile(
     scope: { ...(options.scopeIds ? { integrations: [...options.scopeIds].sort() } : {}), membersOnly: options.membersOnly },
     users: accessUsers,
     integrations,
+    leftOut: leftOut.map(recorded),
   };
   return { file, leftOut };
 }
@@ -257,4 +285,15 @@ function memberProblem(
     adoptExisting: true,
   });
   return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? "not a valid IntegrationEntitlement");
+}
+
+/** A left-out record as `access.yaml` keeps it (the file sorts them, one per key). */
+function recorded(record: LeftOut): AccessLeftOut {
+  return {
+    kind: record.kind,
+    ...(record.kind === "membership" && record.integrationId !== undefined ? { integration: record.integrationId } : {}),
+    ...(record.id === undefined ? {} : { id: record.id }),
+    ...(record.email === null ? {} : { email: record.email }),
+    reason: record.reason,
+  };
 }

@@ -20,6 +20,7 @@ export {
   type AccessFile,
   AccessFileError,
   type AccessIntegration,
+  type AccessLeftOut,
   type AccessMember,
   type AccessMembership,
   type AccessScope,

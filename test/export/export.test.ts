@@ -631,6 +631,123 @@ describe("--check", () => {
   });
 });
 
+describe("--check and the records the export leaves out", () => {
+  /** Exports a fresh two-member workspace (with `extra` users), runs `change`, then checks. */
+  async function exportChangeCheck(change: (emulator: Emulator) => void | Promise<void>, extra: Array<Record<string, unknown>> = []) {
+    const seed = twoMembers();
+    const emulator = await startEmulator({ seed: { ...seed, users: [...seed.users, ...extra] } as typeof seed });
+    try {
+      const exported = await runExport(options(emulator));
+      await change(emulator);
+      const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+      return { exported, result, texts: result.changes.map((c) => c.text) };
+    } finally {
+      await emulator.close();
+    }
+  }
+
+  it("records them in access.yaml: sorted, one per key, as data; a fresh check finds nothing", async () => {
+    const { exported, result } = await exportChangeCheck(() => {}, [
+      { id: "u-pending", email: "pending@x.example", firstName: null, lastName: null },
+    ]);
+    const text = fs.readFileSync(path.join(exported.dir, "access.yaml"), "utf8");
+    expect(text).toContain("leftOut:\n  - kind: user\n    id: u-pending\n    email: pending@x.example\n    reason: no first name\n");
+    expect(parseAccessFile(text).leftOut).toEqual([{ kind: "user", id: "u-pending", email: "pending@x.example", reason: "no first name" }]);
+    expect(result.changes).toEqual([]);
+    expect(result.leftOut.map((l) => l.text)).toEqual(["user u-pending <pending@x.example>: no first name"]);
+  });
+
+  it("reports a new user without a last name joining as owner: the user and the membership are left out now", async () => {
+    const { texts, result } = await exportChangeCheck((emulator) => {
+      emulator.users.add({ id: "u-scim", email: "scim@x.example", firstName: "Sc", lastName: null, role: "workspace_super_admin" });
+      emulator.integrations.setMember(YT, "u-scim", { role: "owner", entitlements: ["VIEWER"] });
+    });
+    expect(texts).toEqual([
+      "! user u-scim <scim@x.example>: left out now: no last name",
+      '! membership of u-scim <scim@x.example> in "YouTube acme": left out now: its user is left out (no last name); holds role owner with VIEWER',
+    ]);
+    expect(result.changes.map((c) => c.kind)).toEqual(["left-out-now", "left-out-now"]);
+  });
+
+  it("reports a member given a role the project cannot declare as left out now, not as having left", async () => {
+    const { texts } = await exportChangeCheck(async (emulator) => {
+      const page = await rawPage(emulator, `integrations/${YT}/users`);
+      page.data.find((r) => r.id === "u-bob")!.attributes["role"] = "admin";
+      answerWith(emulator, `integrations/${YT}/users`, page);
+    });
+    expect(texts).toEqual([
+      `! membership of u-bob <bob@x.example> in "YouTube acme": left out now: role "admin" is neither owner nor collaborator; holds role admin with VIEWER`,
+    ]);
+  });
+
+  it("reports users whose emails now differ only in case as left out now, not removed", async () => {
+    const { texts } = await exportChangeCheck(async (emulator) => {
+      const page = await rawPage(emulator, "users");
+      page.data.push({ id: "u-ann2", type: "user", attributes: { email: "Ann@X.example", firstName: "Ann", lastName: "Two" } });
+      answerWith(emulator, "users", page);
+    });
+    const reason = (other: string) =>
+      `another user has the same email but for case (${other}): access.yaml tells users apart by email, case-insensitively`;
+    expect(texts).toEqual([
+      `! user u-ann <ann@x.example>: left out now: ${reason("u-ann2")}`,
+      `! user u-ann2 <Ann@X.example>: left out now: ${reason("u-ann")}`,
+      `! membership of u-ann <ann@x.example> in "YouTube acme": left out now: its user is left out (${reason("u-ann2")}); holds role collaborator with VIEWER`,
+    ]);
+  });
+
+  it("reports a record no longer left out as that, not as a user added or a member joined", async () => {
+    const { texts, result } = await exportChangeCheck(
+      (emulator) => {
+        emulator.users.update("u-cy", { firstName: "Cy" });
+      },
+      [{ id: "u-cy", email: "cy@x.example", firstName: null, lastName: "Doe" }],
+    );
+    expect(texts).toEqual(["! user u-cy <cy@x.example>: no longer left out (was: no first name)"]);
+    expect(result.changes[0]).toMatchObject({ kind: "no-longer-left-out", user: "cy@x.example" });
+  });
+
+  it("reads an access.yaml written before leftOut was recorded: every record left out now is reported", async () => {
+    const emulator = await startEmulator({ seed: twoMembers() });
+    try {
+      const exported = await runExport(options(emulator));
+      const file = path.join(exported.dir, "access.yaml");
+      const text = fs.readFileSync(file, "utf8");
+      expect(text.endsWith("leftOut: []\n")).toBe(true);
+      fs.writeFileSync(file, text.replace("leftOut: []\n", ""));
+      expect(parseAccessFile(fs.readFileSync(file, "utf8")).leftOut).toEqual([]);
+      expect((await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) })).changes).toEqual([]);
+      emulator.users.add({ id: "u-new", email: "new@x.example", firstName: null, lastName: null });
+      const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+      expect(result.changes.map((c) => c.text)).toEqual(["! user u-new <new@x.example>: left out now: no first name"]);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("reports an integration whose record now breaks the contract once, and none of its members as gone", async () => {
+    const { texts } = await exportChangeCheck(async (emulator) => {
+      const page = await rawPage(emulator, "integrations");
+      page.data.find((r) => r.id === YT)!.attributes["label"] = 42;
+      answerWith(emulator, "integrations", page);
+    });
+    expect(texts).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^! integration ${YT} \\("YouTube acme"\\): left out now: GET /api/v1/integrations answered 200 .* field "attributes\\.label"`,
+        ),
+      ),
+    ]);
+  });
+
+  it("reports a member whose every entitlement was revoked as that, not as having left", async () => {
+    const { texts, result } = await exportChangeCheck((emulator) => {
+      emulator.integrations.setMember(YT, "u-bob", { entitlements: [] });
+    });
+    expect(texts).toEqual(['- bob@x.example in "YouTube acme": revoked VIEWER (still a member, with no entitlement)']);
+    expect(result.changes[0]).toMatchObject({ kind: "entitlements-revoked", entitlements: ["VIEWER"] });
+  });
+});
+
 /** The email a change line is about, for the order the check sorts in. */
 function key(line: string): string {
   return /(\S+@\S+)/.exec(line)?.[1]?.toLowerCase() ?? "";
