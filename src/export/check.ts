@@ -128,6 +128,18 @@ export function compareAccess(before: AccessFile, after: AccessFile, now: Compar
       });
       continue;
     }
+    if (was.firstName !== user.firstName || was.lastName !== user.lastName) {
+      const renamed = (["firstName", "lastName"] as const)
+        .filter((field) => was[field] !== user[field])
+        .map((field) => `${field} ${JSON.stringify(was[field])} -> ${JSON.stringify(user[field])}`);
+      changes.push({
+        kind: "user-renamed",
+        user: user.email,
+        from: `${was.firstName} ${was.lastName}`,
+        to: `${user.firstName} ${user.lastName}`,
+        text: `~ user ${user.email}: renamed, ${renamed.join(", ")}`,
+      });
+    }
     if (was.role !== user.role) {
       changes.push({
         kind: "user-role-changed",

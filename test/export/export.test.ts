@@ -739,6 +739,18 @@ describe("--check and the records the export leaves out", () => {
     ]);
   });
 
+  it("reports a user renamed in the identity provider: the project declares names, so its next up would rename them back", async () => {
+    const { texts, result } = await exportChangeCheck((emulator) => {
+      emulator.users.update("u-ann", { lastName: "Lee-Smith" });
+      emulator.users.update("u-bob", { firstName: "Robert", lastName: "Ray Jr" });
+    });
+    expect(texts).toEqual([
+      '~ user ann@x.example: renamed, lastName "Lee" -> "Lee-Smith"',
+      '~ user bob@x.example: renamed, firstName "Bob" -> "Robert", lastName "Ray" -> "Ray Jr"',
+    ]);
+    expect(result.changes[0]).toMatchObject({ kind: "user-renamed", user: "ann@x.example", from: "Ann Lee", to: "Ann Lee-Smith" });
+  });
+
   it("reports a member whose every entitlement was revoked as that, not as having left", async () => {
     const { texts, result } = await exportChangeCheck((emulator) => {
       emulator.integrations.setMember(YT, "u-bob", { entitlements: [] });
