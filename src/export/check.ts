@@ -7,6 +7,7 @@
  * now that was not left out then, and one no longer left out. A record left out on one side is
  * reported as such, not as added or removed: a user whose last name was cleared is left out now,
  * not gone, and the members of an integration whose record broke the contract have not left.
+ * Under `--members-only`, a user whose last membership in scope ended is out of scope, not removed.
  */
 import { type AccessFile, type AccessIntegration, type AccessLeftOut, type AccessMember, type AccessUser, leftOutKey } from "./access-file";
 import type { LeftOut } from "./build";
@@ -17,6 +18,7 @@ export interface AccessChange {
   kind:
     | "user-added"
     | "user-removed"
+    | "user-out-of-scope"
     | "user-role-changed"
     | "user-guest-changed"
     | "user-renamed"
@@ -49,6 +51,11 @@ export interface CompareNow {
    * read). Default: `after.leftOut`, without those details.
    */
   leftOut?: readonly LeftOut[];
+  /**
+   * The emails (as {@link key} compares them) of every user the workspace lists now, in scope or
+   * not: under `--members-only`, a user without a membership in scope any more is still a user.
+   */
+  workspaceEmails?: ReadonlySet<string>;
 }
 
 const show = (value: string | boolean | undefined) => (value === undefined ? "(not reported)" : String(value));
@@ -163,6 +170,14 @@ export function compareAccess(before: AccessFile, after: AccessFile, now: Compar
     if (newUsers.has(email)) continue;
     // Still there, but left out now: the "left out now" line says why.
     if (usersLeftNow.has(email)) continue;
+    if (now.workspaceEmails?.has(email)) {
+      changes.push({
+        kind: "user-out-of-scope",
+        user: user.email,
+        text: `- user ${user.email}: no membership in scope now (still a user of the workspace)`,
+      });
+      continue;
+    }
     changes.push({ kind: "user-removed", user: user.email, text: `- user ${user.email} removed` });
   }
 

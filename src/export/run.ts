@@ -21,6 +21,7 @@ import { type AccessData, type AccessFile, formatAccessFile, parseAccessFile } f
 import { buildAccessFile, type LeftOut } from "./build";
 import { type AccessChange, compareAccess } from "./check";
 import { ExportError, SCOPES_NEEDED } from "./errors";
+import { emailKey } from "./names";
 import { projectFiles } from "./project";
 import { exportConnection, ENV } from "./settings";
 import { readWorkspace, selectIntegrations } from "./snapshot";
@@ -170,7 +171,10 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
             leftOut: recorded.leftOut.filter((l) => l.kind === "user" || inScope(l.kind === "membership" ? l.integration : l.id)),
           };
     return {
-      changes: compareAccess(before, file, { leftOut }),
+      changes: compareAccess(before, file, {
+        leftOut,
+        workspaceEmails: new Set(snapshot.users.flatMap((u) => (u.email === null ? [] : [emailKey(u.email)]))),
+      }),
       leftOut,
       notes,
       requests: client.requestCount,

@@ -751,6 +751,26 @@ describe("--check and the records the export leaves out", () => {
     expect(result.changes[0]).toMatchObject({ kind: "user-renamed", user: "ann@x.example", from: "Ann Lee", to: "Ann Lee-Smith" });
   });
 
+  it("under --members-only, reports a user whose last membership ended as out of scope, not removed", async () => {
+    const emulator = await startEmulator({ seed: twoMembers() });
+    try {
+      const exported = await runExport(options(emulator, { membersOnly: true }));
+      emulator.integrations.removeMember(YT, "u-bob");
+      const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+      expect(result.changes.map((c) => c.text)).toEqual([
+        "- user bob@x.example: no membership in scope now (still a user of the workspace)",
+        '- bob@x.example left "YouTube acme" (was account_collaborator with VIEWER)',
+      ]);
+      expect(result.changes[0]!.kind).toBe("user-out-of-scope");
+      emulator.users.remove("u-bob");
+      expect((await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) })).changes[0]!.text).toBe(
+        "- user bob@x.example removed",
+      );
+    } finally {
+      await emulator.close();
+    }
+  });
+
   it("reports a member whose every entitlement was revoked as that, not as having left", async () => {
     const { texts, result } = await exportChangeCheck((emulator) => {
       emulator.integrations.setMember(YT, "u-bob", { entitlements: [] });
