@@ -67,7 +67,10 @@ export interface ExportResult {
   users: number;
   integrations: number;
   memberships: number;
-  /** The users and memberships the project could not declare, and why (they are not in `access.yaml`). */
+  /**
+   * The users, memberships and integrations the project could not declare, and why: not declared
+   * in `access.yaml`, only recorded under its `leftOut`.
+   */
   leftOut: LeftOut[];
   /** Requests sent (list pages, plus any retries). */
   requests: number;
