@@ -29,7 +29,11 @@ export class IntegrationsApi {
     this.#jobs = jobs;
   }
 
-  /** Every integration of the workspace, page by page (two may share an `application`). */
+  /**
+   * Every integration of the workspace, page by page (two may share an `application`). A record
+   * that does not match the contract goes to `options.onInvalid` (else is skipped), as in the
+   * other lists.
+   */
   async *list(options: ListOptions = {}): AsyncGenerator<Integration> {
     const first = {
       method: "GET" as const,
@@ -37,7 +41,7 @@ export class IntegrationsApi {
       query: { "page[size]": pageSize(options.pageSize) },
       scopes: [SCOPES.readIntegrations],
     };
-    for await (const record of paginate(this.#http, first, schemas().integrationRecord)) {
+    for await (const record of paginate(this.#http, first, schemas().integrationRecord, options.onInvalid)) {
       yield toIntegration(record);
     }
   }

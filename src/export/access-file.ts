@@ -59,6 +59,34 @@ export interface AccessScope {
   membersOnly: boolean;
 }
 
+/** The kinds of record an export may leave out. */
+export const LEFT_OUT_KINDS = ["integration", "user", "membership"] as const;
+
+/**
+ * A record the export could not declare, as `access.yaml` keeps it: so that `--check` tells a
+ * record left out now from one left out already (and one no longer left out). Data, not
+ * declarations: the program ignores it.
+ */
+export interface AccessLeftOut {
+  kind: (typeof LEFT_OUT_KINDS)[number];
+  /** The user's id (for an integration, its id); absent when the record had none. */
+  id?: string;
+  /** For a membership: the integration's id. */
+  integration?: string;
+  /** The user's email, when known. */
+  email?: string;
+  /** Why it was left out, for people. */
+  reason: string;
+}
+
+/**
+ * What identifies a left-out record, across exports and checks: its kind, integration id and
+ * record id (not the reason, nor the email).
+ */
+export function leftOutKey(record: Pick<AccessLeftOut, "kind" | "id" | "integration">): string {
+  return `${record.kind}\u0000${record.integration ?? ""}\u0000${record.id ?? ""}`;
+}
+
 /** The contents of `access.yaml`. */
 export interface AccessFile {
   version: number;
@@ -69,6 +97,12 @@ export interface AccessFile {
   users: AccessUser[];
   /** Sorted by name. */
   integrations: AccessIntegration[];
+  /**
+   * The records of the scope that the export left out, one per key ({@link leftOutKey}), sorted by
+   * kind (integrations, users, memberships), then integration id, then id. A file written before
+   * the export recorded them has none: read as empty.
+   */
+  leftOut?: AccessLeftOut[];
 }
 
 /** One membership, as a program declares it: an `IntegrationEntitlement`. */
@@ -90,14 +124,26 @@ export interface AccessMembership {
 export interface AccessData extends AccessFile {
   /** Every membership of every integration, in file order. */
   memberships: AccessMembership[];
+  /** Empty when the file has none. */
+  leftOut: AccessLeftOut[];
 }
 
 const HEADER = [
   "# The workspace's users and integration memberships, written by workspace-access-export.",
   "# index.ts declares a User per user and an IntegrationEntitlement per member (adoptExisting: true).",
   "# Edit it to change access, then run `pulumi up`. `workspace-access-export --check --out .` reports",
-  "# who gained or lost access in the workspace since.",
+  "# who gained or lost access in the workspace since. leftOut lists what the export could not",
+  "# declare (nothing in index.ts manages it): --check reports a record left out since, too.",
 ];
+
+/** The file's left-out records in their order, one per key. */
+function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
+  const order = (r: AccessLeftOut) =>
+    `${LEFT_OUT_KINDS.indexOf(r.kind)}\u0000${r.integration ?? ""}\u0000${r.id ?? ""}\u0000${r.email ?? ""}\u0000${r.reason}`;
+  const sorted = [...records].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  const keys = new Set<string>();
+  return sorted.filter((r) => !keys.has(leftOutKey(r)) && keys.add(leftOutKey(r)));
+}
 
 /** The text of `access.yaml`: deterministic for the same data. */
 export function formatAccessFile(file: AccessFile): string {
@@ -123,6 +169,15 @@ export function formatAccessFile(file: AccessFile): string {
       out.push(`      - user: ${scalar(member.user)}`, `        role: ${member.role}`);
       out.push(`        entitlements: ${flowSequence(member.entitlements)}`);
     }
+  }
+  const leftOut = sortedLeftOut(file.leftOut ?? []);
+  out.push(leftOut.length === 0 ? "leftOut: []" : "leftOut:");
+  for (const record of leftOut) {
+    out.push(`  - kind: ${record.kind}`);
+    if (record.integration !== undefined) out.push(`    integration: ${scalar(record.integration)}`);
+    if (record.id !== undefined) out.push(`    id: ${scalar(record.id)}`);
+    if (record.email !== undefined) out.push(`    email: ${scalar(record.email)}`);
+    out.push(`    reason: ${scalar(record.reason)}`);
   }
   return `${out.join("\n")}\n`;
 }
@@ -232,7 +287,30 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
     });
     integrations.push(integration);
   });
-  return { version: ACCESS_FILE_VERSION, ...(workspace === undefined ? {} : { workspace }), scope, users, integrations, memberships };
+
+  const leftOut = list(top["leftOut"], "leftOut", fail).map((item, i): AccessLeftOut => {
+    const at = `leftOut[${i}]`;
+    const r = object(item, at, fail);
+    const kind = r["kind"];
+    if (!LEFT_OUT_KINDS.includes(kind as AccessLeftOut["kind"])) fail(`${at}.kind must be ${LEFT_OUT_KINDS.join(", ")}`);
+    const record: AccessLeftOut = { kind: kind as AccessLeftOut["kind"], reason: requiredString(r["reason"], `${at}.reason`, fail) };
+    const integration = optionalString(r["integration"], `${at}.integration`, fail);
+    if (integration !== undefined) record.integration = integration;
+    const id = optionalString(r["id"], `${at}.id`, fail);
+    if (id !== undefined) record.id = id;
+    const email = optionalString(r["email"], `${at}.email`, fail);
+    if (email !== undefined) record.email = email;
+    return record;
+  });
+  return {
+    version: ACCESS_FILE_VERSION,
+    ...(workspace === undefined ? {} : { workspace }),
+    scope,
+    users,
+    integrations,
+    leftOut: sortedLeftOut(leftOut),
+    memberships,
+  };
 }
 
 /**

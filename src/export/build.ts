@@ -3,7 +3,10 @@
  * so that its first `pulumi up` adopts it without a write, and a list of what it cannot, each with
  * the reason. A record is checked with the same input schemas the resources' `check` uses (a name
  * the provider would refuse is refused here, not at preview), and is either written whole or left
- * out whole: a membership whose user is left out is left out too.
+ * out whole: a membership whose user is left out is left out too. A record the service listed
+ * twice (offset paging shifting under a change, or a repeat) is written once when the copies
+ * agree, and left out when they differ, or when one copy broke the contract: which copy is right
+ * would be a guess.
  *
  * What adoption needs, so that it sends nothing:
  * - a user's email, first and last name exactly as the service has them (a `User` compares them);
@@ -13,22 +16,64 @@
  *   exact set it holds, at least one (a resource must declare some).
  */
 import { integrationEntitlementInputs, inviteRole, userInputs } from "../resources/inputs";
-import { ACCESS_FILE_VERSION, type AccessFile, type AccessIntegration, type AccessMember, type AccessUser } from "./access-file";
+import {
+  ACCESS_FILE_VERSION,
+  type AccessFile,
+  type AccessIntegration,
+  type AccessLeftOut,
+  type AccessMember,
+  type AccessUser,
+} from "./access-file";
 import { byKey, emailKey, integrationBaseName, uniqueNames, userBaseName } from "./names";
-import type { Snapshot, SnapshotMember, SnapshotUser } from "./snapshot";
+import { repeatDifference, type Snapshot, type SnapshotMember, type SnapshotUser } from "./snapshot";
+
+const USER_FIELDS = ["email", "firstName", "lastName", "role", "isGuest"] as const;
+const MEMBER_FIELDS = ["email", "role", "entitlements"] as const;
+
+/**
+ * Each id once, in the order first seen. Identical repeats are dropped; an id whose copies differ
+ * goes to `differing` with the reason, and is not returned.
+ */
+function oncePerId<T extends { id: string }>(
+  records: readonly T[],
+  fields: ReadonlyArray<keyof T & string>,
+): { unique: T[]; differing: Array<{ record: T; reason: string }> } {
+  const first = new Map<string, T>();
+  const reasons = new Map<string, string>();
+  for (const record of records) {
+    const seen = first.get(record.id);
+    if (!seen) first.set(record.id, record);
+    else if (!reasons.has(record.id)) {
+      const reason = repeatDifference(seen, record, fields);
+      if (reason !== undefined) reasons.set(record.id, reason);
+    }
+  }
+  return {
+    unique: [...first.values()].filter((r) => !reasons.has(r.id)),
+    differing: [...reasons].map(([id, reason]) => ({ record: first.get(id)!, reason })),
+  };
+}
 
 /** A user or membership the export could not represent, and why. */
 export interface LeftOut {
-  kind: "user" | "membership";
-  /** The user's id. */
+  kind: "user" | "membership" | "integration";
+  /** The user's id (the integration's, for an integration). */
   id: string | undefined;
   email: string | null;
-  /** For a membership: the integration's label (else id). */
+  /** For a membership: the integration's label (else id); for an integration, its label if known. */
   integration?: string;
+  /** For a membership: the integration's id. */
+  integrationId?: string;
+  /** For a membership read whole: its role as the service reports it, and its entitlements. */
+  role?: string | null;
+  entitlements?: string[];
   reason: string;
   /** One line for people: `user 7a5e… <ann@acme.example>: no first name`. */
   text: string;
 }
+
+/** Integrations first, then users, then memberships. */
+const KIND_ORDER: Record<LeftOut["kind"], number> = { integration: 0, user: 1, membership: 2 };
 
 /** The file's data and what was left out. */
 export interface Built {
@@ -68,24 +113,47 @@ export function buildAccessFile(
   const describeUser = (id: string | undefined, email: string | null) => `${id ?? "(no id)"}${email ? ` <${email}>` : ""}`;
   const leaveOutUser = (id: string | undefined, email: string | null, reason: string) =>
     leftOut.push({ kind: "user", id, email, reason, text: `user ${describeUser(id, email)}: ${reason}` });
-  const leaveOutMember = (id: string | undefined, email: string | null, integration: string, reason: string) =>
+  const labelOf = (i: { id: string; label: string | null }) => i.label ?? i.id;
+  const leaveOutMember = (
+    id: string | undefined,
+    email: string | null,
+    integration: { id: string; label: string | null } | undefined,
+    reason: string,
+    member?: SnapshotMember,
+  ) => {
+    const label = integration ? labelOf(integration) : "?";
     leftOut.push({
       kind: "membership",
       id,
       email,
-      integration,
+      integration: label,
+      ...(integration ? { integrationId: integration.id } : {}),
+      ...(member ? { role: member.role, entitlements: member.entitlements } : {}),
       reason,
-      text: `membership of ${describeUser(id, email)} in "${integration}": ${reason}`,
+      text: `membership of ${describeUser(id, email)} in "${label}": ${reason}`,
     });
-  const labelOf = (i: { id: string; label: string | null }) => i.label ?? i.id;
+  };
 
   const problems = new Map<string, string>();
+  // Members (by integration id, then user id) whose record, or one copy of it, broke the contract.
+  const invalidMembers = new Set<string>();
+  const memberKey = (integrationId: string, userId: string) => `${integrationId}\u0000${userId}`;
   for (const record of snapshot.invalid) {
     if (record.what === "user") {
       leaveOutUser(record.id, null, record.reason);
       if (record.id !== undefined) problems.set(record.id, "its record does not match the API contract");
-    } else {
-      leaveOutMember(record.id, null, record.integration ? labelOf(record.integration) : "?", record.reason);
+    } else if (record.what === "integration") {
+      const label = record.integration?.label ?? undefined;
+      leftOut.push({
+        kind: "integration",
+        id: record.id,
+        email: null,
+        ...(label === undefined ? {} : { integration: label }),
+        reason: record.reason,
+        text: `integration ${record.id ?? "(no id)"}${label === undefined ? "" : ` ("${label}")`}: ${record.reason}`,
+      });
+    } else if (record.id !== undefined && record.integration) {
+      invalidMembers.add(memberKey(record.integration.id, record.id));
     }
   }
 
@@ -93,9 +161,17 @@ export function buildAccessFile(
   const members = new Set<string>();
   for (const { members: list } of snapshot.integrations) for (const m of list) members.add(m.id);
 
-  const exported = new Map<string, SnapshotUser>();
-  for (const user of snapshot.users) {
+  const users = oncePerId(snapshot.users, USER_FIELDS);
+  for (const { record: user, reason } of users.differing) {
     if (options.membersOnly && !members.has(user.id)) continue;
+    problems.set(user.id, reason);
+    leaveOutUser(user.id, user.email, reason);
+  }
+  const exported = new Map<string, SnapshotUser>();
+  for (const user of users.unique) {
+    if (options.membersOnly && !members.has(user.id)) continue;
+    // Another copy of it broke the contract: left out, and listed already.
+    if (problems.has(user.id)) continue;
     const problem = userProblem(user, schemas);
     if (problem) {
       problems.set(user.id, problem);
@@ -120,7 +196,7 @@ export function buildAccessFile(
     }
   }
   const userNames = uniqueNames([...exported.values()].map((u) => ({ key: emailKey(u.email!), base: userBaseName(u.email!) })));
-  const users: AccessUser[] = [...exported.values()]
+  const accessUsers: AccessUser[] = [...exported.values()]
     .map((u) => {
       const user: AccessUser = {
         name: userNames.get(emailKey(u.email!))!,
@@ -134,17 +210,32 @@ export function buildAccessFile(
     })
     .sort(byKey((u) => `${emailKey(u.email)}\u0000${u.email}`));
 
-  const integrationNames = uniqueNames(snapshot.integrations.map(({ integration: i }) => ({ key: i.id, base: integrationBaseName(i) })));
+  // A member record that broke the contract, listed with its user's email when the user is known.
+  const emails = new Map(snapshot.users.map((u) => [u.id, u.email]));
+  for (const record of snapshot.invalid) {
+    if (record.what !== "member") continue;
+    leaveOutMember(record.id, (record.id === undefined ? undefined : emails.get(record.id)) ?? null, record.integration, record.reason);
+  }
+
+  // Each integration once (the read keeps one already; a repeat here is ignored, never written twice).
+  const listed = new Set<string>();
+  const lists = snapshot.integrations.filter(({ integration: { id } }) => !listed.has(id) && listed.add(id));
+  const integrationNames = uniqueNames(lists.map(({ integration: i }) => ({ key: i.id, base: integrationBaseName(i) })));
   const integrations: AccessIntegration[] = [];
-  for (const { integration, members: list } of snapshot.integrations) {
-    const label = labelOf(integration);
+  for (const { integration, members: list } of lists) {
     const entry: AccessIntegration = { name: integrationNames.get(integration.id)!, id: integration.id, members: [] };
     if (integration.label !== null) entry.label = integration.label;
     if (integration.application !== null) entry.application = integration.application;
-    for (const member of list) {
+    const once = oncePerId(list, MEMBER_FIELDS);
+    for (const { record: member, reason } of once.differing) {
+      leaveOutMember(member.id, exported.get(member.id)?.email ?? member.email, integration, reason, member);
+    }
+    for (const member of once.unique) {
+      // Another copy of it broke the contract: left out, and listed already.
+      if (invalidMembers.has(memberKey(integration.id, member.id))) continue;
       const problem = memberProblem(member, integration.id, exported, problems, schemas);
       if (problem) {
-        leaveOutMember(member.id, exported.get(member.id)?.email ?? member.email, label, problem);
+        leaveOutMember(member.id, exported.get(member.id)?.email ?? member.email, integration, problem, member);
         continue;
       }
       const user = exported.get(member.id)!;
@@ -157,8 +248,7 @@ export function buildAccessFile(
   integrations.sort(byKey((i) => i.name));
   leftOut.sort(
     byKey(
-      (l) =>
-        `${l.kind === "user" ? 0 : 1}\u0000${l.integration ?? ""}\u0000${l.email?.toLowerCase() ?? ""}\u0000${l.id ?? ""}\u0000${l.reason}`,
+      (l) => `${KIND_ORDER[l.kind]}\u0000${l.integration ?? ""}\u0000${l.email?.toLowerCase() ?? ""}\u0000${l.id ?? ""}\u0000${l.reason}`,
     ),
   );
 
@@ -166,8 +256,9 @@ export function buildAccessFile(
     version: ACCESS_FILE_VERSION,
     workspace: options.workspace,
     scope: { ...(options.scopeIds ? { integrations: [...options.scopeIds].sort() } : {}), membersOnly: options.membersOnly },
-    users,
+    users: accessUsers,
     integrations,
+    leftOut: leftOut.map(recorded),
   };
   return { file, leftOut };
 }
@@ -194,4 +285,15 @@ function memberProblem(
     adoptExisting: true,
   });
   return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? "not a valid IntegrationEntitlement");
+}
+
+/** A left-out record as `access.yaml` keeps it (the file sorts them, one per key). */
+function recorded(record: LeftOut): AccessLeftOut {
+  return {
+    kind: record.kind,
+    ...(record.kind === "membership" && record.integrationId !== undefined ? { integration: record.integrationId } : {}),
+    ...(record.id === undefined ? {} : { id: record.id }),
+    ...(record.email === null ? {} : { email: record.email }),
+    reason: record.reason,
+  };
 }

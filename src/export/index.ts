@@ -20,6 +20,7 @@ export {
   type AccessFile,
   AccessFileError,
   type AccessIntegration,
+  type AccessLeftOut,
   type AccessMember,
   type AccessMembership,
   type AccessScope,
@@ -39,8 +40,8 @@ const run = () => require("./run") as typeof import("./run");
 /**
  * Writes the workspace as a Pulumi TypeScript project into `options.out` (new or empty): its
  * users and memberships in `access.yaml`, and an `index.ts` that adopts each of them. The key
- * comes from `WORKSPACE_ACCESS_API_KEY` only. Users and memberships the project could not declare
- * are left out and listed in the result's `leftOut`.
+ * comes from `WORKSPACE_ACCESS_API_KEY` only. Records the project could not declare are left
+ * out, listed in the result's `leftOut` and recorded under `leftOut` in `access.yaml`.
  */
 export function exportWorkspace(options: ExportOptions): Promise<ExportResult> {
   return run().runExport(options);
@@ -48,7 +49,8 @@ export function exportWorkspace(options: ExportOptions): Promise<ExportResult> {
 
 /**
  * Compares the workspace with the `access.yaml` of an exported project (`options.out`): who
- * gained or lost which access since. Sends only reads; changes nothing.
+ * gained or lost which access since, every attribute the project declares, and the records
+ * left out since (or no longer left out). Sends only reads; changes nothing.
  */
 export function checkWorkspace(options: CheckOptions): Promise<CheckResult> {
   return run().runCheck(options);

@@ -62,8 +62,14 @@ export function integrationBaseName(integration: { id: string; label: string | n
  * 16 digits, then a counter (never seen in practice, there for completeness).
  */
 export function uniqueNames(records: ReadonlyArray<{ key: string; base: string }>): Map<string, string> {
+  // A key given twice is one record (a repeat must not make it collide with itself).
   const byBase = new Map<string, string[]>();
-  for (const { key, base } of records) byBase.set(base, [...(byBase.get(base) ?? []), key]);
+  const keys = new Set<string>();
+  for (const { key, base } of records) {
+    if (keys.has(key)) continue;
+    keys.add(key);
+    byBase.set(base, [...(byBase.get(base) ?? []), key]);
+  }
   const names = new Map<string, string>();
   const taken = new Set<string>();
   const suffixed: Array<{ key: string; base: string }> = [];

@@ -17,10 +17,11 @@ import {
   UnauthorizedError,
   WorkspaceAccessClient,
 } from "../client";
-import { type AccessData, formatAccessFile, parseAccessFile } from "./access-file";
+import { type AccessData, type AccessFile, formatAccessFile, parseAccessFile } from "./access-file";
 import { buildAccessFile, type LeftOut } from "./build";
 import { type AccessChange, compareAccess } from "./check";
 import { ExportError, SCOPES_NEEDED } from "./errors";
+import { emailKey } from "./names";
 import { projectFiles } from "./project";
 import { exportConnection, ENV } from "./settings";
 import { readWorkspace, selectIntegrations } from "./snapshot";
@@ -66,7 +67,10 @@ export interface ExportResult {
   users: number;
   integrations: number;
   memberships: number;
-  /** The users and memberships the project could not declare, and why (they are not in `access.yaml`). */
+  /**
+   * The users, memberships and integrations the project could not declare, and why: not declared
+   * in `access.yaml`, only recorded under its `leftOut`.
+   */
   leftOut: LeftOut[];
   /** Requests sent (list pages, plus any retries). */
   requests: number;
@@ -159,12 +163,26 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
       onProgress: (p) => options.onProgress?.({ ...p, elapsedMs: performance.now() - started }),
     });
     const { file, leftOut } = buildAccessFile(snapshot, { workspace: connection.baseUrl, scopeIds, membersOnly });
-    // access.yaml's integrations outside the scope of this check are not compared.
-    const before =
+    // access.yaml's integrations outside the scope of this check are not compared, nor their records left out.
+    const inScope = (id: string | undefined) => id !== undefined && scopeIds!.includes(id);
+    const before: AccessFile =
       options.integrations === undefined
         ? recorded
-        : { ...recorded, integrations: recorded.integrations.filter((i) => scopeIds!.includes(i.id)) };
-    return { changes: compareAccess(before, file), leftOut, notes, requests: client.requestCount, elapsedMs: performance.now() - started };
+        : {
+            ...recorded,
+            integrations: recorded.integrations.filter((i) => inScope(i.id)),
+            leftOut: recorded.leftOut.filter((l) => l.kind === "user" || inScope(l.kind === "membership" ? l.integration : l.id)),
+          };
+    return {
+      changes: compareAccess(before, file, {
+        leftOut,
+        workspaceEmails: new Set(snapshot.users.flatMap((u) => (u.email === null ? [] : [emailKey(u.email)]))),
+      }),
+      leftOut,
+      notes,
+      requests: client.requestCount,
+      elapsedMs: performance.now() - started,
+    };
   });
 }
 

@@ -5,7 +5,9 @@
  * list once.
  * Records are kept in a compact form as they arrive, so memory grows with the records, not with
  * the pages. A record that does not match the API contract is set aside (`invalid`), never fails
- * its page.
+ * its page; an integration's members are then not read. An integration listed twice (offset paging shifting under a change, or a repeated
+ * record) is kept once when both copies agree; when they differ it is set aside too, and its
+ * members are not read. Users and members listed twice are sorted out by the build.
  */
 import type { Integration, User, WorkspaceAccessClient } from "../client";
 import { ExportError } from "./errors";
@@ -23,7 +25,7 @@ export interface SnapshotMember {
 
 /** A record the service sent that does not match the contract. */
 export interface InvalidRecord {
-  what: "user" | "member";
+  what: "user" | "member" | "integration";
   id: string | undefined;
   integration?: Integration;
   reason: string;
@@ -101,10 +103,45 @@ export async function readWorkspace(
   };
 
   // The integration list first: an unknown `--integration` fails before anything else is read.
+  // Each integration once. One whose record broke the contract, or whose copies differ (which copy
+  // is right would be a guess), is unusable: its members are not read, and it is left out, but it
+  // can still be selected by id (it is in scope, so --check does not take its members for gone).
   const all: Integration[] = [];
-  for await (const integration of client.integrations.list()) all.push(integration);
+  const firstCopy = new Map<string, Integration>();
+  const unusable = new Map<string, string>();
+  const broken: Array<{ id: string | undefined; reason: string }> = [];
+  const onInvalidIntegration = (id: string | undefined, error: Error) => broken.push({ id, reason: error.message });
+  for await (const integration of client.integrations.list({ onInvalid: onInvalidIntegration })) {
+    const first = firstCopy.get(integration.id);
+    if (!first) {
+      firstCopy.set(integration.id, integration);
+      all.push(integration);
+      continue;
+    }
+    const difference = repeatDifference(first, integration, ["label", "application"]);
+    if (difference !== undefined && !unusable.has(integration.id)) unusable.set(integration.id, difference);
+  }
+  for (const { id, reason } of broken) {
+    if (id === undefined || unusable.has(id)) continue;
+    unusable.set(id, reason);
+    if (!firstCopy.has(id)) {
+      const placeholder: Integration = { id, application: null, label: null, workspace: null, createdAt: null, updatedAt: null };
+      firstCopy.set(id, placeholder);
+      all.push(placeholder);
+    }
+  }
   report();
-  const lists = options.select(all).map((integration) => ({ integration, members: [] as SnapshotMember[] }));
+  const selected = options.select(all);
+  const lists: Array<{ integration: Integration; members: SnapshotMember[] }> = [];
+  for (const integration of selected) {
+    const reason = unusable.get(integration.id);
+    if (reason === undefined) lists.push({ integration, members: [] });
+    else invalid.push({ what: "integration", id: integration.id, integration, reason });
+  }
+  // A record without an id is in no selection but the whole list's.
+  if (selected.length === all.length) {
+    for (const { id, reason } of broken) if (id === undefined) invalid.push({ what: "integration", id, reason });
+  }
 
   const readMembers = async () => {
     let next = 0;
@@ -127,4 +164,17 @@ export async function readWorkspace(
   const [users] = await Promise.all([readUsers(), readMembers()]);
   report(true);
   return { users, integrations: lists, invalid };
+}
+
+/**
+ * Why two records the service listed under one id cannot both be true: `listed twice, differently
+ * (label: "A" / "B")`, naming each field of `fields` that differs; undefined when none does (the
+ * same record seen twice, as offset paging does when a record comes or goes between two pages).
+ */
+export function repeatDifference<T extends object>(first: T, again: T, fields: ReadonlyArray<keyof T & string>): string | undefined {
+  const show = (value: unknown) => (value === undefined ? "(none)" : JSON.stringify(value));
+  const differences = fields
+    .filter((field) => JSON.stringify(first[field]) !== JSON.stringify(again[field]))
+    .map((field) => `${field}: ${show(first[field])} / ${show(again[field])}`);
+  return differences.length === 0 ? undefined : `listed twice, differently (${differences.join(", ")})`;
 }

@@ -19,6 +19,24 @@ describe("integrations.list", () => {
     ]);
   });
 
+  it("hands a record that breaks the contract to onInvalid, with its id and field, and serves the others", async () => {
+    const emu = await emulator();
+    const ok = emu.integrations.add({ application: "Slack", label: "acme ok", entitlements: [{ id: "VIEWER" }] });
+    const odd = emu.integrations.add({ application: "YouTube", label: "acme odd", entitlements: [{ id: "VIEWER" }] });
+    const { client } = clientFor(emu);
+    const page = (await (await fetch(`${emu.url}integrations?page%5Bsize%5D=100`, { headers: { "x-api-key": emu.apiKey } })).json()) as {
+      data: Array<{ id: string; attributes: Record<string, unknown> }>;
+    };
+    page.data.find((r) => r.id === odd.id)!.attributes["label"] = 42;
+    emu.fault({ method: "GET", path: "/integrations", body: JSON.stringify(page) });
+    const invalid: Array<[string | undefined, string]> = [];
+    const integrations = await collect(client.integrations.list({ onInvalid: (id, error) => invalid.push([id, error.message]) }));
+    expect(integrations.map((i) => i.id)).toEqual([ok.id]);
+    expect(invalid).toEqual([
+      [odd.id, expect.stringMatching(/record \(id [^)]+\) that does not match the API contract: field "attributes\.label"/)],
+    ]);
+  });
+
   it("names the scope it needs on a 403", async () => {
     const emu = await emulator({ keys: { wa_users_only_key_0000000000000000: ["read:users"] } });
     const { client } = clientFor(emu, { apiKey: "wa_users_only_key_0000000000000000" });

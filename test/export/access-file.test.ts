@@ -110,6 +110,17 @@ const SAMPLE: AccessFile = {
     },
     { name: "empty", id: "5b1f0000-0000-4000-8000-000000000002", members: [] },
   ],
+  leftOut: [
+    { kind: "integration", id: "5b1f0000-0000-4000-8000-000000000003", reason: 'field "attributes.label": expected string' },
+    { kind: "user", id: "7a5e0000-0000-4000-8000-000000000050", email: "pending@acme.example", reason: "no first name" },
+    {
+      kind: "membership",
+      integration: "5b1f0000-0000-4000-8000-000000000001",
+      id: "7a5e0000-0000-4000-8000-000000000050",
+      email: "pending@acme.example",
+      reason: "its user is left out (no first name)",
+    },
+  ],
 };
 
 describe("access.yaml", () => {
@@ -205,9 +216,32 @@ describe("access.yaml", () => {
       /role must be account_owner or account_collaborator/,
     ],
     ["an inline mapping", "version: 1\nscope: {membersOnly: true}\n", /line 2: inline mappings/],
+    [
+      "a left-out record of no known kind",
+      "version: 1\nleftOut:\n  - kind: group\n    reason: x\n",
+      /leftOut\[0\]\.kind must be integration, user, membership/,
+    ],
+    ["a left-out record without a reason", "version: 1\nleftOut:\n  - kind: user\n    id: u\n", /leftOut\[0\]\.reason must be text/],
   ])("refuses %s, naming the place", (_what, text, message) => {
     expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(AccessFileError);
     expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(message);
+  });
+});
+
+describe("access.yaml's leftOut", () => {
+  it("is written sorted (integrations, users, memberships), one per key, and read back so", () => {
+    const unsorted: AccessFile = { ...SAMPLE, leftOut: [...SAMPLE.leftOut!].reverse() };
+    unsorted.leftOut!.push({ ...SAMPLE.leftOut![1]!, reason: "other reason, same key" });
+    const text = formatAccessFile(unsorted);
+    expect(text).toBe(formatAccessFile(SAMPLE));
+    expect(parseAccessFile(text).leftOut).toEqual(SAMPLE.leftOut);
+  });
+
+  it("is read as empty from a file written before it was recorded, and written as []", () => {
+    const old = "version: 1\nscope:\n  membersOnly: false\nusers: []\nintegrations: []\n";
+    const parsed = parseAccessFile(old);
+    expect(parsed.leftOut).toEqual([]);
+    expect(formatAccessFile(parsed).endsWith("integrations: []\nleftOut: []\n")).toBe(true);
   });
 });
 
@@ -263,5 +297,17 @@ describe("resource names", () => {
     expect(before.get("a-b@x.example")).toBe("a-b-at-x.example");
     expect(colliding.get("a-b@x.example")).toMatch(/^a-b-at-x\.example-[0-9a-f]{8}$/);
     expect(colliding.get("c@x.example")).toBe(before.get("c@x.example"));
+  });
+
+  it("count a key given twice as one record: a repeat does not collide with itself", () => {
+    const names = uniqueNames([
+      { key: "id-1", base: "youtube-acme" },
+      { key: "id-1", base: "youtube-acme" },
+      { key: "id-2", base: "slack" },
+    ]);
+    expect([...names]).toEqual([
+      ["id-1", "youtube-acme"],
+      ["id-2", "slack"],
+    ]);
   });
 });
