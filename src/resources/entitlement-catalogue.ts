@@ -8,6 +8,8 @@
  * - At most one catalogue request per integration and process, shared by every resource.
  * - A help, not a gate: a catalogue that cannot be read (403 for a key without the scope, 5xx
  *   after the client's retries, no settings) or that is empty warns once and lets the preview go on.
+ * - An `IntegrationEntitlement` with `adoptExisting` is warned about, not failed: the membership
+ *   it adopts may hold an entitlement the integration no longer offers.
  */
 import { unlessNotFound, type WorkspaceAccessClient } from "../client";
 import { type CheckFailure, entitlementSet } from "./inputs";
@@ -44,7 +46,17 @@ export async function unofferedEntitlements(olds: Props, news: Props): Promise<C
   if (!knownString(integrationId) || !knownSet(entitlements)) return [];
   if (olds.integrationId === integrationId && sameSet(olds.entitlements, entitlements)) return [];
   const reason = await unofferedReasonFor(integrationId, entitlements);
-  return reason === undefined ? [] : [{ property: "entitlements", reason }];
+  if (reason === undefined) return [];
+  // Adopting declares what a membership may hold already (an entitlement the integration has
+  // since retired, say: an exported workspace's first preview): a warning, not a failure. A write
+  // of the set, if one is needed, fails in its job.
+  if (news.adoptExisting === true) {
+    warn(
+      `entitlements of user ${String(news.userId)}: ${reason} Let through because adoptExisting is set: the membership may hold it already.`,
+    );
+    return [];
+  }
+  return [{ property: "entitlements", reason }];
 }
 
 /**

@@ -3,8 +3,8 @@
  * command) writes the emulator's populated world as a project into a directory outside the
  * repository; that project is installed from the packed tarball, type-checked with its own
  * tsconfig and TypeScript, and deployed through the engine harness against the same emulator. Its
- * first `up` adopts every user and membership and sends no write; the preview after it plans no
- * change; `destroy` removes nobody. Every assertion is on what the emulator received.
+ * first `up` adopts every user and membership (one holding an entitlement its integration no longer
+ * offers) and sends no write; the preview after it plans no change; `destroy` removes nobody. Every assertion is on what the emulator received.
  */
 import { execFile, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -44,6 +44,14 @@ describe("workspace-access-export of the populated world, deployed from the pack
 
   beforeAll(async () => {
     emulator = await startEmulator({ world: "populated", job: { finishAfterPolls: 1 } });
+    // One member holds an entitlement the integration no longer offers (its catalogue changed):
+    // the adopting resource is let through the preview's catalogue check with a warning.
+    const retiredIn = emulator.integrations.list().find((i) => emulator.integrations.members(i.id).length > 0)!;
+    const retiredMember = emulator.integrations.members(retiredIn.id)[0]!;
+    emulator.integrations.setMember(retiredIn.id, retiredMember.userId, {
+      role: retiredMember.role,
+      entitlements: [...retiredMember.entitlements, "RETIRED_ACCESS"],
+    });
     tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-export-"));
     dir = path.join(tmp, "access");
     exported = await runExportCli(["--out", dir, "--base-url", emulator.url], { WORKSPACE_ACCESS_API_KEY: emulator.apiKey });

@@ -50,6 +50,15 @@ describe("check against the catalogue", () => {
     expect(warnings).toEqual([]);
   });
 
+  it("with adoptExisting, warns instead of failing (the membership adopted may hold an id the integration no longer offers)", async () => {
+    await setup();
+    const { failures } = wire(await provider.check!({}, { ...base, entitlements: ["RETIRED", "VIEWER"], adoptExisting: true }));
+    expect(failures).toEqual([]);
+    expect(warnings).toEqual([
+      `entitlements of user ${alan}: integration ${youtube} offers no entitlement "RETIRED"; it offers (closest first): EDITOR, VIEWER, MANAGER. See getIntegrationEntitlements({ integrationId }). Let through because adoptExisting is set: the membership may hold it already.`,
+    ]);
+  });
+
   it("passes ids the integration offers", async () => {
     await setup();
     expect(wire(await provider.check!({}, { ...base, entitlements: ["MANAGER", "VIEWER"] })).failures).toEqual([]);
