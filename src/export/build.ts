@@ -258,7 +258,7 @@ export function buildAccessFile(
     scope: { ...(options.scopeIds ? { integrations: [...options.scopeIds].sort() } : {}), membersOnly: options.membersOnly },
     users: accessUsers,
     integrations,
-    leftOut: leftOut.map(recorded),
+    leftOut: leftOut.map(recordedLeftOut),
   };
   return { file, leftOut };
 }
@@ -288,7 +288,7 @@ function memberProblem(
 }
 
 /** A left-out record as `access.yaml` keeps it (the file sorts them, one per key). */
-function recorded(record: LeftOut): AccessLeftOut {
+export function recordedLeftOut(record: LeftOut): AccessLeftOut {
   return {
     kind: record.kind,
     ...(record.kind === "membership" && record.integrationId !== undefined ? { integration: record.integrationId } : {}),

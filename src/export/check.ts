@@ -10,7 +10,7 @@
  * Under `--members-only`, a user whose last membership in scope ended is out of scope, not removed.
  */
 import { type AccessFile, type AccessIntegration, type AccessLeftOut, type AccessMember, type AccessUser, leftOutKey } from "./access-file";
-import type { LeftOut } from "./build";
+import { type LeftOut, recordedLeftOut } from "./build";
 import { byKey, emailKey as key } from "./names";
 
 /** One difference, for people (`text`) and for programs (the rest). */
@@ -87,14 +87,7 @@ function leftNow(after: AccessFile, now: CompareNow): Left[] {
   if (now.leftOut === undefined) return (after.leftOut ?? []).map((r) => left(r));
   const byKey = new Map<string, Left>();
   for (const l of now.leftOut) {
-    const record: AccessLeftOut = {
-      kind: l.kind,
-      ...(l.kind === "membership" && l.integrationId !== undefined ? { integration: l.integrationId } : {}),
-      ...(l.id === undefined ? {} : { id: l.id }),
-      ...(l.email === null ? {} : { email: l.email }),
-      reason: l.reason,
-    };
-    const entry = left(record, l.role === undefined ? {} : { role: l.role, entitlements: l.entitlements ?? [] });
+    const entry = left(recordedLeftOut(l), l.role === undefined ? {} : { role: l.role, entitlements: l.entitlements ?? [] });
     if (!byKey.has(entry.key)) byKey.set(entry.key, entry);
   }
   return [...byKey.values()];

@@ -5,9 +5,10 @@
  * list once.
  * Records are kept in a compact form as they arrive, so memory grows with the records, not with
  * the pages. A record that does not match the API contract is set aside (`invalid`), never fails
- * its page; an integration's members are then not read. An integration listed twice (offset paging shifting under a change, or a repeated
- * record) is kept once when both copies agree; when they differ it is set aside too, and its
- * members are not read. Users and members listed twice are sorted out by the build.
+ * its page; an integration's members are then not read. An integration listed twice (offset
+ * paging shifting under a change, or a repeated record) is kept once when both copies agree; when
+ * they differ it is set aside too, and its members are not read. Users and members listed twice
+ * are sorted out by the build.
  */
 import type { Integration, User, WorkspaceAccessClient } from "../client";
 import { ExportError } from "./errors";
