@@ -7,6 +7,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  *   started (test/support/no-spawn.ts makes sure) and no real time is waited for (virtual clocks).
  * - host (`npm run test:host`): through the real dynamic-provider host, programs, npm and tsc.
  * - load (`npm run test:load`): the long runs of 1,000 resources through the host (one file).
+ * - cli (`npm run test:cli`): the real `pulumi` CLI (test/cli/README.md), skipped by name without one.
  *
  * No project sets `fileParallelism: false`: vitest applies it to the whole run, which then runs
  * every file of every tier one after another.
@@ -44,6 +45,8 @@ const UNIT = [
   "test/resources/**/*.test.ts",
 ];
 const LOAD = ["test/load/**/*.test.ts"];
+/** The real `pulumi` CLI (`npm run pulumi-cli` builds it); skipped, by name, where there is none. */
+const CLI = ["test/cli/**/*.test.ts"];
 
 export default defineConfig({
   test: {
@@ -68,7 +71,7 @@ export default defineConfig({
         test: {
           name: "host",
           include: ["test/**/*.test.ts"],
-          exclude: ["**/node_modules/**", ...UNIT, ...LOAD],
+          exclude: ["**/node_modules/**", ...UNIT, ...LOAD, ...CLI],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
@@ -76,6 +79,10 @@ export default defineConfig({
       {
         extends: true,
         test: { name: "load", include: LOAD, testTimeout: 900_000, hookTimeout: 120_000 },
+      },
+      {
+        extends: true,
+        test: { name: "cli", include: CLI, testTimeout: 300_000, hookTimeout: 300_000 },
       },
     ],
   },

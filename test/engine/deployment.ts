@@ -11,6 +11,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import * as os from "node:os";
 import { EngineError, type FailedOperation } from "./engine-error.ts";
 import { type EngineService, startEngineService } from "./engine-service.ts";
 import type { OperationContext, OperationResult, Step, StepOp } from "./operation.ts";
@@ -49,6 +50,9 @@ function elapsed(started: number): number {
 }
 
 /** At most `limit` tasks at once (unlimited when `limit` is undefined). */
+/** `pulumi`'s default `--parallel`: four steps per CPU. */
+const CLI_DEFAULT_PARALLEL = 4 * os.availableParallelism();
+
 class Limiter {
   #active = 0;
   readonly #waiting: Array<() => void> = [];
@@ -698,11 +702,11 @@ class Deployment {
       }
     };
     const prior = this.#ctx.prior.resources;
-    if (this.#ctx.parallel === undefined) {
-      for (const [slot, old] of prior.entries()) await readOne(old, slot);
-    } else {
-      await Promise.all(prior.map((old, slot) => this.#steps.run(() => readOne(old, slot))));
-    }
+    // Reads run concurrently, as under the CLI: `pulumi refresh` reads up to --parallel resources at
+    // once, four per CPU by default. (The harness once read one at a time; the CLI tier showed the
+    // difference: concurrent reads let one list serve several, test/cli/examples.test.ts.)
+    const reads = this.#ctx.parallel === undefined ? new Limiter(CLI_DEFAULT_PARALLEL) : this.#steps;
+    await Promise.all(prior.map((old, slot) => reads.run(() => readOne(old, slot))));
     const resources = slots.filter((r): r is ResourceState => r !== undefined);
     return { ...this.#ctx.prior, resources };
   }

@@ -81,7 +81,7 @@ export interface OperationContext {
   /**
    * At most this many resource steps at once, like `pulumi --parallel` (a registration's
    * Check/Diff/Create/Update; a refresh Read). Unset: registrations run as they arrive without a
-   * limit, and refresh reads one at a time.
+   * limit, and refresh reads four per CPU at once (the CLI's default `--parallel`).
    */
   parallel?: number;
 }

@@ -39,7 +39,7 @@ export interface StackOptions {
   /**
    * At most this many resource steps at once, like `pulumi --parallel`: registrations (their
    * Check/Diff/Create/Update) and refresh reads, which then run concurrently as in the engine.
-   * Unset: registrations unbounded, refresh reads one at a time.
+   * Unset: registrations unbounded, refresh reads four per CPU at once (the CLI's default).
    */
   parallel?: number;
   /** Encrypts secrets in the state file; any fixed string does. */

@@ -1,0 +1,107 @@
+/**
+ * What the package checks at preview, through the real `pulumi` CLI: a misspelt
+ * `workspace-access:*` key (this rests on the dynamic-provider host's private `rawConfig`, which
+ * only the real engine pins), a missing key, and an entitlement the integration does not offer
+ * each fail `pulumi preview` with the package's own message in the CLI's output, and no write
+ * reaches the emulator.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_IDS, type Emulator } from "../../src/emulator/index";
+import type { Project } from "../engine/index.ts";
+import { packedProject } from "../engine/packed.ts";
+import { SETUP_TIMEOUT_MS, startTestEmulator } from "../scenarios/support.ts";
+import { type CliConfigValue, cliAvailable, openCliStack, skipNote } from "./support.ts";
+
+const program = `import * as wa from "pulumi-workspace-access";
+const alice = new wa.User("alice", { email: "alice@example.com", firstName: "Alice", lastName: "Doe" });
+new wa.IntegrationEntitlement("alice-youtube", {
+  integrationId: "${DEFAULT_IDS.integrations.youtube}",
+  userId: alice.id,
+  entitlements: [process.env.ENTITLEMENT ?? "VIEWER"],
+});
+export const id = alice.id;
+`;
+
+describe.skipIf(!cliAvailable)(
+  `settings and entitlements checked at preview, through the real pulumi CLI${skipNote}`,
+  { timeout: 300_000 },
+  () => {
+    let emulator: Emulator;
+    let project: Project;
+    let stacks = 0;
+
+    beforeAll(async () => {
+      emulator = await startTestEmulator();
+      project = await packedProject({ name: "preview-checks", files: { "index.ts": program } });
+    }, SETUP_TIMEOUT_MS);
+
+    afterAll(async () => {
+      await Promise.all([project?.remove(), emulator?.close()]);
+    });
+
+    const good = (): Record<string, CliConfigValue> => ({
+      "workspace-access:baseUrl": emulator.url,
+      "workspace-access:apiKey": { secret: emulator.apiKey },
+    });
+
+    /** `pulumi preview` of a fresh stack with this config: its output, and the writes it caused. */
+    async function preview(config: Record<string, CliConfigValue>, env: Record<string, string> = {}) {
+      stacks += 1;
+      const stack = await openCliStack({ projectDir: project.dir, stackName: `s${stacks}`, config, env });
+      try {
+        const before = emulator.requests.length;
+        const run = await stack.run(["preview"], { allowFailure: true });
+        return { run, requests: emulator.requests.slice(before) };
+      } finally {
+        await stack.remove();
+      }
+    }
+
+    it("a good config previews (the control)", async () => {
+      const { run, requests } = await preview(good());
+      expect(run.code).toBe(0);
+      expect(run.output).toMatch(/\+ 3 to create/);
+      expect(requests.filter((r) => r.method !== "GET")).toEqual([]);
+    });
+
+    it.each<[string, () => Record<string, CliConfigValue>, string[]]>([
+      [
+        "a misspelt key (maxretries)",
+        () => ({ ...good(), "workspace-access:maxretries": "3" }),
+        ["Unknown setting `workspace-access:maxretries`: did you mean `workspace-access:maxRetries`?"],
+      ],
+      [
+        "a misspelt secret key (apikey)",
+        () => {
+          const { "workspace-access:apiKey": _, ...rest } = good();
+          return { ...rest, "workspace-access:apikey": { secret: emulator.apiKey } };
+        },
+        ["Unknown setting `workspace-access:apikey`: did you mean `workspace-access:apiKey`?"],
+      ],
+      [
+        "no API key",
+        () => {
+          const { "workspace-access:apiKey": _, ...rest } = good();
+          return rest;
+        },
+        ["No API key for the workspace", "pulumi config set --secret workspace-access:apiKey <key>"],
+      ],
+    ])("%s fails pulumi preview with the package's message, nothing sent", async (_, config, expected) => {
+      const { run, requests } = await preview(config());
+      expect(run.code).not.toBe(0);
+      for (const text of expected) expect(run.output).toContain(text);
+      expect(requests).toEqual([]);
+      expect(run.output.includes(emulator.apiKey)).toBe(false);
+    });
+
+    it("an entitlement the integration does not offer fails pulumi preview naming it, nothing written", async () => {
+      const { run, requests } = await preview(good(), { ENTITLEMENT: "VEIWER" });
+      expect(run.code).not.toBe(0);
+      expect(run.output).toContain(`integration ${DEFAULT_IDS.integrations.youtube} offers no entitlement`);
+      expect(run.output).toContain("VEIWER");
+      expect(run.output).toContain("VIEWER");
+      // The check reads the catalogue; it writes nothing.
+      expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /integrations/${DEFAULT_IDS.integrations.youtube}/entitlements`]);
+    });
+  },
+);

@@ -1,0 +1,264 @@
+/**
+ * The CLI tier: the real `pulumi` binary (built from its Go modules by `npm run pulumi-cli`, or a
+ * `pulumi` on PATH) driving projects installed from the packed tarball, on a local file backend,
+ * against the emulator. Nothing here needs the network.
+ *
+ * The emulator runs in the test's own process, so every CLI run is an asynchronous child process:
+ * a `spawnSync` would block the event loop the emulator answers on, and the CLI would wait forever.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { RecordedRequest } from "../../src/emulator/index";
+import { specialSigKey } from "../engine/index.ts";
+
+/** The CLI version `npm run pulumi-cli` builds (scripts/pulumi-cli.sh). */
+export const PULUMI_CLI_VERSION = "v3.274.1";
+
+function executableIn(dir: string, command: string): boolean {
+  try {
+    fs.accessSync(path.join(dir, command), fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where the CLI is: `WA_PULUMI_CLI_BIN` (a folder), the cache `npm run pulumi-cli` fills, or a
+ * `pulumi` on PATH (its language host and the dynamic-provider plugin then come from PATH too).
+ */
+export function findPulumiCli(): { binDir: string } | { missing: string } {
+  const cache = path.join(
+    process.env["WA_PULUMI_CLI_CACHE"] ?? path.join(os.homedir(), ".cache", "pulumi-workspace-access", "pulumi-cli"),
+    PULUMI_CLI_VERSION,
+    "bin",
+  );
+  for (const dir of [process.env["WA_PULUMI_CLI_BIN"], cache]) {
+    if (dir && executableIn(dir, "pulumi") && executableIn(dir, "pulumi-language-nodejs")) return { binDir: dir };
+  }
+  const onPath = (process.env["PATH"] ?? "").split(path.delimiter).find((dir) => dir && executableIn(dir, "pulumi"));
+  if (onPath) return { binDir: onPath };
+  return { missing: "no pulumi CLI: `npm run pulumi-cli` builds it (needs Go 1.26+), or put pulumi on PATH" };
+}
+
+export const cli = findPulumiCli();
+/** Whether the CLI tier can run; its tests are skipped (never passed) otherwise. */
+export const cliAvailable = "binDir" in cli;
+/** A suffix for test names: why they are skipped. */
+export const skipNote = "missing" in cli ? ` (skipped: ${cli.missing})` : "";
+
+/** What one CLI command did. */
+export interface CliRun {
+  args: string[];
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** stdout and stderr together. */
+  output: string;
+}
+
+/** A value of stack config: plain, or set with `--secret`. */
+export type CliConfigValue = string | { secret: string };
+
+/** Options of {@link openCliStack}. */
+export interface CliStackOptions {
+  projectDir: string;
+  stackName?: string;
+  config?: Record<string, CliConfigValue>;
+  /** A backend folder shared with other stacks; a fresh one by default. */
+  backendDir?: string;
+  /** Extra environment (a value of `undefined` removes the variable). */
+  env?: Record<string, string | undefined>;
+}
+
+/** The package's environment fallbacks: removed, so only the stack config counts. */
+const FALLBACKS = ["WORKSPACE_ACCESS_API_KEY", "WORKSPACE_ACCESS_BASE_URL", "WORKSPACE_ACCESS_WORKSPACE", "WORKSPACE_ACCESS_HOST"];
+
+/** One stack of a project, driven through the real CLI. */
+export class CliStack {
+  readonly projectDir: string;
+  readonly stackName: string;
+  readonly backendDir: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** Every command run, in order (their output is what a CI log would show). */
+  readonly runs: CliRun[] = [];
+
+  constructor(projectDir: string, stackName: string, backendDir: string, env: NodeJS.ProcessEnv) {
+    this.projectDir = projectDir;
+    this.stackName = stackName;
+    this.backendDir = backendDir;
+    this.env = env;
+  }
+
+  /**
+   * Runs `pulumi <args> --stack <name> --non-interactive`; rejects on a non-zero exit unless
+   * `allowFailure`. `onStart` gets the child (to interrupt it).
+   */
+  run(args: string[], options: { allowFailure?: boolean; onStart?: (child: ChildProcess) => void; stack?: boolean } = {}): Promise<CliRun> {
+    if (!("binDir" in cli)) throw new Error(cli.missing);
+    const full = [...args, ...(options.stack === false ? [] : ["--stack", this.stackName]), "--non-interactive", "--color", "never"];
+    return new Promise((resolve, reject) => {
+      const child = spawn(path.join(cli.binDir, "pulumi"), full, {
+        cwd: this.projectDir,
+        env: this.env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk;
+      });
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+      });
+      options.onStart?.(child);
+      child.on("error", reject);
+      child.on("close", (code, signal) => {
+        const run: CliRun = { args: full, code, signal, stdout, stderr, output: `${stdout}${stderr}` };
+        this.runs.push(run);
+        if (code !== 0 && !options.allowFailure) {
+          reject(new Error(`pulumi ${full.join(" ")} exited with ${code ?? signal}:\n${stdout}\n${stderr}`));
+        } else resolve(run);
+      });
+    });
+  }
+
+  up(...extra: string[]): Promise<CliRun> {
+    return this.run(["up", "--yes", "--skip-preview", ...extra]);
+  }
+
+  preview(...extra: string[]): Promise<CliRun> {
+    return this.run(["preview", ...extra]);
+  }
+
+  refresh(...extra: string[]): Promise<CliRun> {
+    return this.run(["refresh", "--yes", "--skip-preview", ...extra]);
+  }
+
+  destroy(...extra: string[]): Promise<CliRun> {
+    return this.run(["destroy", "--yes", "--skip-preview", ...extra]);
+  }
+
+  /** `pulumi stack export` (secrets encrypted, as it is stored), parsed. */
+  async exportState(showSecrets = false): Promise<CliDeployment> {
+    const run = await this.run(["stack", "export", ...(showSecrets ? ["--show-secrets"] : [])]);
+    return JSON.parse(run.stdout) as CliDeployment;
+  }
+
+  /** The stack outputs (`pulumi stack output --json --show-secrets`). */
+  async outputs(): Promise<Record<string, unknown>> {
+    return JSON.parse((await this.run(["stack", "output", "--json", "--show-secrets"])).stdout) as Record<string, unknown>;
+  }
+
+  async setConfig(key: string, value: CliConfigValue): Promise<void> {
+    if (typeof value === "string") await this.run(["config", "set", key, value]);
+    else await this.run(["config", "set", "--secret", key, value.secret]);
+  }
+
+  /** Removes the stack and its backend folder (when the stack made it). */
+  async remove(): Promise<void> {
+    await this.run(["stack", "rm", "--yes", "--force"], { allowFailure: true });
+  }
+}
+
+/** `pulumi stack export`'s document, the parts the tests read. */
+export interface CliDeployment {
+  version: number;
+  deployment: {
+    resources?: Array<{
+      urn: string;
+      type: string;
+      id?: string;
+      custom?: boolean;
+      inputs?: Record<string, unknown>;
+      outputs?: Record<string, unknown>;
+    }>;
+    pending_operations?: unknown[];
+  };
+}
+
+/**
+ * Creates a stack of a project on a file backend (`pulumi stack init`, passphrase secrets) and
+ * sets its config as a user would: `pulumi config set`, `--secret` for secrets.
+ */
+export async function openCliStack(options: CliStackOptions): Promise<CliStack> {
+  if (!("binDir" in cli)) throw new Error(cli.missing);
+  const backendDir = options.backendDir ?? (await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-cli-backend-")));
+  const pulumiHome = path.join(backendDir, ".pulumi-home");
+  await fs.promises.mkdir(pulumiHome, { recursive: true });
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of FALLBACKS) delete env[key];
+  Object.assign(env, {
+    // The CLI's folder first (pulumi, its Node.js language host, the dynamic-provider plugin),
+    // then the Node.js running the tests, for the programs and the provider host.
+    PATH: [cli.binDir, path.dirname(process.execPath), process.env["PATH"] ?? ""].join(path.delimiter),
+    PULUMI_HOME: pulumiHome,
+    PULUMI_BACKEND_URL: `file://${backendDir}`,
+    PULUMI_CONFIG_PASSPHRASE: `passphrase-${randomBytes(8).toString("hex")}`,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
+  });
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  const stack = new CliStack(options.projectDir, options.stackName ?? "dev", backendDir, env);
+  await stack.run(["stack", "init", stack.stackName], { stack: false });
+  for (const [key, value] of Object.entries(options.config ?? {})) await stack.setConfig(key, value);
+  return stack;
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const TIMESTAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/g;
+
+/**
+ * Outputs per URN with what differs between two runs of the same work made alike: UUIDs numbered
+ * by first appearance (URNs sorted, keys sorted), timestamps replaced, secrets unwrapped to
+ * `{ secret: value }` (the CLI's `--show-secrets` form and the harness's wire form alike).
+ */
+export function comparableState(resources: Array<{ urn: string; outputs?: Record<string, unknown> }>): Record<string, unknown> {
+  const ids = new Map<string, string>();
+  const rename = (text: string) =>
+    text
+      .replace(UUID, (uuid) => {
+        const key = uuid.toLowerCase();
+        if (!ids.has(key)) ids.set(key, `<uuid-${ids.size + 1}>`);
+        return ids.get(key) as string;
+      })
+      .replace(TIMESTAMP, "<time>");
+  const walk = (value: unknown): unknown => {
+    if (typeof value === "string") return rename(value);
+    if (Array.isArray(value)) return value.map(walk);
+    if (value !== null && typeof value === "object") {
+      const record = value as Record<string, unknown>;
+      if (specialSigKey in record) {
+        const plain = "plaintext" in record ? JSON.parse(String(record["plaintext"])) : record["value"];
+        return { secret: walk(plain) };
+      }
+      return Object.fromEntries(
+        Object.keys(record)
+          .sort()
+          .map((key) => [key, walk(record[key])]),
+      );
+    }
+    return value;
+  };
+  const out: Record<string, unknown> = {};
+  for (const resource of [...resources].sort((a, b) => a.urn.localeCompare(b.urn))) out[resource.urn] = walk(resource.outputs ?? {});
+  return out;
+}
+
+/** The requests as a sorted list of `METHOD /path` with ids replaced: the same work, order aside. */
+export function comparableRequests(requests: readonly RecordedRequest[]): string[] {
+  return requests.map((r) => `${r.method} ${r.path.replace(UUID, "{id}")}`).sort();
+}
+
+/** The dynamic resources of an export (the stack and the default provider aside). */
+export function dynamicResources(state: CliDeployment) {
+  return (state.deployment.resources ?? []).filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/"));
+}
