@@ -12,12 +12,15 @@ import { packedProject } from "../engine/packed.ts";
 import { SETUP_TIMEOUT_MS, startTestEmulator } from "../scenarios/support.ts";
 import { type CliConfigValue, cliAvailable, openCliStack, skipNote } from "./support.ts";
 
-const program = `import * as wa from "pulumi-workspace-access";
+// The CLI type-checks a TypeScript program (ts-node) where the harness only transpiles it: no
+// `process` here (the project has no @types/node); the entitlement comes from the project's config.
+const program = `import * as pulumi from "@pulumi/pulumi";
+import * as wa from "pulumi-workspace-access";
 const alice = new wa.User("alice", { email: "alice@example.com", firstName: "Alice", lastName: "Doe" });
 new wa.IntegrationEntitlement("alice-youtube", {
   integrationId: "${DEFAULT_IDS.integrations.youtube}",
   userId: alice.id,
-  entitlements: [process.env.ENTITLEMENT ?? "VIEWER"],
+  entitlements: [new pulumi.Config().get("entitlement") ?? "VIEWER"],
 });
 export const id = alice.id;
 `;
@@ -95,7 +98,7 @@ describe.skipIf(!cliAvailable)(
     });
 
     it("an entitlement the integration does not offer fails pulumi preview naming it, nothing written", async () => {
-      const { run, requests } = await preview(good(), { ENTITLEMENT: "VEIWER" });
+      const { run, requests } = await preview({ ...good(), "preview-checks:entitlement": "VEIWER" });
       expect(run.code).not.toBe(0);
       expect(run.output).toContain(`integration ${DEFAULT_IDS.integrations.youtube} offers no entitlement`);
       expect(run.output).toContain("VEIWER");
