@@ -31,7 +31,7 @@ export interface Job extends ClientJob {
 export async function getJob(args: GetJobArgs): Promise<Job> {
   // Checked before any request, unknown `workspace-access:*` keys included, as `check` does for resources.
   const raw = readRawSettings((key) => pulumi.runtime.getConfig(key), process.env);
-  const settings = checkedProviderSettings(Object.keys(pulumi.runtime.allConfig()), raw);
+  const settings = checkedProviderSettings(Object.keys(pulumi.runtime.allConfig()), raw, pulumi.runtime.getProject());
   const client = new WorkspaceAccessClient({ ...settings.client, clock: currentClock(), settingPrefix: "workspace-access:" });
   try {
     if (!args.waitForCompletion || pulumi.runtime.isDryRun()) {

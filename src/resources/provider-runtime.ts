@@ -17,6 +17,8 @@ let raw: RawSettings | undefined;
 let clock: Clock = systemClock;
 /** Every key of the stack config, as `configure` was given it. */
 let configuredKeys: string[] = [];
+/** The project's name, as the host knows it (its own keys share the namespace when it is `workspace-access`). */
+let project: string | undefined;
 /** The failures of the settings in force, worked out once per `configure` (every `check` asks). */
 let failures: { of: RawSettings; failures: CheckFailure[] } | undefined;
 let current: { fingerprint: string; client: WorkspaceAccessClient; cache: ReadCache; invites: InviteBatcher } | undefined;
@@ -25,6 +27,17 @@ let current: { fingerprint: string; client: WorkspaceAccessClient; cache: ReadCa
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
   raw = readRawSettings((key) => req.config.get(key), process.env);
   configuredKeys = stackConfigKeys(req.config);
+  project = projectOf(req.config, process.env);
+}
+
+/**
+ * The project's name: the host's `Config` keeps it in `projectName` (it qualifies keys with it);
+ * its public type does not show it, so the engine's environment for the host is asked too.
+ */
+export function projectOf(config: pulumi.dynamic.Config, env: NodeJS.ProcessEnv): string | undefined {
+  const name = (config as { projectName?: unknown }).projectName;
+  if (typeof name === "string" && name !== "") return name;
+  return env["PULUMI_NODEJS_PROJECT"] || env["PULUMI_PROJECT"] || undefined;
 }
 
 /**
@@ -46,7 +59,7 @@ function stackConfigKeys(config: pulumi.dynamic.Config): string[] {
 export function settingsFailures(): CheckFailure[] {
   if (!raw) return [];
   if (failures?.of !== raw) {
-    failures = { of: raw, failures: settingsProblems(configuredKeys, raw).map((reason) => ({ property: "", reason })) };
+    failures = { of: raw, failures: settingsProblems(configuredKeys, raw, project).map((reason) => ({ property: "", reason })) };
   }
   // A copy: callers add their own failures to it.
   return [...failures.failures];
@@ -80,6 +93,7 @@ export function resetRuntime(): void {
   current = undefined;
   raw = undefined;
   configuredKeys = [];
+  project = undefined;
   failures = undefined;
   clock = systemClock;
 }

@@ -1,10 +1,22 @@
 /**
- * Stack-per-workspace settings: the `workspace-access:*` stack config keys, with environment
- * variables as fallback. Read at run time, in whichever process needs them (the provider host
- * through `configure`, the program for `getJob`); never captured into `__provider`.
+ * The package's settings, one pipeline for every place they come from: raw text is read (stack
+ * config keys `workspace-access:*`, environment variables as fallback), checked into a list of
+ * {@link SettingsProblem}s (data: the key, the rule, the value seen), and each problem is rendered
+ * in the words of the place the user sets it: a stack config key, an environment variable or a
+ * command-line flag ({@link renderProblem}). Read at run time, in whichever process needs them (the
+ * provider host through `configure`, the program for lookups and `getJob`); never captured into
+ * `__provider`.
  */
-import { type ClientOptions, ConfigurationError, parseBaseUrl } from "../client";
-import { checkNumbers, DEFAULTS, NUMERIC_SETTINGS, type NumericSetting, resolveSettings } from "../client/settings";
+import { type ClientOptions, ConfigurationError } from "../client";
+import {
+  apiKeyProblem,
+  checkBaseUrl,
+  NUMERIC_SETTINGS,
+  type NumberSpec,
+  numberProblem,
+  numberRule,
+  type SettingProblem,
+} from "../client/settings";
 
 /** The stack config namespace. */
 export const CONFIG_NAMESPACE = "workspace-access";
@@ -25,7 +37,7 @@ export const CONFIG_KEYS = {
 } as const;
 
 /** A config key's name without namespace. */
-type ConfigKey = keyof typeof CONFIG_KEYS;
+export type ConfigKey = keyof typeof CONFIG_KEYS;
 
 /** `workspace-access:apiKey` */
 export const qualified = (key: ConfigKey) => `${CONFIG_NAMESPACE}:${key}`;
@@ -35,6 +47,20 @@ export type RawSettings = Partial<Record<ConfigKey, string>>;
 
 /** The keys that together say where the workspace is. */
 const URL_KEYS: readonly ConfigKey[] = ["baseUrl", "workspace", "host"];
+
+/** The provider's own numeric knobs: they never reach the client. */
+export const PROVIDER_NUMBERS = {
+  /** How long reads may be served from one paged list, in seconds (0: never). */
+  readCacheSeconds: { default: 5, min: 0, whole: false },
+} as const;
+
+/** Every numeric config key, with its bounds: the client's (one table, {@link NUMERIC_SETTINGS}) and the provider's. */
+const NUMBER_SPECS: Partial<Record<ConfigKey, NumberSpec>> = Object.fromEntries(
+  (Object.keys(CONFIG_KEYS) as ConfigKey[]).flatMap((key) => {
+    const spec = (NUMERIC_SETTINGS as Record<string, NumberSpec>)[key] ?? (PROVIDER_NUMBERS as Record<string, NumberSpec>)[key];
+    return spec ? [[key, spec]] : [];
+  }),
+);
 
 /**
  * Reads every key through `get` (fully-qualified names), falling back to the environment. The
@@ -66,75 +92,148 @@ export interface ProviderSettings {
   readCacheSeconds: number;
 }
 
+/**
+ * One problem of the settings, as data. The client's problems (`missing`, `invalid`, keyed by the
+ * setting's unqualified name), plus those only a namespace of keys has: a key the package does not
+ * read (`unknown`, with the key it probably meant), the workspace's address not given at all
+ * (`no-address`), and a project named like the namespace (`project-name`), whose own keys cannot
+ * be told from the package's.
+ */
+export type SettingsProblem =
+  | SettingProblem
+  | { readonly kind: "unknown"; readonly key: string; readonly meant?: ConfigKey }
+  | { readonly kind: "no-address"; readonly key: "workspace" | "host"; readonly missing: ReadonlyArray<"workspace" | "host"> }
+  | { readonly kind: "project-name"; readonly key: string; readonly project: string; readonly keys: readonly string[] };
+
 const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/i;
 
-/**
- * Turns raw settings into validated ones, or throws a {@link ConfigurationError} that names the
- * key and the exact command that fixes it. Called per request, so a fixed config takes effect.
- */
-export function resolveProviderSettings(raw: RawSettings): ProviderSettings {
-  const apiKey = raw.apiKey?.trim();
-  if (!apiKey) {
-    throw new ConfigurationError(
-      `No API key for the workspace. Run: pulumi config set --secret ${qualified("apiKey")} <key> (or set WORKSPACE_ACCESS_API_KEY).`,
-      qualified("apiKey"),
-    );
+/** The address's problem, or the base URL it names. */
+function checkAddress(raw: RawSettings): { url: string } | { problem: SettingsProblem } {
+  if (raw.baseUrl) {
+    const checked = checkBaseUrl(raw.baseUrl);
+    return "problem" in checked ? checked : { url: checked.url.href };
   }
-  const numbers = numbersOf(raw);
-  return {
-    client: {
-      baseUrl: baseUrlOf(raw),
-      apiKey,
-      maxRateLimitWaitSeconds: numbers.maxRateLimitWaitSeconds,
-      maxRetries: numbers.maxRetries,
-      requestTimeoutSeconds: numbers.requestTimeoutSeconds,
-      jobTimeoutSeconds: numbers.jobTimeoutSeconds,
-      maxConcurrency: numbers.maxConcurrency,
-      maxRequestsPerSecond: numbers.maxRequestsPerSecond,
-    },
-    readCacheSeconds: numbers.readCacheSeconds ?? DEFAULTS.readCacheSeconds,
-  };
-}
-
-function baseUrlOf(raw: RawSettings): string {
-  if (raw.baseUrl) return parseBaseUrl(raw.baseUrl, qualified("baseUrl")).href;
   const { workspace, host } = raw;
   if (!workspace || !host) {
-    const missing = [!workspace && qualified("workspace"), !host && qualified("host")].filter(Boolean).join(" and ");
-    throw new ConfigurationError(
-      `No workspace configured (${missing} missing). Run: pulumi config set ${qualified("workspace")} <workspace> and pulumi config set ${qualified("host")} <host>, or pulumi config set ${qualified("baseUrl")} https://<workspace>.<host>/api/v1/ (or set WORKSPACE_ACCESS_BASE_URL).`,
-      workspace ? qualified("host") : qualified("workspace"),
-    );
+    const missing = (["workspace", "host"] as const).filter((key) => !raw[key]);
+    return { problem: { kind: "no-address", key: workspace ? "host" : "workspace", missing } };
   }
   if (!DNS_LABEL.test(workspace)) {
-    throw new ConfigurationError(
-      `${qualified("workspace")} "${workspace}" must be a single DNS label (letters, digits and "-"), e.g. acme`,
-      qualified("workspace"),
-    );
+    const rule = 'must be a single DNS label (letters, digits and "-"), e.g. acme';
+    return { problem: { kind: "invalid", key: "workspace", rule, seen: workspace } };
   }
-  if (!HOST_NAME.test(host)) {
-    throw new ConfigurationError(`${qualified("host")} "${host}" must be a host name, e.g. example.com`, qualified("host"));
-  }
-  return parseBaseUrl(`https://${workspace}.${host}/api/v1/`, qualified("workspace")).href;
+  if (!HOST_NAME.test(host))
+    return { problem: { kind: "invalid", key: "host", rule: "must be a host name, e.g. example.com", seen: host } };
+  const checked = checkBaseUrl(`https://${workspace}.${host}/api/v1/`, "workspace");
+  return "problem" in checked ? checked : { url: checked.url.href };
 }
 
-/** The numeric keys of the stack config: those of its keys the one table of numeric settings names. */
-const NUMERIC_KEYS = (Object.keys(CONFIG_KEYS) as ConfigKey[]).filter((key): key is ConfigKey & NumericSetting => key in NUMERIC_SETTINGS);
+/** Every problem of the values read, in a fixed order (key, address, numbers); none when they are usable. */
+export function valueProblems(raw: RawSettings): SettingsProblem[] {
+  const problems: Array<SettingsProblem | undefined> = [apiKeyProblem(raw.apiKey?.trim())];
+  const address = checkAddress(raw);
+  if ("problem" in address) problems.push(address.problem);
+  for (const [key, spec] of Object.entries(NUMBER_SPECS)) problems.push(numberProblem(key, spec, raw[key as ConfigKey]));
+  return problems.filter((problem) => problem !== undefined);
+}
 
-/** The numeric settings given, checked against the client's one schema of settings (bounds named once). */
-function numbersOf(raw: RawSettings): Partial<Record<NumericSetting, number>> {
-  const values: Partial<Record<NumericSetting, number>> = {};
-  for (const key of NUMERIC_KEYS) {
-    const text = raw[key];
-    if (text !== undefined) values[key] = text.trim() === "" ? Number.NaN : Number(text);
+/** The settings, from values that {@link valueProblems} found no problem with. */
+function settingsOf(raw: RawSettings, baseUrl: string): ProviderSettings {
+  const number = (key: ConfigKey): number | undefined => (raw[key] === undefined ? undefined : Number(raw[key]));
+  const client: ClientOptions = { baseUrl, apiKey: raw.apiKey?.trim() ?? "" };
+  for (const key of Object.keys(NUMERIC_SETTINGS) as Array<keyof typeof NUMERIC_SETTINGS>) {
+    const value = key in CONFIG_KEYS ? number(key as ConfigKey) : undefined;
+    if (value !== undefined) client[key] = value;
   }
-  checkNumbers(values, {
-    name: (key) => qualified(key as ConfigKey),
-    got: (key) => `"${raw[key as ConfigKey]}"`,
-    fix: (key) => `Run: pulumi config set ${qualified(key as ConfigKey)} <value>`,
-  });
-  return values;
+  return { client, readCacheSeconds: number("readCacheSeconds") ?? PROVIDER_NUMBERS.readCacheSeconds.default };
+}
+
+/** Where a setting is set, and so how a problem is worded. */
+export type SettingsSource = "stack" | "env" | "flag";
+
+/** A setting's name where it is set: `workspace-access:maxRetries`, `WORKSPACE_ACCESS_MAX_RETRIES`, `--max-retries`. */
+export function settingName(key: string, source: SettingsSource): string {
+  if (source === "stack") return key.includes(":") ? key : `${CONFIG_NAMESPACE}:${key}`;
+  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1_$2");
+  return source === "env" ? `WORKSPACE_ACCESS_${words.toUpperCase()}` : `--${words.toLowerCase().replaceAll("_", "-")}`;
+}
+
+/** The command (or assignment) that sets `key` to `placeholder` where it is set. */
+function setting(key: string, placeholder: string, source: SettingsSource): string {
+  const name = settingName(key, source);
+  if (source === "stack") return `pulumi config set${key === "apiKey" ? " --secret" : ""} ${name} ${placeholder}`;
+  return source === "env" ? `${name}=${placeholder}` : `${name} ${placeholder}`;
+}
+
+/** How a fix is introduced where the setting is set. */
+const VERB: Record<SettingsSource, string> = { stack: "Run:", env: "Set", flag: "Pass" };
+
+/** The environment fallback of a stack config key, for the stack's messages. */
+const orEnv = (key: ConfigKey, source: SettingsSource) => (source === "stack" && CONFIG_KEYS[key] ? ` (or set ${CONFIG_KEYS[key]})` : "");
+
+/**
+ * A problem in the words of the place the setting is set: its name there, what is wrong, the value
+ * seen (never the API key's), and how to fix it there. Stack config problems keep the exact
+ * commands (`Run: pulumi config set workspace-access:maxRetries <value>`).
+ */
+export function renderProblem(problem: SettingsProblem, source: SettingsSource): string {
+  const verb = VERB[source];
+  switch (problem.kind) {
+    case "missing":
+      if (problem.key === "apiKey")
+        return `No API key for the workspace. ${verb} ${setting("apiKey", "<key>", source)}${orEnv("apiKey", source)}.`;
+      return `${settingName(problem.key, source)} is required. ${verb} ${setting(problem.key, "<value>", source)}.`;
+    case "range": {
+      const rule = `must be ${numberRule(problem.spec)}, got ${JSON.stringify(problem.seen)}`;
+      return `${settingName(problem.key, source)} ${rule}. ${verb} ${setting(problem.key, "<value>", source)}`;
+    }
+    case "invalid": {
+      const seen = problem.seen === undefined ? "" : ` ${JSON.stringify(problem.seen)}`;
+      return `${settingName(problem.key, source)}${seen} ${problem.rule}. ${verb} ${setting(problem.key, "<value>", source)}`;
+    }
+    case "no-address": {
+      const missing = problem.missing.map((key) => settingName(key, source)).join(" and ");
+      const parts = `${setting("workspace", "<workspace>", source)} and ${setting("host", "<host>", source)}`;
+      const url = setting("baseUrl", "https://<workspace>.<host>/api/v1/", source);
+      return `No workspace configured (${missing} missing). ${verb} ${parts}, or ${url}${orEnv("baseUrl", source)}.`;
+    }
+    case "unknown": {
+      const hint = problem.meant
+        ? `did you mean \`${qualified(problem.meant)}\`? Run: pulumi config rm ${problem.key} and ${setting(problem.meant, "<value>", "stack")}`
+        : `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. Run: pulumi config rm ${problem.key}`;
+      return `Unknown setting \`${problem.key}\`: ${hint}`;
+    }
+    case "project-name":
+      return (
+        `The project is named "${problem.project}", which is also the namespace of this package's settings, so its own config ` +
+        `(${problem.keys.map((key) => `\`${key}\``).join(", ")}) cannot be told from settings of the package, which reads none of that name. ` +
+        `Rename the project (\`name:\` in Pulumi.yaml, e.g. ${problem.project}-infra) and set its own keys under the new name ` +
+        `(pulumi config set <new-name>:${problem.keys[0]?.slice(CONFIG_NAMESPACE.length + 1) ?? "<key>"} <value>); ` +
+        `the package's settings stay under ${CONFIG_NAMESPACE}:.`
+      );
+  }
+}
+
+/** The key name a problem is about, where it is set (for {@link ConfigurationError}'s `setting`). */
+function problemSetting(problem: SettingsProblem, source: SettingsSource): string {
+  return problem.kind === "unknown" || problem.kind === "project-name" ? problem.key : settingName(problem.key, source);
+}
+
+/** A {@link ConfigurationError} for the first problem, worded for `source`. */
+export function settingsError(problem: SettingsProblem, source: SettingsSource): ConfigurationError {
+  return new ConfigurationError(renderProblem(problem, source), problemSetting(problem, source));
+}
+
+/**
+ * The settings of `raw`, or a {@link ConfigurationError} for the first problem, worded for
+ * `source` (the stack config by default). Sends nothing.
+ */
+export function resolveProviderSettings(raw: RawSettings, source: SettingsSource = "stack"): ProviderSettings {
+  const [problem] = valueProblems(raw);
+  if (problem) throw settingsError(problem, source);
+  const address = checkAddress(raw);
+  return settingsOf(raw, "url" in address ? address.url : "");
 }
 
 /** The keys of the package's namespace that it does not read: `workspace-access:apikey` and such. */
@@ -173,50 +272,53 @@ function editDistance(a: string, b: string): number {
   return at(a.length, b.length);
 }
 
-/** How a key is set from the command line (`--secret` for the API key). */
-const setCommand = (key: string) => `pulumi config set${key === qualified("apiKey") ? " --secret" : ""} ${key} <value>`;
-
 /** Why an unknown key is refused, with the key meant and the commands that move the value there. */
 export function unknownKeyReason(key: string): string {
-  const meant = closestKey(key);
-  const hint = meant
-    ? `did you mean \`${qualified(meant)}\`? Run: pulumi config rm ${key} and ${setCommand(qualified(meant))}`
-    : `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. Run: pulumi config rm ${key}`;
-  return `Unknown setting \`${key}\`: ${hint}`;
+  return renderProblem({ kind: "unknown", key, meant: closestKey(key) }, "stack");
 }
 
 /**
- * {@link resolveProviderSettings}, refusing unknown keys of the namespace too and checking the API
- * key as the client will: throws a {@link ConfigurationError} naming the key and the command that
- * fixes it. Sends nothing.
+ * The problems of the keys themselves: each key of the namespace the package does not read, or,
+ * when the project itself is named like the namespace (`project`, as the engine names it), one
+ * problem saying so: its keys are the project's own, and `pulumi config rm` would delete them.
  */
-export function checkedProviderSettings(configuredKeys: Iterable<string>, raw: RawSettings): ProviderSettings {
-  const [unknown] = unknownKeys(configuredKeys);
-  if (unknown !== undefined) throw new ConfigurationError(unknownKeyReason(unknown), unknown);
-  try {
-    const resolved = resolveProviderSettings(raw);
-    resolveSettings({ ...resolved.client, settingPrefix: `${CONFIG_NAMESPACE}:` });
-    return resolved;
-  } catch (error) {
-    if (ConfigurationError.isInstance(error) && !error.message.includes("Run: ")) {
-      error.message += `. Run: ${setCommand(error.setting)}`;
-    }
-    throw error;
-  }
+export function keyProblems(configuredKeys: Iterable<string>, project?: string): SettingsProblem[] {
+  const unknown = unknownKeys(configuredKeys);
+  if (unknown.length === 0) return [];
+  if (project === CONFIG_NAMESPACE) return [{ kind: "project-name", key: unknown[0] ?? "", project, keys: unknown }];
+  return unknown.map((key) => ({ kind: "unknown", key, meant: closestKey(key) }));
+}
+
+/** What the settings are checked against: every key of the stack config and the project's name, when known. */
+export interface KeyContext {
+  configuredKeys: Iterable<string>;
+  project?: string;
+}
+
+/**
+ * Every problem of the settings in force: those of the keys ({@link keyProblems}), then those of
+ * the values ({@link valueProblems}). `check` reports them, so `pulumi preview` fails on them.
+ */
+export function allProblems(keys: KeyContext, raw: RawSettings): SettingsProblem[] {
+  return [...keyProblems(keys.configuredKeys, keys.project), ...valueProblems(raw)];
+}
+
+/**
+ * {@link resolveProviderSettings}, refusing unknown keys of the namespace too: throws a
+ * {@link ConfigurationError} naming the key and the command that fixes it. Sends nothing.
+ */
+export function checkedProviderSettings(configuredKeys: Iterable<string>, raw: RawSettings, project?: string): ProviderSettings {
+  const [problem] = keyProblems(configuredKeys, project);
+  if (problem) throw settingsError(problem, "stack");
+  return resolveProviderSettings(raw);
 }
 
 /**
  * Every problem of the settings in force, as messages naming the key and the command that fixes it:
- * each unknown key of the namespace, then the first missing or invalid setting (what the first
- * request would fail with). `check` reports these, so `pulumi preview` fails on them.
+ * each unknown key of the namespace (or the project's name), then the first missing or invalid
+ * setting (what the first request would fail with).
  */
-export function settingsProblems(configuredKeys: Iterable<string>, raw: RawSettings): string[] {
-  const problems = unknownKeys(configuredKeys).map(unknownKeyReason);
-  try {
-    checkedProviderSettings([], raw);
-  } catch (error) {
-    if (!ConfigurationError.isInstance(error)) throw error;
-    problems.push(error.message);
-  }
-  return problems;
+export function settingsProblems(configuredKeys: Iterable<string>, raw: RawSettings, project?: string): string[] {
+  const [first] = valueProblems(raw);
+  return [...keyProblems(configuredKeys, project), ...(first ? [first] : [])].map((problem) => renderProblem(problem, "stack"));
 }
