@@ -161,7 +161,7 @@ export function optionMessage(problem: SettingProblem, name: string = problem.ke
 /** The contract's wait after a 429 without `Retry-After`: five minutes. */
 export const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 300;
 
-const LOOPBACK_HOSTS = new Set(["localhost", "[::1]", "::1"]);
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "[::1]", "::1"]);
 
 /** True for `localhost`, `127.0.0.0/8` and `::1`: the only hosts plain `http://` may name. */
 export function isLoopbackHost(hostname: string): boolean {

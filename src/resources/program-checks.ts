@@ -3,14 +3,14 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { KNOWN_USER_ROLES } from "../client";
+import { thisRun } from "./program-run";
 import { qualified } from "./settings";
 
-let warnedPlaintext = false;
-
-/** Warns once when `workspace-access:apiKey` is in the stack config in plaintext. */
+/** Warns once per program run when `workspace-access:apiKey` is in the stack config in plaintext. */
 export function warnIfPlaintextApiKey(): void {
-  if (warnedPlaintext) return;
-  warnedPlaintext = true;
+  const { warned } = thisRun();
+  if (warned.has("plaintext-api-key")) return;
+  warned.add("plaintext-api-key");
   const key = qualified("apiKey");
   if (pulumi.runtime.getConfig(key) === undefined) return;
   const isSecret = (pulumi.runtime as unknown as { isConfigSecret?: (k: string) => boolean }).isConfigSecret;

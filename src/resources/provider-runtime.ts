@@ -1,140 +1,97 @@
 /**
- * State of one provider process: the stack config given to `configure`, and one client built
- * from it on first use and reused by every call. `configure` never throws (the host caches the
- * provider before calling it and never retries): settings are validated when a request needs
- * them, so a bad setting fails that request with a message naming the key and the fix, and
- * `check` reports the same problems (and unknown keys) before anything is sent: see {@link settingsFailures}.
+ * The context of this host process, and the provider objects that hand it to their handlers.
+ *
+ * The host builds one provider object per `__provider` string (one per resource type) and
+ * configures each with the same stack config: they share one {@link ProviderContext}, so every
+ * resource type of a deployment shares one client (one pacing of requests), one read cache and one
+ * batch of invitations. The dynamic-provider interface hands its methods no context, so this
+ * module keeps the process's one context: the provider's only module-level variable, set by
+ * `configure` (and by tests, which build their own context and install it).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { type Clock, ForbiddenError, systemClock, UnauthorizedError, WorkspaceAccessClient } from "../client";
-import { InviteBatcher } from "./invite-batcher";
-import { ReadCache } from "./read-cache";
+import { type Clock, systemClock } from "../client";
 import type { CheckFailure } from "./inputs";
-import { type ProviderSettings, qualified, type RawSettings, readRawSettings, resolveProviderSettings, settingsProblems } from "./settings";
+import { type Connection, ProviderContext, withHints } from "./provider-context";
 
-let raw: RawSettings | undefined;
-/** Time for retries, rate-limit waits, job polls and the read cache; tests put a virtual clock here. */
-let clock: Clock = systemClock;
-/** Every key of the stack config, as `configure` was given it. */
-let configuredKeys: string[] = [];
-/** The project's name, as the host knows it (its own keys share the namespace when it is `workspace-access`). */
-let project: string | undefined;
-/** The failures of the settings in force, worked out once per `configure` (every `check` asks). */
-let failures: { of: RawSettings; failures: CheckFailure[] } | undefined;
-let current: { fingerprint: string; client: WorkspaceAccessClient; cache: ReadCache; invites: InviteBatcher } | undefined;
+export { type Connection, type ContextOptions, ProviderContext, withHints } from "./provider-context";
 
-/** The provider's `configure` hook: remembers the stack config; validation happens per request. */
+let processContext: ProviderContext | undefined;
+
+/**
+ * The provider's `configure` hook: builds the process's context from the stack config. A second
+ * call with the same config (the host configures each resource type's provider) keeps the context.
+ */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-  raw = readRawSettings((key) => req.config.get(key), process.env);
-  configuredKeys = stackConfigKeys(req.config);
-  project = projectOf(req.config, process.env);
+  const next = new ProviderContext(req.config);
+  if (processContext?.key === next.key) return;
+  void processContext?.close();
+  processContext = next;
 }
 
-/**
- * The project's name: the host's `Config` keeps it in `projectName` (it qualifies keys with it);
- * its public type does not show it, so the engine's environment for the host is asked too.
- */
-export function projectOf(config: pulumi.dynamic.Config, env: NodeJS.ProcessEnv): string | undefined {
-  const name = (config as { projectName?: unknown }).projectName;
-  if (typeof name === "string" && name !== "") return name;
-  return env["PULUMI_NODEJS_PROJECT"] || env["PULUMI_PROJECT"] || undefined;
+/** The process's context: the one `configure` built, else (never in the host) one from the environment alone. */
+export function currentContext(): ProviderContext {
+  processContext ??= new ProviderContext(undefined);
+  return processContext;
 }
 
-/**
- * The keys of the stack config. The host's `Config` keeps them in `rawConfig` (every key the engine
- * sends a dynamic provider); its public type offers only `get`, so without that field no key is
- * known and only the keys the package reads are checked.
- */
-function stackConfigKeys(config: pulumi.dynamic.Config): string[] {
-  const all = (config as { rawConfig?: unknown }).rawConfig;
-  return all && typeof all === "object" ? Object.keys(all) : [];
+/** Installs `context` as the process's (tests build one with a virtual clock); `undefined` forgets it, closing its client. */
+export function useContext(context: ProviderContext | undefined): void {
+  if (processContext !== context) void processContext?.close();
+  processContext = context;
 }
 
-/**
- * For `check`: a failure for each unknown `workspace-access:*` key (naming the closest known one)
- * and for a missing or invalid setting (with the command that fixes it), so `pulumi preview` fails
- * on them without a request, as the first request of `up` would. The host always configures a
- * provider before its first call; unconfigured (a unit test) there is no stack config to check.
- */
-export function settingsFailures(): CheckFailure[] {
-  if (!raw) return [];
-  if (failures?.of !== raw) {
-    failures = { of: raw, failures: settingsProblems(configuredKeys, raw, project).map((reason) => ({ property: "", reason })) };
-  }
-  // A copy: callers add their own failures to it.
-  return [...failures.failures];
-}
-
-/** The settings in force: stack config from `configure`, else the environment alone. */
-function settings(): ProviderSettings {
-  return resolveProviderSettings(raw ?? readRawSettings(() => undefined, process.env));
-}
-
-/** The client (and its read cache and invitation batches) for the settings in force, created once and reused. */
-export function connection(): { client: WorkspaceAccessClient; cache: ReadCache; invites: InviteBatcher } {
-  const resolved = settings();
-  const fingerprint = JSON.stringify(resolved);
-  if (current?.fingerprint !== fingerprint) {
-    void current?.client.close();
-    const client = new WorkspaceAccessClient({ ...resolved.client, clock, settingPrefix: "workspace-access:" });
-    current = {
-      fingerprint,
-      client,
-      cache: new ReadCache(client, resolved.readCacheSeconds * 1000, clock),
-      invites: new InviteBatcher(client, clock),
-    };
-  }
-  return { client: current.client, cache: current.cache, invites: current.invites };
-}
-
-/** Forgets the config, the client and any clock set by {@link useClock} (tests configure many times in one process). */
+/** Forgets the process's context (tests configure many times in one process). */
 export function resetRuntime(): void {
-  void current?.client.close();
-  current = undefined;
-  raw = undefined;
-  configuredKeys = [];
-  project = undefined;
-  failures = undefined;
-  clock = systemClock;
+  useContext(undefined);
 }
 
-/** The clock in force: the wall clock, or a test's (see {@link useClock}). The data sources use it too. */
+/**
+ * The handlers of one resource type: those of `pulumi.dynamic.ResourceProvider`, each given the
+ * process's context first.
+ */
+export interface Handlers<Inputs, Outputs> {
+  check?(context: ProviderContext, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult<Inputs>>;
+  diff?(context: ProviderContext, id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.DiffResult>;
+  create(context: ProviderContext, inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
+  read?(context: ProviderContext, id: string, props?: Outputs): Promise<pulumi.dynamic.ReadResult<Outputs>>;
+  update?(context: ProviderContext, id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult<Outputs>>;
+  delete?(context: ProviderContext, id: string, props: Outputs): Promise<void>;
+}
+
+/** The provider object the host loads: `configure` builds the context, every other method hands it to its handler. */
+export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
+  const { check, diff, read, update } = handlers;
+  const remove = handlers.delete;
+  return {
+    configure,
+    create: (inputs) => handlers.create(currentContext(), inputs),
+    ...(check && { check: (olds: Inputs, news: Inputs) => check(currentContext(), olds, news) }),
+    ...(diff && { diff: (id: string, olds: Outputs, news: Inputs) => diff(currentContext(), id, olds, news) }),
+    ...(read && { read: (id: string, props?: Outputs) => read(currentContext(), id, props) }),
+    ...(update && { update: (id: string, olds: Outputs, news: Inputs) => update(currentContext(), id, olds, news) }),
+    ...(remove && { delete: (id: string, props: Outputs) => remove(currentContext(), id, props) }),
+  };
+}
+
+// Accessors for the provider modules that do not take the context as a handler argument yet:
+// each reads the process's context, nothing of its own.
+
+/** The process context's client, read cache and invitation batches. */
+export function connection(): Connection {
+  return currentContext().connection();
+}
+
+/** The process context's settings failures, for `check`. */
+export function settingsFailures(): CheckFailure[] {
+  return currentContext().settingsFailures();
+}
+
+/** {@link ProviderContext.withWrite} on the process's context. */
+export function withWrite<T>(operation: () => Promise<T>, integrationId?: string, userId?: string): Promise<T> {
+  return currentContext().withWrite(operation, integrationId, userId);
+}
+
+/** The clock of the process's context, or the wall clock where there is none (the user's program). */
 export function currentClock(): Clock {
-  return clock;
-}
-
-/** Runs the provider on `next` instead of the wall clock: a test seam, never used by the host. */
-export function useClock(next: Clock): void {
-  clock = next;
-  void current?.client.close();
-  current = undefined;
-}
-
-/**
- * Runs a provider operation, adding to 401/403 errors where the key comes from. Errors keep
- * their class and data; only the message gains the hint.
- */
-export async function withHints<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
-      error.message += ` The key comes from ${qualified("apiKey")} (pulumi config set --secret ${qualified("apiKey")} <key>) or WORKSPACE_ACCESS_API_KEY.`;
-    }
-    throw error;
-  }
-}
-
-/**
- * {@link withHints} for an operation that writes: afterwards, whether it succeeded or not (a write
- * whose job failed to finish in time may still land), the cached lists it may have changed are
- * forgotten. With an integration id, the users and that integration's members; without, every list.
- * With a user id too, that membership is read again by a later create (see `member-lookup.ts`).
- */
-export async function withWrite<T>(operation: () => Promise<T>, integrationId?: string, userId?: string): Promise<T> {
-  try {
-    return await withHints(operation);
-  } finally {
-    current?.cache.invalidate(integrationId, userId);
-  }
+  return processContext?.clock ?? systemClock;
 }
