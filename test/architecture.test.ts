@@ -62,7 +62,7 @@ function mutates(text: string, name: string): boolean {
 }
 
 /** The module-level mutable state of one file, as `file: name`. */
-export function mutableState(file: string, text: string): string[] {
+function mutableState(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   for (const statement of source.statements) {

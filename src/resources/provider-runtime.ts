@@ -11,7 +11,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, systemClock } from "../client";
 import type { CheckFailure } from "./inputs";
-import { type Connection, ProviderContext, withHints } from "./provider-context";
+import { type Connection, ProviderContext } from "./provider-context";
 
 export { type Connection, type ContextOptions, ProviderContext, withHints } from "./provider-context";
 
