@@ -20,9 +20,9 @@ const SRC = path.join(__dirname, "..", "src");
  */
 const ALLOWED: Record<string, string> = {
   // The host's one context slot: the dynamic-provider interface hands its methods no context.
-  "resources/provider-runtime.ts: processContext": "set by configure; read by the provider objects providerOf builds",
+  "host/provider-runtime.ts: processContext": "set by configure; read by the provider objects providerOf builds",
   // A program run's memory, keyed by the run's resource monitor (Pulumi hands a program no context object).
-  "resources/program-run.ts: runs": "per program run, goes with it",
+  "program/program-run.ts: runs": "per program run, goes with it",
   // A memo of an immutable value: zod and the schemas load on first use, not when a program imports the package.
   "client/schemas.ts: built": "immutable once built",
   // TODO(claims.ts): the takeovers of a deployment belong in the provider context.

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import type { GetJobArgs } from "../../src";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
-import { readJob } from "../../src/resources/get-job";
+import { readJob } from "../../src/program/get-job";
 import type { VirtualClock } from "../support/virtual-clock";
 import { clockOf, emulator } from "../support/fixtures";
 

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { ownedEmail, ownedIntegration } from "../../src/resources/owners";
+import { ownedEmail, ownedIntegration } from "../../src/program/owners";
 
 /** Starts a new program run, as `pulumi up` (or each test file's setMocks) does: a new resource monitor. */
 async function newProgram(): Promise<void> {

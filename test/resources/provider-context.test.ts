@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { configure, currentContext, ProviderContext, providerOf, resetRuntime } from "../../src/resources/provider-runtime";
+import { configure, currentContext, ProviderContext, providerOf, resetRuntime } from "../../src/host/provider-runtime";
 import { VirtualClock } from "../support/virtual-clock";
 
 const stack = (values: Record<string, string>) => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WorkspaceAccessClient } from "../../src/client";
 import { NUMERIC_SETTINGS, numberRule } from "../../src/client/settings";
-import { configure, resetRuntime, settingsFailures } from "../../src/resources/provider-runtime";
+import { configure, resetRuntime, settingsFailures } from "../../src/host/provider-runtime";
 import {
   allProblems,
   closestKey,
@@ -14,7 +14,7 @@ import {
   unknownKeyReason,
   unknownKeys,
   valueProblems,
-} from "../../src/resources/settings";
+} from "../../src/shared/settings";
 
 const config = (values: Record<string, unknown>) => (key: string) => values[key];
 

@@ -1,7 +1,7 @@
 import { afterEach } from "vitest";
 import type { Emulator } from "../../src/emulator";
 import { resetClaims } from "../../src/resources/claims";
-import { ProviderContext, resetRuntime, useContext } from "../../src/resources/provider-runtime";
+import { ProviderContext, resetRuntime, useContext } from "../../src/host/provider-runtime";
 import { clockOf } from "./fixtures";
 import type { VirtualClock } from "./virtual-clock";
 

@@ -9,20 +9,20 @@
  * before anything is sent ({@link ProviderContext.settingsFailures}).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { type Clock, ForbiddenError, systemClock, UnauthorizedError, WorkspaceAccessClient } from "../client";
-import type { CheckFailure } from "./inputs";
-import { InviteBatcher } from "./invite-batcher";
-import { ReadCache } from "./read-cache";
+import { type Clock, systemClock, WorkspaceAccessClient } from "../client";
+import { InviteBatcher } from "../resources/invite-batcher";
+import { ReadCache } from "../resources/read-cache";
+import { withHints } from "../shared/hints";
+import type { CheckFailure } from "../shared/inputs";
 import {
   allProblems,
   CONFIG_NAMESPACE,
   type ProviderSettings,
-  qualified,
   type RawSettings,
   readRawSettings,
   renderProblem,
   resolveProviderSettings,
-} from "./settings";
+} from "../shared/settings";
 
 /** The client of a context, with the read cache and the invitation batches built on it. */
 export interface Connection {
@@ -135,19 +135,4 @@ export function projectOf(config: StackConfig, env: NodeJS.ProcessEnv): string |
   const name = (config as { projectName?: unknown }).projectName;
   if (typeof name === "string" && name !== "") return name;
   return env["PULUMI_NODEJS_PROJECT"] || env["PULUMI_PROJECT"] || undefined;
-}
-
-/**
- * Runs a provider operation, adding to 401/403 errors where the key comes from. Errors keep
- * their class and data; only the message gains the hint.
- */
-export async function withHints<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
-      error.message += ` The key comes from ${qualified("apiKey")} (pulumi config set --secret ${qualified("apiKey")} <key>) or WORKSPACE_ACCESS_API_KEY.`;
-    }
-    throw error;
-  }
 }

@@ -4,7 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { type Clock, type Job as ClientJob, JobFailedError, JobTimeoutError, systemClock, WorkspaceAccessClient } from "../client";
-import { checkedProviderSettings, readRawSettings } from "./settings";
+import { checkedProviderSettings, readRawSettings } from "../shared/settings";
 
 /** Arguments of {@link getJob}. */
 export interface GetJobArgs {

@@ -4,7 +4,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { KNOWN_USER_ROLES } from "../client";
 import { thisRun } from "./program-run";
-import { qualified } from "./settings";
+import { qualified } from "../shared/settings";
 
 /** Warns once per program run when `workspace-access:apiKey` is in the stack config in plaintext. */
 export function warnIfPlaintextApiKey(): void {

@@ -1,0 +1,88 @@
+import * as pulumi from "@pulumi/pulumi";
+import { ownedIntegration } from "./owners";
+import type { IntegrationEntitlementRole } from "./integration-entitlement";
+import { warnIfPlaintextApiKey } from "./program-checks";
+import { dynamicType, serializedProvider } from "./serialized-provider";
+
+/** One member an {@link IntegrationMembers} declares. */
+export interface IntegrationMemberArgs {
+  /** The workspace user's id, e.g. `alice.id`. */
+  userId: pulumi.Input<string>;
+  /** The entitlement ids the user holds in the integration: a set (order and duplicates do not matter). */
+  entitlements: pulumi.Input<pulumi.Input<string>[]>;
+  /**
+   * The integration role. Left out, the role is not managed: a new member is invited as
+   * `account_collaborator`, an existing member keeps theirs. Declared, a change removes the member
+   * and invites them again with the new role (the API cannot change a role in place).
+   */
+  role?: pulumi.Input<IntegrationEntitlementRole>;
+}
+
+/** The inputs of an {@link IntegrationMembers}. */
+export interface IntegrationMembersArgs {
+  /** The integration's UUID. Changing it replaces the resource. */
+  integrationId: pulumi.Input<string>;
+  /** Every member this resource manages (order does not matter; a user at most once). */
+  members: pulumi.Input<pulumi.Input<IntegrationMemberArgs>[]>;
+  /**
+   * Default false: members the program does not list are left alone and reported in
+   * `unmanagedMembers`. True: they appear in the plan (an update whose `unmanagedMembers` empty)
+   * and are removed on `up`; only those `unmanagedMembers` listed (a member who joined since is
+   * reported, and removed by the next `up`); the last member with the owner role is never removed.
+   */
+  removeUnmanaged?: pulumi.Input<boolean>;
+}
+
+/** A member as the service has it: entitlement ids sorted, the role as the invitation names it (null when unknown). */
+export interface IntegrationMemberState {
+  userId: string;
+  entitlements: string[];
+  role: IntegrationEntitlementRole | null;
+}
+
+/** A member of the integration this resource does not manage. */
+export interface UnmanagedIntegrationMember extends IntegrationMemberState {
+  email: string | null;
+}
+
+/**
+ * The whole member set of one integration: every declared member with exactly the declared
+ * entitlements. The id is the integration id. Members are invited in batches (one request and one
+ * job for up to 100 of one role and set), entitlement changes are one `PATCH` per changed member,
+ * and every write waits for its job. Deleting the resource removes exactly the members it manages.
+ * A program may not also have an `IntegrationEntitlement` for the same integration. See
+ * docs/integration-members.md.
+ */
+export class IntegrationMembers extends pulumi.CustomResource {
+  declare readonly integrationId: pulumi.Output<string>;
+  /** The managed members as the service has them, by user id. */
+  declare readonly members: pulumi.Output<IntegrationMemberState[]>;
+  declare readonly removeUnmanaged: pulumi.Output<boolean>;
+  /** Members of the integration the program does not list, as of the last refresh or `up`. */
+  declare readonly unmanagedMembers: pulumi.Output<UnmanagedIntegrationMember[]>;
+  /** Jobs of invitations not seen to finish (a timeout): the next `up` waits for them, and does not invite again while one still runs. */
+  declare readonly unfinishedJobIds: pulumi.Output<string[]>;
+  /** The members whose invitation was not seen to finish, each with its job: not invited again while that job runs. */
+  declare readonly pendingInvitations: pulumi.Output<Array<{ userId: string; jobId: string }>>;
+  /** The user ids of the members whose `role` the program declares; the others keep the service's role (shown in `members`). */
+  declare readonly declaredRoles: pulumi.Output<string[]>;
+
+  /** The type token the engine sees. */
+  static readonly type = dynamicType("IntegrationMembers");
+
+  constructor(name: string, args: IntegrationMembersArgs, opts?: pulumi.CustomResourceOptions) {
+    warnIfPlaintextApiKey();
+    const props = {
+      // One resource manages an integration's members: checked before this one is registered.
+      integrationId: ownedIntegration(args.integrationId, "IntegrationMembers", name),
+      members: args.members,
+      removeUnmanaged: args.removeUnmanaged,
+      unmanagedMembers: undefined,
+      unfinishedJobIds: undefined,
+      pendingInvitations: undefined,
+      declaredRoles: undefined,
+      __provider: serializedProvider("integration-members"),
+    };
+    super(IntegrationMembers.type, name, props, opts);
+  }
+}

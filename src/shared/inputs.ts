@@ -1,0 +1,199 @@
+/**
+ * Resource inputs: zod schemas for `check`, the defaults, and the normalisation `diff` compares.
+ * `check` validates here, before anything is sent, and names the property of every failure.
+ */
+import { z } from "zod";
+import { containsUnknown } from "./unknown";
+
+/** The longest first or last name accepted. */
+const MAX_NAME_LENGTH = 100;
+
+/** Default workspace role of a {@link User}. */
+export const DEFAULT_USER_ROLE = "workspace_login_only";
+/** Default integration role of an {@link IntegrationEntitlement}. */
+export const DEFAULT_INTEGRATION_ROLE = "account_collaborator";
+/** The integration roles the API accepts at invitation. */
+export const INTEGRATION_ROLES = ["account_owner", "account_collaborator"] as const;
+
+const name = (what: string) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .refine((v) => v.trim().length > 0, `${what} must not be empty or only spaces`)
+    .refine((v) => v.length <= MAX_NAME_LENGTH, `${what} must be at most ${MAX_NAME_LENGTH} characters`);
+
+/** An email as the service takes it: ASCII, one `@`, a dotted domain, no spaces. */
+const email = z
+  .string({ error: "email must be a string" })
+  .max(254, "email must be at most 254 characters")
+  .refine((v) => v === v.trim(), "email must not start or end with spaces")
+  .pipe(z.email({ error: "email must be a valid address such as alice@example.com" }));
+
+/** A path-safe id: letters, digits, `_` and `-` only, so it can never reach another endpoint. */
+const pathId = (what: string) =>
+  z.string({ error: `${what} must be a string` }).regex(/^[A-Za-z0-9_-]+$/, `${what} must contain only letters, digits, "_" and "-"`);
+
+/** An entitlement id: no `/`, `?`, `#`, `%`, spaces at the ends or `..`. */
+const entitlementId = z
+  .string({ error: 'each entitlement must be a string id such as "VIEWER"' })
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9_.:@+-]*$/, 'each entitlement id must be letters, digits and "_.:@+-" (no "/", "?", "#", "%" or spaces)')
+  .refine((v) => !v.includes(".."), 'an entitlement id must not contain ".."')
+  .refine((v) => v.length <= 200, "an entitlement id must be at most 200 characters");
+
+/** Inputs of a {@link User}. */
+export const userInputs = z.strictObject({
+  email,
+  firstName: name("firstName"),
+  lastName: name("lastName"),
+  role: z.string({ error: "role must be a string" }).min(1, "role must not be empty").optional(),
+  isGuest: z.boolean({ error: "isGuest must be true or false" }).optional(),
+  adoptExisting: z.boolean({ error: "adoptExisting must be true or false" }).optional(),
+});
+
+/** Inputs of an {@link IntegrationEntitlement}. */
+export const integrationEntitlementInputs = z.strictObject({
+  integrationId: z.guid({ error: "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07" }),
+  userId: pathId("userId"),
+  entitlements: z
+    .array(entitlementId, { error: 'entitlements must be a list of entitlement ids such as ["VIEWER"]' })
+    .min(1, "entitlements must name at least one entitlement (to remove access, delete the resource)"),
+  role: z.enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` }).optional(),
+  adoptExisting: z.boolean({ error: "adoptExisting must be true or false" }).optional(),
+});
+
+/** One member of an {@link IntegrationMembers}. */
+const memberInput = z.strictObject({
+  userId: pathId("userId"),
+  entitlements: z
+    .array(entitlementId, { error: 'entitlements must be a list of entitlement ids such as ["VIEWER"]' })
+    .min(1, "entitlements must name at least one entitlement (to remove a member, leave it out of members)"),
+  role: z.enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` }).optional(),
+});
+
+/** Inputs of an {@link IntegrationMembers}: a user at most once (a failure names the later one, `members[3].userId`). */
+export const integrationMembersInputs = z.strictObject({
+  integrationId: z.guid({ error: "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07" }),
+  members: z
+    .array(memberInput, { error: 'members must be a list of members such as [{ userId: alice.id, entitlements: ["VIEWER"] }]' })
+    .superRefine((members, ctx) => {
+      const first = new Map<string, number>();
+      members.forEach((member, i) => {
+        const earlier = first.get(member.userId);
+        if (earlier === undefined) first.set(member.userId, i);
+        else
+          ctx.addIssue({
+            code: "custom",
+            path: [i, "userId"],
+            message: `user ${member.userId} is listed twice (also members[${earlier}]): list each member once`,
+          });
+      });
+    }),
+  removeUnmanaged: z.boolean({ error: "removeUnmanaged must be true or false" }).optional(),
+});
+
+/** One member of an IntegrationMembers after `check`: entitlements a sorted set, `role` absent when not declared. */
+export interface MemberInputs {
+  userId: string;
+  entitlements: string[];
+  role?: (typeof INTEGRATION_ROLES)[number];
+}
+
+/** IntegrationMembers inputs after `check`: members sorted by user id, `removeUnmanaged` defaulted. */
+export interface IntegrationMembersInputs {
+  integrationId: string;
+  members: MemberInputs[];
+  removeUnmanaged: boolean;
+}
+
+/**
+ * User inputs after `check`. `role` and `isGuest` stay absent when the program leaves them out:
+ * the service's value is kept (defaults apply only to the create of a new user).
+ */
+export interface UserInputs {
+  email: string;
+  firstName: string;
+  lastName: string;
+  role?: string;
+  isGuest?: boolean;
+  adoptExisting: boolean;
+}
+
+/** Integration entitlement inputs after `check`: defaults applied, entitlements a sorted set. */
+export interface IntegrationEntitlementInputs {
+  integrationId: string;
+  userId: string;
+  entitlements: string[];
+  role: (typeof INTEGRATION_ROLES)[number];
+  /** Take over a membership that already exists at create (default false; never causes a diff). */
+  adoptExisting: boolean;
+}
+
+/** A failure in the shape `check` returns. */
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+/**
+ * Validates `news` with `schema`, skipping values the preview does not know yet, and returns every
+ * failure with its property (`entitlements[1]`). Keys that are `undefined` are dropped: the host
+ * crashes on them.
+ */
+export function validate(schema: z.ZodObject, news: Record<string, unknown>): CheckFailure[] {
+  const known: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(news)) {
+    if (key === "__provider" || value === undefined || value === null || containsUnknown(value)) continue;
+    known[key] = value;
+  }
+  // Fields the preview does not know yet (wholly or in part) are present, just unknown: they are
+  // checked when the real values arrive, at the check before create or update.
+  const required = Object.fromEntries(
+    Object.keys(schema.shape)
+      .filter((key) => containsUnknown(news[key]))
+      .map((key) => [key, true as const]),
+  ) as Record<string, true>;
+  // Only a preview with values not known yet needs a narrower schema (built then, not each time).
+  const result = (Object.keys(required).length > 0 ? schema.omit(required) : schema).safeParse(known);
+  if (result.success) return [];
+  return result.error.issues.map((issue) => ({
+    property: propertyOf(issue),
+    reason: issue.code === "unrecognized_keys" ? unknownKeysReason(issue.keys, schema) : issue.message,
+  }));
+}
+
+function propertyOf(issue: z.core.$ZodIssue): string {
+  // An unknown key is named where it is: `extra`, or `members[0].extra` inside a list.
+  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0] ?? ""] : issue.path;
+  const [head, ...rest] = path;
+  return String(head ?? "") + rest.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
+}
+
+function unknownKeysReason(keys: readonly string[], schema: z.ZodObject): string {
+  const allowed = Object.keys(schema.shape);
+  return `unknown input ${keys.map((k) => `"${k}"`).join(", ")}: the inputs are ${allowed.join(", ")}`;
+}
+
+/** Removes `undefined` values (the host cannot encode them). */
+export function defined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** The sorted set of ids: order and duplicates do not matter. */
+export function entitlementSet(ids: readonly string[]): string[] {
+  return [...new Set(ids)].sort();
+}
+
+const MEMBER_ROLES: Record<string, (typeof INTEGRATION_ROLES)[number]> = {
+  owner: "account_owner",
+  account_owner: "account_owner",
+  collaborator: "account_collaborator",
+  account_collaborator: "account_collaborator",
+};
+
+/**
+ * Role of an integration user as the API reads it (`owner`) mapped to the invite role
+ * (`account_owner`); `undefined` for a role this package does not know (the caller keeps the
+ * declared one rather than guess and trigger a replacement).
+ */
+export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
+  return memberRole === null ? undefined : MEMBER_ROLES[memberRole.toLowerCase()];
+}
