@@ -68,5 +68,5 @@ export function getJobOutput(args: {
   waitForCompletion?: pulumi.Input<boolean>;
   timeoutSeconds?: pulumi.Input<number>;
 }): pulumi.Output<Job> {
-  return pulumi.output(args).apply((resolved) => getJob(resolved as GetJobArgs));
+  return pulumi.output(args).apply((resolved) => getJob(resolved));
 }

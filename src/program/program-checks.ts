@@ -13,8 +13,9 @@ export function warnIfPlaintextApiKey(): void {
   warned.add("plaintext-api-key");
   const key = qualified("apiKey");
   if (pulumi.runtime.getConfig(key) === undefined) return;
-  const isSecret = (pulumi.runtime as unknown as { isConfigSecret?: (k: string) => boolean }).isConfigSecret;
-  if (isSecret && !isSecret(key)) {
+  // Defined by @pulumi/pulumi's runtime, not declared in its types: asked for, not assumed.
+  const isSecret: unknown = Reflect.get(pulumi.runtime, "isConfigSecret");
+  if (typeof isSecret === "function" && isSecret(key) === false) {
     void pulumi.log.warn(`${key} is stored in plaintext in the stack config. Store it encrypted: pulumi config set --secret ${key} <key>`);
   }
 }

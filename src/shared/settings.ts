@@ -7,43 +7,13 @@
  * provider host through `configure`, the program for lookups and `getJob`); never captured into
  * `__provider`.
  */
-import { type ClientOptions, ConfigurationError } from "../client";
-import {
-  apiKeyProblem,
-  checkBaseUrl,
-  NUMERIC_SETTINGS,
-  type NumberSpec,
-  numberProblem,
-  numberRule,
-  type SettingProblem,
-} from "../client/settings";
+import type { ClientOptions } from "../client";
+import { apiKeyProblem, checkBaseUrl, NUMERIC_SETTINGS, type NumberSpec, numberProblem } from "../client/settings";
+import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified, type RawSettings, unknownKeys } from "./config-keys";
+import { type SettingsProblem, type SettingsSource, settingsError, renderProblem } from "./setting-problems";
 
-/** The stack config namespace. */
-export const CONFIG_NAMESPACE = "workspace-access";
-
-/** Every config key the package reads, with its environment fallback (if any). */
-export const CONFIG_KEYS = {
-  apiKey: "WORKSPACE_ACCESS_API_KEY",
-  baseUrl: "WORKSPACE_ACCESS_BASE_URL",
-  workspace: "WORKSPACE_ACCESS_WORKSPACE",
-  host: "WORKSPACE_ACCESS_HOST",
-  maxRateLimitWaitSeconds: undefined,
-  maxRetries: undefined,
-  requestTimeoutSeconds: undefined,
-  jobTimeoutSeconds: undefined,
-  maxConcurrency: undefined,
-  maxRequestsPerSecond: undefined,
-  readCacheSeconds: undefined,
-} as const;
-
-/** A config key's name without namespace. */
-export type ConfigKey = keyof typeof CONFIG_KEYS;
-
-/** `workspace-access:apiKey` */
-export const qualified = (key: ConfigKey) => `${CONFIG_NAMESPACE}:${key}`;
-
-/** Raw values by unqualified key, as read from config or environment. */
-export type RawSettings = Partial<Record<ConfigKey, string>>;
+export { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified, type RawSettings, unknownKeys } from "./config-keys";
+export { renderProblem, type SettingsProblem, type SettingsSource, settingName, settingsError, unknownKeyReason } from "./setting-problems";
 
 /** The keys that together say where the workspace is. */
 const URL_KEYS: readonly ConfigKey[] = ["baseUrl", "workspace", "host"];
@@ -92,19 +62,6 @@ export interface ProviderSettings {
   readCacheSeconds: number;
 }
 
-/**
- * One problem of the settings, as data. The client's problems (`missing`, `invalid`, keyed by the
- * setting's unqualified name), plus those only a namespace of keys has: a key the package does not
- * read (`unknown`, with the key it probably meant), the workspace's address not given at all
- * (`no-address`), and a project named like the namespace (`project-name`), whose own keys cannot
- * be told from the package's.
- */
-export type SettingsProblem =
-  | SettingProblem
-  | { readonly kind: "unknown"; readonly key: string; readonly meant?: ConfigKey }
-  | { readonly kind: "no-address"; readonly key: "workspace" | "host"; readonly missing: ReadonlyArray<"workspace" | "host"> }
-  | { readonly kind: "project-name"; readonly key: string; readonly project: string; readonly keys: readonly string[] };
-
 const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/i;
 
@@ -149,82 +106,6 @@ function settingsOf(raw: RawSettings, baseUrl: string): ProviderSettings {
   return { client, readCacheSeconds: number("readCacheSeconds") ?? PROVIDER_NUMBERS.readCacheSeconds.default };
 }
 
-/** Where a setting is set, and so how a problem is worded. */
-export type SettingsSource = "stack" | "env" | "flag";
-
-/** A setting's name where it is set: `workspace-access:maxRetries`, `WORKSPACE_ACCESS_MAX_RETRIES`, `--max-retries`. */
-export function settingName(key: string, source: SettingsSource): string {
-  if (source === "stack") return key.includes(":") ? key : `${CONFIG_NAMESPACE}:${key}`;
-  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1_$2");
-  return source === "env" ? `WORKSPACE_ACCESS_${words.toUpperCase()}` : `--${words.toLowerCase().replaceAll("_", "-")}`;
-}
-
-/** The command (or assignment) that sets `key` to `placeholder` where it is set. */
-function setting(key: string, placeholder: string, source: SettingsSource): string {
-  const name = settingName(key, source);
-  if (source === "stack") return `pulumi config set${key === "apiKey" ? " --secret" : ""} ${name} ${placeholder}`;
-  return source === "env" ? `${name}=${placeholder}` : `${name} ${placeholder}`;
-}
-
-/** How a fix is introduced where the setting is set. */
-const VERB: Record<SettingsSource, string> = { stack: "Run:", env: "Set", flag: "Pass" };
-
-/** The environment fallback of a stack config key, for the stack's messages. */
-const orEnv = (key: ConfigKey, source: SettingsSource) => (source === "stack" && CONFIG_KEYS[key] ? ` (or set ${CONFIG_KEYS[key]})` : "");
-
-/**
- * A problem in the words of the place the setting is set: its name there, what is wrong, the value
- * seen (never the API key's), and how to fix it there. Stack config problems keep the exact
- * commands (`Run: pulumi config set workspace-access:maxRetries <value>`).
- */
-export function renderProblem(problem: SettingsProblem, source: SettingsSource): string {
-  const verb = VERB[source];
-  switch (problem.kind) {
-    case "missing":
-      if (problem.key === "apiKey")
-        return `No API key for the workspace. ${verb} ${setting("apiKey", "<key>", source)}${orEnv("apiKey", source)}.`;
-      return `${settingName(problem.key, source)} is required. ${verb} ${setting(problem.key, "<value>", source)}.`;
-    case "range": {
-      const rule = `must be ${numberRule(problem.spec)}, got ${JSON.stringify(problem.seen)}`;
-      return `${settingName(problem.key, source)} ${rule}. ${verb} ${setting(problem.key, "<value>", source)}`;
-    }
-    case "invalid": {
-      const seen = problem.seen === undefined ? "" : ` ${JSON.stringify(problem.seen)}`;
-      return `${settingName(problem.key, source)}${seen} ${problem.rule}. ${verb} ${setting(problem.key, "<value>", source)}`;
-    }
-    case "no-address": {
-      const missing = problem.missing.map((key) => settingName(key, source)).join(" and ");
-      const parts = `${setting("workspace", "<workspace>", source)} and ${setting("host", "<host>", source)}`;
-      const url = setting("baseUrl", "https://<workspace>.<host>/api/v1/", source);
-      return `No workspace configured (${missing} missing). ${verb} ${parts}, or ${url}${orEnv("baseUrl", source)}.`;
-    }
-    case "unknown": {
-      const hint = problem.meant
-        ? `did you mean \`${qualified(problem.meant)}\`? Run: pulumi config rm ${problem.key} and ${setting(problem.meant, "<value>", "stack")}`
-        : `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. Run: pulumi config rm ${problem.key}`;
-      return `Unknown setting \`${problem.key}\`: ${hint}`;
-    }
-    case "project-name":
-      return (
-        `The project is named "${problem.project}", which is also the namespace of this package's settings, so its own config ` +
-        `(${problem.keys.map((key) => `\`${key}\``).join(", ")}) cannot be told from settings of the package, which reads none of that name. ` +
-        `Rename the project (\`name:\` in Pulumi.yaml, e.g. ${problem.project}-infra) and set its own keys under the new name ` +
-        `(pulumi config set <new-name>:${problem.keys[0]?.slice(CONFIG_NAMESPACE.length + 1) ?? "<key>"} <value>); ` +
-        `the package's settings stay under ${CONFIG_NAMESPACE}:.`
-      );
-  }
-}
-
-/** The key name a problem is about, where it is set (for {@link ConfigurationError}'s `setting`). */
-function problemSetting(problem: SettingsProblem, source: SettingsSource): string {
-  return problem.kind === "unknown" || problem.kind === "project-name" ? problem.key : settingName(problem.key, source);
-}
-
-/** A {@link ConfigurationError} for the first problem, worded for `source`. */
-export function settingsError(problem: SettingsProblem, source: SettingsSource): ConfigurationError {
-  return new ConfigurationError(renderProblem(problem, source), problemSetting(problem, source));
-}
-
 /**
  * The settings of `raw`, or a {@link ConfigurationError} for the first problem, worded for
  * `source` (the stack config by default). Sends nothing.
@@ -234,47 +115,6 @@ export function resolveProviderSettings(raw: RawSettings, source: SettingsSource
   if (problem) throw settingsError(problem, source);
   const address = checkAddress(raw);
   return settingsOf(raw, "url" in address ? address.url : "");
-}
-
-/** The keys of the package's namespace that it does not read: `workspace-access:apikey` and such. */
-export function unknownKeys(configuredKeys: Iterable<string>): string[] {
-  const prefix = `${CONFIG_NAMESPACE}:`;
-  return [...configuredKeys].filter((key) => key.startsWith(prefix) && !Object.hasOwn(CONFIG_KEYS, key.slice(prefix.length)));
-}
-
-/**
- * The known key a misspelt one meant, if one is close: the same but for case, one it is the start
- * of or starts with (`jobTimeout`), or one a few edits away (`maxRetry`, `hots`: a third of its length).
- */
-export function closestKey(key: string): ConfigKey | undefined {
-  const name = key.slice(key.indexOf(":") + 1).toLowerCase();
-  let best: { key: ConfigKey; distance: number } | undefined;
-  for (const known of Object.keys(CONFIG_KEYS) as ConfigKey[]) {
-    const lower = known.toLowerCase();
-    const prefix = name.length >= 4 && (lower.startsWith(name) || name.startsWith(lower));
-    const distance = prefix ? 0.5 : editDistance(name, lower);
-    if (!best || distance < best.distance) best = { key: known, distance };
-  }
-  return best && best.distance <= Math.max(2, Math.ceil(name.length / 3)) ? best.key : undefined;
-}
-
-/** Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`. */
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  const at = (i: number, j: number) => d[i]?.[j] ?? 0;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
-      (d[i] as number[])[j] = best;
-    }
-  }
-  return at(a.length, b.length);
-}
-
-/** Why an unknown key is refused, with the key meant and the commands that move the value there. */
-export function unknownKeyReason(key: string): string {
-  return renderProblem({ kind: "unknown", key, meant: closestKey(key) }, "stack");
 }
 
 /**
