@@ -4,7 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { type Clock, type Job as ClientJob, JobFailedError, JobTimeoutError, systemClock, WorkspaceAccessClient } from "../client";
-import { checkedProviderSettings, readRawSettings } from "../shared/settings";
+import { programSettings } from "./program-settings";
 
 /** Arguments of {@link getJob}. */
 export interface GetJobArgs {
@@ -34,8 +34,7 @@ export function getJob(args: GetJobArgs): Promise<Job> {
 /** {@link getJob} on a given clock (tests run it on the emulator's virtual clock). */
 export async function readJob(args: GetJobArgs, clock: Clock): Promise<Job> {
   // Checked before any request, unknown `workspace-access:*` keys included, as `check` does for resources.
-  const raw = readRawSettings((key) => pulumi.runtime.getConfig(key), process.env);
-  const settings = checkedProviderSettings(Object.keys(pulumi.runtime.allConfig()), raw, pulumi.runtime.getProject());
+  const settings = programSettings();
   const client = new WorkspaceAccessClient({ ...settings.client, clock, settingPrefix: "workspace-access:" });
   try {
     if (!args.waitForCompletion || pulumi.runtime.isDryRun()) {

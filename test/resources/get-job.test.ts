@@ -60,3 +60,24 @@ describe("getJob", () => {
     expect(emu.requests).toHaveLength(1);
   });
 });
+
+describe("getJob in a project named like the settings' namespace", () => {
+  it("says the project must be renamed, not that its own key be deleted, and sends nothing", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    clock = clockOf(emu);
+    pulumi.runtime.setAllConfig(
+      { "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": emu.apiKey, "workspace-access:team": "platform" },
+      ["workspace-access:apiKey"],
+    );
+    await pulumi.runtime.setMocks(
+      { newResource: (a) => ({ id: "id", state: a.inputs }), call: (a) => a.inputs },
+      "workspace-access",
+      "s",
+      false,
+    );
+    const failure = getJob({ id: "job-1" });
+    await expect(failure).rejects.toThrow(/The project is named "workspace-access".*Rename the project/);
+    await expect(failure).rejects.not.toThrow(/config rm/);
+    expect(emu.requests).toHaveLength(0);
+  });
+});
