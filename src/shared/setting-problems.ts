@@ -16,7 +16,8 @@ import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified } 
  */
 export type SettingsProblem =
   | SettingProblem
-  | { readonly kind: "unknown"; readonly key: string; readonly meant?: ConfigKey }
+  /** `projectUnknown`: the project's name could not be told, so the key may be the project's own. */
+  | { readonly kind: "unknown"; readonly key: string; readonly meant?: ConfigKey; readonly projectUnknown?: boolean }
   | { readonly kind: "no-address"; readonly key: "workspace" | "host"; readonly missing: ReadonlyArray<"workspace" | "host"> }
   | { readonly kind: "project-name"; readonly key: string; readonly project: string; readonly keys: readonly string[] };
 
@@ -72,7 +73,9 @@ export function renderProblem(problem: SettingsProblem, source: SettingsSource):
     case "unknown": {
       const hint = problem.meant
         ? `did you mean \`${qualified(problem.meant)}\`? Run: pulumi config rm ${problem.key} and ${setting(problem.meant, "<value>", "stack")}`
-        : `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. Run: pulumi config rm ${problem.key}`;
+        : problem.projectUnknown
+          ? `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. If your project is named ${CONFIG_NAMESPACE}, this key is its own: rename the project (\`name:\` in Pulumi.yaml) instead. Otherwise run: pulumi config rm ${problem.key}`
+          : `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. Run: pulumi config rm ${problem.key}`;
       return `Unknown setting \`${problem.key}\`: ${hint}`;
     }
     case "project-name":

@@ -121,12 +121,14 @@ export function resolveProviderSettings(raw: RawSettings, source: SettingsSource
  * The problems of the keys themselves: each key of the namespace the package does not read, or,
  * when the project itself is named like the namespace (`project`, as the engine names it), one
  * problem saying so: its keys are the project's own, and `pulumi config rm` would delete them.
+ * `project` undefined: the name could not be told (a host that does not pass it on).
  */
 export function keyProblems(configuredKeys: Iterable<string>, project?: string): SettingsProblem[] {
   const unknown = unknownKeys(configuredKeys);
   if (unknown.length === 0) return [];
   if (project === CONFIG_NAMESPACE) return [{ kind: "project-name", key: unknown[0] ?? "", project, keys: unknown }];
-  return unknown.map((key) => ({ kind: "unknown", key, meant: closestKey(key) }));
+  // Without the project's name, a key close to none of the package's may be the project's own.
+  return unknown.map((key) => ({ kind: "unknown", key, meant: closestKey(key), ...(project === undefined && { projectUnknown: true }) }));
 }
 
 /** What the settings are checked against: every key of the stack config and the project's name, when known. */

@@ -210,6 +210,14 @@ describe("a project named like the package's namespace", () => {
     ]);
   });
 
+  it("without the project's name, says a key close to none may be the project's own before any config rm", () => {
+    const [reason] = settingsProblems(["workspace-access:team"], raw);
+    expect(reason).toMatch(
+      /If your project is named workspace-access, this key is its own: rename the project .* Otherwise run: pulumi config rm/,
+    );
+    expect(settingsProblems(["workspace-access:team"], raw, "infra")[0]).not.toContain("If your project");
+  });
+
   it("leaves other projects' misspelt keys to the usual advice", () => {
     expect(settingsProblems(keys, raw, "infra")).toEqual([expect.stringContaining("Unknown setting `workspace-access:team`")]);
   });
