@@ -38,6 +38,7 @@ class LongestFirst extends BaseSequencer {
 }
 
 const UNIT = [
+  "test/architecture.test.ts",
   "test/client/**/*.test.ts",
   "test/conformance/**/*.test.ts",
   "test/emulator/**/*.test.ts",

@@ -9,20 +9,20 @@
  */
 import "./supported-node";
 
-export { User, type UserArgs, type UserRole } from "./resources/user";
+export { User, type UserArgs, type UserRole } from "./program/user";
 export {
   IntegrationEntitlement,
   type IntegrationEntitlementArgs,
   type IntegrationEntitlementRole,
-} from "./resources/integration-entitlement";
+} from "./program/integration-entitlement";
 export {
   type IntegrationMemberArgs,
   IntegrationMembers,
   type IntegrationMembersArgs,
   type IntegrationMemberState,
   type UnmanagedIntegrationMember,
-} from "./resources/integration-members";
-export { getJob, getJobOutput, type GetJobArgs, type Job } from "./resources/get-job";
+} from "./program/integration-members";
+export { getJob, getJobOutput, type GetJobArgs, type Job } from "./program/get-job";
 export {
   type GetIntegrationArgs,
   type GetIntegrationEntitlementsArgs,
@@ -54,7 +54,7 @@ export {
   LookupError,
   type LookupInputs,
 } from "./resources/lookups";
-export { CONFIG_KEYS, CONFIG_NAMESPACE } from "./resources/settings";
+export { CONFIG_KEYS, CONFIG_NAMESPACE } from "./shared/settings";
 export {
   ApiError,
   BadRequestError,

@@ -1,4 +1,3 @@
-import type { z as Z } from "zod";
 import type { Clock } from "./clock";
 import { ConfigurationError } from "./errors";
 import { cacheDirOf } from "./rate-memory";
@@ -72,10 +71,11 @@ export interface ResolvedSettings {
 }
 
 /**
- * Every numeric setting, once: its default, its least value and whether it is whole. The client's
- * options and the stack config (`workspace-access:*`, strings) are both checked against the one
- * schema built from this table ({@link numericSettingsSchema}), so they can never disagree on a bound.
- * The contract's "retry after five minutes" is the 300 s of `maxRateLimitWaitSeconds`.
+ * Every numeric option of the client, once: its default, its least value and whether it is whole.
+ * The client's options and the provider's stack config (`workspace-access:*`, strings) are both
+ * checked by {@link numberProblem} against this table, so they can never disagree on a bound. The
+ * contract's "retry after five minutes" is the 300 s of `maxRateLimitWaitSeconds`. Knobs of the
+ * provider alone (its read cache) are not here: they are the provider's settings, not the client's.
  */
 export const NUMERIC_SETTINGS = {
   maxRetries: { default: 5, min: 0, whole: true },
@@ -90,12 +90,16 @@ export const NUMERIC_SETTINGS = {
   retryMaxDelayMs: { default: 20_000, min: 0, whole: false },
   jobPollIntervalMs: { default: 250, min: 1, whole: false },
   jobPollMaxIntervalMs: { default: 5_000, min: 1, whole: false },
-  /** The provider's own: how long reads may be served from one paged list, in seconds (0: never). */
-  readCacheSeconds: { default: 5, min: 0, whole: false },
 } as const;
 
-/** A numeric setting's name. */
+/** A numeric option's name. */
 export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
+
+/** How a number may be bounded: at least `min`, whole or not. */
+export interface NumberSpec {
+  readonly min: number;
+  readonly whole: boolean;
+}
 
 /** The defaults, named once. */
 export const DEFAULTS = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, spec.default])) as {
@@ -103,56 +107,61 @@ export const DEFAULTS = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(
 };
 
 /** What a value of `key` must be, for messages: `a whole number of at least 0`. */
-export function numberRule(key: NumericSetting): string {
-  const { min, whole } = NUMERIC_SETTINGS[key];
+export function numberRule(key: NumericSetting | NumberSpec): string {
+  const { min, whole } = typeof key === "string" ? NUMERIC_SETTINGS[key] : key;
   return `${whole ? "a whole number" : "a number"} of at least ${min}`;
 }
 
-let schema: Z.ZodObject | undefined;
-
 /**
- * The one schema of the numeric settings (zod, built on first use): each optional, finite, at
- * least its minimum, whole where it must be (see {@link checkNumbers}).
- *
- * @internal
+ * One problem with one setting, as data: which setting (by its option name, `maxRetries`), what is
+ * wrong, and the value seen. Whoever reads the setting from a place of its own (stack config,
+ * environment, command-line flag) renders it in that place's words; the client renders it by option
+ * name ({@link optionMessage}). The API key's value is never part of a problem.
  */
-export function numericSettingsSchema(): Z.ZodObject {
-  if (!schema) {
-    const { z } = require("zod") as typeof import("zod");
-    const fields = Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => {
-      let field = z.number().min(spec.min);
-      if (spec.whole) field = field.int();
-      return [key, field.optional()] as const;
-    });
-    schema = z.object(Object.fromEntries(fields));
+export type SettingProblem =
+  /** Not set at all. */
+  | { readonly kind: "missing"; readonly key: string }
+  /** A number out of its bounds, or not a number: `seen` is the value as given. */
+  | { readonly kind: "range"; readonly key: string; readonly spec: NumberSpec; readonly seen: string }
+  /** Set, but not acceptable: `rule` completes "<name> <seen> …"; `seen` is the value as given, if it may be shown (never the API key). */
+  | { readonly kind: "invalid"; readonly key: string; readonly rule: string; readonly seen?: string };
+
+/** The problem of a numeric value, if any: `value` is what was given (a number, or text from config). */
+export function numberProblem(key: string, spec: NumberSpec, value: unknown): SettingProblem | undefined {
+  if (value === undefined) return undefined;
+  const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+  if (Number.isFinite(number) && number >= spec.min && (!spec.whole || Number.isInteger(number))) return undefined;
+  return { kind: "range", key, spec, seen: String(value) };
+}
+
+/** The problem of an API key, if any. Its value is never part of the problem. */
+export function apiKeyProblem(apiKey: unknown): SettingProblem | undefined {
+  if (typeof apiKey !== "string" || apiKey.trim() === "") return { kind: "missing", key: "apiKey" };
+  // Keys are opaque tokens: a space or line break is a copy-paste accident (and could not be sent).
+  if (/[\s\p{Cc}]/u.test(apiKey)) {
+    return { kind: "invalid", key: "apiKey", rule: "contains spaces or control characters: check how it was copied" };
   }
-  return schema;
+  if (apiKey.length < MIN_API_KEY_LENGTH) {
+    return {
+      kind: "invalid",
+      key: "apiKey",
+      rule: `is too short to be a workspace API key (fewer than ${MIN_API_KEY_LENGTH} characters): check how it was copied`,
+    };
+  }
+  return undefined;
 }
 
-/** How {@link checkNumbers} words its error: the setting's name as the user sets it, and how to fix it. */
-export interface NumberWords {
-  name(key: NumericSetting): string;
-  /** What was given, as the user wrote it. */
-  got(key: NumericSetting): string;
-  fix?(key: NumericSetting): string;
-}
-
-/**
- * Checks the numeric settings in `values` against the schema; throws a {@link ConfigurationError}
- * naming the first bad one, with what it must be, what it got and (with `fix`) how to fix it.
- */
-export function checkNumbers(values: Partial<Record<NumericSetting, unknown>>, words: NumberWords): void {
-  const result = numericSettingsSchema().safeParse(values);
-  if (result.success) return;
-  const key = result.error.issues[0]?.path[0] as NumericSetting;
-  const fix = words.fix ? `. ${words.fix(key)}` : "";
-  throw new ConfigurationError(`${words.name(key)} must be ${numberRule(key)}, got ${words.got(key)}${fix}`, words.name(key));
+/** A problem in the words of the client's options: `maxRetries must be a whole number of at least 0, got -1`. */
+export function optionMessage(problem: SettingProblem, name: string = problem.key): string {
+  if (problem.kind === "missing") return `${name} is required and must not be empty`;
+  if (problem.kind === "range") return `${name} must be ${numberRule(problem.spec)}, got ${problem.seen}`;
+  return `${name}${problem.seen === undefined ? "" : ` "${problem.seen}"`} ${problem.rule}`;
 }
 
 /** The contract's wait after a 429 without `Retry-After`: five minutes. */
 export const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 300;
 
-const LOOPBACK_HOSTS = new Set(["localhost", "[::1]", "::1"]);
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "[::1]", "::1"]);
 
 /** True for `localhost`, `127.0.0.0/8` and `::1`: the only hosts plain `http://` may name. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -161,33 +170,36 @@ export function isLoopbackHost(hostname: string): boolean {
 
 /**
  * Parses and checks a base URL: `https://`, or `http://` on a loopback host (the emulator); no
- * credentials, query or fragment; always ending in `/` so relative paths resolve below it.
+ * credentials, query or fragment; always ending in `/` so relative paths resolve below it. A
+ * problem comes back as data (`key` names the setting), never thrown.
  */
-export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
+export function checkBaseUrl(raw: string, key = "baseUrl"): { url: URL } | { problem: SettingProblem } {
+  const invalid = (rule: string, seen?: string): { problem: SettingProblem } => ({ problem: { kind: "invalid", key, rule, seen } });
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
     // The value is not echoed: a secret pasted into the wrong setting must not reach a log.
-    throw new ConfigurationError(`${setting} is not a URL: expected something like https://acme.example.com/api/v1/`, setting);
+    return invalid("is not a URL: expected something like https://acme.example.com/api/v1/");
   }
   if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
-    throw new ConfigurationError(
-      `${setting} "${url.origin}" uses plain http://, which would send the API key unencrypted: use https:// (http:// is accepted only for loopback hosts such as the emulator)`,
-      setting,
+    return invalid(
+      "uses plain http://, which would send the API key unencrypted: use https:// (http:// is accepted only for loopback hosts such as the emulator)",
+      url.origin,
     );
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new ConfigurationError(`${setting} must be an https:// URL, not ${url.protocol}//`, setting);
-  }
-  if (url.username || url.password) {
-    throw new ConfigurationError(`${setting} must not contain credentials: set the API key separately`, setting);
-  }
-  if (url.search || url.hash) {
-    throw new ConfigurationError(`${setting} must not have a query or fragment`, setting);
-  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return invalid(`must be an https:// URL, not ${url.protocol}//`);
+  if (url.username || url.password) return invalid("must not contain credentials: set the API key separately");
+  if (url.search || url.hash) return invalid("must not have a query or fragment");
   if (!url.pathname.endsWith("/")) url.pathname += "/";
-  return url;
+  return { url };
+}
+
+/** {@link checkBaseUrl}, throwing a {@link ConfigurationError} that names `setting` (e.g. `--base-url`). */
+export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
+  const checked = checkBaseUrl(raw, setting);
+  if ("problem" in checked) throw new ConfigurationError(optionMessage(checked.problem), setting);
+  return checked.url;
 }
 
 /**
@@ -196,28 +208,26 @@ export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
  */
 export const MIN_API_KEY_LENGTH = 8;
 
+/** Every problem of the client's options, in the order of the options: none when they are usable. */
+export function optionProblems(options: ClientOptions): SettingProblem[] {
+  const problems: Array<SettingProblem | undefined> = [apiKeyProblem(options.apiKey)];
+  const baseUrl = typeof options.baseUrl === "string" ? checkBaseUrl(options.baseUrl) : undefined;
+  problems.push(baseUrl === undefined ? { kind: "missing", key: "baseUrl" } : "problem" in baseUrl ? baseUrl.problem : undefined);
+  for (const [key, spec] of Object.entries(NUMERIC_SETTINGS)) problems.push(numberProblem(key, spec, options[key as NumericSetting]));
+  return problems.filter((problem) => problem !== undefined);
+}
+
 /**
  * Applies defaults and validates every setting, naming the one at fault (`settingPrefix`, e.g.
  * `workspace-access:`, names the key as the user sets it).
  */
 export function resolveSettings(options: ClientOptions & { settingPrefix?: string }): ResolvedSettings {
-  const keySetting = `${options.settingPrefix ?? ""}apiKey`;
-  if (typeof options.apiKey !== "string" || options.apiKey.trim() === "") {
-    throw new ConfigurationError(`${keySetting} is required and must not be empty`, keySetting);
+  const [problem] = optionProblems(options);
+  if (problem) {
+    const name = `${options.settingPrefix ?? ""}${problem.key}`;
+    throw new ConfigurationError(optionMessage(problem, name), name);
   }
-  // Keys are opaque tokens: a space or line break is a copy-paste accident (and could not be sent).
-  if (/[\s\p{Cc}]/u.test(options.apiKey)) {
-    throw new ConfigurationError(`${keySetting} contains spaces or control characters: check how it was copied`, keySetting);
-  }
-  if (options.apiKey.length < MIN_API_KEY_LENGTH) {
-    throw new ConfigurationError(
-      `${keySetting} is too short to be a workspace API key (fewer than ${MIN_API_KEY_LENGTH} characters): check how it was copied`,
-      keySetting,
-    );
-  }
-  const numbers = Object.fromEntries(Object.keys(NUMERIC_SETTINGS).map((key) => [key, options[key as keyof ClientOptions]]));
-  checkNumbers(numbers, { name: (key) => `${options.settingPrefix ?? ""}${key}`, got: (key) => String(numbers[key]) });
-  const value = (key: Exclude<NumericSetting, "readCacheSeconds">): number => options[key] ?? DEFAULTS[key];
+  const value = (key: NumericSetting): number => options[key] ?? DEFAULTS[key];
   return {
     baseUrl: parseBaseUrl(options.baseUrl),
     apiKey: options.apiKey,

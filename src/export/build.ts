@@ -15,7 +15,7 @@
  *   declares anything else fails (the API cannot change a role in place); its entitlements as the
  *   exact set it holds, at least one (a resource must declare some).
  */
-import { integrationEntitlementInputs, inviteRole, userInputs } from "../resources/inputs";
+import { integrationEntitlementInputs, inviteRole, userInputs } from "../shared/inputs";
 import {
   ACCESS_FILE_VERSION,
   type AccessFile,

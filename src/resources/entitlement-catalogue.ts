@@ -12,9 +12,9 @@
  *   it adopts may hold an entitlement the integration no longer offers.
  */
 import { unlessNotFound, type WorkspaceAccessClient } from "../client";
-import { type CheckFailure, entitlementSet } from "./inputs";
+import { type CheckFailure, entitlementSet } from "../shared/inputs";
 import { connection } from "./provider-runtime";
-import { containsUnknown, isUnknown } from "./unknown";
+import { containsUnknown, isUnknown } from "../shared/unknown";
 
 /** How many offered ids an error lists before "and N more". */
 const MAX_LISTED = 20;

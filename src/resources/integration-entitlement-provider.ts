@@ -39,9 +39,9 @@ import {
   integrationEntitlementInputs,
   inviteRole,
   validate,
-} from "./inputs";
+} from "../shared/inputs";
 import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
-import { containsUnknown, isUnknown } from "./unknown";
+import { containsUnknown, isUnknown } from "../shared/unknown";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
 export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInputs {

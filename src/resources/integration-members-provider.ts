@@ -38,14 +38,14 @@ import {
   inviteRole,
   type MemberInputs,
   validate,
-} from "./inputs";
+} from "../shared/inputs";
 import { claim, isClaimed, memberClaim } from "./claims";
-import type { IntegrationMemberState, UnmanagedIntegrationMember } from "./integration-members";
+import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../program/integration-members";
 import { settle, unfinishedJobOf } from "./invite-batcher";
 import { unofferedMemberEntitlements } from "./entitlement-catalogue";
 import { memberList } from "./member-lookup";
 import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
-import { containsUnknown, isUnknown } from "./unknown";
+import { containsUnknown, isUnknown } from "../shared/unknown";
 
 /** What an {@link IntegrationMembers} stores. */
 export interface IntegrationMembersOutputs {

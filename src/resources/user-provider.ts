@@ -17,9 +17,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
 import { claim, isClaimed } from "./claims";
-import { DEFAULT_USER_ROLE, defined, type UserInputs, userInputs, validate } from "./inputs";
+import { DEFAULT_USER_ROLE, defined, type UserInputs, userInputs, validate } from "../shared/inputs";
 import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
-import { isUnknown } from "./unknown";
+import { isUnknown } from "../shared/unknown";
 
 /** What a {@link User} stores: its inputs, what the service computes, and which optional attributes the program manages. */
 export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {

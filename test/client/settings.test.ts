@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError, parseBaseUrl, WorkspaceAccessClient } from "../../src/client";
+import { NUMERIC_SETTINGS, optionProblems } from "../../src/client/settings";
 
 describe("base URL", () => {
   it.each([
@@ -59,5 +60,21 @@ describe("keys in the wrong place", () => {
 
   it("refuses a key with a line break before anything is sent", () => {
     expect(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: "wa_key\nnext" })).toThrow(/control characters/);
+  });
+});
+
+describe("problems as data", () => {
+  it("lists every problem of the options, each naming the option, the rule and the value seen (never the key's)", () => {
+    expect(optionProblems({ baseUrl: "http://acme.example.com/", apiKey: "wa key 1234", maxRetries: 1.5, maxConcurrency: 0 })).toEqual([
+      { kind: "invalid", key: "apiKey", rule: "contains spaces or control characters: check how it was copied" },
+      { kind: "invalid", key: "baseUrl", rule: expect.stringMatching(/^uses plain http:\/\//), seen: "http://acme.example.com" },
+      { kind: "range", key: "maxRetries", spec: NUMERIC_SETTINGS.maxRetries, seen: "1.5" },
+      { kind: "range", key: "maxConcurrency", spec: NUMERIC_SETTINGS.maxConcurrency, seen: "0" },
+    ]);
+    expect(optionProblems({ baseUrl: "https://a.example.com/", apiKey: "wa_key_12345678" })).toEqual([]);
+  });
+
+  it("knows only the client's options: the provider's read cache is the provider's setting", () => {
+    expect(Object.keys(NUMERIC_SETTINGS)).not.toContain("readCacheSeconds");
   });
 });

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed, type Emulator, startEmulator } from "../../src/emulator/index.ts";
-import { serializedProvider } from "../../src/resources/serialized-provider.ts";
+import { serializedProvider } from "../../src/program/serialized-provider.ts";
 import { startEngineService, type EngineService } from "../engine/engine-service.ts";
 import type { GrpcExchange, Project } from "../engine/index.ts";
 import { packedProject } from "../engine/packed.ts";

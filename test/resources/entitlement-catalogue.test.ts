@@ -9,7 +9,7 @@ import { closestFirst, setCatalogueWarn } from "../../src/resources/entitlement-
 import { provider } from "../../src/resources/integration-entitlement-provider";
 import { provider as membersProvider } from "../../src/resources/integration-members-provider";
 import { resetRuntime } from "../../src/resources/provider-runtime";
-import { UNKNOWN } from "../../src/resources/unknown";
+import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 

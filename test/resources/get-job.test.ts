@@ -1,10 +1,14 @@
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { getJob } from "../../src";
+import type { GetJobArgs } from "../../src";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
-import { useClock } from "../../src/resources/provider-runtime";
+import { readJob } from "../../src/program/get-job";
+import type { VirtualClock } from "../support/virtual-clock";
 import { clockOf, emulator } from "../support/fixtures";
-import "../support/provider";
+
+/** Job polls and timeouts on the emulator's virtual clock: no real waiting. */
+let clock: VirtualClock;
+const getJob = (args: GetJobArgs) => readJob(args, clock);
 
 async function jobOf(emu: Awaited<ReturnType<typeof emulator>>): Promise<string> {
   const res = await fetch(`${emu.url}integrations/${DEFAULT_IDS.integrations.youtube}/users`, {
@@ -21,8 +25,7 @@ async function jobOf(emu: Awaited<ReturnType<typeof emulator>>): Promise<string>
 }
 
 async function program(emu: Awaited<ReturnType<typeof emulator>>, preview: boolean): Promise<void> {
-  // Job polls and timeouts on the emulator's virtual clock: no real waiting.
-  useClock(clockOf(emu));
+  clock = clockOf(emu);
   pulumi.runtime.setAllConfig({ "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": emu.apiKey }, ["workspace-access:apiKey"]);
   await pulumi.runtime.setMocks({ newResource: (a) => ({ id: "id", state: a.inputs }), call: (a) => a.inputs }, "p", "s", preview);
 }
@@ -55,5 +58,26 @@ describe("getJob", () => {
     emu.clearRequests();
     expect(await getJob({ id, waitForCompletion: true })).toMatchObject({ status: "running", waitOutcome: "not_waited" });
     expect(emu.requests).toHaveLength(1);
+  });
+});
+
+describe("getJob in a project named like the settings' namespace", () => {
+  it("says the project must be renamed, not that its own key be deleted, and sends nothing", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    clock = clockOf(emu);
+    pulumi.runtime.setAllConfig(
+      { "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": emu.apiKey, "workspace-access:team": "platform" },
+      ["workspace-access:apiKey"],
+    );
+    await pulumi.runtime.setMocks(
+      { newResource: (a) => ({ id: "id", state: a.inputs }), call: (a) => a.inputs },
+      "workspace-access",
+      "s",
+      false,
+    );
+    const failure = getJob({ id: "job-1" });
+    await expect(failure).rejects.toThrow(/The project is named "workspace-access".*Rename the project/);
+    await expect(failure).rejects.not.toThrow(/config rm/);
+    expect(emu.requests).toHaveLength(0);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ServerError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
 import { provider } from "../../src/resources/integration-entitlement-provider";
-import { UNKNOWN } from "../../src/resources/unknown";
+import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator";
 import type { IntegrationMembersOutputs } from "../../src/resources/integration-members-provider";
 import { provider } from "../../src/resources/integration-members-provider";
-import { UNKNOWN } from "../../src/resources/unknown";
+import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 

@@ -1,7 +1,7 @@
 import { afterEach } from "vitest";
 import type { Emulator } from "../../src/emulator";
 import { resetClaims } from "../../src/resources/claims";
-import { configure, resetRuntime, useClock } from "../../src/resources/provider-runtime";
+import { ProviderContext, resetRuntime, useContext } from "../../src/host/provider-runtime";
 import { clockOf } from "./fixtures";
 import type { VirtualClock } from "./virtual-clock";
 
@@ -11,18 +11,18 @@ afterEach(() => {
 });
 
 /**
- * Configures the provider runtime as the host would (fully-qualified stack config keys), on the
- * emulator's virtual clock: job polls, back-offs and timeouts take no real time. Returns the clock.
+ * Builds the provider's context as the host's `configure` would (fully-qualified stack config
+ * keys), on the emulator's virtual clock: job polls, back-offs and timeouts take no real time.
+ * Installs it as the process's context and returns the clock.
  */
 export async function configureFor(emu: Emulator, extra: Record<string, string> = {}): Promise<VirtualClock> {
   const clock = clockOf(emu);
-  useClock(clock);
   const config: Record<string, string> = {
     "workspace-access:baseUrl": emu.url,
     "workspace-access:apiKey": emu.apiKey,
     ...extra,
   };
-  await configure({ config: { get: (key: string) => config[key], require: (key: string) => config[key] ?? "" } });
+  useContext(new ProviderContext({ get: (key: string) => config[key], require: (key: string) => config[key] ?? "" }, { clock }));
   return clock;
 }
 

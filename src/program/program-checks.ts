@@ -3,18 +3,19 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { KNOWN_USER_ROLES } from "../client";
-import { qualified } from "./settings";
+import { thisRun } from "./program-run";
+import { qualified } from "../shared/settings";
 
-let warnedPlaintext = false;
-
-/** Warns once when `workspace-access:apiKey` is in the stack config in plaintext. */
+/** Warns once per program run when `workspace-access:apiKey` is in the stack config in plaintext. */
 export function warnIfPlaintextApiKey(): void {
-  if (warnedPlaintext) return;
-  warnedPlaintext = true;
+  const { warned } = thisRun();
+  if (warned.has("plaintext-api-key")) return;
+  warned.add("plaintext-api-key");
   const key = qualified("apiKey");
   if (pulumi.runtime.getConfig(key) === undefined) return;
-  const isSecret = (pulumi.runtime as unknown as { isConfigSecret?: (k: string) => boolean }).isConfigSecret;
-  if (isSecret && !isSecret(key)) {
+  // Defined by @pulumi/pulumi's runtime, not declared in its types: asked for, not assumed.
+  const isSecret: unknown = Reflect.get(pulumi.runtime, "isConfigSecret");
+  if (typeof isSecret === "function" && isSecret(key) === false) {
     void pulumi.log.warn(`${key} is stored in plaintext in the stack config. Store it encrypted: pulumi config set --secret ${key} <key>`);
   }
 }

@@ -3,9 +3,8 @@
  * (`workspace-access:*`, environment fallback), like the resources' provider does in the host.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { type Job as ClientJob, JobFailedError, JobTimeoutError, WorkspaceAccessClient } from "../client";
-import { currentClock } from "./provider-runtime";
-import { checkedProviderSettings, readRawSettings } from "./settings";
+import { type Clock, type Job as ClientJob, JobFailedError, JobTimeoutError, systemClock, WorkspaceAccessClient } from "../client";
+import { programSettings } from "./program-settings";
 
 /** Arguments of {@link getJob}. */
 export interface GetJobArgs {
@@ -28,11 +27,15 @@ export interface Job extends ClientJob {
  * During `pulumi preview` it reads the job once and does not wait (`not_waited`): a preview must
  * not stall for a job's whole timeout.
  */
-export async function getJob(args: GetJobArgs): Promise<Job> {
+export function getJob(args: GetJobArgs): Promise<Job> {
+  return readJob(args, systemClock);
+}
+
+/** {@link getJob} on a given clock (tests run it on the emulator's virtual clock). */
+export async function readJob(args: GetJobArgs, clock: Clock): Promise<Job> {
   // Checked before any request, unknown `workspace-access:*` keys included, as `check` does for resources.
-  const raw = readRawSettings((key) => pulumi.runtime.getConfig(key), process.env);
-  const settings = checkedProviderSettings(Object.keys(pulumi.runtime.allConfig()), raw);
-  const client = new WorkspaceAccessClient({ ...settings.client, clock: currentClock(), settingPrefix: "workspace-access:" });
+  const settings = programSettings();
+  const client = new WorkspaceAccessClient({ ...settings.client, clock, settingPrefix: "workspace-access:" });
   try {
     if (!args.waitForCompletion || pulumi.runtime.isDryRun()) {
       return { ...(await client.jobs.get(args.id)), waitOutcome: "not_waited" };
@@ -64,5 +67,5 @@ export function getJobOutput(args: {
   waitForCompletion?: pulumi.Input<boolean>;
   timeoutSeconds?: pulumi.Input<number>;
 }): pulumi.Output<Job> {
-  return pulumi.output(args).apply((resolved) => getJob(resolved as GetJobArgs));
+  return pulumi.output(args).apply((resolved) => getJob(resolved));
 }

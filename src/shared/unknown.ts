@@ -1,9 +1,11 @@
+import { unknownValue } from "@pulumi/pulumi/runtime/rpc";
+
 /**
  * During a preview the engine sends this placeholder for values not known yet (e.g. `userId:
- * alice.id` before alice exists). `check` and `diff` must let it through: it is the value
- * `@pulumi/pulumi/runtime/rpc` calls `unknownValue`.
+ * alice.id` before alice exists). `check` and `diff` must let it through. Pulumi's own constant,
+ * from the module that defines it (the host and the program load it anyway).
  */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+export const UNKNOWN: string = unknownValue;
 
 /** True for the preview placeholder of a value not known yet. */
 export function isUnknown(value: unknown): boolean {

@@ -4,43 +4,42 @@
  * `IntegrationEntitlement` resources for one integration and user, would overwrite each other
  * and destroying either would remove access for both: the program fails instead, naming both.
  *
- * Each resource's key input waits for its check: values known at declaration are all claimed
+ * Each resource's key input waits for its check: values known at declaration are all declared
  * before the first check completes (the check runs after a macrotask, when the program's
  * synchronous part and the promise jobs it queued have run), so neither of two resources that
  * collide is registered, and neither is written. A value known only later (`userId: alice.id`
  * during an `up`) is checked as soon as it is known, in the round of values that become known
  * together; a collision with a resource registered in an earlier round fails the later one.
+ *
+ * What is declared is remembered per program run (`program-run.ts`): two programs run in one
+ * process (tests) never collide.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { type ProgramRun, thisRun } from "./program-run";
 
 type Kind = "User" | "IntegrationEntitlement";
 
-/** Resource names by kind and key, in the order they claimed it. */
-const owners = new Map<string, string[]>();
-
-/** The keys claimed since the last check ran, and that check. */
-let round: Promise<void> | undefined;
-
 const entry = (kind: Kind, key: string) => `${kind}\u0000${key}`;
 
-/** Resolves after the values that become known together have all been claimed. */
-function nextRound(): Promise<void> {
-  round ??= new Promise<void>((resolve) =>
+/** Resolves after the values that become known together have all been declared. */
+function nextRound(run: ProgramRun): Promise<void> {
+  run.round ??= new Promise<void>((resolve) =>
     setImmediate(() => {
-      round = undefined;
+      run.round = undefined;
       resolve();
     }),
   );
-  return round;
+  return run.round;
 }
 
-/** Claims `key` for `name` and waits for the round; throws when another resource claimed it. */
-async function claim(kind: Kind, key: string, what: string, name: string): Promise<void> {
+/** Declares that `name` manages `key` and waits for the round; throws when another resource declared it too. */
+async function declareOwner(kind: Kind, key: string, what: string, name: string): Promise<void> {
+  const run = thisRun();
   const id = entry(kind, key);
-  const names = owners.get(id) ?? [];
+  const names = run.owners.get(id) ?? [];
   if (!names.includes(name)) names.push(name);
-  owners.set(id, names);
-  await nextRound();
+  run.owners.set(id, names);
+  await nextRound(run);
   const others = names.filter((n) => n !== name);
   if (others.length === 0) return;
   throw new Error(
@@ -51,7 +50,7 @@ async function claim(kind: Kind, key: string, what: string, name: string): Promi
 /** The email, passed through once it is known and no other `User` of the program has it. */
 export function ownedEmail(email: pulumi.Input<string>, name: string): pulumi.Output<string> {
   return pulumi.output(email).apply(async (value) => {
-    if (typeof value === "string") await claim("User", value.trim().toLowerCase(), `the user with the email ${value}`, name);
+    if (typeof value === "string") await declareOwner("User", value.trim().toLowerCase(), `the user with the email ${value}`, name);
     return value;
   });
 }
@@ -63,14 +62,16 @@ export function ownedEmail(email: pulumi.Input<string>, name: string): pulumi.Ou
 export function ownedMembership(integrationId: pulumi.Input<string>, userId: pulumi.Input<string>, name: string): pulumi.Output<string> {
   return pulumi.all([integrationId, userId]).apply(async ([integration, user]) => {
     if (typeof integration === "string" && typeof user === "string") {
-      await claim("IntegrationEntitlement", `${integration}/${user}`, `the membership of user ${user} in integration ${integration}`, name);
+      await declareOwner(
+        "IntegrationEntitlement",
+        `${integration}/${user}`,
+        `the membership of user ${user} in integration ${integration}`,
+        name,
+      );
     }
     return user;
   });
 }
-
-/** Who manages members of an integration, by integration id, in the order they claimed it. */
-const integrationOwners = new Map<string, Array<{ kind: Kind | "IntegrationMembers"; name: string }>>();
 
 /**
  * The integration id, passed through once it is known and no resource of the program conflicts
@@ -85,12 +86,13 @@ export function ownedIntegration(
 ): pulumi.Output<string> {
   return pulumi.output(integrationId).apply(async (value) => {
     if (typeof value !== "string") return value;
-    const claims = integrationOwners.get(value) ?? [];
-    if (!claims.some((c) => c.kind === kind && c.name === name)) claims.push({ kind, name });
-    integrationOwners.set(value, claims);
-    await nextRound();
-    const whole = claims.filter((c) => c.kind === "IntegrationMembers");
-    const others = claims.filter((c) => !(c.kind === kind && c.name === name));
+    const run = thisRun();
+    const declared = run.integrationOwners.get(value) ?? [];
+    if (!declared.some((d) => d.kind === kind && d.name === name)) declared.push({ kind, name });
+    run.integrationOwners.set(value, declared);
+    await nextRound(run);
+    const whole = declared.filter((d) => d.kind === "IntegrationMembers");
+    const others = declared.filter((d) => !(d.kind === kind && d.name === name));
     if (whole.length === 0 || others.length === 0) return value;
     const other = kind === "IntegrationMembers" ? others[0]! : whole[0]!;
     throw new Error(
@@ -98,10 +100,4 @@ export function ownedIntegration(
         `Manage an integration with one IntegrationMembers, or with IntegrationEntitlement resources, not both: move the memberships into the IntegrationMembers' members (or remove it). Nothing was sent to the service for "${name}".`,
     );
   });
-}
-
-/** Forgets every claim (tests declare many programs in one process). */
-export function resetOwners(): void {
-  owners.clear();
-  integrationOwners.clear();
 }

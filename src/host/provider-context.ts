@@ -1,0 +1,138 @@
+/**
+ * The provider context: what one dynamic-provider host process knows and holds (the settings the
+ * stack config gives, one client, its read cache and invitation batches, the clock, how to warn),
+ * built by `configure` and handed to every handler ({@link ProviderContext}, {@link providerOf}).
+ *
+ * `configure` never throws (the host caches the provider before calling it and never retries):
+ * settings are validated when a request needs them, so a bad setting fails that request with a
+ * message naming the key and the fix, and `check` reports the same problems (and unknown keys)
+ * before anything is sent ({@link ProviderContext.settingsFailures}).
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { type Clock, systemClock, WorkspaceAccessClient } from "../client";
+import { InviteBatcher } from "../resources/invite-batcher";
+import { ReadCache } from "../resources/read-cache";
+import { withHints } from "../shared/hints";
+import type { CheckFailure } from "../shared/inputs";
+import {
+  allProblems,
+  CONFIG_NAMESPACE,
+  type ProviderSettings,
+  type RawSettings,
+  readRawSettings,
+  renderProblem,
+  resolveProviderSettings,
+} from "../shared/settings";
+
+/** The client of a context, with the read cache and the invitation batches built on it. */
+export interface Connection {
+  readonly client: WorkspaceAccessClient;
+  readonly cache: ReadCache;
+  readonly invites: InviteBatcher;
+}
+
+/** What a {@link ProviderContext} is built with besides the stack config: tests inject a clock and a warning sink. */
+export interface ContextOptions {
+  /** Time for retries, rate-limit waits, job polls and the read cache. Default: the wall clock. */
+  clock?: Clock;
+  /** How warnings are given. Default: `pulumi.log.warn`, loaded when first needed. */
+  warn?: (message: string) => void;
+  /** The environment the settings fall back to. Default: `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The stack config as the host hands it to `configure`: a `get`, and (not in its public type) every key and the project's name. */
+export type StackConfig = pulumi.dynamic.Config;
+
+/**
+ * One provider process's context: built once from the stack config, passed to every handler.
+ * Nothing in it captures the API key into state; its client is built on first use.
+ */
+export class ProviderContext {
+  readonly clock: Clock;
+  readonly warn: (message: string) => void;
+  readonly #raw: RawSettings;
+  /** The settings' problems as check failures, worked out once: every `check` asks. */
+  readonly #failures: readonly CheckFailure[];
+  /** What this context was built from, to tell whether a second `configure` brings another config. */
+  readonly key: string;
+  #connection: Connection | undefined;
+
+  constructor(config: StackConfig | undefined, options: ContextOptions = {}) {
+    const env = options.env ?? process.env;
+    this.clock = options.clock ?? systemClock;
+    this.warn = options.warn ?? ((message) => void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).warn(message));
+    this.#raw = readRawSettings((key) => config?.get(key), env);
+    // Unconfigured (a unit test calling a handler directly) there is no stack config to check.
+    const problems = config ? allProblems({ configuredKeys: stackConfigKeys(config), project: projectOf(config, env) }, this.#raw) : [];
+    // Every problem of the keys, then the first of the values: what the first request would fail with.
+    const firstValue = problems.findIndex((problem) => problem.kind !== "unknown" && problem.kind !== "project-name");
+    this.#failures = problems
+      .filter((_, index) => firstValue < 0 || index <= firstValue)
+      .map((problem) => ({ property: "", reason: renderProblem(problem, "stack") }));
+    this.key = JSON.stringify([this.#raw, this.#failures]);
+  }
+
+  /** For `check`: a failure per settings problem, so `pulumi preview` fails on them without a request. A copy: callers add theirs. */
+  settingsFailures(): CheckFailure[] {
+    return [...this.#failures];
+  }
+
+  /** The settings in force; a `ConfigurationError` naming the key and the fix when they are not usable. */
+  settings(): ProviderSettings {
+    return resolveProviderSettings(this.#raw);
+  }
+
+  /** The client (and its read cache and invitation batches), created on first use and reused. */
+  connection(): Connection {
+    if (!this.#connection) {
+      const settings = this.settings();
+      const client = new WorkspaceAccessClient({ ...settings.client, clock: this.clock, settingPrefix: `${CONFIG_NAMESPACE}:` });
+      this.#connection = {
+        client,
+        cache: new ReadCache(client, settings.readCacheSeconds * 1000, this.clock),
+        invites: new InviteBatcher(client, this.clock),
+      };
+    }
+    return this.#connection;
+  }
+
+  /** Closes the client's connection pool, if one was made. */
+  async close(): Promise<void> {
+    await this.#connection?.client.close();
+  }
+
+  /**
+   * {@link withHints} for an operation that writes: afterwards, whether it succeeded or not (a write
+   * whose job failed to finish in time may still land), the cached lists it may have changed are
+   * forgotten. With an integration id, the users and that integration's members; without, every list.
+   * With a user id too, that membership is read again by a later create (see `member-lookup.ts`).
+   */
+  async withWrite<T>(operation: () => Promise<T>, integrationId?: string, userId?: string): Promise<T> {
+    try {
+      return await withHints(operation);
+    } finally {
+      this.#connection?.cache.invalidate(integrationId, userId);
+    }
+  }
+}
+
+/**
+ * The keys of the stack config. The host's `Config` keeps them in `rawConfig` (every key the engine
+ * sends a dynamic provider); its public type offers only `get`, so without that field no key is
+ * known and only the keys the package reads are checked.
+ */
+function stackConfigKeys(config: StackConfig): string[] {
+  const all = (config as { rawConfig?: unknown }).rawConfig;
+  return all && typeof all === "object" ? Object.keys(all) : [];
+}
+
+/**
+ * The project's name: the host's `Config` keeps it in `projectName` (it qualifies keys with it);
+ * its public type does not show it, so the engine's environment for the host is asked too.
+ */
+export function projectOf(config: StackConfig, env: NodeJS.ProcessEnv): string | undefined {
+  const name = (config as { projectName?: unknown }).projectName;
+  if (typeof name === "string" && name !== "") return name;
+  return env["PULUMI_NODEJS_PROJECT"] || env["PULUMI_PROJECT"] || undefined;
+}

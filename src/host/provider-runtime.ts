@@ -1,0 +1,98 @@
+/**
+ * The context of this host process, and the provider objects that hand it to their handlers.
+ *
+ * The host builds one provider object per `__provider` string (one per resource type) and
+ * configures each with the same stack config: they share one {@link ProviderContext}, so every
+ * resource type of a deployment shares one client (one pacing of requests), one read cache and one
+ * batch of invitations. The dynamic-provider interface hands its methods no context, so this
+ * module keeps the process's one context: the provider's only module-level variable, set by
+ * `configure` (and by tests, which build their own context and install it).
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { type Clock, systemClock } from "../client";
+import type { CheckFailure } from "../shared/inputs";
+import { type Connection, ProviderContext } from "./provider-context";
+
+export { withHints } from "../shared/hints";
+export { type Connection, type ContextOptions, ProviderContext } from "./provider-context";
+
+let processContext: ProviderContext | undefined;
+
+/**
+ * The provider's `configure` hook: builds the process's context from the stack config. A second
+ * call with the same config (the host configures each resource type's provider) keeps the context.
+ */
+export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+  const next = new ProviderContext(req.config);
+  if (processContext?.key === next.key) return;
+  void processContext?.close();
+  processContext = next;
+}
+
+/** The process's context: the one `configure` built, else (never in the host) one from the environment alone. */
+export function currentContext(): ProviderContext {
+  processContext ??= new ProviderContext(undefined);
+  return processContext;
+}
+
+/** Installs `context` as the process's (tests build one with a virtual clock); `undefined` forgets it, closing its client. */
+export function useContext(context: ProviderContext | undefined): void {
+  if (processContext !== context) void processContext?.close();
+  processContext = context;
+}
+
+/** Forgets the process's context (tests configure many times in one process). */
+export function resetRuntime(): void {
+  useContext(undefined);
+}
+
+/**
+ * The handlers of one resource type: those of `pulumi.dynamic.ResourceProvider`, each given the
+ * process's context first.
+ */
+export interface Handlers<Inputs, Outputs> {
+  check?(context: ProviderContext, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult<Inputs>>;
+  diff?(context: ProviderContext, id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.DiffResult>;
+  create(context: ProviderContext, inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
+  read?(context: ProviderContext, id: string, props?: Outputs): Promise<pulumi.dynamic.ReadResult<Outputs>>;
+  update?(context: ProviderContext, id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult<Outputs>>;
+  delete?(context: ProviderContext, id: string, props: Outputs): Promise<void>;
+}
+
+/** The provider object the host loads: `configure` builds the context, every other method hands it to its handler. */
+export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
+  const { check, diff, read, update } = handlers;
+  const remove = handlers.delete;
+  return {
+    configure,
+    create: (inputs) => handlers.create(currentContext(), inputs),
+    ...(check && { check: (olds: Inputs, news: Inputs) => check(currentContext(), olds, news) }),
+    ...(diff && { diff: (id: string, olds: Outputs, news: Inputs) => diff(currentContext(), id, olds, news) }),
+    ...(read && { read: (id: string, props?: Outputs) => read(currentContext(), id, props) }),
+    ...(update && { update: (id: string, olds: Outputs, news: Inputs) => update(currentContext(), id, olds, news) }),
+    ...(remove && { delete: (id: string, props: Outputs) => remove(currentContext(), id, props) }),
+  };
+}
+
+// Accessors for the provider modules that do not take the context as a handler argument yet:
+// each reads the process's context, nothing of its own.
+
+/** The process context's client, read cache and invitation batches. */
+export function connection(): Connection {
+  return currentContext().connection();
+}
+
+/** The process context's settings failures, for `check`. */
+export function settingsFailures(): CheckFailure[] {
+  return currentContext().settingsFailures();
+}
+
+/** {@link ProviderContext.withWrite} on the process's context. */
+export function withWrite<T>(operation: () => Promise<T>, integrationId?: string, userId?: string): Promise<T> {
+  return currentContext().withWrite(operation, integrationId, userId);
+}
+
+/** The clock of the process's context, or the wall clock where there is none (the user's program). */
+export function currentClock(): Clock {
+  return processContext?.clock ?? systemClock;
+}

@@ -1,0 +1,38 @@
+/**
+ * What one run of the user's program remembers: the resources declared so far for each user and
+ * membership (see `owners.ts`) and the warnings already given. Pulumi hands a program no context
+ * object, so a run is told by its resource monitor (a new one per `pulumi up`, per preview, and per
+ * `setMocks` in a test); a run's memory is kept in a `WeakMap` under it and goes with it, so two
+ * programs run in one process never see each other's declarations.
+ */
+import * as pulumi from "@pulumi/pulumi";
+
+/** Who may manage an integration's members: an `IntegrationMembers` (all of them) or an `IntegrationEntitlement` (one). */
+export type OwnerKind = "User" | "IntegrationEntitlement" | "IntegrationMembers";
+
+/** One run's memory. */
+export interface ProgramRun {
+  /** Resource names by kind and key (an email, a membership), in the order they were declared. */
+  readonly owners: Map<string, string[]>;
+  /** The resources that manage members of an integration, by integration id, in the order they were declared. */
+  readonly integrationOwners: Map<string, Array<{ kind: OwnerKind; name: string }>>;
+  /** The warnings given once per run (`plaintext-api-key`). */
+  readonly warned: Set<string>;
+  /** The values that become known together are checked once they have all been declared: that round. */
+  round: Promise<void> | undefined;
+}
+
+/** Each run's memory, by its resource monitor; code outside any run (no monitor) shares the one under {@link OUTSIDE}. */
+const runs = new WeakMap<object, ProgramRun>();
+const OUTSIDE = Object.freeze({});
+
+/** The memory of the run this code is part of. */
+export function thisRun(): ProgramRun {
+  const monitor = pulumi.runtime.getMonitor() ?? OUTSIDE;
+  let run = runs.get(monitor);
+  if (!run) {
+    run = { owners: new Map(), integrationOwners: new Map(), warned: new Set(), round: undefined };
+    runs.set(monitor, run);
+  }
+  return run;
+}

@@ -1,0 +1,105 @@
+/**
+ * A settings problem as data, and its wording in the place the user sets the setting: a stack
+ * config key (`workspace-access:maxRetries`, fixed with `pulumi config set`), an environment variable
+ * (`WORKSPACE_ACCESS_MAX_RETRIES`) or a command-line flag (`--max-retries`). Never the API key's value.
+ */
+import { ConfigurationError } from "../client";
+import { numberRule, type SettingProblem } from "../client/settings";
+import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified } from "./config-keys";
+
+/**
+ * One problem of the settings, as data. The client's problems (`missing`, `invalid`, keyed by the
+ * setting's unqualified name), plus those only a namespace of keys has: a key the package does not
+ * read (`unknown`, with the key it probably meant), the workspace's address not given at all
+ * (`no-address`), and a project named like the namespace (`project-name`), whose own keys cannot
+ * be told from the package's.
+ */
+export type SettingsProblem =
+  | SettingProblem
+  /** `projectUnknown`: the project's name could not be told, so the key may be the project's own. */
+  | { readonly kind: "unknown"; readonly key: string; readonly meant?: ConfigKey; readonly projectUnknown?: boolean }
+  | { readonly kind: "no-address"; readonly key: "workspace" | "host"; readonly missing: ReadonlyArray<"workspace" | "host"> }
+  | { readonly kind: "project-name"; readonly key: string; readonly project: string; readonly keys: readonly string[] };
+
+/** Where a setting is set, and so how a problem is worded. */
+export type SettingsSource = "stack" | "env" | "flag";
+
+/** A setting's name where it is set: `workspace-access:maxRetries`, `WORKSPACE_ACCESS_MAX_RETRIES`, `--max-retries`. */
+export function settingName(key: string, source: SettingsSource): string {
+  if (source === "stack") return key.includes(":") ? key : `${CONFIG_NAMESPACE}:${key}`;
+  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1_$2");
+  return source === "env" ? `WORKSPACE_ACCESS_${words.toUpperCase()}` : `--${words.toLowerCase().replaceAll("_", "-")}`;
+}
+
+/** The command (or assignment) that sets `key` to `placeholder` where it is set. */
+function setting(key: string, placeholder: string, source: SettingsSource): string {
+  const name = settingName(key, source);
+  if (source === "stack") return `pulumi config set${key === "apiKey" ? " --secret" : ""} ${name} ${placeholder}`;
+  return source === "env" ? `${name}=${placeholder}` : `${name} ${placeholder}`;
+}
+
+/** How a fix is introduced where the setting is set. */
+const VERB: Record<SettingsSource, string> = { stack: "Run:", env: "Set", flag: "Pass" };
+
+/** The environment fallback of a stack config key, for the stack's messages. */
+const orEnv = (key: ConfigKey, source: SettingsSource) => (source === "stack" && CONFIG_KEYS[key] ? ` (or set ${CONFIG_KEYS[key]})` : "");
+
+/**
+ * A problem in the words of the place the setting is set: its name there, what is wrong, the value
+ * seen (never the API key's), and how to fix it there. Stack config problems keep the exact
+ * commands (`Run: pulumi config set workspace-access:maxRetries <value>`).
+ */
+export function renderProblem(problem: SettingsProblem, source: SettingsSource): string {
+  const verb = VERB[source];
+  switch (problem.kind) {
+    case "missing":
+      if (problem.key === "apiKey")
+        return `No API key for the workspace. ${verb} ${setting("apiKey", "<key>", source)}${orEnv("apiKey", source)}.`;
+      return `${settingName(problem.key, source)} is required. ${verb} ${setting(problem.key, "<value>", source)}.`;
+    case "range": {
+      const rule = `must be ${numberRule(problem.spec)}, got ${JSON.stringify(problem.seen)}`;
+      return `${settingName(problem.key, source)} ${rule}. ${verb} ${setting(problem.key, "<value>", source)}`;
+    }
+    case "invalid": {
+      const seen = problem.seen === undefined ? "" : ` ${JSON.stringify(problem.seen)}`;
+      return `${settingName(problem.key, source)}${seen} ${problem.rule}. ${verb} ${setting(problem.key, "<value>", source)}`;
+    }
+    case "no-address": {
+      const missing = problem.missing.map((key) => settingName(key, source)).join(" and ");
+      const parts = `${setting("workspace", "<workspace>", source)} and ${setting("host", "<host>", source)}`;
+      const url = setting("baseUrl", "https://<workspace>.<host>/api/v1/", source);
+      return `No workspace configured (${missing} missing). ${verb} ${parts}, or ${url}${orEnv("baseUrl", source)}.`;
+    }
+    case "unknown": {
+      const hint = problem.meant
+        ? `did you mean \`${qualified(problem.meant)}\`? Run: pulumi config rm ${problem.key} and ${setting(problem.meant, "<value>", "stack")}`
+        : problem.projectUnknown
+          ? `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. If your project is named ${CONFIG_NAMESPACE}, this key is its own: rename the project (\`name:\` in Pulumi.yaml) instead. Otherwise run: pulumi config rm ${problem.key}`
+          : `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. Run: pulumi config rm ${problem.key}`;
+      return `Unknown setting \`${problem.key}\`: ${hint}`;
+    }
+    case "project-name":
+      return (
+        `The project is named "${problem.project}", which is also the namespace of this package's settings, so its own config ` +
+        `(${problem.keys.map((key) => `\`${key}\``).join(", ")}) cannot be told from settings of the package, which reads none of that name. ` +
+        `Rename the project (\`name:\` in Pulumi.yaml, e.g. ${problem.project}-infra) and set its own keys under the new name ` +
+        `(pulumi config set <new-name>:${problem.keys[0]?.slice(CONFIG_NAMESPACE.length + 1) ?? "<key>"} <value>); ` +
+        `the package's settings stay under ${CONFIG_NAMESPACE}:.`
+      );
+  }
+}
+
+/** The key name a problem is about, where it is set (for {@link ConfigurationError}'s `setting`). */
+function problemSetting(problem: SettingsProblem, source: SettingsSource): string {
+  return problem.kind === "unknown" || problem.kind === "project-name" ? problem.key : settingName(problem.key, source);
+}
+
+/** A {@link ConfigurationError} for the first problem, worded for `source`. */
+export function settingsError(problem: SettingsProblem, source: SettingsSource): ConfigurationError {
+  return new ConfigurationError(renderProblem(problem, source), problemSetting(problem, source));
+}
+
+/** Why an unknown key is refused, with the key meant and the commands that move the value there. */
+export function unknownKeyReason(key: string): string {
+  return renderProblem({ kind: "unknown", key, meant: closestKey(key) }, "stack");
+}
