@@ -9,7 +9,7 @@ import { ApiError } from "../errors";
 import { INVITE_FAILED_ERROR_TYPE } from "../faults";
 import type { JobAccount, JobFailure } from "../jobs";
 import { entitlementRecord, integrationJobRecord, integrationRecord, integrationUserRecord, jobEnvelope } from "../records";
-import type { Scope } from "../scopes";
+import { scopesOf } from "../scopes";
 import type { IntegrationRow, MemberRow, Store } from "../store";
 import type { MemberRole } from "../types";
 import { Checker, isObject, requireJsonBody } from "../validation";
@@ -23,10 +23,6 @@ export const ALREADY_MEMBER = "user_already_member";
 
 /** The `errorType` of a job naming an entitlement the integration does not offer. */
 export const ENTITLEMENT_NOT_FOUND = "entitlement_not_found";
-
-const READ: Scope[] = ["read:integrations"];
-const READ_USERS: Scope[] = ["read:integrations", "read:users"];
-const WRITE: Scope[] = ["write:integrations", "write:automations"];
 
 const INVITE_ROLES = { account_owner: "owner", account_collaborator: "collaborator" } as const satisfies Record<string, MemberRole>;
 
@@ -93,7 +89,7 @@ function userRecordOf(store: Store, integration: IntegrationRow, member: MemberR
 const listIntegrations: Route = {
   method: "GET",
   pattern: "/integrations",
-  scopes: () => READ,
+  scopes: () => scopesOf("GET /integrations"),
   handle(ctx) {
     const { store } = ctx.world;
     const body = listPage(ctx, "/api/v1/integrations", () => store.listIntegrations(), {
@@ -112,7 +108,7 @@ const listIntegrations: Route = {
 const readIntegration: Route = {
   method: "GET",
   pattern: "/integrations/:id",
-  scopes: () => READ,
+  scopes: () => scopesOf("GET /integrations/:id"),
   handle(ctx) {
     const integration = integrationOf(ctx);
     return { status: 200, body: { data: integrationRecord(integration), links: { self: base(integration) }, meta: {} } };
@@ -122,7 +118,7 @@ const readIntegration: Route = {
 const listEntitlements: Route = {
   method: "GET",
   pattern: "/integrations/:id/entitlements",
-  scopes: () => READ,
+  scopes: () => scopesOf("GET /integrations/:id/entitlements"),
   handle(ctx) {
     const integration = integrationOf(ctx);
     return {
@@ -135,7 +131,7 @@ const listEntitlements: Route = {
 const listMembers: Route = {
   method: "GET",
   pattern: "/integrations/:id/users",
-  scopes: () => READ_USERS,
+  scopes: () => scopesOf("GET /integrations/:id/users"),
   handle(ctx) {
     const integration = integrationOf(ctx);
     const { store } = ctx.world;
@@ -152,7 +148,7 @@ const listMembers: Route = {
 const readMember: Route = {
   method: "GET",
   pattern: "/integrations/:id/users/:userId",
-  scopes: () => READ_USERS,
+  scopes: () => scopesOf("GET /integrations/:id/users/:userId"),
   handle(ctx) {
     const integration = integrationOf(ctx);
     const member = memberOf(integration, param(ctx, "userId"));
@@ -170,7 +166,7 @@ const readMember: Route = {
 const invite: Route = {
   method: "POST",
   pattern: "/integrations/:id/users",
-  scopes: () => WRITE,
+  scopes: () => scopesOf("POST /integrations/:id/users"),
   handle(ctx) {
     const root = requireJsonBody(ctx.body, ctx.invalidJson);
     const c = new Checker();
@@ -243,7 +239,7 @@ const invite: Route = {
 const setEntitlements: Route = {
   method: "PATCH",
   pattern: "/integrations/:id/users/:userId",
-  scopes: () => WRITE,
+  scopes: () => scopesOf("PATCH /integrations/:id/users/:userId"),
   handle(ctx) {
     const root = requireJsonBody(ctx.body, ctx.invalidJson);
     const c = new Checker();
@@ -274,7 +270,7 @@ const setEntitlements: Route = {
 const addRemoveEntitlements: Route = {
   method: "PATCH",
   pattern: "/integrations/:id/users/:userId/entitlements",
-  scopes: () => WRITE,
+  scopes: () => scopesOf("PATCH /integrations/:id/users/:userId/entitlements"),
   handle(ctx) {
     const root = requireJsonBody(ctx.body, ctx.invalidJson);
     const c = new Checker();
@@ -312,7 +308,7 @@ const addRemoveEntitlements: Route = {
 const removeMember: Route = {
   method: "DELETE",
   pattern: "/integrations/:id/users/:userId",
-  scopes: () => WRITE,
+  scopes: () => scopesOf("DELETE /integrations/:id/users/:userId"),
   handle(ctx) {
     const integration = integrationOf(ctx);
     const member = memberOf(integration, param(ctx, "userId"));

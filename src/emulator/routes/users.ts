@@ -8,7 +8,7 @@
 import { ApiError } from "../errors";
 import type { JobFailure } from "../jobs";
 import { integrationJobRecord, jobEnvelope, userRecord } from "../records";
-import type { Scope } from "../scopes";
+import { type Scope, scopesOf, USER_WRITE_JOB_SCOPE } from "../scopes";
 import type { UserAttributes } from "../store";
 import { Checker, requireJsonBody } from "../validation";
 import { listPage, param, type Reply, type RequestContext, type Route, type World } from "./context";
@@ -25,8 +25,9 @@ export const USER_ROLES = [
 /** The `workflowType`s of user writes answered with a job (assumed: the service publishes none). */
 export const USER_WORKFLOWS = { create: "create_user", replace: "update_user", delete: "delete_user" } as const;
 
-function writeScopes(world: World): Scope[] {
-  return world.userWritesAsJobs ? ["write:users", "write:automations"] : ["write:users"];
+/** A user write's scopes: the table's, and Write automated jobs when it answers with a job. */
+function writeScopes(operation: "POST /users" | "PUT /users/:id" | "DELETE /users/:id"): (world: World) => Scope[] {
+  return (world) => [...scopesOf(operation), ...(world.userWritesAsJobs ? [USER_WRITE_JOB_SCOPE] : [])];
 }
 
 function wantsMfa(query: URLSearchParams): boolean {
@@ -82,7 +83,7 @@ const emailTaken = (email: string): JobFailure => ({
 const list: Route = {
   method: "GET",
   pattern: "/users",
-  scopes: () => ["read:users"],
+  scopes: () => scopesOf("GET /users"),
   handle(ctx) {
     const filter = ctx.query.get("filter") ?? "";
     const needle = filter.trim().toLowerCase();
@@ -122,7 +123,7 @@ const list: Route = {
 const read: Route = {
   method: "GET",
   pattern: "/users/:id",
-  scopes: () => ["read:users"],
+  scopes: () => scopesOf("GET /users/:id"),
   handle(ctx) {
     const id = param(ctx, "id");
     const user = ctx.world.store.user(id);
@@ -134,7 +135,7 @@ const read: Route = {
 const create: Route = {
   method: "POST",
   pattern: "/users",
-  scopes: writeScopes,
+  scopes: writeScopes("POST /users"),
   handle(ctx) {
     const attributes = parseUserBody(ctx);
     const { store } = ctx.world;
@@ -156,7 +157,7 @@ const create: Route = {
 const replace: Route = {
   method: "PUT",
   pattern: "/users/:id",
-  scopes: writeScopes,
+  scopes: writeScopes("PUT /users/:id"),
   handle(ctx) {
     const id = param(ctx, "id");
     const { store } = ctx.world;
@@ -181,7 +182,7 @@ const replace: Route = {
 const remove: Route = {
   method: "DELETE",
   pattern: "/users/:id",
-  scopes: writeScopes,
+  scopes: writeScopes("DELETE /users/:id"),
   handle(ctx) {
     const id = param(ctx, "id");
     const { store } = ctx.world;
