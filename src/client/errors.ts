@@ -4,6 +4,7 @@
  * No error ever holds the API key, request headers, or a live socket: `cause` is a plain copy.
  */
 
+import { redactDeep } from "./redact";
 import { schemas } from "./schemas";
 
 /** What went wrong, as a stable string: switch on this rather than on classes across copies of the package. */
@@ -190,11 +191,16 @@ export function isTransientStatus(status: number): boolean {
   return status >= 500 && status !== 501;
 }
 
-/** The first entry of an error answer's `errors`, redacted; `undefined` when there is none to read. */
+/**
+ * The first entry of an error answer's `errors`, redacted; `undefined` when there is none to read.
+ * The key is removed from the text before it is parsed (as it appears in JSON, escaped), and from
+ * every parsed string again (an escape the text's redaction could not see): a body whose JSON the
+ * redaction broke is not read at all, rather than read with the key in it.
+ */
 export function readErrorBody(text: string, redact: (text: string) => string): ApiErrorBody | undefined {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(redact(text));
   } catch {
     return undefined;
   }
@@ -202,8 +208,9 @@ export function readErrorBody(text: string, redact: (text: string) => string): A
   const first = parsed.success ? parsed.data.errors?.[0] : undefined;
   if (!first) return undefined;
   const said = (v: unknown) => (v === null || v === undefined ? undefined : redact(String(v)));
-  // `meta` can echo request parts (validation details name headers and their input): redacted too.
-  const meta = first.meta === undefined ? undefined : JSON.parse(redact(JSON.stringify(first.meta)));
+  // `meta` can echo request parts (validation details name headers and their input): every
+  // string of it redacted as a value, never as JSON text (where the key would be escaped).
+  const meta = first.meta === undefined ? undefined : redactDeep(first.meta, redact);
   return { code: said(first.code), title: said(first.title), detail: said(first.detail), meta };
 }
 
