@@ -321,16 +321,24 @@ export class JobFailedError extends WorkspaceAccessError {
   readonly jobId: string;
   readonly errorDetails: JobErrorDetails;
   readonly canRetry: boolean | undefined;
-  constructor(jobId: string, errorDetails: JobErrorDetails, canRetry?: boolean, workflowType?: string) {
-    const what = workflowType ? `${workflowType} job` : "job";
-    const type = errorDetails.errorType ?? "unknown error";
-    const person = errorDetails.userRequired ? "a person must act in the workspace before it can succeed" : "no person needs to act";
+  /** `redact` removes the API key from what the service said (its texts are kept on the error). */
+  constructor(
+    jobId: string,
+    errorDetails: JobErrorDetails,
+    canRetry?: boolean,
+    workflowType?: string,
+    redact: (text: string) => string = (text) => text,
+  ) {
+    const details = redactDeep(errorDetails, redact) as JobErrorDetails;
+    const what = workflowType ? `${redact(workflowType)} job` : "job";
+    const type = details.errorType ?? "unknown error";
+    const person = details.userRequired ? "a person must act in the workspace before it can succeed" : "no person needs to act";
     const retry = canRetry ? "; the service says it can be retried" : "";
-    super(`The ${what} ${jobId} failed with ${type} (userRequired: ${Boolean(errorDetails.userRequired)}: ${person})${retry}.`, {
+    super(redact(`The ${what} ${jobId} failed with ${type} (userRequired: ${Boolean(details.userRequired)}: ${person})${retry}.`), {
       kind: "job_failed",
     });
-    this.jobId = jobId;
-    this.errorDetails = errorDetails;
+    this.jobId = redact(jobId);
+    this.errorDetails = details;
     this.canRetry = canRetry;
   }
 }
@@ -340,13 +348,22 @@ export class JobTimeoutError extends WorkspaceAccessError {
   static override readonly KINDS = ["job_timeout"] as const;
   readonly jobId: string;
   readonly lastStatus: string;
-  constructor(jobId: string, lastStatus: string, timeoutSeconds: number, setting: string) {
+  /** `redact` removes the API key from what the service said. */
+  constructor(
+    jobId: string,
+    lastStatus: string,
+    timeoutSeconds: number,
+    setting: string,
+    redact: (text: string) => string = (text) => text,
+  ) {
     super(
-      `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}). It may still finish: check it with getJob, or raise ${setting}.`,
+      redact(
+        `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}). It may still finish: check it with getJob, or raise ${setting}.`,
+      ),
       { kind: "job_timeout", retryable: true },
     );
-    this.jobId = jobId;
-    this.lastStatus = lastStatus;
+    this.jobId = redact(jobId);
+    this.lastStatus = redact(lastStatus);
   }
 }
 

@@ -234,3 +234,22 @@ describe("the key is redacted before anything else", () => {
     },
   );
 });
+
+describe("a failed job's texts", () => {
+  it("are redacted too: errorType and screenshotUrl echoing the key", async () => {
+    const key = KEYS.quote;
+    const emu = await emulator({ apiKey: key });
+    const integration = emu.integrations.add({ application: "Slack", label: "acme", entitlements: [{ id: "VIEWER" }] });
+    const user = emu.users.add({ email: "cy@example.com", firstName: "Cy", lastName: "Young" });
+    emu.jobs.failNext(1, {
+      errorType: `bad_key_${key.slice(0, 20)}`,
+      screenshotUrl: `https://shots.example/?k=${encodeURIComponent(key)}`,
+    });
+    const { client } = clientFor(emu);
+    const handle = await client.integrations.invite(integration.id, { userIds: [user.id], entitlements: ["VIEWER"] });
+    const error = await rejection(handle.wait());
+    expect(error.message).toContain("bad_key_");
+    expectNoRun(key, error, []);
+    expect(runsOf(key, JSON.stringify((error as Error & { errorDetails: unknown }).errorDetails))).toEqual([]);
+  });
+});
