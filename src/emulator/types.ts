@@ -185,7 +185,10 @@ export interface EmulatorQuirks {
    *  behaviour), a job that finishes merging the invitation into the membership (role and entitlement set replaced by
    *  the invitation's), or a job that ends in error for that user. */
   inviteExisting?: "conflict" | "merge" | "fail";
-  /** UUIDs (user, integration, job ids) answered in upper case in every body; requests are matched case-insensitively. */
+  /**
+   * UUIDs (user, integration, job ids) answered in upper case in every body; requests are matched case-insensitively.
+   * Faults match a request's ids in lower case too; the request log keeps the path and body as received.
+   */
   upperCaseIds?: boolean;
   /** Writes that may answer 204 with no body do (user PUT/DELETE, integration-user writes answer their job as today). */
   noContent?: boolean;

@@ -254,6 +254,17 @@ describe("upperCaseIds", () => {
     expect(e.requests.some((r) => r.path === `/users/${HEX.cy.toUpperCase()}`)).toBe(true);
   });
 
+  it("matches queued faults against the ids in lower case, as the routes do", async () => {
+    const e = await start({ seed: hexSeed(), quirks: { upperCaseIds: true } });
+    e.fault({ method: "GET", path: `/users/${HEX.cy}`, status: 503 });
+    expect((await call(e, "GET", `users/${HEX.cy.toUpperCase()}`)).status).toBe(503);
+    e.fault({ method: "POST", path: `/integrations/${TEAM.tube}/users`, userId: HEX.cy, status: 500 });
+    const post = await call(e, "POST", `integrations/${TEAM.tube.toUpperCase()}/users`, {
+      body: inviteBody([HEX.cy.toUpperCase()], ["VIEWER"]),
+    });
+    expect(post.status).toBe(500);
+  });
+
   it("is off by default: an upper-case id is another id", async () => {
     const e = await start({ seed: hexSeed() });
     expect((await call(e, "GET", `users/${HEX.cy.toUpperCase()}`)).status).toBe(404);
