@@ -177,6 +177,8 @@ export interface EmulatorQuirks {
    * is simulated by answering the page one record later ("remove") or earlier ("insert").
    * The shift happens once per list walk (page 2 of a walk), so a second complete listing is consistent.
    * A write the emulator accepts arms every list again: the next walk of each list shifts once more.
+   * In the adversarial world an "insert" adds a new user of the other admin (to the users list, or as a member
+   * of the integration listed); the integrations list is always simulated for "insert".
    */
   shiftPages?: "remove" | "insert" | false;
   /** Records listed twice: the first record of each page after the first repeats the last of the page before. */
