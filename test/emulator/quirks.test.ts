@@ -12,11 +12,11 @@ import {
   type EmulatorOptions,
   POPULATED_BIG_MEMBERS,
   POPULATED_IDS,
-  parseQuirk,
   populatedUserId,
   type SeedUser,
   startEmulator,
 } from "../../src/emulator/index";
+import { parseQuirk } from "../../src/emulator/quirks";
 import { type Answer, at, call, manyUsers, TEAM, teamSeed } from "./helpers";
 
 let emulator: Emulator | undefined;
