@@ -185,7 +185,8 @@ export interface EmulatorQuirks {
   repeatRecords?: boolean;
   /** How an invitation (POST /integrations/{id}/users) of someone already a member ends: 409 at once (default, today's
    *  behaviour), a job that finishes merging the invitation into the membership (role and entitlement set replaced by
-   *  the invitation's), or a job that ends in error for that user. */
+   *  the invitation's), or a job that ends in error for that user (`user_already_member`; the other users it names
+   *  are applied or not as `batchInviteFailure` says). */
   inviteExisting?: "conflict" | "merge" | "fail";
   /**
    * UUIDs (user, integration, job ids) answered in upper case in every body; requests are matched case-insensitively.
