@@ -1,8 +1,8 @@
 /**
  * The README as a user reads it: short, the scopes in the names the service shows, its two
  * commands where package.json has them, and no file cited, there or in docs/, that is not in the
- * repository or `../shared/` (or an output the repository's commands write and .gitignore names,
- * such as bench/results.json). Its TypeScript snippets are compiled by consumer-types.test.ts.
+ * repository (or an output the repository's commands write and .gitignore names, such as
+ * bench/results.json), nor any absolute path. Its TypeScript snippets are compiled by consumer-types.test.ts.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -30,7 +30,7 @@ function citedPaths(text: string): string[] {
   const links = [...text.matchAll(/\]\((?!https?:|#|mailto:)([^)\s#]+)/g)].map((m) => m[1] ?? "");
   const spans = [
     ...text.matchAll(
-      /`((?:\.\.\/shared|src|test|docs|examples|scripts|bench|\.ci)\/[A-Za-z0-9_./-]*|[A-Za-z.-]+\.(?:md|json|yaml\.example))`/g,
+      /`((?:\.\.\/[A-Za-z]+|src|test|docs|examples|scripts|bench|\.ci)\/[A-Za-z0-9_./-]*|[A-Za-z.-]+\.(?:md|json|yaml\.example))`/g,
     ),
   ].map((m) => m[1] ?? "");
   return [...new Set([...links, ...spans])].filter((p) => !p.includes("*") && !p.includes("<") && !/^Pulumi\.[a-z]+\.yaml$/.test(p));
@@ -53,14 +53,20 @@ describe("the README", () => {
 });
 
 describe.each(documents)("%s", (document) => {
-  it("cites only files of the repository or ../shared/", () => {
+  it("cites only files of the repository (a clone has nothing beside it)", () => {
     const base = document.startsWith("docs/") || document.includes("/README.md") ? path.dirname(document) : ".";
     const missing = citedPaths(read(document)).filter((cited) => {
-      if (cited.startsWith("../shared/")) return !fs.existsSync(path.join(repoRoot, cited));
+      if (path.relative(repoRoot, path.resolve(repoRoot, base, cited)).startsWith("..")) return true;
       // A path is relative to the document (links) or to the repository root (code spans).
       if ([path.join(repoRoot, base, cited), path.join(repoRoot, cited)].some((candidate) => fs.existsSync(candidate))) return false;
       return spawnSync("git", ["check-ignore", "-q", cited], { cwd: repoRoot }).status !== 0;
     });
     expect(missing).toEqual([]);
+  });
+
+  it("names no absolute path of a machine and no path outside the repository", () => {
+    const text = read(document);
+    expect(text.match(/(?<![\w.~])\/(?:work|home|root|tmp|Users|var|opt)\/[^\s`)]*/g) ?? []).toEqual([]);
+    expect(text.match(/(?<![\w.])\.\.\/(?:\.\.\/)*shared\/[^\s`)]*/g) ?? []).toEqual([]);
   });
 });
