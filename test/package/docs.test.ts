@@ -36,6 +36,37 @@ function citedPaths(text: string): string[] {
   return [...new Set([...links, ...spans])].filter((p) => !p.includes("*") && !p.includes("<") && !/^Pulumi\.[a-z]+\.yaml$/.test(p));
 }
 
+/**
+ * The messages the README quotes: code spans (outside code blocks) that read as a sentence (a
+ * capitalised word, then another word) or as a seed error (`... is required`).
+ */
+function quotedMessages(text: string): string[] {
+  const prose = text.replace(/```[\s\S]*?```/g, "");
+  const spans = [...prose.matchAll(/(?<!`)(`+)(?!`)([\s\S]*?[^`])\1(?!`)/g)].map((m) => (m[2] ?? "").trim().replace(/\s+/g, " "));
+  return [...new Set(spans.filter((span) => /^[A-Z][a-z]* [A-Za-z]/.test(span) || / (is required|must be|is not a field)\b/.test(span)))];
+}
+
+/**
+ * The parts of a quoted message that the code must hold word for word: what is left between the
+ * parts a message fills in (a key or value in backticks, a `<placeholder>`, a `workspace-access:`
+ * setting name, a field path such as `users[0].email`), trimmed of punctuation.
+ */
+function fixedParts(message: string): string[] {
+  return message
+    .split(/`[^`]*`|<[^>]*>|workspace-access:\w+|\b\w+(?:\[\d+\])*(?:\.\w+(?:\[\d+\])*)+|\[\d+\]/)
+    .map((part) => part.replace(/^[\s.,:;?!()]+|[\s.,:;?!()]+$/g, ""))
+    .filter((part) => /[A-Za-z]{2}/.test(part));
+}
+
+/** Every .ts file under `dir`, joined. */
+function sourceText(dir: string): string {
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => fs.readFileSync(path.join(dir, file), "utf8"))
+    .join("\n");
+}
+
 describe("the README", () => {
   it("is under 250 lines", () => {
     expect(readme.split("\n").length).toBeLessThan(250);
@@ -43,6 +74,24 @@ describe("the README", () => {
 
   it("lists every scope in the name the service shows", () => {
     for (const scope of Object.values(SCOPES)) expect(readme).toContain(`| ${scope.name} |`);
+  });
+
+  it("quotes only messages the package has: each one's fixed words are in src/", () => {
+    const quoted = quotedMessages(readme);
+    expect(quoted).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Unknown setting/),
+        expect.stringMatching(/^No API key/),
+        "users[0].email is required",
+      ]),
+    );
+    const sources = sourceText(path.join(repoRoot, "src"));
+    const missing = quoted.flatMap((message) =>
+      fixedParts(message)
+        .filter((part) => !sources.includes(part))
+        .map((part) => `${message}: "${part}"`),
+    );
+    expect(missing).toEqual([]);
   });
 
   it("keeps its two commands, and points to the adoption guide", () => {

@@ -1,5 +1,6 @@
 /**
- * What `npm pack` ships (the build, README, LICENSE; no sources, tests or source maps), and what
+ * What `npm pack` ships (the build, README, CHANGELOG, LICENSE, the docs every README link points to,
+ * the emulator's seed example; no sources, tests or source maps), and what
  * every entry point does on a Node.js older than package.json's `engines.node`: stop with one line
  * naming the version found and the version needed. The old Node.js is the machine's own (`node` on
  * PATH or /usr/bin/node, Node 20 where this package is developed); without one those tests say so.
@@ -19,15 +20,26 @@ const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf
   scripts: Record<string, string>;
 };
 
+/** The relative links of a Markdown text (`[text](target)`), without their `#fragment`. */
+function relativeLinks(text: string): string[] {
+  return [...text.matchAll(/\]\((?!https?:|#|mailto:)([^)\s#]+)/g)].map((m) => m[1] ?? "");
+}
+
 describe("npm pack", () => {
   const packed = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: repoRoot, encoding: "utf8" });
   const files = (JSON.parse(packed.stdout) as Array<{ files: Array<{ path: string }> }>)[0]?.files.map((f) => f.path) ?? [];
+  /** Every document of docs/, its design notes included. */
+  const docs = fs
+    .readdirSync(path.join(repoRoot, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".md"))
+    .map((file) => `docs/${file.split(path.sep).join("/")}`);
 
-  it("ships the build, README and LICENSE", () => {
+  it("ships the build, README, CHANGELOG, LICENSE, the docs and the seed example", () => {
     expect(files).toEqual(
       expect.arrayContaining([
         "LICENSE",
         "README.md",
+        "CHANGELOG.md",
         "package.json",
         "dist/index.js",
         "dist/index.d.ts",
@@ -35,14 +47,44 @@ describe("npm pack", () => {
         "dist/provider/user.js",
         "dist/provider/integration-entitlement.js",
         "dist/provider/integration-members.js",
+        "examples/emulator-seed.json",
+        ...docs,
         ...Object.values(pkg.bin),
       ]),
     );
   });
 
-  it("ships no sources, tests, examples or source maps", () => {
-    expect(files.filter((file) => !file.startsWith("dist/") && !["LICENSE", "README.md", "package.json"].includes(file))).toEqual([]);
+  it("ships no sources, tests, example projects or source maps", () => {
+    const shipped = (file: string) =>
+      file.startsWith("dist/") ||
+      /^docs\/.+\.md$/.test(file) ||
+      ["LICENSE", "README.md", "CHANGELOG.md", "package.json", "examples/emulator-seed.json"].includes(file);
+    expect(files.filter((file) => !shipped(file))).toEqual([]);
     expect(files.filter((file) => file.endsWith(".map") || /(^|\/)test(s)?\//.test(file) || /\.test\./.test(file))).toEqual([]);
+  });
+
+  it("holds every file the README and the docs link to, so that their links work in node_modules", () => {
+    const dead: string[] = [];
+    for (const document of ["README.md", ...docs]) {
+      for (const link of relativeLinks(fs.readFileSync(path.join(repoRoot, document), "utf8"))) {
+        const target = path.posix.normalize(path.posix.join(path.posix.dirname(document), link));
+        if (!files.includes(target) && !files.some((file) => file.startsWith(`${target.replace(/\/$/, "")}/`)))
+          dead.push(`${document}: ${link}`);
+      }
+    }
+    expect(dead).toEqual([]);
+    expect(relativeLinks(fs.readFileSync(path.join(repoRoot, "README.md"), "utf8"))).toEqual(
+      expect.arrayContaining(["docs/adoption.md", "docs/lookups.md", "examples/emulator-seed.json"]),
+    );
+  });
+
+  it("the emulator's --help names files the package holds", () => {
+    const help = spawnSync(process.execPath, [path.join(repoRoot, pkg.bin["workspace-access-emulator"] ?? ""), "--help"], {
+      encoding: "utf8",
+    });
+    const named = [...help.stdout.matchAll(/\b((?:docs|examples)\/[\w./-]+\.(?:md|json))\b/g)].map((m) => m[1] ?? "");
+    expect(named).toEqual(expect.arrayContaining(["docs/emulator.md", "examples/emulator-seed.json"]));
+    expect(named.filter((file) => !files.includes(file))).toEqual([]);
   });
 
   it("ships the Apache-2.0 text package.json names", () => {
