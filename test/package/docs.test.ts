@@ -19,7 +19,7 @@ const documents = [
   "README.md",
   "CHANGELOG.md",
   "test/engine/README.md",
-  ...fs.readdirSync(path.join(repoRoot, "docs")).map((f) => `docs/${f}`),
+  ...fs.readdirSync(path.join(repoRoot, "docs"), { recursive: true, encoding: "utf8" }).map((f) => `docs/${f.split(path.sep).join("/")}`),
   ...fs
     .readdirSync(path.join(repoRoot, "examples"))
     .flatMap((e) => (fs.existsSync(path.join(repoRoot, "examples", e, "README.md")) ? [`examples/${e}/README.md`] : [])),
@@ -67,6 +67,15 @@ function sourceText(dir: string): string {
     .join("\n");
 }
 
+describe("docs/integration-members.md", () => {
+  it("is for users: under 1,000 words, the internals in its design note", () => {
+    const words = read("docs/integration-members.md").split(/\s+/).filter(Boolean).length;
+    expect(words).toBeLessThan(1_000);
+    expect(read("docs/integration-members.md")).toContain("](design/integration-members.md)");
+    expect(read("docs/design/integration-members.md")).toContain("HOLD_MS");
+  });
+});
+
 describe("the README", () => {
   it("is under 250 lines", () => {
     expect(readme.split("\n").length).toBeLessThan(250);
@@ -111,6 +120,10 @@ describe.each(documents)("%s", (document) => {
       return spawnSync("git", ["check-ignore", "-q", cited], { cwd: repoRoot }).status !== 0;
     });
     expect(missing).toEqual([]);
+  });
+
+  it("names no issue of the project's tracker (a reader has none of them)", () => {
+    expect(read(document).match(/#\d+|\b[Ii]ssues? \d+/g) ?? []).toEqual([]);
   });
 
   it("names no absolute path of a machine and no path outside the repository", () => {
