@@ -47,15 +47,16 @@ function quotedMessages(text: string): string[] {
 }
 
 /**
- * The parts of a quoted message that the code must hold word for word: what is left between the
- * parts a message fills in (a key or value in backticks, a `<placeholder>`, a `workspace-access:`
- * setting name, a field path such as `users[0].email`), trimmed of punctuation.
+ * The parts of a quoted message that the code must hold word for word, sentence by sentence: what
+ * is left between the parts a message fills in (a key or value in backticks, a `<placeholder>`, a
+ * `workspace-access:` setting name, a field path such as `users[0].email`, a `pulumi config`
+ * command, which the code builds from the setting), trimmed of punctuation; at least two words.
  */
 function fixedParts(message: string): string[] {
   return message
-    .split(/`[^`]*`|<[^>]*>|workspace-access:\w+|\b\w+(?:\[\d+\])*(?:\.\w+(?:\[\d+\])*)+|\[\d+\]/)
+    .split(/`[^`]*`|<[^>]*>|workspace-access:\w+|\b\w+(?:\[\d+\])*(?:\.\w+(?:\[\d+\])*)+|\[\d+\]|pulumi config [^.;]*|[.?!;:](?:\s|$)/)
     .map((part) => part.replace(/^[\s.,:;?!()]+|[\s.,:;?!()]+$/g, ""))
-    .filter((part) => /[A-Za-z]{2}/.test(part));
+    .filter((part) => /[A-Za-z]{2,}\s+[A-Za-z]{2,}/.test(part));
 }
 
 /** Every .ts file under `dir`, joined. */
