@@ -28,6 +28,11 @@ Options:
   --empty         start with no users and no integrations
   --api-key K     the API key to accept (default: a random wa_emu_... key)
   -h, --help      show this help
+
+Docs, in this package (node_modules/pulumi-workspace-access/ once installed):
+  docs/emulator.md             each world, and changing access by HTTP with curl
+  docs/reliability.md          the adversarial world and each quirk
+  examples/emulator-seed.json  a seed file with every field
 `;
 
 /** What the command starts. */

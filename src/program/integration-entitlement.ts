@@ -5,10 +5,11 @@ import { warnIfPlaintextApiKey } from "./program-checks";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
 /**
- * An integration role: `account_owner` or `account_collaborator` (editors complete them). Typed open
- * (`string & {}`) so a role the service adds later still compiles; `check` says which it accepts.
+ * An integration role: `account_owner` or `account_collaborator`, the only two an invitation takes,
+ * and the words `getIntegrationMembers` returns. Closed, so that the service's member-record words
+ * (`owner`, `collaborator`) fail to compile instead of failing the preview.
  */
-export type IntegrationEntitlementRole = IntegrationRole | (string & {});
+export type IntegrationEntitlementRole = IntegrationRole;
 
 /** The inputs of an {@link IntegrationEntitlement}. */
 export interface IntegrationEntitlementArgs {

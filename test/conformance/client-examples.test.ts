@@ -6,7 +6,7 @@
  * - it raised no InvalidResponseError, and the key fields of the example come through;
  * - each error example maps to the right error class, with the example's code, title and detail.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import {
   type ApiError,
   BadRequestError,
@@ -18,7 +18,15 @@ import {
   type WorkspaceAccessClient,
 } from "../../src/client";
 import { StubServer, stubClient } from "./harness";
-import { CONTRACT_OPERATIONS, type DocumentExample, examplesFor, matchPath, validateErrorBody, validateResponse } from "./openapi";
+import {
+  CONTRACT_OPERATIONS,
+  type DocumentExample,
+  describeWithDocument,
+  examplesFor,
+  matchPath,
+  validateErrorBody,
+  validateResponse,
+} from "./openapi";
 
 // Ids for the requests only: the stub answers with the example whatever the id.
 const INTEGRATION = "d538422e-b135-4ee0-8393-54eecbcb4a07";
@@ -191,7 +199,7 @@ function expectCalled(operationId: string): void {
   for (const r of stub.requests) expect(matchPath(r.path, r.method)?.operation?.operationId, `${r.method} ${r.path}`).toBe(operationId);
 }
 
-describe("the client parses every 200 example of the document", () => {
+describeWithDocument("the client parses every 200 example of the document", () => {
   it("covers every operation the contract implements, each with at least one example", () => {
     expect(CLIENT_OPERATIONS.map((o) => o.operationId).sort()).toEqual(CONTRACT_OPERATIONS.map((p) => p.operationId).sort());
     for (const planned of CONTRACT_OPERATIONS)
@@ -215,7 +223,7 @@ const stringEntitlements = (example: unknown): unknown => {
   return copy;
 };
 
-describe("integration user entitlements: records (the document) or id strings (the contract)", () => {
+describeWithDocument("integration user entitlements: records (the document) or id strings (the contract)", () => {
   it.each([
     ["getIntegrationUsers", "GET", "/integrations/{id}/users"],
     ["getIntegrationUserById", "GET", "/integrations/{id}/users/{userId}"],
@@ -233,7 +241,7 @@ describe("integration user entitlements: records (the document) or id strings (t
   });
 });
 
-describe("the client follows the document's own links.next", () => {
+describeWithDocument("the client follows the document's own links.next", () => {
   it("requests the users list example's next link verbatim (relative, percent-encoded) and stops at next: null", async () => {
     const first = examplesFor("GET", "/users", 200)[0]!.value as {
       links: { next: string; self: string; previous: string | null };
@@ -279,7 +287,7 @@ async function expectApiError(operationId: string, status: number, body: unknown
 
 const firstError = (example: unknown) => (asRecord(example).errors as Json[])[0]!;
 
-describe("the client maps every error example of the document to its error class, with the detail", () => {
+describeWithDocument("the client maps every error example of the document to its error class, with the detail", () => {
   it.each(examples((e) => e.kind === "response" && (e.status ?? 0) >= 400))("%s", async (_label, operationId, example) => {
     const error = await expectApiError(operationId, example.status!, example.value);
     const entry = firstError(example.value);

@@ -13,7 +13,7 @@ import { collect, KNOWN_USER_ROLES, type WorkspaceAccessClient } from "../../src
 import { DEFAULT_IDS, type Emulator, type RecordedRequest } from "../../src/emulator";
 import { clientFor, emulator } from "../support/fixtures";
 import { conformanceSeed, queryParametersOf } from "./harness";
-import { findOperation, matchPath, validateRequestBody } from "./openapi";
+import { describeWithDocument, findOperation, itWithDocument, matchPath, validateRequestBody } from "./openapi";
 
 const { ada, grace, alan, katherine } = DEFAULT_IDS.users;
 const { youtube, slack } = DEFAULT_IDS.integrations;
@@ -98,7 +98,7 @@ const writes: Write[] = [
   ["removeUser (no body)", (c) => c.integrations.removeUser(youtube, grace), "DELETE", "deleteIntegrationUser", undefined],
 ];
 
-describe("client request bodies vs the document (as the emulator received them)", () => {
+describeWithDocument("client request bodies vs the document (as the emulator received them)", () => {
   it.each(writes)("%s", async (_label, call, method, operationId, expectedBody) => {
     const { emu, client } = await setup();
     emu.clearRequests();
@@ -135,7 +135,7 @@ const replaceBody = (id: string) =>
   });
 
 describe("client user write bodies vs the contract's assumed shape (not in the document)", () => {
-  it("the document has no user create, replace or delete to validate against", () => {
+  itWithDocument("the document has no user create, replace or delete to validate against", () => {
     expect(findOperation("POST", "/users")).toBeUndefined();
     expect(findOperation("PUT", `/users/${ada}`)).toBeUndefined();
     expect(findOperation("DELETE", `/users/${ada}`)).toBeUndefined();
@@ -208,7 +208,7 @@ describe("client user write bodies vs the contract's assumed shape (not in the d
   });
 });
 
-describe("every request the client sends names a documented operation and declared query parameters", () => {
+describeWithDocument("every request the client sends names a documented operation and declared query parameters", () => {
   it("reads, lists with paging/filter/mfaStatus, writes and job polls", async () => {
     const { emu, client } = await setup();
     emu.clearRequests();

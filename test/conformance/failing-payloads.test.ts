@@ -10,6 +10,7 @@ import { collect, InvalidResponseError, NotFoundError, type WorkspaceAccessClien
 import { DEFAULT_IDS, type Emulator } from "../../src/emulator";
 import { clientFor, emulator, rejection } from "../support/fixtures";
 import { conformanceSeed, exchange, validateAnswer } from "./harness";
+import { describeWithDocument, itWithDocument } from "./openapi";
 
 const { ada } = DEFAULT_IDS.users;
 const { youtube } = DEFAULT_IDS.integrations;
@@ -109,7 +110,7 @@ const broken: Broken[] = [
   },
 ];
 
-describe("wrong payloads: the validator rejects them and the client raises InvalidResponseError naming the field", () => {
+describeWithDocument("wrong payloads: the validator rejects them and the client raises InvalidResponseError naming the field", () => {
   it.each(broken.map((b) => [b.label, b] as const))("%s", async (_label, b) => {
     const emu = await emulator({ seed: conformanceSeed() });
     const { client } = clientFor(emu, { maxRetries: 0 });
@@ -137,7 +138,7 @@ describe("wrong payloads: the validator rejects them and the client raises Inval
 });
 
 describe("where the contract makes the client more lenient than the document (validator rejects, client accepts)", () => {
-  it("a users list whose second user has no email (a real workspace: only a record's id is certain)", async () => {
+  itWithDocument("a users list whose second user has no email (a real workspace: only a record's id is certain)", async () => {
     const emu = await emulator({ seed: conformanceSeed() });
     const { client } = clientFor(emu);
     const good = await exchange(emu, "GET", "users?page%5Bsize%5D=100");
@@ -161,7 +162,7 @@ describe("where the contract makes the client more lenient than the document (va
     expect((await client.jobs.get(id)).status).toBeNull();
   });
 
-  it("a write answered with a record that is not a job (type `jobs`): every 2xx is success, nothing to wait for", async () => {
+  itWithDocument("a write answered with a record that is not a job (type `jobs`): every 2xx is success, nothing to wait for", async () => {
     const emu = await emulator({ seed: conformanceSeed() });
     const { client } = clientFor(emu);
     const body = {
@@ -183,7 +184,7 @@ describe("where the contract makes the client more lenient than the document (va
     expect(await handle.wait()).toBeNull();
   });
 
-  it("an unknown workspace role (contract: open string that warns; document: enum, 3539-3544)", async () => {
+  itWithDocument("an unknown workspace role (contract: open string that warns; document: enum, 3539-3544)", async () => {
     const emu = await emulator({ seed: conformanceSeed() });
     const { client } = clientFor(emu);
     const good = await exchange(emu, "GET", `users/${ada}`);
@@ -195,7 +196,7 @@ describe("where the contract makes the client more lenient than the document (va
     expect((await client.users.get(ada)).role).toBe("workspace_auditor");
   });
 
-  it("an unknown job trigger (contract: open string; document: enum, 3723-3727)", async () => {
+  itWithDocument("an unknown job trigger (contract: open string; document: enum, 3723-3727)", async () => {
     const emu = await emulator({ seed: conformanceSeed() });
     const { client } = clientFor(emu);
     const id = await startJob(emu);
@@ -208,7 +209,7 @@ describe("where the contract makes the client more lenient than the document (va
     expect((await client.jobs.get(id)).trigger).toBe("scheduled");
   });
 
-  it("an error whose status is a string (contract: number or string; document: number, 3280-3281)", async () => {
+  itWithDocument("an error whose status is a string (contract: number or string; document: number, 3280-3281)", async () => {
     const emu = await emulator({ seed: conformanceSeed() });
     const { client } = clientFor(emu);
     const odd = { errors: [{ code: "Not found", title: "Not found", detail: "Resource not found.", status: "404", meta: null }] };

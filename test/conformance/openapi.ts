@@ -1,6 +1,7 @@
 /**
  * OpenAPI conformance toolkit: the service's public OpenAPI 3.0 document, loaded at test time
- * from `../shared/reference/` (never copied into the project), and small helpers to validate
+ * from `../shared/reference/` (never copied into the project; a clone alone does not have it, and the
+ * tests that need it are then skipped by name: {@link needsDocument}), and small helpers to validate
  * payloads against the document's own schemas.
  *
  * Validation is done by `openapi-backend`'s `OpenAPIValidator` (ajv 8: `$ref`s, OpenAPI 3.0
@@ -13,7 +14,7 @@
  * - `"document"`: exactly the document's schemas. They declare no `required` field in any
  *   response, so an empty object passes; useful to know what the document alone promises.
  * - `"contract"` (default): the document's schemas plus {@link CONTRACT_OVERLAY}, a named list of
- *   additions taken from `/work/shared/api-contract.md` (mostly `required` lists). An error
+ *   additions taken from the API contract (`../shared/api-contract.md`) (mostly `required` lists). An error
  *   that only the overlay produces is suffixed with `[contract overlay]`.
  *
  * Known inconsistencies of the document are listed in {@link DOCUMENT_QUIRKS}. A quirk that makes
@@ -23,13 +24,56 @@
 import { existsSync, readFileSync } from "node:fs";
 import * as path from "node:path";
 import { OpenAPIValidator } from "openapi-backend";
+import { describe, it } from "vitest";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 
 /** Root of this repository (the folder holding package.json). */
 export const REPO_ROOT: string = path.resolve(__dirname, "..", "..");
 
-/** Where the public OpenAPI document lives: beside the repository, never inside it. */
-export const OPENAPI_DOCUMENT_PATH: string = path.resolve(REPO_ROOT, "../shared/reference/public-openapi.yaml");
+/** Where the public OpenAPI document is kept: beside the repository, never inside it. */
+export const OPENAPI_DOCUMENT_HOME = "../shared/reference/public-openapi.yaml";
+
+/**
+ * Where the document is read from: {@link OPENAPI_DOCUMENT_HOME} (relative to the repository root),
+ * or the file the environment variable `WA_OPENAPI_DOCUMENT` names.
+ */
+export const OPENAPI_DOCUMENT_PATH: string = path.resolve(REPO_ROOT, process.env["WA_OPENAPI_DOCUMENT"] || OPENAPI_DOCUMENT_HOME);
+
+/**
+ * Whether the document is there. A clone alone does not have it (it is the service vendor's, kept
+ * beside the repository; CI has it): the tests that need it are then reported as skipped, by name
+ * ({@link needsDocument}), instead of failing.
+ */
+export const OPENAPI_DOCUMENT_PRESENT: boolean = existsSync(OPENAPI_DOCUMENT_PATH);
+
+/** The one line that says where the document comes from, for the tests skipped without it. */
+export const OPENAPI_DOCUMENT_ABSENT = `skipped: needs the service's public OpenAPI document, kept beside the repository at ${OPENAPI_DOCUMENT_HOME} (CI has it; WA_OPENAPI_DOCUMENT=<file> names a copy)`;
+
+/** `name`, with {@link OPENAPI_DOCUMENT_ABSENT} when the document is absent (for `it.skipIf`). */
+export function needsDocument(name: string): string {
+  return OPENAPI_DOCUMENT_PRESENT ? name : `${name} (${OPENAPI_DOCUMENT_ABSENT})`;
+}
+
+/** A test that reads the document: skipped, saying so, when it is absent. */
+export function itWithDocument(name: string, fn: () => unknown): void {
+  it.skipIf(!OPENAPI_DOCUMENT_PRESENT)(needsDocument(name), fn);
+}
+
+/**
+ * `it.each` for rows whose tests read the document (their tables must not): skipped when it is
+ * absent. Put the suite's name through {@link needsDocument} so that the skip says why once.
+ */
+export const eachWithDocument: typeof it.each = ((test) => test.each.bind(test))(it.skipIf(!OPENAPI_DOCUMENT_PRESENT));
+
+/**
+ * A suite that reads the document, also to build its tables (which is why `describe.skipIf`
+ * cannot do: vitest collects a skipped suite's tests by running its body). Without the document,
+ * the suite is reported as skipped, by name, with one test saying where the document comes from.
+ */
+export function describeWithDocument(name: string, body: () => void): void {
+  if (OPENAPI_DOCUMENT_PRESENT) describe(name, body);
+  else describe.skip(name, () => it(OPENAPI_DOCUMENT_ABSENT, () => {}));
+}
 
 /** HTTP methods an OpenAPI path item can hold. */
 export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
@@ -653,8 +697,8 @@ export function loadOpenApi(file: string = OPENAPI_DOCUMENT_PATH): OpenApiToolki
   if (!existsSync(file)) {
     throw new Error(
       `OpenAPI reference document not found at ${file}. The conformance suite reads the service's public ` +
-        `OpenAPI document at test time from ../shared/reference/public-openapi.yaml (relative to the ` +
-        `repository root); it is not part of this repository and must not be copied into it.`,
+        `OpenAPI document at test time from ${OPENAPI_DOCUMENT_HOME} (relative to the repository root), or ` +
+        `from the file WA_OPENAPI_DOCUMENT names; it is not part of this repository and must not be copied into it.`,
     );
   }
   const text = readFileSync(file, "utf8");

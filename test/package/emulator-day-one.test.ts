@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultSeed, type Emulator, parseSeed, startEmulator } from "../../src/emulator/index";
 import { repoRoot } from "../engine/index.ts";
+import { packedTemplate } from "../engine/packed.ts";
 
 const cli = path.join(repoRoot, "dist", "emulator", "cli.js");
 const seedExample = path.join(repoRoot, "examples", "emulator-seed.json");
@@ -23,7 +24,12 @@ afterEach(async () => {
 
 /** Starts the command and resolves with what it printed up to "Press Ctrl+C". */
 function startCli(...args: string[]): Promise<string> {
-  const child = spawn(process.execPath, [cli, "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  return startCliIn({ cwd: repoRoot, cli }, ...args);
+}
+
+/** Starts the command `cli` in `cwd` (a clone, or a project that installed the package). */
+function startCliIn(where: { cwd: string; cli: string }, ...args: string[]): Promise<string> {
+  const child = spawn(process.execPath, [where.cli, "--port", "0", ...args], { cwd: where.cwd, stdio: ["ignore", "pipe", "pipe"] });
   running.push(child);
   return new Promise((resolve, reject) => {
     let out = "";
@@ -82,6 +88,23 @@ describe("--seed", () => {
     expect(await usersOf(printed)).toEqual(["ada@example.com", "alan@example.com", "guest@partner.example"]);
   });
 
+  it("loads it as the README writes it, from a clone (examples/emulator-seed.json)", async () => {
+    expect(fs.readFileSync(path.join(repoRoot, "README.md"), "utf8")).toContain("--seed examples/emulator-seed.json");
+    const printed = await startCli("--seed", "examples/emulator-seed.json");
+    expect(await usersOf(printed)).toEqual(["ada@example.com", "alan@example.com", "guest@partner.example"]);
+  });
+
+  it("loads it from a project that installed the package (node_modules/pulumi-workspace-access/examples/emulator-seed.json)", async () => {
+    const project = await packedTemplate();
+    const installed = path.join(project, "node_modules", "pulumi-workspace-access");
+    const printed = await startCliIn(
+      { cwd: project, cli: path.join(installed, "dist", "emulator", "cli.js") },
+      "--seed",
+      "node_modules/pulumi-workspace-access/examples/emulator-seed.json",
+    );
+    expect(await usersOf(printed)).toEqual(["ada@example.com", "alan@example.com", "guest@partner.example"]);
+  }, 300_000);
+
   it.each<[string, unknown, string]>([
     ["a user without an email", { users: [{ firstName: "A", lastName: "B" }] }, "users[0].email is required"],
     ["a misspelt field", { users: [{ email: "a@b.c", firstName: "A", lastName: "B", mail: "x" }] }, "users[0].mail is not a field"],
@@ -126,5 +149,57 @@ describe("--seed", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** The `sh` code blocks of docs/emulator.md after `heading`, up to the next heading of that level. */
+function shBlocks(heading: string): string[] {
+  const doc = fs.readFileSync(path.join(repoRoot, "docs", "emulator.md"), "utf8");
+  const start = doc.indexOf(`## ${heading}`);
+  const end = doc.indexOf("\n## ", start + 3);
+  return [...doc.slice(start, end < 0 ? undefined : end).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
+}
+
+const hasCurl = spawnSync("curl", ["--version"]).status === 0 && spawnSync("bash", ["--version"]).status === 0;
+
+describe("docs/emulator.md, run as written", () => {
+  it("starts every world it shows (from a clone, the seed without node_modules/pulumi-workspace-access/)", async () => {
+    const help = spawnSync(process.execPath, [cli, "--help"], { encoding: "utf8" }).stdout;
+    const commands = (shBlocks("Starting a world")[0] ?? "").split("\n").filter((line) => line.startsWith("npx workspace-access-emulator"));
+    expect(commands.length).toBeGreaterThanOrEqual(5);
+    for (const command of commands) {
+      const args = command
+        .replace(/#.*/, "")
+        .trim()
+        .split(/\s+/)
+        .slice(2)
+        .map((arg) => arg.replace("node_modules/pulumi-workspace-access/", ""));
+      const world = args[args.indexOf("--world") + 1];
+      // A world the command does not have yet is the one line of the docs that waits for it.
+      if (args.includes("--world") && world !== undefined && !help.includes(`"${world}"`)) continue;
+      const printed = await startCli(...args.filter((arg, i) => arg !== "--port" && args[i - 1] !== "--port"));
+      expect(printed, command).toContain("base URL: http://127.0.0.1:");
+    }
+  });
+
+  it.skipIf(!hasCurl)(`changes access by HTTP with its curl commands${hasCurl ? "" : " (skipped: no curl or bash here)"}`, async () => {
+    const printed = await startCli("--api-key", "wa_emu_demo");
+    const base = /base URL: (\S+)/.exec(printed)?.[1] ?? "";
+    const root = base.replace(/\/$/, "");
+    const script = shBlocks("Changing access by HTTP").join("\n").replaceAll("http://127.0.0.1:8080/api/v1", root);
+    expect(script).toContain(`B=${root}\n`);
+    const run = spawnSync("bash", ["-euo", "pipefail", "-c", script], { encoding: "utf8", timeout: 60_000 });
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    // The invitation, the set, the add/remove and the removal each finished their job.
+    expect(run.stdout.match(/^"status":"finished"$/gm)).toHaveLength(4);
+    expect(run.stdout).toMatch(/"email":"alan@example.com","entitlements":\[\{"id":"EDITOR".*\{"id":"MANAGER"/);
+
+    const get = async (route: string) => fetch(`${base}${route}`, { headers: { "X-API-Key": "wa_emu_demo" } });
+    const youtube = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a01";
+    const alan = "6f1d2c3b-4a5e-4f60-8a71-0b2c3d4e5f03";
+    expect((await get(`integrations/${youtube}/users/${alan}`)).status).toBe(404);
+    expect((await get(`users/${alan}`)).status).toBe(404);
+    expect(await usersOf(printed)).toContain("joan@example.com");
   });
 });

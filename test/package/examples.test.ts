@@ -34,6 +34,20 @@ describe("examples", () => {
   it("are at least the two the README names", () => {
     expect(EXAMPLES).toEqual(expect.arrayContaining(["basic", "stack-per-workspace"]));
   });
+
+  // A project's own settings are `<project>:<key>`: a project named `workspace-access` would have
+  // its settings taken for the package's (`workspace-access:apiKey`), and refused as unknown ones.
+  it("and Pulumi.yaml.example name their project anything but workspace-access, the package's config namespace", () => {
+    const projects = [
+      ...EXAMPLES.map((example) => path.join(examplesDir, example, "Pulumi.yaml")),
+      path.join(repoRoot, "Pulumi.yaml.example"),
+    ].map((file) => [path.relative(repoRoot, file), (parseYaml(fs.readFileSync(file, "utf8")) as { name: string }).name] as const);
+    expect(projects).toHaveLength(EXAMPLES.length + 1);
+    for (const [file, name] of projects) {
+      expect(name, file).toMatch(/^[A-Za-z0-9_.-]+$/);
+      expect(name, file).not.toBe("workspace-access");
+    }
+  });
 });
 
 describe.each(EXAMPLES)("examples/%s, copied out of the repository", { timeout: 120_000 }, (example) => {

@@ -339,7 +339,15 @@ describe("getIntegrationMembers", () => {
     await program(emu);
     const { members } = await getIntegrationMembers({ integrationId: integrations.youtube });
     expect(members).toHaveLength(122);
-    expect(members[0]).toEqual({ userId: users.ada, email: "ada@example.com", role: "owner", entitlements: ["MANAGER"], status: "live" });
+    expect(members[0]).toEqual({
+      userId: users.ada,
+      email: "ada@example.com",
+      role: "account_owner",
+      entitlements: ["MANAGER"],
+      status: "live",
+    });
+    // Roles in the resources' words (the service's member records say owner and collaborator).
+    expect(new Set(members.map((m) => m.role))).toEqual(new Set(["account_owner", "account_collaborator"]));
     expect(sent(emu)).toEqual([`GET /integrations/${integrations.youtube}/users`, `GET /integrations/${integrations.youtube}/users p2`]);
   });
 

@@ -7,6 +7,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Integration } from "../../client";
+import { inviteRole } from "../inputs";
+import type { IntegrationEntitlementRole } from "../integration-entitlement";
 import { LookupError } from "./lookup-error";
 import { type LookupInputs, lookupOutput, runLookup } from "./run";
 import type { LookupSession } from "./session";
@@ -77,8 +79,13 @@ export interface LookedUpMember {
   /** The workspace user's id. */
   userId: string;
   email: string | null;
-  /** `owner` or `collaborator`, as the service reads it. */
-  role: string | null;
+  /**
+   * The integration role in the words the resources take (`IntegrationEntitlement.role`,
+   * `IntegrationMembers` members' `role`): `account_owner` or `account_collaborator`. The service's
+   * member records say `owner` and `collaborator`; `null` when it gives no role or one this package
+   * does not know.
+   */
+  role: IntegrationEntitlementRole | null;
   /** The ids of the member's entitlements, sorted. */
   entitlements: string[];
   status: string | null;
@@ -236,7 +243,7 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, _opts?: p
       .map((m) => ({
         userId: m.id,
         email: m.email ?? null,
-        role: m.role ?? null,
+        role: inviteRole(m.role ?? null) ?? null,
         entitlements: [...m.entitlements],
         status: m.status ?? null,
       }))
