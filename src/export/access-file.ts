@@ -75,6 +75,16 @@ export interface AccessLeftOut {
   integration?: string;
   /** The user's email, when known. */
   email?: string;
+  /**
+   * The access it held when read whole, so that `--check` notices a change of it: a user's
+   * workspace role, a membership's role as the service reports it (`owner`, `collaborator`).
+   * Absent when the service reported none, or the record was not read whole.
+   */
+  role?: string;
+  /** A user's guest flag, when reported. */
+  isGuest?: boolean;
+  /** A membership's entitlements, sorted, when read whole. */
+  entitlements?: string[];
   /** Why it was left out, for people. */
   reason: string;
 }
@@ -177,6 +187,9 @@ export function formatAccessFile(file: AccessFile): string {
     if (record.integration !== undefined) out.push(`    integration: ${scalar(record.integration)}`);
     if (record.id !== undefined) out.push(`    id: ${scalar(record.id)}`);
     if (record.email !== undefined) out.push(`    email: ${scalar(record.email)}`);
+    if (record.role !== undefined) out.push(`    role: ${scalar(record.role)}`);
+    if (record.isGuest !== undefined) out.push(`    isGuest: ${record.isGuest}`);
+    if (record.entitlements !== undefined) out.push(`    entitlements: ${flowSequence(record.entitlements)}`);
     out.push(`    reason: ${scalar(record.reason)}`);
   }
   return `${out.join("\n")}\n`;
@@ -300,6 +313,13 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
     if (id !== undefined) record.id = id;
     const email = optionalString(r["email"], `${at}.email`, fail);
     if (email !== undefined) record.email = email;
+    const role = optionalString(r["role"], `${at}.role`, fail);
+    if (role !== undefined) record.role = role;
+    const isGuest = optionalBoolean(r["isGuest"], `${at}.isGuest`, fail);
+    if (isGuest !== undefined) record.isGuest = isGuest;
+    if (r["entitlements"] !== undefined && r["entitlements"] !== null) {
+      record.entitlements = [...new Set(strings(r["entitlements"], `${at}.entitlements`, fail))].sort();
+    }
     return record;
   });
   return {

@@ -64,9 +64,13 @@ export interface LeftOut {
   integration?: string;
   /** For a membership: the integration's id. */
   integrationId?: string;
-  /** For a membership read whole: its role as the service reports it, and its entitlements. */
+  /**
+   * For a record read whole: a membership's role as the service reports it and its entitlements;
+   * a user's workspace role and guest flag (null: not reported).
+   */
   role?: string | null;
   entitlements?: string[];
+  isGuest?: boolean | null;
   reason: string;
   /** One line for people: `user 7a5e… <ann@acme.example>: no first name`. */
   text: string;
@@ -111,8 +115,15 @@ export function buildAccessFile(
   const schemas: InputSchemas = { user: userInputs, membership: integrationEntitlementInputs };
   const leftOut: LeftOut[] = [];
   const describeUser = (id: string | undefined, email: string | null) => `${id ?? "(no id)"}${email ? ` <${email}>` : ""}`;
-  const leaveOutUser = (id: string | undefined, email: string | null, reason: string) =>
-    leftOut.push({ kind: "user", id, email, reason, text: `user ${describeUser(id, email)}: ${reason}` });
+  const leaveOutUser = (id: string | undefined, email: string | null, reason: string, user?: SnapshotUser) =>
+    leftOut.push({
+      kind: "user",
+      id,
+      email,
+      ...(user ? { role: user.role, isGuest: user.isGuest } : {}),
+      reason,
+      text: `user ${describeUser(id, email)}: ${reason}`,
+    });
   const labelOf = (i: { id: string; label: string | null }) => i.label ?? i.id;
   const leaveOutMember = (
     id: string | undefined,
@@ -165,6 +176,7 @@ export function buildAccessFile(
   for (const { record: user, reason } of users.differing) {
     if (options.membersOnly && !members.has(user.id)) continue;
     problems.set(user.id, reason);
+    // Which copy's role is right would be a guess: none is recorded.
     leaveOutUser(user.id, user.email, reason);
   }
   const exported = new Map<string, SnapshotUser>();
@@ -175,7 +187,7 @@ export function buildAccessFile(
     const problem = userProblem(user, schemas);
     if (problem) {
       problems.set(user.id, problem);
-      leaveOutUser(user.id, user.email, problem);
+      leaveOutUser(user.id, user.email, problem, user);
     } else {
       exported.set(user.id, user);
     }
@@ -192,7 +204,7 @@ export function buildAccessFile(
       const problem = `another user has the same email but for case (${others.join(", ")}): access.yaml tells users apart by email, case-insensitively`;
       exported.delete(user.id);
       problems.set(user.id, problem);
-      leaveOutUser(user.id, user.email, problem);
+      leaveOutUser(user.id, user.email, problem, user);
     }
   }
   const userNames = uniqueNames([...exported.values()].map((u) => ({ key: emailKey(u.email!), base: userBaseName(u.email!) })));
@@ -228,7 +240,8 @@ export function buildAccessFile(
     if (integration.application !== null) entry.application = integration.application;
     const once = oncePerId(list, MEMBER_FIELDS);
     for (const { record: member, reason } of once.differing) {
-      leaveOutMember(member.id, exported.get(member.id)?.email ?? member.email, integration, reason, member);
+      // Which copy's role and entitlements are right would be a guess: none is recorded.
+      leaveOutMember(member.id, exported.get(member.id)?.email ?? member.email, integration, reason);
     }
     for (const member of once.unique) {
       // Another copy of it broke the contract: left out, and listed already.
@@ -294,6 +307,9 @@ export function recordedLeftOut(record: LeftOut): AccessLeftOut {
     ...(record.kind === "membership" && record.integrationId !== undefined ? { integration: record.integrationId } : {}),
     ...(record.id === undefined ? {} : { id: record.id }),
     ...(record.email === null ? {} : { email: record.email }),
+    ...(record.role === undefined || record.role === null ? {} : { role: record.role }),
+    ...(record.isGuest === undefined || record.isGuest === null ? {} : { isGuest: record.isGuest }),
+    ...(record.entitlements === undefined ? {} : { entitlements: [...record.entitlements].sort() }),
     reason: record.reason,
   };
 }

@@ -28,6 +28,7 @@ export interface AccessChange {
     | "entitlements-granted"
     | "entitlements-revoked"
     | "left-out-now"
+    | "left-out-changed"
     | "no-longer-left-out";
   /** The user's email (else the user's id); empty for an integration left out. */
   user: string;
@@ -66,14 +67,15 @@ interface Left {
   key: string;
   /** For a user or membership with an email: the user's email key; for a membership, prefixed by the integration id. */
   match?: string;
-  /** For a membership read whole now. */
+  /** For a record read whole now: a membership's role and entitlements, a user's role and guest flag. */
   role?: string | null;
   entitlements?: string[];
+  isGuest?: boolean | null;
 }
 
 const membershipMatch = (integrationId: string, email: string) => `${integrationId}\u0000${key(email)}`;
 
-function left(record: AccessLeftOut, details: { role?: string | null; entitlements?: string[] } = {}): Left {
+function left(record: AccessLeftOut, details: Pick<Left, "role" | "entitlements" | "isGuest"> = {}): Left {
   let match: string | undefined;
   if (record.kind === "user" && record.email !== undefined) match = key(record.email);
   if (record.kind === "membership" && record.email !== undefined && record.integration !== undefined) {
@@ -87,7 +89,15 @@ function leftNow(after: AccessFile, now: CompareNow): Left[] {
   if (now.leftOut === undefined) return (after.leftOut ?? []).map((r) => left(r));
   const byKey = new Map<string, Left>();
   for (const l of now.leftOut) {
-    const entry = left(recordedLeftOut(l), l.role === undefined ? {} : { role: l.role, entitlements: l.entitlements ?? [] });
+    const details =
+      l.kind === "membership"
+        ? l.role === undefined
+          ? {}
+          : { role: l.role, entitlements: l.entitlements ?? [] }
+        : l.kind === "user" && l.role !== undefined
+          ? { role: l.role, isGuest: l.isGuest ?? null }
+          : {};
+    const entry = left(recordedLeftOut(l), details);
     if (!byKey.has(entry.key)) byKey.set(entry.key, entry);
   }
   return [...byKey.values()];
@@ -277,8 +287,24 @@ export function compareAccess(before: AccessFile, after: AccessFile, now: Compar
     if (record.kind === "membership") return `membership of ${who} in "${integration}"`;
     return `integration ${record.id ?? "(no id)"}${integration === record.id ? "" : ` ("${integration}")`}`;
   };
+  const thenByKey = new Map(then.map((l) => [l.key, l.record]));
   for (const l of current) {
-    if (thenKeys.has(l.key) || emptied.has(l.key)) continue;
+    const was = thenByKey.get(l.key);
+    if (was !== undefined) {
+      // Left out then and now: still compared, by what is known of it.
+      const changed = leftOutAccessChanges(was, l);
+      if (changed.length > 0) {
+        changes.push({
+          kind: "left-out-changed",
+          ...about(l.record),
+          leftOut: l.record,
+          ...(l.entitlements === undefined ? {} : { entitlements: l.entitlements }),
+          text: `! ${describe(l.record)}: left out (${l.record.reason}), and its access changed: ${changed.join(", ")}`,
+        });
+      }
+      continue;
+    }
+    if (emptied.has(l.key)) continue;
     const holds =
       l.role !== undefined && l.entitlements !== undefined
         ? `; holds role ${l.role ?? "(none)"} with ${l.entitlements.length > 0 ? l.entitlements.join(", ") : "no entitlement"}`
@@ -303,6 +329,28 @@ export function compareAccess(before: AccessFile, after: AccessFile, now: Compar
 
   const order = (c: AccessChange) => `${key(c.user)}\u0000${c.integration === undefined ? "" : `\u0001${c.integration}`}\u0000${c.kind}`;
   return changes.sort(byKey(order));
+}
+
+/**
+ * How the access of a record left out then and now differs, by what both sides know of it: a
+ * user's role and guest flag, a membership's role and entitlements, when read whole now.
+ */
+function leftOutAccessChanges(was: AccessLeftOut, now: Left): string[] {
+  const changes: string[] = [];
+  if (now.role === undefined) return changes;
+  const role = (value: string | null | undefined) => value ?? "(none)";
+  if ((was.role ?? null) !== now.role) changes.push(`role ${role(was.role)} -> ${role(now.role)}`);
+  if (now.record.kind === "user" && (was.isGuest ?? null) !== (now.isGuest ?? null)) {
+    changes.push(`guest ${show(was.isGuest)} -> ${show(now.isGuest ?? undefined)}`);
+  }
+  if (now.record.kind === "membership" && now.entitlements !== undefined) {
+    const before = was.entitlements ?? [];
+    const granted = now.entitlements.filter((e) => !before.includes(e));
+    const revoked = before.filter((e) => !now.entitlements!.includes(e));
+    if (granted.length > 0) changes.push(`granted ${granted.join(", ")}`);
+    if (revoked.length > 0) changes.push(`revoked ${revoked.join(", ")}`);
+  }
+  return changes;
 }
 
 function describeUser(user: AccessUser): string {

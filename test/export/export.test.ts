@@ -651,8 +651,12 @@ describe("--check and the records the export leaves out", () => {
       { id: "u-pending", email: "pending@x.example", firstName: null, lastName: null },
     ]);
     const text = fs.readFileSync(path.join(exported.dir, "access.yaml"), "utf8");
-    expect(text).toContain("leftOut:\n  - kind: user\n    id: u-pending\n    email: pending@x.example\n    reason: no first name\n");
-    expect(parseAccessFile(text).leftOut).toEqual([{ kind: "user", id: "u-pending", email: "pending@x.example", reason: "no first name" }]);
+    expect(text).toContain(
+      "leftOut:\n  - kind: user\n    id: u-pending\n    email: pending@x.example\n    role: workspace_login_only\n    isGuest: false\n    reason: no first name\n",
+    );
+    expect(parseAccessFile(text).leftOut).toEqual([
+      { kind: "user", id: "u-pending", email: "pending@x.example", role: "workspace_login_only", isGuest: false, reason: "no first name" },
+    ]);
     expect(result.changes).toEqual([]);
     expect(result.leftOut.map((l) => l.text)).toEqual(["user u-pending <pending@x.example>: no first name"]);
   });
@@ -667,6 +671,47 @@ describe("--check and the records the export leaves out", () => {
       '! membership of u-scim <scim@x.example> in "YouTube acme": left out now: its user is left out (no last name); holds role owner with VIEWER',
     ]);
     expect(result.changes.map((c) => c.kind)).toEqual(["left-out-now", "left-out-now"]);
+  });
+
+  it("compares a record left out then and now by what is known of it: a user made owner, a membership made owner with one more entitlement", async () => {
+    const seed = twoMembers();
+    const emulator = await startEmulator({
+      seed: {
+        users: [
+          ...seed.users,
+          { id: "u-scim", email: "scim@x.example", firstName: "Sc", lastName: null, role: "workspace_login_only", isGuest: false },
+        ],
+        integrations: [{ ...seed.integrations[0]!, users: [...seed.integrations[0]!.users, { userId: "u-scim", entitlements: ["VIEWER"] }] }],
+      },
+    });
+    try {
+      const exported = await runExport(options(emulator));
+      const check = () => runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+      const text = fs.readFileSync(path.join(exported.dir, "access.yaml"), "utf8");
+      expect(parseAccessFile(text).leftOut).toEqual([
+        { kind: "user", id: "u-scim", email: "scim@x.example", role: "workspace_login_only", isGuest: false, reason: "no last name" },
+        {
+          kind: "membership",
+          integration: YT,
+          id: "u-scim",
+          email: "scim@x.example",
+          role: "collaborator",
+          entitlements: ["VIEWER"],
+          reason: "its user is left out (no last name)",
+        },
+      ]);
+      expect((await check()).changes).toEqual([]);
+      emulator.users.update("u-scim", { role: "workspace_owner" });
+      emulator.integrations.setMember(YT, "u-scim", { role: "owner", entitlements: ["VIEWER", "EDITOR"] });
+      const result = await check();
+      expect(result.changes.map((c) => c.kind)).toEqual(["left-out-changed", "left-out-changed"]);
+      expect(result.changes.map((c) => c.text)).toEqual([
+        "! user u-scim <scim@x.example>: left out (no last name), and its access changed: role workspace_login_only -> workspace_owner",
+        '! membership of u-scim <scim@x.example> in "YouTube acme": left out (its user is left out (no last name)), and its access changed: role collaborator -> owner, granted EDITOR',
+      ]);
+    } finally {
+      await emulator.close();
+    }
   });
 
   it("reports a member given a role the project cannot declare as left out now, not as having left", async () => {
