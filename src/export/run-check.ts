@@ -49,10 +49,16 @@ export interface CheckResult {
 export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Promise<CheckResult> {
   const dir = path.resolve(options.out);
   const recorded = readRecorded(dir);
-  const connection = exportConnection(options.baseUrl, options.env ?? process.env);
+  // The address given wins over the one access.yaml records; the notes say so when they differ.
+  const connection = exportConnection(options.baseUrl, options.env ?? process.env, {
+    baseUrl: recorded.workspace,
+    file: path.join(dir, ACCESS_FILE),
+  });
   const notes: string[] = [];
   if (recorded.workspace !== undefined && recorded.workspace !== connection.baseUrl) {
-    notes.push(`${ACCESS_FILE} was exported from ${recorded.workspace}; this check reads ${connection.baseUrl}.`);
+    notes.push(
+      `${ACCESS_FILE} was exported from ${recorded.workspace}; this check reads ${connection.baseUrl}, the address given (--base-url or the environment wins over ${ACCESS_FILE}).`,
+    );
   }
   if (options.accept === true) refuseAccept(options, recorded, connection.baseUrl);
   const membersOnly = options.membersOnly ?? recorded.scope.membersOnly;
@@ -108,7 +114,7 @@ function refuseAccept(options: CheckOptions, recorded: AccessData, baseUrl: stri
   }
   if (recorded.workspace !== undefined && recorded.workspace !== baseUrl) {
     throw new ExportError(
-      `--accept would write the access of ${baseUrl} into a ${ACCESS_FILE} exported from ${recorded.workspace}: check the workspace it records (drop --base-url and ${"WORKSPACE_ACCESS_BASE_URL"}), or export the other workspace into a new directory.`,
+      `--accept would write the access of ${baseUrl} into a ${ACCESS_FILE} exported from ${recorded.workspace}: check the workspace it records (without --base-url and the WORKSPACE_ACCESS_* address variables, the check reads that one), or export the other workspace into a new directory.`,
     );
   }
 }

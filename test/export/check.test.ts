@@ -87,7 +87,15 @@ describe("--check", () => {
     const other = await startEmulator({ world: "populated", apiKey: emulator.apiKey });
     try {
       const result = await runCheck({ out: dir, baseUrl: other.url, env: env(emulator) });
-      expect(result.notes).toEqual([`access.yaml was exported from ${emulator.url}; this check reads ${other.url}.`]);
+      expect(result.notes).toEqual([
+        `access.yaml was exported from ${emulator.url}; this check reads ${other.url}, the address given (--base-url or the environment wins over access.yaml).`,
+      ]);
+      // Taking another workspace's side into this access.yaml is refused, before any request.
+      other.clearRequests();
+      await expect(runCheck({ out: dir, baseUrl: other.url, env: env(emulator), accept: true })).rejects.toThrow(
+        `--accept would write the access of ${other.url} into a access.yaml exported from ${emulator.url}`,
+      );
+      expect(other.requests).toEqual([]);
     } finally {
       await other.close();
     }
@@ -358,5 +366,53 @@ describe("--check --accept", () => {
     } finally {
       await emulator.close();
     }
+  });
+});
+
+describe("the address --check reads", () => {
+  let emulator: Emulator;
+  let dir: string;
+  beforeAll(async () => {
+    emulator = await startEmulator({ seed: twoMembers() });
+    dir = (await runExport(options(emulator))).dir;
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  it("is the one access.yaml records when neither --base-url nor the environment gives one: the generated README's command works as written", async () => {
+    const readme = fs.readFileSync(path.join(dir, "README.md"), "utf8");
+    const commands = [...readme.matchAll(/^(.*)npx workspace-access-export (.*)$/gm)].map((m) => ({
+      env: m[1]!.trim(),
+      args: m[2]!.split(" "),
+    }));
+    expect(commands.map((c) => c.args.join(" "))).toEqual(["--check --out .", "--check --accept --out ."]);
+    for (const command of commands) {
+      // As written: the key from the environment (the line's assignment), the project as the working directory, no address.
+      expect(command.env).toBe("WORKSPACE_ACCESS_API_KEY=<key>");
+      expect(command.args.slice(-2)).toEqual(["--out", "."]);
+      const result = await runCheck({
+        out: dir,
+        env: { WORKSPACE_ACCESS_API_KEY: emulator.apiKey },
+        ...(command.args.includes("--accept") ? { accept: true } : {}),
+      });
+      expect(result).toMatchObject({ changes: [], notes: [], workspace: emulator.url, accepted: false });
+    }
+  });
+
+  it("names access.yaml when the address it records is not one the check can use", async () => {
+    const copy = path.join(path.dirname(dir), "copy");
+    fs.mkdirSync(copy);
+    const text = fs
+      .readFileSync(path.join(dir, "access.yaml"), "utf8")
+      .replace(/^workspace: .*$/m, "workspace: http://acme.example.com/api/v1/");
+    fs.writeFileSync(path.join(copy, "access.yaml"), text);
+    await expect(runCheck({ out: copy, env: env(emulator) })).rejects.toThrow(
+      /^the workspace .*access\.yaml records "http:\/\/acme\.example\.com" uses plain http:\/\/.*\. Correct it in .*access\.yaml, or pass --base-url\.$/,
+    );
+    fs.writeFileSync(path.join(copy, "access.yaml"), text.replace(/^workspace: .*\n/m, ""));
+    await expect(runCheck({ out: copy, env: env(emulator) })).rejects.toThrow(
+      /^No workspace address: .* \(.*access\.yaml records none\)\.$/,
+    );
   });
 });
