@@ -89,7 +89,7 @@ export const membershipCount = access.memberships.length;
 /** What the generated README says of the dependency on this package, by the spec it has. */
 function installNote(spec: string): string {
   const published = spec === defaultPackageSpec();
-  return `\`package.json\` depends on ${pkg.name} at \`${spec}\`${published ? "" : " (given with `--package-spec`)"}. ${
+  return `\`package.json\` depends on ${pkg.name} at \`${spec}\`${published ? "" : " (given with `--package-spec`)"}.\n${
     published
       ? `Until ${pkg.name} is published on your registry, \`npm install\` cannot find that version: set the
 dependency to a tarball made with \`npm pack\` in a clone of it (\`"${pkg.name}": "file:../${pkg.name}-${pkg.version}.tgz"\`)

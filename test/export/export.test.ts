@@ -96,6 +96,27 @@ describe("an export of the populated world", () => {
     ]);
   });
 
+  it("depends on this package at ^ its version, or at --package-spec; the README says what to put there until it is published", async () => {
+    const version = (JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+    const dependency = (dir: string) =>
+      (JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies[
+        "pulumi-workspace-access"
+      ];
+    const plain = await runExport(options(emulator));
+    expect(dependency(plain.dir)).toBe(`^${version}`);
+    const readme = fs.readFileSync(path.join(plain.dir, "README.md"), "utf8").replace(/\s+/g, " ");
+    expect(readme).toContain(`depends on pulumi-workspace-access at \`^${version}\`. Until pulumi-workspace-access is published`);
+    expect(readme).toContain(`"pulumi-workspace-access": "file:../pulumi-workspace-access-${version}.tgz"`);
+    expect(readme).toContain("or export again with `--package-spec`");
+
+    const spec = "git+https://git.example.com/acme/pulumi-workspace-access.git#v0.1.0";
+    const given = await runExport(options(emulator, { packageSpec: spec }));
+    expect(dependency(given.dir)).toBe(spec);
+    expect(fs.readFileSync(path.join(given.dir, "README.md"), "utf8").replace(/\s+/g, " ")).toContain(
+      `depends on pulumi-workspace-access at \`${spec}\` (given with \`--package-spec\`)`,
+    );
+  });
+
   it("refuses an unknown --integration before reading any user or member, writing nothing", async () => {
     const opts = options(emulator, { integrations: ["Jira"] });
     await expect(runExport(opts)).rejects.toThrow(
