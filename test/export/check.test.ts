@@ -35,7 +35,7 @@ describe("--check", () => {
     expect(result.requests).toBe(12);
   });
 
-  it("reports exactly a grant, a revocation, a new user and a role change", async () => {
+  it("words each difference by the side that holds it: entitlements on either side, a user only the workspace has, a role", async () => {
     const viewer = populatedUserId(101); // a Salesforce viewer
     const admin = populatedUserId(100); // a Salesforce admin: ADMIN and VIEWER
     emulator.integrations.setMember(integrations.big, viewer, { entitlements: ["EDITOR", "VIEWER"] });
@@ -59,7 +59,7 @@ describe("--check", () => {
     expect(emulator.requests.every((r) => r.method === "GET")).toBe(true);
   });
 
-  it("reports memberships added and removed, member role changes and users removed", async () => {
+  it("words memberships one side has, member roles and a user only access.yaml declares the same way", async () => {
     emulator.integrations.removeMember(integrations.smallTwin, users.guestAdmin);
     emulator.integrations.setMember(integrations.smallTwin, users.superAdmin, { entitlements: ["READ"] });
     emulator.integrations.setMember(integrations.small, users.superAdmin, { role: "owner", entitlements: ["READ", "WRITE"] });
@@ -83,7 +83,7 @@ describe("--check", () => {
     );
   });
 
-  it("says when access.yaml came from another workspace", async () => {
+  it("reads an address given over the one access.yaml records, and says so; --accept refuses it", async () => {
     const other = await startEmulator({ world: "populated", apiKey: emulator.apiKey });
     try {
       const result = await runCheck({ out: dir, baseUrl: other.url, env: env(emulator) });
@@ -132,7 +132,7 @@ describe("--check and the records the export leaves out", () => {
     expect(result.leftOut.map((l) => l.text)).toEqual(["user u-pending <pending@x.example>: no first name"]);
   });
 
-  it("reports a new user without a last name joining as owner: the user and the membership are left out now", async () => {
+  it("reports a user without a last name, an owner, and their membership as records the workspace has and a project cannot declare", async () => {
     const { texts, result } = await exportChangeCheck((emulator) => {
       emulator.users.add({ id: "u-scim", email: "scim@x.example", firstName: "Sc", lastName: null, role: "workspace_super_admin" });
       emulator.integrations.setMember(YT, "u-scim", { role: "owner", entitlements: ["VIEWER"] });
@@ -193,7 +193,7 @@ describe("--check and the records the export leaves out", () => {
     }
   });
 
-  it("reports a member given a role the project cannot declare as left out now, not as having left", async () => {
+  it("reports a member with a role a project cannot declare as declared in access.yaml and undeclarable in the workspace, not as missing", async () => {
     const { texts } = await exportChangeCheck(async (emulator) => {
       const page = await rawPage(emulator, `integrations/${YT}/users`);
       page.data.find((r) => r.id === "u-bob")!.attributes["role"] = "admin";
@@ -204,7 +204,7 @@ describe("--check and the records the export leaves out", () => {
     ]);
   });
 
-  it("reports users whose emails now differ only in case as left out now, not removed", async () => {
+  it("reports users whose emails differ only in case as undeclarable in the workspace, not as missing", async () => {
     const { texts } = await exportChangeCheck(async (emulator) => {
       const page = await rawPage(emulator, "users");
       page.data.push({ id: "u-ann2", type: "user", attributes: { email: "Ann@X.example", firstName: "Ann", lastName: "Two" } });
@@ -219,7 +219,7 @@ describe("--check and the records the export leaves out", () => {
     ]);
   });
 
-  it("reports a record no longer left out as that, not as a user added or a member joined", async () => {
+  it("reports a record access.yaml records as left out that a project can declare now as that, not as a user only the workspace has", async () => {
     const { texts, result } = await exportChangeCheck(
       (emulator) => {
         emulator.users.update("u-cy", { firstName: "Cy" });
@@ -252,7 +252,7 @@ describe("--check and the records the export leaves out", () => {
     }
   });
 
-  it("reports an integration whose record now breaks the contract once, and none of its members as gone", async () => {
+  it("reports an integration whose record breaks the contract once, and none of its members as missing", async () => {
     const { texts } = await exportChangeCheck(async (emulator) => {
       const page = await rawPage(emulator, "integrations");
       page.data.find((r) => r.id === YT)!.attributes["label"] = 42;
@@ -267,7 +267,7 @@ describe("--check and the records the export leaves out", () => {
     ]);
   });
 
-  it("reports a user renamed in the identity provider: the project declares names, so its next up would rename them back", async () => {
+  it("reports names that differ: the project declares names, so its next up would set access.yaml's", async () => {
     const { texts, result } = await exportChangeCheck((emulator) => {
       emulator.users.update("u-ann", { lastName: "Lee-Smith" });
       emulator.users.update("u-bob", { firstName: "Robert", lastName: "Ray Jr" });
@@ -285,7 +285,7 @@ describe("--check and the records the export leaves out", () => {
     });
   });
 
-  it("under --members-only, reports a user whose last membership ended as out of scope, not removed", async () => {
+  it("under --members-only, reports a user the workspace has with no membership in scope as that, not as missing", async () => {
     const emulator = await startEmulator({ seed: twoMembers() });
     try {
       const exported = await runExport(options(emulator, { membersOnly: true }));
@@ -305,7 +305,7 @@ describe("--check and the records the export leaves out", () => {
     }
   });
 
-  it("reports a member whose every entitlement was revoked as that, not as having left", async () => {
+  it("reports a member the workspace holds with no entitlement as the entitlements access.yaml grants, not as missing", async () => {
     const { texts, result } = await exportChangeCheck((emulator) => {
       emulator.integrations.setMember(YT, "u-bob", { entitlements: [] });
     });
