@@ -15,13 +15,13 @@ import {
 import { ExportError, SCOPES_NEEDED } from "./errors";
 import { ENV } from "./settings";
 
-/** Test seams: time and randomness of the client. @internal */
+/** Test seams: time and randomness of the client. */
 export interface ExportDeps {
   clock?: Clock;
   random?: () => number;
 }
 
-/** Runs `work` with a client of the connection, closing it after, and adds what to fix to the service's errors. */
+/** Runs `work` with a client of the connection, closing it after, and adds what to fix to the service's errors. @internal */
 export async function withClient<T>(
   connection: { apiKey: string; baseUrl: string },
   deps: ExportDeps,

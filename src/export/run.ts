@@ -13,8 +13,6 @@ import { exportConnection } from "./settings";
 import { readWorkspace, selectIntegrations } from "./snapshot";
 import { refuseNonEmpty, writeFiles } from "./write";
 
-export type { ExportDeps } from "./connect";
-
 /** Options of {@link exportWorkspace}. */
 export interface ExportOptions {
   /** The directory to write the project to: new or empty (nothing is ever overwritten). */
