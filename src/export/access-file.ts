@@ -140,8 +140,8 @@ const HEADER = [
   "# The workspace's users and integration memberships, written by workspace-access-export.",
   "# index.ts declares a User per user and an IntegrationEntitlement per member (adoptExisting: true).",
   "# Edit it to change access, then run `pulumi up`. `workspace-access-export --check --out .` reports",
-  "# who gained or lost access in the workspace since. leftOut lists what the export could not",
-  "# declare (nothing in index.ts manages it): --check reports a record left out since, too.",
+  "# where the workspace and this file differ (--accept takes the workspace's side). leftOut lists",
+  "# what the export could not declare (nothing in index.ts manages it): --check compares it too.",
 ];
 
 /** The file's left-out records in their order, one per key. */
