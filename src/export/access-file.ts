@@ -5,9 +5,7 @@
  * gives the same text. Loads nothing but Node's own modules, so a program that only reads the
  * file pays for nothing else.
  */
-import * as fs from "node:fs";
-import { emailKey, membershipName } from "./names";
-import { flowSequence, parseYaml, scalar, YamlError, type YamlValue } from "./yaml";
+import { flowSequence, scalar } from "./yaml";
 
 /** The version of the file's shape. */
 export const ACCESS_FILE_VERSION = 1;
@@ -75,6 +73,16 @@ export interface AccessLeftOut {
   integration?: string;
   /** The user's email, when known. */
   email?: string;
+  /**
+   * The access it held when read whole, so that `--check` notices a change of it: a user's
+   * workspace role, a membership's role as the service reports it (`owner`, `collaborator`).
+   * Absent when the service reported none, or the record was not read whole.
+   */
+  role?: string;
+  /** A user's guest flag, when reported. */
+  isGuest?: boolean;
+  /** A membership's entitlements, sorted, when read whole. */
+  entitlements?: string[];
   /** Why it was left out, for people. */
   reason: string;
 }
@@ -132,12 +140,12 @@ const HEADER = [
   "# The workspace's users and integration memberships, written by workspace-access-export.",
   "# index.ts declares a User per user and an IntegrationEntitlement per member (adoptExisting: true).",
   "# Edit it to change access, then run `pulumi up`. `workspace-access-export --check --out .` reports",
-  "# who gained or lost access in the workspace since. leftOut lists what the export could not",
-  "# declare (nothing in index.ts manages it): --check reports a record left out since, too.",
+  "# where the workspace and this file differ (--accept takes the workspace's side). leftOut lists",
+  "# what the export could not declare (nothing in index.ts manages it): --check compares it too.",
 ];
 
 /** The file's left-out records in their order, one per key. */
-function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
+export function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
   const order = (r: AccessLeftOut) =>
     `${LEFT_OUT_KINDS.indexOf(r.kind)}\u0000${r.integration ?? ""}\u0000${r.id ?? ""}\u0000${r.email ?? ""}\u0000${r.reason}`;
   const sorted = [...records].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
@@ -177,6 +185,9 @@ export function formatAccessFile(file: AccessFile): string {
     if (record.integration !== undefined) out.push(`    integration: ${scalar(record.integration)}`);
     if (record.id !== undefined) out.push(`    id: ${scalar(record.id)}`);
     if (record.email !== undefined) out.push(`    email: ${scalar(record.email)}`);
+    if (record.role !== undefined) out.push(`    role: ${scalar(record.role)}`);
+    if (record.isGuest !== undefined) out.push(`    isGuest: ${record.isGuest}`);
+    if (record.entitlements !== undefined) out.push(`    entitlements: ${flowSequence(record.entitlements)}`);
     out.push(`    reason: ${scalar(record.reason)}`);
   }
   return `${out.join("\n")}\n`;
@@ -190,174 +201,5 @@ export class AccessFileError extends Error {
   }
 }
 
-type Obj = { [key: string]: YamlValue };
-
-/** Reads and checks the text of an `access.yaml`; `source` names it in errors. */
-export function parseAccessFile(text: string, source = "access.yaml"): AccessData {
-  let root: YamlValue;
-  try {
-    root = parseYaml(text);
-  } catch (error) {
-    if (error instanceof YamlError) throw new AccessFileError(`${source}, ${error.message}`);
-    throw error;
-  }
-  const fail = (what: string): never => {
-    throw new AccessFileError(`${source}: ${what}`);
-  };
-  const top = object(root, "the file", fail);
-  const version = top["version"];
-  if (version !== ACCESS_FILE_VERSION) fail(`version must be ${ACCESS_FILE_VERSION}, got ${JSON.stringify(version ?? null)}`);
-  const scopeObj = top["scope"] === undefined || top["scope"] === null ? {} : object(top["scope"], "scope", fail);
-  const scopeIds = scopeObj["integrations"];
-  const scope: AccessScope = {
-    ...(scopeIds === undefined || scopeIds === null ? {} : { integrations: strings(scopeIds, "scope.integrations", fail) }),
-    membersOnly: optionalBoolean(scopeObj["membersOnly"], "scope.membersOnly", fail) ?? false,
-  };
-  const workspace = optionalString(top["workspace"], "workspace", fail);
-
-  const users: AccessUser[] = [];
-  const byEmail = new Map<string, AccessUser>();
-  const userNames = new Set<string>();
-  list(top["users"], "users", fail).forEach((item, i) => {
-    const at = `users[${i}]`;
-    const u = object(item, at, fail);
-    const user: AccessUser = {
-      name: requiredString(u["name"], `${at}.name`, fail),
-      email: requiredString(u["email"], `${at}.email`, fail),
-      firstName: requiredString(u["firstName"], `${at}.firstName`, fail),
-      lastName: requiredString(u["lastName"], `${at}.lastName`, fail),
-    };
-    const role = optionalString(u["role"], `${at}.role`, fail);
-    if (role !== undefined) user.role = role;
-    const isGuest = optionalBoolean(u["isGuest"], `${at}.isGuest`, fail);
-    if (isGuest !== undefined) user.isGuest = isGuest;
-    const email = emailKey(user.email);
-    if (byEmail.has(email)) fail(`${at}: the email ${user.email} is listed twice (emails compare case-insensitively)`);
-    if (userNames.has(user.name)) fail(`${at}: the name ${user.name} is used twice`);
-    byEmail.set(email, user);
-    userNames.add(user.name);
-    users.push(user);
-  });
-
-  const integrations: AccessIntegration[] = [];
-  const memberships: AccessMembership[] = [];
-  const integrationNames = new Set<string>();
-  const integrationIds = new Set<string>();
-  list(top["integrations"], "integrations", fail).forEach((item, i) => {
-    const at = `integrations[${i}]`;
-    const g = object(item, at, fail);
-    const integration: AccessIntegration = {
-      name: requiredString(g["name"], `${at}.name`, fail),
-      id: requiredString(g["id"], `${at}.id`, fail),
-      members: [],
-    };
-    const label = optionalString(g["label"], `${at}.label`, fail);
-    if (label !== undefined) integration.label = label;
-    const application = optionalString(g["application"], `${at}.application`, fail);
-    if (application !== undefined) integration.application = application;
-    if (integrationNames.has(integration.name)) fail(`${at}: the name ${integration.name} is used twice`);
-    if (integration.name.includes("--")) fail(`${at}: the name ${integration.name} must not contain "--"`);
-    if (integrationIds.has(integration.id)) fail(`${at}: the integration ${integration.id} is listed twice`);
-    integrationNames.add(integration.name);
-    integrationIds.add(integration.id);
-    const seen = new Set<string>();
-    list(g["members"], `${at}.members`, fail).forEach((memberItem, j) => {
-      const mat = `${at}.members[${j}]`;
-      const m = object(memberItem, mat, fail);
-      const email = requiredString(m["user"], `${mat}.user`, fail);
-      const user = byEmail.get(emailKey(email));
-      if (!user) fail(`${mat}: ${email} is not one of the users: add the user to users, or remove the member`);
-      const role = m["role"] ?? "account_collaborator";
-      if (!MEMBERSHIP_ROLES.includes(role as MembershipRole)) fail(`${mat}.role must be ${MEMBERSHIP_ROLES.join(" or ")}`);
-      const entitlements = [...new Set(strings(m["entitlements"], `${mat}.entitlements`, fail))].sort();
-      if (entitlements.length === 0) fail(`${mat}.entitlements must name at least one entitlement (to remove access, remove the member)`);
-      if (seen.has(user!.name)) fail(`${mat}: ${email} is a member twice`);
-      seen.add(user!.name);
-      const member: AccessMember = { user: user!.email, role: role as MembershipRole, entitlements };
-      integration.members.push(member);
-      memberships.push({
-        name: membershipName(integration.name, user!.name),
-        integrationId: integration.id,
-        integration: integration.label ?? integration.name,
-        user: user!.email,
-        userName: user!.name,
-        role: member.role,
-        entitlements,
-      });
-    });
-    integrations.push(integration);
-  });
-
-  const leftOut = list(top["leftOut"], "leftOut", fail).map((item, i): AccessLeftOut => {
-    const at = `leftOut[${i}]`;
-    const r = object(item, at, fail);
-    const kind = r["kind"];
-    if (!LEFT_OUT_KINDS.includes(kind as AccessLeftOut["kind"])) fail(`${at}.kind must be ${LEFT_OUT_KINDS.join(", ")}`);
-    const record: AccessLeftOut = { kind: kind as AccessLeftOut["kind"], reason: requiredString(r["reason"], `${at}.reason`, fail) };
-    const integration = optionalString(r["integration"], `${at}.integration`, fail);
-    if (integration !== undefined) record.integration = integration;
-    const id = optionalString(r["id"], `${at}.id`, fail);
-    if (id !== undefined) record.id = id;
-    const email = optionalString(r["email"], `${at}.email`, fail);
-    if (email !== undefined) record.email = email;
-    return record;
-  });
-  return {
-    version: ACCESS_FILE_VERSION,
-    ...(workspace === undefined ? {} : { workspace }),
-    scope,
-    users,
-    integrations,
-    leftOut: sortedLeftOut(leftOut),
-    memberships,
-  };
-}
-
-/**
- * Reads an `access.yaml` written by `workspace-access-export` (or edited in its style) and checks
- * it: every member is one of the users, no email, name or membership twice. What a generated
- * `index.ts` declares its resources from.
- *
- * ```ts
- * const access = readAccessFile(path.join(__dirname, "access.yaml"));
- * for (const user of access.users) new wa.User(user.name, { ...user, adoptExisting: true });
- * ```
- */
-export function readAccessFile(file: string): AccessData {
-  return parseAccessFile(fs.readFileSync(file, "utf8"), file);
-}
-
-// ----- field readers -----
-
-type Fail = (what: string) => never;
-
-function object(value: YamlValue | undefined, at: string, fail: Fail): Obj {
-  if (value === null || value === undefined || typeof value !== "object" || Array.isArray(value)) return fail(`${at} must be a mapping`);
-  return value;
-}
-
-function list(value: YamlValue | undefined, at: string, fail: Fail): YamlValue[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) return fail(`${at} must be a list`);
-  return value;
-}
-
-function requiredString(value: YamlValue | undefined, at: string, fail: Fail): string {
-  if (typeof value !== "string" || value === "")
-    return fail(`${at} must be text${typeof value === "number" || typeof value === "boolean" ? ` (quote it: "${value}")` : ""}`);
-  return value;
-}
-
-function optionalString(value: YamlValue | undefined, at: string, fail: Fail): string | undefined {
-  return value === undefined || value === null ? undefined : requiredString(value, at, fail);
-}
-
-function optionalBoolean(value: YamlValue | undefined, at: string, fail: Fail): boolean | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "boolean") return fail(`${at} must be true or false`);
-  return value;
-}
-
-function strings(value: YamlValue | undefined, at: string, fail: Fail): string[] {
-  return list(value, at, fail).map((item, i) => requiredString(item, `${at}[${i}]`, fail));
-}
+// Reading the file: access-file-read.ts.
+export { parseAccessFile, readAccessFile } from "./access-file-read";

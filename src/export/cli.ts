@@ -6,14 +6,16 @@
  */
 import { parseArgs } from "node:util";
 import { nodeVersionProblem } from "../node-version";
+import { REVIEW_FORMATS, type ReviewFormat } from "./review/render";
 
 const NAME = "workspace-access-export";
 
-const USAGE = `Usage: ${NAME} --out DIR [--base-url URL] [--integration ID|LABEL ...] [--members-only] [--check]
+const USAGE = `Usage: ${NAME} --out DIR [--base-url URL] [--integration ID|LABEL ...] [--members-only]
+       ${NAME} --check --out DIR [--accept] [--format text|markdown|json] [--verbose] [--base-url URL]
 
 Writes the workspace's users and integration memberships as a Pulumi TypeScript project whose
 first \`pulumi up\` against the same workspace changes nothing; with --check, compares the workspace
-with that project's access.yaml instead.
+with that project's access.yaml instead (an access review).
 
 Options:
   --out DIR             the project directory: new or empty (nothing is overwritten); with --check, the
@@ -22,12 +24,22 @@ Options:
                         WORKSPACE_ACCESS_BASE_URL, or WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST)
   --integration X       only the memberships of this integration (id or label, exact); repeat for more
   --members-only        only the users with a membership in those integrations
-  --check               print who gained or lost which access since access.yaml was written; exit 1
-                        when anything differs, 0 when nothing does
+  --check               print each difference between access.yaml and the workspace, by which side
+                        holds what; exit 1 when anything differs, 0 when nothing does
+  --accept              with --check: rewrite access.yaml to hold the workspace's side (same layout
+                        and names: only the records that differ change); exit 0
+  --format F            with --check: text (default), markdown (a table for a pull-request comment)
+                        or json (for tools)
+  --verbose             list the records a project cannot declare, not only their count
+  --package-spec SPEC   the generated package.json's dependency on pulumi-workspace-access
+                        (default ^VERSION; until it is published: a tarball from npm pack, or a git URL)
   -h, --help            show this help
 
 The API key is read from WORKSPACE_ACCESS_API_KEY only (never a flag, so it stays out of shell
 history). It needs the scopes Read users and Read integrations.
+
+Documentation: node_modules/pulumi-workspace-access/docs/export.md (and docs/ci.md for the review
+in CI), in the installed package.
 `;
 
 interface Args {
@@ -36,6 +48,10 @@ interface Args {
   integrations: string[] | undefined;
   membersOnly: boolean | undefined;
   check: boolean;
+  accept: boolean;
+  format: ReviewFormat;
+  verbose: boolean;
+  packageSpec: string | undefined;
 }
 
 class UsageError extends Error {}
@@ -55,6 +71,10 @@ function parse(argv: string[]): Args | "help" {
       integration: { type: "string", multiple: true },
       "members-only": { type: "boolean" },
       check: { type: "boolean" },
+      accept: { type: "boolean" },
+      format: { type: "string" },
+      verbose: { type: "boolean" },
+      "package-spec": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -63,12 +83,25 @@ function parse(argv: string[]): Args | "help" {
   if (values.help === true) return "help";
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.out === undefined || values.out.trim() === "") throw new UsageError("--out DIR is required");
+  const format = values.format ?? "text";
+  if (!(REVIEW_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`--format must be ${REVIEW_FORMATS.join(", ")}, not ${JSON.stringify(format)}`);
+  }
+  const check = values.check === true || values.accept === true;
+  if (!check && values.format !== undefined) throw new UsageError("--format is for --check");
+  if (check && values["package-spec"] !== undefined) throw new UsageError("--package-spec is for an export, not --check");
+  if (values["package-spec"]?.trim() === "")
+    throw new UsageError("--package-spec needs a spec, such as ./pulumi-workspace-access-0.1.0.tgz");
   return {
     out: values.out,
     baseUrl: values["base-url"],
     integrations: values.integration,
     membersOnly: values["members-only"],
-    check: values.check === true,
+    check,
+    accept: values.accept === true,
+    format: format as ReviewFormat,
+    verbose: values.verbose === true,
+    packageSpec: values["package-spec"],
   };
 }
 
@@ -113,37 +146,58 @@ async function main(): Promise<number> {
     return 0;
   }
   // Loaded only now: on a Node.js too old, the line above is all that is printed.
-  const { exportWorkspace, checkWorkspace } = require("./index") as typeof import("./index");
-  const progress = progressPrinter(process.stderr);
-  const options = {
+  return args.check ? check(args) : exportProject(args);
+}
+
+/** The options both commands take. */
+function common(args: Args, progress: ReturnType<typeof progressPrinter>) {
+  return {
     out: args.out,
     ...(args.baseUrl === undefined ? {} : { baseUrl: args.baseUrl }),
     ...(args.integrations === undefined ? {} : { integrations: args.integrations }),
     ...(args.membersOnly === undefined ? {} : { membersOnly: args.membersOnly }),
     onProgress: progress.update,
   };
-  const leftOut = (records: Array<{ text: string }>, verb: string) => {
-    if (records.length === 0) return;
-    process.stderr.write(`${NAME}: ${verb} ${records.length} record${records.length === 1 ? "" : "s"} a project could not declare:\n`);
-    for (const record of records) process.stderr.write(`  ${record.text}\n`);
-  };
-  if (args.check) {
-    const result = await checkWorkspace(options);
-    progress.done();
-    for (const note of result.notes) process.stderr.write(`${NAME}: note: ${note}\n`);
-    leftOut(result.leftOut, "the workspace has");
-    for (const change of result.changes) process.stdout.write(`${change.text}\n`);
-    const n = result.changes.length;
-    process.stdout.write(
-      n === 0
-        ? "No access changed since access.yaml was written.\n"
-        : `${n} change${n === 1 ? "" : "s"} of access since access.yaml was written.\n`,
-    );
-    return n === 0 ? 0 : 1;
-  }
-  const result = await exportWorkspace(options);
+}
+
+/** `--check`: the review on stdout in the format asked; exit 1 when anything differs (0 once accepted). */
+async function check(args: Args): Promise<number> {
+  const { checkWorkspace } = require("./index") as typeof import("./index");
+  const { renderReview } = require("./review/render") as typeof import("./review/render");
+  const progress = progressPrinter(process.stderr);
+  const result = await checkWorkspace({ ...common(args, progress), accept: args.accept });
   progress.done();
-  leftOut(result.leftOut, "left out");
+  // The text review keeps stdout for the differences; markdown and json carry the notes themselves.
+  if (args.format === "text") for (const note of result.notes) process.stderr.write(`${NAME}: note: ${note}\n`);
+  const review = {
+    workspace: result.workspace,
+    differences: result.changes,
+    leftOut: result.leftOut,
+    notes: result.notes,
+    accepted: result.accepted,
+  };
+  process.stdout.write(renderReview(review, { format: args.format, verbose: args.verbose, out: args.out }));
+  return result.changes.length === 0 || result.accepted ? 0 : 1;
+}
+
+/** The export: what was written on stdout, the records left out counted on stderr (`--verbose` lists them). */
+async function exportProject(args: Args): Promise<number> {
+  const { exportWorkspace } = require("./index") as typeof import("./index");
+  const progress = progressPrinter(process.stderr);
+  const result = await exportWorkspace({
+    ...common(args, progress),
+    ...(args.packageSpec === undefined ? {} : { packageSpec: args.packageSpec }),
+  });
+  progress.done();
+  const n = result.leftOut.length;
+  if (n > 0) {
+    const records = `${n} record${n === 1 ? "" : "s"}`;
+    process.stderr.write(
+      args.verbose
+        ? `${NAME}: left out ${records} a project could not declare:\n${result.leftOut.map((r) => `  ${r.text}\n`).join("")}`
+        : `${NAME}: left out ${records} a project could not declare (recorded under leftOut in access.yaml; --verbose lists them).\n`,
+    );
+  }
   process.stdout.write(
     `Wrote ${result.dir}: ${result.users} users and ${result.memberships} memberships of ${result.integrations} integrations (${result.files.join(", ")}).\n` +
       `Next: cd ${result.dir} && npm install, then see its README.md (pulumi stack init, config, preview, up).\n`,

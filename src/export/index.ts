@@ -6,14 +6,15 @@
  * ```ts
  * import { exportWorkspace, checkWorkspace } from "pulumi-workspace-access/export";
  * await exportWorkspace({ out: "access", baseUrl: "https://acme.example.com/api/v1/" }); // key: WORKSPACE_ACCESS_API_KEY
- * const { changes } = await checkWorkspace({ out: "access" });
+ * const { changes } = await checkWorkspace({ out: "access" }); // each: kind, side, user, integration, accessYaml, workspace, text
  * ```
  *
  * A generated program only reads its data file ({@link readAccessFile}): loading this entry point
  * loads neither the client nor zod, which the two functions load when called.
  */
 import "../supported-node";
-import type { CheckOptions, CheckResult, ExportOptions, ExportResult } from "./run";
+import type { CheckOptions, CheckResult } from "./run-check";
+import type { ExportOptions, ExportResult } from "./run";
 
 export {
   type AccessData,
@@ -31,11 +32,15 @@ export {
   readAccessFile,
 } from "./access-file";
 export type { LeftOut } from "./build";
-export type { AccessChange } from "./check";
 export { ExportError } from "./errors";
-export type { CheckOptions, CheckResult, ExportOptions, ExportProgress, ExportResult } from "./run";
+export type { AccessDifference, DifferenceSide, ReviewFormat } from "./review";
+/** The former name of {@link AccessDifference}. */
+export type { AccessDifference as AccessChange } from "./review";
+export type { ExportOptions, ExportProgress, ExportResult } from "./run";
+export type { CheckOptions, CheckResult } from "./run-check";
 
 const run = () => require("./run") as typeof import("./run");
+const check = () => require("./run-check") as typeof import("./run-check");
 
 /**
  * Writes the workspace as a Pulumi TypeScript project into `options.out` (new or empty): its
@@ -48,10 +53,11 @@ export function exportWorkspace(options: ExportOptions): Promise<ExportResult> {
 }
 
 /**
- * Compares the workspace with the `access.yaml` of an exported project (`options.out`): who
- * gained or lost which access since, every attribute the project declares, and the records
- * left out since (or no longer left out). Sends only reads; changes nothing.
+ * Compares the workspace with the `access.yaml` of an exported project (`options.out`): each
+ * difference, by which side holds what (`access.yaml grants ann READ in "GitHub acme"; the
+ * workspace does not`), of every attribute the project declares and of the records it cannot
+ * declare. Sends only reads; changes nothing but `access.yaml`, and that only with `accept`.
  */
 export function checkWorkspace(options: CheckOptions): Promise<CheckResult> {
-  return run().runCheck(options);
+  return check().runCheck(options);
 }

@@ -1,6 +1,6 @@
 /**
  * The files of an exported Pulumi project, besides `access.yaml`: `Pulumi.yaml`, `package.json`
- * (this package at its current version and `@pulumi/pulumi`, both caret ranges), Pulumi's
+ * (this package at its current version, or the spec given, and `@pulumi/pulumi`, at caret ranges), Pulumi's
  * template `tsconfig.json` (the one the examples use), `index.ts`, a README and a `.gitignore`.
  * None depends on the workspace's data but through `access.yaml`, and none holds a date.
  */
@@ -86,7 +86,20 @@ export const userCount = access.users.length;
 export const membershipCount = access.memberships.length;
 `;
 
-function readme(workspace: string, counts: { users: number; memberships: number; integrations: number }): string {
+/** What the generated README says of the dependency on this package, by the spec it has. */
+function installNote(spec: string): string {
+  const published = spec === defaultPackageSpec();
+  return `\`package.json\` depends on ${pkg.name} at \`${spec}\`${published ? "" : " (given with `--package-spec`)"}.\n${
+    published
+      ? `Until ${pkg.name} is published on your registry, \`npm install\` cannot find that version: set the
+dependency to a tarball made with \`npm pack\` in a clone of it (\`"${pkg.name}": "file:../${pkg.name}-${pkg.version}.tgz"\`)
+or to a git URL (\`"${pkg.name}": "git+https://github.com/<owner>/${pkg.name}.git#v${pkg.version}"\`),
+or export again with \`--package-spec\` and one of those.`
+      : `Once ${pkg.name} is published on your registry, \`^${pkg.version}\` is the usual spec.`
+  }`;
+}
+
+function readme(workspace: string, counts: { users: number; memberships: number; integrations: number }, spec: string): string {
   return `# Workspace access, exported
 
 Written by \`workspace-access-export\` (pulumi-workspace-access ${pkg.version}) from the workspace at
@@ -105,6 +118,8 @@ pulumi up        # against this workspace: reads only, no write
 
 The key needs Read users and Read integrations for that first \`up\`, and Write users, Write
 integrations and Write automated jobs for any change you make later.
+
+${installNote(spec)}
 
 ## Changing access
 
@@ -128,28 +143,38 @@ member the stack manages from its integration.
 WORKSPACE_ACCESS_API_KEY=<key> npx workspace-access-export --check --out .
 \`\`\`
 
-prints who gained or lost which access in the workspace since \`access.yaml\` was written, and
-exits 1 when anything differs (0 when nothing does): a step for CI.
+prints each difference between \`access.yaml\` and the workspace whose address it records, by which
+side holds what, and exits 1 when anything differs (0 when nothing does): a step for CI
+(\`--format markdown\` for a pull-request comment, \`--format json\` for tools). To take the
+workspace's side into \`access.yaml\` (only the records that differ change):
+
+\`\`\`sh
+WORKSPACE_ACCESS_API_KEY=<key> npx workspace-access-export --check --accept --out .
+\`\`\`
 `;
 }
 
-/** The project's files by name, `access.yaml` aside. */
+/** The generated package.json's spec of this package when none is given: `^` its version. */
+export const defaultPackageSpec = () => `^${pkg.version}`;
+
+/** The project's files by name, `access.yaml` aside. `packageSpec`: the dependency on this package. */
 export function projectFiles(
   workspace: string,
   counts: { users: number; memberships: number; integrations: number },
+  packageSpec: string = defaultPackageSpec(),
 ): Record<string, string> {
   const packageJson = {
     name: PROJECT_NAME,
     main: "index.ts",
     devDependencies: { "@types/node": "^22", typescript: "^5.0.0" },
-    dependencies: { "@pulumi/pulumi": pkg.dependencies["@pulumi/pulumi"], [pkg.name]: `^${pkg.version}` },
+    dependencies: { "@pulumi/pulumi": pkg.dependencies["@pulumi/pulumi"], [pkg.name]: packageSpec },
   };
   return {
     "Pulumi.yaml": `name: ${PROJECT_NAME}\ndescription: Workspace users and integration memberships, exported by workspace-access-export\nruntime: nodejs\n`,
     "package.json": `${JSON.stringify(packageJson, null, 4)}\n`,
     "tsconfig.json": TSCONFIG,
     "index.ts": INDEX_TS,
-    "README.md": readme(workspace, counts),
+    "README.md": readme(workspace, counts, packageSpec),
     ".gitignore": "/bin/\n/node_modules/\n",
   };
 }

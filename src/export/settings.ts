@@ -18,10 +18,15 @@ export const ENV = {
   host: CONFIG_KEYS.host,
 } as const;
 
-/** The key and the address, checked. */
+/**
+ * The key and the address, checked. `recorded`: the address the checked project's `access.yaml`
+ * records (`--check`), used when neither the flag nor the environment gives one; one given that
+ * differs from it wins (the check says which it read).
+ */
 export function exportConnection(
   baseUrlFlag: string | undefined,
   env: Record<string, string | undefined>,
+  recorded?: { baseUrl: string | undefined; file: string },
 ): { apiKey: string; baseUrl: string } {
   const apiKey = env[ENV.apiKey]?.trim();
   if (!apiKey) {
@@ -32,8 +37,9 @@ export function exportConnection(
   if (baseUrlFlag !== undefined) return { apiKey, baseUrl: parseBaseUrl(baseUrlFlag, "--base-url").href };
   const raw = readRawSettings(() => undefined, env as NodeJS.ProcessEnv);
   if (!raw.baseUrl && !(raw.workspace && raw.host)) {
+    if (recorded?.baseUrl !== undefined) return { apiKey, baseUrl: recordedAddress(recorded.baseUrl, recorded.file) };
     throw new ExportError(
-      `No workspace address: pass --base-url https://<workspace>.<host>/api/v1/, or set ${ENV.baseUrl} (or ${ENV.workspace} and ${ENV.host}).`,
+      `No workspace address: pass --base-url https://<workspace>.<host>/api/v1/, or set ${ENV.baseUrl} (or ${ENV.workspace} and ${ENV.host})${recorded ? ` (${recorded.file} records none)` : ""}.`,
     );
   }
   try {
@@ -44,5 +50,15 @@ export function exportConnection(
     let message = error.message.replace(/\.? Run: pulumi config set[\s\S]*$/, ".");
     for (const key of ["baseUrl", "workspace", "host"] as const) message = message.replaceAll(qualified(key), ENV[key]);
     throw new ExportError(message);
+  }
+}
+
+/** The address `access.yaml` records, checked as a flag's would be. */
+function recordedAddress(baseUrl: string, file: string): string {
+  try {
+    return parseBaseUrl(baseUrl, `the workspace ${file} records`).href;
+  } catch (error) {
+    if (!ConfigurationError.isInstance(error)) throw error;
+    throw new ExportError(`${error.message}. Correct it in ${file}, or pass --base-url.`);
   }
 }

@@ -78,6 +78,44 @@ export function selectIntegrations(all: Integration[], wanted: readonly string[]
   return all.filter((i) => chosen.has(i));
 }
 
+/**
+ * The integration list, each integration once. One whose record broke the contract, or whose
+ * copies differ (which copy is right would be a guess), is unusable: its members are not read, and
+ * it is left out, but it can still be selected by id (it is in scope, so --check does not take its
+ * members for gone).
+ */
+async function readIntegrationList(client: WorkspaceAccessClient): Promise<{
+  all: Integration[];
+  unusable: Map<string, string>;
+  broken: Array<{ id: string | undefined; reason: string }>;
+}> {
+  const all: Integration[] = [];
+  const firstCopy = new Map<string, Integration>();
+  const unusable = new Map<string, string>();
+  const broken: Array<{ id: string | undefined; reason: string }> = [];
+  const onInvalidIntegration = (id: string | undefined, error: Error) => broken.push({ id, reason: error.message });
+  for await (const integration of client.integrations.list({ onInvalid: onInvalidIntegration })) {
+    const first = firstCopy.get(integration.id);
+    if (!first) {
+      firstCopy.set(integration.id, integration);
+      all.push(integration);
+      continue;
+    }
+    const difference = repeatDifference(first, integration, ["label", "application"]);
+    if (difference !== undefined && !unusable.has(integration.id)) unusable.set(integration.id, difference);
+  }
+  for (const { id, reason } of broken) {
+    if (id === undefined || unusable.has(id)) continue;
+    unusable.set(id, reason);
+    if (!firstCopy.has(id)) {
+      const placeholder: Integration = { id, application: null, label: null, workspace: null, createdAt: null, updatedAt: null };
+      firstCopy.set(id, placeholder);
+      all.push(placeholder);
+    }
+  }
+  return { all, unusable, broken };
+}
+
 /** Reads the workspace: see the top of this file. */
 export async function readWorkspace(
   client: WorkspaceAccessClient,
@@ -104,33 +142,7 @@ export async function readWorkspace(
   };
 
   // The integration list first: an unknown `--integration` fails before anything else is read.
-  // Each integration once. One whose record broke the contract, or whose copies differ (which copy
-  // is right would be a guess), is unusable: its members are not read, and it is left out, but it
-  // can still be selected by id (it is in scope, so --check does not take its members for gone).
-  const all: Integration[] = [];
-  const firstCopy = new Map<string, Integration>();
-  const unusable = new Map<string, string>();
-  const broken: Array<{ id: string | undefined; reason: string }> = [];
-  const onInvalidIntegration = (id: string | undefined, error: Error) => broken.push({ id, reason: error.message });
-  for await (const integration of client.integrations.list({ onInvalid: onInvalidIntegration })) {
-    const first = firstCopy.get(integration.id);
-    if (!first) {
-      firstCopy.set(integration.id, integration);
-      all.push(integration);
-      continue;
-    }
-    const difference = repeatDifference(first, integration, ["label", "application"]);
-    if (difference !== undefined && !unusable.has(integration.id)) unusable.set(integration.id, difference);
-  }
-  for (const { id, reason } of broken) {
-    if (id === undefined || unusable.has(id)) continue;
-    unusable.set(id, reason);
-    if (!firstCopy.has(id)) {
-      const placeholder: Integration = { id, application: null, label: null, workspace: null, createdAt: null, updatedAt: null };
-      firstCopy.set(id, placeholder);
-      all.push(placeholder);
-    }
-  }
+  const { all, unusable, broken } = await readIntegrationList(client);
   report();
   const selected = options.select(all);
   const lists: Array<{ integration: Integration; members: SnapshotMember[] }> = [];

@@ -1,40 +1,22 @@
 /**
- * The export and the check in process (issue 16), against the emulator over loopback: what is
- * read (asserted on the emulator's request log), what is written, what is left out and why, the
- * errors and their fixes (the key never in any of them), and `--check` reporting exactly what
- * changed in the workspace. Retries and waits run on a virtual clock.
+ * The export in process, against the emulator over loopback: what is read (asserted on the
+ * emulator's request log), what is written, what is left out and why, and the errors and their
+ * fixes (the key never in any of them). Retries and waits run on a virtual clock. Records the
+ * export cannot write as they are: `export-records.test.ts`; the access review (`--check`):
+ * `check.test.ts`.
  */
 import * as fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
-import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Emulator, POPULATED_IDS, populatedUserId, startEmulator } from "../../src/emulator/index";
+import { type Emulator, POPULATED_IDS, startEmulator } from "../../src/emulator/index";
 import { parseAccessFile } from "../../src/export/access-file";
-import { type ExportOptions, runCheck, runExport } from "../../src/export/run";
+import { type ExportOptions, runExport } from "../../src/export/run";
+import { runCheck } from "../../src/export/run-check";
 import { VirtualClock } from "../support/virtual-clock";
-
-const dirs: string[] = [];
-/** A fresh directory path under the OS temp dir (not created). */
-function freshDir(): string {
-  const parent = fs.mkdtempSync(path.join(os.tmpdir(), "pwa-export-unit-"));
-  dirs.push(parent);
-  return path.join(parent, "access");
-}
-afterAll(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+import { env, freshDir, gets, options, readFiles } from "./support";
 
 const { integrations, users } = POPULATED_IDS;
-const env = (emulator: Emulator, key = emulator.apiKey) => ({ WORKSPACE_ACCESS_API_KEY: key });
-const options = (emulator: Emulator, extra: Partial<ExportOptions> = {}): ExportOptions => ({
-  out: freshDir(),
-  baseUrl: emulator.url,
-  env: env(emulator),
-  ...extra,
-});
-const readFiles = (dir: string) => Object.fromEntries(fs.readdirSync(dir).map((f) => [f, fs.readFileSync(path.join(dir, f), "utf8")]));
-const gets = (emulator: Emulator) => emulator.requests.map((r) => `${r.method} ${r.path}`);
 
 describe("an export of the populated world", () => {
   let emulator: Emulator;
@@ -115,6 +97,27 @@ describe("an export of the populated world", () => {
     ]);
   });
 
+  it("depends on this package at ^ its version, or at --package-spec; the README says what to put there until it is published", async () => {
+    const version = (JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+    const dependency = (dir: string) =>
+      (JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { dependencies: Record<string, string> }).dependencies[
+        "pulumi-workspace-access"
+      ];
+    const plain = await runExport(options(emulator));
+    expect(dependency(plain.dir)).toBe(`^${version}`);
+    const readme = fs.readFileSync(path.join(plain.dir, "README.md"), "utf8").replace(/\s+/g, " ");
+    expect(readme).toContain(`depends on pulumi-workspace-access at \`^${version}\`. Until pulumi-workspace-access is published`);
+    expect(readme).toContain(`"pulumi-workspace-access": "file:../pulumi-workspace-access-${version}.tgz"`);
+    expect(readme).toContain("or export again with `--package-spec`");
+
+    const spec = "git+https://git.example.com/acme/pulumi-workspace-access.git#v0.1.0";
+    const given = await runExport(options(emulator, { packageSpec: spec }));
+    expect(dependency(given.dir)).toBe(spec);
+    expect(fs.readFileSync(path.join(given.dir, "README.md"), "utf8").replace(/\s+/g, " ")).toContain(
+      `depends on pulumi-workspace-access at \`${spec}\` (given with \`--package-spec\`)`,
+    );
+  });
+
   it("refuses an unknown --integration before reading any user or member, writing nothing", async () => {
     const opts = options(emulator, { integrations: ["Jira"] });
     await expect(runExport(opts)).rejects.toThrow(
@@ -140,270 +143,6 @@ describe("an export of the populated world", () => {
     await expect(runExport(options(emulator, { out: empty }))).resolves.toMatchObject({ users: 482 });
   });
 });
-
-describe("records the export cannot represent", () => {
-  it("are left out whole and listed with the reason; the rest is exported", async () => {
-    const emulator = await startEmulator({
-      seed: {
-        users: [
-          { id: "u-ok", email: "ok@x.example", firstName: "Ok", lastName: "Person" },
-          { id: "u-noname", email: "noname@x.example", firstName: null, lastName: "Person" },
-          { id: "u-bademail", email: "not an email", firstName: "Bad", lastName: "Email" },
-          { id: "u-longname", email: "long@x.example", firstName: "L".repeat(101), lastName: "Name" },
-        ],
-        integrations: [
-          {
-            id: "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a01",
-            application: "YouTube",
-            label: "YouTube acme",
-            entitlements: [{ id: "VIEWER" }],
-            users: [
-              { userId: "u-ok", entitlements: ["VIEWER"] },
-              { userId: "u-noname", entitlements: ["VIEWER"] },
-              { userId: "u-bademail", entitlements: [] },
-            ],
-          },
-        ],
-      },
-    });
-    try {
-      // A user record without an email, and one that breaks the contract (a number for a name), on the first page.
-      const page = (await (
-        await fetch(`${emulator.url}users?page%5Bsize%5D=100`, { headers: { "x-api-key": emulator.apiKey } })
-      ).json()) as {
-        data: Array<Record<string, unknown>>;
-      };
-      page.data.push({ id: "u-noemail", type: "user", attributes: { firstName: "No", lastName: "Email", role: "workspace_login_only" } });
-      page.data.push({ id: "u-broken", type: "user", attributes: { email: "broken@x.example", firstName: 42 } });
-      emulator.fault({ method: "GET", path: "/users", body: JSON.stringify({ ...page, links: { next: null } }) });
-      const result = await runExport(options(emulator));
-      // Users first, then memberships; each by email (a record without one first).
-      expect(result.leftOut.map((l) => l.text)).toEqual([
-        expect.stringMatching(
-          /^user u-broken: GET \/api\/v1\/users answered 200 with a record \(id u-broken\) that does not match the API contract: field "attributes\.firstName"/,
-        ),
-        "user u-noemail: no email",
-        "user u-longname <long@x.example>: firstName must be at most 100 characters",
-        "user u-noname <noname@x.example>: no first name",
-        "user u-bademail <not an email>: email must be a valid address such as alice@example.com",
-        'membership of u-noname <noname@x.example> in "YouTube acme": its user is left out (no first name)',
-        'membership of u-bademail <not an email> in "YouTube acme": its user is left out (email must be a valid address such as alice@example.com)',
-      ]);
-      const file = parseAccessFile(fs.readFileSync(path.join(result.dir, "access.yaml"), "utf8"));
-      expect(file.users.map((u) => u.email)).toEqual(["ok@x.example"]);
-      expect(file.memberships.map((m) => m.user)).toEqual(["ok@x.example"]);
-    } finally {
-      await emulator.close();
-    }
-  });
-});
-
-describe("users whose emails differ only in case", () => {
-  it("are all left out, with their memberships and the reason; the rest is exported and access.yaml reads back", async () => {
-    const emulator = await startEmulator({
-      seed: {
-        users: [
-          { id: "u-ann", email: "ann@x.example", firstName: "Ann", lastName: "Lee" },
-          { id: "u-bob", email: "bob@x.example", firstName: "Bob", lastName: "Ray" },
-        ],
-        integrations: [
-          {
-            id: "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a01",
-            application: "YouTube",
-            label: "YouTube acme",
-            entitlements: [{ id: "VIEWER" }],
-            users: [
-              { userId: "u-ann", entitlements: ["VIEWER"] },
-              { userId: "u-bob", entitlements: ["VIEWER"] },
-            ],
-          },
-        ],
-      },
-    });
-    try {
-      // The emulator refuses such a pair, a service may not: a second Ann on the user page.
-      const page = (await (
-        await fetch(`${emulator.url}users?page%5Bsize%5D=100`, { headers: { "x-api-key": emulator.apiKey } })
-      ).json()) as { data: Array<Record<string, unknown>> };
-      page.data.push({ id: "u-ann2", type: "user", attributes: { email: "Ann@X.example", firstName: "Ann", lastName: "Two" } });
-      emulator.fault({ method: "GET", path: "/users", body: JSON.stringify({ ...page, links: { next: null } }) });
-      const result = await runExport(options(emulator));
-      const reason = (other: string) =>
-        `another user has the same email but for case (${other}): access.yaml tells users apart by email, case-insensitively`;
-      expect(result.leftOut.map((l) => l.text)).toEqual([
-        `user u-ann <ann@x.example>: ${reason("u-ann2")}`,
-        `user u-ann2 <Ann@X.example>: ${reason("u-ann")}`,
-        `membership of u-ann <ann@x.example> in "YouTube acme": its user is left out (${reason("u-ann2")})`,
-      ]);
-      const file = parseAccessFile(fs.readFileSync(path.join(result.dir, "access.yaml"), "utf8"));
-      expect(file.users.map((u) => u.email)).toEqual(["bob@x.example"]);
-      expect(file.memberships.map((m) => m.user)).toEqual(["bob@x.example"]);
-      expect(result).toMatchObject({ users: 1, memberships: 1 });
-    } finally {
-      await emulator.close();
-    }
-  });
-});
-
-/** A two-user workspace with one integration (both members), for the tests that alter pages. */
-const YT = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a01";
-const twoMembers = () => ({
-  users: [
-    { id: "u-ann", email: "ann@x.example", firstName: "Ann", lastName: "Lee" },
-    { id: "u-bob", email: "bob@x.example", firstName: "Bob", lastName: "Ray" },
-  ],
-  integrations: [
-    {
-      id: YT,
-      application: "YouTube",
-      label: "YouTube acme",
-      entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }],
-      users: [
-        { userId: "u-ann", entitlements: ["VIEWER"] },
-        { userId: "u-bob", entitlements: ["VIEWER"] },
-      ],
-    },
-  ],
-});
-
-type RawPage = { data: Array<{ id: string; type: string; attributes: Record<string, unknown> }>; links?: unknown };
-/** The first page of `list` (a path under the API root) as the emulator answers it now. */
-async function rawPage(emulator: Emulator, list: string): Promise<RawPage> {
-  const answer = await fetch(`${emulator.url}${list}?page%5Bsize%5D=100`, { headers: { "x-api-key": emulator.apiKey } });
-  return (await answer.json()) as RawPage;
-}
-/** Makes the next `times` reads of `list` answer `page` as its only page. */
-function answerWith(emulator: Emulator, list: string, page: RawPage, times = 1): void {
-  emulator.fault({ method: "GET", path: `/${list}`, body: JSON.stringify({ ...page, links: { next: null } }), times });
-}
-const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-
-describe("records the service lists twice (offset paging shifting, a repeat)", () => {
-  let emulator: Emulator;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: twoMembers() });
-  });
-  afterAll(async () => {
-    await emulator?.close();
-  });
-  const exported = async () => {
-    const result = await runExport(options(emulator));
-    return { result, file: parseAccessFile(fs.readFileSync(path.join(result.dir, "access.yaml"), "utf8")) };
-  };
-
-  it("a member listed twice the same is written once, silently: access.yaml reads back", async () => {
-    const page = await rawPage(emulator, `integrations/${YT}/users`);
-    page.data.push(copy(page.data[0]!));
-    answerWith(emulator, `integrations/${YT}/users`, page);
-    const { result, file } = await exported();
-    expect(result.leftOut).toEqual([]);
-    expect(file.memberships.map((m) => m.user)).toEqual(["ann@x.example", "bob@x.example"]);
-  });
-
-  it("a member listed twice differently is left out and listed; the others are written", async () => {
-    const page = await rawPage(emulator, `integrations/${YT}/users`);
-    const again = copy(page.data.find((r) => r.id === "u-ann")!);
-    again.attributes["entitlements"] = [{ id: "EDITOR" }];
-    page.data.push(again);
-    answerWith(emulator, `integrations/${YT}/users`, page);
-    const { result, file } = await exported();
-    expect(result.leftOut.map((l) => l.text)).toEqual([
-      'membership of u-ann <ann@x.example> in "YouTube acme": listed twice, differently (entitlements: ["VIEWER"] / ["EDITOR"])',
-    ]);
-    expect(file.users.map((u) => u.email)).toEqual(["ann@x.example", "bob@x.example"]);
-    expect(file.memberships.map((m) => m.user)).toEqual(["bob@x.example"]);
-  });
-
-  it("a user listed twice the same is written once; listed twice differently, it is left out with its memberships", async () => {
-    const page = await rawPage(emulator, "users");
-    page.data.push(copy(page.data.find((r) => r.id === "u-ann")!));
-    answerWith(emulator, "users", page);
-    expect((await exported()).result.leftOut).toEqual([]);
-
-    const again = copy(page.data.find((r) => r.id === "u-bob")!);
-    again.attributes["lastName"] = "Ray-Smith";
-    answerWith(emulator, "users", { ...page, data: [...page.data, again] });
-    const { result, file } = await exported();
-    expect(result.leftOut.map((l) => l.text)).toEqual([
-      'user u-bob <bob@x.example>: listed twice, differently (lastName: "Ray" / "Ray-Smith")',
-      'membership of u-bob <bob@x.example> in "YouTube acme": its user is left out (listed twice, differently (lastName: "Ray" / "Ray-Smith"))',
-    ]);
-    expect(file.users.map((u) => u.email)).toEqual(["ann@x.example"]);
-    expect(file.memberships.map((m) => m.user)).toEqual(["ann@x.example"]);
-  });
-
-  it("a user with a copy that breaks the contract is left out whole, never written from the other copy", async () => {
-    const page = await rawPage(emulator, "users");
-    const broken = copy(page.data.find((r) => r.id === "u-bob")!);
-    broken.attributes["firstName"] = 42;
-    answerWith(emulator, "users", { ...page, data: [...page.data, broken] });
-    const { result, file } = await exported();
-    expect(result.leftOut.map((l) => l.text)).toEqual([
-      expect.stringMatching(/^user u-bob: GET .* field "attributes\.firstName"/),
-      'membership of u-bob <bob@x.example> in "YouTube acme": its user is left out (its record does not match the API contract)',
-    ]);
-    expect(file.users.map((u) => u.email)).toEqual(["ann@x.example"]);
-  });
-
-  it("an integration listed twice the same is read and written once, under its own name", async () => {
-    const page = await rawPage(emulator, "integrations");
-    page.data.push(copy(page.data[0]!));
-    answerWith(emulator, "integrations", page);
-    emulator.clearRequests();
-    const { result, file } = await exported();
-    expect(result.leftOut).toEqual([]);
-    expect(file.integrations.map((i) => i.name)).toEqual(["youtube-acme"]);
-    expect(file.memberships.map((m) => m.name)).toEqual(["youtube-acme--ann-at-x.example", "youtube-acme--bob-at-x.example"]);
-    expect(gets(emulator).filter((l) => l === `GET /integrations/${YT}/users`)).toHaveLength(1);
-  });
-
-  it("an integration listed twice differently is left out and listed, its members not read", async () => {
-    const page = await rawPage(emulator, "integrations");
-    const again = copy(page.data[0]!);
-    again.attributes["label"] = "YouTube renamed";
-    answerWith(emulator, "integrations", { ...page, data: [...page.data, again] });
-    emulator.clearRequests();
-    const { result, file } = await exported();
-    expect(result.leftOut.map((l) => l.text)).toEqual([
-      `integration ${YT} ("YouTube acme"): listed twice, differently (label: "YouTube acme" / "YouTube renamed")`,
-    ]);
-    expect(file.integrations).toEqual([]);
-    expect(file.users).toHaveLength(2);
-    expect(gets(emulator).filter((l) => l.startsWith(`GET /integrations/${YT}`))).toEqual([]);
-  });
-});
-
-describe("an integration record that breaks the contract", () => {
-  it("is left out and listed with its id and field, its members unread; the rest is exported", async () => {
-    const emulator = await startEmulator({ seed: twoMembers() });
-    try {
-      const slack = emulator.integrations.add({ application: "Slack", label: "Slack acme", entitlements: [{ id: "MEMBER" }] });
-      emulator.integrations.setMember(slack.id, "u-bob", { entitlements: ["MEMBER"] });
-      const page = await rawPage(emulator, "integrations");
-      page.data.find((r) => r.id === YT)!.attributes["label"] = 42;
-      answerWith(emulator, "integrations", page, 2);
-      const result = await runExport(options(emulator));
-      expect(result.leftOut.map((l) => l.text)).toEqual([
-        expect.stringMatching(
-          new RegExp(
-            `^integration ${YT}: GET /api/v1/integrations answered 200 with a record \\(id ${YT}\\) that does not match the API contract: field "attributes\\.label"`,
-          ),
-        ),
-      ]);
-      expect(gets(emulator).filter((l) => l.includes(YT))).toEqual([]);
-      const file = parseAccessFile(fs.readFileSync(path.join(result.dir, "access.yaml"), "utf8"));
-      expect(file.integrations.map((i) => i.label)).toEqual(["Slack acme"]);
-      expect(file.users).toHaveLength(2);
-      // Still selectable by id: in scope, and left out.
-      const scoped = await runExport(options(emulator, { integrations: [YT] }));
-      expect(scoped.leftOut.map((l) => l.kind)).toEqual(["integration"]);
-      expect(parseAccessFile(fs.readFileSync(path.join(scoped.dir, "access.yaml"), "utf8")).scope.integrations).toEqual([YT]);
-    } finally {
-      await emulator.close();
-    }
-  });
-});
-
 describe("a failure while writing the project", () => {
   /** Runs `work` with fs.writeFileSync failing (ENOSPC) at its `nth` call for a path under `under`. */
   async function withFullDisk<T>(under: string, nth: number, work: () => Promise<T>): Promise<T> {
@@ -556,231 +295,3 @@ describe("errors name the fix, never the key", () => {
     );
   });
 });
-
-describe("--check", () => {
-  let emulator: Emulator;
-  let dir: string;
-  beforeAll(async () => {
-    emulator = await startEmulator({ world: "populated" });
-    dir = (await runExport(options(emulator))).dir;
-  });
-  afterAll(async () => {
-    await emulator?.close();
-  });
-
-  it("finds nothing when nothing changed, with reads only", async () => {
-    emulator.clearRequests();
-    const result = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
-    expect(result.changes).toEqual([]);
-    expect(result.notes).toEqual([]);
-    expect(gets(emulator).every((l) => l.startsWith("GET "))).toBe(true);
-    expect(result.requests).toBe(12);
-  });
-
-  it("reports exactly a grant, a revocation, a new user and a role change", async () => {
-    const viewer = populatedUserId(101); // a Salesforce viewer
-    const admin = populatedUserId(100); // a Salesforce admin: ADMIN and VIEWER
-    emulator.integrations.setMember(integrations.big, viewer, { entitlements: ["EDITOR", "VIEWER"] });
-    emulator.integrations.setMember(integrations.big, admin, { entitlements: ["ADMIN"] });
-    emulator.users.add({ email: "new.person@acme.example", firstName: "New", lastName: "Person", role: "workspace_login_only" });
-    emulator.users.update(users.plain, { role: "workspace_super_admin" });
-    emulator.clearRequests();
-    const result = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
-    expect(result.changes.map((c) => c.text)).toEqual([
-      "+ user new.person@acme.example added (workspace_login_only)",
-      '- user100@acme.example in "Salesforce acme": revoked VIEWER',
-      '+ User101@ACME.EXAMPLE in "Salesforce acme": granted EDITOR',
-      "~ user user300@acme.example: role workspace_login_only -> workspace_super_admin",
-    ]);
-    expect(result.changes.map((c) => c.kind)).toEqual(["user-added", "entitlements-revoked", "entitlements-granted", "user-role-changed"]);
-    expect(emulator.requests.every((r) => r.method === "GET")).toBe(true);
-  });
-
-  it("reports memberships added and removed, member role changes and users removed", async () => {
-    emulator.integrations.removeMember(integrations.smallTwin, users.guestAdmin);
-    emulator.integrations.setMember(integrations.smallTwin, users.superAdmin, { entitlements: ["READ"] });
-    emulator.integrations.setMember(integrations.small, users.superAdmin, { role: "owner", entitlements: ["READ", "WRITE"] });
-    emulator.users.remove(populatedUserId(400));
-    const result = await runCheck({
-      out: dir,
-      baseUrl: emulator.url,
-      env: env(emulator),
-      integrations: ["GitHub acme", "GitHub acme-labs"],
-    });
-    expect(result.changes.map((c) => c.text)).toEqual(
-      [
-        '~ user002@acme.example in "GitHub acme": role account_collaborator -> account_owner',
-        '+ user002@acme.example joined "GitHub acme-labs" as account_collaborator with READ',
-        '- user007@acme.example left "GitHub acme-labs" (was account_collaborator with WRITE)',
-        "- user user400@acme.example removed",
-        // (the changes of the test before, not in these integrations, are users' only)
-        "+ user new.person@acme.example added (workspace_login_only)",
-        "~ user user300@acme.example: role workspace_login_only -> workspace_super_admin",
-      ].sort((a, b) => key(a).localeCompare(key(b))),
-    );
-  });
-
-  it("says when access.yaml came from another workspace", async () => {
-    const other = await startEmulator({ world: "populated", apiKey: emulator.apiKey });
-    try {
-      const result = await runCheck({ out: dir, baseUrl: other.url, env: env(emulator) });
-      expect(result.notes).toEqual([`access.yaml was exported from ${emulator.url}; this check reads ${other.url}.`]);
-    } finally {
-      await other.close();
-    }
-  });
-});
-
-describe("--check and the records the export leaves out", () => {
-  /** Exports a fresh two-member workspace (with `extra` users), runs `change`, then checks. */
-  async function exportChangeCheck(change: (emulator: Emulator) => void | Promise<void>, extra: Array<Record<string, unknown>> = []) {
-    const seed = twoMembers();
-    const emulator = await startEmulator({ seed: { ...seed, users: [...seed.users, ...extra] } as typeof seed });
-    try {
-      const exported = await runExport(options(emulator));
-      await change(emulator);
-      const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
-      return { exported, result, texts: result.changes.map((c) => c.text) };
-    } finally {
-      await emulator.close();
-    }
-  }
-
-  it("records them in access.yaml: sorted, one per key, as data; a fresh check finds nothing", async () => {
-    const { exported, result } = await exportChangeCheck(() => {}, [
-      { id: "u-pending", email: "pending@x.example", firstName: null, lastName: null },
-    ]);
-    const text = fs.readFileSync(path.join(exported.dir, "access.yaml"), "utf8");
-    expect(text).toContain("leftOut:\n  - kind: user\n    id: u-pending\n    email: pending@x.example\n    reason: no first name\n");
-    expect(parseAccessFile(text).leftOut).toEqual([{ kind: "user", id: "u-pending", email: "pending@x.example", reason: "no first name" }]);
-    expect(result.changes).toEqual([]);
-    expect(result.leftOut.map((l) => l.text)).toEqual(["user u-pending <pending@x.example>: no first name"]);
-  });
-
-  it("reports a new user without a last name joining as owner: the user and the membership are left out now", async () => {
-    const { texts, result } = await exportChangeCheck((emulator) => {
-      emulator.users.add({ id: "u-scim", email: "scim@x.example", firstName: "Sc", lastName: null, role: "workspace_super_admin" });
-      emulator.integrations.setMember(YT, "u-scim", { role: "owner", entitlements: ["VIEWER"] });
-    });
-    expect(texts).toEqual([
-      "! user u-scim <scim@x.example>: left out now: no last name",
-      '! membership of u-scim <scim@x.example> in "YouTube acme": left out now: its user is left out (no last name); holds role owner with VIEWER',
-    ]);
-    expect(result.changes.map((c) => c.kind)).toEqual(["left-out-now", "left-out-now"]);
-  });
-
-  it("reports a member given a role the project cannot declare as left out now, not as having left", async () => {
-    const { texts } = await exportChangeCheck(async (emulator) => {
-      const page = await rawPage(emulator, `integrations/${YT}/users`);
-      page.data.find((r) => r.id === "u-bob")!.attributes["role"] = "admin";
-      answerWith(emulator, `integrations/${YT}/users`, page);
-    });
-    expect(texts).toEqual([
-      `! membership of u-bob <bob@x.example> in "YouTube acme": left out now: role "admin" is neither owner nor collaborator; holds role admin with VIEWER`,
-    ]);
-  });
-
-  it("reports users whose emails now differ only in case as left out now, not removed", async () => {
-    const { texts } = await exportChangeCheck(async (emulator) => {
-      const page = await rawPage(emulator, "users");
-      page.data.push({ id: "u-ann2", type: "user", attributes: { email: "Ann@X.example", firstName: "Ann", lastName: "Two" } });
-      answerWith(emulator, "users", page);
-    });
-    const reason = (other: string) =>
-      `another user has the same email but for case (${other}): access.yaml tells users apart by email, case-insensitively`;
-    expect(texts).toEqual([
-      `! user u-ann <ann@x.example>: left out now: ${reason("u-ann2")}`,
-      `! user u-ann2 <Ann@X.example>: left out now: ${reason("u-ann")}`,
-      `! membership of u-ann <ann@x.example> in "YouTube acme": left out now: its user is left out (${reason("u-ann2")}); holds role collaborator with VIEWER`,
-    ]);
-  });
-
-  it("reports a record no longer left out as that, not as a user added or a member joined", async () => {
-    const { texts, result } = await exportChangeCheck(
-      (emulator) => {
-        emulator.users.update("u-cy", { firstName: "Cy" });
-      },
-      [{ id: "u-cy", email: "cy@x.example", firstName: null, lastName: "Doe" }],
-    );
-    expect(texts).toEqual(["! user u-cy <cy@x.example>: no longer left out (was: no first name)"]);
-    expect(result.changes[0]).toMatchObject({ kind: "no-longer-left-out", user: "cy@x.example" });
-  });
-
-  it("reads an access.yaml written before leftOut was recorded: every record left out now is reported", async () => {
-    const emulator = await startEmulator({ seed: twoMembers() });
-    try {
-      const exported = await runExport(options(emulator));
-      const file = path.join(exported.dir, "access.yaml");
-      const text = fs.readFileSync(file, "utf8");
-      expect(text.endsWith("leftOut: []\n")).toBe(true);
-      fs.writeFileSync(file, text.replace("leftOut: []\n", ""));
-      expect(parseAccessFile(fs.readFileSync(file, "utf8")).leftOut).toEqual([]);
-      expect((await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) })).changes).toEqual([]);
-      emulator.users.add({ id: "u-new", email: "new@x.example", firstName: null, lastName: null });
-      const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
-      expect(result.changes.map((c) => c.text)).toEqual(["! user u-new <new@x.example>: left out now: no first name"]);
-    } finally {
-      await emulator.close();
-    }
-  });
-
-  it("reports an integration whose record now breaks the contract once, and none of its members as gone", async () => {
-    const { texts } = await exportChangeCheck(async (emulator) => {
-      const page = await rawPage(emulator, "integrations");
-      page.data.find((r) => r.id === YT)!.attributes["label"] = 42;
-      answerWith(emulator, "integrations", page);
-    });
-    expect(texts).toEqual([
-      expect.stringMatching(
-        new RegExp(
-          `^! integration ${YT} \\("YouTube acme"\\): left out now: GET /api/v1/integrations answered 200 .* field "attributes\\.label"`,
-        ),
-      ),
-    ]);
-  });
-
-  it("reports a user renamed in the identity provider: the project declares names, so its next up would rename them back", async () => {
-    const { texts, result } = await exportChangeCheck((emulator) => {
-      emulator.users.update("u-ann", { lastName: "Lee-Smith" });
-      emulator.users.update("u-bob", { firstName: "Robert", lastName: "Ray Jr" });
-    });
-    expect(texts).toEqual([
-      '~ user ann@x.example: renamed, lastName "Lee" -> "Lee-Smith"',
-      '~ user bob@x.example: renamed, firstName "Bob" -> "Robert", lastName "Ray" -> "Ray Jr"',
-    ]);
-    expect(result.changes[0]).toMatchObject({ kind: "user-renamed", user: "ann@x.example", from: "Ann Lee", to: "Ann Lee-Smith" });
-  });
-
-  it("under --members-only, reports a user whose last membership ended as out of scope, not removed", async () => {
-    const emulator = await startEmulator({ seed: twoMembers() });
-    try {
-      const exported = await runExport(options(emulator, { membersOnly: true }));
-      emulator.integrations.removeMember(YT, "u-bob");
-      const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
-      expect(result.changes.map((c) => c.text)).toEqual([
-        "- user bob@x.example: no membership in scope now (still a user of the workspace)",
-        '- bob@x.example left "YouTube acme" (was account_collaborator with VIEWER)',
-      ]);
-      expect(result.changes[0]!.kind).toBe("user-out-of-scope");
-      emulator.users.remove("u-bob");
-      expect((await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) })).changes[0]!.text).toBe(
-        "- user bob@x.example removed",
-      );
-    } finally {
-      await emulator.close();
-    }
-  });
-
-  it("reports a member whose every entitlement was revoked as that, not as having left", async () => {
-    const { texts, result } = await exportChangeCheck((emulator) => {
-      emulator.integrations.setMember(YT, "u-bob", { entitlements: [] });
-    });
-    expect(texts).toEqual(['- bob@x.example in "YouTube acme": revoked VIEWER (still a member, with no entitlement)']);
-    expect(result.changes[0]).toMatchObject({ kind: "entitlements-revoked", entitlements: ["VIEWER"] });
-  });
-});
-
-/** The email a change line is about, for the order the check sorts in. */
-function key(line: string): string {
-  return /(\S+@\S+)/.exec(line)?.[1]?.toLowerCase() ?? "";
-}

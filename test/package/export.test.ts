@@ -41,6 +41,8 @@ describe("workspace-access-export of the populated world, deployed from the pack
   let dir: string;
   let exported: { code: number; stdout: string; stderr: string };
   let exportRequests: RecordedRequest[];
+  let tarball: string;
+  let packageJson: string;
 
   beforeAll(async () => {
     emulator = await startEmulator({ world: "populated", job: { finishAfterPolls: 1 } });
@@ -54,10 +56,17 @@ describe("workspace-access-export of the populated world, deployed from the pack
     });
     tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-export-"));
     dir = path.join(tmp, "access");
-    exported = await runExportCli(["--out", dir, "--base-url", emulator.url], { WORKSPACE_ACCESS_API_KEY: emulator.apiKey });
+    tarball = await packedTarball();
+    // The package as a user has it before it is published: a tarball from `npm pack`.
+    exported = await runExportCli(["--out", dir, "--base-url", emulator.url, "--package-spec", `file:${tarball}`], {
+      WORKSPACE_ACCESS_API_KEY: emulator.apiKey,
+    });
     exportRequests = emulator.requests;
     emulator.clearRequests();
-    if (exported.code === 0) await installTarball(dir, await packedTarball());
+    if (exported.code === 0) {
+      packageJson = fs.readFileSync(path.join(dir, "package.json"), "utf8");
+      await installTarball(dir, tarball);
+    }
   }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -77,12 +86,45 @@ describe("workspace-access-export of the populated world, deployed from the pack
     expect(exported.stderr).toMatch(/workspace-access-export: 12 pages read, 512 users, 305 memberships, [\d.]+ s\n/);
   });
 
-  it("lists on stderr what it leaves out: the 30 pending users without names, and their 31 memberships", () => {
-    const lines = exported.stderr.split("\n").filter((line) => line.startsWith("  "));
-    expect(exported.stderr).toContain("left out 61 records a project could not declare:");
-    expect(lines.filter((line) => /^ {2}user .*: no first name$/.test(line))).toHaveLength(30);
-    expect(lines.filter((line) => /^ {2}membership of .*: its user is left out \(no first name\)$/.test(line))).toHaveLength(31);
+  it("counts on stderr what it leaves out, and records it in access.yaml: the 30 pending users without names, and their 31 memberships", () => {
+    expect(exported.stderr).toContain(
+      "left out 61 records a project could not declare (recorded under leftOut in access.yaml; --verbose lists them).\n",
+    );
+    expect(exported.stderr.split("\n").filter((line) => line.startsWith("  "))).toEqual([]);
+    const leftOut = fs.readFileSync(path.join(dir, "access.yaml"), "utf8").split("\nleftOut:\n")[1]!;
+    expect(leftOut.match(/^ {4}reason: no first name$/gm)).toHaveLength(30);
+    expect(leftOut.match(/^ {4}reason: "?its user is left out \(no first name\)"?$/gm)).toHaveLength(31);
     expect(exported.stdout).toContain("482 users and 274 memberships of 3 integrations");
+  });
+
+  it("depends on the package as --package-spec says, and its README says what to put there until the package is published", () => {
+    expect(JSON.parse(packageJson).dependencies["pulumi-workspace-access"]).toBe(`file:${tarball}`);
+    const readme = fs.readFileSync(path.join(dir, "README.md"), "utf8");
+    expect(readme).toContain(`depends on pulumi-workspace-access at \`file:${tarball}\` (given with \`--package-spec\`)`);
+  });
+
+  it("runs its README's access-review commands as written, in the project, against the workspace access.yaml records", async () => {
+    const readme = fs.readFileSync(path.join(dir, "README.md"), "utf8");
+    const commands = readme.split("\n").filter((line) => line.includes("npx workspace-access-export"));
+    expect(commands).toEqual([
+      "WORKSPACE_ACCESS_API_KEY=<key> npx workspace-access-export --check --out .",
+      "WORKSPACE_ACCESS_API_KEY=<key> npx workspace-access-export --check --accept --out .",
+    ]);
+    for (const command of commands) {
+      // The user's shell, in the project; no address in the environment: access.yaml has it.
+      // Not spawnSync: the emulator answers from this process's event loop.
+      const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(
+          "sh",
+          ["-c", command.replace("<key>", emulator.apiKey)],
+          { cwd: dir, env: { ...process.env, ...NO_FALLBACKS, npm_config_offline: "true" }, encoding: "utf8" },
+          (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
+        );
+      });
+      expect(result.stderr).not.toContain(emulator.apiKey);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^access\.yaml and the workspace hold the same access\.\n/);
+    }
   });
 
   it("writes a whole project: Pulumi.yaml, package.json, the template's tsconfig, index.ts, access.yaml and a README", () => {
@@ -182,17 +224,41 @@ describe("the command's exit status and output", { timeout: 120_000 }, () => {
     const dir = path.join(tmp, "check");
     expect((await runExportCli(["--out", dir, "--base-url", emulator.url], key())).code).toBe(0);
     const same = await runExportCli(["--check", "--out", dir, "--base-url", emulator.url], key());
-    expect(same).toMatchObject({ code: 0, stdout: "No access changed since access.yaml was written.\n" });
+    expect(same).toMatchObject({
+      code: 0,
+      stdout:
+        "access.yaml and the workspace hold the same access.\n61 records of the workspace a project cannot declare are left out (--verbose lists them).\n",
+    });
 
     emulator.integrations.setMember("5b1f0000-0000-4000-8000-000000000002", "7a5e0000-0000-4000-8000-000000000002", {
       entitlements: ["READ", "WRITE", "MAINTAIN"],
     });
     const changed = await runExportCli(["--check", "--out", dir], { ...key(), WORKSPACE_ACCESS_BASE_URL: emulator.url });
     expect(changed.code).toBe(1);
-    expect(changed.stdout).toBe(
-      '+ user002@acme.example in "GitHub acme": granted MAINTAIN\n1 change of access since access.yaml was written.\n',
-    );
+    expect(changed.stdout.split("\n").slice(0, 3)).toEqual([
+      'the workspace grants user002@acme.example MAINTAIN in "GitHub acme"; access.yaml does not',
+      "1 difference between access.yaml and the workspace.",
+      `To take the workspace's side into access.yaml (only these records change): workspace-access-export --check --accept --out ${dir}`,
+    ]);
     expect(changed.stderr).not.toContain(emulator.apiKey);
+
+    const markdown = await runExportCli(["--check", "--out", dir, "--format", "markdown"], key());
+    expect(markdown.code).toBe(1);
+    expect(markdown.stdout).toContain("| user002@acme.example | GitHub acme | entitlements | — | MAINTAIN |\n");
+    const json = await runExportCli(["--check", "--out", dir, "--format", "json", "--verbose"], key());
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      version: 1,
+      workspace: emulator.url,
+      accepted: false,
+      differences: [{ kind: "entitlements", side: "workspace", user: "user002@acme.example", workspace: "MAINTAIN" }],
+      leftOut: { count: 61 },
+    });
+
+    const accepted = await runExportCli(["--check", "--accept", "--out", dir], key());
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(accepted.stdout).toContain("access.yaml now holds the workspace's side.");
+    expect((await runExportCli(["--check", "--out", dir], key())).code).toBe(0);
   });
 
   it.each([
@@ -203,6 +269,7 @@ describe("the command's exit status and output", { timeout: 120_000 }, () => {
       /the API key is never taken as a flag: set WORKSPACE_ACCESS_API_KEY/,
     ],
     ["with an unknown option", ["--out", "x", "--frobnicate"], /Unknown option '--frobnicate'/],
+    ["with an unknown format", ["--check", "--out", "x", "--format", "html"], /--format must be text, markdown, json, not "html"/],
   ])("exits 2 %s, with the usage", async (_what, args, message) => {
     const result = await runExportCli(args, key());
     expect(result.code).toBe(2);
@@ -225,7 +292,8 @@ describe("the command's exit status and output", { timeout: 120_000 }, () => {
     const result = await runExportCli(["--help"], {});
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
-      /^Usage: workspace-access-export --out DIR \[--base-url URL\] \[--integration ID\|LABEL \.\.\.\] \[--members-only\] \[--check\]/,
+      /^Usage: workspace-access-export --out DIR \[--base-url URL\] \[--integration ID\|LABEL \.\.\.\] \[--members-only\]\n {7}workspace-access-export --check --out DIR \[--accept\] \[--format text\|markdown\|json\]/,
     );
+    expect(result.stdout).toContain("node_modules/pulumi-workspace-access/docs/export.md");
   });
 });

@@ -1,0 +1,84 @@
+/**
+ * `--accept`: `access.yaml` rewritten to hold what the workspace holds now, as a pure function of
+ * the two. Everything the review compares comes from the workspace; everything else stays as the
+ * file has it, so that a diff of the file shows only the records that differ: a record the review
+ * finds no difference in is kept exactly as written (its email's case too), the resource names
+ * already there are kept (Pulumi would take a renamed entry for a new resource), and so are the
+ * file's workspace address and scope. Written in the export's own order and layout.
+ */
+import type { AccessFile, AccessIntegration, AccessMember, AccessUser } from "../access-file";
+import { byKey, emailKey } from "../names";
+
+/** A name not in `taken`: `name`, else `name-2`, `name-3`, ... */
+function free(name: string, taken: Set<string>): string {
+  let candidate = name;
+  for (let n = 2; taken.has(candidate); n++) candidate = `${name}-${n}`;
+  taken.add(candidate);
+  return candidate;
+}
+
+const sameUser = (a: AccessUser, b: AccessUser) =>
+  a.firstName === b.firstName && a.lastName === b.lastName && a.role === b.role && a.isGuest === b.isGuest;
+
+const sameMember = (a: AccessMember, b: AccessMember) =>
+  a.role === b.role && a.entitlements.length === b.entitlements.length && a.entitlements.every((e) => b.entitlements.includes(e));
+
+/** The users of the accepted file: the workspace's, under the names and emails the file has for them. */
+function acceptedUsers(recorded: AccessFile, live: AccessFile): AccessUser[] {
+  const then = new Map(recorded.users.map((u) => [emailKey(u.email), u]));
+  const taken = new Set(
+    live.users.flatMap((u) => {
+      const was = then.get(emailKey(u.email));
+      return was ? [was.name] : [];
+    }),
+  );
+  return live.users
+    .map((user) => {
+      const was = then.get(emailKey(user.email));
+      if (!was) return { ...user, name: free(user.name, taken) };
+      return sameUser(was, user) ? was : { ...user, name: was.name, email: was.email };
+    })
+    .sort(byKey((u) => `${emailKey(u.email)}\u0000${u.email}`));
+}
+
+/** The integrations of the accepted file: the workspace's members, as the file writes those that do not differ. */
+function acceptedIntegrations(recorded: AccessFile, live: AccessFile, users: AccessUser[]): AccessIntegration[] {
+  const then = new Map(recorded.integrations.map((i) => [i.id, i]));
+  const emails = new Map(users.map((u) => [emailKey(u.email), u.email]));
+  const taken = new Set(live.integrations.flatMap((i) => (then.has(i.id) ? [then.get(i.id)!.name] : [])));
+  return live.integrations
+    .map((integration) => {
+      const was = then.get(integration.id);
+      const members = new Map((was?.members ?? []).map((m) => [emailKey(m.user), m]));
+      const accepted: AccessIntegration = {
+        ...integration,
+        name: was ? was.name : free(integration.name, taken),
+        members: integration.members
+          .map((member) => {
+            const old = members.get(emailKey(member.user));
+            return old && sameMember(old, member)
+              ? { ...old, user: emails.get(emailKey(member.user)) ?? old.user }
+              : { ...member, user: emails.get(emailKey(member.user)) ?? member.user };
+          })
+          .sort(byKey((m) => emailKey(m.user))),
+      };
+      return accepted;
+    })
+    .sort(byKey((i) => i.name));
+}
+
+/**
+ * `recorded` with the workspace's access (`live`, as an export would write it now) taken in: its
+ * users, members and left-out records, under the names `recorded` has for them.
+ */
+export function acceptAccess(recorded: AccessFile, live: AccessFile): AccessFile {
+  const users = acceptedUsers(recorded, live);
+  return {
+    version: recorded.version,
+    ...(recorded.workspace === undefined && live.workspace === undefined ? {} : { workspace: (recorded.workspace ?? live.workspace)! }),
+    scope: recorded.scope,
+    users,
+    integrations: acceptedIntegrations(recorded, live, users),
+    leftOut: live.leftOut ?? [],
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * The access review as one pure function: `access.yaml` (what the project declares) and the
+ * workspace now (as an export would write it) in, the list of their differences out. Each
+ * difference says which side holds what, never how it came to be: a member added to `access.yaml`
+ * by a pull request and a member removed in the workspace read the same way, `access.yaml grants
+ * ann READ in "GitHub acme-labs"; the workspace does not`. Reading the workspace, wording the
+ * output and rewriting `access.yaml` are elsewhere (`../run-check.ts`, `./render.ts`,
+ * `./accept.ts`).
+ *
+ * Users are matched by email (case-insensitively), memberships by integration id and email,
+ * records the export leaves out (`leftOut`) by kind and ids, and those are compared too, by what is
+ * known of them (a user's role and guest flag, a membership's role and entitlements).
+ */
+import { type AccessFile, type AccessIntegration, type AccessLeftOut, type AccessMember, leftOutKey } from "../access-file";
+import { byKey, emailKey } from "../names";
+import { leftOutDifferences } from "./left-out";
+import { membershipDifferences } from "./memberships";
+import { userDifferences } from "./users";
+
+/** Which side holds what differs: only `access.yaml`, only the workspace, or both, with different values. */
+export type DifferenceSide = "access.yaml" | "workspace" | "both";
+
+/** The kinds of difference, in the order they are listed for one user and integration. */
+export const DIFFERENCE_KINDS = [
+  "user",
+  "user-name",
+  "user-role",
+  "user-guest",
+  "membership",
+  "member-role",
+  "entitlements",
+  "left-out",
+] as const;
+
+/** One difference between `access.yaml` and the workspace, for people (`text`) and for programs (the rest). */
+export interface AccessDifference {
+  /**
+   * `user`: a user one side has; `user-name`, `user-role`, `user-guest`: a user's attribute;
+   * `membership`: a membership one side has; `member-role`: a member's role; `entitlements`:
+   * entitlements one side grants in a membership both have; `left-out`: a record a project cannot
+   * declare (`leftOut` says why), held differently by the two sides.
+   */
+  kind: (typeof DIFFERENCE_KINDS)[number];
+  side: DifferenceSide;
+  /** The user's email, else id; empty for an integration. */
+  user: string;
+  /** The user's id, when known (records left out). */
+  userId?: string;
+  /** The integration's label (else name, else id), for memberships and integrations. */
+  integration?: string;
+  integrationId?: string;
+  /** What `access.yaml` holds, in words (`READ`, `workspace_owner`, `Ann Lee`); null: nothing. */
+  accessYaml: string | null;
+  /** What the workspace holds, in words; null: nothing. */
+  workspace: string | null;
+  /** The entitlements one side grants and the other does not (`membership`, `entitlements`). */
+  entitlements?: string[];
+  /** Why a project cannot declare the record (`left-out`). */
+  leftOut?: string;
+  /** `access.yaml grants ann@acme.example READ in "GitHub acme-labs"; the workspace does not` */
+  text: string;
+}
+
+/** What is read of the workspace besides the file an export would write now. */
+export interface CompareOptions {
+  /**
+   * The emails (as `emailKey` compares them) of every user the workspace lists, in scope or not:
+   * under `--members-only`, a user without a membership in scope is still a user.
+   */
+  workspaceEmails?: ReadonlySet<string>;
+}
+
+/** A member with its integration. */
+export interface Placed {
+  integration: AccessIntegration;
+  member: AccessMember;
+}
+
+/** The two sides, indexed once for the comparisons. */
+export interface Sides {
+  recorded: AccessFile;
+  live: AccessFile;
+  options: CompareOptions;
+  /** Left-out records by {@link leftOutKey}, one per key. */
+  leftThen: Map<string, AccessLeftOut>;
+  leftNow: Map<string, AccessLeftOut>;
+  /** Members by {@link memberKey}. */
+  membersThen: Map<string, Placed>;
+  membersNow: Map<string, Placed>;
+  /** Left-out keys a membership comparison has reported already. */
+  reported: Set<string>;
+  /** An integration's label, else name, else id, from either side. */
+  label: (integrationId: string | undefined) => string;
+}
+
+/** A membership's identity: integration id and email. */
+export const memberKey = (integrationId: string, email: string) => `${integrationId}\u0000${emailKey(email)}`;
+
+/** The left-out record of a user by email, or of a membership by integration and email, of one side. */
+export function leftOutOf(left: Map<string, AccessLeftOut>, kind: "user" | "membership", key: string): AccessLeftOut | undefined {
+  for (const record of left.values()) {
+    if (record.kind !== kind || record.email === undefined) continue;
+    if (kind === "user" ? emailKey(record.email) === key : memberKey(record.integration ?? "", record.email) === key) return record;
+  }
+  return undefined;
+}
+
+/** Whether an integration is left out on one side (its members then not read). */
+export const integrationLeftOut = (left: Map<string, AccessLeftOut>, id: string) => left.has(leftOutKey({ kind: "integration", id }));
+
+function sides(recorded: AccessFile, live: AccessFile, options: CompareOptions): Sides {
+  const byLeftKey = (records: readonly AccessLeftOut[] | undefined) => {
+    const map = new Map<string, AccessLeftOut>();
+    for (const record of records ?? []) if (!map.has(leftOutKey(record))) map.set(leftOutKey(record), record);
+    return map;
+  };
+  const members = (file: AccessFile) =>
+    new Map(
+      file.integrations.flatMap((integration) =>
+        integration.members.map((member) => [memberKey(integration.id, member.user), { integration, member }] as const),
+      ),
+    );
+  const labels = new Map([...recorded.integrations, ...live.integrations].map((i) => [i.id, i.label ?? i.name]));
+  return {
+    recorded,
+    live,
+    options,
+    leftThen: byLeftKey(recorded.leftOut),
+    leftNow: byLeftKey(live.leftOut),
+    membersThen: members(recorded),
+    membersNow: members(live),
+    reported: new Set(),
+    label: (id) => (id === undefined ? "?" : (labels.get(id) ?? id)),
+  };
+}
+
+/**
+ * Every difference between `recorded` (`access.yaml`) and `live` (the workspace now, as an export
+ * would write it, its `leftOut` with what was read of each record), sorted by user, then
+ * integration, then kind. Empty when the project's `pulumi up` against the workspace would send no
+ * write and nothing the project cannot declare differs.
+ */
+export function compareAccess(recorded: AccessFile, live: AccessFile, options: CompareOptions = {}): AccessDifference[] {
+  const both = sides(recorded, live, options);
+  const differences = [...userDifferences(both), ...membershipDifferences(both), ...leftOutDifferences(both)];
+  const order = (d: AccessDifference) =>
+    `${emailKey(d.user)}\u0000${d.integration === undefined ? "" : `\u0001${d.integration}`}\u0000${DIFFERENCE_KINDS.indexOf(d.kind)}\u0000${d.side}\u0000${d.text}`;
+  return differences.sort(byKey(order));
+}

@@ -1,0 +1,126 @@
+/**
+ * The left-out part of the review: the records a project cannot declare (`leftOut`), matched by
+ * kind and ids. A record both sides leave out is compared by what is known of it (a user's role and
+ * guest flag, a membership's role and entitlements, when read whole now); one only the workspace
+ * leaves out, or only `access.yaml` records, is a difference of its own, worded by what the other
+ * side holds of it: declared, or nothing.
+ */
+import type { AccessLeftOut } from "../access-file";
+import { emailKey } from "../names";
+import { type AccessDifference, integrationLeftOut, memberKey, type Sides } from "./differences";
+import { difference, leftOutName, leftOutValue, memberValue, userValue } from "./wording";
+
+/** The differences of the records left out on either side. */
+export function leftOutDifferences(sides: Sides): AccessDifference[] {
+  const out: AccessDifference[] = [];
+  for (const [key, now] of sides.leftNow) {
+    const was = sides.leftThen.get(key);
+    if (was) {
+      if (accessDiffers(was, now)) {
+        const name = leftOutName(now, sides.label(integrationOf(now)));
+        out.push(
+          difference(
+            { ...about(now, sides), side: "both", accessYaml: leftOutValue(was), workspace: leftOutValue(now) },
+            `access.yaml records ${name} as left out with ${leftOutValue(was)}; the workspace has ${leftOutValue(now)} (left out: ${now.reason})`,
+          ),
+        );
+      }
+    } else if (!sides.reported.has(key)) out.push(leftOutNow(now, sides));
+  }
+  for (const [key, was] of sides.leftThen) {
+    if (sides.leftNow.has(key)) continue;
+    // A membership of an integration left out now: its members were not read.
+    if (was.kind === "membership" && was.integration !== undefined && integrationLeftOut(sides.leftNow, was.integration)) continue;
+    out.push(leftOutThen(was, sides));
+  }
+  return out;
+}
+
+const integrationOf = (record: AccessLeftOut) =>
+  record.kind === "membership" ? record.integration : record.kind === "integration" ? record.id : undefined;
+
+/** The fields that place a left-out record. */
+function about(
+  record: AccessLeftOut,
+  sides: Sides,
+): Pick<AccessDifference, "kind" | "user" | "userId" | "integration" | "integrationId" | "leftOut"> {
+  const integrationId = integrationOf(record);
+  return {
+    kind: "left-out",
+    user: record.kind === "integration" ? "" : (record.email ?? record.id ?? ""),
+    ...(record.kind !== "integration" && record.id !== undefined ? { userId: record.id } : {}),
+    ...(integrationId === undefined ? {} : { integration: sides.label(integrationId), integrationId }),
+    leftOut: record.reason,
+  };
+}
+
+/** Whether what is known of a record left out on both sides differs: only what was read whole now is compared. */
+export function accessDiffers(was: AccessLeftOut, now: AccessLeftOut): boolean {
+  const readWhole = now.role !== undefined || now.isGuest !== undefined || now.entitlements !== undefined;
+  if (!readWhole) return false;
+  const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  if (!same(was.role, now.role)) return true;
+  if (now.kind === "user") return !same(was.isGuest, now.isGuest);
+  return now.kind === "membership" && !same(was.entitlements ?? [], now.entitlements ?? []);
+}
+
+/** What `access.yaml` declares of a record the workspace leaves out now, if anything. */
+function declared(record: AccessLeftOut, sides: Sides): string | undefined {
+  if (record.kind === "user" && record.email !== undefined) {
+    const user = sides.recorded.users.find((u) => emailKey(u.email) === emailKey(record.email!));
+    return user && userValue(user);
+  }
+  if (record.kind === "membership" && record.email !== undefined) {
+    const placed = sides.membersThen.get(memberKey(record.integration ?? "", record.email));
+    return placed && memberValue(placed.member);
+  }
+  const integration = sides.recorded.integrations.find((i) => i.id === record.id);
+  return integration && `${integration.members.length} member${integration.members.length === 1 ? "" : "s"}`;
+}
+
+/** A record the workspace leaves out now that `access.yaml` does not record as left out. */
+function leftOutNow(now: AccessLeftOut, sides: Sides): AccessDifference {
+  const name = leftOutName(now, sides.label(integrationOf(now)));
+  const value = leftOutValue(now);
+  const was = declared(now, sides);
+  if (was !== undefined) {
+    return difference(
+      { ...about(now, sides), side: "both", accessYaml: was, workspace: value },
+      `access.yaml declares ${name} (${was}); the workspace has it in a form a project cannot declare (${now.reason})`,
+    );
+  }
+  return difference(
+    { ...about(now, sides), side: "workspace", workspace: value },
+    `the workspace has ${name} (${value}), which a project cannot declare (${now.reason}); access.yaml does not record it`,
+  );
+}
+
+/** What the workspace holds now, declarable, of a record `access.yaml` records as left out, if anything. */
+function declarable(record: AccessLeftOut, sides: Sides): string | undefined {
+  if (record.kind === "user" && record.email !== undefined) {
+    const user = sides.live.users.find((u) => emailKey(u.email) === emailKey(record.email!));
+    return user && userValue(user);
+  }
+  if (record.kind === "membership" && record.email !== undefined) {
+    const placed = sides.membersNow.get(memberKey(record.integration ?? "", record.email));
+    return placed && memberValue(placed.member);
+  }
+  const integration = sides.live.integrations.find((i) => i.id === record.id);
+  return integration && `${integration.members.length} member${integration.members.length === 1 ? "" : "s"}`;
+}
+
+/** A record `access.yaml` records as left out that the workspace does not leave out now. */
+function leftOutThen(was: AccessLeftOut, sides: Sides): AccessDifference {
+  const name = leftOutName(was, sides.label(integrationOf(was)));
+  const now = declarable(was, sides);
+  if (now !== undefined) {
+    return difference(
+      { ...about(was, sides), side: "workspace", accessYaml: `left out: ${leftOutValue(was)}`, workspace: now },
+      `the workspace has ${name} (${now}); access.yaml records it only as left out (${was.reason})`,
+    );
+  }
+  return difference(
+    { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was) },
+    `access.yaml records ${name} as left out (${was.reason}); the workspace has no such ${was.kind}`,
+  );
+}

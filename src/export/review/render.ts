@@ -1,0 +1,154 @@
+/**
+ * The review as people and programs read it, from the differences the comparison found: `text`
+ * for a terminal or a CI log, `markdown` for a pull-request comment (a table), `json` for tools
+ * (the shape below, stable: every key always present, `null` when empty). Records left out are
+ * counted; `verbose` lists them (`json` always does).
+ */
+import type { LeftOut } from "../build";
+import type { AccessDifference } from "./differences";
+
+/** The output formats of `--check`. */
+export const REVIEW_FORMATS = ["text", "markdown", "json"] as const;
+export type ReviewFormat = (typeof REVIEW_FORMATS)[number];
+
+/** What a review shows. */
+export interface Review {
+  /** The workspace's API address that was read. */
+  workspace: string;
+  differences: readonly AccessDifference[];
+  /** The records of the workspace a project cannot declare now. */
+  leftOut: readonly LeftOut[];
+  /** Remarks for the reader, such as `access.yaml` coming from another workspace. */
+  notes: readonly string[];
+  /** Whether `access.yaml` was rewritten to hold the workspace's side (`--accept`). */
+  accepted: boolean;
+}
+
+/** How to show it. */
+export interface RenderOptions {
+  format: ReviewFormat;
+  /** List the records left out, not only count them. */
+  verbose: boolean;
+  /** The project directory as given (`--out`), for the commands the review suggests. */
+  out: string;
+}
+
+/** The version of the `json` shape. */
+export const REVIEW_JSON_VERSION = 1;
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+
+/** The review in `options.format`, ending with a newline. */
+export function renderReview(review: Review, options: RenderOptions): string {
+  if (options.format === "json") return `${JSON.stringify(reviewJson(review), null, 2)}\n`;
+  return options.format === "markdown" ? markdown(review, options) : text(review, options);
+}
+
+function summary(review: Review): string {
+  const n = review.differences.length;
+  if (n === 0) return "access.yaml and the workspace hold the same access.";
+  if (review.accepted)
+    return `${plural(n, "difference")} between access.yaml and the workspace: access.yaml now holds the workspace's side.`;
+  return `${plural(n, "difference")} between access.yaml and the workspace.`;
+}
+
+const acceptCommand = (out: string) => `workspace-access-export --check --accept --out ${out}`;
+
+function text(review: Review, options: RenderOptions): string {
+  const lines = review.differences.map((d) => d.text);
+  lines.push(summary(review));
+  if (review.differences.length > 0 && !review.accepted) {
+    lines.push(
+      `To take the workspace's side into access.yaml (only these records change): ${acceptCommand(options.out)}`,
+      "To keep access.yaml's side, change the workspace; pulumi up applies what access.yaml declares.",
+    );
+  }
+  const n = review.leftOut.length;
+  if (n > 0) {
+    lines.push(
+      `${plural(n, "record")} of the workspace a project cannot declare ${n === 1 ? "is" : "are"} left out${options.verbose ? ":" : " (--verbose lists them)."}`,
+    );
+    if (options.verbose) for (const record of review.leftOut) lines.push(`  ${record.text}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const cell = (value: string | null | undefined) =>
+  value === null || value === undefined || value === "" ? "—" : value.replace(/\|/g, "\\|").replace(/\s+/g, " ");
+
+const WHAT: Record<AccessDifference["kind"], string> = {
+  user: "user",
+  "user-name": "name",
+  "user-role": "role",
+  "user-guest": "guest",
+  membership: "membership",
+  "member-role": "member role",
+  entitlements: "entitlements",
+  "left-out": "left out",
+};
+
+function markdown(review: Review, options: RenderOptions): string {
+  const n = review.differences.length;
+  const out = [`### Access review: ${n === 0 ? "no difference" : plural(n, "difference")} between \`access.yaml\` and the workspace`, ""];
+  out.push(`Workspace: \`${review.workspace}\``, "");
+  if (n > 0) {
+    out.push("| Who | Where | What | `access.yaml` | Workspace |", "| --- | --- | --- | --- | --- |");
+    for (const d of review.differences) {
+      const what = d.kind === "left-out" ? `left out: ${d.leftOut ?? ""}` : WHAT[d.kind];
+      out.push(
+        `| ${cell(d.user)} | ${cell(d.integration ?? "workspace")} | ${cell(what)} | ${cell(d.accessYaml)} | ${cell(d.workspace)} |`,
+      );
+    }
+    out.push("");
+    out.push(
+      review.accepted
+        ? "`access.yaml` now holds the workspace's side."
+        : `To take the workspace's side into \`access.yaml\` (only these records change): \`${acceptCommand(options.out)}\`, then commit it. To keep \`access.yaml\`'s side, change the workspace; \`pulumi up\` applies what \`access.yaml\` declares.`,
+      "",
+    );
+  }
+  const left = review.leftOut.length;
+  if (left > 0) {
+    const line = `${plural(left, "record")} of the workspace a project cannot declare ${left === 1 ? "is" : "are"} left out`;
+    if (options.verbose) {
+      out.push(`<details><summary>${line}</summary>`, "", ...review.leftOut.map((r) => `- ${cell(r.text)}`), "", "</details>", "");
+    } else out.push(`${line} (\`--verbose\` lists them).`, "");
+  }
+  for (const note of review.notes) out.push(`> Note: ${note}`, "");
+  return `${out.join("\n").trimEnd()}\n`;
+}
+
+/** The `json` shape: see `docs/export.md`. */
+function reviewJson(review: Review) {
+  return {
+    version: REVIEW_JSON_VERSION,
+    workspace: review.workspace,
+    accepted: review.accepted,
+    differences: review.differences.map((d) => ({
+      kind: d.kind,
+      side: d.side,
+      user: d.user,
+      userId: d.userId ?? null,
+      integration: d.integration ?? null,
+      integrationId: d.integrationId ?? null,
+      accessYaml: d.accessYaml,
+      workspace: d.workspace,
+      entitlements: d.entitlements ?? null,
+      leftOut: d.leftOut ?? null,
+      text: d.text,
+    })),
+    leftOut: {
+      count: review.leftOut.length,
+      records: review.leftOut.map((r) => ({
+        kind: r.kind,
+        id: r.id ?? null,
+        email: r.email,
+        integrationId: r.integrationId ?? null,
+        integration: r.integration ?? null,
+        reason: r.reason,
+        text: r.text,
+      })),
+    },
+    notes: [...review.notes],
+  };
+}

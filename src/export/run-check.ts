@@ -1,0 +1,137 @@
+/**
+ * `--check`, end to end: `access.yaml` read and checked before any request, the workspace read
+ * as an export would read it (the scope `access.yaml` records, unless given again), the two
+ * compared (`review/`), and with `accept`, `access.yaml` replaced in one step by the workspace's
+ * side. Sends only reads.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Integration } from "../client";
+import { type AccessData, type AccessFile, formatAccessFile, parseAccessFile } from "./access-file";
+import { buildAccessFile, type LeftOut } from "./build";
+import { type ExportDeps, withClient } from "./connect";
+import { ExportError } from "./errors";
+import { emailKey } from "./names";
+import { type AccessDifference, acceptAccess, compareAccess } from "./review";
+import { ACCESS_FILE, type ExportOptions } from "./run";
+import { exportConnection } from "./settings";
+import { readWorkspace, selectIntegrations } from "./snapshot";
+import { replaceFile } from "./write";
+
+/** Options of {@link runCheck}: `out` is the exported project. Scope options left out are the ones `access.yaml` records. */
+export interface CheckOptions extends ExportOptions {
+  /**
+   * Rewrite `access.yaml` to hold the workspace's side of every difference (`--accept`): the same
+   * layout and resource names, only the records that differ change. Refused with `integrations`
+   * or a `membersOnly` other than the file's (it rewrites the whole file), and when the workspace
+   * read is not the one `access.yaml` records.
+   */
+  accept?: boolean;
+}
+
+/** What a check found. */
+export interface CheckResult {
+  /** Every difference between `access.yaml` and the workspace now; empty when none. */
+  changes: AccessDifference[];
+  /** Records of the workspace now that a project cannot declare (an export would leave them out). */
+  leftOut: LeftOut[];
+  /** Remarks for the person running it, such as `access.yaml` coming from another workspace. */
+  notes: string[];
+  /** The workspace's API address that was read. */
+  workspace: string;
+  /** Whether `access.yaml` was rewritten (`accept`, and differences found). */
+  accepted: boolean;
+  requests: number;
+  elapsedMs: number;
+}
+
+/** Compares the workspace with an exported project's `access.yaml`; see `docs/export.md`. @internal */
+export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Promise<CheckResult> {
+  const dir = path.resolve(options.out);
+  const recorded = readRecorded(dir);
+  // The address given wins over the one access.yaml records; the notes say so when they differ.
+  const connection = exportConnection(options.baseUrl, options.env ?? process.env, {
+    baseUrl: recorded.workspace,
+    file: path.join(dir, ACCESS_FILE),
+  });
+  const notes: string[] = [];
+  if (recorded.workspace !== undefined && recorded.workspace !== connection.baseUrl) {
+    notes.push(
+      `${ACCESS_FILE} was exported from ${recorded.workspace}; this check reads ${connection.baseUrl}, the address given (--base-url or the environment wins over ${ACCESS_FILE}).`,
+    );
+  }
+  if (options.accept === true) refuseAccept(options, recorded, connection.baseUrl);
+  const membersOnly = options.membersOnly ?? recorded.scope.membersOnly;
+  const started = performance.now();
+  return withClient(connection, deps, async (client) => {
+    let scopeIds = options.integrations === undefined ? recorded.scope.integrations : undefined;
+    const snapshot = await readWorkspace(client, {
+      select: (all: Integration[]) => {
+        // The integrations given now must exist; those access.yaml records may be gone (their members then left).
+        if (options.integrations === undefined) return scopeIds === undefined ? all : all.filter((i) => scopeIds!.includes(i.id));
+        const selected = selectIntegrations(all, options.integrations);
+        scopeIds = selected.map((i) => i.id);
+        return selected;
+      },
+      onProgress: (p) => options.onProgress?.({ ...p, elapsedMs: performance.now() - started }),
+    });
+    const { file, leftOut } = buildAccessFile(snapshot, { workspace: connection.baseUrl, scopeIds, membersOnly });
+    const before = options.integrations === undefined ? recorded : inScope(recorded, scopeIds ?? []);
+    const workspaceEmails = new Set(snapshot.users.flatMap((u) => (u.email === null ? [] : [emailKey(u.email)])));
+    const changes = compareAccess(before, file, { workspaceEmails });
+    const accepted = options.accept === true && changes.length > 0;
+    if (accepted) replaceFile(path.join(dir, ACCESS_FILE), formatAccessFile(acceptAccess(recorded, file)));
+    return {
+      changes,
+      leftOut,
+      notes,
+      workspace: connection.baseUrl,
+      accepted,
+      requests: client.requestCount,
+      elapsedMs: performance.now() - started,
+    };
+  });
+}
+
+/** `access.yaml` limited to the integrations of a check given `--integration`: the others are not compared. */
+function inScope(recorded: AccessFile, scopeIds: readonly string[]): AccessFile {
+  const within = (id: string | undefined) => id !== undefined && scopeIds.includes(id);
+  return {
+    ...recorded,
+    integrations: recorded.integrations.filter((i) => within(i.id)),
+    leftOut: (recorded.leftOut ?? []).filter((l) => l.kind === "user" || within(l.kind === "membership" ? l.integration : l.id)),
+  };
+}
+
+/** `--accept` rewrites the whole file from what was read: only a read of the same workspace and scope may. */
+function refuseAccept(options: CheckOptions, recorded: AccessData, baseUrl: string): void {
+  const scoped =
+    options.integrations !== undefined || (options.membersOnly !== undefined && options.membersOnly !== recorded.scope.membersOnly);
+  if (scoped) {
+    throw new ExportError(
+      `--accept rewrites the whole of ${ACCESS_FILE} from what it reads: run it without --integration and --members-only (the check then reads the scope ${ACCESS_FILE} records).`,
+    );
+  }
+  if (recorded.workspace !== undefined && recorded.workspace !== baseUrl) {
+    throw new ExportError(
+      `--accept would write the access of ${baseUrl} into a ${ACCESS_FILE} exported from ${recorded.workspace}: check the workspace it records (without --base-url and the WORKSPACE_ACCESS_* address variables, the check reads that one), or export the other workspace into a new directory.`,
+    );
+  }
+}
+
+/** The project's `access.yaml`, read and checked before any request. */
+function readRecorded(dir: string): AccessData {
+  const file = path.join(dir, ACCESS_FILE);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ExportError(
+      code === "ENOENT"
+        ? `--check needs an exported project: ${file} does not exist. Export first (workspace-access-export --out ${dir}).`
+        : `cannot read ${file}: ${code ?? String(error)}`,
+    );
+  }
+  return parseAccessFile(text, file);
+}

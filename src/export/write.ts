@@ -1,0 +1,75 @@
+/**
+ * The export's files on disk: a directory refused before any request when it is not empty, the
+ * whole project written or nothing, and `access.yaml` replaced in one step (`--accept`).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { ExportError } from "./errors";
+
+/** Refuses a directory that exists and is not empty, or is not a directory. */
+export function refuseNonEmpty(dir: string): void {
+  const stat = fs.statSync(dir, { throwIfNoEntry: false });
+  if (!stat) return;
+  if (!stat.isDirectory()) throw new ExportError(`${dir} exists and is not a directory: give a new or empty directory to --out.`);
+  if (fs.readdirSync(dir).length > 0) {
+    throw new ExportError(
+      `${dir} is not empty: the export writes a whole project and never overwrites. Give a new or empty directory to --out, or add --check to compare the workspace with the access.yaml there.`,
+    );
+  }
+}
+
+/**
+ * Writes the whole project or nothing: a failure part way (a full disk) leaves no file behind, nor
+ * a folder it made. A new directory is written as a hidden folder beside it, renamed into place
+ * in one step once complete; an existing empty one gets every file under a temporary name first,
+ * then each renamed to its own (no file is ever seen half-written).
+ */
+export function writeFiles(dir: string, files: Record<string, string>): void {
+  const unique = `${process.pid}.${Math.random().toString(36).slice(2)}.partial`;
+  if (!fs.existsSync(dir)) {
+    const parent = path.dirname(dir);
+    // The first folder it made, if any: removed again on failure.
+    const made = fs.mkdirSync(parent, { recursive: true });
+    const temp = path.join(parent, `.${path.basename(dir)}.${unique}`);
+    try {
+      fs.mkdirSync(temp);
+      for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(temp, name), text, { flag: "wx" });
+      // Fails, overwriting nothing, if a non-empty directory appeared there meanwhile.
+      fs.renameSync(temp, dir);
+    } catch (error) {
+      fs.rmSync(made ?? temp, { recursive: true, force: true });
+      throw error;
+    }
+    return;
+  }
+  const written: string[] = [];
+  try {
+    const renames: Array<[string, string]> = [];
+    for (const [name, text] of Object.entries(files)) {
+      const target = path.join(dir, name);
+      const partial = `${target}.${unique}`;
+      written.push(partial);
+      fs.writeFileSync(partial, text, { flag: "wx" });
+      renames.push([partial, target]);
+    }
+    for (const [partial, target] of renames) {
+      fs.renameSync(partial, target);
+      written.push(target);
+    }
+  } catch (error) {
+    for (const file of written) fs.rmSync(file, { force: true });
+    throw error;
+  }
+}
+
+/** Replaces a file in one step: written beside it under a temporary name, then renamed over it. */
+export function replaceFile(file: string, text: string): void {
+  const partial = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.partial`;
+  try {
+    fs.writeFileSync(partial, text, { flag: "wx" });
+    fs.renameSync(partial, file);
+  } catch (error) {
+    fs.rmSync(partial, { force: true });
+    throw error;
+  }
+}

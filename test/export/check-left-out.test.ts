@@ -1,0 +1,232 @@
+/**
+ * `--check` and the records a project cannot declare (`leftOut`), in process against the
+ * emulator: recorded in `access.yaml` with what was read of their access, compared by it when both
+ * sides leave a record out, and worded by what the other side holds when only one does.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { type Emulator, startEmulator } from "../../src/emulator/index";
+import { parseAccessFile } from "../../src/export/access-file";
+import { runExport } from "../../src/export/run";
+import { runCheck } from "../../src/export/run-check";
+import { answerWith, env, options, rawPage, twoMembers, YT } from "./support";
+
+describe("--check and the records the export leaves out", () => {
+  /** Exports a fresh two-member workspace (with `extra` users), runs `change`, then checks. */
+  async function exportChangeCheck(change: (emulator: Emulator) => void | Promise<void>, extra: Array<Record<string, unknown>> = []) {
+    const seed = twoMembers();
+    const emulator = await startEmulator({ seed: { ...seed, users: [...seed.users, ...extra] } as typeof seed });
+    try {
+      const exported = await runExport(options(emulator));
+      await change(emulator);
+      const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+      return { exported, result, texts: result.changes.map((c) => c.text) };
+    } finally {
+      await emulator.close();
+    }
+  }
+
+  it("records them in access.yaml: sorted, one per key, as data; a fresh check finds nothing", async () => {
+    const { exported, result } = await exportChangeCheck(() => {}, [
+      { id: "u-pending", email: "pending@x.example", firstName: null, lastName: null },
+    ]);
+    const text = fs.readFileSync(path.join(exported.dir, "access.yaml"), "utf8");
+    expect(text).toContain(
+      "leftOut:\n  - kind: user\n    id: u-pending\n    email: pending@x.example\n    role: workspace_login_only\n    isGuest: false\n    reason: no first name\n",
+    );
+    expect(parseAccessFile(text).leftOut).toEqual([
+      { kind: "user", id: "u-pending", email: "pending@x.example", role: "workspace_login_only", isGuest: false, reason: "no first name" },
+    ]);
+    expect(result.changes).toEqual([]);
+    expect(result.leftOut.map((l) => l.text)).toEqual(["user u-pending <pending@x.example>: no first name"]);
+  });
+
+  it("reports a user without a last name, an owner, and their membership as records the workspace has and a project cannot declare", async () => {
+    const { texts, result } = await exportChangeCheck((emulator) => {
+      emulator.users.add({ id: "u-scim", email: "scim@x.example", firstName: "Sc", lastName: null, role: "workspace_super_admin" });
+      emulator.integrations.setMember(YT, "u-scim", { role: "owner", entitlements: ["VIEWER"] });
+    });
+    expect(texts).toEqual([
+      "the workspace has user u-scim <scim@x.example> (workspace_super_admin), which a project cannot declare (no last name); access.yaml does not record it",
+      'the workspace has the membership of u-scim <scim@x.example> in "YouTube acme" (VIEWER as owner), which a project cannot declare (its user is left out (no last name)); access.yaml does not record it',
+    ]);
+    expect(result.changes.map((c) => [c.kind, c.side])).toEqual([
+      ["left-out", "workspace"],
+      ["left-out", "workspace"],
+    ]);
+  });
+
+  it("compares a record left out then and now by what is known of it: a user made owner, a membership made owner with one more entitlement", async () => {
+    const seed = twoMembers();
+    const emulator = await startEmulator({
+      seed: {
+        users: [
+          ...seed.users,
+          { id: "u-scim", email: "scim@x.example", firstName: "Sc", lastName: null, role: "workspace_login_only", isGuest: false },
+        ],
+        integrations: [
+          { ...seed.integrations[0]!, users: [...seed.integrations[0]!.users, { userId: "u-scim", entitlements: ["VIEWER"] }] },
+        ],
+      },
+    });
+    try {
+      const exported = await runExport(options(emulator));
+      const check = () => runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+      const text = fs.readFileSync(path.join(exported.dir, "access.yaml"), "utf8");
+      expect(parseAccessFile(text).leftOut).toEqual([
+        { kind: "user", id: "u-scim", email: "scim@x.example", role: "workspace_login_only", isGuest: false, reason: "no last name" },
+        {
+          kind: "membership",
+          integration: YT,
+          id: "u-scim",
+          email: "scim@x.example",
+          role: "collaborator",
+          entitlements: ["VIEWER"],
+          reason: "its user is left out (no last name)",
+        },
+      ]);
+      expect((await check()).changes).toEqual([]);
+      emulator.users.update("u-scim", { role: "workspace_owner" });
+      emulator.integrations.setMember(YT, "u-scim", { role: "owner", entitlements: ["VIEWER", "EDITOR"] });
+      const result = await check();
+      expect(result.changes.map((c) => [c.kind, c.side, c.accessYaml, c.workspace])).toEqual([
+        ["left-out", "both", "workspace_login_only", "workspace_owner"],
+        ["left-out", "both", "VIEWER as collaborator", "EDITOR, VIEWER as owner"],
+      ]);
+      expect(result.changes.map((c) => c.text)).toEqual([
+        "access.yaml records user u-scim <scim@x.example> as left out with workspace_login_only; the workspace has workspace_owner (left out: no last name)",
+        'access.yaml records the membership of u-scim <scim@x.example> in "YouTube acme" as left out with VIEWER as collaborator; the workspace has EDITOR, VIEWER as owner (left out: its user is left out (no last name))',
+      ]);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("reports a member with a role a project cannot declare as declared in access.yaml and undeclarable in the workspace, not as missing", async () => {
+    const { texts } = await exportChangeCheck(async (emulator) => {
+      const page = await rawPage(emulator, `integrations/${YT}/users`);
+      page.data.find((r) => r.id === "u-bob")!.attributes["role"] = "admin";
+      answerWith(emulator, `integrations/${YT}/users`, page);
+    });
+    expect(texts).toEqual([
+      `access.yaml declares the membership of u-bob <bob@x.example> in "YouTube acme" (VIEWER as account_collaborator); the workspace has it in a form a project cannot declare (role "admin" is neither owner nor collaborator)`,
+    ]);
+  });
+
+  it("reports users whose emails differ only in case as undeclarable in the workspace, not as missing", async () => {
+    const { texts } = await exportChangeCheck(async (emulator) => {
+      const page = await rawPage(emulator, "users");
+      page.data.push({ id: "u-ann2", type: "user", attributes: { email: "Ann@X.example", firstName: "Ann", lastName: "Two" } });
+      answerWith(emulator, "users", page);
+    });
+    const reason = (other: string) =>
+      `another user has the same email but for case (${other}): access.yaml tells users apart by email, case-insensitively`;
+    expect(texts).toEqual([
+      `access.yaml declares user u-ann <ann@x.example> (Ann Lee, workspace_login_only); the workspace has it in a form a project cannot declare (${reason("u-ann2")})`,
+      `access.yaml declares user u-ann2 <Ann@X.example> (Ann Lee, workspace_login_only); the workspace has it in a form a project cannot declare (${reason("u-ann")})`,
+      `access.yaml declares the membership of u-ann <ann@x.example> in "YouTube acme" (VIEWER as account_collaborator); the workspace has it in a form a project cannot declare (its user is left out (${reason("u-ann2")}))`,
+    ]);
+  });
+
+  it("reports a record access.yaml records as left out that a project can declare now as that, not as a user only the workspace has", async () => {
+    const { texts, result } = await exportChangeCheck(
+      (emulator) => {
+        emulator.users.update("u-cy", { firstName: "Cy" });
+      },
+      [{ id: "u-cy", email: "cy@x.example", firstName: null, lastName: "Doe" }],
+    );
+    expect(texts).toEqual([
+      "the workspace has user u-cy <cy@x.example> (Cy Doe, workspace_login_only); access.yaml records it only as left out (no first name)",
+    ]);
+    expect(result.changes[0]).toMatchObject({ kind: "left-out", side: "workspace", user: "cy@x.example", leftOut: "no first name" });
+  });
+
+  it("reads an access.yaml written before leftOut was recorded: every record left out now is reported", async () => {
+    const emulator = await startEmulator({ seed: twoMembers() });
+    try {
+      const exported = await runExport(options(emulator));
+      const file = path.join(exported.dir, "access.yaml");
+      const text = fs.readFileSync(file, "utf8");
+      expect(text.endsWith("leftOut: []\n")).toBe(true);
+      fs.writeFileSync(file, text.replace("leftOut: []\n", ""));
+      expect(parseAccessFile(fs.readFileSync(file, "utf8")).leftOut).toEqual([]);
+      expect((await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) })).changes).toEqual([]);
+      emulator.users.add({ id: "u-new", email: "new@x.example", firstName: null, lastName: null });
+      const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+      expect(result.changes.map((c) => c.text)).toEqual([
+        "the workspace has user u-new <new@x.example> (workspace_login_only), which a project cannot declare (no first name); access.yaml does not record it",
+      ]);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("reports an integration whose record breaks the contract once, and none of its members as missing", async () => {
+    const { texts } = await exportChangeCheck(async (emulator) => {
+      const page = await rawPage(emulator, "integrations");
+      page.data.find((r) => r.id === YT)!.attributes["label"] = 42;
+      answerWith(emulator, "integrations", page);
+    });
+    expect(texts).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^access.yaml declares integration ${YT} \\("YouTube acme"\\) \\(2 members\\); the workspace has it in a form a project cannot declare \\(GET /api/v1/integrations answered 200 .* field "attributes\\.label"`,
+        ),
+      ),
+    ]);
+  });
+
+  it("reports names that differ: the project declares names, so its next up would set access.yaml's", async () => {
+    const { texts, result } = await exportChangeCheck((emulator) => {
+      emulator.users.update("u-ann", { lastName: "Lee-Smith" });
+      emulator.users.update("u-bob", { firstName: "Robert", lastName: "Ray Jr" });
+    });
+    expect(texts).toEqual([
+      'access.yaml names ann@x.example "Ann Lee"; the workspace names them "Ann Lee-Smith"',
+      'access.yaml names bob@x.example "Bob Ray"; the workspace names them "Robert Ray Jr"',
+    ]);
+    expect(result.changes[0]).toMatchObject({
+      kind: "user-name",
+      side: "both",
+      user: "ann@x.example",
+      accessYaml: "Ann Lee",
+      workspace: "Ann Lee-Smith",
+    });
+  });
+
+  it("under --members-only, reports a user the workspace has with no membership in scope as that, not as missing", async () => {
+    const emulator = await startEmulator({ seed: twoMembers() });
+    try {
+      const exported = await runExport(options(emulator, { membersOnly: true }));
+      emulator.integrations.removeMember(YT, "u-bob");
+      const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+      expect(result.changes.map((c) => c.text)).toEqual([
+        "access.yaml declares user bob@x.example (Bob Ray, workspace_login_only); the workspace has them with no membership in scope (--members-only)",
+        'access.yaml grants bob@x.example VIEWER in "YouTube acme" as account_collaborator; the workspace does not (not a member there)',
+      ]);
+      expect(result.changes[0]).toMatchObject({ kind: "user", side: "access.yaml", workspace: "no membership in scope" });
+      emulator.users.remove("u-bob");
+      expect((await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) })).changes[0]!.text).toBe(
+        "access.yaml declares user bob@x.example (Bob Ray, workspace_login_only); the workspace has no such user",
+      );
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("reports a member the workspace holds with no entitlement as the entitlements access.yaml grants, not as missing", async () => {
+    const { texts, result } = await exportChangeCheck((emulator) => {
+      emulator.integrations.setMember(YT, "u-bob", { entitlements: [] });
+    });
+    expect(texts).toEqual([
+      'access.yaml grants bob@x.example VIEWER in "YouTube acme"; the workspace does not (a member there with no entitlement)',
+    ]);
+    expect(result.changes[0]).toMatchObject({
+      kind: "entitlements",
+      side: "access.yaml",
+      entitlements: ["VIEWER"],
+      workspace: "no entitlement",
+    });
+  });
+});

@@ -1,0 +1,199 @@
+/**
+ * The access review (`--check`) in process, against the emulator over loopback: each difference
+ * worded by which side holds what, reads only (asserted on the emulator's request log), the
+ * address it reads, and `--accept` rewriting `access.yaml` so that only the records that differ
+ * change. The records a project cannot declare: `check-left-out.test.ts`; the comparison alone, in
+ * tables: `review.test.ts`.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Emulator, POPULATED_IDS, populatedUserId, startEmulator } from "../../src/emulator/index";
+import { runExport } from "../../src/export/run";
+import { runCheck } from "../../src/export/run-check";
+import { env, gets, lineDiff, options, twoMembers } from "./support";
+
+const { integrations, users } = POPULATED_IDS;
+
+describe("--check", () => {
+  let emulator: Emulator;
+  let dir: string;
+  beforeAll(async () => {
+    emulator = await startEmulator({ world: "populated" });
+    dir = (await runExport(options(emulator))).dir;
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  it("finds nothing when nothing changed, with reads only", async () => {
+    emulator.clearRequests();
+    const result = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
+    expect(result.changes).toEqual([]);
+    expect(result.notes).toEqual([]);
+    expect(gets(emulator).every((l) => l.startsWith("GET "))).toBe(true);
+    expect(result.requests).toBe(12);
+  });
+
+  it("words each difference by the side that holds it: entitlements on either side, a user only the workspace has, a role", async () => {
+    const viewer = populatedUserId(101); // a Salesforce viewer
+    const admin = populatedUserId(100); // a Salesforce admin: ADMIN and VIEWER
+    emulator.integrations.setMember(integrations.big, viewer, { entitlements: ["EDITOR", "VIEWER"] });
+    emulator.integrations.setMember(integrations.big, admin, { entitlements: ["ADMIN"] });
+    emulator.users.add({ email: "new.person@acme.example", firstName: "New", lastName: "Person", role: "workspace_login_only" });
+    emulator.users.update(users.plain, { role: "workspace_super_admin" });
+    emulator.clearRequests();
+    const result = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
+    expect(result.changes.map((c) => c.text)).toEqual([
+      "the workspace has user new.person@acme.example (New Person, workspace_login_only); access.yaml does not",
+      'access.yaml grants user100@acme.example VIEWER in "Salesforce acme"; the workspace does not',
+      'the workspace grants User101@ACME.EXAMPLE EDITOR in "Salesforce acme"; access.yaml does not',
+      "access.yaml gives user300@acme.example the role workspace_login_only; the workspace gives the role workspace_super_admin",
+    ]);
+    expect(result.changes.map((c) => [c.kind, c.side, c.accessYaml, c.workspace])).toEqual([
+      ["user", "workspace", null, "New Person, workspace_login_only"],
+      ["entitlements", "access.yaml", "VIEWER", null],
+      ["entitlements", "workspace", null, "EDITOR"],
+      ["user-role", "both", "workspace_login_only", "workspace_super_admin"],
+    ]);
+    expect(emulator.requests.every((r) => r.method === "GET")).toBe(true);
+  });
+
+  it("words memberships one side has, member roles and a user only access.yaml declares the same way", async () => {
+    emulator.integrations.removeMember(integrations.smallTwin, users.guestAdmin);
+    emulator.integrations.setMember(integrations.smallTwin, users.superAdmin, { entitlements: ["READ"] });
+    emulator.integrations.setMember(integrations.small, users.superAdmin, { role: "owner", entitlements: ["READ", "WRITE"] });
+    emulator.users.remove(populatedUserId(400));
+    const result = await runCheck({
+      out: dir,
+      baseUrl: emulator.url,
+      env: env(emulator),
+      integrations: ["GitHub acme", "GitHub acme-labs"],
+    });
+    expect(result.changes.map((c) => c.text)).toEqual(
+      [
+        'access.yaml makes user002@acme.example account_collaborator in "GitHub acme"; the workspace makes them account_owner',
+        'the workspace grants user002@acme.example READ in "GitHub acme-labs" as account_collaborator; access.yaml does not',
+        'access.yaml grants user007@acme.example WRITE in "GitHub acme-labs" as account_collaborator; the workspace does not (not a member there)',
+        "access.yaml declares user user400@acme.example (Ada Perlman, workspace_login_only); the workspace has no such user",
+        // (the changes of the test before, not in these integrations, are users' only)
+        "the workspace has user new.person@acme.example (New Person, workspace_login_only); access.yaml does not",
+        "access.yaml gives user300@acme.example the role workspace_login_only; the workspace gives the role workspace_super_admin",
+      ].sort((a, b) => key(a).localeCompare(key(b))),
+    );
+  });
+
+  it("reads an address given over the one access.yaml records, and says so; --accept refuses it", async () => {
+    const other = await startEmulator({ world: "populated", apiKey: emulator.apiKey });
+    try {
+      const result = await runCheck({ out: dir, baseUrl: other.url, env: env(emulator) });
+      expect(result.notes).toEqual([
+        `access.yaml was exported from ${emulator.url}; this check reads ${other.url}, the address given (--base-url or the environment wins over access.yaml).`,
+      ]);
+      // Taking another workspace's side into this access.yaml is refused, before any request.
+      other.clearRequests();
+      await expect(runCheck({ out: dir, baseUrl: other.url, env: env(emulator), accept: true })).rejects.toThrow(
+        `--accept would write the access of ${other.url} into a access.yaml exported from ${emulator.url}`,
+      );
+      expect(other.requests).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+/** The email a change line is about, for the order the check sorts in. */
+function key(line: string): string {
+  return /(\S+@\S+)/.exec(line)?.[1]?.toLowerCase() ?? "";
+}
+
+describe("--check --accept", () => {
+  it("rewrites access.yaml to the workspace's side: a diff shows only the records that differ; the next check finds nothing", async () => {
+    const emulator = await startEmulator({ world: "populated" });
+    try {
+      const { dir } = await runExport(options(emulator));
+      const file = path.join(dir, "access.yaml");
+      const before = path.join(path.dirname(dir), "access.before.yaml");
+      fs.copyFileSync(file, before);
+      emulator.integrations.setMember(integrations.big, populatedUserId(101), { entitlements: ["EDITOR", "VIEWER"] });
+      emulator.users.add({ email: "new.person@acme.example", firstName: "New", lastName: "Person", role: "workspace_login_only" });
+      emulator.users.update(users.plain, { role: "workspace_super_admin" });
+      const result = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true });
+      expect(result.accepted).toBe(true);
+      expect(result.changes).toHaveLength(3);
+      expect(emulator.requests.every((r) => r.method === "GET")).toBe(true);
+      const lines = (f: string) => fs.readFileSync(f, "utf8").split("\n");
+      // Only the three records that differ: the new user's six lines, user300's role, User101's set.
+      expect(lineDiff(lines(before), lines(file))).toEqual({
+        removed: ["    role: workspace_login_only", "        entitlements: [VIEWER]"],
+        added: [
+          "  - name: new.person-at-acme.example",
+          "    email: new.person@acme.example",
+          "    firstName: New",
+          "    lastName: Person",
+          "    role: workspace_login_only",
+          "    isGuest: false",
+          "    role: workspace_super_admin",
+          "        entitlements: [EDITOR, VIEWER]",
+        ],
+      });
+      expect(lines(file).length).toBe(lines(before).length + 6);
+      const again = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
+      expect(again.changes).toEqual([]);
+      // Accepting with nothing to take in leaves the file alone.
+      const text = fs.readFileSync(file, "utf8");
+      expect((await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true })).accepted).toBe(false);
+      expect(fs.readFileSync(file, "utf8")).toBe(text);
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
+describe("the address --check reads", () => {
+  let emulator: Emulator;
+  let dir: string;
+  beforeAll(async () => {
+    emulator = await startEmulator({ seed: twoMembers() });
+    dir = (await runExport(options(emulator))).dir;
+  });
+  afterAll(async () => {
+    await emulator?.close();
+  });
+
+  it("is the one access.yaml records when neither --base-url nor the environment gives one: the generated README's command works as written", async () => {
+    const readme = fs.readFileSync(path.join(dir, "README.md"), "utf8");
+    const commands = [...readme.matchAll(/^(.*)npx workspace-access-export (.*)$/gm)].map((m) => ({
+      env: m[1]!.trim(),
+      args: m[2]!.split(" "),
+    }));
+    expect(commands.map((c) => c.args.join(" "))).toEqual(["--check --out .", "--check --accept --out ."]);
+    for (const command of commands) {
+      // As written: the key from the environment (the line's assignment), the project as the working directory, no address.
+      expect(command.env).toBe("WORKSPACE_ACCESS_API_KEY=<key>");
+      expect(command.args.slice(-2)).toEqual(["--out", "."]);
+      const result = await runCheck({
+        out: dir,
+        env: { WORKSPACE_ACCESS_API_KEY: emulator.apiKey },
+        ...(command.args.includes("--accept") ? { accept: true } : {}),
+      });
+      expect(result).toMatchObject({ changes: [], notes: [], workspace: emulator.url, accepted: false });
+    }
+  });
+
+  it("names access.yaml when the address it records is not one the check can use", async () => {
+    const copy = path.join(path.dirname(dir), "copy");
+    fs.mkdirSync(copy);
+    const text = fs
+      .readFileSync(path.join(dir, "access.yaml"), "utf8")
+      .replace(/^workspace: .*$/m, "workspace: http://acme.example.com/api/v1/");
+    fs.writeFileSync(path.join(copy, "access.yaml"), text);
+    await expect(runCheck({ out: copy, env: env(emulator) })).rejects.toThrow(
+      /^the workspace .*access\.yaml records "http:\/\/acme\.example\.com" uses plain http:\/\/.*\. Correct it in .*access\.yaml, or pass --base-url\.$/,
+    );
+    fs.writeFileSync(path.join(copy, "access.yaml"), text.replace(/^workspace: .*\n/m, ""));
+    await expect(runCheck({ out: copy, env: env(emulator) })).rejects.toThrow(
+      /^No workspace address: .* \(.*access\.yaml records none\)\.$/,
+    );
+  });
+});

@@ -1,0 +1,203 @@
+/**
+ * The review's three formats against golden files (`golden/review.*`), compared exactly: the
+ * differences of one `access.yaml` and one workspace (every kind of difference, a record left out
+ * on each side, a note), rendered as text, text with `--verbose`, markdown and json.
+ *
+ * After a deliberate change of the wording or a format, rewrite the golden files and review their
+ * diff before committing:
+ *
+ *     UPDATE_GOLDEN=1 npx vitest run --project unit test/export/render.test.ts
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { AccessFile } from "../../src/export/access-file";
+import type { LeftOut } from "../../src/export/build";
+import { compareAccess, DIFFERENCE_KINDS, type RenderOptions, type Review, renderReview } from "../../src/export/review";
+
+const GOLDEN = path.join(__dirname, "golden");
+const UPDATE = process.env["UPDATE_GOLDEN"] === "1";
+
+const GH = "5b1f0000-0000-4000-8000-000000000002";
+const SLACK = "5b1f0000-0000-4000-8000-000000000003";
+
+const recorded: AccessFile = {
+  version: 1,
+  workspace: "https://acme.example.com/api/v1/",
+  scope: { membersOnly: false },
+  users: [
+    {
+      name: "ann-at-acme.example",
+      email: "ann@acme.example",
+      firstName: "Ann",
+      lastName: "Lee",
+      role: "workspace_login_only",
+      isGuest: false,
+    },
+    {
+      name: "bob-at-acme.example",
+      email: "bob@acme.example",
+      firstName: "Bob",
+      lastName: "Ray",
+      role: "workspace_login_only",
+      isGuest: false,
+    },
+    {
+      name: "dee-at-acme.example",
+      email: "dee@acme.example",
+      firstName: "Dee",
+      lastName: "Kim",
+      role: "workspace_login_only",
+      isGuest: false,
+    },
+  ],
+  integrations: [
+    {
+      name: "github-acme-labs",
+      id: GH,
+      label: "GitHub acme-labs",
+      members: [
+        { user: "ann@acme.example", role: "account_collaborator", entitlements: ["READ"] },
+        { user: "dee@acme.example", role: "account_collaborator", entitlements: ["READ", "WRITE"] },
+      ],
+    },
+    {
+      name: "slack-acme",
+      id: SLACK,
+      label: "Slack | acme",
+      members: [{ user: "bob@acme.example", role: "account_collaborator", entitlements: ["MEMBER"] }],
+    },
+  ],
+  leftOut: [{ kind: "user", id: "u-old", email: "old@acme.example", role: "workspace_login_only", reason: "no first name" }],
+};
+
+const live: AccessFile = {
+  ...recorded,
+  users: [
+    { ...recorded.users[0]!, isGuest: true },
+    { ...recorded.users[1]!, role: "workspace_super_admin" },
+    { ...recorded.users[2]!, lastName: "Kim-Lee" },
+    {
+      name: "eve-at-acme.example",
+      email: "eve@acme.example",
+      firstName: "Eve",
+      lastName: "Moss",
+      role: "workspace_login_only",
+      isGuest: true,
+    },
+  ],
+  integrations: [
+    { ...recorded.integrations[0]!, members: [{ user: "dee@acme.example", role: "account_owner", entitlements: ["READ"] }] },
+    {
+      ...recorded.integrations[1]!,
+      members: [{ user: "bob@acme.example", role: "account_collaborator", entitlements: ["ADMIN", "MEMBER"] }],
+    },
+  ],
+  leftOut: [
+    { kind: "user", id: "u-scim", email: "scim@acme.example", role: "workspace_owner", isGuest: false, reason: "no last name" },
+    {
+      kind: "membership",
+      integration: SLACK,
+      id: "u-scim",
+      email: "scim@acme.example",
+      role: "owner",
+      entitlements: ["ADMIN"],
+      reason: "its user is left out (no last name)",
+    },
+  ],
+};
+
+const leftOut: LeftOut[] = [
+  {
+    kind: "user",
+    id: "u-scim",
+    email: "scim@acme.example",
+    role: "workspace_owner",
+    isGuest: false,
+    reason: "no last name",
+    text: "user u-scim <scim@acme.example>: no last name",
+  },
+  {
+    kind: "membership",
+    id: "u-scim",
+    email: "scim@acme.example",
+    integration: "Slack | acme",
+    integrationId: SLACK,
+    role: "owner",
+    entitlements: ["ADMIN"],
+    reason: "its user is left out (no last name)",
+    text: 'membership of u-scim <scim@acme.example> in "Slack | acme": its user is left out (no last name)',
+  },
+];
+
+const review: Review = {
+  workspace: "https://acme.example.com/api/v1/",
+  differences: compareAccess(recorded, live),
+  leftOut,
+  notes: ["access.yaml was exported from https://old.example.com/api/v1/; this check reads https://acme.example.com/api/v1/."],
+  accepted: false,
+};
+
+/** Compares `actual` with the golden file `name`, or writes it with UPDATE_GOLDEN=1. */
+function golden(name: string, actual: string): void {
+  const file = path.join(GOLDEN, name);
+  if (UPDATE) fs.writeFileSync(file, actual);
+  expect(actual).toBe(fs.readFileSync(file, "utf8"));
+}
+
+describe("the review's formats", () => {
+  it("finds a difference of every kind in the golden case", () => {
+    expect(new Set(review.differences.map((d) => d.kind))).toEqual(new Set(DIFFERENCE_KINDS));
+    expect(new Set(review.differences.map((d) => d.side))).toEqual(new Set(["access.yaml", "workspace", "both"]));
+  });
+
+  it.each<[string, Partial<RenderOptions>]>([
+    ["review.txt", { format: "text" }],
+    ["review.verbose.txt", { format: "text", verbose: true }],
+    ["review.md", { format: "markdown" }],
+    ["review.json", { format: "json" }],
+  ])("%s", (name, options) => {
+    golden(name, renderReview(review, { format: "text", verbose: false, out: ".", ...options }));
+  });
+
+  it("json: parses, every difference with every key, in a fixed order", () => {
+    const parsed = JSON.parse(renderReview(review, { format: "json", verbose: false, out: "." })) as {
+      differences: Array<Record<string, unknown>>;
+      leftOut: { count: number };
+    };
+    for (const d of parsed.differences) {
+      expect(Object.keys(d)).toEqual([
+        "kind",
+        "side",
+        "user",
+        "userId",
+        "integration",
+        "integrationId",
+        "accessYaml",
+        "workspace",
+        "entitlements",
+        "leftOut",
+        "text",
+      ]);
+    }
+    expect(parsed.leftOut.count).toBe(2);
+  });
+
+  it.each([
+    ["text", "access.yaml and the workspace hold the same access.\n"],
+    [
+      "markdown",
+      "### Access review: no difference between `access.yaml` and the workspace\n\nWorkspace: `https://acme.example.com/api/v1/`\n",
+    ],
+  ] as const)("%s with no difference", (format, expected) => {
+    expect(renderReview({ ...review, differences: [], leftOut: [], notes: [] }, { format, verbose: false, out: "." })).toBe(expected);
+  });
+
+  it("says when access.yaml now holds the workspace's side", () => {
+    const text = renderReview({ ...review, accepted: true, leftOut: [] }, { format: "text", verbose: false, out: "." });
+    expect(text.split("\n").at(-2)).toBe(
+      `${review.differences.length} differences between access.yaml and the workspace: access.yaml now holds the workspace's side.`,
+    );
+    expect(text).not.toContain("--accept");
+  });
+});

@@ -1,0 +1,324 @@
+/**
+ * The review's comparison and `--accept` as pure functions, in tables: `access.yaml` and the
+ * workspace (as an export would write it now) in, each difference out, worded by which side holds
+ * what; and the accepted file, which the comparison then finds equal to the workspace.
+ */
+import { describe, expect, it } from "vitest";
+import { type AccessFile, type AccessLeftOut, type AccessUser, formatAccessFile, parseAccessFile } from "../../src/export/access-file";
+import { type AccessDifference, acceptAccess, compareAccess } from "../../src/export/review";
+
+const GH = "5b1f0000-0000-4000-8000-000000000002";
+const ann: AccessUser = {
+  name: "ann-at-x.example",
+  email: "ann@x.example",
+  firstName: "Ann",
+  lastName: "Lee",
+  role: "workspace_login_only",
+  isGuest: false,
+};
+const bob: AccessUser = {
+  name: "bob-at-x.example",
+  email: "bob@x.example",
+  firstName: "Bob",
+  lastName: "Ray",
+  role: "workspace_login_only",
+  isGuest: false,
+};
+const scim: AccessLeftOut = {
+  kind: "user",
+  id: "u-scim",
+  email: "scim@x.example",
+  role: "workspace_login_only",
+  isGuest: false,
+  reason: "no last name",
+};
+const scimMember: AccessLeftOut = {
+  kind: "membership",
+  integration: GH,
+  id: "u-scim",
+  email: "scim@x.example",
+  role: "collaborator",
+  entitlements: ["READ"],
+  reason: "its user is left out (no last name)",
+};
+
+/** A file with ann and bob, both members of GitHub acme (ann with READ, bob with READ and WRITE). */
+function file(change: (f: AccessFile) => void = () => {}): AccessFile {
+  const f: AccessFile = {
+    version: 1,
+    workspace: "https://acme.example.com/api/v1/",
+    scope: { membersOnly: false },
+    users: [{ ...ann }, { ...bob }],
+    integrations: [
+      {
+        name: "github-acme",
+        id: GH,
+        label: "GitHub acme",
+        application: "GitHub",
+        members: [
+          { user: "ann@x.example", role: "account_collaborator", entitlements: ["READ"] },
+          { user: "bob@x.example", role: "account_collaborator", entitlements: ["READ", "WRITE"] },
+        ],
+      },
+    ],
+    leftOut: [],
+  };
+  change(f);
+  return f;
+}
+const gh = (f: AccessFile) => f.integrations[0]!;
+const member = (f: AccessFile, email: string) => gh(f).members.find((m) => m.user === email)!;
+const drop = (f: AccessFile, email: string) => {
+  gh(f).members = gh(f).members.filter((m) => m.user !== email);
+};
+const brief = (d: AccessDifference) => [d.kind, d.side, d.accessYaml, d.workspace];
+
+describe("compareAccess", () => {
+  it.each<[string, AccessFile, AccessFile, string[], unknown[][]]>([
+    ["nothing differs", file(), file(), [], []],
+    [
+      "a member access.yaml has and the workspace not (a pending edit, or someone removed: the same words)",
+      file(),
+      file((f) => drop(f, "ann@x.example")),
+      ['access.yaml grants ann@x.example READ in "GitHub acme" as account_collaborator; the workspace does not (not a member there)'],
+      [["membership", "access.yaml", "READ as account_collaborator", null]],
+    ],
+    [
+      "a member the workspace has and access.yaml not",
+      file((f) => drop(f, "bob@x.example")),
+      file(),
+      ['the workspace grants bob@x.example READ, WRITE in "GitHub acme" as account_collaborator; access.yaml does not'],
+      [["membership", "workspace", null, "READ, WRITE as account_collaborator"]],
+    ],
+    [
+      "entitlements each side grants and the other does not",
+      file(),
+      file((f) => {
+        member(f, "bob@x.example").entitlements = ["ADMIN", "READ"];
+      }),
+      [
+        'access.yaml grants bob@x.example WRITE in "GitHub acme"; the workspace does not',
+        'the workspace grants bob@x.example ADMIN in "GitHub acme"; access.yaml does not',
+      ],
+      [
+        ["entitlements", "access.yaml", "WRITE", null],
+        ["entitlements", "workspace", null, "ADMIN"],
+      ],
+    ],
+    [
+      "a member's role",
+      file(),
+      file((f) => {
+        member(f, "ann@x.example").role = "account_owner";
+      }),
+      ['access.yaml makes ann@x.example account_collaborator in "GitHub acme"; the workspace makes them account_owner'],
+      [["member-role", "both", "account_collaborator", "account_owner"]],
+    ],
+    [
+      "a user the workspace has and access.yaml not",
+      file((f) => {
+        f.users = [f.users[0]!];
+        drop(f, "bob@x.example");
+      }),
+      file((f) => drop(f, "bob@x.example")),
+      ["the workspace has user bob@x.example (Bob Ray, workspace_login_only); access.yaml does not"],
+      [["user", "workspace", null, "Bob Ray, workspace_login_only"]],
+    ],
+    [
+      "a user access.yaml declares and the workspace has not",
+      file((f) => drop(f, "bob@x.example")),
+      file((f) => {
+        f.users = [f.users[0]!];
+        drop(f, "bob@x.example");
+      }),
+      ["access.yaml declares user bob@x.example (Bob Ray, workspace_login_only); the workspace has no such user"],
+      [["user", "access.yaml", "Bob Ray, workspace_login_only", null]],
+    ],
+    [
+      "a user's names, role and guest flag; emails compare case-insensitively",
+      file(),
+      file((f) => {
+        f.users[0] = { ...ann, email: "Ann@X.example", lastName: "Lee-Smith", role: "workspace_owner", isGuest: true };
+      }),
+      [
+        'access.yaml names Ann@X.example "Ann Lee"; the workspace names them "Ann Lee-Smith"',
+        "access.yaml gives Ann@X.example the role workspace_login_only; the workspace gives the role workspace_owner",
+        "access.yaml has Ann@X.example as not a guest; the workspace has them as a guest",
+      ],
+      [
+        ["user-name", "both", "Ann Lee", "Ann Lee-Smith"],
+        ["user-role", "both", "workspace_login_only", "workspace_owner"],
+        ["user-guest", "both", "false", "true"],
+      ],
+    ],
+    [
+      "a record left out on both sides, its access the same: no difference, whatever the reason says",
+      file((f) => {
+        f.leftOut = [scim, scimMember];
+      }),
+      file((f) => {
+        f.leftOut = [{ ...scim, reason: "no first name" }, scimMember];
+      }),
+      [],
+      [],
+    ],
+    [
+      "a record left out on both sides whose access differs: a user made owner, a member made owner with one more entitlement",
+      file((f) => {
+        f.leftOut = [scim, scimMember];
+      }),
+      file((f) => {
+        f.leftOut = [
+          { ...scim, role: "workspace_owner" },
+          { ...scimMember, role: "owner", entitlements: ["READ", "WRITE"] },
+        ];
+      }),
+      [
+        "access.yaml records user u-scim <scim@x.example> as left out with workspace_login_only; the workspace has workspace_owner (left out: no last name)",
+        'access.yaml records the membership of u-scim <scim@x.example> in "GitHub acme" as left out with READ as collaborator; the workspace has READ, WRITE as owner (left out: its user is left out (no last name))',
+      ],
+      [
+        ["left-out", "both", "workspace_login_only", "workspace_owner"],
+        ["left-out", "both", "READ as collaborator", "READ, WRITE as owner"],
+      ],
+    ],
+    [
+      "a record left out now, not recorded",
+      file(),
+      file((f) => {
+        f.leftOut = [scim];
+      }),
+      [
+        "the workspace has user u-scim <scim@x.example> (workspace_login_only), which a project cannot declare (no last name); access.yaml does not record it",
+      ],
+      [["left-out", "workspace", null, "workspace_login_only"]],
+    ],
+    [
+      "a record access.yaml records as left out that the workspace has not",
+      file((f) => {
+        f.leftOut = [scim];
+      }),
+      file(),
+      ["access.yaml records user u-scim <scim@x.example> as left out (no last name); the workspace has no such user"],
+      [["left-out", "access.yaml", "workspace_login_only", null]],
+    ],
+    [
+      "a record access.yaml records as left out that a project can declare now",
+      file((f) => {
+        f.users = [f.users[0]!];
+        drop(f, "bob@x.example");
+        f.leftOut = [{ kind: "user", id: "u-bob", email: "bob@x.example", reason: "no first name" }];
+      }),
+      file((f) => drop(f, "bob@x.example")),
+      [
+        "the workspace has user u-bob <bob@x.example> (Bob Ray, workspace_login_only); access.yaml records it only as left out (no first name)",
+      ],
+      [["left-out", "workspace", "left out: (not read)", "Bob Ray, workspace_login_only"]],
+    ],
+    [
+      "a member the workspace holds with no entitlement (left out now): the entitlements access.yaml grants",
+      file(),
+      file((f) => {
+        drop(f, "ann@x.example");
+        f.leftOut = [
+          {
+            kind: "membership",
+            integration: GH,
+            id: "u-ann",
+            email: "ann@x.example",
+            role: "collaborator",
+            entitlements: [],
+            reason: "no entitlements",
+          },
+        ];
+      }),
+      ['access.yaml grants ann@x.example READ in "GitHub acme"; the workspace does not (a member there with no entitlement)'],
+      [["entitlements", "access.yaml", "READ", "no entitlement"]],
+    ],
+    [
+      "an integration left out now: reported once, none of its members as missing",
+      file(),
+      file((f) => {
+        f.integrations = [];
+        f.leftOut = [{ kind: "integration", id: GH, reason: "listed twice, differently" }];
+      }),
+      [
+        `access.yaml declares integration ${GH} ("GitHub acme") (2 members); the workspace has it in a form a project cannot declare (listed twice, differently)`,
+      ],
+      [["left-out", "both", "2 members", "(not read)"]],
+    ],
+  ])("%s", (_, recorded, live, texts, briefs) => {
+    const differences = compareAccess(recorded, live);
+    expect(differences.map((d) => d.text)).toEqual(texts);
+    expect(differences.map(brief)).toEqual(briefs);
+  });
+
+  it("under --members-only, a user the workspace still has, with no membership in scope, is out of scope", () => {
+    const live = file((f) => {
+      f.users = [f.users[0]!];
+      drop(f, "bob@x.example");
+    });
+    const differences = compareAccess(file(), live, { workspaceEmails: new Set(["ann@x.example", "bob@x.example"]) });
+    expect(differences.map((d) => d.text)).toEqual([
+      "access.yaml declares user bob@x.example (Bob Ray, workspace_login_only); the workspace has them with no membership in scope (--members-only)",
+      'access.yaml grants bob@x.example READ, WRITE in "GitHub acme" as account_collaborator; the workspace does not (not a member there)',
+    ]);
+  });
+});
+
+describe("acceptAccess", () => {
+  const recorded = file((f) => {
+    f.leftOut = [scim];
+  });
+  const live = file((f) => {
+    // The workspace spells ann's email in capitals (no difference), renamed bob, gave him ADMIN,
+    // has a new user cy, and the names it would give are not the file's.
+    f.users = [
+      { ...ann, name: "other-name", email: "ANN@x.example" },
+      { ...bob, name: "bob-2", lastName: "Ray Jr" },
+      { name: "cy-at-x.example", email: "cy@x.example", firstName: "Cy", lastName: "Doe", role: "workspace_login_only", isGuest: false },
+    ];
+    gh(f).name = "renamed-integration";
+    gh(f).members = [
+      { user: "ANN@x.example", role: "account_collaborator", entitlements: ["READ"] },
+      { user: "bob@x.example", role: "account_collaborator", entitlements: ["ADMIN", "READ", "WRITE"] },
+    ];
+    f.leftOut = [{ ...scim, role: "workspace_owner" }];
+  });
+
+  it("takes the workspace's side of every difference, keeping names, the file's spelling of records that do not differ, the address and scope", () => {
+    const accepted = acceptAccess(recorded, live);
+    expect(compareAccess(accepted, live)).toEqual([]);
+    expect(accepted.users.map((u) => [u.name, u.email, u.lastName])).toEqual([
+      ["ann-at-x.example", "ann@x.example", "Lee"],
+      ["bob-at-x.example", "bob@x.example", "Ray Jr"],
+      ["cy-at-x.example", "cy@x.example", "Doe"],
+    ]);
+    expect(gh(accepted).name).toBe("github-acme");
+    expect(gh(accepted).members.map((m) => [m.user, m.entitlements])).toEqual([
+      ["ann@x.example", ["READ"]],
+      ["bob@x.example", ["ADMIN", "READ", "WRITE"]],
+    ]);
+    expect(accepted.workspace).toBe(recorded.workspace);
+    expect(accepted.leftOut).toEqual([{ ...scim, role: "workspace_owner" }]);
+  });
+
+  it("is deterministic and reads back: the same file twice, parsed to the same access", () => {
+    const text = formatAccessFile(acceptAccess(recorded, live));
+    expect(formatAccessFile(acceptAccess(recorded, live))).toBe(text);
+    expect(compareAccess(parseAccessFile(text), live)).toEqual([]);
+  });
+
+  it("gives a new record whose name is taken another", () => {
+    const taken = file((f) => {
+      f.users.push({ ...bob, name: "cy-at-x.example", email: "bob2@x.example" });
+    });
+    const withCy = file((f) => {
+      f.users.push({ ...bob, name: "whatever", email: "bob2@x.example" });
+      f.users.push({ name: "cy-at-x.example", email: "cy@x.example", firstName: "Cy", lastName: "Doe" });
+    });
+    const names = acceptAccess(taken, withCy).users.map((u) => u.name);
+    // (bob2@ sorts before bob@: "2" before "@")
+    expect(names).toEqual(["ann-at-x.example", "cy-at-x.example", "bob-at-x.example", "cy-at-x.example-2"]);
+  });
+});
