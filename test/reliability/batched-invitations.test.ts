@@ -131,10 +131,10 @@ describe("batched invitations through the host", () => {
     const error = await s.fails("up");
     expect(error.grpcMessage).toMatch(/Inviting user \S+ \(one of 10 invited together\)/);
     expect(invitePosts(s.emu)).toHaveLength(1);
-    // Each create is recorded as partial (no set known), since its invitation may still land.
+    // Each create is recorded as pending (no job known), since its invitation may still land.
     const recorded = s.stack.state().resources.filter((r) => r.custom);
     expect(recorded).toHaveLength(n);
-    for (const r of recorded) expect(r.outputs).toMatchObject({ entitlements: [], lastJobId: null });
+    for (const r of recorded) expect(r.outputs).toMatchObject({ pending: true, pendingJobId: null, entitlements: ["VIEWER"] });
     // The invitation's job runs late (here: on a poll by someone else), and every user is a member.
     const [job] = s.emu.jobs.list().filter((j) => j.workflowType === "provide_access");
     const polled = await fetch(new URL(`jobs/${job!.id}`, s.emu.url), { headers: { "X-API-Key": s.emu.apiKey } });
@@ -145,6 +145,7 @@ describe("batched invitations through the host", () => {
     // The next up reads each member and takes over its own membership: no invitation, no "already a member".
     expect(invitePosts(s.emu)).toEqual([]);
     expect(s.emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
-    for (const r of s.stack.state().resources.filter((r) => r.custom)) expect(r.outputs).toMatchObject({ entitlements: ["VIEWER"] });
+    for (const r of s.stack.state().resources.filter((r) => r.custom))
+      expect(r.outputs).toMatchObject({ entitlements: ["VIEWER"], pending: false, pendingJobId: null });
   }, 120_000);
 });

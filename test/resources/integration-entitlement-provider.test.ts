@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ServerError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
 import { provider } from "../../src/resources/integration-entitlement-provider";
+import { PartialWriteError } from "../../src/resources/partial-write";
 import { UNKNOWN } from "../../src/resources/unknown";
 import { emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
@@ -121,6 +122,8 @@ describe("create", () => {
       email: "alan@example.com",
       status: "pending",
       lastJobId: emu.jobs.list()[0]?.id,
+      pending: false,
+      pendingJobId: null,
     });
     // check reads the catalogue; a lone create: one read before the invitation (not a member: 404), one after it, for the
     // member's email and status.
@@ -192,7 +195,15 @@ describe("create", () => {
     const error = (await rejection(provider.create(inputs))) as Error & { id?: string; properties?: Record<string, unknown> };
     expect(error.message).toMatch(/did not finish within 1 s \(last status: running\)/);
     expect(error.id).toBe(`${youtube}/${alan}`);
-    expect(error.properties).toMatchObject({ entitlements: [], lastJobId: emu.jobs.list()[0]?.id, __provider: "serialized" });
+    const job = emu.jobs.list()[0]?.id;
+    // Pending, with the job, and the set asked (not an empty set: that would read as "no access").
+    expect(error.properties).toMatchObject({
+      entitlements: ["EDITOR", "VIEWER"],
+      pending: true,
+      pendingJobId: job,
+      lastJobId: job,
+      __provider: "serialized",
+    });
   });
 });
 
@@ -314,15 +325,30 @@ describe("a partial create whose invitation is still running", () => {
     const kept = wire(await provider.read!(id, props));
     expect(kept.id).toBe(id);
     expect(kept.props).toEqual(props);
-    expect(kept.inputs).toMatchObject({ integrationId: youtube, userId: alan, entitlements: [] });
+    expect(kept.inputs).toMatchObject({
+      integrationId: youtube,
+      userId: alan,
+      entitlements: ["EDITOR", "VIEWER"],
+      role: "account_collaborator",
+      adoptExisting: false,
+    });
+    // The next plan resumes it with an update (waiting for its job), although the set is the declared one.
+    expect((await provider.diff!(id, kept.props!, (await check(base)).inputs!)).changes).toBe(true);
     emu.jobs.release(job.id);
     const landed = wire(await provider.read!(id, props));
-    expect(landed.props).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], email: "alan@example.com" });
+    expect(landed.props).toMatchObject({
+      entitlements: ["EDITOR", "VIEWER"],
+      email: "alan@example.com",
+      pending: false,
+      pendingJobId: null,
+    });
+    expect((await provider.diff!(id, landed.props!, (await check(base)).inputs!)).changes).toBe(false);
   });
 
   it("is dropped by a refresh when its job has ended (here: the service no longer knows it) and the user is not a member", async () => {
     const { props } = await hung();
-    const ended = { ...(props as Record<string, unknown>), lastJobId: "00000000-0000-4000-8000-0000000000aa" };
+    const gone = "00000000-0000-4000-8000-0000000000aa";
+    const ended = { ...(props as Record<string, unknown>), lastJobId: gone, pendingJobId: gone };
     expect(wire(await provider.read!(id, ended as never)).id).toBe("");
   });
 
@@ -377,14 +403,24 @@ describe("resuming and roles", () => {
     await jobsUnreachable(emu);
     const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
     const error = (await rejection(provider.create(inputs))) as PartialCreate;
-    // The user still sees why: the polling error, class and message as they were.
-    expect(ServerError.isInstance(error)).toBe(true);
+    // One partial-write error, with the job; the user still sees why: the polling error's message, and it as the cause.
+    const jobId = emu.jobs.list()[0]?.id;
+    expect(PartialWriteError.isInstance(error)).toBe(true);
+    expect((error as PartialWriteError).pendingJobId).toBe(jobId);
+    expect(ServerError.isInstance(error.cause)).toBe(true);
     expect(error.message).toMatch(/GET \S*\/jobs\/[0-9a-f-]+ answered 503/);
     // A partial create, recorded with the invitation's job.
-    const jobId = emu.jobs.list()[0]?.id;
     expect(jobId).toBeDefined();
     expect(error.id).toBe(`${youtube}/${alan}`);
-    expect(error.properties).toMatchObject({ entitlements: [], email: null, status: null, lastJobId: jobId, __provider: "serialized" });
+    expect(error.properties).toMatchObject({
+      entitlements: ["EDITOR", "VIEWER"],
+      email: null,
+      status: null,
+      lastJobId: jobId,
+      pending: true,
+      pendingJobId: jobId,
+      __provider: "serialized",
+    });
     expect(invites(emu)).toHaveLength(1);
 
     // The next up: the recorded job is settled, then the set converges; no second invitation.
@@ -408,10 +444,17 @@ describe("resuming and roles", () => {
     // Recorded by an earlier create whose invitation never got a job (nothing to wait for).
     const olds = { ...inputs, entitlements: [], email: null, status: null, lastJobId: null };
     const error = (await rejection(provider.update!(`${youtube}/${alan}`, olds as never, inputs))) as PartialCreate;
-    expect(ServerError.isInstance(error)).toBe(true);
+    expect(ServerError.isInstance(error.cause)).toBe(true);
     const jobId = emu.jobs.list()[0]?.id;
     expect(error.id).toBe(`${youtube}/${alan}`);
-    expect(error.properties).toMatchObject({ entitlements: [], email: null, status: null, lastJobId: jobId, __provider: "serialized" });
+    expect(error.properties).toMatchObject({
+      email: null,
+      status: null,
+      lastJobId: jobId,
+      pending: true,
+      pendingJobId: jobId,
+      __provider: "serialized",
+    });
 
     emu.clearFaults();
     const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, inputs));
