@@ -5,10 +5,9 @@ import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { changeEntitlementsBody, type IntegrationRole, inviteBody, setEntitlementsBody } from "./requests";
 import { page, schemas, single } from "./schemas";
-import { SCOPES } from "./scopes";
+import { OPERATION_SCOPES, SCOPES, type Scope } from "./scopes";
 
 const READ_USERS = [SCOPES.readIntegrations, SCOPES.readUsers] as const;
-const WRITE = [SCOPES.writeIntegrations, SCOPES.writeJobs] as const;
 
 /** What to invite into an integration. */
 export interface InviteOptions {
@@ -61,7 +60,7 @@ export class IntegrationsApi {
       {
         method: "GET",
         path: pathOf("integrations", [id, "integration id"], "entitlements"),
-        scopes: [SCOPES.readIntegrations],
+        scopes: OPERATION_SCOPES.listEntitlements,
       },
       page(schemas().entitlementRecord),
     );
@@ -100,6 +99,7 @@ export class IntegrationsApi {
       method: "POST",
       path: pathOf("integrations", [id, "integration id"], "users"),
       body: inviteBody(options.userIds, options.role ?? "account_collaborator", options.entitlements),
+      scopes: OPERATION_SCOPES.invite,
     });
   }
 
@@ -138,8 +138,11 @@ export class IntegrationsApi {
    * or 200 with none) or with a record that is not a job means the write is done, and the
    * handle says so (`id: null`, nothing to wait for).
    */
-  async #write(spec: { method: "POST" | "PATCH" | "DELETE"; path: string; body?: unknown }): Promise<JobHandle> {
-    const answer = await this.#http.request({ ...spec, scopes: WRITE }, single(schemas().z.unknown()));
+  async #write(spec: { method: "POST" | "PATCH" | "DELETE"; path: string; body?: unknown; scopes?: readonly Scope[] }): Promise<JobHandle> {
+    const answer = await this.#http.request(
+      { ...spec, scopes: spec.scopes ?? OPERATION_SCOPES.memberWrite },
+      single(schemas().z.unknown()),
+    );
     const job = jobOfAnswer(this.#http, answer, spec.method, spec.path);
     return job ? this.#jobs.handle(job) : this.#jobs.done();
   }

@@ -12,6 +12,18 @@ export const SCOPES = {
   writeJobs: { id: "write:automations", name: "Write automated jobs" },
 } as const;
 
+/**
+ * The scopes of the operations where the public document's description names other scopes than
+ * the contract's summary table; the client names these in its 401/403 messages. Listing an
+ * integration's entitlements needs Write integrations; an invitation needs Write integrations
+ * and Read automated jobs (other member writes need Write automated jobs).
+ */
+export const OPERATION_SCOPES = {
+  listEntitlements: [SCOPES.writeIntegrations],
+  invite: [SCOPES.writeIntegrations, SCOPES.readJobs],
+  memberWrite: [SCOPES.writeIntegrations, SCOPES.writeJobs],
+} as const;
+
 /** One scope of an API key: its identifier and the name the service's UI shows. */
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
 

@@ -44,4 +44,22 @@ describe("integrations.list", () => {
     expect(ForbiddenError.isInstance(error)).toBe(true);
     expect(error.message).toContain("Read integrations (read:integrations)");
   });
+
+  it.each([
+    ["the entitlement catalogue", "Write integrations (write:integrations)", ["read:users", "read:integrations", "read:automations"]],
+    ["an invitation", "Write integrations (write:integrations) and Read automated jobs (read:automations)", ["read:users"]],
+  ] as const)("names the scopes the public document asks for %s on a 403", async (what, named, scopes) => {
+    const key = "wa_scoped_key_00000000000000000000";
+    const emu = await emulator({ keys: { [key]: [...scopes] } });
+    const { client } = clientFor(emu, { apiKey: key });
+    const integration = emu.integrations.add({ application: "Slack", label: "acme", entitlements: [{ id: "VIEWER" }] });
+    const user = emu.users.add({ email: "cy@example.com", firstName: "Cy", lastName: "Young" });
+    const error = await rejection(
+      what === "an invitation"
+        ? client.integrations.invite(integration.id, { userIds: [user.id], entitlements: [] })
+        : client.integrations.listEntitlements(integration.id),
+    );
+    expect(ForbiddenError.isInstance(error)).toBe(true);
+    expect(error.message).toContain(named);
+  });
 });

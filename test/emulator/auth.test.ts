@@ -10,7 +10,10 @@ afterAll(() => emulator.close());
 
 const tube = `integrations/${TEAM.tube}`;
 
-/** Every route, and the scopes the contract's Scopes table says it needs. */
+/**
+ * Every route, and the scopes it needs: the public document's description of each operation
+ * ("The API scope required to use this endpoint is ..."), the contract's table for user writes.
+ */
 const ROUTES: Array<[method: string, path: string, scopes: string[], body?: unknown]> = [
   ["GET", "users", ["read:users"]],
   ["GET", `users/${TEAM.ada}`, ["read:users"]],
@@ -19,14 +22,14 @@ const ROUTES: Array<[method: string, path: string, scopes: string[], body?: unkn
   ["DELETE", "users/00000000-0000-4000-8000-000000000000", ["write:users"]],
   ["GET", "integrations", ["read:integrations"]],
   ["GET", tube, ["read:integrations"]],
-  ["GET", `${tube}/entitlements`, ["read:integrations"]],
+  ["GET", `${tube}/entitlements`, ["write:integrations"]],
   ["GET", `${tube}/users`, ["read:integrations", "read:users"]],
   ["GET", `${tube}/user`, ["read:integrations", "read:users"]],
   ["GET", `${tube}/users/${TEAM.ada}`, ["read:integrations", "read:users"]],
   [
     "POST",
     `${tube}/users`,
-    ["write:integrations", "write:automations"],
+    ["write:integrations", "read:automations"],
     { data: { type: "invite_tenant_users", attributes: { role: "account_collaborator", entitlements: [], userIds: [TEAM.cy] } } },
   ],
   [
@@ -121,6 +124,37 @@ describe("scopes", () => {
   it("checks scopes before the body, so an unauthorised write learns nothing about its body", async () => {
     const answer = await call(emulator, "POST", "users", { key: "read-only", raw: "{broken" });
     expect(answer.status).toBe(403);
+  });
+
+  it("does not serve the entitlement catalogue to a read-only key (the document asks for Write integrations)", async () => {
+    const answer = await call(emulator, "GET", `${tube}/entitlements`, { key: "read-only" });
+    expect(answer.status).toBe(403);
+    expect(errorField(answer, "meta")).toEqual({ missingScopes: ["write:integrations"] });
+  });
+
+  it("accepts an invitation from a key with exactly the document's scopes, without write:automations", async () => {
+    emulator.addKey("invites", ["write:integrations", "read:automations"]);
+    const body = {
+      data: {
+        type: "invite_tenant_users",
+        attributes: { role: "account_collaborator", entitlements: [{ id: "VIEWER" }], userIds: [TEAM.cy] },
+      },
+    };
+    const answer = await call(emulator, "POST", `${tube}/users`, { key: "invites", body });
+    expect(answer.status).toBe(200);
+    const job = await call(emulator, "GET", `jobs/${at(answer.json, "data", "id") as string}`, { key: "invites" });
+    expect(job.status).toBe(200);
+  });
+
+  it("asks a user write answered with a job for Write automated jobs too (assumed)", async () => {
+    const other = await startEmulator({ seed: teamSeed(), userWritesAsJobs: true, keys: { users: ["write:users"] } });
+    try {
+      const answer = await call(other, "DELETE", `users/${TEAM.cy}`, { key: "users" });
+      expect(answer.status).toBe(403);
+      expect(errorField(answer, "meta")).toEqual({ missingScopes: ["write:automations"] });
+    } finally {
+      await other.close();
+    }
   });
 
   it("gives the default key every scope", async () => {

@@ -3,12 +3,13 @@
  */
 import { ApiError } from "../errors";
 import { jobEnvelope, jobRecord } from "../records";
+import { scopesOf } from "../scopes";
 import { param, type Route } from "./context";
 
 const readJob: Route = {
   method: "GET",
   pattern: "/jobs/:id",
-  scopes: () => ["read:automations"],
+  scopes: () => scopesOf("GET /jobs/:id"),
   handle(ctx) {
     const id = param(ctx, "id");
     const job = ctx.world.jobs.poll(id);

@@ -7,12 +7,11 @@
  */
 import { ApiError } from "../errors";
 import type { JobFailure } from "../jobs";
-import { paginate, parsePage } from "../paging";
 import { integrationJobRecord, jobEnvelope, userRecord } from "../records";
-import type { Scope } from "../scopes";
+import { type Scope, scopesOf, USER_WRITE_JOB_SCOPE } from "../scopes";
 import type { UserAttributes } from "../store";
 import { Checker, requireJsonBody } from "../validation";
-import { param, type Reply, type RequestContext, type Route, type World } from "./context";
+import { listPage, param, type Reply, type RequestContext, type Route, type World } from "./context";
 
 /** The workspace roles the public document enumerates. */
 export const USER_ROLES = [
@@ -26,8 +25,9 @@ export const USER_ROLES = [
 /** The `workflowType`s of user writes answered with a job (assumed: the service publishes none). */
 export const USER_WORKFLOWS = { create: "create_user", replace: "update_user", delete: "delete_user" } as const;
 
-function writeScopes(world: World): Scope[] {
-  return world.userWritesAsJobs ? ["write:users", "write:automations"] : ["write:users"];
+/** A user write's scopes: the table's, and Write automated jobs when it answers with a job. */
+function writeScopes(operation: "POST /users" | "PUT /users/:id" | "DELETE /users/:id"): (world: World) => Scope[] {
+  return (world) => [...scopesOf(operation), ...(world.userWritesAsJobs ? [USER_WRITE_JOB_SCOPE] : [])];
 }
 
 function wantsMfa(query: URLSearchParams): boolean {
@@ -83,25 +83,39 @@ const emailTaken = (email: string): JobFailure => ({
 const list: Route = {
   method: "GET",
   pattern: "/users",
-  scopes: () => ["read:users"],
+  scopes: () => scopesOf("GET /users"),
   handle(ctx) {
-    const page = parsePage(ctx.query);
     const filter = ctx.query.get("filter") ?? "";
     const needle = filter.trim().toLowerCase();
-    const users = ctx.world.store
-      .listUsers()
-      .filter(
-        (u) =>
-          needle === "" ||
-          u.email.toLowerCase().includes(needle) ||
-          `${u.firstName ?? ""} ${u.lastName ?? ""}`.toLowerCase().includes(needle),
-      );
+    const matching = () =>
+      ctx.world.store
+        .listUsers()
+        .filter(
+          (u) =>
+            needle === "" ||
+            u.email.toLowerCase().includes(needle) ||
+            `${u.firstName ?? ""} ${u.lastName ?? ""}`.toLowerCase().includes(needle),
+        );
     const keep: Array<[string, string]> = [];
     if (filter !== "") keep.push(["filter", filter]);
     const mfa = ctx.query.get("mfaStatus");
     if (mfa !== null && mfa !== "") keep.push(["mfaStatus", mfa]);
     const withMfa = wantsMfa(ctx.query);
-    const body = paginate(users, page, "/api/v1/users", keep);
+    const { store } = ctx.world;
+    const body = listPage(
+      ctx,
+      "/api/v1/users",
+      matching,
+      {
+        removeBefore(start) {
+          const gone = matching()
+            .slice(0, start)
+            .find((u) => store.removableUser(u));
+          return gone !== undefined && store.removeUser(gone.id);
+        },
+      },
+      keep,
+    );
     return { status: 200, body: { ...body, data: body.data.map((u) => userRecord(u, withMfa)) } };
   },
 };
@@ -109,7 +123,7 @@ const list: Route = {
 const read: Route = {
   method: "GET",
   pattern: "/users/:id",
-  scopes: () => ["read:users"],
+  scopes: () => scopesOf("GET /users/:id"),
   handle(ctx) {
     const id = param(ctx, "id");
     const user = ctx.world.store.user(id);
@@ -121,7 +135,7 @@ const read: Route = {
 const create: Route = {
   method: "POST",
   pattern: "/users",
-  scopes: writeScopes,
+  scopes: writeScopes("POST /users"),
   handle(ctx) {
     const attributes = parseUserBody(ctx);
     const { store } = ctx.world;
@@ -143,7 +157,7 @@ const create: Route = {
 const replace: Route = {
   method: "PUT",
   pattern: "/users/:id",
-  scopes: writeScopes,
+  scopes: writeScopes("PUT /users/:id"),
   handle(ctx) {
     const id = param(ctx, "id");
     const { store } = ctx.world;
@@ -160,7 +174,7 @@ const replace: Route = {
       });
     }
     const user = store.updateUser(id, attributes);
-    if (ctx.world.userWritesNoContent) return { status: 204 };
+    if (ctx.world.userWritesNoContent || ctx.world.quirks.noContent === true) return { status: 204 };
     return { status: 200, body: { data: userRecord(user, false), links: { self: self(id) }, meta: {} } };
   },
 };
@@ -168,7 +182,7 @@ const replace: Route = {
 const remove: Route = {
   method: "DELETE",
   pattern: "/users/:id",
-  scopes: writeScopes,
+  scopes: writeScopes("DELETE /users/:id"),
   handle(ctx) {
     const id = param(ctx, "id");
     const { store } = ctx.world;
