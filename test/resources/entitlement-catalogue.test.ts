@@ -102,7 +102,7 @@ describe("check against the catalogue", () => {
   });
 
   it.each([
-    ["403 (a key without Read integrations)", { status: 403 }, "needs the scope Read integrations (read:integrations)"],
+    ["403 (a key without the scope the catalogue needs)", { status: 403 }, "needs the scope Write integrations (write:integrations)"],
     ["503 after the client's retries", { status: 503, times: 5 }, "answered 503"],
     ["404 (the integration is unknown)", { status: 404 }, "not found"],
   ])(
@@ -214,7 +214,7 @@ describe("IntegrationMembers: check against the catalogue", () => {
     emu.fault({ method: "GET", path: `/integrations/${youtube}/entitlements`, status: 403 });
     expect(wire(await membersProvider.check!({}, members([alan, ["NOPE"]]))).failures).toEqual([]);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain("needs the scope Read integrations");
+    expect(warnings[0]).toContain("needs the scope Write integrations");
   });
 });
 
