@@ -31,6 +31,7 @@ import {
 import { claim, isClaimed, memberClaim } from "./claims";
 import { unofferedEntitlements } from "./entitlement-catalogue";
 import { type InvitationResult, settle } from "./invite-batcher";
+import { sameId } from "./ids";
 import { afterJobWait, PartialWriteError } from "./partial-write";
 import {
   DEFAULT_INTEGRATION_ROLE,
@@ -131,7 +132,10 @@ function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffResult {
   // A pending write is resumed by an update (the set it asked is not known to be held).
   const pending = pendingOf(olds) !== undefined;
   const differs = (key: string, same: (a: unknown, b: unknown) => boolean) => isUnknown(news[key]) || !same(olds[key], news[key]);
-  const moved = ["integrationId", "userId"].filter((key) => differs(key, (a, b) => a === b));
+  // Ids compare case-insensitively: a service may answer them in another case than the program gave.
+  const moved = ["integrationId", "userId"].filter((key) =>
+    differs(key, (a, b) => a === b || (typeof a === "string" && typeof b === "string" && sameId(a, b))),
+  );
   const roleChanged = differs("role", (a, b) => (a ?? DEFAULT_INTEGRATION_ROLE) === (b ?? DEFAULT_INTEGRATION_ROLE));
   const entitlementsChanged = containsUnknown(news.entitlements) || !sameSet(olds.entitlements, news.entitlements);
   const replaces = [...moved, ...(roleChanged ? ["role"] : [])];

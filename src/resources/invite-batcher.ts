@@ -42,7 +42,8 @@ import {
   unlessNotFound,
   type WorkspaceAccessClient,
 } from "../client";
-import { confirmAbsent, idKey, type Members, memberList } from "./member-lookup";
+import { idKey } from "./ids";
+import { confirmAbsent, type Members, memberList } from "./member-lookup";
 import { PartialWriteError } from "./partial-write";
 
 /** The most users one invitation names (the API's page size, and the cap). */

@@ -25,6 +25,7 @@
  */
 import { type Clock, type IntegrationUser, NotFoundError, systemClock, type WorkspaceAccessClient } from "../client";
 import { BatchWindow } from "./batch-window";
+import { idKey } from "./ids";
 
 /** How long the first create waits for others to join it in one list (creates are slow: invite and job). */
 export const CREATE_WINDOW_MS = 50;
@@ -35,14 +36,8 @@ export const CONFIRM_PARALLEL = 8;
 /** The page size of a member list (the contract's maximum; the client asks for it). */
 const PAGE_SIZE = 100;
 
-/** A member, or why its record could not be used, by user id in lower case (see {@link idKey}). */
+/** A member, or why its record could not be used, by user id in lower case (`ids.ts`). */
 export type Members = Map<string, IntegrationUser | Error>;
-
-/** The key of a user id in {@link Members}: ids compare case-insensitively. */
-export const idKey = (id: string) => id.toLowerCase();
-
-/** Whether two ids (UUIDs) name the same record. */
-export const sameId = (a: string, b: string) => idKey(a) === idKey(b);
 
 /** What a lookup found: the member (or `undefined`: confirmed not a member), and whether a shared list answered it. */
 export interface MemberLookup {

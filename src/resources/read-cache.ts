@@ -8,7 +8,8 @@
  */
 import { type Clock, type IntegrationUser, NotFoundError, systemClock, type User, type WorkspaceAccessClient } from "../client";
 import { BatchWindow } from "./batch-window";
-import { CreateLookups, idKey, type MemberLookup } from "./member-lookup";
+import { idKey } from "./ids";
+import { CreateLookups, type MemberLookup } from "./member-lookup";
 
 /** How long the first read waits for others to join it. */
 const BATCH_WINDOW_MS = 5;

@@ -98,6 +98,11 @@ describe("diff", () => {
     ["a user not known yet", { userId: UNKNOWN }, { changes: true, replaces: ["userId"], deleteBeforeReplace: false }],
     ["another role", { role: "account_owner" }, { changes: true, replaces: ["role"], deleteBeforeReplace: true }],
     [
+      "the same ids in another case",
+      { integrationId: youtube.toUpperCase(), userId: alan.toUpperCase() },
+      { changes: false, replaces: [], deleteBeforeReplace: false },
+    ],
+    [
       "another role and user",
       { role: "account_owner", userId: grace },
       { changes: true, replaces: ["userId", "role"], deleteBeforeReplace: false },
