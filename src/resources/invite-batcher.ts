@@ -20,7 +20,7 @@
  * | the POST answers 409 (someone is a member already) | one member list read: those members are handed back as existing (the caller applies its adoption rules); the others are sent again as one batch (split in halves if no member is found) |
  * | the POST answers another 400, 404 or 422 (a user the service refuses) | nothing was done: split in halves and sent again, down to the user at fault |
  * | any other error (401, 403, 429 after the client's retries) | not about a user: every user fails with it |
- * | the job ends in `error` | one member list read (a service that applies the others anyway must not see them invited twice): users found members are done; those it missed are read directly (a list proves presence only), and only those confirmed absent are split in halves and sent again. Without the list, every user is `pending` with no job known |
+ * | the job ends in `error` | one member list read (a service that applies the others anyway must not see them invited twice): users found members are done; those it missed are confirmed absent (a list proves presence only: a second listing that agrees, or a direct read each when they are fewer than its pages), and only those are split in halves and sent again. Without the list, every user is `pending` with no job known |
  * | waiting for the job fails otherwise (a timeout, polling that fails) | the job may still land: every user is `pending` with the job, so the next `up` waits for it instead of inviting again |
  *
  * A batch of one behaves as the single invitation always did: an ambiguous failure or a 409 reads
@@ -43,7 +43,7 @@ import {
   type WorkspaceAccessClient,
 } from "../client";
 import { idKey } from "./ids";
-import { confirmAbsent, type Members, memberList } from "./member-lookup";
+import { confirmMisses, type Members, memberList } from "./member-lookup";
 import { PartialWriteError } from "./partial-write";
 
 /** The most users one invitation names (the API's page size, and the issue's cap). */
@@ -359,9 +359,10 @@ export class InviteBatcher {
     // A list proves presence only: a member it skipped (pages shift) would be invited a second time.
     let confirmed: Map<string, IntegrationUser | undefined>;
     try {
-      confirmed = await confirmAbsent(
+      confirmed = await confirmMisses(
         this.#client,
         integrationId,
+        members,
         missed.map((e) => e.invitation.userId),
       );
     } catch {

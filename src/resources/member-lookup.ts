@@ -15,10 +15,10 @@
  * A list proves that someone is a member, never that someone is not: offset pages shift when
  * someone else adds or removes a member between two page reads, and a member can be skipped. A
  * miss in the shared list is therefore confirmed before the create invites anyone (see
- * {@link SharedList.confirm}): by one more complete listing that agrees with the first (the list is
- * then proven and confirms every later miss for free), or, when the misses are fewer than that
- * listing's pages or the listings disagree, by a direct read of each (404 = absent), at most
- * {@link CONFIRM_PARALLEL} at a time.
+ * {@link SharedList.confirm}): by a complete listing that agrees with the one before it (taken
+ * again, {@link PROOF_LISTINGS} at most: the later listing is then proven, and confirms every later
+ * miss of the shared list for free), or, when the misses are fewer than a listing's pages or no two
+ * listings agree, by a direct read of each (404 = absent), at most {@link CONFIRM_PARALLEL} at a time.
  *
  * User ids compare case-insensitively: whether the service keeps the case a client sent is not
  * documented.
@@ -33,6 +33,8 @@ export const CREATE_WINDOW_MS = 50;
 export const CREATE_LIST_MAX_AGE_MS = 10 * 60_000;
 /** The most direct reads that confirm misses at once. */
 export const CONFIRM_PARALLEL = 8;
+/** How many more complete listings a shared list's misses may cost before each is read directly. */
+export const PROOF_LISTINGS = 2;
 /** The page size of a member list (the contract's maximum; the client asks for it). */
 const PAGE_SIZE = 100;
 
@@ -100,6 +102,69 @@ export async function confirmAbsent(
   return new Map(userIds.map((userId, i) => [idKey(userId), found[i]]));
 }
 
+/** A listing, and whether a listing taken after it agreed (then its misses are absences). */
+export interface Proof {
+  listing: Members;
+  proven: boolean;
+}
+
+/**
+ * Takes up to {@link PROOF_LISTINGS} more complete listings of the members until two consecutive
+ * ones agree (`ignored` aside: keys this process wrote meanwhile): the later one is then proven.
+ * Otherwise (someone else keeps changing the members, or a listing fails) the last listing read,
+ * not proven.
+ */
+export async function prove(
+  client: WorkspaceAccessClient,
+  integrationId: string,
+  first: Members,
+  ignored: ReadonlySet<string> = new Set(),
+): Promise<Proof> {
+  let previous = first;
+  for (let i = 0; i < PROOF_LISTINGS; i++) {
+    let next: Members;
+    try {
+      next = await memberList(client, integrationId);
+    } catch {
+      return { listing: previous, proven: false };
+    }
+    if (agree(previous, next, ignored)) return { listing: next, proven: true };
+    previous = next;
+  }
+  return { listing: previous, proven: false };
+}
+
+/** How many pages a listing of `members` took. */
+const pagesOf = (members: Members) => Math.max(1, Math.ceil(members.size / PAGE_SIZE));
+
+/**
+ * Confirms the misses `userIds` of the listing `first`: by direct reads when they are fewer than
+ * its pages, else by {@link prove} (and direct reads of those a proof could not settle). Resolves
+ * each to the member (a listing skipped it) or `undefined` (absent). A member whose record cannot
+ * be used is thrown.
+ */
+export async function confirmMisses(
+  client: WorkspaceAccessClient,
+  integrationId: string,
+  first: Members,
+  userIds: readonly string[],
+  proof?: () => Promise<Proof>,
+): Promise<Map<string, IntegrationUser | undefined>> {
+  if (!proof && userIds.length < pagesOf(first)) return confirmAbsent(client, integrationId, userIds);
+  const { listing, proven } = await (proof ? proof() : prove(client, integrationId, first));
+  const result = new Map<string, IntegrationUser | undefined>();
+  const unread: string[] = [];
+  for (const userId of userIds) {
+    // Presence in any listing is proof; absence only in a proven one.
+    const hit = listing.get(idKey(userId));
+    if (hit instanceof Error) throw hit;
+    if (hit || proven) result.set(idKey(userId), hit);
+    else unread.push(userId);
+  }
+  for (const [k, v] of await confirmAbsent(client, integrationId, unread)) result.set(k, v);
+  return result;
+}
+
 /** Whether two listings name the same members, leaving out `ignored` (keys this process wrote). */
 function agree(a: Members, b: Members, ignored: ReadonlySet<string>): boolean {
   const ids = (m: Members) => [...m.keys()].filter((k) => !ignored.has(k)).sort();
@@ -107,14 +172,13 @@ function agree(a: Members, b: Members, ignored: ReadonlySet<string>): boolean {
 }
 
 /**
- * One shared member list and what is known of its misses. `proven` once a second complete listing
- * agreed with it: its misses are absences. `unprovable` once one disagreed (someone else is
- * changing the members, or pages shift): its misses are each read directly from then on.
+ * One shared member list and what is known of its misses: once a proof was tried (see
+ * {@link prove}), its result settles every later miss: absent when proven, else read directly.
  */
 class SharedList {
   readonly members: Promise<Members>;
   readonly takenAt: number;
-  #proof: Promise<boolean> | undefined;
+  #proof: Promise<Proof> | undefined;
   #pending: { userId: string; settle: (found: IntegrationUser | undefined) => void; fail: (error: unknown) => void }[] = [];
   #scheduled = false;
   readonly #client: WorkspaceAccessClient;
@@ -156,37 +220,11 @@ class SharedList {
 
   async #confirmAll(userIds: string[]): Promise<Map<string, IntegrationUser | undefined>> {
     const members = await this.members;
-    const pages = Math.max(1, Math.ceil(members.size / PAGE_SIZE));
-    // Fewer misses than a second listing's pages, and no proof under way: direct reads are cheaper.
-    if (!this.#proof && userIds.length < pages) return confirmAbsent(this.#client, this.#integrationId, userIds);
-    this.#proof ??= this.#prove(members);
-    const second = await this.#proof.then((proven) => (proven ? undefined : this.#second));
-    if (second === undefined) return new Map(userIds.map((u) => [idKey(u), undefined]));
-    // Not proven: presence in the second listing is proof; the others are read directly.
-    const result = new Map<string, IntegrationUser | undefined>();
-    const unread: string[] = [];
-    for (const userId of userIds) {
-      const hit = second.get(idKey(userId));
-      if (hit instanceof Error) throw hit;
-      if (hit) result.set(idKey(userId), hit);
-      else unread.push(userId);
-    }
-    for (const [k, v] of await confirmAbsent(this.#client, this.#integrationId, unread)) result.set(k, v);
-    return result;
-  }
-
-  #second: Members | undefined;
-
-  /** Takes a second complete listing: the first is proven when both agree (the writes of this process aside). */
-  async #prove(first: Members): Promise<boolean> {
-    try {
-      this.#second = await memberList(this.#client, this.#integrationId);
-    } catch {
-      // No second listing: the misses are read directly (an empty second listing proves nothing).
-      this.#second = new Map();
-      return false;
-    }
-    return agree(first, this.#second, this.#written);
+    // Fewer misses than a listing's pages, and no proof tried yet: direct reads are cheaper.
+    if (!this.#proof && userIds.length < pagesOf(members)) return confirmAbsent(this.#client, this.#integrationId, userIds);
+    this.#proof ??= prove(this.#client, this.#integrationId, members, this.#written);
+    const proof = this.#proof;
+    return confirmMisses(this.#client, this.#integrationId, members, userIds, () => proof);
   }
 }
 
