@@ -538,6 +538,25 @@ describe("a list is not proof of absence", () => {
     expect(memberReads(emu, integration)).toEqual([]);
   });
 
+  it("nothing absent: creates that all find their member in the shared list cost that one listing, no confirmation", async () => {
+    const { emu, integration } = await crowded(150);
+    const members = emu.integrations
+      .members(integration)
+      .filter((m) => m.role === "collaborator")
+      .slice(0, 10)
+      .map((m) => m.userId);
+    emu.clearRequests();
+    const adopted = await Promise.all(
+      members.map(async (userId) =>
+        provider.create((await check({ integrationId: integration, userId, entitlements: ["EDITOR"], adoptExisting: true })).inputs!),
+      ),
+    );
+    expect(adopted.map((r) => r.outs?.entitlements)).toEqual(members.map(() => ["EDITOR"]));
+    expect(listPages(emu, integration)).toHaveLength(2);
+    expect(memberReads(emu, integration)).toEqual([]);
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
   it("fewer misses than a listing's pages are each read directly, in parallel", async () => {
     const { emu, integration, newcomers } = await crowded(250);
     const [a, b] = await Promise.all(newcomers.map((u) => create(integration, u)));
