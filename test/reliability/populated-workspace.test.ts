@@ -182,6 +182,41 @@ describe.each([
       expect(stepOf(preview, "admin_github").op).toBe("same");
     }, 120_000);
 
+    it("two creates sharing a member list that a page shift made skip an owner: the owner's create is refused, the owner keeps role and set", async () => {
+      const bigSeed = world.integrations?.find((i) => i.id === integrations.big)?.users ?? [];
+      // The first record of page 2, made an owner; page 2 is read after someone else removed a record of page 1.
+      const owner = bigSeed[100]!.userId;
+      const removed = bigSeed[2]!.userId;
+      const newcomer = populatedUserId(300);
+      const program =
+        header +
+        entitlement("owner_big", { integrationId: integrations.big, userId: owner, entitlements: ["VIEWER"] }) +
+        entitlement("newcomer_big", { integrationId: integrations.big, userId: newcomer, entitlements: ["VIEWER"] });
+      // A service that merges an invitation of a member into the membership (the adversarial world does).
+      const s = await start({ program, emulator: { ...populated, quirks: { inviteExisting: "merge" } }, parallel: 16 });
+      s.emu.integrations.setMember(integrations.big, owner, { role: "owner", entitlements: ["ADMIN"] });
+      const unhook = s.emu.onPage((list) => {
+        if (list.path.toLowerCase() === `/integrations/${integrations.big}/users` && list.page === 2) {
+          s.emu.integrations.removeMember(integrations.big, removed);
+          unhook();
+        }
+      });
+      const error = await s.fails("up");
+      expect(error.resourceName).toBe("owner_big");
+      expect(error.grpcMessage).toContain("already a member");
+      const member = (id: string) => s.emu.integrations.members(integrations.big).find((m) => m.userId === id);
+      expect(member(owner)).toMatchObject({ role: "owner", entitlements: ["ADMIN"] });
+      expect(member(newcomer)).toMatchObject({ entitlements: ["VIEWER"] });
+      // The shared list (3 pages) missed both; each miss was confirmed by a direct read before any invitation.
+      const reads = s.emu.requests.filter((r) => r.method === "GET" && pathOf(r).startsWith(`/integrations/${integrations.big}/users/`));
+      expect(reads.map((r) => `${pathOf(r).split("/").pop()} ${r.status}`).sort()).toEqual([`${owner} 200`, `${newcomer} 404`].sort());
+      const invited = writes(s.emu)
+        .filter((r) => r.method === "POST")
+        .flatMap((r) => (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds);
+      expect(invited.map((id) => id.toLowerCase())).toEqual([newcomer]);
+      expect(s.stack.state().resources.some((r) => r.name === "owner_big")).toBe(false);
+    }, 120_000);
+
     it("200 creates into an integration of 300 members, 16 at a time, cost two member lists (one proving the other) plus the batched invites and their polls", async () => {
       const newcomers = Array.from({ length: 200 }, (_, i) => populatedUserId(300 + i));
       const program =
