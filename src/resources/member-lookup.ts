@@ -33,6 +33,11 @@ export const CREATE_WINDOW_MS = 50;
 export const CREATE_LIST_MAX_AGE_MS = 10 * 60_000;
 /** The most direct reads that confirm misses at once. */
 export const CONFIRM_PARALLEL = 8;
+/**
+ * How long a proven listing confirms misses (a shift is proven absent; someone else adding the
+ * member later is not): after that, the next misses take a new listing to prove.
+ */
+export const PROOF_MAX_AGE_MS = 60_000;
 /** How many more complete listings a shared list's misses may cost before each is read directly. */
 export const PROOF_LISTINGS = 2;
 /** The page size of a member list (the contract's maximum; the client asks for it). */
@@ -178,17 +183,19 @@ function agree(a: Members, b: Members, ignored: ReadonlySet<string>): boolean {
 class SharedList {
   readonly members: Promise<Members>;
   readonly takenAt: number;
-  #proof: Promise<Proof> | undefined;
+  #proof: { at: number; result: Promise<Proof> } | undefined;
   #pending: { userId: string; settle: (found: IntegrationUser | undefined) => void; fail: (error: unknown) => void }[] = [];
   #scheduled = false;
   readonly #client: WorkspaceAccessClient;
   readonly #integrationId: string;
   readonly #written: ReadonlySet<string>;
+  readonly #clock: Clock;
 
-  constructor(client: WorkspaceAccessClient, integrationId: string, takenAt: number, written: ReadonlySet<string>) {
+  constructor(client: WorkspaceAccessClient, integrationId: string, clock: Clock, written: ReadonlySet<string>) {
     this.#client = client;
     this.#integrationId = integrationId;
-    this.takenAt = takenAt;
+    this.#clock = clock;
+    this.takenAt = clock.now();
     this.#written = written;
     this.members = memberList(client, integrationId);
   }
@@ -222,8 +229,13 @@ class SharedList {
     const members = await this.members;
     // Fewer misses than a listing's pages, and no proof tried yet: direct reads are cheaper.
     if (!this.#proof && userIds.length < pagesOf(members)) return confirmAbsent(this.#client, this.#integrationId, userIds);
-    this.#proof ??= prove(this.#client, this.#integrationId, members, this.#written);
-    const proof = this.#proof;
+    // A proof answers for absences only while it is young: someone else may add a member later.
+    const now = this.#clock.now();
+    if (!this.#proof || now - this.#proof.at > PROOF_MAX_AGE_MS) {
+      const before = this.#proof ? await this.#proof.result.then((p) => p.listing) : members;
+      this.#proof = { at: now, result: prove(this.#client, this.#integrationId, before, this.#written) };
+    }
+    const proof = this.#proof.result;
     return confirmMisses(this.#client, this.#integrationId, members, userIds, () => proof);
   }
 }
@@ -285,7 +297,7 @@ class IntegrationCreateLookups {
     // The first of the window's creates to wake took the list: the others use it.
     if (this.#young(this.#list)) return this.#list;
     if (joined < 2 && !earlier) return undefined;
-    const list = new SharedList(this.#client, this.#integrationId, this.#clock.now(), this.#written);
+    const list = new SharedList(this.#client, this.#integrationId, this.#clock, this.#written);
     this.#list = list;
     list.members.catch(() => {
       // A failed list is not kept for later creates.

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ServerError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
 import { provider } from "../../src/resources/integration-entitlement-provider";
+import { PROOF_MAX_AGE_MS } from "../../src/resources/member-lookup";
 import { PartialWriteError } from "../../src/resources/partial-write";
 import { UNKNOWN } from "../../src/resources/unknown";
 import { emulator, rejection } from "../support/fixtures";
@@ -555,6 +556,22 @@ describe("a list is not proof of absence", () => {
     expect(listPages(emu, integration)).toHaveLength(2);
     expect(memberReads(emu, integration)).toEqual([]);
     expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
+  it("a proof answers for absences only while young: a later miss takes a new listing, which finds a member someone added meanwhile", async () => {
+    const { emu, integration, newcomers } = await crowded(150, { inviteExisting: "merge" });
+    const clock = await configureFor(emu, fast);
+    await Promise.all(newcomers.map((u) => create(integration, u)));
+    const listed = listPages(emu, integration).length;
+    clock.advance(PROOF_MAX_AGE_MS + 1);
+    // Someone else makes a user an owner; this deployment's next create of that user must not take it over.
+    const late = emu.users.add({ email: "late@example.com", firstName: "L", lastName: "Ate" }).id;
+    emu.integrations.setMember(integration, late, { role: "owner", entitlements: ["EDITOR"] });
+    const error = await rejection(create(integration, late));
+    expect(error.message).toContain("already a member of integration");
+    expect(emu.integrations.members(integration).find((m) => m.userId === late)).toMatchObject({ role: "owner" });
+    // The shared list (young enough) served the lookup; two new listings (2 pages each) proved it stale and the new one right.
+    expect(listPages(emu, integration).length).toBe(listed + 4);
   });
 
   it("fewer misses than a listing's pages are each read directly, in parallel", async () => {
