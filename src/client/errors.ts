@@ -4,6 +4,7 @@
  * No error ever holds the API key, request headers, or a live socket: `cause` is a plain copy.
  */
 
+import { redactDeep } from "./redact";
 import { schemas } from "./schemas";
 
 /** What went wrong, as a stable string: switch on this rather than on classes across copies of the package. */
@@ -190,11 +191,16 @@ export function isTransientStatus(status: number): boolean {
   return status >= 500 && status !== 501;
 }
 
-/** The first entry of an error answer's `errors`, redacted; `undefined` when there is none to read. */
+/**
+ * The first entry of an error answer's `errors`, redacted; `undefined` when there is none to read.
+ * The key is removed from the text before it is parsed (as it appears in JSON, escaped), and from
+ * every parsed string again (an escape the text's redaction could not see): a body whose JSON the
+ * redaction broke is not read at all, rather than read with the key in it.
+ */
 export function readErrorBody(text: string, redact: (text: string) => string): ApiErrorBody | undefined {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(redact(text));
   } catch {
     return undefined;
   }
@@ -202,8 +208,9 @@ export function readErrorBody(text: string, redact: (text: string) => string): A
   const first = parsed.success ? parsed.data.errors?.[0] : undefined;
   if (!first) return undefined;
   const said = (v: unknown) => (v === null || v === undefined ? undefined : redact(String(v)));
-  // `meta` can echo request parts (validation details name headers and their input): redacted too.
-  const meta = first.meta === undefined ? undefined : JSON.parse(redact(JSON.stringify(first.meta)));
+  // `meta` can echo request parts (validation details name headers and their input): every
+  // string of it redacted as a value, never as JSON text (where the key would be escaped).
+  const meta = first.meta === undefined ? undefined : redactDeep(first.meta, redact);
   return { code: said(first.code), title: said(first.title), detail: said(first.detail), meta };
 }
 
@@ -314,16 +321,24 @@ export class JobFailedError extends WorkspaceAccessError {
   readonly jobId: string;
   readonly errorDetails: JobErrorDetails;
   readonly canRetry: boolean | undefined;
-  constructor(jobId: string, errorDetails: JobErrorDetails, canRetry?: boolean, workflowType?: string) {
-    const what = workflowType ? `${workflowType} job` : "job";
-    const type = errorDetails.errorType ?? "unknown error";
-    const person = errorDetails.userRequired ? "a person must act in the workspace before it can succeed" : "no person needs to act";
+  /** `redact` removes the API key from what the service said (its texts are kept on the error). */
+  constructor(
+    jobId: string,
+    errorDetails: JobErrorDetails,
+    canRetry?: boolean,
+    workflowType?: string,
+    redact: (text: string) => string = (text) => text,
+  ) {
+    const details = redactDeep(errorDetails, redact) as JobErrorDetails;
+    const what = workflowType ? `${redact(workflowType)} job` : "job";
+    const type = details.errorType ?? "unknown error";
+    const person = details.userRequired ? "a person must act in the workspace before it can succeed" : "no person needs to act";
     const retry = canRetry ? "; the service says it can be retried" : "";
-    super(`The ${what} ${jobId} failed with ${type} (userRequired: ${Boolean(errorDetails.userRequired)}: ${person})${retry}.`, {
+    super(redact(`The ${what} ${jobId} failed with ${type} (userRequired: ${Boolean(details.userRequired)}: ${person})${retry}.`), {
       kind: "job_failed",
     });
-    this.jobId = jobId;
-    this.errorDetails = errorDetails;
+    this.jobId = redact(jobId);
+    this.errorDetails = details;
     this.canRetry = canRetry;
   }
 }
@@ -333,13 +348,22 @@ export class JobTimeoutError extends WorkspaceAccessError {
   static override readonly KINDS = ["job_timeout"] as const;
   readonly jobId: string;
   readonly lastStatus: string;
-  constructor(jobId: string, lastStatus: string, timeoutSeconds: number, setting: string) {
+  /** `redact` removes the API key from what the service said. */
+  constructor(
+    jobId: string,
+    lastStatus: string,
+    timeoutSeconds: number,
+    setting: string,
+    redact: (text: string) => string = (text) => text,
+  ) {
     super(
-      `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}). It may still finish: check it with getJob, or raise ${setting}.`,
+      redact(
+        `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}). It may still finish: check it with getJob, or raise ${setting}.`,
+      ),
       { kind: "job_timeout", retryable: true },
     );
-    this.jobId = jobId;
-    this.lastStatus = lastStatus;
+    this.jobId = redact(jobId);
+    this.lastStatus = redact(lastStatus);
   }
 }
 

@@ -102,13 +102,14 @@ export class Connection {
         method,
         path,
         status: raw.status,
-        field,
+        field: this.#redact(field),
       });
     let json: unknown;
     try {
       json = JSON.parse(raw.text);
     } catch {
-      throw invalid(`is not JSON (${JSON.stringify(raw.text.slice(0, 80))})`, "");
+      // Redacted before it is cut and escaped: a cut key, or an escaped one, is no longer the key.
+      throw invalid(`is not JSON (${JSON.stringify(this.#redact(raw.text).slice(0, 80))})`, "");
     }
     const result = schema.safeParse(json);
     if (result.success) return result.data;

@@ -102,7 +102,7 @@ export class JobsApi {
     for (;;) {
       const remaining = deadline - this.#clock.now();
       if (remaining <= 0) {
-        throw new JobTimeoutError(id, last, timeoutMs / 1000, this.#http.setting("jobTimeoutSeconds"));
+        throw new JobTimeoutError(id, last, timeoutMs / 1000, this.#http.setting("jobTimeoutSeconds"), this.#http.redact);
       }
       await this.#clock.sleep(Math.min(interval, remaining));
       interval = Math.min(Math.round(interval * 1.5), settings.jobPollMaxIntervalMs);
@@ -124,7 +124,13 @@ export class JobsApi {
         return job;
       }
       if (job.status === "error") {
-        throw new JobFailedError(job.id, job.errorDetails ?? {}, job.canRetry ?? undefined, job.workflowType ?? undefined);
+        throw new JobFailedError(
+          job.id,
+          job.errorDetails ?? {},
+          job.canRetry ?? undefined,
+          job.workflowType ?? undefined,
+          this.#http.redact,
+        );
       }
     }
   }

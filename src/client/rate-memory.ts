@@ -14,6 +14,7 @@ import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Clock } from "./clock";
 import { RATE_WINDOW_MS, type WindowLimit } from "./pacer";
 
@@ -31,7 +32,7 @@ export const REMEMBER_MS = 24 * 60 * 60 * 1000;
  * `RateLimit-Reset` headers (the longest reset seen) beyond this is not remembered, and is learnt
  * again from the first answer's headers, as it was the first time.
  */
-export const MAX_WINDOW_MS = 5 * 60 * 1000;
+export const MAX_REMEMBERED_WINDOW_MS = 5 * 60 * 1000;
 /**
  * The slowest pace remembered, in requests per second: never slower than the slowest a 429 can
  * teach (one request per second). A slower limit from headers is learnt again from the first
@@ -44,6 +45,18 @@ const MAX_ENTRIES = 64;
 const MAX_FILE_BYTES = 256 * 1024;
 /** The file's format; another version is ignored (and replaced at the next write). */
 const VERSION = 1;
+/** The lock file next to the file, held while a process reads, merges and replaces the file. */
+export const LOCK_SUFFIX = ".lock";
+/**
+ * A lock older than this is stale (its holder died, or hangs): taken over. A holder keeps it for
+ * the few milliseconds a read and a rename take. A lock of a process of this host that no longer
+ * runs is stale at once.
+ */
+export const STALE_LOCK_MS = 10_000;
+/** How long a write waits for the lock before it writes without it (and checks what it wrote). */
+const LOCK_WAIT_MS = 3_000;
+/** How many times a write is tried until the file holds its entries. */
+const WRITE_ATTEMPTS = 8;
 
 /** One remembered limit: the pacer's, and when it was saved (epoch ms, by the client's clock). */
 export interface RememberedLimit extends WindowLimit {
@@ -101,12 +114,12 @@ export function memoryKey(baseUrl: URL): string {
 }
 
 /**
- * The file of remembered limits in one folder. Reads and writes whole files: a write reads the
- * file afresh, puts its entry in, drops what expired, and replaces the file by renaming a
- * complete temporary one over it, so a reader never sees half a file and several processes
- * writing at once lose nothing worse than one another's latest entry (the last writer wins).
- * Writes are queued one at a time, and a limit changed while one is under way is written once
- * after it, with the latest value only.
+ * The file of remembered limits in one folder. Reads and writes whole files: a write takes the
+ * lock file next to it, reads the file afresh, puts its entries in, drops what expired, replaces
+ * the file by renaming a complete temporary one over it, releases the lock, and reads the file
+ * back, merging again until the file holds its entries: a reader never sees half a file, and
+ * several processes writing at once keep every one's entry. Writes are queued one at a time, and
+ * a limit changed while one is under way is written once after it, with the latest value only.
  */
 export class RateLimitMemory {
   readonly file: string;
@@ -211,23 +224,131 @@ export class RateLimitMemory {
     return valid;
   }
 
+  /**
+   * Merges `batch` into the file, as many times as it takes (at most {@link WRITE_ATTEMPTS}) until
+   * the file holds it: other processes write the same file at once (each `pulumi up` of each
+   * stack), and a rename replaces the whole file. Each attempt holds the lock file while it
+   * re-reads, merges and renames, so no two merges interleave; then it reads the file back.
+   */
   async #write(batch: Map<string, WindowLimit>): Promise<void> {
     const now = this.#clock.now();
+    try {
+      await fsp.mkdir(path.dirname(this.file), { recursive: true });
+    } catch (error) {
+      this.#log(`${this.file}: not written (${describe(error)}); the next process learns the rate limit afresh`);
+      return;
+    }
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const lock = await this.#lock();
+      try {
+        if (!(await this.#merge(batch, now))) return;
+      } finally {
+        await lock?.release();
+      }
+      const written = await this.#read();
+      if ([...batch].every(([key, limit]) => holds(written[key], limit, now))) return;
+      // Another process replaced the file with a copy read before ours landed: merge again.
+      await sleep(5 + Math.floor(Math.random() * 20));
+    }
+    this.#log(`${this.file}: still without this run's limit after ${WRITE_ATTEMPTS} writes; the next process may learn it afresh`);
+  }
+
+  /** One read, merge and rename; false when the file cannot be written at all (logged). */
+  async #merge(batch: Map<string, WindowLimit>, now: number): Promise<boolean> {
     const entries = { ...(await this.#read()) };
-    for (const [key, limit] of batch) entries[key] = { ...limit, savedAt: now };
+    for (const [key, limit] of batch) {
+      // A newer entry written by another process for the same workspace is kept.
+      if (!((entries[key]?.savedAt ?? Number.NEGATIVE_INFINITY) > now)) entries[key] = { ...limit, savedAt: now };
+    }
     const kept = Object.entries(entries)
       .sort(([, a], [, b]) => b.savedAt - a.savedAt)
       .slice(0, MAX_ENTRIES);
     const text = `${JSON.stringify({ version: VERSION, limits: Object.fromEntries(kept) }, null, 1)}\n`;
     const temp = `${this.file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      await fsp.mkdir(path.dirname(this.file), { recursive: true });
       await fsp.writeFile(temp, text, { mode: 0o600 });
       await fsp.rename(temp, this.file);
+      return true;
     } catch (error) {
       this.#log(`${this.file}: not written (${describe(error)}); the next process learns the rate limit afresh`);
       await fsp.rm(temp, { force: true }).catch(() => {});
+      return false;
     }
+  }
+
+  /**
+   * Takes the lock file (created exclusively, holding this process's id), waiting for another
+   * holder at most {@link LOCK_WAIT_MS} and taking over a stale lock. `undefined` when it cannot be
+   * had (a folder that refuses new files, a lock that is not a file, a holder that keeps it): the
+   * write then goes on without it, and its read-back still checks what it wrote.
+   */
+  async #lock(): Promise<{ release(): Promise<void> } | undefined> {
+    const lockFile = `${this.file}${LOCK_SUFFIX}`;
+    const token = `${process.pid} ${os.hostname()} ${Date.now()} ${Math.random().toString(36).slice(2)}`;
+    // Real time, not the client's clock: other processes wait on this lock, and a virtual clock
+    // that never advances must not hold a write forever.
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        await fsp.writeFile(lockFile, token, { flag: "wx", mode: 0o600 });
+        return {
+          release: async () => {
+            // Only our own lock: one taken over as stale and re-created is someone else's.
+            const holder = await fsp.readFile(lockFile, "utf8").catch(() => undefined);
+            if (holder === token) await fsp.rm(lockFile, { force: true }).catch(() => {});
+          },
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") return undefined;
+      }
+      const stale = await staleLock(lockFile);
+      if (stale === "not-a-lock") return undefined;
+      if (stale === "stale") {
+        this.#log(`${lockFile}: stale (its holder is gone); taken over`);
+        await fsp.rm(lockFile, { force: true }).catch(() => {});
+        continue;
+      }
+      if (Date.now() >= deadline) {
+        this.#log(`${lockFile}: still held after ${LOCK_WAIT_MS} ms; writing without it`);
+        return undefined;
+      }
+      await sleep(2 + Math.floor(Math.random() * 10));
+    }
+  }
+}
+
+/** Whether an entry of the file is `limit` as saved at `now`, or newer than it. */
+function holds(entry: RememberedLimit | undefined, limit: WindowLimit, now: number): boolean {
+  if (entry === undefined) return false;
+  return entry.savedAt > now || (entry.count === limit.count && entry.windowMs === limit.windowMs && entry.source === limit.source);
+}
+
+/** What a lock file in the way is: held, stale (old, or its process of this host is gone), or not a lock of ours at all. */
+async function staleLock(lockFile: string): Promise<"held" | "stale" | "not-a-lock"> {
+  let stat: fs.Stats;
+  let text: string;
+  try {
+    stat = await fsp.lstat(lockFile);
+    if (!stat.isFile()) return "not-a-lock";
+    text = await fsp.readFile(lockFile, "utf8");
+  } catch {
+    // Released between our attempt and this look: try again.
+    return "held";
+  }
+  if (Date.now() - stat.mtimeMs > STALE_LOCK_MS) return "stale";
+  const [pid, host] = text.split(" ");
+  if (host === os.hostname() && pid !== undefined && /^\d+$/.test(pid) && !alive(Number(pid))) return "stale";
+  return "held";
+}
+
+/** Whether a process of this host runs (a signal 0 probes without sending anything). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
@@ -244,12 +365,12 @@ function validEntry(value: unknown, now: number): RememberedLimit | undefined {
 
 /**
  * Whether a limit is one the pacer could have learnt and worth pacing from: a whole count of at
- * least one; a window of a second for one learnt from 429s, of at most {@link MAX_WINDOW_MS} for
+ * least one; a window of a second for one learnt from 429s, of at most {@link MAX_REMEMBERED_WINDOW_MS} for
  * one the headers gave; and a pace of at least {@link MIN_REQUESTS_PER_SECOND}.
  */
 function plausible({ count, windowMs, source }: WindowLimit): boolean {
   if (!Number.isInteger(count) || count < 1) return false;
-  if (!Number.isFinite(windowMs) || windowMs <= 0 || windowMs > MAX_WINDOW_MS) return false;
+  if (!Number.isFinite(windowMs) || windowMs <= 0 || windowMs > MAX_REMEMBERED_WINDOW_MS) return false;
   if (source === "429" && windowMs !== RATE_WINDOW_MS) return false;
   return count * 1000 >= MIN_REQUESTS_PER_SECOND * windowMs;
 }

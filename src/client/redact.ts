@@ -1,9 +1,83 @@
 /**
- * Defence in depth for the API key: every message the client builds passes through here, so the
- * key cannot leak even when the service echoes it back in an error detail.
+ * Defence in depth for the API key: every text the client builds from what it sent or received
+ * passes through here before it is cut, escaped, parsed or stored, so the key cannot leak even
+ * when the service (or a proxy in front of it) echoes it back, whole or in part.
+ *
+ * What is removed: the key itself; the key as it looks inside a JSON string, in a URL, or with
+ * every non-ASCII character escaped; and any run of {@link MIN_REDACTED_RUN} or more consecutive
+ * characters of the key (a key echoed partially, cut off, or split by an escape). Each removal
+ * becomes {@link REDACTED}. Some unrelated text may be replaced too (8 characters that happen to
+ * be a piece of the key): a message a little less readable is the price of never leaking.
  */
+
+/** What a removed piece of the key becomes. */
+export const REDACTED = "[redacted]";
+
+/** The shortest piece of the key that is removed on its own. Settings refuse shorter keys. */
+export const MIN_REDACTED_RUN = 8;
+
+/** The key as it appears inside a JSON string: `"` and `\` escaped, control characters as `\uXXXX`. */
+function jsonForm(secret: string): string {
+  return JSON.stringify(secret).slice(1, -1);
+}
+
+/** The JSON form with every non-ASCII character escaped too, as some serializers write them. */
+function asciiJsonForm(secret: string): string {
+  return jsonForm(secret).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** Removes every run of `min` or more consecutive characters of `secret` from `text`, longest first. */
+function removeRuns(text: string, secret: string, min: number): string {
+  if (secret.length < min || text.length < min) return text;
+  const grams = new Set<string>();
+  for (let i = 0; i + min <= secret.length; i++) grams.add(secret.slice(i, i + min));
+  let out = "";
+  let i = 0;
+  let plainFrom = 0;
+  while (i + min <= text.length) {
+    if (!grams.has(text.slice(i, i + min))) {
+      i++;
+      continue;
+    }
+    // Extend while the run is still a piece of the key.
+    let end = i + min;
+    while (end < text.length && secret.includes(text.slice(i, end + 1))) end++;
+    out += text.slice(plainFrom, i) + REDACTED;
+    i = end;
+    plainFrom = end;
+  }
+  return out + text.slice(plainFrom);
+}
+
+/** A function removing `secret` from any text (see the module's comment). */
 export function makeRedactor(secret: string): (text: string) => string {
   // Settings refuse keys shorter than MIN_API_KEY_LENGTH, so every key that is sent is redacted.
   if (secret === "") return (text) => text;
-  return (text) => text.split(secret).join("[redacted]");
+  let url: string;
+  try {
+    url = encodeURIComponent(secret);
+  } catch {
+    url = secret;
+  }
+  // Longest first, so a longer form is not left half-replaced by a shorter one.
+  const forms = [...new Set([secret, jsonForm(secret), asciiJsonForm(secret), url])].sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = String(text);
+    for (const form of forms) out = out.split(form).join(REDACTED);
+    return removeRuns(out, secret, MIN_REDACTED_RUN);
+  };
+}
+
+/**
+ * A copy of a parsed JSON value with `redact` applied to every string, object keys included: for
+ * values that were parsed before they could be redacted as text (an escape the text's redaction
+ * could not see), and that are then stored (an error's `meta`).
+ */
+export function redactDeep(value: unknown, redact: (text: string) => string): unknown {
+  if (typeof value === "string") return redact(value);
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [redact(k), redactDeep(v, redact)]));
+  }
+  return value;
 }

@@ -40,6 +40,7 @@ function jobView(row: JobRow): EmulatedJob {
 
 /** Marks the adversarial world's other-admin records: what a page shift may remove. */
 function markOtherAdmin(store: Store): void {
+  store.otherAdmin.active = true;
   const others = new Set<string>(ADVERSARIAL_IDS.otherAdminUsers);
   for (const id of others) store.otherAdmin.users.add(id);
   store.otherAdmin.integrations.add(ADVERSARIAL_IDS.otherAdminIntegration);

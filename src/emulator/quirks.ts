@@ -42,6 +42,8 @@ export interface ShiftTarget {
    * program created, never an owner); false when there is none.
    */
   removeBefore(start: number): boolean;
+  /** Adds one "other admin" record listed before index `start` of the list; false when nobody else acts here. */
+  insertBefore(start: number): boolean;
 }
 
 /** One list's walk: whether its next page ≥ 2 shifts, the simulated shift of the current walk and the page it hit. */
@@ -90,7 +92,7 @@ export class ListWalks {
       const start = (page.number - 1) * page.size;
       if (mode === "remove") {
         if (!target.removeBefore(start)) walk.offset += 1;
-      } else {
+      } else if (!target.insertBefore(start)) {
         walk.offset -= 1;
       }
     }

@@ -109,7 +109,11 @@ export class EmulatorServer {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const incoming = await this.#receive(req);
     const { record } = incoming;
-    const fault = this.#parts.faults.take(incoming.method, record.path, record.body);
+    // With ids answered in upper case, a client sends them back so: faults, like the routes, match them in lower case.
+    const lower = this.#parts.world.quirks.upperCaseIds === true;
+    const fault = lower
+      ? this.#parts.faults.take(incoming.method, lowerCaseUuids(record.path), lowerCaseUuidsIn(record.body))
+      : this.#parts.faults.take(incoming.method, record.path, record.body);
     if (fault?.delayMs !== undefined && fault.delayMs > 0) {
       if (!(await this.#delay(fault.delayMs))) return;
     }

@@ -112,7 +112,15 @@ export class Store {
    * A record leaves these sets as soon as anything writes it, so a shift never removes what a test
    * or a program made or changed. Memberships are keyed `<integrationId> <userId>`.
    */
-  readonly otherAdmin = { users: new Set<string>(), members: new Set<string>(), integrations: new Set<string>() };
+  readonly otherAdmin = {
+    /** Whether another admin acts at all (the adversarial world): else page shifts are simulated. */
+    active: false,
+    users: new Set<string>(),
+    members: new Set<string>(),
+    integrations: new Set<string>(),
+    /** How many records the other admin has added so far (their emails and ids count on from it). */
+    added: 0,
+  };
 
   /** The emulator's clock: the time records are stamped with. */
   readonly #now: () => number;
@@ -257,6 +265,35 @@ export class Store {
     return row;
   }
 
+  /**
+   * Another admin adds a user and lists it at `index` of the users list (`undefined`: last), a
+   * record of theirs that a page shift may later remove.
+   */
+  addOtherAdminUser(index?: number): UserRow {
+    const n = this.otherAdmin.added++;
+    const row = this.addUser({
+      id: `0a4e0000-0000-4000-9000-${n.toString(16).padStart(12, "0")}`,
+      email: `other-admin-added-${n}@acme.example`,
+      firstName: "Other",
+      lastName: `Added ${n}`,
+    });
+    if (index !== undefined) moveTo(this.#users, row.id, index);
+    this.otherAdmin.users.add(row.id);
+    return row;
+  }
+
+  /** Another admin adds a new user of theirs to an integration, listed at `index` of its members. */
+  addOtherAdminMember(integrationId: string, index: number): MemberRow {
+    const user = this.addOtherAdminUser();
+    const integration = this.#integrations.get(integrationId);
+    if (integration === undefined) throw new Error(`emulator: no integration with id ${integrationId}`);
+    const entitlement = integration.entitlements[0]?.id;
+    const row = this.setMember(integrationId, user.id, { entitlements: entitlement === undefined ? [] : [entitlement] });
+    moveTo(integration.members, user.id, index);
+    this.otherAdmin.members.add(`${integrationId} ${user.id}`);
+    return row;
+  }
+
   /** Deletes an integration and its memberships; returns whether it existed. */
   removeIntegration(id: string): boolean {
     return this.#integrations.delete(id);
@@ -280,4 +317,14 @@ export class Store {
   removeMember(integrationId: string, userId: string): boolean {
     return this.#integrations.get(integrationId)?.members.delete(userId) ?? false;
   }
+}
+
+/** Moves an entry of a map to position `index` of its iteration order (Maps keep insertion order). */
+function moveTo<V>(map: Map<string, V>, key: string, index: number): void {
+  const value = map.get(key);
+  if (value === undefined) return;
+  const entries = [...map].filter(([k]) => k !== key);
+  entries.splice(Math.max(0, Math.min(index, entries.length)), 0, [key, value]);
+  map.clear();
+  for (const [k, v] of entries) map.set(k, v);
 }

@@ -177,15 +177,21 @@ export interface EmulatorQuirks {
    * is simulated by answering the page one record later ("remove") or earlier ("insert").
    * The shift happens once per list walk (page 2 of a walk), so a second complete listing is consistent.
    * A write the emulator accepts arms every list again: the next walk of each list shifts once more.
+   * In the adversarial world an "insert" adds a new user of the other admin (to the users list, or as a member
+   * of the integration listed); the integrations list is always simulated for "insert".
    */
   shiftPages?: "remove" | "insert" | false;
   /** Records listed twice: the first record of each page after the first repeats the last of the page before. */
   repeatRecords?: boolean;
   /** How an invitation (POST /integrations/{id}/users) of someone already a member ends: 409 at once (default, today's
    *  behaviour), a job that finishes merging the invitation into the membership (role and entitlement set replaced by
-   *  the invitation's), or a job that ends in error for that user. */
+   *  the invitation's), or a job that ends in error for that user (`user_already_member`; the other users it names
+   *  are applied or not as `batchInviteFailure` says). */
   inviteExisting?: "conflict" | "merge" | "fail";
-  /** UUIDs (user, integration, job ids) answered in upper case in every body; requests are matched case-insensitively. */
+  /**
+   * UUIDs (user, integration, job ids) answered in upper case in every body; requests are matched case-insensitively.
+   * Faults match a request's ids in lower case too; the request log keeps the path and body as received.
+   */
   upperCaseIds?: boolean;
   /** Writes that may answer 204 with no body do (user PUT/DELETE, integration-user writes answer their job as today). */
   noContent?: boolean;

@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import {
   ApiError,
@@ -11,6 +12,7 @@ import {
   UnknownFailureError,
   WorkspaceAccessError,
 } from "../../src/client";
+import { makeRedactor } from "../../src/client/redact";
 import { clientFor, emulator, issuedKeys, rejection } from "../support/fixtures";
 
 describe("error statuses", () => {
@@ -93,5 +95,161 @@ describe("the API's error meta", () => {
     const { client } = clientFor(emu);
     const error = await rejection(client.users.list().next());
     expect(JSON.stringify((error as BadRequestError).meta)).toContain("[redacted]");
+  });
+});
+
+/** Every run of 8 characters of `key` found in `text`. */
+function runsOf(key: string, text: string): string[] {
+  const found = new Set<string>();
+  for (let i = 0; i + 8 <= key.length; i++) if (text.includes(key.slice(i, i + 8))) found.add(key.slice(i, i + 8));
+  return [...found];
+}
+
+/** Every string in a value, however deep, object keys included. */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (typeof value === "object" && value !== null) return Object.entries(value).flatMap(([k, v]) => [k, ...stringsIn(v)]);
+  return [];
+}
+
+/** Fails when 8 or more consecutive characters of `key` appear in the error, its fields, `inspect` of it, or a log line. */
+function expectNoRun(key: string, error: Error, logs: readonly string[]): void {
+  const e = error as Error & { detail?: unknown; title?: unknown; meta?: unknown; field?: unknown };
+  const texts = [
+    error.message,
+    String(error.stack),
+    inspect(error, { depth: 8, showHidden: true }),
+    ...stringsIn(e.meta),
+    ...stringsIn([e.detail, e.title, e.field]),
+    ...stringsIn((error.cause as Error | undefined)?.message),
+    ...logs,
+  ];
+  expect(texts.flatMap((text) => runsOf(key, text))).toEqual([]);
+}
+
+const USER = "0e1d0000-0000-4000-8000-000000000001";
+
+/** Keys of every awkward kind (each at least 8 characters; no spaces or control characters, as settings require). */
+const KEYS = {
+  plain: "wa_live_0123456789abcdefghijklmnopqrstuvwxyzAB",
+  quote: 'wa_live_ab"cd"ef0123456789ghijklmnopqrstuvwx',
+  backslash: "wa_live_ab\\cd\\ef0123456789ghijklmnopqrstuvwx",
+  regex: ["wa_live_.*+?^$", "{}()|[]0123456789ghijklmnopqrst"].join(""),
+  latin1: "wa_live_ñandú0123456789ghijklmnopqrstuvwxyzA",
+} as const;
+
+describe("the key is redacted before anything else", () => {
+  const cases: Array<[name: string, key: string, status: number, body: (key: string) => string]> = [
+    [
+      "a 200 proxy page echoing request headers, the key straddling the 80-character cut",
+      KEYS.plain,
+      200,
+      // The key starts at character 60 and ends past 100: a cut to 80 characters before redaction keeps 20 of them.
+      (key) => `<html><body>Proxy. Request headers: accept: */*; x-api-key: ${key}; host: x</body></html>`,
+    ],
+    [
+      "the same page with a key holding quotes (JSON-escaped when quoted)",
+      KEYS.quote,
+      200,
+      (key) => `<pre>GET /users x-api-key=${key}</pre>`,
+    ],
+    ["the same page with a key holding backslashes", KEYS.backslash, 200, (key) => `<pre>x-api-key: ${key.repeat(2)}</pre>`],
+    [
+      "a JSON error whose meta echoes a key holding quotes",
+      KEYS.quote,
+      400,
+      (key) =>
+        JSON.stringify({
+          errors: [{ code: "bad", title: "Bad", detail: "invalid", status: 400, meta: [{ loc: ["header", "x-api-key"], input: key }] }],
+        }),
+    ],
+    [
+      "a JSON error whose meta echoes a key holding backslashes, as an object key too",
+      KEYS.backslash,
+      422,
+      (key) => JSON.stringify({ errors: [{ code: "bad", title: "Bad", detail: "invalid", status: 422, meta: { [key]: { input: key } } }] }),
+    ],
+    [
+      "a detail echoing the key partially (its first 30 characters)",
+      KEYS.plain,
+      403,
+      (key) => JSON.stringify({ errors: [{ code: "no", title: "No", detail: `key ${key.slice(0, 30)}... has no scope`, status: 403 }] }),
+    ],
+    [
+      "a detail echoing the key without its last character, and its middle",
+      KEYS.regex,
+      404,
+      (key) => JSON.stringify({ errors: [{ code: "no", title: "No", detail: `${key.slice(0, -1)} / ${key.slice(5, 20)}`, status: 404 }] }),
+    ],
+    [
+      "a 429 whose meta echoes a latin-1 key, escaped as \\u00XX",
+      KEYS.latin1,
+      429,
+      (key) =>
+        JSON.stringify({ errors: [{ code: "slow", title: "Slow", detail: "later", status: 429, meta: { key } }] }).replace(
+          /[^\x20-\x7e]/g,
+          (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+        ),
+    ],
+    [
+      "a 500 page that is not JSON, echoing the key in upper and original case",
+      KEYS.regex,
+      500,
+      (key) => `Internal error for ${key} (${key.toUpperCase()})`,
+    ],
+  ];
+
+  it.each(cases)("%s", async (_name, key, status, body) => {
+    const emu = await emulator({ apiKey: key });
+    emu.fault({ method: "GET", path: `/users/${USER}`, status, body: body(key), times: 5 });
+    const logs: string[] = [];
+    const { client } = clientFor(emu, { maxRetries: 1, maxRateLimitWaitSeconds: 0, logger: (m) => logs.push(m) });
+    const error = await rejection(client.users.get(USER));
+    // The request did carry the key: the service saw it, so the answer could echo it.
+    expect(emu.requests[0]?.hasApiKey).toBe(true);
+    expectNoRun(key, error, logs);
+    // Where the answer's text reaches the error, the key's place says so (a 5xx page is not quoted).
+    if (status !== 500) expect(`${error.message} ${inspect(error, { depth: 8 })}`).toContain("[redacted]");
+  });
+
+  it.each(Object.entries({ ...KEYS, unicode: "wa_live_ключ🔑0123456789ghijklmnopqrstuvwxyz" }))(
+    "removes every piece of a %s key from any text: whole, JSON-escaped, ASCII-escaped, URL-encoded, cut",
+    (_kind, key) => {
+      const redact = makeRedactor(key);
+      const texts = [
+        key,
+        `a${key}b`,
+        JSON.stringify({ key }),
+        JSON.stringify({ key }).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`),
+        encodeURIComponent(key),
+        key.slice(0, 8),
+        key.slice(3, 17),
+        key.slice(-9),
+        `${key.slice(0, 12)}…${key.slice(20)}`,
+      ];
+      for (const text of texts) expect(runsOf(key, redact(text))).toEqual([]);
+      // Text without 8 characters of the key in a row is left alone.
+      expect(redact("GET /api/v1/users answered 200.")).toBe("GET /api/v1/users answered 200.");
+    },
+  );
+});
+
+describe("a failed job's texts", () => {
+  it("are redacted too: errorType and screenshotUrl echoing the key", async () => {
+    const key = KEYS.quote;
+    const emu = await emulator({ apiKey: key });
+    const integration = emu.integrations.add({ application: "Slack", label: "acme", entitlements: [{ id: "VIEWER" }] });
+    const user = emu.users.add({ email: "cy@example.com", firstName: "Cy", lastName: "Young" });
+    emu.jobs.failNext(1, {
+      errorType: `bad_key_${key.slice(0, 20)}`,
+      screenshotUrl: `https://shots.example/?k=${encodeURIComponent(key)}`,
+    });
+    const { client } = clientFor(emu);
+    const handle = await client.integrations.invite(integration.id, { userIds: [user.id], entitlements: ["VIEWER"] });
+    const error = await rejection(handle.wait());
+    expect(error.message).toContain("bad_key_");
+    expectNoRun(key, error, []);
+    expect(runsOf(key, JSON.stringify((error as Error & { errorDetails: unknown }).errorDetails))).toEqual([]);
   });
 });

@@ -8,7 +8,16 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WorkspaceAccessClient } from "../../src/client";
-import { CACHE_DIR_ENV, cacheDirOf, defaultCacheDir, RATE_LIMITS_FILE, RateLimitMemory, REMEMBER_MS } from "../../src/client/rate-memory";
+import {
+  CACHE_DIR_ENV,
+  cacheDirOf,
+  defaultCacheDir,
+  LOCK_SUFFIX,
+  RATE_LIMITS_FILE,
+  RateLimitMemory,
+  REMEMBER_MS,
+  STALE_LOCK_MS,
+} from "../../src/client/rate-memory";
 import type { Emulator } from "../../src/emulator";
 import { clientFor, clockOf, emulator } from "../support/fixtures";
 import { VirtualClock } from "../support/virtual-clock";
@@ -352,5 +361,36 @@ describe("writing", () => {
     expect(keys).not.toContain("https://old.example.com/api/v1/");
     expect(keys).toContain("http://127.0.0.1:10069/api/v1/");
     expect(keys).not.toContain("http://127.0.0.1:10000/api/v1/");
+  });
+});
+
+describe("writers at once (in one process; the host tier runs eight processes)", () => {
+  it("eight memories saving eight workspaces' limits at once leave eight entries", async () => {
+    const dir = tempDir();
+    const clock = new VirtualClock();
+    const memories = Array.from({ length: 8 }, () => new RateLimitMemory(dir, clock));
+    memories.forEach((memory, i) => {
+      memory.remember(`https://ws${i}.example.com/api/v1/`, { count: 10 + i, windowMs: 1000, source: "429" });
+    });
+    await Promise.all(memories.map((memory) => memory.flush()));
+    expect(Object.keys(fileOf(dir).limits).sort()).toEqual(
+      Array.from({ length: 8 }, (_, i) => `https://ws${i}.example.com/api/v1/`).sort(),
+    );
+    expect(fs.readdirSync(dir)).toEqual([RATE_LIMITS_FILE]);
+  });
+
+  it("takes over a lock older than STALE_LOCK_MS, even one of a process that still runs", async () => {
+    const dir = tempDir();
+    const lock = path.join(dir, RATE_LIMITS_FILE + LOCK_SUFFIX);
+    fs.writeFileSync(lock, `${process.pid} ${os.hostname()} 0 x`);
+    const old = (Date.now() - STALE_LOCK_MS - 1000) / 1000;
+    fs.utimesSync(lock, old, old);
+    const logs: string[] = [];
+    const memory = new RateLimitMemory(dir, new VirtualClock(), (line) => logs.push(line));
+    memory.remember("https://acme.example.com/api/v1/", { count: 5, windowMs: 1000, source: "429" });
+    await memory.flush();
+    expect(Object.keys(fileOf(dir).limits)).toEqual(["https://acme.example.com/api/v1/"]);
+    expect(fs.readdirSync(dir)).toEqual([RATE_LIMITS_FILE]);
+    expect(logs.some((line) => line.includes("stale"))).toBe(true);
   });
 });

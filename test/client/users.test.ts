@@ -128,3 +128,19 @@ describe("path segments", () => {
     expect(emu.requests).toHaveLength(0);
   });
 });
+
+describe("a service that answers user writes with 204 (the emulator's noContent quirk)", () => {
+  it("replace reads the user back once; delete needs nothing more", async () => {
+    const emu = await emulator({ quirks: { noContent: true } });
+    const user = emu.users.add({ email: "alice@example.com", firstName: "A", lastName: "B" });
+    const { client } = clientFor(emu);
+    const replaced = await client.users.replace(user.id, { ...alice, firstName: "Alicia" });
+    expect(replaced).toMatchObject({ id: user.id, firstName: "Alicia" });
+    await client.users.delete(user.id);
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `PUT /users/${user.id} 204`,
+      `GET /users/${user.id} 200`,
+      `DELETE /users/${user.id} 204`,
+    ]);
+  });
+});

@@ -318,7 +318,12 @@ const userWriteJob: Row = {
   also: (x) => expect(attributes(x[1]!)).toMatchObject({ status: "finished", workflowType: "update_user" }),
 };
 
-const KEYS = { "reads-users-only": ["read:users"], "reads-only": ["read:users", "read:integrations", "read:automations"] };
+const KEYS = {
+  "reads-users-only": ["read:users"],
+  "reads-only": ["read:users", "read:integrations", "read:automations"],
+  // Exactly what the document's invite names (2580-2581): Write integrations and Read automated jobs.
+  "invites-as-documented": ["write:integrations", "read:automations"],
+};
 
 const errors: Row[] = [
   // 401
@@ -356,6 +361,19 @@ const errors: Row[] = [
     options: { keys: KEYS },
     run: async (emu) => [await exchange(emu, "PATCH", `${yt}/users/${grace}`, { key: "reads-only", body: setBody(["VIEWER"]) })],
     expect: [[403, "error schema"]],
+  },
+  {
+    name: "403 for the entitlement catalogue with a read-only key (the document asks for Write integrations, 2692-2693)",
+    options: { keys: KEYS },
+    run: async (emu) => [await exchange(emu, "GET", `${yt}/entitlements`, { key: "reads-only" })],
+    expect: [[403, "error schema"]],
+    also: ([x]) => expect(x!.body).toMatchObject({ errors: [{ status: 403, meta: { missingScopes: ["write:integrations"] } }] }),
+  },
+  {
+    name: "200 for an invite with exactly the document's scopes (Write integrations, Read automated jobs)",
+    options: { keys: KEYS },
+    run: async (emu) => [await exchange(emu, "POST", `${yt}/users`, { key: "invites-as-documented", body: invite([katherine]) })],
+    expect: [[200, "postInviteIntegrationUser 200"]],
   },
   {
     name: "403 for a missing scope (GET /jobs/{id})",

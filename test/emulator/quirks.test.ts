@@ -12,11 +12,11 @@ import {
   type EmulatorOptions,
   POPULATED_BIG_MEMBERS,
   POPULATED_IDS,
-  parseQuirk,
   populatedUserId,
   type SeedUser,
   startEmulator,
 } from "../../src/emulator/index";
+import { parseQuirk } from "../../src/emulator/quirks";
 import { type Answer, at, call, manyUsers, TEAM, teamSeed } from "./helpers";
 
 let emulator: Emulator | undefined;
@@ -142,6 +142,38 @@ describe("shiftPages", () => {
     expect(after.filter((id) => !listed.has(id))).toHaveLength(1);
   });
 
+  it("insert, in the adversarial world: another admin really adds a member before the page, and the walk lists one twice", async () => {
+    const e = await start({ world: "adversarial", quirks: { shiftPages: "insert", repeatRecords: false, upperCaseIds: false } });
+    const big = POPULATED_IDS.integrations.big;
+    const before = e.integrations.members(big).map((m) => m.userId);
+    const { ids } = await walk(e, membersPath(big));
+    const after = e.integrations.members(big).map((m) => m.userId);
+    const added = after.filter((id) => !before.includes(id));
+    expect(added).toHaveLength(1);
+    expect(after.indexOf(added[0]!)).toBe(99);
+    expect(e.users.get(added[0]!)?.email).toMatch(/^other-admin-added-/);
+    // The walk saw the page-1 record pushed onto page 2 again, and not the one added behind it.
+    expect(ids).toHaveLength(before.length + 1);
+    expect(ids.filter((id) => id === before[99])).toHaveLength(2);
+    expect(ids).not.toContain(added[0]);
+    // The added member is the other admin's: a later shift may remove it again.
+    e.quirks.shiftPages = "remove";
+    await call(e, "PATCH", `integrations/${big}/users/${populatedUserId(3)}`, {
+      body: { data: { type: "update_user_entitlement", attributes: { entitlements: [{ id: "VIEWER" }] } } },
+    });
+    await walk(e, membersPath(big));
+    expect(e.integrations.members(big)).toHaveLength(after.length - 1);
+  });
+
+  it("insert in the users list of the adversarial world adds a user before the page", async () => {
+    const e = await start({ world: "adversarial", quirks: { shiftPages: "insert", repeatRecords: false, upperCaseIds: false } });
+    const before = e.users.list().length;
+    const { ids } = await walk(e, "users?page%5Bsize%5D=100");
+    expect(e.users.list()).toHaveLength(before + 1);
+    expect(ids).toHaveLength(before + 1);
+    expect(new Set(ids).size).toBe(before);
+  });
+
   it("never removes a membership a test or program wrote", async () => {
     const e = await start({ world: "adversarial", quirks: { upperCaseIds: false, repeatRecords: false } });
     const big = POPULATED_IDS.integrations.big;
@@ -252,6 +284,17 @@ describe("upperCaseIds", () => {
     expect(e.integrations.members(TEAM.tube).map((m) => m.userId)).toContain(HEX.cy);
     // The request log keeps what was received.
     expect(e.requests.some((r) => r.path === `/users/${HEX.cy.toUpperCase()}`)).toBe(true);
+  });
+
+  it("matches queued faults against the ids in lower case, as the routes do", async () => {
+    const e = await start({ seed: hexSeed(), quirks: { upperCaseIds: true } });
+    e.fault({ method: "GET", path: `/users/${HEX.cy}`, status: 503 });
+    expect((await call(e, "GET", `users/${HEX.cy.toUpperCase()}`)).status).toBe(503);
+    e.fault({ method: "POST", path: `/integrations/${TEAM.tube}/users`, userId: HEX.cy, status: 500 });
+    const post = await call(e, "POST", `integrations/${TEAM.tube.toUpperCase()}/users`, {
+      body: inviteBody([HEX.cy.toUpperCase()], ["VIEWER"]),
+    });
+    expect(post.status).toBe(500);
   });
 
   it("is off by default: an upper-case id is another id", async () => {

@@ -39,6 +39,34 @@ describe("the API key never leaves the provider", () => {
     expect(provider).toBe('exports.handler = () => require("pulumi-workspace-access/provider/user").provider;\n');
   });
 
+  it("no 8 characters of it in a row reach anything captured, from a proxy page cut at 80 characters or a partial echo", async () => {
+    const s = await start({ program: userProgram({ alice }), config: { maxRetries: "0" } });
+    const runs = (text: string) => {
+      const found: string[] = [];
+      for (let i = 0; i + 8 <= s.key.length; i++) if (text.includes(s.key.slice(i, i + 8))) found.push(s.key.slice(i, i + 8));
+      return found;
+    };
+    // A proxy's page answering 201, echoing the request headers: the key runs across character 80.
+    const page = `<html><body>Proxy. Request headers: accept: */*; x-api-key: ${s.key}; host: x</body></html>`;
+    expect(page.indexOf(s.key)).toBeLessThan(80);
+    expect(page.indexOf(s.key) + s.key.length).toBeGreaterThan(80);
+    const answers = [
+      { status: 201, body: page },
+      { status: 403, body: JSON.stringify({ errors: [{ code: "F", title: "F", detail: `key ${s.key.slice(0, 20)}…`, status: 403 }] }) },
+      {
+        status: 400,
+        body: JSON.stringify({ errors: [{ code: "B", title: "B", detail: "bad", status: 400, meta: { input: s.key.slice(4) } }] }),
+      },
+    ];
+    for (const answer of answers) {
+      s.emu.fault({ method: "POST", path: "/users", ...answer });
+      const error = await s.fails("up");
+      expect(error.grpcMessage).toContain("POST");
+      expect(runs(error.grpcMessage ?? "")).toEqual([]);
+    }
+    expect(runs(s.captured())).toEqual([]);
+  });
+
   it("apiKey in plaintext stack config warns, suggesting --secret", async () => {
     const s = await start({ program: userProgram({ alice }), secretKey: false });
     const preview = await s.preview();

@@ -102,7 +102,11 @@ describe("check against the catalogue", () => {
   });
 
   it.each([
-    ["403 (a key without the scope the catalogue needs)", { status: 403 }, "needs the scope Write integrations (write:integrations)"],
+    [
+      "403 (a key without Write integrations, which the document asks for)",
+      { status: 403 },
+      "needs the scope Write integrations (write:integrations)",
+    ],
     ["503 after the client's retries", { status: 503, times: 5 }, "answered 503"],
     ["404 (the integration is unknown)", { status: 404 }, "not found"],
   ])(

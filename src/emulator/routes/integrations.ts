@@ -100,6 +100,8 @@ const listIntegrations: Route = {
           .find((i) => store.otherAdmin.integrations.has(i.id));
         return gone !== undefined && store.removeIntegration(gone.id);
       },
+      // Another admin does not create integrations between two page reads: simulated.
+      insertBefore: () => false,
     });
     return { status: 200, body: { ...body, data: body.data.map(integrationRecord) } };
   },
@@ -139,6 +141,11 @@ const listMembers: Route = {
       removeBefore(start) {
         const gone = [...integration.members.values()].slice(0, start).find((m) => store.removableMember(integration.id, m));
         return gone !== undefined && store.removeMember(integration.id, gone.userId);
+      },
+      insertBefore(start) {
+        if (!store.otherAdmin.active) return false;
+        store.addOtherAdminMember(integration.id, start - 1);
+        return true;
       },
     });
     return { status: 200, body: { ...body, data: body.data.map((m) => userRecordOf(ctx.world.store, integration, m)) } };

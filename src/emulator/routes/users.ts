@@ -113,6 +113,12 @@ const list: Route = {
             .find((u) => store.removableUser(u));
           return gone !== undefined && store.removeUser(gone.id);
         },
+        insertBefore(start) {
+          // A user another admin adds sorts before the page only in the unfiltered list.
+          if (!store.otherAdmin.active || filter !== "") return false;
+          store.addOtherAdminUser(start - 1);
+          return true;
+        },
       },
       keep,
     );
