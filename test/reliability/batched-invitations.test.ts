@@ -6,7 +6,8 @@
  * re-sent. Every assertion counts what the emulator received.
  */
 import { describe, expect, it } from "vitest";
-import { adversarialQuirks, type BatchInviteFailure, type Emulator, type EmulatorQuirks, type SeedUser } from "../../src/emulator/index.ts";
+import type { BatchInviteFailure, Emulator, EmulatorQuirks, SeedUser } from "../../src/emulator/index.ts";
+import { adversarialQuirks } from "../../src/emulator/quirks.ts";
 import { HOLD_MS } from "../../src/resources/invite-batcher.ts";
 import { header, scenarios } from "./support";
 import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
