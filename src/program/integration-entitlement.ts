@@ -50,6 +50,10 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   declare readonly status: pulumi.Output<string | null>;
   /** The job of the last write this resource made (null when none was needed); see {@link getJobOutput}. */
   declare readonly lastJobId: pulumi.Output<string | null>;
+  /** True while the last write may still land (accepted, not seen to finish): the next `up` waits for it. */
+  declare readonly pending: pulumi.Output<boolean>;
+  /** The job of that pending write (null when none is known); see {@link getJobOutput}. */
+  declare readonly pendingJobId: pulumi.Output<string | null>;
 
   /** The type token the engine sees. */
   static readonly type = dynamicType("IntegrationEntitlement");
@@ -67,6 +71,8 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
       email: undefined,
       status: undefined,
       lastJobId: undefined,
+      pending: undefined,
+      pendingJobId: undefined,
       __provider: serializedProvider("integration-entitlement"),
     };
     super(IntegrationEntitlement.type, name, props, opts);

@@ -8,14 +8,14 @@
  */
 const claimed = new Set<string>();
 
-/** Records that this deployment took over `key`. */
+/** Records that this deployment took over `key` (ids in it compare case-insensitively, as the service's may). */
 export function claim(key: string): void {
-  claimed.add(key);
+  claimed.add(key.toLowerCase());
 }
 
 /** True when this deployment took over `key`. */
 export function isClaimed(key: string): boolean {
-  return claimed.has(key);
+  return claimed.has(key.toLowerCase());
 }
 
 /** The key of a membership: an `IntegrationEntitlement` and an `IntegrationMembers` taking one over claim the same. */

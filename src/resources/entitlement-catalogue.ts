@@ -61,8 +61,8 @@ export async function unofferedEntitlements(olds: Props, news: Props): Promise<C
 
 /**
  * The same for an `IntegrationMembers`: one failure per member whose set is new (the member was
- * not in `olds` with that set, or the integration changed) and names an id the integration does
- * not offer, as `members[i].entitlements` with `i` the member's place in the program's list. One
+ * not in `olds` with that set, the integration changed, or the member's user id is not known yet)
+ * and names an id the integration does not offer, as `members[i].entitlements` with `i` the member's place in the program's list. One
  * catalogue request serves every member. Call with inputs that passed validation.
  */
 export async function unofferedMemberEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
@@ -74,8 +74,10 @@ export async function unofferedMemberEntitlements(olds: Props, news: Props): Pro
   }
   const failures: CheckFailure[] = [];
   for (const [i, m] of members.entries()) {
-    if (!isRecord(m) || !knownString(m.userId) || !knownSet(m.entitlements)) continue;
-    if (sameSet(priorSets.get(m.userId), m.entitlements)) continue;
+    // A member whose user is not known yet (created by the same program) is checked too: its set
+    // is new whatever it is, and a wrong id would otherwise fail only during up, after the user exists.
+    if (!isRecord(m) || !knownSet(m.entitlements)) continue;
+    if (knownString(m.userId) && sameSet(priorSets.get(m.userId), m.entitlements)) continue;
     const reason = await unofferedReasonFor(integrationId, m.entitlements);
     if (reason !== undefined) failures.push({ property: `members[${i}].entitlements`, reason });
   }

@@ -9,18 +9,19 @@
  * When invitations are already under way or were just sent (a deployment creating many), a
  * window opens for the others to join: it waits for a batch of the same kind in flight to end
  * ({@link HOLD_MS} at most), whose creates' successors then join, and closes once none has come
- * for {@link WINDOW_MS} ({@link MAX_WINDOW_MS} at most).
+ * for {@link WINDOW_MS} ({@link MAX_BATCH_OPEN_MS} at most).
  *
- * Failures give each user an outcome of their own, and never invite anyone twice:
+ * Every invitation ends with an {@link InvitationResult} of its own, and nobody is invited twice.
+ * "It may still land" is a result (`kind: "pending"`, with the job to wait for), not an error:
  *
  * | a batch of several users | what happens |
  * |---|---|
- * | the POST fails without an answer (a timeout, a reset, a 5xx) | it may have been carried out: never re-sent. One member list read: users found members are done (the invitation landed); the others fail with the error, marked as possibly landing (see {@link unfinishedJobOf}) |
+ * | the POST fails without an answer (a timeout, a reset, a 5xx) | it may have been carried out: never re-sent. One member list read: users found members are done (the invitation landed); the others are `pending` with no job known |
  * | the POST answers 409 (someone is a member already) | one member list read: those members are handed back as existing (the caller applies its adoption rules); the others are sent again as one batch (split in halves if no member is found) |
  * | the POST answers another 400, 404 or 422 (a user the service refuses) | nothing was done: split in halves and sent again, down to the user at fault |
  * | any other error (401, 403, 429 after the client's retries) | not about a user: every user fails with it |
- * | the job ends in `error` | one member list read (a service that applies the others anyway must not see them invited twice): users found members are done; the others are split in halves and sent again. Without the list, every user fails, marked as possibly invited |
- * | waiting for the job fails otherwise (a timeout, polling that fails) | the job may still land: every user fails with the job recorded (see {@link unfinishedJobOf}), so the next `up` waits for it instead of inviting again |
+ * | the job ends in `error` | one member list read (a service that applies the others anyway must not see them invited twice): users found members are done; those it missed are confirmed absent (a list proves presence only: a second listing that agrees, or a direct read each when they are fewer than its pages), and only those are split in halves and sent again. Without the list, every user is `pending` with no job known |
+ * | waiting for the job fails otherwise (a timeout, polling that fails) | the job may still land: every user is `pending` with the job, so the next `up` waits for it instead of inviting again |
  *
  * A batch of one behaves as the single invitation always did: an ambiguous failure or a 409 reads
  * that member (`GET .../users/{userId}`), a job in `error` fails with {@link JobFailedError}.
@@ -41,18 +42,20 @@ import {
   unlessNotFound,
   type WorkspaceAccessClient,
 } from "../client";
-import { type Members, memberList } from "./member-lookup";
+import { idKey } from "./ids";
+import { confirmMisses, type Members, memberList } from "./member-lookup";
+import { PartialWriteError } from "./partial-write";
 
 /** The most users one invitation names (the API's page size, and the issue's cap). */
 export const MAX_BATCH = 100;
 /**
  * How long a batch stays open for others to join, once invitations are under way: until no
  * invitation of its kind has come for this long (the engine starts the next creates as the last
- * ones return, a few at a time), and {@link MAX_WINDOW_MS} at most.
+ * ones return, a few at a time), and {@link MAX_BATCH_OPEN_MS} at most.
  */
 export const WINDOW_MS = 10;
 /** The longest a batch stays open, however steadily invitations keep coming (besides {@link HOLD_MS}). */
-export const MAX_WINDOW_MS = 40;
+export const MAX_BATCH_OPEN_MS = 40;
 /**
  * The longest a batch waits for one of its kind in flight to end. The creates that batch holds
  * return when its job ends, and the engine then starts as many new ones, which join this batch:
@@ -71,36 +74,36 @@ export interface Invitation {
 }
 
 /**
- * How an invitation ended: the job finished (`jobId`, null for a write answered without a job);
- * or the user is a member and was found so, either because the invitation landed although its
- * answer was lost or its job said otherwise (`existed: false`), or because the user already was
- * one (a 409; `existed: true`).
+ * How an invitation ended:
+ * - `invited`: its job finished (`jobId`, null for a write answered without a job);
+ * - `member`: the user is a member and was found so, either because the invitation landed although
+ *   its answer was lost or its job said otherwise (`existed: false`), or because the user already
+ *   was one (a 409; `existed: true`);
+ * - `pending`: it may still land: the service accepted it and its job (`jobId`) was not seen to
+ *   finish, or its answer was lost and nobody was found a member since (`jobId: null`); `error` says
+ *   why it was not seen to end. The caller records it and waits next time instead of inviting again.
+ *
+ * An invitation that did not happen (refused, its job failed) rejects with the error.
+ */
+export type InvitationResult =
+  | { kind: "invited"; jobId: string | null }
+  | { kind: "member"; member: IntegrationUser; existed: boolean }
+  | { kind: "pending"; jobId: string | null; error: Error };
+
+/**
+ * The result of {@link InviteBatcher.invite}, before "may still land" was a result.
+ * @deprecated Use {@link InviteBatcher.submit} and {@link InvitationResult}.
  */
 export type InviteOutcome = { jobId: string | null } | { member: IntegrationUser; existed: boolean };
 
 /**
- * The invitations that may still land, by the error they failed with: the job it was raised while
- * waiting for, when the service had accepted the write; `null` when the invitation failed without
- * an answer and nobody was found a member since (it may have been carried out; no job is known).
- */
-const unfinishedJobs = new WeakMap<Error, string | null>();
-
-/** Records that `error` was raised while waiting for `jobId`, a write the service accepted. */
-export function markUnfinished(error: unknown, jobId: string | null): void {
-  if (error instanceof Error && jobId !== null && !JobFailedError.isInstance(error)) unfinishedJobs.set(error, jobId);
-}
-
-/** Records that the invitation `error` ended may have been carried out, with no job known to wait for. */
-function markMayHaveLanded(error: unknown): void {
-  if (error instanceof Error && !unfinishedJobs.has(error)) unfinishedJobs.set(error, null);
-}
-
-/**
  * Whether the invitation an error ended may still land: the job to wait for (`null` when none is
- * known: the invitation failed without an answer), or `undefined` when it did not happen.
+ * known), or `undefined` when it did not happen.
+ * @deprecated {@link InviteBatcher.submit} resolves such an invitation as `{ kind: "pending" }`;
+ * this reads the {@link PartialWriteError} that {@link InviteBatcher.invite} rejects with instead.
  */
 export function unfinishedJobOf(error: unknown): string | null | undefined {
-  return error instanceof Error ? unfinishedJobs.get(error) : undefined;
+  return PartialWriteError.isInstance(error) ? error.pendingJobId : undefined;
 }
 
 /**
@@ -126,7 +129,7 @@ export async function settle(client: WorkspaceAccessClient, jobIds: readonly str
 
 interface Entry {
   invitation: Invitation;
-  resolve(outcome: InviteOutcome): void;
+  resolve(result: InvitationResult): void;
   reject(error: unknown): void;
 }
 
@@ -151,9 +154,10 @@ function forUser(error: unknown, userId: string, size: number): unknown {
   // Every own property, the hidden marker of `isInstance` included.
   const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as Error;
   copy.message = `Inviting user ${userId} (one of ${size} invited together): ${error.message}`;
-  if (unfinishedJobs.has(error)) unfinishedJobs.set(copy, unfinishedJobs.get(error) ?? null);
   return copy;
 }
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /** Batches the invitations of one client. */
 export class InviteBatcher {
@@ -166,16 +170,20 @@ export class InviteBatcher {
     this.#clock = clock;
   }
 
-  /** Invites one user, with others of the same kind when they come together; resolves when the job has finished. */
-  invite(invitation: Invitation): Promise<InviteOutcome> {
-    const key = JSON.stringify([invitation.integrationId, invitation.role, invitation.entitlements]);
+  /**
+   * Invites one user, with others of the same kind when they come together; resolves when the job
+   * has finished, when the user is found a member, or when the invitation may still land
+   * (`pending`); rejects when it did not happen.
+   */
+  submit(invitation: Invitation): Promise<InvitationResult> {
+    const key = JSON.stringify([idKey(invitation.integrationId), invitation.role, invitation.entitlements]);
     let queue = this.#queues.get(key);
     if (!queue) {
       queue = { entries: [], scheduled: false, inFlight: 0, lastSentAt: Number.NEGATIVE_INFINITY, lastJoinedAt: 0 };
       this.#queues.set(key, queue);
     }
     const q = queue;
-    return new Promise<InviteOutcome>((resolve, reject) => {
+    return new Promise<InvitationResult>((resolve, reject) => {
       q.entries.push({ invitation, resolve, reject });
       q.lastJoinedAt = this.#clock.now();
       if (q.entries.length >= MAX_BATCH) this.#flush(q);
@@ -189,9 +197,26 @@ export class InviteBatcher {
   }
 
   /**
+   * {@link submit} as it was before "may still land" was a result: a `pending` invitation rejects
+   * with a {@link PartialWriteError} (its `pendingJobId` is the job; see {@link unfinishedJobOf}).
+   * @deprecated Use {@link submit}.
+   */
+  async invite(invitation: Invitation): Promise<InviteOutcome> {
+    const result = await this.submit(invitation);
+    switch (result.kind) {
+      case "invited":
+        return { jobId: result.jobId };
+      case "member":
+        return { member: result.member, existed: result.existed };
+      case "pending":
+        throw new PartialWriteError(result.error, result.jobId);
+    }
+  }
+
+  /**
    * Resolves when the batch of `queue` is to be sent: once no batch of its kind is in flight
    * ({@link HOLD_MS} at most) and nothing has joined or settled for {@link WINDOW_MS}
-   * ({@link MAX_WINDOW_MS} at most after the hold).
+   * ({@link MAX_BATCH_OPEN_MS} at most after the hold).
    */
   async #window(queue: Queue): Promise<void> {
     const holdBy = this.#clock.now() + HOLD_MS;
@@ -203,7 +228,7 @@ export class InviteBatcher {
       let until: number;
       if (queue.inFlight > 0 && now < holdBy) until = now + WINDOW_MS;
       else {
-        closeBy ??= now + MAX_WINDOW_MS;
+        closeBy ??= now + MAX_BATCH_OPEN_MS;
         until = Math.min(Math.max(queue.lastJoinedAt, queue.lastSentAt) + WINDOW_MS, closeBy);
       }
       if (until <= now) return;
@@ -243,10 +268,9 @@ export class InviteBatcher {
       await job.wait();
     } catch (error) {
       if (JobFailedError.isInstance(error)) return this.#afterJobFailed(batch, error);
-      markUnfinished(error, job.id);
-      return this.#failAll(batch, error);
+      return this.#pendingAll(batch, error, job.id);
     }
-    for (const entry of batch) entry.resolve({ jobId: job.id });
+    for (const entry of batch) entry.resolve({ kind: "invited", jobId: job.id });
   }
 
   /** A batch of one: the single invitation, never re-sent blindly. */
@@ -254,34 +278,34 @@ export class InviteBatcher {
     const { integrationId, userId, role, entitlements } = entry.invitation;
     const client = this.#client;
     const member = () => unlessNotFound(client.integrations.getUser(integrationId, userId));
+    let outcome: { sent: JobHandle } | { found: IntegrationUser };
     try {
-      let outcome: { sent: JobHandle } | { found: IntegrationUser };
+      // Never re-sent: an accepted invitation's member appears only when its job ends, so finding
+      // no member after an ambiguous failure cannot prove the invitation was not carried out.
+      outcome = await createOnce({
+        send: () => client.integrations.invite(integrationId, { userIds: [userId], role, entitlements }),
+        lookUp: member,
+        what: `POST integrations/${integrationId}/users (${userId})`,
+      });
+    } catch (error) {
       try {
-        // Never re-sent: an accepted invitation's member appears only when its job ends, so finding
-        // no member after an ambiguous failure cannot prove the invitation was not carried out.
-        outcome = await createOnce({
-          send: () => client.integrations.invite(integrationId, { userIds: [userId], role, entitlements }),
-          lookUp: member,
-          what: `POST integrations/${integrationId}/users (${userId})`,
-        });
-      } catch (error) {
         // A member already (added since the create looked): read it, so the caller can say so.
         const found = ConflictError.isInstance(error) ? await member() : undefined;
-        if (!found) throw error;
-        return entry.resolve({ member: found, existed: true });
+        if (found) return entry.resolve({ kind: "member", member: found, existed: true });
+      } catch (readError) {
+        return entry.reject(readError);
       }
-      if ("found" in outcome) return entry.resolve({ member: outcome.found, existed: false });
-      try {
-        await outcome.sent.wait();
-      } catch (error) {
-        markUnfinished(error, outcome.sent.id);
-        throw error;
-      }
-      entry.resolve({ jobId: outcome.sent.id });
-    } catch (error) {
-      if (isAmbiguous(error)) markMayHaveLanded(error);
-      entry.reject(error);
+      if (isAmbiguous(error)) return entry.resolve({ kind: "pending", jobId: null, error: asError(error) });
+      return entry.reject(error);
     }
+    if ("found" in outcome) return entry.resolve({ kind: "member", member: outcome.found, existed: false });
+    try {
+      await outcome.sent.wait();
+    } catch (error) {
+      if (JobFailedError.isInstance(error)) return entry.reject(error);
+      return entry.resolve({ kind: "pending", jobId: outcome.sent.id, error: asError(error) });
+    }
+    entry.resolve({ kind: "invited", jobId: outcome.sent.id });
   }
 
   /** The members of the integration now, by user id (see {@link memberList}); `undefined` when the list cannot be read. */
@@ -296,12 +320,12 @@ export class InviteBatcher {
   #settleMembers(batch: Entry[], members: Members, existed: boolean): Entry[] {
     const rest: Entry[] = [];
     for (const entry of batch) {
-      const member = members.get(entry.invitation.userId);
+      const member = members.get(idKey(entry.invitation.userId));
       if (member instanceof Error) {
         // A member, but its record cannot be used: if this invitation made it, the next up takes it over.
-        if (!existed) markMayHaveLanded(member);
-        entry.reject(member);
-      } else if (member) entry.resolve({ member, existed });
+        if (existed) entry.reject(member);
+        else entry.resolve({ kind: "pending", jobId: null, error: member });
+      } else if (member) entry.resolve({ kind: "member", member, existed });
       else rest.push(entry);
     }
     return rest;
@@ -310,29 +334,46 @@ export class InviteBatcher {
   async #afterAmbiguous(batch: Entry[], error: unknown): Promise<void> {
     const members = await this.#members(batch[0]!.invitation.integrationId);
     const rest = members ? this.#settleMembers(batch, members, false) : batch;
-    // Not a member yet proves nothing (the job may still be running): failed, not re-sent, and
-    // marked as possibly landing, so the resource is recorded and the next `up` looks before inviting.
-    markMayHaveLanded(error);
-    this.#failAll(rest, error, batch.length);
+    // Not a member yet proves nothing (the job may still be running): not re-sent, but pending,
+    // so the resource is recorded and the next `up` looks before inviting.
+    this.#pendingAll(rest, error, null, batch.length);
   }
 
   async #afterConflict(batch: Entry[]): Promise<void> {
     const members = await this.#members(batch[0]!.invitation.integrationId);
     if (!members) return this.#split(batch);
     const rest = this.#settleMembers(batch, members, true);
+    // A member the list skipped is refused again (409), never invited twice: no read needed here.
     if (rest.length === batch.length) return this.#split(batch);
     if (rest.length > 0) await this.#send(rest);
   }
 
   async #afterJobFailed(batch: Entry[], error: unknown): Promise<void> {
-    const members = await this.#members(batch[0]!.invitation.integrationId);
+    const { integrationId } = batch[0]!.invitation;
+    const members = await this.#members(integrationId);
     // Without the list, halves could invite again users a partly applied job added: give up instead,
-    // each resource recorded as possibly invited, so the next `up` reads its member before inviting.
-    if (!members) {
-      markMayHaveLanded(error);
-      return this.#failAll(batch, error);
+    // each pending with no job known, so the next `up` reads its member before inviting.
+    if (!members) return this.#pendingAll(batch, error, null);
+    const missed = this.#settleMembers(batch, members, false);
+    if (missed.length === 0) return;
+    // A list proves presence only: a member it skipped (pages shift) would be invited a second time.
+    let confirmed: Map<string, IntegrationUser | undefined>;
+    try {
+      confirmed = await confirmMisses(
+        this.#client,
+        integrationId,
+        members,
+        missed.map((e) => e.invitation.userId),
+      );
+    } catch {
+      return this.#pendingAll(missed, error, null, batch.length);
     }
-    const rest = this.#settleMembers(batch, members, false);
+    const rest: Entry[] = [];
+    for (const entry of missed) {
+      const found = confirmed.get(idKey(entry.invitation.userId));
+      if (found) entry.resolve({ kind: "member", member: found, existed: false });
+      else rest.push(entry);
+    }
     if (rest.length > 0) await this.#split(rest);
   }
 
@@ -345,5 +386,10 @@ export class InviteBatcher {
 
   #failAll(entries: Entry[], error: unknown, size = entries.length): void {
     for (const entry of entries) entry.reject(forUser(error, entry.invitation.userId, size));
+  }
+
+  /** Every entry may still land: pending with `jobId` (null: none known), the error copied per user. */
+  #pendingAll(entries: Entry[], error: unknown, jobId: string | null, size = entries.length): void {
+    for (const entry of entries) entry.resolve({ kind: "pending", jobId, error: asError(forUser(error, entry.invitation.userId, size)) });
   }
 }

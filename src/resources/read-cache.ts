@@ -8,6 +8,7 @@
  */
 import { type Clock, type IntegrationUser, NotFoundError, systemClock, type User, type WorkspaceAccessClient } from "../client";
 import { BatchWindow } from "./batch-window";
+import { idKey } from "./ids";
 import { CreateLookups, type MemberLookup } from "./member-lookup";
 
 /** How long the first read waits for others to join it. */
@@ -41,7 +42,7 @@ class Batcher<T> {
     const snapshot = await this.#snapshotFor();
     // A failed list is no answer: the read falls back to its own GET.
     const items = snapshot ? await snapshot.items.catch(() => undefined) : undefined;
-    const hit = items?.get(id);
+    const hit = items?.get(idKey(id));
     if (hit) return hit;
     try {
       return await this.#get(id);
@@ -80,7 +81,7 @@ class Batcher<T> {
   #take(): Snapshot<T> {
     const items = (async () => {
       const map = new Map<string, T>();
-      for await (const item of this.#list()) map.set(item.id, item);
+      for await (const item of this.#list()) map.set(idKey(item.id), item);
       return map;
     })();
     const snapshot: Snapshot<T> = { takenAt: this.#clock.now(), items, settled: false };
@@ -106,6 +107,8 @@ export class ReadCache {
   readonly #users: Batcher<User>;
   readonly #members = new Map<string, Batcher<IntegrationUser>>();
   readonly #creates: CreateLookups;
+  /** Whether each integration answers this key (its reads 404 otherwise), asked once per integration. */
+  readonly #visible = new Map<string, Promise<boolean>>();
 
   constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock = systemClock) {
     this.#client = client;
@@ -132,7 +135,7 @@ export class ReadCache {
 
   /** The integration member, or `undefined` when the user is not a member. */
   member(integrationId: string, userId: string): Promise<IntegrationUser | undefined> {
-    let batcher = this.#members.get(integrationId);
+    let batcher = this.#members.get(idKey(integrationId));
     if (!batcher) {
       batcher = new Batcher(
         this.#maxAgeMs,
@@ -140,9 +143,31 @@ export class ReadCache {
         () => this.#client.integrations.listUsers(integrationId),
         (id) => this.#client.integrations.getUser(integrationId, id),
       );
-      this.#members.set(integrationId, batcher);
+      this.#members.set(idKey(integrationId), batcher);
     }
     return batcher.read(userId);
+  }
+
+  /**
+   * Whether the integration answers this key (`GET /integrations/{id}`): `false` on 404, which
+   * means deleted or not disclosed to this key. Asked once per integration; an error other than
+   * 404 is thrown (and asked again next time).
+   */
+  integrationVisible(integrationId: string): Promise<boolean> {
+    const key = idKey(integrationId);
+    let visible = this.#visible.get(key);
+    if (!visible) {
+      visible = this.#client.integrations.get(integrationId).then(
+        () => true,
+        (error: unknown) => {
+          if (NotFoundError.isInstance(error)) return false;
+          this.#visible.delete(key);
+          throw error;
+        },
+      );
+      this.#visible.set(key, visible);
+    }
+    return visible;
   }
 
   /**
@@ -157,7 +182,7 @@ export class ReadCache {
     if (!integrationId) {
       for (const members of this.#members.values()) members.invalidate();
     } else {
-      this.#members.get(integrationId)?.invalidate();
+      this.#members.get(idKey(integrationId))?.invalidate();
     }
   }
 }

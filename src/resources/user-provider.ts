@@ -17,6 +17,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
 import { claim, isClaimed } from "./claims";
+import { sameId } from "./ids";
 import { DEFAULT_USER_ROLE, defined, type UserInputs, userInputs, validate } from "../shared/inputs";
 import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
 import { isUnknown } from "../shared/unknown";
@@ -190,7 +191,9 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
         const value = outs[key as (typeof OPTIONAL)[number]];
         if (value !== null && value !== undefined) inputs[key] = value;
       }
-      return { id: user.id, props: outs, inputs: defined(inputs) as unknown as UserOutputs };
+      // The id as the state has it: a service answering ids in another case must not change it
+      // (every resource using `user.id` would be replaced).
+      return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as unknown as UserOutputs };
     });
   },
 

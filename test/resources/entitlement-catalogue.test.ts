@@ -190,12 +190,27 @@ describe("IntegrationMembers: check against the catalogue", () => {
     expect(catalogueRequests(emu).sort()).toEqual([`/integrations/${youtube}/entitlements`, `/integrations/${slack}/entitlements`].sort());
   });
 
-  it("sends nothing while the integration, a member or an entitlement is not known yet, and lets them through", async () => {
+  it("sends nothing while the integration or an entitlement is not known yet, and lets them through", async () => {
     const emu = await setup();
     expect(wire(await membersProvider.check!({}, { ...members([alan, ["NOPE"]]), integrationId: UNKNOWN })).failures).toEqual([]);
     expect(wire(await membersProvider.check!({}, members([alan, ["NOPE", UNKNOWN]]))).failures).toEqual([]);
-    expect(wire(await membersProvider.check!({}, members([UNKNOWN, ["NOPE"]]))).failures).toEqual([]);
     expect(emu.requests).toEqual([]);
+  });
+
+  it("checks a member whose user is created by the same program (user id not known yet at preview), naming its place", async () => {
+    const emu = await setup();
+    const { failures } = wire(await membersProvider.check!({}, members([grace, ["VIEWER"]], [UNKNOWN, ["VIEWER", "OWNER"]])));
+    expect(failures).toEqual([
+      {
+        property: "members[1].entitlements",
+        reason: `integration ${youtube} offers no entitlement "OWNER"; it offers (closest first): VIEWER, MANAGER, EDITOR. See getIntegrationEntitlements({ integrationId }).`,
+      },
+    ]);
+    expect(catalogueRequests(emu)).toEqual([`/integrations/${youtube}/entitlements`]);
+    // Even when the prior inputs held the same set for a known user: an unknown user is new.
+    const prior = members([grace, ["VIEWER", "OWNER"]]);
+    const again = wire(await membersProvider.check!(prior, members([UNKNOWN, ["VIEWER", "OWNER"]])));
+    expect(again.failures?.map((f) => f.property)).toEqual(["members[0].entitlements"]);
   });
 
   it("warns and lets the check pass when the catalogue cannot be read", async () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ServerError } from "../../src/client";
-import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
+import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
 import { provider } from "../../src/resources/integration-entitlement-provider";
+import { PROOF_MAX_AGE_MS } from "../../src/resources/member-lookup";
+import { PartialWriteError } from "../../src/resources/partial-write";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
@@ -97,6 +99,11 @@ describe("diff", () => {
     ["a user not known yet", { userId: UNKNOWN }, { changes: true, replaces: ["userId"], deleteBeforeReplace: false }],
     ["another role", { role: "account_owner" }, { changes: true, replaces: ["role"], deleteBeforeReplace: true }],
     [
+      "the same ids in another case",
+      { integrationId: youtube.toUpperCase(), userId: alan.toUpperCase() },
+      { changes: false, replaces: [], deleteBeforeReplace: false },
+    ],
+    [
       "another role and user",
       { role: "account_owner", userId: grace },
       { changes: true, replaces: ["userId", "role"], deleteBeforeReplace: false },
@@ -121,6 +128,8 @@ describe("create", () => {
       email: "alan@example.com",
       status: "pending",
       lastJobId: emu.jobs.list()[0]?.id,
+      pending: false,
+      pendingJobId: null,
     });
     // check reads the catalogue; a lone create: one read before the invitation (not a member: 404), one after it, for the
     // member's email and status.
@@ -192,7 +201,15 @@ describe("create", () => {
     const error = (await rejection(provider.create(inputs))) as Error & { id?: string; properties?: Record<string, unknown> };
     expect(error.message).toMatch(/did not finish within 1 s \(last status: running\)/);
     expect(error.id).toBe(`${youtube}/${alan}`);
-    expect(error.properties).toMatchObject({ entitlements: [], lastJobId: emu.jobs.list()[0]?.id, __provider: "serialized" });
+    const job = emu.jobs.list()[0]?.id;
+    // Pending, with the job, and the set asked (not an empty set: that would read as "no access").
+    expect(error.properties).toMatchObject({
+      entitlements: ["EDITOR", "VIEWER"],
+      pending: true,
+      pendingJobId: job,
+      lastJobId: job,
+      __provider: "serialized",
+    });
   });
 });
 
@@ -314,15 +331,30 @@ describe("a partial create whose invitation is still running", () => {
     const kept = wire(await provider.read!(id, props));
     expect(kept.id).toBe(id);
     expect(kept.props).toEqual(props);
-    expect(kept.inputs).toMatchObject({ integrationId: youtube, userId: alan, entitlements: [] });
+    expect(kept.inputs).toMatchObject({
+      integrationId: youtube,
+      userId: alan,
+      entitlements: ["EDITOR", "VIEWER"],
+      role: "account_collaborator",
+      adoptExisting: false,
+    });
+    // The next plan resumes it with an update (waiting for its job), although the set is the declared one.
+    expect((await provider.diff!(id, kept.props!, (await check(base)).inputs!)).changes).toBe(true);
     emu.jobs.release(job.id);
     const landed = wire(await provider.read!(id, props));
-    expect(landed.props).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], email: "alan@example.com" });
+    expect(landed.props).toMatchObject({
+      entitlements: ["EDITOR", "VIEWER"],
+      email: "alan@example.com",
+      pending: false,
+      pendingJobId: null,
+    });
+    expect((await provider.diff!(id, landed.props!, (await check(base)).inputs!)).changes).toBe(false);
   });
 
   it("is dropped by a refresh when its job has ended (here: the service no longer knows it) and the user is not a member", async () => {
     const { props } = await hung();
-    const ended = { ...(props as Record<string, unknown>), lastJobId: "00000000-0000-4000-8000-0000000000aa" };
+    const gone = "00000000-0000-4000-8000-0000000000aa";
+    const ended = { ...(props as Record<string, unknown>), lastJobId: gone, pendingJobId: gone };
     expect(wire(await provider.read!(id, ended as never)).id).toBe("");
   });
 
@@ -377,14 +409,24 @@ describe("resuming and roles", () => {
     await jobsUnreachable(emu);
     const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
     const error = (await rejection(provider.create(inputs))) as PartialCreate;
-    // The user still sees why: the polling error, class and message as they were.
-    expect(ServerError.isInstance(error)).toBe(true);
+    // One partial-write error, with the job; the user still sees why: the polling error's message, and it as the cause.
+    const jobId = emu.jobs.list()[0]?.id;
+    expect(PartialWriteError.isInstance(error)).toBe(true);
+    expect((error as PartialWriteError).pendingJobId).toBe(jobId);
+    expect(ServerError.isInstance(error.cause)).toBe(true);
     expect(error.message).toMatch(/GET \S*\/jobs\/[0-9a-f-]+ answered 503/);
     // A partial create, recorded with the invitation's job.
-    const jobId = emu.jobs.list()[0]?.id;
     expect(jobId).toBeDefined();
     expect(error.id).toBe(`${youtube}/${alan}`);
-    expect(error.properties).toMatchObject({ entitlements: [], email: null, status: null, lastJobId: jobId, __provider: "serialized" });
+    expect(error.properties).toMatchObject({
+      entitlements: ["EDITOR", "VIEWER"],
+      email: null,
+      status: null,
+      lastJobId: jobId,
+      pending: true,
+      pendingJobId: jobId,
+      __provider: "serialized",
+    });
     expect(invites(emu)).toHaveLength(1);
 
     // The next up: the recorded job is settled, then the set converges; no second invitation.
@@ -408,10 +450,17 @@ describe("resuming and roles", () => {
     // Recorded by an earlier create whose invitation never got a job (nothing to wait for).
     const olds = { ...inputs, entitlements: [], email: null, status: null, lastJobId: null };
     const error = (await rejection(provider.update!(`${youtube}/${alan}`, olds as never, inputs))) as PartialCreate;
-    expect(ServerError.isInstance(error)).toBe(true);
+    expect(ServerError.isInstance(error.cause)).toBe(true);
     const jobId = emu.jobs.list()[0]?.id;
     expect(error.id).toBe(`${youtube}/${alan}`);
-    expect(error.properties).toMatchObject({ entitlements: [], email: null, status: null, lastJobId: jobId, __provider: "serialized" });
+    expect(error.properties).toMatchObject({
+      email: null,
+      status: null,
+      lastJobId: jobId,
+      pending: true,
+      pendingJobId: jobId,
+      __provider: "serialized",
+    });
 
     emu.clearFaults();
     const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, inputs));
@@ -430,5 +479,211 @@ describe("resuming and roles", () => {
     // Nothing was written.
     expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
     expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.role).toBe("collaborator");
+  });
+});
+
+describe("a list is not proof of absence", () => {
+  /** An integration of `n` members (other admins' users) and two users who are not members, with the given quirks. */
+  async function crowded(n: number, quirks: NonNullable<Parameters<typeof emulator>[0]>["quirks"] = {}) {
+    const emu = await setup({ quirks });
+    const integration = emu.integrations.add({ application: "Crowded", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }] }).id;
+    for (let i = 0; i < n; i++) {
+      const u = emu.users.add({ email: `m${i}@example.com`, firstName: "M", lastName: `${i}` });
+      emu.integrations.setMember(integration, u.id, { role: i === 100 ? "owner" : "collaborator", entitlements: ["EDITOR"] });
+    }
+    const newcomers = [0, 1].map((i) => emu.users.add({ email: `new${i}@example.com`, firstName: "N", lastName: `${i}` }).id);
+    emu.clearRequests();
+    return { emu, integration, newcomers };
+  }
+  const create = async (integrationId: string, userId: string) =>
+    provider.create((await check({ integrationId, userId, entitlements: ["VIEWER"] })).inputs!);
+  const memberReads = (emu: Emulator, integrationId: string) =>
+    emu.requests.filter((r) => r.method === "GET" && r.path.startsWith(`/integrations/${integrationId}/users/`));
+  const listPages = (emu: Emulator, integrationId: string) =>
+    emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${integrationId}/users`);
+
+  it("creates sharing a member list that a page shift made skip an owner: that create is refused, the owner keeps the role and set", async () => {
+    // A merging service: inviting the owner again would make them a collaborator, silently.
+    const { emu, integration, newcomers } = await crowded(150, { inviteExisting: "merge" });
+    const owner = emu.integrations.members(integration)[100]!.userId;
+    expect(emu.integrations.members(integration)[100]?.role).toBe("owner");
+    // Someone else removes one of their members between page 1 and page 2 of the first walk: the owner, first of page 2, is skipped.
+    const other = emu.integrations.members(integration)[0]!.userId;
+    const unhook = emu.onPage((list) => {
+      if (list.path === `/integrations/${integration}/users`) {
+        emu.integrations.removeMember(integration, other);
+        unhook();
+      }
+    });
+    const [ownerCreate, newcomerCreate] = await Promise.allSettled([create(integration, owner), create(integration, newcomers[0]!)]);
+    expect(ownerCreate.status).toBe("rejected");
+    expect(String((ownerCreate as PromiseRejectedResult).reason.message)).toContain("already a member of integration");
+    expect(newcomerCreate.status).toBe("fulfilled");
+    expect(emu.integrations.members(integration).find((m) => m.userId === owner)).toMatchObject({
+      role: "owner",
+      entitlements: ["EDITOR"],
+    });
+    // Only the newcomer was invited.
+    const posted = invites(emu).flatMap((r) => (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds);
+    expect(posted).toEqual([newcomers[0]]);
+  });
+
+  it("in a quiet workspace, the misses of creates sharing a list cost one more listing (proving the first), not a read each", async () => {
+    const { emu, integration } = await crowded(150);
+    const users = Array.from({ length: 20 }, (_, i) => emu.users.add({ email: `q${i}@example.com`, firstName: "Q", lastName: `${i}` }).id);
+    emu.clearRequests();
+    const results = await Promise.all(users.map((u) => create(integration, u)));
+    expect(results.every((r) => r.outs?.entitlements?.[0] === "VIEWER")).toBe(true);
+    // Two walks of 2 pages: the shared list, and the one that agrees with it. No read per user.
+    expect(listPages(emu, integration)).toHaveLength(4);
+    expect(memberReads(emu, integration)).toEqual([]);
+  });
+
+  it("nothing absent: creates that all find their member in the shared list cost that one listing, no confirmation", async () => {
+    const { emu, integration } = await crowded(150);
+    const members = emu.integrations
+      .members(integration)
+      .filter((m) => m.role === "collaborator")
+      .slice(0, 10)
+      .map((m) => m.userId);
+    emu.clearRequests();
+    const adopted = await Promise.all(
+      members.map(async (userId) =>
+        provider.create((await check({ integrationId: integration, userId, entitlements: ["EDITOR"], adoptExisting: true })).inputs!),
+      ),
+    );
+    expect(adopted.map((r) => r.outs?.entitlements)).toEqual(members.map(() => ["EDITOR"]));
+    expect(listPages(emu, integration)).toHaveLength(2);
+    expect(memberReads(emu, integration)).toEqual([]);
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
+  it("a proof answers for absences only while young: a later miss takes a new listing, which finds a member someone added meanwhile", async () => {
+    const { emu, integration, newcomers } = await crowded(150, { inviteExisting: "merge" });
+    const clock = await configureFor(emu, fast);
+    await Promise.all(newcomers.map((u) => create(integration, u)));
+    const listed = listPages(emu, integration).length;
+    clock.advance(PROOF_MAX_AGE_MS + 1);
+    // Someone else makes a user an owner; this deployment's next create of that user must not take it over.
+    const late = emu.users.add({ email: "late@example.com", firstName: "L", lastName: "Ate" }).id;
+    emu.integrations.setMember(integration, late, { role: "owner", entitlements: ["EDITOR"] });
+    const error = await rejection(create(integration, late));
+    expect(error.message).toContain("already a member of integration");
+    expect(emu.integrations.members(integration).find((m) => m.userId === late)).toMatchObject({ role: "owner" });
+    // The shared list (young enough) served the lookup; two new listings (2 pages each) proved it stale and the new one right.
+    expect(listPages(emu, integration).length).toBe(listed + 4);
+  });
+
+  it("fewer misses than a listing's pages are each read directly, in parallel", async () => {
+    const { emu, integration, newcomers } = await crowded(250);
+    const [a, b] = await Promise.all(newcomers.map((u) => create(integration, u)));
+    expect([a?.outs?.userId, b?.outs?.userId]).toEqual(newcomers);
+    expect(listPages(emu, integration)).toHaveLength(3);
+    expect(memberReads(emu, integration).map((r) => r.status)).toEqual([404, 404]);
+  });
+
+  it("ids answered in another case: a member in the shared list is found (refused without adoptExisting), and a refresh reads from the list", async () => {
+    const emu = await setup({ quirks: { upperCaseIds: true, inviteExisting: "merge" } });
+    emu.clearRequests();
+    // grace is a member (collaborator, EDITOR); katherine is not.
+    const [graceCreate, adaCreate] = await Promise.allSettled([
+      provider.create((await check({ ...base, userId: grace, entitlements: ["VIEWER"] })).inputs!),
+      provider.create((await check({ ...base, userId: katherine, entitlements: ["VIEWER"] })).inputs!),
+    ]);
+    expect(String((graceCreate as PromiseRejectedResult).reason?.message)).toContain("already a member of integration");
+    expect(adaCreate.status, String((adaCreate as PromiseRejectedResult).reason?.stack)).toBe("fulfilled");
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
+    emu.clearRequests();
+    const reads = await Promise.all([grace, katherine].map((userId) => provider.read!(`${youtube}/${userId}`)));
+    expect(reads.map((r) => r.id)).toEqual([`${youtube}/${grace}`, `${youtube}/${katherine}`]);
+    expect(memberReads(emu, youtube)).toEqual([]);
+  });
+});
+
+describe("a refresh where the integration answers 404", () => {
+  it("fails naming the integration instead of forgetting the resource (404 may mean not disclosed to this key)", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    emu.fault({ method: "GET", path: new RegExp(`^/integrations/${youtube}`), status: 404, times: 100 });
+    const error = await rejection(provider.read!(id, outs));
+    expect(error.message).toContain(`the integration itself answers 404 to this key`);
+    expect(error.message).toContain(youtube);
+    expect(error.message).not.toContain(emu.apiKey);
+  });
+
+  it("a membership truly gone (the integration answers) is still dropped, with one integration read for all resources", async () => {
+    const emu = await setup();
+    emu.integrations.removeMember(youtube, grace);
+    emu.clearRequests();
+    const reads = await Promise.all([grace, grace].map((userId) => provider.read!(`${youtube}/${userId}`)));
+    expect(reads.map((r) => r.id)).toEqual(["", ""]);
+    expect(emu.requests.filter((r) => r.path === `/integrations/${youtube}`)).toHaveLength(1);
+  });
+});
+
+describe("after an invitation's job, what it made is read back", () => {
+  it("a member whose set is not the one asked (the job merged into a membership someone made meanwhile) fails with what was found, recording nothing", async () => {
+    const emu = await setup({ job: { finishAfterMs: 500 } });
+    const clock = await configureFor(emu, fast);
+    // After the invitation is accepted and before its job runs, someone else makes alan a member.
+    let posted = false;
+    clock.setTimer(() => {
+      posted = invites(emu).length === 1;
+      emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["MANAGER"] });
+    }, 100);
+    const error = await rejection(provider.create((await check(base)).inputs!));
+    expect(posted).toBe(true);
+    expect(error.message).toContain(`After the invitation (job ${emu.jobs.list()[0]?.id}) of user ${alan}`);
+    expect(error.message).toContain("entitlements EDITOR, MANAGER, VIEWER, not role account_collaborator with EDITOR, VIEWER");
+    expect(PartialWriteError.isInstance(error)).toBe(false);
+    expect((error as PartialCreate).id).toBeUndefined();
+  });
+
+  it.each([
+    ["409 at once (conflict)", "conflict" as const, "already a member of integration"],
+    ["a job that fails (fail)", "fail" as const, "failed with"],
+  ])(
+    "a member added after the lookup, the service answering %s: the create fails and the membership is unchanged",
+    async (_what, mode, said) => {
+      const emu = await setup({ quirks: { inviteExisting: mode } });
+      emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["MANAGER"] });
+      // The lookup saw no member (a read just before someone else added alan).
+      emu.fault({ method: "GET", path: `/integrations/${youtube}/users/${alan}`, status: 404 });
+      const error = await rejection(provider.create((await check(base)).inputs!));
+      expect(error.message).toContain(said);
+      expect(emu.integrations.members(youtube).find((m) => m.userId === alan)).toMatchObject({ role: "owner", entitlements: ["MANAGER"] });
+    },
+  );
+});
+
+describe("a state written before pending existed", () => {
+  const old = { ...base, entitlements: [], role: "account_collaborator", adoptExisting: false, email: null, status: null };
+
+  it("an empty set with a job is read as pending: kept by a refresh while the job runs, resumed by an update that does not invite again", async () => {
+    const emu = await setup();
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.jobs.hangNext(1);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as PartialCreate;
+    const job = emu.jobs.list()[0]!.id;
+    // What an earlier version recorded for the same partial create.
+    const recorded = { ...old, lastJobId: job };
+    expect(error.properties).toMatchObject({ pendingJobId: job });
+    const kept = wire(await provider.read!(`${youtube}/${alan}`, recorded as never));
+    expect(kept.id).toBe(`${youtube}/${alan}`);
+    expect((await provider.diff!(`${youtube}/${alan}`, recorded as never, (await check(base)).inputs!)).changes).toBe(true);
+    emu.jobs.release(job);
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, recorded as never, (await check(base)).inputs!));
+    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], pending: false, pendingJobId: null });
+    expect(invites(emu)).toHaveLength(1);
+  });
+
+  it("an empty set with no job (an invitation whose answer was lost) is resumed by reading the member before inviting", async () => {
+    const emu = await setup();
+    emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: ["EDITOR", "VIEWER"] });
+    emu.clearRequests();
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, { ...old, lastJobId: null } as never, (await check(base)).inputs!));
+    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], pending: false });
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
   });
 });

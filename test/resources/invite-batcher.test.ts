@@ -8,7 +8,15 @@
 import { describe, expect, it } from "vitest";
 import { ConnectionError, JobFailedError, JobTimeoutError, NotFoundError } from "../../src/client";
 import type { BatchInviteFailure, Emulator } from "../../src/emulator";
-import { type Invitation, InviteBatcher, MAX_BATCH, unfinishedJobOf, WINDOW_MS } from "../../src/resources/invite-batcher";
+import {
+  type Invitation,
+  type InvitationResult,
+  InviteBatcher,
+  MAX_BATCH,
+  unfinishedJobOf,
+  WINDOW_MS,
+} from "../../src/resources/invite-batcher";
+import { PartialWriteError } from "../../src/resources/partial-write";
 import { clientFor, emulator } from "../support/fixtures";
 import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
 
@@ -35,6 +43,11 @@ const invitation = (userId: string, entitlements: string[] = ["VIEWER"]): Invita
 const invitePosts = (emu: Emulator) => postsInto(emu, INTEGRATION);
 
 const settle = (promises: Promise<unknown>[]) => Promise.allSettled(promises);
+/** The `pending` result (the invitation may still land) of a settled submit, or a failure naming what it was. */
+function pendingOf(result: PromiseSettledResult<InvitationResult>): { jobId: string | null; error: Error } {
+  if (result.status === "fulfilled" && result.value.kind === "pending") return result.value;
+  throw new Error(`expected a pending result, got ${JSON.stringify(result)}`);
+}
 
 describe("batching", () => {
   it("250 invitations of one kind sent together: 3 POSTs of at most 100 users, one job each, every user a member", async () => {
@@ -123,13 +136,12 @@ it("a failed batch job whose member list cannot be read: every user fails, marke
   emu.jobs.failInvitesOf([users[2]!], "partial");
   // The list read after the failed job answers 500 (and the client does not retry here).
   emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, status: 500, times: 10 });
-  const results = await settle(users.map((u) => batcher.invite(invitation(u))));
-  expect(results.every((r) => r.status === "rejected")).toBe(true);
+  const results = await Promise.allSettled(users.map((u) => batcher.submit(invitation(u))));
   for (const r of results) {
-    const reason = (r as PromiseRejectedResult).reason as Error;
-    expect(JobFailedError.isInstance(reason)).toBe(true);
-    // Recorded as partial creates with no job to wait for: the next up reads each member first.
-    expect(unfinishedJobOf(reason)).toBeNull();
+    // A value, not an error: pending with no job to wait for (the next up reads each member first).
+    const pending = pendingOf(r);
+    expect(pending.jobId).toBeNull();
+    expect(JobFailedError.isInstance(pending.error)).toBe(true);
   }
   // The five the job applied are members; none was invited again.
   expect(emu.integrations.members(INTEGRATION)).toHaveLength(5);
@@ -161,6 +173,7 @@ describe("a member whose record in the list read cannot be used", () => {
     expect(reason.message).toContain(users[3]!);
     expect(reason.message).toContain("email");
     // A member before this run: its create fails as a plain error, not as a possibly landed invitation.
+    expect(PartialWriteError.isInstance(reason)).toBe(false);
     expect(unfinishedJobOf(reason)).toBeUndefined();
     expect(invitePosts(emu).map((p) => [p.status, p.userIds.length])).toEqual([
       [409, 10],
@@ -180,12 +193,12 @@ describe("a member whose record in the list read cannot be used", () => {
       users.filter((u) => u !== bad),
       odd,
     );
-    const results = await settle(users.map((u) => batcher.invite(invitation(u))));
-    expect(results.map((r) => r.status)).toEqual(users.map((u) => (u === bad || u === odd ? "rejected" : "fulfilled")));
-    const oddReason = (results[4] as PromiseRejectedResult).reason as Error;
-    expect(oddReason.message).toContain(odd);
-    // Recorded as a partial create with no job to wait for: the next up reads the member before inviting.
-    expect(unfinishedJobOf(oddReason)).toBeNull();
+    const results = await Promise.allSettled(users.map((u) => batcher.submit(invitation(u))));
+    expect(results.map((r) => r.status)).toEqual(users.map((u) => (u === bad ? "rejected" : "fulfilled")));
+    const odds = pendingOf(results[4]!);
+    expect(odds.error.message).toContain(odd);
+    // Pending with no job to wait for: the next up reads the member before inviting.
+    expect(odds.jobId).toBeNull();
     expect(JobFailedError.isInstance((results[2] as PromiseRejectedResult).reason)).toBe(true);
     const applied = appliedPerUser(emu, "partial");
     for (const u of users) expect(applied.get(u) ?? 0, u).toBe(u === bad ? 0 : 1);
@@ -234,27 +247,71 @@ describe("a batch's request fails", () => {
   it("an ambiguous failure whose job has not run yet: every user fails naming itself, nothing is sent again", async () => {
     const { emu, users, batcher } = await world(8);
     emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, reset: true, afterHandling: true });
-    const results = await settle(users.map((u) => batcher.invite(invitation(u))));
-    expect(results.every((r) => r.status === "rejected")).toBe(true);
+    const results = await Promise.allSettled(users.map((u) => batcher.submit(invitation(u))));
     results.forEach((r, i) => {
-      const reason = (r as PromiseRejectedResult).reason as Error;
-      expect(ConnectionError.isInstance(reason)).toBe(true);
-      expect(reason.message).toContain(`Inviting user ${users[i]} (one of 8 invited together)`);
-      for (const other of users) if (other !== users[i]) expect(reason.message).not.toContain(other);
+      const { jobId, error } = pendingOf(r);
+      expect(jobId).toBeNull();
+      expect(ConnectionError.isInstance(error)).toBe(true);
+      expect(error.message).toContain(`Inviting user ${users[i]} (one of 8 invited together)`);
+      for (const other of users) if (other !== users[i]) expect(error.message).not.toContain(other);
     });
     expect(invitePosts(emu)).toHaveLength(1);
   });
 });
 
-it("a batch's job that is not seen to finish: every user fails with the job recorded, so the next up waits instead of inviting again", async () => {
+it("a batch's job that is not seen to finish: every user is pending with the job, so the next up waits instead of inviting again", async () => {
   const { emu, users, batcher } = await world(5);
+  emu.jobs.hangNext(1);
+  const results = await Promise.allSettled(users.map((u) => batcher.submit(invitation(u))));
+  const job = emu.jobs.list()[0]!.id;
+  for (const r of results) {
+    const { jobId, error } = pendingOf(r);
+    expect(jobId).toBe(job);
+    expect(JobTimeoutError.isInstance(error)).toBe(true);
+  }
+  expect(invitePosts(emu)).toHaveLength(1);
+});
+
+it("invite() (deprecated, for callers of the old shape) rejects a pending invitation with one PartialWriteError carrying the job", async () => {
+  const { emu, users, batcher } = await world(2);
   emu.jobs.hangNext(1);
   const results = await settle(users.map((u) => batcher.invite(invitation(u))));
   const job = emu.jobs.list()[0]!.id;
   for (const r of results) {
-    const reason = (r as PromiseRejectedResult).reason as Error;
-    expect(JobTimeoutError.isInstance(reason)).toBe(true);
+    const reason = (r as PromiseRejectedResult).reason as PartialWriteError;
+    expect(PartialWriteError.isInstance(reason)).toBe(true);
+    expect(reason.pendingJobId).toBe(job);
     expect(unfinishedJobOf(reason)).toBe(job);
+    expect(JobTimeoutError.isInstance(reason.cause)).toBe(true);
+    // Nothing for the host to record: the caller decides what its state keeps.
+    expect(reason.id).toBeUndefined();
   }
-  expect(invitePosts(emu)).toHaveLength(1);
+});
+
+it("a failed batch job whose member list skipped a member the job applied (a page shift): that member is found, not invited again", async () => {
+  const { emu, users, batcher } = await world(6, { batchInviteFailure: "partial" });
+  const bad = users[2]!;
+  const skipped = users[4]!;
+  emu.jobs.failInvitesOf([bad], "partial");
+  // The list read after the failed job: every member the job applied but one, as a shifted page would.
+  const answer = () => {
+    const data = emu.integrations
+      .members(INTEGRATION)
+      .filter((m) => m.userId !== skipped)
+      .map((m) => ({ id: m.userId, type: "user", attributes: { role: m.role, entitlements: m.entitlements.map((id) => ({ id })) } }));
+    return JSON.stringify({ data, links: { self: "/", next: null, previous: null }, meta: { page: { maxSize: 100, total: data.length } } });
+  };
+  const results = Promise.allSettled(users.map((u) => batcher.submit(invitation(u))));
+  // Until the failed job has settled (the list read comes after it), then serve the shifted list once.
+  for (let turn = 0; turn < 10_000 && !emu.jobs.list().some((j) => j.status === "error"); turn++)
+    await new Promise((resolve) => setImmediate(resolve));
+  emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, body: answer() });
+  const settled = await results;
+  expect(settled.map((r) => r.status)).toEqual(users.map((u) => (u === bad ? "rejected" : "fulfilled")));
+  expect((settled[4] as PromiseFulfilledResult<InvitationResult>).value).toMatchObject({ kind: "member", existed: false });
+  // Found by the listings that prove the first one's misses (two that agree); nobody but the user at fault was sent again.
+  expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}/users`)).toHaveLength(3);
+  const applied = appliedPerUser(emu, "partial");
+  for (const u of users) expect(applied.get(u) ?? 0, u).toBe(u === bad ? 0 : 1);
+  expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([6, 1]);
 });

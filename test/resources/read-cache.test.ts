@@ -91,3 +91,24 @@ describe("invalidate()", () => {
     expect(lists(emu, `/integrations/${other}/users`)).toHaveLength(1);
   });
 });
+
+describe("ids in another case", () => {
+  it("a service answering ids in upper case: reads that arrive together are served from the list, no direct GET", async () => {
+    const emu = await emulator({ seed: { users: manyUsers(20) }, quirks: { upperCaseIds: true } });
+    const [a, b] = emu.users.list().map((u) => u.id);
+    const { client, clock } = clientFor(emu);
+    const cache = new ReadCache(client, 1000, clock);
+    const users = await Promise.all([cache.user(a ?? ""), cache.user(b ?? "")]);
+    expect(users.map((u) => u?.id.toLowerCase())).toEqual([a, b]);
+    expect(emu.requests.map((r) => r.path)).toEqual(["/users"]);
+  });
+
+  it("a member list keyed in another case than the integration id asked: one list serves both spellings", async () => {
+    const emu = await emulator({ seed: teamSeed(), quirks: { upperCaseIds: true } });
+    const { client, clock } = clientFor(emu);
+    const cache = new ReadCache(client, 60_000, clock);
+    const found = await Promise.all([cache.member(TEAM.tube, TEAM.ada), cache.member(TEAM.tube.toUpperCase(), TEAM.bob.toUpperCase())]);
+    expect(found.map((m) => m?.id.toLowerCase())).toEqual([TEAM.ada, TEAM.bob]);
+    expect(emu.requests.filter((r) => r.method === "GET")).toHaveLength(1);
+  });
+});
