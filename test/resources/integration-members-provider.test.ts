@@ -350,8 +350,9 @@ it("a member found after a failed batch with another role than invited was added
   const answer = await fetch(new URL(`${list.slice(1)}?page[size]=100`, emu.url), { headers: { "X-API-Key": emu.apiKey } });
   const afterFailure = await answer.text();
   emu.integrations.removeMember(INTEGRATION, A);
-  // The create's own list read passes; the one after the batch's failed job gets that answer.
-  emu.fault({ method: "GET", path: list, delayMs: 0 });
+  // The create's own list read and the listing confirming that A and B are absent pass; the one
+  // after the batch's failed job gets that answer.
+  emu.fault({ method: "GET", path: list, delayMs: 0, times: 2 });
   emu.fault({ method: "GET", path: list, body: afterFailure });
   emu.jobs.failInvitesOf([A]);
   emu.clearRequests();
