@@ -74,7 +74,12 @@ export function planMembers(input: PlanInput): Plan {
     if (member) present.set(key, member);
   }
   const unconfirmed = absencesThatMatter(input, present).filter((id) => !input.confirmed?.has(keyOf(id)));
-  if (unconfirmed.length > 0) return { kind: "confirm", userIds: [...new Map(unconfirmed.map((id) => [keyOf(id), id])).values()] };
+  if (unconfirmed.length > 0) {
+    // Each once, as first named (the program's declaration before the state's record).
+    const once = new Map<string, string>();
+    for (const userId of unconfirmed) if (!once.has(keyOf(userId))) once.set(keyOf(userId), userId);
+    return { kind: "confirm", userIds: [...once.values()] };
+  }
   const acts = emptyActions(present);
   if (input.op === "create") planCreate(input, present, acts);
   else if (input.op === "update" || input.op === "diff") planUpdate(input, present, acts);
