@@ -8,7 +8,8 @@ import { parseArgs } from "node:util";
 import { nodeVersionProblem } from "../node-version";
 import { startEmulator } from "./emulator";
 import { defaultSeed, parseSeed } from "./seed";
-import type { EmulatorSeed } from "./types";
+import { parseQuirk } from "./quirks";
+import type { EmulatorQuirks, EmulatorSeed } from "./types";
 import { populatedSeed } from "./worlds";
 
 const USAGE = `Usage: workspace-access-emulator [options]
@@ -21,7 +22,12 @@ Options:
   --seed FILE     start with the users and integrations of a JSON file instead of the default
                   world (4 users, YouTube and Slack); see examples/emulator-seed.json
   --world NAME    start from a built-in world instead: "populated" (512 users of every kind,
-                  three integrations, one with 300 members)
+                  three integrations, one with 300 members) or "adversarial" (the populated
+                  world plus another admin's records, with every quirk below on)
+  --quirk N=V     turn on (or, with the adversarial world, off) a behaviour the contract allows;
+                  repeatable: shiftPages=remove|insert|false, repeatRecords=true|false,
+                  inviteExisting=conflict|merge|fail, upperCaseIds=true|false,
+                  noContent=true|false, nullFields=true|false
   --empty         start with no users and no integrations
   --api-key K     the API key to accept (default: a random wa_emu_... key)
   -h, --help      show this help
@@ -43,7 +49,14 @@ function readSeed(file: string): EmulatorSeed {
 }
 
 /** Parses the command line; exits on --help or bad input. */
-function options(argv: string[]): { port: number; host: string; seed: EmulatorSeed; apiKey?: string } {
+function options(argv: string[]): {
+  port: number;
+  host: string;
+  seed?: EmulatorSeed;
+  world?: "adversarial";
+  quirks: EmulatorQuirks;
+  apiKey?: string;
+} {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -51,6 +64,7 @@ function options(argv: string[]): { port: number; host: string; seed: EmulatorSe
       host: { type: "string" },
       seed: { type: "string" },
       world: { type: "string" },
+      quirk: { type: "string", multiple: true },
       empty: { type: "boolean" },
       "api-key": { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -66,7 +80,13 @@ function options(argv: string[]): { port: number; host: string; seed: EmulatorSe
   if ([values.seed !== undefined, values.world !== undefined, values.empty === true].filter(Boolean).length > 1) {
     throw new Error("--seed, --world and --empty cannot be used together");
   }
-  if (values.world !== undefined && values.world !== "populated") throw new Error(`--world must be "populated", got ${values.world}`);
+  if (values.world !== undefined && values.world !== "populated" && values.world !== "adversarial") {
+    throw new Error(`--world must be "populated" or "adversarial", got ${values.world}`);
+  }
+  const quirks: EmulatorQuirks = {};
+  for (const quirk of values.quirk ?? []) Object.assign(quirks, parseQuirk(quirk));
+  const host = values.host ?? "127.0.0.1";
+  if (values.world === "adversarial") return { port, host, world: "adversarial", quirks, apiKey: values["api-key"] };
   const seed =
     values.empty === true
       ? {}
@@ -75,7 +95,7 @@ function options(argv: string[]): { port: number; host: string; seed: EmulatorSe
         : values.seed === undefined
           ? defaultSeed()
           : readSeed(values.seed);
-  return { port, host: values.host ?? "127.0.0.1", seed, apiKey: values["api-key"] };
+  return { port, host, seed, quirks, apiKey: values["api-key"] };
 }
 
 async function main(): Promise<void> {
@@ -105,6 +125,9 @@ async function main(): Promise<void> {
     `  base URL: ${emulator.url}`,
     `  API key:  ${emulator.apiKey}`,
     ...emulator.integrations.list().map((i) => `  integration ${i.application}: ${i.id}`),
+    ...Object.entries(emulator.quirks)
+      .filter(([, value]) => value !== false)
+      .map(([name, value]) => `  quirk ${name}=${String(value)}`),
     "Press Ctrl+C to stop.",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

@@ -6,6 +6,7 @@ import { systemClock } from "./clock";
 import { FaultQueue, InviteFailures } from "./faults";
 import { JobEngine } from "./jobs";
 import { KeyRing, randomApiKey } from "./keys";
+import { adversarialQuirks, ListWalks } from "./quirks";
 import { RateLimiter } from "./rate-limit";
 import { Router } from "./router";
 import { allRoutes } from "./routes/index";
@@ -14,9 +15,9 @@ import { applySeed, defaultSeed } from "./seed";
 import { EmulatorServer, RequestLog } from "./server";
 import { integrationView, memberView, Store, userView } from "./store";
 import { formatTimestamp } from "./time";
-import type { EmulatedJob, Emulator, EmulatorOptions } from "./types";
+import type { EmulatedJob, Emulator, EmulatorOptions, EmulatorQuirks, PageHook } from "./types";
 import type { JobRow } from "./jobs";
-import { populatedSeed } from "./worlds";
+import { ADVERSARIAL_IDS, adversarialSeed, populatedSeed } from "./worlds";
 
 /** The name jobs give as their creator: the key's owner, which the emulator does not model. */
 const OPERATOR_NAME = "Emulator API key";
@@ -37,6 +38,18 @@ function jobView(row: JobRow): EmulatedJob {
   };
 }
 
+/** Marks the adversarial world's other-admin records: what a page shift may remove. */
+function markOtherAdmin(store: Store): void {
+  const others = new Set<string>(ADVERSARIAL_IDS.otherAdminUsers);
+  for (const id of others) store.otherAdmin.users.add(id);
+  store.otherAdmin.integrations.add(ADVERSARIAL_IDS.otherAdminIntegration);
+  for (const integration of store.listIntegrations()) {
+    for (const userId of integration.members.keys()) {
+      if (others.has(userId)) store.otherAdmin.members.add(`${integration.id} ${userId}`);
+    }
+  }
+}
+
 /**
  * Starts an emulator listening on `options.host`:`options.port` (default 127.0.0.1, an ephemeral
  * port), holding `options.seed`: by default the world of {@link defaultSeed}, like the command;
@@ -47,7 +60,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const store = new Store(() => clock.now());
   // The same world as the command's: `seed: {}` starts empty.
   if (options.seed !== undefined && options.world !== undefined) throw new Error("emulator: give a seed or a world, not both");
-  applySeed(store, options.seed ?? (options.world === "populated" ? populatedSeed() : defaultSeed()));
+  const world = options.world;
+  applySeed(store, options.seed ?? (world === "populated" ? populatedSeed() : world === "adversarial" ? adversarialSeed() : defaultSeed()));
+  if (world === "adversarial") markOtherAdmin(store);
+  // The live quirks: the adversarial world's, overridden by the options'.
+  const quirks: EmulatorQuirks = { ...(world === "adversarial" ? adversarialQuirks() : {}), ...options.quirks };
+  const walks = new ListWalks(quirks);
   const jobs = new JobEngine(options.job, { id: store.operatorId, name: OPERATOR_NAME }, clock);
   const apiKey = options.apiKey ?? randomApiKey();
   const keys = new KeyRing(apiKey, options.keys);
@@ -57,15 +75,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   if (options.batchInviteFailure !== undefined) inviteFailures.mode = options.batchInviteFailure;
   const log = new RequestLog();
   const settings = { missingScopeStatus: options.missingScopeStatus ?? 403 };
-  const world = {
+  const state = {
     store,
     jobs,
     userWritesAsJobs: options.userWritesAsJobs ?? false,
     userWritesNoContent: options.userWriteAnswer === "no-content",
     inviteFailures,
+    quirks,
+    walks,
   };
   const routes = options.userCreate === false ? allRoutes.filter((route) => !isUserCreate(route)) : allRoutes;
-  const server = new EmulatorServer({ world, router: new Router(routes), keys, faults, limiter, log, settings, clock });
+  const server = new EmulatorServer({ world: state, router: new Router(routes), keys, faults, limiter, log, settings, clock });
 
   const host = options.host ?? "127.0.0.1";
   const port = await server.listen(options.port ?? 0, host);
@@ -142,6 +162,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       removeMember: (integrationId, userId) => {
         store.removeMember(integrationId, userId);
       },
+    },
+    quirks,
+    onPage(hook) {
+      // Wrapped, so the same function added twice is removed once per call.
+      const entry: PageHook = (list) => hook(list);
+      walks.hooks.add(entry);
+      return () => {
+        walks.hooks.delete(entry);
+      };
     },
     jobs: {
       get: (id) => {

@@ -19,6 +19,14 @@ export { ENTITLEMENT_NOT_FOUND, INTEGRATION_WORKFLOWS } from "./routes/integrati
 export { USER_ROLES, USER_WORKFLOWS } from "./routes/users";
 export { ALL_SCOPES, type Scope } from "./scopes";
 export { DEFAULT_IDS, defaultSeed, parseSeed } from "./seed";
+export { adversarialQuirks, parseQuirk } from "./quirks";
+export { ALREADY_MEMBER } from "./routes/integrations";
+export {
+  ADVERSARIAL_IDS,
+  adversarialSeed,
+  OTHER_ADMIN_USER_COUNT,
+  otherAdminUserId,
+} from "./worlds";
 export { POPULATED_BIG_MEMBERS, POPULATED_IDS, POPULATED_USER_COUNT, populatedEmail, populatedSeed, populatedUserId } from "./worlds";
 export type {
   BatchInviteFailure,
@@ -31,6 +39,9 @@ export type {
   EmulatorIntegrations,
   EmulatorJobs,
   EmulatorOptions,
+  EmulatorQuirks,
+  PageHook,
+  PageRead,
   EmulatorSeed,
   EmulatorUsers,
   EntitlementGroup,

@@ -16,7 +16,7 @@ export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 25;
 
 /** A validated page request. */
-interface PageRequest {
+export interface PageRequest {
   number: number;
   size: number;
 }
@@ -29,7 +29,7 @@ interface PageLinks {
 }
 
 /** A paged answer's envelope. */
-interface Paged<T> {
+export interface Paged<T> {
   data: T[];
   links: PageLinks;
   meta: { page: { maxSize: number; total: number } };
@@ -74,8 +74,10 @@ export function paginate<T>(
   page: PageRequest,
   basePath: string,
   keep: ReadonlyArray<readonly [string, string]> = [],
+  offset = 0,
 ): Paged<T> {
-  const start = (page.number - 1) * page.size;
+  // A page of a walk the quirks shift starts `offset` records later (or earlier, when negative).
+  const start = Math.max(0, (page.number - 1) * page.size + offset);
   const data = items.slice(start, start + page.size);
   const hasNext = start + page.size < items.length;
   const hasPrevious = page.number > 1;

@@ -15,6 +15,7 @@ import type { RateLimiter } from "./rate-limit";
 import { retryAfterHeader } from "./rate-limit";
 import type { Router } from "./router";
 import type { Reply, World } from "./routes/context";
+import { lowerCaseUuids, lowerCaseUuidsIn, nullOptionalFields, upperCaseUuids } from "./quirks";
 import { missingScopes } from "./scopes";
 import type { Fault, RecordedRequest } from "./types";
 
@@ -53,6 +54,8 @@ export interface ServerParts {
 
 interface Incoming {
   record: RecordedRequest;
+  /** The body handlers see, when it differs from the recorded one (ids in lower case). */
+  body?: unknown;
   method: string;
   /** Still encoded, after the prefix; undefined when the path is outside the API. */
   apiPath: string | undefined;
@@ -123,13 +126,24 @@ export class EmulatorServer {
       this.#send(res, record, withHeaders(reply, fault));
       return;
     }
-    const reply = this.#process(incoming);
+    const reply = this.#answer(this.#process(this.#parts.world.quirks.upperCaseIds === true ? lowerIds(incoming) : incoming), incoming);
     if (fault?.reset === true) {
       // The ambiguous failure: the work is done, the answer never arrives.
       this.#reset(req, record);
       return;
     }
     this.#send(res, record, fault === undefined ? reply : withHeaders(reply, fault));
+  }
+
+  /** What the quirks do to an answer, and the page shifts a write arms again. */
+  #answer(reply: Reply, incoming: Incoming): Reply {
+    const { quirks, walks } = this.#parts.world;
+    if (incoming.method !== "GET" && reply.status >= 200 && reply.status < 300) walks.rearm();
+    if (reply.body === undefined || reply.status === 204) return reply;
+    let body: unknown = reply.body;
+    if (quirks.nullFields === true) body = nullOptionalFields(body);
+    if (quirks.upperCaseIds === true) body = JSON.parse(upperCaseUuids(JSON.stringify(body)));
+    return body === reply.body ? reply : { ...reply, body };
   }
 
   /** Records the request and reads its body. */
@@ -224,7 +238,7 @@ export class EmulatorServer {
         world,
         params: match.params,
         query: incoming.query,
-        body: incoming.record.body,
+        body: "body" in incoming ? incoming.body : incoming.record.body,
         invalidJson: incoming.invalidJson,
       });
     } catch (error) {
@@ -293,6 +307,15 @@ function apiPathOf(pathname: string): string | undefined {
   const rest = pathname.slice(API_PREFIX.length);
   const trimmed = rest.replace(/\/+$/, "");
   return trimmed === "" ? "/" : trimmed;
+}
+
+/** The request as a service matching ids case-insensitively reads it: every UUID in lower case. */
+function lowerIds(incoming: Incoming): Incoming {
+  return {
+    ...incoming,
+    apiPath: incoming.apiPath === undefined ? undefined : lowerCaseUuids(incoming.apiPath),
+    body: lowerCaseUuidsIn(incoming.record.body),
+  };
 }
 
 function decodePath(path: string): string {

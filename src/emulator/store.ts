@@ -107,6 +107,13 @@ export class Store {
   /** The id integrations and jobs name as their creator. */
   readonly operatorId = randomUUID();
 
+  /**
+   * Another admin's records (the adversarial world seeds them): what a page shift may remove.
+   * A record leaves these sets as soon as anything writes it, so a shift never removes what a test
+   * or a program made or changed. Memberships are keyed `<integrationId> <userId>`.
+   */
+  readonly otherAdmin = { users: new Set<string>(), members: new Set<string>(), integrations: new Set<string>() };
+
   /** The emulator's clock: the time records are stamped with. */
   readonly #now: () => number;
 
@@ -168,6 +175,7 @@ export class Store {
     if (patch.email !== undefined && this.emailTaken(patch.email, id)) {
       throw new Error(`emulator: the email ${patch.email} is already taken`);
     }
+    this.otherAdmin.users.delete(id);
     if (patch.email !== undefined) row.email = patch.email;
     if (patch.firstName !== undefined) row.firstName = patch.firstName;
     if (patch.lastName !== undefined) row.lastName = patch.lastName;
@@ -237,6 +245,7 @@ export class Store {
     if (integration === undefined) throw new Error(`emulator: no integration with id ${integrationId}`);
     if (!this.#users.has(userId)) throw new Error(`emulator: no user with id ${userId}`);
     const existing = integration.members.get(userId);
+    this.otherAdmin.members.delete(`${integrationId} ${userId}`);
     const row: MemberRow = {
       userId,
       role: m.role ?? existing?.role ?? "collaborator",
@@ -246,6 +255,25 @@ export class Store {
     // Map.set on an existing key keeps its position: a changed member stays where it was listed.
     integration.members.set(userId, row);
     return row;
+  }
+
+  /** Deletes an integration and its memberships; returns whether it existed. */
+  removeIntegration(id: string): boolean {
+    return this.#integrations.delete(id);
+  }
+
+  /** Whether a user is another admin's and may vanish: never changed, not an owner, every membership also the other admin's. */
+  removableUser(row: UserRow): boolean {
+    if (!this.otherAdmin.users.has(row.id) || row.role === "workspace_owner") return false;
+    for (const integration of this.#integrations.values()) {
+      if (integration.members.has(row.id) && !this.otherAdmin.members.has(`${integration.id} ${row.id}`)) return false;
+    }
+    return true;
+  }
+
+  /** Whether a membership is another admin's and may vanish: never changed, not an owner. */
+  removableMember(integrationId: string, member: MemberRow): boolean {
+    return member.role !== "owner" && this.otherAdmin.members.has(`${integrationId} ${member.userId}`);
   }
 
   /** Removes a membership; returns whether it existed. */

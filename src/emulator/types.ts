@@ -166,6 +166,45 @@ export interface JobTiming {
   finishAfterMs?: number;
 }
 
+/** Behaviours the contract allows that a well-behaved service would not show. All off by default. */
+export interface EmulatorQuirks {
+  /**
+   * Pages shift between reads: before answering a page after the first of a list (users, integrations,
+   * integration users), someone else removes one record that sorts before that page's offset (so one record
+   * is skipped) — "remove" — or inserts one before it (so one record is listed twice) — "insert".
+   * The records removed/inserted are the emulator's own "other admin" records (never a record a test or program
+   * created, never the only owner): in the adversarial world they are seeded; where none can be removed, the shift
+   * is simulated by answering the page one record later ("remove") or earlier ("insert").
+   * The shift happens once per list walk (page 2 of a walk), so a second complete listing is consistent.
+   * A write the emulator accepts arms every list again: the next walk of each list shifts once more.
+   */
+  shiftPages?: "remove" | "insert" | false;
+  /** Records listed twice: the first record of each page after the first repeats the last of the page before. */
+  repeatRecords?: boolean;
+  /** How an invitation (POST /integrations/{id}/users) of someone already a member ends: 409 at once (default, today's
+   *  behaviour), a job that finishes merging the invitation into the membership (role and entitlement set replaced by
+   *  the invitation's), or a job that ends in error for that user. */
+  inviteExisting?: "conflict" | "merge" | "fail";
+  /** UUIDs (user, integration, job ids) answered in upper case in every body; requests are matched case-insensitively. */
+  upperCaseIds?: boolean;
+  /** Writes that may answer 204 with no body do (user PUT/DELETE, integration-user writes answer their job as today). */
+  noContent?: boolean;
+  /** Optional fields answered as null where the contract allows it (names, isGuest, status, labels, entitlement labels). */
+  nullFields?: boolean;
+}
+
+/** What {@link Emulator.onPage} hooks are told: the list and the page about to be answered. */
+export interface PageRead {
+  /** The decoded path after `/api/v1`, e.g. `/integrations/<id>/users`. */
+  path: string;
+  /** The page number (2 or more). */
+  page: number;
+  size: number;
+}
+
+/** A hook run before a page ≥ 2 of a list is answered. */
+export type PageHook = (list: PageRead) => void;
+
 /** Options of {@link startEmulator}. */
 export interface EmulatorOptions {
   /** Default `127.0.0.1`. */
@@ -198,9 +237,15 @@ export interface EmulatorOptions {
   userCreate?: boolean;
   /**
    * The world to start with when no `seed` is given: `"empty"` (default) or `"populated"`, a
-   * workspace as it looks before any program manages it (see `populatedSeed`).
+   * workspace as it looks before any program manages it (see `populatedSeed`), or `"adversarial"`:
+   * the populated world plus another admin's records (see `adversarialSeed`), with every quirk on.
    */
-  world?: "empty" | "populated";
+  world?: "empty" | "populated" | "adversarial";
+  /**
+   * Behaviours the contract allows (all off by default; the adversarial world turns every one on,
+   * and these override its choices).
+   */
+  quirks?: EmulatorQuirks;
   /** What a failing invitation job does with the other users it names; default `"whole"` (see `EmulatorJobs.failInvitesOf`). */
   batchInviteFailure?: BatchInviteFailure;
   /** Time for job deadlines, rate-limit windows, delays and timestamps; default the wall clock. Tests pass a virtual one. */
@@ -331,4 +376,11 @@ export interface Emulator {
   users: EmulatorUsers;
   integrations: EmulatorIntegrations;
   jobs: EmulatorJobs;
+  /** The live quirks: a test may change them mid-test (e.g. `emulator.quirks.inviteExisting = "fail"`). */
+  quirks: EmulatorQuirks;
+  /**
+   * Runs `hook` before every page ≥ 2 of any list is answered (before a quirk's shift), so a test can
+   * remove or add a record exactly between two page reads. Returns a function that removes the hook.
+   */
+  onPage(hook: PageHook): () => void;
 }

@@ -169,3 +169,61 @@ export function populatedSeed(): EmulatorSeed {
     ],
   };
 }
+
+/** How many users the adversarial world's other admin has. */
+export const OTHER_ADMIN_USER_COUNT = 20;
+
+/** The id of the other admin's user number `index` (0-based). */
+export function otherAdminUserId(index: number): string {
+  return `0a4e0000-0000-4000-8000-${index.toString(16).padStart(12, "0")}`;
+}
+
+/** The fixed ids the adversarial world adds to the populated one. */
+export const ADVERSARIAL_IDS = {
+  /** Another admin's users: what page shifts remove (every one a member of the big integration). */
+  otherAdminUsers: Array.from({ length: OTHER_ADMIN_USER_COUNT }, (_, i) => otherAdminUserId(i)),
+  /** Another admin's integration (`Jira`, no label of its own), first in the integration list. */
+  otherAdminIntegration: "5b1f0000-0000-4000-8000-0000000000aa",
+} as const;
+
+/**
+ * The adversarial world, a fresh object each call: the populated world plus another admin's
+ * records, interleaved so that some sort before any page boundary a client will cross: a user
+ * after every tenth populated user (from user 5), a membership of the big integration after every
+ * tenth of its members, and an integration of their own listed first. Page shifts remove these
+ * (see `EmulatorQuirks.shiftPages`); nothing else of the populated world moves or changes.
+ */
+export function adversarialSeed(): EmulatorSeed {
+  const populated = populatedSeed();
+  const others: SeedUser[] = ADVERSARIAL_IDS.otherAdminUsers.map((id, i) => ({
+    id,
+    email: `other-admin-${String(i).padStart(2, "0")}@acme.example`,
+    firstName: "Other",
+    lastName: `Admin ${i}`,
+    role: "workspace_login_only",
+    isGuest: false,
+    status: "live",
+  }));
+  const users: SeedUser[] = [];
+  for (const [i, u] of (populated.users ?? []).entries()) {
+    users.push(u);
+    if (i % 10 === 5 && others[(i - 5) / 10] !== undefined) users.push(others[(i - 5) / 10]!);
+  }
+  const integrations = (populated.integrations ?? []).map((integration) => {
+    if (integration.id !== POPULATED_IDS.integrations.big) return integration;
+    const members: SeedMember[] = [];
+    for (const [i, m] of (integration.users ?? []).entries()) {
+      members.push(m);
+      const other = ADVERSARIAL_IDS.otherAdminUsers[(i - 5) / 10];
+      if (i % 10 === 5 && other !== undefined) members.push({ userId: other, entitlements: ["VIEWER"] });
+    }
+    return { ...integration, users: members };
+  });
+  const jira = {
+    id: ADVERSARIAL_IDS.otherAdminIntegration,
+    application: "Jira",
+    entitlements: [{ id: "USER" }, { id: "PROJECT_ADMIN" }],
+    users: ADVERSARIAL_IDS.otherAdminUsers.slice(0, 2).map((userId) => ({ userId, entitlements: ["USER"] })),
+  };
+  return { users, integrations: [jira, ...integrations] };
+}

@@ -5,8 +5,11 @@
  */
 import type { InviteFailures } from "../faults";
 import type { JobEngine } from "../jobs";
+import { type Paged, paginate, parsePage } from "../paging";
+import type { ListWalks, ShiftTarget } from "../quirks";
 import type { Scope } from "../scopes";
 import type { Store } from "../store";
+import type { EmulatorQuirks } from "../types";
 
 /** The state routes act on. */
 export interface World {
@@ -18,6 +21,10 @@ export interface World {
   userWritesNoContent?: boolean;
   /** Users whose invitation jobs fail (a test's fault). */
   inviteFailures?: InviteFailures;
+  /** The live quirks (all off unless asked for). */
+  quirks: EmulatorQuirks;
+  /** Page shifts and page hooks of list walks. */
+  walks: ListWalks;
 }
 
 /** One request, as a handler sees it. */
@@ -55,4 +62,25 @@ export function param(ctx: RequestContext, name: string): string {
   const value = ctx.params[name];
   if (value === undefined) throw new Error(`emulator: route has no parameter ${name}`);
   return value;
+}
+
+/** The prefix of every `links` path. */
+const LINK_PREFIX = "/api/v1";
+
+/**
+ * One page of a list, after the page hooks and the quirks had their say: `items` is read after
+ * the hooks and a shift ran, since either may change the records.
+ */
+export function listPage<T>(
+  ctx: RequestContext,
+  basePath: string,
+  items: () => readonly T[],
+  target: ShiftTarget,
+  keep: ReadonlyArray<readonly [string, string]> = [],
+): Paged<T> {
+  const page = parsePage(ctx.query);
+  const path = basePath.startsWith(LINK_PREFIX) ? basePath.slice(LINK_PREFIX.length) : basePath;
+  const key = [path, ...keep.map(([k, v]) => `${k}=${v}`)].join("&");
+  const offset = ctx.world.walks.beforePage(key, decodeURIComponent(path), page, target);
+  return paginate(items(), page, basePath, keep, offset);
 }

@@ -8,16 +8,18 @@
 import { ApiError } from "../errors";
 import { INVITE_FAILED_ERROR_TYPE } from "../faults";
 import type { JobAccount, JobFailure } from "../jobs";
-import { paginate, parsePage } from "../paging";
 import { entitlementRecord, integrationJobRecord, integrationRecord, integrationUserRecord, jobEnvelope } from "../records";
 import type { Scope } from "../scopes";
 import type { IntegrationRow, MemberRow, Store } from "../store";
 import type { MemberRole } from "../types";
 import { Checker, isObject, requireJsonBody } from "../validation";
-import { param, type Reply, type RequestContext, type Route } from "./context";
+import { listPage, param, type Reply, type RequestContext, type Route } from "./context";
 
 /** The `workflowType` of each integration write. */
 export const INTEGRATION_WORKFLOWS = { invite: "provide_access", update: "update_access", revoke: "revoke_access" } as const;
+
+/** The `errorType` of an invitation job naming an existing member, with `inviteExisting: "fail"`. */
+export const ALREADY_MEMBER = "user_already_member";
 
 /** The `errorType` of a job naming an entitlement the integration does not offer. */
 export const ENTITLEMENT_NOT_FOUND = "entitlement_not_found";
@@ -93,8 +95,16 @@ const listIntegrations: Route = {
   pattern: "/integrations",
   scopes: () => READ,
   handle(ctx) {
-    const page = parsePage(ctx.query);
-    const body = paginate(ctx.world.store.listIntegrations(), page, "/api/v1/integrations");
+    const { store } = ctx.world;
+    const body = listPage(ctx, "/api/v1/integrations", () => store.listIntegrations(), {
+      removeBefore(start) {
+        const gone = store
+          .listIntegrations()
+          .slice(0, start)
+          .find((i) => store.otherAdmin.integrations.has(i.id));
+        return gone !== undefined && store.removeIntegration(gone.id);
+      },
+    });
     return { status: 200, body: { ...body, data: body.data.map(integrationRecord) } };
   },
 };
@@ -128,8 +138,13 @@ const listMembers: Route = {
   scopes: () => READ_USERS,
   handle(ctx) {
     const integration = integrationOf(ctx);
-    const page = parsePage(ctx.query);
-    const body = paginate([...integration.members.values()], page, `${base(integration)}/users`);
+    const { store } = ctx.world;
+    const body = listPage(ctx, `${base(integration)}/users`, () => [...integration.members.values()], {
+      removeBefore(start) {
+        const gone = [...integration.members.values()].slice(0, start).find((m) => store.removableMember(integration.id, m));
+        return gone !== undefined && store.removeMember(integration.id, gone.userId);
+      },
+    });
     return { status: 200, body: { ...body, data: body.data.map((m) => userRecordOf(ctx.world.store, integration, m)) } };
   },
 };
@@ -169,10 +184,12 @@ const invite: Route = {
     c.done();
     const integration = integrationOf(ctx);
     const { store } = ctx.world;
+    const existing = ctx.world.quirks.inviteExisting ?? "conflict";
     for (const userId of userIds!) {
       if (store.user(userId) === undefined) throw ApiError.notFound(`No user with id ${userId}.`);
-      // An existing member is changed through PATCH; inviting them again is a conflict.
-      if (integration.members.has(userId))
+      // An existing member is changed through PATCH; inviting them again is a conflict (unless a
+      // quirk makes the job merge or fail the invitation instead: the contract allows all three).
+      if (existing === "conflict" && integration.members.has(userId))
         throw ApiError.conflict(`The user ${userId} is already a member of the integration ${integration.id}.`, { userId });
     }
     const role = INVITE_ROLES[inviteRole!];
@@ -190,15 +207,30 @@ const invite: Route = {
           return { errorDetails: { errorType: "user_not_found", userRequired: false }, response: { message: `No user with id ${gone}.` } };
         }
         const failures = ctx.world.inviteFailures;
-        const failing = failures?.failing(userIds!) ?? [];
+        const injected = failures?.failing(userIds!) ?? [];
+        // Read when the job runs: whoever is a member by then is an "existing member".
+        const mode = ctx.world.quirks.inviteExisting ?? "conflict";
+        const members = mode === "fail" ? userIds!.filter((id) => integration.members.has(id) && !injected.includes(id)) : [];
+        const failing = [...injected, ...members];
         // A job naming a user who cannot be invited: "whole" applies nothing, "partial" the others.
         const applied = failing.length === 0 || failures?.mode === "partial" ? userIds!.filter((id) => !failing.includes(id)) : [];
         for (const userId of applied) {
+          if (mode === "merge") {
+            // The invitation merged into the membership: its role and set replace what was there.
+            store.setMember(integration.id, userId, { role, entitlements: ids });
+            continue;
+          }
           // Two invites in flight for one user: the later one adds to what the earlier one granted.
           const current = integration.members.get(userId)?.entitlements ?? [];
           store.setMember(integration.id, userId, { role, entitlements: [...current, ...ids] });
         }
         if (failing.length === 0) return undefined;
+        if (injected.length === 0) {
+          return {
+            errorDetails: { errorType: ALREADY_MEMBER, userRequired: false },
+            response: { message: `${members.join(", ")} already a member of ${integration.label}.`, userIds: members },
+          };
+        }
         return {
           errorDetails: { errorType: INVITE_FAILED_ERROR_TYPE, userRequired: false },
           response: { message: `The invitation of ${failing.join(", ")} failed (injected by the emulator).`, userIds: failing },

@@ -7,12 +7,11 @@
  */
 import { ApiError } from "../errors";
 import type { JobFailure } from "../jobs";
-import { paginate, parsePage } from "../paging";
 import { integrationJobRecord, jobEnvelope, userRecord } from "../records";
 import type { Scope } from "../scopes";
 import type { UserAttributes } from "../store";
 import { Checker, requireJsonBody } from "../validation";
-import { param, type Reply, type RequestContext, type Route, type World } from "./context";
+import { listPage, param, type Reply, type RequestContext, type Route, type World } from "./context";
 
 /** The workspace roles the public document enumerates. */
 export const USER_ROLES = [
@@ -85,23 +84,37 @@ const list: Route = {
   pattern: "/users",
   scopes: () => ["read:users"],
   handle(ctx) {
-    const page = parsePage(ctx.query);
     const filter = ctx.query.get("filter") ?? "";
     const needle = filter.trim().toLowerCase();
-    const users = ctx.world.store
-      .listUsers()
-      .filter(
-        (u) =>
-          needle === "" ||
-          u.email.toLowerCase().includes(needle) ||
-          `${u.firstName ?? ""} ${u.lastName ?? ""}`.toLowerCase().includes(needle),
-      );
+    const matching = () =>
+      ctx.world.store
+        .listUsers()
+        .filter(
+          (u) =>
+            needle === "" ||
+            u.email.toLowerCase().includes(needle) ||
+            `${u.firstName ?? ""} ${u.lastName ?? ""}`.toLowerCase().includes(needle),
+        );
     const keep: Array<[string, string]> = [];
     if (filter !== "") keep.push(["filter", filter]);
     const mfa = ctx.query.get("mfaStatus");
     if (mfa !== null && mfa !== "") keep.push(["mfaStatus", mfa]);
     const withMfa = wantsMfa(ctx.query);
-    const body = paginate(users, page, "/api/v1/users", keep);
+    const { store } = ctx.world;
+    const body = listPage(
+      ctx,
+      "/api/v1/users",
+      matching,
+      {
+        removeBefore(start) {
+          const gone = matching()
+            .slice(0, start)
+            .find((u) => store.removableUser(u));
+          return gone !== undefined && store.removeUser(gone.id);
+        },
+      },
+      keep,
+    );
     return { status: 200, body: { ...body, data: body.data.map((u) => userRecord(u, withMfa)) } };
   },
 };
@@ -160,7 +173,7 @@ const replace: Route = {
       });
     }
     const user = store.updateUser(id, attributes);
-    if (ctx.world.userWritesNoContent) return { status: 204 };
+    if (ctx.world.userWritesNoContent || ctx.world.quirks.noContent === true) return { status: 204 };
     return { status: 200, body: { data: userRecord(user, false), links: { self: self(id) }, meta: {} } };
   },
 };

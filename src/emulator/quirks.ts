@@ -1,0 +1,159 @@
+/**
+ * Behaviours the contract allows that a well-behaved service would not show (see
+ * {@link EmulatorQuirks}): pages that shift between reads, records listed twice, ids answered
+ * in upper case, 204 answers and null fields. Invitations of existing members live in the
+ * invitation route; this module holds what the list routes and the server share.
+ */
+import type { EmulatorQuirks, PageHook } from "./types";
+
+/** Every quirk on, as the adversarial world plays them. */
+export function adversarialQuirks(): EmulatorQuirks {
+  return { shiftPages: "remove", repeatRecords: true, inviteExisting: "merge", upperCaseIds: true, noContent: true, nullFields: true };
+}
+
+/** The quirks' names and the values each accepts, for the command's `--quirk name=value`. */
+export const QUIRK_VALUES = {
+  shiftPages: ["remove", "insert", "false"],
+  repeatRecords: ["true", "false"],
+  inviteExisting: ["conflict", "merge", "fail"],
+  upperCaseIds: ["true", "false"],
+  noContent: ["true", "false"],
+  nullFields: ["true", "false"],
+} as const satisfies Record<keyof EmulatorQuirks, readonly string[]>;
+
+/** Parses one `name=value`; throws naming the allowed names or values. */
+export function parseQuirk(text: string): Partial<EmulatorQuirks> {
+  const eq = text.indexOf("=");
+  const name = (eq < 0 ? text : text.slice(0, eq)).trim();
+  const value = eq < 0 ? "true" : text.slice(eq + 1).trim();
+  if (!Object.hasOwn(QUIRK_VALUES, name)) {
+    throw new Error(`unknown quirk "${name}"; known: ${Object.keys(QUIRK_VALUES).join(", ")}`);
+  }
+  const allowed: readonly string[] = QUIRK_VALUES[name as keyof EmulatorQuirks];
+  if (!allowed.includes(value)) throw new Error(`--quirk ${name} must be one of ${allowed.join(", ")}, got "${value}"`);
+  const parsed = value === "true" ? true : value === "false" ? false : value;
+  return { [name]: parsed } as Partial<EmulatorQuirks>;
+}
+
+/** What a list route lets the page shifter do to its records. */
+export interface ShiftTarget {
+  /**
+   * Removes one "other admin" record sorting before index `start` of the list (never one a test or
+   * program created, never an owner); false when there is none.
+   */
+  removeBefore(start: number): boolean;
+}
+
+/** One list's walk: whether its next page ≥ 2 shifts, the simulated shift of the current walk and the page it hit. */
+interface WalkState {
+  armed: boolean;
+  offset: number;
+  shiftedPage: number | undefined;
+}
+
+/**
+ * Page shifts, per list (its path and non-paging query). A list is "armed" until its first page
+ * ≥ 2 is read, and armed again by any write the emulator accepts: someone else acts while a
+ * client reads after a change, once per walk, so two walks with no write between them agree.
+ */
+export class ListWalks {
+  readonly #walks = new Map<string, WalkState>();
+  readonly hooks = new Set<PageHook>();
+
+  constructor(readonly quirks: EmulatorQuirks) {}
+
+  /** Every list shifts again on its next walk (called after an accepted write). */
+  rearm(): void {
+    for (const walk of this.#walks.values()) walk.armed = true;
+  }
+
+  /**
+   * Before a page is computed: runs the test hooks (page ≥ 2) and the shift; returns how many
+   * records later (positive) or earlier (negative) this page starts than its number says.
+   */
+  beforePage(key: string, path: string, page: { number: number; size: number }, target: ShiftTarget): number {
+    let walk = this.#walks.get(key);
+    if (walk === undefined) {
+      walk = { armed: true, offset: 0, shiftedPage: undefined };
+      this.#walks.set(key, walk);
+    }
+    if (page.number <= 1) {
+      walk.offset = 0;
+      walk.shiftedPage = undefined;
+      return 0;
+    }
+    for (const hook of [...this.hooks]) hook({ path, page: page.number, size: page.size });
+    const mode = this.quirks.shiftPages;
+    if (walk.armed && (mode === "remove" || mode === "insert")) {
+      walk.armed = false;
+      walk.shiftedPage = page.number;
+      const start = (page.number - 1) * page.size;
+      if (mode === "remove") {
+        if (!target.removeBefore(start)) walk.offset += 1;
+      } else {
+        walk.offset -= 1;
+      }
+    }
+    if (this.quirks.repeatRecords !== true) return walk.offset;
+    // Records listed twice: every page after the first starts one record early, except the page a
+    // shift hit (repeating there would list again the very record the shift made the walk skip).
+    const shifted = walk.shiftedPage !== undefined && walk.shiftedPage <= page.number ? 1 : 0;
+    return walk.offset - (page.number - 1 - shifted);
+  }
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const UUID_ANY_CASE = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
+
+/** Every UUID of a serialized body in upper case. */
+export function upperCaseUuids(text: string): string {
+  return text.replace(UUID, (id) => id.toUpperCase());
+}
+
+/** Every UUID of a request path in lower case: how the service matches ids case-insensitively. */
+export function lowerCaseUuids(text: string): string {
+  return text.replace(UUID_ANY_CASE, (id) => id.toLowerCase());
+}
+
+/** A copy of a parsed JSON body with every UUID-shaped string in lower case. */
+export function lowerCaseUuidsIn(value: unknown): unknown {
+  if (typeof value === "string") return lowerCaseUuids(value);
+  if (Array.isArray(value)) return value.map(lowerCaseUuidsIn);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lowerCaseUuidsIn(v)]));
+  }
+  return value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Optional fields answered as null where the contract allows it ("only `id` is certain"),
+ * deterministically so a test can predict them: a user's `isGuest` when false, `status` when
+ * `pending`, names that are empty; an integration's label when it is the emulator's invented
+ * default (`<application> (emulator)`); an entitlement's label when it is the invented default
+ * (`<APPLICATION>_<ID>_DESC`). Values a client wrote are never nulled, except `isGuest: false`.
+ */
+export function nullOptionalFields(body: unknown): unknown {
+  if (Array.isArray(body)) return body.map(nullOptionalFields);
+  if (!isRecord(body)) return body;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) out[k] = nullOptionalFields(v);
+  const attributes = out["attributes"];
+  if (!isRecord(attributes)) return out;
+  const a = { ...attributes };
+  if (out["type"] === "user") {
+    if (a["isGuest"] === false) a["isGuest"] = null;
+    if (a["status"] === "pending") a["status"] = null;
+    if (a["firstName"] === "") a["firstName"] = null;
+    if (a["lastName"] === "") a["lastName"] = null;
+  } else if (out["type"] === "account") {
+    if (typeof a["application"] === "string" && a["label"] === `${a["application"]} (emulator)`) a["label"] = null;
+  } else if (out["type"] === "entitlement") {
+    if (typeof a["label"] === "string" && typeof a["key"] === "string" && a["label"].endsWith(`_${a["key"]}_DESC`)) a["label"] = null;
+  }
+  out["attributes"] = a;
+  return out;
+}

@@ -1,0 +1,344 @@
+/**
+ * The quirks the contract allows (pages that shift, records listed twice, invitations of members
+ * merged or failed, ids in upper case, 204 answers, null fields), each proved over HTTP, and the
+ * adversarial world that turns them all on. Without quirks nothing changes (the other emulator
+ * tests run with none).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  ADVERSARIAL_IDS,
+  ALREADY_MEMBER,
+  type Emulator,
+  type EmulatorOptions,
+  POPULATED_BIG_MEMBERS,
+  POPULATED_IDS,
+  parseQuirk,
+  populatedUserId,
+  type SeedUser,
+  startEmulator,
+} from "../../src/emulator/index";
+import { type Answer, at, call, manyUsers, TEAM, teamSeed } from "./helpers";
+
+let emulator: Emulator | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  emulator = undefined;
+});
+
+async function start(options: EmulatorOptions): Promise<Emulator> {
+  emulator = await startEmulator({ job: { finishAfterPolls: 1 }, ...options });
+  return emulator;
+}
+
+const LIST = "aaaaaaaa-0000-4000-8000-000000000001";
+
+/** 151 users, all members of one integration, in order. */
+function bigList(): EmulatorOptions["seed"] {
+  const users: SeedUser[] = manyUsers(151).map((u, i) => ({ ...u, id: `bbbbbbbb-0000-4000-8000-${String(i).padStart(12, "0")}` }));
+  return {
+    users,
+    integrations: [
+      {
+        id: LIST,
+        application: "Big",
+        entitlements: [{ id: "VIEWER" }],
+        users: users.map((u) => ({ userId: u.id!, entitlements: ["VIEWER"] })),
+      },
+    ],
+  };
+}
+
+/** Follows `links.next` from `path`, returning every id listed, in order, and the pages read. */
+async function walk(e: Emulator, path: string): Promise<{ ids: string[]; pages: number }> {
+  const ids: string[] = [];
+  let next: string | null = path;
+  let pages = 0;
+  while (next !== null) {
+    const answer: Answer = await call(e, "GET", next);
+    expect(answer.status).toBe(200);
+    pages += 1;
+    for (const record of at(answer.json, "data") as Array<{ id: string }>) ids.push(record.id);
+    next = at(answer.json, "links", "next") as string | null;
+  }
+  return { ids, pages };
+}
+
+const membersPath = (id: string) => `integrations/${id}/users?page%5Bsize%5D=100`;
+
+async function finish(e: Emulator, answer: Answer): Promise<Answer> {
+  expect(answer.status).toBe(200);
+  const id = at(answer.json, "data", "id") as string;
+  for (let i = 0; i < 5; i++) {
+    const job = await call(e, "GET", `jobs/${id}`);
+    const status = at(job.json, "data", "attributes", "status");
+    if (status === "finished" || status === "error") return job;
+  }
+  throw new Error(`job ${id} never ended`);
+}
+
+const inviteBody = (userIds: string[], entitlements: string[], role = "account_collaborator") => ({
+  data: { type: "invite_tenant_users", attributes: { role, entitlements: entitlements.map((id) => ({ id })), userIds } },
+});
+
+describe("shiftPages", () => {
+  it("remove: a walk of 151 members misses exactly one (none of them removed); a second walk is complete", async () => {
+    const e = await start({ seed: bigList(), quirks: { shiftPages: "remove" } });
+    const all = e.integrations.members(LIST).map((m) => m.userId);
+    const first = await walk(e, membersPath(LIST));
+    expect(first.pages).toBe(2);
+    expect(new Set(first.ids).size).toBe(first.ids.length);
+    expect(all.filter((id) => !first.ids.includes(id))).toEqual([all[100]]);
+    // Nobody a test made was removed: the shift was simulated.
+    expect(e.integrations.members(LIST)).toHaveLength(151);
+    const second = await walk(e, membersPath(LIST));
+    expect(second.ids).toEqual(all);
+  });
+
+  it("a write the emulator accepts arms the shift again", async () => {
+    const e = await start({ seed: bigList(), quirks: { shiftPages: "remove" } });
+    await walk(e, membersPath(LIST));
+    expect((await walk(e, membersPath(LIST))).ids).toHaveLength(151);
+    const user = e.users.list()[0]!;
+    const put = await call(e, "PUT", `users/${user.id}`, {
+      body: {
+        data: { type: "user", id: user.id, attributes: { email: user.email, firstName: "A", lastName: "B", role: "workspace_login_only" } },
+      },
+    });
+    expect(put.status).toBe(200);
+    expect((await walk(e, membersPath(LIST))).ids).toHaveLength(150);
+    expect((await walk(e, membersPath(LIST))).ids).toHaveLength(151);
+  });
+
+  it("insert: a walk lists one record twice", async () => {
+    const e = await start({ seed: bigList(), quirks: { shiftPages: "insert" } });
+    const all = e.integrations.members(LIST).map((m) => m.userId);
+    const { ids } = await walk(e, membersPath(LIST));
+    expect(ids).toHaveLength(152);
+    expect(new Set(ids)).toEqual(new Set(all));
+    expect(ids.filter((id) => id === all[99])).toHaveLength(2);
+  });
+
+  it("shifts the users list too, per filter: the users list and a filtered one are separate walks", async () => {
+    const e = await start({ seed: { users: manyUsers(5) }, quirks: { shiftPages: "remove" } });
+    const all = e.users.list().map((u) => u.id);
+    expect((await walk(e, "users?page%5Bsize%5D=2")).ids).toEqual([all[0], all[1], all[3], all[4]]);
+    expect((await walk(e, "users?page%5Bsize%5D=2")).ids).toEqual(all);
+    expect((await walk(e, "users?page%5Bsize%5D=1&filter=example.com")).ids).toEqual([all[0], all[2], all[3], all[4]]);
+  });
+
+  it("in the adversarial world, really removes another admin's membership sorting before the page, and nothing else", async () => {
+    const e = await start({ world: "adversarial" });
+    const big = POPULATED_IDS.integrations.big;
+    const before = e.integrations.members(big).map((m) => m.userId);
+    expect(before).toHaveLength(POPULATED_BIG_MEMBERS + ADVERSARIAL_IDS.otherAdminUsers.length);
+    const { ids } = await walk(e, membersPath(big));
+    const after = e.integrations.members(big).map((m) => m.userId);
+    const removed = before.filter((id) => !after.includes(id));
+    expect(removed).toHaveLength(1);
+    expect(ADVERSARIAL_IDS.otherAdminUsers).toContain(removed[0]!);
+    // Every populated member is still a member, and the walk missed exactly one record that is.
+    for (let i = 0; i < POPULATED_BIG_MEMBERS; i++) expect(after).toContain(populatedUserId(i));
+    const listed = new Set(ids.map((id) => id.toLowerCase()));
+    expect(after.filter((id) => !listed.has(id))).toHaveLength(1);
+  });
+
+  it("never removes a membership a test or program wrote", async () => {
+    const e = await start({ world: "adversarial", quirks: { upperCaseIds: false, repeatRecords: false } });
+    const big = POPULATED_IDS.integrations.big;
+    for (const id of ADVERSARIAL_IDS.otherAdminUsers) e.integrations.setMember(big, id, { entitlements: ["EDITOR"] });
+    const before = e.integrations.members(big);
+    const { ids } = await walk(e, membersPath(big));
+    expect(e.integrations.members(big)).toEqual(before);
+    expect(ids).toHaveLength(before.length - 1);
+  });
+});
+
+describe("onPage", () => {
+  it("runs before every page after the first, so a test can change the list between two reads; its remover stops it", async () => {
+    const e = await start({ seed: bigList() });
+    const all = e.integrations.members(LIST).map((m) => m.userId);
+    const seen: unknown[] = [];
+    const off = e.onPage((list) => {
+      seen.push(list);
+      e.integrations.removeMember(LIST, all[3]!);
+    });
+    const { ids } = await walk(e, membersPath(LIST));
+    expect(seen).toEqual([{ path: `/integrations/${LIST}/users`, page: 2, size: 100 }]);
+    // Page 1 listed the member removed since; the one that moved from page 2 to page 1 is skipped.
+    expect(ids).toHaveLength(150);
+    expect(ids).toContain(all[3]);
+    expect(ids).not.toContain(all[100]);
+    off();
+    expect((await walk(e, membersPath(LIST))).ids).toHaveLength(150);
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe("repeatRecords", () => {
+  it("starts each page after the first with the last record of the page before, listing every record", async () => {
+    const e = await start({ seed: { users: manyUsers(5) }, quirks: { repeatRecords: true } });
+    const all = e.users.list().map((u) => u.id);
+    const { ids, pages } = await walk(e, "users?page%5Bsize%5D=2");
+    expect(pages).toBe(4);
+    expect(ids).toEqual([all[0], all[1], all[1], all[2], all[2], all[3], all[3], all[4]]);
+  });
+});
+
+describe("inviteExisting", () => {
+  it.each([
+    ["conflict", 409],
+    [undefined, 409],
+  ] as const)("%s: inviting a member answers 409 at once", async (mode, status) => {
+    const e = await start({ seed: teamSeed(), quirks: mode === undefined ? {} : { inviteExisting: mode } });
+    const answer = await call(e, "POST", `integrations/${TEAM.tube}/users`, { body: inviteBody([TEAM.ada], ["EDITOR"]) });
+    expect(answer.status).toBe(status);
+    expect(e.jobs.list()).toHaveLength(0);
+  });
+
+  it("merge: the job finishes and the invitation's role and set replace the membership's", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { inviteExisting: "merge" } });
+    const post = await call(e, "POST", `integrations/${TEAM.tube}/users`, { body: inviteBody([TEAM.ada, TEAM.cy], ["EDITOR"]) });
+    const job = await finish(e, post);
+    expect(at(job.json, "data", "attributes", "status")).toBe("finished");
+    const members = e.integrations.members(TEAM.tube);
+    expect(members.find((m) => m.userId === TEAM.ada)).toEqual({ userId: TEAM.ada, role: "collaborator", entitlements: ["EDITOR"] });
+    expect(members.find((m) => m.userId === TEAM.cy)).toEqual({ userId: TEAM.cy, role: "collaborator", entitlements: ["EDITOR"] });
+  });
+
+  it("fail: the job ends in error naming the member, changing nothing; a test may switch it mid-test", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { inviteExisting: "merge" } });
+    e.quirks.inviteExisting = "fail";
+    const before = e.integrations.members(TEAM.tube);
+    const post = await call(e, "POST", `integrations/${TEAM.tube}/users`, { body: inviteBody([TEAM.ada, TEAM.cy], ["EDITOR"]) });
+    const job = await finish(e, post);
+    expect(at(job.json, "data", "attributes", "status")).toBe("error");
+    expect(at(job.json, "data", "attributes", "errorDetails", "errorType")).toBe(ALREADY_MEMBER);
+    expect(at(job.json, "data", "attributes", "response", "userIds")).toEqual([TEAM.ada]);
+    expect(e.integrations.members(TEAM.tube)).toEqual(before);
+  });
+});
+
+/** Ids with letters, so that upper case differs. */
+const HEX = { ada: "ada0beef-0000-4000-8000-00000000000a", cy: "c0ffee00-0000-4000-8000-00000000000c" } as const;
+
+function hexSeed(): EmulatorOptions["seed"] {
+  return {
+    users: [
+      { id: HEX.ada, email: "ada@example.com", firstName: "Ada", lastName: "L" },
+      { id: HEX.cy, email: "cy@example.com", firstName: "Cy", lastName: "Y" },
+    ],
+    integrations: [
+      { id: TEAM.tube, application: "YouTube", entitlements: [{ id: "VIEWER" }], users: [{ userId: HEX.ada, entitlements: ["VIEWER"] }] },
+    ],
+  };
+}
+
+describe("upperCaseIds", () => {
+  it("answers every UUID in upper case and matches ids in paths and bodies case-insensitively", async () => {
+    const e = await start({ seed: hexSeed(), quirks: { upperCaseIds: true } });
+    const read = await call(e, "GET", `users/${HEX.cy.toUpperCase()}`);
+    expect(read.status).toBe(200);
+    expect(at(read.json, "data", "id")).toBe(HEX.cy.toUpperCase());
+    expect(at(read.json, "links", "self")).toBe(`/api/v1/users/${HEX.cy.toUpperCase()}`);
+    const list = await call(e, "GET", `integrations/${TEAM.tube}/users`);
+    expect((at(list.json, "data") as Array<{ id: string }>).map((r) => r.id)).toEqual([HEX.ada.toUpperCase()]);
+    const post = await call(e, "POST", `integrations/${TEAM.tube.toUpperCase()}/users`, {
+      body: inviteBody([HEX.cy.toUpperCase()], ["VIEWER"]),
+    });
+    const jobId = at(post.json, "data", "id") as string;
+    expect(jobId).toBe(jobId.toUpperCase());
+    const job = await finish(e, post);
+    expect(at(job.json, "data", "attributes", "status")).toBe("finished");
+    expect(e.integrations.members(TEAM.tube).map((m) => m.userId)).toContain(HEX.cy);
+    // The request log keeps what was received.
+    expect(e.requests.some((r) => r.path === `/users/${HEX.cy.toUpperCase()}`)).toBe(true);
+  });
+
+  it("is off by default: an upper-case id is another id", async () => {
+    const e = await start({ seed: hexSeed() });
+    expect((await call(e, "GET", `users/${HEX.cy.toUpperCase()}`)).status).toBe(404);
+    expect(at((await call(e, "GET", `users/${HEX.cy}`)).json, "data", "id")).toBe(HEX.cy);
+  });
+});
+
+describe("noContent", () => {
+  it("PUT /users/{id} answers 204 without a body and applies the change", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { noContent: true } });
+    const answer = await call(e, "PUT", `users/${TEAM.bob}`, {
+      body: {
+        data: {
+          type: "user",
+          id: TEAM.bob,
+          attributes: { email: "bob@example.com", firstName: "Robert", lastName: "Builder", role: "workspace_login_only" },
+        },
+      },
+    });
+    expect(answer.status).toBe(204);
+    expect(answer.text).toBe("");
+    expect(e.users.get(TEAM.bob)?.firstName).toBe("Robert");
+    expect((await call(e, "DELETE", `users/${TEAM.cy}`)).status).toBe(204);
+  });
+});
+
+describe("nullFields", () => {
+  it("answers null for optional fields the contract allows to be null, deterministically", async () => {
+    const e = await start({
+      seed: {
+        users: [
+          { id: TEAM.ada, email: "ada@example.com", firstName: "Ada", lastName: "L", isGuest: false },
+          { id: TEAM.cy, email: "cy@example.com", firstName: "Cy", lastName: "Y", isGuest: true, status: "pending" },
+        ],
+        integrations: [{ id: TEAM.tube, application: "YouTube", entitlements: [{ id: "VIEWER" }, { id: "MANAGER", label: "Manager" }] }],
+      },
+      quirks: { nullFields: true },
+    });
+    const ada = at((await call(e, "GET", `users/${TEAM.ada}`)).json, "data", "attributes");
+    expect(ada).toMatchObject({ firstName: "Ada", isGuest: null, status: "live" });
+    const cy = at((await call(e, "GET", `users/${TEAM.cy}`)).json, "data", "attributes");
+    expect(cy).toMatchObject({ isGuest: true, status: null });
+    expect(at((await call(e, "GET", `integrations/${TEAM.tube}`)).json, "data", "attributes", "label")).toBeNull();
+    const catalogue = at((await call(e, "GET", `integrations/${TEAM.tube}/entitlements`)).json, "data") as Array<{
+      attributes: { label: unknown };
+    }>;
+    expect(catalogue.map((c) => c.attributes.label)).toEqual([null, "Manager"]);
+  });
+});
+
+describe("the adversarial world", () => {
+  it("turns every quirk on; options override it; the live object is the emulator's", async () => {
+    const e = await start({ world: "adversarial", quirks: { inviteExisting: "fail" } });
+    expect(e.quirks).toEqual({
+      shiftPages: "remove",
+      repeatRecords: true,
+      inviteExisting: "fail",
+      upperCaseIds: true,
+      noContent: true,
+      nullFields: true,
+    });
+    expect(e.users.get(ADVERSARIAL_IDS.otherAdminUsers[0]!)).toBeDefined();
+    expect(e.integrations.list()[0]?.id).toBe(ADVERSARIAL_IDS.otherAdminIntegration);
+    e.quirks.upperCaseIds = false;
+    expect(at((await call(e, "GET", `users/${populatedUserId(0)}`)).json, "data", "id")).toBe(populatedUserId(0));
+  });
+
+  it("has no quirk without it", async () => {
+    const e = await start({ world: "populated" });
+    expect(e.quirks).toEqual({});
+  });
+});
+
+describe("parseQuirk (the command's --quirk)", () => {
+  it.each([
+    ["shiftPages=remove", { shiftPages: "remove" }],
+    ["shiftPages=false", { shiftPages: false }],
+    ["repeatRecords=true", { repeatRecords: true }],
+    ["nullFields", { nullFields: true }],
+    ["inviteExisting=fail", { inviteExisting: "fail" }],
+  ])("%s", (text, expected) => {
+    expect(parseQuirk(text)).toEqual(expected);
+  });
+
+  it.each(["nope=true", "shiftPages=sideways", "inviteExisting=true"])("refuses %s", (text) => {
+    expect(() => parseQuirk(text)).toThrow(/quirk/);
+  });
+});
