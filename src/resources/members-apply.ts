@@ -11,9 +11,9 @@ import type { IntegrationMemberState } from "./integration-members";
 import type { InviteBatcher } from "./invite-batcher";
 import { unfinishedJobOf } from "./invite-batcher";
 import type { Actions, PlannedInvite } from "./members-plan";
-import { keyOf, roleMismatch } from "./members-refusals";
-import { serviceMember } from "./members-service";
-import { byKey, type IntegrationMembersOutputs, type Run } from "./members-state";
+import { keyOf, notAsInvited, roleMismatch } from "./members-refusals";
+import { readBack, serviceMember } from "./members-service";
+import { byKey, type IntegrationMembersOutputs, type Run, type ServiceMember } from "./members-state";
 
 /** The writes of a run: the client and the invitation batches of this provider process. */
 export interface Writer {
@@ -51,11 +51,54 @@ export async function applyPlan(writer: Writer, run: Run, acts: Actions): Promis
   );
   for (const id of acts.takeOver) takeOver(run, id);
   const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(keyOf(i.member.userId)));
+  const made: PlannedInvite[] = [];
   await Promise.all([
-    ...invites.map((i) => addMember(writer, run, i)),
+    ...invites.map(async (i) => {
+      if (await addMember(writer, run, i)) made.push(i);
+    }),
     ...acts.setEntitlements.map((m) => setEntitlements(writer.client, run, m)),
   ]);
+  if (made.length > 0) await checkMade(writer.client, run, made);
 }
+
+/**
+ * Reads back what finished invitations made before the state records it: a service may merge an
+ * invitation into a membership someone made meanwhile. A member whose role or set is not what was
+ * asked fails, and the state records what was found. One not found is recorded as asked (the
+ * next refresh reads them again).
+ */
+async function checkMade(client: WorkspaceAccessClient, run: Run, made: readonly PlannedInvite[]): Promise<void> {
+  let found: Map<string, ServiceMember | null>;
+  try {
+    found = await readBack(
+      client,
+      run.integrationId,
+      made.map((i) => i.member.userId),
+      { expected: run.present.size },
+    );
+  } catch (error) {
+    for (const i of made) run.failures.push({ userId: i.member.userId, error: cannotReadBack(error) });
+    return;
+  }
+  for (const { member, role } of made) {
+    const now = found.get(keyOf(member.userId));
+    if (!now) continue;
+    const state = { userId: member.userId, entitlements: now.entitlements, role: now.role };
+    run.present.set(keyOf(member.userId), { ...now, userId: member.userId });
+    run.managed.set(keyOf(member.userId), state);
+    if ((now.role !== null && now.role !== role) || !sameSet(now.entitlements, member.entitlements)) {
+      run.failures.push({
+        userId: member.userId,
+        error: notAsInvited(run.integrationId, { userId: member.userId, role, entitlements: member.entitlements }, state),
+      });
+    }
+  }
+}
+
+const cannotReadBack = (error: unknown) =>
+  new Error(
+    `the invitation finished, but reading back what it made failed (${error instanceof Error ? error.message : String(error)}): the state records what was asked; the next refresh reads the member again.`,
+  );
 
 /** Removes a member and waits for the job; gone already (404) counts as done. */
 async function removeMember(client: WorkspaceAccessClient, run: Run, userId: string): Promise<boolean> {
@@ -100,7 +143,7 @@ function takeOver(run: Run, userId: string): void {
  * membership follows the adoption rules (a declared role must match); one this invitation made with
  * another role fails that member with what was found.
  */
-async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Promise<void> {
+async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Promise<boolean> {
   const { member: declared, role } = planned;
   const key = keyOf(declared.userId);
   try {
@@ -111,15 +154,16 @@ async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Prom
       entitlements: declared.entitlements,
     });
     if ("jobId" in outcome) {
-      // Confirmed absent before the invitation: the job made what was asked.
+      // Recorded as asked until read back (see checkMade).
       const state = { userId: declared.userId, entitlements: declared.entitlements, role };
       run.managed.set(key, state);
       run.present.set(key, { ...state, email: null });
-      return;
+      return true;
     }
     const found = { ...serviceMember(outcome.member), userId: declared.userId };
     run.present.set(key, found);
     await adoptFound(writer.client, run, declared, role, found, outcome.existed);
+    return false;
   } catch (error) {
     const job = unfinishedJobOf(error);
     if (job !== undefined) {
@@ -128,6 +172,7 @@ async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Prom
       if (job !== null) run.pending.set(key, { userId: declared.userId, jobId: job });
     }
     run.failures.push({ userId: declared.userId, error });
+    return false;
   }
 }
 

@@ -118,3 +118,31 @@ export async function confirmAbsences(
   });
   return found;
 }
+
+/**
+ * Reads back the members `userIds` (just invited): one listing when they are more than the pages
+ * it takes, then a direct read of each it misses (a listing proves presence only). By key: the
+ * member, or `null` when a direct read answered 404.
+ */
+export async function readBack(
+  client: WorkspaceAccessClient,
+  integrationId: string,
+  userIds: readonly string[],
+  context: { expected: number; recorded?: readonly IntegrationMemberState[] },
+): Promise<Map<string, ServiceMember | null>> {
+  const found = new Map<string, ServiceMember | null>();
+  let toRead = [...userIds];
+  if (toRead.length > Math.max(1, Math.ceil(context.expected / LIST_PAGE_SIZE))) {
+    const listed = await listMembers(client, integrationId, context.recorded);
+    for (const id of toRead) {
+      const member = listed.get(keyOf(id));
+      if (member) found.set(keyOf(id), member);
+    }
+    toRead = toRead.filter((id) => !found.has(keyOf(id)));
+  }
+  const recorded = byKey(context.recorded ?? []);
+  await eachLimited(toRead, CONFIRM_CONCURRENCY, async (id) => {
+    found.set(keyOf(id), await readMember(client, integrationId, id, recorded));
+  });
+  return found;
+}
