@@ -3,9 +3,9 @@
  * confirmations the plan asks for (`members-plan.ts`). A list proves presence, never absence: an
  * absence a decision rests on is confirmed by a direct read (`GET /integrations/{id}/users/{userId}`;
  * 404 = absent), at most {@link CONFIRM_CONCURRENCY} at once; or, when that would cost more reads
- * than listing again, by a second listing that agrees with the first (taken with another page size,
- * so that a service skipping the same offset on every walk cannot make both miss the same member).
- * When the two listings differ, the members still missing are read one by one.
+ * than listing again, by a listing that agrees with the one before it (taken with another page
+ * size, so that a service skipping the same offset on every walk cannot make both miss the same
+ * member). When listings keep differing, the members still missing are read one by one.
  */
 import { InvalidResponseError, type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../client";
 import { entitlementSet, inviteRole } from "./inputs";
@@ -86,10 +86,18 @@ export interface ConfirmCost {
   listings: number;
 }
 
+/** How many more listings a confirmation takes, at most, before reading the rest one by one. */
+export const CONFIRM_LISTINGS = 2;
+
+const agree = (a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>) =>
+  a.size === b.size && [...a.keys()].every((key) => b.has(key));
+
 /**
  * Confirms the absences `userIds` (absent from `listed`): by key, the member found or `null` when
- * confirmed absent. Reads directly when there are no more of them than the pages of a second
- * listing; else lists again and takes the absences as confirmed when both listings agree.
+ * confirmed absent. Reads directly when there are no more of them than the pages of a listing;
+ * else lists again (at most {@link CONFIRM_LISTINGS} times, each with another page size) until two
+ * consecutive listings agree, which confirms every absence from them; a member any listing shows is
+ * there. What is still unconfirmed after that is read directly.
  */
 export async function confirmAbsences(
   client: WorkspaceAccessClient,
@@ -100,17 +108,18 @@ export async function confirmAbsences(
   const recorded = byKey(context.recorded ?? []);
   const found = new Map<string, ServiceMember | null>();
   let toRead = [...userIds];
-  const listingPages = Math.max(1, Math.ceil(context.listed.size / CONFIRM_PAGE_SIZE));
-  if (toRead.length > listingPages) {
-    const again = await listMembers(client, integrationId, context.recorded, CONFIRM_PAGE_SIZE);
+  let previous = context.listed;
+  for (let n = 0; n < CONFIRM_LISTINGS && toRead.length > Math.max(1, Math.ceil(previous.size / CONFIRM_PAGE_SIZE)); n++) {
+    const again = await listMembers(client, integrationId, context.recorded, CONFIRM_PAGE_SIZE - n);
     if (context.cost) context.cost.listings++;
-    const agree = again.size === context.listed.size && [...again.keys()].every((key) => context.listed.has(key));
+    const consistent = agree(again, previous);
     for (const id of toRead) {
       const member = again.get(keyOf(id));
       if (member) found.set(keyOf(id), member);
-      else if (agree) found.set(keyOf(id), null);
+      else if (consistent) found.set(keyOf(id), null);
     }
     toRead = toRead.filter((id) => !found.has(keyOf(id)));
+    previous = again;
   }
   await eachLimited(toRead, CONFIRM_CONCURRENCY, async (id) => {
     if (context.cost) context.cost.reads++;

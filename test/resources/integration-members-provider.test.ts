@@ -514,6 +514,23 @@ describe("a list is not proof of absence", () => {
     expect(writes(emu)).toEqual([`PATCH ${listPath}/${A1}`]);
   });
 
+  it.each([
+    ["a quiet workspace", {}, 0],
+    ["pages that shift", { shiftPages: "remove" as const }, 0],
+  ])("%s: a create inviting 200 members confirms their absence with listings that agree, not a read each", async (_what, quirks, reads) => {
+    const emu = await big(quirks);
+    const newcomers = Array.from({ length: 200 }, (_, i) => `cccccccc-0000-4000-8000-0000000a${String(i).padStart(4, "0")}`);
+    for (const [i, id] of newcomers.entries()) emu.users.add({ id, email: `n${i}@example.com`, firstName: "N", lastName: `${i}` });
+    emu.clearRequests();
+    wire(await provider.create!(inputs([O1, ...newcomers])));
+    // The list (2 pages), a confirming listing (2 pages; under a shift, one more that agrees), the
+    // read-back listing after the invitations (4 pages), and a direct read for each member a
+    // listing skipped that a decision rests on (here none: the one skipped was there before).
+    expect(directReads(emu)).toHaveLength(reads);
+    expect(emu.requests.filter((r) => r.path === listPath && r.method === "GET").length).toBeLessThanOrEqual(10);
+    expect(emu.integrations.members(BIG)).toHaveLength(351);
+  });
+
   it("ids answered in upper case: declared members are adopted, not invited, not unmanaged, and removeUnmanaged removes only the others", async () => {
     const emu = await big({ upperCaseIds: true });
     const declared = [O1, A1, D];
