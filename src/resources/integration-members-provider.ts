@@ -6,11 +6,16 @@
  * | operation | request |
  * |---|---|
  * | check | zod (every failure names its property, `members[3].userId`); `GET /integrations/{id}/entitlements` once per integration and process, only when a member's entitlement set is new or changes (`entitlement-catalogue.ts`) |
- * | diff | none (the state's members, roles and unmanaged members; refuses a change that would remove the last owner) |
- * | create | `GET /integrations/{id}/users` (the member list, paged, once); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
- * | update | a wait for the invitation jobs an earlier `up` left running; the member list once; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member the state lists: those the plan showed), and per member whose declared role changed as the plan showed it (a role the service changed unseen fails that member instead); then the invitations (batched) and one `PATCH` per member whose set changed |
- * | read | the member list once (a member whose invitation job is pending stays managed until they are a member) |
- * | delete | a wait for the invitation jobs an earlier `up` left running; the member list once (for the owner check); `DELETE .../users/{userId}` per managed member still there and not taken over by another resource in this deployment (`claims.ts`). Fails, keeping the resource, for a managed member whose invitation job is still running (they may join after) |
+ * | diff | none (the state's members, roles and unmanaged members, planned by `members-plan.ts`; refuses a change that would remove the last owner) |
+ * | create | `GET /integrations/{id}/users` (the member list, paged, once); the confirmations the plan asks for (below); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job, then a read-back of what the invitations made; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
+ * | update | a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member the state lists: those the plan showed), and per member whose declared role changed as the plan showed it (a role the service changed unseen fails that member instead); then the invitations (batched, read back) and one `PATCH` per member whose set changed |
+ * | read | the member list once and the confirmations (a member whose invitation job is pending stays managed until they are a member). A 404 to the list fails the refresh (the integration may be gone, or not disclosed to the key) |
+ * | delete | a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per managed member there and not taken over by another resource in this deployment (`claims.ts`). Fails, keeping the resource, for a managed member whose invitation job is still running (they may join after) |
+ *
+ * A list proves presence, never absence: a member a decision rests on (to invite, to remove, to
+ * take over, to forget) who is missing from the list is confirmed first (`members-service.ts`): by
+ * `GET .../users/{userId}` (404 = absent) when they are few, else by listing again until two
+ * listings agree. Nothing is read when the list has everyone the plan needs.
  *
  * The members this resource manages are those in its state (`members`): what it invited, adopted
  * or was declared with. Everyone else is unmanaged: reported, and removed only with
@@ -141,7 +146,7 @@ function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynam
     const s = state.get(keyOf(m.userId));
     return (
       !s ||
-      JSON.stringify(s.entitlements) !== JSON.stringify(entitlementSet(m.entitlements)) ||
+      JSON.stringify(entitlementSet(s.entitlements)) !== JSON.stringify(entitlementSet(m.entitlements)) ||
       (m.role !== undefined && s.role !== null && s.role !== m.role)
     );
   };
