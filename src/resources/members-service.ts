@@ -80,12 +80,6 @@ async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-/** What confirming cost, for the figures in the docs. */
-export interface ConfirmCost {
-  reads: number;
-  listings: number;
-}
-
 /** How many more listings a confirmation takes, at most, before reading the rest one by one. */
 export const CONFIRM_LISTINGS = 2;
 
@@ -103,7 +97,7 @@ export async function confirmAbsences(
   client: WorkspaceAccessClient,
   integrationId: string,
   userIds: readonly string[],
-  context: { listed: ReadonlyMap<string, ServiceMember>; recorded?: readonly IntegrationMemberState[]; cost?: ConfirmCost },
+  context: { listed: ReadonlyMap<string, ServiceMember>; recorded?: readonly IntegrationMemberState[] },
 ): Promise<Map<string, ServiceMember | null>> {
   const recorded = byKey(context.recorded ?? []);
   const found = new Map<string, ServiceMember | null>();
@@ -111,7 +105,6 @@ export async function confirmAbsences(
   let previous = context.listed;
   for (let n = 0; n < CONFIRM_LISTINGS && toRead.length > Math.max(1, Math.ceil(previous.size / CONFIRM_PAGE_SIZE)); n++) {
     const again = await listMembers(client, integrationId, context.recorded, CONFIRM_PAGE_SIZE - n);
-    if (context.cost) context.cost.listings++;
     const consistent = agree(again, previous);
     for (const id of toRead) {
       const member = again.get(keyOf(id));
@@ -122,7 +115,6 @@ export async function confirmAbsences(
     previous = again;
   }
   await eachLimited(toRead, CONFIRM_CONCURRENCY, async (id) => {
-    if (context.cost) context.cost.reads++;
     found.set(keyOf(id), await readMember(client, integrationId, id, recorded));
   });
   return found;

@@ -531,6 +531,23 @@ describe("a list is not proof of absence", () => {
     expect(emu.integrations.members(BIG)).toHaveLength(351);
   });
 
+  it("records listed twice count once: no member unmanaged twice, nothing read or written beyond the change", async () => {
+    const emu = await big({ repeatRecords: true });
+    const olds = stateOf(managedAll().map(collaborator));
+    emu.clearRequests();
+    const outs = wire(
+      await provider.update!(
+        BIG,
+        olds,
+        inputs(managedAll(), (id) => (id === A1 ? ["EDITOR"] : ["VIEWER"])),
+      ),
+    ).outs!;
+    expect(writes(emu)).toEqual([`PATCH ${listPath}/${A1}`]);
+    expect(directReads(emu)).toEqual([]);
+    expect(outs.unmanagedMembers.map((m) => m.userId)).toEqual([O1, X1]);
+    expect(outs.members).toHaveLength(149);
+  });
+
   it("ids answered in upper case: declared members are adopted, not invited, not unmanaged, and removeUnmanaged removes only the others", async () => {
     const emu = await big({ upperCaseIds: true });
     const declared = [O1, A1, D];
