@@ -20,19 +20,20 @@ const U = { owner: id(1), owner2: id(2), existing: id(3), stranger: id(4), a: id
  * The two worlds every scenario runs in. Well-behaved: the scenario's members only. Adversarial:
  * every quirk the contract allows on (pages that shift once per walk after a write, records listed
  * twice, invitations of members merged, ids answered in upper case, 204 answers, null fields), and
- * {@link FILLERS} more members after the scenario's, so that the member list has a second page and
- * the members a scenario invites sit where a shifted page skips them.
+ * unmanaged "filler" members after the scenario's, up to {@link PAGE}: the first member a scenario
+ * invites is the first record of the list's second page, the one a shifted page skips (the shift
+ * comes once per walk after each write), and the scenario's seeded members stay on page one.
  */
 const WORLDS = [
   ["well-behaved", false],
   ["adversarial", true],
 ] as const;
-const FILLERS = 100;
+const PAGE = 100;
 const filler = (n: number) => `00000000-0000-4000-8000-0000000f${String(n).padStart(4, "0")}`;
 const isFiller = (userId: string) => /^00000000-0000-4000-8000-0000000f\d{4}$/i.test(userId);
 
 function worldOf(adversarial: boolean, members: SeedMember[]): EmulatorOptions {
-  const fillers = adversarial ? Array.from({ length: FILLERS }, (_, i) => filler(i)) : [];
+  const fillers = adversarial ? Array.from({ length: Math.max(0, PAGE - members.length) }, (_, i) => filler(i)) : [];
   const users = [
     ...Object.entries(U).map(([name, userId]) => ({ id: userId, email: `${name}@example.com`, firstName: name, lastName: "User" })),
     ...fillers.map((id, i) => ({ id, email: `filler${i}@example.com`, firstName: "Filler", lastName: `${i}` })),
