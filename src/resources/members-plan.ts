@@ -118,14 +118,15 @@ function absencesThatMatter(input: PlanInput, present: ReadonlyMap<string, Servi
   const ours = (id: string) => !(input.claimed?.(id) ?? false);
   const managed = (input.prior?.members ?? []).map((m) => m.userId);
   const ids: string[] = [];
-  // Invited when absent (unless their invitation may still land).
+  // Invited when absent (or waited for, when their invitation may still land).
   if (input.op === "create" || input.op === "update") ids.push(...(input.declared ?? []).map((m) => m.userId));
   // Forgotten when absent; removed (or taken over) when present.
   if (input.op !== "create") ids.push(...managed.filter((id) => declared.has(keyOf(id)) || ours(id)));
   // Removed when present, with removeUnmanaged.
   if (input.op === "update" && input.removeUnmanaged)
     ids.push(...(input.prior?.unmanagedMembers ?? []).map((m) => m.userId).filter((id) => !declared.has(keyOf(id)) && ours(id)));
-  return ids.filter((id) => absent(id) && pendingOf(input, id) === undefined);
+  // A member whose invitation may still land too: found there, they are adopted instead of waited for.
+  return ids.filter(absent);
 }
 
 const sameSet = (a: readonly string[], b: readonly string[]) => JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));

@@ -159,7 +159,7 @@ describe("planMembers: an absence from the list is confirmed before anything res
       { remove: "c", managed: "f" },
     ],
     [
-      "update: a pending invitation whose job still runs is waited for, not confirmed nor invited",
+      "update: a pending invitation whose member the list misses is confirmed first (it may have landed)",
       {
         op: "update",
         declared: [want(O), want(B)],
@@ -167,6 +167,34 @@ describe("planMembers: an absence from the list is confirmed before anything res
           pendingInvitations: [{ userId: B, jobId: "j1" }],
         }),
         listed: listOf(live(owner(O))),
+        running: ["j1"],
+      },
+      { confirm: "b" },
+    ],
+    [
+      "update: a pending invitation whose member is read present is adopted, not waited for",
+      {
+        op: "update",
+        declared: [want(O), want(B)],
+        prior: prior([owner(O), { userId: B, entitlements: [], role: "account_collaborator" }], {
+          pendingInvitations: [{ userId: B, jobId: "j1" }],
+        }),
+        listed: listOf(live(owner(O))),
+        confirmed: reads([[B, collab(B)]]),
+        running: ["j1"],
+      },
+      { managed: "b,f" },
+    ],
+    [
+      "update: a pending invitation whose job still runs, its member read absent, is waited for, not invited",
+      {
+        op: "update",
+        declared: [want(O), want(B)],
+        prior: prior([owner(O), { userId: B, entitlements: [], role: "account_collaborator" }], {
+          pendingInvitations: [{ userId: B, jobId: "j1" }],
+        }),
+        listed: listOf(live(owner(O))),
+        confirmed: reads([[B, null]]),
         running: ["j1"],
       },
       { managed: "b,f", waiting: "b" },
@@ -252,11 +280,12 @@ describe("planMembers: an absence from the list is confirmed before anything res
       { remove: "a,d" },
     ],
     [
-      "delete: a managed member whose invitation still runs fails the delete; nothing confirmed",
+      "delete: a managed member whose invitation still runs, read absent, fails the delete",
       {
         op: "delete",
         prior: prior([collab(A), collab(B)], { pendingInvitations: [{ userId: B, jobId: "j1" }] }),
         listed: listOf(live(owner(O)), live(collab(A))),
+        confirmed: reads([[B, null]]),
         running: ["j1"],
       },
       { remove: "a", waiting: "b" },
@@ -278,11 +307,12 @@ describe("planMembers: an absence from the list is confirmed before anything res
       { managed: "f" },
     ],
     [
-      "read: a member whose invitation may still land stays managed without a read",
+      "read: a member whose invitation may still land, read absent, stays managed",
       {
         op: "read",
         prior: prior([owner(O), collab(B)], { pendingInvitations: [{ userId: B, jobId: "j1" }] }),
         listed: listOf(live(owner(O))),
+        confirmed: reads([[B, null]]),
       },
       { managed: "b,f" },
     ],
