@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { EmulatorOptions, SeedMember } from "../../src/emulator/index.ts";
-import { header, type Scenario, scenarios, stepOf, writes } from "./support";
+import { adversarialQuirks } from "../../src/emulator/quirks.ts";
+import { header, type Scenario, scenarios, stepOf, writes as allWrites } from "./support";
 
 const start = scenarios();
 const INTEGRATION = "5b1c0d2e-0000-4000-8000-00000000be0c";
@@ -16,13 +17,36 @@ const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")
 /** The users of every scenario: an owner, a second owner, two existing collaborators, three new users. */
 const U = { owner: id(1), owner2: id(2), existing: id(3), stranger: id(4), a: id(5), b: id(6), c: id(7) };
 
-function world(members: SeedMember[]): EmulatorOptions {
+/**
+ * The two worlds every scenario runs in. Well-behaved: the scenario's members only. Adversarial:
+ * every quirk the contract allows on (pages that shift once per walk after a write, records listed
+ * twice, invitations of members merged, ids answered in upper case, 204 answers, null fields), and
+ * unmanaged "filler" members after the scenario's, up to {@link PAGE}: the first member a scenario
+ * invites is the first record of the list's second page, the one a shifted page skips (the shift
+ * comes once per walk after each write), and the scenario's seeded members stay on page one.
+ */
+const WORLDS = [
+  ["well-behaved", false],
+  ["adversarial", true],
+] as const;
+const PAGE = 100;
+const filler = (n: number) => `00000000-0000-4000-8000-0000000f${String(n).padStart(4, "0")}`;
+const isFiller = (userId: string) => /^00000000-0000-4000-8000-0000000f\d{4}$/i.test(userId);
+
+function worldOf(adversarial: boolean, members: SeedMember[]): EmulatorOptions {
+  const fillers = adversarial ? Array.from({ length: Math.max(0, PAGE - members.length) }, (_, i) => filler(i)) : [];
+  const users = [
+    ...Object.entries(U).map(([name, userId]) => ({ id: userId, email: `${name}@example.com`, firstName: name, lastName: "User" })),
+    ...fillers.map((id, i) => ({ id, email: `filler${i}@example.com`, firstName: "Filler", lastName: `${i}` })),
+  ];
+  const all = [...members, ...fillers.map((userId) => ({ userId, entitlements: ["VIEWER"] }))];
   return {
     seed: {
-      users: Object.entries(U).map(([name, userId]) => ({ id: userId, email: `${name}@example.com`, firstName: name, lastName: "User" })),
-      integrations: [{ id: INTEGRATION, application: "app", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }], users: members }],
+      users,
+      integrations: [{ id: INTEGRATION, application: "app", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }], users: all }],
     },
     job: { finishAfterPolls: 1 },
+    ...(adversarial ? { quirks: adversarialQuirks() } : {}),
   };
 }
 
@@ -51,26 +75,34 @@ function entitlementsProgram(list: Array<{ userId: string; entitlements: string[
 async function serveList(s: Scenario, edit: (record: { id: string; attributes: Record<string, unknown> }) => void, times = 1) {
   const answer = await fetch(new URL(`integrations/${INTEGRATION}/users?page[size]=100`, s.emu.url), { headers: { "X-API-Key": s.key } });
   const page = (await answer.json()) as { data: Array<{ id: string; attributes: Record<string, unknown> }> };
-  for (const record of page.data) edit(record);
+  // The record as the scenario names it (a service may answer ids in upper case).
+  for (const record of page.data) edit({ ...record, id: record.id.toLowerCase(), attributes: record.attributes });
   s.emu.clearRequests();
   s.emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, times, body: JSON.stringify(page) });
 }
 
+/** The writes the emulator received, the adversarial world's fillers left out. */
+const writes = (emu: Scenario["emu"]) => allWrites(emu).filter((r) => !isFiller(r.path.split("/").at(-1) ?? ""));
+/** User (or job) ids as the scenario names them: lower case, fillers left out. */
+const ids = (list: unknown) => (list as string[]).map((id) => id.toLowerCase()).filter((id) => !isFiller(id));
 const members = (s: Scenario) =>
   Object.fromEntries(
     s.emu.integrations
       .members(INTEGRATION)
+      .filter((m) => !isFiller(m.userId))
       .map((m) => [m.userId, `${m.role}:${[...m.entitlements].sort().join(",")}`] as const)
       .sort(),
   );
 const writeLines = (s: Scenario) =>
   writes(s.emu)
-    .map((r) => `${r.method} ${r.path}`)
+    .map((r) => `${r.method} ${r.path.toLowerCase()}`)
     .sort();
 const changed = <T extends { op: string; type: string }>(result: { steps: T[] }) =>
   result.steps.filter((st) => st.type !== "pulumi:pulumi:Stack" && st.op !== "same");
 
-describe("IntegrationMembers through the host", () => {
+describe.each(WORLDS)("IntegrationMembers through the host, %s", (_name, adversarial) => {
+  const world = (members: SeedMember[]) => worldOf(adversarial, members);
+
   it("create adopts declared members and invites the others in one batch; refresh reports unmanaged members with no diff; removeUnmanaged removes them on up", async () => {
     const s = await start({
       program: program([
@@ -91,8 +123,10 @@ describe("IntegrationMembers through the host", () => {
     // One member list, one invitation for the three new users, one PATCH for the adopted member whose set differs.
     expect(writeLines(s)).toEqual([`PATCH /integrations/${INTEGRATION}/users/${U.existing}`, `POST /integrations/${INTEGRATION}/users`]);
     const post = writes(s.emu).find((r) => r.method === "POST")!;
-    expect((post.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds.sort()).toEqual([U.a, U.b, U.c].sort());
-    expect(up.outputs["unmanaged"]).toEqual([U.owner2, U.stranger]);
+    expect(ids((post.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds).sort()).toEqual(
+      [U.a, U.b, U.c].sort(),
+    );
+    expect(ids(up.outputs["unmanaged"])).toEqual([U.owner2, U.stranger]);
     expect(members(s)).toEqual({
       [U.owner]: "owner:EDITOR,VIEWER",
       [U.owner2]: "owner:VIEWER",
@@ -109,7 +143,7 @@ describe("IntegrationMembers through the host", () => {
     const refresh = await s.refresh();
     expect(refresh.steps.every((st) => st.op === "same" || st.op === "update")).toBe(true);
     const state = s.stack.state().resources.find((r) => r.name === "team")!;
-    expect((state.outputs["unmanagedMembers"] as Array<{ userId: string; entitlements: string[] }>).map((m) => m.userId)).toEqual([
+    expect(ids((state.outputs["unmanagedMembers"] as Array<{ userId: string; entitlements: string[] }>).map((m) => m.userId))).toEqual([
       U.owner2,
       U.stranger,
     ]);
@@ -145,7 +179,7 @@ describe("IntegrationMembers through the host", () => {
       `DELETE /integrations/${INTEGRATION}/users/${U.owner2}`,
       `DELETE /integrations/${INTEGRATION}/users/${U.stranger}`,
     ]);
-    expect(removal.outputs["unmanaged"]).toEqual([]);
+    expect(ids(removal.outputs["unmanaged"])).toEqual([]);
     expect(Object.keys(members(s)).sort()).toEqual([U.owner, U.existing, U.a, U.b, U.c].sort());
     expect(changed(await s.preview())).toEqual([]);
 
@@ -260,7 +294,10 @@ describe("IntegrationMembers through the host", () => {
     await serveList(s, unknownRole);
     await s.refresh();
     const state = s.stack.state().resources.find((r) => r.name === "team")!;
-    expect(state.outputs["unmanagedMembers"]).toMatchObject([{ userId: U.owner, role: null }]);
+    const unmanaged = (state.outputs["unmanagedMembers"] as Array<{ userId: string; role: string | null }>).filter(
+      (m) => !isFiller(m.userId),
+    );
+    expect(unmanaged.map((m) => ({ userId: m.userId.toLowerCase(), role: m.role }))).toEqual([{ userId: U.owner, role: null }]);
 
     // removeUnmanaged would remove the one member who may be the owner: the plan fails, and so does up.
     s.setProgram(program([{ userId: U.a, entitlements: ["VIEWER"] }], true));
@@ -298,19 +335,19 @@ describe("IntegrationMembers through the host", () => {
         { userId: U.stranger, entitlements: ["VIEWER"] },
       ]),
     });
-    expect((await s.up()).outputs["unmanaged"]).toEqual([U.stranger]);
+    expect(ids((await s.up()).outputs["unmanaged"])).toEqual([U.stranger]);
     // Someone joins after that up, and no refresh runs: the plan shows the stranger's removal only.
     s.emu.integrations.setMember(INTEGRATION, U.c, { role: "collaborator", entitlements: ["EDITOR"] });
     s.setProgram(program([...declared, { userId: U.b, entitlements: ["VIEWER"] }], true));
     s.emu.clearRequests();
     const up = await s.up();
     expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${U.stranger}`, `POST /integrations/${INTEGRATION}/users`]);
-    expect(up.outputs["unmanaged"]).toEqual([U.c]);
+    expect(ids(up.outputs["unmanaged"])).toEqual([U.c]);
     expect(members(s)[U.c]).toBe("collaborator:EDITOR");
     // Now a plan shows them, and the next up removes them.
     expect(stepOf(await s.preview(), "team").op).toBe("update");
     s.emu.clearRequests();
-    expect((await s.up()).outputs["unmanaged"]).toEqual([]);
+    expect(ids((await s.up()).outputs["unmanaged"])).toEqual([]);
     expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${U.c}`]);
   }, 180_000);
 
@@ -329,14 +366,14 @@ describe("IntegrationMembers through the host", () => {
     expect((await s.fails("up")).grpcMessage).toContain("did not finish within 1 s");
     const job = s.emu.jobs.list().find((j) => j.status === "running")!;
     const state = () => s.stack.state().resources.find((r) => r.name === "team")!.outputs;
-    expect(state()["unfinishedJobIds"]).toEqual([job.id]);
+    expect(ids(state()["unfinishedJobIds"])).toEqual([job.id]);
     expect(posts()).toHaveLength(1);
 
     // The next up waits for the job once more; still running, the invitation is not sent again.
     const error = await s.fails("up");
-    expect(error.grpcMessage).toContain(`user ${U.a}: the invitation's job ${job.id} is still running`);
+    expect(error.grpcMessage?.toLowerCase()).toContain(`user ${U.a}: the invitation's job ${job.id} is still running`);
     expect(posts()).toHaveLength(1);
-    expect(state()["unfinishedJobIds"]).toEqual([job.id]);
+    expect(ids(state()["unfinishedJobIds"])).toEqual([job.id]);
     expect(state()["members"]).toContainEqual({ userId: U.a, entitlements: [], role: "account_collaborator" });
 
     // The invitation lands: the next up finds the member, invites nobody, and forgets the job.
@@ -369,11 +406,13 @@ describe("IntegrationMembers through the host", () => {
     s.emu.clearRequests();
     const error = await s.fails("destroy");
     expect(error.grpcMessage).toContain(`1 of 2 members of integration ${INTEGRATION} could not be removed (the others were)`);
-    expect(error.grpcMessage).toContain(`user ${pending}: the invitation's job ${job.id} is still running after another wait`);
+    expect(error.grpcMessage?.toLowerCase()).toContain(
+      `user ${pending}: the invitation's job ${job.id} is still running after another wait`,
+    );
     // The member who landed was removed; the resource stays, with the job to wait for.
     expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${landed}`]);
     const team = s.stack.state().resources.find((r) => r.name === "team");
-    expect(team?.outputs["unfinishedJobIds"]).toEqual([job.id]);
+    expect(ids(team?.outputs["unfinishedJobIds"])).toEqual([job.id]);
 
     // The invitation lands late: the next destroy finds the member and removes them.
     s.emu.jobs.release(job.id);
@@ -431,7 +470,7 @@ export const newcomerId = newcomer.id;
     expect(writes(s.emu)).toEqual([]);
 
     const up = await s.up();
-    const newcomer = up.outputs["newcomerId"] as string;
+    const newcomer = (up.outputs["newcomerId"] as string).toLowerCase();
     expect(writeLines(s)).toEqual([`POST /integrations/${INTEGRATION}/users`, "POST /users"]);
     expect(members(s)).toEqual({ [U.owner]: "owner:VIEWER", [newcomer]: "collaborator:EDITOR" });
     expect(changed(await s.preview())).toEqual([]);

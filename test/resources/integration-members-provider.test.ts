@@ -4,7 +4,7 @@
  * The writes are proven through the host in test/reliability/integration-members.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import type { Emulator } from "../../src/emulator";
+import type { Emulator, EmulatorOptions } from "../../src/emulator";
 import type { IntegrationMembersOutputs } from "../../src/resources/integration-members-provider";
 import { provider } from "../../src/resources/integration-members-provider";
 import { UNKNOWN } from "../../src/shared/unknown";
@@ -350,8 +350,9 @@ it("a member found after a failed batch with another role than invited was added
   const answer = await fetch(new URL(`${list.slice(1)}?page[size]=100`, emu.url), { headers: { "X-API-Key": emu.apiKey } });
   const afterFailure = await answer.text();
   emu.integrations.removeMember(INTEGRATION, A);
-  // The create's own list read passes; the one after the batch's failed job gets that answer.
-  emu.fault({ method: "GET", path: list, delayMs: 0 });
+  // The create's own list read and the listing confirming that A and B are absent pass; the one
+  // after the batch's failed job gets that answer.
+  emu.fault({ method: "GET", path: list, delayMs: 0, times: 2 });
   emu.fault({ method: "GET", path: list, body: afterFailure });
   emu.jobs.failInvitesOf([A]);
   emu.clearRequests();
@@ -366,4 +367,242 @@ it("a member found after a failed batch with another role than invited was added
     .filter((r) => r.method === "POST")
     .map((r) => (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds);
   expect(posts).toEqual([[A, B], [B]]);
+});
+
+/**
+ * A list proves presence, never absence: against the emulator's quirks (pages that shift between
+ * reads, invitations of members answered 409 / merged / failed, ids answered in upper case) and
+ * its page hooks, over real HTTP. Each of these failed before the planner confirmed absences.
+ */
+describe("a list is not proof of absence", () => {
+  const BIG = "5b1c0d2e-0000-4000-8000-0000000b1600";
+  const member = (i: number) => `cccccccc-0000-4000-8000-${String(i).padStart(12, "0")}`;
+  const O1 = member(0);
+  /** Another admin's member, unmanaged, sorting before the page boundary. */
+  const X1 = member(5);
+  const D = member(100);
+  const A1 = member(3);
+  const listPath = `/integrations/${BIG}/users`;
+  /** 151 members in order, `owners` (indices) with the owner role. */
+  async function big(quirks: EmulatorOptions["quirks"] = {}, owners: number[] = [0]) {
+    const users = Array.from({ length: 151 }, (_, i) => ({ id: member(i), email: `m${i}@example.com`, firstName: "M", lastName: `${i}` }));
+    const emu = await emulator({
+      seed: {
+        users,
+        integrations: [
+          {
+            id: BIG,
+            application: "Big",
+            entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }],
+            users: users.map((u, i) => ({
+              userId: u.id,
+              role: owners.includes(i) ? ("owner" as const) : undefined,
+              entitlements: ["VIEWER"],
+            })),
+          },
+        ],
+      },
+      job: { finishAfterPolls: 1 },
+      quirks,
+    });
+    await configureFor(emu);
+    return emu;
+  }
+  const collaborator = (userId: string) => ({ userId, entitlements: ["VIEWER"], role: "account_collaborator" as const });
+  const stateOf = (
+    managed: Array<{ userId: string; entitlements: string[]; role: "account_owner" | "account_collaborator" }>,
+    removeUnmanaged = false,
+  ) => ({
+    integrationId: BIG,
+    members: managed,
+    removeUnmanaged,
+    unmanagedMembers: [],
+    unfinishedJobIds: [],
+    declaredRoles: [],
+  });
+  /** Every member but the owner and X1 managed, declared without roles. */
+  const managedAll = () => Array.from({ length: 151 }, (_, i) => member(i)).filter((id) => id !== O1 && id !== X1);
+  const inputs = (ids: string[], entitlements = (_id: string) => ["VIEWER"]) => ({
+    integrationId: BIG,
+    members: ids.map((userId) => ({ userId, entitlements: entitlements(userId) })),
+    removeUnmanaged: false,
+    __provider: "p",
+  });
+  const writes = (emu: Emulator) => emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+  const directReads = (emu: Emulator) =>
+    emu.requests.filter((r) => r.method === "GET" && r.path.startsWith(`${listPath}/`)).map((r) => r.path.slice(listPath.length + 1));
+  /** The two ways a page shifts: the emulator's quirk, or another admin removing one of their members between page 1 and 2. */
+  const shifts: Array<[string, (emu: Emulator) => void]> = [
+    ["shiftPages: remove", (emu) => (emu.quirks.shiftPages = "remove")],
+    [
+      "another admin removes a member between the pages",
+      (emu) => {
+        const off = emu.onPage((list) => {
+          if (list.path !== listPath) return;
+          off();
+          emu.integrations.removeMember(BIG, X1);
+        });
+      },
+    ],
+  ];
+
+  it.each(shifts)("%s: an update dropping D, whom the shift skips, reads D directly and removes them", async (_how, shift) => {
+    const emu = await big();
+    const olds = stateOf(managedAll().map(collaborator));
+    shift(emu);
+    emu.clearRequests();
+    const outs = wire(await provider.update!(BIG, olds, inputs(managedAll().filter((id) => id !== D)))).outs!;
+    expect(writes(emu)).toEqual([`DELETE ${listPath}/${D}`]);
+    expect(directReads(emu)).toEqual([D]);
+    expect(emu.integrations.members(BIG).some((m) => m.userId === D)).toBe(false);
+    expect(outs.members.map((m) => m.userId)).not.toContain(D);
+    expect(outs.unmanagedMembers.map((m) => m.userId)).not.toContain(D);
+  });
+
+  it.each(shifts)("%s: a destroy removes every managed member, the one the shift skips included", async (_how, shift) => {
+    const emu = await big();
+    const managed = managedAll();
+    shift(emu);
+    emu.clearRequests();
+    await provider.delete!(BIG, stateOf(managed.map(collaborator)));
+    expect(writes(emu).filter((w) => w.startsWith("DELETE"))).toHaveLength(managed.length);
+    const left = emu.integrations.members(BIG).map((m) => m.userId);
+    expect(left.filter((id) => managed.includes(id))).toEqual([]);
+    expect(left).toContain(O1);
+  });
+
+  it.each(["conflict", "merge", "fail"] as const)(
+    "inviteExisting %s: an owner the shift skips is read directly, not invited again, and keeps the owner role",
+    async (inviteExisting) => {
+      const S = member(100);
+      const emu = await big({ shiftPages: "remove", inviteExisting }, [0, 100]);
+      const olds = stateOf([collaborator(A1), { userId: S, entitlements: ["VIEWER"], role: "account_owner" }]);
+      emu.clearRequests();
+      const outs = wire(
+        await provider.update!(
+          BIG,
+          olds,
+          inputs([A1, S], (id) => (id === A1 ? ["EDITOR"] : ["VIEWER"])),
+        ),
+      ).outs!;
+      expect(writes(emu)).toEqual([`PATCH ${listPath}/${A1}`]);
+      expect(emu.integrations.members(BIG).find((m) => m.userId === S)?.role).toBe("owner");
+      expect(outs.members.find((m) => m.userId === S)?.role).toBe("account_owner");
+      expect(
+        (
+          await provider.diff!(
+            BIG,
+            outs,
+            inputs([A1, S], (id) => (id === A1 ? ["EDITOR"] : ["VIEWER"])),
+          )
+        ).changes,
+      ).toBe(false);
+    },
+  );
+
+  it("a quiet workspace costs no read more: nothing absent, nothing confirmed", async () => {
+    const emu = await big();
+    const olds = stateOf(managedAll().map(collaborator));
+    emu.clearRequests();
+    await provider.update!(
+      BIG,
+      olds,
+      inputs(managedAll(), (id) => (id === A1 ? ["EDITOR"] : ["VIEWER"])),
+    );
+    expect(directReads(emu)).toEqual([]);
+    expect(emu.requests.filter((r) => r.path === listPath)).toHaveLength(2);
+    expect(writes(emu)).toEqual([`PATCH ${listPath}/${A1}`]);
+  });
+
+  it.each([
+    ["a quiet workspace", {}, 0],
+    ["pages that shift", { shiftPages: "remove" as const }, 0],
+  ])("%s: a create inviting 200 members confirms their absence with listings that agree, not a read each", async (_what, quirks, reads) => {
+    const emu = await big(quirks);
+    const newcomers = Array.from({ length: 200 }, (_, i) => `cccccccc-0000-4000-8000-0000000a${String(i).padStart(4, "0")}`);
+    for (const [i, id] of newcomers.entries()) emu.users.add({ id, email: `n${i}@example.com`, firstName: "N", lastName: `${i}` });
+    emu.clearRequests();
+    wire(await provider.create!(inputs([O1, ...newcomers])));
+    // The list (2 pages), a confirming listing (2 pages; under a shift, one more that agrees), the
+    // read-back listing after the invitations (4 pages), and a direct read for each member a
+    // listing skipped that a decision rests on (here none: the one skipped was there before).
+    expect(directReads(emu)).toHaveLength(reads);
+    expect(emu.requests.filter((r) => r.path === listPath && r.method === "GET").length).toBeLessThanOrEqual(10);
+    expect(emu.integrations.members(BIG)).toHaveLength(351);
+  });
+
+  it("records listed twice count once: no member unmanaged twice, nothing read or written beyond the change", async () => {
+    const emu = await big({ repeatRecords: true });
+    const olds = stateOf(managedAll().map(collaborator));
+    emu.clearRequests();
+    const outs = wire(
+      await provider.update!(
+        BIG,
+        olds,
+        inputs(managedAll(), (id) => (id === A1 ? ["EDITOR"] : ["VIEWER"])),
+      ),
+    ).outs!;
+    expect(writes(emu)).toEqual([`PATCH ${listPath}/${A1}`]);
+    expect(directReads(emu)).toEqual([]);
+    expect(outs.unmanagedMembers.map((m) => m.userId)).toEqual([O1, X1]);
+    expect(outs.members).toHaveLength(149);
+  });
+
+  it("ids answered in upper case: declared members are adopted, not invited, not unmanaged, and removeUnmanaged removes only the others", async () => {
+    const emu = await big({ upperCaseIds: true });
+    const declared = [O1, A1, D];
+    const news = { ...inputs(declared), removeUnmanaged: true };
+    emu.clearRequests();
+    const created = wire(await provider.create!(news)).outs!;
+    expect(writes(emu)).toEqual([]);
+    expect(created.members.map((m) => m.userId)).toEqual([...declared].sort());
+    expect(created.unmanagedMembers.map((m) => m.userId.toLowerCase())).not.toContain(A1);
+    expect(created.unmanagedMembers).toHaveLength(148);
+    emu.clearRequests();
+    const updated = wire(await provider.update!(BIG, created, news)).outs!;
+    const removed = writes(emu).map((w) => w.slice(`DELETE ${listPath}/`.length).toLowerCase());
+    expect(removed).toHaveLength(148);
+    expect(removed.filter((id) => declared.includes(id))).toEqual([]);
+    expect(
+      emu.integrations
+        .members(BIG)
+        .map((m) => m.userId)
+        .sort(),
+    ).toEqual([...declared].sort());
+    expect(updated.unmanagedMembers).toEqual([]);
+  });
+
+  it("an invitation whose read-back finds another role or set than asked fails that member with what was found", async () => {
+    const emu = await big();
+    const N = "cccccccc-0000-4000-8000-00000000ffff";
+    emu.users.add({ id: N, email: "n@example.com", firstName: "N", lastName: "N" });
+    // What a service that merged the invitation into a membership made meanwhile answers: an owner with both sets.
+    emu.integrations.setMember(BIG, N, { role: "owner", entitlements: ["EDITOR", "VIEWER"] });
+    const merged = await (await fetch(new URL(`integrations/${BIG}/users/${N}`, emu.url), { headers: { "X-API-Key": emu.apiKey } })).text();
+    emu.integrations.removeMember(BIG, N);
+    emu.fault({ method: "GET", path: `${listPath}/${N}`, status: 404 });
+    emu.fault({ method: "GET", path: `${listPath}/${N}`, body: merged });
+    const error = (await provider.create!(inputs([N])).catch((e: unknown) => e)) as Error & { properties: IntegrationMembersOutputs };
+    expect(error.message).toContain(`the service now has them as account_owner with [EDITOR, VIEWER]`);
+    expect(error.properties.members).toEqual([{ userId: N, entitlements: ["EDITOR", "VIEWER"], role: "account_owner" }]);
+  });
+
+  it("a refresh whose member list answers 404 fails naming the integration and the key's access, and drops nobody", async () => {
+    const emu = await big();
+    emu.fault({ method: "GET", path: listPath, status: 404 });
+    await expect(provider.read!(BIG, stateOf(managedAll().map(collaborator)))).rejects.toThrow(
+      `Integration ${BIG} answered 404 to its member list: it does not exist, or this API key may not see it`,
+    );
+  });
+
+  it("a create failing for two members with nothing managed records no resource", async () => {
+    const emu = await big();
+    const [P, Q] = ["cccccccc-0000-4000-8000-00000000fff1", "cccccccc-0000-4000-8000-00000000fff2"];
+    for (const id of [P, Q]) emu.users.add({ id, email: `${id.slice(-4)}@example.com`, firstName: "P", lastName: "Q" });
+    emu.fault({ method: "POST", path: listPath, status: 403 });
+    const error = (await provider.create!(inputs([P, Q])).catch((e: unknown) => e)) as Error & { reasons?: string[] };
+    expect(error.reasons).toHaveLength(2);
+    expect(error).not.toHaveProperty("properties");
+    expect(error).not.toHaveProperty("id");
+  });
 });
