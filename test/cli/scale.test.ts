@@ -170,7 +170,7 @@ describe.skipIf(!cliAvailable)(
         config: harnessConfig(access(harnessService)),
         env: NO_FALLBACKS,
         timeoutMs: 240_000,
-        // The CLI's default `--parallel`: four resource steps per CPU (the harness's own default is unbounded).
+        // The CLI's default `--parallel`: four resource steps per CPU (the harness's default too).
         parallel: 4 * os.availableParallelism(),
       });
       try {
