@@ -28,8 +28,7 @@ import {
   type WorkspaceAccessClient,
   WorkspaceAccessError,
 } from "../client";
-import { claim, isClaimed, memberClaim } from "./claims";
-import { unofferedEntitlements } from "./entitlement-catalogue";
+import { memberKey } from "./claims";
 import { type InvitationResult, settle } from "./invite-batcher";
 import { sameId } from "./ids";
 import { afterJobWait, PartialWriteError } from "./partial-write";
@@ -42,7 +41,8 @@ import {
   inviteRole,
   validate,
 } from "../shared/inputs";
-import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
+import { type ProviderContext, providerOf } from "../host/provider-runtime";
+import { withHints } from "../shared/hints";
 import { containsUnknown, isUnknown } from "../shared/unknown";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
@@ -175,9 +175,9 @@ async function finish(job: JobHandle): Promise<void> {
  * Inviting a user who is already a member is not documented (409, a merge, or a failed job): the
  * create confirms the user is not one first, and reads the member back after the job.
  */
-async function invite(inputs: IntegrationEntitlementInputs): Promise<Exclude<InvitationResult, { kind: "pending" }>> {
+async function invite(ctx: ProviderContext, inputs: IntegrationEntitlementInputs): Promise<Exclude<InvitationResult, { kind: "pending" }>> {
   const { integrationId, userId, entitlements, role } = inputs;
-  const result = await connection().invites.submit({ integrationId, userId, role, entitlements: entitlementSet(entitlements) });
+  const result = await ctx.connection().invites.submit({ integrationId, userId, role, entitlements: entitlementSet(entitlements) });
   if (result.kind === "pending") throw new PartialWriteError(result.error, result.jobId);
   return result;
 }
@@ -265,9 +265,10 @@ async function memberAfterInvite(
  * cost a request each), and leave email and status `null` until the next refresh.
  */
 async function createMembership(
+  ctx: ProviderContext,
   inputs: IntegrationEntitlementInputs,
 ): Promise<{ member: IntegrationUser; existed: boolean; jobId: string | null }> {
-  const { client, cache } = connection();
+  const { client, cache } = ctx.connection();
   const adopt = async (member: IntegrationUser) => {
     if (!inputs.adoptExisting) throw existingMembershipError(member, inputs);
     const mismatch = roleMismatch(member, inputs);
@@ -276,7 +277,7 @@ async function createMembership(
   };
   const { member: existing, shared } = await cache.memberBeforeCreate(inputs.integrationId, inputs.userId);
   if (existing) return adopt(existing);
-  const invited = await invite(inputs);
+  const invited = await invite(ctx, inputs);
   if (invited.kind === "member") {
     // Found a member after a failed or unanswered invitation with another role than invited:
     // someone else added them meanwhile, so the adoption rules apply.
@@ -305,11 +306,14 @@ async function createMembership(
  * or restoring a membership removed out of band: reads the member, invites a user who is not a
  * member, replaces the set of one who is (when it differs), and waits for the job.
  */
-async function converge(inputs: IntegrationEntitlementInputs): Promise<{ member: IntegrationUser; jobId: string | null }> {
-  const { client } = connection();
+async function converge(
+  ctx: ProviderContext,
+  inputs: IntegrationEntitlementInputs,
+): Promise<{ member: IntegrationUser; jobId: string | null }> {
+  const { client } = ctx.connection();
   let member = await memberOrUndefined(client, inputs.integrationId, inputs.userId);
   if (!member) {
-    const invited = await invite(inputs);
+    const invited = await invite(ctx, inputs);
     if (invited.kind === "invited") return { member: await memberAfterInvite(client, inputs, invited.jobId), jobId: invited.jobId };
     member = invited.member;
   }
@@ -363,27 +367,25 @@ function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitleme
   return error.recordedAs({ id: membershipId(inputs.integrationId, inputs.userId), properties: { ...state, __provider: news.__provider } });
 }
 
-export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitlementOutputs> = {
-  configure,
-
-  async check(olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
-    const failures = [...settingsFailures(), ...validate(integrationEntitlementInputs, news)];
+export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
+  async check(ctx: ProviderContext, olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+    const failures = [...ctx.settingsFailures(), ...validate(integrationEntitlementInputs, news)];
     // Valid inputs and settings, and an entitlement set that is new: are they in the integration's catalogue?
-    if (failures.length === 0) failures.push(...(await unofferedEntitlements(olds, news)));
+    if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedEntitlements(olds, news)));
     return { inputs: { ...normalise(news) }, failures };
   },
 
-  async diff(_id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+  async diff(_ctx: ProviderContext, _id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
     return diffEntitlement(olds as unknown as Props, news);
   },
 
-  async create(news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationEntitlementOutputs>> {
+  async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationEntitlementOutputs>> {
     const inputs = normalise(news);
-    return withWrite(
+    return ctx.withWrite(
       async () => {
         try {
-          const { member, existed, jobId } = await createMembership(inputs);
-          if (existed) claim(memberClaim(inputs.integrationId, inputs.userId));
+          const { member, existed, jobId } = await createMembership(ctx, inputs);
+          if (existed) ctx.takeovers.take(memberKey(inputs.integrationId, inputs.userId));
           return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId) };
         } catch (error) {
           throw partialCreate(error, news, inputs, null);
@@ -394,10 +396,14 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
     );
   },
 
-  async read(id: string, props?: IntegrationEntitlementOutputs): Promise<pulumi.dynamic.ReadResult<IntegrationEntitlementOutputs>> {
+  async read(
+    ctx: ProviderContext,
+    id: string,
+    props?: IntegrationEntitlementOutputs,
+  ): Promise<pulumi.dynamic.ReadResult<IntegrationEntitlementOutputs>> {
     const { integrationId, userId } = parseId(id);
     return withHints(async () => {
-      const { cache, client } = connection();
+      const { cache, client } = ctx.connection();
       const member = await cache.member(integrationId, userId);
       if (!member) {
         // A partial create whose invitation is still running is kept as it is: dropping it would
@@ -424,19 +430,20 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
   },
 
   async update(
+    ctx: ProviderContext,
     _id: string,
     olds: IntegrationEntitlementOutputs,
     news: Props,
   ): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
     const inputs = normalise(news);
-    return withWrite(
+    return ctx.withWrite(
       async () => {
         const pending = pendingOf(olds) ?? (Array.isArray(olds.entitlements) ? undefined : { jobId: null });
         if (!pending) {
           // The usual update: replace the set and wait; the member is known from the last outputs,
           // so no read before or after. A member removed out of band (404) falls through to a full
           // converge, which invites again.
-          const { client } = connection();
+          const { client } = ctx.connection();
           const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
           if (job) {
             await job.wait();
@@ -447,9 +454,9 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
         // first, so this up does not invite the user a second time while the first invitation is
         // merely slow.
         // A job still running after that second wait is taken as stuck: converge invites again.
-        if (pending?.jobId) await settle(connection().client, [pending.jobId]);
+        if (pending?.jobId) await settle(ctx.connection().client, [pending.jobId]);
         try {
-          const { member, jobId } = await converge(inputs);
+          const { member, jobId } = await converge(ctx, inputs);
           return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null) };
         } catch (error) {
           // This write's own job, if one is left in flight, is recorded in turn.
@@ -461,27 +468,27 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationEntitle
     );
   },
 
-  async delete(id: string, props?: IntegrationEntitlementOutputs): Promise<void> {
+  async delete(ctx: ProviderContext, id: string, props?: IntegrationEntitlementOutputs): Promise<void> {
     // A replacement took the same membership over in this deployment: removing the user now
     // would undo it.
     const { integrationId, userId } = parseId(id);
-    if (isClaimed(memberClaim(integrationId, userId))) return;
-    await withWrite(
+    if (ctx.takeovers.has(memberKey(integrationId, userId))) return;
+    await ctx.withWrite(
       async () => {
         // A partial create's invitation may still land after a removal that found nobody: it is
         // waited for first, and while it still runs the delete fails (the resource stays).
         const jobId = pendingOf(props)?.jobId;
-        if (typeof jobId === "string" && (await settle(connection().client, [jobId])).length > 0) {
+        if (typeof jobId === "string" && (await settle(ctx.connection().client, [jobId])).length > 0) {
           throw new Error(
             `The invitation's job ${jobId} of user ${userId} to integration ${integrationId} is still running after another wait, so the user may still become a member: run the destroy again once it has finished (this resource stays in the stack until then; if the job is stuck, check the member in the service, then pulumi state delete this resource).`,
           );
         }
         // Already gone (404) counts as done.
-        const job = await unlessNotFound(connection().client.integrations.removeUser(integrationId, userId));
+        const job = await unlessNotFound(ctx.connection().client.integrations.removeUser(integrationId, userId));
         await job?.wait();
       },
       integrationId,
       userId,
     );
   },
-};
+});

@@ -27,8 +27,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type WorkspaceAccessClient } from "../client";
-import { isClaimed, memberClaim } from "./claims";
-import { unofferedMemberEntitlements } from "./entitlement-catalogue";
+import { memberKey } from "./claims";
 import {
   defined,
   entitlementSet,
@@ -39,12 +38,13 @@ import {
 } from "../shared/inputs";
 import type { IntegrationMemberState } from "../program/integration-members";
 import { settle } from "./invite-batcher";
-import { applyPlan, failedError, runError, runOf } from "./members-apply";
+import { applyPlan, failedError, runError, runOf, writerOf } from "./members-apply";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { keyOf } from "./members-refusals";
 import { confirmAbsences, listMembers } from "./members-service";
 import { byKey, type IntegrationMembersOutputs, outputsOf, type ServiceMember, sortByUser } from "./members-state";
-import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
+import { type ProviderContext, providerOf } from "../host/provider-runtime";
+import { withHints } from "../shared/hints";
 import { containsUnknown, isUnknown } from "../shared/unknown";
 
 export type { IntegrationMembersOutputs, PendingInvitation } from "./members-state";
@@ -98,19 +98,19 @@ async function planAgainstService(
 }
 
 /** Whether another resource of this deployment took the member over: no longer this one's to remove. */
-const claimedIn = (integrationId: string) => (userId: string) => isClaimed(memberClaim(integrationId, userId));
+const claimedIn = (ctx: ProviderContext, integrationId: string) => (userId: string) => ctx.takeovers.has(memberKey(integrationId, userId));
 
 /**
  * A create: declared members who are members already are adopted (their set applied with one
  * PATCH when it differs; a declared role that differs fails the create before any write), the
  * others, confirmed absent, invited in batches. Nobody is removed.
  */
-async function create(inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
-  const { client, invites } = connection();
+async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
+  const { client } = ctx.connection();
   const base = { op: "create" as const, integrationId: inputs.integrationId, declared: inputs.members };
   const acts = await planAgainstService(client, base);
   const run = runOf(inputs.integrationId, acts);
-  await applyPlan({ client, invites }, run, acts);
+  await applyPlan(writerOf(ctx), run, acts);
   const outputs = outputsOf(run, declaredOf(inputs));
   if (run.failures.length === 0) return outputs;
   // Nothing managed (every write failed before it was accepted): no resource to record.
@@ -119,8 +119,13 @@ async function create(inputs: IntegrationMembersInputs, news: Props): Promise<In
 }
 
 /** An update: waits for invitations an earlier up left running, then plans and applies (see `members-plan.ts`). */
-async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
-  const { client, invites } = connection();
+async function update(
+  ctx: ProviderContext,
+  olds: IntegrationMembersOutputs,
+  inputs: IntegrationMembersInputs,
+  news: Props,
+): Promise<IntegrationMembersOutputs> {
+  const { client } = ctx.connection();
   // Invitations an earlier deployment did not see finish: given their time once more.
   const running = olds.unfinishedJobIds?.length ? await settle(client, olds.unfinishedJobIds) : [];
   const base = {
@@ -129,12 +134,12 @@ async function update(olds: IntegrationMembersOutputs, inputs: IntegrationMember
     declared: inputs.members,
     removeUnmanaged: inputs.removeUnmanaged,
     prior: { ...olds, members: olds.members ?? [] },
-    claimed: claimedIn(inputs.integrationId),
+    claimed: claimedIn(ctx, inputs.integrationId),
     running,
   };
   const acts = await planAgainstService(client, base, olds.members);
   const run = runOf(inputs.integrationId, acts);
-  await applyPlan({ client, invites }, run, acts);
+  await applyPlan(writerOf(ctx), run, acts);
   const outputs = outputsOf(run, declaredOf(inputs));
   if (run.failures.length > 0) throw runError(run, outputs, news.__provider);
   return outputs;
@@ -188,10 +193,11 @@ function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynam
  * to this key, and dropping every member from the state would hide access that may still exist.
  */
 async function read(
+  ctx: ProviderContext,
   id: string,
   props: IntegrationMembersOutputs | undefined,
 ): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
-  const { client } = connection();
+  const { client } = ctx.connection();
   const prior = props?.members ? { ...props, members: props.members } : undefined;
   let acts: Actions;
   try {
@@ -231,8 +237,8 @@ function notDisclosed(id: string, cause: Error): Error {
  * over by another resource of this deployment. Fails, keeping the resource, for a managed member
  * whose invitation job is still running (they may join after).
  */
-async function destroy(id: string, props: IntegrationMembersOutputs): Promise<void> {
-  const { client, invites } = connection();
+async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
+  const { client } = ctx.connection();
   const running = props.unfinishedJobIds?.length ? await settle(client, props.unfinishedJobIds) : [];
   let acts: Actions;
   try {
@@ -240,7 +246,7 @@ async function destroy(id: string, props: IntegrationMembersOutputs): Promise<vo
       op: "delete" as const,
       integrationId: id,
       prior: { ...props, members: props.members ?? [] },
-      claimed: claimedIn(id),
+      claimed: claimedIn(ctx, id),
       running,
     };
     acts = await planAgainstService(client, base, props.members);
@@ -249,7 +255,7 @@ async function destroy(id: string, props: IntegrationMembersOutputs): Promise<vo
     throw error;
   }
   const run = runOf(id, { ...acts, stillRunning: [] });
-  await applyPlan({ client, invites }, run, acts);
+  await applyPlan(writerOf(ctx), run, acts);
   for (const p of acts.stillRunning) {
     run.failures.push({
       userId: p.userId,
@@ -264,39 +270,46 @@ async function destroy(id: string, props: IntegrationMembersOutputs): Promise<vo
   }
 }
 
-export const provider: pulumi.dynamic.ResourceProvider<Props, IntegrationMembersOutputs> = {
-  configure,
-
-  async check(olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+export const provider = providerOf<Props, IntegrationMembersOutputs>({
+  async check(ctx: ProviderContext, olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
     const invalid = validate(integrationMembersInputs, news);
     // Inputs that failed are returned as given: normalising them could crash on the very value a
     // failure names (`members: [null]`), and the engine shows the failures, not the inputs.
-    if (invalid.length > 0) return { inputs: defined(news), failures: [...settingsFailures(), ...invalid] };
-    const failures = [...settingsFailures()];
+    if (invalid.length > 0) return { inputs: defined(news), failures: [...ctx.settingsFailures(), ...invalid] };
+    const failures = [...ctx.settingsFailures()];
     // Valid inputs and settings: are the new or changed entitlement sets in the integration's catalogue?
-    if (failures.length === 0) failures.push(...(await unofferedMemberEntitlements(olds, news)));
+    if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news)));
     return { inputs: normalise(news), failures };
   },
 
-  async diff(_id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+  async diff(_ctx: ProviderContext, _id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
     return diffMembers(olds, news);
   },
 
-  async create(news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationMembersOutputs>> {
+  async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationMembersOutputs>> {
     const inputs = asInputs(news);
-    return withWrite(async () => ({ id: inputs.integrationId, outs: await create(inputs, news) }), inputs.integrationId);
+    return ctx.withWrite(async () => ({ id: inputs.integrationId, outs: await create(ctx, inputs, news) }), inputs.integrationId);
   },
 
-  async read(id: string, props?: IntegrationMembersOutputs): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
-    return withHints(() => read(id, props));
+  async read(
+    ctx: ProviderContext,
+    id: string,
+    props?: IntegrationMembersOutputs,
+  ): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
+    return withHints(() => read(ctx, id, props));
   },
 
-  async update(_id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<IntegrationMembersOutputs>> {
+  async update(
+    ctx: ProviderContext,
+    _id: string,
+    olds: IntegrationMembersOutputs,
+    news: Props,
+  ): Promise<pulumi.dynamic.UpdateResult<IntegrationMembersOutputs>> {
     const inputs = asInputs(news);
-    return withWrite(async () => ({ outs: await update(olds, inputs, news) }), inputs.integrationId);
+    return ctx.withWrite(async () => ({ outs: await update(ctx, olds, inputs, news) }), inputs.integrationId);
   },
 
-  async delete(id: string, props: IntegrationMembersOutputs): Promise<void> {
-    await withWrite(() => destroy(id, props), id);
+  async delete(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
+    await ctx.withWrite(() => destroy(ctx, id, props), id);
   },
-};
+});

@@ -146,7 +146,7 @@ interface Queue {
 }
 
 /** Status codes of a refusal that may be about one user of the batch: split to find them. */
-const USER_STATUSES = new Set([400, 404, 409, 422]);
+const USER_STATUSES: ReadonlySet<number> = new Set([400, 404, 409, 422]);
 
 /** A copy of `error` (same class and data) whose message names the user, for an error shared by a batch. */
 function forUser(error: unknown, userId: string, size: number): unknown {

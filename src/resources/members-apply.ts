@@ -5,7 +5,8 @@
  * service then has, so that the state of a partial create or update is true.
  */
 import { type IntegrationRole, unlessNotFound, type WorkspaceAccessClient } from "../client";
-import { claim, memberClaim } from "./claims";
+import type { ProviderContext } from "../host/provider-runtime";
+import { memberKey, type Takeovers } from "./claims";
 import { entitlementSet, type MemberInputs } from "../shared/inputs";
 import type { IntegrationMemberState } from "../program/integration-members";
 import type { InviteBatcher } from "./invite-batcher";
@@ -15,10 +16,17 @@ import { keyOf, notAsInvited, roleMismatch } from "./members-refusals";
 import { readBack, serviceMember } from "./members-service";
 import { byKey, type IntegrationMembersOutputs, type Run, type ServiceMember } from "./members-state";
 
-/** The writes of a run: the client and the invitation batches of this provider process. */
+/** The writes of a run: the client, the invitation batches and the takeovers of this provider process. */
 export interface Writer {
   client: WorkspaceAccessClient;
   invites: InviteBatcher;
+  takeovers: Takeovers;
+}
+
+/** The {@link Writer} of a provider context. */
+export function writerOf(ctx: ProviderContext): Writer {
+  const { client, invites } = ctx.connection();
+  return { client, invites, takeovers: ctx.takeovers };
 }
 
 const sameSet = (a: readonly string[], b: readonly string[]) => JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
@@ -49,7 +57,7 @@ export async function applyPlan(writer: Writer, run: Run, acts: Actions): Promis
       if (await removeMember(writer.client, run, id)) removed.add(keyOf(id));
     }),
   );
-  for (const id of acts.takeOver) takeOver(run, id);
+  for (const id of acts.takeOver) takeOver(writer.takeovers, run, id);
   const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(keyOf(i.member.userId)));
   const made: PlannedInvite[] = [];
   await Promise.all([
@@ -133,8 +141,8 @@ async function setEntitlements(client: WorkspaceAccessClient, run: Run, target: 
  * resource that managed them before (this one under another name, or an `IntegrationEntitlement`)
  * is deleted after this create or update, as Pulumi does, its delete must leave them (`claims.ts`).
  */
-function takeOver(run: Run, userId: string): void {
-  claim(memberClaim(run.integrationId, userId));
+function takeOver(takeovers: Takeovers, run: Run, userId: string): void {
+  takeovers.take(memberKey(run.integrationId, userId));
 }
 
 /**
@@ -162,7 +170,7 @@ async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Prom
     }
     const found = { ...serviceMember(outcome.member), userId: declared.userId };
     run.present.set(key, found);
-    await adoptFound(writer.client, run, declared, role, found, outcome.existed);
+    await adoptFound(writer, run, declared, role, found, outcome.existed);
     return false;
   } catch (error) {
     const job = unfinishedJobOf(error);
@@ -178,7 +186,7 @@ async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Prom
 
 /** A member found after an invitation (a 409, or a failed or unanswered one that landed). */
 async function adoptFound(
-  client: WorkspaceAccessClient,
+  writer: Writer,
   run: Run,
   declared: MemberInputs,
   role: string,
@@ -192,10 +200,10 @@ async function adoptFound(
     run.failures.push({ userId, error: roleMismatch(run.integrationId, declared, found.role) });
     return;
   }
-  if (theirs) takeOver(run, userId);
+  if (theirs) takeOver(writer.takeovers, run, userId);
   run.managed.set(keyOf(userId), found);
   if (!sameSet(found.entitlements, declared.entitlements))
-    await setEntitlements(client, run, { ...found, entitlements: declared.entitlements });
+    await setEntitlements(writer.client, run, { ...found, entitlements: declared.entitlements });
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

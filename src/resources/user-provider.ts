@@ -16,10 +16,11 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
-import { claim, isClaimed } from "./claims";
+import { userKey } from "./claims";
 import { sameId } from "./ids";
 import { DEFAULT_USER_ROLE, defined, type UserInputs, userInputs, validate } from "../shared/inputs";
-import { configure, connection, settingsFailures, withHints, withWrite } from "./provider-runtime";
+import { type ProviderContext, providerOf } from "../host/provider-runtime";
+import { withHints } from "../shared/hints";
 import { isUnknown } from "../shared/unknown";
 
 /** What a {@link User} stores: its inputs, what the service computes, and which optional attributes the program manages. */
@@ -136,25 +137,23 @@ function changedUserProperties(olds: Props, news: Props): string[] {
   return COMPARED.filter(([key, same]) => isUnknown(news[key]) || !same(olds[key], news[key])).map(([key]) => key);
 }
 
-export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
-  configure,
-
-  async check(_olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
-    return { inputs: { ...normalise(news) }, failures: [...settingsFailures(), ...validate(userInputs, news)] };
+export const provider = providerOf<Props, UserOutputs>({
+  async check(ctx: ProviderContext, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+    return { inputs: { ...normalise(news) }, failures: [...ctx.settingsFailures(), ...validate(userInputs, news)] };
   },
 
-  async diff(_id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+  async diff(_ctx: ProviderContext, _id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
     // None of the user's fields needs a replacement: PUT updates all of them.
     return { changes: changedUserProperties(olds as unknown as Props, news).length > 0, replaces: [] };
   },
 
-  async create(news: Props): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
+  async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
     const inputs = normalise(news);
-    return withWrite(async () => {
-      const { client } = connection();
+    return ctx.withWrite(async () => {
+      const { client } = ctx.connection();
       // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
       const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
-      if (found) return adopt(found, inputs);
+      if (found) return adopt(ctx, found, inputs);
       let user: User;
       try {
         user = await client.users.create(newUser(inputs));
@@ -162,7 +161,7 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
         if (!ConflictError.isInstance(error)) throw error;
         const existing = await client.users.findByEmail(inputs.email);
         // Someone took the email between the lookup and the POST: adopt it all the same.
-        if (inputs.adoptExisting && existing) return adopt(existing, inputs);
+        if (inputs.adoptExisting && existing) return adopt(ctx, existing, inputs);
         error.message += ` A user with the email ${inputs.email} already exists${existing ? ` (id ${existing.id})` : ""}. To manage that user with this resource, set adoptExisting: true.`;
         throw error;
       }
@@ -170,9 +169,9 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
     });
   },
 
-  async read(id: string, props?: UserOutputs): Promise<pulumi.dynamic.ReadResult<UserOutputs>> {
+  async read(ctx: ProviderContext, id: string, props?: UserOutputs): Promise<pulumi.dynamic.ReadResult<UserOutputs>> {
     return withHints(async () => {
-      const user = await connection().cache.user(id);
+      const user = await ctx.connection().cache.user(id);
       if (!user) return { id: "", props: {} as UserOutputs };
       const prior = (props ?? {}) as unknown as Props;
       // State written before `managedAttributes` existed managed both (with their defaults).
@@ -197,10 +196,10 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
     });
   },
 
-  async update(id: string, _olds: UserOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<UserOutputs>> {
+  async update(ctx: ProviderContext, id: string, _olds: UserOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<UserOutputs>> {
     const inputs = normalise(news);
-    return withWrite(async () => {
-      const { client } = connection();
+    return ctx.withWrite(async () => {
+      const { client } = ctx.connection();
       // A PUT replaces every attribute: what the program leaves out is read first and kept.
       const needsCurrent = inputs.role === undefined || inputs.isGuest === undefined;
       const attributes = needsCurrent ? keeping(inputs, await client.users.get(id)) : newUser(inputs);
@@ -209,23 +208,23 @@ export const provider: pulumi.dynamic.ResourceProvider<Props, UserOutputs> = {
     });
   },
 
-  async delete(id: string): Promise<void> {
+  async delete(ctx: ProviderContext, id: string): Promise<void> {
     // A replacement of this resource took the same user over in this deployment: keep it.
-    if (isClaimed(`user:${id}`)) return;
-    await withWrite(async () => {
+    if (ctx.takeovers.has(userKey(id))) return;
+    await ctx.withWrite(async () => {
       // Already gone (404) counts as done.
-      await unlessNotFound(connection().client.users.delete(id));
+      await unlessNotFound(ctx.connection().client.users.delete(id));
     });
   },
-};
+});
 
 /**
  * Takes over an existing user: nothing is sent when every declared attribute already holds;
  * otherwise one `PUT` of the declared attributes, keeping the service's value of each optional
  * one the program leaves out (an owner stays an owner, a guest a guest).
  */
-async function adopt(existing: User, inputs: UserInputs): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
-  const user = matches(inputs, existing) ? existing : await connection().client.users.replace(existing.id, keeping(inputs, existing));
-  claim(`user:${user.id}`);
+async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
+  const user = matches(inputs, existing) ? existing : await ctx.connection().client.users.replace(existing.id, keeping(inputs, existing));
+  ctx.takeovers.take(userKey(user.id));
   return { id: user.id, outs: outputs(user, inputs as unknown as Props) };
 }

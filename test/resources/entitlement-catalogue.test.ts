@@ -3,12 +3,12 @@
  * fail naming them and the offered ones (closest first); an unchanged set sends nothing; one
  * catalogue request per integration serves every resource; an unreadable catalogue warns.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
-import { closestFirst, setCatalogueWarn } from "../../src/resources/entitlement-catalogue";
+import { closestFirst } from "../../src/resources/entitlement-catalogue";
 import { provider } from "../../src/resources/integration-entitlement-provider";
 import { provider as membersProvider } from "../../src/resources/integration-members-provider";
-import { resetRuntime } from "../../src/resources/provider-runtime";
+import { ProviderContext, useContext } from "../../src/host/provider-runtime";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
@@ -19,18 +19,14 @@ const base = { integrationId: youtube, userId: alan, entitlements: ["VIEWER"] };
 const prior = { ...base, entitlements: ["VIEWER"], role: "account_collaborator" };
 
 let warnings: string[] = [];
-let restore: (message: string) => void;
+const warn = (message: string) => void warnings.push(message);
 beforeEach(() => {
   warnings = [];
-  restore = setCatalogueWarn((message) => warnings.push(message));
-});
-afterEach(() => {
-  setCatalogueWarn(restore);
 });
 
 async function setup(extra: Record<string, string> = {}): Promise<Emulator> {
   const emu = await emulator({ seed: defaultSeed() });
-  await configureFor(emu, extra);
+  await configureFor(emu, extra, { warn });
   return emu;
 }
 
@@ -137,11 +133,12 @@ describe("check against the catalogue", () => {
   });
 
   it("warns once and lets the check pass without settings", async () => {
-    resetRuntime();
     const saved = { ...process.env };
     for (const name of ["WORKSPACE_ACCESS_API_KEY", "WORKSPACE_ACCESS_BASE_URL", "WORKSPACE_ACCESS_WORKSPACE", "WORKSPACE_ACCESS_HOST"])
       delete process.env[name];
     try {
+      // Unconfigured, as a handler called outside the host: the settings come from the environment alone.
+      useContext(new ProviderContext(undefined, { warn }));
       await provider.check!({}, base);
       await provider.check!({}, { ...base, userId: grace });
       expect(warnings).toHaveLength(1);

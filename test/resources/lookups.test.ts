@@ -5,7 +5,7 @@
  * checked as getJob checks it (an unknown key fails before any request).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   getIntegration,
   getIntegrationEntitlements,
@@ -21,10 +21,7 @@ import {
   NotFoundError,
 } from "../../src";
 import { DEFAULT_IDS, defaultSeed, type Emulator, type EmulatorSeed } from "../../src/emulator";
-import { resetLookups } from "../../src/resources/lookups/session";
 import { emulator, rejection } from "../support/fixtures";
-
-afterEach(() => resetLookups());
 
 const { users, integrations } = DEFAULT_IDS;
 const YOUTUBE_2 = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a03";

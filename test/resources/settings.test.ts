@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WorkspaceAccessClient } from "../../src/client";
 import { NUMERIC_SETTINGS, numberRule } from "../../src/client/settings";
-import { configure, resetRuntime, settingsFailures } from "../../src/host/provider-runtime";
+import { configure, currentContext, resetRuntime } from "../../src/host/provider-runtime";
 import {
   allProblems,
   closestKey,
@@ -237,7 +237,7 @@ describe("a project named like the package's namespace", () => {
     };
     try {
       await configure({ config: hostConfig });
-      const [failure, ...rest] = settingsFailures();
+      const [failure, ...rest] = currentContext().settingsFailures();
       expect(rest).toEqual([]);
       expect(failure?.reason).toMatch(/^The project is named "workspace-access".*Rename the project/);
       expect(failure?.reason).not.toContain("config rm");

@@ -3,7 +3,7 @@
  * session of the stack config in force, 401/403 hints, and the output form.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { withHints } from "../provider-runtime";
+import { withHints } from "../../shared/hints";
 import { type ArgumentSpec, checkArguments } from "./arguments";
 import { lookupSession, type LookupSession } from "./session";
 

@@ -3,24 +3,24 @@
  * of its list calls. One paged listing of the users (or of the integrations) serves every lookup
  * of the run, however many there are; a lone lookup by id is one `GET`. A run is told by its
  * resource monitor, so a process that runs several programs (the Automation API's inline
- * programs) reads afresh in each. Lives in the program process only (lookups are not resources:
+ * programs) reads afresh in each: the sessions live in the run's memory (`program-run.ts`). Lives in the program process only (lookups are not resources:
  * nothing here is ever serialized), keyed by a hash of the settings so that the key is not even
  * kept as a map key.
  */
 import { createHash } from "node:crypto";
-import * as pulumi from "@pulumi/pulumi";
 import {
   collect,
   type Entitlement,
   type Integration,
   type IntegrationUser,
   unlessNotFound,
+  systemClock,
   type User,
   WorkspaceAccessClient,
 } from "../../client";
+import { programSettings } from "../../program/program-settings";
+import { thisRun } from "../../program/program-run";
 import { BatchWindow } from "../batch-window";
-import { currentClock } from "../provider-runtime";
-import { checkedProviderSettings, readRawSettings } from "../settings";
 
 /** How long a lookup by id waits for others to join it (then they share one listing). */
 export const LOOKUP_BATCH_WINDOW_MS = 5;
@@ -31,7 +31,7 @@ export class LookupSession {
   readonly workspace: string;
   readonly #client: WorkspaceAccessClient;
   readonly #calls = new Map<string, Promise<unknown>>();
-  readonly #window = new BatchWindow(LOOKUP_BATCH_WINDOW_MS, currentClock);
+  readonly #window = new BatchWindow(LOOKUP_BATCH_WINDOW_MS, () => systemClock);
 
   constructor(client: WorkspaceAccessClient) {
     this.#client = client;
@@ -113,21 +113,6 @@ export class LookupSession {
   }
 }
 
-/** Sessions per program run (its resource monitor), and for code that runs outside any. */
-const runs = new WeakMap<object, Map<string, LookupSession>>();
-const outsideRuns = new Map<string, LookupSession>();
-
-function sessionsOfThisRun(): Map<string, LookupSession> {
-  const monitor = pulumi.runtime.getMonitor();
-  if (!monitor) return outsideRuns;
-  let sessions = runs.get(monitor);
-  if (!sessions) {
-    sessions = new Map();
-    runs.set(monitor, sessions);
-  }
-  return sessions;
-}
-
 /**
  * The session of this run and the stack config in force (`workspace-access:*`, environment
  * fallback), read and checked the same way {@link getJob} does it: before any request, an unknown
@@ -135,22 +120,13 @@ function sessionsOfThisRun(): Map<string, LookupSession> {
  * setting throws a `ConfigurationError` naming the key and the fix.
  */
 export function lookupSession(): LookupSession {
-  const raw = readRawSettings((key) => pulumi.runtime.getConfig(key), process.env);
-  const settings = checkedProviderSettings(Object.keys(pulumi.runtime.allConfig()), raw);
+  const settings = programSettings();
   const fingerprint = createHash("sha256").update(JSON.stringify(settings)).digest("hex");
-  const sessions = sessionsOfThisRun();
+  const sessions = thisRun().lookups;
   let session = sessions.get(fingerprint);
   if (!session) {
-    session = new LookupSession(
-      new WorkspaceAccessClient({ ...settings.client, clock: currentClock(), settingPrefix: "workspace-access:" }),
-    );
+    session = new LookupSession(new WorkspaceAccessClient({ ...settings.client, clock: systemClock, settingPrefix: "workspace-access:" }));
     sessions.set(fingerprint, session);
   }
   return session;
-}
-
-/** Closes and forgets the sessions made outside any program run (tests). */
-export function resetLookups(): void {
-  for (const session of outsideRuns.values()) void session.close();
-  outsideRuns.clear();
 }
