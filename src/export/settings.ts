@@ -7,7 +7,7 @@
  */
 import { ConfigurationError } from "../client/errors";
 import { parseBaseUrl } from "../client/settings";
-import { CONFIG_KEYS, qualified, readRawSettings, resolveProviderSettings } from "../resources/settings";
+import { CONFIG_KEYS, qualified, readRawSettings, resolveProviderSettings } from "../shared/settings";
 import { ExportError, SCOPES_NEEDED } from "./errors";
 
 /** The environment variables the export reads. */

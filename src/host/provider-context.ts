@@ -11,10 +11,10 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, systemClock, WorkspaceAccessClient } from "../client";
-import { Takeovers } from "../resources/claims";
-import { EntitlementCatalogue } from "../resources/entitlement-catalogue";
-import { InviteBatcher } from "../resources/invite-batcher";
-import { ReadCache } from "../resources/read-cache";
+import { Takeovers } from "./takeovers";
+import { EntitlementCatalogue } from "./entitlement-catalogue";
+import { InviteBatcher } from "./invite-batcher";
+import { ReadCache } from "./read-cache";
 import { withHints } from "../shared/hints";
 import type { CheckFailure } from "../shared/inputs";
 import {
@@ -59,7 +59,7 @@ export class ProviderContext {
   readonly #failures: readonly CheckFailure[];
   /** What this context was built from, to tell whether a second `configure` brings another config. */
   readonly key: string;
-  /** What creates of this deployment took over, so that a replaced resource's delete leaves it (`claims.ts`). */
+  /** What creates of this deployment took over, so that a replaced resource's delete leaves it (`takeovers.ts`). */
   readonly takeovers = new Takeovers();
   /** The integrations' entitlement catalogues, read once each for `check` (`entitlement-catalogue.ts`). */
   readonly catalogue: EntitlementCatalogue;

@@ -6,7 +6,7 @@
  * programs run in one process never see each other's declarations.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { LookupSession } from "../resources/lookups/session";
+import type { LookupSession } from "./lookups/session";
 
 /** Who may manage an integration's members: an `IntegrationMembers` (all of them) or an `IntegrationEntitlement` (one). */
 export type OwnerKind = "User" | "IntegrationEntitlement" | "IntegrationMembers";

@@ -5,9 +5,9 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
-import { closestFirst } from "../../src/resources/entitlement-catalogue";
-import { provider } from "../../src/resources/integration-entitlement-provider";
-import { provider as membersProvider } from "../../src/resources/integration-members-provider";
+import { closestFirst } from "../../src/host/entitlement-catalogue";
+import { provider } from "../../src/host/entitlement/integration-entitlement-provider";
+import { provider as membersProvider } from "../../src/host/members/integration-members-provider";
 import { ProviderContext, useContext } from "../../src/host/provider-runtime";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator } from "../support/fixtures";

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Emulator, EmulatorOptions } from "../../src/emulator";
-import type { IntegrationMembersOutputs } from "../../src/resources/integration-members-provider";
-import { provider } from "../../src/resources/integration-members-provider";
+import type { IntegrationMembersOutputs } from "../../src/host/members/integration-members-provider";
+import { provider } from "../../src/host/members/integration-members-provider";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";

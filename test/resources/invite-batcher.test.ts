@@ -15,8 +15,8 @@ import {
   MAX_BATCH,
   unfinishedJobOf,
   WINDOW_MS,
-} from "../../src/resources/invite-batcher";
-import { PartialWriteError } from "../../src/resources/partial-write";
+} from "../../src/host/invite-batcher";
+import { PartialWriteError } from "../../src/host/partial-write";
 import { clientFor, emulator } from "../support/fixtures";
 import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
 

@@ -7,9 +7,9 @@
 import { describe, expect, it } from "vitest";
 import type { MemberInputs } from "../../src/shared/inputs";
 import type { IntegrationMemberState } from "../../src/program/integration-members";
-import { type Plan, type PlanInput, planMembers } from "../../src/resources/members-plan";
-import { keyOf } from "../../src/resources/members-refusals";
-import type { ServiceMember } from "../../src/resources/members-state";
+import { type Plan, type PlanInput, planMembers } from "../../src/host/members/members-plan";
+import { keyOf } from "../../src/host/members/members-refusals";
+import type { ServiceMember } from "../../src/host/members/members-state";
 
 const I = "5b1c0d2e-0000-4000-8000-00000000be0c";
 const id = (c: string) => `00000000-0000-4000-8000-00000000000${c}`;

@@ -8,7 +8,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Integration } from "../../client";
 import { inviteRole } from "../../shared/inputs";
-import type { IntegrationEntitlementRole } from "../../program/integration-entitlement";
+import type { IntegrationEntitlementRole } from "../integration-entitlement";
 import { LookupError } from "./lookup-error";
 import { type LookupInputs, lookupOutput, runLookup } from "./run";
 import type { LookupSession } from "./session";

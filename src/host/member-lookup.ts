@@ -24,7 +24,7 @@
  * documented.
  */
 import { type Clock, type IntegrationUser, NotFoundError, systemClock, type WorkspaceAccessClient } from "../client";
-import { BatchWindow } from "./batch-window";
+import { BatchWindow } from "../shared/batch-window";
 import { idKey } from "./ids";
 
 /** How long the first create waits for others to join it in one list (creates are slow: invite and job). */

@@ -4,13 +4,13 @@
  * write waits for its job; a failed write fails that member alone, and the run records what the
  * service then has, so that the state of a partial create or update is true.
  */
-import { type IntegrationRole, unlessNotFound, type WorkspaceAccessClient } from "../client";
-import type { ProviderContext } from "../host/provider-runtime";
-import { memberKey, type Takeovers } from "./claims";
-import { entitlementSet, type MemberInputs } from "../shared/inputs";
-import type { IntegrationMemberState } from "../program/integration-members";
-import type { InviteBatcher } from "./invite-batcher";
-import { unfinishedJobOf } from "./invite-batcher";
+import { type IntegrationRole, unlessNotFound, type WorkspaceAccessClient } from "../../client";
+import type { ProviderContext } from "../provider-runtime";
+import { memberKey, type Takeovers } from "../takeovers";
+import { entitlementSet, type MemberInputs } from "../../shared/inputs";
+import type { IntegrationMemberState } from "../../shared/member-state";
+import type { InviteBatcher } from "../invite-batcher";
+import { unfinishedJobOf } from "../invite-batcher";
 import type { Actions, PlannedInvite } from "./members-plan";
 import { keyOf, notAsInvited, roleMismatch } from "./members-refusals";
 import { readBack, serviceMember } from "./members-service";
@@ -139,7 +139,7 @@ async function setEntitlements(client: WorkspaceAccessClient, run: Run, target: 
 /**
  * Records that this deployment took over a member who was there before (an adoption): when the
  * resource that managed them before (this one under another name, or an `IntegrationEntitlement`)
- * is deleted after this create or update, as Pulumi does, its delete must leave them (`claims.ts`).
+ * is deleted after this create or update, as Pulumi does, its delete must leave them (`takeovers.ts`).
  */
 function takeOver(takeovers: Takeovers, run: Run, userId: string): void {
   takeovers.take(memberKey(run.integrationId, userId));

@@ -12,8 +12,8 @@
  *
  * User ids are compared case-insensitively ({@link keyOf}): a service may answer another case.
  */
-import { DEFAULT_INTEGRATION_ROLE, entitlementSet, type MemberInputs } from "../shared/inputs";
-import type { IntegrationMemberState } from "../program/integration-members";
+import { DEFAULT_INTEGRATION_ROLE, entitlementSet, type MemberInputs } from "../../shared/inputs";
+import type { IntegrationMemberState } from "../../shared/member-state";
 import { guardLastOwner, keyOf, roleDrift, roleMismatch } from "./members-refusals";
 import { byKey, type Failure, type IntegrationMembersOutputs, type PendingInvitation, type ServiceMember } from "./members-state";
 
@@ -56,7 +56,7 @@ export interface Actions {
   remove: string[];
   invite: PlannedInvite[];
   setEntitlements: IntegrationMemberState[];
-  /** Members there before, now this resource's (see `claims.ts`). */
+  /** Members there before, now this resource's (see `takeovers.ts`). */
   takeOver: string[];
   /** Invitations that may still land: kept managed with their job, not invited again. */
   pending: PendingInvitation[];

@@ -3,9 +3,9 @@
  * owner guard (a whole operation refused), and the role a member has that the program does not
  * expect (that member alone fails). Messages name the integration, the users and the fix.
  */
-import { ConfigurationError } from "../client";
-import type { MemberInputs } from "../shared/inputs";
-import type { IntegrationMemberState } from "../program/integration-members";
+import { ConfigurationError } from "../../client";
+import type { MemberInputs } from "../../shared/inputs";
+import type { IntegrationMemberState } from "../../shared/member-state";
 
 const OWNER = "account_owner";
 

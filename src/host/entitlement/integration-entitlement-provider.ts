@@ -27,11 +27,11 @@ import {
   unlessNotFound,
   type WorkspaceAccessClient,
   WorkspaceAccessError,
-} from "../client";
-import { memberKey } from "./claims";
-import { type InvitationResult, settle } from "./invite-batcher";
-import { sameId } from "./ids";
-import { afterJobWait, PartialWriteError } from "./partial-write";
+} from "../../client";
+import { memberKey } from "../takeovers";
+import { type InvitationResult, settle } from "../invite-batcher";
+import { sameId } from "../ids";
+import { afterJobWait, PartialWriteError } from "../partial-write";
 import {
   DEFAULT_INTEGRATION_ROLE,
   defined,
@@ -40,10 +40,10 @@ import {
   integrationEntitlementInputs,
   inviteRole,
   validate,
-} from "../shared/inputs";
-import { type ProviderContext, providerOf } from "../host/provider-runtime";
-import { withHints } from "../shared/hints";
-import { containsUnknown, isUnknown } from "../shared/unknown";
+} from "../../shared/inputs";
+import { type ProviderContext, providerOf } from "../provider-runtime";
+import { withHints } from "../../shared/hints";
+import { containsUnknown, isUnknown } from "../../shared/unknown";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
 export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInputs {

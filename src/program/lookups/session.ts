@@ -18,9 +18,9 @@ import {
   type User,
   WorkspaceAccessClient,
 } from "../../client";
-import { programSettings } from "../../program/program-settings";
-import { thisRun } from "../../program/program-run";
-import { BatchWindow } from "../batch-window";
+import { programSettings } from "../program-settings";
+import { thisRun } from "../program-run";
+import { BatchWindow } from "../../shared/batch-window";
 
 /** How long a lookup by id waits for others to join it (then they share one listing). */
 export const LOOKUP_BATCH_WINDOW_MS = 5;

@@ -16,10 +16,10 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
-import { userKey } from "./claims";
+import { userKey } from "./takeovers";
 import { sameId } from "./ids";
 import { DEFAULT_USER_ROLE, defined, type UserInputs, userInputs, validate } from "../shared/inputs";
-import { type ProviderContext, providerOf } from "../host/provider-runtime";
+import { type ProviderContext, providerOf } from "./provider-runtime";
 import { withHints } from "../shared/hints";
 import { isUnknown } from "../shared/unknown";
 

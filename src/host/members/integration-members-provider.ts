@@ -10,7 +10,7 @@
  * | create | `GET /integrations/{id}/users` (the member list, paged, once); the confirmations the plan asks for (below); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job, then a read-back of what the invitations made; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
  * | update | a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member the state lists: those the plan showed), and per member whose declared role changed as the plan showed it (a role the service changed unseen fails that member instead); then the invitations (batched, read back) and one `PATCH` per member whose set changed |
  * | read | the member list once and the confirmations (a member whose invitation job is pending stays managed until they are a member). A 404 to the list fails the refresh (the integration may be gone, or not disclosed to the key) |
- * | delete | a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per managed member there and not taken over by another resource in this deployment (`claims.ts`). Fails, keeping the resource, for a managed member whose invitation job is still running (they may join after) |
+ * | delete | a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per managed member there and not taken over by another resource in this deployment (`takeovers.ts`). Fails, keeping the resource, for a managed member whose invitation job is still running (they may join after) |
  *
  * A list proves presence, never absence: a member a decision rests on (to invite, to remove, to
  * take over, to forget) who is missing from the list is confirmed first (`members-service.ts`): by
@@ -26,8 +26,8 @@
  * next `up` converges from there.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { NotFoundError, type WorkspaceAccessClient } from "../client";
-import { memberKey } from "./claims";
+import { NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { memberKey } from "../takeovers";
 import {
   defined,
   entitlementSet,
@@ -35,17 +35,17 @@ import {
   integrationMembersInputs,
   type MemberInputs,
   validate,
-} from "../shared/inputs";
-import type { IntegrationMemberState } from "../program/integration-members";
-import { settle } from "./invite-batcher";
+} from "../../shared/inputs";
+import type { IntegrationMemberState } from "../../shared/member-state";
+import { settle } from "../invite-batcher";
 import { applyPlan, failedError, runError, runOf, writerOf } from "./members-apply";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { keyOf } from "./members-refusals";
 import { confirmAbsences, listMembers } from "./members-service";
 import { byKey, type IntegrationMembersOutputs, outputsOf, type ServiceMember, sortByUser } from "./members-state";
-import { type ProviderContext, providerOf } from "../host/provider-runtime";
-import { withHints } from "../shared/hints";
-import { containsUnknown, isUnknown } from "../shared/unknown";
+import { type ProviderContext, providerOf } from "../provider-runtime";
+import { withHints } from "../../shared/hints";
+import { containsUnknown, isUnknown } from "../../shared/unknown";
 
 export type { IntegrationMembersOutputs, PendingInvitation } from "./members-state";
 

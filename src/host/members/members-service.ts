@@ -7,9 +7,9 @@
  * size, so that a service skipping the same offset on every walk cannot make both miss the same
  * member). When listings keep differing, the members still missing are read one by one.
  */
-import { InvalidResponseError, type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../client";
-import { entitlementSet, inviteRole } from "../shared/inputs";
-import type { IntegrationMemberState } from "../program/integration-members";
+import { InvalidResponseError, type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { entitlementSet, inviteRole } from "../../shared/inputs";
+import type { IntegrationMemberState } from "../../shared/member-state";
 import { keyOf } from "./members-refusals";
 import { byKey, type ServiceMember } from "./members-state";
 

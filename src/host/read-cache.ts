@@ -7,7 +7,7 @@
  * direct GET before it is reported gone, so a user created after the list began is never dropped.
  */
 import { type Clock, type IntegrationUser, NotFoundError, systemClock, type User, type WorkspaceAccessClient } from "../client";
-import { BatchWindow } from "./batch-window";
+import { BatchWindow } from "../shared/batch-window";
 import { idKey } from "./ids";
 import { CreateLookups, type MemberLookup } from "./member-lookup";
 

@@ -1,7 +1,7 @@
 /**
  * What an {@link IntegrationMembers} stores, and how one operation's findings become it.
  */
-import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../program/integration-members";
+import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../../shared/member-state";
 import { keyOf } from "./members-refusals";
 
 /** What an {@link IntegrationMembers} stores. */
