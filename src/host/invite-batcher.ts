@@ -44,7 +44,6 @@ import {
 } from "../client";
 import { idKey } from "./ids";
 import { confirmMisses, type Members, memberList } from "./member-lookup";
-import { PartialWriteError } from "./partial-write";
 
 /** The most users one invitation names (the API's page size, and the issue's cap). */
 export const MAX_BATCH = 100;
@@ -89,22 +88,6 @@ export type InvitationResult =
   | { kind: "invited"; jobId: string | null }
   | { kind: "member"; member: IntegrationUser; existed: boolean }
   | { kind: "pending"; jobId: string | null; error: Error };
-
-/**
- * The result of {@link InviteBatcher.invite}, before "may still land" was a result.
- * @deprecated Use {@link InviteBatcher.submit} and {@link InvitationResult}.
- */
-export type InviteOutcome = { jobId: string | null } | { member: IntegrationUser; existed: boolean };
-
-/**
- * Whether the invitation an error ended may still land: the job to wait for (`null` when none is
- * known), or `undefined` when it did not happen.
- * @deprecated {@link InviteBatcher.submit} resolves such an invitation as `{ kind: "pending" }`;
- * this reads the {@link PartialWriteError} that {@link InviteBatcher.invite} rejects with instead.
- */
-export function unfinishedJobOf(error: unknown): string | null | undefined {
-  return PartialWriteError.isInstance(error) ? error.pendingJobId : undefined;
-}
 
 /**
  * Waits (up to `jobTimeoutSeconds` once more) for jobs an earlier deployment left running (an
@@ -194,23 +177,6 @@ export class InviteBatcher {
         void opened.then(() => this.#flush(q));
       }
     });
-  }
-
-  /**
-   * {@link submit} as it was before "may still land" was a result: a `pending` invitation rejects
-   * with a {@link PartialWriteError} (its `pendingJobId` is the job; see {@link unfinishedJobOf}).
-   * @deprecated Use {@link submit}.
-   */
-  async invite(invitation: Invitation): Promise<InviteOutcome> {
-    const result = await this.submit(invitation);
-    switch (result.kind) {
-      case "invited":
-        return { jobId: result.jobId };
-      case "member":
-        return { member: result.member, existed: result.existed };
-      case "pending":
-        throw new PartialWriteError(result.error, result.jobId);
-    }
   }
 
   /**

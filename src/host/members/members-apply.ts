@@ -10,7 +10,7 @@ import { memberKey, type Takeovers } from "../takeovers";
 import { entitlementSet, type MemberInputs } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import type { InviteBatcher } from "../invite-batcher";
-import { unfinishedJobOf } from "../invite-batcher";
+import { PartialWriteError } from "../partial-write";
 import type { Actions, PlannedInvite } from "./members-plan";
 import { keyOf, notAsInvited, roleMismatch } from "./members-refusals";
 import { readBack, serviceMember } from "./members-service";
@@ -155,30 +155,32 @@ async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Prom
   const { member: declared, role } = planned;
   const key = keyOf(declared.userId);
   try {
-    const outcome = await writer.invites.invite({
+    const result = await writer.invites.submit({
       integrationId: run.integrationId,
       userId: declared.userId,
       role: role as IntegrationRole,
       entitlements: declared.entitlements,
     });
-    if ("jobId" in outcome) {
+    if (result.kind === "invited") {
       // Recorded as asked until read back (see checkMade).
       const state = { userId: declared.userId, entitlements: declared.entitlements, role };
       run.managed.set(key, state);
       run.present.set(key, { ...state, email: null });
       return true;
     }
-    const found = { ...serviceMember(outcome.member), userId: declared.userId };
-    run.present.set(key, found);
-    await adoptFound(writer, run, declared, role, found, outcome.existed);
-    return false;
-  } catch (error) {
-    const job = unfinishedJobOf(error);
-    if (job !== undefined) {
+    if (result.kind === "pending") {
       // The invitation may still land: managed, with no set known, and its job (when one is known) waited for next time.
       run.managed.set(key, { userId: declared.userId, entitlements: [], role });
-      if (job !== null) run.pending.set(key, { userId: declared.userId, jobId: job });
+      if (result.jobId !== null) run.pending.set(key, { userId: declared.userId, jobId: result.jobId });
+      run.failures.push({ userId: declared.userId, error: new PartialWriteError(result.error, result.jobId) });
+      return false;
     }
+    const found = { ...serviceMember(result.member), userId: declared.userId };
+    run.present.set(key, found);
+    await adoptFound(writer, run, declared, role, found, result.existed);
+    return false;
+  } catch (error) {
+    // The invitation did not happen (refused, or its job failed).
     run.failures.push({ userId: declared.userId, error });
     return false;
   }
