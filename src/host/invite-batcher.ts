@@ -11,39 +11,12 @@
  * ({@link HOLD_MS} at most), whose creates' successors then join, and closes once none has come
  * for {@link WINDOW_MS} ({@link MAX_BATCH_OPEN_MS} at most).
  *
- * Every invitation ends with an {@link InvitationResult} of its own, and nobody is invited twice.
- * "It may still land" is a result (`kind: "pending"`, with the job to wait for), not an error:
- *
- * | a batch of several users | what happens |
- * |---|---|
- * | the POST fails without an answer (a timeout, a reset, a 5xx) | it may have been carried out: never re-sent. One member list read: users found members are done (the invitation landed); the others are `pending` with no job known |
- * | the POST answers 409 (someone is a member already) | one member list read: those members are handed back as existing (the caller applies its adoption rules); the others are sent again as one batch (split in halves if no member is found) |
- * | the POST answers another 400, 404 or 422 (a user the service refuses) | nothing was done: split in halves and sent again, down to the user at fault |
- * | any other error (401, 403, 429 after the client's retries) | not about a user: every user fails with it |
- * | the job ends in `error` | one member list read (a service that applies the others anyway must not see them invited twice): users found members are done; those it missed are confirmed absent (a list proves presence only: a second listing that agrees, or a direct read each when they are fewer than its pages), and only those are split in halves and sent again. Without the list, every user is `pending` with no job known |
- * | waiting for the job fails otherwise (a timeout, polling that fails) | the job may still land: every user is `pending` with the job, so the next `up` waits for it instead of inviting again |
- *
- * A batch of one behaves as the single invitation always did: an ambiguous failure or a 409 reads
- * that member (`GET .../users/{userId}`), a job in `error` fails with {@link JobFailedError}.
- * Errors shared by several users are copied per user, naming the user and the batch.
+ * Every invitation ends with an {@link InvitationResult} of its own, and nobody is invited twice:
+ * how a batch sent ends for each of its users is `invite-send.ts`'s.
  */
-import {
-  ApiError,
-  type Clock,
-  ConflictError,
-  createOnce,
-  type IntegrationRole,
-  type IntegrationUser,
-  isAmbiguous,
-  JobFailedError,
-  type JobHandle,
-  JobTimeoutError,
-  NotFoundError,
-  unlessNotFound,
-  type WorkspaceAccessClient,
-} from "../client";
+import type { Clock, IntegrationRole, IntegrationUser, WorkspaceAccessClient } from "../client";
 import { idKey } from "./ids";
-import { confirmMisses, type Members, memberList } from "./member-lookup";
+import { type Entry, sendBatch } from "./invite-send";
 
 /** The most users one invitation names (the API's page size, and the issue's cap). */
 export const MAX_BATCH = 100;
@@ -89,33 +62,6 @@ export type InvitationResult =
   | { kind: "member"; member: IntegrationUser; existed: boolean }
   | { kind: "pending"; jobId: string | null; error: Error };
 
-/**
- * Waits (up to `jobTimeoutSeconds` once more) for jobs an earlier deployment left running (an
- * invitation not seen to finish), so that a slow invitation is not sent twice. Returns the ids of
- * the jobs still running after that wait; a job that failed or is gone has ended (its write did
- * not happen, or the member list tells).
- */
-export async function settle(client: WorkspaceAccessClient, jobIds: readonly string[]): Promise<string[]> {
-  const running: string[] = [];
-  await Promise.all(
-    jobIds.map(async (id) => {
-      try {
-        await client.jobs.wait(id);
-      } catch (error) {
-        if (JobTimeoutError.isInstance(error)) running.push(id);
-        else if (!(JobFailedError.isInstance(error) || NotFoundError.isInstance(error))) throw error;
-      }
-    }),
-  );
-  return running.sort();
-}
-
-interface Entry {
-  invitation: Invitation;
-  resolve(result: InvitationResult): void;
-  reject(error: unknown): void;
-}
-
 /** The invitations of one integration, role and set waiting to be sent. */
 interface Queue {
   entries: Entry[];
@@ -127,20 +73,6 @@ interface Queue {
   /** When the last invitation joined. */
   lastJoinedAt: number;
 }
-
-/** Status codes of a refusal that may be about one user of the batch: split to find them. */
-const USER_STATUSES: ReadonlySet<number> = new Set([400, 404, 409, 422]);
-
-/** A copy of `error` (same class and data) whose message names the user, for an error shared by a batch. */
-function forUser(error: unknown, userId: string, size: number): unknown {
-  if (!(error instanceof Error) || size <= 1) return error;
-  // Every own property, the hidden marker of `isInstance` included.
-  const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as Error;
-  copy.message = `Inviting user ${userId} (one of ${size} invited together): ${error.message}`;
-  return copy;
-}
-
-const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /** Batches the invitations of one client. */
 export class InviteBatcher {
@@ -209,153 +141,10 @@ export class InviteBatcher {
       const batch = queue.entries.splice(0, MAX_BATCH);
       queue.inFlight++;
       queue.lastSentAt = this.#clock.now();
-      void this.#send(batch).finally(() => {
+      void sendBatch(this.#client, batch).finally(() => {
         queue.inFlight--;
         queue.lastSentAt = this.#clock.now();
       });
     }
-  }
-
-  /** Sends one batch and settles each of its entries (see the table above). Never rejects. */
-  async #send(batch: Entry[]): Promise<void> {
-    if (batch.length === 1) return this.#sendOne(batch[0]!);
-    const { integrationId, role, entitlements } = batch[0]!.invitation;
-    const userIds = batch.map((e) => e.invitation.userId);
-    let job: JobHandle;
-    try {
-      job = await this.#client.integrations.invite(integrationId, { userIds, role, entitlements });
-    } catch (error) {
-      if (isAmbiguous(error)) return this.#afterAmbiguous(batch, error);
-      if (ConflictError.isInstance(error)) return this.#afterConflict(batch);
-      if (ApiError.isInstance(error) && USER_STATUSES.has(error.status)) return this.#split(batch);
-      return this.#failAll(batch, error);
-    }
-    try {
-      await job.wait();
-    } catch (error) {
-      if (JobFailedError.isInstance(error)) return this.#afterJobFailed(batch, error);
-      return this.#pendingAll(batch, error, job.id);
-    }
-    for (const entry of batch) entry.resolve({ kind: "invited", jobId: job.id });
-  }
-
-  /** A batch of one: the single invitation, never re-sent blindly. */
-  async #sendOne(entry: Entry): Promise<void> {
-    const { integrationId, userId, role, entitlements } = entry.invitation;
-    const client = this.#client;
-    const member = () => unlessNotFound(client.integrations.getUser(integrationId, userId));
-    let outcome: { sent: JobHandle } | { found: IntegrationUser };
-    try {
-      // Never re-sent: an accepted invitation's member appears only when its job ends, so finding
-      // no member after an ambiguous failure cannot prove the invitation was not carried out.
-      outcome = await createOnce({
-        send: () => client.integrations.invite(integrationId, { userIds: [userId], role, entitlements }),
-        lookUp: member,
-        what: `POST integrations/${integrationId}/users (${userId})`,
-      });
-    } catch (error) {
-      try {
-        // A member already (added since the create looked): read it, so the caller can say so.
-        const found = ConflictError.isInstance(error) ? await member() : undefined;
-        if (found) return entry.resolve({ kind: "member", member: found, existed: true });
-      } catch (readError) {
-        return entry.reject(readError);
-      }
-      if (isAmbiguous(error)) return entry.resolve({ kind: "pending", jobId: null, error: asError(error) });
-      return entry.reject(error);
-    }
-    if ("found" in outcome) return entry.resolve({ kind: "member", member: outcome.found, existed: false });
-    try {
-      await outcome.sent.wait();
-    } catch (error) {
-      if (JobFailedError.isInstance(error)) return entry.reject(error);
-      return entry.resolve({ kind: "pending", jobId: outcome.sent.id, error: asError(error) });
-    }
-    entry.resolve({ kind: "invited", jobId: outcome.sent.id });
-  }
-
-  /** The members of the integration now, by user id (see {@link memberList}); `undefined` when the list cannot be read. */
-  async #members(integrationId: string): Promise<Members | undefined> {
-    return memberList(this.#client, integrationId).catch(() => undefined);
-  }
-
-  /**
-   * Splits `batch` into the entries whose user is a member now (settled: with `existed`, or, when
-   * the member's record cannot be used, failed naming it) and the rest.
-   */
-  #settleMembers(batch: Entry[], members: Members, existed: boolean): Entry[] {
-    const rest: Entry[] = [];
-    for (const entry of batch) {
-      const member = members.get(idKey(entry.invitation.userId));
-      if (member instanceof Error) {
-        // A member, but its record cannot be used: if this invitation made it, the next up takes it over.
-        if (existed) entry.reject(member);
-        else entry.resolve({ kind: "pending", jobId: null, error: member });
-      } else if (member) entry.resolve({ kind: "member", member, existed });
-      else rest.push(entry);
-    }
-    return rest;
-  }
-
-  async #afterAmbiguous(batch: Entry[], error: unknown): Promise<void> {
-    const members = await this.#members(batch[0]!.invitation.integrationId);
-    const rest = members ? this.#settleMembers(batch, members, false) : batch;
-    // Not a member yet proves nothing (the job may still be running): not re-sent, but pending,
-    // so the resource is recorded and the next `up` looks before inviting.
-    this.#pendingAll(rest, error, null, batch.length);
-  }
-
-  async #afterConflict(batch: Entry[]): Promise<void> {
-    const members = await this.#members(batch[0]!.invitation.integrationId);
-    if (!members) return this.#split(batch);
-    const rest = this.#settleMembers(batch, members, true);
-    // A member the list skipped is refused again (409), never invited twice: no read needed here.
-    if (rest.length === batch.length) return this.#split(batch);
-    if (rest.length > 0) await this.#send(rest);
-  }
-
-  async #afterJobFailed(batch: Entry[], error: unknown): Promise<void> {
-    const { integrationId } = batch[0]!.invitation;
-    const members = await this.#members(integrationId);
-    // Without the list, halves could invite again users a partly applied job added: give up instead,
-    // each pending with no job known, so the next `up` reads its member before inviting.
-    if (!members) return this.#pendingAll(batch, error, null);
-    const missed = this.#settleMembers(batch, members, false);
-    if (missed.length === 0) return;
-    // A list proves presence only: a member it skipped (pages shift) would be invited a second time.
-    let confirmed: Map<string, IntegrationUser | undefined>;
-    try {
-      confirmed = await confirmMisses(
-        this.#client,
-        integrationId,
-        members,
-        missed.map((e) => e.invitation.userId),
-      );
-    } catch {
-      return this.#pendingAll(missed, error, null, batch.length);
-    }
-    const rest: Entry[] = [];
-    for (const entry of missed) {
-      const found = confirmed.get(idKey(entry.invitation.userId));
-      if (found) entry.resolve({ kind: "member", member: found, existed: false });
-      else rest.push(entry);
-    }
-    if (rest.length > 0) await this.#split(rest);
-  }
-
-  /** Sends each half again, at once. */
-  async #split(batch: Entry[]): Promise<void> {
-    if (batch.length === 1) return this.#sendOne(batch[0]!);
-    const half = Math.ceil(batch.length / 2);
-    await Promise.all([this.#send(batch.slice(0, half)), this.#send(batch.slice(half))]);
-  }
-
-  #failAll(entries: Entry[], error: unknown, size = entries.length): void {
-    for (const entry of entries) entry.reject(forUser(error, entry.invitation.userId, size));
-  }
-
-  /** Every entry may still land: pending with `jobId` (null: none known), the error copied per user. */
-  #pendingAll(entries: Entry[], error: unknown, jobId: string | null, size = entries.length): void {
-    for (const entry of entries) entry.resolve({ kind: "pending", jobId, error: asError(forUser(error, entry.invitation.userId, size)) });
   }
 }

@@ -29,7 +29,7 @@ import {
   integrationEntitlementInputs,
   validate,
 } from "../../shared/inputs";
-import { settle } from "../invite-batcher";
+import { settle } from "../pending-jobs";
 import { PartialWriteError } from "../partial-write";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";

@@ -37,7 +37,7 @@ import {
   validate,
 } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import { settle } from "../invite-batcher";
+import { settle } from "../pending-jobs";
 import { applyPlan, failedError, runError, runOf, writerOf } from "./members-apply";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { keyOf } from "./members-refusals";
