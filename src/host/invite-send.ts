@@ -31,7 +31,7 @@ import {
 } from "../client";
 import { idKey } from "./ids";
 import type { Invitation, InvitationResult } from "./invite-batcher";
-import { confirmMisses, type Members, memberList } from "./member-lookup";
+import { confirmMisses, type Members, memberList } from "./member-list";
 
 /** One invitation waiting for its result. */
 export interface Entry {
