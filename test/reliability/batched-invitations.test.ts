@@ -83,7 +83,7 @@ describe.each(SERVICES)("batched invitations through the host (%s service)", (_s
     const [post] = invitePosts(s.emu);
     expect(post?.userIds).toEqual([userId(0)]);
     // A lone invitation goes out on the next turn of the event loop (exact, with a virtual clock, in
-    // test/resources/invite-batcher.test.ts). Through the host, on a machine busy with other tests,
+    // test/host/invite-batcher.test.ts). Through the host, on a machine busy with other tests,
     // the turn-around alone has reached 123 ms: the bound is half the HOLD_MS a batch may wait for
     // one in flight, the delay batching could add.
     expect(post!.at - read!.at).toBeLessThan(HOLD_MS / 2);

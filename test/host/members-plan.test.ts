@@ -2,7 +2,7 @@
  * The IntegrationMembers planner as a table: declared members, the state, the member list (which
  * proves presence, never absence) and the direct reads confirming absences, in; the absences to
  * confirm first, or the actions, out. The provider applies exactly these plans
- * (test/resources/integration-members-provider.test.ts shows it against the emulator).
+ * (test/host/integration-members-provider.test.ts shows it against the emulator).
  */
 import { describe, expect, it } from "vitest";
 import type { MemberInputs } from "../../src/shared/inputs";
