@@ -5,7 +5,8 @@
  *
  * Environment: `BENCH_N` (comma-separated sizes, default `100,1000`), `BENCH_RATE_N` (size of
  * the rate-limited applies, default `BENCH_N`'s values; empty for none), `BENCH_PARALLEL` (default 16),
- * `BENCH_BATCHING` (`0` skips bench/batching.ts).
+ * `BENCH_BATCHING` (`0` skips bench/batching.ts), `BENCH_CLI` (`0` skips bench/cli.ts, which runs
+ * only where the real `pulumi` CLI is: one line says so otherwise).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -19,6 +20,7 @@ import type { Project } from "../test/engine/project.ts";
 import { rateMemorySection, rateMemoryTable } from "./rate-memory.ts";
 import { benchExport, exportTable } from "./export.ts";
 import { type BatchingResult, batchingTable, benchBatching } from "./batching.ts";
+import { benchCli, type CliBenchResult, cliTable } from "./cli.ts";
 import { benchEmulator, calls, LOOKUPS, seedLookupUsers, userBody, workloadStack, writeWorkload } from "./workload.ts";
 
 const benchDir = path.join(repoRoot, "bench");
@@ -497,6 +499,7 @@ async function main(): Promise<void> {
     const rateMemory = await rateMemorySection(project, parallel);
     const exported = await benchExport();
     const batching: BatchingResult | null = process.env.BENCH_BATCHING === "0" ? null : await benchBatching(project);
+    const underCli: CliBenchResult | null = process.env.BENCH_CLI === "0" ? null : await benchCli();
     const out = {
       date: new Date().toISOString(),
       machine: machine(),
@@ -506,6 +509,7 @@ async function main(): Promise<void> {
       rateMemory,
       export: exported,
       batching,
+      cli: underCli,
       totalMs: performance.now() - started,
     };
     fs.writeFileSync(path.join(benchDir, "results.json"), `${JSON.stringify(out, null, 2)}\n`);
@@ -515,6 +519,7 @@ async function main(): Promise<void> {
     if (rateMemory) console.log(`\n${rateMemoryTable(rateMemory)}`);
     if (exported) console.log(`\n${exportTable(exported)}`);
     if (batching) console.log(`\n${batchingTable(batching)}`);
+    if (underCli) console.log(`\n${cliTable(underCli)}`);
     console.log(`\ntotal ${ms(out.totalMs)}; bench/results.json written`);
   } finally {
     await project.remove();

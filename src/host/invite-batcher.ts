@@ -9,7 +9,10 @@
  * When invitations are already under way or were just sent (a deployment creating many), a
  * window opens for the others to join: it waits for a batch of the same kind in flight to end
  * ({@link HOLD_MS} at most), whose creates' successors then join, and closes once none has come
- * for {@link WINDOW_MS} ({@link MAX_BATCH_OPEN_MS} at most).
+ * for {@link WINDOW_MS} ({@link MAX_BATCH_OPEN_MS} at most). Both follow the pace invitations of
+ * that kind arrive at ({@link paced}): under the real CLI, each step's checkpoint is written before
+ * the next create starts, so creates come one checkpoint apart, tens of milliseconds and more as the
+ * state grows; a fixed 10 ms window then sent nearly every create alone.
  *
  * Every invitation ends with an {@link InvitationResult} of its own, and nobody is invited twice:
  * how a batch sent ends for each of its users is `invite-send.ts`'s.
@@ -36,6 +39,26 @@ export const MAX_BATCH_OPEN_MS = 40;
 export const HOLD_MS = 1000;
 /** How long after a batch was sent later invitations of its kind are taken as part of the same run. */
 export const RECENT_MS = 1000;
+/** Gaps between two invitations shorter than this are one burst (the same turns of the event loop), not a pace. */
+export const BURST_GAP_MS = 2;
+/** Gaps longer than this are a pause (a job waited for, a slow step), not the pace of a run. */
+export const PAUSE_GAP_MS = 500;
+/** How many arrivals at the measured pace a batch stays open for, at most: about an engine's `--parallel`. */
+export const PACED_ARRIVALS = 8;
+/** The longest a batch stays open at a slow pace. */
+export const MAX_PACED_OPEN_MS = 2000;
+
+/**
+ * The window of a queue whose invitations arrive `pace` ms apart (0: together): closed after two
+ * gaps with none ({@link WINDOW_MS} at least, {@link PAUSE_GAP_MS} at most), open for
+ * {@link PACED_ARRIVALS} arrivals ({@link MAX_BATCH_OPEN_MS} at least, {@link MAX_PACED_OPEN_MS} at most).
+ */
+export function paced(pace: number): { idleMs: number; openMs: number } {
+  return {
+    idleMs: Math.min(Math.max(WINDOW_MS, 2 * pace), PAUSE_GAP_MS),
+    openMs: Math.min(Math.max(MAX_BATCH_OPEN_MS, PACED_ARRIVALS * pace), MAX_PACED_OPEN_MS),
+  };
+}
 
 /** One invitation: who, where, with which role and entitlements (a sorted set). */
 export interface Invitation {
@@ -72,6 +95,10 @@ interface Queue {
   lastSentAt: number;
   /** When the last invitation joined. */
   lastJoinedAt: number;
+  /** When an invitation of this kind last settled (its create returns to the engine then). */
+  lastSettledAt: number;
+  /** How far apart invitations of this kind arrive one by one (ms, a running mean); 0 while they come together. */
+  pace: number;
 }
 
 /** Batches the invitations of one client. */
@@ -94,13 +121,26 @@ export class InviteBatcher {
     const key = JSON.stringify([idKey(invitation.integrationId), invitation.role, invitation.entitlements]);
     let queue = this.#queues.get(key);
     if (!queue) {
-      queue = { entries: [], scheduled: false, inFlight: 0, lastSentAt: Number.NEGATIVE_INFINITY, lastJoinedAt: 0 };
+      queue = {
+        entries: [],
+        scheduled: false,
+        inFlight: 0,
+        lastSentAt: Number.NEGATIVE_INFINITY,
+        lastJoinedAt: Number.NEGATIVE_INFINITY,
+        lastSettledAt: Number.NEGATIVE_INFINITY,
+        pace: 0,
+      };
       this.#queues.set(key, queue);
     }
     const q = queue;
     return new Promise<InvitationResult>((resolve, reject) => {
       q.entries.push({ invitation, resolve, reject });
-      q.lastJoinedAt = this.#clock.now();
+      const now = this.#clock.now();
+      // The gap since the last arrival, or since an invitation settled (the engine starts the next
+      // create one step after a create returns): a sample of the pace, unless a burst or a pause.
+      const gap = now - Math.max(q.lastJoinedAt, q.lastSettledAt);
+      if (gap >= BURST_GAP_MS && gap <= PAUSE_GAP_MS) q.pace = q.pace === 0 ? gap : (q.pace + gap) / 2;
+      q.lastJoinedAt = now;
       if (q.entries.length >= MAX_BATCH) this.#flush(q);
       else if (!q.scheduled) {
         q.scheduled = true;
@@ -114,7 +154,7 @@ export class InviteBatcher {
   /**
    * Resolves when the batch of `queue` is to be sent: once no batch of its kind is in flight
    * ({@link HOLD_MS} at most) and nothing has joined or settled for {@link WINDOW_MS}
-   * ({@link MAX_BATCH_OPEN_MS} at most after the hold).
+   * ({@link MAX_BATCH_OPEN_MS} at most after the hold), both longer at a slower pace ({@link paced}).
    */
   async #window(queue: Queue): Promise<void> {
     const holdBy = this.#clock.now() + HOLD_MS;
@@ -124,10 +164,11 @@ export class InviteBatcher {
     while (queue.scheduled) {
       const now = this.#clock.now();
       let until: number;
+      const { idleMs, openMs } = paced(queue.pace);
       if (queue.inFlight > 0 && now < holdBy) until = now + WINDOW_MS;
       else {
-        closeBy ??= now + MAX_BATCH_OPEN_MS;
-        until = Math.min(Math.max(queue.lastJoinedAt, queue.lastSentAt) + WINDOW_MS, closeBy);
+        closeBy ??= now + openMs;
+        until = Math.min(Math.max(queue.lastJoinedAt, queue.lastSentAt) + idleMs, closeBy);
       }
       if (until <= now) return;
       await this.#clock.sleep(until - now);
@@ -138,7 +179,23 @@ export class InviteBatcher {
   #flush(queue: Queue): void {
     queue.scheduled = false;
     while (queue.entries.length > 0) {
-      const batch = queue.entries.splice(0, MAX_BATCH);
+      const settled = () => {
+        queue.lastSettledAt = this.#clock.now();
+      };
+      // Noted before the caller resumes: its next invitation is measured from here.
+      const batch = queue.entries.splice(0, MAX_BATCH).map(
+        (entry): Entry => ({
+          invitation: entry.invitation,
+          resolve: (result) => {
+            settled();
+            entry.resolve(result);
+          },
+          reject: (error) => {
+            settled();
+            entry.reject(error);
+          },
+        }),
+      );
       queue.inFlight++;
       queue.lastSentAt = this.#clock.now();
       void sendBatch(this.#client, batch).finally(() => {

@@ -32,8 +32,17 @@ export interface ParityRun {
 
 const label = (step: ParityStep, index: number) => `${index}: ${typeof step === "string" ? step : Object.keys(step)[0]}`;
 
-/** Runs the steps through the CLI. */
-export async function runCli(stack: CliStack, emulator: Emulator, steps: readonly ParityStep[], program = "index.ts"): Promise<ParityRun> {
+/** Extra arguments of the CLI's operations, e.g. `{ refresh: ["--expect-no-changes"] }`. */
+export type CliStepArgs = Partial<Record<Extract<ParityStep, string>, string[]>>;
+
+/** Runs the steps through the CLI (each operation with its `args`, when given). */
+export async function runCli(
+  stack: CliStack,
+  emulator: Emulator,
+  steps: readonly ParityStep[],
+  program = "index.ts",
+  args: CliStepArgs = {},
+): Promise<ParityRun> {
   const run: ParityRun = { requests: [], state: {}, outputs: {} };
   for (const [index, step] of steps.entries()) {
     if (typeof step !== "string") {
@@ -42,7 +51,7 @@ export async function runCli(stack: CliStack, emulator: Emulator, steps: readonl
       continue;
     }
     const before = emulator.requests.length;
-    await stack[step]();
+    await stack[step](...(args[step] ?? []));
     run.requests.push({ step: label(step, index), requests: comparableRequests(emulator.requests.slice(before)) });
   }
   const exported = await stack.exportState(true);

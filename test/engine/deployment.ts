@@ -110,7 +110,9 @@ class Deployment {
     if (ctx.parallel !== undefined && !(Number.isInteger(ctx.parallel) && ctx.parallel >= 1)) {
       throw new RangeError(`parallel must be a whole number of at least 1, got ${ctx.parallel}`);
     }
-    this.#steps = new Limiter(ctx.parallel);
+    // Unset, `parallel` is the CLI's default, as `pulumi` itself: the CLI tier showed an unbounded
+    // harness batching 50 invitations into 1 request where the CLI sent 31 (test/cli/scale.test.ts).
+    this.#steps = new Limiter(ctx.parallel ?? CLI_DEFAULT_PARALLEL);
     this.#prior = new Map(ctx.prior.resources.filter((r) => !r.pendingDelete).map((r) => [r.urn, r]));
     this.#result = {
       operation: ctx.operation,
@@ -703,36 +705,22 @@ class Deployment {
     };
     const prior = this.#ctx.prior.resources;
     // Reads run concurrently, as under the CLI: `pulumi refresh` reads up to --parallel resources at
-    // once, four per CPU by default. (The harness once read one at a time; the CLI tier showed the
-    // difference: concurrent reads let one list serve several, test/cli/examples.test.ts.)
-    const reads = this.#ctx.parallel === undefined ? new Limiter(CLI_DEFAULT_PARALLEL) : this.#steps;
-    await Promise.all(prior.map((old, slot) => reads.run(() => readOne(old, slot))));
+    // once. (The harness once read one at a time; the CLI tier showed the difference: concurrent
+    // reads let one list serve several, test/cli/examples.test.ts.)
+    await Promise.all(prior.map((old, slot) => this.#steps.run(() => readOne(old, slot))));
     const resources = slots.filter((r): r is ResourceState => r !== undefined);
     return { ...this.#ctx.prior, resources };
   }
 
   async #destroy(): Promise<StackState> {
     const remaining = new Set(this.#ctx.prior.resources);
-    if (this.#ctx.parallel !== undefined) {
-      await this.#destroyInParallel(remaining);
-      const resources = this.#ctx.prior.resources.filter((r) => remaining.has(r));
-      return { ...this.#ctx.prior, outputs: resources.length === 0 ? {} : this.#ctx.prior.outputs, resources };
-    }
-    for (const old of deletionOrder(this.#ctx.prior.resources)) {
-      try {
-        await this.#deleteResource(old, old.pendingDelete ? "delete-replaced" : "delete");
-        remaining.delete(old);
-      } catch (err) {
-        this.#result.errors.push(this.#toEngineError("delete", old, err));
-        break;
-      }
-    }
+    await this.#destroyInParallel(remaining);
     const resources = this.#ctx.prior.resources.filter((r) => remaining.has(r));
     return { ...this.#ctx.prior, outputs: resources.length === 0 ? {} : this.#ctx.prior.outputs, resources };
   }
 
   /**
-   * `destroy` with `parallel`: each resource is deleted once every resource that depends on it
+   * `destroy`: each resource is deleted once every resource that depends on it
    * is, at most `parallel` at once (as the engine does); after the first failure no delete starts.
    */
   async #destroyInParallel(remaining: Set<ResourceState>): Promise<void> {

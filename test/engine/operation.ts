@@ -80,8 +80,8 @@ export interface OperationContext {
   invoke?: InvokeHandler;
   /**
    * At most this many resource steps at once, like `pulumi --parallel` (a registration's
-   * Check/Diff/Create/Update; a refresh Read). Unset: registrations run as they arrive without a
-   * limit, and refresh reads four per CPU at once (the CLI's default `--parallel`).
+   * Check/Diff/Create/Update; a refresh Read; a destroy's Delete). Unset: the CLI's default
+   * `--parallel`, four per CPU.
    */
   parallel?: number;
 }

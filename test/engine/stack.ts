@@ -38,8 +38,8 @@ export interface StackOptions {
   invoke?: InvokeHandler;
   /**
    * At most this many resource steps at once, like `pulumi --parallel`: registrations (their
-   * Check/Diff/Create/Update) and refresh reads, which then run concurrently as in the engine.
-   * Unset: registrations unbounded, refresh reads four per CPU at once (the CLI's default).
+   * Check/Diff/Create/Update), refresh reads and destroy's deletes. Unset: the CLI's default, four
+   * per CPU.
    */
   parallel?: number;
   /** Encrypts secrets in the state file; any fixed string does. */

@@ -8,7 +8,17 @@
 import { describe, expect, it } from "vitest";
 import { ConnectionError, JobFailedError, JobTimeoutError, NotFoundError } from "../../src/client";
 import type { BatchInviteFailure, Emulator } from "../../src/emulator";
-import { type Invitation, type InvitationResult, InviteBatcher, MAX_BATCH, WINDOW_MS } from "../../src/host/invite-batcher";
+import {
+  type Invitation,
+  type InvitationResult,
+  InviteBatcher,
+  MAX_BATCH,
+  MAX_BATCH_OPEN_MS,
+  MAX_PACED_OPEN_MS,
+  PAUSE_GAP_MS,
+  paced,
+  WINDOW_MS,
+} from "../../src/host/invite-batcher";
 import { PartialWriteError } from "../../src/host/partial-write";
 import { clientFor, emulator } from "../support/fixtures";
 import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
@@ -99,6 +109,44 @@ describe("batching", () => {
     const posts = invitePosts(emu);
     expect(posts.map((p) => p.userIds.length)).toEqual([1, 3]);
     expect(posts[1]!.at - asked).toBe(WINDOW_MS);
+  });
+});
+
+describe("the window follows the pace invitations arrive at", () => {
+  it.each([
+    ["together (a burst)", 0, WINDOW_MS, MAX_BATCH_OPEN_MS],
+    ["3 ms apart", 3, WINDOW_MS, MAX_BATCH_OPEN_MS],
+    ["30 ms apart (a checkpoint each, under the CLI)", 30, 60, 240],
+    ["200 ms apart", 200, 400, 1600],
+    ["slower still", 400, PAUSE_GAP_MS, MAX_PACED_OPEN_MS],
+  ])("%s: closes after %#", (_what, pace, idleMs, openMs) => {
+    expect(paced(pace)).toEqual({ idleMs, openMs });
+  });
+
+  it("creates paced as the real CLI paces them (8 at a time, each step's checkpoint written, 30 ms, before the next starts) go out in batches near --parallel", async () => {
+    const { emu, users, clock, batcher } = await world(40);
+    const parallel = 8;
+    const checkpointMs = 30;
+    // The engine writes one checkpoint at a time, after each step, before it starts the next.
+    let checkpoints: Promise<void> = Promise.resolve();
+    const checkpoint = () => {
+      checkpoints = checkpoints.then(() => clock.sleep(checkpointMs));
+      return checkpoints;
+    };
+    const queue = [...users];
+    const results: InvitationResult[] = [];
+    const worker = async () => {
+      for (let user = queue.shift(); user !== undefined; user = queue.shift()) {
+        results.push(await batcher.submit(invitation(user)));
+        await checkpoint();
+      }
+    };
+    await Promise.all(Array.from({ length: parallel }, worker));
+    expect(results.every((r) => r.kind === "invited")).toBe(true);
+    const posts = invitePosts(emu);
+    expect(posts.flatMap((p) => p.userIds).sort()).toEqual([...users].sort());
+    // With a fixed 10 ms window nearly every create went alone (test/cli/scale.test.ts saw it).
+    expect(posts.length).toBeLessThanOrEqual(Math.ceil(users.length / parallel) + 2);
   });
 });
 
