@@ -43,7 +43,9 @@ const UNIT = [
   "test/conformance/**/*.test.ts",
   "test/emulator/**/*.test.ts",
   "test/export/**/*.test.ts",
-  "test/resources/**/*.test.ts",
+  "test/host/**/*.test.ts",
+  "test/program/**/*.test.ts",
+  "test/shared/**/*.test.ts",
 ];
 const LOAD = ["test/load/**/*.test.ts"];
 /** The real `pulumi` CLI (`npm run pulumi-cli` builds it); skipped, by name, where there is none. */

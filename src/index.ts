@@ -53,7 +53,7 @@ export {
   type LookupCandidate,
   LookupError,
   type LookupInputs,
-} from "./resources/lookups";
+} from "./program/lookups";
 export { CONFIG_KEYS, CONFIG_NAMESPACE } from "./shared/settings";
 export {
   ApiError,

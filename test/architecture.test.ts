@@ -15,8 +15,7 @@ import { describe, expect, it } from "vitest";
 const SRC = path.join(__dirname, "..", "src");
 
 /**
- * The module-level state that stays, by `file: name`, and why. Each other entry is a TODO: the
- * owner of the file named moves that state into the provider's context (see docs/architecture.md).
+ * The module-level state that stays, by `file: name`, and why (see docs/architecture.md).
  */
 const ALLOWED: Record<string, string> = {
   // The host's one context slot: the dynamic-provider interface hands its methods no context.
@@ -25,19 +24,6 @@ const ALLOWED: Record<string, string> = {
   "program/program-run.ts: runs": "per program run, goes with it",
   // A memo of an immutable value: zod and the schemas load on first use, not when a program imports the package.
   "client/schemas.ts: built": "immutable once built",
-  // TODO(claims.ts): the takeovers of a deployment belong in the provider context.
-  "resources/claims.ts: claimed": "TODO",
-  // TODO(entitlement-catalogue.ts): the catalogue cache and its warnings belong in the provider context (ctx.warn).
-  "resources/entitlement-catalogue.ts: catalogues": "TODO",
-  "resources/entitlement-catalogue.ts: warn": "TODO",
-  "resources/entitlement-catalogue.ts: warnedSettings": "TODO",
-  // TODO(invite-batcher.ts): a constant set, to type ReadonlySet.
-  "resources/invite-batcher.ts: USER_STATUSES": "TODO",
-  // TODO(lookups/session.ts): lookup sessions per run belong in the program run's memory (program-run.ts).
-  "resources/lookups/session.ts: runs": "TODO",
-  "resources/lookups/session.ts: outsideRuns": "TODO",
-  // TODO(export/yaml.ts): a constant set, to type ReadonlySet.
-  "export/yaml.ts: RESERVED": "TODO",
 };
 
 /** Every .ts file under src, outside the emulator, relative to src. */

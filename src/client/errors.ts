@@ -5,7 +5,6 @@
  */
 
 import { redactDeep } from "./redact";
-import { schemas } from "./schemas";
 
 /** What went wrong, as a stable string: switch on this rather than on classes across copies of the package. */
 export type ErrorKind =
@@ -191,104 +190,6 @@ export function isTransientStatus(status: number): boolean {
   return status >= 500 && status !== 501;
 }
 
-/**
- * The first entry of an error answer's `errors`, redacted; `undefined` when there is none to read.
- * The key is removed from the text before it is parsed (as it appears in JSON, escaped), and from
- * every parsed string again (an escape the text's redaction could not see): a body whose JSON the
- * redaction broke is not read at all, rather than read with the key in it.
- */
-export function readErrorBody(text: string, redact: (text: string) => string): ApiErrorBody | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(redact(text));
-  } catch {
-    return undefined;
-  }
-  const parsed = schemas().errorBody.safeParse(json);
-  const first = parsed.success ? parsed.data.errors?.[0] : undefined;
-  if (!first) return undefined;
-  const said = (v: unknown) => (v === null || v === undefined ? undefined : redact(String(v)));
-  // `meta` can echo request parts (validation details name headers and their input): every
-  // string of it redacted as a value, never as JSON text (where the key would be escaped).
-  const meta = first.meta === undefined ? undefined : redactDeep(first.meta, redact);
-  return { code: said(first.code), title: said(first.title), detail: said(first.detail), meta };
-}
-
-/** The request and answer an error status is read from. */
-export interface ErrorAnswer {
-  method: string;
-  path: string;
-  status: number;
-  /** What the service said in its `errors` array, if anything readable. */
-  body: ApiErrorBody | undefined;
-  requestId: string | undefined;
-  /** The scopes the operation needs, as {@link describeScopes} names them. */
-  scopes: string;
-  /** Removes the API key from a message. */
-  redact: (text: string) => string;
-}
-
-/**
- * The error for an error status (not 429: see the transport, where its wait is handled): one row
- * per status of the contract, each with its class and what to do about it.
- */
-export function errorForStatus(answer: ErrorAnswer): ApiError {
-  const { method, path, status, body, requestId, scopes } = answer;
-  const context: ApiErrorContext = { method, path, status, ...(body ? { body } : {}), ...(requestId === undefined ? {} : { requestId }) };
-  const said = body?.detail ?? body?.title;
-  const head = `${method} ${path} answered ${status}${said ? `: ${said.replace(/\.?$/, ".")}` : "."}`;
-  const message = (hint: string) => answer.redact(`${head} ${hint}`.trim());
-  switch (status) {
-    case 400:
-      return new BadRequestError(message(`The service rejected the request${validationSummary(body?.meta)}.`), context, "bad_request");
-    case 401:
-      return new UnauthorizedError(
-        message(
-          `The API key was not accepted: it may be missing, expired or revoked, or lack the scope this operation needs: ${scopes}. Check the key and its scopes in the workspace's API settings.`,
-        ),
-        context,
-        "unauthorized",
-      );
-    case 402:
-      return new UnknownFailureError(
-        message("The service reports an unknown failure; try again later, or contact its support."),
-        context,
-        "unknown_failure",
-      );
-    case 403:
-      return new ForbiddenError(
-        message(`The API key may not do this: it needs the scope ${scopes}, and its owner needs permission for this item.`),
-        context,
-        "forbidden",
-      );
-    case 404:
-      return new NotFoundError(message("Not found, or not disclosed to this API key."), context, "not_found");
-    case 409:
-      return new ConflictError(message("It conflicts with the current state of the workspace."), context, "conflict");
-    default: {
-      if (isTransientStatus(status)) {
-        const ambiguity = method === "POST" ? " The request may or may not have been carried out." : "";
-        return new ServerError(message(`The service failed.${ambiguity}`), context, "server_error", true);
-      }
-      return new ApiError(message(""), context, "api_error");
-    }
-  }
-}
-
-/** " (data.attributes.email: value is not a valid email)" from the API's validation `meta`. */
-function validationSummary(meta: unknown): string {
-  const items = Array.isArray(meta) ? meta : meta && typeof meta === "object" ? [meta] : [];
-  const parts: string[] = [];
-  for (const item of items) {
-    if (!item || typeof item !== "object") continue;
-    const { loc, msg } = item as { loc?: unknown; msg?: unknown };
-    if (typeof msg !== "string") continue;
-    parts.push(Array.isArray(loc) ? `${loc.join(".")}: ${msg}` : msg);
-  }
-  return parts.length ? ` (${parts.join("; ")})` : "";
-}
-
-/** The connection failed or was reset before a full answer arrived. */
 export class ConnectionError extends WorkspaceAccessError {
   static override readonly KINDS = ["connection"] as const;
 }

@@ -1,4 +1,5 @@
 import type { Clock } from "./clock";
+import { readRateLimitHeaders } from "./rate-limit-headers";
 
 /**
  * The window a limit learnt from 429s is counted in (the service publishes no window): how many
@@ -278,17 +279,10 @@ export class Pacer {
   }
 
   #headers(headers: Record<string, string | string[] | undefined>, now: number): void {
-    const read = (name: string) => {
-      const value = headers[name] ?? headers[`x-${name}`];
-      const n = Number(Array.isArray(value) ? value[0] : value);
-      return Number.isFinite(n) ? n : undefined;
-    };
-    const reset = read("ratelimit-reset");
-    if (reset === undefined) return;
-    // `reset` is delta seconds in the IETF draft; an epoch-seconds value is taken as such.
-    const resetMs = Math.max(0, reset > 1e9 ? reset * 1000 - now : reset * 1000);
-    this.#windowMs = Math.max(this.#windowMs, resetMs);
-    const limit = read("ratelimit-limit");
+    const said = readRateLimitHeaders(headers, now);
+    if (!said) return;
+    this.#windowMs = Math.max(this.#windowMs, said.resetMs);
+    const { limit, remaining } = said;
     if (limit !== undefined && limit >= 1 && this.#windowMs > 0) {
       // The service's own figures; a limit lowered by a 429 since stays lowered.
       const lowered = this.#limit?.source === "headers" && this.#limit.count < Math.floor(limit);
@@ -298,10 +292,9 @@ export class Pacer {
       }
       return;
     }
-    const remaining = read("ratelimit-remaining");
     if (remaining === undefined) return;
     // Requests already in flight will use up part of what remains.
     this.#budget = remaining - this.#inFlight;
-    this.#budgetResetAt = now + resetMs;
+    this.#budgetResetAt = now + said.resetMs;
   }
 }

@@ -12,16 +12,12 @@
  */
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
-import * as os from "node:os";
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Clock } from "./clock";
+import { takeLock } from "./file-lock";
 import { RATE_WINDOW_MS, type WindowLimit } from "./pacer";
 
-/** Where the remembered limits go: a folder, or `off` (or empty) for nowhere. */
-export const CACHE_DIR_ENV = "WORKSPACE_ACCESS_CACHE_DIR";
-/** The package's folder in the user's cache folder. */
-export const CACHE_FOLDER = "pulumi-workspace-access";
 /** The file in that folder. */
 export const RATE_LIMITS_FILE = "rate-limits.json";
 /** How long a remembered limit is trusted: a day, then it is learnt afresh. */
@@ -45,67 +41,12 @@ const MAX_ENTRIES = 64;
 const MAX_FILE_BYTES = 256 * 1024;
 /** The file's format; another version is ignored (and replaced at the next write). */
 const VERSION = 1;
-/** The lock file next to the file, held while a process reads, merges and replaces the file. */
-export const LOCK_SUFFIX = ".lock";
-/**
- * A lock older than this is stale (its holder died, or hangs): taken over. A holder keeps it for
- * the few milliseconds a read and a rename take. A lock of a process of this host that no longer
- * runs is stale at once.
- */
-export const STALE_LOCK_MS = 10_000;
-/** How long a write waits for the lock before it writes without it (and checks what it wrote). */
-const LOCK_WAIT_MS = 3_000;
 /** How many times a write is tried until the file holds its entries. */
 const WRITE_ATTEMPTS = 8;
 
 /** One remembered limit: the pacer's, and when it was saved (epoch ms, by the client's clock). */
 export interface RememberedLimit extends WindowLimit {
   savedAt: number;
-}
-
-/**
- * The folder of the remembered limits for the client option `cacheDir`: `false` or `""` is none;
- * a path is that folder; unset, {@link defaultCacheDir}.
- */
-export function cacheDirOf(option: string | false | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (option === false || option === "") return undefined;
-  return option === undefined ? defaultCacheDir(env) : path.resolve(option);
-}
-
-/**
- * The platform's user cache folder with {@link CACHE_FOLDER} in it, unless
- * `WORKSPACE_ACCESS_CACHE_DIR` says otherwise (a folder, used as is; empty, `off`, `false`, `0` or
- * `none`: nowhere): `$XDG_CACHE_HOME` or `~/.cache` on Linux and other Unixes, `~/Library/Caches`
- * on macOS, `%LOCALAPPDATA%` on Windows. `undefined` when there is no home folder to put it in.
- */
-export function defaultCacheDir(
-  env: NodeJS.ProcessEnv = process.env,
-  platform: NodeJS.Platform = process.platform,
-  home: string | undefined = homeDir(),
-): string | undefined {
-  const override = env[CACHE_DIR_ENV];
-  if (override !== undefined) {
-    const value = override.trim();
-    return value === "" || /^(off|false|0|none)$/i.test(value) ? undefined : path.resolve(value);
-  }
-  // Relative values of these variables are invalid by their own specifications.
-  const absolute = (value: string | undefined) => (value && path.isAbsolute(value) ? value : undefined);
-  if (platform === "win32") {
-    const base = absolute(env["LOCALAPPDATA"]) ?? (home ? path.join(home, "AppData", "Local") : undefined);
-    return base && path.join(base, CACHE_FOLDER);
-  }
-  if (platform === "darwin") return home ? path.join(home, "Library", "Caches", CACHE_FOLDER) : undefined;
-  const base = absolute(env["XDG_CACHE_HOME"]) ?? (home ? path.join(home, ".cache") : undefined);
-  return base && path.join(base, CACHE_FOLDER);
-}
-
-/** The user's home folder; `undefined` (or empty) when there is none. */
-function homeDir(): string | undefined {
-  try {
-    return os.homedir() || undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The entry's key for a base URL: its origin and path (the base URL never holds credentials, a query or a fragment). */
@@ -239,7 +180,7 @@ export class RateLimitMemory {
       return;
     }
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const lock = await this.#lock();
+      const lock = await takeLock(this.file, this.#log);
       try {
         if (!(await this.#merge(batch, now))) return;
       } finally {
@@ -275,81 +216,12 @@ export class RateLimitMemory {
       return false;
     }
   }
-
-  /**
-   * Takes the lock file (created exclusively, holding this process's id), waiting for another
-   * holder at most {@link LOCK_WAIT_MS} and taking over a stale lock. `undefined` when it cannot be
-   * had (a folder that refuses new files, a lock that is not a file, a holder that keeps it): the
-   * write then goes on without it, and its read-back still checks what it wrote.
-   */
-  async #lock(): Promise<{ release(): Promise<void> } | undefined> {
-    const lockFile = `${this.file}${LOCK_SUFFIX}`;
-    const token = `${process.pid} ${os.hostname()} ${Date.now()} ${Math.random().toString(36).slice(2)}`;
-    // Real time, not the client's clock: other processes wait on this lock, and a virtual clock
-    // that never advances must not hold a write forever.
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (;;) {
-      try {
-        await fsp.writeFile(lockFile, token, { flag: "wx", mode: 0o600 });
-        return {
-          release: async () => {
-            // Only our own lock: one taken over as stale and re-created is someone else's.
-            const holder = await fsp.readFile(lockFile, "utf8").catch(() => undefined);
-            if (holder === token) await fsp.rm(lockFile, { force: true }).catch(() => {});
-          },
-        };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") return undefined;
-      }
-      const stale = await staleLock(lockFile);
-      if (stale === "not-a-lock") return undefined;
-      if (stale === "stale") {
-        this.#log(`${lockFile}: stale (its holder is gone); taken over`);
-        await fsp.rm(lockFile, { force: true }).catch(() => {});
-        continue;
-      }
-      if (Date.now() >= deadline) {
-        this.#log(`${lockFile}: still held after ${LOCK_WAIT_MS} ms; writing without it`);
-        return undefined;
-      }
-      await sleep(2 + Math.floor(Math.random() * 10));
-    }
-  }
 }
 
 /** Whether an entry of the file is `limit` as saved at `now`, or newer than it. */
 function holds(entry: RememberedLimit | undefined, limit: WindowLimit, now: number): boolean {
   if (entry === undefined) return false;
   return entry.savedAt > now || (entry.count === limit.count && entry.windowMs === limit.windowMs && entry.source === limit.source);
-}
-
-/** What a lock file in the way is: held, stale (old, or its process of this host is gone), or not a lock of ours at all. */
-async function staleLock(lockFile: string): Promise<"held" | "stale" | "not-a-lock"> {
-  let stat: fs.Stats;
-  let text: string;
-  try {
-    stat = await fsp.lstat(lockFile);
-    if (!stat.isFile()) return "not-a-lock";
-    text = await fsp.readFile(lockFile, "utf8");
-  } catch {
-    // Released between our attempt and this look: try again.
-    return "held";
-  }
-  if (Date.now() - stat.mtimeMs > STALE_LOCK_MS) return "stale";
-  const [pid, host] = text.split(" ");
-  if (host === os.hostname() && pid !== undefined && /^\d+$/.test(pid) && !alive(Number(pid))) return "stale";
-  return "held";
-}
-
-/** Whether a process of this host runs (a signal 0 probes without sending anything). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** An entry of the file as the pacer can use it, or `undefined` if it is malformed or not of the last day. */

@@ -1,6 +1,6 @@
 import type { Clock } from "./clock";
 import { ConfigurationError } from "./errors";
-import { cacheDirOf } from "./rate-memory";
+import { cacheDirOf } from "./cache-dir";
 
 /** How the client talks to one workspace. Only `baseUrl` and `apiKey` are required. */
 export interface ClientOptions {

@@ -5,7 +5,8 @@
  */
 import type { z } from "zod";
 import type { Clock } from "./clock";
-import { errorForStatus, RateLimitError, readErrorBody, type WorkspaceAccessError } from "./errors";
+import { errorForStatus, readErrorBody } from "./error-answers";
+import { RateLimitError, type WorkspaceAccessError } from "./errors";
 import { Connection, type RawResponse, type RequestSpec } from "./http";
 import { Pacer } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";

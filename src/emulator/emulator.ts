@@ -13,7 +13,8 @@ import { allRoutes } from "./routes/index";
 import { isUserCreate } from "./routes/users";
 import { applySeed, defaultSeed } from "./seed";
 import { EmulatorServer, RequestLog } from "./server";
-import { integrationView, memberView, Store, userView } from "./store";
+import { integrationView, memberView, userView } from "./rows";
+import { Store } from "./store";
 import { formatTimestamp } from "./time";
 import type { EmulatedJob, Emulator, EmulatorOptions, EmulatorQuirks, PageHook } from "./types";
 import type { JobRow } from "./jobs";
@@ -129,41 +130,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     setMissingScopeStatus(status) {
       settings.missingScopeStatus = status;
     },
-    users: {
-      list: () => store.listUsers().map(userView),
-      get: (id) => {
-        const row = store.user(id);
-        return row === undefined ? undefined : userView(row);
-      },
-      findByEmail: (email) => {
-        const row = store.userByEmail(email);
-        return row === undefined ? undefined : userView(row);
-      },
-      add: (u) => userView(store.addUser(u)),
-      update: (id, patch) => userView(store.updateUser(id, patch)),
-      remove: (id) => {
-        store.removeUser(id);
-      },
-    },
-    integrations: {
-      add: (i) => integrationView(store.addIntegration(i)),
-      get: (id) => {
-        const row = store.integration(id);
-        return row === undefined ? undefined : integrationView(row);
-      },
-      list: () => store.listIntegrations().map(integrationView),
-      members: (integrationId) => {
-        const row = store.integration(integrationId);
-        if (row === undefined) throw new Error(`emulator: no integration with id ${integrationId}`);
-        return [...row.members.values()].map(memberView);
-      },
-      setMember: (integrationId, userId, m) => {
-        store.setMember(integrationId, userId, m);
-      },
-      removeMember: (integrationId, userId) => {
-        store.removeMember(integrationId, userId);
-      },
-    },
+    users: usersOf(store),
+    integrations: integrationsOf(store),
     quirks,
     onPage(hook) {
       // Wrapped, so the same function added twice is removed once per call.
@@ -173,18 +141,66 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         walks.hooks.delete(entry);
       };
     },
-    jobs: {
-      get: (id) => {
-        const row = jobs.get(id);
-        return row === undefined ? undefined : jobView(row);
-      },
-      list: () => jobs.list().map(jobView),
-      failNext: (count, errorDetails) => jobs.failNext(count, errorDetails),
-      failInvitesOf: (userIds, mode) => inviteFailures.add(userIds, mode),
-      clearInviteFailures: () => inviteFailures.clear(),
-      hangNext: (count) => jobs.hangNext(count),
-      release: (id) => jobs.release(id),
-      setTiming: (timing) => jobs.setTiming(timing),
+    jobs: jobsOf(jobs, inviteFailures),
+  };
+}
+
+/** The handle on the store's users that {@link startEmulator} hands out: copies in, copies out. */
+function usersOf(store: Store): Emulator["users"] {
+  return {
+    list: () => store.listUsers().map(userView),
+    get: (id) => {
+      const row = store.user(id);
+      return row === undefined ? undefined : userView(row);
     },
+    findByEmail: (email) => {
+      const row = store.userByEmail(email);
+      return row === undefined ? undefined : userView(row);
+    },
+    add: (u) => userView(store.addUser(u)),
+    update: (id, patch) => userView(store.updateUser(id, patch)),
+    remove: (id) => {
+      store.removeUser(id);
+    },
+  };
+}
+
+/** The handle on the store's integrations and their members. */
+function integrationsOf(store: Store): Emulator["integrations"] {
+  return {
+    add: (i) => integrationView(store.addIntegration(i)),
+    get: (id) => {
+      const row = store.integration(id);
+      return row === undefined ? undefined : integrationView(row);
+    },
+    list: () => store.listIntegrations().map(integrationView),
+    members: (integrationId) => {
+      const row = store.integration(integrationId);
+      if (row === undefined) throw new Error(`emulator: no integration with id ${integrationId}`);
+      return [...row.members.values()].map(memberView);
+    },
+    setMember: (integrationId, userId, m) => {
+      store.setMember(integrationId, userId, m);
+    },
+    removeMember: (integrationId, userId) => {
+      store.removeMember(integrationId, userId);
+    },
+  };
+}
+
+/** The handle on the jobs: what they are, and how the next ones end. */
+function jobsOf(jobs: JobEngine, inviteFailures: InviteFailures): Emulator["jobs"] {
+  return {
+    get: (id) => {
+      const row = jobs.get(id);
+      return row === undefined ? undefined : jobView(row);
+    },
+    list: () => jobs.list().map(jobView),
+    failNext: (count, errorDetails) => jobs.failNext(count, errorDetails),
+    failInvitesOf: (userIds, mode) => inviteFailures.add(userIds, mode),
+    clearInviteFailures: () => inviteFailures.clear(),
+    hangNext: (count) => jobs.hangNext(count),
+    release: (id) => jobs.release(id),
+    setTiming: (timing) => jobs.setTiming(timing),
   };
 }

@@ -1,10 +1,3 @@
-/**
- * The HTTP side: one `node:http` server whose request pipeline is
- * record → read body → fault? → auth (401) → rate limit (429) → route (404/405) →
- * scopes (403 or 401) → handler. Faults come first so a test can break any request, with or
- * without a key; auth comes before the rate limit because the limit is per key.
- */
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ApiError, errorBody } from "./errors";
@@ -16,14 +9,9 @@ import { retryAfterHeader } from "./rate-limit";
 import type { Router } from "./router";
 import type { Reply, World } from "./routes/context";
 import { lowerCaseUuids, lowerCaseUuidsIn, nullOptionalFields, upperCaseUuids } from "./quirks";
+import { API_PREFIX, type Incoming, MAX_BODY_BYTES, receive } from "./incoming";
 import { missingScopes } from "./scopes";
 import type { Fault, RecordedRequest } from "./types";
-
-/** Every route lives under this prefix. */
-const API_PREFIX = "/api/v1";
-
-/** Bodies above this size answer 413: nothing in the API comes close. */
-const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The request log and counters the emulator exposes. */
 export class RequestLog {
@@ -50,19 +38,6 @@ export interface ServerParts {
   log: RequestLog;
   settings: LiveSettings;
   clock: EmulatorClock;
-}
-
-interface Incoming {
-  record: RecordedRequest;
-  /** The body handlers see, when it differs from the recorded one (ids in lower case). */
-  body?: unknown;
-  method: string;
-  /** Still encoded, after the prefix; undefined when the path is outside the API. */
-  apiPath: string | undefined;
-  query: URLSearchParams;
-  apiKey: string | undefined;
-  invalidJson: boolean;
-  tooLarge: boolean;
 }
 
 /** The emulator's HTTP server. */
@@ -107,7 +82,7 @@ export class EmulatorServer {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const incoming = await this.#receive(req);
+    const incoming = await receive(req, this.#parts);
     const { record } = incoming;
     // With ids answered in upper case, a client sends them back so: faults, like the routes, match them in lower case.
     const lower = this.#parts.world.quirks.upperCaseIds === true;
@@ -148,49 +123,6 @@ export class EmulatorServer {
     if (quirks.nullFields === true) body = nullOptionalFields(body);
     if (quirks.upperCaseIds === true) body = JSON.parse(upperCaseUuids(JSON.stringify(body)));
     return body === reply.body ? reply : { ...reply, body };
-  }
-
-  /** Records the request and reads its body. */
-  async #receive(req: IncomingMessage): Promise<Incoming> {
-    const rawPath = req.url ?? "/";
-    const url = new URL(rawPath, "http://emulator.invalid");
-    const apiPath = apiPathOf(url.pathname);
-    const header = req.headers["x-api-key"];
-    const apiKey = (Array.isArray(header) ? header[0] : header) || undefined;
-    const query: Record<string, string> = {};
-    for (const [key, value] of url.searchParams) if (!(key in query)) query[key] = value;
-    const record: RecordedRequest = {
-      method: req.method ?? "GET",
-      path: decodePath(apiPath ?? url.pathname),
-      rawPath,
-      query,
-      body: undefined,
-      status: 0,
-      hasApiKey: apiKey !== undefined,
-      at: this.#parts.clock.now(),
-      requestId: randomUUID(),
-    };
-    this.#parts.log.entries.push(record);
-    this.#parts.log.requests += 1;
-
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      const buffer = chunk as Buffer;
-      size += buffer.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(buffer);
-    }
-    const text = Buffer.concat(chunks).toString("utf8");
-    let invalidJson = false;
-    if (text.trim() !== "") {
-      try {
-        record.body = JSON.parse(text);
-      } catch {
-        record.body = text;
-        invalidJson = true;
-      }
-    }
-    return { record, method: record.method, apiPath, query: url.searchParams, apiKey, invalidJson, tooLarge: size > MAX_BODY_BYTES };
   }
 
   /** Auth, rate limit, routing, scopes and the handler; always answers something. */
@@ -305,14 +237,6 @@ function withHeaders(reply: Reply, fault: Fault): Reply {
   return { ...reply, headers: { ...reply.headers, ...fault.headers } };
 }
 
-/** The still-encoded path after `/api/v1`, trailing slash dropped; undefined outside the API. */
-function apiPathOf(pathname: string): string | undefined {
-  if (pathname !== API_PREFIX && !pathname.startsWith(`${API_PREFIX}/`)) return undefined;
-  const rest = pathname.slice(API_PREFIX.length);
-  const trimmed = rest.replace(/\/+$/, "");
-  return trimmed === "" ? "/" : trimmed;
-}
-
 /** The request as a service matching ids case-insensitively reads it: every UUID in lower case. */
 function lowerIds(incoming: Incoming): Incoming {
   return {
@@ -320,12 +244,4 @@ function lowerIds(incoming: Incoming): Incoming {
     apiPath: incoming.apiPath === undefined ? undefined : lowerCaseUuids(incoming.apiPath),
     body: lowerCaseUuidsIn(incoming.record.body),
   };
-}
-
-function decodePath(path: string): string {
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
 }

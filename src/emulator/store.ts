@@ -5,53 +5,10 @@
  * object cannot change state behind the server's back.
  */
 import { randomUUID } from "node:crypto";
-import { formatTimestamp } from "./time";
-import type {
-  EmulatedEntitlement,
-  EmulatedIntegration,
-  EmulatedMember,
-  EmulatedUser,
-  EntitlementGroup,
-  MemberRole,
-  SeedIntegration,
-  SeedUser,
-} from "./types";
+import type { IntegrationRow, MemberRow, UserRow } from "./rows";
+import type { EmulatedEntitlement, EntitlementGroup, MemberRole, SeedIntegration, SeedUser } from "./types";
 
-/** A user as stored: what {@link userView} hands out, with timestamps as epoch ms. */
-export interface UserRow extends Omit<EmulatedUser, "createdAt" | "updatedAt"> {
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** A membership as stored. */
-export interface MemberRow {
-  userId: string;
-  role: MemberRole;
-  entitlements: string[];
-  dynamicFields: Record<string, unknown>;
-}
-
-/** An integration as stored. */
-export interface IntegrationRow {
-  id: string;
-  application: string;
-  label: string;
-  workspace: string;
-  createdBy: string;
-  createdAt: number;
-  updatedAt: number;
-  entitlements: EmulatedEntitlement[];
-  members: Map<string, MemberRow>;
-}
-
-/** The writable attributes of a workspace user. */
-export interface UserAttributes {
-  email: string;
-  firstName: string;
-  lastName: string;
-  role: string;
-  isGuest: boolean;
-}
+export type { IntegrationRow, MemberRow, UserAttributes, UserRow } from "./rows";
 
 /** The workspace name integrations report. */
 const WORKSPACE = "emulator";
@@ -63,41 +20,6 @@ function emailKey(email: string): string {
 
 function defaultRole(isGuest: boolean): string {
   return isGuest ? "workspace_guest_user" : "workspace_login_only";
-}
-
-/** Copies a stored user out. */
-export function userView(row: UserRow): EmulatedUser {
-  return {
-    id: row.id,
-    email: row.email,
-    firstName: row.firstName,
-    lastName: row.lastName,
-    role: row.role,
-    isGuest: row.isGuest,
-    status: row.status,
-    mfaEnabled: row.mfaEnabled,
-    createdAt: formatTimestamp(row.createdAt),
-    updatedAt: formatTimestamp(row.updatedAt),
-  };
-}
-
-/** Copies a stored integration out (without members). */
-export function integrationView(row: IntegrationRow): EmulatedIntegration {
-  return {
-    id: row.id,
-    application: row.application,
-    label: row.label,
-    workspace: row.workspace,
-    createdBy: row.createdBy,
-    createdAt: formatTimestamp(row.createdAt),
-    updatedAt: formatTimestamp(row.updatedAt),
-    entitlements: row.entitlements.map((e) => ({ ...e })),
-  };
-}
-
-/** Copies a stored membership out. */
-export function memberView(row: MemberRow): EmulatedMember {
-  return { userId: row.userId, role: row.role, entitlements: [...row.entitlements] };
 }
 
 /** Users, integrations and memberships. Methods throw plain Errors on misuse; HTTP mapping is the routes' job. */

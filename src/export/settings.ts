@@ -7,7 +7,7 @@
  */
 import { ConfigurationError } from "../client/errors";
 import { parseBaseUrl } from "../client/settings";
-import { CONFIG_KEYS, qualified, readRawSettings, resolveProviderSettings } from "../resources/settings";
+import { CONFIG_KEYS, readRawSettings, resolveProviderSettings } from "../shared/settings";
 import { ExportError, SCOPES_NEEDED } from "./errors";
 
 /** The environment variables the export reads. */
@@ -43,13 +43,11 @@ export function exportConnection(
     );
   }
   try {
-    return { apiKey, baseUrl: resolveProviderSettings(raw).client.baseUrl };
+    // The problems worded for the environment: the variables to set, not the stack config keys.
+    return { apiKey, baseUrl: resolveProviderSettings(raw, "env").client.baseUrl };
   } catch (error) {
     if (!ConfigurationError.isInstance(error)) throw error;
-    // The provider's messages name its stack config keys: here, the variables stand for them.
-    let message = error.message.replace(/\.? Run: pulumi config set[\s\S]*$/, ".");
-    for (const key of ["baseUrl", "workspace", "host"] as const) message = message.replaceAll(qualified(key), ENV[key]);
-    throw new ExportError(message);
+    throw new ExportError(error.message);
   }
 }
 

@@ -23,7 +23,7 @@ export class YamlError extends Error {
 }
 
 /** Words YAML 1.1 or 1.2 readers take for booleans or null when plain. */
-const RESERVED = new Set(["true", "false", "yes", "no", "on", "off", "y", "n", "null", "~"]);
+const RESERVED: ReadonlySet<string> = new Set(["true", "false", "yes", "no", "on", "off", "y", "n", "null", "~"]);
 /** Letters, digits and `_.@+-`, words separated by single spaces, starting with a letter or `_`. */
 const PLAIN = /^[A-Za-z_][A-Za-z0-9_.@+-]*(?: [A-Za-z0-9_.@+-]+)*$/;
 

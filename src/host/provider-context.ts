@@ -1,6 +1,7 @@
 /**
  * The provider context: what one dynamic-provider host process knows and holds (the settings the
- * stack config gives, one client, its read cache and invitation batches, the clock, how to warn),
+ * stack config gives, one client, its read cache and invitation batches, the takeovers, the
+ * entitlement catalogues, the clock, how to warn),
  * built by `configure` and handed to every handler ({@link ProviderContext}, {@link providerOf}).
  *
  * `configure` never throws (the host caches the provider before calling it and never retries):
@@ -10,8 +11,10 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, systemClock, WorkspaceAccessClient } from "../client";
-import { InviteBatcher } from "../resources/invite-batcher";
-import { ReadCache } from "../resources/read-cache";
+import { Takeovers } from "./takeovers";
+import { EntitlementCatalogue } from "./entitlement-catalogue";
+import { InviteBatcher } from "./invite-batcher";
+import { ReadCache } from "./read-cache";
 import { withHints } from "../shared/hints";
 import type { CheckFailure } from "../shared/inputs";
 import {
@@ -56,6 +59,10 @@ export class ProviderContext {
   readonly #failures: readonly CheckFailure[];
   /** What this context was built from, to tell whether a second `configure` brings another config. */
   readonly key: string;
+  /** What creates of this deployment took over, so that a replaced resource's delete leaves it (`takeovers.ts`). */
+  readonly takeovers = new Takeovers();
+  /** The integrations' entitlement catalogues, read once each for `check` (`entitlement-catalogue.ts`). */
+  readonly catalogue: EntitlementCatalogue;
   #connection: Connection | undefined;
 
   constructor(config: StackConfig | undefined, options: ContextOptions = {}) {
@@ -71,6 +78,7 @@ export class ProviderContext {
       .filter((_, index) => firstValue < 0 || index <= firstValue)
       .map((problem) => ({ property: "", reason: renderProblem(problem, "stack") }));
     this.key = JSON.stringify([this.#raw, this.#failures]);
+    this.catalogue = new EntitlementCatalogue(() => this.connection().client, this.warn);
   }
 
   /** For `check`: a failure per settings problem, so `pulumi preview` fails on them without a request. A copy: callers add theirs. */

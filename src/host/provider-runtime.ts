@@ -9,11 +9,8 @@
  * `configure` (and by tests, which build their own context and install it).
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { type Clock, systemClock } from "../client";
-import type { CheckFailure } from "../shared/inputs";
-import { type Connection, ProviderContext } from "./provider-context";
+import { ProviderContext } from "./provider-context";
 
-export { withHints } from "../shared/hints";
 export { type Connection, type ContextOptions, ProviderContext } from "./provider-context";
 
 let processContext: ProviderContext | undefined;
@@ -72,27 +69,4 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
     ...(update && { update: (id: string, olds: Outputs, news: Inputs) => update(currentContext(), id, olds, news) }),
     ...(remove && { delete: (id: string, props: Outputs) => remove(currentContext(), id, props) }),
   };
-}
-
-// Accessors for the provider modules that do not take the context as a handler argument yet:
-// each reads the process's context, nothing of its own.
-
-/** The process context's client, read cache and invitation batches. */
-export function connection(): Connection {
-  return currentContext().connection();
-}
-
-/** The process context's settings failures, for `check`. */
-export function settingsFailures(): CheckFailure[] {
-  return currentContext().settingsFailures();
-}
-
-/** {@link ProviderContext.withWrite} on the process's context. */
-export function withWrite<T>(operation: () => Promise<T>, integrationId?: string, userId?: string): Promise<T> {
-  return currentContext().withWrite(operation, integrationId, userId);
-}
-
-/** The clock of the process's context, or the wall clock where there is none (the user's program). */
-export function currentClock(): Clock {
-  return processContext?.clock ?? systemClock;
 }

@@ -3,6 +3,7 @@ import { ownedIntegration } from "./owners";
 import type { IntegrationEntitlementRole } from "./integration-entitlement";
 import { warnIfPlaintextApiKey } from "./program-checks";
 import { dynamicType, serializedProvider } from "./serialized-provider";
+import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shared/member-state";
 
 /** One member an {@link IntegrationMembers} declares. */
 export interface IntegrationMemberArgs {
@@ -33,17 +34,7 @@ export interface IntegrationMembersArgs {
   removeUnmanaged?: pulumi.Input<boolean>;
 }
 
-/** A member as the service has it: entitlement ids sorted, the role as the invitation names it (null when unknown). */
-export interface IntegrationMemberState {
-  userId: string;
-  entitlements: string[];
-  role: IntegrationEntitlementRole | null;
-}
-
-/** A member of the integration this resource does not manage. */
-export interface UnmanagedIntegrationMember extends IntegrationMemberState {
-  email: string | null;
-}
+export type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shared/member-state";
 
 /**
  * The whole member set of one integration: every declared member with exactly the declared

@@ -1,11 +1,12 @@
 /**
  * What one run of the user's program remembers: the resources declared so far for each user and
- * membership (see `owners.ts`) and the warnings already given. Pulumi hands a program no context
+ * membership (see `owners.ts`), the warnings already given and the lookups' sessions. Pulumi hands a program no context
  * object, so a run is told by its resource monitor (a new one per `pulumi up`, per preview, and per
  * `setMocks` in a test); a run's memory is kept in a `WeakMap` under it and goes with it, so two
  * programs run in one process never see each other's declarations.
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { LookupSession } from "./lookups/session";
 
 /** Who may manage an integration's members: an `IntegrationMembers` (all of them) or an `IntegrationEntitlement` (one). */
 export type OwnerKind = "User" | "IntegrationEntitlement" | "IntegrationMembers";
@@ -18,6 +19,8 @@ export interface ProgramRun {
   readonly integrationOwners: Map<string, Array<{ kind: OwnerKind; name: string }>>;
   /** The warnings given once per run (`plaintext-api-key`). */
   readonly warned: Set<string>;
+  /** The lookups' sessions, one per workspace and key (by a hash of the settings: see `lookups/session.ts`). */
+  readonly lookups: Map<string, LookupSession>;
   /** The values that become known together are checked once they have all been declared: that round. */
   round: Promise<void> | undefined;
 }
@@ -31,7 +34,7 @@ export function thisRun(): ProgramRun {
   const monitor = pulumi.runtime.getMonitor() ?? OUTSIDE;
   let run = runs.get(monitor);
   if (!run) {
-    run = { owners: new Map(), integrationOwners: new Map(), warned: new Set(), round: undefined };
+    run = { owners: new Map(), integrationOwners: new Map(), warned: new Set(), lookups: new Map(), round: undefined };
     runs.set(monitor, run);
   }
   return run;

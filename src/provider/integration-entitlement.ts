@@ -6,4 +6,4 @@
 import "../supported-node";
 import "./compile-cache";
 
-export { provider } from "../resources/integration-entitlement-provider";
+export { provider } from "../host/entitlement/integration-entitlement-provider";

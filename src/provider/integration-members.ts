@@ -6,4 +6,4 @@
 import "../supported-node";
 import "./compile-cache";
 
-export { provider } from "../resources/integration-members-provider";
+export { provider } from "../host/members/integration-members-provider";

@@ -8,16 +8,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WorkspaceAccessClient } from "../../src/client";
-import {
-  CACHE_DIR_ENV,
-  cacheDirOf,
-  defaultCacheDir,
-  LOCK_SUFFIX,
-  RATE_LIMITS_FILE,
-  RateLimitMemory,
-  REMEMBER_MS,
-  STALE_LOCK_MS,
-} from "../../src/client/rate-memory";
+import { CACHE_DIR_ENV, cacheDirOf, defaultCacheDir } from "../../src/client/cache-dir";
+import { LOCK_SUFFIX, STALE_LOCK_MS } from "../../src/client/file-lock";
+import { RATE_LIMITS_FILE, RateLimitMemory, REMEMBER_MS } from "../../src/client/rate-memory";
 import type { Emulator } from "../../src/emulator";
 import { clientFor, clockOf, emulator } from "../support/fixtures";
 import { VirtualClock } from "../support/virtual-clock";

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { BatchInviteFailure, Emulator, EmulatorQuirks, SeedUser } from "../../src/emulator/index.ts";
 import { adversarialQuirks } from "../../src/emulator/quirks.ts";
-import { HOLD_MS } from "../../src/resources/invite-batcher.ts";
+import { HOLD_MS } from "../../src/host/invite-batcher.ts";
 import { header, scenarios } from "./support";
 import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
 
@@ -83,7 +83,7 @@ describe.each(SERVICES)("batched invitations through the host (%s service)", (_s
     const [post] = invitePosts(s.emu);
     expect(post?.userIds).toEqual([userId(0)]);
     // A lone invitation goes out on the next turn of the event loop (exact, with a virtual clock, in
-    // test/resources/invite-batcher.test.ts). Through the host, on a machine busy with other tests,
+    // test/host/invite-batcher.test.ts). Through the host, on a machine busy with other tests,
     // the turn-around alone has reached 123 ms: the bound is half the HOLD_MS a batch may wait for
     // one in flight, the delay batching could add.
     expect(post!.at - read!.at).toBeLessThan(HOLD_MS / 2);

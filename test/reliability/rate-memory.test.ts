@@ -9,7 +9,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LOCK_SUFFIX, RATE_LIMITS_FILE } from "../../src/client/rate-memory";
+import { LOCK_SUFFIX } from "../../src/client/file-lock";
+import { RATE_LIMITS_FILE } from "../../src/client/rate-memory";
 import type { OperationResult } from "../engine/index.ts";
 import { type Scenario, scenarios, userProgram } from "./support";
 

@@ -1,6 +1,6 @@
 /**
  * What an emulator saw of invitations, for the batching tests of the unit tier
- * (test/resources/invite-batcher.test.ts) and through the host (test/reliability/batched-invitations.test.ts).
+ * (test/host/invite-batcher.test.ts) and through the host (test/reliability/batched-invitations.test.ts).
  */
 import type { BatchInviteFailure, Emulator } from "../../src/emulator/index.ts";
 

@@ -1,28 +1,31 @@
 import { afterEach } from "vitest";
 import type { Emulator } from "../../src/emulator";
-import { resetClaims } from "../../src/resources/claims";
-import { ProviderContext, resetRuntime, useContext } from "../../src/host/provider-runtime";
+import { type ContextOptions, ProviderContext, resetRuntime, useContext } from "../../src/host/provider-runtime";
 import { clockOf } from "./fixtures";
 import type { VirtualClock } from "./virtual-clock";
 
-afterEach(() => {
-  resetRuntime();
-  resetClaims();
-});
+// Each test builds its own context (its takeovers, catalogues and client go with it).
+afterEach(() => resetRuntime());
 
 /**
  * Builds the provider's context as the host's `configure` would (fully-qualified stack config
  * keys), on the emulator's virtual clock: job polls, back-offs and timeouts take no real time.
- * Installs it as the process's context and returns the clock.
+ * Installs it as the process's context and returns the clock. `options` adds to the context (a warning sink).
  */
-export async function configureFor(emu: Emulator, extra: Record<string, string> = {}): Promise<VirtualClock> {
+export async function configureFor(
+  emu: Emulator,
+  extra: Record<string, string> = {},
+  options: Omit<ContextOptions, "clock"> = {},
+): Promise<VirtualClock> {
   const clock = clockOf(emu);
   const config: Record<string, string> = {
     "workspace-access:baseUrl": emu.url,
     "workspace-access:apiKey": emu.apiKey,
     ...extra,
   };
-  useContext(new ProviderContext({ get: (key: string) => config[key], require: (key: string) => config[key] ?? "" }, { clock }));
+  useContext(
+    new ProviderContext({ get: (key: string) => config[key], require: (key: string) => config[key] ?? "" }, { ...options, clock }),
+  );
   return clock;
 }
 

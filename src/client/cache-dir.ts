@@ -1,0 +1,57 @@
+/**
+ * The user's cache folder of this package (where the client remembers rate limits between
+ * processes, `rate-memory.ts`): the platform's, unless the environment or the client option says
+ * otherwise.
+ */
+import * as os from "node:os";
+import * as path from "node:path";
+
+/** Where the remembered limits go: a folder, or `off` (or empty) for nowhere. */
+export const CACHE_DIR_ENV = "WORKSPACE_ACCESS_CACHE_DIR";
+/** The package's folder in the user's cache folder. */
+export const CACHE_FOLDER = "pulumi-workspace-access";
+
+/**
+ * The folder of the remembered limits for the client option `cacheDir`: `false` or `""` is none;
+ * a path is that folder; unset, {@link defaultCacheDir}.
+ */
+export function cacheDirOf(option: string | false | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (option === false || option === "") return undefined;
+  return option === undefined ? defaultCacheDir(env) : path.resolve(option);
+}
+
+/**
+ * The platform's user cache folder with {@link CACHE_FOLDER} in it, unless
+ * `WORKSPACE_ACCESS_CACHE_DIR` says otherwise (a folder, used as is; empty, `off`, `false`, `0` or
+ * `none`: nowhere): `$XDG_CACHE_HOME` or `~/.cache` on Linux and other Unixes, `~/Library/Caches`
+ * on macOS, `%LOCALAPPDATA%` on Windows. `undefined` when there is no home folder to put it in.
+ */
+export function defaultCacheDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string | undefined = homeDir(),
+): string | undefined {
+  const override = env[CACHE_DIR_ENV];
+  if (override !== undefined) {
+    const value = override.trim();
+    return value === "" || /^(off|false|0|none)$/i.test(value) ? undefined : path.resolve(value);
+  }
+  // Relative values of these variables are invalid by their own specifications.
+  const absolute = (value: string | undefined) => (value && path.isAbsolute(value) ? value : undefined);
+  if (platform === "win32") {
+    const base = absolute(env["LOCALAPPDATA"]) ?? (home ? path.join(home, "AppData", "Local") : undefined);
+    return base && path.join(base, CACHE_FOLDER);
+  }
+  if (platform === "darwin") return home ? path.join(home, "Library", "Caches", CACHE_FOLDER) : undefined;
+  const base = absolute(env["XDG_CACHE_HOME"]) ?? (home ? path.join(home, ".cache") : undefined);
+  return base && path.join(base, CACHE_FOLDER);
+}
+
+/** The user's home folder; `undefined` (or empty) when there is none. */
+function homeDir(): string | undefined {
+  try {
+    return os.homedir() || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * The writes of an integration's members (public document): invite, set or add and remove
+ * entitlements, remove a member. Every write answers with a job and changes nothing until that job
+ * finishes. A write naming an entitlement outside the catalogue is accepted, and its job ends in
+ * `error` (`entitlement_not_found`) without applying anything.
+ */
+import { ApiError } from "../errors";
+import { INVITE_FAILED_ERROR_TYPE } from "../faults";
+import type { JobAccount, JobFailure } from "../jobs";
+import { integrationJobRecord, jobEnvelope } from "../records";
+import { scopesOf } from "../scopes";
+import type { IntegrationRow } from "../store";
+import type { MemberRole } from "../types";
+import { Checker, isObject, requireJsonBody } from "../validation";
+import { param, type Reply, type RequestContext, type Route } from "./context";
+import { integrationOf, memberOf } from "./integration-rows";
+
+/** The `workflowType` of each integration write. */
+export const INTEGRATION_WORKFLOWS = { invite: "provide_access", update: "update_access", revoke: "revoke_access" } as const;
+
+/** The `errorType` of an invitation job naming an existing member, with `inviteExisting: "fail"`. */
+export const ALREADY_MEMBER = "user_already_member";
+
+/** The `errorType` of a job naming an entitlement the integration does not offer. */
+export const ENTITLEMENT_NOT_FOUND = "entitlement_not_found";
+
+const INVITE_ROLES = { account_owner: "owner", account_collaborator: "collaborator" } as const satisfies Record<string, MemberRole>;
+
+function account(integration: IntegrationRow): JobAccount {
+  return { entity: "account", id: integration.id, name: integration.label, provider: integration.application };
+}
+
+function unknownEntitlements(integration: IntegrationRow, ids: readonly string[]): JobFailure | undefined {
+  const missing = ids.filter((id) => !integration.entitlements.some((e) => e.id === id));
+  if (missing.length === 0) return undefined;
+  return {
+    errorDetails: { errorType: ENTITLEMENT_NOT_FOUND, userRequired: false },
+    response: { message: `The integration ${integration.label} has no entitlement ${missing.join(", ")}.`, entitlements: missing },
+  };
+}
+
+function notMember(integration: IntegrationRow, userId: string): JobFailure {
+  return {
+    errorDetails: { errorType: "user_not_member", userRequired: false },
+    response: { message: `The user ${userId} is no longer a member of ${integration.label}.` },
+  };
+}
+
+function startJob(
+  ctx: RequestContext,
+  integration: IntegrationRow,
+  workflowType: string,
+  payload: Record<string, unknown>,
+  run: () => JobFailure | undefined,
+): Reply {
+  const job = ctx.world.jobs.create({
+    workflowType,
+    account: account(integration),
+    payload: { integrationId: integration.id, ...payload },
+    run,
+  });
+  return { status: 200, body: jobEnvelope(integrationJobRecord(job)) };
+}
+
+export const invite: Route = {
+  method: "POST",
+  pattern: "/integrations/:id/users",
+  scopes: () => scopesOf("POST /integrations/:id/users"),
+  handle(ctx) {
+    const root = requireJsonBody(ctx.body, ctx.invalidJson);
+    const c = new Checker();
+    const data = c.object(root, "data", ["body"]);
+    c.oneOf(data, "type", ["body", "data"], ["invite_tenant_users"]);
+    const attributes = c.object(data, "attributes", ["body", "data"]);
+    const loc = ["body", "data", "attributes"];
+    const inviteRole = c.oneOf(attributes, "role", loc, ["account_owner", "account_collaborator"] as const);
+    const entitlements = c.idObjects(attributes, "entitlements", loc);
+    const userIds = c.uuids(attributes, "userIds", loc);
+    c.done();
+    const integration = integrationOf(ctx);
+    const { store } = ctx.world;
+    const existing = ctx.world.quirks.inviteExisting ?? "conflict";
+    for (const userId of userIds!) {
+      if (store.user(userId) === undefined) throw ApiError.notFound(`No user with id ${userId}.`);
+      // An existing member is changed through PATCH; inviting them again is a conflict (unless a
+      // quirk makes the job merge or fail the invitation instead: the contract allows all three).
+      if (existing === "conflict" && integration.members.has(userId))
+        throw ApiError.conflict(`The user ${userId} is already a member of the integration ${integration.id}.`, { userId });
+    }
+    const role = INVITE_ROLES[inviteRole!];
+    const ids = entitlements!;
+    return startJob(
+      ctx,
+      integration,
+      INTEGRATION_WORKFLOWS.invite,
+      { role: inviteRole, entitlements: ids.map((id) => ({ id })), userIds },
+      () => {
+        const failure = unknownEntitlements(integration, ids);
+        if (failure !== undefined) return failure;
+        const gone = userIds!.find((id) => store.user(id) === undefined);
+        if (gone !== undefined) {
+          return { errorDetails: { errorType: "user_not_found", userRequired: false }, response: { message: `No user with id ${gone}.` } };
+        }
+        const failures = ctx.world.inviteFailures;
+        const injected = failures?.failing(userIds!) ?? [];
+        // Read when the job runs: whoever is a member by then is an "existing member".
+        const mode = ctx.world.quirks.inviteExisting ?? "conflict";
+        const members = mode === "fail" ? userIds!.filter((id) => integration.members.has(id) && !injected.includes(id)) : [];
+        const failing = [...injected, ...members];
+        // A job naming a user who cannot be invited: "whole" applies nothing, "partial" the others.
+        const applied = failing.length === 0 || failures?.mode === "partial" ? userIds!.filter((id) => !failing.includes(id)) : [];
+        for (const userId of applied) {
+          if (mode === "merge") {
+            // The invitation merged into the membership: its role and set replace what was there.
+            store.setMember(integration.id, userId, { role, entitlements: ids });
+            continue;
+          }
+          // Two invites in flight for one user: the later one adds to what the earlier one granted.
+          const current = integration.members.get(userId)?.entitlements ?? [];
+          store.setMember(integration.id, userId, { role, entitlements: [...current, ...ids] });
+        }
+        if (failing.length === 0) return undefined;
+        if (injected.length === 0) {
+          return {
+            errorDetails: { errorType: ALREADY_MEMBER, userRequired: false },
+            response: { message: `${members.join(", ")} already a member of ${integration.label}.`, userIds: members },
+          };
+        }
+        return {
+          errorDetails: { errorType: INVITE_FAILED_ERROR_TYPE, userRequired: false },
+          response: { message: `The invitation of ${failing.join(", ")} failed (injected by the emulator).`, userIds: failing },
+        };
+      },
+    );
+  },
+};
+
+export const setEntitlements: Route = {
+  method: "PATCH",
+  pattern: "/integrations/:id/users/:userId",
+  scopes: () => scopesOf("PATCH /integrations/:id/users/:userId"),
+  handle(ctx) {
+    const root = requireJsonBody(ctx.body, ctx.invalidJson);
+    const c = new Checker();
+    const data = c.object(root, "data", ["body"]);
+    c.oneOf(data, "type", ["body", "data"], ["update_user_entitlement"]);
+    const attributes = c.object(data, "attributes", ["body", "data"]);
+    const entitlements = c.idObjects(attributes, "entitlements", ["body", "data", "attributes"]);
+    c.done();
+    const integration = integrationOf(ctx);
+    const member = memberOf(integration, param(ctx, "userId"));
+    const ids = entitlements!;
+    return startJob(
+      ctx,
+      integration,
+      INTEGRATION_WORKFLOWS.update,
+      { userId: member.userId, entitlements: ids.map((id) => ({ id })) },
+      () => {
+        const failure = unknownEntitlements(integration, ids);
+        if (failure !== undefined) return failure;
+        if (!integration.members.has(member.userId)) return notMember(integration, member.userId);
+        ctx.world.store.setMember(integration.id, member.userId, { entitlements: ids });
+        return undefined;
+      },
+    );
+  },
+};
+
+export const addRemoveEntitlements: Route = {
+  method: "PATCH",
+  pattern: "/integrations/:id/users/:userId/entitlements",
+  scopes: () => scopesOf("PATCH /integrations/:id/users/:userId/entitlements"),
+  handle(ctx) {
+    const root = requireJsonBody(ctx.body, ctx.invalidJson);
+    const c = new Checker();
+    const data = c.object(root, "data", ["body"]);
+    const add = c.object(data, "add", ["body", "data"], false);
+    const remove = c.object(data, "remove", ["body", "data"], false);
+    const toAdd = c.idObjects(add, "entitlements", ["body", "data", "add"], false);
+    const toRemove = c.idObjects(remove, "entitlements", ["body", "data", "remove"], false);
+    if (isObject(data) && c.issues.length === 0 && toAdd === undefined && toRemove === undefined) {
+      c.add(["body", "data"], "at least one of add.entitlements or remove.entitlements is required", "value_error.missing");
+    }
+    c.done();
+    const integration = integrationOf(ctx);
+    const member = memberOf(integration, param(ctx, "userId"));
+    const adding = toAdd ?? [];
+    const removing = toRemove ?? [];
+    const payload = {
+      userId: member.userId,
+      add: { entitlements: adding.map((id) => ({ id })) },
+      remove: { entitlements: removing.map((id) => ({ id })) },
+    };
+    return startJob(ctx, integration, INTEGRATION_WORKFLOWS.update, payload, () => {
+      const failure = unknownEntitlements(integration, [...adding, ...removing]);
+      if (failure !== undefined) return failure;
+      const current = integration.members.get(member.userId);
+      if (current === undefined) return notMember(integration, member.userId);
+      // Removal wins over an addition of the same id: the request's last word is "not this one".
+      const next = [...current.entitlements, ...adding].filter((id) => !removing.includes(id));
+      ctx.world.store.setMember(integration.id, member.userId, { entitlements: next });
+      return undefined;
+    });
+  },
+};
+
+export const removeMember: Route = {
+  method: "DELETE",
+  pattern: "/integrations/:id/users/:userId",
+  scopes: () => scopesOf("DELETE /integrations/:id/users/:userId"),
+  handle(ctx) {
+    const integration = integrationOf(ctx);
+    const member = memberOf(integration, param(ctx, "userId"));
+    // A member already gone when the job runs is still "revoked": the end state is what was asked.
+    return startJob(ctx, integration, INTEGRATION_WORKFLOWS.revoke, { userId: member.userId }, () => {
+      ctx.world.store.removeMember(integration.id, member.userId);
+      return undefined;
+    });
+  },
+};

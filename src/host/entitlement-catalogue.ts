@@ -1,0 +1,177 @@
+/**
+ * The preview's check that an {@link IntegrationEntitlement} or an {@link IntegrationMembers} names
+ * entitlements its integration offers (`GET /integrations/{id}/entitlements`), so a misspelt id fails the preview instead of
+ * the invite's job during `up`. Called from the provider's `check` (`ctx.catalogue`), in the host process.
+ *
+ * - No request unless an entitlement set is new or changes (`check` gets the prior inputs: an
+ *   unchanged stack's preview sends nothing).
+ * - At most one catalogue request per integration and provider context, shared by every resource.
+ * - A help, not a gate: a catalogue that cannot be read (403 for a key without the scope, 5xx
+ *   after the client's retries, no settings) or that is empty warns once and lets the preview go on.
+ * - An `IntegrationEntitlement` with `adoptExisting` is warned about, not failed: the membership
+ *   it adopts may hold an entitlement the integration no longer offers.
+ */
+import { unlessNotFound, type WorkspaceAccessClient } from "../client";
+import { type CheckFailure, entitlementSet } from "../shared/inputs";
+import { containsUnknown, isUnknown } from "../shared/unknown";
+
+/** How many offered ids an error lists before "and N more". */
+const MAX_LISTED = 20;
+
+type Props = Record<string, unknown>;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+const knownString = (value: unknown): value is string => typeof value === "string" && !isUnknown(value);
+const knownSet = (value: unknown): value is string[] =>
+  Array.isArray(value) && !containsUnknown(value) && value.every((e) => typeof e === "string");
+
+/** "integration X offers no entitlement "VEIWER"; it offers (closest first): VIEWER, EDITOR, MANAGER" */
+export function unofferedReason(integrationId: string, unknown: readonly string[], offered: readonly string[]): string {
+  const names = unknown.map((id) => JSON.stringify(id)).join(", ");
+  const closest = closestFirst(unknown, offered);
+  const listed = closest.slice(0, MAX_LISTED).join(", ") + (closest.length > MAX_LISTED ? ` and ${closest.length - MAX_LISTED} more` : "");
+  return `integration ${integrationId} offers no entitlement ${names}; it offers (closest first): ${listed}. See getIntegrationEntitlements({ integrationId }).`;
+}
+
+/** The offered ids, those nearest to any unknown id first (case-insensitive edit distance), then in catalogue order. */
+export function closestFirst(unknown: readonly string[], offered: readonly string[]): string[] {
+  const distance = (id: string) => Math.min(...unknown.map((u) => editDistance(u.toLowerCase(), id.toLowerCase())));
+  return offered
+    .map((id, index) => ({ id, index, distance: distance(id) }))
+    .sort((a, b) => a.distance - b.distance || a.index - b.index)
+    .map((entry) => entry.id);
+}
+
+/** Levenshtein distance. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
+}
+
+const sameSet = (a: unknown, b: readonly string[]) =>
+  Array.isArray(a) && a.every((e) => typeof e === "string") && JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
+
+/**
+ * The catalogues of one provider context: the offered ids per integration, read once, and the
+ * warnings given when they cannot be (each once). Built by the context ({@link ProviderContext.catalogue}).
+ */
+export class EntitlementCatalogue {
+  readonly #client: () => WorkspaceAccessClient;
+  readonly #warn: (message: string) => void;
+  readonly #catalogues = new Map<string, Promise<string[] | undefined>>();
+  /** Settings errors warned about: each once per context (it would else warn per resource). */
+  readonly #warnedSettings = new Set<string>();
+
+  /** `client` gives the context's client, or throws when the settings make none. */
+  constructor(client: () => WorkspaceAccessClient, warn: (message: string) => void) {
+    this.#client = client;
+    this.#warn = warn;
+  }
+
+  /**
+   * The check failures for entitlements `news` names that its integration does not offer: none when
+   * the set is not new (same integration and set as `olds`), when a value is not known yet, or when
+   * the catalogue cannot be read. Call with inputs that passed validation.
+   */
+  async unofferedEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
+    const { integrationId, entitlements } = news;
+    if (!knownString(integrationId) || !knownSet(entitlements)) return [];
+    if (olds.integrationId === integrationId && sameSet(olds.entitlements, entitlements)) return [];
+    const reason = await this.#unofferedReasonFor(integrationId, entitlements);
+    if (reason === undefined) return [];
+    // Adopting declares what a membership may hold already (an entitlement the integration has
+    // since retired, say: an exported workspace's first preview): a warning, not a failure. A write
+    // of the set, if one is needed, fails in its job.
+    if (news.adoptExisting === true) {
+      this.#warn(
+        `entitlements of user ${String(news.userId)}: ${reason} Let through because adoptExisting is set: the membership may hold it already.`,
+      );
+      return [];
+    }
+    return [{ property: "entitlements", reason }];
+  }
+
+  /**
+   * The same for an `IntegrationMembers`: one failure per member whose set is new (the member was
+   * not in `olds` with that set, the integration changed, or the member's user id is not known yet)
+   * and names an id the integration does not offer, as `members[i].entitlements` with `i` the member's place in the program's list. One
+   * catalogue request serves every member. Call with inputs that passed validation.
+   */
+  async unofferedMemberEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
+    const { integrationId, members } = news;
+    if (!knownString(integrationId) || !Array.isArray(members)) return [];
+    const priorSets = new Map<string, unknown>();
+    if (olds.integrationId === integrationId && Array.isArray(olds.members)) {
+      for (const m of olds.members) if (isRecord(m) && typeof m.userId === "string") priorSets.set(m.userId, m.entitlements);
+    }
+    const failures: CheckFailure[] = [];
+    for (const [i, m] of members.entries()) {
+      // A member whose user is not known yet (created by the same program) is checked too: its set
+      // is new whatever it is, and a wrong id would otherwise fail only during up, after the user exists.
+      if (!isRecord(m) || !knownSet(m.entitlements)) continue;
+      if (knownString(m.userId) && sameSet(priorSets.get(m.userId), m.entitlements)) continue;
+      const reason = await this.#unofferedReasonFor(integrationId, m.entitlements);
+      if (reason !== undefined) failures.push({ property: `members[${i}].entitlements`, reason });
+    }
+    return failures;
+  }
+
+  /** Why `entitlements` cannot be granted in the integration, or `undefined` when they can or the catalogue cannot be read. */
+  async #unofferedReasonFor(integrationId: string, entitlements: readonly string[]): Promise<string | undefined> {
+    const offered = await this.#offered(integrationId);
+    if (!offered) return undefined;
+    const unknown = entitlementSet(entitlements).filter((id) => !offered.includes(id));
+    return unknown.length === 0 ? undefined : unofferedReason(integrationId, unknown, offered);
+  }
+
+  /** The offered ids, or `undefined` (with a warning, once per integration) when they cannot be told. */
+  #offered(integrationId: string): Promise<string[] | undefined> {
+    let client: WorkspaceAccessClient;
+    try {
+      client = this.#client();
+    } catch (error) {
+      // No usable settings: the create or update will say so with the fix; the check gives way.
+      const why = error instanceof Error ? error.message : String(error);
+      if (!this.#warnedSettings.has(why)) {
+        this.#warnedSettings.add(why);
+        this.#warn(`Entitlements were not checked against their integrations' catalogues (${why}).`);
+      }
+      return Promise.resolve(undefined);
+    }
+    let offered = this.#catalogues.get(integrationId);
+    if (!offered) {
+      offered = this.#read(client, integrationId);
+      this.#catalogues.set(integrationId, offered);
+    }
+    return offered;
+  }
+
+  async #read(client: WorkspaceAccessClient, integrationId: string): Promise<string[] | undefined> {
+    try {
+      const catalogue = await unlessNotFound(client.integrations.listEntitlements(integrationId));
+      if (catalogue === undefined)
+        return this.#cannotCheck(integrationId, new Error("the integration was not found, or is not disclosed to this key"));
+      // An empty catalogue more likely means the service does not publish it than that nothing may be granted.
+      if (catalogue.length === 0) return this.#cannotCheck(integrationId, new Error("its catalogue is empty"));
+      return catalogue.map((entitlement) => entitlement.id);
+    } catch (error) {
+      return this.#cannotCheck(integrationId, error);
+    }
+  }
+
+  /** Warns that the integration's entitlements were not checked (the catalogue's cache makes it once per integration). */
+  #cannotCheck(integrationId: string, error: unknown): undefined {
+    const why = error instanceof Error ? error.message : String(error);
+    this.#warn(
+      `The entitlements of integration ${integrationId} were not checked against its catalogue (${why}). The preview goes on; a wrong entitlement id will fail the invite's job during up.`,
+    );
+    return undefined;
+  }
+}

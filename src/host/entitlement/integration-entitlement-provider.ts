@@ -1,0 +1,212 @@
+/**
+ * The dynamic provider of {@link IntegrationEntitlement}, loaded by name in the dynamic-provider
+ * host (`pulumi-workspace-access/provider/integration-entitlement`). The resource id is
+ * `<integrationId>/<userId>`. Which HTTP call backs each operation (every write answers with a
+ * job, awaited until it is `finished`):
+ *
+ * | operation | request |
+ * |---|---|
+ * | check | `GET /integrations/{id}/entitlements` once per integration and process, only for a new or changed entitlement set (see `entitlement-catalogue.ts`) |
+ * | diff | none |
+ * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (`member-lookup.ts`); a miss in a shared list is confirmed before any invitation (a second listing that agrees, or that GET: a list proves presence only). Not a member: `POST /integrations/{id}/users` (invite; one request and one job for the creates of the same integration, role and set that arrive together, see `invite-batcher.ts`), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status, which must show the role and set asked. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
+ * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, `GET /jobs/{jobId}` for its recorded job until done, then the member, then invite or `PATCH` as above (a member with another role than declared was not made by the invitation: the adoption rules apply) |
+ * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh; a partial create whose member is not there yet: `GET /jobs/{jobId}` once, kept while the job runs. Not a member (404): `GET /integrations/{id}` once per integration, and a 404 there fails the refresh instead of forgetting the resource (the key may merely not be shown the integration) |
+ * | delete | a partial create: first `GET /jobs/{jobId}` until done (fails, keeping the resource, while it still runs); then `DELETE /integrations/{id}/users/{userId}`, then the job; 404 means already gone |
+ *
+ * Once the service has accepted a write of a create (or of an update resuming one) and it was not
+ * seen to finish (a timeout, polling that still fails after the client's retries, an answer lost),
+ * the resource is recorded as partially created, `pending: true` with the job to wait for
+ * (`pendingJobId`, null when none is known): the next `pulumi up` waits for the job instead of
+ * inviting again. A state written before these fields existed recorded it as an empty set: read as pending.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { ConfigurationError, unlessNotFound, type WorkspaceAccessClient } from "../../client";
+import { withHints } from "../../shared/hints";
+import {
+  DEFAULT_INTEGRATION_ROLE,
+  entitlementSet,
+  type IntegrationEntitlementInputs,
+  integrationEntitlementInputs,
+  validate,
+} from "../../shared/inputs";
+import { settle } from "../pending-jobs";
+import { PartialWriteError } from "../partial-write";
+import { type ProviderContext, providerOf } from "../provider-runtime";
+import { memberKey } from "../takeovers";
+import {
+  diffEntitlement,
+  type IntegrationEntitlementOutputs,
+  inputsOf,
+  membershipId,
+  normalise,
+  outputs,
+  type Props,
+  parseId,
+  pendingOf,
+} from "./entitlement-state";
+import { converge, createMembership } from "./entitlement-writes";
+
+export type { IntegrationEntitlementOutputs } from "./entitlement-state";
+
+/** A refresh found no member, and the integration itself answers 404 to this key. */
+function integrationNotVisible(integrationId: string, userId: string): ConfigurationError {
+  return new ConfigurationError(
+    `User ${userId} is not a member of integration ${integrationId} as far as this key can tell, but the integration itself answers 404 to this key: it was deleted, or this key is not shown it. The resource is kept, not forgotten (forgetting it would have the next up invite the user again). If the integration was deleted, remove the resource from the program and run pulumi state delete on it; otherwise use a key that may read the integration.`,
+    "integrationId",
+  );
+}
+
+/** Whether a job has not ended (a job that cannot be read has: the member list tells then). */
+async function isJobRunning(client: WorkspaceAccessClient, jobId: string): Promise<boolean> {
+  const job = await unlessNotFound(client.jobs.get(jobId));
+  return job !== undefined && job.status !== "finished" && job.status !== "error";
+}
+
+/**
+ * The error as the host turns it into a partial create, when the write may still land (a
+ * {@link PartialWriteError}: raised while waiting for an accepted write's job, see {@link finish},
+ * or the invitation failed without an answer and the user was not found a member since). The
+ * resource is recorded pending (the set asked, no email or status, the job when there is one), so
+ * the next `pulumi up` resumes with an update that waits for the job, reads the member, and takes
+ * over the membership its own invitation made instead of failing on it as someone else's. Any
+ * other error is returned as it is.
+ */
+function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitlementInputs, lastJobId: string | null): unknown {
+  if (!PartialWriteError.isInstance(error)) return error;
+  const state: IntegrationEntitlementOutputs = {
+    ...inputs,
+    entitlements: entitlementSet(inputs.entitlements),
+    email: null,
+    status: null,
+    lastJobId: error.pendingJobId ?? lastJobId,
+    pending: true,
+    pendingJobId: error.pendingJobId,
+  };
+  return error.recordedAs({ id: membershipId(inputs.integrationId, inputs.userId), properties: { ...state, __provider: news.__provider } });
+}
+
+export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
+  async check(ctx: ProviderContext, olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+    const failures = [...ctx.settingsFailures(), ...validate(integrationEntitlementInputs, news)];
+    // Valid inputs and settings, and an entitlement set that is new: are they in the integration's catalogue?
+    if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedEntitlements(olds, news)));
+    return { inputs: { ...normalise(news) }, failures };
+  },
+
+  async diff(_ctx: ProviderContext, _id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+    return diffEntitlement(olds as unknown as Props, news);
+  },
+
+  async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationEntitlementOutputs>> {
+    const inputs = normalise(news);
+    return ctx.withWrite(
+      async () => {
+        try {
+          const { member, existed, jobId } = await createMembership(ctx, inputs);
+          if (existed) ctx.takeovers.take(memberKey(inputs.integrationId, inputs.userId));
+          return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId) };
+        } catch (error) {
+          throw partialCreate(error, news, inputs, null);
+        }
+      },
+      inputs.integrationId,
+      inputs.userId,
+    );
+  },
+
+  async read(
+    ctx: ProviderContext,
+    id: string,
+    props?: IntegrationEntitlementOutputs,
+  ): Promise<pulumi.dynamic.ReadResult<IntegrationEntitlementOutputs>> {
+    const { integrationId, userId } = parseId(id);
+    return withHints(async () => {
+      const { cache, client } = ctx.connection();
+      const member = await cache.member(integrationId, userId);
+      if (!member) {
+        // A partial create whose invitation is still running is kept as it is: dropping it would
+        // have the next up invite the user a second time, and lose the job to wait for.
+        const jobId = pendingOf(props)?.jobId;
+        if (props && typeof jobId === "string" && (await isJobRunning(client, jobId))) {
+          return { id, props, inputs: inputsOf(props) };
+        }
+        // 404 also means "not disclosed to this key": forgetting every resource of an integration
+        // the key cannot see would make the next up invite them all again.
+        if (!(await cache.integrationVisible(integrationId))) throw integrationNotVisible(integrationId, userId);
+        return { id: "", props: {} as IntegrationEntitlementOutputs };
+      }
+      const declared = {
+        integrationId,
+        userId,
+        entitlements: [],
+        role: props?.role ?? DEFAULT_INTEGRATION_ROLE,
+        adoptExisting: props?.adoptExisting === true,
+      };
+      const outs = outputs(member, declared, props?.lastJobId ?? null);
+      return { id, props: outs, inputs: inputsOf(outs) };
+    });
+  },
+
+  async update(
+    ctx: ProviderContext,
+    _id: string,
+    olds: IntegrationEntitlementOutputs,
+    news: Props,
+  ): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
+    const inputs = normalise(news);
+    return ctx.withWrite(
+      async () => {
+        const pending = pendingOf(olds) ?? (Array.isArray(olds.entitlements) ? undefined : { jobId: null });
+        if (!pending) {
+          // The usual update: replace the set and wait; the member is known from the last outputs,
+          // so no read before or after. A member removed out of band (404) falls through to a full
+          // converge, which invites again.
+          const { client } = ctx.connection();
+          const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
+          if (job) {
+            await job.wait();
+            return { outs: { ...olds, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null, pending: false, pendingJobId: null } };
+          }
+        }
+        // A create whose job was not seen to finish was recorded with that job: give it its time
+        // first, so this up does not invite the user a second time while the first invitation is
+        // merely slow.
+        // A job still running after that second wait is taken as stuck: converge invites again.
+        if (pending?.jobId) await settle(ctx.connection().client, [pending.jobId]);
+        try {
+          const { member, jobId } = await converge(ctx, inputs);
+          return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null) };
+        } catch (error) {
+          // This write's own job, if one is left in flight, is recorded in turn.
+          throw partialCreate(error, news, inputs, olds.lastJobId ?? null);
+        }
+      },
+      inputs.integrationId,
+      inputs.userId,
+    );
+  },
+
+  async delete(ctx: ProviderContext, id: string, props?: IntegrationEntitlementOutputs): Promise<void> {
+    // A replacement took the same membership over in this deployment: removing the user now
+    // would undo it.
+    const { integrationId, userId } = parseId(id);
+    if (ctx.takeovers.has(memberKey(integrationId, userId))) return;
+    await ctx.withWrite(
+      async () => {
+        // A partial create's invitation may still land after a removal that found nobody: it is
+        // waited for first, and while it still runs the delete fails (the resource stays).
+        const jobId = pendingOf(props)?.jobId;
+        if (typeof jobId === "string" && (await settle(ctx.connection().client, [jobId])).length > 0) {
+          throw new Error(
+            `The invitation's job ${jobId} of user ${userId} to integration ${integrationId} is still running after another wait, so the user may still become a member: run the destroy again once it has finished (this resource stays in the stack until then; if the job is stuck, check the member in the service, then pulumi state delete this resource).`,
+          );
+        }
+        // Already gone (404) counts as done.
+        const job = await unlessNotFound(ctx.connection().client.integrations.removeUser(integrationId, userId));
+        await job?.wait();
+      },
+      integrationId,
+      userId,
+    );
+  },
+});

@@ -1,0 +1,207 @@
+/**
+ * Batched invitations. `POST /integrations/{id}/users` takes a list of `userIds`: the invitations
+ * this provider process sends at about the same time for one integration, role and entitlement set
+ * go out as one request (at most {@link MAX_BATCH} users) with one job, waited for once.
+ *
+ * When nothing was sent for that integration, role and set in the last {@link RECENT_MS} (a lone
+ * create), an invitation goes out on the next turn of the event loop: only those queued in the
+ * same turn (creates released together by a shared member list) join it, so it is not delayed.
+ * When invitations are already under way or were just sent (a deployment creating many), a
+ * window opens for the others to join: it waits for a batch of the same kind in flight to end
+ * ({@link HOLD_MS} at most), whose creates' successors then join, and closes once none has come
+ * for {@link WINDOW_MS} ({@link MAX_BATCH_OPEN_MS} at most). Both follow the pace invitations of
+ * that kind arrive at ({@link paced}): under the real CLI, each step's checkpoint is written before
+ * the next create starts, so creates come one checkpoint apart, tens of milliseconds and more as the
+ * state grows; a fixed 10 ms window then sent nearly every create alone.
+ *
+ * Every invitation ends with an {@link InvitationResult} of its own, and nobody is invited twice:
+ * how a batch sent ends for each of its users is `invite-send.ts`'s.
+ */
+import type { Clock, IntegrationRole, IntegrationUser, WorkspaceAccessClient } from "../client";
+import { idKey } from "./ids";
+import { type Entry, sendBatch } from "./invite-send";
+
+/** The most users one invitation names (the API's page size, and the issue's cap). */
+export const MAX_BATCH = 100;
+/**
+ * How long a batch stays open for others to join, once invitations are under way: until no
+ * invitation of its kind has come for this long (the engine starts the next creates as the last
+ * ones return, a few at a time), and {@link MAX_BATCH_OPEN_MS} at most.
+ */
+export const WINDOW_MS = 10;
+/** The longest a batch stays open, however steadily invitations keep coming (besides {@link HOLD_MS}). */
+export const MAX_BATCH_OPEN_MS = 40;
+/**
+ * The longest a batch waits for one of its kind in flight to end. The creates that batch holds
+ * return when its job ends, and the engine then starts as many new ones, which join this batch:
+ * batches grow to the engine's `--parallel` instead of staying as small as the first ones were.
+ */
+export const HOLD_MS = 1000;
+/** How long after a batch was sent later invitations of its kind are taken as part of the same run. */
+export const RECENT_MS = 1000;
+/** Gaps between two invitations shorter than this are one burst (the same turns of the event loop), not a pace. */
+export const BURST_GAP_MS = 2;
+/** Gaps longer than this are a pause (a job waited for, a slow step), not the pace of a run. */
+export const PAUSE_GAP_MS = 500;
+/** How many arrivals at the measured pace a batch stays open for, at most: about an engine's `--parallel`. */
+export const PACED_ARRIVALS = 8;
+/** The longest a batch stays open at a slow pace. */
+export const MAX_PACED_OPEN_MS = 2000;
+
+/**
+ * The window of a queue whose invitations arrive `pace` ms apart (0: together): closed after two
+ * gaps with none ({@link WINDOW_MS} at least, {@link PAUSE_GAP_MS} at most), open for
+ * {@link PACED_ARRIVALS} arrivals ({@link MAX_BATCH_OPEN_MS} at least, {@link MAX_PACED_OPEN_MS} at most).
+ */
+export function paced(pace: number): { idleMs: number; openMs: number } {
+  return {
+    idleMs: Math.min(Math.max(WINDOW_MS, 2 * pace), PAUSE_GAP_MS),
+    openMs: Math.min(Math.max(MAX_BATCH_OPEN_MS, PACED_ARRIVALS * pace), MAX_PACED_OPEN_MS),
+  };
+}
+
+/** One invitation: who, where, with which role and entitlements (a sorted set). */
+export interface Invitation {
+  integrationId: string;
+  userId: string;
+  role: IntegrationRole;
+  entitlements: readonly string[];
+}
+
+/**
+ * How an invitation ended:
+ * - `invited`: its job finished (`jobId`, null for a write answered without a job);
+ * - `member`: the user is a member and was found so, either because the invitation landed although
+ *   its answer was lost or its job said otherwise (`existed: false`), or because the user already
+ *   was one (a 409; `existed: true`);
+ * - `pending`: it may still land: the service accepted it and its job (`jobId`) was not seen to
+ *   finish, or its answer was lost and nobody was found a member since (`jobId: null`); `error` says
+ *   why it was not seen to end. The caller records it and waits next time instead of inviting again.
+ *
+ * An invitation that did not happen (refused, its job failed) rejects with the error.
+ */
+export type InvitationResult =
+  | { kind: "invited"; jobId: string | null }
+  | { kind: "member"; member: IntegrationUser; existed: boolean }
+  | { kind: "pending"; jobId: string | null; error: Error };
+
+/** The invitations of one integration, role and set waiting to be sent. */
+interface Queue {
+  entries: Entry[];
+  scheduled: boolean;
+  /** Batches of this kind sent and not settled yet. */
+  inFlight: number;
+  /** When a batch was last sent or settled. */
+  lastSentAt: number;
+  /** When the last invitation joined. */
+  lastJoinedAt: number;
+  /** When an invitation of this kind last settled (its create returns to the engine then). */
+  lastSettledAt: number;
+  /** How far apart invitations of this kind arrive one by one (ms, a running mean); 0 while they come together. */
+  pace: number;
+}
+
+/** Batches the invitations of one client. */
+export class InviteBatcher {
+  readonly #client: WorkspaceAccessClient;
+  readonly #clock: Clock;
+  readonly #queues = new Map<string, Queue>();
+
+  constructor(client: WorkspaceAccessClient, clock: Clock) {
+    this.#client = client;
+    this.#clock = clock;
+  }
+
+  /**
+   * Invites one user, with others of the same kind when they come together; resolves when the job
+   * has finished, when the user is found a member, or when the invitation may still land
+   * (`pending`); rejects when it did not happen.
+   */
+  submit(invitation: Invitation): Promise<InvitationResult> {
+    const key = JSON.stringify([idKey(invitation.integrationId), invitation.role, invitation.entitlements]);
+    let queue = this.#queues.get(key);
+    if (!queue) {
+      queue = {
+        entries: [],
+        scheduled: false,
+        inFlight: 0,
+        lastSentAt: Number.NEGATIVE_INFINITY,
+        lastJoinedAt: Number.NEGATIVE_INFINITY,
+        lastSettledAt: Number.NEGATIVE_INFINITY,
+        pace: 0,
+      };
+      this.#queues.set(key, queue);
+    }
+    const q = queue;
+    return new Promise<InvitationResult>((resolve, reject) => {
+      q.entries.push({ invitation, resolve, reject });
+      const now = this.#clock.now();
+      // The gap since the last arrival, or since an invitation settled (the engine starts the next
+      // create one step after a create returns): a sample of the pace, unless a burst or a pause.
+      const gap = now - Math.max(q.lastJoinedAt, q.lastSettledAt);
+      if (gap >= BURST_GAP_MS && gap <= PAUSE_GAP_MS) q.pace = q.pace === 0 ? gap : (q.pace + gap) / 2;
+      q.lastJoinedAt = now;
+      if (q.entries.length >= MAX_BATCH) this.#flush(q);
+      else if (!q.scheduled) {
+        q.scheduled = true;
+        const busy = q.inFlight > 0 || this.#clock.now() - q.lastSentAt < RECENT_MS;
+        const opened = busy ? this.#window(q) : new Promise<void>((done) => setImmediate(done));
+        void opened.then(() => this.#flush(q));
+      }
+    });
+  }
+
+  /**
+   * Resolves when the batch of `queue` is to be sent: once no batch of its kind is in flight
+   * ({@link HOLD_MS} at most) and nothing has joined or settled for {@link WINDOW_MS}
+   * ({@link MAX_BATCH_OPEN_MS} at most after the hold), both longer at a slower pace ({@link paced}).
+   */
+  async #window(queue: Queue): Promise<void> {
+    const holdBy = this.#clock.now() + HOLD_MS;
+    let closeBy: number | undefined;
+    // The invitations of this turn of the event loop join before the first wait is measured.
+    await new Promise<void>((done) => setImmediate(done));
+    while (queue.scheduled) {
+      const now = this.#clock.now();
+      let until: number;
+      const { idleMs, openMs } = paced(queue.pace);
+      if (queue.inFlight > 0 && now < holdBy) until = now + WINDOW_MS;
+      else {
+        closeBy ??= now + openMs;
+        until = Math.min(Math.max(queue.lastJoinedAt, queue.lastSentAt) + idleMs, closeBy);
+      }
+      if (until <= now) return;
+      await this.#clock.sleep(until - now);
+    }
+  }
+
+  /** Sends what is queued, {@link MAX_BATCH} users a request. */
+  #flush(queue: Queue): void {
+    queue.scheduled = false;
+    while (queue.entries.length > 0) {
+      const settled = () => {
+        queue.lastSettledAt = this.#clock.now();
+      };
+      // Noted before the caller resumes: its next invitation is measured from here.
+      const batch = queue.entries.splice(0, MAX_BATCH).map(
+        (entry): Entry => ({
+          invitation: entry.invitation,
+          resolve: (result) => {
+            settled();
+            entry.resolve(result);
+          },
+          reject: (error) => {
+            settled();
+            entry.reject(error);
+          },
+        }),
+      );
+      queue.inFlight++;
+      queue.lastSentAt = this.#clock.now();
+      void sendBatch(this.#client, batch).finally(() => {
+        queue.inFlight--;
+        queue.lastSentAt = this.#clock.now();
+      });
+    }
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * How one batch of invitations is sent and how it ends for each of its users: the batcher
+ * (`invite-batcher.ts`) queues them, this sends them and settles every one.
+ *
+ * Every invitation ends with an {@link InvitationResult} of its own, and nobody is invited twice.
+ * "It may still land" is a result (`kind: "pending"`, with the job to wait for), not an error:
+ *
+ * | a batch of several users | what happens |
+ * |---|---|
+ * | the POST fails without an answer (a timeout, a reset, a 5xx) | it may have been carried out: never re-sent. One member list read: users found members are done (the invitation landed); the others are `pending` with no job known |
+ * | the POST answers 409 (someone is a member already) | one member list read: those members are handed back as existing (the caller applies its adoption rules); the others are sent again as one batch (split in halves if no member is found) |
+ * | the POST answers another 400, 404 or 422 (a user the service refuses) | nothing was done: split in halves and sent again, down to the user at fault |
+ * | any other error (401, 403, 429 after the client's retries) | not about a user: every user fails with it |
+ * | the job ends in `error` | one member list read (a service that applies the others anyway must not see them invited twice): users found members are done; those it missed are confirmed absent (a list proves presence only: a second listing that agrees, or a direct read each when they are fewer than its pages), and only those are split in halves and sent again. Without the list, every user is `pending` with no job known |
+ * | waiting for the job fails otherwise (a timeout, polling that fails) | the job may still land: every user is `pending` with the job, so the next `up` waits for it instead of inviting again |
+ *
+ * A batch of one behaves as the single invitation always did: an ambiguous failure or a 409 reads
+ * that member (`GET .../users/{userId}`), a job in `error` fails with {@link JobFailedError}.
+ * Errors shared by several users are copied per user, naming the user and the batch.
+ */
+import {
+  ApiError,
+  ConflictError,
+  createOnce,
+  type IntegrationUser,
+  isAmbiguous,
+  JobFailedError,
+  type JobHandle,
+  unlessNotFound,
+  type WorkspaceAccessClient,
+} from "../client";
+import { idKey } from "./ids";
+import type { Invitation, InvitationResult } from "./invite-batcher";
+import { confirmMisses, type Members, memberList } from "./member-list";
+
+/** One invitation waiting for its result. */
+export interface Entry {
+  invitation: Invitation;
+  resolve(result: InvitationResult): void;
+  reject(error: unknown): void;
+}
+
+/** Status codes of a refusal that may be about one user of the batch: split to find them. */
+const USER_STATUSES: ReadonlySet<number> = new Set([400, 404, 409, 422]);
+
+/** A copy of `error` (same class and data) whose message names the user, for an error shared by a batch. */
+function forUser(error: unknown, userId: string, size: number): unknown {
+  if (!(error instanceof Error) || size <= 1) return error;
+  // Every own property, the hidden marker of `isInstance` included.
+  const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as Error;
+  copy.message = `Inviting user ${userId} (one of ${size} invited together): ${error.message}`;
+  return copy;
+}
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
+/** Sends one batch and settles each of its entries (see the table of `invite-batcher.ts`). Never rejects. */
+export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): Promise<void> {
+  if (batch.length === 1) return sendOne(client, batch[0]!);
+  const { integrationId, role, entitlements } = batch[0]!.invitation;
+  const userIds = batch.map((e) => e.invitation.userId);
+  let job: JobHandle;
+  try {
+    job = await client.integrations.invite(integrationId, { userIds, role, entitlements });
+  } catch (error) {
+    if (isAmbiguous(error)) return afterAmbiguous(client, batch, error);
+    if (ConflictError.isInstance(error)) return afterConflict(client, batch);
+    if (ApiError.isInstance(error) && USER_STATUSES.has(error.status)) return split(client, batch);
+    return failAll(batch, error);
+  }
+  try {
+    await job.wait();
+  } catch (error) {
+    if (JobFailedError.isInstance(error)) return afterJobFailed(client, batch, error);
+    return pendingAll(batch, error, job.id);
+  }
+  for (const entry of batch) entry.resolve({ kind: "invited", jobId: job.id });
+}
+
+/** A batch of one: the single invitation, never re-sent blindly. */
+async function sendOne(client: WorkspaceAccessClient, entry: Entry): Promise<void> {
+  const { integrationId, userId, role, entitlements } = entry.invitation;
+  const member = () => unlessNotFound(client.integrations.getUser(integrationId, userId));
+  let outcome: { sent: JobHandle } | { found: IntegrationUser };
+  try {
+    // Never re-sent: an accepted invitation's member appears only when its job ends, so finding
+    // no member after an ambiguous failure cannot prove the invitation was not carried out.
+    outcome = await createOnce({
+      send: () => client.integrations.invite(integrationId, { userIds: [userId], role, entitlements }),
+      lookUp: member,
+      what: `POST integrations/${integrationId}/users (${userId})`,
+    });
+  } catch (error) {
+    try {
+      // A member already (added since the create looked): read it, so the caller can say so.
+      const found = ConflictError.isInstance(error) ? await member() : undefined;
+      if (found) return entry.resolve({ kind: "member", member: found, existed: true });
+    } catch (readError) {
+      return entry.reject(readError);
+    }
+    if (isAmbiguous(error)) return entry.resolve({ kind: "pending", jobId: null, error: asError(error) });
+    return entry.reject(error);
+  }
+  if ("found" in outcome) return entry.resolve({ kind: "member", member: outcome.found, existed: false });
+  try {
+    await outcome.sent.wait();
+  } catch (error) {
+    if (JobFailedError.isInstance(error)) return entry.reject(error);
+    return entry.resolve({ kind: "pending", jobId: outcome.sent.id, error: asError(error) });
+  }
+  entry.resolve({ kind: "invited", jobId: outcome.sent.id });
+}
+
+/** The members of the integration now, by user id (see {@link memberList}); `undefined` when the list cannot be read. */
+async function membersNow(client: WorkspaceAccessClient, integrationId: string): Promise<Members | undefined> {
+  return memberList(client, integrationId).catch(() => undefined);
+}
+
+/**
+ * Splits `batch` into the entries whose user is a member now (settled: with `existed`, or, when
+ * the member's record cannot be used, failed naming it) and the rest.
+ */
+function settleMembers(batch: Entry[], members: Members, existed: boolean): Entry[] {
+  const rest: Entry[] = [];
+  for (const entry of batch) {
+    const member = members.get(idKey(entry.invitation.userId));
+    if (member instanceof Error) {
+      // A member, but its record cannot be used: if this invitation made it, the next up takes it over.
+      if (existed) entry.reject(member);
+      else entry.resolve({ kind: "pending", jobId: null, error: member });
+    } else if (member) entry.resolve({ kind: "member", member, existed });
+    else rest.push(entry);
+  }
+  return rest;
+}
+
+async function afterAmbiguous(client: WorkspaceAccessClient, batch: Entry[], error: unknown): Promise<void> {
+  const members = await membersNow(client, batch[0]!.invitation.integrationId);
+  const rest = members ? settleMembers(batch, members, false) : batch;
+  // Not a member yet proves nothing (the job may still be running): not re-sent, but pending,
+  // so the resource is recorded and the next `up` looks before inviting.
+  pendingAll(rest, error, null, batch.length);
+}
+
+async function afterConflict(client: WorkspaceAccessClient, batch: Entry[]): Promise<void> {
+  const members = await membersNow(client, batch[0]!.invitation.integrationId);
+  if (!members) return split(client, batch);
+  const rest = settleMembers(batch, members, true);
+  // A member the list skipped is refused again (409), never invited twice: no read needed here.
+  if (rest.length === batch.length) return split(client, batch);
+  if (rest.length > 0) await sendBatch(client, rest);
+}
+
+async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], error: unknown): Promise<void> {
+  const { integrationId } = batch[0]!.invitation;
+  const members = await membersNow(client, integrationId);
+  // Without the list, halves could invite again users a partly applied job added: give up instead,
+  // each pending with no job known, so the next `up` reads its member before inviting.
+  if (!members) return pendingAll(batch, error, null);
+  const missed = settleMembers(batch, members, false);
+  if (missed.length === 0) return;
+  // A list proves presence only: a member it skipped (pages shift) would be invited a second time.
+  let confirmed: Map<string, IntegrationUser | undefined>;
+  try {
+    confirmed = await confirmMisses(
+      client,
+      integrationId,
+      members,
+      missed.map((e) => e.invitation.userId),
+    );
+  } catch {
+    return pendingAll(missed, error, null, batch.length);
+  }
+  const rest: Entry[] = [];
+  for (const entry of missed) {
+    const found = confirmed.get(idKey(entry.invitation.userId));
+    if (found) entry.resolve({ kind: "member", member: found, existed: false });
+    else rest.push(entry);
+  }
+  if (rest.length > 0) await split(client, rest);
+}
+
+/** Sends each half again, at once. */
+async function split(client: WorkspaceAccessClient, batch: Entry[]): Promise<void> {
+  if (batch.length === 1) return sendOne(client, batch[0]!);
+  const half = Math.ceil(batch.length / 2);
+  await Promise.all([sendBatch(client, batch.slice(0, half)), sendBatch(client, batch.slice(half))]);
+}
+
+function failAll(entries: Entry[], error: unknown, size = entries.length): void {
+  for (const entry of entries) entry.reject(forUser(error, entry.invitation.userId, size));
+}
+
+/** Every entry may still land: pending with `jobId` (null: none known), the error copied per user. */
+function pendingAll(entries: Entry[], error: unknown, jobId: string | null, size = entries.length): void {
+  for (const entry of entries) entry.resolve({ kind: "pending", jobId, error: asError(forUser(error, entry.invitation.userId, size)) });
+}

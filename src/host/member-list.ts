@@ -1,0 +1,150 @@
+/**
+ * What a member list proves, and how a miss is confirmed. A list proves that someone is a member,
+ * never that someone is not: offset pages shift when someone else adds or removes a member between
+ * two page reads, and a member can be skipped. A miss is confirmed by a complete listing that
+ * agrees with the one before it ({@link prove}, {@link PROOF_LISTINGS} more at most), or, when the
+ * misses are fewer than a listing's pages or no two listings agree, by a direct read of each (404 =
+ * absent), at most {@link CONFIRM_PARALLEL} at a time. Used by the creates' shared lists
+ * (`member-lookup.ts`) and by the batcher after a failed job (`invite-send.ts`).
+ */
+import { type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../client";
+import { idKey } from "./ids";
+
+/** The most direct reads that confirm misses at once. */
+export const CONFIRM_PARALLEL = 8;
+/**
+ * How long a proven listing confirms misses (a shift is proven absent; someone else adding the
+ * member later is not): after that, the next misses take a new listing to prove.
+ */
+export const PROOF_MAX_AGE_MS = 60_000;
+/** How many more complete listings a shared list's misses may cost before each is read directly. */
+export const PROOF_LISTINGS = 2;
+/** The page size of a member list (the contract's maximum; the client asks for it). */
+const PAGE_SIZE = 100;
+
+/** A member, or why its record could not be used, by user id in lower case (`ids.ts`). */
+export type Members = Map<string, IntegrationUser | Error>;
+
+/** Runs `task` on every item, at most `limit` at once; resolves in the items' order. */
+export async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await task(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** The member, or `undefined` when the direct read answers 404 (not a member). */
+export async function readMember(
+  client: WorkspaceAccessClient,
+  integrationId: string,
+  userId: string,
+): Promise<IntegrationUser | undefined> {
+  try {
+    return await client.integrations.getUser(integrationId, userId);
+  } catch (error) {
+    if (NotFoundError.isInstance(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Every member of an integration by user id in lower case, one paged list: a member whose record
+ * cannot be used is there too, as the error naming the record (it is a member; what it holds is
+ * unknown). A list proves presence only: confirm a miss before acting on it ({@link confirmAbsent}).
+ */
+export async function memberList(client: WorkspaceAccessClient, integrationId: string): Promise<Members> {
+  const members: Members = new Map();
+  const onInvalid = (id: string | undefined, error: Error) => {
+    if (id !== undefined) members.set(idKey(id), error);
+  };
+  for await (const member of client.integrations.listUsers(integrationId, { onInvalid })) members.set(idKey(member.id), member);
+  return members;
+}
+
+/**
+ * The users of `userIds` a list missed, each read directly (at most {@link CONFIRM_PARALLEL} at a
+ * time): the member when the read finds one (the list skipped it), `undefined` when it answers 404.
+ */
+export async function confirmAbsent(
+  client: WorkspaceAccessClient,
+  integrationId: string,
+  userIds: readonly string[],
+): Promise<Map<string, IntegrationUser | undefined>> {
+  const found = await mapBounded(userIds, CONFIRM_PARALLEL, (userId) => readMember(client, integrationId, userId));
+  return new Map(userIds.map((userId, i) => [idKey(userId), found[i]]));
+}
+
+/** A listing, and whether a listing taken after it agreed (then its misses are absences). */
+export interface Proof {
+  listing: Members;
+  proven: boolean;
+}
+
+/**
+ * Takes up to {@link PROOF_LISTINGS} more complete listings of the members until two consecutive
+ * ones agree (`ignored` aside: keys this process wrote meanwhile): the later one is then proven.
+ * Otherwise (someone else keeps changing the members, or a listing fails) the last listing read,
+ * not proven.
+ */
+export async function prove(
+  client: WorkspaceAccessClient,
+  integrationId: string,
+  first: Members,
+  ignored: ReadonlySet<string> = new Set(),
+): Promise<Proof> {
+  let previous = first;
+  for (let i = 0; i < PROOF_LISTINGS; i++) {
+    let next: Members;
+    try {
+      next = await memberList(client, integrationId);
+    } catch {
+      return { listing: previous, proven: false };
+    }
+    if (agree(previous, next, ignored)) return { listing: next, proven: true };
+    previous = next;
+  }
+  return { listing: previous, proven: false };
+}
+
+/** How many pages a listing of `members` took. */
+export const pagesOf = (members: Members) => Math.max(1, Math.ceil(members.size / PAGE_SIZE));
+
+/**
+ * Confirms the misses `userIds` of the listing `first`: by direct reads when they are fewer than
+ * its pages, else by {@link prove} (and direct reads of those a proof could not settle). Resolves
+ * each to the member (a listing skipped it) or `undefined` (absent). A member whose record cannot
+ * be used is thrown.
+ */
+export async function confirmMisses(
+  client: WorkspaceAccessClient,
+  integrationId: string,
+  first: Members,
+  userIds: readonly string[],
+  proof?: () => Promise<Proof>,
+): Promise<Map<string, IntegrationUser | undefined>> {
+  if (!proof && userIds.length < pagesOf(first)) return confirmAbsent(client, integrationId, userIds);
+  const { listing, proven } = await (proof ? proof() : prove(client, integrationId, first));
+  const result = new Map<string, IntegrationUser | undefined>();
+  const unread: string[] = [];
+  for (const userId of userIds) {
+    // Presence in any listing is proof; absence only in a proven one.
+    const hit = listing.get(idKey(userId));
+    if (hit instanceof Error) throw hit;
+    if (hit || proven) result.set(idKey(userId), hit);
+    else unread.push(userId);
+  }
+  for (const [k, v] of await confirmAbsent(client, integrationId, unread)) result.set(k, v);
+  return result;
+}
+
+/** Whether two listings name the same members, leaving out `ignored` (keys this process wrote). */
+export function agree(a: Members, b: Members, ignored: ReadonlySet<string>): boolean {
+  const ids = (m: Members) => [...m.keys()].filter((k) => !ignored.has(k)).sort();
+  return JSON.stringify(ids(a)) === JSON.stringify(ids(b));
+}

@@ -1,0 +1,237 @@
+/**
+ * The dynamic provider of {@link IntegrationMembers}, loaded by name in the dynamic-provider host
+ * (`pulumi-workspace-access/provider/integration-members`). The resource id is the integration id.
+ * Which HTTP call backs each operation (every write answers with a job, awaited until `finished`):
+ *
+ * | operation | request |
+ * |---|---|
+ * | check | zod (every failure names its property, `members[3].userId`); `GET /integrations/{id}/entitlements` once per integration and process, only when a member's entitlement set is new or changes (`entitlement-catalogue.ts`) |
+ * | diff | none (the state's members, roles and unmanaged members, planned by `members-plan.ts`; refuses a change that would remove the last owner) |
+ * | create | `GET /integrations/{id}/users` (the member list, paged, once); the confirmations the plan asks for (below); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job, then a read-back of what the invitations made; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
+ * | update | a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member the state lists: those the plan showed), and per member whose declared role changed as the plan showed it (a role the service changed unseen fails that member instead); then the invitations (batched, read back) and one `PATCH` per member whose set changed |
+ * | read | the member list once and the confirmations (a member whose invitation job is pending stays managed until they are a member). A 404 to the list fails the refresh (the integration may be gone, or not disclosed to the key) |
+ * | delete | a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per managed member there and not taken over by another resource in this deployment (`takeovers.ts`). Fails, keeping the resource, for a managed member whose invitation job is still running (they may join after) |
+ *
+ * A list proves presence, never absence: a member a decision rests on (to invite, to remove, to
+ * take over, to forget) who is missing from the list is confirmed first (`members-service.ts`): by
+ * `GET .../users/{userId}` (404 = absent) when they are few, else by listing again until two
+ * listings agree. Nothing is read when the list has everyone the plan needs.
+ *
+ * The members this resource manages are those in its state (`members`): what it invited, adopted
+ * or was declared with. Everyone else is unmanaged: reported, and removed only with
+ * `removeUnmanaged: true`, by an update (so that a plan has shown them first). No operation
+ * removes the last member with the owner role, nor, when no known owner would be left, a member
+ * whose role is unknown (who may be the owner). When some writes of an operation fail, the others
+ * still happen, and the state records what the service then has (a partial create or update): the
+ * next `up` converges from there.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { memberKey } from "../takeovers";
+import { defined, type IntegrationMembersInputs, integrationMembersInputs, validate } from "../../shared/inputs";
+import type { IntegrationMemberState } from "../../shared/member-state";
+import { settle } from "../pending-jobs";
+import { applyPlan, failedError, runError, runOf, writerOf } from "./members-apply";
+import { type Actions, type PlanInput, planMembers } from "./members-plan";
+import { asInputs, declaredOf, diffMembers, normalise, type Props } from "./members-diff";
+import { keyOf } from "./members-refusals";
+import { confirmAbsences, listMembers } from "./members-service";
+import { type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
+import { type ProviderContext, providerOf } from "../provider-runtime";
+import { withHints } from "../../shared/hints";
+
+export type { IntegrationMembersOutputs, PendingInvitation } from "./members-state";
+
+/**
+ * The plan of an operation against the service: one member list, then (only when the plan rests
+ * on an absence from it) the confirmations it asks for (`members-service.ts`), and the plan again.
+ */
+async function planAgainstService(
+  client: WorkspaceAccessClient,
+  base: Omit<PlanInput, "listed" | "confirmed">,
+  recorded: readonly IntegrationMemberState[] = [],
+): Promise<Actions> {
+  const listed = await listMembers(client, base.integrationId, recorded);
+  let confirmed = new Map<string, ServiceMember | null>();
+  for (;;) {
+    const plan = planMembers({ ...base, listed, confirmed });
+    if (plan.kind === "act") return plan;
+    const more = await confirmAbsences(client, base.integrationId, plan.userIds, { listed, recorded });
+    confirmed = new Map([...confirmed, ...more]);
+  }
+}
+
+/** Whether another resource of this deployment took the member over: no longer this one's to remove. */
+const claimedIn = (ctx: ProviderContext, integrationId: string) => (userId: string) => ctx.takeovers.has(memberKey(integrationId, userId));
+
+/**
+ * A create: declared members who are members already are adopted (their set applied with one
+ * PATCH when it differs; a declared role that differs fails the create before any write), the
+ * others, confirmed absent, invited in batches. Nobody is removed.
+ */
+async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
+  const { client } = ctx.connection();
+  const base = { op: "create" as const, integrationId: inputs.integrationId, declared: inputs.members };
+  const acts = await planAgainstService(client, base);
+  const run = runOf(inputs.integrationId, acts);
+  await applyPlan(writerOf(ctx), run, acts);
+  const outputs = outputsOf(run, declaredOf(inputs));
+  if (run.failures.length === 0) return outputs;
+  // Nothing managed (every write failed before it was accepted): no resource to record.
+  if (run.managed.size === 0) throw run.failures.length === 1 ? run.failures[0]!.error : runError(run);
+  throw runError(run, outputs, news.__provider);
+}
+
+/** An update: waits for invitations an earlier up left running, then plans and applies (see `members-plan.ts`). */
+async function update(
+  ctx: ProviderContext,
+  olds: IntegrationMembersOutputs,
+  inputs: IntegrationMembersInputs,
+  news: Props,
+): Promise<IntegrationMembersOutputs> {
+  const { client } = ctx.connection();
+  // Invitations an earlier deployment did not see finish: given their time once more.
+  const running = olds.unfinishedJobIds?.length ? await settle(client, olds.unfinishedJobIds) : [];
+  const base = {
+    op: "update" as const,
+    integrationId: inputs.integrationId,
+    declared: inputs.members,
+    removeUnmanaged: inputs.removeUnmanaged,
+    prior: { ...olds, members: olds.members ?? [] },
+    claimed: claimedIn(ctx, inputs.integrationId),
+    running,
+  };
+  const acts = await planAgainstService(client, base, olds.members);
+  const run = runOf(inputs.integrationId, acts);
+  await applyPlan(writerOf(ctx), run, acts);
+  const outputs = outputsOf(run, declaredOf(inputs));
+  if (run.failures.length > 0) throw runError(run, outputs, news.__provider);
+  return outputs;
+}
+
+/**
+ * A read: the member list, and a direct read of each managed member it misses before that member
+ * is forgotten. A 404 to the list fails the refresh: the integration may be gone, or not disclosed
+ * to this key, and dropping every member from the state would hide access that may still exist.
+ */
+async function read(
+  ctx: ProviderContext,
+  id: string,
+  props: IntegrationMembersOutputs | undefined,
+): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
+  const { client } = ctx.connection();
+  const prior = props?.members ? { ...props, members: props.members } : undefined;
+  let acts: Actions;
+  try {
+    acts = await planAgainstService(client, { op: "read", integrationId: id, prior }, props?.members);
+  } catch (error) {
+    if (NotFoundError.isInstance(error)) throw notDisclosed(id, error);
+    throw error;
+  }
+  const run = runOf(id, acts);
+  const declaredRoles = props?.declaredRoles;
+  const outs = outputsOf(run, { removeUnmanaged: props?.removeUnmanaged === true, declaredRoles });
+  // The inputs as the program declares them: a role only where it declares one (or, from a
+  // state without that record, an import, every known role), so a refresh changes nothing else.
+  const declared = declaredRoles === undefined ? undefined : new Set(declaredRoles.map(keyOf));
+  const inputs = {
+    integrationId: id,
+    members: outs.members.map((m) => ({
+      userId: m.userId,
+      entitlements: m.entitlements,
+      ...(m.role !== null && (declared === undefined || declared.has(keyOf(m.userId))) ? { role: m.role } : {}),
+    })),
+    removeUnmanaged: outs.removeUnmanaged,
+  };
+  return { id, props: outs, inputs: inputs as unknown as IntegrationMembersOutputs };
+}
+
+function notDisclosed(id: string, cause: Error): Error {
+  return new Error(
+    `Integration ${id} answered 404 to its member list: it does not exist, or this API key may not see it (the service answers 404 for what it does not disclose). The refresh changes nothing in the state. Check the key's access to the integration; if the integration was deleted, remove this resource from the state (pulumi state delete) or destroy it.`,
+    { cause },
+  );
+}
+
+/**
+ * A delete: waits for invitations an earlier up left running, then removes every managed member
+ * there (a member the list misses is read first: a shifted page must not hide one) and not taken
+ * over by another resource of this deployment. Fails, keeping the resource, for a managed member
+ * whose invitation job is still running (they may join after).
+ */
+async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
+  const { client } = ctx.connection();
+  const running = props.unfinishedJobIds?.length ? await settle(client, props.unfinishedJobIds) : [];
+  let acts: Actions;
+  try {
+    const base = {
+      op: "delete" as const,
+      integrationId: id,
+      prior: { ...props, members: props.members ?? [] },
+      claimed: claimedIn(ctx, id),
+      running,
+    };
+    acts = await planAgainstService(client, base, props.members);
+  } catch (error) {
+    if (NotFoundError.isInstance(error)) return;
+    throw error;
+  }
+  const run = runOf(id, { ...acts, stillRunning: [] });
+  await applyPlan(writerOf(ctx), run, acts);
+  for (const p of acts.stillRunning) {
+    run.failures.push({
+      userId: p.userId,
+      error: new Error(
+        `the invitation's job ${p.jobId} is still running after another wait, so the user may still become a member: run the destroy again once it has finished (this resource stays in the stack until then).`,
+      ),
+    });
+  }
+  if (run.failures.length > 0) {
+    const total = acts.remove.length + acts.stillRunning.length;
+    throw failedError(run, `${run.failures.length} of ${total} members of integration ${id} could not be removed (the others were)`);
+  }
+}
+
+export const provider = providerOf<Props, IntegrationMembersOutputs>({
+  async check(ctx: ProviderContext, olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+    const invalid = validate(integrationMembersInputs, news);
+    // Inputs that failed are returned as given: normalising them could crash on the very value a
+    // failure names (`members: [null]`), and the engine shows the failures, not the inputs.
+    if (invalid.length > 0) return { inputs: defined(news), failures: [...ctx.settingsFailures(), ...invalid] };
+    const failures = [...ctx.settingsFailures()];
+    // Valid inputs and settings: are the new or changed entitlement sets in the integration's catalogue?
+    if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news)));
+    return { inputs: normalise(news), failures };
+  },
+
+  async diff(_ctx: ProviderContext, _id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+    return diffMembers(olds, news);
+  },
+
+  async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationMembersOutputs>> {
+    const inputs = asInputs(news);
+    return ctx.withWrite(async () => ({ id: inputs.integrationId, outs: await create(ctx, inputs, news) }), inputs.integrationId);
+  },
+
+  async read(
+    ctx: ProviderContext,
+    id: string,
+    props?: IntegrationMembersOutputs,
+  ): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
+    return withHints(() => read(ctx, id, props));
+  },
+
+  async update(
+    ctx: ProviderContext,
+    _id: string,
+    olds: IntegrationMembersOutputs,
+    news: Props,
+  ): Promise<pulumi.dynamic.UpdateResult<IntegrationMembersOutputs>> {
+    const inputs = asInputs(news);
+    return ctx.withWrite(async () => ({ outs: await update(ctx, olds, inputs, news) }), inputs.integrationId);
+  },
+
+  async delete(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
+    await ctx.withWrite(() => destroy(ctx, id, props), id);
+  },
+});

@@ -1,0 +1,231 @@
+/**
+ * Carries out an {@link IntegrationMembers} plan (`members-plan.ts`): removals first, then the
+ * invitations (batched, `invite-batcher.ts`) and one `PATCH` per member whose set changes. Every
+ * write waits for its job; a failed write fails that member alone, and the run records what the
+ * service then has, so that the state of a partial create or update is true.
+ */
+import { type IntegrationRole, unlessNotFound, type WorkspaceAccessClient } from "../../client";
+import type { ProviderContext } from "../provider-runtime";
+import { memberKey, type Takeovers } from "../takeovers";
+import { entitlementSet, type MemberInputs } from "../../shared/inputs";
+import type { IntegrationMemberState } from "../../shared/member-state";
+import type { InviteBatcher } from "../invite-batcher";
+import { PartialWriteError } from "../partial-write";
+import type { Actions, PlannedInvite } from "./members-plan";
+import { keyOf, notAsInvited, roleMismatch } from "./members-refusals";
+import { readBack, serviceMember } from "./members-service";
+import { byKey, type IntegrationMembersOutputs, type Run, type ServiceMember } from "./members-state";
+
+/** The writes of a run: the client, the invitation batches and the takeovers of this provider process. */
+export interface Writer {
+  client: WorkspaceAccessClient;
+  invites: InviteBatcher;
+  takeovers: Takeovers;
+}
+
+/** The {@link Writer} of a provider context. */
+export function writerOf(ctx: ProviderContext): Writer {
+  const { client, invites } = ctx.connection();
+  return { client, invites, takeovers: ctx.takeovers };
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) => JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
+
+/** A run that starts from a plan: the members it keeps, and the invitations that may still land. */
+export function runOf(integrationId: string, acts: Actions): Run {
+  const run: Run = {
+    integrationId,
+    present: byKey(acts.present),
+    managed: byKey(acts.managed),
+    failures: [...acts.failures],
+    pending: new Map(acts.pending.map((p) => [keyOf(p.userId), p])),
+  };
+  for (const p of acts.stillRunning) run.failures.push({ userId: p.userId, error: stillRunningError(p.jobId) });
+  return run;
+}
+
+const stillRunningError = (jobId: string) =>
+  new Error(
+    `the invitation's job ${jobId} is still running after another wait: the user is not invited again (that could invite them twice). The next up waits for it again; if the job is stuck, leave the member out of members for one up, then declare them again.`,
+  );
+
+/** Applies the writes of a plan to `run`: removals, then invitations (role changes only once removed) and sets. */
+export async function applyPlan(writer: Writer, run: Run, acts: Actions): Promise<void> {
+  const removed = new Set<string>();
+  await Promise.all(
+    acts.remove.map(async (id) => {
+      if (await removeMember(writer.client, run, id)) removed.add(keyOf(id));
+    }),
+  );
+  for (const id of acts.takeOver) takeOver(writer.takeovers, run, id);
+  const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(keyOf(i.member.userId)));
+  const made: PlannedInvite[] = [];
+  await Promise.all([
+    ...invites.map(async (i) => {
+      if (await addMember(writer, run, i)) made.push(i);
+    }),
+    ...acts.setEntitlements.map((m) => setEntitlements(writer.client, run, m)),
+  ]);
+  if (made.length > 0) await checkMade(writer.client, run, made);
+}
+
+/**
+ * Reads back what finished invitations made before the state records it: a service may merge an
+ * invitation into a membership someone made meanwhile. A member whose role or set is not what was
+ * asked fails, and the state records what was found. One not found is recorded as asked (the
+ * next refresh reads them again).
+ */
+async function checkMade(client: WorkspaceAccessClient, run: Run, made: readonly PlannedInvite[]): Promise<void> {
+  let found: Map<string, ServiceMember | null>;
+  try {
+    found = await readBack(
+      client,
+      run.integrationId,
+      made.map((i) => i.member.userId),
+      { expected: run.present.size },
+    );
+  } catch (error) {
+    for (const i of made) run.failures.push({ userId: i.member.userId, error: cannotReadBack(error) });
+    return;
+  }
+  for (const { member, role } of made) {
+    const now = found.get(keyOf(member.userId));
+    if (!now) continue;
+    const state = { userId: member.userId, entitlements: now.entitlements, role: now.role };
+    run.present.set(keyOf(member.userId), { ...now, userId: member.userId });
+    run.managed.set(keyOf(member.userId), state);
+    if ((now.role !== null && now.role !== role) || !sameSet(now.entitlements, member.entitlements)) {
+      run.failures.push({
+        userId: member.userId,
+        error: notAsInvited(run.integrationId, { userId: member.userId, role, entitlements: member.entitlements }, state),
+      });
+    }
+  }
+}
+
+const cannotReadBack = (error: unknown) =>
+  new Error(
+    `the invitation finished, but reading back what it made failed (${error instanceof Error ? error.message : String(error)}): the state records what was asked; the next refresh reads the member again.`,
+  );
+
+/** Removes a member and waits for the job; gone already (404) counts as done. */
+async function removeMember(client: WorkspaceAccessClient, run: Run, userId: string): Promise<boolean> {
+  try {
+    const job = await unlessNotFound(client.integrations.removeUser(run.integrationId, userId));
+    await job?.wait();
+    run.present.delete(keyOf(userId));
+    run.managed.delete(keyOf(userId));
+    return true;
+  } catch (error) {
+    run.failures.push({ userId, error });
+    return false;
+  }
+}
+
+/** Replaces a member's set and waits for the job. */
+async function setEntitlements(client: WorkspaceAccessClient, run: Run, target: IntegrationMemberState): Promise<void> {
+  const { userId, entitlements } = target;
+  try {
+    const job = await client.integrations.setEntitlements(run.integrationId, userId, entitlements);
+    await job.wait();
+    run.managed.set(keyOf(userId), { ...target });
+    const live = run.present.get(keyOf(userId));
+    if (live) run.present.set(keyOf(userId), { ...live, entitlements });
+  } catch (error) {
+    run.failures.push({ userId, error });
+  }
+}
+
+/**
+ * Records that this deployment took over a member who was there before (an adoption): when the
+ * resource that managed them before (this one under another name, or an `IntegrationEntitlement`)
+ * is deleted after this create or update, as Pulumi does, its delete must leave them (`takeovers.ts`).
+ */
+function takeOver(takeovers: Takeovers, run: Run, userId: string): void {
+  takeovers.take(memberKey(run.integrationId, userId));
+}
+
+/**
+ * Invites a declared member the plan confirmed absent: a batched invitation. When the answer says
+ * they are one after all, what was found is compared with what was asked: someone else's
+ * membership follows the adoption rules (a declared role must match); one this invitation made with
+ * another role fails that member with what was found.
+ */
+async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Promise<boolean> {
+  const { member: declared, role } = planned;
+  const key = keyOf(declared.userId);
+  try {
+    const result = await writer.invites.submit({
+      integrationId: run.integrationId,
+      userId: declared.userId,
+      role: role as IntegrationRole,
+      entitlements: declared.entitlements,
+    });
+    if (result.kind === "invited") {
+      // Recorded as asked until read back (see checkMade).
+      const state = { userId: declared.userId, entitlements: declared.entitlements, role };
+      run.managed.set(key, state);
+      run.present.set(key, { ...state, email: null });
+      return true;
+    }
+    if (result.kind === "pending") {
+      // The invitation may still land: managed, with no set known, and its job (when one is known) waited for next time.
+      run.managed.set(key, { userId: declared.userId, entitlements: [], role });
+      if (result.jobId !== null) run.pending.set(key, { userId: declared.userId, jobId: result.jobId });
+      run.failures.push({ userId: declared.userId, error: new PartialWriteError(result.error, result.jobId) });
+      return false;
+    }
+    const found = { ...serviceMember(result.member), userId: declared.userId };
+    run.present.set(key, found);
+    await adoptFound(writer, run, declared, role, found, result.existed);
+    return false;
+  } catch (error) {
+    // The invitation did not happen (refused, or its job failed).
+    run.failures.push({ userId: declared.userId, error });
+    return false;
+  }
+}
+
+/** A member found after an invitation (a 409, or a failed or unanswered one that landed). */
+async function adoptFound(
+  writer: Writer,
+  run: Run,
+  declared: MemberInputs,
+  role: string,
+  found: IntegrationMemberState,
+  existed: boolean,
+): Promise<void> {
+  const { userId } = declared;
+  // Theirs, not this invitation's, when it existed or has another role than invited (someone else added them meanwhile).
+  const theirs = existed || (found.role !== null && found.role !== role);
+  if (theirs && declared.role !== undefined && found.role !== null && found.role !== declared.role) {
+    run.failures.push({ userId, error: roleMismatch(run.integrationId, declared, found.role) });
+    return;
+  }
+  if (theirs) takeOver(writer.takeovers, run, userId);
+  run.managed.set(keyOf(userId), found);
+  if (!sameSet(found.entitlements, declared.entitlements))
+    await setEntitlements(writer.client, run, { ...found, entitlements: declared.entitlements });
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The error of a run that had failures: `summary`, then every failed member named and why. */
+export function failedError(run: Run, summary: string): Error & { reasons: string[] } {
+  const reasons = run.failures.map((f) => `user ${f.userId}: ${messageOf(f.error)}`);
+  return Object.assign(new Error(`${summary}: ${reasons.join("; ")}`, { cause: run.failures[0]?.error }), { reasons });
+}
+
+/**
+ * The error of a create or update that had failures, every failed member named. With `outputs`,
+ * the state written so far goes with it (a partial create or update: the engine records it).
+ */
+export function runError(run: Run, outputs?: IntegrationMembersOutputs, provider?: unknown): Error {
+  const n = run.failures.length;
+  const error = failedError(
+    run,
+    `${n} member change${n === 1 ? "" : "s"} of integration ${run.integrationId} failed (the others were made)`,
+  );
+  if (!outputs) return error;
+  return Object.assign(error, { id: run.integrationId, properties: { ...outputs, __provider: provider } });
+}

@@ -1,0 +1,81 @@
+/**
+ * An {@link IntegrationMembers}' inputs as `check` normalises them, and what a change of inputs
+ * means (`diffMembers`): from the state alone, no request; the update plans again against the service.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { entitlementSet, type IntegrationMembersInputs, type MemberInputs } from "../../shared/inputs";
+import { containsUnknown, isUnknown } from "../../shared/unknown";
+import { planMembers } from "./members-plan";
+import { keyOf } from "./members-refusals";
+import { byKey, type IntegrationMembersOutputs, sortByUser } from "./members-state";
+
+export type Props = Record<string, unknown>;
+
+/** Inputs with defaults applied, members sorted by user id and sets sorted (kept as they are while unknown). */
+export function normalise(news: Props): Props {
+  const members = news.members;
+  const known = Array.isArray(members) && !containsUnknown(members);
+  return {
+    integrationId: news.integrationId,
+    members: known
+      ? sortByUser(
+          (members as MemberInputs[]).map((m) => ({
+            userId: m.userId,
+            entitlements: entitlementSet(m.entitlements),
+            ...(m.role !== undefined ? { role: m.role } : {}),
+          })),
+        )
+      : members,
+    removeUnmanaged: news.removeUnmanaged ?? false,
+  };
+}
+
+export const asInputs = (news: Props) => normalise(news) as unknown as IntegrationMembersInputs;
+
+/** What the program declares that the outputs keep: see {@link IntegrationMembersOutputs.declaredRoles}. */
+export const declaredOf = (inputs: IntegrationMembersInputs) => ({
+  removeUnmanaged: inputs.removeUnmanaged,
+  declaredRoles: inputs.members.filter((m) => m.role !== undefined).map((m) => m.userId),
+});
+
+/** A change of inputs: the integration replaces the resource; members, their sets and declared roles, and pending removals update it. */
+export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynamic.DiffResult {
+  const replaces = isUnknown(news.integrationId) || news.integrationId !== olds.integrationId ? ["integrationId"] : [];
+  const removeUnmanaged = news.removeUnmanaged === true;
+  const unmanaged = olds.unmanagedMembers ?? [];
+  const flagChanged = isUnknown(news.removeUnmanaged) || removeUnmanaged !== (olds.removeUnmanaged === true);
+  if (containsUnknown(news.members) || !Array.isArray(news.members)) return { changes: true, replaces, deleteBeforeReplace: false };
+  const declared = news.members as MemberInputs[];
+  const state = byKey(olds.members ?? []);
+  const changedMember = (m: MemberInputs) => {
+    const s = state.get(keyOf(m.userId));
+    return (
+      !s ||
+      JSON.stringify(entitlementSet(s.entitlements)) !== JSON.stringify(entitlementSet(m.entitlements)) ||
+      (m.role !== undefined && s.role !== null && s.role !== m.role)
+    );
+  };
+  const membersChanged = declared.length !== state.size || declared.some(changedMember);
+  // A role newly declared (or no longer declared) with the service's value: no write, but the
+  // state must learn it, or each refresh would report the role as the program no longer has it.
+  const declaredRoles = (ids: readonly string[]) => JSON.stringify([...ids].map(keyOf).sort());
+  const rolesChanged =
+    olds.declaredRoles !== undefined &&
+    declaredRoles(olds.declaredRoles) !== declaredRoles(declared.filter((m) => m.role !== undefined).map((m) => m.userId));
+  const pendingRemovals = removeUnmanaged && unmanaged.length > 0;
+  const unfinished = (olds.unfinishedJobIds ?? []).length > 0;
+  const changes = replaces.length > 0 || membersChanged || flagChanged || pendingRemovals || unfinished || rolesChanged;
+  if (changes && replaces.length === 0) {
+    // The update's plan as far as the state knows (the update plans again against the service):
+    // the plan fails rather than show a change that would remove the last owner.
+    planMembers({
+      op: "diff",
+      integrationId: olds.integrationId,
+      declared,
+      removeUnmanaged,
+      prior: { ...olds, members: olds.members ?? [] },
+      listed: byKey([...unmanaged, ...(olds.members ?? []).map((m) => ({ ...m, email: null }))]),
+    });
+  }
+  return { changes, replaces, deleteBeforeReplace: false };
+}

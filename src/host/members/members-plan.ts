@@ -1,0 +1,262 @@
+/**
+ * What an {@link IntegrationMembers} operation should do, as a pure function of what the program
+ * declares, what the state recorded, and what is known of the service: the member list (which
+ * proves presence, never absence: offset pages shift) and the direct reads made to confirm an
+ * absence (`GET /integrations/{id}/users/{userId}`; 404 = absent). Diff, create, update, delete
+ * and read all plan here; the handlers only gather these inputs and apply the actions.
+ *
+ * An absence from the list that a decision rests on (an invitation, a removal a shift could hide,
+ * a takeover, forgetting a managed member) is first returned as a `confirm` plan: the handler
+ * reads those members and plans again with what it found. Absences no decision rests on are not
+ * read, so a quiet workspace where the list has everyone costs nothing more.
+ *
+ * User ids are compared case-insensitively ({@link keyOf}): a service may answer another case.
+ */
+import { DEFAULT_INTEGRATION_ROLE, entitlementSet, type MemberInputs } from "../../shared/inputs";
+import type { IntegrationMemberState } from "../../shared/member-state";
+import { guardLastOwner, keyOf, roleDrift, roleMismatch } from "./members-refusals";
+import { byKey, type Failure, type IntegrationMembersOutputs, type PendingInvitation, type ServiceMember } from "./members-state";
+
+type Role = NonNullable<IntegrationMemberState["role"]>;
+
+/** The operations that plan. `diff` plans an update from the state alone (no read, no confirmation). */
+export type PlanOp = "create" | "update" | "diff" | "delete" | "read";
+
+export interface PlanInput {
+  op: PlanOp;
+  integrationId: string;
+  /** The declared members (create, update, diff). */
+  declared?: readonly MemberInputs[];
+  removeUnmanaged?: boolean;
+  /** The state (update, diff, delete, read; absent for create and for a read without state: an import). */
+  prior?: Pick<IntegrationMembersOutputs, "members" | "unmanagedMembers" | "pendingInvitations">;
+  /** The member list, by {@link keyOf}: everyone in it is a member. */
+  listed: ReadonlyMap<string, ServiceMember>;
+  /** Direct reads, by {@link keyOf}: the member, or `null` when the read answered 404. */
+  confirmed?: ReadonlyMap<string, ServiceMember | null>;
+  /** Whether another resource of this deployment took the member over (no longer this one's to remove). */
+  claimed?: (userId: string) => boolean;
+  /** Jobs of pending invitations still running after a wait (update, delete). */
+  running?: readonly string[];
+}
+
+/** An invitation to send: `afterRemoval` for a role change, sent only once the removal is done. */
+export interface PlannedInvite {
+  member: MemberInputs;
+  role: Role;
+  afterRemoval: boolean;
+}
+
+/** What to do, in order: removals, then invitations and entitlement sets. */
+export interface Actions {
+  /** Everyone the service has (listed or read). */
+  present: ServiceMember[];
+  /** The managed members before any write, as the service has them (or as recorded while their invitation runs). */
+  managed: IntegrationMemberState[];
+  remove: string[];
+  invite: PlannedInvite[];
+  setEntitlements: IntegrationMemberState[];
+  /** Members there before, now this resource's (see `takeovers.ts`). */
+  takeOver: string[];
+  /** Invitations that may still land: kept managed with their job, not invited again. */
+  pending: PendingInvitation[];
+  /** Of those, the ones the operation fails for (update, delete: the job still runs after another wait). */
+  stillRunning: PendingInvitation[];
+  failures: Failure[];
+}
+
+export type Plan = { kind: "confirm"; userIds: string[] } | ({ kind: "act" } & Actions);
+
+/** The plan of one operation: either the absences to confirm first, or the actions. */
+export function planMembers(input: PlanInput): Plan {
+  const present = new Map(input.listed);
+  for (const [key, member] of input.confirmed ?? []) {
+    if (member) present.set(key, member);
+  }
+  const unconfirmed = absencesThatMatter(input, present).filter((id) => !input.confirmed?.has(keyOf(id)));
+  if (unconfirmed.length > 0) {
+    // Each once, as first named (the program's declaration before the state's record).
+    const once = new Map<string, string>();
+    for (const userId of unconfirmed) if (!once.has(keyOf(userId))) once.set(keyOf(userId), userId);
+    return { kind: "confirm", userIds: [...once.values()] };
+  }
+  const acts = emptyActions(present);
+  if (input.op === "create") planCreate(input, present, acts);
+  else if (input.op === "update" || input.op === "diff") planUpdate(input, present, acts);
+  else if (input.op === "delete") planDelete(input, present, acts);
+  else planRead(input, present, acts);
+  return { kind: "act", ...acts };
+}
+
+function emptyActions(present: Map<string, ServiceMember>): Actions {
+  return {
+    present: [...present.values()],
+    managed: [],
+    remove: [],
+    invite: [],
+    setEntitlements: [],
+    takeOver: [],
+    pending: [],
+    stillRunning: [],
+    failures: [],
+  };
+}
+
+/** The recorded invitation of `userId` that may still land: any recorded (read), or one whose job still runs (update, delete). */
+function pendingOf(input: PlanInput, userId: string): PendingInvitation | undefined {
+  const recorded = input.prior?.pendingInvitations?.find((p) => keyOf(p.userId) === keyOf(userId));
+  if (!recorded) return undefined;
+  if (input.op === "read" || input.op === "diff") return recorded;
+  return input.running?.includes(recorded.jobId) ? recorded : undefined;
+}
+
+/** The members absent from what is known whose absence a decision of this operation rests on. */
+function absencesThatMatter(input: PlanInput, present: ReadonlyMap<string, ServiceMember>): string[] {
+  if (input.op === "diff") return [];
+  const absent = (id: string) => !present.has(keyOf(id));
+  const declared = new Set((input.declared ?? []).map((m) => keyOf(m.userId)));
+  const ours = (id: string) => !(input.claimed?.(id) ?? false);
+  const managed = (input.prior?.members ?? []).map((m) => m.userId);
+  const ids: string[] = [];
+  // Invited when absent (or waited for, when their invitation may still land).
+  if (input.op === "create" || input.op === "update") ids.push(...(input.declared ?? []).map((m) => m.userId));
+  // Forgotten when absent; removed (or taken over) when present.
+  if (input.op !== "create") ids.push(...managed.filter((id) => declared.has(keyOf(id)) || ours(id)));
+  // Removed when present, with removeUnmanaged.
+  if (input.op === "update" && input.removeUnmanaged)
+    ids.push(...(input.prior?.unmanagedMembers ?? []).map((m) => m.userId).filter((id) => !declared.has(keyOf(id)) && ours(id)));
+  // A member whose invitation may still land too: found there, they are adopted instead of waited for.
+  return ids.filter(absent);
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) => JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
+const roleChanged = (current: string | null, declared: MemberInputs) =>
+  declared.role !== undefined && current !== null && current !== declared.role;
+const stateOf = (userId: string, m: Pick<IntegrationMemberState, "entitlements" | "role">): IntegrationMemberState => ({
+  userId,
+  entitlements: m.entitlements,
+  role: m.role,
+});
+
+/** A create: declared members already there are taken over (a differing declared role fails it all, before any write); the others invited. */
+function planCreate(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
+  const declared = input.declared ?? [];
+  const mismatched = declared.find((m) => roleChanged(present.get(keyOf(m.userId))?.role ?? null, m));
+  if (mismatched) throw roleMismatch(input.integrationId, mismatched, present.get(keyOf(mismatched.userId))?.role ?? null);
+  for (const member of declared) {
+    const live = present.get(keyOf(member.userId));
+    if (!live) {
+      acts.invite.push({ member, role: member.role ?? DEFAULT_INTEGRATION_ROLE, afterRemoval: false });
+      continue;
+    }
+    acts.takeOver.push(member.userId);
+    acts.managed.push(stateOf(member.userId, live));
+    if (!sameSet(live.entitlements, member.entitlements))
+      acts.setEntitlements.push(stateOf(member.userId, { ...live, entitlements: member.entitlements }));
+  }
+}
+
+/**
+ * An update (and the diff's view of it, from the state): removals (members no longer declared;
+ * unmanaged ones the state lists, with `removeUnmanaged`; members whose declared role changed as
+ * the plan showed it), never the last owner; then invitations and entitlement sets. A role the
+ * service changed unseen, or a member taken over with another role, fails that member alone.
+ */
+function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
+  const declared = input.declared ?? [];
+  const declaredKeys = new Set(declared.map((m) => keyOf(m.userId)));
+  const prior = input.prior?.members ?? [];
+  const wasManaged = byKey(prior);
+  const ours = (id: string) => !(input.claimed?.(id) ?? false);
+  const live = (id: string) => present.get(keyOf(id));
+  for (const m of prior) {
+    const now = live(m.userId);
+    if (now && !declaredKeys.has(keyOf(m.userId))) acts.managed.push(stateOf(m.userId, now));
+  }
+  const dropped = prior.filter((m) => !declaredKeys.has(keyOf(m.userId)) && live(m.userId) && ours(m.userId)).map((m) => m.userId);
+  // Only the unmanaged members the state lists, which the plan showed.
+  const unmanaged = input.removeUnmanaged
+    ? (input.prior?.unmanagedMembers ?? [])
+        .map((m) => m.userId)
+        .filter((id) => live(id) && !declaredKeys.has(keyOf(id)) && !wasManaged.has(keyOf(id)) && ours(id))
+    : [];
+  const liveRoleDiffers = (m: MemberInputs) => roleChanged(live(m.userId)?.role ?? null, m);
+  const stateRoleDiffers = (m: MemberInputs) => roleChanged(wasManaged.get(keyOf(m.userId))?.role ?? null, m);
+  const roleChanges = declared.filter((m) => wasManaged.has(keyOf(m.userId)) && liveRoleDiffers(m) && stateRoleDiffers(m));
+  acts.remove.push(...dropped, ...unmanaged, ...roleChanges.map((m) => m.userId));
+  guardLastOwner(input.integrationId, present.values(), new Set(acts.remove.map(keyOf)));
+  for (const member of declared)
+    planDeclared(input, member, { live: live(member.userId), wasManaged, roleChange: roleChanges.includes(member) }, acts);
+}
+
+/** One declared member of an update. */
+function planDeclared(
+  input: PlanInput,
+  member: MemberInputs,
+  seen: { live: ServiceMember | undefined; wasManaged: ReadonlyMap<string, IntegrationMemberState>; roleChange: boolean },
+  acts: Actions,
+): void {
+  const { live, roleChange } = seen;
+  const managedBefore = seen.wasManaged.get(keyOf(member.userId));
+  if (roleChange) {
+    // Kept as the service has them until the removal is done; invited again after it.
+    if (live) acts.managed.push(stateOf(member.userId, live));
+    acts.invite.push({ member, role: member.role ?? DEFAULT_INTEGRATION_ROLE, afterRemoval: true });
+    return;
+  }
+  if (live && roleChanged(live.role, member)) {
+    // Changed by the service since the state was read (shown by no plan), or someone else's with another role.
+    acts.failures.push({
+      userId: member.userId,
+      error: managedBefore ? roleDrift(member, live.role) : roleMismatch(input.integrationId, member, live.role),
+    });
+    if (managedBefore) acts.managed.push(stateOf(member.userId, live));
+    return;
+  }
+  if (!live) {
+    const pending = pendingOf(input, member.userId);
+    if (pending && managedBefore) {
+      acts.managed.push(managedBefore);
+      acts.pending.push(pending);
+      acts.stillRunning.push(pending);
+    } else acts.invite.push({ member, role: member.role ?? DEFAULT_INTEGRATION_ROLE, afterRemoval: false });
+    return;
+  }
+  if (!managedBefore) acts.takeOver.push(member.userId);
+  acts.managed.push(stateOf(member.userId, live));
+  if (!sameSet(live.entitlements, member.entitlements))
+    acts.setEntitlements.push(stateOf(member.userId, { ...live, entitlements: member.entitlements }));
+}
+
+/** A delete: every managed member there and not taken over is removed (never the last owner); a pending invitation fails it. */
+function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
+  const ours = (id: string) => !(input.claimed?.(id) ?? false);
+  for (const m of input.prior?.members ?? []) {
+    if (present.has(keyOf(m.userId))) {
+      if (ours(m.userId)) acts.remove.push(m.userId);
+      continue;
+    }
+    const pending = pendingOf(input, m.userId);
+    if (pending) acts.stillRunning.push(pending);
+  }
+  guardLastOwner(input.integrationId, present.values(), new Set(acts.remove.map(keyOf)));
+}
+
+/**
+ * A read: the managed members as the service has them; a managed member confirmed absent is
+ * forgotten, unless their invitation may still land. Without state (an import) every member is managed.
+ */
+function planRead(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
+  const managed = input.prior ? input.prior.members : [...present.values()];
+  for (const m of managed) {
+    const live = present.get(keyOf(m.userId));
+    if (live) acts.managed.push(stateOf(m.userId, live));
+    else {
+      const pending = pendingOf(input, m.userId);
+      if (pending) {
+        acts.managed.push(stateOf(m.userId, m));
+        acts.pending.push(pending);
+      }
+    }
+  }
+}

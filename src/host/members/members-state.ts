@@ -1,0 +1,78 @@
+/**
+ * What an {@link IntegrationMembers} stores, and how one operation's findings become it.
+ */
+import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../../shared/member-state";
+import { keyOf } from "./members-refusals";
+
+/** What an {@link IntegrationMembers} stores. */
+export interface IntegrationMembersOutputs {
+  integrationId: string;
+  members: IntegrationMemberState[];
+  removeUnmanaged: boolean;
+  unmanagedMembers: UnmanagedIntegrationMember[];
+  unfinishedJobIds: string[];
+  /**
+   * The members whose invitation was accepted but not seen to finish, each with its job: recorded
+   * as managed with no set known, and not invited again while that job runs (it would invite them
+   * twice). Missing in a state written before it existed: none.
+   */
+  pendingInvitations?: PendingInvitation[];
+  /**
+   * The members whose role the program declares (user ids, sorted). The others keep the
+   * service's role: refresh reports it in `members` but not as a declared input, so it shows no change.
+   * Missing in a state written before it existed: every role then counts as declared.
+   */
+  declaredRoles?: string[];
+}
+
+/** An invitation not seen to finish: whose, and its job. */
+export interface PendingInvitation {
+  userId: string;
+  jobId: string;
+}
+
+/** A member as the service has them (listed or read directly). */
+export type ServiceMember = UnmanagedIntegrationMember;
+
+/** One failed write or refused member: who and why. */
+export interface Failure {
+  userId: string;
+  error: unknown;
+}
+
+/** Everything one operation found and did, from which the outputs are built. Maps are keyed by {@link keyOf}. */
+export interface Run {
+  integrationId: string;
+  /** Everyone the service has, as far as this operation knows. */
+  present: Map<string, ServiceMember>;
+  /** The managed members and what the service has for them now. */
+  managed: Map<string, IntegrationMemberState>;
+  failures: Failure[];
+  /** Invitations not seen to finish: user key → pending invitation. */
+  pending: Map<string, PendingInvitation>;
+}
+
+export const sortByUser = <T extends { userId: string }>(list: T[]) =>
+  list.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
+
+/** A map of members by {@link keyOf} of their user id. */
+export const byKey = <T extends { userId: string }>(list: readonly T[]) => new Map(list.map((m) => [keyOf(m.userId), m]));
+
+/** The outputs after a run: managed members, and everyone else the service has as unmanaged. */
+export function outputsOf(
+  run: Run,
+  declared: { removeUnmanaged: boolean; declaredRoles: readonly string[] | undefined },
+): IntegrationMembersOutputs {
+  const unmanaged: UnmanagedIntegrationMember[] = [];
+  for (const [key, member] of run.present) if (!run.managed.has(key)) unmanaged.push({ ...member });
+  const pending = [...run.pending.values()];
+  return {
+    integrationId: run.integrationId,
+    members: sortByUser([...run.managed.values()]),
+    removeUnmanaged: declared.removeUnmanaged,
+    unmanagedMembers: sortByUser(unmanaged),
+    unfinishedJobIds: [...new Set(pending.map((p) => p.jobId))].sort(),
+    pendingInvitations: sortByUser(pending.map((p) => ({ ...p }))),
+    ...(declared.declaredRoles ? { declaredRoles: [...declared.declaredRoles].sort() } : {}),
+  };
+}

@@ -1,0 +1,188 @@
+/**
+ * Serves the reads of a refresh from paged list calls. A refresh reads every resource at once;
+ * one GET each would cost N requests, while one list of all users costs N/100. Reads that arrive
+ * together (within `BATCH_WINDOW_MS`) share one list; a read alone costs one GET. A list is kept
+ * for at most `maxAgeMs` (a few seconds) counted from when it began; reads that arrive while it is
+ * still paging join it, however long it takes. A resource missing from it is confirmed with a
+ * direct GET before it is reported gone, so a user created after the list began is never dropped.
+ */
+import { type Clock, type IntegrationUser, NotFoundError, systemClock, type User, type WorkspaceAccessClient } from "../client";
+import { BatchWindow } from "../shared/batch-window";
+import { idKey } from "./ids";
+import { CreateLookups, type MemberLookup } from "./member-lookup";
+
+/** How long the first read waits for others to join it. */
+const BATCH_WINDOW_MS = 5;
+
+interface Snapshot<T> {
+  takenAt: number;
+  items: Promise<Map<string, T>>;
+  /** Whether the list has finished (or failed). */
+  settled: boolean;
+}
+
+/** One kind of list: users of the workspace, or members of one integration. */
+class Batcher<T> {
+  #snapshot: Snapshot<T> | undefined;
+  readonly #window: BatchWindow;
+  readonly #maxAgeMs: number;
+  readonly #clock: Clock;
+  readonly #list: () => AsyncIterable<T & { id: string }>;
+  readonly #get: (id: string) => Promise<T>;
+
+  constructor(maxAgeMs: number, clock: Clock, list: () => AsyncIterable<T & { id: string }>, get: (id: string) => Promise<T>) {
+    this.#maxAgeMs = maxAgeMs;
+    this.#clock = clock;
+    this.#window = new BatchWindow(BATCH_WINDOW_MS, () => clock);
+    this.#list = list;
+    this.#get = get;
+  }
+
+  async read(id: string): Promise<T | undefined> {
+    const snapshot = await this.#snapshotFor();
+    // A failed list is no answer: the read falls back to its own GET.
+    const items = snapshot ? await snapshot.items.catch(() => undefined) : undefined;
+    const hit = items?.get(idKey(id));
+    if (hit) return hit;
+    try {
+      return await this.#get(id);
+    } catch (error) {
+      if (NotFoundError.isInstance(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Forgets the list, after a write changed what it would say. */
+  invalidate(): void {
+    this.#snapshot = undefined;
+  }
+
+  /** A fresh snapshot when others read at the same time; `undefined` for a lone read. */
+  async #snapshotFor(): Promise<Snapshot<T> | undefined> {
+    if (this.#maxAgeMs <= 0) return undefined;
+    if (this.#fresh()) return this.#snapshot;
+    const joined = await this.#window.join();
+    // The first of the window's reads to wake takes the list; the others use it.
+    if (joined > 1 && !this.#fresh()) this.#snapshot = this.#take();
+    return this.#fresh() ? this.#snapshot : undefined;
+  }
+
+  /**
+   * A list still paging is fresh, however long it has taken (many pages, or paced under a rate
+   * limit): starting another would send more requests exactly when the service is slow or
+   * limiting. Once settled, its age counts from when it began: an item may have been read at any
+   * moment since.
+   */
+  #fresh(): boolean {
+    const snapshot = this.#snapshot;
+    return snapshot !== undefined && (!snapshot.settled || this.#clock.now() - snapshot.takenAt <= this.#maxAgeMs);
+  }
+
+  #take(): Snapshot<T> {
+    const items = (async () => {
+      const map = new Map<string, T>();
+      for await (const item of this.#list()) map.set(idKey(item.id), item);
+      return map;
+    })();
+    const snapshot: Snapshot<T> = { takenAt: this.#clock.now(), items, settled: false };
+    items.then(
+      () => {
+        snapshot.settled = true;
+      },
+      () => {
+        snapshot.settled = true;
+        // A failed list is not kept for later reads.
+        if (this.#snapshot === snapshot) this.#snapshot = undefined;
+      },
+    );
+    return snapshot;
+  }
+}
+
+/** Read-through cache over one client. */
+export class ReadCache {
+  readonly #client: WorkspaceAccessClient;
+  readonly #maxAgeMs: number;
+  readonly #clock: Clock;
+  readonly #users: Batcher<User>;
+  readonly #members = new Map<string, Batcher<IntegrationUser>>();
+  readonly #creates: CreateLookups;
+  /** Whether each integration answers this key (its reads 404 otherwise), asked once per integration. */
+  readonly #visible = new Map<string, Promise<boolean>>();
+
+  constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock = systemClock) {
+    this.#client = client;
+    this.#maxAgeMs = maxAgeMs;
+    this.#clock = clock;
+    this.#users = new Batcher(
+      maxAgeMs,
+      clock,
+      () => client.users.list(),
+      (id) => client.users.get(id),
+    );
+    this.#creates = new CreateLookups(client, maxAgeMs > 0, clock);
+  }
+
+  /** Whether the user is a member already, before a create writes anything (see `member-lookup.ts`). */
+  memberBeforeCreate(integrationId: string, userId: string): Promise<MemberLookup> {
+    return this.#creates.lookup(integrationId, userId);
+  }
+
+  /** The user, or `undefined` when it no longer exists. */
+  user(id: string): Promise<User | undefined> {
+    return this.#users.read(id);
+  }
+
+  /** The integration member, or `undefined` when the user is not a member. */
+  member(integrationId: string, userId: string): Promise<IntegrationUser | undefined> {
+    let batcher = this.#members.get(idKey(integrationId));
+    if (!batcher) {
+      batcher = new Batcher(
+        this.#maxAgeMs,
+        this.#clock,
+        () => this.#client.integrations.listUsers(integrationId),
+        (id) => this.#client.integrations.getUser(integrationId, id),
+      );
+      this.#members.set(idKey(integrationId), batcher);
+    }
+    return batcher.read(userId);
+  }
+
+  /**
+   * Whether the integration answers this key (`GET /integrations/{id}`): `false` on 404, which
+   * means deleted or not disclosed to this key. Asked once per integration; an error other than
+   * 404 is thrown (and asked again next time).
+   */
+  integrationVisible(integrationId: string): Promise<boolean> {
+    const key = idKey(integrationId);
+    let visible = this.#visible.get(key);
+    if (!visible) {
+      visible = this.#client.integrations.get(integrationId).then(
+        () => true,
+        (error: unknown) => {
+          if (NotFoundError.isInstance(error)) return false;
+          this.#visible.delete(key);
+          throw error;
+        },
+      );
+      this.#visible.set(key, visible);
+    }
+    return visible;
+  }
+
+  /**
+   * Forgets cached lists after a write: with an integration id, the users and that integration's
+   * members (a membership write); without, every list (a user write: deleting a user also ends
+   * its memberships, and a user's name and email show in member lists). With a user id too, the
+   * membership is read again by the next create that needs it.
+   */
+  invalidate(integrationId?: string, userId?: string): void {
+    if (integrationId && userId) this.#creates.written(integrationId, userId);
+    this.#users.invalidate();
+    if (!integrationId) {
+      for (const members of this.#members.values()) members.invalidate();
+    } else {
+      this.#members.get(idKey(integrationId))?.invalidate();
+    }
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * The dynamic provider of {@link User}, loaded by name in the dynamic-provider host
+ * (`pulumi-workspace-access/provider/user`). Which HTTP call backs each operation:
+ *
+ * | operation | request |
+ * |---|---|
+ * | check, diff | none: inputs are validated and compared locally |
+ * | create | `POST /users`; with `adoptExisting`, first `GET /users?filter=<email>` (every page): a user found is adopted with `PUT /users/{id}` only when a declared attribute differs, and `POST /users` is sent only when nobody has the email |
+ * | read | `GET /users/{id}`, or one `GET /users` list shared by the reads of a refresh |
+ * | update | `PUT /users/{id}` with every writable attribute; `GET /users/{id}` first when `role` or `isGuest` is not declared, so the PUT keeps the service's value |
+ * | delete | `DELETE /users/{id}`; 404 means already gone |
+ *
+ * `role` and `isGuest` are optional and computed: a create of a new user applies the defaults
+ * (`workspace_login_only`, not a guest); otherwise an attribute the program leaves out keeps the
+ * service's value, is never written and never causes a diff.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
+import { userKey } from "./takeovers";
+import { sameId } from "./ids";
+import { DEFAULT_USER_ROLE, defined, type UserInputs, userInputs, validate } from "../shared/inputs";
+import { type ProviderContext, providerOf } from "./provider-runtime";
+import { withHints } from "../shared/hints";
+import { isUnknown } from "../shared/unknown";
+
+/** What a {@link User} stores: its inputs, what the service computes, and which optional attributes the program manages. */
+export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
+  role: string | null;
+  isGuest: boolean | null;
+  status: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+  /**
+   * The optional attributes the program declares (`role`, `isGuest`), so a refresh hands back as
+   * inputs only what the program manages: the others are the service's, not the program's.
+   */
+  managedAttributes: string[];
+}
+
+type Props = Record<string, unknown>;
+
+/** The optional attributes the program may leave to the service. */
+const OPTIONAL = ["isGuest", "role"] as const;
+
+/** Inputs as `check` returns them: no defaults, values the preview does not know yet kept as they are. */
+function normalise(news: Props): UserInputs {
+  return defined({
+    email: news.email,
+    firstName: news.firstName,
+    lastName: news.lastName,
+    role: news.role,
+    isGuest: news.isGuest,
+    adoptExisting: news.adoptExisting ?? false,
+  }) as UserInputs;
+}
+
+/** The declared attributes of a new user, defaults for what is left out. */
+function newUser(inputs: UserInputs): UserAttributes {
+  return {
+    email: inputs.email,
+    firstName: inputs.firstName,
+    lastName: inputs.lastName,
+    role: inputs.role ?? DEFAULT_USER_ROLE,
+    isGuest: inputs.isGuest ?? false,
+  };
+}
+
+/**
+ * The attributes a `PUT` sends for an existing user: the declared ones, and the service's value
+ * of each optional one the program leaves out. A `PUT` replaces every attribute, so one the
+ * service does not report (a record with no `role`) cannot be kept: that fails this resource,
+ * naming the record and the field, rather than guess. An unreported `isGuest` is left out of the
+ * body (the service keeps what it has).
+ */
+function keeping(inputs: UserInputs, current: User): UserAttributes {
+  const role = inputs.role ?? current.role;
+  if (role === null) {
+    throw new InvalidResponseError(
+      `User ${current.id}${current.email ? ` (${current.email})` : ""}: the service's record has no role (field "data.attributes.role"), and the program declares none, so a PUT could not keep it. Declare role on this resource.`,
+      { method: "GET", path: `users/${current.id}`, status: 200, field: "data.attributes.role" },
+    );
+  }
+  const isGuest = inputs.isGuest ?? current.isGuest ?? undefined;
+  return {
+    email: inputs.email,
+    firstName: inputs.firstName,
+    lastName: inputs.lastName,
+    role,
+    ...(isGuest === undefined ? {} : { isGuest }),
+  };
+}
+
+/** Whether every attribute the program declares already holds (email case-insensitively). */
+function matches(inputs: UserInputs, user: User): boolean {
+  return (
+    sameEmail(inputs.email, user.email) &&
+    inputs.firstName === user.firstName &&
+    inputs.lastName === user.lastName &&
+    (inputs.role === undefined || inputs.role === user.role) &&
+    (inputs.isGuest === undefined || inputs.isGuest === (user.isGuest ?? false))
+  );
+}
+
+/** Outputs from what the service said; the declared email's spelling is kept when it matches. */
+function outputs(user: User, declared: Props): UserOutputs {
+  const email = typeof declared.email === "string" && sameEmail(declared.email, user.email) ? declared.email : user.email;
+  return {
+    email: email as string,
+    firstName: user.firstName as string,
+    lastName: user.lastName as string,
+    role: user.role,
+    isGuest: user.isGuest,
+    adoptExisting: declared.adoptExisting === true,
+    status: user.status,
+    createdAt: user.createdAt,
+    updatedAt: user.updatedAt,
+    managedAttributes: managed(declared),
+  };
+}
+
+/** The optional attributes `declared` sets. */
+function managed(declared: Props): string[] {
+  return OPTIONAL.filter((key) => declared[key] !== undefined && declared[key] !== null);
+}
+
+/** The fields `diff` compares, each with how to compare it; `role` and `isGuest` only when declared. */
+const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown) => boolean]> = [
+  ["email", (a, b) => typeof a === "string" && typeof b === "string" && sameEmail(a, b)],
+  ["firstName", (a, b) => a === b],
+  ["lastName", (a, b) => a === b],
+  ["role", (a, b) => b === undefined || a === b],
+  ["isGuest", (a, b) => b === undefined || (a ?? false) === b],
+];
+
+/** The properties whose values differ (a value not known yet counts as a change). */
+function changedUserProperties(olds: Props, news: Props): string[] {
+  return COMPARED.filter(([key, same]) => isUnknown(news[key]) || !same(olds[key], news[key])).map(([key]) => key);
+}
+
+export const provider = providerOf<Props, UserOutputs>({
+  async check(ctx: ProviderContext, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+    return { inputs: { ...normalise(news) }, failures: [...ctx.settingsFailures(), ...validate(userInputs, news)] };
+  },
+
+  async diff(_ctx: ProviderContext, _id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+    // None of the user's fields needs a replacement: PUT updates all of them.
+    return { changes: changedUserProperties(olds as unknown as Props, news).length > 0, replaces: [] };
+  },
+
+  async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
+    const inputs = normalise(news);
+    return ctx.withWrite(async () => {
+      const { client } = ctx.connection();
+      // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
+      const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
+      if (found) return adopt(ctx, found, inputs);
+      let user: User;
+      try {
+        user = await client.users.create(newUser(inputs));
+      } catch (error) {
+        if (!ConflictError.isInstance(error)) throw error;
+        const existing = await client.users.findByEmail(inputs.email);
+        // Someone took the email between the lookup and the POST: adopt it all the same.
+        if (inputs.adoptExisting && existing) return adopt(ctx, existing, inputs);
+        error.message += ` A user with the email ${inputs.email} already exists${existing ? ` (id ${existing.id})` : ""}. To manage that user with this resource, set adoptExisting: true.`;
+        throw error;
+      }
+      return { id: user.id, outs: outputs(user, inputs as unknown as Props) };
+    });
+  },
+
+  async read(ctx: ProviderContext, id: string, props?: UserOutputs): Promise<pulumi.dynamic.ReadResult<UserOutputs>> {
+    return withHints(async () => {
+      const user = await ctx.connection().cache.user(id);
+      if (!user) return { id: "", props: {} as UserOutputs };
+      const prior = (props ?? {}) as unknown as Props;
+      // State written before `managedAttributes` existed managed both (with their defaults).
+      const managedBefore = Array.isArray(prior.managedAttributes) ? (prior.managedAttributes as string[]) : [...OPTIONAL];
+      const outs = outputs(user, prior);
+      outs.managedAttributes = managedBefore;
+      const inputs: Props = {
+        email: outs.email,
+        firstName: outs.firstName,
+        lastName: outs.lastName,
+        adoptExisting: outs.adoptExisting,
+      };
+      // Only what the program manages comes back as an input: a refresh must not make the
+      // service's role look declared (and a later program that leaves it out look like a change).
+      for (const key of managedBefore) {
+        const value = outs[key as (typeof OPTIONAL)[number]];
+        if (value !== null && value !== undefined) inputs[key] = value;
+      }
+      // The id as the state has it: a service answering ids in another case must not change it
+      // (every resource using `user.id` would be replaced).
+      return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as unknown as UserOutputs };
+    });
+  },
+
+  async update(ctx: ProviderContext, id: string, _olds: UserOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<UserOutputs>> {
+    const inputs = normalise(news);
+    return ctx.withWrite(async () => {
+      const { client } = ctx.connection();
+      // A PUT replaces every attribute: what the program leaves out is read first and kept.
+      const needsCurrent = inputs.role === undefined || inputs.isGuest === undefined;
+      const attributes = needsCurrent ? keeping(inputs, await client.users.get(id)) : newUser(inputs);
+      const user = await client.users.replace(id, attributes);
+      return { outs: outputs(user, inputs as unknown as Props) };
+    });
+  },
+
+  async delete(ctx: ProviderContext, id: string): Promise<void> {
+    // A replacement of this resource took the same user over in this deployment: keep it.
+    if (ctx.takeovers.has(userKey(id))) return;
+    await ctx.withWrite(async () => {
+      // Already gone (404) counts as done.
+      await unlessNotFound(ctx.connection().client.users.delete(id));
+    });
+  },
+});
+
+/**
+ * Takes over an existing user: nothing is sent when every declared attribute already holds;
+ * otherwise one `PUT` of the declared attributes, keeping the service's value of each optional
+ * one the program leaves out (an owner stays an owner, a guest a guest).
+ */
+async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
+  const user = matches(inputs, existing) ? existing : await ctx.connection().client.users.replace(existing.id, keeping(inputs, existing));
+  ctx.takeovers.take(userKey(user.id));
+  return { id: user.id, outs: outputs(user, inputs as unknown as Props) };
+}

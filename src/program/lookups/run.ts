@@ -1,0 +1,45 @@
+/**
+ * What every lookup does around its own logic: arguments checked before anything else, the
+ * session of the stack config in force, 401/403 hints, and the output form.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { withHints } from "../../shared/hints";
+import { type ArgumentSpec, checkArguments } from "./arguments";
+import { lookupSession, type LookupSession } from "./session";
+
+/** The arguments of a lookup's output form: each one may be a Pulumi input. */
+export type LookupInputs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
+
+/**
+ * Checks `args` against `spec` (throwing before any request), then runs `lookup` with the
+ * session; a 401/403 also says where the key comes from, as the resources' operations do.
+ */
+export async function runLookup<A, R>(
+  spec: ArgumentSpec,
+  args: unknown,
+  lookup: (args: A, session: LookupSession) => Promise<R>,
+): Promise<R> {
+  const checked = checkArguments<A>(spec, args);
+  return withHints(() => lookup(checked, lookupSession()));
+}
+
+/**
+ * The output form of a lookup: runs once every argument is known, and, with `opts.dependsOn`,
+ * once those resources exist (during a preview a resource not created yet makes the result
+ * unknown, as Pulumi's own invokes do). The result depends on the arguments' resources.
+ */
+export function lookupOutput<A, R>(
+  args: LookupInputs<A>,
+  opts: pulumi.InvokeOutputOptions | undefined,
+  lookup: (args: A) => Promise<R>,
+): pulumi.Output<R> {
+  const dependsOn = opts?.dependsOn;
+  const ready =
+    dependsOn === undefined
+      ? pulumi.output([])
+      : pulumi.output(dependsOn).apply((resources) => {
+          const list = Array.isArray(resources) ? resources : [resources];
+          return pulumi.all(list.map((r: pulumi.Resource) => (pulumi.CustomResource.isInstance(r) ? r.id : r.urn)));
+        });
+  return pulumi.all([pulumi.output(args as pulumi.Input<object>), ready]).apply(([resolved]) => lookup(resolved as A));
+}

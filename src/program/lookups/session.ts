@@ -1,0 +1,132 @@
+/**
+ * What the lookups of one program run share: per workspace and key, one client and the answers
+ * of its list calls. One paged listing of the users (or of the integrations) serves every lookup
+ * of the run, however many there are; a lone lookup by id is one `GET`. A run is told by its
+ * resource monitor, so a process that runs several programs (the Automation API's inline
+ * programs) reads afresh in each: the sessions live in the run's memory (`program-run.ts`). Lives in the program process only (lookups are not resources:
+ * nothing here is ever serialized), keyed by a hash of the settings so that the key is not even
+ * kept as a map key.
+ */
+import { createHash } from "node:crypto";
+import {
+  collect,
+  type Entitlement,
+  type Integration,
+  type IntegrationUser,
+  unlessNotFound,
+  systemClock,
+  type User,
+  WorkspaceAccessClient,
+} from "../../client";
+import { programSettings } from "../program-settings";
+import { thisRun } from "../program-run";
+import { BatchWindow } from "../../shared/batch-window";
+
+/** How long a lookup by id waits for others to join it (then they share one listing). */
+export const LOOKUP_BATCH_WINDOW_MS = 5;
+
+/** The lookups' view of one workspace. */
+export class LookupSession {
+  /** Where the workspace is, for messages: its host, e.g. `acme.example.com`. */
+  readonly workspace: string;
+  readonly #client: WorkspaceAccessClient;
+  readonly #calls = new Map<string, Promise<unknown>>();
+  readonly #window = new BatchWindow(LOOKUP_BATCH_WINDOW_MS, () => systemClock);
+
+  constructor(client: WorkspaceAccessClient) {
+    this.#client = client;
+    this.workspace = new URL(client.baseUrl).host;
+  }
+
+  /** Every user of the workspace: one paged listing per run. */
+  allUsers(): Promise<User[]> {
+    return this.#call("users", () => collect(this.#client.users.list()));
+  }
+
+  /** The users whose name or email contains `search` (the API's `filter`). */
+  searchUsers(search: string): Promise<User[]> {
+    return this.#call(`users?filter=${search}`, () => collect(this.#client.users.list({ filter: search })));
+  }
+
+  /**
+   * A user by id, or `undefined`. Lookups by id that arrive together share the listing (as does
+   * one arriving once the listing was taken); a lone one is one `GET`. A user missing from the
+   * listing is confirmed with a `GET` before it is reported missing (it may be newer).
+   */
+  user(id: string): Promise<User | undefined> {
+    return this.#call(`user:${id}`, async () => {
+      const many = this.#calls.has("users") || (await this.#window.join()) > 1 || this.#calls.has("users");
+      if (many) {
+        const hit = (await this.allUsers()).find((user) => user.id === id);
+        if (hit) return hit;
+      }
+      return unlessNotFound(this.#client.users.get(id));
+    });
+  }
+
+  /** Every integration of the workspace: one paged listing per run. */
+  allIntegrations(): Promise<Integration[]> {
+    return this.#call("integrations", () => collect(this.#client.integrations.list()));
+  }
+
+  /** An integration by id, or `undefined`: from the listing when it was taken, else one `GET`. */
+  integration(id: string): Promise<Integration | undefined> {
+    return this.#call(`integration:${id}`, async () => {
+      if (this.#calls.has("integrations")) {
+        const hit = (await this.allIntegrations()).find((integration) => integration.id === id);
+        if (hit) return hit;
+      }
+      return unlessNotFound(this.#client.integrations.get(id));
+    });
+  }
+
+  /** The entitlements an integration offers, or `undefined` when there is no such integration. */
+  entitlements(integrationId: string): Promise<Entitlement[] | undefined> {
+    return this.#call(`entitlements:${integrationId}`, () => unlessNotFound(this.#client.integrations.listEntitlements(integrationId)));
+  }
+
+  /** The members of an integration, or `undefined` when there is no such integration. */
+  members(integrationId: string): Promise<IntegrationUser[] | undefined> {
+    return this.#call(`members:${integrationId}`, () => unlessNotFound(collect(this.#client.integrations.listUsers(integrationId))));
+  }
+
+  /** Closes the client. */
+  async close(): Promise<void> {
+    await this.#client.close();
+  }
+
+  /**
+   * One call per key and run: kept while it succeeds, forgotten when it fails (a later lookup may
+   * try again).
+   */
+  #call<T>(key: string, make: () => Promise<T>): Promise<T> {
+    let call = this.#calls.get(key) as Promise<T> | undefined;
+    if (!call) {
+      const made = make();
+      call = made;
+      this.#calls.set(key, made);
+      made.catch(() => {
+        if (this.#calls.get(key) === made) this.#calls.delete(key);
+      });
+    }
+    return call;
+  }
+}
+
+/**
+ * The session of this run and the stack config in force (`workspace-access:*`, environment
+ * fallback), read and checked the same way {@link getJob} does it: before any request, an unknown
+ * `workspace-access:*` key (a misspelling such as `workspace-access:apikey`) or a missing or invalid
+ * setting throws a `ConfigurationError` naming the key and the fix.
+ */
+export function lookupSession(): LookupSession {
+  const settings = programSettings();
+  const fingerprint = createHash("sha256").update(JSON.stringify(settings)).digest("hex");
+  const sessions = thisRun().lookups;
+  let session = sessions.get(fingerprint);
+  if (!session) {
+    session = new LookupSession(new WorkspaceAccessClient({ ...settings.client, clock: systemClock, settingPrefix: "workspace-access:" }));
+    sessions.set(fingerprint, session);
+  }
+  return session;
+}

@@ -1,0 +1,17 @@
+/**
+ * A member of an integration as an {@link IntegrationMembers} records it: in the program's outputs
+ * (the resource class, `src/program`) and in the provider's state (`src/host/members`).
+ */
+import type { IntegrationRole } from "../client";
+
+/** A member as the service has it: entitlement ids sorted, the role as the invitation names it (null when unknown). */
+export interface IntegrationMemberState {
+  userId: string;
+  entitlements: string[];
+  role: IntegrationRole | null;
+}
+
+/** A member of the integration this resource does not manage. */
+export interface UnmanagedIntegrationMember extends IntegrationMemberState {
+  email: string | null;
+}

@@ -1,0 +1,227 @@
+/**
+ * `IntegrationEntitlement`'s and `IntegrationMembers`' check against the integration's catalogue, in-process: unknown ids
+ * fail naming them and the offered ones (closest first); an unchanged set sends nothing; one
+ * catalogue request per integration serves every resource; an unreadable catalogue warns.
+ */
+import { beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
+import { closestFirst } from "../../src/host/entitlement-catalogue";
+import { provider } from "../../src/host/entitlement/integration-entitlement-provider";
+import { provider as membersProvider } from "../../src/host/members/integration-members-provider";
+import { ProviderContext, useContext } from "../../src/host/provider-runtime";
+import { UNKNOWN } from "../../src/shared/unknown";
+import { emulator } from "../support/fixtures";
+import { configureFor, wire } from "../support/provider";
+
+const { youtube, slack } = DEFAULT_IDS.integrations;
+const { alan, grace } = DEFAULT_IDS.users;
+const base = { integrationId: youtube, userId: alan, entitlements: ["VIEWER"] };
+const prior = { ...base, entitlements: ["VIEWER"], role: "account_collaborator" };
+
+let warnings: string[] = [];
+const warn = (message: string) => void warnings.push(message);
+beforeEach(() => {
+  warnings = [];
+});
+
+async function setup(extra: Record<string, string> = {}): Promise<Emulator> {
+  const emu = await emulator({ seed: defaultSeed() });
+  await configureFor(emu, extra, { warn });
+  return emu;
+}
+
+const catalogueRequests = (emu: Emulator) => emu.requests.filter((r) => r.path.endsWith("/entitlements")).map((r) => r.path);
+
+describe("check against the catalogue", () => {
+  it("fails on ids the integration does not offer, naming them and the offered ones, closest first", async () => {
+    const emu = await setup();
+    const { failures } = wire(await provider.check!({}, { ...base, entitlements: ["EDITOR", "VEIWER", "manager"] }));
+    expect(failures).toEqual([
+      {
+        property: "entitlements",
+        reason: `integration ${youtube} offers no entitlement "VEIWER", "manager"; it offers (closest first): MANAGER, VIEWER, EDITOR. See getIntegrationEntitlements({ integrationId }).`,
+      },
+    ]);
+    expect(catalogueRequests(emu)).toEqual([`/integrations/${youtube}/entitlements`]);
+    expect(warnings).toEqual([]);
+  });
+
+  it("with adoptExisting, warns instead of failing (the membership adopted may hold an id the integration no longer offers)", async () => {
+    await setup();
+    const { failures } = wire(await provider.check!({}, { ...base, entitlements: ["RETIRED", "VIEWER"], adoptExisting: true }));
+    expect(failures).toEqual([]);
+    expect(warnings).toEqual([
+      `entitlements of user ${alan}: integration ${youtube} offers no entitlement "RETIRED"; it offers (closest first): EDITOR, VIEWER, MANAGER. See getIntegrationEntitlements({ integrationId }). Let through because adoptExisting is set: the membership may hold it already.`,
+    ]);
+  });
+
+  it("passes ids the integration offers", async () => {
+    await setup();
+    expect(wire(await provider.check!({}, { ...base, entitlements: ["MANAGER", "VIEWER"] })).failures).toEqual([]);
+  });
+
+  it.each([
+    ["the same set", { ...base }],
+    ["the same set in another order, with a duplicate", { ...base, entitlements: ["VIEWER", "VIEWER"] }],
+    ["only the role changed", { ...base, role: "account_owner" }],
+    ["only the user changed", { ...base, userId: grace }],
+  ])("sends nothing when the entitlement set does not change: %s", async (_what, news) => {
+    const emu = await setup();
+    expect(wire(await provider.check!(prior, news)).failures).toEqual([]);
+    expect(emu.requests).toEqual([]);
+  });
+
+  it("sends nothing while the integration or an entitlement is not known yet", async () => {
+    const emu = await setup();
+    await provider.check!({}, { ...base, integrationId: UNKNOWN });
+    await provider.check!({}, { ...base, entitlements: ["VIEWER", UNKNOWN] });
+    expect(emu.requests).toEqual([]);
+  });
+
+  it("sends nothing for inputs that already fail validation", async () => {
+    const emu = await setup();
+    const { failures } = await provider.check!({}, { ...base, entitlements: ["A/B"] });
+    expect(failures?.map((f) => f.property)).toEqual(["entitlements[0]"]);
+    expect(emu.requests).toEqual([]);
+  });
+
+  it("reads each integration's catalogue once for all resources, moved and changed ones included", async () => {
+    const emu = await setup();
+    const checks = [];
+    for (let i = 0; i < 25; i++) {
+      checks.push(provider.check!({}, { ...base, entitlements: [i % 2 ? "VIEWER" : "EDITOR"] }));
+      checks.push(provider.check!(prior, { ...base, integrationId: slack, entitlements: ["MEMBER"] }));
+    }
+    const results = await Promise.all(checks);
+    expect(results.flatMap((r) => r.failures)).toEqual([]);
+    expect(catalogueRequests(emu).sort()).toEqual([`/integrations/${youtube}/entitlements`, `/integrations/${slack}/entitlements`].sort());
+  });
+
+  it.each([
+    [
+      "403 (a key without Write integrations, which the document asks for)",
+      { status: 403 },
+      "needs the scope Write integrations (write:integrations)",
+    ],
+    ["503 after the client's retries", { status: 503, times: 5 }, "answered 503"],
+    ["404 (the integration is unknown)", { status: 404 }, "not found"],
+  ])(
+    "warns and lets the check pass when the catalogue answers %s",
+    async (_what, fault, said) => {
+      const emu = await setup({ "workspace-access:maxRetries": "1", "workspace-access:requestTimeoutSeconds": "5" });
+      emu.fault({ method: "GET", path: `/integrations/${youtube}/entitlements`, ...fault });
+      const { failures } = wire(await provider.check!({}, { ...base, entitlements: ["NOPE"] }));
+      expect(failures).toEqual([]);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(`The entitlements of integration ${youtube} were not checked`);
+      expect(warnings[0]).toContain(said);
+      expect(warnings[0]).not.toContain(emu.apiKey);
+      // Once per integration: the next resource does not ask again, nor warn again.
+      await provider.check!({}, { ...base, entitlements: ["NOPE"] });
+      expect(catalogueRequests(emu).length).toBeLessThanOrEqual(2);
+      expect(warnings).toHaveLength(1);
+    },
+    30_000,
+  );
+
+  it("warns and lets the check pass when the catalogue is empty", async () => {
+    const emu = await setup();
+    const empty = emu.integrations.add({ application: "Jira", entitlements: [] });
+    const { failures } = await provider.check!({}, { ...base, integrationId: empty.id, entitlements: ["ANY"] });
+    expect(failures).toEqual([]);
+    expect(warnings[0]).toContain("its catalogue is empty");
+  });
+
+  it("warns once and lets the check pass without settings", async () => {
+    const saved = { ...process.env };
+    for (const name of ["WORKSPACE_ACCESS_API_KEY", "WORKSPACE_ACCESS_BASE_URL", "WORKSPACE_ACCESS_WORKSPACE", "WORKSPACE_ACCESS_HOST"])
+      delete process.env[name];
+    try {
+      // Unconfigured, as a handler called outside the host: the settings come from the environment alone.
+      useContext(new ProviderContext(undefined, { warn }));
+      await provider.check!({}, base);
+      await provider.check!({}, { ...base, userId: grace });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain("No API key");
+    } finally {
+      process.env = saved;
+    }
+  });
+});
+
+describe("IntegrationMembers: check against the catalogue", () => {
+  const members = (...list: [string, string[]][]) => ({
+    integrationId: youtube,
+    members: list.map(([userId, entitlements]) => ({ userId, entitlements })),
+  });
+
+  it("fails each member whose new set names an id the integration does not offer, by its place in the program's list", async () => {
+    const emu = await setup();
+    const { failures } = wire(
+      await membersProvider.check!({}, members([grace, ["VIEWER"]], [alan, ["MANAGR", "VIEWER"]], [DEFAULT_IDS.users.ada, ["editor"]])),
+    );
+    expect(failures).toEqual([
+      {
+        property: "members[1].entitlements",
+        reason: `integration ${youtube} offers no entitlement "MANAGR"; it offers (closest first): MANAGER, VIEWER, EDITOR. See getIntegrationEntitlements({ integrationId }).`,
+      },
+      {
+        property: "members[2].entitlements",
+        reason: `integration ${youtube} offers no entitlement "editor"; it offers (closest first): EDITOR, VIEWER, MANAGER. See getIntegrationEntitlements({ integrationId }).`,
+      },
+    ]);
+    expect(catalogueRequests(emu)).toEqual([`/integrations/${youtube}/entitlements`]);
+  });
+
+  it("checks only members whose set is new: an unchanged member is not checked, and an unchanged list sends nothing", async () => {
+    const emu = await setup();
+    // The prior set of alan is not in the catalogue (say, granted before the integration dropped it): keeping it is not a new error.
+    const prior = members([alan, ["RETIRED"]], [grace, ["VIEWER"]]);
+    expect(wire(await membersProvider.check!(prior, members([grace, ["VIEWER"]], [alan, ["RETIRED"]]))).failures).toEqual([]);
+    expect(emu.requests).toEqual([]);
+    const { failures } = wire(await membersProvider.check!(prior, members([alan, ["RETIRED"]], [grace, ["VEIWER"]])));
+    expect(failures?.map((f) => f.property)).toEqual(["members[1].entitlements"]);
+    // The same members in another integration are all new there.
+    const moved = wire(await membersProvider.check!(prior, { ...members([alan, ["MEMBER"]]), integrationId: slack }));
+    expect(moved.failures).toEqual([]);
+    expect(catalogueRequests(emu).sort()).toEqual([`/integrations/${youtube}/entitlements`, `/integrations/${slack}/entitlements`].sort());
+  });
+
+  it("sends nothing while the integration or an entitlement is not known yet, and lets them through", async () => {
+    const emu = await setup();
+    expect(wire(await membersProvider.check!({}, { ...members([alan, ["NOPE"]]), integrationId: UNKNOWN })).failures).toEqual([]);
+    expect(wire(await membersProvider.check!({}, members([alan, ["NOPE", UNKNOWN]]))).failures).toEqual([]);
+    expect(emu.requests).toEqual([]);
+  });
+
+  it("checks a member whose user is created by the same program (user id not known yet at preview), naming its place", async () => {
+    const emu = await setup();
+    const { failures } = wire(await membersProvider.check!({}, members([grace, ["VIEWER"]], [UNKNOWN, ["VIEWER", "OWNER"]])));
+    expect(failures).toEqual([
+      {
+        property: "members[1].entitlements",
+        reason: `integration ${youtube} offers no entitlement "OWNER"; it offers (closest first): VIEWER, MANAGER, EDITOR. See getIntegrationEntitlements({ integrationId }).`,
+      },
+    ]);
+    expect(catalogueRequests(emu)).toEqual([`/integrations/${youtube}/entitlements`]);
+    // Even when the prior inputs held the same set for a known user: an unknown user is new.
+    const prior = members([grace, ["VIEWER", "OWNER"]]);
+    const again = wire(await membersProvider.check!(prior, members([UNKNOWN, ["VIEWER", "OWNER"]])));
+    expect(again.failures?.map((f) => f.property)).toEqual(["members[0].entitlements"]);
+  });
+
+  it("warns and lets the check pass when the catalogue cannot be read", async () => {
+    const emu = await setup({ "workspace-access:maxRetries": "1" });
+    emu.fault({ method: "GET", path: `/integrations/${youtube}/entitlements`, status: 403 });
+    expect(wire(await membersProvider.check!({}, members([alan, ["NOPE"]]))).failures).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("needs the scope Write integrations");
+  });
+});
+
+describe("closestFirst", () => {
+  it("orders by edit distance to any unknown id, case-insensitively, then by catalogue order", () => {
+    expect(closestFirst(["ADMN"], ["MEMBER", "ADMIN", "BILLING"])).toEqual(["ADMIN", "MEMBER", "BILLING"]);
+    expect(closestFirst(["viewer"], ["EDITOR", "VIEWER"])).toEqual(["VIEWER", "EDITOR"]);
+  });
+});

@@ -1,0 +1,689 @@
+import { describe, expect, it } from "vitest";
+import { ServerError } from "../../src/client";
+import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
+import { provider } from "../../src/host/entitlement/integration-entitlement-provider";
+import { PROOF_MAX_AGE_MS } from "../../src/host/member-list";
+import { PartialWriteError } from "../../src/host/partial-write";
+import { UNKNOWN } from "../../src/shared/unknown";
+import { emulator, rejection } from "../support/fixtures";
+import { configureFor, wire } from "../support/provider";
+
+const { youtube, slack } = DEFAULT_IDS.integrations;
+const { alan, grace, katherine } = DEFAULT_IDS.users;
+const base = { integrationId: youtube, userId: alan, entitlements: ["VIEWER", "EDITOR"] };
+const check = (news: Record<string, unknown>) => provider.check!({}, news);
+const fast = { "workspace-access:jobTimeoutSeconds": "5" };
+/** The invitations (`POST /integrations/{id}/users`) the emulator received. */
+const invites = (emu: Awaited<ReturnType<typeof emulator>>) =>
+  emu.requests.filter((r) => r.method === "POST" && /^\/integrations\/[^/]+\/users$/.test(r.path));
+/** Every `GET /jobs/{id}` answers 503, and the client gives up at once (no retries, no back-off). */
+async function jobsUnreachable(emu: Awaited<ReturnType<typeof emulator>>) {
+  await configureFor(emu, { ...fast, "workspace-access:maxRetries": "0" });
+  emu.fault({ method: "GET", path: /^\/jobs\//, status: 503, times: 1000 });
+}
+type PartialCreate = Error & { id?: string; properties?: Record<string, unknown> };
+
+async function setup(options: Parameters<typeof emulator>[0] = {}) {
+  const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 }, ...options });
+  await configureFor(emu, fast);
+  return emu;
+}
+
+describe("check", () => {
+  it("applies the default role and turns the entitlements into a sorted set", async () => {
+    const emu = await setup();
+    const result = wire(await check({ ...base, entitlements: ["VIEWER", "EDITOR", "VIEWER"] }));
+    expect(result).toEqual({
+      inputs: { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator", adoptExisting: false },
+      failures: [],
+    });
+    // A new entitlement set: its ids are looked up in the integration's catalogue.
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /integrations/${youtube}/entitlements`]);
+  });
+
+  it.each([
+    ["integrationId", { integrationId: "youtube" }],
+    ["integrationId", { integrationId: "../users" }],
+    ["userId", { userId: "a/b" }],
+    ["userId", { userId: ".." }],
+    ["userId", { userId: "x%2Fy" }],
+    ["userId", { userId: "x?y" }],
+    ["userId", { userId: "x#y" }],
+    ["entitlements", { entitlements: "VIEWER" }],
+    ["entitlements", { entitlements: [] }],
+    ["entitlements[0]", { entitlements: [""] }],
+    ["entitlements[1]", { entitlements: ["VIEWER", 7] }],
+    ["entitlements[0]", { entitlements: ["A/B"] }],
+    ["entitlements[0]", { entitlements: ["A..B"] }],
+    ["entitlements[0]", { entitlements: ["%2F"] }],
+    ["entitlements[0]", { entitlements: ["A?B"] }],
+    ["entitlements[0]", { entitlements: ["A#B"] }],
+    ["role", { role: "owner" }],
+    ["entitlement", { entitlement: ["VIEWER"] }],
+  ])("rejects a bad %s, naming it, with no request sent", async (property, override) => {
+    const emu = await setup();
+    const { failures } = wire(await check({ ...base, ...override }));
+    expect(failures?.map((f) => f.property)).toContain(property);
+    expect(emu.requests).toHaveLength(0);
+  });
+
+  it("lets values not known yet through (preview: userId: alice.id)", async () => {
+    const result = wire(await check({ ...base, userId: UNKNOWN, entitlements: ["VIEWER", UNKNOWN] }));
+    expect(result.failures).toEqual([]);
+    expect(result.inputs).toMatchObject({ userId: UNKNOWN, entitlements: ["VIEWER", UNKNOWN] });
+  });
+});
+
+describe("diff", () => {
+  const olds = {
+    ...base,
+    entitlements: ["EDITOR", "VIEWER"],
+    role: "account_collaborator" as const,
+    adoptExisting: false,
+    email: "alan@example.com",
+    status: "live",
+    lastJobId: null,
+  };
+  it.each([
+    ["reordered entitlements", { entitlements: ["VIEWER", "EDITOR"] }, { changes: false, replaces: [], deleteBeforeReplace: false }],
+    [
+      "duplicated entitlements",
+      { entitlements: ["EDITOR", "VIEWER", "EDITOR"] },
+      { changes: false, replaces: [], deleteBeforeReplace: false },
+    ],
+    ["default role left out", { role: undefined }, { changes: false, replaces: [], deleteBeforeReplace: false }],
+    ["another entitlement set", { entitlements: ["VIEWER"] }, { changes: true, replaces: [], deleteBeforeReplace: false }],
+    ["entitlements not known yet", { entitlements: [UNKNOWN] }, { changes: true, replaces: [], deleteBeforeReplace: false }],
+    ["another integration", { integrationId: slack }, { changes: true, replaces: ["integrationId"], deleteBeforeReplace: false }],
+    ["another user", { userId: grace }, { changes: true, replaces: ["userId"], deleteBeforeReplace: false }],
+    ["a user not known yet", { userId: UNKNOWN }, { changes: true, replaces: ["userId"], deleteBeforeReplace: false }],
+    ["another role", { role: "account_owner" }, { changes: true, replaces: ["role"], deleteBeforeReplace: true }],
+    [
+      "the same ids in another case",
+      { integrationId: youtube.toUpperCase(), userId: alan.toUpperCase() },
+      { changes: false, replaces: [], deleteBeforeReplace: false },
+    ],
+    [
+      "another role and user",
+      { role: "account_owner", userId: grace },
+      { changes: true, replaces: ["userId", "role"], deleteBeforeReplace: false },
+    ],
+  ])("%s", async (_what, change, expected) => {
+    const news = Object.fromEntries(Object.entries({ ...olds, ...change }).filter(([, v]) => v !== undefined));
+    expect(wire(await provider.diff!("id", olds, news))).toEqual(expected);
+  });
+});
+
+describe("create", () => {
+  it("invites a user who is not a member, waits for the job, and reads the member back", async () => {
+    const emu = await setup();
+    const { id, outs } = wire(await provider.create((await check(base)).inputs!));
+    expect(id).toBe(`${youtube}/${alan}`);
+    expect(outs).toEqual({
+      integrationId: youtube,
+      userId: alan,
+      entitlements: ["EDITOR", "VIEWER"],
+      role: "account_collaborator",
+      adoptExisting: false,
+      email: "alan@example.com",
+      status: "pending",
+      lastJobId: emu.jobs.list()[0]?.id,
+      pending: false,
+      pendingJobId: null,
+    });
+    // check reads the catalogue; a lone create: one read before the invitation (not a member: 404), one after it, for the
+    // member's email and status.
+    expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
+      "GET /integrations/:id/entitlements 200",
+      "GET /integrations/:id/users/:id 404",
+      "POST /integrations/:id/users 200",
+      "GET /jobs/:id 200",
+      "GET /integrations/:id/users/:id 200",
+    ]);
+  });
+
+  it("without adoptExisting, a create over an existing membership fails before any write, naming role, entitlements and the fix", async () => {
+    const emu = await setup();
+    const error = await rejection(provider.create((await check({ ...base, userId: grace, entitlements: ["VIEWER"] })).inputs!));
+    expect(error.message).toContain("already a member of integration");
+    expect(error.message).toContain("role collaborator and entitlements EDITOR");
+    expect(error.message).toContain("set adoptExisting: true");
+    expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
+      "GET /integrations/:id/entitlements 200",
+      "GET /integrations/:id/users/:id 200",
+    ]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
+  });
+
+  it("with adoptExisting, sets the entitlements of a user who is already a member (PATCH, the whole set)", async () => {
+    const emu = await setup();
+    const { outs } = wire(
+      await provider.create((await check({ ...base, userId: grace, entitlements: ["VIEWER", "MANAGER"], adoptExisting: true })).inputs!),
+    );
+    expect(outs).toMatchObject({ adoptExisting: true, entitlements: ["MANAGER", "VIEWER"] });
+    // Read first (a member), then replace the set; no invitation.
+    expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
+      "GET /integrations/:id/entitlements 200",
+      "GET /integrations/:id/users/:id 200",
+      "PATCH /integrations/:id/users/:id 200",
+      "GET /jobs/:id 200",
+    ]);
+    expect(emu.requests.find((r) => r.method === "PATCH")?.body).toEqual({
+      data: { type: "update_user_entitlement", attributes: { entitlements: [{ id: "MANAGER" }, { id: "VIEWER" }] } },
+    });
+    expect(
+      emu.integrations
+        .members(youtube)
+        .find((m) => m.userId === grace)
+        ?.entitlements.sort(),
+    ).toEqual(["MANAGER", "VIEWER"]);
+  });
+
+  it("invites as owner when the role says so", async () => {
+    const emu = await setup();
+    const { outs } = await provider.create((await check({ ...base, role: "account_owner" })).inputs!);
+    expect(outs?.role).toBe("account_owner");
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.role).toBe("owner");
+  });
+
+  it("fails with the job's errorType, userRequired and job id when the job fails", async () => {
+    const emu = await setup();
+    emu.jobs.failNext(1, { errorType: "mfa_required", userRequired: true });
+    const error = await rejection(provider.create((await check(base)).inputs!));
+    expect(error.message).toMatch(/job [0-9a-f-]+ failed with mfa_required \(userRequired: true/);
+  });
+
+  it("a job that never finishes fails at the timeout and records the resource so the next up resumes", async () => {
+    const emu = await setup();
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.jobs.hangNext(1);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as Error & { id?: string; properties?: Record<string, unknown> };
+    expect(error.message).toMatch(/did not finish within 1 s \(last status: running\)/);
+    expect(error.id).toBe(`${youtube}/${alan}`);
+    const job = emu.jobs.list()[0]?.id;
+    // Pending, with the job, and the set asked (not an empty set: that would read as "no access").
+    expect(error.properties).toMatchObject({
+      entitlements: ["EDITOR", "VIEWER"],
+      pending: true,
+      pendingJobId: job,
+      lastJobId: job,
+      __provider: "serialized",
+    });
+  });
+});
+
+describe("read, update, delete", () => {
+  it("reads the current set sorted, and drift back as inputs", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: ["MANAGER", "VIEWER"] });
+    const read = wire(await provider.read!(id, outs));
+    expect(read.props?.entitlements).toEqual(["MANAGER", "VIEWER"]);
+    expect(read.inputs).toEqual({
+      integrationId: youtube,
+      userId: alan,
+      entitlements: ["MANAGER", "VIEWER"],
+      role: "account_collaborator",
+      adoptExisting: false,
+    });
+    expect((await provider.diff!(id, read.props!, (await check(base)).inputs!)).changes).toBe(true);
+  });
+
+  it("reads an empty id when the user is no longer a member", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    emu.integrations.removeMember(youtube, alan);
+    expect(wire(await provider.read!(id, outs)).id).toBe("");
+  });
+
+  it("updates the set and waits", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    const { outs: updated } = wire(await provider.update!(id, outs!, (await check({ ...base, entitlements: ["MANAGER"] })).inputs!));
+    expect(updated?.entitlements).toEqual(["MANAGER"]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["MANAGER"]);
+  });
+
+  it("restores a membership removed out of band on update", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    emu.integrations.removeMember(youtube, alan);
+    await provider.update!(id, outs!, (await check(base)).inputs!);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(true);
+  });
+
+  it("deletes through a job, and treats 404 as done", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    await provider.delete!(id, outs!);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(false);
+    await provider.delete!(id, outs!);
+    expect(emu.requests.at(-1)?.status).toBe(404);
+  });
+
+  it("a write whose job fails still forgets the member list the reads of a refresh share", async () => {
+    const emu = await setup();
+    emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: ["VIEWER"] });
+    emu.integrations.setMember(youtube, grace, { role: "collaborator", entitlements: ["VIEWER"] });
+    const refresh = () => Promise.all([alan, grace].map((userId) => provider.read!(`${youtube}/${userId}`)));
+    const lists = () => emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${youtube}/users`).length;
+    await refresh();
+    expect(lists()).toBe(1);
+    emu.jobs.failNext(1, { errorType: "mfa_required" });
+    await rejection(
+      provider.update!(
+        `${youtube}/${alan}`,
+        { ...base, role: "account_collaborator", adoptExisting: false, email: "a", status: "live", lastJobId: null },
+        (await check(base)).inputs!,
+      ),
+    );
+    // A failed write may still have changed something (or a timed-out one may yet): the next
+    // reads take a new list, and see what changed meanwhile.
+    emu.integrations.setMember(youtube, grace, { role: "collaborator", entitlements: ["MANAGER"] });
+    const [, read] = await refresh();
+    expect(lists()).toBe(2);
+    expect(wire(read!).props?.entitlements).toEqual(["MANAGER"]);
+  });
+
+  it("a replacement on the same membership is never undone by the old resource's delete", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    // A new resource (e.g. renamed without an alias) declares the same membership and adopts it: create-before-delete.
+    await provider.create((await check({ ...base, entitlements: ["MANAGER"], adoptExisting: true })).inputs!);
+    await provider.delete!(id, outs!);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["MANAGER"]);
+  });
+
+  it("a role change replaces delete-first and ends with the user a member with the new role", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check({ ...base, userId: katherine })).inputs!);
+    const news = (await check({ ...base, userId: katherine, role: "account_owner" })).inputs!;
+    expect((await provider.diff!(id, outs!, news)).deleteBeforeReplace).toBe(true);
+    await provider.delete!(id, outs!);
+    await provider.create(news);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === katherine)?.role).toBe("owner");
+  });
+});
+
+describe("preview placeholders inside lists", () => {
+  it("lets a list whose every element is not known yet through check", async () => {
+    const result = wire(await check({ ...base, entitlements: [UNKNOWN] }));
+    expect(result.failures).toEqual([]);
+  });
+});
+
+describe("a partial create whose invitation is still running", () => {
+  /** A create whose invitation job hangs: the partial state the host records, and the job. */
+  async function hung() {
+    const emu = await setup();
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.jobs.hangNext(1);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
+    const job = emu.jobs.list().find((j) => j.status === "running")!;
+    return { emu, props: error.properties as never, job };
+  }
+  const id = `${youtube}/${alan}`;
+
+  it("is kept by a refresh while the job runs (the next up must wait for it, not invite again), and read normally once it lands", async () => {
+    const { emu, props, job } = await hung();
+    const kept = wire(await provider.read!(id, props));
+    expect(kept.id).toBe(id);
+    expect(kept.props).toEqual(props);
+    expect(kept.inputs).toMatchObject({
+      integrationId: youtube,
+      userId: alan,
+      entitlements: ["EDITOR", "VIEWER"],
+      role: "account_collaborator",
+      adoptExisting: false,
+    });
+    // The next plan resumes it with an update (waiting for its job), although the set is the declared one.
+    expect((await provider.diff!(id, kept.props!, (await check(base)).inputs!)).changes).toBe(true);
+    emu.jobs.release(job.id);
+    const landed = wire(await provider.read!(id, props));
+    expect(landed.props).toMatchObject({
+      entitlements: ["EDITOR", "VIEWER"],
+      email: "alan@example.com",
+      pending: false,
+      pendingJobId: null,
+    });
+    expect((await provider.diff!(id, landed.props!, (await check(base)).inputs!)).changes).toBe(false);
+  });
+
+  it("is dropped by a refresh when its job has ended (here: the service no longer knows it) and the user is not a member", async () => {
+    const { props } = await hung();
+    const gone = "00000000-0000-4000-8000-0000000000aa";
+    const ended = { ...(props as Record<string, unknown>), lastJobId: gone, pendingJobId: gone };
+    expect(wire(await provider.read!(id, ended as never)).id).toBe("");
+  });
+
+  it("fails a destroy while the job runs, keeping the resource; once the job lands, the destroy removes the member", async () => {
+    const { emu, props, job } = await hung();
+    await expect(provider.delete!(id, props)).rejects.toThrow(
+      `The invitation's job ${job.id} of user ${alan} to integration ${youtube} is still running`,
+    );
+    expect(emu.requests.filter((r) => r.method === "DELETE")).toEqual([]);
+    emu.jobs.release(job.id);
+    await provider.delete!(id, props);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(false);
+  });
+
+  it("resumed after someone else made the user a member with another role: the adoption rules apply, nothing is written", async () => {
+    const { emu, props } = await hung();
+    emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["MANAGER"] });
+    emu.clearRequests();
+    const error = await rejection(provider.update!(id, props, (await check(base)).inputs!));
+    expect(String((error as Error).message)).toContain("adoptExisting");
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)).toMatchObject({ role: "owner", entitlements: ["MANAGER"] });
+  });
+});
+
+describe("resuming and roles", () => {
+  it("an up after a timed-out create waits for the recorded job and, once it finished, does not invite again", async () => {
+    const emu = await setup({ job: { finishAfterMs: 1500 } });
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
+    expect(error.message).toMatch(/did not finish within 1 s/);
+    // The next up updates the partially created resource: it waits for the slow invitation.
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, (await check(base)).inputs!));
+    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], email: "alan@example.com" });
+    expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+  });
+
+  it("a recorded job still running after one more timeout is taken as stuck: the user is invited again", async () => {
+    const emu = await setup();
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.jobs.hangNext(1);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, (await check(base)).inputs!));
+    expect(outs?.entitlements).toEqual(["EDITOR", "VIEWER"]);
+    expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(2);
+  });
+
+  it("an invitation accepted whose job cannot be polled records the resource with that job, and the next up does not invite again", async () => {
+    const emu = await setup();
+    await jobsUnreachable(emu);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as PartialCreate;
+    // One partial-write error, with the job; the user still sees why: the polling error's message, and it as the cause.
+    const jobId = emu.jobs.list()[0]?.id;
+    expect(PartialWriteError.isInstance(error)).toBe(true);
+    expect((error as PartialWriteError).pendingJobId).toBe(jobId);
+    expect(ServerError.isInstance(error.cause)).toBe(true);
+    expect(error.message).toMatch(/GET \S*\/jobs\/[0-9a-f-]+ answered 503/);
+    // A partial create, recorded with the invitation's job.
+    expect(jobId).toBeDefined();
+    expect(error.id).toBe(`${youtube}/${alan}`);
+    expect(error.properties).toMatchObject({
+      entitlements: ["EDITOR", "VIEWER"],
+      email: null,
+      status: null,
+      lastJobId: jobId,
+      pending: true,
+      pendingJobId: jobId,
+      __provider: "serialized",
+    });
+    expect(invites(emu)).toHaveLength(1);
+
+    // The next up: the recorded job is settled, then the set converges; no second invitation.
+    emu.clearFaults();
+    const news = (await check({ ...base, entitlements: ["MANAGER", "VIEWER"] })).inputs!;
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, news));
+    expect(invites(emu)).toHaveLength(1);
+    expect(outs).toMatchObject({ entitlements: ["MANAGER", "VIEWER"], email: "alan@example.com" });
+    expect(
+      emu.integrations
+        .members(youtube)
+        .find((m) => m.userId === alan)
+        ?.entitlements.sort(),
+    ).toEqual(["MANAGER", "VIEWER"]);
+  });
+
+  it("an update resuming a partial create records the job of its own invitation when that job cannot be polled", async () => {
+    const emu = await setup();
+    await jobsUnreachable(emu);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    // Recorded by an earlier create whose invitation never got a job (nothing to wait for).
+    const olds = { ...inputs, entitlements: [], email: null, status: null, lastJobId: null };
+    const error = (await rejection(provider.update!(`${youtube}/${alan}`, olds as never, inputs))) as PartialCreate;
+    expect(ServerError.isInstance(error.cause)).toBe(true);
+    const jobId = emu.jobs.list()[0]?.id;
+    expect(error.id).toBe(`${youtube}/${alan}`);
+    expect(error.properties).toMatchObject({
+      email: null,
+      status: null,
+      lastJobId: jobId,
+      pending: true,
+      pendingJobId: jobId,
+      __provider: "serialized",
+    });
+
+    emu.clearFaults();
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, inputs));
+    expect(invites(emu)).toHaveLength(1);
+    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], email: "alan@example.com", lastJobId: jobId });
+  });
+
+  it("a create over an existing membership with another role says so instead of planning a replacement", async () => {
+    const emu = await setup();
+    // grace is a collaborator on YouTube in the seed; declare her an owner.
+    const error = await rejection(
+      provider.create((await check({ ...base, userId: grace, role: "account_owner", adoptExisting: true })).inputs!),
+    );
+    expect(error.message).toContain("already a member of integration");
+    expect(error.message).toContain('declare role: "account_collaborator"');
+    // Nothing was written.
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.role).toBe("collaborator");
+  });
+});
+
+describe("a list is not proof of absence", () => {
+  /** An integration of `n` members (other admins' users) and two users who are not members, with the given quirks. */
+  async function crowded(n: number, quirks: NonNullable<Parameters<typeof emulator>[0]>["quirks"] = {}) {
+    const emu = await setup({ quirks });
+    const integration = emu.integrations.add({ application: "Crowded", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }] }).id;
+    for (let i = 0; i < n; i++) {
+      const u = emu.users.add({ email: `m${i}@example.com`, firstName: "M", lastName: `${i}` });
+      emu.integrations.setMember(integration, u.id, { role: i === 100 ? "owner" : "collaborator", entitlements: ["EDITOR"] });
+    }
+    const newcomers = [0, 1].map((i) => emu.users.add({ email: `new${i}@example.com`, firstName: "N", lastName: `${i}` }).id);
+    emu.clearRequests();
+    return { emu, integration, newcomers };
+  }
+  const create = async (integrationId: string, userId: string) =>
+    provider.create((await check({ integrationId, userId, entitlements: ["VIEWER"] })).inputs!);
+  const memberReads = (emu: Emulator, integrationId: string) =>
+    emu.requests.filter((r) => r.method === "GET" && r.path.startsWith(`/integrations/${integrationId}/users/`));
+  const listPages = (emu: Emulator, integrationId: string) =>
+    emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${integrationId}/users`);
+
+  it("creates sharing a member list that a page shift made skip an owner: that create is refused, the owner keeps the role and set", async () => {
+    // A merging service: inviting the owner again would make them a collaborator, silently.
+    const { emu, integration, newcomers } = await crowded(150, { inviteExisting: "merge" });
+    const owner = emu.integrations.members(integration)[100]!.userId;
+    expect(emu.integrations.members(integration)[100]?.role).toBe("owner");
+    // Someone else removes one of their members between page 1 and page 2 of the first walk: the owner, first of page 2, is skipped.
+    const other = emu.integrations.members(integration)[0]!.userId;
+    const unhook = emu.onPage((list) => {
+      if (list.path === `/integrations/${integration}/users`) {
+        emu.integrations.removeMember(integration, other);
+        unhook();
+      }
+    });
+    const [ownerCreate, newcomerCreate] = await Promise.allSettled([create(integration, owner), create(integration, newcomers[0]!)]);
+    expect(ownerCreate.status).toBe("rejected");
+    expect(String((ownerCreate as PromiseRejectedResult).reason.message)).toContain("already a member of integration");
+    expect(newcomerCreate.status).toBe("fulfilled");
+    expect(emu.integrations.members(integration).find((m) => m.userId === owner)).toMatchObject({
+      role: "owner",
+      entitlements: ["EDITOR"],
+    });
+    // Only the newcomer was invited.
+    const posted = invites(emu).flatMap((r) => (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds);
+    expect(posted).toEqual([newcomers[0]]);
+  });
+
+  it("in a quiet workspace, the misses of creates sharing a list cost one more listing (proving the first), not a read each", async () => {
+    const { emu, integration } = await crowded(150);
+    const users = Array.from({ length: 20 }, (_, i) => emu.users.add({ email: `q${i}@example.com`, firstName: "Q", lastName: `${i}` }).id);
+    emu.clearRequests();
+    const results = await Promise.all(users.map((u) => create(integration, u)));
+    expect(results.every((r) => r.outs?.entitlements?.[0] === "VIEWER")).toBe(true);
+    // Two walks of 2 pages: the shared list, and the one that agrees with it. No read per user.
+    expect(listPages(emu, integration)).toHaveLength(4);
+    expect(memberReads(emu, integration)).toEqual([]);
+  });
+
+  it("nothing absent: creates that all find their member in the shared list cost that one listing, no confirmation", async () => {
+    const { emu, integration } = await crowded(150);
+    const members = emu.integrations
+      .members(integration)
+      .filter((m) => m.role === "collaborator")
+      .slice(0, 10)
+      .map((m) => m.userId);
+    emu.clearRequests();
+    const adopted = await Promise.all(
+      members.map(async (userId) =>
+        provider.create((await check({ integrationId: integration, userId, entitlements: ["EDITOR"], adoptExisting: true })).inputs!),
+      ),
+    );
+    expect(adopted.map((r) => r.outs?.entitlements)).toEqual(members.map(() => ["EDITOR"]));
+    expect(listPages(emu, integration)).toHaveLength(2);
+    expect(memberReads(emu, integration)).toEqual([]);
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
+  it("a proof answers for absences only while young: a later miss takes a new listing, which finds a member someone added meanwhile", async () => {
+    const { emu, integration, newcomers } = await crowded(150, { inviteExisting: "merge" });
+    const clock = await configureFor(emu, fast);
+    await Promise.all(newcomers.map((u) => create(integration, u)));
+    const listed = listPages(emu, integration).length;
+    clock.advance(PROOF_MAX_AGE_MS + 1);
+    // Someone else makes a user an owner; this deployment's next create of that user must not take it over.
+    const late = emu.users.add({ email: "late@example.com", firstName: "L", lastName: "Ate" }).id;
+    emu.integrations.setMember(integration, late, { role: "owner", entitlements: ["EDITOR"] });
+    const error = await rejection(create(integration, late));
+    expect(error.message).toContain("already a member of integration");
+    expect(emu.integrations.members(integration).find((m) => m.userId === late)).toMatchObject({ role: "owner" });
+    // The shared list (young enough) served the lookup; two new listings (2 pages each) proved it stale and the new one right.
+    expect(listPages(emu, integration).length).toBe(listed + 4);
+  });
+
+  it("fewer misses than a listing's pages are each read directly, in parallel", async () => {
+    const { emu, integration, newcomers } = await crowded(250);
+    const [a, b] = await Promise.all(newcomers.map((u) => create(integration, u)));
+    expect([a?.outs?.userId, b?.outs?.userId]).toEqual(newcomers);
+    expect(listPages(emu, integration)).toHaveLength(3);
+    expect(memberReads(emu, integration).map((r) => r.status)).toEqual([404, 404]);
+  });
+
+  it("ids answered in another case: a member in the shared list is found (refused without adoptExisting), and a refresh reads from the list", async () => {
+    const emu = await setup({ quirks: { upperCaseIds: true, inviteExisting: "merge" } });
+    emu.clearRequests();
+    // grace is a member (collaborator, EDITOR); katherine is not.
+    const [graceCreate, adaCreate] = await Promise.allSettled([
+      provider.create((await check({ ...base, userId: grace, entitlements: ["VIEWER"] })).inputs!),
+      provider.create((await check({ ...base, userId: katherine, entitlements: ["VIEWER"] })).inputs!),
+    ]);
+    expect(String((graceCreate as PromiseRejectedResult).reason?.message)).toContain("already a member of integration");
+    expect(adaCreate.status, String((adaCreate as PromiseRejectedResult).reason?.stack)).toBe("fulfilled");
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
+    emu.clearRequests();
+    const reads = await Promise.all([grace, katherine].map((userId) => provider.read!(`${youtube}/${userId}`)));
+    expect(reads.map((r) => r.id)).toEqual([`${youtube}/${grace}`, `${youtube}/${katherine}`]);
+    expect(memberReads(emu, youtube)).toEqual([]);
+  });
+});
+
+describe("a refresh where the integration answers 404", () => {
+  it("fails naming the integration instead of forgetting the resource (404 may mean not disclosed to this key)", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    emu.fault({ method: "GET", path: new RegExp(`^/integrations/${youtube}`), status: 404, times: 100 });
+    const error = await rejection(provider.read!(id, outs));
+    expect(error.message).toContain(`the integration itself answers 404 to this key`);
+    expect(error.message).toContain(youtube);
+    expect(error.message).not.toContain(emu.apiKey);
+  });
+
+  it("a membership truly gone (the integration answers) is still dropped, with one integration read for all resources", async () => {
+    const emu = await setup();
+    emu.integrations.removeMember(youtube, grace);
+    emu.clearRequests();
+    const reads = await Promise.all([grace, grace].map((userId) => provider.read!(`${youtube}/${userId}`)));
+    expect(reads.map((r) => r.id)).toEqual(["", ""]);
+    expect(emu.requests.filter((r) => r.path === `/integrations/${youtube}`)).toHaveLength(1);
+  });
+});
+
+describe("after an invitation's job, what it made is read back", () => {
+  it("a member whose set is not the one asked (the job merged into a membership someone made meanwhile) fails with what was found, recording nothing", async () => {
+    const emu = await setup({ job: { finishAfterMs: 500 } });
+    const clock = await configureFor(emu, fast);
+    // After the invitation is accepted and before its job runs, someone else makes alan a member.
+    let posted = false;
+    clock.setTimer(() => {
+      posted = invites(emu).length === 1;
+      emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["MANAGER"] });
+    }, 100);
+    const error = await rejection(provider.create((await check(base)).inputs!));
+    expect(posted).toBe(true);
+    expect(error.message).toContain(`After the invitation (job ${emu.jobs.list()[0]?.id}) of user ${alan}`);
+    expect(error.message).toContain("entitlements EDITOR, MANAGER, VIEWER, not role account_collaborator with EDITOR, VIEWER");
+    expect(PartialWriteError.isInstance(error)).toBe(false);
+    expect((error as PartialCreate).id).toBeUndefined();
+  });
+
+  it.each([
+    ["409 at once (conflict)", "conflict" as const, "already a member of integration"],
+    ["a job that fails (fail)", "fail" as const, "failed with"],
+  ])(
+    "a member added after the lookup, the service answering %s: the create fails and the membership is unchanged",
+    async (_what, mode, said) => {
+      const emu = await setup({ quirks: { inviteExisting: mode } });
+      emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["MANAGER"] });
+      // The lookup saw no member (a read just before someone else added alan).
+      emu.fault({ method: "GET", path: `/integrations/${youtube}/users/${alan}`, status: 404 });
+      const error = await rejection(provider.create((await check(base)).inputs!));
+      expect(error.message).toContain(said);
+      expect(emu.integrations.members(youtube).find((m) => m.userId === alan)).toMatchObject({ role: "owner", entitlements: ["MANAGER"] });
+    },
+  );
+});
+
+describe("a state written before pending existed", () => {
+  const old = { ...base, entitlements: [], role: "account_collaborator", adoptExisting: false, email: null, status: null };
+
+  it("an empty set with a job is read as pending: kept by a refresh while the job runs, resumed by an update that does not invite again", async () => {
+    const emu = await setup();
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.jobs.hangNext(1);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as PartialCreate;
+    const job = emu.jobs.list()[0]!.id;
+    // What an earlier version recorded for the same partial create.
+    const recorded = { ...old, lastJobId: job };
+    expect(error.properties).toMatchObject({ pendingJobId: job });
+    const kept = wire(await provider.read!(`${youtube}/${alan}`, recorded as never));
+    expect(kept.id).toBe(`${youtube}/${alan}`);
+    expect((await provider.diff!(`${youtube}/${alan}`, recorded as never, (await check(base)).inputs!)).changes).toBe(true);
+    emu.jobs.release(job);
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, recorded as never, (await check(base)).inputs!));
+    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], pending: false, pendingJobId: null });
+    expect(invites(emu)).toHaveLength(1);
+  });
+
+  it("an empty set with no job (an invitation whose answer was lost) is resumed by reading the member before inviting", async () => {
+    const emu = await setup();
+    emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: ["EDITOR", "VIEWER"] });
+    emu.clearRequests();
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, { ...old, lastJobId: null } as never, (await check(base)).inputs!));
+    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], pending: false });
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+});

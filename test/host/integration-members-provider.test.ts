@@ -1,0 +1,608 @@
+/**
+ * The IntegrationMembers provider's `check` and `diff`: no network (asserted on the emulator), every
+ * failure naming its property, and exact diffs (order-insensitive, no diff for an undeclared role).
+ * The writes are proven through the host in test/reliability/integration-members.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import type { Emulator, EmulatorOptions } from "../../src/emulator";
+import type { IntegrationMembersOutputs } from "../../src/host/members/integration-members-provider";
+import { provider } from "../../src/host/members/integration-members-provider";
+import { UNKNOWN } from "../../src/shared/unknown";
+import { emulator } from "../support/fixtures";
+import { configureFor, wire } from "../support/provider";
+
+const INTEGRATION = "5b1c0d2e-0000-4000-8000-00000000be0c";
+const A = "00000000-0000-4000-8000-00000000000a";
+const B = "00000000-0000-4000-8000-00000000000b";
+const O = "00000000-0000-4000-8000-00000000000f";
+const base = {
+  integrationId: INTEGRATION,
+  members: [
+    { userId: B, entitlements: ["VIEWER"] },
+    { userId: A, entitlements: ["VIEWER", "EDITOR"] },
+  ],
+};
+const check = (news: Record<string, unknown>) => provider.check!({}, news);
+
+describe("check", () => {
+  it("sorts members by user id and each set, defaults removeUnmanaged, sends nothing when no set is new", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    // The prior inputs hold the same sets, so the catalogue check (entitlement-catalogue.test.ts) has nothing to ask.
+    const result = wire(await provider.check!(base, base));
+    expect(result).toEqual({
+      inputs: {
+        integrationId: INTEGRATION,
+        members: [
+          { userId: A, entitlements: ["EDITOR", "VIEWER"] },
+          { userId: B, entitlements: ["VIEWER"] },
+        ],
+        removeUnmanaged: false,
+      },
+      failures: [],
+    });
+    expect(emu.requests).toEqual([]);
+  });
+
+  it.each([
+    ["integrationId", { integrationId: "app" }],
+    ["members", { members: "alice" }],
+    [
+      "members[1].userId",
+      {
+        members: [
+          { userId: A, entitlements: ["VIEWER"] },
+          { userId: "a/b", entitlements: ["VIEWER"] },
+        ],
+      },
+    ],
+    ["members[0].entitlements", { members: [{ userId: A, entitlements: [] }] }],
+    ["members[0].entitlements[1]", { members: [{ userId: A, entitlements: ["VIEWER", "A/B"] }] }],
+    ["members[0].role", { members: [{ userId: A, entitlements: ["VIEWER"], role: "owner" }] }],
+    ["members[0].extra", { members: [{ userId: A, entitlements: ["VIEWER"], extra: 1 }] }],
+    ["removeUnmanaged", { removeUnmanaged: "yes" }],
+    [
+      "members[3].userId",
+      {
+        members: [
+          { userId: A, entitlements: ["VIEWER"] },
+          { userId: B, entitlements: ["VIEWER"] },
+          { userId: O, entitlements: ["VIEWER"] },
+          { userId: A, entitlements: ["EDITOR"] },
+        ],
+      },
+    ],
+  ])("rejects %s, naming it", async (property, override) => {
+    const { failures } = wire(await check({ ...base, ...override }));
+    expect(failures?.map((f) => f.property)).toContain(property);
+  });
+
+  it.each([
+    ["members[0]", { members: [null] }],
+    ["members[0].entitlements", { members: [{ userId: A, entitlements: 5 }] }],
+    ["members[1]", { members: [{ userId: A, entitlements: ["VIEWER"] }, "bob"] }],
+    ["integrationId", { integrationId: undefined }],
+  ])("a member of the wrong shape is a failure naming %s, and the inputs come back as given", async (property, override) => {
+    const news = { ...base, ...override };
+    const result = wire(await check(news));
+    expect(result.failures?.map((f) => f.property)).toContain(property);
+    expect(result.inputs).toEqual(Object.fromEntries(Object.entries(news).filter(([, v]) => v !== undefined)));
+  });
+
+  it("names the duplicate and where the user was listed first", async () => {
+    const { failures } = await check({ ...base, members: [...base.members, { userId: B, entitlements: ["EDITOR"] }] });
+    expect(failures).toEqual([{ property: "members[2].userId", reason: expect.stringContaining("listed twice (also members[0])") }]);
+  });
+
+  it("lets values not known yet through (preview: userId: alice.id)", async () => {
+    const result = wire(await check({ ...base, members: [{ userId: UNKNOWN, entitlements: ["VIEWER"] }] }));
+    expect(result.failures).toEqual([]);
+  });
+});
+
+describe("diff", () => {
+  const olds: IntegrationMembersOutputs = {
+    integrationId: INTEGRATION,
+    members: [
+      { userId: A, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator" },
+      { userId: B, entitlements: ["VIEWER"], role: "account_collaborator" },
+      { userId: O, entitlements: ["VIEWER"], role: "account_owner" },
+    ],
+    removeUnmanaged: false,
+    unmanagedMembers: [{ userId: "00000000-0000-4000-8000-000000000999", entitlements: [], role: "account_collaborator", email: null }],
+    unfinishedJobIds: [],
+  };
+  const declared = [
+    { userId: O, entitlements: ["VIEWER"] },
+    { userId: B, entitlements: ["VIEWER"] },
+    { userId: A, entitlements: ["VIEWER", "EDITOR", "VIEWER"] },
+  ];
+  const diff = (news: Record<string, unknown>) =>
+    provider.diff!(INTEGRATION, olds, { integrationId: INTEGRATION, removeUnmanaged: false, ...news });
+
+  it.each([
+    ["the same members in another order, roles left out", declared, false],
+    [
+      "a declared role that is the current one",
+      [...declared.slice(1), { userId: O, entitlements: ["VIEWER"], role: "account_owner" }],
+      false,
+    ],
+    ["a changed set", [...declared.slice(0, 2), { userId: A, entitlements: ["VIEWER"] }], true],
+    ["a changed declared role", [...declared.slice(0, 2), { userId: A, entitlements: ["EDITOR", "VIEWER"], role: "account_owner" }], true],
+    ["a new member", [...declared, { userId: "00000000-0000-4000-8000-000000000123", entitlements: ["VIEWER"] }], true],
+    ["a member left out", declared.slice(0, 2), true],
+    ["a member not known yet", [...declared, { userId: UNKNOWN, entitlements: ["VIEWER"] }], true],
+  ])("%s: changes %s", async (_what, members, changes) => {
+    const result = wire(await diff({ members }));
+    expect(result).toEqual({ changes, replaces: [], deleteBeforeReplace: false });
+  });
+
+  it("a role declared anew (or no longer) with the service's value is a change, so the state records it; a state without that record is not", async () => {
+    const recorded = { ...olds, declaredRoles: [] };
+    const ownerDeclared = [...declared.slice(1), { userId: O, entitlements: ["VIEWER"], role: "account_owner" }];
+    const run = (prior: IntegrationMembersOutputs, members: unknown[]) =>
+      provider.diff!(INTEGRATION, prior, { integrationId: INTEGRATION, removeUnmanaged: false, members });
+    expect((await run(recorded, declared)).changes).toBe(false);
+    expect((await run(recorded, ownerDeclared)).changes).toBe(true);
+    expect((await run({ ...olds, declaredRoles: [O] }, ownerDeclared)).changes).toBe(false);
+    expect((await run({ ...olds, declaredRoles: [O] }, declared)).changes).toBe(true);
+    // Written before the record existed: every role counts as declared, and nothing changes for it.
+    expect((await run(olds, declared)).changes).toBe(false);
+  });
+
+  it("unmanaged members are a change only with removeUnmanaged", async () => {
+    expect((await diff({ members: declared, removeUnmanaged: true })).changes).toBe(true);
+    expect((await diff({ members: declared })).changes).toBe(false);
+  });
+
+  it("another integration replaces the resource", async () => {
+    expect((await diff({ members: declared, integrationId: "00000000-0000-4000-8000-0000000000ff" })).replaces).toEqual(["integrationId"]);
+  });
+
+  it("a member whose role is unknown may be the owner: removing them is refused unless a known owner stays", async () => {
+    const X = "00000000-0000-4000-8000-000000000999";
+    const unknownOwner: IntegrationMembersOutputs = {
+      ...olds,
+      members: olds.members.filter((m) => m.userId !== O),
+      unmanagedMembers: [{ userId: X, entitlements: ["VIEWER"], role: null, email: null }],
+    };
+    const refused = `Refusing to remove user ${X}, whose role is unknown, of integration ${INTEGRATION}`;
+    const members = declared.slice(1);
+    await expect(provider.diff!(INTEGRATION, unknownOwner, { integrationId: INTEGRATION, members, removeUnmanaged: true })).rejects.toThrow(
+      refused,
+    );
+    // Dropped from members rather than unmanaged: the same.
+    const managedUnknown = {
+      ...unknownOwner,
+      members: [...unknownOwner.members, { userId: X, entitlements: ["VIEWER"], role: null }],
+      unmanagedMembers: [],
+    };
+    await expect(
+      provider.diff!(INTEGRATION, managedUnknown, { integrationId: INTEGRATION, members, removeUnmanaged: false }),
+    ).rejects.toThrow(refused);
+    // A known owner stays: the member of unknown role may go.
+    const withOwner = { ...olds, unmanagedMembers: [{ userId: X, entitlements: ["VIEWER"], role: null, email: null }] };
+    expect((await diff({ members: declared, removeUnmanaged: true })).changes).toBe(true);
+    expect(
+      (await provider.diff!(INTEGRATION, withOwner, { integrationId: INTEGRATION, members: declared, removeUnmanaged: true })).changes,
+    ).toBe(true);
+  });
+
+  it("a change that would remove the last owner fails the plan, naming the owner", async () => {
+    await expect(diff({ members: declared.slice(1) })).rejects.toThrow(`Refusing to remove user ${O}, the last member with the owner role`);
+    await expect(
+      diff({ members: [...declared.slice(1), { userId: O, entitlements: ["VIEWER"], role: "account_collaborator" }] }),
+    ).rejects.toThrow("the last member with the owner role");
+  });
+});
+
+describe("invitations not seen to finish, and roles the service changed (in-process, against the emulator)", () => {
+  const P = "00000000-0000-4000-8000-00000000000c";
+  const user = (id: string, name: string) => ({ id, email: `${name}@example.com`, firstName: name, lastName: "User" });
+  async function world(members: Array<{ userId: string; role?: "owner" | "collaborator"; entitlements: string[] }>) {
+    const emu = await emulator({
+      seed: {
+        users: [user(O, "o"), user(A, "a"), user(B, "b"), user(P, "p")],
+        integrations: [{ id: INTEGRATION, application: "App", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }], users: members }],
+      },
+      job: { finishAfterPolls: 1 },
+    });
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    return emu;
+  }
+  const owner = { userId: O, role: "owner" as const, entitlements: ["VIEWER"] };
+  const invitePosts = (emu: Emulator) => emu.requests.filter((r) => r.method === "POST" && r.path === `/integrations/${INTEGRATION}/users`);
+  const writeLines = (emu: Emulator) => emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+  const memberIds = (emu: Emulator) =>
+    emu.integrations
+      .members(INTEGRATION)
+      .map((m) => m.userId)
+      .sort();
+  /** A create whose invitation of `a` hangs: the partial state the host records. */
+  async function hungCreate(emu: Emulator, news: Record<string, unknown>) {
+    emu.jobs.hangNext(1);
+    const error = (await provider.create!(news).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as { properties: IntegrationMembersOutputs };
+    const job = emu.jobs.list().find((j) => j.status === "running")!;
+    return { state: wire(error.properties), job };
+  }
+  // As the host passes them: with the serialized provider, which a partial create's state keeps.
+  const news = { integrationId: INTEGRATION, members: [{ userId: A, entitlements: ["VIEWER"] }], removeUnmanaged: false, __provider: "p" };
+
+  it("a refresh keeps a member whose invitation is still running: the next update does not invite them again, and a destroy waits", async () => {
+    const emu = await world([owner]);
+    const { state, job } = await hungCreate(emu, news);
+    expect(state.members).toEqual([{ userId: A, entitlements: [], role: "account_collaborator" }]);
+    expect(state.pendingInvitations).toEqual([{ userId: A, jobId: job.id }]);
+
+    const refreshed = wire(await provider.read!(INTEGRATION, state)).props!;
+    expect(refreshed.members).toEqual(state.members);
+    expect(refreshed.pendingInvitations).toEqual([{ userId: A, jobId: job.id }]);
+    expect(refreshed.unfinishedJobIds).toEqual([job.id]);
+
+    emu.clearRequests();
+    await expect(provider.update!(INTEGRATION, refreshed, news)).rejects.toThrow(`the invitation's job ${job.id} is still running`);
+    expect(invitePosts(emu)).toEqual([]);
+    await expect(provider.delete!(INTEGRATION, refreshed)).rejects.toThrow(`user ${A}: the invitation's job ${job.id} is still running`);
+
+    // The invitation lands: the update adopts the member without inviting, and forgets the job.
+    emu.jobs.release(job.id);
+    emu.clearRequests();
+    const outs = wire(await provider.update!(INTEGRATION, refreshed, news)).outs!;
+    expect(writeLines(emu)).toEqual([]);
+    expect(outs.members).toEqual([{ userId: A, entitlements: ["VIEWER"], role: "account_collaborator" }]);
+    expect(outs.pendingInvitations).toEqual([]);
+    expect(outs.unfinishedJobIds).toEqual([]);
+  });
+
+  it("a member removed for a role change is invited again even while someone else's invitation is still running", async () => {
+    const emu = await world([owner, { userId: A, role: "collaborator", entitlements: ["VIEWER"] }]);
+    const first = {
+      ...news,
+      members: [
+        { userId: A, entitlements: ["VIEWER"] },
+        { userId: P, entitlements: ["VIEWER"] },
+      ],
+    };
+    const { state, job } = await hungCreate(emu, first);
+    expect(state.pendingInvitations).toEqual([{ userId: P, jobId: job.id }]);
+    emu.clearRequests();
+    const changed = {
+      ...first,
+      members: [
+        { userId: A, entitlements: ["VIEWER"], role: "account_owner" },
+        { userId: P, entitlements: ["VIEWER"] },
+      ],
+    };
+    const error = (await provider.update!(INTEGRATION, state, changed).catch((e: unknown) => e)) as Error & { reasons: string[] };
+    // Only P waits (its own job); A is removed and invited again as owner.
+    expect(error.reasons).toEqual([expect.stringContaining(`user ${P}: the invitation's job ${job.id} is still running`)]);
+    expect(writeLines(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${A}`, `POST /integrations/${INTEGRATION}/users`]);
+    expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === A)?.role).toBe("owner");
+  });
+
+  it("a role the service changed since the state was read is not changed back by an update the plan showed for something else", async () => {
+    const emu = await world([owner, { userId: A, role: "collaborator", entitlements: ["VIEWER"] }]);
+    const a = { userId: A, entitlements: ["VIEWER"], role: "account_collaborator" };
+    const { outs: olds } = await provider.create!({ ...news, members: [a] });
+    // Someone makes A an owner in the service; no refresh. The program adds B.
+    emu.integrations.setMember(INTEGRATION, A, { role: "owner", entitlements: ["VIEWER"] });
+    const next = { ...news, members: [a, { userId: B, entitlements: ["VIEWER"] }] };
+    emu.clearRequests();
+    const error = (await provider.update!(INTEGRATION, olds!, next).catch((e: unknown) => e)) as Error & {
+      properties: IntegrationMembersOutputs;
+    };
+    expect(error.message).toContain(`the service changed the role of user ${A} to account_owner since the state was last read`);
+    // B is invited; A is left an owner, and the state now says so: the next plan shows the change.
+    expect(writeLines(emu)).toEqual([`POST /integrations/${INTEGRATION}/users`]);
+    expect(memberIds(emu)).toEqual([A, B, O].sort());
+    expect(error.properties.members.find((m) => m.userId === A)?.role).toBe("account_owner");
+    expect((await provider.diff!(INTEGRATION, error.properties, next)).changes).toBe(true);
+  });
+});
+
+it("diff: removeUnmanaged with the only owner, unmanaged until now, declared in members is not refused", async () => {
+  const olds: IntegrationMembersOutputs = {
+    integrationId: INTEGRATION,
+    members: [{ userId: A, entitlements: ["VIEWER"], role: "account_collaborator" }],
+    removeUnmanaged: false,
+    unmanagedMembers: [
+      { userId: O, entitlements: ["VIEWER"], role: "account_owner", email: null },
+      { userId: B, entitlements: ["VIEWER"], role: "account_collaborator", email: null },
+    ],
+    unfinishedJobIds: [],
+    declaredRoles: [],
+  };
+  const members = [
+    { userId: A, entitlements: ["VIEWER"] },
+    { userId: O, entitlements: ["VIEWER"], role: "account_owner" },
+  ];
+  const result = await provider.diff!(INTEGRATION, olds, { integrationId: INTEGRATION, members, removeUnmanaged: true });
+  expect(result.changes).toBe(true);
+  // Without declaring the owner, the same plan is refused.
+  await expect(
+    provider.diff!(INTEGRATION, olds, { integrationId: INTEGRATION, members: members.slice(0, 1), removeUnmanaged: true }),
+  ).rejects.toThrow(`Refusing to remove user ${O}, the last member with the owner role`);
+});
+
+it("a member found after a failed batch with another role than invited was added by someone else: that member fails as at adoption, the rest are invited", async () => {
+  const list = `/integrations/${INTEGRATION}/users`;
+  const users = [O, A, B].map((id, i) => ({ id, email: `u${i}@example.com`, firstName: "U", lastName: `${i}` }));
+  const emu = await emulator({
+    seed: {
+      users,
+      integrations: [
+        {
+          id: INTEGRATION,
+          application: "App",
+          entitlements: [{ id: "VIEWER" }],
+          users: [{ userId: O, role: "owner", entitlements: ["VIEWER"] }],
+        },
+      ],
+    },
+    job: { finishAfterPolls: 1 },
+  });
+  await configureFor(emu);
+  // What the list read after the failed job answers: A made an owner by someone else meanwhile.
+  emu.integrations.setMember(INTEGRATION, A, { role: "owner", entitlements: ["VIEWER"] });
+  const answer = await fetch(new URL(`${list.slice(1)}?page[size]=100`, emu.url), { headers: { "X-API-Key": emu.apiKey } });
+  const afterFailure = await answer.text();
+  emu.integrations.removeMember(INTEGRATION, A);
+  // The create's own list read and the listing confirming that A and B are absent pass; the one
+  // after the batch's failed job gets that answer.
+  emu.fault({ method: "GET", path: list, delayMs: 0, times: 2 });
+  emu.fault({ method: "GET", path: list, body: afterFailure });
+  emu.jobs.failInvitesOf([A]);
+  emu.clearRequests();
+  const members = [A, B].map((userId) => ({ userId, entitlements: ["VIEWER"], role: "account_collaborator" }));
+  const error = (await provider.create!({ integrationId: INTEGRATION, members, removeUnmanaged: false, __provider: "p" }).catch(
+    (e: unknown) => e,
+  )) as Error & { reasons: string[]; properties: IntegrationMembersOutputs };
+  expect(error.reasons).toEqual([expect.stringContaining(`User ${A} is already a member of integration ${INTEGRATION} as account_owner`)]);
+  expect(error.properties.members.map((m) => m.userId)).toEqual([B]);
+  // The batch, then B alone; A is not invited again.
+  const posts = emu.requests
+    .filter((r) => r.method === "POST")
+    .map((r) => (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds);
+  expect(posts).toEqual([[A, B], [B]]);
+});
+
+/**
+ * A list proves presence, never absence: against the emulator's quirks (pages that shift between
+ * reads, invitations of members answered 409 / merged / failed, ids answered in upper case) and
+ * its page hooks, over real HTTP. Each of these failed before the planner confirmed absences.
+ */
+describe("a list is not proof of absence", () => {
+  const BIG = "5b1c0d2e-0000-4000-8000-0000000b1600";
+  const member = (i: number) => `cccccccc-0000-4000-8000-${String(i).padStart(12, "0")}`;
+  const O1 = member(0);
+  /** Another admin's member, unmanaged, sorting before the page boundary. */
+  const X1 = member(5);
+  const D = member(100);
+  const A1 = member(3);
+  const listPath = `/integrations/${BIG}/users`;
+  /** 151 members in order, `owners` (indices) with the owner role. */
+  async function big(quirks: EmulatorOptions["quirks"] = {}, owners: number[] = [0]) {
+    const users = Array.from({ length: 151 }, (_, i) => ({ id: member(i), email: `m${i}@example.com`, firstName: "M", lastName: `${i}` }));
+    const emu = await emulator({
+      seed: {
+        users,
+        integrations: [
+          {
+            id: BIG,
+            application: "Big",
+            entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }],
+            users: users.map((u, i) => ({
+              userId: u.id,
+              role: owners.includes(i) ? ("owner" as const) : undefined,
+              entitlements: ["VIEWER"],
+            })),
+          },
+        ],
+      },
+      job: { finishAfterPolls: 1 },
+      quirks,
+    });
+    await configureFor(emu);
+    return emu;
+  }
+  const collaborator = (userId: string) => ({ userId, entitlements: ["VIEWER"], role: "account_collaborator" as const });
+  const stateOf = (
+    managed: Array<{ userId: string; entitlements: string[]; role: "account_owner" | "account_collaborator" }>,
+    removeUnmanaged = false,
+  ) => ({
+    integrationId: BIG,
+    members: managed,
+    removeUnmanaged,
+    unmanagedMembers: [],
+    unfinishedJobIds: [],
+    declaredRoles: [],
+  });
+  /** Every member but the owner and X1 managed, declared without roles. */
+  const managedAll = () => Array.from({ length: 151 }, (_, i) => member(i)).filter((id) => id !== O1 && id !== X1);
+  const inputs = (ids: string[], entitlements = (_id: string) => ["VIEWER"]) => ({
+    integrationId: BIG,
+    members: ids.map((userId) => ({ userId, entitlements: entitlements(userId) })),
+    removeUnmanaged: false,
+    __provider: "p",
+  });
+  const writes = (emu: Emulator) => emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+  const directReads = (emu: Emulator) =>
+    emu.requests.filter((r) => r.method === "GET" && r.path.startsWith(`${listPath}/`)).map((r) => r.path.slice(listPath.length + 1));
+  /** The two ways a page shifts: the emulator's quirk, or another admin removing one of their members between page 1 and 2. */
+  const shifts: Array<[string, (emu: Emulator) => void]> = [
+    ["shiftPages: remove", (emu) => (emu.quirks.shiftPages = "remove")],
+    [
+      "another admin removes a member between the pages",
+      (emu) => {
+        const off = emu.onPage((list) => {
+          if (list.path !== listPath) return;
+          off();
+          emu.integrations.removeMember(BIG, X1);
+        });
+      },
+    ],
+  ];
+
+  it.each(shifts)("%s: an update dropping D, whom the shift skips, reads D directly and removes them", async (_how, shift) => {
+    const emu = await big();
+    const olds = stateOf(managedAll().map(collaborator));
+    shift(emu);
+    emu.clearRequests();
+    const outs = wire(await provider.update!(BIG, olds, inputs(managedAll().filter((id) => id !== D)))).outs!;
+    expect(writes(emu)).toEqual([`DELETE ${listPath}/${D}`]);
+    expect(directReads(emu)).toEqual([D]);
+    expect(emu.integrations.members(BIG).some((m) => m.userId === D)).toBe(false);
+    expect(outs.members.map((m) => m.userId)).not.toContain(D);
+    expect(outs.unmanagedMembers.map((m) => m.userId)).not.toContain(D);
+  });
+
+  it.each(shifts)("%s: a destroy removes every managed member, the one the shift skips included", async (_how, shift) => {
+    const emu = await big();
+    const managed = managedAll();
+    shift(emu);
+    emu.clearRequests();
+    await provider.delete!(BIG, stateOf(managed.map(collaborator)));
+    expect(writes(emu).filter((w) => w.startsWith("DELETE"))).toHaveLength(managed.length);
+    const left = emu.integrations.members(BIG).map((m) => m.userId);
+    expect(left.filter((id) => managed.includes(id))).toEqual([]);
+    expect(left).toContain(O1);
+  });
+
+  it.each(["conflict", "merge", "fail"] as const)(
+    "inviteExisting %s: an owner the shift skips is read directly, not invited again, and keeps the owner role",
+    async (inviteExisting) => {
+      const S = member(100);
+      const emu = await big({ shiftPages: "remove", inviteExisting }, [0, 100]);
+      const olds = stateOf([collaborator(A1), { userId: S, entitlements: ["VIEWER"], role: "account_owner" }]);
+      emu.clearRequests();
+      const outs = wire(
+        await provider.update!(
+          BIG,
+          olds,
+          inputs([A1, S], (id) => (id === A1 ? ["EDITOR"] : ["VIEWER"])),
+        ),
+      ).outs!;
+      expect(writes(emu)).toEqual([`PATCH ${listPath}/${A1}`]);
+      expect(emu.integrations.members(BIG).find((m) => m.userId === S)?.role).toBe("owner");
+      expect(outs.members.find((m) => m.userId === S)?.role).toBe("account_owner");
+      expect(
+        (
+          await provider.diff!(
+            BIG,
+            outs,
+            inputs([A1, S], (id) => (id === A1 ? ["EDITOR"] : ["VIEWER"])),
+          )
+        ).changes,
+      ).toBe(false);
+    },
+  );
+
+  it("a quiet workspace costs no read more: nothing absent, nothing confirmed", async () => {
+    const emu = await big();
+    const olds = stateOf(managedAll().map(collaborator));
+    emu.clearRequests();
+    await provider.update!(
+      BIG,
+      olds,
+      inputs(managedAll(), (id) => (id === A1 ? ["EDITOR"] : ["VIEWER"])),
+    );
+    expect(directReads(emu)).toEqual([]);
+    expect(emu.requests.filter((r) => r.path === listPath)).toHaveLength(2);
+    expect(writes(emu)).toEqual([`PATCH ${listPath}/${A1}`]);
+  });
+
+  it.each([
+    ["a quiet workspace", {}, 0],
+    ["pages that shift", { shiftPages: "remove" as const }, 0],
+  ])("%s: a create inviting 200 members confirms their absence with listings that agree, not a read each", async (_what, quirks, reads) => {
+    const emu = await big(quirks);
+    const newcomers = Array.from({ length: 200 }, (_, i) => `cccccccc-0000-4000-8000-0000000a${String(i).padStart(4, "0")}`);
+    for (const [i, id] of newcomers.entries()) emu.users.add({ id, email: `n${i}@example.com`, firstName: "N", lastName: `${i}` });
+    emu.clearRequests();
+    wire(await provider.create!(inputs([O1, ...newcomers])));
+    // The list (2 pages), a confirming listing (2 pages; under a shift, one more that agrees), the
+    // read-back listing after the invitations (4 pages), and a direct read for each member a
+    // listing skipped that a decision rests on (here none: the one skipped was there before).
+    expect(directReads(emu)).toHaveLength(reads);
+    expect(emu.requests.filter((r) => r.path === listPath && r.method === "GET").length).toBeLessThanOrEqual(10);
+    expect(emu.integrations.members(BIG)).toHaveLength(351);
+  });
+
+  it("records listed twice count once: no member unmanaged twice, nothing read or written beyond the change", async () => {
+    const emu = await big({ repeatRecords: true });
+    const olds = stateOf(managedAll().map(collaborator));
+    emu.clearRequests();
+    const outs = wire(
+      await provider.update!(
+        BIG,
+        olds,
+        inputs(managedAll(), (id) => (id === A1 ? ["EDITOR"] : ["VIEWER"])),
+      ),
+    ).outs!;
+    expect(writes(emu)).toEqual([`PATCH ${listPath}/${A1}`]);
+    expect(directReads(emu)).toEqual([]);
+    expect(outs.unmanagedMembers.map((m) => m.userId)).toEqual([O1, X1]);
+    expect(outs.members).toHaveLength(149);
+  });
+
+  it("ids answered in upper case: declared members are adopted, not invited, not unmanaged, and removeUnmanaged removes only the others", async () => {
+    const emu = await big({ upperCaseIds: true });
+    const declared = [O1, A1, D];
+    const news = { ...inputs(declared), removeUnmanaged: true };
+    emu.clearRequests();
+    const created = wire(await provider.create!(news)).outs!;
+    expect(writes(emu)).toEqual([]);
+    expect(created.members.map((m) => m.userId)).toEqual([...declared].sort());
+    expect(created.unmanagedMembers.map((m) => m.userId.toLowerCase())).not.toContain(A1);
+    expect(created.unmanagedMembers).toHaveLength(148);
+    emu.clearRequests();
+    const updated = wire(await provider.update!(BIG, created, news)).outs!;
+    const removed = writes(emu).map((w) => w.slice(`DELETE ${listPath}/`.length).toLowerCase());
+    expect(removed).toHaveLength(148);
+    expect(removed.filter((id) => declared.includes(id))).toEqual([]);
+    expect(
+      emu.integrations
+        .members(BIG)
+        .map((m) => m.userId)
+        .sort(),
+    ).toEqual([...declared].sort());
+    expect(updated.unmanagedMembers).toEqual([]);
+  });
+
+  it("an invitation whose read-back finds another role or set than asked fails that member with what was found", async () => {
+    const emu = await big();
+    const N = "cccccccc-0000-4000-8000-00000000ffff";
+    emu.users.add({ id: N, email: "n@example.com", firstName: "N", lastName: "N" });
+    // What a service that merged the invitation into a membership made meanwhile answers: an owner with both sets.
+    emu.integrations.setMember(BIG, N, { role: "owner", entitlements: ["EDITOR", "VIEWER"] });
+    const merged = await (await fetch(new URL(`integrations/${BIG}/users/${N}`, emu.url), { headers: { "X-API-Key": emu.apiKey } })).text();
+    emu.integrations.removeMember(BIG, N);
+    emu.fault({ method: "GET", path: `${listPath}/${N}`, status: 404 });
+    emu.fault({ method: "GET", path: `${listPath}/${N}`, body: merged });
+    const error = (await provider.create!(inputs([N])).catch((e: unknown) => e)) as Error & { properties: IntegrationMembersOutputs };
+    expect(error.message).toContain(`the service now has them as account_owner with [EDITOR, VIEWER]`);
+    expect(error.properties.members).toEqual([{ userId: N, entitlements: ["EDITOR", "VIEWER"], role: "account_owner" }]);
+  });
+
+  it("a refresh whose member list answers 404 fails naming the integration and the key's access, and drops nobody", async () => {
+    const emu = await big();
+    emu.fault({ method: "GET", path: listPath, status: 404 });
+    await expect(provider.read!(BIG, stateOf(managedAll().map(collaborator)))).rejects.toThrow(
+      `Integration ${BIG} answered 404 to its member list: it does not exist, or this API key may not see it`,
+    );
+  });
+
+  it("a create failing for two members with nothing managed records no resource", async () => {
+    const emu = await big();
+    const [P, Q] = ["cccccccc-0000-4000-8000-00000000fff1", "cccccccc-0000-4000-8000-00000000fff2"];
+    for (const id of [P, Q]) emu.users.add({ id, email: `${id.slice(-4)}@example.com`, firstName: "P", lastName: "Q" });
+    emu.fault({ method: "POST", path: listPath, status: 403 });
+    const error = (await provider.create!(inputs([P, Q])).catch((e: unknown) => e)) as Error & { reasons?: string[] };
+    expect(error.reasons).toHaveLength(2);
+    expect(error).not.toHaveProperty("properties");
+    expect(error).not.toHaveProperty("id");
+  });
+});

@@ -1,0 +1,341 @@
+/**
+ * The invitation batcher against the emulator on loopback, on a virtual clock: how many
+ * `POST /integrations/{id}/users` go out, with which `userIds`, and what each user's outcome is
+ * when a batch's request or job fails. "Invited once" is counted on the server: the invitation
+ * jobs that applied a user (finished ones naming it, and failed ones of a partial service that
+ * applied the others).
+ */
+import { describe, expect, it } from "vitest";
+import { ConnectionError, JobFailedError, JobTimeoutError, NotFoundError } from "../../src/client";
+import type { BatchInviteFailure, Emulator } from "../../src/emulator";
+import {
+  type Invitation,
+  type InvitationResult,
+  InviteBatcher,
+  MAX_BATCH,
+  MAX_BATCH_OPEN_MS,
+  MAX_PACED_OPEN_MS,
+  PAUSE_GAP_MS,
+  paced,
+  WINDOW_MS,
+} from "../../src/host/invite-batcher";
+import { PartialWriteError } from "../../src/host/partial-write";
+import { clientFor, emulator } from "../support/fixtures";
+import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
+
+const INTEGRATION = "5b1c0d2e-0000-4000-8000-00000000be0c";
+
+async function world(n: number, options: { batchInviteFailure?: BatchInviteFailure; finishAfterMs?: number } = {}) {
+  const emu = await emulator({
+    seed: { integrations: [{ id: INTEGRATION, application: "app", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }] }] },
+    job: options.finishAfterMs === undefined ? { finishAfterPolls: 1 } : { finishAfterMs: options.finishAfterMs },
+    ...(options.batchInviteFailure ? { batchInviteFailure: options.batchInviteFailure } : {}),
+  });
+  const users = Array.from({ length: n }, (_, i) => emu.users.add({ email: `u${i}@example.com`, firstName: "U", lastName: `${i}` }).id);
+  const { client, clock } = clientFor(emu, { maxRetries: 0, jobTimeoutSeconds: 1 });
+  return { emu, users, clock, batcher: new InviteBatcher(client, clock) };
+}
+
+const invitation = (userId: string, entitlements: string[] = ["VIEWER"]): Invitation => ({
+  integrationId: INTEGRATION,
+  userId,
+  role: "account_collaborator",
+  entitlements,
+});
+
+const invitePosts = (emu: Emulator) => postsInto(emu, INTEGRATION);
+
+const settle = (promises: Promise<unknown>[]) => Promise.allSettled(promises);
+/** The `pending` result (the invitation may still land) of a settled submit, or a failure naming what it was. */
+function pendingOf(result: PromiseSettledResult<InvitationResult>): { jobId: string | null; error: Error } {
+  if (result.status === "fulfilled" && result.value.kind === "pending") return result.value;
+  throw new Error(`expected a pending result, got ${JSON.stringify(result)}`);
+}
+
+describe("batching", () => {
+  it("250 invitations of one kind sent together: 3 POSTs of at most 100 users, one job each, every user a member", async () => {
+    const { emu, users, batcher } = await world(250);
+    const outcomes = await Promise.all(users.map((u) => batcher.submit(invitation(u))));
+    const posts = invitePosts(emu);
+    expect(posts.map((p) => p.userIds.length)).toEqual([MAX_BATCH, MAX_BATCH, 50]);
+    expect(new Set(posts.flatMap((p) => p.userIds))).toEqual(new Set(users));
+    expect(emu.jobs.list()).toHaveLength(3);
+    expect(outcomes.every((o) => o.kind === "invited" && o.jobId !== null)).toBe(true);
+    expect(
+      emu.integrations
+        .members(INTEGRATION)
+        .map((m) => m.userId)
+        .sort(),
+    ).toEqual([...users].sort());
+  });
+
+  it("invitations of different entitlement sets go out separately, one POST per set", async () => {
+    const { emu, users, batcher } = await world(6);
+    await Promise.all(users.map((u, i) => batcher.submit(invitation(u, i % 2 === 0 ? ["VIEWER"] : ["EDITOR", "VIEWER"]))));
+    const posts = invitePosts(emu);
+    expect(posts).toHaveLength(2);
+    expect(posts.map((p) => p.userIds.length)).toEqual([3, 3]);
+  });
+
+  it("a lone invitation is sent at once: no window, the POST arrives at the time it was asked for", async () => {
+    const { emu, users, clock, batcher } = await world(1);
+    const asked = clock.now();
+    await batcher.submit(invitation(users[0]!));
+    // Any wait before the POST would have moved the virtual clock on.
+    expect(invitePosts(emu).map((p) => p.at)).toEqual([asked]);
+  });
+
+  it("while a batch of its kind is in flight, the next one waits for it to end, and the creates it releases join", async () => {
+    const { emu, users, batcher } = await world(6);
+    const first = batcher.submit(invitation(users[0]!));
+    // Until the emulator has the first POST (real I/O: turns of the event loop, not time).
+    for (let turn = 0; turn < 10_000 && invitePosts(emu).length === 0; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(invitePosts(emu)).toHaveLength(1);
+    // Two come while the first is in flight: held, not sent as a batch of their own.
+    const held = users.slice(1, 3).map((u) => batcher.submit(invitation(u)));
+    await first;
+    // The first's create returned, and the engine starts the next ones: they join the held batch.
+    const released = users.slice(3).map((u) => batcher.submit(invitation(u)));
+    await Promise.all([...held, ...released]);
+    expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([1, 5]);
+  });
+
+  it("while invitations are under way, a later one waits the short window for others to join", async () => {
+    const { emu, users, clock, batcher } = await world(4);
+    const first = batcher.submit(invitation(users[0]!));
+    await first;
+    const asked = clock.now();
+    await Promise.all(users.slice(1).map((u) => batcher.submit(invitation(u))));
+    const posts = invitePosts(emu);
+    expect(posts.map((p) => p.userIds.length)).toEqual([1, 3]);
+    expect(posts[1]!.at - asked).toBe(WINDOW_MS);
+  });
+});
+
+describe("the window follows the pace invitations arrive at", () => {
+  it.each([
+    ["together (a burst)", 0, WINDOW_MS, MAX_BATCH_OPEN_MS],
+    ["3 ms apart", 3, WINDOW_MS, MAX_BATCH_OPEN_MS],
+    ["30 ms apart (a checkpoint each, under the CLI)", 30, 60, 240],
+    ["200 ms apart", 200, 400, 1600],
+    ["slower still", 400, PAUSE_GAP_MS, MAX_PACED_OPEN_MS],
+  ])("%s: closes after %#", (_what, pace, idleMs, openMs) => {
+    expect(paced(pace)).toEqual({ idleMs, openMs });
+  });
+
+  it("creates paced as the real CLI paces them (8 at a time, each step's checkpoint written, 30 ms, before the next starts) go out in batches near --parallel", async () => {
+    const { emu, users, clock, batcher } = await world(40);
+    const parallel = 8;
+    const checkpointMs = 30;
+    // The engine writes one checkpoint at a time, after each step, before it starts the next.
+    let checkpoints: Promise<void> = Promise.resolve();
+    const checkpoint = () => {
+      checkpoints = checkpoints.then(() => clock.sleep(checkpointMs));
+      return checkpoints;
+    };
+    const queue = [...users];
+    const results: InvitationResult[] = [];
+    const worker = async () => {
+      for (let user = queue.shift(); user !== undefined; user = queue.shift()) {
+        results.push(await batcher.submit(invitation(user)));
+        await checkpoint();
+      }
+    };
+    await Promise.all(Array.from({ length: parallel }, worker));
+    expect(results.every((r) => r.kind === "invited")).toBe(true);
+    const posts = invitePosts(emu);
+    expect(posts.flatMap((p) => p.userIds).sort()).toEqual([...users].sort());
+    // With a fixed 10 ms window nearly every create went alone (test/cli/scale.test.ts saw it).
+    expect(posts.length).toBeLessThanOrEqual(Math.ceil(users.length / parallel) + 2);
+  });
+});
+
+describe.each(["whole", "partial"] as const)("a job that fails for one user of a 100-user batch (service fails %s)", (mode) => {
+  it("exactly that user fails; the other 99 are members, each applied by exactly one job", async () => {
+    const { emu, users, batcher } = await world(100, { batchInviteFailure: mode });
+    const bad = users[37]!;
+    emu.jobs.failInvitesOf([bad]);
+    const results = await settle(users.map((u) => batcher.submit(invitation(u))));
+    const failed = results.flatMap((r, i) => (r.status === "rejected" ? [{ user: users[i]!, reason: r.reason as Error }] : []));
+    expect(failed.map((f) => f.user)).toEqual([bad]);
+    expect(JobFailedError.isInstance(failed[0]!.reason)).toBe(true);
+    const members = emu.integrations.members(INTEGRATION).map((m) => m.userId);
+    expect(members.sort()).toEqual(users.filter((u) => u !== bad).sort());
+    const applied = appliedPerUser(emu, mode);
+    for (const u of users) expect(applied.get(u) ?? 0, u).toBe(u === bad ? 0 : 1);
+    // Halving: the first batch, then log2(100) levels down to the user at fault.
+    expect(invitePosts(emu).length).toBeLessThanOrEqual(1 + 2 * 7);
+    if (mode === "partial") {
+      // The 99 applied by the failed job were found in the member list, not sent again.
+      expect(invitePosts(emu).filter((p) => p.userIds.includes(users[0]!))).toHaveLength(1);
+    }
+  });
+});
+
+it("a failed batch job whose member list cannot be read: every user fails, marked as possibly invited (a partly applied job may have added them)", async () => {
+  const { emu, users, batcher } = await world(6, { batchInviteFailure: "partial" });
+  emu.jobs.failInvitesOf([users[2]!], "partial");
+  // The list read after the failed job answers 500 (and the client does not retry here).
+  emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, status: 500, times: 10 });
+  const results = await Promise.allSettled(users.map((u) => batcher.submit(invitation(u))));
+  for (const r of results) {
+    // A value, not an error: pending with no job to wait for (the next up reads each member first).
+    const pending = pendingOf(r);
+    expect(pending.jobId).toBeNull();
+    expect(JobFailedError.isInstance(pending.error)).toBe(true);
+  }
+  // The five the job applied are members; none was invited again.
+  expect(emu.integrations.members(INTEGRATION)).toHaveLength(5);
+  expect(invitePosts(emu)).toHaveLength(1);
+});
+
+describe("a member whose record in the list read cannot be used", () => {
+  /** From now on, the member list answers once with what it holds now plus `extra` as members, `odd`'s record malformed. */
+  async function serveListOnce(emu: Emulator, extra: string[], odd: string) {
+    for (const u of extra) emu.integrations.setMember(INTEGRATION, u, { role: "collaborator", entitlements: ["VIEWER"] });
+    const answer = await fetch(new URL(`integrations/${INTEGRATION}/users?page[size]=100`, emu.url), {
+      headers: { "X-API-Key": emu.apiKey },
+    });
+    const page = (await answer.json()) as { data: Array<{ id: string; attributes: Record<string, unknown> }> };
+    for (const u of extra) emu.integrations.removeMember(INTEGRATION, u);
+    // A number where the contract has a string: the record fails parsing, the others are read.
+    for (const record of page.data) if (record.id === odd) record.attributes["email"] = 42;
+    emu.clearRequests();
+    emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, body: JSON.stringify(page) });
+  }
+
+  it("after a 409: that user fails naming the record, not marked as invited by this run; the others go as one batch", async () => {
+    const { emu, users, batcher } = await world(10);
+    emu.integrations.setMember(INTEGRATION, users[3]!, { role: "collaborator", entitlements: ["EDITOR"] });
+    await serveListOnce(emu, [], users[3]!);
+    const results = await settle(users.map((u) => batcher.submit(invitation(u))));
+    expect(results.map((r) => r.status)).toEqual(users.map((_, i) => (i === 3 ? "rejected" : "fulfilled")));
+    const reason = (results[3] as PromiseRejectedResult).reason as Error;
+    expect(reason.message).toContain(users[3]!);
+    expect(reason.message).toContain("email");
+    // A member before this run: its create fails as a plain error, not as a possibly landed invitation.
+    expect(PartialWriteError.isInstance(reason)).toBe(false);
+    expect(invitePosts(emu).map((p) => [p.status, p.userIds.length])).toEqual([
+      [409, 10],
+      [200, 9],
+    ]);
+    const applied = appliedPerUser(emu);
+    for (const [i, u] of users.entries()) expect(applied.get(u) ?? 0).toBe(i === 3 ? 0 : 1);
+  });
+
+  it("after a failed job that applied the others: that user fails marked as possibly invited; the user at fault fails; nobody is invited twice", async () => {
+    const { emu, users, batcher } = await world(6, { batchInviteFailure: "partial" });
+    const [bad, odd] = [users[2]!, users[4]!];
+    emu.jobs.failInvitesOf([bad], "partial");
+    // The list read after the failed job: the five it applied, odd's record malformed.
+    await serveListOnce(
+      emu,
+      users.filter((u) => u !== bad),
+      odd,
+    );
+    const results = await Promise.allSettled(users.map((u) => batcher.submit(invitation(u))));
+    expect(results.map((r) => r.status)).toEqual(users.map((u) => (u === bad ? "rejected" : "fulfilled")));
+    const odds = pendingOf(results[4]!);
+    expect(odds.error.message).toContain(odd);
+    // Pending with no job to wait for: the next up reads the member before inviting.
+    expect(odds.jobId).toBeNull();
+    expect(JobFailedError.isInstance((results[2] as PromiseRejectedResult).reason)).toBe(true);
+    const applied = appliedPerUser(emu, "partial");
+    for (const u of users) expect(applied.get(u) ?? 0, u).toBe(u === bad ? 0 : 1);
+    // The batch, then the user at fault alone (the odd one is not sent again).
+    expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([6, 1]);
+  });
+});
+
+describe("a batch's request fails", () => {
+  it("refused for one user (404 on any request naming it): split down to that user, the others invited once", async () => {
+    const { emu, users, batcher } = await world(16);
+    const bad = users[5]!;
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, userId: bad, status: 404, times: 100 });
+    const results = await settle(users.map((u) => batcher.submit(invitation(u))));
+    expect(results.map((r) => r.status)).toEqual(users.map((u) => (u === bad ? "rejected" : "fulfilled")));
+    const reason = (results[5] as PromiseRejectedResult).reason as Error;
+    expect(NotFoundError.isInstance(reason)).toBe(true);
+    const applied = appliedPerUser(emu);
+    for (const u of users) expect(applied.get(u) ?? 0).toBe(u === bad ? 0 : 1);
+  });
+
+  it("a 409 (one is a member already): one member list read; that user comes back as existing, the rest go as one batch", async () => {
+    const { emu, users, batcher } = await world(10);
+    emu.integrations.setMember(INTEGRATION, users[3]!, { role: "collaborator", entitlements: ["EDITOR"] });
+    const outcomes = await Promise.all(users.map((u) => batcher.submit(invitation(u))));
+    expect(outcomes[3]).toMatchObject({ existed: true, member: { id: users[3], entitlements: ["EDITOR"] } });
+    const posts = invitePosts(emu);
+    expect(posts.map((p) => [p.status, p.userIds.length])).toEqual([
+      [409, 10],
+      [200, 9],
+    ]);
+    expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}/users`)).toHaveLength(1);
+  });
+
+  it("an ambiguous failure (the connection drops after the service acted) is never re-sent: the users found members are done, the others fail", async () => {
+    const { emu, users, batcher } = await world(8);
+    // The job is applied at once, before the answer is lost: every user is a member at the list read.
+    emu.jobs.setTiming({ finishAfterMs: 0 });
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, reset: true, afterHandling: true });
+    const outcomes = await Promise.all(users.map((u) => batcher.submit(invitation(u))));
+    expect(outcomes.every((o) => o.kind === "member" && !o.existed)).toBe(true);
+    expect(invitePosts(emu)).toHaveLength(1);
+    expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}/users`)).toHaveLength(1);
+  });
+
+  it("an ambiguous failure whose job has not run yet: every user fails naming itself, nothing is sent again", async () => {
+    const { emu, users, batcher } = await world(8);
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, reset: true, afterHandling: true });
+    const results = await Promise.allSettled(users.map((u) => batcher.submit(invitation(u))));
+    results.forEach((r, i) => {
+      const { jobId, error } = pendingOf(r);
+      expect(jobId).toBeNull();
+      expect(ConnectionError.isInstance(error)).toBe(true);
+      expect(error.message).toContain(`Inviting user ${users[i]} (one of 8 invited together)`);
+      for (const other of users) if (other !== users[i]) expect(error.message).not.toContain(other);
+    });
+    expect(invitePosts(emu)).toHaveLength(1);
+  });
+});
+
+it("a batch's job that is not seen to finish: every user is pending with the job, so the next up waits instead of inviting again", async () => {
+  const { emu, users, batcher } = await world(5);
+  emu.jobs.hangNext(1);
+  const results = await Promise.allSettled(users.map((u) => batcher.submit(invitation(u))));
+  const job = emu.jobs.list()[0]!.id;
+  for (const r of results) {
+    const { jobId, error } = pendingOf(r);
+    expect(jobId).toBe(job);
+    expect(JobTimeoutError.isInstance(error)).toBe(true);
+  }
+  expect(invitePosts(emu)).toHaveLength(1);
+});
+
+it("a failed batch job whose member list skipped a member the job applied (a page shift): that member is found, not invited again", async () => {
+  const { emu, users, batcher } = await world(6, { batchInviteFailure: "partial" });
+  const bad = users[2]!;
+  const skipped = users[4]!;
+  emu.jobs.failInvitesOf([bad], "partial");
+  // The list read after the failed job: every member the job applied but one, as a shifted page would.
+  const answer = () => {
+    const data = emu.integrations
+      .members(INTEGRATION)
+      .filter((m) => m.userId !== skipped)
+      .map((m) => ({ id: m.userId, type: "user", attributes: { role: m.role, entitlements: m.entitlements.map((id) => ({ id })) } }));
+    return JSON.stringify({ data, links: { self: "/", next: null, previous: null }, meta: { page: { maxSize: 100, total: data.length } } });
+  };
+  const results = Promise.allSettled(users.map((u) => batcher.submit(invitation(u))));
+  // Until the failed job has settled (the list read comes after it), then serve the shifted list once.
+  for (let turn = 0; turn < 10_000 && !emu.jobs.list().some((j) => j.status === "error"); turn++)
+    await new Promise((resolve) => setImmediate(resolve));
+  emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, body: answer() });
+  const settled = await results;
+  expect(settled.map((r) => r.status)).toEqual(users.map((u) => (u === bad ? "rejected" : "fulfilled")));
+  expect((settled[4] as PromiseFulfilledResult<InvitationResult>).value).toMatchObject({ kind: "member", existed: false });
+  // Found by the listings that prove the first one's misses (two that agree); nobody but the user at fault was sent again.
+  expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}/users`)).toHaveLength(3);
+  const applied = appliedPerUser(emu, "partial");
+  for (const u of users) expect(applied.get(u) ?? 0, u).toBe(u === bad ? 0 : 1);
+  expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([6, 1]);
+});

@@ -1,0 +1,114 @@
+/**
+ * The read cache against the emulator: which lists it sends while one is still paging, and which
+ * cached lists a write makes it forget. The cache, the client and the emulator share a virtual
+ * clock: tests move time on instead of waiting.
+ */
+import { describe, expect, it, vi } from "vitest";
+import type { Emulator } from "../../src/emulator";
+import { ReadCache } from "../../src/host/read-cache";
+import { manyUsers, TEAM, teamSeed } from "../emulator/helpers";
+import { clientFor, emulator } from "../support/fixtures";
+
+/** The list requests (first pages and the rest) the emulator received for `path`. */
+const lists = (emu: Emulator, path: string) => emu.requests.filter((r) => r.method === "GET" && r.path === path);
+
+describe("a list still paging", () => {
+  it("is joined by reads arriving after maxAge, instead of starting another list", async () => {
+    // 150 users: two pages of 100. The first page is slow, so the list outlives maxAge.
+    const emu = await emulator({ seed: { users: manyUsers(150) } });
+    const [a, b, c, d] = emu.users.list().map((u) => u.id);
+    emu.fault({ method: "GET", path: "/users", delayMs: 300 });
+    const { client, clock } = clientFor(emu);
+    const cache = new ReadCache(client, 1000, clock);
+
+    const first = Promise.all([cache.user(a ?? ""), cache.user(b ?? "")]);
+    await vi.waitFor(() => expect(lists(emu, "/users").some((r) => r.status === 0)).toBe(true));
+    clock.advance(5000 - 300); // the list began longer than maxAge ago, and is still on its first page
+    const second = Promise.all([cache.user(c ?? ""), cache.user(d ?? "")]);
+    clock.advance(300); // the slow first page answers
+
+    const users = [...(await first), ...(await second)];
+    expect(users.map((u) => u?.id)).toEqual([a, b, c, d]);
+    // One list of two pages, and no direct GET.
+    expect(lists(emu, "/users").map((r) => r.query["page[number]"] ?? "1")).toEqual(["1", "2"]);
+    expect(emu.requests).toHaveLength(2);
+
+    // Once settled, its age counts from when it began: reads now start a new list.
+    clock.advance(1);
+    await Promise.all([cache.user(a ?? ""), cache.user(b ?? "")]);
+    expect(lists(emu, "/users")).toHaveLength(4);
+  });
+});
+
+describe("invalidate()", () => {
+  it("without an integration id forgets member lists too: a deleted user is no longer a member", async () => {
+    const emu = await emulator({ seed: teamSeed() });
+    const { client, clock } = clientFor(emu);
+    const cache = new ReadCache(client, 60_000, clock);
+    const members = `/integrations/${TEAM.tube}/users`;
+
+    const [ada, bob] = await Promise.all([cache.member(TEAM.tube, TEAM.ada), cache.member(TEAM.tube, TEAM.bob)]);
+    expect([ada?.id, bob?.id]).toEqual([TEAM.ada, TEAM.bob]);
+    expect(lists(emu, members)).toHaveLength(1);
+
+    // What the user provider's delete does: the service also removes bob's memberships.
+    await client.users.delete(TEAM.bob);
+    cache.invalidate();
+
+    const [adaAgain, bobAgain] = await Promise.all([cache.member(TEAM.tube, TEAM.ada), cache.member(TEAM.tube, TEAM.bob)]);
+    expect(adaAgain?.id).toBe(TEAM.ada);
+    expect(bobAgain).toBeUndefined();
+    expect(lists(emu, members)).toHaveLength(2);
+  });
+
+  it("with an integration id forgets that integration's members and the users, and keeps other integrations' lists", async () => {
+    const seed = teamSeed();
+    const other = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb";
+    seed.integrations.push({
+      id: other,
+      application: "Slack",
+      entitlements: [{ id: "MEMBER" }],
+      users: [{ userId: TEAM.ada, entitlements: ["MEMBER"] }],
+    });
+    const emu = await emulator({ seed });
+    const { client, clock } = clientFor(emu);
+    const cache = new ReadCache(client, 60_000, clock);
+    const readAll = () =>
+      Promise.all([
+        cache.user(TEAM.ada),
+        cache.user(TEAM.bob),
+        cache.member(TEAM.tube, TEAM.ada),
+        cache.member(TEAM.tube, TEAM.bob),
+        cache.member(other, TEAM.ada),
+        cache.member(other, TEAM.bob),
+      ]);
+
+    await readAll();
+    cache.invalidate(TEAM.tube);
+    await readAll();
+    expect(lists(emu, "/users")).toHaveLength(2);
+    expect(lists(emu, `/integrations/${TEAM.tube}/users`)).toHaveLength(2);
+    expect(lists(emu, `/integrations/${other}/users`)).toHaveLength(1);
+  });
+});
+
+describe("ids in another case", () => {
+  it("a service answering ids in upper case: reads that arrive together are served from the list, no direct GET", async () => {
+    const emu = await emulator({ seed: { users: manyUsers(20) }, quirks: { upperCaseIds: true } });
+    const [a, b] = emu.users.list().map((u) => u.id);
+    const { client, clock } = clientFor(emu);
+    const cache = new ReadCache(client, 1000, clock);
+    const users = await Promise.all([cache.user(a ?? ""), cache.user(b ?? "")]);
+    expect(users.map((u) => u?.id.toLowerCase())).toEqual([a, b]);
+    expect(emu.requests.map((r) => r.path)).toEqual(["/users"]);
+  });
+
+  it("a member list keyed in another case than the integration id asked: one list serves both spellings", async () => {
+    const emu = await emulator({ seed: teamSeed(), quirks: { upperCaseIds: true } });
+    const { client, clock } = clientFor(emu);
+    const cache = new ReadCache(client, 60_000, clock);
+    const found = await Promise.all([cache.member(TEAM.tube, TEAM.ada), cache.member(TEAM.tube.toUpperCase(), TEAM.bob.toUpperCase())]);
+    expect(found.map((m) => m?.id.toLowerCase())).toEqual([TEAM.ada, TEAM.bob]);
+    expect(emu.requests.filter((r) => r.method === "GET")).toHaveLength(1);
+  });
+});

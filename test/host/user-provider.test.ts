@@ -1,0 +1,308 @@
+import { describe, expect, it } from "vitest";
+import { ConfigurationError } from "../../src/client";
+import { provider } from "../../src/host/user-provider";
+import { UNKNOWN } from "../../src/shared/unknown";
+import { emulator, expectNoKey, issuedKeys, rejection } from "../support/fixtures";
+import { configureFor, wire } from "../support/provider";
+
+const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe" };
+const check = (news: Record<string, unknown>) => provider.check!({}, news);
+
+describe("check", () => {
+  it("leaves role and isGuest out when the program does (the service's value is kept), and keeps the inputs otherwise", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const result = wire(await check(alice));
+    expect(result).toEqual({ inputs: { ...alice, adoptExisting: false }, failures: [] });
+    expect(emu.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ["email", { email: "alice.example.com" }],
+    ["email", { email: "alice@" }],
+    ["email", { email: "al ice@example.com" }],
+    ["email", { email: "alice@example.com." }],
+    ["email", { email: " alice@example.com" }],
+    ["email", { email: "alice@exa mple.com" }],
+    ["email", { email: "alice@@example.com" }],
+    ["email", { email: "аlice@example.com" }], // Cyrillic а
+    ["email", { email: "alice@exämple.com" }],
+    ["email", { email: `${"a".repeat(250)}@example.com` }],
+    ["email", { email: 42 }],
+    ["firstName", { firstName: "" }],
+    ["firstName", { firstName: "   " }],
+    ["lastName", { lastName: "x".repeat(101) }],
+    ["isGuest", { isGuest: "no" }],
+    ["adoptExisting", { adoptExisting: 1 }],
+    ["emial", { emial: "typo@example.com" }],
+  ])("rejects a bad %s, naming it, with no request sent", async (property, override) => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const { failures } = wire(await check({ ...alice, ...override }));
+    expect(failures?.map((f) => f.property)).toContain(property);
+    expect(emu.requests).toHaveLength(0);
+  });
+
+  it("returns every failure at once", async () => {
+    const { failures } = await check({ email: "nope", firstName: "", lastName: 3 });
+    expect(failures?.map((f) => f.property).sort()).toEqual(["email", "firstName", "lastName"]);
+  });
+
+  it("lets values not known yet through (preview)", async () => {
+    const result = wire(await check({ email: UNKNOWN, firstName: UNKNOWN, lastName: "Doe" }));
+    expect(result.failures).toEqual([]);
+    expect(result.inputs).toMatchObject({ email: UNKNOWN, firstName: UNKNOWN });
+  });
+
+  it("accepts an unknown role (the program warns about it)", async () => {
+    expect((await check({ ...alice, role: "workspace_astronaut" })).failures).toEqual([]);
+  });
+});
+
+describe("diff", () => {
+  const olds = {
+    ...alice,
+    role: "workspace_login_only",
+    isGuest: false,
+    adoptExisting: false,
+    status: "pending",
+    createdAt: null,
+    updatedAt: null,
+    managedAttributes: [],
+  };
+  it.each([
+    ["email case", { email: "ALICE@Example.com" }, false],
+    ["defaults left out", { role: undefined, isGuest: undefined }, false],
+    ["adoptExisting", { adoptExisting: true }, false],
+    ["first name", { firstName: "Alicia" }, true],
+    ["role", { role: "workspace_super_admin" }, true],
+    ["isGuest", { isGuest: true }, true],
+    ["another email", { email: "alice2@example.com" }, true],
+    ["an unknown value", { lastName: UNKNOWN }, true],
+  ])("%s → changes: %s, never a replacement", async (_what, change, changes) => {
+    const news = Object.fromEntries(Object.entries({ ...olds, ...change }).filter(([, v]) => v !== undefined));
+    expect(wire(await provider.diff!("id", olds, news))).toEqual({ changes, replaces: [] });
+  });
+});
+
+describe("create, read, update, delete", () => {
+  it("creates with POST and returns every input plus status and timestamps", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const { inputs } = await check({ ...alice, email: "Alice@Example.com" });
+    const { id, outs } = wire(await provider.create(inputs!));
+    expect(emu.users.get(id)?.email).toBe("Alice@Example.com");
+    expect(outs).toMatchObject({ email: "Alice@Example.com", role: "workspace_login_only", isGuest: false, status: "pending" });
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /users"]);
+  });
+
+  it("fails on 409 with a message suggesting adoptExisting", async () => {
+    const emu = await emulator();
+    emu.users.add({ ...alice, email: "ALICE@example.com" });
+    await configureFor(emu);
+    const error = await rejection(provider.create((await check(alice)).inputs!));
+    expect(error.message).toContain("set adoptExisting: true");
+    expect(emu.users.list()).toHaveLength(1);
+  });
+
+  it("adopts an existing user with adoptExisting: looks the email up first, sets only the declared attributes", async () => {
+    const emu = await emulator();
+    const existing = emu.users.add({ ...alice, lastName: "Old", role: "workspace_super_admin", isGuest: true });
+    await configureFor(emu);
+    const { id, outs } = wire(await provider.create((await check({ ...alice, email: "ALICE@example.com", adoptExisting: true })).inputs!));
+    expect(id).toBe(existing.id);
+    expect(outs).toMatchObject({
+      lastName: "Doe",
+      role: "workspace_super_admin",
+      isGuest: true,
+      adoptExisting: true,
+      managedAttributes: [],
+    });
+    expect(emu.users.get(id)).toMatchObject({ lastName: "Doe", role: "workspace_super_admin", isGuest: true });
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /users", `PUT /users/${id}`]);
+    expect(emu.requests[1]?.body).toMatchObject({ data: { attributes: { role: "workspace_super_admin", isGuest: true } } });
+  });
+
+  it("an adoption whose declared attributes already hold sends no write", async () => {
+    const emu = await emulator();
+    const existing = emu.users.add({ ...alice, role: "workspace_owner" });
+    await configureFor(emu);
+    const { id, outs } = wire(await provider.create((await check({ ...alice, adoptExisting: true })).inputs!));
+    expect(id).toBe(existing.id);
+    expect(outs).toMatchObject({ role: "workspace_owner", isGuest: false });
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
+  it("an update that leaves role out reads the user first and keeps the service's role", async () => {
+    const emu = await emulator();
+    const existing = emu.users.add({ ...alice, role: "workspace_guest_admin" });
+    await configureFor(emu);
+    const { outs } = await provider.create((await check({ ...alice, adoptExisting: true })).inputs!);
+    emu.users.update(existing.id, { role: "workspace_owner" });
+    const { outs: updated } = wire(await provider.update!(existing.id, outs!, (await check({ ...alice, lastName: "Smith" })).inputs!));
+    expect(updated).toMatchObject({ lastName: "Smith", role: "workspace_owner" });
+    expect(emu.users.get(existing.id)).toMatchObject({ lastName: "Smith", role: "workspace_owner" });
+  });
+
+  it("a user record with no role fails only an update that would have to keep it, naming the record and the field", async () => {
+    const emu = await emulator();
+    const existing = emu.users.add(alice);
+    await configureFor(emu);
+    emu.fault({
+      method: "GET",
+      path: `/users/${existing.id}`,
+      body: JSON.stringify({
+        data: { id: existing.id, type: "user", attributes: { email: alice.email, role: null } },
+        links: {},
+        meta: {},
+      }),
+    });
+    const olds = {
+      ...alice,
+      role: null,
+      isGuest: null,
+      adoptExisting: false,
+      status: null,
+      createdAt: null,
+      updatedAt: null,
+      managedAttributes: [],
+    };
+    const error = await rejection(provider.update!(existing.id, olds, (await check(alice)).inputs!));
+    expect(error.message).toContain(`User ${existing.id}`);
+    expect(error.message).toContain("data.attributes.role");
+    expect(emu.requests.filter((r) => r.method === "PUT")).toEqual([]);
+  });
+
+  it("reads drift back as outputs and inputs, so refresh shows it", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const { id, outs } = await provider.create((await check(alice)).inputs!);
+    emu.users.update(id, { lastName: "Changed", role: "workspace_guest_user" });
+    const read = wire(await provider.read!(id, outs));
+    expect(read.id).toBe(id);
+    expect(read.props).toMatchObject({ lastName: "Changed", role: "workspace_guest_user" });
+    // role was left to the service: a refresh does not make it look declared.
+    expect(read.inputs).toEqual({ ...alice, lastName: "Changed", adoptExisting: false });
+    // The next preview compares against what refresh read: the program's value is a change.
+    expect((await provider.diff!(id, read.props!, (await check(alice)).inputs!)).changes).toBe(true);
+  });
+
+  it("reads with no spurious diff when nothing changed (email case kept as declared)", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const declared = (await check({ ...alice, email: "Alice@Example.COM" })).inputs!;
+    const { id, outs } = await provider.create(declared);
+    emu.users.update(id, { email: "alice@example.com" });
+    const read = await provider.read!(id, outs);
+    expect(read.props?.email).toBe("Alice@Example.COM");
+    expect((await provider.diff!(id, read.props!, declared)).changes).toBe(false);
+  });
+
+  it("keeps the state's id when the service answers it in another case (a changed id would replace every resource using it)", async () => {
+    const emu = await emulator({ quirks: { upperCaseIds: true } });
+    await configureFor(emu);
+    const created = await provider.create((await check(alice)).inputs!);
+    const id = created.id.toLowerCase();
+    const read = wire(await provider.read!(id, created.outs));
+    expect(created.id).toBe(id.toUpperCase());
+    expect(read.id).toBe(id);
+  });
+
+  it("reads an empty id when the user is gone", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const { id, outs } = await provider.create((await check(alice)).inputs!);
+    emu.users.remove(id);
+    expect(wire(await provider.read!(id, outs)).id).toBe("");
+  });
+
+  it("updates with PUT of every writable attribute", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const { id, outs } = await provider.create((await check(alice)).inputs!);
+    const news = (await check({ ...alice, firstName: "Alicia", isGuest: true })).inputs!;
+    const { outs: updated } = wire(await provider.update!(id, outs!, news));
+    expect(updated).toMatchObject({ firstName: "Alicia", isGuest: true });
+    expect(emu.requests.at(-1)).toMatchObject({
+      method: "PUT",
+      body: {
+        data: {
+          id,
+          type: "user",
+          attributes: { email: alice.email, firstName: "Alicia", lastName: "Doe", role: "workspace_login_only", isGuest: true },
+        },
+      },
+    });
+  });
+
+  it("deletes, and treats 404 as already done", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const { id, outs } = await provider.create((await check(alice)).inputs!);
+    const other = emu.users.add({ email: "bob@example.com", firstName: "Bob", lastName: "Roe" });
+    await provider.delete!(other.id, outs!);
+    expect(emu.users.get(other.id)).toBeUndefined();
+    emu.users.remove(id);
+    await provider.delete!(id, outs!);
+    expect(emu.requests.at(-1)?.status).toBe(404);
+  });
+
+  it("does not delete a user that a replacement took over in this deployment", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const { id: oldId, outs } = await provider.create((await check(alice)).inputs!);
+    const { id: newId } = await provider.create((await check({ ...alice, adoptExisting: true })).inputs!);
+    expect(newId).toBe(oldId);
+    await provider.delete!(oldId, outs!);
+    expect(emu.users.get(oldId)).toBeDefined();
+  });
+});
+
+describe("settings", () => {
+  it("a missing API key fails the request with the exact command to fix it; configure never throws", async () => {
+    const emu = await emulator();
+    await configureFor(emu, { "workspace-access:apiKey": "" });
+    const error = await rejection(provider.create((await check(alice)).inputs!));
+    expect(ConfigurationError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("pulumi config set --secret workspace-access:apiKey <key>");
+    expect(emu.requests).toHaveLength(0);
+  });
+
+  it("a missing workspace names workspace and host", async () => {
+    const emu = await emulator();
+    await configureFor(emu, { "workspace-access:baseUrl": "" });
+    const error = await rejection(provider.read!("x", undefined));
+    expect(error.message).toContain("pulumi config set workspace-access:workspace <workspace>");
+  });
+
+  it("refuses plain http:// to a non-loopback host", async () => {
+    const emu = await emulator();
+    await configureFor(emu, { "workspace-access:baseUrl": "http://acme.example.com/api/v1/" });
+    const error = await rejection(provider.read!("x", undefined));
+    expect(error.message).toContain("use https://");
+  });
+
+  it("a wrong key gives a 401 naming the config key to fix", async () => {
+    const emu = await emulator();
+    issuedKeys.add("wa_wrong_key_000000000000"); // the key sent: the leak check must look for it
+    await configureFor(emu, { "workspace-access:apiKey": "wa_wrong_key_000000000000" });
+    const error = await rejection(provider.create((await check(alice)).inputs!));
+    expect(error.message).toContain("answered 401");
+    expect(error.message).toContain("pulumi config set --secret workspace-access:apiKey");
+    expectNoKey(error);
+  });
+
+  it("falls back to the environment when the stack config has no key", async () => {
+    const emu = await emulator();
+    process.env.WORKSPACE_ACCESS_API_KEY = emu.apiKey;
+    process.env.WORKSPACE_ACCESS_BASE_URL = emu.url;
+    try {
+      await configureFor(emu, { "workspace-access:apiKey": "", "workspace-access:baseUrl": "" });
+      const { id } = await provider.create((await check(alice)).inputs!);
+      expect(emu.users.get(id)).toBeDefined();
+    } finally {
+      delete process.env.WORKSPACE_ACCESS_API_KEY;
+      delete process.env.WORKSPACE_ACCESS_BASE_URL;
+    }
+  });
+});

@@ -1,0 +1,415 @@
+/**
+ * The lookups in a program under `pulumi.runtime.setMocks`, against the emulator: found, not
+ * found, ambiguous, bad arguments (zero requests), paging past the first page, case-insensitive
+ * email, shared list calls, the output forms, 401/403 naming the scope, and the stack config
+ * checked as getJob checks it (an unknown key fails before any request).
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { describe, expect, it } from "vitest";
+import {
+  getIntegration,
+  getIntegrationEntitlements,
+  getIntegrationEntitlementsOutput,
+  getIntegrationMembers,
+  getIntegrationOutput,
+  getIntegrations,
+  getUser,
+  getUserOutput,
+  getUsers,
+  ConfigurationError,
+  LookupError,
+  NotFoundError,
+} from "../../src";
+import { DEFAULT_IDS, defaultSeed, type Emulator, type EmulatorSeed } from "../../src/emulator";
+import { emulator, rejection } from "../support/fixtures";
+
+const { users, integrations } = DEFAULT_IDS;
+const YOUTUBE_2 = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a03";
+
+/** The default world plus a second YouTube integration (for ambiguity) and `extraUsers` more users. */
+function world(extraUsers = 0): EmulatorSeed {
+  const seed = defaultSeed();
+  seed.integrations!.push({ id: YOUTUBE_2, application: "YouTube", label: "YouTube partners", entitlements: [{ id: "VIEWER" }] });
+  for (let i = 0; i < extraUsers; i++)
+    seed.users!.push({ email: `user${String(i).padStart(3, "0")}@example.com`, firstName: "U", lastName: `${i}` });
+  return seed;
+}
+
+/** A program pointed at `emu` by stack config, as `pulumi up` (or `preview`) would run it. */
+async function program(emu: Emulator, options: { preview?: boolean; apiKey?: string } = {}): Promise<void> {
+  pulumi.runtime.setAllConfig({ "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": options.apiKey ?? emu.apiKey }, [
+    "workspace-access:apiKey",
+  ]);
+  await pulumi.runtime.setMocks(
+    {
+      newResource: (a) => ({ id: options.preview ? (undefined as unknown as string) : `${a.name}-id`, state: a.inputs }),
+      call: (a) => a.inputs,
+    },
+    "p",
+    "s",
+    options.preview ?? false,
+  );
+  emu.clearRequests();
+}
+
+const sent = (emu: Emulator) =>
+  emu.requests.map((r) => `${r.method} ${r.path}${r.query["page[number]"] ? ` p${r.query["page[number]"]}` : ""}`);
+/** A resource of the mock monitor. */
+class Thing extends pulumi.CustomResource {
+  constructor(name: string) {
+    super("test:index:Thing", name, {});
+  }
+}
+const known = (output: pulumi.Output<unknown>) => (output as unknown as { isKnown: Promise<boolean> }).isKnown;
+const resolved = <T>(output: pulumi.Output<T>) => new Promise<T>((resolve) => output.apply(resolve));
+
+async function lookupError(promise: Promise<unknown>, kind: string): Promise<LookupError> {
+  const error = await rejection(promise);
+  expect(LookupError.isInstance(error), String(error)).toBe(true);
+  expect((error as LookupError).kind).toBe(kind);
+  return error as LookupError;
+}
+
+describe("getUser", () => {
+  it("finds a user by id with one GET", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    expect(await getUser({ id: users.grace })).toEqual({
+      id: users.grace,
+      email: "grace@example.com",
+      firstName: "Grace",
+      lastName: "Hopper",
+      role: "workspace_super_admin",
+      isGuest: false,
+      status: "live",
+      createdAt: expect.stringMatching(/^\d{4}-/),
+      updatedAt: expect.stringMatching(/^\d{4}-/),
+    });
+    expect(sent(emu)).toEqual([`GET /users/${users.grace}`]);
+  });
+
+  it("finds a user by email case-insensitively on the third page", async () => {
+    const emu = await emulator({ seed: world(250) });
+    const late = emu.users.add({ email: "Zoe.Late@Example.com", firstName: "Zoe", lastName: "Late" });
+    await program(emu);
+    expect(await getUser({ email: "zoe.late@EXAMPLE.com" })).toMatchObject({ id: late.id, email: "Zoe.Late@Example.com" });
+    expect(sent(emu)).toEqual(["GET /users", "GET /users p2", "GET /users p3"]);
+  });
+
+  it("fails naming the email and the workspace when no user has it", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const error = await lookupError(getUser({ email: "nobody@example.com" }), "lookup_not_found");
+    expect(error.message).toContain('no user with email "nobody@example.com"');
+    expect(error.message).toContain(`in the workspace at ${new URL(emu.url).host}`);
+    expect(NotFoundError.isInstance(error)).toBe(false);
+  });
+
+  it("fails naming the id when no user has it (the 404 is not a guess)", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const error = await lookupError(getUser({ id: "6f1d2c3b-0000-4f60-8a71-0b2c3d4e5f99" }), "lookup_not_found");
+    expect(error.message).toContain('no user with id "6f1d2c3b-0000-4f60-8a71-0b2c3d4e5f99"');
+  });
+
+  it("fails listing each candidate when two users' emails differ only in case", async () => {
+    const emu = await emulator({ seed: world() });
+    const record = (id: string, email: string) => ({
+      id,
+      type: "user",
+      attributes: { email, firstName: "A", lastName: "B", role: "workspace_login_only" },
+    });
+    emu.fault({
+      method: "GET",
+      path: "/users",
+      body: JSON.stringify({ data: [record("u-1", "Sam@example.com"), record("u-2", "sam@example.com")], links: { next: null }, meta: {} }),
+    });
+    await program(emu);
+    const error = await lookupError(getUser({ email: "SAM@example.com" }), "lookup_ambiguous");
+    expect(error.message).toContain("u-1 (Sam@example.com), u-2 (sam@example.com)");
+    expect(error.candidates).toEqual([
+      { id: "u-1", label: "Sam@example.com" },
+      { id: "u-2", label: "sam@example.com" },
+    ]);
+  });
+
+  it.each([
+    [{}, "give exactly one of id, email; got none"],
+    [{ id: users.ada, email: "ada@example.com" }, "give exactly one of id, email; got id and email"],
+    [{ email: "  " }, 'email must be a non-empty string, got "  "'],
+    [{ email: 42 }, "email must be a non-empty string, got number 42"],
+    [{ mail: "ada@example.com" }, 'unknown argument "mail": the arguments are id, email'],
+    [null, "expected an object of arguments (id, email), got null"],
+  ])("rejects %j before any request", async (args, message) => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const error = await lookupError(getUser(args as never), "lookup_arguments");
+    expect(error.message).toBe(`getUser: ${message}.`);
+    expect(emu.requests).toEqual([]);
+  });
+
+  it("rejects bad arguments before reading the stack config", async () => {
+    pulumi.runtime.setAllConfig({});
+    await lookupError(getUser({}), "lookup_arguments");
+  });
+
+  it("serves 100 lookups by email and 3 by id from one paged listing", async () => {
+    const emu = await emulator({ seed: world(250) });
+    await program(emu);
+    const all = emu.users.list();
+    const found = await Promise.all([
+      ...all.slice(0, 100).map((u) => getUser({ email: u.email.toUpperCase() })),
+      ...all.slice(200, 203).map((u) => getUser({ id: u.id })),
+    ]);
+    expect(found.map((u) => u.id)).toEqual([...all.slice(0, 100), ...all.slice(200, 203)].map((u) => u.id));
+    expect(sent(emu)).toEqual(["GET /users", "GET /users p2", "GET /users p3"]);
+    // Later lookups of the run reuse it too.
+    expect((await getUser({ email: all[250]!.email })).id).toBe(all[250]!.id);
+    expect(emu.requests).toHaveLength(3);
+  });
+
+  it("reads afresh in the next program run of the same process (Automation API inline programs)", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    await getUser({ email: "ada@example.com" });
+    emu.users.update(users.ada, { lastName: "King" });
+    expect((await getUser({ email: "ada@example.com" })).lastName).toBe("Lovelace");
+    await program(emu);
+    expect((await getUser({ email: "ada@example.com" })).lastName).toBe("King");
+    expect(sent(emu)).toEqual(["GET /users"]);
+  });
+
+  it("names the scope a key lacks, and where the key comes from", async () => {
+    const emu = await emulator({ seed: world(), keys: { wa_lookup_integrations_only_0000: ["read:integrations"] } });
+    await program(emu, { apiKey: "wa_lookup_integrations_only_0000" });
+    const error = await rejection(getUser({ email: "ada@example.com" }));
+    expect(error.message).toContain("Read users (read:users)");
+    expect(error.message).toContain("workspace-access:apiKey");
+  });
+});
+
+describe("getUsers", () => {
+  it("filters by role, status and guest, sorted by email, with ids", async () => {
+    const emu = await emulator({ seed: world(120) });
+    await program(emu);
+    const live = await getUsers({ status: "live", isGuest: false, role: "workspace_super_admin" });
+    expect(live.users.map((u) => u.email)).toEqual(["grace@example.com"]);
+    expect(live.ids).toEqual([users.grace]);
+    const everyone = await getUsers();
+    expect(everyone.users).toHaveLength(124);
+    expect(everyone.users.map((u) => u.email)).toEqual(everyone.users.map((u) => u.email).sort());
+    expect(sent(emu)).toEqual(["GET /users", "GET /users p2"]);
+  });
+
+  it("sends search as the API's filter; no match is an empty answer", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    expect((await getUsers({ search: "Hopper" })).ids).toEqual([users.grace]);
+    expect(emu.requests[0]?.query.filter).toBe("Hopper");
+    expect(await getUsers({ search: "nobody" })).toEqual({ users: [], ids: [] });
+  });
+
+  it("rejects a wrong argument before any request", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const error = await lookupError(getUsers({ isGuest: "yes" } as never), "lookup_arguments");
+    expect(error.message).toBe('getUsers: isGuest must be true or false, got "yes".');
+    expect(emu.requests).toEqual([]);
+  });
+});
+
+describe("getIntegration", () => {
+  it("finds an integration by id, label or application", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const slack = { id: integrations.slack, application: "Slack", label: "Slack acme" };
+    expect(await getIntegration({ application: "Slack" })).toMatchObject(slack);
+    expect(await getIntegration({ label: "YouTube partners" })).toMatchObject({ id: YOUTUBE_2 });
+    expect(await getIntegration({ id: integrations.slack })).toEqual({
+      ...slack,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    // One listing served all three.
+    expect(sent(emu)).toEqual(["GET /integrations"]);
+  });
+
+  it("fails listing each candidate's id and label when two integrations share the application", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const error = await lookupError(getIntegration({ application: "YouTube" }), "lookup_ambiguous");
+    expect(error.message).toContain("2 integrations in the workspace at");
+    expect(error.message).toContain(`${integrations.youtube} (label "YouTube acme"), ${YOUTUBE_2} (label "YouTube partners")`);
+    expect(error.candidates).toEqual([
+      { id: integrations.youtube, label: "YouTube acme" },
+      { id: YOUTUBE_2, label: "YouTube partners" },
+    ]);
+  });
+
+  it("fails naming what was looked for, the workspace and what is there", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const error = await lookupError(getIntegration({ application: "youtube" }), "lookup_not_found");
+    expect(error.message).toBe(
+      `getIntegration: no integration with application "youtube" (matched exactly; the applications there: "Slack", "YouTube") in the workspace at ${new URL(emu.url).host}.`,
+    );
+    await lookupError(getIntegration({ id: "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" }), "lookup_not_found");
+  });
+
+  it("finds an integration past the first page", async () => {
+    const emu = await emulator({ seed: world() });
+    for (let i = 0; i < 120; i++) emu.integrations.add({ application: `App ${i}`, label: `acme ${i}`, entitlements: [] });
+    await program(emu);
+    expect(await getIntegration({ label: "acme 119" })).toMatchObject({ application: "App 119" });
+    expect(sent(emu)).toEqual(["GET /integrations", "GET /integrations p2"]);
+  });
+
+  it.each([
+    [{}, "give exactly one of id, label, application; got none"],
+    [{ label: "Slack acme", application: "Slack" }, "give exactly one of id, label, application; got label and application"],
+    [{ application: "" }, 'application must be a non-empty string, got ""'],
+  ])("rejects %j before any request", async (args, message) => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    expect((await lookupError(getIntegration(args as never), "lookup_arguments")).message).toBe(`getIntegration: ${message}.`);
+    expect(emu.requests).toEqual([]);
+  });
+
+  it("names the scope a key lacks", async () => {
+    const emu = await emulator({ seed: world(), keys: { wa_lookup_users_only_000000000000: ["read:users"] } });
+    await program(emu, { apiKey: "wa_lookup_users_only_000000000000" });
+    const error = await rejection(getIntegration({ application: "Slack" }));
+    expect(error.message).toContain("Read integrations (read:integrations)");
+  });
+});
+
+describe("getIntegrations", () => {
+  it("lists integrations sorted by label, optionally of one application", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    expect((await getIntegrations()).integrations.map((i) => i.label)).toEqual(["Slack acme", "YouTube acme", "YouTube partners"]);
+    expect(await getIntegrations({ application: "YouTube" })).toMatchObject({ ids: [integrations.youtube, YOUTUBE_2] });
+    expect(await getIntegrations({ application: "Jira" })).toEqual({ integrations: [], ids: [] });
+    expect(sent(emu)).toEqual(["GET /integrations"]);
+  });
+});
+
+describe("getIntegrationEntitlements", () => {
+  it("returns the catalogue with ids, one request per integration and run", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const catalogue = await getIntegrationEntitlements({ integrationId: integrations.slack });
+    expect(catalogue.ids).toEqual(["MEMBER", "ADMIN", "BILLING"]);
+    expect(catalogue.entitlements[2]).toEqual({ id: "BILLING", label: "SLACK_BILLING_DESC", group: "secondary" });
+    await getIntegrationEntitlements({ integrationId: integrations.slack });
+    expect(sent(emu)).toEqual([`GET /integrations/${integrations.slack}/entitlements`]);
+  });
+
+  it("fails naming the integration when there is none", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const error = await lookupError(
+      getIntegrationEntitlements({ integrationId: "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" }),
+      "lookup_not_found",
+    );
+    expect(error.message).toContain(
+      'getIntegrationEntitlements: no integration with id "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" in the workspace at',
+    );
+  });
+
+  it("requires integrationId, before any request", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    expect((await lookupError(getIntegrationEntitlements({} as never), "lookup_arguments")).message).toBe(
+      "getIntegrationEntitlements: integrationId is required.",
+    );
+    expect(emu.requests).toEqual([]);
+  });
+});
+
+describe("getIntegrationMembers", () => {
+  it("lists members with their entitlements, past the first page, sorted by email", async () => {
+    const emu = await emulator({ seed: world(120) });
+    for (const u of emu.users.list().filter((u) => u.email.startsWith("user"))) {
+      emu.integrations.setMember(integrations.youtube, u.id, { entitlements: ["VIEWER"] });
+    }
+    await program(emu);
+    const { members } = await getIntegrationMembers({ integrationId: integrations.youtube });
+    expect(members).toHaveLength(122);
+    expect(members[0]).toEqual({
+      userId: users.ada,
+      email: "ada@example.com",
+      role: "account_owner",
+      entitlements: ["MANAGER"],
+      status: "live",
+    });
+    // Roles in the resources' words (the service's member records say owner and collaborator).
+    expect(new Set(members.map((m) => m.role))).toEqual(new Set(["account_owner", "account_collaborator"]));
+    expect(sent(emu)).toEqual([`GET /integrations/${integrations.youtube}/users`, `GET /integrations/${integrations.youtube}/users p2`]);
+  });
+
+  it("fails naming the integration when there is none", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    await lookupError(getIntegrationMembers({ integrationId: "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" }), "lookup_not_found");
+  });
+});
+
+describe("the output forms", () => {
+  it("take outputs as arguments", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const slack = getIntegrationOutput({ application: pulumi.output("Slack") });
+    const catalogue = getIntegrationEntitlementsOutput({ integrationId: slack.id });
+    expect(await resolved(catalogue.ids)).toEqual(["MEMBER", "ADMIN", "BILLING"]);
+    expect(await resolved(getUserOutput({ email: "ADA@example.com" }).id)).toBe(users.ada);
+  });
+
+  it("are unknown during a preview while an argument or a dependency is not known, and send nothing", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu, { preview: true });
+    const resource = new Thing("thing");
+    expect(await known(getUserOutput({ id: resource.id }))).toBe(false);
+    expect(await known(getUserOutput({ email: "ada@example.com" }, { dependsOn: [resource] }))).toBe(false);
+    expect(emu.requests).toEqual([]);
+    // A known argument and no dependency: a preview reads as usual.
+    expect(await resolved(getUserOutput({ email: "ada@example.com" }).id)).toBe(users.ada);
+  });
+
+  it("wait for dependsOn and then run", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const resource = new Thing("thing");
+    expect(await resolved(getUserOutput({ email: "ada@example.com" }, { dependsOn: resource }).email)).toBe("ada@example.com");
+  });
+});
+
+describe("the stack config", () => {
+  // As getJob and the resources' check: a misspelt key fails with the key meant, before any request.
+  it.each([
+    ["instead of apiKey (which is then missing)", false],
+    ["next to a correct apiKey (the requests would succeed)", true],
+  ])("refuses workspace-access:apikey %s, naming workspace-access:apiKey, with zero requests", async (_, withApiKey) => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    pulumi.runtime.setAllConfig(
+      {
+        "workspace-access:baseUrl": emu.url,
+        "workspace-access:apikey": emu.apiKey,
+        ...(withApiKey ? { "workspace-access:apiKey": emu.apiKey } : {}),
+      },
+      ["workspace-access:apikey", "workspace-access:apiKey"],
+    );
+    for (const lookup of [
+      () => getUser({ email: "ada@example.com" }),
+      () => getIntegration({ application: "Slack" }),
+      () => getIntegrations(),
+    ]) {
+      const error = await rejection(lookup());
+      expect(ConfigurationError.isInstance(error), String(error)).toBe(true);
+      expect(error.message).toContain("Unknown setting `workspace-access:apikey`");
+      expect(error.message).toContain("did you mean `workspace-access:apiKey`?");
+    }
+    expect(emu.requests).toEqual([]);
+  });
+});

@@ -1,0 +1,248 @@
+import { describe, expect, it } from "vitest";
+import { WorkspaceAccessClient } from "../../src/client";
+import { NUMERIC_SETTINGS, numberRule } from "../../src/client/settings";
+import { configure, currentContext, resetRuntime } from "../../src/host/provider-runtime";
+import {
+  allProblems,
+  closestKey,
+  readRawSettings,
+  renderProblem,
+  resolveProviderSettings,
+  type SettingsProblem,
+  settingName,
+  settingsProblems,
+  unknownKeyReason,
+  unknownKeys,
+  valueProblems,
+} from "../../src/shared/settings";
+
+const config = (values: Record<string, unknown>) => (key: string) => values[key];
+
+describe("stack config and environment", () => {
+  it("takes the workspace's address from one source: stack config names it, the environment's URL is ignored", () => {
+    const raw = readRawSettings(
+      config({
+        "workspace-access:workspace": "globex",
+        "workspace-access:host": "example.com",
+        "workspace-access:apiKey": "globex-key-123",
+      }),
+      { WORKSPACE_ACCESS_BASE_URL: "https://acme.example.com/api/v1/" },
+    );
+    expect(resolveProviderSettings(raw).client.baseUrl).toBe("https://globex.example.com/api/v1/");
+  });
+
+  it("falls back to the environment for the address when the stack names none, and for the key", () => {
+    const raw = readRawSettings(config({}), {
+      WORKSPACE_ACCESS_BASE_URL: "https://acme.example.com/api/v1/",
+      WORKSPACE_ACCESS_API_KEY: "env-key-123456",
+    });
+    expect(resolveProviderSettings(raw).client).toMatchObject({ baseUrl: "https://acme.example.com/api/v1/", apiKey: "env-key-123456" });
+  });
+
+  it("reads numbers and booleans the engine may hand over as such", () => {
+    const raw = readRawSettings(
+      config({
+        "workspace-access:baseUrl": "https://a.example.com/api/v1/",
+        "workspace-access:apiKey": "k-123456",
+        "workspace-access:maxRetries": 2,
+      }),
+      {},
+    );
+    expect(resolveProviderSettings(raw).client.maxRetries).toBe(2);
+  });
+
+  it("hands workspace-access:maxRequestsPerSecond to the client, whole numbers only; unset, no cap", () => {
+    const base = { "workspace-access:baseUrl": "https://a.example.com/api/v1/", "workspace-access:apiKey": "k-123456" };
+    expect(
+      resolveProviderSettings(readRawSettings(config({ ...base, "workspace-access:maxRequestsPerSecond": "20" }), {})).client,
+    ).toMatchObject({
+      maxRequestsPerSecond: 20,
+    });
+    expect(resolveProviderSettings(readRawSettings(config(base), {})).client.maxRequestsPerSecond).toBeUndefined();
+    expect(NUMERIC_SETTINGS.maxRequestsPerSecond.default).toBe(0);
+    expect(() => resolveProviderSettings(readRawSettings(config({ ...base, "workspace-access:maxRequestsPerSecond": "2.5" }), {}))).toThrow(
+      /workspace-access:maxRequestsPerSecond must be a whole number of at least 0, got "2.5". Run: pulumi config set workspace-access:maxRequestsPerSecond <value>/,
+    );
+    expect(settingsProblems(["workspace-access:maxRequestsPerSecond"], readRawSettings(config(base), {}))).toEqual([]);
+  });
+
+  it.each([
+    [{ "workspace-access:maxRetries": "two" }, /workspace-access:maxRetries must be a whole number/],
+    [{ "workspace-access:workspace": "ac me", "workspace-access:host": "example.com" }, /single DNS label/],
+    [{ "workspace-access:workspace": "acme" }, /workspace-access:host missing/],
+  ])("names the key at fault: %j", (values, message) => {
+    const raw = readRawSettings(
+      config({ "workspace-access:apiKey": "k-123456", "workspace-access:baseUrl": "https://a.example.com/", ...values }),
+      {},
+    );
+    if (!("workspace-access:maxRetries" in values)) delete raw.baseUrl;
+    expect(() => resolveProviderSettings(raw)).toThrow(message);
+  });
+});
+
+describe("keys the package does not read", () => {
+  it.each([
+    ["workspace-access:apikey", "apiKey"],
+    ["workspace-access:baseurl", "baseUrl"],
+    ["workspace-access:maxRetry", "maxRetries"],
+    ["workspace-access:maxretries", "maxRetries"],
+    ["workspace-access:apiKeys", "apiKey"],
+    ["workspace-access:jobTimeout", "jobTimeoutSeconds"],
+    ["workspace-access:hots", "host"],
+  ])("%s: did you mean %s?", (key, meant) => {
+    expect(unknownKeys([key, "workspace-access:apiKey", "other:apikey"])).toEqual([key]);
+    expect(closestKey(key)).toBe(meant);
+    expect(unknownKeyReason(key)).toContain(`did you mean \`workspace-access:${meant}\`?`);
+  });
+
+  it("lists the settings when nothing is close", () => {
+    expect(closestKey("workspace-access:colour")).toBeUndefined();
+    expect(unknownKeyReason("workspace-access:colour")).toContain("the settings are apiKey, baseUrl,");
+  });
+
+  it("reports every unknown key and the first invalid setting, each with the command that fixes it", () => {
+    const raw = readRawSettings(config({ "workspace-access:baseUrl": "https://a.example.com/", "workspace-access:apiKey": "short" }), {});
+    expect(settingsProblems(["workspace-access:apikey", "workspace-access:timeout"], raw)).toEqual([
+      expect.stringContaining("Unknown setting `workspace-access:apikey`"),
+      expect.stringContaining("Unknown setting `workspace-access:timeout`"),
+      expect.stringMatching(/workspace-access:apiKey is too short.*Run: pulumi config set --secret workspace-access:apiKey <value>$/),
+    ]);
+    expect(
+      settingsProblems(
+        [],
+        readRawSettings(config({ "workspace-access:baseUrl": "https://a.example.com/", "workspace-access:apiKey": "k-123456" }), {}),
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe("one set of bounds", () => {
+  const numeric = [
+    "maxRetries",
+    "maxRateLimitWaitSeconds",
+    "requestTimeoutSeconds",
+    "jobTimeoutSeconds",
+    "maxConcurrency",
+    "maxRequestsPerSecond",
+  ] as const;
+  const base = { baseUrl: "https://acme.example.com/api/v1/", apiKey: "wa_key_12345678" };
+
+  it.each(numeric)("%s: the client's option and the stack config accept its least value and refuse below it, in the same words", (key) => {
+    const { min } = NUMERIC_SETTINGS[key];
+    const below = min >= 1 ? min - 1 : -1;
+    expect(() => new WorkspaceAccessClient({ ...base, [key]: min })).not.toThrow();
+    expect(() => resolveProviderSettings({ ...base, [key]: String(min) })).not.toThrow();
+    const rule = `must be ${numberRule(key)}, got`;
+    expect(() => new WorkspaceAccessClient({ ...base, [key]: below })).toThrow(`${key} ${rule} ${below}`);
+    expect(() => resolveProviderSettings({ ...base, [key]: String(below) })).toThrow(`workspace-access:${key} ${rule} "${below}"`);
+  });
+});
+
+describe("one pipeline: problems as data, worded where the setting is set", () => {
+  const base = { apiKey: "wa_key_12345678", baseUrl: "https://acme.example.com/api/v1/" };
+
+  it("finds each problem once, as the key, the rule and the value seen", () => {
+    expect(valueProblems({ ...base, maxRetries: "two", readCacheSeconds: "-1" })).toEqual([
+      { kind: "range", key: "maxRetries", spec: NUMERIC_SETTINGS.maxRetries, seen: "two" },
+      { kind: "range", key: "readCacheSeconds", spec: { default: 5, min: 0, whole: false }, seen: "-1" },
+    ]);
+    expect(valueProblems({ apiKey: base.apiKey, workspace: "acme" })).toEqual([{ kind: "no-address", key: "host", missing: ["host"] }]);
+    expect(valueProblems(base)).toEqual([]);
+  });
+
+  it.each<[SettingsProblem, string, string, string]>([
+    [
+      { kind: "range", key: "maxRetries", spec: NUMERIC_SETTINGS.maxRetries, seen: "two" },
+      'workspace-access:maxRetries must be a whole number of at least 0, got "two". Run: pulumi config set workspace-access:maxRetries <value>',
+      'WORKSPACE_ACCESS_MAX_RETRIES must be a whole number of at least 0, got "two". Set WORKSPACE_ACCESS_MAX_RETRIES=<value>',
+      '--max-retries must be a whole number of at least 0, got "two". Pass --max-retries <value>',
+    ],
+    [
+      { kind: "missing", key: "apiKey" },
+      "No API key for the workspace. Run: pulumi config set --secret workspace-access:apiKey <key> (or set WORKSPACE_ACCESS_API_KEY).",
+      "No API key for the workspace. Set WORKSPACE_ACCESS_API_KEY=<key>.",
+      "No API key for the workspace. Pass --api-key <key>.",
+    ],
+    [
+      { kind: "no-address", key: "workspace", missing: ["workspace", "host"] },
+      "No workspace configured (workspace-access:workspace and workspace-access:host missing). Run: pulumi config set workspace-access:workspace <workspace> and pulumi config set workspace-access:host <host>, or pulumi config set workspace-access:baseUrl https://<workspace>.<host>/api/v1/ (or set WORKSPACE_ACCESS_BASE_URL).",
+      "No workspace configured (WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST missing). Set WORKSPACE_ACCESS_WORKSPACE=<workspace> and WORKSPACE_ACCESS_HOST=<host>, or WORKSPACE_ACCESS_BASE_URL=https://<workspace>.<host>/api/v1/.",
+      "No workspace configured (--workspace and --host missing). Pass --workspace <workspace> and --host <host>, or --base-url https://<workspace>.<host>/api/v1/.",
+    ],
+  ])("renders %j for the stack config, the environment and a flag", (problem, stack, env, flag) => {
+    expect([renderProblem(problem, "stack"), renderProblem(problem, "env"), renderProblem(problem, "flag")]).toEqual([stack, env, flag]);
+  });
+
+  it("names a setting in each place", () => {
+    expect(
+      ["baseUrl", "readCacheSeconds"].map((key) => [settingName(key, "stack"), settingName(key, "env"), settingName(key, "flag")]),
+    ).toEqual([
+      ["workspace-access:baseUrl", "WORKSPACE_ACCESS_BASE_URL", "--base-url"],
+      ["workspace-access:readCacheSeconds", "WORKSPACE_ACCESS_READ_CACHE_SECONDS", "--read-cache-seconds"],
+    ]);
+  });
+
+  it.each(["wa key 12345678", "wa_key\n12345678", "k-9x"])("never words the API key's value: %j", (apiKey) => {
+    const problems = valueProblems({ ...base, apiKey });
+    expect(problems).toHaveLength(1);
+    for (const source of ["stack", "env", "flag"] as const) expect(renderProblem(problems[0]!, source)).not.toContain(apiKey.trim());
+  });
+
+  it("keeps the provider's own knobs out of the client's settings", () => {
+    expect(Object.keys(NUMERIC_SETTINGS)).not.toContain("readCacheSeconds");
+    expect(resolveProviderSettings({ ...base, readCacheSeconds: "0" })).toEqual({ client: base, readCacheSeconds: 0 });
+  });
+});
+
+describe("a project named like the package's namespace", () => {
+  const raw = { apiKey: "wa_key_12345678", baseUrl: "https://acme.example.com/api/v1/" };
+  const keys = ["workspace-access:team", "workspace-access:apiKey", "workspace-access:baseUrl"];
+
+  it("says the project must be renamed, and never advises deleting its own keys", () => {
+    const problems = settingsProblems(keys, raw, "workspace-access");
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('The project is named "workspace-access"');
+    expect(problems[0]).toContain("Rename the project");
+    expect(problems[0]).toContain("`workspace-access:team`");
+    expect(problems[0]).not.toContain("config rm");
+    expect(allProblems({ configuredKeys: keys, project: "workspace-access" }, raw)).toEqual([
+      { kind: "project-name", key: "workspace-access:team", project: "workspace-access", keys: ["workspace-access:team"] },
+    ]);
+  });
+
+  it("without the project's name, says a key close to none may be the project's own before any config rm", () => {
+    const [reason] = settingsProblems(["workspace-access:team"], raw);
+    expect(reason).toMatch(
+      /If your project is named workspace-access, this key is its own: rename the project .* Otherwise run: pulumi config rm/,
+    );
+    expect(settingsProblems(["workspace-access:team"], raw, "infra")[0]).not.toContain("If your project");
+  });
+
+  it("leaves other projects' misspelt keys to the usual advice", () => {
+    expect(settingsProblems(keys, raw, "infra")).toEqual([expect.stringContaining("Unknown setting `workspace-access:team`")]);
+  });
+
+  it("is told by the provider host, which hands configure the project's name with the stack config", async () => {
+    const rawConfig: Record<string, string> = {
+      "workspace-access:team": "platform",
+      "workspace-access:apiKey": raw.apiKey,
+      "workspace-access:baseUrl": raw.baseUrl,
+    };
+    // The shape of the host's Config (`@pulumi/pulumi/cmd/dynamic-provider/config`): rawConfig and projectName.
+    const hostConfig = {
+      rawConfig,
+      projectName: "workspace-access",
+      get: (key: string) => rawConfig[key],
+      require: (key: string) => rawConfig[key] ?? "",
+    };
+    try {
+      await configure({ config: hostConfig });
+      const [failure, ...rest] = currentContext().settingsFailures();
+      expect(rest).toEqual([]);
+      expect(failure?.reason).toMatch(/^The project is named "workspace-access".*Rename the project/);
+      expect(failure?.reason).not.toContain("config rm");
+    } finally {
+      resetRuntime();
+    }
+  });
+});
