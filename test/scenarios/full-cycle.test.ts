@@ -63,7 +63,8 @@ describe("examples/basic from the packed tarball: up, preview, change, refresh, 
     const pulumi = fs.realpathSync(path.join(basic.project.dir, "node_modules", "@pulumi", "pulumi"));
     expect(installed.startsWith(repoRoot)).toBe(false);
     expect(pulumi.startsWith(repoRoot)).toBe(false);
-    expect(fs.existsSync(path.join(installed, "dist", "resources", "user-provider.js"))).toBe(true);
+    // The module the one-line `__provider` requires (`pulumi-workspace-access/provider/user`).
+    expect(fs.existsSync(path.join(installed, "dist", "provider", "user.js"))).toBe(true);
     // Only what package.json `files` publishes.
     expect(fs.existsSync(path.join(installed, "src"))).toBe(false);
     expect(fs.existsSync(path.join(installed, "test"))).toBe(false);
