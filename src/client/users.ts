@@ -36,7 +36,7 @@ export class UsersApi {
       mfaStatus: options.mfaStatus ? true : undefined,
     };
     const first = { method: "GET" as const, path: "users", query, scopes: [SCOPES.readUsers] };
-    for await (const record of paginate(this.#http, first, schemas().userRecord, options.onInvalid)) {
+    for await (const record of paginate(this.#http, first, schemas().userRecord, options.onInvalid, options.onInconsistent)) {
       yield toUser(record);
     }
   }

@@ -50,6 +50,42 @@ export interface ReadProgress {
 
 /** How many integrations' member lists are read at once. */
 const MEMBER_LISTS_AT_ONCE = 4;
+/** How many listings of one list the export takes, at most, while they cannot be complete. */
+export const COMPLETE_LISTINGS = 3;
+
+/**
+ * A list read until one listing is complete: offset pages shift when a record comes or goes
+ * between two reads (a record skipped, another listed twice), and the paginator says when its
+ * listing cannot be complete (totals that differ between pages, or fewer records than the total).
+ * The first complete listing is the answer; after {@link COMPLETE_LISTINGS} that are not, every
+ * record any of them held (a list proves presence: an identical repeat is dropped later, a record
+ * that changed meanwhile is left out and listed).
+ */
+async function completeListing<T>(
+  list: (onInvalid: (id: string | undefined, error: Error) => void, onInconsistent: () => void) => AsyncIterable<T>,
+  each: (record: T) => void,
+): Promise<{ records: T[]; invalid: Array<{ id: string | undefined; reason: string }> }> {
+  const all: { records: T[]; invalid: Array<{ id: string | undefined; reason: string }> } = { records: [], invalid: [] };
+  for (let listing = 1; ; listing++) {
+    const records: T[] = [];
+    const invalid: Array<{ id: string | undefined; reason: string }> = [];
+    let complete = true;
+    const listed = list(
+      (id, error) => invalid.push({ id, reason: error.message }),
+      () => {
+        complete = false;
+      },
+    );
+    for await (const record of listed) {
+      records.push(record);
+      each(record);
+    }
+    if (complete) return { records, invalid };
+    all.records.push(...records);
+    for (const entry of invalid) if (!all.invalid.some((seen) => seen.id === entry.id && entry.id !== undefined)) all.invalid.push(entry);
+    if (listing === COMPLETE_LISTINGS) return all;
+  }
+}
 
 /**
  * The integrations `wanted` names (ids or labels, exactly), in the order of the list; every
@@ -131,14 +167,22 @@ export async function readWorkspace(
   const invalid: InvalidRecord[] = [];
 
   const readUsers = async (): Promise<SnapshotUser[]> => {
-    const users: SnapshotUser[] = [];
-    const onInvalid = (id: string | undefined, error: Error) => invalid.push({ what: "user", id, reason: error.message });
-    for await (const u of client.users.list({ onInvalid })) {
-      users.push({ id: u.id, email: u.email, firstName: u.firstName, lastName: u.lastName, role: u.role, isGuest: u.isGuest });
-      progress.users++;
-      report();
-    }
-    return users;
+    const read = await completeListing(
+      (onInvalid, onInconsistent) => client.users.list({ onInvalid, onInconsistent }),
+      () => {
+        progress.users++;
+        report();
+      },
+    );
+    for (const { id, reason } of read.invalid) invalid.push({ what: "user", id, reason });
+    return read.records.map((u) => ({
+      id: u.id,
+      email: u.email,
+      firstName: u.firstName,
+      lastName: u.lastName,
+      role: u.role,
+      isGuest: u.isGuest,
+    }));
   };
 
   // The integration list first: an unknown `--integration` fails before anything else is read.
@@ -161,13 +205,15 @@ export async function readWorkspace(
     const worker = async () => {
       for (let i = next++; i < lists.length; i = next++) {
         const entry = lists[i]!;
-        const onInvalid = (id: string | undefined, error: Error) =>
-          invalid.push({ what: "member", id, integration: entry.integration, reason: error.message });
-        for await (const m of client.integrations.listUsers(entry.integration.id, { onInvalid })) {
-          entry.members.push({ id: m.id, email: m.email, role: m.role, entitlements: m.entitlements });
-          progress.memberships++;
-          report();
-        }
+        const read = await completeListing(
+          (onInvalid, onInconsistent) => client.integrations.listUsers(entry.integration.id, { onInvalid, onInconsistent }),
+          () => {
+            progress.memberships++;
+            report();
+          },
+        );
+        for (const { id, reason } of read.invalid) invalid.push({ what: "member", id, integration: entry.integration, reason });
+        entry.members.push(...read.records.map((m) => ({ id: m.id, email: m.email, role: m.role, entitlements: m.entitlements })));
       }
     };
     await Promise.all(Array.from({ length: Math.min(MEMBER_LISTS_AT_ONCE, lists.length) }, worker));
