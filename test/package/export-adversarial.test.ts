@@ -1,0 +1,76 @@
+/**
+ * The export's round trip against a service that does all the contract allows (the emulator's
+ * adversarial world: pages that shift while they are read, records listed twice, ids in upper
+ * case, null fields, another admin at work): the exported project, installed from the packed
+ * tarball and deployed through the engine harness, comes up adopting what it declares with no
+ * write, and previews no change afterwards.
+ */
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Emulator, type RecordedRequest, startEmulator } from "../../src/emulator/index";
+import { installTarball, openStack, repoRoot, type Stack } from "../engine/index.ts";
+import { packedTarball } from "../engine/packed.ts";
+import { accessConfig, NO_FALLBACKS, SETUP_TIMEOUT_MS } from "../scenarios/support.ts";
+
+const CLI = path.join(repoRoot, "dist", "export", "cli.js");
+const writes = (requests: RecordedRequest[]) => requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+
+function runExportCli(args: string[], env: Record<string, string>): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, ...NO_FALLBACKS, ...env }, encoding: "utf8" },
+      (error, _stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stderr }),
+    );
+  });
+}
+
+describe("workspace-access-export of the adversarial world, deployed from the packed tarball", { timeout: 300_000 }, () => {
+  let emulator: Emulator;
+  let tmp: string;
+  let dir: string;
+  let stack: Stack;
+  let exported: { code: number; stderr: string };
+
+  beforeAll(async () => {
+    emulator = await startEmulator({ world: "adversarial", job: { finishAfterPolls: 1 } });
+    tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-export-adversarial-"));
+    dir = path.join(tmp, "access");
+    const tarball = await packedTarball();
+    exported = await runExportCli(["--out", dir, "--base-url", emulator.url, "--package-spec", `file:${tarball}`], {
+      WORKSPACE_ACCESS_API_KEY: emulator.apiKey,
+    });
+    if (exported.code !== 0) return;
+    await installTarball(dir, tarball);
+    stack = await openStack({ projectDir: dir, program: "index.ts", config: accessConfig(emulator), env: NO_FALLBACKS, parallel: 16 });
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await stack?.close();
+    await emulator?.close();
+    if (tmp) await fs.promises.rm(tmp, { recursive: true, force: true });
+  });
+
+  it("exports (the lists that shifted read again), and comes up adopting everything it declares with no write", async () => {
+    expect(exported.code, exported.stderr).toBe(0);
+    const usersBefore = emulator.users.list();
+    const membersBefore = emulator.integrations.list().map((i) => emulator.integrations.members(i.id));
+    emulator.clearRequests();
+    const up = await stack.up();
+    expect(up.steps.filter((s) => s.type !== "pulumi:pulumi:Stack" && s.op !== "create")).toEqual([]);
+    expect(up.steps.length).toBeGreaterThan(400);
+    expect(writes(emulator.requests)).toEqual([]);
+    expect(emulator.users.list()).toEqual(usersBefore);
+    expect(emulator.integrations.list().map((i) => emulator.integrations.members(i.id))).toEqual(membersBefore);
+  });
+
+  it("previews no change afterwards", async () => {
+    const preview = await stack.preview();
+    expect(preview.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.name}`)).toEqual([]);
+    expect(writes(emulator.requests)).toEqual([]);
+  });
+});
