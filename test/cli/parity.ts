@@ -75,13 +75,8 @@ export async function runHarness(stack: Stack, emulator: Emulator, steps: readon
   }
   const state = stack.state();
   run.state = comparableState(state.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/")));
-  run.outputs = comparableState([{ urn: "outputs", outputs: unwrapOutputs(state.outputs) }])["outputs"];
+  run.outputs = comparableState([{ urn: "outputs", outputs: state.outputs }])["outputs"];
   return run;
-}
-
-/** The harness keeps stack outputs in wire form; `pulumi stack output --show-secrets` shows plain values. */
-function unwrapOutputs(outputs: Record<string, unknown>): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(outputs)) as Record<string, unknown>;
 }
 
 /** The harness's config for the same stack config the CLI sets. */

@@ -6,10 +6,9 @@
  * (test/engine) on the same steps against a second emulator ends with the same state and sends the
  * same requests, order aside.
  */
-import * as os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../src/emulator/index";
-import { openStack, type Project } from "../engine/index.ts";
+import { CLI_DEFAULT_PARALLEL, openStack, type Project } from "../engine/index.ts";
 import { packedProject } from "../engine/packed.ts";
 import { NO_FALLBACKS, SETUP_TIMEOUT_MS } from "../scenarios/support.ts";
 import { appliedPerUser, invitePosts } from "../support/invitations.ts";
@@ -151,8 +150,7 @@ describe.skipIf(!cliAvailable)(
     // pace invitations arrive at (src/host/invite-batcher.ts, `paced`).
     it("the 50 creates are invited in batches that grow to --parallel (at most ceil(50 / parallel) + 2 POSTs)", () => {
       expect(cliRun, "the CLI's run above").toBeDefined();
-      const parallel = 4 * os.availableParallelism();
-      expect(invitePosts(cliService, APP).length).toBeLessThanOrEqual(Math.ceil(ENTITLEMENTS / parallel) + 2);
+      expect(invitePosts(cliService, APP).length).toBeLessThanOrEqual(Math.ceil(ENTITLEMENTS / CLI_DEFAULT_PARALLEL) + 2);
     });
 
     it("the harness, on the same steps against the same world, ends with the same state and sends the same requests", async () => {
@@ -165,8 +163,7 @@ describe.skipIf(!cliAvailable)(
         config: harnessConfig(access(harnessService)),
         env: NO_FALLBACKS,
         timeoutMs: 240_000,
-        // The CLI's default `--parallel`: four resource steps per CPU (the harness's default too).
-        parallel: 4 * os.availableParallelism(),
+        // Unset `parallel`: the CLI's default, four resource steps per CPU, as under the CLI above.
       });
       try {
         const harnessRun = await runHarness(harness, harnessService, STEPS);

@@ -84,13 +84,16 @@ export class CliStack {
   readonly stackName: string;
   readonly backendDir: string;
   readonly env: NodeJS.ProcessEnv;
+  /** Whether this stack made its backend folder (then {@link remove} removes it). */
+  readonly #ownsBackend: boolean;
   /** Every command run, in order (their output is what a CI log would show). */
   readonly runs: CliRun[] = [];
 
-  constructor(projectDir: string, stackName: string, backendDir: string, env: NodeJS.ProcessEnv) {
+  constructor(projectDir: string, stackName: string, backendDir: string, env: NodeJS.ProcessEnv, ownsBackend: boolean) {
     this.projectDir = projectDir;
     this.stackName = stackName;
     this.backendDir = backendDir;
+    this.#ownsBackend = ownsBackend;
     this.env = env;
   }
 
@@ -162,6 +165,7 @@ export class CliStack {
   /** Removes the stack and its backend folder (when the stack made it). */
   async remove(): Promise<void> {
     await this.run(["stack", "rm", "--yes", "--force"], { allowFailure: true });
+    if (this.#ownsBackend) await fs.promises.rm(this.backendDir, { recursive: true, force: true });
   }
 }
 
@@ -207,7 +211,7 @@ export async function openCliStack(options: CliStackOptions): Promise<CliStack> 
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
-  const stack = new CliStack(options.projectDir, options.stackName ?? "dev", backendDir, env);
+  const stack = new CliStack(options.projectDir, options.stackName ?? "dev", backendDir, env, options.backendDir === undefined);
   await stack.run(["stack", "init", stack.stackName], { stack: false });
   for (const [key, value] of Object.entries(options.config ?? {})) await stack.setConfig(key, value);
   return stack;

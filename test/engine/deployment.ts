@@ -51,7 +51,7 @@ function elapsed(started: number): number {
 
 /** At most `limit` tasks at once (unlimited when `limit` is undefined). */
 /** `pulumi`'s default `--parallel`: four steps per CPU. */
-const CLI_DEFAULT_PARALLEL = 4 * os.availableParallelism();
+export const CLI_DEFAULT_PARALLEL = 4 * os.availableParallelism();
 
 class Limiter {
   #active = 0;

@@ -2,7 +2,7 @@
  * The end-to-end harness: plays the Pulumi engine against the real dynamic-provider host of
  * `@pulumi/pulumi`. See README.md beside this file.
  */
-export { isDynamicType } from "./deployment.ts";
+export { CLI_DEFAULT_PARALLEL, isDynamicType } from "./deployment.ts";
 export { EngineError, type EngineErrorDetails, type FailedOperation } from "./engine-error.ts";
 export type { EngineLogEntry, LogSeverity } from "./engine-service.ts";
 export type { ConfigValue, InvokeHandler, OperationKind, OperationResult, Step, StepOp } from "./operation.ts";
