@@ -45,9 +45,8 @@ export async function takeLock(file: string, log: (message: string) => void): Pr
     }
     const stale = await staleLock(lockFile);
     if (stale === "not-a-lock") return undefined;
-    if (stale === "stale") {
-      log(`${lockFile}: stale (its holder is gone); taken over`);
-      await fsp.rm(lockFile, { force: true }).catch(() => {});
+    if (typeof stale === "object") {
+      if (await takeOver(lockFile, stale.text, token)) log(`${lockFile}: stale (its holder is gone); taken over`);
       continue;
     }
     if (Date.now() >= deadline) {
@@ -58,8 +57,26 @@ export async function takeLock(file: string, log: (message: string) => void): Pr
   }
 }
 
-/** What a lock file in the way is: held, stale (old, or its process of this host is gone), or not a lock of ours at all. */
-async function staleLock(lockFile: string): Promise<"held" | "stale" | "not-a-lock"> {
+/**
+ * Removes the lock judged stale, and only that one: processes that judged it stale at once race to
+ * move it aside (a rename is atomic: one wins), and a lock that turns out to be someone's fresh one
+ * (made after the stale one was taken) is put back. Removing it instead would let two writers in.
+ */
+async function takeOver(lockFile: string, staleText: string, token: string): Promise<boolean> {
+  const aside = `${lockFile}.${process.pid}.${token.split(" ").at(-1)}`;
+  try {
+    await fsp.rename(lockFile, aside);
+  } catch {
+    return false;
+  }
+  const moved = await fsp.readFile(aside, "utf8").catch(() => undefined);
+  if (moved !== staleText) await fsp.link(aside, lockFile).catch(() => {});
+  await fsp.rm(aside, { force: true }).catch(() => {});
+  return moved === staleText;
+}
+
+/** What a lock file in the way is: held, stale (old, or its process of this host is gone: its text, to take over only that one), or not a lock of ours at all. */
+async function staleLock(lockFile: string): Promise<"held" | { text: string } | "not-a-lock"> {
   let stat: fs.Stats;
   let text: string;
   try {
@@ -70,9 +87,9 @@ async function staleLock(lockFile: string): Promise<"held" | "stale" | "not-a-lo
     // Released between our attempt and this look: try again.
     return "held";
   }
-  if (Date.now() - stat.mtimeMs > STALE_LOCK_MS) return "stale";
+  if (Date.now() - stat.mtimeMs > STALE_LOCK_MS) return { text };
   const [pid, host] = text.split(" ");
-  if (host === os.hostname() && pid !== undefined && /^\d+$/.test(pid) && !alive(Number(pid))) return "stale";
+  if (host === os.hostname() && pid !== undefined && /^\d+$/.test(pid) && !alive(Number(pid))) return { text };
   return "held";
 }
 
