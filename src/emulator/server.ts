@@ -199,7 +199,12 @@ export class EmulatorServer {
   }
 
   #answered(record: RecordedRequest): void {
-    this.#parts.onAnswered?.({ method: record.method, rawPath: record.rawPath, status: record.status, ms: this.#parts.clock.now() - record.at });
+    this.#parts.onAnswered?.({
+      method: record.method,
+      rawPath: record.rawPath,
+      status: record.status,
+      ms: this.#parts.clock.now() - record.at,
+    });
   }
 
   #reset(req: IncomingMessage, record: RecordedRequest): void {

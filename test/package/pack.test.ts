@@ -146,9 +146,7 @@ describe("on an older Node.js", () => {
       ]) {
         const script = `try { require(${JSON.stringify(path.join(repoRoot, entry))}); console.log("loaded") } catch (e) { console.log(e.stack) }`;
         const run = spawnSync(old?.bin ?? "node", ["-e", script], { encoding: "utf8" });
-        expect(run.stdout.trim(), entry).toBe(
-          `Error: pulumi-workspace-access ${tooOld(old?.version ?? "")}: ${HOW_TO_GET_NODE}`,
-        );
+        expect(run.stdout.trim(), entry).toBe(`Error: pulumi-workspace-access ${tooOld(old?.version ?? "")}: ${HOW_TO_GET_NODE}`);
       }
     },
   );
