@@ -8,10 +8,15 @@
  * - At most one catalogue request per integration and provider context, shared by every resource.
  * - A help, not a gate: a catalogue that cannot be read (403 for a key without the scope, 5xx
  *   after the client's retries, no settings) or that is empty warns once and lets the preview go on.
+ *   But a key refused outright fails the check: the `up` would have every write refused, and a
+ *   pull request's preview must not pass what its merge fails. A 401 may also mean only that the
+ *   key lacks Write integrations (a service may answer a missing scope so), which an adoption's
+ *   read-only `up` does not need: one read needing no more than Read integrations tells the two apart.
  * - An `IntegrationEntitlement` with `adoptExisting` is warned about, not failed: the membership
  *   it adopts may hold an entitlement the integration no longer offers.
  */
-import { unlessNotFound, type WorkspaceAccessClient } from "../client";
+import { UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
+import { keySourceHint } from "../shared/hints";
 import { type CheckFailure, entitlementSet } from "../shared/inputs";
 import { containsUnknown, isUnknown } from "../shared/unknown";
 
@@ -53,6 +58,30 @@ function editDistance(a: string, b: string): number {
     previous = row;
   }
   return previous[b.length]!;
+}
+
+/** Whether the key is refused for a read needing only Read integrations too (after a 401 on the catalogue). */
+async function refusedOutright(client: WorkspaceAccessClient, integrationId: string): Promise<boolean> {
+  try {
+    await client.integrations.get(integrationId);
+    return false;
+  } catch (error) {
+    return UnauthorizedError.isInstance(error);
+  }
+}
+
+/**
+ * The 401 of a catalogue read, worded for the preview it fails: the key is wrong, revoked or lacks
+ * Write integrations (the scope the public document asks of this read), and where it comes from.
+ * The error keeps its class and data (one object: every check awaiting this catalogue gets it).
+ */
+function refusedKey(error: UnauthorizedError, integrationId: string): UnauthorizedError {
+  error.message =
+    `The API key was refused (401) reading integration ${integrationId} and its entitlement catalogue, so the preview stops: ` +
+    "an up with this key would have every request refused. The key is wrong, revoked or expired, or lacks the scopes Read " +
+    "integrations (read:integrations) and Write integrations (write:integrations), which reading a catalogue needs." +
+    `${keySourceHint()} (${error.method} ${error.path} answered 401${error.detail ? `: ${error.detail}` : "."})`;
+  return error;
 }
 
 const sameSet = (a: unknown, b: readonly string[]) =>
@@ -162,6 +191,7 @@ export class EntitlementCatalogue {
       if (catalogue.length === 0) return this.#cannotCheck(integrationId, new Error("its catalogue is empty"));
       return catalogue.map((entitlement) => entitlement.id);
     } catch (error) {
+      if (UnauthorizedError.isInstance(error) && (await refusedOutright(client, integrationId))) throw refusedKey(error, integrationId);
       return this.#cannotCheck(integrationId, error);
     }
   }

@@ -5,6 +5,10 @@
 import { ForbiddenError, UnauthorizedError } from "../client";
 import { qualified } from "./settings";
 
+/** " The key comes from workspace-access:apiKey (pulumi config set --secret ...) or WORKSPACE_ACCESS_API_KEY." */
+export const keySourceHint = () =>
+  ` The key comes from ${qualified("apiKey")} (pulumi config set --secret ${qualified("apiKey")} <key>) or WORKSPACE_ACCESS_API_KEY.`;
+
 /**
  * Runs a provider operation, adding to 401/403 errors where the key comes from. Errors keep
  * their class and data; only the message gains the hint.
@@ -14,7 +18,7 @@ export async function withHints<T>(operation: () => Promise<T>): Promise<T> {
     return await operation();
   } catch (error) {
     if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
-      error.message += ` The key comes from ${qualified("apiKey")} (pulumi config set --secret ${qualified("apiKey")} <key>) or WORKSPACE_ACCESS_API_KEY.`;
+      error.message += keySourceHint();
     }
     throw error;
   }
