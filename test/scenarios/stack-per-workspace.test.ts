@@ -91,8 +91,9 @@ describe("one program, a stack per workspace", { timeout: 60_000 }, () => {
     // share one listing of the integrations, globex's Slack is one listing too.
     expect(requestLines(acmeUp.requests).filter((line) => line === "GET /integrations")).toEqual(["GET /integrations"]);
     expect(requestLines(globexUp.requests).filter((line) => line === "GET /integrations")).toEqual(["GET /integrations"]);
-    expect(acmeUp.result.outputs).toEqual({ workspace: "acme" });
-    expect(globexUp.result.outputs).toEqual({ workspace: "globex" });
+    // The address each stack manages: its baseUrl (the emulator), not the workspace its file names.
+    expect(acmeUp.result.outputs).toEqual({ workspace: acmeService.url });
+    expect(globexUp.result.outputs).toEqual({ workspace: globexService.url });
 
     expect(emails(acmeService)).toEqual(["alice@acme.example", "bob@acme.example"]);
     expect(emails(globexService)).toEqual(["carol@globex.example"]);
