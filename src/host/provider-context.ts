@@ -40,6 +40,8 @@ export interface ContextOptions {
   clock?: Clock;
   /** How warnings are given. Default: `pulumi.log.warn`, loaded when first needed. */
   warn?: (message: string) => void;
+  /** How information is given (an adoption that wrote nothing). Default: `pulumi.log.info`. */
+  info?: (message: string) => void;
   /** The environment the settings fall back to. Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
@@ -54,6 +56,7 @@ export type StackConfig = pulumi.dynamic.Config;
 export class ProviderContext {
   readonly clock: Clock;
   readonly warn: (message: string) => void;
+  readonly info: (message: string) => void;
   readonly #raw: RawSettings;
   /** The settings' problems as check failures, worked out once: every `check` asks. */
   readonly #failures: readonly CheckFailure[];
@@ -69,6 +72,7 @@ export class ProviderContext {
     const env = options.env ?? process.env;
     this.clock = options.clock ?? systemClock;
     this.warn = options.warn ?? ((message) => void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).warn(message));
+    this.info = options.info ?? ((message) => void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).info(message));
     this.#raw = readRawSettings((key) => config?.get(key), env);
     // Unconfigured (a unit test calling a handler directly) there is no stack config to check.
     const problems = config ? allProblems({ configuredKeys: stackConfigKeys(config), project: projectOf(config, env) }, this.#raw) : [];

@@ -224,7 +224,10 @@ export const provider = providerOf<Props, UserOutputs>({
  * one the program leaves out (an owner stays an owner, a guest a guest).
  */
 async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
-  const user = matches(inputs, existing) ? existing : await ctx.connection().client.users.replace(existing.id, keeping(inputs, existing));
+  const held = matches(inputs, existing);
+  const user = held ? existing : await ctx.connection().client.users.replace(existing.id, keeping(inputs, existing));
+  // Said in the up's output: the engine reports the adoption as "created" either way.
+  if (held) ctx.info(`Adopted user ${inputs.email} (${existing.id}): it holds every declared attribute already; nothing was written.`);
   ctx.takeovers.take(userKey(user.id));
   return { id: user.id, outs: outputs(user, inputs as unknown as Props) };
 }

@@ -155,6 +155,17 @@ describe("create", () => {
     expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
   });
 
+  it("with adoptExisting, a membership that holds the declared set already is adopted with no write, and the up's output says so", async () => {
+    const emu = await setup();
+    const said: string[] = [];
+    await configureFor(emu, fast, { info: (message) => void said.push(message) });
+    await provider.create((await check({ ...base, userId: grace, entitlements: ["EDITOR"], adoptExisting: true })).inputs!);
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(said).toEqual([
+      `Adopted the membership of user ${grace} in integration ${youtube}: it holds the declared role and entitlements already; nothing was written.`,
+    ]);
+  });
+
   it("with adoptExisting, sets the entitlements of a user who is already a member (PATCH, the whole set)", async () => {
     const emu = await setup();
     const { outs } = wire(

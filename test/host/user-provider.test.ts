@@ -108,7 +108,8 @@ describe("create, read, update, delete", () => {
   it("adopts an existing user with adoptExisting: looks the email up first, sets only the declared attributes", async () => {
     const emu = await emulator();
     const existing = emu.users.add({ ...alice, lastName: "Old", role: "workspace_super_admin", isGuest: true });
-    await configureFor(emu);
+    const said: string[] = [];
+    await configureFor(emu, {}, { info: (message) => void said.push(message) });
     const { id, outs } = wire(await provider.create((await check({ ...alice, email: "ALICE@example.com", adoptExisting: true })).inputs!));
     expect(id).toBe(existing.id);
     expect(outs).toMatchObject({
@@ -121,16 +122,22 @@ describe("create, read, update, delete", () => {
     expect(emu.users.get(id)).toMatchObject({ lastName: "Doe", role: "workspace_super_admin", isGuest: true });
     expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /users", `PUT /users/${id}`]);
     expect(emu.requests[1]?.body).toMatchObject({ data: { attributes: { role: "workspace_super_admin", isGuest: true } } });
+    expect(said).toEqual([]);
   });
 
   it("an adoption whose declared attributes already hold sends no write", async () => {
     const emu = await emulator();
     const existing = emu.users.add({ ...alice, role: "workspace_owner" });
-    await configureFor(emu);
+    const said: string[] = [];
+    await configureFor(emu, {}, { info: (message) => void said.push(message) });
     const { id, outs } = wire(await provider.create((await check({ ...alice, adoptExisting: true })).inputs!));
     expect(id).toBe(existing.id);
     expect(outs).toMatchObject({ role: "workspace_owner", isGuest: false });
     expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    // The engine reports it as created: the up's output says it wrote nothing.
+    expect(said).toEqual([
+      `Adopted user alice@example.com (${existing.id}): it holds every declared attribute already; nothing was written.`,
+    ]);
   });
 
   it("an update that leaves role out reads the user first and keeps the service's role", async () => {

@@ -143,7 +143,13 @@ export async function createMembership(
     if (!inputs.adoptExisting) throw existingMembershipError(member, inputs);
     const mismatch = roleMismatch(member, inputs);
     if (mismatch) throw mismatch;
-    return { ...(await setExisting(client, member, inputs)), existed: true };
+    const set = await setExisting(client, member, inputs);
+    // Said in the up's output: the engine reports the adoption as "created" either way.
+    if (set.jobId === null)
+      ctx.info(
+        `Adopted the membership of user ${inputs.userId} in integration ${inputs.integrationId}: it holds the declared role and entitlements already; nothing was written.`,
+      );
+    return { ...set, existed: true };
   };
   const { member: existing, shared } = await cache.memberBeforeCreate(inputs.integrationId, inputs.userId);
   if (existing) return adopt(existing);
