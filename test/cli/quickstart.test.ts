@@ -227,8 +227,11 @@ describe.skipIf(!cliAvailable)(
       });
       stacks.push(adopted);
       let from = log.length;
-      await adopted.up();
+      const first = await adopted.up();
       expect(requestsSince(from).filter((line) => !line.startsWith("GET "))).toEqual([]);
+      // The engine says "created"; the output also says what the adoption did.
+      expect(first.output).toContain("Adopted user grace@example.com");
+      expect(first.output).toContain("nothing was written");
 
       // The workspace changes: grace is made a login-only user. The review takes the workspace's side.
       const client = new WorkspaceAccessClient({ baseUrl: url, apiKey: key });
