@@ -177,7 +177,12 @@ export function projectFiles(
   return {
     // `refresh: always`: every preview, up and destroy reads the workspace first, so an up right after
     // `--check --accept` plans from what the workspace holds, not from the state's older values.
-    "Pulumi.yaml": `name: ${PROJECT_NAME}\ndescription: Workspace users and integration memberships, exported by workspace-access-export\nruntime: nodejs\noptions:\n  refresh: always\n`,
+    "Pulumi.yaml": `name: ${PROJECT_NAME}
+description: Workspace users and integration memberships, exported by workspace-access-export
+runtime: nodejs
+options:
+  refresh: always
+`,
     "package.json": `${JSON.stringify(packageJson, null, 4)}\n`,
     "tsconfig.json": TSCONFIG,
     "index.ts": INDEX_TS,

@@ -147,7 +147,8 @@ export async function createMembership(
     // Said in the up's output: the engine reports the adoption as "created" either way.
     if (set.jobId === null)
       ctx.info(
-        `Adopted the membership of user ${inputs.userId} in integration ${inputs.integrationId}: it holds the declared role and entitlements already; nothing was written.`,
+        `Adopted the membership of user ${inputs.userId} in integration ${inputs.integrationId}: ` +
+          "it holds the declared role and entitlements already; nothing was written.",
       );
     return { ...set, existed: true };
   };
