@@ -113,6 +113,8 @@ export class EntitlementCatalogue {
     const { integrationId, entitlements } = news;
     if (!knownString(integrationId) || !knownSet(entitlements)) return [];
     if (olds.integrationId === integrationId && sameSet(olds.entitlements, entitlements)) return [];
+    const refused = await this.#refusal(integrationId);
+    if (refused) return [refused];
     const reason = await this.#unofferedReasonFor(integrationId, entitlements);
     if (reason === undefined) return [];
     // Adopting declares what a membership may hold already (an entitlement the integration has
@@ -146,10 +148,26 @@ export class EntitlementCatalogue {
       // is new whatever it is, and a wrong id would otherwise fail only during up, after the user exists.
       if (!isRecord(m) || !knownSet(m.entitlements)) continue;
       if (knownString(m.userId) && sameSet(priorSets.get(m.userId), m.entitlements)) continue;
+      const refused = await this.#refusal(integrationId);
+      if (refused) return [refused];
       const reason = await this.#unofferedReasonFor(integrationId, m.entitlements);
       if (reason !== undefined) failures.push({ property: `members[${i}].entitlements`, reason });
     }
     return failures;
+  }
+
+  /**
+   * The failure of the whole check when the service refused the key reading the catalogue: not
+   * thrown, which the provider host would print with its stack, but a failure of no one property.
+   */
+  async #refusal(integrationId: string): Promise<CheckFailure | undefined> {
+    try {
+      await this.#offered(integrationId);
+      return undefined;
+    } catch (error) {
+      if (UnauthorizedError.isInstance(error)) return { property: "", reason: error.message };
+      throw error;
+    }
   }
 
   /** Why `entitlements` cannot be granted in the integration, or `undefined` when they can or the catalogue cannot be read. */

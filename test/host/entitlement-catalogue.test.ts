@@ -126,9 +126,11 @@ describe("check against the catalogue", () => {
 
   it("fails the check when the service refuses the key (401), naming where the key comes from, without it", async () => {
     const emu = await setup({ "workspace-access:apiKey": "wa_emu_revoked_0123456789abcdef" });
-    const failed = provider.check!({}, { ...base, entitlements: ["VIEWER"] });
-    await expect(failed).rejects.toThrow(/^The API key was refused \(401\) reading integration .* so the preview stops/);
-    const message = await failed.catch((error: Error) => error.message);
+    // A failure of the check, not an error thrown: the provider host prints a thrown one with its stack.
+    const { failures } = wire(await provider.check!({}, { ...base, entitlements: ["VIEWER"] }));
+    expect(failures?.map((f) => f.property)).toEqual([""]);
+    const message = failures?.[0]?.reason ?? "";
+    expect(message).toMatch(/^The API key was refused \(401\) reading integration .* so the preview stops/);
     expect(message).toContain("Write integrations (write:integrations)");
     expect(message).toContain("The key comes from workspace-access:apiKey (pulumi config set --secret workspace-access:apiKey <key>)");
     expect(message).toMatch(/\(GET \S+\/entitlements answered 401: The API key is not valid or has expired.\)$/);
@@ -249,6 +251,13 @@ describe("IntegrationMembers: check against the catalogue", () => {
     expect(wire(await membersProvider.check!({}, members([alan, ["NOPE"]]))).failures).toEqual([]);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain("needs the scope Write integrations");
+  });
+
+  it("fails the check, once for the resource, when the service refuses the key (401)", async () => {
+    await setup({ "workspace-access:apiKey": "wa_emu_revoked_0123456789abcdef" });
+    const { failures } = wire(await membersProvider.check!({}, members([alan, ["VIEWER"]], [grace, ["EDITOR"]])));
+    expect(failures?.map((f) => [f.property, f.reason.slice(0, 30)])).toEqual([["", "The API key was refused (401) "]]);
+    expect(warnings).toEqual([]);
   });
 });
 
