@@ -15,7 +15,8 @@
  * service's value, is never written and never causes a diff.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ConfigurationError, ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
+import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
+import { ConfigurationError } from "../client/errors";
 import { userKey } from "./takeovers";
 import { sameId } from "./ids";
 import { DEFAULT_USER_ROLE, defined, IMPORT_ID, importOf, type UserInputs, userInputs, validate } from "../shared/inputs";
@@ -141,7 +142,8 @@ const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown) => bo
 ];
 
 /** Whether `deleteOnDestroy` changes: no request, but the state (which the delete reads) must learn it. */
-const optInChanged = (olds: Props, news: Props) => isUnknown(news.deleteOnDestroy) || (olds.deleteOnDestroy === true) !== (news.deleteOnDestroy === true);
+const optInChanged = (olds: Props, news: Props) =>
+  isUnknown(news.deleteOnDestroy) || (olds.deleteOnDestroy === true) !== (news.deleteOnDestroy === true);
 
 /** The properties whose values differ (a value not known yet counts as a change). */
 function changedUserProperties(olds: Props, news: Props): string[] {
@@ -208,7 +210,7 @@ export const provider = providerOf<Props, UserOutputs>({
       // The id as the state has it: a service answering ids in another case must not change it
       // (every resource using `user.id` would be replaced).
       return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as unknown as UserOutputs };
-    });
+    }, true);
   },
 
   async update(ctx: ProviderContext, id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<UserOutputs>> {

@@ -46,7 +46,10 @@ const entitlementId = z
  */
 export const IMPORT_ID = "__importId";
 
-const importId = z.string({ error: "import must be the id of the record to adopt, a string" }).min(1, "import must not be empty").optional();
+const importId = z
+  .string({ error: "import must be the id of the record to adopt, a string" })
+  .min(1, "import must not be empty")
+  .optional();
 
 /** Opt-in to deleting, on destroy, a record the stack adopted (left in the workspace otherwise). */
 const deleteOnDestroy = z.boolean({ error: "deleteOnDestroy must be true or false" }).optional();

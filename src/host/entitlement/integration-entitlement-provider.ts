@@ -156,7 +156,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       };
       const outs = outputs(member, declared, props?.lastJobId ?? null, wasAdopted(props));
       return { id, props: outs, inputs: inputsOf(outs) };
-    });
+    }, true);
   },
 
   async update(
@@ -183,7 +183,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
           if (job) {
             await job.wait();
-            return { outs: { ...kept, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null, pending: false, pendingJobId: null, adopted } };
+            return {
+              outs: { ...kept, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null, pending: false, pendingJobId: null, adopted },
+            };
           }
         }
         // A create whose job was not seen to finish was recorded with that job: give it its time

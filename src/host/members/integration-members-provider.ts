@@ -223,7 +223,9 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     if (NotFoundError.isInstance(error)) return;
     throw error;
   }
-  const left = (props.adoptedMembers ?? []).filter((userId) => adopted.has(keyOf(userId)) && acts.present.some((m) => sameId(m.userId, userId)));
+  const left = (props.adoptedMembers ?? []).filter(
+    (userId) => adopted.has(keyOf(userId)) && acts.present.some((m) => sameId(m.userId, userId)),
+  );
   if (left.length > 0) {
     ctx.warn(
       `Integration ${id}: ${left.length} adopted member(s) left as they are (they were members before this resource managed them): ${left.join(", ")}. To remove them on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.`,
@@ -271,7 +273,7 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
     id: string,
     props?: IntegrationMembersOutputs,
   ): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
-    return withHints(() => read(ctx, id, props));
+    return withHints(() => read(ctx, id, props), true);
   },
 
   async update(
