@@ -46,7 +46,7 @@ export type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shar
  * The whole member set of one integration: every declared member with exactly the declared
  * entitlements. The id is the integration id. Members are invited in batches (one request and one
  * job for up to 100 of one role and set), entitlement changes are one `PATCH` per changed member,
- * and every write waits for its job. Deleting the resource removes exactly the members it manages.
+ * and every write waits for its job. Deleting the resource removes the members it manages but not those it adopted (unless `deleteOnDestroy`).
  * A program may not also have an `IntegrationEntitlement` for the same integration. A replacement
  * deletes first (`deleteBeforeReplace` defaults to true); `import: "<integrationId>"` adopts the
  * integration's declared members. See docs/integration-members.md and docs/pulumi-habits.md.
