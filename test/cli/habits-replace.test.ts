@@ -3,7 +3,7 @@
  * `pulumi up --replace` never asks the provider's diff, so the classes default the resource option
  * `deleteBeforeReplace` to true: a `User` (two users cannot share an email), an
  * `IntegrationEntitlement` and an `IntegrationMembers` (a user has one membership of an
- * integration) are deleted first, then created. `pulumi preview --json` shows the order.
+ * integration) are deleted first, then created. `pulumi preview --show-replacement-steps` shows the order.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS } from "../../src/emulator/index";
@@ -54,7 +54,7 @@ describe.skipIf(!cliAvailable)(
 
     it("pulumi preview --replace shows each forced replacement as delete first, and writes nothing", async () => {
       for (const urn of [alice, member, slack]) {
-        const preview = await h.step((s) => s.preview("--json", "--replace", urn));
+        const preview = await h.step((s) => s.preview("--json", "--show-replacement-steps", "--replace", urn));
         expect(stepsFor(preview.run.stdout, urn), urn).toEqual(DELETE_FIRST);
         expect(writesOf(preview.requests)).toEqual([]);
       }
@@ -94,7 +94,7 @@ describe.skipIf(!cliAvailable)(
       // The engine lets the resource option override the provider's diff, and the class cannot tell
       // a key change from a forced replace: both delete first (docs/pulumi-habits.md).
       await h.stack.setConfig("habits-replace:member", users.katherine);
-      const preview = await h.step((s) => s.preview("--json"));
+      const preview = await h.step((s) => s.preview("--json", "--show-replacement-steps"));
       expect(stepsFor(preview.run.stdout, member)).toEqual(DELETE_FIRST);
       const up = await h.step((s) => s.up());
       expect(writesOf(up.requests)).toEqual([
@@ -105,7 +105,7 @@ describe.skipIf(!cliAvailable)(
       // The program's own deleteBeforeReplace: false: the new membership first, then the old one goes.
       await h.stack.setConfig("habits-replace:createFirst", "true");
       await h.stack.setConfig("habits-replace:member", users.alan);
-      const createFirst = await h.step((s) => s.preview("--json"));
+      const createFirst = await h.step((s) => s.preview("--json", "--show-replacement-steps"));
       expect(stepsFor(createFirst.run.stdout, member)).toEqual(["create-replacement", "replace", "delete-replaced"]);
       const again = await h.step((s) => s.up());
       expect(writesOf(again.requests)).toEqual([
