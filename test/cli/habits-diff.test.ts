@@ -45,9 +45,11 @@ function expectGolden(name: string, text: string): void {
 /** The block of `pulumi preview --diff` of the resource named `name`: from its header line to the next resource's. */
 function blockOf(output: string, name: string): string {
   const lines = output.split("\n").map((line) => line.trimEnd());
-  const start = lines.findIndex((line, i) => /^\s+[~+-]+ pulumi-nodejs:dynamic/.test(line) && lines[i + 1]?.includes(`::${name}]`));
+  const header = /^\s+[~+-]+\s*pulumi-nodejs:dynamic/;
+  // The header line, then `[id=...]` (not for a create) and `[urn=...]`, which names the resource.
+  const start = lines.findIndex((line, i) => header.test(line) && lines.slice(i + 1, i + 3).some((l) => l.includes(`::${name}]`)));
   if (start < 0) throw new Error(`no block for ${name} in:\n${output}`);
-  const rest = lines.slice(start + 1).findIndex((line) => /^\s+[~+-]+ pulumi-|^Resources:|^\s*$/.test(line));
+  const rest = lines.slice(start + 1).findIndex((line) => header.test(line) || /^Resources:|^\s*$/.test(line));
   const block = lines.slice(start, rest < 0 ? undefined : start + 1 + rest);
   return `${block.filter((line) => !/^\s+\[(id|urn)=/.test(line)).join("\n")}\n`;
 }
@@ -75,7 +77,14 @@ function jsonSteps(json: string): unknown {
       const changed = [...new Set([...Object.keys(olds), ...Object.keys(news)])]
         .filter((key) => key !== "__provider" && JSON.stringify(olds[key]) !== JSON.stringify(news[key]))
         .sort();
-      const step = { name: s.urn.split("::").at(-1), op: s.op, replaceReasons: s.replaceReasons ?? [], changedInputs: changed };
+      const step = {
+        name: s.urn.split("::").at(-1),
+        op: s.op,
+        replaceReasons: s.replaceReasons ?? [],
+        // What the provider's diff named: a dynamic provider's answer cannot carry names.
+        diffReasons: s.diffReasons ?? [],
+        changedInputs: changed,
+      };
       return JSON.parse(JSON.stringify(step).replace(uuid, (id) => names.get(id.toLowerCase()) ?? "<id>"));
     })
     .sort((a, b) => `${a.name} ${a.op}`.localeCompare(`${b.name} ${b.op}`));
