@@ -238,7 +238,8 @@ export const provider = providerOf<Props, UserOutputs>({
     const kept = props?.deleteOnDestroy === true ? undefined : keptReason(props);
     if (kept) {
       ctx.warn(
-        `User ${id}${props?.email ? ` (${props.email})` : ""} is left in the workspace as it is: ${kept}. To delete it on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.`,
+        `User ${id}${props?.email ? ` (${props.email})` : ""} is left in the workspace as it is: ${kept}. ` +
+          "To delete it on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.",
       );
       return;
     }
@@ -268,13 +269,15 @@ async function imported(ctx: ProviderContext, id: string, inputs: UserInputs): P
   const user = await unlessNotFound(ctx.connection().client.users.get(id));
   if (!user) {
     throw new ConfigurationError(
-      `import: no user has the id ${id} in this workspace (GET /users/${id} answered 404). Nothing was changed. Check the id (the export command and getUsers list them), or remove the import option to create the user.`,
+      `import: no user has the id ${id} in this workspace (GET /users/${id} answered 404). Nothing was changed. ` +
+        "Check the id (the export command and getUsers list them), or remove the import option to create the user.",
       "import",
     );
   }
   if (!sameEmail(inputs.email, user.email)) {
     throw new ConfigurationError(
-      `import: user ${id} has the email ${user.email ?? "(none)"}, but the resource declares ${inputs.email}. Nothing was changed. Import the user whose email is ${inputs.email}, or declare the email ${user.email ?? "(none)"}.`,
+      `import: user ${id} has the email ${user.email ?? "(none)"}, but the resource declares ${inputs.email}. Nothing was changed. ` +
+        `Import the user whose email is ${inputs.email}, or declare the email ${user.email ?? "(none)"}.`,
       "import",
     );
   }

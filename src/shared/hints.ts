@@ -24,4 +24,5 @@ export async function withHints<T>(operation: () => Promise<T>, refresh = false)
 
 /** Said when a read (a `pulumi refresh`) is refused the key: after a key rotation, the state still holds the old one. */
 const REFRESH_HINT =
-  " pulumi refresh uses the provider configuration recorded in the state at the last pulumi up, so after a key rotation it still sends the old key: run pulumi up (or pulumi refresh --run-program) first, then refresh.";
+  " pulumi refresh uses the provider configuration recorded in the state at the last pulumi up, so after a key rotation it still sends the old key:" +
+  " run pulumi up (or pulumi refresh --run-program) first, then refresh.";

@@ -100,8 +100,8 @@ describe.skipIf(!cliAvailable)(
       expect(destroy.run.output).toContain("protected");
       expect(writesOf(destroy.requests)).toEqual([]);
       expect(h.emulator.users.findByEmail("bob@example.com")).toBeDefined();
+      // Unprotected by the next step's up (one up fewer).
       await h.stack.setConfig("habits-options:protect", "false");
-      await h.stack.up();
     });
 
     it("pulumi state delete, then adoptExisting: the user is taken back with no write", async () => {

@@ -185,7 +185,9 @@ export async function importMembership(
   const named = parseId(importId);
   if (!sameId(named.integrationId, inputs.integrationId) || !sameId(named.userId, inputs.userId)) {
     throw new ConfigurationError(
-      `import: "${importId}" is the membership of user ${named.userId} in integration ${named.integrationId}, but the resource declares user ${inputs.userId} in integration ${inputs.integrationId}. Nothing was changed. Import "${membershipId(inputs.integrationId, inputs.userId)}", or declare the membership you import.`,
+      `import: "${importId}" is the membership of user ${named.userId} in integration ${named.integrationId}, ` +
+        `but the resource declares user ${inputs.userId} in integration ${inputs.integrationId}. Nothing was changed. ` +
+        `Import "${membershipId(inputs.integrationId, inputs.userId)}", or declare the membership you import.`,
       "import",
     );
   }
@@ -193,7 +195,9 @@ export async function importMembership(
   const member = await memberOrUndefined(client, inputs.integrationId, inputs.userId);
   if (!member) {
     throw new ConfigurationError(
-      `import: user ${inputs.userId} is not a member of integration ${inputs.integrationId} (GET /integrations/${inputs.integrationId}/users/${inputs.userId} answered 404), so there is nothing to import. Nothing was changed. Remove the import option to invite the user.`,
+      `import: user ${inputs.userId} is not a member of integration ${inputs.integrationId} ` +
+        `(GET /integrations/${inputs.integrationId}/users/${inputs.userId} answered 404), so there is nothing to import. ` +
+        "Nothing was changed. Remove the import option to invite the user.",
       "import",
     );
   }

@@ -214,7 +214,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     // A membership that existed before the stack adopted it is given back as it is.
     if (wasAdopted(props) && props?.deleteOnDestroy !== true) {
       ctx.warn(
-        `The membership of user ${userId}${props?.email ? ` (${props.email})` : ""} in integration ${integrationId} is left as it is: the stack adopted it (it existed before). To remove it on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.`,
+        `The membership of user ${userId}${props?.email ? ` (${props.email})` : ""} in integration ${integrationId} is left as it is: ` +
+          "the stack adopted it (it existed before). To remove it on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.",
       );
       return;
     }

@@ -84,7 +84,8 @@ function withAdoption(
 /** An import whose id is not the declared integration: nothing is written. */
 function importMismatch(importId: string, integrationId: string): ConfigurationError {
   return new ConfigurationError(
-    `import: "${importId}" is not the integration this resource declares (${integrationId}). Nothing was changed. Import "${integrationId}", or declare integrationId: "${importId}".`,
+    `import: "${importId}" is not the integration this resource declares (${integrationId}). Nothing was changed. ` +
+      `Import "${integrationId}", or declare integrationId: "${importId}".`,
     "import",
   );
 }
@@ -105,7 +106,8 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
   } catch (error) {
     if (typeof importId === "string" && NotFoundError.isInstance(error)) {
       throw new ConfigurationError(
-        `import: integration ${importId} answered 404 to its member list: it does not exist, or this key may not see it, so there is nothing to import. Nothing was changed.`,
+        `import: integration ${importId} answered 404 to its member list: it does not exist, or this key may not see it, ` +
+          "so there is nothing to import. Nothing was changed.",
         "import",
       );
     }
@@ -228,7 +230,8 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   );
   if (left.length > 0) {
     ctx.warn(
-      `Integration ${id}: ${left.length} adopted member(s) left as they are (they were members before this resource managed them): ${left.join(", ")}. To remove them on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.`,
+      `Integration ${id}: ${left.length} adopted member(s) left as they are (they were members before this resource managed them): ` +
+        `${left.join(", ")}. To remove them on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.`,
     );
   }
   const run = runOf(id, { ...acts, stillRunning: [] });
