@@ -13,13 +13,20 @@ export const keySourceHint = () =>
  * Runs a provider operation, adding to 401/403 errors where the key comes from. Errors keep
  * their class and data; only the message gains the hint.
  */
-export async function withHints<T>(operation: () => Promise<T>): Promise<T> {
+export async function withHints<T>(operation: () => Promise<T>, refresh = false): Promise<T> {
   try {
     return await operation();
   } catch (error) {
     if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
       error.message += keySourceHint();
+      // A refresh runs with the provider configuration the state holds, not the stack config now.
+      if (refresh) error.message += REFRESH_HINT;
     }
     throw error;
   }
 }
+
+/** Said when a read (a `pulumi refresh`) is refused the key: after a key rotation, the state still holds the old one. */
+const REFRESH_HINT =
+  " pulumi refresh uses the provider configuration recorded in the state at the last pulumi up, so after a key rotation it still sends the old key:" +
+  " run pulumi up (or pulumi refresh --run-program) first, then refresh.";

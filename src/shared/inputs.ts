@@ -39,6 +39,21 @@ const entitlementId = z
   .refine((v) => !v.includes(".."), 'an entitlement id must not contain ".."')
   .refine((v) => v.length <= 200, "an entitlement id must be at most 200 characters");
 
+/**
+ * The hidden input that carries Pulumi's `import` resource option: the resource classes take the
+ * option themselves (the engine's own import cannot reach a dynamic provider) and their create
+ * adopts the record with this id. `diff` never compares it: removing `import` afterwards plans nothing.
+ */
+export const IMPORT_ID = "__importId";
+
+const importId = z
+  .string({ error: "import must be the id of the record to adopt, a string" })
+  .min(1, "import must not be empty")
+  .optional();
+
+/** Opt-in to deleting, on destroy, a record the stack adopted (left in the workspace otherwise). */
+const deleteOnDestroy = z.boolean({ error: "deleteOnDestroy must be true or false" }).optional();
+
 /** Inputs of a {@link User}. */
 export const userInputs = z.strictObject({
   email,
@@ -47,6 +62,8 @@ export const userInputs = z.strictObject({
   role: z.string({ error: "role must be a string" }).min(1, "role must not be empty").optional(),
   isGuest: z.boolean({ error: "isGuest must be true or false" }).optional(),
   adoptExisting: z.boolean({ error: "adoptExisting must be true or false" }).optional(),
+  deleteOnDestroy,
+  [IMPORT_ID]: importId,
 });
 
 /** Inputs of an {@link IntegrationEntitlement}. */
@@ -58,6 +75,8 @@ export const integrationEntitlementInputs = z.strictObject({
     .min(1, "entitlements must name at least one entitlement (to remove access, delete the resource)"),
   role: z.enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` }).optional(),
   adoptExisting: z.boolean({ error: "adoptExisting must be true or false" }).optional(),
+  deleteOnDestroy,
+  [IMPORT_ID]: importId,
 });
 
 /** One member of an {@link IntegrationMembers}. */
@@ -88,6 +107,8 @@ export const integrationMembersInputs = z.strictObject({
       });
     }),
   removeUnmanaged: z.boolean({ error: "removeUnmanaged must be true or false" }).optional(),
+  deleteOnDestroy,
+  [IMPORT_ID]: importId,
 });
 
 /** One member of an IntegrationMembers after `check`: entitlements a sorted set, `role` absent when not declared. */
@@ -102,6 +123,8 @@ export interface IntegrationMembersInputs {
   integrationId: string;
   members: MemberInputs[];
   removeUnmanaged: boolean;
+  /** Remove adopted members too on destroy (absent: they are left; see docs/adoption.md). */
+  deleteOnDestroy?: boolean;
 }
 
 /**
@@ -115,6 +138,8 @@ export interface UserInputs {
   role?: string;
   isGuest?: boolean;
   adoptExisting: boolean;
+  /** Delete the user on destroy even when the stack adopted it (absent: an adopted user is left). */
+  deleteOnDestroy?: boolean;
 }
 
 /** Integration entitlement inputs after `check`: defaults applied, entitlements a sorted set. */
@@ -125,6 +150,8 @@ export interface IntegrationEntitlementInputs {
   role: (typeof INTEGRATION_ROLES)[number];
   /** Take over a membership that already exists at create (default false; never causes a diff). */
   adoptExisting: boolean;
+  /** Remove the membership on destroy even when the stack adopted it (absent: an adopted one is left). */
+  deleteOnDestroy?: boolean;
 }
 
 /** A failure in the shape `check` returns. */
@@ -170,6 +197,11 @@ function propertyOf(issue: z.core.$ZodIssue): string {
 function unknownKeysReason(keys: readonly string[], schema: z.ZodObject): string {
   const allowed = Object.keys(schema.shape);
   return `unknown input ${keys.map((k) => `"${k}"`).join(", ")}: the inputs are ${allowed.join(", ")}`;
+}
+
+/** The `import` id `check` keeps for the create, as its own object to spread into the inputs (empty when none). */
+export function importOf(news: Record<string, unknown>): Record<string, unknown> {
+  return typeof news[IMPORT_ID] === "string" ? { [IMPORT_ID]: news[IMPORT_ID] } : {};
 }
 
 /** Removes `undefined` values (the host cannot encode them). */

@@ -130,6 +130,7 @@ describe("create", () => {
       lastJobId: emu.jobs.list()[0]?.id,
       pending: false,
       pendingJobId: null,
+      adopted: false,
     });
     // check reads the catalogue; a lone create: one read before the invitation (not a member: 404), one after it, for the
     // member's email and status.

@@ -79,9 +79,10 @@ describe("diff", () => {
     ["isGuest", { isGuest: true }, true],
     ["another email", { email: "alice2@example.com" }, true],
     ["an unknown value", { lastName: UNKNOWN }, true],
-  ])("%s → changes: %s, never a replacement", async (_what, change, changes) => {
+    ["deleteOnDestroy (the state must learn it)", { deleteOnDestroy: true }, true],
+  ])("%s → changes: %s, never a replacement (a forced one deletes first)", async (_what, change, changes) => {
     const news = Object.fromEntries(Object.entries({ ...olds, ...change }).filter(([, v]) => v !== undefined));
-    expect(wire(await provider.diff!("id", olds, news))).toEqual({ changes, replaces: [] });
+    expect(wire(await provider.diff!("id", olds, news))).toEqual({ changes, replaces: [], deleteBeforeReplace: true });
   });
 });
 

@@ -23,6 +23,11 @@ export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInp
   pending?: boolean;
   /** The job of that pending write, to wait for before writing again; null when none is known (its answer was lost). */
   pendingJobId?: string | null;
+  /**
+   * The stack adopted the membership (`adoptExisting` found it, or `import`): destroy leaves it
+   * unless `deleteOnDestroy`. Missing in a state written before it existed: see {@link wasAdopted}.
+   */
+  adopted?: boolean;
 }
 
 export type Props = Record<string, unknown>;
@@ -48,6 +53,7 @@ export function normalise(news: Props): IntegrationEntitlementInputs {
     entitlements: Array.isArray(entitlements) && !containsUnknown(entitlements) ? entitlementSet(entitlements as string[]) : entitlements,
     role: news.role ?? DEFAULT_INTEGRATION_ROLE,
     adoptExisting: news.adoptExisting ?? false,
+    deleteOnDestroy: news.deleteOnDestroy,
   }) as IntegrationEntitlementInputs;
 }
 
@@ -55,14 +61,25 @@ export function outputs(
   member: IntegrationUser,
   inputs: IntegrationEntitlementInputs,
   lastJobId: string | null,
+  adopted = false,
 ): IntegrationEntitlementOutputs {
   return {
     ...settled(member, inputs),
     lastJobId,
     pending: false,
     pendingJobId: null,
+    adopted,
   };
 }
+
+/** Whether the state records an adoption; a state from before `adopted` was recorded: adopted if it could have been. */
+export function wasAdopted(props: Partial<IntegrationEntitlementOutputs> | undefined): boolean {
+  return props?.adopted === true || (props?.adopted === undefined && props?.adoptExisting === true);
+}
+
+/** Whether `deleteOnDestroy` changes: no request, but the state (which the delete reads) must learn it. */
+export const optInChanged = (olds: Props, news: Props) =>
+  isUnknown(news.deleteOnDestroy) || (olds.deleteOnDestroy === true) !== (news.deleteOnDestroy === true);
 
 function settled(member: IntegrationUser, inputs: IntegrationEntitlementInputs) {
   return {
@@ -73,6 +90,7 @@ function settled(member: IntegrationUser, inputs: IntegrationEntitlementInputs) 
     // the declared role stands.
     role: inviteRole(member.role) ?? inputs.role,
     adoptExisting: inputs.adoptExisting === true,
+    ...(inputs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}),
     email: member.email,
     status: member.status,
   };
@@ -108,7 +126,7 @@ export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffRe
   const entitlementsChanged = containsUnknown(news.entitlements) || !sameSet(olds.entitlements, news.entitlements);
   const replaces = [...moved, ...(roleChanged ? ["role"] : [])];
   return {
-    changes: replaces.length > 0 || entitlementsChanged || pending,
+    changes: replaces.length > 0 || entitlementsChanged || pending || optInChanged(olds, news),
     replaces,
     // The API cannot change a member's role: the old membership goes first, then the invite
     // with the new role. Only needed when both point at the same membership.
@@ -118,6 +136,6 @@ export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffRe
 
 /** The inputs part of a state, as a read hands them back (outputs only left out). */
 export function inputsOf(props: IntegrationEntitlementOutputs): IntegrationEntitlementOutputs {
-  const { email: _e, status: _s, lastJobId: _j, pending: _p, pendingJobId: _q, ...inputs } = props;
+  const { email: _e, status: _s, lastJobId: _j, pending: _p, pendingJobId: _q, adopted: _a, ...inputs } = props;
   return inputs as IntegrationEntitlementOutputs;
 }

@@ -16,7 +16,8 @@ import { entitlementSet, type IntegrationEntitlementInputs, inviteRole } from ".
 import type { InvitationResult } from "../invite-batcher";
 import { afterJobWait, PartialWriteError } from "../partial-write";
 import type { ProviderContext } from "../provider-runtime";
-import { membershipId, sameSet } from "./entitlement-state";
+import { membershipId, parseId, sameSet } from "./entitlement-state";
+import { sameId } from "../ids";
 
 const memberOrUndefined = (client: WorkspaceAccessClient, integrationId: string, userId: string) =>
   unlessNotFound(client.integrations.getUser(integrationId, userId));
@@ -176,6 +177,40 @@ export async function createMembership(
       }
     : await memberAfterInvite(client, inputs, invited.jobId);
   return { member, existed: false, jobId: invited.jobId };
+}
+
+/**
+ * A create with `import: "<integrationId>/<userId>"`: the membership must be the declared one and
+ * exist (a direct read; 404 fails, before any write); then it is adopted as `adoptExisting` would
+ * (the declared role must match; the set applied only when it differs).
+ */
+export async function importMembership(
+  ctx: ProviderContext,
+  inputs: IntegrationEntitlementInputs,
+  importId: string,
+): Promise<{ member: IntegrationUser; jobId: string | null }> {
+  const named = parseId(importId);
+  if (!sameId(named.integrationId, inputs.integrationId) || !sameId(named.userId, inputs.userId)) {
+    throw new ConfigurationError(
+      `import: "${importId}" is the membership of user ${named.userId} in integration ${named.integrationId}, ` +
+        `but the resource declares user ${inputs.userId} in integration ${inputs.integrationId}. Nothing was changed. ` +
+        `Import "${membershipId(inputs.integrationId, inputs.userId)}", or declare the membership you import.`,
+      "import",
+    );
+  }
+  const { client } = ctx.connection();
+  const member = await memberOrUndefined(client, inputs.integrationId, inputs.userId);
+  if (!member) {
+    throw new ConfigurationError(
+      `import: user ${inputs.userId} is not a member of integration ${inputs.integrationId} ` +
+        `(GET /integrations/${inputs.integrationId}/users/${inputs.userId} answered 404), so there is nothing to import. ` +
+        "Nothing was changed. Remove the import option to invite the user.",
+      "import",
+    );
+  }
+  const mismatch = roleMismatch(member, inputs);
+  if (mismatch) throw mismatch;
+  return setExisting(client, member, inputs);
 }
 
 /**

@@ -27,6 +27,7 @@ export function normalise(news: Props): Props {
         )
       : members,
     removeUnmanaged: news.removeUnmanaged ?? false,
+    ...(news.deleteOnDestroy !== undefined ? { deleteOnDestroy: news.deleteOnDestroy } : {}),
   };
 }
 
@@ -64,7 +65,9 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
     declaredRoles(olds.declaredRoles) !== declaredRoles(declared.filter((m) => m.role !== undefined).map((m) => m.userId));
   const pendingRemovals = removeUnmanaged && unmanaged.length > 0;
   const unfinished = (olds.unfinishedJobIds ?? []).length > 0;
-  const changes = replaces.length > 0 || membersChanged || flagChanged || pendingRemovals || unfinished || rolesChanged;
+  // The destroy opt-in: no request, but the state (which the delete reads) must learn it.
+  const optIn = isUnknown(news.deleteOnDestroy) || (news.deleteOnDestroy === true) !== (olds.deleteOnDestroy === true);
+  const changes = replaces.length > 0 || membersChanged || flagChanged || pendingRemovals || unfinished || rolesChanged || optIn;
   if (changes && replaces.length === 0) {
     // The update's plan as far as the state knows (the update plans again against the service):
     // the plan fails rather than show a change that would remove the last owner.

@@ -23,6 +23,14 @@ export interface IntegrationMembersOutputs {
    * Missing in a state written before it existed: every role then counts as declared.
    */
   declaredRoles?: string[];
+  /**
+   * The managed members (user ids, sorted) who were members before this resource managed them
+   * (taken over at create, at `import`, or when newly declared): destroy leaves them unless
+   * `deleteOnDestroy`. Missing in a state written before it existed: none.
+   */
+  adoptedMembers?: string[];
+  /** The program's opt-in to removing adopted members on destroy (absent: they are left). */
+  deleteOnDestroy?: boolean;
 }
 
 /** An invitation not seen to finish: whose, and its job. */
