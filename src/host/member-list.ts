@@ -7,8 +7,8 @@
  * absent), at most {@link CONFIRM_PARALLEL} at a time. Used by the creates' shared lists
  * (`member-lookup.ts`) and by the batcher after a failed job (`invite-send.ts`).
  */
+import { idOf } from "../client/ids";
 import { type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../client";
-import { idKey } from "./ids";
 
 /** The most direct reads that confirm misses at once. */
 export const CONFIRM_PARALLEL = 8;
@@ -61,9 +61,9 @@ export async function readMember(
 export async function memberList(client: WorkspaceAccessClient, integrationId: string): Promise<Members> {
   const members: Members = new Map();
   const onInvalid = (id: string | undefined, error: Error) => {
-    if (id !== undefined) members.set(idKey(id), error);
+    if (id !== undefined) members.set(idOf(id), error);
   };
-  for await (const member of client.integrations.listUsers(integrationId, { onInvalid })) members.set(idKey(member.id), member);
+  for await (const member of client.integrations.listUsers(integrationId, { onInvalid })) members.set(idOf(member.id), member);
   return members;
 }
 
@@ -77,7 +77,7 @@ export async function confirmAbsent(
   userIds: readonly string[],
 ): Promise<Map<string, IntegrationUser | undefined>> {
   const found = await mapBounded(userIds, CONFIRM_PARALLEL, (userId) => readMember(client, integrationId, userId));
-  return new Map(userIds.map((userId, i) => [idKey(userId), found[i]]));
+  return new Map(userIds.map((userId, i) => [idOf(userId), found[i]]));
 }
 
 /** A listing, and whether a listing taken after it agreed (then its misses are absences). */
@@ -134,9 +134,9 @@ export async function confirmMisses(
   const unread: string[] = [];
   for (const userId of userIds) {
     // Presence in any listing is proof; absence only in a proven one.
-    const hit = listing.get(idKey(userId));
+    const hit = listing.get(idOf(userId));
     if (hit instanceof Error) throw hit;
-    if (hit || proven) result.set(idKey(userId), hit);
+    if (hit || proven) result.set(idOf(userId), hit);
     else unread.push(userId);
   }
   for (const [k, v] of await confirmAbsent(client, integrationId, unread)) result.set(k, v);

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { MemberInputs } from "../../src/shared/inputs";
 import type { IntegrationMemberState } from "../../src/program/integration-members";
 import { type Plan, type PlanInput, planMembers } from "../../src/host/members/members-plan";
-import { keyOf } from "../../src/host/members/members-refusals";
+import { idOf as keyOf } from "../../src/client/ids";
 import type { ServiceMember } from "../../src/host/members/members-state";
 
 const I = "5b1c0d2e-0000-4000-8000-00000000be0c";

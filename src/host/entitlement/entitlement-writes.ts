@@ -6,6 +6,7 @@
  */
 import {
   ConfigurationError,
+  idOf,
   type IntegrationUser,
   type JobHandle,
   unlessNotFound,
@@ -157,7 +158,7 @@ export async function createMembership(
   }
   const member: IntegrationUser = shared
     ? {
-        id: inputs.userId,
+        id: idOf(inputs.userId),
         email: null,
         firstName: null,
         lastName: null,

@@ -25,6 +25,7 @@
  * still happen, and the state records what the service then has (a partial create or update): the
  * next `up` converges from there.
  */
+import { idOf } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { NotFoundError, type WorkspaceAccessClient } from "../../client";
 import { memberKey } from "../takeovers";
@@ -34,7 +35,6 @@ import { settle } from "../pending-jobs";
 import { applyPlan, failedError, runError, runOf, writerOf } from "./members-apply";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { asInputs, declaredOf, diffMembers, normalise, type Props } from "./members-diff";
-import { keyOf } from "./members-refusals";
 import { confirmAbsences, listMembers } from "./members-service";
 import { type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
 import { type ProviderContext, providerOf } from "../provider-runtime";
@@ -133,13 +133,13 @@ async function read(
   const outs = outputsOf(run, { removeUnmanaged: props?.removeUnmanaged === true, declaredRoles });
   // The inputs as the program declares them: a role only where it declares one (or, from a
   // state without that record, an import, every known role), so a refresh changes nothing else.
-  const declared = declaredRoles === undefined ? undefined : new Set(declaredRoles.map(keyOf));
+  const declared = declaredRoles === undefined ? undefined : new Set(declaredRoles.map(idOf));
   const inputs = {
     integrationId: id,
     members: outs.members.map((m) => ({
       userId: m.userId,
       entitlements: m.entitlements,
-      ...(m.role !== null && (declared === undefined || declared.has(keyOf(m.userId))) ? { role: m.role } : {}),
+      ...(m.role !== null && (declared === undefined || declared.has(idOf(m.userId))) ? { role: m.role } : {}),
     })),
     removeUnmanaged: outs.removeUnmanaged,
   };

@@ -7,10 +7,10 @@
  * size, so that a service skipping the same offset on every walk cannot make both miss the same
  * member). When listings keep differing, the members still missing are read one by one.
  */
+import { idOf } from "../../client/ids";
 import { InvalidResponseError, type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../../client";
 import { entitlementSet, inviteRole } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import { keyOf } from "./members-refusals";
 import { byKey, type ServiceMember } from "./members-state";
 
 /** The most direct reads in flight at once. */
@@ -32,11 +32,11 @@ export const serviceMember = (member: IntegrationUser): ServiceMember => ({
  * set would PATCH the member and show a diff on every up); else no set and an unknown role.
  */
 function oddMember(userId: string, recorded: ReadonlyMap<string, IntegrationMemberState>): ServiceMember {
-  const known = recorded.get(keyOf(userId));
+  const known = recorded.get(idOf(userId));
   return { userId, entitlements: known?.entitlements ?? [], role: known?.role ?? null, email: null };
 }
 
-/** The members of the integration by {@link keyOf}: one paged list; records listed twice count once. */
+/** The members of the integration by {@link idOf}: one paged list; records listed twice count once. */
 export async function listMembers(
   client: WorkspaceAccessClient,
   integrationId: string,
@@ -46,10 +46,10 @@ export async function listMembers(
   const recorded = byKey(recordedList);
   const members = new Map<string, ServiceMember>();
   const onInvalid = (id: string | undefined) => {
-    if (id !== undefined) members.set(keyOf(id), oddMember(id, recorded));
+    if (id !== undefined) members.set(idOf(id), oddMember(id, recorded));
   };
   for await (const member of client.integrations.listUsers(integrationId, { onInvalid, pageSize })) {
-    members.set(keyOf(member.id), serviceMember(member));
+    members.set(idOf(member.id), serviceMember(member));
   }
   return members;
 }
@@ -107,15 +107,15 @@ export async function confirmAbsences(
     const again = await listMembers(client, integrationId, context.recorded, CONFIRM_PAGE_SIZE - n);
     const consistent = agree(again, previous);
     for (const id of toRead) {
-      const member = again.get(keyOf(id));
-      if (member) found.set(keyOf(id), member);
-      else if (consistent) found.set(keyOf(id), null);
+      const member = again.get(idOf(id));
+      if (member) found.set(idOf(id), member);
+      else if (consistent) found.set(idOf(id), null);
     }
-    toRead = toRead.filter((id) => !found.has(keyOf(id)));
+    toRead = toRead.filter((id) => !found.has(idOf(id)));
     previous = again;
   }
   await eachLimited(toRead, CONFIRM_CONCURRENCY, async (id) => {
-    found.set(keyOf(id), await readMember(client, integrationId, id, recorded));
+    found.set(idOf(id), await readMember(client, integrationId, id, recorded));
   });
   return found;
 }
@@ -136,14 +136,14 @@ export async function readBack(
   if (toRead.length > Math.max(1, Math.ceil(context.expected / LIST_PAGE_SIZE))) {
     const listed = await listMembers(client, integrationId, context.recorded);
     for (const id of toRead) {
-      const member = listed.get(keyOf(id));
-      if (member) found.set(keyOf(id), member);
+      const member = listed.get(idOf(id));
+      if (member) found.set(idOf(id), member);
     }
-    toRead = toRead.filter((id) => !found.has(keyOf(id)));
+    toRead = toRead.filter((id) => !found.has(idOf(id)));
   }
   const recorded = byKey(context.recorded ?? []);
   await eachLimited(toRead, CONFIRM_CONCURRENCY, async (id) => {
-    found.set(keyOf(id), await readMember(client, integrationId, id, recorded));
+    found.set(idOf(id), await readMember(client, integrationId, id, recorded));
   });
   return found;
 }
