@@ -51,7 +51,12 @@ export function buildAccessFile(
   const emails = new Map(snapshot.users.map((u) => [u.id, u.email]));
   for (const record of snapshot.invalid) {
     if (record.what !== "member") continue;
-    leftOut.member(record.id, (record.id === undefined ? undefined : emails.get(idOf(record.id))) ?? null, record.integration, record.reason);
+    leftOut.member(
+      record.id,
+      (record.id === undefined ? undefined : emails.get(idOf(record.id))) ?? null,
+      record.integration,
+      record.reason,
+    );
   }
   const integrations = buildIntegrations(snapshot, users, invalidMembers, leftOut);
   const sorted = leftOut.sorted();

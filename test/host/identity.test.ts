@@ -83,9 +83,15 @@ describe("the API key in every part of an answer reaches no error, warning or ou
     [
       "a links.next carrying the key, repeated",
       (key) => {
-        const page = JSON.stringify({ data: [], links: { next: `/api/v1/users?page[number]=2&token=${key}` }, meta: { page: { total: 5 } } });
+        const page = JSON.stringify({
+          data: [],
+          links: { next: `/api/v1/users?page[number]=2&token=${key}` },
+          meta: { page: { total: 5 } },
+        });
         const full = JSON.stringify({
-          data: [{ id: A, type: "users", attributes: { email: "o@y.example", firstName: "O", lastName: "P", role: "workspace_login_only" } }],
+          data: [
+            { id: A, type: "users", attributes: { email: "o@y.example", firstName: "O", lastName: "P", role: "workspace_login_only" } },
+          ],
           links: { next: `/api/v1/users?page[number]=2&token=${key}` },
           meta: { page: { total: 5 } },
         });
@@ -97,7 +103,13 @@ describe("the API key in every part of an answer reaches no error, warning or ou
     ],
     [
       "a links.next to another host carrying the key",
-      (key) => [{ method: "GET", path: "/users", body: JSON.stringify({ data: [], links: { next: `https://evil.example/${key}?k=${key}` }, meta: {} }) }],
+      (key) => [
+        {
+          method: "GET",
+          path: "/users",
+          body: JSON.stringify({ data: [], links: { next: `https://evil.example/${key}?k=${key}` }, meta: {} }),
+        },
+      ],
     ],
     [
       "meta, links and errors of an error answer",

@@ -6,7 +6,14 @@
 import { sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, type IntegrationUser } from "../../client";
-import { DEFAULT_INTEGRATION_ROLE, idInput, defined, entitlementSet, type IntegrationEntitlementInputs, inviteRole } from "../../shared/inputs";
+import {
+  DEFAULT_INTEGRATION_ROLE,
+  idInput,
+  defined,
+  entitlementSet,
+  type IntegrationEntitlementInputs,
+  inviteRole,
+} from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
