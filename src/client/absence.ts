@@ -14,9 +14,12 @@ import { MAX_PAGE_SIZE } from "./paginate";
 /** The page size of the n-th listing (0 the first): each differs from the one before it. */
 export const proofPageSize = (n: number): number => (n % 2 === 0 ? MAX_PAGE_SIZE : MAX_PAGE_SIZE - 1 - Math.floor(n / 2));
 
-/** Whether two listings name the same records, leaving out `ignored` (records this process wrote meanwhile). */
-export function agree(a: ReadonlyMap<Id, unknown>, b: ReadonlyMap<Id, unknown>, ignored: ReadonlySet<string> = new Set()): boolean {
-  const ids = (m: ReadonlyMap<Id, unknown>) => [...m.keys()].filter((k) => !ignored.has(k)).sort();
+/**
+ * Whether two listings (keyed by id in its one form, `idOf`) name the same records, leaving out
+ * `ignored` (records this process wrote meanwhile).
+ */
+export function agree(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>, ignored: ReadonlySet<string> = new Set()): boolean {
+  const ids = (m: ReadonlyMap<string, unknown>) => [...m.keys()].filter((k) => !ignored.has(k)).sort();
   return JSON.stringify(ids(a)) === JSON.stringify(ids(b));
 }
 

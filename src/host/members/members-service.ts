@@ -5,10 +5,12 @@
  * 404 = absent), at most {@link CONFIRM_CONCURRENCY} at once; or, when that would cost more reads
  * than listing again, by a listing that agrees with the one before it (taken with another page
  * size, so that a service skipping the same offset on every walk cannot make both miss the same
- * member). When listings keep differing, the members still missing are read one by one.
+ * member): the package's one proof of absence, `client/absence.ts`. When listings keep differing,
+ * the members still missing are read one by one.
  */
 import { idOf } from "../../client/ids";
-import { InvalidResponseError, type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { type Id, InvalidResponseError, type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { agree, proofPageSize } from "../../client/absence";
 import { entitlementSet, inviteRole } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { byKey, type ServiceMember } from "./members-state";
@@ -16,8 +18,8 @@ import { byKey, type ServiceMember } from "./members-state";
 /** The most direct reads in flight at once. */
 export const CONFIRM_CONCURRENCY = 8;
 /** The page size of the confirming listing: another than the first listing's (100). */
-export const CONFIRM_PAGE_SIZE = 99;
-const LIST_PAGE_SIZE = 100;
+export const CONFIRM_PAGE_SIZE = proofPageSize(1);
+const LIST_PAGE_SIZE = proofPageSize(0);
 
 /** A member's state from the service's record. */
 export const serviceMember = (member: IntegrationUser): ServiceMember => ({
@@ -42,9 +44,9 @@ export async function listMembers(
   integrationId: string,
   recordedList: readonly IntegrationMemberState[] = [],
   pageSize = LIST_PAGE_SIZE,
-): Promise<Map<string, ServiceMember>> {
+): Promise<Map<Id, ServiceMember>> {
   const recorded = byKey(recordedList);
-  const members = new Map<string, ServiceMember>();
+  const members = new Map<Id, ServiceMember>();
   const onInvalid = (id: string | undefined) => {
     if (id !== undefined) members.set(idOf(id), oddMember(id, recorded));
   };
@@ -83,9 +85,6 @@ async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T
 /** How many more listings a confirmation takes, at most, before reading the rest one by one. */
 export const CONFIRM_LISTINGS = 2;
 
-const agree = (a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>) =>
-  a.size === b.size && [...a.keys()].every((key) => b.has(key));
-
 /**
  * Confirms the absences `userIds` (absent from `listed`): by key, the member found or `null` when
  * confirmed absent. Reads directly when there are no more of them than the pages of a listing;
@@ -104,7 +103,7 @@ export async function confirmAbsences(
   let toRead = [...userIds];
   let previous = context.listed;
   for (let n = 0; n < CONFIRM_LISTINGS && toRead.length > Math.max(1, Math.ceil(previous.size / CONFIRM_PAGE_SIZE)); n++) {
-    const again = await listMembers(client, integrationId, context.recorded, CONFIRM_PAGE_SIZE - n);
+    const again = await listMembers(client, integrationId, context.recorded, proofPageSize(n + 1));
     const consistent = agree(again, previous);
     for (const id of toRead) {
       const member = again.get(idOf(id));
