@@ -6,6 +6,7 @@ export { type Id, idOf, sameId } from "./ids";
 export type { JobHandle, WaitOptions } from "./jobs";
 export {
   collect,
+  emailKey,
   type Entitlement,
   type Integration,
   type IntegrationUser,

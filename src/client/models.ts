@@ -14,10 +14,13 @@ export const KNOWN_USER_ROLES = [
   "workspace_guest_user",
 ] as const;
 
+/** The one form of an email for comparing and keying: emails compare case-insensitively (contract). Emails are not ids (`ids.ts`). */
+export const emailKey = (email: string): string => email.trim().toLowerCase();
+
 /** Emails are compared case-insensitively (contract); a missing email matches nothing. */
 export function sameEmail(a: string | null | undefined, b: string | null | undefined): boolean {
   if (typeof a !== "string" || typeof b !== "string") return false;
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
+  return emailKey(a) === emailKey(b);
 }
 
 /** Drains an async iterable into an array. */
