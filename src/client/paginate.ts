@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { InvalidResponseError } from "./errors";
+import { redactError } from "./redact";
 import type { HttpTransport, RequestSpec } from "./transport";
 import { rawPage } from "./schemas";
 
@@ -47,26 +48,24 @@ export async function* paginate<T extends z.ZodType>(
       const id = idOf(item);
       const issue = parsed.error.issues[0];
       const field = issue ? issue.path.map(String).join(".") : "";
-      onInvalid?.(
-        id,
-        new InvalidResponseError(
-          http.redact(
-            `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that does not match the API contract: field "${field || "(root)"}": ${issue?.message ?? "invalid"}.`,
-          ),
-          { method: "GET", path, status, field },
-        ),
+      // The record is the service's text, its id too: the error is redacted whole.
+      const error = new InvalidResponseError(
+        `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that does not match the API contract: field "${field || "(root)"}": ${issue?.message ?? "invalid"}.`,
+        { method: "GET", path, status, field },
       );
+      onInvalid?.(id === undefined ? undefined : http.redact(id), redactError(error, http.redact));
     }
     const next: string | null | undefined = data.links?.next;
     if (!next || data.data.length === 0) return;
     if (seen.has(next)) {
       // The link is the service's text: it may carry the key (a gateway copying it into links).
-      throw new InvalidResponseError(http.redact(`GET ${first.path} returned the same links.next twice (${next}).`), {
+      const error = new InvalidResponseError(`GET ${first.path} returned the same links.next twice (${next}).`, {
         method: "GET",
         path: first.path,
         status: 200,
         field: "links.next",
       });
+      throw redactError(error, http.redact);
     }
     seen.add(next);
     spec = { method: "GET", path: next, scopes: first.scopes };

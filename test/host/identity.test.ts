@@ -22,6 +22,14 @@ function keyRuns(text: string, key: string): string[] {
   return runs;
 }
 
+/** A page of one (other) user, whose links.next is `next`. */
+const pageTo = (next: string) =>
+  JSON.stringify({
+    data: [{ id: A, type: "users", attributes: { email: "o@y.example", firstName: "O", lastName: "P", role: "workspace_login_only" } }],
+    links: { next },
+    meta: { page: { total: 5 } },
+  });
+
 /** Everything an error carries, as text: message, stack, cause and fields. */
 const textOf = (value: unknown) =>
   `${inspect(value, { depth: 8, showHidden: true })} ${value instanceof Error ? `${value.message} ${value.stack}` : ""}`;
@@ -107,9 +115,17 @@ describe("the API key in every part of an answer reaches no error, warning or ou
         {
           method: "GET",
           path: "/users",
-          body: JSON.stringify({ data: [], links: { next: `https://evil.example/${key}?k=${key}` }, meta: {} }),
+          body: pageTo(`https://evil.example/${key}?k=${key}`),
         },
       ],
+    ],
+    [
+      "a links.next to a host named after the key",
+      (key) => [{ method: "GET", path: "/users", body: pageTo(`https://${key}.evil.example/x`) }],
+    ],
+    [
+      "a links.next on the workspace whose path carries the key, answered 404",
+      (key) => [{ method: "GET", path: "/users", body: pageTo(`/api/v1/users/${key}/page2`) }],
     ],
     [
       "meta, links and errors of an error answer",
