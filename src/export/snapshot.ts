@@ -78,7 +78,9 @@ async function provenListing<T extends { id: string }>(
       const key = idOf(id ?? "");
       listing.set(key, [...(listing.get(key) ?? []), entry]);
     };
-    for await (const record of list(pageSize, (id, error) => add(id, { invalid: { id, reason: error.message } }))) {
+    const onInvalid = (id: string | undefined, error: Error) =>
+      add(id, { invalid: { id: id === undefined ? undefined : idOf(id), reason: error.message } });
+    for await (const record of list(pageSize, onInvalid)) {
       add(record.id, { record });
       if (first) each(record);
     }
@@ -108,7 +110,7 @@ export function selectIntegrations(all: Integration[], wanted: readonly string[]
   if (wanted === undefined) return all;
   const chosen = new Set<Integration>();
   for (const name of wanted) {
-    const byId = all.find((i) => i.id === name);
+    const byId = all.find((i) => i.id === idOf(name));
     const byLabel = all.filter((i) => i.label === name);
     if (byId) chosen.add(byId);
     else if (byLabel.length === 1) chosen.add(byLabel[0]!);
@@ -141,7 +143,8 @@ async function readIntegrationList(client: WorkspaceAccessClient): Promise<{
   const firstCopy = new Map<string, Integration>();
   const unusable = new Map<string, string>();
   const broken: Array<{ id: string | undefined; reason: string }> = [];
-  const onInvalidIntegration = (id: string | undefined, error: Error) => broken.push({ id, reason: error.message });
+  const onInvalidIntegration = (id: string | undefined, error: Error) =>
+    broken.push({ id: id === undefined ? undefined : idOf(id), reason: error.message });
   for await (const integration of client.integrations.list({ onInvalid: onInvalidIntegration })) {
     const first = firstCopy.get(integration.id);
     if (!first) {
