@@ -59,6 +59,24 @@ describe("one identity for an id, whatever its case", () => {
   });
 });
 
+describe("a state written with ids in another case", () => {
+  it("an IntegrationMembers whose state holds upper-case ids sees no change and no replacement in the same members, checked into lower case", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const olds = {
+      integrationId: INTEGRATION.toUpperCase(),
+      members: [{ userId: A.toUpperCase(), entitlements: ["VIEWER"], role: "account_collaborator" as const }],
+      removeUnmanaged: false,
+      unmanagedMembers: [],
+      unfinishedJobIds: [],
+    };
+    const { inputs } = await members.check!(olds, { integrationId: INTEGRATION, members: [{ userId: A, entitlements: ["VIEWER"] }] });
+    const diff = await members.diff!(olds.integrationId, olds, inputs!);
+    expect(diff).toMatchObject({ changes: false, replaces: [] });
+    expect(emu.requests).toEqual([]);
+  });
+});
+
 describe("User with adoptExisting: an email the search missed is confirmed before POST /users", () => {
   it("a page shift hides the user from the search: the user is adopted, no POST /users is sent", async () => {
     const email = "target@x.example";
