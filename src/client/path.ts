@@ -13,10 +13,10 @@ export function segment(value: string, what: string): string {
 }
 
 /** The segments that are record ids: sent in their one form (`ids.ts`), whatever case the caller holds. */
-const RECORD_IDS = new Set(["user id", "integration id"]);
+const isRecordId = (what: string) => what === "user id" || what === "integration id";
 
 /** `segments` joined into a relative path, each one encoded; a user or integration id in its one form. */
 export function pathOf(...parts: Array<[value: string, what: string] | string>): string {
-  const text = ([value, what]: [string, string]) => (RECORD_IDS.has(what) && typeof value === "string" ? idOf(value) : value);
+  const text = ([value, what]: [string, string]) => (isRecordId(what) && typeof value === "string" ? idOf(value) : value);
   return parts.map((p) => (typeof p === "string" ? p : segment(text(p), p[1]))).join("/");
 }
