@@ -1,8 +1,8 @@
 /**
  * Reads what an export needs from the workspace, with the package's client (its pacing, retries
- * and rate-limit handling): the integration list (one page for up to 100) first, then every page
- * of the users and of the members of each integration in scope, side by side, each list until a
- * second listing at another page size agrees with it (a list proves presence, never absence).
+ * and rate-limit handling): the integration list first, then every page of the users and of the
+ * members of each integration in scope, side by side, each list until a second listing at another
+ * page size agrees with it (a list proves presence, never absence).
  * Records are kept in a compact form as they arrive, so memory grows with the records, not with
  * the pages. A record that does not match the API contract is set aside (`invalid`), never fails
  * its page; an integration's members are then not read. An integration listed twice (offset
@@ -129,7 +129,7 @@ export function selectIntegrations(all: Integration[], wanted: readonly string[]
 }
 
 /**
- * The integration list, each integration once. One whose record broke the contract, or whose
+ * The integration list (proven, as every list), each integration once. One whose record broke the contract, or whose
  * copies differ (which copy is right would be a guess), is unusable: its members are not read, and
  * it is left out, but it can still be selected by id (it is in scope, so --check does not take its
  * members for gone).
@@ -142,10 +142,14 @@ async function readIntegrationList(client: WorkspaceAccessClient): Promise<{
   const all: Integration[] = [];
   const firstCopy = new Map<string, Integration>();
   const unusable = new Map<string, string>();
-  const broken: Array<{ id: string | undefined; reason: string }> = [];
-  const onInvalidIntegration = (id: string | undefined, error: Error) =>
-    broken.push({ id: id === undefined ? undefined : idOf(id), reason: error.message });
-  for await (const integration of client.integrations.list({ onInvalid: onInvalidIntegration })) {
+  // Proven like every list: an integration missing from it would read as its members gone.
+  const read = await provenListing(
+    "the workspace's integrations",
+    (pageSize, onInvalid) => client.integrations.list({ onInvalid, pageSize }),
+    () => {},
+  );
+  const broken = read.invalid;
+  for (const integration of read.records) {
     const first = firstCopy.get(integration.id);
     if (!first) {
       firstCopy.set(integration.id, integration);

@@ -60,10 +60,9 @@ export async function rawPage(emulator: Emulator, list: string): Promise<RawPage
 }
 /**
  * Makes the next `times` reads of `list` answer `page` as its only page: by default every listing
- * one export takes of it (two of the users and of each member list, the second, at another page
- * size, proving the first; one of the integrations).
+ * one export takes of it (two of every list, the second, at another page size, proving the first).
  */
-export function answerWith(emulator: Emulator, list: string, page: RawPage, times = list === "integrations" ? 1 : 2): void {
+export function answerWith(emulator: Emulator, list: string, page: RawPage, times = 2): void {
   emulator.fault({ method: "GET", path: `/${list}`, body: JSON.stringify({ ...page, links: { next: null } }), times });
 }
 export const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
