@@ -17,8 +17,8 @@
  * a later listing that agrees, then proven, confirms every later miss for a while; else a direct
  * read of each, 404 = absent).
  *
- * User ids compare case-insensitively: whether the service keeps the case a client sent is not
- * documented.
+ * User ids compare in their one form (`idOf`): whether the service keeps the case a client sent is
+ * not documented.
  */
 import { idOf } from "../client/ids";
 import { type Clock, type IntegrationUser, systemClock, type WorkspaceAccessClient } from "../client";

@@ -107,7 +107,7 @@ export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffRe
   // A pending write is resumed by an update (the set it asked is not known to be held).
   const pending = pendingOf(olds) !== undefined;
   const differs = (key: string, same: (a: unknown, b: unknown) => boolean) => isUnknown(news[key]) || !same(olds[key], news[key]);
-  // Ids compare case-insensitively: a service may answer them in another case than the program gave.
+  // Ids compare in their one form (`idOf`): a state written before may hold the case a service once answered.
   const moved = ["integrationId", "userId"].filter((key) =>
     differs(key, (a, b) => a === b || (typeof a === "string" && typeof b === "string" && sameId(a, b))),
   );

@@ -10,7 +10,7 @@
  * reads those members and plans again with what it found. Absences no decision rests on are not
  * read, so a quiet workspace where the list has everyone costs nothing more.
  *
- * User ids are compared case-insensitively ({@link idOf}): a service may answer another case.
+ * User ids are compared in their one form ({@link idOf}): a service may answer another case.
  */
 import { idOf } from "../../client/ids";
 import { DEFAULT_INTEGRATION_ROLE, entitlementSet, type MemberInputs } from "../../shared/inputs";
