@@ -50,7 +50,8 @@ export async function* paginate<T extends z.ZodType>(
       const field = issue ? issue.path.map(String).join(".") : "";
       // The record is the service's text, its id too: the error is redacted whole.
       const error = new InvalidResponseError(
-        `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that does not match the API contract: field "${field || "(root)"}": ${issue?.message ?? "invalid"}.`,
+        `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that does not match the API contract: ` +
+          `field "${field || "(root)"}": ${issue?.message ?? "invalid"}.`,
         { method: "GET", path, status, field },
       );
       onInvalid?.(id === undefined ? undefined : http.redact(id), redactError(error, http.redact));

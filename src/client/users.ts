@@ -83,7 +83,8 @@ export class UsersApi {
     if (hit || proof.proven) return hit;
     if (proof.error !== undefined) throw proof.error;
     throw new WorkspaceAccessError(
-      `Could not prove that no user has the email ${email}: ${SEARCH_PROOF_LISTINGS + 1} searches of GET /users?filter= disagreed (users came or went while they were read). Nothing was created; run again.`,
+      `Could not prove that no user has the email ${email}: ${SEARCH_PROOF_LISTINGS + 1} searches of GET /users?filter= disagreed ` +
+        "(users came or went while they were read). Nothing was created; run again.",
       { kind: "invalid_response", method: "GET", path: "users" },
     );
   }

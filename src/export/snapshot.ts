@@ -91,7 +91,8 @@ async function provenListing<T extends { id: string }>(
   if (!proof.proven) {
     if (proof.error !== undefined) throw proof.error;
     throw new ExportError(
-      `${COMPLETE_LISTINGS} listings of ${what} named different records (records came or went while they were read, so pages shifted): nothing was written, since an absence could not be proven. Run again when the workspace is quieter.`,
+      `${COMPLETE_LISTINGS} listings of ${what} named different records (records came or went while they were read, so pages shifted): ` +
+        "nothing was written, since an absence could not be proven. Run again when the workspace is quieter.",
     );
   }
   const entries = [...proof.listing.values()].flat();
