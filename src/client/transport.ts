@@ -10,7 +10,7 @@ import { RateLimitError, type WorkspaceAccessError } from "./errors";
 import { Connection, type RawResponse, type RequestSpec } from "./http";
 import { Pacer } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
-import { makeRedactor } from "./redact";
+import { makeRedactor, redactError } from "./redact";
 import { backoffDelay, type Decision, decide, type RetryLimits } from "./retry-policy";
 import { describeScopes } from "./scopes";
 import { DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
@@ -96,9 +96,20 @@ export class HttpTransport {
 
   /**
    * Sends `spec`, as often as the retry policy allows, and parses the answer with `schema`
-   * (`null` for answers without a body, such as 204).
+   * (`null` for answers without a body, such as 204). Every error it raises is redacted whole
+   * (message, stack, every field: `redactError`), whichever code built it: a link's host or path,
+   * a header or an answer may carry the key.
    */
   async request<S extends z.ZodType>(spec: RequestSpec, schema: S | null): Promise<Response<z.infer<S>>> {
+    try {
+      return await this.#exchange(spec, schema);
+    } catch (error) {
+      throw redactError(error, this.redact);
+    }
+  }
+
+  /** {@link request}, before its errors are redacted. */
+  async #exchange<S extends z.ZodType>(spec: RequestSpec, schema: S | null): Promise<Response<z.infer<S>>> {
     const url = this.#connection.url(spec);
     const { method } = spec;
     const path = url.pathname;

@@ -15,7 +15,7 @@
  * - An `IntegrationEntitlement` with `adoptExisting` is warned about, not failed: the membership
  *   it adopts may hold an entitlement the integration no longer offers.
  */
-import { UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
+import { idOf, sameId, UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
 import { keySourceHint } from "../shared/hints";
 import { type CheckFailure, entitlementSet } from "../shared/inputs";
 import { containsUnknown, isUnknown } from "../shared/unknown";
@@ -112,7 +112,7 @@ export class EntitlementCatalogue {
   async unofferedEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
     const { integrationId, entitlements } = news;
     if (!knownString(integrationId) || !knownSet(entitlements)) return [];
-    if (olds.integrationId === integrationId && sameSet(olds.entitlements, entitlements)) return [];
+    if (knownString(olds.integrationId) && sameId(olds.integrationId, integrationId) && sameSet(olds.entitlements, entitlements)) return [];
     const refused = await this.#refusal(integrationId);
     if (refused) return [refused];
     const reason = await this.#unofferedReasonFor(integrationId, entitlements);
@@ -139,15 +139,15 @@ export class EntitlementCatalogue {
     const { integrationId, members } = news;
     if (!knownString(integrationId) || !Array.isArray(members)) return [];
     const priorSets = new Map<string, unknown>();
-    if (olds.integrationId === integrationId && Array.isArray(olds.members)) {
-      for (const m of olds.members) if (isRecord(m) && typeof m.userId === "string") priorSets.set(m.userId, m.entitlements);
+    if (knownString(olds.integrationId) && sameId(olds.integrationId, integrationId) && Array.isArray(olds.members)) {
+      for (const m of olds.members) if (isRecord(m) && typeof m.userId === "string") priorSets.set(idOf(m.userId), m.entitlements);
     }
     const failures: CheckFailure[] = [];
     for (const [i, m] of members.entries()) {
       // A member whose user is not known yet (created by the same program) is checked too: its set
       // is new whatever it is, and a wrong id would otherwise fail only during up, after the user exists.
       if (!isRecord(m) || !knownSet(m.entitlements)) continue;
-      if (knownString(m.userId) && sameSet(priorSets.get(m.userId), m.entitlements)) continue;
+      if (knownString(m.userId) && sameSet(priorSets.get(idOf(m.userId)), m.entitlements)) continue;
       const refused = await this.#refusal(integrationId);
       if (refused) return [refused];
       const reason = await this.#unofferedReasonFor(integrationId, m.entitlements);

@@ -6,9 +6,9 @@
  * still paging join it, however long it takes. A resource missing from it is confirmed with a
  * direct GET before it is reported gone, so a user created after the list began is never dropped.
  */
+import { idOf } from "../client/ids";
 import { type Clock, type IntegrationUser, NotFoundError, systemClock, type User, type WorkspaceAccessClient } from "../client";
 import { BatchWindow } from "../shared/batch-window";
-import { idKey } from "./ids";
 import { CreateLookups, type MemberLookup } from "./member-lookup";
 
 /** How long the first read waits for others to join it. */
@@ -42,7 +42,7 @@ class Batcher<T> {
     const snapshot = await this.#snapshotFor();
     // A failed list is no answer: the read falls back to its own GET.
     const items = snapshot ? await snapshot.items.catch(() => undefined) : undefined;
-    const hit = items?.get(idKey(id));
+    const hit = items?.get(idOf(id));
     if (hit) return hit;
     try {
       return await this.#get(id);
@@ -81,7 +81,7 @@ class Batcher<T> {
   #take(): Snapshot<T> {
     const items = (async () => {
       const map = new Map<string, T>();
-      for await (const item of this.#list()) map.set(idKey(item.id), item);
+      for await (const item of this.#list()) map.set(idOf(item.id), item);
       return map;
     })();
     const snapshot: Snapshot<T> = { takenAt: this.#clock.now(), items, settled: false };
@@ -135,7 +135,7 @@ export class ReadCache {
 
   /** The integration member, or `undefined` when the user is not a member. */
   member(integrationId: string, userId: string): Promise<IntegrationUser | undefined> {
-    let batcher = this.#members.get(idKey(integrationId));
+    let batcher = this.#members.get(idOf(integrationId));
     if (!batcher) {
       batcher = new Batcher(
         this.#maxAgeMs,
@@ -143,7 +143,7 @@ export class ReadCache {
         () => this.#client.integrations.listUsers(integrationId),
         (id) => this.#client.integrations.getUser(integrationId, id),
       );
-      this.#members.set(idKey(integrationId), batcher);
+      this.#members.set(idOf(integrationId), batcher);
     }
     return batcher.read(userId);
   }
@@ -154,7 +154,7 @@ export class ReadCache {
    * 404 is thrown (and asked again next time).
    */
   integrationVisible(integrationId: string): Promise<boolean> {
-    const key = idKey(integrationId);
+    const key = idOf(integrationId);
     let visible = this.#visible.get(key);
     if (!visible) {
       visible = this.#client.integrations.get(integrationId).then(
@@ -182,7 +182,7 @@ export class ReadCache {
     if (!integrationId) {
       for (const members of this.#members.values()) members.invalidate();
     } else {
-      this.#members.get(idKey(integrationId))?.invalidate();
+      this.#members.get(idOf(integrationId))?.invalidate();
     }
   }
 }

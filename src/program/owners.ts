@@ -1,7 +1,8 @@
 /**
  * One owner per user and per membership in a program, checked in the program process before any
  * resource is registered. Two `User` resources with one email (case-insensitively), or two
- * `IntegrationEntitlement` resources for one integration and user, would overwrite each other
+ * `IntegrationEntitlement` resources for one integration and user (ids in their one form, `idOf`:
+ * in any case), would overwrite each other
  * and destroying either would remove access for both: the program fails instead, naming both.
  *
  * Each resource's key input waits for its check: values known at declaration are all declared
@@ -15,6 +16,8 @@
  * process (tests) never collide.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { emailKey } from "../client/models";
+import { idOf } from "../client/ids";
 import { type ProgramRun, thisRun } from "./program-run";
 
 type Kind = "User" | "IntegrationEntitlement";
@@ -50,7 +53,7 @@ async function declareOwner(kind: Kind, key: string, what: string, name: string)
 /** The email, passed through once it is known and no other `User` of the program has it. */
 export function ownedEmail(email: pulumi.Input<string>, name: string): pulumi.Output<string> {
   return pulumi.output(email).apply(async (value) => {
-    if (typeof value === "string") await declareOwner("User", value.trim().toLowerCase(), `the user with the email ${value}`, name);
+    if (typeof value === "string") await declareOwner("User", emailKey(value), `the user with the email ${value}`, name);
     return value;
   });
 }
@@ -64,7 +67,8 @@ export function ownedMembership(integrationId: pulumi.Input<string>, userId: pul
     if (typeof integration === "string" && typeof user === "string") {
       await declareOwner(
         "IntegrationEntitlement",
-        `${integration}/${user}`,
+        // One membership whatever the case of its ids: `ABC` and `abc` name one user.
+        `${idOf(integration)}/${idOf(user)}`,
         `the membership of user ${user} in integration ${integration}`,
         name,
       );
@@ -87,9 +91,9 @@ export function ownedIntegration(
   return pulumi.output(integrationId).apply(async (value) => {
     if (typeof value !== "string") return value;
     const run = thisRun();
-    const declared = run.integrationOwners.get(value) ?? [];
+    const declared = run.integrationOwners.get(idOf(value)) ?? [];
     if (!declared.some((d) => d.kind === kind && d.name === name)) declared.push({ kind, name });
-    run.integrationOwners.set(value, declared);
+    run.integrationOwners.set(idOf(value), declared);
     await nextRound(run);
     const whole = declared.filter((d) => d.kind === "IntegrationMembers");
     const others = declared.filter((d) => !(d.kind === kind && d.name === name));

@@ -3,6 +3,7 @@
  * `check` validates here, before anything is sent, and names the property of every failure.
  */
 import { z } from "zod";
+import { type Id, idOf } from "../client/ids";
 import { containsUnknown } from "./unknown";
 
 /** The longest first or last name accepted. */
@@ -28,9 +29,15 @@ const email = z
   .refine((v) => v === v.trim(), "email must not start or end with spaces")
   .pipe(z.email({ error: "email must be a valid address such as alice@example.com" }));
 
-/** A path-safe id: letters, digits, `_` and `-` only, so it can never reach another endpoint. */
+/** A path-safe id: letters, digits, `_` and `-` only, so it can never reach another endpoint; parsed into its one form. */
 const pathId = (what: string) =>
-  z.string({ error: `${what} must be a string` }).regex(/^[A-Za-z0-9_-]+$/, `${what} must contain only letters, digits, "_" and "-"`);
+  z
+    .string({ error: `${what} must be a string` })
+    .regex(/^[A-Za-z0-9_-]+$/, `${what} must contain only letters, digits, "_" and "-"`)
+    .transform(idOf);
+
+/** An integration id: a UUID, parsed into its one form. */
+const integrationId = z.guid({ error: "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07" }).transform(idOf);
 
 /** An entitlement id: no `/`, `?`, `#`, `%`, spaces at the ends or `..`. */
 const entitlementId = z
@@ -68,7 +75,7 @@ export const userInputs = z.strictObject({
 
 /** Inputs of an {@link IntegrationEntitlement}. */
 export const integrationEntitlementInputs = z.strictObject({
-  integrationId: z.guid({ error: "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07" }),
+  integrationId,
   userId: pathId("userId"),
   entitlements: z
     .array(entitlementId, { error: 'entitlements must be a list of entitlement ids such as ["VIEWER"]' })
@@ -88,13 +95,14 @@ const memberInput = z.strictObject({
   role: z.enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` }).optional(),
 });
 
-/** Inputs of an {@link IntegrationMembers}: a user at most once (a failure names the later one, `members[3].userId`). */
+/** Inputs of an {@link IntegrationMembers}: a user at most once, in any case (a failure names the later one, `members[3].userId`). */
 export const integrationMembersInputs = z.strictObject({
-  integrationId: z.guid({ error: "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07" }),
+  integrationId,
   members: z
     .array(memberInput, { error: 'members must be a list of members such as [{ userId: alice.id, entitlements: ["VIEWER"] }]' })
     .superRefine((members, ctx) => {
-      const first = new Map<string, number>();
+      // The ids are in their one form here (`pathId`): `A` and `a` are one user.
+      const first = new Map<Id, number>();
       members.forEach((member, i) => {
         const earlier = first.get(member.userId);
         if (earlier === undefined) first.set(member.userId, i);
@@ -203,6 +211,9 @@ function unknownKeysReason(keys: readonly string[], schema: z.ZodObject): string
 export function importOf(news: Record<string, unknown>): Record<string, unknown> {
   return typeof news[IMPORT_ID] === "string" ? { [IMPORT_ID]: news[IMPORT_ID] } : {};
 }
+
+/** An id input in its one form ({@link idOf}); a value not known yet, or not a string (check names it), as it is. */
+export const idInput = (value: unknown): unknown => (typeof value === "string" ? idOf(value) : value);
 
 /** Removes `undefined` values (the host cannot encode them). */
 export function defined<T extends Record<string, unknown>>(value: T): T {

@@ -3,11 +3,18 @@
  * its inputs as `check` normalises them, its outputs from the member the service has, whether a
  * write may still land (`pendingOf`), and what a change of inputs means (`diffEntitlement`). No request.
  */
+import { sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, type IntegrationUser } from "../../client";
-import { DEFAULT_INTEGRATION_ROLE, defined, entitlementSet, type IntegrationEntitlementInputs, inviteRole } from "../../shared/inputs";
+import {
+  DEFAULT_INTEGRATION_ROLE,
+  idInput,
+  defined,
+  entitlementSet,
+  type IntegrationEntitlementInputs,
+  inviteRole,
+} from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
-import { sameId } from "../ids";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
 export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInputs {
@@ -48,8 +55,8 @@ export function parseId(id: string): { integrationId: string; userId: string } {
 export function normalise(news: Props): IntegrationEntitlementInputs {
   const entitlements = news.entitlements;
   return defined({
-    integrationId: news.integrationId,
-    userId: news.userId,
+    integrationId: idInput(news.integrationId),
+    userId: idInput(news.userId),
     entitlements: Array.isArray(entitlements) && !containsUnknown(entitlements) ? entitlementSet(entitlements as string[]) : entitlements,
     role: news.role ?? DEFAULT_INTEGRATION_ROLE,
     adoptExisting: news.adoptExisting ?? false,
@@ -118,7 +125,7 @@ export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffRe
   // A pending write is resumed by an update (the set it asked is not known to be held).
   const pending = pendingOf(olds) !== undefined;
   const differs = (key: string, same: (a: unknown, b: unknown) => boolean) => isUnknown(news[key]) || !same(olds[key], news[key]);
-  // Ids compare case-insensitively: a service may answer them in another case than the program gave.
+  // Ids compare in their one form (`idOf`): a state written before may hold the case a service once answered.
   const moved = ["integrationId", "userId"].filter((key) =>
     differs(key, (a, b) => a === b || (typeof a === "string" && typeof b === "string" && sameId(a, b))),
   );

@@ -6,6 +6,7 @@
  */
 import {
   ConfigurationError,
+  idOf,
   type IntegrationUser,
   type JobHandle,
   unlessNotFound,
@@ -17,7 +18,7 @@ import type { InvitationResult } from "../invite-batcher";
 import { afterJobWait, PartialWriteError } from "../partial-write";
 import type { ProviderContext } from "../provider-runtime";
 import { membershipId, parseId, sameSet } from "./entitlement-state";
-import { sameId } from "../ids";
+import { sameId } from "../../client/ids";
 
 const memberOrUndefined = (client: WorkspaceAccessClient, integrationId: string, userId: string) =>
   unlessNotFound(client.integrations.getUser(integrationId, userId));
@@ -165,7 +166,7 @@ export async function createMembership(
   }
   const member: IntegrationUser = shared
     ? {
-        id: inputs.userId,
+        id: idOf(inputs.userId),
         email: null,
         firstName: null,
         lastName: null,

@@ -26,9 +26,10 @@
  * still happen, and the state records what the service then has (a partial create or update): the
  * next `up` converges from there.
  */
+import { idOf } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, NotFoundError, type WorkspaceAccessClient } from "../../client";
-import { sameId } from "../ids";
+import { sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
 import { defined, IMPORT_ID, importOf, type IntegrationMembersInputs, integrationMembersInputs, validate } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
@@ -36,7 +37,6 @@ import { settle } from "../pending-jobs";
 import { applyPlan, failedError, runError, runOf, writerOf } from "./members-apply";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { asInputs, declaredOf, diffMembers, normalise, type Props } from "./members-diff";
-import { keyOf } from "./members-refusals";
 import { confirmAbsences, listMembers } from "./members-service";
 import { type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
 import { type ProviderContext, providerOf } from "../provider-runtime";
@@ -76,8 +76,8 @@ function withAdoption(
   takenOver: readonly string[],
   deleteOnDestroy: boolean | undefined,
 ): IntegrationMembersOutputs {
-  const managed = new Set(outputs.members.map((m) => keyOf(m.userId)));
-  const adopted = new Map([...(prior ?? []), ...takenOver].filter((id) => managed.has(keyOf(id))).map((id) => [keyOf(id), id]));
+  const managed = new Set(outputs.members.map((m) => idOf(m.userId)));
+  const adopted = new Map([...(prior ?? []), ...takenOver].filter((id) => managed.has(idOf(id))).map((id) => [idOf(id), id]));
   return { ...outputs, adoptedMembers: [...adopted.values()].sort(), ...(deleteOnDestroy === true ? { deleteOnDestroy: true } : {}) };
 }
 
@@ -178,13 +178,13 @@ async function read(
   );
   // The inputs as the program declares them: a role only where it declares one (or, from a
   // state without that record, an import, every known role), so a refresh changes nothing else.
-  const declared = declaredRoles === undefined ? undefined : new Set(declaredRoles.map(keyOf));
+  const declared = declaredRoles === undefined ? undefined : new Set(declaredRoles.map(idOf));
   const inputs = {
     integrationId: id,
     members: outs.members.map((m) => ({
       userId: m.userId,
       entitlements: m.entitlements,
-      ...(m.role !== null && (declared === undefined || declared.has(keyOf(m.userId))) ? { role: m.role } : {}),
+      ...(m.role !== null && (declared === undefined || declared.has(idOf(m.userId))) ? { role: m.role } : {}),
     })),
     removeUnmanaged: outs.removeUnmanaged,
     ...(outs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}),
@@ -209,7 +209,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   const { client } = ctx.connection();
   const running = props.unfinishedJobIds?.length ? await settle(client, props.unfinishedJobIds) : [];
   // Members who were members before this resource managed them are given back as they are.
-  const adopted = new Set(props.deleteOnDestroy === true ? [] : (props.adoptedMembers ?? []).map(keyOf));
+  const adopted = new Set(props.deleteOnDestroy === true ? [] : (props.adoptedMembers ?? []).map(idOf));
   const taken = claimedIn(ctx, id);
   let acts: Actions;
   try {
@@ -217,7 +217,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
       op: "delete" as const,
       integrationId: id,
       prior: { ...props, members: props.members ?? [] },
-      claimed: (userId: string) => taken(userId) || adopted.has(keyOf(userId)),
+      claimed: (userId: string) => taken(userId) || adopted.has(idOf(userId)),
       running,
     };
     acts = await planAgainstService(client, base, props.members);
@@ -226,7 +226,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     throw error;
   }
   const left = (props.adoptedMembers ?? []).filter(
-    (userId) => adopted.has(keyOf(userId)) && acts.present.some((m) => sameId(m.userId, userId)),
+    (userId) => adopted.has(idOf(userId)) && acts.present.some((m) => sameId(m.userId, userId)),
   );
   if (left.length > 0) {
     ctx.warn(

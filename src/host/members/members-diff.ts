@@ -2,11 +2,11 @@
  * An {@link IntegrationMembers}' inputs as `check` normalises them, and what a change of inputs
  * means (`diffMembers`): from the state alone, no request; the update plans again against the service.
  */
+import { idOf, sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
-import { entitlementSet, type IntegrationMembersInputs, type MemberInputs } from "../../shared/inputs";
+import { entitlementSet, idInput, type IntegrationMembersInputs, type MemberInputs } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
 import { planMembers } from "./members-plan";
-import { keyOf } from "./members-refusals";
 import { byKey, type IntegrationMembersOutputs, sortByUser } from "./members-state";
 
 export type Props = Record<string, unknown>;
@@ -16,11 +16,11 @@ export function normalise(news: Props): Props {
   const members = news.members;
   const known = Array.isArray(members) && !containsUnknown(members);
   return {
-    integrationId: news.integrationId,
+    integrationId: idInput(news.integrationId),
     members: known
       ? sortByUser(
           (members as MemberInputs[]).map((m) => ({
-            userId: m.userId,
+            userId: idInput(m.userId) as string,
             entitlements: entitlementSet(m.entitlements),
             ...(m.role !== undefined ? { role: m.role } : {}),
           })),
@@ -41,7 +41,7 @@ export const declaredOf = (inputs: IntegrationMembersInputs) => ({
 
 /** A change of inputs: the integration replaces the resource; members, their sets and declared roles, and pending removals update it. */
 export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynamic.DiffResult {
-  const replaces = isUnknown(news.integrationId) || news.integrationId !== olds.integrationId ? ["integrationId"] : [];
+  const replaces = isUnknown(news.integrationId) || !sameId(String(news.integrationId), olds.integrationId) ? ["integrationId"] : [];
   const removeUnmanaged = news.removeUnmanaged === true;
   const unmanaged = olds.unmanagedMembers ?? [];
   const flagChanged = isUnknown(news.removeUnmanaged) || removeUnmanaged !== (olds.removeUnmanaged === true);
@@ -49,7 +49,7 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
   const declared = news.members as MemberInputs[];
   const state = byKey(olds.members ?? []);
   const changedMember = (m: MemberInputs) => {
-    const s = state.get(keyOf(m.userId));
+    const s = state.get(idOf(m.userId));
     return (
       !s ||
       JSON.stringify(entitlementSet(s.entitlements)) !== JSON.stringify(entitlementSet(m.entitlements)) ||
@@ -59,7 +59,7 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
   const membersChanged = declared.length !== state.size || declared.some(changedMember);
   // A role newly declared (or no longer declared) with the service's value: no write, but the
   // state must learn it, or each refresh would report the role as the program no longer has it.
-  const declaredRoles = (ids: readonly string[]) => JSON.stringify([...ids].map(keyOf).sort());
+  const declaredRoles = (ids: readonly string[]) => JSON.stringify([...ids].map(idOf).sort());
   const rolesChanged =
     olds.declaredRoles !== undefined &&
     declaredRoles(olds.declaredRoles) !== declaredRoles(declared.filter((m) => m.role !== undefined).map((m) => m.userId));

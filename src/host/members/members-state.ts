@@ -1,8 +1,8 @@
 /**
  * What an {@link IntegrationMembers} stores, and how one operation's findings become it.
  */
+import { idOf } from "../../client/ids";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../../shared/member-state";
-import { keyOf } from "./members-refusals";
 
 /** What an {@link IntegrationMembers} stores. */
 export interface IntegrationMembersOutputs {
@@ -48,7 +48,7 @@ export interface Failure {
   error: unknown;
 }
 
-/** Everything one operation found and did, from which the outputs are built. Maps are keyed by {@link keyOf}. */
+/** Everything one operation found and did, from which the outputs are built. Maps are keyed by {@link idOf}. */
 export interface Run {
   integrationId: string;
   /** Everyone the service has, as far as this operation knows. */
@@ -63,8 +63,8 @@ export interface Run {
 export const sortByUser = <T extends { userId: string }>(list: T[]) =>
   list.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
 
-/** A map of members by {@link keyOf} of their user id. */
-export const byKey = <T extends { userId: string }>(list: readonly T[]) => new Map(list.map((m) => [keyOf(m.userId), m]));
+/** A map of members by {@link idOf} of their user id. */
+export const byKey = <T extends { userId: string }>(list: readonly T[]) => new Map(list.map((m) => [idOf(m.userId), m]));
 
 /** The outputs after a run: managed members, and everyone else the service has as unmanaged. */
 export function outputsOf(

@@ -7,6 +7,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Integration } from "../../client";
+import { emailKey } from "../../client/models";
 import { inviteRole } from "../../shared/inputs";
 import type { IntegrationEntitlementRole } from "../integration-entitlement";
 import { LookupError } from "./lookup-error";
@@ -247,7 +248,11 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, _opts?: p
         entitlements: [...m.entitlements],
         status: m.status ?? null,
       }))
-      .sort((a, b) => compare(a.email?.toLowerCase(), b.email?.toLowerCase()) || compare(a.userId, b.userId));
+      .sort(
+        (a, b) =>
+          compare(a.email == null ? undefined : emailKey(a.email), b.email == null ? undefined : emailKey(b.email)) ||
+          compare(a.userId, b.userId),
+      );
     return { members };
   });
 }
