@@ -41,17 +41,14 @@ export function failureMessage(diagnostics: readonly EngineDiagnostic[], command
     seen.add(text);
   }
   if (messages.length > 0) return messages.join("; ");
-  // No diagnostic: the engine did not run. The CLI's own `error:` lines say why.
-  const errorLines = commandOutput
+  // No diagnostic: the engine did not run. The CLI's own `error:` lines say why, else its last line.
+  // The Automation API's message is `code: N\n stdout: ...\n stderr: ...\n err?: ...`.
+  const lines = commandOutput
     .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => /^error:/i.test(line))
-    .map((line) => line.replace(/^error:\s*/i, ""))
-    .filter((line) => !GENERIC.test(line));
-  if (errorLines.length > 0) return [...new Set(errorLines)].join("; ");
-  const last = commandOutput
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l !== "" && !/^(code|stdout|stderr|err\?):\s*$/.test(l));
-  return last.at(-1) ?? "the pulumi command failed without a message";
+    .map((line) => line.trim().replace(/^(stdout|stderr|err\?):\s*/, ""))
+    .filter((line) => line !== "" && !/^code: -?\d+$/.test(line));
+  const errors = lines.filter((line) => /^error:/i.test(line)).map((line) => line.replace(/^error:\s*/i, ""));
+  const telling = [...new Set(errors.filter((line) => !GENERIC.test(line)))];
+  if (telling.length > 0) return telling.join("; ");
+  return lines.filter((line) => !GENERIC.test(line)).at(-1) ?? "the pulumi command failed without a message";
 }
