@@ -41,8 +41,11 @@ export class EventCollector {
     if (event.summaryEvent) this.summary = countsOf(event.summaryEvent.resourceChanges);
     const step = event.resourcePreEvent?.metadata;
     if (step && CHANGE_OPS.has(step.op)) this.#resources.set(step.urn, resourceOf(step.op, step.urn, step.type));
-    // A refresh's steps are all `refresh`: the outputs event says whether the resource drifted or is gone.
+    // A refresh's steps are `refresh`: its outputs event says whether the resource drifted or is gone
+    // (or names the step `update` or `delete` outright, as the CLI's JSON display does).
     const refreshed = event.resOutputsEvent?.metadata;
+    if (refreshed && CHANGE_OPS.has(refreshed.op))
+      this.#resources.set(refreshed.urn, resourceOf(refreshed.op, refreshed.urn, refreshed.type));
     if (refreshed?.op === "refresh") {
       const gone = refreshed.new === undefined && refreshed.old !== undefined;
       const drifted = (refreshed.diffs?.length ?? 0) > 0 || Object.keys(refreshed.detailedDiff ?? {}).length > 0;

@@ -20,7 +20,7 @@ export interface FleetOptions {
   parallel?: number;
   /** `up`: run every stack even after the canary or another stack failed. */
   continueOnError?: boolean;
-  /** Fail (exit 1) when a stack plans or finds a change; passed to the engine, so `up` changes nothing then. */
+  /** A stack that plans, makes or finds a change fails (`pulumi --expect-no-changes`: an `up` applies them first). */
   expectNoChanges?: boolean;
   /** Once aborted, no new stack starts (the command's first Ctrl-C). */
   stop?: AbortSignal;
