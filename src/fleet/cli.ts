@@ -22,7 +22,7 @@ Options:
   --parallel N          at most N stacks at once (default 4)
   --continue-on-error   up: run every stack even when the canary or another stack failed
                         (up runs the first stack alone first, the canary; a failure stops the rest)
-  --expect-no-changes   fail when a stack plans (preview, up) or finds (refresh) a change
+  --expect-no-changes   exit 1 when a stack plans (preview), makes (up) or finds (refresh) a change
   --format F            text (default: progress on stderr, a table at the end), markdown (a table
                         for a pull-request comment) or json (one document, for tools)
   --cwd DIR             the project's folder (default: the current one)

@@ -22,6 +22,11 @@ export function countsOf(map: OpMap | undefined): ChangeCounts {
   return counts;
 }
 
+/** The stack itself and the providers: counted by the engine, but no resource of the user's. */
+function listed(type: string): boolean {
+  return type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");
+}
+
 /** A resource of a URN (`urn:pulumi:stack::project::type::name`): its type's last part and its name. */
 function resourceOf(op: string, urn: string, type: string): ChangedResource {
   const name = urn.split("::").slice(3).join("::") || urn;
@@ -40,7 +45,7 @@ export class EventCollector {
     if (diagnostic?.severity === "error") this.diagnostics.push({ urn: diagnostic.urn, message: diagnostic.message });
     if (event.summaryEvent) this.summary = countsOf(event.summaryEvent.resourceChanges);
     const step = event.resourcePreEvent?.metadata;
-    if (step && CHANGE_OPS.has(step.op)) this.#resources.set(step.urn, resourceOf(step.op, step.urn, step.type));
+    if (step && CHANGE_OPS.has(step.op) && listed(step.type)) this.#resources.set(step.urn, resourceOf(step.op, step.urn, step.type));
     // A refresh's steps are `refresh`: its outputs event says whether the resource drifted or is gone
     // (or names the step `update` or `delete` outright, as the CLI's JSON display does).
     const refreshed = event.resOutputsEvent?.metadata;

@@ -43,12 +43,15 @@ export function failureMessage(diagnostics: readonly EngineDiagnostic[], command
   if (messages.length > 0) return messages.join("; ");
   // No diagnostic: the engine did not run. The CLI's own `error:` lines say why, else its last line.
   // The Automation API's message is `code: N\n stdout: ...\n stderr: ...\n err?: ...`.
+  // Its `err?` part is the process library's error, which repeats the command line: left out.
   const lines = commandOutput
+    .split("\n err?: ")[0]!
     .split("\n")
     .map((line) => line.trim().replace(/^(stdout|stderr|err\?):\s*/, ""))
     .filter((line) => line !== "" && !/^code: -?\d+$/.test(line));
   const errors = lines.filter((line) => /^error:/i.test(line)).map((line) => line.replace(/^error:\s*/i, ""));
   const telling = [...new Set(errors.filter((line) => !GENERIC.test(line)))];
   if (telling.length > 0) return telling.join("; ");
-  return lines.filter((line) => !GENERIC.test(line)).at(-1) ?? "the pulumi command failed without a message";
+  const code = /^code: (-?\d+)$/m.exec(commandOutput)?.[1];
+  return lines.filter((line) => !GENERIC.test(line)).at(-1) ?? `pulumi exited with code ${code ?? "?"} and no error message`;
 }

@@ -20,7 +20,10 @@ export interface FleetOptions {
   parallel?: number;
   /** `up`: run every stack even after the canary or another stack failed. */
   continueOnError?: boolean;
-  /** A stack that plans, makes or finds a change fails (`pulumi --expect-no-changes`: an `up` applies them first). */
+  /**
+   * A change planned, made or found in any stack fails the run (exit 1), the stack's result staying
+   * `succeeded` with its changes counted. As with `pulumi up --expect-no-changes`, an up still applies them.
+   */
   expectNoChanges?: boolean;
   /** Once aborted, no new stack starts (the command's first Ctrl-C). */
   stop?: AbortSignal;
@@ -52,7 +55,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       canary: isUp,
       // A preview or a refresh changes no workspace: every stack is worth its answer.
       stopOnFailure: isUp && options.continueOnError !== true,
-      run: (stack) => runStack(stack, { workspace: project.workspace, command: options.command, expectNoChanges, cancel, serially }),
+      run: (stack) => runStack(stack, { workspace: project.workspace, command: options.command, cancel, serially }),
       ...(options.stop ? { stop: options.stop } : {}),
       ...(options.onStart ? { onStart: options.onStart } : {}),
       ...(options.onDone ? { onDone: options.onDone } : {}),

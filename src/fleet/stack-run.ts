@@ -13,7 +13,6 @@ import type { ChangeCounts, FleetCommand, StackReport } from "./types";
 export interface StackRunOptions {
   workspace: LocalWorkspace;
   command: FleetCommand;
-  expectNoChanges: boolean;
   /** Once aborted, the CLI gets SIGINT: it cancels cleanly, as after one Ctrl-C. */
   cancel: AbortSignal;
   /**
@@ -30,7 +29,9 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
   try {
     redact = secretsRedactor(await options.workspace.getAllConfig(name));
     const stack = await options.serially(() => Stack.select(name, options.workspace));
-    const common = { onEvent: events.onEvent, color: "never" as const, signal: options.cancel, expectNoChanges: options.expectNoChanges };
+    // No `expectNoChanges` for pulumi: it checks only after the operation (an up or a refresh has
+    // applied its changes by then) and fails the stack, losing its counts; the report checks the counts.
+    const common = { onEvent: events.onEvent, color: "never" as const, signal: options.cancel };
     let changes: ChangeCounts;
     if (options.command === "preview") changes = countsOf((await stack.preview(common)).changeSummary);
     else if (options.command === "up") changes = countsOf((await stack.up({ ...common, suppressOutputs: true })).summary.resourceChanges);

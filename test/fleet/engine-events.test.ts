@@ -32,6 +32,16 @@ describe("EventCollector", () => {
     ]);
   });
 
+  it("lists neither the stack's own resource nor a provider (the engine counts them, the user declared neither)", () => {
+    const events = new EventCollector();
+    const at = (type: string, name: string) =>
+      ({ op: "create", urn: `urn:pulumi:acme::access::${type}::${name}`, type, provider: "" }) as unknown as ReturnType<typeof step>;
+    events.onEvent(event({ resourcePreEvent: { metadata: at("pulumi:pulumi:Stack", "access-acme") } }));
+    events.onEvent(event({ resourcePreEvent: { metadata: at("pulumi:providers:pulumi-nodejs", "default") } }));
+    events.onEvent(event({ resourcePreEvent: { metadata: step("create", "alice@acme.example") } }));
+    expect(events.resources()).toEqual([{ op: "create", type: "User", name: "alice@acme.example" }]);
+  });
+
   it("lists a refresh's drifted resource as an update and a vanished one as a delete", () => {
     const events = new EventCollector();
     const state = { type: USER, urn: urn("alice@acme.example") };
@@ -87,6 +97,9 @@ describe("failureMessage", () => {
     const output = "code: 255\n stdout: \n stderr: error: decrypting secret value: incorrect passphrase\nerror: update failed\n\n err?: \n";
     expect(failureMessage([], output)).toBe("decrypting secret value: incorrect passphrase");
     expect(failureMessage([], "code: 1\n stdout: \n stderr: something odd\n err?: \n")).toBe("something odd");
+    // The process library's error repeats the command line: never the message.
+    const failed = "code: 7\n stdout: \n stderr: \n err?: Error: Command failed with exit code 7: pulumi refresh --stack acme\n";
+    expect(failureMessage([], failed)).toBe("pulumi exited with code 7 and no error message");
   });
 });
 
