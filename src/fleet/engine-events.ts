@@ -44,17 +44,15 @@ export class EventCollector {
     const diagnostic = event.diagnosticEvent;
     if (diagnostic?.severity === "error") this.diagnostics.push({ urn: diagnostic.urn, message: diagnostic.message });
     if (event.summaryEvent) this.summary = countsOf(event.summaryEvent.resourceChanges);
-    const step = event.resourcePreEvent?.metadata;
-    if (step && CHANGE_OPS.has(step.op) && listed(step.type)) this.#resources.set(step.urn, resourceOf(step.op, step.urn, step.type));
+    const step = event.resourcePreEvent?.metadata ?? event.resOutputsEvent?.metadata;
+    if (!step || !listed(step.type)) return;
+    if (CHANGE_OPS.has(step.op)) this.#resources.set(step.urn, resourceOf(step.op, step.urn, step.type));
     // A refresh's steps are `refresh`: its outputs event says whether the resource drifted or is gone
-    // (or names the step `update` or `delete` outright, as the CLI's JSON display does).
-    const refreshed = event.resOutputsEvent?.metadata;
-    if (refreshed && CHANGE_OPS.has(refreshed.op))
-      this.#resources.set(refreshed.urn, resourceOf(refreshed.op, refreshed.urn, refreshed.type));
-    if (refreshed?.op === "refresh") {
-      const gone = refreshed.new === undefined && refreshed.old !== undefined;
-      const drifted = (refreshed.diffs?.length ?? 0) > 0 || Object.keys(refreshed.detailedDiff ?? {}).length > 0;
-      if (gone || drifted) this.#resources.set(refreshed.urn, resourceOf(gone ? "delete" : "update", refreshed.urn, refreshed.type));
+    // (the CLI's JSON display names such a step `update` or `delete`, taken above if the log does too).
+    if (step.op === "refresh" && event.resOutputsEvent) {
+      const gone = step.new === undefined && step.old !== undefined;
+      const drifted = (step.diffs?.length ?? 0) > 0 || Object.keys(step.detailedDiff ?? {}).length > 0;
+      if (gone || drifted) this.#resources.set(step.urn, resourceOf(gone ? "delete" : "update", step.urn, step.type));
     }
   };
 

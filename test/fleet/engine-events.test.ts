@@ -38,6 +38,8 @@ describe("EventCollector", () => {
       ({ op: "create", urn: `urn:pulumi:acme::access::${type}::${name}`, type, provider: "" }) as unknown as ReturnType<typeof step>;
     events.onEvent(event({ resourcePreEvent: { metadata: at("pulumi:pulumi:Stack", "access-acme") } }));
     events.onEvent(event({ resourcePreEvent: { metadata: at("pulumi:providers:pulumi-nodejs", "default") } }));
+    events.onEvent(event({ resOutputsEvent: { metadata: at("pulumi:pulumi:Stack", "access-acme") } }));
+    events.onEvent(event({ resOutputsEvent: { metadata: at("pulumi:providers:pulumi-nodejs", "default") } }));
     events.onEvent(event({ resourcePreEvent: { metadata: step("create", "alice@acme.example") } }));
     expect(events.resources()).toEqual([{ op: "create", type: "User", name: "alice@acme.example" }]);
   });
