@@ -8,6 +8,8 @@ import { type ChangeCounts, type ChangedResource, noChanges } from "./types";
 
 /** The operations a report lists as changes; `same`, `read` and the replacement's halves are not. */
 const CHANGE_OPS = new Set(["create", "update", "delete", "replace"]);
+/** The order a report lists them in. */
+const OP_ORDER = ["create", "update", "replace", "delete"];
 
 /** An error the engine reported, with the resource it is about (if any). */
 export interface EngineDiagnostic {
@@ -56,8 +58,14 @@ export class EventCollector {
     }
   };
 
-  /** The changed resources, in the order the engine reached them. */
+  /**
+   * The changed resources by operation, type and name: the engine reaches them in no fixed order,
+   * and a pull request's comment should change only when the changes do.
+   */
   resources(): ChangedResource[] {
-    return [...this.#resources.values()];
+    const rank = (op: string) => OP_ORDER.indexOf(op);
+    return [...this.#resources.values()].sort(
+      (a, b) => rank(a.op) - rank(b.op) || a.type.localeCompare(b.type) || a.name.localeCompare(b.name),
+    );
   }
 }

@@ -199,8 +199,8 @@ describe.skipIf(!cliAvailable)(
       expect(comment).toContain("### workspace-access-fleet preview: 3 stacks, 2 succeeded, 1 failed, 0 skipped");
       // The engine's counts (the stack's own resource and the provider among them); the user's resources listed.
       expect(comment).toContain(
-        "| acme | ✅ succeeded | 5 | 0 | 0 | 0 | 0 | `+ User alice@acme.example`<br>`+ User bob@acme.example`<br>" +
-          "`+ IntegrationEntitlement alice@acme.example/YouTube`<br>`+ IntegrationEntitlement alice@acme.example/Slack` |",
+        "| acme | ✅ succeeded | 5 | 0 | 0 | 0 | 0 | `+ IntegrationEntitlement alice@acme.example/Slack`<br>" +
+          "`+ IntegrationEntitlement alice@acme.example/YouTube`<br>`+ User alice@acme.example`<br>`+ User bob@acme.example` |",
       );
       expect(comment).toContain("| initech | ✅ succeeded | 2 | 0 | 0 | 0 | 0 | `+ User dana@initech.example` |");
       expect(comment).toMatch(/^\| globex \| ❌ failed \| .* \| `error: .*answered 401: .*The API key was not accepted/m);

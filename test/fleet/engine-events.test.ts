@@ -18,15 +18,17 @@ const step = (op: string, name: string, extra: Record<string, unknown> = {}) =>
   ({ op, urn: urn(name), type: USER, provider: "", ...extra }) as unknown as NonNullable<EngineEvent["resourcePreEvent"]>["metadata"];
 
 describe("EventCollector", () => {
-  it("keeps the summary's counts and the resources planned or made to change, in order", () => {
+  it("keeps the summary's counts and the resources planned or made to change, by operation, type and name", () => {
     const events = new EventCollector();
     events.onEvent(event({ resourcePreEvent: { metadata: step("same", "bob@acme.example") } }));
     events.onEvent(event({ resourcePreEvent: { metadata: step("create", "alice@acme.example") } }));
     events.onEvent(event({ resourcePreEvent: { metadata: step("update", "carol@acme.example") } }));
+    events.onEvent(event({ resourcePreEvent: { metadata: step("create", "aaron@acme.example") } }));
     events.onEvent(event({ resourcePreEvent: { metadata: step("read", "x") } }));
     events.onEvent(event({ summaryEvent: { resourceChanges: { create: 1, update: 1, same: 2 } } as never }));
     expect(events.summary).toEqual({ create: 1, update: 1, delete: 0, replace: 0, same: 2 });
     expect(events.resources()).toEqual([
+      { op: "create", type: "User", name: "aaron@acme.example" },
       { op: "create", type: "User", name: "alice@acme.example" },
       { op: "update", type: "User", name: "carol@acme.example" },
     ]);
