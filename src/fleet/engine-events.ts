@@ -7,7 +7,7 @@ import type { EngineEvent, OpMap } from "@pulumi/pulumi/automation";
 import { type ChangeCounts, type ChangedResource, noChanges } from "./types";
 
 /** The operations a report lists as changes; `same`, `read` and the replacement's halves are not. */
-const CHANGE_OPS = new Set(["create", "update", "delete", "replace"]);
+const CHANGE_OPS: ReadonlySet<string> = new Set(["create", "update", "delete", "replace"]);
 /** The order a report lists them in. */
 const OP_ORDER = ["create", "update", "replace", "delete"];
 
