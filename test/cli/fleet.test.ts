@@ -273,6 +273,18 @@ describe.skipIf(!cliAvailable)(
       expect(step.stdout).toMatch(/^initech +succeeded +0 +0 +0 +0 +\d+$/m);
     });
 
+    it("exits 0 when every stack named succeeds with no change: acme and initech refreshed after the rollout", async () => {
+      const run = await fleet(["refresh", "--stacks", "initech,acme", "--expect-no-changes", "--format", "json"]);
+      expect(run.code).toBe(0);
+      expect(json(run)).toEqual({
+        command: "refresh",
+        stacks: [
+          { stack: "initech", result: "succeeded", changes: { create: 0, update: 0, delete: 0, replace: 0, same: 2 } },
+          { stack: "acme", result: "succeeded", changes: { create: 0, update: 0, delete: 0, replace: 0, same: 5 } },
+        ],
+      });
+    });
+
     it("Ctrl-C starts no new stack and lets the running one finish", async () => {
       const run = await fleet(["preview", "--stacks", "initech,acme", "--parallel", "1"], (child) => {
         // Interrupted once the first stack has started: the fleet's process alone gets the signal
@@ -292,7 +304,7 @@ describe.skipIf(!cliAvailable)(
     });
 
     it("no output of any run holds a key, whole or in part", () => {
-      expect(runs.length).toBeGreaterThanOrEqual(8);
+      expect(runs.length).toBeGreaterThanOrEqual(9);
       for (const run of runs) {
         for (const key of [wrongKey, ...NAMES.map((name) => services[name].apiKey)]) {
           expect(`${run.stdout}${run.stderr}`.includes(key.slice(-12))).toBe(false);
