@@ -43,6 +43,7 @@ const UNIT = [
   "test/conformance/**/*.test.ts",
   "test/emulator/**/*.test.ts",
   "test/export/**/*.test.ts",
+  "test/fleet/**/*.test.ts",
   "test/host/**/*.test.ts",
   "test/program/**/*.test.ts",
   "test/shared/**/*.test.ts",
