@@ -27,8 +27,11 @@ export type ConfigKey = keyof typeof CONFIG_KEYS;
 /** `workspace-access:apiKey` */
 export const qualified = (key: ConfigKey) => `${CONFIG_NAMESPACE}:${key}`;
 
-/** Raw values by unqualified key, as read from config or environment. */
-export type RawSettings = Partial<Record<ConfigKey, string>>;
+/**
+ * Raw values by unqualified key, as read from config or environment. `addressFrom: "stack"`: the
+ * stack config names the workspace's address, so the key may come from the stack config only.
+ */
+export type RawSettings = Partial<Record<ConfigKey, string>> & { readonly addressFrom?: "stack" };
 
 /** The keys of the package's namespace that it does not read: `workspace-access:apikey` and such. */
 export function unknownKeys(configuredKeys: Iterable<string>): string[] {

@@ -19,6 +19,8 @@ export type SettingsProblem =
   /** `projectUnknown`: the project's name could not be told, so the key may be the project's own. */
   | { readonly kind: "unknown"; readonly key: string; readonly meant?: ConfigKey; readonly projectUnknown?: boolean }
   | { readonly kind: "no-address"; readonly key: "workspace" | "host"; readonly missing: ReadonlyArray<"workspace" | "host"> }
+  /** The stack config names the address but not the key: the environment's key is not sent there. */
+  | { readonly kind: "no-stack-key"; readonly key: "apiKey" }
   | { readonly kind: "project-name"; readonly key: string; readonly project: string; readonly keys: readonly string[] };
 
 /** Where a setting is set, and so how a problem is worded. */
@@ -64,6 +66,11 @@ export function renderProblem(problem: SettingsProblem, source: SettingsSource):
       const seen = problem.seen === undefined ? "" : ` ${JSON.stringify(problem.seen)}`;
       return `${settingName(problem.key, source)}${seen} ${problem.rule}. ${verb} ${setting(problem.key, "<value>", source)}`;
     }
+    case "no-stack-key":
+      return (
+        `No API key in the stack config, which names the workspace's address: the key must come from there too ` +
+        `(${CONFIG_KEYS.apiKey} is sent only to the address the environment gives). Run: ${setting("apiKey", "<key>", "stack")}.`
+      );
     case "no-address": {
       const missing = problem.missing.map((key) => settingName(key, source)).join(" and ");
       const parts = `${setting("workspace", "<workspace>", source)} and ${setting("host", "<host>", source)}`;

@@ -34,9 +34,9 @@ const NUMBER_SPECS: Partial<Record<ConfigKey, NumberSpec>> = Object.fromEntries(
 
 /**
  * Reads every key through `get` (fully-qualified names), falling back to the environment. The
- * workspace's address comes from one source as a whole: when the stack config names any of
- * `baseUrl`, `workspace` or `host`, the environment's are ignored, so a variable left in a shell
- * can never send one stack's key to another workspace.
+ * workspace's address comes from one source as a whole, and the key goes only where that source
+ * sends it: when the stack config names any of `baseUrl`, `workspace` or `host`, the environment's
+ * address and its key are ignored, so a variable left in a shell can never send a key to another workspace.
  */
 export function readRawSettings(get: (qualifiedKey: string) => unknown, env: NodeJS.ProcessEnv): RawSettings {
   const fromConfig: RawSettings = {};
@@ -46,13 +46,13 @@ export function readRawSettings(get: (qualifiedKey: string) => unknown, env: Nod
     if (value !== undefined && value !== null && value !== "") fromConfig[key] = String(value);
   }
   const urlFromConfig = URL_KEYS.some((key) => fromConfig[key] !== undefined);
-  const raw: RawSettings = { ...fromConfig };
+  const raw: Partial<Record<ConfigKey, string>> = { ...fromConfig };
   for (const [key, envName] of Object.entries(CONFIG_KEYS) as Array<[ConfigKey, string | undefined]>) {
-    if (raw[key] !== undefined || !envName || (urlFromConfig && URL_KEYS.includes(key))) continue;
+    if (raw[key] !== undefined || !envName || (urlFromConfig && (URL_KEYS.includes(key) || key === "apiKey"))) continue;
     const value = env[envName];
     if (value) raw[key] = value;
   }
-  return raw;
+  return urlFromConfig ? { ...raw, addressFrom: "stack" } : raw;
 }
 
 /** Provider settings: the client's options plus the provider's own. */
@@ -88,7 +88,10 @@ function checkAddress(raw: RawSettings): { url: string } | { problem: SettingsPr
 
 /** Every problem of the values read, in a fixed order (key, address, numbers); none when they are usable. */
 export function valueProblems(raw: RawSettings): SettingsProblem[] {
-  const problems: Array<SettingsProblem | undefined> = [apiKeyProblem(raw.apiKey?.trim())];
+  const keyProblem = apiKeyProblem(raw.apiKey?.trim());
+  const problems: Array<SettingsProblem | undefined> = [
+    keyProblem?.kind === "missing" && raw.addressFrom === "stack" ? { kind: "no-stack-key", key: "apiKey" } : keyProblem,
+  ];
   const address = checkAddress(raw);
   if ("problem" in address) problems.push(address.problem);
   for (const [key, spec] of Object.entries(NUMBER_SPECS)) problems.push(numberProblem(key, spec, raw[key as ConfigKey]));

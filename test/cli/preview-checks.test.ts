@@ -97,6 +97,17 @@ describe.skipIf(!cliAvailable)(
       expect(run.output.includes(emulator.apiKey)).toBe(false);
     });
 
+    it("a stack naming the address takes no key from the shell: preview fails naming the secret to set, nothing sent", async () => {
+      // The shell's key is this very workspace's: were it sent, the preview would pass (today's fault).
+      const { "workspace-access:apiKey": _, ...stackAddressOnly } = good();
+      const { run, requests } = await preview(stackAddressOnly, { WORKSPACE_ACCESS_API_KEY: emulator.apiKey });
+      expect(run.code).not.toBe(0);
+      expect(run.output).toContain("No API key in the stack config, which names the workspace's address");
+      expect(run.output).toContain("pulumi config set --secret workspace-access:apiKey <key>");
+      expect(requests).toEqual([]);
+      expect(run.output.includes(emulator.apiKey)).toBe(false);
+    });
+
     it("an entitlement the integration does not offer fails pulumi preview naming it, nothing written", async () => {
       const { run, requests } = await preview({ ...good(), "preview-checks:entitlement": "VEIWER" });
       expect(run.code).not.toBe(0);

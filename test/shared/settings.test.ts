@@ -39,6 +39,21 @@ describe("stack config and environment", () => {
     expect(resolveProviderSettings(raw).client).toMatchObject({ baseUrl: "https://acme.example.com/api/v1/", apiKey: "env-key-123456" });
   });
 
+  it.each([
+    [{ "workspace-access:baseUrl": "https://globex.example.com/api/v1/" }],
+    [{ "workspace-access:workspace": "globex", "workspace-access:host": "example.com" }],
+    [{ "workspace-access:host": "example.com" }],
+  ])("a stack config naming the address (%j) takes no key from the environment, and says where to set it", (values) => {
+    const raw = readRawSettings(config(values), {
+      WORKSPACE_ACCESS_API_KEY: "acme-key-123456",
+      WORKSPACE_ACCESS_BASE_URL: "https://acme.example.com/api/v1/",
+    });
+    expect(raw.apiKey).toBeUndefined();
+    expect(() => resolveProviderSettings(raw)).toThrow(
+      /^No API key in the stack config, which names the workspace's address: .*WORKSPACE_ACCESS_API_KEY is sent only to the address the environment gives\). Run: pulumi config set --secret workspace-access:apiKey <key>\.$/,
+    );
+  });
+
   it("reads numbers and booleans the engine may hand over as such", () => {
     const raw = readRawSettings(
       config({
