@@ -35,7 +35,7 @@ export interface ClientOptions {
   jobPollMaxIntervalMs?: number;
   /**
    * The folder where the rate limit learnt for a workspace is remembered for the next process
-   * (`rate-limits.json`, per base URL, never the key, a day at most); `false` remembers nothing.
+   * (`rate-limits/`, a file per base URL, never the key, a day at most); `false` remembers nothing.
    * Default: the `WORKSPACE_ACCESS_CACHE_DIR` environment variable (empty or `off`: nothing), else
    * `pulumi-workspace-access` in the user's cache folder. See docs/rate-limits.md.
    */
