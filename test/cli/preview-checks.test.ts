@@ -82,12 +82,20 @@ describe.skipIf(!cliAvailable)(
         ["Unknown setting `workspace-access:apikey`: did you mean `workspace-access:apiKey`?"],
       ],
       [
+        "a misspelt namespace (workspace-acces:apiKey)",
+        () => {
+          const { "workspace-access:apiKey": _, ...rest } = good();
+          return { ...rest, "workspace-acces:apiKey": { secret: emulator.apiKey } };
+        },
+        ["Unknown setting `workspace-acces:apiKey`: did you mean `workspace-access:apiKey`?"],
+      ],
+      [
         "no API key",
         () => {
           const { "workspace-access:apiKey": _, ...rest } = good();
           return rest;
         },
-        ["No API key for the workspace", "pulumi config set --secret workspace-access:apiKey <key>"],
+        ["No API key in the stack config", "pulumi config set --secret workspace-access:apiKey <key>"],
       ],
     ])("%s fails pulumi preview with the package's message, nothing sent", async (_, config, expected) => {
       const { run, requests } = await preview(config());
