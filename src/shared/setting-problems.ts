@@ -94,7 +94,8 @@ export function renderProblem(problem: SettingProblem, source: SettingsSource): 
       const hint = problem.meant
         ? `did you mean \`${qualified(problem.meant)}\`? Run: pulumi config rm ${problem.key} and ${setting(problem.meant, "<value>", "stack")}`
         : problem.projectUnknown
-          ? `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. If your project is named ${CONFIG_NAMESPACE}, this key is its own: rename the project (\`name:\` in Pulumi.yaml) instead. Otherwise run: pulumi config rm ${problem.key}`
+          ? `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. If your project is named ${CONFIG_NAMESPACE}, this key is its own: ` +
+            `rename the project (\`name:\` in Pulumi.yaml) instead. Otherwise run: pulumi config rm ${problem.key}`
           : `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. Run: pulumi config rm ${problem.key}`;
       return `Unknown setting \`${problem.key}\`: ${hint}`;
     }
