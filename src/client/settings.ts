@@ -174,7 +174,7 @@ function baseUrlRule(url: URL): { rule: string; seen?: string } | undefined {
  * are first checked, not when a program imports the package): numbers coerced from text and
  * bounded by {@link NUMERIC_SETTINGS}, the API key, and the base URL refined (`https://`, or
  * `http://` on a loopback host; no credentials, query or fragment; always ending in `/` so relative
- * paths resolve below it). An issue's message is the rule, completing "<setting> …".
+ * paths resolve below it). An issue's message is the rule, completing "<setting> …". @internal
  */
 export function settingFields(z: typeof Z) {
   const issue = (ctx: Z.core.$RefinementCtx, message: string, params: IssueParams = {}) =>
@@ -221,13 +221,13 @@ export function settingFields(z: typeof Z) {
   return { apiKey, baseUrl, numbers, number };
 }
 
-/** zod, loaded when settings are first checked. */
+/** zod, loaded when settings are first checked. @internal */
 export const zod = (): typeof Z => (require("zod") as typeof import("zod")).z;
 
 /**
  * The issues of a failed parse of `input`, one per setting (by its top-level key): the rule and the
  * value seen if it may be shown. A number's rule comes from its bounds in `specs`: zod's own
- * message for it ("Too small: expected number to be >=0") is not the setting's.
+ * message for it ("Too small: expected number to be >=0") is not the setting's. @internal
  */
 export function settingIssues(
   error: Z.ZodError,

@@ -35,7 +35,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 const orMissing = (message: string) => (issue: { input?: unknown }) =>
   issue.input === undefined || issue.input === null ? MISSING : message;
 
-/** The fields of the contract's bodies, each with the service's message. */
+/** The fields of the contract's bodies, each with the service's message. @internal */
 export const field = {
   /** An object; absent, "field required". */
   object: <S extends z.core.$ZodLooseShape>(shape: S) => z.object(shape, { error: orMissing("value is not a valid dict") }),
@@ -75,7 +75,7 @@ export const field = {
       .transform((ids) => [...new Set(ids)]),
 };
 
-/** The body checked by `schema`, or a 400 listing every issue (each located under `body`). */
+/** The body checked by `schema`, or a 400 listing every issue (each located under `body`). @internal */
 export function parseBody<T extends z.ZodType>(schema: T, body: Record<string, unknown>): z.output<T> {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
