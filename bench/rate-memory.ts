@@ -14,6 +14,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { entryFileName, RATE_LIMITS_DIR } from "../src/client/rate-memory";
 import type { Emulator } from "../src/emulator/index";
 import type { Project } from "../test/engine/project.ts";
 import { benchEmulator, workloadStack } from "./workload.ts";
@@ -74,8 +75,8 @@ export async function benchRateMemory(project: Project, n: number, parallel: num
   });
   try {
     const first = await apply(emu, () => stack.up());
-    const file = path.join(cacheDir, "rate-limits.json");
-    const remembered = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")).limits?.[emu.url] ?? null) : null;
+    const file = path.join(cacheDir, RATE_LIMITS_DIR, entryFileName(emu.url));
+    const remembered = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : null;
     stack.setConfig("bench:generation", "1");
     const second = await apply(emu, () => stack.up());
     const result = { n, rate: RATE, first, second, remembered };

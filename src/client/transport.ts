@@ -85,7 +85,7 @@ export class HttpTransport {
     const limit = await memory.recall(key);
     if (limit) {
       this.#pacer.seed(limit);
-      this.#log(`rate limit remembered for ${key}: ${limit.count} requests per ${limit.windowMs} ms (from ${memory.file})`);
+      this.#log(`rate limit remembered for ${key}: ${limit.count} requests per ${limit.windowMs} ms (from ${memory.dir})`);
     }
   }
 

@@ -44,7 +44,7 @@ export function exportConnection(
   }
   try {
     // The problems worded for the environment: the variables to set, not the stack config keys.
-    return { apiKey, baseUrl: resolveProviderSettings(raw, "env").client.baseUrl };
+    return { apiKey, baseUrl: resolveProviderSettings(raw, "env").client.baseUrl.href };
   } catch (error) {
     if (!ConfigurationError.isInstance(error)) throw error;
     throw new ExportError(error.message);

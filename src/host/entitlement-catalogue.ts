@@ -16,6 +16,7 @@
  *   it adopts may hold an entitlement the integration no longer offers.
  */
 import { idOf, sameId, UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
+import { editDistance } from "../shared/edit-distance";
 import { keySourceHint } from "../shared/hints";
 import { type CheckFailure, entitlementSet } from "../shared/inputs";
 import { containsUnknown, isUnknown } from "../shared/unknown";
@@ -38,26 +39,13 @@ export function unofferedReason(integrationId: string, unknown: readonly string[
   return `integration ${integrationId} offers no entitlement ${names}; it offers (closest first): ${listed}. See getIntegrationEntitlements({ integrationId }).`;
 }
 
-/** The offered ids, those nearest to any unknown id first (case-insensitive edit distance), then in catalogue order. */
+/** The offered ids, those nearest to any unknown id first (case-insensitive edit distance, `shared/edit-distance.ts`), then in catalogue order. */
 export function closestFirst(unknown: readonly string[], offered: readonly string[]): string[] {
   const distance = (id: string) => Math.min(...unknown.map((u) => editDistance(u.toLowerCase(), id.toLowerCase())));
   return offered
     .map((id, index) => ({ id, index, distance: distance(id) }))
     .sort((a, b) => a.distance - b.distance || a.index - b.index)
     .map((entry) => entry.id);
-}
-
-/** Levenshtein distance. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = row;
-  }
-  return previous[b.length]!;
 }
 
 /** Whether the key is refused for a read needing only Read integrations too (after a 401 on the catalogue). */

@@ -75,7 +75,10 @@ describe("settings checked at preview, with zero requests", { timeout: 60_000 },
     [
       "no API key",
       () => without("workspace-access:apiKey"),
-      ["No API key for the workspace. Run: pulumi config set --secret workspace-access:apiKey <key>"],
+      [
+        "No API key in the stack config, which names the workspace's address",
+        "Run: pulumi config set --secret workspace-access:apiKey <key>.",
+      ],
     ],
     [
       "no workspace or base URL",
