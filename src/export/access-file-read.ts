@@ -16,10 +16,14 @@ import {
   MEMBERSHIP_ROLES,
   sortedLeftOut,
 } from "./access-file";
+import { idOf } from "../client";
 import { emailKey, membershipName } from "./names";
 
-/** An id as the file gives it (an integration's, a user's): every id read passes through here. */
-const readId = (id: string): string => id;
+/**
+ * An id as the file gives it (an integration's, a user's), in its one form: a file exported when the
+ * service answered ids in upper case reads as the same integrations and members.
+ */
+const readId = (id: string): string => idOf(id);
 
 /**
  * The file's shape: what each field must be. A file written before `leftOut` was recorded has none.

@@ -6,7 +6,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { idOf, type Integration } from "../client";
+import type { Integration } from "../client";
 import { type AccessData, type AccessFile, formatAccessFile, parseAccessFile } from "./access-file";
 import { buildAccessFile, type LeftOut } from "./build";
 import { type ExportDeps, withClient } from "./connect";
@@ -133,25 +133,5 @@ function readRecorded(dir: string): AccessData {
         : `cannot read ${file}: ${code ?? String(error)}`,
     );
   }
-  return idsInOneForm(parseAccessFile(text, file));
-}
-
-/**
- * `access.yaml` with every id in its one form (`idOf`), as the workspace's side has them: a file
- * exported from a service that answered ids in upper case must not read as other integrations and
- * other members.
- */
-function idsInOneForm(data: AccessData): AccessData {
-  const scoped = data.scope.integrations;
-  return {
-    ...data,
-    scope: scoped === undefined ? data.scope : { ...data.scope, integrations: scoped.map(idOf) },
-    integrations: data.integrations.map((integration) => ({ ...integration, id: idOf(integration.id) })),
-    memberships: data.memberships.map((membership) => ({ ...membership, integrationId: idOf(membership.integrationId) })),
-    leftOut: data.leftOut.map((record) => ({
-      ...record,
-      ...(record.id === undefined ? {} : { id: idOf(record.id) }),
-      ...(record.integration === undefined ? {} : { integration: idOf(record.integration) }),
-    })),
-  };
+  return parseAccessFile(text, file);
 }
