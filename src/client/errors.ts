@@ -259,7 +259,8 @@ export class JobTimeoutError extends WorkspaceAccessError {
   ) {
     super(
       redact(
-        `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}). It may still finish: check it with getJob, or raise ${setting}.`,
+        `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}). ` +
+          `It may still finish: check it with getJob, or raise ${setting}.`,
       ),
       { kind: "job_timeout", retryable: true },
     );

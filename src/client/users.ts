@@ -136,7 +136,8 @@ export class UsersApi {
     const created = user.createdAt ? Date.parse(user.createdAt) : Number.NaN;
     if (!Number.isNaN(created) && created >= began - 60_000) return user;
     throw new ConflictError(
-      `POST users failed without an answer, and a user with the email ${user.email} already existed before it (id ${user.id}, created ${user.createdAt ?? "at an unknown time"}).`,
+      `POST users failed without an answer, and a user with the email ${user.email} already existed before it ` +
+        `(id ${user.id}, created ${user.createdAt ?? "at an unknown time"}).`,
       { method: "POST", path: this.#http.settings.baseUrl.pathname + "users", status: 409 },
       "conflict",
     );

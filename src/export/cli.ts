@@ -110,8 +110,10 @@ function progressPrinter(stderr: NodeJS.WriteStream) {
   const started = performance.now();
   let last = 0;
   let line = "";
-  const format = (p: { pages: number; users: number; memberships: number; elapsedMs: number }) =>
-    `${NAME}: ${p.pages} pages read, ${p.users.toLocaleString("en-US")} users, ${p.memberships.toLocaleString("en-US")} memberships, ${(p.elapsedMs / 1000).toFixed(1)} s`;
+  const format = (p: { pages: number; users: number; memberships: number; elapsedMs: number }) => {
+    const [users, memberships] = [p.users.toLocaleString("en-US"), p.memberships.toLocaleString("en-US")];
+    return `${NAME}: ${p.pages} pages read, ${users} users, ${memberships} memberships, ${(p.elapsedMs / 1000).toFixed(1)} s`;
+  };
   return {
     update(p: { pages: number; users: number; memberships: number; elapsedMs: number }) {
       line = format(p);

@@ -122,7 +122,8 @@ export function selectIntegrations(all: Integration[], wanted: readonly string[]
     } else {
       const labels = all.map((i) => (i.label === null ? i.id : `"${i.label}" (${i.id})`)).sort();
       throw new ExportError(
-        `--integration "${name}" is not the id or label of an integration of the workspace (labels and ids match exactly). The integrations there: ${labels.length > 0 ? labels.join(", ") : "none"}.`,
+        `--integration "${name}" is not the id or label of an integration of the workspace (labels and ids match exactly). ` +
+          `The integrations there: ${labels.length > 0 ? labels.join(", ") : "none"}.`,
       );
     }
   }

@@ -18,6 +18,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";
 import { idOf } from "../client/ids";
+import { integrationCollision, ownerCollision } from "./messages";
 import { type ProgramRun, thisRun } from "./program-run";
 
 type Kind = "User" | "IntegrationEntitlement";
@@ -45,9 +46,7 @@ async function declareOwner(kind: Kind, key: string, what: string, name: string)
   await nextRound(run);
   const others = names.filter((n) => n !== name);
   if (others.length === 0) return;
-  throw new Error(
-    `${kind} resources "${names[0]}" and "${names[1]}" both manage ${what}: they would overwrite each other, and destroying either would remove the access of both. One ${kind === "User" ? "user" : "membership"} may have only one resource in a program: remove one of them${kind === "User" ? "" : " (or merge their entitlements into one)"}. Nothing was sent to the service for "${name}".`,
-  );
+  throw new Error(ownerCollision(kind, names, what, name));
 }
 
 /** The email, passed through once it is known and no other `User` of the program has it. */
@@ -98,10 +97,9 @@ export function ownedIntegration(
     const whole = declared.filter((d) => d.kind === "IntegrationMembers");
     const others = declared.filter((d) => !(d.kind === kind && d.name === name));
     if (whole.length === 0 || others.length === 0) return value;
-    const other = kind === "IntegrationMembers" ? others[0]! : whole[0]!;
-    throw new Error(
-      `IntegrationMembers "${kind === "IntegrationMembers" ? name : other.name}" manages every member of integration ${value}, and ${other.kind === "IntegrationMembers" && kind === "IntegrationMembers" ? "IntegrationMembers" : "IntegrationEntitlement"} "${kind === "IntegrationMembers" ? other.name : name}" manages members of it too: they would undo each other's changes, and the IntegrationMembers would see the other's members as unmanaged. ` +
-        `Manage an integration with one IntegrationMembers, or with IntegrationEntitlement resources, not both: move the memberships into the IntegrationMembers' members (or remove it). Nothing was sent to the service for "${name}".`,
-    );
+    const self = { kind, name };
+    // An IntegrationMembers fails naming the first other resource; an IntegrationEntitlement, the IntegrationMembers.
+    if (kind === "IntegrationMembers") throw new Error(integrationCollision(value, self, others[0]!, name));
+    throw new Error(integrationCollision(value, whole[0]!, self, name));
   });
 }

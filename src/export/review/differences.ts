@@ -143,7 +143,9 @@ function sides(recorded: AccessFile, live: AccessFile, options: CompareOptions):
 export function compareAccess(recorded: AccessFile, live: AccessFile, options: CompareOptions = {}): AccessDifference[] {
   const both = sides(recorded, live, options);
   const differences = [...userDifferences(both), ...membershipDifferences(both), ...leftOutDifferences(both)];
-  const order = (d: AccessDifference) =>
-    `${emailKey(d.user)}\u0000${d.integration === undefined ? "" : `\u0001${d.integration}`}\u0000${DIFFERENCE_KINDS.indexOf(d.kind)}\u0000${d.side}\u0000${d.text}`;
+  const order = (d: AccessDifference) => {
+    const where = d.integration === undefined ? "" : `\u0001${d.integration}`;
+    return [emailKey(d.user), where, DIFFERENCE_KINDS.indexOf(d.kind), d.side, d.text].join("\u0000");
+  };
   return differences.sort(byKey(order));
 }

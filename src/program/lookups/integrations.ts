@@ -141,15 +141,13 @@ export function getIntegration(args: GetIntegrationArgs, _opts?: pulumi.InvokeOp
     const matches = all.filter((integration) => integration[field] === value);
     if (matches.length === 0) {
       const known = [...new Set(all.map((i) => i[field]).filter((v): v is string => v !== null))].sort();
-      throw notFound(
-        session,
-        "getIntegration",
-        `no integration with ${field} "${value}" (matched exactly; the ${field}s there: ${known.length > 0 ? known.map((v) => JSON.stringify(v)).join(", ") : "none"})`,
-      );
+      const there = known.length > 0 ? known.map((v) => JSON.stringify(v)).join(", ") : "none";
+      throw notFound(session, "getIntegration", `no integration with ${field} "${value}" (matched exactly; the ${field}s there: ${there})`);
     }
     if (matches.length > 1) {
       throw new LookupError(
-        `getIntegration: ${matches.length} integrations in the workspace at ${session.workspace} have ${field} "${value}": ${matches.map(describe).join(", ")}. Look it up by ${field === "application" ? "label or id" : "id"} instead.`,
+        `getIntegration: ${matches.length} integrations in the workspace at ${session.workspace} have ${field} "${value}": ` +
+          `${matches.map(describe).join(", ")}. Look it up by ${field === "application" ? "label or id" : "id"} instead.`,
         "lookup_ambiguous",
         "getIntegration",
         matches.map((i) => ({ id: i.id, label: i.label })),
