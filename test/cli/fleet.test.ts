@@ -20,7 +20,7 @@ import { parse as parseYaml } from "yaml";
 import { type Project, repoRoot } from "../engine/index.ts";
 import { packedProject, packedTemplate } from "../engine/packed.ts";
 import { exampleFile, SETUP_TIMEOUT_MS, startTestEmulator } from "../scenarios/support.ts";
-import { type CliStack, cliAvailable, openCliStack, skipNote } from "./support.ts";
+import { type CliStack, cliAvailable, openCliStack, outputOf, skipNote } from "./support.ts";
 
 const NAMES = ["acme", "globex", "initech"] as const;
 type Name = (typeof NAMES)[number];
@@ -60,23 +60,12 @@ describe.skipIf(!cliAvailable)(
 
     /** Runs the fleet command in the project, asynchronously (the emulators answer from this process). */
     function fleet(args: string[], onStart?: (child: ChildProcess) => void): Promise<FleetRun> {
-      return new Promise((resolve, reject) => {
-        const child = spawn(fleetBin, args, { cwd: project.dir, env: stacks.acme.env, stdio: ["ignore", "pipe", "pipe"] });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-          stdout += chunk;
-        });
-        child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-          stderr += chunk;
-        });
-        onStart?.(child);
-        child.on("error", reject);
-        child.on("close", (code) => {
-          const run = { code, stdout, stderr };
-          runs.push(run);
-          resolve(run);
-        });
+      const child = spawn(fleetBin, args, { cwd: project.dir, env: stacks.acme.env, stdio: ["ignore", "pipe", "pipe"] });
+      onStart?.(child);
+      return outputOf(child).then(({ code, stdout, stderr }) => {
+        const run = { code, stdout, stderr };
+        runs.push(run);
+        return run;
       });
     }
 
@@ -108,27 +97,16 @@ describe.skipIf(!cliAvailable)(
         GITHUB_OUTPUT: path.join(github, "output"),
       };
       const read = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "");
-      return new Promise((resolve, reject) => {
-        // GitHub's shell for a `run:` step on Linux; npm offline: npx must find the installed bin.
-        const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script ?? ""], {
-          cwd: project.dir,
-          env: { ...stacks.acme.env, ...files, npm_config_offline: "true" },
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-          stdout += chunk;
-        });
-        child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-          stderr += chunk;
-        });
-        child.on("error", reject);
-        child.on("close", (code) => {
-          const run = { code, stdout, stderr, summary: read(files.GITHUB_STEP_SUMMARY), output: read(files.GITHUB_OUTPUT) };
-          runs.push({ code, stdout: `${stdout}${run.summary}${run.output}`, stderr });
-          resolve({ ...run, file: (file: string) => read(path.join(github, file)) });
-        });
+      // GitHub's shell for a `run:` step on Linux; npm offline: npx must find the installed bin.
+      const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script ?? ""], {
+        cwd: project.dir,
+        env: { ...stacks.acme.env, ...files, npm_config_offline: "true" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      return outputOf(child).then(({ code, stdout, stderr }) => {
+        const run = { code, stdout, stderr, summary: read(files.GITHUB_STEP_SUMMARY), output: read(files.GITHUB_OUTPUT) };
+        runs.push({ code, stdout: `${stdout}${run.summary}${run.output}`, stderr });
+        return { ...run, file: (file: string) => read(path.join(github, file)) };
       });
     }
 
