@@ -35,6 +35,15 @@ const label = (step: ParityStep, index: number) => `${index}: ${typeof step === 
 /** Extra arguments of the CLI's operations, e.g. `{ refresh: ["--expect-no-changes"] }`. */
 export type CliStepArgs = Partial<Record<Extract<ParityStep, string>, string[]>>;
 
+/**
+ * The stack outputs, comparable across two emulators: an output that names the workspace's address
+ * (examples/stack-per-workspace's `workspace`) names each run's own emulator.
+ */
+function comparableOutputs(outputs: unknown, emulator: Emulator): unknown {
+  const own = JSON.stringify(outputs ?? {}).replaceAll(emulator.url, "<the emulator>");
+  return comparableState([{ urn: "outputs", outputs: JSON.parse(own) }])["outputs"];
+}
+
 /** Runs the steps through the CLI (each operation with its `args`, when given). */
 export async function runCli(
   stack: CliStack,
@@ -56,7 +65,7 @@ export async function runCli(
   }
   const exported = await stack.exportState(true);
   run.state = comparableState(dynamicResources(exported));
-  run.outputs = comparableState([{ urn: "outputs", outputs: await stack.outputs() }])["outputs"];
+  run.outputs = comparableOutputs(await stack.outputs(), emulator);
   return run;
 }
 
@@ -75,7 +84,7 @@ export async function runHarness(stack: Stack, emulator: Emulator, steps: readon
   }
   const state = stack.state();
   run.state = comparableState(state.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/")));
-  run.outputs = comparableState([{ urn: "outputs", outputs: state.outputs }])["outputs"];
+  run.outputs = comparableOutputs(state.outputs, emulator);
   return run;
 }
 
