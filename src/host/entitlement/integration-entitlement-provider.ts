@@ -18,7 +18,7 @@
  * seen to finish (a timeout, polling that still fails after the client's retries, an answer lost),
  * the resource is recorded as partially created, `pending: true` with the job to wait for
  * (`pendingJobId`, null when none is known): the next `pulumi up` waits for the job instead of
- * inviting again. A state written before these fields existed recorded it as an empty set: read as pending.
+ * inviting again.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, unlessNotFound, type WorkspaceAccessClient } from "../../client";
@@ -86,6 +86,9 @@ function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitleme
     lastJobId: error.pendingJobId ?? lastJobId,
     pending: true,
     pendingJobId: error.pendingJobId,
+    // Whether the write was an invitation or an adoption's set is not known: with adoptExisting,
+    // destroy leaves the membership (it may have existed before).
+    adopted: inputs.adoptExisting === true,
   };
   return error.recordedAs({ id: membershipId(inputs.integrationId, inputs.userId), properties: { ...state, __provider: news.__provider } });
 }
@@ -174,7 +177,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     if (!same.changes && optInChanged(olds as unknown as Props, news)) return { outs: { ...kept, ...optIn, adopted } };
     return ctx.withWrite(
       async () => {
-        const pending = pendingOf(olds) ?? (Array.isArray(olds.entitlements) ? undefined : { jobId: null });
+        const pending = pendingOf(olds);
         if (!pending) {
           // The usual update: replace the set and wait; the member is known from the last outputs,
           // so no read before or after. A member removed out of band (404) falls through to a full
