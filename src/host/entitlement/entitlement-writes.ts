@@ -20,9 +20,6 @@ import type { ProviderContext } from "../provider-runtime";
 import { membershipId, parseId, sameSet } from "./entitlement-state";
 import { sameId } from "../../client/ids";
 
-const memberOrUndefined = (client: WorkspaceAccessClient, integrationId: string, userId: string) =>
-  unlessNotFound(client.integrations.getUser(integrationId, userId));
-
 /**
  * Waits for the job of a write the service accepted. Any failure but the job's own (a
  * `JobFailedError`: the write did not happen) leaves the write in flight: a
@@ -103,12 +100,12 @@ async function setExisting(
  * the next up finds the membership and applies the adoption rules).
  */
 async function memberAfterInvite(
-  client: WorkspaceAccessClient,
+  ctx: ProviderContext,
   inputs: IntegrationEntitlementInputs,
   jobId: string | null,
 ): Promise<IntegrationUser> {
   const { integrationId, userId } = inputs;
-  const member = await memberOrUndefined(client, integrationId, userId);
+  const member = await ctx.connection().memberships.of(integrationId).read(userId);
   if (!member) {
     throw new WorkspaceAccessError(
       `The job for ${membershipId(integrationId, userId)} finished, but the user is not a member of the integration: check the integration in the workspace.`,
@@ -128,7 +125,7 @@ async function memberAfterInvite(
 }
 
 /**
- * A create: learns whether the user is a member before writing anything (see `member-lookup.ts`),
+ * A create: learns whether the user is a member before writing anything (its integration's `membership-view.ts`),
  * never from how an invitation is answered. A member is taken over only with `adoptExisting`
  * (and the declared role): the declared set is applied, nothing written when it matches. A user
  * who is not a member is invited; when the invitation says otherwise (a 409: the user became a
@@ -140,7 +137,7 @@ export async function createMembership(
   ctx: ProviderContext,
   inputs: IntegrationEntitlementInputs,
 ): Promise<{ member: IntegrationUser; existed: boolean; jobId: string | null }> {
-  const { client, cache } = ctx.connection();
+  const { client, memberships } = ctx.connection();
   const adopt = async (member: IntegrationUser) => {
     if (!inputs.adoptExisting) throw existingMembershipError(member, inputs);
     const mismatch = roleMismatch(member, inputs);
@@ -154,7 +151,7 @@ export async function createMembership(
       );
     return { ...set, existed: true };
   };
-  const { member: existing, shared } = await cache.memberBeforeCreate(inputs.integrationId, inputs.userId);
+  const { member: existing, shared } = await memberships.of(inputs.integrationId).beforeCreate(inputs.userId);
   if (existing) return adopt(existing);
   const invited = await invite(ctx, inputs);
   if (invited.kind === "member") {
@@ -176,7 +173,7 @@ export async function createMembership(
         entitlements: inputs.entitlements,
         dynamicFields: {},
       }
-    : await memberAfterInvite(client, inputs, invited.jobId);
+    : await memberAfterInvite(ctx, inputs, invited.jobId);
   return { member, existed: false, jobId: invited.jobId };
 }
 
@@ -199,8 +196,8 @@ export async function importMembership(
       "import",
     );
   }
-  const { client } = ctx.connection();
-  const member = await memberOrUndefined(client, inputs.integrationId, inputs.userId);
+  const { client, memberships } = ctx.connection();
+  const member = await memberships.of(inputs.integrationId).read(inputs.userId);
   if (!member) {
     throw new ConfigurationError(
       `import: user ${inputs.userId} is not a member of integration ${inputs.integrationId} ` +
@@ -223,11 +220,11 @@ export async function converge(
   ctx: ProviderContext,
   inputs: IntegrationEntitlementInputs,
 ): Promise<{ member: IntegrationUser; jobId: string | null }> {
-  const { client } = ctx.connection();
-  let member = await memberOrUndefined(client, inputs.integrationId, inputs.userId);
+  const { client, memberships } = ctx.connection();
+  let member = await memberships.of(inputs.integrationId).read(inputs.userId);
   if (!member) {
     const invited = await invite(ctx, inputs);
-    if (invited.kind === "invited") return { member: await memberAfterInvite(client, inputs, invited.jobId), jobId: invited.jobId };
+    if (invited.kind === "invited") return { member: await memberAfterInvite(ctx, inputs, invited.jobId), jobId: invited.jobId };
     member = invited.member;
   }
   // A member holding another role than this resource invites with was not made by its invitation:

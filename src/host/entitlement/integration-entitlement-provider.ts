@@ -8,7 +8,7 @@
  * |---|---|
  * | check | `GET /integrations/{id}/entitlements` once per integration and process, only for a new or changed entitlement set (see `entitlement-catalogue.ts`) |
  * | diff | none |
- * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (`member-lookup.ts`); a miss in a shared list is confirmed before any invitation (a second listing that agrees, or that GET: a list proves presence only). Not a member: `POST /integrations/{id}/users` (invite; one request and one job for the creates of the same integration, role and set that arrive together, see `invite-batcher.ts`), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status, which must show the role and set asked. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
+ * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (the integration's `membership-view.ts`); a miss in a shared list is confirmed before any invitation (a second listing that agrees, or that GET: a list proves presence only). Not a member: `POST /integrations/{id}/users` (invite; one request and one job for the creates of the same integration, role and set that arrive together, see `invite-batcher.ts`), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status, which must show the role and set asked. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
  * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, `GET /jobs/{jobId}` for its recorded job until done, then the member, then invite or `PATCH` as above (a member with another role than declared was not made by the invitation: the adoption rules apply) |
  * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh; a partial create whose member is not there yet: `GET /jobs/{jobId}` once, kept while the job runs. Not a member (404): `GET /integrations/{id}` once per integration, and a 404 there fails the refresh instead of forgetting the resource (the key may merely not be shown the integration) |
  * | create with `import` | `GET /integrations/{id}/users/{userId}` (404 fails: nothing to import), then the adoption above (`PATCH` only when the set differs) |
@@ -135,8 +135,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   ): Promise<pulumi.dynamic.ReadResult<IntegrationEntitlementOutputs>> {
     const { integrationId, userId } = parseId(id);
     return withHints(async () => {
-      const { cache, client } = ctx.connection();
-      const member = await cache.member(integrationId, userId);
+      const { memberships, client } = ctx.connection();
+      const view = memberships.of(integrationId);
+      const member = await view.member(userId);
       if (!member) {
         // A partial create whose invitation is still running is kept as it is: dropping it would
         // have the next up invite the user a second time, and lose the job to wait for.
@@ -146,7 +147,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         }
         // 404 also means "not disclosed to this key": forgetting every resource of an integration
         // the key cannot see would make the next up invite them all again.
-        if (!(await cache.integrationVisible(integrationId))) throw integrationNotVisible(integrationId, userId);
+        if (!(await view.visible())) throw integrationNotVisible(integrationId, userId);
         return { id: "", props: {} as IntegrationEntitlementOutputs };
       }
       const declared = {
