@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import type { Emulator } from "../../src/emulator";
-import { MembershipViews } from "../../src/host/membership-view";
+import { MembershipViews } from "../../src/host/membership/membership-view";
 import { ReadCache } from "../../src/host/read-cache";
 import { manyUsers, TEAM, teamSeed } from "../emulator/helpers";
 import { clientFor, emulator } from "../support/fixtures";

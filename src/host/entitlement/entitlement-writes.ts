@@ -14,8 +14,8 @@ import {
   WorkspaceAccessError,
 } from "../../client";
 import { entitlementSet, type IntegrationEntitlementInputs, inviteRole } from "../../shared/inputs";
-import type { InvitationResult } from "../invite-batcher";
-import { afterJobWait, PartialWriteError } from "../partial-write";
+import type { InvitationResult } from "../membership/invite-batcher";
+import { afterJobWait, PartialWriteError } from "../membership/partial-write";
 import type { ProviderContext } from "../provider-runtime";
 import { membershipId, parseId, sameSet } from "./entitlement-state";
 import { sameId } from "../../client/ids";

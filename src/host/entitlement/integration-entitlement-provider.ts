@@ -32,8 +32,8 @@ import {
   integrationEntitlementInputs,
   validate,
 } from "../../shared/inputs";
-import { settle } from "../pending-jobs";
-import { PartialWriteError } from "../partial-write";
+import { settle } from "../membership/pending-jobs";
+import { PartialWriteError } from "../membership/partial-write";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import {

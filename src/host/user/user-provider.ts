@@ -14,15 +14,15 @@
  * (`workspace_login_only`, not a guest); otherwise an attribute the program leaves out keeps the
  * service's value, is never written and never causes a diff.
  */
-import { sameId } from "../client/ids";
+import { sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
-import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
-import { ConfigurationError } from "../client/errors";
-import { userKey } from "./takeovers";
-import { DEFAULT_USER_ROLE, defined, IMPORT_ID, importOf, type UserInputs, userInputs, validate } from "../shared/inputs";
-import { type ProviderContext, providerOf } from "./provider-runtime";
-import { withHints } from "../shared/hints";
-import { isUnknown } from "../shared/unknown";
+import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../../client";
+import { ConfigurationError } from "../../client/errors";
+import { userKey } from "../takeovers";
+import { DEFAULT_USER_ROLE, defined, IMPORT_ID, importOf, type UserInputs, userInputs, validate } from "../../shared/inputs";
+import { type ProviderContext, providerOf } from "../provider-runtime";
+import { withHints } from "../../shared/hints";
+import { isUnknown } from "../../shared/unknown";
 
 /** What a {@link User} stores: its inputs, what the service computes, and which optional attributes the program manages. */
 export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {

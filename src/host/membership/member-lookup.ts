@@ -20,9 +20,9 @@
  * User ids compare in their one form (`idOf`): whether the service keeps the case a client sent is
  * not documented.
  */
-import { idOf } from "../client/ids";
-import type { Clock, IntegrationUser, WorkspaceAccessClient } from "../client";
-import { BatchWindow } from "../shared/batch-window";
+import { idOf } from "../../client/ids";
+import type { Clock, IntegrationUser, WorkspaceAccessClient } from "../../client";
+import { BatchWindow } from "../../shared/batch-window";
 import {
   confirmAbsent,
   confirmMisses,

@@ -6,11 +6,11 @@
  * `member-list.ts`, over `client/absence.ts`), the one direct read of a member (`undefined`: not a
  * member), whether the integration answers this key at all, and what a write makes it forget.
  */
-import { idOf } from "../client/ids";
-import { type Clock, type IntegrationUser, NotFoundError, systemClock, type WorkspaceAccessClient } from "../client";
+import { idOf } from "../../client/ids";
+import { type Clock, type IntegrationUser, NotFoundError, systemClock, type WorkspaceAccessClient } from "../../client";
 import { CreateLookups, type MemberLookup } from "./member-lookup";
 import { readMember } from "./member-list";
-import { Batcher } from "./read-cache";
+import { Batcher } from "../read-cache";
 
 /** The membership of one integration: its shared listings, its one member read, its invalidation. */
 export class MembershipView {
