@@ -16,7 +16,7 @@ import { EntitlementCatalogue } from "./entitlement-catalogue";
 import { InviteBatcher } from "./membership/invite-batcher";
 import { MembershipViews } from "./membership/membership-view";
 import { ReadCache } from "./read-cache";
-import { withHints } from "../shared/hints";
+import { hinted } from "../shared/hints";
 import type { CheckFailure } from "../shared/inputs";
 import {
   allProblems,
@@ -119,14 +119,16 @@ export class ProviderContext {
   }
 
   /**
-   * {@link withHints} for an operation that writes: afterwards, whether it succeeded or not (a write
-   * whose job failed to finish in time may still land), the cached lists it may have changed are
+   * Runs an operation that writes, adding the key hint to a 401/403 (as `withHints` does). Afterwards,
+   * whether it succeeded or not (a write whose job failed to finish in time may still land), the cached lists it may have changed are
    * forgotten. With an integration id, the users and that integration's members; without, every list.
    * With a user id too, that membership is read again by a later create (see `membership-view.ts`).
    */
   async withWrite<T>(operation: () => Promise<T>, integrationId?: string, userId?: string): Promise<T> {
     try {
-      return await withHints(operation);
+      return await operation();
+    } catch (error) {
+      throw hinted(error);
     } finally {
       this.#connection?.cache.invalidate();
       this.#connection?.memberships.written(integrationId, userId);

@@ -34,22 +34,27 @@ async function finish(job: JobHandle): Promise<void> {
 }
 
 /**
- * Invites the user and waits for the job, batched with the invitations of the same integration,
- * role and set that this process sends at about the same time (see `invite-batcher.ts`). When the
- * answer says the user is a member already (a 409), or an ambiguous failure leaves it unclear
- * whether the invitation landed, the member is read instead: an invitation is never re-sent
- * blindly. An invitation that may still land is thrown as a {@link PartialWriteError} with its job
- * (see `partialCreate` in the provider).
+ * An invitation that may still land, as the provider records it: a {@link PartialWriteError} with
+ * its job (see `partialCreate` in the provider). Any other result as it is. The invitation itself
+ * goes straight to the context's batcher (`invite-batcher.ts`), which invites with the others of the
+ * same integration, role and set sent at about the same time, and reads the member instead of
+ * inviting blindly after a 409 or an ambiguous failure.
  *
  * Inviting a user who is already a member is not documented (409, a merge, or a failed job): the
  * create confirms the user is not one first, and reads the member back after the job.
  */
-async function invite(ctx: ProviderContext, inputs: IntegrationEntitlementInputs): Promise<Exclude<InvitationResult, { kind: "pending" }>> {
-  const { integrationId, userId, entitlements, role } = inputs;
-  const result = await ctx.connection().invites.submit({ integrationId, userId, role, entitlements: entitlementSet(entitlements) });
+function landed(result: InvitationResult): Exclude<InvitationResult, { kind: "pending" }> {
   if (result.kind === "pending") throw new PartialWriteError(result.error, result.jobId);
   return result;
 }
+
+/** The invitation of `inputs`, for the batcher. */
+const invitationOf = ({ integrationId, userId, role, entitlements }: IntegrationEntitlementInputs) => ({
+  integrationId,
+  userId,
+  role,
+  entitlements: entitlementSet(entitlements),
+});
 
 /** The set of a member, for messages: `VIEWER, EDITOR`, or `none`. */
 const describeSet = (ids: readonly string[]) => (ids.length > 0 ? ids.join(", ") : "none");
@@ -153,7 +158,7 @@ export async function createMembership(
   };
   const { member: existing, shared } = await memberships.of(inputs.integrationId).beforeCreate(inputs.userId);
   if (existing) return adopt(existing);
-  const invited = await invite(ctx, inputs);
+  const invited = landed(await ctx.connection().invites.submit(invitationOf(inputs)));
   if (invited.kind === "member") {
     // Found a member after a failed or unanswered invitation with another role than invited:
     // someone else added them meanwhile, so the adoption rules apply.
@@ -223,7 +228,7 @@ export async function converge(
   const { client, memberships } = ctx.connection();
   let member = await memberships.of(inputs.integrationId).read(inputs.userId);
   if (!member) {
-    const invited = await invite(ctx, inputs);
+    const invited = landed(await ctx.connection().invites.submit(invitationOf(inputs)));
     if (invited.kind === "invited") return { member: await memberAfterInvite(ctx, inputs, invited.jobId), jobId: invited.jobId };
     member = invited.member;
   }
