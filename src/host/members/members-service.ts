@@ -9,7 +9,8 @@
  * the members still missing are read one by one.
  */
 import { idOf } from "../../client/ids";
-import { type Id, InvalidResponseError, type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { type Id, InvalidResponseError, type IntegrationUser, type WorkspaceAccessClient } from "../../client";
+import { readMember as readOne } from "../membership/member-list";
 import { proofPageSize, prove } from "../../client/absence";
 import { entitlementSet, inviteRole } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
@@ -56,7 +57,10 @@ export async function listMembers(
   return members;
 }
 
-/** One direct read: the member, or `null` when the service answers 404 (not a member). */
+/**
+ * One direct read, the membership view's (`membership/member-list.ts`), as a plan takes it: the
+ * member, or `null` when the service answers 404 (not a member).
+ */
 export async function readMember(
   client: WorkspaceAccessClient,
   integrationId: string,
@@ -64,9 +68,9 @@ export async function readMember(
   recorded: ReadonlyMap<string, IntegrationMemberState>,
 ): Promise<ServiceMember | null> {
   try {
-    return serviceMember(await client.integrations.getUser(integrationId, userId));
+    const member = await readOne(client, integrationId, userId);
+    return member ? serviceMember(member) : null;
   } catch (error) {
-    if (NotFoundError.isInstance(error)) return null;
     // A member whose record cannot be used is still a member.
     if (InvalidResponseError.isInstance(error)) return oddMember(userId, recorded);
     throw error;
