@@ -17,13 +17,18 @@ export async function withHints<T>(operation: () => Promise<T>, refresh = false)
   try {
     return await operation();
   } catch (error) {
-    if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
-      error.message += keySourceHint();
-      // A refresh runs with the provider configuration the state holds, not the stack config now.
-      if (refresh) error.message += REFRESH_HINT;
-    }
-    throw error;
+    throw hinted(error, refresh);
   }
+}
+
+/** The error with the hint added when it is a 401/403 (for a caller that catches itself: one frame less on the way to the socket). */
+export function hinted(error: unknown, refresh = false): unknown {
+  if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
+    error.message += keySourceHint();
+    // A refresh runs with the provider configuration the state holds, not the stack config now.
+    if (refresh) error.message += REFRESH_HINT;
+  }
+  return error;
 }
 
 /** Said when a read (a `pulumi refresh`) is refused the key: after a key rotation, the state still holds the old one. */

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator/index";
 import { provider as entitlements } from "../../src/host/entitlement/integration-entitlement-provider";
-import { provider as users } from "../../src/host/user-provider";
+import { provider as users } from "../../src/host/user/user-provider";
 import { emulator, rejection } from "../support/fixtures";
 import { configureFor } from "../support/provider";
 

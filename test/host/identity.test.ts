@@ -8,7 +8,7 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { provider as members } from "../../src/host/members/integration-members-provider";
-import { provider as users } from "../../src/host/user-provider";
+import { provider as users } from "../../src/host/user/user-provider";
 import { emulator } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/client";
-import { provider } from "../../src/host/user-provider";
+import { provider } from "../../src/host/user/user-provider";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator, expectNoKey, issuedKeys, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { BatchInviteFailure, Emulator, EmulatorQuirks, SeedUser } from "../../src/emulator/index.ts";
 import { adversarialQuirks } from "../../src/emulator/quirks.ts";
-import { HOLD_MS } from "../../src/host/invite-batcher.ts";
+import { HOLD_MS } from "../../src/host/membership/invite-batcher.ts";
 import { header, scenarios } from "./support";
 import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
 

@@ -24,16 +24,12 @@ export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInp
   lastJobId: string | null;
   /**
    * The last write (an invitation, or a set) may still land: it was accepted and not seen to finish.
-   * The entitlements are then the ones asked, not known to be held. Missing in a state written
-   * before it existed: see {@link pendingOf}.
+   * The entitlements are then the ones asked, not known to be held. Absent (a state a test writes by hand): not pending.
    */
   pending?: boolean;
   /** The job of that pending write, to wait for before writing again; null when none is known (its answer was lost). */
   pendingJobId?: string | null;
-  /**
-   * The stack adopted the membership (`adoptExisting` found it, or `import`): destroy leaves it
-   * unless `deleteOnDestroy`. Missing in a state written before it existed: see {@link wasAdopted}.
-   */
+  /** The stack adopted the membership (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`. Absent: not adopted. */
   adopted?: boolean;
 }
 
@@ -79,10 +75,8 @@ export function outputs(
   };
 }
 
-/** Whether the state records an adoption; a state from before `adopted` was recorded: adopted if it could have been. */
-export function wasAdopted(props: Partial<IntegrationEntitlementOutputs> | undefined): boolean {
-  return props?.adopted === true || (props?.adopted === undefined && props?.adoptExisting === true);
-}
+/** Whether the state records an adoption. */
+export const wasAdopted = (props: Partial<IntegrationEntitlementOutputs> | undefined): boolean => props?.adopted === true;
 
 /** Whether `deleteOnDestroy` changes: no request, but the state (which the delete reads) must learn it. */
 export const optInChanged = (olds: Props, news: Props) =>
@@ -103,18 +97,10 @@ function settled(member: IntegrationUser, inputs: IntegrationEntitlementInputs) 
   };
 }
 
-/**
- * Whether the state records a write that may still land, and its job: `pending: true` (with
- * `pendingJobId`), or, in a state written before those fields existed, an empty set (a resource
- * always declares some) with the job in `lastJobId`.
- */
+/** Whether the state records a write that may still land (`pending: true`), and its job (`pendingJobId`). */
 export function pendingOf(props: Partial<IntegrationEntitlementOutputs> | undefined): { jobId: string | null } | undefined {
-  if (!props) return undefined;
-  if (props.pending === true) return { jobId: typeof props.pendingJobId === "string" ? props.pendingJobId : null };
-  if (props.pending === undefined && Array.isArray(props.entitlements) && props.entitlements.length === 0) {
-    return { jobId: typeof props.lastJobId === "string" ? props.lastJobId : null };
-  }
-  return undefined;
+  if (props?.pending !== true) return undefined;
+  return { jobId: typeof props.pendingJobId === "string" ? props.pendingJobId : null };
 }
 
 export const sameSet = (a: unknown, b: unknown) =>

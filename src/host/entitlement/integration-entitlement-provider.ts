@@ -8,7 +8,7 @@
  * |---|---|
  * | check | `GET /integrations/{id}/entitlements` once per integration and process, only for a new or changed entitlement set (see `entitlement-catalogue.ts`) |
  * | diff | none |
- * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (`member-lookup.ts`); a miss in a shared list is confirmed before any invitation (a second listing that agrees, or that GET: a list proves presence only). Not a member: `POST /integrations/{id}/users` (invite; one request and one job for the creates of the same integration, role and set that arrive together, see `invite-batcher.ts`), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status, which must show the role and set asked. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
+ * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (the integration's `membership-view.ts`); a miss in a shared list is confirmed before any invitation (a second listing that agrees, or that GET: a list proves presence only). Not a member: `POST /integrations/{id}/users` (invite; one request and one job for the creates of the same integration, role and set that arrive together, see `invite-batcher.ts`), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status, which must show the role and set asked. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
  * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, `GET /jobs/{jobId}` for its recorded job until done, then the member, then invite or `PATCH` as above (a member with another role than declared was not made by the invitation: the adoption rules apply) |
  * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh; a partial create whose member is not there yet: `GET /jobs/{jobId}` once, kept while the job runs. Not a member (404): `GET /integrations/{id}` once per integration, and a 404 there fails the refresh instead of forgetting the resource (the key may merely not be shown the integration) |
  * | create with `import` | `GET /integrations/{id}/users/{userId}` (404 fails: nothing to import), then the adoption above (`PATCH` only when the set differs) |
@@ -18,7 +18,7 @@
  * seen to finish (a timeout, polling that still fails after the client's retries, an answer lost),
  * the resource is recorded as partially created, `pending: true` with the job to wait for
  * (`pendingJobId`, null when none is known): the next `pulumi up` waits for the job instead of
- * inviting again. A state written before these fields existed recorded it as an empty set: read as pending.
+ * inviting again.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, unlessNotFound, type WorkspaceAccessClient } from "../../client";
@@ -32,8 +32,8 @@ import {
   integrationEntitlementInputs,
   validate,
 } from "../../shared/inputs";
-import { settle } from "../pending-jobs";
-import { PartialWriteError } from "../partial-write";
+import { settle } from "../membership/pending-jobs";
+import { PartialWriteError } from "../membership/partial-write";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import {
@@ -86,6 +86,9 @@ function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitleme
     lastJobId: error.pendingJobId ?? lastJobId,
     pending: true,
     pendingJobId: error.pendingJobId,
+    // Whether the write was an invitation or an adoption's set is not known: with adoptExisting,
+    // destroy leaves the membership (it may have existed before).
+    adopted: inputs.adoptExisting === true,
   };
   return error.recordedAs({ id: membershipId(inputs.integrationId, inputs.userId), properties: { ...state, __provider: news.__provider } });
 }
@@ -132,8 +135,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   ): Promise<pulumi.dynamic.ReadResult<IntegrationEntitlementOutputs>> {
     const { integrationId, userId } = parseId(id);
     return withHints(async () => {
-      const { cache, client } = ctx.connection();
-      const member = await cache.member(integrationId, userId);
+      const { memberships, client } = ctx.connection();
+      const view = memberships.of(integrationId);
+      const member = await view.member(userId);
       if (!member) {
         // A partial create whose invitation is still running is kept as it is: dropping it would
         // have the next up invite the user a second time, and lose the job to wait for.
@@ -143,7 +147,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         }
         // 404 also means "not disclosed to this key": forgetting every resource of an integration
         // the key cannot see would make the next up invite them all again.
-        if (!(await cache.integrationVisible(integrationId))) throw integrationNotVisible(integrationId, userId);
+        if (!(await view.visible())) throw integrationNotVisible(integrationId, userId);
         return { id: "", props: {} as IntegrationEntitlementOutputs };
       }
       const declared = {
@@ -174,7 +178,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     if (!same.changes && optInChanged(olds as unknown as Props, news)) return { outs: { ...kept, ...optIn, adopted } };
     return ctx.withWrite(
       async () => {
-        const pending = pendingOf(olds) ?? (Array.isArray(olds.entitlements) ? undefined : { jobId: null });
+        const pending = pendingOf(olds);
         if (!pending) {
           // The usual update: replace the set and wait; the member is known from the last outputs,
           // so no read before or after. A member removed out of band (404) falls through to a full

@@ -33,7 +33,7 @@ import { sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
 import { defined, IMPORT_ID, importOf, type IntegrationMembersInputs, integrationMembersInputs, validate } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import { settle } from "../pending-jobs";
+import { settle } from "../membership/pending-jobs";
 import { applyPlan, failedError, runError, runOf, writerOf } from "./members-apply";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { asInputs, declaredOf, diffMembers, normalise, type Props } from "./members-diff";

@@ -9,8 +9,9 @@
  * the members still missing are read one by one.
  */
 import { idOf } from "../../client/ids";
-import { type Id, InvalidResponseError, type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../../client";
-import { agree, proofPageSize } from "../../client/absence";
+import { type Id, InvalidResponseError, type IntegrationUser, type WorkspaceAccessClient } from "../../client";
+import { readMember as readOne } from "../membership/member-list";
+import { proofPageSize, prove } from "../../client/absence";
 import { entitlementSet, inviteRole } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { byKey, type ServiceMember } from "./members-state";
@@ -56,7 +57,10 @@ export async function listMembers(
   return members;
 }
 
-/** One direct read: the member, or `null` when the service answers 404 (not a member). */
+/**
+ * One direct read, the membership view's (`membership/member-list.ts`), as a plan takes it: the
+ * member, or `null` when the service answers 404 (not a member).
+ */
 export async function readMember(
   client: WorkspaceAccessClient,
   integrationId: string,
@@ -64,9 +68,9 @@ export async function readMember(
   recorded: ReadonlyMap<string, IntegrationMemberState>,
 ): Promise<ServiceMember | null> {
   try {
-    return serviceMember(await client.integrations.getUser(integrationId, userId));
+    const member = await readOne(client, integrationId, userId);
+    return member ? serviceMember(member) : null;
   } catch (error) {
-    if (NotFoundError.isInstance(error)) return null;
     // A member whose record cannot be used is still a member.
     if (InvalidResponseError.isInstance(error)) return oddMember(userId, recorded);
     throw error;
@@ -88,30 +92,30 @@ export const CONFIRM_LISTINGS = 2;
 /**
  * Confirms the absences `userIds` (absent from `listed`): by key, the member found or `null` when
  * confirmed absent. Reads directly when there are no more of them than the pages of a listing;
- * else lists again (at most {@link CONFIRM_LISTINGS} times, each with another page size) until two
- * consecutive listings agree, which confirms every absence from them; a member any listing shows is
+ * else takes the package's one proof of absence (`client/absence.ts`: at most
+ * {@link CONFIRM_LISTINGS} more listings, each at another page size, until two consecutive ones
+ * agree), which confirms every absence from the proven listing; a member the last listing shows is
  * there. What is still unconfirmed after that is read directly.
  */
 export async function confirmAbsences(
   client: WorkspaceAccessClient,
   integrationId: string,
   userIds: readonly string[],
-  context: { listed: ReadonlyMap<string, ServiceMember>; recorded?: readonly IntegrationMemberState[] },
+  context: { listed: ReadonlyMap<Id, ServiceMember>; recorded?: readonly IntegrationMemberState[] },
 ): Promise<Map<string, ServiceMember | null>> {
   const recorded = byKey(context.recorded ?? []);
   const found = new Map<string, ServiceMember | null>();
   let toRead = [...userIds];
-  let previous = context.listed;
-  for (let n = 0; n < CONFIRM_LISTINGS && toRead.length > Math.max(1, Math.ceil(previous.size / CONFIRM_PAGE_SIZE)); n++) {
-    const again = await listMembers(client, integrationId, context.recorded, proofPageSize(n + 1));
-    const consistent = agree(again, previous);
+  if (toRead.length > Math.max(1, Math.ceil(context.listed.size / CONFIRM_PAGE_SIZE))) {
+    const listAt = (pageSize: number) => listMembers(client, integrationId, context.recorded, pageSize);
+    const { listing, proven, error } = await prove(listAt, new Map(context.listed), { listings: CONFIRM_LISTINGS });
+    if (error) throw error;
     for (const id of toRead) {
-      const member = again.get(idOf(id));
+      const member = listing.get(idOf(id));
       if (member) found.set(idOf(id), member);
-      else if (consistent) found.set(idOf(id), null);
+      else if (proven) found.set(idOf(id), null);
     }
     toRead = toRead.filter((id) => !found.has(idOf(id)));
-    previous = again;
   }
   await eachLimited(toRead, CONFIRM_CONCURRENCY, async (id) => {
     found.set(idOf(id), await readMember(client, integrationId, id, recorded));

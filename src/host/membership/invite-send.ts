@@ -18,7 +18,7 @@
  * that member (`GET .../users/{userId}`), a job in `error` fails with {@link JobFailedError}.
  * Errors shared by several users are copied per user, naming the user and the batch.
  */
-import { idOf } from "../client/ids";
+import { idOf } from "../../client/ids";
 import {
   ApiError,
   ConflictError,
@@ -29,7 +29,7 @@ import {
   type JobHandle,
   unlessNotFound,
   type WorkspaceAccessClient,
-} from "../client";
+} from "../../client";
 import type { Invitation, InvitationResult } from "./invite-batcher";
 import { confirmMisses, type Members, memberList } from "./member-list";
 

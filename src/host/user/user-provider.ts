@@ -14,15 +14,15 @@
  * (`workspace_login_only`, not a guest); otherwise an attribute the program leaves out keeps the
  * service's value, is never written and never causes a diff.
  */
-import { sameId } from "../client/ids";
+import { sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
-import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
-import { ConfigurationError } from "../client/errors";
-import { userKey } from "./takeovers";
-import { DEFAULT_USER_ROLE, defined, IMPORT_ID, importOf, type UserInputs, userInputs, validate } from "../shared/inputs";
-import { type ProviderContext, providerOf } from "./provider-runtime";
-import { withHints } from "../shared/hints";
-import { isUnknown } from "../shared/unknown";
+import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../../client";
+import { ConfigurationError } from "../../client/errors";
+import { userKey } from "../takeovers";
+import { DEFAULT_USER_ROLE, defined, IMPORT_ID, importOf, type UserInputs, userInputs, validate } from "../../shared/inputs";
+import { type ProviderContext, providerOf } from "../provider-runtime";
+import { withHints } from "../../shared/hints";
+import { isUnknown } from "../../shared/unknown";
 
 /** What a {@link User} stores: its inputs, what the service computes, and which optional attributes the program manages. */
 export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
@@ -36,10 +36,7 @@ export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
    * inputs only what the program manages: the others are the service's, not the program's.
    */
   managedAttributes: string[];
-  /**
-   * The stack adopted the user (`adoptExisting` found it, or `import`): destroy leaves it unless
-   * `deleteOnDestroy`. Missing in a state written before it existed: see {@link wasAdopted}.
-   */
+  /** The stack adopted the user (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`; absent: not. */
   adopted?: boolean;
 }
 
@@ -190,8 +187,8 @@ export const provider = providerOf<Props, UserOutputs>({
       const user = await ctx.connection().cache.user(id);
       if (!user) return { id: "", props: {} as UserOutputs };
       const prior = (props ?? {}) as unknown as Props;
-      // State written before `managedAttributes` existed managed both (with their defaults).
-      const managedBefore = Array.isArray(prior.managedAttributes) ? (prior.managedAttributes as string[]) : [...OPTIONAL];
+      // No state (a read that imports the user): both are managed, as the service has them.
+      const managedBefore = props?.managedAttributes ?? [...OPTIONAL];
       const outs = outputs(user, prior, wasAdopted(props));
       outs.managedAttributes = managedBefore;
       const inputs: Props = {
@@ -287,10 +284,8 @@ async function imported(ctx: ProviderContext, id: string, inputs: UserInputs): P
   return user;
 }
 
-/** Whether the state records an adoption; a state from before `adopted` was recorded: adopted if it could have been. */
-function wasAdopted(props: Partial<UserOutputs> | undefined): boolean {
-  return props?.adopted === true || (props?.adopted === undefined && props?.adoptExisting === true);
-}
+/** Whether the state records an adoption. */
+const wasAdopted = (props: Partial<UserOutputs> | undefined): boolean => props?.adopted === true;
 
 /** Why a delete leaves the user, or undefined when the stack may delete it. */
 function keptReason(props: UserOutputs | undefined): string | undefined {

@@ -20,9 +20,9 @@
  * User ids compare in their one form (`idOf`): whether the service keeps the case a client sent is
  * not documented.
  */
-import { idOf } from "../client/ids";
-import { type Clock, type IntegrationUser, systemClock, type WorkspaceAccessClient } from "../client";
-import { BatchWindow } from "../shared/batch-window";
+import { idOf } from "../../client/ids";
+import type { Clock, IntegrationUser, WorkspaceAccessClient } from "../../client";
+import { BatchWindow } from "../../shared/batch-window";
 import {
   confirmAbsent,
   confirmMisses,
@@ -110,8 +110,8 @@ class SharedList {
   }
 }
 
-/** The lookups of one integration before creates (not the `IntegrationMembers` resource). */
-class IntegrationCreateLookups {
+/** The lookups of one integration before creates (not the `IntegrationMembers` resource), held by its `MembershipView`. */
+export class CreateLookups {
   #list: SharedList | undefined;
   #lookups = 0;
   readonly #written = new Set<string>();
@@ -174,39 +174,5 @@ class IntegrationCreateLookups {
       if (this.#list === list) this.#list = undefined;
     });
     return list;
-  }
-}
-
-/** The create lookups of every integration, over one client. */
-export class CreateLookups {
-  readonly #client: WorkspaceAccessClient;
-  readonly #shared: boolean;
-  readonly #integrations = new Map<string, IntegrationCreateLookups>();
-  readonly #clock: Clock;
-
-  /** `shared: false` (readCacheSeconds 0) makes every lookup its own GET. */
-  constructor(client: WorkspaceAccessClient, shared: boolean, clock: Clock = systemClock) {
-    this.#client = client;
-    this.#shared = shared;
-    this.#clock = clock;
-  }
-
-  /** Whether `userId` is a member of `integrationId`, before a create writes anything; an absence is always confirmed. */
-  lookup(integrationId: string, userId: string): Promise<MemberLookup> {
-    return this.#for(integrationId).lookup(userId);
-  }
-
-  /** A write of this process touched a membership (whether or not it succeeded). */
-  written(integrationId: string, userId: string): void {
-    this.#for(integrationId).written(userId);
-  }
-
-  #for(integrationId: string): IntegrationCreateLookups {
-    let lookups = this.#integrations.get(idOf(integrationId));
-    if (!lookups) {
-      lookups = new IntegrationCreateLookups(this.#client, integrationId, this.#shared, this.#clock);
-      this.#integrations.set(idOf(integrationId), lookups);
-    }
-    return lookups;
   }
 }

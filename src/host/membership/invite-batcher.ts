@@ -17,8 +17,8 @@
  * Every invitation ends with an {@link InvitationResult} of its own, and nobody is invited twice:
  * how a batch sent ends for each of its users is `invite-send.ts`'s.
  */
-import { idOf } from "../client/ids";
-import type { Clock, IntegrationRole, IntegrationUser, WorkspaceAccessClient } from "../client";
+import { idOf } from "../../client/ids";
+import type { Clock, IntegrationRole, IntegrationUser, WorkspaceAccessClient } from "../../client";
 import { type Entry, sendBatch } from "./invite-send";
 
 /** The most users one invitation names (the API's page size, and the issue's cap). */

@@ -8,9 +8,9 @@
  * at most {@link CONFIRM_PARALLEL} at a time. Used by the creates' shared lists
  * (`member-lookup.ts`) and by the batcher after a failed job (`invite-send.ts`).
  */
-import { idOf } from "../client/ids";
-import { type Id, type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../client";
-import { mapBounded, type Proof as AbsenceProof, prove as proveListing } from "../client/absence";
+import { idOf } from "../../client/ids";
+import { type Id, type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { mapBounded, type Proof as AbsenceProof, prove as proveListing } from "../../client/absence";
 
 /** The most direct reads that confirm misses at once. */
 export const CONFIRM_PARALLEL = 8;
