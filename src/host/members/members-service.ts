@@ -11,7 +11,7 @@
 import { idOf } from "../../client/ids";
 import { type Id, InvalidResponseError, type IntegrationUser, type WorkspaceAccessClient } from "../../client";
 import { readMember as readOne } from "../membership/member-list";
-import { proofPageSize, prove } from "../../client/absence";
+import { mapBounded, proofPageSize, prove } from "../../client/absence";
 import { entitlementSet, inviteRole } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { byKey, type ServiceMember } from "./members-state";
@@ -77,15 +77,6 @@ export async function readMember(
   }
 }
 
-/** Runs `task` over `items`, at most `limit` at once. */
-async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
 /** How many more listings a confirmation takes, at most, before reading the rest one by one. */
 export const CONFIRM_LISTINGS = 2;
 
@@ -117,7 +108,7 @@ export async function confirmAbsences(
     }
     toRead = toRead.filter((id) => !found.has(idOf(id)));
   }
-  await eachLimited(toRead, CONFIRM_CONCURRENCY, async (id) => {
+  await mapBounded(toRead, CONFIRM_CONCURRENCY, async (id) => {
     found.set(idOf(id), await readMember(client, integrationId, id, recorded));
   });
   return found;
@@ -145,7 +136,7 @@ export async function readBack(
     toRead = toRead.filter((id) => !found.has(idOf(id)));
   }
   const recorded = byKey(context.recorded ?? []);
-  await eachLimited(toRead, CONFIRM_CONCURRENCY, async (id) => {
+  await mapBounded(toRead, CONFIRM_CONCURRENCY, async (id) => {
     found.set(idOf(id), await readMember(client, integrationId, id, recorded));
   });
   return found;
