@@ -5,9 +5,12 @@ import { type ListOptions, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { changeEntitlementsBody, type IntegrationRole, inviteBody, setEntitlementsBody } from "./requests";
 import { page, schemas, single } from "./schemas";
-import { OPERATION_SCOPES, SCOPES, type Scope } from "./scopes";
+import { OPERATION_SCOPES, SCOPES } from "./scopes";
 
 const READ_USERS = [SCOPES.readIntegrations, SCOPES.readUsers] as const;
+let anyAnswer: ReturnType<typeof single> | undefined;
+/** A write's answer, any body (`jobOfAnswer` reads it): built once, not per request (zod compiles a schema at its first parse). */
+const ANY = () => (anyAnswer ??= single(schemas().z.unknown()));
 
 /** What to invite into an integration. */
 export interface InviteOptions {
@@ -95,12 +98,10 @@ export class IntegrationsApi {
 
   /** Invites users with entitlements. A POST: not re-sent on an ambiguous failure. */
   async invite(id: string, options: InviteOptions): Promise<JobHandle> {
-    return this.#write({
-      method: "POST",
-      path: pathOf("integrations", [id, "integration id"], "users"),
-      body: inviteBody(options.userIds, options.role ?? "account_collaborator", options.entitlements),
-      scopes: OPERATION_SCOPES.invite,
-    });
+    // The hot path of a deployment's creates: the request is sent from here, not through #write (one frame less).
+    const path = pathOf("integrations", [id, "integration id"], "users");
+    const body = inviteBody(options.userIds, options.role ?? "account_collaborator", options.entitlements);
+    return this.#jobOf(await this.#http.request({ method: "POST", path, body, scopes: OPERATION_SCOPES.invite }, ANY()), "POST", path);
   }
 
   /** Replaces a member's whole entitlement set. */
@@ -138,12 +139,13 @@ export class IntegrationsApi {
    * or 200 with none) or with a record that is not a job means the write is done, and the
    * handle says so (`id: null`, nothing to wait for).
    */
-  async #write(spec: { method: "POST" | "PATCH" | "DELETE"; path: string; body?: unknown; scopes?: readonly Scope[] }): Promise<JobHandle> {
-    const answer = await this.#http.request(
-      { ...spec, scopes: spec.scopes ?? OPERATION_SCOPES.memberWrite },
-      single(schemas().z.unknown()),
-    );
-    const job = jobOfAnswer(this.#http, answer, spec.method, spec.path);
+  async #write(spec: { method: "PATCH" | "DELETE"; path: string; body?: unknown }): Promise<JobHandle> {
+    return this.#jobOf(await this.#http.request({ ...spec, scopes: OPERATION_SCOPES.memberWrite }, ANY()), spec.method, spec.path);
+  }
+
+  /** The handle of the job a write answered with (see {@link #write}). */
+  #jobOf(answer: { status: number; data: unknown }, method: string, path: string): JobHandle {
+    const job = jobOfAnswer(this.#http, answer, method, path);
     return job ? this.#jobs.handle(job) : this.#jobs.done();
   }
 }

@@ -88,9 +88,16 @@ export type InvitationResult =
 /** The invitations of one integration, role and set waiting to be sent. */
 interface Queue {
   entries: Entry[];
+  /** A create leads this queue's next batch: it waits for the window to close, then sends. */
   scheduled: boolean;
+  /** Ends the leader's wait early (the batch is full: {@link MAX_BATCH}, or as many as the engine runs). */
+  wake: (() => void) | undefined;
   /** Batches of this kind sent and not settled yet. */
   inFlight: number;
+  /** Invitations of this kind submitted and not settled. */
+  outstanding: number;
+  /** The most of them seen when one settled: how many creates of this kind the engine runs at once. */
+  peak: number;
   /** When a batch was last sent or settled. */
   lastSentAt: number;
   /** When the last invitation joined. */
@@ -99,6 +106,16 @@ interface Queue {
   lastSettledAt: number;
   /** How far apart invitations of this kind arrive one by one (ms, a running mean); 0 while they come together. */
   pace: number;
+}
+
+/**
+ * Whether the batch of `queue` cannot grow any more: {@link MAX_BATCH} users, or, with no batch of
+ * its kind in flight, as many as the engine was seen to run at once (its `--parallel`: no further
+ * create can start before one of these returns).
+ */
+function full(queue: Queue): boolean {
+  const n = queue.entries.length;
+  return n >= MAX_BATCH || (queue.inFlight === 0 && queue.peak > 1 && n >= queue.peak);
 }
 
 /** Batches the invitations of one client. */
@@ -115,73 +132,99 @@ export class InviteBatcher {
   /**
    * Invites one user, with others of the same kind when they come together; resolves when the job
    * has finished, when the user is found a member, or when the invitation may still land
-   * (`pending`); rejects when it did not happen.
+   * (`pending`); rejects when it did not happen. The first invitation of a batch leads it: it
+   * waits for the window, then sends the batch itself (so its stack reaches the socket).
    */
-  submit(invitation: Invitation): Promise<InvitationResult> {
+  async submit(invitation: Invitation): Promise<InvitationResult> {
+    const q = this.#queueOf(invitation);
+    const result = new Promise<InvitationResult>((resolve, reject) => q.entries.push({ invitation, resolve, reject }));
+    q.outstanding++;
+    const now = this.#clock.now();
+    // The gap since the last arrival, or since an invitation settled (the engine starts the next
+    // create one step after a create returns): a sample of the pace, unless a burst or a pause.
+    const gap = now - Math.max(q.lastJoinedAt, q.lastSettledAt);
+    if (gap >= BURST_GAP_MS && gap <= PAUSE_GAP_MS) q.pace = q.pace === 0 ? gap : (q.pace + gap) / 2;
+    q.lastJoinedAt = now;
+    if (q.scheduled) {
+      if (full(q)) q.wake?.();
+      return result;
+    }
+    q.scheduled = true;
+    const busy = q.inFlight > 0 || now - q.lastSentAt < RECENT_MS;
+    if (busy) await this.#window(q);
+    // A lone create: only those queued in the same turn of the event loop join it.
+    else await new Promise<void>((done) => setImmediate(done));
+    q.scheduled = false;
+    const [mine, ...others] = this.#take(q);
+    // Sent from here, not from a callback: the create's own stack reaches the socket. Its batch first.
+    const sending = mine && sendBatch(this.#client, mine).finally(() => this.#sent(q));
+    for (const batch of others) void sendBatch(this.#client, batch).finally(() => this.#sent(q));
+    await sending;
+    return result;
+  }
+
+  #queueOf(invitation: Invitation): Queue {
     const key = JSON.stringify([idOf(invitation.integrationId), invitation.role, invitation.entitlements]);
     let queue = this.#queues.get(key);
     if (!queue) {
+      const never = Number.NEGATIVE_INFINITY;
       queue = {
         entries: [],
         scheduled: false,
+        wake: undefined,
         inFlight: 0,
-        lastSentAt: Number.NEGATIVE_INFINITY,
-        lastJoinedAt: Number.NEGATIVE_INFINITY,
-        lastSettledAt: Number.NEGATIVE_INFINITY,
+        outstanding: 0,
+        peak: 0,
+        lastSentAt: never,
+        lastJoinedAt: never,
+        lastSettledAt: never,
         pace: 0,
       };
       this.#queues.set(key, queue);
     }
-    const q = queue;
-    return new Promise<InvitationResult>((resolve, reject) => {
-      q.entries.push({ invitation, resolve, reject });
-      const now = this.#clock.now();
-      // The gap since the last arrival, or since an invitation settled (the engine starts the next
-      // create one step after a create returns): a sample of the pace, unless a burst or a pause.
-      const gap = now - Math.max(q.lastJoinedAt, q.lastSettledAt);
-      if (gap >= BURST_GAP_MS && gap <= PAUSE_GAP_MS) q.pace = q.pace === 0 ? gap : (q.pace + gap) / 2;
-      q.lastJoinedAt = now;
-      if (q.entries.length >= MAX_BATCH) this.#flush(q);
-      else if (!q.scheduled) {
-        q.scheduled = true;
-        const busy = q.inFlight > 0 || this.#clock.now() - q.lastSentAt < RECENT_MS;
-        const opened = busy ? this.#window(q) : new Promise<void>((done) => setImmediate(done));
-        void opened.then(() => this.#flush(q));
-      }
-    });
+    return queue;
   }
 
   /**
-   * Resolves when the batch of `queue` is to be sent: once no batch of its kind is in flight
-   * ({@link HOLD_MS} at most) and nothing has joined or settled for {@link WINDOW_MS}
-   * ({@link MAX_BATCH_OPEN_MS} at most after the hold), both longer at a slower pace ({@link paced}).
+   * Resolves when the batch of `queue` is to be sent: at once when it is {@link full}; else once no
+   * batch of its kind is in flight ({@link HOLD_MS} at most) and nothing has joined or settled for
+   * {@link WINDOW_MS} ({@link MAX_BATCH_OPEN_MS} at most after the hold), both longer at a slower
+   * pace ({@link paced}).
    */
   async #window(queue: Queue): Promise<void> {
     const holdBy = this.#clock.now() + HOLD_MS;
     let closeBy: number | undefined;
     // The invitations of this turn of the event loop join before the first wait is measured.
     await new Promise<void>((done) => setImmediate(done));
-    while (queue.scheduled) {
+    for (;;) {
+      if (full(queue)) return;
       const now = this.#clock.now();
       let until: number;
       const { idleMs, openMs } = paced(queue.pace);
       if (queue.inFlight > 0 && now < holdBy) until = now + WINDOW_MS;
       else {
-        closeBy ??= now + openMs;
+        closeBy ??= now + Math.max(openMs, queue.peak * queue.pace);
         until = Math.min(Math.max(queue.lastJoinedAt, queue.lastSentAt) + idleMs, closeBy);
       }
       if (until <= now) return;
-      await this.#clock.sleep(until - now);
+      await new Promise<void>((done) => {
+        queue.wake = done;
+        void this.#clock.sleep(until - now).then(done);
+      });
+      queue.wake = undefined;
     }
   }
 
-  /** Sends what is queued, {@link MAX_BATCH} users a request. */
-  #flush(queue: Queue): void {
-    queue.scheduled = false;
+  /** Takes what is queued, {@link MAX_BATCH} users a batch, each entry noting when it settles. */
+  #take(queue: Queue): Entry[][] {
+    const settled = () => {
+      queue.lastSettledAt = this.#clock.now();
+      // The creates in flight now (this batch's, and those waiting for it) are what the engine runs at once.
+      queue.peak = Math.max(queue.peak, queue.outstanding);
+      queue.outstanding--;
+    };
+    const batches: Entry[][] = [];
     while (queue.entries.length > 0) {
-      const settled = () => {
-        queue.lastSettledAt = this.#clock.now();
-      };
       // Noted before the caller resumes: its next invitation is measured from here.
       const batch = queue.entries.splice(0, MAX_BATCH).map(
         (entry): Entry => ({
@@ -197,11 +240,14 @@ export class InviteBatcher {
         }),
       );
       queue.inFlight++;
-      queue.lastSentAt = this.#clock.now();
-      void sendBatch(this.#client, batch).finally(() => {
-        queue.inFlight--;
-        queue.lastSentAt = this.#clock.now();
-      });
+      batches.push(batch);
     }
+    queue.lastSentAt = this.#clock.now();
+    return batches;
+  }
+
+  #sent(queue: Queue): void {
+    queue.inFlight--;
+    queue.lastSentAt = this.#clock.now();
   }
 }

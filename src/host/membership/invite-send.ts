@@ -22,7 +22,6 @@ import { idOf } from "../../client/ids";
 import {
   ApiError,
   ConflictError,
-  createOnce,
   type IntegrationUser,
   isAmbiguous,
   JobFailedError,
@@ -54,15 +53,19 @@ function forUser(error: unknown, userId: string, size: number): unknown {
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
-/** Sends one batch and settles each of its entries (see the table of `invite-batcher.ts`). Never rejects. */
+/**
+ * Sends one batch and settles each of its entries (see the table above). Never rejects. A batch of
+ * one is the single invitation: its failures are read with a direct read of that member. One
+ * function from the batcher to the client, so a create reaches the socket in few frames.
+ */
 export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): Promise<void> {
-  if (batch.length === 1) return sendOne(client, batch[0]!);
   const { integrationId, role, entitlements } = batch[0]!.invitation;
   const userIds = batch.map((e) => e.invitation.userId);
   let job: JobHandle;
   try {
     job = await client.integrations.invite(integrationId, { userIds, role, entitlements });
   } catch (error) {
+    if (batch.length === 1) return afterOneFailed(client, batch[0]!, error);
     if (isAmbiguous(error)) return afterAmbiguous(client, batch, error);
     if (ConflictError.isInstance(error)) return afterConflict(client, batch);
     if (ApiError.isInstance(error) && USER_STATUSES.has(error.status)) return split(client, batch);
@@ -71,44 +74,33 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
   try {
     await job.wait();
   } catch (error) {
-    if (JobFailedError.isInstance(error)) return afterJobFailed(client, batch, error);
-    return pendingAll(batch, error, job.id);
+    if (!JobFailedError.isInstance(error)) return pendingAll(batch, error, job.id);
+    if (batch.length === 1) return batch[0]!.reject(error);
+    return afterJobFailed(client, batch, error);
   }
   for (const entry of batch) entry.resolve({ kind: "invited", jobId: job.id });
 }
 
-/** A batch of one: the single invitation, never re-sent blindly. */
-async function sendOne(client: WorkspaceAccessClient, entry: Entry): Promise<void> {
-  const { integrationId, userId, role, entitlements } = entry.invitation;
-  const member = () => unlessNotFound(client.integrations.getUser(integrationId, userId));
-  let outcome: { sent: JobHandle } | { found: IntegrationUser };
+/**
+ * A single invitation that failed, never re-sent blindly: an accepted invitation's member appears
+ * only when its job ends, so finding no member after an ambiguous failure cannot prove it was not
+ * carried out (it is `pending`). After a 409 the member is read, so the caller can say so.
+ */
+async function afterOneFailed(client: WorkspaceAccessClient, entry: Entry, error: unknown): Promise<void> {
+  const { integrationId, userId } = entry.invitation;
+  const ambiguous = isAmbiguous(error);
+  if (!ambiguous && !ConflictError.isInstance(error)) return entry.reject(error);
+  let found: IntegrationUser | undefined;
   try {
-    // Never re-sent: an accepted invitation's member appears only when its job ends, so finding
-    // no member after an ambiguous failure cannot prove the invitation was not carried out.
-    outcome = await createOnce({
-      send: () => client.integrations.invite(integrationId, { userIds: [userId], role, entitlements }),
-      lookUp: member,
-      what: `POST integrations/${integrationId}/users (${userId})`,
-    });
-  } catch (error) {
-    try {
-      // A member already (added since the create looked): read it, so the caller can say so.
-      const found = ConflictError.isInstance(error) ? await member() : undefined;
-      if (found) return entry.resolve({ kind: "member", member: found, existed: true });
-    } catch (readError) {
-      return entry.reject(readError);
-    }
-    if (isAmbiguous(error)) return entry.resolve({ kind: "pending", jobId: null, error: asError(error) });
-    return entry.reject(error);
+    found = await unlessNotFound(client.integrations.getUser(integrationId, userId));
+  } catch (readError) {
+    // Unread after an ambiguous POST: it may still have landed, so pending; after a 409, the read's error.
+    if (ambiguous) return entry.resolve({ kind: "pending", jobId: null, error: asError(error) });
+    return entry.reject(readError);
   }
-  if ("found" in outcome) return entry.resolve({ kind: "member", member: outcome.found, existed: false });
-  try {
-    await outcome.sent.wait();
-  } catch (error) {
-    if (JobFailedError.isInstance(error)) return entry.reject(error);
-    return entry.resolve({ kind: "pending", jobId: outcome.sent.id, error: asError(error) });
-  }
-  entry.resolve({ kind: "invited", jobId: outcome.sent.id });
+  if (found) return entry.resolve({ kind: "member", member: found, existed: !ambiguous });
+  if (ambiguous) return entry.resolve({ kind: "pending", jobId: null, error: asError(error) });
+  entry.reject(error);
 }
 
 /** The members of the integration now, by user id (see {@link memberList}); `undefined` when the list cannot be read. */
@@ -182,7 +174,7 @@ async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], err
 
 /** Sends each half again, at once. */
 async function split(client: WorkspaceAccessClient, batch: Entry[]): Promise<void> {
-  if (batch.length === 1) return sendOne(client, batch[0]!);
+  if (batch.length === 1) return sendBatch(client, batch);
   const half = Math.ceil(batch.length / 2);
   await Promise.all([sendBatch(client, batch.slice(0, half)), sendBatch(client, batch.slice(half))]);
 }
