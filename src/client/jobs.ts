@@ -50,7 +50,9 @@ export function jobOfAnswer(http: HttpTransport, answer: { status: number; data:
 }
 
 /** The shortest first poll the client learns to make (see {@link JobsApi.wait}). */
-export const MIN_FIRST_POLL_MS = 10;
+export const MIN_FIRST_POLL_MS = 2;
+/** How much shorter the next first poll is after a job done within two polls (see {@link JobsApi.wait}). */
+export const FIRST_POLL_SHRINK = 4;
 
 /** `GET /jobs/{id}` and waiting for jobs. */
 export class JobsApi {
@@ -58,7 +60,7 @@ export class JobsApi {
   readonly #clock: Clock;
   /**
    * How long a wait sleeps before its first poll, learnt from the jobs waited for: `undefined`
-   * (the setting `jobPollIntervalMs`) until a job is found done at its first poll.
+   * (the setting `jobPollIntervalMs`) until a job is found done within two polls.
    */
   #firstPollMs: number | undefined;
 
@@ -83,13 +85,15 @@ export class JobsApi {
    * `error` raises {@link JobFailedError}; one still running at the timeout raises
    * {@link JobTimeoutError} naming its last status.
    *
-   * The first poll's delay is learnt, as the pace is: while the jobs of this client are done at
-   * their first poll, the next wait polls after half the delay (down to {@link MIN_FIRST_POLL_MS});
-   * once one takes three polls or more, it is `jobPollIntervalMs` again. A service whose jobs take
-   * seconds is polled as before; one whose jobs are done at once is not made to wait a quarter
-   * second for each (a create holds one of the engine's `--parallel` slots until its job is done).
-   * The cost: when jobs turn slow, the waits already under way poll from the short delay (a job of
-   * 250 ms then costs up to 7 polls, once).
+   * The first poll's delay is learnt, as the pace is: while the jobs of this client are done within
+   * two polls, the next wait polls after a quarter of the delay ({@link FIRST_POLL_SHRINK}, down to
+   * {@link MIN_FIRST_POLL_MS}: 250, 63, 16, 4, 2 ms); once one takes three polls or more, it is
+   * `jobPollIntervalMs` again. A service whose jobs take seconds is polled as before; one whose jobs
+   * are done at once, or at their second poll whenever it comes, is not made to wait 625 ms for each
+   * (a create holds one of the engine's `--parallel` slots until its job is done, and under the CLI
+   * the batch's creates are all the engine runs). The cost: a job whose time falls between the two
+   * (250 to 625 ms) alternates 2 and 4 polls; when jobs turn slow, the waits under way poll from the
+   * short delay (a job of 250 ms then costs up to 12 polls, once).
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Job> {
     const settings = this.#http.settings;
@@ -137,9 +141,9 @@ export class JobsApi {
 
   /** After a job done at poll `polls` of a wait whose first poll came after `first` ms (see {@link wait}). */
   #learn(first: number, polls: number): void {
-    if (polls === 1) this.#firstPollMs = Math.max(MIN_FIRST_POLL_MS, Math.round(first / 2));
-    // A slow job: back to the setting at once (a job of 250 ms would cost 7 polls from 10 ms).
-    else if (polls >= 3) this.#firstPollMs = undefined;
+    if (polls <= 2) this.#firstPollMs = Math.max(MIN_FIRST_POLL_MS, Math.round(first / FIRST_POLL_SHRINK));
+    // A slow job: back to the setting at once (a job of 250 ms would cost 12 polls from 2 ms).
+    else this.#firstPollMs = undefined;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { collect, JobFailedError, JobTimeoutError } from "../../src/client";
+import { MIN_FIRST_POLL_MS } from "../../src/client/jobs";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
 import { clientFor, emulator, rejection } from "../support/fixtures";
 
@@ -61,7 +62,7 @@ describe("waiting for jobs", () => {
     expect(clock.sleeps).toEqual([250, 375, 563, 845, 1000, 1000]);
   });
 
-  it("learns the first poll's delay: halved while jobs are done at their first poll, doubled back once one takes three", async () => {
+  it("learns the first poll's delay: a quarter while jobs are done within two polls, the setting again once one takes three", async () => {
     const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
     const { client, clock } = clientFor(emu, { jobPollIntervalMs: 250, jobPollMaxIntervalMs: 1000 });
     const waitForOne = async (userId: string) => {
@@ -71,15 +72,34 @@ describe("waiting for jobs", () => {
       return clock.sleeps.slice(before);
     };
     // Each job (an invitation, then a removal) is done at its first poll: the next one is polled sooner, to the floor.
-    expect(await waitForOne(alan)).toEqual([250, 125]);
-    expect(await waitForOne(alan)).toEqual([63, 32]);
-    expect(await waitForOne(alan)).toEqual([16, 10]);
-    expect(await waitForOne(alan)).toEqual([10, 10]);
+    expect(await waitForOne(alan)).toEqual([250, 63]);
+    expect(await waitForOne(alan)).toEqual([16, 4]);
+    expect(await waitForOne(alan)).toEqual([MIN_FIRST_POLL_MS, MIN_FIRST_POLL_MS]);
     // A slow service again: a job that needs three polls or more sets the delay back to the setting (4 polls each).
     emu.jobs.setTiming({ finishAfterPolls: 4 });
-    expect(await waitForOne(alan)).toEqual([10, 15, 23, 35, 250, 375, 563, 845]);
-    // Polls per job stay within one of the fixed delay's: the requests the server saw.
-    expect(emu.requests.filter((r) => r.path.startsWith("/jobs/"))).toHaveLength(8 + 8);
+    expect(await waitForOne(alan)).toEqual([2, 3, 5, 8, 250, 375, 563, 845]);
+    // Polls per job: the requests the server saw.
+    expect(emu.requests.filter((r) => r.path.startsWith("/jobs/"))).toHaveLength(6 + 8);
+  });
+
+  it("jobs done at their second poll (the emulator's default) are polled within a few ms once learnt, two polls each", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 2 } });
+    const { client, clock } = clientFor(emu, { jobPollIntervalMs: 250, jobPollMaxIntervalMs: 1000 });
+    const waits: number[][] = [];
+    for (let i = 0; i < 5; i++) {
+      const before = clock.sleeps.length;
+      await (await client.integrations.invite(youtube, { userIds: [alan], entitlements: ["VIEWER"] })).wait();
+      await (await client.integrations.removeUser(youtube, alan)).wait();
+      waits.push(clock.sleeps.slice(before));
+    }
+    expect(waits).toEqual([
+      [250, 375, 63, 95],
+      [16, 24, 4, 6],
+      [2, 3, 2, 3],
+      [2, 3, 2, 3],
+      [2, 3, 2, 3],
+    ]);
+    expect(emu.requests.filter((r) => r.path.startsWith("/jobs/"))).toHaveLength(2 * 10);
   });
 
   it("does not poll a job the write's answer says has finished; one that failed, once for its details", async () => {

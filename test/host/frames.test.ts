@@ -8,6 +8,7 @@
  * sent from a detached callback would hide the frames above it, and fail here instead of passing.
  */
 import diagnostics from "node:diagnostics_channel";
+import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
 import { provider } from "../../src/host/entitlement/integration-entitlement-provider";
@@ -17,7 +18,7 @@ import { configureFor } from "../support/provider";
 const { youtube } = DEFAULT_IDS.integrations;
 const { alan } = DEFAULT_IDS.users;
 /** Where the package's sources are: a frame of the package is one in this folder. */
-const SRC = `${new URL("../../src/", import.meta.url).pathname}`;
+const SRC = `${join(__dirname, "..", "..", "src")}/`;
 
 let limit: number;
 beforeEach(() => {

@@ -150,6 +150,96 @@ describe("the window follows the pace invitations arrive at", () => {
   });
 });
 
+/**
+ * The batcher's own time, moved only by the test: a sleep ends when the test moves the clock past
+ * it (the client keeps the emulator's virtual clock, so its job polls do not move this one).
+ */
+class ManualClock {
+  time = 0;
+  readonly #timers: Array<{ due: number; done: () => void }> = [];
+  now = () => this.time;
+  sleep = (ms: number) => new Promise<void>((done) => this.#timers.push({ due: this.time + ms, done }));
+  advance(ms: number): void {
+    this.time += ms;
+    for (const t of this.#timers.filter((x) => x.due <= this.time)) {
+      this.#timers.splice(this.#timers.indexOf(t), 1);
+      t.done();
+    }
+  }
+}
+
+/** `n` turns of the event loop: the batcher's own steps between two arrivals. */
+async function turns(n: number): Promise<void> {
+  for (let turn = 0; turn < n; turn++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Turns of the event loop (real I/O to the emulator included) until `done()` or 10,000 turns. */
+async function turnsUntil(done: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 10_000 && !done(); turn++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe("the batch goes out as soon as the engine can start no more creates", () => {
+  it("once a batch's creates were all the engine ran (8), the next 8 go out at the 8th arrival, with no window waited", async () => {
+    const { emu, users } = await world(24);
+    const { client } = clientFor(emu, { maxRetries: 0, jobTimeoutSeconds: 1 });
+    const clock = new ManualClock();
+    const batcher = new InviteBatcher(client, clock);
+    const gap = 30; // one checkpoint between two creates' starts
+    // A lone create first (sent at once), then 8 creates one checkpoint apart: the window closes
+    // after two gaps with no arrival (the pace is learnt), so the 8 go out together.
+    await batcher.submit(invitation(users[0]!));
+    const arrive = async (group: string[]) => {
+      const results: Promise<InvitationResult>[] = [];
+      for (const u of group) {
+        clock.advance(gap);
+        results.push(batcher.submit(invitation(u)));
+        await turns(10);
+      }
+      return results;
+    };
+    const first = await arrive(users.slice(1, 9));
+    await turnsUntil(() => invitePosts(emu).length === 2);
+    expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([1]);
+    clock.advance(paced(gap).idleMs);
+    await Promise.all(first);
+    expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([1, 8]);
+    // The engine starts the next 8 as those return: the 8th fills the batch, which goes at once.
+    const second = await arrive(users.slice(9, 17));
+    const at = clock.now();
+    await Promise.all(second);
+    expect(clock.now()).toBe(at);
+    expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([1, 8, 8]);
+    // Fewer than the engine ran (the last creates of a deployment): the window closes after the gap.
+    const last = await arrive(users.slice(17, 20));
+    await turnsUntil(() => invitePosts(emu).length === 4);
+    expect(invitePosts(emu)).toHaveLength(3);
+    clock.advance(paced(gap).idleMs);
+    await Promise.all(last);
+    expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([1, 8, 8, 3]);
+  });
+
+  it("creates released by a batch join those held while it was in flight, up to what the engine runs: batches stay whole", async () => {
+    const { emu, users } = await world(24);
+    const { client } = clientFor(emu, { maxRetries: 0, jobTimeoutSeconds: 1 });
+    const clock = new ManualClock();
+    const batcher = new InviteBatcher(client, clock);
+    await batcher.submit(invitation(users[0]!));
+    // 5 come together and go (the window closes after the gap); 3 more come while they are in flight.
+    const five = users.slice(1, 6).map((u) => batcher.submit(invitation(u)));
+    await turns(10);
+    clock.advance(paced(0).idleMs);
+    await turnsUntil(() => invitePosts(emu).length === 2);
+    const three = users.slice(6, 9).map((u) => batcher.submit(invitation(u)));
+    await Promise.all(five);
+    // Held until the 5 settled; the 8 in flight then are what the engine runs: the 5 released join the 3.
+    const released = users.slice(9, 14).map((u) => batcher.submit(invitation(u)));
+    const at = clock.now();
+    await Promise.all([...three, ...released]);
+    expect(clock.now()).toBe(at);
+    expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([1, 5, 8]);
+  });
+});
+
 describe.each(["whole", "partial"] as const)("a job that fails for one user of a 100-user batch (service fails %s)", (mode) => {
   it("exactly that user fails; the other 99 are members, each applied by exactly one job", async () => {
     const { emu, users, batcher } = await world(100, { batchInviteFailure: mode });
