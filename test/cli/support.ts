@@ -12,7 +12,6 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { RecordedRequest } from "../../src/emulator/index";
-import { specialSigKey } from "../engine/index.ts";
 
 /** The CLI version `npm run pulumi-cli` builds (scripts/pulumi-cli.sh). */
 export const PULUMI_CLI_VERSION = "v3.274.1";
@@ -45,6 +44,9 @@ export function findPulumiCli(): { binDir: string } | { missing: string } {
 }
 
 export const cli = findPulumiCli();
+/** The CLI's default `--parallel`: four resource steps per CPU. */
+export const CLI_DEFAULT_PARALLEL = 4 * os.availableParallelism();
+
 /** Whether the CLI tier can run; its tests are skipped (never passed) otherwise. */
 export const cliAvailable = "binDir" in cli;
 /** A suffix for test names: why they are skipped. */
@@ -216,6 +218,9 @@ export async function openCliStack(options: CliStackOptions): Promise<CliStack> 
   for (const [key, value] of Object.entries(options.config ?? {})) await stack.setConfig(key, value);
   return stack;
 }
+
+/** The key that marks a secret in a `--show-secrets` export (`rpc.specialSigKey` of the engine). */
+const specialSigKey = "4dabf18193072939515e22adb298388d";
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const TIMESTAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/g;

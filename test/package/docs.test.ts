@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SCOPES } from "../../src/client";
-import { repoRoot } from "../engine/index.ts";
+import { repoRoot } from "../support/paths.ts";
 
 const read = (file: string) => fs.readFileSync(path.join(repoRoot, file), "utf8");
 const readme = read("README.md");

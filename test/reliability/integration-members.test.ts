@@ -1,6 +1,6 @@
 /**
- * `IntegrationMembers`, the whole member set of one integration (issue 17), through the real
- * dynamic-provider host against the emulator: create (adopting declared members, inviting the
+ * `IntegrationMembers`, the whole member set of one integration (issue 17), through the real `pulumi`
+ * CLI against the emulator: create (adopting declared members, inviting the
  * others in one batch), refresh, unmanaged members reported and removed only with
  * `removeUnmanaged`, delete removing exactly the managed members, the last owner never removed,
  * and the refusal to share an integration with `IntegrationEntitlement`. Assertions are on what
@@ -186,7 +186,7 @@ describe.each(WORLDS)("IntegrationMembers through the host, %s", (_name, adversa
     // Destroy would remove the last owner: refused, nothing removed.
     s.emu.clearRequests();
     const refused = await s.fails("destroy");
-    expect(refused.grpcMessage).toContain(`Refusing to remove user ${U.owner}, the last member with the owner role`);
+    expect(refused.message).toContain(`Refusing to remove user ${U.owner}, the last member with the owner role`);
     expect(writes(s.emu)).toEqual([]);
     expect(Object.keys(members(s))).toHaveLength(5);
   }, 240_000);
@@ -224,11 +224,11 @@ describe.each(WORLDS)("IntegrationMembers through the host, %s", (_name, adversa
     s.setProgram(program([{ userId: U.a, entitlements: ["VIEWER"] }]));
     s.emu.clearRequests();
     const error = await s.fails("preview");
-    expect(error.grpcMessage).toContain(
+    expect(error.message).toContain(
       `Refusing to remove user ${U.owner}, the last member with the owner role of integration ${INTEGRATION}`,
     );
     const upError = await s.fails("up");
-    expect(upError.grpcMessage).toContain("the last member with the owner role");
+    expect(upError.message).toContain("the last member with the owner role");
     expect(writes(s.emu)).toEqual([]);
     expect(members(s)[U.owner]).toBe("owner:VIEWER");
   }, 120_000);
@@ -302,9 +302,9 @@ describe.each(WORLDS)("IntegrationMembers through the host, %s", (_name, adversa
     // removeUnmanaged would remove the one member who may be the owner: the plan fails, and so does up.
     s.setProgram(program([{ userId: U.a, entitlements: ["VIEWER"] }], true));
     const refused = `Refusing to remove user ${U.owner}, whose role is unknown, of integration ${INTEGRATION}`;
-    expect((await s.fails("preview")).grpcMessage).toContain(refused);
+    expect((await s.fails("preview")).message).toContain(refused);
     await serveList(s, unknownRole);
-    expect((await s.fails("up")).grpcMessage).toContain(refused);
+    expect((await s.fails("up")).message).toContain(refused);
     expect(writes(s.emu)).toEqual([]);
     s.emu.clearFaults();
 
@@ -318,7 +318,7 @@ describe.each(WORLDS)("IntegrationMembers through the host, %s", (_name, adversa
     await serveList(s, unknownRole);
     await s.up();
     await serveList(s, unknownRole);
-    expect((await s.fails("destroy")).grpcMessage).toContain(refused);
+    expect((await s.fails("destroy")).message).toContain(refused);
     expect(writes(s.emu)).toEqual([]);
     expect(members(s)).toEqual({ [U.owner]: "owner:VIEWER", [U.a]: "collaborator:VIEWER" });
   }, 180_000);
@@ -363,7 +363,7 @@ describe.each(WORLDS)("IntegrationMembers through the host, %s", (_name, adversa
     });
     const posts = () => writeLines(s).filter((line) => line.startsWith("POST"));
     s.emu.jobs.hangNext(1);
-    expect((await s.fails("up")).grpcMessage).toContain("did not finish within 1 s");
+    expect((await s.fails("up")).message).toContain("did not finish within 1 s");
     const job = s.emu.jobs.list().find((j) => j.status === "running")!;
     const state = () => s.stack.state().resources.find((r) => r.name === "team")!.outputs;
     expect(ids(state()["unfinishedJobIds"])).toEqual([job.id]);
@@ -371,7 +371,7 @@ describe.each(WORLDS)("IntegrationMembers through the host, %s", (_name, adversa
 
     // The next up waits for the job once more; still running, the invitation is not sent again.
     const error = await s.fails("up");
-    expect(error.grpcMessage?.toLowerCase()).toContain(`user ${U.a}: the invitation's job ${job.id} is still running`);
+    expect(error.message.toLowerCase()).toContain(`user ${U.a}: the invitation's job ${job.id} is still running`);
     expect(posts()).toHaveLength(1);
     expect(ids(state()["unfinishedJobIds"])).toEqual([job.id]);
     expect(state()["members"]).toContainEqual({ userId: U.a, entitlements: [], role: "account_collaborator" });
@@ -396,7 +396,7 @@ describe.each(WORLDS)("IntegrationMembers through the host, %s", (_name, adversa
     });
     // Two sets, two invitations: the first one's job never ends within the waits.
     s.emu.jobs.hangNext(1);
-    expect((await s.fails("up")).grpcMessage).toContain("did not finish within 1 s");
+    expect((await s.fails("up")).message).toContain("did not finish within 1 s");
     const job = s.emu.jobs.list().find((j) => j.status === "running")!;
     const [pending, landed, landedAs, pendingAs] = members(s)[U.a]
       ? [U.b, U.a, "collaborator:VIEWER", "collaborator:EDITOR"]
@@ -405,10 +405,8 @@ describe.each(WORLDS)("IntegrationMembers through the host, %s", (_name, adversa
 
     s.emu.clearRequests();
     const error = await s.fails("destroy");
-    expect(error.grpcMessage).toContain(`1 of 2 members of integration ${INTEGRATION} could not be removed (the others were)`);
-    expect(error.grpcMessage?.toLowerCase()).toContain(
-      `user ${pending}: the invitation's job ${job.id} is still running after another wait`,
-    );
+    expect(error.message).toContain(`1 of 2 members of integration ${INTEGRATION} could not be removed (the others were)`);
+    expect(error.message.toLowerCase()).toContain(`user ${pending}: the invitation's job ${job.id} is still running after another wait`);
     // The member who landed was removed; the resource stays, with the job to wait for.
     expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${landed}`]);
     const team = s.stack.state().resources.find((r) => r.name === "team");
