@@ -26,8 +26,9 @@ function executableIn(dir: string, command: string): boolean {
 }
 
 /**
- * Where the CLI is: `WA_PULUMI_CLI_BIN` (a folder), the cache `npm run pulumi-cli` fills, or a
- * `pulumi` on PATH (its language host and the dynamic-provider plugin then come from PATH too).
+ * Where the CLI is: `WA_PULUMI_CLI_BIN` (a folder), the cache `npm run pulumi-cli` fills, the folder
+ * Pulumi's installer fills (`~/.pulumi/bin`, for contributors without Go), or a `pulumi` on PATH
+ * (its language host and the dynamic-provider plugin then come from that folder or PATH too).
  */
 export function findPulumiCli(): { binDir: string } | { missing: string } {
   const cache = path.join(
@@ -35,12 +36,15 @@ export function findPulumiCli(): { binDir: string } | { missing: string } {
     PULUMI_CLI_VERSION,
     "bin",
   );
-  for (const dir of [process.env["WA_PULUMI_CLI_BIN"], cache]) {
+  for (const dir of [process.env["WA_PULUMI_CLI_BIN"], cache, path.join(os.homedir(), ".pulumi", "bin")]) {
     if (dir && executableIn(dir, "pulumi") && executableIn(dir, "pulumi-language-nodejs")) return { binDir: dir };
   }
   const onPath = (process.env["PATH"] ?? "").split(path.delimiter).find((dir) => dir && executableIn(dir, "pulumi"));
   if (onPath) return { binDir: onPath };
-  return { missing: "no pulumi CLI: `npm run pulumi-cli` builds it (needs Go 1.26+), or put pulumi on PATH" };
+  return {
+    missing:
+      "no pulumi CLI: `npm run pulumi-cli` builds it (needs Go 1.26+); without Go, `curl -fsSL https://get.pulumi.com | sh` installs it",
+  };
 }
 
 export const cli = findPulumiCli();
