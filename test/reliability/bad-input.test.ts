@@ -6,61 +6,64 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator/index.ts";
 import { expectNoKeyLeak, header, type Scenario, scenario, stepOf, userProgram } from "./support";
+import { cliAvailable, skipNote } from "../cli/support.ts";
 
 const youtube = DEFAULT_IDS.integrations.youtube;
 
-describe("a whole up with bad input", () => {
-  const open: Scenario[] = [];
-  afterAll(async () => {
-    for (const s of open.splice(0)) {
-      try {
-        expectNoKeyLeak(s);
-      } finally {
-        await s.close();
+describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
+  describe("a whole up with bad input", () => {
+    const open: Scenario[] = [];
+    afterAll(async () => {
+      for (const s of open.splice(0)) {
+        try {
+          expectNoKeyLeak(s);
+        } finally {
+          await s.close();
+        }
       }
-    }
-  });
+    });
 
-  it("fails at check, names the properties, sends nothing and records nothing", async () => {
-    const program = `${header}
+    it("fails at check, names the properties, sends nothing and records nothing", async () => {
+      const program = `${header}
 const u = new wa.User("mallory", { email: "mallory@example.com.", firstName: " ", lastName: "M" });
 new wa.IntegrationEntitlement("sneaky", { integrationId: "${youtube}", userId: "../../users", entitlements: ["ADMIN%2F..", "VIEWER"] });
 `;
-    const s = await scenario({ program, emulator: { seed: defaultSeed() } });
-    open.push(s);
-    const error = await s.fails("up");
-    const reasons = error.result.errors.join("\n");
-    expect(reasons).toMatch(/email: /);
-    expect(reasons).toMatch(/firstName: /);
-    // Whichever registration failed first, the engine started no create.
-    expect(error.result.steps.filter((st) => st.op === "create")).toHaveLength(0);
-    expect(s.emu.requests).toHaveLength(0);
-    expect(s.stack.state().resources.filter((r) => r.custom)).toHaveLength(0);
-  });
+      const s = await scenario({ program, emulator: { seed: defaultSeed() } });
+      open.push(s);
+      const error = await s.fails("up");
+      const reasons = error.result.errors.join("\n");
+      expect(reasons).toMatch(/email: /);
+      expect(reasons).toMatch(/firstName: /);
+      // Whichever registration failed first, the engine started no create.
+      expect(error.result.steps.filter((st) => st.op === "create")).toHaveLength(0);
+      expect(s.emu.requests).toHaveLength(0);
+      expect(s.stack.state().resources.filter((r) => r.custom)).toHaveLength(0);
+    });
 
-  it("an entitlement id that would reach another endpoint fails at check", async () => {
-    const program = `${header}
+    it("an entitlement id that would reach another endpoint fails at check", async () => {
+      const program = `${header}
 new wa.IntegrationEntitlement("sneaky", { integrationId: "${youtube}", userId: "${DEFAULT_IDS.users.alan}", entitlements: ["VIEWER", "../../../users?x=#"] });
 `;
-    const s = await scenario({ program, emulator: { seed: defaultSeed() } });
-    open.push(s);
-    const error = await s.fails("up");
-    expect(error.message).toContain("entitlements[1]");
-    expect(s.emu.requests).toHaveLength(0);
-  });
+      const s = await scenario({ program, emulator: { seed: defaultSeed() } });
+      open.push(s);
+      const error = await s.fails("up");
+      expect(error.message).toContain("entitlements[1]");
+      expect(s.emu.requests).toHaveLength(0);
+    });
 
-  it("an unknown workspace role warns and does not fail check", async () => {
-    const program = userProgram({}).concat(
-      `new wa.User("wiz", { email: "wiz@example.com", firstName: "W", lastName: "Z", role: "workspace_wizard" });\n`,
-    );
-    const s = await scenario({ program });
-    open.push(s);
-    // A preview: Check passes (the service itself may still refuse the role; the emulator does).
-    const preview = await s.preview();
-    expect(stepOf(preview, "wiz").op).toBe("create");
-    expect(preview.errors).toEqual([]);
-    const warning = preview.diagnostics.find((l) => l.startsWith("warning: ") && l.includes("workspace_wizard"));
-    expect(warning).toContain("not one of the known workspace roles");
-    expect(s.emu.requests).toHaveLength(0);
+    it("an unknown workspace role warns and does not fail check", async () => {
+      const program = userProgram({}).concat(
+        `new wa.User("wiz", { email: "wiz@example.com", firstName: "W", lastName: "Z", role: "workspace_wizard" });\n`,
+      );
+      const s = await scenario({ program });
+      open.push(s);
+      // A preview: Check passes (the service itself may still refuse the role; the emulator does).
+      const preview = await s.preview();
+      expect(stepOf(preview, "wiz").op).toBe("create");
+      expect(preview.errors).toEqual([]);
+      const warning = preview.diagnostics.find((l) => l.startsWith("warning: ") && l.includes("workspace_wizard"));
+      expect(warning).toContain("not one of the known workspace roles");
+      expect(s.emu.requests).toHaveLength(0);
+    });
   });
 });
