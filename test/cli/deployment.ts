@@ -1,6 +1,6 @@
 /**
  * A stack driven through the real `pulumi` CLI, for tests that follow a deployment step by step:
- * each operation runs with `--event-log`, and its result holds the steps the engine reported, the
+ * each operation runs with `--json` (the engine's events, streamed), and its result holds the steps the engine reported, the
  * error diagnostics, and the CLI's output. The state is the file backend's checkpoint as the CLI
  * wrote it (secrets encrypted), read without starting the CLI again.
  */
@@ -45,7 +45,7 @@ export interface OperationResult {
   /** The CLI's stdout and stderr. */
   output: string;
   run: CliRun;
-  /** The raw event log (every engine event, one JSON per line). */
+  /** The engine's events as the CLI streamed them (one JSON document a line). */
   eventLog: string;
 }
 
@@ -73,7 +73,7 @@ export interface ResourceState {
   initErrors: string[];
 }
 
-/** The checkpoint: the resources and the stack outputs (secrets as the backend stores them, encrypted). */
+/** The checkpoint: the program's resources and the stack outputs (secrets as the backend stores them, encrypted). */
 export interface StackState {
   resources: ResourceState[];
   outputs: Record<string, unknown>;
@@ -110,13 +110,25 @@ type StepMetadata = {
   new?: { inputs?: Record<string, unknown>; outputs?: Record<string, unknown> };
 };
 
+/**
+ * The input properties that differ between two sets of inputs (`__provider` aside): the engine
+ * reports no property diff for dynamic resources (their host sends none), and compares the inputs
+ * itself, as this does.
+ */
+function changedKeys(olds: Record<string, unknown> | undefined, news: Record<string, unknown> | undefined): string[] {
+  if (!olds || !news) return [];
+  return [...new Set([...Object.keys(olds), ...Object.keys(news)])]
+    .filter((key) => key !== "__provider" && JSON.stringify(olds[key]) !== JSON.stringify(news[key]))
+    .sort();
+}
+
 function stepOf(metadata: StepMetadata): Step {
   return {
     op: metadata.op,
     urn: metadata.urn,
     type: metadata.type,
     name: metadata.urn.split("::").at(-1) ?? "",
-    diffs: metadata.diffs ?? [],
+    diffs: metadata.diffs ?? changedKeys(metadata.old?.inputs, metadata.new?.inputs),
     oldInputs: metadata.old?.inputs ?? {},
     newInputs: metadata.new?.inputs ?? {},
   };
@@ -129,7 +141,6 @@ export class Deployment {
   readonly #options: DeploymentOptions;
   readonly #config = new Map<string, ConfigValue>();
   #configDirty = true;
-  #count = 0;
   /** Every operation's result, failed ones included. */
   readonly results: OperationResult[] = [];
 
@@ -208,7 +219,9 @@ export class Deployment {
       }),
     );
     const root = resources.find((r) => r.type === "pulumi:pulumi:Stack");
-    return { resources: resources.filter((r) => r !== root), outputs: root?.outputs ?? {} };
+    // The stack and the default providers are the engine's, not the program's.
+    const declared = resources.filter((r) => r !== root && !r.type.startsWith("pulumi:providers:"));
+    return { resources: declared, outputs: root?.outputs ?? {} };
   }
 
   /** The stack outputs with secrets shown (`pulumi stack output --json --show-secrets`). */
@@ -259,14 +272,13 @@ export class Deployment {
 
   async #operation(operation: OperationKind, extra: string[]): Promise<OperationResult> {
     if (this.#configDirty) await this.#writeConfig();
-    const eventLog = path.join(this.cli.backendDir, `events-${this.stackName}-${++this.#count}.jsonl`);
     const args: string[] = [operation];
     if (operation !== "preview") args.push("--yes", "--skip-preview");
     if (this.#options.parallel !== undefined) args.push("--parallel", String(this.#options.parallel));
-    args.push("--event-log", eventLog, ...extra);
+    // `--json` streams the engine's events, one JSON document a line (a preview with the variable below).
+    args.push("--json", ...extra);
     const run = await this.cli.run(args, { allowFailure: true });
-    const text = fs.existsSync(eventLog) ? fs.readFileSync(eventLog, "utf8") : "";
-    fs.rmSync(eventLog, { force: true });
+    const text = run.stdout;
     const result: OperationResult = {
       operation,
       steps: [],
@@ -280,7 +292,7 @@ export class Deployment {
       eventLog: text,
     };
     for (const line of text.split("\n")) {
-      if (!line.trim()) continue;
+      if (!line.startsWith("{")) continue;
       const event = JSON.parse(line) as EngineEvent;
       if (event.resourcePreEvent) result.steps.push(stepOf(event.resourcePreEvent.metadata));
       if (event.resOutputsEvent) {
@@ -298,6 +310,8 @@ export class Deployment {
         }
       }
     }
+    // A refresh announces every resource as `refresh`; what it found is in the completed steps.
+    if (operation === "refresh") result.steps = result.done;
     this.results.push(result);
     if (run.code !== 0) throw new DeploymentError(result);
     return result;
@@ -310,7 +324,7 @@ export async function openDeployment(options: DeploymentOptions): Promise<Deploy
     projectDir: options.projectDir,
     ...(options.stackName ? { stackName: options.stackName } : {}),
     ...(options.backendDir ? { backendDir: options.backendDir } : {}),
-    ...(options.env ? { env: options.env } : {}),
+    env: { PULUMI_ENABLE_STREAMING_JSON_PREVIEW: "true", ...options.env },
   });
   return new Deployment(cli, options);
 }
