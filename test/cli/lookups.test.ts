@@ -143,8 +143,10 @@ new wa.IntegrationEntitlement("late-partners", { integrationId: partners.then((i
     );
     const error = await failedPreview(stack);
     expect(error.result.failed).toEqual(["grace-youtube"]);
+    // The CLI's form of a Check failure: "property <name> value <...> has a problem: <reason>".
+    expect(error.message).toMatch(/property entitlements value .* has a problem: /);
     expect(error.message).toContain(
-      `entitlements: integration ${integrations.youtube} offers no entitlement "MANAGR"; it offers (closest first): MANAGER, VIEWER, EDITOR.`,
+      `integration ${integrations.youtube} offers no entitlement "MANAGR"; it offers (closest first): MANAGER, VIEWER, EDITOR.`,
     );
     expect(emulator.requests.filter((r) => r.method !== "GET")).toEqual([]);
   });
@@ -159,8 +161,9 @@ new wa.IntegrationEntitlement("late-partners", { integrationId: partners.then((i
     );
     const { result: error, requests } = await withRequests(emulator, () => failedPreview(stack));
     expect(error.result.failed).toEqual(["youtube-members"]);
+    expect(error.message).toContain("members[1].entitlements");
     expect(error.message).toContain(
-      `members[1].entitlements: integration ${integrations.youtube} offers no entitlement "EDITR"; it offers (closest first): EDITOR,`,
+      `integration ${integrations.youtube} offers no entitlement "EDITR"; it offers (closest first): EDITOR,`,
     );
     expect(requestLines(requests)).toEqual([`GET /integrations/${integrations.youtube}/entitlements`]);
   });

@@ -32,8 +32,9 @@ new wa.IntegrationEntitlement("sneaky", { integrationId: "${youtube}", userId: "
       open.push(s);
       const error = await s.fails("up");
       const reasons = error.result.errors.join("\n");
-      expect(reasons).toMatch(/email: /);
-      expect(reasons).toMatch(/firstName: /);
+      // The CLI's form of a Check failure: "property <name> value <...> has a problem: <reason>".
+      expect(reasons).toMatch(/property email value .* has a problem: email must be/);
+      expect(reasons).toMatch(/property firstName value .* has a problem: firstName must not be empty/);
       // Whichever registration failed first, the engine started no create.
       expect(error.result.steps.filter((st) => st.op === "create")).toHaveLength(0);
       expect(s.emu.requests).toHaveLength(0);

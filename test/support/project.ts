@@ -49,7 +49,8 @@ export async function createProject(options: ProjectOptions = {}): Promise<Proje
     name,
     version: "0.0.0",
     private: true,
-    main: "index.js",
+    // No `main`: the CLI runs the project's folder (index.js, or index.ts through ts-node), and a
+    // `main` naming a file a TypeScript project lacks makes every run warn.
     dependencies: options.dependencies ?? {},
   };
   await fs.promises.writeFile(path.join(dir, "package.json"), `${JSON.stringify(packageJson, null, 2)}\n`);
