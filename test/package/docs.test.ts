@@ -18,7 +18,6 @@ const readme = read("README.md");
 const documents = [
   "README.md",
   "CHANGELOG.md",
-  "test/engine/README.md",
   ...fs.readdirSync(path.join(repoRoot, "docs"), { recursive: true, encoding: "utf8" }).map((f) => `docs/${f.split(path.sep).join("/")}`),
   ...fs
     .readdirSync(path.join(repoRoot, "examples"))
