@@ -300,6 +300,9 @@ export class Deployment {
     for (const line of text.split("\n")) {
       if (!line.startsWith("{")) continue;
       const event = JSON.parse(line) as EngineEvent;
+      // The default providers' own steps are the engine's, not the program's resources.
+      const type = (event.resourcePreEvent ?? event.resOutputsEvent)?.metadata.type ?? "";
+      if (type.startsWith("pulumi:providers:")) continue;
       if (event.resourcePreEvent) result.steps.push(stepOf(event.resourcePreEvent.metadata));
       if (event.resOutputsEvent) {
         const metadata = event.resOutputsEvent.metadata;

@@ -99,7 +99,8 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       s.emu.jobs.hangNext(1);
       const began = Date.now();
       const error = await s.fails("up");
-      expect(Date.now() - began).toBeLessThan(20_000);
+      // Well before the default timeout: the 2 s one, plus what a `pulumi up` costs on a busy machine.
+      expect(Date.now() - began).toBeLessThan(120_000);
       const job = s.emu.jobs.list().find((j) => j.status === "running");
       expect(job).toBeDefined();
       expect(error.message).toContain(`The job ${job!.id} did not finish within 2 s (last status: running)`);
