@@ -128,7 +128,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       // The same host process answered the next read.
       const refresh = error.result!;
       expect(stepOf(refresh, "bob")).toMatchObject({ op: "same" });
-      expect(refresh.errors).toHaveLength(1);
+      expect(refresh.failed).toEqual(["alice"]);
       expect(refresh.output).not.toMatch(/unhandled|uncaught/i);
       // Nothing was lost: the next refresh is clean.
       const again = await s.refresh();
