@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { BatchInviteFailure, Emulator, EmulatorQuirks, SeedUser } from "../../src/emulator/index.ts";
 import { adversarialQuirks } from "../../src/emulator/quirks.ts";
-import { HOLD_MS } from "../../src/host/invite-batcher.ts";
+import { HOLD_MS, PACED_ARRIVALS } from "../../src/host/invite-batcher.ts";
 import { header, scenarios } from "./support";
 import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
 import { cliAvailable, skipNote } from "../cli/support.ts";
@@ -59,12 +59,15 @@ const invitePosts = (emu: Emulator) => postsInto(emu, INTEGRATION);
 describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
   describe.each(SERVICES)("batched invitations through the host (%s service)", (_service, quirks) => {
     const world = worldOf(quirks);
-    it("150 creates of one integration and set: ceil(150/100) = 2 invitation POSTs, every user a member once", async () => {
+    it("150 creates of one integration and set: batched as they arrive, every user a member once", async () => {
       const n = 150;
       const s = await start({ program: program(n), emulator: world(n), parallel: n });
       await s.up();
       const posts = invitePosts(s.emu);
-      expect(posts).toHaveLength(Math.ceil(n / 100));
+      // Under the real CLI the creates arrive one checkpoint apart, not all at once (the imitation
+      // this ran through sent them together: 2 POSTs); a batch stays open for about
+      // PACED_ARRIVALS arrivals at their pace (src/host/invite-batcher.ts). 17 and 18 POSTs seen.
+      expect(posts.length).toBeLessThanOrEqual(Math.ceil(n / PACED_ARRIVALS) + 2);
       expect(posts.every((p) => p.status === 200 && p.userIds.length <= 100)).toBe(true);
       const applied = appliedPerUser(s.emu, "whole");
       expect(applied.size).toBe(n);
@@ -118,8 +121,8 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
             .map((m) => m.userId)
             .includes(bad),
         ).toBe(false);
-        // The first batch, then halves down to the user at fault.
-        expect(invitePosts(s.emu).length).toBeLessThanOrEqual(15);
+        // The batch that held the user at fault, then halves down to it: at most 1 + log2(100) POSTs name it.
+        expect(invitePosts(s.emu).filter((p) => p.userIds.includes(bad)).length).toBeLessThanOrEqual(1 + Math.ceil(Math.log2(n)));
 
         // Fixed, the next up invites only that user.
         s.emu.jobs.clearInviteFailures();
@@ -135,27 +138,33 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       const s = await start({ program: program(n), emulator: world(n, { job: { finishAfterMs: 0 } }), parallel: n });
       s.emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, reset: true, afterHandling: true });
       await s.up();
-      const posts = invitePosts(s.emu);
-      expect(posts).toHaveLength(1);
-      expect(posts[0]!.userIds).toHaveLength(n);
+      // Not re-sent: each user is named by exactly one POST (the CLI's pace may split the ten in batches).
+      const named = invitePosts(s.emu).flatMap((p) => p.userIds);
+      expect(named.sort()).toEqual(Array.from({ length: n }, (_, i) => userId(i)).sort());
       expect(s.emu.integrations.members(INTEGRATION)).toHaveLength(n);
     }, 120_000);
 
     it("an ambiguous failure whose job has not run: every create fails, recorded, and the next up takes over what landed without inviting again", async () => {
       const n = 10;
       const s = await start({ program: program(n), emulator: world(n), parallel: n, config: { maxRetries: "0" } });
-      s.emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, reset: true, afterHandling: true });
+      // Every invitation's connection drops once the service has acted (the CLI's pace may split the ten in batches).
+      s.emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, reset: true, afterHandling: true, times: n });
       const error = await s.fails("up");
-      expect(error.message).toMatch(/Inviting user \S+ \(one of 10 invited together\)/);
-      expect(invitePosts(s.emu)).toHaveLength(1);
+      expect(error.message).toMatch(/Inviting user \S+ \(one of \d+ invited together\)/);
+      expect(
+        invitePosts(s.emu)
+          .flatMap((p) => p.userIds)
+          .sort(),
+      ).toEqual(Array.from({ length: n }, (_, i) => userId(i)).sort());
       // Each create is recorded as pending (no job known), since its invitation may still land.
       const recorded = s.stack.state().resources.filter((r) => r.custom);
       expect(recorded).toHaveLength(n);
       for (const r of recorded) expect(r.outputs).toMatchObject({ pending: true, pendingJobId: null, entitlements: ["VIEWER"] });
-      // The invitation's job runs late (here: on a poll by someone else), and every user is a member.
-      const [job] = s.emu.jobs.list().filter((j) => j.workflowType === "provide_access");
-      const polled = await fetch(new URL(`jobs/${job!.id}`, s.emu.url), { headers: { "X-API-Key": s.emu.apiKey } });
-      expect((await polled.json()) as unknown).toMatchObject({ data: { attributes: { status: "finished" } } });
+      // The invitations' jobs run late (here: on a poll by someone else), and every user is a member.
+      for (const job of s.emu.jobs.list().filter((j) => j.workflowType === "provide_access")) {
+        const polled = await fetch(new URL(`jobs/${job.id}`, s.emu.url), { headers: { "X-API-Key": s.emu.apiKey } });
+        expect((await polled.json()) as unknown).toMatchObject({ data: { attributes: { status: "finished" } } });
+      }
       expect(s.emu.integrations.members(INTEGRATION)).toHaveLength(n);
       s.emu.clearRequests();
       await s.up();
