@@ -41,6 +41,13 @@ module.exports = {
       from: { path: "^src/emulator/" },
       to: { path: "^src/(client|program|host|shared|provider|export)/" },
     },
+    {
+      name: "fleet-drives-the-cli",
+      comment: "The fleet command drives stacks through the pulumi CLI: it never loads the program's room or the provider host's.",
+      severity: "error",
+      from: { path: "^src/fleet/" },
+      to: { path: "^src/(program|host|provider|export)/" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

@@ -45,20 +45,21 @@ const UNIT = [
   "test/conformance/**/*.test.ts",
   "test/emulator/**/*.test.ts",
   "test/export/**/*.test.ts",
+  "test/fleet/**/*.test.ts",
   "test/host/**/*.test.ts",
   "test/program/**/*.test.ts",
   "test/shared/**/*.test.ts",
 ];
 const LOAD = ["test/load/**/*.test.ts"];
-/** In test/reliability but needs no CLI: a FIFO in the cache folder (`mkfifo`, a process: not in the unit tier). */
-const HOST_ONLY = "rate-memory-special-files.test.ts";
+/** In test/reliability but need no CLI: a FIFO in the cache folder, writers in other processes (processes: not in the unit tier). */
+const HOST_ONLY = ["rate-memory-special-files.test.ts", "rate-memory-processes.test.ts"];
 /** The real `pulumi` CLI (`npm run pulumi-cli` builds it); skipped, by name, where there is none. */
 const CLI = [
   "test/cli/**/*.test.ts",
   "test/perf/**/*.test.ts",
   ...fs
     .readdirSync("test/reliability")
-    .filter((file) => file.endsWith(".test.ts") && file !== HOST_ONLY)
+    .filter((file) => file.endsWith(".test.ts") && !HOST_ONLY.includes(file))
     .map((file) => `test/reliability/${file}`),
 ];
 

@@ -16,8 +16,17 @@ export function isOlder(found: string, minimum: string): boolean {
   return false;
 }
 
+/**
+ * How to get a recent enough Node.js, for the one line: without root or a version manager (npm
+ * alone, which every Node.js has), or with nvm. `pulumi` runs the program and the provider host
+ * with the first `node` on its PATH, so that is where it must be.
+ */
+export const HOW_TO_GET_NODE =
+  "install Node.js 22 (22.19 or later) or 24 first on the PATH (the one pulumi runs with): " +
+  "`npm install --prefix ~/.node24 node@24 && export PATH=~/.node24/node_modules/.bin:$PATH`, or `nvm install 24`.";
+
 /** The line to stop with on this Node.js, or `undefined` when it is recent enough. */
 export function nodeVersionProblem(found: string = process.versions.node): string | undefined {
   if (!isOlder(found, MINIMUM_NODE)) return undefined;
-  return `pulumi-workspace-access needs Node.js ${MINIMUM_NODE} or later, and this is Node.js ${found}: install Node.js 22 (22.19 or later) or 24.`;
+  return `pulumi-workspace-access needs Node.js ${MINIMUM_NODE} or later, and this is Node.js ${found}: ${HOW_TO_GET_NODE}`;
 }

@@ -46,4 +46,6 @@ for (const person of people) {
   }
 }
 
-export const workspace = new pulumi.Config("workspace-access").get("workspace");
+// The address this stack manages, as the package reads it: baseUrl wins over workspace and host.
+const access = new pulumi.Config("workspace-access");
+export const workspace = access.get("baseUrl") ?? `https://${access.get("workspace")}.${access.get("host")}/api/v1/`;

@@ -2,8 +2,11 @@ import { type Clock, systemClock } from "./clock";
 import { HttpTransport } from "./transport";
 import { IntegrationsApi } from "./integrations";
 import { JobsApi } from "./jobs";
-import { type ClientOptions, resolveSettings } from "./settings";
+import { type ClientOptions, type ResolvedSettings, resolveSettings } from "./settings";
 import { UsersApi } from "./users";
+
+/** What the client is given besides its settings. */
+type ClientDeps = Pick<ClientOptions, "clock" | "random" | "logger" | "userAgent">;
 
 /** The package version, sent in the User-Agent (package.json sits two levels up from src/ and dist/). */
 const { version: VERSION } = require("../../package.json") as { version: string };
@@ -26,7 +29,11 @@ export class WorkspaceAccessClient {
   readonly jobs: JobsApi;
   readonly #http: HttpTransport;
 
-  constructor(options: ClientOptions & { settingPrefix?: string }) {
+  /**
+   * `options` are checked (a `ConfigurationError` names the first at fault); settings already
+   * resolved (the provider's, checked when its stack config was read) are taken as they are.
+   */
+  constructor(options: (ClientOptions | (ResolvedSettings & ClientDeps)) & { settingPrefix?: string }) {
     const settings = resolveSettings(options);
     const clock: Clock = options.clock ?? systemClock;
     this.#http = new HttpTransport(settings, {

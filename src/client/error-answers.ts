@@ -72,7 +72,8 @@ export function errorForStatus(answer: ErrorAnswer): ApiError {
     case 401:
       return new UnauthorizedError(
         message(
-          `The API key was not accepted: it may be missing, expired or revoked, or lack the scope this operation needs: ${scopes}. Check the key and its scopes in the workspace's API settings.`,
+          `The API key was not accepted: it may be missing, expired or revoked, or lack the scope this operation needs: ${scopes}. ` +
+            "Check the key and its scopes in the workspace's API settings.",
         ),
         context,
         "unauthorized",

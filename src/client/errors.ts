@@ -74,7 +74,7 @@ export class WorkspaceAccessError extends Error {
   static isInstance<T>(this: { readonly KINDS: readonly ErrorKind[] | undefined; prototype: T }, value: unknown): value is T {
     if (typeof value !== "object" || value === null || !(MARKER in value)) return false;
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass asked, e.g. NotFoundError.
-    return this.KINDS === undefined || this.KINDS.includes((value as unknown as WorkspaceAccessError).kind);
+    return this.KINDS === undefined || ("kind" in value && this.KINDS.includes(value.kind as ErrorKind));
   }
 }
 
@@ -259,7 +259,8 @@ export class JobTimeoutError extends WorkspaceAccessError {
   ) {
     super(
       redact(
-        `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}). It may still finish: check it with getJob, or raise ${setting}.`,
+        `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}). ` +
+          `It may still finish: check it with getJob, or raise ${setting}.`,
       ),
       { kind: "job_timeout", retryable: true },
     );

@@ -40,7 +40,7 @@ export interface RawResponse {
 }
 
 /** Sends requests to one workspace and reads the answers. @internal */
-export class Connection {
+export class HttpPool {
   readonly #pool: Pool;
   readonly #settings: ResolvedSettings;
   readonly #headers: Record<string, string>;

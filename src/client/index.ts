@@ -2,9 +2,11 @@ export { WorkspaceAccessClient } from "./client";
 export { type Clock, systemClock } from "./clock";
 export { createOnce } from "./create-once";
 export * from "./errors";
+export { type Id, idOf, sameId } from "./ids";
 export type { JobHandle, WaitOptions } from "./jobs";
 export {
   collect,
+  emailKey,
   type Entitlement,
   type Integration,
   type IntegrationUser,

@@ -40,7 +40,7 @@ export class IntegrationsApi {
       query: { "page[size]": pageSize(options.pageSize) },
       scopes: [SCOPES.readIntegrations],
     };
-    for await (const record of paginate(this.#http, first, schemas().integrationRecord, options.onInvalid, options.onInconsistent)) {
+    for await (const record of paginate(this.#http, first, schemas().integrationRecord, options.onInvalid)) {
       yield toIntegration(record);
     }
   }
@@ -75,7 +75,7 @@ export class IntegrationsApi {
       query: { "page[size]": pageSize(options.pageSize) },
       scopes: READ_USERS,
     };
-    for await (const record of paginate(this.#http, first, schemas().integrationUserRecord, options.onInvalid, options.onInconsistent)) {
+    for await (const record of paginate(this.#http, first, schemas().integrationUserRecord, options.onInvalid)) {
       yield toIntegrationUser(record);
     }
   }

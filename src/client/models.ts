@@ -2,6 +2,7 @@
  * The plain shapes the client returns: flat, JSON-ready, with optional fields as `null` rather
  * than `undefined` so they cross process boundaries (Pulumi state) unchanged.
  */
+import { type Id, idOf } from "./ids";
 import type { EntitlementRecord, IntegrationRecord, IntegrationUserRecord, JobRecord, UserRecord } from "./schemas";
 
 /** Workspace roles the public document lists; others are accepted with a warning by the resources. */
@@ -13,10 +14,13 @@ export const KNOWN_USER_ROLES = [
   "workspace_guest_user",
 ] as const;
 
+/** The one form of an email for comparing and keying: emails compare case-insensitively (contract). Emails are not ids (`ids.ts`). */
+export const emailKey = (email: string): string => email.trim().toLowerCase();
+
 /** Emails are compared case-insensitively (contract); a missing email matches nothing. */
 export function sameEmail(a: string | null | undefined, b: string | null | undefined): boolean {
   if (typeof a !== "string" || typeof b !== "string") return false;
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
+  return emailKey(a) === emailKey(b);
 }
 
 /** Drains an async iterable into an array. */
@@ -31,7 +35,7 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
  * and the service may leave out any other attribute (`null` here).
  */
 export interface User {
-  id: string;
+  id: Id;
   email: string | null;
   firstName: string | null;
   lastName: string | null;
@@ -66,7 +70,7 @@ export interface Entitlement {
 
 /** An integration (record type `account`). */
 export interface Integration {
-  id: string;
+  id: Id;
   application: string | null;
   label: string | null;
   workspace: string | null;
@@ -76,7 +80,7 @@ export interface Integration {
 
 /** A member of an integration, with the ids of its entitlements (sorted). */
 export interface IntegrationUser {
-  id: string;
+  id: Id;
   email: string | null;
   firstName: string | null;
   lastName: string | null;
@@ -111,7 +115,7 @@ const orNull = <T>(value: T | null | undefined): T | null => (value === undefine
 export function toUser(r: UserRecord): User {
   const a = r.attributes ?? {};
   return {
-    id: r.id,
+    id: idOf(r.id),
     email: orNull(a.email),
     firstName: orNull(a.firstName),
     lastName: orNull(a.lastName),
@@ -141,7 +145,7 @@ export function toEntitlement(r: EntitlementRecord): Entitlement {
 export function toIntegration(r: IntegrationRecord): Integration {
   const a = r.attributes ?? {};
   return {
-    id: r.id,
+    id: idOf(r.id),
     application: orNull(a.application),
     label: orNull(a.label),
     workspace: orNull(a.workspace),
@@ -155,7 +159,7 @@ export function toIntegrationUser(r: IntegrationUserRecord): IntegrationUser {
   const a = r.attributes ?? {};
   const ids = (a.entitlements ?? []).map((e) => (typeof e === "string" ? e : e.id));
   return {
-    id: r.id,
+    id: idOf(r.id),
     email: orNull(a.email),
     firstName: orNull(a.firstName),
     lastName: orNull(a.lastName),

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { InvalidResponseError } from "./errors";
+import { redactError } from "./redact";
 import type { HttpTransport, RequestSpec } from "./transport";
 import { rawPage } from "./schemas";
 
@@ -12,13 +13,6 @@ export interface ListOptions {
    * page): the rest of the page is still served. `id` is the record's id when it has one.
    */
   onInvalid?: (id: string | undefined, error: InvalidResponseError) => void;
-  /**
-   * Called once, after the last page, when the listing cannot be complete: the pages reported
-   * different totals (a record came or went between two reads, so offset pages shifted), or the
-   * records listed (each id once) are fewer than the total says. A caller that needs every
-   * record lists again; one that only needs some may ignore it: a list proves presence, never absence.
-   */
-  onInconsistent?: (why: string) => void;
 }
 
 /** The contract's largest page. */
@@ -28,7 +22,8 @@ export const MAX_PAGE_SIZE = 100;
  * Every item of a paged list, following `links.next` until it is null. A link that repeats is an
  * invalid response rather than an endless loop. Records are parsed one by one: one odd record
  * (a wrong type where the contract has a string) is handed to `onInvalid`, naming its id and
- * field, and skipped; it never fails the page for the others.
+ * field, and skipped; it never fails the page for the others. A listing proves presence only:
+ * offset pages shift, so a record can be skipped with every total agreeing (`absence.ts` proves an absence).
  * @internal
  */
 export async function* paginate<T extends z.ZodType>(
@@ -36,17 +31,14 @@ export async function* paginate<T extends z.ZodType>(
   first: RequestSpec,
   record: T,
   onInvalid?: ListOptions["onInvalid"],
-  onInconsistent?: ListOptions["onInconsistent"],
 ): AsyncGenerator<z.infer<T>> {
   const schema = rawPage();
   const seen = new Set<string>();
-  const tally = new ListingTally();
   let spec: RequestSpec | undefined = first;
   while (spec) {
     const path = new URL(spec.path, http.settings.baseUrl).pathname;
     const answer: { status: number; data: z.infer<ReturnType<typeof rawPage>> } = await http.request(spec, schema);
     const { data, status } = answer;
-    tally.page(data.meta?.page?.total, data.data);
     for (const item of data.data) {
       const parsed = record.safeParse(item);
       if (parsed.success) {
@@ -56,58 +48,28 @@ export async function* paginate<T extends z.ZodType>(
       const id = idOf(item);
       const issue = parsed.error.issues[0];
       const field = issue ? issue.path.map(String).join(".") : "";
-      onInvalid?.(
-        id,
-        new InvalidResponseError(
-          http.redact(
-            `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that does not match the API contract: field "${field || "(root)"}": ${issue?.message ?? "invalid"}.`,
-          ),
-          { method: "GET", path, status, field },
-        ),
+      // The record is the service's text, its id too: the error is redacted whole.
+      const error = new InvalidResponseError(
+        `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that does not match the API contract: ` +
+          `field "${field || "(root)"}": ${issue?.message ?? "invalid"}.`,
+        { method: "GET", path, status, field },
       );
+      onInvalid?.(id === undefined ? undefined : http.redact(id), redactError(error, http.redact));
     }
     const next: string | null | undefined = data.links?.next;
-    if (!next || data.data.length === 0) {
-      const why = tally.inconsistency();
-      if (why !== undefined) onInconsistent?.(why);
-      return;
-    }
+    if (!next || data.data.length === 0) return;
     if (seen.has(next)) {
-      throw new InvalidResponseError(`GET ${first.path} returned the same links.next twice (${next}).`, {
+      // The link is the service's text: it may carry the key (a gateway copying it into links).
+      const error = new InvalidResponseError(`GET ${first.path} returned the same links.next twice (${next}).`, {
         method: "GET",
         path: first.path,
         status: 200,
         field: "links.next",
       });
+      throw redactError(error, http.redact);
     }
     seen.add(next);
     spec = { method: "GET", path: next, scopes: first.scopes };
-  }
-}
-
-/** What the pages of one listing said: their totals, and each record's id once. */
-class ListingTally {
-  readonly #totals = new Set<number>();
-  readonly #ids = new Set<string>();
-  #withoutId = 0;
-
-  page(total: number | null | undefined, items: readonly unknown[]): void {
-    if (typeof total === "number") this.#totals.add(total);
-    for (const item of items) {
-      const id = idOf(item);
-      if (id === undefined) this.#withoutId++;
-      else this.#ids.add(id.toLowerCase());
-    }
-  }
-
-  /** Why the listing cannot be complete, or undefined (a service that reports no total proves nothing either way). */
-  inconsistency(): string | undefined {
-    if (this.#totals.size > 1) return `the pages reported different totals (${[...this.#totals].join(", ")})`;
-    const [total] = this.#totals;
-    const listed = this.#ids.size + this.#withoutId;
-    // More records than the total is no sign of one missing (a record that came, or a page answered twice).
-    if (total !== undefined && listed < total) return `${listed} records listed for a total of ${total}`;
-    return undefined;
   }
 }
 

@@ -2,6 +2,9 @@
  * Path segments from user input are always percent-encoded, and `.`/`..`/empty are refused, so no
  * id can make a request reach another endpoint (`../users`, `a/b`, `%2F`, `?`, `#`).
  */
+import { idOf } from "./ids";
+
+/** One encoded path segment; `.`, `..` and empty are refused. */
 export function segment(value: string, what: string): string {
   if (typeof value !== "string" || value === "" || value === "." || value === "..") {
     throw new TypeError(`${what} must be a non-empty id, got ${JSON.stringify(value)}`);
@@ -9,7 +12,11 @@ export function segment(value: string, what: string): string {
   return encodeURIComponent(value);
 }
 
-/** `segments` joined into a relative path, each one encoded. */
+/** The segments that are record ids: sent in their one form (`ids.ts`), whatever case the caller holds. */
+const isRecordId = (what: string) => what === "user id" || what === "integration id";
+
+/** `segments` joined into a relative path, each one encoded; a user or integration id in its one form. */
 export function pathOf(...parts: Array<[value: string, what: string] | string>): string {
-  return parts.map((p) => (typeof p === "string" ? p : segment(p[0], p[1]))).join("/");
+  const text = ([value, what]: [string, string]) => (isRecordId(what) && typeof value === "string" ? idOf(value) : value);
+  return parts.map((p) => (typeof p === "string" ? p : segment(text(p), p[1]))).join("/");
 }

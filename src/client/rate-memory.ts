@@ -2,24 +2,28 @@
  * Rate limits remembered between processes. Each `pulumi up` runs the provider in a new process,
  * and the service's 429 asks for a wait of up to five minutes: without this, every run would pay
  * again, in 429s, for what the run before it learnt. The limit the pacer learns for a workspace is
- * kept in one small JSON file in the user's cache folder, per base URL, for a day at most, and a
- * new client paces from its first request.
+ * kept in a small JSON file of its own in the user's cache folder, for a day at most, and a new
+ * client paces from its first request.
+ *
+ * One file per workspace, replaced whole by renaming a complete temporary file over it, and no lock:
+ * processes saving limits of different workspaces never touch the same file, so none can lose
+ * another's entry (one file shared by all, with a lock taken over when stale, lost entries when the
+ * takeover raced), and two saving the same workspace's leave one whole entry, the last renamed.
  *
  * What is kept is the limit and where it came from, never the API key nor anything derived from
- * it: the entry is per workspace address only. A remembered limit is a hint, so the file must
- * never fail a deployment: a file that is missing, unreadable, corrupt, unwritable or not a regular
+ * it: the entry is per workspace address only. A remembered limit is a hint, so the files must
+ * never fail a deployment: one that is missing, unreadable, corrupt, unwritable or not a regular
  * file (a FIFO, a device) is ignored (with a debug line through the client's logger).
  */
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Clock } from "./clock";
-import { takeLock } from "./file-lock";
 import { RATE_WINDOW_MS, type WindowLimit } from "./pacer";
 
-/** The file in that folder. */
-export const RATE_LIMITS_FILE = "rate-limits.json";
+/** The folder of remembered limits in the cache folder: a file per workspace in it. */
+export const RATE_LIMITS_DIR = "rate-limits";
 /** How long a remembered limit is trusted: a day, then it is learnt afresh. */
 export const REMEMBER_MS = 24 * 60 * 60 * 1000;
 /**
@@ -35,14 +39,14 @@ export const MAX_REMEMBERED_WINDOW_MS = 5 * 60 * 1000;
  * answer; so a corrupt or planted file cannot pace a run to a crawl.
  */
 export const MIN_REQUESTS_PER_SECOND = 1;
-/** Entries kept at most, the most recently saved first: emulators on ever new ports must not grow the file. */
+/** Workspaces kept at most, the most recently saved: emulators on ever new ports must not grow the folder. */
 const MAX_ENTRIES = 64;
 /** A file larger than this is not ours (or is broken): ignored rather than parsed. */
-const MAX_FILE_BYTES = 256 * 1024;
-/** The file's format; another version is ignored (and replaced at the next write). */
-const VERSION = 1;
-/** How many times a write is tried until the file holds its entries. */
-const WRITE_ATTEMPTS = 8;
+const MAX_FILE_BYTES = 4 * 1024;
+/** The files' format; another version is ignored (and replaced at the next write). */
+const VERSION = 2;
+/** A temporary file older than this was left by a process that died between its write and its rename. */
+const ORPHAN_TEMP_MS = 60_000;
 
 /** One remembered limit: the pacer's, and when it was saved (epoch ms, by the client's clock). */
 export interface RememberedLimit extends WindowLimit {
@@ -54,31 +58,34 @@ export function memoryKey(baseUrl: URL): string {
   return `${baseUrl.origin}${baseUrl.pathname}`;
 }
 
+/** The file of one workspace's limit in the folder: named by a hash of its key (a URL is no file name). */
+export function entryFileName(key: string): string {
+  return `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`;
+}
+
 /**
- * The file of remembered limits in one folder. Reads and writes whole files: a write takes the
- * lock file next to it, reads the file afresh, puts its entries in, drops what expired, replaces
- * the file by renaming a complete temporary one over it, releases the lock, and reads the file
- * back, merging again until the file holds its entries: a reader never sees half a file, and
- * several processes writing at once keep every one's entry. Writes are queued one at a time, and
- * a limit changed while one is under way is written once after it, with the latest value only.
+ * The remembered limits in one folder, a file per workspace. A write puts a complete temporary file
+ * beside the workspace's file and renames it over it: a reader never sees half a file, and writers
+ * of other workspaces are never in the way. Writes are queued one at a time, and a limit changed
+ * while one is under way is written once after it, with the latest value only.
  */
 export class RateLimitMemory {
-  readonly file: string;
+  readonly dir: string;
   readonly #clock: Clock;
   readonly #log: (message: string) => void;
   /** The next entry to write, by key; written by {@link #drain}. */
   readonly #next = new Map<string, WindowLimit>();
   #writing: Promise<void> | undefined;
 
-  constructor(dir: string, clock: Clock, log: (message: string) => void = () => {}) {
-    this.file = path.join(dir, RATE_LIMITS_FILE);
+  constructor(cacheDir: string, clock: Clock, log: (message: string) => void = () => {}) {
+    this.dir = path.join(cacheDir, RATE_LIMITS_DIR);
     this.#clock = clock;
     this.#log = log;
   }
 
   /** The limit remembered for `key` if it is valid and less than a day old, else `undefined`. Never throws. */
   async recall(key: string): Promise<WindowLimit | undefined> {
-    const entry = (await this.#read())[key];
+    const entry = await this.#read(path.join(this.dir, entryFileName(key)), key);
     if (!entry) return undefined;
     const { count, windowMs, source } = entry;
     return { count, windowMs, source };
@@ -102,7 +109,8 @@ export class RateLimitMemory {
       while (this.#next.size > 0) {
         const batch = new Map(this.#next);
         this.#next.clear();
-        await this.#write(batch);
+        for (const [key, limit] of batch) if (!(await this.#write(key, limit))) break;
+        await this.#prune();
       }
     } finally {
       // In the same turn as the last check of `#next`: a limit given after it starts a new drain.
@@ -110,17 +118,17 @@ export class RateLimitMemory {
     }
   }
 
-  /** The valid, unexpired entries of the file, by key; `{}` for a missing or broken file. */
-  async #read(): Promise<Record<string, RememberedLimit>> {
+  /** The valid, unexpired entry of one file (of `key`, when given); `undefined` for a missing or broken one. */
+  async #read(file: string, key?: string): Promise<(RememberedLimit & { key: string }) | undefined> {
     let text: string;
     try {
       // Non-blocking: a FIFO in the file's place would hold a plain open until a writer came.
-      const handle = await fsp.open(this.file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+      const handle = await fsp.open(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
       try {
         // Only a regular file: a folder, a FIFO or a device (a link to /dev/zero never ends) is not ours.
         if (!(await handle.stat()).isFile()) {
-          this.#log(`${this.file}: not read (not a regular file); rate limits are learnt afresh`);
-          return {};
+          this.#log(`${file}: not read (not a regular file); rate limits are learnt afresh`);
+          return undefined;
         }
         // At most one byte more than a file of ours holds, whatever its size says.
         const buffer = Buffer.allocUnsafe(MAX_FILE_BYTES + 1);
@@ -131,8 +139,8 @@ export class RateLimitMemory {
           length += bytesRead;
         }
         if (length > MAX_FILE_BYTES) {
-          this.#log(`${this.file}: more than ${MAX_FILE_BYTES} bytes, more than a file of remembered rate limits holds; ignored`);
-          return {};
+          this.#log(`${file}: more than ${MAX_FILE_BYTES} bytes, more than a remembered rate limit holds; ignored`);
+          return undefined;
         }
         text = buffer.toString("utf8", 0, length);
       } finally {
@@ -140,88 +148,92 @@ export class RateLimitMemory {
       }
     } catch (error) {
       // No file yet is the usual case, not worth a line.
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-        this.#log(`${this.file}: not read (${describe(error)}); rate limits are learnt afresh`);
-      return {};
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") this.#log(`${file}: not read (${describe(error)}); rate limits are learnt afresh`);
+      return undefined;
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {
-      this.#log(`${this.file}: not JSON; ignored, and replaced at the next rate limit learnt`);
-      return {};
+      this.#log(`${file}: not JSON; ignored, and replaced at the next rate limit learnt`);
+      return undefined;
     }
-    const limits = (parsed as { version?: unknown; limits?: unknown } | null)?.limits;
-    if ((parsed as { version?: unknown } | null)?.version !== VERSION || typeof limits !== "object" || limits === null) {
-      this.#log(`${this.file}: not a file of remembered rate limits (version ${VERSION}); ignored`);
-      return {};
+    const { version, baseUrl } = (parsed ?? {}) as { version?: unknown; baseUrl?: unknown };
+    if (version !== VERSION || typeof baseUrl !== "string" || (key !== undefined && baseUrl !== key)) {
+      this.#log(`${file}: not a remembered rate limit (version ${VERSION}) of this workspace; ignored`);
+      return undefined;
     }
-    const now = this.#clock.now();
-    const valid: Record<string, RememberedLimit> = {};
-    for (const [key, value] of Object.entries(limits)) {
-      const entry = validEntry(value, now);
-      if (entry) valid[key] = entry;
-    }
-    return valid;
+    const entry = validEntry(parsed, this.#clock.now());
+    return entry && { ...entry, key: baseUrl };
   }
 
-  /**
-   * Merges `batch` into the file, as many times as it takes (at most {@link WRITE_ATTEMPTS}) until
-   * the file holds it: other processes write the same file at once (each `pulumi up` of each
-   * stack), and a rename replaces the whole file. Each attempt holds the lock file while it
-   * re-reads, merges and renames, so no two merges interleave; then it reads the file back.
-   */
-  async #write(batch: Map<string, WindowLimit>): Promise<void> {
+  /** Replaces the workspace's file by a complete one; false when the folder cannot be written at all (logged). */
+  async #write(key: string, limit: WindowLimit): Promise<boolean> {
+    const file = path.join(this.dir, entryFileName(key));
     const now = this.#clock.now();
+    // A newer limit another process saved for the same workspace is kept (a hint: one that lands
+    // between this look and the rename is replaced by ours, also whole and of the last seconds).
+    if (((await this.#read(file, key))?.savedAt ?? Number.NEGATIVE_INFINITY) > now) return true;
+    const text = `${JSON.stringify({ version: VERSION, baseUrl: key, ...limit, savedAt: now })}\n`;
+    const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
-      await fsp.mkdir(path.dirname(this.file), { recursive: true });
-    } catch (error) {
-      this.#log(`${this.file}: not written (${describe(error)}); the next process learns the rate limit afresh`);
-      return;
-    }
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const lock = await takeLock(this.file, this.#log);
-      try {
-        if (!(await this.#merge(batch, now))) return;
-      } finally {
-        await lock?.release();
-      }
-      const written = await this.#read();
-      if ([...batch].every(([key, limit]) => holds(written[key], limit, now))) return;
-      // Another process replaced the file with a copy read before ours landed: merge again.
-      await sleep(5 + Math.floor(Math.random() * 20));
-    }
-    this.#log(`${this.file}: still without this run's limit after ${WRITE_ATTEMPTS} writes; the next process may learn it afresh`);
-  }
-
-  /** One read, merge and rename; false when the file cannot be written at all (logged). */
-  async #merge(batch: Map<string, WindowLimit>, now: number): Promise<boolean> {
-    const entries = { ...(await this.#read()) };
-    for (const [key, limit] of batch) {
-      // A newer entry written by another process for the same workspace is kept.
-      if (!((entries[key]?.savedAt ?? Number.NEGATIVE_INFINITY) > now)) entries[key] = { ...limit, savedAt: now };
-    }
-    const kept = Object.entries(entries)
-      .sort(([, a], [, b]) => b.savedAt - a.savedAt)
-      .slice(0, MAX_ENTRIES);
-    const text = `${JSON.stringify({ version: VERSION, limits: Object.fromEntries(kept) }, null, 1)}\n`;
-    const temp = `${this.file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    try {
+      await fsp.mkdir(this.dir, { recursive: true });
       await fsp.writeFile(temp, text, { mode: 0o600 });
-      await fsp.rename(temp, this.file);
+      await fsp.rename(temp, file);
       return true;
     } catch (error) {
-      this.#log(`${this.file}: not written (${describe(error)}); the next process learns the rate limit afresh`);
+      this.#log(`${file}: not written (${describe(error)}); the next process learns the rate limit afresh`);
       await fsp.rm(temp, { force: true }).catch(() => {});
       return false;
     }
   }
-}
 
-/** Whether an entry of the file is `limit` as saved at `now`, or newer than it. */
-function holds(entry: RememberedLimit | undefined, limit: WindowLimit, now: number): boolean {
-  if (entry === undefined) return false;
-  return entry.savedAt > now || (entry.count === limit.count && entry.windowMs === limit.windowMs && entry.source === limit.source);
+  /**
+   * Keeps the folder small: removes the files that expired or are not ours, those beyond the
+   * {@link MAX_ENTRIES} most recently saved, and temporary files a dead process left. A file is
+   * moved aside before it is removed, and put back (unless a newer one took its place) if what
+   * was moved turns out to be a fresh entry another process wrote since it was judged.
+   */
+  async #prune(): Promise<void> {
+    let names: string[];
+    try {
+      names = await fsp.readdir(this.dir);
+    } catch {
+      return;
+    }
+    const entries: Array<{ file: string; savedAt: number }> = [];
+    const doomed: string[] = [];
+    for (const name of names) {
+      const file = path.join(this.dir, name);
+      if (name.endsWith(".tmp")) {
+        const mtime = (await fsp.lstat(file).catch(() => undefined))?.mtimeMs;
+        if (mtime !== undefined && Date.now() - mtime > ORPHAN_TEMP_MS) await fsp.rm(file, { force: true }).catch(() => {});
+      } else if (name.endsWith(".json")) {
+        const entry = await this.#read(file);
+        if (entry && entryFileName(entry.key) === name) entries.push({ file, savedAt: entry.savedAt });
+        else if ((await fsp.lstat(file).catch(() => undefined))?.isFile()) doomed.push(file);
+      }
+    }
+    entries.sort((a, b) => b.savedAt - a.savedAt);
+    doomed.push(...entries.slice(MAX_ENTRIES).map((entry) => entry.file));
+    const keepFrom = entries[MAX_ENTRIES - 1]?.savedAt ?? Number.NEGATIVE_INFINITY;
+    for (const file of doomed) await this.#remove(file, keepFrom);
+  }
+
+  /** Removes a file judged stale, unless what is removed is an entry saved after `keepFrom`: that one is put back. */
+  async #remove(file: string, keepFrom: number): Promise<void> {
+    const aside = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    try {
+      await fsp.rename(file, aside);
+    } catch {
+      return;
+    }
+    const moved = await this.#read(aside);
+    // `link` fails when a newer file took the name meanwhile: that one is kept.
+    if (moved && moved.savedAt > keepFrom && entryFileName(moved.key) === path.basename(file)) await fsp.link(aside, file).catch(() => {});
+    await fsp.rm(aside, { force: true }).catch(() => {});
+  }
 }
 
 /** An entry of the file as the pacer can use it, or `undefined` if it is malformed or not of the last day. */

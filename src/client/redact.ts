@@ -81,3 +81,24 @@ export function redactDeep(value: unknown, redact: (text: string) => string): un
   }
   return value;
 }
+
+/**
+ * `error` with `redact` applied to its message, stack and every string field (a path, a field, a
+ * request id), and to its cause the same way: for an error built from what was sent or received
+ * (a link's host or path, a header), so that no field of it can carry the key, whichever code
+ * built it. The transport applies it to every error a request raises; returns the same object.
+ */
+export function redactError<E>(error: E, redact: (text: string) => string, seen = new Set<unknown>()): E {
+  if (typeof error !== "object" || error === null || seen.has(error)) return error;
+  seen.add(error);
+  const target = error as Record<string, unknown>;
+  for (const key of [...Object.getOwnPropertyNames(error), "message", "stack"]) {
+    const value = target[key];
+    if (typeof value === "string") Object.defineProperty(error, key, { value: redact(value), writable: true, configurable: true });
+    else if (key === "cause" || value instanceof Error) redactError(value, redact, seen);
+    else if (value !== null && typeof value === "object" && key !== "stack") {
+      Object.defineProperty(error, key, { value: redactDeep(value, redact), writable: true, configurable: true });
+    }
+  }
+  return error;
+}

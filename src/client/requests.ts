@@ -2,6 +2,7 @@
  * Request bodies of the contract, all in one place. The user bodies are *assumed* (no public
  * document shows them: api-contract.md, "Users"); change them here when the real shape is known.
  */
+import { idOf } from "./ids";
 import type { UserAttributes } from "./models";
 
 /** The integration role given at invitation. */
@@ -33,7 +34,7 @@ export function inviteBody(userIds: readonly string[], role: IntegrationRole, en
   return {
     data: {
       type: "invite_tenant_users",
-      attributes: { role, entitlements: refs(entitlements), userIds: [...userIds] },
+      attributes: { role, entitlements: refs(entitlements), userIds: userIds.map(idOf) },
     },
   };
 }

@@ -1,3 +1,10 @@
+/**
+ * The client's settings: its options, their bounds and defaults, and the one definition of what
+ * each setting accepts ({@link settingFields}, zod schemas whose messages are the rules). The
+ * provider's stack config is checked with the same fields (`src/shared/settings.ts`) and hands the
+ * client settings already resolved ({@link ResolvedSettings}), which the client does not check again.
+ */
+import type { z as Z } from "zod";
 import type { Clock } from "./clock";
 import { ConfigurationError } from "./errors";
 import { cacheDirOf } from "./cache-dir";
@@ -35,7 +42,7 @@ export interface ClientOptions {
   jobPollMaxIntervalMs?: number;
   /**
    * The folder where the rate limit learnt for a workspace is remembered for the next process
-   * (`rate-limits.json`, per base URL, never the key, a day at most); `false` remembers nothing.
+   * (`rate-limits/`, a file per base URL, never the key, a day at most); `false` remembers nothing.
    * Default: the `WORKSPACE_ACCESS_CACHE_DIR` environment variable (empty or `off`: nothing), else
    * `pulumi-workspace-access` in the user's cache folder. See docs/rate-limits.md.
    */
@@ -50,8 +57,13 @@ export interface ClientOptions {
   userAgent?: string;
 }
 
-/** {@link ClientOptions} with every default applied and the base URL checked. */
+/**
+ * {@link ClientOptions} checked, with every default applied: what the client runs on. `resolved`
+ * marks settings checked once by whoever read them (the provider's stack config), so the client
+ * does not check them again.
+ */
 export interface ResolvedSettings {
+  readonly resolved: true;
   baseUrl: URL;
   apiKey: string;
   maxRetries: number;
@@ -73,7 +85,7 @@ export interface ResolvedSettings {
 /**
  * Every numeric option of the client, once: its default, its least value and whether it is whole.
  * The client's options and the provider's stack config (`workspace-access:*`, strings) are both
- * checked by {@link numberProblem} against this table, so they can never disagree on a bound. The
+ * checked by the field this table gives ({@link settingFields}), so they can never disagree on a bound. The
  * contract's "retry after five minutes" is the 300 s of `maxRateLimitWaitSeconds`. Knobs of the
  * provider alone (its read cache) are not here: they are the provider's settings, not the client's.
  */
@@ -112,54 +124,14 @@ export function numberRule(key: NumericSetting | NumberSpec): string {
   return `${whole ? "a whole number" : "a number"} of at least ${min}`;
 }
 
-/**
- * One problem with one setting, as data: which setting (by its option name, `maxRetries`), what is
- * wrong, and the value seen. Whoever reads the setting from a place of its own (stack config,
- * environment, command-line flag) renders it in that place's words; the client renders it by option
- * name ({@link optionMessage}). The API key's value is never part of a problem.
- */
-export type SettingProblem =
-  /** Not set at all. */
-  | { readonly kind: "missing"; readonly key: string }
-  /** A number out of its bounds, or not a number: `seen` is the value as given. */
-  | { readonly kind: "range"; readonly key: string; readonly spec: NumberSpec; readonly seen: string }
-  /** Set, but not acceptable: `rule` completes "<name> <seen> …"; `seen` is the value as given, if it may be shown (never the API key). */
-  | { readonly kind: "invalid"; readonly key: string; readonly rule: string; readonly seen?: string };
-
-/** The problem of a numeric value, if any: `value` is what was given (a number, or text from config). */
-export function numberProblem(key: string, spec: NumberSpec, value: unknown): SettingProblem | undefined {
-  if (value === undefined) return undefined;
-  const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
-  if (Number.isFinite(number) && number >= spec.min && (!spec.whole || Number.isInteger(number))) return undefined;
-  return { kind: "range", key, spec, seen: String(value) };
-}
-
-/** The problem of an API key, if any. Its value is never part of the problem. */
-export function apiKeyProblem(apiKey: unknown): SettingProblem | undefined {
-  if (typeof apiKey !== "string" || apiKey.trim() === "") return { kind: "missing", key: "apiKey" };
-  // Keys are opaque tokens: a space or line break is a copy-paste accident (and could not be sent).
-  if (/[\s\p{Cc}]/u.test(apiKey)) {
-    return { kind: "invalid", key: "apiKey", rule: "contains spaces or control characters: check how it was copied" };
-  }
-  if (apiKey.length < MIN_API_KEY_LENGTH) {
-    return {
-      kind: "invalid",
-      key: "apiKey",
-      rule: `is too short to be a workspace API key (fewer than ${MIN_API_KEY_LENGTH} characters): check how it was copied`,
-    };
-  }
-  return undefined;
-}
-
-/** A problem in the words of the client's options: `maxRetries must be a whole number of at least 0, got -1`. */
-export function optionMessage(problem: SettingProblem, name: string = problem.key): string {
-  if (problem.kind === "missing") return `${name} is required and must not be empty`;
-  if (problem.kind === "range") return `${name} must be ${numberRule(problem.spec)}, got ${problem.seen}`;
-  return `${name}${problem.seen === undefined ? "" : ` "${problem.seen}"`} ${problem.rule}`;
-}
-
 /** The contract's wait after a 429 without `Retry-After`: five minutes. */
 export const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 300;
+
+/**
+ * The shortest key accepted. Anything shorter is a copy-paste accident (`x`, `true`), and could not
+ * be redacted from messages without mangling ordinary words.
+ */
+export const MIN_API_KEY_LENGTH = 8;
 
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "[::1]", "::1"]);
 
@@ -169,79 +141,149 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * Parses and checks a base URL: `https://`, or `http://` on a loopback host (the emulator); no
- * credentials, query or fragment; always ending in `/` so relative paths resolve below it. A
- * problem comes back as data (`key` names the setting), never thrown.
+ * What a failed field says besides its message (the rule): `missing` when nothing usable was
+ * given, and the value seen when it may be shown (never the API key's, nor a string that is not a URL).
  */
-export function checkBaseUrl(raw: string, key = "baseUrl"): { url: URL } | { problem: SettingProblem } {
-  const invalid = (rule: string, seen?: string): { problem: SettingProblem } => ({ problem: { kind: "invalid", key, rule, seen } });
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    // The value is not echoed: a secret pasted into the wrong setting must not reach a log.
-    return invalid("is not a URL: expected something like https://acme.example.com/api/v1/");
-  }
+export interface IssueParams {
+  missing?: true;
+  seen?: string;
+}
+
+/** One setting's issue, worded by whoever reads it: the setting, the rule it breaks, and for a number its bounds. */
+export interface SettingIssue extends IssueParams {
+  key: string;
+  rule: string;
+  spec?: NumberSpec;
+}
+
+/** The rule a base URL breaks, with the part of it that may be shown; `undefined` when it is usable. */
+function baseUrlRule(url: URL): { rule: string; seen?: string } | undefined {
   if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
-    return invalid(
-      "uses plain http://, which would send the API key unencrypted: use https:// (http:// is accepted only for loopback hosts such as the emulator)",
-      url.origin,
+    const rule =
+      "uses plain http://, which would send the API key unencrypted: use https:// (http:// is accepted only for loopback hosts such as the emulator)";
+    return { rule, seen: url.origin };
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return { rule: `must be an https:// URL, not ${url.protocol}//` };
+  if (url.username || url.password) return { rule: "must not contain credentials: set the API key separately" };
+  if (url.search || url.hash) return { rule: "must not have a query or fragment" };
+  return undefined;
+}
+
+/**
+ * What each setting accepts, once, as zod schemas built from zod's namespace (loaded when settings
+ * are first checked, not when a program imports the package): numbers coerced from text and
+ * bounded by {@link NUMERIC_SETTINGS}, the API key, and the base URL refined (`https://`, or
+ * `http://` on a loopback host; no credentials, query or fragment; always ending in `/` so relative
+ * paths resolve below it). An issue's message is the rule, completing "<setting> …". @internal
+ */
+export function settingFields(z: typeof Z) {
+  const issue = (ctx: Z.core.$RefinementCtx, message: string, params: IssueParams = {}) =>
+    ctx.addIssue({ code: "custom", message, params });
+  const number = (spec: NumberSpec) =>
+    // Text from the stack config is coerced; blank text is no number (Number("") would be 0).
+    z.preprocess(
+      (value) => (typeof value === "string" && value.trim() === "" ? Number.NaN : value),
+      (spec.whole ? z.coerce.number().int() : z.coerce.number()).min(spec.min),
     );
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return invalid(`must be an https:// URL, not ${url.protocol}//`);
-  if (url.username || url.password) return invalid("must not contain credentials: set the API key separately");
-  if (url.search || url.hash) return invalid("must not have a query or fragment");
-  if (!url.pathname.endsWith("/")) url.pathname += "/";
-  return { url };
-}
-
-/** {@link checkBaseUrl}, throwing a {@link ConfigurationError} that names `setting` (e.g. `--base-url`). */
-export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
-  const checked = checkBaseUrl(raw, setting);
-  if ("problem" in checked) throw new ConfigurationError(optionMessage(checked.problem), setting);
-  return checked.url;
-}
-
-/**
- * The shortest key accepted. Anything shorter is a copy-paste accident (`x`, `true`), and could not
- * be redacted from messages without mangling ordinary words.
- */
-export const MIN_API_KEY_LENGTH = 8;
-
-/** Every problem of the client's options, in the order of the options: none when they are usable. */
-export function optionProblems(options: ClientOptions): SettingProblem[] {
-  const problems: Array<SettingProblem | undefined> = [apiKeyProblem(options.apiKey)];
-  const baseUrl = typeof options.baseUrl === "string" ? checkBaseUrl(options.baseUrl) : undefined;
-  problems.push(baseUrl === undefined ? { kind: "missing", key: "baseUrl" } : "problem" in baseUrl ? baseUrl.problem : undefined);
-  for (const [key, spec] of Object.entries(NUMERIC_SETTINGS)) problems.push(numberProblem(key, spec, options[key as NumericSetting]));
-  return problems.filter((problem) => problem !== undefined);
-}
-
-/**
- * Applies defaults and validates every setting, naming the one at fault (`settingPrefix`, e.g.
- * `workspace-access:`, names the key as the user sets it).
- */
-export function resolveSettings(options: ClientOptions & { settingPrefix?: string }): ResolvedSettings {
-  const [problem] = optionProblems(options);
-  if (problem) {
-    const name = `${options.settingPrefix ?? ""}${problem.key}`;
-    throw new ConfigurationError(optionMessage(problem, name), name);
-  }
-  const value = (key: NumericSetting): number => options[key] ?? DEFAULTS[key];
-  return {
-    baseUrl: parseBaseUrl(options.baseUrl),
-    apiKey: options.apiKey,
-    maxRetries: value("maxRetries"),
-    maxRateLimitWaitSeconds: value("maxRateLimitWaitSeconds"),
-    maxRateLimitRetries: value("maxRateLimitRetries"),
-    requestTimeoutSeconds: value("requestTimeoutSeconds"),
-    jobTimeoutSeconds: value("jobTimeoutSeconds"),
-    maxConcurrency: value("maxConcurrency"),
-    maxRequestsPerSecond: value("maxRequestsPerSecond"),
-    cacheDir: cacheDirOf(options.cacheDir),
-    retryBaseDelayMs: value("retryBaseDelayMs"),
-    retryMaxDelayMs: value("retryMaxDelayMs"),
-    jobPollIntervalMs: value("jobPollIntervalMs"),
-    jobPollMaxIntervalMs: value("jobPollMaxIntervalMs"),
+  const numbers = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, number(spec).optional()])) as {
+    [K in NumericSetting]: Z.ZodOptional<ReturnType<typeof number>>;
   };
+  const apiKey = z.unknown().transform((value, ctx) => {
+    if (typeof value !== "string" || value.trim() === "") {
+      issue(ctx, "is required and must not be empty", { missing: true });
+      return z.NEVER;
+    }
+    // Keys are opaque tokens: a space or line break is a copy-paste accident (and could not be sent).
+    if (/[\s\p{Cc}]/u.test(value)) issue(ctx, "contains spaces or control characters: check how it was copied");
+    else if (value.length < MIN_API_KEY_LENGTH) {
+      issue(ctx, `is too short to be a workspace API key (fewer than ${MIN_API_KEY_LENGTH} characters): check how it was copied`);
+    }
+    return value;
+  });
+  const baseUrl = z.unknown().transform((value, ctx) => {
+    if (typeof value !== "string") {
+      issue(ctx, "is required and must not be empty", { missing: true });
+      return z.NEVER;
+    }
+    let url: URL;
+    try {
+      url = new URL(value.trim());
+    } catch {
+      // The value is not echoed: a secret pasted into the wrong setting must not reach a log.
+      issue(ctx, "is not a URL: expected something like https://acme.example.com/api/v1/");
+      return z.NEVER;
+    }
+    const broken = baseUrlRule(url);
+    if (broken) issue(ctx, broken.rule, broken.seen === undefined ? {} : { seen: broken.seen });
+    if (!url.pathname.endsWith("/")) url.pathname += "/";
+    return url;
+  });
+  return { apiKey, baseUrl, numbers, number };
+}
+
+/** zod, loaded when settings are first checked. @internal */
+export const zod = (): typeof Z => (require("zod") as typeof import("zod")).z;
+
+/**
+ * The issues of a failed parse of `input`, one per setting (by its top-level key): the rule and the
+ * value seen if it may be shown. A number's rule comes from its bounds in `specs`: zod's own
+ * message for it ("Too small: expected number to be >=0") is not the setting's. @internal
+ */
+export function settingIssues(
+  error: Z.ZodError,
+  input: unknown,
+  specs: Readonly<Record<string, NumberSpec>> = NUMERIC_SETTINGS,
+): SettingIssue[] {
+  const seen = new Set<string>();
+  const issues: SettingIssue[] = [];
+  for (const issue of error.issues) {
+    const key = String(issue.path[0] ?? "");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const spec = Object.hasOwn(specs, key) ? specs[key] : undefined;
+    if (spec) {
+      const value = (input as Record<string, unknown> | undefined)?.[key];
+      issues.push({ key, rule: `must be ${numberRule(spec)}`, spec, seen: String(value) });
+    } else issues.push({ key, rule: issue.message, ...((issue as { params?: IssueParams }).params ?? {}) });
+  }
+  return issues;
+}
+
+/** A setting's issue in the words of the client's options: `maxRetries must be a whole number of at least 0, got -1`. */
+function optionError(name: string, issue: SettingIssue): ConfigurationError {
+  if (issue.spec) return new ConfigurationError(`${name} ${issue.rule}, got ${issue.seen}`, name);
+  return new ConfigurationError(`${name}${issue.seen === undefined ? "" : ` ${JSON.stringify(issue.seen)}`} ${issue.rule}`, name);
+}
+
+/** Parses and checks a base URL, throwing a {@link ConfigurationError} that names `setting` (e.g. `--base-url`). */
+export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
+  const parsed = settingFields(zod()).baseUrl.safeParse(raw);
+  if (!parsed.success) throw optionError(setting, { ...(settingIssues(parsed.error, raw)[0] ?? { rule: "is not valid" }), key: setting });
+  return parsed.data;
+}
+
+/** Every default applied to checked values. */
+export function completeSettings(
+  checked: { baseUrl: URL; apiKey: string; cacheDir?: string | false } & Partial<Record<NumericSetting, number>>,
+): ResolvedSettings {
+  const numbers = Object.fromEntries(
+    (Object.keys(NUMERIC_SETTINGS) as NumericSetting[]).map((key) => [key, checked[key] ?? DEFAULTS[key]]),
+  ) as Record<NumericSetting, number>;
+  return { resolved: true, ...numbers, baseUrl: checked.baseUrl, apiKey: checked.apiKey, cacheDir: cacheDirOf(checked.cacheDir) };
+}
+
+/**
+ * The settings the client runs on: resolved ones as they are; options checked by {@link settingFields}
+ * (a {@link ConfigurationError} names the first at fault, after `settingPrefix`), with defaults applied.
+ */
+export function resolveSettings(options: (ClientOptions | ResolvedSettings) & { settingPrefix?: string }): ResolvedSettings {
+  if ("resolved" in options && options.resolved === true) return options;
+  const z = zod();
+  const fields = settingFields(z);
+  const parsed = z.object({ apiKey: fields.apiKey, baseUrl: fields.baseUrl, ...fields.numbers }).safeParse(options);
+  if (!parsed.success) {
+    const [issue = { key: "", rule: "is not valid" }] = settingIssues(parsed.error, options);
+    throw optionError(`${options.settingPrefix ?? ""}${issue.key}`, issue);
+  }
+  return completeSettings({ ...parsed.data, cacheDir: (options as ClientOptions).cacheDir });
 }

@@ -7,10 +7,10 @@ import type { z } from "zod";
 import type { Clock } from "./clock";
 import { errorForStatus, readErrorBody } from "./error-answers";
 import { RateLimitError, type WorkspaceAccessError } from "./errors";
-import { Connection, type RawResponse, type RequestSpec } from "./http";
+import { HttpPool, type RawResponse, type RequestSpec } from "./http";
 import { Pacer } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
-import { makeRedactor } from "./redact";
+import { makeRedactor, redactError } from "./redact";
 import { backoffDelay, type Decision, decide, type RetryLimits } from "./retry-policy";
 import { describeScopes } from "./scopes";
 import { DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
@@ -41,7 +41,7 @@ export class HttpTransport {
   readonly settings: ResolvedSettings;
   readonly deps: TransportDeps;
   readonly redact: (text: string) => string;
-  readonly #connection: Connection;
+  readonly #http: HttpPool;
   readonly #pacer: Pacer;
   readonly #limits: RetryLimits;
   /** Learnt rate limits kept for the next process (`rate-memory.ts`); undefined when turned off. */
@@ -56,7 +56,7 @@ export class HttpTransport {
     this.settings = settings;
     this.deps = deps;
     this.redact = makeRedactor(settings.apiKey);
-    this.#connection = new Connection(settings, deps.userAgent, { redact: this.redact, setting: (name) => this.setting(name) });
+    this.#http = new HttpPool(settings, deps.userAgent, { redact: this.redact, setting: (name) => this.setting(name) });
     const memory = settings.cacheDir === undefined ? undefined : new RateLimitMemory(settings.cacheDir, deps.clock, (m) => this.#log(m));
     const key = memoryKey(settings.baseUrl);
     this.#pacer = new Pacer(deps.clock, settings.maxConcurrency, settings.maxRequestsPerSecond, (limit) => memory?.remember(key, limit));
@@ -75,7 +75,7 @@ export class HttpTransport {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#memory?.flush();
-      await this.#connection.close();
+      await this.#http.close();
     })();
     return this.#closing;
   }
@@ -85,7 +85,7 @@ export class HttpTransport {
     const limit = await memory.recall(key);
     if (limit) {
       this.#pacer.seed(limit);
-      this.#log(`rate limit remembered for ${key}: ${limit.count} requests per ${limit.windowMs} ms (from ${memory.file})`);
+      this.#log(`rate limit remembered for ${key}: ${limit.count} requests per ${limit.windowMs} ms (from ${memory.dir})`);
     }
   }
 
@@ -96,10 +96,21 @@ export class HttpTransport {
 
   /**
    * Sends `spec`, as often as the retry policy allows, and parses the answer with `schema`
-   * (`null` for answers without a body, such as 204).
+   * (`null` for answers without a body, such as 204). Every error it raises is redacted whole
+   * (message, stack, every field: `redactError`), whichever code built it: a link's host or path,
+   * a header or an answer may carry the key.
    */
   async request<S extends z.ZodType>(spec: RequestSpec, schema: S | null): Promise<Response<z.infer<S>>> {
-    const url = this.#connection.url(spec);
+    try {
+      return await this.#exchange(spec, schema);
+    } catch (error) {
+      throw redactError(error, this.redact);
+    }
+  }
+
+  /** {@link request}, before its errors are redacted. */
+  async #exchange<S extends z.ZodType>(spec: RequestSpec, schema: S | null): Promise<Response<z.infer<S>>> {
+    const url = this.#http.url(spec);
     const { method } = spec;
     const path = url.pathname;
     const attempt = { method, transientRetries: 0, rateLimitRetries: 0 };
@@ -113,7 +124,7 @@ export class HttpTransport {
       let raw: RawResponse | undefined;
       let noAnswer: WorkspaceAccessError | undefined;
       try {
-        raw = await this.#connection.send(spec, url);
+        raw = await this.#http.send(spec, url);
       } catch (error) {
         if (!(error as WorkspaceAccessError).retryable) throw error;
         noAnswer = error as WorkspaceAccessError;
@@ -136,7 +147,7 @@ export class HttpTransport {
           // Every success status is success: a write answered 200 or 204 without a body has landed.
           const mayBeEmpty = spec.allowEmpty === true || method !== "GET";
           const empty = schema === null || (mayBeEmpty && raw!.text.trim() === "");
-          return { status: raw!.status, data: (empty ? undefined : this.#connection.parse(schema, raw!, method, path)) as z.infer<S> };
+          return { status: raw!.status, data: (empty ? undefined : this.#http.parse(schema, raw!, method, path)) as z.infer<S> };
         }
         case "wait":
           // A 429: every request of this client waits for the service's Retry-After, then this one goes again.
@@ -188,8 +199,11 @@ export class HttpTransport {
         : `without Retry-After, so the API's rule is to wait five minutes (${DEFAULT_RATE_LIMIT_WAIT_SECONDS} s)`;
       const message =
         decision.why === "rate-limit-too-long"
-          ? `${method} ${path} answered 429 (rate limited) ${why}, longer than ${this.setting("maxRateLimitWaitSeconds")} (${this.settings.maxRateLimitWaitSeconds} s). Raise that setting to wait it out, or run again later.`
-          : `${method} ${path} answered 429 (rate limited) again after waiting ${waited} times (${this.setting("maxRateLimitRetries")}). Lower the number of parallel operations or run again later.`;
+          ? `${method} ${path} answered 429 (rate limited) ${why}, ` +
+            `longer than ${this.setting("maxRateLimitWaitSeconds")} (${this.settings.maxRateLimitWaitSeconds} s). ` +
+            "Raise that setting to wait it out, or run again later."
+          : `${method} ${path} answered 429 (rate limited) again after waiting ${waited} times (${this.setting("maxRateLimitRetries")}). ` +
+            "Lower the number of parallel operations or run again later.";
       return new RateLimitError(this.redact(message), context, decision.waitMs);
     }
     const requestId = raw?.headers["x-request-id"];

@@ -3,7 +3,9 @@ import { ConflictError, WorkspaceAccessError } from "./errors";
 import { type JobsApi, jobOfAnswer } from "./jobs";
 import type { HttpTransport } from "./transport";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
-import { type ListOptions, pageSize, paginate } from "./paginate";
+import { prove } from "./absence";
+import type { Id } from "./ids";
+import { type ListOptions, MAX_PAGE_SIZE, pageSize, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { userBody } from "./requests";
 import { type JobRecord, recordOrJob, schemas, single, type UserRecord } from "./schemas";
@@ -16,6 +18,9 @@ export interface UserListOptions extends ListOptions {
   /** Fill `mfaStatus` (the API leaves it `null` otherwise). */
   mfaStatus?: boolean;
 }
+
+/** How many more searches a miss of {@link UsersApi.findByEmail} may cost to be proven. */
+export const SEARCH_PROOF_LISTINGS = 2;
 
 /** Workspace users: `/users`. */
 export class UsersApi {
@@ -36,7 +41,7 @@ export class UsersApi {
       mfaStatus: options.mfaStatus ? true : undefined,
     };
     const first = { method: "GET" as const, path: "users", query, scopes: [SCOPES.readUsers] };
-    for await (const record of paginate(this.#http, first, schemas().userRecord, options.onInvalid, options.onInconsistent)) {
+    for await (const record of paginate(this.#http, first, schemas().userRecord, options.onInvalid)) {
       yield toUser(record);
     }
   }
@@ -56,14 +61,32 @@ export class UsersApi {
   }
 
   /**
-   * The user with exactly this email (case-insensitively), or `undefined`: the documented
-   * `GET /users?filter=`, every page of it (the filter also matches names and parts of emails).
+   * The user with exactly this email (case-insensitively), or `undefined` once proven that nobody
+   * has it: the documented `GET /users?filter=`, every page of it (the filter also matches names and
+   * parts of emails). A search that misses proves nothing (pages shift), so a miss is searched again
+   * at another page size until two searches agree (`absence.ts`); when they never do, this throws
+   * rather than report an absence it could not prove.
    */
   async findByEmail(email: string): Promise<User | undefined> {
-    for await (const user of this.list({ filter: email.trim() })) {
-      if (sameEmail(user.email, email)) return user;
-    }
-    return undefined;
+    let hit: User | undefined;
+    const search = async (size: number) => {
+      const found = new Map<Id, User>();
+      for await (const user of this.list({ filter: email.trim(), pageSize: size })) {
+        found.set(user.id, user);
+        if (sameEmail(user.email, email)) hit ??= user;
+      }
+      return found;
+    };
+    const first = await search(MAX_PAGE_SIZE);
+    if (hit) return hit;
+    const proof = await prove(search, first, { listings: SEARCH_PROOF_LISTINGS });
+    if (hit || proof.proven) return hit;
+    if (proof.error !== undefined) throw proof.error;
+    throw new WorkspaceAccessError(
+      `Could not prove that no user has the email ${email}: ${SEARCH_PROOF_LISTINGS + 1} searches of GET /users?filter= disagreed ` +
+        "(users came or went while they were read). Nothing was created; run again.",
+      { kind: "invalid_response", method: "GET", path: "users" },
+    );
   }
 
   /**
@@ -113,7 +136,8 @@ export class UsersApi {
     const created = user.createdAt ? Date.parse(user.createdAt) : Number.NaN;
     if (!Number.isNaN(created) && created >= began - 60_000) return user;
     throw new ConflictError(
-      `POST users failed without an answer, and a user with the email ${user.email} already existed before it (id ${user.id}, created ${user.createdAt ?? "at an unknown time"}).`,
+      `POST users failed without an answer, and a user with the email ${user.email} already existed before it ` +
+        `(id ${user.id}, created ${user.createdAt ?? "at an unknown time"}).`,
       { method: "POST", path: this.#http.settings.baseUrl.pathname + "users", status: 409 },
       "conflict",
     );

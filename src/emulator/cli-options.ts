@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { parseQuirk } from "./quirks";
 import { defaultSeed, parseSeed } from "./seed";
-import type { EmulatorQuirks, EmulatorSeed } from "./types";
+import type { AnsweredRequest, EmulatorQuirks, EmulatorSeed } from "./types";
 import { populatedSeed } from "./worlds";
 
 export const USAGE = `Usage: workspace-access-emulator [options]
@@ -27,6 +27,8 @@ Options:
                   noContent=true|false, nullFields=true|false
   --empty         start with no users and no integrations
   --api-key K     the API key to accept (default: a random wa_emu_... key)
+  --log-requests  print one line per request answered: method, path, status, milliseconds
+                  (never the key)
   -h, --help      show this help
 
 Docs, in this package (node_modules/pulumi-workspace-access/ once installed):
@@ -43,6 +45,18 @@ export interface CommandLine {
   world?: "adversarial";
   quirks: EmulatorQuirks;
   apiKey?: string;
+  /** `--log-requests`: print {@link requestLogLine} for each request. */
+  logRequests: boolean;
+}
+
+/**
+ * One line of `--log-requests`: `GET /api/v1/users?filter=ann 200 3 ms` (`reset` for a socket
+ * reset instead of an answer). The key travels in a header, never printed; one pasted into a URL is
+ * replaced too.
+ */
+export function requestLogLine(answer: AnsweredRequest, apiKey: string): string {
+  const line = `${answer.method} ${answer.rawPath} ${answer.status === 0 ? "reset" : answer.status} ${Math.round(answer.ms)} ms`;
+  return apiKey === "" ? line : line.split(apiKey).join("[key]");
 }
 
 /** A seed file, checked field by field; errors name the file and the field. */
@@ -72,6 +86,7 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
       quirk: { type: "string", multiple: true },
       empty: { type: "boolean" },
       "api-key": { type: "string" },
+      "log-requests": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -88,7 +103,8 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
   const quirks: EmulatorQuirks = {};
   for (const quirk of values.quirk ?? []) Object.assign(quirks, parseQuirk(quirk));
   const host = values.host ?? "127.0.0.1";
-  if (values.world === "adversarial") return { port, host, world: "adversarial", quirks, apiKey: values["api-key"] };
+  const logRequests = values["log-requests"] === true;
+  if (values.world === "adversarial") return { port, host, world: "adversarial", quirks, apiKey: values["api-key"], logRequests };
   const seed =
     values.empty === true
       ? {}
@@ -97,5 +113,5 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
         : values.seed === undefined
           ? defaultSeed()
           : readSeed(values.seed);
-  return { port, host, seed, quirks, apiKey: values["api-key"] };
+  return { port, host, seed, quirks, apiKey: values["api-key"], logRequests };
 }

@@ -4,8 +4,9 @@
  * URL and the API key: the key is the emulator's own throwaway key, never a real one.
  */
 import { nodeVersionProblem } from "../node-version";
-import { type CommandLine, parseCommandLine, USAGE } from "./cli-options";
+import { type CommandLine, parseCommandLine, requestLogLine, USAGE } from "./cli-options";
 import { startEmulator } from "./emulator";
+import type { AnsweredRequest } from "./types";
 
 async function main(): Promise<void> {
   const tooOld = nodeVersionProblem();
@@ -26,8 +27,13 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   let emulator: Awaited<ReturnType<typeof startEmulator>>;
+  const { logRequests, ...options } = parsed;
+  // Set once started: the lines need the key to keep it out of them.
+  let key = "";
+  const onAnswered = logRequests ? (answer: AnsweredRequest) => process.stdout.write(`${requestLogLine(answer, key)}\n`) : undefined;
   try {
-    emulator = await startEmulator(parsed);
+    emulator = await startEmulator({ ...options, onAnswered });
+    key = emulator.apiKey;
   } catch (error) {
     // A seed whose records do not fit together (an email twice, a member who is not a user).
     const message = error instanceof Error ? error.message.replace(/^emulator: /, "") : String(error);
@@ -42,6 +48,7 @@ async function main(): Promise<void> {
     ...Object.entries(emulator.quirks)
       .filter(([, value]) => value !== false)
       .map(([name, value]) => `  quirk ${name}=${String(value)}`),
+    ...(logRequests ? ["Requests are logged below, one line each: method, path, status, milliseconds."] : []),
     "Press Ctrl+C to stop.",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);

@@ -87,7 +87,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     walks,
   };
   const routes = options.userCreate === false ? allRoutes.filter((route) => !isUserCreate(route)) : allRoutes;
-  const server = new EmulatorServer({ world: state, router: new Router(routes), keys, faults, limiter, log, settings, clock });
+  const server = new EmulatorServer({
+    ...{ world: state, router: new Router(routes), keys, faults, limiter, log, settings, clock },
+    onAnswered: options.onAnswered,
+  });
 
   const host = options.host ?? "127.0.0.1";
   const port = await server.listen(options.port ?? 0, host);

@@ -23,6 +23,7 @@ export { ALREADY_MEMBER } from "./routes/integrations";
 export { ADVERSARIAL_IDS, adversarialSeed } from "./worlds";
 export { POPULATED_BIG_MEMBERS, POPULATED_IDS, POPULATED_USER_COUNT, populatedEmail, populatedSeed, populatedUserId } from "./worlds";
 export type {
+  AnsweredRequest,
   BatchInviteFailure,
   EmulatedEntitlement,
   EmulatedIntegration,

@@ -11,7 +11,7 @@ import type { Reply, World } from "./routes/context";
 import { lowerCaseUuids, lowerCaseUuidsIn, nullOptionalFields, upperCaseUuids } from "./quirks";
 import { API_PREFIX, type Incoming, MAX_BODY_BYTES, receive } from "./incoming";
 import { missingScopes } from "./scopes";
-import type { Fault, RecordedRequest } from "./types";
+import type { AnsweredRequest, Fault, RecordedRequest } from "./types";
 
 /** The request log and counters the emulator exposes. */
 export class RequestLog {
@@ -38,6 +38,7 @@ export interface ServerParts {
   log: RequestLog;
   settings: LiveSettings;
   clock: EmulatorClock;
+  onAnswered?: ((answer: AnsweredRequest) => void) | undefined;
 }
 
 /** The emulator's HTTP server. */
@@ -194,12 +195,23 @@ export class EmulatorServer {
     record.status = reply.status;
     res.writeHead(reply.status, headers);
     res.end(payload);
+    this.#answered(record);
+  }
+
+  #answered(record: RecordedRequest): void {
+    this.#parts.onAnswered?.({
+      method: record.method,
+      rawPath: record.rawPath,
+      status: record.status,
+      ms: this.#parts.clock.now() - record.at,
+    });
   }
 
   #reset(req: IncomingMessage, record: RecordedRequest): void {
     record.status = 0;
     // RST rather than FIN: the client sees ECONNRESET, as with a dropped connection.
     req.socket.resetAndDestroy();
+    this.#answered(record);
   }
 
   /** Waits `ms`; resolves false when the server closed first. */

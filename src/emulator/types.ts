@@ -256,6 +256,19 @@ export interface EmulatorOptions {
   batchInviteFailure?: BatchInviteFailure;
   /** Time for job deadlines, rate-limit windows, delays and timestamps; default the wall clock. Tests pass a virtual one. */
   clock?: EmulatorClock;
+  /** Called once per request when it is answered (or its socket reset): what `--log-requests` prints. */
+  onAnswered?: (answer: AnsweredRequest) => void;
+}
+
+/** A request once answered, as {@link EmulatorOptions.onAnswered} gets it: never its API key. */
+export interface AnsweredRequest {
+  method: string;
+  /** The request target as received (`/api/v1/users?filter=ann`). */
+  rawPath: string;
+  /** The status answered; 0 when the socket was reset instead. */
+  status: number;
+  /** Time from arrival to the answer, on the emulator's clock. */
+  ms: number;
 }
 
 /** One request as the emulator received it. The API key itself is never recorded. */

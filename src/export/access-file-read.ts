@@ -1,176 +1,208 @@
 /**
- * Reading `access.yaml`: the text parsed (`yaml.ts`) and checked field by field, every problem
- * naming the file, the field and what to fix. Loads nothing but Node's own modules.
+ * Reading `access.yaml`: the text parsed by the `yaml` library, its shape checked by a zod schema,
+ * then what no one field shows (a member who is not a user, a name or email twice). Every problem
+ * names the file, the line and the field, and what to fix.
  */
 import * as fs from "node:fs";
+import { isNode, LineCounter, parseDocument, type Document } from "yaml";
+import { z } from "zod";
 import {
   ACCESS_FILE_VERSION,
   type AccessData,
   AccessFileError,
-  type AccessIntegration,
-  type AccessLeftOut,
-  type AccessMember,
+  type AccessFile,
   type AccessMembership,
-  type AccessScope,
-  type AccessUser,
   LEFT_OUT_KINDS,
   MEMBERSHIP_ROLES,
-  type MembershipRole,
   sortedLeftOut,
 } from "./access-file";
+import { idOf } from "../client";
 import { emailKey, membershipName } from "./names";
-import { parseYaml, YamlError, type YamlValue } from "./yaml";
 
-type Obj = { [key: string]: YamlValue };
+/**
+ * An id as the file gives it (an integration's, a user's), in its one form: a file exported when the
+ * service answered ids in upper case reads as the same integrations and members.
+ */
+const readId = (id: string): string => idOf(id);
+
+/**
+ * The file's shape: what each field must be. A file written before `leftOut` was recorded has none.
+ * Built when a file is read (`access-file.ts`, whose names it uses, re-exports this module).
+ */
+function accessFileSchema() {
+  /** Text, and for a number or a boolean where text belongs, how to quote it. */
+  const text = z.string({
+    error: (issue) =>
+      `must be text${typeof issue.input === "number" || typeof issue.input === "boolean" ? ` (quote it: "${issue.input}")` : ""}`,
+  });
+  const nonEmpty = text.min(1, { error: "must be text" });
+  const id = nonEmpty.transform(readId);
+  /** Absent or null: left out. */
+  const optional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? undefined);
+  const bool = z.boolean({ error: "must be true or false" });
+  /** Absent or null: empty. */
+  const list = <T extends z.ZodType>(item: T) =>
+    z
+      .array(item, { error: "must be a list" })
+      .nullish()
+      .transform((value) => value ?? []);
+  /** Entitlement ids: each once, sorted. */
+  const entitlements = list(nonEmpty).transform((ids) => [...new Set(ids)].sort());
+  const mapping = { error: "must be a mapping" };
+
+  const user = z.object(
+    { name: nonEmpty, email: nonEmpty, firstName: nonEmpty, lastName: nonEmpty, role: optional(nonEmpty), isGuest: optional(bool) },
+    mapping,
+  );
+  const member = z.object(
+    {
+      user: nonEmpty,
+      role: optional(z.enum(MEMBERSHIP_ROLES, { error: `must be ${MEMBERSHIP_ROLES.join(" or ")}` })).transform(
+        (role) => role ?? "account_collaborator",
+      ),
+      entitlements: entitlements.refine((ids) => ids.length > 0, {
+        error: "must name at least one entitlement (to remove access, remove the member)",
+      }),
+    },
+    mapping,
+  );
+  const integration = z.object(
+    { name: nonEmpty, id, label: optional(nonEmpty), application: optional(nonEmpty), members: list(member) },
+    mapping,
+  );
+  const leftOut = z.object(
+    {
+      kind: z.enum(LEFT_OUT_KINDS, { error: `must be ${LEFT_OUT_KINDS.join(", ")}` }),
+      integration: optional(id),
+      id: optional(id),
+      email: optional(nonEmpty),
+      role: optional(nonEmpty),
+      isGuest: optional(bool),
+      entitlements: optional(z.array(nonEmpty, { error: "must be a list" })).transform((ids) => ids && [...new Set(ids)].sort()),
+      reason: nonEmpty,
+    },
+    mapping,
+  );
+  return z.object(
+    {
+      version: z.literal(ACCESS_FILE_VERSION, {
+        error: (issue) => `must be ${ACCESS_FILE_VERSION}, got ${JSON.stringify(issue.input ?? null)}`,
+      }),
+      workspace: optional(nonEmpty),
+      scope: optional(z.object({ integrations: optional(z.array(id, { error: "must be a list" })), membersOnly: optional(bool) }, mapping)),
+      users: list(user),
+      integrations: list(integration),
+      leftOut: list(leftOut),
+    },
+    mapping,
+  );
+}
 
 /** Reads and checks the text of an `access.yaml`; `source` names it in errors. */
 export function parseAccessFile(text: string, source = "access.yaml"): AccessData {
-  let root: YamlValue;
-  try {
-    root = parseYaml(text);
-  } catch (error) {
-    if (error instanceof YamlError) throw new AccessFileError(`${source}, ${error.message}`);
-    throw error;
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true });
+  const [broken] = doc.errors;
+  if (broken) {
+    // The library's message, less the place it appends (named here first) and the excerpt of the file.
+    const message = (broken.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
+    const line = broken.linePos?.[0].line;
+    throw new AccessFileError(`${source}${line === undefined ? "" : `, line ${line}`}: ${message}`);
   }
-  const fail = (what: string): never => {
-    throw new AccessFileError(`${source}: ${what}`);
+  /** Fails naming the line of the node at `path` (or of the nearest one above it) and the field. */
+  const fail = (path: ReadonlyArray<PropertyKey>, what: string): never => {
+    throw new AccessFileError(`${source}${lineOf(doc, lines, path)}: ${what}`);
   };
-  const top = object(root, "the file", fail);
-  const version = top["version"];
-  if (version !== ACCESS_FILE_VERSION) fail(`version must be ${ACCESS_FILE_VERSION}, got ${JSON.stringify(version ?? null)}`);
-  const scopeObj = top["scope"] === undefined || top["scope"] === null ? {} : object(top["scope"], "scope", fail);
-  const scopeIds = scopeObj["integrations"];
-  const scope: AccessScope = {
-    ...(scopeIds === undefined || scopeIds === null ? {} : { integrations: strings(scopeIds, "scope.integrations", fail) }),
-    membersOnly: optionalBoolean(scopeObj["membersOnly"], "scope.membersOnly", fail) ?? false,
-  };
-  const workspace = optionalString(top["workspace"], "workspace", fail);
-
-  const { users, byEmail } = readUsers(top["users"], fail);
-  const { integrations, memberships } = readIntegrations(top["integrations"], byEmail, fail);
-  const leftOut = readLeftOut(top["leftOut"], fail);
-
+  const parsed = accessFileSchema().safeParse(doc.toJS() ?? {});
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues;
+    const path = issue?.path ?? [];
+    fail(path, path.length === 0 ? `the file ${issue?.message ?? "is not valid"}` : `${fieldName(path)} ${issue?.message}`);
+  }
+  const file = parsed.data!;
+  const memberships = checkRecords(file, fail);
   return {
     version: ACCESS_FILE_VERSION,
-    ...(workspace === undefined ? {} : { workspace }),
-    scope,
-    users,
-    integrations,
-    leftOut: sortedLeftOut(leftOut),
+    ...(file.workspace === undefined ? {} : { workspace: file.workspace }),
+    scope: { ...(file.scope?.integrations && { integrations: file.scope.integrations }), membersOnly: file.scope?.membersOnly ?? false },
+    users: file.users.map((u) => withoutAbsent(u)),
+    integrations: file.integrations.map(({ members, ...g }) => ({ ...withoutAbsent(g), members })),
+    leftOut: sortedLeftOut(file.leftOut.map((r) => withoutAbsent(r))),
     memberships,
   };
 }
 
-/** `users`: each checked, no email (case-insensitively) or name twice. */
-function readUsers(value: YamlValue | undefined, fail: Fail): { users: AccessUser[]; byEmail: Map<string, AccessUser> } {
-  const users: AccessUser[] = [];
-  const byEmail = new Map<string, AccessUser>();
+type Fail = (path: ReadonlyArray<PropertyKey>, what: string) => never;
+type Parsed = z.infer<ReturnType<typeof accessFileSchema>>;
+
+/**
+ * What the schema cannot say: no user's email (case-insensitively) or name twice, no integration's
+ * name or id twice nor a name with `--` (it separates a membership's name), every member one of the
+ * users, once. The memberships, in file order.
+ */
+function checkRecords(file: Parsed, fail: Fail): AccessMembership[] {
+  const byEmail = new Map<string, AccessFile["users"][number]>();
   const userNames = new Set<string>();
-  list(value, "users", fail).forEach((item, i) => {
-    const at = `users[${i}]`;
-    const u = object(item, at, fail);
-    const user: AccessUser = {
-      name: requiredString(u["name"], `${at}.name`, fail),
-      email: requiredString(u["email"], `${at}.email`, fail),
-      firstName: requiredString(u["firstName"], `${at}.firstName`, fail),
-      lastName: requiredString(u["lastName"], `${at}.lastName`, fail),
-    };
-    const role = optionalString(u["role"], `${at}.role`, fail);
-    if (role !== undefined) user.role = role;
-    const isGuest = optionalBoolean(u["isGuest"], `${at}.isGuest`, fail);
-    if (isGuest !== undefined) user.isGuest = isGuest;
-    const email = emailKey(user.email);
-    if (byEmail.has(email)) fail(`${at}: the email ${user.email} is listed twice (emails compare case-insensitively)`);
-    if (userNames.has(user.name)) fail(`${at}: the name ${user.name} is used twice`);
-    byEmail.set(email, user);
-    userNames.add(user.name);
-    users.push(user);
+  file.users.forEach((u, i) => {
+    if (byEmail.has(emailKey(u.email)))
+      fail(["users", i], `users[${i}]: the email ${u.email} is listed twice (emails compare case-insensitively)`);
+    if (userNames.has(u.name)) fail(["users", i], `users[${i}]: the name ${u.name} is used twice`);
+    byEmail.set(emailKey(u.email), u);
+    userNames.add(u.name);
   });
-
-  return { users, byEmail };
-}
-
-/** `integrations` and their members: each member one of the users, once. */
-function readIntegrations(
-  value: YamlValue | undefined,
-  byEmail: Map<string, AccessUser>,
-  fail: Fail,
-): { integrations: AccessIntegration[]; memberships: AccessMembership[] } {
-  const integrations: AccessIntegration[] = [];
   const memberships: AccessMembership[] = [];
-  const integrationNames = new Set<string>();
-  const integrationIds = new Set<string>();
-  list(value, "integrations", fail).forEach((item, i) => {
+  const names = new Set<string>();
+  const ids = new Set<string>();
+  file.integrations.forEach((g, i) => {
     const at = `integrations[${i}]`;
-    const g = object(item, at, fail);
-    const integration: AccessIntegration = {
-      name: requiredString(g["name"], `${at}.name`, fail),
-      id: requiredString(g["id"], `${at}.id`, fail),
-      members: [],
-    };
-    const label = optionalString(g["label"], `${at}.label`, fail);
-    if (label !== undefined) integration.label = label;
-    const application = optionalString(g["application"], `${at}.application`, fail);
-    if (application !== undefined) integration.application = application;
-    if (integrationNames.has(integration.name)) fail(`${at}: the name ${integration.name} is used twice`);
-    if (integration.name.includes("--")) fail(`${at}: the name ${integration.name} must not contain "--"`);
-    if (integrationIds.has(integration.id)) fail(`${at}: the integration ${integration.id} is listed twice`);
-    integrationNames.add(integration.name);
-    integrationIds.add(integration.id);
+    if (names.has(g.name)) fail(["integrations", i], `${at}: the name ${g.name} is used twice`);
+    if (g.name.includes("--")) fail(["integrations", i, "name"], `${at}: the name ${g.name} must not contain "--"`);
+    if (ids.has(g.id)) fail(["integrations", i], `${at}: the integration ${g.id} is listed twice`);
+    names.add(g.name);
+    ids.add(g.id);
     const seen = new Set<string>();
-    list(g["members"], `${at}.members`, fail).forEach((memberItem, j) => {
-      const mat = `${at}.members[${j}]`;
-      const m = object(memberItem, mat, fail);
-      const email = requiredString(m["user"], `${mat}.user`, fail);
-      const user = byEmail.get(emailKey(email));
-      if (!user) fail(`${mat}: ${email} is not one of the users: add the user to users, or remove the member`);
-      const role = m["role"] ?? "account_collaborator";
-      if (!MEMBERSHIP_ROLES.includes(role as MembershipRole)) fail(`${mat}.role must be ${MEMBERSHIP_ROLES.join(" or ")}`);
-      const entitlements = [...new Set(strings(m["entitlements"], `${mat}.entitlements`, fail))].sort();
-      if (entitlements.length === 0) fail(`${mat}.entitlements must name at least one entitlement (to remove access, remove the member)`);
-      if (seen.has(user!.name)) fail(`${mat}: ${email} is a member twice`);
-      seen.add(user!.name);
-      const member: AccessMember = { user: user!.email, role: role as MembershipRole, entitlements };
-      integration.members.push(member);
+    g.members.forEach((m, j) => {
+      const path = ["integrations", i, "members", j];
+      const u =
+        byEmail.get(emailKey(m.user)) ??
+        fail(path, `${at}.members[${j}]: ${m.user} is not one of the users: add the user to users, or remove the member`);
+      if (seen.has(u.name)) fail(path, `${at}.members[${j}]: ${m.user} is a member twice`);
+      seen.add(u.name);
+      // The member as the users list spells the email.
+      m.user = u.email;
+      const { role, entitlements } = m;
+      const integration = g.label ?? g.name;
       memberships.push({
-        name: membershipName(integration.name, user!.name),
-        integrationId: integration.id,
-        integration: integration.label ?? integration.name,
-        user: user!.email,
-        userName: user!.name,
-        role: member.role,
+        name: membershipName(g.name, u.name),
+        integrationId: g.id,
+        integration,
+        user: u.email,
+        userName: u.name,
+        role,
         entitlements,
       });
     });
-    integrations.push(integration);
   });
-
-  return { integrations, memberships };
+  return memberships;
 }
 
-/** `leftOut`: data, each record checked. */
-function readLeftOut(value: YamlValue | undefined, fail: Fail): AccessLeftOut[] {
-  return list(value, "leftOut", fail).map((item, i): AccessLeftOut => {
-    const at = `leftOut[${i}]`;
-    const r = object(item, at, fail);
-    const kind = r["kind"];
-    if (!LEFT_OUT_KINDS.includes(kind as AccessLeftOut["kind"])) fail(`${at}.kind must be ${LEFT_OUT_KINDS.join(", ")}`);
-    const record: AccessLeftOut = { kind: kind as AccessLeftOut["kind"], reason: requiredString(r["reason"], `${at}.reason`, fail) };
-    const integration = optionalString(r["integration"], `${at}.integration`, fail);
-    if (integration !== undefined) record.integration = integration;
-    const id = optionalString(r["id"], `${at}.id`, fail);
-    if (id !== undefined) record.id = id;
-    const email = optionalString(r["email"], `${at}.email`, fail);
-    if (email !== undefined) record.email = email;
-    const role = optionalString(r["role"], `${at}.role`, fail);
-    if (role !== undefined) record.role = role;
-    const isGuest = optionalBoolean(r["isGuest"], `${at}.isGuest`, fail);
-    if (isGuest !== undefined) record.isGuest = isGuest;
-    if (r["entitlements"] !== undefined && r["entitlements"] !== null) {
-      record.entitlements = [...new Set(strings(r["entitlements"], `${at}.entitlements`, fail))].sort();
-    }
-    return record;
-  });
+/** `users[0].email`: a field as messages name it. */
+function fieldName(path: ReadonlyArray<PropertyKey>): string {
+  return path.map((part, i) => (typeof part === "number" ? `[${part}]` : `${i === 0 ? "" : "."}${String(part)}`)).join("");
+}
+
+/** `, line 12`: the line of the node at `path`, or of the nearest one above it that the file has. */
+function lineOf(doc: Document, lines: LineCounter, path: ReadonlyArray<PropertyKey>): string {
+  for (let depth = path.length; depth >= 0; depth--) {
+    const node = doc.getIn(path.slice(0, depth) as Array<string | number>, true);
+    if (isNode(node) && node.range) return `, line ${lines.linePos(node.range[0]).line}`;
+  }
+  return "";
+}
+
+/** The object without its absent fields: the file's types leave them out rather than holding `undefined`. */
+function withoutAbsent<T extends object>(record: T): T {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
 }
 
 /**
@@ -185,39 +217,4 @@ function readLeftOut(value: YamlValue | undefined, fail: Fail): AccessLeftOut[] 
  */
 export function readAccessFile(file: string): AccessData {
   return parseAccessFile(fs.readFileSync(file, "utf8"), file);
-}
-
-// ----- field readers -----
-
-type Fail = (what: string) => never;
-
-function object(value: YamlValue | undefined, at: string, fail: Fail): Obj {
-  if (value === null || value === undefined || typeof value !== "object" || Array.isArray(value)) return fail(`${at} must be a mapping`);
-  return value;
-}
-
-function list(value: YamlValue | undefined, at: string, fail: Fail): YamlValue[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) return fail(`${at} must be a list`);
-  return value;
-}
-
-function requiredString(value: YamlValue | undefined, at: string, fail: Fail): string {
-  if (typeof value !== "string" || value === "")
-    return fail(`${at} must be text${typeof value === "number" || typeof value === "boolean" ? ` (quote it: "${value}")` : ""}`);
-  return value;
-}
-
-function optionalString(value: YamlValue | undefined, at: string, fail: Fail): string | undefined {
-  return value === undefined || value === null ? undefined : requiredString(value, at, fail);
-}
-
-function optionalBoolean(value: YamlValue | undefined, at: string, fail: Fail): boolean | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "boolean") return fail(`${at} must be true or false`);
-  return value;
-}
-
-function strings(value: YamlValue | undefined, at: string, fail: Fail): string[] {
-  return list(value, at, fail).map((item, i) => requiredString(item, `${at}[${i}]`, fail));
 }

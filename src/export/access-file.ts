@@ -2,10 +2,10 @@
  * `access.yaml`: the data file of an exported project. The export writes it; the project's
  * `index.ts` reads it with {@link readAccessFile} and declares one resource per entry; `--check`
  * compares it with the workspace. Plain data, sorted, no timestamps: the same workspace always
- * gives the same text. Loads nothing but Node's own modules, so a program that only reads the
- * file pays for nothing else.
+ * gives the same text. Written and read with the `yaml` library (its YAML 1.2 core schema:
+ * a string that would read as anything else is quoted).
  */
-import { flowSequence, scalar } from "./yaml";
+import { Document, visit } from "yaml";
 
 /** The version of the file's shape. */
 export const ACCESS_FILE_VERSION = 1;
@@ -137,12 +137,15 @@ export interface AccessData extends AccessFile {
 }
 
 const HEADER = [
-  "# The workspace's users and integration memberships, written by workspace-access-export.",
-  "# index.ts declares a User per user and an IntegrationEntitlement per member (adoptExisting: true).",
-  "# Edit it to change access, then run `pulumi up`. `workspace-access-export --check --out .` reports",
-  "# where the workspace and this file differ (--accept takes the workspace's side). leftOut lists",
-  "# what the export could not declare (nothing in index.ts manages it): --check compares it too.",
-];
+  " The workspace's users and integration memberships, written by workspace-access-export.",
+  " index.ts declares a User per user and an IntegrationEntitlement per member (adoptExisting: true).",
+  " Edit it to change access, then run `pulumi up`. `workspace-access-export --check --out .` reports",
+  " where the workspace and this file differ (--accept takes the workspace's side). leftOut lists",
+  " what the export could not declare (nothing in index.ts manages it): --check compares it too.",
+].join("\n");
+
+/** The lists written on one line (`[ADMIN, VIEWER]`): ids and entitlements, short and many. */
+const FLOW_LISTS: ReadonlySet<string> = new Set(["integrations", "entitlements"]);
 
 /** The file's left-out records in their order, one per key. */
 export function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
@@ -153,44 +156,50 @@ export function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[
   return sorted.filter((r) => !keys.has(leftOutKey(r)) && keys.add(leftOutKey(r)));
 }
 
-/** The text of `access.yaml`: deterministic for the same data. */
+/** The text of `access.yaml`: deterministic for the same data (keys in a fixed order, absent fields left out). */
 export function formatAccessFile(file: AccessFile): string {
-  const out = [...HEADER, `version: ${file.version}`];
-  if (file.workspace !== undefined) out.push(`workspace: ${scalar(file.workspace)}`);
-  out.push("scope:");
-  if (file.scope.integrations !== undefined) out.push(`  integrations: ${flowSequence(file.scope.integrations)}`);
-  out.push(`  membersOnly: ${file.scope.membersOnly}`);
-  out.push(file.users.length === 0 ? "users: []" : "users:");
-  for (const user of file.users) {
-    out.push(`  - name: ${scalar(user.name)}`, `    email: ${scalar(user.email)}`);
-    out.push(`    firstName: ${scalar(user.firstName)}`, `    lastName: ${scalar(user.lastName)}`);
-    if (user.role !== undefined) out.push(`    role: ${scalar(user.role)}`);
-    if (user.isGuest !== undefined) out.push(`    isGuest: ${user.isGuest}`);
-  }
-  out.push(file.integrations.length === 0 ? "integrations: []" : "integrations:");
-  for (const integration of file.integrations) {
-    out.push(`  - name: ${scalar(integration.name)}`, `    id: ${scalar(integration.id)}`);
-    if (integration.label !== undefined) out.push(`    label: ${scalar(integration.label)}`);
-    if (integration.application !== undefined) out.push(`    application: ${scalar(integration.application)}`);
-    out.push(integration.members.length === 0 ? "    members: []" : "    members:");
-    for (const member of integration.members) {
-      out.push(`      - user: ${scalar(member.user)}`, `        role: ${member.role}`);
-      out.push(`        entitlements: ${flowSequence(member.entitlements)}`);
-    }
-  }
-  const leftOut = sortedLeftOut(file.leftOut ?? []);
-  out.push(leftOut.length === 0 ? "leftOut: []" : "leftOut:");
-  for (const record of leftOut) {
-    out.push(`  - kind: ${record.kind}`);
-    if (record.integration !== undefined) out.push(`    integration: ${scalar(record.integration)}`);
-    if (record.id !== undefined) out.push(`    id: ${scalar(record.id)}`);
-    if (record.email !== undefined) out.push(`    email: ${scalar(record.email)}`);
-    if (record.role !== undefined) out.push(`    role: ${scalar(record.role)}`);
-    if (record.isGuest !== undefined) out.push(`    isGuest: ${record.isGuest}`);
-    if (record.entitlements !== undefined) out.push(`    entitlements: ${flowSequence(record.entitlements)}`);
-    out.push(`    reason: ${scalar(record.reason)}`);
-  }
-  return `${out.join("\n")}\n`;
+  const data = {
+    version: file.version,
+    workspace: file.workspace,
+    scope: { integrations: file.scope.integrations, membersOnly: file.scope.membersOnly },
+    users: file.users.map((u) => ({
+      name: u.name,
+      email: u.email,
+      firstName: u.firstName,
+      lastName: u.lastName,
+      role: u.role,
+      isGuest: u.isGuest,
+    })),
+    integrations: file.integrations.map((g) => ({
+      name: g.name,
+      id: g.id,
+      label: g.label,
+      application: g.application,
+      members: g.members.map((m) => ({ user: m.user, role: m.role, entitlements: m.entitlements })),
+    })),
+    leftOut: sortedLeftOut(file.leftOut ?? []).map((r) => ({
+      kind: r.kind,
+      integration: r.integration,
+      id: r.id,
+      email: r.email,
+      role: r.role,
+      isGuest: r.isGuest,
+      entitlements: r.entitlements,
+      reason: r.reason,
+    })),
+  };
+  const doc = new Document(data);
+  doc.commentBefore = HEADER;
+  // Lists of scalars under these keys on one line; `scope.integrations` is such a list, the top-level one is not.
+  visit(doc, {
+    Pair(_, pair) {
+      const key = (pair.key as { value?: unknown } | null)?.value;
+      const value = pair.value as { items?: Array<{ items?: unknown }>; flow?: boolean } | null;
+      if (typeof key === "string" && FLOW_LISTS.has(key) && value?.items?.every((item) => item.items === undefined)) value.flow = true;
+    },
+  });
+  // One line per value: no folding, no block scalars (a line break is written as \n), double quotes only.
+  return doc.toString({ lineWidth: 0, blockQuote: false, singleQuote: false, flowCollectionPadding: false });
 }
 
 /** A problem with `access.yaml`'s contents, naming the file and what to fix. */

@@ -4,7 +4,7 @@
  */
 import type { Integration } from "../client";
 import type { AccessLeftOut } from "./access-file";
-import { byKey } from "./names";
+import { byKey, emailKey } from "./names";
 import type { InvalidRecord, SnapshotMember, SnapshotUser } from "./snapshot";
 
 /** A user or membership the export could not represent, and why. */
@@ -87,7 +87,7 @@ export class LeftOutList {
   /** The records, sorted: by kind, integration, email, id, reason. */
   sorted(): LeftOut[] {
     const order = (l: LeftOut) =>
-      `${KIND_ORDER[l.kind]}\u0000${l.integration ?? ""}\u0000${l.email?.toLowerCase() ?? ""}\u0000${l.id ?? ""}\u0000${l.reason}`;
+      `${KIND_ORDER[l.kind]}\u0000${l.integration ?? ""}\u0000${l.email == null ? "" : emailKey(l.email)}\u0000${l.id ?? ""}\u0000${l.reason}`;
     return [...this.records].sort(byKey(order));
   }
 }

@@ -15,6 +15,7 @@
  *   declares anything else fails (the API cannot change a role in place); its entitlements as the
  *   exact set it holds, at least one (a resource must declare some).
  */
+import { idOf } from "../client";
 import { ACCESS_FILE_VERSION, type AccessFile } from "./access-file";
 import { LeftOutList, type LeftOut, recordedLeftOut } from "./build-left-out";
 import { buildIntegrations, memberKey } from "./build-members";
@@ -50,7 +51,12 @@ export function buildAccessFile(
   const emails = new Map(snapshot.users.map((u) => [u.id, u.email]));
   for (const record of snapshot.invalid) {
     if (record.what !== "member") continue;
-    leftOut.member(record.id, (record.id === undefined ? undefined : emails.get(record.id)) ?? null, record.integration, record.reason);
+    leftOut.member(
+      record.id,
+      (record.id === undefined ? undefined : emails.get(idOf(record.id))) ?? null,
+      record.integration,
+      record.reason,
+    );
   }
   const integrations = buildIntegrations(snapshot, users, invalidMembers, leftOut);
   const sorted = leftOut.sorted();

@@ -31,8 +31,8 @@ Options:
   --format F            with --check: text (default), markdown (a table for a pull-request comment)
                         or json (for tools)
   --verbose             list the records a project cannot declare, not only their count
-  --package-spec SPEC   the generated package.json's dependency on pulumi-workspace-access
-                        (default ^VERSION; until it is published: a tarball from npm pack, or a git URL)
+  --package-spec SPEC   the generated package.json's dependency on pulumi-workspace-access (default:
+                        the tarball or git URL this command was installed from, else ^VERSION)
   -h, --help            show this help
 
 The API key is read from WORKSPACE_ACCESS_API_KEY only (never a flag, so it stays out of shell
@@ -110,8 +110,10 @@ function progressPrinter(stderr: NodeJS.WriteStream) {
   const started = performance.now();
   let last = 0;
   let line = "";
-  const format = (p: { pages: number; users: number; memberships: number; elapsedMs: number }) =>
-    `${NAME}: ${p.pages} pages read, ${p.users.toLocaleString("en-US")} users, ${p.memberships.toLocaleString("en-US")} memberships, ${(p.elapsedMs / 1000).toFixed(1)} s`;
+  const format = (p: { pages: number; users: number; memberships: number; elapsedMs: number }) => {
+    const [users, memberships] = [p.users.toLocaleString("en-US"), p.memberships.toLocaleString("en-US")];
+    return `${NAME}: ${p.pages} pages read, ${users} users, ${memberships} memberships, ${(p.elapsedMs / 1000).toFixed(1)} s`;
+  };
   return {
     update(p: { pages: number; users: number; memberships: number; elapsedMs: number }) {
       line = format(p);
@@ -200,6 +202,7 @@ async function exportProject(args: Args): Promise<number> {
   }
   process.stdout.write(
     `Wrote ${result.dir}: ${result.users} users and ${result.memberships} memberships of ${result.integrations} integrations (${result.files.join(", ")}).\n` +
+      `Its package.json depends on pulumi-workspace-access at ${result.packageSpec.spec}: ${result.packageSpec.why}.\n` +
       `Next: cd ${result.dir} && npm install, then see its README.md (pulumi stack init, config, preview, up).\n`,
   );
   return 0;

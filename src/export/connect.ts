@@ -59,7 +59,9 @@ function withHint(error: unknown, baseUrl: string): unknown {
       NotFoundError.isInstance(error) || InvalidResponseError.isInstance(error)
         ? "answered, but not as the workspace API"
         : "could not be reached";
-    error.message += ` Check the address: ${baseUrl} ${what}; it should be the workspace's API root, such as https://acme.example.com/api/v1/ (--base-url, or ${ENV.baseUrl}).`;
+    error.message +=
+      ` Check the address: ${baseUrl} ${what}; ` +
+      `it should be the workspace's API root, such as https://acme.example.com/api/v1/ (--base-url, or ${ENV.baseUrl}).`;
   }
   return error;
 }

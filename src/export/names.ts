@@ -9,8 +9,10 @@
  */
 import { createHash } from "node:crypto";
 
-/** How the export compares emails: case-insensitively, surrounding spaces ignored (as the service does). */
-export const emailKey = (email: string) => email.trim().toLowerCase();
+import { emailKey } from "../client/models";
+
+/** How the export compares emails: the client's one way (case-insensitively, surrounding spaces ignored, as the service does). */
+export { emailKey };
 
 /** A comparator by a string key, for sorts whose order must not depend on the locale. */
 export const byKey =

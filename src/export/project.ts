@@ -5,6 +5,8 @@
  * None depends on the workspace's data but through `access.yaml`, and none holds a date.
  */
 
+import type { PackageSpecChoice } from "./package-spec";
+
 /** The exported project's name: also the namespace of its own config (`exported-access:revokeRemovedAccess`). */
 export const PROJECT_NAME = "exported-access";
 
@@ -87,9 +89,9 @@ export const membershipCount = access.memberships.length;
 `;
 
 /** What the generated README says of the dependency on this package, by the spec it has. */
-function installNote(spec: string): string {
+function installNote({ spec, why }: PackageSpecChoice): string {
   const published = spec === defaultPackageSpec();
-  return `\`package.json\` depends on ${pkg.name} at \`${spec}\`${published ? "" : " (given with `--package-spec`)"}.\n${
+  return `\`package.json\` depends on ${pkg.name} at \`${spec}\`${published ? "" : ` (${why})`}.\n${
     published
       ? `Until ${pkg.name} is published on your registry, \`npm install\` cannot find that version: set the
 dependency to a tarball made with \`npm pack\` in a clone of it (\`"${pkg.name}": "file:../${pkg.name}-${pkg.version}.tgz"\`)
@@ -99,7 +101,7 @@ or export again with \`--package-spec\` and one of those.`
   }`;
 }
 
-function readme(workspace: string, counts: { users: number; memberships: number; integrations: number }, spec: string): string {
+function readme(workspace: string, counts: { users: number; memberships: number; integrations: number }, spec: PackageSpecChoice): string {
   return `# Workspace access, exported
 
 Written by \`workspace-access-export\` (pulumi-workspace-access ${pkg.version}) from the workspace at
@@ -114,6 +116,9 @@ pulumi config set workspace-access:baseUrl ${workspace}
 pulumi config set --secret workspace-access:apiKey <key>
 pulumi preview   # plans a create per entry: each one adopts what exists
 pulumi up        # against this workspace: reads only, no write
+
+Pulumi.yaml sets \`options: refresh: always\`: each preview and up reads the workspace first, so
+what it plans starts from what the workspace holds now (after \`--check --accept\` too).
 \`\`\`
 
 The key needs Read users and Read integrations for that first \`up\`, and Write users, Write
@@ -157,20 +162,27 @@ WORKSPACE_ACCESS_API_KEY=<key> npx workspace-access-export --check --accept --ou
 /** The generated package.json's spec of this package when none is given: `^` its version. */
 export const defaultPackageSpec = () => `^${pkg.version}`;
 
-/** The project's files by name, `access.yaml` aside. `packageSpec`: the dependency on this package. */
+/** The project's files by name, `access.yaml` aside. `packageSpec`: the dependency on this package, and why that one. */
 export function projectFiles(
   workspace: string,
   counts: { users: number; memberships: number; integrations: number },
-  packageSpec: string = defaultPackageSpec(),
+  packageSpec: PackageSpecChoice = { spec: defaultPackageSpec(), why: "this version" },
 ): Record<string, string> {
   const packageJson = {
     name: PROJECT_NAME,
     main: "index.ts",
     devDependencies: { "@types/node": "^22", typescript: "^5.0.0" },
-    dependencies: { "@pulumi/pulumi": pkg.dependencies["@pulumi/pulumi"], [pkg.name]: packageSpec },
+    dependencies: { "@pulumi/pulumi": pkg.dependencies["@pulumi/pulumi"], [pkg.name]: packageSpec.spec },
   };
   return {
-    "Pulumi.yaml": `name: ${PROJECT_NAME}\ndescription: Workspace users and integration memberships, exported by workspace-access-export\nruntime: nodejs\n`,
+    // `refresh: always`: every preview, up and destroy reads the workspace first, so an up right after
+    // `--check --accept` plans from what the workspace holds, not from the state's older values.
+    "Pulumi.yaml": `name: ${PROJECT_NAME}
+description: Workspace users and integration memberships, exported by workspace-access-export
+runtime: nodejs
+options:
+  refresh: always
+`,
     "package.json": `${JSON.stringify(packageJson, null, 4)}\n`,
     "tsconfig.json": TSCONFIG,
     "index.ts": INDEX_TS,

@@ -57,7 +57,8 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
   const notes: string[] = [];
   if (recorded.workspace !== undefined && recorded.workspace !== connection.baseUrl) {
     notes.push(
-      `${ACCESS_FILE} was exported from ${recorded.workspace}; this check reads ${connection.baseUrl}, the address given (--base-url or the environment wins over ${ACCESS_FILE}).`,
+      `${ACCESS_FILE} was exported from ${recorded.workspace}; this check reads ${connection.baseUrl}, ` +
+        `the address given (--base-url or the environment wins over ${ACCESS_FILE}).`,
     );
   }
   if (options.accept === true) refuseAccept(options, recorded, connection.baseUrl);
@@ -109,12 +110,15 @@ function refuseAccept(options: CheckOptions, recorded: AccessData, baseUrl: stri
     options.integrations !== undefined || (options.membersOnly !== undefined && options.membersOnly !== recorded.scope.membersOnly);
   if (scoped) {
     throw new ExportError(
-      `--accept rewrites the whole of ${ACCESS_FILE} from what it reads: run it without --integration and --members-only (the check then reads the scope ${ACCESS_FILE} records).`,
+      `--accept rewrites the whole of ${ACCESS_FILE} from what it reads: ` +
+        `run it without --integration and --members-only (the check then reads the scope ${ACCESS_FILE} records).`,
     );
   }
   if (recorded.workspace !== undefined && recorded.workspace !== baseUrl) {
     throw new ExportError(
-      `--accept would write the access of ${baseUrl} into a ${ACCESS_FILE} exported from ${recorded.workspace}: check the workspace it records (without --base-url and the WORKSPACE_ACCESS_* address variables, the check reads that one), or export the other workspace into a new directory.`,
+      `--accept would write the access of ${baseUrl} into a ${ACCESS_FILE} exported from ${recorded.workspace}: ` +
+        "check the workspace it records (without --base-url and the WORKSPACE_ACCESS_* address variables, the check reads that one), " +
+        "or export the other workspace into a new directory.",
     );
   }
 }

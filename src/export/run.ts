@@ -4,6 +4,7 @@
  * all of them or none (a failure, while reading or writing, leaves nothing behind). The check is
  * `run-check.ts`.
  */
+import { choosePackageSpec, type PackageSpecChoice } from "./package-spec";
 import * as path from "node:path";
 import { formatAccessFile } from "./access-file";
 import { buildAccessFile, type LeftOut } from "./build";
@@ -31,7 +32,8 @@ export interface ExportOptions {
   env?: Record<string, string | undefined>;
   /**
    * The generated `package.json`'s spec of this package (`--package-spec`): a version range, a
-   * tarball (`file:../pulumi-workspace-access-0.1.0.tgz`) or a git URL. Default `^` this version.
+   * tarball (`file:../pulumi-workspace-access-0.1.0.tgz`) or a git URL. Default: one `npm install`
+   * resolves (the tarball or git URL this package was installed from, see `package-spec.ts`).
    */
   packageSpec?: string;
   /** Called as pages arrive. */
@@ -64,6 +66,8 @@ export interface ExportResult {
   /** Requests sent (list pages, plus any retries). */
   requests: number;
   elapsedMs: number;
+  /** The generated `package.json`'s spec of this package, and why that one (`given with --package-spec` when it was). */
+  packageSpec: PackageSpecChoice;
 }
 
 /** The data file of an exported project. */
@@ -91,13 +95,11 @@ export async function runExport(options: ExportOptions, deps: ExportDeps = {}): 
       membersOnly: options.membersOnly === true,
     });
     const memberships = file.integrations.reduce((n, i) => n + i.members.length, 0);
+    const given = options.packageSpec?.trim();
+    const packageSpec = given ? { spec: given, why: "given with `--package-spec`" } : choosePackageSpec(dir);
     const files = {
       [ACCESS_FILE]: formatAccessFile(file),
-      ...projectFiles(
-        connection.baseUrl,
-        { users: file.users.length, memberships, integrations: file.integrations.length },
-        options.packageSpec?.trim() || undefined,
-      ),
+      ...projectFiles(connection.baseUrl, { users: file.users.length, memberships, integrations: file.integrations.length }, packageSpec),
     };
     // Only now, with everything read: a failure before this point leaves nothing behind.
     refuseNonEmpty(dir);
@@ -111,6 +113,7 @@ export async function runExport(options: ExportOptions, deps: ExportDeps = {}): 
       leftOut,
       requests: client.requestCount,
       elapsedMs: performance.now() - started,
+      packageSpec,
     };
   });
 }

@@ -31,7 +31,8 @@ export function exportConnection(
   const apiKey = env[ENV.apiKey]?.trim();
   if (!apiKey) {
     throw new ExportError(
-      `No API key: set ${ENV.apiKey} to a key of the workspace with the scopes ${SCOPES_NEEDED}. The key is read from the environment only, never from a flag, so that it stays out of the shell's history.`,
+      `No API key: set ${ENV.apiKey} to a key of the workspace with the scopes ${SCOPES_NEEDED}. ` +
+        "The key is read from the environment only, never from a flag, so that it stays out of the shell's history.",
     );
   }
   if (baseUrlFlag !== undefined) return { apiKey, baseUrl: parseBaseUrl(baseUrlFlag, "--base-url").href };
@@ -39,12 +40,13 @@ export function exportConnection(
   if (!raw.baseUrl && !(raw.workspace && raw.host)) {
     if (recorded?.baseUrl !== undefined) return { apiKey, baseUrl: recordedAddress(recorded.baseUrl, recorded.file) };
     throw new ExportError(
-      `No workspace address: pass --base-url https://<workspace>.<host>/api/v1/, or set ${ENV.baseUrl} (or ${ENV.workspace} and ${ENV.host})${recorded ? ` (${recorded.file} records none)` : ""}.`,
+      `No workspace address: pass --base-url https://<workspace>.<host>/api/v1/, or set ${ENV.baseUrl} (or ${ENV.workspace} and ${ENV.host})` +
+        `${recorded ? ` (${recorded.file} records none)` : ""}.`,
     );
   }
   try {
     // The problems worded for the environment: the variables to set, not the stack config keys.
-    return { apiKey, baseUrl: resolveProviderSettings(raw, "env").client.baseUrl };
+    return { apiKey, baseUrl: resolveProviderSettings(raw, "env").client.baseUrl.href };
   } catch (error) {
     if (!ConfigurationError.isInstance(error)) throw error;
     throw new ExportError(error.message);

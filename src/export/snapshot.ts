@@ -1,8 +1,8 @@
 /**
  * Reads what an export needs from the workspace, with the package's client (its pacing, retries
- * and rate-limit handling): the integration list (one page for up to 100) first, then every page
- * of the users (100 a page) and of the members of each integration in scope, side by side, each
- * list once.
+ * and rate-limit handling): the integration list first, then every page of the users and of the
+ * members of each integration in scope, side by side, each list until a second listing at another
+ * page size agrees with it (a list proves presence, never absence).
  * Records are kept in a compact form as they arrive, so memory grows with the records, not with
  * the pages. A record that does not match the API contract is set aside (`invalid`), never fails
  * its page; an integration's members are then not read. An integration listed twice (offset
@@ -10,7 +10,8 @@
  * they differ it is set aside too, and its members are not read. Users and members listed twice
  * are sorted out by the build.
  */
-import type { Integration, User, WorkspaceAccessClient } from "../client";
+import { type Id, idOf, type Integration, type User, type WorkspaceAccessClient } from "../client";
+import { proofPageSize, prove } from "../client/absence";
 import { ExportError } from "./errors";
 
 /** The fields of a workspace user the export keeps. */
@@ -50,41 +51,55 @@ export interface ReadProgress {
 
 /** How many integrations' member lists are read at once. */
 const MEMBER_LISTS_AT_ONCE = 4;
-/** How many listings of one list the export takes, at most, while they cannot be complete. */
+/** How many listings of one list the export takes, at most, until two in a row agree. */
 export const COMPLETE_LISTINGS = 3;
 
+/** A record of one listing, or one that broke the contract (its id and why). */
+type Listed<T> = { record: T } | { invalid: { id: string | undefined; reason: string } };
+
 /**
- * A list read until one listing is complete: offset pages shift when a record comes or goes
- * between two reads (a record skipped, another listed twice), and the paginator says when its
- * listing cannot be complete (totals that differ between pages, or fewer records than the total).
- * The first complete listing is the answer; after {@link COMPLETE_LISTINGS} that are not, every
- * record any of them held (a list proves presence: an identical repeat is dropped later, a record
- * that changed meanwhile is left out and listed).
+ * A list read until a listing is proven (`client/absence.ts`): a second complete listing, at
+ * another page size, that names the same records. Offset pages shift when a record comes or goes
+ * between two page reads, and a listing then skips a record with every total agreeing; the export
+ * and the review claim nobody's absence from a listing no second one confirmed. After
+ * {@link COMPLETE_LISTINGS} listings that never agree, it fails rather than guess (`what` names
+ * the list). Records listed twice in the proven listing are kept twice: the build sorts them out.
  */
-async function completeListing<T>(
-  list: (onInvalid: (id: string | undefined, error: Error) => void, onInconsistent: () => void) => AsyncIterable<T>,
+async function provenListing<T extends { id: string }>(
+  what: string,
+  list: (pageSize: number, onInvalid: (id: string | undefined, error: Error) => void) => AsyncIterable<T>,
   each: (record: T) => void,
 ): Promise<{ records: T[]; invalid: Array<{ id: string | undefined; reason: string }> }> {
-  const all: { records: T[]; invalid: Array<{ id: string | undefined; reason: string }> } = { records: [], invalid: [] };
-  for (let listing = 1; ; listing++) {
-    const records: T[] = [];
-    const invalid: Array<{ id: string | undefined; reason: string }> = [];
-    let complete = true;
-    const listed = list(
-      (id, error) => invalid.push({ id, reason: error.message }),
-      () => {
-        complete = false;
-      },
-    );
-    for await (const record of listed) {
-      records.push(record);
-      each(record);
+  let first = true;
+  const listAt = async (pageSize: number) => {
+    const listing = new Map<Id, Array<Listed<T>>>();
+    const add = (id: string | undefined, entry: Listed<T>) => {
+      // A record without an id is in every listing alike: it cannot make two listings differ.
+      const key = idOf(id ?? "");
+      listing.set(key, [...(listing.get(key) ?? []), entry]);
+    };
+    const onInvalid = (id: string | undefined, error: Error) =>
+      add(id, { invalid: { id: id === undefined ? undefined : idOf(id), reason: error.message } });
+    for await (const record of list(pageSize, onInvalid)) {
+      add(record.id, { record });
+      if (first) each(record);
     }
-    if (complete) return { records, invalid };
-    all.records.push(...records);
-    for (const entry of invalid) if (!all.invalid.some((seen) => seen.id === entry.id && entry.id !== undefined)) all.invalid.push(entry);
-    if (listing === COMPLETE_LISTINGS) return all;
+    first = false;
+    return listing;
+  };
+  const proof = await prove(listAt, await listAt(proofPageSize(0)), { listings: COMPLETE_LISTINGS - 1 });
+  if (!proof.proven) {
+    if (proof.error !== undefined) throw proof.error;
+    throw new ExportError(
+      `${COMPLETE_LISTINGS} listings of ${what} named different records (records came or went while they were read, so pages shifted): ` +
+        "nothing was written, since an absence could not be proven. Run again when the workspace is quieter.",
+    );
   }
+  const entries = [...proof.listing.values()].flat();
+  return {
+    records: entries.flatMap((e) => ("record" in e ? [e.record] : [])),
+    invalid: entries.flatMap((e) => ("invalid" in e ? [e.invalid] : [])),
+  };
 }
 
 /**
@@ -96,7 +111,7 @@ export function selectIntegrations(all: Integration[], wanted: readonly string[]
   if (wanted === undefined) return all;
   const chosen = new Set<Integration>();
   for (const name of wanted) {
-    const byId = all.find((i) => i.id === name);
+    const byId = all.find((i) => i.id === idOf(name));
     const byLabel = all.filter((i) => i.label === name);
     if (byId) chosen.add(byId);
     else if (byLabel.length === 1) chosen.add(byLabel[0]!);
@@ -107,7 +122,8 @@ export function selectIntegrations(all: Integration[], wanted: readonly string[]
     } else {
       const labels = all.map((i) => (i.label === null ? i.id : `"${i.label}" (${i.id})`)).sort();
       throw new ExportError(
-        `--integration "${name}" is not the id or label of an integration of the workspace (labels and ids match exactly). The integrations there: ${labels.length > 0 ? labels.join(", ") : "none"}.`,
+        `--integration "${name}" is not the id or label of an integration of the workspace (labels and ids match exactly). ` +
+          `The integrations there: ${labels.length > 0 ? labels.join(", ") : "none"}.`,
       );
     }
   }
@@ -115,7 +131,7 @@ export function selectIntegrations(all: Integration[], wanted: readonly string[]
 }
 
 /**
- * The integration list, each integration once. One whose record broke the contract, or whose
+ * The integration list (proven, as every list), each integration once. One whose record broke the contract, or whose
  * copies differ (which copy is right would be a guess), is unusable: its members are not read, and
  * it is left out, but it can still be selected by id (it is in scope, so --check does not take its
  * members for gone).
@@ -128,9 +144,14 @@ async function readIntegrationList(client: WorkspaceAccessClient): Promise<{
   const all: Integration[] = [];
   const firstCopy = new Map<string, Integration>();
   const unusable = new Map<string, string>();
-  const broken: Array<{ id: string | undefined; reason: string }> = [];
-  const onInvalidIntegration = (id: string | undefined, error: Error) => broken.push({ id, reason: error.message });
-  for await (const integration of client.integrations.list({ onInvalid: onInvalidIntegration })) {
+  // Proven like every list: an integration missing from it would read as its members gone.
+  const read = await provenListing(
+    "the workspace's integrations",
+    (pageSize, onInvalid) => client.integrations.list({ onInvalid, pageSize }),
+    () => {},
+  );
+  const broken = read.invalid;
+  for (const integration of read.records) {
     const first = firstCopy.get(integration.id);
     if (!first) {
       firstCopy.set(integration.id, integration);
@@ -144,7 +165,7 @@ async function readIntegrationList(client: WorkspaceAccessClient): Promise<{
     if (id === undefined || unusable.has(id)) continue;
     unusable.set(id, reason);
     if (!firstCopy.has(id)) {
-      const placeholder: Integration = { id, application: null, label: null, workspace: null, createdAt: null, updatedAt: null };
+      const placeholder: Integration = { id: idOf(id), application: null, label: null, workspace: null, createdAt: null, updatedAt: null };
       firstCopy.set(id, placeholder);
       all.push(placeholder);
     }
@@ -167,8 +188,9 @@ export async function readWorkspace(
   const invalid: InvalidRecord[] = [];
 
   const readUsers = async (): Promise<SnapshotUser[]> => {
-    const read = await completeListing(
-      (onInvalid, onInconsistent) => client.users.list({ onInvalid, onInconsistent }),
+    const read = await provenListing(
+      "the workspace's users",
+      (pageSize, onInvalid) => client.users.list({ onInvalid, pageSize }),
       () => {
         progress.users++;
         report();
@@ -205,8 +227,9 @@ export async function readWorkspace(
     const worker = async () => {
       for (let i = next++; i < lists.length; i = next++) {
         const entry = lists[i]!;
-        const read = await completeListing(
-          (onInvalid, onInconsistent) => client.integrations.listUsers(entry.integration.id, { onInvalid, onInconsistent }),
+        const read = await provenListing(
+          `the members of integration ${entry.integration.id}`,
+          (pageSize, onInvalid) => client.integrations.listUsers(entry.integration.id, { onInvalid, pageSize }),
           () => {
             progress.memberships++;
             report();

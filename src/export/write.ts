@@ -13,7 +13,8 @@ export function refuseNonEmpty(dir: string): void {
   if (!stat.isDirectory()) throw new ExportError(`${dir} exists and is not a directory: give a new or empty directory to --out.`);
   if (fs.readdirSync(dir).length > 0) {
     throw new ExportError(
-      `${dir} is not empty: the export writes a whole project and never overwrites. Give a new or empty directory to --out, or add --check to compare the workspace with the access.yaml there.`,
+      `${dir} is not empty: the export writes a whole project and never overwrites. ` +
+        "Give a new or empty directory to --out, or add --check to compare the workspace with the access.yaml there.",
     );
   }
 }

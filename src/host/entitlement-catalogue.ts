@@ -8,10 +8,16 @@
  * - At most one catalogue request per integration and provider context, shared by every resource.
  * - A help, not a gate: a catalogue that cannot be read (403 for a key without the scope, 5xx
  *   after the client's retries, no settings) or that is empty warns once and lets the preview go on.
+ *   But a key refused outright fails the check: the `up` would have every write refused, and a
+ *   pull request's preview must not pass what its merge fails. A 401 may also mean only that the
+ *   key lacks Write integrations (a service may answer a missing scope so), which an adoption's
+ *   read-only `up` does not need: one read needing no more than Read integrations tells the two apart.
  * - An `IntegrationEntitlement` with `adoptExisting` is warned about, not failed: the membership
  *   it adopts may hold an entitlement the integration no longer offers.
  */
-import { unlessNotFound, type WorkspaceAccessClient } from "../client";
+import { idOf, sameId, UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
+import { editDistance } from "../shared/edit-distance";
+import { keySourceHint } from "../shared/hints";
 import { type CheckFailure, entitlementSet } from "../shared/inputs";
 import { containsUnknown, isUnknown } from "../shared/unknown";
 
@@ -33,7 +39,7 @@ export function unofferedReason(integrationId: string, unknown: readonly string[
   return `integration ${integrationId} offers no entitlement ${names}; it offers (closest first): ${listed}. See getIntegrationEntitlements({ integrationId }).`;
 }
 
-/** The offered ids, those nearest to any unknown id first (case-insensitive edit distance), then in catalogue order. */
+/** The offered ids, those nearest to any unknown id first (case-insensitive edit distance, `shared/edit-distance.ts`), then in catalogue order. */
 export function closestFirst(unknown: readonly string[], offered: readonly string[]): string[] {
   const distance = (id: string) => Math.min(...unknown.map((u) => editDistance(u.toLowerCase(), id.toLowerCase())));
   return offered
@@ -42,17 +48,28 @@ export function closestFirst(unknown: readonly string[], offered: readonly strin
     .map((entry) => entry.id);
 }
 
-/** Levenshtein distance. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = row;
+/** Whether the key is refused for a read needing only Read integrations too (after a 401 on the catalogue). */
+async function refusedOutright(client: WorkspaceAccessClient, integrationId: string): Promise<boolean> {
+  try {
+    await client.integrations.get(integrationId);
+    return false;
+  } catch (error) {
+    return UnauthorizedError.isInstance(error);
   }
-  return previous[b.length]!;
+}
+
+/**
+ * The 401 of a catalogue read, worded for the preview it fails: the key is wrong, revoked or lacks
+ * Write integrations (the scope the public document asks of this read), and where it comes from.
+ * The error keeps its class and data (one object: every check awaiting this catalogue gets it).
+ */
+function refusedKey(error: UnauthorizedError, integrationId: string): UnauthorizedError {
+  error.message =
+    `The API key was refused (401) reading integration ${integrationId} and its entitlement catalogue, so the preview stops: ` +
+    "an up with this key would have every request refused. The key is wrong, revoked or expired, or lacks the scopes Read " +
+    "integrations (read:integrations) and Write integrations (write:integrations), which reading a catalogue needs." +
+    `${keySourceHint()} (${error.method} ${error.path} answered 401${error.detail ? `: ${error.detail}` : "."})`;
+  return error;
 }
 
 const sameSet = (a: unknown, b: readonly string[]) =>
@@ -83,7 +100,9 @@ export class EntitlementCatalogue {
   async unofferedEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
     const { integrationId, entitlements } = news;
     if (!knownString(integrationId) || !knownSet(entitlements)) return [];
-    if (olds.integrationId === integrationId && sameSet(olds.entitlements, entitlements)) return [];
+    if (knownString(olds.integrationId) && sameId(olds.integrationId, integrationId) && sameSet(olds.entitlements, entitlements)) return [];
+    const refused = await this.#refusal(integrationId);
+    if (refused) return [refused];
     const reason = await this.#unofferedReasonFor(integrationId, entitlements);
     if (reason === undefined) return [];
     // Adopting declares what a membership may hold already (an entitlement the integration has
@@ -108,19 +127,35 @@ export class EntitlementCatalogue {
     const { integrationId, members } = news;
     if (!knownString(integrationId) || !Array.isArray(members)) return [];
     const priorSets = new Map<string, unknown>();
-    if (olds.integrationId === integrationId && Array.isArray(olds.members)) {
-      for (const m of olds.members) if (isRecord(m) && typeof m.userId === "string") priorSets.set(m.userId, m.entitlements);
+    if (knownString(olds.integrationId) && sameId(olds.integrationId, integrationId) && Array.isArray(olds.members)) {
+      for (const m of olds.members) if (isRecord(m) && typeof m.userId === "string") priorSets.set(idOf(m.userId), m.entitlements);
     }
     const failures: CheckFailure[] = [];
     for (const [i, m] of members.entries()) {
       // A member whose user is not known yet (created by the same program) is checked too: its set
       // is new whatever it is, and a wrong id would otherwise fail only during up, after the user exists.
       if (!isRecord(m) || !knownSet(m.entitlements)) continue;
-      if (knownString(m.userId) && sameSet(priorSets.get(m.userId), m.entitlements)) continue;
+      if (knownString(m.userId) && sameSet(priorSets.get(idOf(m.userId)), m.entitlements)) continue;
+      const refused = await this.#refusal(integrationId);
+      if (refused) return [refused];
       const reason = await this.#unofferedReasonFor(integrationId, m.entitlements);
       if (reason !== undefined) failures.push({ property: `members[${i}].entitlements`, reason });
     }
     return failures;
+  }
+
+  /**
+   * The failure of the whole check when the service refused the key reading the catalogue: not
+   * thrown, which the provider host would print with its stack, but a failure of no one property.
+   */
+  async #refusal(integrationId: string): Promise<CheckFailure | undefined> {
+    try {
+      await this.#offered(integrationId);
+      return undefined;
+    } catch (error) {
+      if (UnauthorizedError.isInstance(error)) return { property: "", reason: error.message };
+      throw error;
+    }
   }
 
   /** Why `entitlements` cannot be granted in the integration, or `undefined` when they can or the catalogue cannot be read. */
@@ -162,6 +197,7 @@ export class EntitlementCatalogue {
       if (catalogue.length === 0) return this.#cannotCheck(integrationId, new Error("its catalogue is empty"));
       return catalogue.map((entitlement) => entitlement.id);
     } catch (error) {
+      if (UnauthorizedError.isInstance(error) && (await refusedOutright(client, integrationId))) throw refusedKey(error, integrationId);
       return this.#cannotCheck(integrationId, error);
     }
   }

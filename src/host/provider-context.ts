@@ -13,9 +13,10 @@ import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, systemClock, WorkspaceAccessClient } from "../client";
 import { Takeovers } from "./takeovers";
 import { EntitlementCatalogue } from "./entitlement-catalogue";
-import { InviteBatcher } from "./invite-batcher";
+import { InviteBatcher } from "./membership/invite-batcher";
+import { MembershipViews } from "./membership/membership-view";
 import { ReadCache } from "./read-cache";
-import { withHints } from "../shared/hints";
+import { hinted } from "../shared/hints";
 import type { CheckFailure } from "../shared/inputs";
 import {
   allProblems,
@@ -27,10 +28,12 @@ import {
   resolveProviderSettings,
 } from "../shared/settings";
 
-/** The client of a context, with the read cache and the invitation batches built on it. */
+/** The client of a context, with the read cache, the integrations' membership views and the invitation batches built on it. */
 export interface Connection {
   readonly client: WorkspaceAccessClient;
   readonly cache: ReadCache;
+  /** Each integration's membership: its shared listings, its one member read, its invalidation (`membership-view.ts`). */
+  readonly memberships: MembershipViews;
   readonly invites: InviteBatcher;
 }
 
@@ -40,6 +43,8 @@ export interface ContextOptions {
   clock?: Clock;
   /** How warnings are given. Default: `pulumi.log.warn`, loaded when first needed. */
   warn?: (message: string) => void;
+  /** How information is given (an adoption that wrote nothing). Default: `pulumi.log.info`. */
+  info?: (message: string) => void;
   /** The environment the settings fall back to. Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
 }
@@ -54,6 +59,7 @@ export type StackConfig = pulumi.dynamic.Config;
 export class ProviderContext {
   readonly clock: Clock;
   readonly warn: (message: string) => void;
+  readonly info: (message: string) => void;
   readonly #raw: RawSettings;
   /** The settings' problems as check failures, worked out once: every `check` asks. */
   readonly #failures: readonly CheckFailure[];
@@ -69,6 +75,7 @@ export class ProviderContext {
     const env = options.env ?? process.env;
     this.clock = options.clock ?? systemClock;
     this.warn = options.warn ?? ((message) => void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).warn(message));
+    this.info = options.info ?? ((message) => void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).info(message));
     this.#raw = readRawSettings((key) => config?.get(key), env);
     // Unconfigured (a unit test calling a handler directly) there is no stack config to check.
     const problems = config ? allProblems({ configuredKeys: stackConfigKeys(config), project: projectOf(config, env) }, this.#raw) : [];
@@ -99,6 +106,7 @@ export class ProviderContext {
       this.#connection = {
         client,
         cache: new ReadCache(client, settings.readCacheSeconds * 1000, this.clock),
+        memberships: new MembershipViews(client, settings.readCacheSeconds * 1000, this.clock),
         invites: new InviteBatcher(client, this.clock),
       };
     }
@@ -111,16 +119,19 @@ export class ProviderContext {
   }
 
   /**
-   * {@link withHints} for an operation that writes: afterwards, whether it succeeded or not (a write
-   * whose job failed to finish in time may still land), the cached lists it may have changed are
+   * Runs an operation that writes, adding the key hint to a 401/403 (as `withHints` does). Afterwards,
+   * whether it succeeded or not (a write whose job failed to finish in time may still land), the cached lists it may have changed are
    * forgotten. With an integration id, the users and that integration's members; without, every list.
-   * With a user id too, that membership is read again by a later create (see `member-lookup.ts`).
+   * With a user id too, that membership is read again by a later create (see `membership-view.ts`).
    */
   async withWrite<T>(operation: () => Promise<T>, integrationId?: string, userId?: string): Promise<T> {
     try {
-      return await withHints(operation);
+      return await operation();
+    } catch (error) {
+      throw hinted(error);
     } finally {
-      this.#connection?.cache.invalidate(integrationId, userId);
+      this.#connection?.cache.invalidate();
+      this.#connection?.memberships.written(integrationId, userId);
     }
   }
 }

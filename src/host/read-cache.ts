@@ -6,10 +6,9 @@
  * still paging join it, however long it takes. A resource missing from it is confirmed with a
  * direct GET before it is reported gone, so a user created after the list began is never dropped.
  */
-import { type Clock, type IntegrationUser, NotFoundError, systemClock, type User, type WorkspaceAccessClient } from "../client";
+import { idOf } from "../client/ids";
+import { type Clock, NotFoundError, systemClock, type User, type WorkspaceAccessClient } from "../client";
 import { BatchWindow } from "../shared/batch-window";
-import { idKey } from "./ids";
-import { CreateLookups, type MemberLookup } from "./member-lookup";
 
 /** How long the first read waits for others to join it. */
 const BATCH_WINDOW_MS = 5;
@@ -21,8 +20,8 @@ interface Snapshot<T> {
   settled: boolean;
 }
 
-/** One kind of list: users of the workspace, or members of one integration. */
-class Batcher<T> {
+/** One kind of list: users of the workspace, or members of one integration (`membership-view.ts`). */
+export class Batcher<T> {
   #snapshot: Snapshot<T> | undefined;
   readonly #window: BatchWindow;
   readonly #maxAgeMs: number;
@@ -42,7 +41,7 @@ class Batcher<T> {
     const snapshot = await this.#snapshotFor();
     // A failed list is no answer: the read falls back to its own GET.
     const items = snapshot ? await snapshot.items.catch(() => undefined) : undefined;
-    const hit = items?.get(idKey(id));
+    const hit = items?.get(idOf(id));
     if (hit) return hit;
     try {
       return await this.#get(id);
@@ -81,7 +80,7 @@ class Batcher<T> {
   #take(): Snapshot<T> {
     const items = (async () => {
       const map = new Map<string, T>();
-      for await (const item of this.#list()) map.set(idKey(item.id), item);
+      for await (const item of this.#list()) map.set(idOf(item.id), item);
       return map;
     })();
     const snapshot: Snapshot<T> = { takenAt: this.#clock.now(), items, settled: false };
@@ -99,33 +98,17 @@ class Batcher<T> {
   }
 }
 
-/** Read-through cache over one client. */
+/** The users' read-through cache over one client (the members': `membership-view.ts`). */
 export class ReadCache {
-  readonly #client: WorkspaceAccessClient;
-  readonly #maxAgeMs: number;
-  readonly #clock: Clock;
   readonly #users: Batcher<User>;
-  readonly #members = new Map<string, Batcher<IntegrationUser>>();
-  readonly #creates: CreateLookups;
-  /** Whether each integration answers this key (its reads 404 otherwise), asked once per integration. */
-  readonly #visible = new Map<string, Promise<boolean>>();
 
   constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock = systemClock) {
-    this.#client = client;
-    this.#maxAgeMs = maxAgeMs;
-    this.#clock = clock;
     this.#users = new Batcher(
       maxAgeMs,
       clock,
       () => client.users.list(),
       (id) => client.users.get(id),
     );
-    this.#creates = new CreateLookups(client, maxAgeMs > 0, clock);
-  }
-
-  /** Whether the user is a member already, before a create writes anything (see `member-lookup.ts`). */
-  memberBeforeCreate(integrationId: string, userId: string): Promise<MemberLookup> {
-    return this.#creates.lookup(integrationId, userId);
   }
 
   /** The user, or `undefined` when it no longer exists. */
@@ -133,56 +116,8 @@ export class ReadCache {
     return this.#users.read(id);
   }
 
-  /** The integration member, or `undefined` when the user is not a member. */
-  member(integrationId: string, userId: string): Promise<IntegrationUser | undefined> {
-    let batcher = this.#members.get(idKey(integrationId));
-    if (!batcher) {
-      batcher = new Batcher(
-        this.#maxAgeMs,
-        this.#clock,
-        () => this.#client.integrations.listUsers(integrationId),
-        (id) => this.#client.integrations.getUser(integrationId, id),
-      );
-      this.#members.set(idKey(integrationId), batcher);
-    }
-    return batcher.read(userId);
-  }
-
-  /**
-   * Whether the integration answers this key (`GET /integrations/{id}`): `false` on 404, which
-   * means deleted or not disclosed to this key. Asked once per integration; an error other than
-   * 404 is thrown (and asked again next time).
-   */
-  integrationVisible(integrationId: string): Promise<boolean> {
-    const key = idKey(integrationId);
-    let visible = this.#visible.get(key);
-    if (!visible) {
-      visible = this.#client.integrations.get(integrationId).then(
-        () => true,
-        (error: unknown) => {
-          if (NotFoundError.isInstance(error)) return false;
-          this.#visible.delete(key);
-          throw error;
-        },
-      );
-      this.#visible.set(key, visible);
-    }
-    return visible;
-  }
-
-  /**
-   * Forgets cached lists after a write: with an integration id, the users and that integration's
-   * members (a membership write); without, every list (a user write: deleting a user also ends
-   * its memberships, and a user's name and email show in member lists). With a user id too, the
-   * membership is read again by the next create that needs it.
-   */
-  invalidate(integrationId?: string, userId?: string): void {
-    if (integrationId && userId) this.#creates.written(integrationId, userId);
+  /** Forgets the users' list after a write (a user's, or a membership's: member lists and users share fields). */
+  invalidate(): void {
     this.#users.invalidate();
-    if (!integrationId) {
-      for (const members of this.#members.values()) members.invalidate();
-    } else {
-      this.#members.get(idKey(integrationId))?.invalidate();
-    }
   }
 }

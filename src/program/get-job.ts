@@ -4,6 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { type Clock, type Job as ClientJob, JobFailedError, JobTimeoutError, systemClock, WorkspaceAccessClient } from "../client";
+import { printedAsOneLine } from "./lookups/run";
 import { programSettings } from "./program-settings";
 
 /** Arguments of {@link getJob}. */
@@ -28,7 +29,9 @@ export interface Job extends ClientJob {
  * not stall for a job's whole timeout.
  */
 export function getJob(args: GetJobArgs): Promise<Job> {
-  return readJob(args, systemClock);
+  return readJob(args, systemClock).catch((error: unknown) => {
+    throw printedAsOneLine(error);
+  });
 }
 
 /** {@link getJob} on a given clock (tests run it on the emulator's virtual clock). */

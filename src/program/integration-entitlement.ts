@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { IntegrationRole } from "../client";
 import { ownedIntegration, ownedMembership } from "./owners";
 import { warnIfPlaintextApiKey } from "./program-checks";
+import { packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
 /**
@@ -31,11 +32,18 @@ export interface IntegrationEntitlementArgs {
    * membership fails and changes nothing. Matters only at create; never causes a diff.
    */
   adoptExisting?: pulumi.Input<boolean>;
+  /**
+   * Destroy removes the membership even when the stack adopted it (`adoptExisting` found it, or
+   * `import`). Left out, an adopted membership is left as it is, with a warning. See docs/adoption.md.
+   */
+  deleteOnDestroy?: pulumi.Input<boolean>;
 }
 
 /**
  * A user's membership of an integration with exactly the declared entitlements. The id is
- * `<integrationId>/<userId>`. Every write waits for the service's job to finish.
+ * `<integrationId>/<userId>`. Every write waits for the service's job to finish. A replacement
+ * deletes first (`deleteBeforeReplace` defaults to true: one user has one membership of an
+ * integration); `import: "<integrationId>/<userId>"` adopts that membership (docs/pulumi-habits.md).
  */
 export class IntegrationEntitlement extends pulumi.CustomResource {
   declare readonly integrationId: pulumi.Output<string>;
@@ -54,12 +62,15 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   declare readonly pending: pulumi.Output<boolean>;
   /** The job of that pending write (null when none is known); see {@link getJobOutput}. */
   declare readonly pendingJobId: pulumi.Output<string | null>;
+  /** Whether the stack adopted the membership (it existed before): destroy then leaves it, unless `deleteOnDestroy`. */
+  declare readonly adopted: pulumi.Output<boolean>;
 
   /** The type token the engine sees. */
   static readonly type = dynamicType("IntegrationEntitlement");
 
   constructor(name: string, args: IntegrationEntitlementArgs, opts?: pulumi.CustomResourceOptions) {
     warnIfPlaintextApiKey();
+    const { opts: options, importInput } = packageOptions(opts);
     const props = {
       // No IntegrationMembers of the program may manage the same integration.
       integrationId: ownedIntegration(args.integrationId, "IntegrationEntitlement", name),
@@ -68,13 +79,16 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
       entitlements: args.entitlements,
       role: args.role,
       adoptExisting: args.adoptExisting,
+      deleteOnDestroy: args.deleteOnDestroy,
+      adopted: undefined,
       email: undefined,
       status: undefined,
       lastJobId: undefined,
       pending: undefined,
       pendingJobId: undefined,
+      ...importInput,
       __provider: serializedProvider("integration-entitlement"),
     };
-    super(IntegrationEntitlement.type, name, props, opts);
+    super(IntegrationEntitlement.type, name, props, options);
   }
 }

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ownedIntegration } from "./owners";
 import type { IntegrationEntitlementRole } from "./integration-entitlement";
 import { warnIfPlaintextApiKey } from "./program-checks";
+import { packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shared/member-state";
 
@@ -32,6 +33,11 @@ export interface IntegrationMembersArgs {
    * reported, and removed by the next `up`); the last member with the owner role is never removed.
    */
   removeUnmanaged?: pulumi.Input<boolean>;
+  /**
+   * Destroy removes adopted members too (those who were members before this resource managed
+   * them). Left out, they are left as they are, with a warning. See docs/adoption.md.
+   */
+  deleteOnDestroy?: pulumi.Input<boolean>;
 }
 
 export type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shared/member-state";
@@ -40,9 +46,10 @@ export type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shar
  * The whole member set of one integration: every declared member with exactly the declared
  * entitlements. The id is the integration id. Members are invited in batches (one request and one
  * job for up to 100 of one role and set), entitlement changes are one `PATCH` per changed member,
- * and every write waits for its job. Deleting the resource removes exactly the members it manages.
- * A program may not also have an `IntegrationEntitlement` for the same integration. See
- * docs/integration-members.md.
+ * and every write waits for its job. Deleting the resource removes the members it manages but not those it adopted (unless `deleteOnDestroy`).
+ * A program may not also have an `IntegrationEntitlement` for the same integration. A replacement
+ * deletes first (`deleteBeforeReplace` defaults to true); `import: "<integrationId>"` adopts the
+ * integration's declared members. See docs/integration-members.md and docs/pulumi-habits.md.
  */
 export class IntegrationMembers extends pulumi.CustomResource {
   declare readonly integrationId: pulumi.Output<string>;
@@ -57,23 +64,29 @@ export class IntegrationMembers extends pulumi.CustomResource {
   declare readonly pendingInvitations: pulumi.Output<Array<{ userId: string; jobId: string }>>;
   /** The user ids of the members whose `role` the program declares; the others keep the service's role (shown in `members`). */
   declare readonly declaredRoles: pulumi.Output<string[]>;
+  /** The user ids of the managed members who were members before this resource managed them: destroy leaves them, unless `deleteOnDestroy`. */
+  declare readonly adoptedMembers: pulumi.Output<string[]>;
 
   /** The type token the engine sees. */
   static readonly type = dynamicType("IntegrationMembers");
 
   constructor(name: string, args: IntegrationMembersArgs, opts?: pulumi.CustomResourceOptions) {
     warnIfPlaintextApiKey();
+    const { opts: options, importInput } = packageOptions(opts);
     const props = {
       // One resource manages an integration's members: checked before this one is registered.
       integrationId: ownedIntegration(args.integrationId, "IntegrationMembers", name),
       members: args.members,
       removeUnmanaged: args.removeUnmanaged,
+      deleteOnDestroy: args.deleteOnDestroy,
+      adoptedMembers: undefined,
       unmanagedMembers: undefined,
       unfinishedJobIds: undefined,
       pendingInvitations: undefined,
       declaredRoles: undefined,
+      ...importInput,
       __provider: serializedProvider("integration-members"),
     };
-    super(IntegrationMembers.type, name, props, opts);
+    super(IntegrationMembers.type, name, props, options);
   }
 }

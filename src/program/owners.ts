@@ -1,7 +1,8 @@
 /**
  * One owner per user and per membership in a program, checked in the program process before any
  * resource is registered. Two `User` resources with one email (case-insensitively), or two
- * `IntegrationEntitlement` resources for one integration and user, would overwrite each other
+ * `IntegrationEntitlement` resources for one integration and user (ids in their one form, `idOf`:
+ * in any case), would overwrite each other
  * and destroying either would remove access for both: the program fails instead, naming both.
  *
  * Each resource's key input waits for its check: values known at declaration are all declared
@@ -15,6 +16,9 @@
  * process (tests) never collide.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { emailKey } from "../client/models";
+import { idOf } from "../client/ids";
+import { integrationCollision, ownerCollision } from "./messages";
 import { type ProgramRun, thisRun } from "./program-run";
 
 type Kind = "User" | "IntegrationEntitlement";
@@ -42,15 +46,13 @@ async function declareOwner(kind: Kind, key: string, what: string, name: string)
   await nextRound(run);
   const others = names.filter((n) => n !== name);
   if (others.length === 0) return;
-  throw new Error(
-    `${kind} resources "${names[0]}" and "${names[1]}" both manage ${what}: they would overwrite each other, and destroying either would remove the access of both. One ${kind === "User" ? "user" : "membership"} may have only one resource in a program: remove one of them${kind === "User" ? "" : " (or merge their entitlements into one)"}. Nothing was sent to the service for "${name}".`,
-  );
+  throw new Error(ownerCollision(kind, names, what, name));
 }
 
 /** The email, passed through once it is known and no other `User` of the program has it. */
 export function ownedEmail(email: pulumi.Input<string>, name: string): pulumi.Output<string> {
   return pulumi.output(email).apply(async (value) => {
-    if (typeof value === "string") await declareOwner("User", value.trim().toLowerCase(), `the user with the email ${value}`, name);
+    if (typeof value === "string") await declareOwner("User", emailKey(value), `the user with the email ${value}`, name);
     return value;
   });
 }
@@ -64,7 +66,8 @@ export function ownedMembership(integrationId: pulumi.Input<string>, userId: pul
     if (typeof integration === "string" && typeof user === "string") {
       await declareOwner(
         "IntegrationEntitlement",
-        `${integration}/${user}`,
+        // One membership whatever the case of its ids: `ABC` and `abc` name one user.
+        `${idOf(integration)}/${idOf(user)}`,
         `the membership of user ${user} in integration ${integration}`,
         name,
       );
@@ -87,17 +90,16 @@ export function ownedIntegration(
   return pulumi.output(integrationId).apply(async (value) => {
     if (typeof value !== "string") return value;
     const run = thisRun();
-    const declared = run.integrationOwners.get(value) ?? [];
+    const declared = run.integrationOwners.get(idOf(value)) ?? [];
     if (!declared.some((d) => d.kind === kind && d.name === name)) declared.push({ kind, name });
-    run.integrationOwners.set(value, declared);
+    run.integrationOwners.set(idOf(value), declared);
     await nextRound(run);
     const whole = declared.filter((d) => d.kind === "IntegrationMembers");
     const others = declared.filter((d) => !(d.kind === kind && d.name === name));
     if (whole.length === 0 || others.length === 0) return value;
-    const other = kind === "IntegrationMembers" ? others[0]! : whole[0]!;
-    throw new Error(
-      `IntegrationMembers "${kind === "IntegrationMembers" ? name : other.name}" manages every member of integration ${value}, and ${other.kind === "IntegrationMembers" && kind === "IntegrationMembers" ? "IntegrationMembers" : "IntegrationEntitlement"} "${kind === "IntegrationMembers" ? other.name : name}" manages members of it too: they would undo each other's changes, and the IntegrationMembers would see the other's members as unmanaged. ` +
-        `Manage an integration with one IntegrationMembers, or with IntegrationEntitlement resources, not both: move the memberships into the IntegrationMembers' members (or remove it). Nothing was sent to the service for "${name}".`,
-    );
+    const self = { kind, name };
+    // An IntegrationMembers fails naming the first other resource; an IntegrationEntitlement, the IntegrationMembers.
+    if (kind === "IntegrationMembers") throw new Error(integrationCollision(value, self, others[0]!, name));
+    throw new Error(integrationCollision(value, whole[0]!, self, name));
   });
 }

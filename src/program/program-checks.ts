@@ -16,7 +16,11 @@ export function warnIfPlaintextApiKey(): void {
   // Defined by @pulumi/pulumi's runtime, not declared in its types: asked for, not assumed.
   const isSecret: unknown = Reflect.get(pulumi.runtime, "isConfigSecret");
   if (typeof isSecret === "function" && isSecret(key) === false) {
-    void pulumi.log.warn(`${key} is stored in plaintext in the stack config. Store it encrypted: pulumi config set --secret ${key} <key>`);
+    // The engine records the default provider's stack config in the state: a plaintext key lands there as it is.
+    void pulumi.log.warn(
+      `${key} is stored in plaintext in the stack config, and so in the state of the default provider, in plain text, until ` +
+        `the next \`pulumi up\` after it is stored encrypted. Run: pulumi config set --secret ${key} <key>, then pulumi up.`,
+    );
   }
 }
 

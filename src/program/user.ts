@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { KNOWN_USER_ROLES } from "../client";
 import { ownedEmail } from "./owners";
 import { warnIfPlaintextApiKey, warnIfUnknownRole } from "./program-checks";
+import { packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
 /**
@@ -32,11 +33,18 @@ export interface UserArgs {
    * create; never causes a diff.
    */
   adoptExisting?: pulumi.Input<boolean>;
+  /**
+   * Destroy deletes the user even when the stack adopted it (`adoptExisting` found it, or
+   * `import`), or when it is a workspace owner. Left out, such a user is left in the workspace
+   * with a warning. A user the stack created is deleted either way. See docs/adoption.md.
+   */
+  deleteOnDestroy?: pulumi.Input<boolean>;
 }
 
 /**
- * A workspace user. The id is the user's UUID. Every change is an update in place (`PUT`);
- * nothing replaces a user.
+ * A workspace user. The id is the user's UUID. Every change is an update in place (`PUT`); a
+ * forced replacement (`pulumi up --replace`) deletes first (`deleteBeforeReplace` defaults to true:
+ * two users cannot share an email). `import: "<id>"` adopts that user (docs/pulumi-habits.md).
  *
  * ```ts
  * const alice = new wa.User("alice", { email: "alice@example.com", firstName: "Alice", lastName: "Doe" });
@@ -57,12 +65,15 @@ export class User extends pulumi.CustomResource {
   declare readonly updatedAt: pulumi.Output<string | null>;
   /** Which of `role` and `isGuest` the program declares (and so manages); the others are the service's. */
   declare readonly managedAttributes: pulumi.Output<string[]>;
+  /** Whether the stack adopted the user (it existed before): destroy then leaves it, unless `deleteOnDestroy`. */
+  declare readonly adopted: pulumi.Output<boolean>;
 
   /** The type token the engine sees. */
   static readonly type = dynamicType("User");
 
   constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
     warnIfPlaintextApiKey();
+    const { opts: options, importInput } = packageOptions(opts);
     const props = {
       // One User per email in a program: checked before this one is registered.
       email: ownedEmail(args.email, name),
@@ -71,13 +82,16 @@ export class User extends pulumi.CustomResource {
       role: args.role,
       isGuest: args.isGuest,
       adoptExisting: args.adoptExisting,
+      deleteOnDestroy: args.deleteOnDestroy,
+      adopted: undefined,
       status: undefined,
       createdAt: undefined,
       updatedAt: undefined,
       managedAttributes: undefined,
+      ...importInput,
       __provider: serializedProvider("user"),
     };
-    super(User.type, name, props, opts);
+    super(User.type, name, props, options);
     warnIfUnknownRole(args.role, this);
   }
 }

@@ -5,4 +5,4 @@
 import "../supported-node";
 import "./compile-cache";
 
-export { provider } from "../host/user-provider";
+export { provider } from "../host/user/user-provider";

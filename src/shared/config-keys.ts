@@ -3,6 +3,8 @@
  * how a key of the namespace that the package does not read is matched to the one it probably meant.
  */
 
+import { editDistance } from "./edit-distance";
+
 /** The stack config namespace. */
 export const CONFIG_NAMESPACE = "workspace-access";
 
@@ -27,13 +29,34 @@ export type ConfigKey = keyof typeof CONFIG_KEYS;
 /** `workspace-access:apiKey` */
 export const qualified = (key: ConfigKey) => `${CONFIG_NAMESPACE}:${key}`;
 
-/** Raw values by unqualified key, as read from config or environment. */
-export type RawSettings = Partial<Record<ConfigKey, string>>;
+/**
+ * Raw values by unqualified key, as read from config or environment. `addressFrom: "stack"`: the
+ * stack config names the workspace's address, so the key may come from the stack config only.
+ */
+export type RawSettings = Partial<Record<ConfigKey, string>> & { readonly addressFrom?: "stack" };
 
-/** The keys of the package's namespace that it does not read: `workspace-access:apikey` and such. */
-export function unknownKeys(configuredKeys: Iterable<string>): string[] {
+/**
+ * The keys meant for the package that it does not read: those of its namespace it does not know
+ * (`workspace-access:apikey`), and those of a namespace a typo away from it (`workspace-acces:apiKey`),
+ * unless that namespace is the project's own (`project`).
+ */
+export function unknownKeys(configuredKeys: Iterable<string>, project?: string): string[] {
   const prefix = `${CONFIG_NAMESPACE}:`;
-  return [...configuredKeys].filter((key) => key.startsWith(prefix) && !Object.hasOwn(CONFIG_KEYS, key.slice(prefix.length)));
+  return [...configuredKeys].filter((key) =>
+    key.startsWith(prefix) ? !Object.hasOwn(CONFIG_KEYS, key.slice(prefix.length)) : misspeltNamespace(key, project),
+  );
+}
+
+/**
+ * Whether a key is one of the package's under a namespace two edits from its own (`workspace-acces:apiKey`,
+ * `workspace_access:host`). Only a key close to one the package reads, and only when the project is
+ * known and another: a project's own key of a namespace like it (`workspace-accent:colour`) is left alone.
+ */
+function misspeltNamespace(key: string, project: string | undefined): boolean {
+  const colon = key.indexOf(":");
+  const namespace = key.slice(0, colon);
+  if (colon <= 0 || project === undefined || project === CONFIG_NAMESPACE || namespace === project) return false;
+  return editDistance(namespace.toLowerCase(), CONFIG_NAMESPACE) <= 2 && closestKey(key) !== undefined;
 }
 
 /**
@@ -50,18 +73,4 @@ export function closestKey(key: string): ConfigKey | undefined {
     if (!best || distance < best.distance) best = { key: known, distance };
   }
   return best && best.distance <= Math.max(2, Math.ceil(name.length / 3)) ? best.key : undefined;
-}
-
-/** Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`. */
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  const at = (i: number, j: number) => d[i]?.[j] ?? 0;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
-      (d[i] as number[])[j] = best;
-    }
-  }
-  return at(a.length, b.length);
 }

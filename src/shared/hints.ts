@@ -5,17 +5,33 @@
 import { ForbiddenError, UnauthorizedError } from "../client";
 import { qualified } from "./settings";
 
+/** " The key comes from workspace-access:apiKey (pulumi config set --secret ...) or WORKSPACE_ACCESS_API_KEY." */
+export const keySourceHint = () =>
+  ` The key comes from ${qualified("apiKey")} (pulumi config set --secret ${qualified("apiKey")} <key>) or WORKSPACE_ACCESS_API_KEY.`;
+
 /**
  * Runs a provider operation, adding to 401/403 errors where the key comes from. Errors keep
  * their class and data; only the message gains the hint.
  */
-export async function withHints<T>(operation: () => Promise<T>): Promise<T> {
+export async function withHints<T>(operation: () => Promise<T>, refresh = false): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
-      error.message += ` The key comes from ${qualified("apiKey")} (pulumi config set --secret ${qualified("apiKey")} <key>) or WORKSPACE_ACCESS_API_KEY.`;
-    }
-    throw error;
+    throw hinted(error, refresh);
   }
 }
+
+/** The error with the hint added when it is a 401/403 (for a caller that catches itself: one frame less on the way to the socket). */
+export function hinted(error: unknown, refresh = false): unknown {
+  if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
+    error.message += keySourceHint();
+    // A refresh runs with the provider configuration the state holds, not the stack config now.
+    if (refresh) error.message += REFRESH_HINT;
+  }
+  return error;
+}
+
+/** Said when a read (a `pulumi refresh`) is refused the key: after a key rotation, the state still holds the old one. */
+const REFRESH_HINT =
+  " pulumi refresh uses the provider configuration recorded in the state at the last pulumi up, so after a key rotation it still sends the old key:" +
+  " run pulumi up (or pulumi refresh --run-program) first, then refresh.";

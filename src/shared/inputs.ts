@@ -1,8 +1,11 @@
 /**
  * Resource inputs: zod schemas for `check`, the defaults, and the normalisation `diff` compares.
- * `check` validates here, before anything is sent, and names the property of every failure.
+ * `check` validates here, before anything is sent, and names the property of every failure. The
+ * types of the inputs after `check` are the schemas' outputs (`z.output`): defaults applied, ids in
+ * their one form, entitlements a sorted set, members sorted by user id.
  */
 import { z } from "zod";
+import { idOf } from "../client/ids";
 import { containsUnknown } from "./unknown";
 
 /** The longest first or last name accepted. */
@@ -28,9 +31,18 @@ const email = z
   .refine((v) => v === v.trim(), "email must not start or end with spaces")
   .pipe(z.email({ error: "email must be a valid address such as alice@example.com" }));
 
-/** A path-safe id: letters, digits, `_` and `-` only, so it can never reach another endpoint. */
+/** An id in its one form, typed as a plain string: the state the engine hands back holds plain strings. */
+const oneForm = (raw: string): string => idOf(raw);
+
+/** A path-safe id: letters, digits, `_` and `-` only, so it can never reach another endpoint; parsed into its one form. */
 const pathId = (what: string) =>
-  z.string({ error: `${what} must be a string` }).regex(/^[A-Za-z0-9_-]+$/, `${what} must contain only letters, digits, "_" and "-"`);
+  z
+    .string({ error: `${what} must be a string` })
+    .regex(/^[A-Za-z0-9_-]+$/, `${what} must contain only letters, digits, "_" and "-"`)
+    .transform(oneForm);
+
+/** An integration id: a UUID, parsed into its one form. */
+const integrationId = z.guid({ error: "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07" }).transform(oneForm);
 
 /** An entitlement id: no `/`, `?`, `#`, `%`, spaces at the ends or `..`. */
 const entitlementId = z
@@ -39,42 +51,73 @@ const entitlementId = z
   .refine((v) => !v.includes(".."), 'an entitlement id must not contain ".."')
   .refine((v) => v.length <= 200, "an entitlement id must be at most 200 characters");
 
-/** Inputs of a {@link User}. */
+/** A set of entitlement ids, at least one; `forRemoval` says how to remove access instead. */
+const entitlements = (forRemoval: string) =>
+  z
+    .array(entitlementId, { error: 'entitlements must be a list of entitlement ids such as ["VIEWER"]' })
+    .min(1, `entitlements must name at least one entitlement (${forRemoval})`)
+    .transform((ids) => entitlementSet(ids));
+
+const integrationRole = z.enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` });
+
+/**
+ * The hidden input that carries Pulumi's `import` resource option: the resource classes take the
+ * option themselves (the engine's own import cannot reach a dynamic provider) and their create
+ * adopts the record with this id. `diff` never compares it: removing `import` afterwards plans nothing.
+ */
+export const IMPORT_ID = "__importId";
+
+const importId = z
+  .string({ error: "import must be the id of the record to adopt, a string" })
+  .min(1, "import must not be empty")
+  .optional();
+
+/** Opt-in to deleting, on destroy, a record the stack adopted (left in the workspace otherwise). */
+const deleteOnDestroy = z.boolean({ error: "deleteOnDestroy must be true or false" }).optional();
+
+/** Take over a record that already exists at create (default false; never causes a diff). */
+const adoptExisting = z.boolean({ error: "adoptExisting must be true or false" }).default(false);
+
+/**
+ * Inputs of a {@link User}. `role` and `isGuest` stay absent when the program leaves them out:
+ * the service's value is kept (defaults apply only to the create of a new user).
+ */
 export const userInputs = z.strictObject({
   email,
   firstName: name("firstName"),
   lastName: name("lastName"),
   role: z.string({ error: "role must be a string" }).min(1, "role must not be empty").optional(),
   isGuest: z.boolean({ error: "isGuest must be true or false" }).optional(),
-  adoptExisting: z.boolean({ error: "adoptExisting must be true or false" }).optional(),
+  adoptExisting,
+  deleteOnDestroy,
+  [IMPORT_ID]: importId,
 });
 
 /** Inputs of an {@link IntegrationEntitlement}. */
 export const integrationEntitlementInputs = z.strictObject({
-  integrationId: z.guid({ error: "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07" }),
+  integrationId,
   userId: pathId("userId"),
-  entitlements: z
-    .array(entitlementId, { error: 'entitlements must be a list of entitlement ids such as ["VIEWER"]' })
-    .min(1, "entitlements must name at least one entitlement (to remove access, delete the resource)"),
-  role: z.enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` }).optional(),
-  adoptExisting: z.boolean({ error: "adoptExisting must be true or false" }).optional(),
+  entitlements: entitlements("to remove access, delete the resource"),
+  role: integrationRole.default(DEFAULT_INTEGRATION_ROLE),
+  adoptExisting,
+  deleteOnDestroy,
+  [IMPORT_ID]: importId,
 });
 
-/** One member of an {@link IntegrationMembers}. */
+/** One member of an {@link IntegrationMembers}: `role` absent when not declared (the service's is kept). */
 const memberInput = z.strictObject({
   userId: pathId("userId"),
-  entitlements: z
-    .array(entitlementId, { error: 'entitlements must be a list of entitlement ids such as ["VIEWER"]' })
-    .min(1, "entitlements must name at least one entitlement (to remove a member, leave it out of members)"),
-  role: z.enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` }).optional(),
+  entitlements: entitlements("to remove a member, leave it out of members"),
+  role: integrationRole.optional(),
 });
 
-/** Inputs of an {@link IntegrationMembers}: a user at most once (a failure names the later one, `members[3].userId`). */
+/** Inputs of an {@link IntegrationMembers}: a user at most once, in any case (a failure names the later one, `members[3].userId`). */
 export const integrationMembersInputs = z.strictObject({
-  integrationId: z.guid({ error: "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07" }),
+  integrationId,
   members: z
     .array(memberInput, { error: 'members must be a list of members such as [{ userId: alice.id, entitlements: ["VIEWER"] }]' })
     .superRefine((members, ctx) => {
+      // The ids are in their one form here (`pathId`): `A` and `a` are one user.
       const first = new Map<string, number>();
       members.forEach((member, i) => {
         const earlier = first.get(member.userId);
@@ -86,46 +129,27 @@ export const integrationMembersInputs = z.strictObject({
             message: `user ${member.userId} is listed twice (also members[${earlier}]): list each member once`,
           });
       });
-    }),
-  removeUnmanaged: z.boolean({ error: "removeUnmanaged must be true or false" }).optional(),
+    })
+    .transform((members) => members.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0))),
+  removeUnmanaged: z.boolean({ error: "removeUnmanaged must be true or false" }).default(false),
+  deleteOnDestroy,
+  [IMPORT_ID]: importId,
 });
 
-/** One member of an IntegrationMembers after `check`: entitlements a sorted set, `role` absent when not declared. */
-export interface MemberInputs {
-  userId: string;
-  entitlements: string[];
-  role?: (typeof INTEGRATION_ROLES)[number];
-}
+/** One member of an IntegrationMembers after `check`. */
+export type MemberInputs = z.output<typeof memberInput>;
 
-/** IntegrationMembers inputs after `check`: members sorted by user id, `removeUnmanaged` defaulted. */
-export interface IntegrationMembersInputs {
-  integrationId: string;
-  members: MemberInputs[];
-  removeUnmanaged: boolean;
-}
+/** IntegrationMembers inputs after `check` (the `import` id aside). */
+export type IntegrationMembersInputs = Omit<z.output<typeof integrationMembersInputs>, typeof IMPORT_ID>;
 
-/**
- * User inputs after `check`. `role` and `isGuest` stay absent when the program leaves them out:
- * the service's value is kept (defaults apply only to the create of a new user).
- */
-export interface UserInputs {
-  email: string;
-  firstName: string;
-  lastName: string;
-  role?: string;
-  isGuest?: boolean;
-  adoptExisting: boolean;
-}
+/** User inputs after `check` (the `import` id aside). */
+export type UserInputs = Omit<z.output<typeof userInputs>, typeof IMPORT_ID>;
 
-/** Integration entitlement inputs after `check`: defaults applied, entitlements a sorted set. */
-export interface IntegrationEntitlementInputs {
-  integrationId: string;
-  userId: string;
-  entitlements: string[];
-  role: (typeof INTEGRATION_ROLES)[number];
-  /** Take over a membership that already exists at create (default false; never causes a diff). */
-  adoptExisting: boolean;
-}
+/** Integration entitlement inputs after `check` (the `import` id aside). */
+export type IntegrationEntitlementInputs = Omit<z.output<typeof integrationEntitlementInputs>, typeof IMPORT_ID>;
+
+/** A resource's properties as the engine hands them to a provider method (inputs, olds, state): not parsed yet. */
+export type Props = Record<string, unknown>;
 
 /** A failure in the shape `check` returns. */
 export interface CheckFailure {
@@ -172,6 +196,14 @@ function unknownKeysReason(keys: readonly string[], schema: z.ZodObject): string
   return `unknown input ${keys.map((k) => `"${k}"`).join(", ")}: the inputs are ${allowed.join(", ")}`;
 }
 
+/** The `import` id `check` keeps for the create, as its own object to spread into the inputs (empty when none). */
+export function importOf(news: Record<string, unknown>): Record<string, unknown> {
+  return typeof news[IMPORT_ID] === "string" ? { [IMPORT_ID]: news[IMPORT_ID] } : {};
+}
+
+/** An id input in its one form ({@link idOf}); a value not known yet, or not a string (check names it), as it is. */
+export const idInput = (value: unknown): unknown => (typeof value === "string" ? idOf(value) : value);
+
 /** Removes `undefined` values (the host cannot encode them). */
 export function defined<T extends Record<string, unknown>>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
@@ -180,6 +212,18 @@ export function defined<T extends Record<string, unknown>>(value: T): T {
 /** The sorted set of ids: order and duplicates do not matter. */
 export function entitlementSet(ids: readonly string[]): string[] {
   return [...new Set(ids)].sort();
+}
+
+const isIdList = (value: unknown): value is string[] => Array.isArray(value) && value.every((e) => typeof e === "string");
+
+/**
+ * Whether two lists of entitlement ids name one set (order and duplicates aside). A value that is
+ * not a list of strings (not known yet, or a state written otherwise) is never the same set.
+ */
+export function sameSet(a: unknown, b: unknown): boolean {
+  if (!isIdList(a) || !isIdList(b)) return false;
+  const [x, y] = [entitlementSet(a), entitlementSet(b)];
+  return x.length === y.length && x.every((id, i) => id === y[i]);
 }
 
 const MEMBER_ROLES: Record<string, (typeof INTEGRATION_ROLES)[number]> = {

@@ -4,22 +4,37 @@
  * (`WORKSPACE_ACCESS_MAX_RETRIES`) or a command-line flag (`--max-retries`). Never the API key's value.
  */
 import { ConfigurationError } from "../client";
-import { numberRule, type SettingProblem } from "../client/settings";
+import { type NumberSpec, numberRule, type SettingIssue } from "../client/settings";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified } from "./config-keys";
 
 /**
- * One problem of the settings, as data. The client's problems (`missing`, `invalid`, keyed by the
- * setting's unqualified name), plus those only a namespace of keys has: a key the package does not
- * read (`unknown`, with the key it probably meant), the workspace's address not given at all
+ * One problem of the settings, as data, the one type of it: a value the fields' schema refused
+ * (`missing`, `range`, `invalid`, keyed by the setting's unqualified name; the API key's value is
+ * never part of one), and what only a namespace of keys has: a key the package does not read
+ * (`unknown`, with the key it probably meant), the workspace's address not given at all
  * (`no-address`), and a project named like the namespace (`project-name`), whose own keys cannot
  * be told from the package's.
  */
-export type SettingsProblem =
-  | SettingProblem
+export type SettingProblem =
+  /** Not set at all. */
+  | { readonly kind: "missing"; readonly key: string }
+  /** A number out of its bounds, or not a number: `seen` is the value as given. */
+  | { readonly kind: "range"; readonly key: string; readonly spec: NumberSpec; readonly seen: string }
+  /** Set, but not acceptable: `rule` completes "<name> <seen> …"; `seen` is the value as given, if it may be shown. */
+  | { readonly kind: "invalid"; readonly key: string; readonly rule: string; readonly seen?: string }
   /** `projectUnknown`: the project's name could not be told, so the key may be the project's own. */
   | { readonly kind: "unknown"; readonly key: string; readonly meant?: ConfigKey; readonly projectUnknown?: boolean }
   | { readonly kind: "no-address"; readonly key: "workspace" | "host"; readonly missing: ReadonlyArray<"workspace" | "host"> }
+  /** The stack config names the address but not the key: the environment's key is not sent there. */
+  | { readonly kind: "no-stack-key"; readonly key: "apiKey" }
   | { readonly kind: "project-name"; readonly key: string; readonly project: string; readonly keys: readonly string[] };
+
+/** The problem a field's issue (`src/client/settings.ts`) is. */
+export function problemOf(issue: SettingIssue): SettingProblem {
+  if (issue.missing) return { kind: "missing", key: issue.key };
+  if (issue.spec) return { kind: "range", key: issue.key, spec: issue.spec, seen: issue.seen ?? "" };
+  return { kind: "invalid", key: issue.key, rule: issue.rule, ...(issue.seen !== undefined && { seen: issue.seen }) };
+}
 
 /** Where a setting is set, and so how a problem is worded. */
 export type SettingsSource = "stack" | "env" | "flag";
@@ -49,7 +64,7 @@ const orEnv = (key: ConfigKey, source: SettingsSource) => (source === "stack" &&
  * seen (never the API key's), and how to fix it there. Stack config problems keep the exact
  * commands (`Run: pulumi config set workspace-access:maxRetries <value>`).
  */
-export function renderProblem(problem: SettingsProblem, source: SettingsSource): string {
+export function renderProblem(problem: SettingProblem, source: SettingsSource): string {
   const verb = VERB[source];
   switch (problem.kind) {
     case "missing":
@@ -64,6 +79,11 @@ export function renderProblem(problem: SettingsProblem, source: SettingsSource):
       const seen = problem.seen === undefined ? "" : ` ${JSON.stringify(problem.seen)}`;
       return `${settingName(problem.key, source)}${seen} ${problem.rule}. ${verb} ${setting(problem.key, "<value>", source)}`;
     }
+    case "no-stack-key":
+      return (
+        `No API key in the stack config, which names the workspace's address: the key must come from there too ` +
+        `(${CONFIG_KEYS.apiKey} is sent only to the address the environment gives). Run: ${setting("apiKey", "<key>", "stack")}.`
+      );
     case "no-address": {
       const missing = problem.missing.map((key) => settingName(key, source)).join(" and ");
       const parts = `${setting("workspace", "<workspace>", source)} and ${setting("host", "<host>", source)}`;
@@ -74,7 +94,8 @@ export function renderProblem(problem: SettingsProblem, source: SettingsSource):
       const hint = problem.meant
         ? `did you mean \`${qualified(problem.meant)}\`? Run: pulumi config rm ${problem.key} and ${setting(problem.meant, "<value>", "stack")}`
         : problem.projectUnknown
-          ? `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. If your project is named ${CONFIG_NAMESPACE}, this key is its own: rename the project (\`name:\` in Pulumi.yaml) instead. Otherwise run: pulumi config rm ${problem.key}`
+          ? `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. If your project is named ${CONFIG_NAMESPACE}, this key is its own: ` +
+            `rename the project (\`name:\` in Pulumi.yaml) instead. Otherwise run: pulumi config rm ${problem.key}`
           : `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. Run: pulumi config rm ${problem.key}`;
       return `Unknown setting \`${problem.key}\`: ${hint}`;
     }
@@ -90,12 +111,12 @@ export function renderProblem(problem: SettingsProblem, source: SettingsSource):
 }
 
 /** The key name a problem is about, where it is set (for {@link ConfigurationError}'s `setting`). */
-function problemSetting(problem: SettingsProblem, source: SettingsSource): string {
+function problemSetting(problem: SettingProblem, source: SettingsSource): string {
   return problem.kind === "unknown" || problem.kind === "project-name" ? problem.key : settingName(problem.key, source);
 }
 
 /** A {@link ConfigurationError} for the first problem, worded for `source`. */
-export function settingsError(problem: SettingsProblem, source: SettingsSource): ConfigurationError {
+export function settingsError(problem: SettingProblem, source: SettingsSource): ConfigurationError {
   return new ConfigurationError(renderProblem(problem, source), problemSetting(problem, source));
 }
 

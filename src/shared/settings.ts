@@ -1,19 +1,28 @@
 /**
  * The package's settings, one pipeline for every place they come from: raw text is read (stack
- * config keys `workspace-access:*`, environment variables as fallback), checked into a list of
- * {@link SettingsProblem}s (data: the key, the rule, the value seen), and each problem is rendered
+ * config keys `workspace-access:*`, environment variables as fallback), checked by one zod schema
+ * of the keys (the client's fields, `src/client/settings.ts`, and the provider's own) into a list of
+ * {@link SettingProblem}s (data: the key, the rule, the value seen), and each problem is rendered
  * in the words of the place the user sets it: a stack config key, an environment variable or a
  * command-line flag ({@link renderProblem}). Read at run time, in whichever process needs them (the
  * provider host through `configure`, the program for lookups and `getJob`); never captured into
  * `__provider`.
  */
-import type { ClientOptions } from "../client";
-import { apiKeyProblem, checkBaseUrl, NUMERIC_SETTINGS, type NumberSpec, numberProblem } from "../client/settings";
+import type { z as Z } from "zod";
+import {
+  completeSettings,
+  NUMERIC_SETTINGS,
+  type NumberSpec,
+  type ResolvedSettings,
+  settingFields,
+  settingIssues,
+  zod,
+} from "../client/settings";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified, type RawSettings, unknownKeys } from "./config-keys";
-import { type SettingsProblem, type SettingsSource, settingsError, renderProblem } from "./setting-problems";
+import { problemOf, renderProblem, type SettingProblem, type SettingsSource, settingsError } from "./setting-problems";
 
 export { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified, type RawSettings, unknownKeys } from "./config-keys";
-export { renderProblem, type SettingsProblem, type SettingsSource, settingName, settingsError, unknownKeyReason } from "./setting-problems";
+export { renderProblem, type SettingProblem, type SettingsSource, settingName, settingsError, unknownKeyReason } from "./setting-problems";
 
 /** The keys that together say where the workspace is. */
 const URL_KEYS: readonly ConfigKey[] = ["baseUrl", "workspace", "host"];
@@ -25,7 +34,7 @@ export const PROVIDER_NUMBERS = {
 } as const;
 
 /** Every numeric config key, with its bounds: the client's (one table, {@link NUMERIC_SETTINGS}) and the provider's. */
-const NUMBER_SPECS: Partial<Record<ConfigKey, NumberSpec>> = Object.fromEntries(
+const NUMBER_SPECS: Readonly<Record<string, NumberSpec>> = Object.fromEntries(
   (Object.keys(CONFIG_KEYS) as ConfigKey[]).flatMap((key) => {
     const spec = (NUMERIC_SETTINGS as Record<string, NumberSpec>)[key] ?? (PROVIDER_NUMBERS as Record<string, NumberSpec>)[key];
     return spec ? [[key, spec]] : [];
@@ -34,9 +43,9 @@ const NUMBER_SPECS: Partial<Record<ConfigKey, NumberSpec>> = Object.fromEntries(
 
 /**
  * Reads every key through `get` (fully-qualified names), falling back to the environment. The
- * workspace's address comes from one source as a whole: when the stack config names any of
- * `baseUrl`, `workspace` or `host`, the environment's are ignored, so a variable left in a shell
- * can never send one stack's key to another workspace.
+ * workspace's address comes from one source as a whole, and the key goes only where that source
+ * sends it: when the stack config names any of `baseUrl`, `workspace` or `host`, the environment's
+ * address and its key are ignored, so a variable left in a shell can never send a key to another workspace.
  */
 export function readRawSettings(get: (qualifiedKey: string) => unknown, env: NodeJS.ProcessEnv): RawSettings {
   const fromConfig: RawSettings = {};
@@ -46,18 +55,18 @@ export function readRawSettings(get: (qualifiedKey: string) => unknown, env: Nod
     if (value !== undefined && value !== null && value !== "") fromConfig[key] = String(value);
   }
   const urlFromConfig = URL_KEYS.some((key) => fromConfig[key] !== undefined);
-  const raw: RawSettings = { ...fromConfig };
+  const raw: Partial<Record<ConfigKey, string>> = { ...fromConfig };
   for (const [key, envName] of Object.entries(CONFIG_KEYS) as Array<[ConfigKey, string | undefined]>) {
-    if (raw[key] !== undefined || !envName || (urlFromConfig && URL_KEYS.includes(key))) continue;
+    if (raw[key] !== undefined || !envName || (urlFromConfig && (URL_KEYS.includes(key) || key === "apiKey"))) continue;
     const value = env[envName];
     if (value) raw[key] = value;
   }
-  return raw;
+  return urlFromConfig ? { ...raw, addressFrom: "stack" } : raw;
 }
 
-/** Provider settings: the client's options plus the provider's own. */
+/** Provider settings: the client's, resolved, plus the provider's own. */
 export interface ProviderSettings {
-  client: ClientOptions;
+  client: ResolvedSettings;
   /** How long reads may be served from one paged list call, in seconds (0 turns this off). */
   readCacheSeconds: number;
 }
@@ -65,45 +74,65 @@ export interface ProviderSettings {
 const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/i;
 
-/** The address's problem, or the base URL it names. */
-function checkAddress(raw: RawSettings): { url: string } | { problem: SettingsProblem } {
-  if (raw.baseUrl) {
-    const checked = checkBaseUrl(raw.baseUrl);
-    return "problem" in checked ? checked : { url: checked.url.href };
+/**
+ * The one schema of the keys' values: the API key, the address (a base URL, or a workspace and a
+ * host), and every number, coerced from text and bounded. Whether the address is given at all is
+ * not a value's problem: {@link checkValues} says so.
+ */
+function settingsSchema(z: typeof Z) {
+  const fields = settingFields(z);
+  const matching = (pattern: RegExp, rule: string) =>
+    z.string().superRefine((value, ctx) => {
+      if (!pattern.test(value)) ctx.addIssue({ code: "custom", message: rule, params: { seen: value } });
+    });
+  const numbers = Object.fromEntries(Object.entries(NUMBER_SPECS).map(([key, spec]) => [key, fields.number(spec).optional()]));
+  return z.object({
+    apiKey: fields.apiKey,
+    baseUrl: fields.baseUrl.optional(),
+    workspace: matching(DNS_LABEL, 'must be a single DNS label (letters, digits and "-"), e.g. acme').optional(),
+    host: matching(HOST_NAME, "must be a host name, e.g. example.com").optional(),
+    ...numbers,
+  });
+}
+
+/** The order problems are reported in: the key, the address, the numbers. */
+const ORDER: readonly string[] = ["apiKey", ...URL_KEYS, ...Object.keys(NUMBER_SPECS)];
+
+/** The values of `raw` checked: every problem in {@link ORDER}, and the settings when there is none. */
+function checkValues(raw: RawSettings): { problems: SettingProblem[]; settings?: ProviderSettings } {
+  const z = zod();
+  // A base URL names the address alone: a workspace and a host beside it are not read.
+  const { addressFrom, ...values } = raw;
+  const input = { ...values, apiKey: raw.apiKey?.trim(), ...(raw.baseUrl && { workspace: undefined, host: undefined }) };
+  const parsed = settingsSchema(z).safeParse(input);
+  const problems = parsed.success ? [] : settingIssues(parsed.error, input, NUMBER_SPECS).map(problemOf);
+  // The key missing where the stack names the address: the environment's is not sent there.
+  const keyMissing = problems.findIndex((problem) => problem.kind === "missing" && problem.key === "apiKey");
+  if (keyMissing >= 0 && addressFrom === "stack") problems[keyMissing] = { kind: "no-stack-key", key: "apiKey" };
+  let baseUrl = parsed.data?.baseUrl;
+  if (!raw.baseUrl && !problems.some((problem) => problem.key === "workspace" || problem.key === "host")) {
+    if (!raw.workspace || !raw.host) {
+      const missing = (["workspace", "host"] as const).filter((key) => !raw[key]);
+      problems.push({ kind: "no-address", key: raw.workspace ? "host" : "workspace", missing });
+    } else {
+      const composed = settingFields(z).baseUrl.safeParse(`https://${raw.workspace}.${raw.host}/api/v1/`);
+      if (composed.success) baseUrl = composed.data;
+      else problems.push(...settingIssues(composed.error, undefined).map((issue) => problemOf({ ...issue, key: "workspace" })));
+    }
   }
-  const { workspace, host } = raw;
-  if (!workspace || !host) {
-    const missing = (["workspace", "host"] as const).filter((key) => !raw[key]);
-    return { problem: { kind: "no-address", key: workspace ? "host" : "workspace", missing } };
-  }
-  if (!DNS_LABEL.test(workspace)) {
-    const rule = 'must be a single DNS label (letters, digits and "-"), e.g. acme';
-    return { problem: { kind: "invalid", key: "workspace", rule, seen: workspace } };
-  }
-  if (!HOST_NAME.test(host))
-    return { problem: { kind: "invalid", key: "host", rule: "must be a host name, e.g. example.com", seen: host } };
-  const checked = checkBaseUrl(`https://${workspace}.${host}/api/v1/`, "workspace");
-  return "problem" in checked ? checked : { url: checked.url.href };
+  problems.sort((a, b) => ORDER.indexOf(a.key) - ORDER.indexOf(b.key));
+  if (problems.length > 0 || !parsed.success || !baseUrl) return { problems };
+  const { apiKey, baseUrl: _, workspace: __, host: ___, readCacheSeconds, ...numbers } = parsed.data as Record<string, unknown>;
+  const client = completeSettings({ ...(numbers as Record<string, number>), apiKey: apiKey as string, baseUrl });
+  return {
+    problems,
+    settings: { client, readCacheSeconds: (readCacheSeconds as number | undefined) ?? PROVIDER_NUMBERS.readCacheSeconds.default },
+  };
 }
 
 /** Every problem of the values read, in a fixed order (key, address, numbers); none when they are usable. */
-export function valueProblems(raw: RawSettings): SettingsProblem[] {
-  const problems: Array<SettingsProblem | undefined> = [apiKeyProblem(raw.apiKey?.trim())];
-  const address = checkAddress(raw);
-  if ("problem" in address) problems.push(address.problem);
-  for (const [key, spec] of Object.entries(NUMBER_SPECS)) problems.push(numberProblem(key, spec, raw[key as ConfigKey]));
-  return problems.filter((problem) => problem !== undefined);
-}
-
-/** The settings, from values that {@link valueProblems} found no problem with. */
-function settingsOf(raw: RawSettings, baseUrl: string): ProviderSettings {
-  const number = (key: ConfigKey): number | undefined => (raw[key] === undefined ? undefined : Number(raw[key]));
-  const client: ClientOptions = { baseUrl, apiKey: raw.apiKey?.trim() ?? "" };
-  for (const key of Object.keys(NUMERIC_SETTINGS) as Array<keyof typeof NUMERIC_SETTINGS>) {
-    const value = key in CONFIG_KEYS ? number(key as ConfigKey) : undefined;
-    if (value !== undefined) client[key] = value;
-  }
-  return { client, readCacheSeconds: number("readCacheSeconds") ?? PROVIDER_NUMBERS.readCacheSeconds.default };
+export function valueProblems(raw: RawSettings): SettingProblem[] {
+  return checkValues(raw).problems;
 }
 
 /**
@@ -111,10 +140,10 @@ function settingsOf(raw: RawSettings, baseUrl: string): ProviderSettings {
  * `source` (the stack config by default). Sends nothing.
  */
 export function resolveProviderSettings(raw: RawSettings, source: SettingsSource = "stack"): ProviderSettings {
-  const [problem] = valueProblems(raw);
-  if (problem) throw settingsError(problem, source);
-  const address = checkAddress(raw);
-  return settingsOf(raw, "url" in address ? address.url : "");
+  const { problems, settings } = checkValues(raw);
+  const [problem] = problems;
+  if (problem || !settings) throw settingsError(problem ?? { kind: "missing", key: "baseUrl" }, source);
+  return settings;
 }
 
 /**
@@ -123,8 +152,8 @@ export function resolveProviderSettings(raw: RawSettings, source: SettingsSource
  * problem saying so: its keys are the project's own, and `pulumi config rm` would delete them.
  * `project` undefined: the name could not be told (a host that does not pass it on).
  */
-export function keyProblems(configuredKeys: Iterable<string>, project?: string): SettingsProblem[] {
-  const unknown = unknownKeys(configuredKeys);
+export function keyProblems(configuredKeys: Iterable<string>, project?: string): SettingProblem[] {
+  const unknown = unknownKeys(configuredKeys, project);
   if (unknown.length === 0) return [];
   if (project === CONFIG_NAMESPACE) return [{ kind: "project-name", key: unknown[0] ?? "", project, keys: unknown }];
   // Without the project's name, a key close to none of the package's may be the project's own.
@@ -141,7 +170,7 @@ export interface KeyContext {
  * Every problem of the settings in force: those of the keys ({@link keyProblems}), then those of
  * the values ({@link valueProblems}). `check` reports them, so `pulumi preview` fails on them.
  */
-export function allProblems(keys: KeyContext, raw: RawSettings): SettingsProblem[] {
+export function allProblems(keys: KeyContext, raw: RawSettings): SettingProblem[] {
   return [...keyProblems(keys.configuredKeys, keys.project), ...valueProblems(raw)];
 }
 

@@ -95,9 +95,17 @@ describe.skipIf(!cliAvailable)(
         ["Unknown setting `workspace-access:apikey`: did you mean `workspace-access:apiKey`?"],
       ],
       [
+        "a misspelt namespace (workspace-acces:apiKey)",
+        () => {
+          const { "workspace-access:apiKey": _, ...rest } = good();
+          return { ...rest, "workspace-acces:apiKey": { secret: emulator.apiKey } };
+        },
+        ["Unknown setting `workspace-acces:apiKey`: did you mean `workspace-access:apiKey`?"],
+      ],
+      [
         "no API key",
         () => without("workspace-access:apiKey"),
-        ["No API key for the workspace", "pulumi config set --secret workspace-access:apiKey <key>"],
+        ["No API key in the stack config, which names the workspace's address", "pulumi config set --secret workspace-access:apiKey <key>"],
       ],
       [
         "baseurl for baseUrl",
@@ -146,6 +154,17 @@ describe.skipIf(!cliAvailable)(
       expect(run.code).not.toBe(0);
       expect(run.output).toContain(expected);
       expect(requests).toEqual([]);
+    });
+
+    it("a stack naming the address takes no key from the shell: preview fails naming the secret to set, nothing sent", async () => {
+      // The shell's key is this very workspace's: were it sent, the preview would pass (today's fault).
+      const { "workspace-access:apiKey": _, ...stackAddressOnly } = good();
+      const { run, requests } = await preview(stackAddressOnly, { WORKSPACE_ACCESS_API_KEY: emulator.apiKey });
+      expect(run.code).not.toBe(0);
+      expect(run.output).toContain("No API key in the stack config, which names the workspace's address");
+      expect(run.output).toContain("pulumi config set --secret workspace-access:apiKey <key>");
+      expect(requests).toEqual([]);
+      expect(run.output.includes(emulator.apiKey)).toBe(false);
     });
 
     it("an entitlement the integration does not offer fails pulumi preview naming it, nothing written", async () => {

@@ -126,7 +126,7 @@ describe.skipIf(!cliAvailable)(
     // engine starts the next, so creates reach the provider one checkpoint apart (tens of ms, more
     // as the state grows). With the batcher's old fixed 10 ms window, 50 creates went out as 15 to 31
     // POSTs of 1 to 6 users (bench/cli.ts, 1,000 creates: 916 POSTs); the window now follows the
-    // pace invitations arrive at (src/host/invite-batcher.ts, `paced`).
+    // pace invitations arrive at (src/host/membership/invite-batcher.ts, `paced`).
     it("the 50 creates are invited in batches that grow to --parallel (at most ceil(50 / parallel) + 2 POSTs)", () => {
       expect(ran, "the CLI's run above").toBe(true);
       expect(invitePosts(cliService, APP).length).toBeLessThanOrEqual(Math.ceil(ENTITLEMENTS / CLI_DEFAULT_PARALLEL) + 2);

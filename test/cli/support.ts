@@ -56,6 +56,24 @@ export const cliAvailable = "binDir" in cli;
 /** A suffix for test names: why they are skipped. */
 export const skipNote = "missing" in cli ? ` (skipped: ${cli.missing})` : "";
 
+/** What a child process (started with piped stdout and stderr) printed, and how it ended. */
+export function outputOf(
+  child: ChildProcess,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
 /** What one CLI command did. */
 export interface CliRun {
   args: string[];
@@ -110,29 +128,15 @@ export class CliStack {
   run(args: string[], options: { allowFailure?: boolean; onStart?: (child: ChildProcess) => void; stack?: boolean } = {}): Promise<CliRun> {
     if (!("binDir" in cli)) throw new Error(cli.missing);
     const full = [...args, ...(options.stack === false ? [] : ["--stack", this.stackName]), "--non-interactive", "--color", "never"];
-    return new Promise((resolve, reject) => {
-      const child = spawn(path.join(cli.binDir, "pulumi"), full, {
-        cwd: this.projectDir,
-        env: this.env,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-        stdout += chunk;
-      });
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        stderr += chunk;
-      });
-      options.onStart?.(child);
-      child.on("error", reject);
-      child.on("close", (code, signal) => {
-        const run: CliRun = { args: full, code, signal, stdout, stderr, output: `${stdout}${stderr}` };
-        this.runs.push(run);
-        if (code !== 0 && !options.allowFailure) {
-          reject(new Error(`pulumi ${full.join(" ")} exited with ${code ?? signal}:\n${stdout}\n${stderr}`));
-        } else resolve(run);
-      });
+    const child = spawn(path.join(cli.binDir, "pulumi"), full, { cwd: this.projectDir, env: this.env, stdio: ["ignore", "pipe", "pipe"] });
+    options.onStart?.(child);
+    return outputOf(child).then(({ code, signal, stdout, stderr }) => {
+      const run: CliRun = { args: full, code, signal, stdout, stderr, output: `${stdout}${stderr}` };
+      this.runs.push(run);
+      if (code !== 0 && !options.allowFailure) {
+        throw new Error(`pulumi ${full.join(" ")} exited with ${code ?? signal}:\n${stdout}\n${stderr}`);
+      }
+      return run;
     });
   }
 

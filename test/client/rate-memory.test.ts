@@ -1,7 +1,7 @@
 /**
  * Rate limits remembered between processes (`src/client/rate-memory.ts`): a client paces from
- * the limit an earlier one learnt for the same base URL, kept in a file of a folder each test
- * makes for itself (the suite turns the memory off everywhere else: vitest.config.mts).
+ * the limit an earlier one learnt for the same base URL, kept in a file per workspace in a folder each
+ * test makes for itself (the suite turns the memory off everywhere else: vitest.config.mts).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -9,8 +9,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WorkspaceAccessClient } from "../../src/client";
 import { CACHE_DIR_ENV, cacheDirOf, defaultCacheDir } from "../../src/client/cache-dir";
-import { LOCK_SUFFIX, STALE_LOCK_MS } from "../../src/client/file-lock";
-import { RATE_LIMITS_FILE, RateLimitMemory, REMEMBER_MS } from "../../src/client/rate-memory";
+import { entryFileName, RATE_LIMITS_DIR, RateLimitMemory, REMEMBER_MS } from "../../src/client/rate-memory";
 import type { Emulator } from "../../src/emulator";
 import { clientFor, clockOf, emulator } from "../support/fixtures";
 import { VirtualClock } from "../support/virtual-clock";
@@ -45,9 +44,33 @@ async function workspace(cacheDir: string | false, rateLimit: { requests: number
   return { emu, user, logs, client };
 }
 
-/** Reads the file of remembered limits as JSON. */
-function fileOf(dir: string): { version: number; limits: Record<string, Record<string, unknown>> } {
-  return JSON.parse(fs.readFileSync(path.join(dir, RATE_LIMITS_FILE), "utf8"));
+/** The remembered limits of a cache folder, by base URL, as their files hold them (without the version and key). */
+function fileOf(dir: string): { limits: Record<string, Record<string, unknown>> } {
+  const limits: Record<string, Record<string, unknown>> = {};
+  for (const name of fs.readdirSync(path.join(dir, RATE_LIMITS_DIR)).filter((n) => n.endsWith(".json"))) {
+    const { version, baseUrl, ...entry } = JSON.parse(fs.readFileSync(path.join(dir, RATE_LIMITS_DIR, name), "utf8"));
+    expect(version).toBe(2);
+    expect(name).toBe(entryFileName(baseUrl));
+    limits[baseUrl] = entry;
+  }
+  return { limits };
+}
+
+/** The file of `key`'s limit in a cache folder (its folder made). */
+function fileFor(dir: string, key: string): string {
+  fs.mkdirSync(path.join(dir, RATE_LIMITS_DIR), { recursive: true });
+  return path.join(dir, RATE_LIMITS_DIR, entryFileName(key));
+}
+
+/** Plants `entry` as `key`'s remembered limit. */
+function plant(dir: string, key: string, entry: Record<string, unknown>): void {
+  fs.writeFileSync(fileFor(dir, key), JSON.stringify({ version: 2, baseUrl: key, ...entry }));
+}
+
+/** Only entry files in the folder: no temporary one left behind. */
+function onlyEntries(dir: string): void {
+  expect(fs.readdirSync(dir)).toEqual([RATE_LIMITS_DIR]);
+  for (const name of fs.readdirSync(path.join(dir, RATE_LIMITS_DIR))) expect(name).toMatch(/^[0-9a-f]{32}\.json$/);
 }
 
 describe("where the limits are kept", () => {
@@ -131,10 +154,9 @@ describe("a limit learnt by one client paces the next one from its first request
     const start = first.clock.now();
     await burst(emu, first.client, user.id);
     await first.client.close();
-    const text = fs.readFileSync(path.join(dir, RATE_LIMITS_FILE), "utf8");
+    const text = fs.readFileSync(fileFor(dir, emu.url), "utf8");
     expect(text).not.toContain(emu.apiKey);
     expect(fileOf(dir)).toEqual({
-      version: 1,
       limits: { [emu.url]: { count: expect.any(Number), windowMs: 1000, source: "429", savedAt: expect.any(Number) } },
     });
     const entry = fileOf(dir).limits[emu.url] ?? {};
@@ -143,7 +165,7 @@ describe("a limit learnt by one client paces the next one from its first request
     expect(entry["savedAt"]).toBeGreaterThanOrEqual(start);
     expect(entry["savedAt"]).toBeLessThanOrEqual(first.clock.now());
     // Nothing else in the folder: the temporary file was renamed over it.
-    expect(fs.readdirSync(dir)).toEqual([RATE_LIMITS_FILE]);
+    onlyEntries(dir);
   });
 
   it("keeps a limit the RateLimit headers gave, with its window", async () => {
@@ -187,19 +209,19 @@ describe("the file never fails a request", () => {
     ["not JSON", "{ not json"],
     ["empty", ""],
     ["JSON null", "null"],
-    ["another version", JSON.stringify({ version: 2, limits: {} })],
-    ["limits not an object", JSON.stringify({ version: 1, limits: "x" })],
+    ["another version", JSON.stringify({ version: 1, limits: {} })],
+    ["another workspace's", JSON.stringify({ version: 2, baseUrl: "https://other.example.com/api/v1/", count: 1, windowMs: 1000 })],
   ];
 
   it.each(corrupt)("a corrupt file (%s) is ignored, and replaced by a good one once a limit is learnt", async (_, text) => {
     const dir = tempDir();
-    fs.writeFileSync(path.join(dir, RATE_LIMITS_FILE), text);
     const { emu, user, client, logs } = await workspace(dir);
+    fs.writeFileSync(fileFor(dir, emu.url), text);
     const first = client();
     expect(await burst(emu, first.client, user.id)).toBeGreaterThan(0);
     await first.client.close();
     expect(fileOf(dir).limits[emu.url]).toMatchObject({ source: "429" });
-    if (text !== "") expect(logs.some((line) => line.includes(RATE_LIMITS_FILE) && line.includes("ignored"))).toBe(true);
+    if (text !== "") expect(logs.some((line) => line.includes(entryFileName(emu.url)) && line.includes("ignored"))).toBe(true);
   });
 
   it.each([
@@ -219,9 +241,9 @@ describe("the file never fails a request", () => {
     const clock = new VirtualClock();
     const good = { count: 40, windowMs: 1000, source: "429", savedAt: clock.now() - 1000 };
     const key = "https://acme.example.com/api/v1/";
-    fs.writeFileSync(path.join(dir, RATE_LIMITS_FILE), JSON.stringify({ version: 1, limits: { [key]: { ...good, ...change } } }));
+    plant(dir, key, { ...good, ...change });
     expect(await new RateLimitMemory(dir, clock).recall(key)).toBeUndefined();
-    fs.writeFileSync(path.join(dir, RATE_LIMITS_FILE), JSON.stringify({ version: 1, limits: { [key]: good } }));
+    plant(dir, key, good);
     expect(await new RateLimitMemory(dir, clock).recall(key)).toEqual({ count: 40, windowMs: 1000, source: "429" });
   });
 
@@ -229,7 +251,7 @@ describe("the file never fails a request", () => {
     const dir = tempDir();
     const { emu, user, client, logs } = await workspace(dir, { requests: 1000, windowMs: 1000 });
     const planted = { count: 1, windowMs: REMEMBER_MS - 1, source: "headers", savedAt: clockOf(emu).now() - 1000 };
-    fs.writeFileSync(path.join(dir, RATE_LIMITS_FILE), JSON.stringify({ version: 1, limits: { [emu.url]: planted } }));
+    plant(dir, emu.url, planted);
     const { client: c, clock } = client();
     const start = clock.now();
     expect(await burst(emu, c, user.id, 20)).toBe(0);
@@ -262,15 +284,14 @@ describe("the file never fails a request", () => {
     const dir = tempDir();
     const clock = new VirtualClock();
     const key = "https://acme.example.com/api/v1/";
-    const limits = { [key]: { count: 40, windowMs: 1000, source: "429", savedAt: clock.now() } };
-    fs.writeFileSync(path.join(dir, RATE_LIMITS_FILE), JSON.stringify({ version: 1, limits, padding: "x".repeat(300_000) }));
+    plant(dir, key, { count: 40, windowMs: 1000, source: "429", savedAt: clock.now(), padding: "x".repeat(5_000) });
     expect(await new RateLimitMemory(dir, clock).recall(key)).toBeUndefined();
   });
 
   it("an unreadable and unwritable file (a folder in its place) is ignored, with a debug line", async () => {
     const dir = tempDir();
-    fs.mkdirSync(path.join(dir, RATE_LIMITS_FILE));
     const { emu, user, client, logs } = await workspace(dir);
+    fs.mkdirSync(fileFor(dir, emu.url));
     const first = client();
     expect(await burst(emu, first.client, user.id)).toBeGreaterThan(0);
     await first.client.close();
@@ -278,7 +299,7 @@ describe("the file never fails a request", () => {
     expect(logs.filter((line) => line.includes("not read") && line.includes("not a regular file"))).not.toEqual([]);
     expect(logs.filter((line) => line.includes("not written"))).not.toEqual([]);
     // No temporary file left behind.
-    expect(fs.readdirSync(dir)).toEqual([RATE_LIMITS_FILE]);
+    expect(fs.readdirSync(path.join(dir, RATE_LIMITS_DIR))).toEqual([entryFileName(emu.url)]);
   });
 
   // A device never ends: read whole, it held the first request forever (and filled the memory).
@@ -287,8 +308,8 @@ describe("the file never fails a request", () => {
     "a device in its place (a link to /dev/zero) is not read: the first request goes at once",
     async () => {
       const dir = tempDir();
-      fs.symlinkSync("/dev/zero", path.join(dir, RATE_LIMITS_FILE));
       const { emu, user, client, logs } = await workspace(dir);
+      fs.symlinkSync("/dev/zero", fileFor(dir, emu.url));
       expect(await client().client.users.get(user.id)).toMatchObject({ id: user.id });
       expect(emu.requests).toHaveLength(1);
       expect(logs.some((line) => line.includes("not a regular file"))).toBe(true);
@@ -321,23 +342,14 @@ describe("writing", () => {
       if (seen) expect(seen.count).toBeGreaterThanOrEqual(10);
     }
     await Promise.all(writers.map((memory) => memory.flush()));
+    // A file per workspace: every writer's latest entry is there, whole.
     const { limits } = fileOf(dir);
-    // The last writer wins: it may have missed another's latest entry, but every entry is whole.
-    expect(Object.keys(limits).length).toBeGreaterThan(0);
-    for (const entry of Object.values(limits)) {
-      expect(entry).toEqual({ count: expect.any(Number), windowMs: 1000, source: "429", savedAt: clock.now() });
-      expect(entry["count"]).toBeGreaterThanOrEqual(10);
-    }
-    // Each writer's own latest entry reaches the file when it writes alone.
-    for (const [i, memory] of writers.entries()) {
-      memory.remember(`https://w${i}.example.com/api/v1/`, { count: 30, windowMs: 1000, source: "429" });
-      await memory.flush();
-    }
-    expect(Object.values(fileOf(dir).limits).map((entry) => entry["count"])).toEqual(Array(6).fill(30));
-    expect(fs.readdirSync(dir)).toEqual([RATE_LIMITS_FILE]);
+    expect(Object.keys(limits)).toHaveLength(6);
+    for (const entry of Object.values(limits)) expect(entry).toEqual({ count: 19, windowMs: 1000, source: "429", savedAt: clock.now() });
+    onlyEntries(dir);
   });
 
-  it("keeps the file small: what expired is dropped, at most 64 workspaces, the latest kept", async () => {
+  it("keeps the folder small: what expired is dropped, at most 64 workspaces, the latest kept", async () => {
     const dir = tempDir();
     const clock = new VirtualClock();
     const memory = new RateLimitMemory(dir, clock);
@@ -369,21 +381,22 @@ describe("writers at once (in one process; the host tier runs eight processes)",
     expect(Object.keys(fileOf(dir).limits).sort()).toEqual(
       Array.from({ length: 8 }, (_, i) => `https://ws${i}.example.com/api/v1/`).sort(),
     );
-    expect(fs.readdirSync(dir)).toEqual([RATE_LIMITS_FILE]);
+    onlyEntries(dir);
   });
 
-  it("takes over a lock older than STALE_LOCK_MS, even one of a process that still runs", async () => {
+  it("removes a temporary file a process left when it died between its write and its rename; a fresh one stays", async () => {
     const dir = tempDir();
-    const lock = path.join(dir, RATE_LIMITS_FILE + LOCK_SUFFIX);
-    fs.writeFileSync(lock, `${process.pid} ${os.hostname()} 0 x`);
-    const old = (Date.now() - STALE_LOCK_MS - 1000) / 1000;
-    fs.utimesSync(lock, old, old);
-    const logs: string[] = [];
-    const memory = new RateLimitMemory(dir, new VirtualClock(), (line) => logs.push(line));
+    const orphan = `${fileFor(dir, "https://gone.example.com/api/v1/")}.4242.x.tmp`;
+    const fresh = `${fileFor(dir, "https://busy.example.com/api/v1/")}.4243.y.tmp`;
+    fs.writeFileSync(orphan, "{");
+    fs.writeFileSync(fresh, "{");
+    const old = (Date.now() - 120_000) / 1000;
+    fs.utimesSync(orphan, old, old);
+    const memory = new RateLimitMemory(dir, new VirtualClock());
     memory.remember("https://acme.example.com/api/v1/", { count: 5, windowMs: 1000, source: "429" });
     await memory.flush();
     expect(Object.keys(fileOf(dir).limits)).toEqual(["https://acme.example.com/api/v1/"]);
-    expect(fs.readdirSync(dir)).toEqual([RATE_LIMITS_FILE]);
-    expect(logs.some((line) => line.includes("stale"))).toBe(true);
+    expect(fs.existsSync(orphan)).toBe(false);
+    expect(fs.existsSync(fresh)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError, parseBaseUrl, WorkspaceAccessClient } from "../../src/client";
-import { NUMERIC_SETTINGS, optionProblems } from "../../src/client/settings";
+import { completeSettings, NUMERIC_SETTINGS, settingFields, settingIssues, zod } from "../../src/client/settings";
 
 describe("base URL", () => {
   it.each([
@@ -63,15 +63,32 @@ describe("keys in the wrong place", () => {
   });
 });
 
-describe("problems as data", () => {
-  it("lists every problem of the options, each naming the option, the rule and the value seen (never the key's)", () => {
-    expect(optionProblems({ baseUrl: "http://acme.example.com/", apiKey: "wa key 1234", maxRetries: 1.5, maxConcurrency: 0 })).toEqual([
-      { kind: "invalid", key: "apiKey", rule: "contains spaces or control characters: check how it was copied" },
-      { kind: "invalid", key: "baseUrl", rule: expect.stringMatching(/^uses plain http:\/\//), seen: "http://acme.example.com" },
-      { kind: "range", key: "maxRetries", spec: NUMERIC_SETTINGS.maxRetries, seen: "1.5" },
-      { kind: "range", key: "maxConcurrency", spec: NUMERIC_SETTINGS.maxConcurrency, seen: "0" },
+describe("issues as data", () => {
+  it("lists an issue per setting, each naming the setting, the rule and the value seen (never the key's)", () => {
+    const z = zod();
+    const fields = settingFields(z);
+    const schema = z.object({ apiKey: fields.apiKey, baseUrl: fields.baseUrl, ...fields.numbers });
+    const input = { baseUrl: "http://acme.example.com/", apiKey: "wa key 1234", maxRetries: "1.5", maxConcurrency: 0 };
+    const parsed = schema.safeParse(input);
+    expect(parsed.success).toBe(false);
+    expect(settingIssues(parsed.error!, input)).toEqual([
+      { key: "apiKey", rule: "contains spaces or control characters: check how it was copied" },
+      { key: "baseUrl", rule: expect.stringMatching(/^uses plain http:\/\//), seen: "http://acme.example.com" },
+      { key: "maxRetries", rule: "must be a whole number of at least 0", spec: NUMERIC_SETTINGS.maxRetries, seen: "1.5" },
+      { key: "maxConcurrency", rule: "must be a whole number of at least 1", spec: NUMERIC_SETTINGS.maxConcurrency, seen: "0" },
     ]);
-    expect(optionProblems({ baseUrl: "https://a.example.com/", apiKey: "wa_key_12345678" })).toEqual([]);
+    // Text is coerced to numbers, as the stack config gives them.
+    expect(schema.parse({ baseUrl: "https://a.example.com", apiKey: "wa_key_12345678", maxRetries: "3" })).toMatchObject({ maxRetries: 3 });
+  });
+
+  it("takes settings already resolved as they are: they were checked where they were read", () => {
+    const resolved = completeSettings({ baseUrl: new URL("https://a.example.com/api/v1/"), apiKey: "wa_key_12345678", maxRetries: 2 });
+    expect(resolved).toMatchObject({ resolved: true, maxRetries: 2, maxConcurrency: NUMERIC_SETTINGS.maxConcurrency.default });
+    // A value the options' check refuses passes untouched: it is not checked a second time.
+    expect(() => new WorkspaceAccessClient({ ...resolved, maxRetries: -1 })).not.toThrow();
+    expect(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: "wa_key_12345678", maxRetries: -1 })).toThrow(
+      "maxRetries must be a whole number of at least 0, got -1",
+    );
   });
 
   it("knows only the client's options: the provider's read cache is the provider's setting", () => {

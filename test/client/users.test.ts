@@ -118,7 +118,16 @@ describe("path segments", () => {
     const { client } = clientFor(emu);
     await rejection(client.users.get(id));
     expect(emu.requests).toHaveLength(1);
-    expect(emu.requests[0]?.rawPath).toBe(`/api/v1/users/${encodeURIComponent(id)}`);
+    // Sent in its one form (lower case), then encoded.
+    expect(emu.requests[0]?.rawPath).toBe(`/api/v1/users/${encodeURIComponent(id.toLowerCase())}`);
+  });
+
+  it("sends a user id in its one form, whatever case the caller holds", async () => {
+    const emu = await emulator();
+    const user = emu.users.add({ email: "case@x.example", firstName: "C", lastName: "Ase" });
+    const { client } = clientFor(emu);
+    expect((await client.users.get(user.id.toUpperCase())).id).toBe(user.id);
+    expect(emu.requests.map((r) => r.rawPath)).toEqual([`/api/v1/users/${user.id}`]);
   });
 
   it.each(["", ".", ".."])("refuses %j before sending anything", async (id) => {

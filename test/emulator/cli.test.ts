@@ -3,8 +3,8 @@
  * worlds and the quirks. Starting the command itself is a host-tier matter (test/package).
  */
 import { describe, expect, it } from "vitest";
-import { parseCommandLine } from "../../src/emulator/cli-options";
-import { startEmulator } from "../../src/emulator/index";
+import { parseCommandLine, requestLogLine } from "../../src/emulator/cli-options";
+import { type AnsweredRequest, startEmulator } from "../../src/emulator/index";
 
 describe("workspace-access-emulator's command line", () => {
   it("--world adversarial starts the adversarial world with every quirk, --quirk overriding one", async () => {
@@ -43,5 +43,37 @@ describe("workspace-access-emulator's command line", () => {
     [["--world", "adversarial", "--empty"], /cannot be used together/],
   ])("refuses %j", (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(message);
+  });
+
+  it("--log-requests asks for a line per request; without it there is none", () => {
+    expect(parseCommandLine(["--log-requests"])).toMatchObject({ logRequests: true });
+    expect(parseCommandLine(["--world", "adversarial", "--log-requests"])).toMatchObject({ logRequests: true });
+    expect(parseCommandLine([])).toMatchObject({ logRequests: false });
+  });
+
+  it("logs each request answered as method, path, status and ms, and never the key", async () => {
+    const answers: AnsweredRequest[] = [];
+    const emulator = await startEmulator({ onAnswered: (answer) => answers.push(answer) });
+    try {
+      const headers = { "X-API-Key": emulator.apiKey };
+      expect((await fetch(`${emulator.url}users?filter=ada`, { headers })).status).toBe(200);
+      expect((await fetch(`${emulator.url}users`, { headers: { "X-API-Key": "wa_emu_wrong" } })).status).toBe(401);
+      // A key pasted into a URL by mistake is not printed either.
+      expect((await fetch(`${emulator.url}nowhere?key=${emulator.apiKey}`, { headers })).status).toBe(404);
+      const lines = answers.map((answer) => requestLogLine(answer, emulator.apiKey));
+      expect(lines.map((line) => line.replace(/ \d+ ms$/, " N ms"))).toEqual([
+        "GET /api/v1/users?filter=ada 200 N ms",
+        "GET /api/v1/users 401 N ms",
+        "GET /api/v1/nowhere?key=[key] 404 N ms",
+      ]);
+      for (const line of lines) expect(line).not.toContain(emulator.apiKey.slice(0, 8));
+      expect(answers.every((answer) => answer.ms >= 0)).toBe(true);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("a reset socket logs as reset", () => {
+    expect(requestLogLine({ method: "POST", rawPath: "/api/v1/users", status: 0, ms: 12.4 }, "k")).toBe("POST /api/v1/users reset 12 ms");
   });
 });

@@ -181,6 +181,23 @@ describe("integration writes answer with a job and apply only when it finishes",
     expect(errorField(answer, "meta")).toMatchObject({ loc });
   });
 
+  it("an invite with several problems lists each, in the service's words (loc, msg, type)", async () => {
+    const body = { data: { type: "invite_tenant_users", attributes: { role: "owner", entitlements: "VIEWER", userIds: [7, TEAM.cy] } } };
+    const answer = await call(emulator, "POST", `${tube}/users`, { body });
+    expect(answer.status).toBe(400);
+    const metas = (at(answer.json, "errors") as Array<{ meta: unknown }>).map((error) => error.meta);
+    expect(metas).toEqual([
+      {
+        loc: ["body", "data", "attributes", "role"],
+        msg: "value is not a valid enumeration member; permitted: 'account_owner', 'account_collaborator'",
+        type: "type_error.enum",
+      },
+      { loc: ["body", "data", "attributes", "entitlements"], msg: "value is not a valid list", type: "type_error.list" },
+      { loc: ["body", "data", "attributes", "userIds", 0], msg: "value is not a valid uuid", type: "type_error.uuid" },
+    ]);
+    expect(emulator.jobs.list()).toEqual([]);
+  });
+
   it("PATCH /integrations/{id}/users/{userId} replaces the whole set", async () => {
     const answer = await call(emulator, "PATCH", `${tube}/users/${TEAM.ada}`, { body: setBody(["EDITOR", "MANAGER"]) });
     expect(at(answer.json, "data", "attributes", "status")).toBe("created");

@@ -46,7 +46,8 @@ describe("records the export cannot represent", () => {
       };
       page.data.push({ id: "u-noemail", type: "user", attributes: { firstName: "No", lastName: "Email", role: "workspace_login_only" } });
       page.data.push({ id: "u-broken", type: "user", attributes: { email: "broken@x.example", firstName: 42 } });
-      emulator.fault({ method: "GET", path: "/users", body: JSON.stringify({ ...page, links: { next: null } }) });
+      // Both listings of the export (the second proves the first) answer it.
+      emulator.fault({ method: "GET", path: "/users", body: JSON.stringify({ ...page, links: { next: null } }), times: 2 });
       const result = await runExport(options(emulator));
       // Users first, then memberships; each by email (a record without one first).
       expect(result.leftOut.map((l) => l.text)).toEqual([
@@ -97,7 +98,8 @@ describe("users whose emails differ only in case", () => {
         await fetch(`${emulator.url}users?page%5Bsize%5D=100`, { headers: { "x-api-key": emulator.apiKey } })
       ).json()) as { data: Array<Record<string, unknown>> };
       page.data.push({ id: "u-ann2", type: "user", attributes: { email: "Ann@X.example", firstName: "Ann", lastName: "Two" } });
-      emulator.fault({ method: "GET", path: "/users", body: JSON.stringify({ ...page, links: { next: null } }) });
+      // Both listings of the export (the second proves the first) answer it.
+      emulator.fault({ method: "GET", path: "/users", body: JSON.stringify({ ...page, links: { next: null } }), times: 2 });
       const result = await runExport(options(emulator));
       const reason = (other: string) =>
         `another user has the same email but for case (${other}): access.yaml tells users apart by email, case-insensitively`;
@@ -192,7 +194,8 @@ describe("records the service lists twice (offset paging shifting, a repeat)", (
     expect(result.leftOut).toEqual([]);
     expect(file.integrations.map((i) => i.name)).toEqual(["youtube-acme"]);
     expect(file.memberships.map((m) => m.name)).toEqual(["youtube-acme--ann-at-x.example", "youtube-acme--bob-at-x.example"]);
-    expect(gets(emulator).filter((l) => l === `GET /integrations/${YT}/users`)).toHaveLength(1);
+    // Its member list read once, and once more to prove it (one page each).
+    expect(gets(emulator).filter((l) => l === `GET /integrations/${YT}/users`)).toHaveLength(2);
   });
 
   it("an integration listed twice differently is left out and listed, its members not read", async () => {
@@ -219,7 +222,8 @@ describe("an integration record that breaks the contract", () => {
       emulator.integrations.setMember(slack.id, "u-bob", { entitlements: ["MEMBER"] });
       const page = await rawPage(emulator, "integrations");
       page.data.find((r) => r.id === YT)!.attributes["label"] = 42;
-      answerWith(emulator, "integrations", page, 2);
+      // Two exports, each listing the integrations twice.
+      answerWith(emulator, "integrations", page, 4);
       const result = await runExport(options(emulator));
       expect(result.leftOut.map((l) => l.text)).toEqual([
         expect.stringMatching(

@@ -67,15 +67,16 @@ describe("an export of the populated world", () => {
     });
   });
 
-  it("reads only the integration list, the user pages and the member pages, each once", async () => {
+  it("reads every list twice, the integrations', the users' and each integration's members: 100 a page, then 99 a page to prove it", async () => {
     const result = await runExport(options(emulator));
     const lines = gets(emulator);
     expect(lines.every((line) => line.startsWith("GET "))).toBe(true);
-    expect(lines.filter((l) => l === "GET /users")).toHaveLength(6);
-    expect(lines.filter((l) => l === "GET /integrations")).toHaveLength(1);
-    expect(lines.filter((l) => l === `GET /integrations/${integrations.big}/users`)).toHaveLength(3);
-    expect(lines).toHaveLength(12);
-    expect(result.requests).toBe(12);
+    // 512 users: 6 pages, then 6 more; 300 members: 3 pages, then 4; two small member lists: 1 page each, twice.
+    expect(lines.filter((l) => l === "GET /users")).toHaveLength(12);
+    expect(lines.filter((l) => l === "GET /integrations")).toHaveLength(2);
+    expect(lines.filter((l) => l === `GET /integrations/${integrations.big}/users`)).toHaveLength(7);
+    expect(lines).toHaveLength(25);
+    expect(result.requests).toBe(25);
   });
 
   it("limits memberships to --integration (by label or id) and users to their members with --members-only", async () => {
@@ -123,7 +124,8 @@ describe("an export of the populated world", () => {
     await expect(runExport(opts)).rejects.toThrow(
       /--integration "Jira" is not the id or label of an integration of the workspace .* "GitHub acme" \(5b1f0000-0000-4000-8000-000000000002\)/,
     );
-    expect(gets(emulator)).toEqual(["GET /integrations"]);
+    // The integration list, and the listing that proves it.
+    expect(gets(emulator)).toEqual(["GET /integrations", "GET /integrations"]);
     expect(fs.existsSync(opts.out)).toBe(false);
   });
 

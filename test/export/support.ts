@@ -58,8 +58,11 @@ export async function rawPage(emulator: Emulator, list: string): Promise<RawPage
   const answer = await fetch(`${emulator.url}${list}?page%5Bsize%5D=100`, { headers: { "x-api-key": emulator.apiKey } });
   return (await answer.json()) as RawPage;
 }
-/** Makes the next `times` reads of `list` answer `page` as its only page. */
-export function answerWith(emulator: Emulator, list: string, page: RawPage, times = 1): void {
+/**
+ * Makes the next `times` reads of `list` answer `page` as its only page: by default every listing
+ * one export takes of it (two of every list, the second, at another page size, proving the first).
+ */
+export function answerWith(emulator: Emulator, list: string, page: RawPage, times = 2): void {
   emulator.fault({ method: "GET", path: `/${list}`, body: JSON.stringify({ ...page, links: { next: null } }), times });
 }
 export const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;

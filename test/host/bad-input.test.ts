@@ -8,7 +8,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator/index.ts";
 import { provider as entitlementProvider } from "../../src/host/entitlement/integration-entitlement-provider";
-import { provider as userProvider } from "../../src/host/user-provider";
+import { provider as userProvider } from "../../src/host/user/user-provider";
 import { emulator } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 

@@ -124,6 +124,41 @@ describe("check against the catalogue", () => {
     30_000,
   );
 
+  it("fails the check when the service refuses the key (401), naming where the key comes from, without it", async () => {
+    const emu = await setup({ "workspace-access:apiKey": "wa_emu_revoked_0123456789abcdef" });
+    // A failure of the check, not an error thrown: the provider host prints a thrown one with its stack.
+    const { failures } = wire(await provider.check!({}, { ...base, entitlements: ["VIEWER"] }));
+    expect(failures?.map((f) => f.property)).toEqual([""]);
+    const message = failures?.[0]?.reason ?? "";
+    expect(message).toMatch(/^The API key was refused \(401\) reading integration .* so the preview stops/);
+    expect(message).toContain("Write integrations (write:integrations)");
+    expect(message).toContain("The key comes from workspace-access:apiKey (pulumi config set --secret workspace-access:apiKey <key>)");
+    expect(message).toMatch(/\(GET \S+\/entitlements answered 401: The API key is not valid or has expired.\)$/);
+    expect(message).not.toContain("wa_emu_revoked_0123456789abcdef".slice(7, 15));
+    expect(warnings).toEqual([]);
+    // Told apart from a missing scope by one read that needs only Read integrations; refused too.
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET /integrations/${youtube}/entitlements 401`,
+      `GET /integrations/${youtube} 401`,
+    ]);
+  });
+
+  it("a 401 for the missing Write integrations scope alone only warns, naming the scope (an adoption's up needs no more)", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    emu.setMissingScopeStatus(401);
+    emu.addKey("wa_emu_readonly_0123456789abcdef", ["read:users", "read:integrations", "read:automations"]);
+    await configureFor(emu, { "workspace-access:apiKey": "wa_emu_readonly_0123456789abcdef" }, { warn });
+    const { failures } = wire(await provider.check!({}, { ...base, entitlements: ["NOPE"] }));
+    expect(failures).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`The entitlements of integration ${youtube} were not checked`);
+    expect(warnings[0]).toContain("Write integrations (write:integrations)");
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET /integrations/${youtube}/entitlements 401`,
+      `GET /integrations/${youtube} 200`,
+    ]);
+  });
+
   it("warns and lets the check pass when the catalogue is empty", async () => {
     const emu = await setup();
     const empty = emu.integrations.add({ application: "Jira", entitlements: [] });
@@ -216,6 +251,13 @@ describe("IntegrationMembers: check against the catalogue", () => {
     expect(wire(await membersProvider.check!({}, members([alan, ["NOPE"]]))).failures).toEqual([]);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain("needs the scope Write integrations");
+  });
+
+  it("fails the check, once for the resource, when the service refuses the key (401)", async () => {
+    await setup({ "workspace-access:apiKey": "wa_emu_revoked_0123456789abcdef" });
+    const { failures } = wire(await membersProvider.check!({}, members([alan, ["VIEWER"]], [grace, ["EDITOR"]])));
+    expect(failures?.map((f) => [f.property, f.reason.slice(0, 30)])).toEqual([["", "The API key was refused (401) "]]);
+    expect(warnings).toEqual([]);
   });
 });
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ServerError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
 import { provider } from "../../src/host/entitlement/integration-entitlement-provider";
-import { PROOF_MAX_AGE_MS } from "../../src/host/member-list";
-import { PartialWriteError } from "../../src/host/partial-write";
+import { PROOF_MAX_AGE_MS } from "../../src/host/membership/member-list";
+import { PartialWriteError } from "../../src/host/membership/partial-write";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
@@ -130,6 +130,7 @@ describe("create", () => {
       lastJobId: emu.jobs.list()[0]?.id,
       pending: false,
       pendingJobId: null,
+      adopted: false,
     });
     // check reads the catalogue; a lone create: one read before the invitation (not a member: 404), one after it, for the
     // member's email and status.
@@ -153,6 +154,17 @@ describe("create", () => {
       "GET /integrations/:id/users/:id 200",
     ]);
     expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
+  });
+
+  it("with adoptExisting, a membership that holds the declared set already is adopted with no write, and the up's output says so", async () => {
+    const emu = await setup();
+    const said: string[] = [];
+    await configureFor(emu, fast, { info: (message) => void said.push(message) });
+    await provider.create((await check({ ...base, userId: grace, entitlements: ["EDITOR"], adoptExisting: true })).inputs!);
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(said).toEqual([
+      `Adopted the membership of user ${grace} in integration ${youtube}: it holds the declared role and entitlements already; nothing was written.`,
+    ]);
   });
 
   it("with adoptExisting, sets the entitlements of a user who is already a member (PATCH, the whole set)", async () => {
@@ -654,36 +666,4 @@ describe("after an invitation's job, what it made is read back", () => {
       expect(emu.integrations.members(youtube).find((m) => m.userId === alan)).toMatchObject({ role: "owner", entitlements: ["MANAGER"] });
     },
   );
-});
-
-describe("a state written before pending existed", () => {
-  const old = { ...base, entitlements: [], role: "account_collaborator", adoptExisting: false, email: null, status: null };
-
-  it("an empty set with a job is read as pending: kept by a refresh while the job runs, resumed by an update that does not invite again", async () => {
-    const emu = await setup();
-    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
-    emu.jobs.hangNext(1);
-    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
-    const error = (await rejection(provider.create(inputs))) as PartialCreate;
-    const job = emu.jobs.list()[0]!.id;
-    // What an earlier version recorded for the same partial create.
-    const recorded = { ...old, lastJobId: job };
-    expect(error.properties).toMatchObject({ pendingJobId: job });
-    const kept = wire(await provider.read!(`${youtube}/${alan}`, recorded as never));
-    expect(kept.id).toBe(`${youtube}/${alan}`);
-    expect((await provider.diff!(`${youtube}/${alan}`, recorded as never, (await check(base)).inputs!)).changes).toBe(true);
-    emu.jobs.release(job);
-    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, recorded as never, (await check(base)).inputs!));
-    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], pending: false, pendingJobId: null });
-    expect(invites(emu)).toHaveLength(1);
-  });
-
-  it("an empty set with no job (an invitation whose answer was lost) is resumed by reading the member before inviting", async () => {
-    const emu = await setup();
-    emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: ["EDITOR", "VIEWER"] });
-    emu.clearRequests();
-    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, { ...old, lastJobId: null } as never, (await check(base)).inputs!));
-    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], pending: false });
-    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
-  });
 });

@@ -18,8 +18,8 @@ import {
   PAUSE_GAP_MS,
   paced,
   WINDOW_MS,
-} from "../../src/host/invite-batcher";
-import { PartialWriteError } from "../../src/host/partial-write";
+} from "../../src/host/membership/invite-batcher";
+import { PartialWriteError } from "../../src/host/membership/partial-write";
 import { clientFor, emulator } from "../support/fixtures";
 import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
 

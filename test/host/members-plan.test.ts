@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { MemberInputs } from "../../src/shared/inputs";
 import type { IntegrationMemberState } from "../../src/program/integration-members";
 import { type Plan, type PlanInput, planMembers } from "../../src/host/members/members-plan";
-import { keyOf } from "../../src/host/members/members-refusals";
+import { idOf } from "../../src/client/ids";
 import type { ServiceMember } from "../../src/host/members/members-state";
 
 const I = "5b1c0d2e-0000-4000-8000-00000000be0c";
@@ -26,9 +26,9 @@ const live = (m: IntegrationMemberState, upper = false): ServiceMember => ({
   userId: upper ? m.userId.toUpperCase() : m.userId,
   email: null,
 });
-const listOf = (...members: ServiceMember[]) => new Map(members.map((m) => [keyOf(m.userId), m]));
+const listOf = (...members: ServiceMember[]) => new Map(members.map((m) => [idOf(m.userId), m]));
 const reads = (entries: Array<[string, IntegrationMemberState | null]>) =>
-  new Map(entries.map(([userId, m]) => [keyOf(userId), m ? live(m) : null]));
+  new Map(entries.map(([userId, m]) => [idOf(userId), m ? live(m) : null]));
 const want = (userId: string, entitlements = ["VIEWER"], role?: MemberInputs["role"]): MemberInputs => ({
   userId,
   entitlements,

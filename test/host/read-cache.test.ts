@@ -1,10 +1,11 @@
 /**
- * The read cache against the emulator: which lists it sends while one is still paging, and which
+ * The read cache and the membership views against the emulator: which lists it sends while one is still paging, and which
  * cached lists a write makes it forget. The cache, the client and the emulator share a virtual
  * clock: tests move time on instead of waiting.
  */
 import { describe, expect, it, vi } from "vitest";
 import type { Emulator } from "../../src/emulator";
+import { MembershipViews } from "../../src/host/membership/membership-view";
 import { ReadCache } from "../../src/host/read-cache";
 import { manyUsers, TEAM, teamSeed } from "../emulator/helpers";
 import { clientFor, emulator } from "../support/fixtures";
@@ -45,17 +46,19 @@ describe("invalidate()", () => {
     const emu = await emulator({ seed: teamSeed() });
     const { client, clock } = clientFor(emu);
     const cache = new ReadCache(client, 60_000, clock);
+    const views = new MembershipViews(client, 60_000, clock);
     const members = `/integrations/${TEAM.tube}/users`;
 
-    const [ada, bob] = await Promise.all([cache.member(TEAM.tube, TEAM.ada), cache.member(TEAM.tube, TEAM.bob)]);
+    const [ada, bob] = await Promise.all([views.of(TEAM.tube).member(TEAM.ada), views.of(TEAM.tube).member(TEAM.bob)]);
     expect([ada?.id, bob?.id]).toEqual([TEAM.ada, TEAM.bob]);
     expect(lists(emu, members)).toHaveLength(1);
 
     // What the user provider's delete does: the service also removes bob's memberships.
     await client.users.delete(TEAM.bob);
     cache.invalidate();
+    views.written();
 
-    const [adaAgain, bobAgain] = await Promise.all([cache.member(TEAM.tube, TEAM.ada), cache.member(TEAM.tube, TEAM.bob)]);
+    const [adaAgain, bobAgain] = await Promise.all([views.of(TEAM.tube).member(TEAM.ada), views.of(TEAM.tube).member(TEAM.bob)]);
     expect(adaAgain?.id).toBe(TEAM.ada);
     expect(bobAgain).toBeUndefined();
     expect(lists(emu, members)).toHaveLength(2);
@@ -73,18 +76,20 @@ describe("invalidate()", () => {
     const emu = await emulator({ seed });
     const { client, clock } = clientFor(emu);
     const cache = new ReadCache(client, 60_000, clock);
+    const views = new MembershipViews(client, 60_000, clock);
     const readAll = () =>
       Promise.all([
         cache.user(TEAM.ada),
         cache.user(TEAM.bob),
-        cache.member(TEAM.tube, TEAM.ada),
-        cache.member(TEAM.tube, TEAM.bob),
-        cache.member(other, TEAM.ada),
-        cache.member(other, TEAM.bob),
+        views.of(TEAM.tube).member(TEAM.ada),
+        views.of(TEAM.tube).member(TEAM.bob),
+        views.of(other).member(TEAM.ada),
+        views.of(other).member(TEAM.bob),
       ]);
 
     await readAll();
-    cache.invalidate(TEAM.tube);
+    cache.invalidate();
+    views.written(TEAM.tube);
     await readAll();
     expect(lists(emu, "/users")).toHaveLength(2);
     expect(lists(emu, `/integrations/${TEAM.tube}/users`)).toHaveLength(2);
@@ -107,7 +112,11 @@ describe("ids in another case", () => {
     const emu = await emulator({ seed: teamSeed(), quirks: { upperCaseIds: true } });
     const { client, clock } = clientFor(emu);
     const cache = new ReadCache(client, 60_000, clock);
-    const found = await Promise.all([cache.member(TEAM.tube, TEAM.ada), cache.member(TEAM.tube.toUpperCase(), TEAM.bob.toUpperCase())]);
+    const views = new MembershipViews(client, 60_000, clock);
+    const found = await Promise.all([
+      views.of(TEAM.tube).member(TEAM.ada),
+      views.of(TEAM.tube.toUpperCase()).member(TEAM.bob.toUpperCase()),
+    ]);
     expect(found.map((m) => m?.id.toLowerCase())).toEqual([TEAM.ada, TEAM.bob]);
     expect(emu.requests.filter((r) => r.method === "GET")).toHaveLength(1);
   });

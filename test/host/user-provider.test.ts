@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/client";
-import { provider } from "../../src/host/user-provider";
+import { provider } from "../../src/host/user/user-provider";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator, expectNoKey, issuedKeys, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
@@ -79,9 +79,10 @@ describe("diff", () => {
     ["isGuest", { isGuest: true }, true],
     ["another email", { email: "alice2@example.com" }, true],
     ["an unknown value", { lastName: UNKNOWN }, true],
-  ])("%s → changes: %s, never a replacement", async (_what, change, changes) => {
+    ["deleteOnDestroy (the state must learn it)", { deleteOnDestroy: true }, true],
+  ])("%s → changes: %s, never a replacement (a forced one deletes first)", async (_what, change, changes) => {
     const news = Object.fromEntries(Object.entries({ ...olds, ...change }).filter(([, v]) => v !== undefined));
-    expect(wire(await provider.diff!("id", olds, news))).toEqual({ changes, replaces: [] });
+    expect(wire(await provider.diff!("id", olds, news))).toEqual({ changes, replaces: [], deleteBeforeReplace: true });
   });
 });
 
@@ -108,7 +109,8 @@ describe("create, read, update, delete", () => {
   it("adopts an existing user with adoptExisting: looks the email up first, sets only the declared attributes", async () => {
     const emu = await emulator();
     const existing = emu.users.add({ ...alice, lastName: "Old", role: "workspace_super_admin", isGuest: true });
-    await configureFor(emu);
+    const said: string[] = [];
+    await configureFor(emu, {}, { info: (message) => void said.push(message) });
     const { id, outs } = wire(await provider.create((await check({ ...alice, email: "ALICE@example.com", adoptExisting: true })).inputs!));
     expect(id).toBe(existing.id);
     expect(outs).toMatchObject({
@@ -121,16 +123,22 @@ describe("create, read, update, delete", () => {
     expect(emu.users.get(id)).toMatchObject({ lastName: "Doe", role: "workspace_super_admin", isGuest: true });
     expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /users", `PUT /users/${id}`]);
     expect(emu.requests[1]?.body).toMatchObject({ data: { attributes: { role: "workspace_super_admin", isGuest: true } } });
+    expect(said).toEqual([]);
   });
 
   it("an adoption whose declared attributes already hold sends no write", async () => {
     const emu = await emulator();
     const existing = emu.users.add({ ...alice, role: "workspace_owner" });
-    await configureFor(emu);
+    const said: string[] = [];
+    await configureFor(emu, {}, { info: (message) => void said.push(message) });
     const { id, outs } = wire(await provider.create((await check({ ...alice, adoptExisting: true })).inputs!));
     expect(id).toBe(existing.id);
     expect(outs).toMatchObject({ role: "workspace_owner", isGuest: false });
     expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    // The engine reports it as created: the up's output says it wrote nothing.
+    expect(said).toEqual([
+      `Adopted user alice@example.com (${existing.id}): it holds every declared attribute already; nothing was written.`,
+    ]);
   });
 
   it("an update that leaves role out reads the user first and keeps the service's role", async () => {
@@ -198,14 +206,16 @@ describe("create, read, update, delete", () => {
     expect((await provider.diff!(id, read.props!, declared)).changes).toBe(false);
   });
 
-  it("keeps the state's id when the service answers it in another case (a changed id would replace every resource using it)", async () => {
+  it("creates with the id in its one form, and keeps the state's id when it is in another case (a changed id would replace every resource using it)", async () => {
     const emu = await emulator({ quirks: { upperCaseIds: true } });
     await configureFor(emu);
     const created = await provider.create((await check(alice)).inputs!);
-    const id = created.id.toLowerCase();
-    const read = wire(await provider.read!(id, created.outs));
-    expect(created.id).toBe(id.toUpperCase());
-    expect(read.id).toBe(id);
+    // The service answered in upper case; the id enters in its one form.
+    expect(created.id).toBe(created.id.toLowerCase());
+    // A state written by an earlier version holds the service's case.
+    const stateId = created.id.toUpperCase();
+    const read = wire(await provider.read!(stateId, created.outs));
+    expect(read.id).toBe(stateId);
   });
 
   it("reads an empty id when the user is gone", async () => {

@@ -203,3 +203,35 @@ describe("docs/emulator.md, run as written", () => {
     expect(await usersOf(printed)).toContain("joan@example.com");
   });
 });
+
+describe("--log-requests", () => {
+  it("prints one line per request the command answers, method, path, status and ms, without the key", async () => {
+    const child = spawn(process.execPath, [cli, "--port", "0", "--log-requests"], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+    running.push(child);
+    let out = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+    });
+    // Resolves once stdout matches `pattern` (each chunk is appended above first: listeners run in order).
+    const printed = (pattern: RegExp) =>
+      new Promise<void>((resolve, reject) => {
+        const look = () => {
+          if (!pattern.test(out)) return;
+          child.stdout?.off("data", look);
+          resolve();
+        };
+        child.stdout?.on("data", look);
+        child.once("exit", (code) => reject(new Error(`exited with ${code}: ${out}`)));
+      });
+    await printed(/Press Ctrl\+C/);
+    expect(out).toContain("Requests are logged below");
+    const url = /base URL: (\S+)/.exec(out)?.[1] ?? "";
+    const key = /API key: +(\S+)/.exec(out)?.[1] ?? "";
+    const banner = out;
+    const logged = printed(/GET \/api\/v1\/users\?filter=ada 200 \d+ ms\n/);
+    expect((await fetch(`${url}users?filter=ada`, { headers: { "X-API-Key": key } })).status).toBe(200);
+    await logged;
+    expect(out.slice(banner.length)).toMatch(/^GET \/api\/v1\/users\?filter=ada 200 \d+ ms\n$/);
+    expect(out.slice(banner.length)).not.toContain(key.slice(0, 8));
+  });
+});

@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isOlder, MINIMUM_NODE, nodeVersionProblem } from "../../src/node-version";
+import { HOW_TO_GET_NODE, isOlder, MINIMUM_NODE, nodeVersionProblem } from "../../src/node-version";
 import { repoRoot } from "../support/paths.ts";
 
 const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
@@ -125,6 +125,14 @@ describe("on an older Node.js", () => {
     expect(nodeVersionProblem("24.0.0")).toBeUndefined();
   });
 
+  it("the line says how to get a recent enough Node.js, where pulumi finds it", () => {
+    const line = nodeVersionProblem("20.20.2") ?? "";
+    expect(line.split("\n")).toHaveLength(1);
+    expect(line).toContain("`npm install --prefix ~/.node24 node@24 && export PATH=~/.node24/node_modules/.bin:$PATH`");
+    expect(line).toContain("nvm install 24");
+    expect(line).toContain("the one pulumi runs with");
+  });
+
   it.skipIf(!old)(
     `the program's and the provider host's entry points throw one line${old ? ` (Node ${old.version})` : " (skipped: no older Node.js here)"}`,
     () => {
@@ -138,9 +146,7 @@ describe("on an older Node.js", () => {
       ]) {
         const script = `try { require(${JSON.stringify(path.join(repoRoot, entry))}); console.log("loaded") } catch (e) { console.log(e.stack) }`;
         const run = spawnSync(old?.bin ?? "node", ["-e", script], { encoding: "utf8" });
-        expect(run.stdout.trim(), entry).toBe(
-          `Error: pulumi-workspace-access ${tooOld(old?.version ?? "")}: install Node.js 22 (22.19 or later) or 24.`,
-        );
+        expect(run.stdout.trim(), entry).toBe(`Error: pulumi-workspace-access ${tooOld(old?.version ?? "")}: ${HOW_TO_GET_NODE}`);
       }
     },
   );
@@ -152,7 +158,7 @@ describe("on an older Node.js", () => {
     expect(exporter.status).toBe(2);
     expect(exporter.stdout).toBe("");
     expect(exporter.stderr.trimEnd().split("\n")).toEqual([
-      `workspace-access-export: pulumi-workspace-access ${tooOld(old?.version ?? "")}: install Node.js 22 (22.19 or later) or 24.`,
+      `workspace-access-export: pulumi-workspace-access ${tooOld(old?.version ?? "")}: ${HOW_TO_GET_NODE}`,
     ]);
   });
 
@@ -161,7 +167,7 @@ describe("on an older Node.js", () => {
     expect(emulator.status).toBe(1);
     expect(emulator.stdout).toBe("");
     expect(emulator.stderr.trimEnd().split("\n")).toEqual([
-      `workspace-access-emulator: pulumi-workspace-access ${tooOld(old?.version ?? "")}: install Node.js 22 (22.19 or later) or 24.`,
+      `workspace-access-emulator: pulumi-workspace-access ${tooOld(old?.version ?? "")}: ${HOW_TO_GET_NODE}`,
     ]);
   });
 });

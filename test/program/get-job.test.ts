@@ -81,3 +81,24 @@ describe("getJob in a project named like the settings' namespace", () => {
     expect(emu.requests).toHaveLength(0);
   });
 });
+
+describe("getJob in a stack that names the address but not the key", () => {
+  it("takes no key from WORKSPACE_ACCESS_API_KEY, says which secret to set, and sends nothing", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    clock = clockOf(emu);
+    pulumi.runtime.setAllConfig({ "workspace-access:baseUrl": emu.url }, []);
+    await pulumi.runtime.setMocks({ newResource: (a) => ({ id: "id", state: a.inputs }), call: (a) => a.inputs }, "p", "s", false);
+    // The shell's key is this very workspace's: sent, the read would succeed.
+    process.env.WORKSPACE_ACCESS_API_KEY = emu.apiKey;
+    try {
+      const failure = getJob({ id: "job-1" });
+      await expect(failure).rejects.toThrow(
+        /No API key in the stack config.*Run: pulumi config set --secret workspace-access:apiKey <key>\./,
+      );
+      await expect(failure).rejects.not.toThrow(emu.apiKey);
+      expect(emu.requests).toHaveLength(0);
+    } finally {
+      delete process.env.WORKSPACE_ACCESS_API_KEY;
+    }
+  });
+});

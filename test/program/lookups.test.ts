@@ -179,6 +179,18 @@ describe("getUser", () => {
     expect(sent(emu)).toEqual(["GET /users"]);
   });
 
+  it("raises errors Pulumi's language host prints as their message alone (RunError), keeping their class", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const missing = await lookupError(getUser({ email: "nobody@example.com" }), "lookup_not_found");
+    expect(pulumi.RunError.isInstance(missing)).toBe(true);
+    await program(emu, { apiKey: "wa_emu_revoked_0000000000000000" });
+    const refused = await rejection(getUser({ email: "ada@example.com" }));
+    expect(pulumi.RunError.isInstance(refused)).toBe(true);
+    expect(refused).toMatchObject({ kind: "unauthorized", status: 401 });
+    expect(pulumi.RunError.isInstance(await rejection(getUser({ email: 7 } as never)))).toBe(true);
+  });
+
   it("names the scope a key lacks, and where the key comes from", async () => {
     const emu = await emulator({ seed: world(), keys: { wa_lookup_integrations_only_0000: ["read:integrations"] } });
     await program(emu, { apiKey: "wa_lookup_integrations_only_0000" });

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { expect, it, vi } from "vitest";
 import { User } from "../../src";
 
-it("warns once, suggesting --secret, when the API key is stored in plaintext", async () => {
+it("warns once when the API key is stored in plaintext: it is in the state too, until the up after --secret", async () => {
   pulumi.runtime.setAllConfig(
     { "workspace-access:apiKey": "plain-key-value-123456", "workspace-access:baseUrl": "https://a.example.com/" },
     [],
@@ -13,7 +13,8 @@ it("warns once, suggesting --secret, when the API key is stored in plaintext", a
   new User("b", { email: "b@example.com", firstName: "B", lastName: "C" });
   const messages = warn.mock.calls.map(([m]) => String(m)).filter((m) => m.includes("plaintext"));
   expect(messages).toEqual([
-    "workspace-access:apiKey is stored in plaintext in the stack config. Store it encrypted: pulumi config set --secret workspace-access:apiKey <key>",
+    "workspace-access:apiKey is stored in plaintext in the stack config, and so in the state of the default provider, in plain text, " +
+      "until the next `pulumi up` after it is stored encrypted. Run: pulumi config set --secret workspace-access:apiKey <key>, then pulumi up.",
   ]);
   expect(messages.join()).not.toContain("plain-key-value-123456");
 });

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { BatchInviteFailure, Emulator, EmulatorQuirks, SeedUser } from "../../src/emulator/index.ts";
 import { adversarialQuirks } from "../../src/emulator/quirks.ts";
-import { HOLD_MS, PACED_ARRIVALS } from "../../src/host/invite-batcher.ts";
+import { HOLD_MS, PACED_ARRIVALS } from "../../src/host/membership/invite-batcher.ts";
 import { header, scenarios } from "./support";
 import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
 import { cliAvailable, skipNote } from "../cli/support.ts";
@@ -66,7 +66,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       const posts = invitePosts(s.emu);
       // Under the real CLI the creates arrive one checkpoint apart, not all at once (the imitation
       // this ran through sent them together: 2 POSTs); a batch stays open for about
-      // PACED_ARRIVALS arrivals at their pace (src/host/invite-batcher.ts). 17 and 18 POSTs seen.
+      // PACED_ARRIVALS arrivals at their pace (src/host/membership/invite-batcher.ts). 17 and 18 POSTs seen.
       expect(posts.length).toBeLessThanOrEqual(Math.ceil(n / PACED_ARRIVALS) + 2);
       expect(posts.every((p) => p.status === 200 && p.userIds.length <= 100)).toBe(true);
       const applied = appliedPerUser(s.emu, "whole");

@@ -185,12 +185,11 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       expect(Object.keys(members(s)).sort()).toEqual([U.owner, U.existing, U.a, U.b, U.c].sort());
       expect(changed(await s.preview())).toEqual([]);
 
-      // Destroy would remove the last owner: refused, nothing removed.
+      // Destroy gives back the members it adopted (the owner among them) and removes those it invited.
       s.emu.clearRequests();
-      const refused = await s.fails("destroy");
-      expect(refused.message).toContain(`Refusing to remove user ${U.owner}, the last member with the owner role`);
-      expect(writes(s.emu)).toEqual([]);
-      expect(Object.keys(members(s))).toHaveLength(5);
+      await s.destroy();
+      expect(writeLines(s)).toEqual([U.a, U.b, U.c].map((id) => `DELETE /integrations/${INTEGRATION}/users/${id}`).sort());
+      expect(Object.keys(members(s)).sort()).toEqual([U.owner, U.existing].sort());
     }, 240_000);
 
     it("without removeUnmanaged, unmanaged members stay; delete removes exactly the managed members", async () => {
@@ -313,7 +312,8 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       expect(writes(s.emu)).toEqual([]);
       s.emu.clearFaults();
 
-      // Managed (taken over with its role left out), the same member is not removed by a destroy either.
+      // Managed (taken over with its role left out), the same member is not removed by a destroy either:
+      // adopted, it is given back (docs/adoption.md); a, whom the stack invited, is removed.
       s.setProgram(
         program([
           { userId: U.owner, entitlements: ["VIEWER"] },
@@ -323,9 +323,10 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       await serveList(s, unknownRole);
       await s.up();
       await serveList(s, unknownRole);
-      expect((await s.fails("destroy")).message).toContain(refused);
-      expect(writes(s.emu)).toEqual([]);
-      expect(members(s)).toEqual({ [U.owner]: "owner:VIEWER", [U.a]: "collaborator:VIEWER" });
+      s.emu.clearRequests();
+      await s.destroy();
+      expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${U.a}`]);
+      expect(members(s)).toEqual({ [U.owner]: "owner:VIEWER" });
     }, 180_000);
 
     it("removeUnmanaged removes only the unmanaged members a plan showed: a member added since is reported, and removed by the next up", async () => {

@@ -4,16 +4,14 @@
  * first apply learns the emulator's limit from its 429s; the second, in a fresh process sharing
  * only the cache folder, paces from its first request and meets none.
  */
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LOCK_SUFFIX } from "../../src/client/file-lock";
-import { RATE_LIMITS_FILE } from "../../src/client/rate-memory";
+import { entryFileName, RATE_LIMITS_DIR } from "../../src/client/rate-memory";
 import type { OperationResult } from "../cli/deployment.ts";
-import { type Scenario, scenarios, userProgram } from "./support";
 import { cliAvailable, skipNote } from "../cli/support.ts";
+import { type Scenario, scenarios, userProgram } from "./support";
 
 const start = scenarios();
 const dirs: string[] = [];
@@ -58,10 +56,9 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       expect(first.creates).toBe(N);
       expect(first.rateLimited).toBeGreaterThan(0);
 
-      const file = path.join(dir, "rate-limits.json");
-      const text = fs.readFileSync(file, "utf8");
+      const text = fs.readFileSync(path.join(dir, RATE_LIMITS_DIR, entryFileName(s.emu.url)), "utf8");
       expect(text).not.toContain(s.key);
-      expect(JSON.parse(text).limits[s.emu.url]).toMatchObject({ windowMs: 1000, source: "429" });
+      expect(JSON.parse(text)).toMatchObject({ baseUrl: s.emu.url, windowMs: 1000, source: "429" });
 
       const second = await apply(s, ["a", "b"]);
       expect(second.creates).toBe(N);
@@ -81,75 +78,6 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       const second = await apply(s, ["a", "b"]);
       expect(second.creates).toBe(N);
       expect(second.rateLimited).toBeGreaterThan(0);
-    });
-  });
-
-  /**
-   * One process saving a limit for its own workspace, through the built module (the host tier runs
-   * on the build): it waits until `startAt` (epoch ms) so that every process writes at once.
-   */
-  const SAVER = `
-const { RateLimitMemory } = require(process.argv[1]);
-const [dir, index, startAt] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
-const clock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
-setTimeout(async () => {
-  const memory = new RateLimitMemory(dir, clock);
-  memory.remember("https://ws" + index + ".example.com/api/v1/", { count: 10 + index, windowMs: 1000, source: "429" });
-  await memory.flush();
-}, Math.max(0, startAt - Date.now()));
-`;
-
-  /** Runs `count` saving processes at once in `dir`; resolves with their exit codes. */
-  function saveAtOnce(dir: string, count: number): Promise<number[]> {
-    const module = path.resolve("dist/client/rate-memory.js");
-    expect(fs.existsSync(module), "the host tier runs on the build: npm run build").toBe(true);
-    // Late enough for every process to have started and loaded the module.
-    const startAt = Date.now() + 1500;
-    return Promise.all(
-      Array.from(
-        { length: count },
-        (_, i) =>
-          new Promise<number>((resolve, reject) => {
-            const child = spawn(process.execPath, ["-e", SAVER, module, dir, String(i), String(startAt)], { stdio: "inherit" });
-            child.on("error", reject);
-            child.on("exit", (code) => resolve(code ?? -1));
-          }),
-      ),
-    );
-  }
-
-  describe("eight processes saving limits for eight workspaces at once", () => {
-    it("leave eight entries, and no lock or temporary file (three rounds)", async () => {
-      for (let round = 0; round < 3; round++) {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pwa-rate-memory-concurrent-"));
-        dirs.push(dir);
-        expect(await saveAtOnce(dir, 8)).toEqual(Array(8).fill(0));
-        const { limits } = JSON.parse(fs.readFileSync(path.join(dir, RATE_LIMITS_FILE), "utf8")) as {
-          limits: Record<string, { count: number }>;
-        };
-        expect(
-          Object.entries(limits)
-            .map(([key, limit]) => `${key} ${limit.count}`)
-            .sort(),
-        ).toEqual(Array.from({ length: 8 }, (_, i) => `https://ws${i}.example.com/api/v1/ ${10 + i}`).sort());
-        expect(fs.readdirSync(dir)).toEqual([RATE_LIMITS_FILE]);
-      }
-    });
-
-    it("take over a lock its holder left behind (a process that is gone)", async () => {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pwa-rate-memory-stale-"));
-      dirs.push(dir);
-      // A process that ran and ended: its id is free, its lock stale at once.
-      const gone = spawn(process.execPath, ["-e", ""]);
-      await new Promise((resolve) => gone.on("exit", resolve));
-      fs.writeFileSync(path.join(dir, RATE_LIMITS_FILE + LOCK_SUFFIX), `${gone.pid} ${os.hostname()} ${Date.now()} x`);
-      const started = Date.now();
-      expect(await saveAtOnce(dir, 2)).toEqual([0, 0]);
-      // Well within the wait for a live holder (3 s after the 1.5 s start).
-      expect(Date.now() - started).toBeLessThan(4000);
-      const { limits } = JSON.parse(fs.readFileSync(path.join(dir, RATE_LIMITS_FILE), "utf8")) as { limits: Record<string, unknown> };
-      expect(Object.keys(limits)).toHaveLength(2);
-      expect(fs.readdirSync(dir)).toEqual([RATE_LIMITS_FILE]);
     });
   });
 });

@@ -5,10 +5,11 @@ import { configure, currentContext, resetRuntime } from "../../src/host/provider
 import {
   allProblems,
   closestKey,
+  keyProblems,
   readRawSettings,
   renderProblem,
   resolveProviderSettings,
-  type SettingsProblem,
+  type SettingProblem,
   settingName,
   settingsProblems,
   unknownKeyReason,
@@ -28,7 +29,7 @@ describe("stack config and environment", () => {
       }),
       { WORKSPACE_ACCESS_BASE_URL: "https://acme.example.com/api/v1/" },
     );
-    expect(resolveProviderSettings(raw).client.baseUrl).toBe("https://globex.example.com/api/v1/");
+    expect(resolveProviderSettings(raw).client.baseUrl.href).toBe("https://globex.example.com/api/v1/");
   });
 
   it("falls back to the environment for the address when the stack names none, and for the key", () => {
@@ -36,7 +37,25 @@ describe("stack config and environment", () => {
       WORKSPACE_ACCESS_BASE_URL: "https://acme.example.com/api/v1/",
       WORKSPACE_ACCESS_API_KEY: "env-key-123456",
     });
-    expect(resolveProviderSettings(raw).client).toMatchObject({ baseUrl: "https://acme.example.com/api/v1/", apiKey: "env-key-123456" });
+    expect(resolveProviderSettings(raw).client).toMatchObject({
+      baseUrl: new URL("https://acme.example.com/api/v1/"),
+      apiKey: "env-key-123456",
+    });
+  });
+
+  it.each([
+    [{ "workspace-access:baseUrl": "https://globex.example.com/api/v1/" }],
+    [{ "workspace-access:workspace": "globex", "workspace-access:host": "example.com" }],
+    [{ "workspace-access:host": "example.com" }],
+  ])("a stack config naming the address (%j) takes no key from the environment, and says where to set it", (values) => {
+    const raw = readRawSettings(config(values), {
+      WORKSPACE_ACCESS_API_KEY: "acme-key-123456",
+      WORKSPACE_ACCESS_BASE_URL: "https://acme.example.com/api/v1/",
+    });
+    expect(raw.apiKey).toBeUndefined();
+    expect(() => resolveProviderSettings(raw)).toThrow(
+      /^No API key in the stack config, which names the workspace's address: .*WORKSPACE_ACCESS_API_KEY is sent only to the address the environment gives\). Run: pulumi config set --secret workspace-access:apiKey <key>\.$/,
+    );
   });
 
   it("reads numbers and booleans the engine may hand over as such", () => {
@@ -51,14 +70,14 @@ describe("stack config and environment", () => {
     expect(resolveProviderSettings(raw).client.maxRetries).toBe(2);
   });
 
-  it("hands workspace-access:maxRequestsPerSecond to the client, whole numbers only; unset, no cap", () => {
+  it("hands workspace-access:maxRequestsPerSecond to the client, whole numbers only; unset, no cap (0)", () => {
     const base = { "workspace-access:baseUrl": "https://a.example.com/api/v1/", "workspace-access:apiKey": "k-123456" };
     expect(
       resolveProviderSettings(readRawSettings(config({ ...base, "workspace-access:maxRequestsPerSecond": "20" }), {})).client,
     ).toMatchObject({
       maxRequestsPerSecond: 20,
     });
-    expect(resolveProviderSettings(readRawSettings(config(base), {})).client.maxRequestsPerSecond).toBeUndefined();
+    expect(resolveProviderSettings(readRawSettings(config(base), {})).client.maxRequestsPerSecond).toBe(0);
     expect(NUMERIC_SETTINGS.maxRequestsPerSecond.default).toBe(0);
     expect(() => resolveProviderSettings(readRawSettings(config({ ...base, "workspace-access:maxRequestsPerSecond": "2.5" }), {}))).toThrow(
       /workspace-access:maxRequestsPerSecond must be a whole number of at least 0, got "2.5". Run: pulumi config set workspace-access:maxRequestsPerSecond <value>/,
@@ -93,6 +112,28 @@ describe("keys the package does not read", () => {
     expect(unknownKeys([key, "workspace-access:apiKey", "other:apikey"])).toEqual([key]);
     expect(closestKey(key)).toBe(meant);
     expect(unknownKeyReason(key)).toContain(`did you mean \`workspace-access:${meant}\`?`);
+  });
+
+  it.each([
+    ["workspace-acces:apiKey", "apiKey"],
+    ["workspace_access:baseUrl", "baseUrl"],
+    ["Workspace-Access:host", "host"],
+    ["workspace-accses:maxRetries", "maxRetries"],
+  ])("a namespace a typo away (%s): did you mean workspace-access:%s?", (key, meant) => {
+    const problems = keyProblems([key, "app:colour"], "app");
+    expect(problems).toEqual([{ kind: "unknown", key, meant }]);
+    expect(renderProblem(problems[0]!, "stack")).toContain(
+      `Unknown setting \`${key}\`: did you mean \`workspace-access:${meant}\`? Run: pulumi config rm ${key}`,
+    );
+  });
+
+  it.each([
+    ["the project's own namespace", ["workspace-acces:apiKey"], "workspace-acces"],
+    ["a key close to none of the package's", ["workspace-accent:colour"], "app"],
+    ["another namespace", ["aws:region", "pulumi:tags"], "app"],
+    ["an unknown project (the key may be its own)", ["workspace-acces:apiKey"], undefined],
+  ])("leaves alone %s", (_, keys, project) => {
+    expect(keyProblems(keys, project)).toEqual([]);
   });
 
   it("lists the settings when nothing is close", () => {
@@ -150,7 +191,7 @@ describe("one pipeline: problems as data, worded where the setting is set", () =
     expect(valueProblems(base)).toEqual([]);
   });
 
-  it.each<[SettingsProblem, string, string, string]>([
+  it.each<[SettingProblem, string, string, string]>([
     [
       { kind: "range", key: "maxRetries", spec: NUMERIC_SETTINGS.maxRetries, seen: "two" },
       'workspace-access:maxRetries must be a whole number of at least 0, got "two". Run: pulumi config set workspace-access:maxRetries <value>',
@@ -190,7 +231,10 @@ describe("one pipeline: problems as data, worded where the setting is set", () =
 
   it("keeps the provider's own knobs out of the client's settings", () => {
     expect(Object.keys(NUMERIC_SETTINGS)).not.toContain("readCacheSeconds");
-    expect(resolveProviderSettings({ ...base, readCacheSeconds: "0" })).toEqual({ client: base, readCacheSeconds: 0 });
+    const { client, readCacheSeconds } = resolveProviderSettings({ ...base, readCacheSeconds: "0" });
+    expect(readCacheSeconds).toBe(0);
+    expect(client).not.toHaveProperty("readCacheSeconds");
+    expect(client).toMatchObject({ resolved: true, apiKey: base.apiKey, baseUrl: new URL(base.baseUrl) });
   });
 });
 

@@ -11,7 +11,7 @@ import { integrationJobRecord, jobEnvelope } from "../records";
 import { scopesOf } from "../scopes";
 import type { IntegrationRow } from "../store";
 import type { MemberRole } from "../types";
-import { Checker, isObject, requireJsonBody } from "../validation";
+import { field, parseBody, requireJsonBody } from "../validation";
 import { param, type Reply, type RequestContext, type Route } from "./context";
 import { integrationOf, memberOf } from "./integration-rows";
 
@@ -67,28 +67,32 @@ export const invite: Route = {
   pattern: "/integrations/:id/users",
   scopes: () => scopesOf("POST /integrations/:id/users"),
   handle(ctx) {
-    const root = requireJsonBody(ctx.body, ctx.invalidJson);
-    const c = new Checker();
-    const data = c.object(root, "data", ["body"]);
-    c.oneOf(data, "type", ["body", "data"], ["invite_tenant_users"]);
-    const attributes = c.object(data, "attributes", ["body", "data"]);
-    const loc = ["body", "data", "attributes"];
-    const inviteRole = c.oneOf(attributes, "role", loc, ["account_owner", "account_collaborator"] as const);
-    const entitlements = c.idObjects(attributes, "entitlements", loc);
-    const userIds = c.uuids(attributes, "userIds", loc);
-    c.done();
+    const body = parseBody(
+      field.object({
+        data: field.object({
+          type: field.oneOf(["invite_tenant_users"]),
+          attributes: field.object({
+            role: field.oneOf(["account_owner", "account_collaborator"] as const),
+            entitlements: field.idObjects(),
+            userIds: field.uuids(),
+          }),
+        }),
+      }),
+      requireJsonBody(ctx.body, ctx.invalidJson),
+    );
+    const { role: inviteRole, entitlements, userIds } = body.data.attributes;
     const integration = integrationOf(ctx);
     const { store } = ctx.world;
     const existing = ctx.world.quirks.inviteExisting ?? "conflict";
-    for (const userId of userIds!) {
+    for (const userId of userIds) {
       if (store.user(userId) === undefined) throw ApiError.notFound(`No user with id ${userId}.`);
       // An existing member is changed through PATCH; inviting them again is a conflict (unless a
       // quirk makes the job merge or fail the invitation instead: the contract allows all three).
       if (existing === "conflict" && integration.members.has(userId))
         throw ApiError.conflict(`The user ${userId} is already a member of the integration ${integration.id}.`, { userId });
     }
-    const role = INVITE_ROLES[inviteRole!];
-    const ids = entitlements!;
+    const role = INVITE_ROLES[inviteRole];
+    const ids = entitlements;
     return startJob(
       ctx,
       integration,
@@ -97,18 +101,18 @@ export const invite: Route = {
       () => {
         const failure = unknownEntitlements(integration, ids);
         if (failure !== undefined) return failure;
-        const gone = userIds!.find((id) => store.user(id) === undefined);
+        const gone = userIds.find((id) => store.user(id) === undefined);
         if (gone !== undefined) {
           return { errorDetails: { errorType: "user_not_found", userRequired: false }, response: { message: `No user with id ${gone}.` } };
         }
         const failures = ctx.world.inviteFailures;
-        const injected = failures?.failing(userIds!) ?? [];
+        const injected = failures?.failing(userIds) ?? [];
         // Read when the job runs: whoever is a member by then is an "existing member".
         const mode = ctx.world.quirks.inviteExisting ?? "conflict";
-        const members = mode === "fail" ? userIds!.filter((id) => integration.members.has(id) && !injected.includes(id)) : [];
+        const members = mode === "fail" ? userIds.filter((id) => integration.members.has(id) && !injected.includes(id)) : [];
         const failing = [...injected, ...members];
         // A job naming a user who cannot be invited: "whole" applies nothing, "partial" the others.
-        const applied = failing.length === 0 || failures?.mode === "partial" ? userIds!.filter((id) => !failing.includes(id)) : [];
+        const applied = failing.length === 0 || failures?.mode === "partial" ? userIds.filter((id) => !failing.includes(id)) : [];
         for (const userId of applied) {
           if (mode === "merge") {
             // The invitation merged into the membership: its role and set replace what was there.
@@ -140,16 +144,18 @@ export const setEntitlements: Route = {
   pattern: "/integrations/:id/users/:userId",
   scopes: () => scopesOf("PATCH /integrations/:id/users/:userId"),
   handle(ctx) {
-    const root = requireJsonBody(ctx.body, ctx.invalidJson);
-    const c = new Checker();
-    const data = c.object(root, "data", ["body"]);
-    c.oneOf(data, "type", ["body", "data"], ["update_user_entitlement"]);
-    const attributes = c.object(data, "attributes", ["body", "data"]);
-    const entitlements = c.idObjects(attributes, "entitlements", ["body", "data", "attributes"]);
-    c.done();
+    const body = parseBody(
+      field.object({
+        data: field.object({
+          type: field.oneOf(["update_user_entitlement"]),
+          attributes: field.object({ entitlements: field.idObjects() }),
+        }),
+      }),
+      requireJsonBody(ctx.body, ctx.invalidJson),
+    );
     const integration = integrationOf(ctx);
     const member = memberOf(integration, param(ctx, "userId"));
-    const ids = entitlements!;
+    const ids = body.data.attributes.entitlements;
     return startJob(
       ctx,
       integration,
@@ -171,17 +177,14 @@ export const addRemoveEntitlements: Route = {
   pattern: "/integrations/:id/users/:userId/entitlements",
   scopes: () => scopesOf("PATCH /integrations/:id/users/:userId/entitlements"),
   handle(ctx) {
-    const root = requireJsonBody(ctx.body, ctx.invalidJson);
-    const c = new Checker();
-    const data = c.object(root, "data", ["body"]);
-    const add = c.object(data, "add", ["body", "data"], false);
-    const remove = c.object(data, "remove", ["body", "data"], false);
-    const toAdd = c.idObjects(add, "entitlements", ["body", "data", "add"], false);
-    const toRemove = c.idObjects(remove, "entitlements", ["body", "data", "remove"], false);
-    if (isObject(data) && c.issues.length === 0 && toAdd === undefined && toRemove === undefined) {
-      c.add(["body", "data"], "at least one of add.entitlements or remove.entitlements is required", "value_error.missing");
+    const part = field.object({ entitlements: field.idObjects().nullish() }).nullish();
+    const body = parseBody(field.object({ data: field.object({ add: part, remove: part }) }), requireJsonBody(ctx.body, ctx.invalidJson));
+    const toAdd = body.data.add?.entitlements ?? undefined;
+    const toRemove = body.data.remove?.entitlements ?? undefined;
+    if (toAdd === undefined && toRemove === undefined) {
+      const msg = "at least one of add.entitlements or remove.entitlements is required";
+      throw ApiError.validation([{ loc: ["body", "data"], msg, type: "value_error.missing" }]);
     }
-    c.done();
     const integration = integrationOf(ctx);
     const member = memberOf(integration, param(ctx, "userId"));
     const adding = toAdd ?? [];

@@ -10,7 +10,7 @@ import type { JobFailure } from "../jobs";
 import { integrationJobRecord, jobEnvelope, userRecord } from "../records";
 import { type Scope, scopesOf, USER_WRITE_JOB_SCOPE } from "../scopes";
 import type { UserAttributes } from "../store";
-import { Checker, requireJsonBody } from "../validation";
+import { field, parseBody, requireJsonBody } from "../validation";
 import { listPage, param, type Reply, type RequestContext, type Route, type World } from "./context";
 
 /** The workspace roles the public document enumerates. */
@@ -41,25 +41,30 @@ function self(id: string): string {
 
 /** Reads and validates a user body; `pathId` is set for PUT, whose `data.id` must match it. */
 function parseUserBody(ctx: RequestContext, pathId?: string): UserAttributes {
-  const root = requireJsonBody(ctx.body, ctx.invalidJson);
-  const c = new Checker();
-  const data = c.object(root, "data", ["body"]);
-  const loc = ["body", "data", "attributes"];
-  c.oneOf(data, "type", ["body", "data"], ["user"]);
-  const dataId = pathId === undefined ? undefined : c.string(data, "id", ["body", "data"], false);
-  const attributes = c.object(data, "attributes", ["body", "data"]);
-  const email = c.email(attributes, "email", loc);
-  const firstName = c.string(attributes, "firstName", loc);
-  const lastName = c.string(attributes, "lastName", loc);
-  const role = c.oneOf(attributes, "role", loc, USER_ROLES);
-  const isGuest = c.boolean(attributes, "isGuest", loc);
-  c.done();
+  const body = parseBody(
+    field.object({
+      data: field.object({
+        type: field.oneOf(["user"]),
+        // Only a PUT's `data.id` is read (it must match the URL's).
+        id: pathId === undefined ? field.ignored() : field.optionalString(),
+        attributes: field.object({
+          email: field.email(),
+          firstName: field.string(),
+          lastName: field.string(),
+          role: field.oneOf(USER_ROLES),
+          isGuest: field.optionalBoolean(),
+        }),
+      }),
+    }),
+    requireJsonBody(ctx.body, ctx.invalidJson),
+  );
+  const { email, firstName, lastName, role, isGuest } = body.data.attributes;
+  const dataId = pathId === undefined ? undefined : ((body.data.id as string | null | undefined) ?? undefined);
   if (pathId !== undefined && dataId !== undefined && dataId !== pathId) {
     // JSON:API answers an id that contradicts the URL with 409.
     throw ApiError.conflict(`data.id ${dataId} does not match the user id ${pathId} of the URL.`);
   }
-  // done() threw if any required field was missing, so these are set.
-  return { email: email!, firstName: firstName!, lastName: lastName!, role: role!, isGuest: isGuest ?? false };
+  return { email, firstName, lastName, role, isGuest: isGuest ?? false };
 }
 
 function emailConflict(email: string): ApiError {

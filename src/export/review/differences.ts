@@ -84,7 +84,7 @@ export interface Sides {
   /** Left-out records by {@link leftOutKey}, one per key. */
   leftThen: Map<string, AccessLeftOut>;
   leftNow: Map<string, AccessLeftOut>;
-  /** Members by {@link memberKey}. */
+  /** Members by {@link memberEmailKey}. */
   membersThen: Map<string, Placed>;
   membersNow: Map<string, Placed>;
   /** Left-out keys a membership comparison has reported already. */
@@ -94,13 +94,13 @@ export interface Sides {
 }
 
 /** A membership's identity: integration id and email. */
-export const memberKey = (integrationId: string, email: string) => `${integrationId}\u0000${emailKey(email)}`;
+export const memberEmailKey = (integrationId: string, email: string) => `${integrationId}\u0000${emailKey(email)}`;
 
 /** The left-out record of a user by email, or of a membership by integration and email, of one side. */
 export function leftOutOf(left: Map<string, AccessLeftOut>, kind: "user" | "membership", key: string): AccessLeftOut | undefined {
   for (const record of left.values()) {
     if (record.kind !== kind || record.email === undefined) continue;
-    if (kind === "user" ? emailKey(record.email) === key : memberKey(record.integration ?? "", record.email) === key) return record;
+    if (kind === "user" ? emailKey(record.email) === key : memberEmailKey(record.integration ?? "", record.email) === key) return record;
   }
   return undefined;
 }
@@ -117,7 +117,7 @@ function sides(recorded: AccessFile, live: AccessFile, options: CompareOptions):
   const members = (file: AccessFile) =>
     new Map(
       file.integrations.flatMap((integration) =>
-        integration.members.map((member) => [memberKey(integration.id, member.user), { integration, member }] as const),
+        integration.members.map((member) => [memberEmailKey(integration.id, member.user), { integration, member }] as const),
       ),
     );
   const labels = new Map([...recorded.integrations, ...live.integrations].map((i) => [i.id, i.label ?? i.name]));
@@ -143,7 +143,9 @@ function sides(recorded: AccessFile, live: AccessFile, options: CompareOptions):
 export function compareAccess(recorded: AccessFile, live: AccessFile, options: CompareOptions = {}): AccessDifference[] {
   const both = sides(recorded, live, options);
   const differences = [...userDifferences(both), ...membershipDifferences(both), ...leftOutDifferences(both)];
-  const order = (d: AccessDifference) =>
-    `${emailKey(d.user)}\u0000${d.integration === undefined ? "" : `\u0001${d.integration}`}\u0000${DIFFERENCE_KINDS.indexOf(d.kind)}\u0000${d.side}\u0000${d.text}`;
+  const order = (d: AccessDifference) => {
+    const where = d.integration === undefined ? "" : `\u0001${d.integration}`;
+    return [emailKey(d.user), where, DIFFERENCE_KINDS.indexOf(d.kind), d.side, d.text].join("\u0000");
+  };
   return differences.sort(byKey(order));
 }

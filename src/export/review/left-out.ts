@@ -7,7 +7,7 @@
  */
 import type { AccessLeftOut } from "../access-file";
 import { emailKey } from "../names";
-import { type AccessDifference, integrationLeftOut, memberKey, type Sides } from "./differences";
+import { type AccessDifference, integrationLeftOut, memberEmailKey, type Sides } from "./differences";
 import { difference, leftOutName, leftOutValue, memberValue, userValue } from "./wording";
 
 /** The differences of the records left out on either side. */
@@ -71,7 +71,7 @@ function declared(record: AccessLeftOut, sides: Sides): string | undefined {
     return user && userValue(user);
   }
   if (record.kind === "membership" && record.email !== undefined) {
-    const placed = sides.membersThen.get(memberKey(record.integration ?? "", record.email));
+    const placed = sides.membersThen.get(memberEmailKey(record.integration ?? "", record.email));
     return placed && memberValue(placed.member);
   }
   const integration = sides.recorded.integrations.find((i) => i.id === record.id);
@@ -102,7 +102,7 @@ function declarable(record: AccessLeftOut, sides: Sides): string | undefined {
     return user && userValue(user);
   }
   if (record.kind === "membership" && record.email !== undefined) {
-    const placed = sides.membersNow.get(memberKey(record.integration ?? "", record.email));
+    const placed = sides.membersNow.get(memberEmailKey(record.integration ?? "", record.email));
     return placed && memberValue(placed.member);
   }
   const integration = sides.live.integrations.find((i) => i.id === record.id);

@@ -67,7 +67,8 @@ function onlyOneSide(side: "access.yaml" | "workspace", { integration, member }:
       [side === "workspace" ? "workspace" : "accessYaml"]: value,
       entitlements: member.entitlements,
     },
-    `${SIDE_NAME[side]} grants ${member.user} ${held} in "${label}" as ${member.role}; ${side === "workspace" ? "access.yaml does not" : "the workspace does not (not a member there)"}`,
+    `${SIDE_NAME[side]} grants ${member.user} ${held} in "${label}" as ${member.role}; ` +
+      (side === "workspace" ? "access.yaml does not" : "the workspace does not (not a member there)"),
   );
 }
 

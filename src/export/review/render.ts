@@ -66,7 +66,8 @@ function text(review: Review, options: RenderOptions): string {
   const n = review.leftOut.length;
   if (n > 0) {
     lines.push(
-      `${plural(n, "record")} of the workspace a project cannot declare ${n === 1 ? "is" : "are"} left out${options.verbose ? ":" : " (--verbose lists them)."}`,
+      `${plural(n, "record")} of the workspace a project cannot declare ${n === 1 ? "is" : "are"} left out` +
+        (options.verbose ? ":" : " (--verbose lists them)."),
     );
     if (options.verbose) for (const record of review.leftOut) lines.push(`  ${record.text}`);
   }
@@ -103,7 +104,8 @@ function markdown(review: Review, options: RenderOptions): string {
     out.push(
       review.accepted
         ? "`access.yaml` now holds the workspace's side."
-        : `To take the workspace's side into \`access.yaml\` (only these records change): \`${acceptCommand(options.out)}\`, then commit it. To keep \`access.yaml\`'s side, change the workspace; \`pulumi up\` applies what \`access.yaml\` declares.`,
+        : `To take the workspace's side into \`access.yaml\` (only these records change): \`${acceptCommand(options.out)}\`, then commit it. ` +
+            "To keep `access.yaml`'s side, change the workspace; `pulumi up` applies what `access.yaml` declares.",
       "",
     );
   }

@@ -3,11 +3,18 @@
  * its inputs as `check` normalises them, its outputs from the member the service has, whether a
  * write may still land (`pendingOf`), and what a change of inputs means (`diffEntitlement`). No request.
  */
+import { sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, type IntegrationUser } from "../../client";
-import { DEFAULT_INTEGRATION_ROLE, defined, entitlementSet, type IntegrationEntitlementInputs, inviteRole } from "../../shared/inputs";
+import {
+  DEFAULT_INTEGRATION_ROLE,
+  idInput,
+  defined,
+  entitlementSet,
+  type IntegrationEntitlementInputs,
+  inviteRole,
+} from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
-import { sameId } from "../ids";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
 export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInputs {
@@ -17,12 +24,13 @@ export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInp
   lastJobId: string | null;
   /**
    * The last write (an invitation, or a set) may still land: it was accepted and not seen to finish.
-   * The entitlements are then the ones asked, not known to be held. Missing in a state written
-   * before it existed: see {@link pendingOf}.
+   * The entitlements are then the ones asked, not known to be held. Absent (a state a test writes by hand): not pending.
    */
   pending?: boolean;
   /** The job of that pending write, to wait for before writing again; null when none is known (its answer was lost). */
   pendingJobId?: string | null;
+  /** The stack adopted the membership (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`. Absent: not adopted. */
+  adopted?: boolean;
 }
 
 export type Props = Record<string, unknown>;
@@ -43,11 +51,12 @@ export function parseId(id: string): { integrationId: string; userId: string } {
 export function normalise(news: Props): IntegrationEntitlementInputs {
   const entitlements = news.entitlements;
   return defined({
-    integrationId: news.integrationId,
-    userId: news.userId,
+    integrationId: idInput(news.integrationId),
+    userId: idInput(news.userId),
     entitlements: Array.isArray(entitlements) && !containsUnknown(entitlements) ? entitlementSet(entitlements as string[]) : entitlements,
     role: news.role ?? DEFAULT_INTEGRATION_ROLE,
     adoptExisting: news.adoptExisting ?? false,
+    deleteOnDestroy: news.deleteOnDestroy,
   }) as IntegrationEntitlementInputs;
 }
 
@@ -55,14 +64,23 @@ export function outputs(
   member: IntegrationUser,
   inputs: IntegrationEntitlementInputs,
   lastJobId: string | null,
+  adopted = false,
 ): IntegrationEntitlementOutputs {
   return {
     ...settled(member, inputs),
     lastJobId,
     pending: false,
     pendingJobId: null,
+    adopted,
   };
 }
+
+/** Whether the state records an adoption. */
+export const wasAdopted = (props: Partial<IntegrationEntitlementOutputs> | undefined): boolean => props?.adopted === true;
+
+/** Whether `deleteOnDestroy` changes: no request, but the state (which the delete reads) must learn it. */
+export const optInChanged = (olds: Props, news: Props) =>
+  isUnknown(news.deleteOnDestroy) || (olds.deleteOnDestroy === true) !== (news.deleteOnDestroy === true);
 
 function settled(member: IntegrationUser, inputs: IntegrationEntitlementInputs) {
   return {
@@ -73,23 +91,16 @@ function settled(member: IntegrationUser, inputs: IntegrationEntitlementInputs) 
     // the declared role stands.
     role: inviteRole(member.role) ?? inputs.role,
     adoptExisting: inputs.adoptExisting === true,
+    ...(inputs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}),
     email: member.email,
     status: member.status,
   };
 }
 
-/**
- * Whether the state records a write that may still land, and its job: `pending: true` (with
- * `pendingJobId`), or, in a state written before those fields existed, an empty set (a resource
- * always declares some) with the job in `lastJobId`.
- */
+/** Whether the state records a write that may still land (`pending: true`), and its job (`pendingJobId`). */
 export function pendingOf(props: Partial<IntegrationEntitlementOutputs> | undefined): { jobId: string | null } | undefined {
-  if (!props) return undefined;
-  if (props.pending === true) return { jobId: typeof props.pendingJobId === "string" ? props.pendingJobId : null };
-  if (props.pending === undefined && Array.isArray(props.entitlements) && props.entitlements.length === 0) {
-    return { jobId: typeof props.lastJobId === "string" ? props.lastJobId : null };
-  }
-  return undefined;
+  if (props?.pending !== true) return undefined;
+  return { jobId: typeof props.pendingJobId === "string" ? props.pendingJobId : null };
 }
 
 export const sameSet = (a: unknown, b: unknown) =>
@@ -100,7 +111,7 @@ export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffRe
   // A pending write is resumed by an update (the set it asked is not known to be held).
   const pending = pendingOf(olds) !== undefined;
   const differs = (key: string, same: (a: unknown, b: unknown) => boolean) => isUnknown(news[key]) || !same(olds[key], news[key]);
-  // Ids compare case-insensitively: a service may answer them in another case than the program gave.
+  // Ids compare in their one form (`idOf`): a state written before may hold the case a service once answered.
   const moved = ["integrationId", "userId"].filter((key) =>
     differs(key, (a, b) => a === b || (typeof a === "string" && typeof b === "string" && sameId(a, b))),
   );
@@ -108,7 +119,7 @@ export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffRe
   const entitlementsChanged = containsUnknown(news.entitlements) || !sameSet(olds.entitlements, news.entitlements);
   const replaces = [...moved, ...(roleChanged ? ["role"] : [])];
   return {
-    changes: replaces.length > 0 || entitlementsChanged || pending,
+    changes: replaces.length > 0 || entitlementsChanged || pending || optInChanged(olds, news),
     replaces,
     // The API cannot change a member's role: the old membership goes first, then the invite
     // with the new role. Only needed when both point at the same membership.
@@ -118,6 +129,6 @@ export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffRe
 
 /** The inputs part of a state, as a read hands them back (outputs only left out). */
 export function inputsOf(props: IntegrationEntitlementOutputs): IntegrationEntitlementOutputs {
-  const { email: _e, status: _s, lastJobId: _j, pending: _p, pendingJobId: _q, ...inputs } = props;
+  const { email: _e, status: _s, lastJobId: _j, pending: _p, pendingJobId: _q, adopted: _a, ...inputs } = props;
   return inputs as IntegrationEntitlementOutputs;
 }

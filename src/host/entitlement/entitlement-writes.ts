@@ -6,6 +6,7 @@
  */
 import {
   ConfigurationError,
+  idOf,
   type IntegrationUser,
   type JobHandle,
   unlessNotFound,
@@ -13,13 +14,11 @@ import {
   WorkspaceAccessError,
 } from "../../client";
 import { entitlementSet, type IntegrationEntitlementInputs, inviteRole } from "../../shared/inputs";
-import type { InvitationResult } from "../invite-batcher";
-import { afterJobWait, PartialWriteError } from "../partial-write";
+import type { InvitationResult } from "../membership/invite-batcher";
+import { afterJobWait, PartialWriteError } from "../membership/partial-write";
 import type { ProviderContext } from "../provider-runtime";
-import { membershipId, sameSet } from "./entitlement-state";
-
-const memberOrUndefined = (client: WorkspaceAccessClient, integrationId: string, userId: string) =>
-  unlessNotFound(client.integrations.getUser(integrationId, userId));
+import { membershipId, parseId, sameSet } from "./entitlement-state";
+import { sameId } from "../../client/ids";
 
 /**
  * Waits for the job of a write the service accepted. Any failure but the job's own (a
@@ -35,22 +34,27 @@ async function finish(job: JobHandle): Promise<void> {
 }
 
 /**
- * Invites the user and waits for the job, batched with the invitations of the same integration,
- * role and set that this process sends at about the same time (see `invite-batcher.ts`). When the
- * answer says the user is a member already (a 409), or an ambiguous failure leaves it unclear
- * whether the invitation landed, the member is read instead: an invitation is never re-sent
- * blindly. An invitation that may still land is thrown as a {@link PartialWriteError} with its job
- * (see `partialCreate` in the provider).
+ * An invitation that may still land, as the provider records it: a {@link PartialWriteError} with
+ * its job (see `partialCreate` in the provider). Any other result as it is. The invitation itself
+ * goes straight to the context's batcher (`invite-batcher.ts`), which invites with the others of the
+ * same integration, role and set sent at about the same time, and reads the member instead of
+ * inviting blindly after a 409 or an ambiguous failure.
  *
  * Inviting a user who is already a member is not documented (409, a merge, or a failed job): the
  * create confirms the user is not one first, and reads the member back after the job.
  */
-async function invite(ctx: ProviderContext, inputs: IntegrationEntitlementInputs): Promise<Exclude<InvitationResult, { kind: "pending" }>> {
-  const { integrationId, userId, entitlements, role } = inputs;
-  const result = await ctx.connection().invites.submit({ integrationId, userId, role, entitlements: entitlementSet(entitlements) });
+function landed(result: InvitationResult): Exclude<InvitationResult, { kind: "pending" }> {
   if (result.kind === "pending") throw new PartialWriteError(result.error, result.jobId);
   return result;
 }
+
+/** The invitation of `inputs`, for the batcher. */
+const invitationOf = ({ integrationId, userId, role, entitlements }: IntegrationEntitlementInputs) => ({
+  integrationId,
+  userId,
+  role,
+  entitlements: entitlementSet(entitlements),
+});
 
 /** The set of a member, for messages: `VIEWER, EDITOR`, or `none`. */
 const describeSet = (ids: readonly string[]) => (ids.length > 0 ? ids.join(", ") : "none");
@@ -101,12 +105,12 @@ async function setExisting(
  * the next up finds the membership and applies the adoption rules).
  */
 async function memberAfterInvite(
-  client: WorkspaceAccessClient,
+  ctx: ProviderContext,
   inputs: IntegrationEntitlementInputs,
   jobId: string | null,
 ): Promise<IntegrationUser> {
   const { integrationId, userId } = inputs;
-  const member = await memberOrUndefined(client, integrationId, userId);
+  const member = await ctx.connection().memberships.of(integrationId).read(userId);
   if (!member) {
     throw new WorkspaceAccessError(
       `The job for ${membershipId(integrationId, userId)} finished, but the user is not a member of the integration: check the integration in the workspace.`,
@@ -126,7 +130,7 @@ async function memberAfterInvite(
 }
 
 /**
- * A create: learns whether the user is a member before writing anything (see `member-lookup.ts`),
+ * A create: learns whether the user is a member before writing anything (its integration's `membership-view.ts`),
  * never from how an invitation is answered. A member is taken over only with `adoptExisting`
  * (and the declared role): the declared set is applied, nothing written when it matches. A user
  * who is not a member is invited; when the invitation says otherwise (a 409: the user became a
@@ -138,16 +142,23 @@ export async function createMembership(
   ctx: ProviderContext,
   inputs: IntegrationEntitlementInputs,
 ): Promise<{ member: IntegrationUser; existed: boolean; jobId: string | null }> {
-  const { client, cache } = ctx.connection();
+  const { client, memberships } = ctx.connection();
   const adopt = async (member: IntegrationUser) => {
     if (!inputs.adoptExisting) throw existingMembershipError(member, inputs);
     const mismatch = roleMismatch(member, inputs);
     if (mismatch) throw mismatch;
-    return { ...(await setExisting(client, member, inputs)), existed: true };
+    const set = await setExisting(client, member, inputs);
+    // Said in the up's output: the engine reports the adoption as "created" either way.
+    if (set.jobId === null)
+      ctx.info(
+        `Adopted the membership of user ${inputs.userId} in integration ${inputs.integrationId}: ` +
+          "it holds the declared role and entitlements already; nothing was written.",
+      );
+    return { ...set, existed: true };
   };
-  const { member: existing, shared } = await cache.memberBeforeCreate(inputs.integrationId, inputs.userId);
+  const { member: existing, shared } = await memberships.of(inputs.integrationId).beforeCreate(inputs.userId);
   if (existing) return adopt(existing);
-  const invited = await invite(ctx, inputs);
+  const invited = landed(await ctx.connection().invites.submit(invitationOf(inputs)));
   if (invited.kind === "member") {
     // Found a member after a failed or unanswered invitation with another role than invited:
     // someone else added them meanwhile, so the adoption rules apply.
@@ -157,7 +168,7 @@ export async function createMembership(
   }
   const member: IntegrationUser = shared
     ? {
-        id: inputs.userId,
+        id: idOf(inputs.userId),
         email: null,
         firstName: null,
         lastName: null,
@@ -167,8 +178,42 @@ export async function createMembership(
         entitlements: inputs.entitlements,
         dynamicFields: {},
       }
-    : await memberAfterInvite(client, inputs, invited.jobId);
+    : await memberAfterInvite(ctx, inputs, invited.jobId);
   return { member, existed: false, jobId: invited.jobId };
+}
+
+/**
+ * A create with `import: "<integrationId>/<userId>"`: the membership must be the declared one and
+ * exist (a direct read; 404 fails, before any write); then it is adopted as `adoptExisting` would
+ * (the declared role must match; the set applied only when it differs).
+ */
+export async function importMembership(
+  ctx: ProviderContext,
+  inputs: IntegrationEntitlementInputs,
+  importId: string,
+): Promise<{ member: IntegrationUser; jobId: string | null }> {
+  const named = parseId(importId);
+  if (!sameId(named.integrationId, inputs.integrationId) || !sameId(named.userId, inputs.userId)) {
+    throw new ConfigurationError(
+      `import: "${importId}" is the membership of user ${named.userId} in integration ${named.integrationId}, ` +
+        `but the resource declares user ${inputs.userId} in integration ${inputs.integrationId}. Nothing was changed. ` +
+        `Import "${membershipId(inputs.integrationId, inputs.userId)}", or declare the membership you import.`,
+      "import",
+    );
+  }
+  const { client, memberships } = ctx.connection();
+  const member = await memberships.of(inputs.integrationId).read(inputs.userId);
+  if (!member) {
+    throw new ConfigurationError(
+      `import: user ${inputs.userId} is not a member of integration ${inputs.integrationId} ` +
+        `(GET /integrations/${inputs.integrationId}/users/${inputs.userId} answered 404), so there is nothing to import. ` +
+        "Nothing was changed. Remove the import option to invite the user.",
+      "import",
+    );
+  }
+  const mismatch = roleMismatch(member, inputs);
+  if (mismatch) throw mismatch;
+  return setExisting(client, member, inputs);
 }
 
 /**
@@ -180,11 +225,11 @@ export async function converge(
   ctx: ProviderContext,
   inputs: IntegrationEntitlementInputs,
 ): Promise<{ member: IntegrationUser; jobId: string | null }> {
-  const { client } = ctx.connection();
-  let member = await memberOrUndefined(client, inputs.integrationId, inputs.userId);
+  const { client, memberships } = ctx.connection();
+  let member = await memberships.of(inputs.integrationId).read(inputs.userId);
   if (!member) {
-    const invited = await invite(ctx, inputs);
-    if (invited.kind === "invited") return { member: await memberAfterInvite(client, inputs, invited.jobId), jobId: invited.jobId };
+    const invited = landed(await ctx.connection().invites.submit(invitationOf(inputs)));
+    if (invited.kind === "invited") return { member: await memberAfterInvite(ctx, inputs, invited.jobId), jobId: invited.jobId };
     member = invited.member;
   }
   // A member holding another role than this resource invites with was not made by its invitation:

@@ -8,16 +8,17 @@
  * |---|---|
  * | check | `GET /integrations/{id}/entitlements` once per integration and process, only for a new or changed entitlement set (see `entitlement-catalogue.ts`) |
  * | diff | none |
- * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (`member-lookup.ts`); a miss in a shared list is confirmed before any invitation (a second listing that agrees, or that GET: a list proves presence only). Not a member: `POST /integrations/{id}/users` (invite; one request and one job for the creates of the same integration, role and set that arrive together, see `invite-batcher.ts`), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status, which must show the role and set asked. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
+ * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (the integration's `membership-view.ts`); a miss in a shared list is confirmed before any invitation (a second listing that agrees, or that GET: a list proves presence only). Not a member: `POST /integrations/{id}/users` (invite; one request and one job for the creates of the same integration, role and set that arrive together, see `invite-batcher.ts`), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status, which must show the role and set asked. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
  * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, `GET /jobs/{jobId}` for its recorded job until done, then the member, then invite or `PATCH` as above (a member with another role than declared was not made by the invitation: the adoption rules apply) |
  * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh; a partial create whose member is not there yet: `GET /jobs/{jobId}` once, kept while the job runs. Not a member (404): `GET /integrations/{id}` once per integration, and a 404 there fails the refresh instead of forgetting the resource (the key may merely not be shown the integration) |
- * | delete | a partial create: first `GET /jobs/{jobId}` until done (fails, keeping the resource, while it still runs); then `DELETE /integrations/{id}/users/{userId}`, then the job; 404 means already gone |
+ * | create with `import` | `GET /integrations/{id}/users/{userId}` (404 fails: nothing to import), then the adoption above (`PATCH` only when the set differs) |
+ * | delete | an adopted membership (`adoptExisting` found it, or `import`) without `deleteOnDestroy`: nothing, with a warning. A partial create: first `GET /jobs/{jobId}` until done (fails, keeping the resource, while it still runs); then `DELETE /integrations/{id}/users/{userId}`, then the job; 404 means already gone |
  *
  * Once the service has accepted a write of a create (or of an update resuming one) and it was not
  * seen to finish (a timeout, polling that still fails after the client's retries, an answer lost),
  * the resource is recorded as partially created, `pending: true` with the job to wait for
  * (`pendingJobId`, null when none is known): the next `pulumi up` waits for the job instead of
- * inviting again. A state written before these fields existed recorded it as an empty set: read as pending.
+ * inviting again.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, unlessNotFound, type WorkspaceAccessClient } from "../../client";
@@ -25,12 +26,14 @@ import { withHints } from "../../shared/hints";
 import {
   DEFAULT_INTEGRATION_ROLE,
   entitlementSet,
+  IMPORT_ID,
+  importOf,
   type IntegrationEntitlementInputs,
   integrationEntitlementInputs,
   validate,
 } from "../../shared/inputs";
-import { settle } from "../pending-jobs";
-import { PartialWriteError } from "../partial-write";
+import { settle } from "../membership/pending-jobs";
+import { PartialWriteError } from "../membership/partial-write";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import {
@@ -39,12 +42,14 @@ import {
   inputsOf,
   membershipId,
   normalise,
+  optInChanged,
   outputs,
   type Props,
   parseId,
   pendingOf,
+  wasAdopted,
 } from "./entitlement-state";
-import { converge, createMembership } from "./entitlement-writes";
+import { converge, createMembership, importMembership } from "./entitlement-writes";
 
 export type { IntegrationEntitlementOutputs } from "./entitlement-state";
 
@@ -81,6 +86,9 @@ function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitleme
     lastJobId: error.pendingJobId ?? lastJobId,
     pending: true,
     pendingJobId: error.pendingJobId,
+    // Whether the write was an invitation or an adoption's set is not known: with adoptExisting,
+    // destroy leaves the membership (it may have existed before).
+    adopted: inputs.adoptExisting === true,
   };
   return error.recordedAs({ id: membershipId(inputs.integrationId, inputs.userId), properties: { ...state, __provider: news.__provider } });
 }
@@ -90,7 +98,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     const failures = [...ctx.settingsFailures(), ...validate(integrationEntitlementInputs, news)];
     // Valid inputs and settings, and an entitlement set that is new: are they in the integration's catalogue?
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedEntitlements(olds, news)));
-    return { inputs: { ...normalise(news) }, failures };
+    return { inputs: { ...normalise(news), ...importOf(news) }, failures };
   },
 
   async diff(_ctx: ProviderContext, _id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
@@ -102,9 +110,15 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     return ctx.withWrite(
       async () => {
         try {
+          const importId = news[IMPORT_ID];
+          if (typeof importId === "string") {
+            const { member, jobId } = await importMembership(ctx, inputs, importId);
+            ctx.takeovers.take(memberKey(inputs.integrationId, inputs.userId));
+            return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId, true) };
+          }
           const { member, existed, jobId } = await createMembership(ctx, inputs);
           if (existed) ctx.takeovers.take(memberKey(inputs.integrationId, inputs.userId));
-          return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId) };
+          return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId, existed) };
         } catch (error) {
           throw partialCreate(error, news, inputs, null);
         }
@@ -121,8 +135,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   ): Promise<pulumi.dynamic.ReadResult<IntegrationEntitlementOutputs>> {
     const { integrationId, userId } = parseId(id);
     return withHints(async () => {
-      const { cache, client } = ctx.connection();
-      const member = await cache.member(integrationId, userId);
+      const { memberships, client } = ctx.connection();
+      const view = memberships.of(integrationId);
+      const member = await view.member(userId);
       if (!member) {
         // A partial create whose invitation is still running is kept as it is: dropping it would
         // have the next up invite the user a second time, and lose the job to wait for.
@@ -132,7 +147,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         }
         // 404 also means "not disclosed to this key": forgetting every resource of an integration
         // the key cannot see would make the next up invite them all again.
-        if (!(await cache.integrationVisible(integrationId))) throw integrationNotVisible(integrationId, userId);
+        if (!(await view.visible())) throw integrationNotVisible(integrationId, userId);
         return { id: "", props: {} as IntegrationEntitlementOutputs };
       }
       const declared = {
@@ -141,10 +156,11 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         entitlements: [],
         role: props?.role ?? DEFAULT_INTEGRATION_ROLE,
         adoptExisting: props?.adoptExisting === true,
+        deleteOnDestroy: props?.deleteOnDestroy,
       };
-      const outs = outputs(member, declared, props?.lastJobId ?? null);
+      const outs = outputs(member, declared, props?.lastJobId ?? null, wasAdopted(props));
       return { id, props: outs, inputs: inputsOf(outs) };
-    });
+    }, true);
   },
 
   async update(
@@ -154,9 +170,15 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     news: Props,
   ): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
     const inputs = normalise(news);
+    const adopted = wasAdopted(olds);
+    const { deleteOnDestroy: _, ...kept } = olds;
+    const optIn = inputs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {};
+    // Only the destroy opt-in changed: the state learns it, nothing is sent.
+    const same = diffEntitlement(olds as unknown as Props, { ...news, deleteOnDestroy: olds.deleteOnDestroy });
+    if (!same.changes && optInChanged(olds as unknown as Props, news)) return { outs: { ...kept, ...optIn, adopted } };
     return ctx.withWrite(
       async () => {
-        const pending = pendingOf(olds) ?? (Array.isArray(olds.entitlements) ? undefined : { jobId: null });
+        const pending = pendingOf(olds);
         if (!pending) {
           // The usual update: replace the set and wait; the member is known from the last outputs,
           // so no read before or after. A member removed out of band (404) falls through to a full
@@ -165,7 +187,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
           if (job) {
             await job.wait();
-            return { outs: { ...olds, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null, pending: false, pendingJobId: null } };
+            return {
+              outs: { ...kept, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null, pending: false, pendingJobId: null, adopted },
+            };
           }
         }
         // A create whose job was not seen to finish was recorded with that job: give it its time
@@ -175,7 +199,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         if (pending?.jobId) await settle(ctx.connection().client, [pending.jobId]);
         try {
           const { member, jobId } = await converge(ctx, inputs);
-          return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null) };
+          return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null, adopted) };
         } catch (error) {
           // This write's own job, if one is left in flight, is recorded in turn.
           throw partialCreate(error, news, inputs, olds.lastJobId ?? null);
@@ -191,6 +215,14 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     // would undo it.
     const { integrationId, userId } = parseId(id);
     if (ctx.takeovers.has(memberKey(integrationId, userId))) return;
+    // A membership that existed before the stack adopted it is given back as it is.
+    if (wasAdopted(props) && props?.deleteOnDestroy !== true) {
+      ctx.warn(
+        `The membership of user ${userId}${props?.email ? ` (${props.email})` : ""} in integration ${integrationId} is left as it is: ` +
+          "the stack adopted it (it existed before). To remove it on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.",
+      );
+      return;
+    }
     await ctx.withWrite(
       async () => {
         // A partial create's invitation may still land after a removal that found nobody: it is

@@ -10,7 +10,8 @@
  * | create | `GET /integrations/{id}/users` (the member list, paged, once); the confirmations the plan asks for (below); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job, then a read-back of what the invitations made; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
  * | update | a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member the state lists: those the plan showed), and per member whose declared role changed as the plan showed it (a role the service changed unseen fails that member instead); then the invitations (batched, read back) and one `PATCH` per member whose set changed |
  * | read | the member list once and the confirmations (a member whose invitation job is pending stays managed until they are a member). A 404 to the list fails the refresh (the integration may be gone, or not disclosed to the key) |
- * | delete | a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per managed member there and not taken over by another resource in this deployment (`takeovers.ts`). Fails, keeping the resource, for a managed member whose invitation job is still running (they may join after) |
+ * | create with `import` | the same, once the import id is the declared integration (a 404 to the list fails: nothing to import) |
+ * | delete | adopted members (`adoptedMembers`) are left, with a warning, unless `deleteOnDestroy`; a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per managed member there and not taken over by another resource in this deployment (`takeovers.ts`). Fails, keeping the resource, for a managed member whose invitation job is still running (they may join after) |
  *
  * A list proves presence, never absence: a member a decision rests on (to invite, to remove, to
  * take over, to forget) who is missing from the list is confirmed first (`members-service.ts`): by
@@ -25,16 +26,17 @@
  * still happen, and the state records what the service then has (a partial create or update): the
  * next `up` converges from there.
  */
+import { idOf } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
-import { NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { ConfigurationError, NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
-import { defined, type IntegrationMembersInputs, integrationMembersInputs, validate } from "../../shared/inputs";
+import { defined, IMPORT_ID, importOf, type IntegrationMembersInputs, integrationMembersInputs, validate } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import { settle } from "../pending-jobs";
+import { settle } from "../membership/pending-jobs";
 import { applyPlan, failedError, runError, runOf, writerOf } from "./members-apply";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { asInputs, declaredOf, diffMembers, normalise, type Props } from "./members-diff";
-import { keyOf } from "./members-refusals";
 import { confirmAbsences, listMembers } from "./members-service";
 import { type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
 import { type ProviderContext, providerOf } from "../provider-runtime";
@@ -65,17 +67,55 @@ async function planAgainstService(
 const claimedIn = (ctx: ProviderContext, integrationId: string) => (userId: string) => ctx.takeovers.has(memberKey(integrationId, userId));
 
 /**
+ * The outputs with what the program's destroy reads: the managed members who were members before
+ * (the state's record and those this operation took over), and the opt-in to removing them.
+ */
+function withAdoption(
+  outputs: IntegrationMembersOutputs,
+  prior: readonly string[] | undefined,
+  takenOver: readonly string[],
+  deleteOnDestroy: boolean | undefined,
+): IntegrationMembersOutputs {
+  const managed = new Set(outputs.members.map((m) => idOf(m.userId)));
+  const adopted = new Map([...(prior ?? []), ...takenOver].filter((id) => managed.has(idOf(id))).map((id) => [idOf(id), id]));
+  return { ...outputs, adoptedMembers: [...adopted.values()].sort(), ...(deleteOnDestroy === true ? { deleteOnDestroy: true } : {}) };
+}
+
+/** An import whose id is not the declared integration: nothing is written. */
+function importMismatch(importId: string, integrationId: string): ConfigurationError {
+  return new ConfigurationError(
+    `import: "${importId}" is not the integration this resource declares (${integrationId}). Nothing was changed. ` +
+      `Import "${integrationId}", or declare integrationId: "${importId}".`,
+    "import",
+  );
+}
+
+/**
  * A create: declared members who are members already are adopted (their set applied with one
  * PATCH when it differs; a declared role that differs fails the create before any write), the
  * others, confirmed absent, invited in batches. Nobody is removed.
  */
 async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
   const { client } = ctx.connection();
+  const importId = news[IMPORT_ID];
+  if (typeof importId === "string" && !sameId(importId, inputs.integrationId)) throw importMismatch(importId, inputs.integrationId);
   const base = { op: "create" as const, integrationId: inputs.integrationId, declared: inputs.members };
-  const acts = await planAgainstService(client, base);
+  let acts: Actions;
+  try {
+    acts = await planAgainstService(client, base);
+  } catch (error) {
+    if (typeof importId === "string" && NotFoundError.isInstance(error)) {
+      throw new ConfigurationError(
+        `import: integration ${importId} answered 404 to its member list: it does not exist, or this key may not see it, ` +
+          "so there is nothing to import. Nothing was changed.",
+        "import",
+      );
+    }
+    throw error;
+  }
   const run = runOf(inputs.integrationId, acts);
   await applyPlan(writerOf(ctx), run, acts);
-  const outputs = outputsOf(run, declaredOf(inputs));
+  const outputs = withAdoption(outputsOf(run, declaredOf(inputs)), [], acts.takeOver, inputs.deleteOnDestroy);
   if (run.failures.length === 0) return outputs;
   // Nothing managed (every write failed before it was accepted): no resource to record.
   if (run.managed.size === 0) throw run.failures.length === 1 ? run.failures[0]!.error : runError(run);
@@ -104,7 +144,7 @@ async function update(
   const acts = await planAgainstService(client, base, olds.members);
   const run = runOf(inputs.integrationId, acts);
   await applyPlan(writerOf(ctx), run, acts);
-  const outputs = outputsOf(run, declaredOf(inputs));
+  const outputs = withAdoption(outputsOf(run, declaredOf(inputs)), olds.adoptedMembers, acts.takeOver, inputs.deleteOnDestroy);
   if (run.failures.length > 0) throw runError(run, outputs, news.__provider);
   return outputs;
 }
@@ -130,18 +170,24 @@ async function read(
   }
   const run = runOf(id, acts);
   const declaredRoles = props?.declaredRoles;
-  const outs = outputsOf(run, { removeUnmanaged: props?.removeUnmanaged === true, declaredRoles });
+  const outs = withAdoption(
+    outputsOf(run, { removeUnmanaged: props?.removeUnmanaged === true, declaredRoles }),
+    props?.adoptedMembers,
+    [],
+    props?.deleteOnDestroy,
+  );
   // The inputs as the program declares them: a role only where it declares one (or, from a
   // state without that record, an import, every known role), so a refresh changes nothing else.
-  const declared = declaredRoles === undefined ? undefined : new Set(declaredRoles.map(keyOf));
+  const declared = declaredRoles === undefined ? undefined : new Set(declaredRoles.map(idOf));
   const inputs = {
     integrationId: id,
     members: outs.members.map((m) => ({
       userId: m.userId,
       entitlements: m.entitlements,
-      ...(m.role !== null && (declared === undefined || declared.has(keyOf(m.userId))) ? { role: m.role } : {}),
+      ...(m.role !== null && (declared === undefined || declared.has(idOf(m.userId))) ? { role: m.role } : {}),
     })),
     removeUnmanaged: outs.removeUnmanaged,
+    ...(outs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}),
   };
   return { id, props: outs, inputs: inputs as unknown as IntegrationMembersOutputs };
 }
@@ -162,19 +208,31 @@ function notDisclosed(id: string, cause: Error): Error {
 async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
   const { client } = ctx.connection();
   const running = props.unfinishedJobIds?.length ? await settle(client, props.unfinishedJobIds) : [];
+  // Members who were members before this resource managed them are given back as they are.
+  const adopted = new Set(props.deleteOnDestroy === true ? [] : (props.adoptedMembers ?? []).map(idOf));
+  const taken = claimedIn(ctx, id);
   let acts: Actions;
   try {
     const base = {
       op: "delete" as const,
       integrationId: id,
       prior: { ...props, members: props.members ?? [] },
-      claimed: claimedIn(ctx, id),
+      claimed: (userId: string) => taken(userId) || adopted.has(idOf(userId)),
       running,
     };
     acts = await planAgainstService(client, base, props.members);
   } catch (error) {
     if (NotFoundError.isInstance(error)) return;
     throw error;
+  }
+  const left = (props.adoptedMembers ?? []).filter(
+    (userId) => adopted.has(idOf(userId)) && acts.present.some((m) => sameId(m.userId, userId)),
+  );
+  if (left.length > 0) {
+    ctx.warn(
+      `Integration ${id}: ${left.length} adopted member(s) left as they are (they were members before this resource managed them): ` +
+        `${left.join(", ")}. To remove them on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.`,
+    );
   }
   const run = runOf(id, { ...acts, stillRunning: [] });
   await applyPlan(writerOf(ctx), run, acts);
@@ -201,7 +259,7 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
     const failures = [...ctx.settingsFailures()];
     // Valid inputs and settings: are the new or changed entitlement sets in the integration's catalogue?
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news)));
-    return { inputs: normalise(news), failures };
+    return { inputs: { ...normalise(news), ...importOf(news) }, failures };
   },
 
   async diff(_ctx: ProviderContext, _id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
@@ -218,7 +276,7 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
     id: string,
     props?: IntegrationMembersOutputs,
   ): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
-    return withHints(() => read(ctx, id, props));
+    return withHints(() => read(ctx, id, props), true);
   },
 
   async update(

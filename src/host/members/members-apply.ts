@@ -4,15 +4,16 @@
  * write waits for its job; a failed write fails that member alone, and the run records what the
  * service then has, so that the state of a partial create or update is true.
  */
+import { idOf } from "../../client/ids";
 import { type IntegrationRole, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import type { ProviderContext } from "../provider-runtime";
 import { memberKey, type Takeovers } from "../takeovers";
 import { entitlementSet, type MemberInputs } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import type { InviteBatcher } from "../invite-batcher";
-import { PartialWriteError } from "../partial-write";
+import type { InviteBatcher } from "../membership/invite-batcher";
+import { PartialWriteError } from "../membership/partial-write";
 import type { Actions, PlannedInvite } from "./members-plan";
-import { keyOf, notAsInvited, roleMismatch } from "./members-refusals";
+import { notAsInvited, roleMismatch } from "./members-refusals";
 import { readBack, serviceMember } from "./members-service";
 import { byKey, type IntegrationMembersOutputs, type Run, type ServiceMember } from "./members-state";
 
@@ -38,7 +39,7 @@ export function runOf(integrationId: string, acts: Actions): Run {
     present: byKey(acts.present),
     managed: byKey(acts.managed),
     failures: [...acts.failures],
-    pending: new Map(acts.pending.map((p) => [keyOf(p.userId), p])),
+    pending: new Map(acts.pending.map((p) => [idOf(p.userId), p])),
   };
   for (const p of acts.stillRunning) run.failures.push({ userId: p.userId, error: stillRunningError(p.jobId) });
   return run;
@@ -54,11 +55,11 @@ export async function applyPlan(writer: Writer, run: Run, acts: Actions): Promis
   const removed = new Set<string>();
   await Promise.all(
     acts.remove.map(async (id) => {
-      if (await removeMember(writer.client, run, id)) removed.add(keyOf(id));
+      if (await removeMember(writer.client, run, id)) removed.add(idOf(id));
     }),
   );
   for (const id of acts.takeOver) takeOver(writer.takeovers, run, id);
-  const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(keyOf(i.member.userId)));
+  const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
   const made: PlannedInvite[] = [];
   await Promise.all([
     ...invites.map(async (i) => {
@@ -89,11 +90,11 @@ async function checkMade(client: WorkspaceAccessClient, run: Run, made: readonly
     return;
   }
   for (const { member, role } of made) {
-    const now = found.get(keyOf(member.userId));
+    const now = found.get(idOf(member.userId));
     if (!now) continue;
     const state = { userId: member.userId, entitlements: now.entitlements, role: now.role };
-    run.present.set(keyOf(member.userId), { ...now, userId: member.userId });
-    run.managed.set(keyOf(member.userId), state);
+    run.present.set(idOf(member.userId), { ...now, userId: member.userId });
+    run.managed.set(idOf(member.userId), state);
     if ((now.role !== null && now.role !== role) || !sameSet(now.entitlements, member.entitlements)) {
       run.failures.push({
         userId: member.userId,
@@ -113,8 +114,8 @@ async function removeMember(client: WorkspaceAccessClient, run: Run, userId: str
   try {
     const job = await unlessNotFound(client.integrations.removeUser(run.integrationId, userId));
     await job?.wait();
-    run.present.delete(keyOf(userId));
-    run.managed.delete(keyOf(userId));
+    run.present.delete(idOf(userId));
+    run.managed.delete(idOf(userId));
     return true;
   } catch (error) {
     run.failures.push({ userId, error });
@@ -128,9 +129,9 @@ async function setEntitlements(client: WorkspaceAccessClient, run: Run, target: 
   try {
     const job = await client.integrations.setEntitlements(run.integrationId, userId, entitlements);
     await job.wait();
-    run.managed.set(keyOf(userId), { ...target });
-    const live = run.present.get(keyOf(userId));
-    if (live) run.present.set(keyOf(userId), { ...live, entitlements });
+    run.managed.set(idOf(userId), { ...target });
+    const live = run.present.get(idOf(userId));
+    if (live) run.present.set(idOf(userId), { ...live, entitlements });
   } catch (error) {
     run.failures.push({ userId, error });
   }
@@ -153,7 +154,7 @@ function takeOver(takeovers: Takeovers, run: Run, userId: string): void {
  */
 async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Promise<boolean> {
   const { member: declared, role } = planned;
-  const key = keyOf(declared.userId);
+  const key = idOf(declared.userId);
   try {
     const result = await writer.invites.submit({
       integrationId: run.integrationId,
@@ -203,7 +204,7 @@ async function adoptFound(
     return;
   }
   if (theirs) takeOver(writer.takeovers, run, userId);
-  run.managed.set(keyOf(userId), found);
+  run.managed.set(idOf(userId), found);
   if (!sameSet(found.entitlements, declared.entitlements))
     await setEntitlements(writer.client, run, { ...found, entitlements: declared.entitlements });
 }

@@ -2,11 +2,11 @@
  * An {@link IntegrationMembers}' inputs as `check` normalises them, and what a change of inputs
  * means (`diffMembers`): from the state alone, no request; the update plans again against the service.
  */
+import { idOf, sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
-import { entitlementSet, type IntegrationMembersInputs, type MemberInputs } from "../../shared/inputs";
+import { entitlementSet, idInput, type IntegrationMembersInputs, type MemberInputs } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
 import { planMembers } from "./members-plan";
-import { keyOf } from "./members-refusals";
 import { byKey, type IntegrationMembersOutputs, sortByUser } from "./members-state";
 
 export type Props = Record<string, unknown>;
@@ -16,17 +16,18 @@ export function normalise(news: Props): Props {
   const members = news.members;
   const known = Array.isArray(members) && !containsUnknown(members);
   return {
-    integrationId: news.integrationId,
+    integrationId: idInput(news.integrationId),
     members: known
       ? sortByUser(
           (members as MemberInputs[]).map((m) => ({
-            userId: m.userId,
+            userId: idInput(m.userId) as string,
             entitlements: entitlementSet(m.entitlements),
             ...(m.role !== undefined ? { role: m.role } : {}),
           })),
         )
       : members,
     removeUnmanaged: news.removeUnmanaged ?? false,
+    ...(news.deleteOnDestroy !== undefined ? { deleteOnDestroy: news.deleteOnDestroy } : {}),
   };
 }
 
@@ -40,7 +41,7 @@ export const declaredOf = (inputs: IntegrationMembersInputs) => ({
 
 /** A change of inputs: the integration replaces the resource; members, their sets and declared roles, and pending removals update it. */
 export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynamic.DiffResult {
-  const replaces = isUnknown(news.integrationId) || news.integrationId !== olds.integrationId ? ["integrationId"] : [];
+  const replaces = isUnknown(news.integrationId) || !sameId(String(news.integrationId), olds.integrationId) ? ["integrationId"] : [];
   const removeUnmanaged = news.removeUnmanaged === true;
   const unmanaged = olds.unmanagedMembers ?? [];
   const flagChanged = isUnknown(news.removeUnmanaged) || removeUnmanaged !== (olds.removeUnmanaged === true);
@@ -48,7 +49,7 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
   const declared = news.members as MemberInputs[];
   const state = byKey(olds.members ?? []);
   const changedMember = (m: MemberInputs) => {
-    const s = state.get(keyOf(m.userId));
+    const s = state.get(idOf(m.userId));
     return (
       !s ||
       JSON.stringify(entitlementSet(s.entitlements)) !== JSON.stringify(entitlementSet(m.entitlements)) ||
@@ -58,13 +59,15 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
   const membersChanged = declared.length !== state.size || declared.some(changedMember);
   // A role newly declared (or no longer declared) with the service's value: no write, but the
   // state must learn it, or each refresh would report the role as the program no longer has it.
-  const declaredRoles = (ids: readonly string[]) => JSON.stringify([...ids].map(keyOf).sort());
+  const declaredRoles = (ids: readonly string[]) => JSON.stringify([...ids].map(idOf).sort());
   const rolesChanged =
     olds.declaredRoles !== undefined &&
     declaredRoles(olds.declaredRoles) !== declaredRoles(declared.filter((m) => m.role !== undefined).map((m) => m.userId));
   const pendingRemovals = removeUnmanaged && unmanaged.length > 0;
   const unfinished = (olds.unfinishedJobIds ?? []).length > 0;
-  const changes = replaces.length > 0 || membersChanged || flagChanged || pendingRemovals || unfinished || rolesChanged;
+  // The destroy opt-in: no request, but the state (which the delete reads) must learn it.
+  const optIn = isUnknown(news.deleteOnDestroy) || (news.deleteOnDestroy === true) !== (olds.deleteOnDestroy === true);
+  const changes = replaces.length > 0 || membersChanged || flagChanged || pendingRemovals || unfinished || rolesChanged || optIn;
   if (changes && replaces.length === 0) {
     // The update's plan as far as the state knows (the update plans again against the service):
     // the plan fails rather than show a change that would remove the last owner.

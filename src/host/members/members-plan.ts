@@ -10,11 +10,12 @@
  * reads those members and plans again with what it found. Absences no decision rests on are not
  * read, so a quiet workspace where the list has everyone costs nothing more.
  *
- * User ids are compared case-insensitively ({@link keyOf}): a service may answer another case.
+ * User ids are compared in their one form ({@link idOf}): a service may answer another case.
  */
+import { idOf } from "../../client/ids";
 import { DEFAULT_INTEGRATION_ROLE, entitlementSet, type MemberInputs } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import { guardLastOwner, keyOf, roleDrift, roleMismatch } from "./members-refusals";
+import { guardLastOwner, roleDrift, roleMismatch } from "./members-refusals";
 import { byKey, type Failure, type IntegrationMembersOutputs, type PendingInvitation, type ServiceMember } from "./members-state";
 
 type Role = NonNullable<IntegrationMemberState["role"]>;
@@ -30,9 +31,9 @@ export interface PlanInput {
   removeUnmanaged?: boolean;
   /** The state (update, diff, delete, read; absent for create and for a read without state: an import). */
   prior?: Pick<IntegrationMembersOutputs, "members" | "unmanagedMembers" | "pendingInvitations">;
-  /** The member list, by {@link keyOf}: everyone in it is a member. */
+  /** The member list, by {@link idOf}: everyone in it is a member. */
   listed: ReadonlyMap<string, ServiceMember>;
-  /** Direct reads, by {@link keyOf}: the member, or `null` when the read answered 404. */
+  /** Direct reads, by {@link idOf}: the member, or `null` when the read answered 404. */
   confirmed?: ReadonlyMap<string, ServiceMember | null>;
   /** Whether another resource of this deployment took the member over (no longer this one's to remove). */
   claimed?: (userId: string) => boolean;
@@ -73,11 +74,11 @@ export function planMembers(input: PlanInput): Plan {
   for (const [key, member] of input.confirmed ?? []) {
     if (member) present.set(key, member);
   }
-  const unconfirmed = absencesThatMatter(input, present).filter((id) => !input.confirmed?.has(keyOf(id)));
+  const unconfirmed = absencesThatMatter(input, present).filter((id) => !input.confirmed?.has(idOf(id)));
   if (unconfirmed.length > 0) {
     // Each once, as first named (the program's declaration before the state's record).
     const once = new Map<string, string>();
-    for (const userId of unconfirmed) if (!once.has(keyOf(userId))) once.set(keyOf(userId), userId);
+    for (const userId of unconfirmed) if (!once.has(idOf(userId))) once.set(idOf(userId), userId);
     return { kind: "confirm", userIds: [...once.values()] };
   }
   const acts = emptyActions(present);
@@ -104,7 +105,7 @@ function emptyActions(present: Map<string, ServiceMember>): Actions {
 
 /** The recorded invitation of `userId` that may still land: any recorded (read), or one whose job still runs (update, delete). */
 function pendingOf(input: PlanInput, userId: string): PendingInvitation | undefined {
-  const recorded = input.prior?.pendingInvitations?.find((p) => keyOf(p.userId) === keyOf(userId));
+  const recorded = input.prior?.pendingInvitations?.find((p) => idOf(p.userId) === idOf(userId));
   if (!recorded) return undefined;
   if (input.op === "read" || input.op === "diff") return recorded;
   return input.running?.includes(recorded.jobId) ? recorded : undefined;
@@ -113,18 +114,18 @@ function pendingOf(input: PlanInput, userId: string): PendingInvitation | undefi
 /** The members absent from what is known whose absence a decision of this operation rests on. */
 function absencesThatMatter(input: PlanInput, present: ReadonlyMap<string, ServiceMember>): string[] {
   if (input.op === "diff") return [];
-  const absent = (id: string) => !present.has(keyOf(id));
-  const declared = new Set((input.declared ?? []).map((m) => keyOf(m.userId)));
+  const absent = (id: string) => !present.has(idOf(id));
+  const declared = new Set((input.declared ?? []).map((m) => idOf(m.userId)));
   const ours = (id: string) => !(input.claimed?.(id) ?? false);
   const managed = (input.prior?.members ?? []).map((m) => m.userId);
   const ids: string[] = [];
   // Invited when absent (or waited for, when their invitation may still land).
   if (input.op === "create" || input.op === "update") ids.push(...(input.declared ?? []).map((m) => m.userId));
   // Forgotten when absent; removed (or taken over) when present.
-  if (input.op !== "create") ids.push(...managed.filter((id) => declared.has(keyOf(id)) || ours(id)));
+  if (input.op !== "create") ids.push(...managed.filter((id) => declared.has(idOf(id)) || ours(id)));
   // Removed when present, with removeUnmanaged.
   if (input.op === "update" && input.removeUnmanaged)
-    ids.push(...(input.prior?.unmanagedMembers ?? []).map((m) => m.userId).filter((id) => !declared.has(keyOf(id)) && ours(id)));
+    ids.push(...(input.prior?.unmanagedMembers ?? []).map((m) => m.userId).filter((id) => !declared.has(idOf(id)) && ours(id)));
   // A member whose invitation may still land too: found there, they are adopted instead of waited for.
   return ids.filter(absent);
 }
@@ -141,10 +142,10 @@ const stateOf = (userId: string, m: Pick<IntegrationMemberState, "entitlements" 
 /** A create: declared members already there are taken over (a differing declared role fails it all, before any write); the others invited. */
 function planCreate(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
   const declared = input.declared ?? [];
-  const mismatched = declared.find((m) => roleChanged(present.get(keyOf(m.userId))?.role ?? null, m));
-  if (mismatched) throw roleMismatch(input.integrationId, mismatched, present.get(keyOf(mismatched.userId))?.role ?? null);
+  const mismatched = declared.find((m) => roleChanged(present.get(idOf(m.userId))?.role ?? null, m));
+  if (mismatched) throw roleMismatch(input.integrationId, mismatched, present.get(idOf(mismatched.userId))?.role ?? null);
   for (const member of declared) {
-    const live = present.get(keyOf(member.userId));
+    const live = present.get(idOf(member.userId));
     if (!live) {
       acts.invite.push({ member, role: member.role ?? DEFAULT_INTEGRATION_ROLE, afterRemoval: false });
       continue;
@@ -164,27 +165,27 @@ function planCreate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
  */
 function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
   const declared = input.declared ?? [];
-  const declaredKeys = new Set(declared.map((m) => keyOf(m.userId)));
+  const declaredKeys = new Set(declared.map((m) => idOf(m.userId)));
   const prior = input.prior?.members ?? [];
   const wasManaged = byKey(prior);
   const ours = (id: string) => !(input.claimed?.(id) ?? false);
-  const live = (id: string) => present.get(keyOf(id));
+  const live = (id: string) => present.get(idOf(id));
   for (const m of prior) {
     const now = live(m.userId);
-    if (now && !declaredKeys.has(keyOf(m.userId))) acts.managed.push(stateOf(m.userId, now));
+    if (now && !declaredKeys.has(idOf(m.userId))) acts.managed.push(stateOf(m.userId, now));
   }
-  const dropped = prior.filter((m) => !declaredKeys.has(keyOf(m.userId)) && live(m.userId) && ours(m.userId)).map((m) => m.userId);
+  const dropped = prior.filter((m) => !declaredKeys.has(idOf(m.userId)) && live(m.userId) && ours(m.userId)).map((m) => m.userId);
   // Only the unmanaged members the state lists, which the plan showed.
   const unmanaged = input.removeUnmanaged
     ? (input.prior?.unmanagedMembers ?? [])
         .map((m) => m.userId)
-        .filter((id) => live(id) && !declaredKeys.has(keyOf(id)) && !wasManaged.has(keyOf(id)) && ours(id))
+        .filter((id) => live(id) && !declaredKeys.has(idOf(id)) && !wasManaged.has(idOf(id)) && ours(id))
     : [];
   const liveRoleDiffers = (m: MemberInputs) => roleChanged(live(m.userId)?.role ?? null, m);
-  const stateRoleDiffers = (m: MemberInputs) => roleChanged(wasManaged.get(keyOf(m.userId))?.role ?? null, m);
-  const roleChanges = declared.filter((m) => wasManaged.has(keyOf(m.userId)) && liveRoleDiffers(m) && stateRoleDiffers(m));
+  const stateRoleDiffers = (m: MemberInputs) => roleChanged(wasManaged.get(idOf(m.userId))?.role ?? null, m);
+  const roleChanges = declared.filter((m) => wasManaged.has(idOf(m.userId)) && liveRoleDiffers(m) && stateRoleDiffers(m));
   acts.remove.push(...dropped, ...unmanaged, ...roleChanges.map((m) => m.userId));
-  guardLastOwner(input.integrationId, present.values(), new Set(acts.remove.map(keyOf)));
+  guardLastOwner(input.integrationId, present.values(), new Set(acts.remove.map(idOf)));
   for (const member of declared)
     planDeclared(input, member, { live: live(member.userId), wasManaged, roleChange: roleChanges.includes(member) }, acts);
 }
@@ -197,7 +198,7 @@ function planDeclared(
   acts: Actions,
 ): void {
   const { live, roleChange } = seen;
-  const managedBefore = seen.wasManaged.get(keyOf(member.userId));
+  const managedBefore = seen.wasManaged.get(idOf(member.userId));
   if (roleChange) {
     // Kept as the service has them until the removal is done; invited again after it.
     if (live) acts.managed.push(stateOf(member.userId, live));
@@ -232,14 +233,14 @@ function planDeclared(
 function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
   const ours = (id: string) => !(input.claimed?.(id) ?? false);
   for (const m of input.prior?.members ?? []) {
-    if (present.has(keyOf(m.userId))) {
+    if (present.has(idOf(m.userId))) {
       if (ours(m.userId)) acts.remove.push(m.userId);
       continue;
     }
     const pending = pendingOf(input, m.userId);
     if (pending) acts.stillRunning.push(pending);
   }
-  guardLastOwner(input.integrationId, present.values(), new Set(acts.remove.map(keyOf)));
+  guardLastOwner(input.integrationId, present.values(), new Set(acts.remove.map(idOf)));
 }
 
 /**
@@ -249,7 +250,7 @@ function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember
 function planRead(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
   const managed = input.prior ? input.prior.members : [...present.values()];
   for (const m of managed) {
-    const live = present.get(keyOf(m.userId));
+    const live = present.get(idOf(m.userId));
     if (live) acts.managed.push(stateOf(m.userId, live));
     else {
       const pending = pendingOf(input, m.userId);

@@ -3,17 +3,15 @@
  * owner guard (a whole operation refused), and the role a member has that the program does not
  * expect (that member alone fails). Messages name the integration, the users and the fix.
  */
+import { idOf } from "../../client/ids";
 import { ConfigurationError } from "../../client";
 import type { MemberInputs } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 
 const OWNER = "account_owner";
 
-/** A UUID as the plan compares it: the service may answer another case than the program sent. */
-export const keyOf = (userId: string) => userId.toLowerCase();
-
 /**
- * Refuses removing `removed` (user keys, see {@link keyOf}) out of `members` (everyone the
+ * Refuses removing `removed` (user keys, see {@link idOf}) out of `members` (everyone the
  * integration has) when no member known to hold the owner role would be left and they include an
  * owner or a member whose role is unknown (`null`: a record that could not be read, or a role this
  * package does not know), who may be the owner. A role change from owner counts: the member is
@@ -24,8 +22,8 @@ export function guardLastOwner(
   members: Iterable<Pick<IntegrationMemberState, "userId" | "role">>,
   removed: ReadonlySet<string>,
 ): void {
-  const all = [...new Map([...members].map((m) => [keyOf(m.userId), m])).values()];
-  const gone = (m: { userId: string }) => removed.has(keyOf(m.userId));
+  const all = [...new Map([...members].map((m) => [idOf(m.userId), m])).values()];
+  const gone = (m: { userId: string }) => removed.has(idOf(m.userId));
   const owners = all.filter((m) => m.role === OWNER);
   if (owners.some((m) => !gone(m))) return;
   const unknown = all.filter((m) => m.role === null && gone(m)).map((m) => m.userId);

@@ -5,19 +5,22 @@
  * 404 = absent), at most {@link CONFIRM_CONCURRENCY} at once; or, when that would cost more reads
  * than listing again, by a listing that agrees with the one before it (taken with another page
  * size, so that a service skipping the same offset on every walk cannot make both miss the same
- * member). When listings keep differing, the members still missing are read one by one.
+ * member): the package's one proof of absence, `client/absence.ts`. When listings keep differing,
+ * the members still missing are read one by one.
  */
-import { InvalidResponseError, type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { idOf } from "../../client/ids";
+import { type Id, InvalidResponseError, type IntegrationUser, type WorkspaceAccessClient } from "../../client";
+import { readMember as readOne } from "../membership/member-list";
+import { mapBounded, proofPageSize, prove } from "../../client/absence";
 import { entitlementSet, inviteRole } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import { keyOf } from "./members-refusals";
 import { byKey, type ServiceMember } from "./members-state";
 
 /** The most direct reads in flight at once. */
 export const CONFIRM_CONCURRENCY = 8;
 /** The page size of the confirming listing: another than the first listing's (100). */
-export const CONFIRM_PAGE_SIZE = 99;
-const LIST_PAGE_SIZE = 100;
+export const CONFIRM_PAGE_SIZE = proofPageSize(1);
+const LIST_PAGE_SIZE = proofPageSize(0);
 
 /** A member's state from the service's record. */
 export const serviceMember = (member: IntegrationUser): ServiceMember => ({
@@ -32,29 +35,32 @@ export const serviceMember = (member: IntegrationUser): ServiceMember => ({
  * set would PATCH the member and show a diff on every up); else no set and an unknown role.
  */
 function oddMember(userId: string, recorded: ReadonlyMap<string, IntegrationMemberState>): ServiceMember {
-  const known = recorded.get(keyOf(userId));
+  const known = recorded.get(idOf(userId));
   return { userId, entitlements: known?.entitlements ?? [], role: known?.role ?? null, email: null };
 }
 
-/** The members of the integration by {@link keyOf}: one paged list; records listed twice count once. */
+/** The members of the integration by {@link idOf}: one paged list; records listed twice count once. */
 export async function listMembers(
   client: WorkspaceAccessClient,
   integrationId: string,
   recordedList: readonly IntegrationMemberState[] = [],
   pageSize = LIST_PAGE_SIZE,
-): Promise<Map<string, ServiceMember>> {
+): Promise<Map<Id, ServiceMember>> {
   const recorded = byKey(recordedList);
-  const members = new Map<string, ServiceMember>();
+  const members = new Map<Id, ServiceMember>();
   const onInvalid = (id: string | undefined) => {
-    if (id !== undefined) members.set(keyOf(id), oddMember(id, recorded));
+    if (id !== undefined) members.set(idOf(id), oddMember(id, recorded));
   };
   for await (const member of client.integrations.listUsers(integrationId, { onInvalid, pageSize })) {
-    members.set(keyOf(member.id), serviceMember(member));
+    members.set(idOf(member.id), serviceMember(member));
   }
   return members;
 }
 
-/** One direct read: the member, or `null` when the service answers 404 (not a member). */
+/**
+ * One direct read, the membership view's (`membership/member-list.ts`), as a plan takes it: the
+ * member, or `null` when the service answers 404 (not a member).
+ */
 export async function readMember(
   client: WorkspaceAccessClient,
   integrationId: string,
@@ -62,60 +68,48 @@ export async function readMember(
   recorded: ReadonlyMap<string, IntegrationMemberState>,
 ): Promise<ServiceMember | null> {
   try {
-    return serviceMember(await client.integrations.getUser(integrationId, userId));
+    const member = await readOne(client, integrationId, userId);
+    return member ? serviceMember(member) : null;
   } catch (error) {
-    if (NotFoundError.isInstance(error)) return null;
     // A member whose record cannot be used is still a member.
     if (InvalidResponseError.isInstance(error)) return oddMember(userId, recorded);
     throw error;
   }
 }
 
-/** Runs `task` over `items`, at most `limit` at once. */
-async function eachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await task(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
 /** How many more listings a confirmation takes, at most, before reading the rest one by one. */
 export const CONFIRM_LISTINGS = 2;
-
-const agree = (a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>) =>
-  a.size === b.size && [...a.keys()].every((key) => b.has(key));
 
 /**
  * Confirms the absences `userIds` (absent from `listed`): by key, the member found or `null` when
  * confirmed absent. Reads directly when there are no more of them than the pages of a listing;
- * else lists again (at most {@link CONFIRM_LISTINGS} times, each with another page size) until two
- * consecutive listings agree, which confirms every absence from them; a member any listing shows is
+ * else takes the package's one proof of absence (`client/absence.ts`: at most
+ * {@link CONFIRM_LISTINGS} more listings, each at another page size, until two consecutive ones
+ * agree), which confirms every absence from the proven listing; a member the last listing shows is
  * there. What is still unconfirmed after that is read directly.
  */
 export async function confirmAbsences(
   client: WorkspaceAccessClient,
   integrationId: string,
   userIds: readonly string[],
-  context: { listed: ReadonlyMap<string, ServiceMember>; recorded?: readonly IntegrationMemberState[] },
+  context: { listed: ReadonlyMap<Id, ServiceMember>; recorded?: readonly IntegrationMemberState[] },
 ): Promise<Map<string, ServiceMember | null>> {
   const recorded = byKey(context.recorded ?? []);
   const found = new Map<string, ServiceMember | null>();
   let toRead = [...userIds];
-  let previous = context.listed;
-  for (let n = 0; n < CONFIRM_LISTINGS && toRead.length > Math.max(1, Math.ceil(previous.size / CONFIRM_PAGE_SIZE)); n++) {
-    const again = await listMembers(client, integrationId, context.recorded, CONFIRM_PAGE_SIZE - n);
-    const consistent = agree(again, previous);
+  if (toRead.length > Math.max(1, Math.ceil(context.listed.size / CONFIRM_PAGE_SIZE))) {
+    const listAt = (pageSize: number) => listMembers(client, integrationId, context.recorded, pageSize);
+    const { listing, proven, error } = await prove(listAt, new Map(context.listed), { listings: CONFIRM_LISTINGS });
+    if (error) throw error;
     for (const id of toRead) {
-      const member = again.get(keyOf(id));
-      if (member) found.set(keyOf(id), member);
-      else if (consistent) found.set(keyOf(id), null);
+      const member = listing.get(idOf(id));
+      if (member) found.set(idOf(id), member);
+      else if (proven) found.set(idOf(id), null);
     }
-    toRead = toRead.filter((id) => !found.has(keyOf(id)));
-    previous = again;
+    toRead = toRead.filter((id) => !found.has(idOf(id)));
   }
-  await eachLimited(toRead, CONFIRM_CONCURRENCY, async (id) => {
-    found.set(keyOf(id), await readMember(client, integrationId, id, recorded));
+  await mapBounded(toRead, CONFIRM_CONCURRENCY, async (id) => {
+    found.set(idOf(id), await readMember(client, integrationId, id, recorded));
   });
   return found;
 }
@@ -136,14 +130,14 @@ export async function readBack(
   if (toRead.length > Math.max(1, Math.ceil(context.expected / LIST_PAGE_SIZE))) {
     const listed = await listMembers(client, integrationId, context.recorded);
     for (const id of toRead) {
-      const member = listed.get(keyOf(id));
-      if (member) found.set(keyOf(id), member);
+      const member = listed.get(idOf(id));
+      if (member) found.set(idOf(id), member);
     }
-    toRead = toRead.filter((id) => !found.has(keyOf(id)));
+    toRead = toRead.filter((id) => !found.has(idOf(id)));
   }
   const recorded = byKey(context.recorded ?? []);
-  await eachLimited(toRead, CONFIRM_CONCURRENCY, async (id) => {
-    found.set(keyOf(id), await readMember(client, integrationId, id, recorded));
+  await mapBounded(toRead, CONFIRM_CONCURRENCY, async (id) => {
+    found.set(idOf(id), await readMember(client, integrationId, id, recorded));
   });
   return found;
 }

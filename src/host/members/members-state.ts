@@ -1,8 +1,8 @@
 /**
  * What an {@link IntegrationMembers} stores, and how one operation's findings become it.
  */
+import { idOf } from "../../client/ids";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../../shared/member-state";
-import { keyOf } from "./members-refusals";
 
 /** What an {@link IntegrationMembers} stores. */
 export interface IntegrationMembersOutputs {
@@ -23,6 +23,14 @@ export interface IntegrationMembersOutputs {
    * Missing in a state written before it existed: every role then counts as declared.
    */
   declaredRoles?: string[];
+  /**
+   * The managed members (user ids, sorted) who were members before this resource managed them
+   * (taken over at create, at `import`, or when newly declared): destroy leaves them unless
+   * `deleteOnDestroy`. Missing in a state written before it existed: none.
+   */
+  adoptedMembers?: string[];
+  /** The program's opt-in to removing adopted members on destroy (absent: they are left). */
+  deleteOnDestroy?: boolean;
 }
 
 /** An invitation not seen to finish: whose, and its job. */
@@ -40,7 +48,7 @@ export interface Failure {
   error: unknown;
 }
 
-/** Everything one operation found and did, from which the outputs are built. Maps are keyed by {@link keyOf}. */
+/** Everything one operation found and did, from which the outputs are built. Maps are keyed by {@link idOf}. */
 export interface Run {
   integrationId: string;
   /** Everyone the service has, as far as this operation knows. */
@@ -55,8 +63,8 @@ export interface Run {
 export const sortByUser = <T extends { userId: string }>(list: T[]) =>
   list.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
 
-/** A map of members by {@link keyOf} of their user id. */
-export const byKey = <T extends { userId: string }>(list: readonly T[]) => new Map(list.map((m) => [keyOf(m.userId), m]));
+/** A map of members by {@link idOf} of their user id. */
+export const byKey = <T extends { userId: string }>(list: readonly T[]) => new Map(list.map((m) => [idOf(m.userId), m]));
 
 /** The outputs after a run: managed members, and everyone else the service has as unmanaged. */
 export function outputsOf(

@@ -7,6 +7,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Integration } from "../../client";
+import { emailKey } from "../../client/models";
 import { inviteRole } from "../../shared/inputs";
 import type { IntegrationEntitlementRole } from "../integration-entitlement";
 import { LookupError } from "./lookup-error";
@@ -140,15 +141,13 @@ export function getIntegration(args: GetIntegrationArgs, _opts?: pulumi.InvokeOp
     const matches = all.filter((integration) => integration[field] === value);
     if (matches.length === 0) {
       const known = [...new Set(all.map((i) => i[field]).filter((v): v is string => v !== null))].sort();
-      throw notFound(
-        session,
-        "getIntegration",
-        `no integration with ${field} "${value}" (matched exactly; the ${field}s there: ${known.length > 0 ? known.map((v) => JSON.stringify(v)).join(", ") : "none"})`,
-      );
+      const there = known.length > 0 ? known.map((v) => JSON.stringify(v)).join(", ") : "none";
+      throw notFound(session, "getIntegration", `no integration with ${field} "${value}" (matched exactly; the ${field}s there: ${there})`);
     }
     if (matches.length > 1) {
       throw new LookupError(
-        `getIntegration: ${matches.length} integrations in the workspace at ${session.workspace} have ${field} "${value}": ${matches.map(describe).join(", ")}. Look it up by ${field === "application" ? "label or id" : "id"} instead.`,
+        `getIntegration: ${matches.length} integrations in the workspace at ${session.workspace} have ${field} "${value}": ` +
+          `${matches.map(describe).join(", ")}. Look it up by ${field === "application" ? "label or id" : "id"} instead.`,
         "lookup_ambiguous",
         "getIntegration",
         matches.map((i) => ({ id: i.id, label: i.label })),
@@ -247,7 +246,11 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, _opts?: p
         entitlements: [...m.entitlements],
         status: m.status ?? null,
       }))
-      .sort((a, b) => compare(a.email?.toLowerCase(), b.email?.toLowerCase()) || compare(a.userId, b.userId));
+      .sort(
+        (a, b) =>
+          compare(a.email == null ? undefined : emailKey(a.email), b.email == null ? undefined : emailKey(b.email)) ||
+          compare(a.userId, b.userId),
+      );
     return { members };
   });
 }

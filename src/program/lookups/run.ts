@@ -3,6 +3,7 @@
  * session of the stack config in force, 401/403 hints, and the output form.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { WorkspaceAccessError } from "../../client";
 import { withHints } from "../../shared/hints";
 import { type ArgumentSpec, checkArguments } from "./arguments";
 import { lookupSession, type LookupSession } from "./session";
@@ -19,8 +20,24 @@ export async function runLookup<A, R>(
   args: unknown,
   lookup: (args: A, session: LookupSession) => Promise<R>,
 ): Promise<R> {
-  const checked = checkArguments<A>(spec, args);
-  return withHints(() => lookup(checked, lookupSession()));
+  try {
+    const checked = checkArguments<A>(spec, args);
+    return await withHints(() => lookup(checked, lookupSession()));
+  } catch (error) {
+    throw printedAsOneLine(error);
+  }
+}
+
+/**
+ * Marks an error of this package raised in the program (a lookup's, `getJob`'s, a setting's) the way
+ * Pulumi marks its `RunError` (the field `RunError.isInstance` reads, which works across copies of
+ * `@pulumi/pulumi`): the language host then prints its message alone, one line, where any other
+ * error uncaught in a program prints as "an unhandled exception" with a stack and a dump of the
+ * object. The error keeps its class and data; the package's messages carry everything a stack would.
+ */
+export function printedAsOneLine(error: unknown): unknown {
+  if (WorkspaceAccessError.isInstance(error)) Object.defineProperty(error, "__pulumiRunError", { value: true, configurable: true });
+  return error;
 }
 
 /**

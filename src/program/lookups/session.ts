@@ -18,6 +18,7 @@ import {
   type User,
   WorkspaceAccessClient,
 } from "../../client";
+import { idOf } from "../../client/ids";
 import { programSettings } from "../program-settings";
 import { thisRun } from "../program-run";
 import { BatchWindow } from "../../shared/batch-window";
@@ -54,10 +55,10 @@ export class LookupSession {
    * listing is confirmed with a `GET` before it is reported missing (it may be newer).
    */
   user(id: string): Promise<User | undefined> {
-    return this.#call(`user:${id}`, async () => {
+    return this.#call(`user:${idOf(id)}`, async () => {
       const many = this.#calls.has("users") || (await this.#window.join()) > 1 || this.#calls.has("users");
       if (many) {
-        const hit = (await this.allUsers()).find((user) => user.id === id);
+        const hit = (await this.allUsers()).find((user) => user.id === idOf(id));
         if (hit) return hit;
       }
       return unlessNotFound(this.#client.users.get(id));
@@ -71,9 +72,9 @@ export class LookupSession {
 
   /** An integration by id, or `undefined`: from the listing when it was taken, else one `GET`. */
   integration(id: string): Promise<Integration | undefined> {
-    return this.#call(`integration:${id}`, async () => {
+    return this.#call(`integration:${idOf(id)}`, async () => {
       if (this.#calls.has("integrations")) {
-        const hit = (await this.allIntegrations()).find((integration) => integration.id === id);
+        const hit = (await this.allIntegrations()).find((integration) => integration.id === idOf(id));
         if (hit) return hit;
       }
       return unlessNotFound(this.#client.integrations.get(id));

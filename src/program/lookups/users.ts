@@ -4,6 +4,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { sameEmail, type User } from "../../client";
+import { emailKey } from "../../client/models";
 import { type LookupCandidate, LookupError } from "./lookup-error";
 import { type LookupInputs, lookupOutput, runLookup } from "./run";
 
@@ -136,8 +137,8 @@ export function getUsersOutput(args: LookupInputs<GetUsersArgs> = {}, opts?: pul
 
 /** By email (case-insensitively; users without one last), then by id, so the order is stable. */
 function byEmail(a: LookedUpUser, b: LookedUpUser): number {
-  const ea = a.email?.toLowerCase();
-  const eb = b.email?.toLowerCase();
+  const ea = a.email == null ? undefined : emailKey(a.email);
+  const eb = b.email == null ? undefined : emailKey(b.email);
   if (ea !== eb) return ea === undefined ? 1 : eb === undefined ? -1 : ea < eb ? -1 : 1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }

@@ -18,6 +18,7 @@
  * that member (`GET .../users/{userId}`), a job in `error` fails with {@link JobFailedError}.
  * Errors shared by several users are copied per user, naming the user and the batch.
  */
+import { idOf } from "../../client/ids";
 import {
   ApiError,
   ConflictError,
@@ -28,8 +29,7 @@ import {
   type JobHandle,
   unlessNotFound,
   type WorkspaceAccessClient,
-} from "../client";
-import { idKey } from "./ids";
+} from "../../client";
 import type { Invitation, InvitationResult } from "./invite-batcher";
 import { confirmMisses, type Members, memberList } from "./member-list";
 
@@ -123,7 +123,7 @@ async function membersNow(client: WorkspaceAccessClient, integrationId: string):
 function settleMembers(batch: Entry[], members: Members, existed: boolean): Entry[] {
   const rest: Entry[] = [];
   for (const entry of batch) {
-    const member = members.get(idKey(entry.invitation.userId));
+    const member = members.get(idOf(entry.invitation.userId));
     if (member instanceof Error) {
       // A member, but its record cannot be used: if this invitation made it, the next up takes it over.
       if (existed) entry.reject(member);
@@ -173,7 +173,7 @@ async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], err
   }
   const rest: Entry[] = [];
   for (const entry of missed) {
-    const found = confirmed.get(idKey(entry.invitation.userId));
+    const found = confirmed.get(idOf(entry.invitation.userId));
     if (found) entry.resolve({ kind: "member", member: found, existed: false });
     else rest.push(entry);
   }

@@ -5,23 +5,24 @@
  * | operation | request |
  * |---|---|
  * | check, diff | none: inputs are validated and compared locally |
- * | create | `POST /users`; with `adoptExisting`, first `GET /users?filter=<email>` (every page): a user found is adopted with `PUT /users/{id}` only when a declared attribute differs, and `POST /users` is sent only when nobody has the email |
+ * | create | `POST /users`; with `adoptExisting`, first `GET /users?filter=<email>` (every page): a user found is adopted with `PUT /users/{id}` only when a declared attribute differs, and `POST /users` is sent only when nobody has the email; with `import`, `GET /users/{id}` and the same adoption (the email must match) |
  * | read | `GET /users/{id}`, or one `GET /users` list shared by the reads of a refresh |
  * | update | `PUT /users/{id}` with every writable attribute; `GET /users/{id}` first when `role` or `isGuest` is not declared, so the PUT keeps the service's value |
- * | delete | `DELETE /users/{id}`; 404 means already gone |
+ * | delete | `DELETE /users/{id}`; 404 means already gone. An adopted user or a workspace owner: nothing, with a warning, unless `deleteOnDestroy` |
  *
  * `role` and `isGuest` are optional and computed: a create of a new user applies the defaults
  * (`workspace_login_only`, not a guest); otherwise an attribute the program leaves out keeps the
  * service's value, is never written and never causes a diff.
  */
+import { sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
-import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../client";
-import { userKey } from "./takeovers";
-import { sameId } from "./ids";
-import { DEFAULT_USER_ROLE, defined, type UserInputs, userInputs, validate } from "../shared/inputs";
-import { type ProviderContext, providerOf } from "./provider-runtime";
-import { withHints } from "../shared/hints";
-import { isUnknown } from "../shared/unknown";
+import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../../client";
+import { ConfigurationError } from "../../client/errors";
+import { userKey } from "../takeovers";
+import { DEFAULT_USER_ROLE, defined, IMPORT_ID, importOf, type UserInputs, userInputs, validate } from "../../shared/inputs";
+import { type ProviderContext, providerOf } from "../provider-runtime";
+import { withHints } from "../../shared/hints";
+import { isUnknown } from "../../shared/unknown";
 
 /** What a {@link User} stores: its inputs, what the service computes, and which optional attributes the program manages. */
 export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
@@ -35,6 +36,8 @@ export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
    * inputs only what the program manages: the others are the service's, not the program's.
    */
   managedAttributes: string[];
+  /** The stack adopted the user (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`; absent: not. */
+  adopted?: boolean;
 }
 
 type Props = Record<string, unknown>;
@@ -51,6 +54,7 @@ function normalise(news: Props): UserInputs {
     role: news.role,
     isGuest: news.isGuest,
     adoptExisting: news.adoptExisting ?? false,
+    deleteOnDestroy: news.deleteOnDestroy,
   }) as UserInputs;
 }
 
@@ -102,7 +106,7 @@ function matches(inputs: UserInputs, user: User): boolean {
 }
 
 /** Outputs from what the service said; the declared email's spelling is kept when it matches. */
-function outputs(user: User, declared: Props): UserOutputs {
+function outputs(user: User, declared: Props, adopted = false): UserOutputs {
   const email = typeof declared.email === "string" && sameEmail(declared.email, user.email) ? declared.email : user.email;
   return {
     email: email as string,
@@ -115,6 +119,8 @@ function outputs(user: User, declared: Props): UserOutputs {
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
     managedAttributes: managed(declared),
+    ...(declared.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}),
+    adopted,
   };
 }
 
@@ -132,6 +138,10 @@ const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown) => bo
   ["isGuest", (a, b) => b === undefined || (a ?? false) === b],
 ];
 
+/** Whether `deleteOnDestroy` changes: no request, but the state (which the delete reads) must learn it. */
+const optInChanged = (olds: Props, news: Props) =>
+  isUnknown(news.deleteOnDestroy) || (olds.deleteOnDestroy === true) !== (news.deleteOnDestroy === true);
+
 /** The properties whose values differ (a value not known yet counts as a change). */
 function changedUserProperties(olds: Props, news: Props): string[] {
   return COMPARED.filter(([key, same]) => isUnknown(news[key]) || !same(olds[key], news[key])).map(([key]) => key);
@@ -139,18 +149,21 @@ function changedUserProperties(olds: Props, news: Props): string[] {
 
 export const provider = providerOf<Props, UserOutputs>({
   async check(ctx: ProviderContext, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
-    return { inputs: { ...normalise(news) }, failures: [...ctx.settingsFailures(), ...validate(userInputs, news)] };
+    return { inputs: { ...normalise(news), ...importOf(news) }, failures: [...ctx.settingsFailures(), ...validate(userInputs, news)] };
   },
 
   async diff(_ctx: ProviderContext, _id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
-    // None of the user's fields needs a replacement: PUT updates all of them.
-    return { changes: changedUserProperties(olds as unknown as Props, news).length > 0, replaces: [] };
+    // None of the user's fields needs a replacement: PUT updates all of them. A replacement all the
+    // same (a forced one) deletes first: two users cannot share an email. `import` is never compared.
+    const changes = changedUserProperties(olds as unknown as Props, news).length > 0 || optInChanged(olds as unknown as Props, news);
+    return { changes, replaces: [], deleteBeforeReplace: true };
   },
 
   async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
     const inputs = normalise(news);
     return ctx.withWrite(async () => {
       const { client } = ctx.connection();
+      if (typeof news[IMPORT_ID] === "string") return adopt(ctx, await imported(ctx, news[IMPORT_ID], inputs), inputs);
       // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
       const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
       if (found) return adopt(ctx, found, inputs);
@@ -174,15 +187,16 @@ export const provider = providerOf<Props, UserOutputs>({
       const user = await ctx.connection().cache.user(id);
       if (!user) return { id: "", props: {} as UserOutputs };
       const prior = (props ?? {}) as unknown as Props;
-      // State written before `managedAttributes` existed managed both (with their defaults).
-      const managedBefore = Array.isArray(prior.managedAttributes) ? (prior.managedAttributes as string[]) : [...OPTIONAL];
-      const outs = outputs(user, prior);
+      // No state (a read that imports the user): both are managed, as the service has them.
+      const managedBefore = props?.managedAttributes ?? [...OPTIONAL];
+      const outs = outputs(user, prior, wasAdopted(props));
       outs.managedAttributes = managedBefore;
       const inputs: Props = {
         email: outs.email,
         firstName: outs.firstName,
         lastName: outs.lastName,
         adoptExisting: outs.adoptExisting,
+        deleteOnDestroy: outs.deleteOnDestroy,
       };
       // Only what the program manages comes back as an input: a refresh must not make the
       // service's role look declared (and a later program that leaves it out look like a change).
@@ -193,24 +207,39 @@ export const provider = providerOf<Props, UserOutputs>({
       // The id as the state has it: a service answering ids in another case must not change it
       // (every resource using `user.id` would be replaced).
       return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as unknown as UserOutputs };
-    });
+    }, true);
   },
 
-  async update(ctx: ProviderContext, id: string, _olds: UserOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<UserOutputs>> {
+  async update(ctx: ProviderContext, id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<UserOutputs>> {
     const inputs = normalise(news);
+    const adopted = wasAdopted(olds);
+    // Only the destroy opt-in changed: the state learns it, nothing is sent.
+    if (changedUserProperties(olds as unknown as Props, news).length === 0 && optInChanged(olds as unknown as Props, news)) {
+      const { deleteOnDestroy: _, ...rest } = olds;
+      return { outs: { ...rest, ...(inputs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}), adopted } };
+    }
     return ctx.withWrite(async () => {
       const { client } = ctx.connection();
       // A PUT replaces every attribute: what the program leaves out is read first and kept.
       const needsCurrent = inputs.role === undefined || inputs.isGuest === undefined;
       const attributes = needsCurrent ? keeping(inputs, await client.users.get(id)) : newUser(inputs);
       const user = await client.users.replace(id, attributes);
-      return { outs: outputs(user, inputs as unknown as Props) };
+      return { outs: outputs(user, inputs as unknown as Props, adopted) };
     });
   },
 
-  async delete(ctx: ProviderContext, id: string): Promise<void> {
+  async delete(ctx: ProviderContext, id: string, props?: UserOutputs): Promise<void> {
     // A replacement of this resource took the same user over in this deployment: keep it.
     if (ctx.takeovers.has(userKey(id))) return;
+    // What the stack adopted existed before it, and an owner holds the workspace: given back as they are.
+    const kept = props?.deleteOnDestroy === true ? undefined : keptReason(props);
+    if (kept) {
+      ctx.warn(
+        `User ${id}${props?.email ? ` (${props.email})` : ""} is left in the workspace as it is: ${kept}. ` +
+          "To delete it on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.",
+      );
+      return;
+    }
     await ctx.withWrite(async () => {
       // Already gone (404) counts as done.
       await unlessNotFound(ctx.connection().client.users.delete(id));
@@ -224,7 +253,44 @@ export const provider = providerOf<Props, UserOutputs>({
  * one the program leaves out (an owner stays an owner, a guest a guest).
  */
 async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
-  const user = matches(inputs, existing) ? existing : await ctx.connection().client.users.replace(existing.id, keeping(inputs, existing));
+  const held = matches(inputs, existing);
+  const user = held ? existing : await ctx.connection().client.users.replace(existing.id, keeping(inputs, existing));
+  // Said in the up's output: the engine reports the adoption as "created" either way.
+  if (held) ctx.info(`Adopted user ${inputs.email} (${existing.id}): it holds every declared attribute already; nothing was written.`);
   ctx.takeovers.take(userKey(user.id));
-  return { id: user.id, outs: outputs(user, inputs as unknown as Props) };
+  return { id: user.id, outs: outputs(user, inputs as unknown as Props, true) };
+}
+
+/**
+ * The user `import` names, read directly: an id that does not exist, or a user with another
+ * email than the declared one, fails naming both, before any write.
+ */
+async function imported(ctx: ProviderContext, id: string, inputs: UserInputs): Promise<User> {
+  const user = await unlessNotFound(ctx.connection().client.users.get(id));
+  if (!user) {
+    throw new ConfigurationError(
+      `import: no user has the id ${id} in this workspace (GET /users/${id} answered 404). Nothing was changed. ` +
+        "Check the id (the export command and getUsers list them), or remove the import option to create the user.",
+      "import",
+    );
+  }
+  if (!sameEmail(inputs.email, user.email)) {
+    throw new ConfigurationError(
+      `import: user ${id} has the email ${user.email ?? "(none)"}, but the resource declares ${inputs.email}. Nothing was changed. ` +
+        `Import the user whose email is ${inputs.email}, or declare the email ${user.email ?? "(none)"}.`,
+      "import",
+    );
+  }
+  return user;
+}
+
+/** Whether the state records an adoption. */
+const wasAdopted = (props: Partial<UserOutputs> | undefined): boolean => props?.adopted === true;
+
+/** Why a delete leaves the user, or undefined when the stack may delete it. */
+function keptReason(props: UserOutputs | undefined): string | undefined {
+  if (!props) return undefined;
+  if (wasAdopted(props)) return "the stack adopted it (it existed before)";
+  if (props.role === "workspace_owner") return "it is a workspace owner";
+  return undefined;
 }

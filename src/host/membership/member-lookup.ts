@@ -17,12 +17,12 @@
  * a later listing that agrees, then proven, confirms every later miss for a while; else a direct
  * read of each, 404 = absent).
  *
- * User ids compare case-insensitively: whether the service keeps the case a client sent is not
- * documented.
+ * User ids compare in their one form (`idOf`): whether the service keeps the case a client sent is
+ * not documented.
  */
-import { type Clock, type IntegrationUser, systemClock, type WorkspaceAccessClient } from "../client";
-import { BatchWindow } from "../shared/batch-window";
-import { idKey } from "./ids";
+import { idOf } from "../../client/ids";
+import type { Clock, IntegrationUser, WorkspaceAccessClient } from "../../client";
+import { BatchWindow } from "../../shared/batch-window";
 import {
   confirmAbsent,
   confirmMisses,
@@ -85,7 +85,7 @@ class SharedList {
         const pending = this.#pending.splice(0);
         this.#confirmAll(pending.map((p) => p.userId)).then(
           (found) => {
-            for (const p of pending) p.settle(found.get(idKey(p.userId)));
+            for (const p of pending) p.settle(found.get(idOf(p.userId)));
           },
           (error: unknown) => {
             for (const p of pending) p.fail(error);
@@ -110,8 +110,8 @@ class SharedList {
   }
 }
 
-/** The lookups of one integration before creates (not the `IntegrationMembers` resource). */
-class IntegrationCreateLookups {
+/** The lookups of one integration before creates (not the `IntegrationMembers` resource), held by its `MembershipView`. */
+export class CreateLookups {
   #list: SharedList | undefined;
   #lookups = 0;
   readonly #written = new Set<string>();
@@ -130,12 +130,12 @@ class IntegrationCreateLookups {
   }
 
   async lookup(userId: string): Promise<MemberLookup> {
-    if (this.#shared && !this.#written.has(idKey(userId))) {
+    if (this.#shared && !this.#written.has(idOf(userId))) {
       const list = await this.#listFor();
       // A failed list is no answer: the create falls back to its own GET.
       const members = list ? await list.members.catch(() => undefined) : undefined;
       if (list && members) {
-        const hit = members.get(idKey(userId));
+        const hit = members.get(idOf(userId));
         // The member's record is there but unusable: this create fails naming it, no other.
         if (hit instanceof Error) throw hit;
         // A miss proves nothing (pages shift): confirmed before the create invites anyone.
@@ -147,7 +147,7 @@ class IntegrationCreateLookups {
 
   /** This process wrote `userId`'s membership: the list no longer answers for it. */
   written(userId: string): void {
-    this.#written.add(idKey(userId));
+    this.#written.add(idOf(userId));
   }
 
   #young(list: SharedList | undefined): list is SharedList {
@@ -174,39 +174,5 @@ class IntegrationCreateLookups {
       if (this.#list === list) this.#list = undefined;
     });
     return list;
-  }
-}
-
-/** The create lookups of every integration, over one client. */
-export class CreateLookups {
-  readonly #client: WorkspaceAccessClient;
-  readonly #shared: boolean;
-  readonly #integrations = new Map<string, IntegrationCreateLookups>();
-  readonly #clock: Clock;
-
-  /** `shared: false` (readCacheSeconds 0) makes every lookup its own GET. */
-  constructor(client: WorkspaceAccessClient, shared: boolean, clock: Clock = systemClock) {
-    this.#client = client;
-    this.#shared = shared;
-    this.#clock = clock;
-  }
-
-  /** Whether `userId` is a member of `integrationId`, before a create writes anything; an absence is always confirmed. */
-  lookup(integrationId: string, userId: string): Promise<MemberLookup> {
-    return this.#for(integrationId).lookup(userId);
-  }
-
-  /** A write of this process touched a membership (whether or not it succeeded). */
-  written(integrationId: string, userId: string): void {
-    this.#for(integrationId).written(userId);
-  }
-
-  #for(integrationId: string): IntegrationCreateLookups {
-    let lookups = this.#integrations.get(idKey(integrationId));
-    if (!lookups) {
-      lookups = new IntegrationCreateLookups(this.#client, integrationId, this.#shared, this.#clock);
-      this.#integrations.set(idKey(integrationId), lookups);
-    }
-    return lookups;
   }
 }

@@ -9,7 +9,7 @@
  * `ErrorResourceInitFailed` detail, read from the error's `id`, `properties` and `reasons`): the
  * next `pulumi up` resumes from that state instead of writing again.
  */
-import { JobFailedError } from "../client";
+import { JobFailedError } from "../../client";
 
 const MARKER = Symbol.for("pulumi-workspace-access.PartialWriteError");
 

@@ -17,8 +17,8 @@
  * Every invitation ends with an {@link InvitationResult} of its own, and nobody is invited twice:
  * how a batch sent ends for each of its users is `invite-send.ts`'s.
  */
-import type { Clock, IntegrationRole, IntegrationUser, WorkspaceAccessClient } from "../client";
-import { idKey } from "./ids";
+import { idOf } from "../../client/ids";
+import type { Clock, IntegrationRole, IntegrationUser, WorkspaceAccessClient } from "../../client";
 import { type Entry, sendBatch } from "./invite-send";
 
 /** The most users one invitation names (the API's page size, and the issue's cap). */
@@ -118,7 +118,7 @@ export class InviteBatcher {
    * (`pending`); rejects when it did not happen.
    */
   submit(invitation: Invitation): Promise<InvitationResult> {
-    const key = JSON.stringify([idKey(invitation.integrationId), invitation.role, invitation.entitlements]);
+    const key = JSON.stringify([idOf(invitation.integrationId), invitation.role, invitation.entitlements]);
     let queue = this.#queues.get(key);
     if (!queue) {
       queue = {

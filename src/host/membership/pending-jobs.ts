@@ -2,7 +2,7 @@
  * The jobs an earlier deployment left running (a write not seen to finish): given their time once
  * more before anything is written again, so that a slow invitation is not sent twice.
  */
-import { JobFailedError, JobTimeoutError, NotFoundError, type WorkspaceAccessClient } from "../client";
+import { JobFailedError, JobTimeoutError, NotFoundError, type WorkspaceAccessClient } from "../../client";
 
 /**
  * Waits (up to `jobTimeoutSeconds` once more) for jobs an earlier deployment left running (an

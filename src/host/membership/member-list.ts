@@ -1,14 +1,16 @@
 /**
  * What a member list proves, and how a miss is confirmed. A list proves that someone is a member,
  * never that someone is not: offset pages shift when someone else adds or removes a member between
- * two page reads, and a member can be skipped. A miss is confirmed by a complete listing that
- * agrees with the one before it ({@link prove}, {@link PROOF_LISTINGS} more at most), or, when the
- * misses are fewer than a listing's pages or no two listings agree, by a direct read of each (404 =
- * absent), at most {@link CONFIRM_PARALLEL} at a time. Used by the creates' shared lists
+ * two page reads, and a member can be skipped. A miss is confirmed the one way the package proves
+ * an absence (`client/absence.ts`): by a complete listing, at another page size, that agrees with
+ * the one before it ({@link prove}, {@link PROOF_LISTINGS} more at most), or, when the misses are
+ * fewer than a listing's pages or no two listings agree, by a direct read of each (404 = absent),
+ * at most {@link CONFIRM_PARALLEL} at a time. Used by the creates' shared lists
  * (`member-lookup.ts`) and by the batcher after a failed job (`invite-send.ts`).
  */
-import { type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../client";
-import { idKey } from "./ids";
+import { idOf } from "../../client/ids";
+import { type Id, type IntegrationUser, NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { mapBounded, type Proof as AbsenceProof, prove as proveListing } from "../../client/absence";
 
 /** The most direct reads that confirm misses at once. */
 export const CONFIRM_PARALLEL = 8;
@@ -22,22 +24,8 @@ export const PROOF_LISTINGS = 2;
 /** The page size of a member list (the contract's maximum; the client asks for it). */
 const PAGE_SIZE = 100;
 
-/** A member, or why its record could not be used, by user id in lower case (`ids.ts`). */
-export type Members = Map<string, IntegrationUser | Error>;
-
-/** Runs `task` on every item, at most `limit` at once; resolves in the items' order. */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await task(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
+/** A member, or why its record could not be used, by user id in its one form (`client/ids.ts`). */
+export type Members = Map<Id, IntegrationUser | Error>;
 
 /** The member, or `undefined` when the direct read answers 404 (not a member). */
 export async function readMember(
@@ -54,16 +42,16 @@ export async function readMember(
 }
 
 /**
- * Every member of an integration by user id in lower case, one paged list: a member whose record
+ * Every member of an integration by user id in its one form, one paged list: a member whose record
  * cannot be used is there too, as the error naming the record (it is a member; what it holds is
  * unknown). A list proves presence only: confirm a miss before acting on it ({@link confirmAbsent}).
  */
-export async function memberList(client: WorkspaceAccessClient, integrationId: string): Promise<Members> {
+export async function memberList(client: WorkspaceAccessClient, integrationId: string, pageSize?: number): Promise<Members> {
   const members: Members = new Map();
   const onInvalid = (id: string | undefined, error: Error) => {
-    if (id !== undefined) members.set(idKey(id), error);
+    if (id !== undefined) members.set(idOf(id), error);
   };
-  for await (const member of client.integrations.listUsers(integrationId, { onInvalid })) members.set(idKey(member.id), member);
+  for await (const member of client.integrations.listUsers(integrationId, { onInvalid, pageSize })) members.set(member.id, member);
   return members;
 }
 
@@ -77,39 +65,24 @@ export async function confirmAbsent(
   userIds: readonly string[],
 ): Promise<Map<string, IntegrationUser | undefined>> {
   const found = await mapBounded(userIds, CONFIRM_PARALLEL, (userId) => readMember(client, integrationId, userId));
-  return new Map(userIds.map((userId, i) => [idKey(userId), found[i]]));
+  return new Map(userIds.map((userId, i) => [idOf(userId), found[i]]));
 }
 
-/** A listing, and whether a listing taken after it agreed (then its misses are absences). */
-export interface Proof {
-  listing: Members;
-  proven: boolean;
-}
+/** A listing, and whether a listing taken after it (at another page size) agreed: then its misses are absences. */
+export type Proof = AbsenceProof<IntegrationUser | Error>;
 
 /**
- * Takes up to {@link PROOF_LISTINGS} more complete listings of the members until two consecutive
- * ones agree (`ignored` aside: keys this process wrote meanwhile): the later one is then proven.
- * Otherwise (someone else keeps changing the members, or a listing fails) the last listing read,
- * not proven.
+ * Takes up to {@link PROOF_LISTINGS} more complete listings of the members, each at another page
+ * size, until two consecutive ones agree (`ignored` aside: keys this process wrote meanwhile): the
+ * later one is then proven (`client/absence.ts`). Otherwise the last listing read, not proven.
  */
-export async function prove(
+export function prove(
   client: WorkspaceAccessClient,
   integrationId: string,
   first: Members,
   ignored: ReadonlySet<string> = new Set(),
 ): Promise<Proof> {
-  let previous = first;
-  for (let i = 0; i < PROOF_LISTINGS; i++) {
-    let next: Members;
-    try {
-      next = await memberList(client, integrationId);
-    } catch {
-      return { listing: previous, proven: false };
-    }
-    if (agree(previous, next, ignored)) return { listing: next, proven: true };
-    previous = next;
-  }
-  return { listing: previous, proven: false };
+  return proveListing((pageSize) => memberList(client, integrationId, pageSize), first, { listings: PROOF_LISTINGS, ignored });
 }
 
 /** How many pages a listing of `members` took. */
@@ -134,17 +107,11 @@ export async function confirmMisses(
   const unread: string[] = [];
   for (const userId of userIds) {
     // Presence in any listing is proof; absence only in a proven one.
-    const hit = listing.get(idKey(userId));
+    const hit = listing.get(idOf(userId));
     if (hit instanceof Error) throw hit;
-    if (hit || proven) result.set(idKey(userId), hit);
+    if (hit || proven) result.set(idOf(userId), hit);
     else unread.push(userId);
   }
   for (const [k, v] of await confirmAbsent(client, integrationId, unread)) result.set(k, v);
   return result;
-}
-
-/** Whether two listings name the same members, leaving out `ignored` (keys this process wrote). */
-export function agree(a: Members, b: Members, ignored: ReadonlySet<string>): boolean {
-  const ids = (m: Members) => [...m.keys()].filter((k) => !ignored.has(k)).sort();
-  return JSON.stringify(ids(a)) === JSON.stringify(ids(b));
 }

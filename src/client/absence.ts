@@ -1,0 +1,70 @@
+/**
+ * The one proof of absence. A listing proves that a record is there, never that one is not: offset
+ * pages shift when someone adds or removes a record between two page reads, and a record is then
+ * skipped with every page's total agreeing. An absence is proven by a direct read answering 404,
+ * or by a second complete listing, taken at another page size, that agrees with the one before it
+ * (another page size, so a service that skips the same offset on every walk cannot make both miss
+ * the same record). The resources' member lists (`src/host/membership/member-list.ts`,
+ * `src/host/members/members-service.ts`), the user search before `POST /users` (`users.ts`) and the
+ * export with its review (`src/export/snapshot.ts`) all prove absences here.
+ */
+import type { Id } from "./ids";
+import { MAX_PAGE_SIZE } from "./paginate";
+
+/** The page size of the n-th listing (0 the first): each differs from the one before it. */
+export const proofPageSize = (n: number): number => (n % 2 === 0 ? MAX_PAGE_SIZE : MAX_PAGE_SIZE - 1 - Math.floor(n / 2));
+
+/**
+ * Whether two listings (keyed by id in its one form, `idOf`) name the same records, leaving out
+ * `ignored` (records this process wrote meanwhile).
+ */
+export function agree(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>, ignored: ReadonlySet<string> = new Set()): boolean {
+  const ids = (m: ReadonlyMap<string, unknown>) => [...m.keys()].filter((k) => !ignored.has(k)).sort();
+  return JSON.stringify(ids(a)) === JSON.stringify(ids(b));
+}
+
+/** A listing, and whether a listing taken after it, at another page size, agreed (then its misses are absences). */
+export interface Proof<T> {
+  listing: Map<Id, T>;
+  proven: boolean;
+  /** Why a listing failed, when one did (the proof then stops, not proven). */
+  error?: unknown;
+}
+
+/**
+ * Takes up to `listings` more complete listings (`listAt(pageSize)`, each at another page size than
+ * the one before) after `first` until two consecutive ones agree: the later one is then proven.
+ * Otherwise (someone keeps changing the records, or a listing fails) the last listing read, not proven.
+ */
+export async function prove<T>(
+  listAt: (pageSize: number) => Promise<Map<Id, T>>,
+  first: Map<Id, T>,
+  options: { listings: number; ignored?: ReadonlySet<string> },
+): Promise<Proof<T>> {
+  let previous = first;
+  for (let n = 1; n <= options.listings; n++) {
+    let next: Map<Id, T>;
+    try {
+      next = await listAt(proofPageSize(n));
+    } catch (error) {
+      return { listing: previous, proven: false, error };
+    }
+    if (agree(previous, next, options.ignored)) return { listing: next, proven: true };
+    previous = next;
+  }
+  return { listing: previous, proven: false };
+}
+
+/** Runs `task` on every item, at most `limit` at once; resolves in the items' order. */
+export async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await task(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

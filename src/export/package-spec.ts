@@ -1,0 +1,81 @@
+/**
+ * The spec of this package that an exported project's `package.json` gets when `--package-spec`
+ * is not given: one `npm install` resolves. Until the package is on a registry, `^version` answers
+ * E404, so the command looks where it was installed from: the tarball (`npx --package <tgz>`, or a
+ * project's `npm install <tgz>`, as its lock file records it), a git URL, or a tarball `npm pack`
+ * wrote beside a clone; `^version` only when it came from a registry or nothing else is known.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+const pkg = require("../../package.json") as { name: string; version: string; repository?: string | { url?: string } };
+
+/** The spec chosen, and why, in words the command prints. */
+export interface PackageSpecChoice {
+  spec: string;
+  why: string;
+}
+
+/** This package's root: two levels up from `dist/export` (and `src/export`). */
+const PACKAGE_ROOT = path.resolve(__dirname, "..", "..");
+
+/** `file:` and a path from the project written at `outDir` to `target`, in `/` form. */
+function fileSpec(outDir: string, target: string): string {
+  const relative = path.relative(path.resolve(outDir), target).split(path.sep).join("/");
+  return `file:${relative.startsWith(".") ? relative : `./${relative}`}`;
+}
+
+/** What the lock file of the project that installed this package records of it, if anything. */
+function lockedResolved(root: string): { project: string; resolved: string } | undefined {
+  if (path.basename(path.dirname(root)) !== "node_modules") return undefined;
+  const project = path.dirname(path.dirname(root));
+  const key = `node_modules/${pkg.name}`;
+  // The project's lock file, else the copy npm keeps in node_modules (npx's cache folder has both).
+  for (const lock of [path.join(project, "package-lock.json"), path.join(project, "node_modules", ".package-lock.json")]) {
+    try {
+      const parsed = JSON.parse(fs.readFileSync(lock, "utf8")) as { packages?: Record<string, { resolved?: unknown }> };
+      const resolved = parsed.packages?.[key]?.resolved;
+      if (typeof resolved === "string" && resolved !== "") return { project, resolved };
+    } catch {
+      // No lock file there, or not one npm wrote: try the next.
+    }
+  }
+  return undefined;
+}
+
+/** The repository's git URL from package.json's `repository`, pinned to this version's tag. */
+function repositoryUrl(): string | undefined {
+  const url = typeof pkg.repository === "string" ? pkg.repository : pkg.repository?.url;
+  if (url === undefined || url === "") return undefined;
+  return `${url.replace(/#.*$/, "")}#v${pkg.version}`;
+}
+
+/**
+ * The spec for a project written at `outDir`. `root` is this package's folder (a test gives
+ * another). Reads a lock file and looks for a tarball; sends nothing.
+ */
+export function choosePackageSpec(outDir: string, root: string = PACKAGE_ROOT): PackageSpecChoice {
+  const locked = lockedResolved(root);
+  if (locked !== undefined) {
+    const { project, resolved } = locked;
+    if (resolved.startsWith("file:")) {
+      const target = path.resolve(project, resolved.slice("file:".length));
+      if (fs.existsSync(target)) return { spec: fileSpec(outDir, target), why: "the tarball this command was installed from" };
+    } else if (/^(git\+|git:|github:)/.test(resolved)) {
+      return { spec: resolved, why: "the git URL this command was installed from" };
+    } else if (/^https?:/.test(resolved)) {
+      return { spec: `^${pkg.version}`, why: "this version, installed from a registry" };
+    }
+  }
+  const tarball = `${pkg.name}-${pkg.version}.tgz`;
+  for (const dir of [path.dirname(root), root]) {
+    const candidate = path.join(dir, tarball);
+    if (fs.existsSync(candidate)) return { spec: fileSpec(outDir, candidate), why: "the tarball npm pack wrote beside this package" };
+  }
+  const git = repositoryUrl();
+  if (git !== undefined) return { spec: git, why: "the package's git repository (npm builds it on install)" };
+  return {
+    spec: `^${pkg.version}`,
+    why: "no tarball or git URL it came from is known: until the package is published, npm install cannot find this version; give --package-spec",
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The command line of `workspace-access-fleet`, parsed into the options of `runFleet`. Every
+ * mistake is a {@link FleetUsageError} that names the flag and what it takes.
+ */
+import { parseArgs } from "node:util";
+import { FleetUsageError } from "./errors";
+import { FLEET_COMMANDS, FLEET_FORMATS, type FleetCommand, type FleetFormat } from "./types";
+
+/** The command's name, as `package.json` installs it. */
+export const FLEET_NAME = "workspace-access-fleet";
+
+/** The default of `--parallel`. */
+export const DEFAULT_PARALLEL = 4;
+
+/** What the command line asks for. */
+export interface FleetArgs {
+  command: FleetCommand;
+  /** The stacks named with `--stacks`, in order; `undefined`: every stack of the project. */
+  stacks: string[] | undefined;
+  parallel: number;
+  continueOnError: boolean;
+  expectNoChanges: boolean;
+  format: FleetFormat;
+  cwd: string;
+}
+
+/** Parses `argv` (without node and the script); `"help"` for `-h`/`--help`. */
+export function parseFleetArgs(argv: string[], cwd: string = process.cwd()): FleetArgs | "help" {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    // node:util's own message names the flag ("Unknown option '--x'"); keep it, as a usage error.
+    throw new FleetUsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) return "help";
+  const [command, ...rest] = positionals;
+  if (command === undefined) throw new FleetUsageError(`a command is required: ${FLEET_COMMANDS.join(", ")}`);
+  if (!(FLEET_COMMANDS as readonly string[]).includes(command)) {
+    throw new FleetUsageError(`the command must be ${FLEET_COMMANDS.join(", ")}, not ${JSON.stringify(command)}`);
+  }
+  if (rest.length > 0) throw new FleetUsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
+  const format = values.format ?? "text";
+  if (!(FLEET_FORMATS as readonly string[]).includes(format)) {
+    throw new FleetUsageError(`--format must be ${FLEET_FORMATS.join(", ")}, not ${JSON.stringify(format)}`);
+  }
+  return {
+    command: command as FleetCommand,
+    stacks: values.stacks === undefined ? undefined : stackList(values.stacks),
+    parallel: values.parallel === undefined ? DEFAULT_PARALLEL : parallelOf(values.parallel),
+    continueOnError: values["continue-on-error"] === true,
+    expectNoChanges: values["expect-no-changes"] === true,
+    format: format as FleetFormat,
+    cwd: values.cwd ?? cwd,
+  };
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    options: {
+      stacks: { type: "string", multiple: true },
+      parallel: { type: "string" },
+      "continue-on-error": { type: "boolean" },
+      "expect-no-changes": { type: "boolean" },
+      format: { type: "string" },
+      cwd: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+}
+
+/** `--stacks a,b --stacks c`: every name once, in the order given. */
+function stackList(values: string[]): string[] {
+  const names = values.flatMap((value) => value.split(",")).map((name) => name.trim());
+  if (names.some((name) => name === ""))
+    throw new FleetUsageError("--stacks takes stack names separated by commas, e.g. --stacks acme,globex");
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) throw new FleetUsageError(`--stacks names ${name} twice: name each stack once`);
+    seen.add(name);
+  }
+  return names;
+}
+
+function parallelOf(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
+    throw new FleetUsageError(`--parallel takes a whole number of stacks run at once, 1 or more, not ${JSON.stringify(value)}`);
+  }
+  return n;
+}

@@ -1,0 +1,29 @@
+/**
+ * `pulumi-workspace-access/fleet`: one command over every stack of a stack-per-workspace project,
+ * through the Automation API and the `pulumi` CLI on PATH. The same as the `workspace-access-fleet`
+ * command; see `docs/fleet.md`.
+ *
+ * ```ts
+ * import { runFleet, renderFleetReport, exitStatus } from "pulumi-workspace-access/fleet";
+ * const report = await runFleet({ command: "up", cwd: "infra", parallel: 4 });
+ * console.log(renderFleetReport(report, "markdown"));
+ * process.exitCode = exitStatus(report);
+ * ```
+ */
+import "../supported-node";
+
+export { FleetUsageError } from "./errors";
+export { renderFleetReport } from "./render";
+export { type FleetOptions, runFleet } from "./run";
+export {
+  type ChangeCounts,
+  type ChangedResource,
+  exitStatus,
+  FLEET_COMMANDS,
+  FLEET_FORMATS,
+  type FleetCommand,
+  type FleetFormat,
+  type FleetReport,
+  type StackReport,
+  type StackResult,
+} from "./types";

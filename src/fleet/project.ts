@@ -1,0 +1,60 @@
+/**
+ * The project a fleet runs over and its stacks: the Pulumi project in a folder, opened as a
+ * `LocalWorkspace` (the `pulumi` CLI on PATH; backend and passphrase from the environment, as for
+ * `pulumi` itself), and the stacks it has on the current backend, picked and ordered by `--stacks`.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { LocalWorkspace, type StackSummary } from "@pulumi/pulumi/automation";
+import { FleetUsageError } from "./errors";
+
+/** The project files `pulumi` reads, in its order. */
+const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"];
+
+/** A project's workspace, its stacks and the stack the user had selected before the run. */
+export interface FleetProject {
+  workspace: LocalWorkspace;
+  /** The stacks to run, in order. */
+  stacks: string[];
+  /** The stack `pulumi` had selected in this folder, to select it again afterwards. */
+  current: string | undefined;
+}
+
+/** A stack's short name: the file backend lists `acme`, Pulumi Cloud may list `org/project/acme`. */
+function shortName(summary: StackSummary): string {
+  return summary.name.split("/").at(-1) ?? summary.name;
+}
+
+/** Opens the project in `cwd` and picks its stacks; a {@link FleetUsageError} when there is none to run. */
+export async function openFleetProject(
+  cwd: string,
+  wanted: readonly string[] | undefined,
+  envVars: Record<string, string>,
+): Promise<FleetProject> {
+  const dir = path.resolve(cwd);
+  if (!PROJECT_FILES.some((file) => fs.existsSync(path.join(dir, file)))) {
+    throw new FleetUsageError(`no Pulumi project in ${dir} (no Pulumi.yaml): run the command in the project's folder, or pass --cwd DIR`);
+  }
+  let workspace: LocalWorkspace;
+  let summaries: StackSummary[];
+  try {
+    workspace = await LocalWorkspace.create({ workDir: dir, envVars });
+    summaries = await workspace.listStacks();
+  } catch (error) {
+    const detail = (error instanceof Error ? error.message : String(error)).split("\n").find((l) => /error:|ENOENT|not found/i.test(l));
+    throw new FleetUsageError(
+      `could not list the stacks of ${dir} with the pulumi CLI${detail ? ` (${detail.trim()})` : ""}: ` +
+        "put pulumi on PATH and log in to the stacks' backend (pulumi login, or PULUMI_BACKEND_URL)",
+    );
+  }
+  const byName = new Map(summaries.map((s) => [shortName(s), s]));
+  const current = summaries.find((s) => s.current);
+  if (byName.size === 0)
+    throw new FleetUsageError(`the project in ${dir} has no stack on this backend: create one per workspace with pulumi stack init NAME`);
+  const known = [...byName.keys()].sort();
+  const unknown = (wanted ?? []).filter((name) => !byName.has(name));
+  if (unknown.length > 0) {
+    throw new FleetUsageError(`no stack named ${unknown.join(", ")} in the project in ${dir}; its stacks: ${known.join(", ")}`);
+  }
+  return { workspace, stacks: wanted ? [...wanted] : known, current: current ? shortName(current) : undefined };
+}

@@ -1,0 +1,84 @@
+/**
+ * A fleet report as text (a table for a terminal or a CI log), markdown (the same table for a
+ * pull-request comment) or JSON (the document `docs/fleet.md` describes, for tools).
+ */
+import { type ChangeCounts, changeTotal, type FleetFormat, type FleetReport, type StackReport } from "./types";
+
+const COUNTS: Array<keyof ChangeCounts> = ["create", "update", "delete", "replace", "same"];
+/** How the text format marks each operation, as `pulumi` does. */
+const MARKS: Record<string, string> = { create: "+", update: "~", delete: "-", replace: "+-" };
+
+/** The report in `format`, ending with a newline. */
+export function renderFleetReport(report: FleetReport, format: FleetFormat): string {
+  if (format === "json") return `${JSON.stringify(jsonOf(report), null, 2)}\n`;
+  return format === "markdown" ? markdownOf(report) : textOf(report);
+}
+
+/** The JSON document: the command and, per stack, its result, its counts and (failed only) its error. */
+function jsonOf(report: FleetReport) {
+  return {
+    command: report.command,
+    stacks: report.stacks.map((s) => ({
+      stack: s.stack,
+      result: s.result,
+      changes: s.changes,
+      ...(s.result === "failed" && s.error !== undefined ? { error: s.error } : {}),
+    })),
+  };
+}
+
+/** One line: how many stacks ended how, and what made the run fail. */
+export function summaryLine(report: FleetReport): string {
+  const count = (result: string) => report.stacks.filter((s) => s.result === result).length;
+  const parts = [`${count("succeeded")} succeeded`, `${count("failed")} failed`, `${count("skipped")} skipped`];
+  if (report.expectNoChanges)
+    parts.push(`${report.stacks.filter((s) => changeTotal(s.changes) > 0).length} with changes (--expect-no-changes)`);
+  const n = report.stacks.length;
+  return `workspace-access-fleet ${report.command}: ${n} stack${n === 1 ? "" : "s"}, ${parts.join(", ")}${report.interrupted ? "; interrupted" : ""}`;
+}
+
+/** What the last column says of a stack: its error, why it was skipped, or its changed resources. */
+function details(stack: StackReport): string[] {
+  if (stack.result === "failed") return [`error: ${stack.error ?? "failed"}`];
+  if (stack.result === "skipped") return [`skipped: ${stack.skippedBecause ?? "not run"}`];
+  return stack.resources.map((r) => `${MARKS[r.op] ?? r.op} ${r.type} ${r.name}`);
+}
+
+function textOf(report: FleetReport): string {
+  const head = ["STACK", "RESULT", ...COUNTS.map((c) => c.toUpperCase())];
+  const rows = report.stacks.map((s) => [s.stack, s.result, ...COUNTS.map((c) => String(s.changes[c]))]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i < 2 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  const out = [line(head)];
+  report.stacks.forEach((stack, i) => {
+    out.push(line(rows[i] ?? []));
+    for (const detail of details(stack)) out.push(`    ${detail}`);
+  });
+  return `${out.join("\n")}\n\n${summaryLine(report)}\n`;
+}
+
+/** Text in a table cell: one line, its pipes escaped. */
+function cell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+}
+
+function markdownOf(report: FleetReport): string {
+  const icon: Record<string, string> = { succeeded: "✅", failed: "❌", skipped: "⏭️" };
+  const rows = report.stacks.map((s) => {
+    const counts = COUNTS.map((c) => String(s.changes[c]));
+    const detail = details(s).map((d) => `\`${cell(d).replace(/`/g, "'")}\``);
+    return `| ${cell(s.stack)} | ${icon[s.result] ?? ""} ${s.result} | ${counts.join(" | ")} | ${detail.join("<br>")} |`;
+  });
+  return [
+    `### ${summaryLine(report)}`,
+    "",
+    "| stack | result | create | update | delete | replace | same | changed resources |",
+    "|---|---|--:|--:|--:|--:|--:|---|",
+    ...rows,
+    "",
+  ].join("\n");
+}

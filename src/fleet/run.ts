@@ -1,0 +1,69 @@
+/**
+ * `runFleet`: one command over every stack of a project (stack per workspace), scheduled as
+ * `schedule.ts` says, each stack run as `stack-run.ts` says. The command `workspace-access-fleet`
+ * is this function with a command line and a report printed.
+ */
+import { DEFAULT_PARALLEL } from "./args";
+import { openFleetProject } from "./project";
+import { schedule } from "./schedule";
+import { runStack } from "./stack-run";
+import type { FleetCommand, FleetReport, StackReport } from "./types";
+
+/** Options of {@link runFleet}. */
+export interface FleetOptions {
+  command: FleetCommand;
+  /** The Pulumi project's folder (default: the current one). */
+  cwd?: string;
+  /** The stacks to run, in order (default: every stack of the project on the current backend, by name). */
+  stacks?: string[];
+  /** At most this many stacks at once (default 4). */
+  parallel?: number;
+  /** `up`: run every stack even after the canary or another stack failed. */
+  continueOnError?: boolean;
+  /**
+   * A change planned, made or found in any stack fails the run (exit 1), the stack's result staying
+   * `succeeded` with its changes counted. As with `pulumi up --expect-no-changes`, an up still applies them.
+   */
+  expectNoChanges?: boolean;
+  /** Once aborted, no new stack starts (the command's first Ctrl-C). */
+  stop?: AbortSignal;
+  /** Once aborted, the running stacks' CLIs get SIGINT and cancel cleanly (the command's second Ctrl-C). */
+  cancel?: AbortSignal;
+  /** Extra environment for the `pulumi` CLI (it inherits this process's environment). */
+  envVars?: Record<string, string>;
+  onStart?(stack: string): void;
+  onDone?(report: StackReport): void;
+}
+
+/** Runs the command over the stacks; rejects with a `FleetUsageError` before any stack runs, else never. */
+export async function runFleet(options: FleetOptions): Promise<FleetReport> {
+  const project = await openFleetProject(options.cwd ?? process.cwd(), options.stacks, options.envVars ?? {});
+  // `pulumi stack select` writes one file per project: selects run one after another.
+  let selects: Promise<unknown> = Promise.resolve();
+  const serially = <T>(select: () => Promise<T>): Promise<T> => {
+    const next = selects.then(select, select);
+    selects = next.catch(() => undefined);
+    return next;
+  };
+  const cancel = options.cancel ?? new AbortController().signal;
+  const isUp = options.command === "up";
+  const expectNoChanges = options.expectNoChanges === true;
+  try {
+    const { reports, interrupted } = await schedule({
+      stacks: project.stacks,
+      parallel: options.parallel ?? DEFAULT_PARALLEL,
+      canary: isUp,
+      // A preview or a refresh changes no workspace: every stack is worth its answer.
+      stopOnFailure: isUp && options.continueOnError !== true,
+      run: (stack) => runStack(stack, { workspace: project.workspace, command: options.command, cancel, serially }),
+      ...(options.stop ? { stop: options.stop } : {}),
+      ...(options.onStart ? { onStart: options.onStart } : {}),
+      ...(options.onDone ? { onDone: options.onDone } : {}),
+    });
+    return { command: options.command, expectNoChanges, interrupted, stacks: reports };
+  } finally {
+    // The user's `pulumi` in this folder goes on with the stack it had selected.
+    const current = project.current;
+    if (current !== undefined) await serially(() => project.workspace.selectStack(current)).catch(() => undefined);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The order stacks run in, with no Pulumi in it (its tests use fake stacks): for `up`, the canary
+ * alone first; then at most `parallel` at once, each slot taking the next stack as soon as its
+ * last one ends, so one slow workspace holds up one slot and no more. A failure (with
+ * `stopOnFailure`) or the `stop` signal (Ctrl-C) starts no new stack: those left are reported
+ * `skipped`, with the reason, and the running ones are awaited, never abandoned.
+ */
+import { noChanges, type StackReport } from "./types";
+
+/** Options of {@link schedule}. */
+export interface ScheduleOptions {
+  /** The stacks, in the order they start. */
+  stacks: readonly string[];
+  /** At most this many run at once (1 or more). */
+  parallel: number;
+  /** Run the first stack alone, before any other (`up`'s canary). */
+  canary: boolean;
+  /** After a stack fails, start no other (`up` without `--continue-on-error`). */
+  stopOnFailure: boolean;
+  /** Runs one stack; a rejection is reported as that stack's failure. */
+  run(stack: string): Promise<StackReport>;
+  /** Once aborted, no new stack starts (Ctrl-C). */
+  stop?: AbortSignal;
+  onStart?(stack: string): void;
+  onDone?(report: StackReport): void;
+}
+
+/** What {@link schedule} returns: a report per stack, in the order of `stacks`. */
+export interface ScheduleResult {
+  reports: StackReport[];
+  /** Whether `stop` left stacks unstarted. */
+  interrupted: boolean;
+}
+
+/** Runs the stacks as the module's comment says. */
+export async function schedule(options: ScheduleOptions): Promise<ScheduleResult> {
+  const reports = new Map<string, StackReport>();
+  const queue = [...options.stacks];
+  let firstFailure: string | undefined;
+  let canaryFailed = false;
+
+  const blocked = () => options.stop?.aborted === true || (options.stopOnFailure && firstFailure !== undefined);
+  const runOne = async (stack: string) => {
+    options.onStart?.(stack);
+    let report: StackReport;
+    try {
+      report = await options.run(stack);
+    } catch (error) {
+      report = {
+        stack,
+        result: "failed",
+        changes: noChanges(),
+        resources: [],
+        error: error instanceof Error ? error.message : String(error),
+      };
+    }
+    if (report.result === "failed" && firstFailure === undefined) firstFailure = stack;
+    reports.set(stack, report);
+    options.onDone?.(report);
+  };
+
+  if (options.canary && queue.length > 0 && !blocked()) {
+    await runOne(queue.shift() as string);
+    canaryFailed = firstFailure !== undefined;
+  }
+  const slot = async () => {
+    for (let stack = queue.shift(); stack !== undefined && !blocked(); stack = queue.shift()) await runOne(stack);
+  };
+  // A slot that finds the run blocked has taken one stack off the queue without running it: the
+  // loop below reports every stack without a report, wherever it was.
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, queue.length)) }, slot));
+
+  const interrupted = options.stop?.aborted === true && options.stacks.some((s) => !reports.has(s));
+  const why = interrupted
+    ? "interrupted before it started"
+    : canaryFailed
+      ? `the canary ${firstFailure} failed`
+      : `${firstFailure} failed (--continue-on-error runs the rest)`;
+  return {
+    interrupted,
+    reports: options.stacks.map(
+      (stack) => reports.get(stack) ?? { stack, result: "skipped", changes: noChanges(), resources: [], skippedBecause: why },
+    ),
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * What a fleet run reports: one entry per stack, in the order the stacks were named (or by name).
+ * The JSON format prints exactly these fields (`docs/fleet.md`).
+ */
+
+/** The three commands a fleet runs over every stack. */
+export const FLEET_COMMANDS = ["preview", "up", "refresh"] as const;
+/** A command of {@link FLEET_COMMANDS}. */
+export type FleetCommand = (typeof FLEET_COMMANDS)[number];
+
+/** The output formats of the command. */
+export const FLEET_FORMATS = ["text", "markdown", "json"] as const;
+/** A format of {@link FLEET_FORMATS}. */
+export type FleetFormat = (typeof FLEET_FORMATS)[number];
+
+/** How one stack's run ended. */
+export type StackResult = "succeeded" | "failed" | "skipped";
+
+/** Resource changes as the engine counted them (planned by a preview, made by an up, found by a refresh). */
+export interface ChangeCounts {
+  create: number;
+  update: number;
+  delete: number;
+  replace: number;
+  same: number;
+}
+
+/** One resource the engine planned, made or found a change to. */
+export interface ChangedResource {
+  /** The engine's operation: `create`, `update`, `delete`, `replace`. */
+  op: string;
+  /** The resource type's last part, e.g. `User`. */
+  type: string;
+  /** The resource's name in the program, e.g. `alice@acme.example`. */
+  name: string;
+}
+
+/** One stack's part of a fleet run. */
+export interface StackReport {
+  stack: string;
+  result: StackResult;
+  changes: ChangeCounts;
+  /** Why it failed: the package's own message (never the key). Only when `result` is `failed`. */
+  error?: string;
+  /** Why it was not run (the canary failed, another stack failed, interrupted). Only when `skipped`. */
+  skippedBecause?: string;
+  /** The resources changed (or planned or found changed), for the markdown table. */
+  resources: ChangedResource[];
+}
+
+/** A whole fleet run. */
+export interface FleetReport {
+  command: FleetCommand;
+  /** Whether `--expect-no-changes` was given: a change then makes the run fail. */
+  expectNoChanges: boolean;
+  /** Whether Ctrl-C (or the caller's signal) stopped the run before every stack had started. */
+  interrupted: boolean;
+  stacks: StackReport[];
+}
+
+/** No change counted. */
+export function noChanges(): ChangeCounts {
+  return { create: 0, update: 0, delete: 0, replace: 0, same: 0 };
+}
+
+/** How many resources change (everything but `same`). */
+export function changeTotal(changes: ChangeCounts): number {
+  return changes.create + changes.update + changes.delete + changes.replace;
+}
+
+/**
+ * The command's exit status for a report: 0 when every stack succeeded (and, with
+ * `--expect-no-changes`, none planned or found a change), else 1. Usage errors (2) never get here.
+ */
+export function exitStatus(report: FleetReport): 0 | 1 {
+  const bad = report.stacks.some((s) => s.result !== "succeeded" || (report.expectNoChanges && changeTotal(s.changes) > 0));
+  return bad || report.interrupted ? 1 : 0;
+}

@@ -1,0 +1,110 @@
+/**
+ * Pulumi's `import` resource option on the package's three resources, through the real `pulumi`
+ * CLI. The engine's own import cannot reach a dynamic provider (pulumi/pulumi#3550): the classes
+ * take the option and their create adopts the record with that id, writing only what differs.
+ * Removing `import` afterwards plans nothing; destroy gives back what was adopted unless the
+ * program opts in (`deleteOnDestroy`); an id that names another record, or none, fails clearly.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_IDS } from "../../src/emulator/index";
+import { SETUP_TIMEOUT_MS } from "./scenario.ts";
+import { type HabitsStack, habitsStack, programHeader, writesOf } from "./habits-support.ts";
+import { cliAvailable, dynamicResources, skipNote } from "./support.ts";
+
+const { users, integrations } = DEFAULT_IDS;
+const MISSING = "0b0b0b0b-0000-4000-8000-000000000000";
+
+const program = `${programHeader({ ADA: users.ada, GRACE: users.grace, ALAN: users.alan, KATHERINE: users.katherine, YOUTUBE: integrations.youtube, SLACK: integrations.slack, MISSING })}
+const mode = config.get("mode") ?? "import";
+const imported = (id: string): pulumi.CustomResourceOptions => (mode === "import" ? { import: id } : {});
+if (mode === "wrong") {
+  new wa.User("wrong-email", { email: "grace@example.com", firstName: "Grace", lastName: "Hopper" }, { import: ADA });
+  new wa.User("missing", { email: "nobody@example.com", firstName: "No", lastName: "Body" }, { import: MISSING });
+  new wa.IntegrationEntitlement("wrong-member", { integrationId: YOUTUBE, userId: GRACE, entitlements: ["EDITOR"] }, { import: YOUTUBE + "/" + ADA });
+  new wa.IntegrationEntitlement("not-member", { integrationId: YOUTUBE, userId: KATHERINE, entitlements: ["VIEWER"] }, { import: YOUTUBE + "/" + KATHERINE });
+  new wa.IntegrationMembers("wrong-integration", { integrationId: SLACK, members: [{ userId: ALAN, entitlements: ["MEMBER"] }] }, { import: YOUTUBE });
+} else {
+  const grace = new wa.User("grace", { email: "grace@example.com", firstName: config.get("graceFirst") ?? "Grace", lastName: "Hopper" }, imported(GRACE));
+  new wa.IntegrationEntitlement(
+    "grace-youtube",
+    { integrationId: YOUTUBE, userId: grace.id, entitlements: ["EDITOR"], deleteOnDestroy: flag("optIn") || undefined },
+    imported(YOUTUBE + "/" + GRACE),
+  );
+  new wa.IntegrationMembers("slack", { integrationId: SLACK, members: [{ userId: ALAN, entitlements: ["MEMBER", "BILLING"] }] }, imported(SLACK));
+}
+`;
+
+describe.skipIf(!cliAvailable)(`the import resource option, through the real pulumi CLI${skipNote}`, { timeout: 300_000 }, () => {
+  let h: HabitsStack;
+
+  beforeAll(async () => {
+    h = await habitsStack("habits-import", program, { "habits-import:graceFirst": "Grace M." });
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await h?.dispose();
+  });
+
+  it("preview shows three creates and writes nothing; up adopts each record, writing only what differs", async () => {
+    const preview = await h.step((s) => s.preview("--diff"));
+    // The stack and the three resources; the hidden input is not shown (the CLI hides "__" names).
+    expect(preview.run.output).toMatch(/\+ 4 to create/);
+    expect(preview.run.output).toContain("+ pulumi-nodejs:dynamic/workspace-access:User: (create)");
+    expect(writesOf(preview.requests)).toEqual([]);
+
+    const up = await h.step((s) => s.up());
+    // The first name differs (one PUT); the membership holds EDITOR already (nothing); alan's Slack
+    // set lacks BILLING (one PATCH). Nothing is created: no POST.
+    expect(writesOf(up.requests).sort()).toEqual([
+      `PATCH /integrations/${integrations.slack}/users/${users.alan}`,
+      `PUT /users/${users.grace}`,
+    ]);
+    expect(h.emulator.users.get(users.grace)?.firstName).toBe("Grace M.");
+    const state = dynamicResources(await h.stack.exportState());
+    const outputs = (name: string) => state.find((r) => r.urn.endsWith(`::${name}`))?.outputs ?? {};
+    expect(state.find((r) => r.urn.endsWith("::grace"))?.id).toBe(users.grace);
+    expect(outputs("grace")).toMatchObject({ adopted: true, email: "grace@example.com" });
+    expect(outputs("grace-youtube")).toMatchObject({ adopted: true, entitlements: ["EDITOR"] });
+    expect(outputs("slack")).toMatchObject({ adoptedMembers: [users.alan] });
+  });
+
+  it("removing import from the program afterwards plans nothing", async () => {
+    await h.stack.setConfig("habits-import:mode", "plain");
+    const preview = await h.step((s) => s.preview("--expect-no-changes"));
+    expect(preview.run.code).toBe(0);
+    expect(writesOf(preview.requests)).toEqual([]);
+  });
+
+  it("destroy gives back what was adopted, with a warning naming it, unless the program opted in", async () => {
+    // The opt-in on the membership: the state learns it, nothing is sent.
+    await h.stack.setConfig("habits-import:optIn", "true");
+    const optIn = await h.step((s) => s.up());
+    expect(writesOf(optIn.requests)).toEqual([]);
+
+    const destroy = await h.step((s) => s.destroy());
+    // Only the opted-in membership is removed; grace and alan's Slack membership stay as they are.
+    expect(writesOf(destroy.requests)).toEqual([`DELETE /integrations/${integrations.youtube}/users/${users.grace}`]);
+    expect(h.emulator.users.get(users.grace)?.firstName).toBe("Grace M.");
+    expect(h.emulator.integrations.members(integrations.slack).map((m) => m.userId)).toContain(users.alan);
+    expect(destroy.run.output).toContain(`User ${users.grace} (grace@example.com) is left in the workspace as it is: the stack adopted it`);
+    expect(destroy.run.output).toContain(`Integration ${integrations.slack}: 1 adopted member(s) left as they are`);
+    expect(destroy.run.output).toContain(users.alan);
+  });
+
+  it("an id that names another record, or none, fails naming both, and nothing is written", async () => {
+    await h.stack.setConfig("habits-import:mode", "wrong");
+    // Every create is tried: the engine would otherwise start no more after the first failure.
+    const up = await h.step((s) => s.run(["up", "--yes", "--skip-preview", "--continue-on-error"], { allowFailure: true }));
+    expect(up.run.code).not.toBe(0);
+    expect(writesOf(up.requests)).toEqual([]);
+    const out = up.run.output;
+    expect(out).toContain(`import: user ${users.ada} has the email ada@example.com, but the resource declares grace@example.com`);
+    expect(out).toContain(`import: no user has the id ${MISSING}`);
+    expect(out).toContain(
+      `is the membership of user ${users.ada} in integration ${integrations.youtube}, but the resource declares user ${users.grace}`,
+    );
+    expect(out).toContain(`import: user ${users.katherine} is not a member of integration ${integrations.youtube}`);
+    expect(out).toContain(`import: "${integrations.youtube}" is not the integration this resource declares (${integrations.slack})`);
+    expect(out.includes(h.emulator.apiKey)).toBe(false);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * The command line of `workspace-access-fleet`: every flag the issue names, its default, and each
+ * mistake as a usage error (exit 2) that names the flag and what it takes.
+ */
+import { describe, expect, it } from "vitest";
+import { DEFAULT_PARALLEL, parseFleetArgs } from "../../src/fleet/args";
+import { FleetUsageError } from "../../src/fleet/errors";
+
+describe("parseFleetArgs", () => {
+  it("takes the defaults: every stack, 4 at once, text, the current folder", () => {
+    expect(parseFleetArgs(["preview"], "/proj")).toEqual({
+      command: "preview",
+      stacks: undefined,
+      parallel: DEFAULT_PARALLEL,
+      continueOnError: false,
+      expectNoChanges: false,
+      format: "text",
+      cwd: "/proj",
+    });
+    expect(DEFAULT_PARALLEL).toBe(4);
+  });
+
+  it("reads every flag", () => {
+    const args = ["up", "--stacks", "b,a", "--stacks=c", "--parallel", "2", "--continue-on-error", "--expect-no-changes"];
+    expect(parseFleetArgs([...args, "--format", "json", "--cwd", "infra"], "/proj")).toEqual({
+      command: "up",
+      stacks: ["b", "a", "c"],
+      parallel: 2,
+      continueOnError: true,
+      expectNoChanges: true,
+      format: "json",
+      cwd: "infra",
+    });
+  });
+
+  it("answers help", () => {
+    expect(parseFleetArgs(["--help"])).toBe("help");
+    expect(parseFleetArgs(["up", "-h"])).toBe("help");
+  });
+
+  it.each([
+    [[], /a command is required: preview, up, refresh/],
+    [["destroy"], /the command must be preview, up, refresh, not "destroy"/],
+    [["up", "acme"], /unexpected argument "acme"/],
+    [["up", "--parallel", "0"], /--parallel takes a whole number .* not "0"/],
+    [["up", "--parallel", "two"], /--parallel takes a whole number .* not "two"/],
+    [["up", "--parallel", "1.5"], /--parallel takes a whole number/],
+    [["up", "--stacks", "a,,b"], /--stacks takes stack names separated by commas/],
+    [["up", "--stacks", "a,b,a"], /--stacks names a twice/],
+    [["up", "--format", "yaml"], /--format must be text, markdown, json, not "yaml"/],
+    [["up", "--canary"], /--canary/],
+  ])("refuses %j", (argv, message) => {
+    expect(() => parseFleetArgs(argv)).toThrow(FleetUsageError);
+    expect(() => parseFleetArgs(argv)).toThrow(message);
+  });
+});

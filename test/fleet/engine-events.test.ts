@@ -1,0 +1,125 @@
+/**
+ * What the fleet reads from one stack's engine events: the engine's counts, the changed resources
+ * (a refresh's drift included), and a failure's message, which is the package's own line from the
+ * error diagnostics, with its resource, and never a stack trace or the engine's closing line.
+ */
+import type { EngineEvent } from "@pulumi/pulumi/automation";
+import { describe, expect, it } from "vitest";
+import { countsOf, EventCollector } from "../../src/fleet/engine-events";
+import { failureMessage } from "../../src/fleet/failure-message";
+import { secretsRedactor } from "../../src/fleet/redaction";
+
+const USER = "pulumi-nodejs:dynamic/workspace-access:User";
+const urn = (name: string, type = USER) => `urn:pulumi:acme::access::${type}::${name}`;
+const STACK_URN = "urn:pulumi:acme::access::pulumi:pulumi:Stack::access-acme";
+let sequence = 0;
+const event = (fields: Partial<EngineEvent>): EngineEvent => ({ sequence: sequence++, timestamp: 0, ...fields });
+const step = (op: string, name: string, extra: Record<string, unknown> = {}) =>
+  ({ op, urn: urn(name), type: USER, provider: "", ...extra }) as unknown as NonNullable<EngineEvent["resourcePreEvent"]>["metadata"];
+
+describe("EventCollector", () => {
+  it("keeps the summary's counts and the resources planned or made to change, by operation, type and name", () => {
+    const events = new EventCollector();
+    events.onEvent(event({ resourcePreEvent: { metadata: step("same", "bob@acme.example") } }));
+    events.onEvent(event({ resourcePreEvent: { metadata: step("create", "alice@acme.example") } }));
+    events.onEvent(event({ resourcePreEvent: { metadata: step("update", "carol@acme.example") } }));
+    events.onEvent(event({ resourcePreEvent: { metadata: step("create", "aaron@acme.example") } }));
+    events.onEvent(event({ resourcePreEvent: { metadata: step("read", "x") } }));
+    events.onEvent(event({ summaryEvent: { resourceChanges: { create: 1, update: 1, same: 2 } } as never }));
+    expect(events.summary).toEqual({ create: 1, update: 1, delete: 0, replace: 0, same: 2 });
+    expect(events.resources()).toEqual([
+      { op: "create", type: "User", name: "aaron@acme.example" },
+      { op: "create", type: "User", name: "alice@acme.example" },
+      { op: "update", type: "User", name: "carol@acme.example" },
+    ]);
+  });
+
+  it("lists neither the stack's own resource nor a provider (the engine counts them, the user declared neither)", () => {
+    const events = new EventCollector();
+    const at = (type: string, name: string) =>
+      ({ op: "create", urn: `urn:pulumi:acme::access::${type}::${name}`, type, provider: "" }) as unknown as ReturnType<typeof step>;
+    events.onEvent(event({ resourcePreEvent: { metadata: at("pulumi:pulumi:Stack", "access-acme") } }));
+    events.onEvent(event({ resourcePreEvent: { metadata: at("pulumi:providers:pulumi-nodejs", "default") } }));
+    events.onEvent(event({ resOutputsEvent: { metadata: at("pulumi:pulumi:Stack", "access-acme") } }));
+    events.onEvent(event({ resOutputsEvent: { metadata: at("pulumi:providers:pulumi-nodejs", "default") } }));
+    events.onEvent(event({ resourcePreEvent: { metadata: step("create", "alice@acme.example") } }));
+    expect(events.resources()).toEqual([{ op: "create", type: "User", name: "alice@acme.example" }]);
+  });
+
+  it("lists a refresh's drifted resource as an update and a vanished one as a delete", () => {
+    const events = new EventCollector();
+    const state = { type: USER, urn: urn("alice@acme.example") };
+    events.onEvent(
+      event({ resOutputsEvent: { metadata: step("refresh", "alice@acme.example", { old: state, new: state, diffs: ["lastName"] }) } }),
+    );
+    events.onEvent(event({ resOutputsEvent: { metadata: step("refresh", "bob@acme.example", { old: state, new: state, diffs: [] }) } }));
+    events.onEvent(event({ resOutputsEvent: { metadata: step("refresh", "dan@acme.example", { old: state }) } }));
+    expect(events.resources()).toEqual([
+      { op: "update", type: "User", name: "alice@acme.example" },
+      { op: "delete", type: "User", name: "dan@acme.example" },
+    ]);
+  });
+
+  it("counts a replacement once, as replace, and ignores the engine's other operations", () => {
+    expect(countsOf({ replace: 1, "create-replacement": 1, "delete-replaced": 1, refresh: 3 })).toEqual({
+      create: 0,
+      update: 0,
+      delete: 0,
+      replace: 1,
+      same: 0,
+    });
+    expect(countsOf(undefined)).toEqual({ create: 0, update: 0, delete: 0, replace: 0, same: 0 });
+  });
+});
+
+describe("failureMessage", () => {
+  const refused =
+    "GET /integrations answered 401: Unauthorized. The API key was not accepted: it may be missing, expired or revoked. " +
+    "The key comes from workspace-access:apiKey (pulumi config set --secret workspace-access:apiKey <key>) or WORKSPACE_ACCESS_API_KEY.";
+
+  it("gives the package's line with its resource, without the trace and the engine's closing line", () => {
+    const diagnostics = [
+      {
+        urn: urn("alice@acme.example"),
+        message: `error: ${refused}\n    at errorForStatus (/x/dist/client/error-answers.js:70:14)\n    at process.tick (node:internal)\n`,
+      },
+      { urn: STACK_URN, message: "error: update failed\n" },
+    ];
+    expect(failureMessage(diagnostics, "code: 255\n stdout: lots\n stderr: more")).toBe(`User alice@acme.example: ${refused}`);
+  });
+
+  it("keeps a stack-level error (a program's own) without a resource, each message once", () => {
+    const diagnostics = [
+      { urn: STACK_URN, message: "Error: people lists a@b twice: list each person once\n    at Object.<anonymous> (/p/index.ts:3:9)" },
+      { urn: STACK_URN, message: "Error: people lists a@b twice: list each person once\n    at Object.<anonymous> (/p/index.ts:3:9)" },
+      { urn: undefined, message: "preview failed" },
+    ];
+    expect(failureMessage(diagnostics, "")).toBe("people lists a@b twice: list each person once");
+  });
+
+  it("falls back to the CLI's error lines when the engine never ran", () => {
+    const output = "code: 255\n stdout: \n stderr: error: decrypting secret value: incorrect passphrase\nerror: update failed\n\n err?: \n";
+    expect(failureMessage([], output)).toBe("decrypting secret value: incorrect passphrase");
+    expect(failureMessage([], "code: 1\n stdout: \n stderr: something odd\n err?: \n")).toBe("something odd");
+    // The process library's error repeats the command line: never the message.
+    const failed = "code: 7\n stdout: \n stderr: \n err?: Error: Command failed with exit code 7: pulumi refresh --stack acme\n";
+    expect(failureMessage([], failed)).toBe("pulumi exited with code 7 and no error message");
+  });
+});
+
+describe("secretsRedactor", () => {
+  it("removes every secret config value, whole or in part, and the environment's key, and nothing else", () => {
+    const key = "wa_emu_0123456789abcdef0123456789abcdef";
+    const other = "wa_emu_fedcba9876543210fedcba9876543210";
+    const redact = secretsRedactor(
+      {
+        "workspace-access:apiKey": { value: key, secret: true },
+        "workspace-access:workspace": { value: "acme", secret: false },
+      },
+      { WORKSPACE_ACCESS_API_KEY: other },
+    );
+    expect(redact(`key ${key}, a piece ${key.slice(10, 22)}, env ${other}, acme`)).toBe(
+      "key [redacted], a piece [redacted], env [redacted], acme",
+    );
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * The report's three formats, compared exactly: the JSON document the issue specifies (and nothing
+ * else in it), the markdown table for a pull-request comment with each stack's changed resources,
+ * and the text table; and the exit status each report gives.
+ */
+import { describe, expect, it } from "vitest";
+import { renderFleetReport } from "../../src/fleet/render";
+import { exitStatus, type FleetReport, noChanges } from "../../src/fleet/types";
+
+const report: FleetReport = {
+  command: "up",
+  expectNoChanges: false,
+  interrupted: false,
+  stacks: [
+    {
+      stack: "acme",
+      result: "succeeded",
+      changes: { create: 2, update: 1, delete: 0, replace: 0, same: 1 },
+      resources: [
+        { op: "create", type: "User", name: "alice@acme.example" },
+        { op: "create", type: "IntegrationEntitlement", name: "alice@acme.example/Slack" },
+        { op: "update", type: "User", name: "bob|acme" },
+      ],
+    },
+    {
+      stack: "globex",
+      result: "failed",
+      changes: noChanges(),
+      resources: [],
+      error: "GET /integrations answered 401. The API key was not accepted.",
+    },
+    { stack: "initech", result: "skipped", changes: noChanges(), resources: [], skippedBecause: "the canary globex failed" },
+  ],
+};
+
+describe("renderFleetReport", () => {
+  it("json: the command and per stack its result, the engine's counts, and the error of a failed one only", () => {
+    expect(JSON.parse(renderFleetReport(report, "json"))).toEqual({
+      command: "up",
+      stacks: [
+        { stack: "acme", result: "succeeded", changes: { create: 2, update: 1, delete: 0, replace: 0, same: 1 } },
+        {
+          stack: "globex",
+          result: "failed",
+          changes: { create: 0, update: 0, delete: 0, replace: 0, same: 0 },
+          error: "GET /integrations answered 401. The API key was not accepted.",
+        },
+        { stack: "initech", result: "skipped", changes: { create: 0, update: 0, delete: 0, replace: 0, same: 0 } },
+      ],
+    });
+  });
+
+  it("markdown: one row per stack with its changed resources, pipes escaped", () => {
+    expect(renderFleetReport(report, "markdown")).toBe(
+      [
+        "### workspace-access-fleet up: 3 stacks, 1 succeeded, 1 failed, 1 skipped",
+        "",
+        "| stack | result | create | update | delete | replace | same | changed resources |",
+        "|---|---|--:|--:|--:|--:|--:|---|",
+        "| acme | ✅ succeeded | 2 | 1 | 0 | 0 | 1 | `+ User alice@acme.example`<br>`+ IntegrationEntitlement alice@acme.example/Slack`<br>`~ User bob\\|acme` |",
+        "| globex | ❌ failed | 0 | 0 | 0 | 0 | 0 | `error: GET /integrations answered 401. The API key was not accepted.` |",
+        "| initech | ⏭️ skipped | 0 | 0 | 0 | 0 | 0 | `skipped: the canary globex failed` |",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("text: the table with each stack's details under it, and the summary", () => {
+    expect(renderFleetReport(report, "text")).toBe(
+      [
+        "STACK    RESULT     CREATE  UPDATE  DELETE  REPLACE  SAME",
+        "acme     succeeded       2       1       0        0     1",
+        "    + User alice@acme.example",
+        "    + IntegrationEntitlement alice@acme.example/Slack",
+        "    ~ User bob|acme",
+        "globex   failed          0       0       0        0     0",
+        "    error: GET /integrations answered 401. The API key was not accepted.",
+        "initech  skipped         0       0       0        0     0",
+        "    skipped: the canary globex failed",
+        "",
+        "workspace-access-fleet up: 3 stacks, 1 succeeded, 1 failed, 1 skipped",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("counts the stacks with changes when they were not expected", () => {
+    const drift: FleetReport = {
+      command: "refresh",
+      expectNoChanges: true,
+      interrupted: false,
+      stacks: [
+        {
+          stack: "acme",
+          result: "succeeded",
+          changes: { ...noChanges(), update: 1, same: 3 },
+          resources: [{ op: "update", type: "User", name: "a" }],
+        },
+        { stack: "initech", result: "succeeded", changes: { ...noChanges(), same: 2 }, resources: [] },
+      ],
+    };
+    expect(renderFleetReport(drift, "text")).toContain(
+      "workspace-access-fleet refresh: 2 stacks, 2 succeeded, 0 failed, 0 skipped, 1 with changes (--expect-no-changes)",
+    );
+  });
+});
+
+describe("exitStatus", () => {
+  const ok = (changes = noChanges()) => ({ stack: "a", result: "succeeded" as const, changes, resources: [] });
+  it.each([
+    ["every stack succeeded", { stacks: [ok(), ok({ ...noChanges(), create: 1 })] }, 0],
+    ["a stack failed", { stacks: [ok(), { ...ok(), result: "failed" as const, error: "x" }] }, 1],
+    ["a stack was skipped", { stacks: [ok(), { ...ok(), result: "skipped" as const }] }, 1],
+    ["a change with --expect-no-changes", { expectNoChanges: true, stacks: [ok(), ok({ ...noChanges(), update: 1 })] }, 1],
+    ["only unchanged resources with --expect-no-changes", { expectNoChanges: true, stacks: [ok({ ...noChanges(), same: 4 })] }, 0],
+    ["an interrupted run", { interrupted: true, stacks: [ok()] }, 1],
+  ])("%s: %i", (_, partial, code) => {
+    expect(exitStatus({ command: "preview", expectNoChanges: false, interrupted: false, ...partial })).toBe(code);
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * The handlers' side of Pulumi's habits (docs/pulumi-habits.md), in process against the emulator:
+ * a create given `import` adopts the named record (or fails naming both, before any write), and a
+ * delete gives back what the stack adopted, or a workspace owner, unless `deleteOnDestroy`.
+ * The CLI tier (test/cli/habits-*.test.ts) shows the same through the real `pulumi`.
+ */
+import { describe, expect, it } from "vitest";
+import { DEFAULT_IDS, defaultSeed } from "../../src/emulator/index";
+import { provider as entitlements } from "../../src/host/entitlement/integration-entitlement-provider";
+import { provider as users } from "../../src/host/user/user-provider";
+import { emulator, rejection } from "../support/fixtures";
+import { configureFor } from "../support/provider";
+
+const { users: ids, integrations } = DEFAULT_IDS;
+const grace = { email: "grace@example.com", firstName: "Grace", lastName: "Hopper" };
+const writes = (emu: Awaited<ReturnType<typeof emulator>>) =>
+  emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+
+async function setup() {
+  const emu = await emulator({ seed: defaultSeed() });
+  const warnings: string[] = [];
+  const warn = (message: string) => void warnings.push(message);
+  await configureFor(emu, {}, { warn });
+  // A destroy is another deployment: a context that took nothing over.
+  const nextDeployment = () => configureFor(emu, {}, { warn });
+  return { emu, warnings, nextDeployment };
+}
+
+describe("User with import", () => {
+  it("adopts the user with that id, writing nothing when the declared attributes hold; its delete leaves it, warning", async () => {
+    const { emu, warnings, nextDeployment } = await setup();
+    const { inputs } = await users.check!({}, { ...grace, __importId: ids.grace });
+    expect(inputs).toMatchObject({ __importId: ids.grace });
+    const { id, outs } = await users.create(inputs!);
+    expect(id).toBe(ids.grace);
+    expect(outs).toMatchObject({ adopted: true });
+    expect(outs).not.toHaveProperty("__importId");
+    await nextDeployment();
+    await users.delete!(id, outs!);
+    expect(writes(emu)).toEqual([]);
+    expect(warnings.join("\n")).toContain(`User ${ids.grace} (grace@example.com) is left in the workspace as it is: the stack adopted it`);
+  });
+
+  it("removing import plans nothing", async () => {
+    await setup();
+    const { outs } = await users.create((await users.check!({}, { ...grace, __importId: ids.grace })).inputs!);
+    const { inputs } = await users.check!({}, grace);
+    expect((await users.diff!(ids.grace, outs!, inputs!)).changes).toBe(false);
+  });
+
+  it.each([
+    ["another user's id", ids.ada, "has the email ada@example.com, but the resource declares grace@example.com"],
+    ["an id nobody has", "0b0b0b0b-0000-4000-8000-000000000000", "no user has the id 0b0b0b0b-0000-4000-8000-000000000000"],
+  ])("%s fails naming both, before any write", async (_, importId, message) => {
+    const { emu } = await setup();
+    const error = await rejection(users.create((await users.check!({}, { ...grace, __importId: importId })).inputs!));
+    expect(error.message).toContain(message);
+    expect(writes(emu)).toEqual([]);
+  });
+});
+
+describe("delete gives back", () => {
+  it("deletes a user the stack created, and leaves a workspace owner it created unless deleteOnDestroy", async () => {
+    const { emu, warnings } = await setup();
+    const made = await users.create((await users.check!({}, { ...grace, email: "new@example.com" })).inputs!);
+    const owner = await users.create((await users.check!({}, { ...grace, email: "boss@example.com", role: "workspace_owner" })).inputs!);
+    await users.delete!(made.id, made.outs!);
+    await users.delete!(owner.id, owner.outs!);
+    expect(writes(emu).filter((w) => w.startsWith("DELETE"))).toEqual([`DELETE /users/${made.id}`]);
+    expect(warnings.join("\n")).toContain("it is a workspace owner");
+    await users.delete!(owner.id, { ...owner.outs!, deleteOnDestroy: true });
+    expect(writes(emu).filter((w) => w.startsWith("DELETE"))).toEqual([`DELETE /users/${made.id}`, `DELETE /users/${owner.id}`]);
+  });
+
+  it("an adopted membership is left on delete, and removed with deleteOnDestroy", async () => {
+    const { emu, warnings, nextDeployment } = await setup();
+    const declared = { integrationId: integrations.youtube, userId: ids.grace, entitlements: ["EDITOR"] };
+    const { inputs } = await entitlements.check!({}, { ...declared, __importId: `${integrations.youtube}/${ids.grace}` });
+    const { id, outs } = await entitlements.create(inputs!);
+    expect(outs).toMatchObject({ adopted: true });
+    await nextDeployment();
+    await entitlements.delete!(id, outs!);
+    expect(writes(emu)).toEqual([]);
+    expect(warnings.join("\n")).toContain(`The membership of user ${ids.grace}`);
+    await entitlements.delete!(id, { ...outs!, deleteOnDestroy: true });
+    expect(writes(emu)).toEqual([`DELETE /integrations/${integrations.youtube}/users/${ids.grace}`]);
+  });
+});

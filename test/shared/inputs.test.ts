@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { integrationEntitlementInputs, integrationMembersInputs, sameSet, userInputs, validate } from "../../src/shared/inputs";
+
+const INTEGRATION = "D538422E-B135-4EE0-8393-54EECBCB4A07";
+
+describe("the input schemas' outputs: the types of the inputs after check", () => {
+  it("an IntegrationEntitlement: ids in their one form, entitlements a sorted set, role and adoptExisting defaulted", () => {
+    const parsed = integrationEntitlementInputs.parse({ integrationId: INTEGRATION, userId: "User-1", entitlements: ["b", "a", "b"] });
+    expect(parsed).toEqual({
+      integrationId: INTEGRATION.toLowerCase(),
+      userId: "user-1",
+      entitlements: ["a", "b"],
+      role: "account_collaborator",
+      adoptExisting: false,
+    });
+  });
+
+  it("an IntegrationMembers: members sorted by user id, each set sorted, a role only where declared, removeUnmanaged defaulted", () => {
+    const parsed = integrationMembersInputs.parse({
+      integrationId: INTEGRATION,
+      members: [
+        { userId: "zed", entitlements: ["VIEWER"] },
+        { userId: "Ann", entitlements: ["EDITOR", "ADMIN"], role: "account_owner" },
+      ],
+    });
+    expect(parsed).toEqual({
+      integrationId: INTEGRATION.toLowerCase(),
+      members: [
+        { userId: "ann", entitlements: ["ADMIN", "EDITOR"], role: "account_owner" },
+        { userId: "zed", entitlements: ["VIEWER"] },
+      ],
+      removeUnmanaged: false,
+    });
+  });
+
+  it("a User: role and isGuest stay absent when left out (the service's value is kept), adoptExisting defaulted", () => {
+    const parsed = userInputs.parse({ email: "ann@example.com", firstName: "Ann", lastName: "Lee" });
+    expect(parsed).toEqual({ email: "ann@example.com", firstName: "Ann", lastName: "Lee", adoptExisting: false });
+  });
+
+  it("defaults and normalising add no failure and hide none: check still names each property", () => {
+    expect(validate(integrationEntitlementInputs, { integrationId: INTEGRATION, userId: "u", entitlements: [] })).toEqual([
+      { property: "entitlements", reason: "entitlements must name at least one entitlement (to remove access, delete the resource)" },
+    ]);
+    expect(
+      validate(integrationMembersInputs, { integrationId: INTEGRATION, members: [{ userId: "u", entitlements: ["A"], role: "boss" }] }),
+    ).toEqual([{ property: "members[0].role", reason: "role must be one of account_owner, account_collaborator" }]);
+  });
+});
+
+describe("sameSet", () => {
+  it.each([
+    [["a", "b"], ["b", "a", "a"], true],
+    [["a"], ["a", "b"], false],
+    [[], [], true],
+    [["a"], undefined, false],
+    [["a", 1], ["a", 1], false],
+    ["a", "a", false],
+  ])("%j and %j: %s", (a, b, same) => {
+    expect(sameSet(a, b)).toBe(same);
+  });
+});
