@@ -1,13 +1,15 @@
+import * as fs from "node:fs";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Three tiers, each runnable alone; `npm test` runs all three.
+ * Four tiers, each runnable alone; `npm test` runs them all. Two layers: the handlers in-process
+ * (unit), and deployments through the real `pulumi` CLI (cli, load); no engine imitation.
  * - unit (`npm run test:unit`): in-process against the emulator on loopback; no process is
  *   started (test/support/no-spawn.ts makes sure) and no real time is waited for (virtual clocks).
- * - host (`npm run test:host`): through the real dynamic-provider host, programs, npm and tsc.
- * - load (`npm run test:load`): the long runs of 1,000 resources through the host (one file).
- * - cli (`npm run test:cli`): the real `pulumi` CLI (test/cli/README.md), skipped by name without one.
+ * - host (`npm run test:host`): the package as installed: npm pack, npm install, tsc, its commands.
+ * - load (`npm run test:load`): the long runs of 1,000 resources through the CLI (one file).
+ * - cli (`npm run test:cli`): deployments through the real `pulumi` CLI, skipped by name without one.
  *
  * No project sets `fileParallelism: false`: vitest applies it to the whole run, which then runs
  * every file of every tier one after another.
@@ -21,8 +23,8 @@ const LONGEST = [
   "test/reliability/integration-members.test.ts",
   "test/load/",
   "test/reliability/populated-workspace.test.ts",
+  "test/cli/export.test.ts",
   "test/package/consumer-types.test.ts",
-  "test/engine/harness.test.ts",
   "test/package/export.test.ts",
   "test/package/examples.test.ts",
 ];
@@ -49,8 +51,17 @@ const UNIT = [
   "test/shared/**/*.test.ts",
 ];
 const LOAD = ["test/load/**/*.test.ts"];
+/** In test/reliability but need no CLI: a FIFO in the cache folder, writers in other processes (processes: not in the unit tier). */
+const HOST_ONLY = ["rate-memory-special-files.test.ts", "rate-memory-processes.test.ts"];
 /** The real `pulumi` CLI (`npm run pulumi-cli` builds it); skipped, by name, where there is none. */
-const CLI = ["test/cli/**/*.test.ts"];
+const CLI = [
+  "test/cli/**/*.test.ts",
+  "test/perf/**/*.test.ts",
+  ...fs
+    .readdirSync("test/reliability")
+    .filter((file) => file.endsWith(".test.ts") && !HOST_ONLY.includes(file))
+    .map((file) => `test/reliability/${file}`),
+];
 
 export default defineConfig({
   test: {

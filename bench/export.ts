@@ -16,7 +16,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { Emulator, EmulatorOptions, EmulatorSeed } from "../src/emulator/index";
 import type { GeneratedWorldSize } from "../src/emulator/worlds-generated";
-import { repoRoot } from "../test/engine/paths.ts";
+import { repoRoot } from "../test/support/paths.ts";
 
 const requireDist = createRequire(path.join(repoRoot, "package.json"));
 const CLI = path.join(repoRoot, "dist", "export", "cli.js");

@@ -1,14 +1,15 @@
 /**
  * The workload of the benchmark and of `test/perf`: programs of N users (plus one entitlement
- * each), a no-op dynamic provider with the same shape (the host's own cost), and the emulator
- * from the built package. Plain TypeScript with erasable syntax: `node` runs it directly.
+ * each), a no-op dynamic provider with the same shape (the engine's and the host's own cost), and
+ * the emulator from the built package, run through the real `pulumi` CLI. Plain TypeScript with
+ * erasable syntax: `node` runs it directly.
  */
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type { Emulator, EmulatorOptions } from "../src/emulator/index";
-import { openStack, type OperationResult, type Stack } from "../test/engine/index.ts";
-import { repoRoot } from "../test/engine/paths.ts";
-import type { Project } from "../test/engine/project.ts";
+import { type Deployment, openDeployment } from "../test/cli/deployment.ts";
+import { repoRoot } from "../test/support/paths.ts";
+import type { Project } from "../test/support/project.ts";
 
 const requireDist = createRequire(path.join(repoRoot, "package.json"));
 
@@ -133,37 +134,32 @@ export function seedLookupUsers(emu: Emulator, n: number): void {
   }
 }
 
-/** Writes the programs and the no-op provider package into a project. */
-export function writeWorkload(project: Project): void {
-  project.write("index.js", PROGRAM);
-  project.write("lookups.js", LOOKUP_PROGRAM);
-  project.write("noop.js", NOOP_PROGRAM);
+/**
+ * Writes a program (the project's `index.js`, what the CLI runs: {@link PROGRAM} by default) and
+ * the no-op provider package into a project.
+ */
+export function writeWorkload(project: Project, program: string = PROGRAM): void {
+  project.write("index.js", program);
   project.write("node_modules/bench-noop-provider/package.json", JSON.stringify({ name: "bench-noop-provider", main: "index.js" }));
   project.write("node_modules/bench-noop-provider/index.js", NOOP_PROVIDER);
 }
 
-/** A stack of the workload against an emulator, `parallel` resource steps at once. */
+/** A stack of the workload against an emulator, through the CLI, `--parallel` `parallel` (the CLI's default when unset). */
 export function workloadStack(
   project: Project,
   emu: Emulator,
-  options: { stackName: string; program?: string; n: number; parallel?: number; env?: Record<string, string | undefined> },
-): Promise<Stack> {
-  return openStack({
+  options: { stackName: string; n: number; parallel?: number; env?: Record<string, string | undefined>; backendDir?: string },
+): Promise<Deployment> {
+  return openDeployment({
     projectDir: project.dir,
-    program: options.program ?? "index.js",
     stackName: options.stackName,
-    parallel: options.parallel ?? 16,
-    timeoutMs: 240_000,
+    ...(options.parallel ? { parallel: options.parallel } : {}),
     ...(options.env ? { env: options.env } : {}),
+    ...(options.backendDir ? { backendDir: options.backendDir } : {}),
     config: {
       "workspace-access:baseUrl": emu.url,
       "workspace-access:apiKey": { value: emu.apiKey, secret: true },
       "bench:n": String(options.n),
     },
   });
-}
-
-/** The host calls of one method (`Check`, `Diff`, `Create`, `Read`, ...). */
-export function calls(result: OperationResult, method: string): OperationResult["grpc"] {
-  return result.grpc.filter((exchange) => exchange.method === method);
 }

@@ -1,17 +1,19 @@
 /**
- * `npm run demo`: examples/basic against the bundled emulator, run the way `pulumi up` runs it (the
- * program in its own process, the real dynamic-provider host of @pulumi/pulumi over gRPC, state in
- * a file; see test/engine/README.md), with this repository's built package; the program looks its
- * integrations and grace up by name. Up, a preview of a planned change, up, destroy; a summary of
- * each step, then what the emulator holds. Users run the real
- * `pulumi` CLI; this shows the package working without one.
+ * `npm run demo`: examples/basic against the bundled emulator through the real `pulumi` CLI (a
+ * file backend in a temporary folder; `npm run pulumi-cli` builds the CLI, or a `pulumi` on PATH
+ * is used), with this repository's built package; the program looks its integrations and grace up
+ * by name. Up, a preview of a planned change, up, destroy; a summary of each step, then what the
+ * emulator holds.
  *
  * Plain `node` runs it (types stripped); `npm run build` first, which `npm run demo` does.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { DEFAULT_IDS, defaultSeed, type Emulator, type RecordedRequest, startEmulator } from "pulumi-workspace-access/emulator";
-import { createProject, type OperationResult, type Project, repoPulumiDir, repoRoot, type Stack, openStack } from "../test/engine/index.ts";
+import { type Deployment, type OperationResult, openDeployment } from "../test/cli/deployment.ts";
+import { cli } from "../test/cli/support.ts";
+import { repoRoot } from "../test/support/paths.ts";
+import { createProject, type Project, repoPulumiDir } from "../test/support/project.ts";
 
 const example = (file: string): string => fs.readFileSync(path.join(repoRoot, "examples", "basic", file), "utf8");
 
@@ -61,10 +63,9 @@ const show = (value: unknown): string => JSON.stringify(value);
 
 /** What an update changes: the engine's comparison of old and new inputs (the host sends no property-level diff). */
 function changes(result: OperationResult, urn: string): string {
-  const call = result.grpc.find((c) => c.method === "Diff" && c.urn === urn);
-  const request = (call?.request ?? {}) as { news?: Record<string, unknown>; oldInputs?: Record<string, unknown> };
-  const news = request.news ?? {};
-  const olds = request.oldInputs ?? {};
+  const step = result.steps.find((s) => s.urn === urn);
+  const news = step?.newInputs ?? {};
+  const olds = step?.oldInputs ?? {};
   return Object.keys(news)
     .filter((key) => key !== "__provider" && show(news[key]) !== show(olds[key]))
     .map((key) => `${key}: ${show(olds[key])} -> ${show(news[key])}`)
@@ -73,12 +74,7 @@ function changes(result: OperationResult, urn: string): string {
 
 /** What a create sets, briefly. */
 function created(result: OperationResult, urn: string): string {
-  const call = result.grpc.find((c) => (c.method === "Create" || c.method === "Check") && c.urn === urn);
-  const props = ((call?.request as { properties?: Record<string, unknown>; news?: Record<string, unknown> }) ?? {}) as Record<
-    string,
-    Record<string, unknown> | undefined
-  >;
-  const inputs = props["properties"] ?? props["news"] ?? {};
+  const inputs = result.steps.find((s) => s.urn === urn)?.newInputs ?? {};
   const keys = ["email", "role", "entitlements"].filter((key) => inputs[key] !== undefined);
   return keys.map((key) => `${key} ${show(inputs[key])}`).join(", ");
 }
@@ -89,16 +85,22 @@ function summarize(
   requests: RecordedRequest[],
   jobsCreated: number,
   name: (text: string) => string,
+  ms: number,
 ): void {
   const counts = new Map<string, number>();
   for (const step of result.steps) if (step.type !== "pulumi:pulumi:Stack") counts.set(step.op, (counts.get(step.op) ?? 0) + 1);
   const applied = result.operation === "preview" ? ", nothing applied" : "";
-  say(`== ${title} (${(result.timings.totalMs / 1000).toFixed(1)} s${applied})`);
+  say(`== ${title} (${(ms / 1000).toFixed(1)} s${applied})`);
   say(`   resources: ${[...counts].map(([op, n]) => `${n} ${op}`).join(", ") || "none"}`);
   for (const step of result.steps) {
     if (step.type === "pulumi:pulumi:Stack") continue;
     const kind = step.type.split(":").at(-1);
-    const detail = step.op === "update" ? changes(result, step.urn) : step.op === "create" && step.applied ? created(result, step.urn) : "";
+    const detail =
+      step.op === "update"
+        ? changes(result, step.urn)
+        : step.op === "create" && result.operation !== "preview"
+          ? created(result, step.urn)
+          : "";
     say(`   ${step.op.padEnd(7)} ${kind} ${step.name}${detail ? `  (${name(detail)})` : ""}`);
   }
   const lines = new Map<string, number>();
@@ -129,8 +131,9 @@ async function step(
 ): Promise<OperationResult> {
   const before = emulator.requests.length;
   const jobsBefore = emulator.jobs.list().length;
+  const began = performance.now();
   const result = await operation();
-  summarize(title, result, emulator.requests.slice(before), emulator.jobs.list().length - jobsBefore, name);
+  summarize(title, result, emulator.requests.slice(before), emulator.jobs.list().length - jobsBefore, name, performance.now() - began);
   if (result.operation === "up") say(`   the service now: ${managed(emulator, name)}`);
   say();
   return result;
@@ -169,8 +172,9 @@ async function main(): Promise<void> {
   const started = performance.now();
   let emulator: Emulator | undefined;
   let project: Project | undefined;
-  let stack: Stack | undefined;
+  let stack: Deployment | undefined;
   try {
+    if ("missing" in cli) throw new Error(cli.missing);
     // WA_DEMO_API_KEY lets a test give the emulator a key it knows, to grep the output for it.
     const apiKey = process.env.WA_DEMO_API_KEY;
     emulator = await startEmulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 }, ...(apiKey ? { apiKey } : {}) });
@@ -182,9 +186,8 @@ async function main(): Promise<void> {
       link: { "@pulumi/pulumi": repoPulumiDir, "pulumi-workspace-access": repoRoot },
       files: { "index.ts": example("index.ts"), "Pulumi.yaml": example("Pulumi.yaml") },
     });
-    stack = await openStack({
+    stack = await openDeployment({
       projectDir: project.dir,
-      program: "index.ts",
       config: {
         "workspace-access:baseUrl": emulator.url,
         "workspace-access:apiKey": { value: emulator.apiKey, secret: true },

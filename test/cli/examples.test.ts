@@ -2,17 +2,17 @@
  * The examples through the real `pulumi` CLI, as a user runs them: a project installed from the
  * packed tarball, a file backend, the key set with `pulumi config set --secret`, the emulator as
  * the service. Each whole life (preview, up, no-change preview and refresh, one edit shown by
- * `preview --diff`, up, destroy) also runs through test/engine, and both must end alike.
+ * `preview --diff`, up, destroy).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index";
-import { type ConfigValue, type Json, openStack, type Project, repoRoot } from "../engine/index.ts";
-import { packedProject } from "../engine/packed.ts";
-import { exampleFile, NO_FALLBACKS, SETUP_TIMEOUT_MS, startTestEmulator } from "../scenarios/support.ts";
-import { harnessConfig, type ParityStep, runCli, runHarness } from "./parity.ts";
+import { packedProject } from "../support/packed.ts";
+import { repoRoot } from "../support/paths.ts";
+import type { Project } from "../support/project.ts";
+import { exampleFile, SETUP_TIMEOUT_MS, startTestEmulator } from "./scenario.ts";
 import { type CliConfigValue, type CliStack, cliAvailable, openCliStack, skipNote } from "./support.ts";
 
 /** What the emulator's world holds, to compare before the first up and after destroy. */
@@ -61,12 +61,9 @@ interface ExampleCase {
   golden: string;
 }
 
-/** The stack file's config, as the harness takes it. */
-function stackFileConfig(example: string, stackName: string): Record<string, ConfigValue> {
-  const file = parseYaml(exampleFile(example, `Pulumi.${stackName}.yaml`)) as { config: Record<string, Json> };
-  const config: Record<string, ConfigValue> = {};
-  for (const [key, value] of Object.entries(file.config)) config[key] = typeof value === "string" ? value : { value };
-  return config;
+/** The stack file's config. */
+function stackFileConfig(example: string, stackName: string): Record<string, unknown> {
+  return (parseYaml(exampleFile(example, `Pulumi.${stackName}.yaml`)) as { config: Record<string, unknown> }).config;
 }
 
 function oneEdit(source: string, from: string, to: string): string {
@@ -76,21 +73,14 @@ function oneEdit(source: string, from: string, to: string): string {
 }
 
 /** A change between two operations. */
-type Edit = Exclude<ParityStep, string>;
+type Edit = { program: string } | { config: { path: string; value: string } };
 
 /** bob's last name changed in the acme stack's people (its second person). */
 function acmeRename(): Edit {
-  const people = (stackFileConfig("stack-per-workspace", "acme")["workspace-access-per-workspace:people"] as { value: Json[] }).value;
-  const bob = people[1] as Record<string, Json>;
+  const people = stackFileConfig("stack-per-workspace", "acme")["workspace-access-per-workspace:people"] as unknown[];
+  const bob = people[1] as Record<string, unknown>;
   if (bob["email"] !== "bob@acme.example") throw new Error("Pulumi.acme.yaml changed: bob is no longer its second person");
-  return {
-    config: {
-      path: "workspace-access-per-workspace:people[1].lastName",
-      value: "Smith",
-      harnessKey: "workspace-access-per-workspace:people",
-      harnessValue: { value: people.map((p, i) => (i === 1 ? { ...bob, lastName: "Smith" } : p)) },
-    },
-  };
+  return { config: { path: "workspace-access-per-workspace:people[1].lastName", value: "Smith" } };
 }
 
 const CASES: ExampleCase[] = [
@@ -164,38 +154,6 @@ describe.skipIf(!cliAvailable)(`the examples through the real pulumi CLI${skipNo
       it("destroy leaves the emulator's world as it was before the first up", async () => {
         await stack.destroy();
         expect(world(service)).toEqual(before);
-      });
-
-      it("the harness, on the same steps, ends with the same state and sends the same requests as the CLI", async () => {
-        const steps: ParityStep[] = ["up", "preview", "refresh", example.edit(exampleFile(example.example, "index.ts")), "up", "destroy"];
-        const [cliService, harnessService] = await Promise.all([startTestEmulator(), startTestEmulator()]);
-        const [cliProject, harnessProject] = await Promise.all([exampleProject(example), exampleProject(example)]);
-        const cliStack = await openCliStack({ projectDir: cliProject.dir, stackName: example.stackName, config: access(cliService) });
-        const harness = await openStack({
-          projectDir: harnessProject.dir,
-          program: "index.ts",
-          stackName: example.stackName,
-          config: {
-            ...(example.stackFile ? stackFileConfig(example.example, example.stackName) : {}),
-            ...harnessConfig(access(harnessService)),
-          },
-          env: NO_FALLBACKS,
-        });
-        try {
-          const upTo = steps.length - 1;
-          const cliRun = await runCli(cliStack, cliService, steps.slice(0, upTo));
-          const harnessRun = await runHarness(harness, harnessService, steps.slice(0, upTo));
-          expect(harnessRun.state).toEqual(cliRun.state);
-          expect(harnessRun.outputs).toEqual(cliRun.outputs);
-          expect(harnessRun.requests).toEqual(cliRun.requests);
-          const cliDestroy = await runCli(cliStack, cliService, ["destroy"]);
-          const harnessDestroy = await runHarness(harness, harnessService, ["destroy"]);
-          expect(harnessDestroy.requests).toEqual(cliDestroy.requests);
-        } finally {
-          await harness.close();
-          await cliStack.remove();
-          await Promise.all([cliProject.remove(), harnessProject.remove(), cliService.close(), harnessService.close()]);
-        }
       });
     });
   }

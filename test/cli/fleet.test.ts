@@ -17,9 +17,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index";
 import { randomApiKey } from "../../src/emulator/keys";
 import { parse as parseYaml } from "yaml";
-import { type Project, repoRoot } from "../engine/index.ts";
-import { packedProject, packedTemplate } from "../engine/packed.ts";
-import { exampleFile, SETUP_TIMEOUT_MS, startTestEmulator } from "../scenarios/support.ts";
+import { repoRoot } from "../support/paths.ts";
+import type { Project } from "../support/project.ts";
+import { packedProject, packedTemplate } from "../support/packed.ts";
+import { exampleFile, SETUP_TIMEOUT_MS, startTestEmulator } from "./scenario.ts";
 import { type CliStack, cliAvailable, openCliStack, outputOf, skipNote } from "./support.ts";
 
 const NAMES = ["acme", "globex", "initech"] as const;

@@ -11,8 +11,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS } from "../../src/emulator/index";
-import { repoRoot } from "../engine/index.ts";
-import { SETUP_TIMEOUT_MS } from "../scenarios/support.ts";
+import { repoRoot } from "../support/paths.ts";
+import { SETUP_TIMEOUT_MS } from "./scenario.ts";
 import { type HabitsStack, habitsStack, programHeader, writesOf } from "./habits-support.ts";
 import { cliAvailable, skipNote } from "./support.ts";
 

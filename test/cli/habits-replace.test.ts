@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS } from "../../src/emulator/index";
-import { SETUP_TIMEOUT_MS } from "../scenarios/support.ts";
+import { SETUP_TIMEOUT_MS } from "./scenario.ts";
 import { type HabitsStack, habitsStack, programHeader, writesOf } from "./habits-support.ts";
 import { cliAvailable, dynamicResources, skipNote } from "./support.ts";
 

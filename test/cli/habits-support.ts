@@ -3,9 +3,9 @@
  * the packed tarball, one stack on the emulator, and the requests each CLI run caused.
  */
 import type { Emulator, RecordedRequest } from "../../src/emulator/index";
-import type { Project } from "../engine/index.ts";
-import { packedProject } from "../engine/packed.ts";
-import { startTestEmulator } from "../scenarios/support.ts";
+import type { Project } from "../support/project.ts";
+import { packedProject } from "../support/packed.ts";
+import { startTestEmulator } from "./scenario.ts";
 import { type CliRun, type CliStack, openCliStack } from "./support.ts";
 
 /** A project of one program, its stack on a fresh emulator, and the requests of each step. */

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, type Emulator } from "../../src/emulator/index";
-import type { Project } from "../engine/index.ts";
-import { packedProject } from "../engine/packed.ts";
-import { SETUP_TIMEOUT_MS, startTestEmulator } from "../scenarios/support.ts";
+import type { Project } from "../support/project.ts";
+import { packedProject } from "../support/packed.ts";
+import { SETUP_TIMEOUT_MS, startTestEmulator } from "./scenario.ts";
 import { cliAvailable, dynamicResources, openCliStack, skipNote } from "./support.ts";
 
 const YT = DEFAULT_IDS.integrations.youtube;

@@ -3,16 +3,17 @@
  * `workspace-access:*` key (this rests on the dynamic-provider host's private `rawConfig`, which
  * only the real engine pins), a missing key, and an entitlement the integration does not offer
  * each fail `pulumi preview` with the package's own message in the CLI's output, and no write
- * reaches the emulator.
+ * reaches the emulator; a setting refused fails before any request at all. `getJob`, which runs in
+ * the program, refuses the same settings before its first request.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, type Emulator } from "../../src/emulator/index";
-import type { Project } from "../engine/index.ts";
-import { packedProject } from "../engine/packed.ts";
-import { SETUP_TIMEOUT_MS, startTestEmulator } from "../scenarios/support.ts";
+import type { Project } from "../support/project.ts";
+import { packedProject } from "../support/packed.ts";
+import { NO_FALLBACKS, SETUP_TIMEOUT_MS, startTestEmulator } from "./scenario.ts";
 import { type CliConfigValue, cliAvailable, openCliStack, skipNote } from "./support.ts";
 
-// The CLI type-checks a TypeScript program (ts-node) where the harness only transpiles it: no
+// The CLI type-checks a TypeScript program (ts-node): no
 // `process` here (the project has no @types/node); the entitlement comes from the project's config.
 const program = `import * as pulumi from "@pulumi/pulumi";
 import * as wa from "pulumi-workspace-access";
@@ -25,21 +26,27 @@ new wa.IntegrationEntitlement("alice-youtube", {
 export const id = alice.id;
 `;
 
+const jobProgram = `import * as wa from "pulumi-workspace-access";
+export const status = wa.getJob({ id: "6f1d2c3b-4a5e-4f60-8a71-000000000000" }).then((job) => job.status);
+`;
+
 describe.skipIf(!cliAvailable)(
   `settings and entitlements checked at preview, through the real pulumi CLI${skipNote}`,
   { timeout: 300_000 },
   () => {
     let emulator: Emulator;
     let project: Project;
+    let jobProject: Project;
     let stacks = 0;
 
     beforeAll(async () => {
       emulator = await startTestEmulator();
       project = await packedProject({ name: "preview-checks", files: { "index.ts": program } });
+      jobProject = await packedProject({ name: "preview-checks-job", files: { "index.ts": jobProgram } });
     }, SETUP_TIMEOUT_MS);
 
     afterAll(async () => {
-      await Promise.all([project?.remove(), emulator?.close()]);
+      await Promise.all([project?.remove(), jobProject?.remove(), emulator?.close()]);
     });
 
     const good = (): Record<string, CliConfigValue> => ({
@@ -47,10 +54,16 @@ describe.skipIf(!cliAvailable)(
       "workspace-access:apiKey": { secret: emulator.apiKey },
     });
 
+    const without = (key: string): Record<string, CliConfigValue> => {
+      const config = good();
+      delete config[key];
+      return config;
+    };
+
     /** `pulumi preview` of a fresh stack with this config: its output, and the writes it caused. */
-    async function preview(config: Record<string, CliConfigValue>, env: Record<string, string> = {}) {
+    async function preview(config: Record<string, CliConfigValue>, env: Record<string, string> = {}, of: Project = project) {
       stacks += 1;
-      const stack = await openCliStack({ projectDir: project.dir, stackName: `s${stacks}`, config, env });
+      const stack = await openCliStack({ projectDir: of.dir, stackName: `s${stacks}`, config, env: { ...NO_FALLBACKS, ...env } });
       try {
         const before = emulator.requests.length;
         const run = await stack.run(["preview"], { allowFailure: true });
@@ -91,11 +104,35 @@ describe.skipIf(!cliAvailable)(
       ],
       [
         "no API key",
-        () => {
-          const { "workspace-access:apiKey": _, ...rest } = good();
-          return rest;
-        },
-        ["No API key in the stack config", "pulumi config set --secret workspace-access:apiKey <key>"],
+        () => without("workspace-access:apiKey"),
+        ["No API key in the stack config, which names the workspace's address", "pulumi config set --secret workspace-access:apiKey <key>"],
+      ],
+      [
+        "baseurl for baseUrl",
+        () => ({ ...without("workspace-access:baseUrl"), "workspace-access:baseurl": emulator.url }),
+        ["Unknown setting `workspace-access:baseurl`: did you mean `workspace-access:baseUrl`?"],
+      ],
+      [
+        "no workspace or base URL",
+        () => without("workspace-access:baseUrl"),
+        ["No workspace configured", "Run: pulumi config set workspace-access:workspace <workspace>"],
+      ],
+      [
+        "a bad number",
+        () => ({ ...good(), "workspace-access:maxRetries": "two" }),
+        [
+          'workspace-access:maxRetries must be a whole number of at least 0, got "two". Run: pulumi config set workspace-access:maxRetries <value>',
+        ],
+      ],
+      [
+        "plain http to a remote host",
+        () => ({ ...good(), "workspace-access:baseUrl": "http://acme.example.com/api/v1/" }),
+        ["uses plain http://", "Run: pulumi config set workspace-access:baseUrl <value>"],
+      ],
+      [
+        "a key pasted with a space",
+        () => ({ ...good(), "workspace-access:apiKey": { secret: `${emulator.apiKey} x` } }),
+        ["workspace-access:apiKey contains spaces", "Run: pulumi config set --secret workspace-access:apiKey <value>"],
       ],
     ])("%s fails pulumi preview with the package's message, nothing sent", async (_, config, expected) => {
       const { run, requests } = await preview(config());
@@ -103,6 +140,20 @@ describe.skipIf(!cliAvailable)(
       for (const text of expected) expect(run.output).toContain(text);
       expect(requests).toEqual([]);
       expect(run.output.includes(emulator.apiKey)).toBe(false);
+    });
+
+    it.each<[string, () => Record<string, CliConfigValue>, string]>([
+      [
+        "a misspelt key",
+        () => ({ ...good(), "workspace-access:maxretries": "3" }),
+        "Unknown setting `workspace-access:maxretries`: did you mean `workspace-access:maxRetries`?",
+      ],
+      ["no API key", () => without("workspace-access:apiKey"), "Run: pulumi config set --secret workspace-access:apiKey <key>"],
+    ])("getJob with %s fails the program before its first request", async (_, config, expected) => {
+      const { run, requests } = await preview(config(), {}, jobProject);
+      expect(run.code).not.toBe(0);
+      expect(run.output).toContain(expected);
+      expect(requests).toEqual([]);
     });
 
     it("a stack naming the address takes no key from the shell: preview fails naming the secret to set, nothing sent", async () => {

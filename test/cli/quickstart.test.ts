@@ -15,9 +15,9 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WorkspaceAccessClient } from "../../src/client/index";
 import { DEFAULT_IDS } from "../../src/emulator/index";
-import { repoRoot } from "../engine/index.ts";
-import { packedTarball } from "../engine/packed.ts";
-import { NO_FALLBACKS } from "../scenarios/support.ts";
+import { repoRoot } from "../support/paths.ts";
+import { packedTarball } from "../support/packed.ts";
+import { NO_FALLBACKS } from "./scenario.ts";
 import { type CliStack, cliAvailable, openCliStack, skipNote } from "./support.ts";
 
 const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");

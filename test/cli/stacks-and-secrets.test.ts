@@ -2,15 +2,17 @@
  * Through the real `pulumi` CLI: two stacks of one project, each pointed at its own workspace
  * (two emulators, two keys), and the key set with `pulumi config set --secret`. Each key reaches
  * only its own workspace, and neither appears in `pulumi stack export`, in any output, or in the
- * CLI's own verbose log (`-v=9 --logtostderr --logflow`, which also logs the plugins).
+ * CLI's own verbose log (`-v=9 --logtostderr --logflow`, which also logs the plugins). Nothing of
+ * one workspace reaches the other: a config change of one stack, and its destroy, leave the other
+ * workspace alone.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index";
-import type { Project } from "../engine/index.ts";
-import { packedProject } from "../engine/packed.ts";
-import { exampleFile, SETUP_TIMEOUT_MS, startTestEmulator } from "../scenarios/support.ts";
+import type { Project } from "../support/project.ts";
+import { packedProject } from "../support/packed.ts";
+import { exampleFile, SETUP_TIMEOUT_MS, startTestEmulator } from "./scenario.ts";
 import { type CliStack, cliAvailable, openCliStack, skipNote } from "./support.ts";
 
 /** Every file under a folder, as text. */
@@ -77,6 +79,13 @@ describe.skipIf(!cliAvailable)(
       const globexEmails = globexService.users.list().map((u) => u.email);
       expect(globexEmails.some((email) => email.endsWith("@globex.example"))).toBe(true);
       expect(acmeService.users.list().some((u) => u.email.endsWith("@globex.example"))).toBe(false);
+      // Nothing of one workspace reached the other: not a write, not a read of the other's ids.
+      const alice = acmeService.users.findByEmail("alice@acme.example");
+      const carol = globexService.users.findByEmail("carol@globex.example");
+      expect(JSON.stringify(acmeService.requests)).not.toContain("globex");
+      expect(JSON.stringify(acmeService.requests)).not.toContain(carol?.id ?? "-");
+      expect(JSON.stringify(globexService.requests)).not.toContain("acme.example");
+      expect(JSON.stringify(globexService.requests)).not.toContain(alice?.id ?? "-");
       // Every request each emulator received carried a key it accepted: its own.
       for (const service of [acmeService, globexService]) {
         expect(service.requests.length).toBeGreaterThan(0);
@@ -106,9 +115,24 @@ describe.skipIf(!cliAvailable)(
       }
     });
 
-    it("destroy of each stack removes only what it created", async () => {
-      await acme.destroy();
+    it("a change to one stack's config touches only that workspace", async () => {
+      const acmeBefore = acmeService.requests.length;
+      const globexBefore = globexService.requests.length;
+      await globex.run(["config", "set", "--path", "workspace-access-per-workspace:people[0].lastName", "Doe-Poe"]);
+      await globex.up();
+      const carol = globexService.users.findByEmail("carol@globex.example");
+      expect(carol?.lastName).toBe("Doe-Poe");
+      const writes = globexService.requests.slice(globexBefore).filter((r) => r.method !== "GET");
+      expect(writes.map((r) => `${r.method} ${r.path}`)).toEqual([`PUT /users/${carol?.id}`]);
+      expect(acmeService.requests.length).toBe(acmeBefore);
+    });
+
+    it("destroy of each stack removes only what it created; one's destroy leaves the other workspace alone", async () => {
+      const acmeBefore = acmeService.requests.length;
       await globex.destroy();
+      expect(acmeService.requests.length).toBe(acmeBefore);
+      expect(acmeService.users.findByEmail("alice@acme.example")).toBeDefined();
+      await acme.destroy();
       expect(acmeService.users.findByEmail("alice@acme.example")).toBeUndefined();
       expect(globexService.users.list().some((u) => u.email.endsWith("@globex.example"))).toBe(false);
     });

@@ -12,7 +12,6 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { RecordedRequest } from "../../src/emulator/index";
-import { specialSigKey } from "../engine/index.ts";
 
 /** The CLI version `npm run pulumi-cli` builds (scripts/pulumi-cli.sh). */
 export const PULUMI_CLI_VERSION = "v3.274.1";
@@ -27,8 +26,9 @@ function executableIn(dir: string, command: string): boolean {
 }
 
 /**
- * Where the CLI is: `WA_PULUMI_CLI_BIN` (a folder), the cache `npm run pulumi-cli` fills, or a
- * `pulumi` on PATH (its language host and the dynamic-provider plugin then come from PATH too).
+ * Where the CLI is: `WA_PULUMI_CLI_BIN` (a folder), the cache `npm run pulumi-cli` fills, the folder
+ * Pulumi's installer fills (`~/.pulumi/bin`, for contributors without Go), or a `pulumi` on PATH
+ * (its language host and the dynamic-provider plugin then come from that folder or PATH too).
  */
 export function findPulumiCli(): { binDir: string } | { missing: string } {
   const cache = path.join(
@@ -36,15 +36,21 @@ export function findPulumiCli(): { binDir: string } | { missing: string } {
     PULUMI_CLI_VERSION,
     "bin",
   );
-  for (const dir of [process.env["WA_PULUMI_CLI_BIN"], cache]) {
+  for (const dir of [process.env["WA_PULUMI_CLI_BIN"], cache, path.join(os.homedir(), ".pulumi", "bin")]) {
     if (dir && executableIn(dir, "pulumi") && executableIn(dir, "pulumi-language-nodejs")) return { binDir: dir };
   }
   const onPath = (process.env["PATH"] ?? "").split(path.delimiter).find((dir) => dir && executableIn(dir, "pulumi"));
   if (onPath) return { binDir: onPath };
-  return { missing: "no pulumi CLI: `npm run pulumi-cli` builds it (needs Go 1.26+), or put pulumi on PATH" };
+  return {
+    missing:
+      "no pulumi CLI: `npm run pulumi-cli` builds it (needs Go 1.26+); without Go, `curl -fsSL https://get.pulumi.com | sh` installs it",
+  };
 }
 
 export const cli = findPulumiCli();
+/** The CLI's default `--parallel`: four resource steps per CPU. */
+export const CLI_DEFAULT_PARALLEL = 4 * os.availableParallelism();
+
 /** Whether the CLI tier can run; its tests are skipped (never passed) otherwise. */
 export const cliAvailable = "binDir" in cli;
 /** A suffix for test names: why they are skipped. */
@@ -220,6 +226,9 @@ export async function openCliStack(options: CliStackOptions): Promise<CliStack> 
   for (const [key, value] of Object.entries(options.config ?? {})) await stack.setConfig(key, value);
   return stack;
 }
+
+/** The key that marks a secret in a `--show-secrets` export (`rpc.specialSigKey` of the engine). */
+const specialSigKey = "4dabf18193072939515e22adb298388d";
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const TIMESTAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)/g;

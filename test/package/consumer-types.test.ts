@@ -10,8 +10,9 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createProject, installTarball, type Project, repoRoot } from "../engine/index.ts";
-import { packedTarball } from "../engine/packed.ts";
+import { repoRoot } from "../support/paths.ts";
+import { createProject, installTarball, type Project } from "../support/project.ts";
+import { packedTarball } from "../support/packed.ts";
 
 /** Pulumi's `typescript` template (github.com/pulumi/templates, typescript/tsconfig.json) today. */
 const TEMPLATE = {

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SCOPES } from "../../src/client";
-import { repoRoot } from "../engine/index.ts";
+import { repoRoot } from "../support/paths.ts";
 
 const read = (file: string) => fs.readFileSync(path.join(repoRoot, file), "utf8");
 const readme = read("README.md");
@@ -18,7 +18,6 @@ const readme = read("README.md");
 const documents = [
   "README.md",
   "CHANGELOG.md",
-  "test/engine/README.md",
   ...fs.readdirSync(path.join(repoRoot, "docs"), { recursive: true, encoding: "utf8" }).map((f) => `docs/${f.split(path.sep).join("/")}`),
   ...fs
     .readdirSync(path.join(repoRoot, "examples"))

@@ -9,8 +9,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultSeed, type Emulator, parseSeed, startEmulator } from "../../src/emulator/index";
-import { repoRoot } from "../engine/index.ts";
-import { packedTemplate } from "../engine/packed.ts";
+import { repoRoot } from "../support/paths.ts";
+import { packedTemplate } from "../support/packed.ts";
 
 const cli = path.join(repoRoot, "dist", "emulator", "cli.js");
 const seedExample = path.join(repoRoot, "examples", "emulator-seed.json");

@@ -1,8 +1,9 @@
 /**
  * Every example as a user copies it: its own files in a temporary directory outside the repository,
  * its own package.json installed with the packed tarball in place of the registry's package, type
- * checked with its own tsconfig and TypeScript, then deployed through the engine harness against
- * the emulator (up, a preview planning no change, destroy), one stack per `Pulumi.<stack>.yaml`.
+ * checked with its own tsconfig and TypeScript, then deployed through the real `pulumi` CLI against
+ * the emulator (up, a preview planning no change, destroy), one stack per `Pulumi.<stack>.yaml`
+ * (skipped, by name, where there is no CLI).
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -11,9 +12,12 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { Emulator } from "../../src/emulator/index";
-import { type ConfigValue, installTarball, type Json, openStack, repoRoot } from "../engine/index.ts";
-import { packedTarball } from "../engine/packed.ts";
-import { accessConfig, NO_FALLBACKS, startTestEmulator } from "../scenarios/support.ts";
+import { type ConfigValue, openDeployment } from "../cli/deployment.ts";
+import { accessConfig, NO_FALLBACKS, startTestEmulator } from "../cli/scenario.ts";
+import { cliAvailable, skipNote } from "../cli/support.ts";
+import { packedTarball } from "../support/packed.ts";
+import { repoRoot } from "../support/paths.ts";
+import { installTarball } from "../support/project.ts";
 
 const examplesDir = path.join(repoRoot, "examples");
 const EXAMPLES = fs.readdirSync(examplesDir).filter((name) => fs.statSync(path.join(examplesDir, name)).isDirectory());
@@ -23,7 +27,7 @@ function stacksOf(dir: string): Array<{ name: string; config: Record<string, Con
   const files = fs.readdirSync(dir).filter((file) => /^Pulumi\.[^.]+\.yaml$/.test(file));
   if (files.length === 0) return [{ name: "dev", config: {} }];
   return files.map((file) => {
-    const parsed = parseYaml(fs.readFileSync(path.join(dir, file), "utf8")) as { config?: Record<string, Json> };
+    const parsed = parseYaml(fs.readFileSync(path.join(dir, file), "utf8")) as { config?: Record<string, unknown> };
     const config: Record<string, ConfigValue> = {};
     for (const [key, value] of Object.entries(parsed.config ?? {})) config[key] = typeof value === "string" ? value : { value };
     return { name: file.split(".")[1] ?? "dev", config };
@@ -82,7 +86,7 @@ describe.each(EXAMPLES)("examples/%s, copied out of the repository", { timeout: 
     expect(result.status).toBe(0);
   });
 
-  describe.each(stacksOf(source))("stack $name, against the emulator through the harness", ({ name, config }) => {
+  describe.each(stacksOf(source))("stack $name, against the emulator through the real pulumi CLI", ({ name, config }) => {
     let emulator: Emulator;
 
     beforeAll(async () => {
@@ -93,10 +97,9 @@ describe.each(EXAMPLES)("examples/%s, copied out of the repository", { timeout: 
       await emulator?.close();
     });
 
-    it("comes up, previews no change, and is destroyed", async () => {
-      const stack = await openStack({
+    it.skipIf(!cliAvailable)(`comes up, previews no change, and is destroyed${skipNote}`, async () => {
+      const stack = await openDeployment({
         projectDir: dir,
-        program: "index.ts",
         stackName: name,
         // The emulator is not at https://<workspace>.<host>/: baseUrl, which takes precedence, points at it.
         config: { ...config, ...accessConfig(emulator) },

@@ -2,9 +2,8 @@
  * The export's round trip (issue 16), as a user runs it: `workspace-access-export` (the built
  * command) writes the emulator's populated world as a project into a directory outside the
  * repository; that project is installed from the packed tarball, type-checked with its own
- * tsconfig and TypeScript, and deployed through the engine harness against the same emulator. Its
- * first `up` adopts every user and membership (one holding an entitlement its integration no longer
- * offers) and sends no write; the preview after it plans no change; `destroy` removes nobody. Every assertion is on what the emulator received.
+ * tsconfig and TypeScript. Its deployment through the real `pulumi` CLI is test/cli/export.test.ts.
+ * Every assertion is on what the emulator received.
  */
 import { execFile, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -12,9 +11,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, POPULATED_BIG_MEMBERS, POPULATED_USER_COUNT, type RecordedRequest, startEmulator } from "../../src/emulator/index";
-import { installTarball, openStack, repoRoot, type Stack } from "../engine/index.ts";
-import { packedTarball } from "../engine/packed.ts";
-import { accessConfig, ENTITLEMENT_TYPE, NO_FALLBACKS, SETUP_TIMEOUT_MS, USER_TYPE } from "../scenarios/support.ts";
+import { NO_FALLBACKS, SETUP_TIMEOUT_MS } from "../cli/scenario.ts";
+import { packedTarball } from "../support/packed.ts";
+import { repoRoot } from "../support/paths.ts";
+import { installTarball } from "../support/project.ts";
 
 const CLI = path.join(repoRoot, "dist", "export", "cli.js");
 
@@ -158,50 +158,6 @@ describe("workspace-access-export of the populated world, deployed from the pack
     const result = spawnSync(process.execPath, [tsc, "-p", ".", "--noEmit", "--pretty", "false"], { cwd: dir, encoding: "utf8" });
     expect(`${result.stdout}${result.stderr}`).toBe("");
     expect(result.status).toBe(0);
-  });
-
-  describe("deployed through the engine harness against the same emulator", () => {
-    let stack: Stack;
-
-    beforeAll(async () => {
-      stack = await openStack({ projectDir: dir, program: "index.ts", config: accessConfig(emulator), env: NO_FALLBACKS, parallel: 16 });
-    });
-
-    afterAll(async () => {
-      await stack?.close();
-    });
-
-    it("comes up adopting every user and membership, with no POST, PUT, PATCH or DELETE", async () => {
-      const usersBefore = emulator.users.list();
-      emulator.clearRequests();
-      const up = await stack.up();
-      const steps = up.steps.filter((s) => s.type !== "pulumi:pulumi:Stack");
-      expect(steps.filter((s) => s.type === USER_TYPE && s.op === "create")).toHaveLength(482);
-      expect(steps.filter((s) => s.type === ENTITLEMENT_TYPE && s.op === "create")).toHaveLength(274);
-      expect(steps).toHaveLength(482 + 274);
-      expect(writes(emulator.requests)).toEqual([]);
-      expect(emulator.requests.length).toBeGreaterThan(0);
-      expect(emulator.users.list()).toEqual(usersBefore);
-      expect(up.outputs).toMatchObject({ userCount: 482, membershipCount: 274 });
-      const state = stack.state().resources.filter((r) => r.custom);
-      expect(state.every((r) => r.retainOnDelete === true)).toBe(true);
-    });
-
-    it("previews no change afterwards, sending nothing", async () => {
-      emulator.clearRequests();
-      const preview = await stack.preview();
-      expect(preview.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.name}`)).toEqual([]);
-      expect(emulator.requests.map((r) => `${r.method} ${r.path}`)).toEqual([]);
-    });
-
-    it("is destroyed without removing anybody: every resource is retained", async () => {
-      const users = emulator.users.list().length;
-      emulator.clearRequests();
-      await stack.destroy();
-      expect(writes(emulator.requests)).toEqual([]);
-      expect(emulator.users.list()).toHaveLength(users);
-      expect(emulator.integrations.members("5b1f0000-0000-4000-8000-000000000001")).toHaveLength(POPULATED_BIG_MEMBERS);
-    });
   });
 });
 

@@ -11,7 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { HOW_TO_GET_NODE, isOlder, MINIMUM_NODE, nodeVersionProblem } from "../../src/node-version";
-import { repoRoot } from "../engine/index.ts";
+import { repoRoot } from "../support/paths.ts";
 
 const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
   license: string;

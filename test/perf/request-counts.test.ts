@@ -2,26 +2,35 @@
  * Request counts, not times (times belong to `npm run bench`): a preview sends nothing, a refresh
  * of 250 users is served from paged list calls, 100 `getUser` lookups in a program share one paged
  * listing, and a job that finishes after 1 s is polled at most 4 times. Preview and refresh go
- * through the real dynamic-provider host with 16 resource steps at once, as `pulumi` runs them; the
- * job through the client in-process, on the real clock.
+ * through the real `pulumi` CLI (`--parallel 16`; skipped, by name, where there is none); the job
+ * through the client in-process, on the real clock.
  * Needs `npm run build` (the package is packed from `dist/`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WorkspaceAccessClient } from "../../src/client";
 import type { Emulator } from "../../src/emulator/index";
-import { benchEmulator, INTEGRATION_ID, LOOKUPS, seedLookupUsers, writeWorkload, workloadStack } from "../../bench/workload.ts";
-import type { Stack } from "../engine/index.ts";
-import { packedProject } from "../engine/packed.ts";
-import type { Project } from "../engine/project.ts";
+import {
+  benchEmulator,
+  INTEGRATION_ID,
+  LOOKUP_PROGRAM,
+  LOOKUPS,
+  seedLookupUsers,
+  writeWorkload,
+  workloadStack,
+} from "../../bench/workload.ts";
+import type { Deployment } from "../cli/deployment.ts";
+import { cliAvailable, skipNote } from "../cli/support.ts";
+import { packedProject } from "../support/packed.ts";
+import type { Project } from "../support/project.ts";
 
 const USERS = 250;
 const USER_TYPE = "pulumi-nodejs:dynamic/workspace-access:User";
 const users = <S extends { op: string; type: string }>(steps: S[], op: string) => steps.filter((s) => s.type === USER_TYPE && s.op === op);
 
-describe(`a stack of ${USERS} users, through the host`, () => {
+describe.skipIf(!cliAvailable)(`a stack of ${USERS} users, through the real pulumi CLI${skipNote}`, () => {
   let emu: Emulator;
   let project: Project;
-  let stack: Stack;
+  let stack: Deployment;
 
   beforeAll(async () => {
     emu = await benchEmulator();
@@ -31,7 +40,7 @@ describe(`a stack of ${USERS} users, through the host`, () => {
     const up = await stack.up();
     expect(users(up.steps, "create")).toHaveLength(USERS);
     expect(emu.requests).toHaveLength(USERS);
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await stack?.close();
@@ -59,22 +68,22 @@ describe(`a stack of ${USERS} users, through the host`, () => {
     emu.users.remove(gone!.id);
     emu.clearRequests();
     const refresh = await stack.refresh();
-    expect(users(refresh.steps, "delete").map((s) => s.id)).toEqual([gone!.id]);
+    expect(users(refresh.done, "delete").map((s) => s.name)).toEqual([gone!.name]);
     expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/users/${gone!.id}`)).toHaveLength(1);
     expect(emu.requests.length).toBeLessThanOrEqual(Math.ceil(USERS / 100) + 5);
   }, 60_000);
 });
 
-describe(`${LOOKUPS} getUser calls in one program, ${USERS} users in the workspace`, () => {
+describe.skipIf(!cliAvailable)(`${LOOKUPS} getUser calls in one program, ${USERS} users in the workspace${skipNote}`, () => {
   it(`send at most ${Math.ceil(USERS / 100) + 1} requests: one paged listing serves them all`, async () => {
     const emu = await benchEmulator();
     seedLookupUsers(emu, USERS);
     const project = await packedProject({ name: "perf-lookups" });
-    writeWorkload(project);
-    const stack = await workloadStack(project, emu, { stackName: "lookups", program: "lookups.js", n: USERS });
+    writeWorkload(project, LOOKUP_PROGRAM);
+    const stack = await workloadStack(project, emu, { stackName: "lookups", n: USERS });
     try {
-      const preview = await stack.preview();
-      expect(preview.outputs["found"]).toBe(LOOKUPS);
+      await stack.up();
+      expect(await stack.outputs()).toEqual({ found: LOOKUPS });
       const sent = emu.requests.map((r) => `${r.method} ${r.rawPath}`);
       expect(sent.length, sent.join("\n")).toBeLessThanOrEqual(Math.ceil(USERS / 100) + 1);
     } finally {

@@ -1,6 +1,6 @@
 /**
- * Rate limits remembered across runs (issue 17), through the real dynamic-provider host: every
- * `up` of the harness runs the provider in a new host process, as every `pulumi up` does. The
+ * Rate limits remembered across runs (issue 17), through the real `pulumi` CLI: every
+ * `pulumi up` runs the provider in a new host process. The
  * first apply learns the emulator's limit from its 429s; the second, in a fresh process sharing
  * only the cache folder, paces from its first request and meets none.
  */
@@ -9,7 +9,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { entryFileName, RATE_LIMITS_DIR } from "../../src/client/rate-memory";
-import type { OperationResult } from "../engine/index.ts";
+import type { OperationResult } from "../cli/deployment.ts";
+import { cliAvailable, skipNote } from "../cli/support.ts";
 import { type Scenario, scenarios, userProgram } from "./support";
 
 const start = scenarios();
@@ -40,42 +41,43 @@ async function apply(s: Scenario, prefixes: string[]): Promise<{ up: OperationRe
   return { up, rateLimited: s.emu.stats.rateLimited - before, creates };
 }
 
-describe("a second apply under the same limit, with a fresh provider process", () => {
-  it("meets no 429: the first apply's learnt limit is remembered in the cache folder (never the key)", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pwa-rate-memory-host-"));
-    dirs.push(dir);
-    const s = await start({
-      program: program(["a"]),
-      emulator: { rateLimit: LIMIT },
-      parallel: 16,
-      env: { WORKSPACE_ACCESS_CACHE_DIR: dir },
+describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
+  describe("a second apply under the same limit, with a fresh provider process", () => {
+    it("meets no 429: the first apply's learnt limit is remembered in the cache folder (never the key)", async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pwa-rate-memory-host-"));
+      dirs.push(dir);
+      const s = await start({
+        program: program(["a"]),
+        emulator: { rateLimit: LIMIT },
+        parallel: 16,
+        env: { WORKSPACE_ACCESS_CACHE_DIR: dir },
+      });
+      const first = await apply(s, ["a"]);
+      expect(first.creates).toBe(N);
+      expect(first.rateLimited).toBeGreaterThan(0);
+
+      const text = fs.readFileSync(path.join(dir, RATE_LIMITS_DIR, entryFileName(s.emu.url)), "utf8");
+      expect(text).not.toContain(s.key);
+      expect(JSON.parse(text)).toMatchObject({ baseUrl: s.emu.url, windowMs: 1000, source: "429" });
+
+      const second = await apply(s, ["a", "b"]);
+      expect(second.creates).toBe(N);
+      expect(second.rateLimited).toBe(0);
+      expect(s.emu.requests.filter((r) => r.method === "POST" && r.status === 201)).toHaveLength(N);
+      expect(s.emu.users.list()).toHaveLength(2 * N);
     });
-    const first = await apply(s, ["a"]);
-    expect(first.creates).toBe(N);
-    expect(first.rateLimited).toBeGreaterThan(0);
 
-    const text = fs.readFileSync(path.join(dir, RATE_LIMITS_DIR, entryFileName(s.emu.url)), "utf8");
-    expect(text).not.toContain(s.key);
-    expect(JSON.parse(text)).toMatchObject({ baseUrl: s.emu.url, windowMs: 1000, source: "429" });
-
-    const second = await apply(s, ["a", "b"]);
-    expect(second.up.hostLog.pid).not.toBe(first.up.hostLog.pid);
-    expect(second.creates).toBe(N);
-    expect(second.rateLimited).toBe(0);
-    expect(s.emu.requests.filter((r) => r.method === "POST" && r.status === 201)).toHaveLength(N);
-    expect(s.emu.users.list()).toHaveLength(2 * N);
-  });
-
-  it("control: with WORKSPACE_ACCESS_CACHE_DIR=off the second apply meets the 429s again", async () => {
-    const s = await start({
-      program: program(["a"]),
-      emulator: { rateLimit: LIMIT },
-      parallel: 16,
-      env: { WORKSPACE_ACCESS_CACHE_DIR: "off" },
+    it("control: with WORKSPACE_ACCESS_CACHE_DIR=off the second apply meets the 429s again", async () => {
+      const s = await start({
+        program: program(["a"]),
+        emulator: { rateLimit: LIMIT },
+        parallel: 16,
+        env: { WORKSPACE_ACCESS_CACHE_DIR: "off" },
+      });
+      expect((await apply(s, ["a"])).rateLimited).toBeGreaterThan(0);
+      const second = await apply(s, ["a", "b"]);
+      expect(second.creates).toBe(N);
+      expect(second.rateLimited).toBeGreaterThan(0);
     });
-    expect((await apply(s, ["a"])).rateLimited).toBeGreaterThan(0);
-    const second = await apply(s, ["a", "b"]);
-    expect(second.creates).toBe(N);
-    expect(second.rateLimited).toBeGreaterThan(0);
   });
 });

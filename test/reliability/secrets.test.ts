@@ -1,133 +1,135 @@
 /**
- * Secrets and access through the real dynamic-provider host (issue 6, "Secrets and access"). Every
- * scenario of test/reliability greps everything the harness captured for the key (see
+ * Secrets and access through the real `pulumi` CLI (issue 6, "Secrets and access"). Every
+ * scenario of test/reliability greps everything the CLI showed and stored for the key (see
  * `expectNoKeyLeak`); here the service itself echoes the key back, and scopes and transport
  * rules are checked end to end.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { repoRoot } from "../engine/index.ts";
+import { repoRoot } from "../support/paths.ts";
 import { distinctiveKey, scenarios, userProgram } from "./support";
+import { cliAvailable, skipNote } from "../cli/support.ts";
 
 const start = scenarios();
 
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe" };
 
-describe("the API key never leaves the provider", () => {
-  it("is redacted when the service echoes it back in an error, whatever the error class", async () => {
-    const s = await start({ program: userProgram({ alice }), config: { maxRetries: "0" } });
-    const echo = (status: number) =>
-      JSON.stringify({ errors: [{ code: "E", title: `key ${s.key}`, detail: `your key ${s.key} is wrong`, status, meta: null }] });
-    const statuses = [400, 401, 402, 403, 409, 500];
-    for (const status of statuses) {
-      s.emu.fault({ method: "POST", path: "/users", status, body: echo(status) });
-      const error = await s.fails("up");
-      expect(error.grpcMessage).toContain("[redacted]");
-      expect(error.grpcMessage).not.toContain(s.key);
-    }
-    // Not JSON at all, echoing the key: the invalid-response error quotes the body, redacted.
-    s.emu.fault({ method: "POST", path: "/users", status: 201, body: `oops ${s.key}` });
-    const invalid = await s.fails("up");
-    expect(invalid.grpcMessage).toContain("not JSON");
-    expect(invalid.grpcMessage).not.toContain(s.key);
-    // A successful run afterwards: state, outputs and __provider hold no key either.
-    await s.up();
-    const state = fs.readFileSync(s.stack.statePath, "utf8");
-    expect(state).not.toContain(s.key);
-    const provider = s.results.at(-1)!.registrations.find((r) => r.name === "alice")?.inputs.__provider;
-    expect(provider).toBe('exports.handler = () => require("pulumi-workspace-access/provider/user").provider;\n');
-  });
-
-  it("no 8 characters of it in a row reach anything captured, from a proxy page cut at 80 characters or a partial echo", async () => {
-    const s = await start({ program: userProgram({ alice }), config: { maxRetries: "0" } });
-    const runs = (text: string) => {
-      const found: string[] = [];
-      for (let i = 0; i + 8 <= s.key.length; i++) if (text.includes(s.key.slice(i, i + 8))) found.push(s.key.slice(i, i + 8));
-      return found;
-    };
-    // A proxy's page answering 201, echoing the request headers: the key runs across character 80.
-    const page = `<html><body>Proxy. Request headers: accept: */*; x-api-key: ${s.key}; host: x</body></html>`;
-    expect(page.indexOf(s.key)).toBeLessThan(80);
-    expect(page.indexOf(s.key) + s.key.length).toBeGreaterThan(80);
-    const answers = [
-      { status: 201, body: page },
-      { status: 403, body: JSON.stringify({ errors: [{ code: "F", title: "F", detail: `key ${s.key.slice(0, 20)}…`, status: 403 }] }) },
-      {
-        status: 400,
-        body: JSON.stringify({ errors: [{ code: "B", title: "B", detail: "bad", status: 400, meta: { input: s.key.slice(4) } }] }),
-      },
-    ];
-    for (const answer of answers) {
-      s.emu.fault({ method: "POST", path: "/users", ...answer });
-      const error = await s.fails("up");
-      expect(error.grpcMessage).toContain("POST");
-      expect(runs(error.grpcMessage ?? "")).toEqual([]);
-    }
-    expect(runs(s.captured())).toEqual([]);
-  });
-
-  it("apiKey in plaintext stack config warns, suggesting --secret", async () => {
-    const s = await start({ program: userProgram({ alice }), secretKey: false });
-    const preview = await s.preview();
-    const warning = preview.engineLogs.find((l) => l.severity === "warning" && l.message.includes("workspace-access:apiKey"));
-    expect(warning?.message).toContain("pulumi config set --secret workspace-access:apiKey");
-    expect(warning?.message).not.toContain(s.key);
-  });
-
-  it("a secret apiKey gives no warning", async () => {
-    const s = await start({ program: userProgram({ alice }) });
-    const preview = await s.preview();
-    expect(preview.engineLogs.filter((l) => l.severity === "warning")).toEqual([]);
-  });
-});
-
-describe("transport", () => {
-  it("refuses a non-loopback http:// base URL before sending anything", async () => {
-    const s = await start({ program: userProgram({ alice }) });
-    s.setConfig("baseUrl", "http://acme.example.com/api/v1/");
-    const error = await s.fails("up");
-    // Refused in Check, before any create, as the preview of a pull request would be.
-    expect(error.operation).toBe("check");
-    expect(error.message).toContain("plain http://");
-    expect(error.message).toContain("workspace-access:baseUrl");
-    expect(s.emu.requests).toHaveLength(0);
-  });
-
-  it("never disables TLS verification anywhere in the shipped code", () => {
-    const files: string[] = [];
-    const walk = (dir: string): void => {
-      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-        const file = path.join(dir, e.name);
-        if (e.isDirectory()) walk(file);
-        else if (/\.(ts|js)$/.test(e.name)) files.push(file);
+describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
+  describe("the API key never leaves the provider", () => {
+    it("is redacted when the service echoes it back in an error, whatever the error class", async () => {
+      const s = await start({ program: userProgram({ alice }), config: { maxRetries: "0" } });
+      const echo = (status: number) =>
+        JSON.stringify({ errors: [{ code: "E", title: `key ${s.key}`, detail: `your key ${s.key} is wrong`, status, meta: null }] });
+      const statuses = [400, 401, 402, 403, 409, 500];
+      for (const status of statuses) {
+        s.emu.fault({ method: "POST", path: "/users", status, body: echo(status) });
+        const error = await s.fails("up");
+        expect(error.message).toContain("[redacted]");
+        expect(error.message).not.toContain(s.key);
       }
-    };
-    walk(path.join(repoRoot, "src"));
-    if (fs.existsSync(path.join(repoRoot, "dist"))) walk(path.join(repoRoot, "dist"));
-    expect(files.length).toBeGreaterThan(10);
-    for (const file of files) {
-      const text = fs.readFileSync(file, "utf8");
-      expect(text, file).not.toMatch(/rejectUnauthorized|NODE_TLS_REJECT_UNAUTHORIZED|checkServerIdentity|insecureHTTPParser/);
+      // Not JSON at all, echoing the key: the invalid-response error quotes the body, redacted.
+      s.emu.fault({ method: "POST", path: "/users", status: 201, body: `oops ${s.key}` });
+      const invalid = await s.fails("up");
+      expect(invalid.message).toContain("not JSON");
+      expect(invalid.message).not.toContain(s.key);
+      // A successful run afterwards: state, outputs and __provider hold no key either.
+      await s.up();
+      const state = fs.readFileSync(s.stack.statePath, "utf8");
+      expect(state).not.toContain(s.key);
+      const provider = s.stack.state().resources.find((r) => r.name === "alice")?.inputs["__provider"];
+      expect(provider).toBe('exports.handler = () => require("pulumi-workspace-access/provider/user").provider;\n');
+    });
+
+    it("no 8 characters of it in a row reach anything captured, from a proxy page cut at 80 characters or a partial echo", async () => {
+      const s = await start({ program: userProgram({ alice }), config: { maxRetries: "0" } });
+      const runs = (text: string) => {
+        const found: string[] = [];
+        for (let i = 0; i + 8 <= s.key.length; i++) if (text.includes(s.key.slice(i, i + 8))) found.push(s.key.slice(i, i + 8));
+        return found;
+      };
+      // A proxy's page answering 201, echoing the request headers: the key runs across character 80.
+      const page = `<html><body>Proxy. Request headers: accept: */*; x-api-key: ${s.key}; host: x</body></html>`;
+      expect(page.indexOf(s.key)).toBeLessThan(80);
+      expect(page.indexOf(s.key) + s.key.length).toBeGreaterThan(80);
+      const answers = [
+        { status: 201, body: page },
+        { status: 403, body: JSON.stringify({ errors: [{ code: "F", title: "F", detail: `key ${s.key.slice(0, 20)}…`, status: 403 }] }) },
+        {
+          status: 400,
+          body: JSON.stringify({ errors: [{ code: "B", title: "B", detail: "bad", status: 400, meta: { input: s.key.slice(4) } }] }),
+        },
+      ];
+      for (const answer of answers) {
+        s.emu.fault({ method: "POST", path: "/users", ...answer });
+        const error = await s.fails("up");
+        expect(error.message).toContain("POST");
+        expect(runs(error.message)).toEqual([]);
+      }
+      expect(runs(s.captured())).toEqual([]);
+    });
+
+    it("apiKey in plaintext stack config warns, suggesting --secret", async () => {
+      const s = await start({ program: userProgram({ alice }), secretKey: false });
+      const preview = await s.preview();
+      const warning = preview.diagnostics.find((l) => l.startsWith("warning: ") && l.includes("workspace-access:apiKey"));
+      expect(warning).toContain("pulumi config set --secret workspace-access:apiKey");
+      expect(warning).not.toContain(s.key);
+    });
+
+    it("a secret apiKey gives no warning", async () => {
+      const s = await start({ program: userProgram({ alice }) });
+      const preview = await s.preview();
+      expect(preview.diagnostics.filter((l) => l.startsWith("warning: "))).toEqual([]);
+    });
+  });
+
+  describe("transport", () => {
+    it("refuses a non-loopback http:// base URL before sending anything", async () => {
+      const s = await start({ program: userProgram({ alice }) });
+      s.setConfig("baseUrl", "http://acme.example.com/api/v1/");
+      const error = await s.fails("up");
+      // Refused in Check, before any create, as the preview of a pull request would be.
+      expect(error.message).toContain("plain http://");
+      expect(error.message).toContain("workspace-access:baseUrl");
+      expect(s.emu.requests).toHaveLength(0);
+    });
+
+    it("never disables TLS verification anywhere in the shipped code", () => {
+      const files: string[] = [];
+      const walk = (dir: string): void => {
+        for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+          const file = path.join(dir, e.name);
+          if (e.isDirectory()) walk(file);
+          else if (/\.(ts|js)$/.test(e.name)) files.push(file);
+        }
+      };
+      walk(path.join(repoRoot, "src"));
+      if (fs.existsSync(path.join(repoRoot, "dist"))) walk(path.join(repoRoot, "dist"));
+      expect(files.length).toBeGreaterThan(10);
+      for (const file of files) {
+        const text = fs.readFileSync(file, "utf8");
+        expect(text, file).not.toMatch(/rejectUnauthorized|NODE_TLS_REJECT_UNAUTHORIZED|checkServerIdentity|insecureHTTPParser/);
+      }
+    });
+  });
+
+  describe("401 and 403 name the scope the operation needs", () => {
+    for (const status of [401, 403] as const) {
+      it(`${status} on a user create names Write users (write:users)`, async () => {
+        const limited = distinctiveKey();
+        const s = await start({
+          program: userProgram({ alice }),
+          emulator: { keys: { [limited]: ["read:users"] }, missingScopeStatus: status },
+        });
+        s.stack.setConfig("workspace-access:apiKey", { value: limited, secret: true });
+        const error = await s.fails("up");
+        expect(error.message).toContain(`answered ${status}`);
+        expect(error.message).toContain("Write users (write:users)");
+        expect(error.message).toContain("pulumi config set --secret workspace-access:apiKey");
+        expect(s.captured()).not.toContain(limited);
+        expect(s.emu.users.list()).toHaveLength(0);
+      });
     }
   });
-});
-
-describe("401 and 403 name the scope the operation needs", () => {
-  for (const status of [401, 403] as const) {
-    it(`${status} on a user create names Write users (write:users)`, async () => {
-      const limited = distinctiveKey();
-      const s = await start({
-        program: userProgram({ alice }),
-        emulator: { keys: { [limited]: ["read:users"] }, missingScopeStatus: status },
-      });
-      s.stack.setConfig("workspace-access:apiKey", { value: limited, secret: true });
-      const error = await s.fails("up");
-      expect(error.grpcMessage).toContain(`answered ${status}`);
-      expect(error.grpcMessage).toContain("Write users (write:users)");
-      expect(error.grpcMessage).toContain("pulumi config set --secret workspace-access:apiKey");
-      expect(s.captured()).not.toContain(limited);
-      expect(s.emu.users.list()).toHaveLength(0);
-    });
-  }
 });

@@ -1,15 +1,21 @@
 /**
- * Reliability scenarios through the real dynamic-provider host: an emulator, a project with the
- * package installed from its packed tarball (`test/engine/packed.ts`), and a stack of the engine
- * harness. Every operation's result (and every failure) is kept, so a test can grep everything the
- * harness captured for the API key, and `closeAll` does that for every scenario.
+ * Reliability scenarios through the real `pulumi` CLI: an emulator, a project with the package
+ * installed from its packed tarball (`test/support/packed.ts`), and a stack on a file backend.
+ * Every operation's result (and every failure) is kept, so a test can grep everything the CLI
+ * showed and stored for the API key, and `scenarios` does that for every scenario.
  */
-import * as fs from "node:fs";
-import { inspect } from "node:util";
 import { afterEach, expect } from "vitest";
 import { type Emulator, type EmulatorOptions, startEmulator } from "../../src/emulator/index.ts";
-import { type ConfigValue, EngineError, type OperationResult, openStack, type Project, type Stack } from "../engine/index.ts";
-import { packedProject } from "../engine/packed.ts";
+import {
+  type ConfigValue,
+  type Deployment,
+  type DeploymentError,
+  type OperationResult,
+  openDeployment,
+  type Step,
+} from "../cli/deployment.ts";
+import { packedProject } from "../support/packed.ts";
+import type { Project } from "../support/project.ts";
 
 /** A distinctive key per scenario, so a leak anywhere can be grepped for. */
 export function distinctiveKey(): string {
@@ -24,9 +30,7 @@ export interface ScenarioOptions {
   config?: Record<string, string>;
   /** `false` stores the API key in plaintext config. Default true. */
   secretKey?: boolean;
-  /** Program run limit of the harness (60 s by default). */
-  timeoutMs?: number;
-  /** Parallel provider steps of the harness (see `StackOptions.parallel`). */
+  /** `--parallel` of every operation (the CLI's default otherwise). */
   parallel?: number;
   /** Extra environment for the program and the host. */
   env?: Record<string, string>;
@@ -35,22 +39,22 @@ export interface ScenarioOptions {
 /** A running scenario: emulator, project, stack, and everything observed. */
 export interface Scenario {
   emu: Emulator;
-  stack: Stack;
+  stack: Deployment;
   project: Project;
   key: string;
   /** Every operation's result, failed ones included. */
   results: OperationResult[];
   /** Every failure of an operation. */
-  failures: EngineError[];
+  failures: DeploymentError[];
   up(): Promise<OperationResult>;
   preview(): Promise<OperationResult>;
   refresh(): Promise<OperationResult>;
   destroy(): Promise<OperationResult>;
-  /** Runs an operation that must fail, and returns its EngineError. */
-  fails(op: "up" | "preview" | "refresh" | "destroy"): Promise<EngineError>;
+  /** Runs an operation that must fail, and returns its error. */
+  fails(op: "up" | "preview" | "refresh" | "destroy"): Promise<DeploymentError>;
   setProgram(source: string): void;
   setConfig(key: string, value: string | undefined): void;
-  /** Everything the harness captured so far, as one text (for key greps). */
+  /** Everything the CLI showed and stored so far, as one text (for key greps). */
   captured(): string;
   close(): Promise<void>;
 }
@@ -89,51 +93,32 @@ export async function scenario(options: ScenarioOptions): Promise<Scenario> {
     "workspace-access:apiKey": options.secretKey === false ? key : { value: key, secret: true },
   };
   for (const [k, v] of Object.entries(options.config ?? {})) config[`workspace-access:${k}`] = v;
-  const stack = await openStack({
+  const stack = await openDeployment({
     projectDir: project.dir,
-    program: "index.ts",
     config,
-    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.parallel ? { parallel: options.parallel } : {}),
     ...(options.env ? { env: options.env } : {}),
   });
-  const results: OperationResult[] = [];
-  const failures: EngineError[] = [];
-  const run = async (op: "up" | "preview" | "refresh" | "destroy"): Promise<OperationResult> => {
-    try {
-      const result = await stack[op]();
-      results.push(result);
-      return result;
-    } catch (error) {
-      if (error instanceof EngineError) {
-        failures.push(error);
-        if (error.result) results.push(error.result);
-      }
-      throw error;
-    }
-  };
+  const failures: DeploymentError[] = [];
   const s: Scenario = {
     emu,
     stack,
     project,
     key,
-    results,
+    results: stack.results,
     failures,
-    up: () => run("up"),
-    preview: () => run("preview"),
-    refresh: () => run("refresh"),
-    destroy: () => run("destroy"),
+    up: () => stack.up(),
+    preview: () => stack.preview(),
+    refresh: () => stack.refresh(),
+    destroy: () => stack.destroy(),
     async fails(op) {
-      const error = await run(op).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      if (!(error instanceof EngineError)) throw new Error(`expected ${op} to fail with an EngineError, got ${inspect(error)}`);
+      const error = await stack.fails(op);
+      failures.push(error);
       return error;
     },
     setProgram: (source) => stack.setProgram("index.ts", source),
     setConfig: (k, v) => stack.setConfig(`workspace-access:${k}`, v),
-    captured: () => captured(s),
+    captured: () => stack.captured(),
     async close() {
       await stack.close();
       await emu.close();
@@ -143,38 +128,11 @@ export async function scenario(options: ScenarioOptions): Promise<Scenario> {
   return s;
 }
 
-/** Everything the harness captured: registrations, gRPC, logs, processes' output, errors, the state file. */
-export function captured(s: Pick<Scenario, "results" | "failures" | "stack">): string {
-  const parts: string[] = [];
-  for (const r of s.results) {
-    // `Configure`/`CheckConfig` are the engine handing the stack config (the key included) to the
-    // provider: the one channel that must carry it. Everything else must not.
-    const calls = r.grpc.filter((x) => x.method !== "Configure" && x.method !== "CheckConfig");
-    parts.push(
-      JSON.stringify(r.registrations),
-      JSON.stringify(calls),
-      JSON.stringify(r.steps),
-      JSON.stringify(r.outputs),
-      JSON.stringify(r.engineLogs),
-      r.hostLog.stdout,
-      r.hostLog.stderr,
-      r.program.stdout,
-      r.program.stderr,
-      r.program.error ?? "",
-      r.program.uncaught.join("\n"),
-      ...r.errors.map((e) => `${e.message}\n${e.stack}\n${inspect(e, { depth: 6 })}`),
-    );
-  }
-  for (const e of s.failures) parts.push(e.message, e.stack ?? "", e.grpcMessage ?? "", JSON.stringify(e.initFailure ?? null));
-  if (fs.existsSync(s.stack.statePath)) parts.push(fs.readFileSync(s.stack.statePath, "utf8"));
-  return parts.join("\n");
-}
-
-/** Fails when the scenario's key appears in anything the harness captured. */
+/** Fails when the scenario's key appears in anything the CLI showed or stored. */
 export function expectNoKeyLeak(s: Scenario): void {
   const text = s.captured();
   expect(text.length).toBeGreaterThan(0);
-  expect(text.includes(s.key), "the API key leaked into what the harness captured").toBe(false);
+  expect(text.includes(s.key), "the API key leaked into what the CLI showed or stored").toBe(false);
 }
 
 /** Requests the emulator received that are writes (POST, PUT, PATCH, DELETE). */
@@ -183,7 +141,7 @@ export function writes(emu: Emulator) {
 }
 
 /** The single step of a resource named `name` in a result. */
-export function stepOf(result: OperationResult, name: string) {
+export function stepOf(result: OperationResult, name: string): Step {
   const steps = result.steps.filter((st) => st.name === name);
   expect(steps, `steps of ${name}`).toHaveLength(1);
   return steps[0]!;

@@ -2,7 +2,7 @@
  * The export's round trip against a service that does all the contract allows (the emulator's
  * adversarial world: pages that shift while they are read, records listed twice, ids in upper
  * case, null fields, another admin at work): the exported project, installed from the packed
- * tarball and deployed through the engine harness, comes up adopting what it declares with no
+ * tarball and deployed through the real `pulumi` CLI, comes up adopting what it declares with no
  * write, and previews no change afterwards.
  */
 import { execFile } from "node:child_process";
@@ -11,9 +11,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, type RecordedRequest, startEmulator } from "../../src/emulator/index";
-import { installTarball, openStack, repoRoot, type Stack } from "../engine/index.ts";
-import { packedTarball } from "../engine/packed.ts";
-import { accessConfig, NO_FALLBACKS, SETUP_TIMEOUT_MS } from "../scenarios/support.ts";
+import { packedTarball } from "../support/packed.ts";
+import { repoRoot } from "../support/paths.ts";
+import { installTarball } from "../support/project.ts";
+import { type Deployment, openDeployment } from "./deployment.ts";
+import { accessConfig, NO_FALLBACKS, SETUP_TIMEOUT_MS } from "./scenario.ts";
+import { cliAvailable, skipNote } from "./support.ts";
 
 const CLI = path.join(repoRoot, "dist", "export", "cli.js");
 const writes = (requests: RecordedRequest[]) => requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
@@ -29,11 +32,11 @@ function runExportCli(args: string[], env: Record<string, string>): Promise<{ co
   });
 }
 
-describe("workspace-access-export of the adversarial world, deployed from the packed tarball", { timeout: 300_000 }, () => {
+describe.skipIf(!cliAvailable)(`the export of the adversarial world through the real pulumi CLI${skipNote}`, { timeout: 300_000 }, () => {
   let emulator: Emulator;
   let tmp: string;
   let dir: string;
-  let stack: Stack;
+  let stack: Deployment;
   let exported: { code: number; stderr: string };
 
   beforeAll(async () => {
@@ -46,7 +49,7 @@ describe("workspace-access-export of the adversarial world, deployed from the pa
     });
     if (exported.code !== 0) return;
     await installTarball(dir, tarball);
-    stack = await openStack({ projectDir: dir, program: "index.ts", config: accessConfig(emulator), env: NO_FALLBACKS, parallel: 16 });
+    stack = await openDeployment({ projectDir: dir, config: accessConfig(emulator), env: NO_FALLBACKS });
   }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -69,7 +72,7 @@ describe("workspace-access-export of the adversarial world, deployed from the pa
   });
 
   it("previews no change afterwards", async () => {
-    const preview = await stack.preview();
+    const preview = await stack.preview("--expect-no-changes");
     expect(preview.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.name}`)).toEqual([]);
     expect(writes(emulator.requests)).toEqual([]);
   });

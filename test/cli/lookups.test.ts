@@ -1,6 +1,6 @@
 /**
- * Lookups through the real program path (a program of the packed package, run as the language host
- * runs it) and the entitlement check through the real dynamic-provider host, against the emulator:
+ * Lookups and the entitlement check through the real `pulumi` CLI (programs of the packed package),
+ * against the emulator:
  * found (case-insensitive email, past the first page), not found, ambiguous and bad arguments (zero
  * requests) fail the program with the message; a misspelt entitlement fails the preview (of an
  * `IntegrationEntitlement` or an `IntegrationMembers`); a preview
@@ -9,18 +9,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed, type Emulator, type EmulatorSeed } from "../../src/emulator/index";
-import { EngineError, openStack, type Project, type Stack } from "../engine/index.ts";
-import { packedProject } from "../engine/packed.ts";
-import {
-  accessConfig,
-  NO_FALLBACKS,
-  rejectionOf,
-  requestLines,
-  SETUP_TIMEOUT_MS,
-  startTestEmulator,
-  stepsOf,
-  withRequests,
-} from "./support.ts";
+import { packedProject } from "../support/packed.ts";
+import type { Project } from "../support/project.ts";
+import { type Deployment, type DeploymentError, openDeployment, stepsOf } from "./deployment.ts";
+import { accessConfig, NO_FALLBACKS, requestLines, SETUP_TIMEOUT_MS, startTestEmulator, withRequests } from "./scenario.ts";
+import { cliAvailable, skipNote } from "./support.ts";
 
 const { users, integrations } = DEFAULT_IDS;
 const YOUTUBE_2 = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a03";
@@ -36,40 +29,30 @@ function world(): EmulatorSeed {
   return seed;
 }
 
-describe("lookups and the entitlement check, through the engine harness", { timeout: 120_000 }, () => {
+describe.skipIf(!cliAvailable)(`lookups and the entitlement check, through the real pulumi CLI${skipNote}`, { timeout: 180_000 }, () => {
   let emulator: Emulator;
-  let project: Project;
-  const stacks: Stack[] = [];
+  const projects: Project[] = [];
+  const stacks: Deployment[] = [];
 
-  /** A stack of `source` (written as `<name>.ts`), pointed at the emulator by stack config only. */
-  async function stackOf(name: string, source: string): Promise<Stack> {
-    project.write(`${name}.ts`, source);
-    const stack = await openStack({
-      projectDir: project.dir,
-      program: `${name}.ts`,
-      stackName: name,
-      config: accessConfig(emulator),
-      env: NO_FALLBACKS,
-    });
+  /** A project of `source` and a stack of it, pointed at the emulator by stack config only. */
+  async function stackOf(name: string, source: string): Promise<Deployment> {
+    const project = await packedProject({ name, files: { "index.ts": source } });
+    projects.push(project);
+    const stack = await openDeployment({ projectDir: project.dir, config: accessConfig(emulator), env: NO_FALLBACKS });
     stacks.push(stack);
     return stack;
   }
 
-  /** The program's error of a failed preview. */
-  async function failedPreview(stack: Stack): Promise<EngineError> {
-    const error = await rejectionOf(stack.preview());
-    expect(error).toBeInstanceOf(EngineError);
-    return error as EngineError;
-  }
+  /** The error of a failed preview. */
+  const failedPreview = (stack: Deployment): Promise<DeploymentError> => stack.fails("preview");
 
   beforeAll(async () => {
     emulator = await startTestEmulator({ seed: world() });
-    project = await packedProject({ name: "lookups" });
   }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
     for (const stack of stacks) await stack.close();
-    await project?.remove();
+    for (const project of projects) await project.remove();
     await emulator?.close();
   });
 
@@ -128,7 +111,7 @@ new wa.IntegrationEntitlement("late-partners", { integrationId: partners.then((i
       `${header}export const jira = wa.getIntegration({ application: "Jira" }).then((i) => i.id);\n`,
     );
     const error = await failedPreview(stack);
-    expect(error.operation).toBe("program");
+    expect(error.result.failed).toEqual([]);
     expect(error.message).toContain(`getIntegration: no integration with application "Jira"`);
     expect(error.message).toContain(`in the workspace at ${new URL(emulator.url).host}`);
   });
@@ -159,9 +142,11 @@ new wa.IntegrationEntitlement("late-partners", { integrationId: partners.then((i
       `${header}new wa.IntegrationEntitlement("grace-youtube", { integrationId: ${JSON.stringify(integrations.youtube)}, userId: ${JSON.stringify(users.alan)}, entitlements: ["VIEWER", "MANAGR"] });\n`,
     );
     const error = await failedPreview(stack);
-    expect(error.operation).toBe("check");
+    expect(error.result.failed).toEqual(["grace-youtube"]);
+    // The CLI's form of a Check failure: "property <name> value <...> has a problem: <reason>".
+    expect(error.message).toMatch(/property entitlements value .* has a problem: /);
     expect(error.message).toContain(
-      `entitlements: integration ${integrations.youtube} offers no entitlement "MANAGR"; it offers (closest first): MANAGER, VIEWER, EDITOR.`,
+      `integration ${integrations.youtube} offers no entitlement "MANAGR"; it offers (closest first): MANAGER, VIEWER, EDITOR.`,
     );
     expect(emulator.requests.filter((r) => r.method !== "GET")).toEqual([]);
   });
@@ -175,9 +160,10 @@ new wa.IntegrationEntitlement("late-partners", { integrationId: partners.then((i
 ] });\n`,
     );
     const { result: error, requests } = await withRequests(emulator, () => failedPreview(stack));
-    expect(error.operation).toBe("check");
+    expect(error.result.failed).toEqual(["youtube-members"]);
+    expect(error.message).toContain("members[1].entitlements");
     expect(error.message).toContain(
-      `members[1].entitlements: integration ${integrations.youtube} offers no entitlement "EDITR"; it offers (closest first): EDITOR,`,
+      `integration ${integrations.youtube} offers no entitlement "EDITR"; it offers (closest first): EDITOR,`,
     );
     expect(requestLines(requests)).toEqual([`GET /integrations/${integrations.youtube}/entitlements`]);
   });
@@ -201,7 +187,7 @@ new wa.IntegrationEntitlement("late-partners", { integrationId: partners.then((i
     expect(changes(unchanged.result)).toEqual([]);
     expect(requestLines(unchanged.requests)).toEqual([]);
 
-    stack.setProgram("fifty.ts", program(1));
+    stack.setProgram("index.ts", program(1));
     const changed = await withRequests(emulator, () => stack.preview());
     expect(changes(changed.result)).toHaveLength(50);
     expect(requestLines(changed.requests).sort()).toEqual(

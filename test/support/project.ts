@@ -1,5 +1,5 @@
 /**
- * Temporary Pulumi projects to run programs in: `Pulumi.yaml` (runtime nodejs), `package.json`, and a
+ * Temporary Pulumi projects for the real `pulumi` CLI: `Pulumi.yaml` (runtime nodejs), `package.json`, and a
  * `node_modules` where `@pulumi/pulumi` resolves, either linked to the repository's copy (fast, the
  * default) or installed for real by {@link installTarball}.
  */
@@ -39,17 +39,18 @@ export interface Project {
 /** The repository's copy of `@pulumi/pulumi`, what projects link to by default. */
 export const repoPulumiDir: string = path.join(repoRoot, "node_modules", "@pulumi", "pulumi");
 
-/** Creates a Pulumi project for the harness. */
+/** Creates a Pulumi project. */
 export async function createProject(options: ProjectOptions = {}): Promise<Project> {
   const dir = options.dir ?? (await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-e2e-")));
   const name = options.name ?? "e2e";
   await fs.promises.mkdir(dir, { recursive: true });
-  await fs.promises.writeFile(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\ndescription: e2e harness project\n`);
+  await fs.promises.writeFile(path.join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\ndescription: test project\n`);
   const packageJson = {
     name,
     version: "0.0.0",
     private: true,
-    main: "index.js",
+    // No `main`: the CLI runs the project's folder (index.js, or index.ts through ts-node), and a
+    // `main` naming a file a TypeScript project lacks makes every run warn.
     dependencies: options.dependencies ?? {},
   };
   await fs.promises.writeFile(path.join(dir, "package.json"), `${JSON.stringify(packageJson, null, 2)}\n`);
