@@ -114,6 +114,7 @@ function summary(run: Awaited<ReturnType<typeof tracedUp>>) {
     checkpointMs: Math.round(covered(checkpoints)),
     requests: run.requests.length,
     invitePosts: posts.length,
+    batchSizes: posts.map((p) => (p.body as { data: { attributes: { userIds: unknown[] } } }).data.attributes.userIds.length).join(" "),
     jobPolls: polls.length,
     requestsPerResource: Number((run.requests.length / Math.max(1, creates.length)).toFixed(2)),
   };

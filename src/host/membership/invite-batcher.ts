@@ -7,12 +7,19 @@
  * create), an invitation goes out on the next turn of the event loop: only those queued in the
  * same turn (creates released together by a shared member list) join it, so it is not delayed.
  * When invitations are already under way or were just sent (a deployment creating many), a
- * window opens for the others to join: it waits for a batch of the same kind in flight to end
- * ({@link HOLD_MS} at most), whose creates' successors then join, and closes once none has come
- * for {@link WINDOW_MS} ({@link MAX_BATCH_OPEN_MS} at most). Both follow the pace invitations of
- * that kind arrive at ({@link paced}): under the real CLI, each step's checkpoint is written before
- * the next create starts, so creates come one checkpoint apart, tens of milliseconds and more as the
- * state grows; a fixed 10 ms window then sent nearly every create alone.
+ * window opens for the others to join. It closes at once when the batch is full: as many wait as
+ * the engine was seen to run at once (no batch of its kind in flight: the engine can start no
+ * other create before one of these returns, so waiting longer only idles it), or {@link MAX_BATCH}.
+ * Else it waits for a batch of the same kind in flight to end ({@link HOLD_MS} at most), whose
+ * creates' successors then join, and closes once none has come for {@link WINDOW_MS}
+ * ({@link MAX_BATCH_OPEN_MS} at most). Both follow the pace invitations of that kind arrive at
+ * ({@link paced}): under the real CLI, each step's checkpoint is written before the next create
+ * starts, so creates come one checkpoint apart, tens of milliseconds and more as the state grows.
+ * How many the engine runs is learnt when a batch settles (its invitations and those held for it):
+ * the first batches of a deployment close by the pace, the later ones at their last arrival.
+ *
+ * The first invitation of a batch leads it: it waits for the window and sends the batch itself, so
+ * a create's own stack reaches the socket (`test/host/frames.test.ts`).
  *
  * Every invitation ends with an {@link InvitationResult} of its own, and nobody is invited twice:
  * how a batch sent ends for each of its users is `invite-send.ts`'s.
@@ -203,8 +210,11 @@ export class InviteBatcher {
       const { idleMs, openMs } = paced(queue.pace);
       if (queue.inFlight > 0 && now < holdBy) until = now + WINDOW_MS;
       else {
-        closeBy ??= now + Math.max(openMs, queue.peak * queue.pace);
-        until = Math.min(Math.max(queue.lastJoinedAt, queue.lastSentAt) + idleMs, closeBy);
+        closeBy ??= now + Math.max(openMs, (queue.peak + 2) * queue.pace);
+        // Fewer wait than the engine runs: the others are on their way (a checkpoint or two each, uneven on a
+        // busy machine), so a gap closes the batch only at twice the pace's idle; the last batch of a deployment pays it once.
+        const idle = queue.entries.length < queue.peak ? Math.min(2 * idleMs, PAUSE_GAP_MS) : idleMs;
+        until = Math.min(Math.max(queue.lastJoinedAt, queue.lastSentAt) + idle, closeBy);
       }
       if (until <= now) return;
       await new Promise<void>((done) => {
