@@ -51,6 +51,12 @@ export function jobOfAnswer(http: HttpTransport, answer: { status: number; data:
 
 /** The shortest first poll the client learns to make (see {@link JobsApi.wait}). */
 export const MIN_FIRST_POLL_MS = 2;
+/**
+ * The first poll of a client that has learnt nothing yet: a quick look before the setting's
+ * schedule (a job done at once, or at its second poll, is not waited for 250 ms and more; a job of
+ * a second costs one poll more, 4, once the client has seen one take three it polls as the setting says).
+ */
+export const PROBE_POLL_MS = 25;
 /** How much shorter the next first poll is after a job done within two polls (see {@link JobsApi.wait}). */
 export const FIRST_POLL_SHRINK = 4;
 
@@ -60,7 +66,7 @@ export class JobsApi {
   readonly #clock: Clock;
   /**
    * How long a wait sleeps before its first poll, learnt from the jobs waited for: `undefined`
-   * (the setting `jobPollIntervalMs`) until a job is found done within two polls.
+   * until a job has ended (a quick probe, then the setting `jobPollIntervalMs`).
    */
   #firstPollMs: number | undefined;
 
@@ -80,26 +86,29 @@ export class JobsApi {
   }
 
   /**
-   * Polls a job until it is `finished`, with back-off that starts fast (a quarter second) and
-   * grows to `jobPollMaxIntervalMs`: a job done after 1 s costs three polls. A job that ends in
-   * `error` raises {@link JobFailedError}; one still running at the timeout raises
+   * Polls a job until it is `finished`, with back-off that grows to `jobPollMaxIntervalMs`. A job
+   * that ends in `error` raises {@link JobFailedError}; one still running at the timeout raises
    * {@link JobTimeoutError} naming its last status.
    *
-   * The first poll's delay is learnt, as the pace is: while the jobs of this client are done within
-   * two polls, the next wait polls after a quarter of the delay ({@link FIRST_POLL_SHRINK}, down to
-   * {@link MIN_FIRST_POLL_MS}: 250, 63, 16, 4, 2 ms); once one takes three polls or more, it is
-   * `jobPollIntervalMs` again. A service whose jobs take seconds is polled as before; one whose jobs
-   * are done at once, or at their second poll whenever it comes, is not made to wait 625 ms for each
-   * (a create holds one of the engine's `--parallel` slots until its job is done, and under the CLI
-   * the batch's creates are all the engine runs). The cost: a job whose time falls between the two
-   * (250 to 625 ms) alternates 2 and 4 polls; when jobs turn slow, the waits under way poll from the
-   * short delay (a job of 250 ms then costs up to 12 polls, once).
+   * The schedule is learnt, as the pace is. Before any job has ended, the first poll is a quick
+   * probe ({@link PROBE_POLL_MS}), then the setting's schedule (`jobPollIntervalMs`, ×1.5 each: a
+   * job done after 1 s costs 4 polls). While jobs are done within two polls, the next wait polls
+   * after a quarter of the first delay ({@link FIRST_POLL_SHRINK}; 25, 6, 2 ms, down to
+   * {@link MIN_FIRST_POLL_MS}); once one takes three polls or more, the setting's schedule again,
+   * with no probe (a job of a second: 3 polls). A service whose jobs are done at once, or at their
+   * second poll whenever it comes (the emulator's default), is not made to wait 625 ms for each: a
+   * create holds one of the engine's `--parallel` slots until its job is done, and under the CLI a
+   * batch's creates are all the engine runs. The cost: a job whose time falls between (a few tens
+   * to a few hundred ms) alternates 2 and 4 or more polls; when jobs turn slow, the waits under way
+   * poll from the short delay (a job of 250 ms then costs up to 12 polls, once).
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Job> {
     const settings = this.#http.settings;
     const timeoutMs = options.timeoutMs ?? settings.jobTimeoutSeconds * 1000;
     const deadline = this.#clock.now() + timeoutMs;
-    const first = Math.min(this.#firstPollMs ?? settings.jobPollIntervalMs, settings.jobPollIntervalMs);
+    // Nothing learnt yet: one quick probe first, then the setting's schedule (see PROBE_POLL_MS).
+    const probing = this.#firstPollMs === undefined;
+    const first = Math.min(this.#firstPollMs ?? PROBE_POLL_MS, settings.jobPollIntervalMs);
     let interval = first;
     let polls = 0;
     let last = "created";
@@ -109,7 +118,7 @@ export class JobsApi {
         throw new JobTimeoutError(id, last, timeoutMs / 1000, this.#http.setting("jobTimeoutSeconds"), this.#http.redact);
       }
       await this.#clock.sleep(Math.min(interval, remaining));
-      interval = Math.min(Math.round(interval * 1.5), settings.jobPollMaxIntervalMs);
+      interval = probing && polls === 0 ? settings.jobPollIntervalMs : Math.min(Math.round(interval * 1.5), settings.jobPollMaxIntervalMs);
       const job = await this.get(id);
       polls++;
       if (job.status === null) {
@@ -143,7 +152,7 @@ export class JobsApi {
   #learn(first: number, polls: number): void {
     if (polls <= 2) this.#firstPollMs = Math.max(MIN_FIRST_POLL_MS, Math.round(first / FIRST_POLL_SHRINK));
     // A slow job: back to the setting at once (a job of 250 ms would cost 12 polls from 2 ms).
-    else this.#firstPollMs = undefined;
+    else this.#firstPollMs = this.#http.settings.jobPollIntervalMs;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { collect, JobFailedError, JobTimeoutError } from "../../src/client";
-import { MIN_FIRST_POLL_MS } from "../../src/client/jobs";
+import { MIN_FIRST_POLL_MS, PROBE_POLL_MS } from "../../src/client/jobs";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
 import { clientFor, emulator, rejection } from "../support/fixtures";
 
@@ -59,7 +59,8 @@ describe("waiting for jobs", () => {
     const { client, clock } = clientFor(emu, { jobPollIntervalMs: 250, jobPollMaxIntervalMs: 1000 });
     const job = await client.integrations.invite(youtube, { userIds: [alan], entitlements: ["VIEWER"] });
     await job.wait();
-    expect(clock.sleeps).toEqual([250, 375, 563, 845, 1000, 1000]);
+    // A quick probe first (nothing learnt yet), then the setting's schedule.
+    expect(clock.sleeps).toEqual([PROBE_POLL_MS, 250, 375, 563, 845, 1000]);
   });
 
   it("learns the first poll's delay: a quarter while jobs are done within two polls, the setting again once one takes three", async () => {
@@ -72,14 +73,15 @@ describe("waiting for jobs", () => {
       return clock.sleeps.slice(before);
     };
     // Each job (an invitation, then a removal) is done at its first poll: the next one is polled sooner, to the floor.
-    expect(await waitForOne(alan)).toEqual([250, 63]);
-    expect(await waitForOne(alan)).toEqual([16, 4]);
+    expect(await waitForOne(alan)).toEqual([PROBE_POLL_MS, 6]);
     expect(await waitForOne(alan)).toEqual([MIN_FIRST_POLL_MS, MIN_FIRST_POLL_MS]);
-    // A slow service again: a job that needs three polls or more sets the delay back to the setting (4 polls each).
+    expect(await waitForOne(alan)).toEqual([MIN_FIRST_POLL_MS, MIN_FIRST_POLL_MS]);
+    // A slow service again: a job that needs three polls or more sets the delay back to the setting, no probe (4 polls each).
     emu.jobs.setTiming({ finishAfterPolls: 4 });
     expect(await waitForOne(alan)).toEqual([2, 3, 5, 8, 250, 375, 563, 845]);
+    expect(await waitForOne(alan)).toEqual([250, 375, 563, 845, 250, 375, 563, 845]);
     // Polls per job: the requests the server saw.
-    expect(emu.requests.filter((r) => r.path.startsWith("/jobs/"))).toHaveLength(6 + 8);
+    expect(emu.requests.filter((r) => r.path.startsWith("/jobs/"))).toHaveLength(6 + 8 + 8);
   });
 
   it("jobs done at their second poll (the emulator's default) are polled within a few ms once learnt, two polls each", async () => {
@@ -93,8 +95,8 @@ describe("waiting for jobs", () => {
       waits.push(clock.sleeps.slice(before));
     }
     expect(waits).toEqual([
-      [250, 375, 63, 95],
-      [16, 24, 4, 6],
+      [PROBE_POLL_MS, 250, 6, 9],
+      [2, 3, 2, 3],
       [2, 3, 2, 3],
       [2, 3, 2, 3],
       [2, 3, 2, 3],
