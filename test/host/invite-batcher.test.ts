@@ -252,6 +252,15 @@ describe("the batch goes out as soon as the engine can start no more creates", (
     clock.advance(paced(gap).idleMs);
     await Promise.all(last);
     expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([1, 8, 8, 3]);
+    // After a pause (a checkpoint stalled on a busy machine), a create of this deployment of many still waits for others.
+    clock.advance(5000);
+    const late = batcher.submit(invitation(users[20]!));
+    const later = (await arrive(users.slice(21, 22)))[0]!;
+    await turnsUntil(() => invitePosts(emu).length === 5);
+    expect(invitePosts(emu)).toHaveLength(4);
+    clock.advance(4 * paced(gap).idleMs);
+    await Promise.all([late, later]);
+    expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([1, 8, 8, 3, 2]);
   });
 
   it("creates released by a batch join those held while it was in flight, up to what the engine runs: batches stay whole", async () => {

@@ -157,7 +157,9 @@ export class InviteBatcher {
       return result;
     }
     q.scheduled = true;
-    const busy = q.inFlight > 0 || now - q.lastSentAt < RECENT_MS;
+    // Once batches of several went out, this is a deployment of many: a create after a pause (a checkpoint stalled on a
+    // busy machine) is one of them, not a lone one.
+    const busy = q.inFlight > 0 || now - q.lastSentAt < RECENT_MS || q.peak > 1;
     if (busy) await this.#window(q);
     // A lone create: only those queued in the same turn of the event loop join it.
     else await new Promise<void>((done) => setImmediate(done));
