@@ -102,6 +102,16 @@ function summary(run: Awaited<ReturnType<typeof tracedUp>>) {
   // Each create waits from its start to the first invitation sent after it (the batch window and
   // the membership read), then for that invitation's job (its HTTP and polls), then returns.
   const waits = creates.map((c) => (posts.find((p) => p.at >= c.start)?.at ?? c.end) - c.start);
+  if (process.env.TRACE_RAW) {
+    // Every create's start and end and every request's arrival, relative to the first create: to read batches by hand.
+    const t0 = Math.min(...creates.map((c) => c.start));
+    const rel = (t: number) => Math.round(t - t0);
+    const raw = {
+      creates: creates.map((c) => [rel(c.start), rel(c.end)]),
+      requests: run.requests.map((r) => [rel(r.at), r.method, r.path]),
+    };
+    fs.writeFileSync(`${process.env.TRACE_RAW}-${creates.length}-${posts.length}.json`, JSON.stringify(raw));
+  }
   return {
     upMs: Math.round(run.ms),
     creates: creates.length,

@@ -113,6 +113,8 @@ interface Queue {
   lastSettledAt: number;
   /** How far apart invitations of this kind arrive one by one (ms, a running mean); 0 while they come together. */
   pace: number;
+  /** The longest recent gap between two of them (ms, decaying): how uneven the engine's pace is. */
+  slowGap: number;
 }
 
 /**
@@ -150,7 +152,10 @@ export class InviteBatcher {
     // The gap since the last arrival, or since an invitation settled (the engine starts the next
     // create one step after a create returns): a sample of the pace, unless a burst or a pause.
     const gap = now - Math.max(q.lastJoinedAt, q.lastSettledAt);
-    if (gap >= BURST_GAP_MS && gap <= PAUSE_GAP_MS) q.pace = q.pace === 0 ? gap : (q.pace + gap) / 2;
+    if (gap >= BURST_GAP_MS && gap <= PAUSE_GAP_MS) {
+      q.pace = q.pace === 0 ? gap : (q.pace + gap) / 2;
+      q.slowGap = Math.max(gap, 0.9 * q.slowGap);
+    }
     q.lastJoinedAt = now;
     if (q.scheduled) {
       if (full(q)) q.wake?.();
@@ -188,6 +193,7 @@ export class InviteBatcher {
         lastJoinedAt: never,
         lastSettledAt: never,
         pace: 0,
+        slowGap: 0,
       };
       this.#queues.set(key, queue);
     }
@@ -212,10 +218,12 @@ export class InviteBatcher {
       const { idleMs, openMs } = paced(queue.pace);
       if (queue.inFlight > 0 && now < holdBy) until = now + WINDOW_MS;
       else {
-        closeBy ??= now + Math.max(openMs, (queue.peak + 2) * queue.pace);
-        // Fewer wait than the engine runs: the others are on their way (a checkpoint or two each, uneven on a
-        // busy machine), so a gap closes the batch only at twice the pace's idle; the last batch of a deployment pays it once.
-        const idle = queue.entries.length < queue.peak ? Math.min(2 * idleMs, PAUSE_GAP_MS) : idleMs;
+        // Fewer wait than the engine runs: the others are on their way (a checkpoint or two each, uneven on a busy
+        // machine: gaps of 10 to 300 ms in one batch), so only a gap twice the longest recent one closes the batch (and
+        // no cap but the longest), which the last batch of a deployment pays once.
+        const expecting = queue.entries.length < queue.peak;
+        closeBy ??= now + (queue.peak > 1 ? MAX_PACED_OPEN_MS : openMs);
+        const idle = expecting ? Math.min(Math.max(2 * idleMs, 2 * queue.slowGap), PAUSE_GAP_MS) : idleMs;
         until = Math.min(Math.max(queue.lastJoinedAt, queue.lastSentAt) + idle, closeBy);
       }
       if (until <= now) return;
