@@ -44,6 +44,8 @@ export class HttpPool {
   readonly #pool: Pool;
   readonly #settings: ResolvedSettings;
   readonly #headers: Record<string, string>;
+  /** The same with the JSON body's content type: built once, not per request. */
+  readonly #jsonHeaders: Record<string, string>;
   readonly #redact: (text: string) => string;
   readonly #setting: (name: string) => string;
 
@@ -57,6 +59,7 @@ export class HttpPool {
     this.#redact = words.redact;
     this.#setting = words.setting;
     this.#headers = { "x-api-key": settings.apiKey, accept: "application/json", "user-agent": userAgent };
+    this.#jsonHeaders = { ...this.#headers, "content-type": "application/json" };
     this.#pool = new (undici().Pool)(settings.baseUrl.origin, {
       connections: settings.maxConcurrency,
       keepAliveTimeout: 10_000,
@@ -86,7 +89,7 @@ export class HttpPool {
   /** Sends the request and reads the whole answer; no answer raises a {@link ConnectionError} or {@link TimeoutError}. */
   async send(spec: RequestSpec, url: URL): Promise<RawResponse> {
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
-    const headers = body === undefined ? this.#headers : { ...this.#headers, "content-type": "application/json" };
+    const headers = body === undefined ? this.#headers : this.#jsonHeaders;
     try {
       const res = await this.#pool.request({ method: spec.method, path: url.pathname + url.search, headers, body });
       return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
