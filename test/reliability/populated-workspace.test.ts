@@ -5,7 +5,7 @@
  * changes nothing the program does not declare, a membership is never taken over silently, odd
  * records fail nobody else, every 2xx is success, and one user or membership has one owner.
  */
-import { describe, expect, it as test } from "vitest";
+import { describe, expect, it } from "vitest";
 import { adversarialSeed, POPULATED_IDS, populatedSeed, populatedUserId, type SeedUser } from "../../src/emulator/index.ts";
 import { header, type Scenario, scenarios, stepOf, writes } from "./support";
 import { cliAvailable, skipNote } from "../cli/support.ts";
@@ -18,18 +18,6 @@ const sameIds = (a: readonly (string | undefined)[], b: readonly string[]) =>
   expect(a.map((id) => id?.toLowerCase()).sort()).toEqual(b.map((id) => id.toLowerCase()).sort());
 
 /**
- * The promises that run through the CLI in the adversarial world; the others run in the
- * well-behaved one. Each runs in one world, the one it is most about: both cost twice the CLI runs,
- * and the handlers meet both worlds in-process (test/host).
- */
-const ADVERSARIAL = [
-  "an owner, an admin, a guest admin and a guest adopted",
-  "with POST /users switched off",
-  "pending users without names are adopted",
-  "user writes answered 204",
-];
-
-/**
  * A scenario runs in the populated world of a well-behaved service, or in the adversarial
  * world: the same people plus another admin's records, with every behaviour the contract allows
  * on (pages that shift between reads, records listed twice, invitations of members merged, ids
@@ -37,22 +25,29 @@ const ADVERSARIAL = [
  * request counts differ (a list's misses are confirmed by more reads when pages shift).
  */
 describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
-  describe.each([
-    ["well-behaved", "populated" as const],
-    ["adversarial", "adversarial" as const],
-  ])("a populated workspace (%s service)", (service, worldName) => {
-    const adversarial = service === "adversarial";
-    /** Registers a test in the one world its promise runs in through the CLI ({@link ADVERSARIAL}). */
-    const it = (title: string, fn: () => Promise<void>, timeout: number) => {
-      if (ADVERSARIAL.some((start) => title.startsWith(start)) === adversarial) test(title, fn, timeout);
-    };
-    const populated = { world: worldName, job: { finishAfterPolls: 1 } };
-    const world = adversarial ? adversarialSeed() : populatedSeed();
-    const seeded = (id: string): SeedUser => {
-      const found = world.users?.find((u) => u.id === id);
-      if (!found) throw new Error(`no user ${id} in the populated world`);
-      return found;
-    };
+  describe("a populated workspace", () => {
+    /**
+     * The world a test runs in through the CLI: each promise runs in one, the one it is most about
+     * (both doubled the CLI runs; the handlers meet both in-process, in test/host).
+     */
+    function worldOf(service: "well-behaved" | "adversarial") {
+      const adversarial = service === "adversarial";
+      const world = adversarial ? adversarialSeed() : populatedSeed();
+      const seeded = (id: string): SeedUser => {
+        const found = world.users?.find((u) => u.id === id);
+        if (!found) throw new Error(`no user ${id} in the populated world`);
+        return found;
+      };
+      /** A user's `isGuest` as the state records it: the service's value, which may be null (not said) for a non-guest. */
+      const notGuest = adversarial ? [false, null] : [false];
+      return {
+        adversarial,
+        populated: { world: adversarial ? "adversarial" : "populated", job: { finishAfterPolls: 1 } } as const,
+        world,
+        seeded,
+        notGuest,
+      };
+    }
 
     /** A `User` declaration adopting a seeded user by email with the given names (role and isGuest left out). */
     function adoption(name: string, user: SeedUser, names: { firstName?: string; lastName?: string } = {}): string {
@@ -70,11 +65,10 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
     /** The writes, each `METHOD path status`, any 2xx as `2xx` (a service may answer 200 or 204). */
     const nonGetLines = (s: Scenario) =>
       writes(s.emu).map((r) => `${r.method} ${pathOf(r)} ${r.status >= 200 && r.status < 300 ? "2xx" : r.status}`);
-    /** A user's `isGuest` as the state records it: the service's value, which may be null (not said) for a non-guest. */
-    const notGuest = adversarial ? [false, null] : [false];
 
     describe("1. adoption changes nothing the program does not declare", () => {
-      it("an owner, an admin, a guest admin and a guest adopted with email and names only keep role and guest flag; matching adoptions send no write", async () => {
+      it("an owner, an admin, a guest admin and a guest adopted with email and names only keep role and guest flag; matching adoptions send no write (adversarial service)", async () => {
+        const { populated, seeded, notGuest } = worldOf("adversarial");
         const owner = seeded(users.owner);
         const program =
           header +
@@ -114,6 +108,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       }, 240_000);
 
       it("a declared role is managed: the adoption sets it, and a later change of the service's role is a diff", async () => {
+        const { populated, seeded } = worldOf("well-behaved");
         const admin = seeded(users.superAdmin);
         const args = {
           email: admin.email,
@@ -134,7 +129,8 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
     });
 
     describe("2. adoption needs only documented endpoints", () => {
-      it("with POST /users switched off, adopting every user of the populated world works, and writes only what differs", async () => {
+      it("with POST /users switched off, adopting every user of the populated world works, and writes only what differs (adversarial service)", async () => {
+        const { populated, world } = worldOf("adversarial");
         const all = world.users ?? [];
         const program = header + all.map((u, i) => adoption(`u${i}`, u)).join("");
         const s = await start({ program, emulator: { ...populated, userCreate: false }, parallel: 16 });
@@ -165,6 +161,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
 
     describe("3. no silent takeover of a membership", () => {
       it("a create over an existing membership fails before any write without adoptExisting, and applies the declared set with it", async () => {
+        const { populated } = worldOf("well-behaved");
         const memberOf = (s: Scenario) => s.emu.integrations.members(integrations.small).find((m) => m.userId === users.superAdmin);
         const declared = { integrationId: integrations.small, userId: users.superAdmin, entitlements: ["READ"] };
         const fresh = { integrationId: integrations.small, userId: users.plain, entitlements: ["READ"] };
@@ -201,6 +198,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       }, 240_000);
 
       it("two creates sharing a member list that a page shift made skip an owner: the owner's create is refused, the owner keeps role and set", async () => {
+        const { populated, world } = worldOf("well-behaved");
         const bigSeed = world.integrations?.find((i) => i.id === integrations.big)?.users ?? [];
         // The first record of page 2, made an owner; page 2 is read after someone else removed a record of page 1.
         const owner = bigSeed[100]!.userId;
@@ -236,6 +234,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       }, 240_000);
 
       it("200 creates into an integration of 300 members, 16 at a time, cost two member lists (one proving the other) plus the batched invites and their polls", async () => {
+        const { populated } = worldOf("well-behaved");
         const newcomers = Array.from({ length: 200 }, (_, i) => populatedUserId(300 + i));
         const program =
           header +
@@ -272,11 +271,12 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
         expect(newcomers.every((id) => members.has(id))).toBe(true);
         // Nobody else lost access.
         expect(members.size).toBe(500);
-      }, 300_000);
+      }, 600_000);
     });
 
     describe("4. tolerant reads", () => {
-      it("pending users without names are adopted; a refresh is served from list pages holding them; a record lacking what one resource needs fails only that one", async () => {
+      it("pending users without names are adopted; a refresh is served from list pages holding them; a record lacking what one resource needs fails only that one (adversarial service)", async () => {
+        const { adversarial, populated, seeded } = worldOf("adversarial");
         const pending = seeded(users.pending);
         const named = [users.owner, users.superAdmin, users.guest, users.disabled].map(seeded);
         const program =
@@ -332,7 +332,8 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
     });
 
     describe("5. every success status is success", () => {
-      it("user writes answered 204 without a body: create, update and delete succeed, reading the user back", async () => {
+      it("user writes answered 204 without a body: create, update and delete succeed, reading the user back (adversarial service)", async () => {
+        const { adversarial, populated } = worldOf("adversarial");
         const program = (lastName: string) =>
           `${header}new wa.User("alice", { email: "alice@acme.example", firstName: "Alice", lastName: "${lastName}" });\n`;
         const s = await start({ program: program("Doe"), emulator: { ...populated, userWriteAnswer: "no-content" } });
@@ -368,6 +369,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
 
     describe("6. one owner per user and per membership", () => {
       it("two Users with one email (in another case) fail the program before any request, naming both", async () => {
+        const { populated } = worldOf("well-behaved");
         const program = `${header}new wa.User("alice", { email: "alice@acme.example", firstName: "A", lastName: "B" });\nnew wa.User("alice2", { email: "Alice@ACME.example", firstName: "A", lastName: "B" });\n`;
         const s = await start({ program, emulator: populated });
         const error = await s.fails("up");
@@ -378,6 +380,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       }, 240_000);
 
       it("two IntegrationEntitlements for one membership fail before any write, also when the user id is known only at apply", async () => {
+        const { populated } = worldOf("well-behaved");
         const known =
           entitlement("a", { integrationId: integrations.small, userId: users.plain, entitlements: ["READ"] }) +
           entitlement("b", { integrationId: integrations.small, userId: users.plain, entitlements: ["WRITE"] });
@@ -403,6 +406,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
 
     describe("7. a role change is delete-then-invite", () => {
       it("a failed invitation leaves the user without access until the next up, which invites again", async () => {
+        const { populated } = worldOf("well-behaved");
         const program = (role: string) =>
           header + entitlement("plain_github", { integrationId: integrations.small, userId: users.plain, entitlements: ["READ"], role });
         const s = await start({ program: program("account_collaborator"), emulator: populated });
