@@ -194,7 +194,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       await s.destroy();
       expect(writeLines(s)).toEqual([U.a, U.b, U.c].map((id) => `DELETE /integrations/${INTEGRATION}/users/${id}`).sort());
       expect(Object.keys(members(s)).sort()).toEqual([U.owner, U.existing].sort());
-    }, 240_000);
+    }, 480_000);
 
     it("without removeUnmanaged, unmanaged members stay; delete removes exactly the managed members", async () => {
       const s = await start({
@@ -218,7 +218,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
         `DELETE /integrations/${INTEGRATION}/users/${U.b}`,
       ]);
       expect(Object.keys(members(s)).sort()).toEqual([U.owner, U.stranger].sort());
-    }, 120_000);
+    }, 300_000);
 
     it("dropping the last owner from members fails the preview, naming the owner; nothing is sent", async () => {
       const s = await start({
@@ -239,7 +239,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       expect(upError.message).toContain("the last member with the owner role");
       expect(writes(s.emu)).toEqual([]);
       expect(members(s)[U.owner]).toBe("owner:VIEWER");
-    }, 120_000);
+    }, 300_000);
 
     it("moving memberships between IntegrationEntitlement resources and an IntegrationMembers, and renaming it, removes nobody", async () => {
       const declared = [
@@ -288,7 +288,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       expect(deletes()).toEqual([]);
       expect(members(s)).toEqual(before);
       expect(changed(await s.preview())).toEqual([]);
-    }, 180_000);
+    }, 300_000);
 
     it("the only owner, whose role the service names in a way the package does not know, is never removed: not by removeUnmanaged, not by destroy", async () => {
       const s = await start({
@@ -331,7 +331,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       await s.destroy();
       expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${U.a}`]);
       expect(members(s)).toEqual({ [U.owner]: "owner:VIEWER" });
-    }, 180_000);
+    }, 300_000);
 
     it("removeUnmanaged removes only the unmanaged members a plan showed: a member added since is reported, and removed by the next up", async () => {
       const declared = [
@@ -359,7 +359,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       s.emu.clearRequests();
       expect(ids((await s.up()).outputs["unmanaged"])).toEqual([]);
       expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${U.c}`]);
-    }, 180_000);
+    }, 300_000);
 
     it("an invitation whose job is still running after another wait is not sent again; its job is kept until the member is there", async () => {
       const declared = [
@@ -393,7 +393,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       expect(writes(s.emu)).toEqual([]);
       expect(state()["unfinishedJobIds"]).toEqual([]);
       expect(changed(await s.preview())).toEqual([]);
-    }, 180_000);
+    }, 300_000);
 
     it("destroy while an invitation's job is still running fails for that member and keeps the resource; once the job ends, destroy removes them", async () => {
       const s = await start({
@@ -430,7 +430,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       expect(writeLines(s)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${pending}`]);
       expect(members(s)).toEqual({ [U.owner]: "owner:VIEWER" });
       expect(s.stack.state().resources.filter((r) => r.name === "team")).toEqual([]);
-    }, 180_000);
+    }, 300_000);
 
     it("a managed member whose record the service sends malformed keeps its set: no diff after refresh, no PATCH on up", async () => {
       const declared = [
@@ -459,7 +459,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       await s.up();
       expect(writeLines(s)).toEqual([`PATCH /integrations/${INTEGRATION}/users/${U.b}`]);
       expect(members(s)[U.a]).toBe("collaborator:EDITOR,VIEWER");
-    }, 180_000);
+    }, 300_000);
 
     it("a member who is a User created by the same program: the preview passes with the id unknown, up creates then invites, and refresh changes nothing, nor does declaring the role it has", async () => {
       const source = (
@@ -499,7 +499,7 @@ export const newcomerId = newcomer.id;
       expect(changed(await s.refresh())).toEqual([]);
       expect(changed(await s.preview())).toEqual([]);
       expect(writes(s.emu)).toEqual([]);
-    }, 120_000);
+    }, 300_000);
 
     it("a program with an IntegrationEntitlement for the same integration fails its preview, sending nothing", async () => {
       const source = `${program([{ userId: U.a, entitlements: ["VIEWER"] }])}new wa.IntegrationEntitlement("b", { integrationId: ${JSON.stringify(INTEGRATION)}, userId: ${JSON.stringify(U.b)}, entitlements: ["VIEWER"] });\n`;
@@ -511,6 +511,6 @@ export const newcomerId = newcomer.id;
       expect(s.emu.requests).toEqual([]);
       await s.fails("up");
       expect(writes(s.emu)).toEqual([]);
-    }, 120_000);
+    }, 300_000);
   });
 });
