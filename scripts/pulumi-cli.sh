@@ -58,7 +58,8 @@ fi
 if ! command -v go >/dev/null; then
   if $if_possible; then
     if command -v pulumi >/dev/null; then log "using the pulumi on PATH ($(command -v pulumi))"; exit 0; fi
-    log "the CLI tier is skipped: no pulumi on PATH and no Go to build one (install Go 1.26+, then: npm run pulumi-cli; or, without Go: curl -fsSL https://get.pulumi.com | sh)"
+    if [ -x "$HOME/.pulumi/bin/pulumi" ]; then log "using the pulumi of Pulumi's installer ($HOME/.pulumi/bin)"; exit 0; fi
+    log "the CLI tier is skipped: no pulumi (on PATH or in ~/.pulumi/bin) and no Go to build one (install Go 1.26+, then: npm run pulumi-cli; or, without Go: curl -fsSL https://get.pulumi.com | sh -s -- --version 3.274.1)"
     exit 0
   fi
   log "no Go toolchain on PATH: install Go 1.26 or later (or put a pulumi on PATH) and run again"

@@ -71,6 +71,8 @@ export interface ResourceState {
   retainOnDelete: boolean;
   /** Reasons of a partial create or update (the resource exists, and the next up resumes it). */
   initErrors: string[];
+  /** Deleted by a delete-first replacement whose create has not succeeded: the next up creates it, deleting nothing. */
+  pendingReplacement: boolean;
 }
 
 /** The checkpoint: the program's resources and the stack outputs (secrets as the backend stores them, encrypted). */
@@ -216,6 +218,7 @@ export class Deployment {
         outputs: (r["outputs"] ?? {}) as Record<string, unknown>,
         retainOnDelete: r["retainOnDelete"] === true,
         initErrors: (r["initErrors"] ?? []) as string[],
+        pendingReplacement: r["pendingReplacement"] === true,
       }),
     );
     const root = resources.find((r) => r.type === "pulumi:pulumi:Stack");

@@ -43,7 +43,7 @@ export function findPulumiCli(): { binDir: string } | { missing: string } {
   if (onPath) return { binDir: onPath };
   return {
     missing:
-      "no pulumi CLI: `npm run pulumi-cli` builds it (needs Go 1.26+); without Go, `curl -fsSL https://get.pulumi.com | sh` installs it",
+      "no pulumi CLI: `npm run pulumi-cli` builds it (needs Go 1.26+); without Go, `curl -fsSL https://get.pulumi.com | sh -s -- --version 3.274.1` installs it",
   };
 }
 
