@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ServerError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
 import { provider } from "../../src/host/entitlement/integration-entitlement-provider";
-import { PROOF_MAX_AGE_MS } from "../../src/host/membership/member-list";
+import { PROOF_MAX_AGE_MS } from "../../src/host/membership/membership-view";
 import { PartialWriteError } from "../../src/host/membership/partial-write";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator, rejection } from "../support/fixtures";

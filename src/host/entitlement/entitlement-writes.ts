@@ -9,12 +9,12 @@ import {
   idOf,
   type IntegrationUser,
   type JobHandle,
-  unlessNotFound,
   type WorkspaceAccessClient,
   WorkspaceAccessError,
 } from "../../client";
 import { entitlementSet, type IntegrationEntitlementInputs, inviteRole } from "../../shared/inputs";
 import type { InvitationResult } from "../membership/invite-batcher";
+import type { Found } from "../membership/member-list";
 import { afterJobWait, PartialWriteError } from "../membership/partial-write";
 import type { ProviderContext } from "../provider-runtime";
 import { membershipId, parseId, sameSet } from "./entitlement-state";
@@ -46,6 +46,12 @@ async function finish(job: JobHandle): Promise<void> {
 function landed(result: InvitationResult): Exclude<InvitationResult, { kind: "pending" }> {
   if (result.kind === "pending") throw new PartialWriteError(result.error, result.jobId);
   return result;
+}
+
+/** A member found, or none; a member whose record cannot be used fails this resource alone, naming it. */
+export function usable(found: Found | undefined): IntegrationUser | undefined {
+  if (found instanceof Error) throw found;
+  return found;
 }
 
 /** The invitation of `inputs`, for the batcher. */
@@ -110,7 +116,7 @@ async function memberAfterInvite(
   jobId: string | null,
 ): Promise<IntegrationUser> {
   const { integrationId, userId } = inputs;
-  const member = await ctx.connection().memberships.of(integrationId).read(userId);
+  const member = usable(await ctx.connection().memberships.of(integrationId).read(userId));
   if (!member) {
     throw new WorkspaceAccessError(
       `The job for ${membershipId(integrationId, userId)} finished, but the user is not a member of the integration: check the integration in the workspace.`,
@@ -156,7 +162,8 @@ export async function createMembership(
       );
     return { ...set, existed: true };
   };
-  const { member: existing, shared } = await memberships.of(inputs.integrationId).beforeCreate(inputs.userId);
+  const { member: found, shared } = await memberships.of(inputs.integrationId).beforeCreate(inputs.userId);
+  const existing = usable(found);
   if (existing) return adopt(existing);
   const invited = landed(await ctx.connection().invites.submit(invitationOf(inputs)));
   if (invited.kind === "member") {
@@ -202,7 +209,7 @@ export async function importMembership(
     );
   }
   const { client, memberships } = ctx.connection();
-  const member = await memberships.of(inputs.integrationId).read(inputs.userId);
+  const member = usable(await memberships.of(inputs.integrationId).read(inputs.userId));
   if (!member) {
     throw new ConfigurationError(
       `import: user ${inputs.userId} is not a member of integration ${inputs.integrationId} ` +
@@ -226,7 +233,7 @@ export async function converge(
   inputs: IntegrationEntitlementInputs,
 ): Promise<{ member: IntegrationUser; jobId: string | null }> {
   const { client, memberships } = ctx.connection();
-  let member = await memberships.of(inputs.integrationId).read(inputs.userId);
+  let member = usable(await memberships.of(inputs.integrationId).read(inputs.userId));
   if (!member) {
     const invited = landed(await ctx.connection().invites.submit(invitationOf(inputs)));
     if (invited.kind === "invited") return { member: await memberAfterInvite(ctx, inputs, invited.jobId), jobId: invited.jobId };

@@ -49,7 +49,7 @@ import {
   pendingOf,
   wasAdopted,
 } from "./entitlement-state";
-import { converge, createMembership, importMembership } from "./entitlement-writes";
+import { converge, createMembership, importMembership, usable } from "./entitlement-writes";
 
 export type { IntegrationEntitlementOutputs } from "./entitlement-state";
 
@@ -137,7 +137,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     return withHints(async () => {
       const { memberships, client } = ctx.connection();
       const view = memberships.of(integrationId);
-      const member = await view.member(userId);
+      const member = usable(await view.member(userId));
       if (!member) {
         // A partial create whose invitation is still running is kept as it is: dropping it would
         // have the next up invite the user a second time, and lose the job to wait for.

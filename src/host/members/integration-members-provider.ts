@@ -14,7 +14,7 @@
  * | delete | adopted members (`adoptedMembers`) are left, with a warning, unless `deleteOnDestroy`; a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per managed member there and not taken over by another resource in this deployment (`takeovers.ts`). Fails, keeping the resource, for a managed member whose invitation job is still running (they may join after) |
  *
  * A list proves presence, never absence: a member a decision rests on (to invite, to remove, to
- * take over, to forget) who is missing from the list is confirmed first (`members-service.ts`): by
+ * take over, to forget) who is missing from the list is confirmed first (its integration's membership view, `membership-view.ts`): by
  * `GET .../users/{userId}` (404 = absent) when they are few, else by listing again until two
  * listings agree. Nothing is read when the list has everyone the plan needs.
  *
@@ -28,7 +28,7 @@
  */
 import { idOf } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
-import { ConfigurationError, NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { ConfigurationError, NotFoundError } from "../../client";
 import { sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
 import { defined, IMPORT_ID, importOf, type IntegrationMembersInputs, integrationMembersInputs, validate } from "../../shared/inputs";
@@ -37,8 +37,7 @@ import { settle } from "../membership/pending-jobs";
 import { applyPlan, failedError, runError, runOf, writerOf } from "./members-apply";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { asInputs, declaredOf, diffMembers, normalise, type Props } from "./members-diff";
-import { confirmAbsences, listMembers } from "./members-service";
-import { type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
+import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { withHints } from "../../shared/hints";
 
@@ -46,20 +45,21 @@ export type { IntegrationMembersOutputs, PendingInvitation } from "./members-sta
 
 /**
  * The plan of an operation against the service: one member list, then (only when the plan rests
- * on an absence from it) the confirmations it asks for (`members-service.ts`), and the plan again.
+ * on an absence from it) the confirmations it asks for (its integration's membership view, `membership-view.ts`), and the plan again.
  */
 async function planAgainstService(
-  client: WorkspaceAccessClient,
+  ctx: ProviderContext,
   base: Omit<PlanInput, "listed" | "confirmed">,
   recorded: readonly IntegrationMemberState[] = [],
 ): Promise<Actions> {
-  const listed = await listMembers(client, base.integrationId, recorded);
+  const view = ctx.connection().memberships.of(base.integrationId);
+  const listing = await view.list();
+  const listed = asPlanned(listing, recorded);
   let confirmed = new Map<string, ServiceMember | null>();
   for (;;) {
     const plan = planMembers({ ...base, listed, confirmed });
     if (plan.kind === "act") return plan;
-    const more = await confirmAbsences(client, base.integrationId, plan.userIds, { listed, recorded });
-    confirmed = new Map([...confirmed, ...more]);
+    confirmed = new Map([...confirmed, ...asPlanned(await view.confirm(listing, plan.userIds), recorded)]);
   }
 }
 
@@ -96,13 +96,12 @@ function importMismatch(importId: string, integrationId: string): ConfigurationE
  * others, confirmed absent, invited in batches. Nobody is removed.
  */
 async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
-  const { client } = ctx.connection();
   const importId = news[IMPORT_ID];
   if (typeof importId === "string" && !sameId(importId, inputs.integrationId)) throw importMismatch(importId, inputs.integrationId);
   const base = { op: "create" as const, integrationId: inputs.integrationId, declared: inputs.members };
   let acts: Actions;
   try {
-    acts = await planAgainstService(client, base);
+    acts = await planAgainstService(ctx, base);
   } catch (error) {
     if (typeof importId === "string" && NotFoundError.isInstance(error)) {
       throw new ConfigurationError(
@@ -141,7 +140,7 @@ async function update(
     claimed: claimedIn(ctx, inputs.integrationId),
     running,
   };
-  const acts = await planAgainstService(client, base, olds.members);
+  const acts = await planAgainstService(ctx, base, olds.members);
   const run = runOf(inputs.integrationId, acts);
   await applyPlan(writerOf(ctx), run, acts);
   const outputs = withAdoption(outputsOf(run, declaredOf(inputs)), olds.adoptedMembers, acts.takeOver, inputs.deleteOnDestroy);
@@ -159,11 +158,10 @@ async function read(
   id: string,
   props: IntegrationMembersOutputs | undefined,
 ): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
-  const { client } = ctx.connection();
   const prior = props?.members ? { ...props, members: props.members } : undefined;
   let acts: Actions;
   try {
-    acts = await planAgainstService(client, { op: "read", integrationId: id, prior }, props?.members);
+    acts = await planAgainstService(ctx, { op: "read", integrationId: id, prior }, props?.members);
   } catch (error) {
     if (NotFoundError.isInstance(error)) throw notDisclosed(id, error);
     throw error;
@@ -220,7 +218,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
       claimed: (userId: string) => taken(userId) || adopted.has(idOf(userId)),
       running,
     };
-    acts = await planAgainstService(client, base, props.members);
+    acts = await planAgainstService(ctx, base, props.members);
   } catch (error) {
     if (NotFoundError.isInstance(error)) return;
     throw error;

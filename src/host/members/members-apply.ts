@@ -14,20 +14,21 @@ import type { InviteBatcher } from "../membership/invite-batcher";
 import { PartialWriteError } from "../membership/partial-write";
 import type { Actions, PlannedInvite } from "./members-plan";
 import { notAsInvited, roleMismatch } from "./members-refusals";
-import { readBack, serviceMember } from "./members-service";
-import { byKey, type IntegrationMembersOutputs, type Run, type ServiceMember } from "./members-state";
+import { asPlanned, byKey, type IntegrationMembersOutputs, type Run, serviceMember, type ServiceMember } from "./members-state";
+import type { MembershipView, MembershipViews } from "../membership/membership-view";
 
 /** The writes of a run: the client, the invitation batches and the takeovers of this provider process. */
 export interface Writer {
   client: WorkspaceAccessClient;
   invites: InviteBatcher;
+  memberships: MembershipViews;
   takeovers: Takeovers;
 }
 
 /** The {@link Writer} of a provider context. */
 export function writerOf(ctx: ProviderContext): Writer {
-  const { client, invites } = ctx.connection();
-  return { client, invites, takeovers: ctx.takeovers };
+  const { client, invites, memberships } = ctx.connection();
+  return { client, invites, memberships, takeovers: ctx.takeovers };
 }
 
 const sameSet = (a: readonly string[], b: readonly string[]) => JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
@@ -67,7 +68,7 @@ export async function applyPlan(writer: Writer, run: Run, acts: Actions): Promis
     }),
     ...acts.setEntitlements.map((m) => setEntitlements(writer.client, run, m)),
   ]);
-  if (made.length > 0) await checkMade(writer.client, run, made);
+  if (made.length > 0) await checkMade(writer.memberships.of(run.integrationId), run, made);
 }
 
 /**
@@ -76,14 +77,14 @@ export async function applyPlan(writer: Writer, run: Run, acts: Actions): Promis
  * asked fails, and the state records what was found. One not found is recorded as asked (the
  * next refresh reads them again).
  */
-async function checkMade(client: WorkspaceAccessClient, run: Run, made: readonly PlannedInvite[]): Promise<void> {
+async function checkMade(view: MembershipView, run: Run, made: readonly PlannedInvite[]): Promise<void> {
   let found: Map<string, ServiceMember | null>;
   try {
-    found = await readBack(
-      client,
-      run.integrationId,
-      made.map((i) => i.member.userId),
-      { expected: run.present.size },
+    found = asPlanned(
+      await view.find(
+        made.map((i) => i.member.userId),
+        run.present.size,
+      ),
     );
   } catch (error) {
     for (const i of made) run.failures.push({ userId: i.member.userId, error: cannotReadBack(error) });

@@ -31,8 +31,8 @@ export interface PlanInput {
   removeUnmanaged?: boolean;
   /** The state (update, diff, delete, read; absent for create and for a read without state: an import). */
   prior?: Pick<IntegrationMembersOutputs, "members" | "unmanagedMembers" | "pendingInvitations">;
-  /** The member list, by {@link idOf}: everyone in it is a member. */
-  listed: ReadonlyMap<string, ServiceMember>;
+  /** The member list, by {@link idOf}: everyone in it is a member (`null`: none, as in `confirmed`). */
+  listed: ReadonlyMap<string, ServiceMember | null>;
   /** Direct reads, by {@link idOf}: the member, or `null` when the read answered 404. */
   confirmed?: ReadonlyMap<string, ServiceMember | null>;
   /** Whether another resource of this deployment took the member over (no longer this one's to remove). */
@@ -70,10 +70,8 @@ export type Plan = { kind: "confirm"; userIds: string[] } | ({ kind: "act" } & A
 
 /** The plan of one operation: either the absences to confirm first, or the actions. */
 export function planMembers(input: PlanInput): Plan {
-  const present = new Map(input.listed);
-  for (const [key, member] of input.confirmed ?? []) {
-    if (member) present.set(key, member);
-  }
+  const present = new Map<string, ServiceMember>();
+  for (const [key, member] of [...input.listed, ...(input.confirmed ?? [])]) if (member) present.set(key, member);
   const unconfirmed = absencesThatMatter(input, present).filter((id) => !input.confirmed?.has(idOf(id)));
   if (unconfirmed.length > 0) {
     // Each once, as first named (the program's declaration before the state's record).

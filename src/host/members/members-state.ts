@@ -1,8 +1,11 @@
 /**
  * What an {@link IntegrationMembers} stores, and how one operation's findings become it.
  */
-import { idOf } from "../../client/ids";
+import { type Id, idOf } from "../../client/ids";
+import type { IntegrationUser } from "../../client";
+import { entitlementSet, inviteRole } from "../../shared/inputs";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../../shared/member-state";
+import type { Found } from "../membership/member-list";
 
 /** What an {@link IntegrationMembers} stores. */
 export interface IntegrationMembersOutputs {
@@ -83,4 +86,30 @@ export function outputsOf(
     pendingInvitations: sortByUser(pending.map((p) => ({ ...p }))),
     ...(declared.declaredRoles ? { declaredRoles: [...declared.declaredRoles].sort() } : {}),
   };
+}
+
+/** A member's state from the service's record. */
+export const serviceMember = (member: IntegrationUser): ServiceMember => ({
+  userId: member.id,
+  entitlements: entitlementSet(member.entitlements),
+  role: inviteRole(member.role) ?? null,
+  email: member.email,
+});
+
+/**
+ * What the membership view found, as a plan takes it: the member, `null` when absent; a member
+ * whose record cannot be used keeps what the state recorded (reading it as an empty set would
+ * PATCH the member and show a diff on every up), else no set and an unknown role.
+ */
+export function asPlanned(found: ReadonlyMap<Id, Found | undefined>, recordedList: readonly IntegrationMemberState[] = []) {
+  const recorded = byKey(recordedList);
+  const planned = new Map<Id, ServiceMember | null>();
+  for (const [key, member] of found) {
+    const known = recorded.get(key);
+    if (member === undefined) planned.set(key, null);
+    else if (member instanceof Error)
+      planned.set(key, { userId: known?.userId ?? key, entitlements: known?.entitlements ?? [], role: known?.role ?? null, email: null });
+    else planned.set(key, serviceMember(member));
+  }
+  return planned;
 }
