@@ -241,3 +241,19 @@ const MEMBER_ROLES: Record<string, (typeof INTEGRATION_ROLES)[number]> = {
 export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
   return memberRole === null ? undefined : MEMBER_ROLES[memberRole.toLowerCase()];
 }
+
+/**
+ * The inputs `check` hands back: the schema's output (defaults, ids in their one form, sorted sets)
+ * once every value is known and valid; else as given (`undefined`s dropped: the engine shows the failures).
+ */
+export function checkedInputs(schema: z.ZodObject, news: Props): Props {
+  const { __provider: _, ...inputs } = news;
+  const parsed = containsUnknown(inputs) ? undefined : schema.safeParse(inputs);
+  return parsed?.success ? (parsed.data as Props) : defined(inputs);
+}
+
+/** The inputs of a create or update (checked already): the schema's output. */
+export function parseInputs<S extends z.ZodObject>(schema: S, news: Props): z.output<S> {
+  const { __provider: _, ...inputs } = news;
+  return schema.parse(inputs);
+}

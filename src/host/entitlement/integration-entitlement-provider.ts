@@ -21,15 +21,16 @@
  * inviting again.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ConfigurationError, unlessNotFound, type WorkspaceAccessClient } from "../../client";
+import { ConfigurationError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import { withHints } from "../../shared/hints";
 import {
+  checkedInputs,
   DEFAULT_INTEGRATION_ROLE,
-  entitlementSet,
   IMPORT_ID,
-  importOf,
   type IntegrationEntitlementInputs,
   integrationEntitlementInputs,
+  parseInputs,
+  type Props,
   validate,
 } from "../../shared/inputs";
 import { settle } from "../membership/pending-jobs";
@@ -41,46 +42,69 @@ import {
   type IntegrationEntitlementOutputs,
   inputsOf,
   membershipId,
-  normalise,
   optInChanged,
   outputs,
-  type Props,
   parseId,
   pendingOf,
   wasAdopted,
 } from "./entitlement-state";
-import { converge, createMembership, importMembership, usable } from "./entitlement-writes";
+import { adopt, afterInvitation, converge, invitationOf, usable, type Written } from "./entitlement-writes";
 
 export type { IntegrationEntitlementOutputs } from "./entitlement-state";
 
 /** A refresh found no member, and the integration itself answers 404 to this key. */
 function integrationNotVisible(integrationId: string, userId: string): ConfigurationError {
   return new ConfigurationError(
-    `User ${userId} is not a member of integration ${integrationId} as far as this key can tell, but the integration itself answers 404 to this key: it was deleted, or this key is not shown it. The resource is kept, not forgotten (forgetting it would have the next up invite the user again). If the integration was deleted, remove the resource from the program and run pulumi state delete on it; otherwise use a key that may read the integration.`,
+    `User ${userId} is not a member of integration ${integrationId} as far as this key can tell, but the integration itself answers 404 to this key: ` +
+      "it was deleted, or this key is not shown it. The resource is kept, not forgotten (forgetting it would have the next up invite the user again). " +
+      "If the integration was deleted, remove the resource from the program and run pulumi state delete on it; otherwise use a key that may read the integration.",
     "integrationId",
   );
 }
 
-/** Whether a job has not ended (a job that cannot be read has: the member list tells then). */
+/** Whether a job has not ended (one that cannot be read has ended: the member list then tells whether it landed). */
 async function isJobRunning(client: WorkspaceAccessClient, jobId: string): Promise<boolean> {
   const job = await unlessNotFound(client.jobs.get(jobId));
   return job !== undefined && job.status !== "finished" && job.status !== "error";
 }
 
 /**
+ * A create with `import: "<integrationId>/<userId>"`: the membership must be the declared one and
+ * exist (a direct read; 404 fails, before any write).
+ */
+async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInputs, importId: string) {
+  const named = parseId(importId);
+  const { integrationId, userId } = inputs;
+  if (!sameId(named.integrationId, integrationId) || !sameId(named.userId, userId)) {
+    throw new ConfigurationError(
+      `import: "${importId}" is the membership of user ${named.userId} in integration ${named.integrationId}, ` +
+        `but the resource declares user ${userId} in integration ${integrationId}. Nothing was changed. ` +
+        `Import "${membershipId(integrationId, userId)}", or declare the membership you import.`,
+      "import",
+    );
+  }
+  const member = usable(await ctx.connection().memberships.of(integrationId).read(userId));
+  if (member) return member;
+  throw new ConfigurationError(
+    `import: user ${userId} is not a member of integration ${integrationId} ` +
+      `(GET /integrations/${integrationId}/users/${userId} answered 404), so there is nothing to import. ` +
+      "Nothing was changed. Remove the import option to invite the user.",
+    "import",
+  );
+}
+
+/**
  * The error as the host turns it into a partial create, when the write may still land (a
- * {@link PartialWriteError}: raised while waiting for an accepted write's job, see {@link finish},
- * or the invitation failed without an answer and the user was not found a member since). The
- * resource is recorded pending (the set asked, no email or status, the job when there is one), so
- * the next `pulumi up` resumes with an update that waits for the job, reads the member, and takes
- * over the membership its own invitation made instead of failing on it as someone else's. Any
- * other error is returned as it is.
+ * {@link PartialWriteError}: raised while waiting for an accepted write's job, or the invitation
+ * failed without an answer and the user was not found a member since). The resource is recorded
+ * pending (the set asked, no email or status, the job when there is one), so the next `pulumi up`
+ * resumes with an update that waits for the job, reads the member, and takes over the membership
+ * its own invitation made instead of failing on it as someone else's. Any other error as it is.
  */
 function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitlementInputs, lastJobId: string | null): unknown {
   if (!PartialWriteError.isInstance(error)) return error;
   const state: IntegrationEntitlementOutputs = {
     ...inputs,
-    entitlements: entitlementSet(inputs.entitlements),
     email: null,
     status: null,
     lastJobId: error.pendingJobId ?? lastJobId,
@@ -98,33 +122,38 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     const failures = [...ctx.settingsFailures(), ...validate(integrationEntitlementInputs, news)];
     // Valid inputs and settings, and an entitlement set that is new: are they in the integration's catalogue?
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedEntitlements(olds, news)));
-    return { inputs: { ...normalise(news), ...importOf(news) }, failures };
+    return { inputs: checkedInputs(integrationEntitlementInputs, news), failures };
   },
 
   async diff(_ctx: ProviderContext, _id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
-    return diffEntitlement(olds as unknown as Props, news);
+    return diffEntitlement(olds, news);
   },
 
   async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationEntitlementOutputs>> {
-    const inputs = normalise(news);
+    const inputs = parseInputs(integrationEntitlementInputs, news);
+    const { integrationId, userId } = inputs;
     return ctx.withWrite(
       async () => {
         try {
           const importId = news[IMPORT_ID];
-          if (typeof importId === "string") {
-            const { member, jobId } = await importMembership(ctx, inputs, importId);
-            ctx.takeovers.take(memberKey(inputs.integrationId, inputs.userId));
-            return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId, true) };
+          let written: Written;
+          if (typeof importId === "string") written = await adopt(ctx, inputs, await imported(ctx, inputs, importId), "import");
+          else {
+            // Whether the user is a member already, from the integration's membership view (a miss is confirmed absent).
+            const { member, shared } = await ctx.connection().memberships.of(integrationId).beforeCreate(userId);
+            const existing = usable(member);
+            if (existing) written = await adopt(ctx, inputs, existing, "create");
+            else
+              written = await afterInvitation(ctx, inputs, await ctx.connection().invites.submit(invitationOf(inputs)), "create", shared);
           }
-          const { member, existed, jobId } = await createMembership(ctx, inputs);
-          if (existed) ctx.takeovers.take(memberKey(inputs.integrationId, inputs.userId));
-          return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId, existed) };
+          if (written.existed) ctx.takeovers.take(memberKey(integrationId, userId));
+          return { id: membershipId(integrationId, userId), outs: outputs(written.member, inputs, written.jobId, written.existed) };
         } catch (error) {
           throw partialCreate(error, news, inputs, null);
         }
       },
-      inputs.integrationId,
-      inputs.userId,
+      integrationId,
+      userId,
     );
   },
 
@@ -169,21 +198,21 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     olds: IntegrationEntitlementOutputs,
     news: Props,
   ): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
-    const inputs = normalise(news);
+    const inputs = parseInputs(integrationEntitlementInputs, news);
     const adopted = wasAdopted(olds);
     const { deleteOnDestroy: _, ...kept } = olds;
-    const optIn = inputs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {};
     // Only the destroy opt-in changed: the state learns it, nothing is sent.
-    const same = diffEntitlement(olds as unknown as Props, { ...news, deleteOnDestroy: olds.deleteOnDestroy });
-    if (!same.changes && optInChanged(olds as unknown as Props, news)) return { outs: { ...kept, ...optIn, adopted } };
+    if (!diffEntitlement(olds, { ...news, deleteOnDestroy: olds.deleteOnDestroy }).changes && optInChanged(olds, news)) {
+      return { outs: { ...kept, ...(inputs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}), adopted } };
+    }
     return ctx.withWrite(
       async () => {
         const pending = pendingOf(olds);
+        const { client } = ctx.connection();
         if (!pending) {
           // The usual update: replace the set and wait; the member is known from the last outputs,
           // so no read before or after. A member removed out of band (404) falls through to a full
           // converge, which invites again.
-          const { client } = ctx.connection();
           const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
           if (job) {
             await job.wait();
@@ -192,11 +221,10 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
             };
           }
         }
-        // A create whose job was not seen to finish was recorded with that job: give it its time
-        // first, so this up does not invite the user a second time while the first invitation is
-        // merely slow.
-        // A job still running after that second wait is taken as stuck: converge invites again.
-        if (pending?.jobId) await settle(ctx.connection().client, [pending.jobId]);
+        // A create whose job was not seen to finish was recorded with that job: given its time once
+        // more first, so this up does not invite the user a second time while the first invitation
+        // is merely slow. A job still running after that wait is taken as stuck: converge invites again.
+        if (pending?.jobId) await settle(client, [pending.jobId]);
         try {
           const { member, jobId } = await converge(ctx, inputs);
           return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null, adopted) };
