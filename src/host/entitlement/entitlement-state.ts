@@ -15,6 +15,7 @@ import {
   sameSet,
 } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
+import type { PendingInvitation } from "../membership/partial-write";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
 export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInputs {
@@ -23,12 +24,10 @@ export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInp
   /** The job of the last write this resource made (null when none was needed). */
   lastJobId: string | null;
   /**
-   * The last write (an invitation, or a set) may still land: it was accepted and not seen to finish.
-   * The entitlements are then the ones asked, not known to be held.
+   * The last write (the invitation, or an adoption's set) when it may still land: accepted and not
+   * seen to finish, with its job (`membership/partial-write.ts`). The entitlements are then the ones asked, not known to be held.
    */
-  pending?: boolean;
-  /** The job of that pending write, to wait for before writing again; null when none is known (its answer was lost). */
-  pendingJobId?: string | null;
+  pendingInvitations?: PendingInvitation[];
   /** The stack adopted the membership (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`. */
   adopted?: boolean;
 }
@@ -63,8 +62,7 @@ export function outputs(
     email: member.email,
     status: member.status,
     lastJobId,
-    pending: false,
-    pendingJobId: null,
+    pendingInvitations: [],
     adopted,
   };
 }
@@ -76,11 +74,9 @@ export const wasAdopted = (props: Partial<IntegrationEntitlementOutputs> | undef
 export const optInChanged = (olds: Partial<IntegrationEntitlementOutputs>, news: Props) =>
   isUnknown(news.deleteOnDestroy) || (olds.deleteOnDestroy === true) !== (news.deleteOnDestroy === true);
 
-/** Whether the state records a write that may still land (`pending: true`), and its job (`pendingJobId`). */
-export function pendingOf(props: Partial<IntegrationEntitlementOutputs> | undefined): { jobId: string | null } | undefined {
-  if (props?.pending !== true) return undefined;
-  return { jobId: typeof props.pendingJobId === "string" ? props.pendingJobId : null };
-}
+/** The write the state records as one that may still land, if any. */
+export const pendingOf = (props: Partial<IntegrationEntitlementOutputs> | undefined): PendingInvitation | undefined =>
+  props?.pendingInvitations?.[0];
 
 /** What a change of inputs means: which properties change, which force a replacement. */
 export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props): pulumi.dynamic.DiffResult {
@@ -105,6 +101,6 @@ export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props
 
 /** The inputs part of a state, as a read hands them back (outputs left out; Pulumi types a read's inputs as its outputs). */
 export function inputsOf(props: IntegrationEntitlementOutputs): IntegrationEntitlementOutputs {
-  const { email: _e, status: _s, lastJobId: _j, pending: _p, pendingJobId: _q, adopted: _a, ...inputs } = props;
+  const { email: _e, status: _s, lastJobId: _j, pendingInvitations: _p, adopted: _a, ...inputs } = props;
   return inputs as IntegrationEntitlementOutputs;
 }

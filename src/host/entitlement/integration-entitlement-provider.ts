@@ -16,8 +16,8 @@
  *
  * Once the service has accepted a write of a create (or of an update resuming one) and it was not
  * seen to finish (a timeout, polling that still fails after the client's retries, an answer lost),
- * the resource is recorded as partially created, `pending: true` with the job to wait for
- * (`pendingJobId`, null when none is known): the next `pulumi up` waits for the job instead of
+ * the resource is recorded as partially created, with the write in `pendingInvitations` and its job
+ * (null when none is known): the next `pulumi up` waits for the job instead of
  * inviting again.
  */
 import type * as pulumi from "@pulumi/pulumi";
@@ -108,8 +108,7 @@ function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitleme
     email: null,
     status: null,
     lastJobId: error.pendingJobId ?? lastJobId,
-    pending: true,
-    pendingJobId: error.pendingJobId,
+    pendingInvitations: [{ userId: inputs.userId, jobId: error.pendingJobId }],
     // Whether the write was an invitation or an adoption's set is not known: with adoptExisting,
     // destroy leaves the membership (it may have existed before).
     adopted: inputs.adoptExisting === true,
@@ -217,7 +216,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           if (job) {
             await job.wait();
             return {
-              outs: { ...kept, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null, pending: false, pendingJobId: null, adopted },
+              outs: { ...kept, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null, pendingInvitations: [], adopted },
             };
           }
         }

@@ -33,6 +33,7 @@ import { sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
 import { defined, IMPORT_ID, importOf, type IntegrationMembersInputs, integrationMembersInputs, validate } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
+import { jobsOf } from "../membership/partial-write";
 import { settle } from "../membership/pending-jobs";
 import { applyPlan, failedError, runError, runOf, writerOf } from "./members-apply";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
@@ -41,7 +42,7 @@ import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMembe
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { withHints } from "../../shared/hints";
 
-export type { IntegrationMembersOutputs, PendingInvitation } from "./members-state";
+export type { IntegrationMembersOutputs } from "./members-state";
 
 /**
  * The plan of an operation against the service: one member list, then (only when the plan rests
@@ -130,7 +131,7 @@ async function update(
 ): Promise<IntegrationMembersOutputs> {
   const { client } = ctx.connection();
   // Invitations an earlier deployment did not see finish: given their time once more.
-  const running = olds.unfinishedJobIds?.length ? await settle(client, olds.unfinishedJobIds) : [];
+  const running = await settle(client, jobsOf(olds.pendingInvitations));
   const base = {
     op: "update" as const,
     integrationId: inputs.integrationId,
@@ -205,7 +206,7 @@ function notDisclosed(id: string, cause: Error): Error {
  */
 async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
   const { client } = ctx.connection();
-  const running = props.unfinishedJobIds?.length ? await settle(client, props.unfinishedJobIds) : [];
+  const running = await settle(client, jobsOf(props.pendingInvitations));
   // Members who were members before this resource managed them are given back as they are.
   const adopted = new Set(props.deleteOnDestroy === true ? [] : (props.adoptedMembers ?? []).map(idOf));
   const taken = claimedIn(ctx, id);

@@ -46,7 +46,7 @@ export function runOf(integrationId: string, acts: Actions): Run {
   return run;
 }
 
-const stillRunningError = (jobId: string) =>
+const stillRunningError = (jobId: string | null) =>
   new Error(
     `the invitation's job ${jobId} is still running after another wait: the user is not invited again (that could invite them twice). The next up waits for it again; if the job is stuck, leave the member out of members for one up, then declare them again.`,
   );

@@ -64,7 +64,7 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
     olds.declaredRoles !== undefined &&
     declaredRoles(olds.declaredRoles) !== declaredRoles(declared.filter((m) => m.role !== undefined).map((m) => m.userId));
   const pendingRemovals = removeUnmanaged && unmanaged.length > 0;
-  const unfinished = (olds.unfinishedJobIds ?? []).length > 0;
+  const unfinished = (olds.pendingInvitations ?? []).length > 0;
   // The destroy opt-in: no request, but the state (which the delete reads) must learn it.
   const optIn = isUnknown(news.deleteOnDestroy) || (news.deleteOnDestroy === true) !== (olds.deleteOnDestroy === true);
   const changes = replaces.length > 0 || membersChanged || flagChanged || pendingRemovals || unfinished || rolesChanged || optIn;

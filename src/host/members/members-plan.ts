@@ -16,7 +16,8 @@ import { idOf } from "../../client/ids";
 import { DEFAULT_INTEGRATION_ROLE, entitlementSet, type MemberInputs } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { guardLastOwner, roleDrift, roleMismatch } from "./members-refusals";
-import { byKey, type Failure, type IntegrationMembersOutputs, type PendingInvitation, type ServiceMember } from "./members-state";
+import type { PendingInvitation } from "../membership/partial-write";
+import { byKey, type Failure, type IntegrationMembersOutputs, type ServiceMember } from "./members-state";
 
 type Role = NonNullable<IntegrationMemberState["role"]>;
 
@@ -106,7 +107,7 @@ function pendingOf(input: PlanInput, userId: string): PendingInvitation | undefi
   const recorded = input.prior?.pendingInvitations?.find((p) => idOf(p.userId) === idOf(userId));
   if (!recorded) return undefined;
   if (input.op === "read" || input.op === "diff") return recorded;
-  return input.running?.includes(recorded.jobId) ? recorded : undefined;
+  return recorded.jobId !== null && input.running?.includes(recorded.jobId) ? recorded : undefined;
 }
 
 /** The members absent from what is known whose absence a decision of this operation rests on. */

@@ -6,6 +6,7 @@ import type { IntegrationUser } from "../../client";
 import { entitlementSet, inviteRole } from "../../shared/inputs";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../../shared/member-state";
 import type { Found } from "../membership/member-list";
+import type { PendingInvitation } from "../membership/partial-write";
 
 /** What an {@link IntegrationMembers} stores. */
 export interface IntegrationMembersOutputs {
@@ -13,11 +14,9 @@ export interface IntegrationMembersOutputs {
   members: IntegrationMemberState[];
   removeUnmanaged: boolean;
   unmanagedMembers: UnmanagedIntegrationMember[];
-  unfinishedJobIds: string[];
   /**
    * The members whose invitation was accepted but not seen to finish, each with its job: recorded
-   * as managed with no set known, and not invited again while that job runs (it would invite them
-   * twice). Missing in a state written before it existed: none.
+   * as managed with no set known, and not invited again while that job runs (it would invite them twice).
    */
   pendingInvitations?: PendingInvitation[];
   /**
@@ -34,12 +33,6 @@ export interface IntegrationMembersOutputs {
   adoptedMembers?: string[];
   /** The program's opt-in to removing adopted members on destroy (absent: they are left). */
   deleteOnDestroy?: boolean;
-}
-
-/** An invitation not seen to finish: whose, and its job. */
-export interface PendingInvitation {
-  userId: string;
-  jobId: string;
 }
 
 /** A member as the service has them (listed or read directly). */
@@ -82,7 +75,6 @@ export function outputsOf(
     members: sortByUser([...run.managed.values()]),
     removeUnmanaged: declared.removeUnmanaged,
     unmanagedMembers: sortByUser(unmanaged),
-    unfinishedJobIds: [...new Set(pending.map((p) => p.jobId))].sort(),
     pendingInvitations: sortByUser(pending.map((p) => ({ ...p }))),
     ...(declared.declaredRoles ? { declaredRoles: [...declared.declaredRoles].sort() } : {}),
   };
