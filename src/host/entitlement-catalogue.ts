@@ -18,13 +18,11 @@
 import { idOf, sameId, UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
 import { editDistance } from "../shared/edit-distance";
 import { keySourceHint } from "../shared/hints";
-import { type CheckFailure, entitlementSet } from "../shared/inputs";
+import { type CheckFailure, entitlementSet, type Props, sameSet } from "../shared/inputs";
 import { containsUnknown, isUnknown } from "../shared/unknown";
 
 /** How many offered ids an error lists before "and N more". */
 const MAX_LISTED = 20;
-
-type Props = Record<string, unknown>;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 const knownString = (value: unknown): value is string => typeof value === "string" && !isUnknown(value);
@@ -71,9 +69,6 @@ function refusedKey(error: UnauthorizedError, integrationId: string): Unauthoriz
     `${keySourceHint()} (${error.method} ${error.path} answered 401${error.detail ? `: ${error.detail}` : "."})`;
   return error;
 }
-
-const sameSet = (a: unknown, b: readonly string[]) =>
-  Array.isArray(a) && a.every((e) => typeof e === "string") && JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
 
 /**
  * The catalogues of one provider context: the offered ids per integration, read once, and the

@@ -31,13 +31,21 @@ import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, NotFoundError } from "../../client";
 import { sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
-import { defined, IMPORT_ID, importOf, type IntegrationMembersInputs, integrationMembersInputs, validate } from "../../shared/inputs";
+import {
+  checkedInputs,
+  IMPORT_ID,
+  type IntegrationMembersInputs,
+  integrationMembersInputs,
+  parseInputs,
+  type Props,
+  validate,
+} from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { jobsOf } from "../membership/partial-write";
 import { settle } from "../membership/pending-jobs";
 import { applyPlan, failedError, runError, runOf, writerOf } from "./members-apply";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
-import { asInputs, declaredOf, diffMembers, normalise, type Props } from "./members-diff";
+import { declaredOf, diffMembers } from "./members-diff";
 import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { withHints } from "../../shared/hints";
@@ -251,14 +259,10 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
 
 export const provider = providerOf<Props, IntegrationMembersOutputs>({
   async check(ctx: ProviderContext, olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
-    const invalid = validate(integrationMembersInputs, news);
-    // Inputs that failed are returned as given: normalising them could crash on the very value a
-    // failure names (`members: [null]`), and the engine shows the failures, not the inputs.
-    if (invalid.length > 0) return { inputs: defined(news), failures: [...ctx.settingsFailures(), ...invalid] };
-    const failures = [...ctx.settingsFailures()];
+    const failures = [...ctx.settingsFailures(), ...validate(integrationMembersInputs, news)];
     // Valid inputs and settings: are the new or changed entitlement sets in the integration's catalogue?
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news)));
-    return { inputs: { ...normalise(news), ...importOf(news) }, failures };
+    return { inputs: checkedInputs(integrationMembersInputs, news), failures };
   },
 
   async diff(_ctx: ProviderContext, _id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
@@ -266,7 +270,7 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
   },
 
   async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationMembersOutputs>> {
-    const inputs = asInputs(news);
+    const inputs = parseInputs(integrationMembersInputs, news);
     return ctx.withWrite(async () => ({ id: inputs.integrationId, outs: await create(ctx, inputs, news) }), inputs.integrationId);
   },
 
@@ -284,7 +288,7 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
     olds: IntegrationMembersOutputs,
     news: Props,
   ): Promise<pulumi.dynamic.UpdateResult<IntegrationMembersOutputs>> {
-    const inputs = asInputs(news);
+    const inputs = parseInputs(integrationMembersInputs, news);
     return ctx.withWrite(async () => ({ outs: await update(ctx, olds, inputs, news) }), inputs.integrationId);
   },
 

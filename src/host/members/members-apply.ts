@@ -8,7 +8,7 @@ import { idOf } from "../../client/ids";
 import { type IntegrationRole, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import type { ProviderContext } from "../provider-runtime";
 import { memberKey, type Takeovers } from "../takeovers";
-import { entitlementSet, type MemberInputs } from "../../shared/inputs";
+import { type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import type { InviteBatcher } from "../membership/invite-batcher";
 import { PartialWriteError } from "../membership/partial-write";
@@ -30,8 +30,6 @@ export function writerOf(ctx: ProviderContext): Writer {
   const { client, invites, memberships } = ctx.connection();
   return { client, invites, memberships, takeovers: ctx.takeovers };
 }
-
-const sameSet = (a: readonly string[], b: readonly string[]) => JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
 
 /** A run that starts from a plan: the members it keeps, and the invitations that may still land. */
 export function runOf(integrationId: string, acts: Actions): Run {

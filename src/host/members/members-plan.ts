@@ -13,7 +13,7 @@
  * User ids are compared in their one form ({@link idOf}): a service may answer another case.
  */
 import { idOf } from "../../client/ids";
-import { DEFAULT_INTEGRATION_ROLE, entitlementSet, type MemberInputs } from "../../shared/inputs";
+import { DEFAULT_INTEGRATION_ROLE, type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { guardLastOwner, roleDrift, roleMismatch } from "./members-refusals";
 import type { PendingInvitation } from "../membership/partial-write";
@@ -129,7 +129,6 @@ function absencesThatMatter(input: PlanInput, present: ReadonlyMap<string, Servi
   return ids.filter(absent);
 }
 
-const sameSet = (a: readonly string[], b: readonly string[]) => JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
 const roleChanged = (current: string | null, declared: MemberInputs) =>
   declared.role !== undefined && current !== null && current !== declared.role;
 const stateOf = (userId: string, m: Pick<IntegrationMemberState, "entitlements" | "role">): IntegrationMemberState => ({
