@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { idOf } from "../client/ids";
-import { containsUnknown } from "./unknown";
+import { containsUnknown, isUnknown } from "./unknown";
 
 /** The longest first or last name accepted. */
 const MAX_NAME_LENGTH = 100;
@@ -257,3 +257,10 @@ export function parseInputs<S extends z.ZodObject>(schema: S, news: Props): z.ou
   const { __provider: _, ...inputs } = news;
   return schema.parse(inputs);
 }
+
+/** Whether the destroy opt-in (`deleteOnDestroy`) changes: no request, but the state (which the delete reads) must learn it. */
+export const optInChanged = (olds: { deleteOnDestroy?: unknown }, news: Props): boolean =>
+  isUnknown(news.deleteOnDestroy) || (olds.deleteOnDestroy === true) !== (news.deleteOnDestroy === true);
+
+/** The destroy opt-in as a state records it: present only when set. */
+export const optIn = (deleteOnDestroy: unknown): { deleteOnDestroy?: true } => (deleteOnDestroy === true ? { deleteOnDestroy: true } : {});

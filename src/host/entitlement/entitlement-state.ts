@@ -13,6 +13,8 @@ import {
   inviteRole,
   type Props,
   sameSet,
+  optIn,
+  optInChanged,
 } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
 import type { PendingInvitation } from "../membership/partial-write";
@@ -58,7 +60,7 @@ export function outputs(
     // The API reads "owner"/"collaborator"; a role it does not say (or says in unknown words) leaves the declared one.
     role: inviteRole(member.role) ?? inputs.role,
     adoptExisting: inputs.adoptExisting === true,
-    ...(inputs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}),
+    ...optIn(inputs.deleteOnDestroy),
     email: member.email,
     status: member.status,
     lastJobId,
@@ -69,10 +71,6 @@ export function outputs(
 
 /** Whether the state records an adoption. */
 export const wasAdopted = (props: Partial<IntegrationEntitlementOutputs> | undefined): boolean => props?.adopted === true;
-
-/** Whether `deleteOnDestroy` changes: no request, but the state (which the delete reads) must learn it. */
-export const optInChanged = (olds: Partial<IntegrationEntitlementOutputs>, news: Props) =>
-  isUnknown(news.deleteOnDestroy) || (olds.deleteOnDestroy === true) !== (news.deleteOnDestroy === true);
 
 /** The write the state records as one that may still land, if any. */
 export const pendingOf = (props: Partial<IntegrationEntitlementOutputs> | undefined): PendingInvitation | undefined =>

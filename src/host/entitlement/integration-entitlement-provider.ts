@@ -32,6 +32,8 @@ import {
   parseInputs,
   type Props,
   validate,
+  optIn,
+  optInChanged,
 } from "../../shared/inputs";
 import { settle } from "../membership/pending-jobs";
 import { PartialWriteError } from "../membership/partial-write";
@@ -42,7 +44,6 @@ import {
   type IntegrationEntitlementOutputs,
   inputsOf,
   membershipId,
-  optInChanged,
   outputs,
   parseId,
   pendingOf,
@@ -202,7 +203,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     const { deleteOnDestroy: _, ...kept } = olds;
     // Only the destroy opt-in changed: the state learns it, nothing is sent.
     if (!diffEntitlement(olds, { ...news, deleteOnDestroy: olds.deleteOnDestroy }).changes && optInChanged(olds, news)) {
-      return { outs: { ...kept, ...(inputs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}), adopted } };
+      return { outs: { ...kept, ...optIn(inputs.deleteOnDestroy), adopted } };
     }
     return ctx.withWrite(
       async () => {

@@ -39,11 +39,12 @@ import {
   parseInputs,
   type Props,
   validate,
+  optIn,
 } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { jobsOf } from "../membership/partial-write";
 import { settle } from "../membership/pending-jobs";
-import { applyPlan, failedError, runError, runOf, writerOf } from "./members-apply";
+import { applyPlan, failedError, runError, runOf } from "./members-apply";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { declaredOf, diffMembers } from "./members-diff";
 import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
@@ -87,7 +88,7 @@ function withAdoption(
 ): IntegrationMembersOutputs {
   const managed = new Set(outputs.members.map((m) => idOf(m.userId)));
   const adopted = new Map([...(prior ?? []), ...takenOver].filter((id) => managed.has(idOf(id))).map((id) => [idOf(id), id]));
-  return { ...outputs, adoptedMembers: [...adopted.values()].sort(), ...(deleteOnDestroy === true ? { deleteOnDestroy: true } : {}) };
+  return { ...outputs, adoptedMembers: [...adopted.values()].sort(), ...optIn(deleteOnDestroy) };
 }
 
 /** An import whose id is not the declared integration: nothing is written. */
@@ -122,7 +123,7 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
     throw error;
   }
   const run = runOf(inputs.integrationId, acts);
-  await applyPlan(writerOf(ctx), run, acts);
+  await applyPlan(ctx, run, acts);
   const outputs = withAdoption(outputsOf(run, declaredOf(inputs)), [], acts.takeOver, inputs.deleteOnDestroy);
   if (run.failures.length === 0) return outputs;
   // Nothing managed (every write failed before it was accepted): no resource to record.
@@ -151,7 +152,7 @@ async function update(
   };
   const acts = await planAgainstService(ctx, base, olds.members);
   const run = runOf(inputs.integrationId, acts);
-  await applyPlan(writerOf(ctx), run, acts);
+  await applyPlan(ctx, run, acts);
   const outputs = withAdoption(outputsOf(run, declaredOf(inputs)), olds.adoptedMembers, acts.takeOver, inputs.deleteOnDestroy);
   if (run.failures.length > 0) throw runError(run, outputs, news.__provider);
   return outputs;
@@ -194,7 +195,7 @@ async function read(
       ...(m.role !== null && (declared === undefined || declared.has(idOf(m.userId))) ? { role: m.role } : {}),
     })),
     removeUnmanaged: outs.removeUnmanaged,
-    ...(outs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}),
+    ...optIn(outs.deleteOnDestroy),
   };
   return { id, props: outs, inputs: inputs as unknown as IntegrationMembersOutputs };
 }
@@ -242,7 +243,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     );
   }
   const run = runOf(id, { ...acts, stillRunning: [] });
-  await applyPlan(writerOf(ctx), run, acts);
+  await applyPlan(ctx, run, acts);
   for (const p of acts.stillRunning) {
     run.failures.push({
       userId: p.userId,

@@ -10,26 +10,11 @@ import type { ProviderContext } from "../provider-runtime";
 import { memberKey, type Takeovers } from "../takeovers";
 import { type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import type { InviteBatcher } from "../membership/invite-batcher";
 import { PartialWriteError } from "../membership/partial-write";
 import type { Actions, PlannedInvite } from "./members-plan";
 import { notAsInvited, roleMismatch } from "./members-refusals";
 import { asPlanned, byKey, type IntegrationMembersOutputs, type Run, serviceMember, type ServiceMember } from "./members-state";
-import type { MembershipView, MembershipViews } from "../membership/membership-view";
-
-/** The writes of a run: the client, the invitation batches and the takeovers of this provider process. */
-export interface Writer {
-  client: WorkspaceAccessClient;
-  invites: InviteBatcher;
-  memberships: MembershipViews;
-  takeovers: Takeovers;
-}
-
-/** The {@link Writer} of a provider context. */
-export function writerOf(ctx: ProviderContext): Writer {
-  const { client, invites, memberships } = ctx.connection();
-  return { client, invites, memberships, takeovers: ctx.takeovers };
-}
+import type { MembershipView } from "../membership/membership-view";
 
 /** A run that starts from a plan: the members it keeps, and the invitations that may still land. */
 export function runOf(integrationId: string, acts: Actions): Run {
@@ -50,23 +35,24 @@ const stillRunningError = (jobId: string | null) =>
   );
 
 /** Applies the writes of a plan to `run`: removals, then invitations (role changes only once removed) and sets. */
-export async function applyPlan(writer: Writer, run: Run, acts: Actions): Promise<void> {
+export async function applyPlan(ctx: ProviderContext, run: Run, acts: Actions): Promise<void> {
+  const { client, memberships } = ctx.connection();
   const removed = new Set<string>();
   await Promise.all(
     acts.remove.map(async (id) => {
-      if (await removeMember(writer.client, run, id)) removed.add(idOf(id));
+      if (await removeMember(client, run, id)) removed.add(idOf(id));
     }),
   );
-  for (const id of acts.takeOver) takeOver(writer.takeovers, run, id);
+  for (const id of acts.takeOver) takeOver(ctx.takeovers, run, id);
   const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
   const made: PlannedInvite[] = [];
   await Promise.all([
     ...invites.map(async (i) => {
-      if (await addMember(writer, run, i)) made.push(i);
+      if (await addMember(ctx, run, i)) made.push(i);
     }),
-    ...acts.setEntitlements.map((m) => setEntitlements(writer.client, run, m)),
+    ...acts.setEntitlements.map((m) => setEntitlements(client, run, m)),
   ]);
-  if (made.length > 0) await checkMade(writer.memberships.of(run.integrationId), run, made);
+  if (made.length > 0) await checkMade(memberships.of(run.integrationId), run, made);
 }
 
 /**
@@ -151,11 +137,11 @@ function takeOver(takeovers: Takeovers, run: Run, userId: string): void {
  * membership follows the adoption rules (a declared role must match); one this invitation made with
  * another role fails that member with what was found.
  */
-async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Promise<boolean> {
+async function addMember(ctx: ProviderContext, run: Run, planned: PlannedInvite): Promise<boolean> {
   const { member: declared, role } = planned;
   const key = idOf(declared.userId);
   try {
-    const result = await writer.invites.submit({
+    const result = await ctx.connection().invites.submit({
       integrationId: run.integrationId,
       userId: declared.userId,
       role: role as IntegrationRole,
@@ -177,7 +163,7 @@ async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Prom
     }
     const found = { ...serviceMember(result.member), userId: declared.userId };
     run.present.set(key, found);
-    await adoptFound(writer, run, declared, role, found, result.existed);
+    await adoptFound(ctx, run, declared, role, found, result.existed);
     return false;
   } catch (error) {
     // The invitation did not happen (refused, or its job failed).
@@ -188,7 +174,7 @@ async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Prom
 
 /** A member found after an invitation (a 409, or a failed or unanswered one that landed). */
 async function adoptFound(
-  writer: Writer,
+  ctx: ProviderContext,
   run: Run,
   declared: MemberInputs,
   role: string,
@@ -202,10 +188,10 @@ async function adoptFound(
     run.failures.push({ userId, error: roleMismatch(run.integrationId, declared, found.role) });
     return;
   }
-  if (theirs) takeOver(writer.takeovers, run, userId);
+  if (theirs) takeOver(ctx.takeovers, run, userId);
   run.managed.set(idOf(userId), found);
   if (!sameSet(found.entitlements, declared.entitlements))
-    await setEntitlements(writer.client, run, { ...found, entitlements: declared.entitlements });
+    await setEntitlements(ctx.connection().client, run, { ...found, entitlements: declared.entitlements });
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

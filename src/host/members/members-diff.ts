@@ -3,7 +3,7 @@
  */
 import { idOf, sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
-import { type IntegrationMembersInputs, type MemberInputs, type Props, sameSet } from "../../shared/inputs";
+import { type IntegrationMembersInputs, type MemberInputs, type Props, sameSet, optInChanged } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
 import { planMembers } from "./members-plan";
 import { byKey, type IntegrationMembersOutputs } from "./members-state";
@@ -37,7 +37,7 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
   const pendingRemovals = removeUnmanaged && unmanaged.length > 0;
   const unfinished = (olds.pendingInvitations ?? []).length > 0;
   // The destroy opt-in: no request, but the state (which the delete reads) must learn it.
-  const optIn = isUnknown(news.deleteOnDestroy) || (news.deleteOnDestroy === true) !== (olds.deleteOnDestroy === true);
+  const optIn = optInChanged(olds, news);
   const changes = replaces.length > 0 || membersChanged || flagChanged || pendingRemovals || unfinished || rolesChanged || optIn;
   if (changes && replaces.length === 0) {
     // The update's plan as far as the state knows (the update plans again against the service):

@@ -29,6 +29,8 @@ import {
   type UserInputs,
   userInputs,
   validate,
+  optIn,
+  optInChanged,
 } from "../../shared/inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { withHints } from "../../shared/hints";
@@ -117,7 +119,7 @@ function outputs(user: User, declared: Declared, adopted = false): UserOutputs {
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
     managedAttributes: managed(declared),
-    ...(declared.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}),
+    ...optIn(declared.deleteOnDestroy),
     adopted,
   };
 }
@@ -135,10 +137,6 @@ const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown) => bo
   ["role", (a, b) => b === undefined || a === b],
   ["isGuest", (a, b) => b === undefined || (a ?? false) === b],
 ];
-
-/** Whether `deleteOnDestroy` changes: no request, but the state (which the delete reads) must learn it. */
-const optInChanged = (olds: Declared, news: Props) =>
-  isUnknown(news.deleteOnDestroy) || (olds.deleteOnDestroy === true) !== (news.deleteOnDestroy === true);
 
 /** The properties whose values differ (a value not known yet counts as a change). */
 function changedUserProperties(olds: Declared, news: Props): string[] {
@@ -214,7 +212,7 @@ export const provider = providerOf<Props, UserOutputs>({
     // Only the destroy opt-in changed: the state learns it, nothing is sent.
     if (changedUserProperties(olds, news).length === 0 && optInChanged(olds, news)) {
       const { deleteOnDestroy: _, ...rest } = olds;
-      return { outs: { ...rest, ...(inputs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}), adopted } };
+      return { outs: { ...rest, ...optIn(inputs.deleteOnDestroy), adopted } };
     }
     return ctx.withWrite(async () => {
       const { client } = ctx.connection();
