@@ -58,7 +58,7 @@ export class IntegrationMembers extends pulumi.CustomResource {
   declare readonly removeUnmanaged: pulumi.Output<boolean>;
   /** Members of the integration the program does not list, as of the last refresh or `up`. */
   declare readonly unmanagedMembers: pulumi.Output<UnmanagedIntegrationMember[]>;
-  /** The members whose invitation was not seen to finish (a timeout), each with its job: the next `up` waits for it, and does not invite them again while it runs. */
+  /** Invitations not seen to finish (a timeout), each with its job: the next `up` waits for it, and invites no one twice. */
   declare readonly pendingInvitations: pulumi.Output<Array<{ userId: string; jobId: string | null }>>;
   /** The user ids of the members whose `role` the program declares; the others keep the service's role (shown in `members`). */
   declare readonly declaredRoles: pulumi.Output<string[]>;

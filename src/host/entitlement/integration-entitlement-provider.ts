@@ -6,19 +6,20 @@
  *
  * | operation | request |
  * |---|---|
- * | check | `GET /integrations/{id}/entitlements` once per integration and process, only for a new or changed entitlement set (see `entitlement-catalogue.ts`) |
+ * | check | `GET /integrations/{id}/entitlements`, once per integration, for a new or changed set (`entitlement-catalogue.ts`) |
  * | diff | none |
- * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (the integration's `membership-view.ts`); a miss in a shared list is confirmed before any invitation (a second listing that agrees, or that GET: a list proves presence only). Not a member: `POST /integrations/{id}/users` (invite; one request and one job for the creates of the same integration, role and set that arrive together, see `invite-batcher.ts`), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status, which must show the role and set asked. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
- * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, `GET /jobs/{jobId}` for its recorded job until done, then the member, then invite or `PATCH` as above (a member with another role than declared was not made by the invitation: the adoption rules apply) |
- * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh; a partial create whose member is not there yet: `GET /jobs/{jobId}` once, kept while the job runs. Not a member (404): `GET /integrations/{id}` once per integration, and a 404 there fails the refresh instead of forgetting the resource (the key may merely not be shown the integration) |
- * | create with `import` | `GET /integrations/{id}/users/{userId}` (404 fails: nothing to import), then the adoption above (`PATCH` only when the set differs) |
- * | delete | an adopted membership (`adoptExisting` found it, or `import`) without `deleteOnDestroy`: nothing, with a warning. A partial create: first `GET /jobs/{jobId}` until done (fails, keeping the resource, while it still runs); then `DELETE /integrations/{id}/users/{userId}`, then the job; 404 means already gone |
+ * | create | is the user a member? the membership view: one shared `GET .../users` list, or `GET .../users/{userId}` alone |
+ * | | not a member (a miss confirmed): `POST .../users` (batched, `invite-batcher.ts`), its job, then (alone) the member read back |
+ * | | a member: refused without `adoptExisting`; else `PATCH .../users/{userId}` and its job when the set differs |
+ * | create with `import` | `GET .../users/{userId}` (404 fails), then the adoption above |
+ * | update | `PATCH .../users/{userId}` and its job; resuming a partial create: its job waited for, then the create's writes |
+ * | read | the member from the view (a refresh's reads share one list); a pending write's job once; not a member: `GET /integrations/{id}` once |
+ * | delete | `DELETE .../users/{userId}` and its job (404: gone); a pending write's job first; an adopted membership is left unless `deleteOnDestroy` |
  *
  * Once the service has accepted a write of a create (or of an update resuming one) and it was not
  * seen to finish (a timeout, polling that still fails after the client's retries, an answer lost),
  * the resource is recorded as partially created, with the write in `pendingInvitations` and its job
- * (null when none is known): the next `pulumi up` waits for the job instead of
- * inviting again.
+ * (null when none is known): the next `pulumi up` waits for the job instead of inviting again.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
@@ -56,7 +57,8 @@ export type { IntegrationEntitlementOutputs } from "./entitlement-state";
 /** A refresh found no member, and the integration itself answers 404 to this key. */
 function integrationNotVisible(integrationId: string, userId: string): ConfigurationError {
   return new ConfigurationError(
-    `User ${userId} is not a member of integration ${integrationId} as far as this key can tell, but the integration itself answers 404 to this key: ` +
+    `User ${userId} is not a member of integration ${integrationId} as far as this key can tell, ` +
+      "but the integration itself answers 404 to this key: " +
       "it was deleted, or this key is not shown it. The resource is kept, not forgotten (forgetting it would have the next up invite the user again). " +
       "If the integration was deleted, remove the resource from the program and run pulumi state delete on it; otherwise use a key that may read the integration.",
     "integrationId",
