@@ -1,30 +1,22 @@
 /**
  * The dynamic provider of {@link IntegrationMembers}, loaded by name in the dynamic-provider host
  * (`pulumi-workspace-access/provider/integration-members`). The resource id is the integration id.
- * Which HTTP call backs each operation (every write answers with a job, awaited until `finished`):
+ * Every operation plans with `members-plan.ts` over its integration's membership view
+ * (`membership-view.ts`: the member list once, then a confirmation of each absence a decision rests
+ * on), then writes (`members-apply.ts`); every write waits for its job. Which requests back each:
  *
  * | operation | request |
  * |---|---|
- * | check | zod (every failure names its property, `members[3].userId`); `GET /integrations/{id}/entitlements` once per integration and process, only when a member's entitlement set is new or changes (`entitlement-catalogue.ts`) |
- * | diff | none (the state's members, roles and unmanaged members, planned by `members-plan.ts`; refuses a change that would remove the last owner) |
- * | create | `GET /integrations/{id}/users` (the member list, paged, once); the confirmations the plan asks for (below); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job, then a read-back of what the invitations made; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
- * | update | a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member the state lists: those the plan showed), and per member whose declared role changed as the plan showed it (a role the service changed unseen fails that member instead); then the invitations (batched, read back) and one `PATCH` per member whose set changed |
- * | read | the member list once and the confirmations (a member whose invitation job is pending stays managed until they are a member). A 404 to the list fails the refresh (the integration may be gone, or not disclosed to the key) |
- * | create with `import` | the same, once the import id is the declared integration (a 404 to the list fails: nothing to import) |
- * | delete | adopted members (`adoptedMembers`) are left, with a warning, unless `deleteOnDestroy`; a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per managed member there and not taken over by another resource in this deployment (`takeovers.ts`). Fails, keeping the resource, for a managed member whose invitation job is still running (they may join after) |
+ * | check | `GET /integrations/{id}/entitlements`, once per integration, when a member's set is new or changes |
+ * | diff | none (the plan from the state; a change that would remove the last owner fails) |
+ * | create, `import` | the list; `POST .../users` per 100 new members of a role and set, its job, a read-back; `PATCH`es. Removes no one |
+ * | update | jobs left running waited for; the list; a `DELETE` per member dropped, shown unmanaged, or changing role; invitations; `PATCH`es |
+ * | read | the list (a 404 fails the refresh: the integration may be gone, or not disclosed to the key) |
+ * | delete | jobs left running waited for; the list; a `DELETE` per managed member there, not adopted (unless `deleteOnDestroy`) nor taken over (`takeovers.ts`) |
  *
- * A list proves presence, never absence: a member a decision rests on (to invite, to remove, to
- * take over, to forget) who is missing from the list is confirmed first (its integration's membership view, `membership-view.ts`): by
- * `GET .../users/{userId}` (404 = absent) when they are few, else by listing again until two
- * listings agree. Nothing is read when the list has everyone the plan needs.
- *
- * The members this resource manages are those in its state (`members`): what it invited, adopted
- * or was declared with. Everyone else is unmanaged: reported, and removed only with
- * `removeUnmanaged: true`, by an update (so that a plan has shown them first). No operation
- * removes the last member with the owner role, nor, when no known owner would be left, a member
- * whose role is unknown (who may be the owner). When some writes of an operation fail, the others
- * still happen, and the state records what the service then has (a partial create or update): the
- * next `up` converges from there.
+ * The members this resource manages are those in its state: what it invited, adopted or was
+ * declared with; everyone else is reported unmanaged. No operation removes the last owner. When
+ * some writes fail, the others still happen, and the state records what the service then has.
  */
 import { idOf } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
