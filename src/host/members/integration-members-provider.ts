@@ -12,7 +12,7 @@
  * | create, `import` | the list; `POST .../users` per 100 new members of a role and set, its job, a read-back; `PATCH`es. Removes no one |
  * | update | jobs left running waited for; the list; a `DELETE` per member dropped, shown unmanaged, or changing role; invitations; `PATCH`es |
  * | read | the list (a 404 fails the refresh: the integration may be gone, or not disclosed to the key) |
- * | delete | jobs left running waited for; the list; a `DELETE` per managed member there not adopted (unless `deleteOnDestroy`) or taken over |
+ * | delete | jobs left running waited for; the list; a `DELETE` per managed member there, not adopted (unless `deleteOnDestroy`) or taken over |
  *
  * The members this resource manages are those in its state: what it invited, adopted or was
  * declared with; everyone else is reported unmanaged. No operation removes the last owner. When
