@@ -189,6 +189,7 @@ async function read(
     removeUnmanaged: outs.removeUnmanaged,
     ...optIn(outs.deleteOnDestroy),
   };
+  // Pulumi types a read's inputs as its outputs; these are the inputs (a member's role may be left out), so no type can say it.
   return { id, props: outs, inputs: inputs as unknown as IntegrationMembersOutputs };
 }
 
