@@ -4,9 +4,9 @@
  * skipped with every page's total agreeing. An absence is proven by a direct read answering 404,
  * or by a second complete listing, taken at another page size, that agrees with the one before it
  * (another page size, so a service that skips the same offset on every walk cannot make both miss
- * the same record). The resources' member lists (`src/host/membership/member-list.ts`,
- * `src/host/members/members-service.ts`), the user search before `POST /users` (`users.ts`) and the
- * export with its review (`src/export/snapshot.ts`) all prove absences here.
+ * the same record). Both membership resources' member lists (`src/host/membership/member-list.ts`),
+ * the user search before `POST /users` (`users.ts`) and the export with its review
+ * (`src/export/snapshot.ts`) all prove absences here.
  */
 import type { Id } from "./ids";
 import { MAX_PAGE_SIZE } from "./paginate";

@@ -18,13 +18,11 @@
 import { idOf, sameId, UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
 import { editDistance } from "../shared/edit-distance";
 import { keySourceHint } from "../shared/hints";
-import { type CheckFailure, entitlementSet } from "../shared/inputs";
+import { type CheckFailure, entitlementSet, type Props, sameSet } from "../shared/inputs";
 import { containsUnknown, isUnknown } from "../shared/unknown";
 
 /** How many offered ids an error lists before "and N more". */
 const MAX_LISTED = 20;
-
-type Props = Record<string, unknown>;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 const knownString = (value: unknown): value is string => typeof value === "string" && !isUnknown(value);
@@ -72,9 +70,6 @@ function refusedKey(error: UnauthorizedError, integrationId: string): Unauthoriz
   return error;
 }
 
-const sameSet = (a: unknown, b: readonly string[]) =>
-  Array.isArray(a) && a.every((e) => typeof e === "string") && JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
-
 /**
  * The catalogues of one provider context: the offered ids per integration, read once, and the
  * warnings given when they cannot be (each once). Built by the context ({@link ProviderContext.catalogue}).
@@ -93,35 +88,31 @@ export class EntitlementCatalogue {
   }
 
   /**
-   * The check failures for entitlements `news` names that its integration does not offer: none when
-   * the set is not new (same integration and set as `olds`), when a value is not known yet, or when
-   * the catalogue cannot be read. Call with inputs that passed validation.
+   * The check failures for entitlements an `IntegrationEntitlement` names that its integration does
+   * not offer: its one member's (see {@link unofferedMemberEntitlements}), as `entitlements`. With
+   * `adoptExisting`, a warning instead: the membership adopted may hold an entitlement the
+   * integration has since retired (an exported workspace's first preview); a write of the set, if
+   * one is needed, fails in its job.
    */
   async unofferedEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
-    const { integrationId, entitlements } = news;
-    if (!knownString(integrationId) || !knownSet(entitlements)) return [];
-    if (knownString(olds.integrationId) && sameId(olds.integrationId, integrationId) && sameSet(olds.entitlements, entitlements)) return [];
-    const refused = await this.#refusal(integrationId);
-    if (refused) return [refused];
-    const reason = await this.#unofferedReasonFor(integrationId, entitlements);
-    if (reason === undefined) return [];
-    // Adopting declares what a membership may hold already (an entitlement the integration has
-    // since retired, say: an exported workspace's first preview): a warning, not a failure. A write
-    // of the set, if one is needed, fails in its job.
-    if (news.adoptExisting === true) {
+    // One member, compared by its set alone (a new user with the same set needs no new check).
+    const asMembers = (p: Props) => ({ integrationId: p.integrationId, members: [{ userId: "member", entitlements: p.entitlements }] });
+    const failures = await this.unofferedMemberEntitlements(asMembers(olds), asMembers(news));
+    if (news.adoptExisting !== true) return failures.map((f) => (f.property ? { ...f, property: "entitlements" } : f));
+    for (const f of failures.filter((f) => f.property)) {
       this.#warn(
-        `entitlements of user ${String(news.userId)}: ${reason} Let through because adoptExisting is set: the membership may hold it already.`,
+        `entitlements of user ${String(news.userId)}: ${f.reason} Let through because adoptExisting is set: the membership may hold it already.`,
       );
-      return [];
     }
-    return [{ property: "entitlements", reason }];
+    return failures.filter((f) => !f.property);
   }
 
   /**
-   * The same for an `IntegrationMembers`: one failure per member whose set is new (the member was
-   * not in `olds` with that set, the integration changed, or the member's user id is not known yet)
-   * and names an id the integration does not offer, as `members[i].entitlements` with `i` the member's place in the program's list. One
-   * catalogue request serves every member. Call with inputs that passed validation.
+   * The check failures for the entitlements of an `IntegrationMembers`: one per member whose set is
+   * new (the member was not in `olds` with that set, the integration changed, or the member's user
+   * id is not known yet) and names an id the integration does not offer, as `members[i].entitlements`;
+   * none when a value is not known yet or the catalogue cannot be read. One catalogue request serves
+   * every member. Call with inputs that passed validation.
    */
   async unofferedMemberEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
     const { integrationId, members } = news;

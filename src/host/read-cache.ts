@@ -1,54 +1,53 @@
 /**
- * Serves the reads of a refresh from paged list calls. A refresh reads every resource at once;
- * one GET each would cost N requests, while one list of all users costs N/100. Reads that arrive
- * together (within `BATCH_WINDOW_MS`) share one list; a read alone costs one GET. A list is kept
- * for at most `maxAgeMs` (a few seconds) counted from when it began; reads that arrive while it is
- * still paging join it, however long it takes. A resource missing from it is confirmed with a
- * direct GET before it is reported gone, so a user created after the list began is never dropped.
+ * The one way the host shares a list among reads that arrive together ({@link SharedListing}), and
+ * the users' read cache built on it. A refresh reads every resource at once; one GET each would cost
+ * N requests, while one list of all users costs N/100. Calls that arrive within a short window
+ * share one list; a call alone gets none (it costs one GET). A list is kept for at most `maxAgeMs`
+ * counted from when it began; calls that arrive while it is still paging join it, however long it
+ * takes. A list proves presence only: a miss is read directly (or proven absent) by the caller.
  */
 import { idOf } from "../client/ids";
-import { type Clock, NotFoundError, systemClock, type User, type WorkspaceAccessClient } from "../client";
+import { type Clock, systemClock, unlessNotFound, type User, type WorkspaceAccessClient } from "../client";
 import { BatchWindow } from "../shared/batch-window";
 
-/** How long the first read waits for others to join it. */
-const BATCH_WINDOW_MS = 5;
-
-interface Snapshot<T> {
-  takenAt: number;
-  items: Promise<Map<string, T>>;
-  /** Whether the list has finished (or failed). */
-  settled: boolean;
+/** How a {@link SharedListing} shares: the window that gathers callers, how long a list answers. */
+export interface SharingOptions {
+  /** How long the first call waits for others to join it. */
+  windowMs: number;
+  /** How long a finished list answers, from when it began (0: never shared). */
+  maxAgeMs: number;
+  /** Share with a caller alone too once an earlier caller was seen (creates come one checkpoint apart). */
+  afterFirst?: boolean;
 }
 
-/** One kind of list: users of the workspace, or members of one integration (`membership-view.ts`). */
-export class Batcher<T> {
-  #snapshot: Snapshot<T> | undefined;
-  readonly #window: BatchWindow;
-  readonly #maxAgeMs: number;
-  readonly #clock: Clock;
-  readonly #list: () => AsyncIterable<T & { id: string }>;
-  readonly #get: (id: string) => Promise<T>;
+interface Snapshot<T, K> {
+  takenAt: number;
+  items: Promise<Map<K, T>>;
+  /** Whether the list has finished (or failed). */
+  done: boolean;
+}
 
-  constructor(maxAgeMs: number, clock: Clock, list: () => AsyncIterable<T & { id: string }>, get: (id: string) => Promise<T>) {
-    this.#maxAgeMs = maxAgeMs;
+/** One list shared by the calls that arrive together: the users of the workspace, or the members of one integration. */
+export class SharedListing<T, K extends string = string> {
+  #snapshot: Snapshot<T, K> | undefined;
+  #calls = 0;
+  readonly #window: BatchWindow;
+  readonly #options: SharingOptions;
+  readonly #clock: Clock;
+  readonly #take: () => Promise<Map<K, T>>;
+
+  /** `take` lists every record, keyed by id in its one form (`idOf`). */
+  constructor(clock: Clock, options: SharingOptions, take: () => Promise<Map<K, T>>) {
     this.#clock = clock;
-    this.#window = new BatchWindow(BATCH_WINDOW_MS, () => clock);
-    this.#list = list;
-    this.#get = get;
+    this.#options = options;
+    this.#window = new BatchWindow(options.windowMs, () => clock);
+    this.#take = take;
   }
 
-  async read(id: string): Promise<T | undefined> {
+  /** The list this call shares, or `undefined` when it is alone or the list failed (the caller reads directly). */
+  async current(): Promise<Map<K, T> | undefined> {
     const snapshot = await this.#snapshotFor();
-    // A failed list is no answer: the read falls back to its own GET.
-    const items = snapshot ? await snapshot.items.catch(() => undefined) : undefined;
-    const hit = items?.get(idOf(id));
-    if (hit) return hit;
-    try {
-      return await this.#get(id);
-    } catch (error) {
-      if (NotFoundError.isInstance(error)) return undefined;
-      throw error;
-    }
+    return snapshot?.items.catch(() => undefined);
   }
 
   /** Forgets the list, after a write changed what it would say. */
@@ -56,41 +55,35 @@ export class Batcher<T> {
     this.#snapshot = undefined;
   }
 
-  /** A fresh snapshot when others read at the same time; `undefined` for a lone read. */
-  async #snapshotFor(): Promise<Snapshot<T> | undefined> {
-    if (this.#maxAgeMs <= 0) return undefined;
+  async #snapshotFor(): Promise<Snapshot<T, K> | undefined> {
+    if (this.#options.maxAgeMs <= 0) return undefined;
     if (this.#fresh()) return this.#snapshot;
+    const earlier = this.#calls++ > 0 && this.#options.afterFirst === true;
     const joined = await this.#window.join();
-    // The first of the window's reads to wake takes the list; the others use it.
-    if (joined > 1 && !this.#fresh()) this.#snapshot = this.#take();
+    // The first of the window's calls to wake takes the list; the others use it.
+    if (!this.#fresh() && (joined > 1 || earlier)) this.#snapshot = this.#list();
     return this.#fresh() ? this.#snapshot : undefined;
   }
 
   /**
    * A list still paging is fresh, however long it has taken (many pages, or paced under a rate
    * limit): starting another would send more requests exactly when the service is slow or
-   * limiting. Once settled, its age counts from when it began: an item may have been read at any
-   * moment since.
+   * limiting. Once done, its age counts from when it began: a record may have changed since.
    */
   #fresh(): boolean {
     const snapshot = this.#snapshot;
-    return snapshot !== undefined && (!snapshot.settled || this.#clock.now() - snapshot.takenAt <= this.#maxAgeMs);
+    return snapshot !== undefined && (!snapshot.done || this.#clock.now() - snapshot.takenAt <= this.#options.maxAgeMs);
   }
 
-  #take(): Snapshot<T> {
-    const items = (async () => {
-      const map = new Map<string, T>();
-      for await (const item of this.#list()) map.set(idOf(item.id), item);
-      return map;
-    })();
-    const snapshot: Snapshot<T> = { takenAt: this.#clock.now(), items, settled: false };
-    items.then(
+  #list(): Snapshot<T, K> {
+    const snapshot: Snapshot<T, K> = { takenAt: this.#clock.now(), items: this.#take(), done: false };
+    snapshot.items.then(
       () => {
-        snapshot.settled = true;
+        snapshot.done = true;
       },
       () => {
-        snapshot.settled = true;
-        // A failed list is not kept for later reads.
+        snapshot.done = true;
+        // A failed list is not kept for later calls.
         if (this.#snapshot === snapshot) this.#snapshot = undefined;
       },
     );
@@ -98,22 +91,26 @@ export class Batcher<T> {
   }
 }
 
+/** How long the first read of a refresh waits for others to join it. */
+export const READ_WINDOW_MS = 5;
+
 /** The users' read-through cache over one client (the members': `membership-view.ts`). */
 export class ReadCache {
-  readonly #users: Batcher<User>;
+  readonly #users: SharedListing<User>;
+  readonly #client: WorkspaceAccessClient;
 
   constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock = systemClock) {
-    this.#users = new Batcher(
-      maxAgeMs,
-      clock,
-      () => client.users.list(),
-      (id) => client.users.get(id),
-    );
+    this.#client = client;
+    this.#users = new SharedListing(clock, { windowMs: READ_WINDOW_MS, maxAgeMs }, async () => {
+      const users = new Map<string, User>();
+      for await (const user of client.users.list()) users.set(idOf(user.id), user);
+      return users;
+    });
   }
 
-  /** The user, or `undefined` when it no longer exists. */
-  user(id: string): Promise<User | undefined> {
-    return this.#users.read(id);
+  /** The user, or `undefined` when it no longer exists (a miss in the shared list is read directly). */
+  async user(id: string): Promise<User | undefined> {
+    return (await this.#users.current())?.get(idOf(id)) ?? (await unlessNotFound(this.#client.users.get(id)));
   }
 
   /** Forgets the users' list after a write (a user's, or a membership's: member lists and users share fields). */

@@ -58,10 +58,8 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   declare readonly status: pulumi.Output<string | null>;
   /** The job of the last write this resource made (null when none was needed); see {@link getJobOutput}. */
   declare readonly lastJobId: pulumi.Output<string | null>;
-  /** True while the last write may still land (accepted, not seen to finish): the next `up` waits for it. */
-  declare readonly pending: pulumi.Output<boolean>;
-  /** The job of that pending write (null when none is known); see {@link getJobOutput}. */
-  declare readonly pendingJobId: pulumi.Output<string | null>;
+  /** The last write while it may still land (accepted, not seen to finish), with its job (null when none is known): the next `up` waits for it. */
+  declare readonly pendingInvitations: pulumi.Output<Array<{ userId: string; jobId: string | null }>>;
   /** Whether the stack adopted the membership (it existed before): destroy then leaves it, unless `deleteOnDestroy`. */
   declare readonly adopted: pulumi.Output<boolean>;
 
@@ -84,8 +82,7 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
       email: undefined,
       status: undefined,
       lastJobId: undefined,
-      pending: undefined,
-      pendingJobId: undefined,
+      pendingInvitations: undefined,
       ...importInput,
       __provider: serializedProvider("integration-entitlement"),
     };

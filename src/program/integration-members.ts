@@ -58,10 +58,8 @@ export class IntegrationMembers extends pulumi.CustomResource {
   declare readonly removeUnmanaged: pulumi.Output<boolean>;
   /** Members of the integration the program does not list, as of the last refresh or `up`. */
   declare readonly unmanagedMembers: pulumi.Output<UnmanagedIntegrationMember[]>;
-  /** Jobs of invitations not seen to finish (a timeout): the next `up` waits for them, and does not invite again while one still runs. */
-  declare readonly unfinishedJobIds: pulumi.Output<string[]>;
-  /** The members whose invitation was not seen to finish, each with its job: not invited again while that job runs. */
-  declare readonly pendingInvitations: pulumi.Output<Array<{ userId: string; jobId: string }>>;
+  /** Invitations not seen to finish (a timeout), each with its job: the next `up` waits for it, and invites no one twice. */
+  declare readonly pendingInvitations: pulumi.Output<Array<{ userId: string; jobId: string | null }>>;
   /** The user ids of the members whose `role` the program declares; the others keep the service's role (shown in `members`). */
   declare readonly declaredRoles: pulumi.Output<string[]>;
   /** The user ids of the managed members who were members before this resource managed them: destroy leaves them, unless `deleteOnDestroy`. */
@@ -81,7 +79,6 @@ export class IntegrationMembers extends pulumi.CustomResource {
       deleteOnDestroy: args.deleteOnDestroy,
       adoptedMembers: undefined,
       unmanagedMembers: undefined,
-      unfinishedJobIds: undefined,
       pendingInvitations: undefined,
       declaredRoles: undefined,
       ...importInput,

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { idOf } from "../client/ids";
-import { containsUnknown } from "./unknown";
+import { containsUnknown, isUnknown } from "./unknown";
 
 /** The longest first or last name accepted. */
 const MAX_NAME_LENGTH = 100;
@@ -241,3 +241,26 @@ const MEMBER_ROLES: Record<string, (typeof INTEGRATION_ROLES)[number]> = {
 export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
   return memberRole === null ? undefined : MEMBER_ROLES[memberRole.toLowerCase()];
 }
+
+/**
+ * The inputs `check` hands back: the schema's output (defaults, ids in their one form, sorted sets)
+ * once every value is known and valid; else as given (`undefined`s dropped: the engine shows the failures).
+ */
+export function checkedInputs(schema: z.ZodObject, news: Props): Props {
+  const { __provider: _, ...inputs } = news;
+  const parsed = containsUnknown(inputs) ? undefined : schema.safeParse(inputs);
+  return parsed?.success ? (parsed.data as Props) : defined(inputs);
+}
+
+/** The inputs of a create or update (checked already): the schema's output. */
+export function parseInputs<S extends z.ZodObject>(schema: S, news: Props): z.output<S> {
+  const { __provider: _, ...inputs } = news;
+  return schema.parse(inputs);
+}
+
+/** Whether the destroy opt-in (`deleteOnDestroy`) changes: no request, but the state (which the delete reads) must learn it. */
+export const optInChanged = (olds: { deleteOnDestroy?: unknown }, news: Props): boolean =>
+  isUnknown(news.deleteOnDestroy) || (olds.deleteOnDestroy === true) !== (news.deleteOnDestroy === true);
+
+/** The destroy opt-in as a state records it: present only when set. */
+export const optIn = (deleteOnDestroy: unknown): { deleteOnDestroy?: true } => (deleteOnDestroy === true ? { deleteOnDestroy: true } : {});

@@ -68,7 +68,7 @@ describe("a state written with ids in another case", () => {
       members: [{ userId: A.toUpperCase(), entitlements: ["VIEWER"], role: "account_collaborator" as const }],
       removeUnmanaged: false,
       unmanagedMembers: [],
-      unfinishedJobIds: [],
+      pendingInvitations: [],
     };
     const { inputs } = await members.check!(olds, { integrationId: INTEGRATION, members: [{ userId: A, entitlements: ["VIEWER"] }] });
     const diff = await members.diff!(olds.integrationId, olds, inputs!);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ServerError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
 import { provider } from "../../src/host/entitlement/integration-entitlement-provider";
-import { PROOF_MAX_AGE_MS } from "../../src/host/membership/member-list";
+import { PROOF_MAX_AGE_MS } from "../../src/host/membership/membership-view";
 import { PartialWriteError } from "../../src/host/membership/partial-write";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator, rejection } from "../support/fixtures";
@@ -128,8 +128,7 @@ describe("create", () => {
       email: "alan@example.com",
       status: "pending",
       lastJobId: emu.jobs.list()[0]?.id,
-      pending: false,
-      pendingJobId: null,
+      pendingInvitations: [],
       adopted: false,
     });
     // check reads the catalogue; a lone create: one read before the invitation (not a member: 404), one after it, for the
@@ -217,8 +216,7 @@ describe("create", () => {
     // Pending, with the job, and the set asked (not an empty set: that would read as "no access").
     expect(error.properties).toMatchObject({
       entitlements: ["EDITOR", "VIEWER"],
-      pending: true,
-      pendingJobId: job,
+      pendingInvitations: [{ userId: alan, jobId: job }],
       lastJobId: job,
       __provider: "serialized",
     });
@@ -357,8 +355,7 @@ describe("a partial create whose invitation is still running", () => {
     expect(landed.props).toMatchObject({
       entitlements: ["EDITOR", "VIEWER"],
       email: "alan@example.com",
-      pending: false,
-      pendingJobId: null,
+      pendingInvitations: [],
     });
     expect((await provider.diff!(id, landed.props!, (await check(base)).inputs!)).changes).toBe(false);
   });
@@ -366,7 +363,7 @@ describe("a partial create whose invitation is still running", () => {
   it("is dropped by a refresh when its job has ended (here: the service no longer knows it) and the user is not a member", async () => {
     const { props } = await hung();
     const gone = "00000000-0000-4000-8000-0000000000aa";
-    const ended = { ...(props as Record<string, unknown>), lastJobId: gone, pendingJobId: gone };
+    const ended = { ...(props as Record<string, unknown>), lastJobId: gone, pendingInvitations: [{ userId: alan, jobId: gone }] };
     expect(wire(await provider.read!(id, ended as never)).id).toBe("");
   });
 
@@ -435,8 +432,7 @@ describe("resuming and roles", () => {
       email: null,
       status: null,
       lastJobId: jobId,
-      pending: true,
-      pendingJobId: jobId,
+      pendingInvitations: [{ userId: alan, jobId }],
       __provider: "serialized",
     });
     expect(invites(emu)).toHaveLength(1);
@@ -469,8 +465,7 @@ describe("resuming and roles", () => {
       email: null,
       status: null,
       lastJobId: jobId,
-      pending: true,
-      pendingJobId: jobId,
+      pendingInvitations: [{ userId: alan, jobId }],
       __provider: "serialized",
     });
 

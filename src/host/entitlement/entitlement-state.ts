@@ -1,20 +1,23 @@
 /**
  * What an {@link IntegrationEntitlement} records and how it compares: its id (`<integrationId>/<userId>`),
- * its inputs as `check` normalises them, its outputs from the member the service has, whether a
- * write may still land (`pendingOf`), and what a change of inputs means (`diffEntitlement`). No request.
+ * its outputs from the member the service has, whether a write may still land (`pendingOf`), and
+ * what a change of inputs means (`diffEntitlement`). No request.
  */
-import { sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, type IntegrationUser } from "../../client";
+import { sameId } from "../../client/ids";
 import {
   DEFAULT_INTEGRATION_ROLE,
-  idInput,
-  defined,
   entitlementSet,
   type IntegrationEntitlementInputs,
   inviteRole,
+  type Props,
+  sameSet,
+  optIn,
+  optInChanged,
 } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
+import type { PendingInvitation } from "../membership/partial-write";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
 export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInputs {
@@ -23,17 +26,13 @@ export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInp
   /** The job of the last write this resource made (null when none was needed). */
   lastJobId: string | null;
   /**
-   * The last write (an invitation, or a set) may still land: it was accepted and not seen to finish.
-   * The entitlements are then the ones asked, not known to be held. Absent (a state a test writes by hand): not pending.
+   * The last write (the invitation, or an adoption's set) when it may still land: accepted and not
+   * seen to finish, with its job (`membership/partial-write.ts`). The entitlements are then the ones asked, not known to be held.
    */
-  pending?: boolean;
-  /** The job of that pending write, to wait for before writing again; null when none is known (its answer was lost). */
-  pendingJobId?: string | null;
-  /** The stack adopted the membership (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`. Absent: not adopted. */
+  pendingInvitations?: PendingInvitation[];
+  /** The stack adopted the membership (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`. */
   adopted?: boolean;
 }
-
-export type Props = Record<string, unknown>;
 
 /** The resource id of a membership. */
 export const membershipId = (integrationId: string, userId: string) => `${integrationId}/${userId}`;
@@ -47,19 +46,7 @@ export function parseId(id: string): { integrationId: string; userId: string } {
   return { integrationId, userId };
 }
 
-/** Inputs with defaults applied and the entitlements as a sorted set (kept as is while unknown). */
-export function normalise(news: Props): IntegrationEntitlementInputs {
-  const entitlements = news.entitlements;
-  return defined({
-    integrationId: idInput(news.integrationId),
-    userId: idInput(news.userId),
-    entitlements: Array.isArray(entitlements) && !containsUnknown(entitlements) ? entitlementSet(entitlements as string[]) : entitlements,
-    role: news.role ?? DEFAULT_INTEGRATION_ROLE,
-    adoptExisting: news.adoptExisting ?? false,
-    deleteOnDestroy: news.deleteOnDestroy,
-  }) as IntegrationEntitlementInputs;
-}
-
+/** The outputs of a membership the service has: the set and role it holds (the declared role when it does not say). */
 export function outputs(
   member: IntegrationUser,
   inputs: IntegrationEntitlementInputs,
@@ -67,10 +54,17 @@ export function outputs(
   adopted = false,
 ): IntegrationEntitlementOutputs {
   return {
-    ...settled(member, inputs),
+    integrationId: inputs.integrationId,
+    userId: inputs.userId,
+    entitlements: entitlementSet(member.entitlements),
+    // The API reads "owner"/"collaborator"; a role it does not say (or says in unknown words) leaves the declared one.
+    role: inviteRole(member.role) ?? inputs.role,
+    adoptExisting: inputs.adoptExisting === true,
+    ...optIn(inputs.deleteOnDestroy),
+    email: member.email,
+    status: member.status,
     lastJobId,
-    pending: false,
-    pendingJobId: null,
+    pendingInvitations: [],
     adopted,
   };
 }
@@ -78,40 +72,15 @@ export function outputs(
 /** Whether the state records an adoption. */
 export const wasAdopted = (props: Partial<IntegrationEntitlementOutputs> | undefined): boolean => props?.adopted === true;
 
-/** Whether `deleteOnDestroy` changes: no request, but the state (which the delete reads) must learn it. */
-export const optInChanged = (olds: Props, news: Props) =>
-  isUnknown(news.deleteOnDestroy) || (olds.deleteOnDestroy === true) !== (news.deleteOnDestroy === true);
-
-function settled(member: IntegrationUser, inputs: IntegrationEntitlementInputs) {
-  return {
-    integrationId: inputs.integrationId,
-    userId: inputs.userId,
-    entitlements: entitlementSet(member.entitlements),
-    // The API reads "owner"/"collaborator"; when it does not say (or says something unknown),
-    // the declared role stands.
-    role: inviteRole(member.role) ?? inputs.role,
-    adoptExisting: inputs.adoptExisting === true,
-    ...(inputs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}),
-    email: member.email,
-    status: member.status,
-  };
-}
-
-/** Whether the state records a write that may still land (`pending: true`), and its job (`pendingJobId`). */
-export function pendingOf(props: Partial<IntegrationEntitlementOutputs> | undefined): { jobId: string | null } | undefined {
-  if (props?.pending !== true) return undefined;
-  return { jobId: typeof props.pendingJobId === "string" ? props.pendingJobId : null };
-}
-
-export const sameSet = (a: unknown, b: unknown) =>
-  Array.isArray(a) && Array.isArray(b) && JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
+/** The write the state records as one that may still land, if any. */
+export const pendingOf = (props: Partial<IntegrationEntitlementOutputs> | undefined): PendingInvitation | undefined =>
+  props?.pendingInvitations?.[0];
 
 /** What a change of inputs means: which properties change, which force a replacement. */
-export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffResult {
-  // A pending write is resumed by an update (the set it asked is not known to be held).
-  const pending = pendingOf(olds) !== undefined;
-  const differs = (key: string, same: (a: unknown, b: unknown) => boolean) => isUnknown(news[key]) || !same(olds[key], news[key]);
-  // Ids compare in their one form (`idOf`): a state written before may hold the case a service once answered.
+export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props): pulumi.dynamic.DiffResult {
+  const old: Props = { ...olds };
+  const differs = (key: string, same: (a: unknown, b: unknown) => boolean) => isUnknown(news[key]) || !same(old[key], news[key]);
+  // Ids compare in their one form (`idOf`).
   const moved = ["integrationId", "userId"].filter((key) =>
     differs(key, (a, b) => a === b || (typeof a === "string" && typeof b === "string" && sameId(a, b))),
   );
@@ -119,7 +88,8 @@ export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffRe
   const entitlementsChanged = containsUnknown(news.entitlements) || !sameSet(olds.entitlements, news.entitlements);
   const replaces = [...moved, ...(roleChanged ? ["role"] : [])];
   return {
-    changes: replaces.length > 0 || entitlementsChanged || pending || optInChanged(olds, news),
+    // A pending write is resumed by an update (the set it asked is not known to be held).
+    changes: replaces.length > 0 || entitlementsChanged || pendingOf(olds) !== undefined || optInChanged(olds, news),
     replaces,
     // The API cannot change a member's role: the old membership goes first, then the invite
     // with the new role. Only needed when both point at the same membership.
@@ -127,8 +97,8 @@ export function diffEntitlement(olds: Props, news: Props): pulumi.dynamic.DiffRe
   };
 }
 
-/** The inputs part of a state, as a read hands them back (outputs only left out). */
+/** The inputs part of a state, as a read hands them back (outputs left out; Pulumi types a read's inputs as its outputs). */
 export function inputsOf(props: IntegrationEntitlementOutputs): IntegrationEntitlementOutputs {
-  const { email: _e, status: _s, lastJobId: _j, pending: _p, pendingJobId: _q, adopted: _a, ...inputs } = props;
+  const { email: _e, status: _s, lastJobId: _j, pendingInvitations: _p, adopted: _a, ...inputs } = props;
   return inputs as IntegrationEntitlementOutputs;
 }

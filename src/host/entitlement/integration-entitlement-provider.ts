@@ -6,31 +6,35 @@
  *
  * | operation | request |
  * |---|---|
- * | check | `GET /integrations/{id}/entitlements` once per integration and process, only for a new or changed entitlement set (see `entitlement-catalogue.ts`) |
+ * | check | `GET /integrations/{id}/entitlements`, once per integration, for a new or changed set (`entitlement-catalogue.ts`) |
  * | diff | none |
- * | create | first, whether the user is a member already: one `GET /integrations/{id}/users` list shared by the creates that arrive together, or `GET /integrations/{id}/users/{userId}` for a lone create (the integration's `membership-view.ts`); a miss in a shared list is confirmed before any invitation (a second listing that agrees, or that GET: a list proves presence only). Not a member: `POST /integrations/{id}/users` (invite; one request and one job for the creates of the same integration, role and set that arrive together, see `invite-batcher.ts`), `GET /jobs/{jobId}` until done, then (a lone create only) `GET /integrations/{id}/users/{userId}` for email and status, which must show the role and set asked. A member: fails without `adoptExisting`, writing nothing; with it, `PATCH /integrations/{id}/users/{userId}` (replace the set) and its job when the set differs, nothing when it matches |
- * | update | `PATCH /integrations/{id}/users/{userId}` and its job; after a partial create, `GET /jobs/{jobId}` for its recorded job until done, then the member, then invite or `PATCH` as above (a member with another role than declared was not made by the invitation: the adoption rules apply) |
- * | read | `GET /integrations/{id}/users/{userId}`, or one `GET /integrations/{id}/users` list shared by the reads of a refresh; a partial create whose member is not there yet: `GET /jobs/{jobId}` once, kept while the job runs. Not a member (404): `GET /integrations/{id}` once per integration, and a 404 there fails the refresh instead of forgetting the resource (the key may merely not be shown the integration) |
- * | create with `import` | `GET /integrations/{id}/users/{userId}` (404 fails: nothing to import), then the adoption above (`PATCH` only when the set differs) |
- * | delete | an adopted membership (`adoptExisting` found it, or `import`) without `deleteOnDestroy`: nothing, with a warning. A partial create: first `GET /jobs/{jobId}` until done (fails, keeping the resource, while it still runs); then `DELETE /integrations/{id}/users/{userId}`, then the job; 404 means already gone |
+ * | create | is the user a member? the membership view: one shared `GET .../users` list, or `GET .../users/{userId}` alone |
+ * | | not a member (a miss confirmed): `POST .../users` (batched, `invite-batcher.ts`), its job, then (alone) the member read back |
+ * | | a member: refused without `adoptExisting`; else `PATCH .../users/{userId}` and its job when the set differs |
+ * | create with `import` | `GET .../users/{userId}` (404 fails), then the adoption above |
+ * | update | `PATCH .../users/{userId}` and its job; resuming a partial create: its job waited for, then the create's writes |
+ * | read | the member from the view (a refresh's reads share one list); a pending write's job once; not a member: `GET /integrations/{id}` once |
+ * | delete | `DELETE .../users/{userId}` and its job (404: gone); a pending write's job first; an adopted membership is left unless `deleteOnDestroy` |
  *
  * Once the service has accepted a write of a create (or of an update resuming one) and it was not
  * seen to finish (a timeout, polling that still fails after the client's retries, an answer lost),
- * the resource is recorded as partially created, `pending: true` with the job to wait for
- * (`pendingJobId`, null when none is known): the next `pulumi up` waits for the job instead of
- * inviting again.
+ * the resource is recorded as partially created, with the write in `pendingInvitations` and its job
+ * (null when none is known): the next `pulumi up` waits for the job instead of inviting again.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ConfigurationError, unlessNotFound, type WorkspaceAccessClient } from "../../client";
+import { ConfigurationError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import { withHints } from "../../shared/hints";
 import {
+  checkedInputs,
   DEFAULT_INTEGRATION_ROLE,
-  entitlementSet,
   IMPORT_ID,
-  importOf,
   type IntegrationEntitlementInputs,
   integrationEntitlementInputs,
+  parseInputs,
+  type Props,
   validate,
+  optIn,
+  optInChanged,
 } from "../../shared/inputs";
 import { settle } from "../membership/pending-jobs";
 import { PartialWriteError } from "../membership/partial-write";
@@ -41,51 +45,73 @@ import {
   type IntegrationEntitlementOutputs,
   inputsOf,
   membershipId,
-  normalise,
-  optInChanged,
   outputs,
-  type Props,
   parseId,
   pendingOf,
   wasAdopted,
 } from "./entitlement-state";
-import { converge, createMembership, importMembership } from "./entitlement-writes";
+import { adopt, afterInvitation, converge, invitationOf, usable, type Written } from "./entitlement-writes";
 
 export type { IntegrationEntitlementOutputs } from "./entitlement-state";
 
 /** A refresh found no member, and the integration itself answers 404 to this key. */
 function integrationNotVisible(integrationId: string, userId: string): ConfigurationError {
   return new ConfigurationError(
-    `User ${userId} is not a member of integration ${integrationId} as far as this key can tell, but the integration itself answers 404 to this key: it was deleted, or this key is not shown it. The resource is kept, not forgotten (forgetting it would have the next up invite the user again). If the integration was deleted, remove the resource from the program and run pulumi state delete on it; otherwise use a key that may read the integration.`,
+    `User ${userId} is not a member of integration ${integrationId} as far as this key can tell, ` +
+      "but the integration itself answers 404 to this key: " +
+      "it was deleted, or this key is not shown it. The resource is kept, not forgotten (forgetting it would have the next up invite the user again). " +
+      "If the integration was deleted, remove the resource from the program and run pulumi state delete on it; otherwise use a key that may read the integration.",
     "integrationId",
   );
 }
 
-/** Whether a job has not ended (a job that cannot be read has: the member list tells then). */
+/** Whether a job has not ended (one that cannot be read has ended: the member list then tells whether it landed). */
 async function isJobRunning(client: WorkspaceAccessClient, jobId: string): Promise<boolean> {
   const job = await unlessNotFound(client.jobs.get(jobId));
   return job !== undefined && job.status !== "finished" && job.status !== "error";
 }
 
 /**
+ * A create with `import: "<integrationId>/<userId>"`: the membership must be the declared one and
+ * exist (a direct read; 404 fails, before any write).
+ */
+async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInputs, importId: string) {
+  const named = parseId(importId);
+  const { integrationId, userId } = inputs;
+  if (!sameId(named.integrationId, integrationId) || !sameId(named.userId, userId)) {
+    throw new ConfigurationError(
+      `import: "${importId}" is the membership of user ${named.userId} in integration ${named.integrationId}, ` +
+        `but the resource declares user ${userId} in integration ${integrationId}. Nothing was changed. ` +
+        `Import "${membershipId(integrationId, userId)}", or declare the membership you import.`,
+      "import",
+    );
+  }
+  const member = usable(await ctx.connection().memberships.of(integrationId).read(userId));
+  if (member) return member;
+  throw new ConfigurationError(
+    `import: user ${userId} is not a member of integration ${integrationId} ` +
+      `(GET /integrations/${integrationId}/users/${userId} answered 404), so there is nothing to import. ` +
+      "Nothing was changed. Remove the import option to invite the user.",
+    "import",
+  );
+}
+
+/**
  * The error as the host turns it into a partial create, when the write may still land (a
- * {@link PartialWriteError}: raised while waiting for an accepted write's job, see {@link finish},
- * or the invitation failed without an answer and the user was not found a member since). The
- * resource is recorded pending (the set asked, no email or status, the job when there is one), so
- * the next `pulumi up` resumes with an update that waits for the job, reads the member, and takes
- * over the membership its own invitation made instead of failing on it as someone else's. Any
- * other error is returned as it is.
+ * {@link PartialWriteError}: raised while waiting for an accepted write's job, or the invitation
+ * failed without an answer and the user was not found a member since). The resource is recorded
+ * pending (the set asked, no email or status, the job when there is one), so the next `pulumi up`
+ * resumes with an update that waits for the job, reads the member, and takes over the membership
+ * its own invitation made instead of failing on it as someone else's. Any other error as it is.
  */
 function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitlementInputs, lastJobId: string | null): unknown {
   if (!PartialWriteError.isInstance(error)) return error;
   const state: IntegrationEntitlementOutputs = {
     ...inputs,
-    entitlements: entitlementSet(inputs.entitlements),
     email: null,
     status: null,
     lastJobId: error.pendingJobId ?? lastJobId,
-    pending: true,
-    pendingJobId: error.pendingJobId,
+    pendingInvitations: [{ userId: inputs.userId, jobId: error.pendingJobId }],
     // Whether the write was an invitation or an adoption's set is not known: with adoptExisting,
     // destroy leaves the membership (it may have existed before).
     adopted: inputs.adoptExisting === true,
@@ -98,33 +124,38 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     const failures = [...ctx.settingsFailures(), ...validate(integrationEntitlementInputs, news)];
     // Valid inputs and settings, and an entitlement set that is new: are they in the integration's catalogue?
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedEntitlements(olds, news)));
-    return { inputs: { ...normalise(news), ...importOf(news) }, failures };
+    return { inputs: checkedInputs(integrationEntitlementInputs, news), failures };
   },
 
   async diff(_ctx: ProviderContext, _id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
-    return diffEntitlement(olds as unknown as Props, news);
+    return diffEntitlement(olds, news);
   },
 
   async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationEntitlementOutputs>> {
-    const inputs = normalise(news);
+    const inputs = parseInputs(integrationEntitlementInputs, news);
+    const { integrationId, userId } = inputs;
     return ctx.withWrite(
       async () => {
         try {
           const importId = news[IMPORT_ID];
-          if (typeof importId === "string") {
-            const { member, jobId } = await importMembership(ctx, inputs, importId);
-            ctx.takeovers.take(memberKey(inputs.integrationId, inputs.userId));
-            return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId, true) };
+          let written: Written;
+          if (typeof importId === "string") written = await adopt(ctx, inputs, await imported(ctx, inputs, importId), "import");
+          else {
+            // Whether the user is a member already, from the integration's membership view (a miss is confirmed absent).
+            const { member, shared } = await ctx.connection().memberships.of(integrationId).beforeCreate(userId);
+            const existing = usable(member);
+            if (existing) written = await adopt(ctx, inputs, existing, "create");
+            else
+              written = await afterInvitation(ctx, inputs, await ctx.connection().invites.submit(invitationOf(inputs)), "create", shared);
           }
-          const { member, existed, jobId } = await createMembership(ctx, inputs);
-          if (existed) ctx.takeovers.take(memberKey(inputs.integrationId, inputs.userId));
-          return { id: membershipId(inputs.integrationId, inputs.userId), outs: outputs(member, inputs, jobId, existed) };
+          if (written.existed) ctx.takeovers.take(memberKey(integrationId, userId));
+          return { id: membershipId(integrationId, userId), outs: outputs(written.member, inputs, written.jobId, written.existed) };
         } catch (error) {
           throw partialCreate(error, news, inputs, null);
         }
       },
-      inputs.integrationId,
-      inputs.userId,
+      integrationId,
+      userId,
     );
   },
 
@@ -137,7 +168,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     return withHints(async () => {
       const { memberships, client } = ctx.connection();
       const view = memberships.of(integrationId);
-      const member = await view.member(userId);
+      const member = usable(await view.member(userId));
       if (!member) {
         // A partial create whose invitation is still running is kept as it is: dropping it would
         // have the next up invite the user a second time, and lose the job to wait for.
@@ -169,34 +200,33 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     olds: IntegrationEntitlementOutputs,
     news: Props,
   ): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
-    const inputs = normalise(news);
+    const inputs = parseInputs(integrationEntitlementInputs, news);
     const adopted = wasAdopted(olds);
     const { deleteOnDestroy: _, ...kept } = olds;
-    const optIn = inputs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {};
     // Only the destroy opt-in changed: the state learns it, nothing is sent.
-    const same = diffEntitlement(olds as unknown as Props, { ...news, deleteOnDestroy: olds.deleteOnDestroy });
-    if (!same.changes && optInChanged(olds as unknown as Props, news)) return { outs: { ...kept, ...optIn, adopted } };
+    if (!diffEntitlement(olds, { ...news, deleteOnDestroy: olds.deleteOnDestroy }).changes && optInChanged(olds, news)) {
+      return { outs: { ...kept, ...optIn(inputs.deleteOnDestroy), adopted } };
+    }
     return ctx.withWrite(
       async () => {
         const pending = pendingOf(olds);
+        const { client } = ctx.connection();
         if (!pending) {
           // The usual update: replace the set and wait; the member is known from the last outputs,
           // so no read before or after. A member removed out of band (404) falls through to a full
           // converge, which invites again.
-          const { client } = ctx.connection();
           const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
           if (job) {
             await job.wait();
             return {
-              outs: { ...kept, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null, pending: false, pendingJobId: null, adopted },
+              outs: { ...kept, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null, pendingInvitations: [], adopted },
             };
           }
         }
-        // A create whose job was not seen to finish was recorded with that job: give it its time
-        // first, so this up does not invite the user a second time while the first invitation is
-        // merely slow.
-        // A job still running after that second wait is taken as stuck: converge invites again.
-        if (pending?.jobId) await settle(ctx.connection().client, [pending.jobId]);
+        // A create whose job was not seen to finish was recorded with that job: given its time once
+        // more first, so this up does not invite the user a second time while the first invitation
+        // is merely slow. A job still running after that wait is taken as stuck: converge invites again.
+        if (pending?.jobId) await settle(client, [pending.jobId]);
         try {
           const { member, jobId } = await converge(ctx, inputs);
           return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null, adopted) };

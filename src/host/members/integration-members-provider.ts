@@ -1,65 +1,67 @@
 /**
  * The dynamic provider of {@link IntegrationMembers}, loaded by name in the dynamic-provider host
  * (`pulumi-workspace-access/provider/integration-members`). The resource id is the integration id.
- * Which HTTP call backs each operation (every write answers with a job, awaited until `finished`):
+ * Every operation plans with `members-plan.ts` over its integration's membership view
+ * (`membership-view.ts`: the member list once, then a confirmation of each absence a decision rests
+ * on), then writes (`members-apply.ts`); every write waits for its job. Which requests back each:
  *
  * | operation | request |
  * |---|---|
- * | check | zod (every failure names its property, `members[3].userId`); `GET /integrations/{id}/entitlements` once per integration and process, only when a member's entitlement set is new or changes (`entitlement-catalogue.ts`) |
- * | diff | none (the state's members, roles and unmanaged members, planned by `members-plan.ts`; refuses a change that would remove the last owner) |
- * | create | `GET /integrations/{id}/users` (the member list, paged, once); the confirmations the plan asks for (below); `POST /integrations/{id}/users` per 100 new members of one role and set (`invite-batcher.ts`) and its job, then a read-back of what the invitations made; `PATCH /integrations/{id}/users/{userId}` per declared member who is one already with another set. Removes no one |
- * | update | a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per member no longer declared (and, with `removeUnmanaged`, per unmanaged member the state lists: those the plan showed), and per member whose declared role changed as the plan showed it (a role the service changed unseen fails that member instead); then the invitations (batched, read back) and one `PATCH` per member whose set changed |
- * | read | the member list once and the confirmations (a member whose invitation job is pending stays managed until they are a member). A 404 to the list fails the refresh (the integration may be gone, or not disclosed to the key) |
- * | create with `import` | the same, once the import id is the declared integration (a 404 to the list fails: nothing to import) |
- * | delete | adopted members (`adoptedMembers`) are left, with a warning, unless `deleteOnDestroy`; a wait for the invitation jobs an earlier `up` left running; the member list once and the confirmations; `DELETE .../users/{userId}` per managed member there and not taken over by another resource in this deployment (`takeovers.ts`). Fails, keeping the resource, for a managed member whose invitation job is still running (they may join after) |
+ * | check | `GET /integrations/{id}/entitlements`, once per integration, when a member's set is new or changes |
+ * | diff | none (the plan from the state; a change that would remove the last owner fails) |
+ * | create, `import` | the list; `POST .../users` per 100 new members of a role and set, its job, a read-back; `PATCH`es. Removes no one |
+ * | update | jobs left running waited for; the list; a `DELETE` per member dropped, shown unmanaged, or changing role; invitations; `PATCH`es |
+ * | read | the list (a 404 fails the refresh: the integration may be gone, or not disclosed to the key) |
+ * | delete | jobs left running waited for; the list; a `DELETE` per managed member there, not adopted (unless `deleteOnDestroy`) or taken over |
  *
- * A list proves presence, never absence: a member a decision rests on (to invite, to remove, to
- * take over, to forget) who is missing from the list is confirmed first (`members-service.ts`): by
- * `GET .../users/{userId}` (404 = absent) when they are few, else by listing again until two
- * listings agree. Nothing is read when the list has everyone the plan needs.
- *
- * The members this resource manages are those in its state (`members`): what it invited, adopted
- * or was declared with. Everyone else is unmanaged: reported, and removed only with
- * `removeUnmanaged: true`, by an update (so that a plan has shown them first). No operation
- * removes the last member with the owner role, nor, when no known owner would be left, a member
- * whose role is unknown (who may be the owner). When some writes of an operation fail, the others
- * still happen, and the state records what the service then has (a partial create or update): the
- * next `up` converges from there.
+ * The members this resource manages are those in its state: what it invited, adopted or was
+ * declared with; everyone else is reported unmanaged. No operation removes the last owner. When
+ * some writes fail, the others still happen, and the state records what the service then has.
  */
 import { idOf } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
-import { ConfigurationError, NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { ConfigurationError, NotFoundError } from "../../client";
 import { sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
-import { defined, IMPORT_ID, importOf, type IntegrationMembersInputs, integrationMembersInputs, validate } from "../../shared/inputs";
+import {
+  checkedInputs,
+  IMPORT_ID,
+  type IntegrationMembersInputs,
+  integrationMembersInputs,
+  parseInputs,
+  type Props,
+  validate,
+  optIn,
+} from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
+import { jobsOf } from "../membership/partial-write";
 import { settle } from "../membership/pending-jobs";
-import { applyPlan, failedError, runError, runOf, writerOf } from "./members-apply";
+import { applyPlan, failedError, runError, runOf } from "./members-apply";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
-import { asInputs, declaredOf, diffMembers, normalise, type Props } from "./members-diff";
-import { confirmAbsences, listMembers } from "./members-service";
-import { type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
+import { declaredOf, diffMembers } from "./members-diff";
+import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { withHints } from "../../shared/hints";
 
-export type { IntegrationMembersOutputs, PendingInvitation } from "./members-state";
+export type { IntegrationMembersOutputs } from "./members-state";
 
 /**
  * The plan of an operation against the service: one member list, then (only when the plan rests
- * on an absence from it) the confirmations it asks for (`members-service.ts`), and the plan again.
+ * on an absence from it) the confirmations it asks for (its integration's membership view, `membership-view.ts`), and the plan again.
  */
 async function planAgainstService(
-  client: WorkspaceAccessClient,
+  ctx: ProviderContext,
   base: Omit<PlanInput, "listed" | "confirmed">,
   recorded: readonly IntegrationMemberState[] = [],
 ): Promise<Actions> {
-  const listed = await listMembers(client, base.integrationId, recorded);
+  const view = ctx.connection().memberships.of(base.integrationId);
+  const listing = await view.list();
+  const listed = asPlanned(listing, recorded);
   let confirmed = new Map<string, ServiceMember | null>();
   for (;;) {
     const plan = planMembers({ ...base, listed, confirmed });
     if (plan.kind === "act") return plan;
-    const more = await confirmAbsences(client, base.integrationId, plan.userIds, { listed, recorded });
-    confirmed = new Map([...confirmed, ...more]);
+    confirmed = new Map([...confirmed, ...asPlanned(await view.confirm(listing, plan.userIds), recorded)]);
   }
 }
 
@@ -78,7 +80,7 @@ function withAdoption(
 ): IntegrationMembersOutputs {
   const managed = new Set(outputs.members.map((m) => idOf(m.userId)));
   const adopted = new Map([...(prior ?? []), ...takenOver].filter((id) => managed.has(idOf(id))).map((id) => [idOf(id), id]));
-  return { ...outputs, adoptedMembers: [...adopted.values()].sort(), ...(deleteOnDestroy === true ? { deleteOnDestroy: true } : {}) };
+  return { ...outputs, adoptedMembers: [...adopted.values()].sort(), ...optIn(deleteOnDestroy) };
 }
 
 /** An import whose id is not the declared integration: nothing is written. */
@@ -96,13 +98,12 @@ function importMismatch(importId: string, integrationId: string): ConfigurationE
  * others, confirmed absent, invited in batches. Nobody is removed.
  */
 async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
-  const { client } = ctx.connection();
   const importId = news[IMPORT_ID];
   if (typeof importId === "string" && !sameId(importId, inputs.integrationId)) throw importMismatch(importId, inputs.integrationId);
   const base = { op: "create" as const, integrationId: inputs.integrationId, declared: inputs.members };
   let acts: Actions;
   try {
-    acts = await planAgainstService(client, base);
+    acts = await planAgainstService(ctx, base);
   } catch (error) {
     if (typeof importId === "string" && NotFoundError.isInstance(error)) {
       throw new ConfigurationError(
@@ -114,7 +115,7 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
     throw error;
   }
   const run = runOf(inputs.integrationId, acts);
-  await applyPlan(writerOf(ctx), run, acts);
+  await applyPlan(ctx, run, acts);
   const outputs = withAdoption(outputsOf(run, declaredOf(inputs)), [], acts.takeOver, inputs.deleteOnDestroy);
   if (run.failures.length === 0) return outputs;
   // Nothing managed (every write failed before it was accepted): no resource to record.
@@ -131,7 +132,7 @@ async function update(
 ): Promise<IntegrationMembersOutputs> {
   const { client } = ctx.connection();
   // Invitations an earlier deployment did not see finish: given their time once more.
-  const running = olds.unfinishedJobIds?.length ? await settle(client, olds.unfinishedJobIds) : [];
+  const running = await settle(client, jobsOf(olds.pendingInvitations));
   const base = {
     op: "update" as const,
     integrationId: inputs.integrationId,
@@ -141,9 +142,9 @@ async function update(
     claimed: claimedIn(ctx, inputs.integrationId),
     running,
   };
-  const acts = await planAgainstService(client, base, olds.members);
+  const acts = await planAgainstService(ctx, base, olds.members);
   const run = runOf(inputs.integrationId, acts);
-  await applyPlan(writerOf(ctx), run, acts);
+  await applyPlan(ctx, run, acts);
   const outputs = withAdoption(outputsOf(run, declaredOf(inputs)), olds.adoptedMembers, acts.takeOver, inputs.deleteOnDestroy);
   if (run.failures.length > 0) throw runError(run, outputs, news.__provider);
   return outputs;
@@ -159,11 +160,10 @@ async function read(
   id: string,
   props: IntegrationMembersOutputs | undefined,
 ): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
-  const { client } = ctx.connection();
   const prior = props?.members ? { ...props, members: props.members } : undefined;
   let acts: Actions;
   try {
-    acts = await planAgainstService(client, { op: "read", integrationId: id, prior }, props?.members);
+    acts = await planAgainstService(ctx, { op: "read", integrationId: id, prior }, props?.members);
   } catch (error) {
     if (NotFoundError.isInstance(error)) throw notDisclosed(id, error);
     throw error;
@@ -187,8 +187,9 @@ async function read(
       ...(m.role !== null && (declared === undefined || declared.has(idOf(m.userId))) ? { role: m.role } : {}),
     })),
     removeUnmanaged: outs.removeUnmanaged,
-    ...(outs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}),
+    ...optIn(outs.deleteOnDestroy),
   };
+  // Pulumi types a read's inputs as its outputs; these are the inputs (a member's role may be left out), so no type can say it.
   return { id, props: outs, inputs: inputs as unknown as IntegrationMembersOutputs };
 }
 
@@ -207,7 +208,7 @@ function notDisclosed(id: string, cause: Error): Error {
  */
 async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
   const { client } = ctx.connection();
-  const running = props.unfinishedJobIds?.length ? await settle(client, props.unfinishedJobIds) : [];
+  const running = await settle(client, jobsOf(props.pendingInvitations));
   // Members who were members before this resource managed them are given back as they are.
   const adopted = new Set(props.deleteOnDestroy === true ? [] : (props.adoptedMembers ?? []).map(idOf));
   const taken = claimedIn(ctx, id);
@@ -220,7 +221,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
       claimed: (userId: string) => taken(userId) || adopted.has(idOf(userId)),
       running,
     };
-    acts = await planAgainstService(client, base, props.members);
+    acts = await planAgainstService(ctx, base, props.members);
   } catch (error) {
     if (NotFoundError.isInstance(error)) return;
     throw error;
@@ -235,7 +236,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     );
   }
   const run = runOf(id, { ...acts, stillRunning: [] });
-  await applyPlan(writerOf(ctx), run, acts);
+  await applyPlan(ctx, run, acts);
   for (const p of acts.stillRunning) {
     run.failures.push({
       userId: p.userId,
@@ -252,14 +253,10 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
 
 export const provider = providerOf<Props, IntegrationMembersOutputs>({
   async check(ctx: ProviderContext, olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
-    const invalid = validate(integrationMembersInputs, news);
-    // Inputs that failed are returned as given: normalising them could crash on the very value a
-    // failure names (`members: [null]`), and the engine shows the failures, not the inputs.
-    if (invalid.length > 0) return { inputs: defined(news), failures: [...ctx.settingsFailures(), ...invalid] };
-    const failures = [...ctx.settingsFailures()];
+    const failures = [...ctx.settingsFailures(), ...validate(integrationMembersInputs, news)];
     // Valid inputs and settings: are the new or changed entitlement sets in the integration's catalogue?
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news)));
-    return { inputs: { ...normalise(news), ...importOf(news) }, failures };
+    return { inputs: checkedInputs(integrationMembersInputs, news), failures };
   },
 
   async diff(_ctx: ProviderContext, _id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
@@ -267,7 +264,7 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
   },
 
   async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationMembersOutputs>> {
-    const inputs = asInputs(news);
+    const inputs = parseInputs(integrationMembersInputs, news);
     return ctx.withWrite(async () => ({ id: inputs.integrationId, outs: await create(ctx, inputs, news) }), inputs.integrationId);
   },
 
@@ -285,7 +282,7 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
     olds: IntegrationMembersOutputs,
     news: Props,
   ): Promise<pulumi.dynamic.UpdateResult<IntegrationMembersOutputs>> {
-    const inputs = asInputs(news);
+    const inputs = parseInputs(integrationMembersInputs, news);
     return ctx.withWrite(async () => ({ outs: await update(ctx, olds, inputs, news) }), inputs.integrationId);
   },
 

@@ -8,29 +8,13 @@ import { idOf } from "../../client/ids";
 import { type IntegrationRole, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import type { ProviderContext } from "../provider-runtime";
 import { memberKey, type Takeovers } from "../takeovers";
-import { entitlementSet, type MemberInputs } from "../../shared/inputs";
+import { type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import type { InviteBatcher } from "../membership/invite-batcher";
 import { PartialWriteError } from "../membership/partial-write";
 import type { Actions, PlannedInvite } from "./members-plan";
 import { notAsInvited, roleMismatch } from "./members-refusals";
-import { readBack, serviceMember } from "./members-service";
-import { byKey, type IntegrationMembersOutputs, type Run, type ServiceMember } from "./members-state";
-
-/** The writes of a run: the client, the invitation batches and the takeovers of this provider process. */
-export interface Writer {
-  client: WorkspaceAccessClient;
-  invites: InviteBatcher;
-  takeovers: Takeovers;
-}
-
-/** The {@link Writer} of a provider context. */
-export function writerOf(ctx: ProviderContext): Writer {
-  const { client, invites } = ctx.connection();
-  return { client, invites, takeovers: ctx.takeovers };
-}
-
-const sameSet = (a: readonly string[], b: readonly string[]) => JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
+import { asPlanned, byKey, type IntegrationMembersOutputs, type Run, serviceMember, type ServiceMember } from "./members-state";
+import type { MembershipView } from "../membership/membership-view";
 
 /** A run that starts from a plan: the members it keeps, and the invitations that may still land. */
 export function runOf(integrationId: string, acts: Actions): Run {
@@ -45,29 +29,30 @@ export function runOf(integrationId: string, acts: Actions): Run {
   return run;
 }
 
-const stillRunningError = (jobId: string) =>
+const stillRunningError = (jobId: string | null) =>
   new Error(
     `the invitation's job ${jobId} is still running after another wait: the user is not invited again (that could invite them twice). The next up waits for it again; if the job is stuck, leave the member out of members for one up, then declare them again.`,
   );
 
 /** Applies the writes of a plan to `run`: removals, then invitations (role changes only once removed) and sets. */
-export async function applyPlan(writer: Writer, run: Run, acts: Actions): Promise<void> {
+export async function applyPlan(ctx: ProviderContext, run: Run, acts: Actions): Promise<void> {
+  const { client, memberships } = ctx.connection();
   const removed = new Set<string>();
   await Promise.all(
     acts.remove.map(async (id) => {
-      if (await removeMember(writer.client, run, id)) removed.add(idOf(id));
+      if (await removeMember(client, run, id)) removed.add(idOf(id));
     }),
   );
-  for (const id of acts.takeOver) takeOver(writer.takeovers, run, id);
+  for (const id of acts.takeOver) takeOver(ctx.takeovers, run, id);
   const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
   const made: PlannedInvite[] = [];
   await Promise.all([
     ...invites.map(async (i) => {
-      if (await addMember(writer, run, i)) made.push(i);
+      if (await addMember(ctx, run, i)) made.push(i);
     }),
-    ...acts.setEntitlements.map((m) => setEntitlements(writer.client, run, m)),
+    ...acts.setEntitlements.map((m) => setEntitlements(client, run, m)),
   ]);
-  if (made.length > 0) await checkMade(writer.client, run, made);
+  if (made.length > 0) await checkMade(memberships.of(run.integrationId), run, made);
 }
 
 /**
@@ -76,14 +61,14 @@ export async function applyPlan(writer: Writer, run: Run, acts: Actions): Promis
  * asked fails, and the state records what was found. One not found is recorded as asked (the
  * next refresh reads them again).
  */
-async function checkMade(client: WorkspaceAccessClient, run: Run, made: readonly PlannedInvite[]): Promise<void> {
+async function checkMade(view: MembershipView, run: Run, made: readonly PlannedInvite[]): Promise<void> {
   let found: Map<string, ServiceMember | null>;
   try {
-    found = await readBack(
-      client,
-      run.integrationId,
-      made.map((i) => i.member.userId),
-      { expected: run.present.size },
+    found = asPlanned(
+      await view.find(
+        made.map((i) => i.member.userId),
+        run.present.size,
+      ),
     );
   } catch (error) {
     for (const i of made) run.failures.push({ userId: i.member.userId, error: cannotReadBack(error) });
@@ -152,11 +137,11 @@ function takeOver(takeovers: Takeovers, run: Run, userId: string): void {
  * membership follows the adoption rules (a declared role must match); one this invitation made with
  * another role fails that member with what was found.
  */
-async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Promise<boolean> {
+async function addMember(ctx: ProviderContext, run: Run, planned: PlannedInvite): Promise<boolean> {
   const { member: declared, role } = planned;
   const key = idOf(declared.userId);
   try {
-    const result = await writer.invites.submit({
+    const result = await ctx.connection().invites.submit({
       integrationId: run.integrationId,
       userId: declared.userId,
       role: role as IntegrationRole,
@@ -178,7 +163,7 @@ async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Prom
     }
     const found = { ...serviceMember(result.member), userId: declared.userId };
     run.present.set(key, found);
-    await adoptFound(writer, run, declared, role, found, result.existed);
+    await adoptFound(ctx, run, declared, role, found, result.existed);
     return false;
   } catch (error) {
     // The invitation did not happen (refused, or its job failed).
@@ -189,7 +174,7 @@ async function addMember(writer: Writer, run: Run, planned: PlannedInvite): Prom
 
 /** A member found after an invitation (a 409, or a failed or unanswered one that landed). */
 async function adoptFound(
-  writer: Writer,
+  ctx: ProviderContext,
   run: Run,
   declared: MemberInputs,
   role: string,
@@ -203,10 +188,10 @@ async function adoptFound(
     run.failures.push({ userId, error: roleMismatch(run.integrationId, declared, found.role) });
     return;
   }
-  if (theirs) takeOver(writer.takeovers, run, userId);
+  if (theirs) takeOver(ctx.takeovers, run, userId);
   run.managed.set(idOf(userId), found);
   if (!sameSet(found.entitlements, declared.entitlements))
-    await setEntitlements(writer.client, run, { ...found, entitlements: declared.entitlements });
+    await setEntitlements(ctx.connection().client, run, { ...found, entitlements: declared.entitlements });
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

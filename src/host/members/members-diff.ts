@@ -1,37 +1,12 @@
 /**
- * An {@link IntegrationMembers}' inputs as `check` normalises them, and what a change of inputs
- * means (`diffMembers`): from the state alone, no request; the update plans again against the service.
+ * What a change of an {@link IntegrationMembers}' inputs means (`diffMembers`): from the state alone, no request; the update plans again against the service.
  */
 import { idOf, sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
-import { entitlementSet, idInput, type IntegrationMembersInputs, type MemberInputs } from "../../shared/inputs";
+import { type IntegrationMembersInputs, type MemberInputs, type Props, sameSet, optInChanged } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
 import { planMembers } from "./members-plan";
-import { byKey, type IntegrationMembersOutputs, sortByUser } from "./members-state";
-
-export type Props = Record<string, unknown>;
-
-/** Inputs with defaults applied, members sorted by user id and sets sorted (kept as they are while unknown). */
-export function normalise(news: Props): Props {
-  const members = news.members;
-  const known = Array.isArray(members) && !containsUnknown(members);
-  return {
-    integrationId: idInput(news.integrationId),
-    members: known
-      ? sortByUser(
-          (members as MemberInputs[]).map((m) => ({
-            userId: idInput(m.userId) as string,
-            entitlements: entitlementSet(m.entitlements),
-            ...(m.role !== undefined ? { role: m.role } : {}),
-          })),
-        )
-      : members,
-    removeUnmanaged: news.removeUnmanaged ?? false,
-    ...(news.deleteOnDestroy !== undefined ? { deleteOnDestroy: news.deleteOnDestroy } : {}),
-  };
-}
-
-export const asInputs = (news: Props) => normalise(news) as unknown as IntegrationMembersInputs;
+import { byKey, type IntegrationMembersOutputs } from "./members-state";
 
 /** What the program declares that the outputs keep: see {@link IntegrationMembersOutputs.declaredRoles}. */
 export const declaredOf = (inputs: IntegrationMembersInputs) => ({
@@ -50,11 +25,7 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
   const state = byKey(olds.members ?? []);
   const changedMember = (m: MemberInputs) => {
     const s = state.get(idOf(m.userId));
-    return (
-      !s ||
-      JSON.stringify(entitlementSet(s.entitlements)) !== JSON.stringify(entitlementSet(m.entitlements)) ||
-      (m.role !== undefined && s.role !== null && s.role !== m.role)
-    );
+    return !s || !sameSet(s.entitlements, m.entitlements) || (m.role !== undefined && s.role !== null && s.role !== m.role);
   };
   const membersChanged = declared.length !== state.size || declared.some(changedMember);
   // A role newly declared (or no longer declared) with the service's value: no write, but the
@@ -64,9 +35,9 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
     olds.declaredRoles !== undefined &&
     declaredRoles(olds.declaredRoles) !== declaredRoles(declared.filter((m) => m.role !== undefined).map((m) => m.userId));
   const pendingRemovals = removeUnmanaged && unmanaged.length > 0;
-  const unfinished = (olds.unfinishedJobIds ?? []).length > 0;
+  const unfinished = (olds.pendingInvitations ?? []).length > 0;
   // The destroy opt-in: no request, but the state (which the delete reads) must learn it.
-  const optIn = isUnknown(news.deleteOnDestroy) || (news.deleteOnDestroy === true) !== (olds.deleteOnDestroy === true);
+  const optIn = optInChanged(olds, news);
   const changes = replaces.length > 0 || membersChanged || flagChanged || pendingRemovals || unfinished || rolesChanged || optIn;
   if (changes && replaces.length === 0) {
     // The update's plan as far as the state knows (the update plans again against the service):

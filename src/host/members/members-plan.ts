@@ -13,10 +13,11 @@
  * User ids are compared in their one form ({@link idOf}): a service may answer another case.
  */
 import { idOf } from "../../client/ids";
-import { DEFAULT_INTEGRATION_ROLE, entitlementSet, type MemberInputs } from "../../shared/inputs";
+import { DEFAULT_INTEGRATION_ROLE, type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { guardLastOwner, roleDrift, roleMismatch } from "./members-refusals";
-import { byKey, type Failure, type IntegrationMembersOutputs, type PendingInvitation, type ServiceMember } from "./members-state";
+import type { PendingInvitation } from "../membership/partial-write";
+import { byKey, type Failure, type IntegrationMembersOutputs, type ServiceMember } from "./members-state";
 
 type Role = NonNullable<IntegrationMemberState["role"]>;
 
@@ -31,8 +32,8 @@ export interface PlanInput {
   removeUnmanaged?: boolean;
   /** The state (update, diff, delete, read; absent for create and for a read without state: an import). */
   prior?: Pick<IntegrationMembersOutputs, "members" | "unmanagedMembers" | "pendingInvitations">;
-  /** The member list, by {@link idOf}: everyone in it is a member. */
-  listed: ReadonlyMap<string, ServiceMember>;
+  /** The member list, by {@link idOf}: everyone in it is a member (`null`: none, as in `confirmed`). */
+  listed: ReadonlyMap<string, ServiceMember | null>;
   /** Direct reads, by {@link idOf}: the member, or `null` when the read answered 404. */
   confirmed?: ReadonlyMap<string, ServiceMember | null>;
   /** Whether another resource of this deployment took the member over (no longer this one's to remove). */
@@ -70,10 +71,8 @@ export type Plan = { kind: "confirm"; userIds: string[] } | ({ kind: "act" } & A
 
 /** The plan of one operation: either the absences to confirm first, or the actions. */
 export function planMembers(input: PlanInput): Plan {
-  const present = new Map(input.listed);
-  for (const [key, member] of input.confirmed ?? []) {
-    if (member) present.set(key, member);
-  }
+  const present = new Map<string, ServiceMember>();
+  for (const [key, member] of [...input.listed, ...(input.confirmed ?? [])]) if (member) present.set(key, member);
   const unconfirmed = absencesThatMatter(input, present).filter((id) => !input.confirmed?.has(idOf(id)));
   if (unconfirmed.length > 0) {
     // Each once, as first named (the program's declaration before the state's record).
@@ -108,7 +107,7 @@ function pendingOf(input: PlanInput, userId: string): PendingInvitation | undefi
   const recorded = input.prior?.pendingInvitations?.find((p) => idOf(p.userId) === idOf(userId));
   if (!recorded) return undefined;
   if (input.op === "read" || input.op === "diff") return recorded;
-  return input.running?.includes(recorded.jobId) ? recorded : undefined;
+  return recorded.jobId !== null && input.running?.includes(recorded.jobId) ? recorded : undefined;
 }
 
 /** The members absent from what is known whose absence a decision of this operation rests on. */
@@ -130,7 +129,6 @@ function absencesThatMatter(input: PlanInput, present: ReadonlyMap<string, Servi
   return ids.filter(absent);
 }
 
-const sameSet = (a: readonly string[], b: readonly string[]) => JSON.stringify(entitlementSet(a)) === JSON.stringify(entitlementSet(b));
 const roleChanged = (current: string | null, declared: MemberInputs) =>
   declared.role !== undefined && current !== null && current !== declared.role;
 const stateOf = (userId: string, m: Pick<IntegrationMemberState, "entitlements" | "role">): IntegrationMemberState => ({

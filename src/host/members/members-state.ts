@@ -1,8 +1,12 @@
 /**
  * What an {@link IntegrationMembers} stores, and how one operation's findings become it.
  */
-import { idOf } from "../../client/ids";
+import { type Id, idOf } from "../../client/ids";
+import type { IntegrationUser } from "../../client";
+import { entitlementSet, inviteRole } from "../../shared/inputs";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../../shared/member-state";
+import type { Found } from "../membership/member-list";
+import type { PendingInvitation } from "../membership/partial-write";
 
 /** What an {@link IntegrationMembers} stores. */
 export interface IntegrationMembersOutputs {
@@ -10,11 +14,9 @@ export interface IntegrationMembersOutputs {
   members: IntegrationMemberState[];
   removeUnmanaged: boolean;
   unmanagedMembers: UnmanagedIntegrationMember[];
-  unfinishedJobIds: string[];
   /**
    * The members whose invitation was accepted but not seen to finish, each with its job: recorded
-   * as managed with no set known, and not invited again while that job runs (it would invite them
-   * twice). Missing in a state written before it existed: none.
+   * as managed with no set known, and not invited again while that job runs (it would invite them twice).
    */
   pendingInvitations?: PendingInvitation[];
   /**
@@ -31,12 +33,6 @@ export interface IntegrationMembersOutputs {
   adoptedMembers?: string[];
   /** The program's opt-in to removing adopted members on destroy (absent: they are left). */
   deleteOnDestroy?: boolean;
-}
-
-/** An invitation not seen to finish: whose, and its job. */
-export interface PendingInvitation {
-  userId: string;
-  jobId: string;
 }
 
 /** A member as the service has them (listed or read directly). */
@@ -79,8 +75,33 @@ export function outputsOf(
     members: sortByUser([...run.managed.values()]),
     removeUnmanaged: declared.removeUnmanaged,
     unmanagedMembers: sortByUser(unmanaged),
-    unfinishedJobIds: [...new Set(pending.map((p) => p.jobId))].sort(),
     pendingInvitations: sortByUser(pending.map((p) => ({ ...p }))),
     ...(declared.declaredRoles ? { declaredRoles: [...declared.declaredRoles].sort() } : {}),
   };
+}
+
+/** A member's state from the service's record. */
+export const serviceMember = (member: IntegrationUser): ServiceMember => ({
+  userId: member.id,
+  entitlements: entitlementSet(member.entitlements),
+  role: inviteRole(member.role) ?? null,
+  email: member.email,
+});
+
+/**
+ * What the membership view found, as a plan takes it: the member, `null` when absent; a member
+ * whose record cannot be used keeps what the state recorded (reading it as an empty set would
+ * PATCH the member and show a diff on every up), else no set and an unknown role.
+ */
+export function asPlanned(found: ReadonlyMap<Id, Found | undefined>, recordedList: readonly IntegrationMemberState[] = []) {
+  const recorded = byKey(recordedList);
+  const planned = new Map<Id, ServiceMember | null>();
+  for (const [key, member] of found) {
+    const known = recorded.get(key);
+    if (member === undefined) planned.set(key, null);
+    else if (member instanceof Error)
+      planned.set(key, { userId: known?.userId ?? key, entitlements: known?.entitlements ?? [], role: known?.role ?? null, email: null });
+    else planned.set(key, serviceMember(member));
+  }
+  return planned;
 }

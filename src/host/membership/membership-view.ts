@@ -1,52 +1,96 @@
 /**
  * One integration's membership as this provider process sees it, held by the provider context
- * (`ctx.connection().memberships.of(integrationId)`): every `IntegrationEntitlement` handler asks it,
- * and it alone reads the integration's members. It owns the list a refresh's reads share (a lone
- * read costs one GET), the creates' lookups with their one proof of absence (`member-lookup.ts`,
- * `member-list.ts`, over `client/absence.ts`), the one direct read of a member (`undefined`: not a
- * member), whether the integration answers this key at all, and what a write makes it forget.
+ * (`ctx.connection().memberships.of(integrationId)`): both membership resources read the
+ * integration's members through it alone. It owns
+ * - the shared listings ({@link SharedListing}): the one a refresh's reads share (kept
+ *   `readCacheSeconds`), and the one the creates of a deployment share (gathered for
+ *   {@link CREATE_WINDOW_MS}, kept {@link CREATE_LIST_MAX_AGE_MS}; a create alone costs one GET);
+ * - the one proof of absence (`member-list.ts`): a miss is confirmed before anyone acts on it, and a
+ *   proof answers for the misses of the creates' list for {@link PROOF_MAX_AGE_MS};
+ * - the one direct read of a member (`undefined`: not a member), and whether the integration answers
+ *   this key at all;
+ * - what a write makes it forget: the reads' list, and, for the creates' list, the memberships
+ *   this process wrote (read again with their own GET: the list never answers for them).
+ * User ids compare in their one form (`idOf`).
  */
 import { idOf } from "../../client/ids";
-import { type Clock, type IntegrationUser, NotFoundError, systemClock, type WorkspaceAccessClient } from "../../client";
-import { CreateLookups, type MemberLookup } from "./member-lookup";
-import { readMember } from "./member-list";
-import { Batcher } from "../read-cache";
+import { type Clock, type Id, NotFoundError, systemClock, type WorkspaceAccessClient } from "../../client";
+import { READ_WINDOW_MS, SharedListing } from "../read-cache";
+import { confirm, type Found, type Members, memberList, pagesOf, prove, type Proof, readEach, readMember } from "./member-list";
 
-/** The membership of one integration: its shared listings, its one member read, its invalidation. */
+/** How long the first create waits for others to join it in one list (creates are slow: invite and job). */
+export const CREATE_WINDOW_MS = 50;
+/** How long a list serves the creates of one deployment (one provider process). */
+export const CREATE_LIST_MAX_AGE_MS = 10 * 60_000;
+/** How long a proven listing confirms the creates' misses (someone may add a member later): then a new proof. */
+export const PROOF_MAX_AGE_MS = 60_000;
+
+/** What a create's lookup found: the member (`undefined`: confirmed not one), and whether a shared list answered. */
+export interface MemberLookup {
+  member: Found | undefined;
+  shared: boolean;
+}
+
+/** The membership of one integration: its shared listings, its one proof of absence and member read, its invalidation. */
 export class MembershipView {
   readonly #client: WorkspaceAccessClient;
   readonly #integrationId: string;
-  readonly #reads: Batcher<IntegrationUser>;
-  readonly #creates: CreateLookups;
-  /** Whether the integration answers this key (its reads 404 otherwise), asked once. */
+  readonly #clock: Clock;
+  readonly #reads: SharedListing<Found, Id>;
+  readonly #creates: SharedListing<Found, Id>;
+  /** The memberships this process wrote: the creates' list no longer answers for them. */
+  readonly #written = new Set<string>();
+  /** The proof of the creates' list's misses, and when it was taken. */
+  #proof: { at: number; of: Members; result: Promise<Proof> } | undefined;
+  /** The misses of one turn of the event loop, confirmed together. */
+  #misses: { members: Members; userIds: string[]; found: Promise<Map<Id, Found | undefined>> } | undefined;
   #visible: Promise<boolean> | undefined;
 
   /** `maxAgeMs` is `readCacheSeconds`: 0 makes every read and lookup its own GET. */
   constructor(client: WorkspaceAccessClient, integrationId: string, maxAgeMs: number, clock: Clock) {
     this.#client = client;
     this.#integrationId = integrationId;
-    this.#reads = new Batcher(
-      maxAgeMs,
-      clock,
-      () => client.integrations.listUsers(integrationId),
-      (id) => client.integrations.getUser(integrationId, id),
-    );
-    this.#creates = new CreateLookups(client, integrationId, maxAgeMs > 0, clock);
+    this.#clock = clock;
+    const list = () => memberList(client, integrationId);
+    this.#reads = new SharedListing(clock, { windowMs: READ_WINDOW_MS, maxAgeMs }, list);
+    const createsAge = maxAgeMs > 0 ? CREATE_LIST_MAX_AGE_MS : 0;
+    this.#creates = new SharedListing(clock, { windowMs: CREATE_WINDOW_MS, maxAgeMs: createsAge, afterFirst: true }, list);
   }
 
   /** A refresh's read: the member, or `undefined` when the user is not one (a miss in a shared list is read directly). */
-  member(userId: string): Promise<IntegrationUser | undefined> {
-    return this.#reads.read(userId);
+  async member(userId: string): Promise<Found | undefined> {
+    return (await this.#reads.current())?.get(idOf(userId)) ?? (await this.read(userId));
   }
 
   /** Whether the user is a member already, before a create writes anything; an absence is always confirmed. */
-  beforeCreate(userId: string): Promise<MemberLookup> {
-    return this.#creates.lookup(userId);
+  async beforeCreate(userId: string): Promise<MemberLookup> {
+    const members = this.#written.has(idOf(userId)) ? undefined : await this.#creates.current();
+    if (!members) return { member: await this.read(userId), shared: false };
+    // A miss proves nothing (pages shift): confirmed before the create invites anyone.
+    return { member: members.get(idOf(userId)) ?? (await this.#confirmMiss(members, userId)), shared: true };
   }
 
-  /** The one direct read: the member, or `undefined` when the service answers 404. */
-  read(userId: string): Promise<IntegrationUser | undefined> {
+  /** The one direct read: the member, `undefined` when the service answers 404, the error when the record is unusable. */
+  read(userId: string): Promise<Found | undefined> {
     return readMember(this.#client, this.#integrationId, userId);
+  }
+
+  /** A complete listing now (not shared: an `IntegrationMembers` operation plans on what the service has now). */
+  list(): Promise<Members> {
+    return memberList(this.#client, this.#integrationId);
+  }
+
+  /** Confirms the misses `userIds` of `listed` (see `member-list.ts`): what was found, `undefined` when absent. */
+  confirm(listed: Members, userIds: readonly string[]): Promise<Map<Id, Found | undefined>> {
+    return confirm(this.#client, this.#integrationId, listed, userIds);
+  }
+
+  /** The members `userIds` now (just invited): one listing when they are more than its pages, then a direct read of each it misses. */
+  async find(userIds: readonly string[], expected: number): Promise<Map<Id, Found | undefined>> {
+    const listed = userIds.length > pagesOf({ size: expected }) ? await this.list() : new Map<Id, Found>();
+    const found = new Map(userIds.filter((id) => listed.has(idOf(id))).map((id) => [idOf(id), listed.get(idOf(id))]));
+    const unread = userIds.filter((id) => !found.has(idOf(id)));
+    return new Map([...found, ...(await readEach(this.#client, this.#integrationId, unread))]);
   }
 
   /**
@@ -55,23 +99,48 @@ export class MembershipView {
    * (and asked again next time).
    */
   visible(): Promise<boolean> {
-    if (!this.#visible) {
-      this.#visible = this.#client.integrations.get(this.#integrationId).then(
-        () => true,
-        (error: unknown) => {
-          if (NotFoundError.isInstance(error)) return false;
-          this.#visible = undefined;
-          throw error;
-        },
-      );
-    }
+    this.#visible ??= this.#client.integrations.get(this.#integrationId).then(
+      () => true,
+      (error: unknown) => {
+        if (NotFoundError.isInstance(error)) return false;
+        this.#visible = undefined;
+        throw error;
+      },
+    );
     return this.#visible;
   }
 
   /** A write touched this integration (`userId`'s membership, when named): the shared lists no longer answer for it. */
   written(userId?: string): void {
     this.#reads.invalidate();
-    if (userId) this.#creates.written(userId);
+    if (userId) this.#written.add(idOf(userId));
+  }
+
+  /** A miss of the creates' list, confirmed with the other misses of this turn of the event loop. */
+  async #confirmMiss(members: Members, userId: string): Promise<Found | undefined> {
+    if (this.#misses?.members !== members) {
+      const misses = { members, userIds: [] as string[], found: Promise.resolve(new Map<Id, Found | undefined>()) };
+      misses.found = new Promise<void>((next) => setImmediate(next)).then(() => {
+        if (this.#misses === misses) this.#misses = undefined;
+        return this.#confirmAll(members, misses.userIds);
+      });
+      this.#misses = misses;
+    }
+    this.#misses.userIds.push(userId);
+    return (await this.#misses.found).get(idOf(userId));
+  }
+
+  /** Fewer misses than the list's pages and no proof tried: direct reads; else the proof, young or taken anew. */
+  async #confirmAll(members: Members, userIds: string[]): Promise<Map<Id, Found | undefined>> {
+    if (this.#proof?.of !== members) this.#proof = undefined;
+    if (!this.#proof && userIds.length < pagesOf(members)) return readEach(this.#client, this.#integrationId, userIds);
+    const now = this.#clock.now();
+    if (!this.#proof || now - this.#proof.at > PROOF_MAX_AGE_MS) {
+      const before = this.#proof ? (await this.#proof.result).listing : members;
+      this.#proof = { at: now, of: members, result: prove(this.#client, this.#integrationId, before, this.#written) };
+    }
+    const proof = this.#proof.result;
+    return confirm(this.#client, this.#integrationId, members, userIds, () => proof);
   }
 }
 

@@ -13,6 +13,20 @@ import { JobFailedError } from "../../client";
 
 const MARKER = Symbol.for("pulumi-workspace-access.PartialWriteError");
 
+/**
+ * The one record of a write that may still land, in both membership resources' state
+ * (`pendingInvitations`): whose, and the job to wait for before writing again (`null`: none known,
+ * its answer was lost). The resource is recorded, re-checked on refresh and on the next `up`, never re-sent blindly.
+ */
+export interface PendingInvitation {
+  userId: string;
+  jobId: string | null;
+}
+
+/** The jobs of `pending` to wait for. */
+export const jobsOf = (pending: readonly PendingInvitation[] | undefined): string[] =>
+  (pending ?? []).flatMap((p) => (p.jobId === null ? [] : [p.jobId]));
+
 /** What the host keeps of a partially created resource. */
 export interface PartialRecord {
   id: string;

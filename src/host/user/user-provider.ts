@@ -19,7 +19,19 @@ import type * as pulumi from "@pulumi/pulumi";
 import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../../client";
 import { ConfigurationError } from "../../client/errors";
 import { userKey } from "../takeovers";
-import { DEFAULT_USER_ROLE, defined, IMPORT_ID, importOf, type UserInputs, userInputs, validate } from "../../shared/inputs";
+import {
+  checkedInputs,
+  DEFAULT_USER_ROLE,
+  defined,
+  IMPORT_ID,
+  parseInputs,
+  type Props,
+  type UserInputs,
+  userInputs,
+  validate,
+  optIn,
+  optInChanged,
+} from "../../shared/inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { withHints } from "../../shared/hints";
 import { isUnknown } from "../../shared/unknown";
@@ -40,23 +52,11 @@ export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
   adopted?: boolean;
 }
 
-type Props = Record<string, unknown>;
+/** What `outputs` and `diff` read of a user's declared inputs, or of a state: its inputs' fields, of any value yet. */
+type Declared = Partial<Record<keyof UserInputs, unknown>>;
 
 /** The optional attributes the program may leave to the service. */
 const OPTIONAL = ["isGuest", "role"] as const;
-
-/** Inputs as `check` returns them: no defaults, values the preview does not know yet kept as they are. */
-function normalise(news: Props): UserInputs {
-  return defined({
-    email: news.email,
-    firstName: news.firstName,
-    lastName: news.lastName,
-    role: news.role,
-    isGuest: news.isGuest,
-    adoptExisting: news.adoptExisting ?? false,
-    deleteOnDestroy: news.deleteOnDestroy,
-  }) as UserInputs;
-}
 
 /** The declared attributes of a new user, defaults for what is left out. */
 function newUser(inputs: UserInputs): UserAttributes {
@@ -106,7 +106,7 @@ function matches(inputs: UserInputs, user: User): boolean {
 }
 
 /** Outputs from what the service said; the declared email's spelling is kept when it matches. */
-function outputs(user: User, declared: Props, adopted = false): UserOutputs {
+function outputs(user: User, declared: Declared, adopted = false): UserOutputs {
   const email = typeof declared.email === "string" && sameEmail(declared.email, user.email) ? declared.email : user.email;
   return {
     email: email as string,
@@ -119,13 +119,13 @@ function outputs(user: User, declared: Props, adopted = false): UserOutputs {
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
     managedAttributes: managed(declared),
-    ...(declared.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}),
+    ...optIn(declared.deleteOnDestroy),
     adopted,
   };
 }
 
 /** The optional attributes `declared` sets. */
-function managed(declared: Props): string[] {
+function managed(declared: Declared): string[] {
   return OPTIONAL.filter((key) => declared[key] !== undefined && declared[key] !== null);
 }
 
@@ -138,29 +138,25 @@ const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown) => bo
   ["isGuest", (a, b) => b === undefined || (a ?? false) === b],
 ];
 
-/** Whether `deleteOnDestroy` changes: no request, but the state (which the delete reads) must learn it. */
-const optInChanged = (olds: Props, news: Props) =>
-  isUnknown(news.deleteOnDestroy) || (olds.deleteOnDestroy === true) !== (news.deleteOnDestroy === true);
-
 /** The properties whose values differ (a value not known yet counts as a change). */
-function changedUserProperties(olds: Props, news: Props): string[] {
+function changedUserProperties(olds: Declared, news: Props): string[] {
   return COMPARED.filter(([key, same]) => isUnknown(news[key]) || !same(olds[key], news[key])).map(([key]) => key);
 }
 
 export const provider = providerOf<Props, UserOutputs>({
   async check(ctx: ProviderContext, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
-    return { inputs: { ...normalise(news), ...importOf(news) }, failures: [...ctx.settingsFailures(), ...validate(userInputs, news)] };
+    return { inputs: checkedInputs(userInputs, news), failures: [...ctx.settingsFailures(), ...validate(userInputs, news)] };
   },
 
   async diff(_ctx: ProviderContext, _id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
     // None of the user's fields needs a replacement: PUT updates all of them. A replacement all the
     // same (a forced one) deletes first: two users cannot share an email. `import` is never compared.
-    const changes = changedUserProperties(olds as unknown as Props, news).length > 0 || optInChanged(olds as unknown as Props, news);
+    const changes = changedUserProperties(olds, news).length > 0 || optInChanged(olds, news);
     return { changes, replaces: [], deleteBeforeReplace: true };
   },
 
   async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
-    const inputs = normalise(news);
+    const inputs = parseInputs(userInputs, news);
     return ctx.withWrite(async () => {
       const { client } = ctx.connection();
       if (typeof news[IMPORT_ID] === "string") return adopt(ctx, await imported(ctx, news[IMPORT_ID], inputs), inputs);
@@ -178,7 +174,7 @@ export const provider = providerOf<Props, UserOutputs>({
         error.message += ` A user with the email ${inputs.email} already exists${existing ? ` (id ${existing.id})` : ""}. To manage that user with this resource, set adoptExisting: true.`;
         throw error;
       }
-      return { id: user.id, outs: outputs(user, inputs as unknown as Props) };
+      return { id: user.id, outs: outputs(user, inputs) };
     });
   },
 
@@ -186,12 +182,12 @@ export const provider = providerOf<Props, UserOutputs>({
     return withHints(async () => {
       const user = await ctx.connection().cache.user(id);
       if (!user) return { id: "", props: {} as UserOutputs };
-      const prior = (props ?? {}) as unknown as Props;
+      const prior: Declared = props ?? {};
       // No state (a read that imports the user): both are managed, as the service has them.
       const managedBefore = props?.managedAttributes ?? [...OPTIONAL];
       const outs = outputs(user, prior, wasAdopted(props));
       outs.managedAttributes = managedBefore;
-      const inputs: Props = {
+      const inputs: Partial<UserOutputs> = {
         email: outs.email,
         firstName: outs.firstName,
         lastName: outs.lastName,
@@ -202,21 +198,21 @@ export const provider = providerOf<Props, UserOutputs>({
       // service's role look declared (and a later program that leaves it out look like a change).
       for (const key of managedBefore) {
         const value = outs[key as (typeof OPTIONAL)[number]];
-        if (value !== null && value !== undefined) inputs[key] = value;
+        if (value !== null && value !== undefined) Object.assign(inputs, { [key]: value });
       }
       // The id as the state has it: a service answering ids in another case must not change it
       // (every resource using `user.id` would be replaced).
-      return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as unknown as UserOutputs };
+      return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as UserOutputs };
     }, true);
   },
 
   async update(ctx: ProviderContext, id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<UserOutputs>> {
-    const inputs = normalise(news);
+    const inputs = parseInputs(userInputs, news);
     const adopted = wasAdopted(olds);
     // Only the destroy opt-in changed: the state learns it, nothing is sent.
-    if (changedUserProperties(olds as unknown as Props, news).length === 0 && optInChanged(olds as unknown as Props, news)) {
+    if (changedUserProperties(olds, news).length === 0 && optInChanged(olds, news)) {
       const { deleteOnDestroy: _, ...rest } = olds;
-      return { outs: { ...rest, ...(inputs.deleteOnDestroy === true ? { deleteOnDestroy: true } : {}), adopted } };
+      return { outs: { ...rest, ...optIn(inputs.deleteOnDestroy), adopted } };
     }
     return ctx.withWrite(async () => {
       const { client } = ctx.connection();
@@ -224,7 +220,7 @@ export const provider = providerOf<Props, UserOutputs>({
       const needsCurrent = inputs.role === undefined || inputs.isGuest === undefined;
       const attributes = needsCurrent ? keeping(inputs, await client.users.get(id)) : newUser(inputs);
       const user = await client.users.replace(id, attributes);
-      return { outs: outputs(user, inputs as unknown as Props, adopted) };
+      return { outs: outputs(user, inputs, adopted) };
     });
   },
 
@@ -258,7 +254,7 @@ async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): 
   // Said in the up's output: the engine reports the adoption as "created" either way.
   if (held) ctx.info(`Adopted user ${inputs.email} (${existing.id}): it holds every declared attribute already; nothing was written.`);
   ctx.takeovers.take(userKey(user.id));
-  return { id: user.id, outs: outputs(user, inputs as unknown as Props, true) };
+  return { id: user.id, outs: outputs(user, inputs, true) };
 }
 
 /**
