@@ -4,7 +4,7 @@
  * the settings' namespace is told to rename itself rather than to delete its own keys.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { checkedProviderSettings, type ProviderSettings, readRawSettings } from "../shared/settings";
+import { type ProviderSettings, readRawSettings, resolveProviderSettings } from "../shared/settings";
 
 /**
  * The settings in force, checked before any request: an unknown `workspace-access:*` key, a
@@ -12,5 +12,8 @@ import { checkedProviderSettings, type ProviderSettings, readRawSettings } from 
  */
 export function programSettings(env: NodeJS.ProcessEnv = process.env): ProviderSettings {
   const raw = readRawSettings((key) => pulumi.runtime.getConfig(key), env);
-  return checkedProviderSettings(Object.keys(pulumi.runtime.allConfig()), raw, pulumi.runtime.getProject() || undefined);
+  return resolveProviderSettings(raw, "stack", {
+    configuredKeys: Object.keys(pulumi.runtime.allConfig()),
+    project: pulumi.runtime.getProject() || undefined,
+  });
 }
