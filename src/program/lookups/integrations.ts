@@ -7,11 +7,10 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Integration } from "../../client";
-import { emailKey } from "../../client/models";
 import { inviteRole } from "../../shared/inputs";
 import type { IntegrationEntitlementRole } from "../integration-entitlement";
 import { LookupError } from "./lookup-error";
-import { type LookupInputs, lookupOutput, runLookup } from "./run";
+import { byEmail, type LookupInputs, lookupOutput, nullsLast, runLookup } from "./run";
 import type { LookupSession } from "./session";
 
 /** An integration as the lookups return it. Attributes the service leaves out are `null`. */
@@ -107,15 +106,8 @@ const INTEGRATIONS_ARGS = { lookup: "getIntegrations", args: { application: "str
 const CATALOGUE_ARGS = { lookup: "getIntegrationEntitlements", args: { integrationId: "string" }, required: ["integrationId"] } as const;
 const MEMBERS_ARGS = { lookup: "getIntegrationMembers", args: { integrationId: "string" }, required: ["integrationId"] } as const;
 
-function lookedUp(integration: Integration): LookedUpIntegration {
-  return {
-    id: integration.id,
-    application: integration.application ?? null,
-    label: integration.label ?? null,
-    createdAt: integration.createdAt ?? null,
-    updatedAt: integration.updatedAt ?? null,
-  };
-}
+/** The client's record without `workspace`, which every integration of one workspace shares. */
+const lookedUp = ({ workspace: _, ...integration }: Integration): LookedUpIntegration => integration;
 
 const describe = (i: Integration) => `${i.id} (label ${i.label === null ? "none" : JSON.stringify(i.label)})`;
 
@@ -210,7 +202,7 @@ export function getIntegrationEntitlements(
     async ({ integrationId }, session) => {
       const catalogue = await session.entitlements(integrationId);
       if (!catalogue) throw notFound(session, "getIntegrationEntitlements", `no integration with id "${integrationId}"`);
-      const entitlements = catalogue.map((e) => ({ id: e.id, label: e.label ?? null, group: e.group ?? null }));
+      const entitlements = catalogue.map(({ id, label, group }) => ({ id, label, group }));
       return { entitlements, ids: entitlements.map((e) => e.id) };
     },
   );
@@ -239,18 +231,8 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, _opts?: p
     const listed = await session.members(integrationId);
     if (!listed) throw notFound(session, "getIntegrationMembers", `no integration with id "${integrationId}"`);
     const members = listed
-      .map((m) => ({
-        userId: m.id,
-        email: m.email ?? null,
-        role: inviteRole(m.role ?? null) ?? null,
-        entitlements: [...m.entitlements],
-        status: m.status ?? null,
-      }))
-      .sort(
-        (a, b) =>
-          compare(a.email == null ? undefined : emailKey(a.email), b.email == null ? undefined : emailKey(b.email)) ||
-          compare(a.userId, b.userId),
-      );
+      .map((m) => ({ userId: m.id, email: m.email, role: inviteRole(m.role) ?? null, entitlements: [...m.entitlements], status: m.status }))
+      .sort((a, b) => byEmail(a.email, b.email) || nullsLast(a.userId, b.userId));
     return { members };
   });
 }
@@ -267,14 +249,5 @@ function notFound(session: LookupSession, lookup: string, what: string): LookupE
   return new LookupError(`${lookup}: ${what} in the workspace at ${session.workspace}.`, "lookup_not_found", lookup);
 }
 
-/** Strings first, in order; `undefined` last. */
-function compare(a: string | undefined, b: string | undefined): number {
-  if (a === b) return 0;
-  if (a === undefined) return 1;
-  if (b === undefined) return -1;
-  return a < b ? -1 : 1;
-}
-
 /** By label (integrations without one last), then by id, so the order is stable. */
-const byLabel = (a: LookedUpIntegration, b: LookedUpIntegration) =>
-  compare(a.label ?? undefined, b.label ?? undefined) || compare(a.id, b.id);
+const byLabel = (a: LookedUpIntegration, b: LookedUpIntegration) => nullsLast(a.label, b.label) || nullsLast(a.id, b.id);

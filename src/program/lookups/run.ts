@@ -3,7 +3,7 @@
  * session of the stack config in force, 401/403 hints, and the output form.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { WorkspaceAccessError } from "../../client";
+import { emailKey, WorkspaceAccessError } from "../../client";
 import { withHints } from "../../shared/hints";
 import { type ArgumentSpec, checkArguments } from "./arguments";
 import { lookupSession, type LookupSession } from "./session";
@@ -60,3 +60,13 @@ export function lookupOutput<A, R>(
         });
   return pulumi.all([pulumi.output(args as pulumi.Input<object>), ready]).apply(([resolved]) => lookup(resolved as A));
 }
+
+/** Strings in order, missing ones last: the lookups' results sort stably. */
+export function nullsLast(a: string | null | undefined, b: string | null | undefined): number {
+  if (a === b) return 0;
+  if (a == null || b == null) return a == null ? 1 : -1;
+  return a < b ? -1 : 1;
+}
+
+/** By email, case-insensitively, missing ones last. */
+export const byEmail = (a: string | null, b: string | null) => nullsLast(a === null ? null : emailKey(a), b === null ? null : emailKey(b));

@@ -4,9 +4,8 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { sameEmail, type User } from "../../client";
-import { emailKey } from "../../client/models";
 import { type LookupCandidate, LookupError } from "./lookup-error";
-import { type LookupInputs, lookupOutput, runLookup } from "./run";
+import { byEmail, type LookupInputs, lookupOutput, nullsLast, runLookup } from "./run";
 
 /**
  * A workspace user as the lookups return it: the client's record without `mfaStatus` (which the
@@ -46,19 +45,7 @@ export interface GetUsersResult {
 const USER_ARGS = { lookup: "getUser", args: { id: "string", email: "string" }, exactlyOne: ["id", "email"] } as const;
 const USERS_ARGS = { lookup: "getUsers", args: { search: "string", role: "string", status: "string", isGuest: "boolean" } } as const;
 
-function lookedUp(user: User): LookedUpUser {
-  return {
-    id: user.id,
-    email: user.email ?? null,
-    firstName: user.firstName ?? null,
-    lastName: user.lastName ?? null,
-    role: user.role ?? null,
-    isGuest: user.isGuest ?? null,
-    status: user.status ?? null,
-    createdAt: user.createdAt ?? null,
-    updatedAt: user.updatedAt ?? null,
-  };
-}
+const lookedUp = ({ mfaStatus: _, ...user }: User): LookedUpUser => user;
 
 const candidate = (user: User): LookupCandidate => ({ id: user.id, label: user.email ?? null });
 
@@ -125,7 +112,7 @@ export function getUsers(args: GetUsersArgs = {}, _opts?: pulumi.InvokeOptions):
       .filter((user) => (role === undefined || user.role === role) && (status === undefined || user.status === status))
       .filter((user) => isGuest === undefined || (user.isGuest ?? false) === isGuest)
       .map(lookedUp)
-      .sort(byEmail);
+      .sort((a, b) => byEmail(a.email, b.email) || nullsLast(a.id, b.id));
     return { users, ids: users.map((user) => user.id) };
   });
 }
@@ -133,12 +120,4 @@ export function getUsers(args: GetUsersArgs = {}, _opts?: pulumi.InvokeOptions):
 /** {@link getUsers} for arguments that are Pulumi inputs. */
 export function getUsersOutput(args: LookupInputs<GetUsersArgs> = {}, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetUsersResult> {
   return lookupOutput(args, opts, (resolved) => getUsers(resolved));
-}
-
-/** By email (case-insensitively; users without one last), then by id, so the order is stable. */
-function byEmail(a: LookedUpUser, b: LookedUpUser): number {
-  const ea = a.email == null ? undefined : emailKey(a.email);
-  const eb = b.email == null ? undefined : emailKey(b.email);
-  if (ea !== eb) return ea === undefined ? 1 : eb === undefined ? -1 : ea < eb ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
