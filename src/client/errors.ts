@@ -129,15 +129,13 @@ export class ApiError extends WorkspaceAccessError {
   readonly meta: unknown;
   /** The request id the service returned, when it did (useful to its support). */
   readonly requestId: string | undefined;
-  override readonly status: number;
-  override readonly method: string;
-  override readonly path: string;
+  declare readonly status: number;
+  declare readonly method: string;
+  declare readonly path: string;
 
-  constructor(message: string, context: ApiErrorContext, kind: ErrorKind, retryable = false) {
+  /** `kind`: the class's own by default; a 5xx may be retried. */
+  constructor(message: string, context: ApiErrorContext, kind = new.target.KINDS[0] ?? "api_error", retryable = kind === "server_error") {
     super(message, { kind, retryable, method: context.method, path: context.path, status: context.status });
-    this.status = context.status;
-    this.method = context.method;
-    this.path = context.path;
     this.code = context.body?.code;
     this.title = context.body?.title;
     this.detail = context.body?.detail;
@@ -190,6 +188,7 @@ export function isTransientStatus(status: number): boolean {
   return status >= 500 && status !== 501;
 }
 
+/** The connection failed or was reset before a full answer arrived. */
 export class ConnectionError extends WorkspaceAccessError {
   static override readonly KINDS = ["connection"] as const;
 }

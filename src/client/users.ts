@@ -139,7 +139,6 @@ export class UsersApi {
       `POST users failed without an answer, and a user with the email ${user.email} already existed before it ` +
         `(id ${user.id}, created ${user.createdAt ?? "at an unknown time"}).`,
       { method: "POST", path: this.#http.settings.baseUrl.pathname + "users", status: 409 },
-      "conflict",
     );
   }
 
