@@ -1,8 +1,4 @@
-/**
- * How an error answer of the service becomes an error of the client: its `errors` body read and
- * redacted, and one row per status of the contract with its class and what to do about it. Used by
- * the transport; the classes themselves are in `errors.ts`.
- */
+/** How an error answer becomes an error of the client: its `errors` body read and redacted, a row per status. */
 import {
   ApiError,
   type ApiErrorContext,
@@ -20,10 +16,8 @@ import { redactDeep } from "./redact";
 import { schemas } from "./schemas";
 
 /**
- * The first entry of an error answer's `errors`, redacted; `undefined` when there is none to read.
- * The key is removed from the text before it is parsed (as it appears in JSON, escaped), and from
- * every parsed string again (an escape the text's redaction could not see): a body whose JSON the
- * redaction broke is not read at all, rather than read with the key in it.
+ * The first entry of an error answer's `errors`, redacted; `undefined` when there is none to read. The key is removed
+ * from the text before parsing and from every parsed string again; a body whose JSON the redaction broke is not read.
  */
 export function readErrorBody(text: string, redact: (text: string) => string): ApiErrorBody | undefined {
   let json: unknown;
@@ -36,8 +30,7 @@ export function readErrorBody(text: string, redact: (text: string) => string): A
   const first = parsed.success ? parsed.data.errors?.[0] : undefined;
   if (!first) return undefined;
   const said = (v: unknown) => (v === null || v === undefined ? undefined : redact(String(v)));
-  // `meta` can echo request parts (validation details name headers and their input): every
-  // string of it redacted as a value, never as JSON text (where the key would be escaped).
+  // `meta` can echo request parts (headers and their input): every string of it redacted as a value.
   const meta = first.meta === undefined ? undefined : redactDeep(first.meta, redact);
   return { code: said(first.code), title: said(first.title), detail: said(first.detail), meta };
 }

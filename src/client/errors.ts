@@ -1,9 +1,7 @@
 /**
- * The one error hierarchy of the client. Every error carries data (kind, status, method, path,
- * the API's own code/title/detail, whether a retry may help) and a message a person can act on.
- * No error ever holds the API key, request headers, or a live socket: `cause` is a plain copy.
+ * The one error hierarchy of the client: data (kind, status, method, path, the API's code/title/detail, whether a
+ * retry may help) and a message a person can act on; never the API key, request headers or a socket.
  */
-
 import { redactDeep } from "./redact";
 
 /** What went wrong, as a stable string: switch on this rather than on classes across copies of the package. */
@@ -67,10 +65,7 @@ export class WorkspaceAccessError extends Error {
     Object.defineProperty(this, MARKER, { value: true });
   }
 
-  /**
-   * True when `value` is an error of this class, even when it was raised by another copy of this
-   * package (a program and the dynamic-provider host can load different copies).
-   */
+  /** True when `value` is an error of this class, even one raised by another copy of this package (program and host may load two). */
   static isInstance<T>(this: { readonly KINDS: readonly ErrorKind[] | undefined; prototype: T }, value: unknown): value is T {
     if (typeof value !== "object" || value === null || !(MARKER in value)) return false;
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass asked, e.g. NotFoundError.
@@ -268,10 +263,7 @@ export class JobTimeoutError extends WorkspaceAccessError {
   }
 }
 
-/**
- * True for failures after which a write may or may not have happened: no (complete) answer, or a
- * 5xx. A POST failing this way must not be sent again before checking what it did.
- */
+/** True for failures after which a write may or may not have happened (no complete answer, a 5xx): check before sending a POST again. */
 export function isAmbiguous(error: unknown): boolean {
   return ConnectionError.isInstance(error) || TimeoutError.isInstance(error) || ServerError.isInstance(error);
 }
