@@ -1,8 +1,4 @@
-/**
- * A settings problem as data, and its wording in the place the user sets the setting: a stack
- * config key (`workspace-access:maxRetries`, fixed with `pulumi config set`), an environment variable
- * (`WORKSPACE_ACCESS_MAX_RETRIES`) or a command-line flag (`--max-retries`). Never the API key's value.
- */
+/** A settings problem as data, worded for a stack config key, an environment variable or a flag; never with the API key's value. */
 import { ConfigurationError } from "../client";
 import { numberRule, type ValueProblem } from "../client/settings";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified } from "./config-keys";
@@ -44,11 +40,7 @@ const VERB: Record<SettingsSource, string> = { stack: "Run:", env: "Set", flag: 
 /** The environment fallback of a stack config key, for the stack's messages. */
 const orEnv = (key: ConfigKey, source: SettingsSource) => (source === "stack" && CONFIG_KEYS[key] ? ` (or set ${CONFIG_KEYS[key]})` : "");
 
-/**
- * A problem in the words of the place the setting is set: its name there, what is wrong, the value
- * seen (never the API key's), and how to fix it there. Stack config problems keep the exact
- * commands (`Run: pulumi config set workspace-access:maxRetries <value>`).
- */
+/** A problem in the words of the place the setting is set: its name there, what is wrong, the value seen, and the fix there. */
 export function renderProblem(problem: SettingProblem, source: SettingsSource): string {
   const verb = VERB[source];
   switch (problem.kind) {

@@ -39,10 +39,9 @@ const NUMBER_SPECS: Readonly<Record<string, NumberSpec>> = Object.fromEntries(
 );
 
 /**
- * Reads every key through `get` (fully-qualified names), falling back to the environment. The
- * workspace's address comes from one source as a whole, and the key goes only where that source
- * sends it: when the stack config names any of `baseUrl`, `workspace` or `host`, the environment's
- * address and its key are ignored, so a variable left in a shell can never send a key to another workspace.
+ * Reads every key through `get` (fully-qualified names), falling back to the environment. The address comes from one
+ * source, and the key with it: when the stack config names the address, the environment's address and key are
+ * ignored, so a variable left in a shell never sends a key to another workspace.
  */
 export function readRawSettings(get: (qualifiedKey: string) => unknown, env: NodeJS.ProcessEnv): RawSettings {
   const fromConfig: RawSettings = {};
@@ -71,11 +70,7 @@ export interface ProviderSettings {
 const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/i;
 
-/**
- * The one schema of the keys' values: the API key, the address (a base URL, or a workspace and a
- * host), and every number, coerced from text and bounded. Whether the address is given at all is
- * not a value's problem: {@link checkValues} says so.
- */
+/** The one schema of the keys' values: the API key, the address (a base URL, or a workspace and a host), the numbers. */
 function settingsSchema(z: typeof Z) {
   const fields = settingFields(z);
   const matching = (pattern: RegExp, rule: string) =>

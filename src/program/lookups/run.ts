@@ -1,7 +1,4 @@
-/**
- * What every lookup does around its own logic: arguments checked before anything else, the
- * session of the stack config in force, 401/403 hints, and the output form.
- */
+/** What every lookup does around its own logic: arguments checked first, the session, 401/403 hints, the output form. */
 import * as pulumi from "@pulumi/pulumi";
 import { emailKey, WorkspaceAccessError } from "../../client";
 import { withHints } from "../../shared/hints";
@@ -11,10 +8,7 @@ import { lookupSession, type LookupSession } from "./session";
 /** The arguments of a lookup's output form: each one may be a Pulumi input. */
 export type LookupInputs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 
-/**
- * Checks `args` against `spec` (throwing before any request), then runs `lookup` with the
- * session; a 401/403 also says where the key comes from, as the resources' operations do.
- */
+/** Checks `args` against `spec` (throwing before any request), then runs `lookup` with the session, a 401/403 hinted. */
 export async function runLookup<A, R>(
   spec: ArgumentSpec,
   args: unknown,
@@ -29,22 +23,16 @@ export async function runLookup<A, R>(
 }
 
 /**
- * Marks an error of this package raised in the program (a lookup's, `getJob`'s, a setting's) the way
- * Pulumi marks its `RunError` (the field `RunError.isInstance` reads, which works across copies of
- * `@pulumi/pulumi`): the language host then prints its message alone, one line, where any other
- * error uncaught in a program prints as "an unhandled exception" with a stack and a dump of the
- * object. The error keeps its class and data; the package's messages carry everything a stack would.
+ * Marks an error of this package raised in the program the way Pulumi marks its `RunError` (the field its
+ * `isInstance` reads): the language host then prints its message alone, one line, instead of "an unhandled
+ * exception" with a stack and a dump of the object. Class and data are kept.
  */
 export function printedAsOneLine(error: unknown): unknown {
   if (WorkspaceAccessError.isInstance(error)) Object.defineProperty(error, "__pulumiRunError", { value: true, configurable: true });
   return error;
 }
 
-/**
- * The output form of a lookup: runs once every argument is known, and, with `opts.dependsOn`,
- * once those resources exist (during a preview a resource not created yet makes the result
- * unknown, as Pulumi's own invokes do). The result depends on the arguments' resources.
- */
+/** The output form of a lookup: runs once every argument is known and the resources of `opts.dependsOn` exist (unknown in a preview till then). */
 export function lookupOutput<A, R>(
   args: LookupInputs<A>,
   opts: pulumi.InvokeOutputOptions | undefined,
