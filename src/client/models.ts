@@ -61,7 +61,9 @@ export interface UserAttributes {
 
 /** An entitlement (a role in an integration's application). */
 export interface Entitlement {
+  /** What a membership's entitlements name, e.g. `VIEWER`. */
   id: string;
+  /** `primary` or `secondary`. */
   group: string | null;
   key: string | null;
   label: string | null;
@@ -71,7 +73,9 @@ export interface Entitlement {
 /** An integration (record type `account`). */
 export interface Integration {
   id: Id;
+  /** The application it connects, e.g. `YouTube`. Two integrations may share one. */
   application: string | null;
+  /** The name people know it by in the workspace. */
   label: string | null;
   workspace: string | null;
   createdAt: string | null;

@@ -49,6 +49,12 @@ export function lookupOutput<A, R>(
   return pulumi.all([pulumi.output(args as pulumi.Input<object>), ready]).apply(([resolved]) => lookup(resolved as A));
 }
 
+/** The output form of `lookup`, for arguments that are Pulumi inputs ({@link lookupOutput}). */
+export const outputOf =
+  <A, R>(lookup: (args: A) => Promise<R>) =>
+  (args: LookupInputs<A>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<R> =>
+    lookupOutput(args, opts, lookup);
+
 /** Strings in order, missing ones last: the lookups' results sort stably. */
 export function nullsLast(a: string | null | undefined, b: string | null | undefined): number {
   if (a === b) return 0;

@@ -1,17 +1,10 @@
-/**
- * Lookups of workspace users: `getUser` (one, by id or email) and `getUsers` (many, filtered).
- * Backed by `GET /users/{id}` and one paged `GET /users` shared by every lookup of the run.
- */
+/** Lookups of workspace users: one (`getUser`, by id or email) and many, by `GET /users/{id}` and one paged `GET /users` per run. */
 import type * as pulumi from "@pulumi/pulumi";
 import { sameEmail, type User } from "../../client";
 import { type LookupCandidate, LookupError } from "./lookup-error";
-import { byEmail, type LookupInputs, lookupOutput, nullsLast, runLookup } from "./run";
+import { byEmail, type LookupInputs, lookupOutput, nullsLast, outputOf, runLookup } from "./run";
 
-/**
- * A workspace user as the lookups return it: the client's record without `mfaStatus` (which the
- * list leaves empty). Attributes the service leaves out are `null`; `status` is `live`, `pending`
- * or `disabled` (or a newer value).
- */
+/** A workspace user as the lookups return it: the client's, without `mfaStatus` (the list leaves it empty); missing attributes are `null`. */
 export type LookedUpUser = Omit<User, "mfaStatus">;
 
 /** Arguments of {@link getUser}: exactly one of them. */
@@ -50,8 +43,8 @@ const lookedUp = ({ mfaStatus: _, ...user }: User): LookedUpUser => user;
 const candidate = (user: User): LookupCandidate => ({ id: user.id, label: user.email ?? null });
 
 /**
- * One workspace user, by `id` or by `email` (exact, case-insensitive, across every page). Fails,
- * naming what was looked for and the workspace, when no user matches; never guesses.
+ * One workspace user, by `id` or by `email` (exact, case-insensitive, across every page). Fails, naming what was
+ * looked for and the workspace, when no user matches; never guesses.
  *
  * ```ts
  * const alice = await wa.getUser({ email: "alice@example.com" });
@@ -92,14 +85,11 @@ export function getUser(args: GetUserArgs, _opts?: pulumi.InvokeOptions): Promis
 }
 
 /** {@link getUser} for arguments that are Pulumi inputs. */
-export function getUserOutput(args: LookupInputs<GetUserArgs>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<LookedUpUser> {
-  return lookupOutput(args, opts, (resolved) => getUser(resolved));
-}
+export const getUserOutput = outputOf(getUser);
 
 /**
- * The workspace users matching every argument given (all users without any), sorted by email.
- * `search` is sent to the API as its `filter` (name or email contains); `role`, `status` and
- * `isGuest` compare exactly. An empty result is an answer, not an error.
+ * The workspace users matching every argument given (all without any), sorted by email. `search` is the API's
+ * `filter` (name or email contains); `role`, `status` and `isGuest` compare exactly. None is an answer.
  *
  * ```ts
  * const guests = await wa.getUsers({ isGuest: true, status: "live" });
