@@ -38,12 +38,12 @@ export async function readJob(args: GetJobArgs, clock: Clock): Promise<Job> {
     }
     // The last state polled answers a failed or timed-out wait: no second request for it.
     let last: ClientJob | undefined;
-    const onPoll = (job: ClientJob) => {
-      last = job;
-    };
-    const timeoutMs = args.timeoutSeconds === undefined ? undefined : args.timeoutSeconds * 1000;
+    const timeout = args.timeoutSeconds === undefined ? {} : { timeoutMs: args.timeoutSeconds * 1000 };
     try {
-      const job = await client.jobs.wait(args.id, timeoutMs === undefined ? { onPoll } : { timeoutMs, onPoll });
+      const onPoll = (polled: ClientJob) => {
+        last = polled;
+      };
+      const job = await client.jobs.wait(args.id, { ...timeout, onPoll });
       return { ...job, waitOutcome: "finished" };
     } catch (error) {
       if (JobFailedError.isInstance(error) || JobTimeoutError.isInstance(error)) {

@@ -1,7 +1,7 @@
 /** What every lookup does around its own logic: arguments checked first, the session, 401/403 hints, the output form. */
 import * as pulumi from "@pulumi/pulumi";
 import { emailKey, WorkspaceAccessError } from "../../client";
-import { withHints } from "../../shared/hints";
+import { hinted } from "../../shared/hints";
 import { type ArgumentSpec, checkArguments } from "./arguments";
 import { lookupSession, type LookupSession } from "./session";
 
@@ -16,9 +16,9 @@ export async function runLookup<A, R>(
 ): Promise<R> {
   try {
     const checked = checkArguments<A>(spec, args);
-    return await withHints(() => lookup(checked, lookupSession()));
+    return await lookup(checked, lookupSession());
   } catch (error) {
-    throw printedAsOneLine(error);
+    throw printedAsOneLine(hinted(error));
   }
 }
 
