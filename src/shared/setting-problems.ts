@@ -1,7 +1,7 @@
 /** A settings problem as data, worded for a stack config key, an environment variable or a flag; never with the API key's value. */
 import { ConfigurationError } from "../client";
 import { numberRule, type ValueProblem } from "../client/settings";
-import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified } from "./config-keys";
+import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, qualified } from "./config-keys";
 
 /**
  * One problem of the settings, as data: a value refused ({@link ValueProblem}: the API key's value is never part of
@@ -95,9 +95,4 @@ function problemSetting(problem: SettingProblem, source: SettingsSource): string
 /** A {@link ConfigurationError} for the first problem, worded for `source`. */
 export function settingsError(problem: SettingProblem, source: SettingsSource): ConfigurationError {
   return new ConfigurationError(renderProblem(problem, source), problemSetting(problem, source));
-}
-
-/** Why an unknown key is refused, with the key meant and the commands that move the value there. */
-export function unknownKeyReason(key: string): string {
-  return renderProblem({ kind: "unknown", key, meant: closestKey(key) }, "stack");
 }

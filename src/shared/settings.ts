@@ -16,10 +16,10 @@ import {
   zod,
 } from "../client/settings";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified, type RawSettings, unknownKeys } from "./config-keys";
-import { renderProblem, type SettingProblem, type SettingsSource, settingsError } from "./setting-problems";
+import { type SettingProblem, type SettingsSource, settingsError } from "./setting-problems";
 
 export { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified, type RawSettings, unknownKeys } from "./config-keys";
-export { renderProblem, type SettingProblem, type SettingsSource, settingName, settingsError, unknownKeyReason } from "./setting-problems";
+export { renderProblem, type SettingProblem, type SettingsSource, settingName, settingsError } from "./setting-problems";
 
 /** The keys that together say where the workspace is. */
 const URL_KEYS: readonly ConfigKey[] = ["baseUrl", "workspace", "host"];

@@ -12,9 +12,11 @@ import {
   resolveProviderSettings,
   type SettingProblem,
   settingName,
-  unknownKeyReason,
   unknownKeys,
 } from "../../src/shared/settings";
+
+/** Why an unknown key is refused, as a stack's check says it. */
+const unknownKeyReason = (key: string) => renderProblem({ kind: "unknown", key, meant: closestKey(key) }, "stack");
 
 const config = (values: Record<string, unknown>) => (key: string) => values[key];
 
