@@ -9,37 +9,12 @@ import type { Clock } from "./clock";
 import { ConfigurationError } from "./errors";
 import { cacheDirOf } from "./cache-dir";
 
-/** How the client talks to one workspace. Only `baseUrl` and `apiKey` are required. */
-export interface ClientOptions {
+/** How the client talks to one workspace. Only `baseUrl` and `apiKey` are required; each number's default is in {@link NUMERIC_SETTINGS}. */
+export interface ClientOptions extends NumericOptions {
   /** The workspace's API root, e.g. `https://acme.example.com/api/v1/`. */
   baseUrl: string;
   /** The workspace API key, sent as `X-API-Key`. Never logged, never part of an error. */
   apiKey: string;
-  /** Retries of a transient failure (5xx, reset connection, timeout) per request. Default 5. */
-  maxRetries?: number;
-  /** The longest one wait on a 429 may last, in seconds. A longer wait fails at once. Default 300. */
-  maxRateLimitWaitSeconds?: number;
-  /** How many 429 answers one request may wait out before failing. Default 20. */
-  maxRateLimitRetries?: number;
-  /** Time allowed for each request's headers and body, in seconds. Default 60. */
-  requestTimeoutSeconds?: number;
-  /** How long to wait for a job to finish, in seconds. Default 900. */
-  jobTimeoutSeconds?: number;
-  /** The most requests in flight at once (keep-alive connections of the pool). Default 16. */
-  maxConcurrency?: number;
-  /**
-   * The most requests the service may receive in any second, whatever the client has learnt of
-   * its limit (the lower of the two holds). Default 0: no cap of its own.
-   */
-  maxRequestsPerSecond?: number;
-  /** First delay of exponential back-off, in milliseconds. Default 500. */
-  retryBaseDelayMs?: number;
-  /** Largest delay of exponential back-off, in milliseconds. Default 20000. */
-  retryMaxDelayMs?: number;
-  /** First interval between job polls, in milliseconds. Default 250. */
-  jobPollIntervalMs?: number;
-  /** Largest interval between job polls, in milliseconds. Default 5000. */
-  jobPollMaxIntervalMs?: number;
   /**
    * The folder where the rate limit learnt for a workspace is remembered for the next process
    * (`rate-limits/`, a file per base URL, never the key, a day at most); `false` remembers nothing.
@@ -73,19 +48,32 @@ export type ResolvedSettings = { readonly resolved: true; baseUrl: URL; apiKey: 
  * provider alone (its read cache) are not here.
  */
 export const NUMERIC_SETTINGS = {
+  /** Retries of a transient failure (5xx, reset connection, timeout) per request. */
   maxRetries: { default: 5, min: 0, whole: true },
+  /** The longest one wait on a 429 may last, in seconds. A longer wait fails at once. */
   maxRateLimitWaitSeconds: { default: 300, min: 0, whole: false },
+  /** How many 429 answers one request may wait out before failing. */
   maxRateLimitRetries: { default: 20, min: 0, whole: true },
+  /** Time allowed for each request's headers and body, in seconds. */
   requestTimeoutSeconds: { default: 60, min: 0.001, whole: false },
+  /** How long to wait for a job to finish, in seconds. */
   jobTimeoutSeconds: { default: 900, min: 0.001, whole: false },
+  /** The most requests in flight at once (keep-alive connections of the pool). */
   maxConcurrency: { default: 16, min: 1, whole: true },
-  /** 0: no cap; the limit learnt from the service (429s, `RateLimit-*` headers) still holds. */
+  /** The most requests the service may receive in any second, beside the limit learnt from it (the lower holds); 0: no cap of its own. */
   maxRequestsPerSecond: { default: 0, min: 0, whole: true },
+  /** First delay of exponential back-off, in milliseconds. */
   retryBaseDelayMs: { default: 500, min: 0, whole: false },
+  /** Largest delay of exponential back-off, in milliseconds. */
   retryMaxDelayMs: { default: 20_000, min: 0, whole: false },
+  /** First interval between job polls, in milliseconds. */
   jobPollIntervalMs: { default: 250, min: 1, whole: false },
+  /** Largest interval between job polls, in milliseconds. */
   jobPollMaxIntervalMs: { default: 5_000, min: 1, whole: false },
 } as const;
+
+/** The numeric options, each documented in {@link NUMERIC_SETTINGS}. */
+type NumericOptions = { -readonly [K in keyof typeof NUMERIC_SETTINGS]?: number };
 
 /** A numeric option's name. */
 export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
