@@ -83,23 +83,16 @@ export class LookupSession {
     return this.#call(`members:${integrationId}`, () => unlessNotFound(collect(this.#client.integrations.listUsers(integrationId))));
   }
 
-  /** Closes the client. */
-  async close(): Promise<void> {
-    await this.#client.close();
-  }
-
   /** One call per key and run: kept while it succeeds, forgotten when it fails (a later lookup may try again). */
   #call<T>(key: string, make: () => Promise<T>): Promise<T> {
-    let call = this.#calls.get(key) as Promise<T> | undefined;
-    if (!call) {
-      const made = make();
-      call = made;
-      this.#calls.set(key, made);
-      made.catch(() => {
-        if (this.#calls.get(key) === made) this.#calls.delete(key);
-      });
-    }
-    return call;
+    const known = this.#calls.get(key) as Promise<T> | undefined;
+    if (known) return known;
+    const made = make();
+    this.#calls.set(key, made);
+    made.catch(() => {
+      if (this.#calls.get(key) === made) this.#calls.delete(key);
+    });
+    return made;
   }
 }
 
