@@ -155,13 +155,10 @@ export function validate(schema: z.ZodObject, news: Record<string, unknown>): Ch
     known[key] = value;
   }
   // Fields not known yet (wholly or in part) are present, just unknown: checked when the real values arrive.
-  const required = Object.fromEntries(
-    Object.keys(schema.shape)
-      .filter((key) => containsUnknown(news[key]))
-      .map((key) => [key, true as const]),
-  ) as Record<string, true>;
+  const pending = Object.keys(schema.shape).filter((key) => containsUnknown(news[key]));
   // Only a preview with values not known yet needs a narrower schema (built then, not each time).
-  const result = (Object.keys(required).length > 0 ? schema.omit(required) : schema).safeParse(known);
+  const omitted = pending.length > 0 ? schema.omit(Object.fromEntries(pending.map((key) => [key, true])) as Record<string, true>) : schema;
+  const result = omitted.safeParse(known);
   if (result.success) return [];
   return result.error.issues.map((issue) => ({
     property: propertyOf(issue),
