@@ -39,7 +39,7 @@ export async function* paginate<T extends z.ZodType>(
         yield parsed.data as z.infer<T>;
         continue;
       }
-      const id = idOf(item);
+      const id = recordId(item);
       const issue = parsed.error.issues[0];
       const field = issue ? issue.path.map(String).join(".") : "";
       // The record is the service's text, its id too: the error is redacted whole.
@@ -67,7 +67,8 @@ export async function* paginate<T extends z.ZodType>(
   }
 }
 
-function idOf(item: unknown): string | undefined {
+/** A record's id as the service sent it, when it has one (the record may be invalid: not `ids.ts`'s one form). */
+function recordId(item: unknown): string | undefined {
   const id = item && typeof item === "object" ? (item as { id?: unknown }).id : undefined;
   return typeof id === "string" && id !== "" ? id : undefined;
 }

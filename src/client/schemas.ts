@@ -116,11 +116,8 @@ export function schemas(): Schemas {
 function memo<S extends Z.ZodType>(build: (record: Z.ZodType) => S) {
   const built = new WeakMap<Z.ZodType, S>();
   return (record: Z.ZodType): S => {
-    let schema = built.get(record);
-    if (!schema) {
-      schema = build(record);
-      built.set(record, schema);
-    }
+    const schema = built.get(record) ?? build(record);
+    built.set(record, schema);
     return schema;
   };
 }
