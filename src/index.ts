@@ -31,9 +31,6 @@ export {
   type GetIntegrationMembersResult,
   type GetIntegrationsArgs,
   type GetIntegrationsResult,
-  type GetUserArgs,
-  type GetUsersArgs,
-  type GetUsersResult,
   getIntegration,
   getIntegrationEntitlements,
   getIntegrationEntitlementsOutput,
@@ -42,18 +39,22 @@ export {
   getIntegrationOutput,
   getIntegrations,
   getIntegrationsOutput,
+  type LookedUpEntitlement,
+  type LookedUpIntegration,
+  type LookedUpMember,
+} from "./program/lookups/integrations";
+export {
+  type GetUserArgs,
+  type GetUsersArgs,
+  type GetUsersResult,
   getUser,
   getUserOutput,
   getUsers,
   getUsersOutput,
-  type LookedUpEntitlement,
-  type LookedUpIntegration,
-  type LookedUpMember,
   type LookedUpUser,
-  type LookupCandidate,
-  LookupError,
-  type LookupInputs,
-} from "./program/lookups";
+} from "./program/lookups/users";
+export { type LookupCandidate, LookupError } from "./program/lookups/lookup-error";
+export type { LookupInputs } from "./program/lookups/run";
 export { CONFIG_KEYS, CONFIG_NAMESPACE } from "./shared/settings";
 export {
   ApiError,

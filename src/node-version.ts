@@ -1,7 +1,4 @@
-/**
- * The oldest Node.js the package supports (package.json `engines.node`), and the one line that says
- * so on an older one, instead of a cryptic failure later (a TypeError inside undici on Node 20).
- */
+/** The oldest Node.js supported, and the one line that says so on an older one (not a TypeError inside undici later). */
 
 /** The oldest Node.js supported, from package.json (two levels up from src/ and dist/). */
 export const MINIMUM_NODE: string = (require("../package.json") as { engines: { node: string } }).engines.node.replace(/^>=\s*/, "");
@@ -16,11 +13,7 @@ export function isOlder(found: string, minimum: string): boolean {
   return false;
 }
 
-/**
- * How to get a recent enough Node.js, for the one line: without root or a version manager (npm
- * alone, which every Node.js has), or with nvm. `pulumi` runs the program and the provider host
- * with the first `node` on its PATH, so that is where it must be.
- */
+/** How to get a recent enough Node.js with npm alone or nvm, first on the PATH: `pulumi` runs the first `node` there. */
 export const HOW_TO_GET_NODE =
   "install Node.js 22 (22.19 or later) or 24 first on the PATH (the one pulumi runs with): " +
   "`npm install --prefix ~/.node24 node@24 && export PATH=~/.node24/node_modules/.bin:$PATH`, or `nvm install 24`.";

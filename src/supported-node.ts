@@ -1,8 +1,4 @@
-/**
- * Imported first by the package's entry points (the program's `index`, the provider host's
- * `provider/*`, the emulator's): on a Node.js older than supported, loading the package throws one
- * line naming the version found and the version needed.
- */
+/** Imported first by every entry point: on a Node.js older than supported, loading the package throws one line saying so. */
 import { nodeVersionProblem } from "./node-version";
 
 const problem = nodeVersionProblem();

@@ -1,8 +1,4 @@
-/**
- * The user's cache folder of this package (where the client remembers rate limits between
- * processes, `rate-memory.ts`): the platform's, unless the environment or the client option says
- * otherwise.
- */
+/** The package's folder in the user's cache folder (rate limits remembered between processes, `rate-memory.ts`). */
 import * as os from "node:os";
 import * as path from "node:path";
 
@@ -11,20 +7,16 @@ export const CACHE_DIR_ENV = "WORKSPACE_ACCESS_CACHE_DIR";
 /** The package's folder in the user's cache folder. */
 export const CACHE_FOLDER = "pulumi-workspace-access";
 
-/**
- * The folder of the remembered limits for the client option `cacheDir`: `false` or `""` is none;
- * a path is that folder; unset, {@link defaultCacheDir}.
- */
+/** The folder for the client option `cacheDir`: `false` or `""` is none; a path is that folder; unset, {@link defaultCacheDir}. */
 export function cacheDirOf(option: string | false | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (option === false || option === "") return undefined;
   return option === undefined ? defaultCacheDir(env) : path.resolve(option);
 }
 
 /**
- * The platform's user cache folder with {@link CACHE_FOLDER} in it, unless
- * `WORKSPACE_ACCESS_CACHE_DIR` says otherwise (a folder, used as is; empty, `off`, `false`, `0` or
- * `none`: nowhere): `$XDG_CACHE_HOME` or `~/.cache` on Linux and other Unixes, `~/Library/Caches`
- * on macOS, `%LOCALAPPDATA%` on Windows. `undefined` when there is no home folder to put it in.
+ * The platform's user cache folder with {@link CACHE_FOLDER} in it (`$XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches`
+ * on macOS, `%LOCALAPPDATA%` on Windows), unless `WORKSPACE_ACCESS_CACHE_DIR` names one (empty, `off`, `false`, `0`,
+ * `none`: nowhere). `undefined` when there is no home folder.
  */
 export function defaultCacheDir(
   env: NodeJS.ProcessEnv = process.env,

@@ -1,7 +1,4 @@
-/**
- * Time as the client sees it. Injected so that tests of retries, rate limits and job waits
- * run on a virtual clock instead of waiting for real.
- */
+/** Time as the client sees it: injected, so tests of retries, rate limits and job waits run on a virtual clock. */
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;

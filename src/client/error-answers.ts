@@ -1,8 +1,4 @@
-/**
- * How an error answer of the service becomes an error of the client: its `errors` body read and
- * redacted, and one row per status of the contract with its class and what to do about it. Used by
- * the transport; the classes themselves are in `errors.ts`.
- */
+/** How an error answer becomes an error of the client: its `errors` body read and redacted, a row per status. */
 import {
   ApiError,
   type ApiErrorContext,
@@ -20,10 +16,8 @@ import { redactDeep } from "./redact";
 import { schemas } from "./schemas";
 
 /**
- * The first entry of an error answer's `errors`, redacted; `undefined` when there is none to read.
- * The key is removed from the text before it is parsed (as it appears in JSON, escaped), and from
- * every parsed string again (an escape the text's redaction could not see): a body whose JSON the
- * redaction broke is not read at all, rather than read with the key in it.
+ * The first entry of an error answer's `errors`, redacted; `undefined` when there is none to read. The key is removed
+ * from the text before parsing and from every parsed string again; a body whose JSON the redaction broke is not read.
  */
 export function readErrorBody(text: string, redact: (text: string) => string): ApiErrorBody | undefined {
   let json: unknown;
@@ -36,8 +30,7 @@ export function readErrorBody(text: string, redact: (text: string) => string): A
   const first = parsed.success ? parsed.data.errors?.[0] : undefined;
   if (!first) return undefined;
   const said = (v: unknown) => (v === null || v === undefined ? undefined : redact(String(v)));
-  // `meta` can echo request parts (validation details name headers and their input): every
-  // string of it redacted as a value, never as JSON text (where the key would be escaped).
+  // `meta` can echo request parts (headers and their input): every string of it redacted as a value.
   const meta = first.meta === undefined ? undefined : redactDeep(first.meta, redact);
   return { code: said(first.code), title: said(first.title), detail: said(first.detail), meta };
 }
@@ -56,52 +49,38 @@ export interface ErrorAnswer {
   redact: (text: string) => string;
 }
 
-/**
- * The error for an error status (not 429: see the transport, where its wait is handled): one row
- * per status of the contract, each with its class and what to do about it.
- */
+/** The class and advice of each error status of the contract (not 429, whose wait the transport handles; 5xx below). */
+const STATUSES: Record<number, [typeof ApiError, (scopes: string, meta: unknown) => string]> = {
+  400: [BadRequestError, (_, meta) => `The service rejected the request${validationSummary(meta)}.`],
+  401: [
+    UnauthorizedError,
+    (scopes) =>
+      `The API key was not accepted: it may be missing, expired or revoked, or lack the scope this operation needs: ${scopes}. ` +
+      "Check the key and its scopes in the workspace's API settings.",
+  ],
+  402: [UnknownFailureError, () => "The service reports an unknown failure; try again later, or contact its support."],
+  403: [
+    ForbiddenError,
+    (scopes) => `The API key may not do this: it needs the scope ${scopes}, and its owner needs permission for this item.`,
+  ],
+  404: [NotFoundError, () => "Not found, or not disclosed to this API key."],
+  409: [ConflictError, () => "It conflicts with the current state of the workspace."],
+};
+
+/** The error for an error status: its class and what to do about it. */
 export function errorForStatus(answer: ErrorAnswer): ApiError {
   const { method, path, status, body, requestId, scopes } = answer;
   const context: ApiErrorContext = { method, path, status, ...(body ? { body } : {}), ...(requestId === undefined ? {} : { requestId }) };
   const said = body?.detail ?? body?.title;
   const head = `${method} ${path} answered ${status}${said ? `: ${said.replace(/\.?$/, ".")}` : "."}`;
   const message = (hint: string) => answer.redact(`${head} ${hint}`.trim());
-  switch (status) {
-    case 400:
-      return new BadRequestError(message(`The service rejected the request${validationSummary(body?.meta)}.`), context, "bad_request");
-    case 401:
-      return new UnauthorizedError(
-        message(
-          `The API key was not accepted: it may be missing, expired or revoked, or lack the scope this operation needs: ${scopes}. ` +
-            "Check the key and its scopes in the workspace's API settings.",
-        ),
-        context,
-        "unauthorized",
-      );
-    case 402:
-      return new UnknownFailureError(
-        message("The service reports an unknown failure; try again later, or contact its support."),
-        context,
-        "unknown_failure",
-      );
-    case 403:
-      return new ForbiddenError(
-        message(`The API key may not do this: it needs the scope ${scopes}, and its owner needs permission for this item.`),
-        context,
-        "forbidden",
-      );
-    case 404:
-      return new NotFoundError(message("Not found, or not disclosed to this API key."), context, "not_found");
-    case 409:
-      return new ConflictError(message("It conflicts with the current state of the workspace."), context, "conflict");
-    default: {
-      if (isTransientStatus(status)) {
-        const ambiguity = method === "POST" ? " The request may or may not have been carried out." : "";
-        return new ServerError(message(`The service failed.${ambiguity}`), context, "server_error", true);
-      }
-      return new ApiError(message(""), context, "api_error");
-    }
-  }
+  const row = STATUSES[status];
+  if (row) return new row[0](message(row[1](scopes, body?.meta)), context);
+  if (!isTransientStatus(status)) return new ApiError(message(""), context);
+  return new ServerError(
+    message(`The service failed.${method === "POST" ? " The request may or may not have been carried out." : ""}`),
+    context,
+  );
 }
 
 /** " (data.attributes.email: value is not a valid email)" from the API's validation `meta`. */
@@ -116,5 +95,3 @@ function validationSummary(meta: unknown): string {
   }
   return parts.length ? ` (${parts.join("; ")})` : "";
 }
-
-/** The connection failed or was reset before a full answer arrived. */

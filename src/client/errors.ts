@@ -1,9 +1,7 @@
 /**
- * The one error hierarchy of the client. Every error carries data (kind, status, method, path,
- * the API's own code/title/detail, whether a retry may help) and a message a person can act on.
- * No error ever holds the API key, request headers, or a live socket: `cause` is a plain copy.
+ * The one error hierarchy of the client: data (kind, status, method, path, the API's code/title/detail, whether a
+ * retry may help) and a message a person can act on; never the API key, request headers or a socket.
  */
-
 import { redactDeep } from "./redact";
 
 /** What went wrong, as a stable string: switch on this rather than on classes across copies of the package. */
@@ -67,10 +65,7 @@ export class WorkspaceAccessError extends Error {
     Object.defineProperty(this, MARKER, { value: true });
   }
 
-  /**
-   * True when `value` is an error of this class, even when it was raised by another copy of this
-   * package (a program and the dynamic-provider host can load different copies).
-   */
+  /** True when `value` is an error of this class, even one raised by another copy of this package (program and host may load two). */
   static isInstance<T>(this: { readonly KINDS: readonly ErrorKind[] | undefined; prototype: T }, value: unknown): value is T {
     if (typeof value !== "object" || value === null || !(MARKER in value)) return false;
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass asked, e.g. NotFoundError.
@@ -129,15 +124,13 @@ export class ApiError extends WorkspaceAccessError {
   readonly meta: unknown;
   /** The request id the service returned, when it did (useful to its support). */
   readonly requestId: string | undefined;
-  override readonly status: number;
-  override readonly method: string;
-  override readonly path: string;
+  declare readonly status: number;
+  declare readonly method: string;
+  declare readonly path: string;
 
-  constructor(message: string, context: ApiErrorContext, kind: ErrorKind, retryable = false) {
+  /** `kind`: the class's own by default; a 5xx may be retried. */
+  constructor(message: string, context: ApiErrorContext, kind = new.target.KINDS[0] ?? "api_error", retryable = kind === "server_error") {
     super(message, { kind, retryable, method: context.method, path: context.path, status: context.status });
-    this.status = context.status;
-    this.method = context.method;
-    this.path = context.path;
     this.code = context.body?.code;
     this.title = context.body?.title;
     this.detail = context.body?.detail;
@@ -190,6 +183,7 @@ export function isTransientStatus(status: number): boolean {
   return status >= 500 && status !== 501;
 }
 
+/** The connection failed or was reset before a full answer arrived. */
 export class ConnectionError extends WorkspaceAccessError {
   static override readonly KINDS = ["connection"] as const;
 }
@@ -269,10 +263,7 @@ export class JobTimeoutError extends WorkspaceAccessError {
   }
 }
 
-/**
- * True for failures after which a write may or may not have happened: no (complete) answer, or a
- * 5xx. A POST failing this way must not be sent again before checking what it did.
- */
+/** True for failures after which a write may or may not have happened (no complete answer, a 5xx): check before sending a POST again. */
 export function isAmbiguous(error: unknown): boolean {
   return ConnectionError.isInstance(error) || TimeoutError.isInstance(error) || ServerError.isInstance(error);
 }

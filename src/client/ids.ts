@@ -1,9 +1,7 @@
 /**
- * One identity for a record id (a user's or an integration's UUID). Whether the service keeps the
- * case a client sent is not documented (the contract notes), so an id is turned into its one form,
- * lower case, where it enters: the program's inputs (`check`), the service's answers (the models),
- * `access.yaml`. Every comparison, map key and ownership check then uses that form, and every
- * request carries it. Emails are not ids: they compare case-insensitively on their own (`sameEmail`).
+ * One identity for a record id (a user's or an integration's UUID). Whether the service keeps an id's case is not
+ * documented, so an id takes its one form, lower case, where it enters (inputs, answers, `access.yaml`); every
+ * comparison, key and request then uses it. Emails are not ids (`sameEmail`).
  */
 
 declare const ID: unique symbol;

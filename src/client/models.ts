@@ -61,7 +61,9 @@ export interface UserAttributes {
 
 /** An entitlement (a role in an integration's application). */
 export interface Entitlement {
+  /** What a membership's entitlements name, e.g. `VIEWER`. */
   id: string;
+  /** `primary` or `secondary`. */
   group: string | null;
   key: string | null;
   label: string | null;
@@ -71,7 +73,9 @@ export interface Entitlement {
 /** An integration (record type `account`). */
 export interface Integration {
   id: Id;
+  /** The application it connects, e.g. `YouTube`. Two integrations may share one. */
   application: string | null;
+  /** The name people know it by in the workspace. */
   label: string | null;
   workspace: string | null;
   createdAt: string | null;
@@ -109,91 +113,41 @@ export interface Job {
   workspacePolicyEnforcementId: string | null;
 }
 
-const orNull = <T>(value: T | null | undefined): T | null => (value === undefined ? null : value);
-
-/** @internal Maps a parsed record (its types come from zod, kept out of the public declarations). */
-export function toUser(r: UserRecord): User {
-  const a = r.attributes ?? {};
-  return {
-    id: idOf(r.id),
-    email: orNull(a.email),
-    firstName: orNull(a.firstName),
-    lastName: orNull(a.lastName),
-    role: orNull(a.role),
-    isGuest: orNull(a.isGuest),
-    status: orNull(a.status),
-    mfaStatus: a.mfaStatus
-      ? { mfaEnabled: orNull(a.mfaStatus.mfaEnabled), mfaEnrollmentDate: orNull(a.mfaStatus.mfaEnrollmentDate) }
-      : null,
-    createdAt: orNull(a.createdAt),
-    updatedAt: orNull(a.updatedAt),
-  };
+/** The attributes named, each `null` where the service left it out (or sent no attributes at all). */
+function nullable<A extends object, K extends keyof A>(
+  a: A | null | undefined,
+  keys: readonly K[],
+): { [P in K]-?: NonNullable<A[P]> | null } {
+  return Object.fromEntries(keys.map((key) => [key, a?.[key] ?? null])) as { [P in K]-?: NonNullable<A[P]> | null };
 }
 
-/** @internal Maps a parsed record (its types come from zod, kept out of the public declarations). */
-export function toEntitlement(r: EntitlementRecord): Entitlement {
-  return {
-    id: r.id,
-    group: orNull(r.attributes?.group),
-    key: orNull(r.attributes?.key),
-    label: orNull(r.attributes?.label),
-    value: orNull(r.attributes?.value),
-  };
+/** @internal Maps a parsed record (its types come from zod, kept out of the public declarations); so do the four below. */
+export function toUser({ id, attributes: a }: UserRecord): User {
+  const mfaStatus = a?.mfaStatus ? nullable(a.mfaStatus, ["mfaEnabled", "mfaEnrollmentDate"]) : null;
+  const fields = nullable(a, ["email", "firstName", "lastName", "role", "isGuest", "status", "createdAt", "updatedAt"]);
+  return { id: idOf(id), ...fields, mfaStatus };
 }
 
-/** @internal Maps a parsed record (its types come from zod, kept out of the public declarations). */
-export function toIntegration(r: IntegrationRecord): Integration {
-  const a = r.attributes ?? {};
-  return {
-    id: idOf(r.id),
-    application: orNull(a.application),
-    label: orNull(a.label),
-    workspace: orNull(a.workspace),
-    createdAt: orNull(a.createdAt),
-    updatedAt: orNull(a.updatedAt),
-  };
+/** @internal Maps a parsed record. */
+export function toEntitlement({ id, attributes }: EntitlementRecord): Entitlement {
+  return { id, ...nullable(attributes, ["group", "key", "label", "value"]) };
 }
 
-/** @internal Maps a parsed record (its types come from zod, kept out of the public declarations). */
-export function toIntegrationUser(r: IntegrationUserRecord): IntegrationUser {
-  const a = r.attributes ?? {};
-  const ids = (a.entitlements ?? []).map((e) => (typeof e === "string" ? e : e.id));
-  return {
-    id: idOf(r.id),
-    email: orNull(a.email),
-    firstName: orNull(a.firstName),
-    lastName: orNull(a.lastName),
-    isGuest: orNull(a.isGuest),
-    status: orNull(a.status),
-    role: orNull(a.role),
-    entitlements: [...new Set(ids)].sort(),
-    dynamicFields: r.meta?.dynamicFields ?? {},
-  };
+/** @internal Maps a parsed record. */
+export function toIntegration({ id, attributes }: IntegrationRecord): Integration {
+  return { id: idOf(id), ...nullable(attributes, ["application", "label", "workspace", "createdAt", "updatedAt"]) };
 }
 
-/** @internal Maps a parsed record (its types come from zod, kept out of the public declarations). */
-export function toJob(r: JobRecord): Job {
-  const a = r.attributes ?? {};
-  return {
-    id: r.id,
-    status: orNull(a.status),
-    canRetry: orNull(a.canRetry),
-    trigger: orNull(a.trigger),
-    workflowType: orNull(a.workflowType),
-    createdAt: orNull(a.createdAt),
-    updatedAt: orNull(a.updatedAt),
-    createdBy: orNull(a.createdBy),
-    account: orNull(a.account),
-    errorDetails: a.errorDetails
-      ? {
-          errorType: orNull(a.errorDetails.errorType),
-          screenshotUrl: orNull(a.errorDetails.screenshotUrl),
-          userRequired: orNull(a.errorDetails.userRequired),
-        }
-      : null,
-    response: orNull(a.response),
-    payload: orNull(a.payload),
-    hasMoreDetails: orNull(a.hasMoreDetails),
-    workspacePolicyEnforcementId: orNull(a.workspacePolicyEnforcementId),
-  };
+/** @internal Maps a parsed record. */
+export function toIntegrationUser({ id, attributes: a, meta }: IntegrationUserRecord): IntegrationUser {
+  const ids = (a?.entitlements ?? []).map((e) => (typeof e === "string" ? e : e.id));
+  const fields = nullable(a, ["email", "firstName", "lastName", "isGuest", "status", "role"]);
+  return { id: idOf(id), ...fields, entitlements: [...new Set(ids)].sort(), dynamicFields: meta?.dynamicFields ?? {} };
+}
+
+/** @internal Maps a parsed record. */
+export function toJob({ id, attributes: a }: JobRecord): Job {
+  const errorDetails = a?.errorDetails ? nullable(a.errorDetails, ["errorType", "screenshotUrl", "userRequired"]) : null;
+  const texts = nullable(a, ["status", "trigger", "workflowType", "createdAt", "updatedAt", "workspacePolicyEnforcementId"]);
+  return { id, ...texts, ...nullable(a, ["canRetry", "createdBy", "account", "response", "payload", "hasMoreDetails"]), errorDetails };
 }

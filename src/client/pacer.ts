@@ -1,23 +1,13 @@
 import type { Clock } from "./clock";
 import { readRateLimitHeaders } from "./rate-limit-headers";
 
-/**
- * The window a limit learnt from 429s is counted in (the service publishes no window): how many
- * answers it accepted in the last second is how many it takes per second.
- */
+/** The window a limit learnt from 429s is counted in (the service publishes none): the answers accepted in the last second. */
 export const RATE_WINDOW_MS = 1000;
-/**
- * Keep a window's worth of requests this much longer than the service's window: a margin for a
- * service that counts a request from a moment after it answered it (see {@link Pacer}).
- */
+/** A window is kept this much longer than the service's: a margin for one that counts a request from after it answered. */
 const WINDOW_MARGIN = 1.02;
 /** A 429 under a limit learnt from 429s means the limit was misjudged: keep this share of it. */
 const DECREASE = 0.9;
-/**
- * After this long without a 429, allow one more request per window, to find a limit that was
- * misjudged low (another client on the same key, say). Long, since a probe that meets the limit
- * costs a `Retry-After` pause.
- */
+/** After this long without a 429, one more request per window, to find a limit misjudged low (long: a failed probe costs a pause). */
 const PROBE_AFTER_MS = 60_000;
 
 /** At most `count` request starts in any `windowMs`. */
@@ -29,24 +19,16 @@ export interface WindowLimit {
 }
 
 /**
- * Client-side pacing shared by every request of one client, so a big apply settles at the
- * service's rate instead of stalling on 429s. No quota is hard-coded (the service publishes
- * none): the pacer learns one, as "at most `count` requests in any window", and keeps a log of
- * its own requests to hold to it. A sliding window sends as much as a service's window (fixed or
- * sliding) admits, with bursts where the service allows them, instead of spacing every request
- * evenly and falling behind on timer delays. Each request counts in the log from when it was
- * answered, the latest moment the service can have counted it, so a slow network or a busy
- * process cannot make two windows' worth of requests reach the service in one.
- * - A 429 pauses every request until its `Retry-After`. The first one sets the limit to the
- *   answers the service accepted in the second before it; one for a request sent under a learnt
- *   limit lowers it.
- * - `RateLimit-Limit` and `RateLimit-Reset` (or `X-RateLimit-*`) headers, when a service sends
- *   them, give the limit and its window (the longest reset seen) before any 429. With
- *   `RateLimit-Remaining` and `RateLimit-Reset` alone, requests are held back until the reset
- *   once the remaining budget is spent.
- * - After a calm stretch the limit grows by one, to find a limit that was misjudged low.
- * - A limit remembered from an earlier process ({@link seed}) holds from the first request, as
- *   if learnt here; every limit worth remembering goes to `onLimit` (see `rate-memory.ts`).
+ * Pacing shared by every request of one client, so a big apply settles at the service's rate instead of stalling on
+ * 429s. No quota is hard-coded: the pacer learns "at most `count` requests in any window" and holds to it with a
+ * sliding log of its own requests, each counted from when it was answered (the latest moment the service can have
+ * counted it), so bursts go out where the service allows them and a slow network never lands two windows in one.
+ * - A 429 pauses every request until its `Retry-After`. The first sets the limit to the answers accepted in the second
+ *   before it; a later one, for a request sent under that limit, lowers it.
+ * - `RateLimit-Limit`/`-Reset` headers (or `X-RateLimit-*`) give the limit and its window before any 429;
+ *   `-Remaining` and `-Reset` alone hold requests back until the reset once the budget is spent.
+ * - After a calm stretch the limit grows by one; a limit remembered from an earlier process ({@link seed}) holds
+ *   from the first request; every limit worth remembering goes to `onLimit` (`rate-memory.ts`).
  * - `maxPerSecond`, the user's own cap, holds beside the learnt limit: the stricter one waits.
  */
 export class Pacer {
@@ -69,10 +51,7 @@ export class Pacer {
   #calmSince = 0;
   /** The longest `RateLimit-Reset` seen, in ms: an estimate of the service's window. */
   #windowMs = 0;
-  /**
-   * Requests the service still takes before `#budgetResetAt`, by the last `RateLimit-Remaining`
-   * (less what was in flight then, and what was sent since); `undefined` when not told.
-   */
+  /** Requests the service still takes before `#budgetResetAt` (the last `RateLimit-Remaining`, less those sent since); `undefined`: not told. */
   #budget: number | undefined;
   #budgetResetAt = 0;
   /** The user's cap as a limit of its own (`maxRequestsPerSecond`), if any. */
@@ -87,14 +66,9 @@ export class Pacer {
   rateLimited = 0;
 
   /**
-   * @param maxInFlight requests sent at once; the rest wait here, where a pause still reaches
-   *   them (in the connection pool's queue it would not).
+   * @param maxInFlight requests sent at once; the rest wait here, where a pause still reaches them (not in the pool's queue).
    * @param maxPerSecond at most this many requests in any second, whatever is learnt (0: no cap).
-   *   Held as a limit of the same sliding window, so the service receives no more than that in
-   *   any second, however late each request reaches it.
-   * @param onLimit receives a learnt limit worth remembering for the next process: one learnt or
-   *   lowered on a 429, one the headers gave, and one a calm stretch confirmed (the limit before a
-   *   probe, not the probe's untried one).
+   * @param onLimit receives a limit worth remembering: learnt or lowered on a 429, given by headers, or confirmed by a calm stretch.
    */
   constructor(
     clock: Clock,
@@ -108,10 +82,7 @@ export class Pacer {
     this.#onLimit = onLimit;
   }
 
-  /**
-   * Starts from a limit remembered from an earlier process, unless one is learnt already. It is
-   * then treated as learnt here: a 429 lowers it, a calm stretch raises it.
-   */
+  /** Starts from a limit remembered from an earlier process, unless one is learnt already; then treated as learnt here. */
   seed(limit: WindowLimit): void {
     if (this.#limit) return;
     this.#limit = { count: limit.count, windowMs: limit.windowMs, source: limit.source };
@@ -126,10 +97,7 @@ export class Pacer {
     return this.#limit && { count: this.#limit.count, windowMs: this.#limit.windowMs };
   }
 
-  /**
-   * Resolves when a request may be sent, and takes its slot; call {@link release} when it is
-   * answered. Resolves to the request's ticket, for {@link observe}.
-   */
+  /** Resolves, to the request's ticket (for {@link observe}), when a request may be sent; {@link release} its slot when answered. */
   async acquire(): Promise<number> {
     if (this.#inFlight >= this.#maxInFlight) {
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
@@ -155,10 +123,7 @@ export class Pacer {
     }
   }
 
-  /**
-   * Gives the slot of an answered (or failed) request to the next one waiting; from now on it
-   * counts in the window as a request sent now.
-   */
+  /** Gives the slot of an answered (or failed) request to the next one waiting; it counts in the window from now. */
   release(ticket: number): void {
     if (this.#started.delete(ticket)) this.#done.push(this.#clock.now());
     const released = this.#released;
@@ -174,11 +139,7 @@ export class Pacer {
     this.#resumeAt = Math.max(this.#resumeAt, this.#clock.now() + ms);
   }
 
-  /**
-   * Learns from an answer: its status and headers, and which request it answers (the ticket
-   * {@link acquire} resolved to; a 429 for a request sent before the limit was learnt does not
-   * lower it again).
-   */
+  /** Learns from an answer's status and headers; `ticket` tells a 429 for a request sent before the limit was learnt (it does not lower it again). */
   observe(status: number, headers: Record<string, string | string[] | undefined>, ticket = this.#sends): void {
     const now = this.#clock.now();
     if (status === 429) {
@@ -219,24 +180,14 @@ export class Pacer {
     this.#onLimit?.({ ...limit });
   }
 
-  /**
-   * How long until one more request fits the learnt window and the cap (0: now). Under the learnt
-   * limit a request counts from when it was answered (it reached the service at some moment
-   * before), or, while in flight, from when it was sent: a burst that met a slow start (new
-   * connections) is then not taken as having left the service's window before it has. Under the
-   * cap, see {@link #capWait}.
-   */
+  /** How long until one more request fits the learnt window and the cap (0: now). */
   #windowWait(now: number): number {
     const longest = Math.max(this.#limit?.windowMs ?? RATE_WINDOW_MS, this.#cap?.windowMs ?? 0) * WINDOW_MARGIN;
     while (this.#done.length > 0 && (this.#done[0] ?? 0) <= now - longest) this.#done.shift();
     return Math.max(this.#limitWait(this.#limit, now), this.#capWait(now));
   }
 
-  /**
-   * How long until one more request fits the user's cap (Infinity: not before an answer). Stricter
-   * than a learnt limit, since the cap is a promise to the user: a request in flight may still
-   * reach the service at any moment, so it holds its place until answered, and one second after.
-   */
+  /** How long until one more request fits the user's cap (Infinity: not before an answer); one in flight holds its place till a second after its answer. */
   #capWait(now: number): number {
     if (!this.#cap) return 0;
     const windowMs = this.#cap.windowMs * WINDOW_MARGIN;
@@ -258,7 +209,7 @@ export class Pacer {
     return this.#releasedPromise;
   }
 
-  /** {@link #windowWait} for one limit (0 for none). */
+  /** {@link #windowWait} for one limit (0 for none): a request counts from its answer, or while in flight from when it was sent. */
   #limitWait(limit: { count: number; windowMs: number } | undefined, now: number): number {
     if (!limit) return 0;
     const windowMs = limit.windowMs * WINDOW_MARGIN;

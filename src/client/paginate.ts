@@ -8,10 +8,7 @@ import { rawPage } from "./schemas";
 export interface ListOptions {
   /** Items per page, 1..100 (the contract's maximum; default 100: fewest requests). */
   pageSize?: number;
-  /**
-   * Called for a record of a page that does not match the contract (instead of failing the
-   * page): the rest of the page is still served. `id` is the record's id when it has one.
-   */
+  /** Called for a record that does not match the contract (`id`, when it has one); the rest of the page is still served. */
   onInvalid?: (id: string | undefined, error: InvalidResponseError) => void;
 }
 
@@ -19,12 +16,9 @@ export interface ListOptions {
 export const MAX_PAGE_SIZE = 100;
 
 /**
- * Every item of a paged list, following `links.next` until it is null. A link that repeats is an
- * invalid response rather than an endless loop. Records are parsed one by one: one odd record
- * (a wrong type where the contract has a string) is handed to `onInvalid`, naming its id and
- * field, and skipped; it never fails the page for the others. A listing proves presence only:
- * offset pages shift, so a record can be skipped with every total agreeing (`absence.ts` proves an absence).
- * @internal
+ * Every item of a paged list, following `links.next` until it is null (a link that repeats is an invalid response).
+ * Records are parsed one by one: an odd one is handed to `onInvalid`, naming its id and field, and never fails the
+ * page for the others. A listing proves presence only: offset pages shift (`absence.ts` proves an absence). @internal
  */
 export async function* paginate<T extends z.ZodType>(
   http: HttpTransport,
@@ -45,7 +39,7 @@ export async function* paginate<T extends z.ZodType>(
         yield parsed.data as z.infer<T>;
         continue;
       }
-      const id = idOf(item);
+      const id = recordId(item);
       const issue = parsed.error.issues[0];
       const field = issue ? issue.path.map(String).join(".") : "";
       // The record is the service's text, its id too: the error is redacted whole.
@@ -73,7 +67,8 @@ export async function* paginate<T extends z.ZodType>(
   }
 }
 
-function idOf(item: unknown): string | undefined {
+/** A record's id as the service sent it, when it has one (the record may be invalid: not `ids.ts`'s one form). */
+function recordId(item: unknown): string | undefined {
   const id = item && typeof item === "object" ? (item as { id?: unknown }).id : undefined;
   return typeof id === "string" && id !== "" ? id : undefined;
 }

@@ -1,7 +1,4 @@
-/**
- * Path segments from user input are always percent-encoded, and `.`/`..`/empty are refused, so no
- * id can make a request reach another endpoint (`../users`, `a/b`, `%2F`, `?`, `#`).
- */
+/** Path segments are percent-encoded and `.`/`..`/empty refused: no id can reach another endpoint (`../users`, `a/b`, `?`). */
 import { idOf } from "./ids";
 
 /** One encoded path segment; `.`, `..` and empty are refused. */

@@ -1,8 +1,4 @@
-/**
- * What a service's rate-limit headers say, when it sends them: `RateLimit-Limit`,
- * `RateLimit-Remaining` and `RateLimit-Reset` (the IETF draft), or the same with an `X-` prefix.
- * The pacer (`pacer.ts`) holds to them.
- */
+/** What rate-limit headers say: `RateLimit-Limit`, `-Remaining` and `-Reset` (the IETF draft), or with an `X-` prefix. */
 
 /** The figures of one answer's headers; the reset in ms from `now`. */
 export interface RateLimitHeaders {

@@ -1,19 +1,12 @@
 /**
- * Rate limits remembered between processes. Each `pulumi up` runs the provider in a new process,
- * and the service's 429 asks for a wait of up to five minutes: without this, every run would pay
- * again, in 429s, for what the run before it learnt. The limit the pacer learns for a workspace is
- * kept in a small JSON file of its own in the user's cache folder, for a day at most, and a new
- * client paces from its first request.
+ * Rate limits remembered between processes: each `pulumi up` runs the provider in a new process, and without this
+ * every run would pay again, in 429s of up to five minutes, for what the run before it learnt. The pacer's limit for
+ * a workspace is kept a day at most, in a small JSON file of its own in the user's cache folder, replaced whole by
+ * renaming a complete temporary file over it: no lock, and no process can lose another workspace's entry.
  *
- * One file per workspace, replaced whole by renaming a complete temporary file over it, and no lock:
- * processes saving limits of different workspaces never touch the same file, so none can lose
- * another's entry (one file shared by all, with a lock taken over when stale, lost entries when the
- * takeover raced), and two saving the same workspace's leave one whole entry, the last renamed.
- *
- * What is kept is the limit and where it came from, never the API key nor anything derived from
- * it: the entry is per workspace address only. A remembered limit is a hint, so the files must
- * never fail a deployment: one that is missing, unreadable, corrupt, unwritable or not a regular
- * file (a FIFO, a device) is ignored (with a debug line through the client's logger).
+ * Kept: the limit and where it came from, per workspace address; never the API key nor anything derived from it. A
+ * remembered limit is a hint: a file missing, unreadable, corrupt, unwritable or not a regular file (a FIFO, a
+ * device) never fails a deployment; it is ignored, with a debug line through the client's logger.
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -26,18 +19,9 @@ import { RATE_WINDOW_MS, type WindowLimit } from "./pacer";
 export const RATE_LIMITS_DIR = "rate-limits";
 /** How long a remembered limit is trusted: a day, then it is learnt afresh. */
 export const REMEMBER_MS = 24 * 60 * 60 * 1000;
-/**
- * The longest window remembered: five minutes, the longest the service asks a client to wait
- * (its 429's `Retry-After`). A limit learnt from 429s has a window of a second; a window from
- * `RateLimit-Reset` headers (the longest reset seen) beyond this is not remembered, and is learnt
- * again from the first answer's headers, as it was the first time.
- */
+/** The longest window remembered: five minutes, the longest `Retry-After` of the service; a longer one the headers gave is learnt again. */
 export const MAX_REMEMBERED_WINDOW_MS = 5 * 60 * 1000;
-/**
- * The slowest pace remembered, in requests per second: never slower than the slowest a 429 can
- * teach (one request per second). A slower limit from headers is learnt again from the first
- * answer; so a corrupt or planted file cannot pace a run to a crawl.
- */
+/** The slowest pace remembered, in requests per second (the slowest a 429 can teach): a planted file cannot pace a run to a crawl. */
 export const MIN_REQUESTS_PER_SECOND = 1;
 /** Workspaces kept at most, the most recently saved: emulators on ever new ports must not grow the folder. */
 const MAX_ENTRIES = 64;
@@ -64,10 +48,8 @@ export function entryFileName(key: string): string {
 }
 
 /**
- * The remembered limits in one folder, a file per workspace. A write puts a complete temporary file
- * beside the workspace's file and renames it over it: a reader never sees half a file, and writers
- * of other workspaces are never in the way. Writes are queued one at a time, and a limit changed
- * while one is under way is written once after it, with the latest value only.
+ * The remembered limits in one folder, a file per workspace. Writes are queued one at a time; a limit changed while
+ * one is under way is written once after it, with the latest value only.
  */
 export class RateLimitMemory {
   readonly dir: string;
@@ -190,10 +172,9 @@ export class RateLimitMemory {
   }
 
   /**
-   * Keeps the folder small: removes the files that expired or are not ours, those beyond the
-   * {@link MAX_ENTRIES} most recently saved, and temporary files a dead process left. A file is
-   * moved aside before it is removed, and put back (unless a newer one took its place) if what
-   * was moved turns out to be a fresh entry another process wrote since it was judged.
+   * Keeps the folder small: removes files expired or not ours, those beyond the {@link MAX_ENTRIES} most recent, and
+   * temporary files a dead process left. A file is moved aside first, and put back if it turns out to be an entry
+   * another process wrote since it was judged (unless a newer one took its place).
    */
   async #prune(): Promise<void> {
     let names: string[];
@@ -247,11 +228,7 @@ function validEntry(value: unknown, now: number): RememberedLimit | undefined {
   return { count, windowMs, source, savedAt };
 }
 
-/**
- * Whether a limit is one the pacer could have learnt and worth pacing from: a whole count of at
- * least one; a window of a second for one learnt from 429s, of at most {@link MAX_REMEMBERED_WINDOW_MS} for
- * one the headers gave; and a pace of at least {@link MIN_REQUESTS_PER_SECOND}.
- */
+/** Whether the pacer could have learnt a limit: a whole count, a second's window from 429s (at most five minutes from headers), a pace of 1/s or more. */
 function plausible({ count, windowMs, source }: WindowLimit): boolean {
   if (!Number.isInteger(count) || count < 1) return false;
   if (!Number.isFinite(windowMs) || windowMs <= 0 || windowMs > MAX_REMEMBERED_WINDOW_MS) return false;

@@ -1,13 +1,8 @@
 /**
- * Defence in depth for the API key: every text the client builds from what it sent or received
- * passes through here before it is cut, escaped, parsed or stored, so the key cannot leak even
- * when the service (or a proxy in front of it) echoes it back, whole or in part.
- *
- * What is removed: the key itself; the key as it looks inside a JSON string, in a URL, or with
- * every non-ASCII character escaped; and any run of {@link MIN_REDACTED_RUN} or more consecutive
- * characters of the key (a key echoed partially, cut off, or split by an escape). Each removal
- * becomes {@link REDACTED}. Some unrelated text may be replaced too (8 characters that happen to
- * be a piece of the key): a message a little less readable is the price of never leaking.
+ * Defence in depth for the API key: every text the client builds from what it sent or received passes through here
+ * before it is cut, escaped, parsed or stored, so the key cannot leak even when the service (or a proxy) echoes it.
+ * Removed: the key, its JSON-string, URL and ASCII-escaped forms, and any run of {@link MIN_REDACTED_RUN} or more
+ * of its characters (a key echoed in part, or split by an escape); some unrelated text may go too, the price of never leaking.
  */
 
 /** What a removed piece of the key becomes. */
@@ -68,11 +63,7 @@ export function makeRedactor(secret: string): (text: string) => string {
   };
 }
 
-/**
- * A copy of a parsed JSON value with `redact` applied to every string, object keys included: for
- * values that were parsed before they could be redacted as text (an escape the text's redaction
- * could not see), and that are then stored (an error's `meta`).
- */
+/** A copy of a parsed JSON value with `redact` applied to every string, keys included: for what was parsed before it could be redacted as text. */
 export function redactDeep(value: unknown, redact: (text: string) => string): unknown {
   if (typeof value === "string") return redact(value);
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact));
@@ -83,10 +74,8 @@ export function redactDeep(value: unknown, redact: (text: string) => string): un
 }
 
 /**
- * `error` with `redact` applied to its message, stack and every string field (a path, a field, a
- * request id), and to its cause the same way: for an error built from what was sent or received
- * (a link's host or path, a header), so that no field of it can carry the key, whichever code
- * built it. The transport applies it to every error a request raises; returns the same object.
+ * `error` (the same object) with `redact` applied to its message, stack, every string field and its cause: the
+ * transport applies it to every error a request raises, so no field can carry the key, whichever code built it.
  */
 export function redactError<E>(error: E, redact: (text: string) => string, seen = new Set<unknown>()): E {
   if (typeof error !== "object" || error === null || seen.has(error)) return error;

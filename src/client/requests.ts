@@ -1,7 +1,4 @@
-/**
- * Request bodies of the contract, all in one place. The user bodies are *assumed* (no public
- * document shows them: api-contract.md, "Users"); change them here when the real shape is known.
- */
+/** Request bodies of the contract, in one place. The user bodies are *assumed* (api-contract.md, "Users"). */
 import { idOf } from "./ids";
 import type { UserAttributes } from "./models";
 
@@ -19,8 +16,7 @@ export function userBody(attributes: UserAttributes, id?: string) {
         firstName: attributes.firstName,
         lastName: attributes.lastName,
         role: attributes.role,
-        // Always sent: PUT replaces every writable attribute, and a missing isGuest must not
-        // leave the service to guess.
+        // Always sent: PUT replaces every writable attribute; the service must not guess.
         isGuest: attributes.isGuest ?? false,
       },
     },

@@ -1,13 +1,8 @@
 /**
- * The retry policy as one pure decision: given an attempt and what came of it, send again after a
- * back-off, wait out a rate limit, accept, or fail. Everything else (sleeping, pacing, errors and
- * their messages) is the transport's, so the whole policy reads, and is tested, as one table.
- *
- * Why not undici's `RetryAgent` / `interceptors.retry`: they sleep on their own timers (a test
- * could not run them on a virtual clock), they cannot fail fast when a 429 asks for a wait longer
- * than the configured cap, they cannot hold back the client's *other* requests during a 429's
- * wait (the pacer does), and they cannot hand an ambiguous POST back to the operation that knows
- * how to check whether it landed (see `create-once.ts`).
+ * The retry policy as one pure decision: given an attempt and what came of it, send again after a back-off, wait out
+ * a rate limit, accept, or fail. Sleeping, pacing and messages are the transport's, so the policy is one table.
+ * Not undici's `RetryAgent`: it sleeps on its own timers (no virtual clock), cannot fail fast on a 429 wait over the
+ * cap, nor hold back the client's other requests during one, nor hand an ambiguous POST back (`create-once.ts`).
  */
 
 import { isTransientStatus } from "./errors";
@@ -62,11 +57,9 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
     // Without Retry-After, the contract's rule: wait five minutes.
     const waitMs = given ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
     const known = given !== undefined;
-    // A wait over the cap holds nothing back: the other requests fail as fast on their own 429s
-    // as this one does, instead of stalling for the cap first.
+    // A wait over the cap holds nothing back: the other requests fail as fast on their own 429s.
     if (waitMs > limits.maxRateLimitWaitMs) return { action: "fail", why: "rate-limit-too-long", waitMs, given: known, holdMs: 0 };
-    // Out of 429 retries, the other requests are still held for the wait: they would otherwise go
-    // out during the Retry-After and collect 429s of their own.
+    // Out of 429 retries, the other requests are still held: they would collect 429s of their own during the Retry-After.
     if (attempt.rateLimitRetries >= limits.maxRateLimitRetries) {
       return { action: "fail", why: "rate-limit-retries-spent", waitMs, given: known, holdMs: waitMs };
     }
@@ -79,10 +72,7 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
   return { action: "fail", why: "transient", retried: attempt.transientRetries };
 }
 
-/**
- * `Retry-After` in milliseconds: delta-seconds or an HTTP date (RFC 9110). `undefined` when the
- * header is absent or unreadable, so the caller applies the contract's five-minute rule.
- */
+/** `Retry-After` in milliseconds: delta-seconds or an HTTP date (RFC 9110); `undefined` when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
@@ -92,10 +82,7 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   return Math.max(0, date - nowMs);
 }
 
-/**
- * Exponential back-off with "equal jitter": half the step is fixed, half random, so retries of
- * many clients spread out but none retries at once.
- */
+/** Exponential back-off with "equal jitter": half the step fixed, half random, so many clients' retries spread out. */
 export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number): number {
   const step = Math.min(maxMs, baseMs * 2 ** attempt);
   return Math.round(step / 2 + (random() * step) / 2);

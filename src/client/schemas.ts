@@ -1,11 +1,8 @@
 /**
- * Response schemas of the contract (api-contract.md, "A real workspace"). Only a record's `id` is
- * certain: every other attribute of a user, member, integration, entitlement or job may be null
- * or absent (pending and SCIM-provisioned users have no names), unknown fields pass through, and
- * open enums (role, status, trigger, workflowType) take any string. A value of the wrong type
- * (a number for an email) still makes the record invalid: on a list page that fails only the
- * record (see `paginate`), and a resource that needs a missing value says so, naming the record
- * and the field.
+ * Response schemas of the contract (api-contract.md, "A real workspace"). Only a record's `id` is certain: any other
+ * attribute may be null or absent (pending and SCIM-provisioned users have no names), unknown fields pass through,
+ * and open enums (role, status, trigger, workflowType) take any string. A value of the wrong type (a number for an
+ * email) makes the record invalid: on a list page, only that record (`paginate`).
  */
 import type { z as Z } from "zod";
 
@@ -27,10 +24,7 @@ function build(z: typeof Z) {
 
   /** Text the service may leave out or null. */
   const text = z.string().nullish();
-  /**
-   * A record of the contract: only `id` is certain; `type` and every attribute may be null or
-   * absent, and unknown fields pass through.
-   */
+  /** A record of the contract: only `id` is certain. */
   const record = <A extends Z.core.$ZodLooseShape, E extends Z.core.$ZodLooseShape = Record<never, never>>(attributes: A, extra?: E) =>
     z.looseObject({ id: z.string().min(1), type: text, attributes: z.looseObject(attributes).nullish(), ...(extra as E) });
 
@@ -89,10 +83,7 @@ function build(z: typeof Z) {
     workspacePolicyEnforcementId: text,
   });
 
-  /**
-   * A write's answer that is a job: `type` says so (the records a write may answer with instead
-   * have the same loose shape, so only the type tells them apart).
-   */
+  /** A write's answer that is a job: only `type` tells it from the record a write may answer with instead. */
   const jobAnswer = jobRecord.extend({ type: z.literal("job") });
 
   const errorBody = z.looseObject({
@@ -115,27 +106,18 @@ function build(z: typeof Z) {
 export type Schemas = ReturnType<typeof build>;
 let built: Schemas | undefined;
 
-/**
- * The schemas, built on first use: loading zod and building them takes about 50 ms, which a
- * Pulumi program that only declares resources (and sends no request itself) should not pay.
- */
+/** The schemas, built on first use: loading zod and building them takes about 50 ms, which a program that only declares resources should not pay. */
 export function schemas(): Schemas {
   built ??= build((require("zod") as typeof import("zod")).z);
   return built;
 }
 
-/**
- * Builds an envelope schema once per record schema: zod compiles a schema on its first parse, so
- * a schema built per request would be compiled per request.
- */
+/** Builds an envelope schema once per record schema: zod compiles a schema on its first parse, not per request. */
 function memo<S extends Z.ZodType>(build: (record: Z.ZodType) => S) {
   const built = new WeakMap<Z.ZodType, S>();
   return (record: Z.ZodType): S => {
-    let schema = built.get(record);
-    if (!schema) {
-      schema = build(record);
-      built.set(record, schema);
-    }
+    const schema = built.get(record) ?? build(record);
+    built.set(record, schema);
     return schema;
   };
 }

@@ -1,8 +1,4 @@
-/**
- * The API key scopes of the contract (api-contract.md, "Scopes"). `write:users` is an
- * assumed identifier: no public document names it. Kept here, in one place, so that it is easy
- * to change once the real name is known.
- */
+/** The API key scopes of the contract (api-contract.md, "Scopes"). `write:users` is *assumed*: no public document names it. */
 export const SCOPES = {
   readUsers: { id: "read:users", name: "Read users" },
   writeUsers: { id: "write:users", name: "Write users" },
@@ -12,12 +8,7 @@ export const SCOPES = {
   writeJobs: { id: "write:automations", name: "Write automated jobs" },
 } as const;
 
-/**
- * The scopes of the operations where the public document's description names other scopes than
- * the contract's summary table; the client names these in its 401/403 messages. Listing an
- * integration's entitlements needs Write integrations; an invitation needs Write integrations
- * and Read automated jobs (other member writes need Write automated jobs).
- */
+/** The scopes of operations whose description names others than the contract's summary table (named in 401/403 messages). */
 export const OPERATION_SCOPES = {
   listEntitlements: [SCOPES.writeIntegrations],
   invite: [SCOPES.writeIntegrations, SCOPES.readJobs],

@@ -9,37 +9,12 @@ import type { Clock } from "./clock";
 import { ConfigurationError } from "./errors";
 import { cacheDirOf } from "./cache-dir";
 
-/** How the client talks to one workspace. Only `baseUrl` and `apiKey` are required. */
-export interface ClientOptions {
+/** How the client talks to one workspace. Only `baseUrl` and `apiKey` are required; each number's default is in {@link NUMERIC_SETTINGS}. */
+export interface ClientOptions extends NumericOptions {
   /** The workspace's API root, e.g. `https://acme.example.com/api/v1/`. */
   baseUrl: string;
   /** The workspace API key, sent as `X-API-Key`. Never logged, never part of an error. */
   apiKey: string;
-  /** Retries of a transient failure (5xx, reset connection, timeout) per request. Default 5. */
-  maxRetries?: number;
-  /** The longest one wait on a 429 may last, in seconds. A longer wait fails at once. Default 300. */
-  maxRateLimitWaitSeconds?: number;
-  /** How many 429 answers one request may wait out before failing. Default 20. */
-  maxRateLimitRetries?: number;
-  /** Time allowed for each request's headers and body, in seconds. Default 60. */
-  requestTimeoutSeconds?: number;
-  /** How long to wait for a job to finish, in seconds. Default 900. */
-  jobTimeoutSeconds?: number;
-  /** The most requests in flight at once (keep-alive connections of the pool). Default 16. */
-  maxConcurrency?: number;
-  /**
-   * The most requests the service may receive in any second, whatever the client has learnt of
-   * its limit (the lower of the two holds). Default 0: no cap of its own.
-   */
-  maxRequestsPerSecond?: number;
-  /** First delay of exponential back-off, in milliseconds. Default 500. */
-  retryBaseDelayMs?: number;
-  /** Largest delay of exponential back-off, in milliseconds. Default 20000. */
-  retryMaxDelayMs?: number;
-  /** First interval between job polls, in milliseconds. Default 250. */
-  jobPollIntervalMs?: number;
-  /** Largest interval between job polls, in milliseconds. Default 5000. */
-  jobPollMaxIntervalMs?: number;
   /**
    * The folder where the rate limit learnt for a workspace is remembered for the next process
    * (`rate-limits/`, a file per base URL, never the key, a day at most); `false` remembers nothing.
@@ -58,51 +33,47 @@ export interface ClientOptions {
 }
 
 /**
- * {@link ClientOptions} checked, with every default applied: what the client runs on. `resolved`
- * marks settings checked once by whoever read them (the provider's stack config), so the client
- * does not check them again.
+ * {@link ClientOptions} checked, with every default applied: what the client runs on. `resolved` marks settings checked
+ * once by whoever read them (the provider's stack config); the client does not check them again. `cacheDir`
+ * `undefined`: learnt rate limits are remembered nowhere.
  */
-export interface ResolvedSettings {
-  readonly resolved: true;
-  baseUrl: URL;
-  apiKey: string;
-  maxRetries: number;
-  maxRateLimitWaitSeconds: number;
-  maxRateLimitRetries: number;
-  requestTimeoutSeconds: number;
-  jobTimeoutSeconds: number;
-  maxConcurrency: number;
-  /** 0: no cap. */
-  maxRequestsPerSecond: number;
-  /** Where learnt rate limits are remembered; `undefined`: nowhere. */
-  cacheDir: string | undefined;
-  retryBaseDelayMs: number;
-  retryMaxDelayMs: number;
-  jobPollIntervalMs: number;
-  jobPollMaxIntervalMs: number;
-}
+export type ResolvedSettings = { readonly resolved: true; baseUrl: URL; apiKey: string; cacheDir: string | undefined } & Record<
+  NumericSetting,
+  number
+>;
 
 /**
- * Every numeric option of the client, once: its default, its least value and whether it is whole.
- * The client's options and the provider's stack config (`workspace-access:*`, strings) are both
- * checked by the field this table gives ({@link settingFields}), so they can never disagree on a bound. The
- * contract's "retry after five minutes" is the 300 s of `maxRateLimitWaitSeconds`. Knobs of the
- * provider alone (its read cache) are not here: they are the provider's settings, not the client's.
+ * Every numeric option of the client, once: its default, its least value and whether it is whole. The options and
+ * the provider's stack config are both checked by the fields built from it ({@link settingFields}). Knobs of the
+ * provider alone (its read cache) are not here.
  */
 export const NUMERIC_SETTINGS = {
+  /** Retries of a transient failure (5xx, reset connection, timeout) per request. */
   maxRetries: { default: 5, min: 0, whole: true },
+  /** The longest one wait on a 429 may last, in seconds. A longer wait fails at once. */
   maxRateLimitWaitSeconds: { default: 300, min: 0, whole: false },
+  /** How many 429 answers one request may wait out before failing. */
   maxRateLimitRetries: { default: 20, min: 0, whole: true },
+  /** Time allowed for each request's headers and body, in seconds. */
   requestTimeoutSeconds: { default: 60, min: 0.001, whole: false },
+  /** How long to wait for a job to finish, in seconds. */
   jobTimeoutSeconds: { default: 900, min: 0.001, whole: false },
+  /** The most requests in flight at once (keep-alive connections of the pool). */
   maxConcurrency: { default: 16, min: 1, whole: true },
-  /** 0: no cap; the limit learnt from the service (429s, `RateLimit-*` headers) still holds. */
+  /** The most requests the service may receive in any second, beside the limit learnt from it (the lower holds); 0: no cap of its own. */
   maxRequestsPerSecond: { default: 0, min: 0, whole: true },
+  /** First delay of exponential back-off, in milliseconds. */
   retryBaseDelayMs: { default: 500, min: 0, whole: false },
+  /** Largest delay of exponential back-off, in milliseconds. */
   retryMaxDelayMs: { default: 20_000, min: 0, whole: false },
+  /** First interval between job polls, in milliseconds. */
   jobPollIntervalMs: { default: 250, min: 1, whole: false },
+  /** Largest interval between job polls, in milliseconds. */
   jobPollMaxIntervalMs: { default: 5_000, min: 1, whole: false },
 } as const;
+
+/** The numeric options, each documented in {@link NUMERIC_SETTINGS}. */
+type NumericOptions = { -readonly [K in keyof typeof NUMERIC_SETTINGS]?: number };
 
 /** A numeric option's name. */
 export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
@@ -113,11 +84,6 @@ export interface NumberSpec {
   readonly whole: boolean;
 }
 
-/** The defaults, named once. */
-export const DEFAULTS = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, spec.default])) as {
-  [K in NumericSetting]: (typeof NUMERIC_SETTINGS)[K]["default"];
-};
-
 /** What a value of `key` must be, for messages: `a whole number of at least 0`. */
 export function numberRule(key: NumericSetting | NumberSpec): string {
   const { min, whole } = typeof key === "string" ? NUMERIC_SETTINGS[key] : key;
@@ -127,34 +93,21 @@ export function numberRule(key: NumericSetting | NumberSpec): string {
 /** The contract's wait after a 429 without `Retry-After`: five minutes. */
 export const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 300;
 
-/**
- * The shortest key accepted. Anything shorter is a copy-paste accident (`x`, `true`), and could not
- * be redacted from messages without mangling ordinary words.
- */
+/** The shortest key accepted: anything shorter is a copy-paste accident (`x`, `true`), and could not be redacted from messages. */
 export const MIN_API_KEY_LENGTH = 8;
 
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "[::1]", "::1"]);
-
 /** True for `localhost`, `127.0.0.0/8` and `::1`: the only hosts plain `http://` may name. */
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
-}
+const isLoopbackHost = (hostname: string) => ["localhost", "[::1]", "::1"].includes(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
 
 /**
- * What a failed field says besides its message (the rule): `missing` when nothing usable was
- * given, and the value seen when it may be shown (never the API key's, nor a string that is not a URL).
+ * A setting's value refused, as data (the one problem type of a value; `SettingProblem`, `src/shared`, adds those of
+ * a namespace of keys): not given, a number out of its bounds, or another rule broken (`rule` completes
+ * "<setting> …"). `seen` is the value as given, only when it may be shown (never the API key's, nor a string that is not a URL).
  */
-export interface IssueParams {
-  missing?: true;
-  seen?: string;
-}
-
-/** One setting's issue, worded by whoever reads it: the setting, the rule it breaks, and for a number its bounds. */
-export interface SettingIssue extends IssueParams {
-  key: string;
-  rule: string;
-  spec?: NumberSpec;
-}
+export type ValueProblem =
+  | { readonly kind: "missing"; readonly key: string }
+  | { readonly kind: "range"; readonly key: string; readonly spec: NumberSpec; readonly seen: string }
+  | { readonly kind: "invalid"; readonly key: string; readonly rule: string; readonly seen?: string };
 
 /** The rule a base URL breaks, with the part of it that may be shown; `undefined` when it is usable. */
 function baseUrlRule(url: URL): { rule: string; seen?: string } | undefined {
@@ -170,14 +123,13 @@ function baseUrlRule(url: URL): { rule: string; seen?: string } | undefined {
 }
 
 /**
- * What each setting accepts, once, as zod schemas built from zod's namespace (loaded when settings
- * are first checked, not when a program imports the package): numbers coerced from text and
- * bounded by {@link NUMERIC_SETTINGS}, the API key, and the base URL refined (`https://`, or
- * `http://` on a loopback host; no credentials, query or fragment; always ending in `/` so relative
- * paths resolve below it). An issue's message is the rule, completing "<setting> …". @internal
+ * What each setting accepts, once, as zod schemas (zod loaded when settings are first checked): numbers coerced from
+ * text and bounded by {@link NUMERIC_SETTINGS}, the API key, and the base URL refined (`https://`, or `http://` on a
+ * loopback host; no credentials, query or fragment; ending in `/` so relative paths resolve below it). An issue's
+ * message is the rule; its params say `missing`, or the value `seen`. @internal
  */
 export function settingFields(z: typeof Z) {
-  const issue = (ctx: Z.core.$RefinementCtx, message: string, params: IssueParams = {}) =>
+  const issue = (ctx: Z.core.$RefinementCtx, message: string, params: { missing?: true; seen?: string } = {}) =>
     ctx.addIssue({ code: "custom", message, params });
   const number = (spec: NumberSpec) =>
     // Text from the stack config is coerced; blank text is no number (Number("") would be 0).
@@ -188,23 +140,23 @@ export function settingFields(z: typeof Z) {
   const numbers = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, number(spec).optional()])) as {
     [K in NumericSetting]: Z.ZodOptional<ReturnType<typeof number>>;
   };
+  const required = (value: unknown, ctx: Z.core.$RefinementCtx): value is string => {
+    if (typeof value === "string") return true;
+    issue(ctx, "is required and must not be empty", { missing: true });
+    return false;
+  };
   const apiKey = z.unknown().transform((value, ctx) => {
-    if (typeof value !== "string" || value.trim() === "") {
-      issue(ctx, "is required and must not be empty", { missing: true });
-      return z.NEVER;
-    }
+    if (!required(typeof value === "string" && value.trim() === "" ? undefined : value, ctx)) return z.NEVER;
+    const key = value as string;
     // Keys are opaque tokens: a space or line break is a copy-paste accident (and could not be sent).
-    if (/[\s\p{Cc}]/u.test(value)) issue(ctx, "contains spaces or control characters: check how it was copied");
-    else if (value.length < MIN_API_KEY_LENGTH) {
+    if (/[\s\p{Cc}]/u.test(key)) issue(ctx, "contains spaces or control characters: check how it was copied");
+    else if (key.length < MIN_API_KEY_LENGTH) {
       issue(ctx, `is too short to be a workspace API key (fewer than ${MIN_API_KEY_LENGTH} characters): check how it was copied`);
     }
-    return value;
+    return key;
   });
   const baseUrl = z.unknown().transform((value, ctx) => {
-    if (typeof value !== "string") {
-      issue(ctx, "is required and must not be empty", { missing: true });
-      return z.NEVER;
-    }
+    if (!required(value, ctx)) return z.NEVER;
     let url: URL;
     try {
       url = new URL(value.trim());
@@ -225,40 +177,39 @@ export function settingFields(z: typeof Z) {
 export const zod = (): typeof Z => (require("zod") as typeof import("zod")).z;
 
 /**
- * The issues of a failed parse of `input`, one per setting (by its top-level key): the rule and the
- * value seen if it may be shown. A number's rule comes from its bounds in `specs`: zod's own
- * message for it ("Too small: expected number to be >=0") is not the setting's. @internal
+ * The problems of a failed parse of `input`, one per setting (by its top-level key). A number's comes from its bounds
+ * in `specs`: zod's own message for it ("Too small: expected number to be >=0") is not the setting's. @internal
  */
-export function settingIssues(
+export function problemsOf(
   error: Z.ZodError,
   input: unknown,
   specs: Readonly<Record<string, NumberSpec>> = NUMERIC_SETTINGS,
-): SettingIssue[] {
-  const seen = new Set<string>();
-  const issues: SettingIssue[] = [];
+): ValueProblem[] {
+  const problems = new Map<string, ValueProblem>();
   for (const issue of error.issues) {
     const key = String(issue.path[0] ?? "");
-    if (seen.has(key)) continue;
-    seen.add(key);
+    if (problems.has(key)) continue;
+    const { missing, seen } = (issue as { params?: { missing?: true; seen?: string } }).params ?? {};
     const spec = Object.hasOwn(specs, key) ? specs[key] : undefined;
-    if (spec) {
-      const value = (input as Record<string, unknown> | undefined)?.[key];
-      issues.push({ key, rule: `must be ${numberRule(spec)}`, spec, seen: String(value) });
-    } else issues.push({ key, rule: issue.message, ...((issue as { params?: IssueParams }).params ?? {}) });
+    if (spec) problems.set(key, { kind: "range", key, spec, seen: String((input as Record<string, unknown> | undefined)?.[key]) });
+    else if (missing) problems.set(key, { kind: "missing", key });
+    else problems.set(key, { kind: "invalid", key, rule: issue.message, ...(seen !== undefined && { seen }) });
   }
-  return issues;
+  return [...problems.values()];
 }
 
-/** A setting's issue in the words of the client's options: `maxRetries must be a whole number of at least 0, got -1`. */
-function optionError(name: string, issue: SettingIssue): ConfigurationError {
-  if (issue.spec) return new ConfigurationError(`${name} ${issue.rule}, got ${issue.seen}`, name);
-  return new ConfigurationError(`${name}${issue.seen === undefined ? "" : ` ${JSON.stringify(issue.seen)}`} ${issue.rule}`, name);
+/** A value's problem in the words of the client's options: `maxRetries must be a whole number of at least 0, got -1`. */
+function optionError(name: string, problem: ValueProblem): ConfigurationError {
+  if (problem.kind === "range") return new ConfigurationError(`${name} must be ${numberRule(problem.spec)}, got ${problem.seen}`, name);
+  if (problem.kind === "missing") return new ConfigurationError(`${name} is required and must not be empty`, name);
+  return new ConfigurationError(`${name}${problem.seen === undefined ? "" : ` ${JSON.stringify(problem.seen)}`} ${problem.rule}`, name);
 }
 
 /** Parses and checks a base URL, throwing a {@link ConfigurationError} that names `setting` (e.g. `--base-url`). */
 export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
   const parsed = settingFields(zod()).baseUrl.safeParse(raw);
-  if (!parsed.success) throw optionError(setting, { ...(settingIssues(parsed.error, raw)[0] ?? { rule: "is not valid" }), key: setting });
+  if (!parsed.success)
+    throw optionError(setting, problemsOf(parsed.error, raw)[0] ?? { kind: "invalid", key: setting, rule: "is not valid" });
   return parsed.data;
 }
 
@@ -267,9 +218,15 @@ export function completeSettings(
   checked: { baseUrl: URL; apiKey: string; cacheDir?: string | false } & Partial<Record<NumericSetting, number>>,
 ): ResolvedSettings {
   const numbers = Object.fromEntries(
-    (Object.keys(NUMERIC_SETTINGS) as NumericSetting[]).map((key) => [key, checked[key] ?? DEFAULTS[key]]),
-  ) as Record<NumericSetting, number>;
-  return { resolved: true, ...numbers, baseUrl: checked.baseUrl, apiKey: checked.apiKey, cacheDir: cacheDirOf(checked.cacheDir) };
+    Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, checked[key as NumericSetting] ?? spec.default]),
+  );
+  return {
+    resolved: true,
+    ...(numbers as Record<NumericSetting, number>),
+    baseUrl: checked.baseUrl,
+    apiKey: checked.apiKey,
+    cacheDir: cacheDirOf(checked.cacheDir),
+  };
 }
 
 /**
@@ -282,8 +239,8 @@ export function resolveSettings(options: (ClientOptions | ResolvedSettings) & { 
   const fields = settingFields(z);
   const parsed = z.object({ apiKey: fields.apiKey, baseUrl: fields.baseUrl, ...fields.numbers }).safeParse(options);
   if (!parsed.success) {
-    const [issue = { key: "", rule: "is not valid" }] = settingIssues(parsed.error, options);
-    throw optionError(`${options.settingPrefix ?? ""}${issue.key}`, issue);
+    const [problem = { kind: "invalid", key: "", rule: "is not valid" } as const] = problemsOf(parsed.error, options);
+    throw optionError(`${options.settingPrefix ?? ""}${problem.key}`, problem);
   }
   return completeSettings({ ...parsed.data, cacheDir: (options as ClientOptions).cacheDir });
 }

@@ -61,11 +61,9 @@ export class UsersApi {
   }
 
   /**
-   * The user with exactly this email (case-insensitively), or `undefined` once proven that nobody
-   * has it: the documented `GET /users?filter=`, every page of it (the filter also matches names and
-   * parts of emails). A search that misses proves nothing (pages shift), so a miss is searched again
-   * at another page size until two searches agree (`absence.ts`); when they never do, this throws
-   * rather than report an absence it could not prove.
+   * The user with exactly this email (case-insensitively), or `undefined` once proven that nobody has it, by every
+   * page of `GET /users?filter=` (which also matches names and parts of emails). A miss is searched again at another
+   * page size until two searches agree (`absence.ts`); when they never do, this throws rather than guess.
    */
   async findByEmail(email: string): Promise<User | undefined> {
     let hit: User | undefined;
@@ -90,13 +88,9 @@ export class UsersApi {
   }
 
   /**
-   * Creates a user (409 raises {@link ConflictError} when the email is taken). A POST that fails
-   * ambiguously (reset connection, timeout, 5xx) is never blindly sent again: the email is looked
-   * up first. A user found there counts as this request's only when the service created it after
-   * the request began; an older one raises {@link ConflictError}, as the POST itself would have,
-   * so a caller never takes over a user it did not create without saying so (`adoptExisting`).
-   * Once the service has answered with a job, the POST is never repeated: only the job is waited
-   * for.
+   * Creates a user (409 raises {@link ConflictError} when the email is taken). A POST that fails ambiguously (reset,
+   * timeout, 5xx) is not sent again before the email is looked up: a user found counts as this request's only when
+   * created after it began; an older one raises {@link ConflictError}, as the POST would have. A job is waited for, never re-posted.
    */
   async create(attributes: UserAttributes): Promise<User> {
     const began = this.#http.deps.clock.now();
@@ -139,7 +133,6 @@ export class UsersApi {
       `POST users failed without an answer, and a user with the email ${user.email} already existed before it ` +
         `(id ${user.id}, created ${user.createdAt ?? "at an unknown time"}).`,
       { method: "POST", path: this.#http.settings.baseUrl.pathname + "users", status: 409 },
-      "conflict",
     );
   }
 

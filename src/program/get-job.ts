@@ -1,7 +1,4 @@
-/**
- * The Job data source. Runs in the program process, with the stack config read there
- * (`workspace-access:*`, environment fallback), like the resources' provider does in the host.
- */
+/** The Job data source: runs in the program process, with the settings read there as the host reads them. */
 import * as pulumi from "@pulumi/pulumi";
 import { type Clock, type Job as ClientJob, JobFailedError, JobTimeoutError, systemClock, WorkspaceAccessClient } from "../client";
 import { printedAsOneLine } from "./lookups/run";
@@ -23,11 +20,7 @@ export interface Job extends ClientJob {
   waitOutcome: "finished" | "error" | "timeout" | "not_waited";
 }
 
-/**
- * Reads a job; with `waitForCompletion`, waits until it ends or the timeout, and says which.
- * During `pulumi preview` it reads the job once and does not wait (`not_waited`): a preview must
- * not stall for a job's whole timeout.
- */
+/** Reads a job; with `waitForCompletion`, waits until it ends or the timeout, and says which (a preview reads it once: `not_waited`). */
 export function getJob(args: GetJobArgs): Promise<Job> {
   return readJob(args, systemClock).catch((error: unknown) => {
     throw printedAsOneLine(error);
@@ -45,12 +38,12 @@ export async function readJob(args: GetJobArgs, clock: Clock): Promise<Job> {
     }
     // The last state polled answers a failed or timed-out wait: no second request for it.
     let last: ClientJob | undefined;
-    const onPoll = (job: ClientJob) => {
-      last = job;
-    };
-    const timeoutMs = args.timeoutSeconds === undefined ? undefined : args.timeoutSeconds * 1000;
+    const timeout = args.timeoutSeconds === undefined ? {} : { timeoutMs: args.timeoutSeconds * 1000 };
     try {
-      const job = await client.jobs.wait(args.id, timeoutMs === undefined ? { onPoll } : { timeoutMs, onPoll });
+      const onPoll = (polled: ClientJob) => {
+        last = polled;
+      };
+      const job = await client.jobs.wait(args.id, { ...timeout, onPoll });
       return { ...job, waitOutcome: "finished" };
     } catch (error) {
       if (JobFailedError.isInstance(error) || JobTimeoutError.isInstance(error)) {

@@ -26,24 +26,18 @@ export interface IntegrationEntitlementArgs {
    */
   role?: pulumi.Input<IntegrationEntitlementRole>;
   /**
-   * At create, take over a membership the user already has: its entitlements become the
-   * declared set (nothing is sent when they already are), and destroying the resource removes
-   * the user from the integration. Without it (the default), a create over an existing
-   * membership fails and changes nothing. Matters only at create; never causes a diff.
+   * At create, take over a membership the user already has (its entitlements become the declared set) instead of
+   * failing and changing nothing, the default. Matters only at create; never causes a diff.
    */
   adoptExisting?: pulumi.Input<boolean>;
-  /**
-   * Destroy removes the membership even when the stack adopted it (`adoptExisting` found it, or
-   * `import`). Left out, an adopted membership is left as it is, with a warning. See docs/adoption.md.
-   */
+  /** Destroy removes the membership even when the stack adopted it; left out, it is left, with a warning (docs/adoption.md). */
   deleteOnDestroy?: pulumi.Input<boolean>;
 }
 
 /**
- * A user's membership of an integration with exactly the declared entitlements. The id is
- * `<integrationId>/<userId>`. Every write waits for the service's job to finish. A replacement
- * deletes first (`deleteBeforeReplace` defaults to true: one user has one membership of an
- * integration); `import: "<integrationId>/<userId>"` adopts that membership (docs/pulumi-habits.md).
+ * A user's membership of an integration with exactly the declared entitlements; the id is `<integrationId>/<userId>`.
+ * Every write waits for its job. A replacement deletes first (one user has one membership of an integration);
+ * `import: "<integrationId>/<userId>"` adopts that membership (docs/pulumi-habits.md).
  */
 export class IntegrationEntitlement extends pulumi.CustomResource {
   declare readonly integrationId: pulumi.Output<string>;

@@ -27,29 +27,22 @@ export interface IntegrationMembersArgs {
   /** Every member this resource manages (order does not matter; a user at most once). */
   members: pulumi.Input<pulumi.Input<IntegrationMemberArgs>[]>;
   /**
-   * Default false: members the program does not list are left alone and reported in
-   * `unmanagedMembers`. True: they appear in the plan (an update whose `unmanagedMembers` empty)
-   * and are removed on `up`; only those `unmanagedMembers` listed (a member who joined since is
-   * reported, and removed by the next `up`); the last member with the owner role is never removed.
+   * Default false: members the program does not list are left alone and reported in `unmanagedMembers`. True: those
+   * listed there appear in the plan and are removed on `up` (one who joined since, by the next `up`), never the last owner.
    */
   removeUnmanaged?: pulumi.Input<boolean>;
-  /**
-   * Destroy removes adopted members too (those who were members before this resource managed
-   * them). Left out, they are left as they are, with a warning. See docs/adoption.md.
-   */
+  /** Destroy removes adopted members too (members before this resource managed them); left out, they stay, with a warning. */
   deleteOnDestroy?: pulumi.Input<boolean>;
 }
 
 export type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shared/member-state";
 
 /**
- * The whole member set of one integration: every declared member with exactly the declared
- * entitlements. The id is the integration id. Members are invited in batches (one request and one
- * job for up to 100 of one role and set), entitlement changes are one `PATCH` per changed member,
- * and every write waits for its job. Deleting the resource removes the members it manages but not those it adopted (unless `deleteOnDestroy`).
- * A program may not also have an `IntegrationEntitlement` for the same integration. A replacement
- * deletes first (`deleteBeforeReplace` defaults to true); `import: "<integrationId>"` adopts the
- * integration's declared members. See docs/integration-members.md and docs/pulumi-habits.md.
+ * The whole member set of one integration, each declared member with exactly the declared entitlements; the id is
+ * the integration id. Invitations go in batches (one request and job for up to 100 of one role and set), each changed
+ * member is one `PATCH`, every write waits for its job. Delete removes the managed members, not the adopted ones
+ * (unless `deleteOnDestroy`). No `IntegrationEntitlement` of the program may manage the same integration. A replacement
+ * deletes first; `import: "<integrationId>"` adopts its declared members. See docs/integration-members.md.
  */
 export class IntegrationMembers extends pulumi.CustomResource {
   declare readonly integrationId: pulumi.Output<string>;

@@ -1,7 +1,4 @@
-/**
- * The program room's long messages, kept out of the code that decides when to throw them: each
- * names what collides, why that is refused, and the fix.
- */
+/** The program room's long messages: each names what collides, why that is refused, and the fix. */
 
 /** Two `User` or two `IntegrationEntitlement` resources declared for one record (`names`, in declaration order). */
 export function ownerCollision(kind: "User" | "IntegrationEntitlement", names: readonly string[], what: string, name: string): string {
@@ -20,10 +17,7 @@ export interface IntegrationOwner {
   name: string;
 }
 
-/**
- * `members` (an `IntegrationMembers`) and `rival` (another resource) both manage members of `integrationId`;
- * `name` is the resource that fails.
- */
+/** `members` (an `IntegrationMembers`) and `rival` both manage members of `integrationId`; `name` is the resource that fails. */
 export function integrationCollision(integrationId: string, members: IntegrationOwner, rival: IntegrationOwner, name: string): string {
   return (
     `IntegrationMembers "${members.name}" manages every member of integration ${integrationId}, ` +

@@ -1,19 +1,11 @@
 /**
- * One owner per user and per membership in a program, checked in the program process before any
- * resource is registered. Two `User` resources with one email (case-insensitively), or two
- * `IntegrationEntitlement` resources for one integration and user (ids in their one form, `idOf`:
- * in any case), would overwrite each other
- * and destroying either would remove access for both: the program fails instead, naming both.
+ * One owner per user and per membership in a program, checked before any resource is registered: two `User`s of one
+ * email (case-insensitively), or two `IntegrationEntitlement`s of one membership (ids in their one form), would
+ * overwrite each other, and destroying either would remove the access of both. The program fails, naming both.
  *
- * Each resource's key input waits for its check: values known at declaration are all declared
- * before the first check completes (the check runs after a macrotask, when the program's
- * synchronous part and the promise jobs it queued have run), so neither of two resources that
- * collide is registered, and neither is written. A value known only later (`userId: alice.id`
- * during an `up`) is checked as soon as it is known, in the round of values that become known
- * together; a collision with a resource registered in an earlier round fails the later one.
- *
- * What is declared is remembered per program run (`program-run.ts`): two programs run in one
- * process (tests) never collide.
+ * Each key input waits for its check, after a macrotask: the values known at declaration are then all declared, so
+ * neither of two that collide is registered. A value known later (`userId: alice.id`) is checked in the round of
+ * values that become known together; a collision with an earlier round fails the later one. Remembered per run.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";
@@ -57,10 +49,7 @@ export function ownedEmail(email: pulumi.Input<string>, name: string): pulumi.Ou
   });
 }
 
-/**
- * The user id, passed through once it and the integration id are known and no other
- * `IntegrationEntitlement` of the program manages that membership.
- */
+/** The user id, passed through once both ids are known and no other `IntegrationEntitlement` of the program manages that membership. */
 export function ownedMembership(integrationId: pulumi.Input<string>, userId: pulumi.Input<string>, name: string): pulumi.Output<string> {
   return pulumi.all([integrationId, userId]).apply(async ([integration, user]) => {
     if (typeof integration === "string" && typeof user === "string") {
@@ -77,10 +66,8 @@ export function ownedMembership(integrationId: pulumi.Input<string>, userId: pul
 }
 
 /**
- * The integration id, passed through once it is known and no resource of the program conflicts
- * with an `IntegrationMembers` over it: that resource owns the whole member set, so a second one,
- * or any `IntegrationEntitlement` of the same integration, would undo its changes (and it would
- * remove their members as unmanaged). Known in a preview even when a user id is not.
+ * The integration id, passed through once it is known and no other resource of the program manages its members beside
+ * an `IntegrationMembers`, which owns the whole set (each would undo the other's changes).
  */
 export function ownedIntegration(
   integrationId: pulumi.Input<string>,

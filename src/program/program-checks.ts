@@ -1,6 +1,4 @@
-/**
- * Warnings given in the program, where the stack config and the declared values are at hand.
- */
+/** Warnings given in the program, where the stack config and the declared values are at hand. */
 import * as pulumi from "@pulumi/pulumi";
 import { KNOWN_USER_ROLES } from "../client";
 import { thisRun } from "./program-run";

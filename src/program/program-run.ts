@@ -1,9 +1,7 @@
 /**
- * What one run of the user's program remembers: the resources declared so far for each user and
- * membership (see `owners.ts`), the warnings already given and the lookups' sessions. Pulumi hands a program no context
- * object, so a run is told by its resource monitor (a new one per `pulumi up`, per preview, and per
- * `setMocks` in a test); a run's memory is kept in a `WeakMap` under it and goes with it, so two
- * programs run in one process never see each other's declarations.
+ * What one run of the user's program remembers: the owners declared (`owners.ts`), the warnings given, the lookups'
+ * sessions. Pulumi hands a program no context, so a run is told by its resource monitor (one per `up`, preview or
+ * `setMocks`) and its memory kept under it in a `WeakMap`: two programs run in one process never see each other's.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { LookupSession } from "./lookups/session";

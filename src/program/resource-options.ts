@@ -1,13 +1,7 @@
 /**
- * Pulumi's resource options as the package's classes pass them on. Two differ from what the
- * engine would do with a dynamic resource (docs/pulumi-habits.md):
- *
- * - `import`: the engine's import reads the record through the provider before any `__provider`
- *   is known, and fails (pulumi/pulumi#3550). The classes take the option out and hand the id to
- *   their create as a hidden input (`__importId`), which adopts the record with that id.
- * - `deleteBeforeReplace`: a forced `pulumi up --replace` never asks the provider's diff, so only
- *   the resource option can make it delete first. Two of these records cannot coexist (an email is
- *   taken, a membership exists), so the classes default it to true; the program may set it.
+ * Pulumi's resource options as the package's classes pass them on (docs/pulumi-habits.md). `import`: the engine's
+ * import fails before any `__provider` is known (pulumi/pulumi#3550), so the id goes to the create as a hidden input.
+ * `deleteBeforeReplace` defaults to true: two of these records cannot coexist, and `up --replace` never asks the diff.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { IMPORT_ID } from "../shared/inputs";

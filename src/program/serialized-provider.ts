@@ -1,13 +1,7 @@
 /**
- * What Pulumi stores as `__provider` in every resource's state, and the type tokens the engine
- * routes to the Node.js dynamic-provider host.
- *
- * `pulumi.dynamic.Resource` would serialize a provider object with the closure serializer; we
- * write the serialized form by hand instead: one line that loads this package's provider module
- * by name. The host runs it with `require-from-string` from the program's directory, so the module
- * resolves from the program's own `node_modules` (through this package's `exports` map). Nothing
- * from the program is captured: no client, no settings, no credential. The host reads those at
- * run time from the stack config (`configure`) or the environment.
+ * What Pulumi stores as `__provider` in every resource's state, and the type tokens the engine routes to the Node.js
+ * dynamic-provider host. Instead of the closure serializer's output, one line that loads this package's provider
+ * module by name from the program's own `node_modules`: nothing is captured (no client, settings or credential).
  */
 
 /** The package name, as programs install it. */

@@ -27,24 +27,20 @@ export interface UserArgs {
   /** Whether the user is a guest. Left out, the service's value is kept; a new user is not one. */
   isGuest?: pulumi.Input<boolean>;
   /**
-   * On create, take over an existing user with this email instead of failing: the user is looked
-   * up first (`GET /users?filter=`), only the declared attributes are set (nothing is sent when
-   * they already hold), and a user is created only when nobody has the email. Matters only at
-   * create; never causes a diff.
+   * On create, take over an existing user with this email instead of failing: only the declared attributes are set,
+   * and a user is created only when nobody has the email. Matters only at create; never causes a diff.
    */
   adoptExisting?: pulumi.Input<boolean>;
   /**
-   * Destroy deletes the user even when the stack adopted it (`adoptExisting` found it, or
-   * `import`), or when it is a workspace owner. Left out, such a user is left in the workspace
-   * with a warning. A user the stack created is deleted either way. See docs/adoption.md.
+   * Destroy deletes the user even when the stack adopted it, or when it is a workspace owner (left out, such a user is
+   * left, with a warning). A user the stack created is deleted either way. See docs/adoption.md.
    */
   deleteOnDestroy?: pulumi.Input<boolean>;
 }
 
 /**
- * A workspace user. The id is the user's UUID. Every change is an update in place (`PUT`); a
- * forced replacement (`pulumi up --replace`) deletes first (`deleteBeforeReplace` defaults to true:
- * two users cannot share an email). `import: "<id>"` adopts that user (docs/pulumi-habits.md).
+ * A workspace user; the id is its UUID. Every change is an update in place (`PUT`); a forced replacement deletes
+ * first (two users cannot share an email). `import: "<id>"` adopts that user (docs/pulumi-habits.md).
  *
  * ```ts
  * const alice = new wa.User("alice", { email: "alice@example.com", firstName: "Alice", lastName: "Doe" });

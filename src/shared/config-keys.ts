@@ -1,8 +1,3 @@
-/**
- * The package's stack config keys: their namespace, each key with its environment fallback, and
- * how a key of the namespace that the package does not read is matched to the one it probably meant.
- */
-
 import { editDistance } from "./edit-distance";
 
 /** The stack config namespace. */
@@ -29,17 +24,10 @@ export type ConfigKey = keyof typeof CONFIG_KEYS;
 /** `workspace-access:apiKey` */
 export const qualified = (key: ConfigKey) => `${CONFIG_NAMESPACE}:${key}`;
 
-/**
- * Raw values by unqualified key, as read from config or environment. `addressFrom: "stack"`: the
- * stack config names the workspace's address, so the key may come from the stack config only.
- */
+/** Raw values by unqualified key. `addressFrom: "stack"`: the stack config names the address, so the key may come from there only. */
 export type RawSettings = Partial<Record<ConfigKey, string>> & { readonly addressFrom?: "stack" };
 
-/**
- * The keys meant for the package that it does not read: those of its namespace it does not know
- * (`workspace-access:apikey`), and those of a namespace a typo away from it (`workspace-acces:apiKey`),
- * unless that namespace is the project's own (`project`).
- */
+/** The keys meant for the package that it does not read: unknown ones of its namespace, and those of a namespace a typo away (not the project's). */
 export function unknownKeys(configuredKeys: Iterable<string>, project?: string): string[] {
   const prefix = `${CONFIG_NAMESPACE}:`;
   return [...configuredKeys].filter((key) =>
@@ -47,11 +35,7 @@ export function unknownKeys(configuredKeys: Iterable<string>, project?: string):
   );
 }
 
-/**
- * Whether a key is one of the package's under a namespace two edits from its own (`workspace-acces:apiKey`,
- * `workspace_access:host`). Only a key close to one the package reads, and only when the project is
- * known and another: a project's own key of a namespace like it (`workspace-accent:colour`) is left alone.
- */
+/** Whether a key close to one of the package's is under a namespace two edits from its own, the project being known and another. */
 function misspeltNamespace(key: string, project: string | undefined): boolean {
   const colon = key.indexOf(":");
   const namespace = key.slice(0, colon);
@@ -59,10 +43,7 @@ function misspeltNamespace(key: string, project: string | undefined): boolean {
   return editDistance(namespace.toLowerCase(), CONFIG_NAMESPACE) <= 2 && closestKey(key) !== undefined;
 }
 
-/**
- * The known key a misspelt one meant, if one is close: the same but for case, one it is the start
- * of or starts with (`jobTimeout`), or one a few edits away (`maxRetry`, `hots`: a third of its length).
- */
+/** The known key a misspelt one meant: the same but for case, a prefix either way (`jobTimeout`), or a third of its length in edits away. */
 export function closestKey(key: string): ConfigKey | undefined {
   const name = key.slice(key.indexOf(":") + 1).toLowerCase();
   let best: { key: ConfigKey; distance: number } | undefined;

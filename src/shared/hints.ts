@@ -1,7 +1,4 @@
-/**
- * Where the API key comes from, added to the errors that say it was refused: the same in the
- * provider host (its handlers) and in the program (lookups, `getJob`).
- */
+/** Where the API key comes from, added to the errors that say it was refused, in the host and in the program alike. */
 import { ForbiddenError, UnauthorizedError } from "../client";
 import { qualified } from "./settings";
 
@@ -9,10 +6,7 @@ import { qualified } from "./settings";
 export const keySourceHint = () =>
   ` The key comes from ${qualified("apiKey")} (pulumi config set --secret ${qualified("apiKey")} <key>) or WORKSPACE_ACCESS_API_KEY.`;
 
-/**
- * Runs a provider operation, adding to 401/403 errors where the key comes from. Errors keep
- * their class and data; only the message gains the hint.
- */
+/** Runs an operation, adding to a 401/403 error's message where the key comes from (class and data kept). */
 export async function withHints<T>(operation: () => Promise<T>, refresh = false): Promise<T> {
   try {
     return await operation();

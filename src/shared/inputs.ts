@@ -1,8 +1,6 @@
 /**
- * Resource inputs: zod schemas for `check`, the defaults, and the normalisation `diff` compares.
- * `check` validates here, before anything is sent, and names the property of every failure. The
- * types of the inputs after `check` are the schemas' outputs (`z.output`): defaults applied, ids in
- * their one form, entitlements a sorted set, members sorted by user id.
+ * Resource inputs: the zod schemas `check` validates with (naming the property of every failure), whose outputs are
+ * the inputs' types after `check`: defaults applied, ids in their one form, sets sorted, members sorted by user id.
  */
 import { z } from "zod";
 import { idOf } from "../client/ids";
@@ -33,7 +31,6 @@ const email = z
 
 /** An id in its one form, typed as a plain string: the state the engine hands back holds plain strings. */
 const oneForm = (raw: string): string => idOf(raw);
-
 /** A path-safe id: letters, digits, `_` and `-` only, so it can never reach another endpoint; parsed into its one form. */
 const pathId = (what: string) =>
   z
@@ -60,11 +57,7 @@ const entitlements = (forRemoval: string) =>
 
 const integrationRole = z.enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` });
 
-/**
- * The hidden input that carries Pulumi's `import` resource option: the resource classes take the
- * option themselves (the engine's own import cannot reach a dynamic provider) and their create
- * adopts the record with this id. `diff` never compares it: removing `import` afterwards plans nothing.
- */
+/** The hidden input carrying the `import` option (the engine's import cannot reach a dynamic provider); never compared by `diff`. */
 export const IMPORT_ID = "__importId";
 
 const importId = z
@@ -78,10 +71,7 @@ const deleteOnDestroy = z.boolean({ error: "deleteOnDestroy must be true or fals
 /** Take over a record that already exists at create (default false; never causes a diff). */
 const adoptExisting = z.boolean({ error: "adoptExisting must be true or false" }).default(false);
 
-/**
- * Inputs of a {@link User}. `role` and `isGuest` stay absent when the program leaves them out:
- * the service's value is kept (defaults apply only to the create of a new user).
- */
+/** Inputs of a {@link User}. `role` and `isGuest` stay absent when left out: the service's value is kept. */
 export const userInputs = z.strictObject({
   email,
   firstName: name("firstName"),
@@ -157,26 +147,18 @@ export interface CheckFailure {
   reason: string;
 }
 
-/**
- * Validates `news` with `schema`, skipping values the preview does not know yet, and returns every
- * failure with its property (`entitlements[1]`). Keys that are `undefined` are dropped: the host
- * crashes on them.
- */
+/** Every failure of `news` against `schema`, with its property (`entitlements[1]`); values the preview does not know yet are skipped. */
 export function validate(schema: z.ZodObject, news: Record<string, unknown>): CheckFailure[] {
   const known: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(news)) {
     if (key === "__provider" || value === undefined || value === null || containsUnknown(value)) continue;
     known[key] = value;
   }
-  // Fields the preview does not know yet (wholly or in part) are present, just unknown: they are
-  // checked when the real values arrive, at the check before create or update.
-  const required = Object.fromEntries(
-    Object.keys(schema.shape)
-      .filter((key) => containsUnknown(news[key]))
-      .map((key) => [key, true as const]),
-  ) as Record<string, true>;
+  // Fields not known yet (wholly or in part) are present, just unknown: checked when the real values arrive.
+  const pending = Object.keys(schema.shape).filter((key) => containsUnknown(news[key]));
   // Only a preview with values not known yet needs a narrower schema (built then, not each time).
-  const result = (Object.keys(required).length > 0 ? schema.omit(required) : schema).safeParse(known);
+  const omitted = pending.length > 0 ? schema.omit(Object.fromEntries(pending.map((key) => [key, true])) as Record<string, true>) : schema;
+  const result = omitted.safeParse(known);
   if (result.success) return [];
   return result.error.issues.map((issue) => ({
     property: propertyOf(issue),
@@ -194,6 +176,21 @@ function propertyOf(issue: z.core.$ZodIssue): string {
 function unknownKeysReason(keys: readonly string[], schema: z.ZodObject): string {
   const allowed = Object.keys(schema.shape);
   return `unknown input ${keys.map((k) => `"${k}"`).join(", ")}: the inputs are ${allowed.join(", ")}`;
+}
+
+/**
+ * Inputs as `check` hands them on, by their schema: each known field parsed (defaults applied, ids in their one form,
+ * sets sorted); a field the preview does not know yet, or that fails (`check` names it), as it is; no `undefined`.
+ */
+export function normalise<S extends z.ZodObject>(schema: S, news: Props): Omit<z.output<S>, typeof IMPORT_ID> {
+  const inputs: Props = {};
+  for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+    const value = news[key] ?? undefined;
+    const parsed = key === IMPORT_ID || containsUnknown(value) ? undefined : field.safeParse(value);
+    const input = parsed?.success ? parsed.data : value;
+    if (input !== undefined && key !== IMPORT_ID) inputs[key] = input;
+  }
+  return inputs as Omit<z.output<S>, typeof IMPORT_ID>;
 }
 
 /** The `import` id `check` keeps for the create, as its own object to spread into the inputs (empty when none). */
@@ -216,10 +213,7 @@ export function entitlementSet(ids: readonly string[]): string[] {
 
 const isIdList = (value: unknown): value is string[] => Array.isArray(value) && value.every((e) => typeof e === "string");
 
-/**
- * Whether two lists of entitlement ids name one set (order and duplicates aside). A value that is
- * not a list of strings (not known yet, or a state written otherwise) is never the same set.
- */
+/** Whether two lists of entitlement ids name one set (order and duplicates aside); anything but a list of strings never does. */
 export function sameSet(a: unknown, b: unknown): boolean {
   if (!isIdList(a) || !isIdList(b)) return false;
   const [x, y] = [entitlementSet(a), entitlementSet(b)];
@@ -233,11 +227,7 @@ const MEMBER_ROLES: Record<string, (typeof INTEGRATION_ROLES)[number]> = {
   account_collaborator: "account_collaborator",
 };
 
-/**
- * Role of an integration user as the API reads it (`owner`) mapped to the invite role
- * (`account_owner`); `undefined` for a role this package does not know (the caller keeps the
- * declared one rather than guess and trigger a replacement).
- */
+/** A member's role as the API reads it (`owner`) as the invite role (`account_owner`); `undefined` for one not known (never guessed). */
 export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
   return memberRole === null ? undefined : MEMBER_ROLES[memberRole.toLowerCase()];
 }

@@ -1,7 +1,3 @@
-/**
- * A member of an integration as an {@link IntegrationMembers} records it: in the program's outputs
- * (the resource class, `src/program`) and in the provider's state (`src/host/members`).
- */
 import type { IntegrationRole } from "../client";
 
 /** A member as the service has it: entitlement ids sorted, the role as the invitation names it (null when unknown). */

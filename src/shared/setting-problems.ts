@@ -1,40 +1,21 @@
-/**
- * A settings problem as data, and its wording in the place the user sets the setting: a stack
- * config key (`workspace-access:maxRetries`, fixed with `pulumi config set`), an environment variable
- * (`WORKSPACE_ACCESS_MAX_RETRIES`) or a command-line flag (`--max-retries`). Never the API key's value.
- */
+/** A settings problem as data, worded for a stack config key, an environment variable or a flag; never with the API key's value. */
 import { ConfigurationError } from "../client";
-import { type NumberSpec, numberRule, type SettingIssue } from "../client/settings";
-import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified } from "./config-keys";
+import { numberRule, type ValueProblem } from "../client/settings";
+import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, qualified } from "./config-keys";
 
 /**
- * One problem of the settings, as data, the one type of it: a value the fields' schema refused
- * (`missing`, `range`, `invalid`, keyed by the setting's unqualified name; the API key's value is
- * never part of one), and what only a namespace of keys has: a key the package does not read
- * (`unknown`, with the key it probably meant), the workspace's address not given at all
- * (`no-address`), and a project named like the namespace (`project-name`), whose own keys cannot
- * be told from the package's.
+ * One problem of the settings, as data: a value refused ({@link ValueProblem}: the API key's value is never part of
+ * one), or what only a namespace of keys has: a key the package does not read (`unknown`, with the key it probably
+ * meant; `projectUnknown`: the project's name could not be told, so the key may be the project's own), the address
+ * not given at all (`no-address`), the stack config naming the address but not the key (`no-stack-key`: the
+ * environment's key is not sent there), and a project named like the namespace (`project-name`).
  */
 export type SettingProblem =
-  /** Not set at all. */
-  | { readonly kind: "missing"; readonly key: string }
-  /** A number out of its bounds, or not a number: `seen` is the value as given. */
-  | { readonly kind: "range"; readonly key: string; readonly spec: NumberSpec; readonly seen: string }
-  /** Set, but not acceptable: `rule` completes "<name> <seen> …"; `seen` is the value as given, if it may be shown. */
-  | { readonly kind: "invalid"; readonly key: string; readonly rule: string; readonly seen?: string }
-  /** `projectUnknown`: the project's name could not be told, so the key may be the project's own. */
+  | ValueProblem
   | { readonly kind: "unknown"; readonly key: string; readonly meant?: ConfigKey; readonly projectUnknown?: boolean }
   | { readonly kind: "no-address"; readonly key: "workspace" | "host"; readonly missing: ReadonlyArray<"workspace" | "host"> }
-  /** The stack config names the address but not the key: the environment's key is not sent there. */
   | { readonly kind: "no-stack-key"; readonly key: "apiKey" }
   | { readonly kind: "project-name"; readonly key: string; readonly project: string; readonly keys: readonly string[] };
-
-/** The problem a field's issue (`src/client/settings.ts`) is. */
-export function problemOf(issue: SettingIssue): SettingProblem {
-  if (issue.missing) return { kind: "missing", key: issue.key };
-  if (issue.spec) return { kind: "range", key: issue.key, spec: issue.spec, seen: issue.seen ?? "" };
-  return { kind: "invalid", key: issue.key, rule: issue.rule, ...(issue.seen !== undefined && { seen: issue.seen }) };
-}
 
 /** Where a setting is set, and so how a problem is worded. */
 export type SettingsSource = "stack" | "env" | "flag";
@@ -59,11 +40,7 @@ const VERB: Record<SettingsSource, string> = { stack: "Run:", env: "Set", flag: 
 /** The environment fallback of a stack config key, for the stack's messages. */
 const orEnv = (key: ConfigKey, source: SettingsSource) => (source === "stack" && CONFIG_KEYS[key] ? ` (or set ${CONFIG_KEYS[key]})` : "");
 
-/**
- * A problem in the words of the place the setting is set: its name there, what is wrong, the value
- * seen (never the API key's), and how to fix it there. Stack config problems keep the exact
- * commands (`Run: pulumi config set workspace-access:maxRetries <value>`).
- */
+/** A problem in the words of the place the setting is set: its name there, what is wrong, the value seen, and the fix there. */
 export function renderProblem(problem: SettingProblem, source: SettingsSource): string {
   const verb = VERB[source];
   switch (problem.kind) {
@@ -118,9 +95,4 @@ function problemSetting(problem: SettingProblem, source: SettingsSource): string
 /** A {@link ConfigurationError} for the first problem, worded for `source`. */
 export function settingsError(problem: SettingProblem, source: SettingsSource): ConfigurationError {
   return new ConfigurationError(renderProblem(problem, source), problemSetting(problem, source));
-}
-
-/** Why an unknown key is refused, with the key meant and the commands that move the value there. */
-export function unknownKeyReason(key: string): string {
-  return renderProblem({ kind: "unknown", key, meant: closestKey(key) }, "stack");
 }

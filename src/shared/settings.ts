@@ -1,28 +1,25 @@
 /**
- * The package's settings, one pipeline for every place they come from: raw text is read (stack
- * config keys `workspace-access:*`, environment variables as fallback), checked by one zod schema
- * of the keys (the client's fields, `src/client/settings.ts`, and the provider's own) into a list of
- * {@link SettingProblem}s (data: the key, the rule, the value seen), and each problem is rendered
- * in the words of the place the user sets it: a stack config key, an environment variable or a
- * command-line flag ({@link renderProblem}). Read at run time, in whichever process needs them (the
- * provider host through `configure`, the program for lookups and `getJob`); never captured into
- * `__provider`.
+ * The package's settings, one pipeline for every place they come from: raw text is read (stack config keys
+ * `workspace-access:*`, environment variables as fallback), checked by one zod schema of the keys (the client's
+ * fields, `src/client/settings.ts`, and the provider's own) into {@link SettingProblem}s, and each problem is worded
+ * for where the user sets it ({@link renderProblem}). Read at run time in whichever process needs them; never
+ * captured into `__provider`.
  */
 import type { z as Z } from "zod";
 import {
   completeSettings,
   NUMERIC_SETTINGS,
   type NumberSpec,
+  problemsOf,
   type ResolvedSettings,
   settingFields,
-  settingIssues,
   zod,
 } from "../client/settings";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified, type RawSettings, unknownKeys } from "./config-keys";
-import { problemOf, renderProblem, type SettingProblem, type SettingsSource, settingsError } from "./setting-problems";
+import { type SettingProblem, type SettingsSource, settingsError } from "./setting-problems";
 
 export { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified, type RawSettings, unknownKeys } from "./config-keys";
-export { renderProblem, type SettingProblem, type SettingsSource, settingName, settingsError, unknownKeyReason } from "./setting-problems";
+export { renderProblem, type SettingProblem, type SettingsSource, settingName, settingsError } from "./setting-problems";
 
 /** The keys that together say where the workspace is. */
 const URL_KEYS: readonly ConfigKey[] = ["baseUrl", "workspace", "host"];
@@ -42,10 +39,9 @@ const NUMBER_SPECS: Readonly<Record<string, NumberSpec>> = Object.fromEntries(
 );
 
 /**
- * Reads every key through `get` (fully-qualified names), falling back to the environment. The
- * workspace's address comes from one source as a whole, and the key goes only where that source
- * sends it: when the stack config names any of `baseUrl`, `workspace` or `host`, the environment's
- * address and its key are ignored, so a variable left in a shell can never send a key to another workspace.
+ * Reads every key through `get` (fully-qualified names), falling back to the environment. The address comes from one
+ * source, and the key with it: when the stack config names the address, the environment's address and key are
+ * ignored, so a variable left in a shell never sends a key to another workspace.
  */
 export function readRawSettings(get: (qualifiedKey: string) => unknown, env: NodeJS.ProcessEnv): RawSettings {
   const fromConfig: RawSettings = {};
@@ -74,11 +70,7 @@ export interface ProviderSettings {
 const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/i;
 
-/**
- * The one schema of the keys' values: the API key, the address (a base URL, or a workspace and a
- * host), and every number, coerced from text and bounded. Whether the address is given at all is
- * not a value's problem: {@link checkValues} says so.
- */
+/** The one schema of the keys' values: the API key, the address (a base URL, or a workspace and a host), the numbers. */
 function settingsSchema(z: typeof Z) {
   const fields = settingFields(z);
   const matching = (pattern: RegExp, rule: string) =>
@@ -105,7 +97,7 @@ function checkValues(raw: RawSettings): { problems: SettingProblem[]; settings?:
   const { addressFrom, ...values } = raw;
   const input = { ...values, apiKey: raw.apiKey?.trim(), ...(raw.baseUrl && { workspace: undefined, host: undefined }) };
   const parsed = settingsSchema(z).safeParse(input);
-  const problems = parsed.success ? [] : settingIssues(parsed.error, input, NUMBER_SPECS).map(problemOf);
+  const problems: SettingProblem[] = parsed.success ? [] : problemsOf(parsed.error, input, NUMBER_SPECS);
   // The key missing where the stack names the address: the environment's is not sent there.
   const keyMissing = problems.findIndex((problem) => problem.kind === "missing" && problem.key === "apiKey");
   if (keyMissing >= 0 && addressFrom === "stack") problems[keyMissing] = { kind: "no-stack-key", key: "apiKey" };
@@ -117,7 +109,7 @@ function checkValues(raw: RawSettings): { problems: SettingProblem[]; settings?:
     } else {
       const composed = settingFields(z).baseUrl.safeParse(`https://${raw.workspace}.${raw.host}/api/v1/`);
       if (composed.success) baseUrl = composed.data;
-      else problems.push(...settingIssues(composed.error, undefined).map((issue) => problemOf({ ...issue, key: "workspace" })));
+      else problems.push(...problemsOf(composed.error, undefined).map((problem) => ({ ...problem, key: "workspace" })));
     }
   }
   problems.sort((a, b) => ORDER.indexOf(a.key) - ORDER.indexOf(b.key));
@@ -130,27 +122,21 @@ function checkValues(raw: RawSettings): { problems: SettingProblem[]; settings?:
   };
 }
 
-/** Every problem of the values read, in a fixed order (key, address, numbers); none when they are usable. */
-export function valueProblems(raw: RawSettings): SettingProblem[] {
-  return checkValues(raw).problems;
-}
-
 /**
- * The settings of `raw`, or a {@link ConfigurationError} for the first problem, worded for
- * `source` (the stack config by default). Sends nothing.
+ * The settings of `raw`, or a {@link ConfigurationError} for the first problem, worded for `source` (the stack config
+ * by default); with `keys`, an unknown key of the namespace (or the project's name) is refused first. Sends nothing.
  */
-export function resolveProviderSettings(raw: RawSettings, source: SettingsSource = "stack"): ProviderSettings {
+export function resolveProviderSettings(raw: RawSettings, source: SettingsSource = "stack", keys?: KeyContext): ProviderSettings {
   const { problems, settings } = checkValues(raw);
-  const [problem] = problems;
+  const [problem] = [...(keys ? keyProblems(keys.configuredKeys, keys.project) : []), ...problems];
   if (problem || !settings) throw settingsError(problem ?? { kind: "missing", key: "baseUrl" }, source);
   return settings;
 }
 
 /**
- * The problems of the keys themselves: each key of the namespace the package does not read, or,
- * when the project itself is named like the namespace (`project`, as the engine names it), one
- * problem saying so: its keys are the project's own, and `pulumi config rm` would delete them.
- * `project` undefined: the name could not be told (a host that does not pass it on).
+ * The problems of the keys themselves: each key of the namespace the package does not read, or, when the project
+ * itself is named like the namespace (`project`, as the engine names it), one problem saying so: its keys are the
+ * project's own, and `pulumi config rm` would delete them. `project` undefined: the name could not be told.
  */
 export function keyProblems(configuredKeys: Iterable<string>, project?: string): SettingProblem[] {
   const unknown = unknownKeys(configuredKeys, project);
@@ -166,30 +152,7 @@ export interface KeyContext {
   project?: string;
 }
 
-/**
- * Every problem of the settings in force: those of the keys ({@link keyProblems}), then those of
- * the values ({@link valueProblems}). `check` reports them, so `pulumi preview` fails on them.
- */
+/** Every problem of the settings in force: those of the keys, then those of the values. `check` reports them, so `pulumi preview` fails on them. */
 export function allProblems(keys: KeyContext, raw: RawSettings): SettingProblem[] {
-  return [...keyProblems(keys.configuredKeys, keys.project), ...valueProblems(raw)];
-}
-
-/**
- * {@link resolveProviderSettings}, refusing unknown keys of the namespace too: throws a
- * {@link ConfigurationError} naming the key and the command that fixes it. Sends nothing.
- */
-export function checkedProviderSettings(configuredKeys: Iterable<string>, raw: RawSettings, project?: string): ProviderSettings {
-  const [problem] = keyProblems(configuredKeys, project);
-  if (problem) throw settingsError(problem, "stack");
-  return resolveProviderSettings(raw);
-}
-
-/**
- * Every problem of the settings in force, as messages naming the key and the command that fixes it:
- * each unknown key of the namespace (or the project's name), then the first missing or invalid
- * setting (what the first request would fail with).
- */
-export function settingsProblems(configuredKeys: Iterable<string>, raw: RawSettings, project?: string): string[] {
-  const [first] = valueProblems(raw);
-  return [...keyProblems(configuredKeys, project), ...(first ? [first] : [])].map((problem) => renderProblem(problem, "stack"));
+  return [...keyProblems(keys.configuredKeys, keys.project), ...checkValues(raw).problems];
 }

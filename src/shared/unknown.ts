@@ -1,10 +1,6 @@
 import { unknownValue } from "@pulumi/pulumi/runtime/rpc";
 
-/**
- * During a preview the engine sends this placeholder for values not known yet (e.g. `userId:
- * alice.id` before alice exists). `check` and `diff` must let it through. Pulumi's own constant,
- * from the module that defines it (the host and the program load it anyway).
- */
+/** Pulumi's placeholder for a value a preview does not know yet (`userId: alice.id` before alice exists): `check` and `diff` let it through. */
 export const UNKNOWN: string = unknownValue;
 
 /** True for the preview placeholder of a value not known yet. */

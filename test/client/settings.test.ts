@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError, parseBaseUrl, WorkspaceAccessClient } from "../../src/client";
-import { completeSettings, NUMERIC_SETTINGS, settingFields, settingIssues, zod } from "../../src/client/settings";
+import { completeSettings, NUMERIC_SETTINGS, problemsOf, settingFields, zod } from "../../src/client/settings";
 
 describe("base URL", () => {
   it.each([
@@ -71,11 +71,11 @@ describe("issues as data", () => {
     const input = { baseUrl: "http://acme.example.com/", apiKey: "wa key 1234", maxRetries: "1.5", maxConcurrency: 0 };
     const parsed = schema.safeParse(input);
     expect(parsed.success).toBe(false);
-    expect(settingIssues(parsed.error!, input)).toEqual([
-      { key: "apiKey", rule: "contains spaces or control characters: check how it was copied" },
-      { key: "baseUrl", rule: expect.stringMatching(/^uses plain http:\/\//), seen: "http://acme.example.com" },
-      { key: "maxRetries", rule: "must be a whole number of at least 0", spec: NUMERIC_SETTINGS.maxRetries, seen: "1.5" },
-      { key: "maxConcurrency", rule: "must be a whole number of at least 1", spec: NUMERIC_SETTINGS.maxConcurrency, seen: "0" },
+    expect(problemsOf(parsed.error!, input)).toEqual([
+      { kind: "invalid", key: "apiKey", rule: "contains spaces or control characters: check how it was copied" },
+      { kind: "invalid", key: "baseUrl", rule: expect.stringMatching(/^uses plain http:\/\//), seen: "http://acme.example.com" },
+      { kind: "range", key: "maxRetries", spec: NUMERIC_SETTINGS.maxRetries, seen: "1.5" },
+      { kind: "range", key: "maxConcurrency", spec: NUMERIC_SETTINGS.maxConcurrency, seen: "0" },
     ]);
     // Text is coerced to numbers, as the stack config gives them.
     expect(schema.parse({ baseUrl: "https://a.example.com", apiKey: "wa_key_12345678", maxRetries: "3" })).toMatchObject({ maxRetries: 3 });

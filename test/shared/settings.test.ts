@@ -6,18 +6,25 @@ import {
   allProblems,
   closestKey,
   keyProblems,
+  type RawSettings,
   readRawSettings,
   renderProblem,
   resolveProviderSettings,
   type SettingProblem,
   settingName,
-  settingsProblems,
-  unknownKeyReason,
   unknownKeys,
-  valueProblems,
 } from "../../src/shared/settings";
 
+/** Why an unknown key is refused, as a stack's check says it. */
+const unknownKeyReason = (key: string) => renderProblem({ kind: "unknown", key, meant: closestKey(key) }, "stack");
+
 const config = (values: Record<string, unknown>) => (key: string) => values[key];
+
+/** The problems of the keys and values, worded for the stack config (as `check` reports them). */
+const rendered = (keys: string[], raw: RawSettings, project?: string) =>
+  allProblems({ configuredKeys: keys, ...(project !== undefined && { project }) }, raw).map((problem) => renderProblem(problem, "stack"));
+/** The problems of the values alone. */
+const valueProblems = (raw: RawSettings) => allProblems({ configuredKeys: [] }, raw);
 
 describe("stack config and environment", () => {
   it("takes the workspace's address from one source: stack config names it, the environment's URL is ignored", () => {
@@ -82,7 +89,7 @@ describe("stack config and environment", () => {
     expect(() => resolveProviderSettings(readRawSettings(config({ ...base, "workspace-access:maxRequestsPerSecond": "2.5" }), {}))).toThrow(
       /workspace-access:maxRequestsPerSecond must be a whole number of at least 0, got "2.5". Run: pulumi config set workspace-access:maxRequestsPerSecond <value>/,
     );
-    expect(settingsProblems(["workspace-access:maxRequestsPerSecond"], readRawSettings(config(base), {}))).toEqual([]);
+    expect(rendered(["workspace-access:maxRequestsPerSecond"], readRawSettings(config(base), {}))).toEqual([]);
   });
 
   it.each([
@@ -143,13 +150,13 @@ describe("keys the package does not read", () => {
 
   it("reports every unknown key and the first invalid setting, each with the command that fixes it", () => {
     const raw = readRawSettings(config({ "workspace-access:baseUrl": "https://a.example.com/", "workspace-access:apiKey": "short" }), {});
-    expect(settingsProblems(["workspace-access:apikey", "workspace-access:timeout"], raw)).toEqual([
+    expect(rendered(["workspace-access:apikey", "workspace-access:timeout"], raw)).toEqual([
       expect.stringContaining("Unknown setting `workspace-access:apikey`"),
       expect.stringContaining("Unknown setting `workspace-access:timeout`"),
       expect.stringMatching(/workspace-access:apiKey is too short.*Run: pulumi config set --secret workspace-access:apiKey <value>$/),
     ]);
     expect(
-      settingsProblems(
+      rendered(
         [],
         readRawSettings(config({ "workspace-access:baseUrl": "https://a.example.com/", "workspace-access:apiKey": "k-123456" }), {}),
       ),
@@ -243,7 +250,7 @@ describe("a project named like the package's namespace", () => {
   const keys = ["workspace-access:team", "workspace-access:apiKey", "workspace-access:baseUrl"];
 
   it("says the project must be renamed, and never advises deleting its own keys", () => {
-    const problems = settingsProblems(keys, raw, "workspace-access");
+    const problems = rendered(keys, raw, "workspace-access");
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain('The project is named "workspace-access"');
     expect(problems[0]).toContain("Rename the project");
@@ -255,15 +262,15 @@ describe("a project named like the package's namespace", () => {
   });
 
   it("without the project's name, says a key close to none may be the project's own before any config rm", () => {
-    const [reason] = settingsProblems(["workspace-access:team"], raw);
+    const [reason] = rendered(["workspace-access:team"], raw);
     expect(reason).toMatch(
       /If your project is named workspace-access, this key is its own: rename the project .* Otherwise run: pulumi config rm/,
     );
-    expect(settingsProblems(["workspace-access:team"], raw, "infra")[0]).not.toContain("If your project");
+    expect(rendered(["workspace-access:team"], raw, "infra")[0]).not.toContain("If your project");
   });
 
   it("leaves other projects' misspelt keys to the usual advice", () => {
-    expect(settingsProblems(keys, raw, "infra")).toEqual([expect.stringContaining("Unknown setting `workspace-access:team`")]);
+    expect(rendered(keys, raw, "infra")).toEqual([expect.stringContaining("Unknown setting `workspace-access:team`")]);
   });
 
   it("is told by the provider host, which hands configure the project's name with the stack config", async () => {

@@ -1,7 +1,4 @@
-/**
- * Argument checks of the lookups, run before settings are read or any request is sent: a lookup
- * asked wrongly fails at once with a {@link LookupError} that says what it takes.
- */
+/** Argument checks of the lookups, before settings are read: a lookup asked wrongly fails at once, saying what it takes. */
 import { LookupError } from "./lookup-error";
 
 type Kind = "string" | "boolean";
@@ -18,10 +15,7 @@ export interface ArgumentSpec {
 
 const fail = (lookup: string, message: string) => new LookupError(`${lookup}: ${message}`, "lookup_arguments", lookup);
 
-/**
- * The given arguments (those not `undefined`), checked against `spec`. Strings must not be empty
- * or only spaces; they are passed on as given.
- */
+/** The given arguments (those not `undefined`), checked against `spec`; strings must not be blank, and are passed on as given. */
 export function checkArguments<T>(spec: ArgumentSpec, args: unknown): T {
   const { lookup } = spec;
   const names = Object.keys(spec.args);

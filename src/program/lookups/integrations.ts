@@ -1,29 +1,18 @@
 /**
- * Lookups of integrations: `getIntegration` (one, by id, label or application),
- * `getIntegrations` (many), and an integration's entitlement catalogue and members. Backed by
- * `GET /integrations/{id}`, one paged `GET /integrations` shared by every lookup of the run,
- * `GET /integrations/{id}/entitlements` and the paged `GET /integrations/{id}/users`, each sent
- * at most once per run.
+ * Lookups of integrations: one (`getIntegration`), many, an integration's entitlement catalogue and its members.
+ * Backed by `GET /integrations/{id}`, one paged `GET /integrations` shared by the run, `GET .../entitlements` and
+ * the paged `GET .../users`, each sent at most once per run.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { Integration } from "../../client";
-import { emailKey } from "../../client/models";
+import type { Entitlement, Integration } from "../../client";
 import { inviteRole } from "../../shared/inputs";
 import type { IntegrationEntitlementRole } from "../integration-entitlement";
 import { LookupError } from "./lookup-error";
-import { type LookupInputs, lookupOutput, runLookup } from "./run";
+import { byEmail, type LookupInputs, lookupOutput, nullsLast, outputOf, runLookup } from "./run";
 import type { LookupSession } from "./session";
 
-/** An integration as the lookups return it. Attributes the service leaves out are `null`. */
-export interface LookedUpIntegration {
-  id: string;
-  /** The application it connects, e.g. `YouTube`. Two integrations may share one. */
-  application: string | null;
-  /** The name people know it by in the workspace. */
-  label: string | null;
-  createdAt: string | null;
-  updatedAt: string | null;
-}
+/** An integration as the lookups return it: the client's, without the workspace. Attributes the service leaves out are `null`. */
+export type LookedUpIntegration = Omit<Integration, "workspace">;
 
 /** Arguments of {@link getIntegration}: exactly one of them, matched exactly. */
 export interface GetIntegrationArgs {
@@ -52,20 +41,11 @@ export interface GetIntegrationEntitlementsArgs {
   integrationId: string;
 }
 
-/** Arguments of {@link getIntegrationMembers}. */
-export interface GetIntegrationMembersArgs {
-  /** The integration's id, e.g. from {@link getIntegration}. */
-  integrationId: string;
-}
+/** Arguments of {@link getIntegrationMembers}: the same. */
+export type GetIntegrationMembersArgs = GetIntegrationEntitlementsArgs;
 
-/** An entitlement an integration offers. */
-export interface LookedUpEntitlement {
-  /** What `IntegrationEntitlement.entitlements` takes, e.g. `VIEWER`. */
-  id: string;
-  label: string | null;
-  /** `primary` or `secondary`. */
-  group: string | null;
-}
+/** An entitlement an integration offers: its `id` is what `IntegrationEntitlement.entitlements` takes. */
+export type LookedUpEntitlement = Pick<Entitlement, "id" | "label" | "group">;
 
 /** The result of {@link getIntegrationEntitlements}. */
 export interface GetIntegrationEntitlementsResult {
@@ -80,12 +60,7 @@ export interface LookedUpMember {
   /** The workspace user's id. */
   userId: string;
   email: string | null;
-  /**
-   * The integration role in the words the resources take (`IntegrationEntitlement.role`,
-   * `IntegrationMembers` members' `role`): `account_owner` or `account_collaborator`. The service's
-   * member records say `owner` and `collaborator`; `null` when it gives no role or one this package
-   * does not know.
-   */
+  /** The role in the words the resources take (the service's `owner` is `account_owner`); `null` when none or not known. */
   role: IntegrationEntitlementRole | null;
   /** The ids of the member's entitlements, sorted. */
   entitlements: string[];
@@ -107,22 +82,14 @@ const INTEGRATIONS_ARGS = { lookup: "getIntegrations", args: { application: "str
 const CATALOGUE_ARGS = { lookup: "getIntegrationEntitlements", args: { integrationId: "string" }, required: ["integrationId"] } as const;
 const MEMBERS_ARGS = { lookup: "getIntegrationMembers", args: { integrationId: "string" }, required: ["integrationId"] } as const;
 
-function lookedUp(integration: Integration): LookedUpIntegration {
-  return {
-    id: integration.id,
-    application: integration.application ?? null,
-    label: integration.label ?? null,
-    createdAt: integration.createdAt ?? null,
-    updatedAt: integration.updatedAt ?? null,
-  };
-}
+/** The client's record without `workspace`, which every integration of one workspace shares. */
+const lookedUp = ({ workspace: _, ...integration }: Integration): LookedUpIntegration => integration;
 
 const describe = (i: Integration) => `${i.id} (label ${i.label === null ? "none" : JSON.stringify(i.label)})`;
 
 /**
- * One integration, by `id`, `label` or `application` (exact). Fails when none matches, naming
- * what was looked for and the workspace, and when several match (two integrations of the same
- * application), listing each one's id and label: it never picks one.
+ * One integration, by `id`, `label` or `application` (exact). Fails when none matches, naming what was looked for and
+ * the workspace, and when several match, listing each one's id and label: it never picks one.
  *
  * ```ts
  * const youtube = await wa.getIntegration({ application: "YouTube" });
@@ -158,16 +125,10 @@ export function getIntegration(args: GetIntegrationArgs, _opts?: pulumi.InvokeOp
 }
 
 /** {@link getIntegration} for arguments that are Pulumi inputs. */
-export function getIntegrationOutput(
-  args: LookupInputs<GetIntegrationArgs>,
-  opts?: pulumi.InvokeOutputOptions,
-): pulumi.Output<LookedUpIntegration> {
-  return lookupOutput(args, opts, (resolved) => getIntegration(resolved));
-}
+export const getIntegrationOutput = outputOf(getIntegration);
 
 /**
- * The workspace's integrations (only those of `application`, when given), sorted by label. An
- * empty result is an answer, not an error.
+ * The workspace's integrations (only those of `application`, when given), sorted by label; none is an answer.
  *
  * ```ts
  * const slacks = await wa.getIntegrations({ application: "Slack" });
@@ -192,8 +153,8 @@ export function getIntegrationsOutput(
 }
 
 /**
- * The entitlements an integration offers: what `IntegrationEntitlement.entitlements` may name.
- * Fails, naming the integration and the workspace, when there is no such integration.
+ * The entitlements an integration offers: what `IntegrationEntitlement.entitlements` may name. Fails, naming the
+ * integration and the workspace, when there is no such integration.
  *
  * ```ts
  * const catalogue = await wa.getIntegrationEntitlements({ integrationId: youtube.id });
@@ -210,24 +171,18 @@ export function getIntegrationEntitlements(
     async ({ integrationId }, session) => {
       const catalogue = await session.entitlements(integrationId);
       if (!catalogue) throw notFound(session, "getIntegrationEntitlements", `no integration with id "${integrationId}"`);
-      const entitlements = catalogue.map((e) => ({ id: e.id, label: e.label ?? null, group: e.group ?? null }));
+      const entitlements = catalogue.map(({ id, label, group }) => ({ id, label, group }));
       return { entitlements, ids: entitlements.map((e) => e.id) };
     },
   );
 }
 
 /** {@link getIntegrationEntitlements} for arguments that are Pulumi inputs. */
-export function getIntegrationEntitlementsOutput(
-  args: LookupInputs<GetIntegrationEntitlementsArgs>,
-  opts?: pulumi.InvokeOutputOptions,
-): pulumi.Output<GetIntegrationEntitlementsResult> {
-  return lookupOutput(args, opts, (resolved) => getIntegrationEntitlements(resolved));
-}
+export const getIntegrationEntitlementsOutput = outputOf(getIntegrationEntitlements);
 
 /**
- * The members of an integration, with their entitlements, sorted by email. Reads the service;
- * it does not manage anything (an `IntegrationEntitlement` does). Fails, naming the integration
- * and the workspace, when there is no such integration.
+ * The members of an integration, with their entitlements, sorted by email (it manages nothing). Fails, naming the
+ * integration and the workspace, when there is no such integration.
  *
  * ```ts
  * const members = await wa.getIntegrationMembers({ integrationId: youtube.id });
@@ -239,42 +194,18 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, _opts?: p
     const listed = await session.members(integrationId);
     if (!listed) throw notFound(session, "getIntegrationMembers", `no integration with id "${integrationId}"`);
     const members = listed
-      .map((m) => ({
-        userId: m.id,
-        email: m.email ?? null,
-        role: inviteRole(m.role ?? null) ?? null,
-        entitlements: [...m.entitlements],
-        status: m.status ?? null,
-      }))
-      .sort(
-        (a, b) =>
-          compare(a.email == null ? undefined : emailKey(a.email), b.email == null ? undefined : emailKey(b.email)) ||
-          compare(a.userId, b.userId),
-      );
+      .map((m) => ({ userId: m.id, email: m.email, role: inviteRole(m.role) ?? null, entitlements: [...m.entitlements], status: m.status }))
+      .sort((a, b) => byEmail(a.email, b.email) || nullsLast(a.userId, b.userId));
     return { members };
   });
 }
 
 /** {@link getIntegrationMembers} for arguments that are Pulumi inputs. */
-export function getIntegrationMembersOutput(
-  args: LookupInputs<GetIntegrationMembersArgs>,
-  opts?: pulumi.InvokeOutputOptions,
-): pulumi.Output<GetIntegrationMembersResult> {
-  return lookupOutput(args, opts, (resolved) => getIntegrationMembers(resolved));
-}
+export const getIntegrationMembersOutput = outputOf(getIntegrationMembers);
 
 function notFound(session: LookupSession, lookup: string, what: string): LookupError {
   return new LookupError(`${lookup}: ${what} in the workspace at ${session.workspace}.`, "lookup_not_found", lookup);
 }
 
-/** Strings first, in order; `undefined` last. */
-function compare(a: string | undefined, b: string | undefined): number {
-  if (a === b) return 0;
-  if (a === undefined) return 1;
-  if (b === undefined) return -1;
-  return a < b ? -1 : 1;
-}
-
 /** By label (integrations without one last), then by id, so the order is stable. */
-const byLabel = (a: LookedUpIntegration, b: LookedUpIntegration) =>
-  compare(a.label ?? undefined, b.label ?? undefined) || compare(a.id, b.id);
+const byLabel = (a: LookedUpIntegration, b: LookedUpIntegration) => nullsLast(a.label, b.label) || nullsLast(a.id, b.id);

@@ -6,11 +6,7 @@ export interface LookupCandidate {
   label: string | null;
 }
 
-/**
- * A lookup that does not guess: it matched nothing (`lookup_not_found`), matched more than one
- * record (`lookup_ambiguous`, with every {@link candidates | candidate}), or was called with wrong
- * or missing arguments (`lookup_arguments`, raised before any request).
- */
+/** A lookup that does not guess: it matched nothing, more than one record (with every candidate), or was asked wrongly (before any request). */
 export class LookupError extends WorkspaceAccessError {
   static override readonly KINDS = ["lookup_not_found", "lookup_ambiguous", "lookup_arguments"] as const;
   /** The lookup that failed, e.g. `getIntegration`. */

@@ -1,20 +1,14 @@
-/**
- * What every lookup does around its own logic: arguments checked before anything else, the
- * session of the stack config in force, 401/403 hints, and the output form.
- */
+/** What every lookup does around its own logic: arguments checked first, the session, 401/403 hints, the output form. */
 import * as pulumi from "@pulumi/pulumi";
-import { WorkspaceAccessError } from "../../client";
-import { withHints } from "../../shared/hints";
+import { emailKey, WorkspaceAccessError } from "../../client";
+import { hinted } from "../../shared/hints";
 import { type ArgumentSpec, checkArguments } from "./arguments";
 import { lookupSession, type LookupSession } from "./session";
 
 /** The arguments of a lookup's output form: each one may be a Pulumi input. */
 export type LookupInputs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 
-/**
- * Checks `args` against `spec` (throwing before any request), then runs `lookup` with the
- * session; a 401/403 also says where the key comes from, as the resources' operations do.
- */
+/** Checks `args` against `spec` (throwing before any request), then runs `lookup` with the session, a 401/403 hinted. */
 export async function runLookup<A, R>(
   spec: ArgumentSpec,
   args: unknown,
@@ -22,29 +16,23 @@ export async function runLookup<A, R>(
 ): Promise<R> {
   try {
     const checked = checkArguments<A>(spec, args);
-    return await withHints(() => lookup(checked, lookupSession()));
+    return await lookup(checked, lookupSession());
   } catch (error) {
-    throw printedAsOneLine(error);
+    throw printedAsOneLine(hinted(error));
   }
 }
 
 /**
- * Marks an error of this package raised in the program (a lookup's, `getJob`'s, a setting's) the way
- * Pulumi marks its `RunError` (the field `RunError.isInstance` reads, which works across copies of
- * `@pulumi/pulumi`): the language host then prints its message alone, one line, where any other
- * error uncaught in a program prints as "an unhandled exception" with a stack and a dump of the
- * object. The error keeps its class and data; the package's messages carry everything a stack would.
+ * Marks an error of this package raised in the program the way Pulumi marks its `RunError` (the field its
+ * `isInstance` reads): the language host then prints its message alone, one line, instead of "an unhandled
+ * exception" with a stack and a dump of the object. Class and data are kept.
  */
 export function printedAsOneLine(error: unknown): unknown {
   if (WorkspaceAccessError.isInstance(error)) Object.defineProperty(error, "__pulumiRunError", { value: true, configurable: true });
   return error;
 }
 
-/**
- * The output form of a lookup: runs once every argument is known, and, with `opts.dependsOn`,
- * once those resources exist (during a preview a resource not created yet makes the result
- * unknown, as Pulumi's own invokes do). The result depends on the arguments' resources.
- */
+/** The output form of a lookup: runs once every argument is known and the resources of `opts.dependsOn` exist (unknown in a preview till then). */
 export function lookupOutput<A, R>(
   args: LookupInputs<A>,
   opts: pulumi.InvokeOutputOptions | undefined,
@@ -60,3 +48,19 @@ export function lookupOutput<A, R>(
         });
   return pulumi.all([pulumi.output(args as pulumi.Input<object>), ready]).apply(([resolved]) => lookup(resolved as A));
 }
+
+/** The output form of `lookup`, for arguments that are Pulumi inputs ({@link lookupOutput}). */
+export const outputOf =
+  <A, R>(lookup: (args: A) => Promise<R>) =>
+  (args: LookupInputs<A>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<R> =>
+    lookupOutput(args, opts, lookup);
+
+/** Strings in order, missing ones last: the lookups' results sort stably. */
+export function nullsLast(a: string | null | undefined, b: string | null | undefined): number {
+  if (a === b) return 0;
+  if (a == null || b == null) return a == null ? 1 : -1;
+  return a < b ? -1 : 1;
+}
+
+/** By email, case-insensitively, missing ones last. */
+export const byEmail = (a: string | null, b: string | null) => nullsLast(a === null ? null : emailKey(a), b === null ? null : emailKey(b));

@@ -1,11 +1,7 @@
 /**
- * What the lookups of one program run share: per workspace and key, one client and the answers
- * of its list calls. One paged listing of the users (or of the integrations) serves every lookup
- * of the run, however many there are; a lone lookup by id is one `GET`. A run is told by its
- * resource monitor, so a process that runs several programs (the Automation API's inline
- * programs) reads afresh in each: the sessions live in the run's memory (`program-run.ts`). Lives in the program process only (lookups are not resources:
- * nothing here is ever serialized), keyed by a hash of the settings so that the key is not even
- * kept as a map key.
+ * What the lookups of one program run share, per workspace and key: one client and the answers of its list calls
+ * (one paged listing of the users, or of the integrations, serves every lookup of the run; a lone lookup by id is
+ * one `GET`). Kept in the run's memory (`program-run.ts`), keyed by a hash of the settings, never the key itself.
  */
 import { createHash } from "node:crypto";
 import {
@@ -49,11 +45,7 @@ export class LookupSession {
     return this.#call(`users?filter=${search}`, () => collect(this.#client.users.list({ filter: search })));
   }
 
-  /**
-   * A user by id, or `undefined`. Lookups by id that arrive together share the listing (as does
-   * one arriving once the listing was taken); a lone one is one `GET`. A user missing from the
-   * listing is confirmed with a `GET` before it is reported missing (it may be newer).
-   */
+  /** A user by id, or `undefined`: lookups by id that arrive together share the listing; a lone one, or one missing from it, is one `GET`. */
   user(id: string): Promise<User | undefined> {
     return this.#call(`user:${idOf(id)}`, async () => {
       const many = this.#calls.has("users") || (await this.#window.join()) > 1 || this.#calls.has("users");
@@ -91,35 +83,20 @@ export class LookupSession {
     return this.#call(`members:${integrationId}`, () => unlessNotFound(collect(this.#client.integrations.listUsers(integrationId))));
   }
 
-  /** Closes the client. */
-  async close(): Promise<void> {
-    await this.#client.close();
-  }
-
-  /**
-   * One call per key and run: kept while it succeeds, forgotten when it fails (a later lookup may
-   * try again).
-   */
+  /** One call per key and run: kept while it succeeds, forgotten when it fails (a later lookup may try again). */
   #call<T>(key: string, make: () => Promise<T>): Promise<T> {
-    let call = this.#calls.get(key) as Promise<T> | undefined;
-    if (!call) {
-      const made = make();
-      call = made;
-      this.#calls.set(key, made);
-      made.catch(() => {
-        if (this.#calls.get(key) === made) this.#calls.delete(key);
-      });
-    }
-    return call;
+    const known = this.#calls.get(key) as Promise<T> | undefined;
+    if (known) return known;
+    const made = make();
+    this.#calls.set(key, made);
+    made.catch(() => {
+      if (this.#calls.get(key) === made) this.#calls.delete(key);
+    });
+    return made;
   }
 }
 
-/**
- * The session of this run and the stack config in force (`workspace-access:*`, environment
- * fallback), read and checked the same way {@link getJob} does it: before any request, an unknown
- * `workspace-access:*` key (a misspelling such as `workspace-access:apikey`) or a missing or invalid
- * setting throws a `ConfigurationError` naming the key and the fix.
- */
+/** The session of this run and the settings in force, checked before any request as {@link getJob} checks them. */
 export function lookupSession(): LookupSession {
   const settings = programSettings();
   const fingerprint = createHash("sha256").update(JSON.stringify(settings)).digest("hex");

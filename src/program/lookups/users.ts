@@ -1,18 +1,10 @@
-/**
- * Lookups of workspace users: `getUser` (one, by id or email) and `getUsers` (many, filtered).
- * Backed by `GET /users/{id}` and one paged `GET /users` shared by every lookup of the run.
- */
+/** Lookups of workspace users: one (`getUser`, by id or email) and many, by `GET /users/{id}` and one paged `GET /users` per run. */
 import type * as pulumi from "@pulumi/pulumi";
 import { sameEmail, type User } from "../../client";
-import { emailKey } from "../../client/models";
 import { type LookupCandidate, LookupError } from "./lookup-error";
-import { type LookupInputs, lookupOutput, runLookup } from "./run";
+import { byEmail, type LookupInputs, lookupOutput, nullsLast, outputOf, runLookup } from "./run";
 
-/**
- * A workspace user as the lookups return it: the client's record without `mfaStatus` (which the
- * list leaves empty). Attributes the service leaves out are `null`; `status` is `live`, `pending`
- * or `disabled` (or a newer value).
- */
+/** A workspace user as the lookups return it: the client's, without `mfaStatus` (the list leaves it empty); missing attributes are `null`. */
 export type LookedUpUser = Omit<User, "mfaStatus">;
 
 /** Arguments of {@link getUser}: exactly one of them. */
@@ -46,25 +38,13 @@ export interface GetUsersResult {
 const USER_ARGS = { lookup: "getUser", args: { id: "string", email: "string" }, exactlyOne: ["id", "email"] } as const;
 const USERS_ARGS = { lookup: "getUsers", args: { search: "string", role: "string", status: "string", isGuest: "boolean" } } as const;
 
-function lookedUp(user: User): LookedUpUser {
-  return {
-    id: user.id,
-    email: user.email ?? null,
-    firstName: user.firstName ?? null,
-    lastName: user.lastName ?? null,
-    role: user.role ?? null,
-    isGuest: user.isGuest ?? null,
-    status: user.status ?? null,
-    createdAt: user.createdAt ?? null,
-    updatedAt: user.updatedAt ?? null,
-  };
-}
+const lookedUp = ({ mfaStatus: _, ...user }: User): LookedUpUser => user;
 
 const candidate = (user: User): LookupCandidate => ({ id: user.id, label: user.email ?? null });
 
 /**
- * One workspace user, by `id` or by `email` (exact, case-insensitive, across every page). Fails,
- * naming what was looked for and the workspace, when no user matches; never guesses.
+ * One workspace user, by `id` or by `email` (exact, case-insensitive, across every page). Fails, naming what was
+ * looked for and the workspace, when no user matches; never guesses.
  *
  * ```ts
  * const alice = await wa.getUser({ email: "alice@example.com" });
@@ -105,14 +85,11 @@ export function getUser(args: GetUserArgs, _opts?: pulumi.InvokeOptions): Promis
 }
 
 /** {@link getUser} for arguments that are Pulumi inputs. */
-export function getUserOutput(args: LookupInputs<GetUserArgs>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<LookedUpUser> {
-  return lookupOutput(args, opts, (resolved) => getUser(resolved));
-}
+export const getUserOutput = outputOf(getUser);
 
 /**
- * The workspace users matching every argument given (all users without any), sorted by email.
- * `search` is sent to the API as its `filter` (name or email contains); `role`, `status` and
- * `isGuest` compare exactly. An empty result is an answer, not an error.
+ * The workspace users matching every argument given (all without any), sorted by email. `search` is the API's
+ * `filter` (name or email contains); `role`, `status` and `isGuest` compare exactly. None is an answer.
  *
  * ```ts
  * const guests = await wa.getUsers({ isGuest: true, status: "live" });
@@ -125,7 +102,7 @@ export function getUsers(args: GetUsersArgs = {}, _opts?: pulumi.InvokeOptions):
       .filter((user) => (role === undefined || user.role === role) && (status === undefined || user.status === status))
       .filter((user) => isGuest === undefined || (user.isGuest ?? false) === isGuest)
       .map(lookedUp)
-      .sort(byEmail);
+      .sort((a, b) => byEmail(a.email, b.email) || nullsLast(a.id, b.id));
     return { users, ids: users.map((user) => user.id) };
   });
 }
@@ -133,12 +110,4 @@ export function getUsers(args: GetUsersArgs = {}, _opts?: pulumi.InvokeOptions):
 /** {@link getUsers} for arguments that are Pulumi inputs. */
 export function getUsersOutput(args: LookupInputs<GetUsersArgs> = {}, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetUsersResult> {
   return lookupOutput(args, opts, (resolved) => getUsers(resolved));
-}
-
-/** By email (case-insensitively; users without one last), then by id, so the order is stable. */
-function byEmail(a: LookedUpUser, b: LookedUpUser): number {
-  const ea = a.email == null ? undefined : emailKey(a.email);
-  const eb = b.email == null ? undefined : emailKey(b.email);
-  if (ea !== eb) return ea === undefined ? 1 : eb === undefined ? -1 : ea < eb ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
