@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { adversarialSeed, POPULATED_IDS, populatedSeed, populatedUserId, type SeedUser } from "../../src/emulator/index.ts";
-import { PROOF_LISTINGS, PROOF_MAX_AGE_MS } from "../../src/host/membership/member-list.ts";
+import { PROOF_LISTINGS } from "../../src/host/membership/member-list.ts";
+import { PROOF_MAX_AGE_MS } from "../../src/host/membership/membership-view.ts";
 import { header, type Scenario, scenarios, stepOf, writes } from "./support";
 import { cliAvailable, skipNote } from "../cli/support.ts";
 
