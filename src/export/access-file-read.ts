@@ -5,98 +5,16 @@
  */
 import * as fs from "node:fs";
 import { isNode, LineCounter, parseDocument, type Document } from "yaml";
-import { z } from "zod";
 import {
   ACCESS_FILE_VERSION,
   type AccessData,
   AccessFileError,
   type AccessFile,
+  accessFileSchema,
   type AccessMembership,
-  LEFT_OUT_KINDS,
-  MEMBERSHIP_ROLES,
   sortedLeftOut,
 } from "./access-file";
-import { idOf } from "../client";
 import { emailKey, membershipName } from "./names";
-
-/**
- * An id as the file gives it (an integration's, a user's), in its one form: a file exported when the
- * service answered ids in upper case reads as the same integrations and members.
- */
-const readId = (id: string): string => idOf(id);
-
-/**
- * The file's shape: what each field must be. A file written before `leftOut` was recorded has none.
- * Built when a file is read (`access-file.ts`, whose names it uses, re-exports this module).
- */
-function accessFileSchema() {
-  /** Text, and for a number or a boolean where text belongs, how to quote it. */
-  const text = z.string({
-    error: (issue) =>
-      `must be text${typeof issue.input === "number" || typeof issue.input === "boolean" ? ` (quote it: "${issue.input}")` : ""}`,
-  });
-  const nonEmpty = text.min(1, { error: "must be text" });
-  const id = nonEmpty.transform(readId);
-  /** Absent or null: left out. */
-  const optional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? undefined);
-  const bool = z.boolean({ error: "must be true or false" });
-  /** Absent or null: empty. */
-  const list = <T extends z.ZodType>(item: T) =>
-    z
-      .array(item, { error: "must be a list" })
-      .nullish()
-      .transform((value) => value ?? []);
-  /** Entitlement ids: each once, sorted. */
-  const entitlements = list(nonEmpty).transform((ids) => [...new Set(ids)].sort());
-  const mapping = { error: "must be a mapping" };
-
-  const user = z.object(
-    { name: nonEmpty, email: nonEmpty, firstName: nonEmpty, lastName: nonEmpty, role: optional(nonEmpty), isGuest: optional(bool) },
-    mapping,
-  );
-  const member = z.object(
-    {
-      user: nonEmpty,
-      role: optional(z.enum(MEMBERSHIP_ROLES, { error: `must be ${MEMBERSHIP_ROLES.join(" or ")}` })).transform(
-        (role) => role ?? "account_collaborator",
-      ),
-      entitlements: entitlements.refine((ids) => ids.length > 0, {
-        error: "must name at least one entitlement (to remove access, remove the member)",
-      }),
-    },
-    mapping,
-  );
-  const integration = z.object(
-    { name: nonEmpty, id, label: optional(nonEmpty), application: optional(nonEmpty), members: list(member) },
-    mapping,
-  );
-  const leftOut = z.object(
-    {
-      kind: z.enum(LEFT_OUT_KINDS, { error: `must be ${LEFT_OUT_KINDS.join(", ")}` }),
-      integration: optional(id),
-      id: optional(id),
-      email: optional(nonEmpty),
-      role: optional(nonEmpty),
-      isGuest: optional(bool),
-      entitlements: optional(z.array(nonEmpty, { error: "must be a list" })).transform((ids) => ids && [...new Set(ids)].sort()),
-      reason: nonEmpty,
-    },
-    mapping,
-  );
-  return z.object(
-    {
-      version: z.literal(ACCESS_FILE_VERSION, {
-        error: (issue) => `must be ${ACCESS_FILE_VERSION}, got ${JSON.stringify(issue.input ?? null)}`,
-      }),
-      workspace: optional(nonEmpty),
-      scope: optional(z.object({ integrations: optional(z.array(id, { error: "must be a list" })), membersOnly: optional(bool) }, mapping)),
-      users: list(user),
-      integrations: list(integration),
-      leftOut: list(leftOut),
-    },
-    mapping,
-  );
-}
 
 /** Reads and checks the text of an `access.yaml`; `source` names it in errors. */
 export function parseAccessFile(text: string, source = "access.yaml"): AccessData {
@@ -113,7 +31,7 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
   const fail = (path: ReadonlyArray<PropertyKey>, what: string): never => {
     throw new AccessFileError(`${source}${lineOf(doc, lines, path)}: ${what}`);
   };
-  const parsed = accessFileSchema().safeParse(doc.toJS() ?? {});
+  const parsed = accessFileSchema.safeParse(doc.toJS() ?? {});
   if (!parsed.success) {
     const [issue] = parsed.error.issues;
     const path = issue?.path ?? [];
@@ -122,25 +40,23 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
   const file = parsed.data!;
   const memberships = checkRecords(file, fail);
   return {
-    version: ACCESS_FILE_VERSION,
-    ...(file.workspace === undefined ? {} : { workspace: file.workspace }),
-    scope: { ...(file.scope?.integrations && { integrations: file.scope.integrations }), membersOnly: file.scope?.membersOnly ?? false },
-    users: file.users.map((u) => withoutAbsent(u)),
-    integrations: file.integrations.map(({ members, ...g }) => ({ ...withoutAbsent(g), members })),
-    leftOut: sortedLeftOut(file.leftOut.map((r) => withoutAbsent(r))),
+    ...withoutAbsent({ ...file, version: ACCESS_FILE_VERSION }),
+    scope: withoutAbsent(file.scope),
+    users: file.users.map(withoutAbsent),
+    integrations: file.integrations.map(withoutAbsent),
+    leftOut: sortedLeftOut(file.leftOut.map(withoutAbsent)),
     memberships,
   };
 }
 
 type Fail = (path: ReadonlyArray<PropertyKey>, what: string) => never;
-type Parsed = z.infer<ReturnType<typeof accessFileSchema>>;
 
 /**
  * What the schema cannot say: no user's email (case-insensitively) or name twice, no integration's
  * name or id twice nor a name with `--` (it separates a membership's name), every member one of the
  * users, once. The memberships, in file order.
  */
-function checkRecords(file: Parsed, fail: Fail): AccessMembership[] {
+function checkRecords(file: AccessFile, fail: Fail): AccessMembership[] {
   const byEmail = new Map<string, AccessFile["users"][number]>();
   const userNames = new Set<string>();
   file.users.forEach((u, i) => {

@@ -9,8 +9,8 @@
  * const { changes } = await checkWorkspace({ out: "access" }); // each: kind, side, user, integration, accessYaml, workspace, text
  * ```
  *
- * A generated program only reads its data file ({@link readAccessFile}): loading this entry point
- * loads neither the client nor zod, which the two functions load when called.
+ * A generated program only reads its data file ({@link readAccessFile}); the two functions load the
+ * export's reading and writing only when called.
  */
 import "../supported-node";
 import type { CheckOptions, CheckResult } from "./run-check";

@@ -100,7 +100,7 @@ function inScope(recorded: AccessFile, scopeIds: readonly string[]): AccessFile 
   return {
     ...recorded,
     integrations: recorded.integrations.filter((i) => within(i.id)),
-    leftOut: (recorded.leftOut ?? []).filter((l) => l.kind === "user" || within(l.kind === "membership" ? l.integration : l.id)),
+    leftOut: recorded.leftOut.filter((l) => l.kind === "user" || within(l.kind === "membership" ? l.integration : l.id)),
   };
 }
 

@@ -79,6 +79,6 @@ export function acceptAccess(recorded: AccessFile, live: AccessFile): AccessFile
     scope: recorded.scope,
     users,
     integrations: acceptedIntegrations(recorded, live, users),
-    leftOut: live.leftOut ?? [],
+    leftOut: live.leftOut,
   };
 }

@@ -109,9 +109,9 @@ export function leftOutOf(left: Map<string, AccessLeftOut>, kind: "user" | "memb
 export const integrationLeftOut = (left: Map<string, AccessLeftOut>, id: string) => left.has(leftOutKey({ kind: "integration", id }));
 
 function sides(recorded: AccessFile, live: AccessFile, options: CompareOptions): Sides {
-  const byLeftKey = (records: readonly AccessLeftOut[] | undefined) => {
+  const byLeftKey = (records: readonly AccessLeftOut[]) => {
     const map = new Map<string, AccessLeftOut>();
-    for (const record of records ?? []) if (!map.has(leftOutKey(record))) map.set(leftOutKey(record), record);
+    for (const record of records) if (!map.has(leftOutKey(record))) map.set(leftOutKey(record), record);
     return map;
   };
   const members = (file: AccessFile) =>
