@@ -8,11 +8,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Integration } from "../client";
 import { type AccessData, type AccessFile, formatAccessFile, parseAccessFile } from "./access-file";
-import { buildAccessFile, type LeftOut } from "./build";
+import { buildAccessFile } from "./build";
 import { type ExportDeps, withClient } from "./connect";
 import { ExportError } from "./errors";
 import { emailKey } from "./names";
-import { type AccessDifference, acceptAccess, compareAccess } from "./review";
+import { acceptAccess, compareAccess, type Review } from "./review";
 import { ACCESS_FILE, type ExportOptions } from "./run";
 import { exportConnection } from "./settings";
 import { readWorkspace, selectIntegrations } from "./snapshot";
@@ -29,18 +29,8 @@ export interface CheckOptions extends ExportOptions {
   accept?: boolean;
 }
 
-/** What a check found. */
-export interface CheckResult {
-  /** Every difference between `access.yaml` and the workspace now; empty when none. */
-  changes: AccessDifference[];
-  /** Records of the workspace now that a project cannot declare (an export would leave them out). */
-  leftOut: LeftOut[];
-  /** Remarks for the person running it, such as `access.yaml` coming from another workspace. */
-  notes: string[];
-  /** The workspace's API address that was read. */
-  workspace: string;
-  /** Whether `access.yaml` was rewritten (`accept`, and differences found). */
-  accepted: boolean;
+/** What a check found: the review, and what reading the workspace took. */
+export interface CheckResult extends Review {
   requests: number;
   elapsedMs: number;
 }
