@@ -141,9 +141,6 @@ async function readIntegrationList(client: WorkspaceAccessClient): Promise<{
   unusable: Map<string, string>;
   broken: Array<{ id: string | undefined; reason: string }>;
 }> {
-  const all: Integration[] = [];
-  const firstCopy = new Map<string, Integration>();
-  const unusable = new Map<string, string>();
   // Proven like every list: an integration missing from it would read as its members gone.
   const read = await provenListing(
     "the workspace's integrations",
@@ -151,24 +148,15 @@ async function readIntegrationList(client: WorkspaceAccessClient): Promise<{
     () => {},
   );
   const broken = read.invalid;
-  for (const integration of read.records) {
-    const first = firstCopy.get(integration.id);
-    if (!first) {
-      firstCopy.set(integration.id, integration);
-      all.push(integration);
-      continue;
-    }
-    const difference = repeatDifference(first, integration, ["label", "application"]);
-    if (difference !== undefined && !unusable.has(integration.id)) unusable.set(integration.id, difference);
-  }
+  const once = oncePerId(read.records, ["label", "application"]);
+  const all = [...once.unique, ...once.differing.map(({ record }) => record)];
+  const unusable = new Map<string, string>(once.differing.map(({ record, reason }) => [record.id, reason]));
   for (const { id, reason } of broken) {
     if (id === undefined || unusable.has(id)) continue;
     unusable.set(id, reason);
-    if (!firstCopy.has(id)) {
-      const placeholder: Integration = { id: idOf(id), application: null, label: null, workspace: null, createdAt: null, updatedAt: null };
-      firstCopy.set(id, placeholder);
-      all.push(placeholder);
-    }
+    // Selectable by id all the same: in scope, its members are not taken for gone.
+    if (!all.some((i) => i.id === id))
+      all.push({ id: idOf(id), application: null, label: null, workspace: null, createdAt: null, updatedAt: null });
   }
   return { all, unusable, broken };
 }
@@ -246,6 +234,30 @@ export async function readWorkspace(
   const [users] = await Promise.all([readUsers(), readMembers()]);
   report(true);
   return { users, integrations: lists, invalid };
+}
+
+/**
+ * Each id once, in the order first seen. Identical repeats are dropped; an id whose copies differ
+ * goes to `differing` with the reason ({@link repeatDifference}), and is not in `unique`.
+ */
+export function oncePerId<T extends { id: string }>(
+  records: readonly T[],
+  fields: ReadonlyArray<keyof T & string>,
+): { unique: T[]; differing: Array<{ record: T; reason: string }> } {
+  const first = new Map<string, T>();
+  const reasons = new Map<string, string>();
+  for (const record of records) {
+    const seen = first.get(record.id);
+    if (!seen) first.set(record.id, record);
+    else if (!reasons.has(record.id)) {
+      const reason = repeatDifference(seen, record, fields);
+      if (reason !== undefined) reasons.set(record.id, reason);
+    }
+  }
+  return {
+    unique: [...first.values()].filter((r) => !reasons.has(r.id)),
+    differing: [...reasons].map(([id, reason]) => ({ record: first.get(id)!, reason })),
+  };
 }
 
 /**
