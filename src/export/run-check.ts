@@ -9,12 +9,12 @@ import * as path from "node:path";
 import type { Integration } from "../client";
 import { type AccessData, type AccessFile, formatAccessFile, parseAccessFile } from "./access-file";
 import { buildAccessFile } from "./build";
-import { type ExportDeps, withClient } from "./connect";
+import { type ExportDeps, exportConnection, withClient } from "./connect";
 import { ExportError } from "./errors";
 import { emailKey } from "./names";
 import { acceptAccess, compareAccess, type Review } from "./review";
 import { ACCESS_FILE, type ExportOptions } from "./run";
-import { exportConnection } from "./settings";
+
 import { readWorkspace, selectIntegrations } from "./snapshot";
 import { replaceFile } from "./write";
 

@@ -8,9 +8,9 @@ import { choosePackageSpec, type PackageSpecChoice } from "./package-spec";
 import * as path from "node:path";
 import { formatAccessFile } from "./access-file";
 import { buildAccessFile, type LeftOut } from "./build";
-import { type ExportDeps, withClient } from "./connect";
+import { type ExportDeps, exportConnection, withClient } from "./connect";
 import { projectFiles } from "./project";
-import { exportConnection } from "./settings";
+
 import { readWorkspace, selectIntegrations } from "./snapshot";
 import { refuseNonEmpty, writeFiles } from "./write";
 
