@@ -33,9 +33,10 @@ export {
 } from "./access-file";
 export type { LeftOut } from "./build";
 export { ExportError } from "./errors";
-export type { AccessDifference, DifferenceSide, ReviewFormat } from "./review";
+export type { AccessDifference, DifferenceSide } from "./review/differences";
 /** The former name of {@link AccessDifference}. */
-export type { AccessDifference as AccessChange } from "./review";
+export type { AccessDifference as AccessChange } from "./review/differences";
+export type { ReviewFormat } from "./review/render";
 export type { ExportOptions, ExportProgress, ExportResult } from "./run";
 export type { CheckOptions, CheckResult } from "./run-check";
 

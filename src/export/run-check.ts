@@ -12,7 +12,9 @@ import { buildAccessFile } from "./build";
 import { type ExportDeps, exportConnection, withClient } from "./connect";
 import { ExportError } from "./errors";
 import { emailKey } from "./names";
-import { acceptAccess, compareAccess, type Review } from "./review";
+import { acceptAccess } from "./review/accept";
+import { compareAccess } from "./review/differences";
+import type { Review } from "./review/render";
 import { ACCESS_FILE, type ExportOptions } from "./run";
 
 import { readWorkspace, selectIntegrations } from "./snapshot";

@@ -13,7 +13,8 @@ import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AccessFile } from "../../src/export/access-file";
 import type { LeftOut } from "../../src/export/build";
-import { compareAccess, DIFFERENCE_KINDS, type RenderOptions, type Review, renderReview } from "../../src/export/review";
+import { compareAccess, DIFFERENCE_KINDS } from "../../src/export/review/differences";
+import { type RenderOptions, type Review, renderReview } from "../../src/export/review/render";
 
 const GOLDEN = path.join(__dirname, "golden");
 const UPDATE = process.env["UPDATE_GOLDEN"] === "1";

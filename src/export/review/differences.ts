@@ -61,14 +61,12 @@ export interface AccessDifference {
   text: string;
 }
 
-/** What is read of the workspace besides the file an export would write now. */
-export interface CompareOptions {
-  /**
-   * The emails (as `emailKey` compares them) of every user the workspace lists, in scope or not:
-   * under `--members-only`, a user without a membership in scope is still a user.
-   */
-  workspaceEmails?: ReadonlySet<string>;
-}
+/**
+ * What is read of the workspace besides the file an export would write now: the emails (as
+ * `emailKey` compares them) of every user it lists, in scope or not (under `--members-only`, a user
+ * without a membership in scope is still a user).
+ */
+export type CompareOptions = { workspaceEmails?: ReadonlySet<string> };
 
 /** A member with its integration. */
 export interface Placed {
