@@ -1,9 +1,7 @@
-/**
- * The command line of `workspace-access-fleet`, parsed into the options of `runFleet`. Every
- * mistake is a {@link FleetUsageError} that names the flag and what it takes.
- */
+/** The command line of `workspace-access-fleet`: each mistake is a {@link FleetUsageError} naming the flag and what it takes. */
 import { parseArgs } from "node:util";
 import { FleetUsageError } from "./errors";
+import type { FleetOptions } from "./run";
 import { FLEET_COMMANDS, FLEET_FORMATS, type FleetCommand, type FleetFormat } from "./types";
 
 /** The command's name, as `package.json` installs it. */
@@ -12,17 +10,8 @@ export const FLEET_NAME = "workspace-access-fleet";
 /** The default of `--parallel`. */
 export const DEFAULT_PARALLEL = 4;
 
-/** What the command line asks for. */
-export interface FleetArgs {
-  command: FleetCommand;
-  /** The stacks named with `--stacks`, in order; `undefined`: every stack of the project. */
-  stacks: string[] | undefined;
-  parallel: number;
-  continueOnError: boolean;
-  expectNoChanges: boolean;
-  format: FleetFormat;
-  cwd: string;
-}
+/** What the command line asks for: the options of `runFleet` and the report's format. */
+export type FleetArgs = FleetOptions & { format: FleetFormat };
 
 /** Parses `argv` (without node and the script); `"help"` for `-h`/`--help`. */
 export function parseFleetArgs(argv: string[], cwd: string = process.cwd()): FleetArgs | "help" {

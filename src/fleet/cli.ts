@@ -63,12 +63,7 @@ async function run(args: FleetArgs): Promise<number> {
   const { runFleet, renderFleetReport, exitStatus } = require("./index") as typeof import("./index");
   const progress = args.format === "text";
   const report = await runFleet({
-    command: args.command,
-    cwd: args.cwd,
-    ...(args.stacks ? { stacks: args.stacks } : {}),
-    parallel: args.parallel,
-    continueOnError: args.continueOnError,
-    expectNoChanges: args.expectNoChanges,
+    ...args,
     ...interrupts(process.stderr),
     onStart: (stack) => progress && process.stderr.write(`${stack}: ${args.command} started\n`),
     onDone: (report) => progress && process.stderr.write(`${doneLine(report)}\n`),
