@@ -5,7 +5,7 @@
  * found (`--check`), 2 the export or check could not be done (the message says why and what to do).
  */
 import { parseArgs } from "node:util";
-import { nodeVersionProblem } from "../node-version";
+import { runCommand } from "../command-line";
 import { REVIEW_FORMATS, type ReviewFormat } from "./review/render";
 import type { CheckOptions } from "./run-check";
 import type { ExportOptions, ExportProgress } from "./run";
@@ -116,24 +116,8 @@ function progressPrinter(stderr: NodeJS.WriteStream) {
   };
 }
 
-async function main(): Promise<number> {
-  const tooOld = nodeVersionProblem();
-  if (tooOld !== undefined) {
-    process.stderr.write(`${NAME}: ${tooOld}\n`);
-    return 2;
-  }
-  let args: ReturnType<typeof parse>;
-  try {
-    args = parse(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`${NAME}: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return 2;
-  }
-  if (args === "help") {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  // Loaded only now: on a Node.js too old, the line above is all that is printed.
+/** Runs the export or the check, loading them only now: on a Node.js too old, its one line is all that is printed. */
+function run(args: Exclude<ReturnType<typeof parse>, "help">): Promise<number> {
   const progress = progressPrinter(process.stderr);
   const options = { ...args.options, onProgress: progress.update };
   return args.check ? check(options, progress, args.format, args.verbose) : exportProject(options, progress, args.verbose);
@@ -173,15 +157,4 @@ async function exportProject(options: ExportOptions, progress: Progress, verbose
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    const key = process.env.WORKSPACE_ACCESS_API_KEY?.trim();
-    let message = error instanceof Error ? error.message : String(error);
-    if (key) message = message.split(key).join("[redacted]");
-    process.stderr.write(`\n${NAME}: ${message}\n`);
-    process.exitCode = 2;
-  },
-);
+runCommand({ name: NAME, usage: USAGE, parse, run, failurePrefix: "\n" });
