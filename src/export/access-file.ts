@@ -8,6 +8,7 @@
 import { Document, visit } from "yaml";
 import { z } from "zod";
 import { idOf } from "../client";
+import { byKey } from "./names";
 
 /** The version of the file's shape. */
 export const ACCESS_FILE_VERSION = 1;
@@ -179,7 +180,7 @@ export function leftOutKey(record: Pick<AccessLeftOut, "kind" | "id" | "integrat
 export function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
   const order = (r: AccessLeftOut) =>
     `${LEFT_OUT_KINDS.indexOf(r.kind)}\u0000${r.integration ?? ""}\u0000${r.id ?? ""}\u0000${r.email ?? ""}\u0000${r.reason}`;
-  const sorted = [...records].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  const sorted = [...records].sort(byKey(order));
   const keys = new Set<string>();
   return sorted.filter((r) => !keys.has(leftOutKey(r)) && keys.add(leftOutKey(r)));
 }

@@ -15,8 +15,6 @@ import { type LeftOut, LeftOutList, recordedLeftOut } from "./build-left-out";
 import { byKey, emailKey, integrationBaseName, uniqueNames, userBaseName } from "./names";
 import { oncePerId, type Snapshot, type SnapshotMember, type SnapshotUser } from "./snapshot";
 
-export { type LeftOut, recordedLeftOut } from "./build-left-out";
-
 /** The file's data and what was left out. */
 export interface Built {
   file: AccessFile;

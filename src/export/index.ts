@@ -31,7 +31,7 @@ export {
   parseAccessFile,
   readAccessFile,
 } from "./access-file";
-export type { LeftOut } from "./build";
+export type { LeftOut } from "./build-left-out";
 export { ExportError } from "./errors";
 export type { AccessDifference, DifferenceSide } from "./review/differences";
 /** The former name of {@link AccessDifference}. */

@@ -7,7 +7,8 @@
 import { choosePackageSpec, type PackageSpecChoice } from "./package-spec";
 import * as path from "node:path";
 import { formatAccessFile } from "./access-file";
-import { buildAccessFile, type LeftOut } from "./build";
+import { buildAccessFile } from "./build";
+import type { LeftOut } from "./build-left-out";
 import { type ExportDeps, exportConnection, withClient } from "./connect";
 import { projectFiles } from "./project";
 

@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AccessFile } from "../../src/export/access-file";
-import type { LeftOut } from "../../src/export/build";
+import type { LeftOut } from "../../src/export/build-left-out";
 import { compareAccess, DIFFERENCE_KINDS } from "../../src/export/review/differences";
 import { type RenderOptions, type Review, renderReview } from "../../src/export/review/render";
 

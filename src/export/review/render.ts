@@ -4,7 +4,7 @@
  * (the shape below, stable: every key always present, `null` when empty). Records left out are
  * counted; `verbose` lists them (`json` always does).
  */
-import type { LeftOut } from "../build";
+import type { LeftOut } from "../build-left-out";
 import type { AccessDifference } from "./differences";
 
 /** The output formats of `--check`. */
