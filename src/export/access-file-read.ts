@@ -14,7 +14,8 @@ import {
   type AccessMembership,
   sortedLeftOut,
 } from "./access-file";
-import { emailKey, membershipName } from "./names";
+import { emailKey } from "../client/models";
+import { membershipName } from "./names";
 
 /** Reads and checks the text of an `access.yaml`; `source` names it in errors. */
 export function parseAccessFile(text: string, source = "access.yaml"): AccessData {

@@ -4,7 +4,8 @@
  */
 import type { Integration } from "../client";
 import type { AccessLeftOut } from "./access-file";
-import { byKey, emailKey } from "./names";
+import { emailKey } from "../client/models";
+import { byKey } from "./names";
 import type { InvalidRecord, SnapshotMember, SnapshotUser } from "./snapshot";
 
 /** A user or membership the export could not represent, and why. */

@@ -12,7 +12,8 @@ import { idOf } from "../client";
 import { integrationEntitlementInputs, inviteRole, userInputs } from "../shared/inputs";
 import { ACCESS_FILE_VERSION, type AccessFile, type AccessIntegration, type AccessUser } from "./access-file";
 import { type LeftOut, LeftOutList, recordedLeftOut } from "./build-left-out";
-import { byKey, emailKey, integrationBaseName, uniqueNames, userBaseName } from "./names";
+import { emailKey } from "../client/models";
+import { byKey, integrationBaseName, uniqueNames, userBaseName } from "./names";
 import { oncePerId, type Snapshot, type SnapshotMember, type SnapshotUser } from "./snapshot";
 
 /** The file's data and what was left out. */

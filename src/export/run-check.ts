@@ -11,7 +11,7 @@ import { type AccessData, type AccessFile, formatAccessFile, parseAccessFile } f
 import { buildAccessFile } from "./build";
 import { type ExportDeps, exportConnection, withClient } from "./connect";
 import { ExportError } from "./errors";
-import { emailKey } from "./names";
+import { emailKey } from "../client/models";
 import { acceptAccess } from "./review/accept";
 import { compareAccess } from "./review/differences";
 import type { Review } from "./review/render";

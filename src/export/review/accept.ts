@@ -7,7 +7,8 @@
  * file's workspace address and scope. Written in the export's own order and layout.
  */
 import type { AccessFile, AccessIntegration, AccessMember, AccessUser } from "../access-file";
-import { byKey, emailKey } from "../names";
+import { emailKey } from "../../client/models";
+import { byKey } from "../names";
 
 /** A name not in `taken`: `name`, else `name-2`, `name-3`, ... */
 function free(name: string, taken: Set<string>): string {

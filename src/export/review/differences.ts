@@ -12,7 +12,8 @@
  * known of them (a user's role and guest flag, a membership's role and entitlements).
  */
 import { type AccessFile, type AccessIntegration, type AccessLeftOut, type AccessMember, leftOutKey } from "../access-file";
-import { byKey, emailKey } from "../names";
+import { emailKey } from "../../client/models";
+import { byKey } from "../names";
 import { leftOutDifferences } from "./left-out";
 import { membershipDifferences } from "./memberships";
 import { userDifferences } from "./users";

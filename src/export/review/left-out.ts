@@ -6,7 +6,7 @@
  * side holds of it: declared, or nothing.
  */
 import type { AccessFile, AccessLeftOut } from "../access-file";
-import { emailKey } from "../names";
+import { emailKey } from "../../client/models";
 import { type AccessDifference, integrationLeftOut, memberEmailKey, type Placed, type Sides } from "./differences";
 import { difference, leftOutName, leftOutValue, memberValue, userValue } from "./wording";
 

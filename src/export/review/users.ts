@@ -4,7 +4,7 @@
  * on one side is the left-out part's (`./left-out.ts`), not a user one side lacks.
  */
 import type { AccessUser } from "../access-file";
-import { emailKey } from "../names";
+import { emailKey } from "../../client/models";
 import { type AccessDifference, leftOutOf, type Sides } from "./differences";
 import { difference, userValue } from "./wording";
 
