@@ -141,6 +141,7 @@ function sides(recorded: AccessFile, live: AccessFile, options: CompareOptions):
  */
 export function compareAccess(recorded: AccessFile, live: AccessFile, options: CompareOptions = {}): AccessDifference[] {
   const both = sides(recorded, live, options);
+  // In this order: the memberships' part records what it reported of the left-out part (`reported`).
   const differences = [...userDifferences(both), ...membershipDifferences(both), ...leftOutDifferences(both)];
   const order = (d: AccessDifference) => {
     const where = d.integration === undefined ? "" : `\u0001${d.integration}`;

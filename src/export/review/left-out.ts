@@ -11,29 +11,22 @@ import { type AccessDifference, integrationLeftOut, memberEmailKey, type Placed,
 import { difference, leftOutName, leftOutValue, memberValue, userValue } from "./wording";
 
 /** The differences of the records left out on either side. */
-export function leftOutDifferences(sides: Sides): AccessDifference[] {
-  const out: AccessDifference[] = [];
+export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
   for (const [key, now] of sides.leftNow) {
     const was = sides.leftThen.get(key);
-    if (was) {
-      if (accessDiffers(was, now)) {
-        const name = leftOutName(now, sides.label(integrationOf(now)));
-        out.push(
-          difference(
-            { ...about(now, sides), side: "both", accessYaml: leftOutValue(was), workspace: leftOutValue(now) },
-            `access.yaml records ${name} as left out with ${leftOutValue(was)}; the workspace has ${leftOutValue(now)} (left out: ${now.reason})`,
-          ),
-        );
-      }
-    } else if (!sides.reported.has(key)) out.push(leftOutNow(now, sides));
+    if (was && accessDiffers(was, now)) {
+      const [then, held] = [leftOutValue(was), leftOutValue(now)];
+      yield difference(
+        { ...about(now, sides), side: "both", accessYaml: then, workspace: held },
+        `access.yaml records ${leftOutName(now, sides.label(integrationOf(now)))} as left out with ${then}; the workspace has ${held} (left out: ${now.reason})`,
+      );
+    } else if (!was && !sides.reported.has(key)) yield leftOutNow(now, sides);
   }
   for (const [key, was] of sides.leftThen) {
-    if (sides.leftNow.has(key)) continue;
     // A membership of an integration left out now: its members were not read.
-    if (was.kind === "membership" && was.integration !== undefined && integrationLeftOut(sides.leftNow, was.integration)) continue;
-    out.push(leftOutThen(was, sides));
+    const unread = was.kind === "membership" && was.integration !== undefined && integrationLeftOut(sides.leftNow, was.integration);
+    if (!sides.leftNow.has(key) && !unread) yield leftOutThen(was, sides);
   }
-  return out;
 }
 
 const integrationOf = (record: AccessLeftOut) =>
