@@ -1,15 +1,9 @@
 /**
  * The access review as one pure function: `access.yaml` (what the project declares) and the
- * workspace now (as an export would write it) in, the list of their differences out. Each
- * difference says which side holds what, never how it came to be: a member added to `access.yaml`
- * by a pull request and a member removed in the workspace read the same way, `access.yaml grants
- * ann READ in "GitHub acme-labs"; the workspace does not`. Reading the workspace, wording the
- * output and rewriting `access.yaml` are elsewhere (`../run-check.ts`, `./render.ts`,
- * `./accept.ts`).
- *
- * Users are matched by email (case-insensitively), memberships by integration id and email,
- * records the export leaves out (`leftOut`) by kind and ids, and those are compared too, by what is
- * known of them (a user's role and guest flag, a membership's role and entitlements).
+ * workspace now (as an export would write it) in, their differences out, each saying which side
+ * holds what, never how it came to be (`access.yaml grants ann READ in "GitHub acme-labs"; the
+ * workspace does not`). Users are matched by email (case-insensitively), memberships by integration
+ * id and email, records left out (`leftOut`) by kind and ids, and compared by what is known of them.
  */
 import { type AccessFile, type AccessIntegration, type AccessLeftOut, type AccessMember, leftOutKey } from "../access-file";
 import { emailKey } from "../../client/models";

@@ -15,10 +15,10 @@ export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
   for (const [key, now] of sides.leftNow) {
     const was = sides.leftThen.get(key);
     if (was && accessDiffers(was, now)) {
-      const [then, held] = [leftOutValue(was), leftOutValue(now)];
+      const [name, then, held] = [leftOutName(now, sides.label(integrationOf(now))), leftOutValue(was), leftOutValue(now)];
       yield difference(
         { ...about(now, sides), side: "both", accessYaml: then, workspace: held },
-        `access.yaml records ${leftOutName(now, sides.label(integrationOf(now)))} as left out with ${then}; the workspace has ${held} (left out: ${now.reason})`,
+        `access.yaml records ${name} as left out with ${then}; the workspace has ${held} (left out: ${now.reason})`,
       );
     } else if (!was && !sides.reported.has(key)) yield leftOutNow(now, sides);
   }

@@ -48,7 +48,8 @@ export function renderReview(review: Review, options: RenderOptions): string {
 /** What to run to take either side, with `code` marking commands and file names. */
 function advice(out: string, code: (text: string) => string, commit: string): [string, string] {
   return [
-    `To take the workspace's side into ${code("access.yaml")} (only these records change): ${code(`workspace-access-export --check --accept --out ${out}`)}${commit}`,
+    `To take the workspace's side into ${code("access.yaml")} (only these records change): ` +
+      `${code(`workspace-access-export --check --accept --out ${out}`)}${commit}`,
     `To keep ${code("access.yaml")}'s side, change the workspace; ${code("pulumi up")} applies what ${code("access.yaml")} declares.`,
   ];
 }
