@@ -7,16 +7,15 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Integration } from "../client";
+import { emailKey } from "../client/models";
 import { type AccessData, type AccessFile, formatAccessFile, parseAccessFile } from "./access-file";
 import { buildAccessFile } from "./build";
 import { type ExportDeps, exportConnection, withClient } from "./connect";
 import { ExportError } from "./errors";
-import { emailKey } from "../client/models";
 import { acceptAccess } from "./review/accept";
 import { compareAccess } from "./review/differences";
 import type { Review } from "./review/render";
 import { ACCESS_FILE, type ExportOptions } from "./run";
-
 import { readWorkspace, selectIntegrations } from "./snapshot";
 import { replaceFile } from "./write";
 
