@@ -1,8 +1,6 @@
 /**
- * An export, end to end: settings, the directory (refused before any request when it is not
- * empty), the workspace read with one client, the files written only once everything was read,
- * all of them or none (a failure, while reading or writing, leaves nothing behind). The check is
- * `run-check.ts`.
+ * An export, end to end: settings, the directory (refused before any request unless new or empty),
+ * the workspace read with one client, then every file written or none (a failure leaves nothing).
  */
 import { choosePackageSpec, type PackageSpecChoice } from "./package-spec";
 import * as path from "node:path";

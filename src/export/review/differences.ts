@@ -56,13 +56,6 @@ export interface AccessDifference {
   text: string;
 }
 
-/**
- * What is read of the workspace besides the file an export would write now: the emails (as
- * `emailKey` compares them) of every user it lists, in scope or not (under `--members-only`, a user
- * without a membership in scope is still a user).
- */
-export type CompareOptions = { workspaceEmails?: ReadonlySet<string> };
-
 /** A member with its integration. */
 export interface Placed {
   integration: AccessIntegration;
@@ -73,7 +66,8 @@ export interface Placed {
 export interface Sides {
   recorded: AccessFile;
   live: AccessFile;
-  options: CompareOptions;
+  /** The emails (`emailKey`) of every user the workspace lists, in scope or not: under `--members-only`, still users. */
+  workspaceEmails: ReadonlySet<string> | undefined;
   /** Left-out records by {@link leftOutKey}, one per key. */
   leftThen: Map<string, AccessLeftOut>;
   leftNow: Map<string, AccessLeftOut>;
@@ -101,7 +95,7 @@ export function leftOutOf(left: Map<string, AccessLeftOut>, kind: "user" | "memb
 /** Whether an integration is left out on one side (its members then not read). */
 export const integrationLeftOut = (left: Map<string, AccessLeftOut>, id: string) => left.has(leftOutKey({ kind: "integration", id }));
 
-function sides(recorded: AccessFile, live: AccessFile, options: CompareOptions): Sides {
+function sides(recorded: AccessFile, live: AccessFile, workspaceEmails: ReadonlySet<string> | undefined): Sides {
   const byLeftKey = (records: readonly AccessLeftOut[]) => {
     const map = new Map<string, AccessLeftOut>();
     for (const record of records) if (!map.has(leftOutKey(record))) map.set(leftOutKey(record), record);
@@ -117,7 +111,7 @@ function sides(recorded: AccessFile, live: AccessFile, options: CompareOptions):
   return {
     recorded,
     live,
-    options,
+    workspaceEmails,
     leftThen: byLeftKey(recorded.leftOut),
     leftNow: byLeftKey(live.leftOut),
     membersThen: members(recorded),
@@ -133,8 +127,12 @@ function sides(recorded: AccessFile, live: AccessFile, options: CompareOptions):
  * integration, then kind. Empty when the project's `pulumi up` against the workspace would send no
  * write and nothing the project cannot declare differs.
  */
-export function compareAccess(recorded: AccessFile, live: AccessFile, options: CompareOptions = {}): AccessDifference[] {
-  const both = sides(recorded, live, options);
+export function compareAccess(
+  recorded: AccessFile,
+  live: AccessFile,
+  options: { workspaceEmails?: ReadonlySet<string> } = {},
+): AccessDifference[] {
+  const both = sides(recorded, live, options.workspaceEmails);
   // In this order: the memberships' part records what it reported of the left-out part (`reported`).
   const differences = [...userDifferences(both), ...membershipDifferences(both), ...leftOutDifferences(both)];
   const order = (d: AccessDifference) => {

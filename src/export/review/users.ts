@@ -28,7 +28,7 @@ export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
     // Still there, in a form access.yaml cannot declare: the left-out part says why.
     if (now.has(key) || leftOutOf(sides.leftNow, "user", key)) continue;
     const declares = `access.yaml declares user ${user.email} (${userValue(user)})`;
-    yield sides.options.workspaceEmails?.has(key) === true
+    yield sides.workspaceEmails?.has(key) === true
       ? difference(
           { kind: "user", side: "access.yaml", user: user.email, accessYaml: userValue(user), workspace: "no membership in scope" },
           `${declares}; the workspace has them with no membership in scope (--members-only)`,
