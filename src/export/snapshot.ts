@@ -6,7 +6,7 @@
  * (`invalid`), never fails its page. An integration that broke it, or was listed twice differently,
  * is set aside too and its members are not read; users and members listed twice are the build's.
  */
-import { type Id, idOf, type Integration, type User, type WorkspaceAccessClient } from "../client";
+import { type Id, idOf, type Integration, type IntegrationUser, type User, type WorkspaceAccessClient } from "../client";
 import { proofPageSize, prove } from "../client/absence";
 import { ExportError } from "./errors";
 
@@ -14,12 +14,7 @@ import { ExportError } from "./errors";
 export type SnapshotUser = Pick<User, "id" | "email" | "firstName" | "lastName" | "role" | "isGuest">;
 
 /** The fields of an integration member the export keeps. */
-export interface SnapshotMember {
-  id: string;
-  email: string | null;
-  role: string | null;
-  entitlements: string[];
-}
+export type SnapshotMember = Pick<IntegrationUser, "id" | "email" | "role" | "entitlements">;
 
 /** A record the service sent that does not match the contract. */
 export interface InvalidRecord {
