@@ -9,6 +9,7 @@ import type { AccessDifference } from "./differences";
 
 /** The output formats of `--check`. */
 export const REVIEW_FORMATS = ["text", "markdown", "json"] as const;
+/** A format of {@link REVIEW_FORMATS}. */
 export type ReviewFormat = (typeof REVIEW_FORMATS)[number];
 
 /** What a review shows: what `--check` found. */
