@@ -2,10 +2,16 @@
  * `access.yaml`: the data file of an exported project. The export writes it; the project's
  * `index.ts` reads it with {@link readAccessFile} and declares one resource per entry; `--check`
  * compares it with the workspace. Plain data, sorted, no timestamps: the same workspace always
- * gives the same text. Written and read with the `yaml` library (its YAML 1.2 core schema:
- * a string that would read as anything else is quoted).
+ * gives the same text. Its shape is one zod schema, which both checks a file read and gives the
+ * types; the text is written and read with the `yaml` library (YAML 1.2 core schema). A problem
+ * names the file, the line and the field, and what to fix.
  */
-import { Document, visit } from "yaml";
+import * as fs from "node:fs";
+import { Document, isNode, LineCounter, parseDocument, visit } from "yaml";
+import { z } from "zod";
+import { idOf } from "../client";
+import { emailKey } from "../client/models";
+import { byKey, membershipName } from "./names";
 
 /** The version of the file's shape. */
 export const ACCESS_FILE_VERSION = 1;
@@ -16,102 +22,133 @@ export const MEMBERSHIP_ROLES = ["account_owner", "account_collaborator"] as con
 /** A membership's integration role. */
 export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];
 
-/** A workspace user of `access.yaml`. */
-export interface AccessUser {
-  /** The Pulumi resource name of the user's `User`. */
-  name: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  /** The workspace role; absent when the service reported none (the service's value is then kept). */
-  role?: string;
-  /** The guest flag; absent when the service reported none. */
-  isGuest?: boolean;
-}
-
-/** A member of an integration in `access.yaml`. */
-export interface AccessMember {
-  /** The member's email: one of the file's users. */
-  user: string;
-  role: MembershipRole;
-  /** Entitlement ids, sorted. */
-  entitlements: string[];
-}
-
-/** An integration of `access.yaml` and its members. */
-export interface AccessIntegration {
-  /** The integration's part of its memberships' resource names. */
-  name: string;
-  id: string;
-  label?: string;
-  application?: string;
-  /** Sorted by email. */
-  members: AccessMember[];
-}
-
-/** What the export was limited to, so `--check` compares the same part of the workspace. */
-export interface AccessScope {
-  /** The ids of the integrations given with `--integration`; absent: every integration. */
-  integrations?: string[];
-  /** Whether only users with a membership in those integrations were exported (`--members-only`). */
-  membersOnly: boolean;
-}
-
 /** The kinds of record an export may leave out. */
 export const LEFT_OUT_KINDS = ["integration", "user", "membership"] as const;
 
+/** Text, and for a number or a boolean where text belongs, how to quote it. */
+const text = z.string({
+  error: (issue) =>
+    `must be text${typeof issue.input === "number" || typeof issue.input === "boolean" ? ` (quote it: "${issue.input}")` : ""}`,
+});
+const nonEmpty = text.min(1, { error: "must be text" });
+/** An id in its one form: a file exported when the service answered ids in upper case reads as the same records. */
+const id = nonEmpty.transform((raw): string => idOf(raw));
+const bool = z.boolean({ error: "must be true or false" });
+const mapping = { error: "must be a mapping" };
+/** Absent or null: left out. */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => value ?? undefined, schema.optional());
+/** Absent or null: `value`. */
+const orElse = <T extends z.ZodType>(schema: T, value: unknown) => z.preprocess((given) => given ?? value, schema);
+const list = <T extends z.ZodType>(item: T) => orElse(z.array(item, { error: "must be a list" }), []);
+/** Entitlement ids: each once, sorted. */
+const entitlements = z.array(nonEmpty, { error: "must be a list" }).transform((ids) => [...new Set(ids)].sort());
+
+const userSchema = z.object(
+  {
+    /** The Pulumi resource name of the user's `User`. */
+    name: nonEmpty,
+    email: nonEmpty,
+    firstName: nonEmpty,
+    lastName: nonEmpty,
+    /** The workspace role; absent when the service reported none (the service's value is then kept). */
+    role: optional(nonEmpty),
+    /** The guest flag; absent when the service reported none. */
+    isGuest: optional(bool),
+  },
+  mapping,
+);
+const memberSchema = z.object(
+  {
+    /** The member's email: one of the file's users. */
+    user: nonEmpty,
+    role: orElse(z.enum(MEMBERSHIP_ROLES, { error: `must be ${MEMBERSHIP_ROLES.join(" or ")}` }), "account_collaborator"),
+    /** Entitlement ids, sorted. */
+    entitlements: orElse(entitlements, []).refine((ids) => ids.length > 0, {
+      error: "must name at least one entitlement (to remove access, remove the member)",
+    }),
+  },
+  mapping,
+);
+const integrationSchema = z.object(
+  {
+    /** The integration's part of its memberships' resource names. */
+    name: nonEmpty,
+    id,
+    label: optional(nonEmpty),
+    application: optional(nonEmpty),
+    /** Sorted by email. */
+    members: list(memberSchema),
+  },
+  mapping,
+);
+const scopeSchema = z.object(
+  {
+    /** The ids of the integrations given with `--integration`; absent: every integration. */
+    integrations: optional(z.array(id, { error: "must be a list" })),
+    /** Whether only users with a membership in those integrations were exported (`--members-only`). */
+    membersOnly: orElse(bool, false),
+  },
+  mapping,
+);
+const leftOutSchema = z.object(
+  {
+    kind: z.enum(LEFT_OUT_KINDS, { error: `must be ${LEFT_OUT_KINDS.join(", ")}` }),
+    /** For a membership: the integration's id. */
+    integration: optional(id),
+    /** The user's id (for an integration, its id); absent when the record had none. */
+    id: optional(id),
+    /** The user's email, when known. */
+    email: optional(nonEmpty),
+    /**
+     * The access it held when read whole, so that `--check` notices a change of it: a user's
+     * workspace role, a membership's role as the service reports it (`owner`, `collaborator`).
+     */
+    role: optional(nonEmpty),
+    /** A user's guest flag, when reported. */
+    isGuest: optional(bool),
+    /** A membership's entitlements, sorted, when read whole. */
+    entitlements: optional(entitlements),
+    /** Why it was left out, for people. */
+    reason: nonEmpty,
+  },
+  mapping,
+);
+
+/** The file's shape: what each field must be. A file without `leftOut` (or without `scope`) has none. */
+export const accessFileSchema = z.object(
+  {
+    version: z.literal(ACCESS_FILE_VERSION, {
+      error: (issue) => `must be ${ACCESS_FILE_VERSION}, got ${JSON.stringify(issue.input ?? null)}`,
+    }),
+    /** The workspace's API address the file was exported from. */
+    workspace: optional(nonEmpty),
+    /** What the export was limited to, so `--check` compares the same part of the workspace. */
+    scope: orElse(scopeSchema, {}),
+    /** Sorted by email. */
+    users: list(userSchema),
+    /** Sorted by name. */
+    integrations: list(integrationSchema),
+    /** The records the export left out, one per key ({@link leftOutKey}), sorted ({@link sortedLeftOut}). */
+    leftOut: list(leftOutSchema),
+  },
+  mapping,
+);
+
+/** A workspace user of `access.yaml`. */
+export type AccessUser = z.output<typeof userSchema>;
+/** A member of an integration in `access.yaml`. */
+export type AccessMember = z.output<typeof memberSchema>;
+/** An integration of `access.yaml` and its members. */
+export type AccessIntegration = z.output<typeof integrationSchema>;
+/** What the export was limited to, so `--check` compares the same part of the workspace. */
+export type AccessScope = z.output<typeof scopeSchema>;
 /**
  * A record the export could not declare, as `access.yaml` keeps it: so that `--check` tells a
- * record left out now from one left out already (and one no longer left out). Data, not
- * declarations: the program ignores it.
+ * record left out now from one left out already. Data, not declarations: the program ignores it.
  */
-export interface AccessLeftOut {
-  kind: (typeof LEFT_OUT_KINDS)[number];
-  /** The user's id (for an integration, its id); absent when the record had none. */
-  id?: string;
-  /** For a membership: the integration's id. */
-  integration?: string;
-  /** The user's email, when known. */
-  email?: string;
-  /**
-   * The access it held when read whole, so that `--check` notices a change of it: a user's
-   * workspace role, a membership's role as the service reports it (`owner`, `collaborator`).
-   * Absent when the service reported none, or the record was not read whole.
-   */
-  role?: string;
-  /** A user's guest flag, when reported. */
-  isGuest?: boolean;
-  /** A membership's entitlements, sorted, when read whole. */
-  entitlements?: string[];
-  /** Why it was left out, for people. */
-  reason: string;
-}
-
-/**
- * What identifies a left-out record, across exports and checks: its kind, integration id and
- * record id (not the reason, nor the email).
- */
-export function leftOutKey(record: Pick<AccessLeftOut, "kind" | "id" | "integration">): string {
-  return `${record.kind}\u0000${record.integration ?? ""}\u0000${record.id ?? ""}`;
-}
-
+export type AccessLeftOut = z.output<typeof leftOutSchema>;
 /** The contents of `access.yaml`. */
-export interface AccessFile {
-  version: number;
-  /** The workspace's API address the file was exported from. */
-  workspace?: string;
-  scope: AccessScope;
-  /** Sorted by email. */
-  users: AccessUser[];
-  /** Sorted by name. */
-  integrations: AccessIntegration[];
-  /**
-   * The records of the scope that the export left out, one per key ({@link leftOutKey}), sorted by
-   * kind (integrations, users, memberships), then integration id, then id. A file written before
-   * the export recorded them has none: read as empty.
-   */
-  leftOut?: AccessLeftOut[];
-}
+export type AccessFile = z.output<typeof accessFileSchema>;
 
 /** One membership, as a program declares it: an `IntegrationEntitlement`. */
 export interface AccessMembership {
@@ -132,8 +169,23 @@ export interface AccessMembership {
 export interface AccessData extends AccessFile {
   /** Every membership of every integration, in file order. */
   memberships: AccessMembership[];
-  /** Empty when the file has none. */
-  leftOut: AccessLeftOut[];
+}
+
+/**
+ * What identifies a left-out record, across exports and checks: its kind, integration id and
+ * record id (not the reason, nor the email).
+ */
+export function leftOutKey(record: Pick<AccessLeftOut, "kind" | "id" | "integration">): string {
+  return `${record.kind}\u0000${record.integration ?? ""}\u0000${record.id ?? ""}`;
+}
+
+/** The file's left-out records in their order (kind, integration id, id, email, reason), one per key. */
+export function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
+  const order = (r: AccessLeftOut) =>
+    `${LEFT_OUT_KINDS.indexOf(r.kind)}\u0000${r.integration ?? ""}\u0000${r.id ?? ""}\u0000${r.email ?? ""}\u0000${r.reason}`;
+  const sorted = [...records].sort(byKey(order));
+  const keys = new Set<string>();
+  return sorted.filter((r) => !keys.has(leftOutKey(r)) && keys.add(leftOutKey(r)));
 }
 
 const HEADER = [
@@ -147,48 +199,22 @@ const HEADER = [
 /** The lists written on one line (`[ADMIN, VIEWER]`): ids and entitlements, short and many. */
 const FLOW_LISTS: ReadonlySet<string> = new Set(["integrations", "entitlements"]);
 
-/** The file's left-out records in their order, one per key. */
-export function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
-  const order = (r: AccessLeftOut) =>
-    `${LEFT_OUT_KINDS.indexOf(r.kind)}\u0000${r.integration ?? ""}\u0000${r.id ?? ""}\u0000${r.email ?? ""}\u0000${r.reason}`;
-  const sorted = [...records].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
-  const keys = new Set<string>();
-  return sorted.filter((r) => !keys.has(leftOutKey(r)) && keys.add(leftOutKey(r)));
-}
+/** `record`'s fields in the order of `schema`'s (unknown ones dropped): the file's fixed layout. */
+const inOrder = (schema: { shape: object }, record: object) =>
+  Object.fromEntries(Object.keys(schema.shape).map((key) => [key, (record as Record<string, unknown>)[key]]));
 
 /** The text of `access.yaml`: deterministic for the same data (keys in a fixed order, absent fields left out). */
 export function formatAccessFile(file: AccessFile): string {
-  const data = {
-    version: file.version,
-    workspace: file.workspace,
-    scope: { integrations: file.scope.integrations, membersOnly: file.scope.membersOnly },
-    users: file.users.map((u) => ({
-      name: u.name,
-      email: u.email,
-      firstName: u.firstName,
-      lastName: u.lastName,
-      role: u.role,
-      isGuest: u.isGuest,
-    })),
+  const doc = new Document({
+    ...inOrder(accessFileSchema, file),
+    scope: inOrder(scopeSchema, file.scope),
+    users: file.users.map((u) => inOrder(userSchema, u)),
     integrations: file.integrations.map((g) => ({
-      name: g.name,
-      id: g.id,
-      label: g.label,
-      application: g.application,
-      members: g.members.map((m) => ({ user: m.user, role: m.role, entitlements: m.entitlements })),
+      ...inOrder(integrationSchema, g),
+      members: g.members.map((m) => inOrder(memberSchema, m)),
     })),
-    leftOut: sortedLeftOut(file.leftOut ?? []).map((r) => ({
-      kind: r.kind,
-      integration: r.integration,
-      id: r.id,
-      email: r.email,
-      role: r.role,
-      isGuest: r.isGuest,
-      entitlements: r.entitlements,
-      reason: r.reason,
-    })),
-  };
-  const doc = new Document(data);
+    leftOut: sortedLeftOut(file.leftOut).map((r) => inOrder(leftOutSchema, r)),
+  });
   doc.commentBefore = HEADER;
   // Lists of scalars under these keys on one line; `scope.integrations` is such a list, the top-level one is not.
   visit(doc, {
@@ -210,5 +236,121 @@ export class AccessFileError extends Error {
   }
 }
 
-// Reading the file: access-file-read.ts.
-export { parseAccessFile, readAccessFile } from "./access-file-read";
+/** Reads and checks the text of an `access.yaml`; `source` names it in errors. */
+export function parseAccessFile(text: string, source = "access.yaml"): AccessData {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true });
+  const [broken] = doc.errors;
+  if (broken) {
+    // The library's message, less the place it appends (named here first) and the excerpt of the file.
+    const message = (broken.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
+    const line = broken.linePos?.[0].line;
+    throw new AccessFileError(`${source}${line === undefined ? "" : `, line ${line}`}: ${message}`);
+  }
+  /** Fails naming the line of the node at `path` (or of the nearest one above it) and the field. */
+  const fail = (path: ReadonlyArray<PropertyKey>, what: string): never => {
+    throw new AccessFileError(`${source}${lineOf(doc, lines, path)}: ${what}`);
+  };
+  const parsed = accessFileSchema.safeParse(doc.toJS() ?? {});
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues;
+    const path = issue?.path ?? [];
+    fail(path, path.length === 0 ? `the file ${issue?.message ?? "is not valid"}` : `${fieldName(path)} ${issue?.message}`);
+  }
+  const file = parsed.data!;
+  const memberships = checkRecords(file, fail);
+  return {
+    ...withoutAbsent({ ...file, version: ACCESS_FILE_VERSION }),
+    scope: withoutAbsent(file.scope),
+    users: file.users.map(withoutAbsent),
+    integrations: file.integrations.map(withoutAbsent),
+    leftOut: sortedLeftOut(file.leftOut.map(withoutAbsent)),
+    memberships,
+  };
+}
+
+type Fail = (path: ReadonlyArray<PropertyKey>, what: string) => never;
+
+/**
+ * What the schema cannot say: no user's email (case-insensitively) or name twice, no integration's
+ * name or id twice nor a name with `--` (it separates a membership's name), every member one of the
+ * users, once. The memberships, in file order.
+ */
+function checkRecords(file: AccessFile, fail: Fail): AccessMembership[] {
+  const byEmail = new Map<string, AccessFile["users"][number]>();
+  const userNames = new Set<string>();
+  file.users.forEach((u, i) => {
+    if (byEmail.has(emailKey(u.email)))
+      fail(["users", i], `users[${i}]: the email ${u.email} is listed twice (emails compare case-insensitively)`);
+    if (userNames.has(u.name)) fail(["users", i], `users[${i}]: the name ${u.name} is used twice`);
+    byEmail.set(emailKey(u.email), u);
+    userNames.add(u.name);
+  });
+  const memberships: AccessMembership[] = [];
+  const names = new Set<string>();
+  const ids = new Set<string>();
+  file.integrations.forEach((g, i) => {
+    const at = `integrations[${i}]`;
+    if (names.has(g.name)) fail(["integrations", i], `${at}: the name ${g.name} is used twice`);
+    if (g.name.includes("--")) fail(["integrations", i, "name"], `${at}: the name ${g.name} must not contain "--"`);
+    if (ids.has(g.id)) fail(["integrations", i], `${at}: the integration ${g.id} is listed twice`);
+    names.add(g.name);
+    ids.add(g.id);
+    const seen = new Set<string>();
+    g.members.forEach((m, j) => {
+      const path = ["integrations", i, "members", j];
+      const u =
+        byEmail.get(emailKey(m.user)) ??
+        fail(path, `${at}.members[${j}]: ${m.user} is not one of the users: add the user to users, or remove the member`);
+      if (seen.has(u.name)) fail(path, `${at}.members[${j}]: ${m.user} is a member twice`);
+      seen.add(u.name);
+      // The member as the users list spells the email.
+      m.user = u.email;
+      const { role, entitlements } = m;
+      const integration = g.label ?? g.name;
+      memberships.push({
+        name: membershipName(g.name, u.name),
+        integrationId: g.id,
+        integration,
+        user: u.email,
+        userName: u.name,
+        role,
+        entitlements,
+      });
+    });
+  });
+  return memberships;
+}
+
+/** `users[0].email`: a field as messages name it. */
+function fieldName(path: ReadonlyArray<PropertyKey>): string {
+  return path.map((part, i) => (typeof part === "number" ? `[${part}]` : `${i === 0 ? "" : "."}${String(part)}`)).join("");
+}
+
+/** `, line 12`: the line of the node at `path`, or of the nearest one above it that the file has. */
+function lineOf(doc: Document, lines: LineCounter, path: ReadonlyArray<PropertyKey>): string {
+  for (let depth = path.length; depth >= 0; depth--) {
+    const node = doc.getIn(path.slice(0, depth) as Array<string | number>, true);
+    if (isNode(node) && node.range) return `, line ${lines.linePos(node.range[0]).line}`;
+  }
+  return "";
+}
+
+/** The object without its absent fields: the file's types leave them out rather than holding `undefined`. */
+function withoutAbsent<T extends object>(record: T): T {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
+}
+
+/**
+ * Reads an `access.yaml` written by `workspace-access-export` (or edited in its style) and checks
+ * it: every member is one of the users, no email, name or membership twice. What a generated
+ * `index.ts` declares its resources from.
+ *
+ * ```ts
+ * const access = readAccessFile(path.join(__dirname, "access.yaml"));
+ * for (const user of access.users) new wa.User(user.name, { ...user, adoptExisting: true });
+ * ```
+ */
+export function readAccessFile(file: string): AccessData {
+  return parseAccessFile(fs.readFileSync(file, "utf8"), file);
+}

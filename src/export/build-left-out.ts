@@ -4,7 +4,8 @@
  */
 import type { Integration } from "../client";
 import type { AccessLeftOut } from "./access-file";
-import { byKey, emailKey } from "./names";
+import { emailKey } from "../client/models";
+import { byKey } from "./names";
 import type { InvalidRecord, SnapshotMember, SnapshotUser } from "./snapshot";
 
 /** A user or membership the export could not represent, and why. */
@@ -36,72 +37,63 @@ const describe = (id: string | undefined, email: string | null) => `${id ?? "(no
 
 /** The list of records left out, as the build adds them. */
 export class LeftOutList {
-  readonly records: LeftOut[] = [];
+  readonly #records: LeftOut[] = [];
 
   /** A user; `user` given when read whole (its role and guest flag are recorded). */
   user(id: string | undefined, email: string | null, reason: string, user?: SnapshotUser): void {
-    this.records.push({
-      kind: "user",
-      id,
-      email,
-      ...(user ? { role: user.role, isGuest: user.isGuest } : {}),
-      reason,
-      text: `user ${describe(id, email)}: ${reason}`,
-    });
+    const read = user && { role: user.role, isGuest: user.isGuest };
+    this.#records.push({ kind: "user", id, email, ...read, reason, text: `user ${describe(id, email)}: ${reason}` });
   }
 
   /** A membership; `member` given when read whole (its role and entitlements are recorded). */
   member(
     id: string | undefined,
     email: string | null,
-    integration: Pick<Integration, "id" | "label"> | undefined,
+    integration: Integration | undefined,
     reason: string,
     member?: SnapshotMember,
   ): void {
     const label = integration ? (integration.label ?? integration.id) : "?";
-    this.records.push({
+    const read = member && { role: member.role, entitlements: member.entitlements };
+    const text = `membership of ${describe(id, email)} in "${label}": ${reason}`;
+    this.#records.push({
       kind: "membership",
       id,
       email,
       integration: label,
-      ...(integration ? { integrationId: integration.id } : {}),
-      ...(member ? { role: member.role, entitlements: member.entitlements } : {}),
+      ...(integration && { integrationId: integration.id }),
+      ...read,
       reason,
-      text: `membership of ${describe(id, email)} in "${label}": ${reason}`,
+      text,
     });
   }
 
   /** An integration whose record broke the contract, or was listed twice differently. */
-  integration(record: InvalidRecord): void {
-    const label = record.integration?.label ?? undefined;
-    this.records.push({
-      kind: "integration",
-      id: record.id,
-      email: null,
-      ...(label === undefined ? {} : { integration: label }),
-      reason: record.reason,
-      text: `integration ${record.id ?? "(no id)"}${label === undefined ? "" : ` ("${label}")`}: ${record.reason}`,
-    });
+  integration({ id, integration, reason }: InvalidRecord): void {
+    const label = integration?.label ?? undefined;
+    const text = `integration ${id ?? "(no id)"}${label === undefined ? "" : ` ("${label}")`}: ${reason}`;
+    this.#records.push({ kind: "integration", id, email: null, ...(label === undefined ? {} : { integration: label }), reason, text });
   }
 
   /** The records, sorted: by kind, integration, email, id, reason. */
   sorted(): LeftOut[] {
     const order = (l: LeftOut) =>
       `${KIND_ORDER[l.kind]}\u0000${l.integration ?? ""}\u0000${l.email == null ? "" : emailKey(l.email)}\u0000${l.id ?? ""}\u0000${l.reason}`;
-    return [...this.records].sort(byKey(order));
+    return [...this.#records].sort(byKey(order));
   }
 }
 
-/** A left-out record as `access.yaml` keeps it (the file sorts them, one per key). */
-export function recordedLeftOut(record: LeftOut): AccessLeftOut {
+/** A left-out record as `access.yaml` keeps it (the file sorts them, one per key; an absent field is undefined). */
+export function recordedLeftOut({ kind, id, email, integrationId, role, isGuest, entitlements, reason }: LeftOut): AccessLeftOut {
+  const integration = kind === "membership" ? integrationId : undefined;
   return {
-    kind: record.kind,
-    ...(record.kind === "membership" && record.integrationId !== undefined ? { integration: record.integrationId } : {}),
-    ...(record.id === undefined ? {} : { id: record.id }),
-    ...(record.email === null ? {} : { email: record.email }),
-    ...(record.role === undefined || record.role === null ? {} : { role: record.role }),
-    ...(record.isGuest === undefined || record.isGuest === null ? {} : { isGuest: record.isGuest }),
-    ...(record.entitlements === undefined ? {} : { entitlements: [...record.entitlements].sort() }),
-    reason: record.reason,
+    kind,
+    integration,
+    id,
+    email: email ?? undefined,
+    role: role ?? undefined,
+    isGuest: isGuest ?? undefined,
+    entitlements: entitlements && [...entitlements].sort(),
+    reason,
   };
 }

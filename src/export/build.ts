@@ -1,34 +1,29 @@
 /**
  * Turns what was read into `access.yaml`'s data: every user and membership a program can declare
  * so that its first `pulumi up` adopts it without a write, and a list of what it cannot, each with
- * the reason. A record is checked with the same input schemas the resources' `check` uses (a name
- * the provider would refuse is refused here, not at preview), and is either written whole or left
- * out whole: a membership whose user is left out is left out too. A record the service listed
- * twice (offset paging shifting under a change, or a repeat) is written once when the copies
- * agree, and left out when they differ, or when one copy broke the contract: which copy is right
- * would be a guess.
- *
- * What adoption needs, so that it sends nothing:
- * - a user's email, first and last name exactly as the service has them (a `User` compares them);
- *   its role and guest flag as read, or left out when the service reports none (then kept);
- * - a member's role as the invite names it: the API reads `owner`/`collaborator`, a create that
- *   declares anything else fails (the API cannot change a role in place); its entitlements as the
- *   exact set it holds, at least one (a resource must declare some).
+ * the reason. A record is checked with the input schemas the resources' `check` uses, and is either
+ * written whole or left out whole: a membership whose user is left out is left out too. A record
+ * listed twice is written once when the copies agree, and left out when they differ or one copy
+ * broke the contract (which copy is right would be a guess). Adoption sends nothing when names,
+ * role and guest flag are as the service has them (a role or flag it does not report is left out),
+ * a member's role is as the invite names it, and its entitlements are its exact set, at least one.
  */
 import { idOf } from "../client";
-import { ACCESS_FILE_VERSION, type AccessFile } from "./access-file";
-import { LeftOutList, type LeftOut, recordedLeftOut } from "./build-left-out";
-import { buildIntegrations, memberKey } from "./build-members";
-import { buildUsers } from "./build-users";
-import type { Snapshot } from "./snapshot";
-
-export { type LeftOut, recordedLeftOut } from "./build-left-out";
+import { integrationEntitlementInputs, inviteRole, userInputs } from "../shared/inputs";
+import { ACCESS_FILE_VERSION, type AccessFile, type AccessIntegration, type AccessUser } from "./access-file";
+import { type LeftOut, LeftOutList, recordedLeftOut } from "./build-left-out";
+import { emailKey } from "../client/models";
+import { byKey, integrationBaseName, uniqueNames, userBaseName } from "./names";
+import { oncePerId, type Snapshot, type SnapshotMember, type SnapshotUser } from "./snapshot";
 
 /** The file's data and what was left out. */
 export interface Built {
   file: AccessFile;
   leftOut: LeftOut[];
 }
+
+/** Members (by integration id, then user id). */
+const memberKey = (integrationId: string, userId: string) => `${integrationId}\u0000${userId}`;
 
 /** Builds the file's data from a snapshot. `membersOnly` keeps only users with a membership in scope. */
 export function buildAccessFile(
@@ -46,27 +41,153 @@ export function buildAccessFile(
     } else if (record.what === "integration") leftOut.integration(record);
     else if (record.id !== undefined && record.integration) invalidMembers.add(memberKey(record.integration.id, record.id));
   }
-  const users = buildUsers(snapshot, options.membersOnly, problems, leftOut);
+  const exported = buildUsers(snapshot, options.membersOnly, problems, leftOut);
   // A member record that broke the contract, listed with its user's email when the user is known.
   const emails = new Map(snapshot.users.map((u) => [u.id, u.email]));
   for (const record of snapshot.invalid) {
     if (record.what !== "member") continue;
-    leftOut.member(
-      record.id,
-      (record.id === undefined ? undefined : emails.get(idOf(record.id))) ?? null,
-      record.integration,
-      record.reason,
-    );
+    const email = record.id === undefined ? undefined : emails.get(idOf(record.id));
+    leftOut.member(record.id, email ?? null, record.integration, record.reason);
   }
-  const integrations = buildIntegrations(snapshot, users, invalidMembers, leftOut);
+  const integrations = buildIntegrations(snapshot, exported, problems, invalidMembers, leftOut);
   const sorted = leftOut.sorted();
   const file: AccessFile = {
     version: ACCESS_FILE_VERSION,
     workspace: options.workspace,
     scope: { ...(options.scopeIds ? { integrations: [...options.scopeIds].sort() } : {}), membersOnly: options.membersOnly },
-    users: users.users,
+    users: accessUsers(exported),
     integrations,
     leftOut: sorted.map(recordedLeftOut),
   };
   return { file, leftOut: sorted };
+}
+
+/** Why a user cannot be declared, or undefined when it can. */
+function userProblem(user: SnapshotUser): string | undefined {
+  if (user.email === null || user.email.trim() === "") return "no email";
+  if (user.firstName === null || user.firstName.trim() === "") return "no first name";
+  if (user.lastName === null || user.lastName.trim() === "") return "no last name";
+  const parsed = userInputs.safeParse({
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    ...(user.role ? { role: user.role } : {}),
+    ...(user.isGuest === null ? {} : { isGuest: user.isGuest }),
+    adoptExisting: true,
+  });
+  return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? "not a valid User");
+}
+
+/**
+ * The users that can be declared, by id; why each other one cannot goes to `problems` (which holds
+ * those known bad already: a copy broke the contract). `membersOnly`: only users with a membership in scope.
+ */
+function buildUsers(
+  snapshot: Snapshot,
+  membersOnly: boolean,
+  problems: Map<string, string>,
+  leftOut: LeftOutList,
+): Map<string, SnapshotUser> {
+  // Users with a membership in scope (any: even one that cannot be written still grants access).
+  const members = new Set(snapshot.integrations.flatMap(({ members }) => members.map((m) => m.id)));
+  const inScope = (user: SnapshotUser) => !membersOnly || members.has(user.id);
+  const users = oncePerId(snapshot.users, ["email", "firstName", "lastName", "role", "isGuest"]);
+  for (const { record: user, reason } of users.differing.filter(({ record }) => inScope(record))) {
+    problems.set(user.id, reason);
+    // Which copy's role is right would be a guess: none is recorded.
+    leftOut.user(user.id, user.email, reason);
+  }
+  const exported = new Map<string, SnapshotUser>();
+  // A user with a problem already had a copy that broke the contract: left out, and listed already.
+  for (const user of users.unique.filter((u) => inScope(u) && !problems.has(u.id))) {
+    const problem = userProblem(user);
+    if (problem === undefined) exported.set(user.id, user);
+    else {
+      problems.set(user.id, problem);
+      leftOut.user(user.id, user.email, problem, user);
+    }
+  }
+  // access.yaml tells users apart by email, case-insensitively (as the service does), and names them from it:
+  // of users whose emails differ only in case, which one to keep would be a guess. Each of them is left out.
+  const byEmail = new Map<string, SnapshotUser[]>();
+  for (const user of exported.values()) byEmail.set(emailKey(user.email!), [...(byEmail.get(emailKey(user.email!)) ?? []), user]);
+  for (const group of [...byEmail.values()].filter((g) => g.length > 1)) {
+    for (const user of group) {
+      const others = group.filter((u) => u !== user).map((u) => u.id);
+      const problem = `another user has the same email but for case (${others.join(", ")}): access.yaml tells users apart by email, case-insensitively`;
+      exported.delete(user.id);
+      problems.set(user.id, problem);
+      leftOut.user(user.id, user.email, problem, user);
+    }
+  }
+  return exported;
+}
+
+/** The file's users, named and sorted by email. */
+function accessUsers(exported: Map<string, SnapshotUser>): AccessUser[] {
+  const users = [...exported.values()];
+  const names = uniqueNames(users.map((u) => ({ key: emailKey(u.email!), base: userBaseName(u.email!) })));
+  return users
+    .map((u) => ({
+      name: names.get(emailKey(u.email!))!,
+      email: u.email!,
+      firstName: u.firstName!,
+      lastName: u.lastName!,
+      ...(u.role ? { role: u.role } : {}),
+      ...(u.isGuest === null ? {} : { isGuest: u.isGuest }),
+    }))
+    .sort(byKey((u) => `${emailKey(u.email)}\u0000${u.email}`));
+}
+
+/** Why a membership cannot be declared, or undefined when it can. */
+function memberProblem(member: SnapshotMember, integrationId: string, exported: Map<string, SnapshotUser>, problems: Map<string, string>) {
+  const userProblem = problems.get(member.id);
+  if (userProblem) return `its user is left out (${userProblem})`;
+  if (!exported.has(member.id)) return "not a user of the workspace's user list";
+  const role = inviteRole(member.role);
+  if (role === undefined) return member.role === null ? "no role" : `role "${member.role}" is neither owner nor collaborator`;
+  if (member.entitlements.length === 0) return "no entitlements (an IntegrationEntitlement declares at least one)";
+  const entitlements = member.entitlements;
+  const parsed = integrationEntitlementInputs.safeParse({ integrationId, userId: member.id, entitlements, role, adoptExisting: true });
+  return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? "not a valid IntegrationEntitlement");
+}
+
+/** The integrations of the file with their members, each integration and member once. */
+function buildIntegrations(
+  snapshot: Snapshot,
+  exported: Map<string, SnapshotUser>,
+  problems: Map<string, string>,
+  invalidMembers: ReadonlySet<string>,
+  leftOut: LeftOutList,
+): AccessIntegration[] {
+  // Each integration once (the read keeps one already; a repeat here is ignored, never written twice).
+  const listed = new Set<string>();
+  const lists = snapshot.integrations.filter(({ integration: { id } }) => !listed.has(id) && listed.add(id));
+  const names = uniqueNames(lists.map(({ integration: i }) => ({ key: i.id, base: integrationBaseName(i) })));
+  const integrations = lists.map(({ integration, members: list }): AccessIntegration => {
+    const emailOf = (member: SnapshotMember) => exported.get(member.id)?.email ?? member.email;
+    const once = oncePerId(list, ["email", "role", "entitlements"]);
+    // Which copy's role and entitlements are right would be a guess: none is recorded.
+    for (const { record, reason } of once.differing) leftOut.member(record.id, emailOf(record), integration, reason);
+    const members = [];
+    // A member with an invalid copy broke the contract: left out, and listed already.
+    for (const member of once.unique.filter((m) => !invalidMembers.has(memberKey(integration.id, m.id)))) {
+      const problem = memberProblem(member, integration.id, exported, problems);
+      if (problem) leftOut.member(member.id, emailOf(member), integration, problem, member);
+      else
+        members.push({
+          user: exported.get(member.id)!.email!,
+          role: inviteRole(member.role)!,
+          entitlements: [...member.entitlements].sort(),
+        });
+    }
+    return {
+      name: names.get(integration.id)!,
+      id: integration.id,
+      ...(integration.label === null ? {} : { label: integration.label }),
+      ...(integration.application === null ? {} : { application: integration.application }),
+      members: members.sort(byKey((m) => emailKey(m.user))),
+    };
+  });
+  return integrations.sort(byKey((i) => i.name));
 }

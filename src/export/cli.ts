@@ -5,8 +5,10 @@
  * found (`--check`), 2 the export or check could not be done (the message says why and what to do).
  */
 import { parseArgs } from "node:util";
-import { nodeVersionProblem } from "../node-version";
+import { runCommand } from "../command-line";
 import { REVIEW_FORMATS, type ReviewFormat } from "./review/render";
+import type { CheckOptions } from "./run-check";
+import type { ExportOptions, ExportProgress } from "./run";
 
 const NAME = "workspace-access-export";
 
@@ -42,21 +44,10 @@ Documentation: node_modules/pulumi-workspace-access/docs/export.md (and docs/ci.
 in CI), in the installed package.
 `;
 
-interface Args {
-  out: string;
-  baseUrl: string | undefined;
-  integrations: string[] | undefined;
-  membersOnly: boolean | undefined;
-  check: boolean;
-  accept: boolean;
-  format: ReviewFormat;
-  verbose: boolean;
-  packageSpec: string | undefined;
-}
-
 class UsageError extends Error {}
 
-function parse(argv: string[]): Args | "help" {
+/** The command line: `--check` or an export, how to print it, and the options of the function that runs it. */
+function parse(argv: string[]) {
   // A key given as a flag is refused without echoing it (it is in the shell's history already).
   if (argv.some((arg) => /^--?(api[-_]?key|key|token)(=|$)/i.test(arg))) {
     throw new UsageError(
@@ -92,31 +83,26 @@ function parse(argv: string[]): Args | "help" {
   if (check && values["package-spec"] !== undefined) throw new UsageError("--package-spec is for an export, not --check");
   if (values["package-spec"]?.trim() === "")
     throw new UsageError("--package-spec needs a spec, such as ./pulumi-workspace-access-0.1.0.tgz");
+  const options = { out: values.out, baseUrl: values["base-url"], integrations: values.integration, membersOnly: values["members-only"] };
   return {
-    out: values.out,
-    baseUrl: values["base-url"],
-    integrations: values.integration,
-    membersOnly: values["members-only"],
     check,
-    accept: values.accept === true,
     format: format as ReviewFormat,
     verbose: values.verbose === true,
-    packageSpec: values["package-spec"],
+    options: { ...options, accept: values.accept === true, packageSpec: values["package-spec"] } satisfies CheckOptions & ExportOptions,
   };
 }
+
+type Progress = ReturnType<typeof progressPrinter>;
 
 /** Prints the progress line on stderr: in place on a terminal, else at most every 2 s, and once at the end. */
 function progressPrinter(stderr: NodeJS.WriteStream) {
   const started = performance.now();
   let last = 0;
   let line = "";
-  const format = (p: { pages: number; users: number; memberships: number; elapsedMs: number }) => {
-    const [users, memberships] = [p.users.toLocaleString("en-US"), p.memberships.toLocaleString("en-US")];
-    return `${NAME}: ${p.pages} pages read, ${users} users, ${memberships} memberships, ${(p.elapsedMs / 1000).toFixed(1)} s`;
-  };
   return {
-    update(p: { pages: number; users: number; memberships: number; elapsedMs: number }) {
-      line = format(p);
+    update(p: ExportProgress) {
+      const [users, memberships] = [p.users.toLocaleString("en-US"), p.memberships.toLocaleString("en-US")];
+      line = `${NAME}: ${p.pages} pages read, ${users} users, ${memberships} memberships, ${(p.elapsedMs / 1000).toFixed(1)} s`;
       const now = performance.now();
       if (now - last < (stderr.isTTY ? 100 : 2000)) return;
       last = now;
@@ -130,72 +116,35 @@ function progressPrinter(stderr: NodeJS.WriteStream) {
   };
 }
 
-async function main(): Promise<number> {
-  const tooOld = nodeVersionProblem();
-  if (tooOld !== undefined) {
-    process.stderr.write(`${NAME}: ${tooOld}\n`);
-    return 2;
-  }
-  let args: Args | "help";
-  try {
-    args = parse(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`${NAME}: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return 2;
-  }
-  if (args === "help") {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  // Loaded only now: on a Node.js too old, the line above is all that is printed.
-  return args.check ? check(args) : exportProject(args);
-}
-
-/** The options both commands take. */
-function common(args: Args, progress: ReturnType<typeof progressPrinter>) {
-  return {
-    out: args.out,
-    ...(args.baseUrl === undefined ? {} : { baseUrl: args.baseUrl }),
-    ...(args.integrations === undefined ? {} : { integrations: args.integrations }),
-    ...(args.membersOnly === undefined ? {} : { membersOnly: args.membersOnly }),
-    onProgress: progress.update,
-  };
+/** Runs the export or the check, loading them only now: on a Node.js too old, its one line is all that is printed. */
+function run(args: Exclude<ReturnType<typeof parse>, "help">): Promise<number> {
+  const progress = progressPrinter(process.stderr);
+  const options = { ...args.options, onProgress: progress.update };
+  return args.check ? check(options, progress, args.format, args.verbose) : exportProject(options, progress, args.verbose);
 }
 
 /** `--check`: the review on stdout in the format asked; exit 1 when anything differs (0 once accepted). */
-async function check(args: Args): Promise<number> {
+async function check(options: CheckOptions, progress: Progress, format: ReviewFormat, verbose: boolean): Promise<number> {
   const { checkWorkspace } = require("./index") as typeof import("./index");
   const { renderReview } = require("./review/render") as typeof import("./review/render");
-  const progress = progressPrinter(process.stderr);
-  const result = await checkWorkspace({ ...common(args, progress), accept: args.accept });
+  const result = await checkWorkspace(options);
   progress.done();
   // The text review keeps stdout for the differences; markdown and json carry the notes themselves.
-  if (args.format === "text") for (const note of result.notes) process.stderr.write(`${NAME}: note: ${note}\n`);
-  const review = {
-    workspace: result.workspace,
-    differences: result.changes,
-    leftOut: result.leftOut,
-    notes: result.notes,
-    accepted: result.accepted,
-  };
-  process.stdout.write(renderReview(review, { format: args.format, verbose: args.verbose, out: args.out }));
+  if (format === "text") for (const note of result.notes) process.stderr.write(`${NAME}: note: ${note}\n`);
+  process.stdout.write(renderReview(result, { format, verbose, out: options.out }));
   return result.changes.length === 0 || result.accepted ? 0 : 1;
 }
 
 /** The export: what was written on stdout, the records left out counted on stderr (`--verbose` lists them). */
-async function exportProject(args: Args): Promise<number> {
+async function exportProject(options: ExportOptions, progress: Progress, verbose: boolean): Promise<number> {
   const { exportWorkspace } = require("./index") as typeof import("./index");
-  const progress = progressPrinter(process.stderr);
-  const result = await exportWorkspace({
-    ...common(args, progress),
-    ...(args.packageSpec === undefined ? {} : { packageSpec: args.packageSpec }),
-  });
+  const result = await exportWorkspace(options);
   progress.done();
   const n = result.leftOut.length;
   if (n > 0) {
     const records = `${n} record${n === 1 ? "" : "s"}`;
     process.stderr.write(
-      args.verbose
+      verbose
         ? `${NAME}: left out ${records} a project could not declare:\n${result.leftOut.map((r) => `  ${r.text}\n`).join("")}`
         : `${NAME}: left out ${records} a project could not declare (recorded under leftOut in access.yaml; --verbose lists them).\n`,
     );
@@ -208,15 +157,4 @@ async function exportProject(args: Args): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    const key = process.env.WORKSPACE_ACCESS_API_KEY?.trim();
-    let message = error instanceof Error ? error.message : String(error);
-    if (key) message = message.split(key).join("[redacted]");
-    process.stderr.write(`\n${NAME}: ${message}\n`);
-    process.exitCode = 2;
-  },
-);
+runCommand({ name: NAME, usage: USAGE, parse, run, failurePrefix: "\n" });

@@ -1,9 +1,12 @@
 /**
- * One client per export or check, closed after, and the service's errors completed with what a
- * person running the command should fix (the key's scopes, the address).
+ * Where the export reads from, and with which key: the key from `WORKSPACE_ACCESS_API_KEY` only
+ * (never a flag: it would stay in the shell's history), the address from `--base-url`, else the
+ * environment variables the provider falls back to. One client per export or check, closed after,
+ * and the service's errors completed with what to fix. Messages name the variable or flag, never the key.
  */
 import {
   type Clock,
+  ConfigurationError,
   ConnectionError,
   ForbiddenError,
   InvalidResponseError,
@@ -12,13 +15,64 @@ import {
   UnauthorizedError,
   WorkspaceAccessClient,
 } from "../client";
-import { ExportError, SCOPES_NEEDED } from "./errors";
-import { ENV } from "./settings";
+import { describeScopes, SCOPES } from "../client/scopes";
+import { parseBaseUrl } from "../client/settings";
+import { CONFIG_KEYS as ENV, readRawSettings, resolveProviderSettings } from "../shared/settings";
+import { ExportError } from "./errors";
+
+/** The scopes an export's key needs: `Read users (read:users) and Read integrations (read:integrations)`. */
+const SCOPES_NEEDED = describeScopes([SCOPES.readUsers, SCOPES.readIntegrations]);
 
 /** Test seams: time and randomness of the client. */
 export interface ExportDeps {
   clock?: Clock;
   random?: () => number;
+}
+
+/**
+ * The key and the address, checked. `recorded`: the address the checked project's `access.yaml`
+ * records (`--check`), used when neither the flag nor the environment gives one.
+ */
+export function exportConnection(
+  baseUrlFlag: string | undefined,
+  env: Record<string, string | undefined>,
+  recorded?: { baseUrl: string | undefined; file: string },
+): { apiKey: string; baseUrl: string } {
+  const apiKey = env[ENV.apiKey]?.trim();
+  if (!apiKey) {
+    throw new ExportError(
+      `No API key: set ${ENV.apiKey} to a key of the workspace with the scopes ${SCOPES_NEEDED}. ` +
+        "The key is read from the environment only, never from a flag, so that it stays out of the shell's history.",
+    );
+  }
+  if (baseUrlFlag !== undefined) return { apiKey, baseUrl: parseBaseUrl(baseUrlFlag, "--base-url").href };
+  const raw = readRawSettings(() => undefined, env as NodeJS.ProcessEnv);
+  if (!raw.baseUrl && !(raw.workspace && raw.host)) {
+    if (recorded?.baseUrl === undefined) {
+      throw new ExportError(
+        `No workspace address: pass --base-url https://<workspace>.<host>/api/v1/, or set ${ENV.baseUrl} (or ${ENV.workspace} and ${ENV.host})` +
+          `${recorded ? ` (${recorded.file} records none)` : ""}.`,
+      );
+    }
+    // The address access.yaml records, checked as a flag's would be.
+    const where = `the workspace ${recorded.file} records`;
+    return {
+      apiKey,
+      baseUrl: asExportError(() => parseBaseUrl(recorded.baseUrl!, where).href, `. Correct it in ${recorded.file}, or pass --base-url.`),
+    };
+  }
+  // The problems worded for the environment: the variables to set, not the stack config keys.
+  return { apiKey, baseUrl: asExportError(() => resolveProviderSettings(raw, "env").client.baseUrl.href) };
+}
+
+/** `read()`, its settings problem an {@link ExportError} (with `fix` after the message). */
+function asExportError<T>(read: () => T, fix = ""): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!ConfigurationError.isInstance(error)) throw error;
+    throw new ExportError(`${error.message}${fix}`);
+  }
 }
 
 /** Runs `work` with a client of the connection, closing it after, and adds what to fix to the service's errors. @internal */
@@ -38,30 +92,18 @@ export async function withClient<T>(
   try {
     return await work(client);
   } catch (error) {
-    throw withHint(error, connection.baseUrl);
+    if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
+      error.message += ` The export reads users and integrations: its key needs the scopes ${SCOPES_NEEDED}. The key comes from ${ENV.apiKey}.`;
+    } else if (NotFoundError.isInstance(error) || InvalidResponseError.isInstance(error)) {
+      error.message += addressHint(connection.baseUrl, "answered, but not as the workspace API");
+    } else if (ConnectionError.isInstance(error) || TimeoutError.isInstance(error)) {
+      error.message += addressHint(connection.baseUrl, "could not be reached");
+    }
+    throw error;
   } finally {
     await client.close();
   }
 }
 
-/** The service's error, with the fix for a person running the export. */
-function withHint(error: unknown, baseUrl: string): unknown {
-  if (!(error instanceof Error)) return error;
-  if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
-    error.message += ` The export reads users and integrations: its key needs the scopes ${SCOPES_NEEDED}. The key comes from ${ENV.apiKey}.`;
-  } else if (
-    NotFoundError.isInstance(error) ||
-    ConnectionError.isInstance(error) ||
-    TimeoutError.isInstance(error) ||
-    InvalidResponseError.isInstance(error)
-  ) {
-    const what =
-      NotFoundError.isInstance(error) || InvalidResponseError.isInstance(error)
-        ? "answered, but not as the workspace API"
-        : "could not be reached";
-    error.message +=
-      ` Check the address: ${baseUrl} ${what}; ` +
-      `it should be the workspace's API root, such as https://acme.example.com/api/v1/ (--base-url, or ${ENV.baseUrl}).`;
-  }
-  return error;
-}
+const addressHint = (baseUrl: string, what: string) =>
+  ` Check the address: ${baseUrl} ${what}; it should be the workspace's API root, such as https://acme.example.com/api/v1/ (--base-url, or ${ENV.baseUrl}).`;

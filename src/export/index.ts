@@ -9,8 +9,8 @@
  * const { changes } = await checkWorkspace({ out: "access" }); // each: kind, side, user, integration, accessYaml, workspace, text
  * ```
  *
- * A generated program only reads its data file ({@link readAccessFile}): loading this entry point
- * loads neither the client nor zod, which the two functions load when called.
+ * A generated program only reads its data file ({@link readAccessFile}); the two functions load the
+ * export's reading and writing only when called.
  */
 import "../supported-node";
 import type { CheckOptions, CheckResult } from "./run-check";
@@ -31,11 +31,12 @@ export {
   parseAccessFile,
   readAccessFile,
 } from "./access-file";
-export type { LeftOut } from "./build";
+export type { LeftOut } from "./build-left-out";
 export { ExportError } from "./errors";
-export type { AccessDifference, DifferenceSide, ReviewFormat } from "./review";
+export type { AccessDifference, DifferenceSide } from "./review/differences";
 /** The former name of {@link AccessDifference}. */
-export type { AccessDifference as AccessChange } from "./review";
+export type { AccessDifference as AccessChange } from "./review/differences";
+export type { ReviewFormat } from "./review/render";
 export type { ExportOptions, ExportProgress, ExportResult } from "./run";
 export type { CheckOptions, CheckResult } from "./run-check";
 

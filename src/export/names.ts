@@ -1,18 +1,11 @@
 /**
- * Pulumi resource names for an export: derived from what people know a record by (a user's email,
- * an integration's label), safe in a URN (`[a-z0-9._-]`), unique, and deterministic: the same
- * records give the same names, in any order. A name depends on its own record and on those that
- * would get the same base name: then each of them gets a suffix from a hash of its own key (an
- * email, an integration id), never a position. So a name moves only when a record of the same base
- * name comes or goes (a record that had the bare name gets a suffix while the other is there): the
- * names are stored in `access.yaml`, so that never renames a resource of an exported project.
+ * Pulumi resource names for an export: from what people know a record by (a user's email, an
+ * integration's label), safe in a URN (`[a-z0-9._-]`), unique, and the same for the same records in
+ * any order. Records that would get the same base name each get a suffix from a hash of their own
+ * key (an email, an integration id), never a position. The names are stored in `access.yaml`.
  */
 import { createHash } from "node:crypto";
-
 import { emailKey } from "../client/models";
-
-/** How the export compares emails: the client's one way (case-insensitively, surrounding spaces ignored, as the service does). */
-export { emailKey };
 
 /** A comparator by a string key, for sorts whose order must not depend on the locale. */
 export const byKey =
@@ -65,25 +58,13 @@ export function integrationBaseName(integration: { id: string; label: string | n
  */
 export function uniqueNames(records: ReadonlyArray<{ key: string; base: string }>): Map<string, string> {
   // A key given twice is one record (a repeat must not make it collide with itself).
-  const byBase = new Map<string, string[]>();
-  const keys = new Set<string>();
-  for (const { key, base } of records) {
-    if (keys.has(key)) continue;
-    keys.add(key);
-    byBase.set(base, [...(byBase.get(base) ?? []), key]);
-  }
+  const byBase = new Map<string, Set<string>>();
+  for (const { key, base } of records) byBase.set(base, (byBase.get(base) ?? new Set<string>()).add(key));
   const names = new Map<string, string>();
-  const taken = new Set<string>();
-  const suffixed: Array<{ key: string; base: string }> = [];
-  for (const [base, keys] of byBase) {
-    if (keys.length === 1) {
-      names.set(keys[0]!, base);
-      taken.add(base);
-    } else {
-      for (const key of keys) suffixed.push({ key, base });
-    }
-  }
+  for (const [base, keys] of byBase) if (keys.size === 1) names.set([...keys][0]!, base);
+  const taken = new Set(names.values());
   // In key order, so that which record gets which fallback never depends on the order given.
+  const suffixed = [...byBase].flatMap(([base, keys]) => (keys.size > 1 ? [...keys].map((key) => ({ key, base })) : []));
   suffixed.sort(byKey((s) => s.key));
   for (const { key, base } of suffixed) {
     let name = `${base}-${hashOf(key, 8)}`;

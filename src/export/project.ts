@@ -1,10 +1,8 @@
 /**
- * The files of an exported Pulumi project, besides `access.yaml`: `Pulumi.yaml`, `package.json`
- * (this package at its current version, or the spec given, and `@pulumi/pulumi`, at caret ranges), Pulumi's
- * template `tsconfig.json` (the one the examples use), `index.ts`, a README and a `.gitignore`.
- * None depends on the workspace's data but through `access.yaml`, and none holds a date.
+ * The files of an exported Pulumi project besides `access.yaml`: `Pulumi.yaml`, `package.json`,
+ * Pulumi's template `tsconfig.json` (the examples'), `index.ts`, a README and a `.gitignore`. None
+ * depends on the workspace's data but through `access.yaml`, and none holds a date.
  */
-
 import type { PackageSpecChoice } from "./package-spec";
 
 /** The exported project's name: also the namespace of its own config (`exported-access:revokeRemovedAccess`). */
@@ -90,7 +88,7 @@ export const membershipCount = access.memberships.length;
 
 /** What the generated README says of the dependency on this package, by the spec it has. */
 function installNote({ spec, why }: PackageSpecChoice): string {
-  const published = spec === defaultPackageSpec();
+  const published = spec === `^${pkg.version}`;
   return `\`package.json\` depends on ${pkg.name} at \`${spec}\`${published ? "" : ` (${why})`}.\n${
     published
       ? `Until ${pkg.name} is published on your registry, \`npm install\` cannot find that version: set the
@@ -159,14 +157,11 @@ WORKSPACE_ACCESS_API_KEY=<key> npx workspace-access-export --check --accept --ou
 `;
 }
 
-/** The generated package.json's spec of this package when none is given: `^` its version. */
-export const defaultPackageSpec = () => `^${pkg.version}`;
-
 /** The project's files by name, `access.yaml` aside. `packageSpec`: the dependency on this package, and why that one. */
 export function projectFiles(
   workspace: string,
   counts: { users: number; memberships: number; integrations: number },
-  packageSpec: PackageSpecChoice = { spec: defaultPackageSpec(), why: "this version" },
+  packageSpec: PackageSpecChoice,
 ): Record<string, string> {
   const packageJson = {
     name: PROJECT_NAME,

@@ -7,14 +7,15 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Integration } from "../client";
+import { emailKey } from "../client/models";
 import { type AccessData, type AccessFile, formatAccessFile, parseAccessFile } from "./access-file";
-import { buildAccessFile, type LeftOut } from "./build";
-import { type ExportDeps, withClient } from "./connect";
+import { buildAccessFile } from "./build";
+import { type ExportDeps, exportConnection, withClient } from "./connect";
 import { ExportError } from "./errors";
-import { emailKey } from "./names";
-import { type AccessDifference, acceptAccess, compareAccess } from "./review";
+import { acceptAccess } from "./review/accept";
+import { compareAccess } from "./review/differences";
+import type { Review } from "./review/render";
 import { ACCESS_FILE, type ExportOptions } from "./run";
-import { exportConnection } from "./settings";
 import { readWorkspace, selectIntegrations } from "./snapshot";
 import { replaceFile } from "./write";
 
@@ -29,18 +30,8 @@ export interface CheckOptions extends ExportOptions {
   accept?: boolean;
 }
 
-/** What a check found. */
-export interface CheckResult {
-  /** Every difference between `access.yaml` and the workspace now; empty when none. */
-  changes: AccessDifference[];
-  /** Records of the workspace now that a project cannot declare (an export would leave them out). */
-  leftOut: LeftOut[];
-  /** Remarks for the person running it, such as `access.yaml` coming from another workspace. */
-  notes: string[];
-  /** The workspace's API address that was read. */
-  workspace: string;
-  /** Whether `access.yaml` was rewritten (`accept`, and differences found). */
-  accepted: boolean;
+/** What a check found: the review, and what reading the workspace took. */
+export interface CheckResult extends Review {
   requests: number;
   elapsedMs: number;
 }
@@ -100,7 +91,7 @@ function inScope(recorded: AccessFile, scopeIds: readonly string[]): AccessFile 
   return {
     ...recorded,
     integrations: recorded.integrations.filter((i) => within(i.id)),
-    leftOut: (recorded.leftOut ?? []).filter((l) => l.kind === "user" || within(l.kind === "membership" ? l.integration : l.id)),
+    leftOut: recorded.leftOut.filter((l) => l.kind === "user" || within(l.kind === "membership" ? l.integration : l.id)),
   };
 }
 

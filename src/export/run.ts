@@ -1,16 +1,15 @@
 /**
- * An export, end to end: settings, the directory (refused before any request when it is not
- * empty), the workspace read with one client, the files written only once everything was read,
- * all of them or none (a failure, while reading or writing, leaves nothing behind). The check is
- * `run-check.ts`.
+ * An export, end to end: settings, the directory (refused before any request unless new or empty),
+ * the workspace read with one client, then every file written or none (a failure leaves nothing).
  */
 import { choosePackageSpec, type PackageSpecChoice } from "./package-spec";
 import * as path from "node:path";
 import { formatAccessFile } from "./access-file";
-import { buildAccessFile, type LeftOut } from "./build";
-import { type ExportDeps, withClient } from "./connect";
+import { buildAccessFile } from "./build";
+import type { LeftOut } from "./build-left-out";
+import { type ExportDeps, exportConnection, withClient } from "./connect";
 import { projectFiles } from "./project";
-import { exportConnection } from "./settings";
+
 import { readWorkspace, selectIntegrations } from "./snapshot";
 import { refuseNonEmpty, writeFiles } from "./write";
 

@@ -1,16 +1,12 @@
 /**
- * Reads what an export needs from the workspace, with the package's client (its pacing, retries
- * and rate-limit handling): the integration list first, then every page of the users and of the
- * members of each integration in scope, side by side, each list until a second listing at another
- * page size agrees with it (a list proves presence, never absence).
- * Records are kept in a compact form as they arrive, so memory grows with the records, not with
- * the pages. A record that does not match the API contract is set aside (`invalid`), never fails
- * its page; an integration's members are then not read. An integration listed twice (offset
- * paging shifting under a change, or a repeated record) is kept once when both copies agree; when
- * they differ it is set aside too, and its members are not read. Users and members listed twice
- * are sorted out by the build.
+ * Reads what an export needs, with the package's client (its pacing, retries and rate limits): the
+ * integration list first, then the users and each integration's members side by side, each list
+ * until a second listing at another page size agrees (a list proves presence, never absence).
+ * Records are kept in a compact form as they arrive. One that breaks the API contract is set aside
+ * (`invalid`), never fails its page. An integration that broke it, or was listed twice differently,
+ * is set aside too and its members are not read; users and members listed twice are the build's.
  */
-import { type Id, idOf, type Integration, type User, type WorkspaceAccessClient } from "../client";
+import { type Id, idOf, type Integration, type IntegrationUser, type User, type WorkspaceAccessClient } from "../client";
 import { proofPageSize, prove } from "../client/absence";
 import { ExportError } from "./errors";
 
@@ -18,12 +14,7 @@ import { ExportError } from "./errors";
 export type SnapshotUser = Pick<User, "id" | "email" | "firstName" | "lastName" | "role" | "isGuest">;
 
 /** The fields of an integration member the export keeps. */
-export interface SnapshotMember {
-  id: string;
-  email: string | null;
-  role: string | null;
-  entitlements: string[];
-}
+export type SnapshotMember = Pick<IntegrationUser, "id" | "email" | "role" | "entitlements">;
 
 /** A record the service sent that does not match the contract. */
 export interface InvalidRecord {
@@ -54,32 +45,25 @@ const MEMBER_LISTS_AT_ONCE = 4;
 /** How many listings of one list the export takes, at most, until two in a row agree. */
 export const COMPLETE_LISTINGS = 3;
 
-/** A record of one listing, or one that broke the contract (its id and why). */
-type Listed<T> = { record: T } | { invalid: { id: string | undefined; reason: string } };
+type Broken = { id: string | undefined; reason: string };
 
 /**
- * A list read until a listing is proven (`client/absence.ts`): a second complete listing, at
- * another page size, that names the same records. Offset pages shift when a record comes or goes
- * between two page reads, and a listing then skips a record with every total agreeing; the export
- * and the review claim nobody's absence from a listing no second one confirmed. After
- * {@link COMPLETE_LISTINGS} listings that never agree, it fails rather than guess (`what` names
- * the list). Records listed twice in the proven listing are kept twice: the build sorts them out.
+ * A list read until a listing is proven (`client/absence.ts`): a second complete listing, at another
+ * page size, that names the same records. After {@link COMPLETE_LISTINGS} listings that never agree,
+ * it fails rather than guess (`what` names the list). Records listed twice are kept twice.
  */
 async function provenListing<T extends { id: string }>(
   what: string,
   list: (pageSize: number, onInvalid: (id: string | undefined, error: Error) => void) => AsyncIterable<T>,
-  each: (record: T) => void,
-): Promise<{ records: T[]; invalid: Array<{ id: string | undefined; reason: string }> }> {
+  each: (record: T) => void = () => {},
+): Promise<{ records: T[]; invalid: Broken[] }> {
   let first = true;
   const listAt = async (pageSize: number) => {
-    const listing = new Map<Id, Array<Listed<T>>>();
-    const add = (id: string | undefined, entry: Listed<T>) => {
-      // A record without an id is in every listing alike: it cannot make two listings differ.
-      const key = idOf(id ?? "");
-      listing.set(key, [...(listing.get(key) ?? []), entry]);
-    };
-    const onInvalid = (id: string | undefined, error: Error) =>
-      add(id, { invalid: { id: id === undefined ? undefined : idOf(id), reason: error.message } });
+    const listing = new Map<Id, Array<{ record: T } | { invalid: Broken }>>();
+    // A record without an id is in every listing alike: it cannot make two listings differ.
+    const add = (id: string | undefined, entry: { record: T } | { invalid: Broken }) =>
+      listing.set(idOf(id ?? ""), [...(listing.get(idOf(id ?? "")) ?? []), entry]);
+    const onInvalid = (id: string | undefined, error: Error) => add(id, { invalid: { id: id && idOf(id), reason: error.message } });
     for await (const record of list(pageSize, onInvalid)) {
       add(record.id, { record });
       if (first) each(record);
@@ -89,10 +73,12 @@ async function provenListing<T extends { id: string }>(
   };
   const proof = await prove(listAt, await listAt(proofPageSize(0)), { listings: COMPLETE_LISTINGS - 1 });
   if (!proof.proven) {
-    if (proof.error !== undefined) throw proof.error;
-    throw new ExportError(
-      `${COMPLETE_LISTINGS} listings of ${what} named different records (records came or went while they were read, so pages shifted): ` +
-        "nothing was written, since an absence could not be proven. Run again when the workspace is quieter.",
+    throw (
+      proof.error ??
+      new ExportError(
+        `${COMPLETE_LISTINGS} listings of ${what} named different records (records came or went while they were read, so pages shifted): ` +
+          "nothing was written, since an absence could not be proven. Run again when the workspace is quieter.",
+      )
     );
   }
   const entries = [...proof.listing.values()].flat();
@@ -130,50 +116,7 @@ export function selectIntegrations(all: Integration[], wanted: readonly string[]
   return all.filter((i) => chosen.has(i));
 }
 
-/**
- * The integration list (proven, as every list), each integration once. One whose record broke the contract, or whose
- * copies differ (which copy is right would be a guess), is unusable: its members are not read, and
- * it is left out, but it can still be selected by id (it is in scope, so --check does not take its
- * members for gone).
- */
-async function readIntegrationList(client: WorkspaceAccessClient): Promise<{
-  all: Integration[];
-  unusable: Map<string, string>;
-  broken: Array<{ id: string | undefined; reason: string }>;
-}> {
-  const all: Integration[] = [];
-  const firstCopy = new Map<string, Integration>();
-  const unusable = new Map<string, string>();
-  // Proven like every list: an integration missing from it would read as its members gone.
-  const read = await provenListing(
-    "the workspace's integrations",
-    (pageSize, onInvalid) => client.integrations.list({ onInvalid, pageSize }),
-    () => {},
-  );
-  const broken = read.invalid;
-  for (const integration of read.records) {
-    const first = firstCopy.get(integration.id);
-    if (!first) {
-      firstCopy.set(integration.id, integration);
-      all.push(integration);
-      continue;
-    }
-    const difference = repeatDifference(first, integration, ["label", "application"]);
-    if (difference !== undefined && !unusable.has(integration.id)) unusable.set(integration.id, difference);
-  }
-  for (const { id, reason } of broken) {
-    if (id === undefined || unusable.has(id)) continue;
-    unusable.set(id, reason);
-    if (!firstCopy.has(id)) {
-      const placeholder: Integration = { id: idOf(id), application: null, label: null, workspace: null, createdAt: null, updatedAt: null };
-      firstCopy.set(id, placeholder);
-      all.push(placeholder);
-    }
-  }
-  return { all, unusable, broken };
-}
-
-/** Reads the workspace: see the top of this file. */
+/** Reads the workspace: see the top of this file. `select` picks the integrations in scope from the whole list. */
 export async function readWorkspace(
   client: WorkspaceAccessClient,
   options: { select: (all: Integration[]) => Integration[]; onProgress?: (progress: ReadProgress) => void },
@@ -187,31 +130,24 @@ export async function readWorkspace(
   };
   const invalid: InvalidRecord[] = [];
 
-  const readUsers = async (): Promise<SnapshotUser[]> => {
-    const read = await provenListing(
-      "the workspace's users",
-      (pageSize, onInvalid) => client.users.list({ onInvalid, pageSize }),
-      () => {
-        progress.users++;
-        report();
-      },
-    );
-    for (const { id, reason } of read.invalid) invalid.push({ what: "user", id, reason });
-    return read.records.map((u) => ({
-      id: u.id,
-      email: u.email,
-      firstName: u.firstName,
-      lastName: u.lastName,
-      role: u.role,
-      isGuest: u.isGuest,
-    }));
-  };
-
-  // The integration list first: an unknown `--integration` fails before anything else is read.
-  const { all, unusable, broken } = await readIntegrationList(client);
+  // The integration list first (proven too: one missing would read as its members gone), so that an
+  // unknown `--integration` fails before anything else is read.
+  const read = await provenListing("the workspace's integrations", (pageSize, onInvalid) =>
+    client.integrations.list({ onInvalid, pageSize }),
+  );
   report();
+  const once = oncePerId(read.records, ["label", "application"]);
+  const all = [...once.unique, ...once.differing.map(({ record }) => record)];
+  const unusable = new Map<string, string>(once.differing.map(({ record, reason }) => [record.id, reason]));
+  for (const { id, reason } of read.invalid) {
+    if (id === undefined || unusable.has(id)) continue;
+    unusable.set(id, reason);
+    // Selectable by id all the same: in scope, its members are not taken for gone by --check.
+    if (!all.some((i) => i.id === id))
+      all.push({ id: idOf(id), application: null, label: null, workspace: null, createdAt: null, updatedAt: null });
+  }
   const selected = options.select(all);
-  const lists: Array<{ integration: Integration; members: SnapshotMember[] }> = [];
+  const lists: Snapshot["integrations"] = [];
   for (const integration of selected) {
     const reason = unusable.get(integration.id);
     if (reason === undefined) lists.push({ integration, members: [] });
@@ -219,33 +155,66 @@ export async function readWorkspace(
   }
   // A record without an id is in no selection but the whole list's.
   if (selected.length === all.length) {
-    for (const { id, reason } of broken) if (id === undefined) invalid.push({ what: "integration", id, reason });
+    for (const { id, reason } of read.invalid) if (id === undefined) invalid.push({ what: "integration", id, reason });
   }
 
-  const readMembers = async () => {
-    let next = 0;
-    const worker = async () => {
-      for (let i = next++; i < lists.length; i = next++) {
-        const entry = lists[i]!;
-        const read = await provenListing(
-          `the members of integration ${entry.integration.id}`,
-          (pageSize, onInvalid) => client.integrations.listUsers(entry.integration.id, { onInvalid, pageSize }),
-          () => {
-            progress.memberships++;
-            report();
-          },
-        );
-        for (const { id, reason } of read.invalid) invalid.push({ what: "member", id, integration: entry.integration, reason });
-        entry.members.push(...read.records.map((m) => ({ id: m.id, email: m.email, role: m.role, entitlements: m.entitlements })));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(MEMBER_LISTS_AT_ONCE, lists.length) }, worker));
+  const counter = (what: keyof typeof progress) => () => {
+    progress[what]++;
+    report();
   };
-
+  const readUsers = async (): Promise<SnapshotUser[]> => {
+    const users = await provenListing(
+      "the workspace's users",
+      (pageSize, onInvalid) => client.users.list({ onInvalid, pageSize }),
+      counter("users"),
+    );
+    for (const { id, reason } of users.invalid) invalid.push({ what: "user", id, reason });
+    return users.records.map(({ id, email, firstName, lastName, role, isGuest }) => ({ id, email, firstName, lastName, role, isGuest }));
+  };
+  const readMembers = async (queue: Snapshot["integrations"]) => {
+    for (let entry = queue.shift(); entry !== undefined; entry = queue.shift()) {
+      const { integration } = entry;
+      const members = await provenListing(
+        `the members of integration ${integration.id}`,
+        (pageSize, onInvalid) => client.integrations.listUsers(integration.id, { onInvalid, pageSize }),
+        counter("memberships"),
+      );
+      for (const { id, reason } of members.invalid) invalid.push({ what: "member", id, integration, reason });
+      entry.members.push(...members.records.map(({ id, email, role, entitlements }) => ({ id, email, role, entitlements })));
+    }
+  };
+  const queue = [...lists];
   // The users and the member lists side by side: neither waits for the other.
-  const [users] = await Promise.all([readUsers(), readMembers()]);
+  const [users] = await Promise.all([
+    readUsers(),
+    ...Array.from({ length: Math.min(MEMBER_LISTS_AT_ONCE, lists.length) }, () => readMembers(queue)),
+  ]);
   report(true);
   return { users, integrations: lists, invalid };
+}
+
+/**
+ * Each id once, in the order first seen. Identical repeats are dropped; an id whose copies differ
+ * goes to `differing` with the reason ({@link repeatDifference}), and is not in `unique`.
+ */
+export function oncePerId<T extends { id: string }>(
+  records: readonly T[],
+  fields: ReadonlyArray<keyof T & string>,
+): { unique: T[]; differing: Array<{ record: T; reason: string }> } {
+  const first = new Map<string, T>();
+  const reasons = new Map<string, string>();
+  for (const record of records) {
+    const seen = first.get(record.id);
+    if (!seen) first.set(record.id, record);
+    else if (!reasons.has(record.id)) {
+      const reason = repeatDifference(seen, record, fields);
+      if (reason !== undefined) reasons.set(record.id, reason);
+    }
+  }
+  return {
+    unique: [...first.values()].filter((r) => !reasons.has(r.id)),
+    differing: [...reasons].map(([id, reason]) => ({ record: first.get(id)!, reason })),
+  };
 }
 
 /**

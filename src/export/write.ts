@@ -43,18 +43,15 @@ export function writeFiles(dir: string, files: Record<string, string>): void {
     }
     return;
   }
+  const entries = Object.entries(files).map(([name, text]) => ({ target: path.join(dir, name), text }));
   const written: string[] = [];
   try {
-    const renames: Array<[string, string]> = [];
-    for (const [name, text] of Object.entries(files)) {
-      const target = path.join(dir, name);
-      const partial = `${target}.${unique}`;
-      written.push(partial);
-      fs.writeFileSync(partial, text, { flag: "wx" });
-      renames.push([partial, target]);
+    for (const { target, text } of entries) {
+      written.push(`${target}.${unique}`);
+      fs.writeFileSync(`${target}.${unique}`, text, { flag: "wx" });
     }
-    for (const [partial, target] of renames) {
-      fs.renameSync(partial, target);
+    for (const { target } of entries) {
+      fs.renameSync(`${target}.${unique}`, target);
       written.push(target);
     }
   } catch (error) {

@@ -1,9 +1,7 @@
-/**
- * The command line of `workspace-access-fleet`, parsed into the options of `runFleet`. Every
- * mistake is a {@link FleetUsageError} that names the flag and what it takes.
- */
+/** The command line of `workspace-access-fleet`: each mistake is a {@link FleetUsageError} naming the flag and what it takes. */
 import { parseArgs } from "node:util";
 import { FleetUsageError } from "./errors";
+import type { FleetOptions } from "./run";
 import { FLEET_COMMANDS, FLEET_FORMATS, type FleetCommand, type FleetFormat } from "./types";
 
 /** The command's name, as `package.json` installs it. */
@@ -12,28 +10,12 @@ export const FLEET_NAME = "workspace-access-fleet";
 /** The default of `--parallel`. */
 export const DEFAULT_PARALLEL = 4;
 
-/** What the command line asks for. */
-export interface FleetArgs {
-  command: FleetCommand;
-  /** The stacks named with `--stacks`, in order; `undefined`: every stack of the project. */
-  stacks: string[] | undefined;
-  parallel: number;
-  continueOnError: boolean;
-  expectNoChanges: boolean;
-  format: FleetFormat;
-  cwd: string;
-}
+/** What the command line asks for: the options of `runFleet` and the report's format. */
+export type FleetArgs = FleetOptions & { format: FleetFormat };
 
 /** Parses `argv` (without node and the script); `"help"` for `-h`/`--help`. */
 export function parseFleetArgs(argv: string[], cwd: string = process.cwd()): FleetArgs | "help" {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    // node:util's own message names the flag ("Unknown option '--x'"); keep it, as a usage error.
-    throw new FleetUsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parse(argv);
   if (values.help === true) return "help";
   const [command, ...rest] = positionals;
   if (command === undefined) throw new FleetUsageError(`a command is required: ${FLEET_COMMANDS.join(", ")}`);
@@ -57,20 +39,21 @@ export function parseFleetArgs(argv: string[], cwd: string = process.cwd()): Fle
 }
 
 function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    options: {
-      stacks: { type: "string", multiple: true },
-      parallel: { type: "string" },
-      "continue-on-error": { type: "boolean" },
-      "expect-no-changes": { type: "boolean" },
-      format: { type: "string" },
-      cwd: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-    allowPositionals: true,
-  });
+  const options = {
+    stacks: { type: "string", multiple: true },
+    parallel: { type: "string" },
+    "continue-on-error": { type: "boolean" },
+    "expect-no-changes": { type: "boolean" },
+    format: { type: "string" },
+    cwd: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  } as const;
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    // node:util's own message names the flag ("Unknown option '--x'"); keep it, as a usage error.
+    throw new FleetUsageError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** `--stacks a,b --stacks c`: every name once, in the order given. */
@@ -78,11 +61,8 @@ function stackList(values: string[]): string[] {
   const names = values.flatMap((value) => value.split(",")).map((name) => name.trim());
   if (names.some((name) => name === ""))
     throw new FleetUsageError("--stacks takes stack names separated by commas, e.g. --stacks acme,globex");
-  const seen = new Set<string>();
-  for (const name of names) {
-    if (seen.has(name)) throw new FleetUsageError(`--stacks names ${name} twice: name each stack once`);
-    seen.add(name);
-  }
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) throw new FleetUsageError(`--stacks names ${twice} twice: name each stack once`);
   return names;
 }
 

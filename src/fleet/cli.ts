@@ -5,7 +5,7 @@
  * `--expect-no-changes`, none had a change), 1 otherwise, 2 a usage error (nothing was run).
  * Ctrl-C once: no new stack starts, the running ones end; twice: they are cancelled as well.
  */
-import { nodeVersionProblem } from "../node-version";
+import { runCommand } from "../command-line";
 import { type FleetArgs, FLEET_NAME, parseFleetArgs } from "./args";
 import { FleetUsageError } from "./errors";
 import type { StackReport } from "./types";
@@ -63,12 +63,7 @@ async function run(args: FleetArgs): Promise<number> {
   const { runFleet, renderFleetReport, exitStatus } = require("./index") as typeof import("./index");
   const progress = args.format === "text";
   const report = await runFleet({
-    command: args.command,
-    cwd: args.cwd,
-    ...(args.stacks ? { stacks: args.stacks } : {}),
-    parallel: args.parallel,
-    continueOnError: args.continueOnError,
-    expectNoChanges: args.expectNoChanges,
+    ...args,
     ...interrupts(process.stderr),
     onStart: (stack) => progress && process.stderr.write(`${stack}: ${args.command} started\n`),
     onDone: (report) => progress && process.stderr.write(`${doneLine(report)}\n`),
@@ -77,36 +72,5 @@ async function run(args: FleetArgs): Promise<number> {
   return exitStatus(report);
 }
 
-async function main(): Promise<number> {
-  const tooOld = nodeVersionProblem();
-  if (tooOld !== undefined) {
-    process.stderr.write(`${FLEET_NAME}: ${tooOld}\n`);
-    return 2;
-  }
-  let args: FleetArgs | "help";
-  try {
-    args = parseFleetArgs(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`${FLEET_NAME}: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    return 2;
-  }
-  if (args === "help") {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  return run(args);
-}
-
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    const key = process.env["WORKSPACE_ACCESS_API_KEY"]?.trim();
-    let message = error instanceof Error ? error.message : String(error);
-    if (key) message = message.split(key).join("[redacted]");
-    process.stderr.write(`${FLEET_NAME}: ${message}\n`);
-    // A usage error ran nothing (2); anything else stopped the run before its report (1).
-    process.exitCode = FleetUsageError.isInstance(error) ? 2 : 1;
-  },
-);
+// A usage error ran nothing (2); anything else stopped the run before its report (1).
+runCommand({ name: FLEET_NAME, usage: USAGE, parse: parseFleetArgs, run, failed: (error) => (FleetUsageError.isInstance(error) ? 2 : 1) });

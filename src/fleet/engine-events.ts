@@ -1,15 +1,16 @@
 /**
  * What one stack's engine events say, gathered as they arrive: the changes the engine counted (its
  * summary event, the one count left when the command fails), the resources it planned, made or
- * found changed, and its error diagnostics (where the package's own messages are).
+ * found changed, and its error diagnostics, from which a failed stack's message is made.
  */
+import { stripVTControlCharacters } from "node:util";
 import type { EngineEvent, OpMap } from "@pulumi/pulumi/automation";
 import { type ChangeCounts, type ChangedResource, noChanges } from "./types";
 
-/** The operations a report lists as changes; `same`, `read` and the replacement's halves are not. */
-const CHANGE_OPS: ReadonlySet<string> = new Set(["create", "update", "delete", "replace"]);
-/** The order a report lists them in. */
+/** The operations a report lists as changes, in its order; `same`, `read` and the replacement's halves are not. */
 const OP_ORDER = ["create", "update", "replace", "delete"];
+/** The engine's closing lines, which say only that something failed above. */
+const GENERIC = /^(error: )?(update|preview|refresh|destroy) failed\.?$|^an error occurred/i;
 
 /** An error the engine reported, with the resource it is about (if any). */
 export interface EngineDiagnostic {
@@ -24,15 +25,10 @@ export function countsOf(map: OpMap | undefined): ChangeCounts {
   return counts;
 }
 
-/** The stack itself and the providers: counted by the engine, but no resource of the user's. */
-function listed(type: string): boolean {
-  return type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");
-}
-
 /** A resource of a URN (`urn:pulumi:stack::project::type::name`): its type's last part and its name. */
-function resourceOf(op: string, urn: string, type: string): ChangedResource {
-  const name = urn.split("::").slice(3).join("::") || urn;
-  return { op, type: type.split(/[:/]/).at(-1) ?? type, name };
+function resourceOf(urn: string): { type: string; name: string } {
+  const parts = urn.split("::");
+  return { type: parts[2]?.split(/[:/$]/).at(-1) ?? "", name: parts.slice(3).join("::") };
 }
 
 /** Collects one stack's events; hand {@link EventCollector.onEvent} to the Automation API. */
@@ -47,14 +43,19 @@ export class EventCollector {
     if (diagnostic?.severity === "error") this.diagnostics.push({ urn: diagnostic.urn, message: diagnostic.message });
     if (event.summaryEvent) this.summary = countsOf(event.summaryEvent.resourceChanges);
     const step = event.resourcePreEvent?.metadata ?? event.resOutputsEvent?.metadata;
-    if (!step || !listed(step.type)) return;
-    if (CHANGE_OPS.has(step.op)) this.#resources.set(step.urn, resourceOf(step.op, step.urn, step.type));
+    // The stack itself and the providers: counted by the engine, but no resource of the user's.
+    if (!step || step.type === "pulumi:pulumi:Stack" || step.type.startsWith("pulumi:providers:")) return;
+    const changed = (op: string) => {
+      const { name } = resourceOf(step.urn);
+      this.#resources.set(step.urn, { op, type: step.type.split(/[:/]/).at(-1) ?? step.type, name: name || step.urn });
+    };
+    if (OP_ORDER.includes(step.op)) changed(step.op);
     // A refresh's steps are `refresh`: its outputs event says whether the resource drifted or is gone
     // (the CLI's JSON display names such a step `update` or `delete`, taken above if the log does too).
     if (step.op === "refresh" && event.resOutputsEvent) {
       const gone = step.new === undefined && step.old !== undefined;
       const drifted = (step.diffs?.length ?? 0) > 0 || Object.keys(step.detailedDiff ?? {}).length > 0;
-      if (gone || drifted) this.#resources.set(step.urn, resourceOf(gone ? "delete" : "update", step.urn, step.type));
+      if (gone || drifted) changed(gone ? "delete" : "update");
     }
   };
 
@@ -68,4 +69,38 @@ export class EventCollector {
       (a, b) => rank(a.op) - rank(b.op) || a.type.localeCompare(b.type) || a.name.localeCompare(b.name),
     );
   }
+}
+
+/**
+ * A failed stack's message (not yet redacted: the caller redacts every text it reports): the
+ * package's own error lines from the engine's error diagnostics, each with the resource it is about,
+ * not the CLI's whole output nor a stack trace. When the engine never started (a wrong passphrase, a
+ * missing plugin), the CLI's `error:` lines.
+ */
+export function failureMessage(diagnostics: readonly EngineDiagnostic[], commandOutput: string): string {
+  const messages = new Set<string>();
+  for (const { urn, message } of diagnostics) {
+    // The first line is the error; what follows it is its detail. No trace, no generic line, no `error:` prefix.
+    const lines = stripVTControlCharacters(message)
+      .split("\n")
+      .map((line) => line.trim().replace(/^error:\s*/i, ""))
+      .filter((line) => line !== "" && !/^at\s/.test(line) && !GENERIC.test(line));
+    if (lines.length === 0) continue;
+    const resource = urn && !urn.includes("::pulumi:pulumi:Stack::") ? Object.values(resourceOf(urn)).filter((p) => p !== "") : [];
+    messages.add(`${resource.length > 0 ? `${resource.join(" ")}: ` : ""}${lines.join(" ")}`);
+  }
+  if (messages.size > 0) return [...messages].join("; ");
+  // No diagnostic: the engine did not run. The CLI's own `error:` lines say why, else its last line.
+  // The Automation API's message is `code: N\n stdout: ...\n stderr: ...\n err?: ...`.
+  // Its `err?` part is the process library's error, which repeats the command line: left out.
+  const lines = commandOutput
+    .split("\n err?: ")[0]!
+    .split("\n")
+    .map((line) => line.trim().replace(/^(stdout|stderr|err\?):\s*/, ""))
+    .filter((line) => line !== "" && !/^code: -?\d+$/.test(line));
+  const errors = lines.filter((line) => /^error:/i.test(line)).map((line) => line.replace(/^error:\s*/i, ""));
+  const telling = [...new Set(errors.filter((line) => !GENERIC.test(line)))];
+  if (telling.length > 0) return telling.join("; ");
+  const code = /^code: (-?\d+)$/m.exec(commandOutput)?.[1];
+  return lines.filter((line) => !GENERIC.test(line)).at(-1) ?? `pulumi exited with code ${code ?? "?"} and no error message`;
 }

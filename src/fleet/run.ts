@@ -1,7 +1,6 @@
 /**
- * `runFleet`: one command over every stack of a project (stack per workspace), scheduled as
- * `schedule.ts` says, each stack run as `stack-run.ts` says. The command `workspace-access-fleet`
- * is this function with a command line and a report printed.
+ * `runFleet`: one command over every stack of a project (stack per workspace), in the order
+ * `schedule.ts` gives, each stack run by `stack-run.ts`. The command is this with a report printed.
  */
 import { DEFAULT_PARALLEL } from "./args";
 import { openFleetProject } from "./project";

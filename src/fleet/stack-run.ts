@@ -1,12 +1,11 @@
 /**
  * One stack's preview, up or refresh through the Automation API (the `pulumi` CLI on PATH), with
  * that stack's own configuration: its key reaches its own workspace only. Never rejects: whatever
- * goes wrong becomes the stack's `failed` report, its message redacted.
+ * goes wrong becomes the stack's `failed` report. Every text reported is redacted.
  */
-import { type LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
-import { EventCollector, countsOf } from "./engine-events";
-import { failureMessage } from "./failure-message";
-import { secretsRedactor } from "./redaction";
+import { type ConfigMap, type LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
+import { makeRedactor } from "../client/redact";
+import { countsOf, EventCollector, failureMessage } from "./engine-events";
 import type { ChangeCounts, FleetCommand, StackReport } from "./types";
 
 /** Options of {@link runStack}. */
@@ -15,17 +14,28 @@ export interface StackRunOptions {
   command: FleetCommand;
   /** Once aborted, the CLI gets SIGINT: it cancels cleanly, as after one Ctrl-C. */
   cancel: AbortSignal;
-  /**
-   * Runs `select` alone: `pulumi stack select` writes the project's one current-stack file,
-   * which two selects at once could both write.
-   */
+  /** Runs `select` alone: `pulumi stack select` writes the project's one current-stack file. */
   serially<T>(select: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * A redactor of every secret value of `config` (the stack's key among them) and of
+ * `WORKSPACE_ACCESS_API_KEY`, whole or in any run of 8 of their characters: the package's messages
+ * never hold the key, but the CLI or the Automation API may echo config or a program's own error.
+ */
+export function secretsRedactor(config: ConfigMap, env: NodeJS.ProcessEnv = process.env): (text: string) => string {
+  const secrets = Object.values(config).flatMap((entry) => (entry.secret ? [entry.value] : []));
+  const envKey = env["WORKSPACE_ACCESS_API_KEY"]?.trim();
+  if (envKey) secrets.push(envKey);
+  const redactors = [...new Set(secrets.filter((s) => s.trim() !== ""))].map(makeRedactor);
+  return (text) => redactors.reduce((out, redact) => redact(out), text);
 }
 
 /** Runs `options.command` on one stack; see the module's comment. */
 export async function runStack(name: string, options: StackRunOptions): Promise<StackReport> {
   const events = new EventCollector();
   let redact = secretsRedactor({});
+  const resources = () => events.resources().map((r) => ({ ...r, name: redact(r.name) }));
   try {
     redact = secretsRedactor(await options.workspace.getAllConfig(name));
     const stack = await options.serially(() => Stack.select(name, options.workspace));
@@ -36,22 +46,15 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     if (options.command === "preview") changes = countsOf((await stack.preview(common)).changeSummary);
     else if (options.command === "up") changes = countsOf((await stack.up({ ...common, suppressOutputs: true })).summary.resourceChanges);
     else changes = countsOf((await stack.refresh({ ...common, suppressOutputs: true })).summary.resourceChanges);
-    return { stack: name, result: "succeeded", changes, resources: redactNames(events, redact) };
+    return { stack: name, result: "succeeded", changes, resources: resources() };
   } catch (error) {
-    const output = error instanceof Error ? error.message : String(error);
-    const message = options.cancel.aborted
-      ? `cancelled (Ctrl-C): ${failureMessage(events.diagnostics, output)}`
-      : failureMessage(events.diagnostics, output);
+    const message = failureMessage(events.diagnostics, error instanceof Error ? error.message : String(error));
     return {
       stack: name,
       result: "failed",
       changes: events.summary ?? countsOf(undefined),
-      resources: redactNames(events, redact),
-      error: redact(message),
+      resources: resources(),
+      error: redact(options.cancel.aborted ? `cancelled (Ctrl-C): ${message}` : message),
     };
   }
-}
-
-function redactNames(events: EventCollector, redact: (text: string) => string) {
-  return events.resources().map((r) => ({ ...r, name: redact(r.name) }));
 }

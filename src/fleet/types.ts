@@ -1,7 +1,4 @@
-/**
- * What a fleet run reports: one entry per stack, in the order the stacks were named (or by name).
- * The JSON format prints exactly these fields (`docs/fleet.md`).
- */
+/** What a fleet run reports: one entry per stack, in the order the stacks were named (or by name). */
 
 /** The three commands a fleet runs over every stack. */
 export const FLEET_COMMANDS = ["preview", "up", "refresh"] as const;

@@ -12,8 +12,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AccessFile } from "../../src/export/access-file";
-import type { LeftOut } from "../../src/export/build";
-import { compareAccess, DIFFERENCE_KINDS, type RenderOptions, type Review, renderReview } from "../../src/export/review";
+import type { LeftOut } from "../../src/export/build-left-out";
+import { compareAccess, DIFFERENCE_KINDS } from "../../src/export/review/differences";
+import { type RenderOptions, type Review, renderReview } from "../../src/export/review/render";
 
 const GOLDEN = path.join(__dirname, "golden");
 const UPDATE = process.env["UPDATE_GOLDEN"] === "1";
@@ -132,7 +133,7 @@ const leftOut: LeftOut[] = [
 
 const review: Review = {
   workspace: "https://acme.example.com/api/v1/",
-  differences: compareAccess(recorded, live),
+  changes: compareAccess(recorded, live),
   leftOut,
   notes: ["access.yaml was exported from https://old.example.com/api/v1/; this check reads https://acme.example.com/api/v1/."],
   accepted: false,
@@ -147,8 +148,8 @@ function golden(name: string, actual: string): void {
 
 describe("the review's formats", () => {
   it("finds a difference of every kind in the golden case", () => {
-    expect(new Set(review.differences.map((d) => d.kind))).toEqual(new Set(DIFFERENCE_KINDS));
-    expect(new Set(review.differences.map((d) => d.side))).toEqual(new Set(["access.yaml", "workspace", "both"]));
+    expect(new Set(review.changes.map((d) => d.kind))).toEqual(new Set(DIFFERENCE_KINDS));
+    expect(new Set(review.changes.map((d) => d.side))).toEqual(new Set(["access.yaml", "workspace", "both"]));
   });
 
   it.each<[string, Partial<RenderOptions>]>([
@@ -190,13 +191,13 @@ describe("the review's formats", () => {
       "### Access review: no difference between `access.yaml` and the workspace\n\nWorkspace: `https://acme.example.com/api/v1/`\n",
     ],
   ] as const)("%s with no difference", (format, expected) => {
-    expect(renderReview({ ...review, differences: [], leftOut: [], notes: [] }, { format, verbose: false, out: "." })).toBe(expected);
+    expect(renderReview({ ...review, changes: [], leftOut: [], notes: [] }, { format, verbose: false, out: "." })).toBe(expected);
   });
 
   it("says when access.yaml now holds the workspace's side", () => {
     const text = renderReview({ ...review, accepted: true, leftOut: [] }, { format: "text", verbose: false, out: "." });
     expect(text.split("\n").at(-2)).toBe(
-      `${review.differences.length} differences between access.yaml and the workspace: access.yaml now holds the workspace's side.`,
+      `${review.changes.length} differences between access.yaml and the workspace: access.yaml now holds the workspace's side.`,
     );
     expect(text).not.toContain("--accept");
   });

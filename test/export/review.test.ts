@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { type AccessFile, type AccessLeftOut, type AccessUser, formatAccessFile, parseAccessFile } from "../../src/export/access-file";
-import { type AccessDifference, acceptAccess, compareAccess } from "../../src/export/review";
+import { acceptAccess } from "../../src/export/review/accept";
+import { type AccessDifference, compareAccess } from "../../src/export/review/differences";
 
 const GH = "5b1f0000-0000-4000-8000-000000000002";
 const ann: AccessUser = {

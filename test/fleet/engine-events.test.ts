@@ -6,8 +6,8 @@
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { describe, expect, it } from "vitest";
 import { countsOf, EventCollector } from "../../src/fleet/engine-events";
-import { failureMessage } from "../../src/fleet/failure-message";
-import { secretsRedactor } from "../../src/fleet/redaction";
+import { failureMessage } from "../../src/fleet/engine-events";
+import { secretsRedactor } from "../../src/fleet/stack-run";
 
 const USER = "pulumi-nodejs:dynamic/workspace-access:User";
 const urn = (name: string, type = USER) => `urn:pulumi:acme::access::${type}::${name}`;

@@ -7,7 +7,8 @@
  * file's workspace address and scope. Written in the export's own order and layout.
  */
 import type { AccessFile, AccessIntegration, AccessMember, AccessUser } from "../access-file";
-import { byKey, emailKey } from "../names";
+import { emailKey } from "../../client/models";
+import { byKey } from "../names";
 
 /** A name not in `taken`: `name`, else `name-2`, `name-3`, ... */
 function free(name: string, taken: Set<string>): string {
@@ -26,12 +27,7 @@ const sameMember = (a: AccessMember, b: AccessMember) =>
 /** The users of the accepted file: the workspace's, under the names and emails the file has for them. */
 function acceptedUsers(recorded: AccessFile, live: AccessFile): AccessUser[] {
   const then = new Map(recorded.users.map((u) => [emailKey(u.email), u]));
-  const taken = new Set(
-    live.users.flatMap((u) => {
-      const was = then.get(emailKey(u.email));
-      return was ? [was.name] : [];
-    }),
-  );
+  const taken = new Set(live.users.flatMap((u) => then.get(emailKey(u.email))?.name ?? []));
   return live.users
     .map((user) => {
       const was = then.get(emailKey(user.email));
@@ -45,24 +41,21 @@ function acceptedUsers(recorded: AccessFile, live: AccessFile): AccessUser[] {
 function acceptedIntegrations(recorded: AccessFile, live: AccessFile, users: AccessUser[]): AccessIntegration[] {
   const then = new Map(recorded.integrations.map((i) => [i.id, i]));
   const emails = new Map(users.map((u) => [emailKey(u.email), u.email]));
-  const taken = new Set(live.integrations.flatMap((i) => (then.has(i.id) ? [then.get(i.id)!.name] : [])));
+  const taken = new Set(live.integrations.flatMap((i) => then.get(i.id)?.name ?? []));
   return live.integrations
     .map((integration) => {
       const was = then.get(integration.id);
       const members = new Map((was?.members ?? []).map((m) => [emailKey(m.user), m]));
-      const accepted: AccessIntegration = {
+      const accepted = integration.members.map((member) => {
+        const old = members.get(emailKey(member.user));
+        const kept = old && sameMember(old, member) ? old : member;
+        return { ...kept, user: emails.get(emailKey(member.user)) ?? kept.user };
+      });
+      return {
         ...integration,
         name: was ? was.name : free(integration.name, taken),
-        members: integration.members
-          .map((member) => {
-            const old = members.get(emailKey(member.user));
-            return old && sameMember(old, member)
-              ? { ...old, user: emails.get(emailKey(member.user)) ?? old.user }
-              : { ...member, user: emails.get(emailKey(member.user)) ?? member.user };
-          })
-          .sort(byKey((m) => emailKey(m.user))),
+        members: accepted.sort(byKey((m) => emailKey(m.user))),
       };
-      return accepted;
     })
     .sort(byKey((i) => i.name));
 }
@@ -75,10 +68,10 @@ export function acceptAccess(recorded: AccessFile, live: AccessFile): AccessFile
   const users = acceptedUsers(recorded, live);
   return {
     version: recorded.version,
-    ...(recorded.workspace === undefined && live.workspace === undefined ? {} : { workspace: (recorded.workspace ?? live.workspace)! }),
+    workspace: recorded.workspace ?? live.workspace,
     scope: recorded.scope,
     users,
     integrations: acceptedIntegrations(recorded, live, users),
-    leftOut: live.leftOut ?? [],
+    leftOut: live.leftOut,
   };
 }

@@ -1,18 +1,13 @@
 /**
  * The access review as one pure function: `access.yaml` (what the project declares) and the
- * workspace now (as an export would write it) in, the list of their differences out. Each
- * difference says which side holds what, never how it came to be: a member added to `access.yaml`
- * by a pull request and a member removed in the workspace read the same way, `access.yaml grants
- * ann READ in "GitHub acme-labs"; the workspace does not`. Reading the workspace, wording the
- * output and rewriting `access.yaml` are elsewhere (`../run-check.ts`, `./render.ts`,
- * `./accept.ts`).
- *
- * Users are matched by email (case-insensitively), memberships by integration id and email,
- * records the export leaves out (`leftOut`) by kind and ids, and those are compared too, by what is
- * known of them (a user's role and guest flag, a membership's role and entitlements).
+ * workspace now (as an export would write it) in, their differences out, each saying which side
+ * holds what, never how it came to be (`access.yaml grants ann READ in "GitHub acme-labs"; the
+ * workspace does not`). Users are matched by email (case-insensitively), memberships by integration
+ * id and email, records left out (`leftOut`) by kind and ids, and compared by what is known of them.
  */
 import { type AccessFile, type AccessIntegration, type AccessLeftOut, type AccessMember, leftOutKey } from "../access-file";
-import { byKey, emailKey } from "../names";
+import { emailKey } from "../../client/models";
+import { byKey } from "../names";
 import { leftOutDifferences } from "./left-out";
 import { membershipDifferences } from "./memberships";
 import { userDifferences } from "./users";
@@ -61,15 +56,6 @@ export interface AccessDifference {
   text: string;
 }
 
-/** What is read of the workspace besides the file an export would write now. */
-export interface CompareOptions {
-  /**
-   * The emails (as `emailKey` compares them) of every user the workspace lists, in scope or not:
-   * under `--members-only`, a user without a membership in scope is still a user.
-   */
-  workspaceEmails?: ReadonlySet<string>;
-}
-
 /** A member with its integration. */
 export interface Placed {
   integration: AccessIntegration;
@@ -80,7 +66,8 @@ export interface Placed {
 export interface Sides {
   recorded: AccessFile;
   live: AccessFile;
-  options: CompareOptions;
+  /** The emails (`emailKey`) of every user the workspace lists, in scope or not: under `--members-only`, still users. */
+  workspaceEmails: ReadonlySet<string> | undefined;
   /** Left-out records by {@link leftOutKey}, one per key. */
   leftThen: Map<string, AccessLeftOut>;
   leftNow: Map<string, AccessLeftOut>;
@@ -108,10 +95,10 @@ export function leftOutOf(left: Map<string, AccessLeftOut>, kind: "user" | "memb
 /** Whether an integration is left out on one side (its members then not read). */
 export const integrationLeftOut = (left: Map<string, AccessLeftOut>, id: string) => left.has(leftOutKey({ kind: "integration", id }));
 
-function sides(recorded: AccessFile, live: AccessFile, options: CompareOptions): Sides {
-  const byLeftKey = (records: readonly AccessLeftOut[] | undefined) => {
+function sides(recorded: AccessFile, live: AccessFile, workspaceEmails: ReadonlySet<string> | undefined): Sides {
+  const byLeftKey = (records: readonly AccessLeftOut[]) => {
     const map = new Map<string, AccessLeftOut>();
-    for (const record of records ?? []) if (!map.has(leftOutKey(record))) map.set(leftOutKey(record), record);
+    for (const record of records) if (!map.has(leftOutKey(record))) map.set(leftOutKey(record), record);
     return map;
   };
   const members = (file: AccessFile) =>
@@ -124,7 +111,7 @@ function sides(recorded: AccessFile, live: AccessFile, options: CompareOptions):
   return {
     recorded,
     live,
-    options,
+    workspaceEmails,
     leftThen: byLeftKey(recorded.leftOut),
     leftNow: byLeftKey(live.leftOut),
     membersThen: members(recorded),
@@ -140,8 +127,13 @@ function sides(recorded: AccessFile, live: AccessFile, options: CompareOptions):
  * integration, then kind. Empty when the project's `pulumi up` against the workspace would send no
  * write and nothing the project cannot declare differs.
  */
-export function compareAccess(recorded: AccessFile, live: AccessFile, options: CompareOptions = {}): AccessDifference[] {
-  const both = sides(recorded, live, options);
+export function compareAccess(
+  recorded: AccessFile,
+  live: AccessFile,
+  options: { workspaceEmails?: ReadonlySet<string> } = {},
+): AccessDifference[] {
+  const both = sides(recorded, live, options.workspaceEmails);
+  // In this order: the memberships' part records what it reported of the left-out part (`reported`).
   const differences = [...userDifferences(both), ...membershipDifferences(both), ...leftOutDifferences(both)];
   const order = (d: AccessDifference) => {
     const where = d.integration === undefined ? "" : `\u0001${d.integration}`;

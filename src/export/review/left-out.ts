@@ -5,35 +5,28 @@
  * leaves out, or only `access.yaml` records, is a difference of its own, worded by what the other
  * side holds of it: declared, or nothing.
  */
-import type { AccessLeftOut } from "../access-file";
-import { emailKey } from "../names";
-import { type AccessDifference, integrationLeftOut, memberEmailKey, type Sides } from "./differences";
+import type { AccessFile, AccessLeftOut } from "../access-file";
+import { emailKey } from "../../client/models";
+import { type AccessDifference, integrationLeftOut, memberEmailKey, type Placed, type Sides } from "./differences";
 import { difference, leftOutName, leftOutValue, memberValue, userValue } from "./wording";
 
 /** The differences of the records left out on either side. */
-export function leftOutDifferences(sides: Sides): AccessDifference[] {
-  const out: AccessDifference[] = [];
+export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
   for (const [key, now] of sides.leftNow) {
     const was = sides.leftThen.get(key);
-    if (was) {
-      if (accessDiffers(was, now)) {
-        const name = leftOutName(now, sides.label(integrationOf(now)));
-        out.push(
-          difference(
-            { ...about(now, sides), side: "both", accessYaml: leftOutValue(was), workspace: leftOutValue(now) },
-            `access.yaml records ${name} as left out with ${leftOutValue(was)}; the workspace has ${leftOutValue(now)} (left out: ${now.reason})`,
-          ),
-        );
-      }
-    } else if (!sides.reported.has(key)) out.push(leftOutNow(now, sides));
+    if (was && accessDiffers(was, now)) {
+      const [name, then, held] = [leftOutName(now, sides.label(integrationOf(now))), leftOutValue(was), leftOutValue(now)];
+      yield difference(
+        { ...about(now, sides), side: "both", accessYaml: then, workspace: held },
+        `access.yaml records ${name} as left out with ${then}; the workspace has ${held} (left out: ${now.reason})`,
+      );
+    } else if (!was && !sides.reported.has(key)) yield leftOutNow(now, sides);
   }
   for (const [key, was] of sides.leftThen) {
-    if (sides.leftNow.has(key)) continue;
     // A membership of an integration left out now: its members were not read.
-    if (was.kind === "membership" && was.integration !== undefined && integrationLeftOut(sides.leftNow, was.integration)) continue;
-    out.push(leftOutThen(was, sides));
+    const unread = was.kind === "membership" && was.integration !== undefined && integrationLeftOut(sides.leftNow, was.integration);
+    if (!sides.leftNow.has(key) && !unread) yield leftOutThen(was, sides);
   }
-  return out;
 }
 
 const integrationOf = (record: AccessLeftOut) =>
@@ -64,17 +57,17 @@ export function accessDiffers(was: AccessLeftOut, now: AccessLeftOut): boolean {
   return now.kind === "membership" && !same(was.entitlements ?? [], now.entitlements ?? []);
 }
 
-/** What `access.yaml` declares of a record the workspace leaves out now, if anything. */
-function declared(record: AccessLeftOut, sides: Sides): string | undefined {
+/** What one side's file declares of a left-out record (the user, the member, the integration's members), if anything. */
+function declaredIn(file: AccessFile, members: Map<string, Placed>, record: AccessLeftOut): string | undefined {
   if (record.kind === "user" && record.email !== undefined) {
-    const user = sides.recorded.users.find((u) => emailKey(u.email) === emailKey(record.email!));
+    const user = file.users.find((u) => emailKey(u.email) === emailKey(record.email!));
     return user && userValue(user);
   }
   if (record.kind === "membership" && record.email !== undefined) {
-    const placed = sides.membersThen.get(memberEmailKey(record.integration ?? "", record.email));
+    const placed = members.get(memberEmailKey(record.integration ?? "", record.email));
     return placed && memberValue(placed.member);
   }
-  const integration = sides.recorded.integrations.find((i) => i.id === record.id);
+  const integration = file.integrations.find((i) => i.id === record.id);
   return integration && `${integration.members.length} member${integration.members.length === 1 ? "" : "s"}`;
 }
 
@@ -82,7 +75,7 @@ function declared(record: AccessLeftOut, sides: Sides): string | undefined {
 function leftOutNow(now: AccessLeftOut, sides: Sides): AccessDifference {
   const name = leftOutName(now, sides.label(integrationOf(now)));
   const value = leftOutValue(now);
-  const was = declared(now, sides);
+  const was = declaredIn(sides.recorded, sides.membersThen, now);
   if (was !== undefined) {
     return difference(
       { ...about(now, sides), side: "both", accessYaml: was, workspace: value },
@@ -95,24 +88,10 @@ function leftOutNow(now: AccessLeftOut, sides: Sides): AccessDifference {
   );
 }
 
-/** What the workspace holds now, declarable, of a record `access.yaml` records as left out, if anything. */
-function declarable(record: AccessLeftOut, sides: Sides): string | undefined {
-  if (record.kind === "user" && record.email !== undefined) {
-    const user = sides.live.users.find((u) => emailKey(u.email) === emailKey(record.email!));
-    return user && userValue(user);
-  }
-  if (record.kind === "membership" && record.email !== undefined) {
-    const placed = sides.membersNow.get(memberEmailKey(record.integration ?? "", record.email));
-    return placed && memberValue(placed.member);
-  }
-  const integration = sides.live.integrations.find((i) => i.id === record.id);
-  return integration && `${integration.members.length} member${integration.members.length === 1 ? "" : "s"}`;
-}
-
 /** A record `access.yaml` records as left out that the workspace does not leave out now. */
 function leftOutThen(was: AccessLeftOut, sides: Sides): AccessDifference {
   const name = leftOutName(was, sides.label(integrationOf(was)));
-  const now = declarable(was, sides);
+  const now = declaredIn(sides.live, sides.membersNow, was);
   if (now !== undefined) {
     return difference(
       { ...about(was, sides), side: "workspace", accessYaml: `left out: ${leftOutValue(was)}`, workspace: now },

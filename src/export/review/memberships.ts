@@ -9,14 +9,13 @@ import { type AccessDifference, integrationLeftOut, leftOutOf, type Placed, type
 import { difference, memberValue, SIDE_NAME } from "./wording";
 
 /** The differences of the memberships of both sides. */
-export function membershipDifferences(sides: Sides): AccessDifference[] {
-  const out: AccessDifference[] = [];
+export function* membershipDifferences(sides: Sides): Iterable<AccessDifference> {
   for (const [key, now] of sides.membersNow) {
     const was = sides.membersThen.get(key);
-    if (was) out.push(...memberDifferences(was, now, sides.label(now.integration.id)));
+    if (was) yield* memberDifferences(was, now, sides.label(now.integration.id));
     // Recorded as left out (the member, or the whole integration): the left-out part says what access.yaml records.
     else if (!leftOutOf(sides.leftThen, "membership", key) && !integrationLeftOut(sides.leftThen, now.integration.id)) {
-      out.push(onlyOneSide("workspace", now, sides.label(now.integration.id)));
+      yield onlyOneSide("workspace", now, sides.label(now.integration.id));
     }
   }
   for (const [key, was] of sides.membersThen) {
@@ -27,26 +26,15 @@ export function membershipDifferences(sides: Sides): AccessDifference[] {
       // Still a member, with no entitlement: the entitlements access.yaml grants and the workspace does not.
       sides.reported.add(leftOutKey(left));
       const { user, entitlements } = was.member;
-      out.push(
-        difference(
-          {
-            ...placed(was, label),
-            kind: "entitlements",
-            side: "access.yaml",
-            accessYaml: entitlements.join(", "),
-            workspace: "no entitlement",
-            entitlements,
-          },
-          `access.yaml grants ${user} ${entitlements.join(", ")} in "${label}"; the workspace does not (a member there with no entitlement)`,
-        ),
+      const held = entitlements.join(", ");
+      yield difference(
+        { ...placed(was, label), kind: "entitlements", side: "access.yaml", accessYaml: held, workspace: "no entitlement", entitlements },
+        `access.yaml grants ${user} ${held} in "${label}"; the workspace does not (a member there with no entitlement)`,
       );
-      continue;
     }
     // Still there, in a form access.yaml cannot declare (the member, or its integration): the left-out part says why.
-    if (left || integrationLeftOut(sides.leftNow, was.integration.id)) continue;
-    out.push(onlyOneSide("access.yaml", was, label));
+    else if (!left && !integrationLeftOut(sides.leftNow, was.integration.id)) yield onlyOneSide("access.yaml", was, label);
   }
-  return out;
 }
 
 const placed = ({ integration, member }: Placed, label: string) => ({
@@ -56,32 +44,28 @@ const placed = ({ integration, member }: Placed, label: string) => ({
 });
 
 /** A membership only `side` has. */
-function onlyOneSide(side: "access.yaml" | "workspace", { integration, member }: Placed, label: string): AccessDifference {
-  const value = memberValue(member);
-  const held = member.entitlements.join(", ");
+function onlyOneSide(side: "access.yaml" | "workspace", held: Placed, label: string): AccessDifference {
+  const { user, role, entitlements } = held.member;
   return difference(
     {
-      ...placed({ integration, member }, label),
+      ...placed(held, label),
       kind: "membership",
       side,
-      [side === "workspace" ? "workspace" : "accessYaml"]: value,
-      entitlements: member.entitlements,
+      [side === "workspace" ? "workspace" : "accessYaml"]: memberValue(held.member),
+      entitlements,
     },
-    `${SIDE_NAME[side]} grants ${member.user} ${held} in "${label}" as ${member.role}; ` +
+    `${SIDE_NAME[side]} grants ${user} ${entitlements.join(", ")} in "${label}" as ${role}; ` +
       (side === "workspace" ? "access.yaml does not" : "the workspace does not (not a member there)"),
   );
 }
 
 /** A membership both sides have: the member's role, and the entitlements one side grants and the other does not. */
-function memberDifferences(was: Placed, now: Placed, label: string): AccessDifference[] {
-  const out: AccessDifference[] = [];
+function* memberDifferences(was: Placed, now: Placed, label: string): Iterable<AccessDifference> {
   const user = now.member.user;
   if (was.member.role !== now.member.role) {
-    out.push(
-      difference(
-        { ...placed(now, label), kind: "member-role", side: "both", accessYaml: was.member.role, workspace: now.member.role },
-        `access.yaml makes ${user} ${was.member.role} in "${label}"; the workspace makes them ${now.member.role}`,
-      ),
+    yield difference(
+      { ...placed(now, label), kind: "member-role", side: "both", accessYaml: was.member.role, workspace: now.member.role },
+      `access.yaml makes ${user} ${was.member.role} in "${label}"; the workspace makes them ${now.member.role}`,
     );
   }
   const sides = [
@@ -91,18 +75,15 @@ function memberDifferences(was: Placed, now: Placed, label: string): AccessDiffe
   for (const [side, held, other] of sides) {
     const only = held.filter((e) => !other.includes(e));
     if (only.length === 0) continue;
-    out.push(
-      difference(
-        {
-          ...placed(now, label),
-          kind: "entitlements",
-          side,
-          [side === "workspace" ? "workspace" : "accessYaml"]: only.join(", "),
-          entitlements: only,
-        },
-        `${SIDE_NAME[side]} grants ${user} ${only.join(", ")} in "${label}"; ${side === "workspace" ? "access.yaml" : "the workspace"} does not`,
-      ),
+    yield difference(
+      {
+        ...placed(now, label),
+        kind: "entitlements",
+        side,
+        [side === "workspace" ? "workspace" : "accessYaml"]: only.join(", "),
+        entitlements: only,
+      },
+      `${SIDE_NAME[side]} grants ${user} ${only.join(", ")} in "${label}"; ${side === "workspace" ? "access.yaml" : "the workspace"} does not`,
     );
   }
-  return out;
 }

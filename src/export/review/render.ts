@@ -4,23 +4,25 @@
  * (the shape below, stable: every key always present, `null` when empty). Records left out are
  * counted; `verbose` lists them (`json` always does).
  */
-import type { LeftOut } from "../build";
+import type { LeftOut } from "../build-left-out";
 import type { AccessDifference } from "./differences";
 
 /** The output formats of `--check`. */
 export const REVIEW_FORMATS = ["text", "markdown", "json"] as const;
+/** A format of {@link REVIEW_FORMATS}. */
 export type ReviewFormat = (typeof REVIEW_FORMATS)[number];
 
-/** What a review shows. */
+/** What a review shows: what `--check` found. */
 export interface Review {
   /** The workspace's API address that was read. */
   workspace: string;
-  differences: readonly AccessDifference[];
-  /** The records of the workspace a project cannot declare now. */
-  leftOut: readonly LeftOut[];
+  /** Every difference between `access.yaml` and the workspace now; empty when none. */
+  changes: AccessDifference[];
+  /** Records of the workspace now that a project cannot declare (an export would leave them out). */
+  leftOut: LeftOut[];
   /** Remarks for the reader, such as `access.yaml` coming from another workspace. */
-  notes: readonly string[];
-  /** Whether `access.yaml` was rewritten to hold the workspace's side (`--accept`). */
+  notes: string[];
+  /** Whether `access.yaml` was rewritten to hold the workspace's side (`--accept`, and differences found). */
   accepted: boolean;
 }
 
@@ -44,31 +46,26 @@ export function renderReview(review: Review, options: RenderOptions): string {
   return options.format === "markdown" ? markdown(review, options) : text(review, options);
 }
 
-function summary(review: Review): string {
-  const n = review.differences.length;
-  if (n === 0) return "access.yaml and the workspace hold the same access.";
-  if (review.accepted)
-    return `${plural(n, "difference")} between access.yaml and the workspace: access.yaml now holds the workspace's side.`;
-  return `${plural(n, "difference")} between access.yaml and the workspace.`;
+/** What to run to take either side, with `code` marking commands and file names. */
+function advice(out: string, code: (text: string) => string, commit: string): [string, string] {
+  return [
+    `To take the workspace's side into ${code("access.yaml")} (only these records change): ` +
+      `${code(`workspace-access-export --check --accept --out ${out}`)}${commit}`,
+    `To keep ${code("access.yaml")}'s side, change the workspace; ${code("pulumi up")} applies what ${code("access.yaml")} declares.`,
+  ];
 }
 
-const acceptCommand = (out: string) => `workspace-access-export --check --accept --out ${out}`;
+const leftOutLine = (n: number) => `${plural(n, "record")} of the workspace a project cannot declare ${n === 1 ? "is" : "are"} left out`;
 
 function text(review: Review, options: RenderOptions): string {
-  const lines = review.differences.map((d) => d.text);
-  lines.push(summary(review));
-  if (review.differences.length > 0 && !review.accepted) {
-    lines.push(
-      `To take the workspace's side into access.yaml (only these records change): ${acceptCommand(options.out)}`,
-      "To keep access.yaml's side, change the workspace; pulumi up applies what access.yaml declares.",
-    );
-  }
-  const n = review.leftOut.length;
-  if (n > 0) {
-    lines.push(
-      `${plural(n, "record")} of the workspace a project cannot declare ${n === 1 ? "is" : "are"} left out` +
-        (options.verbose ? ":" : " (--verbose lists them)."),
-    );
+  const n = review.changes.length;
+  const lines = review.changes.map((d) => d.text);
+  if (n === 0) lines.push("access.yaml and the workspace hold the same access.");
+  else if (review.accepted)
+    lines.push(`${plural(n, "difference")} between access.yaml and the workspace: access.yaml now holds the workspace's side.`);
+  else lines.push(`${plural(n, "difference")} between access.yaml and the workspace.`, ...advice(options.out, (t) => t, ""));
+  if (review.leftOut.length > 0) {
+    lines.push(`${leftOutLine(review.leftOut.length)}${options.verbose ? ":" : " (--verbose lists them)."}`);
     if (options.verbose) for (const record of review.leftOut) lines.push(`  ${record.text}`);
   }
   return `${lines.join("\n")}\n`;
@@ -89,29 +86,26 @@ const WHAT: Record<AccessDifference["kind"], string> = {
 };
 
 function markdown(review: Review, options: RenderOptions): string {
-  const n = review.differences.length;
+  const n = review.changes.length;
   const out = [`### Access review: ${n === 0 ? "no difference" : plural(n, "difference")} between \`access.yaml\` and the workspace`, ""];
   out.push(`Workspace: \`${review.workspace}\``, "");
   if (n > 0) {
     out.push("| Who | Where | What | `access.yaml` | Workspace |", "| --- | --- | --- | --- | --- |");
-    for (const d of review.differences) {
+    for (const d of review.changes) {
       const what = d.kind === "left-out" ? `left out: ${d.leftOut ?? ""}` : WHAT[d.kind];
       out.push(
         `| ${cell(d.user)} | ${cell(d.integration ?? "workspace")} | ${cell(what)} | ${cell(d.accessYaml)} | ${cell(d.workspace)} |`,
       );
     }
-    out.push("");
+    const code = (t: string) => `\`${t}\``;
     out.push(
-      review.accepted
-        ? "`access.yaml` now holds the workspace's side."
-        : `To take the workspace's side into \`access.yaml\` (only these records change): \`${acceptCommand(options.out)}\`, then commit it. ` +
-            "To keep `access.yaml`'s side, change the workspace; `pulumi up` applies what `access.yaml` declares.",
+      "",
+      review.accepted ? "`access.yaml` now holds the workspace's side." : advice(options.out, code, ", then commit it.").join(" "),
       "",
     );
   }
-  const left = review.leftOut.length;
-  if (left > 0) {
-    const line = `${plural(left, "record")} of the workspace a project cannot declare ${left === 1 ? "is" : "are"} left out`;
+  if (review.leftOut.length > 0) {
+    const line = leftOutLine(review.leftOut.length);
     if (options.verbose) {
       out.push(`<details><summary>${line}</summary>`, "", ...review.leftOut.map((r) => `- ${cell(r.text)}`), "", "</details>", "");
     } else out.push(`${line} (\`--verbose\` lists them).`, "");
@@ -126,7 +120,7 @@ function reviewJson(review: Review) {
     version: REVIEW_JSON_VERSION,
     workspace: review.workspace,
     accepted: review.accepted,
-    differences: review.differences.map((d) => ({
+    differences: review.changes.map((d) => ({
       kind: d.kind,
       side: d.side,
       user: d.user,

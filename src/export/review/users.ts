@@ -3,88 +3,66 @@
  * project declares for a user (first and last name, workspace role, guest flag). A user left out
  * on one side is the left-out part's (`./left-out.ts`), not a user one side lacks.
  */
+import { emailKey } from "../../client/models";
 import type { AccessUser } from "../access-file";
-import { emailKey } from "../names";
 import { type AccessDifference, leftOutOf, type Sides } from "./differences";
 import { difference, userValue } from "./wording";
 
 /** The differences of the users of both sides. */
-export function userDifferences(sides: Sides): AccessDifference[] {
-  const out: AccessDifference[] = [];
+export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
   const then = new Map(sides.recorded.users.map((u) => [emailKey(u.email), u]));
   const now = new Map(sides.live.users.map((u) => [emailKey(u.email), u]));
   for (const [key, user] of now) {
     const was = then.get(key);
-    if (was) out.push(...attributeDifferences(was, user));
+    if (was) yield* attributeDifferences(was, user);
     // Recorded as left out: the left-out part says what access.yaml records of it.
     else if (!leftOutOf(sides.leftThen, "user", key)) {
-      out.push(
-        difference(
-          { kind: "user", side: "workspace", user: user.email, workspace: userValue(user) },
-          `the workspace has user ${user.email} (${userValue(user)}); access.yaml does not`,
-        ),
+      const value = userValue(user);
+      yield difference(
+        { kind: "user", side: "workspace", user: user.email, workspace: value },
+        `the workspace has user ${user.email} (${value}); access.yaml does not`,
       );
     }
   }
   for (const [key, user] of then) {
     // Still there, in a form access.yaml cannot declare: the left-out part says why.
     if (now.has(key) || leftOutOf(sides.leftNow, "user", key)) continue;
-    const inWorkspace = sides.options.workspaceEmails?.has(key) === true;
-    out.push(
-      difference(
-        {
-          kind: "user",
-          side: "access.yaml",
-          user: user.email,
-          accessYaml: userValue(user),
-          ...(inWorkspace ? { workspace: "no membership in scope" } : {}),
-        },
-        inWorkspace
-          ? `access.yaml declares user ${user.email} (${userValue(user)}); the workspace has them with no membership in scope (--members-only)`
-          : `access.yaml declares user ${user.email} (${userValue(user)}); the workspace has no such user`,
-      ),
-    );
+    const declares = `access.yaml declares user ${user.email} (${userValue(user)})`;
+    yield sides.workspaceEmails?.has(key) === true
+      ? difference(
+          { kind: "user", side: "access.yaml", user: user.email, accessYaml: userValue(user), workspace: "no membership in scope" },
+          `${declares}; the workspace has them with no membership in scope (--members-only)`,
+        )
+      : difference(
+          { kind: "user", side: "access.yaml", user: user.email, accessYaml: userValue(user) },
+          `${declares}; the workspace has no such user`,
+        );
   }
-  return out;
 }
 
 /** A user both sides have: their names, role and guest flag. */
-function attributeDifferences(was: AccessUser, user: AccessUser): AccessDifference[] {
-  const out: AccessDifference[] = [];
+function* attributeDifferences(was: AccessUser, user: AccessUser): Iterable<AccessDifference> {
   const email = user.email;
-  const then = `${was.firstName} ${was.lastName}`;
-  const now = `${user.firstName} ${user.lastName}`;
+  const [then, now] = [`${was.firstName} ${was.lastName}`, `${user.firstName} ${user.lastName}`];
   if (was.firstName !== user.firstName || was.lastName !== user.lastName) {
-    out.push(
-      difference(
-        { kind: "user-name", side: "both", user: email, accessYaml: then, workspace: now },
-        `access.yaml names ${email} ${JSON.stringify(then)}; the workspace names them ${JSON.stringify(now)}`,
-      ),
+    yield difference(
+      { kind: "user-name", side: "both", user: email, accessYaml: then, workspace: now },
+      `access.yaml names ${email} ${JSON.stringify(then)}; the workspace names them ${JSON.stringify(now)}`,
     );
   }
   if (was.role !== user.role) {
     const role = (value: string | undefined) => (value === undefined ? "no role" : `the role ${value}`);
-    out.push(
-      difference(
-        { kind: "user-role", side: "both", user: email, accessYaml: was.role ?? null, workspace: user.role ?? null },
-        `access.yaml gives ${email} ${role(was.role)}; the workspace gives ${role(user.role)}`,
-      ),
+    yield difference(
+      { kind: "user-role", side: "both", user: email, accessYaml: was.role ?? null, workspace: user.role ?? null },
+      `access.yaml gives ${email} ${role(was.role)}; the workspace gives ${role(user.role)}`,
     );
   }
   if (was.isGuest !== user.isGuest) {
     const guest = (value: boolean | undefined) => (value === undefined ? "no guest flag" : value ? "a guest" : "not a guest");
-    out.push(
-      difference(
-        {
-          kind: "user-guest",
-          side: "both",
-          user: email,
-          accessYaml: was.isGuest === undefined ? null : String(was.isGuest),
-          workspace: user.isGuest === undefined ? null : String(user.isGuest),
-        },
-        `access.yaml has ${email} as ${guest(was.isGuest)}; the workspace has them as ${guest(user.isGuest)}`,
-      ),
+    const flag = (value: boolean | undefined) => (value === undefined ? null : String(value));
+    yield difference(
+      { kind: "user-guest", side: "both", user: email, accessYaml: flag(was.isGuest), workspace: flag(user.isGuest) },
+      `access.yaml has ${email} as ${guest(was.isGuest)}; the workspace has them as ${guest(user.isGuest)}`,
     );
   }
-  return out;
 }

@@ -10,10 +10,6 @@ import type { AccessDifference, DifferenceSide } from "./differences";
 /** The sides' names in sentences. */
 export const SIDE_NAME: Record<Exclude<DifferenceSide, "both">, string> = { "access.yaml": "access.yaml", workspace: "the workspace" };
 
-/** The other side. */
-export const other = (side: "access.yaml" | "workspace"): "access.yaml" | "workspace" =>
-  side === "workspace" ? "access.yaml" : "workspace";
-
 /** `Ann Lee, workspace_owner, guest` */
 export function userValue(user: Pick<AccessUser, "firstName" | "lastName" | "role" | "isGuest">): string {
   return [`${user.firstName} ${user.lastName}`, user.role, user.isGuest ? "guest" : undefined].filter((p) => p !== undefined).join(", ");

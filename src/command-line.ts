@@ -1,0 +1,56 @@
+/**
+ * The frame of the package's commands (`workspace-access-export`, `workspace-access-fleet`): on a
+ * Node.js too old, one line; a usage mistake, its message and the usage (exit 2); `--help`, the
+ * usage; any other failure, one line on stderr without the API key.
+ */
+import { nodeVersionProblem } from "./node-version";
+
+/** A command: its name and usage, how it parses its arguments and how it runs. */
+export interface Command<A> {
+  name: string;
+  usage: string;
+  /** The arguments, or `"help"`; throws on a usage mistake. */
+  parse(argv: string[]): A | "help";
+  /** Runs the command (loading what it needs only now, after the Node.js check); resolves to the exit status. */
+  run(args: A): Promise<number>;
+  /** The exit status of a failure `run` rejects with (default 2). */
+  failed?(error: unknown): number;
+  /** Written before a failure's line (the export's, to end its progress line). */
+  failurePrefix?: string;
+}
+
+/** Runs `command` with the process's arguments and sets the exit status. */
+export function runCommand<A>(command: Command<A>): void {
+  const { name, usage } = command;
+  const main = async (): Promise<number> => {
+    const tooOld = nodeVersionProblem();
+    if (tooOld !== undefined) {
+      process.stderr.write(`${name}: ${tooOld}\n`);
+      return 2;
+    }
+    let args: A | "help";
+    try {
+      args = command.parse(process.argv.slice(2));
+    } catch (error) {
+      process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
+      return 2;
+    }
+    if (args === "help") {
+      process.stdout.write(usage);
+      return 0;
+    }
+    return command.run(args);
+  };
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      const key = process.env.WORKSPACE_ACCESS_API_KEY?.trim();
+      let message = error instanceof Error ? error.message : String(error);
+      if (key) message = message.split(key).join("[redacted]");
+      process.stderr.write(`${command.failurePrefix ?? ""}${name}: ${message}\n`);
+      process.exitCode = command.failed?.(error) ?? 2;
+    },
+  );
+}
