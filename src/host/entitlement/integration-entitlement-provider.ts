@@ -38,6 +38,7 @@ import {
 } from "../../shared/inputs";
 import { settle } from "../membership/pending-jobs";
 import { PartialWriteError } from "../membership/partial-write";
+import { stillRunningOnDestroy } from "../membership/messages";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import {
@@ -51,19 +52,9 @@ import {
   wasAdopted,
 } from "./entitlement-state";
 import { adopt, afterInvitation, converge, invitationOf, usable, type Written } from "./entitlement-writes";
+import { integrationNotVisible } from "./messages";
 
 export type { IntegrationEntitlementOutputs } from "./entitlement-state";
-
-/** A refresh found no member, and the integration itself answers 404 to this key. */
-function integrationNotVisible(integrationId: string, userId: string): ConfigurationError {
-  return new ConfigurationError(
-    `User ${userId} is not a member of integration ${integrationId} as far as this key can tell, ` +
-      "but the integration itself answers 404 to this key: " +
-      "it was deleted, or this key is not shown it. The resource is kept, not forgotten (forgetting it would have the next up invite the user again). " +
-      "If the integration was deleted, remove the resource from the program and run pulumi state delete on it; otherwise use a key that may read the integration.",
-    "integrationId",
-  );
-}
 
 /** Whether a job has not ended (one that cannot be read has ended: the member list then tells whether it landed). */
 async function isJobRunning(client: WorkspaceAccessClient, jobId: string): Promise<boolean> {
@@ -178,7 +169,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         }
         // 404 also means "not disclosed to this key": forgetting every resource of an integration
         // the key cannot see would make the next up invite them all again.
-        if (!(await view.visible())) throw integrationNotVisible(integrationId, userId);
+        if (!(await view.visible())) throw new ConfigurationError(integrationNotVisible(integrationId, userId), "integrationId");
         return { id: "", props: {} as IntegrationEntitlementOutputs };
       }
       const declared = {
@@ -259,8 +250,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         // waited for first, and while it still runs the delete fails (the resource stays).
         const jobId = pendingOf(props)?.jobId;
         if (typeof jobId === "string" && (await settle(ctx.connection().client, [jobId])).length > 0) {
+          const which = `The invitation's job ${jobId} of user ${userId} to integration ${integrationId}`;
           throw new Error(
-            `The invitation's job ${jobId} of user ${userId} to integration ${integrationId} is still running after another wait, so the user may still become a member: run the destroy again once it has finished (this resource stays in the stack until then; if the job is stuck, check the member in the service, then pulumi state delete this resource).`,
+            stillRunningOnDestroy(which, "; if the job is stuck, check the member in the service, then pulumi state delete this resource"),
           );
         }
         // Already gone (404) counts as done.

@@ -37,6 +37,8 @@ import type { IntegrationMemberState } from "../../shared/member-state";
 import { jobsOf } from "../membership/partial-write";
 import { settle } from "../membership/pending-jobs";
 import { applyPlan, failedError, runError, runOf } from "./members-apply";
+import { notDisclosed } from "./messages";
+import { stillRunningOnDestroy } from "../membership/messages";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { declaredOf, diffMembers } from "./members-diff";
 import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
@@ -165,7 +167,7 @@ async function read(
   try {
     acts = await planAgainstService(ctx, { op: "read", integrationId: id, prior }, props?.members);
   } catch (error) {
-    if (NotFoundError.isInstance(error)) throw notDisclosed(id, error);
+    if (NotFoundError.isInstance(error)) throw new Error(notDisclosed(id), { cause: error });
     throw error;
   }
   const run = runOf(id, acts);
@@ -191,13 +193,6 @@ async function read(
   };
   // Pulumi types a read's inputs as its outputs; these are the inputs (a member's role may be left out), so no type can say it.
   return { id, props: outs, inputs: inputs as unknown as IntegrationMembersOutputs };
-}
-
-function notDisclosed(id: string, cause: Error): Error {
-  return new Error(
-    `Integration ${id} answered 404 to its member list: it does not exist, or this API key may not see it (the service answers 404 for what it does not disclose). The refresh changes nothing in the state. Check the key's access to the integration; if the integration was deleted, remove this resource from the state (pulumi state delete) or destroy it.`,
-    { cause },
-  );
 }
 
 /**
@@ -240,9 +235,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   for (const p of acts.stillRunning) {
     run.failures.push({
       userId: p.userId,
-      error: new Error(
-        `the invitation's job ${p.jobId} is still running after another wait, so the user may still become a member: run the destroy again once it has finished (this resource stays in the stack until then).`,
-      ),
+      error: new Error(stillRunningOnDestroy(`the invitation's job ${p.jobId}`)),
     });
   }
   if (run.failures.length > 0) {
