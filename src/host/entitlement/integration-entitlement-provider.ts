@@ -52,7 +52,7 @@ import {
   wasAdopted,
 } from "./entitlement-state";
 import { adopt, afterInvitation, converge, invitationOf, usable, type Written } from "./entitlement-writes";
-import { integrationNotVisible } from "./messages";
+import { adoptedMembershipLeft, importedOtherMembership, integrationNotVisible, noMembershipToImport } from "./messages";
 
 export type { IntegrationEntitlementOutputs } from "./entitlement-state";
 
@@ -70,21 +70,11 @@ async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInpu
   const named = parseId(importId);
   const { integrationId, userId } = inputs;
   if (!sameId(named.integrationId, integrationId) || !sameId(named.userId, userId)) {
-    throw new ConfigurationError(
-      `import: "${importId}" is the membership of user ${named.userId} in integration ${named.integrationId}, ` +
-        `but the resource declares user ${userId} in integration ${integrationId}. Nothing was changed. ` +
-        `Import "${membershipId(integrationId, userId)}", or declare the membership you import.`,
-      "import",
-    );
+    throw new ConfigurationError(importedOtherMembership(importId, named, inputs), "import");
   }
   const member = usable(await ctx.connection().memberships.of(integrationId).read(userId));
   if (member) return member;
-  throw new ConfigurationError(
-    `import: user ${userId} is not a member of integration ${integrationId} ` +
-      `(GET /integrations/${integrationId}/users/${userId} answered 404), so there is nothing to import. ` +
-      "Nothing was changed. Remove the import option to invite the user.",
-    "import",
-  );
+  throw new ConfigurationError(noMembershipToImport(inputs), "import");
 }
 
 /**
@@ -238,10 +228,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     if (ctx.takeovers.has(memberKey(integrationId, userId))) return;
     // A membership that existed before the stack adopted it is given back as it is.
     if (wasAdopted(props) && props?.deleteOnDestroy !== true) {
-      ctx.warn(
-        `The membership of user ${userId}${props?.email ? ` (${props.email})` : ""} in integration ${integrationId} is left as it is: ` +
-          "the stack adopted it (it existed before). To remove it on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.",
-      );
+      ctx.warn(adoptedMembershipLeft(integrationId, userId, props?.email));
       return;
     }
     await ctx.withWrite(

@@ -37,7 +37,7 @@ import type { IntegrationMemberState } from "../../shared/member-state";
 import { jobsOf } from "../membership/partial-write";
 import { settle } from "../membership/pending-jobs";
 import { applyPlan, failedError, runError, runOf } from "./members-apply";
-import { notDisclosed } from "./messages";
+import { adoptedMembersLeft, noIntegrationToImport, notDisclosed, notTheDeclaredIntegration } from "./messages";
 import { stillRunningOnDestroy } from "../membership/messages";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { declaredOf, diffMembers } from "./members-diff";
@@ -87,11 +87,7 @@ function withAdoption(
 
 /** An import whose id is not the declared integration: nothing is written. */
 function importMismatch(importId: string, integrationId: string): ConfigurationError {
-  return new ConfigurationError(
-    `import: "${importId}" is not the integration this resource declares (${integrationId}). Nothing was changed. ` +
-      `Import "${integrationId}", or declare integrationId: "${importId}".`,
-    "import",
-  );
+  return new ConfigurationError(notTheDeclaredIntegration(importId, integrationId), "import");
 }
 
 /**
@@ -108,11 +104,7 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
     acts = await planAgainstService(ctx, base);
   } catch (error) {
     if (typeof importId === "string" && NotFoundError.isInstance(error)) {
-      throw new ConfigurationError(
-        `import: integration ${importId} answered 404 to its member list: it does not exist, or this key may not see it, ` +
-          "so there is nothing to import. Nothing was changed.",
-        "import",
-      );
+      throw new ConfigurationError(noIntegrationToImport(importId), "import");
     }
     throw error;
   }
@@ -225,10 +217,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     (userId) => adopted.has(idOf(userId)) && acts.present.some((m) => sameId(m.userId, userId)),
   );
   if (left.length > 0) {
-    ctx.warn(
-      `Integration ${id}: ${left.length} adopted member(s) left as they are (they were members before this resource managed them): ` +
-        `${left.join(", ")}. To remove them on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.`,
-    );
+    ctx.warn(adoptedMembersLeft(id, left));
   }
   const run = runOf(id, { ...acts, stillRunning: [] });
   await applyPlan(ctx, run, acts);

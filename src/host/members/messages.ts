@@ -78,3 +78,27 @@ export function notDisclosed(id: string): string {
     "if the integration was deleted, remove this resource from the state (pulumi state delete) or destroy it."
   );
 }
+
+/** `import` names integration `importId`, not the declared `integrationId`. */
+export function notTheDeclaredIntegration(importId: string, integrationId: string): string {
+  return (
+    `import: "${importId}" is not the integration this resource declares (${integrationId}). Nothing was changed. ` +
+    `Import "${integrationId}", or declare integrationId: "${importId}".`
+  );
+}
+
+/** `import` names integration `importId`, which answered 404 to its member list. */
+export function noIntegrationToImport(importId: string): string {
+  return (
+    `import: integration ${importId} answered 404 to its member list: it does not exist, or this key may not see it, ` +
+    "so there is nothing to import. Nothing was changed."
+  );
+}
+
+/** A destroy leaves the `left` adopted members of integration `id` as they are. */
+export function adoptedMembersLeft(id: string, left: readonly string[]): string {
+  return (
+    `Integration ${id}: ${left.length} adopted member(s) left as they are (they were members before this resource managed them): ` +
+    `${left.join(", ")}. To remove them on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.`
+  );
+}

@@ -22,7 +22,7 @@ import { sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../../client";
 import { ConfigurationError } from "../../client/errors";
-import { emailTaken, noRoleToKeep } from "./messages";
+import { emailTaken, importedEmailDiffers, leftInWorkspace, noRoleToKeep, noUserToImport } from "./messages";
 import { userKey } from "../takeovers";
 import {
   checkedInputs,
@@ -237,10 +237,7 @@ export const provider = providerOf<Props, UserOutputs>({
     // What the stack adopted existed before it, and an owner holds the workspace: given back as they are.
     const kept = props?.deleteOnDestroy === true ? undefined : keptReason(props);
     if (kept) {
-      ctx.warn(
-        `User ${id}${props?.email ? ` (${props.email})` : ""} is left in the workspace as it is: ${kept}. ` +
-          "To delete it on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.",
-      );
+      ctx.warn(leftInWorkspace(id, props?.email, kept));
       return;
     }
     await ctx.withWrite(async () => {
@@ -271,18 +268,10 @@ async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): 
 async function imported(ctx: ProviderContext, id: string, inputs: UserInputs): Promise<User> {
   const user = await unlessNotFound(ctx.connection().client.users.get(id));
   if (!user) {
-    throw new ConfigurationError(
-      `import: no user has the id ${id} in this workspace (GET /users/${id} answered 404). Nothing was changed. ` +
-        "Check the id (the export command and getUsers list them), or remove the import option to create the user.",
-      "import",
-    );
+    throw new ConfigurationError(noUserToImport(id), "import");
   }
   if (!sameEmail(inputs.email, user.email)) {
-    throw new ConfigurationError(
-      `import: user ${id} has the email ${user.email ?? "(none)"}, but the resource declares ${inputs.email}. Nothing was changed. ` +
-        `Import the user whose email is ${inputs.email}, or declare the email ${user.email ?? "(none)"}.`,
-      "import",
-    );
+    throw new ConfigurationError(importedEmailDiffers(id, user.email, inputs.email), "import");
   }
   return user;
 }
