@@ -94,3 +94,14 @@ describe("no module-level mutable state outside the emulator", () => {
     expect(mutableState("x.ts", text)).toEqual(expected);
   });
 });
+
+describe("no src line outside the emulator is over 160 characters", () => {
+  it("finds none (long messages live in a resource's messages module, built from lines that fit)", () => {
+    const long = sourceFiles().flatMap((file) =>
+      readFileSync(path.join(SRC, file), "utf8")
+        .split("\n")
+        .flatMap((line, index) => (line.length > 160 ? [`${file}:${index + 1} (${line.length})`] : [])),
+    );
+    expect(long).toEqual([]);
+  });
+});

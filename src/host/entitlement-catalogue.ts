@@ -20,22 +20,12 @@ import { editDistance } from "../shared/edit-distance";
 import { keySourceHint } from "../shared/hints";
 import { type CheckFailure, entitlementSet, type Props, sameSet } from "../shared/inputs";
 import { containsUnknown, isUnknown } from "../shared/unknown";
-
-/** How many offered ids an error lists before "and N more". */
-const MAX_LISTED = 20;
+import { entitlementsNotChecked, unoffered } from "./membership/messages";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 const knownString = (value: unknown): value is string => typeof value === "string" && !isUnknown(value);
 const knownSet = (value: unknown): value is string[] =>
   Array.isArray(value) && !containsUnknown(value) && value.every((e) => typeof e === "string");
-
-/** "integration X offers no entitlement "VEIWER"; it offers (closest first): VIEWER, EDITOR, MANAGER" */
-export function unofferedReason(integrationId: string, unknown: readonly string[], offered: readonly string[]): string {
-  const names = unknown.map((id) => JSON.stringify(id)).join(", ");
-  const closest = closestFirst(unknown, offered);
-  const listed = closest.slice(0, MAX_LISTED).join(", ") + (closest.length > MAX_LISTED ? ` and ${closest.length - MAX_LISTED} more` : "");
-  return `integration ${integrationId} offers no entitlement ${names}; it offers (closest first): ${listed}. See getIntegrationEntitlements({ integrationId }).`;
-}
 
 /** The offered ids, those nearest to any unknown id first (case-insensitive edit distance, `shared/edit-distance.ts`), then in catalogue order. */
 export function closestFirst(unknown: readonly string[], offered: readonly string[]): string[] {
@@ -154,7 +144,7 @@ export class EntitlementCatalogue {
     const offered = await this.#offered(integrationId);
     if (!offered) return undefined;
     const unknown = entitlementSet(entitlements).filter((id) => !offered.includes(id));
-    return unknown.length === 0 ? undefined : unofferedReason(integrationId, unknown, offered);
+    return unknown.length === 0 ? undefined : unoffered(integrationId, unknown, closestFirst(unknown, offered));
   }
 
   /** The offered ids, or `undefined` (with a warning, once per integration) when they cannot be told. */
@@ -195,10 +185,7 @@ export class EntitlementCatalogue {
 
   /** Warns that the integration's entitlements were not checked (the catalogue's cache makes it once per integration). */
   #cannotCheck(integrationId: string, error: unknown): undefined {
-    const why = error instanceof Error ? error.message : String(error);
-    this.#warn(
-      `The entitlements of integration ${integrationId} were not checked against its catalogue (${why}). The preview goes on; a wrong entitlement id will fail the invite's job during up.`,
-    );
+    this.#warn(entitlementsNotChecked(integrationId, error));
     return undefined;
   }
 }

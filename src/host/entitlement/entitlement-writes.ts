@@ -7,14 +7,14 @@
  * invitation is answered (inviting a member is not documented: a 409, a merge, or a failed job).
  */
 import { ConfigurationError, idOf, type IntegrationUser, WorkspaceAccessError } from "../../client";
-import { entitlementSet, type IntegrationEntitlementInputs, inviteRole, sameSet } from "../../shared/inputs";
+import { type IntegrationEntitlementInputs, inviteRole, sameSet } from "../../shared/inputs";
 import { type Actions, planMembers } from "../members/members-plan";
 import { serviceMember } from "../members/members-state";
 import type { Invitation, InvitationResult } from "../membership/invite-batcher";
 import type { Found } from "../membership/member-list";
 import { afterJobWait, PartialWriteError } from "../membership/partial-write";
 import type { ProviderContext } from "../provider-runtime";
-import { membershipId } from "./entitlement-state";
+import * as messages from "./messages";
 
 /** What the writes left: the member as the service has them, the job of the last write, and whether the membership existed before. */
 export interface Written {
@@ -52,33 +52,18 @@ export function invitationOf(inputs: IntegrationEntitlementInputs): Invitation {
   };
 }
 
-/** The set of a member, for messages: `VIEWER, EDITOR`, or `none`. */
-const describeSet = (ids: readonly string[]) => (ids.length > 0 ? entitlementSet(ids).join(", ") : "none");
-
 /** A member found where nothing may be taken over: nothing was written; names what the member holds and the ways forward. */
 function existingMembershipError(member: IntegrationUser, inputs: IntegrationEntitlementInputs): ConfigurationError {
-  const { integrationId, userId } = inputs;
   const current = inviteRole(member.role);
   const roleHint = current !== undefined && current !== inputs.role ? ` and role: "${current}"` : "";
-  return new ConfigurationError(
-    `User ${userId}${member.email ? ` (${member.email})` : ""} is already a member of integration ${integrationId}, ` +
-      `with role ${member.role ?? "unknown"} and entitlements ${describeSet(member.entitlements)}. ` +
-      "Creating this resource would take that access over: its entitlements would become the declared set, " +
-      "and destroying the resource would remove the user from the integration. Nothing was changed. " +
-      `To manage the existing membership with this resource, set adoptExisting: true${roleHint}; to leave it alone, remove this resource from the program.`,
-    "adoptExisting",
-  );
+  return new ConfigurationError(messages.existingMembership(member, inputs, roleHint), "adoptExisting");
 }
 
 /** A member whose role is not the declared one: the API cannot change it in place. */
 function roleMismatch(member: IntegrationUser, inputs: IntegrationEntitlementInputs): ConfigurationError | undefined {
   const current = inviteRole(member.role);
   if (current === undefined || current === inputs.role) return undefined;
-  return new ConfigurationError(
-    `User ${inputs.userId} is already a member of integration ${inputs.integrationId} as ${current}, but the resource declares role ${inputs.role}. ` +
-      `The API cannot change a member's role in place: declare role: "${current}" to manage the membership as it is, or remove the member first.`,
-    "role",
-  );
+  return new ConfigurationError(messages.roleDiffers(inputs, current), "role");
 }
 
 /** Why a member found may not become this resource's: at create only with `adoptExisting`; never with another role. */
@@ -162,22 +147,12 @@ async function memberAfterInvite(
   const { integrationId, userId } = inputs;
   const member = usable(await ctx.connection().memberships.of(integrationId).read(userId));
   if (!member) {
-    throw new WorkspaceAccessError(
-      `The job for ${membershipId(integrationId, userId)} finished, but the user is not a member of the integration: check the integration in the workspace.`,
-      { kind: "invalid_response" },
-    );
+    throw new WorkspaceAccessError(messages.notAMemberAfterJob(inputs), { kind: "invalid_response" });
   }
   const role = inviteRole(member.role);
   // A role the service does not say, or says in words this package does not know, is not a finding.
   if ((role !== undefined && role !== inputs.role) || !sameSet(member.entitlements, inputs.entitlements)) {
-    throw new WorkspaceAccessError(
-      `After the invitation${jobId ? ` (job ${jobId})` : ""} of user ${userId} to integration ${integrationId}, the user is a member ` +
-        `with role ${member.role ?? "unknown"} and entitlements ${describeSet(member.entitlements)}, ` +
-        `not role ${inputs.role} with ${describeSet(inputs.entitlements)} as invited: the service may have merged the invitation into a membership ` +
-        "that already existed. Nothing was recorded and nothing more was written: check the membership in the workspace; " +
-        "the next up treats it as an existing membership (adoptExisting decides).",
-      { kind: "invalid_response" },
-    );
+    throw new WorkspaceAccessError(messages.notAsInvited(member, inputs, jobId), { kind: "invalid_response" });
   }
   return member;
 }

@@ -38,6 +38,7 @@ import {
 } from "../../shared/inputs";
 import { settle } from "../membership/pending-jobs";
 import { PartialWriteError } from "../membership/partial-write";
+import { stillRunningOnDestroy } from "../membership/messages";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import {
@@ -51,19 +52,9 @@ import {
   wasAdopted,
 } from "./entitlement-state";
 import { adopt, afterInvitation, converge, invitationOf, usable, type Written } from "./entitlement-writes";
+import { adoptedMembershipLeft, importedOtherMembership, integrationNotVisible, noMembershipToImport } from "./messages";
 
 export type { IntegrationEntitlementOutputs } from "./entitlement-state";
-
-/** A refresh found no member, and the integration itself answers 404 to this key. */
-function integrationNotVisible(integrationId: string, userId: string): ConfigurationError {
-  return new ConfigurationError(
-    `User ${userId} is not a member of integration ${integrationId} as far as this key can tell, ` +
-      "but the integration itself answers 404 to this key: " +
-      "it was deleted, or this key is not shown it. The resource is kept, not forgotten (forgetting it would have the next up invite the user again). " +
-      "If the integration was deleted, remove the resource from the program and run pulumi state delete on it; otherwise use a key that may read the integration.",
-    "integrationId",
-  );
-}
 
 /** Whether a job has not ended (one that cannot be read has ended: the member list then tells whether it landed). */
 async function isJobRunning(client: WorkspaceAccessClient, jobId: string): Promise<boolean> {
@@ -79,21 +70,11 @@ async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInpu
   const named = parseId(importId);
   const { integrationId, userId } = inputs;
   if (!sameId(named.integrationId, integrationId) || !sameId(named.userId, userId)) {
-    throw new ConfigurationError(
-      `import: "${importId}" is the membership of user ${named.userId} in integration ${named.integrationId}, ` +
-        `but the resource declares user ${userId} in integration ${integrationId}. Nothing was changed. ` +
-        `Import "${membershipId(integrationId, userId)}", or declare the membership you import.`,
-      "import",
-    );
+    throw new ConfigurationError(importedOtherMembership(importId, named, inputs), "import");
   }
   const member = usable(await ctx.connection().memberships.of(integrationId).read(userId));
   if (member) return member;
-  throw new ConfigurationError(
-    `import: user ${userId} is not a member of integration ${integrationId} ` +
-      `(GET /integrations/${integrationId}/users/${userId} answered 404), so there is nothing to import. ` +
-      "Nothing was changed. Remove the import option to invite the user.",
-    "import",
-  );
+  throw new ConfigurationError(noMembershipToImport(inputs), "import");
 }
 
 /**
@@ -178,7 +159,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         }
         // 404 also means "not disclosed to this key": forgetting every resource of an integration
         // the key cannot see would make the next up invite them all again.
-        if (!(await view.visible())) throw integrationNotVisible(integrationId, userId);
+        if (!(await view.visible())) throw new ConfigurationError(integrationNotVisible(integrationId, userId), "integrationId");
         return { id: "", props: {} as IntegrationEntitlementOutputs };
       }
       const declared = {
@@ -247,10 +228,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     if (ctx.takeovers.has(memberKey(integrationId, userId))) return;
     // A membership that existed before the stack adopted it is given back as it is.
     if (wasAdopted(props) && props?.deleteOnDestroy !== true) {
-      ctx.warn(
-        `The membership of user ${userId}${props?.email ? ` (${props.email})` : ""} in integration ${integrationId} is left as it is: ` +
-          "the stack adopted it (it existed before). To remove it on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.",
-      );
+      ctx.warn(adoptedMembershipLeft(integrationId, userId, props?.email));
       return;
     }
     await ctx.withWrite(
@@ -259,8 +237,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         // waited for first, and while it still runs the delete fails (the resource stays).
         const jobId = pendingOf(props)?.jobId;
         if (typeof jobId === "string" && (await settle(ctx.connection().client, [jobId])).length > 0) {
+          const which = `The invitation's job ${jobId} of user ${userId} to integration ${integrationId}`;
           throw new Error(
-            `The invitation's job ${jobId} of user ${userId} to integration ${integrationId} is still running after another wait, so the user may still become a member: run the destroy again once it has finished (this resource stays in the stack until then; if the job is stuck, check the member in the service, then pulumi state delete this resource).`,
+            stillRunningOnDestroy(which, "; if the job is stuck, check the member in the service, then pulumi state delete this resource"),
           );
         }
         // Already gone (404) counts as done.

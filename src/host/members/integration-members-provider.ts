@@ -37,6 +37,8 @@ import type { IntegrationMemberState } from "../../shared/member-state";
 import { jobsOf } from "../membership/partial-write";
 import { settle } from "../membership/pending-jobs";
 import { applyPlan, failedError, runError, runOf } from "./members-apply";
+import { adoptedMembersLeft, noIntegrationToImport, notDisclosed, notTheDeclaredIntegration } from "./messages";
+import { stillRunningOnDestroy } from "../membership/messages";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { declaredOf, diffMembers } from "./members-diff";
 import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
@@ -85,11 +87,7 @@ function withAdoption(
 
 /** An import whose id is not the declared integration: nothing is written. */
 function importMismatch(importId: string, integrationId: string): ConfigurationError {
-  return new ConfigurationError(
-    `import: "${importId}" is not the integration this resource declares (${integrationId}). Nothing was changed. ` +
-      `Import "${integrationId}", or declare integrationId: "${importId}".`,
-    "import",
-  );
+  return new ConfigurationError(notTheDeclaredIntegration(importId, integrationId), "import");
 }
 
 /**
@@ -106,11 +104,7 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
     acts = await planAgainstService(ctx, base);
   } catch (error) {
     if (typeof importId === "string" && NotFoundError.isInstance(error)) {
-      throw new ConfigurationError(
-        `import: integration ${importId} answered 404 to its member list: it does not exist, or this key may not see it, ` +
-          "so there is nothing to import. Nothing was changed.",
-        "import",
-      );
+      throw new ConfigurationError(noIntegrationToImport(importId), "import");
     }
     throw error;
   }
@@ -165,7 +159,7 @@ async function read(
   try {
     acts = await planAgainstService(ctx, { op: "read", integrationId: id, prior }, props?.members);
   } catch (error) {
-    if (NotFoundError.isInstance(error)) throw notDisclosed(id, error);
+    if (NotFoundError.isInstance(error)) throw new Error(notDisclosed(id), { cause: error });
     throw error;
   }
   const run = runOf(id, acts);
@@ -191,13 +185,6 @@ async function read(
   };
   // Pulumi types a read's inputs as its outputs; these are the inputs (a member's role may be left out), so no type can say it.
   return { id, props: outs, inputs: inputs as unknown as IntegrationMembersOutputs };
-}
-
-function notDisclosed(id: string, cause: Error): Error {
-  return new Error(
-    `Integration ${id} answered 404 to its member list: it does not exist, or this API key may not see it (the service answers 404 for what it does not disclose). The refresh changes nothing in the state. Check the key's access to the integration; if the integration was deleted, remove this resource from the state (pulumi state delete) or destroy it.`,
-    { cause },
-  );
 }
 
 /**
@@ -230,19 +217,14 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     (userId) => adopted.has(idOf(userId)) && acts.present.some((m) => sameId(m.userId, userId)),
   );
   if (left.length > 0) {
-    ctx.warn(
-      `Integration ${id}: ${left.length} adopted member(s) left as they are (they were members before this resource managed them): ` +
-        `${left.join(", ")}. To remove them on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.`,
-    );
+    ctx.warn(adoptedMembersLeft(id, left));
   }
   const run = runOf(id, { ...acts, stillRunning: [] });
   await applyPlan(ctx, run, acts);
   for (const p of acts.stillRunning) {
     run.failures.push({
       userId: p.userId,
-      error: new Error(
-        `the invitation's job ${p.jobId} is still running after another wait, so the user may still become a member: run the destroy again once it has finished (this resource stays in the stack until then).`,
-      ),
+      error: new Error(stillRunningOnDestroy(`the invitation's job ${p.jobId}`)),
     });
   }
   if (run.failures.length > 0) {

@@ -12,6 +12,7 @@ import { type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { PartialWriteError } from "../membership/partial-write";
 import type { Actions, PlannedInvite } from "./members-plan";
+import { cannotReadBack, stillRunning } from "./messages";
 import { notAsInvited, roleMismatch } from "./members-refusals";
 import { asPlanned, byKey, type IntegrationMembersOutputs, type Run, serviceMember, type ServiceMember } from "./members-state";
 import type { MembershipView } from "../membership/membership-view";
@@ -25,14 +26,9 @@ export function runOf(integrationId: string, acts: Actions): Run {
     failures: [...acts.failures],
     pending: new Map(acts.pending.map((p) => [idOf(p.userId), p])),
   };
-  for (const p of acts.stillRunning) run.failures.push({ userId: p.userId, error: stillRunningError(p.jobId) });
+  for (const p of acts.stillRunning) run.failures.push({ userId: p.userId, error: new Error(stillRunning(p.jobId)) });
   return run;
 }
-
-const stillRunningError = (jobId: string | null) =>
-  new Error(
-    `the invitation's job ${jobId} is still running after another wait: the user is not invited again (that could invite them twice). The next up waits for it again; if the job is stuck, leave the member out of members for one up, then declare them again.`,
-  );
 
 /** Applies the writes of a plan to `run`: removals, then invitations (role changes only once removed) and sets. */
 export async function applyPlan(ctx: ProviderContext, run: Run, acts: Actions): Promise<void> {
@@ -71,7 +67,7 @@ async function checkMade(view: MembershipView, run: Run, made: readonly PlannedI
       ),
     );
   } catch (error) {
-    for (const i of made) run.failures.push({ userId: i.member.userId, error: cannotReadBack(error) });
+    for (const i of made) run.failures.push({ userId: i.member.userId, error: new Error(cannotReadBack(error)) });
     return;
   }
   for (const { member, role } of made) {
@@ -88,11 +84,6 @@ async function checkMade(view: MembershipView, run: Run, made: readonly PlannedI
     }
   }
 }
-
-const cannotReadBack = (error: unknown) =>
-  new Error(
-    `the invitation finished, but reading back what it made failed (${error instanceof Error ? error.message : String(error)}): the state records what was asked; the next refresh reads the member again.`,
-  );
 
 /** Removes a member and waits for the job; gone already (404) counts as done. */
 async function removeMember(client: WorkspaceAccessClient, run: Run, userId: string): Promise<boolean> {

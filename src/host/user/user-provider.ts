@@ -5,9 +5,13 @@
  * | operation | request |
  * |---|---|
  * | check, diff | none: inputs are validated and compared locally |
- * | create | `POST /users`; with `adoptExisting`, first `GET /users?filter=<email>` (every page): a user found is adopted with `PUT /users/{id}` only when a declared attribute differs, and `POST /users` is sent only when nobody has the email; with `import`, `GET /users/{id}` and the same adoption (the email must match) |
+ * | create | `POST /users` |
+ * | create with `adoptExisting` | first `GET /users?filter=<email>` (every page); `POST /users` only when nobody has the email. A user found is |
+ * | | adopted: `PUT /users/{id}` only when a declared attribute differs |
+ * | create with `import` | `GET /users/{id}` and the same adoption (the email must match) |
  * | read | `GET /users/{id}`, or one `GET /users` list shared by the reads of a refresh |
- * | update | `PUT /users/{id}` with every writable attribute; `GET /users/{id}` first when `role` or `isGuest` is not declared, so the PUT keeps the service's value |
+ * | update | `PUT /users/{id}` with every writable attribute; `GET /users/{id}` first when `role` or `isGuest` is not declared, |
+ * | | so the PUT keeps the service's value |
  * | delete | `DELETE /users/{id}`; 404 means already gone. An adopted user or a workspace owner: nothing, with a warning, unless `deleteOnDestroy` |
  *
  * `role` and `isGuest` are optional and computed: a create of a new user applies the defaults
@@ -18,6 +22,7 @@ import { sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../../client";
 import { ConfigurationError } from "../../client/errors";
+import { emailTaken, importedEmailDiffers, leftInWorkspace, noRoleToKeep, noUserToImport } from "./messages";
 import { userKey } from "../takeovers";
 import {
   checkedInputs,
@@ -79,10 +84,12 @@ function newUser(inputs: UserInputs): UserAttributes {
 function keeping(inputs: UserInputs, current: User): UserAttributes {
   const role = inputs.role ?? current.role;
   if (role === null) {
-    throw new InvalidResponseError(
-      `User ${current.id}${current.email ? ` (${current.email})` : ""}: the service's record has no role (field "data.attributes.role"), and the program declares none, so a PUT could not keep it. Declare role on this resource.`,
-      { method: "GET", path: `users/${current.id}`, status: 200, field: "data.attributes.role" },
-    );
+    throw new InvalidResponseError(noRoleToKeep(current), {
+      method: "GET",
+      path: `users/${current.id}`,
+      status: 200,
+      field: "data.attributes.role",
+    });
   }
   const isGuest = inputs.isGuest ?? current.isGuest ?? undefined;
   return {
@@ -171,7 +178,7 @@ export const provider = providerOf<Props, UserOutputs>({
         const existing = await client.users.findByEmail(inputs.email);
         // Someone took the email between the lookup and the POST: adopt it all the same.
         if (inputs.adoptExisting && existing) return adopt(ctx, existing, inputs);
-        error.message += ` A user with the email ${inputs.email} already exists${existing ? ` (id ${existing.id})` : ""}. To manage that user with this resource, set adoptExisting: true.`;
+        error.message += emailTaken(inputs.email, existing?.id);
         throw error;
       }
       return { id: user.id, outs: outputs(user, inputs) };
@@ -230,10 +237,7 @@ export const provider = providerOf<Props, UserOutputs>({
     // What the stack adopted existed before it, and an owner holds the workspace: given back as they are.
     const kept = props?.deleteOnDestroy === true ? undefined : keptReason(props);
     if (kept) {
-      ctx.warn(
-        `User ${id}${props?.email ? ` (${props.email})` : ""} is left in the workspace as it is: ${kept}. ` +
-          "To delete it on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.",
-      );
+      ctx.warn(leftInWorkspace(id, props?.email, kept));
       return;
     }
     await ctx.withWrite(async () => {
@@ -264,18 +268,10 @@ async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): 
 async function imported(ctx: ProviderContext, id: string, inputs: UserInputs): Promise<User> {
   const user = await unlessNotFound(ctx.connection().client.users.get(id));
   if (!user) {
-    throw new ConfigurationError(
-      `import: no user has the id ${id} in this workspace (GET /users/${id} answered 404). Nothing was changed. ` +
-        "Check the id (the export command and getUsers list them), or remove the import option to create the user.",
-      "import",
-    );
+    throw new ConfigurationError(noUserToImport(id), "import");
   }
   if (!sameEmail(inputs.email, user.email)) {
-    throw new ConfigurationError(
-      `import: user ${id} has the email ${user.email ?? "(none)"}, but the resource declares ${inputs.email}. Nothing was changed. ` +
-        `Import the user whose email is ${inputs.email}, or declare the email ${user.email ?? "(none)"}.`,
-      "import",
-    );
+    throw new ConfigurationError(importedEmailDiffers(id, user.email, inputs.email), "import");
   }
   return user;
 }

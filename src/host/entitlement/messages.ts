@@ -1,0 +1,88 @@
+/** An {@link IntegrationEntitlement}'s long messages: each names the user and the integration, what was kept, and the fix. */
+import type { IntegrationUser } from "../../client";
+import { entitlementSet, type IntegrationEntitlementInputs } from "../../shared/inputs";
+import { membershipId } from "./entitlement-state";
+
+/** A membership: the integration and the user. */
+type Membership = Pick<IntegrationEntitlementInputs, "integrationId" | "userId">;
+
+/** The set of a member, for messages: `VIEWER, EDITOR`, or `none`. */
+const describeSet = (ids: readonly string[]) => (ids.length > 0 ? entitlementSet(ids).join(", ") : "none");
+
+/** A refresh found `userId` a member of nothing, and integration `integrationId` itself answers 404 to this key. */
+export function integrationNotVisible(integrationId: string, userId: string): string {
+  return (
+    `User ${userId} is not a member of integration ${integrationId} as far as this key can tell, ` +
+    "but the integration itself answers 404 to this key: it was deleted, or this key is not shown it. " +
+    "The resource is kept, not forgotten (forgetting it would have the next up invite the user again). " +
+    "If the integration was deleted, remove the resource from the program and run pulumi state delete on it; " +
+    "otherwise use a key that may read the integration."
+  );
+}
+
+/** `import` names the membership `importId` (`named`), not the `declared` one. */
+export function importedOtherMembership(importId: string, named: Membership, declared: Membership): string {
+  const { integrationId, userId } = declared;
+  return (
+    `import: "${importId}" is the membership of user ${named.userId} in integration ${named.integrationId}, ` +
+    `but the resource declares user ${userId} in integration ${integrationId}. Nothing was changed. ` +
+    `Import "${membershipId(integrationId, userId)}", or declare the membership you import.`
+  );
+}
+
+/** `import` names a membership that does not exist. */
+export function noMembershipToImport({ integrationId, userId }: Membership): string {
+  return (
+    `import: user ${userId} is not a member of integration ${integrationId} ` +
+    `(GET /integrations/${integrationId}/users/${userId} answered 404), so there is nothing to import. ` +
+    "Nothing was changed. Remove the import option to invite the user."
+  );
+}
+
+/** A destroy leaves the adopted membership of `userId` (`email`, when known) as it is. */
+export function adoptedMembershipLeft(integrationId: string, userId: string, email: string | null | undefined): string {
+  return (
+    `The membership of user ${userId}${email ? ` (${email})` : ""} in integration ${integrationId} is left as it is: ` +
+    "the stack adopted it (it existed before). To remove it on destroy, set deleteOnDestroy: true on the resource and run pulumi up first."
+  );
+}
+
+/** `member` is there already and may not be taken over; `roleHint` adds the role to declare with `adoptExisting`. */
+export function existingMembership(member: IntegrationUser, { integrationId, userId }: Membership, roleHint: string): string {
+  return (
+    `User ${userId}${member.email ? ` (${member.email})` : ""} is already a member of integration ${integrationId}, ` +
+    `with role ${member.role ?? "unknown"} and entitlements ${describeSet(member.entitlements)}. ` +
+    "Creating this resource would take that access over: its entitlements would become the declared set, " +
+    "and destroying the resource would remove the user from the integration. Nothing was changed. " +
+    `To manage the existing membership with this resource, set adoptExisting: true${roleHint}; ` +
+    "to leave it alone, remove this resource from the program."
+  );
+}
+
+/** The member's role is `current`, not the declared one. */
+export function roleDiffers(inputs: IntegrationEntitlementInputs, current: string): string {
+  return (
+    `User ${inputs.userId} is already a member of integration ${inputs.integrationId} as ${current}, but the resource declares role ${inputs.role}. ` +
+    `The API cannot change a member's role in place: declare role: "${current}" to manage the membership as it is, or remove the member first.`
+  );
+}
+
+/** The invitation's job finished, but the user is not a member. */
+export function notAMemberAfterJob({ integrationId, userId }: Membership): string {
+  return (
+    `The job for ${membershipId(integrationId, userId)} finished, ` +
+    "but the user is not a member of the integration: check the integration in the workspace."
+  );
+}
+
+/** After the invitation (its job `jobId`), `member` is not as `inputs` invited them. */
+export function notAsInvited(member: IntegrationUser, inputs: IntegrationEntitlementInputs, jobId: string | null): string {
+  const { integrationId, userId } = inputs;
+  return (
+    `After the invitation${jobId ? ` (job ${jobId})` : ""} of user ${userId} to integration ${integrationId}, the user is a member ` +
+    `with role ${member.role ?? "unknown"} and entitlements ${describeSet(member.entitlements)}, ` +
+    `not role ${inputs.role} with ${describeSet(inputs.entitlements)} as invited: the service may have merged the invitation into a membership ` +
+    "that already existed. Nothing was recorded and nothing more was written: check the membership in the workspace; " +
+    "the next up treats it as an existing membership (adoptExisting decides)."
+  );
+}

@@ -1,0 +1,104 @@
+/** An {@link IntegrationMembers}' long messages: each names the integration and the users, what was (not) done, and the fix. */
+
+/** Refusing to remove the last `owners` and the `unknown` (users whose role is unknown, who may be the owner). */
+export function lastOwnerRefusal(integrationId: string, owners: readonly string[], unknown: readonly string[]): string {
+  const users = (ids: readonly string[]) => (ids.length === 1 ? `user ${ids[0]}` : `users ${ids.join(", ")}`);
+  const who = [
+    ...(owners.length > 0 ? [`${users(owners)}, ${owners.length === 1 ? "the last member" : "every member"} with the owner role`] : []),
+    ...(unknown.length > 0 ? [`${users(unknown)}, whose role is unknown,`] : []),
+  ];
+  const why =
+    unknown.length > 0
+      ? `no member known to hold the owner role would be left, and ${unknown.length === 1 ? "that user" : "those users"} may be its owner ` +
+        "(a role is unknown when the service's record of the member could not be read, or names a role this package does not know). "
+      : "the integration would be left without an owner. ";
+  return (
+    `Refusing to remove ${who.join(" and ")} of integration ${integrationId}: ${why}` +
+    'Nothing was changed. Add another member with role: "account_owner" first, keep this one in members (with its role), ' +
+    "or, to stop managing the members without removing them, remove the resource from the stack's state (pulumi state delete)."
+  );
+}
+
+/** The service changed `userId`'s role to `current` since the state was read; the program declares `declared`. */
+export function roleDrift(userId: string, current: string | null, declared: string | undefined): string {
+  return (
+    `the service changed the role of user ${userId} to ${current} since the state was last read, ` +
+    `and the plan did not show changing it back to ${declared} (which removes the member and invites them again). ` +
+    "Nothing was done to this member: run pulumi refresh, whose next plan shows the change, then pulumi up; " +
+    `or declare role: "${current}" to keep it.`
+  );
+}
+
+/** `userId` is a member of `integrationId` as `current`, but members declares `declared`. */
+export function roleMismatch(integrationId: string, userId: string, current: string | null, declared: string | undefined): string {
+  return (
+    `User ${userId} is already a member of integration ${integrationId} as ${current}, but members declares role ${declared}. ` +
+    "The API cannot change a member's role in place, and a create does not remove anyone: " +
+    `declare role: "${current}" (or leave role out) to adopt the membership as it is, ` +
+    "then change the role in a later update (which removes and invites the member again)."
+  );
+}
+
+/** A membership as asked or as found: its role and entitlements. */
+interface Membership {
+  role: string | null;
+  entitlements: readonly string[];
+}
+
+/** The invitation of `userId` as `asked` finished, but the service has them as `found`. */
+export function notAsInvited(integrationId: string, userId: string, asked: Membership, found: Membership): string {
+  return (
+    `the invitation of user ${userId} to integration ${integrationId} as ${asked.role} with [${asked.entitlements.join(", ")}] finished, ` +
+    `but the service now has them as ${found.role ?? "an unknown role"} with [${found.entitlements.join(", ")}] ` +
+    "(an invitation of someone who is already a member may be merged into their membership). " +
+    "The state records what was found; check the member, then run pulumi up again."
+  );
+}
+
+/** An up found the invitation's job `jobId` still running after another wait. */
+export function stillRunning(jobId: string | null): string {
+  return (
+    `the invitation's job ${jobId} is still running after another wait: the user is not invited again (that could invite them twice). ` +
+    "The next up waits for it again; if the job is stuck, leave the member out of members for one up, then declare them again."
+  );
+}
+
+/** An invitation finished, but reading back what it made failed with `error`. */
+export function cannotReadBack(error: unknown): string {
+  const why = error instanceof Error ? error.message : String(error);
+  return `the invitation finished, but reading back what it made failed (${why}): the state records what was asked; the next refresh reads the member again.`;
+}
+
+/** Integration `id` answered 404 to its member list during a refresh. */
+export function notDisclosed(id: string): string {
+  return (
+    `Integration ${id} answered 404 to its member list: it does not exist, or this API key may not see it ` +
+    "(the service answers 404 for what it does not disclose). The refresh changes nothing in the state. " +
+    "Check the key's access to the integration; " +
+    "if the integration was deleted, remove this resource from the state (pulumi state delete) or destroy it."
+  );
+}
+
+/** `import` names integration `importId`, not the declared `integrationId`. */
+export function notTheDeclaredIntegration(importId: string, integrationId: string): string {
+  return (
+    `import: "${importId}" is not the integration this resource declares (${integrationId}). Nothing was changed. ` +
+    `Import "${integrationId}", or declare integrationId: "${importId}".`
+  );
+}
+
+/** `import` names integration `importId`, which answered 404 to its member list. */
+export function noIntegrationToImport(importId: string): string {
+  return (
+    `import: integration ${importId} answered 404 to its member list: it does not exist, or this key may not see it, ` +
+    "so there is nothing to import. Nothing was changed."
+  );
+}
+
+/** A destroy leaves the `left` adopted members of integration `id` as they are. */
+export function adoptedMembersLeft(id: string, left: readonly string[]): string {
+  return (
+    `Integration ${id}: ${left.length} adopted member(s) left as they are (they were members before this resource managed them): ` +
+    `${left.join(", ")}. To remove them on destroy, set deleteOnDestroy: true on the resource and run pulumi up first.`
+  );
+}

@@ -1,0 +1,31 @@
+/** The long messages both membership resources ({@link IntegrationMembers}, {@link IntegrationEntitlement}) give. */
+
+/** A destroy found `job` (already phrased) still running after another wait; `stuck` adds what to do if it never ends. */
+export function stillRunningOnDestroy(job: string, stuck = ""): string {
+  return (
+    `${job} is still running after another wait, so the user may still become a member: ` +
+    `run the destroy again once it has finished (this resource stays in the stack until then${stuck}).`
+  );
+}
+
+/** The entitlements of `integrationId` could not be checked against its catalogue (`error` says why). */
+export function entitlementsNotChecked(integrationId: string, error: unknown): string {
+  const why = error instanceof Error ? error.message : String(error);
+  return (
+    `The entitlements of integration ${integrationId} were not checked against its catalogue (${why}). ` +
+    "The preview goes on; a wrong entitlement id will fail the invite's job during up."
+  );
+}
+
+/** How many offered ids {@link unoffered} lists before "and N more". */
+const MAX_LISTED = 20;
+
+/** "integration X offers no entitlement "VEIWER"; it offers (closest first): VIEWER, EDITOR, MANAGER" (`closest`: offered, nearest first). */
+export function unoffered(integrationId: string, unknown: readonly string[], closest: readonly string[]): string {
+  const names = unknown.map((id) => JSON.stringify(id)).join(", ");
+  const listed = closest.slice(0, MAX_LISTED).join(", ") + (closest.length > MAX_LISTED ? ` and ${closest.length - MAX_LISTED} more` : "");
+  return (
+    `integration ${integrationId} offers no entitlement ${names}; it offers (closest first): ${listed}. ` +
+    "See getIntegrationEntitlements({ integrationId })."
+  );
+}

@@ -1,0 +1,42 @@
+/** A {@link User}'s long messages: each names the user, what could not be done, and the fix. */
+import type { User } from "../../client";
+
+/** The service's record of `user` has no role, and the program declares none. */
+export function noRoleToKeep(user: Pick<User, "id" | "email">): string {
+  return (
+    `User ${user.id}${user.email ? ` (${user.email})` : ""}: the service's record has no role (field "data.attributes.role"), ` +
+    "and the program declares none, so a PUT could not keep it. Declare role on this resource."
+  );
+}
+
+/** A create was refused because a user has `email` already (`existingId`, when found). */
+export function emailTaken(email: string, existingId: string | undefined): string {
+  return (
+    ` A user with the email ${email} already exists${existingId ? ` (id ${existingId})` : ""}. ` +
+    "To manage that user with this resource, set adoptExisting: true."
+  );
+}
+
+/** A destroy leaves user `id` in the workspace, for the reason `kept`. */
+export function leftInWorkspace(id: string, email: string | undefined, kept: string): string {
+  return (
+    `User ${id}${email ? ` (${email})` : ""} is left in the workspace as it is: ${kept}. ` +
+    "To delete it on destroy, set deleteOnDestroy: true on the resource and run pulumi up first."
+  );
+}
+
+/** `import` names user `id`, whom the workspace does not have. */
+export function noUserToImport(id: string): string {
+  return (
+    `import: no user has the id ${id} in this workspace (GET /users/${id} answered 404). Nothing was changed. ` +
+    "Check the id (the export command and getUsers list them), or remove the import option to create the user."
+  );
+}
+
+/** `import` names user `id`, whose email (`found`) is not the `declared` one. */
+export function importedEmailDiffers(id: string, found: string | null, declared: string): string {
+  return (
+    `import: user ${id} has the email ${found ?? "(none)"}, but the resource declares ${declared}. Nothing was changed. ` +
+    `Import the user whose email is ${declared}, or declare the email ${found ?? "(none)"}.`
+  );
+}
