@@ -80,7 +80,8 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       expect(statuses(s, "DELETE")).toEqual([503, 503, 200, 503, 503, 204]);
       expect(carol(s)).toBeUndefined();
       expect(s.stack.state().resources).toHaveLength(0);
-    });
+      // Six CLI runs and their retries: 5 minutes ran out at load 20 on 2 cores.
+    }, 600_000);
   });
 
   describe("jobs", () => {

@@ -264,23 +264,25 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
         // was in flight (HOLD_MS), then stays open at the arrivals' pace, learnt only from gaps under
         // PAUSE_GAP_MS (src/host/membership/invite-batcher.ts). On a quiet machine that is about
         // PACED_ARRIVALS a batch (26 to 29 POSTs seen); on one loaded ten times its cores, checkpoints
-        // come further apart than PAUSE_GAP_MS and batches of 1 to 16 went out (44 and 46 POSTs seen).
-        // The bound: four creates a batch on average, a quarter of the 16 the engine holds in flight.
+        // come further apart than PAUSE_GAP_MS, the window never learns the pace, and batches of 1 to 16
+        // went out (44 to 56 POSTs seen). Bounded here by half the creates: the exact batching is
+        // test/host/invite-batcher.test.ts's (a virtual clock) and batched-invitations.test.ts's.
         const invited = invites.flatMap((r) => (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds);
         expect(invited.sort()).toEqual([...newcomers].sort());
         expect(invites.length).toBeGreaterThanOrEqual(13);
-        expect(invites.length).toBeLessThanOrEqual(newcomers.length / 4);
+        expect(invites.length).toBeLessThanOrEqual(newcomers.length / 2);
         const others = requests.filter((r) => !lists.includes(r) && !invites.includes(r) && !polls.includes(r));
         // Besides: the one catalogue read of the preview-time entitlement check, shared by all 200, and
-        // the own membership read of a create that arrived alone, joined by no other within the member
-        // lookup's window (how many do depends on the engine's pace): a newcomer's, once at most.
+        // a create that arrived alone, joined by no other within the member lookup's window (how many do
+        // depends on the engine's pace), reads its own membership: before its invitation (404), and back
+        // after it for email and status (src/host/entitlement): a newcomer's, twice at most.
         const catalogue = `GET /integrations/${integrations.big}/entitlements`;
         expect(others.filter((r) => `${r.method} ${pathOf(r)}` === catalogue)).toHaveLength(1);
         const lone = others.filter((r) => `${r.method} ${pathOf(r)}` !== catalogue);
         const prefix = `/integrations/${integrations.big}/users/`;
         expect(lone.every((r) => r.method === "GET" && pathOf(r).startsWith(prefix))).toBe(true);
         const loneUsers = lone.map((r) => pathOf(r).slice(prefix.length));
-        expect(new Set(loneUsers).size).toBe(loneUsers.length);
+        for (const id of new Set(loneUsers)) expect(loneUsers.filter((user) => user === id).length).toBeLessThanOrEqual(2);
         expect(loneUsers.every((id) => newcomers.includes(id))).toBe(true);
         const members = new Set(s.emu.integrations.members(integrations.big).map((m) => m.userId));
         expect(newcomers.every((id) => members.has(id))).toBe(true);

@@ -39,7 +39,8 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       expect(state).not.toContain(s.key);
       const provider = s.stack.state().resources.find((r) => r.name === "alice")?.inputs["__provider"];
       expect(provider).toBe('exports.handler = () => require("pulumi-workspace-access/provider/user").provider;\n');
-    });
+      // A CLI run per status and two more: 5 minutes ran out at load 20 on 2 cores.
+    }, 600_000);
 
     it("no 8 characters of it in a row reach anything captured, from a proxy page cut at 80 characters or a partial echo", async () => {
       const s = await start({ program: userProgram({ alice }), config: { maxRetries: "0" } });
