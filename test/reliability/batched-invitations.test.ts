@@ -172,7 +172,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       // Each create is recorded as pending (no job known), since its invitation may still land.
       const recorded = s.stack.state().resources.filter((r) => r.custom);
       expect(recorded).toHaveLength(n);
-      for (const r of recorded) expect(r.outputs).toMatchObject({ pending: true, pendingJobId: null, entitlements: ["VIEWER"] });
+      for (const r of recorded) expect(r.outputs).toMatchObject({ pendingInvitations: [{ jobId: null }], entitlements: ["VIEWER"] });
       // The invitations' jobs run late (here: on a poll by someone else), and every user is a member.
       for (const job of s.emu.jobs.list().filter((j) => j.workflowType === "provide_access")) {
         const polled = await fetch(new URL(`jobs/${job.id}`, s.emu.url), { headers: { "X-API-Key": s.emu.apiKey } });
@@ -185,7 +185,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       expect(invitePosts(s.emu)).toEqual([]);
       expect(s.emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
       for (const r of s.stack.state().resources.filter((r) => r.custom))
-        expect(r.outputs).toMatchObject({ entitlements: ["VIEWER"], pending: false, pendingJobId: null });
+        expect(r.outputs).toMatchObject({ entitlements: ["VIEWER"], pendingInvitations: [] });
     }, 120_000);
   });
 });
