@@ -51,7 +51,8 @@ export interface Scenario {
   refresh(): Promise<OperationResult>;
   destroy(): Promise<OperationResult>;
   /** Runs an operation that must fail, and returns its error. */
-  fails(op: "up" | "preview" | "refresh" | "destroy"): Promise<DeploymentError>;
+  /** The operation, expected to fail; `extra` are CLI flags (`--continue-on-error`). */
+  fails(op: "up" | "preview" | "refresh" | "destroy", ...extra: string[]): Promise<DeploymentError>;
   setProgram(source: string): void;
   setConfig(key: string, value: string | undefined): void;
   /** Everything the CLI showed and stored so far, as one text (for key greps). */
@@ -111,8 +112,8 @@ export async function scenario(options: ScenarioOptions): Promise<Scenario> {
     preview: () => stack.preview(),
     refresh: () => stack.refresh(),
     destroy: () => stack.destroy(),
-    async fails(op) {
-      const error = await stack.fails(op);
+    async fails(op, ...extra) {
+      const error = await stack.fails(op, ...extra);
       failures.push(error);
       return error;
     },
