@@ -2,8 +2,8 @@
  * `access.yaml`: the data file of an exported project. The export writes it; the project's
  * `index.ts` reads it with {@link readAccessFile} and declares one resource per entry; `--check`
  * compares it with the workspace. Plain data, sorted, no timestamps: the same workspace always
- * gives the same text. Its shape is one zod schema, which both checks a file read and gives the
- * types; the text is written and read with the `yaml` library (YAML 1.2 core schema). A problem
+ * gives the same text. Its shape is one zod schema, which checks a file read and gives the writer its
+ * key order; the text is written and read with the `yaml` library (YAML 1.2 core schema). A problem
  * names the file, the line and the field, and what to fix.
  */
 import * as fs from "node:fs";
@@ -25,6 +25,89 @@ export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];
 /** The kinds of record an export may leave out. */
 export const LEFT_OUT_KINDS = ["integration", "user", "membership"] as const;
 
+// The published types are written out, not inferred from the schemas: a declaration that names zod's
+// types would make every program compile zod's own declarations. `satisfies` keeps the two in step.
+
+/** A workspace user of `access.yaml`. */
+export interface AccessUser {
+  /** The Pulumi resource name of the user's `User`. */
+  name: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  /** The workspace role; absent when the service reported none (the service's value is then kept). */
+  role?: string | undefined;
+  /** The guest flag; absent when the service reported none. */
+  isGuest?: boolean | undefined;
+}
+
+/** A member of an integration in `access.yaml`. */
+export interface AccessMember {
+  /** The member's email: one of the file's users. */
+  user: string;
+  role: MembershipRole;
+  /** Entitlement ids, sorted. */
+  entitlements: string[];
+}
+
+/** An integration of `access.yaml` and its members. */
+export interface AccessIntegration {
+  /** The integration's part of its memberships' resource names. */
+  name: string;
+  id: string;
+  label?: string | undefined;
+  application?: string | undefined;
+  /** Sorted by email. */
+  members: AccessMember[];
+}
+
+/** What the export was limited to, so `--check` compares the same part of the workspace. */
+export interface AccessScope {
+  /** The ids of the integrations given with `--integration`; absent: every integration. */
+  integrations?: string[] | undefined;
+  /** Whether only users with a membership in those integrations were exported (`--members-only`). */
+  membersOnly: boolean;
+}
+
+/**
+ * A record the export could not declare, as `access.yaml` keeps it: so that `--check` tells a
+ * record left out now from one left out already. Data, not declarations: the program ignores it.
+ */
+export interface AccessLeftOut {
+  kind: (typeof LEFT_OUT_KINDS)[number];
+  /** For a membership: the integration's id. */
+  integration?: string | undefined;
+  /** The user's id (for an integration, its id); absent when the record had none. */
+  id?: string | undefined;
+  /** The user's email, when known. */
+  email?: string | undefined;
+  /**
+   * The access it held when read whole, so that `--check` notices a change of it: a user's
+   * workspace role, a membership's role as the service reports it (`owner`, `collaborator`).
+   */
+  role?: string | undefined;
+  /** A user's guest flag, when reported. */
+  isGuest?: boolean | undefined;
+  /** A membership's entitlements, sorted, when read whole. */
+  entitlements?: string[] | undefined;
+  /** Why it was left out, for people. */
+  reason: string;
+}
+
+/** The contents of `access.yaml`. */
+export interface AccessFile {
+  version: typeof ACCESS_FILE_VERSION;
+  /** The workspace's API address the file was exported from. */
+  workspace?: string | undefined;
+  scope: AccessScope;
+  /** Sorted by email. */
+  users: AccessUser[];
+  /** Sorted by name. */
+  integrations: AccessIntegration[];
+  /** The records the export left out, one per key ({@link leftOutKey}), sorted ({@link sortedLeftOut}). */
+  leftOut: AccessLeftOut[];
+}
+
 /** Text, and for a number or a boolean where text belongs, how to quote it. */
 const text = z.string({
   error: (issue) =>
@@ -45,110 +128,70 @@ const entitlements = z.array(nonEmpty, { error: "must be a list" }).transform((i
 
 const userSchema = z.object(
   {
-    /** The Pulumi resource name of the user's `User`. */
     name: nonEmpty,
     email: nonEmpty,
     firstName: nonEmpty,
     lastName: nonEmpty,
-    /** The workspace role; absent when the service reported none (the service's value is then kept). */
     role: optional(nonEmpty),
-    /** The guest flag; absent when the service reported none. */
     isGuest: optional(bool),
   },
   mapping,
-);
+) satisfies z.ZodType<AccessUser, unknown>;
 const memberSchema = z.object(
   {
-    /** The member's email: one of the file's users. */
     user: nonEmpty,
     role: orElse(z.enum(MEMBERSHIP_ROLES, { error: `must be ${MEMBERSHIP_ROLES.join(" or ")}` }), "account_collaborator"),
-    /** Entitlement ids, sorted. */
     entitlements: orElse(entitlements, []).refine((ids) => ids.length > 0, {
       error: "must name at least one entitlement (to remove access, remove the member)",
     }),
   },
   mapping,
-);
+) satisfies z.ZodType<AccessMember, unknown>;
 const integrationSchema = z.object(
   {
-    /** The integration's part of its memberships' resource names. */
     name: nonEmpty,
     id,
     label: optional(nonEmpty),
     application: optional(nonEmpty),
-    /** Sorted by email. */
     members: list(memberSchema),
   },
   mapping,
-);
+) satisfies z.ZodType<AccessIntegration, unknown>;
 const scopeSchema = z.object(
   {
-    /** The ids of the integrations given with `--integration`; absent: every integration. */
     integrations: optional(z.array(id, { error: "must be a list" })),
-    /** Whether only users with a membership in those integrations were exported (`--members-only`). */
     membersOnly: orElse(bool, false),
   },
   mapping,
-);
+) satisfies z.ZodType<AccessScope, unknown>;
 const leftOutSchema = z.object(
   {
     kind: z.enum(LEFT_OUT_KINDS, { error: `must be ${LEFT_OUT_KINDS.join(", ")}` }),
-    /** For a membership: the integration's id. */
     integration: optional(id),
-    /** The user's id (for an integration, its id); absent when the record had none. */
     id: optional(id),
-    /** The user's email, when known. */
     email: optional(nonEmpty),
-    /**
-     * The access it held when read whole, so that `--check` notices a change of it: a user's
-     * workspace role, a membership's role as the service reports it (`owner`, `collaborator`).
-     */
     role: optional(nonEmpty),
-    /** A user's guest flag, when reported. */
     isGuest: optional(bool),
-    /** A membership's entitlements, sorted, when read whole. */
     entitlements: optional(entitlements),
-    /** Why it was left out, for people. */
     reason: nonEmpty,
   },
   mapping,
-);
+) satisfies z.ZodType<AccessLeftOut, unknown>;
 
 /** The file's shape: what each field must be. A file without `leftOut` (or without `scope`) has none. */
-export const accessFileSchema = z.object(
+const accessFileSchema = z.object(
   {
     version: z.literal(ACCESS_FILE_VERSION, {
       error: (issue) => `must be ${ACCESS_FILE_VERSION}, got ${JSON.stringify(issue.input ?? null)}`,
     }),
-    /** The workspace's API address the file was exported from. */
     workspace: optional(nonEmpty),
-    /** What the export was limited to, so `--check` compares the same part of the workspace. */
     scope: orElse(scopeSchema, {}),
-    /** Sorted by email. */
     users: list(userSchema),
-    /** Sorted by name. */
     integrations: list(integrationSchema),
-    /** The records the export left out, one per key ({@link leftOutKey}), sorted ({@link sortedLeftOut}). */
     leftOut: list(leftOutSchema),
   },
   mapping,
-);
-
-/** A workspace user of `access.yaml`. */
-export type AccessUser = z.output<typeof userSchema>;
-/** A member of an integration in `access.yaml`. */
-export type AccessMember = z.output<typeof memberSchema>;
-/** An integration of `access.yaml` and its members. */
-export type AccessIntegration = z.output<typeof integrationSchema>;
-/** What the export was limited to, so `--check` compares the same part of the workspace. */
-export type AccessScope = z.output<typeof scopeSchema>;
-/**
- * A record the export could not declare, as `access.yaml` keeps it: so that `--check` tells a
- * record left out now from one left out already. Data, not declarations: the program ignores it.
- */
-export type AccessLeftOut = z.output<typeof leftOutSchema>;
-/** The contents of `access.yaml`. */
-export type AccessFile = z.output<typeof accessFileSchema>;
+) satisfies z.ZodType<AccessFile, unknown>;
 
 /** One membership, as a program declares it: an `IntegrationEntitlement`. */
 export interface AccessMembership {
