@@ -19,8 +19,8 @@ import { randomApiKey } from "../../src/emulator/keys";
 import { parse as parseYaml } from "yaml";
 import { repoRoot } from "../support/paths.ts";
 import type { Project } from "../support/project.ts";
-import { packedProject, packedTemplate } from "../support/packed.ts";
-import { exampleFile, SETUP_TIMEOUT_MS, startTestEmulator } from "./scenario.ts";
+import { packedTemplate } from "../support/packed.ts";
+import { SETUP_TIMEOUT_MS, stackPerWorkspaceProject, startTestEmulator } from "./scenario.ts";
 import { type CliStack, cliAvailable, openCliStack, outputOf, skipNote } from "./support.ts";
 
 const NAMES = ["acme", "globex", "initech"] as const;
@@ -120,17 +120,7 @@ describe.skipIf(!cliAvailable)(
     beforeAll(async () => {
       const [acme, globex, initech] = await Promise.all([startTestEmulator(), startTestEmulator(), startTestEmulator()]);
       Object.assign(services, { acme, globex, initech });
-      const pulumiYaml = exampleFile("stack-per-workspace", "Pulumi.yaml");
-      project = await packedProject({
-        name: /^name:\s*(\S+)/m.exec(pulumiYaml)?.[1] ?? "",
-        files: {
-          "index.ts": exampleFile("stack-per-workspace", "index.ts"),
-          "Pulumi.yaml": pulumiYaml,
-          "Pulumi.acme.yaml": exampleFile("stack-per-workspace", "Pulumi.acme.yaml"),
-          "Pulumi.globex.yaml": exampleFile("stack-per-workspace", "Pulumi.globex.yaml"),
-          "Pulumi.initech.yaml": INITECH_YAML,
-        },
-      });
+      project = await stackPerWorkspaceProject({ "Pulumi.initech.yaml": INITECH_YAML });
       fleetBin = path.join(await packedTemplate(), "node_modules", ".bin", "workspace-access-fleet");
       emptyDir = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-fleet-empty-"));
       github = `${emptyDir}-github`;

@@ -27,6 +27,25 @@ export function exampleFile(example: string, file: string): string {
   return fs.readFileSync(path.join(repoRoot, "examples", example, file), "utf8");
 }
 
+/**
+ * The packed project of examples/stack-per-workspace: its program, Pulumi.yaml and its two stacks'
+ * config files, plus `extraFiles` (another stack's config).
+ */
+export function stackPerWorkspaceProject(extraFiles: Record<string, string> = {}): Promise<Project> {
+  const example = (file: string) => exampleFile("stack-per-workspace", file);
+  const pulumiYaml = example("Pulumi.yaml");
+  return packedProject({
+    name: /^name:\s*(\S+)/m.exec(pulumiYaml)?.[1] ?? "",
+    files: {
+      "index.ts": example("index.ts"),
+      "Pulumi.yaml": pulumiYaml,
+      "Pulumi.acme.yaml": example("Pulumi.acme.yaml"),
+      "Pulumi.globex.yaml": example("Pulumi.globex.yaml"),
+      ...extraFiles,
+    },
+  });
+}
+
 /** An emulator with the default world whose jobs are done at their first poll (fast, still awaited). */
 export function startTestEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   return startEmulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 }, ...options });

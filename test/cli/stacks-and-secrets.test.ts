@@ -11,8 +11,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index";
 import type { Project } from "../support/project.ts";
-import { packedProject } from "../support/packed.ts";
-import { exampleFile, SETUP_TIMEOUT_MS, startTestEmulator } from "./scenario.ts";
+import { SETUP_TIMEOUT_MS, stackPerWorkspaceProject, startTestEmulator } from "./scenario.ts";
 import { type CliStack, cliAvailable, openCliStack, skipNote } from "./support.ts";
 
 /** Every file under a folder, as text. */
@@ -37,16 +36,7 @@ describe.skipIf(!cliAvailable)(
     beforeAll(async () => {
       [acmeService, globexService] = await Promise.all([startTestEmulator(), startTestEmulator()]);
       expect(acmeService.apiKey).not.toBe(globexService.apiKey);
-      const pulumiYaml = exampleFile("stack-per-workspace", "Pulumi.yaml");
-      project = await packedProject({
-        name: /^name:\s*(\S+)/m.exec(pulumiYaml)?.[1] ?? "",
-        files: {
-          "index.ts": exampleFile("stack-per-workspace", "index.ts"),
-          "Pulumi.yaml": pulumiYaml,
-          "Pulumi.acme.yaml": exampleFile("stack-per-workspace", "Pulumi.acme.yaml"),
-          "Pulumi.globex.yaml": exampleFile("stack-per-workspace", "Pulumi.globex.yaml"),
-        },
-      });
+      project = await stackPerWorkspaceProject();
       acme = await openCliStack({
         projectDir: project.dir,
         stackName: "acme",
