@@ -2,6 +2,7 @@
  * Resource inputs: the zod schemas `check` validates with (naming the property of every failure), whose outputs are
  * the inputs' types after `check`: defaults applied, ids in their one form, sets sorted, members sorted by user id.
  */
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { idOf } from "../client/ids";
 import { containsUnknown, isUnknown } from "./unknown";
@@ -142,10 +143,7 @@ export type IntegrationEntitlementInputs = Omit<z.output<typeof integrationEntit
 export type Props = Record<string, unknown>;
 
 /** A failure in the shape `check` returns. */
-export interface CheckFailure {
-  property: string;
-  reason: string;
-}
+export type CheckFailure = pulumi.dynamic.CheckFailure;
 
 /** Every failure of `news` against `schema`, with its property (`entitlements[1]`); values the preview does not know yet are skipped. */
 export function validate(schema: z.ZodObject, news: Record<string, unknown>): CheckFailure[] {
@@ -177,29 +175,6 @@ function unknownKeysReason(keys: readonly string[], schema: z.ZodObject): string
   const allowed = Object.keys(schema.shape);
   return `unknown input ${keys.map((k) => `"${k}"`).join(", ")}: the inputs are ${allowed.join(", ")}`;
 }
-
-/**
- * Inputs as `check` hands them on, by their schema: each known field parsed (defaults applied, ids in their one form,
- * sets sorted); a field the preview does not know yet, or that fails (`check` names it), as it is; no `undefined`.
- */
-export function normalise<S extends z.ZodObject>(schema: S, news: Props): Omit<z.output<S>, typeof IMPORT_ID> {
-  const inputs: Props = {};
-  for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
-    const value = news[key] ?? undefined;
-    const parsed = key === IMPORT_ID || containsUnknown(value) ? undefined : field.safeParse(value);
-    const input = parsed?.success ? parsed.data : value;
-    if (input !== undefined && key !== IMPORT_ID) inputs[key] = input;
-  }
-  return inputs as Omit<z.output<S>, typeof IMPORT_ID>;
-}
-
-/** The `import` id `check` keeps for the create, as its own object to spread into the inputs (empty when none). */
-export function importOf(news: Record<string, unknown>): Record<string, unknown> {
-  return typeof news[IMPORT_ID] === "string" ? { [IMPORT_ID]: news[IMPORT_ID] } : {};
-}
-
-/** An id input in its one form ({@link idOf}); a value not known yet, or not a string (check names it), as it is. */
-export const idInput = (value: unknown): unknown => (typeof value === "string" ? idOf(value) : value);
 
 /** Removes `undefined` values (the host cannot encode them). */
 export function defined<T extends Record<string, unknown>>(value: T): T {

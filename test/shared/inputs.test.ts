@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { integrationEntitlementInputs, integrationMembersInputs, normalise, sameSet, userInputs, validate } from "../../src/shared/inputs";
-import { UNKNOWN } from "../../src/shared/unknown";
+import { integrationEntitlementInputs, integrationMembersInputs, sameSet, userInputs, validate } from "../../src/shared/inputs";
 
 const INTEGRATION = "D538422E-B135-4EE0-8393-54EECBCB4A07";
 
@@ -46,25 +45,6 @@ describe("the input schemas' outputs: the types of the inputs after check", () =
     expect(
       validate(integrationMembersInputs, { integrationId: INTEGRATION, members: [{ userId: "u", entitlements: ["A"], role: "boss" }] }),
     ).toEqual([{ property: "members[0].role", reason: "role must be one of account_owner, account_collaborator" }]);
-  });
-});
-
-describe("normalise: the inputs check hands on", () => {
-  it("parses each known field, keeps one the preview does not know yet (or that fails) as it is, and drops the import id", () => {
-    const news = { integrationId: INTEGRATION, userId: UNKNOWN, entitlements: ["b", "a"], role: "owner", __importId: "x" };
-    expect(normalise(integrationEntitlementInputs, news)).toEqual({
-      integrationId: INTEGRATION.toLowerCase(),
-      userId: UNKNOWN,
-      entitlements: ["a", "b"],
-      role: "owner",
-      adoptExisting: false,
-    });
-    expect(normalise(userInputs, { email: "a@example.com", firstName: "A", lastName: "B", role: null })).toEqual({
-      email: "a@example.com",
-      firstName: "A",
-      lastName: "B",
-      adoptExisting: false,
-    });
   });
 });
 
