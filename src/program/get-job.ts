@@ -1,8 +1,8 @@
 /** The Job data source: runs in the program process, with the settings read there as the host reads them. */
 import * as pulumi from "@pulumi/pulumi";
-import { type Clock, type Job as ClientJob, JobFailedError, JobTimeoutError, systemClock, WorkspaceAccessClient } from "../client";
-import { printedAsOneLine } from "./lookups/run";
-import { programSettings } from "./program-settings";
+import { type Clock, type Job as ClientJob, JobFailedError, JobTimeoutError, systemClock } from "../client";
+import { outputOf, printedAsOneLine } from "./lookups/run";
+import { programClient } from "./program-settings";
 
 /** Arguments of {@link getJob}. */
 export interface GetJobArgs {
@@ -29,9 +29,7 @@ export function getJob(args: GetJobArgs): Promise<Job> {
 
 /** {@link getJob} on a given clock (tests run it on the emulator's virtual clock). */
 export async function readJob(args: GetJobArgs, clock: Clock): Promise<Job> {
-  // Checked before any request, unknown `workspace-access:*` keys included, as `check` does for resources.
-  const settings = programSettings();
-  const client = new WorkspaceAccessClient({ ...settings.client, clock, settingPrefix: "workspace-access:" });
+  const client = programClient(clock);
   try {
     if (!args.waitForCompletion || pulumi.runtime.isDryRun()) {
       return { ...(await client.jobs.get(args.id)), waitOutcome: "not_waited" };
@@ -57,11 +55,5 @@ export async function readJob(args: GetJobArgs, clock: Clock): Promise<Job> {
   }
 }
 
-/** {@link getJob} for inputs that are Pulumi outputs. */
-export function getJobOutput(args: {
-  id: pulumi.Input<string>;
-  waitForCompletion?: pulumi.Input<boolean>;
-  timeoutSeconds?: pulumi.Input<number>;
-}): pulumi.Output<Job> {
-  return pulumi.output(args).apply((resolved) => getJob(resolved));
-}
+/** {@link getJob} for arguments that are Pulumi inputs. */
+export const getJobOutput = outputOf(getJob);

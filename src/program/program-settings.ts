@@ -1,14 +1,20 @@
 import * as pulumi from "@pulumi/pulumi";
-import { type ProviderSettings, readRawSettings, resolveProviderSettings } from "../shared/settings";
+import { type Clock, WorkspaceAccessClient } from "../client";
+import { CONFIG_NAMESPACE, type ProviderSettings, readRawSettings, resolveProviderSettings } from "../shared/settings";
 
 /**
  * The settings the program's lookups and `getJob` use (stack config, environment fallback), checked before any
  * request: an unknown key (or a project named like the namespace), a missing or invalid setting throws, naming the fix.
  */
-export function programSettings(env: NodeJS.ProcessEnv = process.env): ProviderSettings {
-  const raw = readRawSettings((key) => pulumi.runtime.getConfig(key), env);
+export function programSettings(): ProviderSettings {
+  const raw = readRawSettings((key) => pulumi.runtime.getConfig(key), process.env);
   return resolveProviderSettings(raw, "stack", {
     configuredKeys: Object.keys(pulumi.runtime.allConfig()),
     project: pulumi.runtime.getProject() || undefined,
   });
+}
+
+/** The client the program's lookups and `getJob` send with: its errors name the stack config keys. */
+export function programClient(clock: Clock, settings: ProviderSettings = programSettings()): WorkspaceAccessClient {
+  return new WorkspaceAccessClient({ ...settings.client, clock, settingPrefix: `${CONFIG_NAMESPACE}:` });
 }

@@ -7,9 +7,8 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { Entitlement, Integration } from "../../client";
 import { inviteRole } from "../../shared/inputs";
 import type { IntegrationEntitlementRole } from "../integration-entitlement";
-import { LookupError } from "./lookup-error";
-import { byEmail, type LookupInputs, lookupOutput, nullsLast, outputOf, runLookup } from "./run";
-import type { LookupSession } from "./session";
+import { LookupError, notFound } from "./lookup-error";
+import { byEmail, type LookupInputs, nullsLast, outputOf, runLookup } from "./run";
 
 /** An integration as the lookups return it: the client's, without the workspace. Attributes the service leaves out are `null`. */
 export type LookedUpIntegration = Omit<Integration, "workspace">;
@@ -149,7 +148,7 @@ export function getIntegrationsOutput(
   args: LookupInputs<GetIntegrationsArgs> = {},
   opts?: pulumi.InvokeOutputOptions,
 ): pulumi.Output<GetIntegrationsResult> {
-  return lookupOutput(args, opts, (resolved) => getIntegrations(resolved));
+  return outputOf(getIntegrations)(args, opts);
 }
 
 /**
@@ -202,10 +201,6 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, _opts?: p
 
 /** {@link getIntegrationMembers} for arguments that are Pulumi inputs. */
 export const getIntegrationMembersOutput = outputOf(getIntegrationMembers);
-
-function notFound(session: LookupSession, lookup: string, what: string): LookupError {
-  return new LookupError(`${lookup}: ${what} in the workspace at ${session.workspace}.`, "lookup_not_found", lookup);
-}
 
 /** By label (integrations without one last), then by id, so the order is stable. */
 const byLabel = (a: LookedUpIntegration, b: LookedUpIntegration) => nullsLast(a.label, b.label) || nullsLast(a.id, b.id);

@@ -20,3 +20,8 @@ export class LookupError extends WorkspaceAccessError {
     this.candidates = candidates;
   }
 }
+
+/** A lookup that matched nothing: `getUser: no user with id "x" in the workspace at acme.example.com.` */
+export function notFound(session: { workspace: string }, lookup: string, what: string): LookupError {
+  return new LookupError(`${lookup}: ${what} in the workspace at ${session.workspace}.`, "lookup_not_found", lookup);
+}

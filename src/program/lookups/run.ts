@@ -32,28 +32,23 @@ export function printedAsOneLine(error: unknown): unknown {
   return error;
 }
 
-/** The output form of a lookup: runs once every argument is known and the resources of `opts.dependsOn` exist (unknown in a preview till then). */
-export function lookupOutput<A, R>(
-  args: LookupInputs<A>,
-  opts: pulumi.InvokeOutputOptions | undefined,
-  lookup: (args: A) => Promise<R>,
-): pulumi.Output<R> {
-  const dependsOn = opts?.dependsOn;
-  const ready =
-    dependsOn === undefined
-      ? pulumi.output([])
-      : pulumi.output(dependsOn).apply((resources) => {
-          const list = Array.isArray(resources) ? resources : [resources];
-          return pulumi.all(list.map((r: pulumi.Resource) => (pulumi.CustomResource.isInstance(r) ? r.id : r.urn)));
-        });
-  return pulumi.all([pulumi.output(args as pulumi.Input<object>), ready]).apply(([resolved]) => lookup(resolved as A));
-}
-
-/** The output form of `lookup`, for arguments that are Pulumi inputs ({@link lookupOutput}). */
+/**
+ * The output form of `lookup`, for arguments that are Pulumi inputs: runs once every argument is known and the
+ * resources of `opts.dependsOn` exist (unknown in a preview till then).
+ */
 export const outputOf =
   <A, R>(lookup: (args: A) => Promise<R>) =>
-  (args: LookupInputs<A>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<R> =>
-    lookupOutput(args, opts, lookup);
+  (args: LookupInputs<A>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<R> => {
+    const dependsOn = opts?.dependsOn;
+    const ready =
+      dependsOn === undefined
+        ? pulumi.output([])
+        : pulumi.output(dependsOn).apply((resources) => {
+            const list = Array.isArray(resources) ? resources : [resources];
+            return pulumi.all(list.map((r: pulumi.Resource) => (pulumi.CustomResource.isInstance(r) ? r.id : r.urn)));
+          });
+    return pulumi.all([pulumi.output(args as pulumi.Input<object>), ready]).apply(([resolved]) => lookup(resolved as A));
+  };
 
 /** Strings in order, missing ones last: the lookups' results sort stably. */
 export function nullsLast(a: string | null | undefined, b: string | null | undefined): number {

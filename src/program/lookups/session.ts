@@ -12,10 +12,10 @@ import {
   unlessNotFound,
   systemClock,
   type User,
-  WorkspaceAccessClient,
+  type WorkspaceAccessClient,
 } from "../../client";
 import { idOf } from "../../client/ids";
-import { programSettings } from "../program-settings";
+import { programClient, programSettings } from "../program-settings";
 import { thisRun } from "../program-run";
 import { BatchWindow } from "../../shared/batch-window";
 
@@ -48,12 +48,9 @@ export class LookupSession {
   /** A user by id, or `undefined`: lookups by id that arrive together share the listing; a lone one, or one missing from it, is one `GET`. */
   user(id: string): Promise<User | undefined> {
     return this.#call(`user:${idOf(id)}`, async () => {
-      const many = this.#calls.has("users") || (await this.#window.join()) > 1 || this.#calls.has("users");
-      if (many) {
-        const hit = (await this.allUsers()).find((user) => user.id === idOf(id));
-        if (hit) return hit;
-      }
-      return unlessNotFound(this.#client.users.get(id));
+      const shared = this.#calls.has("users") || (await this.#window.join()) > 1 || this.#calls.has("users");
+      const listed = shared ? await this.allUsers() : [];
+      return listed.find((user) => user.id === idOf(id)) ?? unlessNotFound(this.#client.users.get(id));
     });
   }
 
@@ -65,11 +62,8 @@ export class LookupSession {
   /** An integration by id, or `undefined`: from the listing when it was taken, else one `GET`. */
   integration(id: string): Promise<Integration | undefined> {
     return this.#call(`integration:${idOf(id)}`, async () => {
-      if (this.#calls.has("integrations")) {
-        const hit = (await this.allIntegrations()).find((integration) => integration.id === idOf(id));
-        if (hit) return hit;
-      }
-      return unlessNotFound(this.#client.integrations.get(id));
+      const listed = this.#calls.has("integrations") ? await this.allIntegrations() : [];
+      return listed.find((integration) => integration.id === idOf(id)) ?? unlessNotFound(this.#client.integrations.get(id));
     });
   }
 
@@ -103,7 +97,7 @@ export function lookupSession(): LookupSession {
   const sessions = thisRun().lookups;
   let session = sessions.get(fingerprint);
   if (!session) {
-    session = new LookupSession(new WorkspaceAccessClient({ ...settings.client, clock: systemClock, settingPrefix: "workspace-access:" }));
+    session = new LookupSession(programClient(systemClock, settings));
     sessions.set(fingerprint, session);
   }
   return session;

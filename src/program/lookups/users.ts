@@ -1,8 +1,8 @@
 /** Lookups of workspace users: one (`getUser`, by id or email) and many, by `GET /users/{id}` and one paged `GET /users` per run. */
 import type * as pulumi from "@pulumi/pulumi";
 import { sameEmail, type User } from "../../client";
-import { type LookupCandidate, LookupError } from "./lookup-error";
-import { byEmail, type LookupInputs, lookupOutput, nullsLast, outputOf, runLookup } from "./run";
+import { type LookupCandidate, LookupError, notFound } from "./lookup-error";
+import { byEmail, type LookupInputs, nullsLast, outputOf, runLookup } from "./run";
 
 /** A workspace user as the lookups return it: the client's, without `mfaStatus` (the list leaves it empty); missing attributes are `null`. */
 export type LookedUpUser = Omit<User, "mfaStatus">;
@@ -58,8 +58,7 @@ export function getUser(args: GetUserArgs, _opts?: pulumi.InvokeOptions): Promis
   return runLookup<GetUserArgs, LookedUpUser>(USER_ARGS, args, async ({ id, email }, session) => {
     if (id !== undefined) {
       const user = await session.user(id);
-      if (!user)
-        throw new LookupError(`getUser: no user with id "${id}" in the workspace at ${session.workspace}.`, "lookup_not_found", "getUser");
+      if (!user) throw notFound(session, "getUser", `no user with id "${id}"`);
       return lookedUp(user);
     }
     const users = await session.allUsers();
@@ -109,5 +108,5 @@ export function getUsers(args: GetUsersArgs = {}, _opts?: pulumi.InvokeOptions):
 
 /** {@link getUsers} for arguments that are Pulumi inputs. */
 export function getUsersOutput(args: LookupInputs<GetUsersArgs> = {}, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetUsersResult> {
-  return lookupOutput(args, opts, (resolved) => getUsers(resolved));
+  return outputOf(getUsers)(args, opts);
 }
