@@ -1,4 +1,5 @@
 /** The program room's long messages: each names what collides, why that is refused, and the fix. */
+import type { Owner } from "./program-run";
 
 /** Two `User` or two `IntegrationEntitlement` resources declared for one record (`names`, in declaration order). */
 export function ownerCollision(kind: "User" | "IntegrationEntitlement", names: readonly string[], what: string, name: string): string {
@@ -11,14 +12,8 @@ export function ownerCollision(kind: "User" | "IntegrationEntitlement", names: r
   );
 }
 
-/** A resource that manages a member of an integration whose whole member set an `IntegrationMembers` manages. */
-export interface IntegrationOwner {
-  kind: string;
-  name: string;
-}
-
 /** `members` (an `IntegrationMembers`) and `rival` both manage members of `integrationId`; `name` is the resource that fails. */
-export function integrationCollision(integrationId: string, members: IntegrationOwner, rival: IntegrationOwner, name: string): string {
+export function integrationCollision(integrationId: string, members: Owner, rival: Owner, name: string): string {
   return (
     `IntegrationMembers "${members.name}" manages every member of integration ${integrationId}, ` +
     `and ${rival.kind} "${rival.name}" manages members of it too: ` +

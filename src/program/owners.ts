@@ -11,11 +11,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";
 import { idOf } from "../client/ids";
 import { integrationCollision, ownerCollision } from "./messages";
-import { type ProgramRun, thisRun } from "./program-run";
+import { type Owner, type ProgramRun, thisRun } from "./program-run";
 
 type Kind = "User" | "IntegrationEntitlement";
-
-const entry = (kind: Kind, key: string) => `${kind}\u0000${key}`;
 
 /** Resolves after the values that become known together have all been declared. */
 function nextRound(run: ProgramRun): Promise<void> {
@@ -28,17 +26,21 @@ function nextRound(run: ProgramRun): Promise<void> {
   return run.round;
 }
 
+/** Declares that `owner` manages `key`; resolves, once the round is declared, to every resource that does, in declaration order. */
+async function declare(key: string, owner: Owner): Promise<Owner[]> {
+  const run = thisRun();
+  const owners = run.owners.get(key) ?? [];
+  if (!owners.some((o) => o.kind === owner.kind && o.name === owner.name)) owners.push(owner);
+  run.owners.set(key, owners);
+  await nextRound(run);
+  return owners;
+}
+
 /** Declares that `name` manages `key` and waits for the round; throws when another resource declared it too. */
 async function declareOwner(kind: Kind, key: string, what: string, name: string): Promise<void> {
-  const run = thisRun();
-  const id = entry(kind, key);
-  const names = run.owners.get(id) ?? [];
-  if (!names.includes(name)) names.push(name);
-  run.owners.set(id, names);
-  await nextRound(run);
-  const others = names.filter((n) => n !== name);
-  if (others.length === 0) return;
-  throw new Error(ownerCollision(kind, names, what, name));
+  const owners = await declare(`${kind}\u0000${key}`, { kind, name });
+  const names = owners.map((o) => o.name);
+  if (names.length > 1) throw new Error(ownerCollision(kind, names, what, name));
 }
 
 /** The email, passed through once it is known and no other `User` of the program has it. */
@@ -53,13 +55,9 @@ export function ownedEmail(email: pulumi.Input<string>, name: string): pulumi.Ou
 export function ownedMembership(integrationId: pulumi.Input<string>, userId: pulumi.Input<string>, name: string): pulumi.Output<string> {
   return pulumi.all([integrationId, userId]).apply(async ([integration, user]) => {
     if (typeof integration === "string" && typeof user === "string") {
-      await declareOwner(
-        "IntegrationEntitlement",
-        // One membership whatever the case of its ids: `ABC` and `abc` name one user.
-        `${idOf(integration)}/${idOf(user)}`,
-        `the membership of user ${user} in integration ${integration}`,
-        name,
-      );
+      // One membership whatever the case of its ids: `ABC` and `abc` name one user.
+      const key = `${idOf(integration)}/${idOf(user)}`;
+      await declareOwner("IntegrationEntitlement", key, `the membership of user ${user} in integration ${integration}`, name);
     }
     return user;
   });
@@ -76,17 +74,13 @@ export function ownedIntegration(
 ): pulumi.Output<string> {
   return pulumi.output(integrationId).apply(async (value) => {
     if (typeof value !== "string") return value;
-    const run = thisRun();
-    const declared = run.integrationOwners.get(idOf(value)) ?? [];
-    if (!declared.some((d) => d.kind === kind && d.name === name)) declared.push({ kind, name });
-    run.integrationOwners.set(idOf(value), declared);
-    await nextRound(run);
-    const whole = declared.filter((d) => d.kind === "IntegrationMembers");
-    const others = declared.filter((d) => !(d.kind === kind && d.name === name));
-    if (whole.length === 0 || others.length === 0) return value;
     const self = { kind, name };
+    const owners = await declare(`integration\u0000${idOf(value)}`, self);
+    const whole = owners.find((o) => o.kind === "IntegrationMembers");
+    const other = owners.find((o) => !(o.kind === kind && o.name === name));
+    if (!whole || !other) return value;
     // An IntegrationMembers fails naming the first other resource; an IntegrationEntitlement, the IntegrationMembers.
-    if (kind === "IntegrationMembers") throw new Error(integrationCollision(value, self, others[0]!, name));
-    throw new Error(integrationCollision(value, whole[0]!, self, name));
+    const [members, rival] = kind === "IntegrationMembers" ? [self, other] : [whole, self];
+    throw new Error(integrationCollision(value, members, rival, name));
   });
 }

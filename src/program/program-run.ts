@@ -6,15 +6,16 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { LookupSession } from "./lookups/session";
 
-/** Who may manage an integration's members: an `IntegrationMembers` (all of them) or an `IntegrationEntitlement` (one). */
-export type OwnerKind = "User" | "IntegrationEntitlement" | "IntegrationMembers";
+/** A resource that manages a record of the run: a user, a membership, or (an `IntegrationMembers`) an integration's members. */
+export interface Owner {
+  kind: "User" | "IntegrationEntitlement" | "IntegrationMembers";
+  name: string;
+}
 
 /** One run's memory. */
 export interface ProgramRun {
-  /** Resource names by kind and key (an email, a membership), in the order they were declared. */
-  readonly owners: Map<string, string[]>;
-  /** The resources that manage members of an integration, by integration id, in the order they were declared. */
-  readonly integrationOwners: Map<string, Array<{ kind: OwnerKind; name: string }>>;
+  /** The resources that manage each record (an email, a membership, an integration's members), in declaration order. */
+  readonly owners: Map<string, Owner[]>;
   /** The warnings given once per run (`plaintext-api-key`). */
   readonly warned: Set<string>;
   /** The lookups' sessions, one per workspace and key (by a hash of the settings: see `lookups/session.ts`). */
@@ -32,7 +33,7 @@ export function thisRun(): ProgramRun {
   const monitor = pulumi.runtime.getMonitor() ?? OUTSIDE;
   let run = runs.get(monitor);
   if (!run) {
-    run = { owners: new Map(), integrationOwners: new Map(), warned: new Set(), lookups: new Map(), round: undefined };
+    run = { owners: new Map(), warned: new Set(), lookups: new Map(), round: undefined };
     runs.set(monitor, run);
   }
   return run;
