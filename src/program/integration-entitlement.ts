@@ -5,11 +5,7 @@ import { warnIfPlaintextApiKey } from "./program-checks";
 import { packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
-/**
- * An integration role: `account_owner` or `account_collaborator`, the only two an invitation takes,
- * and the words `getIntegrationMembers` returns. Closed, so that the service's member-record words
- * (`owner`, `collaborator`) fail to compile instead of failing the preview.
- */
+/** An integration role as invitations take it and `getIntegrationMembers` returns it: closed, so `owner` fails to compile, not the preview. */
 export type IntegrationEntitlementRole = IntegrationRole;
 
 /** The inputs of an {@link IntegrationEntitlement}. */
@@ -20,10 +16,7 @@ export interface IntegrationEntitlementArgs {
   userId: pulumi.Input<string>;
   /** The entitlement ids the user holds in the integration: a set (order and duplicates do not matter). */
   entitlements: pulumi.Input<pulumi.Input<string>[]>;
-  /**
-   * The integration role given when the user is invited; default `account_collaborator`. The API
-   * cannot change it in place: changing it replaces the membership (delete, then invite).
-   */
+  /** The role given at invitation; default `account_collaborator`. The API cannot change it in place: a change replaces the membership. */
   role?: pulumi.Input<IntegrationEntitlementRole>;
   /**
    * At create, take over a membership the user already has (its entitlements become the declared set) instead of
@@ -64,9 +57,7 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
     warnIfPlaintextApiKey();
     const { opts: options, importInput } = packageOptions(opts);
     const props = {
-      // No IntegrationMembers of the program may manage the same integration.
       integrationId: ownedIntegration(args.integrationId, "IntegrationEntitlement", name),
-      // One IntegrationEntitlement per membership in a program: checked before this one is registered.
       userId: ownedMembership(args.integrationId, args.userId, name),
       entitlements: args.entitlements,
       role: args.role,

@@ -65,7 +65,6 @@ export class IntegrationMembers extends pulumi.CustomResource {
     warnIfPlaintextApiKey();
     const { opts: options, importInput } = packageOptions(opts);
     const props = {
-      // One resource manages an integration's members: checked before this one is registered.
       integrationId: ownedIntegration(args.integrationId, "IntegrationMembers", name),
       members: args.members,
       removeUnmanaged: args.removeUnmanaged,

@@ -1,11 +1,7 @@
 /**
- * One owner per user and per membership in a program, checked before any resource is registered: two `User`s of one
- * email (case-insensitively), or two `IntegrationEntitlement`s of one membership (ids in their one form), would
- * overwrite each other, and destroying either would remove the access of both. The program fails, naming both.
- *
- * Each key input waits for its check, after a macrotask: the values known at declaration are then all declared, so
- * neither of two that collide is registered. A value known later (`userId: alice.id`) is checked in the round of
- * values that become known together; a collision with an earlier round fails the later one. Remembered per run.
+ * One owner per user, membership and integration member set in a program, checked before any resource is registered
+ * (two would overwrite each other). Each key input waits for its check until the values that become known together
+ * (a round, after a macrotask) are all declared, so neither of two that collide is registered; a later round fails.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";

@@ -1,7 +1,6 @@
 /**
- * What one run of the user's program remembers: the owners declared (`owners.ts`), the warnings given, the lookups'
- * sessions. Pulumi hands a program no context, so a run is told by its resource monitor (one per `up`, preview or
- * `setMocks`) and its memory kept under it in a `WeakMap`: two programs run in one process never see each other's.
+ * What one run of the user's program remembers. Pulumi hands a program no context, so a run is told by its resource
+ * monitor (one per `up`, preview or `setMocks`): two programs run in one process never see each other's memory.
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { LookupSession } from "./lookups/session";
@@ -18,13 +17,13 @@ export interface ProgramRun {
   readonly owners: Map<string, Owner[]>;
   /** The warnings given once per run (`plaintext-api-key`). */
   readonly warned: Set<string>;
-  /** The lookups' sessions, one per workspace and key (by a hash of the settings: see `lookups/session.ts`). */
+  /** The lookups' sessions, by a hash of the settings (`lookups/session.ts`). */
   readonly lookups: Map<string, LookupSession>;
   /** The values that become known together are checked once they have all been declared: that round. */
   round: Promise<void> | undefined;
 }
 
-/** Each run's memory, by its resource monitor; code outside any run (no monitor) shares the one under {@link OUTSIDE}. */
+/** Each run's memory, by its resource monitor; code outside any run shares the one under {@link OUTSIDE}. */
 const runs = new WeakMap<object, ProgramRun>();
 const OUTSIDE = Object.freeze({});
 

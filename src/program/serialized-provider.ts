@@ -1,21 +1,14 @@
 /**
- * What Pulumi stores as `__provider` in every resource's state, and the type tokens the engine routes to the Node.js
- * dynamic-provider host. Instead of the closure serializer's output, one line that loads this package's provider
- * module by name from the program's own `node_modules`: nothing is captured (no client, settings or credential).
+ * What Pulumi stores as `__provider` in every resource's state: instead of the closure serializer's output, one line that
+ * loads this package's provider module by name from the program's own `node_modules`, so nothing is captured.
  */
 
-/** The package name, as programs install it. */
-const PACKAGE_NAME = "pulumi-workspace-access";
-
-/** The module of the type tokens: `pulumi-nodejs:dynamic/workspace-access:User`. */
-const TYPE_MODULE = "workspace-access";
-
-/** The `__provider` source for a provider module exported as `<package>/provider/<name>`. */
+/** The `__provider` source for a provider module exported as `pulumi-workspace-access/provider/<name>`. */
 export function serializedProvider(name: "user" | "integration-entitlement" | "integration-members"): string {
-  return `exports.handler = () => require(${JSON.stringify(`${PACKAGE_NAME}/provider/${name}`)}).provider;\n`;
+  return `exports.handler = () => require("pulumi-workspace-access/provider/${name}").provider;\n`;
 }
 
-/** The type token of a dynamic resource, as `pulumi.dynamic.Resource` builds it. */
+/** The type token the engine routes to the Node.js dynamic-provider host, as `pulumi.dynamic.Resource` builds it. */
 export function dynamicType(type: string): string {
-  return `pulumi-nodejs:dynamic/${TYPE_MODULE}:${type}`;
+  return `pulumi-nodejs:dynamic/workspace-access:${type}`;
 }

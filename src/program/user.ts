@@ -5,10 +5,7 @@ import { warnIfPlaintextApiKey, warnIfUnknownRole } from "./program-checks";
 import { packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
-/**
- * A workspace role: one the service documents (editors complete them), or any other string, which
- * is sent as is with a warning (`string & {}` keeps the known ones from collapsing into `string`).
- */
+/** A workspace role: a documented one, or any other string, sent as is with a warning (`string & {}` keeps editors completing the known ones). */
 export type UserRole = (typeof KNOWN_USER_ROLES)[number] | (string & {});
 
 /** The inputs of a {@link User}. */
@@ -19,10 +16,7 @@ export interface UserArgs {
   firstName: pulumi.Input<string>;
   /** Required, not empty. */
   lastName: pulumi.Input<string>;
-  /**
-   * Workspace role. Left out, the service's value is kept and never causes a diff; a new user
-   * gets `workspace_login_only`. An unknown role warns, it does not fail.
-   */
+  /** Workspace role. Left out, the service's value is kept and never causes a diff; a new user gets `workspace_login_only`. */
   role?: pulumi.Input<UserRole>;
   /** Whether the user is a guest. Left out, the service's value is kept; a new user is not one. */
   isGuest?: pulumi.Input<boolean>;
@@ -71,7 +65,6 @@ export class User extends pulumi.CustomResource {
     warnIfPlaintextApiKey();
     const { opts: options, importInput } = packageOptions(opts);
     const props = {
-      // One User per email in a program: checked before this one is registered.
       email: ownedEmail(args.email, name),
       firstName: args.firstName,
       lastName: args.lastName,

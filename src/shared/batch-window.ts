@@ -1,11 +1,9 @@
-/**
- * A short window that gathers the calls arriving together, so they can share one list request
- * instead of sending one each: the first call opens it, and when it closes every call learns how
- * many came. Used by the host's one list-sharing mechanism (`SharedListing`, `host/read-cache.ts`:
- * a refresh's reads, a deployment's creates) and the lookups of a program run (`lookups/session.ts`).
- */
 import type { Clock } from "../client";
 
+/**
+ * A short window that gathers the calls arriving together, so they can share one list request instead of one each:
+ * the first call opens it; when it closes, every call learns how many came (`SharedListing`, the lookups' session).
+ */
 export class BatchWindow {
   readonly #ms: number;
   readonly #clock: () => Clock;

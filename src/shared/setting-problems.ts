@@ -4,11 +4,9 @@ import { numberRule, type ValueProblem } from "../client/settings";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, qualified } from "./config-keys";
 
 /**
- * One problem of the settings, as data: a value refused ({@link ValueProblem}: the API key's value is never part of
- * one), or what only a namespace of keys has: a key the package does not read (`unknown`, with the key it probably
- * meant; `projectUnknown`: the project's name could not be told, so the key may be the project's own), the address
- * not given at all (`no-address`), the stack config naming the address but not the key (`no-stack-key`: the
- * environment's key is not sent there), and a project named like the namespace (`project-name`).
+ * One problem of the settings, as data, never with the API key's value: a value refused ({@link ValueProblem}), a key
+ * not read (`unknown`, with the key it likely meant; `projectUnknown`: it may be the project's own), no address, the
+ * stack config naming the address but not the key (the environment's is not sent there), a project named like the namespace.
  */
 export type SettingProblem =
   | ValueProblem

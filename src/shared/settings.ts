@@ -1,9 +1,6 @@
 /**
- * The package's settings, one pipeline for every place they come from: raw text is read (stack config keys
- * `workspace-access:*`, environment variables as fallback), checked by one zod schema of the keys (the client's
- * fields, `src/client/settings.ts`, and the provider's own) into {@link SettingProblem}s, and each problem is worded
- * for where the user sets it ({@link renderProblem}). Read at run time in whichever process needs them; never
- * captured into `__provider`.
+ * The package's settings, one pipeline (docs/architecture.md): raw text read, checked by one zod schema of the keys
+ * into {@link SettingProblem}s, each worded for where it is set. Read at run time, never captured into `__provider`.
  */
 import type { z as Z } from "zod";
 import {
@@ -134,9 +131,8 @@ export function resolveProviderSettings(raw: RawSettings, source: SettingsSource
 }
 
 /**
- * The problems of the keys themselves: each key of the namespace the package does not read, or, when the project
- * itself is named like the namespace (`project`, as the engine names it), one problem saying so: its keys are the
- * project's own, and `pulumi config rm` would delete them. `project` undefined: the name could not be told.
+ * The problems of the keys: each key of the namespace the package does not read, or one saying the project is named
+ * like the namespace (its keys are its own: `pulumi config rm` would delete them). `project` undefined: not told.
  */
 export function keyProblems(configuredKeys: Iterable<string>, project?: string): SettingProblem[] {
   const unknown = unknownKeys(configuredKeys, project);

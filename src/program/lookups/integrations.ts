@@ -96,7 +96,7 @@ const describe = (i: Integration) => `${i.id} (label ${i.label === null ? "none"
  * ```
  */
 export function getIntegration(args: GetIntegrationArgs, _opts?: pulumi.InvokeOptions): Promise<LookedUpIntegration> {
-  return runLookup<GetIntegrationArgs, LookedUpIntegration>(INTEGRATION_ARGS, args, async ({ id, label, application }, session) => {
+  return runLookup(INTEGRATION_ARGS, args, async ({ id, label, application }, session) => {
     if (id !== undefined) {
       const integration = await session.integration(id);
       if (!integration) throw notFound(session, "getIntegration", `no integration with id "${id}"`);
@@ -134,7 +134,7 @@ export const getIntegrationOutput = outputOf(getIntegration);
  * ```
  */
 export function getIntegrations(args: GetIntegrationsArgs = {}, _opts?: pulumi.InvokeOptions): Promise<GetIntegrationsResult> {
-  return runLookup<GetIntegrationsArgs, GetIntegrationsResult>(INTEGRATIONS_ARGS, args, async ({ application }, session) => {
+  return runLookup(INTEGRATIONS_ARGS, args, async ({ application }, session) => {
     const integrations = (await session.allIntegrations())
       .filter((integration) => application === undefined || integration.application === application)
       .map(lookedUp)
@@ -164,16 +164,12 @@ export function getIntegrationEntitlements(
   args: GetIntegrationEntitlementsArgs,
   _opts?: pulumi.InvokeOptions,
 ): Promise<GetIntegrationEntitlementsResult> {
-  return runLookup<GetIntegrationEntitlementsArgs, GetIntegrationEntitlementsResult>(
-    CATALOGUE_ARGS,
-    args,
-    async ({ integrationId }, session) => {
-      const catalogue = await session.entitlements(integrationId);
-      if (!catalogue) throw notFound(session, "getIntegrationEntitlements", `no integration with id "${integrationId}"`);
-      const entitlements = catalogue.map(({ id, label, group }) => ({ id, label, group }));
-      return { entitlements, ids: entitlements.map((e) => e.id) };
-    },
-  );
+  return runLookup(CATALOGUE_ARGS, args, async ({ integrationId }, session) => {
+    const catalogue = await session.entitlements(integrationId);
+    if (!catalogue) throw notFound(session, "getIntegrationEntitlements", `no integration with id "${integrationId}"`);
+    const entitlements = catalogue.map(({ id, label, group }) => ({ id, label, group }));
+    return { entitlements, ids: entitlements.map((e) => e.id) };
+  });
 }
 
 /** {@link getIntegrationEntitlements} for arguments that are Pulumi inputs. */
@@ -189,7 +185,7 @@ export const getIntegrationEntitlementsOutput = outputOf(getIntegrationEntitleme
  * ```
  */
 export function getIntegrationMembers(args: GetIntegrationMembersArgs, _opts?: pulumi.InvokeOptions): Promise<GetIntegrationMembersResult> {
-  return runLookup<GetIntegrationMembersArgs, GetIntegrationMembersResult>(MEMBERS_ARGS, args, async ({ integrationId }, session) => {
+  return runLookup(MEMBERS_ARGS, args, async ({ integrationId }, session) => {
     const listed = await session.members(integrationId);
     if (!listed) throw notFound(session, "getIntegrationMembers", `no integration with id "${integrationId}"`);
     const members = listed

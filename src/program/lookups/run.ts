@@ -9,11 +9,7 @@ import { lookupSession, type LookupSession } from "./session";
 export type LookupInputs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 
 /** Checks `args` against `spec` (throwing before any request), then runs `lookup` with the session, a 401/403 hinted. */
-export async function runLookup<A, R>(
-  spec: ArgumentSpec,
-  args: unknown,
-  lookup: (args: A, session: LookupSession) => Promise<R>,
-): Promise<R> {
+export async function runLookup<A, R>(spec: ArgumentSpec, args: A, lookup: (args: A, session: LookupSession) => Promise<R>): Promise<R> {
   try {
     const checked = checkArguments<A>(spec, args);
     return await lookup(checked, lookupSession());

@@ -55,7 +55,7 @@ const candidate = (user: User): LookupCandidate => ({ id: user.id, label: user.e
  * (`GET /users`, 100 a page); lookups by id that arrive together share it too.
  */
 export function getUser(args: GetUserArgs, _opts?: pulumi.InvokeOptions): Promise<LookedUpUser> {
-  return runLookup<GetUserArgs, LookedUpUser>(USER_ARGS, args, async ({ id, email }, session) => {
+  return runLookup(USER_ARGS, args, async ({ id, email }, session) => {
     if (id !== undefined) {
       const user = await session.user(id);
       if (!user) throw notFound(session, "getUser", `no user with id "${id}"`);
@@ -95,7 +95,7 @@ export const getUserOutput = outputOf(getUser);
  * ```
  */
 export function getUsers(args: GetUsersArgs = {}, _opts?: pulumi.InvokeOptions): Promise<GetUsersResult> {
-  return runLookup<GetUsersArgs, GetUsersResult>(USERS_ARGS, args, async ({ search, role, status, isGuest }, session) => {
+  return runLookup(USERS_ARGS, args, async ({ search, role, status, isGuest }, session) => {
     const listed = search === undefined ? await session.allUsers() : await session.searchUsers(search);
     const users = listed
       .filter((user) => (role === undefined || user.role === role) && (status === undefined || user.status === status))
