@@ -1,7 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { IntegrationRole } from "../client";
 import { ownedIntegration, ownedMembership } from "./owners";
-import { warnIfPlaintextApiKey } from "./program-checks";
 import { packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
@@ -54,7 +53,6 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   static readonly type = dynamicType("IntegrationEntitlement");
 
   constructor(name: string, args: IntegrationEntitlementArgs, opts?: pulumi.CustomResourceOptions) {
-    warnIfPlaintextApiKey();
     const { opts: options, importInput } = packageOptions(opts);
     const props = {
       integrationId: ownedIntegration(args.integrationId, "IntegrationEntitlement", name),

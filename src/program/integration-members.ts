@@ -1,7 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ownedIntegration } from "./owners";
 import type { IntegrationEntitlementRole } from "./integration-entitlement";
-import { warnIfPlaintextApiKey } from "./program-checks";
 import { packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shared/member-state";
@@ -62,7 +61,6 @@ export class IntegrationMembers extends pulumi.CustomResource {
   static readonly type = dynamicType("IntegrationMembers");
 
   constructor(name: string, args: IntegrationMembersArgs, opts?: pulumi.CustomResourceOptions) {
-    warnIfPlaintextApiKey();
     const { opts: options, importInput } = packageOptions(opts);
     const props = {
       integrationId: ownedIntegration(args.integrationId, "IntegrationMembers", name),

@@ -5,12 +5,14 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { IMPORT_ID } from "../shared/inputs";
+import { warnIfPlaintextApiKey } from "./program-checks";
 
-/** The options to register with, and the hidden input that carries `import` (empty when none). */
+/** The options to register with and the hidden input that carries `import`; warns (once a run) of a plaintext API key. */
 export function packageOptions(opts: pulumi.CustomResourceOptions | undefined): {
   opts: pulumi.CustomResourceOptions;
   importInput: Record<string, pulumi.Input<string> | undefined>;
 } {
+  warnIfPlaintextApiKey();
   const { import: importId, ...rest } = opts ?? {};
   return {
     opts: { ...rest, deleteBeforeReplace: rest.deleteBeforeReplace ?? true },

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { KNOWN_USER_ROLES } from "../client";
 import { ownedEmail } from "./owners";
-import { warnIfPlaintextApiKey, warnIfUnknownRole } from "./program-checks";
+import { warnIfUnknownRole } from "./program-checks";
 import { packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
@@ -62,7 +62,6 @@ export class User extends pulumi.CustomResource {
   static readonly type = dynamicType("User");
 
   constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
-    warnIfPlaintextApiKey();
     const { opts: options, importInput } = packageOptions(opts);
     const props = {
       email: ownedEmail(args.email, name),

@@ -7,21 +7,18 @@ import { z } from "zod";
 import { idOf } from "../client/ids";
 import { containsUnknown, isUnknown } from "./unknown";
 
-/** The longest first or last name accepted. */
-const MAX_NAME_LENGTH = 100;
-
 /** Default workspace role of a {@link User}. */
 export const DEFAULT_USER_ROLE = "workspace_login_only";
 /** Default integration role of an {@link IntegrationEntitlement}. */
 export const DEFAULT_INTEGRATION_ROLE = "account_collaborator";
 /** The integration roles the API accepts at invitation. */
-export const INTEGRATION_ROLES = ["account_owner", "account_collaborator"] as const;
+const INTEGRATION_ROLES = ["account_owner", "account_collaborator"] as const;
 
 const name = (what: string) =>
   z
     .string({ error: `${what} must be a string` })
     .refine((v) => v.trim().length > 0, `${what} must not be empty or only spaces`)
-    .refine((v) => v.length <= MAX_NAME_LENGTH, `${what} must be at most ${MAX_NAME_LENGTH} characters`);
+    .refine((v) => v.length <= 100, `${what} must be at most 100 characters`);
 
 /** An email as the service takes it: ASCII, one `@`, a dotted domain, no spaces. */
 const email = z

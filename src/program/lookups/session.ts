@@ -20,7 +20,7 @@ import { thisRun } from "../program-run";
 import { BatchWindow } from "../../shared/batch-window";
 
 /** How long a lookup by id waits for others to join it (then they share one listing). */
-export const LOOKUP_BATCH_WINDOW_MS = 5;
+const LOOKUP_BATCH_WINDOW_MS = 5;
 
 /** The lookups' view of one workspace. */
 export class LookupSession {

@@ -1,7 +1,7 @@
 /** Lookups of workspace users: one (`getUser`, by id or email) and many, by `GET /users/{id}` and one paged `GET /users` per run. */
 import type * as pulumi from "@pulumi/pulumi";
 import { sameEmail, type User } from "../../client";
-import { type LookupCandidate, LookupError, notFound } from "./lookup-error";
+import { LookupError, notFound } from "./lookup-error";
 import { byEmail, type LookupInputs, nullsLast, outputOf, runLookup } from "./run";
 
 /** A workspace user as the lookups return it: the client's, without `mfaStatus` (the list leaves it empty); missing attributes are `null`. */
@@ -40,19 +40,15 @@ const USERS_ARGS = { lookup: "getUsers", args: { search: "string", role: "string
 
 const lookedUp = ({ mfaStatus: _, ...user }: User): LookedUpUser => user;
 
-const candidate = (user: User): LookupCandidate => ({ id: user.id, label: user.email ?? null });
-
 /**
  * One workspace user, by `id` or by `email` (exact, case-insensitive, across every page). Fails, naming what was
- * looked for and the workspace, when no user matches; never guesses.
+ * looked for and the workspace, when no user matches; never guesses. Every `getUser` by email in a run shares one
+ * paged listing of the users (`GET /users`); lookups by id that arrive together share it too.
  *
  * ```ts
  * const alice = await wa.getUser({ email: "alice@example.com" });
  * new wa.IntegrationEntitlement("alice-youtube", { integrationId, userId: alice.id, entitlements: ["VIEWER"] });
  * ```
- *
- * Every `getUser` by email in one program run shares one paged listing of the users
- * (`GET /users`, 100 a page); lookups by id that arrive together share it too.
  */
 export function getUser(args: GetUserArgs, _opts?: pulumi.InvokeOptions): Promise<LookedUpUser> {
   return runLookup(USER_ARGS, args, async ({ id, email }, session) => {
@@ -76,7 +72,7 @@ export function getUser(args: GetUserArgs, _opts?: pulumi.InvokeOptions): Promis
         `getUser: ${matches.length} users in the workspace at ${session.workspace} have the email "${email}": ${list}. Look the user up by id instead.`,
         "lookup_ambiguous",
         "getUser",
-        matches.map(candidate),
+        matches.map((user) => ({ id: user.id, label: user.email ?? null })),
       );
     }
     return lookedUp(matches[0]!);
