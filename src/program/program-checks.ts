@@ -2,14 +2,14 @@
 import * as pulumi from "@pulumi/pulumi";
 import { KNOWN_USER_ROLES } from "../client";
 import { thisRun } from "./program-run";
-import { qualified } from "../shared/settings";
+import { settingName } from "../shared/settings";
 
 /** Warns once per program run when `workspace-access:apiKey` is in the stack config in plaintext. */
 export function warnIfPlaintextApiKey(): void {
   const { warned } = thisRun();
   if (warned.has("plaintext-api-key")) return;
   warned.add("plaintext-api-key");
-  const key = qualified("apiKey");
+  const key = settingName("apiKey", "stack");
   if (pulumi.runtime.getConfig(key) === undefined) return;
   // Defined by @pulumi/pulumi's runtime, not declared in its types: asked for, not assumed.
   const isSecret: unknown = Reflect.get(pulumi.runtime, "isConfigSecret");

@@ -1,4 +1,5 @@
 import { editDistance } from "./edit-distance";
+import type { SettingProblem } from "./setting-problems";
 
 /** The stack config namespace. */
 export const CONFIG_NAMESPACE = "workspace-access";
@@ -21,8 +22,15 @@ export const CONFIG_KEYS = {
 /** A config key's name without namespace. */
 export type ConfigKey = keyof typeof CONFIG_KEYS;
 
-/** `workspace-access:apiKey` */
-export const qualified = (key: ConfigKey) => `${CONFIG_NAMESPACE}:${key}`;
+/** Where a setting is set, and so how a problem is worded. */
+export type SettingsSource = "stack" | "env" | "flag";
+
+/** A setting's name where it is set: `workspace-access:maxRetries`, `WORKSPACE_ACCESS_MAX_RETRIES`, `--max-retries`. */
+export function settingName(key: string, source: SettingsSource): string {
+  if (source === "stack") return key.includes(":") ? key : `${CONFIG_NAMESPACE}:${key}`;
+  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1_$2");
+  return source === "env" ? `WORKSPACE_ACCESS_${words.toUpperCase()}` : `--${words.toLowerCase().replaceAll("_", "-")}`;
+}
 
 /** Raw values by unqualified key. `addressFrom: "stack"`: the stack config names the address, so the key may come from there only. */
 export type RawSettings = Partial<Record<ConfigKey, string>> & { readonly addressFrom?: "stack" };
@@ -54,4 +62,16 @@ export function closestKey(key: string): ConfigKey | undefined {
     if (!best || distance < best.distance) best = { key: known, distance };
   }
   return best && best.distance <= Math.max(2, Math.ceil(name.length / 3)) ? best.key : undefined;
+}
+
+/**
+ * The problems of the keys: each key of the namespace the package does not read, or one saying the project is named
+ * like the namespace (its keys are its own: `pulumi config rm` would delete them). `project` undefined: not told.
+ */
+export function keyProblems(configuredKeys: Iterable<string>, project?: string): SettingProblem[] {
+  const unknown = unknownKeys(configuredKeys, project);
+  if (unknown.length === 0) return [];
+  if (project === CONFIG_NAMESPACE) return [{ kind: "project-name", key: unknown[0] ?? "", project, keys: unknown }];
+  // Without the project's name, a key close to none of the package's may be the project's own.
+  return unknown.map((key) => ({ kind: "unknown", key, meant: closestKey(key), ...(project === undefined && { projectUnknown: true }) }));
 }

@@ -1,10 +1,10 @@
 /** Where the API key comes from, added to the errors that say it was refused, in the host and in the program alike. */
 import { ForbiddenError, UnauthorizedError } from "../client";
-import { qualified } from "./settings";
+import { settingName } from "./settings";
 
 /** " The key comes from workspace-access:apiKey (pulumi config set --secret ...) or WORKSPACE_ACCESS_API_KEY." */
 export const keySourceHint = () =>
-  ` The key comes from ${qualified("apiKey")} (pulumi config set --secret ${qualified("apiKey")} <key>) or WORKSPACE_ACCESS_API_KEY.`;
+  ` The key comes from ${settingName("apiKey", "stack")} (pulumi config set --secret ${settingName("apiKey", "stack")} <key>) or WORKSPACE_ACCESS_API_KEY.`;
 
 /** Runs an operation, adding to a 401/403 error's message where the key comes from (class and data kept). */
 export async function withHints<T>(operation: () => Promise<T>, refresh = false): Promise<T> {

@@ -1,7 +1,7 @@
 /** A settings problem as data, worded for a stack config key, an environment variable or a flag; never with the API key's value. */
 import { ConfigurationError } from "../client";
 import { numberRule, type ValueProblem } from "../client/settings";
-import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, qualified } from "./config-keys";
+import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, type SettingsSource, settingName } from "./config-keys";
 
 /**
  * One problem of the settings, as data, never with the API key's value: a value refused ({@link ValueProblem}), a key
@@ -14,16 +14,6 @@ export type SettingProblem =
   | { readonly kind: "no-address"; readonly key: "workspace" | "host"; readonly missing: ReadonlyArray<"workspace" | "host"> }
   | { readonly kind: "no-stack-key"; readonly key: "apiKey" }
   | { readonly kind: "project-name"; readonly key: string; readonly project: string; readonly keys: readonly string[] };
-
-/** Where a setting is set, and so how a problem is worded. */
-export type SettingsSource = "stack" | "env" | "flag";
-
-/** A setting's name where it is set: `workspace-access:maxRetries`, `WORKSPACE_ACCESS_MAX_RETRIES`, `--max-retries`. */
-export function settingName(key: string, source: SettingsSource): string {
-  if (source === "stack") return key.includes(":") ? key : `${CONFIG_NAMESPACE}:${key}`;
-  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1_$2");
-  return source === "env" ? `WORKSPACE_ACCESS_${words.toUpperCase()}` : `--${words.toLowerCase().replaceAll("_", "-")}`;
-}
 
 /** The command (or assignment) that sets `key` to `placeholder` where it is set. */
 function setting(key: string, placeholder: string, source: SettingsSource): string {
@@ -67,7 +57,7 @@ export function renderProblem(problem: SettingProblem, source: SettingsSource): 
     }
     case "unknown": {
       const hint = problem.meant
-        ? `did you mean \`${qualified(problem.meant)}\`? Run: pulumi config rm ${problem.key} and ${setting(problem.meant, "<value>", "stack")}`
+        ? `did you mean \`${settingName(problem.meant, "stack")}\`? Run: pulumi config rm ${problem.key} and ${setting(problem.meant, "<value>", "stack")}`
         : problem.projectUnknown
           ? `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. If your project is named ${CONFIG_NAMESPACE}, this key is its own: ` +
             `rename the project (\`name:\` in Pulumi.yaml) instead. Otherwise run: pulumi config rm ${problem.key}`

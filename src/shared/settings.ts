@@ -12,11 +12,11 @@ import {
   settingFields,
   zod,
 } from "../client/settings";
-import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified, type RawSettings, unknownKeys } from "./config-keys";
-import { type SettingProblem, type SettingsSource, settingsError } from "./setting-problems";
+import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, keyProblems, type RawSettings, type SettingsSource } from "./config-keys";
+import { type SettingProblem, settingsError } from "./setting-problems";
 
-export { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, closestKey, qualified, type RawSettings, unknownKeys } from "./config-keys";
-export { renderProblem, type SettingProblem, type SettingsSource, settingName, settingsError } from "./setting-problems";
+export * from "./config-keys";
+export * from "./setting-problems";
 
 /** The keys that together say where the workspace is. */
 const URL_KEYS: readonly ConfigKey[] = ["baseUrl", "workspace", "host"];
@@ -43,7 +43,7 @@ const NUMBER_SPECS: Readonly<Record<string, NumberSpec>> = Object.fromEntries(
 export function readRawSettings(get: (qualifiedKey: string) => unknown, env: NodeJS.ProcessEnv): RawSettings {
   const fromConfig: RawSettings = {};
   for (const key of Object.keys(CONFIG_KEYS) as ConfigKey[]) {
-    const value = get(qualified(key));
+    const value = get(`${CONFIG_NAMESPACE}:${key}`);
     // An empty value counts as unset; the engine may hand over numbers or booleans as such.
     if (value !== undefined && value !== null && value !== "") fromConfig[key] = String(value);
   }
@@ -128,18 +128,6 @@ export function resolveProviderSettings(raw: RawSettings, source: SettingsSource
   const [problem] = [...(keys ? keyProblems(keys.configuredKeys, keys.project) : []), ...problems];
   if (problem || !settings) throw settingsError(problem ?? { kind: "missing", key: "baseUrl" }, source);
   return settings;
-}
-
-/**
- * The problems of the keys: each key of the namespace the package does not read, or one saying the project is named
- * like the namespace (its keys are its own: `pulumi config rm` would delete them). `project` undefined: not told.
- */
-export function keyProblems(configuredKeys: Iterable<string>, project?: string): SettingProblem[] {
-  const unknown = unknownKeys(configuredKeys, project);
-  if (unknown.length === 0) return [];
-  if (project === CONFIG_NAMESPACE) return [{ kind: "project-name", key: unknown[0] ?? "", project, keys: unknown }];
-  // Without the project's name, a key close to none of the package's may be the project's own.
-  return unknown.map((key) => ({ kind: "unknown", key, meant: closestKey(key), ...(project === undefined && { projectUnknown: true }) }));
 }
 
 /** What the settings are checked against: every key of the stack config and the project's name, when known. */
