@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { IntegrationRole } from "../client";
 import { ownedIntegration, ownedMembership } from "./owners";
-import { packageOptions } from "./resource-options";
+import { outputs, packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
 /** An integration role as invitations take it and `getIntegrationMembers` returns it: closed, so `owner` fails to compile, not the preview. */
@@ -61,11 +61,7 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
       role: args.role,
       adoptExisting: args.adoptExisting,
       deleteOnDestroy: args.deleteOnDestroy,
-      adopted: undefined,
-      email: undefined,
-      status: undefined,
-      lastJobId: undefined,
-      pendingInvitations: undefined,
+      ...outputs("adopted", "email", "status", "lastJobId", "pendingInvitations"),
       ...importInput,
       __provider: serializedProvider("integration-entitlement"),
     };

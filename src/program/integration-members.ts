@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ownedIntegration } from "./owners";
 import type { IntegrationEntitlementRole } from "./integration-entitlement";
-import { packageOptions } from "./resource-options";
+import { outputs, packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shared/member-state";
 
@@ -67,10 +67,7 @@ export class IntegrationMembers extends pulumi.CustomResource {
       members: args.members,
       removeUnmanaged: args.removeUnmanaged,
       deleteOnDestroy: args.deleteOnDestroy,
-      adoptedMembers: undefined,
-      unmanagedMembers: undefined,
-      pendingInvitations: undefined,
-      declaredRoles: undefined,
+      ...outputs("adoptedMembers", "unmanagedMembers", "pendingInvitations", "declaredRoles"),
       ...importInput,
       __provider: serializedProvider("integration-members"),
     };

@@ -19,3 +19,6 @@ export function packageOptions(opts: pulumi.CustomResourceOptions | undefined): 
     importInput: { [IMPORT_ID]: importId },
   };
 }
+
+/** The properties only the provider sets, registered empty so the engine gives each its output. */
+export const outputs = (...names: string[]): Record<string, undefined> => Object.fromEntries(names.map((name) => [name, undefined]));

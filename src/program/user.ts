@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { KNOWN_USER_ROLES } from "../client";
 import { ownedEmail } from "./owners";
 import { warnIfUnknownRole } from "./program-checks";
-import { packageOptions } from "./resource-options";
+import { outputs, packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
 /** A workspace role: a documented one, or any other string, sent as is with a warning (`string & {}` keeps editors completing the known ones). */
@@ -71,11 +71,7 @@ export class User extends pulumi.CustomResource {
       isGuest: args.isGuest,
       adoptExisting: args.adoptExisting,
       deleteOnDestroy: args.deleteOnDestroy,
-      adopted: undefined,
-      status: undefined,
-      createdAt: undefined,
-      updatedAt: undefined,
-      managedAttributes: undefined,
+      ...outputs("adopted", "status", "createdAt", "updatedAt", "managedAttributes"),
       ...importInput,
       __provider: serializedProvider("user"),
     };

@@ -192,16 +192,10 @@ export function sameSet(a: unknown, b: unknown): boolean {
   return x.length === y.length && x.every((id, i) => id === y[i]);
 }
 
-const MEMBER_ROLES: Record<string, (typeof INTEGRATION_ROLES)[number]> = {
-  owner: "account_owner",
-  account_owner: "account_owner",
-  collaborator: "account_collaborator",
-  account_collaborator: "account_collaborator",
-};
-
-/** A member's role as the API reads it (`owner`) as the invite role (`account_owner`); `undefined` for one not known (never guessed). */
+/** A member's role as the API reads it (`owner`: the invite role without `account_`) as the invite role; `undefined` for one not known (never guessed). */
 export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
-  return memberRole === null ? undefined : MEMBER_ROLES[memberRole.toLowerCase()];
+  const role = memberRole?.toLowerCase();
+  return INTEGRATION_ROLES.find((known) => role === known || `account_${role}` === known);
 }
 
 /**
