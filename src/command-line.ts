@@ -1,7 +1,7 @@
 /**
- * The frame of the package's commands (`workspace-access-export`, `workspace-access-fleet`): on a
- * Node.js too old, one line; a usage mistake, its message and the usage (exit 2); `--help`, the
- * usage; any other failure, one line on stderr without the API key.
+ * The frame of the package's commands (`workspace-access-export`, `workspace-access-fleet`): on a Node.js too old, one
+ * line; a usage mistake, its message and the usage (exit 2); `--help`, the usage; any other failure, one line on stderr
+ * without the API key.
  */
 import { nodeVersionProblem } from "./node-version";
 

@@ -11,7 +11,6 @@ import { containsUnknown, isUnknown } from "./unknown";
 export const DEFAULT_USER_ROLE = "workspace_login_only";
 /** Default integration role of an {@link IntegrationEntitlement}. */
 export const DEFAULT_INTEGRATION_ROLE = "account_collaborator";
-/** The integration roles the API accepts at invitation. */
 const INTEGRATION_ROLES = ["account_owner", "account_collaborator"] as const;
 
 const name = (what: string) =>
@@ -36,7 +35,6 @@ const pathId = (what: string) =>
     .regex(/^[A-Za-z0-9_-]+$/, `${what} must contain only letters, digits, "_" and "-"`)
     .transform(oneForm);
 
-/** An integration id: a UUID, parsed into its one form. */
 const integrationId = z.guid({ error: "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07" }).transform(oneForm);
 
 /** An entitlement id: no `/`, `?`, `#`, `%`, spaces at the ends or `..`. */
@@ -63,10 +61,8 @@ const importId = z
   .min(1, "import must not be empty")
   .optional();
 
-/** Opt-in to deleting, on destroy, a record the stack adopted (left in the workspace otherwise). */
 const deleteOnDestroy = z.boolean({ error: "deleteOnDestroy must be true or false" }).optional();
 
-/** Take over a record that already exists at create (default false; never causes a diff). */
 const adoptExisting = z.boolean({ error: "adoptExisting must be true or false" }).default(false);
 
 /** Inputs of a {@link User}. `role` and `isGuest` stay absent when left out: the service's value is kept. */

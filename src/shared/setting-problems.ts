@@ -22,7 +22,6 @@ function setting(key: string, placeholder: string, source: SettingsSource): stri
   return source === "env" ? `${name}=${placeholder}` : `${name} ${placeholder}`;
 }
 
-/** How a fix is introduced where the setting is set. */
 const VERB: Record<SettingsSource, string> = { stack: "Run:", env: "Set", flag: "Pass" };
 
 /** The environment fallback of a stack config key, for the stack's messages. */

@@ -18,7 +18,6 @@ import { type SettingProblem, settingsError } from "./setting-problems";
 export * from "./config-keys";
 export * from "./setting-problems";
 
-/** The keys that together say where the workspace is. */
 const URL_KEYS: readonly ConfigKey[] = ["baseUrl", "workspace", "host"];
 
 /** The provider's own numeric knobs: they never reach the client. */
@@ -84,7 +83,6 @@ function settingsSchema(z: typeof Z) {
   });
 }
 
-/** The order problems are reported in: the key, the address, the numbers. */
 const ORDER: readonly string[] = ["apiKey", ...URL_KEYS, ...Object.keys(NUMBER_SPECS)];
 
 /** The values of `raw` checked: every problem in {@link ORDER}, and the settings when there is none. */

@@ -198,5 +198,4 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, _opts?: p
 /** {@link getIntegrationMembers} for arguments that are Pulumi inputs. */
 export const getIntegrationMembersOutput = outputOf(getIntegrationMembers);
 
-/** By label (integrations without one last), then by id, so the order is stable. */
 const byLabel = (a: LookedUpIntegration, b: LookedUpIntegration) => nullsLast(a.label, b.label) || nullsLast(a.id, b.id);

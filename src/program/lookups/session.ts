@@ -35,21 +35,17 @@ export class LookupSession {
     this.workspace = new URL(client.baseUrl).host;
   }
 
-  /** Every user of the workspace: one paged listing per run. */
-  allUsers(): Promise<User[]> {
-    return this.#call("users", () => collect(this.#client.users.list()));
-  }
-
-  /** The users whose name or email contains `search` (the API's `filter`). */
-  searchUsers(search: string): Promise<User[]> {
-    return this.#call(`users?filter=${search}`, () => collect(this.#client.users.list({ filter: search })));
+  /** Every user of the workspace, or those whose name or email contains `search` (the API's `filter`): one paged listing per run. */
+  users(search?: string): Promise<User[]> {
+    const options = search === undefined ? {} : { filter: search };
+    return this.#call(search === undefined ? "users" : `users?filter=${search}`, () => collect(this.#client.users.list(options)));
   }
 
   /** A user by id, or `undefined`: lookups by id that arrive together share the listing; a lone one, or one missing from it, is one `GET`. */
   user(id: string): Promise<User | undefined> {
     return this.#call(`user:${idOf(id)}`, async () => {
       const shared = this.#calls.has("users") || (await this.#window.join()) > 1 || this.#calls.has("users");
-      const listed = shared ? await this.allUsers() : [];
+      const listed = shared ? await this.users() : [];
       return listed.find((user) => user.id === idOf(id)) ?? unlessNotFound(this.#client.users.get(id));
     });
   }

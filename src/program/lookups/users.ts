@@ -57,7 +57,7 @@ export function getUser(args: GetUserArgs, _opts?: pulumi.InvokeOptions): Promis
       if (!user) throw notFound(session, "getUser", `no user with id "${id}"`);
       return lookedUp(user);
     }
-    const users = await session.allUsers();
+    const users = await session.users();
     const matches = users.filter((user) => typeof user.email === "string" && sameEmail(user.email, email!));
     if (matches.length === 0) {
       throw new LookupError(
@@ -92,7 +92,7 @@ export const getUserOutput = outputOf(getUser);
  */
 export function getUsers(args: GetUsersArgs = {}, _opts?: pulumi.InvokeOptions): Promise<GetUsersResult> {
   return runLookup(USERS_ARGS, args, async ({ search, role, status, isGuest }, session) => {
-    const listed = search === undefined ? await session.allUsers() : await session.searchUsers(search);
+    const listed = await session.users(search);
     const users = listed
       .filter((user) => (role === undefined || user.role === role) && (status === undefined || user.status === status))
       .filter((user) => isGuest === undefined || (user.isGuest ?? false) === isGuest)
