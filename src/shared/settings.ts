@@ -28,10 +28,7 @@ export const PROVIDER_NUMBERS = {
 
 /** Every numeric config key, with its bounds: the client's (one table, {@link NUMERIC_SETTINGS}) and the provider's. */
 const NUMBER_SPECS: Readonly<Record<string, NumberSpec>> = Object.fromEntries(
-  (Object.keys(CONFIG_KEYS) as ConfigKey[]).flatMap((key) => {
-    const spec = (NUMERIC_SETTINGS as Record<string, NumberSpec>)[key] ?? (PROVIDER_NUMBERS as Record<string, NumberSpec>)[key];
-    return spec ? [[key, spec]] : [];
-  }),
+  Object.entries({ ...NUMERIC_SETTINGS, ...PROVIDER_NUMBERS }).filter(([key]) => Object.hasOwn(CONFIG_KEYS, key)),
 );
 
 /**
