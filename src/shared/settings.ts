@@ -26,10 +26,9 @@ export const PROVIDER_NUMBERS = {
   readCacheSeconds: { default: 5, min: 0, whole: false },
 } as const;
 
-/** Every numeric config key, with its bounds: the client's (one table, {@link NUMERIC_SETTINGS}) and the provider's. */
-const NUMBER_SPECS: Readonly<Record<string, NumberSpec>> = Object.fromEntries(
-  Object.entries({ ...NUMERIC_SETTINGS, ...PROVIDER_NUMBERS }).filter(([key]) => Object.hasOwn(CONFIG_KEYS, key)),
-);
+const SPECS: Readonly<Record<string, NumberSpec>> = { ...NUMERIC_SETTINGS, ...PROVIDER_NUMBERS };
+/** Every numeric config key in the keys' order (problems are reported in it), with its bounds: the client's and the provider's. */
+const NUMBER_SPECS = Object.fromEntries(Object.keys(CONFIG_KEYS).flatMap((key) => (SPECS[key] ? [[key, SPECS[key]] as const] : [])));
 
 /**
  * Reads every key through `get` (fully-qualified names), falling back to the environment. The address comes from one
