@@ -15,18 +15,28 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * every file of every tier one after another.
  */
 /**
- * The files that take longest (each a minute or more on the 2-core machine, longest first as CI
- * measured them): started first, so that none of them is left running alone at the end. A fresh
- * clone (CI) has no timings to sort by.
+ * The files that take longest (each over a minute on the 2-core machine, longest first as CI
+ * measured them on 2026-11-28): started first, so that none of them is left running alone at the
+ * end (rate-memory, unlisted, started last and ran alone for its last 80 s). A fresh clone (CI) has
+ * no timings to sort by.
  */
 const LONGEST = [
   "test/reliability/integration-members.test.ts",
-  "test/load/",
   "test/reliability/populated-workspace.test.ts",
-  "test/cli/export.test.ts",
-  "test/package/consumer-types.test.ts",
-  "test/package/export.test.ts",
+  "test/load/",
+  "test/reliability/rate-memory.test.ts",
   "test/package/examples.test.ts",
+  "test/reliability/batched-invitations.test.ts",
+  "test/reliability/secrets.test.ts",
+  "test/cli/fleet.test.ts",
+  "test/cli/preview-checks.test.ts",
+  "test/reliability/faults-entitlements.test.ts",
+  "test/reliability/faults-users.test.ts",
+  "test/package/consumer-types.test.ts",
+  "test/cli/examples.test.ts",
+  "test/cli/lookups.test.ts",
+  "test/cli/full-cycle.test.ts",
+  "test/cli/export.test.ts",
 ];
 
 class LongestFirst extends BaseSequencer {
