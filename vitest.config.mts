@@ -1,4 +1,6 @@
 import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
@@ -81,7 +83,18 @@ export default defineConfig({
     // (they inherit this environment), never touch the user's cache; and emulators reuse loopback
     // ports, so a limit one test's emulator taught would pace another's. Tests of the feature give
     // their own temporary folder (test/client/rate-memory.test.ts, test/reliability/rate-memory.test.ts).
-    env: { WORKSPACE_ACCESS_CACHE_DIR: "off" },
+    // The CLI runs of the tests (never the bench's, which runs as users do) skip two fixed costs:
+    // - PULUMI_SKIP_CHECKPOINTS: the file backend writes the whole checkpoint after each step (300
+    //   User creates: 26 CPU-s, 9 with it; their destroy 10, 2); the state after an operation is the
+    //   same (the load and export tests set it already). test/cli/interrupts.test.ts, which ends a
+    //   `pulumi up` abruptly, keeps the checkpoints.
+    // - NODE_COMPILE_CACHE: programs and provider hosts compile @pulumi/pulumi and ts-node from
+    //   cached code from their first module on (the host's own switch comes after those).
+    env: {
+      WORKSPACE_ACCESS_CACHE_DIR: "off",
+      PULUMI_SKIP_CHECKPOINTS: "true",
+      NODE_COMPILE_CACHE: path.join(os.tmpdir(), "node-compile-cache"),
+    },
     // Three at a time: the host tier mostly waits on the processes it starts (the host, programs,
     // npm, tsc), so a third file keeps both cores busy. Vitest's default is one less than the cores.
     maxWorkers: 3,

@@ -223,10 +223,6 @@ export async function openCliStack(options: CliStackOptions): Promise<CliStack> 
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
-    // Node's compile cache for the program and the provider host from their first module on (the
-    // host's entry turns it on only after @pulumi/pulumi and ts-node are loaded), in the folder the
-    // host's own switch uses: about 0.7 s of each CLI run was compiling the same modules again.
-    NODE_COMPILE_CACHE: path.join(os.tmpdir(), "node-compile-cache"),
   });
   for (const [key, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[key];
