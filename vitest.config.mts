@@ -1,4 +1,6 @@
 import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
@@ -15,18 +17,28 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * every file of every tier one after another.
  */
 /**
- * The files that take longest (each a minute or more on the 2-core machine, longest first as CI
- * measured them): started first, so that none of them is left running alone at the end. A fresh
- * clone (CI) has no timings to sort by.
+ * The files that take longest (each over a minute on the 2-core machine, longest first as CI
+ * measured them on 2026-11-28): started first, so that none of them is left running alone at the
+ * end (rate-memory, unlisted, started last and ran alone for its last 80 s). A fresh clone (CI) has
+ * no timings to sort by.
  */
 const LONGEST = [
   "test/reliability/integration-members.test.ts",
-  "test/load/",
   "test/reliability/populated-workspace.test.ts",
-  "test/cli/export.test.ts",
-  "test/package/consumer-types.test.ts",
-  "test/package/export.test.ts",
+  "test/load/",
+  "test/reliability/rate-memory.test.ts",
   "test/package/examples.test.ts",
+  "test/reliability/batched-invitations.test.ts",
+  "test/reliability/secrets.test.ts",
+  "test/cli/fleet.test.ts",
+  "test/cli/preview-checks.test.ts",
+  "test/reliability/faults-entitlements.test.ts",
+  "test/reliability/faults-users.test.ts",
+  "test/package/consumer-types.test.ts",
+  "test/cli/examples.test.ts",
+  "test/cli/lookups.test.ts",
+  "test/cli/full-cycle.test.ts",
+  "test/cli/export.test.ts",
 ];
 
 class LongestFirst extends BaseSequencer {
@@ -71,7 +83,18 @@ export default defineConfig({
     // (they inherit this environment), never touch the user's cache; and emulators reuse loopback
     // ports, so a limit one test's emulator taught would pace another's. Tests of the feature give
     // their own temporary folder (test/client/rate-memory.test.ts, test/reliability/rate-memory.test.ts).
-    env: { WORKSPACE_ACCESS_CACHE_DIR: "off" },
+    // The CLI runs of the tests (never the bench's, which runs as users do) skip two fixed costs:
+    // - PULUMI_SKIP_CHECKPOINTS: the file backend writes the whole checkpoint after each step (300
+    //   User creates: 26 CPU-s, 9 with it; their destroy 10, 2); the state after an operation is the
+    //   same (the load and export tests set it already). test/cli/interrupts.test.ts, which ends a
+    //   `pulumi up` abruptly, keeps the checkpoints.
+    // - NODE_COMPILE_CACHE: programs and provider hosts compile @pulumi/pulumi and ts-node from
+    //   cached code from their first module on (the host's own switch comes after those).
+    env: {
+      WORKSPACE_ACCESS_CACHE_DIR: "off",
+      PULUMI_SKIP_CHECKPOINTS: "true",
+      NODE_COMPILE_CACHE: path.join(os.tmpdir(), "node-compile-cache"),
+    },
     // Three at a time: the host tier mostly waits on the processes it starts (the host, programs,
     // npm, tsc), so a third file keeps both cores busy. Vitest's default is one less than the cores.
     maxWorkers: 3,

@@ -10,6 +10,8 @@
  * - users: `BENCH_N` new `User`s: `pulumi up`, then `pulumi preview` and `pulumi refresh` of them;
  * - entitlements: `BENCH_N` `IntegrationEntitlement`s into existing users (batched invitations);
  * - members: one `IntegrationMembers` of `BENCH_N` members against one no-op resource.
+ * Each workload runs `BENCH_RUNS` times (default 3, a fresh emulator and stacks each, the twin that goes first
+ * alternating): the table gives the median of each time and ratio, and every run's ratio beside it.
  * `BENCH_N` is a comma-separated list of sizes (default `200`); `BENCH_ONLY` a comma-separated list of
  * workloads (default all). `BENCH_EXPORT=1` adds the export's section (bench/export.ts: 10,000 users,
  * a few minutes). Jobs end at their second poll (the emulator's default, and the issue's target).
@@ -32,6 +34,8 @@ const sizes = (process.env.BENCH_N ?? "200")
   .map(Number);
 const only = process.env.BENCH_ONLY?.split(",").map((x) => x.trim());
 const parallel = process.env.BENCH_PARALLEL ? Number(process.env.BENCH_PARALLEL) : undefined;
+/** Runs of each workload (fresh emulator and stacks each): a ratio is their median, and every run's is printed. */
+const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? "3") || 1);
 // No run learns from another's limits (emulators reuse ports).
 process.env["WORKSPACE_ACCESS_CACHE_DIR"] = "off";
 
@@ -101,7 +105,7 @@ const WORKLOADS: Workload[] = [
   },
 ];
 
-/** One measured operation of both twins. */
+/** One measured operation of both twins: the median of the runs (`packageMs`, `noopMs`, `ratio` each its own median). */
 interface Row {
   workload: string;
   n: number;
@@ -113,6 +117,8 @@ interface Row {
   requests: number;
   requestsPerResource: number;
   jobPolls: number;
+  /** Each run's ratio, in the order run. */
+  ratios: number[];
 }
 
 /** The emulator: `n` existing users (the entitlements' and members') and the two integrations. */
@@ -147,7 +153,7 @@ async function twin(name: string, program: string, emu: Emulator, n: number): Pr
   return { project, stack: await workloadStack(project, emu, { stackName: "bench", n, ...(parallel ? { parallel } : {}) }) };
 }
 
-async function benchWorkload(workload: Workload, n: number): Promise<Row[]> {
+async function benchWorkload(workload: Workload, n: number, run: number): Promise<Row[]> {
   const emu = await emulatorFor(n);
   const pkg = await twin(`bench-${workload.name}`, workload.program, emu, n);
   const noop = await twin(`bench-${workload.name}-noop`, workload.noop, emu, n);
@@ -155,10 +161,13 @@ async function benchWorkload(workload: Workload, n: number): Promise<Row[]> {
   try {
     for (const operation of workload.operations) {
       emu.clearRequests();
-      // Alternate which twin goes first, so that neither always meets the warmer machine.
+      // Alternate which twin goes first from run to run, so that neither always meets the warmer machine
+      // (the no-op twin sends no request: the emulator's log is the package's either way).
+      const noopFirst = run % 2 === 1;
+      const noopBefore = noopFirst ? await timed(noop.stack, operation) : 0;
       const packageMs = await timed(pkg.stack, operation);
-      const requests = emu.requests;
-      const noopMs = await timed(noop.stack, operation);
+      const requests = [...emu.requests];
+      const noopMs = noopFirst ? noopBefore : await timed(noop.stack, operation);
       const resources = workload.resources(n);
       rows.push({
         workload: workload.name,
@@ -171,6 +180,7 @@ async function benchWorkload(workload: Workload, n: number): Promise<Row[]> {
         requests: requests.length,
         requestsPerResource: requests.length / resources,
         jobPolls: requests.filter((r) => r.method === "GET" && r.path.startsWith("/jobs/")).length,
+        ratios: [packageMs / noopMs],
       });
       console.error(`[bench] ${JSON.stringify(rows.at(-1))}`);
     }
@@ -184,10 +194,34 @@ async function benchWorkload(workload: Workload, n: number): Promise<Row[]> {
   return rows;
 }
 
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** One row per workload, size and operation: the runs' medians, every run's ratio kept. */
+function medians(perRun: Row[][]): Row[] {
+  return (perRun[0] ?? []).map((first, i) => {
+    const same = perRun.map((rows) => rows[i]!);
+    const requests = median(same.map((r) => r.requests));
+    return {
+      ...first,
+      packageMs: median(same.map((r) => r.packageMs)),
+      noopMs: median(same.map((r) => r.noopMs)),
+      ratio: median(same.map((r) => r.ratio)),
+      requests,
+      requestsPerResource: requests / first.resources,
+      jobPolls: median(same.map((r) => r.jobPolls)),
+      ratios: same.map((r) => r.ratio),
+    };
+  });
+}
+
 const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 function table(rows: Row[]): string {
-  const head = ["workload", "N", "operation", "package", "no-op", "ratio", "requests", "per resource", "job polls"];
+  const head = ["workload", "N", "operation", "package", "no-op", "ratio (median)", "each run", "requests", "per resource", "job polls"];
   const body = rows.map((r) => [
     r.workload,
     String(r.n),
@@ -195,6 +229,7 @@ function table(rows: Row[]): string {
     sec(r.packageMs),
     sec(r.noopMs),
     `${r.ratio.toFixed(2)}×`,
+    r.ratios.map((x) => `${x.toFixed(2)}×`).join(" "),
     String(r.requests),
     r.requestsPerResource.toFixed(2),
     String(r.jobPolls),
@@ -225,13 +260,18 @@ async function main(): Promise<void> {
   const started = performance.now();
   const rows: Row[] = [];
   for (const n of sizes)
-    for (const workload of WORKLOADS.filter((w) => !only || only.includes(w.name))) rows.push(...(await benchWorkload(workload, n)));
+    for (const workload of WORKLOADS.filter((w) => !only || only.includes(w.name))) {
+      const perRun: Row[][] = [];
+      for (let run = 0; run < runs; run++) perRun.push(await benchWorkload(workload, n, run));
+      rows.push(...medians(perRun));
+    }
   const exported = process.env.BENCH_EXPORT === "1" ? await benchExport() : null;
   const after = machine();
   const results = {
     date: new Date().toISOString(),
     machine: { ...before, loadAverageAfter: after.loadAverage },
     parallel: parallel ?? "CLI default (4 per CPU)",
+    runs,
     seconds: Math.round((performance.now() - started) / 1000),
     rows,
     ...(exported ? { export: exported } : {}),
@@ -240,7 +280,7 @@ async function main(): Promise<void> {
   console.log(table(rows));
   console.log(
     `\n${before.cpus} CPUs (${before.cpuModel}), ${before.memoryGb} GB, Node.js ${before.node}, pulumi ${before.pulumi}, ` +
-      `--parallel ${results.parallel}; load average ${before.loadAverage.join(" ")} before, ${after.loadAverage.join(" ")} after; ` +
+      `--parallel ${results.parallel}, median of ${runs} run${runs === 1 ? "" : "s"}; load average ${before.loadAverage.join(" ")} before, ${after.loadAverage.join(" ")} after; ` +
       `${results.seconds} s in all`,
   );
   if (exported) console.log(`\n${exportTable(exported)}`);

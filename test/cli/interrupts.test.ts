@@ -127,7 +127,8 @@ ${Array.from({ length: N }, (_, i) => `new wa.IntegrationEntitlement("m${i}", { 
         job: { finishAfterPolls: 1 },
       });
       project = await packedProject({ name: "interrupted", files: { "index.ts": program } });
-      stack = await openCliStack({ projectDir: project.dir, config: access(service) });
+      // The checkpoints after each step, as users have them: a second ^C ends the CLI at once.
+      stack = await openCliStack({ projectDir: project.dir, config: access(service), env: { PULUMI_SKIP_CHECKPOINTS: undefined } });
     }, SETUP_TIMEOUT_MS);
 
     afterAll(async () => {

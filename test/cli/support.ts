@@ -172,10 +172,17 @@ export class CliStack {
     else await this.run(["config", "set", "--secret", key, value.secret]);
   }
 
-  /** Removes the stack and its backend folder (when the stack made it). */
+  /**
+   * Removes the stack and its backend folder (when the stack made it). A backend of its own goes with
+   * its folder and the stack's config file, which is all `pulumi stack rm` removes, without a CLI run.
+   */
   async remove(): Promise<void> {
-    await this.run(["stack", "rm", "--yes", "--force"], { allowFailure: true });
-    if (this.#ownsBackend) await fs.promises.rm(this.backendDir, { recursive: true, force: true });
+    if (!this.#ownsBackend) {
+      await this.run(["stack", "rm", "--yes", "--force"], { allowFailure: true });
+      return;
+    }
+    await fs.promises.rm(path.join(this.projectDir, `Pulumi.${this.stackName}.yaml`), { force: true });
+    await fs.promises.rm(this.backendDir, { recursive: true, force: true });
   }
 }
 
@@ -223,7 +230,11 @@ export async function openCliStack(options: CliStackOptions): Promise<CliStack> 
   }
   const stack = new CliStack(options.projectDir, options.stackName ?? "dev", backendDir, env, options.backendDir === undefined);
   await stack.run(["stack", "init", stack.stackName], { stack: false });
-  for (const [key, value] of Object.entries(options.config ?? {})) await stack.setConfig(key, value);
+  // One CLI run for the whole config, as `pulumi config set` and `set --secret` would store it.
+  const pairs = Object.entries(options.config ?? {}).flatMap(([key, value]) =>
+    typeof value === "string" ? [`--plaintext=${key}=${value}`] : [`--secret=${key}=${value.secret}`],
+  );
+  if (pairs.length > 0) await stack.run(["config", "set-all", ...pairs]);
   return stack;
 }
 
