@@ -11,7 +11,7 @@ const PACKAGE_NAME = "pulumi-workspace-access";
 const TYPE_MODULE = "workspace-access";
 
 /** The `__provider` source for a provider module exported as `<package>/provider/<name>`. */
-export function serializedProvider(name: "user" | "integration-entitlement" | "integration-members"): string {
+export function serializedProvider(name: "user" | "integration-entitlement" | "integration-members" | "workspace-users"): string {
   return `exports.handler = () => require(${JSON.stringify(`${PACKAGE_NAME}/provider/${name}`)}).provider;\n`;
 }
 
