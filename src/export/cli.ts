@@ -49,6 +49,9 @@ in CI), in the installed package.
 
 class UsageError extends Error {}
 
+/** What each shape of index.ts declares, for the summary. */
+const SHAPES = { records: "a resource per user and membership", sets: "one WorkspaceUsers and an IntegrationMembers per integration" };
+
 /** The command line: `--check` or an export, how to print it, and the options of the function that runs it. */
 function parse(argv: string[]) {
   // A key given as a flag is refused without echoing it (it is in the shell's history already).
@@ -161,7 +164,7 @@ async function exportProject(options: ExportOptions, progress: Progress, verbose
   }
   process.stdout.write(
     `Wrote ${result.dir}: ${result.users} users and ${result.memberships} memberships of ${result.integrations} integrations (${result.files.join(", ")}).\n` +
-      `Its index.ts declares ${result.shape.shape === "sets" ? "one WorkspaceUsers and an IntegrationMembers per integration" : "a resource per user and membership"} (--shape ${result.shape.shape}: ${result.shape.why}).\n` +
+      `Its index.ts declares ${SHAPES[result.shape.shape]} (--shape ${result.shape.shape}: ${result.shape.why}).\n` +
       `Its package.json depends on pulumi-workspace-access at ${result.packageSpec.spec}: ${result.packageSpec.why}.\n` +
       `Next: cd ${result.dir} && npm install, then see its README.md (pulumi stack init, config, preview, up).\n`,
   );

@@ -167,7 +167,7 @@ Written by \`workspace-access-export\` (pulumi-workspace-access ${pkg.version}) 
 \`access.yaml\` holds them; \`index.ts\` declares ${
     shape === "records"
       ? "a `User` per user and an `IntegrationEntitlement`\nper membership, all with `adoptExisting: true`."
-      : "one `WorkspaceUsers` of every user and one `IntegrationMembers`\nper integration (the shape for large workspaces), all adopting what exists. A member removed from\n`access.yaml` is removed from its integration; see index.ts."
+      : "one `WorkspaceUsers` of every user and one `IntegrationMembers`\nper integration (the shape for large workspaces), all adopting what exists."
   }
 
 \`\`\`sh

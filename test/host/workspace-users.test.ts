@@ -114,7 +114,7 @@ describe("create", () => {
 });
 
 describe("update, read and delete", () => {
-  it("puts only the changed user, creates the added one, deletes only a removed user it created", async () => {
+  it("puts only the changed user, and deletes only a removed user it created (an adopted one is left, with a warning)", async () => {
     const { emu, warnings } = await world();
     const first = (await provider.create(setOf(ann, bob, cara))).outs as Outputs;
     await nextDeployment(emu, warnings);

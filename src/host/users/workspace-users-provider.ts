@@ -64,7 +64,7 @@ function outputsOf(users: Map<string, WorkspaceUserState>, deleteOnDestroy: unkn
   return { users: Object.fromEntries(sorted), userIds: Object.fromEntries(sorted.map(([k, u]) => [k, u.id])), ...optIn(deleteOnDestroy) };
 }
 
-/** The error of an operation some users failed, each named; with the state to record (the engine keeps it, the others were done). */
+/** The error of an operation some users failed, each named; with the state to record (the engine keeps it: the others were done). */
 function failed(failures: Failure[], outs?: WorkspaceUsersOutputs, provider?: unknown): Error {
   const reasons = failures.map((f) => `${f.key}: ${f.error instanceof Error ? f.error.message : String(f.error)}`);
   const error = new Error(`${failures.length} workspace user change(s) failed (the others were made): ${reasons.join("; ")}`, {
@@ -152,6 +152,7 @@ async function release(ctx: ProviderContext, users: Array<[string, WorkspaceUser
   );
 }
 
+/** Puts the changed users, adds the added ones, releases the removed ones; one failing user does not stop the others. */
 async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: Props): Promise<WorkspaceUsersOutputs> {
   const inputs = parseInputs(workspaceUsersInputs, news);
   const users = new Map(Object.entries(olds.users ?? {}));
@@ -176,6 +177,8 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
     }
   });
   await adoptOrCreate(ctx, added, users, failures);
+  const created = [...added.keys()].filter((key) => users.get(key)?.created).length;
+  if (added.size > 0) ctx.info(`WorkspaceUsers adopted ${added.size - created} existing user(s) of those added, and created ${created}.`);
   await release(
     ctx,
     removed.map((key) => [key, users.get(key)!]),
@@ -226,17 +229,8 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
   },
 
   async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<WorkspaceUsersOutputs>> {
-    const inputs = parseInputs(workspaceUsersInputs, news);
-    return ctx.withWrite(async () => {
-      const users = new Map<string, WorkspaceUserState>();
-      const failures: Failure[] = [];
-      await adoptOrCreate(ctx, new Map(Object.entries(inputs.users)), users, failures);
-      const outs = outputsOf(users, inputs.deleteOnDestroy);
-      const created = Object.values(outs.users).filter((u) => u.created).length;
-      ctx.info(`WorkspaceUsers adopted ${users.size - created} existing user(s) and created ${created}.`);
-      if (failures.length > 0) throw failed(failures, users.size > 0 ? outs : undefined, news.__provider);
-      return { id: RESOURCE_ID, outs };
-    });
+    // A create is an update from no users: every user is added (adopted, or created once proven absent).
+    return ctx.withWrite(async () => ({ id: RESOURCE_ID, outs: await update(ctx, { users: {}, userIds: {} }, news) }));
   },
 
   async read(ctx: ProviderContext, _id: string, props?: WorkspaceUsersOutputs): Promise<pulumi.dynamic.ReadResult<WorkspaceUsersOutputs>> {
