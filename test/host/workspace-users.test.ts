@@ -130,6 +130,13 @@ describe("update, read and delete", () => {
     expect(Object.keys((after.outs as Outputs).users)).toEqual(["ann@example.com"]);
     expect(warnings.join("\n")).toContain("left 1 user(s) in the workspace");
     expect(warnings.join("\n")).toContain("bob@example.com");
+    // An added user is created (after the proof), the others untouched; one added back is adopted with no write.
+    emu.clearRequests();
+    const dan = { email: "dan@example.com", firstName: "Dan", lastName: "Oz" };
+    const added = await provider.update!("workspace-users", after.outs as Outputs, setOf({ ...ann, lastName: "Li" }, bob, dan));
+    expect(writes(emu.requests)).toEqual(["POST /users"]);
+    expect((added.outs as Outputs).users["dan@example.com"]?.created).toBe(true);
+    expect((added.outs as Outputs).users["bob@example.com"]?.created).toBeUndefined();
   });
 
   it("destroy deletes what it created, adopted users only with deleteOnDestroy, and never an owner", async () => {
