@@ -195,6 +195,7 @@ user is created; a new member is invited.
 ## What removing does, and \`pulumi destroy\`
 
 ${shape === "records" ? RECORDS_REMOVAL : SETS_REMOVAL}
+
 ## Access review without touching the stack
 
 \`\`\`sh
