@@ -22,6 +22,7 @@ export {
   type IntegrationMemberState,
   type UnmanagedIntegrationMember,
 } from "./program/integration-members";
+export { type WorkspaceUserArgs, WorkspaceUsers, type WorkspaceUsersArgs, type WorkspaceUserState } from "./program/workspace-users";
 export { getJob, getJobOutput, type GetJobArgs, type Job } from "./program/get-job";
 export {
   type GetIntegrationArgs,

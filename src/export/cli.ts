@@ -12,7 +12,7 @@ import type { ExportOptions, ExportProgress } from "./run";
 
 const NAME = "workspace-access-export";
 
-const USAGE = `Usage: ${NAME} --out DIR [--base-url URL] [--integration ID|LABEL ...] [--members-only]
+const USAGE = `Usage: ${NAME} --out DIR [--base-url URL] [--integration ID|LABEL ...] [--members-only] [--shape records|sets]
        ${NAME} --check --out DIR [--accept] [--format text|markdown|json] [--verbose] [--base-url URL]
 
 Writes the workspace's users and integration memberships as a Pulumi TypeScript project whose
@@ -33,6 +33,9 @@ Options:
   --format F            with --check: text (default), markdown (a table for a pull-request comment)
                         or json (for tools)
   --verbose             list the records a project cannot declare, not only their count
+  --shape S             index.ts declares a resource per user and membership (records) or one WorkspaceUsers
+                        and an IntegrationMembers per integration (sets); default: sets from 500 users or
+                        1,000 memberships on
   --package-spec SPEC   the generated package.json's dependency on pulumi-workspace-access (default:
                         the tarball or git URL this command was installed from, else ^VERSION)
   -h, --help            show this help
@@ -45,6 +48,9 @@ in CI), in the installed package.
 `;
 
 class UsageError extends Error {}
+
+/** What each shape of index.ts declares, for the summary. */
+const SHAPES = { records: "a resource per user and membership", sets: "one WorkspaceUsers and an IntegrationMembers per integration" };
 
 /** The command line: `--check` or an export, how to print it, and the options of the function that runs it. */
 function parse(argv: string[]) {
@@ -66,6 +72,7 @@ function parse(argv: string[]) {
       format: { type: "string" },
       verbose: { type: "boolean" },
       "package-spec": { type: "string" },
+      shape: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -83,12 +90,18 @@ function parse(argv: string[]) {
   if (check && values["package-spec"] !== undefined) throw new UsageError("--package-spec is for an export, not --check");
   if (values["package-spec"]?.trim() === "")
     throw new UsageError("--package-spec needs a spec, such as ./pulumi-workspace-access-0.1.0.tgz");
+  if (values.shape !== undefined && !["records", "sets"].includes(values.shape)) {
+    throw new UsageError(`--shape must be records or sets, not ${JSON.stringify(values.shape)}`);
+  }
+  if (check && values.shape !== undefined) throw new UsageError("--shape is for an export, not --check");
+  const shape = values.shape as ExportOptions["shape"];
   const options = { out: values.out, baseUrl: values["base-url"], integrations: values.integration, membersOnly: values["members-only"] };
   return {
     check,
     format: format as ReviewFormat,
     verbose: values.verbose === true,
-    options: { ...options, accept: values.accept === true, packageSpec: values["package-spec"] } satisfies CheckOptions & ExportOptions,
+    options: { ...options, accept: values.accept === true, packageSpec: values["package-spec"], shape } satisfies CheckOptions &
+      ExportOptions,
   };
 }
 
@@ -151,6 +164,7 @@ async function exportProject(options: ExportOptions, progress: Progress, verbose
   }
   process.stdout.write(
     `Wrote ${result.dir}: ${result.users} users and ${result.memberships} memberships of ${result.integrations} integrations (${result.files.join(", ")}).\n` +
+      `Its index.ts declares ${SHAPES[result.shape.shape]} (--shape ${result.shape.shape}: ${result.shape.why}).\n` +
       `Its package.json depends on pulumi-workspace-access at ${result.packageSpec.spec}: ${result.packageSpec.why}.\n` +
       `Next: cd ${result.dir} && npm install, then see its README.md (pulumi stack init, config, preview, up).\n`,
   );

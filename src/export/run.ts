@@ -8,7 +8,7 @@ import { formatAccessFile } from "./access-file";
 import { buildAccessFile } from "./build";
 import type { LeftOut } from "./build-left-out";
 import { type ExportDeps, exportConnection, withClient } from "./connect";
-import { projectFiles } from "./project";
+import { chooseShape, type ProjectShape, projectFiles } from "./project";
 
 import { readWorkspace, selectIntegrations } from "./snapshot";
 import { refuseNonEmpty, writeFiles } from "./write";
@@ -35,6 +35,8 @@ export interface ExportOptions {
    * resolves (the tarball or git URL this package was installed from, see `package-spec.ts`).
    */
   packageSpec?: string;
+  /** `index.ts`'s shape (`--shape`): a resource per record, or sets (docs/export.md). Default: by size, see `chooseShape`. */
+  shape?: ProjectShape;
   /** Called as pages arrive. */
   onProgress?: (progress: ExportProgress) => void;
 }
@@ -67,6 +69,8 @@ export interface ExportResult {
   elapsedMs: number;
   /** The generated `package.json`'s spec of this package, and why that one (`given with --package-spec` when it was). */
   packageSpec: PackageSpecChoice;
+  /** `index.ts`'s shape, and why that one. */
+  shape: { shape: ProjectShape; why: string };
 }
 
 /** The data file of an exported project. */
@@ -96,10 +100,9 @@ export async function runExport(options: ExportOptions, deps: ExportDeps = {}): 
     const memberships = file.integrations.reduce((n, i) => n + i.members.length, 0);
     const given = options.packageSpec?.trim();
     const packageSpec = given ? { spec: given, why: "given with `--package-spec`" } : choosePackageSpec(dir);
-    const files = {
-      [ACCESS_FILE]: formatAccessFile(file),
-      ...projectFiles(connection.baseUrl, { users: file.users.length, memberships, integrations: file.integrations.length }, packageSpec),
-    };
+    const counts = { users: file.users.length, memberships, integrations: file.integrations.length };
+    const shape = chooseShape(counts, options.shape);
+    const files = { [ACCESS_FILE]: formatAccessFile(file), ...projectFiles(connection.baseUrl, counts, packageSpec, shape.shape) };
     // Only now, with everything read: a failure before this point leaves nothing behind.
     refuseNonEmpty(dir);
     writeFiles(dir, files);
@@ -113,6 +116,7 @@ export async function runExport(options: ExportOptions, deps: ExportDeps = {}): 
       requests: client.requestCount,
       elapsedMs: performance.now() - started,
       packageSpec,
+      shape,
     };
   });
 }

@@ -6,7 +6,7 @@
  * counted from when it began; calls that arrive while it is still paging join it, however long it
  * takes. A list proves presence only: a miss is read directly (or proven absent) by the caller.
  */
-import { idOf } from "../client/ids";
+import { type Id, idOf } from "../client/ids";
 import { type Clock, systemClock, unlessNotFound, type User, type WorkspaceAccessClient } from "../client";
 import { BatchWindow } from "../shared/batch-window";
 
@@ -94,6 +94,13 @@ export class SharedListing<T, K extends string = string> {
 /** How long the first read of a refresh waits for others to join it. */
 export const READ_WINDOW_MS = 5;
 
+/** Every user of the workspace by id in its one form (`idOf`), listed at `pageSize`. */
+export async function listUsers(client: WorkspaceAccessClient, pageSize?: number): Promise<Map<Id, User>> {
+  const users = new Map<Id, User>();
+  for await (const user of client.users.list({ pageSize })) users.set(idOf(user.id), user);
+  return users;
+}
+
 /** The users' read-through cache over one client (the members': `membership-view.ts`). */
 export class ReadCache {
   readonly #users: SharedListing<User>;
@@ -101,11 +108,12 @@ export class ReadCache {
 
   constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock = systemClock) {
     this.#client = client;
-    this.#users = new SharedListing(clock, { windowMs: READ_WINDOW_MS, maxAgeMs }, async () => {
-      const users = new Map<string, User>();
-      for await (const user of client.users.list()) users.set(idOf(user.id), user);
-      return users;
-    });
+    this.#users = new SharedListing(clock, { windowMs: READ_WINDOW_MS, maxAgeMs }, () => listUsers(client));
+  }
+
+  /** Every user: the shared list when one is fresh, else a list of its own (a set of users needs them all). */
+  async all(): Promise<Map<string, User>> {
+    return (await this.#users.current()) ?? listUsers(this.#client);
   }
 
   /** The user, or `undefined` when it no longer exists (a miss in the shared list is read directly). */

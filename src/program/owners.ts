@@ -47,6 +47,12 @@ export function ownedEmail(email: pulumi.Input<string>, name: string): pulumi.Ou
   });
 }
 
+/** The users, passed through once no other resource of the program (a `User`, another `WorkspaceUsers`) manages one of their emails. */
+export async function ownedEmails<T extends { email: string }>(users: T[], name: string): Promise<T[]> {
+  await Promise.all(users.map((u) => declareOwner("User", emailKey(u.email), `the user with the email ${u.email}`, name)));
+  return users;
+}
+
 /** The user id, passed through once both ids are known and no other `IntegrationEntitlement` of the program manages that membership. */
 export function ownedMembership(integrationId: pulumi.Input<string>, userId: pulumi.Input<string>, name: string): pulumi.Output<string> {
   return pulumi.all([integrationId, userId]).apply(async ([integration, user]) => {

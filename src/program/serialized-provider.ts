@@ -4,7 +4,7 @@
  */
 
 /** The `__provider` source for a provider module exported as `pulumi-workspace-access/provider/<name>`. */
-export function serializedProvider(name: "user" | "integration-entitlement" | "integration-members"): string {
+export function serializedProvider(name: "user" | "integration-entitlement" | "integration-members" | "workspace-users"): string {
   return `exports.handler = () => require("pulumi-workspace-access/provider/${name}").provider;\n`;
 }
 

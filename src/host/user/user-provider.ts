@@ -60,11 +60,14 @@ export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
 /** What `outputs` and `diff` read of a user's declared inputs, or of a state: its inputs' fields, of any value yet. */
 type Declared = Partial<Record<keyof UserInputs, unknown>>;
 
+/** A user's declared attributes (a `User`'s inputs, or one user of a `WorkspaceUsers`). */
+type Attributes = Omit<UserInputs, "adoptExisting" | "deleteOnDestroy">;
+
 /** The optional attributes the program may leave to the service. */
 const OPTIONAL = ["isGuest", "role"] as const;
 
 /** The declared attributes of a new user, defaults for what is left out. */
-function newUser(inputs: UserInputs): UserAttributes {
+export function newUser(inputs: Attributes): UserAttributes {
   return {
     email: inputs.email,
     firstName: inputs.firstName,
@@ -81,7 +84,7 @@ function newUser(inputs: UserInputs): UserAttributes {
  * naming the record and the field, rather than guess. An unreported `isGuest` is left out of the
  * body (the service keeps what it has).
  */
-function keeping(inputs: UserInputs, current: User): UserAttributes {
+export function keeping(inputs: Attributes, current: User): UserAttributes {
   const role = inputs.role ?? current.role;
   if (role === null) {
     throw new InvalidResponseError(noRoleToKeep(current), {
@@ -102,7 +105,7 @@ function keeping(inputs: UserInputs, current: User): UserAttributes {
 }
 
 /** Whether every attribute the program declares already holds (email case-insensitively). */
-function matches(inputs: UserInputs, user: User): boolean {
+export function matches(inputs: Attributes, user: User): boolean {
   return (
     sameEmail(inputs.email, user.email) &&
     inputs.firstName === user.firstName &&
@@ -146,7 +149,7 @@ const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown) => bo
 ];
 
 /** The properties whose values differ (a value not known yet counts as a change). */
-function changedUserProperties(olds: Declared, news: Props): string[] {
+export function changedUserProperties(olds: Declared, news: Props): string[] {
   return COMPARED.filter(([key, same]) => isUnknown(news[key]) || !same(olds[key], news[key])).map(([key]) => key);
 }
 

@@ -1,0 +1,256 @@
+/**
+ * The dynamic provider of `WorkspaceUsers` (`pulumi-workspace-access/provider/workspace-users`): a set of workspace users keyed
+ * by email in lower case, each with a `User`'s attribute rules (`../user/user-provider.ts`). Its id names no record (`import` is refused).
+ *
+ * | operation | request |
+ * |---|---|
+ * | check, diff | none |
+ * | create | one `GET /users` listing; a `PUT` per user found whose declared attribute differs; misses proven absent (`absence.ts`) before their `POST` |
+ * | update | a `PUT` per changed user (`GET` first when `role` or `isGuest` is left out); added users as at create; a removed user, see delete |
+ * | read | one `GET /users` listing (shared with the refresh's other reads); a user it misses is read directly before it is forgotten |
+ * | delete | `DELETE /users/{id}` per user it created; adopted users (unless `deleteOnDestroy`) and owners are left, with a warning |
+ *
+ * One failed user never stops the others: the state records what the service then has, and the error names each failure.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { ConfigurationError, ConflictError, unlessNotFound, type User } from "../../client";
+import { mapBounded, prove } from "../../client/absence";
+import { type Id, idOf } from "../../client/ids";
+import { emailKey, sameEmail } from "../../client/models";
+import { SEARCH_PROOF_LISTINGS } from "../../client/users";
+import { checkedInputs, IMPORT_ID, optIn, optInChanged, parseInputs, type Props, validate } from "../../shared/inputs";
+import { isUnknown } from "../../shared/unknown";
+import { type WorkspaceUserInputs, type WorkspaceUserState, workspaceUsersInputs } from "../../shared/workspace-users-inputs";
+import { type ProviderContext, providerOf } from "../provider-runtime";
+import { listUsers } from "../read-cache";
+import { userKey } from "../takeovers";
+import { changedUserProperties, keeping, matches, newUser } from "../user/user-provider";
+import { withHints } from "../../shared/hints";
+
+/** What a `WorkspaceUsers` stores: its users and their ids, both keyed by email in lower case. */
+export interface WorkspaceUsersOutputs {
+  users: Record<string, WorkspaceUserState>;
+  userIds: Record<string, string>;
+  deleteOnDestroy?: true;
+}
+
+/** The resource's id: a set of users has no natural one. */
+const RESOURCE_ID = "workspace-users";
+/** Writes in flight at once (the client paces them all the same). */
+const IN_FLIGHT = 8;
+
+type Failure = { key: string; error: unknown };
+
+const stateOf = (
+  user: User,
+  declared: WorkspaceUserInputs | WorkspaceUserState,
+  managed: string[],
+  created?: boolean,
+): WorkspaceUserState => ({
+  id: user.id,
+  email: sameEmail(declared.email, user.email) ? declared.email : (user.email ?? declared.email),
+  firstName: user.firstName as string,
+  lastName: user.lastName as string,
+  role: user.role,
+  isGuest: user.isGuest,
+  managedAttributes: managed,
+  ...(created ? { created: true } : {}),
+});
+
+const managedOf = (declared: WorkspaceUserInputs) => (["isGuest", "role"] as const).filter((k) => declared[k] !== undefined);
+
+function outputsOf(users: Map<string, WorkspaceUserState>, deleteOnDestroy: unknown): WorkspaceUsersOutputs {
+  const sorted = [...users].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { users: Object.fromEntries(sorted), userIds: Object.fromEntries(sorted.map(([k, u]) => [k, u.id])), ...optIn(deleteOnDestroy) };
+}
+
+/** The error of an operation some users failed, each named; with the state to record (the engine keeps it: the others were done). */
+function failed(failures: Failure[], outs?: WorkspaceUsersOutputs, provider?: unknown): Error {
+  const reasons = failures.map((f) => `${f.key}: ${f.error instanceof Error ? f.error.message : String(f.error)}`);
+  const error = new Error(`${failures.length} workspace user change(s) failed (the others were made): ${reasons.join("; ")}`, {
+    cause: failures[0]?.error,
+  });
+  return Object.assign(error, { reasons }, outs ? { id: RESOURCE_ID, properties: { ...outs, __provider: provider } } : {});
+}
+
+/** Each changed, added or removed user as a path (`users[ann@example.com].role`, `users[bob@example.com]`); no request. */
+export function changedPaths(olds: WorkspaceUsersOutputs, news: Props): string[] {
+  if (isUnknown(news.users) || typeof news.users !== "object" || news.users === null) return ["users"];
+  const declared = news.users as Record<string, Props>;
+  const state = olds.users ?? {};
+  const paths = Object.entries(declared).flatMap(([key, user]) =>
+    state[key] && !isUnknown(user) ? changedUserProperties(state[key], user).map((p) => `users[${key}].${p}`) : [`users[${key}]`],
+  );
+  for (const key of Object.keys(state)) if (!(key in declared)) paths.push(`users[${key}]`);
+  return optInChanged(olds, news) ? [...paths, "deleteOnDestroy"] : paths;
+}
+
+/** Takes over an existing user: one `PUT` only when a declared attribute differs (what is left out keeps the service's value). */
+async function adopt(ctx: ProviderContext, existing: User, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
+  const user = matches(inputs, existing) ? existing : await ctx.connection().client.users.replace(existing.id, keeping(inputs, existing));
+  ctx.takeovers.take(userKey(user.id));
+  return stateOf(user, inputs, managedOf(inputs));
+}
+
+/** Creates a user proven absent; one who appeared since (409) is adopted, as `User` with `adoptExisting` does. */
+async function createUser(ctx: ProviderContext, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
+  const { client } = ctx.connection();
+  try {
+    return stateOf(await client.users.create(newUser(inputs)), inputs, managedOf(inputs), true);
+  } catch (error) {
+    const existing = ConflictError.isInstance(error) ? await client.users.findByEmail(inputs.email) : undefined;
+    if (!existing) throw error;
+    return adopt(ctx, existing, inputs);
+  }
+}
+
+/** Adopts each wanted user the one listing finds and creates the others once proven absent (listings at other page sizes agree). */
+async function adoptOrCreate(
+  ctx: ProviderContext,
+  wanted: Map<string, WorkspaceUserInputs>,
+  into: Map<string, WorkspaceUserState>,
+  failures: Failure[],
+) {
+  if (wanted.size === 0) return;
+  const { client, cache } = ctx.connection();
+  const byEmail = (listing: Map<string, User>) =>
+    new Map([...listing.values()].flatMap((u) => (u.email ? [[emailKey(u.email), u] as const] : [])));
+  const first = (await cache.all()) as Map<Id, User>; // keyed by `idOf` as a proof needs
+  const found = byEmail(first);
+  let proven = true;
+  if ([...wanted.keys()].some((key) => !found.has(key))) {
+    const proof = await prove((size) => listUsers(client, size), first, { listings: SEARCH_PROOF_LISTINGS });
+    for (const [key, user] of byEmail(proof.listing)) if (!found.has(key)) found.set(key, user);
+    proven = proof.proven;
+  }
+  await mapBounded([...wanted], IN_FLIGHT, async ([key, inputs]) => {
+    try {
+      const existing = found.get(key);
+      if (!existing && !proven)
+        throw new Error(`could not prove that no user has the email ${inputs.email} (users came or went): not created; run again`);
+      into.set(key, existing ? await adopt(ctx, existing, inputs) : await createUser(ctx, inputs));
+    } catch (error) {
+      failures.push({ key, error });
+    }
+  });
+}
+
+/** Deletes users this resource created (adopted ones only with `deleteOnDestroy`), never an owner; warns once for those left. */
+async function release(ctx: ProviderContext, users: Array<[string, WorkspaceUserState]>, deleteOnDestroy: unknown, failures: Failure[]) {
+  const left: string[] = [];
+  await mapBounded(users, IN_FLIGHT, async ([key, user]) => {
+    // Another resource of this deployment took the user over: no longer this one's to delete.
+    if (ctx.takeovers.has(userKey(user.id))) return;
+    if (user.role === "workspace_owner" || (!user.created && deleteOnDestroy !== true)) left.push(user.email);
+    else await unlessNotFound(ctx.connection().client.users.delete(user.id)).catch((error: unknown) => failures.push({ key, error }));
+  });
+  if (left.length === 0) return;
+  const named = left.sort().slice(0, 20).join(", ") + (left.length > 20 ? ` and ${left.length - 20} more` : "");
+  ctx.warn(
+    `WorkspaceUsers left ${left.length} user(s) in the workspace, the stack no longer manages them: ${named}. ` +
+      "It deletes only users it created, never a workspace owner; set deleteOnDestroy: true to delete adopted users too.",
+  );
+}
+
+/** Puts the changed users, adds the added ones, releases the removed ones; one failing user does not stop the others. */
+async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: Props): Promise<WorkspaceUsersOutputs> {
+  const inputs = parseInputs(workspaceUsersInputs, news);
+  const users = new Map(Object.entries(olds.users ?? {}));
+  const failures: Failure[] = [];
+  const added = new Map<string, WorkspaceUserInputs>();
+  const changed: Array<[string, WorkspaceUserInputs, WorkspaceUserState]> = [];
+  for (const [key, declared] of Object.entries(inputs.users)) {
+    const prior = users.get(key);
+    if (!prior) added.set(key, declared);
+    else if (changedUserProperties(prior, declared).length > 0) changed.push([key, declared, prior]);
+    else users.set(key, { ...prior, managedAttributes: managedOf(declared) });
+  }
+  const removed = [...users.keys()].filter((key) => !(key in inputs.users));
+  const { client } = ctx.connection();
+  await mapBounded(changed, IN_FLIGHT, async ([key, declared, prior]) => {
+    try {
+      // A PUT replaces every attribute: what the program leaves out is read first and kept.
+      const attributes = managedOf(declared).length < 2 ? keeping(declared, await client.users.get(prior.id)) : newUser(declared);
+      users.set(key, stateOf(await client.users.replace(prior.id, attributes), declared, managedOf(declared), prior.created));
+    } catch (error) {
+      failures.push({ key, error });
+    }
+  });
+  await adoptOrCreate(ctx, added, users, failures);
+  const created = [...added.keys()].filter((key) => users.get(key)?.created).length;
+  if (added.size > 0) ctx.info(`WorkspaceUsers adopted ${added.size - created} existing user(s) of those added, and created ${created}.`);
+  await release(
+    ctx,
+    removed.map((key) => [key, users.get(key)!]),
+    inputs.deleteOnDestroy,
+    failures,
+  );
+  for (const key of removed) if (!failures.some((f) => f.key === key)) users.delete(key);
+  const outs = outputsOf(users, inputs.deleteOnDestroy);
+  if (failures.length > 0) throw failed(failures, outs, news.__provider);
+  return outs;
+}
+
+/** A refresh: every user from the one listing (a miss read directly, forgotten only on 404); the inputs as the program declares them. */
+async function read(
+  ctx: ProviderContext,
+  props: WorkspaceUsersOutputs | undefined,
+): Promise<pulumi.dynamic.ReadResult<WorkspaceUsersOutputs>> {
+  if (!props?.users) throw new ConfigurationError(NO_IMPORT, "import");
+  const { cache, client } = ctx.connection();
+  const listing = await cache.all();
+  const users = new Map<string, WorkspaceUserState>();
+  await mapBounded(Object.entries(props.users), IN_FLIGHT, async ([key, prior]) => {
+    const user = listing.get(idOf(prior.id)) ?? (await unlessNotFound(client.users.get(prior.id)));
+    if (user) users.set(key, stateOf(user, prior, prior.managedAttributes ?? [], prior.created));
+  });
+  const outs = outputsOf(users, props.deleteOnDestroy);
+  const declared = Object.entries(outs.users).map(([key, u]) => {
+    const managed = Object.fromEntries(u.managedAttributes.flatMap((a) => (u[a as "role"] === null ? [] : [[a, u[a as "role"]]])));
+    return [key, { email: u.email, firstName: u.firstName, lastName: u.lastName, ...managed }];
+  });
+  const inputs = { users: Object.fromEntries(declared), ...optIn(outs.deleteOnDestroy) };
+  return { id: RESOURCE_ID, props: outs, inputs: inputs as unknown as WorkspaceUsersOutputs };
+}
+
+const NO_IMPORT =
+  "WorkspaceUsers has no id of its own to import: leave out the import option, and its create adopts every existing user of a declared email.";
+
+export const provider = providerOf<Props, WorkspaceUsersOutputs>({
+  async check(ctx: ProviderContext, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+    const { [IMPORT_ID]: importId, ...rest } = news;
+    const failures = [...ctx.settingsFailures(), ...validate(workspaceUsersInputs, rest)];
+    if (importId !== undefined && importId !== null) failures.push({ property: "import", reason: NO_IMPORT });
+    return { inputs: checkedInputs(workspaceUsersInputs, rest), failures };
+  },
+
+  async diff(_ctx: ProviderContext, _id: string, olds: WorkspaceUsersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+    return { changes: changedPaths(olds, news).length > 0, replaces: [], deleteBeforeReplace: false };
+  },
+
+  async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<WorkspaceUsersOutputs>> {
+    // A create is an update from no users: every user is added (adopted, or created once proven absent).
+    return ctx.withWrite(async () => ({ id: RESOURCE_ID, outs: await update(ctx, { users: {}, userIds: {} }, news) }));
+  },
+
+  async read(ctx: ProviderContext, _id: string, props?: WorkspaceUsersOutputs): Promise<pulumi.dynamic.ReadResult<WorkspaceUsersOutputs>> {
+    return withHints(() => read(ctx, props), true);
+  },
+
+  async update(
+    ctx: ProviderContext,
+    _id: string,
+    olds: WorkspaceUsersOutputs,
+    news: Props,
+  ): Promise<pulumi.dynamic.UpdateResult<WorkspaceUsersOutputs>> {
+    return ctx.withWrite(async () => ({ outs: await update(ctx, olds, news) }));
+  },
+
+  async delete(ctx: ProviderContext, _id: string, props: WorkspaceUsersOutputs): Promise<void> {
+    await ctx.withWrite(async () => {
+      const failures: Failure[] = [];
+      await release(ctx, Object.entries(props.users ?? {}), props.deleteOnDestroy, failures);
+      if (failures.length > 0) throw failed(failures);
+    });
+  },
+});

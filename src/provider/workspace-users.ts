@@ -1,0 +1,5 @@
+/** What the dynamic-provider host loads for a `WorkspaceUsers` (`pulumi-workspace-access/provider/workspace-users`). */
+import "../supported-node";
+import "./compile-cache";
+
+export { provider } from "../host/users/workspace-users-provider";

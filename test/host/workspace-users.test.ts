@@ -1,0 +1,175 @@
+/**
+ * `WorkspaceUsers`' handlers in process, over real HTTP to the emulator (virtual clock): what the server received for
+ * a create (one listing, misses proven absent before any POST), an update (only the changed users written), a removal
+ * and a destroy (only the users it created, never an owner), a refresh (drift per user, no diff after it), and one
+ * failing user among others.
+ */
+import { describe, expect, it } from "vitest";
+import type { Emulator, RecordedRequest } from "../../src/emulator";
+import { changedPaths, provider } from "../../src/host/users/workspace-users-provider";
+import type { Props } from "../../src/shared/inputs";
+import { UNKNOWN } from "../../src/shared/unknown";
+import { emulator, rejection } from "../support/fixtures";
+import { configureFor, wire } from "../support/provider";
+
+type Outputs = Parameters<typeof changedPaths>[0];
+
+const ANN = "00000000-0000-4000-8000-00000000a001";
+const BOB = "00000000-0000-4000-8000-00000000a002";
+const OWNER = "00000000-0000-4000-8000-00000000a003";
+const ann = { email: "ann@example.com", firstName: "Ann", lastName: "Lee" };
+const bob = { email: "bob@example.com", firstName: "Bob", lastName: "Ray" };
+const cara = { email: "cara@example.com", firstName: "Cara", lastName: "Moe" };
+const owner = { email: "olga@example.com", firstName: "Olga", lastName: "Kay" };
+
+/** The inputs `check` hands on for these users (keyed as the program's class keys them). */
+const setOf = (...users: Array<Record<string, unknown>>): Props => ({
+  users: Object.fromEntries(users.map((u) => [String(u.email).toLowerCase(), u])),
+});
+
+/** A new deployment: a new context (what the last one took over is not this one's). */
+const nextDeployment = (emu: Emulator, warnings: string[]) => configureFor(emu, {}, { warn: (m) => void warnings.push(m), info: () => {} });
+
+async function world(): Promise<{ emu: Emulator; warnings: string[] }> {
+  const emu = await emulator({
+    seed: {
+      users: [
+        { id: ANN, ...ann, role: "workspace_super_admin" },
+        { id: BOB, ...bob },
+        { id: OWNER, ...owner, role: "workspace_owner" },
+      ],
+    },
+  });
+  const warnings: string[] = [];
+  await nextDeployment(emu, warnings);
+  return { emu, warnings };
+}
+
+const writes = (requests: readonly RecordedRequest[]) => requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+const listings = (requests: readonly RecordedRequest[]) => requests.filter((r) => r.method === "GET" && r.path === "/users");
+
+describe("check and diff", () => {
+  it("names a bad user by its key and refuses import, with no request", async () => {
+    const { emu } = await world();
+    const { failures } = wire(await provider.check!({}, { ...setOf({ ...ann, firstName: "" }), __importId: "x" }));
+    expect(failures?.map((f) => f.property)).toEqual(["users.ann@example.com.firstName", "import"]);
+    expect(failures?.[1]?.reason).toContain("no id of its own to import");
+    expect(emu.requests).toEqual([]);
+  });
+
+  it("reports each change as a path of its user; order, email case and attributes left out cause none", async () => {
+    const { emu } = await world();
+    const created = await provider.create(setOf(ann, bob));
+    const olds = created.outs as Outputs;
+    const reordered = { users: { "bob@example.com": bob, "ann@example.com": { ...ann, email: "ANN@example.com" } } };
+    expect(changedPaths(olds, reordered)).toEqual([]);
+    expect((await provider.diff!(created.id, olds, reordered)).changes).toBe(false);
+    expect(changedPaths(olds, setOf({ ...ann, role: "workspace_login_only", lastName: "Li" }, cara))).toEqual([
+      "users[ann@example.com].lastName",
+      "users[ann@example.com].role",
+      "users[cara@example.com]",
+      "users[bob@example.com]",
+    ]);
+    expect(changedPaths(olds, { users: UNKNOWN })).toEqual(["users"]);
+    expect(writes(emu.requests)).toEqual([]);
+  });
+});
+
+describe("create", () => {
+  it("adopts the users the one listing finds without a write, and sends nothing else", async () => {
+    const { emu } = await world();
+    const { id, outs } = wire(await provider.create(setOf(ann, { ...bob, email: "BOB@example.com" })));
+    expect(id).toBe("workspace-users");
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /users"]);
+    expect(outs?.userIds).toEqual({ "ann@example.com": ANN, "bob@example.com": BOB });
+    expect(outs?.users["ann@example.com"]).toMatchObject({ role: "workspace_super_admin", managedAttributes: [] });
+    expect(outs?.users["bob@example.com"]?.email).toBe("BOB@example.com");
+    expect(Object.values(outs?.users ?? {}).some((u) => u.created)).toBe(false);
+  });
+
+  it("puts only a differing declared attribute, and posts a miss only after listings at two other page sizes agree", async () => {
+    const { emu } = await world();
+    const { outs } = await provider.create(setOf({ ...ann, role: "workspace_login_only" }, bob, cara));
+    const sent = emu.requests;
+    const firstPost = sent.findIndex((r) => r.method === "POST");
+    expect(listings(sent.slice(0, firstPost)).map((r) => r.query["page[size]"])).toEqual(["100", "99"]);
+    expect(writes(sent)).toEqual([`PUT /users/${ANN}`, "POST /users"]);
+    expect((sent.find((r) => r.method === "PUT")!.body as { data: { attributes: unknown } }).data.attributes).toMatchObject({
+      role: "workspace_login_only",
+      firstName: "Ann",
+    });
+    const caraId = emu.users.findByEmail(cara.email)!.id;
+    expect(outs?.userIds["cara@example.com"]).toBe(caraId);
+    expect(outs?.users["cara@example.com"]).toMatchObject({ created: true, role: "workspace_login_only", isGuest: false });
+  });
+
+  it("one failing user does not stop the others: the error names it and carries the state of the others", async () => {
+    const { emu } = await world();
+    emu.fault({ method: "POST", path: "/users", status: 400, times: 5 });
+    const error = (await rejection(provider.create(setOf(ann, cara)))) as Error & { properties?: Outputs; id?: string };
+    expect(error.message).toContain("cara@example.com:");
+    expect(error.id).toBe("workspace-users");
+    expect(error.properties?.userIds).toEqual({ "ann@example.com": ANN });
+  });
+});
+
+describe("update, read and delete", () => {
+  it("puts only the changed user, and deletes only a removed user it created (an adopted one is left, with a warning)", async () => {
+    const { emu, warnings } = await world();
+    const first = (await provider.create(setOf(ann, bob, cara))).outs as Outputs;
+    await nextDeployment(emu, warnings);
+    emu.clearRequests();
+    const renamed = await provider.update!("workspace-users", first, setOf({ ...ann, lastName: "Li" }, bob, cara));
+    expect(writes(emu.requests)).toEqual([`PUT /users/${ANN}`]);
+    expect(emu.users.get(ANN)).toMatchObject({ lastName: "Li", role: "workspace_super_admin" });
+    emu.clearRequests();
+    const caraId = first.userIds["cara@example.com"]!;
+    const after = await provider.update!("workspace-users", renamed.outs as Outputs, setOf({ ...ann, lastName: "Li" }));
+    expect(writes(emu.requests)).toEqual([`DELETE /users/${caraId}`]);
+    expect(emu.users.get(BOB)).toBeDefined();
+    expect(Object.keys((after.outs as Outputs).users)).toEqual(["ann@example.com"]);
+    expect(warnings.join("\n")).toContain("left 1 user(s) in the workspace");
+    expect(warnings.join("\n")).toContain("bob@example.com");
+    // An added user is created (after the proof), the others untouched; one added back is adopted with no write.
+    emu.clearRequests();
+    const dan = { email: "dan@example.com", firstName: "Dan", lastName: "Oz" };
+    const added = await provider.update!("workspace-users", after.outs as Outputs, setOf({ ...ann, lastName: "Li" }, bob, dan));
+    expect(writes(emu.requests)).toEqual(["POST /users"]);
+    expect((added.outs as Outputs).users["dan@example.com"]?.created).toBe(true);
+    expect((added.outs as Outputs).users["bob@example.com"]?.created).toBeUndefined();
+  });
+
+  it("destroy deletes what it created, adopted users only with deleteOnDestroy, and never an owner", async () => {
+    const { emu, warnings } = await world();
+    const { outs } = await provider.create({ ...setOf(ann, owner, cara), deleteOnDestroy: true });
+    await nextDeployment(emu, warnings);
+    emu.clearRequests();
+    await provider.delete!("workspace-users", outs as Outputs);
+    const caraId = (outs as Outputs).userIds["cara@example.com"];
+    expect(writes(emu.requests).sort()).toEqual([`DELETE /users/${ANN}`, `DELETE /users/${caraId}`].sort());
+    expect(emu.users.get(OWNER)).toBeDefined();
+    expect(warnings.join("\n")).toContain("olga@example.com");
+  });
+
+  it("a refresh reports drift per user, forgets a deleted one, and hands back inputs that show no diff", async () => {
+    const { emu } = await world();
+    const declared = setOf(ann, { ...bob, isGuest: false });
+    const { outs } = await provider.create(declared);
+    emu.users.update(ANN, { role: "workspace_super_admin" });
+    emu.users.update(BOB, { firstName: "Robert" });
+    emu.clearRequests();
+    const read = wire(await provider.read!("workspace-users", outs as Outputs));
+    const props = read.props as Outputs;
+    expect(props.users["ann@example.com"]?.role).toBe("workspace_super_admin");
+    expect(props.users["bob@example.com"]?.firstName).toBe("Robert");
+    expect(listings(emu.requests)).toHaveLength(1);
+    expect(writes(emu.requests)).toEqual([]);
+    // The role is the service's (not declared): no input, no diff; the drifted name is the one change.
+    expect(read.inputs).toEqual({ users: { "ann@example.com": ann, "bob@example.com": { ...bob, firstName: "Robert", isGuest: false } } });
+    expect(changedPaths(props, read.inputs as unknown as Props)).toEqual([]);
+    expect(changedPaths(props, declared)).toEqual(["users[bob@example.com].firstName"]);
+    emu.users.remove(BOB);
+    const again = (await provider.read!("workspace-users", props)).props as Outputs;
+    expect(Object.keys(again.userIds)).toEqual(["ann@example.com"]);
+  });
+});
