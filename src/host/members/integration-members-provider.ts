@@ -18,10 +18,9 @@
  * declared with; everyone else is reported unmanaged. No operation removes the last owner. When
  * some writes fail, the others still happen, and the state records what the service then has.
  */
-import { idOf } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, NotFoundError } from "../../client";
-import { sameId } from "../../client/ids";
+import { idOf, sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
 import {
   checkedInputs,
@@ -34,8 +33,7 @@ import {
   optIn,
 } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import { jobsOf } from "../membership/partial-write";
-import { settle } from "../membership/pending-jobs";
+import { waitForPending } from "../membership/partial-write";
 import { applyPlan, failedError, runError, runOf } from "./members-apply";
 import { adoptedMembersLeft, noIntegrationToImport, notDisclosed, notTheDeclaredIntegration } from "./messages";
 import { stillRunningOnDestroy } from "../membership/messages";
@@ -47,10 +45,7 @@ import { withHints } from "../../shared/hints";
 
 export type { IntegrationMembersOutputs } from "./members-state";
 
-/**
- * The plan of an operation against the service: one member list, then (only when the plan rests
- * on an absence from it) the confirmations it asks for (its integration's membership view, `membership-view.ts`), and the plan again.
- */
+/** The plan against the service: one member list, then (only when the plan rests on an absence from it) its confirmations, and the plan again. */
 async function planAgainstService(
   ctx: ProviderContext,
   base: Omit<PlanInput, "listed" | "confirmed">,
@@ -85,11 +80,6 @@ function withAdoption(
   return { ...outputs, adoptedMembers: [...adopted.values()].sort(), ...optIn(deleteOnDestroy) };
 }
 
-/** An import whose id is not the declared integration: nothing is written. */
-function importMismatch(importId: string, integrationId: string): ConfigurationError {
-  return new ConfigurationError(notTheDeclaredIntegration(importId, integrationId), "import");
-}
-
 /**
  * A create: declared members who are members already are adopted (their set applied with one
  * PATCH when it differs; a declared role that differs fails the create before any write), the
@@ -97,7 +87,9 @@ function importMismatch(importId: string, integrationId: string): ConfigurationE
  */
 async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
   const importId = news[IMPORT_ID];
-  if (typeof importId === "string" && !sameId(importId, inputs.integrationId)) throw importMismatch(importId, inputs.integrationId);
+  if (typeof importId === "string" && !sameId(importId, inputs.integrationId)) {
+    throw new ConfigurationError(notTheDeclaredIntegration(importId, inputs.integrationId), "import");
+  }
   const base = { op: "create" as const, integrationId: inputs.integrationId, declared: inputs.members };
   let acts: Actions;
   try {
@@ -124,9 +116,8 @@ async function update(
   inputs: IntegrationMembersInputs,
   news: Props,
 ): Promise<IntegrationMembersOutputs> {
-  const { client } = ctx.connection();
   // Invitations an earlier deployment did not see finish: given their time once more.
-  const running = await settle(client, jobsOf(olds.pendingInvitations));
+  const running = await waitForPending(ctx.connection().client, olds.pendingInvitations);
   const base = {
     op: "update" as const,
     integrationId: inputs.integrationId,
@@ -194,8 +185,7 @@ async function read(
  * whose invitation job is still running (they may join after).
  */
 async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
-  const { client } = ctx.connection();
-  const running = await settle(client, jobsOf(props.pendingInvitations));
+  const running = await waitForPending(ctx.connection().client, props.pendingInvitations);
   // Members who were members before this resource managed them are given back as they are.
   const adopted = new Set(props.deleteOnDestroy === true ? [] : (props.adoptedMembers ?? []).map(idOf));
   const taken = claimedIn(ctx, id);
@@ -216,16 +206,11 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   const left = (props.adoptedMembers ?? []).filter(
     (userId) => adopted.has(idOf(userId)) && acts.present.some((m) => sameId(m.userId, userId)),
   );
-  if (left.length > 0) {
-    ctx.warn(adoptedMembersLeft(id, left));
-  }
+  if (left.length > 0) ctx.warn(adoptedMembersLeft(id, left));
   const run = runOf(id, { ...acts, stillRunning: [] });
   await applyPlan(ctx, run, acts);
   for (const p of acts.stillRunning) {
-    run.failures.push({
-      userId: p.userId,
-      error: new Error(stillRunningOnDestroy(`the invitation's job ${p.jobId}`)),
-    });
+    run.failures.push({ userId: p.userId, error: new Error(stillRunningOnDestroy(`the invitation's job ${p.jobId}`)) });
   }
   if (run.failures.length > 0) {
     const total = acts.remove.length + acts.stillRunning.length;
@@ -234,41 +219,32 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
 }
 
 export const provider = providerOf<Props, IntegrationMembersOutputs>({
-  async check(ctx: ProviderContext, olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+  async check(ctx, olds, news) {
     const failures = [...ctx.settingsFailures(), ...validate(integrationMembersInputs, news)];
     // Valid inputs and settings: are the new or changed entitlement sets in the integration's catalogue?
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news)));
     return { inputs: checkedInputs(integrationMembersInputs, news), failures };
   },
 
-  async diff(_ctx: ProviderContext, _id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+  async diff(_ctx, _id, olds, news) {
     return diffMembers(olds, news);
   },
 
-  async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationMembersOutputs>> {
+  async create(ctx, news) {
     const inputs = parseInputs(integrationMembersInputs, news);
     return ctx.withWrite(async () => ({ id: inputs.integrationId, outs: await create(ctx, inputs, news) }), inputs.integrationId);
   },
 
-  async read(
-    ctx: ProviderContext,
-    id: string,
-    props?: IntegrationMembersOutputs,
-  ): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
+  async read(ctx, id, props) {
     return withHints(() => read(ctx, id, props), true);
   },
 
-  async update(
-    ctx: ProviderContext,
-    _id: string,
-    olds: IntegrationMembersOutputs,
-    news: Props,
-  ): Promise<pulumi.dynamic.UpdateResult<IntegrationMembersOutputs>> {
+  async update(ctx, _id, olds, news) {
     const inputs = parseInputs(integrationMembersInputs, news);
     return ctx.withWrite(async () => ({ outs: await update(ctx, olds, inputs, news) }), inputs.integrationId);
   },
 
-  async delete(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
+  async delete(ctx, id, props) {
     await ctx.withWrite(() => destroy(ctx, id, props), id);
   },
 });

@@ -151,18 +151,18 @@ function changedUserProperties(olds: Declared, news: Props): string[] {
 }
 
 export const provider = providerOf<Props, UserOutputs>({
-  async check(ctx: ProviderContext, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+  async check(ctx, _olds, news) {
     return { inputs: checkedInputs(userInputs, news), failures: [...ctx.settingsFailures(), ...validate(userInputs, news)] };
   },
 
-  async diff(_ctx: ProviderContext, _id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+  async diff(_ctx, _id, olds, news) {
     // None of the user's fields needs a replacement: PUT updates all of them. A replacement all the
     // same (a forced one) deletes first: two users cannot share an email. `import` is never compared.
     const changes = changedUserProperties(olds, news).length > 0 || optInChanged(olds, news);
     return { changes, replaces: [], deleteBeforeReplace: true };
   },
 
-  async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
+  async create(ctx, news) {
     const inputs = parseInputs(userInputs, news);
     return ctx.withWrite(async () => {
       const { client } = ctx.connection();
@@ -185,7 +185,7 @@ export const provider = providerOf<Props, UserOutputs>({
     });
   },
 
-  async read(ctx: ProviderContext, id: string, props?: UserOutputs): Promise<pulumi.dynamic.ReadResult<UserOutputs>> {
+  async read(ctx, id, props) {
     return withHints(async () => {
       const user = await ctx.connection().cache.user(id);
       if (!user) return { id: "", props: {} as UserOutputs };
@@ -213,7 +213,7 @@ export const provider = providerOf<Props, UserOutputs>({
     }, true);
   },
 
-  async update(ctx: ProviderContext, id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<UserOutputs>> {
+  async update(ctx, id, olds, news) {
     const inputs = parseInputs(userInputs, news);
     const adopted = wasAdopted(olds);
     // Only the destroy opt-in changed: the state learns it, nothing is sent.
@@ -231,7 +231,7 @@ export const provider = providerOf<Props, UserOutputs>({
     });
   },
 
-  async delete(ctx: ProviderContext, id: string, props?: UserOutputs): Promise<void> {
+  async delete(ctx, id, props) {
     // A replacement of this resource took the same user over in this deployment: keep it.
     if (ctx.takeovers.has(userKey(id))) return;
     // What the stack adopted existed before it, and an owner holds the workspace: given back as they are.
