@@ -12,8 +12,7 @@ import { type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { PartialWriteError } from "../membership/partial-write";
 import type { Actions, PlannedInvite } from "./members-plan";
-import { cannotReadBack, stillRunning } from "./messages";
-import { notAsInvited, roleMismatch } from "./members-refusals";
+import { cannotReadBack, notAsInvited, roleMismatch, stillRunning } from "./messages";
 import { asPlanned, byKey, type IntegrationMembersOutputs, type Run, serviceMember, type ServiceMember } from "./members-state";
 import type { MembershipView } from "../membership/membership-view";
 
@@ -79,7 +78,7 @@ async function checkMade(view: MembershipView, run: Run, made: readonly PlannedI
     if ((now.role !== null && now.role !== role) || !sameSet(now.entitlements, member.entitlements)) {
       run.failures.push({
         userId: member.userId,
-        error: notAsInvited(run.integrationId, { userId: member.userId, role, entitlements: member.entitlements }, state),
+        error: notAsInvited(run.integrationId, member.userId, { role, entitlements: member.entitlements }, state),
       });
     }
   }

@@ -12,10 +12,11 @@
  *
  * User ids are compared in their one form ({@link idOf}): a service may answer another case.
  */
+import { ConfigurationError } from "../../client";
 import { idOf } from "../../client/ids";
 import { DEFAULT_INTEGRATION_ROLE, type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import { guardLastOwner, roleDrift, roleMismatch } from "./members-refusals";
+import { lastOwnerRefusal, roleDrift, roleMismatch } from "./messages";
 import type { PendingInvitation } from "../membership/partial-write";
 import { byKey, type Failure, type IntegrationMembersOutputs, type ServiceMember } from "./members-state";
 
@@ -183,7 +184,7 @@ function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
   const stateRoleDiffers = (m: MemberInputs) => roleChanged(wasManaged.get(idOf(m.userId))?.role ?? null, m);
   const roleChanges = declared.filter((m) => wasManaged.has(idOf(m.userId)) && liveRoleDiffers(m) && stateRoleDiffers(m));
   acts.remove.push(...dropped, ...unmanaged, ...roleChanges.map((m) => m.userId));
-  guardLastOwner(input.integrationId, present.values(), new Set(acts.remove.map(idOf)));
+  guardLastOwner(input.integrationId, present, acts.remove);
   for (const member of declared)
     planDeclared(input, member, { live: live(member.userId), wasManaged, roleChange: roleChanges.includes(member) }, acts);
 }
@@ -238,7 +239,7 @@ function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember
     const pending = pendingOf(input, m.userId);
     if (pending) acts.stillRunning.push(pending);
   }
-  guardLastOwner(input.integrationId, present.values(), new Set(acts.remove.map(idOf)));
+  guardLastOwner(input.integrationId, present, acts.remove);
 }
 
 /**
@@ -258,4 +259,27 @@ function planRead(input: PlanInput, present: ReadonlyMap<string, ServiceMember>,
       }
     }
   }
+}
+
+/**
+ * Refuses removing `removed` (user keys, {@link idOf}) out of `members` (everyone the integration
+ * has) when no member known to hold the owner role would be left and they include an owner or a
+ * member whose role is unknown (`null`), who may be the owner. A role change from owner counts: the
+ * member is removed before being invited again.
+ */
+function guardLastOwner(integrationId: string, present: ReadonlyMap<string, ServiceMember>, removed: readonly string[]): void {
+  const removedKeys = new Set(removed.map(idOf));
+  const gone = (m: ServiceMember) => removedKeys.has(idOf(m.userId));
+  const owners = [...present.values()].filter((m) => m.role === "account_owner");
+  if (owners.some((m) => !gone(m))) return;
+  const unknown = [...present.values()].filter((m) => m.role === null && gone(m)).map((m) => m.userId);
+  if (owners.length === 0 && unknown.length === 0) return;
+  throw new ConfigurationError(
+    lastOwnerRefusal(
+      integrationId,
+      owners.map((m) => m.userId),
+      unknown,
+    ),
+    "members",
+  );
 }
