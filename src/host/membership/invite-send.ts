@@ -39,7 +39,7 @@ import {
   type WorkspaceAccessClient,
 } from "../../client";
 import type { Invitation, InvitationResult } from "./invite-batcher";
-import { confirmMisses, type Members, memberList } from "./member-list";
+import { confirm, type Members, memberList } from "./member-list";
 
 /** One invitation waiting for its result. */
 export interface Entry {
@@ -112,10 +112,8 @@ async function afterOneFailed(client: WorkspaceAccessClient, entry: Entry, error
   entry.reject(error);
 }
 
-/** The members of the integration now, by user id (see {@link memberList}); `undefined` when the list cannot be read. */
-async function membersNow(client: WorkspaceAccessClient, integrationId: string): Promise<Members | undefined> {
-  return memberList(client, integrationId).catch(() => undefined);
-}
+/** The members of the integration now, by user id; `undefined` when the list cannot be read. */
+const membersNow = (client: WorkspaceAccessClient, integrationId: string) => memberList(client, integrationId).catch(() => undefined);
 
 /**
  * Splits `batch` into the entries whose user is a member now (settled: with `existed`, or, when
@@ -161,21 +159,18 @@ async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], err
   const missed = settleMembers(batch, members, false);
   if (missed.length === 0) return;
   // A list proves presence only: a member it skipped (pages shift) would be invited a second time.
-  let confirmed: Map<string, IntegrationUser | undefined>;
-  try {
-    confirmed = await confirmMisses(
-      client,
-      integrationId,
-      members,
-      missed.map((e) => e.invitation.userId),
-    );
-  } catch {
-    return pendingAll(missed, error, null, batch.length);
-  }
+  const confirmed = await confirm(
+    client,
+    integrationId,
+    members,
+    missed.map((e) => e.invitation.userId),
+  ).catch(() => undefined);
+  // Unconfirmed, or a member whose record cannot be used: the rest may have landed, so pending.
+  if (!confirmed || [...confirmed.values()].some((m) => m instanceof Error)) return pendingAll(missed, error, null, batch.length);
   const rest: Entry[] = [];
   for (const entry of missed) {
     const found = confirmed.get(idOf(entry.invitation.userId));
-    if (found) entry.resolve({ kind: "member", member: found, existed: false });
+    if (found && !(found instanceof Error)) entry.resolve({ kind: "member", member: found, existed: false });
     else rest.push(entry);
   }
   if (rest.length > 0) await split(client, rest);
