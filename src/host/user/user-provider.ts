@@ -18,10 +18,9 @@
  * (`workspace_login_only`, not a guest); otherwise an attribute the program leaves out keeps the
  * service's value, is never written and never causes a diff.
  */
-import { sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
-import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../../client";
-import { ConfigurationError } from "../../client/errors";
+import { ConfigurationError, ConflictError, InvalidResponseError, sameEmail, sameId, unlessNotFound, type User } from "../../client";
+import type { UserAttributes } from "../../client";
 import { emailTaken, importedEmailDiffers, leftInWorkspace, noRoleToKeep, noUserToImport } from "./messages";
 import { userKey } from "../takeovers";
 import {
@@ -63,35 +62,25 @@ type Declared = Partial<Record<keyof UserInputs, unknown>>;
 /** The optional attributes the program may leave to the service. */
 const OPTIONAL = ["isGuest", "role"] as const;
 
-/** The declared attributes of a new user, defaults for what is left out. */
-function newUser(inputs: UserInputs): UserAttributes {
-  return {
-    email: inputs.email,
-    firstName: inputs.firstName,
-    lastName: inputs.lastName,
-    role: inputs.role ?? DEFAULT_USER_ROLE,
-    isGuest: inputs.isGuest ?? false,
-  };
-}
-
 /**
- * The attributes a `PUT` sends for an existing user: the declared ones, and the service's value
- * of each optional one the program leaves out. A `PUT` replaces every attribute, so one the
- * service does not report (a record with no `role`) cannot be kept: that fails this resource,
- * naming the record and the field, rather than guess. An unreported `isGuest` is left out of the
- * body (the service keeps what it has).
+ * The attributes to send: the declared ones, and for what the program leaves out, the defaults
+ * (a new user, no `current`) or the service's value (a `PUT` replaces every attribute). A role the
+ * service does not report cannot be kept: that fails this resource, naming the record and the
+ * field, rather than guess. An unreported `isGuest` is left out of the body (the service keeps it).
  */
-function keeping(inputs: UserInputs, current: User): UserAttributes {
-  const role = inputs.role ?? current.role;
+function attributesOf(inputs: UserInputs, current?: User): UserAttributes {
+  const role = inputs.role ?? (current ? current.role : DEFAULT_USER_ROLE);
   if (role === null) {
-    throw new InvalidResponseError(noRoleToKeep(current), {
+    // Only the service's record can lack a role (a new user's is the default).
+    const record = current!;
+    throw new InvalidResponseError(noRoleToKeep(record), {
       method: "GET",
-      path: `users/${current.id}`,
+      path: `users/${record.id}`,
       status: 200,
       field: "data.attributes.role",
     });
   }
-  const isGuest = inputs.isGuest ?? current.isGuest ?? undefined;
+  const isGuest = inputs.isGuest ?? (current ? (current.isGuest ?? undefined) : false);
   return {
     email: inputs.email,
     firstName: inputs.firstName,
@@ -125,15 +114,10 @@ function outputs(user: User, declared: Declared, adopted = false): UserOutputs {
     status: user.status,
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
-    managedAttributes: managed(declared),
+    managedAttributes: OPTIONAL.filter((key) => declared[key] !== undefined && declared[key] !== null),
     ...optIn(declared.deleteOnDestroy),
     adopted,
   };
-}
-
-/** The optional attributes `declared` sets. */
-function managed(declared: Declared): string[] {
-  return OPTIONAL.filter((key) => declared[key] !== undefined && declared[key] !== null);
 }
 
 /** The fields `diff` compares, each with how to compare it; `role` and `isGuest` only when declared. */
@@ -172,7 +156,7 @@ export const provider = providerOf<Props, UserOutputs>({
       if (found) return adopt(ctx, found, inputs);
       let user: User;
       try {
-        user = await client.users.create(newUser(inputs));
+        user = await client.users.create(attributesOf(inputs));
       } catch (error) {
         if (!ConflictError.isInstance(error)) throw error;
         const existing = await client.users.findByEmail(inputs.email);
@@ -225,7 +209,7 @@ export const provider = providerOf<Props, UserOutputs>({
       const { client } = ctx.connection();
       // A PUT replaces every attribute: what the program leaves out is read first and kept.
       const needsCurrent = inputs.role === undefined || inputs.isGuest === undefined;
-      const attributes = needsCurrent ? keeping(inputs, await client.users.get(id)) : newUser(inputs);
+      const attributes = attributesOf(inputs, needsCurrent ? await client.users.get(id) : undefined);
       const user = await client.users.replace(id, attributes);
       return { outs: outputs(user, inputs, adopted) };
     });
@@ -254,7 +238,7 @@ export const provider = providerOf<Props, UserOutputs>({
  */
 async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
   const held = matches(inputs, existing);
-  const user = held ? existing : await ctx.connection().client.users.replace(existing.id, keeping(inputs, existing));
+  const user = held ? existing : await ctx.connection().client.users.replace(existing.id, attributesOf(inputs, existing));
   // Said in the up's output: the engine reports the adoption as "created" either way.
   if (held) ctx.info(`Adopted user ${inputs.email} (${existing.id}): it holds every declared attribute already; nothing was written.`);
   ctx.takeovers.take(userKey(user.id));
