@@ -7,7 +7,7 @@
 import { idOf } from "../../client/ids";
 import { type IntegrationRole, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import type { ProviderContext } from "../provider-runtime";
-import { memberKey, type Takeovers } from "../takeovers";
+import { memberKey } from "../takeovers";
 import { type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { PartialWriteError } from "../membership/partial-write";
@@ -38,7 +38,8 @@ export async function applyPlan(ctx: ProviderContext, run: Run, acts: Actions): 
       if (await removeMember(client, run, id)) removed.add(idOf(id));
     }),
   );
-  for (const id of acts.takeOver) takeOver(ctx.takeovers, run, id);
+  // A member there before, now this resource's: the delete of the resource that managed them must leave them (`takeovers.ts`).
+  for (const id of acts.takeOver) ctx.takeovers.take(memberKey(run.integrationId, id));
   const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
   const made: PlannedInvite[] = [];
   await Promise.all([
@@ -113,15 +114,6 @@ async function setEntitlements(client: WorkspaceAccessClient, run: Run, target: 
 }
 
 /**
- * Records that this deployment took over a member who was there before (an adoption): when the
- * resource that managed them before (this one under another name, or an `IntegrationEntitlement`)
- * is deleted after this create or update, as Pulumi does, its delete must leave them (`takeovers.ts`).
- */
-function takeOver(takeovers: Takeovers, run: Run, userId: string): void {
-  takeovers.take(memberKey(run.integrationId, userId));
-}
-
-/**
  * Invites a declared member the plan confirmed absent: a batched invitation. When the answer says
  * they are one after all, what was found is compared with what was asked: someone else's
  * membership follows the adoption rules (a declared role must match); one this invitation made with
@@ -178,7 +170,7 @@ async function adoptFound(
     run.failures.push({ userId, error: roleMismatch(run.integrationId, declared, found.role) });
     return;
   }
-  if (theirs) takeOver(ctx.takeovers, run, userId);
+  if (theirs) ctx.takeovers.take(memberKey(run.integrationId, userId));
   run.managed.set(idOf(userId), found);
   if (!sameSet(found.entitlements, declared.entitlements))
     await setEntitlements(ctx.connection().client, run, { ...found, entitlements: declared.entitlements });
