@@ -90,17 +90,6 @@ function attributesOf(inputs: UserInputs, current?: User): UserAttributes {
   };
 }
 
-/** Whether every attribute the program declares already holds (email case-insensitively). */
-function matches(inputs: UserInputs, user: User): boolean {
-  return (
-    sameEmail(inputs.email, user.email) &&
-    inputs.firstName === user.firstName &&
-    inputs.lastName === user.lastName &&
-    (inputs.role === undefined || inputs.role === user.role) &&
-    (inputs.isGuest === undefined || inputs.isGuest === (user.isGuest ?? false))
-  );
-}
-
 /** Outputs from what the service said; the declared email's spelling is kept when it matches. */
 function outputs(user: User, declared: Declared, adopted = false): UserOutputs {
   const email = typeof declared.email === "string" && sameEmail(declared.email, user.email) ? declared.email : user.email;
@@ -129,7 +118,7 @@ const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown) => bo
   ["isGuest", (a, b) => b === undefined || (a ?? false) === b],
 ];
 
-/** The properties whose values differ (a value not known yet counts as a change). */
+/** The properties whose declared values `news` differ from `olds`, a state or the service's user (a value not known yet counts as a change). */
 function changedUserProperties(olds: Declared, news: Props): string[] {
   return COMPARED.filter(([key, same]) => isUnknown(news[key]) || !same(olds[key], news[key])).map(([key]) => key);
 }
@@ -237,7 +226,7 @@ export const provider = providerOf<Props, UserOutputs>({
  * one the program leaves out (an owner stays an owner, a guest a guest).
  */
 async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
-  const held = matches(inputs, existing);
+  const held = changedUserProperties(existing, inputs).length === 0;
   const user = held ? existing : await ctx.connection().client.users.replace(existing.id, attributesOf(inputs, existing));
   // Said in the up's output: the engine reports the adoption as "created" either way.
   if (held) ctx.info(`Adopted user ${inputs.email} (${existing.id}): it holds every declared attribute already; nothing was written.`);
