@@ -79,28 +79,28 @@ export type InvitationResult =
   | { kind: "pending"; jobId: string | null; error: Error };
 
 /** The invitations of one integration, role and set waiting to be sent. */
-interface Queue {
-  entries: Entry[];
+class Queue {
+  entries: Entry[] = [];
   /** A create leads this queue's next batch: it waits for the window to close, then sends. */
-  scheduled: boolean;
+  scheduled = false;
   /** Ends the leader's wait early (the batch is full: {@link MAX_BATCH}, or as many as the engine runs). */
   wake: (() => void) | undefined;
   /** Batches of this kind sent and not settled yet. */
-  inFlight: number;
+  inFlight = 0;
   /** Invitations of this kind submitted and not settled. */
-  outstanding: number;
+  outstanding = 0;
   /** The most of them seen when one settled: how many creates of this kind the engine runs at once. */
-  peak: number;
+  peak = 0;
   /** When a batch was last sent or settled. */
-  lastSentAt: number;
+  lastSentAt = Number.NEGATIVE_INFINITY;
   /** When the last invitation joined. */
-  lastJoinedAt: number;
+  lastJoinedAt = Number.NEGATIVE_INFINITY;
   /** When an invitation of this kind last settled (its create returns to the engine then). */
-  lastSettledAt: number;
+  lastSettledAt = Number.NEGATIVE_INFINITY;
   /** How far apart invitations of this kind arrive one by one (ms, a running mean); 0 while they come together. */
-  pace: number;
+  pace = 0;
   /** The longest recent gap between two of them (ms, decaying): how uneven the engine's pace is. */
-  slowGap: number;
+  slowGap = 0;
 }
 
 /**
@@ -129,6 +129,14 @@ export class InviteBatcher {
     const q = this.#queueOf(invitation);
     const result = new Promise<InvitationResult>((resolve, reject) => q.entries.push({ invitation, resolve, reject }));
     q.outstanding++;
+    const settled = () => {
+      q.lastSettledAt = this.#clock.now();
+      // The creates in flight now (this batch's, and those waiting for it) are what the engine runs at once.
+      q.peak = Math.max(q.peak, q.outstanding);
+      q.outstanding--;
+    };
+    // Noted before the caller resumes (this handler comes first): its next invitation is measured from here.
+    void result.then(settled, settled);
     const now = this.#clock.now();
     // The gap since the last arrival, or since an invitation settled (the engine starts the next
     // create one step after a create returns): a sample of the pace, unless a burst or a pause.
@@ -162,20 +170,7 @@ export class InviteBatcher {
     const key = JSON.stringify([idOf(invitation.integrationId), invitation.role, invitation.entitlements]);
     let queue = this.#queues.get(key);
     if (!queue) {
-      const never = Number.NEGATIVE_INFINITY;
-      queue = {
-        entries: [],
-        scheduled: false,
-        wake: undefined,
-        inFlight: 0,
-        outstanding: 0,
-        peak: 0,
-        lastSentAt: never,
-        lastJoinedAt: never,
-        lastSettledAt: never,
-        pace: 0,
-        slowGap: 0,
-      };
+      queue = new Queue();
       this.#queues.set(key, queue);
     }
     return queue;
@@ -216,32 +211,12 @@ export class InviteBatcher {
     }
   }
 
-  /** Takes what is queued, {@link MAX_BATCH} users a batch, each entry noting when it settles. */
+  /** Takes what is queued, {@link MAX_BATCH} users a batch. */
   #take(queue: Queue): Entry[][] {
-    const settled = () => {
-      queue.lastSettledAt = this.#clock.now();
-      // The creates in flight now (this batch's, and those waiting for it) are what the engine runs at once.
-      queue.peak = Math.max(queue.peak, queue.outstanding);
-      queue.outstanding--;
-    };
     const batches: Entry[][] = [];
     while (queue.entries.length > 0) {
-      // Noted before the caller resumes: its next invitation is measured from here.
-      const batch = queue.entries.splice(0, MAX_BATCH).map(
-        (entry): Entry => ({
-          invitation: entry.invitation,
-          resolve: (result) => {
-            settled();
-            entry.resolve(result);
-          },
-          reject: (error) => {
-            settled();
-            entry.reject(error);
-          },
-        }),
-      );
+      batches.push(queue.entries.splice(0, MAX_BATCH));
       queue.inFlight++;
-      batches.push(batch);
     }
     queue.lastSentAt = this.#clock.now();
     return batches;
