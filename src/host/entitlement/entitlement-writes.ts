@@ -56,20 +56,9 @@ function otherRole(member: IntegrationUser, inputs: IntegrationEntitlementInputs
   return current !== undefined && current !== inputs.role ? current : undefined;
 }
 
-/** Why a member found may not become this resource's: at create only with `adoptExisting`; never with another role. */
-function refusal(member: IntegrationUser, inputs: IntegrationEntitlementInputs, how: Arrival): ConfigurationError | undefined {
-  const current = otherRole(member, inputs);
-  // Resuming, a member with another role was not made by this resource's invitation: someone else's.
-  if (!inputs.adoptExisting && (how === "create" || (current && how === "resume"))) {
-    const roleHint = current ? ` and role: "${current}"` : "";
-    return new ConfigurationError(messages.existingMembership(member, inputs, roleHint), "adoptExisting");
-  }
-  return current ? new ConfigurationError(messages.roleDiffers(inputs, current), "role") : undefined;
-}
-
 /**
- * Takes a member who is there: the adoption rules, then the plan (one `PATCH` of the declared set,
- * its job waited for, when the set differs; nothing when it matches).
+ * Takes a member who is there: the adoption rules (at create only with `adoptExisting`; never with
+ * another role), then the plan (one `PATCH` of the declared set, its job waited for, when it differs).
  */
 export async function adopt(
   ctx: ProviderContext,
@@ -77,8 +66,13 @@ export async function adopt(
   member: IntegrationUser,
   how: Arrival,
 ): Promise<Written> {
-  const refused = refusal(member, inputs, how);
-  if (refused) throw refused;
+  const current = otherRole(member, inputs);
+  // Resuming, a member with another role was not made by this resource's invitation: someone else's.
+  if (!inputs.adoptExisting && (how === "create" || (current && how === "resume"))) {
+    const roleHint = current ? ` and role: "${current}"` : "";
+    throw new ConfigurationError(messages.existingMembership(member, inputs, roleHint), "adoptExisting");
+  }
+  if (current) throw new ConfigurationError(messages.roleDiffers(inputs, current), "role");
   const [set] = planOne(inputs, member).setEntitlements;
   const existed = how !== "resume";
   if (!set) {

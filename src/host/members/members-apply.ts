@@ -176,11 +176,9 @@ async function adoptFound(
     await setEntitlements(ctx.connection().client, run, { ...found, entitlements: declared.entitlements });
 }
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 /** The error of a run that had failures: `summary`, then every failed member named and why. */
 export function failedError(run: Run, summary: string): Error & { reasons: string[] } {
-  const reasons = run.failures.map((f) => `user ${f.userId}: ${messageOf(f.error)}`);
+  const reasons = run.failures.map((f) => `user ${f.userId}: ${f.error instanceof Error ? f.error.message : String(f.error)}`);
   return Object.assign(new Error(`${summary}: ${reasons.join("; ")}`, { cause: run.failures[0]?.error }), { reasons });
 }
 

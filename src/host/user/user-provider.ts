@@ -165,7 +165,7 @@ export const provider = providerOf<Props, UserOutputs>({
       const prior: Declared = props ?? {};
       // No state (a read that imports the user): both are managed, as the service has them.
       const managedBefore = props?.managedAttributes ?? [...OPTIONAL];
-      const outs = outputs(user, prior, wasAdopted(props));
+      const outs = outputs(user, prior, props?.adopted === true);
       outs.managedAttributes = managedBefore;
       const inputs: Partial<UserOutputs> = {
         email: outs.email,
@@ -188,7 +188,7 @@ export const provider = providerOf<Props, UserOutputs>({
 
   async update(ctx, id, olds, news) {
     const inputs = parseInputs(userInputs, news);
-    const adopted = wasAdopted(olds);
+    const adopted = olds.adopted === true;
     // Only the destroy opt-in changed: the state learns it, nothing is sent.
     if (changedUserProperties(olds, news).length === 0 && optInChanged(olds, news)) {
       const { deleteOnDestroy: _, ...rest } = olds;
@@ -207,8 +207,7 @@ export const provider = providerOf<Props, UserOutputs>({
   async delete(ctx, id, props) {
     // A replacement of this resource took the same user over in this deployment: keep it.
     if (ctx.takeovers.has(userKey(id))) return;
-    // What the stack adopted existed before it, and an owner holds the workspace: given back as they are.
-    const kept = props?.deleteOnDestroy === true ? undefined : keptReason(props);
+    const kept = keptReason(props);
     if (kept) {
       ctx.warn(leftInWorkspace(id, props?.email, kept));
       return;
@@ -240,22 +239,15 @@ async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): 
  */
 async function imported(ctx: ProviderContext, id: string, inputs: UserInputs): Promise<User> {
   const user = await unlessNotFound(ctx.connection().client.users.get(id));
-  if (!user) {
-    throw new ConfigurationError(noUserToImport(id), "import");
-  }
-  if (!sameEmail(inputs.email, user.email)) {
-    throw new ConfigurationError(importedEmailDiffers(id, user.email, inputs.email), "import");
-  }
+  if (!user) throw new ConfigurationError(noUserToImport(id), "import");
+  if (!sameEmail(inputs.email, user.email)) throw new ConfigurationError(importedEmailDiffers(id, user.email, inputs.email), "import");
   return user;
 }
 
-/** Whether the state records an adoption. */
-const wasAdopted = (props: Partial<UserOutputs> | undefined): boolean => props?.adopted === true;
-
-/** Why a delete leaves the user, or undefined when the stack may delete it. */
+/** Why a delete leaves the user (what the stack adopted existed before it, an owner holds the workspace); undefined: it may delete it. */
 function keptReason(props: UserOutputs | undefined): string | undefined {
-  if (!props) return undefined;
-  if (wasAdopted(props)) return "the stack adopted it (it existed before)";
+  if (!props || props.deleteOnDestroy === true) return undefined;
+  if (props.adopted === true) return "the stack adopted it (it existed before)";
   if (props.role === "workspace_owner") return "it is a workspace owner";
   return undefined;
 }
