@@ -21,10 +21,7 @@ export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInp
   status: string | null;
   /** The job of the last write this resource made (null when none was needed). */
   lastJobId: string | null;
-  /**
-   * The last write (the invitation, or an adoption's set) when it may still land: accepted and not
-   * seen to finish, with its job (`membership/partial-write.ts`). The entitlements are then the ones asked, not known to be held.
-   */
+  /** The last write when it may still land, with its job: the entitlements are then the ones asked, not known to be held. */
   pendingInvitations?: PendingInvitation[];
   /** The stack adopted the membership (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`. */
   adopted?: boolean;
@@ -83,8 +80,7 @@ export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props
     // A pending write is resumed by an update (the set it asked is not known to be held).
     changes: replaces.length > 0 || entitlementsChanged || (olds.pendingInvitations?.length ?? 0) > 0 || optInChanged(olds, news),
     replaces,
-    // The API cannot change a member's role: the old membership goes first, then the invite
-    // with the new role. Only needed when both point at the same membership.
+    // The API cannot change a member's role: the old membership goes first (when both are the same membership).
     deleteBeforeReplace: roleChanged && moved.length === 0,
   };
 }

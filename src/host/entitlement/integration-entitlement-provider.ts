@@ -1,8 +1,6 @@
 /**
- * The dynamic provider of {@link IntegrationEntitlement}, loaded by name in the dynamic-provider
- * host (`pulumi-workspace-access/provider/integration-entitlement`). The resource id is
- * `<integrationId>/<userId>`. Which HTTP call backs each operation (every write answers with a
- * job, awaited until it is `finished`):
+ * The dynamic provider of {@link IntegrationEntitlement} (`pulumi-workspace-access/provider/integration-entitlement`).
+ * The resource id is `<integrationId>/<userId>`. Which HTTP call backs each operation (every write's job is awaited):
  *
  * | operation | request |
  * |---|---|
@@ -16,10 +14,7 @@
  * | read | the member from the view (a refresh's reads share one list); a pending write's job once; not a member: `GET /integrations/{id}` once |
  * | delete | `DELETE .../users/{userId}` and its job (404: gone); a pending write's job first; an adopted membership is left unless `deleteOnDestroy` |
  *
- * Once the service has accepted a write of a create (or of an update resuming one) and it was not
- * seen to finish (a timeout, polling that still fails after the client's retries, an answer lost),
- * the resource is recorded as partially created, with the write in `pendingInvitations` and its job
- * (null when none is known): the next `pulumi up` waits for the job instead of inviting again.
+ * A write accepted and not seen to finish (a timeout, an answer lost) records a partial create (`partialCreate`).
  */
 import { ConfigurationError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import { withHints } from "../../shared/hints";
@@ -59,10 +54,7 @@ async function isJobRunning(client: WorkspaceAccessClient, jobId: string): Promi
   return job !== undefined && job.status !== "finished" && job.status !== "error";
 }
 
-/**
- * A create with `import: "<integrationId>/<userId>"`: the membership must be the declared one and
- * exist (a direct read; 404 fails, before any write).
- */
+/** A create with `import: "<integrationId>/<userId>"`: the membership must be the declared one and exist (404 fails, before any write). */
 async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInputs, importId: string) {
   const named = parseId(importId);
   const { integrationId, userId } = inputs;

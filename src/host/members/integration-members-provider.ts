@@ -1,9 +1,7 @@
 /**
- * The dynamic provider of {@link IntegrationMembers}, loaded by name in the dynamic-provider host
- * (`pulumi-workspace-access/provider/integration-members`). The resource id is the integration id.
- * Every operation plans with `members-plan.ts` over its integration's membership view
- * (`membership-view.ts`: the member list once, then a confirmation of each absence a decision rests
- * on), then writes (`members-apply.ts`); every write waits for its job. Which requests back each:
+ * The dynamic provider of {@link IntegrationMembers} (`pulumi-workspace-access/provider/integration-members`). The
+ * resource id is the integration id. Every operation plans (`members-plan.ts`) over the integration's membership
+ * view, then writes (`members-apply.ts`); every write waits for its job. Which requests back each:
  *
  * | operation | request |
  * |---|---|

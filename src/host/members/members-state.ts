@@ -1,6 +1,4 @@
-/**
- * What an {@link IntegrationMembers} stores, and how one operation's findings become it.
- */
+/** What an {@link IntegrationMembers} stores, and how one operation's findings become it. */
 import { type Id, idOf } from "../../client/ids";
 import type { IntegrationUser } from "../../client";
 import { entitlementSet, inviteRole } from "../../shared/inputs";
@@ -14,22 +12,11 @@ export interface IntegrationMembersOutputs {
   members: IntegrationMemberState[];
   removeUnmanaged: boolean;
   unmanagedMembers: UnmanagedIntegrationMember[];
-  /**
-   * The members whose invitation was accepted but not seen to finish, each with its job: recorded
-   * as managed with no set known, and not invited again while that job runs (it would invite them twice).
-   */
+  /** Invitations accepted and not seen to finish: managed with no set known, not invited again while the job runs. */
   pendingInvitations?: PendingInvitation[];
-  /**
-   * The members whose role the program declares (user ids, sorted). The others keep the
-   * service's role: refresh reports it in `members` but not as a declared input, so it shows no change.
-   * Missing in a state written before it existed: every role then counts as declared.
-   */
+  /** The members whose role the program declares (user ids, sorted); a refresh reports the others' as no declared input. */
   declaredRoles?: string[];
-  /**
-   * The managed members (user ids, sorted) who were members before this resource managed them
-   * (taken over at create, at `import`, or when newly declared): destroy leaves them unless
-   * `deleteOnDestroy`. Missing in a state written before it existed: none.
-   */
+  /** The managed members (user ids, sorted) who were members before this resource managed them: destroy leaves them unless `deleteOnDestroy`. */
   adoptedMembers?: string[];
   /** The program's opt-in to removing adopted members on destroy (absent: they are left). */
   deleteOnDestroy?: boolean;
@@ -39,10 +26,7 @@ export interface IntegrationMembersOutputs {
 export type ServiceMember = UnmanagedIntegrationMember;
 
 /** One failed write or refused member: who and why. */
-export interface Failure {
-  userId: string;
-  error: unknown;
-}
+export type Failure = { userId: string; error: unknown };
 
 /** Everything one operation found and did, from which the outputs are built. Maps are keyed by {@link idOf}. */
 export interface Run {
@@ -52,7 +36,7 @@ export interface Run {
   /** The managed members and what the service has for them now. */
   managed: Map<string, IntegrationMemberState>;
   failures: Failure[];
-  /** Invitations not seen to finish: user key → pending invitation. */
+  /** Invitations not seen to finish. */
   pending: Map<string, PendingInvitation>;
 }
 

@@ -1,6 +1,5 @@
 /**
- * The dynamic provider of {@link User}, loaded by name in the dynamic-provider host
- * (`pulumi-workspace-access/provider/user`). Which HTTP call backs each operation:
+ * The dynamic provider of {@link User} (`pulumi-workspace-access/provider/user`). Which HTTP call backs each operation:
  *
  * | operation | request |
  * |---|---|
