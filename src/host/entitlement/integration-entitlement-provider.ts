@@ -89,7 +89,6 @@ function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitleme
 export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   async check(ctx, olds, news) {
     const failures = [...ctx.settingsFailures(), ...validate(integrationEntitlementInputs, news)];
-    // Valid inputs and settings, and an entitlement set that is new: are they in the integration's catalogue?
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedEntitlements(olds, news)));
     return { inputs: checkedInputs(integrationEntitlementInputs, news), failures };
   },
@@ -108,7 +107,6 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           let written: Written;
           if (typeof importId === "string") written = await adopt(ctx, inputs, await imported(ctx, inputs, importId), "import");
           else {
-            // Whether the user is a member already, from the integration's membership view (a miss is confirmed absent).
             const { member, shared } = await ctx.connection().memberships.of(integrationId).beforeCreate(userId);
             const existing = usable(member);
             if (existing) written = await adopt(ctx, inputs, existing, "create");
@@ -215,7 +213,6 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
             stillRunningOnDestroy(which, "; if the job is stuck, check the member in the service, then pulumi state delete this resource"),
           );
         }
-        // Already gone (404) counts as done.
         const job = await unlessNotFound(ctx.connection().client.integrations.removeUser(integrationId, userId));
         await job?.wait();
       },

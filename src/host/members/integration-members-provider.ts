@@ -114,7 +114,6 @@ async function update(
   inputs: IntegrationMembersInputs,
   news: Props,
 ): Promise<IntegrationMembersOutputs> {
-  // Invitations an earlier deployment did not see finish: given their time once more.
   const running = await waitForPending(ctx.connection().client, olds.pendingInvitations);
   const base = {
     op: "update" as const,
@@ -219,7 +218,6 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
 export const provider = providerOf<Props, IntegrationMembersOutputs>({
   async check(ctx, olds, news) {
     const failures = [...ctx.settingsFailures(), ...validate(integrationMembersInputs, news)];
-    // Valid inputs and settings: are the new or changed entitlement sets in the integration's catalogue?
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news)));
     return { inputs: checkedInputs(integrationMembersInputs, news), failures };
   },

@@ -148,7 +148,6 @@ async function addMember(ctx: ProviderContext, run: Run, planned: PlannedInvite)
     await adoptFound(ctx, run, declared, role, found, result.existed);
     return false;
   } catch (error) {
-    // The invitation did not happen (refused, or its job failed).
     run.failures.push({ userId: declared.userId, error });
     return false;
   }

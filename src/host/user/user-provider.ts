@@ -212,7 +212,6 @@ export const provider = providerOf<Props, UserOutputs>({
       return;
     }
     await ctx.withWrite(async () => {
-      // Already gone (404) counts as done.
       await unlessNotFound(ctx.connection().client.users.delete(id));
     });
   },
