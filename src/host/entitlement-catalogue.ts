@@ -149,23 +149,19 @@ export class EntitlementCatalogue {
     return offered;
   }
 
+  /** The offered ids, or `undefined` with a warning (once per integration: the catalogues' cache keeps the answer). */
   async #read(client: WorkspaceAccessClient, integrationId: string): Promise<string[] | undefined> {
+    let why: unknown;
     try {
       const catalogue = await unlessNotFound(client.integrations.listEntitlements(integrationId));
-      if (catalogue === undefined)
-        return this.#cannotCheck(integrationId, new Error("the integration was not found, or is not disclosed to this key"));
       // An empty catalogue more likely means the service does not publish it than that nothing may be granted.
-      if (catalogue.length === 0) return this.#cannotCheck(integrationId, new Error("its catalogue is empty"));
-      return catalogue.map((entitlement) => entitlement.id);
+      if (catalogue && catalogue.length > 0) return catalogue.map((entitlement) => entitlement.id);
+      why = new Error(catalogue ? "its catalogue is empty" : "the integration was not found, or is not disclosed to this key");
     } catch (error) {
       if (UnauthorizedError.isInstance(error) && (await refusedOutright(client, integrationId))) throw refusedKey(error, integrationId);
-      return this.#cannotCheck(integrationId, error);
+      why = error;
     }
-  }
-
-  /** Warns that the integration's entitlements were not checked (the catalogue's cache makes it once per integration). */
-  #cannotCheck(integrationId: string, error: unknown): undefined {
-    this.#warn(entitlementsNotChecked(integrationId, error));
+    this.#warn(entitlementsNotChecked(integrationId, why));
     return undefined;
   }
 }

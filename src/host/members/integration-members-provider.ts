@@ -78,11 +78,7 @@ function withAdoption(
   return { ...outputs, adoptedMembers: [...adopted.values()].sort(), ...optIn(deleteOnDestroy) };
 }
 
-/**
- * A create: declared members who are members already are adopted (their set applied with one
- * PATCH when it differs; a declared role that differs fails the create before any write), the
- * others, confirmed absent, invited in batches. Nobody is removed.
- */
+/** A create: declared members already there are adopted (a differing declared role fails it before any write), the others invited. */
 async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
   const importId = news[IMPORT_ID];
   if (typeof importId === "string" && !sameId(importId, inputs.integrationId)) {
@@ -176,10 +172,8 @@ async function read(
 }
 
 /**
- * A delete: waits for invitations an earlier up left running, then removes every managed member
- * there (a member the list misses is read first: a shifted page must not hide one) and not taken
- * over by another resource of this deployment. Fails, keeping the resource, for a managed member
- * whose invitation job is still running (they may join after).
+ * A delete: removes every managed member there and not taken over or adopted; fails, keeping the
+ * resource, for a managed member whose invitation job is still running (they may join after).
  */
 async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
   const running = await waitForPending(ctx.connection().client, props.pendingInvitations);

@@ -1,9 +1,7 @@
 /**
- * One integration's membership as this provider process sees it (`ctx.connection().memberships.of(id)`):
- * both membership resources read the integration's members through it alone. It owns the shared
- * listings (a refresh's reads', kept `readCacheSeconds`; a deployment's creates'), the proof that a
- * miss is an absence, the one direct read of a member, and what a write makes it forget: the reads'
- * list, and the memberships this process wrote (read again with their own GET: the creates' list never answers for them).
+ * One integration's membership as this process sees it: both membership resources read its members
+ * through it alone. It owns the shared listings, the proof that a miss is an absence, the one direct
+ * read of a member, and what a write makes it forget (the creates' list never answers for a membership this process wrote).
  */
 import { idOf } from "../../client/ids";
 import { type Clock, type Id, NotFoundError, type WorkspaceAccessClient } from "../../client";
