@@ -63,21 +63,6 @@ async function planAgainstService(
 /** Whether another resource of this deployment took the member over: no longer this one's to remove. */
 const claimedIn = (ctx: ProviderContext, integrationId: string) => (userId: string) => ctx.takeovers.has(memberKey(integrationId, userId));
 
-/**
- * The outputs with what the program's destroy reads: the managed members who were members before
- * (the state's record and those this operation took over), and the opt-in to removing them.
- */
-function withAdoption(
-  outputs: IntegrationMembersOutputs,
-  prior: readonly string[] | undefined,
-  takenOver: readonly string[],
-  deleteOnDestroy: boolean | undefined,
-): IntegrationMembersOutputs {
-  const managed = new Set(outputs.members.map((m) => idOf(m.userId)));
-  const adopted = new Map([...(prior ?? []), ...takenOver].filter((id) => managed.has(idOf(id))).map((id) => [idOf(id), id]));
-  return { ...outputs, adoptedMembers: [...adopted.values()].sort(), ...optIn(deleteOnDestroy) };
-}
-
 /** A create: declared members already there are adopted (a differing declared role fails it before any write), the others invited. */
 async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
   const importId = news[IMPORT_ID];
@@ -96,7 +81,7 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
   }
   const run = runOf(inputs.integrationId, acts);
   await applyPlan(ctx, run, acts);
-  const outputs = withAdoption(outputsOf(run, declaredOf(inputs)), [], acts.takeOver, inputs.deleteOnDestroy);
+  const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: acts.takeOver });
   if (run.failures.length === 0) return outputs;
   // Nothing managed (every write failed before it was accepted): no resource to record.
   if (run.managed.size === 0) throw run.failures.length === 1 ? run.failures[0]!.error : runError(run);
@@ -123,7 +108,8 @@ async function update(
   const acts = await planAgainstService(ctx, base, olds.members);
   const run = runOf(inputs.integrationId, acts);
   await applyPlan(ctx, run, acts);
-  const outputs = withAdoption(outputsOf(run, declaredOf(inputs)), olds.adoptedMembers, acts.takeOver, inputs.deleteOnDestroy);
+  // What the destroy reads: who were members before (the state's record, and those this update took over).
+  const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: [...(olds.adoptedMembers ?? []), ...acts.takeOver] });
   if (run.failures.length > 0) throw runError(run, outputs, news.__provider);
   return outputs;
 }
@@ -148,12 +134,8 @@ async function read(
   }
   const run = runOf(id, acts);
   const declaredRoles = props?.declaredRoles;
-  const outs = withAdoption(
-    outputsOf(run, { removeUnmanaged: props?.removeUnmanaged === true, declaredRoles }),
-    props?.adoptedMembers,
-    [],
-    props?.deleteOnDestroy,
-  );
+  const removeUnmanaged = props?.removeUnmanaged === true;
+  const outs = outputsOf(run, { removeUnmanaged, declaredRoles, adopted: props?.adoptedMembers, deleteOnDestroy: props?.deleteOnDestroy });
   // The inputs as the program declares them: a role only where it declares one (or, from a
   // state without that record, an import, every known role), so a refresh changes nothing else.
   const declared = declaredRoles === undefined ? undefined : new Set(declaredRoles.map(idOf));

@@ -1,7 +1,7 @@
 /** What an {@link IntegrationMembers} stores, and how one operation's findings become it. */
 import { type Id, idOf } from "../../client/ids";
 import type { IntegrationUser } from "../../client";
-import { entitlementSet, inviteRole } from "../../shared/inputs";
+import { entitlementSet, inviteRole, optIn } from "../../shared/inputs";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../../shared/member-state";
 import type { Found } from "../membership/member-list";
 import type { PendingInvitation } from "../membership/partial-write";
@@ -46,14 +46,20 @@ export const sortByUser = <T extends { userId: string }>(list: T[]) =>
 /** A map of members by {@link idOf} of their user id. */
 export const byKey = <T extends { userId: string }>(list: readonly T[]) => new Map(list.map((m) => [idOf(m.userId), m]));
 
-/** The outputs after a run: managed members, and everyone else the service has as unmanaged. */
-export function outputsOf(
-  run: Run,
-  declared: { removeUnmanaged: boolean; declaredRoles: readonly string[] | undefined },
-): IntegrationMembersOutputs {
+/** What the outputs keep of the program's declaration, and `adopted`: who were members before this resource managed them. */
+export interface Kept {
+  removeUnmanaged: boolean;
+  declaredRoles: readonly string[] | undefined;
+  adopted?: readonly string[] | undefined;
+  deleteOnDestroy?: boolean | undefined;
+}
+
+/** The outputs after a run: managed members (those of `adopted` among them recorded so), and everyone else the service has as unmanaged. */
+export function outputsOf(run: Run, declared: Kept): IntegrationMembersOutputs {
   const unmanaged: UnmanagedIntegrationMember[] = [];
   for (const [key, member] of run.present) if (!run.managed.has(key)) unmanaged.push({ ...member });
   const pending = [...run.pending.values()];
+  const adopted = new Map((declared.adopted ?? []).filter((id) => run.managed.has(idOf(id))).map((id) => [idOf(id), id]));
   return {
     integrationId: run.integrationId,
     members: sortByUser([...run.managed.values()]),
@@ -61,6 +67,8 @@ export function outputsOf(
     unmanagedMembers: sortByUser(unmanaged),
     pendingInvitations: sortByUser(pending.map((p) => ({ ...p }))),
     ...(declared.declaredRoles ? { declaredRoles: [...declared.declaredRoles].sort() } : {}),
+    adoptedMembers: [...adopted.values()].sort(),
+    ...optIn(declared.deleteOnDestroy),
   };
 }
 
