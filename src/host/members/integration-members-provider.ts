@@ -79,8 +79,7 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
     }
     throw error;
   }
-  const run = runOf(inputs.integrationId, acts);
-  await applyPlan(ctx, run, acts);
+  const run = await applyPlan(ctx, inputs.integrationId, acts);
   const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: acts.takeOver });
   if (run.failures.length === 0) return outputs;
   // Nothing managed (every write failed before it was accepted): no resource to record.
@@ -106,8 +105,7 @@ async function update(
     running,
   };
   const acts = await planAgainstService(ctx, base, olds.members);
-  const run = runOf(inputs.integrationId, acts);
-  await applyPlan(ctx, run, acts);
+  const run = await applyPlan(ctx, inputs.integrationId, acts);
   // What the destroy reads: who were members before (the state's record, and those this update took over).
   const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: [...(olds.adoptedMembers ?? []), ...acts.takeOver] });
   if (run.failures.length > 0) throw runError(run, outputs, news.__provider);
@@ -180,8 +178,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     (userId) => adopted.has(idOf(userId)) && acts.present.some((m) => sameId(m.userId, userId)),
   );
   if (left.length > 0) ctx.warn(adoptedMembersLeft(id, left));
-  const run = runOf(id, { ...acts, stillRunning: [] });
-  await applyPlan(ctx, run, acts);
+  const run = await applyPlan(ctx, id, { ...acts, stillRunning: [] });
   for (const p of acts.stillRunning) {
     run.failures.push({ userId: p.userId, error: new Error(stillRunningOnDestroy(`the invitation's job ${p.jobId}`)) });
   }

@@ -29,8 +29,9 @@ export function runOf(integrationId: string, acts: Actions): Run {
   return run;
 }
 
-/** Applies the writes of a plan to `run`: removals, then invitations (role changes only once removed) and sets. */
-export async function applyPlan(ctx: ProviderContext, run: Run, acts: Actions): Promise<void> {
+/** Applies the writes of a plan: removals, then invitations (role changes only once removed) and sets; the run records what came of them. */
+export async function applyPlan(ctx: ProviderContext, integrationId: string, acts: Actions): Promise<Run> {
+  const run = runOf(integrationId, acts);
   const { client, memberships } = ctx.connection();
   const removed = new Set<string>();
   await Promise.all(
@@ -49,6 +50,7 @@ export async function applyPlan(ctx: ProviderContext, run: Run, acts: Actions): 
     ...acts.setEntitlements.map((m) => setEntitlements(client, run, m)),
   ]);
   if (made.length > 0) await checkMade(memberships.of(run.integrationId), run, made);
+  return run;
 }
 
 /**
