@@ -95,11 +95,9 @@ export async function adopt(
 }
 
 /**
- * What an invitation (the batcher's result) leaves: one that may still land is a
- * {@link PartialWriteError} with its job (the provider records it pending); a member found after a
- * failed or unanswered invitation with another role, or one that existed (a 409), was added by
- * someone else meanwhile: the adoption rules apply. After the job, a create that shared a member
- * list does not read the member (a request each): email and status stay `null` until a refresh.
+ * What an invitation leaves: one that may still land is a {@link PartialWriteError} with its job; a member found with
+ * another role, or who existed (a 409), was added by someone else: the adoption rules apply. A create that shared a
+ * member list does not read the member after the job (a request each): email and status stay `null` until a refresh.
  */
 export async function afterInvitation(
   ctx: ProviderContext,

@@ -1,8 +1,6 @@
 /**
- * Carries out an {@link IntegrationMembers} plan (`members-plan.ts`): removals first, then the
- * invitations (batched, `invite-batcher.ts`) and one `PATCH` per member whose set changes. Every
- * write waits for its job; a failed write fails that member alone, and the run records what the
- * service then has, so that the state of a partial create or update is true.
+ * Carries out a members plan (`members-plan.ts`). Every write waits for its job; a failed write fails that member alone,
+ * and the run records what the service then has, so that the state of a partial create or update is true.
  */
 import { idOf } from "../../client/ids";
 import { type IntegrationRole, unlessNotFound, type WorkspaceAccessClient } from "../../client";
@@ -54,10 +52,8 @@ export async function applyPlan(ctx: ProviderContext, integrationId: string, act
 }
 
 /**
- * Reads back what finished invitations made before the state records it: a service may merge an
- * invitation into a membership someone made meanwhile. A member whose role or set is not what was
- * asked fails, and the state records what was found. One not found is recorded as asked (the
- * next refresh reads them again).
+ * Reads back what finished invitations made: a service may merge an invitation into a membership someone made meanwhile.
+ * A member whose role or set is not what was asked fails, recorded as found; one not found is recorded as asked.
  */
 async function checkMade(view: MembershipView, run: Run, made: readonly PlannedInvite[]): Promise<void> {
   let found: Map<string, ServiceMember | null>;
@@ -183,10 +179,7 @@ export function failedError(run: Run, summary: string): Error & { reasons: strin
   return Object.assign(new Error(`${summary}: ${reasons.join("; ")}`, { cause: run.failures[0]?.error }), { reasons });
 }
 
-/**
- * The error of a create or update that had failures, every failed member named. With `outputs`,
- * the state written so far goes with it (a partial create or update: the engine records it).
- */
+/** The error of a create or update that had failures; with `outputs`, the state so far goes with it (the engine records it). */
 export function runError(run: Run, outputs?: IntegrationMembersOutputs, provider?: unknown): Error {
   const n = run.failures.length;
   const error = failedError(

@@ -104,9 +104,8 @@ class Queue {
 }
 
 /**
- * Whether the batch of `queue` cannot grow any more: {@link MAX_BATCH} users, or, with no batch of
- * its kind in flight, as many as the engine was seen to run at once (its `--parallel`: no further
- * create can start before one of these returns).
+ * Whether the batch of `queue` cannot grow: {@link MAX_BATCH} users, or, with none of its kind in flight, as many as the
+ * engine was seen to run at once (its `--parallel`: no further create can start before one of these returns).
  */
 function full(queue: Queue): boolean {
   const n = queue.entries.length;

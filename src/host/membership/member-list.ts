@@ -62,9 +62,8 @@ export function prove(client: WorkspaceAccessClient, integrationId: string, firs
 }
 
 /**
- * Confirms the misses `userIds` of the listing `first`: by direct reads when they are fewer than
- * its pages, else by a proof (`proof`, one the caller keeps, or a new one) and direct reads of
- * those it could not settle. Each resolves to what was found (a listing skipped them) or `undefined` (absent).
+ * Confirms the misses `userIds` of the listing `first`: by direct reads when they are fewer than its pages, else by a
+ * proof (`proof`, one the caller keeps, or a new one) and direct reads of the rest. Each: what was found, or `undefined`.
  */
 export async function confirm(
   client: WorkspaceAccessClient,

@@ -9,10 +9,7 @@ import { JobFailedError, JobTimeoutError, NotFoundError, type WorkspaceAccessCli
 
 const MARKER = Symbol.for("pulumi-workspace-access.PartialWriteError");
 
-/**
- * A write that may still land, in both membership resources' state (`pendingInvitations`): whose,
- * and the job to wait for before writing again (`null`: none known, its answer was lost).
- */
+/** A write that may still land, in both membership resources' state (`pendingInvitations`): whose, and its job (`null`: none known). */
 export interface PendingInvitation {
   userId: string;
   jobId: string | null;
@@ -69,9 +66,8 @@ export function afterJobWait(error: unknown, jobId: string | null): unknown {
 }
 
 /**
- * Gives the jobs of `pending` (left by an earlier deployment) their time once more (`jobTimeoutSeconds`),
- * so that a slow invitation is not sent twice. Returns the jobs still running after that wait; one
- * that failed or is gone has ended (its write did not happen, or the member list tells).
+ * Gives the jobs of `pending` (left by an earlier deployment) their time once more, so that a slow invitation is not sent
+ * twice. Returns the jobs still running after that wait; one that failed or is gone has ended (the member list tells).
  */
 export async function waitForPending(client: WorkspaceAccessClient, pending: readonly PendingInvitation[] | undefined): Promise<string[]> {
   const running: string[] = [];
