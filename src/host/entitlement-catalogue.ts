@@ -1,19 +1,12 @@
 /**
- * The preview's check that an {@link IntegrationEntitlement} or an {@link IntegrationMembers} names
- * entitlements its integration offers (`GET /integrations/{id}/entitlements`), so a misspelt id fails the preview instead of
- * the invite's job during `up`. Called from the provider's `check` (`ctx.catalogue`), in the host process.
- *
- * - No request unless an entitlement set is new or changes (`check` gets the prior inputs: an
- *   unchanged stack's preview sends nothing).
- * - At most one catalogue request per integration and provider context, shared by every resource.
- * - A help, not a gate: a catalogue that cannot be read (403 for a key without the scope, 5xx
- *   after the client's retries, no settings) or that is empty warns once and lets the preview go on.
- *   But a key refused outright fails the check: the `up` would have every write refused, and a
- *   pull request's preview must not pass what its merge fails. A 401 may also mean only that the
- *   key lacks Write integrations (a service may answer a missing scope so), which an adoption's
- *   read-only `up` does not need: one read needing no more than Read integrations tells the two apart.
- * - An `IntegrationEntitlement` with `adoptExisting` is warned about, not failed: the membership
- *   it adopts may hold an entitlement the integration no longer offers.
+ * The preview's check that a membership resource names entitlements its integration offers
+ * (`GET /integrations/{id}/entitlements`), so a misspelt id fails the preview instead of the invite's
+ * job during `up`. No request unless an entitlement set is new or changes; one per integration and
+ * provider context (`ctx.catalogue`). A help, not a gate: a catalogue that cannot be read or is empty
+ * warns once and lets the preview go on. But a key refused outright fails the check: a pull
+ * request's preview must not pass what its merge fails. A 401 may also mean only that the key lacks
+ * Write integrations, which an adoption's read-only `up` does not need: a read needing only Read
+ * integrations tells the two apart.
  */
 import { idOf, sameId, UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
 import { editDistance } from "../shared/edit-distance";
@@ -111,40 +104,27 @@ export class EntitlementCatalogue {
     if (knownString(olds.integrationId) && sameId(olds.integrationId, integrationId) && Array.isArray(olds.members)) {
       for (const m of olds.members) if (isRecord(m) && typeof m.userId === "string") priorSets.set(idOf(m.userId), m.entitlements);
     }
-    const failures: CheckFailure[] = [];
-    for (const [i, m] of members.entries()) {
-      // A member whose user is not known yet (created by the same program) is checked too: its set
-      // is new whatever it is, and a wrong id would otherwise fail only during up, after the user exists.
-      if (!isRecord(m) || !knownSet(m.entitlements)) continue;
-      if (knownString(m.userId) && sameSet(priorSets.get(idOf(m.userId)), m.entitlements)) continue;
-      const refused = await this.#refusal(integrationId);
-      if (refused) return [refused];
-      const reason = await this.#unofferedReasonFor(integrationId, m.entitlements);
-      if (reason !== undefined) failures.push({ property: `members[${i}].entitlements`, reason });
-    }
-    return failures;
-  }
-
-  /**
-   * The failure of the whole check when the service refused the key reading the catalogue: not
-   * thrown, which the provider host would print with its stack, but a failure of no one property.
-   */
-  async #refusal(integrationId: string): Promise<CheckFailure | undefined> {
+    // A member whose user is not known yet (created by the same program) is checked too: its set
+    // is new whatever it is, and a wrong id would otherwise fail only during up, after the user exists.
+    const fresh = members.flatMap((m, i) =>
+      isRecord(m) && knownSet(m.entitlements) && !(knownString(m.userId) && sameSet(priorSets.get(idOf(m.userId)), m.entitlements))
+        ? [{ i, entitlements: m.entitlements }]
+        : [],
+    );
+    if (fresh.length === 0) return [];
+    let offered: string[] | undefined;
     try {
-      await this.#offered(integrationId);
-      return undefined;
+      offered = await this.#offered(integrationId);
     } catch (error) {
-      if (UnauthorizedError.isInstance(error)) return { property: "", reason: error.message };
+      // A refused key fails the whole check: not thrown (the host would print its stack), a failure of no one property.
+      if (UnauthorizedError.isInstance(error)) return [{ property: "", reason: error.message }];
       throw error;
     }
-  }
-
-  /** Why `entitlements` cannot be granted in the integration, or `undefined` when they can or the catalogue cannot be read. */
-  async #unofferedReasonFor(integrationId: string, entitlements: readonly string[]): Promise<string | undefined> {
-    const offered = await this.#offered(integrationId);
-    if (!offered) return undefined;
-    const unknown = entitlementSet(entitlements).filter((id) => !offered.includes(id));
-    return unknown.length === 0 ? undefined : unoffered(integrationId, unknown, closestFirst(unknown, offered));
+    return fresh.flatMap(({ i, entitlements }) => {
+      const unknown = entitlementSet(entitlements).filter((id) => !offered?.includes(id));
+      if (!offered || unknown.length === 0) return [];
+      return [{ property: `members[${i}].entitlements`, reason: unoffered(integrationId, unknown, closestFirst(unknown, offered)) }];
+    });
   }
 
   /** The offered ids, or `undefined` (with a warning, once per integration) when they cannot be told. */
@@ -169,23 +149,19 @@ export class EntitlementCatalogue {
     return offered;
   }
 
+  /** The offered ids, or `undefined` with a warning (once per integration: the catalogues' cache keeps the answer). */
   async #read(client: WorkspaceAccessClient, integrationId: string): Promise<string[] | undefined> {
+    let why: unknown;
     try {
       const catalogue = await unlessNotFound(client.integrations.listEntitlements(integrationId));
-      if (catalogue === undefined)
-        return this.#cannotCheck(integrationId, new Error("the integration was not found, or is not disclosed to this key"));
       // An empty catalogue more likely means the service does not publish it than that nothing may be granted.
-      if (catalogue.length === 0) return this.#cannotCheck(integrationId, new Error("its catalogue is empty"));
-      return catalogue.map((entitlement) => entitlement.id);
+      if (catalogue && catalogue.length > 0) return catalogue.map((entitlement) => entitlement.id);
+      why = new Error(catalogue ? "its catalogue is empty" : "the integration was not found, or is not disclosed to this key");
     } catch (error) {
       if (UnauthorizedError.isInstance(error) && (await refusedOutright(client, integrationId))) throw refusedKey(error, integrationId);
-      return this.#cannotCheck(integrationId, error);
+      why = error;
     }
-  }
-
-  /** Warns that the integration's entitlements were not checked (the catalogue's cache makes it once per integration). */
-  #cannotCheck(integrationId: string, error: unknown): undefined {
-    this.#warn(entitlementsNotChecked(integrationId, error));
+    this.#warn(entitlementsNotChecked(integrationId, why));
     return undefined;
   }
 }

@@ -1,13 +1,8 @@
 /**
- * The provider context: what one dynamic-provider host process knows and holds (the settings the
- * stack config gives, one client, its read cache and invitation batches, the takeovers, the
- * entitlement catalogues, the clock, how to warn),
- * built by `configure` and handed to every handler ({@link ProviderContext}, {@link providerOf}).
- *
- * `configure` never throws (the host caches the provider before calling it and never retries):
- * settings are validated when a request needs them, so a bad setting fails that request with a
- * message naming the key and the fix, and `check` reports the same problems (and unknown keys)
- * before anything is sent ({@link ProviderContext.settingsFailures}).
+ * The provider context: what one dynamic-provider host process knows and holds, built by
+ * `configure` and handed to every handler. `configure` never throws (the host caches the provider
+ * before calling it and never retries): a bad setting fails the request that needs it, naming the
+ * key and the fix, and `check` reports the same problems before anything is sent.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, systemClock, WorkspaceAccessClient } from "../client";
@@ -52,10 +47,7 @@ export interface ContextOptions {
 /** The stack config as the host hands it to `configure`: a `get`, and (not in its public type) every key and the project's name. */
 export type StackConfig = pulumi.dynamic.Config;
 
-/**
- * One provider process's context: built once from the stack config, passed to every handler.
- * Nothing in it captures the API key into state; its client is built on first use.
- */
+/** One provider process's context. Nothing in it captures the API key into state; its client is built on first use. */
 export class ProviderContext {
   readonly clock: Clock;
   readonly warn: (message: string) => void;
@@ -98,7 +90,7 @@ export class ProviderContext {
     return resolveProviderSettings(this.#raw);
   }
 
-  /** The client (and its read cache and invitation batches), created on first use and reused. */
+  /** The client and what is built on it, created on first use. */
   connection(): Connection {
     if (!this.#connection) {
       const settings = this.settings();
@@ -119,10 +111,9 @@ export class ProviderContext {
   }
 
   /**
-   * Runs an operation that writes, adding the key hint to a 401/403 (as `withHints` does). Afterwards,
-   * whether it succeeded or not (a write whose job failed to finish in time may still land), the cached lists it may have changed are
-   * forgotten. With an integration id, the users and that integration's members; without, every list.
-   * With a user id too, that membership is read again by a later create (see `membership-view.ts`).
+   * Runs an operation that writes, adding the key hint to a 401/403. Afterwards, succeeded or not (a
+   * write not seen to finish may still land), the lists it may have changed are forgotten: the users'
+   * and that integration's members' (without an integration id, every list), and that membership.
    */
   async withWrite<T>(operation: () => Promise<T>, integrationId?: string, userId?: string): Promise<T> {
     try {

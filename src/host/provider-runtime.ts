@@ -1,12 +1,8 @@
 /**
- * The context of this host process, and the provider objects that hand it to their handlers.
- *
- * The host builds one provider object per `__provider` string (one per resource type) and
- * configures each with the same stack config: they share one {@link ProviderContext}, so every
- * resource type of a deployment shares one client (one pacing of requests), one read cache and one
- * batch of invitations. The dynamic-provider interface hands its methods no context, so this
- * module keeps the process's one context: the provider's only module-level variable, set by
- * `configure` (and by tests, which build their own context and install it).
+ * The context of this host process, and the provider objects that hand it to their handlers. The
+ * host configures one provider object per resource type with the same stack config: they share one
+ * {@link ProviderContext}. The dynamic-provider interface hands its methods no context, so this
+ * module keeps it: the provider's only module-level variable, set by `configure` (or by a test).
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { ProviderContext } from "./provider-context";
@@ -43,10 +39,7 @@ export function resetRuntime(): void {
   useContext(undefined);
 }
 
-/**
- * The handlers of one resource type: those of `pulumi.dynamic.ResourceProvider`, each given the
- * process's context first.
- */
+/** The handlers of one resource type: those of `pulumi.dynamic.ResourceProvider`, each given the process's context first. */
 export interface Handlers<Inputs, Outputs> {
   check?(context: ProviderContext, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult<Inputs>>;
   diff?(context: ProviderContext, id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.DiffResult>;

@@ -1,10 +1,8 @@
 /**
- * The one way the host shares a list among reads that arrive together ({@link SharedListing}), and
- * the users' read cache built on it. A refresh reads every resource at once; one GET each would cost
- * N requests, while one list of all users costs N/100. Calls that arrive within a short window
- * share one list; a call alone gets none (it costs one GET). A list is kept for at most `maxAgeMs`
- * counted from when it began; calls that arrive while it is still paging join it, however long it
- * takes. A list proves presence only: a miss is read directly (or proven absent) by the caller.
+ * The one way the host shares a list among calls that arrive together ({@link SharedListing}), and
+ * the users' read cache on it. A refresh reads every resource at once: one GET each costs N
+ * requests, one list N/100. A call alone gets no list (it costs one GET). A list proves presence
+ * only: a miss is read directly (or proven absent) by the caller.
  */
 import { type Id, idOf } from "../client/ids";
 import { type Clock, systemClock, unlessNotFound, type User, type WorkspaceAccessClient } from "../client";

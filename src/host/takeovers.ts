@@ -1,13 +1,11 @@
 /**
- * What a create in this provider process took over: a user that already existed (adoption) or
- * a membership that already existed. When a resource is replaced create-before-delete by one that
- * manages the same user or membership (a rename without an alias, say), the new one's create
- * finds it existing and takes it over, and the old resource's delete must then not undo it. A
- * create that made something new takes nothing over: no other resource can be managing it. One
- * host process serves one deployment, so this lives in the process's context (`ctx.takeovers`).
+ * What a create in this deployment took over: a user or a membership that already existed. When a
+ * resource is replaced create-before-delete by one that manages the same (a rename without an
+ * alias, say), the new one's create takes it over, and the old one's delete must then not undo it.
  */
 import { idOf } from "../client/ids";
 
+/** What this deployment took over (`ctx.takeovers`): one host process serves one deployment. */
 export class Takeovers {
   readonly #taken = new Set<string>();
 

@@ -1,8 +1,4 @@
-/**
- * What the dynamic-provider host loads for an {@link IntegrationEntitlement}
- * (`pulumi-workspace-access/provider/integration-entitlement`, named by the resource's one-line
- * `__provider`).
- */
+/** What the dynamic-provider host loads for an {@link IntegrationEntitlement}, named by the resource's one-line `__provider`. */
 import "../supported-node";
 import "./compile-cache";
 

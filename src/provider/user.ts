@@ -1,7 +1,4 @@
-/**
- * What the dynamic-provider host loads for a {@link User} (`pulumi-workspace-access/provider/user`,
- * named by the resource's one-line `__provider`).
- */
+/** What the dynamic-provider host loads for a {@link User}, named by the resource's one-line `__provider`. */
 import "../supported-node";
 import "./compile-cache";
 

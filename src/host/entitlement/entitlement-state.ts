@@ -1,8 +1,4 @@
-/**
- * What an {@link IntegrationEntitlement} records and how it compares: its id (`<integrationId>/<userId>`),
- * its outputs from the member the service has, whether a write may still land (`pendingOf`), and
- * what a change of inputs means (`diffEntitlement`). No request.
- */
+/** What an {@link IntegrationEntitlement} records, its id (`<integrationId>/<userId>`), and what a change of inputs means. No request. */
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, type IntegrationUser } from "../../client";
 import { sameId } from "../../client/ids";
@@ -25,10 +21,7 @@ export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInp
   status: string | null;
   /** The job of the last write this resource made (null when none was needed). */
   lastJobId: string | null;
-  /**
-   * The last write (the invitation, or an adoption's set) when it may still land: accepted and not
-   * seen to finish, with its job (`membership/partial-write.ts`). The entitlements are then the ones asked, not known to be held.
-   */
+  /** The last write when it may still land, with its job: the entitlements are then the ones asked, not known to be held. */
   pendingInvitations?: PendingInvitation[];
   /** The stack adopted the membership (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`. */
   adopted?: boolean;
@@ -72,10 +65,6 @@ export function outputs(
 /** Whether the state records an adoption. */
 export const wasAdopted = (props: Partial<IntegrationEntitlementOutputs> | undefined): boolean => props?.adopted === true;
 
-/** The write the state records as one that may still land, if any. */
-export const pendingOf = (props: Partial<IntegrationEntitlementOutputs> | undefined): PendingInvitation | undefined =>
-  props?.pendingInvitations?.[0];
-
 /** What a change of inputs means: which properties change, which force a replacement. */
 export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props): pulumi.dynamic.DiffResult {
   const old: Props = { ...olds };
@@ -89,10 +78,9 @@ export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props
   const replaces = [...moved, ...(roleChanged ? ["role"] : [])];
   return {
     // A pending write is resumed by an update (the set it asked is not known to be held).
-    changes: replaces.length > 0 || entitlementsChanged || pendingOf(olds) !== undefined || optInChanged(olds, news),
+    changes: replaces.length > 0 || entitlementsChanged || (olds.pendingInvitations?.length ?? 0) > 0 || optInChanged(olds, news),
     replaces,
-    // The API cannot change a member's role: the old membership goes first, then the invite
-    // with the new role. Only needed when both point at the same membership.
+    // The API cannot change a member's role: the old membership goes first (when both are the same membership).
     deleteBeforeReplace: roleChanged && moved.length === 0,
   };
 }

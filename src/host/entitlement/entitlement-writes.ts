@@ -1,10 +1,8 @@
 /**
- * An {@link IntegrationEntitlement}'s writes: the one-member case of the members planner
- * (`members-plan.ts`: a member who is there is taken over, their set replaced when it differs; one
- * confirmed absent is invited), with the adoption rules of this resource: a membership that existed
- * is taken over only with `adoptExisting` and the declared role. Whether the user is a member is
- * learnt from the integration's membership view before anything is written, never from how an
- * invitation is answered (inviting a member is not documented: a 409, a merge, or a failed job).
+ * An {@link IntegrationEntitlement}'s writes: the one-member case of the members planner, with this
+ * resource's adoption rules (a membership that existed is taken over only with `adoptExisting` and
+ * the declared role). Whether the user is a member is learnt from the membership view before
+ * anything is written, never from how an invitation is answered (inviting a member is not documented).
  */
 import { ConfigurationError, idOf, type IntegrationUser, WorkspaceAccessError } from "../../client";
 import { type IntegrationEntitlementInputs, inviteRole, sameSet } from "../../shared/inputs";
@@ -52,32 +50,15 @@ export function invitationOf(inputs: IntegrationEntitlementInputs): Invitation {
   };
 }
 
-/** A member found where nothing may be taken over: nothing was written; names what the member holds and the ways forward. */
-function existingMembershipError(member: IntegrationUser, inputs: IntegrationEntitlementInputs): ConfigurationError {
+/** The member's role when it is known and not the declared one (the API cannot change a role in place). */
+function otherRole(member: IntegrationUser, inputs: IntegrationEntitlementInputs): string | undefined {
   const current = inviteRole(member.role);
-  const roleHint = current !== undefined && current !== inputs.role ? ` and role: "${current}"` : "";
-  return new ConfigurationError(messages.existingMembership(member, inputs, roleHint), "adoptExisting");
-}
-
-/** A member whose role is not the declared one: the API cannot change it in place. */
-function roleMismatch(member: IntegrationUser, inputs: IntegrationEntitlementInputs): ConfigurationError | undefined {
-  const current = inviteRole(member.role);
-  if (current === undefined || current === inputs.role) return undefined;
-  return new ConfigurationError(messages.roleDiffers(inputs, current), "role");
-}
-
-/** Why a member found may not become this resource's: at create only with `adoptExisting`; never with another role. */
-function refusal(member: IntegrationUser, inputs: IntegrationEntitlementInputs, how: Arrival): ConfigurationError | undefined {
-  const mismatch = roleMismatch(member, inputs);
-  if (how === "create" && !inputs.adoptExisting) return existingMembershipError(member, inputs);
-  // Resuming, a member with another role was not made by this resource's invitation: someone else's.
-  if (mismatch && how === "resume" && !inputs.adoptExisting) return existingMembershipError(member, inputs);
-  return mismatch;
+  return current !== undefined && current !== inputs.role ? current : undefined;
 }
 
 /**
- * Takes a member who is there: the adoption rules, then the plan (one `PATCH` of the declared set,
- * its job waited for, when the set differs; nothing when it matches).
+ * Takes a member who is there: the adoption rules (at create only with `adoptExisting`; never with
+ * another role), then the plan (one `PATCH` of the declared set, its job waited for, when it differs).
  */
 export async function adopt(
   ctx: ProviderContext,
@@ -85,8 +66,13 @@ export async function adopt(
   member: IntegrationUser,
   how: Arrival,
 ): Promise<Written> {
-  const refused = refusal(member, inputs, how);
-  if (refused) throw refused;
+  const current = otherRole(member, inputs);
+  // Resuming, a member with another role was not made by this resource's invitation: someone else's.
+  if (!inputs.adoptExisting && (how === "create" || (current && how === "resume"))) {
+    const roleHint = current ? ` and role: "${current}"` : "";
+    throw new ConfigurationError(messages.existingMembership(member, inputs, roleHint), "adoptExisting");
+  }
+  if (current) throw new ConfigurationError(messages.roleDiffers(inputs, current), "role");
   const [set] = planOne(inputs, member).setEntitlements;
   const existed = how !== "resume";
   if (!set) {
@@ -109,11 +95,9 @@ export async function adopt(
 }
 
 /**
- * What an invitation (the batcher's result) leaves: one that may still land is a
- * {@link PartialWriteError} with its job (the provider records it pending); a member found after a
- * failed or unanswered invitation with another role, or one that existed (a 409), was added by
- * someone else meanwhile: the adoption rules apply. After the job, a create that shared a member
- * list does not read the member (a request each): email and status stay `null` until a refresh.
+ * What an invitation leaves: one that may still land is a {@link PartialWriteError} with its job; a member found with
+ * another role, or who existed (a 409), was added by someone else: the adoption rules apply. A create that shared a
+ * member list does not read the member after the job (a request each): email and status stay `null` until a refresh.
  */
 export async function afterInvitation(
   ctx: ProviderContext,
@@ -124,7 +108,7 @@ export async function afterInvitation(
 ): Promise<Written> {
   if (result.kind === "pending") throw new PartialWriteError(result.error, result.jobId);
   if (result.kind === "member") {
-    const theirs = result.existed || roleMismatch(result.member, inputs) !== undefined;
+    const theirs = result.existed || otherRole(result.member, inputs) !== undefined;
     return adopt(ctx, inputs, result.member, theirs && how === "create" ? "create" : "resume");
   }
   const { jobId } = result;
@@ -149,9 +133,8 @@ async function memberAfterInvite(
   if (!member) {
     throw new WorkspaceAccessError(messages.notAMemberAfterJob(inputs), { kind: "invalid_response" });
   }
-  const role = inviteRole(member.role);
   // A role the service does not say, or says in words this package does not know, is not a finding.
-  if ((role !== undefined && role !== inputs.role) || !sameSet(member.entitlements, inputs.entitlements)) {
+  if (otherRole(member, inputs) || !sameSet(member.entitlements, inputs.entitlements)) {
     throw new WorkspaceAccessError(messages.notAsInvited(member, inputs, jobId), { kind: "invalid_response" });
   }
   return member;

@@ -1,8 +1,6 @@
 /**
- * The dynamic provider of {@link IntegrationEntitlement}, loaded by name in the dynamic-provider
- * host (`pulumi-workspace-access/provider/integration-entitlement`). The resource id is
- * `<integrationId>/<userId>`. Which HTTP call backs each operation (every write answers with a
- * job, awaited until it is `finished`):
+ * The dynamic provider of {@link IntegrationEntitlement} (`pulumi-workspace-access/provider/integration-entitlement`).
+ * The resource id is `<integrationId>/<userId>`. Which HTTP call backs each operation (every write's job is awaited):
  *
  * | operation | request |
  * |---|---|
@@ -16,12 +14,8 @@
  * | read | the member from the view (a refresh's reads share one list); a pending write's job once; not a member: `GET /integrations/{id}` once |
  * | delete | `DELETE .../users/{userId}` and its job (404: gone); a pending write's job first; an adopted membership is left unless `deleteOnDestroy` |
  *
- * Once the service has accepted a write of a create (or of an update resuming one) and it was not
- * seen to finish (a timeout, polling that still fails after the client's retries, an answer lost),
- * the resource is recorded as partially created, with the write in `pendingInvitations` and its job
- * (null when none is known): the next `pulumi up` waits for the job instead of inviting again.
+ * A write accepted and not seen to finish (a timeout, an answer lost) records a partial create (`partialCreate`).
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import { withHints } from "../../shared/hints";
 import {
@@ -36,8 +30,7 @@ import {
   optIn,
   optInChanged,
 } from "../../shared/inputs";
-import { settle } from "../membership/pending-jobs";
-import { PartialWriteError } from "../membership/partial-write";
+import { PartialWriteError, waitForPending } from "../membership/partial-write";
 import { stillRunningOnDestroy } from "../membership/messages";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";
@@ -48,7 +41,6 @@ import {
   membershipId,
   outputs,
   parseId,
-  pendingOf,
   wasAdopted,
 } from "./entitlement-state";
 import { adopt, afterInvitation, converge, invitationOf, usable, type Written } from "./entitlement-writes";
@@ -62,10 +54,7 @@ async function isJobRunning(client: WorkspaceAccessClient, jobId: string): Promi
   return job !== undefined && job.status !== "finished" && job.status !== "error";
 }
 
-/**
- * A create with `import: "<integrationId>/<userId>"`: the membership must be the declared one and
- * exist (a direct read; 404 fails, before any write).
- */
+/** A create with `import: "<integrationId>/<userId>"`: the membership must be the declared one and exist (404 fails, before any write). */
 async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInputs, importId: string) {
   const named = parseId(importId);
   const { integrationId, userId } = inputs;
@@ -78,12 +67,9 @@ async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInpu
 }
 
 /**
- * The error as the host turns it into a partial create, when the write may still land (a
- * {@link PartialWriteError}: raised while waiting for an accepted write's job, or the invitation
- * failed without an answer and the user was not found a member since). The resource is recorded
- * pending (the set asked, no email or status, the job when there is one), so the next `pulumi up`
- * resumes with an update that waits for the job, reads the member, and takes over the membership
- * its own invitation made instead of failing on it as someone else's. Any other error as it is.
+ * A write that may still land ({@link PartialWriteError}) recorded as a partial create: the set
+ * asked, no email or status, the job. The next `pulumi up` resumes with an update that waits for the
+ * job and takes over the membership its own invitation made. Any other error as it is.
  */
 function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitlementInputs, lastJobId: string | null): unknown {
   if (!PartialWriteError.isInstance(error)) return error;
@@ -101,18 +87,17 @@ function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitleme
 }
 
 export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
-  async check(ctx: ProviderContext, olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+  async check(ctx, olds, news) {
     const failures = [...ctx.settingsFailures(), ...validate(integrationEntitlementInputs, news)];
-    // Valid inputs and settings, and an entitlement set that is new: are they in the integration's catalogue?
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedEntitlements(olds, news)));
     return { inputs: checkedInputs(integrationEntitlementInputs, news), failures };
   },
 
-  async diff(_ctx: ProviderContext, _id: string, olds: IntegrationEntitlementOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+  async diff(_ctx, _id, olds, news) {
     return diffEntitlement(olds, news);
   },
 
-  async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationEntitlementOutputs>> {
+  async create(ctx, news) {
     const inputs = parseInputs(integrationEntitlementInputs, news);
     const { integrationId, userId } = inputs;
     return ctx.withWrite(
@@ -122,7 +107,6 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           let written: Written;
           if (typeof importId === "string") written = await adopt(ctx, inputs, await imported(ctx, inputs, importId), "import");
           else {
-            // Whether the user is a member already, from the integration's membership view (a miss is confirmed absent).
             const { member, shared } = await ctx.connection().memberships.of(integrationId).beforeCreate(userId);
             const existing = usable(member);
             if (existing) written = await adopt(ctx, inputs, existing, "create");
@@ -140,11 +124,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     );
   },
 
-  async read(
-    ctx: ProviderContext,
-    id: string,
-    props?: IntegrationEntitlementOutputs,
-  ): Promise<pulumi.dynamic.ReadResult<IntegrationEntitlementOutputs>> {
+  async read(ctx, id, props) {
     const { integrationId, userId } = parseId(id);
     return withHints(async () => {
       const { memberships, client } = ctx.connection();
@@ -153,7 +133,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       if (!member) {
         // A partial create whose invitation is still running is kept as it is: dropping it would
         // have the next up invite the user a second time, and lose the job to wait for.
-        const jobId = pendingOf(props)?.jobId;
+        const jobId = props?.pendingInvitations?.[0]?.jobId;
         if (props && typeof jobId === "string" && (await isJobRunning(client, jobId))) {
           return { id, props, inputs: inputsOf(props) };
         }
@@ -175,12 +155,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     }, true);
   },
 
-  async update(
-    ctx: ProviderContext,
-    _id: string,
-    olds: IntegrationEntitlementOutputs,
-    news: Props,
-  ): Promise<pulumi.dynamic.UpdateResult<IntegrationEntitlementOutputs>> {
+  async update(ctx, _id, olds, news) {
     const inputs = parseInputs(integrationEntitlementInputs, news);
     const adopted = wasAdopted(olds);
     const { deleteOnDestroy: _, ...kept } = olds;
@@ -190,12 +165,10 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     }
     return ctx.withWrite(
       async () => {
-        const pending = pendingOf(olds);
         const { client } = ctx.connection();
-        if (!pending) {
-          // The usual update: replace the set and wait; the member is known from the last outputs,
-          // so no read before or after. A member removed out of band (404) falls through to a full
-          // converge, which invites again.
+        if (!olds.pendingInvitations?.length) {
+          // The usual update: the member is known from the last outputs, so no read before or after.
+          // A member removed out of band (404) falls through to converge, which invites again.
           const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
           if (job) {
             await job.wait();
@@ -204,10 +177,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
             };
           }
         }
-        // A create whose job was not seen to finish was recorded with that job: given its time once
-        // more first, so this up does not invite the user a second time while the first invitation
-        // is merely slow. A job still running after that wait is taken as stuck: converge invites again.
-        if (pending?.jobId) await settle(client, [pending.jobId]);
+        // A create's job not seen to finish is given its time once more, so a merely slow invitation
+        // is not sent twice; one still running after that wait is taken as stuck: converge invites again.
+        await waitForPending(client, olds.pendingInvitations);
         try {
           const { member, jobId } = await converge(ctx, inputs);
           return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null, adopted) };
@@ -221,9 +193,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     );
   },
 
-  async delete(ctx: ProviderContext, id: string, props?: IntegrationEntitlementOutputs): Promise<void> {
-    // A replacement took the same membership over in this deployment: removing the user now
-    // would undo it.
+  async delete(ctx, id, props) {
+    // A replacement took the same membership over in this deployment: removing the user would undo it.
     const { integrationId, userId } = parseId(id);
     if (ctx.takeovers.has(memberKey(integrationId, userId))) return;
     // A membership that existed before the stack adopted it is given back as it is.
@@ -235,14 +206,13 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       async () => {
         // A partial create's invitation may still land after a removal that found nobody: it is
         // waited for first, and while it still runs the delete fails (the resource stays).
-        const jobId = pendingOf(props)?.jobId;
-        if (typeof jobId === "string" && (await settle(ctx.connection().client, [jobId])).length > 0) {
+        const [jobId] = await waitForPending(ctx.connection().client, props?.pendingInvitations);
+        if (jobId) {
           const which = `The invitation's job ${jobId} of user ${userId} to integration ${integrationId}`;
           throw new Error(
             stillRunningOnDestroy(which, "; if the job is stuck, check the member in the service, then pulumi state delete this resource"),
           );
         }
-        // Already gone (404) counts as done.
         const job = await unlessNotFound(ctx.connection().client.integrations.removeUser(integrationId, userId));
         await job?.wait();
       },

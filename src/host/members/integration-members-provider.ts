@@ -1,9 +1,7 @@
 /**
- * The dynamic provider of {@link IntegrationMembers}, loaded by name in the dynamic-provider host
- * (`pulumi-workspace-access/provider/integration-members`). The resource id is the integration id.
- * Every operation plans with `members-plan.ts` over its integration's membership view
- * (`membership-view.ts`: the member list once, then a confirmation of each absence a decision rests
- * on), then writes (`members-apply.ts`); every write waits for its job. Which requests back each:
+ * The dynamic provider of {@link IntegrationMembers} (`pulumi-workspace-access/provider/integration-members`). The
+ * resource id is the integration id. Every operation plans (`members-plan.ts`) over the integration's membership
+ * view, then writes (`members-apply.ts`); every write waits for its job. Which requests back each:
  *
  * | operation | request |
  * |---|---|
@@ -18,10 +16,9 @@
  * declared with; everyone else is reported unmanaged. No operation removes the last owner. When
  * some writes fail, the others still happen, and the state records what the service then has.
  */
-import { idOf } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, NotFoundError } from "../../client";
-import { sameId } from "../../client/ids";
+import { idOf, sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
 import {
   checkedInputs,
@@ -34,8 +31,7 @@ import {
   optIn,
 } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import { jobsOf } from "../membership/partial-write";
-import { settle } from "../membership/pending-jobs";
+import { waitForPending } from "../membership/partial-write";
 import { applyPlan, failedError, runError, runOf } from "./members-apply";
 import { adoptedMembersLeft, noIntegrationToImport, notDisclosed, notTheDeclaredIntegration } from "./messages";
 import { stillRunningOnDestroy } from "../membership/messages";
@@ -47,10 +43,7 @@ import { withHints } from "../../shared/hints";
 
 export type { IntegrationMembersOutputs } from "./members-state";
 
-/**
- * The plan of an operation against the service: one member list, then (only when the plan rests
- * on an absence from it) the confirmations it asks for (its integration's membership view, `membership-view.ts`), and the plan again.
- */
+/** The plan against the service: one member list, then (only when the plan rests on an absence from it) its confirmations, and the plan again. */
 async function planAgainstService(
   ctx: ProviderContext,
   base: Omit<PlanInput, "listed" | "confirmed">,
@@ -70,34 +63,12 @@ async function planAgainstService(
 /** Whether another resource of this deployment took the member over: no longer this one's to remove. */
 const claimedIn = (ctx: ProviderContext, integrationId: string) => (userId: string) => ctx.takeovers.has(memberKey(integrationId, userId));
 
-/**
- * The outputs with what the program's destroy reads: the managed members who were members before
- * (the state's record and those this operation took over), and the opt-in to removing them.
- */
-function withAdoption(
-  outputs: IntegrationMembersOutputs,
-  prior: readonly string[] | undefined,
-  takenOver: readonly string[],
-  deleteOnDestroy: boolean | undefined,
-): IntegrationMembersOutputs {
-  const managed = new Set(outputs.members.map((m) => idOf(m.userId)));
-  const adopted = new Map([...(prior ?? []), ...takenOver].filter((id) => managed.has(idOf(id))).map((id) => [idOf(id), id]));
-  return { ...outputs, adoptedMembers: [...adopted.values()].sort(), ...optIn(deleteOnDestroy) };
-}
-
-/** An import whose id is not the declared integration: nothing is written. */
-function importMismatch(importId: string, integrationId: string): ConfigurationError {
-  return new ConfigurationError(notTheDeclaredIntegration(importId, integrationId), "import");
-}
-
-/**
- * A create: declared members who are members already are adopted (their set applied with one
- * PATCH when it differs; a declared role that differs fails the create before any write), the
- * others, confirmed absent, invited in batches. Nobody is removed.
- */
+/** A create: declared members already there are adopted (a differing declared role fails it before any write), the others invited. */
 async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
   const importId = news[IMPORT_ID];
-  if (typeof importId === "string" && !sameId(importId, inputs.integrationId)) throw importMismatch(importId, inputs.integrationId);
+  if (typeof importId === "string" && !sameId(importId, inputs.integrationId)) {
+    throw new ConfigurationError(notTheDeclaredIntegration(importId, inputs.integrationId), "import");
+  }
   const base = { op: "create" as const, integrationId: inputs.integrationId, declared: inputs.members };
   let acts: Actions;
   try {
@@ -108,9 +79,8 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
     }
     throw error;
   }
-  const run = runOf(inputs.integrationId, acts);
-  await applyPlan(ctx, run, acts);
-  const outputs = withAdoption(outputsOf(run, declaredOf(inputs)), [], acts.takeOver, inputs.deleteOnDestroy);
+  const run = await applyPlan(ctx, inputs.integrationId, acts);
+  const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: acts.takeOver });
   if (run.failures.length === 0) return outputs;
   // Nothing managed (every write failed before it was accepted): no resource to record.
   if (run.managed.size === 0) throw run.failures.length === 1 ? run.failures[0]!.error : runError(run);
@@ -124,9 +94,7 @@ async function update(
   inputs: IntegrationMembersInputs,
   news: Props,
 ): Promise<IntegrationMembersOutputs> {
-  const { client } = ctx.connection();
-  // Invitations an earlier deployment did not see finish: given their time once more.
-  const running = await settle(client, jobsOf(olds.pendingInvitations));
+  const running = await waitForPending(ctx.connection().client, olds.pendingInvitations);
   const base = {
     op: "update" as const,
     integrationId: inputs.integrationId,
@@ -137,9 +105,9 @@ async function update(
     running,
   };
   const acts = await planAgainstService(ctx, base, olds.members);
-  const run = runOf(inputs.integrationId, acts);
-  await applyPlan(ctx, run, acts);
-  const outputs = withAdoption(outputsOf(run, declaredOf(inputs)), olds.adoptedMembers, acts.takeOver, inputs.deleteOnDestroy);
+  const run = await applyPlan(ctx, inputs.integrationId, acts);
+  // What the destroy reads: who were members before (the state's record, and those this update took over).
+  const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: [...(olds.adoptedMembers ?? []), ...acts.takeOver] });
   if (run.failures.length > 0) throw runError(run, outputs, news.__provider);
   return outputs;
 }
@@ -164,12 +132,8 @@ async function read(
   }
   const run = runOf(id, acts);
   const declaredRoles = props?.declaredRoles;
-  const outs = withAdoption(
-    outputsOf(run, { removeUnmanaged: props?.removeUnmanaged === true, declaredRoles }),
-    props?.adoptedMembers,
-    [],
-    props?.deleteOnDestroy,
-  );
+  const removeUnmanaged = props?.removeUnmanaged === true;
+  const outs = outputsOf(run, { removeUnmanaged, declaredRoles, adopted: props?.adoptedMembers, deleteOnDestroy: props?.deleteOnDestroy });
   // The inputs as the program declares them: a role only where it declares one (or, from a
   // state without that record, an import, every known role), so a refresh changes nothing else.
   const declared = declaredRoles === undefined ? undefined : new Set(declaredRoles.map(idOf));
@@ -188,14 +152,11 @@ async function read(
 }
 
 /**
- * A delete: waits for invitations an earlier up left running, then removes every managed member
- * there (a member the list misses is read first: a shifted page must not hide one) and not taken
- * over by another resource of this deployment. Fails, keeping the resource, for a managed member
- * whose invitation job is still running (they may join after).
+ * A delete: removes every managed member there and not taken over or adopted; fails, keeping the
+ * resource, for a managed member whose invitation job is still running (they may join after).
  */
 async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
-  const { client } = ctx.connection();
-  const running = await settle(client, jobsOf(props.pendingInvitations));
+  const running = await waitForPending(ctx.connection().client, props.pendingInvitations);
   // Members who were members before this resource managed them are given back as they are.
   const adopted = new Set(props.deleteOnDestroy === true ? [] : (props.adoptedMembers ?? []).map(idOf));
   const taken = claimedIn(ctx, id);
@@ -216,16 +177,10 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   const left = (props.adoptedMembers ?? []).filter(
     (userId) => adopted.has(idOf(userId)) && acts.present.some((m) => sameId(m.userId, userId)),
   );
-  if (left.length > 0) {
-    ctx.warn(adoptedMembersLeft(id, left));
-  }
-  const run = runOf(id, { ...acts, stillRunning: [] });
-  await applyPlan(ctx, run, acts);
+  if (left.length > 0) ctx.warn(adoptedMembersLeft(id, left));
+  const run = await applyPlan(ctx, id, { ...acts, stillRunning: [] });
   for (const p of acts.stillRunning) {
-    run.failures.push({
-      userId: p.userId,
-      error: new Error(stillRunningOnDestroy(`the invitation's job ${p.jobId}`)),
-    });
+    run.failures.push({ userId: p.userId, error: new Error(stillRunningOnDestroy(`the invitation's job ${p.jobId}`)) });
   }
   if (run.failures.length > 0) {
     const total = acts.remove.length + acts.stillRunning.length;
@@ -234,41 +189,31 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
 }
 
 export const provider = providerOf<Props, IntegrationMembersOutputs>({
-  async check(ctx: ProviderContext, olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+  async check(ctx, olds, news) {
     const failures = [...ctx.settingsFailures(), ...validate(integrationMembersInputs, news)];
-    // Valid inputs and settings: are the new or changed entitlement sets in the integration's catalogue?
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news)));
     return { inputs: checkedInputs(integrationMembersInputs, news), failures };
   },
 
-  async diff(_ctx: ProviderContext, _id: string, olds: IntegrationMembersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+  async diff(_ctx, _id, olds, news) {
     return diffMembers(olds, news);
   },
 
-  async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<IntegrationMembersOutputs>> {
+  async create(ctx, news) {
     const inputs = parseInputs(integrationMembersInputs, news);
     return ctx.withWrite(async () => ({ id: inputs.integrationId, outs: await create(ctx, inputs, news) }), inputs.integrationId);
   },
 
-  async read(
-    ctx: ProviderContext,
-    id: string,
-    props?: IntegrationMembersOutputs,
-  ): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
+  async read(ctx, id, props) {
     return withHints(() => read(ctx, id, props), true);
   },
 
-  async update(
-    ctx: ProviderContext,
-    _id: string,
-    olds: IntegrationMembersOutputs,
-    news: Props,
-  ): Promise<pulumi.dynamic.UpdateResult<IntegrationMembersOutputs>> {
+  async update(ctx, _id, olds, news) {
     const inputs = parseInputs(integrationMembersInputs, news);
     return ctx.withWrite(async () => ({ outs: await update(ctx, olds, inputs, news) }), inputs.integrationId);
   },
 
-  async delete(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
+  async delete(ctx, id, props) {
     await ctx.withWrite(() => destroy(ctx, id, props), id);
   },
 });

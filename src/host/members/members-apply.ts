@@ -1,19 +1,16 @@
 /**
- * Carries out an {@link IntegrationMembers} plan (`members-plan.ts`): removals first, then the
- * invitations (batched, `invite-batcher.ts`) and one `PATCH` per member whose set changes. Every
- * write waits for its job; a failed write fails that member alone, and the run records what the
- * service then has, so that the state of a partial create or update is true.
+ * Carries out a members plan (`members-plan.ts`). Every write waits for its job; a failed write fails that member alone,
+ * and the run records what the service then has, so that the state of a partial create or update is true.
  */
 import { idOf } from "../../client/ids";
 import { type IntegrationRole, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import type { ProviderContext } from "../provider-runtime";
-import { memberKey, type Takeovers } from "../takeovers";
+import { memberKey } from "../takeovers";
 import { type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { PartialWriteError } from "../membership/partial-write";
 import type { Actions, PlannedInvite } from "./members-plan";
-import { cannotReadBack, stillRunning } from "./messages";
-import { notAsInvited, roleMismatch } from "./members-refusals";
+import { cannotReadBack, notAsInvited, roleMismatch, stillRunning } from "./messages";
 import { asPlanned, byKey, type IntegrationMembersOutputs, type Run, serviceMember, type ServiceMember } from "./members-state";
 import type { MembershipView } from "../membership/membership-view";
 
@@ -30,8 +27,9 @@ export function runOf(integrationId: string, acts: Actions): Run {
   return run;
 }
 
-/** Applies the writes of a plan to `run`: removals, then invitations (role changes only once removed) and sets. */
-export async function applyPlan(ctx: ProviderContext, run: Run, acts: Actions): Promise<void> {
+/** Applies the writes of a plan: removals, then invitations (role changes only once removed) and sets; the run records what came of them. */
+export async function applyPlan(ctx: ProviderContext, integrationId: string, acts: Actions): Promise<Run> {
+  const run = runOf(integrationId, acts);
   const { client, memberships } = ctx.connection();
   const removed = new Set<string>();
   await Promise.all(
@@ -39,7 +37,8 @@ export async function applyPlan(ctx: ProviderContext, run: Run, acts: Actions): 
       if (await removeMember(client, run, id)) removed.add(idOf(id));
     }),
   );
-  for (const id of acts.takeOver) takeOver(ctx.takeovers, run, id);
+  // A member there before, now this resource's: the delete of the resource that managed them must leave them (`takeovers.ts`).
+  for (const id of acts.takeOver) ctx.takeovers.take(memberKey(run.integrationId, id));
   const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
   const made: PlannedInvite[] = [];
   await Promise.all([
@@ -49,13 +48,12 @@ export async function applyPlan(ctx: ProviderContext, run: Run, acts: Actions): 
     ...acts.setEntitlements.map((m) => setEntitlements(client, run, m)),
   ]);
   if (made.length > 0) await checkMade(memberships.of(run.integrationId), run, made);
+  return run;
 }
 
 /**
- * Reads back what finished invitations made before the state records it: a service may merge an
- * invitation into a membership someone made meanwhile. A member whose role or set is not what was
- * asked fails, and the state records what was found. One not found is recorded as asked (the
- * next refresh reads them again).
+ * Reads back what finished invitations made: a service may merge an invitation into a membership someone made meanwhile.
+ * A member whose role or set is not what was asked fails, recorded as found; one not found is recorded as asked.
  */
 async function checkMade(view: MembershipView, run: Run, made: readonly PlannedInvite[]): Promise<void> {
   let found: Map<string, ServiceMember | null>;
@@ -79,7 +77,7 @@ async function checkMade(view: MembershipView, run: Run, made: readonly PlannedI
     if ((now.role !== null && now.role !== role) || !sameSet(now.entitlements, member.entitlements)) {
       run.failures.push({
         userId: member.userId,
-        error: notAsInvited(run.integrationId, { userId: member.userId, role, entitlements: member.entitlements }, state),
+        error: notAsInvited(run.integrationId, member.userId, { role, entitlements: member.entitlements }, state),
       });
     }
   }
@@ -111,15 +109,6 @@ async function setEntitlements(client: WorkspaceAccessClient, run: Run, target: 
   } catch (error) {
     run.failures.push({ userId, error });
   }
-}
-
-/**
- * Records that this deployment took over a member who was there before (an adoption): when the
- * resource that managed them before (this one under another name, or an `IntegrationEntitlement`)
- * is deleted after this create or update, as Pulumi does, its delete must leave them (`takeovers.ts`).
- */
-function takeOver(takeovers: Takeovers, run: Run, userId: string): void {
-  takeovers.take(memberKey(run.integrationId, userId));
 }
 
 /**
@@ -157,7 +146,6 @@ async function addMember(ctx: ProviderContext, run: Run, planned: PlannedInvite)
     await adoptFound(ctx, run, declared, role, found, result.existed);
     return false;
   } catch (error) {
-    // The invitation did not happen (refused, or its job failed).
     run.failures.push({ userId: declared.userId, error });
     return false;
   }
@@ -179,24 +167,19 @@ async function adoptFound(
     run.failures.push({ userId, error: roleMismatch(run.integrationId, declared, found.role) });
     return;
   }
-  if (theirs) takeOver(ctx.takeovers, run, userId);
+  if (theirs) ctx.takeovers.take(memberKey(run.integrationId, userId));
   run.managed.set(idOf(userId), found);
   if (!sameSet(found.entitlements, declared.entitlements))
     await setEntitlements(ctx.connection().client, run, { ...found, entitlements: declared.entitlements });
 }
 
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 /** The error of a run that had failures: `summary`, then every failed member named and why. */
 export function failedError(run: Run, summary: string): Error & { reasons: string[] } {
-  const reasons = run.failures.map((f) => `user ${f.userId}: ${messageOf(f.error)}`);
+  const reasons = run.failures.map((f) => `user ${f.userId}: ${f.error instanceof Error ? f.error.message : String(f.error)}`);
   return Object.assign(new Error(`${summary}: ${reasons.join("; ")}`, { cause: run.failures[0]?.error }), { reasons });
 }
 
-/**
- * The error of a create or update that had failures, every failed member named. With `outputs`,
- * the state written so far goes with it (a partial create or update: the engine records it).
- */
+/** The error of a create or update that had failures; with `outputs`, the state so far goes with it (the engine records it). */
 export function runError(run: Run, outputs?: IntegrationMembersOutputs, provider?: unknown): Error {
   const n = run.failures.length;
   const error = failedError(

@@ -12,6 +12,7 @@ import { byKey, type IntegrationMembersOutputs } from "./members-state";
 export const declaredOf = (inputs: IntegrationMembersInputs) => ({
   removeUnmanaged: inputs.removeUnmanaged,
   declaredRoles: inputs.members.filter((m) => m.role !== undefined).map((m) => m.userId),
+  deleteOnDestroy: inputs.deleteOnDestroy,
 });
 
 /** A change of inputs: the integration replaces the resource; members, their sets and declared roles, and pending removals update it. */

@@ -1,21 +1,15 @@
 /**
- * What an {@link IntegrationMembers} operation should do, as a pure function of what the program
- * declares, what the state recorded, and what is known of the service: the member list (which
- * proves presence, never absence: offset pages shift) and the direct reads made to confirm an
- * absence (`GET /integrations/{id}/users/{userId}`; 404 = absent). Diff, create, update, delete
- * and read all plan here; the handlers only gather these inputs and apply the actions.
- *
- * An absence from the list that a decision rests on (an invitation, a removal a shift could hide,
- * a takeover, forgetting a managed member) is first returned as a `confirm` plan: the handler
- * reads those members and plans again with what it found. Absences no decision rests on are not
- * read, so a quiet workspace where the list has everyone costs nothing more.
- *
- * User ids are compared in their one form ({@link idOf}): a service may answer another case.
+ * What a membership operation should do, as a pure function of what the program declares, what the
+ * state recorded, and what is known of the service: the member list (presence, never absence) and
+ * the confirmations of an absence. An absence a decision rests on (an invitation, a removal, a
+ * takeover, forgetting a member) is first returned as a `confirm` plan: the handler confirms those
+ * and plans again. Absences no decision rests on are not read, so a quiet workspace costs nothing more.
  */
+import { ConfigurationError } from "../../client";
 import { idOf } from "../../client/ids";
 import { DEFAULT_INTEGRATION_ROLE, type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import { guardLastOwner, roleDrift, roleMismatch } from "./members-refusals";
+import { lastOwnerRefusal, roleDrift, roleMismatch } from "./messages";
 import type { PendingInvitation } from "../membership/partial-write";
 import { byKey, type Failure, type IntegrationMembersOutputs, type ServiceMember } from "./members-state";
 
@@ -32,7 +26,7 @@ export interface PlanInput {
   removeUnmanaged?: boolean;
   /** The state (update, diff, delete, read; absent for create and for a read without state: an import). */
   prior?: Pick<IntegrationMembersOutputs, "members" | "unmanagedMembers" | "pendingInvitations">;
-  /** The member list, by {@link idOf}: everyone in it is a member (`null`: none, as in `confirmed`). */
+  /** The member list, by {@link idOf} (a service may answer another case): everyone in it is a member. */
   listed: ReadonlyMap<string, ServiceMember | null>;
   /** Direct reads, by {@link idOf}: the member, or `null` when the read answered 404. */
   confirmed?: ReadonlyMap<string, ServiceMember | null>;
@@ -51,7 +45,6 @@ export interface PlannedInvite {
 
 /** What to do, in order: removals, then invitations and entitlement sets. */
 export interface Actions {
-  /** Everyone the service has (listed or read). */
   present: ServiceMember[];
   /** The managed members before any write, as the service has them (or as recorded while their invitation runs). */
   managed: IntegrationMemberState[];
@@ -115,7 +108,7 @@ function absencesThatMatter(input: PlanInput, present: ReadonlyMap<string, Servi
   if (input.op === "diff") return [];
   const absent = (id: string) => !present.has(idOf(id));
   const declared = new Set((input.declared ?? []).map((m) => idOf(m.userId)));
-  const ours = (id: string) => !(input.claimed?.(id) ?? false);
+  const ours = (id: string) => !input.claimed?.(id);
   const managed = (input.prior?.members ?? []).map((m) => m.userId);
   const ids: string[] = [];
   // Invited when absent (or waited for, when their invitation may still land).
@@ -142,17 +135,8 @@ function planCreate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
   const declared = input.declared ?? [];
   const mismatched = declared.find((m) => roleChanged(present.get(idOf(m.userId))?.role ?? null, m));
   if (mismatched) throw roleMismatch(input.integrationId, mismatched, present.get(idOf(mismatched.userId))?.role ?? null);
-  for (const member of declared) {
-    const live = present.get(idOf(member.userId));
-    if (!live) {
-      acts.invite.push({ member, role: member.role ?? DEFAULT_INTEGRATION_ROLE, afterRemoval: false });
-      continue;
-    }
-    acts.takeOver.push(member.userId);
-    acts.managed.push(stateOf(member.userId, live));
-    if (!sameSet(live.entitlements, member.entitlements))
-      acts.setEntitlements.push(stateOf(member.userId, { ...live, entitlements: member.entitlements }));
-  }
+  const seen = (m: MemberInputs) => ({ live: present.get(idOf(m.userId)), wasManaged: new Map(), roleChange: false });
+  for (const member of declared) planDeclared(input, member, seen(member), acts);
 }
 
 /**
@@ -166,7 +150,7 @@ function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
   const declaredKeys = new Set(declared.map((m) => idOf(m.userId)));
   const prior = input.prior?.members ?? [];
   const wasManaged = byKey(prior);
-  const ours = (id: string) => !(input.claimed?.(id) ?? false);
+  const ours = (id: string) => !input.claimed?.(id);
   const live = (id: string) => present.get(idOf(id));
   for (const m of prior) {
     const now = live(m.userId);
@@ -183,12 +167,12 @@ function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
   const stateRoleDiffers = (m: MemberInputs) => roleChanged(wasManaged.get(idOf(m.userId))?.role ?? null, m);
   const roleChanges = declared.filter((m) => wasManaged.has(idOf(m.userId)) && liveRoleDiffers(m) && stateRoleDiffers(m));
   acts.remove.push(...dropped, ...unmanaged, ...roleChanges.map((m) => m.userId));
-  guardLastOwner(input.integrationId, present.values(), new Set(acts.remove.map(idOf)));
+  guardLastOwner(input.integrationId, present, acts.remove);
   for (const member of declared)
     planDeclared(input, member, { live: live(member.userId), wasManaged, roleChange: roleChanges.includes(member) }, acts);
 }
 
-/** One declared member of an update. */
+/** One declared member of an update, or of a create (nobody managed before). */
 function planDeclared(
   input: PlanInput,
   member: MemberInputs,
@@ -229,7 +213,7 @@ function planDeclared(
 
 /** A delete: every managed member there and not taken over is removed (never the last owner); a pending invitation fails it. */
 function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
-  const ours = (id: string) => !(input.claimed?.(id) ?? false);
+  const ours = (id: string) => !input.claimed?.(id);
   for (const m of input.prior?.members ?? []) {
     if (present.has(idOf(m.userId))) {
       if (ours(m.userId)) acts.remove.push(m.userId);
@@ -238,7 +222,7 @@ function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember
     const pending = pendingOf(input, m.userId);
     if (pending) acts.stillRunning.push(pending);
   }
-  guardLastOwner(input.integrationId, present.values(), new Set(acts.remove.map(idOf)));
+  guardLastOwner(input.integrationId, present, acts.remove);
 }
 
 /**
@@ -258,4 +242,27 @@ function planRead(input: PlanInput, present: ReadonlyMap<string, ServiceMember>,
       }
     }
   }
+}
+
+/**
+ * Refuses removing `removed` (user keys, {@link idOf}) out of `members` (everyone the integration
+ * has) when no member known to hold the owner role would be left and they include an owner or a
+ * member whose role is unknown (`null`), who may be the owner. A role change from owner counts: the
+ * member is removed before being invited again.
+ */
+function guardLastOwner(integrationId: string, present: ReadonlyMap<string, ServiceMember>, removed: readonly string[]): void {
+  const removedKeys = new Set(removed.map(idOf));
+  const gone = (m: ServiceMember) => removedKeys.has(idOf(m.userId));
+  const owners = [...present.values()].filter((m) => m.role === "account_owner");
+  if (owners.some((m) => !gone(m))) return;
+  const unknown = [...present.values()].filter((m) => m.role === null && gone(m)).map((m) => m.userId);
+  if (owners.length === 0 && unknown.length === 0) return;
+  throw new ConfigurationError(
+    lastOwnerRefusal(
+      integrationId,
+      owners.map((m) => m.userId),
+      unknown,
+    ),
+    "members",
+  );
 }

@@ -1,9 +1,7 @@
-/**
- * What an {@link IntegrationMembers} stores, and how one operation's findings become it.
- */
+/** What an {@link IntegrationMembers} stores, and how one operation's findings become it. */
 import { type Id, idOf } from "../../client/ids";
 import type { IntegrationUser } from "../../client";
-import { entitlementSet, inviteRole } from "../../shared/inputs";
+import { entitlementSet, inviteRole, optIn } from "../../shared/inputs";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../../shared/member-state";
 import type { Found } from "../membership/member-list";
 import type { PendingInvitation } from "../membership/partial-write";
@@ -14,22 +12,11 @@ export interface IntegrationMembersOutputs {
   members: IntegrationMemberState[];
   removeUnmanaged: boolean;
   unmanagedMembers: UnmanagedIntegrationMember[];
-  /**
-   * The members whose invitation was accepted but not seen to finish, each with its job: recorded
-   * as managed with no set known, and not invited again while that job runs (it would invite them twice).
-   */
+  /** Invitations accepted and not seen to finish: managed with no set known, not invited again while the job runs. */
   pendingInvitations?: PendingInvitation[];
-  /**
-   * The members whose role the program declares (user ids, sorted). The others keep the
-   * service's role: refresh reports it in `members` but not as a declared input, so it shows no change.
-   * Missing in a state written before it existed: every role then counts as declared.
-   */
+  /** The members whose role the program declares (user ids, sorted); a refresh reports the others' as no declared input. */
   declaredRoles?: string[];
-  /**
-   * The managed members (user ids, sorted) who were members before this resource managed them
-   * (taken over at create, at `import`, or when newly declared): destroy leaves them unless
-   * `deleteOnDestroy`. Missing in a state written before it existed: none.
-   */
+  /** The managed members (user ids, sorted) who were members before this resource managed them: destroy leaves them unless `deleteOnDestroy`. */
   adoptedMembers?: string[];
   /** The program's opt-in to removing adopted members on destroy (absent: they are left). */
   deleteOnDestroy?: boolean;
@@ -39,10 +26,7 @@ export interface IntegrationMembersOutputs {
 export type ServiceMember = UnmanagedIntegrationMember;
 
 /** One failed write or refused member: who and why. */
-export interface Failure {
-  userId: string;
-  error: unknown;
-}
+export type Failure = { userId: string; error: unknown };
 
 /** Everything one operation found and did, from which the outputs are built. Maps are keyed by {@link idOf}. */
 export interface Run {
@@ -52,7 +36,7 @@ export interface Run {
   /** The managed members and what the service has for them now. */
   managed: Map<string, IntegrationMemberState>;
   failures: Failure[];
-  /** Invitations not seen to finish: user key → pending invitation. */
+  /** Invitations not seen to finish. */
   pending: Map<string, PendingInvitation>;
 }
 
@@ -62,14 +46,20 @@ export const sortByUser = <T extends { userId: string }>(list: T[]) =>
 /** A map of members by {@link idOf} of their user id. */
 export const byKey = <T extends { userId: string }>(list: readonly T[]) => new Map(list.map((m) => [idOf(m.userId), m]));
 
-/** The outputs after a run: managed members, and everyone else the service has as unmanaged. */
-export function outputsOf(
-  run: Run,
-  declared: { removeUnmanaged: boolean; declaredRoles: readonly string[] | undefined },
-): IntegrationMembersOutputs {
+/** What the outputs keep of the program's declaration, and `adopted`: who were members before this resource managed them. */
+export interface Kept {
+  removeUnmanaged: boolean;
+  declaredRoles: readonly string[] | undefined;
+  adopted?: readonly string[] | undefined;
+  deleteOnDestroy?: boolean | undefined;
+}
+
+/** The outputs after a run: managed members (those of `adopted` among them recorded so), and everyone else the service has as unmanaged. */
+export function outputsOf(run: Run, declared: Kept): IntegrationMembersOutputs {
   const unmanaged: UnmanagedIntegrationMember[] = [];
   for (const [key, member] of run.present) if (!run.managed.has(key)) unmanaged.push({ ...member });
   const pending = [...run.pending.values()];
+  const adopted = new Map((declared.adopted ?? []).filter((id) => run.managed.has(idOf(id))).map((id) => [idOf(id), id]));
   return {
     integrationId: run.integrationId,
     members: sortByUser([...run.managed.values()]),
@@ -77,6 +67,8 @@ export function outputsOf(
     unmanagedMembers: sortByUser(unmanaged),
     pendingInvitations: sortByUser(pending.map((p) => ({ ...p }))),
     ...(declared.declaredRoles ? { declaredRoles: [...declared.declaredRoles].sort() } : {}),
+    adoptedMembers: [...adopted.values()].sort(),
+    ...optIn(declared.deleteOnDestroy),
   };
 }
 

@@ -1,4 +1,6 @@
 /** An {@link IntegrationMembers}' long messages: each names the integration and the users, what was (not) done, and the fix. */
+import { ConfigurationError } from "../../client";
+import type { MemberInputs } from "../../shared/inputs";
 
 /** Refusing to remove the last `owners` and the `unknown` (users whose role is unknown, who may be the owner). */
 export function lastOwnerRefusal(integrationId: string, owners: readonly string[], unknown: readonly string[]): string {
@@ -19,24 +21,24 @@ export function lastOwnerRefusal(integrationId: string, owners: readonly string[
   );
 }
 
-/** The service changed `userId`'s role to `current` since the state was read; the program declares `declared`. */
-export function roleDrift(userId: string, current: string | null, declared: string | undefined): string {
-  return (
+/** A managed member whose role the service changed to `current` since the state was read: not changed back unseen. */
+export function roleDrift({ userId, role }: MemberInputs, current: string | null): ConfigurationError {
+  const message =
     `the service changed the role of user ${userId} to ${current} since the state was last read, ` +
-    `and the plan did not show changing it back to ${declared} (which removes the member and invites them again). ` +
+    `and the plan did not show changing it back to ${role} (which removes the member and invites them again). ` +
     "Nothing was done to this member: run pulumi refresh, whose next plan shows the change, then pulumi up; " +
-    `or declare role: "${current}" to keep it.`
-  );
+    `or declare role: "${current}" to keep it.`;
+  return new ConfigurationError(message, "members");
 }
 
-/** `userId` is a member of `integrationId` as `current`, but members declares `declared`. */
-export function roleMismatch(integrationId: string, userId: string, current: string | null, declared: string | undefined): string {
-  return (
-    `User ${userId} is already a member of integration ${integrationId} as ${current}, but members declares role ${declared}. ` +
+/** A member of `integrationId` as `current`, whom members declares with another role: adoption never removes anyone. */
+export function roleMismatch(integrationId: string, { userId, role }: MemberInputs, current: string | null): ConfigurationError {
+  const message =
+    `User ${userId} is already a member of integration ${integrationId} as ${current}, but members declares role ${role}. ` +
     "The API cannot change a member's role in place, and a create does not remove anyone: " +
     `declare role: "${current}" (or leave role out) to adopt the membership as it is, ` +
-    "then change the role in a later update (which removes and invites the member again)."
-  );
+    "then change the role in a later update (which removes and invites the member again).";
+  return new ConfigurationError(message, "members");
 }
 
 /** A membership as asked or as found: its role and entitlements. */
@@ -45,13 +47,13 @@ interface Membership {
   entitlements: readonly string[];
 }
 
-/** The invitation of `userId` as `asked` finished, but the service has them as `found`. */
-export function notAsInvited(integrationId: string, userId: string, asked: Membership, found: Membership): string {
-  return (
+/** The invitation of `userId` as `asked` finished, but the service has them as `found` (it may have merged it into a membership). */
+export function notAsInvited(integrationId: string, userId: string, asked: Membership, found: Membership): Error {
+  return new Error(
     `the invitation of user ${userId} to integration ${integrationId} as ${asked.role} with [${asked.entitlements.join(", ")}] finished, ` +
-    `but the service now has them as ${found.role ?? "an unknown role"} with [${found.entitlements.join(", ")}] ` +
-    "(an invitation of someone who is already a member may be merged into their membership). " +
-    "The state records what was found; check the member, then run pulumi up again."
+      `but the service now has them as ${found.role ?? "an unknown role"} with [${found.entitlements.join(", ")}] ` +
+      "(an invitation of someone who is already a member may be merged into their membership). " +
+      "The state records what was found; check the member, then run pulumi up again.",
   );
 }
 

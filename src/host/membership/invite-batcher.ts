@@ -1,28 +1,18 @@
 /**
  * Batched invitations. `POST /integrations/{id}/users` takes a list of `userIds`: the invitations
- * this provider process sends at about the same time for one integration, role and entitlement set
- * go out as one request (at most {@link MAX_BATCH} users) with one job, waited for once.
+ * this process sends at about the same time for one integration, role and entitlement set go out as
+ * one request (at most {@link MAX_BATCH} users) with one job, waited for once.
  *
- * When nothing was sent for that integration, role and set in the last {@link RECENT_MS} (a lone
- * create), an invitation goes out on the next turn of the event loop: only those queued in the
- * same turn (creates released together by a shared member list) join it, so it is not delayed.
- * When invitations are already under way or were just sent (a deployment creating many), a
- * window opens for the others to join. It closes at once when the batch is full: as many wait as
- * the engine was seen to run at once (no batch of its kind in flight: the engine can start no
- * other create before one of these returns, so waiting longer only idles it), or {@link MAX_BATCH}.
- * Else it waits for a batch of the same kind in flight to end ({@link HOLD_MS} at most), whose
- * creates' successors then join, and closes once none has come for {@link WINDOW_MS}
- * ({@link MAX_BATCH_OPEN_MS} at most). Both follow the pace invitations of that kind arrive at
- * ({@link paced}): under the real CLI, each step's checkpoint is written before the next create
- * starts, so creates come one checkpoint apart, tens of milliseconds and more as the state grows.
- * How many the engine runs is learnt when a batch settles (its invitations and those held for it):
- * the first batches of a deployment close by the pace, the later ones at their last arrival.
+ * A lone create's invitation goes out on the next turn of the event loop: only those queued in the
+ * same turn (creates released together by a shared member list) join it, so it is not delayed. When
+ * invitations are under way or were just sent (a deployment creating many), a window opens for the
+ * others to join (`#window`). Under the real CLI each step's checkpoint is written before the next
+ * create starts, so creates come one checkpoint apart: the window follows the pace they arrive at
+ * ({@link paced}) and how many the engine was seen to run at once, learnt when a batch settles.
  *
- * The first invitation of a batch leads it: it waits for the window and sends the batch itself, so
- * a create's own stack reaches the socket (`test/host/frames.test.ts`).
- *
- * Every invitation ends with an {@link InvitationResult} of its own, and nobody is invited twice:
- * how a batch sent ends for each of its users is `invite-send.ts`'s.
+ * The first invitation of a batch leads it: it waits for the window and sends the batch itself, so a
+ * create's own stack reaches the socket (`test/host/frames.test.ts`). Every invitation ends with an
+ * {@link InvitationResult} of its own, and nobody is invited twice (`invite-send.ts`).
  */
 import { idOf } from "../../client/ids";
 import type { Clock, IntegrationRole, IntegrationUser, WorkspaceAccessClient } from "../../client";
@@ -30,11 +20,7 @@ import { type Entry, sendBatch } from "./invite-send";
 
 /** The most users one invitation names (the API's page size, and the issue's cap). */
 export const MAX_BATCH = 100;
-/**
- * How long a batch stays open for others to join, once invitations are under way: until no
- * invitation of its kind has come for this long (the engine starts the next creates as the last
- * ones return, a few at a time), and {@link MAX_BATCH_OPEN_MS} at most.
- */
+/** Once invitations are under way, a batch closes when none of its kind has come for this long (at the fastest pace). */
 export const WINDOW_MS = 10;
 /** The longest a batch stays open, however steadily invitations keep coming (besides {@link HOLD_MS}). */
 export const MAX_BATCH_OPEN_MS = 40;
@@ -93,34 +79,33 @@ export type InvitationResult =
   | { kind: "pending"; jobId: string | null; error: Error };
 
 /** The invitations of one integration, role and set waiting to be sent. */
-interface Queue {
-  entries: Entry[];
+class Queue {
+  entries: Entry[] = [];
   /** A create leads this queue's next batch: it waits for the window to close, then sends. */
-  scheduled: boolean;
+  scheduled = false;
   /** Ends the leader's wait early (the batch is full: {@link MAX_BATCH}, or as many as the engine runs). */
   wake: (() => void) | undefined;
   /** Batches of this kind sent and not settled yet. */
-  inFlight: number;
+  inFlight = 0;
   /** Invitations of this kind submitted and not settled. */
-  outstanding: number;
+  outstanding = 0;
   /** The most of them seen when one settled: how many creates of this kind the engine runs at once. */
-  peak: number;
+  peak = 0;
   /** When a batch was last sent or settled. */
-  lastSentAt: number;
+  lastSentAt = Number.NEGATIVE_INFINITY;
   /** When the last invitation joined. */
-  lastJoinedAt: number;
+  lastJoinedAt = Number.NEGATIVE_INFINITY;
   /** When an invitation of this kind last settled (its create returns to the engine then). */
-  lastSettledAt: number;
+  lastSettledAt = Number.NEGATIVE_INFINITY;
   /** How far apart invitations of this kind arrive one by one (ms, a running mean); 0 while they come together. */
-  pace: number;
+  pace = 0;
   /** The longest recent gap between two of them (ms, decaying): how uneven the engine's pace is. */
-  slowGap: number;
+  slowGap = 0;
 }
 
 /**
- * Whether the batch of `queue` cannot grow any more: {@link MAX_BATCH} users, or, with no batch of
- * its kind in flight, as many as the engine was seen to run at once (its `--parallel`: no further
- * create can start before one of these returns).
+ * Whether the batch of `queue` cannot grow: {@link MAX_BATCH} users, or, with none of its kind in flight, as many as the
+ * engine was seen to run at once (its `--parallel`: no further create can start before one of these returns).
  */
 function full(queue: Queue): boolean {
   const n = queue.entries.length;
@@ -138,16 +123,19 @@ export class InviteBatcher {
     this.#clock = clock;
   }
 
-  /**
-   * Invites one user, with others of the same kind when they come together; resolves when the job
-   * has finished, when the user is found a member, or when the invitation may still land
-   * (`pending`); rejects when it did not happen. The first invitation of a batch leads it: it
-   * waits for the window, then sends the batch itself (so its stack reaches the socket).
-   */
+  /** Invites one user, with others of the same kind that come together; rejects when the invitation did not happen. */
   async submit(invitation: Invitation): Promise<InvitationResult> {
     const q = this.#queueOf(invitation);
     const result = new Promise<InvitationResult>((resolve, reject) => q.entries.push({ invitation, resolve, reject }));
     q.outstanding++;
+    const settled = () => {
+      q.lastSettledAt = this.#clock.now();
+      // The creates in flight now (this batch's, and those waiting for it) are what the engine runs at once.
+      q.peak = Math.max(q.peak, q.outstanding);
+      q.outstanding--;
+    };
+    // Noted before the caller resumes (this handler comes first): its next invitation is measured from here.
+    void result.then(settled, settled);
     const now = this.#clock.now();
     // The gap since the last arrival, or since an invitation settled (the engine starts the next
     // create one step after a create returns): a sample of the pace, unless a burst or a pause.
@@ -181,20 +169,7 @@ export class InviteBatcher {
     const key = JSON.stringify([idOf(invitation.integrationId), invitation.role, invitation.entitlements]);
     let queue = this.#queues.get(key);
     if (!queue) {
-      const never = Number.NEGATIVE_INFINITY;
-      queue = {
-        entries: [],
-        scheduled: false,
-        wake: undefined,
-        inFlight: 0,
-        outstanding: 0,
-        peak: 0,
-        lastSentAt: never,
-        lastJoinedAt: never,
-        lastSettledAt: never,
-        pace: 0,
-        slowGap: 0,
-      };
+      queue = new Queue();
       this.#queues.set(key, queue);
     }
     return queue;
@@ -235,32 +210,12 @@ export class InviteBatcher {
     }
   }
 
-  /** Takes what is queued, {@link MAX_BATCH} users a batch, each entry noting when it settles. */
+  /** Takes what is queued, {@link MAX_BATCH} users a batch. */
   #take(queue: Queue): Entry[][] {
-    const settled = () => {
-      queue.lastSettledAt = this.#clock.now();
-      // The creates in flight now (this batch's, and those waiting for it) are what the engine runs at once.
-      queue.peak = Math.max(queue.peak, queue.outstanding);
-      queue.outstanding--;
-    };
     const batches: Entry[][] = [];
     while (queue.entries.length > 0) {
-      // Noted before the caller resumes: its next invitation is measured from here.
-      const batch = queue.entries.splice(0, MAX_BATCH).map(
-        (entry): Entry => ({
-          invitation: entry.invitation,
-          resolve: (result) => {
-            settled();
-            entry.resolve(result);
-          },
-          reject: (error) => {
-            settled();
-            entry.reject(error);
-          },
-        }),
-      );
+      batches.push(queue.entries.splice(0, MAX_BATCH));
       queue.inFlight++;
-      batches.push(batch);
     }
     queue.lastSentAt = this.#clock.now();
     return batches;

@@ -1,31 +1,24 @@
 /**
- * How one batch of invitations is sent and how it ends for each of its users: the batcher
- * (`invite-batcher.ts`) queues them, this sends them and settles every one.
- *
- * Every invitation ends with an {@link InvitationResult} of its own, and nobody is invited twice.
- * "It may still land" is a result (`kind: "pending"`, with the job to wait for), not an error:
+ * How one batch of invitations is sent and how it ends for each of its users (the batcher,
+ * `invite-batcher.ts`, queues them). Every invitation ends with an {@link InvitationResult} of its
+ * own, and nobody is invited twice: "it may still land" is a result (`pending`), not an error.
  *
  * What happens to a batch of several users when:
- * - the POST fails without an answer (a timeout, a reset, a 5xx): it may have been carried out, so
- *   it is never re-sent. One member list read: users found members are done (the invitation
- *   landed); the others are `pending` with no job known;
- * - the POST answers 409 (someone is a member already): one member list read; those members are
- *   handed back as existing (the caller applies its adoption rules); the others are sent again as
- *   one batch (split in halves if no member is found);
- * - the POST answers another 400, 404 or 422 (a user the service refuses): nothing was done; split
- *   in halves and sent again, down to the user at fault;
+ * - the POST fails without an answer (a timeout, a reset, a 5xx): it may have been carried out, so it
+ *   is never re-sent. One member list read: users found members are done; the others `pending`, no job known;
+ * - the POST answers 409 (someone is a member already): one member list read; those members are handed
+ *   back as existing (the caller's adoption rules apply); the others are sent again as one batch (in
+ *   halves if no member is found);
+ * - another 400, 404 or 422 (a user the service refuses): nothing was done; halves sent again, down to the user at fault;
  * - any other error (401, 403, 429 after the client's retries): not about a user; every user fails with it;
- * - the job ends in `error`: one member list read (a service that applies the others anyway must not
- *   see them invited twice): users found members are done; those it missed are confirmed absent (a
- *   list proves presence only: a second listing that agrees, or a direct read each when they are
- *   fewer than its pages), and only those are split in halves and sent again. Without the list,
- *   every user is `pending` with no job known;
- * - waiting for the job fails otherwise (a timeout, polling that fails): the job may still land;
- *   every user is `pending` with the job, so the next `up` waits for it instead of inviting again.
+ * - the job ends in `error`: one member list read (a service that applies the others anyway must not see
+ *   them invited twice): users found members are done; those it missed are confirmed absent
+ *   (`member-list.ts`), and only those are sent again in halves. Without the list, every user is `pending`;
+ * - waiting for the job fails otherwise (a timeout, polling that fails): every user is `pending` with the job.
  *
- * A batch of one behaves as the single invitation always did: an ambiguous failure or a 409 reads
- * that member (`GET .../users/{userId}`), a job in `error` fails with {@link JobFailedError}.
- * Errors shared by several users are copied per user, naming the user and the batch.
+ * A batch of one is the single invitation: an ambiguous failure or a 409 reads that member
+ * (`GET .../users/{userId}`), a job in `error` fails with {@link JobFailedError}. Errors shared by
+ * several users are copied per user, naming the user and the batch.
  */
 import { idOf } from "../../client/ids";
 import {
@@ -39,7 +32,7 @@ import {
   type WorkspaceAccessClient,
 } from "../../client";
 import type { Invitation, InvitationResult } from "./invite-batcher";
-import { confirmMisses, type Members, memberList } from "./member-list";
+import { confirm, type Members, memberList } from "./member-list";
 
 /** One invitation waiting for its result. */
 export interface Entry {
@@ -62,11 +55,7 @@ function forUser(error: unknown, userId: string, size: number): unknown {
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
-/**
- * Sends one batch and settles each of its entries (see the list above). Never rejects. A batch of
- * one is the single invitation: its failures are read with a direct read of that member. One
- * function from the batcher to the client, so a create reaches the socket in few frames.
- */
+/** Sends one batch and settles each entry (see the list above); never rejects. One function down to the client: few frames to the socket. */
 export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): Promise<void> {
   const { integrationId, role, entitlements } = batch[0]!.invitation;
   const userIds = batch.map((e) => e.invitation.userId);
@@ -112,10 +101,8 @@ async function afterOneFailed(client: WorkspaceAccessClient, entry: Entry, error
   entry.reject(error);
 }
 
-/** The members of the integration now, by user id (see {@link memberList}); `undefined` when the list cannot be read. */
-async function membersNow(client: WorkspaceAccessClient, integrationId: string): Promise<Members | undefined> {
-  return memberList(client, integrationId).catch(() => undefined);
-}
+/** The members of the integration now, by user id; `undefined` when the list cannot be read. */
+const membersNow = (client: WorkspaceAccessClient, integrationId: string) => memberList(client, integrationId).catch(() => undefined);
 
 /**
  * Splits `batch` into the entries whose user is a member now (settled: with `existed`, or, when
@@ -161,21 +148,18 @@ async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], err
   const missed = settleMembers(batch, members, false);
   if (missed.length === 0) return;
   // A list proves presence only: a member it skipped (pages shift) would be invited a second time.
-  let confirmed: Map<string, IntegrationUser | undefined>;
-  try {
-    confirmed = await confirmMisses(
-      client,
-      integrationId,
-      members,
-      missed.map((e) => e.invitation.userId),
-    );
-  } catch {
-    return pendingAll(missed, error, null, batch.length);
-  }
+  const confirmed = await confirm(
+    client,
+    integrationId,
+    members,
+    missed.map((e) => e.invitation.userId),
+  ).catch(() => undefined);
+  // Unconfirmed, or a member whose record cannot be used: the rest may have landed, so pending.
+  if (!confirmed || [...confirmed.values()].some((m) => m instanceof Error)) return pendingAll(missed, error, null, batch.length);
   const rest: Entry[] = [];
   for (const entry of missed) {
     const found = confirmed.get(idOf(entry.invitation.userId));
-    if (found) entry.resolve({ kind: "member", member: found, existed: false });
+    if (found && !(found instanceof Error)) entry.resolve({ kind: "member", member: found, existed: false });
     else rest.push(entry);
   }
   if (rest.length > 0) await split(client, rest);

@@ -1,12 +1,8 @@
 /**
- * Reading an integration's members, and the one way a miss is confirmed. A list proves that someone
- * is a member, never that someone is not: offset pages shift when someone else adds or removes a
- * member between two page reads, and a member can be skipped. A miss is confirmed by a direct read
- * (404 = absent) when the misses are no more than a listing's pages, else by the package's one proof
- * of absence (`client/absence.ts`: a complete listing at another page size that agrees with the one
- * before it, {@link PROOF_LISTINGS} more at most), and a direct read of each miss the proof could not
- * settle. Used by every membership operation through its integration's view (`membership-view.ts`)
- * and by the batcher after a failed job (`invite-send.ts`).
+ * Reading an integration's members, and the one way a miss is confirmed. A list proves presence,
+ * never absence (offset pages shift between two page reads): a miss is confirmed by a direct read
+ * (404 = absent) when the misses are fewer than a listing's pages, else by the one proof of absence
+ * (`client/absence.ts`) and a direct read of each miss the proof could not settle.
  */
 import { idOf } from "../../client/ids";
 import { type Id, type IntegrationUser, InvalidResponseError, NotFoundError, type WorkspaceAccessClient } from "../../client";
@@ -66,9 +62,8 @@ export function prove(client: WorkspaceAccessClient, integrationId: string, firs
 }
 
 /**
- * Confirms the misses `userIds` of the listing `first`: by direct reads when they are fewer than
- * its pages, else by a proof (`proof`, one the caller keeps, or a new one) and direct reads of
- * those it could not settle. Each resolves to what was found (a listing skipped them) or `undefined` (absent).
+ * Confirms the misses `userIds` of the listing `first`: by direct reads when they are fewer than its pages, else by a
+ * proof (`proof`, one the caller keeps, or a new one) and direct reads of the rest. Each: what was found, or `undefined`.
  */
 export async function confirm(
   client: WorkspaceAccessClient,
@@ -85,16 +80,4 @@ export async function confirm(
   const unread = userIds.filter((userId) => !result.has(idOf(userId)));
   for (const [k, v] of await readEach(client, integrationId, unread)) result.set(k, v);
   return result;
-}
-
-/** {@link confirm}, a member whose record cannot be used thrown (the batcher fails that batch's rest as pending). */
-export async function confirmMisses(
-  client: WorkspaceAccessClient,
-  integrationId: string,
-  first: Members,
-  userIds: readonly string[],
-): Promise<Map<string, IntegrationUser | undefined>> {
-  const found = await confirm(client, integrationId, first, userIds);
-  for (const member of found.values()) if (member instanceof Error) throw member;
-  return found as Map<string, IntegrationUser | undefined>;
 }

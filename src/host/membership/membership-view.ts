@@ -1,20 +1,10 @@
 /**
- * One integration's membership as this provider process sees it, held by the provider context
- * (`ctx.connection().memberships.of(integrationId)`): both membership resources read the
- * integration's members through it alone. It owns
- * - the shared listings ({@link SharedListing}): the one a refresh's reads share (kept
- *   `readCacheSeconds`), and the one the creates of a deployment share (gathered for
- *   {@link CREATE_WINDOW_MS}, kept {@link CREATE_LIST_MAX_AGE_MS}; a create alone costs one GET);
- * - the one proof of absence (`member-list.ts`): a miss is confirmed before anyone acts on it, and a
- *   proof answers for the misses of the creates' list for {@link PROOF_MAX_AGE_MS};
- * - the one direct read of a member (`undefined`: not a member), and whether the integration answers
- *   this key at all;
- * - what a write makes it forget: the reads' list, and, for the creates' list, the memberships
- *   this process wrote (read again with their own GET: the list never answers for them).
- * User ids compare in their one form (`idOf`).
+ * One integration's membership as this process sees it: both membership resources read its members
+ * through it alone. It owns the shared listings, the proof that a miss is an absence, the one direct
+ * read of a member, and what a write makes it forget (the creates' list never answers for a membership this process wrote).
  */
 import { idOf } from "../../client/ids";
-import { type Clock, type Id, NotFoundError, systemClock, type WorkspaceAccessClient } from "../../client";
+import { type Clock, type Id, NotFoundError, type WorkspaceAccessClient } from "../../client";
 import { READ_WINDOW_MS, SharedListing } from "../read-cache";
 import { confirm, type Found, type Members, memberList, pagesOf, prove, type Proof, readEach, readMember } from "./member-list";
 
@@ -24,12 +14,6 @@ export const CREATE_WINDOW_MS = 50;
 export const CREATE_LIST_MAX_AGE_MS = 10 * 60_000;
 /** How long a proven listing confirms the creates' misses (someone may add a member later): then a new proof. */
 export const PROOF_MAX_AGE_MS = 60_000;
-
-/** What a create's lookup found: the member (`undefined`: confirmed not one), and whether a shared list answered. */
-export interface MemberLookup {
-  member: Found | undefined;
-  shared: boolean;
-}
 
 /** The membership of one integration: its shared listings, its one proof of absence and member read, its invalidation. */
 export class MembershipView {
@@ -62,8 +46,8 @@ export class MembershipView {
     return (await this.#reads.current())?.get(idOf(userId)) ?? (await this.read(userId));
   }
 
-  /** Whether the user is a member already, before a create writes anything; an absence is always confirmed. */
-  async beforeCreate(userId: string): Promise<MemberLookup> {
+  /** Whether the user is a member before a create writes (`undefined`: confirmed not one), and whether a shared list answered. */
+  async beforeCreate(userId: string): Promise<{ member: Found | undefined; shared: boolean }> {
     const members = this.#written.has(idOf(userId)) ? undefined : await this.#creates.current();
     if (!members) return { member: await this.read(userId), shared: false };
     // A miss proves nothing (pages shift): confirmed before the create invites anyone.
@@ -151,7 +135,7 @@ export class MembershipViews {
   readonly #maxAgeMs: number;
   readonly #clock: Clock;
 
-  constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock = systemClock) {
+  constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock) {
     this.#client = client;
     this.#maxAgeMs = maxAgeMs;
     this.#clock = clock;

@@ -1,31 +1,19 @@
 /**
- * The one error of a write that may still land: the service accepted it (or may have: its answer
- * was lost) and it was not seen to finish. It carries the job to wait for (`pendingJobId`, `null`
- * when no job is known) and the error that ended the wait as its `cause`; its message is the
- * cause's, so the user still reads why.
- *
- * When a provider's create or update throws it with a `record` (the resource id and the state to
- * keep), the dynamic-provider host records the resource as partially created (the gRPC
+ * The one record of a write that may still land: the service accepted it (or may have: its answer
+ * was lost) and it was not seen to finish. A create or update that throws a {@link PartialWriteError}
+ * with a record is kept by the dynamic-provider host as partially created (the gRPC
  * `ErrorResourceInitFailed` detail, read from the error's `id`, `properties` and `reasons`): the
- * next `pulumi up` resumes from that state instead of writing again.
+ * next `pulumi up` waits for its job ({@link waitForPending}) instead of writing again.
  */
-import { JobFailedError } from "../../client";
+import { JobFailedError, JobTimeoutError, NotFoundError, type WorkspaceAccessClient } from "../../client";
 
 const MARKER = Symbol.for("pulumi-workspace-access.PartialWriteError");
 
-/**
- * The one record of a write that may still land, in both membership resources' state
- * (`pendingInvitations`): whose, and the job to wait for before writing again (`null`: none known,
- * its answer was lost). The resource is recorded, re-checked on refresh and on the next `up`, never re-sent blindly.
- */
+/** A write that may still land, in both membership resources' state (`pendingInvitations`): whose, and its job (`null`: none known). */
 export interface PendingInvitation {
   userId: string;
   jobId: string | null;
 }
-
-/** The jobs of `pending` to wait for. */
-export const jobsOf = (pending: readonly PendingInvitation[] | undefined): string[] =>
-  (pending ?? []).flatMap((p) => (p.jobId === null ? [] : [p.jobId]));
 
 /** What the host keeps of a partially created resource. */
 export interface PartialRecord {
@@ -33,6 +21,7 @@ export interface PartialRecord {
   properties: Record<string, unknown>;
 }
 
+/** A write that may still land: its message is the cause's (the user still reads why), with the job to wait for. */
 export class PartialWriteError extends Error {
   override readonly name = "PartialWriteError";
   /** The job to wait for before writing again; `null` when the write's answer was lost (no job known). */
@@ -74,4 +63,24 @@ export class PartialWriteError extends Error {
 export function afterJobWait(error: unknown, jobId: string | null): unknown {
   if (jobId === null || JobFailedError.isInstance(error) || PartialWriteError.isInstance(error)) return error;
   return new PartialWriteError(error, jobId);
+}
+
+/**
+ * Gives the jobs of `pending` (left by an earlier deployment) their time once more, so that a slow invitation is not sent
+ * twice. Returns the jobs still running after that wait; one that failed or is gone has ended (the member list tells).
+ */
+export async function waitForPending(client: WorkspaceAccessClient, pending: readonly PendingInvitation[] | undefined): Promise<string[]> {
+  const running: string[] = [];
+  const jobIds = (pending ?? []).flatMap((p) => (p.jobId === null ? [] : [p.jobId]));
+  await Promise.all(
+    jobIds.map(async (id) => {
+      try {
+        await client.jobs.wait(id);
+      } catch (error) {
+        if (JobTimeoutError.isInstance(error)) running.push(id);
+        else if (!(JobFailedError.isInstance(error) || NotFoundError.isInstance(error))) throw error;
+      }
+    }),
+  );
+  return running.sort();
 }

@@ -1,6 +1,5 @@
 /**
- * The dynamic provider of {@link User}, loaded by name in the dynamic-provider host
- * (`pulumi-workspace-access/provider/user`). Which HTTP call backs each operation:
+ * The dynamic provider of {@link User} (`pulumi-workspace-access/provider/user`). Which HTTP call backs each operation:
  *
  * | operation | request |
  * |---|---|
@@ -18,10 +17,9 @@
  * (`workspace_login_only`, not a guest); otherwise an attribute the program leaves out keeps the
  * service's value, is never written and never causes a diff.
  */
-import { sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
-import { ConflictError, InvalidResponseError, sameEmail, unlessNotFound, type User, type UserAttributes } from "../../client";
-import { ConfigurationError } from "../../client/errors";
+import { ConfigurationError, ConflictError, InvalidResponseError, sameEmail, sameId, unlessNotFound, type User } from "../../client";
+import type { UserAttributes } from "../../client";
 import { emailTaken, importedEmailDiffers, leftInWorkspace, noRoleToKeep, noUserToImport } from "./messages";
 import { userKey } from "../takeovers";
 import {
@@ -66,35 +64,25 @@ type Attributes = Omit<UserInputs, "adoptExisting" | "deleteOnDestroy">;
 /** The optional attributes the program may leave to the service. */
 const OPTIONAL = ["isGuest", "role"] as const;
 
-/** The declared attributes of a new user, defaults for what is left out. */
-export function newUser(inputs: Attributes): UserAttributes {
-  return {
-    email: inputs.email,
-    firstName: inputs.firstName,
-    lastName: inputs.lastName,
-    role: inputs.role ?? DEFAULT_USER_ROLE,
-    isGuest: inputs.isGuest ?? false,
-  };
-}
-
 /**
- * The attributes a `PUT` sends for an existing user: the declared ones, and the service's value
- * of each optional one the program leaves out. A `PUT` replaces every attribute, so one the
- * service does not report (a record with no `role`) cannot be kept: that fails this resource,
- * naming the record and the field, rather than guess. An unreported `isGuest` is left out of the
- * body (the service keeps what it has).
+ * The attributes to send: the declared ones, and for what the program leaves out, the defaults
+ * (a new user, no `current`) or the service's value (a `PUT` replaces every attribute). A role the
+ * service does not report cannot be kept: that fails this resource, naming the record and the
+ * field, rather than guess. An unreported `isGuest` is left out of the body (the service keeps it).
  */
-export function keeping(inputs: Attributes, current: User): UserAttributes {
-  const role = inputs.role ?? current.role;
+export function attributesOf(inputs: Attributes, current?: User): UserAttributes {
+  const role = inputs.role ?? (current ? current.role : DEFAULT_USER_ROLE);
   if (role === null) {
-    throw new InvalidResponseError(noRoleToKeep(current), {
+    // Only the service's record can lack a role (a new user's is the default).
+    const record = current!;
+    throw new InvalidResponseError(noRoleToKeep(record), {
       method: "GET",
-      path: `users/${current.id}`,
+      path: `users/${record.id}`,
       status: 200,
       field: "data.attributes.role",
     });
   }
-  const isGuest = inputs.isGuest ?? current.isGuest ?? undefined;
+  const isGuest = inputs.isGuest ?? (current ? (current.isGuest ?? undefined) : false);
   return {
     email: inputs.email,
     firstName: inputs.firstName,
@@ -102,17 +90,6 @@ export function keeping(inputs: Attributes, current: User): UserAttributes {
     role,
     ...(isGuest === undefined ? {} : { isGuest }),
   };
-}
-
-/** Whether every attribute the program declares already holds (email case-insensitively). */
-export function matches(inputs: Attributes, user: User): boolean {
-  return (
-    sameEmail(inputs.email, user.email) &&
-    inputs.firstName === user.firstName &&
-    inputs.lastName === user.lastName &&
-    (inputs.role === undefined || inputs.role === user.role) &&
-    (inputs.isGuest === undefined || inputs.isGuest === (user.isGuest ?? false))
-  );
 }
 
 /** Outputs from what the service said; the declared email's spelling is kept when it matches. */
@@ -128,15 +105,10 @@ function outputs(user: User, declared: Declared, adopted = false): UserOutputs {
     status: user.status,
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
-    managedAttributes: managed(declared),
+    managedAttributes: OPTIONAL.filter((key) => declared[key] !== undefined && declared[key] !== null),
     ...optIn(declared.deleteOnDestroy),
     adopted,
   };
-}
-
-/** The optional attributes `declared` sets. */
-function managed(declared: Declared): string[] {
-  return OPTIONAL.filter((key) => declared[key] !== undefined && declared[key] !== null);
 }
 
 /** The fields `diff` compares, each with how to compare it; `role` and `isGuest` only when declared. */
@@ -148,24 +120,24 @@ const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown) => bo
   ["isGuest", (a, b) => b === undefined || (a ?? false) === b],
 ];
 
-/** The properties whose values differ (a value not known yet counts as a change). */
+/** The properties whose declared values `news` differ from `olds`, a state or the service's user (a value not known yet counts as a change). */
 export function changedUserProperties(olds: Declared, news: Props): string[] {
   return COMPARED.filter(([key, same]) => isUnknown(news[key]) || !same(olds[key], news[key])).map(([key]) => key);
 }
 
 export const provider = providerOf<Props, UserOutputs>({
-  async check(ctx: ProviderContext, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+  async check(ctx, _olds, news) {
     return { inputs: checkedInputs(userInputs, news), failures: [...ctx.settingsFailures(), ...validate(userInputs, news)] };
   },
 
-  async diff(_ctx: ProviderContext, _id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+  async diff(_ctx, _id, olds, news) {
     // None of the user's fields needs a replacement: PUT updates all of them. A replacement all the
     // same (a forced one) deletes first: two users cannot share an email. `import` is never compared.
     const changes = changedUserProperties(olds, news).length > 0 || optInChanged(olds, news);
     return { changes, replaces: [], deleteBeforeReplace: true };
   },
 
-  async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
+  async create(ctx, news) {
     const inputs = parseInputs(userInputs, news);
     return ctx.withWrite(async () => {
       const { client } = ctx.connection();
@@ -175,7 +147,7 @@ export const provider = providerOf<Props, UserOutputs>({
       if (found) return adopt(ctx, found, inputs);
       let user: User;
       try {
-        user = await client.users.create(newUser(inputs));
+        user = await client.users.create(attributesOf(inputs));
       } catch (error) {
         if (!ConflictError.isInstance(error)) throw error;
         const existing = await client.users.findByEmail(inputs.email);
@@ -188,14 +160,14 @@ export const provider = providerOf<Props, UserOutputs>({
     });
   },
 
-  async read(ctx: ProviderContext, id: string, props?: UserOutputs): Promise<pulumi.dynamic.ReadResult<UserOutputs>> {
+  async read(ctx, id, props) {
     return withHints(async () => {
       const user = await ctx.connection().cache.user(id);
       if (!user) return { id: "", props: {} as UserOutputs };
       const prior: Declared = props ?? {};
       // No state (a read that imports the user): both are managed, as the service has them.
       const managedBefore = props?.managedAttributes ?? [...OPTIONAL];
-      const outs = outputs(user, prior, wasAdopted(props));
+      const outs = outputs(user, prior, props?.adopted === true);
       outs.managedAttributes = managedBefore;
       const inputs: Partial<UserOutputs> = {
         email: outs.email,
@@ -216,9 +188,9 @@ export const provider = providerOf<Props, UserOutputs>({
     }, true);
   },
 
-  async update(ctx: ProviderContext, id: string, olds: UserOutputs, news: Props): Promise<pulumi.dynamic.UpdateResult<UserOutputs>> {
+  async update(ctx, id, olds, news) {
     const inputs = parseInputs(userInputs, news);
-    const adopted = wasAdopted(olds);
+    const adopted = olds.adopted === true;
     // Only the destroy opt-in changed: the state learns it, nothing is sent.
     if (changedUserProperties(olds, news).length === 0 && optInChanged(olds, news)) {
       const { deleteOnDestroy: _, ...rest } = olds;
@@ -228,23 +200,21 @@ export const provider = providerOf<Props, UserOutputs>({
       const { client } = ctx.connection();
       // A PUT replaces every attribute: what the program leaves out is read first and kept.
       const needsCurrent = inputs.role === undefined || inputs.isGuest === undefined;
-      const attributes = needsCurrent ? keeping(inputs, await client.users.get(id)) : newUser(inputs);
+      const attributes = attributesOf(inputs, needsCurrent ? await client.users.get(id) : undefined);
       const user = await client.users.replace(id, attributes);
       return { outs: outputs(user, inputs, adopted) };
     });
   },
 
-  async delete(ctx: ProviderContext, id: string, props?: UserOutputs): Promise<void> {
+  async delete(ctx, id, props) {
     // A replacement of this resource took the same user over in this deployment: keep it.
     if (ctx.takeovers.has(userKey(id))) return;
-    // What the stack adopted existed before it, and an owner holds the workspace: given back as they are.
-    const kept = props?.deleteOnDestroy === true ? undefined : keptReason(props);
+    const kept = keptReason(props);
     if (kept) {
       ctx.warn(leftInWorkspace(id, props?.email, kept));
       return;
     }
     await ctx.withWrite(async () => {
-      // Already gone (404) counts as done.
       await unlessNotFound(ctx.connection().client.users.delete(id));
     });
   },
@@ -256,8 +226,8 @@ export const provider = providerOf<Props, UserOutputs>({
  * one the program leaves out (an owner stays an owner, a guest a guest).
  */
 async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
-  const held = matches(inputs, existing);
-  const user = held ? existing : await ctx.connection().client.users.replace(existing.id, keeping(inputs, existing));
+  const held = changedUserProperties(existing, inputs).length === 0;
+  const user = held ? existing : await ctx.connection().client.users.replace(existing.id, attributesOf(inputs, existing));
   // Said in the up's output: the engine reports the adoption as "created" either way.
   if (held) ctx.info(`Adopted user ${inputs.email} (${existing.id}): it holds every declared attribute already; nothing was written.`);
   ctx.takeovers.take(userKey(user.id));
@@ -270,22 +240,15 @@ async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): 
  */
 async function imported(ctx: ProviderContext, id: string, inputs: UserInputs): Promise<User> {
   const user = await unlessNotFound(ctx.connection().client.users.get(id));
-  if (!user) {
-    throw new ConfigurationError(noUserToImport(id), "import");
-  }
-  if (!sameEmail(inputs.email, user.email)) {
-    throw new ConfigurationError(importedEmailDiffers(id, user.email, inputs.email), "import");
-  }
+  if (!user) throw new ConfigurationError(noUserToImport(id), "import");
+  if (!sameEmail(inputs.email, user.email)) throw new ConfigurationError(importedEmailDiffers(id, user.email, inputs.email), "import");
   return user;
 }
 
-/** Whether the state records an adoption. */
-const wasAdopted = (props: Partial<UserOutputs> | undefined): boolean => props?.adopted === true;
-
-/** Why a delete leaves the user, or undefined when the stack may delete it. */
+/** Why a delete leaves the user (what the stack adopted existed before it, an owner holds the workspace); undefined: it may delete it. */
 function keptReason(props: UserOutputs | undefined): string | undefined {
-  if (!props) return undefined;
-  if (wasAdopted(props)) return "the stack adopted it (it existed before)";
+  if (!props || props.deleteOnDestroy === true) return undefined;
+  if (props.adopted === true) return "the stack adopted it (it existed before)";
   if (props.role === "workspace_owner") return "it is a workspace owner";
   return undefined;
 }

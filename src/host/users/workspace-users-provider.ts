@@ -24,7 +24,7 @@ import { type WorkspaceUserInputs, type WorkspaceUserState, workspaceUsersInputs
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { listUsers } from "../read-cache";
 import { userKey } from "../takeovers";
-import { changedUserProperties, keeping, matches, newUser } from "../user/user-provider";
+import { attributesOf, changedUserProperties } from "../user/user-provider";
 import { withHints } from "../../shared/hints";
 
 /** What a `WorkspaceUsers` stores: its users and their ids, both keyed by email in lower case. */
@@ -87,7 +87,7 @@ export function changedPaths(olds: WorkspaceUsersOutputs, news: Props): string[]
 
 /** Takes over an existing user: one `PUT` only when a declared attribute differs (what is left out keeps the service's value). */
 async function adopt(ctx: ProviderContext, existing: User, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
-  const user = matches(inputs, existing) ? existing : await ctx.connection().client.users.replace(existing.id, keeping(inputs, existing));
+  const user = changedUserProperties(existing, inputs).length === 0 ? existing : await ctx.connection().client.users.replace(existing.id, attributesOf(inputs, existing));
   ctx.takeovers.take(userKey(user.id));
   return stateOf(user, inputs, managedOf(inputs));
 }
@@ -96,7 +96,7 @@ async function adopt(ctx: ProviderContext, existing: User, inputs: WorkspaceUser
 async function createUser(ctx: ProviderContext, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
   const { client } = ctx.connection();
   try {
-    return stateOf(await client.users.create(newUser(inputs)), inputs, managedOf(inputs), true);
+    return stateOf(await client.users.create(attributesOf(inputs)), inputs, managedOf(inputs), true);
   } catch (error) {
     const existing = ConflictError.isInstance(error) ? await client.users.findByEmail(inputs.email) : undefined;
     if (!existing) throw error;
@@ -170,7 +170,7 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   await mapBounded(changed, IN_FLIGHT, async ([key, declared, prior]) => {
     try {
       // A PUT replaces every attribute: what the program leaves out is read first and kept.
-      const attributes = managedOf(declared).length < 2 ? keeping(declared, await client.users.get(prior.id)) : newUser(declared);
+      const attributes = managedOf(declared).length < 2 ? attributesOf(declared, await client.users.get(prior.id)) : attributesOf(declared);
       users.set(key, stateOf(await client.users.replace(prior.id, attributes), declared, managedOf(declared), prior.created));
     } catch (error) {
       failures.push({ key, error });
