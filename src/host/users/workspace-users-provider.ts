@@ -87,7 +87,10 @@ export function changedPaths(olds: WorkspaceUsersOutputs, news: Props): string[]
 
 /** Takes over an existing user: one `PUT` only when a declared attribute differs (what is left out keeps the service's value). */
 async function adopt(ctx: ProviderContext, existing: User, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
-  const user = changedUserProperties(existing, inputs).length === 0 ? existing : await ctx.connection().client.users.replace(existing.id, attributesOf(inputs, existing));
+  const user =
+    changedUserProperties(existing, inputs).length === 0
+      ? existing
+      : await ctx.connection().client.users.replace(existing.id, attributesOf(inputs, existing));
   ctx.takeovers.take(userKey(user.id));
   return stateOf(user, inputs, managedOf(inputs));
 }
