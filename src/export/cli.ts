@@ -8,7 +8,8 @@ import { parseArgs } from "node:util";
 import { runCommand } from "../command-line";
 import { REVIEW_FORMATS, type ReviewFormat } from "./review/render";
 import type { CheckOptions } from "./run-check";
-import type { ExportOptions, ExportProgress } from "./run";
+import type { ExportOptions } from "./run";
+import type { ExportProgress } from "./snapshot";
 
 const NAME = "workspace-access-export";
 

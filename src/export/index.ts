@@ -37,8 +37,9 @@ export type { AccessDifference, DifferenceSide } from "./review/differences";
 /** The former name of {@link AccessDifference}. */
 export type { AccessDifference as AccessChange } from "./review/differences";
 export type { ReviewFormat } from "./review/render";
-export type { ExportOptions, ExportProgress, ExportResult } from "./run";
+export type { ExportOptions, ExportResult } from "./run";
 export type { CheckOptions, CheckResult } from "./run-check";
+export type { ExportProgress } from "./snapshot";
 
 const run = () => require("./run") as typeof import("./run");
 const check = () => require("./run-check") as typeof import("./run-check");

@@ -2,15 +2,14 @@
  * An export, end to end: settings, the directory (refused before any request unless new or empty),
  * the workspace read with one client, then every file written or none (a failure leaves nothing).
  */
-import { choosePackageSpec, type PackageSpecChoice } from "./package-spec";
 import * as path from "node:path";
 import { formatAccessFile } from "./access-file";
 import { buildAccessFile } from "./build";
 import type { LeftOut } from "./build-left-out";
 import { type ExportDeps, exportConnection, withClient } from "./connect";
+import { choosePackageSpec, type PackageSpecChoice } from "./package-spec";
 import { projectFiles } from "./project";
-
-import { readWorkspace, selectIntegrations } from "./snapshot";
+import { type ExportProgress, readWorkspace, selectIntegrations } from "./snapshot";
 import { refuseNonEmpty, writeFiles } from "./write";
 
 /** Options of {@link exportWorkspace}. */
@@ -39,15 +38,6 @@ export interface ExportOptions {
   onProgress?: (progress: ExportProgress) => void;
 }
 
-/** Progress of a read. */
-export interface ExportProgress {
-  /** Requests sent: list pages (plus any retries). */
-  pages: number;
-  users: number;
-  memberships: number;
-  elapsedMs: number;
-}
-
 /** What an export wrote. */
 export interface ExportResult {
   /** The project directory, absolute. */
@@ -57,10 +47,7 @@ export interface ExportResult {
   users: number;
   integrations: number;
   memberships: number;
-  /**
-   * The users, memberships and integrations the project could not declare, and why: not declared
-   * in `access.yaml`, only recorded under its `leftOut`.
-   */
+  /** The records the project could not declare, and why: only recorded under `access.yaml`'s `leftOut`. */
   leftOut: LeftOut[];
   /** Requests sent (list pages, plus any retries). */
   requests: number;
@@ -86,7 +73,7 @@ export async function runExport(options: ExportOptions, deps: ExportDeps = {}): 
         if (options.integrations !== undefined) scopeIds = selected.map((i) => i.id);
         return selected;
       },
-      onProgress: (p) => options.onProgress?.({ ...p, elapsedMs: performance.now() - started }),
+      onProgress: options.onProgress,
     });
     const { file, leftOut } = buildAccessFile(snapshot, {
       workspace: connection.baseUrl,
