@@ -1,10 +1,7 @@
-/**
- * The records an export leaves out, collected as the build finds them: each with its reason, what
- * was read of it (so that `--check` notices a change of its access), and one line for people.
- */
+/** The records an export leaves out, as the build finds them: each with its reason, what was read of it, one line for people. */
 import type { Integration } from "../client";
-import type { AccessLeftOut } from "./access-file";
 import { emailKey } from "../client/models";
+import type { AccessLeftOut } from "./access-file";
 import { byKey } from "./names";
 import type { InvalidRecord, SnapshotMember, SnapshotUser } from "./snapshot";
 
@@ -18,10 +15,7 @@ export interface LeftOut {
   integration?: string;
   /** For a membership: the integration's id. */
   integrationId?: string;
-  /**
-   * For a record read whole: a membership's role as the service reports it and its entitlements;
-   * a user's workspace role and guest flag (null: not reported).
-   */
+  /** For a record read whole: a membership's role as the service reports it and entitlements; a user's role and guest flag. */
   role?: string | null;
   entitlements?: string[];
   isGuest?: boolean | null;
@@ -30,7 +24,6 @@ export interface LeftOut {
   text: string;
 }
 
-/** Integrations first, then users, then memberships. */
 const KIND_ORDER: Record<LeftOut["kind"], number> = { integration: 0, user: 1, membership: 2 };
 
 const describe = (id: string | undefined, email: string | null) => `${id ?? "(no id)"}${email ? ` <${email}>` : ""}`;
@@ -75,7 +68,7 @@ export class LeftOutList {
     this.#records.push({ kind: "integration", id, email: null, ...(label === undefined ? {} : { integration: label }), reason, text });
   }
 
-  /** The records, sorted: by kind, integration, email, id, reason. */
+  /** The records by kind (integrations, users, memberships), integration, email, id, reason. */
   sorted(): LeftOut[] {
     const order = (l: LeftOut) =>
       `${KIND_ORDER[l.kind]}\u0000${l.integration ?? ""}\u0000${l.email == null ? "" : emailKey(l.email)}\u0000${l.id ?? ""}\u0000${l.reason}`;
@@ -83,7 +76,7 @@ export class LeftOutList {
   }
 }
 
-/** A left-out record as `access.yaml` keeps it (the file sorts them, one per key; an absent field is undefined). */
+/** A left-out record as `access.yaml` keeps it. */
 export function recordedLeftOut({ kind, id, email, integrationId, role, isGuest, entitlements, reason }: LeftOut): AccessLeftOut {
   const integration = kind === "membership" ? integrationId : undefined;
   return {

@@ -1,7 +1,6 @@
 /**
- * The project a fleet runs over and its stacks: the Pulumi project in a folder, opened as a
- * `LocalWorkspace` (the `pulumi` CLI on PATH; backend and passphrase from the environment, as for
- * `pulumi` itself), and the stacks it has on the current backend, picked and ordered by `--stacks`.
+ * The Pulumi project in a folder, opened as a `LocalWorkspace` (backend and passphrase from the environment, as
+ * for `pulumi` itself), and its stacks on the current backend, picked and ordered by `--stacks`.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -11,12 +10,10 @@ import { FleetUsageError } from "./errors";
 /** The project files `pulumi` reads, in its order. */
 const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"];
 
-/** A project's workspace, its stacks and the stack the user had selected before the run. */
-export interface FleetProject {
+/** A project's workspace, the stacks to run in order, and the stack selected before the run (selected again after). */
+interface FleetProject {
   workspace: LocalWorkspace;
-  /** The stacks to run, in order. */
   stacks: string[];
-  /** The stack `pulumi` had selected in this folder, to select it again afterwards. */
   current: string | undefined;
 }
 

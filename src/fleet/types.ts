@@ -1,6 +1,6 @@
 /** What a fleet run reports: one entry per stack, in the order the stacks were named (or by name). */
 
-/** The three commands a fleet runs over every stack. */
+/** The commands a fleet runs over every stack. */
 export const FLEET_COMMANDS = ["preview", "up", "refresh"] as const;
 /** A command of {@link FLEET_COMMANDS}. */
 export type FleetCommand = (typeof FLEET_COMMANDS)[number];
@@ -13,7 +13,7 @@ export type FleetFormat = (typeof FLEET_FORMATS)[number];
 /** How one stack's run ended. */
 export type StackResult = "succeeded" | "failed" | "skipped";
 
-/** Resource changes as the engine counted them (planned by a preview, made by an up, found by a refresh). */
+/** Resource changes as the engine counted them (planned, made or found). */
 export interface ChangeCounts {
   create: number;
   update: number;
@@ -22,13 +22,12 @@ export interface ChangeCounts {
   same: number;
 }
 
-/** One resource the engine planned, made or found a change to. */
+/** One resource the engine planned, made or found a change to: `create` `User` `alice@acme.example`. */
 export interface ChangedResource {
   /** The engine's operation: `create`, `update`, `delete`, `replace`. */
   op: string;
-  /** The resource type's last part, e.g. `User`. */
+  /** The resource type's last part. */
   type: string;
-  /** The resource's name in the program, e.g. `alice@acme.example`. */
   name: string;
 }
 
@@ -37,11 +36,10 @@ export interface StackReport {
   stack: string;
   result: StackResult;
   changes: ChangeCounts;
-  /** Why it failed: the package's own message (never the key). Only when `result` is `failed`. */
+  /** When `failed`: the package's own message (never the key). */
   error?: string;
-  /** Why it was not run (the canary failed, another stack failed, interrupted). Only when `skipped`. */
+  /** When `skipped`: the canary failed, another stack failed, or interrupted. */
   skippedBecause?: string;
-  /** The resources changed (or planned or found changed), for the markdown table. */
   resources: ChangedResource[];
 }
 
@@ -65,10 +63,7 @@ export function changeTotal(changes: ChangeCounts): number {
   return changes.create + changes.update + changes.delete + changes.replace;
 }
 
-/**
- * The command's exit status for a report: 0 when every stack succeeded (and, with
- * `--expect-no-changes`, none planned or found a change), else 1. Usage errors (2) never get here.
- */
+/** The exit status: 0 when every stack succeeded (and with `expectNoChanges`, none had a change), else 1. */
 export function exitStatus(report: FleetReport): 0 | 1 {
   const bad = report.stacks.some((s) => s.result !== "succeeded" || (report.expectNoChanges && changeTotal(s.changes) > 0));
   return bad || report.interrupted ? 1 : 0;
