@@ -21,6 +21,9 @@ import { ExportError } from "./errors";
 
 const SCOPES_NEEDED = describeScopes([SCOPES.readUsers, SCOPES.readIntegrations]);
 
+/** The key and the API root an export reads with. */
+export type Connection = { apiKey: string; baseUrl: string };
+
 /** Test seams: time and randomness of the client. */
 export interface ExportDeps {
   clock?: Clock;
@@ -32,7 +35,7 @@ export function exportConnection(
   baseUrlFlag: string | undefined,
   env: Record<string, string | undefined>,
   recorded?: { baseUrl: string | undefined; file: string },
-): { apiKey: string; baseUrl: string } {
+): Connection {
   const apiKey = env[ENV.apiKey]?.trim();
   if (!apiKey) {
     throw new ExportError(
@@ -71,7 +74,7 @@ function asExportError<T>(read: () => T, fix = ""): T {
 
 /** Runs `work` with a client of the connection, closing it after, and adds what to fix to the service's errors. @internal */
 export async function withClient<T>(
-  connection: { apiKey: string; baseUrl: string },
+  connection: Connection,
   deps: ExportDeps,
   work: (client: WorkspaceAccessClient) => Promise<T>,
 ): Promise<T> {

@@ -5,17 +5,14 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Integration } from "../client";
 import { emailKey } from "../client/models";
 import { type AccessData, type AccessFile, formatAccessFile, readAccessFile } from "./access-file";
-import { buildAccessFile } from "./build";
-import { type ExportDeps, exportConnection, withClient } from "./connect";
+import { type ExportDeps, exportConnection } from "./connect";
 import { ExportError } from "./errors";
 import { acceptAccess } from "./review/accept";
 import { compareAccess } from "./review/differences";
 import type { Review } from "./review/render";
-import { ACCESS_FILE, type ExportOptions } from "./run";
-import { readWorkspace, selectIntegrations } from "./snapshot";
+import { ACCESS_FILE, type ExportOptions, readBuilt } from "./run";
 import { replaceFile } from "./write";
 
 /** Options of {@link runCheck}: `out` is the exported project. Scope options left out are the ones `access.yaml` records. */
@@ -53,36 +50,14 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
     );
   }
   if (options.accept === true) refuseAccept(options, recorded, connection.baseUrl);
-  const membersOnly = options.membersOnly ?? recorded.scope.membersOnly;
   const started = performance.now();
-  return withClient(connection, deps, async (client) => {
-    let scopeIds = options.integrations === undefined ? recorded.scope.integrations : undefined;
-    const snapshot = await readWorkspace(client, {
-      select: (all: Integration[]) => {
-        // The integrations given now must exist; those access.yaml records may be gone (their members then left).
-        if (options.integrations === undefined) return scopeIds === undefined ? all : all.filter((i) => scopeIds!.includes(i.id));
-        const selected = selectIntegrations(all, options.integrations);
-        scopeIds = selected.map((i) => i.id);
-        return selected;
-      },
-      onProgress: options.onProgress,
-    });
-    const built = buildAccessFile(snapshot, { workspace: connection.baseUrl, scopeIds, membersOnly });
-    const before = options.integrations === undefined ? recorded : inScope(recorded, scopeIds ?? []);
-    const workspaceEmails = new Set(snapshot.users.flatMap((u) => (u.email === null ? [] : [emailKey(u.email)])));
-    const changes = compareAccess(before, built.file, { workspaceEmails });
-    const accepted = options.accept === true && changes.length > 0;
-    if (accepted) replaceFile(file, formatAccessFile(acceptAccess(recorded, built.file)));
-    return {
-      changes,
-      leftOut: built.leftOut,
-      notes,
-      workspace: connection.baseUrl,
-      accepted,
-      requests: client.requestCount,
-      elapsedMs: performance.now() - started,
-    };
-  });
+  const { file: live, leftOut, snapshot, scopeIds, requests } = await readBuilt(options, connection, deps, recorded.scope);
+  const before = options.integrations === undefined ? recorded : inScope(recorded, scopeIds ?? []);
+  const workspaceEmails = new Set(snapshot.users.flatMap((u) => (u.email === null ? [] : [emailKey(u.email)])));
+  const changes = compareAccess(before, live, { workspaceEmails });
+  const accepted = options.accept === true && changes.length > 0;
+  if (accepted) replaceFile(file, formatAccessFile(acceptAccess(recorded, live)));
+  return { changes, leftOut, notes, workspace: connection.baseUrl, accepted, requests, elapsedMs: performance.now() - started };
 }
 
 /** `access.yaml` limited to the integrations of a check given `--integration`: the others are not compared. */

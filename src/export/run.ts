@@ -3,10 +3,10 @@
  * the workspace read with one client, then every file written or none (a failure leaves nothing).
  */
 import * as path from "node:path";
-import { formatAccessFile } from "./access-file";
+import { type AccessScope, formatAccessFile } from "./access-file";
 import { buildAccessFile } from "./build";
 import type { LeftOut } from "./build-left-out";
-import { type ExportDeps, exportConnection, withClient } from "./connect";
+import { type Connection, type ExportDeps, exportConnection, withClient } from "./connect";
 import { choosePackageSpec, type PackageSpecChoice } from "./package-spec";
 import { projectFiles } from "./project";
 import { type ExportProgress, readWorkspace, selectIntegrations } from "./snapshot";
@@ -17,9 +17,8 @@ export interface ExportOptions {
   /** The directory to write the project to: new or empty (nothing is ever overwritten). */
   out: string;
   /**
-   * The workspace's API root, e.g. `https://acme.example.com/api/v1/`. Default: the environment,
-   * as the provider reads it (`WORKSPACE_ACCESS_BASE_URL`, or `WORKSPACE_ACCESS_WORKSPACE` and
-   * `WORKSPACE_ACCESS_HOST`).
+   * The workspace's API root, e.g. `https://acme.example.com/api/v1/`. Default: the environment, as the provider
+   * reads it (`WORKSPACE_ACCESS_BASE_URL`, or `WORKSPACE_ACCESS_WORKSPACE` and `WORKSPACE_ACCESS_HOST`).
    */
   baseUrl?: string;
   /** Only the memberships of these integrations (ids or labels, exactly). Default: every integration. */
@@ -29,9 +28,8 @@ export interface ExportOptions {
   /** Where `WORKSPACE_ACCESS_API_KEY` (the only source of the key) and the address are read. Default `process.env`. */
   env?: Record<string, string | undefined>;
   /**
-   * The generated `package.json`'s spec of this package (`--package-spec`): a version range, a
-   * tarball (`file:../pulumi-workspace-access-0.1.0.tgz`) or a git URL. Default: one `npm install`
-   * resolves (the tarball or git URL this package was installed from, see `package-spec.ts`).
+   * The generated `package.json`'s spec of this package (`--package-spec`): a version range, a tarball
+   * (`file:../pulumi-workspace-access-0.1.0.tgz`) or a git URL. Default: one `npm install` resolves (`package-spec.ts`).
    */
   packageSpec?: string;
   /** Called as pages arrive. */
@@ -49,10 +47,10 @@ export interface ExportResult {
   memberships: number;
   /** The records the project could not declare, and why: only recorded under `access.yaml`'s `leftOut`. */
   leftOut: LeftOut[];
-  /** Requests sent (list pages, plus any retries). */
+  /** Requests sent, retries included. */
   requests: number;
   elapsedMs: number;
-  /** The generated `package.json`'s spec of this package, and why that one (`given with --package-spec` when it was). */
+  /** The generated `package.json`'s spec of this package, and why that one. */
   packageSpec: PackageSpecChoice;
 }
 
@@ -65,41 +63,48 @@ export async function runExport(options: ExportOptions, deps: ExportDeps = {}): 
   const connection = exportConnection(options.baseUrl, options.env ?? process.env);
   refuseNonEmpty(dir);
   const started = performance.now();
+  const { file, leftOut, requests } = await readBuilt(options, connection, deps);
+  const memberships = file.integrations.reduce((n, i) => n + i.members.length, 0);
+  const given = options.packageSpec?.trim();
+  const packageSpec = given ? { spec: given, why: "given with `--package-spec`" } : choosePackageSpec(dir);
+  const files = {
+    [ACCESS_FILE]: formatAccessFile(file),
+    ...projectFiles(connection.baseUrl, { users: file.users.length, memberships, integrations: file.integrations.length }, packageSpec),
+  };
+  // Only now, with everything read: a failure before this point leaves nothing behind.
+  refuseNonEmpty(dir);
+  writeFiles(dir, files);
+  return {
+    dir,
+    files: Object.keys(files).sort(),
+    users: file.users.length,
+    integrations: file.integrations.length,
+    memberships,
+    leftOut,
+    requests,
+    elapsedMs: performance.now() - started,
+    packageSpec,
+  };
+}
+
+/**
+ * The workspace read with one client and built as an export writes it, for an export and a check alike: the
+ * integrations given (each must exist), else those `recorded` names (they may be gone: their members then left).
+ */
+export function readBuilt(options: ExportOptions, connection: Connection, deps: ExportDeps, recorded?: AccessScope) {
   return withClient(connection, deps, async (client) => {
-    let scopeIds: string[] | undefined;
+    let scopeIds = options.integrations === undefined ? recorded?.integrations : undefined;
     const snapshot = await readWorkspace(client, {
       select: (all) => {
+        if (options.integrations === undefined) return scopeIds === undefined ? all : all.filter((i) => scopeIds!.includes(i.id));
         const selected = selectIntegrations(all, options.integrations);
-        if (options.integrations !== undefined) scopeIds = selected.map((i) => i.id);
+        scopeIds = selected.map((i) => i.id);
         return selected;
       },
       onProgress: options.onProgress,
     });
-    const { file, leftOut } = buildAccessFile(snapshot, {
-      workspace: connection.baseUrl,
-      scopeIds,
-      membersOnly: options.membersOnly === true,
-    });
-    const memberships = file.integrations.reduce((n, i) => n + i.members.length, 0);
-    const given = options.packageSpec?.trim();
-    const packageSpec = given ? { spec: given, why: "given with `--package-spec`" } : choosePackageSpec(dir);
-    const files = {
-      [ACCESS_FILE]: formatAccessFile(file),
-      ...projectFiles(connection.baseUrl, { users: file.users.length, memberships, integrations: file.integrations.length }, packageSpec),
-    };
-    // Only now, with everything read: a failure before this point leaves nothing behind.
-    refuseNonEmpty(dir);
-    writeFiles(dir, files);
-    return {
-      dir,
-      files: Object.keys(files).sort(),
-      users: file.users.length,
-      integrations: file.integrations.length,
-      memberships,
-      leftOut,
-      requests: client.requestCount,
-      elapsedMs: performance.now() - started,
-      packageSpec,
-    };
+    const membersOnly = options.membersOnly ?? recorded?.membersOnly ?? false;
+    const built = buildAccessFile(snapshot, { workspace: connection.baseUrl, scopeIds, membersOnly });
+    return { ...built, snapshot, scopeIds, requests: client.requestCount };
   });
 }
