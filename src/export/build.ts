@@ -30,21 +30,19 @@ export function buildAccessFile(
   const problems = new Map<string, string>();
   // Members whose record, or one copy of it, broke the contract.
   const invalidMembers = new Set<string>();
+  const emails = new Map(snapshot.users.map((u) => [u.id, u.email]));
   for (const record of snapshot.invalid) {
     if (record.what === "user") {
       leftOut.user(record.id, null, record.reason);
       if (record.id !== undefined) problems.set(record.id, "its record does not match the API contract");
     } else if (record.what === "integration") leftOut.integration(record);
-    else if (record.id !== undefined && record.integration) invalidMembers.add(memberKey(record.integration.id, record.id));
+    else {
+      const email = record.id === undefined ? undefined : emails.get(idOf(record.id));
+      leftOut.member(record.id, email ?? null, record.integration, record.reason);
+      if (record.id !== undefined && record.integration) invalidMembers.add(memberKey(record.integration.id, record.id));
+    }
   }
   const exported = buildUsers(snapshot, options.membersOnly, problems, leftOut);
-  // A member record that broke the contract, listed with its user's email when the user is known.
-  const emails = new Map(snapshot.users.map((u) => [u.id, u.email]));
-  for (const record of snapshot.invalid) {
-    if (record.what !== "member") continue;
-    const email = record.id === undefined ? undefined : emails.get(idOf(record.id));
-    leftOut.member(record.id, email ?? null, record.integration, record.reason);
-  }
   const integrations = buildIntegrations(snapshot, exported, problems, invalidMembers, leftOut);
   const sorted = leftOut.sorted();
   const file: AccessFile = {

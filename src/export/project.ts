@@ -1,8 +1,4 @@
-/**
- * The files of an exported Pulumi project besides `access.yaml`: `Pulumi.yaml`, `package.json`,
- * Pulumi's template `tsconfig.json` (the examples'), `index.ts`, a README and a `.gitignore`. None
- * depends on the workspace's data but through `access.yaml`, and none holds a date.
- */
+/** The files of an exported project besides `access.yaml`: none depends on the workspace's data but through it, none holds a date. */
 import type { PackageSpecChoice } from "./package-spec";
 
 /** The exported project's name: also the namespace of its own config (`exported-access:revokeRemovedAccess`). */

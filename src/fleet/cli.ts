@@ -1,10 +1,5 @@
 #!/usr/bin/env node
-/**
- * `workspace-access-fleet preview|up|refresh`: runs one command over every stack of the project
- * (stack per workspace) and prints a report. Exit status: 0 every stack succeeded (and, with
- * `--expect-no-changes`, none had a change), 1 otherwise, 2 a usage error (nothing was run).
- * Ctrl-C once: no new stack starts, the running ones end; twice: they are cancelled as well.
- */
+/** `workspace-access-fleet preview|up|refresh`: one command over every stack of the project, and a report (see USAGE). */
 import { runCommand } from "../command-line";
 import { type FleetArgs, FLEET_NAME, parseFleetArgs } from "./args";
 import { FleetUsageError } from "./errors";

@@ -53,8 +53,7 @@ export async function schedule(options: ScheduleOptions): Promise<{ reports: Sta
   const slot = async () => {
     for (let stack = queue.shift(); stack !== undefined && !blocked(); stack = queue.shift()) await runOne(stack);
   };
-  // A slot that finds the run blocked has taken one stack off the queue without running it: the
-  // loop below reports every stack without a report, wherever it was.
+  // A slot that finds the run blocked has taken a stack off the queue unrun: every stack without a report is reported below.
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, queue.length)) }, slot));
 
   const interrupted = options.stop?.aborted === true && options.stacks.some((s) => !reports.has(s));
