@@ -49,9 +49,9 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       // A preview or a refresh changes no workspace: every stack is worth its answer.
       stopOnFailure: isUp && options.continueOnError !== true,
       run: (stack) => runStack(stack, { workspace: project.workspace, command: options.command, cancel, serially }),
-      ...(options.stop ? { stop: options.stop } : {}),
-      ...(options.onStart ? { onStart: options.onStart } : {}),
-      ...(options.onDone ? { onDone: options.onDone } : {}),
+      stop: options.stop,
+      onStart: options.onStart,
+      onDone: options.onDone,
     });
     return { command: options.command, expectNoChanges, interrupted, stacks: reports };
   } finally {

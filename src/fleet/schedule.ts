@@ -17,9 +17,9 @@ export interface ScheduleOptions {
   stopOnFailure: boolean;
   /** Runs one stack; a rejection is reported as that stack's failure. */
   run(stack: string): Promise<StackReport>;
-  stop?: AbortSignal;
-  onStart?(stack: string): void;
-  onDone?(report: StackReport): void;
+  stop?: AbortSignal | undefined;
+  onStart?: ((stack: string) => void) | undefined;
+  onDone?: ((report: StackReport) => void) | undefined;
 }
 
 /** Runs the stacks as the module's comment says: a report per stack in the order of `stacks`, and whether `stop` left some unstarted. */
