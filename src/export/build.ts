@@ -9,7 +9,7 @@ import { idOf } from "../client";
 import { emailKey } from "../client/models";
 import { integrationEntitlementInputs, inviteRole, userInputs } from "../shared/inputs";
 import { ACCESS_FILE_VERSION, type AccessFile, type AccessIntegration, type AccessUser } from "./access-file";
-import { type LeftOut, LeftOutList, recordedLeftOut } from "./build-left-out";
+import { type LeftOut, LeftOutList } from "./build-left-out";
 import { byKey, integrationBaseName, uniqueNames, userBaseName } from "./names";
 import { oncePerId, type Snapshot, type SnapshotMember, type SnapshotUser } from "./snapshot";
 
@@ -51,7 +51,7 @@ export function buildAccessFile(
     scope: { ...(options.scopeIds ? { integrations: [...options.scopeIds].sort() } : {}), membersOnly: options.membersOnly },
     users: accessUsers(exported),
     integrations,
-    leftOut: sorted.map(recordedLeftOut),
+    leftOut: sorted,
   };
   return { file, leftOut: sorted };
 }

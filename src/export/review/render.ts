@@ -124,9 +124,9 @@ function reviewJson(review: Review) {
       records: review.leftOut.map((r) => ({
         kind: r.kind,
         id: r.id ?? null,
-        email: r.email,
-        integrationId: r.integrationId ?? null,
-        integration: r.integration ?? null,
+        email: r.email ?? null,
+        integrationId: r.kind === "membership" ? (r.integration ?? null) : null,
+        integration: r.label ?? null,
         reason: r.reason,
         text: r.text,
       })),
