@@ -286,14 +286,7 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
   }
   const file = parsed.data!;
   const memberships = checkRecords(file, fail);
-  return {
-    ...withoutAbsent({ ...file, version: ACCESS_FILE_VERSION }),
-    scope: withoutAbsent(file.scope),
-    users: file.users.map(withoutAbsent),
-    integrations: file.integrations.map(withoutAbsent),
-    leftOut: sortedLeftOut(file.leftOut.map(withoutAbsent)),
-    memberships,
-  };
+  return { ...file, version: ACCESS_FILE_VERSION, leftOut: sortedLeftOut(file.leftOut), memberships };
 }
 
 /**
@@ -356,11 +349,6 @@ function lineOf(doc: Document, lines: LineCounter, path: ReadonlyArray<PropertyK
     if (isNode(node) && node.range) return `, line ${lines.linePos(node.range[0]).line}`;
   }
   return "";
-}
-
-/** The object without its `undefined` fields. */
-function withoutAbsent<T extends object>(record: T): T {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
 }
 
 /**

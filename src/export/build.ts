@@ -13,19 +13,13 @@ import { type LeftOut, LeftOutList } from "./build-left-out";
 import { byKey, integrationBaseName, uniqueNames, userBaseName } from "./names";
 import { oncePerId, type Snapshot, type SnapshotMember, type SnapshotUser } from "./snapshot";
 
-/** The file's data and what was left out. */
-export interface Built {
-  file: AccessFile;
-  leftOut: LeftOut[];
-}
-
 const memberKey = (integrationId: string, userId: string) => `${integrationId}\u0000${userId}`;
 
-/** Builds the file's data from a snapshot. `membersOnly` keeps only users with a membership in scope. */
+/** The file's data from a snapshot, and what was left out. `membersOnly` keeps only users with a membership in scope. */
 export function buildAccessFile(
   snapshot: Snapshot,
   options: { workspace: string; scopeIds: string[] | undefined; membersOnly: boolean },
-): Built {
+): { file: AccessFile; leftOut: LeftOut[] } {
   const leftOut = new LeftOutList();
   const problems = new Map<string, string>();
   // Members whose record, or one copy of it, broke the contract.
@@ -56,7 +50,6 @@ export function buildAccessFile(
   return { file, leftOut: sorted };
 }
 
-/** Why a user cannot be declared, or undefined when it can. */
 function userProblem(user: SnapshotUser): string | undefined {
   if (user.email === null || user.email.trim() === "") return "no email";
   if (user.firstName === null || user.firstName.trim() === "") return "no first name";
@@ -111,7 +104,6 @@ function buildUsers(
   return exported;
 }
 
-/** The file's users, named and sorted by email. */
 function accessUsers(exported: Map<string, SnapshotUser>): AccessUser[] {
   const users = [...exported.values()];
   const names = uniqueNames(users.map((u) => ({ key: emailKey(u.email!), base: userBaseName(u.email!) })));
@@ -127,7 +119,6 @@ function accessUsers(exported: Map<string, SnapshotUser>): AccessUser[] {
     .sort(byKey((u) => `${emailKey(u.email)}\u0000${u.email}`));
 }
 
-/** Why a membership cannot be declared, or undefined when it can. */
 function memberProblem(member: SnapshotMember, integrationId: string, exported: Map<string, SnapshotUser>, problems: Map<string, string>) {
   const userProblem = problems.get(member.id);
   if (userProblem) return `its user is left out (${userProblem})`;

@@ -46,7 +46,6 @@ in CI), in the installed package.
 
 class UsageError extends Error {}
 
-/** The command line: `--check` or an export, how to print it, and the options of the function that runs it. */
 function parse(argv: string[]) {
   // A key given as a flag is refused without echoing it (it is in the shell's history already).
   if (argv.some((arg) => /^--?(api[-_]?key|key|token)(=|$)/i.test(arg))) {

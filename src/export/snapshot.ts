@@ -39,7 +39,6 @@ export interface ExportProgress {
   elapsedMs: number;
 }
 
-/** How many integrations' member lists are read at once. */
 const MEMBER_LISTS_AT_ONCE = 4;
 /** How many listings of one list the export takes, at most, until two in a row agree. */
 export const COMPLETE_LISTINGS = 3;

@@ -30,7 +30,6 @@ ones are cancelled.
 Documentation: node_modules/pulumi-workspace-access/docs/fleet.md, in the installed package.
 `;
 
-/** The progress line of a stack that ended. */
 function doneLine(report: StackReport): string {
   if (report.result === "failed") return `${report.stack}: failed: ${report.error ?? ""}`;
   if (report.result === "skipped") return `${report.stack}: skipped (${report.skippedBecause ?? ""})`;

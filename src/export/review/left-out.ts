@@ -29,7 +29,6 @@ export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
 const integrationOf = (record: AccessLeftOut) =>
   record.kind === "membership" ? record.integration : record.kind === "integration" ? record.id : undefined;
 
-/** The fields that place a left-out record. */
 function about(
   record: AccessLeftOut,
   sides: Sides,

@@ -41,7 +41,6 @@ const placed = ({ integration, member }: Placed, label: string) => ({
   integrationId: integration.id,
 });
 
-/** A membership only `side` has. */
 function onlyOneSide(side: "access.yaml" | "workspace", held: Placed, label: string): AccessDifference {
   const { user, role, entitlements } = held.member;
   return difference(

@@ -36,7 +36,6 @@ export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
   }
 }
 
-/** A user both sides have: their names, role and guest flag. */
 function* attributeDifferences(was: AccessUser, user: AccessUser): Iterable<AccessDifference> {
   const email = user.email;
   const [then, now] = [`${was.firstName} ${was.lastName}`, `${user.firstName} ${user.lastName}`];
