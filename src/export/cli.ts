@@ -113,11 +113,7 @@ function progressPrinter(stderr: NodeJS.WriteStream) {
   };
 }
 
-/**
- * Runs the export or the check, loading them only now (on a Node.js too old, its one line is all that is printed).
- * `--check`: the review on stdout, exit 1 when anything differs (0 once accepted); an export: what was written on
- * stdout, the records left out counted on stderr (`--verbose` lists them).
- */
+/** Runs the export or the check, loading them only now: on a Node.js too old, its one line is all that is printed. */
 async function run({ check, format, verbose, options: given }: Exclude<ReturnType<typeof parse>, "help">): Promise<number> {
   const { checkWorkspace, exportWorkspace } = require("./index") as typeof import("./index");
   const progress = progressPrinter(process.stderr);

@@ -19,16 +19,12 @@ function hashOf(key: string, length: number): string {
   return createHash("sha256").update(key).digest("hex").slice(0, length);
 }
 
-/** Cuts a long name, keeping it unique with a hash of `key`. */
 function shorten(name: string, key: string): string {
   if (name.length <= MAX_NAME_LENGTH) return name;
   return `${name.slice(0, MAX_NAME_LENGTH - 9).replace(/[.-]+$/, "")}-${hashOf(key, 8)}`;
 }
 
-/**
- * The base name of a user: the email, lowercased, `@` as `-at-`, any character outside
- * `[a-z0-9._-]` as `-` (`Ann.Lee+ops@Acme.example` → `ann.lee-ops-at-acme.example`).
- */
+/** The base name of a user, from the email: `Ann.Lee+ops@Acme.example` → `ann.lee-ops-at-acme.example`. */
 export function userBaseName(email: string): string {
   const name = email
     .trim()

@@ -110,10 +110,10 @@ pulumi config set workspace-access:baseUrl ${workspace}
 pulumi config set --secret workspace-access:apiKey <key>
 pulumi preview   # plans a create per entry: each one adopts what exists
 pulumi up        # against this workspace: reads only, no write
+\`\`\`
 
 Pulumi.yaml sets \`options: refresh: always\`: each preview and up reads the workspace first, so
 what it plans starts from what the workspace holds now (after \`--check --accept\` too).
-\`\`\`
 
 The key needs Read users and Read integrations for that first \`up\`, and Write users, Write
 integrations and Write automated jobs for any change you make later.

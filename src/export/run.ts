@@ -1,7 +1,4 @@
-/**
- * An export, end to end: settings, the directory (refused before any request unless new or empty),
- * the workspace read with one client, then every file written or none (a failure leaves nothing).
- */
+/** An export, end to end: a directory refused before any request unless new or empty, then every file written or none. */
 import * as path from "node:path";
 import { type AccessScope, formatAccessFile } from "./access-file";
 import { buildAccessFile } from "./build";
@@ -23,7 +20,7 @@ export interface ExportOptions {
   baseUrl?: string;
   /** Only the memberships of these integrations (ids or labels, exactly). Default: every integration. */
   integrations?: string[];
-  /** Only the users with at least one membership in those integrations. */
+  /** Only the users with a membership in those integrations. */
   membersOnly?: boolean;
   /** Where `WORKSPACE_ACCESS_API_KEY` (the only source of the key) and the address are read. Default `process.env`. */
   env?: Record<string, string | undefined>;
@@ -38,9 +35,8 @@ export interface ExportOptions {
 
 /** What an export wrote. */
 export interface ExportResult {
-  /** The project directory, absolute. */
+  /** The project directory, absolute, and the files written in it, sorted. */
   dir: string;
-  /** The files written, relative to `dir`, sorted. */
   files: string[];
   users: number;
   integrations: number;

@@ -1,8 +1,7 @@
 /**
- * Reads what an export needs: the integration list first, then the users and each integration's members side
- * by side, each list until a second listing at another page size agrees (a list proves presence, never absence).
- * A record that breaks the API contract is set aside (`invalid`), never fails its page; an integration that
- * broke it, or was listed twice differently, too, and its members are not read.
+ * Reads what an export needs, each list until a second listing at another page size agrees (a list proves presence,
+ * never absence). A record that breaks the API contract is set aside (`invalid`), never fails its page; an
+ * integration that does, or is listed twice differently, is set aside with its members unread.
  */
 import { type Id, idOf, type Integration, type IntegrationUser, type User, type WorkspaceAccessClient } from "../client";
 import { proofPageSize, prove } from "../client/absence";
@@ -22,10 +21,9 @@ export interface InvalidRecord {
   reason: string;
 }
 
-/** What the export read. */
+/** What the export read: the users, and the integrations in scope with their members. */
 export interface Snapshot {
   users: SnapshotUser[];
-  /** The integrations in scope, with their members. */
   integrations: Array<{ integration: Integration; members: SnapshotMember[] }>;
   invalid: InvalidRecord[];
 }
@@ -188,9 +186,8 @@ export async function readWorkspace(
 }
 
 /**
- * Each id once, in the order first seen. Identical repeats are dropped (offset paging shows a record twice when
- * one comes or goes between pages); an id whose copies differ in `fields` goes to `differing` with the reason
- * (`listed twice, differently (label: "A" / "B")`), and is not in `unique`.
+ * Each id once, in the order first seen: identical repeats dropped (offset paging shows one twice when a record
+ * comes or goes), an id whose copies differ in `fields` in `differing` with the reason, not in `unique`.
  */
 export function oncePerId<T extends { id: string }>(
   records: readonly T[],

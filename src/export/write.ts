@@ -17,9 +17,8 @@ export function refuseNonEmpty(dir: string): void {
 }
 
 /**
- * Writes the whole project or nothing (a full disk part way leaves no file nor folder): a new directory as a
- * hidden folder beside it, renamed into place once complete; in an empty one, every file under a temporary name
- * first, then each renamed (no file is ever seen half-written).
+ * Writes the whole project or nothing (a full disk part way leaves no file nor folder): a new directory as a hidden
+ * folder beside it, renamed into place; in an empty one, every file under a temporary name first, then each renamed.
  */
 export function writeFiles(dir: string, files: Record<string, string>): void {
   const unique = `${process.pid}.${Math.random().toString(36).slice(2)}.partial`;

@@ -33,11 +33,10 @@ export interface AccessDifference {
    */
   kind: (typeof DIFFERENCE_KINDS)[number];
   side: DifferenceSide;
-  /** The user's email, else id; empty for an integration. */
+  /** The user's email, else id; empty for an integration. `userId`: for records left out. */
   user: string;
-  /** The user's id, for records left out. */
   userId?: string;
-  /** The integration's label (else name, else id), for memberships and integrations. */
+  /** The integration's label (else name, else id). */
   integration?: string;
   integrationId?: string;
   /** What each side holds, in words (`READ`, `workspace_owner`, `Ann Lee`); null: nothing. */
