@@ -5,7 +5,7 @@
 import { type ConfigMap, type LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { makeRedactor } from "../client/redact";
 import { countsOf, EventCollector, failureMessage } from "./engine-events";
-import type { ChangeCounts, FleetCommand, StackReport } from "./types";
+import { type ChangeCounts, type FleetCommand, noChanges, type StackReport } from "./types";
 
 /** Options of {@link runStack}: `serially` runs a `select` alone (`pulumi stack select` writes the project's one file). */
 interface StackRunOptions {
@@ -49,7 +49,7 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     return {
       stack: name,
       result: "failed",
-      changes: events.summary ?? countsOf(undefined),
+      changes: events.summary ?? noChanges(),
       resources: resources(),
       error: redact(options.cancel.aborted ? `cancelled (Ctrl-C): ${message}` : message),
     };
