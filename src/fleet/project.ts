@@ -23,11 +23,7 @@ function shortName(summary: StackSummary): string {
 }
 
 /** Opens the project in `cwd` and picks its stacks; a {@link FleetUsageError} when there is none to run. */
-export async function openFleetProject(
-  cwd: string,
-  wanted: readonly string[] | undefined,
-  envVars: Record<string, string>,
-): Promise<FleetProject> {
+export async function openFleetProject(cwd: string, wanted: readonly string[] | undefined): Promise<FleetProject> {
   const dir = path.resolve(cwd);
   if (!PROJECT_FILES.some((file) => fs.existsSync(path.join(dir, file)))) {
     throw new FleetUsageError(`no Pulumi project in ${dir} (no Pulumi.yaml): run the command in the project's folder, or pass --cwd DIR`);
@@ -35,7 +31,7 @@ export async function openFleetProject(
   let workspace: LocalWorkspace;
   let summaries: StackSummary[];
   try {
-    workspace = await LocalWorkspace.create({ workDir: dir, envVars });
+    workspace = await LocalWorkspace.create({ workDir: dir });
     summaries = await workspace.listStacks();
   } catch (error) {
     const detail = (error instanceof Error ? error.message : String(error)).split("\n").find((l) => /error:|ENOENT|not found/i.test(l));

@@ -22,15 +22,13 @@ export interface FleetOptions {
   stop?: AbortSignal;
   /** Once aborted, the running stacks' CLIs get SIGINT and cancel cleanly (the second Ctrl-C). */
   cancel?: AbortSignal;
-  /** Extra environment for the `pulumi` CLI (it inherits this process's environment). */
-  envVars?: Record<string, string>;
   onStart?(stack: string): void;
   onDone?(report: StackReport): void;
 }
 
 /** Runs the command over the stacks; rejects with a `FleetUsageError` before any stack runs, else never. */
 export async function runFleet(options: FleetOptions): Promise<FleetReport> {
-  const project = await openFleetProject(options.cwd ?? process.cwd(), options.stacks, options.envVars ?? {});
+  const project = await openFleetProject(options.cwd ?? process.cwd(), options.stacks);
   // `pulumi stack select` writes one file per project: selects run one after another.
   let selects: Promise<unknown> = Promise.resolve();
   const serially = <T>(select: () => Promise<T>): Promise<T> => {
