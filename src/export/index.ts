@@ -33,8 +33,6 @@ export {
 export type { LeftOut } from "./build-left-out";
 export { ExportError } from "./errors";
 export type { AccessDifference, DifferenceSide } from "./review/differences";
-/** The former name of {@link AccessDifference}. */
-export type { AccessDifference as AccessChange } from "./review/differences";
 export type { ReviewFormat } from "./review/render";
 export type { ExportOptions, ExportResult } from "./run";
 export type { CheckOptions, CheckResult } from "./run-check";
