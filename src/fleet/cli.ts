@@ -3,7 +3,7 @@
 import { runCommand } from "../command-line";
 import { type FleetArgs, FLEET_NAME, parseFleetArgs } from "./args";
 import { FleetUsageError } from "./errors";
-import type { StackReport } from "./types";
+import { CHANGE_OPS, type StackReport } from "./types";
 
 const USAGE = `Usage: ${FLEET_NAME} preview|up|refresh [--stacks a,b,c] [--parallel N] [--continue-on-error]
                  [--expect-no-changes] [--format text|markdown|json] [--cwd DIR]
@@ -33,7 +33,7 @@ Documentation: node_modules/pulumi-workspace-access/docs/fleet.md, in the instal
 function doneLine(report: StackReport): string {
   if (report.result === "failed") return `${report.stack}: failed: ${report.error ?? ""}`;
   if (report.result === "skipped") return `${report.stack}: skipped (${report.skippedBecause ?? ""})`;
-  const changed = (["create", "update", "delete", "replace"] as const).filter((op) => report.changes[op] > 0);
+  const changed = CHANGE_OPS.filter((op) => report.changes[op] > 0);
   return `${report.stack}: succeeded${changed.length === 0 ? ", no changes" : `: ${changed.map((op) => `${report.changes[op]} ${op}`).join(", ")}`}`;
 }
 

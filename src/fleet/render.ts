@@ -1,7 +1,7 @@
 /** A fleet report as text (a terminal, a CI log), markdown (a pull-request comment) or JSON (`docs/fleet.md`, for tools). */
-import { type ChangeCounts, changeTotal, type FleetFormat, type FleetReport, type StackReport } from "./types";
+import { CHANGE_OPS, type ChangeCounts, changeTotal, type FleetFormat, type FleetReport, type StackReport } from "./types";
 
-const COUNTS: Array<keyof ChangeCounts> = ["create", "update", "delete", "replace", "same"];
+const COUNTS: Array<keyof ChangeCounts> = [...CHANGE_OPS, "same"];
 /** How the text format marks each operation, as `pulumi` does. */
 const MARKS: Record<string, string> = { create: "+", update: "~", delete: "-", replace: "+-" };
 

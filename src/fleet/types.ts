@@ -13,14 +13,11 @@ export type FleetFormat = (typeof FLEET_FORMATS)[number];
 /** How one stack's run ended. */
 export type StackResult = "succeeded" | "failed" | "skipped";
 
-/** Resource changes as the engine counted them (planned, made or found). */
-export interface ChangeCounts {
-  create: number;
-  update: number;
-  delete: number;
-  replace: number;
-  same: number;
-}
+/** The operations that change a resource, in the order a report counts them. */
+export const CHANGE_OPS = ["create", "update", "delete", "replace"] as const;
+
+/** Resource changes as the engine counted them (planned, made or found), and the resources left the same. */
+export type ChangeCounts = Record<(typeof CHANGE_OPS)[number] | "same", number>;
 
 /** One resource the engine planned, made or found a change to: `create` `User` `alice@acme.example`. */
 export interface ChangedResource {
@@ -60,7 +57,7 @@ export function noChanges(): ChangeCounts {
 
 /** How many resources change (everything but `same`). */
 export function changeTotal(changes: ChangeCounts): number {
-  return changes.create + changes.update + changes.delete + changes.replace;
+  return CHANGE_OPS.reduce((total, op) => total + changes[op], 0);
 }
 
 /** The exit status: 0 when every stack succeeded (and with `expectNoChanges`, none had a change), else 1. */
