@@ -1,10 +1,7 @@
 /**
- * `access.yaml`: the data file of an exported project. The export writes it; the project's
- * `index.ts` reads it with {@link readAccessFile} and declares one resource per entry; `--check`
- * compares it with the workspace. Plain data, sorted, no timestamps: the same workspace always
- * gives the same text. Its shape is one zod schema, which checks a file read and gives the writer its
- * key order; the text is written and read with the `yaml` library (YAML 1.2 core schema). A problem
- * names the file, the line and the field, and what to fix.
+ * `access.yaml`, the data file of an exported project: written by the export, read by its `index.ts`
+ * ({@link readAccessFile}) and by `--check`. Sorted, no timestamps: the same workspace gives the same text.
+ * One zod schema checks a file read and gives the writer its key order; the `yaml` library reads and writes it.
  */
 import * as fs from "node:fs";
 import { Document, isNode, LineCounter, parseDocument, visit } from "yaml";
@@ -35,15 +32,14 @@ export interface AccessUser {
   email: string;
   firstName: string;
   lastName: string;
-  /** The workspace role; absent when the service reported none (the service's value is then kept). */
+  /** Absent when the service reported none (its value is then kept), as is `isGuest`. */
   role?: string | undefined;
-  /** The guest flag; absent when the service reported none. */
   isGuest?: boolean | undefined;
 }
 
 /** A member of an integration in `access.yaml`. */
 export interface AccessMember {
-  /** The member's email: one of the file's users. */
+  /** One of the file's users' emails. */
   user: string;
   role: MembershipRole;
   /** Entitlement ids, sorted. */
@@ -69,26 +65,20 @@ export interface AccessScope {
   membersOnly: boolean;
 }
 
-/**
- * A record the export could not declare, as `access.yaml` keeps it: so that `--check` tells a
- * record left out now from one left out already. Data, not declarations: the program ignores it.
- */
+/** A record the export could not declare, kept so that `--check` tells one left out now from one left out already. */
 export interface AccessLeftOut {
   kind: (typeof LEFT_OUT_KINDS)[number];
   /** For a membership: the integration's id. */
   integration?: string | undefined;
   /** The user's id (for an integration, its id); absent when the record had none. */
   id?: string | undefined;
-  /** The user's email, when known. */
   email?: string | undefined;
   /**
-   * The access it held when read whole, so that `--check` notices a change of it: a user's
-   * workspace role, a membership's role as the service reports it (`owner`, `collaborator`).
+   * What it held when read whole, so that `--check` notices a change: a user's workspace role and guest
+   * flag, a membership's role as the service reports it (`owner`, `collaborator`) and its sorted entitlements.
    */
   role?: string | undefined;
-  /** A user's guest flag, when reported. */
   isGuest?: boolean | undefined;
-  /** A membership's entitlements, sorted, when read whole. */
   entitlements?: string[] | undefined;
   /** Why it was left out, for people. */
   reason: string;
@@ -97,7 +87,7 @@ export interface AccessLeftOut {
 /** The contents of `access.yaml`. */
 export interface AccessFile {
   version: typeof ACCESS_FILE_VERSION;
-  /** The workspace's API address the file was exported from. */
+  /** The API address it was exported from. */
   workspace?: string | undefined;
   scope: AccessScope;
   /** Sorted by email. */
@@ -118,9 +108,8 @@ const nonEmpty = text.min(1, { error: "must be text" });
 const id = nonEmpty.transform((raw): string => idOf(raw));
 const bool = z.boolean({ error: "must be true or false" });
 const mapping = { error: "must be a mapping" };
-/** Absent or null: left out. */
+/** Absent or null: left out (`optional`) or `value` (`orElse`). */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => value ?? undefined, schema.optional());
-/** Absent or null: `value`. */
 const orElse = <T extends z.ZodType>(schema: T, value: unknown) => z.preprocess((given) => given ?? value, schema);
 const list = <T extends z.ZodType>(item: T) => orElse(z.array(item, { error: "must be a list" }), []);
 /** Entitlement ids: each once, sorted. */
@@ -200,9 +189,8 @@ export interface AccessMembership {
   integrationId: string;
   /** The integration's label, else its name, for messages. */
   integration: string;
-  /** The member's email, as in the file's users. */
+  /** The member's email as the file's users spell it, and the resource name of its `User`. */
   user: string;
-  /** The resource name of the member's `User`. */
   userName: string;
   role: MembershipRole;
   entitlements: string[];
@@ -214,10 +202,7 @@ export interface AccessData extends AccessFile {
   memberships: AccessMembership[];
 }
 
-/**
- * What identifies a left-out record, across exports and checks: its kind, integration id and
- * record id (not the reason, nor the email).
- */
+/** What identifies a left-out record across exports and checks: kind, integration id and id (not reason nor email). */
 export function leftOutKey(record: Pick<AccessLeftOut, "kind" | "id" | "integration">): string {
   return `${record.kind}\u0000${record.integration ?? ""}\u0000${record.id ?? ""}`;
 }
@@ -271,7 +256,7 @@ export function formatAccessFile(file: AccessFile): string {
   return doc.toString({ lineWidth: 0, blockQuote: false, singleQuote: false, flowCollectionPadding: false });
 }
 
-/** A problem with `access.yaml`'s contents, naming the file and what to fix. */
+/** A problem with `access.yaml`'s contents, naming the file, the line and what to fix. */
 export class AccessFileError extends Error {
   constructor(message: string) {
     super(message);
@@ -290,7 +275,6 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
     const line = broken.linePos?.[0].line;
     throw new AccessFileError(`${source}${line === undefined ? "" : `, line ${line}`}: ${message}`);
   }
-  /** Fails naming the line of the node at `path` (or of the nearest one above it) and the field. */
   const fail = (path: ReadonlyArray<PropertyKey>, what: string): never => {
     throw new AccessFileError(`${source}${lineOf(doc, lines, path)}: ${what}`);
   };
@@ -302,24 +286,14 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
   }
   const file = parsed.data!;
   const memberships = checkRecords(file, fail);
-  return {
-    ...withoutAbsent({ ...file, version: ACCESS_FILE_VERSION }),
-    scope: withoutAbsent(file.scope),
-    users: file.users.map(withoutAbsent),
-    integrations: file.integrations.map(withoutAbsent),
-    leftOut: sortedLeftOut(file.leftOut.map(withoutAbsent)),
-    memberships,
-  };
+  return { ...file, version: ACCESS_FILE_VERSION, leftOut: sortedLeftOut(file.leftOut), memberships };
 }
 
-type Fail = (path: ReadonlyArray<PropertyKey>, what: string) => never;
-
 /**
- * What the schema cannot say: no user's email (case-insensitively) or name twice, no integration's
- * name or id twice nor a name with `--` (it separates a membership's name), every member one of the
- * users, once. The memberships, in file order.
+ * What the schema cannot say: no user's email (case-insensitively) or name twice, no integration's name or id
+ * twice nor a name with `--` (it separates a membership's name), every member one of the users, once.
  */
-function checkRecords(file: AccessFile, fail: Fail): AccessMembership[] {
+function checkRecords(file: AccessFile, fail: (path: ReadonlyArray<PropertyKey>, what: string) => never): AccessMembership[] {
   const byEmail = new Map<string, AccessFile["users"][number]>();
   const userNames = new Set<string>();
   file.users.forEach((u, i) => {
@@ -347,14 +321,12 @@ function checkRecords(file: AccessFile, fail: Fail): AccessMembership[] {
         fail(path, `${at}.members[${j}]: ${m.user} is not one of the users: add the user to users, or remove the member`);
       if (seen.has(u.name)) fail(path, `${at}.members[${j}]: ${m.user} is a member twice`);
       seen.add(u.name);
-      // The member as the users list spells the email.
       m.user = u.email;
       const { role, entitlements } = m;
-      const integration = g.label ?? g.name;
       memberships.push({
         name: membershipName(g.name, u.name),
         integrationId: g.id,
-        integration,
+        integration: g.label ?? g.name,
         user: u.email,
         userName: u.name,
         role,
@@ -379,15 +351,9 @@ function lineOf(doc: Document, lines: LineCounter, path: ReadonlyArray<PropertyK
   return "";
 }
 
-/** The object without its absent fields: the file's types leave them out rather than holding `undefined`. */
-function withoutAbsent<T extends object>(record: T): T {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
-}
-
 /**
- * Reads an `access.yaml` written by `workspace-access-export` (or edited in its style) and checks
- * it: every member is one of the users, no email, name or membership twice. What a generated
- * `index.ts` declares its resources from.
+ * Reads and checks an `access.yaml` (every member one of the users, no email, name or membership twice):
+ * what a generated `index.ts` declares its resources from.
  *
  * ```ts
  * const access = readAccessFile(path.join(__dirname, "access.yaml"));

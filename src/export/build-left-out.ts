@@ -1,36 +1,18 @@
-/**
- * The records an export leaves out, collected as the build finds them: each with its reason, what
- * was read of it (so that `--check` notices a change of its access), and one line for people.
- */
+/** The records an export leaves out, as the build finds them: each with its reason, what was read of it, one line for people. */
 import type { Integration } from "../client";
-import type { AccessLeftOut } from "./access-file";
 import { emailKey } from "../client/models";
+import type { AccessLeftOut } from "./access-file";
 import { byKey } from "./names";
 import type { InvalidRecord, SnapshotMember, SnapshotUser } from "./snapshot";
 
-/** A user or membership the export could not represent, and why. */
-export interface LeftOut {
-  kind: "user" | "membership" | "integration";
-  /** The user's id (the integration's, for an integration). */
-  id: string | undefined;
-  email: string | null;
-  /** For a membership: the integration's label (else id); for an integration, its label if known. */
-  integration?: string;
-  /** For a membership: the integration's id. */
-  integrationId?: string;
-  /**
-   * For a record read whole: a membership's role as the service reports it and its entitlements;
-   * a user's workspace role and guest flag (null: not reported).
-   */
-  role?: string | null;
-  entitlements?: string[];
-  isGuest?: boolean | null;
-  reason: string;
+/** A record the export could not declare, as `access.yaml` records it, with what people read of it. */
+export interface LeftOut extends AccessLeftOut {
+  /** For a membership: its integration's label (else id, `?` when unknown); for an integration, its label if known. */
+  label?: string | undefined;
   /** One line for people: `user 7a5e… <ann@acme.example>: no first name`. */
   text: string;
 }
 
-/** Integrations first, then users, then memberships. */
 const KIND_ORDER: Record<LeftOut["kind"], number> = { integration: 0, user: 1, membership: 2 };
 
 const describe = (id: string | undefined, email: string | null) => `${id ?? "(no id)"}${email ? ` <${email}>` : ""}`;
@@ -41,8 +23,16 @@ export class LeftOutList {
 
   /** A user; `user` given when read whole (its role and guest flag are recorded). */
   user(id: string | undefined, email: string | null, reason: string, user?: SnapshotUser): void {
-    const read = user && { role: user.role, isGuest: user.isGuest };
-    this.#records.push({ kind: "user", id, email, ...read, reason, text: `user ${describe(id, email)}: ${reason}` });
+    const [role, isGuest] = [user?.role ?? undefined, user?.isGuest ?? undefined];
+    this.#records.push({
+      kind: "user",
+      id,
+      email: email ?? undefined,
+      role,
+      isGuest,
+      reason,
+      text: `user ${describe(id, email)}: ${reason}`,
+    });
   }
 
   /** A membership; `member` given when read whole (its role and entitlements are recorded). */
@@ -54,15 +44,16 @@ export class LeftOutList {
     member?: SnapshotMember,
   ): void {
     const label = integration ? (integration.label ?? integration.id) : "?";
-    const read = member && { role: member.role, entitlements: member.entitlements };
+    const [role, entitlements] = [member?.role ?? undefined, member && [...member.entitlements].sort()];
     const text = `membership of ${describe(id, email)} in "${label}": ${reason}`;
     this.#records.push({
       kind: "membership",
+      integration: integration?.id,
       id,
-      email,
-      integration: label,
-      ...(integration && { integrationId: integration.id }),
-      ...read,
+      email: email ?? undefined,
+      role,
+      entitlements,
+      label,
       reason,
       text,
     });
@@ -72,28 +63,13 @@ export class LeftOutList {
   integration({ id, integration, reason }: InvalidRecord): void {
     const label = integration?.label ?? undefined;
     const text = `integration ${id ?? "(no id)"}${label === undefined ? "" : ` ("${label}")`}: ${reason}`;
-    this.#records.push({ kind: "integration", id, email: null, ...(label === undefined ? {} : { integration: label }), reason, text });
+    this.#records.push({ kind: "integration", id, label, reason, text });
   }
 
-  /** The records, sorted: by kind, integration, email, id, reason. */
+  /** The records by kind (integrations, users, memberships), integration, email, id, reason. */
   sorted(): LeftOut[] {
     const order = (l: LeftOut) =>
-      `${KIND_ORDER[l.kind]}\u0000${l.integration ?? ""}\u0000${l.email == null ? "" : emailKey(l.email)}\u0000${l.id ?? ""}\u0000${l.reason}`;
+      `${KIND_ORDER[l.kind]}\u0000${l.label ?? ""}\u0000${l.email === undefined ? "" : emailKey(l.email)}\u0000${l.id ?? ""}\u0000${l.reason}`;
     return [...this.#records].sort(byKey(order));
   }
-}
-
-/** A left-out record as `access.yaml` keeps it (the file sorts them, one per key; an absent field is undefined). */
-export function recordedLeftOut({ kind, id, email, integrationId, role, isGuest, entitlements, reason }: LeftOut): AccessLeftOut {
-  const integration = kind === "membership" ? integrationId : undefined;
-  return {
-    kind,
-    integration,
-    id,
-    email: email ?? undefined,
-    role: role ?? undefined,
-    isGuest: isGuest ?? undefined,
-    entitlements: entitlements && [...entitlements].sort(),
-    reason,
-  };
 }

@@ -1,54 +1,42 @@
 /**
- * Turns what was read into `access.yaml`'s data: every user and membership a program can declare
- * so that its first `pulumi up` adopts it without a write, and a list of what it cannot, each with
- * the reason. A record is checked with the input schemas the resources' `check` uses, and is either
- * written whole or left out whole: a membership whose user is left out is left out too. A record
- * listed twice is written once when the copies agree, and left out when they differ or one copy
- * broke the contract (which copy is right would be a guess). Adoption sends nothing when names,
- * role and guest flag are as the service has them (a role or flag it does not report is left out),
- * a member's role is as the invite names it, and its entitlements are its exact set, at least one.
+ * Turns what was read into `access.yaml`'s data: every user and membership a program can declare so that its
+ * first `pulumi up` adopts it without a write, and what it cannot, with the reason. Each record is checked with
+ * the schemas the resources' `check` uses, and written whole or left out whole (a membership with its user).
+ * A record listed twice is written once when the copies agree, and left out when they differ or one copy broke
+ * the contract: which copy is right would be a guess.
  */
 import { idOf } from "../client";
+import { emailKey } from "../client/models";
 import { integrationEntitlementInputs, inviteRole, userInputs } from "../shared/inputs";
 import { ACCESS_FILE_VERSION, type AccessFile, type AccessIntegration, type AccessUser } from "./access-file";
-import { type LeftOut, LeftOutList, recordedLeftOut } from "./build-left-out";
-import { emailKey } from "../client/models";
+import { type LeftOut, LeftOutList } from "./build-left-out";
 import { byKey, integrationBaseName, uniqueNames, userBaseName } from "./names";
 import { oncePerId, type Snapshot, type SnapshotMember, type SnapshotUser } from "./snapshot";
 
-/** The file's data and what was left out. */
-export interface Built {
-  file: AccessFile;
-  leftOut: LeftOut[];
-}
-
-/** Members (by integration id, then user id). */
 const memberKey = (integrationId: string, userId: string) => `${integrationId}\u0000${userId}`;
 
-/** Builds the file's data from a snapshot. `membersOnly` keeps only users with a membership in scope. */
+/** The file's data from a snapshot, and what was left out. `membersOnly` keeps only users with a membership in scope. */
 export function buildAccessFile(
   snapshot: Snapshot,
   options: { workspace: string; scopeIds: string[] | undefined; membersOnly: boolean },
-): Built {
+): { file: AccessFile; leftOut: LeftOut[] } {
   const leftOut = new LeftOutList();
   const problems = new Map<string, string>();
   // Members whose record, or one copy of it, broke the contract.
   const invalidMembers = new Set<string>();
+  const emails = new Map(snapshot.users.map((u) => [u.id, u.email]));
   for (const record of snapshot.invalid) {
     if (record.what === "user") {
       leftOut.user(record.id, null, record.reason);
       if (record.id !== undefined) problems.set(record.id, "its record does not match the API contract");
     } else if (record.what === "integration") leftOut.integration(record);
-    else if (record.id !== undefined && record.integration) invalidMembers.add(memberKey(record.integration.id, record.id));
+    else {
+      const email = record.id === undefined ? undefined : emails.get(idOf(record.id));
+      leftOut.member(record.id, email ?? null, record.integration, record.reason);
+      if (record.id !== undefined && record.integration) invalidMembers.add(memberKey(record.integration.id, record.id));
+    }
   }
   const exported = buildUsers(snapshot, options.membersOnly, problems, leftOut);
-  // A member record that broke the contract, listed with its user's email when the user is known.
-  const emails = new Map(snapshot.users.map((u) => [u.id, u.email]));
-  for (const record of snapshot.invalid) {
-    if (record.what !== "member") continue;
-    const email = record.id === undefined ? undefined : emails.get(idOf(record.id));
-    leftOut.member(record.id, email ?? null, record.integration, record.reason);
-  }
   const integrations = buildIntegrations(snapshot, exported, problems, invalidMembers, leftOut);
   const sorted = leftOut.sorted();
   const file: AccessFile = {
@@ -57,12 +45,11 @@ export function buildAccessFile(
     scope: { ...(options.scopeIds ? { integrations: [...options.scopeIds].sort() } : {}), membersOnly: options.membersOnly },
     users: accessUsers(exported),
     integrations,
-    leftOut: sorted.map(recordedLeftOut),
+    leftOut: sorted,
   };
   return { file, leftOut: sorted };
 }
 
-/** Why a user cannot be declared, or undefined when it can. */
 function userProblem(user: SnapshotUser): string | undefined {
   if (user.email === null || user.email.trim() === "") return "no email";
   if (user.firstName === null || user.firstName.trim() === "") return "no first name";
@@ -78,10 +65,7 @@ function userProblem(user: SnapshotUser): string | undefined {
   return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? "not a valid User");
 }
 
-/**
- * The users that can be declared, by id; why each other one cannot goes to `problems` (which holds
- * those known bad already: a copy broke the contract). `membersOnly`: only users with a membership in scope.
- */
+/** The users that can be declared, by id; why each other one cannot goes to `problems` (which holds those known bad already). */
 function buildUsers(
   snapshot: Snapshot,
   membersOnly: boolean,
@@ -94,11 +78,9 @@ function buildUsers(
   const users = oncePerId(snapshot.users, ["email", "firstName", "lastName", "role", "isGuest"]);
   for (const { record: user, reason } of users.differing.filter(({ record }) => inScope(record))) {
     problems.set(user.id, reason);
-    // Which copy's role is right would be a guess: none is recorded.
     leftOut.user(user.id, user.email, reason);
   }
   const exported = new Map<string, SnapshotUser>();
-  // A user with a problem already had a copy that broke the contract: left out, and listed already.
   for (const user of users.unique.filter((u) => inScope(u) && !problems.has(u.id))) {
     const problem = userProblem(user);
     if (problem === undefined) exported.set(user.id, user);
@@ -107,8 +89,7 @@ function buildUsers(
       leftOut.user(user.id, user.email, problem, user);
     }
   }
-  // access.yaml tells users apart by email, case-insensitively (as the service does), and names them from it:
-  // of users whose emails differ only in case, which one to keep would be a guess. Each of them is left out.
+  // Of users whose emails differ only in case (access.yaml tells users apart as the service does), keeping one would be a guess.
   const byEmail = new Map<string, SnapshotUser[]>();
   for (const user of exported.values()) byEmail.set(emailKey(user.email!), [...(byEmail.get(emailKey(user.email!)) ?? []), user]);
   for (const group of [...byEmail.values()].filter((g) => g.length > 1)) {
@@ -123,7 +104,6 @@ function buildUsers(
   return exported;
 }
 
-/** The file's users, named and sorted by email. */
 function accessUsers(exported: Map<string, SnapshotUser>): AccessUser[] {
   const users = [...exported.values()];
   const names = uniqueNames(users.map((u) => ({ key: emailKey(u.email!), base: userBaseName(u.email!) })));
@@ -139,7 +119,6 @@ function accessUsers(exported: Map<string, SnapshotUser>): AccessUser[] {
     .sort(byKey((u) => `${emailKey(u.email)}\u0000${u.email}`));
 }
 
-/** Why a membership cannot be declared, or undefined when it can. */
 function memberProblem(member: SnapshotMember, integrationId: string, exported: Map<string, SnapshotUser>, problems: Map<string, string>) {
   const userProblem = problems.get(member.id);
   if (userProblem) return `its user is left out (${userProblem})`;
@@ -160,17 +139,15 @@ function buildIntegrations(
   invalidMembers: ReadonlySet<string>,
   leftOut: LeftOutList,
 ): AccessIntegration[] {
-  // Each integration once (the read keeps one already; a repeat here is ignored, never written twice).
   const listed = new Set<string>();
   const lists = snapshot.integrations.filter(({ integration: { id } }) => !listed.has(id) && listed.add(id));
   const names = uniqueNames(lists.map(({ integration: i }) => ({ key: i.id, base: integrationBaseName(i) })));
   const integrations = lists.map(({ integration, members: list }): AccessIntegration => {
     const emailOf = (member: SnapshotMember) => exported.get(member.id)?.email ?? member.email;
     const once = oncePerId(list, ["email", "role", "entitlements"]);
-    // Which copy's role and entitlements are right would be a guess: none is recorded.
     for (const { record, reason } of once.differing) leftOut.member(record.id, emailOf(record), integration, reason);
     const members = [];
-    // A member with an invalid copy broke the contract: left out, and listed already.
+    // A member with an invalid copy is listed already.
     for (const member of once.unique.filter((m) => !invalidMembers.has(memberKey(integration.id, m.id)))) {
       const problem = memberProblem(member, integration.id, exported, problems);
       if (problem) leftOut.member(member.id, emailOf(member), integration, problem, member);

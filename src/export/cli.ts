@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 /**
- * `workspace-access-export`: writes a workspace as a Pulumi project, or with `--check` compares it
- * with an exported project. Exit status: 0 done (with `--check`: no difference), 1 differences
- * found (`--check`), 2 the export or check could not be done (the message says why and what to do).
+ * `workspace-access-export`: a workspace as a Pulumi project, or with `--check` compared with one. Exit status: 0 done
+ * (`--check`: no difference), 1 differences found, 2 the export or check could not be done (the message says why).
  */
 import { parseArgs } from "node:util";
 import { runCommand } from "../command-line";
 import { REVIEW_FORMATS, type ReviewFormat } from "./review/render";
 import type { CheckOptions } from "./run-check";
-import type { ExportOptions, ExportProgress } from "./run";
+import type { ExportOptions } from "./run";
+import type { ExportProgress } from "./snapshot";
 
 const NAME = "workspace-access-export";
 
@@ -52,7 +52,6 @@ class UsageError extends Error {}
 /** What each shape of index.ts declares, for the summary. */
 const SHAPES = { records: "a resource per user and membership", sets: "one WorkspaceUsers and an IntegrationMembers per integration" };
 
-/** The command line: `--check` or an export, how to print it, and the options of the function that runs it. */
 function parse(argv: string[]) {
   // A key given as a flag is refused without echoing it (it is in the shell's history already).
   if (argv.some((arg) => /^--?(api[-_]?key|key|token)(=|$)/i.test(arg))) {
@@ -105,8 +104,6 @@ function parse(argv: string[]) {
   };
 }
 
-type Progress = ReturnType<typeof progressPrinter>;
-
 /** Prints the progress line on stderr: in place on a terminal, else at most every 2 s, and once at the end. */
 function progressPrinter(stderr: NodeJS.WriteStream) {
   const started = performance.now();
@@ -130,27 +127,19 @@ function progressPrinter(stderr: NodeJS.WriteStream) {
 }
 
 /** Runs the export or the check, loading them only now: on a Node.js too old, its one line is all that is printed. */
-function run(args: Exclude<ReturnType<typeof parse>, "help">): Promise<number> {
+async function run({ check, format, verbose, options: given }: Exclude<ReturnType<typeof parse>, "help">): Promise<number> {
+  const { checkWorkspace, exportWorkspace } = require("./index") as typeof import("./index");
   const progress = progressPrinter(process.stderr);
-  const options = { ...args.options, onProgress: progress.update };
-  return args.check ? check(options, progress, args.format, args.verbose) : exportProject(options, progress, args.verbose);
-}
-
-/** `--check`: the review on stdout in the format asked; exit 1 when anything differs (0 once accepted). */
-async function check(options: CheckOptions, progress: Progress, format: ReviewFormat, verbose: boolean): Promise<number> {
-  const { checkWorkspace } = require("./index") as typeof import("./index");
-  const { renderReview } = require("./review/render") as typeof import("./review/render");
-  const result = await checkWorkspace(options);
-  progress.done();
-  // The text review keeps stdout for the differences; markdown and json carry the notes themselves.
-  if (format === "text") for (const note of result.notes) process.stderr.write(`${NAME}: note: ${note}\n`);
-  process.stdout.write(renderReview(result, { format, verbose, out: options.out }));
-  return result.changes.length === 0 || result.accepted ? 0 : 1;
-}
-
-/** The export: what was written on stdout, the records left out counted on stderr (`--verbose` lists them). */
-async function exportProject(options: ExportOptions, progress: Progress, verbose: boolean): Promise<number> {
-  const { exportWorkspace } = require("./index") as typeof import("./index");
+  const options = { ...given, onProgress: progress.update };
+  if (check) {
+    const { renderReview } = require("./review/render") as typeof import("./review/render");
+    const review = await checkWorkspace(options);
+    progress.done();
+    // The text review keeps stdout for the differences; markdown and json carry the notes themselves.
+    if (format === "text") for (const note of review.notes) process.stderr.write(`${NAME}: note: ${note}\n`);
+    process.stdout.write(renderReview(review, { format, verbose, out: options.out }));
+    return review.changes.length === 0 || review.accepted ? 0 : 1;
+  }
   const result = await exportWorkspace(options);
   progress.done();
   const n = result.leftOut.length;

@@ -1,8 +1,7 @@
 /**
- * Where the export reads from, and with which key: the key from `WORKSPACE_ACCESS_API_KEY` only
- * (never a flag: it would stay in the shell's history), the address from `--base-url`, else the
- * environment variables the provider falls back to. One client per export or check, closed after,
- * and the service's errors completed with what to fix. Messages name the variable or flag, never the key.
+ * Where the export reads from, and with which key: the key from `WORKSPACE_ACCESS_API_KEY` only (a flag would stay
+ * in the shell's history), the address from `--base-url`, else the provider's environment variables. One client
+ * per export or check, its errors completed with what to fix, naming the variable or flag, never the key.
  */
 import {
   type Clock,
@@ -20,8 +19,10 @@ import { parseBaseUrl } from "../client/settings";
 import { CONFIG_KEYS as ENV, readRawSettings, resolveProviderSettings } from "../shared/settings";
 import { ExportError } from "./errors";
 
-/** The scopes an export's key needs: `Read users (read:users) and Read integrations (read:integrations)`. */
 const SCOPES_NEEDED = describeScopes([SCOPES.readUsers, SCOPES.readIntegrations]);
+
+/** The key and the API root an export reads with. */
+export type Connection = { apiKey: string; baseUrl: string };
 
 /** Test seams: time and randomness of the client. */
 export interface ExportDeps {
@@ -29,15 +30,12 @@ export interface ExportDeps {
   random?: () => number;
 }
 
-/**
- * The key and the address, checked. `recorded`: the address the checked project's `access.yaml`
- * records (`--check`), used when neither the flag nor the environment gives one.
- */
+/** The key and the address, checked; `recorded`: the address `access.yaml` records, when neither flag nor environment gives one. */
 export function exportConnection(
   baseUrlFlag: string | undefined,
   env: Record<string, string | undefined>,
   recorded?: { baseUrl: string | undefined; file: string },
-): { apiKey: string; baseUrl: string } {
+): Connection {
   const apiKey = env[ENV.apiKey]?.trim();
   if (!apiKey) {
     throw new ExportError(
@@ -54,7 +52,6 @@ export function exportConnection(
           `${recorded ? ` (${recorded.file} records none)` : ""}.`,
       );
     }
-    // The address access.yaml records, checked as a flag's would be.
     const where = `the workspace ${recorded.file} records`;
     return {
       apiKey,
@@ -77,7 +74,7 @@ function asExportError<T>(read: () => T, fix = ""): T {
 
 /** Runs `work` with a client of the connection, closing it after, and adds what to fix to the service's errors. @internal */
 export async function withClient<T>(
-  connection: { apiKey: string; baseUrl: string },
+  connection: Connection,
   deps: ExportDeps,
   work: (client: WorkspaceAccessClient) => Promise<T>,
 ): Promise<T> {

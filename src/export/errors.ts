@@ -1,8 +1,4 @@
-/**
- * A problem an export reports to the person running it (a missing key, an unknown `--integration`,
- * a directory it will not overwrite), with the fix in the message; never the API key. The service's
- * own failures keep their classes (`UnauthorizedError`, ...).
- */
+/** A problem of an export's own (a missing key, an unknown `--integration`), the fix in its message; the service's keep their classes. */
 export class ExportError extends Error {
   constructor(message: string) {
     super(message);

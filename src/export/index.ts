@@ -1,7 +1,6 @@
 /**
- * `pulumi-workspace-access/export`: a live workspace as a Pulumi project whose first `pulumi up`
- * changes nothing, and an access review against it. The same as the `workspace-access-export`
- * command; see `docs/export.md`.
+ * `pulumi-workspace-access/export`: a workspace as a Pulumi project whose first `pulumi up` changes nothing, and
+ * an access review against it, as the `workspace-access-export` command does; see `docs/export.md`.
  *
  * ```ts
  * import { exportWorkspace, checkWorkspace } from "pulumi-workspace-access/export";
@@ -34,31 +33,25 @@ export {
 export type { LeftOut } from "./build-left-out";
 export { ExportError } from "./errors";
 export type { AccessDifference, DifferenceSide } from "./review/differences";
-/** The former name of {@link AccessDifference}. */
-export type { AccessDifference as AccessChange } from "./review/differences";
 export type { ReviewFormat } from "./review/render";
-export type { ExportOptions, ExportProgress, ExportResult } from "./run";
+export type { ExportOptions, ExportResult } from "./run";
 export type { CheckOptions, CheckResult } from "./run-check";
-
-const run = () => require("./run") as typeof import("./run");
-const check = () => require("./run-check") as typeof import("./run-check");
+export type { ExportProgress } from "./snapshot";
 
 /**
- * Writes the workspace as a Pulumi TypeScript project into `options.out` (new or empty): its
- * users and memberships in `access.yaml`, and an `index.ts` that adopts each of them. The key
- * comes from `WORKSPACE_ACCESS_API_KEY` only. Records the project could not declare are left
- * out, listed in the result's `leftOut` and recorded under `leftOut` in `access.yaml`.
+ * Writes the workspace as a Pulumi TypeScript project into `options.out` (new or empty): its users and memberships
+ * in `access.yaml`, and an `index.ts` that adopts each. The key comes from `WORKSPACE_ACCESS_API_KEY` only. Records
+ * the project could not declare are in the result's `leftOut`, and recorded under `leftOut` in `access.yaml`.
  */
 export function exportWorkspace(options: ExportOptions): Promise<ExportResult> {
-  return run().runExport(options);
+  return (require("./run") as typeof import("./run")).runExport(options);
 }
 
 /**
- * Compares the workspace with the `access.yaml` of an exported project (`options.out`): each
- * difference, by which side holds what (`access.yaml grants ann READ in "GitHub acme"; the
- * workspace does not`), of every attribute the project declares and of the records it cannot
- * declare. Sends only reads; changes nothing but `access.yaml`, and that only with `accept`.
+ * Compares the workspace with an exported project's `access.yaml` (`options.out`): each difference, by which side
+ * holds what, of every attribute the project declares and of the records it cannot declare. Sends only reads;
+ * changes nothing but `access.yaml`, and that only with `accept`.
  */
 export function checkWorkspace(options: CheckOptions): Promise<CheckResult> {
-  return check().runCheck(options);
+  return (require("./run-check") as typeof import("./run-check")).runCheck(options);
 }

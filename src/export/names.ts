@@ -1,8 +1,7 @@
 /**
- * Pulumi resource names for an export: from what people know a record by (a user's email, an
- * integration's label), safe in a URN (`[a-z0-9._-]`), unique, and the same for the same records in
- * any order. Records that would get the same base name each get a suffix from a hash of their own
- * key (an email, an integration id), never a position. The names are stored in `access.yaml`.
+ * Pulumi resource names for an export, from what people know a record by (an email, a label): safe in a URN,
+ * unique, and the same in any order. Records that would share a base name each get a suffix from a hash of their
+ * own key (an email, an integration id), never a position.
  */
 import { createHash } from "node:crypto";
 import { emailKey } from "../client/models";
@@ -16,21 +15,16 @@ export const byKey =
 /** Longest name before it is shortened (with a hash suffix, so it stays unique). */
 export const MAX_NAME_LENGTH = 80;
 
-/** First `length` hex digits of the SHA-256 of `key`. */
 function hashOf(key: string, length: number): string {
   return createHash("sha256").update(key).digest("hex").slice(0, length);
 }
 
-/** Cuts a long name, keeping it unique with a hash of `key`. */
 function shorten(name: string, key: string): string {
   if (name.length <= MAX_NAME_LENGTH) return name;
   return `${name.slice(0, MAX_NAME_LENGTH - 9).replace(/[.-]+$/, "")}-${hashOf(key, 8)}`;
 }
 
-/**
- * The base name of a user: the email, lowercased, `@` as `-at-`, any character outside
- * `[a-z0-9._-]` as `-` (`Ann.Lee+ops@Acme.example` → `ann.lee-ops-at-acme.example`).
- */
+/** The base name of a user, from the email: `Ann.Lee+ops@Acme.example` → `ann.lee-ops-at-acme.example`. */
 export function userBaseName(email: string): string {
   const name = email
     .trim()
@@ -51,11 +45,7 @@ export function integrationBaseName(integration: { id: string; label: string | n
   return shorten(name === "" ? "integration" : name, integration.id);
 }
 
-/**
- * Unique names for records, by their `key` (unique itself: a lowercased email, an id). Records
- * whose base names collide all get `-<8 hex digits of the key's hash>`; should that still collide,
- * 16 digits, then a counter (never seen in practice, there for completeness).
- */
+/** Unique names by `key`: records whose base names collide all get `-<8 hex digits of the key's hash>`, else 16, else a counter. */
 export function uniqueNames(records: ReadonlyArray<{ key: string; base: string }>): Map<string, string> {
   // A key given twice is one record (a repeat must not make it collide with itself).
   const byBase = new Map<string, Set<string>>();
@@ -76,11 +66,7 @@ export function uniqueNames(records: ReadonlyArray<{ key: string; base: string }
   return names;
 }
 
-/**
- * The name of a membership: `<integration name>--<user name>`. Integration names never contain
- * `--` (runs of other characters become one `-`), so the first `--` splits it: unique pairs make
- * unique names.
- */
+/** `<integration name>--<user name>`: integration names never contain `--`, so unique pairs make unique names. */
 export function membershipName(integrationName: string, userName: string): string {
   return `${integrationName}--${userName}`;
 }

@@ -1,22 +1,19 @@
 /**
- * The spec of this package that an exported project's `package.json` gets when `--package-spec`
- * is not given: one `npm install` resolves. Until the package is on a registry, `^version` answers
- * E404, so the command looks where it was installed from: the tarball (`npx --package <tgz>`, or a
- * project's `npm install <tgz>`, as its lock file records it), a git URL, or a tarball `npm pack`
- * wrote beside a clone; `^version` only when it came from a registry or nothing else is known.
+ * The spec of this package an exported project's `package.json` gets without `--package-spec`. Until the package is
+ * on a registry, `^version` answers E404, so it is where this was installed from (the tarball or git URL its lock
+ * file records), or a tarball `npm pack` wrote beside a clone; `^version` from a registry or when nothing is known.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 
 const pkg = require("../../package.json") as { name: string; version: string; repository?: string | { url?: string } };
 
-/** The spec chosen, and why, in words the command prints. */
+/** The spec chosen, and why (printed). */
 export interface PackageSpecChoice {
   spec: string;
   why: string;
 }
 
-/** This package's root: two levels up from `dist/export` (and `src/export`). */
 const PACKAGE_ROOT = path.resolve(__dirname, "..", "..");
 
 /** `file:` and a path from the project written at `outDir` to `target`, in `/` form. */
@@ -50,10 +47,7 @@ function repositoryUrl(): string | undefined {
   return `${url.replace(/#.*$/, "")}#v${pkg.version}`;
 }
 
-/**
- * The spec for a project written at `outDir`. `root` is this package's folder (a test gives
- * another). Reads a lock file and looks for a tarball; sends nothing.
- */
+/** The spec for a project written at `outDir`; `root`: this package's folder (a test gives another). */
 export function choosePackageSpec(outDir: string, root: string = PACKAGE_ROOT): PackageSpecChoice {
   const locked = lockedResolved(root);
   if (locked !== undefined) {

@@ -1,31 +1,25 @@
 /**
- * `--check`, end to end: `access.yaml` read and checked before any request, the workspace read
- * as an export would read it (the scope `access.yaml` records, unless given again), the two
- * compared (`review/`), and with `accept`, `access.yaml` replaced in one step by the workspace's
- * side. Sends only reads.
+ * `--check`, end to end: `access.yaml` checked before any request, the workspace read as an export would read it
+ * (in the scope `access.yaml` records, unless given again), the two compared (`review/`), and with `accept`,
+ * `access.yaml` replaced in one step by the workspace's side. Sends only reads.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Integration } from "../client";
 import { emailKey } from "../client/models";
-import { type AccessData, type AccessFile, formatAccessFile, parseAccessFile } from "./access-file";
-import { buildAccessFile } from "./build";
-import { type ExportDeps, exportConnection, withClient } from "./connect";
+import { type AccessData, type AccessFile, formatAccessFile, readAccessFile } from "./access-file";
+import { type ExportDeps, exportConnection } from "./connect";
 import { ExportError } from "./errors";
 import { acceptAccess } from "./review/accept";
 import { compareAccess } from "./review/differences";
 import type { Review } from "./review/render";
-import { ACCESS_FILE, type ExportOptions } from "./run";
-import { readWorkspace, selectIntegrations } from "./snapshot";
+import { ACCESS_FILE, type ExportOptions, readBuilt } from "./run";
 import { replaceFile } from "./write";
 
 /** Options of {@link runCheck}: `out` is the exported project. Scope options left out are the ones `access.yaml` records. */
 export interface CheckOptions extends ExportOptions {
   /**
-   * Rewrite `access.yaml` to hold the workspace's side of every difference (`--accept`): the same
-   * layout and resource names, only the records that differ change. Refused with `integrations`
-   * or a `membersOnly` other than the file's (it rewrites the whole file), and when the workspace
-   * read is not the one `access.yaml` records.
+   * Rewrite `access.yaml` to hold the workspace's side of every difference (`--accept`; same layout and names).
+   * Refused with `integrations`, a `membersOnly` other than the file's, or another workspace than the file's.
    */
   accept?: boolean;
 }
@@ -39,12 +33,15 @@ export interface CheckResult extends Review {
 /** Compares the workspace with an exported project's `access.yaml`; see `docs/export.md`. @internal */
 export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Promise<CheckResult> {
   const dir = path.resolve(options.out);
-  const recorded = readRecorded(dir);
+  const file = path.join(dir, ACCESS_FILE);
+  if (!fs.existsSync(file)) {
+    throw new ExportError(
+      `--check needs an exported project: ${file} does not exist. Export first (workspace-access-export --out ${dir}).`,
+    );
+  }
+  const recorded = readAccessFile(file);
   // The address given wins over the one access.yaml records; the notes say so when they differ.
-  const connection = exportConnection(options.baseUrl, options.env ?? process.env, {
-    baseUrl: recorded.workspace,
-    file: path.join(dir, ACCESS_FILE),
-  });
+  const connection = exportConnection(options.baseUrl, options.env ?? process.env, { baseUrl: recorded.workspace, file });
   const notes: string[] = [];
   if (recorded.workspace !== undefined && recorded.workspace !== connection.baseUrl) {
     notes.push(
@@ -53,36 +50,14 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
     );
   }
   if (options.accept === true) refuseAccept(options, recorded, connection.baseUrl);
-  const membersOnly = options.membersOnly ?? recorded.scope.membersOnly;
   const started = performance.now();
-  return withClient(connection, deps, async (client) => {
-    let scopeIds = options.integrations === undefined ? recorded.scope.integrations : undefined;
-    const snapshot = await readWorkspace(client, {
-      select: (all: Integration[]) => {
-        // The integrations given now must exist; those access.yaml records may be gone (their members then left).
-        if (options.integrations === undefined) return scopeIds === undefined ? all : all.filter((i) => scopeIds!.includes(i.id));
-        const selected = selectIntegrations(all, options.integrations);
-        scopeIds = selected.map((i) => i.id);
-        return selected;
-      },
-      onProgress: (p) => options.onProgress?.({ ...p, elapsedMs: performance.now() - started }),
-    });
-    const { file, leftOut } = buildAccessFile(snapshot, { workspace: connection.baseUrl, scopeIds, membersOnly });
-    const before = options.integrations === undefined ? recorded : inScope(recorded, scopeIds ?? []);
-    const workspaceEmails = new Set(snapshot.users.flatMap((u) => (u.email === null ? [] : [emailKey(u.email)])));
-    const changes = compareAccess(before, file, { workspaceEmails });
-    const accepted = options.accept === true && changes.length > 0;
-    if (accepted) replaceFile(path.join(dir, ACCESS_FILE), formatAccessFile(acceptAccess(recorded, file)));
-    return {
-      changes,
-      leftOut,
-      notes,
-      workspace: connection.baseUrl,
-      accepted,
-      requests: client.requestCount,
-      elapsedMs: performance.now() - started,
-    };
-  });
+  const { file: live, leftOut, snapshot, scopeIds, requests } = await readBuilt(options, connection, deps, recorded.scope);
+  const before = options.integrations === undefined ? recorded : inScope(recorded, scopeIds ?? []);
+  const workspaceEmails = new Set(snapshot.users.flatMap((u) => (u.email === null ? [] : [emailKey(u.email)])));
+  const changes = compareAccess(before, live, { workspaceEmails });
+  const accepted = options.accept === true && changes.length > 0;
+  if (accepted) replaceFile(file, formatAccessFile(acceptAccess(recorded, live)));
+  return { changes, leftOut, notes, workspace: connection.baseUrl, accepted, requests, elapsedMs: performance.now() - started };
 }
 
 /** `access.yaml` limited to the integrations of a check given `--integration`: the others are not compared. */
@@ -112,21 +87,4 @@ function refuseAccept(options: CheckOptions, recorded: AccessData, baseUrl: stri
         "or export the other workspace into a new directory.",
     );
   }
-}
-
-/** The project's `access.yaml`, read and checked before any request. */
-function readRecorded(dir: string): AccessData {
-  const file = path.join(dir, ACCESS_FILE);
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ExportError(
-      code === "ENOENT"
-        ? `--check needs an exported project: ${file} does not exist. Export first (workspace-access-export --out ${dir}).`
-        : `cannot read ${file}: ${code ?? String(error)}`,
-    );
-  }
-  return parseAccessFile(text, file);
 }

@@ -1,16 +1,12 @@
-/**
- * An export, end to end: settings, the directory (refused before any request unless new or empty),
- * the workspace read with one client, then every file written or none (a failure leaves nothing).
- */
-import { choosePackageSpec, type PackageSpecChoice } from "./package-spec";
+/** An export, end to end: a directory refused before any request unless new or empty, then every file written or none. */
 import * as path from "node:path";
-import { formatAccessFile } from "./access-file";
+import { type AccessScope, formatAccessFile } from "./access-file";
 import { buildAccessFile } from "./build";
 import type { LeftOut } from "./build-left-out";
-import { type ExportDeps, exportConnection, withClient } from "./connect";
+import { type Connection, type ExportDeps, exportConnection, withClient } from "./connect";
+import { choosePackageSpec, type PackageSpecChoice } from "./package-spec";
 import { chooseShape, type ProjectShape, projectFiles } from "./project";
-
-import { readWorkspace, selectIntegrations } from "./snapshot";
+import { type ExportProgress, readWorkspace, selectIntegrations } from "./snapshot";
 import { refuseNonEmpty, writeFiles } from "./write";
 
 /** Options of {@link exportWorkspace}. */
@@ -18,21 +14,19 @@ export interface ExportOptions {
   /** The directory to write the project to: new or empty (nothing is ever overwritten). */
   out: string;
   /**
-   * The workspace's API root, e.g. `https://acme.example.com/api/v1/`. Default: the environment,
-   * as the provider reads it (`WORKSPACE_ACCESS_BASE_URL`, or `WORKSPACE_ACCESS_WORKSPACE` and
-   * `WORKSPACE_ACCESS_HOST`).
+   * The workspace's API root, e.g. `https://acme.example.com/api/v1/`. Default: the environment, as the provider
+   * reads it (`WORKSPACE_ACCESS_BASE_URL`, or `WORKSPACE_ACCESS_WORKSPACE` and `WORKSPACE_ACCESS_HOST`).
    */
   baseUrl?: string;
   /** Only the memberships of these integrations (ids or labels, exactly). Default: every integration. */
   integrations?: string[];
-  /** Only the users with at least one membership in those integrations. */
+  /** Only the users with a membership in those integrations. */
   membersOnly?: boolean;
   /** Where `WORKSPACE_ACCESS_API_KEY` (the only source of the key) and the address are read. Default `process.env`. */
   env?: Record<string, string | undefined>;
   /**
-   * The generated `package.json`'s spec of this package (`--package-spec`): a version range, a
-   * tarball (`file:../pulumi-workspace-access-0.1.0.tgz`) or a git URL. Default: one `npm install`
-   * resolves (the tarball or git URL this package was installed from, see `package-spec.ts`).
+   * The generated `package.json`'s spec of this package (`--package-spec`): a version range, a tarball
+   * (`file:../pulumi-workspace-access-0.1.0.tgz`) or a git URL. Default: one `npm install` resolves (`package-spec.ts`).
    */
   packageSpec?: string;
   /** `index.ts`'s shape (`--shape`): a resource per record, or sets (docs/export.md). Default: by size, see `chooseShape`. */
@@ -41,33 +35,20 @@ export interface ExportOptions {
   onProgress?: (progress: ExportProgress) => void;
 }
 
-/** Progress of a read. */
-export interface ExportProgress {
-  /** Requests sent: list pages (plus any retries). */
-  pages: number;
-  users: number;
-  memberships: number;
-  elapsedMs: number;
-}
-
 /** What an export wrote. */
 export interface ExportResult {
-  /** The project directory, absolute. */
+  /** The project directory, absolute, and the files written in it, sorted. */
   dir: string;
-  /** The files written, relative to `dir`, sorted. */
   files: string[];
   users: number;
   integrations: number;
   memberships: number;
-  /**
-   * The users, memberships and integrations the project could not declare, and why: not declared
-   * in `access.yaml`, only recorded under its `leftOut`.
-   */
+  /** The records the project could not declare, and why: only recorded under `access.yaml`'s `leftOut`. */
   leftOut: LeftOut[];
-  /** Requests sent (list pages, plus any retries). */
+  /** Requests sent, retries included. */
   requests: number;
   elapsedMs: number;
-  /** The generated `package.json`'s spec of this package, and why that one (`given with --package-spec` when it was). */
+  /** The generated `package.json`'s spec of this package, and why that one. */
   packageSpec: PackageSpecChoice;
   /** `index.ts`'s shape, and why that one. */
   shape: { shape: ProjectShape; why: string };
@@ -82,41 +63,48 @@ export async function runExport(options: ExportOptions, deps: ExportDeps = {}): 
   const connection = exportConnection(options.baseUrl, options.env ?? process.env);
   refuseNonEmpty(dir);
   const started = performance.now();
+  const { file, leftOut, requests } = await readBuilt(options, connection, deps);
+  const memberships = file.integrations.reduce((n, i) => n + i.members.length, 0);
+  const given = options.packageSpec?.trim();
+  const packageSpec = given ? { spec: given, why: "given with `--package-spec`" } : choosePackageSpec(dir);
+  const counts = { users: file.users.length, memberships, integrations: file.integrations.length };
+  const shape = chooseShape(counts, options.shape);
+  const files = { [ACCESS_FILE]: formatAccessFile(file), ...projectFiles(connection.baseUrl, counts, packageSpec, shape.shape) };
+  // Only now, with everything read: a failure before this point leaves nothing behind.
+  refuseNonEmpty(dir);
+  writeFiles(dir, files);
+  return {
+    dir,
+    files: Object.keys(files).sort(),
+    users: file.users.length,
+    integrations: file.integrations.length,
+    memberships,
+    leftOut,
+    requests,
+    elapsedMs: performance.now() - started,
+    packageSpec,
+    shape,
+  };
+}
+
+/**
+ * The workspace read with one client and built as an export writes it, for an export and a check alike: the
+ * integrations given (each must exist), else those `recorded` names (they may be gone: their members then left).
+ */
+export function readBuilt(options: ExportOptions, connection: Connection, deps: ExportDeps, recorded?: AccessScope) {
   return withClient(connection, deps, async (client) => {
-    let scopeIds: string[] | undefined;
+    let scopeIds = options.integrations === undefined ? recorded?.integrations : undefined;
     const snapshot = await readWorkspace(client, {
       select: (all) => {
+        if (options.integrations === undefined) return scopeIds === undefined ? all : all.filter((i) => scopeIds!.includes(i.id));
         const selected = selectIntegrations(all, options.integrations);
-        if (options.integrations !== undefined) scopeIds = selected.map((i) => i.id);
+        scopeIds = selected.map((i) => i.id);
         return selected;
       },
-      onProgress: (p) => options.onProgress?.({ ...p, elapsedMs: performance.now() - started }),
+      onProgress: options.onProgress,
     });
-    const { file, leftOut } = buildAccessFile(snapshot, {
-      workspace: connection.baseUrl,
-      scopeIds,
-      membersOnly: options.membersOnly === true,
-    });
-    const memberships = file.integrations.reduce((n, i) => n + i.members.length, 0);
-    const given = options.packageSpec?.trim();
-    const packageSpec = given ? { spec: given, why: "given with `--package-spec`" } : choosePackageSpec(dir);
-    const counts = { users: file.users.length, memberships, integrations: file.integrations.length };
-    const shape = chooseShape(counts, options.shape);
-    const files = { [ACCESS_FILE]: formatAccessFile(file), ...projectFiles(connection.baseUrl, counts, packageSpec, shape.shape) };
-    // Only now, with everything read: a failure before this point leaves nothing behind.
-    refuseNonEmpty(dir);
-    writeFiles(dir, files);
-    return {
-      dir,
-      files: Object.keys(files).sort(),
-      users: file.users.length,
-      integrations: file.integrations.length,
-      memberships,
-      leftOut,
-      requests: client.requestCount,
-      elapsedMs: performance.now() - started,
-      packageSpec,
-      shape,
-    };
+    const membersOnly = options.membersOnly ?? recorded?.membersOnly ?? false;
+    const built = buildAccessFile(snapshot, { workspace: connection.baseUrl, scopeIds, membersOnly });
+    return { ...built, snapshot, scopeIds, requests: client.requestCount };
   });
 }

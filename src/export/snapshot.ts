@@ -1,10 +1,7 @@
 /**
- * Reads what an export needs, with the package's client (its pacing, retries and rate limits): the
- * integration list first, then the users and each integration's members side by side, each list
- * until a second listing at another page size agrees (a list proves presence, never absence).
- * Records are kept in a compact form as they arrive. One that breaks the API contract is set aside
- * (`invalid`), never fails its page. An integration that broke it, or was listed twice differently,
- * is set aside too and its members are not read; users and members listed twice are the build's.
+ * Reads what an export needs, each list until a second listing at another page size agrees (a list proves presence,
+ * never absence). A record that breaks the API contract is set aside (`invalid`), never fails its page; an
+ * integration that does, or is listed twice differently, is set aside with its members unread.
  */
 import { type Id, idOf, type Integration, type IntegrationUser, type User, type WorkspaceAccessClient } from "../client";
 import { proofPageSize, prove } from "../client/absence";
@@ -24,23 +21,22 @@ export interface InvalidRecord {
   reason: string;
 }
 
-/** What the export read. */
+/** What the export read: the users, and the integrations in scope with their members. */
 export interface Snapshot {
   users: SnapshotUser[];
-  /** The integrations in scope, with their members. */
   integrations: Array<{ integration: Integration; members: SnapshotMember[] }>;
   invalid: InvalidRecord[];
 }
 
-/** Progress so far, for the progress line. */
-export interface ReadProgress {
+/** Progress of a read, for the progress line. */
+export interface ExportProgress {
   /** Requests sent: list pages (plus any retries). */
   pages: number;
   users: number;
   memberships: number;
+  elapsedMs: number;
 }
 
-/** How many integrations' member lists are read at once. */
 const MEMBER_LISTS_AT_ONCE = 4;
 /** How many listings of one list the export takes, at most, until two in a row agree. */
 export const COMPLETE_LISTINGS = 3;
@@ -48,9 +44,8 @@ export const COMPLETE_LISTINGS = 3;
 type Broken = { id: string | undefined; reason: string };
 
 /**
- * A list read until a listing is proven (`client/absence.ts`): a second complete listing, at another
- * page size, that names the same records. After {@link COMPLETE_LISTINGS} listings that never agree,
- * it fails rather than guess (`what` names the list). Records listed twice are kept twice.
+ * A list read until a second complete listing at another page size names the same records (`client/absence.ts`);
+ * after {@link COMPLETE_LISTINGS} that never agree, it fails rather than guess. Records listed twice are kept twice.
  */
 async function provenListing<T extends { id: string }>(
   what: string,
@@ -88,11 +83,7 @@ async function provenListing<T extends { id: string }>(
   };
 }
 
-/**
- * The integrations `wanted` names (ids or labels, exactly), in the order of the list; every
- * integration when `wanted` is undefined. An unknown or ambiguous name fails before any member
- * list is read.
- */
+/** The integrations `wanted` names (ids or labels, exactly; default all), in list order; an unknown or ambiguous name fails. */
 export function selectIntegrations(all: Integration[], wanted: readonly string[] | undefined): Integration[] {
   if (wanted === undefined) return all;
   const chosen = new Set<Integration>();
@@ -119,14 +110,15 @@ export function selectIntegrations(all: Integration[], wanted: readonly string[]
 /** Reads the workspace: see the top of this file. `select` picks the integrations in scope from the whole list. */
 export async function readWorkspace(
   client: WorkspaceAccessClient,
-  options: { select: (all: Integration[]) => Integration[]; onProgress?: (progress: ReadProgress) => void },
+  options: { select: (all: Integration[]) => Integration[]; onProgress?: ((progress: ExportProgress) => void) | undefined },
 ): Promise<Snapshot> {
+  const started = performance.now();
   const progress = { users: 0, memberships: 0 };
   let lastPages = -1;
   const report = (final = false) => {
     if (client.requestCount === lastPages && !final) return;
     lastPages = client.requestCount;
-    options.onProgress?.({ pages: client.requestCount - client.rateLimitedCount, ...progress });
+    options.onProgress?.({ pages: client.requestCount - client.rateLimitedCount, ...progress, elapsedMs: performance.now() - started });
   };
   const invalid: InvalidRecord[] = [];
 
@@ -194,38 +186,27 @@ export async function readWorkspace(
 }
 
 /**
- * Each id once, in the order first seen. Identical repeats are dropped; an id whose copies differ
- * goes to `differing` with the reason ({@link repeatDifference}), and is not in `unique`.
+ * Each id once, in the order first seen: identical repeats dropped (offset paging shows one twice when a record
+ * comes or goes), an id whose copies differ in `fields` in `differing` with the reason, not in `unique`.
  */
 export function oncePerId<T extends { id: string }>(
   records: readonly T[],
   fields: ReadonlyArray<keyof T & string>,
 ): { unique: T[]; differing: Array<{ record: T; reason: string }> } {
+  const show = (value: unknown) => (value === undefined ? "(none)" : JSON.stringify(value));
   const first = new Map<string, T>();
   const reasons = new Map<string, string>();
   for (const record of records) {
     const seen = first.get(record.id);
     if (!seen) first.set(record.id, record);
     else if (!reasons.has(record.id)) {
-      const reason = repeatDifference(seen, record, fields);
-      if (reason !== undefined) reasons.set(record.id, reason);
+      const differing = fields.filter((field) => JSON.stringify(seen[field]) !== JSON.stringify(record[field]));
+      const shown = differing.map((field) => `${field}: ${show(seen[field])} / ${show(record[field])}`);
+      if (shown.length > 0) reasons.set(record.id, `listed twice, differently (${shown.join(", ")})`);
     }
   }
   return {
     unique: [...first.values()].filter((r) => !reasons.has(r.id)),
     differing: [...reasons].map(([id, reason]) => ({ record: first.get(id)!, reason })),
   };
-}
-
-/**
- * Why two records the service listed under one id cannot both be true: `listed twice, differently
- * (label: "A" / "B")`, naming each field of `fields` that differs; undefined when none does (the
- * same record seen twice, as offset paging does when a record comes or goes between two pages).
- */
-export function repeatDifference<T extends object>(first: T, again: T, fields: ReadonlyArray<keyof T & string>): string | undefined {
-  const show = (value: unknown) => (value === undefined ? "(none)" : JSON.stringify(value));
-  const differences = fields
-    .filter((field) => JSON.stringify(first[field]) !== JSON.stringify(again[field]))
-    .map((field) => `${field}: ${show(first[field])} / ${show(again[field])}`);
-  return differences.length === 0 ? undefined : `listed twice, differently (${differences.join(", ")})`;
 }

@@ -1,7 +1,4 @@
-/**
- * The export's files on disk: a directory refused before any request when it is not empty, the
- * whole project written or nothing, and `access.yaml` replaced in one step (`--accept`).
- */
+/** The export's files on disk: a non-empty directory refused, the whole project written or nothing, a file replaced in one step. */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ExportError } from "./errors";
@@ -20,10 +17,8 @@ export function refuseNonEmpty(dir: string): void {
 }
 
 /**
- * Writes the whole project or nothing: a failure part way (a full disk) leaves no file behind, nor
- * a folder it made. A new directory is written as a hidden folder beside it, renamed into place
- * in one step once complete; an existing empty one gets every file under a temporary name first,
- * then each renamed to its own (no file is ever seen half-written).
+ * Writes the whole project or nothing (a full disk part way leaves no file nor folder): a new directory as a hidden
+ * folder beside it, renamed into place; in an empty one, every file under a temporary name first, then each renamed.
  */
 export function writeFiles(dir: string, files: Record<string, string>): void {
   const unique = `${process.pid}.${Math.random().toString(36).slice(2)}.partial`;

@@ -1,14 +1,9 @@
 #!/usr/bin/env node
-/**
- * `workspace-access-fleet preview|up|refresh`: runs one command over every stack of the project
- * (stack per workspace) and prints a report. Exit status: 0 every stack succeeded (and, with
- * `--expect-no-changes`, none had a change), 1 otherwise, 2 a usage error (nothing was run).
- * Ctrl-C once: no new stack starts, the running ones end; twice: they are cancelled as well.
- */
+/** `workspace-access-fleet preview|up|refresh`: one command over every stack of the project, and a report (see USAGE). */
 import { runCommand } from "../command-line";
 import { type FleetArgs, FLEET_NAME, parseFleetArgs } from "./args";
 import { FleetUsageError } from "./errors";
-import type { StackReport } from "./types";
+import { CHANGE_OPS, type StackReport } from "./types";
 
 const USAGE = `Usage: ${FLEET_NAME} preview|up|refresh [--stacks a,b,c] [--parallel N] [--continue-on-error]
                  [--expect-no-changes] [--format text|markdown|json] [--cwd DIR]
@@ -35,11 +30,10 @@ ones are cancelled.
 Documentation: node_modules/pulumi-workspace-access/docs/fleet.md, in the installed package.
 `;
 
-/** The progress line of a stack that ended. */
 function doneLine(report: StackReport): string {
   if (report.result === "failed") return `${report.stack}: failed: ${report.error ?? ""}`;
   if (report.result === "skipped") return `${report.stack}: skipped (${report.skippedBecause ?? ""})`;
-  const changed = (["create", "update", "delete", "replace"] as const).filter((op) => report.changes[op] > 0);
+  const changed = CHANGE_OPS.filter((op) => report.changes[op] > 0);
   return `${report.stack}: succeeded${changed.length === 0 ? ", no changes" : `: ${changed.map((op) => `${report.changes[op]} ${op}`).join(", ")}`}`;
 }
 

@@ -1,7 +1,6 @@
 /**
- * What one stack's engine events say, gathered as they arrive: the changes the engine counted (its
- * summary event, the one count left when the command fails), the resources it planned, made or
- * found changed, and its error diagnostics, from which a failed stack's message is made.
+ * One stack's engine events as they arrive: the engine's counts (its summary event, the one count left when the
+ * command fails), the resources it changed, and its error diagnostics, a failed stack's message.
  */
 import { stripVTControlCharacters } from "node:util";
 import type { EngineEvent, OpMap } from "@pulumi/pulumi/automation";
@@ -12,11 +11,7 @@ const OP_ORDER = ["create", "update", "replace", "delete"];
 /** The engine's closing lines, which say only that something failed above. */
 const GENERIC = /^(error: )?(update|preview|refresh|destroy) failed\.?$|^an error occurred/i;
 
-/** An error the engine reported, with the resource it is about (if any). */
-export interface EngineDiagnostic {
-  urn: string | undefined;
-  message: string;
-}
+type EngineDiagnostic = { urn: string | undefined; message: string };
 
 /** The engine's counts in the report's shape (a replacement counts once, as `replace`). */
 export function countsOf(map: OpMap | undefined): ChangeCounts {
@@ -25,7 +20,7 @@ export function countsOf(map: OpMap | undefined): ChangeCounts {
   return counts;
 }
 
-/** A resource of a URN (`urn:pulumi:stack::project::type::name`): its type's last part and its name. */
+/** `urn:pulumi:stack::project::type::name`: its type's last part and its name. */
 function resourceOf(urn: string): { type: string; name: string } {
   const parts = urn.split("::");
   return { type: parts[2]?.split(/[:/$]/).at(-1) ?? "", name: parts.slice(3).join("::") };
@@ -33,7 +28,6 @@ function resourceOf(urn: string): { type: string; name: string } {
 
 /** Collects one stack's events; hand {@link EventCollector.onEvent} to the Automation API. */
 export class EventCollector {
-  /** The summary event's counts, once the engine sent it. */
   summary: ChangeCounts | undefined;
   readonly diagnostics: EngineDiagnostic[] = [];
   readonly #resources = new Map<string, ChangedResource>();
@@ -50,8 +44,7 @@ export class EventCollector {
       this.#resources.set(step.urn, { op, type: step.type.split(/[:/]/).at(-1) ?? step.type, name: name || step.urn });
     };
     if (OP_ORDER.includes(step.op)) changed(step.op);
-    // A refresh's steps are `refresh`: its outputs event says whether the resource drifted or is gone
-    // (the CLI's JSON display names such a step `update` or `delete`, taken above if the log does too).
+    // A refresh's steps are `refresh`: its outputs event says whether the resource drifted or is gone.
     if (step.op === "refresh" && event.resOutputsEvent) {
       const gone = step.new === undefined && step.old !== undefined;
       const drifted = (step.diffs?.length ?? 0) > 0 || Object.keys(step.detailedDiff ?? {}).length > 0;
@@ -59,10 +52,7 @@ export class EventCollector {
     }
   };
 
-  /**
-   * The changed resources by operation, type and name: the engine reaches them in no fixed order,
-   * and a pull request's comment should change only when the changes do.
-   */
+  /** By operation, type and name: the engine reaches them in no fixed order, and a comment should change only with them. */
   resources(): ChangedResource[] {
     const rank = (op: string) => OP_ORDER.indexOf(op);
     return [...this.#resources.values()].sort(
@@ -72,15 +62,12 @@ export class EventCollector {
 }
 
 /**
- * A failed stack's message (not yet redacted: the caller redacts every text it reports): the
- * package's own error lines from the engine's error diagnostics, each with the resource it is about,
- * not the CLI's whole output nor a stack trace. When the engine never started (a wrong passphrase, a
- * missing plugin), the CLI's `error:` lines.
+ * A failed stack's message (redacted by the caller): the engine's error diagnostics, each with its resource, not
+ * the CLI's whole output nor a trace; when the engine never started (a wrong passphrase), the CLI's `error:` lines.
  */
 export function failureMessage(diagnostics: readonly EngineDiagnostic[], commandOutput: string): string {
   const messages = new Set<string>();
   for (const { urn, message } of diagnostics) {
-    // The first line is the error; what follows it is its detail. No trace, no generic line, no `error:` prefix.
     const lines = stripVTControlCharacters(message)
       .split("\n")
       .map((line) => line.trim().replace(/^error:\s*/i, ""))
@@ -90,9 +77,7 @@ export function failureMessage(diagnostics: readonly EngineDiagnostic[], command
     messages.add(`${resource.length > 0 ? `${resource.join(" ")}: ` : ""}${lines.join(" ")}`);
   }
   if (messages.size > 0) return [...messages].join("; ");
-  // No diagnostic: the engine did not run. The CLI's own `error:` lines say why, else its last line.
-  // The Automation API's message is `code: N\n stdout: ...\n stderr: ...\n err?: ...`.
-  // Its `err?` part is the process library's error, which repeats the command line: left out.
+  // The Automation API's message is `code: N\n stdout: ...\n stderr: ...\n err?: ...`; `err?` repeats the command line.
   const lines = commandOutput
     .split("\n err?: ")[0]!
     .split("\n")

@@ -1,7 +1,4 @@
-/**
- * The one error a fleet run throws before any stack runs: the command was used wrongly (an unknown
- * stack named, no Pulumi project in the folder, a bad flag). The command exits 2 on it.
- */
+/** The one error a fleet run throws, before any stack runs: an unknown stack, no Pulumi project, a bad flag (exit 2). */
 export class FleetUsageError extends Error {
   /** Marks the class across copies of the package (`instanceof` fails between two copies). */
   readonly isFleetUsageError = true;

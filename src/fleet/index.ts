@@ -1,7 +1,6 @@
 /**
- * `pulumi-workspace-access/fleet`: one command over every stack of a stack-per-workspace project,
- * through the Automation API and the `pulumi` CLI on PATH. The same as the `workspace-access-fleet`
- * command; see `docs/fleet.md`.
+ * `pulumi-workspace-access/fleet`: one command over every stack of a stack-per-workspace project, as the
+ * `workspace-access-fleet` command does; see `docs/fleet.md`.
  *
  * ```ts
  * import { runFleet, renderFleetReport, exitStatus } from "pulumi-workspace-access/fleet";

@@ -1,7 +1,6 @@
 /**
- * The project a fleet runs over and its stacks: the Pulumi project in a folder, opened as a
- * `LocalWorkspace` (the `pulumi` CLI on PATH; backend and passphrase from the environment, as for
- * `pulumi` itself), and the stacks it has on the current backend, picked and ordered by `--stacks`.
+ * The Pulumi project in a folder, opened as a `LocalWorkspace` (backend and passphrase from the environment, as
+ * for `pulumi` itself), and its stacks on the current backend, picked and ordered by `--stacks`.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -11,12 +10,10 @@ import { FleetUsageError } from "./errors";
 /** The project files `pulumi` reads, in its order. */
 const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"];
 
-/** A project's workspace, its stacks and the stack the user had selected before the run. */
-export interface FleetProject {
+/** A project's workspace, the stacks to run in order, and the stack selected before the run (selected again after). */
+interface FleetProject {
   workspace: LocalWorkspace;
-  /** The stacks to run, in order. */
   stacks: string[];
-  /** The stack `pulumi` had selected in this folder, to select it again afterwards. */
   current: string | undefined;
 }
 
@@ -26,11 +23,7 @@ function shortName(summary: StackSummary): string {
 }
 
 /** Opens the project in `cwd` and picks its stacks; a {@link FleetUsageError} when there is none to run. */
-export async function openFleetProject(
-  cwd: string,
-  wanted: readonly string[] | undefined,
-  envVars: Record<string, string>,
-): Promise<FleetProject> {
+export async function openFleetProject(cwd: string, wanted: readonly string[] | undefined): Promise<FleetProject> {
   const dir = path.resolve(cwd);
   if (!PROJECT_FILES.some((file) => fs.existsSync(path.join(dir, file)))) {
     throw new FleetUsageError(`no Pulumi project in ${dir} (no Pulumi.yaml): run the command in the project's folder, or pass --cwd DIR`);
@@ -38,7 +31,7 @@ export async function openFleetProject(
   let workspace: LocalWorkspace;
   let summaries: StackSummary[];
   try {
-    workspace = await LocalWorkspace.create({ workDir: dir, envVars });
+    workspace = await LocalWorkspace.create({ workDir: dir });
     summaries = await workspace.listStacks();
   } catch (error) {
     const detail = (error instanceof Error ? error.message : String(error)).split("\n").find((l) => /error:|ENOENT|not found/i.test(l));

@@ -1,10 +1,7 @@
-/**
- * A fleet report as text (a table for a terminal or a CI log), markdown (the same table for a
- * pull-request comment) or JSON (the document `docs/fleet.md` describes, for tools).
- */
-import { type ChangeCounts, changeTotal, type FleetFormat, type FleetReport, type StackReport } from "./types";
+/** A fleet report as text (a terminal, a CI log), markdown (a pull-request comment) or JSON (`docs/fleet.md`, for tools). */
+import { CHANGE_OPS, type ChangeCounts, changeTotal, type FleetFormat, type FleetReport, type StackReport } from "./types";
 
-const COUNTS: Array<keyof ChangeCounts> = ["create", "update", "delete", "replace", "same"];
+const COUNTS: Array<keyof ChangeCounts> = [...CHANGE_OPS, "same"];
 /** How the text format marks each operation, as `pulumi` does. */
 const MARKS: Record<string, string> = { create: "+", update: "~", delete: "-", replace: "+-" };
 
@@ -61,7 +58,6 @@ function textOf(report: FleetReport): string {
   return `${out.join("\n")}\n\n${summaryLine(report)}\n`;
 }
 
-/** Text in a table cell: one line, its pipes escaped. */
 function cell(text: string): string {
   return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }

@@ -1,7 +1,4 @@
-/**
- * `runFleet`: one command over every stack of a project (stack per workspace), in the order
- * `schedule.ts` gives, each stack run by `stack-run.ts`. The command is this with a report printed.
- */
+/** `runFleet`: one command over every stack of a project, in the order `schedule.ts` gives, each run by `stack-run.ts`. */
 import { DEFAULT_PARALLEL } from "./args";
 import { openFleetProject } from "./project";
 import { schedule } from "./schedule";
@@ -19,24 +16,19 @@ export interface FleetOptions {
   parallel?: number;
   /** `up`: run every stack even after the canary or another stack failed. */
   continueOnError?: boolean;
-  /**
-   * A change planned, made or found in any stack fails the run (exit 1), the stack's result staying
-   * `succeeded` with its changes counted. As with `pulumi up --expect-no-changes`, an up still applies them.
-   */
+  /** A change in any stack fails the run (exit 1), the stack still `succeeded`; as with pulumi's, an up still applies it. */
   expectNoChanges?: boolean;
-  /** Once aborted, no new stack starts (the command's first Ctrl-C). */
+  /** Once aborted, no new stack starts (the first Ctrl-C). */
   stop?: AbortSignal;
-  /** Once aborted, the running stacks' CLIs get SIGINT and cancel cleanly (the command's second Ctrl-C). */
+  /** Once aborted, the running stacks' CLIs get SIGINT and cancel cleanly (the second Ctrl-C). */
   cancel?: AbortSignal;
-  /** Extra environment for the `pulumi` CLI (it inherits this process's environment). */
-  envVars?: Record<string, string>;
   onStart?(stack: string): void;
   onDone?(report: StackReport): void;
 }
 
 /** Runs the command over the stacks; rejects with a `FleetUsageError` before any stack runs, else never. */
 export async function runFleet(options: FleetOptions): Promise<FleetReport> {
-  const project = await openFleetProject(options.cwd ?? process.cwd(), options.stacks, options.envVars ?? {});
+  const project = await openFleetProject(options.cwd ?? process.cwd(), options.stacks);
   // `pulumi stack select` writes one file per project: selects run one after another.
   let selects: Promise<unknown> = Promise.resolve();
   const serially = <T>(select: () => Promise<T>): Promise<T> => {
@@ -55,9 +47,9 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       // A preview or a refresh changes no workspace: every stack is worth its answer.
       stopOnFailure: isUp && options.continueOnError !== true,
       run: (stack) => runStack(stack, { workspace: project.workspace, command: options.command, cancel, serially }),
-      ...(options.stop ? { stop: options.stop } : {}),
-      ...(options.onStart ? { onStart: options.onStart } : {}),
-      ...(options.onDone ? { onDone: options.onDone } : {}),
+      stop: options.stop,
+      onStart: options.onStart,
+      onDone: options.onDone,
     });
     return { command: options.command, expectNoChanges, interrupted, stacks: reports };
   } finally {

@@ -1,9 +1,8 @@
 /**
- * The order stacks run in, with no Pulumi in it (its tests use fake stacks): for `up`, the canary
- * alone first; then at most `parallel` at once, each slot taking the next stack as soon as its
- * last one ends, so one slow workspace holds up one slot and no more. A failure (with
- * `stopOnFailure`) or the `stop` signal (Ctrl-C) starts no new stack: those left are reported
- * `skipped`, with the reason, and the running ones are awaited, never abandoned.
+ * The order stacks run in, with no Pulumi in it: for `up`, the canary alone first; then at most `parallel` at
+ * once, each slot taking the next stack as its last one ends, so one slow workspace holds up one slot. A failure
+ * (with `stopOnFailure`) or `stop` (Ctrl-C) starts no new stack: those left are `skipped`, with the reason, and
+ * the running ones are awaited, never abandoned.
  */
 import { noChanges, type StackReport } from "./types";
 
@@ -11,7 +10,6 @@ import { noChanges, type StackReport } from "./types";
 export interface ScheduleOptions {
   /** The stacks, in the order they start. */
   stacks: readonly string[];
-  /** At most this many run at once (1 or more). */
   parallel: number;
   /** Run the first stack alone, before any other (`up`'s canary). */
   canary: boolean;
@@ -19,21 +17,13 @@ export interface ScheduleOptions {
   stopOnFailure: boolean;
   /** Runs one stack; a rejection is reported as that stack's failure. */
   run(stack: string): Promise<StackReport>;
-  /** Once aborted, no new stack starts (Ctrl-C). */
-  stop?: AbortSignal;
-  onStart?(stack: string): void;
-  onDone?(report: StackReport): void;
+  stop?: AbortSignal | undefined;
+  onStart?: ((stack: string) => void) | undefined;
+  onDone?: ((report: StackReport) => void) | undefined;
 }
 
-/** What {@link schedule} returns: a report per stack, in the order of `stacks`. */
-export interface ScheduleResult {
-  reports: StackReport[];
-  /** Whether `stop` left stacks unstarted. */
-  interrupted: boolean;
-}
-
-/** Runs the stacks as the module's comment says. */
-export async function schedule(options: ScheduleOptions): Promise<ScheduleResult> {
+/** Runs the stacks as the module's comment says: a report per stack in the order of `stacks`, and whether `stop` left some unstarted. */
+export async function schedule(options: ScheduleOptions): Promise<{ reports: StackReport[]; interrupted: boolean }> {
   const reports = new Map<string, StackReport>();
   const queue = [...options.stacks];
   let firstFailure: string | undefined;
@@ -42,18 +32,15 @@ export async function schedule(options: ScheduleOptions): Promise<ScheduleResult
   const blocked = () => options.stop?.aborted === true || (options.stopOnFailure && firstFailure !== undefined);
   const runOne = async (stack: string) => {
     options.onStart?.(stack);
-    let report: StackReport;
-    try {
-      report = await options.run(stack);
-    } catch (error) {
-      report = {
+    const report = await options.run(stack).catch(
+      (error: unknown): StackReport => ({
         stack,
         result: "failed",
         changes: noChanges(),
         resources: [],
         error: error instanceof Error ? error.message : String(error),
-      };
-    }
+      }),
+    );
     if (report.result === "failed" && firstFailure === undefined) firstFailure = stack;
     reports.set(stack, report);
     options.onDone?.(report);
@@ -66,8 +53,7 @@ export async function schedule(options: ScheduleOptions): Promise<ScheduleResult
   const slot = async () => {
     for (let stack = queue.shift(); stack !== undefined && !blocked(); stack = queue.shift()) await runOne(stack);
   };
-  // A slot that finds the run blocked has taken one stack off the queue without running it: the
-  // loop below reports every stack without a report, wherever it was.
+  // A slot that finds the run blocked has taken a stack off the queue unrun: every stack without a report is reported below.
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, queue.length)) }, slot));
 
   const interrupted = options.stop?.aborted === true && options.stacks.some((s) => !reports.has(s));

@@ -1,27 +1,24 @@
 /**
- * One stack's preview, up or refresh through the Automation API (the `pulumi` CLI on PATH), with
- * that stack's own configuration: its key reaches its own workspace only. Never rejects: whatever
- * goes wrong becomes the stack's `failed` report. Every text reported is redacted.
+ * One stack's preview, up or refresh through the Automation API, with that stack's own configuration: its key
+ * reaches its own workspace only. Never rejects: whatever goes wrong becomes its `failed` report, redacted.
  */
 import { type ConfigMap, type LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { makeRedactor } from "../client/redact";
 import { countsOf, EventCollector, failureMessage } from "./engine-events";
-import type { ChangeCounts, FleetCommand, StackReport } from "./types";
+import { type ChangeCounts, type FleetCommand, noChanges, type StackReport } from "./types";
 
-/** Options of {@link runStack}. */
-export interface StackRunOptions {
+/** Options of {@link runStack}: `serially` runs a `select` alone (`pulumi stack select` writes the project's one file). */
+interface StackRunOptions {
   workspace: LocalWorkspace;
   command: FleetCommand;
   /** Once aborted, the CLI gets SIGINT: it cancels cleanly, as after one Ctrl-C. */
   cancel: AbortSignal;
-  /** Runs `select` alone: `pulumi stack select` writes the project's one current-stack file. */
   serially<T>(select: () => Promise<T>): Promise<T>;
 }
 
 /**
- * A redactor of every secret value of `config` (the stack's key among them) and of
- * `WORKSPACE_ACCESS_API_KEY`, whole or in any run of 8 of their characters: the package's messages
- * never hold the key, but the CLI or the Automation API may echo config or a program's own error.
+ * A redactor of every secret of `config` (the stack's key among them) and of `WORKSPACE_ACCESS_API_KEY`, whole or
+ * in any run of 8 characters: the package's messages never hold the key, but the CLI may echo config or a program's error.
  */
 export function secretsRedactor(config: ConfigMap, env: NodeJS.ProcessEnv = process.env): (text: string) => string {
   const secrets = Object.values(config).flatMap((entry) => (entry.secret ? [entry.value] : []));
@@ -31,7 +28,7 @@ export function secretsRedactor(config: ConfigMap, env: NodeJS.ProcessEnv = proc
   return (text) => redactors.reduce((out, redact) => redact(out), text);
 }
 
-/** Runs `options.command` on one stack; see the module's comment. */
+/** Runs `options.command` on one stack; see the top of this file. */
 export async function runStack(name: string, options: StackRunOptions): Promise<StackReport> {
   const events = new EventCollector();
   let redact = secretsRedactor({});
@@ -52,7 +49,7 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     return {
       stack: name,
       result: "failed",
-      changes: events.summary ?? countsOf(undefined),
+      changes: events.summary ?? noChanges(),
       resources: resources(),
       error: redact(options.cancel.aborted ? `cancelled (Ctrl-C): ${message}` : message),
     };

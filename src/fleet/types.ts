@@ -1,6 +1,6 @@
 /** What a fleet run reports: one entry per stack, in the order the stacks were named (or by name). */
 
-/** The three commands a fleet runs over every stack. */
+/** The commands a fleet runs over every stack. */
 export const FLEET_COMMANDS = ["preview", "up", "refresh"] as const;
 /** A command of {@link FLEET_COMMANDS}. */
 export type FleetCommand = (typeof FLEET_COMMANDS)[number];
@@ -13,22 +13,18 @@ export type FleetFormat = (typeof FLEET_FORMATS)[number];
 /** How one stack's run ended. */
 export type StackResult = "succeeded" | "failed" | "skipped";
 
-/** Resource changes as the engine counted them (planned by a preview, made by an up, found by a refresh). */
-export interface ChangeCounts {
-  create: number;
-  update: number;
-  delete: number;
-  replace: number;
-  same: number;
-}
+/** The operations that change a resource, in the order a report counts them. */
+export const CHANGE_OPS = ["create", "update", "delete", "replace"] as const;
 
-/** One resource the engine planned, made or found a change to. */
+/** Resource changes as the engine counted them (planned, made or found), and the resources left the same. */
+export type ChangeCounts = Record<(typeof CHANGE_OPS)[number] | "same", number>;
+
+/** One resource the engine planned, made or found a change to: `create` `User` `alice@acme.example`. */
 export interface ChangedResource {
   /** The engine's operation: `create`, `update`, `delete`, `replace`. */
   op: string;
-  /** The resource type's last part, e.g. `User`. */
+  /** The resource type's last part. */
   type: string;
-  /** The resource's name in the program, e.g. `alice@acme.example`. */
   name: string;
 }
 
@@ -37,11 +33,10 @@ export interface StackReport {
   stack: string;
   result: StackResult;
   changes: ChangeCounts;
-  /** Why it failed: the package's own message (never the key). Only when `result` is `failed`. */
+  /** When `failed`: the package's own message (never the key). */
   error?: string;
-  /** Why it was not run (the canary failed, another stack failed, interrupted). Only when `skipped`. */
+  /** When `skipped`: the canary failed, another stack failed, or interrupted. */
   skippedBecause?: string;
-  /** The resources changed (or planned or found changed), for the markdown table. */
   resources: ChangedResource[];
 }
 
@@ -62,13 +57,10 @@ export function noChanges(): ChangeCounts {
 
 /** How many resources change (everything but `same`). */
 export function changeTotal(changes: ChangeCounts): number {
-  return changes.create + changes.update + changes.delete + changes.replace;
+  return CHANGE_OPS.reduce((total, op) => total + changes[op], 0);
 }
 
-/**
- * The command's exit status for a report: 0 when every stack succeeded (and, with
- * `--expect-no-changes`, none planned or found a change), else 1. Usage errors (2) never get here.
- */
+/** The exit status: 0 when every stack succeeded (and with `expectNoChanges`, none had a change), else 1. */
 export function exitStatus(report: FleetReport): 0 | 1 {
   const bad = report.stacks.some((s) => s.result !== "succeeded" || (report.expectNoChanges && changeTotal(s.changes) > 0));
   return bad || report.interrupted ? 1 : 0;

@@ -1,13 +1,10 @@
 /**
- * `--accept`: `access.yaml` rewritten to hold what the workspace holds now, as a pure function of
- * the two. Everything the review compares comes from the workspace; everything else stays as the
- * file has it, so that a diff of the file shows only the records that differ: a record the review
- * finds no difference in is kept exactly as written (its email's case too), the resource names
- * already there are kept (Pulumi would take a renamed entry for a new resource), and so are the
- * file's workspace address and scope. Written in the export's own order and layout.
+ * `--accept`, a pure function: what the review compares comes from the workspace, the rest stays as the file has
+ * it, so that a diff of the file shows only the records that differ: a record without difference is kept as
+ * written (its email's case too), and so are the resource names (Pulumi would take a renamed entry for a new one).
  */
-import type { AccessFile, AccessIntegration, AccessMember, AccessUser } from "../access-file";
 import { emailKey } from "../../client/models";
+import type { AccessFile, AccessIntegration, AccessMember, AccessUser } from "../access-file";
 import { byKey } from "../names";
 
 /** A name not in `taken`: `name`, else `name-2`, `name-3`, ... */
@@ -60,10 +57,7 @@ function acceptedIntegrations(recorded: AccessFile, live: AccessFile, users: Acc
     .sort(byKey((i) => i.name));
 }
 
-/**
- * `recorded` with the workspace's access (`live`, as an export would write it now) taken in: its
- * users, members and left-out records, under the names `recorded` has for them.
- */
+/** `recorded` with the workspace's users, members and left-out records (`live`) taken in, under the names `recorded` has. */
 export function acceptAccess(recorded: AccessFile, live: AccessFile): AccessFile {
   const users = acceptedUsers(recorded, live);
   return {

@@ -1,12 +1,10 @@
 /**
- * The access review as one pure function: `access.yaml` (what the project declares) and the
- * workspace now (as an export would write it) in, their differences out, each saying which side
- * holds what, never how it came to be (`access.yaml grants ann READ in "GitHub acme-labs"; the
- * workspace does not`). Users are matched by email (case-insensitively), memberships by integration
- * id and email, records left out (`leftOut`) by kind and ids, and compared by what is known of them.
+ * The access review as one pure function: `access.yaml` and the workspace now (as an export would write it) in,
+ * their differences out, each saying which side holds what, never how it came to be. Users are matched by email
+ * (case-insensitively), memberships by integration id and email, records left out by kind and ids.
  */
-import { type AccessFile, type AccessIntegration, type AccessLeftOut, type AccessMember, leftOutKey } from "../access-file";
 import { emailKey } from "../../client/models";
+import { type AccessFile, type AccessIntegration, type AccessLeftOut, type AccessMember, leftOutKey } from "../access-file";
 import { byKey } from "../names";
 import { leftOutDifferences } from "./left-out";
 import { membershipDifferences } from "./memberships";
@@ -30,23 +28,19 @@ export const DIFFERENCE_KINDS = [
 /** One difference between `access.yaml` and the workspace, for people (`text`) and for programs (the rest). */
 export interface AccessDifference {
   /**
-   * `user`: a user one side has; `user-name`, `user-role`, `user-guest`: a user's attribute;
-   * `membership`: a membership one side has; `member-role`: a member's role; `entitlements`:
-   * entitlements one side grants in a membership both have; `left-out`: a record a project cannot
-   * declare (`leftOut` says why), held differently by the two sides.
+   * `user`, `membership`: one side has it; `user-name`, `user-role`, `user-guest`, `member-role`: an attribute;
+   * `entitlements`: granted by one side in a membership both have; `left-out`: a record a project cannot declare.
    */
   kind: (typeof DIFFERENCE_KINDS)[number];
   side: DifferenceSide;
-  /** The user's email, else id; empty for an integration. */
+  /** The user's email, else id; empty for an integration. `userId`: for records left out. */
   user: string;
-  /** The user's id, when known (records left out). */
   userId?: string;
-  /** The integration's label (else name, else id), for memberships and integrations. */
+  /** The integration's label (else name, else id). */
   integration?: string;
   integrationId?: string;
-  /** What `access.yaml` holds, in words (`READ`, `workspace_owner`, `Ann Lee`); null: nothing. */
+  /** What each side holds, in words (`READ`, `workspace_owner`, `Ann Lee`); null: nothing. */
   accessYaml: string | null;
-  /** What the workspace holds, in words; null: nothing. */
   workspace: string | null;
   /** The entitlements one side grants and the other does not (`membership`, `entitlements`). */
   entitlements?: string[];
@@ -62,16 +56,14 @@ export interface Placed {
   member: AccessMember;
 }
 
-/** The two sides, indexed once for the comparisons. */
+/** The two sides, indexed once for the comparisons: left-out records by {@link leftOutKey}, members by {@link memberEmailKey}. */
 export interface Sides {
   recorded: AccessFile;
   live: AccessFile;
   /** The emails (`emailKey`) of every user the workspace lists, in scope or not: under `--members-only`, still users. */
   workspaceEmails: ReadonlySet<string> | undefined;
-  /** Left-out records by {@link leftOutKey}, one per key. */
   leftThen: Map<string, AccessLeftOut>;
   leftNow: Map<string, AccessLeftOut>;
-  /** Members by {@link memberEmailKey}. */
   membersThen: Map<string, Placed>;
   membersNow: Map<string, Placed>;
   /** Left-out keys a membership comparison has reported already. */
@@ -122,10 +114,8 @@ function sides(recorded: AccessFile, live: AccessFile, workspaceEmails: Readonly
 }
 
 /**
- * Every difference between `recorded` (`access.yaml`) and `live` (the workspace now, as an export
- * would write it, its `leftOut` with what was read of each record), sorted by user, then
- * integration, then kind. Empty when the project's `pulumi up` against the workspace would send no
- * write and nothing the project cannot declare differs.
+ * Every difference between `recorded` (`access.yaml`) and `live` (the workspace now), by user, integration, kind.
+ * Empty when the project's `pulumi up` would send no write and nothing the project cannot declare differs.
  */
 export function compareAccess(
   recorded: AccessFile,

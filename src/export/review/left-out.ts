@@ -1,12 +1,9 @@
 /**
- * The left-out part of the review: the records a project cannot declare (`leftOut`), matched by
- * kind and ids. A record both sides leave out is compared by what is known of it (a user's role and
- * guest flag, a membership's role and entitlements, when read whole now); one only the workspace
- * leaves out, or only `access.yaml` records, is a difference of its own, worded by what the other
- * side holds of it: declared, or nothing.
+ * The review's records a project cannot declare (`leftOut`), matched by kind and ids. One both sides leave out is
+ * compared by what is known of it; one only a side leaves out is worded by what the other holds: declared, or nothing.
  */
-import type { AccessFile, AccessLeftOut } from "../access-file";
 import { emailKey } from "../../client/models";
+import type { AccessFile, AccessLeftOut } from "../access-file";
 import { type AccessDifference, integrationLeftOut, memberEmailKey, type Placed, type Sides } from "./differences";
 import { difference, leftOutName, leftOutValue, memberValue, userValue } from "./wording";
 
@@ -32,7 +29,6 @@ export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
 const integrationOf = (record: AccessLeftOut) =>
   record.kind === "membership" ? record.integration : record.kind === "integration" ? record.id : undefined;
 
-/** The fields that place a left-out record. */
 function about(
   record: AccessLeftOut,
   sides: Sides,

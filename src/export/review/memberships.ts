@@ -1,8 +1,6 @@
 /**
- * The memberships' part of the review: a membership one side has and the other not, a member's
- * role, and the entitlements each side grants that the other does not. A membership left out on
- * one side (or whose integration is) is the left-out part's, but one: a member the workspace holds
- * with no entitlement, which reads as the entitlements `access.yaml` grants and it does not.
+ * The review's memberships: one only a side has, a member's role, the entitlements only a side grants. One left
+ * out (or its integration) is the left-out part's, but a member the workspace holds with no entitlement.
  */
 import { leftOutKey } from "../access-file";
 import { type AccessDifference, integrationLeftOut, leftOutOf, type Placed, type Sides } from "./differences";
@@ -43,7 +41,6 @@ const placed = ({ integration, member }: Placed, label: string) => ({
   integrationId: integration.id,
 });
 
-/** A membership only `side` has. */
 function onlyOneSide(side: "access.yaml" | "workspace", held: Placed, label: string): AccessDifference {
   const { user, role, entitlements } = held.member;
   return difference(

@@ -1,8 +1,6 @@
 /**
- * The review as people and programs read it, from the differences the comparison found: `text`
- * for a terminal or a CI log, `markdown` for a pull-request comment (a table), `json` for tools
- * (the shape below, stable: every key always present, `null` when empty). Records left out are
- * counted; `verbose` lists them (`json` always does).
+ * The review as `text` (a terminal, a CI log), `markdown` (a pull-request comment) or `json` (for tools: every key
+ * always present, `null` when empty). Records left out are counted; `verbose` lists them (`json` always does).
  */
 import type { LeftOut } from "../build-left-out";
 import type { AccessDifference } from "./differences";
@@ -12,13 +10,13 @@ export const REVIEW_FORMATS = ["text", "markdown", "json"] as const;
 /** A format of {@link REVIEW_FORMATS}. */
 export type ReviewFormat = (typeof REVIEW_FORMATS)[number];
 
-/** What a review shows: what `--check` found. */
+/** What `--check` found. */
 export interface Review {
   /** The workspace's API address that was read. */
   workspace: string;
-  /** Every difference between `access.yaml` and the workspace now; empty when none. */
+  /** Every difference between `access.yaml` and the workspace now. */
   changes: AccessDifference[];
-  /** Records of the workspace now that a project cannot declare (an export would leave them out). */
+  /** Records of the workspace now that a project cannot declare. */
   leftOut: LeftOut[];
   /** Remarks for the reader, such as `access.yaml` coming from another workspace. */
   notes: string[];
@@ -26,12 +24,10 @@ export interface Review {
   accepted: boolean;
 }
 
-/** How to show it. */
+/** How to show it: `verbose` lists the records left out; `out`, the directory as given, for the commands suggested. */
 export interface RenderOptions {
   format: ReviewFormat;
-  /** List the records left out, not only count them. */
   verbose: boolean;
-  /** The project directory as given (`--out`), for the commands the review suggests. */
   out: string;
 }
 
@@ -74,17 +70,6 @@ function text(review: Review, options: RenderOptions): string {
 const cell = (value: string | null | undefined) =>
   value === null || value === undefined || value === "" ? "—" : value.replace(/\|/g, "\\|").replace(/\s+/g, " ");
 
-const WHAT: Record<AccessDifference["kind"], string> = {
-  user: "user",
-  "user-name": "name",
-  "user-role": "role",
-  "user-guest": "guest",
-  membership: "membership",
-  "member-role": "member role",
-  entitlements: "entitlements",
-  "left-out": "left out",
-};
-
 function markdown(review: Review, options: RenderOptions): string {
   const n = review.changes.length;
   const out = [`### Access review: ${n === 0 ? "no difference" : plural(n, "difference")} between \`access.yaml\` and the workspace`, ""];
@@ -92,7 +77,8 @@ function markdown(review: Review, options: RenderOptions): string {
   if (n > 0) {
     out.push("| Who | Where | What | `access.yaml` | Workspace |", "| --- | --- | --- | --- | --- |");
     for (const d of review.changes) {
-      const what = d.kind === "left-out" ? `left out: ${d.leftOut ?? ""}` : WHAT[d.kind];
+      // `user-role` as `role`, `member-role` as `member role`.
+      const what = d.kind === "left-out" ? `left out: ${d.leftOut ?? ""}` : d.kind.replace(/^user-/, "").replace("-", " ");
       out.push(
         `| ${cell(d.user)} | ${cell(d.integration ?? "workspace")} | ${cell(what)} | ${cell(d.accessYaml)} | ${cell(d.workspace)} |`,
       );
@@ -138,9 +124,9 @@ function reviewJson(review: Review) {
       records: review.leftOut.map((r) => ({
         kind: r.kind,
         id: r.id ?? null,
-        email: r.email,
-        integrationId: r.integrationId ?? null,
-        integration: r.integration ?? null,
+        email: r.email ?? null,
+        integrationId: r.kind === "membership" ? (r.integration ?? null) : null,
+        integration: r.label ?? null,
         reason: r.reason,
         text: r.text,
       })),

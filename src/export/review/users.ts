@@ -1,8 +1,4 @@
-/**
- * The users' part of the review: a user one side has and the other not, and each attribute the
- * project declares for a user (first and last name, workspace role, guest flag). A user left out
- * on one side is the left-out part's (`./left-out.ts`), not a user one side lacks.
- */
+/** The review's users: one only a side has, and each attribute a project declares. A user left out is the left-out part's. */
 import { emailKey } from "../../client/models";
 import type { AccessUser } from "../access-file";
 import { type AccessDifference, leftOutOf, type Sides } from "./differences";
@@ -40,7 +36,6 @@ export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
   }
 }
 
-/** A user both sides have: their names, role and guest flag. */
 function* attributeDifferences(was: AccessUser, user: AccessUser): Iterable<AccessDifference> {
   const email = user.email;
   const [then, now] = [`${was.firstName} ${was.lastName}`, `${user.firstName} ${user.lastName}`];

@@ -1,8 +1,6 @@
 /**
- * The words of the review: what one side holds, for a difference's `accessYaml` and `workspace`
- * values, and its sentence (`text`), which names the side that holds something and says the other
- * does not, or what each holds. Present tense, no history: the review cannot tell a pending edit
- * of `access.yaml` from a change in the workspace, and does not guess.
+ * The review's words: what a side holds, and a difference's sentence. Present tense, no history: the review
+ * cannot tell a pending edit of `access.yaml` from a change in the workspace, and does not guess.
  */
 import type { AccessLeftOut, AccessMember, AccessUser } from "../access-file";
 import type { AccessDifference, DifferenceSide } from "./differences";
