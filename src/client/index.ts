@@ -1,6 +1,5 @@
 export { WorkspaceAccessClient } from "./client";
 export { type Clock, systemClock } from "./clock";
-export { createOnce } from "./create-once";
 export * from "./errors";
 export { type Id, idOf, sameId } from "./ids";
 export type { JobHandle, WaitOptions } from "./jobs";

@@ -1,5 +1,4 @@
 import type { Clock } from "./clock";
-import { readRateLimitHeaders } from "./rate-limit-headers";
 
 /** The window a limit learnt from 429s is counted in (the service publishes none): the answers accepted in the last second. */
 export const RATE_WINDOW_MS = 1000;
@@ -248,4 +247,18 @@ export class Pacer {
     this.#budget = remaining - this.#inFlight;
     this.#budgetResetAt = now + said.resetMs;
   }
+}
+
+/** What `RateLimit-Limit`, `-Remaining` and `-Reset` say (IETF draft, or `X-` prefixed); `undefined` without a reset, which gives both their window. */
+function readRateLimitHeaders(headers: Record<string, string | string[] | undefined>, now: number) {
+  const read = (name: string) => {
+    const value = headers[name] ?? headers[`x-${name}`];
+    const n = Number(Array.isArray(value) ? value[0] : value);
+    return Number.isFinite(n) ? n : undefined;
+  };
+  const reset = read("ratelimit-reset");
+  if (reset === undefined) return undefined;
+  // `reset` is delta seconds in the IETF draft; an epoch-seconds value is taken as such.
+  const resetMs = Math.max(0, reset > 1e9 ? reset * 1000 - now : reset * 1000);
+  return { resetMs, limit: read("ratelimit-limit"), remaining: read("ratelimit-remaining") };
 }

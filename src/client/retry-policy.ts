@@ -2,7 +2,7 @@
  * The retry policy as one pure decision: given an attempt and what came of it, send again after a back-off, wait out
  * a rate limit, accept, or fail. Sleeping, pacing and messages are the transport's, so the policy is one table.
  * Not undici's `RetryAgent`: it sleeps on its own timers (no virtual clock), cannot fail fast on a 429 wait over the
- * cap, nor hold back the client's other requests during one, nor hand an ambiguous POST back (`create-once.ts`).
+ * cap, nor hold back the client's other requests during one, nor hand an ambiguous POST back (`users.create` looks before it sends again).
  */
 
 import { isTransientStatus } from "./errors";

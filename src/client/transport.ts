@@ -1,26 +1,54 @@
 /**
- * The contract's requests as the resources see them: each one paced (`pacer.ts`), sent
- * (`http.ts`), judged by the retry policy (`retry-policy.ts`) and, when it fails, raised as the
- * error its status maps to (`errors.ts`), with no secret in it.
+ * The contract's requests as the resources see them: each one paced (`pacer.ts`), sent on a keep-alive undici `Pool`,
+ * judged by the retry policy (`retry-policy.ts`), its body parsed with zod and, when it fails, raised as the error its
+ * status maps to (`error-answers.ts`), with no secret in it.
  */
+import type { Pool } from "undici";
 import type { z } from "zod";
 import type { Clock } from "./clock";
 import { errorForStatus, readErrorBody } from "./error-answers";
-import { RateLimitError, type WorkspaceAccessError } from "./errors";
-import { HttpPool, type RawResponse, type RequestSpec } from "./http";
+import {
+  ConfigurationError,
+  ConnectionError,
+  InvalidResponseError,
+  RateLimitError,
+  TimeoutError,
+  type WorkspaceAccessError,
+} from "./errors";
 import { Pacer } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeRedactor, redactError } from "./redact";
 import { backoffDelay, type Decision, decide, type RetryLimits } from "./retry-policy";
-import { describeScopes } from "./scopes";
+import { describeScopes, type Scope } from "./scopes";
 import { DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
 
-export type { Method, RequestSpec } from "./http";
+/** undici, loaded with the first connection rather than with the package (about 40 ms). */
+const undici = () => require("undici") as typeof import("undici");
 
-/**
- * A parsed answer. `data` is `undefined` when the answer had no body and the request allowed
- * that (a write, or `allowEmpty`): callers of writes check for it.
- */
+/** The HTTP methods of the contract. */
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** One exchange of the contract. */
+export interface RequestSpec {
+  method: Method;
+  /** Relative to the base URL (`users/<id>`), or an absolute path from a `links` entry. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Scopes the operation needs; named in 401/403 messages. */
+  scopes: readonly Scope[];
+  /** An empty body (e.g. 204) is accepted and gives `data: undefined`; always so for a write (every 2xx is success). */
+  allowEmpty?: boolean;
+}
+
+/** An answer as it arrived. */
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** A parsed answer; `data` is `undefined` for an answer without a body that the request allowed (callers of writes check). */
 export interface Response<T> {
   status: number;
   data: T;
@@ -41,7 +69,10 @@ export class HttpTransport {
   readonly settings: ResolvedSettings;
   readonly deps: TransportDeps;
   readonly redact: (text: string) => string;
-  readonly #http: HttpPool;
+  readonly #pool: Pool;
+  readonly #headers: Record<string, string>;
+  /** The same with the JSON body's content type: built once, not per request. */
+  readonly #jsonHeaders: Record<string, string>;
   readonly #pacer: Pacer;
   readonly #limits: RetryLimits;
   /** Learnt rate limits kept for the next process (`rate-memory.ts`); undefined when turned off. */
@@ -56,7 +87,14 @@ export class HttpTransport {
     this.settings = settings;
     this.deps = deps;
     this.redact = makeRedactor(settings.apiKey);
-    this.#http = new HttpPool(settings, deps.userAgent, { redact: this.redact, setting: (name) => this.setting(name) });
+    this.#headers = { "x-api-key": settings.apiKey, accept: "application/json", "user-agent": deps.userAgent };
+    this.#jsonHeaders = { ...this.#headers, "content-type": "application/json" };
+    this.#pool = new (undici().Pool)(settings.baseUrl.origin, {
+      connections: settings.maxConcurrency,
+      keepAliveTimeout: 10_000,
+      headersTimeout: settings.requestTimeoutSeconds * 1000,
+      bodyTimeout: settings.requestTimeoutSeconds * 1000,
+    });
     const memory = settings.cacheDir === undefined ? undefined : new RateLimitMemory(settings.cacheDir, deps.clock, (m) => this.#log(m));
     const key = memoryKey(settings.baseUrl);
     this.#pacer = new Pacer(deps.clock, settings.maxConcurrency, settings.maxRequestsPerSecond, (limit) => memory?.remember(key, limit));
@@ -75,7 +113,7 @@ export class HttpTransport {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#memory?.flush();
-      await this.#http.close();
+      await this.#pool.close();
     })();
     return this.#closing;
   }
@@ -95,15 +133,14 @@ export class HttpTransport {
   }
 
   /**
-   * Sends `spec`, as often as the retry policy allows, and parses the answer with `schema`
-   * (`null` for answers without a body, such as 204). Every error it raises is redacted whole
-   * (message, stack, every field: `redactError`), whichever code built it: a link's host or path,
-   * a header or an answer may carry the key.
+   * Sends `spec`, as often as the retry policy allows, and parses the answer with `schema` (`null` for answers without
+   * a body, such as 204). Every error it raises is redacted whole (`redactError`), whichever code built it: a link's
+   * host or path, a header or an answer may carry the key.
    */
   async request<S extends z.ZodType>(spec: RequestSpec, schema: S | null): Promise<Response<z.infer<S>>> {
     // One function, not a redacting wrapper around an exchange: every request's way to the socket is a frame shorter.
     try {
-      const url = this.#http.url(spec);
+      const url = this.#url(spec);
       const { method } = spec;
       const path = url.pathname;
       const attempt = { method, transientRetries: 0, rateLimitRetries: 0 };
@@ -117,7 +154,7 @@ export class HttpTransport {
         let raw: RawResponse | undefined;
         let noAnswer: WorkspaceAccessError | undefined;
         try {
-          raw = await this.#http.send(spec, url);
+          raw = await this.#send(spec, url);
         } catch (error) {
           if (!(error as WorkspaceAccessError).retryable) throw error;
           noAnswer = error as WorkspaceAccessError;
@@ -140,7 +177,7 @@ export class HttpTransport {
             // Every success status is success: a write answered 200 or 204 without a body has landed.
             const mayBeEmpty = spec.allowEmpty === true || method !== "GET";
             const empty = schema === null || (mayBeEmpty && raw!.text.trim() === "");
-            return { status: raw!.status, data: (empty ? undefined : this.#http.parse(schema, raw!, method, path)) as z.infer<S> };
+            return { status: raw!.status, data: (empty ? undefined : this.#parse(schema, raw!, method, path)) as z.infer<S> };
           }
           case "wait":
             // A 429: every request of this client waits for the service's Retry-After, then this one goes again.
@@ -164,7 +201,7 @@ export class HttpTransport {
     }
   }
 
-  /** Sleeps the policy's back-off before retry `attempt + 1` of an operation that retries itself (see `create-once.ts`). */
+  /** Sleeps the policy's back-off before retry `attempt + 1` of an operation that retries itself (`users.create`). */
   async backoff(attempt: number, reason: string): Promise<void> {
     const { retryBaseDelayMs, retryMaxDelayMs } = this.settings;
     await this.#retryAfter(attempt, reason, backoffDelay(attempt, retryBaseDelayMs, retryMaxDelayMs, this.deps.random));
@@ -217,6 +254,88 @@ export class HttpTransport {
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries (${this.setting("maxRetries")}).`;
     return error;
+  }
+
+  /** The URL of `spec`; refuses one outside the workspace (a `links.next` must not take the key elsewhere). */
+  #url(spec: RequestSpec): URL {
+    const base = this.settings.baseUrl;
+    const url = new URL(spec.path, base);
+    if (url.origin !== base.origin) {
+      throw new InvalidResponseError(`Refusing to follow a link to ${url.origin}: the API key is only sent to ${base.origin}`, {
+        method: spec.method,
+        path: url.pathname,
+        status: 0,
+        field: "links",
+      });
+    }
+    for (const [key, value] of Object.entries(spec.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url;
+  }
+
+  /** Sends the request and reads the whole answer; no answer raises a {@link ConnectionError} or {@link TimeoutError}. */
+  async #send(spec: RequestSpec, url: URL): Promise<RawResponse> {
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const headers = body === undefined ? this.#headers : this.#jsonHeaders;
+    try {
+      const res = await this.#pool.request({ method: spec.method, path: url.pathname + url.search, headers, body });
+      return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+    } catch (cause) {
+      throw this.#noAnswer(cause, spec.method, url.pathname);
+    }
+  }
+
+  /** The body parsed with `schema`; a body that is not JSON or not of the contract's shape raises {@link InvalidResponseError}. */
+  #parse<S extends z.ZodType>(schema: S, raw: RawResponse, method: string, path: string): z.infer<S> {
+    const invalid = (what: string, field: string) =>
+      new InvalidResponseError(`${method} ${path} answered ${raw.status} with a body that ${what}.`, {
+        method,
+        path,
+        status: raw.status,
+        field,
+      });
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.text);
+    } catch {
+      // Redacted before it is cut and escaped: a cut key, or an escaped one, is no longer the key.
+      throw invalid(`is not JSON (${JSON.stringify(this.redact(raw.text).slice(0, 80))})`, "");
+    }
+    const result = schema.safeParse(json);
+    if (result.success) return result.data;
+    const issue = result.error.issues[0];
+    const field = issue ? issue.path.map(String).join(".") : "";
+    throw invalid(`does not match the API contract: field "${field || "(root)"}": ${issue?.message ?? "invalid"}`, field);
+  }
+
+  /** The error for a request that got no answer: refused by undici before it was sent, timed out, or a connection failure. */
+  #noAnswer(cause: unknown, method: string, path: string): WorkspaceAccessError {
+    const { errors } = undici();
+    if (cause instanceof errors.InvalidArgumentError) {
+      return new ConfigurationError(
+        `${method} ${path} could not be sent: ${cause.message}. Check the API key and base URL for stray characters.`,
+        "apiKey",
+      );
+    }
+    const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
+    const detail = this.redact(cause instanceof Error ? cause.message : String(cause));
+    // Keep a plain copy as the cause: undici errors can hold sockets and request options.
+    const context = { retryable: true, method, path, cause: new Error(code ? `${code}: ${detail}` : detail) };
+    const ambiguity = method === "POST" ? " A POST that fails this way may or may not have been carried out." : "";
+    if (
+      cause instanceof errors.HeadersTimeoutError ||
+      cause instanceof errors.BodyTimeoutError ||
+      cause instanceof errors.ConnectTimeoutError
+    ) {
+      const seconds = this.settings.requestTimeoutSeconds;
+      const message = `${method} ${path} got no answer within ${seconds} s (${this.setting("requestTimeoutSeconds")}).${ambiguity}`;
+      return new TimeoutError(message, { kind: "timeout", ...context });
+    }
+    return new ConnectionError(
+      `${method} ${path} failed before an answer arrived (${code || detail}): check that ${this.settings.baseUrl.origin} is reachable.${ambiguity}`,
+      { kind: "connection", ...context },
+    );
   }
 
   #log(message: string): void {

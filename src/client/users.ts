@@ -1,5 +1,4 @@
-import { createOnce } from "./create-once";
-import { ConflictError, WorkspaceAccessError } from "./errors";
+import { ConflictError, isAmbiguous, WorkspaceAccessError } from "./errors";
 import { type JobsApi, jobOfAnswer } from "./jobs";
 import type { HttpTransport } from "./transport";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
@@ -94,22 +93,24 @@ export class UsersApi {
    */
   async create(attributes: UserAttributes): Promise<User> {
     const began = this.#http.deps.clock.now();
-    const outcome = await createOnce({
-      send: () =>
-        this.#http.request(
+    let sent: { data: unknown } | undefined;
+    for (let attempt = 0; !sent; attempt++) {
+      try {
+        sent = await this.#http.request(
           { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] },
           recordOrJob(schemas().userRecord),
-        ),
-      lookUp: async () => {
+        );
+      } catch (error) {
+        // The POST may or may not have been carried out: what it would have made is looked up before it is sent again.
+        if (!isAmbiguous(error)) throw error;
         const existing = await this.findByEmail(attributes.email);
-        return existing && this.#createdSince(existing, began);
-      },
-      retry: { max: this.#http.settings.maxRetries, backoff: (attempt, reason) => this.#http.backoff(attempt, reason) },
-      what: `POST users (${attributes.email})`,
-    });
-    if ("found" in outcome) return outcome.found;
+        if (existing) return this.#createdSince(existing, began);
+        if (attempt >= this.#http.settings.maxRetries) throw error;
+        await this.#http.backoff(attempt, `POST users (${attributes.email}) failed without an answer and nothing was created`);
+      }
+    }
     // A write answered without a body (204) gives no data.
-    const answer = outcome.sent.data as { data: UserRecord | JobRecord } | undefined;
+    const answer = sent.data as { data: UserRecord | JobRecord } | undefined;
     if (answer && answer.data.type !== "job") return toUser(answer.data as UserRecord);
     if (answer) await this.#jobs.until(toJob(answer.data as JobRecord));
     // A job, or a success without a body: the new user is read back once, by email.
