@@ -30,22 +30,8 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-/**
- * A workspace user. Only `id` is certain: a pending or SCIM-provisioned user may have no names,
- * and the service may leave out any other attribute (`null` here).
- */
-export interface User {
-  id: Id;
-  email: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  role: string | null;
-  isGuest: boolean | null;
-  status: string | null;
-  mfaStatus: { mfaEnabled: boolean | null; mfaEnrollmentDate: string | null } | null;
-  createdAt: string | null;
-  updatedAt: string | null;
-}
+/** A workspace user. Only `id` is certain: a pending or SCIM-provisioned user may have no names (`null` here). */
+export type User = ReturnType<typeof toUser>;
 
 /**
  * The writable attributes of a user. `isGuest` left out is left out of the body too (the service
@@ -59,59 +45,17 @@ export interface UserAttributes {
   isGuest?: boolean;
 }
 
-/** An entitlement (a role in an integration's application). */
-export interface Entitlement {
-  /** What a membership's entitlements name, e.g. `VIEWER`. */
-  id: string;
-  /** `primary` or `secondary`. */
-  group: string | null;
-  key: string | null;
-  label: string | null;
-  value: string | null;
-}
+/** An entitlement (a role in an integration's application): its `id` is what a membership's entitlements name, e.g. `VIEWER`. */
+export type Entitlement = ReturnType<typeof toEntitlement>;
 
-/** An integration (record type `account`). */
-export interface Integration {
-  id: Id;
-  /** The application it connects, e.g. `YouTube`. Two integrations may share one. */
-  application: string | null;
-  /** The name people know it by in the workspace. */
-  label: string | null;
-  workspace: string | null;
-  createdAt: string | null;
-  updatedAt: string | null;
-}
+/** An integration (record type `account`): `application` is what it connects (two may share one), `label` what people call it. */
+export type Integration = ReturnType<typeof toIntegration>;
 
 /** A member of an integration, with the ids of its entitlements (sorted). */
-export interface IntegrationUser {
-  id: Id;
-  email: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  isGuest: boolean | null;
-  status: string | null;
-  role: string | null;
-  entitlements: string[];
-  dynamicFields: Record<string, unknown>;
-}
+export type IntegrationUser = ReturnType<typeof toIntegrationUser>;
 
 /** A job: an asynchronous write of the service. `status` is `null` when the record has none. */
-export interface Job {
-  id: string;
-  status: string | null;
-  canRetry: boolean | null;
-  trigger: string | null;
-  workflowType: string | null;
-  createdAt: string | null;
-  updatedAt: string | null;
-  createdBy: Record<string, unknown> | null;
-  account: Record<string, unknown> | null;
-  errorDetails: { errorType: string | null; screenshotUrl: string | null; userRequired: boolean | null } | null;
-  response: unknown;
-  payload: unknown;
-  hasMoreDetails: boolean | null;
-  workspacePolicyEnforcementId: string | null;
-}
+export type Job = ReturnType<typeof toJob>;
 
 /** The attributes named, each `null` where the service left it out (or sent no attributes at all). */
 function nullable<A extends object, K extends keyof A>(
@@ -121,32 +65,32 @@ function nullable<A extends object, K extends keyof A>(
   return Object.fromEntries(keys.map((key) => [key, a?.[key] ?? null])) as { [P in K]-?: NonNullable<A[P]> | null };
 }
 
-/** @internal Maps a parsed record (its types come from zod, kept out of the public declarations); so do the four below. */
-export function toUser({ id, attributes: a }: UserRecord): User {
+/** Maps a parsed record to the shape the client returns; so do the four below. */
+export function toUser({ id, attributes: a }: UserRecord) {
   const mfaStatus = a?.mfaStatus ? nullable(a.mfaStatus, ["mfaEnabled", "mfaEnrollmentDate"]) : null;
   const fields = nullable(a, ["email", "firstName", "lastName", "role", "isGuest", "status", "createdAt", "updatedAt"]);
   return { id: idOf(id), ...fields, mfaStatus };
 }
 
-/** @internal Maps a parsed record. */
-export function toEntitlement({ id, attributes }: EntitlementRecord): Entitlement {
+/** Maps a parsed record. */
+export function toEntitlement({ id, attributes }: EntitlementRecord) {
   return { id, ...nullable(attributes, ["group", "key", "label", "value"]) };
 }
 
-/** @internal Maps a parsed record. */
-export function toIntegration({ id, attributes }: IntegrationRecord): Integration {
+/** Maps a parsed record. */
+export function toIntegration({ id, attributes }: IntegrationRecord) {
   return { id: idOf(id), ...nullable(attributes, ["application", "label", "workspace", "createdAt", "updatedAt"]) };
 }
 
-/** @internal Maps a parsed record. */
-export function toIntegrationUser({ id, attributes: a, meta }: IntegrationUserRecord): IntegrationUser {
+/** Maps a parsed record. */
+export function toIntegrationUser({ id, attributes: a, meta }: IntegrationUserRecord) {
   const ids = (a?.entitlements ?? []).map((e) => (typeof e === "string" ? e : e.id));
   const fields = nullable(a, ["email", "firstName", "lastName", "isGuest", "status", "role"]);
   return { id: idOf(id), ...fields, entitlements: [...new Set(ids)].sort(), dynamicFields: meta?.dynamicFields ?? {} };
 }
 
-/** @internal Maps a parsed record. */
-export function toJob({ id, attributes: a }: JobRecord): Job {
+/** Maps a parsed record. */
+export function toJob({ id, attributes: a }: JobRecord) {
   const errorDetails = a?.errorDetails ? nullable(a.errorDetails, ["errorType", "screenshotUrl", "userRequired"]) : null;
   const texts = nullable(a, ["status", "trigger", "workflowType", "createdAt", "updatedAt", "workspacePolicyEnforcementId"]);
   return { id, ...texts, ...nullable(a, ["canRetry", "createdBy", "account", "response", "payload", "hasMoreDetails"]), errorDetails };
