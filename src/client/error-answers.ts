@@ -35,20 +35,6 @@ export function readErrorBody(text: string, redact: (text: string) => string): A
   return { code: said(first.code), title: said(first.title), detail: said(first.detail), meta };
 }
 
-/** The request and answer an error status is read from. */
-export interface ErrorAnswer {
-  method: string;
-  path: string;
-  status: number;
-  /** What the service said in its `errors` array, if anything readable. */
-  body: ApiErrorBody | undefined;
-  requestId: string | undefined;
-  /** The scopes the operation needs, as {@link describeScopes} names them. */
-  scopes: string;
-  /** Removes the API key from a message. */
-  redact: (text: string) => string;
-}
-
 /** The class and advice of each error status of the contract (not 429, whose wait the transport handles; 5xx below). */
 const STATUSES: Record<number, [typeof ApiError, (scopes: string, meta: unknown) => string]> = {
   400: [BadRequestError, (_, meta) => `The service rejected the request${validationSummary(meta)}.`],
@@ -67,13 +53,12 @@ const STATUSES: Record<number, [typeof ApiError, (scopes: string, meta: unknown)
   409: [ConflictError, () => "It conflicts with the current state of the workspace."],
 };
 
-/** The error for an error status: its class and what to do about it. */
-export function errorForStatus(answer: ErrorAnswer): ApiError {
-  const { method, path, status, body, requestId, scopes } = answer;
-  const context: ApiErrorContext = { method, path, status, ...(body ? { body } : {}), ...(requestId === undefined ? {} : { requestId }) };
+/** The error for an error status: its class and what to do about it (`scopes`: those the operation needs, in words). */
+export function errorForStatus(context: ApiErrorContext, scopes: string, redact: (text: string) => string): ApiError {
+  const { method, path, status, body } = context;
   const said = body?.detail ?? body?.title;
   const head = `${method} ${path} answered ${status}${said ? `: ${said.replace(/\.?$/, ".")}` : "."}`;
-  const message = (hint: string) => answer.redact(`${head} ${hint}`.trim());
+  const message = (hint: string) => redact(`${head} ${hint}`.trim());
   const row = STATUSES[status];
   if (row) return new row[0](message(row[1](scopes, body?.meta)), context);
   if (!isTransientStatus(status)) return new ApiError(message(""), context);

@@ -2,6 +2,7 @@
  * The one error hierarchy of the client: data (kind, status, method, path, the API's code/title/detail, whether a
  * retry may help) and a message a person can act on; never the API key, request headers or a socket.
  */
+import type { Job } from "./models";
 import { redactDeep } from "./redact";
 
 /** What went wrong, as a stable string: switch on this rather than on classes across copies of the package. */
@@ -203,38 +204,26 @@ export class InvalidResponseError extends WorkspaceAccessError {
   }
 }
 
-/** The details a failed job gives. */
-export interface JobErrorDetails {
-  errorType?: string | null | undefined;
-  userRequired?: boolean | null | undefined;
-  screenshotUrl?: string | null | undefined;
-}
-
 /** A job ended in `error`. */
 export class JobFailedError extends WorkspaceAccessError {
   static override readonly KINDS = ["job_failed"] as const;
   readonly jobId: string;
-  readonly errorDetails: JobErrorDetails;
+  /** What the service said of the failure (`{}` when it said nothing). */
+  readonly errorDetails: Partial<NonNullable<Job["errorDetails"]>>;
   readonly canRetry: boolean | undefined;
   /** `redact` removes the API key from what the service said (its texts are kept on the error). */
-  constructor(
-    jobId: string,
-    errorDetails: JobErrorDetails,
-    canRetry?: boolean,
-    workflowType?: string,
-    redact: (text: string) => string = (text) => text,
-  ) {
-    const details = redactDeep(errorDetails, redact) as JobErrorDetails;
-    const what = workflowType ? `${redact(workflowType)} job` : "job";
+  constructor(job: Job, redact: (text: string) => string) {
+    const details = redactDeep(job.errorDetails ?? {}, redact) as JobFailedError["errorDetails"];
+    const what = job.workflowType ? `${redact(job.workflowType)} job` : "job";
     const type = details.errorType ?? "unknown error";
     const person = details.userRequired ? "a person must act in the workspace before it can succeed" : "no person needs to act";
-    const retry = canRetry ? "; the service says it can be retried" : "";
-    super(redact(`The ${what} ${jobId} failed with ${type} (userRequired: ${Boolean(details.userRequired)}: ${person})${retry}.`), {
+    const retry = job.canRetry ? "; the service says it can be retried" : "";
+    super(redact(`The ${what} ${job.id} failed with ${type} (userRequired: ${Boolean(details.userRequired)}: ${person})${retry}.`), {
       kind: "job_failed",
     });
-    this.jobId = redact(jobId);
+    this.jobId = redact(job.id);
     this.errorDetails = details;
-    this.canRetry = canRetry;
+    this.canRetry = job.canRetry ?? undefined;
   }
 }
 

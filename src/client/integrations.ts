@@ -1,16 +1,13 @@
 import type { HttpTransport } from "./transport";
 import { type JobHandle, type JobsApi, jobOfAnswer } from "./jobs";
 import { type Entitlement, type Integration, type IntegrationUser, toEntitlement, toIntegration, toIntegrationUser } from "./models";
-import { type ListOptions, pageSize, paginate } from "./paginate";
+import { type ListOptions, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { changeEntitlementsBody, type IntegrationRole, inviteBody, setEntitlementsBody } from "./requests";
-import { page, schemas, single } from "./schemas";
+import { schemas } from "./schemas";
 import { OPERATION_SCOPES, SCOPES } from "./scopes";
 
 const READ_USERS = [SCOPES.readIntegrations, SCOPES.readUsers] as const;
-let anyAnswer: ReturnType<typeof single> | undefined;
-/** A write's answer, any body (`jobOfAnswer` reads it): built once, not per request (zod compiles a schema at its first parse). */
-const ANY = () => (anyAnswer ??= single(schemas().z.unknown()));
 
 /** What to invite into an integration. */
 export interface InviteOptions {
@@ -37,22 +34,15 @@ export class IntegrationsApi {
    * other lists.
    */
   async *list(options: ListOptions = {}): AsyncGenerator<Integration> {
-    const first = {
-      method: "GET" as const,
-      path: "integrations",
-      query: { "page[size]": pageSize(options.pageSize) },
-      scopes: [SCOPES.readIntegrations],
-    };
-    for await (const record of paginate(this.#http, first, schemas().integrationRecord, options.onInvalid)) {
-      yield toIntegration(record);
-    }
+    const list = { path: "integrations", scopes: [SCOPES.readIntegrations] };
+    yield* paginate(this.#http, list, schemas().integrationRecord, toIntegration, options);
   }
 
   /** Reads an integration. */
   async get(id: string): Promise<Integration> {
     const { data } = await this.#http.request(
       { method: "GET", path: pathOf("integrations", [id, "integration id"]), scopes: [SCOPES.readIntegrations] },
-      single(schemas().integrationRecord),
+      schemas().integration,
     );
     return toIntegration(data.data);
   }
@@ -65,22 +55,15 @@ export class IntegrationsApi {
         path: pathOf("integrations", [id, "integration id"], "entitlements"),
         scopes: OPERATION_SCOPES.listEntitlements,
       },
-      page(schemas().entitlementRecord),
+      schemas().entitlements,
     );
     return data.data.map(toEntitlement);
   }
 
   /** Every member of an integration, page by page. */
   async *listUsers(id: string, options: ListOptions = {}): AsyncGenerator<IntegrationUser> {
-    const first = {
-      method: "GET" as const,
-      path: pathOf("integrations", [id, "integration id"], "users"),
-      query: { "page[size]": pageSize(options.pageSize) },
-      scopes: READ_USERS,
-    };
-    for await (const record of paginate(this.#http, first, schemas().integrationUserRecord, options.onInvalid)) {
-      yield toIntegrationUser(record);
-    }
+    const list = { path: pathOf("integrations", [id, "integration id"], "users"), scopes: READ_USERS };
+    yield* paginate(this.#http, list, schemas().integrationUserRecord, toIntegrationUser, options);
   }
 
   /** One member; 404 raises {@link NotFoundError} when the user is not a member. */
@@ -91,7 +74,7 @@ export class IntegrationsApi {
         path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"]),
         scopes: READ_USERS,
       },
-      single(schemas().integrationUserRecord),
+      schemas().member,
     );
     return toIntegrationUser(data.data);
   }
@@ -101,7 +84,11 @@ export class IntegrationsApi {
     // The hot path of a deployment's creates: the request is sent from here, not through #write (one frame less).
     const path = pathOf("integrations", [id, "integration id"], "users");
     const body = inviteBody(options.userIds, options.role ?? "account_collaborator", options.entitlements);
-    return this.#jobOf(await this.#http.request({ method: "POST", path, body, scopes: OPERATION_SCOPES.invite }, ANY()), "POST", path);
+    return this.#jobOf(
+      await this.#http.request({ method: "POST", path, body, scopes: OPERATION_SCOPES.invite }, schemas().anyAnswer),
+      "POST",
+      path,
+    );
   }
 
   /** Replaces a member's whole entitlement set. */
@@ -140,7 +127,11 @@ export class IntegrationsApi {
    * handle says so (`id: null`, nothing to wait for).
    */
   async #write(spec: { method: "PATCH" | "DELETE"; path: string; body?: unknown }): Promise<JobHandle> {
-    return this.#jobOf(await this.#http.request({ ...spec, scopes: OPERATION_SCOPES.memberWrite }, ANY()), spec.method, spec.path);
+    return this.#jobOf(
+      await this.#http.request({ ...spec, scopes: OPERATION_SCOPES.memberWrite }, schemas().anyAnswer),
+      spec.method,
+      spec.path,
+    );
   }
 
   /** The handle of the job a write answered with (see {@link #write}). */

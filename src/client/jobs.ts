@@ -3,7 +3,7 @@ import { InvalidResponseError, JobFailedError, JobTimeoutError } from "./errors"
 import type { HttpTransport } from "./transport";
 import { type Job, toJob } from "./models";
 import { pathOf } from "./path";
-import { schemas, single } from "./schemas";
+import { schemas } from "./schemas";
 import { SCOPES } from "./scopes";
 
 /** How to wait for a job. */
@@ -66,7 +66,7 @@ export class JobsApi {
   async get(id: string): Promise<Job> {
     const { data } = await this.#http.request(
       { method: "GET", path: pathOf("jobs", [id, "job id"]), scopes: [SCOPES.readJobs] },
-      single(schemas().jobRecord),
+      schemas().job,
     );
     return toJob(data.data);
   }
@@ -113,13 +113,7 @@ export class JobsApi {
         return job;
       }
       if (job.status === "error") {
-        throw new JobFailedError(
-          job.id,
-          job.errorDetails ?? {},
-          job.canRetry ?? undefined,
-          job.workflowType ?? undefined,
-          this.#http.redact,
-        );
+        throw new JobFailedError(job, this.#http.redact);
       }
     }
   }

@@ -2,7 +2,7 @@
  * The plain shapes the client returns: flat, JSON-ready, with optional fields as `null` rather
  * than `undefined` so they cross process boundaries (Pulumi state) unchanged.
  */
-import { type Id, idOf } from "./ids";
+import { idOf } from "./ids";
 import type { EntitlementRecord, IntegrationRecord, IntegrationUserRecord, JobRecord, UserRecord } from "./schemas";
 
 /** Workspace roles the public document lists; others are accepted with a warning by the resources. */

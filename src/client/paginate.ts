@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { InvalidResponseError } from "./errors";
 import { redactError } from "./redact";
 import type { HttpTransport, RequestSpec } from "./transport";
-import { rawPage } from "./schemas";
+import { type Schemas, schemas } from "./schemas";
 
 /** Paging of list calls. */
 export interface ListOptions {
@@ -16,27 +16,29 @@ export interface ListOptions {
 export const MAX_PAGE_SIZE = 100;
 
 /**
- * Every item of a paged list, following `links.next` until it is null (a link that repeats is an invalid response).
- * Records are parsed one by one: an odd one is handed to `onInvalid`, naming its id and field, and never fails the
+ * Every item of a paged list, following `links.next` until it is null (a link that repeats is an invalid response),
+ * each record parsed and `map`ped. An odd record is handed to `onInvalid`, naming its id and field, and never fails the
  * page for the others. A listing proves presence only: offset pages shift (`absence.ts` proves an absence). @internal
  */
-export async function* paginate<T extends z.ZodType>(
+export async function* paginate<T extends z.ZodType, R>(
   http: HttpTransport,
-  first: RequestSpec,
+  list: Pick<RequestSpec, "path" | "query" | "scopes">,
   record: T,
-  onInvalid?: ListOptions["onInvalid"],
-): AsyncGenerator<z.infer<T>> {
-  const schema = rawPage();
+  map: (record: z.infer<T>) => R,
+  { pageSize: size, onInvalid }: ListOptions,
+): AsyncGenerator<R> {
+  const first: RequestSpec = { method: "GET", ...list, query: { "page[size]": pageSize(size), ...list.query } };
+  const schema = schemas().page;
   const seen = new Set<string>();
   let spec: RequestSpec | undefined = first;
   while (spec) {
     const path = new URL(spec.path, http.settings.baseUrl).pathname;
-    const answer: { status: number; data: z.infer<ReturnType<typeof rawPage>> } = await http.request(spec, schema);
+    const answer: { status: number; data: z.infer<Schemas["page"]> } = await http.request(spec, schema);
     const { data, status } = answer;
     for (const item of data.data) {
       const parsed = record.safeParse(item);
       if (parsed.success) {
-        yield parsed.data as z.infer<T>;
+        yield map(parsed.data);
         continue;
       }
       const id = recordId(item);

@@ -11,16 +11,6 @@ export const REDACTED = "[redacted]";
 /** The shortest piece of the key that is removed on its own. Settings refuse shorter keys. */
 export const MIN_REDACTED_RUN = 8;
 
-/** The key as it appears inside a JSON string: `"` and `\` escaped, control characters as `\uXXXX`. */
-function jsonForm(secret: string): string {
-  return JSON.stringify(secret).slice(1, -1);
-}
-
-/** The JSON form with every non-ASCII character escaped too, as some serializers write them. */
-function asciiJsonForm(secret: string): string {
-  return jsonForm(secret).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
 /** Removes every run of `min` or more consecutive characters of `secret` from `text`, longest first. */
 function removeRuns(text: string, secret: string, min: number): string {
   if (secret.length < min || text.length < min) return text;
@@ -54,8 +44,11 @@ export function makeRedactor(secret: string): (text: string) => string {
   } catch {
     url = secret;
   }
+  // Inside a JSON string, and that with every non-ASCII character escaped too, as some serializers write them.
+  const json = JSON.stringify(secret).slice(1, -1);
+  const ascii = json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   // Longest first, so a longer form is not left half-replaced by a shorter one.
-  const forms = [...new Set([secret, jsonForm(secret), asciiJsonForm(secret), url])].sort((a, b) => b.length - a.length);
+  const forms = [...new Set([secret, json, ascii, url])].sort((a, b) => b.length - a.length);
   return (text) => {
     let out = String(text);
     for (const form of forms) out = out.split(form).join(REDACTED);

@@ -6,19 +6,15 @@
  */
 
 import { isTransientStatus } from "./errors";
-import { DEFAULT_RATE_LIMIT_WAIT_SECONDS } from "./settings";
+import { DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
 
 /** Methods whose repetition cannot do harm: retried on transient failures. POST never is. */
 const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "PUT", "PATCH", "DELETE"]);
 
 /** The limits of the policy, from the client's settings. */
-export interface RetryLimits {
-  maxRetries: number;
-  maxRateLimitRetries: number;
+export type RetryLimits = Pick<ResolvedSettings, "maxRetries" | "maxRateLimitRetries" | "retryBaseDelayMs" | "retryMaxDelayMs"> & {
   maxRateLimitWaitMs: number;
-  retryBaseDelayMs: number;
-  retryMaxDelayMs: number;
-}
+};
 
 /** An attempt: its method and the retries already spent. */
 export interface Attempt {

@@ -242,15 +242,11 @@ export class HttpTransport {
     const requestId = raw?.headers["x-request-id"];
     const error =
       noAnswer ??
-      errorForStatus({
-        method,
-        path,
-        status: raw!.status,
-        body,
-        requestId: typeof requestId === "string" ? requestId : undefined,
-        scopes: describeScopes(spec.scopes),
-        redact: this.redact,
-      });
+      errorForStatus(
+        { method, path, status: raw!.status, ...(body && { body }), ...(typeof requestId === "string" && { requestId }) },
+        describeScopes(spec.scopes),
+        this.redact,
+      );
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries (${this.setting("maxRetries")}).`;
     return error;

@@ -4,10 +4,10 @@ import type { HttpTransport } from "./transport";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
 import { prove } from "./absence";
 import type { Id } from "./ids";
-import { type ListOptions, MAX_PAGE_SIZE, pageSize, paginate } from "./paginate";
+import { type ListOptions, MAX_PAGE_SIZE, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { userBody } from "./requests";
-import { type JobRecord, recordOrJob, schemas, single, type UserRecord } from "./schemas";
+import { type JobRecord, schemas, type UserRecord } from "./schemas";
 import { SCOPES } from "./scopes";
 
 /** Options of {@link UsersApi.list}. */
@@ -34,15 +34,8 @@ export class UsersApi {
 
   /** Every user, page by page: `for await (const user of client.users.list())`. */
   async *list(options: UserListOptions = {}): AsyncGenerator<User> {
-    const query = {
-      "page[size]": pageSize(options.pageSize),
-      filter: options.filter,
-      mfaStatus: options.mfaStatus ? true : undefined,
-    };
-    const first = { method: "GET" as const, path: "users", query, scopes: [SCOPES.readUsers] };
-    for await (const record of paginate(this.#http, first, schemas().userRecord, options.onInvalid)) {
-      yield toUser(record);
-    }
+    const query = { filter: options.filter, mfaStatus: options.mfaStatus ? true : undefined };
+    yield* paginate(this.#http, { path: "users", query, scopes: [SCOPES.readUsers] }, schemas().userRecord, toUser, options);
   }
 
   /** Reads a user; 404 raises {@link NotFoundError}. */
@@ -54,7 +47,7 @@ export class UsersApi {
         query: { mfaStatus: options.mfaStatus ? true : undefined },
         scopes: [SCOPES.readUsers],
       },
-      single(schemas().userRecord),
+      schemas().user,
     );
     return toUser(data.data);
   }
@@ -98,7 +91,7 @@ export class UsersApi {
       try {
         sent = await this.#http.request(
           { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] },
-          recordOrJob(schemas().userRecord),
+          schemas().userOrJob,
         );
       } catch (error) {
         // The POST may or may not have been carried out: what it would have made is looked up before it is sent again.
@@ -146,7 +139,7 @@ export class UsersApi {
         body: userBody(attributes, id),
         scopes: [SCOPES.writeUsers],
       },
-      recordOrJob(schemas().userRecord),
+      schemas().userOrJob,
     );
     // Without a body (204), or with a job, the user is read back once.
     if (data && data.data.type !== "job") return toUser(data.data as UserRecord);
@@ -157,10 +150,7 @@ export class UsersApi {
   /** Deletes a user (waiting for the job if it answers with one); 404 raises {@link NotFoundError}. */
   async delete(id: string): Promise<void> {
     const path = pathOf("users", [id, "user id"]);
-    const answer = await this.#http.request(
-      { method: "DELETE", path, scopes: [SCOPES.writeUsers], allowEmpty: true },
-      single(schemas().z.unknown()),
-    );
+    const answer = await this.#http.request({ method: "DELETE", path, scopes: [SCOPES.writeUsers], allowEmpty: true }, schemas().anyAnswer);
     // 204, or 200 with or without a body: done. Only a job is waited for.
     const job = jobOfAnswer(this.#http, answer, "DELETE", path);
     if (job) await this.#jobs.until(job);
