@@ -29,12 +29,11 @@ export type ErrorKind =
 
 const MARKER = Symbol.for("pulumi-workspace-access/error");
 
-/** Fields shared by the errors of one HTTP exchange. */
+/** Fields shared by the errors of one HTTP exchange (`path` without its query string). */
 export interface ErrorContext {
   kind: ErrorKind;
   retryable?: boolean;
   method?: string;
-  /** The request path, without its query string. */
   path?: string;
   status?: number;
   cause?: unknown;
@@ -93,7 +92,7 @@ export interface ApiErrorBody {
   meta?: unknown;
 }
 
-/** Context of an error answer: the request and what the service said. */
+/** Context of an error answer: the request and what the service said in its `errors` array. */
 export interface ApiErrorContext {
   method: string;
   path: string;
@@ -179,7 +178,7 @@ export class ServerError extends ApiError {
   static override readonly KINDS = ["server_error"] as const;
 }
 
-/** 5xx answers (but 501) are treated as transient (contract: "not specified; treat as transient"). */
+/** 5xx answers but 501 are transient (contract: "not specified; treat as transient"). */
 export function isTransientStatus(status: number): boolean {
   return status >= 500 && status !== 501;
 }

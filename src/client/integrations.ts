@@ -17,6 +17,9 @@ export interface InviteOptions {
   entitlements: readonly string[];
 }
 
+/** `integrations/{id}`, and below it `parts`. */
+const under = (id: string, ...parts: Array<[string, string] | string>) => pathOf("integrations", [id, "integration id"], ...parts);
+
 /** Integrations, their entitlement catalogues, members and members' entitlements. */
 export class IntegrationsApi {
   readonly #http: HttpTransport;
@@ -28,11 +31,7 @@ export class IntegrationsApi {
     this.#jobs = jobs;
   }
 
-  /**
-   * Every integration of the workspace, page by page (two may share an `application`). A record
-   * that does not match the contract goes to `options.onInvalid` (else is skipped), as in the
-   * other lists.
-   */
+  /** Every integration of the workspace, page by page (two may share an `application`). */
   async *list(options: ListOptions = {}): AsyncGenerator<Integration> {
     const list = { path: "integrations", scopes: [SCOPES.readIntegrations] };
     yield* paginate(this.#http, list, schemas().integrationRecord, toIntegration, options);
@@ -40,64 +39,40 @@ export class IntegrationsApi {
 
   /** Reads an integration. */
   async get(id: string): Promise<Integration> {
-    const { data } = await this.#http.request(
-      { method: "GET", path: pathOf("integrations", [id, "integration id"]), scopes: [SCOPES.readIntegrations] },
-      schemas().integration,
-    );
-    return toIntegration(data.data);
+    const spec = { method: "GET", path: under(id), scopes: [SCOPES.readIntegrations] } as const;
+    return toIntegration((await this.#http.request(spec, schemas().integration)).data.data);
   }
 
   /** The entitlements an integration offers (not paged). */
   async listEntitlements(id: string): Promise<Entitlement[]> {
-    const { data } = await this.#http.request(
-      {
-        method: "GET",
-        path: pathOf("integrations", [id, "integration id"], "entitlements"),
-        scopes: OPERATION_SCOPES.listEntitlements,
-      },
-      schemas().entitlements,
-    );
-    return data.data.map(toEntitlement);
+    const spec = { method: "GET", path: under(id, "entitlements"), scopes: OPERATION_SCOPES.listEntitlements } as const;
+    return (await this.#http.request(spec, schemas().entitlements)).data.data.map(toEntitlement);
   }
 
   /** Every member of an integration, page by page. */
   async *listUsers(id: string, options: ListOptions = {}): AsyncGenerator<IntegrationUser> {
-    const list = { path: pathOf("integrations", [id, "integration id"], "users"), scopes: READ_USERS };
+    const list = { path: under(id, "users"), scopes: READ_USERS };
     yield* paginate(this.#http, list, schemas().integrationUserRecord, toIntegrationUser, options);
   }
 
   /** One member; 404 raises {@link NotFoundError} when the user is not a member. */
   async getUser(id: string, userId: string): Promise<IntegrationUser> {
-    const { data } = await this.#http.request(
-      {
-        method: "GET",
-        path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"]),
-        scopes: READ_USERS,
-      },
-      schemas().member,
-    );
-    return toIntegrationUser(data.data);
+    const spec = { method: "GET", path: under(id, "users", [userId, "user id"]), scopes: READ_USERS } as const;
+    return toIntegrationUser((await this.#http.request(spec, schemas().member)).data.data);
   }
 
   /** Invites users with entitlements. A POST: not re-sent on an ambiguous failure. */
   async invite(id: string, options: InviteOptions): Promise<JobHandle> {
     // The hot path of a deployment's creates: the request is sent from here, not through #write (one frame less).
-    const path = pathOf("integrations", [id, "integration id"], "users");
+    const path = under(id, "users");
     const body = inviteBody(options.userIds, options.role ?? "account_collaborator", options.entitlements);
-    return this.#jobOf(
-      await this.#http.request({ method: "POST", path, body, scopes: OPERATION_SCOPES.invite }, schemas().anyAnswer),
-      "POST",
-      path,
-    );
+    const answer = await this.#http.request({ method: "POST", path, body, scopes: OPERATION_SCOPES.invite }, schemas().anyAnswer);
+    return this.#jobOf(answer, "POST", path);
   }
 
   /** Replaces a member's whole entitlement set. */
   async setEntitlements(id: string, userId: string, entitlements: readonly string[]): Promise<JobHandle> {
-    return this.#write({
-      method: "PATCH",
-      path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"]),
-      body: setEntitlementsBody(entitlements),
-    });
+    return this.#write("PATCH", under(id, "users", [userId, "user id"]), setEntitlementsBody(entitlements));
   }
 
   /** Adds and removes entitlements of a member. */
@@ -106,32 +81,19 @@ export class IntegrationsApi {
     userId: string,
     change: { add?: readonly string[]; remove?: readonly string[] },
   ): Promise<JobHandle> {
-    return this.#write({
-      method: "PATCH",
-      path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"], "entitlements"),
-      body: changeEntitlementsBody(change.add ?? [], change.remove ?? []),
-    });
+    const body = changeEntitlementsBody(change.add ?? [], change.remove ?? []);
+    return this.#write("PATCH", under(id, "users", [userId, "user id"], "entitlements"), body);
   }
 
   /** Removes a member from an integration. */
   async removeUser(id: string, userId: string): Promise<JobHandle> {
-    return this.#write({
-      method: "DELETE",
-      path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"]),
-    });
+    return this.#write("DELETE", under(id, "users", [userId, "user id"]));
   }
 
-  /**
-   * Sends a write and hands back its job. Every 2xx is success: an answer without a body (204,
-   * or 200 with none) or with a record that is not a job means the write is done, and the
-   * handle says so (`id: null`, nothing to wait for).
-   */
-  async #write(spec: { method: "PATCH" | "DELETE"; path: string; body?: unknown }): Promise<JobHandle> {
-    return this.#jobOf(
-      await this.#http.request({ ...spec, scopes: OPERATION_SCOPES.memberWrite }, schemas().anyAnswer),
-      spec.method,
-      spec.path,
-    );
+  /** Sends a write and hands back its job; an answer that is no job means the write is done (`id: null`, nothing to wait for). */
+  async #write(method: "PATCH" | "DELETE", path: string, body?: unknown): Promise<JobHandle> {
+    const answer = await this.#http.request({ method, path, body, scopes: OPERATION_SCOPES.memberWrite }, schemas().anyAnswer);
+    return this.#jobOf(answer, method, path);
   }
 
   /** The handle of the job a write answered with (see {@link #write}). */

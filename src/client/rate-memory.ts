@@ -1,12 +1,9 @@
 /**
  * Rate limits remembered between processes: each `pulumi up` runs the provider in a new process, and without this
  * every run would pay again, in 429s of up to five minutes, for what the run before it learnt. The pacer's limit for
- * a workspace is kept a day at most, in a small JSON file of its own in the user's cache folder, replaced whole by
- * renaming a complete temporary file over it: no lock, and no process can lose another workspace's entry.
- *
- * Kept: the limit and where it came from, per workspace address; never the API key nor anything derived from it. A
- * remembered limit is a hint: a file missing, unreadable, corrupt, unwritable or not a regular file (a FIFO, a
- * device) never fails a deployment; it is ignored, with a debug line through the client's logger.
+ * a workspace (never the API key nor anything derived from it) is kept a day at most, in a small JSON file of its own,
+ * replaced whole by renaming a complete temporary file over it: no lock, and no process can lose another's entry. It
+ * is a hint: a file missing, corrupt, unwritable or not a regular file is ignored, with a debug line, never a failure.
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -33,9 +30,7 @@ const VERSION = 2;
 const ORPHAN_TEMP_MS = 60_000;
 
 /** One remembered limit: the pacer's, and when it was saved (epoch ms, by the client's clock). */
-export interface RememberedLimit extends WindowLimit {
-  savedAt: number;
-}
+type RememberedLimit = WindowLimit & { savedAt: number };
 
 /** The entry's key for a base URL: its origin and path (the base URL never holds credentials, a query or a fragment). */
 export function memoryKey(baseUrl: URL): string {
@@ -47,15 +42,12 @@ export function entryFileName(key: string): string {
   return `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`;
 }
 
-/**
- * The remembered limits in one folder, a file per workspace. Writes are queued one at a time; a limit changed while
- * one is under way is written once after it, with the latest value only.
- */
+/** The remembered limits in one folder, a file per workspace, written one at a time (a limit changed meanwhile: its latest value, once). */
 export class RateLimitMemory {
   readonly dir: string;
   readonly #clock: Clock;
   readonly #log: (message: string) => void;
-  /** The next entry to write, by key; written by {@link #drain}. */
+  /** The next entry to write, by key. */
   readonly #next = new Map<string, WindowLimit>();
   #writing: Promise<void> | undefined;
 
@@ -75,7 +67,6 @@ export class RateLimitMemory {
 
   /** Saves `limit` for `key` in the background (see {@link flush}). Never throws. */
   remember(key: string, limit: WindowLimit): void {
-    // One the next process would ignore is not written (nor does it replace what is there).
     if (!plausible(limit)) return;
     this.#next.set(key, { count: limit.count, windowMs: limit.windowMs, source: limit.source });
     this.#writing ??= this.#drain();
@@ -171,11 +162,7 @@ export class RateLimitMemory {
     }
   }
 
-  /**
-   * Keeps the folder small: removes files expired or not ours, those beyond the {@link MAX_ENTRIES} most recent, and
-   * temporary files a dead process left. A file is moved aside first, and put back if it turns out to be an entry
-   * another process wrote since it was judged (unless a newer one took its place).
-   */
+  /** Keeps the folder small: removes files expired or not ours, those beyond the {@link MAX_ENTRIES} most recent, and temporaries a dead process left. */
   async #prune(): Promise<void> {
     let names: string[];
     try {
@@ -202,7 +189,7 @@ export class RateLimitMemory {
     for (const file of doomed) await this.#remove(file, keepFrom);
   }
 
-  /** Removes a file judged stale, unless what is removed is an entry saved after `keepFrom`: that one is put back. */
+  /** Removes a file judged stale: moved aside first, and put back if it is an entry another process saved after `keepFrom`. */
   async #remove(file: string, keepFrom: number): Promise<void> {
     const aside = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {

@@ -26,8 +26,6 @@ export interface ClientOptions extends NumericOptions {
   random?: () => number;
   /** Receives debug lines (requests, retries, waits). The API key is never part of them. */
   logger?: (message: string) => void;
-  /** Sent as `User-Agent`. */
-  userAgent?: string;
 }
 
 /**
@@ -178,19 +176,20 @@ export function problemsOf(
   return [...problems.values()];
 }
 
-/** A value's problem in the words of the client's options: `maxRetries must be a whole number of at least 0, got -1`. */
-function optionError(name: string, problem: ValueProblem): ConfigurationError {
-  if (problem.kind === "range") return new ConfigurationError(`${name} must be ${numberRule(problem.spec)}, got ${problem.seen}`, name);
-  if (problem.kind === "missing") return new ConfigurationError(`${name} is required and must not be empty`, name);
-  return new ConfigurationError(`${name}${problem.seen === undefined ? "" : ` ${JSON.stringify(problem.seen)}`} ${problem.rule}`, name);
+/** `input` parsed, or a {@link ConfigurationError} for its first problem: `maxRetries must be a whole number of at least 0, got -1`. */
+function check<S extends Z.ZodType>(schema: S, input: unknown, name: (key: string) => string): Z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const problem = problemsOf(parsed.error, input)[0] ?? { kind: "invalid", key: "", rule: "is not valid" };
+  const at = name(problem.key);
+  if (problem.kind === "range") throw new ConfigurationError(`${at} must be ${numberRule(problem.spec)}, got ${problem.seen}`, at);
+  if (problem.kind === "missing") throw new ConfigurationError(`${at} is required and must not be empty`, at);
+  throw new ConfigurationError(`${at}${problem.seen === undefined ? "" : ` ${JSON.stringify(problem.seen)}`} ${problem.rule}`, at);
 }
 
 /** Parses and checks a base URL, throwing a {@link ConfigurationError} that names `setting` (e.g. `--base-url`). */
 export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
-  const parsed = settingFields(zod()).baseUrl.safeParse(raw);
-  if (!parsed.success)
-    throw optionError(setting, problemsOf(parsed.error, raw)[0] ?? { kind: "invalid", key: setting, rule: "is not valid" });
-  return parsed.data;
+  return check(settingFields(zod()).baseUrl, raw, () => setting);
 }
 
 /** Every default applied to checked values. */
@@ -214,10 +213,7 @@ export function resolveSettings(options: (ClientOptions | ResolvedSettings) & { 
   if ("resolved" in options && options.resolved === true) return options;
   const z = zod();
   const fields = settingFields(z);
-  const parsed = z.object({ apiKey: fields.apiKey, baseUrl: fields.baseUrl, ...fields.numbers }).safeParse(options);
-  if (!parsed.success) {
-    const [problem = { kind: "invalid", key: "", rule: "is not valid" } as const] = problemsOf(parsed.error, options);
-    throw optionError(`${options.settingPrefix ?? ""}${problem.key}`, problem);
-  }
-  return completeSettings({ ...parsed.data, cacheDir: (options as ClientOptions).cacheDir });
+  const schema = z.object({ apiKey: fields.apiKey, baseUrl: fields.baseUrl, ...fields.numbers });
+  const checked = check(schema, options, (key) => `${options.settingPrefix ?? ""}${key}`);
+  return completeSettings({ ...checked, cacheDir: (options as ClientOptions).cacheDir });
 }

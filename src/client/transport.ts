@@ -5,7 +5,6 @@
  */
 import type { Pool } from "undici";
 import type { z } from "zod";
-import type { Clock } from "./clock";
 import { errorForStatus, readErrorBody } from "./error-answers";
 import {
   ConfigurationError,
@@ -20,7 +19,10 @@ import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeRedactor, redactError } from "./redact";
 import { backoffDelay, type Decision, decide, type RetryLimits } from "./retry-policy";
 import { describeScopes, type Scope } from "./scopes";
-import { DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
+import { type ClientOptions, DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
+
+/** The package version, sent in the User-Agent (package.json sits two levels up from src/ and dist/). */
+const USER_AGENT = `pulumi-workspace-access/${(require("../../package.json") as { version: string }).version}`;
 
 /** undici, loaded with the first connection rather than with the package (about 40 ms). */
 const undici = () => require("undici") as typeof import("undici");
@@ -37,8 +39,6 @@ export interface RequestSpec {
   body?: unknown;
   /** Scopes the operation needs; named in 401/403 messages. */
   scopes: readonly Scope[];
-  /** An empty body (e.g. 204) is accepted and gives `data: undefined`; always so for a write (every 2xx is success). */
-  allowEmpty?: boolean;
 }
 
 /** An answer as it arrived. */
@@ -48,21 +48,8 @@ interface RawResponse {
   text: string;
 }
 
-/** A parsed answer; `data` is `undefined` for an answer without a body that the request allowed (callers of writes check). */
-export interface Response<T> {
-  status: number;
-  data: T;
-}
-
-/** Everything the transport needs besides the settings. */
-export interface TransportDeps {
-  clock: Clock;
-  random: () => number;
-  logger: ((message: string) => void) | undefined;
-  userAgent: string;
-  /** Prefix of setting names in messages, e.g. `workspace-access:`. */
-  settingPrefix: string;
-}
+/** Everything the transport needs besides the settings; `settingPrefix` begins setting names in messages, e.g. `workspace-access:`. */
+export type TransportDeps = Required<Pick<ClientOptions, "clock" | "random">> & Pick<ClientOptions, "logger"> & { settingPrefix: string };
 
 /** Sends the contract's requests for one client: pacing, retries, parsing and errors. @internal */
 export class HttpTransport {
@@ -87,7 +74,7 @@ export class HttpTransport {
     this.settings = settings;
     this.deps = deps;
     this.redact = makeRedactor(settings.apiKey);
-    this.#headers = { "x-api-key": settings.apiKey, accept: "application/json", "user-agent": deps.userAgent };
+    this.#headers = { "x-api-key": settings.apiKey, accept: "application/json", "user-agent": USER_AGENT };
     this.#jsonHeaders = { ...this.#headers, "content-type": "application/json" };
     this.#pool = new (undici().Pool)(settings.baseUrl.origin, {
       connections: settings.maxConcurrency,
@@ -133,11 +120,11 @@ export class HttpTransport {
   }
 
   /**
-   * Sends `spec`, as often as the retry policy allows, and parses the answer with `schema` (`null` for answers without
-   * a body, such as 204). Every error it raises is redacted whole (`redactError`), whichever code built it: a link's
-   * host or path, a header or an answer may carry the key.
+   * Sends `spec`, as often as the retry policy allows, and parses the answer with `schema`; `data` is `undefined` for a
+   * write answered without a body (callers of writes check). Every error it raises is redacted whole (`redactError`),
+   * whichever code built it: a link's host or path, a header or an answer may carry the key.
    */
-  async request<S extends z.ZodType>(spec: RequestSpec, schema: S | null): Promise<Response<z.infer<S>>> {
+  async request<S extends z.ZodType>(spec: RequestSpec, schema: S): Promise<{ status: number; data: z.infer<S> }> {
     // One function, not a redacting wrapper around an exchange: every request's way to the socket is a frame shorter.
     try {
       const url = this.#url(spec);
@@ -175,8 +162,7 @@ export class HttpTransport {
         switch (decision.action) {
           case "accept": {
             // Every success status is success: a write answered 200 or 204 without a body has landed.
-            const mayBeEmpty = spec.allowEmpty === true || method !== "GET";
-            const empty = schema === null || (mayBeEmpty && raw!.text.trim() === "");
+            const empty = method !== "GET" && raw!.text.trim() === "";
             return { status: raw!.status, data: (empty ? undefined : this.#parse(schema, raw!, method, path)) as z.infer<S> };
           }
           case "wait":

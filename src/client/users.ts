@@ -40,16 +40,9 @@ export class UsersApi {
 
   /** Reads a user; 404 raises {@link NotFoundError}. */
   async get(id: string, options: { mfaStatus?: boolean } = {}): Promise<User> {
-    const { data } = await this.#http.request(
-      {
-        method: "GET",
-        path: pathOf("users", [id, "user id"]),
-        query: { mfaStatus: options.mfaStatus ? true : undefined },
-        scopes: [SCOPES.readUsers],
-      },
-      schemas().user,
-    );
-    return toUser(data.data);
+    const query = { mfaStatus: options.mfaStatus ? true : undefined };
+    const spec = { method: "GET", path: pathOf("users", [id, "user id"]), query, scopes: [SCOPES.readUsers] } as const;
+    return toUser((await this.#http.request(spec, schemas().user)).data.data);
   }
 
   /**
@@ -132,15 +125,13 @@ export class UsersApi {
 
   /** Replaces every writable attribute of a user; 404 and 409 raise. */
   async replace(id: string, attributes: UserAttributes): Promise<User> {
-    const { data } = await this.#http.request(
-      {
-        method: "PUT",
-        path: pathOf("users", [id, "user id"]),
-        body: userBody(attributes, id),
-        scopes: [SCOPES.writeUsers],
-      },
-      schemas().userOrJob,
-    );
+    const spec = {
+      method: "PUT",
+      path: pathOf("users", [id, "user id"]),
+      body: userBody(attributes, id),
+      scopes: [SCOPES.writeUsers],
+    } as const;
+    const { data } = await this.#http.request(spec, schemas().userOrJob);
     // Without a body (204), or with a job, the user is read back once.
     if (data && data.data.type !== "job") return toUser(data.data as UserRecord);
     if (data) await this.#jobs.until(toJob(data.data as JobRecord));
@@ -150,7 +141,7 @@ export class UsersApi {
   /** Deletes a user (waiting for the job if it answers with one); 404 raises {@link NotFoundError}. */
   async delete(id: string): Promise<void> {
     const path = pathOf("users", [id, "user id"]);
-    const answer = await this.#http.request({ method: "DELETE", path, scopes: [SCOPES.writeUsers], allowEmpty: true }, schemas().anyAnswer);
+    const answer = await this.#http.request({ method: "DELETE", path, scopes: [SCOPES.writeUsers] }, schemas().anyAnswer);
     // 204, or 200 with or without a body: done. Only a job is waited for.
     const job = jobOfAnswer(this.#http, answer, "DELETE", path);
     if (job) await this.#jobs.until(job);
