@@ -192,6 +192,12 @@ export class TimeoutError extends WorkspaceAccessError {
   static override readonly KINDS = ["timeout"] as const;
 }
 
+/** The first issue of a failed parse: its dotted field (below `prefix`), and `does not match the API contract: field "…": why`. */
+export function contractIssue(issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }>, prefix: readonly string[] = []) {
+  const field = [...prefix, ...(issues[0]?.path ?? []).map(String)].join(".");
+  return { field, said: `does not match the API contract: field "${field || "(root)"}": ${issues[0]?.message ?? "invalid"}` };
+}
+
 /** The answer did not match the contract: not JSON, or a field missing or of the wrong type. */
 export class InvalidResponseError extends WorkspaceAccessError {
   static override readonly KINDS = ["invalid_response"] as const;

@@ -1,5 +1,5 @@
 import type { HttpTransport } from "./transport";
-import { type JobHandle, type JobsApi, jobOfAnswer } from "./jobs";
+import type { JobHandle, JobsApi } from "./jobs";
 import { type Entitlement, type Integration, type IntegrationUser, toEntitlement, toIntegration, toIntegrationUser } from "./models";
 import { type ListOptions, paginate } from "./paginate";
 import { pathOf } from "./path";
@@ -67,7 +67,7 @@ export class IntegrationsApi {
     const path = under(id, "users");
     const body = inviteBody(options.userIds, options.role ?? "account_collaborator", options.entitlements);
     const answer = await this.#http.request({ method: "POST", path, body, scopes: OPERATION_SCOPES.invite }, schemas().anyAnswer);
-    return this.#jobOf(answer, "POST", path);
+    return this.#jobs.handleOf(answer, "POST", path);
   }
 
   /** Replaces a member's whole entitlement set. */
@@ -93,12 +93,6 @@ export class IntegrationsApi {
   /** Sends a write and hands back its job; an answer that is no job means the write is done (`id: null`, nothing to wait for). */
   async #write(method: "PATCH" | "DELETE", path: string, body?: unknown): Promise<JobHandle> {
     const answer = await this.#http.request({ method, path, body, scopes: OPERATION_SCOPES.memberWrite }, schemas().anyAnswer);
-    return this.#jobOf(answer, method, path);
-  }
-
-  /** The handle of the job a write answered with (see {@link #write}). */
-  #jobOf(answer: { status: number; data: unknown }, method: string, path: string): JobHandle {
-    const job = jobOfAnswer(this.#http, answer, method, path);
-    return job ? this.#jobs.handle(job) : this.#jobs.done();
+    return this.#jobs.handleOf(answer, method, path);
   }
 }

@@ -1,5 +1,5 @@
 import type { Clock } from "./clock";
-import { InvalidResponseError, JobFailedError, JobTimeoutError } from "./errors";
+import { contractIssue, InvalidResponseError, JobFailedError, JobTimeoutError } from "./errors";
 import type { HttpTransport } from "./transport";
 import { type Job, toJob } from "./models";
 import { pathOf } from "./path";
@@ -20,26 +20,6 @@ export interface JobHandle {
   status: string | null;
   /** Polls until `finished` (resolves) or `error` (rejects with {@link JobFailedError}). */
   wait(options?: WaitOptions): Promise<Job | null>;
-}
-
-/**
- * The job a write answered with, `undefined` when the answer is no job (the write is done). An answer that says it is a
- * job but does not match the contract cannot be waited for: an invalid response naming the field. @internal
- */
-export function jobOfAnswer(http: HttpTransport, answer: { status: number; data: unknown }, method: string, path: string): Job | undefined {
-  const record = (answer.data as { data?: unknown } | undefined)?.data;
-  if (!record || typeof record !== "object" || (record as { type?: unknown }).type !== "job") return undefined;
-  const parsed = schemas().jobAnswer.safeParse(record);
-  if (parsed.success) return toJob(parsed.data);
-  const issue = parsed.error.issues[0];
-  const field = ["data", ...(issue?.path ?? []).map(String)].join(".");
-  const where = new URL(path, http.settings.baseUrl).pathname;
-  throw new InvalidResponseError(
-    http.redact(
-      `${method} ${where} answered ${answer.status} with a job that does not match the API contract: field "${field}": ${issue?.message ?? "invalid"}.`,
-    ),
-    { method, path: where, status: answer.status, field },
-  );
 }
 
 /** The shortest first poll the client learns to make (see {@link JobsApi.wait}). */
@@ -130,13 +110,23 @@ export class JobsApi {
     return answer.status === "finished" ? answer : await this.wait(answer.id, options);
   }
 
-  /** A {@link JobHandle} for a job a write answered with. */
-  handle(answer: Job): JobHandle {
-    return { id: answer.id, status: answer.status, wait: (options) => this.until(answer, options) };
-  }
-
-  /** A {@link JobHandle} for a write answered without a job: done already. */
-  done(): JobHandle {
-    return { id: null, status: null, wait: async () => null };
+  /**
+   * The job a write answered with; an answer that is no job means the write is done (`id: null`). One that says it is
+   * a job but does not match the contract cannot be waited for: an invalid response naming the field. @internal
+   */
+  handleOf(answer: { status: number; data: unknown }, method: string, path: string): JobHandle {
+    const record = (answer.data as { data?: unknown } | undefined)?.data;
+    if (!record || typeof record !== "object" || (record as { type?: unknown }).type !== "job") {
+      return { id: null, status: null, wait: async () => null };
+    }
+    const parsed = schemas().jobAnswer.safeParse(record);
+    if (parsed.success) {
+      const job = toJob(parsed.data);
+      return { id: job.id, status: job.status, wait: (options) => this.until(job, options) };
+    }
+    const { field, said } = contractIssue(parsed.error.issues, ["data"]);
+    const where = new URL(path, this.#http.settings.baseUrl).pathname;
+    const message = this.#http.redact(`${method} ${where} answered ${answer.status} with a job that ${said}.`);
+    throw new InvalidResponseError(message, { method, path: where, status: answer.status, field });
   }
 }

@@ -50,9 +50,8 @@ export class Pacer {
   #budgetResetAt = 0;
   readonly #cap: { count: number; windowMs: number } | undefined;
   readonly #onLimit: ((limit: WindowLimit) => void) | undefined;
-  /** Wakes the requests waiting for an answer to free a place under the cap (see {@link #limitWait}). */
-  #released: (() => void) | undefined;
-  #releasedPromise: Promise<void> | undefined;
+  /** The requests waiting for an answer to free a place under the cap (see {@link #limitWait}), woken by the next. */
+  readonly #awaitingRelease: Array<() => void> = [];
   /** The limit last handed to `#onLimit` (or seeded). */
   #remembered: { count: number; windowMs: number } | undefined;
   /** 429s seen. */
@@ -106,7 +105,7 @@ export class Pacer {
         if (this.#budget !== undefined) this.#budget--;
         return this.#sends++;
       }
-      if (wait === Number.POSITIVE_INFINITY) await this.#nextRelease();
+      if (wait === Number.POSITIVE_INFINITY) await new Promise<void>((resolve) => this.#awaitingRelease.push(resolve));
       else await this.#clock.sleep(wait);
     }
   }
@@ -114,9 +113,7 @@ export class Pacer {
   /** Gives the slot of an answered (or failed) request to the next one waiting; it counts in the window from now. */
   release(ticket: number): void {
     if (this.#started.delete(ticket)) this.#done.push(this.#clock.now());
-    const released = this.#released;
-    this.#released = undefined;
-    released?.();
+    for (const wake of this.#awaitingRelease.splice(0)) wake();
     const next = this.#waiting.shift();
     if (next) next();
     else this.#inFlight--;
@@ -172,16 +169,6 @@ export class Pacer {
     const longest = Math.max(this.#limit?.windowMs ?? RATE_WINDOW_MS, this.#cap?.windowMs ?? 0) * WINDOW_MARGIN;
     while (this.#done.length > 0 && (this.#done[0] ?? 0) <= now - longest) this.#done.shift();
     return Math.max(this.#limitWait(this.#limit, now, true), this.#limitWait(this.#cap, now, false));
-  }
-
-  #nextRelease(): Promise<void> {
-    this.#releasedPromise ??= new Promise<void>((resolve) => {
-      this.#released = () => {
-        this.#releasedPromise = undefined;
-        resolve();
-      };
-    });
-    return this.#releasedPromise;
   }
 
   /**

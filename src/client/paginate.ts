@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { InvalidResponseError } from "./errors";
+import { contractIssue, InvalidResponseError } from "./errors";
 import { redactError } from "./redact";
 import type { HttpTransport, RequestSpec } from "./transport";
 import { type Schemas, schemas } from "./schemas";
@@ -41,15 +41,13 @@ export async function* paginate<T extends z.ZodType, R>(
         yield map(parsed.data);
         continue;
       }
-      const id = recordId(item);
-      const issue = parsed.error.issues[0];
-      const field = issue ? issue.path.map(String).join(".") : "";
+      // The record's id as the service sent it, if any (not `ids.ts`'s one form: the record may be invalid).
+      const raw = item && typeof item === "object" ? (item as { id?: unknown }).id : undefined;
+      const id = typeof raw === "string" && raw !== "" ? raw : undefined;
+      const { field, said } = contractIssue(parsed.error.issues);
       // The record is the service's text, its id too: the error is redacted whole.
-      const error = new InvalidResponseError(
-        `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that does not match the API contract: ` +
-          `field "${field || "(root)"}": ${issue?.message ?? "invalid"}.`,
-        { method: "GET", path, status, field },
-      );
+      const message = `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that ${said}.`;
+      const error = new InvalidResponseError(message, { method: "GET", path, status, field });
       onInvalid?.(id === undefined ? undefined : http.redact(id), redactError(error, http.redact));
     }
     const next: string | null | undefined = data.links?.next;
@@ -67,12 +65,6 @@ export async function* paginate<T extends z.ZodType, R>(
     seen.add(next);
     spec = { method: "GET", path: next, scopes: first.scopes };
   }
-}
-
-/** A record's id as the service sent it, when it has one (the record may be invalid: not `ids.ts`'s one form). */
-function recordId(item: unknown): string | undefined {
-  const id = item && typeof item === "object" ? (item as { id?: unknown }).id : undefined;
-  return typeof id === "string" && id !== "" ? id : undefined;
 }
 
 /** Checks a page size against the contract's 1..100. */

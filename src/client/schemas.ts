@@ -119,7 +119,7 @@ function build(z: typeof Z) {
     member: envelope(integrationUserRecord),
     entitlements: envelope(z.array(entitlementRecord)),
     job: envelope(jobRecord),
-    /** Any answer, e.g. of a write (`jobOfAnswer` reads it). */
+    /** Any answer, e.g. of a write (`handleOf` reads it). */
     anyAnswer: envelope(z.unknown()),
     /** A page whose records are parsed one by one (see `paginate`): only the envelope is checked here. */
     page: envelope(z.array(z.unknown())),

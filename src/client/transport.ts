@@ -9,6 +9,7 @@ import { errorForStatus, readErrorBody } from "./error-answers";
 import {
   ConfigurationError,
   ConnectionError,
+  contractIssue,
   InvalidResponseError,
   RateLimitError,
   TimeoutError,
@@ -286,9 +287,8 @@ export class HttpTransport {
     }
     const result = schema.safeParse(json);
     if (result.success) return result.data;
-    const issue = result.error.issues[0];
-    const field = issue ? issue.path.map(String).join(".") : "";
-    throw invalid(`does not match the API contract: field "${field || "(root)"}": ${issue?.message ?? "invalid"}`, field);
+    const { field, said } = contractIssue(result.error.issues);
+    throw invalid(said, field);
   }
 
   /** The error for a request that got no answer: refused by undici before it was sent, timed out, or a connection failure. */

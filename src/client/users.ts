@@ -1,5 +1,5 @@
 import { ConflictError, isAmbiguous, WorkspaceAccessError } from "./errors";
-import { type JobsApi, jobOfAnswer } from "./jobs";
+import type { JobsApi } from "./jobs";
 import type { HttpTransport } from "./transport";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
 import { prove } from "./absence";
@@ -143,7 +143,6 @@ export class UsersApi {
     const path = pathOf("users", [id, "user id"]);
     const answer = await this.#http.request({ method: "DELETE", path, scopes: [SCOPES.writeUsers] }, schemas().anyAnswer);
     // 204, or 200 with or without a body: done. Only a job is waited for.
-    const job = jobOfAnswer(this.#http, answer, "DELETE", path);
-    if (job) await this.#jobs.until(job);
+    await this.#jobs.handleOf(answer, "DELETE", path).wait();
   }
 }
