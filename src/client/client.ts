@@ -26,10 +26,7 @@ export class WorkspaceAccessClient {
   readonly jobs: JobsApi;
   readonly #http: HttpTransport;
 
-  /**
-   * `options` are checked (a `ConfigurationError` names the first at fault); settings already
-   * resolved (the provider's, checked when its stack config was read) are taken as they are.
-   */
+  /** `options` are checked (a `ConfigurationError` names the first at fault); settings already resolved are taken as they are. */
   constructor(options: (ClientOptions | (ResolvedSettings & ClientDeps)) & { settingPrefix?: string }) {
     const settings = resolveSettings(options);
     const clock: Clock = options.clock ?? systemClock;

@@ -15,10 +15,7 @@ import {
 import { redactDeep } from "./redact";
 import { schemas } from "./schemas";
 
-/**
- * The first entry of an error answer's `errors`, redacted; `undefined` when there is none to read. The key is removed
- * from the text before parsing and from every parsed string again; a body whose JSON the redaction broke is not read.
- */
+/** The first entry of an error answer's `errors`, redacted before parsing and again in every parsed string; `undefined`: none to read. */
 export function readErrorBody(text: string, redact: (text: string) => string): ApiErrorBody | undefined {
   let json: unknown;
   try {

@@ -85,12 +85,7 @@ export class ConfigurationError extends WorkspaceAccessError {
 }
 
 /** The first entry of the API's `errors` array, as far as it was readable. */
-export interface ApiErrorBody {
-  code?: string;
-  title?: string;
-  detail?: string;
-  meta?: unknown;
-}
+export type ApiErrorBody = { code?: string; title?: string; detail?: string; meta?: unknown };
 
 /** Context of an error answer: the request and what the service said in its `errors` array. */
 export interface ApiErrorContext {

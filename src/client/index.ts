@@ -15,9 +15,6 @@ export {
   type User,
   type UserAttributes,
 } from "./models";
-export type { ListOptions } from "./paginate";
 export type { IntegrationRole } from "./requests";
-export type { InviteOptions } from "./integrations";
-export type { UserListOptions } from "./users";
 export { SCOPES, type Scope } from "./scopes";
 export { type ClientOptions, parseBaseUrl } from "./settings";

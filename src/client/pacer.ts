@@ -19,11 +19,10 @@ export interface WindowLimit {
 
 /**
  * Pacing shared by every request of one client, so a big apply settles at the service's rate instead of stalling on
- * 429s. No quota is hard-coded: the pacer learns "at most `count` requests in any window" and holds to it with a
- * sliding log of its own requests, each counted from its answer (the latest moment the service can have counted it).
- * The first 429 sets the limit to the answers accepted in the second before it, a later one lowers it;
- * `RateLimit-*` headers give it before any 429; a calm stretch raises it by one; `maxPerSecond`, the user's cap, holds
- * beside it. Every limit worth remembering goes to `onLimit` (`rate-memory.ts`), and comes back by {@link seed}.
+ * 429s. No quota is hard-coded: it learns "at most `count` requests in any window" (from the first 429, lowered by a
+ * later one; from `RateLimit-*` headers; raised by a calm stretch) and holds to it with a sliding log of its requests,
+ * each counted from its answer (the latest moment the service can have counted it). `maxPerSecond`, the user's cap,
+ * holds beside it. A limit worth remembering goes to `onLimit` (`rate-memory.ts`), and comes back by {@link seed}.
  */
 export class Pacer {
   readonly #clock: Clock;
@@ -76,7 +75,6 @@ export class Pacer {
     this.#limit = { count: limit.count, windowMs: limit.windowMs, source: limit.source };
     this.#windowMs = limit.source === "headers" ? Math.max(this.#windowMs, limit.windowMs) : this.#windowMs;
     this.#remembered = { count: limit.count, windowMs: limit.windowMs };
-    this.#limitFrom = 0;
     this.#calmSince = this.#clock.now();
   }
 

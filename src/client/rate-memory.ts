@@ -1,8 +1,7 @@
 /**
- * Rate limits remembered between processes: each `pulumi up` runs the provider in a new process, and without this
- * every run would pay again, in 429s of up to five minutes, for what the run before it learnt. The pacer's limit for
- * a workspace (never the API key nor anything derived from it) is kept a day at most, in a small JSON file of its own,
- * replaced whole by renaming a complete temporary file over it: no lock, and no process can lose another's entry. It
+ * Rate limits remembered between processes: each `pulumi up` runs the provider in a new process that would otherwise
+ * pay again, in 429s of up to five minutes, for what the run before learnt. A workspace's limit (never the key) is kept
+ * a day at most in a JSON file of its own, replaced whole by a rename: no lock, no process loses another's entry. It
  * is a hint: a file missing, corrupt, unwritable or not a regular file is ignored, with a debug line, never a failure.
  */
 import { createHash } from "node:crypto";
@@ -60,9 +59,7 @@ export class RateLimitMemory {
   /** The limit remembered for `key` if it is valid and less than a day old, else `undefined`. Never throws. */
   async recall(key: string): Promise<WindowLimit | undefined> {
     const entry = await this.#read(path.join(this.dir, entryFileName(key)), key);
-    if (!entry) return undefined;
-    const { count, windowMs, source } = entry;
-    return { count, windowMs, source };
+    return entry && { count: entry.count, windowMs: entry.windowMs, source: entry.source };
   }
 
   /** Saves `limit` for `key` in the background (see {@link flush}). Never throws. */

@@ -1,8 +1,7 @@
 /**
  * Defence in depth for the API key: every text the client builds from what it sent or received passes through here
- * before it is cut, escaped, parsed or stored, so the key cannot leak even when the service (or a proxy) echoes it.
- * Removed: the key, its JSON-string, URL and ASCII-escaped forms, and any run of {@link MIN_REDACTED_RUN} or more
- * of its characters (a key echoed in part, or split by an escape); some unrelated text may go too, the price of never leaking.
+ * before it is cut, escaped, parsed or stored, so the key cannot leak even when the service (or a proxy) echoes it:
+ * its escaped forms too, and any run of {@link MIN_REDACTED_RUN} or more of its characters (a key echoed in part).
  */
 
 /** What a removed piece of the key becomes. */

@@ -1,8 +1,7 @@
 /**
  * Response schemas of the contract (api-contract.md, "A real workspace"). Only a record's `id` is certain: any other
- * attribute may be null or absent (pending and SCIM-provisioned users have no names), unknown fields pass through,
- * and open enums (role, status, trigger, workflowType) take any string. A value of the wrong type (a number for an
- * email) makes the record invalid: on a list page, only that record (`paginate`).
+ * attribute may be null or absent, unknown fields pass through, open enums take any string. A value of the wrong type
+ * makes the record invalid: on a list page, only that record (`paginate`).
  */
 import type { z as Z } from "zod";
 

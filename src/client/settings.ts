@@ -1,7 +1,4 @@
-/**
- * The client's options, their bounds and defaults, and the one definition of what each setting accepts
- * ({@link settingFields}). The provider's stack config is checked with the same fields (`src/shared/settings.ts`).
- */
+/** The client's options, their bounds and defaults, and what each accepts ({@link settingFields}, which the stack config's check uses too). */
 import type { z as Z } from "zod";
 import type { Clock } from "./clock";
 import { ConfigurationError } from "./errors";
@@ -70,10 +67,7 @@ type NumericOptions = { -readonly [K in keyof typeof NUMERIC_SETTINGS]?: number 
 export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
 
 /** How a number may be bounded: at least `min`, whole or not. */
-export interface NumberSpec {
-  readonly min: number;
-  readonly whole: boolean;
-}
+export type NumberSpec = { readonly min: number; readonly whole: boolean };
 
 /** What a value of `key` must be, for messages: `a whole number of at least 0`. */
 export function numberRule(key: NumericSetting | NumberSpec): string {
@@ -91,9 +85,8 @@ export const MIN_API_KEY_LENGTH = 8;
 const isLoopbackHost = (hostname: string) => ["localhost", "[::1]", "::1"].includes(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
 
 /**
- * A setting's value refused, as data (`SettingProblem`, `src/shared`, adds the problems of a namespace of keys): not
- * given, a number out of its bounds, or another rule broken (`rule` completes "<setting> …"). `seen` is the value as
- * given, only when it may be shown (never the API key's, nor a string that is not a URL).
+ * A setting's value refused, as data (`SettingProblem`, `src/shared`, adds those of a namespace of keys): `rule`
+ * completes "<setting> …"; `seen` is the value, only when it may be shown (never the API key's, nor a non-URL string).
  */
 export type ValueProblem =
   | { readonly kind: "missing"; readonly key: string }
@@ -101,9 +94,8 @@ export type ValueProblem =
   | { readonly kind: "invalid"; readonly key: string; readonly rule: string; readonly seen?: string };
 
 /**
- * What each setting accepts, as zod schemas: numbers coerced from text and bounded by {@link NUMERIC_SETTINGS}, the
- * API key, and the base URL refined (ending in `/` so relative paths resolve below it). An issue's message is the
- * rule; its params say `missing`, or the value `seen`. @internal
+ * What each setting accepts, as zod schemas: numbers coerced and bounded, the API key, the base URL refined (ending in
+ * `/` so relative paths resolve below it). An issue's message is the rule; its params say `missing`, or `seen`. @internal
  */
 export function settingFields(z: typeof Z) {
   const issue = (ctx: Z.core.$RefinementCtx, message: string, params: { missing?: true; seen?: string } = {}) =>

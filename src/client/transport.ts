@@ -1,7 +1,6 @@
 /**
- * The contract's requests as the resources see them: each one paced (`pacer.ts`), sent on a keep-alive undici `Pool`,
- * judged by the retry policy (`retry-policy.ts`), its body parsed with zod and, when it fails, raised as the error its
- * status maps to (`error-answers.ts`), with no secret in it.
+ * The contract's requests: each one paced (`pacer.ts`), sent on a keep-alive undici `Pool`, judged by the retry policy
+ * (`retry-policy.ts`), parsed with zod, or raised as the error its status maps to (`error-answers.ts`), with no secret.
  */
 import type { Pool } from "undici";
 import type { z } from "zod";
@@ -59,7 +58,6 @@ export class HttpTransport {
   readonly redact: (text: string) => string;
   readonly #pool: Pool;
   readonly #headers: Record<string, string>;
-  /** The same with the JSON body's content type: built once, not per request. */
   readonly #jsonHeaders: Record<string, string>;
   readonly #pacer: Pacer;
   readonly #limits: RetryLimits;
@@ -126,7 +124,7 @@ export class HttpTransport {
    * whichever code built it: a link's host or path, a header or an answer may carry the key.
    */
   async request<S extends z.ZodType>(spec: RequestSpec, schema: S): Promise<{ status: number; data: z.infer<S> }> {
-    // One function, not a redacting wrapper around an exchange: every request's way to the socket is a frame shorter.
+    // One function, not a redacting wrapper around an exchange: a frame shorter to the socket.
     try {
       const url = this.#url(spec);
       const { method } = spec;

@@ -46,9 +46,8 @@ export class UsersApi {
   }
 
   /**
-   * The user with exactly this email (case-insensitively), or `undefined` once proven that nobody has it, by every
-   * page of `GET /users?filter=` (which also matches names and parts of emails). A miss is searched again at another
-   * page size until two searches agree (`absence.ts`); when they never do, this throws rather than guess.
+   * The user with exactly this email (case-insensitively), or `undefined` once proven that nobody has it: a miss of
+   * `GET /users?filter=` is searched again at another page size until two searches agree (`absence.ts`), else throws.
    */
   async findByEmail(email: string): Promise<User | undefined> {
     let hit: User | undefined;
