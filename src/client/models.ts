@@ -1,5 +1,5 @@
 /** The plain shapes the client returns: flat, JSON-ready, `null` rather than `undefined` so they cross into Pulumi state unchanged. */
-import { idOf } from "./ids";
+import { type Id, idOf } from "./ids";
 import type { EntitlementRecord, IntegrationRecord, IntegrationUserRecord, JobRecord, UserRecord } from "./schemas";
 
 /** Workspace roles the public document lists; others are accepted with a warning by the resources. */
@@ -28,7 +28,18 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 /** A workspace user. Only `id` is certain: a pending or SCIM-provisioned user may have no names (`null` here). */
-export type User = ReturnType<typeof toUser>;
+export interface User {
+  id: Id;
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  role: string | null;
+  isGuest: boolean | null;
+  status: string | null;
+  mfaStatus: { mfaEnabled: boolean | null; mfaEnrollmentDate: string | null } | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+}
 
 /** The writable attributes of a user. `isGuest` left out is left out of the body too: the service keeps what it has. */
 export interface UserAttributes {
@@ -39,17 +50,59 @@ export interface UserAttributes {
   isGuest?: boolean;
 }
 
-/** An entitlement (a role in an integration's application): its `id` is what a membership's entitlements name, e.g. `VIEWER`. */
-export type Entitlement = ReturnType<typeof toEntitlement>;
+/** An entitlement (a role in an integration's application). */
+export interface Entitlement {
+  /** What a membership's entitlements name, e.g. `VIEWER`. */
+  id: string;
+  /** `primary` or `secondary`. */
+  group: string | null;
+  key: string | null;
+  label: string | null;
+  value: string | null;
+}
 
-/** An integration (record type `account`): `application` is what it connects (two may share one), `label` what people call it. */
-export type Integration = ReturnType<typeof toIntegration>;
+/** An integration (record type `account`). */
+export interface Integration {
+  id: Id;
+  /** The application it connects, e.g. `YouTube`. Two integrations may share one. */
+  application: string | null;
+  /** The name people know it by in the workspace. */
+  label: string | null;
+  workspace: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+}
 
 /** A member of an integration, with the ids of its entitlements (sorted). */
-export type IntegrationUser = ReturnType<typeof toIntegrationUser>;
+export interface IntegrationUser {
+  id: Id;
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  isGuest: boolean | null;
+  status: string | null;
+  role: string | null;
+  entitlements: string[];
+  dynamicFields: Record<string, unknown>;
+}
 
 /** A job: an asynchronous write of the service. `status` is `null` when the record has none. */
-export type Job = ReturnType<typeof toJob>;
+export interface Job {
+  id: string;
+  status: string | null;
+  canRetry: boolean | null;
+  trigger: string | null;
+  workflowType: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+  createdBy: Record<string, unknown> | null;
+  account: Record<string, unknown> | null;
+  errorDetails: { errorType: string | null; screenshotUrl: string | null; userRequired: boolean | null } | null;
+  response: unknown;
+  payload: unknown;
+  hasMoreDetails: boolean | null;
+  workspacePolicyEnforcementId: string | null;
+}
 
 /** The attributes named, each `null` where the service left it out (or sent no attributes at all). */
 function nullable<A extends object, K extends keyof A>(
@@ -59,32 +112,32 @@ function nullable<A extends object, K extends keyof A>(
   return Object.fromEntries(keys.map((key) => [key, a?.[key] ?? null])) as { [P in K]-?: NonNullable<A[P]> | null };
 }
 
-/** Maps a parsed record to the shape the client returns; so do the four below. */
-export function toUser({ id, attributes: a }: UserRecord) {
+/** @internal Maps a parsed record (its types come from zod, kept out of the public declarations); so do the four below. */
+export function toUser({ id, attributes: a }: UserRecord): User {
   const mfaStatus = a?.mfaStatus ? nullable(a.mfaStatus, ["mfaEnabled", "mfaEnrollmentDate"]) : null;
   const fields = nullable(a, ["email", "firstName", "lastName", "role", "isGuest", "status", "createdAt", "updatedAt"]);
   return { id: idOf(id), ...fields, mfaStatus };
 }
 
-/** Maps a parsed record. */
-export function toEntitlement({ id, attributes }: EntitlementRecord) {
+/** @internal Maps a parsed record. */
+export function toEntitlement({ id, attributes }: EntitlementRecord): Entitlement {
   return { id, ...nullable(attributes, ["group", "key", "label", "value"]) };
 }
 
-/** Maps a parsed record. */
-export function toIntegration({ id, attributes }: IntegrationRecord) {
+/** @internal Maps a parsed record. */
+export function toIntegration({ id, attributes }: IntegrationRecord): Integration {
   return { id: idOf(id), ...nullable(attributes, ["application", "label", "workspace", "createdAt", "updatedAt"]) };
 }
 
-/** Maps a parsed record. */
-export function toIntegrationUser({ id, attributes: a, meta }: IntegrationUserRecord) {
+/** @internal Maps a parsed record. */
+export function toIntegrationUser({ id, attributes: a, meta }: IntegrationUserRecord): IntegrationUser {
   const ids = (a?.entitlements ?? []).map((e) => (typeof e === "string" ? e : e.id));
   const fields = nullable(a, ["email", "firstName", "lastName", "isGuest", "status", "role"]);
   return { id: idOf(id), ...fields, entitlements: [...new Set(ids)].sort(), dynamicFields: meta?.dynamicFields ?? {} };
 }
 
-/** Maps a parsed record. */
-export function toJob({ id, attributes: a }: JobRecord) {
+/** @internal Maps a parsed record. */
+export function toJob({ id, attributes: a }: JobRecord): Job {
   const errorDetails = a?.errorDetails ? nullable(a.errorDetails, ["errorType", "screenshotUrl", "userRequired"]) : null;
   const texts = nullable(a, ["status", "trigger", "workflowType", "createdAt", "updatedAt", "workspacePolicyEnforcementId"]);
   return { id, ...texts, ...nullable(a, ["canRetry", "createdBy", "account", "response", "payload", "hasMoreDetails"]), errorDetails };
