@@ -67,13 +67,10 @@ export function errorForStatus(context: ApiErrorContext, scopes: string, redact:
 
 /** " (data.attributes.email: value is not a valid email)" from the API's validation `meta`. */
 function validationSummary(meta: unknown): string {
-  const items = Array.isArray(meta) ? meta : meta && typeof meta === "object" ? [meta] : [];
-  const parts: string[] = [];
-  for (const item of items) {
-    if (!item || typeof item !== "object") continue;
-    const { loc, msg } = item as { loc?: unknown; msg?: unknown };
-    if (typeof msg !== "string") continue;
-    parts.push(Array.isArray(loc) ? `${loc.join(".")}: ${msg}` : msg);
-  }
+  const items: unknown[] = Array.isArray(meta) ? meta : [meta];
+  const parts = items.flatMap((item) => {
+    const { loc, msg } = (item && typeof item === "object" ? item : {}) as { loc?: unknown; msg?: unknown };
+    return typeof msg === "string" ? [Array.isArray(loc) ? `${loc.join(".")}: ${msg}` : msg] : [];
+  });
   return parts.length ? ` (${parts.join("; ")})` : "";
 }

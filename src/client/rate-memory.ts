@@ -129,13 +129,16 @@ export class RateLimitMemory {
       this.#log(`${file}: not JSON; ignored, and replaced at the next rate limit learnt`);
       return undefined;
     }
-    const { version, baseUrl } = (parsed ?? {}) as { version?: unknown; baseUrl?: unknown };
+    const { version, baseUrl, count, windowMs, source, savedAt } = (parsed ?? {}) as Record<string, unknown>;
     if (version !== VERSION || typeof baseUrl !== "string" || (key !== undefined && baseUrl !== key)) {
       this.#log(`${file}: not a remembered rate limit (version ${VERSION}) of this workspace; ignored`);
       return undefined;
     }
-    const entry = validEntry(parsed, this.#clock.now());
-    return entry && { ...entry, key: baseUrl };
+    // A malformed entry, or one not of the last day, is not used (saved in the future: a clock that went back).
+    const limit = { count, windowMs, source } as WindowLimit;
+    const age = this.#clock.now() - (savedAt as number);
+    if ((source !== "429" && source !== "headers") || !plausible(limit) || typeof savedAt !== "number") return undefined;
+    return age >= 0 && age < REMEMBER_MS ? { ...limit, savedAt, key: baseUrl } : undefined;
   }
 
   /** Replaces the workspace's file by a complete one; false when the folder cannot be written at all (logged). */
@@ -199,17 +202,6 @@ export class RateLimitMemory {
     if (moved && moved.savedAt > keepFrom && entryFileName(moved.key) === path.basename(file)) await fsp.link(aside, file).catch(() => {});
     await fsp.rm(aside, { force: true }).catch(() => {});
   }
-}
-
-/** An entry of the file as the pacer can use it, or `undefined` if it is malformed or not of the last day. */
-function validEntry(value: unknown, now: number): RememberedLimit | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { count, windowMs, source, savedAt } = value as Record<string, unknown>;
-  if (typeof count !== "number" || typeof windowMs !== "number" || (source !== "429" && source !== "headers")) return undefined;
-  if (!plausible({ count, windowMs, source })) return undefined;
-  // Saved in the future means a clock that went back: not trusted either.
-  if (typeof savedAt !== "number" || !(now - savedAt >= 0 && now - savedAt < REMEMBER_MS)) return undefined;
-  return { count, windowMs, source, savedAt };
 }
 
 /** Whether the pacer could have learnt a limit: a whole count, a second's window from 429s (at most five minutes from headers), a pace of 1/s or more. */

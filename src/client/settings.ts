@@ -5,16 +5,14 @@ import { ConfigurationError } from "./errors";
 import { cacheDirOf } from "./cache-dir";
 
 /** How the client talks to one workspace. Only `baseUrl` and `apiKey` are required; each number's default is in {@link NUMERIC_SETTINGS}. */
-export interface ClientOptions extends NumericOptions {
+export interface ClientOptions extends Partial<Record<NumericSetting, number>> {
   /** The workspace's API root, e.g. `https://acme.example.com/api/v1/`. */
   baseUrl: string;
   /** The workspace API key, sent as `X-API-Key`. Never logged, never part of an error. */
   apiKey: string;
   /**
-   * The folder where the rate limit learnt for a workspace is remembered for the next process
-   * (`rate-limits/`, a file per base URL, never the key, a day at most); `false` remembers nothing.
-   * Default: the `WORKSPACE_ACCESS_CACHE_DIR` environment variable (empty or `off`: nothing), else
-   * `pulumi-workspace-access` in the user's cache folder. See docs/rate-limits.md.
+   * Where the rate limit learnt for a workspace is remembered for the next process (`false`: nowhere). Default:
+   * `WORKSPACE_ACCESS_CACHE_DIR` (empty or `off`: nowhere), else the user's cache folder. See docs/rate-limits.md.
    */
   cacheDir?: string | false;
   /** Time source; tests inject a virtual one. */
@@ -59,9 +57,6 @@ export const NUMERIC_SETTINGS = {
   /** Largest interval between job polls, in milliseconds. */
   jobPollMaxIntervalMs: { default: 5_000, min: 1, whole: false },
 } as const;
-
-/** The numeric options, each documented in {@link NUMERIC_SETTINGS}. */
-type NumericOptions = { -readonly [K in keyof typeof NUMERIC_SETTINGS]?: number };
 
 /** A numeric option's name. */
 export type NumericSetting = keyof typeof NUMERIC_SETTINGS;

@@ -17,7 +17,7 @@ import {
 import { Pacer } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeRedactor, redactError } from "./redact";
-import { backoffDelay, type Decision, decide, type RetryLimits } from "./retry-policy";
+import { backoffDelay, type Decision, decide, type Outcome, type RetryLimits } from "./retry-policy";
 import { describeScopes, type Scope } from "./scopes";
 import { type ClientOptions, DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
 
@@ -148,15 +148,9 @@ export class HttpTransport {
           this.#pacer.release(ticket);
         }
         if (raw) this.#pacer.observe(raw.status, raw.headers, ticket);
-        const retryAfter = raw?.headers["retry-after"];
-        const outcome = raw
-          ? {
-              kind: "answer" as const,
-              status: raw.status,
-              retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-              now: this.deps.clock.now(),
-            }
-          : { kind: "no-answer" as const };
+        const retryAfter = [raw?.headers["retry-after"]].flat()[0];
+        const now = this.deps.clock.now();
+        const outcome: Outcome = raw ? { kind: "answer", status: raw.status, retryAfter, now } : { kind: "no-answer" };
         const decision = decide(attempt, outcome, this.#limits, this.deps.random);
         switch (decision.action) {
           case "accept": {
