@@ -233,20 +233,9 @@ export class JobTimeoutError extends WorkspaceAccessError {
   readonly jobId: string;
   readonly lastStatus: string;
   /** `redact` removes the API key from what the service said. */
-  constructor(
-    jobId: string,
-    lastStatus: string,
-    timeoutSeconds: number,
-    setting: string,
-    redact: (text: string) => string = (text) => text,
-  ) {
-    super(
-      redact(
-        `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}). ` +
-          `It may still finish: check it with getJob, or raise ${setting}.`,
-      ),
-      { kind: "job_timeout", retryable: true },
-    );
+  constructor(jobId: string, lastStatus: string, timeoutSeconds: number, setting: string, redact: (text: string) => string) {
+    const late = `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}).`;
+    super(redact(`${late} It may still finish: check it with getJob, or raise ${setting}.`), { kind: "job_timeout", retryable: true });
     this.jobId = redact(jobId);
     this.lastStatus = redact(lastStatus);
   }

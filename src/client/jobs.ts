@@ -79,12 +79,9 @@ export class JobsApi {
       const job = await this.get(id);
       polls++;
       if (job.status === null) {
-        throw new InvalidResponseError(`The job ${id} has no status (field "data.attributes.status"): it cannot be waited for.`, {
-          method: "GET",
-          path: new URL(pathOf("jobs", [id, "job id"]), settings.baseUrl).pathname,
-          status: 200,
-          field: "data.attributes.status",
-        });
+        const path = new URL(pathOf("jobs", [id, "job id"]), settings.baseUrl).pathname;
+        const message = `The job ${id} has no status (field "data.attributes.status"): it cannot be waited for.`;
+        throw new InvalidResponseError(message, { method: "GET", path, status: 200, field: "data.attributes.status" });
       }
       last = job.status;
       options.onPoll?.(job);

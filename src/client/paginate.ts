@@ -54,13 +54,11 @@ export async function* paginate<T extends z.ZodType, R>(
     if (!next || data.data.length === 0) return;
     if (seen.has(next)) {
       // The link is the service's text: it may carry the key (a gateway copying it into links).
-      const error = new InvalidResponseError(`GET ${first.path} returned the same links.next twice (${next}).`, {
-        method: "GET",
-        path: first.path,
-        status: 200,
-        field: "links.next",
-      });
-      throw redactError(error, http.redact);
+      const message = `GET ${first.path} returned the same links.next twice (${next}).`;
+      throw redactError(
+        new InvalidResponseError(message, { method: "GET", path: first.path, status: 200, field: "links.next" }),
+        http.redact,
+      );
     }
     seen.add(next);
     spec = { method: "GET", path: next, scopes: first.scopes };

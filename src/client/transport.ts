@@ -236,12 +236,8 @@ export class HttpTransport {
     const base = this.settings.baseUrl;
     const url = new URL(spec.path, base);
     if (url.origin !== base.origin) {
-      throw new InvalidResponseError(`Refusing to follow a link to ${url.origin}: the API key is only sent to ${base.origin}`, {
-        method: spec.method,
-        path: url.pathname,
-        status: 0,
-        field: "links",
-      });
+      const message = `Refusing to follow a link to ${url.origin}: the API key is only sent to ${base.origin}`;
+      throw new InvalidResponseError(message, { method: spec.method, path: url.pathname, status: 0, field: "links" });
     }
     for (const [key, value] of Object.entries(spec.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
@@ -263,13 +259,9 @@ export class HttpTransport {
 
   /** The body parsed with `schema`; a body that is not JSON or not of the contract's shape raises {@link InvalidResponseError}. */
   #parse<S extends z.ZodType>(schema: S, raw: RawResponse, method: string, path: string): z.infer<S> {
+    const { status } = raw;
     const invalid = (what: string, field: string) =>
-      new InvalidResponseError(`${method} ${path} answered ${raw.status} with a body that ${what}.`, {
-        method,
-        path,
-        status: raw.status,
-        field,
-      });
+      new InvalidResponseError(`${method} ${path} answered ${status} with a body that ${what}.`, { method, path, status, field });
     let json: unknown;
     try {
       json = JSON.parse(raw.text);
@@ -287,29 +279,23 @@ export class HttpTransport {
   #noAnswer(cause: unknown, method: string, path: string): WorkspaceAccessError {
     const { errors } = undici();
     if (cause instanceof errors.InvalidArgumentError) {
-      return new ConfigurationError(
-        `${method} ${path} could not be sent: ${cause.message}. Check the API key and base URL for stray characters.`,
-        "apiKey",
-      );
+      const message = `${method} ${path} could not be sent: ${cause.message}. Check the API key and base URL for stray characters.`;
+      return new ConfigurationError(message, "apiKey");
     }
     const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
     const detail = this.redact(cause instanceof Error ? cause.message : String(cause));
     // Keep a plain copy as the cause: undici errors can hold sockets and request options.
     const context = { retryable: true, method, path, cause: new Error(code ? `${code}: ${detail}` : detail) };
     const ambiguity = method === "POST" ? " A POST that fails this way may or may not have been carried out." : "";
-    if (
-      cause instanceof errors.HeadersTimeoutError ||
-      cause instanceof errors.BodyTimeoutError ||
-      cause instanceof errors.ConnectTimeoutError
-    ) {
+    const { HeadersTimeoutError, BodyTimeoutError, ConnectTimeoutError } = errors;
+    if (cause instanceof HeadersTimeoutError || cause instanceof BodyTimeoutError || cause instanceof ConnectTimeoutError) {
       const seconds = this.settings.requestTimeoutSeconds;
       const message = `${method} ${path} got no answer within ${seconds} s (${this.setting("requestTimeoutSeconds")}).${ambiguity}`;
       return new TimeoutError(message, { kind: "timeout", ...context });
     }
-    return new ConnectionError(
-      `${method} ${path} failed before an answer arrived (${code || detail}): check that ${this.settings.baseUrl.origin} is reachable.${ambiguity}`,
-      { kind: "connection", ...context },
-    );
+    const reach = `check that ${this.settings.baseUrl.origin} is reachable.${ambiguity}`;
+    const message = `${method} ${path} failed before an answer arrived (${code || detail}): ${reach}`;
+    return new ConnectionError(message, { kind: "connection", ...context });
   }
 
   #log(message: string): void {

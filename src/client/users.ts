@@ -100,15 +100,11 @@ export class UsersApi {
     if (answer) await this.#jobs.until(toJob(answer.data as JobRecord));
     // A job, or a success without a body: the new user is read back once, by email.
     const created = await this.findByEmail(attributes.email);
-    if (!created) {
-      throw new WorkspaceAccessError(
-        answer
-          ? `The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`
-          : `POST users answered success without a body, but no user with the email ${attributes.email} exists.`,
-        { kind: "invalid_response", method: "POST", path: "users" },
-      );
-    }
-    return created;
+    if (created) return created;
+    const message = answer
+      ? `The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`
+      : `POST users answered success without a body, but no user with the email ${attributes.email} exists.`;
+    throw new WorkspaceAccessError(message, { kind: "invalid_response", method: "POST", path: "users" });
   }
 
   /** `user` if the service created it after `began` (a minute of clock skew allowed), else a 409. */
