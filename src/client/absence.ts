@@ -1,12 +1,8 @@
 /**
- * The one proof of absence. A listing proves that a record is there, never that one is not: offset
- * pages shift when someone adds or removes a record between two page reads, and a record is then
- * skipped with every page's total agreeing. An absence is proven by a direct read answering 404,
- * or by a second complete listing, taken at another page size, that agrees with the one before it
- * (another page size, so a service that skips the same offset on every walk cannot make both miss
- * the same record). Both membership resources' member lists (`src/host/membership/member-list.ts`),
- * the user search before `POST /users` (`users.ts`) and the export with its review
- * (`src/export/snapshot.ts`) all prove absences here.
+ * The one proof of absence. A listing proves that a record is there, never that one is not: offset pages shift when
+ * a record is added or removed between two page reads, and a record is then skipped with every page's total agreeing.
+ * An absence is proven by a direct read answering 404, or by a second complete listing that agrees, taken at another
+ * page size (so a service that skips the same offset on every walk cannot make both miss the same record).
  */
 import type { Id } from "./ids";
 import { MAX_PAGE_SIZE } from "./paginate";
@@ -14,10 +10,7 @@ import { MAX_PAGE_SIZE } from "./paginate";
 /** The page size of the n-th listing (0 the first): each differs from the one before it. */
 export const proofPageSize = (n: number): number => (n % 2 === 0 ? MAX_PAGE_SIZE : MAX_PAGE_SIZE - 1 - Math.floor(n / 2));
 
-/**
- * Whether two listings (keyed by id in its one form, `idOf`) name the same records, leaving out
- * `ignored` (records this process wrote meanwhile).
- */
+/** Whether two listings (keyed by `idOf`) name the same records, leaving out `ignored` (records this process wrote meanwhile). */
 export function agree(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>, ignored: ReadonlySet<string> = new Set()): boolean {
   const ids = (m: ReadonlyMap<string, unknown>) => [...m.keys()].filter((k) => !ignored.has(k)).sort();
   return JSON.stringify(ids(a)) === JSON.stringify(ids(b));
@@ -32,9 +25,8 @@ export interface Proof<T> {
 }
 
 /**
- * Takes up to `listings` more complete listings (`listAt(pageSize)`, each at another page size than
- * the one before) after `first` until two consecutive ones agree: the later one is then proven.
- * Otherwise (someone keeps changing the records, or a listing fails) the last listing read, not proven.
+ * Takes up to `listings` more complete listings after `first`, each at another page size, until two consecutive ones
+ * agree: the later one is then proven. Otherwise (the records keep changing, or a listing fails) the last one, not proven.
  */
 export async function prove<T>(
   listAt: (pageSize: number) => Promise<Map<Id, T>>,

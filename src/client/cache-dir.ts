@@ -14,9 +14,8 @@ export function cacheDirOf(option: string | false | undefined, env: NodeJS.Proce
 }
 
 /**
- * The platform's user cache folder with {@link CACHE_FOLDER} in it (`$XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches`
- * on macOS, `%LOCALAPPDATA%` on Windows), unless `WORKSPACE_ACCESS_CACHE_DIR` names one (empty, `off`, `false`, `0`,
- * `none`: nowhere). `undefined` when there is no home folder.
+ * {@link CACHE_FOLDER} in the platform's user cache folder (`$XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches`, `%LOCALAPPDATA%`),
+ * unless `WORKSPACE_ACCESS_CACHE_DIR` names one (empty, `off`, `false`, `0`, `none`: nowhere); `undefined` without a home folder.
  */
 export function defaultCacheDir(
   env: NodeJS.ProcessEnv = process.env,

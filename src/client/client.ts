@@ -6,10 +6,7 @@ import { type ClientOptions, type ResolvedSettings, resolveSettings } from "./se
 import { UsersApi } from "./users";
 
 /** What the client is given besides its settings. */
-type ClientDeps = Pick<ClientOptions, "clock" | "random" | "logger" | "userAgent">;
-
-/** The package version, sent in the User-Agent (package.json sits two levels up from src/ and dist/). */
-const { version: VERSION } = require("../../package.json") as { version: string };
+type ClientDeps = Pick<ClientOptions, "clock" | "random" | "logger">;
 
 /**
  * A client for one workspace. Holds one keep-alive connection pool; call {@link close} when done
@@ -29,10 +26,7 @@ export class WorkspaceAccessClient {
   readonly jobs: JobsApi;
   readonly #http: HttpTransport;
 
-  /**
-   * `options` are checked (a `ConfigurationError` names the first at fault); settings already
-   * resolved (the provider's, checked when its stack config was read) are taken as they are.
-   */
+  /** `options` are checked (a `ConfigurationError` names the first at fault); settings already resolved are taken as they are. */
   constructor(options: (ClientOptions | (ResolvedSettings & ClientDeps)) & { settingPrefix?: string }) {
     const settings = resolveSettings(options);
     const clock: Clock = options.clock ?? systemClock;
@@ -40,7 +34,6 @@ export class WorkspaceAccessClient {
       clock,
       random: options.random ?? Math.random,
       logger: options.logger,
-      userAgent: options.userAgent ?? `pulumi-workspace-access/${VERSION}`,
       settingPrefix: options.settingPrefix ?? "",
     });
     this.jobs = new JobsApi(this.#http, clock);

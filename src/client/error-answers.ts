@@ -15,10 +15,7 @@ import {
 import { redactDeep } from "./redact";
 import { schemas } from "./schemas";
 
-/**
- * The first entry of an error answer's `errors`, redacted; `undefined` when there is none to read. The key is removed
- * from the text before parsing and from every parsed string again; a body whose JSON the redaction broke is not read.
- */
+/** The first entry of an error answer's `errors`, redacted before parsing and again in every parsed string; `undefined`: none to read. */
 export function readErrorBody(text: string, redact: (text: string) => string): ApiErrorBody | undefined {
   let json: unknown;
   try {
@@ -33,20 +30,6 @@ export function readErrorBody(text: string, redact: (text: string) => string): A
   // `meta` can echo request parts (headers and their input): every string of it redacted as a value.
   const meta = first.meta === undefined ? undefined : redactDeep(first.meta, redact);
   return { code: said(first.code), title: said(first.title), detail: said(first.detail), meta };
-}
-
-/** The request and answer an error status is read from. */
-export interface ErrorAnswer {
-  method: string;
-  path: string;
-  status: number;
-  /** What the service said in its `errors` array, if anything readable. */
-  body: ApiErrorBody | undefined;
-  requestId: string | undefined;
-  /** The scopes the operation needs, as {@link describeScopes} names them. */
-  scopes: string;
-  /** Removes the API key from a message. */
-  redact: (text: string) => string;
 }
 
 /** The class and advice of each error status of the contract (not 429, whose wait the transport handles; 5xx below). */
@@ -67,13 +50,12 @@ const STATUSES: Record<number, [typeof ApiError, (scopes: string, meta: unknown)
   409: [ConflictError, () => "It conflicts with the current state of the workspace."],
 };
 
-/** The error for an error status: its class and what to do about it. */
-export function errorForStatus(answer: ErrorAnswer): ApiError {
-  const { method, path, status, body, requestId, scopes } = answer;
-  const context: ApiErrorContext = { method, path, status, ...(body ? { body } : {}), ...(requestId === undefined ? {} : { requestId }) };
+/** The error for an error status: its class and what to do about it (`scopes`: those the operation needs, in words). */
+export function errorForStatus(context: ApiErrorContext, scopes: string, redact: (text: string) => string): ApiError {
+  const { method, path, status, body } = context;
   const said = body?.detail ?? body?.title;
   const head = `${method} ${path} answered ${status}${said ? `: ${said.replace(/\.?$/, ".")}` : "."}`;
-  const message = (hint: string) => answer.redact(`${head} ${hint}`.trim());
+  const message = (hint: string) => redact(`${head} ${hint}`.trim());
   const row = STATUSES[status];
   if (row) return new row[0](message(row[1](scopes, body?.meta)), context);
   if (!isTransientStatus(status)) return new ApiError(message(""), context);
@@ -85,13 +67,10 @@ export function errorForStatus(answer: ErrorAnswer): ApiError {
 
 /** " (data.attributes.email: value is not a valid email)" from the API's validation `meta`. */
 function validationSummary(meta: unknown): string {
-  const items = Array.isArray(meta) ? meta : meta && typeof meta === "object" ? [meta] : [];
-  const parts: string[] = [];
-  for (const item of items) {
-    if (!item || typeof item !== "object") continue;
-    const { loc, msg } = item as { loc?: unknown; msg?: unknown };
-    if (typeof msg !== "string") continue;
-    parts.push(Array.isArray(loc) ? `${loc.join(".")}: ${msg}` : msg);
-  }
+  const items: unknown[] = Array.isArray(meta) ? meta : [meta];
+  const parts = items.flatMap((item) => {
+    const { loc, msg } = (item && typeof item === "object" ? item : {}) as { loc?: unknown; msg?: unknown };
+    return typeof msg === "string" ? [Array.isArray(loc) ? `${loc.join(".")}: ${msg}` : msg] : [];
+  });
   return parts.length ? ` (${parts.join("; ")})` : "";
 }

@@ -2,6 +2,7 @@
  * The one error hierarchy of the client: data (kind, status, method, path, the API's code/title/detail, whether a
  * retry may help) and a message a person can act on; never the API key, request headers or a socket.
  */
+import type { Job } from "./models";
 import { redactDeep } from "./redact";
 
 /** What went wrong, as a stable string: switch on this rather than on classes across copies of the package. */
@@ -28,12 +29,11 @@ export type ErrorKind =
 
 const MARKER = Symbol.for("pulumi-workspace-access/error");
 
-/** Fields shared by the errors of one HTTP exchange. */
+/** Fields shared by the errors of one HTTP exchange (`path` without its query string). */
 export interface ErrorContext {
   kind: ErrorKind;
   retryable?: boolean;
   method?: string;
-  /** The request path, without its query string. */
   path?: string;
   status?: number;
   cause?: unknown;
@@ -85,14 +85,9 @@ export class ConfigurationError extends WorkspaceAccessError {
 }
 
 /** The first entry of the API's `errors` array, as far as it was readable. */
-export interface ApiErrorBody {
-  code?: string;
-  title?: string;
-  detail?: string;
-  meta?: unknown;
-}
+export type ApiErrorBody = { code?: string; title?: string; detail?: string; meta?: unknown };
 
-/** Context of an error answer: the request and what the service said. */
+/** Context of an error answer: the request and what the service said in its `errors` array. */
 export interface ApiErrorContext {
   method: string;
   path: string;
@@ -178,7 +173,7 @@ export class ServerError extends ApiError {
   static override readonly KINDS = ["server_error"] as const;
 }
 
-/** 5xx answers (but 501) are treated as transient (contract: "not specified; treat as transient"). */
+/** 5xx answers but 501 are transient (contract: "not specified; treat as transient"). */
 export function isTransientStatus(status: number): boolean {
   return status >= 500 && status !== 501;
 }
@@ -192,6 +187,12 @@ export class TimeoutError extends WorkspaceAccessError {
   static override readonly KINDS = ["timeout"] as const;
 }
 
+/** The first issue of a failed parse: its dotted field (below `prefix`), and `does not match the API contract: field "…": why`. */
+export function contractIssue(issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }>, prefix: readonly string[] = []) {
+  const field = [...prefix, ...(issues[0]?.path ?? []).map(String)].join(".");
+  return { field, said: `does not match the API contract: field "${field || "(root)"}": ${issues[0]?.message ?? "invalid"}` };
+}
+
 /** The answer did not match the contract: not JSON, or a field missing or of the wrong type. */
 export class InvalidResponseError extends WorkspaceAccessError {
   static override readonly KINDS = ["invalid_response"] as const;
@@ -203,38 +204,26 @@ export class InvalidResponseError extends WorkspaceAccessError {
   }
 }
 
-/** The details a failed job gives. */
-export interface JobErrorDetails {
-  errorType?: string | null | undefined;
-  userRequired?: boolean | null | undefined;
-  screenshotUrl?: string | null | undefined;
-}
-
 /** A job ended in `error`. */
 export class JobFailedError extends WorkspaceAccessError {
   static override readonly KINDS = ["job_failed"] as const;
   readonly jobId: string;
-  readonly errorDetails: JobErrorDetails;
+  /** What the service said of the failure (`{}` when it said nothing). */
+  readonly errorDetails: Partial<NonNullable<Job["errorDetails"]>>;
   readonly canRetry: boolean | undefined;
   /** `redact` removes the API key from what the service said (its texts are kept on the error). */
-  constructor(
-    jobId: string,
-    errorDetails: JobErrorDetails,
-    canRetry?: boolean,
-    workflowType?: string,
-    redact: (text: string) => string = (text) => text,
-  ) {
-    const details = redactDeep(errorDetails, redact) as JobErrorDetails;
-    const what = workflowType ? `${redact(workflowType)} job` : "job";
+  constructor(job: Job, redact: (text: string) => string) {
+    const details = redactDeep(job.errorDetails ?? {}, redact) as JobFailedError["errorDetails"];
+    const what = job.workflowType ? `${redact(job.workflowType)} job` : "job";
     const type = details.errorType ?? "unknown error";
     const person = details.userRequired ? "a person must act in the workspace before it can succeed" : "no person needs to act";
-    const retry = canRetry ? "; the service says it can be retried" : "";
-    super(redact(`The ${what} ${jobId} failed with ${type} (userRequired: ${Boolean(details.userRequired)}: ${person})${retry}.`), {
+    const retry = job.canRetry ? "; the service says it can be retried" : "";
+    super(redact(`The ${what} ${job.id} failed with ${type} (userRequired: ${Boolean(details.userRequired)}: ${person})${retry}.`), {
       kind: "job_failed",
     });
-    this.jobId = redact(jobId);
+    this.jobId = redact(job.id);
     this.errorDetails = details;
-    this.canRetry = canRetry;
+    this.canRetry = job.canRetry ?? undefined;
   }
 }
 
@@ -244,20 +233,9 @@ export class JobTimeoutError extends WorkspaceAccessError {
   readonly jobId: string;
   readonly lastStatus: string;
   /** `redact` removes the API key from what the service said. */
-  constructor(
-    jobId: string,
-    lastStatus: string,
-    timeoutSeconds: number,
-    setting: string,
-    redact: (text: string) => string = (text) => text,
-  ) {
-    super(
-      redact(
-        `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}). ` +
-          `It may still finish: check it with getJob, or raise ${setting}.`,
-      ),
-      { kind: "job_timeout", retryable: true },
-    );
+  constructor(jobId: string, lastStatus: string, timeoutSeconds: number, setting: string, redact: (text: string) => string) {
+    const late = `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}).`;
+    super(redact(`${late} It may still finish: check it with getJob, or raise ${setting}.`), { kind: "job_timeout", retryable: true });
     this.jobId = redact(jobId);
     this.lastStatus = redact(lastStatus);
   }

@@ -1,7 +1,6 @@
 /**
- * One identity for a record id (a user's or an integration's UUID). Whether the service keeps an id's case is not
- * documented, so an id takes its one form, lower case, where it enters (inputs, answers, `access.yaml`); every
- * comparison, key and request then uses it. Emails are not ids (`sameEmail`).
+ * One identity for a record id. Whether the service keeps an id's case is not documented, so an id takes its one form,
+ * lower case, where it enters (inputs, answers, `access.yaml`); every comparison, key and request then uses it.
  */
 
 declare const ID: unique symbol;

@@ -1,6 +1,5 @@
 export { WorkspaceAccessClient } from "./client";
 export { type Clock, systemClock } from "./clock";
-export { createOnce } from "./create-once";
 export * from "./errors";
 export { type Id, idOf, sameId } from "./ids";
 export type { JobHandle, WaitOptions } from "./jobs";
@@ -16,9 +15,6 @@ export {
   type User,
   type UserAttributes,
 } from "./models";
-export type { ListOptions } from "./paginate";
 export type { IntegrationRole } from "./requests";
-export type { InviteOptions } from "./integrations";
-export type { UserListOptions } from "./users";
 export { SCOPES, type Scope } from "./scopes";
 export { type ClientOptions, parseBaseUrl } from "./settings";

@@ -1,16 +1,13 @@
 import type { HttpTransport } from "./transport";
-import { type JobHandle, type JobsApi, jobOfAnswer } from "./jobs";
+import type { JobHandle, JobsApi } from "./jobs";
 import { type Entitlement, type Integration, type IntegrationUser, toEntitlement, toIntegration, toIntegrationUser } from "./models";
-import { type ListOptions, pageSize, paginate } from "./paginate";
+import { type ListOptions, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { changeEntitlementsBody, type IntegrationRole, inviteBody, setEntitlementsBody } from "./requests";
-import { page, schemas, single } from "./schemas";
+import { schemas } from "./schemas";
 import { OPERATION_SCOPES, SCOPES } from "./scopes";
 
 const READ_USERS = [SCOPES.readIntegrations, SCOPES.readUsers] as const;
-let anyAnswer: ReturnType<typeof single> | undefined;
-/** A write's answer, any body (`jobOfAnswer` reads it): built once, not per request (zod compiles a schema at its first parse). */
-const ANY = () => (anyAnswer ??= single(schemas().z.unknown()));
 
 /** What to invite into an integration. */
 export interface InviteOptions {
@@ -19,6 +16,9 @@ export interface InviteOptions {
   role?: IntegrationRole;
   entitlements: readonly string[];
 }
+
+/** `integrations/{id}`, and below it `parts`. */
+const under = (id: string, ...parts: Array<[string, string] | string>) => pathOf("integrations", [id, "integration id"], ...parts);
 
 /** Integrations, their entitlement catalogues, members and members' entitlements. */
 export class IntegrationsApi {
@@ -31,86 +31,48 @@ export class IntegrationsApi {
     this.#jobs = jobs;
   }
 
-  /**
-   * Every integration of the workspace, page by page (two may share an `application`). A record
-   * that does not match the contract goes to `options.onInvalid` (else is skipped), as in the
-   * other lists.
-   */
+  /** Every integration of the workspace, page by page (two may share an `application`). */
   async *list(options: ListOptions = {}): AsyncGenerator<Integration> {
-    const first = {
-      method: "GET" as const,
-      path: "integrations",
-      query: { "page[size]": pageSize(options.pageSize) },
-      scopes: [SCOPES.readIntegrations],
-    };
-    for await (const record of paginate(this.#http, first, schemas().integrationRecord, options.onInvalid)) {
-      yield toIntegration(record);
-    }
+    const list = { path: "integrations", scopes: [SCOPES.readIntegrations] };
+    yield* paginate(this.#http, list, schemas().integrationRecord, toIntegration, options);
   }
 
   /** Reads an integration. */
   async get(id: string): Promise<Integration> {
-    const { data } = await this.#http.request(
-      { method: "GET", path: pathOf("integrations", [id, "integration id"]), scopes: [SCOPES.readIntegrations] },
-      single(schemas().integrationRecord),
-    );
-    return toIntegration(data.data);
+    const spec = { method: "GET", path: under(id), scopes: [SCOPES.readIntegrations] } as const;
+    return toIntegration((await this.#http.request(spec, schemas().integration)).data.data);
   }
 
   /** The entitlements an integration offers (not paged). */
   async listEntitlements(id: string): Promise<Entitlement[]> {
-    const { data } = await this.#http.request(
-      {
-        method: "GET",
-        path: pathOf("integrations", [id, "integration id"], "entitlements"),
-        scopes: OPERATION_SCOPES.listEntitlements,
-      },
-      page(schemas().entitlementRecord),
-    );
-    return data.data.map(toEntitlement);
+    const spec = { method: "GET", path: under(id, "entitlements"), scopes: OPERATION_SCOPES.listEntitlements } as const;
+    return (await this.#http.request(spec, schemas().entitlements)).data.data.map(toEntitlement);
   }
 
   /** Every member of an integration, page by page. */
   async *listUsers(id: string, options: ListOptions = {}): AsyncGenerator<IntegrationUser> {
-    const first = {
-      method: "GET" as const,
-      path: pathOf("integrations", [id, "integration id"], "users"),
-      query: { "page[size]": pageSize(options.pageSize) },
-      scopes: READ_USERS,
-    };
-    for await (const record of paginate(this.#http, first, schemas().integrationUserRecord, options.onInvalid)) {
-      yield toIntegrationUser(record);
-    }
+    const list = { path: under(id, "users"), scopes: READ_USERS };
+    yield* paginate(this.#http, list, schemas().integrationUserRecord, toIntegrationUser, options);
   }
 
   /** One member; 404 raises {@link NotFoundError} when the user is not a member. */
   async getUser(id: string, userId: string): Promise<IntegrationUser> {
-    const { data } = await this.#http.request(
-      {
-        method: "GET",
-        path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"]),
-        scopes: READ_USERS,
-      },
-      single(schemas().integrationUserRecord),
-    );
-    return toIntegrationUser(data.data);
+    const spec = { method: "GET", path: under(id, "users", [userId, "user id"]), scopes: READ_USERS } as const;
+    return toIntegrationUser((await this.#http.request(spec, schemas().member)).data.data);
   }
 
   /** Invites users with entitlements. A POST: not re-sent on an ambiguous failure. */
   async invite(id: string, options: InviteOptions): Promise<JobHandle> {
     // The hot path of a deployment's creates: the request is sent from here, not through #write (one frame less).
-    const path = pathOf("integrations", [id, "integration id"], "users");
+    const path = under(id, "users");
     const body = inviteBody(options.userIds, options.role ?? "account_collaborator", options.entitlements);
-    return this.#jobOf(await this.#http.request({ method: "POST", path, body, scopes: OPERATION_SCOPES.invite }, ANY()), "POST", path);
+    const answer = await this.#http.request({ method: "POST", path, body, scopes: OPERATION_SCOPES.invite }, schemas().anyAnswer);
+    return this.#jobs.handleOf(answer, "POST", path);
   }
 
   /** Replaces a member's whole entitlement set. */
   async setEntitlements(id: string, userId: string, entitlements: readonly string[]): Promise<JobHandle> {
-    return this.#write({
-      method: "PATCH",
-      path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"]),
-      body: setEntitlementsBody(entitlements),
-    });
+    return this.#write("PATCH", under(id, "users", [userId, "user id"]), setEntitlementsBody(entitlements));
   }
 
   /** Adds and removes entitlements of a member. */
@@ -119,33 +81,18 @@ export class IntegrationsApi {
     userId: string,
     change: { add?: readonly string[]; remove?: readonly string[] },
   ): Promise<JobHandle> {
-    return this.#write({
-      method: "PATCH",
-      path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"], "entitlements"),
-      body: changeEntitlementsBody(change.add ?? [], change.remove ?? []),
-    });
+    const body = changeEntitlementsBody(change.add ?? [], change.remove ?? []);
+    return this.#write("PATCH", under(id, "users", [userId, "user id"], "entitlements"), body);
   }
 
   /** Removes a member from an integration. */
   async removeUser(id: string, userId: string): Promise<JobHandle> {
-    return this.#write({
-      method: "DELETE",
-      path: pathOf("integrations", [id, "integration id"], "users", [userId, "user id"]),
-    });
+    return this.#write("DELETE", under(id, "users", [userId, "user id"]));
   }
 
-  /**
-   * Sends a write and hands back its job. Every 2xx is success: an answer without a body (204,
-   * or 200 with none) or with a record that is not a job means the write is done, and the
-   * handle says so (`id: null`, nothing to wait for).
-   */
-  async #write(spec: { method: "PATCH" | "DELETE"; path: string; body?: unknown }): Promise<JobHandle> {
-    return this.#jobOf(await this.#http.request({ ...spec, scopes: OPERATION_SCOPES.memberWrite }, ANY()), spec.method, spec.path);
-  }
-
-  /** The handle of the job a write answered with (see {@link #write}). */
-  #jobOf(answer: { status: number; data: unknown }, method: string, path: string): JobHandle {
-    const job = jobOfAnswer(this.#http, answer, method, path);
-    return job ? this.#jobs.handle(job) : this.#jobs.done();
+  /** Sends a write and hands back its job; an answer that is no job means the write is done (`id: null`, nothing to wait for). */
+  async #write(method: "PATCH" | "DELETE", path: string, body?: unknown): Promise<JobHandle> {
+    const answer = await this.#http.request({ method, path, body, scopes: OPERATION_SCOPES.memberWrite }, schemas().anyAnswer);
+    return this.#jobs.handleOf(answer, method, path);
   }
 }

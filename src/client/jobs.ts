@@ -1,9 +1,9 @@
 import type { Clock } from "./clock";
-import { InvalidResponseError, JobFailedError, JobTimeoutError } from "./errors";
+import { contractIssue, InvalidResponseError, JobFailedError, JobTimeoutError } from "./errors";
 import type { HttpTransport } from "./transport";
 import { type Job, toJob } from "./models";
 import { pathOf } from "./path";
-import { schemas, single } from "./schemas";
+import { schemas } from "./schemas";
 import { SCOPES } from "./scopes";
 
 /** How to wait for a job. */
@@ -14,11 +14,7 @@ export interface WaitOptions {
   onPoll?: (job: Job) => void;
 }
 
-/**
- * A job a write started: its id and first status, and a way to wait for it. A write the service
- * answered without a job (a 2xx without a body) is done already: `id` is `null` and `wait`
- * resolves `null` at once.
- */
+/** A job a write started, and a way to wait for it; a write answered without a job is done already (`id` and `wait`'s answer `null`). */
 export interface JobHandle {
   id: string | null;
   status: string | null;
@@ -26,36 +22,9 @@ export interface JobHandle {
   wait(options?: WaitOptions): Promise<Job | null>;
 }
 
-/**
- * The job a write answered with, `undefined` when the answer is no job (no body, or a record of
- * another type: the write is done). An answer that says it is a job (`type: "job"`) but does not
- * match the contract (no id) is an invalid response naming the field: it cannot be waited for.
- *
- * @internal
- */
-export function jobOfAnswer(http: HttpTransport, answer: { status: number; data: unknown }, method: string, path: string): Job | undefined {
-  const record = (answer.data as { data?: unknown } | undefined)?.data;
-  if (!record || typeof record !== "object" || (record as { type?: unknown }).type !== "job") return undefined;
-  const parsed = schemas().jobAnswer.safeParse(record);
-  if (parsed.success) return toJob(parsed.data);
-  const issue = parsed.error.issues[0];
-  const field = ["data", ...(issue?.path ?? []).map(String)].join(".");
-  const where = new URL(path, http.settings.baseUrl).pathname;
-  throw new InvalidResponseError(
-    http.redact(
-      `${method} ${where} answered ${answer.status} with a job that does not match the API contract: field "${field}": ${issue?.message ?? "invalid"}.`,
-    ),
-    { method, path: where, status: answer.status, field },
-  );
-}
-
 /** The shortest first poll the client learns to make (see {@link JobsApi.wait}). */
 export const MIN_FIRST_POLL_MS = 2;
-/**
- * The first poll of a client that has learnt nothing yet: a quick look before the setting's
- * schedule (a job done at once, or at its second poll, is not waited for 250 ms and more; a job of
- * a second costs one poll more, 4, once the client has seen one take three it polls as the setting says).
- */
+/** The first poll of a client that has learnt nothing yet: a quick look before the setting's schedule. */
 export const PROBE_POLL_MS = 25;
 /** How much shorter the next first poll is after a job done within two polls (see {@link JobsApi.wait}). */
 export const FIRST_POLL_SHRINK = 4;
@@ -64,10 +33,7 @@ export const FIRST_POLL_SHRINK = 4;
 export class JobsApi {
   readonly #http: HttpTransport;
   readonly #clock: Clock;
-  /**
-   * How long a wait sleeps before its first poll, learnt from the jobs waited for: `undefined`
-   * until a job has ended (a quick probe, then the setting `jobPollIntervalMs`).
-   */
+  /** How long a wait sleeps before its first poll, learnt from the jobs waited for (`undefined`: nothing learnt yet). */
   #firstPollMs: number | undefined;
 
   /** @internal Built by {@link WorkspaceAccessClient}. */
@@ -80,27 +46,18 @@ export class JobsApi {
   async get(id: string): Promise<Job> {
     const { data } = await this.#http.request(
       { method: "GET", path: pathOf("jobs", [id, "job id"]), scopes: [SCOPES.readJobs] },
-      single(schemas().jobRecord),
+      schemas().job,
     );
     return toJob(data.data);
   }
 
   /**
-   * Polls a job until it is `finished`, with back-off that grows to `jobPollMaxIntervalMs`. A job
-   * that ends in `error` raises {@link JobFailedError}; one still running at the timeout raises
-   * {@link JobTimeoutError} naming its last status.
-   *
-   * The schedule is learnt, as the pace is. Before any job has ended, the first poll is a quick
-   * probe ({@link PROBE_POLL_MS}), then the setting's schedule (`jobPollIntervalMs`, ×1.5 each: a
-   * job done after 1 s costs 4 polls). While jobs are done within two polls, the next wait polls
-   * after a quarter of the first delay ({@link FIRST_POLL_SHRINK}; 25, 6, 2 ms, down to
-   * {@link MIN_FIRST_POLL_MS}); once one takes three polls or more, the setting's schedule again,
-   * with no probe (a job of a second: 3 polls). A service whose jobs are done at once, or at their
-   * second poll whenever it comes (the emulator's default), is not made to wait 625 ms for each: a
-   * create holds one of the engine's `--parallel` slots until its job is done, and under the CLI a
-   * batch's creates are all the engine runs. The cost: a job whose time falls between (a few tens
-   * to a few hundred ms) alternates 2 and 4 or more polls; when jobs turn slow, the waits under way
-   * poll from the short delay (a job of 250 ms then costs up to 12 polls, once).
+   * Polls a job until it is `finished` ({@link JobFailedError} on `error`, {@link JobTimeoutError} naming its last
+   * status at the timeout), every interval ×1.5 up to `jobPollMaxIntervalMs`. The first delay is learnt: a probe of
+   * {@link PROBE_POLL_MS} before any job has ended, then a quarter of it while jobs end within two polls (down to
+   * {@link MIN_FIRST_POLL_MS}), else `jobPollIntervalMs`. Why: a create holds one of the engine's `--parallel` slots
+   * until its job is done, so jobs done at once must not be waited for 625 ms each; the cost, a job of a few hundred
+   * ms after fast ones costs up to 12 polls, once.
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Job> {
     const settings = this.#http.settings;
@@ -122,13 +79,9 @@ export class JobsApi {
       const job = await this.get(id);
       polls++;
       if (job.status === null) {
-        // Waiting needs the status; without it the job could be polled forever for nothing.
-        throw new InvalidResponseError(`The job ${id} has no status (field "data.attributes.status"): it cannot be waited for.`, {
-          method: "GET",
-          path: new URL(pathOf("jobs", [id, "job id"]), settings.baseUrl).pathname,
-          status: 200,
-          field: "data.attributes.status",
-        });
+        const path = new URL(pathOf("jobs", [id, "job id"]), settings.baseUrl).pathname;
+        const message = `The job ${id} has no status (field "data.attributes.status"): it cannot be waited for.`;
+        throw new InvalidResponseError(message, { method: "GET", path, status: 200, field: "data.attributes.status" });
       }
       last = job.status;
       options.onPoll?.(job);
@@ -137,13 +90,7 @@ export class JobsApi {
         return job;
       }
       if (job.status === "error") {
-        throw new JobFailedError(
-          job.id,
-          job.errorDetails ?? {},
-          job.canRetry ?? undefined,
-          job.workflowType ?? undefined,
-          this.#http.redact,
-        );
+        throw new JobFailedError(job, this.#http.redact);
       }
     }
   }
@@ -155,22 +102,28 @@ export class JobsApi {
     else this.#firstPollMs = this.#http.settings.jobPollIntervalMs;
   }
 
-  /**
-   * Waits for a job a write answered with: not at all when the answer says it has finished (the
-   * write's answer is then the job as it ended), else as {@link wait}. An answer that says
-   * `error` is polled once all the same: the write's answer does not carry the error's details.
-   */
+  /** Waits for a job a write answered with, as {@link wait} unless it is finished (one in `error` is polled for its details). */
   async until(answer: Job, options: WaitOptions = {}): Promise<Job> {
     return answer.status === "finished" ? answer : await this.wait(answer.id, options);
   }
 
-  /** A {@link JobHandle} for a job a write answered with. */
-  handle(answer: Job): JobHandle {
-    return { id: answer.id, status: answer.status, wait: (options) => this.until(answer, options) };
-  }
-
-  /** A {@link JobHandle} for a write answered without a job: done already. */
-  done(): JobHandle {
-    return { id: null, status: null, wait: async () => null };
+  /**
+   * The job a write answered with; an answer that is no job means the write is done (`id: null`). One that says it is
+   * a job but does not match the contract cannot be waited for: an invalid response naming the field. @internal
+   */
+  handleOf(answer: { status: number; data: unknown }, method: string, path: string): JobHandle {
+    const record = (answer.data as { data?: unknown } | undefined)?.data;
+    if (!record || typeof record !== "object" || (record as { type?: unknown }).type !== "job") {
+      return { id: null, status: null, wait: async () => null };
+    }
+    const parsed = schemas().jobAnswer.safeParse(record);
+    if (parsed.success) {
+      const job = toJob(parsed.data);
+      return { id: job.id, status: job.status, wait: (options) => this.until(job, options) };
+    }
+    const { field, said } = contractIssue(parsed.error.issues, ["data"]);
+    const where = new URL(path, this.#http.settings.baseUrl).pathname;
+    const message = this.#http.redact(`${method} ${where} answered ${answer.status} with a job that ${said}.`);
+    throw new InvalidResponseError(message, { method, path: where, status: answer.status, field });
   }
 }

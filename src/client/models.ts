@@ -1,7 +1,4 @@
-/**
- * The plain shapes the client returns: flat, JSON-ready, with optional fields as `null` rather
- * than `undefined` so they cross process boundaries (Pulumi state) unchanged.
- */
+/** The plain shapes the client returns: flat, JSON-ready, `null` rather than `undefined` so they cross into Pulumi state unchanged. */
 import { type Id, idOf } from "./ids";
 import type { EntitlementRecord, IntegrationRecord, IntegrationUserRecord, JobRecord, UserRecord } from "./schemas";
 
@@ -30,10 +27,7 @@ export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-/**
- * A workspace user. Only `id` is certain: a pending or SCIM-provisioned user may have no names,
- * and the service may leave out any other attribute (`null` here).
- */
+/** A workspace user. Only `id` is certain: a pending or SCIM-provisioned user may have no names (`null` here). */
 export interface User {
   id: Id;
   email: string | null;
@@ -47,10 +41,7 @@ export interface User {
   updatedAt: string | null;
 }
 
-/**
- * The writable attributes of a user. `isGuest` left out is left out of the body too (the service
- * keeps what it has): the caller does not know it and must not guess.
- */
+/** The writable attributes of a user. `isGuest` left out is left out of the body too: the service keeps what it has. */
 export interface UserAttributes {
   email: string;
   firstName: string;

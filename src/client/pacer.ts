@@ -1,5 +1,4 @@
 import type { Clock } from "./clock";
-import { readRateLimitHeaders } from "./rate-limit-headers";
 
 /** The window a limit learnt from 429s is counted in (the service publishes none): the answers accepted in the last second. */
 export const RATE_WINDOW_MS = 1000;
@@ -20,16 +19,10 @@ export interface WindowLimit {
 
 /**
  * Pacing shared by every request of one client, so a big apply settles at the service's rate instead of stalling on
- * 429s. No quota is hard-coded: the pacer learns "at most `count` requests in any window" and holds to it with a
- * sliding log of its own requests, each counted from when it was answered (the latest moment the service can have
- * counted it), so bursts go out where the service allows them and a slow network never lands two windows in one.
- * - A 429 pauses every request until its `Retry-After`. The first sets the limit to the answers accepted in the second
- *   before it; a later one, for a request sent under that limit, lowers it.
- * - `RateLimit-Limit`/`-Reset` headers (or `X-RateLimit-*`) give the limit and its window before any 429;
- *   `-Remaining` and `-Reset` alone hold requests back until the reset once the budget is spent.
- * - After a calm stretch the limit grows by one; a limit remembered from an earlier process ({@link seed}) holds
- *   from the first request; every limit worth remembering goes to `onLimit` (`rate-memory.ts`).
- * - `maxPerSecond`, the user's own cap, holds beside the learnt limit: the stricter one waits.
+ * 429s. No quota is hard-coded: it learns "at most `count` requests in any window" (from the first 429, lowered by a
+ * later one; from `RateLimit-*` headers; raised by a calm stretch) and holds to it with a sliding log of its requests,
+ * each counted from its answer (the latest moment the service can have counted it). `maxPerSecond`, the user's cap,
+ * holds beside it. A limit worth remembering goes to `onLimit` (`rate-memory.ts`), and comes back by {@link seed}.
  */
 export class Pacer {
   readonly #clock: Clock;
@@ -54,22 +47,16 @@ export class Pacer {
   /** Requests the service still takes before `#budgetResetAt` (the last `RateLimit-Remaining`, less those sent since); `undefined`: not told. */
   #budget: number | undefined;
   #budgetResetAt = 0;
-  /** The user's cap as a limit of its own (`maxRequestsPerSecond`), if any. */
   readonly #cap: { count: number; windowMs: number } | undefined;
   readonly #onLimit: ((limit: WindowLimit) => void) | undefined;
-  /** Wakes the requests waiting for an answer to free a place under the cap (see {@link #capWait}). */
-  #released: (() => void) | undefined;
-  #releasedPromise: Promise<void> | undefined;
-  /** The limit last handed to `#onLimit` (or seeded): a change is what is worth remembering. */
+  /** The requests waiting for an answer to free a place under the cap (see {@link #limitWait}), woken by the next. */
+  readonly #awaitingRelease: Array<() => void> = [];
+  /** The limit last handed to `#onLimit` (or seeded). */
   #remembered: { count: number; windowMs: number } | undefined;
-  /** 429s seen, for diagnostics and benchmarks. */
+  /** 429s seen. */
   rateLimited = 0;
 
-  /**
-   * @param maxInFlight requests sent at once; the rest wait here, where a pause still reaches them (not in the pool's queue).
-   * @param maxPerSecond at most this many requests in any second, whatever is learnt (0: no cap).
-   * @param onLimit receives a limit worth remembering: learnt or lowered on a 429, given by headers, or confirmed by a calm stretch.
-   */
+  /** `maxInFlight` requests are sent at once; the rest wait here, where a pause still reaches them (not in the pool's queue). */
   constructor(
     clock: Clock,
     maxInFlight = Number.POSITIVE_INFINITY,
@@ -88,7 +75,6 @@ export class Pacer {
     this.#limit = { count: limit.count, windowMs: limit.windowMs, source: limit.source };
     this.#windowMs = limit.source === "headers" ? Math.max(this.#windowMs, limit.windowMs) : this.#windowMs;
     this.#remembered = { count: limit.count, windowMs: limit.windowMs };
-    this.#limitFrom = 0;
     this.#calmSince = this.#clock.now();
   }
 
@@ -117,8 +103,7 @@ export class Pacer {
         if (this.#budget !== undefined) this.#budget--;
         return this.#sends++;
       }
-      // Infinity: the cap is taken by requests still in flight; the next answer frees a place.
-      if (wait === Number.POSITIVE_INFINITY) await this.#nextRelease();
+      if (wait === Number.POSITIVE_INFINITY) await new Promise<void>((resolve) => this.#awaitingRelease.push(resolve));
       else await this.#clock.sleep(wait);
     }
   }
@@ -126,9 +111,7 @@ export class Pacer {
   /** Gives the slot of an answered (or failed) request to the next one waiting; it counts in the window from now. */
   release(ticket: number): void {
     if (this.#started.delete(ticket)) this.#done.push(this.#clock.now());
-    const released = this.#released;
-    this.#released = undefined;
-    released?.();
+    for (const wake of this.#awaitingRelease.splice(0)) wake();
     const next = this.#waiting.shift();
     if (next) next();
     else this.#inFlight--;
@@ -156,11 +139,10 @@ export class Pacer {
       return;
     }
     this.#accepted.push(now);
-    // Only the last window's answers matter: keep the list short on long runs.
     if (this.#accepted.length > 1024) this.#recent(now);
     this.#headers(headers, now);
     if (this.#limit && now - this.#calmSince >= PROBE_AFTER_MS) {
-      // A calm stretch confirmed the limit: that one is worth remembering, the probe's is not yet.
+      // The calm stretch confirmed the limit: remembered, the probe's is not yet.
       this.#remember(this.#limit);
       this.#limit = { ...this.#limit, count: this.#limit.count + 1 };
       this.#calmSince = now;
@@ -184,44 +166,22 @@ export class Pacer {
   #windowWait(now: number): number {
     const longest = Math.max(this.#limit?.windowMs ?? RATE_WINDOW_MS, this.#cap?.windowMs ?? 0) * WINDOW_MARGIN;
     while (this.#done.length > 0 && (this.#done[0] ?? 0) <= now - longest) this.#done.shift();
-    return Math.max(this.#limitWait(this.#limit, now), this.#capWait(now));
+    return Math.max(this.#limitWait(this.#limit, now, true), this.#limitWait(this.#cap, now, false));
   }
 
-  /** How long until one more request fits the user's cap (Infinity: not before an answer); one in flight holds its place till a second after its answer. */
-  #capWait(now: number): number {
-    if (!this.#cap) return 0;
-    const windowMs = this.#cap.windowMs * WINDOW_MARGIN;
-    const done = this.#done.filter((at) => at > now - windowMs);
-    const over = done.length + this.#started.size - this.#cap.count;
-    if (over < 0) return 0;
-    // Answered requests leave the window in the order they were answered; those in flight, later.
-    const leaves = done[over];
-    return leaves === undefined ? Number.POSITIVE_INFINITY : leaves + windowMs - now;
-  }
-
-  #nextRelease(): Promise<void> {
-    this.#releasedPromise ??= new Promise<void>((resolve) => {
-      this.#released = () => {
-        this.#releasedPromise = undefined;
-        resolve();
-      };
-    });
-    return this.#releasedPromise;
-  }
-
-  /** {@link #windowWait} for one limit (0 for none): a request counts from its answer, or while in flight from when it was sent. */
-  #limitWait(limit: { count: number; windowMs: number } | undefined, now: number): number {
+  /**
+   * {@link #windowWait} for one limit (0 for none; Infinity: not before an answer). A request counts from its answer;
+   * one in flight from when it was sent (`fromStart`), or else, under the user's cap, holds its place till it is answered.
+   */
+  #limitWait(limit: { count: number; windowMs: number } | undefined, now: number, fromStart: boolean): number {
     if (!limit) return 0;
     const windowMs = limit.windowMs * WINDOW_MARGIN;
-    let from = 0;
-    while (from < this.#done.length && (this.#done[from] ?? 0) <= now - windowMs) from++;
-    const done = from === 0 ? this.#done : this.#done.slice(from);
+    const done = this.#done.filter((at) => at > now - windowMs);
     const over = done.length + this.#started.size - limit.count;
     if (over < 0) return 0;
-    // The (over + 1)th request to leave the window must leave first: it is among those in
-    // flight and the first `over + 1` answered.
-    const times = [...this.#started.values(), ...done.slice(0, over + 1)].sort((a, b) => a - b);
-    return (times[over] ?? now) + windowMs - now;
+    // The (over + 1)th to leave the window must leave first: among those in flight and the first `over + 1` answered.
+    const leaves = [...(fromStart ? this.#started.values() : []), ...done.slice(0, over + 1)].sort((x, y) => x - y)[over];
+    return leaves === undefined ? Number.POSITIVE_INFINITY : leaves + windowMs - now;
   }
 
   #recent(now: number): number {
@@ -244,8 +204,21 @@ export class Pacer {
       return;
     }
     if (remaining === undefined) return;
-    // Requests already in flight will use up part of what remains.
     this.#budget = remaining - this.#inFlight;
     this.#budgetResetAt = now + said.resetMs;
   }
+}
+
+/** What `RateLimit-Limit`, `-Remaining` and `-Reset` say (IETF draft, or `X-` prefixed); `undefined` without a reset, which gives both their window. */
+function readRateLimitHeaders(headers: Record<string, string | string[] | undefined>, now: number) {
+  const read = (name: string) => {
+    const value = headers[name] ?? headers[`x-${name}`];
+    const n = Number(Array.isArray(value) ? value[0] : value);
+    return Number.isFinite(n) ? n : undefined;
+  };
+  const reset = read("ratelimit-reset");
+  if (reset === undefined) return undefined;
+  // `reset` is delta seconds in the IETF draft; an epoch-seconds value is taken as such.
+  const resetMs = Math.max(0, reset > 1e9 ? reset * 1000 - now : reset * 1000);
+  return { resetMs, limit: read("ratelimit-limit"), remaining: read("ratelimit-remaining") };
 }

@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import { InvalidResponseError } from "./errors";
+import { contractIssue, InvalidResponseError } from "./errors";
 import { redactError } from "./redact";
 import type { HttpTransport, RequestSpec } from "./transport";
-import { rawPage } from "./schemas";
+import { type Schemas, schemas } from "./schemas";
 
 /** Paging of list calls. */
 export interface ListOptions {
@@ -16,61 +16,53 @@ export interface ListOptions {
 export const MAX_PAGE_SIZE = 100;
 
 /**
- * Every item of a paged list, following `links.next` until it is null (a link that repeats is an invalid response).
- * Records are parsed one by one: an odd one is handed to `onInvalid`, naming its id and field, and never fails the
+ * Every item of a paged list, following `links.next` until it is null (a link that repeats is an invalid response),
+ * each record parsed and `map`ped. An odd record is handed to `onInvalid`, naming its id and field, and never fails the
  * page for the others. A listing proves presence only: offset pages shift (`absence.ts` proves an absence). @internal
  */
-export async function* paginate<T extends z.ZodType>(
+export async function* paginate<T extends z.ZodType, R>(
   http: HttpTransport,
-  first: RequestSpec,
+  list: Pick<RequestSpec, "path" | "query" | "scopes">,
   record: T,
-  onInvalid?: ListOptions["onInvalid"],
-): AsyncGenerator<z.infer<T>> {
-  const schema = rawPage();
+  map: (record: z.infer<T>) => R,
+  { pageSize: size, onInvalid }: ListOptions,
+): AsyncGenerator<R> {
+  const first: RequestSpec = { method: "GET", ...list, query: { "page[size]": pageSize(size), ...list.query } };
+  const schema = schemas().page;
   const seen = new Set<string>();
   let spec: RequestSpec | undefined = first;
   while (spec) {
     const path = new URL(spec.path, http.settings.baseUrl).pathname;
-    const answer: { status: number; data: z.infer<ReturnType<typeof rawPage>> } = await http.request(spec, schema);
+    const answer: { status: number; data: z.infer<Schemas["page"]> } = await http.request(spec, schema);
     const { data, status } = answer;
     for (const item of data.data) {
       const parsed = record.safeParse(item);
       if (parsed.success) {
-        yield parsed.data as z.infer<T>;
+        yield map(parsed.data);
         continue;
       }
-      const id = recordId(item);
-      const issue = parsed.error.issues[0];
-      const field = issue ? issue.path.map(String).join(".") : "";
+      // The record's id as the service sent it, if any (not `ids.ts`'s one form: the record may be invalid).
+      const raw = item && typeof item === "object" ? (item as { id?: unknown }).id : undefined;
+      const id = typeof raw === "string" && raw !== "" ? raw : undefined;
+      const { field, said } = contractIssue(parsed.error.issues);
       // The record is the service's text, its id too: the error is redacted whole.
-      const error = new InvalidResponseError(
-        `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that does not match the API contract: ` +
-          `field "${field || "(root)"}": ${issue?.message ?? "invalid"}.`,
-        { method: "GET", path, status, field },
-      );
+      const message = `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that ${said}.`;
+      const error = new InvalidResponseError(message, { method: "GET", path, status, field });
       onInvalid?.(id === undefined ? undefined : http.redact(id), redactError(error, http.redact));
     }
     const next: string | null | undefined = data.links?.next;
     if (!next || data.data.length === 0) return;
     if (seen.has(next)) {
       // The link is the service's text: it may carry the key (a gateway copying it into links).
-      const error = new InvalidResponseError(`GET ${first.path} returned the same links.next twice (${next}).`, {
-        method: "GET",
-        path: first.path,
-        status: 200,
-        field: "links.next",
-      });
-      throw redactError(error, http.redact);
+      const message = `GET ${first.path} returned the same links.next twice (${next}).`;
+      throw redactError(
+        new InvalidResponseError(message, { method: "GET", path: first.path, status: 200, field: "links.next" }),
+        http.redact,
+      );
     }
     seen.add(next);
     spec = { method: "GET", path: next, scopes: first.scopes };
   }
-}
-
-/** A record's id as the service sent it, when it has one (the record may be invalid: not `ids.ts`'s one form). */
-function recordId(item: unknown): string | undefined {
-  const id = item && typeof item === "object" ? (item as { id?: unknown }).id : undefined;
-  return typeof id === "string" && id !== "" ? id : undefined;
 }
 
 /** Checks a page size against the contract's 1..100. */

@@ -1,12 +1,8 @@
 /**
- * Rate limits remembered between processes: each `pulumi up` runs the provider in a new process, and without this
- * every run would pay again, in 429s of up to five minutes, for what the run before it learnt. The pacer's limit for
- * a workspace is kept a day at most, in a small JSON file of its own in the user's cache folder, replaced whole by
- * renaming a complete temporary file over it: no lock, and no process can lose another workspace's entry.
- *
- * Kept: the limit and where it came from, per workspace address; never the API key nor anything derived from it. A
- * remembered limit is a hint: a file missing, unreadable, corrupt, unwritable or not a regular file (a FIFO, a
- * device) never fails a deployment; it is ignored, with a debug line through the client's logger.
+ * Rate limits remembered between processes: each `pulumi up` runs the provider in a new process that would otherwise
+ * pay again, in 429s of up to five minutes, for what the run before learnt. A workspace's limit (never the key) is kept
+ * a day at most in a JSON file of its own, replaced whole by a rename: no lock, no process loses another's entry. It
+ * is a hint: a file missing, corrupt, unwritable or not a regular file is ignored, with a debug line, never a failure.
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -33,9 +29,7 @@ const VERSION = 2;
 const ORPHAN_TEMP_MS = 60_000;
 
 /** One remembered limit: the pacer's, and when it was saved (epoch ms, by the client's clock). */
-export interface RememberedLimit extends WindowLimit {
-  savedAt: number;
-}
+type RememberedLimit = WindowLimit & { savedAt: number };
 
 /** The entry's key for a base URL: its origin and path (the base URL never holds credentials, a query or a fragment). */
 export function memoryKey(baseUrl: URL): string {
@@ -47,15 +41,12 @@ export function entryFileName(key: string): string {
   return `${createHash("sha256").update(key).digest("hex").slice(0, 32)}.json`;
 }
 
-/**
- * The remembered limits in one folder, a file per workspace. Writes are queued one at a time; a limit changed while
- * one is under way is written once after it, with the latest value only.
- */
+/** The remembered limits in one folder, a file per workspace, written one at a time (a limit changed meanwhile: its latest value, once). */
 export class RateLimitMemory {
   readonly dir: string;
   readonly #clock: Clock;
   readonly #log: (message: string) => void;
-  /** The next entry to write, by key; written by {@link #drain}. */
+  /** The next entry to write, by key. */
   readonly #next = new Map<string, WindowLimit>();
   #writing: Promise<void> | undefined;
 
@@ -68,14 +59,11 @@ export class RateLimitMemory {
   /** The limit remembered for `key` if it is valid and less than a day old, else `undefined`. Never throws. */
   async recall(key: string): Promise<WindowLimit | undefined> {
     const entry = await this.#read(path.join(this.dir, entryFileName(key)), key);
-    if (!entry) return undefined;
-    const { count, windowMs, source } = entry;
-    return { count, windowMs, source };
+    return entry && { count: entry.count, windowMs: entry.windowMs, source: entry.source };
   }
 
   /** Saves `limit` for `key` in the background (see {@link flush}). Never throws. */
   remember(key: string, limit: WindowLimit): void {
-    // One the next process would ignore is not written (nor does it replace what is there).
     if (!plausible(limit)) return;
     this.#next.set(key, { count: limit.count, windowMs: limit.windowMs, source: limit.source });
     this.#writing ??= this.#drain();
@@ -141,13 +129,16 @@ export class RateLimitMemory {
       this.#log(`${file}: not JSON; ignored, and replaced at the next rate limit learnt`);
       return undefined;
     }
-    const { version, baseUrl } = (parsed ?? {}) as { version?: unknown; baseUrl?: unknown };
+    const { version, baseUrl, count, windowMs, source, savedAt } = (parsed ?? {}) as Record<string, unknown>;
     if (version !== VERSION || typeof baseUrl !== "string" || (key !== undefined && baseUrl !== key)) {
       this.#log(`${file}: not a remembered rate limit (version ${VERSION}) of this workspace; ignored`);
       return undefined;
     }
-    const entry = validEntry(parsed, this.#clock.now());
-    return entry && { ...entry, key: baseUrl };
+    // A malformed entry, or one not of the last day, is not used (saved in the future: a clock that went back).
+    const limit = { count, windowMs, source } as WindowLimit;
+    const age = this.#clock.now() - (savedAt as number);
+    if ((source !== "429" && source !== "headers") || !plausible(limit) || typeof savedAt !== "number") return undefined;
+    return age >= 0 && age < REMEMBER_MS ? { ...limit, savedAt, key: baseUrl } : undefined;
   }
 
   /** Replaces the workspace's file by a complete one; false when the folder cannot be written at all (logged). */
@@ -171,11 +162,7 @@ export class RateLimitMemory {
     }
   }
 
-  /**
-   * Keeps the folder small: removes files expired or not ours, those beyond the {@link MAX_ENTRIES} most recent, and
-   * temporary files a dead process left. A file is moved aside first, and put back if it turns out to be an entry
-   * another process wrote since it was judged (unless a newer one took its place).
-   */
+  /** Keeps the folder small: removes files expired or not ours, those beyond the {@link MAX_ENTRIES} most recent, and temporaries a dead process left. */
   async #prune(): Promise<void> {
     let names: string[];
     try {
@@ -202,7 +189,7 @@ export class RateLimitMemory {
     for (const file of doomed) await this.#remove(file, keepFrom);
   }
 
-  /** Removes a file judged stale, unless what is removed is an entry saved after `keepFrom`: that one is put back. */
+  /** Removes a file judged stale: moved aside first, and put back if it is an entry another process saved after `keepFrom`. */
   async #remove(file: string, keepFrom: number): Promise<void> {
     const aside = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     try {
@@ -215,17 +202,6 @@ export class RateLimitMemory {
     if (moved && moved.savedAt > keepFrom && entryFileName(moved.key) === path.basename(file)) await fsp.link(aside, file).catch(() => {});
     await fsp.rm(aside, { force: true }).catch(() => {});
   }
-}
-
-/** An entry of the file as the pacer can use it, or `undefined` if it is malformed or not of the last day. */
-function validEntry(value: unknown, now: number): RememberedLimit | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { count, windowMs, source, savedAt } = value as Record<string, unknown>;
-  if (typeof count !== "number" || typeof windowMs !== "number" || (source !== "429" && source !== "headers")) return undefined;
-  if (!plausible({ count, windowMs, source })) return undefined;
-  // Saved in the future means a clock that went back: not trusted either.
-  if (typeof savedAt !== "number" || !(now - savedAt >= 0 && now - savedAt < REMEMBER_MS)) return undefined;
-  return { count, windowMs, source, savedAt };
 }
 
 /** Whether the pacer could have learnt a limit: a whole count, a second's window from 429s (at most five minutes from headers), a pace of 1/s or more. */

@@ -1,8 +1,7 @@
 /**
  * Defence in depth for the API key: every text the client builds from what it sent or received passes through here
- * before it is cut, escaped, parsed or stored, so the key cannot leak even when the service (or a proxy) echoes it.
- * Removed: the key, its JSON-string, URL and ASCII-escaped forms, and any run of {@link MIN_REDACTED_RUN} or more
- * of its characters (a key echoed in part, or split by an escape); some unrelated text may go too, the price of never leaking.
+ * before it is cut, escaped, parsed or stored, so the key cannot leak even when the service (or a proxy) echoes it:
+ * its escaped forms too, and any run of {@link MIN_REDACTED_RUN} or more of its characters (a key echoed in part).
  */
 
 /** What a removed piece of the key becomes. */
@@ -10,16 +9,6 @@ export const REDACTED = "[redacted]";
 
 /** The shortest piece of the key that is removed on its own. Settings refuse shorter keys. */
 export const MIN_REDACTED_RUN = 8;
-
-/** The key as it appears inside a JSON string: `"` and `\` escaped, control characters as `\uXXXX`. */
-function jsonForm(secret: string): string {
-  return JSON.stringify(secret).slice(1, -1);
-}
-
-/** The JSON form with every non-ASCII character escaped too, as some serializers write them. */
-function asciiJsonForm(secret: string): string {
-  return jsonForm(secret).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
 
 /** Removes every run of `min` or more consecutive characters of `secret` from `text`, longest first. */
 function removeRuns(text: string, secret: string, min: number): string {
@@ -54,8 +43,11 @@ export function makeRedactor(secret: string): (text: string) => string {
   } catch {
     url = secret;
   }
+  // Inside a JSON string, and that with every non-ASCII character escaped too, as some serializers write them.
+  const json = JSON.stringify(secret).slice(1, -1);
+  const ascii = json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   // Longest first, so a longer form is not left half-replaced by a shorter one.
-  const forms = [...new Set([secret, jsonForm(secret), asciiJsonForm(secret), url])].sort((a, b) => b.length - a.length);
+  const forms = [...new Set([secret, json, ascii, url])].sort((a, b) => b.length - a.length);
   return (text) => {
     let out = String(text);
     for (const form of forms) out = out.split(form).join(REDACTED);

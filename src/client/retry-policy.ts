@@ -2,23 +2,19 @@
  * The retry policy as one pure decision: given an attempt and what came of it, send again after a back-off, wait out
  * a rate limit, accept, or fail. Sleeping, pacing and messages are the transport's, so the policy is one table.
  * Not undici's `RetryAgent`: it sleeps on its own timers (no virtual clock), cannot fail fast on a 429 wait over the
- * cap, nor hold back the client's other requests during one, nor hand an ambiguous POST back (`create-once.ts`).
+ * cap, nor hold back the client's other requests during one, nor hand an ambiguous POST back (`users.create` looks before it sends again).
  */
 
 import { isTransientStatus } from "./errors";
-import { DEFAULT_RATE_LIMIT_WAIT_SECONDS } from "./settings";
+import { DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
 
 /** Methods whose repetition cannot do harm: retried on transient failures. POST never is. */
 const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "PUT", "PATCH", "DELETE"]);
 
 /** The limits of the policy, from the client's settings. */
-export interface RetryLimits {
-  maxRetries: number;
-  maxRateLimitRetries: number;
+export type RetryLimits = Pick<ResolvedSettings, "maxRetries" | "maxRateLimitRetries" | "retryBaseDelayMs" | "retryMaxDelayMs"> & {
   maxRateLimitWaitMs: number;
-  retryBaseDelayMs: number;
-  retryMaxDelayMs: number;
-}
+};
 
 /** An attempt: its method and the retries already spent. */
 export interface Attempt {

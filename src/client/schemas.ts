@@ -1,8 +1,7 @@
 /**
  * Response schemas of the contract (api-contract.md, "A real workspace"). Only a record's `id` is certain: any other
- * attribute may be null or absent (pending and SCIM-provisioned users have no names), unknown fields pass through,
- * and open enums (role, status, trigger, workflowType) take any string. A value of the wrong type (a number for an
- * email) makes the record invalid: on a list page, only that record (`paginate`).
+ * attribute may be null or absent, unknown fields pass through, open enums take any string. A value of the wrong type
+ * makes the record invalid: on a list page, only that record (`paginate`).
  */
 import type { z as Z } from "zod";
 
@@ -100,7 +99,30 @@ function build(z: typeof Z) {
       .nullish(),
   });
 
-  return { z, links, pageMeta, userRecord, entitlementRecord, integrationUserRecord, integrationRecord, jobRecord, jobAnswer, errorBody };
+  /** `{ data, links, meta }`: what every answer of the contract is wrapped in. */
+  const envelope = <D extends Z.ZodType>(data: D) => z.looseObject({ data, links, meta: pageMeta });
+
+  // Each envelope built once: zod compiles a schema on its first parse, not per request.
+  return {
+    userRecord,
+    integrationRecord,
+    integrationUserRecord,
+    entitlementRecord,
+    jobRecord,
+    jobAnswer,
+    errorBody,
+    user: envelope(userRecord),
+    /** A write's answer: the record it wrote, or a job doing the write (`data.type == "job"`). */
+    userOrJob: envelope(z.union([jobAnswer, userRecord])),
+    integration: envelope(integrationRecord),
+    member: envelope(integrationUserRecord),
+    entitlements: envelope(z.array(entitlementRecord)),
+    job: envelope(jobRecord),
+    /** Any answer, e.g. of a write (`handleOf` reads it). */
+    anyAnswer: envelope(z.unknown()),
+    /** A page whose records are parsed one by one (see `paginate`): only the envelope is checked here. */
+    page: envelope(z.array(z.unknown())),
+  };
 }
 
 export type Schemas = ReturnType<typeof build>;
@@ -110,48 +132,6 @@ let built: Schemas | undefined;
 export function schemas(): Schemas {
   built ??= build((require("zod") as typeof import("zod")).z);
   return built;
-}
-
-/** Builds an envelope schema once per record schema: zod compiles a schema on its first parse, not per request. */
-function memo<S extends Z.ZodType>(build: (record: Z.ZodType) => S) {
-  const built = new WeakMap<Z.ZodType, S>();
-  return (record: Z.ZodType): S => {
-    const schema = built.get(record) ?? build(record);
-    built.set(record, schema);
-    return schema;
-  };
-}
-
-const singleOf = memo((record) => {
-  const { z, links, pageMeta } = schemas();
-  return z.looseObject({ data: record, links, meta: pageMeta });
-});
-const pageOf = memo((record) => {
-  const { z, links, pageMeta } = schemas();
-  return z.looseObject({ data: z.array(record), links, meta: pageMeta });
-});
-
-/** `{ data, links, meta }` with one record. */
-export function single<T extends Z.ZodType>(record: T) {
-  return singleOf(record) as Z.ZodObject<{ data: T; links: Schemas["links"]; meta: Schemas["pageMeta"] }, Z.core.$loose>;
-}
-
-/** `{ data: [...], links, meta }`: one page of a list. */
-export function page<T extends Z.ZodType>(record: T) {
-  return pageOf(record) as Z.ZodObject<{ data: Z.ZodArray<T>; links: Schemas["links"]; meta: Schemas["pageMeta"] }, Z.core.$loose>;
-}
-
-const orJob = memo((record) => schemas().z.union([schemas().jobAnswer, record]));
-
-/** A write's answer: the record it wrote, or a job doing the write (`data.type == "job"`). */
-export function recordOrJob<T extends Z.ZodType>(record: T) {
-  return single(orJob(record) as Z.ZodUnion<[Schemas["jobAnswer"], T]>);
-}
-
-/** A page whose records are parsed one by one (see `paginate`): only the envelope is checked here. */
-export function rawPage() {
-  const { z } = schemas();
-  return page(z.unknown());
 }
 
 export type UserRecord = Z.infer<Schemas["userRecord"]>;

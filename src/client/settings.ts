@@ -1,25 +1,18 @@
-/**
- * The client's settings: its options, their bounds and defaults, and the one definition of what
- * each setting accepts ({@link settingFields}, zod schemas whose messages are the rules). The
- * provider's stack config is checked with the same fields (`src/shared/settings.ts`) and hands the
- * client settings already resolved ({@link ResolvedSettings}), which the client does not check again.
- */
+/** The client's options, their bounds and defaults, and what each accepts ({@link settingFields}, which the stack config's check uses too). */
 import type { z as Z } from "zod";
 import type { Clock } from "./clock";
 import { ConfigurationError } from "./errors";
 import { cacheDirOf } from "./cache-dir";
 
 /** How the client talks to one workspace. Only `baseUrl` and `apiKey` are required; each number's default is in {@link NUMERIC_SETTINGS}. */
-export interface ClientOptions extends NumericOptions {
+export interface ClientOptions extends Partial<Record<NumericSetting, number>> {
   /** The workspace's API root, e.g. `https://acme.example.com/api/v1/`. */
   baseUrl: string;
   /** The workspace API key, sent as `X-API-Key`. Never logged, never part of an error. */
   apiKey: string;
   /**
-   * The folder where the rate limit learnt for a workspace is remembered for the next process
-   * (`rate-limits/`, a file per base URL, never the key, a day at most); `false` remembers nothing.
-   * Default: the `WORKSPACE_ACCESS_CACHE_DIR` environment variable (empty or `off`: nothing), else
-   * `pulumi-workspace-access` in the user's cache folder. See docs/rate-limits.md.
+   * Where the rate limit learnt for a workspace is remembered for the next process (`false`: nowhere). Default:
+   * `WORKSPACE_ACCESS_CACHE_DIR` (empty or `off`: nowhere), else the user's cache folder. See docs/rate-limits.md.
    */
   cacheDir?: string | false;
   /** Time source; tests inject a virtual one. */
@@ -28,25 +21,18 @@ export interface ClientOptions extends NumericOptions {
   random?: () => number;
   /** Receives debug lines (requests, retries, waits). The API key is never part of them. */
   logger?: (message: string) => void;
-  /** Sent as `User-Agent`. */
-  userAgent?: string;
 }
 
 /**
- * {@link ClientOptions} checked, with every default applied: what the client runs on. `resolved` marks settings checked
- * once by whoever read them (the provider's stack config); the client does not check them again. `cacheDir`
- * `undefined`: learnt rate limits are remembered nowhere.
+ * {@link ClientOptions} checked, with every default applied. `resolved` marks settings checked once by whoever read
+ * them (the provider's stack config): the client does not check them again. `cacheDir` `undefined`: remembered nowhere.
  */
 export type ResolvedSettings = { readonly resolved: true; baseUrl: URL; apiKey: string; cacheDir: string | undefined } & Record<
   NumericSetting,
   number
 >;
 
-/**
- * Every numeric option of the client, once: its default, its least value and whether it is whole. The options and
- * the provider's stack config are both checked by the fields built from it ({@link settingFields}). Knobs of the
- * provider alone (its read cache) are not here.
- */
+/** Every numeric option of the client, once: its default, its least value and whether it is whole (the provider's own knobs are not here). */
 export const NUMERIC_SETTINGS = {
   /** Retries of a transient failure (5xx, reset connection, timeout) per request. */
   maxRetries: { default: 5, min: 0, whole: true },
@@ -72,17 +58,11 @@ export const NUMERIC_SETTINGS = {
   jobPollMaxIntervalMs: { default: 5_000, min: 1, whole: false },
 } as const;
 
-/** The numeric options, each documented in {@link NUMERIC_SETTINGS}. */
-type NumericOptions = { -readonly [K in keyof typeof NUMERIC_SETTINGS]?: number };
-
 /** A numeric option's name. */
 export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
 
 /** How a number may be bounded: at least `min`, whole or not. */
-export interface NumberSpec {
-  readonly min: number;
-  readonly whole: boolean;
-}
+export type NumberSpec = { readonly min: number; readonly whole: boolean };
 
 /** What a value of `key` must be, for messages: `a whole number of at least 0`. */
 export function numberRule(key: NumericSetting | NumberSpec): string {
@@ -100,33 +80,17 @@ export const MIN_API_KEY_LENGTH = 8;
 const isLoopbackHost = (hostname: string) => ["localhost", "[::1]", "::1"].includes(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
 
 /**
- * A setting's value refused, as data (the one problem type of a value; `SettingProblem`, `src/shared`, adds those of
- * a namespace of keys): not given, a number out of its bounds, or another rule broken (`rule` completes
- * "<setting> …"). `seen` is the value as given, only when it may be shown (never the API key's, nor a string that is not a URL).
+ * A setting's value refused, as data (`SettingProblem`, `src/shared`, adds those of a namespace of keys): `rule`
+ * completes "<setting> …"; `seen` is the value, only when it may be shown (never the API key's, nor a non-URL string).
  */
 export type ValueProblem =
   | { readonly kind: "missing"; readonly key: string }
   | { readonly kind: "range"; readonly key: string; readonly spec: NumberSpec; readonly seen: string }
   | { readonly kind: "invalid"; readonly key: string; readonly rule: string; readonly seen?: string };
 
-/** The rule a base URL breaks, with the part of it that may be shown; `undefined` when it is usable. */
-function baseUrlRule(url: URL): { rule: string; seen?: string } | undefined {
-  if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) {
-    const rule =
-      "uses plain http://, which would send the API key unencrypted: use https:// (http:// is accepted only for loopback hosts such as the emulator)";
-    return { rule, seen: url.origin };
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return { rule: `must be an https:// URL, not ${url.protocol}//` };
-  if (url.username || url.password) return { rule: "must not contain credentials: set the API key separately" };
-  if (url.search || url.hash) return { rule: "must not have a query or fragment" };
-  return undefined;
-}
-
 /**
- * What each setting accepts, once, as zod schemas (zod loaded when settings are first checked): numbers coerced from
- * text and bounded by {@link NUMERIC_SETTINGS}, the API key, and the base URL refined (`https://`, or `http://` on a
- * loopback host; no credentials, query or fragment; ending in `/` so relative paths resolve below it). An issue's
- * message is the rule; its params say `missing`, or the value `seen`. @internal
+ * What each setting accepts, as zod schemas: numbers coerced and bounded, the API key, the base URL refined (ending in
+ * `/` so relative paths resolve below it). An issue's message is the rule; its params say `missing`, or `seen`. @internal
  */
 export function settingFields(z: typeof Z) {
   const issue = (ctx: Z.core.$RefinementCtx, message: string, params: { missing?: true; seen?: string } = {}) =>
@@ -165,8 +129,12 @@ export function settingFields(z: typeof Z) {
       issue(ctx, "is not a URL: expected something like https://acme.example.com/api/v1/");
       return z.NEVER;
     }
-    const broken = baseUrlRule(url);
-    if (broken) issue(ctx, broken.rule, broken.seen === undefined ? {} : { seen: broken.seen });
+    const plain =
+      "uses plain http://, which would send the API key unencrypted: use https:// (http:// is accepted only for loopback hosts such as the emulator)";
+    if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) issue(ctx, plain, { seen: url.origin });
+    else if (url.protocol !== "https:" && url.protocol !== "http:") issue(ctx, `must be an https:// URL, not ${url.protocol}//`);
+    else if (url.username || url.password) issue(ctx, "must not contain credentials: set the API key separately");
+    else if (url.search || url.hash) issue(ctx, "must not have a query or fragment");
     if (!url.pathname.endsWith("/")) url.pathname += "/";
     return url;
   });
@@ -176,10 +144,7 @@ export function settingFields(z: typeof Z) {
 /** zod, loaded when settings are first checked. @internal */
 export const zod = (): typeof Z => (require("zod") as typeof import("zod")).z;
 
-/**
- * The problems of a failed parse of `input`, one per setting (by its top-level key). A number's comes from its bounds
- * in `specs`: zod's own message for it ("Too small: expected number to be >=0") is not the setting's. @internal
- */
+/** The problems of a failed parse of `input`, one per setting; a number's from its bounds in `specs`, not zod's words. @internal */
 export function problemsOf(
   error: Z.ZodError,
   input: unknown,
@@ -198,19 +163,20 @@ export function problemsOf(
   return [...problems.values()];
 }
 
-/** A value's problem in the words of the client's options: `maxRetries must be a whole number of at least 0, got -1`. */
-function optionError(name: string, problem: ValueProblem): ConfigurationError {
-  if (problem.kind === "range") return new ConfigurationError(`${name} must be ${numberRule(problem.spec)}, got ${problem.seen}`, name);
-  if (problem.kind === "missing") return new ConfigurationError(`${name} is required and must not be empty`, name);
-  return new ConfigurationError(`${name}${problem.seen === undefined ? "" : ` ${JSON.stringify(problem.seen)}`} ${problem.rule}`, name);
+/** `input` parsed, or a {@link ConfigurationError} for its first problem: `maxRetries must be a whole number of at least 0, got -1`. */
+function check<S extends Z.ZodType>(schema: S, input: unknown, name: (key: string) => string): Z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const problem = problemsOf(parsed.error, input)[0] ?? { kind: "invalid", key: "", rule: "is not valid" };
+  const at = name(problem.key);
+  if (problem.kind === "range") throw new ConfigurationError(`${at} must be ${numberRule(problem.spec)}, got ${problem.seen}`, at);
+  if (problem.kind === "missing") throw new ConfigurationError(`${at} is required and must not be empty`, at);
+  throw new ConfigurationError(`${at}${problem.seen === undefined ? "" : ` ${JSON.stringify(problem.seen)}`} ${problem.rule}`, at);
 }
 
 /** Parses and checks a base URL, throwing a {@link ConfigurationError} that names `setting` (e.g. `--base-url`). */
 export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
-  const parsed = settingFields(zod()).baseUrl.safeParse(raw);
-  if (!parsed.success)
-    throw optionError(setting, problemsOf(parsed.error, raw)[0] ?? { kind: "invalid", key: setting, rule: "is not valid" });
-  return parsed.data;
+  return check(settingFields(zod()).baseUrl, raw, () => setting);
 }
 
 /** Every default applied to checked values. */
@@ -229,18 +195,12 @@ export function completeSettings(
   };
 }
 
-/**
- * The settings the client runs on: resolved ones as they are; options checked by {@link settingFields}
- * (a {@link ConfigurationError} names the first at fault, after `settingPrefix`), with defaults applied.
- */
+/** The settings the client runs on: resolved ones as they are, options checked (a {@link ConfigurationError} names the first at fault). */
 export function resolveSettings(options: (ClientOptions | ResolvedSettings) & { settingPrefix?: string }): ResolvedSettings {
   if ("resolved" in options && options.resolved === true) return options;
   const z = zod();
   const fields = settingFields(z);
-  const parsed = z.object({ apiKey: fields.apiKey, baseUrl: fields.baseUrl, ...fields.numbers }).safeParse(options);
-  if (!parsed.success) {
-    const [problem = { kind: "invalid", key: "", rule: "is not valid" } as const] = problemsOf(parsed.error, options);
-    throw optionError(`${options.settingPrefix ?? ""}${problem.key}`, problem);
-  }
-  return completeSettings({ ...parsed.data, cacheDir: (options as ClientOptions).cacheDir });
+  const schema = z.object({ apiKey: fields.apiKey, baseUrl: fields.baseUrl, ...fields.numbers });
+  const checked = check(schema, options, (key) => `${options.settingPrefix ?? ""}${key}`);
+  return completeSettings({ ...checked, cacheDir: (options as ClientOptions).cacheDir });
 }

@@ -1,47 +1,64 @@
 /**
- * The contract's requests as the resources see them: each one paced (`pacer.ts`), sent
- * (`http.ts`), judged by the retry policy (`retry-policy.ts`) and, when it fails, raised as the
- * error its status maps to (`errors.ts`), with no secret in it.
+ * The contract's requests: each one paced (`pacer.ts`), sent on a keep-alive undici `Pool`, judged by the retry policy
+ * (`retry-policy.ts`), parsed with zod, or raised as the error its status maps to (`error-answers.ts`), with no secret.
  */
+import type { Pool } from "undici";
 import type { z } from "zod";
-import type { Clock } from "./clock";
 import { errorForStatus, readErrorBody } from "./error-answers";
-import { RateLimitError, type WorkspaceAccessError } from "./errors";
-import { HttpPool, type RawResponse, type RequestSpec } from "./http";
+import {
+  ConfigurationError,
+  ConnectionError,
+  contractIssue,
+  InvalidResponseError,
+  RateLimitError,
+  TimeoutError,
+  type WorkspaceAccessError,
+} from "./errors";
 import { Pacer } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeRedactor, redactError } from "./redact";
-import { backoffDelay, type Decision, decide, type RetryLimits } from "./retry-policy";
-import { describeScopes } from "./scopes";
-import { DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
+import { backoffDelay, type Decision, decide, type Outcome, type RetryLimits } from "./retry-policy";
+import { describeScopes, type Scope } from "./scopes";
+import { type ClientOptions, DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
 
-export type { Method, RequestSpec } from "./http";
+/** The package version, sent in the User-Agent (package.json sits two levels up from src/ and dist/). */
+const USER_AGENT = `pulumi-workspace-access/${(require("../../package.json") as { version: string }).version}`;
 
-/**
- * A parsed answer. `data` is `undefined` when the answer had no body and the request allowed
- * that (a write, or `allowEmpty`): callers of writes check for it.
- */
-export interface Response<T> {
+/** undici, loaded with the first connection rather than with the package (about 40 ms). */
+const undici = () => require("undici") as typeof import("undici");
+
+/** The HTTP methods of the contract. */
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** One exchange of the contract. */
+export interface RequestSpec {
+  method: Method;
+  /** Relative to the base URL (`users/<id>`), or an absolute path from a `links` entry. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Scopes the operation needs; named in 401/403 messages. */
+  scopes: readonly Scope[];
+}
+
+/** An answer as it arrived. */
+interface RawResponse {
   status: number;
-  data: T;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
 }
 
-/** Everything the transport needs besides the settings. */
-export interface TransportDeps {
-  clock: Clock;
-  random: () => number;
-  logger: ((message: string) => void) | undefined;
-  userAgent: string;
-  /** Prefix of setting names in messages, e.g. `workspace-access:`. */
-  settingPrefix: string;
-}
+/** Everything the transport needs besides the settings; `settingPrefix` begins setting names in messages, e.g. `workspace-access:`. */
+export type TransportDeps = Required<Pick<ClientOptions, "clock" | "random">> & Pick<ClientOptions, "logger"> & { settingPrefix: string };
 
 /** Sends the contract's requests for one client: pacing, retries, parsing and errors. @internal */
 export class HttpTransport {
   readonly settings: ResolvedSettings;
   readonly deps: TransportDeps;
   readonly redact: (text: string) => string;
-  readonly #http: HttpPool;
+  readonly #pool: Pool;
+  readonly #headers: Record<string, string>;
+  readonly #jsonHeaders: Record<string, string>;
   readonly #pacer: Pacer;
   readonly #limits: RetryLimits;
   /** Learnt rate limits kept for the next process (`rate-memory.ts`); undefined when turned off. */
@@ -56,7 +73,14 @@ export class HttpTransport {
     this.settings = settings;
     this.deps = deps;
     this.redact = makeRedactor(settings.apiKey);
-    this.#http = new HttpPool(settings, deps.userAgent, { redact: this.redact, setting: (name) => this.setting(name) });
+    this.#headers = { "x-api-key": settings.apiKey, accept: "application/json", "user-agent": USER_AGENT };
+    this.#jsonHeaders = { ...this.#headers, "content-type": "application/json" };
+    this.#pool = new (undici().Pool)(settings.baseUrl.origin, {
+      connections: settings.maxConcurrency,
+      keepAliveTimeout: 10_000,
+      headersTimeout: settings.requestTimeoutSeconds * 1000,
+      bodyTimeout: settings.requestTimeoutSeconds * 1000,
+    });
     const memory = settings.cacheDir === undefined ? undefined : new RateLimitMemory(settings.cacheDir, deps.clock, (m) => this.#log(m));
     const key = memoryKey(settings.baseUrl);
     this.#pacer = new Pacer(deps.clock, settings.maxConcurrency, settings.maxRequestsPerSecond, (limit) => memory?.remember(key, limit));
@@ -75,7 +99,7 @@ export class HttpTransport {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#memory?.flush();
-      await this.#http.close();
+      await this.#pool.close();
     })();
     return this.#closing;
   }
@@ -95,15 +119,14 @@ export class HttpTransport {
   }
 
   /**
-   * Sends `spec`, as often as the retry policy allows, and parses the answer with `schema`
-   * (`null` for answers without a body, such as 204). Every error it raises is redacted whole
-   * (message, stack, every field: `redactError`), whichever code built it: a link's host or path,
-   * a header or an answer may carry the key.
+   * Sends `spec`, as often as the retry policy allows, and parses the answer with `schema`; `data` is `undefined` for a
+   * write answered without a body (callers of writes check). Every error it raises is redacted whole (`redactError`),
+   * whichever code built it: a link's host or path, a header or an answer may carry the key.
    */
-  async request<S extends z.ZodType>(spec: RequestSpec, schema: S | null): Promise<Response<z.infer<S>>> {
-    // One function, not a redacting wrapper around an exchange: every request's way to the socket is a frame shorter.
+  async request<S extends z.ZodType>(spec: RequestSpec, schema: S): Promise<{ status: number; data: z.infer<S> }> {
+    // One function, not a redacting wrapper around an exchange: a frame shorter to the socket.
     try {
-      const url = this.#http.url(spec);
+      const url = this.#url(spec);
       const { method } = spec;
       const path = url.pathname;
       const attempt = { method, transientRetries: 0, rateLimitRetries: 0 };
@@ -117,7 +140,7 @@ export class HttpTransport {
         let raw: RawResponse | undefined;
         let noAnswer: WorkspaceAccessError | undefined;
         try {
-          raw = await this.#http.send(spec, url);
+          raw = await this.#send(spec, url);
         } catch (error) {
           if (!(error as WorkspaceAccessError).retryable) throw error;
           noAnswer = error as WorkspaceAccessError;
@@ -125,22 +148,15 @@ export class HttpTransport {
           this.#pacer.release(ticket);
         }
         if (raw) this.#pacer.observe(raw.status, raw.headers, ticket);
-        const retryAfter = raw?.headers["retry-after"];
-        const outcome = raw
-          ? {
-              kind: "answer" as const,
-              status: raw.status,
-              retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-              now: this.deps.clock.now(),
-            }
-          : { kind: "no-answer" as const };
+        const retryAfter = [raw?.headers["retry-after"]].flat()[0];
+        const now = this.deps.clock.now();
+        const outcome: Outcome = raw ? { kind: "answer", status: raw.status, retryAfter, now } : { kind: "no-answer" };
         const decision = decide(attempt, outcome, this.#limits, this.deps.random);
         switch (decision.action) {
           case "accept": {
             // Every success status is success: a write answered 200 or 204 without a body has landed.
-            const mayBeEmpty = spec.allowEmpty === true || method !== "GET";
-            const empty = schema === null || (mayBeEmpty && raw!.text.trim() === "");
-            return { status: raw!.status, data: (empty ? undefined : this.#http.parse(schema, raw!, method, path)) as z.infer<S> };
+            const empty = method !== "GET" && raw!.text.trim() === "";
+            return { status: raw!.status, data: (empty ? undefined : this.#parse(schema, raw!, method, path)) as z.infer<S> };
           }
           case "wait":
             // A 429: every request of this client waits for the service's Retry-After, then this one goes again.
@@ -164,7 +180,7 @@ export class HttpTransport {
     }
   }
 
-  /** Sleeps the policy's back-off before retry `attempt + 1` of an operation that retries itself (see `create-once.ts`). */
+  /** Sleeps the policy's back-off before retry `attempt + 1` of an operation that retries itself (`users.create`). */
   async backoff(attempt: number, reason: string): Promise<void> {
     const { retryBaseDelayMs, retryMaxDelayMs } = this.settings;
     await this.#retryAfter(attempt, reason, backoffDelay(attempt, retryBaseDelayMs, retryMaxDelayMs, this.deps.random));
@@ -205,18 +221,81 @@ export class HttpTransport {
     const requestId = raw?.headers["x-request-id"];
     const error =
       noAnswer ??
-      errorForStatus({
-        method,
-        path,
-        status: raw!.status,
-        body,
-        requestId: typeof requestId === "string" ? requestId : undefined,
-        scopes: describeScopes(spec.scopes),
-        redact: this.redact,
-      });
+      errorForStatus(
+        { method, path, status: raw!.status, ...(body && { body }), ...(typeof requestId === "string" && { requestId }) },
+        describeScopes(spec.scopes),
+        this.redact,
+      );
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries (${this.setting("maxRetries")}).`;
     return error;
+  }
+
+  /** The URL of `spec`; refuses one outside the workspace (a `links.next` must not take the key elsewhere). */
+  #url(spec: RequestSpec): URL {
+    const base = this.settings.baseUrl;
+    const url = new URL(spec.path, base);
+    if (url.origin !== base.origin) {
+      const message = `Refusing to follow a link to ${url.origin}: the API key is only sent to ${base.origin}`;
+      throw new InvalidResponseError(message, { method: spec.method, path: url.pathname, status: 0, field: "links" });
+    }
+    for (const [key, value] of Object.entries(spec.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url;
+  }
+
+  /** Sends the request and reads the whole answer; no answer raises a {@link ConnectionError} or {@link TimeoutError}. */
+  async #send(spec: RequestSpec, url: URL): Promise<RawResponse> {
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const headers = body === undefined ? this.#headers : this.#jsonHeaders;
+    try {
+      const res = await this.#pool.request({ method: spec.method, path: url.pathname + url.search, headers, body });
+      return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+    } catch (cause) {
+      throw this.#noAnswer(cause, spec.method, url.pathname);
+    }
+  }
+
+  /** The body parsed with `schema`; a body that is not JSON or not of the contract's shape raises {@link InvalidResponseError}. */
+  #parse<S extends z.ZodType>(schema: S, raw: RawResponse, method: string, path: string): z.infer<S> {
+    const { status } = raw;
+    const invalid = (what: string, field: string) =>
+      new InvalidResponseError(`${method} ${path} answered ${status} with a body that ${what}.`, { method, path, status, field });
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.text);
+    } catch {
+      // Redacted before it is cut and escaped: a cut key, or an escaped one, is no longer the key.
+      throw invalid(`is not JSON (${JSON.stringify(this.redact(raw.text).slice(0, 80))})`, "");
+    }
+    const result = schema.safeParse(json);
+    if (result.success) return result.data;
+    const { field, said } = contractIssue(result.error.issues);
+    throw invalid(said, field);
+  }
+
+  /** The error for a request that got no answer: refused by undici before it was sent, timed out, or a connection failure. */
+  #noAnswer(cause: unknown, method: string, path: string): WorkspaceAccessError {
+    const { errors } = undici();
+    if (cause instanceof errors.InvalidArgumentError) {
+      const message = `${method} ${path} could not be sent: ${cause.message}. Check the API key and base URL for stray characters.`;
+      return new ConfigurationError(message, "apiKey");
+    }
+    const code = typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : "";
+    const detail = this.redact(cause instanceof Error ? cause.message : String(cause));
+    // Keep a plain copy as the cause: undici errors can hold sockets and request options.
+    const context = { retryable: true, method, path, cause: new Error(code ? `${code}: ${detail}` : detail) };
+    const ambiguity = method === "POST" ? " A POST that fails this way may or may not have been carried out." : "";
+    const { HeadersTimeoutError, BodyTimeoutError, ConnectTimeoutError } = errors;
+    if (cause instanceof HeadersTimeoutError || cause instanceof BodyTimeoutError || cause instanceof ConnectTimeoutError) {
+      const seconds = this.settings.requestTimeoutSeconds;
+      const message = `${method} ${path} got no answer within ${seconds} s (${this.setting("requestTimeoutSeconds")}).${ambiguity}`;
+      return new TimeoutError(message, { kind: "timeout", ...context });
+    }
+    const reach = `check that ${this.settings.baseUrl.origin} is reachable.${ambiguity}`;
+    const message = `${method} ${path} failed before an answer arrived (${code || detail}): ${reach}`;
+    return new ConnectionError(message, { kind: "connection", ...context });
   }
 
   #log(message: string): void {

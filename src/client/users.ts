@@ -1,14 +1,13 @@
-import { createOnce } from "./create-once";
-import { ConflictError, WorkspaceAccessError } from "./errors";
-import { type JobsApi, jobOfAnswer } from "./jobs";
+import { ConflictError, isAmbiguous, WorkspaceAccessError } from "./errors";
+import type { JobsApi } from "./jobs";
 import type { HttpTransport } from "./transport";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
 import { prove } from "./absence";
 import type { Id } from "./ids";
-import { type ListOptions, MAX_PAGE_SIZE, pageSize, paginate } from "./paginate";
+import { type ListOptions, MAX_PAGE_SIZE, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { userBody } from "./requests";
-import { type JobRecord, recordOrJob, schemas, single, type UserRecord } from "./schemas";
+import { type JobRecord, schemas, type UserRecord } from "./schemas";
 import { SCOPES } from "./scopes";
 
 /** Options of {@link UsersApi.list}. */
@@ -35,35 +34,20 @@ export class UsersApi {
 
   /** Every user, page by page: `for await (const user of client.users.list())`. */
   async *list(options: UserListOptions = {}): AsyncGenerator<User> {
-    const query = {
-      "page[size]": pageSize(options.pageSize),
-      filter: options.filter,
-      mfaStatus: options.mfaStatus ? true : undefined,
-    };
-    const first = { method: "GET" as const, path: "users", query, scopes: [SCOPES.readUsers] };
-    for await (const record of paginate(this.#http, first, schemas().userRecord, options.onInvalid)) {
-      yield toUser(record);
-    }
+    const query = { filter: options.filter, mfaStatus: options.mfaStatus ? true : undefined };
+    yield* paginate(this.#http, { path: "users", query, scopes: [SCOPES.readUsers] }, schemas().userRecord, toUser, options);
   }
 
   /** Reads a user; 404 raises {@link NotFoundError}. */
   async get(id: string, options: { mfaStatus?: boolean } = {}): Promise<User> {
-    const { data } = await this.#http.request(
-      {
-        method: "GET",
-        path: pathOf("users", [id, "user id"]),
-        query: { mfaStatus: options.mfaStatus ? true : undefined },
-        scopes: [SCOPES.readUsers],
-      },
-      single(schemas().userRecord),
-    );
-    return toUser(data.data);
+    const query = { mfaStatus: options.mfaStatus ? true : undefined };
+    const spec = { method: "GET", path: pathOf("users", [id, "user id"]), query, scopes: [SCOPES.readUsers] } as const;
+    return toUser((await this.#http.request(spec, schemas().user)).data.data);
   }
 
   /**
-   * The user with exactly this email (case-insensitively), or `undefined` once proven that nobody has it, by every
-   * page of `GET /users?filter=` (which also matches names and parts of emails). A miss is searched again at another
-   * page size until two searches agree (`absence.ts`); when they never do, this throws rather than guess.
+   * The user with exactly this email (case-insensitively), or `undefined` once proven that nobody has it: a miss of
+   * `GET /users?filter=` is searched again at another page size until two searches agree (`absence.ts`), else throws.
    */
   async findByEmail(email: string): Promise<User | undefined> {
     let hit: User | undefined;
@@ -94,35 +78,33 @@ export class UsersApi {
    */
   async create(attributes: UserAttributes): Promise<User> {
     const began = this.#http.deps.clock.now();
-    const outcome = await createOnce({
-      send: () =>
-        this.#http.request(
+    let sent: { data: unknown } | undefined;
+    for (let attempt = 0; !sent; attempt++) {
+      try {
+        sent = await this.#http.request(
           { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] },
-          recordOrJob(schemas().userRecord),
-        ),
-      lookUp: async () => {
+          schemas().userOrJob,
+        );
+      } catch (error) {
+        // The POST may or may not have been carried out: what it would have made is looked up before it is sent again.
+        if (!isAmbiguous(error)) throw error;
         const existing = await this.findByEmail(attributes.email);
-        return existing && this.#createdSince(existing, began);
-      },
-      retry: { max: this.#http.settings.maxRetries, backoff: (attempt, reason) => this.#http.backoff(attempt, reason) },
-      what: `POST users (${attributes.email})`,
-    });
-    if ("found" in outcome) return outcome.found;
+        if (existing) return this.#createdSince(existing, began);
+        if (attempt >= this.#http.settings.maxRetries) throw error;
+        await this.#http.backoff(attempt, `POST users (${attributes.email}) failed without an answer and nothing was created`);
+      }
+    }
     // A write answered without a body (204) gives no data.
-    const answer = outcome.sent.data as { data: UserRecord | JobRecord } | undefined;
+    const answer = sent.data as { data: UserRecord | JobRecord } | undefined;
     if (answer && answer.data.type !== "job") return toUser(answer.data as UserRecord);
     if (answer) await this.#jobs.until(toJob(answer.data as JobRecord));
     // A job, or a success without a body: the new user is read back once, by email.
     const created = await this.findByEmail(attributes.email);
-    if (!created) {
-      throw new WorkspaceAccessError(
-        answer
-          ? `The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`
-          : `POST users answered success without a body, but no user with the email ${attributes.email} exists.`,
-        { kind: "invalid_response", method: "POST", path: "users" },
-      );
-    }
-    return created;
+    if (created) return created;
+    const message = answer
+      ? `The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`
+      : `POST users answered success without a body, but no user with the email ${attributes.email} exists.`;
+    throw new WorkspaceAccessError(message, { kind: "invalid_response", method: "POST", path: "users" });
   }
 
   /** `user` if the service created it after `began` (a minute of clock skew allowed), else a 409. */
@@ -138,15 +120,13 @@ export class UsersApi {
 
   /** Replaces every writable attribute of a user; 404 and 409 raise. */
   async replace(id: string, attributes: UserAttributes): Promise<User> {
-    const { data } = await this.#http.request(
-      {
-        method: "PUT",
-        path: pathOf("users", [id, "user id"]),
-        body: userBody(attributes, id),
-        scopes: [SCOPES.writeUsers],
-      },
-      recordOrJob(schemas().userRecord),
-    );
+    const spec = {
+      method: "PUT",
+      path: pathOf("users", [id, "user id"]),
+      body: userBody(attributes, id),
+      scopes: [SCOPES.writeUsers],
+    } as const;
+    const { data } = await this.#http.request(spec, schemas().userOrJob);
     // Without a body (204), or with a job, the user is read back once.
     if (data && data.data.type !== "job") return toUser(data.data as UserRecord);
     if (data) await this.#jobs.until(toJob(data.data as JobRecord));
@@ -156,12 +136,8 @@ export class UsersApi {
   /** Deletes a user (waiting for the job if it answers with one); 404 raises {@link NotFoundError}. */
   async delete(id: string): Promise<void> {
     const path = pathOf("users", [id, "user id"]);
-    const answer = await this.#http.request(
-      { method: "DELETE", path, scopes: [SCOPES.writeUsers], allowEmpty: true },
-      single(schemas().z.unknown()),
-    );
+    const answer = await this.#http.request({ method: "DELETE", path, scopes: [SCOPES.writeUsers] }, schemas().anyAnswer);
     // 204, or 200 with or without a body: done. Only a job is waited for.
-    const job = jobOfAnswer(this.#http, answer, "DELETE", path);
-    if (job) await this.#jobs.until(job);
+    await this.#jobs.handleOf(answer, "DELETE", path).wait();
   }
 }

@@ -65,7 +65,7 @@ it("an IntegrationEntitlement create reaches the socket in at most 9 of the pack
   const trace = frames.join("\n");
   expect(trace).toMatch(/host\/entitlement\/integration-entitlement-provider\.ts\)/);
   expect(trace).toMatch(/submit \(host\/membership\/invite-batcher\.ts\)/);
-  expect(frames[0], trace).toMatch(/send \(client\/http\.ts\)/);
+  expect(frames[0], trace).toMatch(/send \(client\/transport\.ts\)/);
   expect(frames.length, trace).toBeLessThanOrEqual(9);
   // The batcher's part: submit, the batch, the client's invite, the transport, the exchange.
   const fromSubmit = frames.findIndex((f) => f.startsWith("InviteBatcher.submit"));
