@@ -83,4 +83,4 @@ export {
   type UserAttributes,
   WorkspaceAccessClient,
   WorkspaceAccessError,
-} from "./client";
+} from "./program/client-exports";
