@@ -84,4 +84,4 @@ export {
   type UserAttributes,
   WorkspaceAccessClient,
   WorkspaceAccessError,
-} from "./client";
+} from "./program/client-exports";

@@ -1,6 +1,8 @@
 /** The Job data source: runs in the program process, with the settings read there as the host reads them. */
 import * as pulumi from "@pulumi/pulumi";
-import { type Clock, type Job as ClientJob, JobFailedError, JobTimeoutError, systemClock } from "../client";
+import type { Clock, Job as ClientJob } from "../client";
+import { systemClock } from "../client/clock";
+import { JobFailedError, JobTimeoutError } from "../client/errors";
 import { outputOf, printedAsOneLine } from "./lookups/run";
 import { programClient } from "./program-settings";
 
@@ -29,7 +31,7 @@ export function getJob(args: GetJobArgs): Promise<Job> {
 
 /** {@link getJob} on a given clock (tests run it on the emulator's virtual clock). */
 export async function readJob(args: GetJobArgs, clock: Clock): Promise<Job> {
-  const client = programClient(clock);
+  const client = await programClient(clock);
   try {
     if (!args.waitForCompletion || pulumi.runtime.isDryRun()) {
       return { ...(await client.jobs.get(args.id)), waitOutcome: "not_waited" };

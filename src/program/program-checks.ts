@@ -1,6 +1,6 @@
 /** Warnings given in the program, where the stack config and the declared values are at hand. */
 import * as pulumi from "@pulumi/pulumi";
-import { KNOWN_USER_ROLES } from "../client";
+import { KNOWN_USER_ROLES } from "../client/models";
 import { thisRun } from "./program-run";
 import { settingName } from "../shared/settings";
 

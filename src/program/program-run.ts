@@ -18,7 +18,7 @@ export interface ProgramRun {
   /** The warnings given once per run (`plaintext-api-key`). */
   readonly warned: Set<string>;
   /** The lookups' sessions, by a hash of the settings (`lookups/session.ts`). */
-  readonly lookups: Map<string, LookupSession>;
+  readonly lookups: Map<string, Promise<LookupSession>>;
   /** The values that become known together are checked once they have all been declared: that round. */
   round: Promise<void> | undefined;
 }

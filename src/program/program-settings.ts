@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { type Clock, WorkspaceAccessClient } from "../client";
+import type { Clock, WorkspaceAccessClient } from "../client";
 import { CONFIG_NAMESPACE, type ProviderSettings, readRawSettings, resolveProviderSettings } from "../shared/settings";
 
 /**
@@ -14,7 +14,11 @@ export function programSettings(): ProviderSettings {
   });
 }
 
-/** The client the program's lookups and `getJob` send with: its errors name the stack config keys. */
-export function programClient(clock: Clock, settings: ProviderSettings = programSettings()): WorkspaceAccessClient {
+/**
+ * The client the program's lookups and `getJob` send with: its errors name the stack config keys. Its module is loaded
+ * here, at the first of them (an `import()`, which vitest resolves too): a program that only declares resources loads no zod or undici.
+ */
+export async function programClient(clock: Clock, settings: ProviderSettings = programSettings()): Promise<WorkspaceAccessClient> {
+  const { WorkspaceAccessClient } = await import("../client/client.js");
   return new WorkspaceAccessClient({ ...settings.client, clock, settingPrefix: `${CONFIG_NAMESPACE}:` });
 }

@@ -4,7 +4,7 @@
  * `deleteBeforeReplace` defaults to true: two of these records cannot coexist, and `up --replace` never asks the diff.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { IMPORT_ID } from "../shared/inputs";
+import { IMPORT_ID } from "../shared/input-constants";
 import { warnIfPlaintextApiKey } from "./program-checks";
 
 /** The options to register with and the hidden input that carries `import`; warns (once a run) of a plaintext API key. */

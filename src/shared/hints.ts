@@ -1,5 +1,5 @@
 /** Where the API key comes from, added to the errors that say it was refused, in the host and in the program alike. */
-import { ForbiddenError, UnauthorizedError } from "../client";
+import { ForbiddenError, UnauthorizedError } from "../client/errors";
 import { settingName } from "./settings";
 
 /** " The key comes from workspace-access:apiKey (pulumi config set --secret ...) or WORKSPACE_ACCESS_API_KEY." */

@@ -5,13 +5,15 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { idOf } from "../client/ids";
+import { IMPORT_ID, INTEGRATION_ROLES } from "./input-constants";
 import { containsUnknown, isUnknown } from "./unknown";
+
+export { IMPORT_ID, inviteRole } from "./input-constants";
 
 /** Default workspace role of a {@link User}. */
 export const DEFAULT_USER_ROLE = "workspace_login_only";
 /** Default integration role of an {@link IntegrationEntitlement}. */
 export const DEFAULT_INTEGRATION_ROLE = "account_collaborator";
-const INTEGRATION_ROLES = ["account_owner", "account_collaborator"] as const;
 
 const name = (what: string) =>
   z
@@ -52,9 +54,6 @@ const entitlements = (forRemoval: string) =>
     .transform((ids) => entitlementSet(ids));
 
 const integrationRole = z.enum(INTEGRATION_ROLES, { error: `role must be one of ${INTEGRATION_ROLES.join(", ")}` });
-
-/** The hidden input carrying the `import` option (the engine's import cannot reach a dynamic provider); never compared by `diff`. */
-export const IMPORT_ID = "__importId";
 
 const importId = z
   .string({ error: "import must be the id of the record to adopt, a string" })
@@ -186,12 +185,6 @@ export function sameSet(a: unknown, b: unknown): boolean {
   if (!isIdList(a) || !isIdList(b)) return false;
   const [x, y] = [entitlementSet(a), entitlementSet(b)];
   return x.length === y.length && x.every((id, i) => id === y[i]);
-}
-
-/** A member's role as the API reads it (`owner`: the invite role without `account_`) as the invite role; `undefined` for one not known (never guessed). */
-export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
-  const role = memberRole?.toLowerCase();
-  return INTEGRATION_ROLES.find((known) => role === known || `account_${role}` === known);
 }
 
 /**

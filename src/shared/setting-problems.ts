@@ -1,5 +1,5 @@
 /** A settings problem as data, worded for a stack config key, an environment variable or a flag; never with the API key's value. */
-import { ConfigurationError } from "../client";
+import { ConfigurationError } from "../client/errors";
 import { numberRule, type ValueProblem } from "../client/settings";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, type SettingsSource, settingName } from "./config-keys";
 

@@ -5,7 +5,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Entitlement, Integration } from "../../client";
-import { inviteRole } from "../../shared/inputs";
+import { inviteRole } from "../../shared/input-constants";
 import type { IntegrationEntitlementRole } from "../integration-entitlement";
 import { LookupError, notFound } from "./lookup-error";
 import { byEmail, type LookupInputs, nullsLast, outputOf, runLookup } from "./run";

@@ -1,4 +1,4 @@
-import { WorkspaceAccessError } from "../../client";
+import { WorkspaceAccessError } from "../../client/errors";
 
 /** A record a lookup could have meant, as its error lists it. */
 export interface LookupCandidate {

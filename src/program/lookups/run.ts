@@ -1,6 +1,7 @@
 /** What every lookup does around its own logic: arguments checked first, the session, 401/403 hints, the output form. */
 import * as pulumi from "@pulumi/pulumi";
-import { emailKey, WorkspaceAccessError } from "../../client";
+import { WorkspaceAccessError } from "../../client/errors";
+import { emailKey } from "../../client/models";
 import { hinted } from "../../shared/hints";
 import { type ArgumentSpec, checkArguments } from "./arguments";
 import { lookupSession, type LookupSession } from "./session";
@@ -12,7 +13,7 @@ export type LookupInputs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 export async function runLookup<A, R>(spec: ArgumentSpec, args: A, lookup: (args: A, session: LookupSession) => Promise<R>): Promise<R> {
   try {
     const checked = checkArguments<A>(spec, args);
-    return await lookup(checked, lookupSession());
+    return await lookup(checked, await lookupSession());
   } catch (error) {
     throw printedAsOneLine(hinted(error));
   }

@@ -4,16 +4,10 @@
  * one `GET`). Kept in the run's memory (`program-run.ts`), keyed by a hash of the settings, never the key itself.
  */
 import { createHash } from "node:crypto";
-import {
-  collect,
-  type Entitlement,
-  type Integration,
-  type IntegrationUser,
-  unlessNotFound,
-  systemClock,
-  type User,
-  type WorkspaceAccessClient,
-} from "../../client";
+import type { Entitlement, Integration, IntegrationUser, User, WorkspaceAccessClient } from "../../client";
+import { systemClock } from "../../client/clock";
+import { unlessNotFound } from "../../client/errors";
+import { collect } from "../../client/models";
 import { idOf } from "../../client/ids";
 import { programClient, programSettings } from "../program-settings";
 import { thisRun } from "../program-run";
@@ -87,13 +81,13 @@ export class LookupSession {
 }
 
 /** The session of this run and the settings in force, checked before any request as {@link getJob} checks them. */
-export function lookupSession(): LookupSession {
+export function lookupSession(): Promise<LookupSession> {
   const settings = programSettings();
   const fingerprint = createHash("sha256").update(JSON.stringify(settings)).digest("hex");
   const sessions = thisRun().lookups;
   let session = sessions.get(fingerprint);
   if (!session) {
-    session = new LookupSession(programClient(systemClock, settings));
+    session = programClient(systemClock, settings).then((client) => new LookupSession(client));
     sessions.set(fingerprint, session);
   }
   return session;

@@ -1,6 +1,7 @@
 /** Lookups of workspace users: one (`getUser`, by id or email) and many, by `GET /users/{id}` and one paged `GET /users` per run. */
 import type * as pulumi from "@pulumi/pulumi";
-import { sameEmail, type User } from "../../client";
+import type { User } from "../../client";
+import { sameEmail } from "../../client/models";
 import { LookupError, notFound } from "./lookup-error";
 import { byEmail, type LookupInputs, nullsLast, outputOf, runLookup } from "./run";
 

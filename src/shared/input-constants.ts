@@ -1,0 +1,16 @@
+/**
+ * What declaring a resource and the lookups need of the inputs, apart from their zod schemas (`inputs.ts`): a program
+ * that only declares resources loads no zod (docs/testing.md).
+ */
+
+/** The integration roles an invitation may give. */
+export const INTEGRATION_ROLES = ["account_owner", "account_collaborator"] as const;
+
+/** The hidden input carrying the `import` option (the engine's import cannot reach a dynamic provider); never compared by `diff`. */
+export const IMPORT_ID = "__importId";
+
+/** A member's role as the API reads it (`owner`: the invite role without `account_`) as the invite role; `undefined` for one not known (never guessed). */
+export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
+  const role = memberRole?.toLowerCase();
+  return INTEGRATION_ROLES.find((known) => role === known || `account_${role}` === known);
+}
