@@ -1,8 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";
 import { ownedEmails } from "./owners";
-import { warnIfPlaintextApiKey } from "./program-checks";
-import { packageOptions } from "./resource-options";
+import { outputs, packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 import type { UserRole } from "./user";
 import type { WorkspaceUserState } from "../shared/workspace-users-inputs";
@@ -63,12 +62,11 @@ export class WorkspaceUsers extends pulumi.CustomResource {
   static readonly type = dynamicType("WorkspaceUsers");
 
   constructor(name: string, args: WorkspaceUsersArgs, opts?: pulumi.CustomResourceOptions) {
-    warnIfPlaintextApiKey();
     const { opts: options, importInput } = packageOptions(opts);
     const props = {
       users: pulumi.output(args.users).apply((users) => keyed(users, name)),
       deleteOnDestroy: args.deleteOnDestroy,
-      userIds: undefined,
+      ...outputs("userIds"),
       ...importInput,
       __provider: serializedProvider("workspace-users"),
     };
