@@ -6,7 +6,6 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, systemClock, WorkspaceAccessClient } from "../client";
-import { Takeovers } from "./takeovers";
 import { EntitlementCatalogue } from "./entitlement-catalogue";
 import { InviteBatcher } from "./membership/invite-batcher";
 import { MembershipViews } from "./membership/membership-view";
@@ -57,8 +56,8 @@ export class ProviderContext {
   readonly #failures: readonly CheckFailure[];
   /** What this context was built from, to tell whether a second `configure` brings another config. */
   readonly key: string;
-  /** What creates of this deployment took over, so that a replaced resource's delete leaves it (`takeovers.ts`). */
-  readonly takeovers = new Takeovers();
+  /** The keys (`takeovers.ts`) of what creates of this deployment took over, so that a replaced resource's delete leaves it. */
+  readonly takeovers = new Set<string>();
   /** The integrations' entitlement catalogues, read once each for `check` (`entitlement-catalogue.ts`). */
   readonly catalogue: EntitlementCatalogue;
   #connection: Connection | undefined;

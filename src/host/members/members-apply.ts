@@ -38,7 +38,7 @@ export async function applyPlan(ctx: ProviderContext, integrationId: string, act
     }),
   );
   // A member there before, now this resource's: the delete of the resource that managed them must leave them (`takeovers.ts`).
-  for (const id of acts.takeOver) ctx.takeovers.take(memberKey(run.integrationId, id));
+  for (const id of acts.takeOver) ctx.takeovers.add(memberKey(run.integrationId, id));
   const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
   const made: PlannedInvite[] = [];
   await Promise.all([
@@ -167,7 +167,7 @@ async function adoptFound(
     run.failures.push({ userId, error: roleMismatch(run.integrationId, declared, found.role) });
     return;
   }
-  if (theirs) ctx.takeovers.take(memberKey(run.integrationId, userId));
+  if (theirs) ctx.takeovers.add(memberKey(run.integrationId, userId));
   run.managed.set(idOf(userId), found);
   if (!sameSet(found.entitlements, declared.entitlements))
     await setEntitlements(ctx.connection().client, run, { ...found, entitlements: declared.entitlements });
