@@ -58,11 +58,7 @@ async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInpu
   throw new ConfigurationError(noMembershipToImport(inputs), "import");
 }
 
-/**
- * A write that may still land ({@link PartialWriteError}) recorded as a partial create: the set
- * asked, no email or status, the job. The next `pulumi up` resumes with an update that waits for the
- * job and takes over the membership its own invitation made. Any other error as it is.
- */
+/** A write that may still land ({@link PartialWriteError}) recorded as a partial create (the set asked, the job), which the next up resumes. */
 function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitlementInputs, lastJobId: string | null): unknown {
   if (!PartialWriteError.isInstance(error)) return error;
   const state: IntegrationEntitlementOutputs = {

@@ -112,10 +112,8 @@ async function setEntitlements(client: WorkspaceAccessClient, run: Run, target: 
 }
 
 /**
- * Invites a declared member the plan confirmed absent: a batched invitation. When the answer says
- * they are one after all, what was found is compared with what was asked: someone else's
- * membership follows the adoption rules (a declared role must match); one this invitation made with
- * another role fails that member with what was found.
+ * Invites a declared member the plan confirmed absent (batched). One found a member after all is compared with what was
+ * asked: someone else's follows the adoption rules (a declared role must match); this invitation's with another role fails.
  */
 async function addMember(ctx: ProviderContext, run: Run, planned: PlannedInvite): Promise<boolean> {
   const { member: declared, role } = planned;

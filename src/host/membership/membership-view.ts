@@ -77,11 +77,7 @@ export class MembershipView {
     return new Map([...found, ...(await readEach(this.#client, this.#integrationId, unread))]);
   }
 
-  /**
-   * Whether the integration answers this key (`GET /integrations/{id}`): `false` on 404, which
-   * means deleted or not disclosed to this key. Asked once; an error other than 404 is thrown
-   * (and asked again next time).
-   */
+  /** Whether the integration answers this key (`GET /integrations/{id}`): `false` on 404 (deleted, or not disclosed). Asked once, unless it fails. */
   visible(): Promise<boolean> {
     this.#visible ??= this.#client.integrations.get(this.#integrationId).then(
       () => true,
@@ -151,11 +147,7 @@ export class MembershipViews {
     return view;
   }
 
-  /**
-   * After a write: with an integration id, that integration's view forgets (and, with a user id,
-   * that membership); without, every view (a user write: deleting a user ends its memberships, and
-   * a user's name and email show in member lists).
-   */
+  /** After a write: that integration's view forgets (that membership, with a user id); without one (a user's write), every view. */
   written(integrationId?: string, userId?: string): void {
     if (integrationId) this.of(integrationId).written(userId);
     else for (const view of this.#views.values()) view.written();

@@ -46,10 +46,7 @@ export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
   status: string | null;
   createdAt: string | null;
   updatedAt: string | null;
-  /**
-   * The optional attributes the program declares (`role`, `isGuest`), so a refresh hands back as
-   * inputs only what the program manages: the others are the service's, not the program's.
-   */
+  /** The optional attributes the program declares (`role`, `isGuest`): a refresh hands back only those as inputs. */
   managedAttributes: string[];
   /** The stack adopted the user (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`; absent: not. */
   adopted?: boolean;
@@ -65,10 +62,8 @@ type Attributes = Omit<UserInputs, "adoptExisting" | "deleteOnDestroy">;
 const OPTIONAL = ["isGuest", "role"] as const;
 
 /**
- * The attributes to send: the declared ones, and for what the program leaves out, the defaults
- * (a new user, no `current`) or the service's value (a `PUT` replaces every attribute). A role the
- * service does not report cannot be kept: that fails this resource, naming the record and the
- * field, rather than guess. An unreported `isGuest` is left out of the body (the service keeps it).
+ * The attributes to send: the declared ones, and for what the program leaves out, the defaults (a new user) or `current`'s
+ * value (a `PUT` replaces every attribute). An unreported role fails, naming the record; an unreported `isGuest` is left out.
  */
 export function attributesOf(inputs: Attributes, current?: User): UserAttributes {
   const role = inputs.role ?? (current ? current.role : DEFAULT_USER_ROLE);
