@@ -44,7 +44,7 @@ export interface ContextOptions {
 }
 
 /** The stack config as the host hands it to `configure`: a `get`, and (not in its public type) every key and the project's name. */
-export type StackConfig = pulumi.dynamic.Config;
+type StackConfig = pulumi.dynamic.Config;
 
 /** One provider process's context. Nothing in it captures the API key into state; its client is built on first use. */
 export class ProviderContext {
@@ -140,7 +140,7 @@ function stackConfigKeys(config: StackConfig): string[] {
  * The project's name: the host's `Config` keeps it in `projectName` (it qualifies keys with it);
  * its public type does not show it, so the engine's environment for the host is asked too.
  */
-export function projectOf(config: StackConfig, env: NodeJS.ProcessEnv): string | undefined {
+function projectOf(config: StackConfig, env: NodeJS.ProcessEnv): string | undefined {
   const name = (config as { projectName?: unknown }).projectName;
   if (typeof name === "string" && name !== "") return name;
   return env["PULUMI_NODEJS_PROJECT"] || env["PULUMI_PROJECT"] || undefined;

@@ -21,7 +21,7 @@ export interface Written {
 }
 
 /** How a member found comes to this resource: at its create (only with `adoptExisting`), by `import`, or resuming its own invitation. */
-export type Arrival = "create" | "import" | "resume";
+type Arrival = "create" | "import" | "resume";
 
 /** A member found, or none; a member whose record cannot be used fails this resource alone, naming it. */
 export function usable(found: Found | undefined): IntegrationUser | undefined {

@@ -9,9 +9,9 @@ import { READ_WINDOW_MS, SharedListing } from "../read-cache";
 import { confirm, type Found, type Members, memberList, pagesOf, prove, type Proof, readEach, readMember } from "./member-list";
 
 /** How long the first create waits for others to join it in one list (creates are slow: invite and job). */
-export const CREATE_WINDOW_MS = 50;
+const CREATE_WINDOW_MS = 50;
 /** How long a list serves the creates of one deployment (one provider process). */
-export const CREATE_LIST_MAX_AGE_MS = 10 * 60_000;
+const CREATE_LIST_MAX_AGE_MS = 10 * 60_000;
 /** How long a proven listing confirms the creates' misses (someone may add a member later): then a new proof. */
 export const PROOF_MAX_AGE_MS = 60_000;
 

@@ -14,7 +14,7 @@ export interface PendingInvitation {
 }
 
 /** What the host keeps of a partially created resource. */
-export interface PartialRecord {
+interface PartialRecord {
   id: string;
   properties: Record<string, unknown>;
 }
