@@ -6,7 +6,6 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, systemClock, WorkspaceAccessClient } from "../client";
-import { Takeovers } from "./takeovers";
 import { EntitlementCatalogue } from "./entitlement-catalogue";
 import { InviteBatcher } from "./membership/invite-batcher";
 import { MembershipViews } from "./membership/membership-view";
@@ -45,7 +44,7 @@ export interface ContextOptions {
 }
 
 /** The stack config as the host hands it to `configure`: a `get`, and (not in its public type) every key and the project's name. */
-export type StackConfig = pulumi.dynamic.Config;
+type StackConfig = pulumi.dynamic.Config;
 
 /** One provider process's context. Nothing in it captures the API key into state; its client is built on first use. */
 export class ProviderContext {
@@ -57,8 +56,8 @@ export class ProviderContext {
   readonly #failures: readonly CheckFailure[];
   /** What this context was built from, to tell whether a second `configure` brings another config. */
   readonly key: string;
-  /** What creates of this deployment took over, so that a replaced resource's delete leaves it (`takeovers.ts`). */
-  readonly takeovers = new Takeovers();
+  /** The keys (`takeovers.ts`) of what creates of this deployment took over, so that a replaced resource's delete leaves it. */
+  readonly takeovers = new Set<string>();
   /** The integrations' entitlement catalogues, read once each for `check` (`entitlement-catalogue.ts`). */
   readonly catalogue: EntitlementCatalogue;
   #connection: Connection | undefined;
@@ -141,7 +140,7 @@ function stackConfigKeys(config: StackConfig): string[] {
  * The project's name: the host's `Config` keeps it in `projectName` (it qualifies keys with it);
  * its public type does not show it, so the engine's environment for the host is asked too.
  */
-export function projectOf(config: StackConfig, env: NodeJS.ProcessEnv): string | undefined {
+function projectOf(config: StackConfig, env: NodeJS.ProcessEnv): string | undefined {
   const name = (config as { projectName?: unknown }).projectName;
   if (typeof name === "string" && name !== "") return name;
   return env["PULUMI_NODEJS_PROJECT"] || env["PULUMI_PROJECT"] || undefined;

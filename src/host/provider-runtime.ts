@@ -34,11 +34,6 @@ export function useContext(context: ProviderContext | undefined): void {
   processContext = context;
 }
 
-/** Forgets the process's context (tests configure many times in one process). */
-export function resetRuntime(): void {
-  useContext(undefined);
-}
-
 /** The handlers of one resource type: those of `pulumi.dynamic.ResourceProvider`, each given the process's context first. */
 export interface Handlers<Inputs, Outputs> {
   check?(context: ProviderContext, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult<Inputs>>;

@@ -9,7 +9,7 @@ import { type Clock, systemClock, unlessNotFound, type User, type WorkspaceAcces
 import { BatchWindow } from "../shared/batch-window";
 
 /** How a {@link SharedListing} shares: the window that gathers callers, how long a list answers. */
-export interface SharingOptions {
+interface SharingOptions {
   /** How long the first call waits for others to join it. */
   windowMs: number;
   /** How long a finished list answers, from when it began (0: never shared). */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { configure, currentContext, ProviderContext, providerOf, resetRuntime } from "../../src/host/provider-runtime";
+import { configure, currentContext, ProviderContext, providerOf, useContext } from "../../src/host/provider-runtime";
 import { VirtualClock } from "../support/virtual-clock";
 
 const stack = (values: Record<string, string>) => ({
@@ -9,7 +9,7 @@ const stack = (values: Record<string, string>) => ({
 });
 const settings = { "workspace-access:baseUrl": "https://acme.example.com/api/v1/", "workspace-access:apiKey": "wa_key_12345678" };
 
-afterEach(() => resetRuntime());
+afterEach(() => useContext(undefined));
 
 describe("one provider context per process", () => {
   it("is built by configure and shared by every resource type's provider configured with the same stack config", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WorkspaceAccessClient } from "../../src/client";
 import { NUMERIC_SETTINGS, numberRule } from "../../src/client/settings";
-import { configure, currentContext, resetRuntime } from "../../src/host/provider-runtime";
+import { configure, currentContext, useContext } from "../../src/host/provider-runtime";
 import {
   allProblems,
   closestKey,
@@ -293,7 +293,7 @@ describe("a project named like the package's namespace", () => {
       expect(failure?.reason).toMatch(/^The project is named "workspace-access".*Rename the project/);
       expect(failure?.reason).not.toContain("config rm");
     } finally {
-      resetRuntime();
+      useContext(undefined);
     }
   });
 });

@@ -1,11 +1,11 @@
 import { afterEach } from "vitest";
 import type { Emulator } from "../../src/emulator";
-import { type ContextOptions, ProviderContext, resetRuntime, useContext } from "../../src/host/provider-runtime";
+import { type ContextOptions, ProviderContext, useContext } from "../../src/host/provider-runtime";
 import { clockOf } from "./fixtures";
 import type { VirtualClock } from "./virtual-clock";
 
 // Each test builds its own context (its takeovers, catalogues and client go with it).
-afterEach(() => resetRuntime());
+afterEach(() => useContext(undefined));
 
 /**
  * Builds the provider's context as the host's `configure` would (fully-qualified stack config

@@ -62,9 +62,6 @@ export function outputs(
   };
 }
 
-/** Whether the state records an adoption. */
-export const wasAdopted = (props: Partial<IntegrationEntitlementOutputs> | undefined): boolean => props?.adopted === true;
-
 /** What a change of inputs means: which properties change, which force a replacement. */
 export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props): pulumi.dynamic.DiffResult {
   const old: Props = { ...olds };

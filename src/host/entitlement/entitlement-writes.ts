@@ -1,8 +1,7 @@
 /**
- * An {@link IntegrationEntitlement}'s writes: the one-member case of the members planner, with this
- * resource's adoption rules (a membership that existed is taken over only with `adoptExisting` and
- * the declared role). Whether the user is a member is learnt from the membership view before
- * anything is written, never from how an invitation is answered (inviting a member is not documented).
+ * An {@link IntegrationEntitlement}'s writes: the one-member case of the members planner, with this resource's adoption
+ * rules (a membership that existed is taken over only with `adoptExisting` and the declared role). Whether the user is a
+ * member is learnt from the membership view before anything is written, never from how an invitation is answered.
  */
 import { ConfigurationError, idOf, type IntegrationUser, WorkspaceAccessError } from "../../client";
 import { type IntegrationEntitlementInputs, inviteRole, sameSet } from "../../shared/inputs";
@@ -22,7 +21,7 @@ export interface Written {
 }
 
 /** How a member found comes to this resource: at its create (only with `adoptExisting`), by `import`, or resuming its own invitation. */
-export type Arrival = "create" | "import" | "resume";
+type Arrival = "create" | "import" | "resume";
 
 /** A member found, or none; a member whose record cannot be used fails this resource alone, naming it. */
 export function usable(found: Found | undefined): IntegrationUser | undefined {
@@ -95,9 +94,8 @@ export async function adopt(
 }
 
 /**
- * What an invitation leaves: one that may still land is a {@link PartialWriteError} with its job; a member found with
- * another role, or who existed (a 409), was added by someone else: the adoption rules apply. A create that shared a
- * member list does not read the member after the job (a request each): email and status stay `null` until a refresh.
+ * What an invitation leaves ({@link InvitationResult}): `pending` throws a {@link PartialWriteError}; a member someone else
+ * added follows the adoption rules. A create that shared a member list does not read the member back (a request each).
  */
 export async function afterInvitation(
   ctx: ProviderContext,
@@ -118,10 +116,8 @@ export async function afterInvitation(
 }
 
 /**
- * The member after an invitation's job, for what only the service knows (email, status), and to
- * see what the job made: a service may merge an invitation into a membership that existed, so a
- * member whose role or set is not the one asked fails with what was found (nothing is recorded:
- * the next up finds the membership and applies the adoption rules).
+ * The member after an invitation's job, for email and status, and to see what the job made: a service may merge an
+ * invitation into a membership that existed, so a member not as asked fails (nothing recorded: the next up adopts or refuses).
  */
 async function memberAfterInvite(
   ctx: ProviderContext,

@@ -34,15 +34,7 @@ import { PartialWriteError, waitForPending } from "../membership/partial-write";
 import { stillRunningOnDestroy } from "../membership/messages";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";
-import {
-  diffEntitlement,
-  type IntegrationEntitlementOutputs,
-  inputsOf,
-  membershipId,
-  outputs,
-  parseId,
-  wasAdopted,
-} from "./entitlement-state";
+import { diffEntitlement, type IntegrationEntitlementOutputs, inputsOf, membershipId, outputs, parseId } from "./entitlement-state";
 import { adopt, afterInvitation, converge, invitationOf, usable, type Written } from "./entitlement-writes";
 import { adoptedMembershipLeft, importedOtherMembership, integrationNotVisible, noMembershipToImport } from "./messages";
 
@@ -66,11 +58,7 @@ async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInpu
   throw new ConfigurationError(noMembershipToImport(inputs), "import");
 }
 
-/**
- * A write that may still land ({@link PartialWriteError}) recorded as a partial create: the set
- * asked, no email or status, the job. The next `pulumi up` resumes with an update that waits for the
- * job and takes over the membership its own invitation made. Any other error as it is.
- */
+/** A write that may still land ({@link PartialWriteError}) recorded as a partial create (the set asked, the job), which the next up resumes. */
 function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitlementInputs, lastJobId: string | null): unknown {
   if (!PartialWriteError.isInstance(error)) return error;
   const state: IntegrationEntitlementOutputs = {
@@ -113,7 +101,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
             else
               written = await afterInvitation(ctx, inputs, await ctx.connection().invites.submit(invitationOf(inputs)), "create", shared);
           }
-          if (written.existed) ctx.takeovers.take(memberKey(integrationId, userId));
+          if (written.existed) ctx.takeovers.add(memberKey(integrationId, userId));
           return { id: membershipId(integrationId, userId), outs: outputs(written.member, inputs, written.jobId, written.existed) };
         } catch (error) {
           throw partialCreate(error, news, inputs, null);
@@ -150,14 +138,14 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         adoptExisting: props?.adoptExisting === true,
         deleteOnDestroy: props?.deleteOnDestroy,
       };
-      const outs = outputs(member, declared, props?.lastJobId ?? null, wasAdopted(props));
+      const outs = outputs(member, declared, props?.lastJobId ?? null, props?.adopted === true);
       return { id, props: outs, inputs: inputsOf(outs) };
     }, true);
   },
 
   async update(ctx, _id, olds, news) {
     const inputs = parseInputs(integrationEntitlementInputs, news);
-    const adopted = wasAdopted(olds);
+    const adopted = olds.adopted === true;
     const { deleteOnDestroy: _, ...kept } = olds;
     // Only the destroy opt-in changed: the state learns it, nothing is sent.
     if (!diffEntitlement(olds, { ...news, deleteOnDestroy: olds.deleteOnDestroy }).changes && optInChanged(olds, news)) {
@@ -198,7 +186,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     const { integrationId, userId } = parseId(id);
     if (ctx.takeovers.has(memberKey(integrationId, userId))) return;
     // A membership that existed before the stack adopted it is given back as it is.
-    if (wasAdopted(props) && props?.deleteOnDestroy !== true) {
+    if (props?.adopted === true && props.deleteOnDestroy !== true) {
       ctx.warn(adoptedMembershipLeft(integrationId, userId, props?.email));
       return;
     }

@@ -38,7 +38,7 @@ export async function applyPlan(ctx: ProviderContext, integrationId: string, act
     }),
   );
   // A member there before, now this resource's: the delete of the resource that managed them must leave them (`takeovers.ts`).
-  for (const id of acts.takeOver) ctx.takeovers.take(memberKey(run.integrationId, id));
+  for (const id of acts.takeOver) ctx.takeovers.add(memberKey(run.integrationId, id));
   const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
   const made: PlannedInvite[] = [];
   await Promise.all([
@@ -112,10 +112,8 @@ async function setEntitlements(client: WorkspaceAccessClient, run: Run, target: 
 }
 
 /**
- * Invites a declared member the plan confirmed absent: a batched invitation. When the answer says
- * they are one after all, what was found is compared with what was asked: someone else's
- * membership follows the adoption rules (a declared role must match); one this invitation made with
- * another role fails that member with what was found.
+ * Invites a declared member the plan confirmed absent (batched). One found a member after all is compared with what was
+ * asked: someone else's follows the adoption rules (a declared role must match); this invitation's with another role fails.
  */
 async function addMember(ctx: ProviderContext, run: Run, planned: PlannedInvite): Promise<boolean> {
   const { member: declared, role } = planned;
@@ -167,7 +165,7 @@ async function adoptFound(
     run.failures.push({ userId, error: roleMismatch(run.integrationId, declared, found.role) });
     return;
   }
-  if (theirs) ctx.takeovers.take(memberKey(run.integrationId, userId));
+  if (theirs) ctx.takeovers.add(memberKey(run.integrationId, userId));
   run.managed.set(idOf(userId), found);
   if (!sameSet(found.entitlements, declared.entitlements))
     await setEntitlements(ctx.connection().client, run, { ...found, entitlements: declared.entitlements });

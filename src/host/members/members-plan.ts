@@ -16,7 +16,7 @@ import { byKey, type Failure, type IntegrationMembersOutputs, type ServiceMember
 type Role = NonNullable<IntegrationMemberState["role"]>;
 
 /** The operations that plan. `diff` plans an update from the state alone (no read, no confirmation). */
-export type PlanOp = "create" | "update" | "diff" | "delete" | "read";
+type PlanOp = "create" | "update" | "diff" | "delete" | "read";
 
 export interface PlanInput {
   op: PlanOp;

@@ -40,7 +40,7 @@ export interface Run {
   pending: Map<string, PendingInvitation>;
 }
 
-export const sortByUser = <T extends { userId: string }>(list: T[]) =>
+const sortByUser = <T extends { userId: string }>(list: T[]) =>
   list.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0));
 
 /** A map of members by {@link idOf} of their user id. */

@@ -1,18 +1,12 @@
 /**
- * Batched invitations. `POST /integrations/{id}/users` takes a list of `userIds`: the invitations
- * this process sends at about the same time for one integration, role and entitlement set go out as
- * one request (at most {@link MAX_BATCH} users) with one job, waited for once.
- *
- * A lone create's invitation goes out on the next turn of the event loop: only those queued in the
- * same turn (creates released together by a shared member list) join it, so it is not delayed. When
- * invitations are under way or were just sent (a deployment creating many), a window opens for the
- * others to join (`#window`). Under the real CLI each step's checkpoint is written before the next
- * create starts, so creates come one checkpoint apart: the window follows the pace they arrive at
- * ({@link paced}) and how many the engine was seen to run at once, learnt when a batch settles.
- *
- * The first invitation of a batch leads it: it waits for the window and sends the batch itself, so a
- * create's own stack reaches the socket (`test/host/frames.test.ts`). Every invitation ends with an
- * {@link InvitationResult} of its own, and nobody is invited twice (`invite-send.ts`).
+ * Batched invitations. `POST /integrations/{id}/users` takes a list of `userIds`: the invitations this process sends at
+ * about the same time for one integration, role and entitlement set go out as one request (at most {@link MAX_BATCH}
+ * users) with one job, waited for once. A lone create's goes out on the next turn of the event loop (not delayed); while
+ * invitations are under way, a window (`#window`) lets others join. Under the real CLI each step's checkpoint is written
+ * before the next create starts, so the window follows the pace creates arrive at ({@link paced}) and how many the engine
+ * was seen to run at once. The first invitation of a batch leads it and sends the batch itself, so a create's own stack
+ * reaches the socket (`test/host/frames.test.ts`). Every invitation ends with its own {@link InvitationResult}, and nobody
+ * is invited twice (`invite-send.ts`).
  */
 import { idOf } from "../../client/ids";
 import type { Clock, IntegrationRole, IntegrationUser, WorkspaceAccessClient } from "../../client";
@@ -31,9 +25,9 @@ export const MAX_BATCH_OPEN_MS = 40;
  */
 export const HOLD_MS = 1000;
 /** How long after a batch was sent later invitations of its kind are taken as part of the same run. */
-export const RECENT_MS = 1000;
+const RECENT_MS = 1000;
 /** Gaps between two invitations shorter than this are one burst (the same turns of the event loop), not a pace. */
-export const BURST_GAP_MS = 2;
+const BURST_GAP_MS = 2;
 /** Gaps longer than this are a pause (a job waited for, a slow step), not the pace of a run. */
 export const PAUSE_GAP_MS = 500;
 /** How many arrivals at the measured pace a batch stays open for, at most: about an engine's `--parallel`. */

@@ -9,7 +9,7 @@ import { type Id, type IntegrationUser, InvalidResponseError, NotFoundError, typ
 import { mapBounded, type Proof as AbsenceProof, prove as proveListing } from "../../client/absence";
 
 /** The most direct reads in flight at once. */
-export const CONFIRM_PARALLEL = 8;
+const CONFIRM_PARALLEL = 8;
 /** How many more complete listings a confirmation may cost before each miss left is read directly. */
 export const PROOF_LISTINGS = 2;
 /** The page size of a member list (the contract's maximum; the client asks for it). */

@@ -9,9 +9,9 @@ import { READ_WINDOW_MS, SharedListing } from "../read-cache";
 import { confirm, type Found, type Members, memberList, pagesOf, prove, type Proof, readEach, readMember } from "./member-list";
 
 /** How long the first create waits for others to join it in one list (creates are slow: invite and job). */
-export const CREATE_WINDOW_MS = 50;
+const CREATE_WINDOW_MS = 50;
 /** How long a list serves the creates of one deployment (one provider process). */
-export const CREATE_LIST_MAX_AGE_MS = 10 * 60_000;
+const CREATE_LIST_MAX_AGE_MS = 10 * 60_000;
 /** How long a proven listing confirms the creates' misses (someone may add a member later): then a new proof. */
 export const PROOF_MAX_AGE_MS = 60_000;
 
@@ -77,11 +77,7 @@ export class MembershipView {
     return new Map([...found, ...(await readEach(this.#client, this.#integrationId, unread))]);
   }
 
-  /**
-   * Whether the integration answers this key (`GET /integrations/{id}`): `false` on 404, which
-   * means deleted or not disclosed to this key. Asked once; an error other than 404 is thrown
-   * (and asked again next time).
-   */
+  /** Whether the integration answers this key (`GET /integrations/{id}`): `false` on 404 (deleted, or not disclosed). Asked once, unless it fails. */
   visible(): Promise<boolean> {
     this.#visible ??= this.#client.integrations.get(this.#integrationId).then(
       () => true,
@@ -151,11 +147,7 @@ export class MembershipViews {
     return view;
   }
 
-  /**
-   * After a write: with an integration id, that integration's view forgets (and, with a user id,
-   * that membership); without, every view (a user write: deleting a user ends its memberships, and
-   * a user's name and email show in member lists).
-   */
+  /** After a write: that integration's view forgets (that membership, with a user id); without one (a user's write), every view. */
   written(integrationId?: string, userId?: string): void {
     if (integrationId) this.of(integrationId).written(userId);
     else for (const view of this.#views.values()) view.written();

@@ -1,9 +1,7 @@
 /**
- * The one record of a write that may still land: the service accepted it (or may have: its answer
- * was lost) and it was not seen to finish. A create or update that throws a {@link PartialWriteError}
- * with a record is kept by the dynamic-provider host as partially created (the gRPC
- * `ErrorResourceInitFailed` detail, read from the error's `id`, `properties` and `reasons`): the
- * next `pulumi up` waits for its job ({@link waitForPending}) instead of writing again.
+ * The one record of a write that may still land: accepted (or its answer lost) and not seen to finish. A {@link PartialWriteError}
+ * with a record is kept by the dynamic-provider host as partially created (the gRPC `ErrorResourceInitFailed` detail, read
+ * from the error's `id`, `properties` and `reasons`): the next `pulumi up` waits for its job ({@link waitForPending}).
  */
 import { JobFailedError, JobTimeoutError, NotFoundError, type WorkspaceAccessClient } from "../../client";
 
@@ -16,7 +14,7 @@ export interface PendingInvitation {
 }
 
 /** What the host keeps of a partially created resource. */
-export interface PartialRecord {
+interface PartialRecord {
   id: string;
   properties: Record<string, unknown>;
 }
@@ -55,11 +53,7 @@ export class PartialWriteError extends Error {
   }
 }
 
-/**
- * How a wait for an accepted write's job ended, as the caller should see it: the job's own failure
- * (the write did not happen) as it is, any other failure (a timeout, polling that failed) as a
- * {@link PartialWriteError} with that job. A write answered without a job has none to wait for: as it is.
- */
+/** A failed wait for an accepted write's job: the job's own failure (nothing written) as it is, any other (a timeout) a {@link PartialWriteError}. */
 export function afterJobWait(error: unknown, jobId: string | null): unknown {
   if (jobId === null || JobFailedError.isInstance(error) || PartialWriteError.isInstance(error)) return error;
   return new PartialWriteError(error, jobId);

@@ -19,7 +19,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, ConflictError, InvalidResponseError, sameEmail, sameId, unlessNotFound, type User } from "../../client";
-import type { UserAttributes } from "../../client";
+import type { UserAttributes, WorkspaceAccessClient } from "../../client";
 import { emailTaken, importedEmailDiffers, leftInWorkspace, noRoleToKeep, noUserToImport } from "./messages";
 import { userKey } from "../takeovers";
 import {
@@ -46,10 +46,7 @@ export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
   status: string | null;
   createdAt: string | null;
   updatedAt: string | null;
-  /**
-   * The optional attributes the program declares (`role`, `isGuest`), so a refresh hands back as
-   * inputs only what the program manages: the others are the service's, not the program's.
-   */
+  /** The optional attributes the program declares (`role`, `isGuest`): a refresh hands back only those as inputs. */
   managedAttributes: string[];
   /** The stack adopted the user (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`; absent: not. */
   adopted?: boolean;
@@ -65,10 +62,8 @@ type Attributes = Omit<UserInputs, "adoptExisting" | "deleteOnDestroy">;
 const OPTIONAL = ["isGuest", "role"] as const;
 
 /**
- * The attributes to send: the declared ones, and for what the program leaves out, the defaults
- * (a new user, no `current`) or the service's value (a `PUT` replaces every attribute). A role the
- * service does not report cannot be kept: that fails this resource, naming the record and the
- * field, rather than guess. An unreported `isGuest` is left out of the body (the service keeps it).
+ * The attributes to send: the declared ones, and for what the program leaves out, the defaults (a new user) or `current`'s
+ * value (a `PUT` replaces every attribute). An unreported role fails, naming the record; an unreported `isGuest` is left out.
  */
 export function attributesOf(inputs: Attributes, current?: User): UserAttributes {
   const role = inputs.role ?? (current ? current.role : DEFAULT_USER_ROLE);
@@ -92,6 +87,16 @@ export function attributesOf(inputs: Attributes, current?: User): UserAttributes
   };
 }
 
+/** The optional attributes `declared` manages (those it leaves out are the service's). */
+export const managedOf = (declared: Declared) => OPTIONAL.filter((key) => declared[key] !== undefined && declared[key] !== null);
+
+/**
+ * The values of the optional attributes `managed` names, for a refresh's inputs: only what the program manages comes back
+ * as an input, so a refresh does not make the service's role look declared (and a later program that leaves it out look like a change).
+ */
+export const managedValues = (user: Pick<UserOutputs, "role" | "isGuest">, managed: readonly string[]) =>
+  Object.fromEntries(OPTIONAL.flatMap((key) => (managed.includes(key) && (user[key] ?? null) !== null ? [[key, user[key]]] : [])));
+
 /** Outputs from what the service said; the declared email's spelling is kept when it matches. */
 function outputs(user: User, declared: Declared, adopted = false): UserOutputs {
   const email = typeof declared.email === "string" && sameEmail(declared.email, user.email) ? declared.email : user.email;
@@ -105,7 +110,7 @@ function outputs(user: User, declared: Declared, adopted = false): UserOutputs {
     status: user.status,
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
-    managedAttributes: OPTIONAL.filter((key) => declared[key] !== undefined && declared[key] !== null),
+    managedAttributes: managedOf(declared),
     ...optIn(declared.deleteOnDestroy),
     adopted,
   };
@@ -169,19 +174,8 @@ export const provider = providerOf<Props, UserOutputs>({
       const managedBefore = props?.managedAttributes ?? [...OPTIONAL];
       const outs = outputs(user, prior, props?.adopted === true);
       outs.managedAttributes = managedBefore;
-      const inputs: Partial<UserOutputs> = {
-        email: outs.email,
-        firstName: outs.firstName,
-        lastName: outs.lastName,
-        adoptExisting: outs.adoptExisting,
-        deleteOnDestroy: outs.deleteOnDestroy,
-      };
-      // Only what the program manages comes back as an input: a refresh must not make the
-      // service's role look declared (and a later program that leaves it out look like a change).
-      for (const key of managedBefore) {
-        const value = outs[key as (typeof OPTIONAL)[number]];
-        if (value !== null && value !== undefined) Object.assign(inputs, { [key]: value });
-      }
+      const { email, firstName, lastName, adoptExisting, deleteOnDestroy } = outs;
+      const inputs = { email, firstName, lastName, adoptExisting, deleteOnDestroy, ...managedValues(outs, managedBefore) };
       // The id as the state has it: a service answering ids in another case must not change it
       // (every resource using `user.id` would be replaced).
       return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as UserOutputs };
@@ -196,14 +190,7 @@ export const provider = providerOf<Props, UserOutputs>({
       const { deleteOnDestroy: _, ...rest } = olds;
       return { outs: { ...rest, ...optIn(inputs.deleteOnDestroy), adopted } };
     }
-    return ctx.withWrite(async () => {
-      const { client } = ctx.connection();
-      // A PUT replaces every attribute: what the program leaves out is read first and kept.
-      const needsCurrent = inputs.role === undefined || inputs.isGuest === undefined;
-      const attributes = attributesOf(inputs, needsCurrent ? await client.users.get(id) : undefined);
-      const user = await client.users.replace(id, attributes);
-      return { outs: outputs(user, inputs, adopted) };
-    });
+    return ctx.withWrite(async () => ({ outs: outputs(await replaceUser(ctx.connection().client, id, inputs), inputs, adopted) }));
   },
 
   async delete(ctx, id, props) {
@@ -220,17 +207,29 @@ export const provider = providerOf<Props, UserOutputs>({
   },
 });
 
+/** A `PUT` of the declared attributes: it replaces every attribute, so what the program leaves out is read first and kept. */
+export async function replaceUser(client: WorkspaceAccessClient, id: string, inputs: Attributes): Promise<User> {
+  const needsCurrent = inputs.role === undefined || inputs.isGuest === undefined;
+  return client.users.replace(id, attributesOf(inputs, needsCurrent ? await client.users.get(id) : undefined));
+}
+
 /**
- * Takes over an existing user: nothing is sent when every declared attribute already holds;
- * otherwise one `PUT` of the declared attributes, keeping the service's value of each optional
- * one the program leaves out (an owner stays an owner, a guest a guest).
+ * Takes over an existing user (`User` or one of `WorkspaceUsers`): nothing is sent when every declared attribute already
+ * holds; otherwise one `PUT` of the declared attributes, keeping the service's value of each optional one the program
+ * leaves out (an owner stays an owner, a guest a guest).
  */
-async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
+export async function takeOver(ctx: ProviderContext, existing: User, inputs: Attributes): Promise<User> {
   const held = changedUserProperties(existing, inputs).length === 0;
   const user = held ? existing : await ctx.connection().client.users.replace(existing.id, attributesOf(inputs, existing));
+  ctx.takeovers.add(userKey(user.id));
+  return user;
+}
+
+async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
+  const user = await takeOver(ctx, existing, inputs);
   // Said in the up's output: the engine reports the adoption as "created" either way.
-  if (held) ctx.info(`Adopted user ${inputs.email} (${existing.id}): it holds every declared attribute already; nothing was written.`);
-  ctx.takeovers.take(userKey(user.id));
+  if (user === existing)
+    ctx.info(`Adopted user ${inputs.email} (${existing.id}): it holds every declared attribute already; nothing was written.`);
   return { id: user.id, outs: outputs(user, inputs, true) };
 }
 

@@ -24,7 +24,7 @@ import { type WorkspaceUserInputs, type WorkspaceUserState, workspaceUsersInputs
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { listUsers } from "../read-cache";
 import { userKey } from "../takeovers";
-import { attributesOf, changedUserProperties } from "../user/user-provider";
+import { attributesOf, changedUserProperties, managedOf, managedValues, replaceUser, takeOver } from "../user/user-provider";
 import { withHints } from "../../shared/hints";
 
 /** What a `WorkspaceUsers` stores: its users and their ids, both keyed by email in lower case. */
@@ -57,8 +57,6 @@ const stateOf = (
   ...(created ? { created: true } : {}),
 });
 
-const managedOf = (declared: WorkspaceUserInputs) => (["isGuest", "role"] as const).filter((k) => declared[k] !== undefined);
-
 function outputsOf(users: Map<string, WorkspaceUserState>, deleteOnDestroy: unknown): WorkspaceUsersOutputs {
   const sorted = [...users].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return { users: Object.fromEntries(sorted), userIds: Object.fromEntries(sorted.map(([k, u]) => [k, u.id])), ...optIn(deleteOnDestroy) };
@@ -85,15 +83,8 @@ export function changedPaths(olds: WorkspaceUsersOutputs, news: Props): string[]
   return optInChanged(olds, news) ? [...paths, "deleteOnDestroy"] : paths;
 }
 
-/** Takes over an existing user: one `PUT` only when a declared attribute differs (what is left out keeps the service's value). */
-async function adopt(ctx: ProviderContext, existing: User, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
-  const user =
-    changedUserProperties(existing, inputs).length === 0
-      ? existing
-      : await ctx.connection().client.users.replace(existing.id, attributesOf(inputs, existing));
-  ctx.takeovers.take(userKey(user.id));
-  return stateOf(user, inputs, managedOf(inputs));
-}
+const adopt = async (ctx: ProviderContext, existing: User, inputs: WorkspaceUserInputs) =>
+  stateOf(await takeOver(ctx, existing, inputs), inputs, managedOf(inputs));
 
 /** Creates a user proven absent; one who appeared since (409) is adopted, as `User` with `adoptExisting` does. */
 async function createUser(ctx: ProviderContext, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
@@ -169,12 +160,10 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
     else users.set(key, { ...prior, managedAttributes: managedOf(declared) });
   }
   const removed = [...users.keys()].filter((key) => !(key in inputs.users));
-  const { client } = ctx.connection();
   await mapBounded(changed, IN_FLIGHT, async ([key, declared, prior]) => {
     try {
-      // A PUT replaces every attribute: what the program leaves out is read first and kept.
-      const attributes = managedOf(declared).length < 2 ? attributesOf(declared, await client.users.get(prior.id)) : attributesOf(declared);
-      users.set(key, stateOf(await client.users.replace(prior.id, attributes), declared, managedOf(declared), prior.created));
+      const user = await replaceUser(ctx.connection().client, prior.id, declared);
+      users.set(key, stateOf(user, declared, managedOf(declared), prior.created));
     } catch (error) {
       failures.push({ key, error });
     }
@@ -205,12 +194,11 @@ async function read(
   const users = new Map<string, WorkspaceUserState>();
   await mapBounded(Object.entries(props.users), IN_FLIGHT, async ([key, prior]) => {
     const user = listing.get(idOf(prior.id)) ?? (await unlessNotFound(client.users.get(prior.id)));
-    if (user) users.set(key, stateOf(user, prior, prior.managedAttributes ?? [], prior.created));
+    if (user) users.set(key, stateOf(user, prior, prior.managedAttributes, prior.created));
   });
   const outs = outputsOf(users, props.deleteOnDestroy);
   const declared = Object.entries(outs.users).map(([key, u]) => {
-    const managed = Object.fromEntries(u.managedAttributes.flatMap((a) => (u[a as "role"] === null ? [] : [[a, u[a as "role"]]])));
-    return [key, { email: u.email, firstName: u.firstName, lastName: u.lastName, ...managed }];
+    return [key, { email: u.email, firstName: u.firstName, lastName: u.lastName, ...managedValues(u, u.managedAttributes) }];
   });
   const inputs = { users: Object.fromEntries(declared), ...optIn(outs.deleteOnDestroy) };
   return { id: RESOURCE_ID, props: outs, inputs: inputs as unknown as WorkspaceUsersOutputs };
