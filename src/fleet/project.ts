@@ -10,20 +10,16 @@ import { UsageError } from "../command-line";
 /** The project files `pulumi` reads, in its order. */
 const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"];
 
-/** A project's workspace, the stacks to run in order, and the stack selected before the run (selected again after). */
-interface FleetProject {
-  workspace: LocalWorkspace;
-  stacks: string[];
-  current: string | undefined;
-}
-
 /** A stack's short name: the file backend lists `acme`, Pulumi Cloud may list `org/project/acme`. */
 function shortName(summary: StackSummary): string {
   return summary.name.split("/").at(-1) ?? summary.name;
 }
 
-/** Opens the project in `cwd` and picks its stacks; a {@link UsageError} when there is none to run. */
-export async function openFleetProject(cwd: string, wanted: readonly string[] | undefined): Promise<FleetProject> {
+/**
+ * Opens the project in `cwd`: its workspace, the stacks to run in order, and the stack selected before the run (selected
+ * again after); a {@link UsageError} when there is none to run.
+ */
+export async function openFleetProject(cwd: string, wanted: readonly string[] | undefined) {
   const dir = path.resolve(cwd);
   if (!PROJECT_FILES.some((file) => fs.existsSync(path.join(dir, file)))) {
     throw new UsageError(`no Pulumi project in ${dir} (no Pulumi.yaml): run the command in the project's folder, or pass --cwd DIR`);
