@@ -21,7 +21,10 @@ export function refuseNonEmpty(dir: string): void {
  * folder beside it, renamed into place; in an empty one, every file under a temporary name first, then each renamed.
  */
 export function writeFiles(dir: string, files: Record<string, string>): void {
-  if (fs.existsSync(dir)) return replaceFiles(dir, files);
+  if (fs.existsSync(dir)) {
+    replaceFiles(dir, files);
+    return;
+  }
   const parent = path.dirname(dir);
   // The first folder it made, if any: removed again on failure.
   const made = fs.mkdirSync(parent, { recursive: true });
