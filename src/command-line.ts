@@ -5,6 +5,35 @@
  */
 import { nodeVersionProblem } from "./node-version";
 
+/** A usage mistake (a bad flag; the fleet's unknown stack or missing project): its message names the fix (exit 2). */
+export class UsageError extends Error {
+  /** Marks the class across copies of the package (`instanceof` fails between two copies). */
+  readonly isUsageError = true;
+
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+
+  /** Whether `error` is a {@link UsageError}, from this copy of the package or another. */
+  static isInstance(error: unknown): error is UsageError {
+    return typeof error === "object" && error !== null && (error as { isUsageError?: unknown }).isUsageError === true;
+  }
+}
+
+/** The formats of both commands' reports (`--format`). */
+export const FORMATS = ["text", "markdown", "json"] as const;
+/** A format of {@link FORMATS}. */
+export type Format = (typeof FORMATS)[number];
+
+/** `--format`'s value (default `text`), checked. */
+export function formatOf(value: string | undefined): Format {
+  const format = value ?? "text";
+  if (!(FORMATS as readonly string[]).includes(format))
+    throw new UsageError(`--format must be ${FORMATS.join(", ")}, not ${JSON.stringify(format)}`);
+  return format as Format;
+}
+
 /** A command: its name and usage, how it parses its arguments and how it runs. */
 export interface Command<A> {
   name: string;
@@ -13,8 +42,8 @@ export interface Command<A> {
   parse(argv: string[]): A | "help";
   /** Runs the command (loading what it needs only now, after the Node.js check); resolves to the exit status. */
   run(args: A): Promise<number>;
-  /** The exit status of a failure `run` rejects with (default 2). */
-  failed?(error: unknown): number;
+  /** The exit status of a failure `run` rejects with, a {@link UsageError} aside (2); default 2. */
+  failureStatus?: number;
   /** Written before a failure's line (the export's, to end its progress line). */
   failurePrefix?: string;
 }
@@ -50,7 +79,7 @@ export function runCommand<A>(command: Command<A>): void {
       let message = error instanceof Error ? error.message : String(error);
       if (key) message = message.split(key).join("[redacted]");
       process.stderr.write(`${command.failurePrefix ?? ""}${name}: ${message}\n`);
-      process.exitCode = command.failed?.(error) ?? 2;
+      process.exitCode = UsageError.isInstance(error) ? 2 : (command.failureStatus ?? 2);
     },
   );
 }

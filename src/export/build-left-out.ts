@@ -15,24 +15,25 @@ export interface LeftOut extends AccessLeftOut {
 
 const KIND_ORDER: Record<LeftOut["kind"], number> = { integration: 0, user: 1, membership: 2 };
 
-const describe = (id: string | undefined, email: string | null) => `${id ?? "(no id)"}${email ? ` <${email}>` : ""}`;
+/** `user u-scim <scim@x.example>`, `membership of scim@x.example in "YouTube acme"`, `integration 3c9e… ("YouTube acme")` */
+export function leftOutName(record: AccessLeftOut, label: string | undefined): string {
+  const who = `${record.id ?? "(no id)"}${record.email === undefined ? "" : ` <${record.email}>`}`;
+  if (record.kind === "user") return `user ${who}`;
+  if (record.kind === "membership") return `membership of ${who} in "${label}"`;
+  return `integration ${record.id ?? "(no id)"}${label === undefined || label === record.id ? "" : ` ("${label}")`}`;
+}
 
 /** The list of records left out, as the build adds them. */
 export class LeftOutList {
   readonly #records: LeftOut[] = [];
 
+  #add(record: AccessLeftOut, label?: string): void {
+    this.#records.push({ ...record, label, text: `${leftOutName(record, label)}: ${record.reason}` });
+  }
+
   /** A user; `user` given when read whole (its role and guest flag are recorded). */
   user(id: string | undefined, email: string | null, reason: string, user?: SnapshotUser): void {
-    const [role, isGuest] = [user?.role ?? undefined, user?.isGuest ?? undefined];
-    this.#records.push({
-      kind: "user",
-      id,
-      email: email ?? undefined,
-      role,
-      isGuest,
-      reason,
-      text: `user ${describe(id, email)}: ${reason}`,
-    });
+    this.#add({ kind: "user", id, email: email ?? undefined, role: user?.role ?? undefined, isGuest: user?.isGuest ?? undefined, reason });
   }
 
   /** A membership; `member` given when read whole (its role and entitlements are recorded). */
@@ -43,27 +44,14 @@ export class LeftOutList {
     reason: string,
     member?: SnapshotMember,
   ): void {
-    const label = integration ? (integration.label ?? integration.id) : "?";
     const [role, entitlements] = [member?.role ?? undefined, member && [...member.entitlements].sort()];
-    const text = `membership of ${describe(id, email)} in "${label}": ${reason}`;
-    this.#records.push({
-      kind: "membership",
-      integration: integration?.id,
-      id,
-      email: email ?? undefined,
-      role,
-      entitlements,
-      label,
-      reason,
-      text,
-    });
+    const label = integration ? (integration.label ?? integration.id) : "?";
+    this.#add({ kind: "membership", integration: integration?.id, id, email: email ?? undefined, role, entitlements, reason }, label);
   }
 
   /** An integration whose record broke the contract, or was listed twice differently. */
   integration({ id, integration, reason }: InvalidRecord): void {
-    const label = integration?.label ?? undefined;
-    const text = `integration ${id ?? "(no id)"}${label === undefined ? "" : ` ("${label}")`}: ${reason}`;
-    this.#records.push({ kind: "integration", id, label, reason, text });
+    this.#add({ kind: "integration", id, reason }, integration?.label ?? undefined);
   }
 
   /** The records by kind (integrations, users, memberships), integration, email, id, reason. */

@@ -4,8 +4,7 @@
  * (`--check`: no difference), 1 differences found, 2 the export or check could not be done (the message says why).
  */
 import { parseArgs } from "node:util";
-import { runCommand } from "../command-line";
-import { REVIEW_FORMATS, type ReviewFormat } from "./review/render";
+import { formatOf, runCommand, UsageError } from "../command-line";
 import type { CheckOptions } from "./run-check";
 import type { ExportOptions } from "./run";
 import type { ExportProgress } from "./snapshot";
@@ -47,8 +46,6 @@ Documentation: node_modules/pulumi-workspace-access/docs/export.md (and docs/ci.
 in CI), in the installed package.
 `;
 
-class UsageError extends Error {}
-
 /** What each shape of index.ts declares, for the summary. */
 const SHAPES = { records: "a resource per user and membership", sets: "one WorkspaceUsers and an IntegrationMembers per integration" };
 
@@ -80,10 +77,7 @@ function parse(argv: string[]) {
   if (values.help === true) return "help";
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);
   if (values.out === undefined || values.out.trim() === "") throw new UsageError("--out DIR is required");
-  const format = values.format ?? "text";
-  if (!(REVIEW_FORMATS as readonly string[]).includes(format)) {
-    throw new UsageError(`--format must be ${REVIEW_FORMATS.join(", ")}, not ${JSON.stringify(format)}`);
-  }
+  const format = formatOf(values.format);
   const check = values.check === true || values.accept === true;
   if (!check && values.format !== undefined) throw new UsageError("--format is for --check");
   if (check && values["package-spec"] !== undefined) throw new UsageError("--package-spec is for an export, not --check");
@@ -97,7 +91,7 @@ function parse(argv: string[]) {
   const options = { out: values.out, baseUrl: values["base-url"], integrations: values.integration, membersOnly: values["members-only"] };
   return {
     check,
-    format: format as ReviewFormat,
+    format,
     verbose: values.verbose === true,
     options: { ...options, accept: values.accept === true, packageSpec: values["package-spec"], shape } satisfies CheckOptions &
       ExportOptions,

@@ -31,9 +31,9 @@ export {
   readAccessFile,
 } from "./access-file";
 export type { LeftOut } from "./build-left-out";
+export type { Format as ReviewFormat } from "../command-line";
 export { ExportError } from "./errors";
 export type { AccessDifference, DifferenceSide } from "./review/differences";
-export type { ReviewFormat } from "./review/render";
 export type { ExportOptions, ExportResult } from "./run";
 export type { CheckOptions, CheckResult } from "./run-check";
 export type { ExportProgress } from "./snapshot";

@@ -13,7 +13,7 @@ import { acceptAccess } from "./review/accept";
 import { compareAccess } from "./review/differences";
 import type { Review } from "./review/render";
 import { ACCESS_FILE, type ExportOptions, readBuilt } from "./run";
-import { replaceFile } from "./write";
+import { replaceFiles } from "./write";
 
 /** Options of {@link runCheck}: `out` is the exported project. Scope options left out are the ones `access.yaml` records. */
 export interface CheckOptions extends ExportOptions {
@@ -56,7 +56,7 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
   const workspaceEmails = new Set(snapshot.users.flatMap((u) => (u.email === null ? [] : [emailKey(u.email)])));
   const changes = compareAccess(before, live, { workspaceEmails });
   const accepted = options.accept === true && changes.length > 0;
-  if (accepted) replaceFile(file, formatAccessFile(acceptAccess(recorded, live)));
+  if (accepted) replaceFiles(dir, { [ACCESS_FILE]: formatAccessFile(acceptAccess(recorded, live)) });
   return { changes, leftOut, notes, workspace: connection.baseUrl, accepted, requests, elapsedMs: performance.now() - started };
 }
 

@@ -1,4 +1,4 @@
-/** The export's files on disk: a non-empty directory refused, the whole project written or nothing, a file replaced in one step. */
+/** The export's files on disk: a non-empty directory refused, the whole project written or nothing, files replaced in one step. */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { ExportError } from "./errors";
@@ -21,23 +21,28 @@ export function refuseNonEmpty(dir: string): void {
  * folder beside it, renamed into place; in an empty one, every file under a temporary name first, then each renamed.
  */
 export function writeFiles(dir: string, files: Record<string, string>): void {
-  const unique = `${process.pid}.${Math.random().toString(36).slice(2)}.partial`;
-  if (!fs.existsSync(dir)) {
-    const parent = path.dirname(dir);
-    // The first folder it made, if any: removed again on failure.
-    const made = fs.mkdirSync(parent, { recursive: true });
-    const temp = path.join(parent, `.${path.basename(dir)}.${unique}`);
-    try {
-      fs.mkdirSync(temp);
-      for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(temp, name), text, { flag: "wx" });
-      // Fails, overwriting nothing, if a non-empty directory appeared there meanwhile.
-      fs.renameSync(temp, dir);
-    } catch (error) {
-      fs.rmSync(made ?? temp, { recursive: true, force: true });
-      throw error;
-    }
+  if (fs.existsSync(dir)) {
+    replaceFiles(dir, files);
     return;
   }
+  const parent = path.dirname(dir);
+  // The first folder it made, if any: removed again on failure.
+  const made = fs.mkdirSync(parent, { recursive: true });
+  const temp = path.join(parent, `.${path.basename(dir)}.${process.pid}.${Math.random().toString(36).slice(2)}.partial`);
+  try {
+    fs.mkdirSync(temp);
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(temp, name), text, { flag: "wx" });
+    // Fails, overwriting nothing, if a non-empty directory appeared there meanwhile.
+    fs.renameSync(temp, dir);
+  } catch (error) {
+    fs.rmSync(made ?? temp, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Every file under a temporary name beside its target first, then each renamed over it (`--accept`'s `access.yaml` too). */
+export function replaceFiles(dir: string, files: Record<string, string>): void {
+  const unique = `${process.pid}.${Math.random().toString(36).slice(2)}.partial`;
   const entries = Object.entries(files).map(([name, text]) => ({ target: path.join(dir, name), text }));
   const written: string[] = [];
   try {
@@ -51,18 +56,6 @@ export function writeFiles(dir: string, files: Record<string, string>): void {
     }
   } catch (error) {
     for (const file of written) fs.rmSync(file, { force: true });
-    throw error;
-  }
-}
-
-/** Replaces a file in one step: written beside it under a temporary name, then renamed over it. */
-export function replaceFile(file: string, text: string): void {
-  const partial = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.partial`;
-  try {
-    fs.writeFileSync(partial, text, { flag: "wx" });
-    fs.renameSync(partial, file);
-  } catch (error) {
-    fs.rmSync(partial, { force: true });
     throw error;
   }
 }

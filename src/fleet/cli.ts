@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 /** `workspace-access-fleet preview|up|refresh`: one command over every stack of the project, and a report (see USAGE). */
-import { runCommand } from "../command-line";
 import { type FleetArgs, FLEET_NAME, parseFleetArgs } from "./args";
-import { FleetUsageError } from "./errors";
+import { runCommand } from "../command-line";
 import { CHANGE_OPS, type StackReport } from "./types";
 
 const USAGE = `Usage: ${FLEET_NAME} preview|up|refresh [--stacks a,b,c] [--parallel N] [--continue-on-error]
@@ -67,4 +66,4 @@ async function run(args: FleetArgs): Promise<number> {
 }
 
 // A usage error ran nothing (2); anything else stopped the run before its report (1).
-runCommand({ name: FLEET_NAME, usage: USAGE, parse: parseFleetArgs, run, failed: (error) => (FleetUsageError.isInstance(error) ? 2 : 1) });
+runCommand({ name: FLEET_NAME, usage: USAGE, parse: parseFleetArgs, run, failureStatus: 1 });

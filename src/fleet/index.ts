@@ -11,7 +11,7 @@
  */
 import "../supported-node";
 
-export { FleetUsageError } from "./errors";
+export { FORMATS as FLEET_FORMATS, type Format as FleetFormat, UsageError as FleetUsageError } from "../command-line";
 export { renderFleetReport } from "./render";
 export { type FleetOptions, runFleet } from "./run";
 export {
@@ -19,9 +19,7 @@ export {
   type ChangedResource,
   exitStatus,
   FLEET_COMMANDS,
-  FLEET_FORMATS,
   type FleetCommand,
-  type FleetFormat,
   type FleetReport,
   type StackReport,
   type StackResult,

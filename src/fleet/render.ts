@@ -1,12 +1,13 @@
 /** A fleet report as text (a terminal, a CI log), markdown (a pull-request comment) or JSON (`docs/fleet.md`, for tools). */
-import { CHANGE_OPS, type ChangeCounts, changeTotal, type FleetFormat, type FleetReport, type StackReport } from "./types";
+import type { Format } from "../command-line";
+import { CHANGE_OPS, type ChangeCounts, changeTotal, type FleetReport, type StackReport } from "./types";
 
 const COUNTS: Array<keyof ChangeCounts> = [...CHANGE_OPS, "same"];
 /** How the text format marks each operation, as `pulumi` does. */
 const MARKS: Record<string, string> = { create: "+", update: "~", delete: "-", replace: "+-" };
 
 /** The report in `format`, ending with a newline. */
-export function renderFleetReport(report: FleetReport, format: FleetFormat): string {
+export function renderFleetReport(report: FleetReport, format: Format): string {
   if (format === "json") return `${JSON.stringify(jsonOf(report), null, 2)}\n`;
   return format === "markdown" ? markdownOf(report) : textOf(report);
 }

@@ -26,7 +26,7 @@ export interface FleetOptions {
   onDone?(report: StackReport): void;
 }
 
-/** Runs the command over the stacks; rejects with a `FleetUsageError` before any stack runs, else never. */
+/** Runs the command over the stacks; rejects with a `UsageError` (`FleetUsageError` in the package's exports) before any stack runs, else never. */
 export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   const project = await openFleetProject(options.cwd ?? process.cwd(), options.stacks);
   // `pulumi stack select` writes one file per project: selects run one after another.

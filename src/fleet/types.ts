@@ -5,11 +5,6 @@ export const FLEET_COMMANDS = ["preview", "up", "refresh"] as const;
 /** A command of {@link FLEET_COMMANDS}. */
 export type FleetCommand = (typeof FLEET_COMMANDS)[number];
 
-/** The output formats of the command. */
-export const FLEET_FORMATS = ["text", "markdown", "json"] as const;
-/** A format of {@link FLEET_FORMATS}. */
-export type FleetFormat = (typeof FLEET_FORMATS)[number];
-
 /** How one stack's run ended. */
 export type StackResult = "succeeded" | "failed" | "skipped";
 

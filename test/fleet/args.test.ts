@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_PARALLEL, parseFleetArgs } from "../../src/fleet/args";
-import { FleetUsageError } from "../../src/fleet/errors";
+import { UsageError as FleetUsageError } from "../../src/command-line";
 
 describe("parseFleetArgs", () => {
   it("takes the defaults: every stack, 4 at once, text, the current folder", () => {

@@ -4,6 +4,7 @@
  * written (its email's case too), and so are the resource names (Pulumi would take a renamed entry for a new one).
  */
 import { emailKey } from "../../client/models";
+import { sameSet } from "../../shared/inputs";
 import type { AccessFile, AccessIntegration, AccessMember, AccessUser } from "../access-file";
 import { byKey } from "../names";
 
@@ -18,8 +19,7 @@ function free(name: string, taken: Set<string>): string {
 const sameUser = (a: AccessUser, b: AccessUser) =>
   a.firstName === b.firstName && a.lastName === b.lastName && a.role === b.role && a.isGuest === b.isGuest;
 
-const sameMember = (a: AccessMember, b: AccessMember) =>
-  a.role === b.role && a.entitlements.length === b.entitlements.length && a.entitlements.every((e) => b.entitlements.includes(e));
+const sameMember = (a: AccessMember, b: AccessMember) => a.role === b.role && sameSet(a.entitlements, b.entitlements);
 
 /** The users of the accepted file: the workspace's, under the names and emails the file has for them. */
 function acceptedUsers(recorded: AccessFile, live: AccessFile): AccessUser[] {

@@ -1,10 +1,18 @@
 /**
  * The access review as one pure function: `access.yaml` and the workspace now (as an export would write it) in,
  * their differences out, each saying which side holds what, never how it came to be. Users are matched by email
- * (case-insensitively), memberships by integration id and email, records left out by kind and ids.
+ * (case-insensitively), memberships by integration id and email, records left out by kind and ids. Present tense, no
+ * history: the review cannot tell a pending edit of `access.yaml` from a change in the workspace, and does not guess.
  */
 import { emailKey } from "../../client/models";
-import { type AccessFile, type AccessIntegration, type AccessLeftOut, type AccessMember, leftOutKey } from "../access-file";
+import {
+  type AccessFile,
+  type AccessIntegration,
+  type AccessLeftOut,
+  type AccessMember,
+  type AccessUser,
+  leftOutKey,
+} from "../access-file";
 import { byKey } from "../names";
 import { leftOutDifferences } from "./left-out";
 import { membershipDifferences } from "./memberships";
@@ -48,6 +56,38 @@ export interface AccessDifference {
   leftOut?: string;
   /** `access.yaml grants ann@acme.example READ in "GitHub acme-labs"; the workspace does not` */
   text: string;
+}
+
+/** The sides' names in sentences. */
+export const SIDE_NAME: Record<Exclude<DifferenceSide, "both">, string> = { "access.yaml": "access.yaml", workspace: "the workspace" };
+
+/** `Ann Lee, workspace_owner, guest` */
+export function userValue(user: Pick<AccessUser, "firstName" | "lastName" | "role" | "isGuest">): string {
+  return [`${user.firstName} ${user.lastName}`, user.role, user.isGuest ? "guest" : undefined].filter((p) => p !== undefined).join(", ");
+}
+
+/** `READ, WRITE as account_collaborator` */
+export function memberValue(member: Pick<AccessMember, "entitlements"> & { role?: string | undefined }): string {
+  const held = member.entitlements.length > 0 ? member.entitlements.join(", ") : "no entitlement";
+  return member.role === undefined ? held : `${held} as ${member.role}`;
+}
+
+/** What is known of a record left out: `workspace_login_only`, `VIEWER as collaborator`, else `(not read)`. */
+export function leftOutValue(record: AccessLeftOut): string {
+  if (record.kind === "membership" && record.entitlements !== undefined)
+    return memberValue({ entitlements: record.entitlements, role: record.role });
+  if (record.kind === "user" && (record.role !== undefined || record.isGuest !== undefined)) {
+    return [record.role ?? "no role", record.isGuest ? "guest" : undefined].filter((p) => p !== undefined).join(", ");
+  }
+  return "(not read)";
+}
+
+/** A difference with its sentence: `<side> <holds>; <other side> does not` (or `<other side> <holds other>`). */
+export function difference(
+  fields: Omit<AccessDifference, "text" | "accessYaml" | "workspace"> & { accessYaml?: string | null; workspace?: string | null },
+  sentence: string,
+): AccessDifference {
+  return { ...fields, accessYaml: fields.accessYaml ?? null, workspace: fields.workspace ?? null, text: sentence };
 }
 
 /** A member with its integration. */

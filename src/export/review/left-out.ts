@@ -4,15 +4,25 @@
  */
 import { emailKey } from "../../client/models";
 import type { AccessFile, AccessLeftOut } from "../access-file";
-import { type AccessDifference, integrationLeftOut, memberEmailKey, type Placed, type Sides } from "./differences";
-import { difference, leftOutName, leftOutValue, memberValue, userValue } from "./wording";
+import { leftOutName } from "../build-left-out";
+import {
+  type AccessDifference,
+  difference,
+  integrationLeftOut,
+  leftOutValue,
+  memberEmailKey,
+  memberValue,
+  type Placed,
+  type Sides,
+  userValue,
+} from "./differences";
 
 /** The differences of the records left out on either side. */
 export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
   for (const [key, now] of sides.leftNow) {
     const was = sides.leftThen.get(key);
     if (was && accessDiffers(was, now)) {
-      const [name, then, held] = [leftOutName(now, sides.label(integrationOf(now))), leftOutValue(was), leftOutValue(now)];
+      const [name, then, held] = [nameOf(now, sides), leftOutValue(was), leftOutValue(now)];
       yield difference(
         { ...about(now, sides), side: "both", accessYaml: then, workspace: held },
         `access.yaml records ${name} as left out with ${then}; the workspace has ${held} (left out: ${now.reason})`,
@@ -28,6 +38,10 @@ export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
 
 const integrationOf = (record: AccessLeftOut) =>
   record.kind === "membership" ? record.integration : record.kind === "integration" ? record.id : undefined;
+
+/** `user u-scim <scim@x.example>`, `the membership of scim@x.example in "YouTube acme"`, `integration 3c9e… ("YouTube acme")` */
+const nameOf = (record: AccessLeftOut, sides: Sides) =>
+  `${record.kind === "membership" ? "the " : ""}${leftOutName(record, sides.label(integrationOf(record)))}`;
 
 function about(
   record: AccessLeftOut,
@@ -69,7 +83,7 @@ function declaredIn(file: AccessFile, members: Map<string, Placed>, record: Acce
 
 /** A record the workspace leaves out now that `access.yaml` does not record as left out. */
 function leftOutNow(now: AccessLeftOut, sides: Sides): AccessDifference {
-  const name = leftOutName(now, sides.label(integrationOf(now)));
+  const name = nameOf(now, sides);
   const value = leftOutValue(now);
   const was = declaredIn(sides.recorded, sides.membersThen, now);
   if (was !== undefined) {
@@ -86,7 +100,7 @@ function leftOutNow(now: AccessLeftOut, sides: Sides): AccessDifference {
 
 /** A record `access.yaml` records as left out that the workspace does not leave out now. */
 function leftOutThen(was: AccessLeftOut, sides: Sides): AccessDifference {
-  const name = leftOutName(was, sides.label(integrationOf(was)));
+  const name = nameOf(was, sides);
   const now = declaredIn(sides.live, sides.membersNow, was);
   if (now !== undefined) {
     return difference(

@@ -3,8 +3,16 @@
  * out (or its integration) is the left-out part's, but a member the workspace holds with no entitlement.
  */
 import { leftOutKey } from "../access-file";
-import { type AccessDifference, integrationLeftOut, leftOutOf, type Placed, type Sides } from "./differences";
-import { difference, memberValue, SIDE_NAME } from "./wording";
+import {
+  type AccessDifference,
+  difference,
+  integrationLeftOut,
+  leftOutOf,
+  memberValue,
+  type Placed,
+  SIDE_NAME,
+  type Sides,
+} from "./differences";
 
 /** The differences of the memberships of both sides. */
 export function* membershipDifferences(sides: Sides): Iterable<AccessDifference> {

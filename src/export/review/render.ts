@@ -2,13 +2,9 @@
  * The review as `text` (a terminal, a CI log), `markdown` (a pull-request comment) or `json` (for tools: every key
  * always present, `null` when empty). Records left out are counted; `verbose` lists them (`json` always does).
  */
+import type { Format } from "../../command-line";
 import type { LeftOut } from "../build-left-out";
 import type { AccessDifference } from "./differences";
-
-/** The output formats of `--check`. */
-export const REVIEW_FORMATS = ["text", "markdown", "json"] as const;
-/** A format of {@link REVIEW_FORMATS}. */
-export type ReviewFormat = (typeof REVIEW_FORMATS)[number];
 
 /** What `--check` found. */
 export interface Review {
@@ -26,7 +22,7 @@ export interface Review {
 
 /** How to show it: `verbose` lists the records left out; `out`, the directory as given, for the commands suggested. */
 export interface RenderOptions {
-  format: ReviewFormat;
+  format: Format;
   verbose: boolean;
   out: string;
 }

@@ -1,8 +1,7 @@
 /** The review's users: one only a side has, and each attribute a project declares. A user left out is the left-out part's. */
 import { emailKey } from "../../client/models";
 import type { AccessUser } from "../access-file";
-import { type AccessDifference, leftOutOf, type Sides } from "./differences";
-import { difference, userValue } from "./wording";
+import { type AccessDifference, difference, leftOutOf, type Sides, userValue } from "./differences";
 
 /** The differences of the users of both sides. */
 export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
