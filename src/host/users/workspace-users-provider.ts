@@ -12,7 +12,6 @@
  *
  * One failed user never stops the others: the state records what the service then has, and the error names each failure.
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, ConflictError, unlessNotFound, type User } from "../../client";
 import { mapBounded, prove } from "../../client/absence";
 import { type Id, idOf } from "../../client/ids";
@@ -180,10 +179,7 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
 }
 
 /** A refresh: every user from the one listing (a miss read directly, forgotten only on 404); the inputs as the program declares them. */
-async function read(
-  ctx: ProviderContext,
-  props: WorkspaceUsersOutputs | undefined,
-): Promise<pulumi.dynamic.ReadResult<WorkspaceUsersOutputs>> {
+async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefined) {
   if (!props?.users) throw new ConfigurationError(NO_IMPORT, "import");
   const { cache, client } = ctx.connection();
   const listing = await cache.all();
