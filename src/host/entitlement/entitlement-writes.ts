@@ -41,12 +41,8 @@ function planOne(inputs: IntegrationEntitlementInputs, member: IntegrationUser |
 /** The invitation the plan of an absent member asks for, for the batcher. */
 export function invitationOf(inputs: IntegrationEntitlementInputs): Invitation {
   const [invite] = planOne(inputs, undefined).invite;
-  return {
-    integrationId: inputs.integrationId,
-    userId: inputs.userId,
-    role: invite?.role ?? inputs.role,
-    entitlements: inputs.entitlements,
-  };
+  const { integrationId, userId, entitlements } = inputs;
+  return { integrationId, userId, role: invite?.role ?? inputs.role, entitlements };
 }
 
 /** The member's role when it is known and not the declared one (the API cannot change a role in place). */
@@ -126,9 +122,7 @@ async function memberAfterInvite(
 ): Promise<IntegrationUser> {
   const { integrationId, userId } = inputs;
   const member = usable(await ctx.connection().memberships.of(integrationId).read(userId));
-  if (!member) {
-    throw new WorkspaceAccessError(messages.notAMemberAfterJob(inputs), { kind: "invalid_response" });
-  }
+  if (!member) throw new WorkspaceAccessError(messages.notAMemberAfterJob(inputs), { kind: "invalid_response" });
   // A role the service does not say, or says in words this package does not know, is not a finding.
   if (otherRole(member, inputs) || !sameSet(member.entitlements, inputs.entitlements)) {
     throw new WorkspaceAccessError(messages.notAsInvited(member, inputs, jobId), { kind: "invalid_response" });

@@ -100,7 +100,7 @@ async function update(
     integrationId: inputs.integrationId,
     declared: inputs.members,
     removeUnmanaged: inputs.removeUnmanaged,
-    prior: { ...olds, members: olds.members ?? [] },
+    prior: olds,
     claimed: claimedIn(ctx, inputs.integrationId),
     running,
   };
@@ -122,7 +122,7 @@ async function read(
   id: string,
   props: IntegrationMembersOutputs | undefined,
 ): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
-  const prior = props?.members ? { ...props, members: props.members } : undefined;
+  const prior = props?.members ? props : undefined;
   let acts: Actions;
   try {
     acts = await planAgainstService(ctx, { op: "read", integrationId: id, prior }, props?.members);
@@ -165,7 +165,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     const base = {
       op: "delete" as const,
       integrationId: id,
-      prior: { ...props, members: props.members ?? [] },
+      prior: props,
       claimed: (userId: string) => taken(userId) || adopted.has(idOf(userId)),
       running,
     };

@@ -19,11 +19,11 @@ export const declaredOf = (inputs: IntegrationMembersInputs) => ({
 export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynamic.DiffResult {
   const replaces = isUnknown(news.integrationId) || !sameId(String(news.integrationId), olds.integrationId) ? ["integrationId"] : [];
   const removeUnmanaged = news.removeUnmanaged === true;
-  const unmanaged = olds.unmanagedMembers ?? [];
+  const unmanaged = olds.unmanagedMembers;
   const flagChanged = isUnknown(news.removeUnmanaged) || removeUnmanaged !== (olds.removeUnmanaged === true);
   if (containsUnknown(news.members) || !Array.isArray(news.members)) return { changes: true, replaces, deleteBeforeReplace: false };
   const declared = news.members as MemberInputs[];
-  const state = byKey(olds.members ?? []);
+  const state = byKey(olds.members);
   const changedMember = (m: MemberInputs) => {
     const s = state.get(idOf(m.userId));
     return !s || !sameSet(s.entitlements, m.entitlements) || (m.role !== undefined && s.role !== null && s.role !== m.role);
@@ -48,8 +48,8 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
       integrationId: olds.integrationId,
       declared,
       removeUnmanaged,
-      prior: { ...olds, members: olds.members ?? [] },
-      listed: byKey([...unmanaged, ...(olds.members ?? []).map((m) => ({ ...m, email: null }))]),
+      prior: olds,
+      listed: byKey([...unmanaged, ...olds.members.map((m) => ({ ...m, email: null }))]),
     });
   }
   return { changes, replaces, deleteBeforeReplace: false };

@@ -73,26 +73,13 @@ export function planMembers(input: PlanInput): Plan {
     for (const userId of unconfirmed) if (!once.has(idOf(userId))) once.set(idOf(userId), userId);
     return { kind: "confirm", userIds: [...once.values()] };
   }
-  const acts = emptyActions(present);
+  const none = { managed: [], remove: [], invite: [], setEntitlements: [], takeOver: [], pending: [], stillRunning: [], failures: [] };
+  const acts: Actions = { present: [...present.values()], ...none };
   if (input.op === "create") planCreate(input, present, acts);
   else if (input.op === "update" || input.op === "diff") planUpdate(input, present, acts);
   else if (input.op === "delete") planDelete(input, present, acts);
   else planRead(input, present, acts);
   return { kind: "act", ...acts };
-}
-
-function emptyActions(present: Map<string, ServiceMember>): Actions {
-  return {
-    present: [...present.values()],
-    managed: [],
-    remove: [],
-    invite: [],
-    setEntitlements: [],
-    takeOver: [],
-    pending: [],
-    stillRunning: [],
-    failures: [],
-  };
 }
 
 /** The recorded invitation of `userId` that may still land: any recorded (read), or one whose job still runs (update, delete). */

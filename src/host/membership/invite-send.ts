@@ -20,7 +20,7 @@
  * (`GET .../users/{userId}`), a job in `error` fails with {@link JobFailedError}. Errors shared by
  * several users are copied per user, naming the user and the batch.
  */
-import { idOf } from "../../client/ids";
+import { type Id, idOf } from "../../client/ids";
 import {
   ApiError,
   ConflictError,
@@ -32,7 +32,7 @@ import {
   type WorkspaceAccessClient,
 } from "../../client";
 import type { Invitation, InvitationResult } from "./invite-batcher";
-import { confirm, type Members, memberList } from "./member-list";
+import { confirm, type Found, memberList } from "./member-list";
 
 /** One invitation waiting for its result. */
 export interface Entry {
@@ -108,7 +108,7 @@ const membersNow = (client: WorkspaceAccessClient, integrationId: string) => mem
  * Splits `batch` into the entries whose user is a member now (settled: with `existed`, or, when
  * the member's record cannot be used, failed naming it) and the rest.
  */
-function settleMembers(batch: Entry[], members: Members, existed: boolean): Entry[] {
+function settleMembers(batch: Entry[], members: ReadonlyMap<Id, Found | undefined>, existed: boolean): Entry[] {
   const rest: Entry[] = [];
   for (const entry of batch) {
     const member = members.get(idOf(entry.invitation.userId));
@@ -148,20 +148,11 @@ async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], err
   const missed = settleMembers(batch, members, false);
   if (missed.length === 0) return;
   // A list proves presence only: a member it skipped (pages shift) would be invited a second time.
-  const confirmed = await confirm(
-    client,
-    integrationId,
-    members,
-    missed.map((e) => e.invitation.userId),
-  ).catch(() => undefined);
+  const missedIds = missed.map((e) => e.invitation.userId);
+  const confirmed = await confirm(client, integrationId, members, missedIds).catch(() => undefined);
   // Unconfirmed, or a member whose record cannot be used: the rest may have landed, so pending.
   if (!confirmed || [...confirmed.values()].some((m) => m instanceof Error)) return pendingAll(missed, error, null, batch.length);
-  const rest: Entry[] = [];
-  for (const entry of missed) {
-    const found = confirmed.get(idOf(entry.invitation.userId));
-    if (found && !(found instanceof Error)) entry.resolve({ kind: "member", member: found, existed: false });
-    else rest.push(entry);
-  }
+  const rest = settleMembers(missed, confirmed, false);
   if (rest.length > 0) await split(client, rest);
 }
 

@@ -12,7 +12,6 @@
  *
  * One failed user never stops the others: the state records what the service then has, and the error names each failure.
  */
-import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, ConflictError, unlessNotFound, type User } from "../../client";
 import { mapBounded, prove } from "../../client/absence";
 import { type Id, idOf } from "../../client/ids";
@@ -171,12 +170,8 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   await adoptOrCreate(ctx, added, users, failures);
   const created = [...added.keys()].filter((key) => users.get(key)?.created).length;
   if (added.size > 0) ctx.info(`WorkspaceUsers adopted ${added.size - created} existing user(s) of those added, and created ${created}.`);
-  await release(
-    ctx,
-    removed.map((key) => [key, users.get(key)!]),
-    inputs.deleteOnDestroy,
-    failures,
-  );
+  const gone = removed.map((key): [string, WorkspaceUserState] => [key, users.get(key)!]);
+  await release(ctx, gone, inputs.deleteOnDestroy, failures);
   for (const key of removed) if (!failures.some((f) => f.key === key)) users.delete(key);
   const outs = outputsOf(users, inputs.deleteOnDestroy);
   if (failures.length > 0) throw failed(failures, outs, news.__provider);
@@ -184,10 +179,7 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
 }
 
 /** A refresh: every user from the one listing (a miss read directly, forgotten only on 404); the inputs as the program declares them. */
-async function read(
-  ctx: ProviderContext,
-  props: WorkspaceUsersOutputs | undefined,
-): Promise<pulumi.dynamic.ReadResult<WorkspaceUsersOutputs>> {
+async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefined) {
   if (!props?.users) throw new ConfigurationError(NO_IMPORT, "import");
   const { cache, client } = ctx.connection();
   const listing = await cache.all();
@@ -208,36 +200,31 @@ const NO_IMPORT =
   "WorkspaceUsers has no id of its own to import: leave out the import option, and its create adopts every existing user of a declared email.";
 
 export const provider = providerOf<Props, WorkspaceUsersOutputs>({
-  async check(ctx: ProviderContext, _olds: Props, news: Props): Promise<pulumi.dynamic.CheckResult<Props>> {
+  async check(ctx, _olds, news) {
     const { [IMPORT_ID]: importId, ...rest } = news;
     const failures = [...ctx.settingsFailures(), ...validate(workspaceUsersInputs, rest)];
     if (importId !== undefined && importId !== null) failures.push({ property: "import", reason: NO_IMPORT });
     return { inputs: checkedInputs(workspaceUsersInputs, rest), failures };
   },
 
-  async diff(_ctx: ProviderContext, _id: string, olds: WorkspaceUsersOutputs, news: Props): Promise<pulumi.dynamic.DiffResult> {
+  async diff(_ctx, _id, olds, news) {
     return { changes: changedPaths(olds, news).length > 0, replaces: [], deleteBeforeReplace: false };
   },
 
-  async create(ctx: ProviderContext, news: Props): Promise<pulumi.dynamic.CreateResult<WorkspaceUsersOutputs>> {
+  async create(ctx, news) {
     // A create is an update from no users: every user is added (adopted, or created once proven absent).
     return ctx.withWrite(async () => ({ id: RESOURCE_ID, outs: await update(ctx, { users: {}, userIds: {} }, news) }));
   },
 
-  async read(ctx: ProviderContext, _id: string, props?: WorkspaceUsersOutputs): Promise<pulumi.dynamic.ReadResult<WorkspaceUsersOutputs>> {
+  async read(ctx, _id, props) {
     return withHints(() => read(ctx, props), true);
   },
 
-  async update(
-    ctx: ProviderContext,
-    _id: string,
-    olds: WorkspaceUsersOutputs,
-    news: Props,
-  ): Promise<pulumi.dynamic.UpdateResult<WorkspaceUsersOutputs>> {
+  async update(ctx, _id, olds, news) {
     return ctx.withWrite(async () => ({ outs: await update(ctx, olds, news) }));
   },
 
-  async delete(ctx: ProviderContext, _id: string, props: WorkspaceUsersOutputs): Promise<void> {
+  async delete(ctx, _id, props) {
     await ctx.withWrite(async () => {
       const failures: Failure[] = [];
       await release(ctx, Object.entries(props.users ?? {}), props.deleteOnDestroy, failures);
