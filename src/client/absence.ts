@@ -24,10 +24,7 @@ export interface Proof<T> {
   error?: unknown;
 }
 
-/**
- * Takes up to `listings` more complete listings after `first`, each at another page size, until two consecutive ones
- * agree: the later one is then proven. Otherwise (the records keep changing, or a listing fails) the last one, not proven.
- */
+/** Lists up to `listings` more times after `first`, each at another page size, until two in a row agree (the later proven), else the last. */
 export async function prove<T>(
   listAt: (pageSize: number) => Promise<Map<Id, T>>,
   first: Map<Id, T>,

@@ -24,9 +24,9 @@ export interface JobHandle {
 
 /** The shortest first poll the client learns to make (see {@link JobsApi.wait}). */
 export const MIN_FIRST_POLL_MS = 2;
-/** The first poll of a client that has learnt nothing yet: a quick look before the setting's schedule. */
+/** The first poll of a client that has learnt nothing yet: a quick look before `jobPollIntervalMs`'s schedule. */
 export const PROBE_POLL_MS = 25;
-/** How much shorter the next first poll is after a job done within two polls (see {@link JobsApi.wait}). */
+/** How much shorter the next first poll is after a job done within two polls; a slower job: `jobPollIntervalMs` again. */
 export const FIRST_POLL_SHRINK = 4;
 
 /** `GET /jobs/{id}` and waiting for jobs. */
@@ -52,18 +52,14 @@ export class JobsApi {
   }
 
   /**
-   * Polls a job until it is `finished` ({@link JobFailedError} on `error`, {@link JobTimeoutError} naming its last
-   * status at the timeout), every interval ×1.5 up to `jobPollMaxIntervalMs`. The first delay is learnt: a probe of
-   * {@link PROBE_POLL_MS} before any job has ended, then a quarter of it while jobs end within two polls (down to
-   * {@link MIN_FIRST_POLL_MS}), else `jobPollIntervalMs`. Why: a create holds one of the engine's `--parallel` slots
-   * until its job is done, so jobs done at once must not be waited for 625 ms each; the cost, a job of a few hundred
-   * ms after fast ones costs up to 12 polls, once.
+   * Polls a job until `finished` ({@link JobFailedError} on `error`, {@link JobTimeoutError} naming its last status),
+   * every interval ×1.5 up to `jobPollMaxIntervalMs`, the first one learnt (see {@link PROBE_POLL_MS}). Why: a create
+   * holds one of the engine's `--parallel` slots until its job is done, so jobs done at once must not cost 625 ms each.
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Job> {
     const settings = this.#http.settings;
     const timeoutMs = options.timeoutMs ?? settings.jobTimeoutSeconds * 1000;
     const deadline = this.#clock.now() + timeoutMs;
-    // Nothing learnt yet: one quick probe first, then the setting's schedule (see PROBE_POLL_MS).
     const probing = this.#firstPollMs === undefined;
     const first = Math.min(this.#firstPollMs ?? PROBE_POLL_MS, settings.jobPollIntervalMs);
     let interval = first;
@@ -107,10 +103,7 @@ export class JobsApi {
     return answer.status === "finished" ? answer : await this.wait(answer.id, options);
   }
 
-  /**
-   * The job a write answered with; an answer that is no job means the write is done (`id: null`). One that says it is
-   * a job but does not match the contract cannot be waited for: an invalid response naming the field. @internal
-   */
+  /** The job a write answered with (no job: the write is done, `id: null`); a job not of the contract raises, naming the field. @internal */
   handleOf(answer: { status: number; data: unknown }, method: string, path: string): JobHandle {
     const record = (answer.data as { data?: unknown } | undefined)?.data;
     if (!record || typeof record !== "object" || (record as { type?: unknown }).type !== "job") {

@@ -33,8 +33,7 @@ export async function* paginate<T extends z.ZodType, R>(
   let spec: RequestSpec | undefined = first;
   while (spec) {
     const path = new URL(spec.path, http.settings.baseUrl).pathname;
-    const answer: { status: number; data: z.infer<Schemas["page"]> } = await http.request(spec, schema);
-    const { data, status } = answer;
+    const { data, status }: { status: number; data: z.infer<Schemas["page"]> } = await http.request(spec, schema);
     for (const item of data.data) {
       const parsed = record.safeParse(item);
       if (parsed.success) {

@@ -28,9 +28,6 @@ const VERSION = 2;
 /** A temporary file older than this was left by a process that died between its write and its rename. */
 const ORPHAN_TEMP_MS = 60_000;
 
-/** One remembered limit: the pacer's, and when it was saved (epoch ms, by the client's clock). */
-type RememberedLimit = WindowLimit & { savedAt: number };
-
 /** The entry's key for a base URL: its origin and path (the base URL never holds credentials, a query or a fragment). */
 export function memoryKey(baseUrl: URL): string {
   return `${baseUrl.origin}${baseUrl.pathname}`;
@@ -88,8 +85,8 @@ export class RateLimitMemory {
     }
   }
 
-  /** The valid, unexpired entry of one file (of `key`, when given); `undefined` for a missing or broken one. */
-  async #read(file: string, key?: string): Promise<(RememberedLimit & { key: string }) | undefined> {
+  /** The valid, unexpired entry of one file (of `key`, when given; `savedAt` by the client's clock); `undefined` for a missing or broken one. */
+  async #read(file: string, key?: string): Promise<(WindowLimit & { savedAt: number; key: string }) | undefined> {
     let text: string;
     try {
       // Non-blocking: a FIFO in the file's place would hold a plain open until a writer came.

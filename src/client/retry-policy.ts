@@ -16,14 +16,8 @@ export type RetryLimits = Pick<ResolvedSettings, "maxRetries" | "maxRateLimitRet
   maxRateLimitWaitMs: number;
 };
 
-/** An attempt: its method and the retries already spent. */
-export interface Attempt {
-  method: string;
-  /** Retries of transient failures so far (5xx, no answer). */
-  transientRetries: number;
-  /** 429s waited out so far. */
-  rateLimitRetries: number;
-}
+/** An attempt: its method, the retries of transient failures (5xx, no answer) and the 429s waited out so far. */
+export type Attempt = { method: string; transientRetries: number; rateLimitRetries: number };
 
 /** What came of an attempt. */
 export type Outcome =
@@ -50,7 +44,6 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
   if (outcome.kind === "answer" && outcome.status >= 200 && outcome.status < 300) return { action: "accept" };
   if (outcome.kind === "answer" && outcome.status === 429) {
     const given = parseRetryAfter(outcome.retryAfter, outcome.now);
-    // Without Retry-After, the contract's rule: wait five minutes.
     const waitMs = given ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
     const known = given !== undefined;
     // A wait over the cap holds nothing back: the other requests fail as fast on their own 429s.

@@ -1,7 +1,3 @@
-/**
- * The contract's requests: each one paced (`pacer.ts`), sent on a keep-alive undici `Pool`, judged by the retry policy
- * (`retry-policy.ts`), parsed with zod, or raised as the error its status maps to (`error-answers.ts`), with no secret.
- */
 import type { Pool } from "undici";
 import type { z } from "zod";
 import { errorForStatus, readErrorBody } from "./error-answers";
@@ -51,7 +47,7 @@ interface RawResponse {
 /** Everything the transport needs besides the settings; `settingPrefix` begins setting names in messages, e.g. `workspace-access:`. */
 export type TransportDeps = Required<Pick<ClientOptions, "clock" | "random">> & Pick<ClientOptions, "logger"> & { settingPrefix: string };
 
-/** Sends the contract's requests for one client: pacing, retries, parsing and errors. @internal */
+/** Sends the contract's requests for one client: paced (`pacer.ts`), on a keep-alive undici `Pool`, retried, parsed with zod, errors redacted. @internal */
 export class HttpTransport {
   readonly settings: ResolvedSettings;
   readonly deps: TransportDeps;
@@ -159,17 +155,12 @@ export class HttpTransport {
             return { status: raw!.status, data: (empty ? undefined : this.#parse(schema, raw!, method, path)) as z.infer<S> };
           }
           case "wait":
-            // A 429: every request of this client waits for the service's Retry-After, then this one goes again.
             this.#pacer.pause(decision.waitMs);
             this.#log(`${method} ${path}: 429, waiting ${Math.ceil(decision.waitMs / 1000)} s`);
             attempt.rateLimitRetries++;
             continue;
           case "retry":
-            await this.#retryAfter(
-              attempt.transientRetries++,
-              `${method} ${path}: ${raw ? raw.status : noAnswer!.message}`,
-              decision.delayMs,
-            );
+            await this.backoff(attempt.transientRetries++, `${method} ${path}: ${raw ? raw.status : noAnswer!.message}`, decision.delayMs);
             continue;
           case "fail":
             throw this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries);
@@ -180,14 +171,12 @@ export class HttpTransport {
     }
   }
 
-  /** Sleeps the policy's back-off before retry `attempt + 1` of an operation that retries itself (`users.create`). */
-  async backoff(attempt: number, reason: string): Promise<void> {
-    const { retryBaseDelayMs, retryMaxDelayMs } = this.settings;
-    await this.#retryAfter(attempt, reason, backoffDelay(attempt, retryBaseDelayMs, retryMaxDelayMs, this.deps.random));
-  }
-
-  /** Says why retry `attempt + 1` comes, and waits `ms` for it. */
-  async #retryAfter(attempt: number, reason: string, ms: number): Promise<void> {
+  /** Says why retry `attempt + 1` comes and sleeps `ms`: by default the policy's back-off, for `users.create`, which retries itself. */
+  async backoff(
+    attempt: number,
+    reason: string,
+    ms = backoffDelay(attempt, this.settings.retryBaseDelayMs, this.settings.retryMaxDelayMs, this.deps.random),
+  ) {
     this.#log(`${reason}; retry ${attempt + 1} of ${this.settings.maxRetries} in ${ms} ms`);
     await this.deps.clock.sleep(ms);
   }
