@@ -1,8 +1,7 @@
 /**
- * The one proof of absence. A listing proves that a record is there, never that one is not: offset pages shift when
- * a record is added or removed between two page reads, and a record is then skipped with every page's total agreeing.
- * An absence is proven by a direct read answering 404, or by a second complete listing that agrees, taken at another
- * page size (so a service that skips the same offset on every walk cannot make both miss the same record).
+ * The one proof of absence. A listing proves presence only: offset pages shift when a record comes or goes between two
+ * page reads, skipping one with every total agreeing. An absence is a 404, or a second complete listing that agrees at
+ * another page size (so a service skipping the same offset on every walk cannot make both miss the same record).
  */
 import type { Id } from "./ids";
 import { MAX_PAGE_SIZE } from "./paginate";

@@ -48,7 +48,7 @@ export class WorkspaceAccessClient {
 
   /** 429 answers received so far. */
   get rateLimitedCount(): number {
-    return this.#http.rateLimitedCount;
+    return this.#http.pacer.rateLimited;
   }
 
   /** The base URL requests go to. */

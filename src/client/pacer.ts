@@ -169,10 +169,7 @@ export class Pacer {
     return Math.max(this.#limitWait(this.#limit, now, true), this.#limitWait(this.#cap, now, false));
   }
 
-  /**
-   * {@link #windowWait} for one limit (0 for none; Infinity: not before an answer). A request counts from its answer;
-   * one in flight from when it was sent (`fromStart`), or else, under the user's cap, holds its place till it is answered.
-   */
+  /** {@link #windowWait} for one limit (Infinity: after an answer). One in flight counts from its start (`fromStart`), else until answered. */
   #limitWait(limit: { count: number; windowMs: number } | undefined, now: number, fromStart: boolean): number {
     if (!limit) return 0;
     const windowMs = limit.windowMs * WINDOW_MARGIN;

@@ -1,7 +1,6 @@
 /**
- * Defence in depth for the API key: every text the client builds from what it sent or received passes through here
- * before it is cut, escaped, parsed or stored, so the key cannot leak even when the service (or a proxy) echoes it:
- * its escaped forms too, and any run of {@link MIN_REDACTED_RUN} or more of its characters (a key echoed in part).
+ * Defence in depth: every text built from what was sent or received passes here before it is cut, escaped, parsed or
+ * stored, so the key cannot leak when the service echoes it, escaped or in part ({@link MIN_REDACTED_RUN} characters).
  */
 
 /** What a removed piece of the key becomes. */

@@ -1,8 +1,7 @@
 /**
- * The retry policy as one pure decision: given an attempt and what came of it, send again after a back-off, wait out
- * a rate limit, accept, or fail. Sleeping, pacing and messages are the transport's, so the policy is one table.
- * Not undici's `RetryAgent`: it sleeps on its own timers (no virtual clock), cannot fail fast on a 429 wait over the
- * cap, nor hold back the client's other requests during one, nor hand an ambiguous POST back (`users.create` looks before it sends again).
+ * The retry policy as one pure decision (retry after a back-off, wait out a 429, accept, fail); sleeping, pacing and
+ * messages are the transport's. Not undici's `RetryAgent`: it sleeps on its own timers (no virtual clock), cannot fail
+ * fast on a 429 wait over the cap, hold the client's other requests, or hand an ambiguous POST back to `users.create`.
  */
 
 import { isTransientStatus } from "./errors";

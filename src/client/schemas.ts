@@ -1,7 +1,6 @@
 /**
- * Response schemas of the contract (api-contract.md, "A real workspace"). Only a record's `id` is certain: any other
- * attribute may be null or absent, unknown fields pass through, open enums take any string. A value of the wrong type
- * makes the record invalid: on a list page, only that record (`paginate`).
+ * The contract's answers (api-contract.md, "A real workspace"): only a record's `id` is certain, other attributes nullish,
+ * unknown fields kept, open enums any string. A value of the wrong type fails the record (on a page, that one alone).
  */
 import type { z as Z } from "zod";
 

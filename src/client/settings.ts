@@ -82,10 +82,7 @@ export type ValueProblem =
   | { readonly kind: "range"; readonly key: string; readonly spec: NumberSpec; readonly seen: string }
   | { readonly kind: "invalid"; readonly key: string; readonly rule: string; readonly seen?: string };
 
-/**
- * What each setting accepts, as zod schemas: numbers coerced and bounded, the API key, the base URL refined (ending in
- * `/` so relative paths resolve below it). An issue's message is the rule; its params say `missing`, or `seen`. @internal
- */
+/** Each setting as zod: numbers coerced and bounded, the key, the base URL refined to end in `/`; an issue's params: `missing`, `seen`. @internal */
 export function settingFields(z: typeof Z) {
   const issue = (ctx: Z.core.$RefinementCtx, message: string, params: { missing?: true; seen?: string } = {}) =>
     ctx.addIssue({ code: "custom", message, params });
