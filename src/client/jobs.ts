@@ -1,4 +1,3 @@
-import type { Clock } from "./clock";
 import { contractIssue, InvalidResponseError, JobFailedError, JobTimeoutError } from "./errors";
 import type { HttpTransport } from "./transport";
 import { type Job, toJob } from "./models";
@@ -32,14 +31,12 @@ export const FIRST_POLL_SHRINK = 4;
 /** `GET /jobs/{id}` and waiting for jobs. */
 export class JobsApi {
   readonly #http: HttpTransport;
-  readonly #clock: Clock;
   /** How long a wait sleeps before its first poll, learnt from the jobs waited for (`undefined`: nothing learnt yet). */
   #firstPollMs: number | undefined;
 
   /** @internal Built by {@link WorkspaceAccessClient}. */
-  constructor(http: HttpTransport, clock: Clock) {
+  constructor(http: HttpTransport) {
     this.#http = http;
-    this.#clock = clock;
   }
 
   /** Reads a job. 404 raises {@link NotFoundError}. */
@@ -52,25 +49,24 @@ export class JobsApi {
   }
 
   /**
-   * Polls a job until `finished` ({@link JobFailedError} on `error`, {@link JobTimeoutError} naming its last status),
-   * every interval ×1.5 up to `jobPollMaxIntervalMs`, the first one learnt (see {@link PROBE_POLL_MS}). Why: a create
-   * holds one of the engine's `--parallel` slots until its job is done, so jobs done at once must not cost 625 ms each.
+   * Polls a job until `finished` ({@link JobFailedError} on `error`, {@link JobTimeoutError} at the timeout), every interval ×1.5, the
+   * first learnt ({@link PROBE_POLL_MS}): a create holds an engine `--parallel` slot till its job is done, so quick jobs must not cost 625 ms.
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Job> {
-    const settings = this.#http.settings;
+    const { settings, deps } = this.#http;
     const timeoutMs = options.timeoutMs ?? settings.jobTimeoutSeconds * 1000;
-    const deadline = this.#clock.now() + timeoutMs;
+    const deadline = deps.clock.now() + timeoutMs;
     const probing = this.#firstPollMs === undefined;
     const first = Math.min(this.#firstPollMs ?? PROBE_POLL_MS, settings.jobPollIntervalMs);
     let interval = first;
     let polls = 0;
     let last = "created";
     for (;;) {
-      const remaining = deadline - this.#clock.now();
+      const remaining = deadline - deps.clock.now();
       if (remaining <= 0) {
         throw new JobTimeoutError(id, last, timeoutMs / 1000, this.#http.setting("jobTimeoutSeconds"), this.#http.redact);
       }
-      await this.#clock.sleep(Math.min(interval, remaining));
+      await deps.clock.sleep(Math.min(interval, remaining));
       interval = probing && polls === 0 ? settings.jobPollIntervalMs : Math.min(Math.round(interval * 1.5), settings.jobPollMaxIntervalMs);
       const job = await this.get(id);
       polls++;

@@ -18,11 +18,10 @@ export interface WindowLimit {
 }
 
 /**
- * Pacing shared by every request of one client, so a big apply settles at the service's rate instead of stalling on
- * 429s. No quota is hard-coded: it learns "at most `count` requests in any window" (from the first 429, lowered by a
- * later one; from `RateLimit-*` headers; raised by a calm stretch) and holds to it with a sliding log of its requests,
- * each counted from its answer (the latest moment the service can have counted it). `maxPerSecond`, the user's cap,
- * holds beside it. A limit worth remembering goes to `onLimit` (`rate-memory.ts`), and comes back by {@link seed}.
+ * Pacing shared by every request of one client, so a big apply settles at the service's rate instead of stalling on 429s.
+ * It learns "at most `count` requests in any window" (from the first 429, lowered by a later one; from `RateLimit-*`
+ * headers; raised by a calm stretch), holds to it by a sliding log of requests, each counted from its answer (the latest
+ * the service can have counted it), beside the user's cap. A limit worth keeping goes to `onLimit`, back by {@link seed}.
  */
 export class Pacer {
   readonly #clock: Clock;

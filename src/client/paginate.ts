@@ -16,9 +16,8 @@ export interface ListOptions {
 export const MAX_PAGE_SIZE = 100;
 
 /**
- * Every item of a paged list, following `links.next` until it is null (a link that repeats is an invalid response),
- * each record parsed and `map`ped. An odd record is handed to `onInvalid`, naming its id and field, and never fails the
- * page for the others. A listing proves presence only: offset pages shift (`absence.ts` proves an absence). @internal
+ * Every item of a paged list, following `links.next` (one that repeats is an invalid response), each record parsed and `map`ped;
+ * an odd record goes to `onInvalid`, naming its id and field, never failing the others. Proves presence only (`absence.ts`). @internal
  */
 export async function* paginate<T extends z.ZodType, R>(
   http: HttpTransport,

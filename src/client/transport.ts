@@ -79,9 +79,16 @@ export class HttpTransport {
     const key = memoryKey(settings.baseUrl);
     this.pacer = new Pacer(deps.clock, settings.maxConcurrency, settings.maxRequestsPerSecond, (limit) => memory?.remember(key, limit));
     this.#memory = memory;
-    // Read now, while the caller gets ready: the first request waits for it (a file of a few lines).
-    this.#recalling = memory && this.#recall(memory, key).catch(() => {});
     this.#limits = { ...settings, maxRateLimitWaitMs: settings.maxRateLimitWaitSeconds * 1000 };
+    // Read now, while the caller gets ready: the first request waits for it (a file of a few lines).
+    this.#recalling = memory
+      ?.recall(key)
+      .then((limit) => {
+        if (!limit) return;
+        this.pacer.seed(limit);
+        this.#log(`rate limit remembered for ${key}: ${limit.count} requests per ${limit.windowMs} ms (from ${memory.dir})`);
+      })
+      .catch(() => {});
   }
 
   /** Writes any learnt limit not written yet, and closes the connections (once, however often called). */
@@ -91,15 +98,6 @@ export class HttpTransport {
       await this.#pool.close();
     })();
     return this.#closing;
-  }
-
-  /** Paces from the limit an earlier process learnt for this workspace, if one is remembered. */
-  async #recall(memory: RateLimitMemory, key: string): Promise<void> {
-    const limit = await memory.recall(key);
-    if (limit) {
-      this.pacer.seed(limit);
-      this.#log(`rate limit remembered for ${key}: ${limit.count} requests per ${limit.windowMs} ms (from ${memory.dir})`);
-    }
   }
 
   /** Builds a setting's name as the user sets it, e.g. `workspace-access:maxRetries`. */

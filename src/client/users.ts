@@ -69,9 +69,8 @@ export class UsersApi {
   }
 
   /**
-   * Creates a user (409 raises {@link ConflictError} when the email is taken). A POST that fails ambiguously (reset,
-   * timeout, 5xx) is not sent again before the email is looked up: a user found counts as this request's only when
-   * created after it began; an older one raises {@link ConflictError}, as the POST would have. A job is waited for, never re-posted.
+   * Creates a user (409: {@link ConflictError}). A POST failed ambiguously (reset, timeout, 5xx) is sent again only after the email is
+   * looked up: a user found is this request's if created after it began, else a {@link ConflictError}. A job is waited for, never re-posted.
    */
   async create(attributes: UserAttributes): Promise<User> {
     const began = this.#http.deps.clock.now();
