@@ -1,7 +1,6 @@
 /**
- * The one proof of absence. A listing proves presence only: offset pages shift when a record comes or goes between two
- * page reads, skipping one with every total agreeing. An absence is a 404, or a second complete listing that agrees at
- * another page size (so a service skipping the same offset on every walk cannot make both miss the same record).
+ * The one proof of absence. A listing proves presence only (offset pages shift, skipping a record with every total agreeing); an absence
+ * is a 404, or a second complete listing agreeing at another page size (a service skipping one offset each walk cannot hide it twice).
  */
 import type { Id } from "./ids";
 import { MAX_PAGE_SIZE } from "./paginate";

@@ -24,9 +24,12 @@ export async function* paginate<T extends z.ZodType, R>(
   list: Pick<RequestSpec, "path" | "query" | "scopes">,
   record: T,
   map: (record: z.infer<T>) => R,
-  { pageSize: size, onInvalid }: ListOptions,
+  { pageSize: size = MAX_PAGE_SIZE, onInvalid }: ListOptions,
 ): AsyncGenerator<R> {
-  const first: RequestSpec = { method: "GET", ...list, query: { "page[size]": pageSize(size), ...list.query } };
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) {
+    throw new RangeError(`pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}, got ${size}`);
+  }
+  const first: RequestSpec = { method: "GET", ...list, query: { "page[size]": size, ...list.query } };
   const schema = schemas().page;
   const seen = new Set<string>();
   let spec: RequestSpec | undefined = first;
@@ -61,13 +64,4 @@ export async function* paginate<T extends z.ZodType, R>(
     seen.add(next);
     spec = { method: "GET", path: next, scopes: first.scopes };
   }
-}
-
-/** Checks a page size against the contract's 1..100. */
-export function pageSize(value: number | undefined): number {
-  const size = value ?? MAX_PAGE_SIZE;
-  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) {
-    throw new RangeError(`pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}, got ${value}`);
-  }
-  return size;
 }

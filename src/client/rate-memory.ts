@@ -1,8 +1,7 @@
 /**
- * Rate limits remembered between processes: each `pulumi up` runs the provider in a new process that would otherwise
- * pay again, in 429s of up to five minutes, for what the run before learnt. A workspace's limit (never the key) is kept
- * a day at most in a JSON file of its own, replaced whole by a rename: no lock, no process loses another's entry. It
- * is a hint: a file missing, corrupt, unwritable or not a regular file is ignored, with a debug line, never a failure.
+ * Rate limits remembered between processes: each `pulumi up` runs a new provider process that would otherwise pay again, in 429s of
+ * up to five minutes, for what the run before learnt. A workspace's limit (never the key) is kept a day in a JSON file of its own,
+ * replaced whole by a rename (no lock). A hint: a file missing, corrupt, unwritable or not regular is ignored, with a debug line.
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";

@@ -1,7 +1,4 @@
-/**
- * The contract's answers (api-contract.md, "A real workspace"): only a record's `id` is certain, other attributes nullish,
- * unknown fields kept, open enums any string. A value of the wrong type fails the record (on a page, that one alone).
- */
+/** The contract's answers: only a record's `id` is certain, others nullish, unknown fields kept, open enums any string; a wrong type fails it. */
 import type { z as Z } from "zod";
 
 /** Every schema, built from zod's namespace `z`. */
