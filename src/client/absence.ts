@@ -1,8 +1,6 @@
 /**
- * The one proof of absence. A listing proves that a record is there, never that one is not: offset pages shift when
- * a record is added or removed between two page reads, and a record is then skipped with every page's total agreeing.
- * An absence is proven by a direct read answering 404, or by a second complete listing that agrees, taken at another
- * page size (so a service that skips the same offset on every walk cannot make both miss the same record).
+ * The one proof of absence. A listing proves presence only (offset pages shift, skipping a record with every total agreeing); an absence
+ * is a 404, or a second complete listing agreeing at another page size (a service skipping one offset each walk cannot hide it twice).
  */
 import type { Id } from "./ids";
 import { MAX_PAGE_SIZE } from "./paginate";
@@ -24,10 +22,7 @@ export interface Proof<T> {
   error?: unknown;
 }
 
-/**
- * Takes up to `listings` more complete listings after `first`, each at another page size, until two consecutive ones
- * agree: the later one is then proven. Otherwise (the records keep changing, or a listing fails) the last one, not proven.
- */
+/** Lists up to `listings` more times after `first`, each at another page size, until two in a row agree (the later proven), else the last. */
 export async function prove<T>(
   listAt: (pageSize: number) => Promise<Map<Id, T>>,
   first: Map<Id, T>,

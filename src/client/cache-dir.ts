@@ -2,7 +2,7 @@
 import * as os from "node:os";
 import * as path from "node:path";
 
-/** Where the remembered limits go: a folder, or `off` (or empty) for nowhere. */
+/** Where the remembered limits go: a folder, or empty, `off`, `false`, `0`, `none` for nowhere. */
 export const CACHE_DIR_ENV = "WORKSPACE_ACCESS_CACHE_DIR";
 /** The package's folder in the user's cache folder. */
 export const CACHE_FOLDER = "pulumi-workspace-access";
@@ -13,10 +13,7 @@ export function cacheDirOf(option: string | false | undefined, env: NodeJS.Proce
   return option === undefined ? defaultCacheDir(env) : path.resolve(option);
 }
 
-/**
- * {@link CACHE_FOLDER} in the platform's user cache folder (`$XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches`, `%LOCALAPPDATA%`),
- * unless `WORKSPACE_ACCESS_CACHE_DIR` names one (empty, `off`, `false`, `0`, `none`: nowhere); `undefined` without a home folder.
- */
+/** {@link CACHE_DIR_ENV}, else {@link CACHE_FOLDER} in the user cache folder (`$XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches`, `%LOCALAPPDATA%`). */
 export function defaultCacheDir(
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,

@@ -1,12 +1,9 @@
-import { type Clock, systemClock } from "./clock";
+import { systemClock } from "./clock";
 import { HttpTransport } from "./transport";
 import { IntegrationsApi } from "./integrations";
 import { JobsApi } from "./jobs";
 import { type ClientOptions, type ResolvedSettings, resolveSettings } from "./settings";
 import { UsersApi } from "./users";
-
-/** What the client is given besides its settings. */
-type ClientDeps = Pick<ClientOptions, "clock" | "random" | "logger">;
 
 /**
  * A client for one workspace. Holds one keep-alive connection pool; call {@link close} when done
@@ -27,16 +24,17 @@ export class WorkspaceAccessClient {
   readonly #http: HttpTransport;
 
   /** `options` are checked (a `ConfigurationError` names the first at fault); settings already resolved are taken as they are. */
-  constructor(options: (ClientOptions | (ResolvedSettings & ClientDeps)) & { settingPrefix?: string }) {
+  constructor(
+    options: (ClientOptions | (ResolvedSettings & Pick<ClientOptions, "clock" | "random" | "logger">)) & { settingPrefix?: string },
+  ) {
     const settings = resolveSettings(options);
-    const clock: Clock = options.clock ?? systemClock;
     this.#http = new HttpTransport(settings, {
-      clock,
+      clock: options.clock ?? systemClock,
       random: options.random ?? Math.random,
       logger: options.logger,
       settingPrefix: options.settingPrefix ?? "",
     });
-    this.jobs = new JobsApi(this.#http, clock);
+    this.jobs = new JobsApi(this.#http);
     this.users = new UsersApi(this.#http, this.jobs);
     this.integrations = new IntegrationsApi(this.#http, this.jobs);
   }
@@ -48,7 +46,7 @@ export class WorkspaceAccessClient {
 
   /** 429 answers received so far. */
   get rateLimitedCount(): number {
-    return this.#http.rateLimitedCount;
+    return this.#http.pacer.rateLimited;
   }
 
   /** The base URL requests go to. */

@@ -1,7 +1,4 @@
-/**
- * The one error hierarchy of the client: data (kind, status, method, path, the API's code/title/detail, whether a
- * retry may help) and a message a person can act on; never the API key, request headers or a socket.
- */
+/** The client's one error hierarchy: data (kind, request, status, the API's words, retryable) and a message to act on; never a secret or socket. */
 import type { Job } from "./models";
 import { redactDeep } from "./redact";
 

@@ -1,7 +1,4 @@
-/**
- * One identity for a record id. Whether the service keeps an id's case is not documented, so an id takes its one form,
- * lower case, where it enters (inputs, answers, `access.yaml`); every comparison, key and request then uses it.
- */
+/** One form of a record id: whether the service keeps an id's case is undocumented, so ids are lower-cased where they enter. */
 
 declare const ID: unique symbol;
 

@@ -1,4 +1,3 @@
-import type { Clock } from "./clock";
 import { contractIssue, InvalidResponseError, JobFailedError, JobTimeoutError } from "./errors";
 import type { HttpTransport } from "./transport";
 import { type Job, toJob } from "./models";
@@ -24,22 +23,20 @@ export interface JobHandle {
 
 /** The shortest first poll the client learns to make (see {@link JobsApi.wait}). */
 export const MIN_FIRST_POLL_MS = 2;
-/** The first poll of a client that has learnt nothing yet: a quick look before the setting's schedule. */
+/** The first poll of a client that has learnt nothing yet: a quick look before `jobPollIntervalMs`'s schedule. */
 export const PROBE_POLL_MS = 25;
-/** How much shorter the next first poll is after a job done within two polls (see {@link JobsApi.wait}). */
+/** How much shorter the next first poll is after a job done within two polls; a slower job: `jobPollIntervalMs` again. */
 export const FIRST_POLL_SHRINK = 4;
 
 /** `GET /jobs/{id}` and waiting for jobs. */
 export class JobsApi {
   readonly #http: HttpTransport;
-  readonly #clock: Clock;
   /** How long a wait sleeps before its first poll, learnt from the jobs waited for (`undefined`: nothing learnt yet). */
   #firstPollMs: number | undefined;
 
   /** @internal Built by {@link WorkspaceAccessClient}. */
-  constructor(http: HttpTransport, clock: Clock) {
+  constructor(http: HttpTransport) {
     this.#http = http;
-    this.#clock = clock;
   }
 
   /** Reads a job. 404 raises {@link NotFoundError}. */
@@ -52,29 +49,24 @@ export class JobsApi {
   }
 
   /**
-   * Polls a job until it is `finished` ({@link JobFailedError} on `error`, {@link JobTimeoutError} naming its last
-   * status at the timeout), every interval ×1.5 up to `jobPollMaxIntervalMs`. The first delay is learnt: a probe of
-   * {@link PROBE_POLL_MS} before any job has ended, then a quarter of it while jobs end within two polls (down to
-   * {@link MIN_FIRST_POLL_MS}), else `jobPollIntervalMs`. Why: a create holds one of the engine's `--parallel` slots
-   * until its job is done, so jobs done at once must not be waited for 625 ms each; the cost, a job of a few hundred
-   * ms after fast ones costs up to 12 polls, once.
+   * Polls a job until `finished` ({@link JobFailedError} on `error`, {@link JobTimeoutError} at the timeout), every interval ×1.5, the
+   * first learnt ({@link PROBE_POLL_MS}): a create holds an engine `--parallel` slot till its job is done, so quick jobs must not cost 625 ms.
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Job> {
-    const settings = this.#http.settings;
+    const { settings, deps } = this.#http;
     const timeoutMs = options.timeoutMs ?? settings.jobTimeoutSeconds * 1000;
-    const deadline = this.#clock.now() + timeoutMs;
-    // Nothing learnt yet: one quick probe first, then the setting's schedule (see PROBE_POLL_MS).
+    const deadline = deps.clock.now() + timeoutMs;
     const probing = this.#firstPollMs === undefined;
     const first = Math.min(this.#firstPollMs ?? PROBE_POLL_MS, settings.jobPollIntervalMs);
     let interval = first;
     let polls = 0;
     let last = "created";
     for (;;) {
-      const remaining = deadline - this.#clock.now();
+      const remaining = deadline - deps.clock.now();
       if (remaining <= 0) {
         throw new JobTimeoutError(id, last, timeoutMs / 1000, this.#http.setting("jobTimeoutSeconds"), this.#http.redact);
       }
-      await this.#clock.sleep(Math.min(interval, remaining));
+      await deps.clock.sleep(Math.min(interval, remaining));
       interval = probing && polls === 0 ? settings.jobPollIntervalMs : Math.min(Math.round(interval * 1.5), settings.jobPollMaxIntervalMs);
       const job = await this.get(id);
       polls++;
@@ -107,10 +99,7 @@ export class JobsApi {
     return answer.status === "finished" ? answer : await this.wait(answer.id, options);
   }
 
-  /**
-   * The job a write answered with; an answer that is no job means the write is done (`id: null`). One that says it is
-   * a job but does not match the contract cannot be waited for: an invalid response naming the field. @internal
-   */
+  /** The job a write answered with (no job: the write is done, `id: null`); a job not of the contract raises, naming the field. @internal */
   handleOf(answer: { status: number; data: unknown }, method: string, path: string): JobHandle {
     const record = (answer.data as { data?: unknown } | undefined)?.data;
     if (!record || typeof record !== "object" || (record as { type?: unknown }).type !== "job") {

@@ -18,11 +18,10 @@ export interface WindowLimit {
 }
 
 /**
- * Pacing shared by every request of one client, so a big apply settles at the service's rate instead of stalling on
- * 429s. No quota is hard-coded: it learns "at most `count` requests in any window" (from the first 429, lowered by a
- * later one; from `RateLimit-*` headers; raised by a calm stretch) and holds to it with a sliding log of its requests,
- * each counted from its answer (the latest moment the service can have counted it). `maxPerSecond`, the user's cap,
- * holds beside it. A limit worth remembering goes to `onLimit` (`rate-memory.ts`), and comes back by {@link seed}.
+ * Pacing shared by every request of one client, so a big apply settles at the service's rate instead of stalling on 429s.
+ * It learns "at most `count` requests in any window" (from the first 429, lowered by a later one; from `RateLimit-*`
+ * headers; raised by a calm stretch), holds to it by a sliding log of requests, each counted from its answer (the latest
+ * the service can have counted it), beside the user's cap. A limit worth keeping goes to `onLimit`, back by {@link seed}.
  */
 export class Pacer {
   readonly #clock: Clock;
@@ -169,10 +168,7 @@ export class Pacer {
     return Math.max(this.#limitWait(this.#limit, now, true), this.#limitWait(this.#cap, now, false));
   }
 
-  /**
-   * {@link #windowWait} for one limit (0 for none; Infinity: not before an answer). A request counts from its answer;
-   * one in flight from when it was sent (`fromStart`), or else, under the user's cap, holds its place till it is answered.
-   */
+  /** {@link #windowWait} for one limit (Infinity: after an answer). One in flight counts from its start (`fromStart`), else until answered. */
   #limitWait(limit: { count: number; windowMs: number } | undefined, now: number, fromStart: boolean): number {
     if (!limit) return 0;
     const windowMs = limit.windowMs * WINDOW_MARGIN;

@@ -16,25 +16,26 @@ export interface ListOptions {
 export const MAX_PAGE_SIZE = 100;
 
 /**
- * Every item of a paged list, following `links.next` until it is null (a link that repeats is an invalid response),
- * each record parsed and `map`ped. An odd record is handed to `onInvalid`, naming its id and field, and never fails the
- * page for the others. A listing proves presence only: offset pages shift (`absence.ts` proves an absence). @internal
+ * Every item of a paged list, following `links.next` (one that repeats is an invalid response), each record parsed and `map`ped;
+ * an odd record goes to `onInvalid`, naming its id and field, never failing the others. Proves presence only (`absence.ts`). @internal
  */
 export async function* paginate<T extends z.ZodType, R>(
   http: HttpTransport,
   list: Pick<RequestSpec, "path" | "query" | "scopes">,
   record: T,
   map: (record: z.infer<T>) => R,
-  { pageSize: size, onInvalid }: ListOptions,
+  { pageSize: size = MAX_PAGE_SIZE, onInvalid }: ListOptions,
 ): AsyncGenerator<R> {
-  const first: RequestSpec = { method: "GET", ...list, query: { "page[size]": pageSize(size), ...list.query } };
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) {
+    throw new RangeError(`pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}, got ${size}`);
+  }
+  const first: RequestSpec = { method: "GET", ...list, query: { "page[size]": size, ...list.query } };
   const schema = schemas().page;
   const seen = new Set<string>();
   let spec: RequestSpec | undefined = first;
   while (spec) {
     const path = new URL(spec.path, http.settings.baseUrl).pathname;
-    const answer: { status: number; data: z.infer<Schemas["page"]> } = await http.request(spec, schema);
-    const { data, status } = answer;
+    const { data, status }: { status: number; data: z.infer<Schemas["page"]> } = await http.request(spec, schema);
     for (const item of data.data) {
       const parsed = record.safeParse(item);
       if (parsed.success) {
@@ -63,13 +64,4 @@ export async function* paginate<T extends z.ZodType, R>(
     seen.add(next);
     spec = { method: "GET", path: next, scopes: first.scopes };
   }
-}
-
-/** Checks a page size against the contract's 1..100. */
-export function pageSize(value: number | undefined): number {
-  const size = value ?? MAX_PAGE_SIZE;
-  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) {
-    throw new RangeError(`pageSize must be a whole number from 1 to ${MAX_PAGE_SIZE}, got ${value}`);
-  }
-  return size;
 }

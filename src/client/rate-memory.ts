@@ -1,8 +1,7 @@
 /**
- * Rate limits remembered between processes: each `pulumi up` runs the provider in a new process that would otherwise
- * pay again, in 429s of up to five minutes, for what the run before learnt. A workspace's limit (never the key) is kept
- * a day at most in a JSON file of its own, replaced whole by a rename: no lock, no process loses another's entry. It
- * is a hint: a file missing, corrupt, unwritable or not a regular file is ignored, with a debug line, never a failure.
+ * Rate limits remembered between processes: each `pulumi up` runs a new provider process that would otherwise pay again, in 429s of
+ * up to five minutes, for what the run before learnt. A workspace's limit (never the key) is kept a day in a JSON file of its own,
+ * replaced whole by a rename (no lock). A hint: a file missing, corrupt, unwritable or not regular is ignored, with a debug line.
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -27,9 +26,6 @@ const MAX_FILE_BYTES = 4 * 1024;
 const VERSION = 2;
 /** A temporary file older than this was left by a process that died between its write and its rename. */
 const ORPHAN_TEMP_MS = 60_000;
-
-/** One remembered limit: the pacer's, and when it was saved (epoch ms, by the client's clock). */
-type RememberedLimit = WindowLimit & { savedAt: number };
 
 /** The entry's key for a base URL: its origin and path (the base URL never holds credentials, a query or a fragment). */
 export function memoryKey(baseUrl: URL): string {
@@ -88,8 +84,8 @@ export class RateLimitMemory {
     }
   }
 
-  /** The valid, unexpired entry of one file (of `key`, when given); `undefined` for a missing or broken one. */
-  async #read(file: string, key?: string): Promise<(RememberedLimit & { key: string }) | undefined> {
+  /** The valid, unexpired entry of one file (of `key`, when given; `savedAt` by the client's clock); `undefined` for a missing or broken one. */
+  async #read(file: string, key?: string): Promise<(WindowLimit & { savedAt: number; key: string }) | undefined> {
     let text: string;
     try {
       // Non-blocking: a FIFO in the file's place would hold a plain open until a writer came.

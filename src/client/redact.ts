@@ -1,7 +1,6 @@
 /**
- * Defence in depth for the API key: every text the client builds from what it sent or received passes through here
- * before it is cut, escaped, parsed or stored, so the key cannot leak even when the service (or a proxy) echoes it:
- * its escaped forms too, and any run of {@link MIN_REDACTED_RUN} or more of its characters (a key echoed in part).
+ * Defence in depth: every text built from what was sent or received passes here before it is cut, escaped, parsed or
+ * stored, so the key cannot leak when the service echoes it, escaped or in part ({@link MIN_REDACTED_RUN} characters).
  */
 
 /** What a removed piece of the key becomes. */
@@ -23,7 +22,6 @@ function removeRuns(text: string, secret: string, min: number): string {
       i++;
       continue;
     }
-    // Extend while the run is still a piece of the key.
     let end = i + min;
     while (end < text.length && secret.includes(text.slice(i, end + 1))) end++;
     out += text.slice(plainFrom, i) + REDACTED;
@@ -65,10 +63,7 @@ export function redactDeep(value: unknown, redact: (text: string) => string): un
   return value;
 }
 
-/**
- * `error` (the same object) with `redact` applied to its message, stack, every string field and its cause: the
- * transport applies it to every error a request raises, so no field can carry the key, whichever code built it.
- */
+/** `error` itself, with `redact` applied to its message, stack, every string field and its cause: no field can carry the key. */
 export function redactError<E>(error: E, redact: (text: string) => string, seen = new Set<unknown>()): E {
   if (typeof error !== "object" || error === null || seen.has(error)) return error;
   seen.add(error);

@@ -1,8 +1,7 @@
 /**
- * The retry policy as one pure decision: given an attempt and what came of it, send again after a back-off, wait out
- * a rate limit, accept, or fail. Sleeping, pacing and messages are the transport's, so the policy is one table.
- * Not undici's `RetryAgent`: it sleeps on its own timers (no virtual clock), cannot fail fast on a 429 wait over the
- * cap, nor hold back the client's other requests during one, nor hand an ambiguous POST back (`users.create` looks before it sends again).
+ * The retry policy as one pure decision (retry after a back-off, wait out a 429, accept, fail); sleeping, pacing and
+ * messages are the transport's. Not undici's `RetryAgent`: it sleeps on its own timers (no virtual clock), cannot fail
+ * fast on a 429 wait over the cap, hold the client's other requests, or hand an ambiguous POST back to `users.create`.
  */
 
 import { isTransientStatus } from "./errors";
@@ -16,14 +15,8 @@ export type RetryLimits = Pick<ResolvedSettings, "maxRetries" | "maxRateLimitRet
   maxRateLimitWaitMs: number;
 };
 
-/** An attempt: its method and the retries already spent. */
-export interface Attempt {
-  method: string;
-  /** Retries of transient failures so far (5xx, no answer). */
-  transientRetries: number;
-  /** 429s waited out so far. */
-  rateLimitRetries: number;
-}
+/** An attempt: its method, the retries of transient failures (5xx, no answer) and the 429s waited out so far. */
+export type Attempt = { method: string; transientRetries: number; rateLimitRetries: number };
 
 /** What came of an attempt. */
 export type Outcome =
@@ -50,7 +43,6 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
   if (outcome.kind === "answer" && outcome.status >= 200 && outcome.status < 300) return { action: "accept" };
   if (outcome.kind === "answer" && outcome.status === 429) {
     const given = parseRetryAfter(outcome.retryAfter, outcome.now);
-    // Without Retry-After, the contract's rule: wait five minutes.
     const waitMs = given ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
     const known = given !== undefined;
     // A wait over the cap holds nothing back: the other requests fail as fast on their own 429s.

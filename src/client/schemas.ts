@@ -1,25 +1,11 @@
-/**
- * Response schemas of the contract (api-contract.md, "A real workspace"). Only a record's `id` is certain: any other
- * attribute may be null or absent, unknown fields pass through, open enums take any string. A value of the wrong type
- * makes the record invalid: on a list page, only that record (`paginate`).
- */
+/** The contract's answers: only a record's `id` is certain, others nullish, unknown fields kept, open enums any string; a wrong type fails it. */
 import type { z as Z } from "zod";
 
 /** Every schema, built from zod's namespace `z`. */
 function build(z: typeof Z) {
-  const links = z
-    .looseObject({
-      self: z.string().nullish(),
-      next: z.string().nullish(),
-      previous: z.string().nullish(),
-    })
-    .nullish();
-
-  const pageMeta = z
-    .looseObject({
-      page: z.looseObject({ maxSize: z.number().nullish(), total: z.number().nullish() }).nullish(),
-    })
-    .nullish();
+  const links = z.looseObject({ self: z.string().nullish(), next: z.string().nullish(), previous: z.string().nullish() }).nullish();
+  const page = z.looseObject({ maxSize: z.number().nullish(), total: z.number().nullish() }).nullish();
+  const pageMeta = z.looseObject({ page }).nullish();
 
   /** Text the service may leave out or null. */
   const text = z.string().nullish();
@@ -57,14 +43,7 @@ function build(z: typeof Z) {
     { meta: z.looseObject({ dynamicFields: z.record(z.string(), z.unknown()).nullish() }).nullish() },
   );
 
-  const integrationRecord = record({
-    application: text,
-    label: text,
-    workspace: text,
-    createdAt: text,
-    updatedAt: text,
-    createdBy: text,
-  });
+  const integrationRecord = record({ application: text, label: text, workspace: text, createdAt: text, updatedAt: text, createdBy: text });
 
   const jobRecord = record({
     status: text,

@@ -23,10 +23,7 @@ export interface ClientOptions extends Partial<Record<NumericSetting, number>> {
   logger?: (message: string) => void;
 }
 
-/**
- * {@link ClientOptions} checked, with every default applied. `resolved` marks settings checked once by whoever read
- * them (the provider's stack config): the client does not check them again. `cacheDir` `undefined`: remembered nowhere.
- */
+/** {@link ClientOptions} checked once by whoever read them, defaults applied: the client does not check them again (`cacheDir` undefined: none). */
 export type ResolvedSettings = { readonly resolved: true; baseUrl: URL; apiKey: string; cacheDir: string | undefined } & Record<
   NumericSetting,
   number
@@ -79,19 +76,13 @@ export const MIN_API_KEY_LENGTH = 8;
 /** True for `localhost`, `127.0.0.0/8` and `::1`: the only hosts plain `http://` may name. */
 const isLoopbackHost = (hostname: string) => ["localhost", "[::1]", "::1"].includes(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
 
-/**
- * A setting's value refused, as data (`SettingProblem`, `src/shared`, adds those of a namespace of keys): `rule`
- * completes "<setting> …"; `seen` is the value, only when it may be shown (never the API key's, nor a non-URL string).
- */
+/** A setting's value refused: `rule` completes "<setting> …"; `seen` is the value when it may be shown (never the key, nor a non-URL). */
 export type ValueProblem =
   | { readonly kind: "missing"; readonly key: string }
   | { readonly kind: "range"; readonly key: string; readonly spec: NumberSpec; readonly seen: string }
   | { readonly kind: "invalid"; readonly key: string; readonly rule: string; readonly seen?: string };
 
-/**
- * What each setting accepts, as zod schemas: numbers coerced and bounded, the API key, the base URL refined (ending in
- * `/` so relative paths resolve below it). An issue's message is the rule; its params say `missing`, or `seen`. @internal
- */
+/** Each setting as zod: numbers coerced and bounded, the key, the base URL refined to end in `/`; an issue's params: `missing`, `seen`. @internal */
 export function settingFields(z: typeof Z) {
   const issue = (ctx: Z.core.$RefinementCtx, message: string, params: { missing?: true; seen?: string } = {}) =>
     ctx.addIssue({ code: "custom", message, params });

@@ -1,7 +1,3 @@
-/**
- * The contract's requests: each one paced (`pacer.ts`), sent on a keep-alive undici `Pool`, judged by the retry policy
- * (`retry-policy.ts`), parsed with zod, or raised as the error its status maps to (`error-answers.ts`), with no secret.
- */
 import type { Pool } from "undici";
 import type { z } from "zod";
 import { errorForStatus, readErrorBody } from "./error-answers";
@@ -27,12 +23,9 @@ const USER_AGENT = `pulumi-workspace-access/${(require("../../package.json") as 
 /** undici, loaded with the first connection rather than with the package (about 40 ms). */
 const undici = () => require("undici") as typeof import("undici");
 
-/** The HTTP methods of the contract. */
-export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-
 /** One exchange of the contract. */
 export interface RequestSpec {
-  method: Method;
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Relative to the base URL (`users/<id>`), or an absolute path from a `links` entry. */
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
@@ -51,7 +44,7 @@ interface RawResponse {
 /** Everything the transport needs besides the settings; `settingPrefix` begins setting names in messages, e.g. `workspace-access:`. */
 export type TransportDeps = Required<Pick<ClientOptions, "clock" | "random">> & Pick<ClientOptions, "logger"> & { settingPrefix: string };
 
-/** Sends the contract's requests for one client: pacing, retries, parsing and errors. @internal */
+/** Sends the contract's requests for one client: paced (`pacer.ts`), on a keep-alive undici `Pool`, retried, parsed with zod, errors redacted. @internal */
 export class HttpTransport {
   readonly settings: ResolvedSettings;
   readonly deps: TransportDeps;
@@ -59,7 +52,8 @@ export class HttpTransport {
   readonly #pool: Pool;
   readonly #headers: Record<string, string>;
   readonly #jsonHeaders: Record<string, string>;
-  readonly #pacer: Pacer;
+  /** Paces every request of the client; its `rateLimited` counts the 429s received. */
+  readonly pacer: Pacer;
   readonly #limits: RetryLimits;
   /** Learnt rate limits kept for the next process (`rate-memory.ts`); undefined when turned off. */
   readonly #memory: RateLimitMemory | undefined;
@@ -83,16 +77,18 @@ export class HttpTransport {
     });
     const memory = settings.cacheDir === undefined ? undefined : new RateLimitMemory(settings.cacheDir, deps.clock, (m) => this.#log(m));
     const key = memoryKey(settings.baseUrl);
-    this.#pacer = new Pacer(deps.clock, settings.maxConcurrency, settings.maxRequestsPerSecond, (limit) => memory?.remember(key, limit));
+    this.pacer = new Pacer(deps.clock, settings.maxConcurrency, settings.maxRequestsPerSecond, (limit) => memory?.remember(key, limit));
     this.#memory = memory;
-    // Read now, while the caller gets ready: the first request waits for it (a file of a few lines).
-    this.#recalling = memory && this.#recall(memory, key).catch(() => {});
     this.#limits = { ...settings, maxRateLimitWaitMs: settings.maxRateLimitWaitSeconds * 1000 };
-  }
-
-  /** 429 answers received so far. */
-  get rateLimitedCount(): number {
-    return this.#pacer.rateLimited;
+    // Read now, while the caller gets ready: the first request waits for it (a file of a few lines).
+    this.#recalling = memory
+      ?.recall(key)
+      .then((limit) => {
+        if (!limit) return;
+        this.pacer.seed(limit);
+        this.#log(`rate limit remembered for ${key}: ${limit.count} requests per ${limit.windowMs} ms (from ${memory.dir})`);
+      })
+      .catch(() => {});
   }
 
   /** Writes any learnt limit not written yet, and closes the connections (once, however often called). */
@@ -104,24 +100,14 @@ export class HttpTransport {
     return this.#closing;
   }
 
-  /** Paces from the limit an earlier process learnt for this workspace, if one is remembered. */
-  async #recall(memory: RateLimitMemory, key: string): Promise<void> {
-    const limit = await memory.recall(key);
-    if (limit) {
-      this.#pacer.seed(limit);
-      this.#log(`rate limit remembered for ${key}: ${limit.count} requests per ${limit.windowMs} ms (from ${memory.dir})`);
-    }
-  }
-
   /** Builds a setting's name as the user sets it, e.g. `workspace-access:maxRetries`. */
   setting(name: string): string {
     return `${this.deps.settingPrefix}${name}`;
   }
 
   /**
-   * Sends `spec`, as often as the retry policy allows, and parses the answer with `schema`; `data` is `undefined` for a
-   * write answered without a body (callers of writes check). Every error it raises is redacted whole (`redactError`),
-   * whichever code built it: a link's host or path, a header or an answer may carry the key.
+   * Sends `spec` as often as the retry policy allows and parses the answer (`data` undefined: a write answered without
+   * a body). Every error it raises is redacted whole, whichever code built it: a link, header or answer may carry the key.
    */
   async request<S extends z.ZodType>(spec: RequestSpec, schema: S): Promise<{ status: number; data: z.infer<S> }> {
     // One function, not a redacting wrapper around an exchange: a frame shorter to the socket.
@@ -135,7 +121,7 @@ export class HttpTransport {
         this.#recalling = undefined;
       }
       for (;;) {
-        const ticket = await this.#pacer.acquire();
+        const ticket = await this.pacer.acquire();
         this.requestCount++;
         let raw: RawResponse | undefined;
         let noAnswer: WorkspaceAccessError | undefined;
@@ -145,9 +131,9 @@ export class HttpTransport {
           if (!(error as WorkspaceAccessError).retryable) throw error;
           noAnswer = error as WorkspaceAccessError;
         } finally {
-          this.#pacer.release(ticket);
+          this.pacer.release(ticket);
         }
-        if (raw) this.#pacer.observe(raw.status, raw.headers, ticket);
+        if (raw) this.pacer.observe(raw.status, raw.headers, ticket);
         const retryAfter = [raw?.headers["retry-after"]].flat()[0];
         const now = this.deps.clock.now();
         const outcome: Outcome = raw ? { kind: "answer", status: raw.status, retryAfter, now } : { kind: "no-answer" };
@@ -159,17 +145,12 @@ export class HttpTransport {
             return { status: raw!.status, data: (empty ? undefined : this.#parse(schema, raw!, method, path)) as z.infer<S> };
           }
           case "wait":
-            // A 429: every request of this client waits for the service's Retry-After, then this one goes again.
-            this.#pacer.pause(decision.waitMs);
+            this.pacer.pause(decision.waitMs);
             this.#log(`${method} ${path}: 429, waiting ${Math.ceil(decision.waitMs / 1000)} s`);
             attempt.rateLimitRetries++;
             continue;
           case "retry":
-            await this.#retryAfter(
-              attempt.transientRetries++,
-              `${method} ${path}: ${raw ? raw.status : noAnswer!.message}`,
-              decision.delayMs,
-            );
+            await this.backoff(attempt.transientRetries++, `${method} ${path}: ${raw ? raw.status : noAnswer!.message}`, decision.delayMs);
             continue;
           case "fail":
             throw this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries);
@@ -180,14 +161,12 @@ export class HttpTransport {
     }
   }
 
-  /** Sleeps the policy's back-off before retry `attempt + 1` of an operation that retries itself (`users.create`). */
-  async backoff(attempt: number, reason: string): Promise<void> {
-    const { retryBaseDelayMs, retryMaxDelayMs } = this.settings;
-    await this.#retryAfter(attempt, reason, backoffDelay(attempt, retryBaseDelayMs, retryMaxDelayMs, this.deps.random));
-  }
-
-  /** Says why retry `attempt + 1` comes, and waits `ms` for it. */
-  async #retryAfter(attempt: number, reason: string, ms: number): Promise<void> {
+  /** Says why retry `attempt + 1` comes and sleeps `ms`: by default the policy's back-off, for `users.create`, which retries itself. */
+  async backoff(
+    attempt: number,
+    reason: string,
+    ms = backoffDelay(attempt, this.settings.retryBaseDelayMs, this.settings.retryMaxDelayMs, this.deps.random),
+  ) {
     this.#log(`${reason}; retry ${attempt + 1} of ${this.settings.maxRetries} in ${ms} ms`);
     await this.deps.clock.sleep(ms);
   }
@@ -204,7 +183,7 @@ export class HttpTransport {
     const { method } = spec;
     const body = raw && readErrorBody(raw.text, this.redact);
     if (decision.why === "rate-limit-too-long" || decision.why === "rate-limit-retries-spent") {
-      if (decision.holdMs > 0) this.#pacer.pause(decision.holdMs);
+      if (decision.holdMs > 0) this.pacer.pause(decision.holdMs);
       const context = { method, path, status: 429, body };
       const why = decision.given
         ? `with Retry-After: ${Math.ceil(decision.waitMs / 1000)} s`

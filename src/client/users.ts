@@ -45,10 +45,7 @@ export class UsersApi {
     return toUser((await this.#http.request(spec, schemas().user)).data.data);
   }
 
-  /**
-   * The user with exactly this email (case-insensitively), or `undefined` once proven that nobody has it: a miss of
-   * `GET /users?filter=` is searched again at another page size until two searches agree (`absence.ts`), else throws.
-   */
+  /** The user with this email (any case), or `undefined` once two searches at different page sizes agree nobody has it (`absence.ts`); else throws. */
   async findByEmail(email: string): Promise<User | undefined> {
     let hit: User | undefined;
     const search = async (size: number) => {
@@ -72,9 +69,8 @@ export class UsersApi {
   }
 
   /**
-   * Creates a user (409 raises {@link ConflictError} when the email is taken). A POST that fails ambiguously (reset,
-   * timeout, 5xx) is not sent again before the email is looked up: a user found counts as this request's only when
-   * created after it began; an older one raises {@link ConflictError}, as the POST would have. A job is waited for, never re-posted.
+   * Creates a user (409: {@link ConflictError}). A POST failed ambiguously (reset, timeout, 5xx) is sent again only after the email is
+   * looked up: a user found is this request's if created after it began, else a {@link ConflictError}. A job is waited for, never re-posted.
    */
   async create(attributes: UserAttributes): Promise<User> {
     const began = this.#http.deps.clock.now();
@@ -86,7 +82,6 @@ export class UsersApi {
           schemas().userOrJob,
         );
       } catch (error) {
-        // The POST may or may not have been carried out: what it would have made is looked up before it is sent again.
         if (!isAmbiguous(error)) throw error;
         const existing = await this.findByEmail(attributes.email);
         if (existing) return this.#createdSince(existing, began);
@@ -94,7 +89,6 @@ export class UsersApi {
         await this.#http.backoff(attempt, `POST users (${attributes.email}) failed without an answer and nothing was created`);
       }
     }
-    // A write answered without a body (204) gives no data.
     const answer = sent.data as { data: UserRecord | JobRecord } | undefined;
     if (answer && answer.data.type !== "job") return toUser(answer.data as UserRecord);
     if (answer) await this.#jobs.until(toJob(answer.data as JobRecord));
@@ -137,7 +131,6 @@ export class UsersApi {
   async delete(id: string): Promise<void> {
     const path = pathOf("users", [id, "user id"]);
     const answer = await this.#http.request({ method: "DELETE", path, scopes: [SCOPES.writeUsers] }, schemas().anyAnswer);
-    // 204, or 200 with or without a body: done. Only a job is waited for.
     await this.#jobs.handleOf(answer, "DELETE", path).wait();
   }
 }
