@@ -16,7 +16,7 @@ export const workspaceUsersInputs = z.strictObject({
           ctx.addIssue({ code: "custom", path: [key], message: `the key of ${user.email} must be ${emailKey(user.email)}` });
       }
     }),
-  deleteOnDestroy: z.boolean({ error: "deleteOnDestroy must be true or false" }).optional(),
+  deleteOnDestroy: userInputs.shape.deleteOnDestroy,
 });
 
 /** One user of a `WorkspaceUsers` after `check`. */
