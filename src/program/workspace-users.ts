@@ -4,9 +4,7 @@ import { ownedEmails } from "./owners";
 import { outputs, packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 import type { UserArgs } from "./user";
-import type { WorkspaceUserState } from "../shared/workspace-users-inputs";
-
-export type { WorkspaceUserState } from "../shared/workspace-users-inputs";
+import type { WorkspaceUserState } from "../shared/member-state";
 
 /** One user of a {@link WorkspaceUsers}: a `User`'s attributes, with the same rules; a user at most once in the set. */
 export type WorkspaceUserArgs = Pick<UserArgs, "email" | "firstName" | "lastName" | "role" | "isGuest">;

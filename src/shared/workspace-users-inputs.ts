@@ -3,6 +3,8 @@ import { z } from "zod";
 import { emailKey } from "../client/models";
 import { userInputs } from "./inputs";
 
+export type { WorkspaceUserState } from "./member-state";
+
 /** One user of the set: a `User`'s attributes (`role` and `isGuest` absent when left out: the service's value is kept). */
 const userEntry = userInputs.pick({ email: true, firstName: true, lastName: true, role: true, isGuest: true });
 
@@ -23,17 +25,3 @@ export const workspaceUsersInputs = z.strictObject({
 export type WorkspaceUserInputs = z.output<typeof userEntry>;
 /** `WorkspaceUsers` inputs after `check`. */
 export type WorkspaceUsersInputs = z.output<typeof workspaceUsersInputs>;
-
-/** One user as a `WorkspaceUsers` stores it: the service's attributes, the email as declared, what the program manages. */
-export interface WorkspaceUserState {
-  id: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  role: string | null;
-  isGuest: boolean | null;
-  /** The optional attributes (`role`, `isGuest`) the program declares; the others are the service's. */
-  managedAttributes: string[];
-  /** This resource created the user (else it adopted them): only then does a removal delete them. */
-  created?: true;
-}
