@@ -1,8 +1,4 @@
-/**
- * The frame of the package's commands (`workspace-access-export`, `workspace-access-fleet`): on a Node.js too old, one
- * line; a usage mistake, its message and the usage (exit 2); `--help`, the usage; any other failure, one line on stderr
- * without the API key.
- */
+/** The frame of the package's commands: a Node.js too old, a usage mistake (exit 2), `--help`, a failure in one line without the key. */
 import { nodeVersionProblem } from "./node-version";
 
 /** A usage mistake (a bad flag; the fleet's unknown stack or missing project): its message names the fix (exit 2). */

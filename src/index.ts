@@ -15,14 +15,9 @@ export {
   type IntegrationEntitlementArgs,
   type IntegrationEntitlementRole,
 } from "./program/integration-entitlement";
-export {
-  type IntegrationMemberArgs,
-  IntegrationMembers,
-  type IntegrationMembersArgs,
-  type IntegrationMemberState,
-  type UnmanagedIntegrationMember,
-} from "./program/integration-members";
-export { type WorkspaceUserArgs, WorkspaceUsers, type WorkspaceUsersArgs, type WorkspaceUserState } from "./program/workspace-users";
+export { type IntegrationMemberArgs, IntegrationMembers, type IntegrationMembersArgs } from "./program/integration-members";
+export type { IntegrationMemberState, UnmanagedIntegrationMember, WorkspaceUserState } from "./shared/member-state";
+export { type WorkspaceUserArgs, WorkspaceUsers, type WorkspaceUsersArgs } from "./program/workspace-users";
 export { getJob, getJobOutput, type GetJobArgs, type Job } from "./program/get-job";
 export {
   type GetIntegrationArgs,

@@ -12,9 +12,8 @@ export interface IntegrationMemberArgs {
   /** The entitlement ids the user holds in the integration: a set (order and duplicates do not matter). */
   entitlements: pulumi.Input<pulumi.Input<string>[]>;
   /**
-   * The integration role. Left out, the role is not managed: a new member is invited as
-   * `account_collaborator`, an existing member keeps theirs. Declared, a change removes the member
-   * and invites them again with the new role (the API cannot change a role in place).
+   * Left out, not managed: a new member is invited as `account_collaborator`, an existing one keeps theirs. Declared, a
+   * change removes the member and invites them again with the new role (the API cannot change a role in place).
    */
   role?: pulumi.Input<IntegrationEntitlementRole>;
 }
@@ -33,8 +32,6 @@ export interface IntegrationMembersArgs {
   /** Destroy removes adopted members too (members before this resource managed them); left out, they stay, with a warning. */
   deleteOnDestroy?: pulumi.Input<boolean>;
 }
-
-export type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shared/member-state";
 
 /**
  * The whole member set of one integration, each declared member with exactly the declared entitlements; the id is

@@ -42,7 +42,7 @@ async function declareOwner(kind: Kind, key: string, what: string, name: string)
 /** The email, passed through once it is known and no other `User` of the program has it. */
 export function ownedEmail(email: pulumi.Input<string>, name: string): pulumi.Output<string> {
   return pulumi.output(email).apply(async (value) => {
-    if (typeof value === "string") await declareOwner("User", emailKey(value), `the user with the email ${value}`, name);
+    if (typeof value === "string") await ownedEmails([{ email: value }], name);
     return value;
   });
 }
@@ -65,10 +65,7 @@ export function ownedMembership(integrationId: pulumi.Input<string>, userId: pul
   });
 }
 
-/**
- * The integration id, passed through once it is known and no other resource of the program manages its members beside
- * an `IntegrationMembers`, which owns the whole set (each would undo the other's changes).
- */
+/** The integration id, passed through once known and no resource manages its members beside an `IntegrationMembers` (the whole set). */
 export function ownedIntegration(
   integrationId: pulumi.Input<string>,
   kind: "IntegrationMembers" | "IntegrationEntitlement",

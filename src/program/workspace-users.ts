@@ -3,22 +3,11 @@ import { emailKey } from "../client/models";
 import { ownedEmails } from "./owners";
 import { outputs, packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
-import type { UserRole } from "./user";
-import type { WorkspaceUserState } from "../shared/workspace-users-inputs";
+import type { UserArgs } from "./user";
+import type { WorkspaceUserState } from "../shared/member-state";
 
-export type { WorkspaceUserState } from "../shared/workspace-users-inputs";
-
-/** One user of a {@link WorkspaceUsers}: a `User`'s attributes, with the same rules. */
-export interface WorkspaceUserArgs {
-  /** Compared case-insensitively; a user at most once in the set. */
-  email: pulumi.Input<string>;
-  firstName: pulumi.Input<string>;
-  lastName: pulumi.Input<string>;
-  /** Left out, the service's value is kept and never causes a diff; a new user gets `workspace_login_only`. */
-  role?: pulumi.Input<UserRole>;
-  /** Left out, the service's value is kept; a new user is not a guest. */
-  isGuest?: pulumi.Input<boolean>;
-}
+/** One user of a {@link WorkspaceUsers}: a `User`'s attributes, with the same rules; a user at most once in the set. */
+export type WorkspaceUserArgs = Pick<UserArgs, "email" | "firstName" | "lastName" | "role" | "isGuest">;
 
 /** The inputs of a {@link WorkspaceUsers}. */
 export interface WorkspaceUsersArgs {

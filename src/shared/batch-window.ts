@@ -1,9 +1,6 @@
 import type { Clock } from "../client";
 
-/**
- * A short window that gathers the calls arriving together, so they can share one list request instead of one each:
- * the first call opens it; when it closes, every call learns how many came (`SharedListing`, the lookups' session).
- */
+/** A short window gathering the calls that arrive together, so they can share one list request (the read cache, the lookups). */
 export class BatchWindow {
   readonly #ms: number;
   readonly #clock: () => Clock;

@@ -146,7 +146,6 @@ export function validate(schema: z.ZodObject, news: Record<string, unknown>): Ch
   }
   // Fields not known yet (wholly or in part) are present, just unknown: checked when the real values arrive.
   const pending = Object.keys(schema.shape).filter((key) => containsUnknown(news[key]));
-  // Only a preview with values not known yet needs a narrower schema (built then, not each time).
   const omitted = pending.length > 0 ? schema.omit(Object.fromEntries(pending.map((key) => [key, true])) as Record<string, true>) : schema;
   const result = omitted.safeParse(known);
   if (result.success) return [];

@@ -1,3 +1,4 @@
+/** Resource states as the service has them, shared by the program's classes and the providers (no zod: the published types import none). */
 import type { IntegrationRole } from "../client";
 
 /** A member as the service has it: entitlement ids sorted, the role as the invitation names it (null when unknown). */
@@ -10,4 +11,18 @@ export interface IntegrationMemberState {
 /** A member of the integration this resource does not manage. */
 export interface UnmanagedIntegrationMember extends IntegrationMemberState {
   email: string | null;
+}
+
+/** One user as a `WorkspaceUsers` stores it: the service's attributes, the email as declared, what the program manages. */
+export interface WorkspaceUserState {
+  id: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  role: string | null;
+  isGuest: boolean | null;
+  /** The optional attributes (`role`, `isGuest`) the program declares; the others are the service's. */
+  managedAttributes: string[];
+  /** This resource created the user (else it adopted them): only then does a removal delete them. */
+  created?: true;
 }

@@ -3,11 +3,7 @@ import { ConfigurationError } from "../client/errors";
 import { numberRule, type ValueProblem } from "../client/settings";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, type SettingsSource, settingName } from "./config-keys";
 
-/**
- * One problem of the settings, as data, never with the API key's value: a value refused ({@link ValueProblem}), a key
- * not read (`unknown`, with the key it likely meant; `projectUnknown`: it may be the project's own), no address, the
- * stack config naming the address but not the key (the environment's is not sent there), a project named like the namespace.
- */
+/** One problem of the settings, as data; `unknown`'s `projectUnknown`: the key may be the project's own (its name not told). */
 export type SettingProblem =
   | ValueProblem
   | { readonly kind: "unknown"; readonly key: string; readonly meant?: ConfigKey; readonly projectUnknown?: boolean }

@@ -55,7 +55,6 @@ export function readRawSettings(get: (qualifiedKey: string) => unknown, env: Nod
 /** Provider settings: the client's, resolved, plus the provider's own. */
 export interface ProviderSettings {
   client: ResolvedSettings;
-  /** How long reads may be served from one paged list call, in seconds (0 turns this off). */
   readCacheSeconds: number;
 }
 

@@ -3,6 +3,8 @@ import { z } from "zod";
 import { emailKey } from "../client/models";
 import { userInputs } from "./inputs";
 
+export type { WorkspaceUserState } from "./member-state";
+
 /** One user of the set: a `User`'s attributes (`role` and `isGuest` absent when left out: the service's value is kept). */
 const userEntry = userInputs.pick({ email: true, firstName: true, lastName: true, role: true, isGuest: true });
 
@@ -16,24 +18,10 @@ export const workspaceUsersInputs = z.strictObject({
           ctx.addIssue({ code: "custom", path: [key], message: `the key of ${user.email} must be ${emailKey(user.email)}` });
       }
     }),
-  deleteOnDestroy: z.boolean({ error: "deleteOnDestroy must be true or false" }).optional(),
+  deleteOnDestroy: userInputs.shape.deleteOnDestroy,
 });
 
 /** One user of a `WorkspaceUsers` after `check`. */
 export type WorkspaceUserInputs = z.output<typeof userEntry>;
 /** `WorkspaceUsers` inputs after `check`. */
 export type WorkspaceUsersInputs = z.output<typeof workspaceUsersInputs>;
-
-/** One user as a `WorkspaceUsers` stores it: the service's attributes, the email as declared, what the program manages. */
-export interface WorkspaceUserState {
-  id: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  role: string | null;
-  isGuest: boolean | null;
-  /** The optional attributes (`role`, `isGuest`) the program declares; the others are the service's. */
-  managedAttributes: string[];
-  /** This resource created the user (else it adopted them): only then does a removal delete them. */
-  created?: true;
-}

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { MemberInputs } from "../../src/shared/inputs";
-import type { IntegrationMemberState } from "../../src/program/integration-members";
+import type { IntegrationMemberState } from "../../src/shared/member-state";
 import { type Plan, type PlanInput, planMembers } from "../../src/host/members/members-plan";
 import { idOf } from "../../src/client/ids";
 import type { ServiceMember } from "../../src/host/members/members-state";

@@ -1,8 +1,4 @@
-/**
- * Lookups of integrations: one (`getIntegration`), many, an integration's entitlement catalogue and its members.
- * Backed by `GET /integrations/{id}`, one paged `GET /integrations` shared by the run, `GET .../entitlements` and
- * the paged `GET .../users`, each sent at most once per run.
- */
+/** Lookups of integrations: one, many, an integration's entitlement catalogue and its members; each request at most once a run. */
 import type * as pulumi from "@pulumi/pulumi";
 import type { Entitlement, Integration } from "../../client";
 import { inviteRole } from "../../shared/input-constants";

@@ -19,20 +19,13 @@ export async function runLookup<A, R>(spec: ArgumentSpec, args: A, lookup: (args
   }
 }
 
-/**
- * Marks an error of this package raised in the program the way Pulumi marks its `RunError` (the field its
- * `isInstance` reads): the language host then prints its message alone, one line, instead of "an unhandled
- * exception" with a stack and a dump of the object. Class and data are kept.
- */
+/** Marks a package error as Pulumi marks its `RunError`: the language host prints its message alone, not a stack and the object. */
 export function printedAsOneLine(error: unknown): unknown {
   if (WorkspaceAccessError.isInstance(error)) Object.defineProperty(error, "__pulumiRunError", { value: true, configurable: true });
   return error;
 }
 
-/**
- * The output form of `lookup`, for arguments that are Pulumi inputs: runs once every argument is known and the
- * resources of `opts.dependsOn` exist (unknown in a preview till then).
- */
+/** The output form of `lookup`: runs once every argument is known and the resources of `opts.dependsOn` exist. */
 export const outputOf =
   <A, R>(lookup: (args: A) => Promise<R>) =>
   (args: LookupInputs<A>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<R> => {

@@ -1,8 +1,4 @@
-/**
- * What the lookups of one program run share, per workspace and key: one client and the answers of its list calls
- * (one paged listing of the users, or of the integrations, serves every lookup of the run; a lone lookup by id is
- * one `GET`). Kept in the run's memory (`program-run.ts`), keyed by a hash of the settings, never the key itself.
- */
+/** What the lookups of one run share per workspace and key (a hash of the settings, never the key): one client, its list answers. */
 import { createHash } from "node:crypto";
 import type { Entitlement, Integration, IntegrationUser, User, WorkspaceAccessClient } from "../../client";
 import { systemClock } from "../../client/clock";

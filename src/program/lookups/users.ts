@@ -60,13 +60,8 @@ export function getUser(args: GetUserArgs, _opts?: pulumi.InvokeOptions): Promis
     }
     const users = await session.users();
     const matches = users.filter((user) => typeof user.email === "string" && sameEmail(user.email, email!));
-    if (matches.length === 0) {
-      throw new LookupError(
-        `getUser: no user with email "${email}" in the workspace at ${session.workspace} (${users.length} users, emails compared case-insensitively).`,
-        "lookup_not_found",
-        "getUser",
-      );
-    }
+    if (matches.length === 0)
+      throw notFound(session, "getUser", `no user with email "${email}" (${users.length} users, emails compared case-insensitively)`);
     if (matches.length > 1) {
       const list = matches.map((user) => `${user.id} (${user.email})`).join(", ");
       throw new LookupError(
