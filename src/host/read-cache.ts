@@ -101,7 +101,7 @@ export async function listUsers(client: WorkspaceAccessClient, pageSize?: number
 
 /** The users' read-through cache over one client (the members': `membership-view.ts`). */
 export class ReadCache {
-  readonly #users: SharedListing<User>;
+  readonly #users: SharedListing<User, Id>;
   readonly #client: WorkspaceAccessClient;
 
   constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock = systemClock) {
@@ -110,7 +110,7 @@ export class ReadCache {
   }
 
   /** Every user: the shared list when one is fresh, else a list of its own (a set of users needs them all). */
-  async all(): Promise<Map<string, User>> {
+  async all(): Promise<Map<Id, User>> {
     return (await this.#users.current()) ?? listUsers(this.#client);
   }
 

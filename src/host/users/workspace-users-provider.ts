@@ -14,7 +14,7 @@
  */
 import { ConfigurationError, ConflictError, unlessNotFound, type User } from "../../client";
 import { mapBounded, prove } from "../../client/absence";
-import { type Id, idOf } from "../../client/ids";
+import { idOf } from "../../client/ids";
 import { emailKey, sameEmail } from "../../client/models";
 import { SEARCH_PROOF_LISTINGS } from "../../client/users";
 import { checkedInputs, IMPORT_ID, optIn, optInChanged, parseInputs, type Props, validate } from "../../shared/inputs";
@@ -108,7 +108,7 @@ async function adoptOrCreate(
   const { client, cache } = ctx.connection();
   const byEmail = (listing: Map<string, User>) =>
     new Map([...listing.values()].flatMap((u) => (u.email ? [[emailKey(u.email), u] as const] : [])));
-  const first = (await cache.all()) as Map<Id, User>; // keyed by `idOf` as a proof needs
+  const first = await cache.all();
   const found = byEmail(first);
   let proven = true;
   if ([...wanted.keys()].some((key) => !found.has(key))) {
