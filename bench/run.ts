@@ -9,7 +9,8 @@
  * Workloads (each package run beside its no-op twin, same names, same inputs):
  * - users: `BENCH_N` new `User`s: `pulumi up`, then `pulumi preview` and `pulumi refresh` of them;
  * - entitlements: `BENCH_N` `IntegrationEntitlement`s into existing users (batched invitations);
- * - members: one `IntegrationMembers` of `BENCH_N` members against one no-op resource.
+ * - members: one `IntegrationMembers` of `BENCH_N` members against one no-op resource plus its requests (the
+ *   requests the package sent, sent again raw one after another to a fresh emulator of the same world: {@link replayMs}).
  * Each workload runs `BENCH_RUNS` times (default 3, a fresh emulator and stacks each, the twin that goes first
  * alternating): the table gives the median of each time and ratio, and every run's ratio beside it.
  * `BENCH_N` is a comma-separated list of sizes (default `200`); `BENCH_ONLY` a comma-separated list of
@@ -19,7 +20,8 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { Emulator, SeedUser } from "../src/emulator/index";
+import { Pool } from "undici";
+import type { Emulator, RecordedRequest, SeedUser } from "../src/emulator/index";
 import type { Deployment } from "../test/cli/deployment.ts";
 import { cli, cliAvailable } from "../test/cli/support.ts";
 import { packedProject } from "../test/support/packed.ts";
@@ -75,6 +77,8 @@ interface Workload {
   noop: string;
   operations: Array<"up" | "preview" | "refresh">;
   resources: (n: number) => number;
+  /** The floor is the no-op's time plus the package's requests sent raw ({@link replayMs}), not the no-op's alone. */
+  plusRequests?: boolean;
 }
 
 const WORKLOADS: Workload[] = [
@@ -102,6 +106,7 @@ const WORKLOADS: Workload[] = [
     ),
     operations: ["up"],
     resources: () => 1,
+    plusRequests: true,
   },
 ];
 
@@ -113,6 +118,9 @@ interface Row {
   operation: string;
   packageMs: number;
   noopMs: number;
+  /** The package's requests sent raw, one after another (0 unless the workload's floor includes them). */
+  requestsMs: number;
+  /** `packageMs / (noopMs + requestsMs)`. */
   ratio: number;
   requests: number;
   requestsPerResource: number;
@@ -141,6 +149,34 @@ function emulatorFor(n: number): Promise<Emulator> {
   });
 }
 
+/**
+ * The requests' own time: `requests` (as the emulator received them) sent again one after another with undici to a
+ * fresh emulator of the same world, each answered before the next goes. A job id the package polled is replaced by
+ * the one its write's replay answered with (`jobs`: the run's jobs in creation order, as the writes made them).
+ */
+async function replayMs(requests: RecordedRequest[], jobs: string[], n: number): Promise<number> {
+  const emu = await emulatorFor(n);
+  const pool = new Pool(new URL(emu.url).origin, { connections: 1 });
+  const headers = { "x-api-key": emu.apiKey, "content-type": "application/json", accept: "application/json" };
+  const replayed = new Map<string, string>();
+  try {
+    const started = performance.now();
+    for (const r of requests) {
+      let target = r.rawPath;
+      for (const [from, to] of replayed) target = target.replace(from, to);
+      const body = r.body === undefined ? null : JSON.stringify(r.body);
+      const res = await pool.request({ method: r.method as "GET", path: target, headers, body });
+      const answer = (await res.body.json()) as { data?: { type?: string; id?: string } };
+      if (res.statusCode !== r.status) throw new Error(`replay: ${r.method} ${r.rawPath} answered ${res.statusCode}, not ${r.status}`);
+      if (answer.data?.type === "job" && answer.data.id && replayed.size < jobs.length) replayed.set(jobs[replayed.size]!, answer.data.id);
+    }
+    return performance.now() - started;
+  } finally {
+    await pool.close();
+    await emu.close();
+  }
+}
+
 async function timed(stack: Deployment, operation: "up" | "preview" | "refresh"): Promise<number> {
   const started = performance.now();
   await stack[operation]();
@@ -161,6 +197,7 @@ async function benchWorkload(workload: Workload, n: number, run: number): Promis
   try {
     for (const operation of workload.operations) {
       emu.clearRequests();
+      const jobsBefore = new Set(emu.jobs.list().map((j) => j.id));
       // Alternate which twin goes first from run to run, so that neither always meets the warmer machine
       // (the no-op twin sends no request: the emulator's log is the package's either way).
       const noopFirst = run % 2 === 1;
@@ -169,6 +206,8 @@ async function benchWorkload(workload: Workload, n: number, run: number): Promis
       const requests = [...emu.requests];
       const noopMs = noopFirst ? noopBefore : await timed(noop.stack, operation);
       const resources = workload.resources(n);
+      const jobs = emu.jobs.list().flatMap((j) => (jobsBefore.has(j.id) ? [] : [j.id]));
+      const requestsMs = workload.plusRequests ? await replayMs(requests, jobs, n) : 0;
       rows.push({
         workload: workload.name,
         n,
@@ -176,11 +215,12 @@ async function benchWorkload(workload: Workload, n: number, run: number): Promis
         operation,
         packageMs,
         noopMs,
-        ratio: packageMs / noopMs,
+        requestsMs,
+        ratio: packageMs / (noopMs + requestsMs),
         requests: requests.length,
         requestsPerResource: requests.length / resources,
         jobPolls: requests.filter((r) => r.method === "GET" && r.path.startsWith("/jobs/")).length,
-        ratios: [packageMs / noopMs],
+        ratios: [packageMs / (noopMs + requestsMs)],
       });
       console.error(`[bench] ${JSON.stringify(rows.at(-1))}`);
     }
@@ -209,6 +249,7 @@ function medians(perRun: Row[][]): Row[] {
       ...first,
       packageMs: median(same.map((r) => r.packageMs)),
       noopMs: median(same.map((r) => r.noopMs)),
+      requestsMs: median(same.map((r) => r.requestsMs)),
       ratio: median(same.map((r) => r.ratio)),
       requests,
       requestsPerResource: requests / first.resources,
@@ -227,7 +268,7 @@ function table(rows: Row[]): string {
     String(r.n),
     `pulumi ${r.operation}`,
     sec(r.packageMs),
-    sec(r.noopMs),
+    r.requestsMs > 0 ? `${sec(r.noopMs)} + ${sec(r.requestsMs)} requests` : sec(r.noopMs),
     `${r.ratio.toFixed(2)}×`,
     r.ratios.map((x) => `${x.toFixed(2)}×`).join(" "),
     String(r.requests),
