@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { IntegrationRole } from "../client";
 import { ownedIntegration, ownedMembership } from "./owners";
-import { outputs, packageOptions } from "./resource-options";
+import { afterRegistration, beforeRegistration, outputs, packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
 /** An integration role as invitations take it and `getIntegrationMembers` returns it: closed, so `owner` fails to compile, not the preview. */
@@ -65,6 +65,12 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
       ...importInput,
       __provider: serializedProvider("integration-entitlement"),
     };
-    super(IntegrationEntitlement.type, name, props, options);
+    const limit = beforeRegistration();
+    try {
+      super(IntegrationEntitlement.type, name, props, options);
+    } catch (error) {
+      throw afterRegistration(limit, error);
+    }
+    afterRegistration(limit);
   }
 }

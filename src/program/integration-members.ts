@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ownedIntegration } from "./owners";
 import type { IntegrationEntitlementRole } from "./integration-entitlement";
-import { outputs, packageOptions } from "./resource-options";
+import { afterRegistration, beforeRegistration, outputs, packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shared/member-state";
 
@@ -68,6 +68,12 @@ export class IntegrationMembers extends pulumi.CustomResource {
       ...importInput,
       __provider: serializedProvider("integration-members"),
     };
-    super(IntegrationMembers.type, name, props, options);
+    const limit = beforeRegistration();
+    try {
+      super(IntegrationMembers.type, name, props, options);
+    } catch (error) {
+      throw afterRegistration(limit, error);
+    }
+    afterRegistration(limit);
   }
 }

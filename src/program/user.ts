@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { KNOWN_USER_ROLES } from "../client";
 import { ownedEmail } from "./owners";
 import { warnIfUnknownRole } from "./program-checks";
-import { outputs, packageOptions } from "./resource-options";
+import { afterRegistration, beforeRegistration, outputs, packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 
 /** A workspace role: a documented one, or any other string, sent as is with a warning (`string & {}` keeps editors completing the known ones). */
@@ -75,7 +75,13 @@ export class User extends pulumi.CustomResource {
       ...importInput,
       __provider: serializedProvider("user"),
     };
-    super(User.type, name, props, options);
+    const limit = beforeRegistration();
+    try {
+      super(User.type, name, props, options);
+    } catch (error) {
+      throw afterRegistration(limit, error);
+    }
+    afterRegistration(limit);
     warnIfUnknownRole(args.role, this);
   }
 }

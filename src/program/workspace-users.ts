@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";
 import { ownedEmails } from "./owners";
-import { outputs, packageOptions } from "./resource-options";
+import { afterRegistration, beforeRegistration, outputs, packageOptions } from "./resource-options";
 import { dynamicType, serializedProvider } from "./serialized-provider";
 import type { UserArgs } from "./user";
 import type { WorkspaceUserState } from "../shared/member-state";
@@ -59,6 +59,12 @@ export class WorkspaceUsers extends pulumi.CustomResource {
       ...importInput,
       __provider: serializedProvider("workspace-users"),
     };
-    super(WorkspaceUsers.type, name, props, options);
+    const limit = beforeRegistration();
+    try {
+      super(WorkspaceUsers.type, name, props, options);
+    } catch (error) {
+      throw afterRegistration(limit, error);
+    }
+    afterRegistration(limit);
   }
 }

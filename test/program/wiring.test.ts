@@ -63,3 +63,45 @@ describe("resource wiring", () => {
     warn.mockRestore();
   });
 });
+
+describe("registering without stack traces", () => {
+  it("takes only the source position's while the SDK registers a resource (it asks for one per property), and puts the limit back", async () => {
+    const frames: number[] = [];
+    const before = Error.prepareStackTrace;
+    Error.stackTraceLimit = 17;
+    Error.prepareStackTrace = (_error, callSites) => {
+      frames.push(callSites.length);
+      return "";
+    };
+    try {
+      const dave = new User("dave", { email: "dave@example.com", firstName: "Dave", lastName: "Moe" });
+      new IntegrationEntitlement("dave-youtube", {
+        integrationId: "d538422e-b135-4ee0-8393-54eecbcb4a07",
+        userId: dave.id,
+        entitlements: ["VIEWER"],
+      });
+    } finally {
+      Error.prepareStackTrace = before;
+    }
+    expect(Error.stackTraceLimit).toBe(17);
+    Error.stackTraceLimit = 10;
+    // The SDK's own call for the resource's source position (one per resource, its own limit) still sees every frame.
+    expect(frames.filter((n) => n > 0)).toHaveLength(2);
+    expect(frames.filter((n) => n === 0).length).toBeGreaterThan(10);
+  });
+
+  it("gives an error the registration throws its stack, and the limit back", () => {
+    const error = (() => {
+      try {
+        new User("", { email: "erin@example.com", firstName: "Erin", lastName: "Loe" });
+      } catch (thrown) {
+        return thrown as Error;
+      }
+      throw new Error("expected the registration to throw");
+    })();
+    expect(error.message).toContain("name");
+    expect(error.stack).toContain("wiring.test.ts");
+    expect(error.stack).not.toContain("afterRegistration");
+    expect(Error.stackTraceLimit).toBe(10);
+  });
+});
