@@ -150,18 +150,8 @@ export const provider = providerOf<Props, UserOutputs>({
       // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
       const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
       if (found) return adopt(ctx, found, inputs);
-      let user: User;
-      try {
-        user = await client.users.create(attributesOf(inputs));
-      } catch (error) {
-        if (!ConflictError.isInstance(error)) throw error;
-        const existing = await client.users.findByEmail(inputs.email);
-        // Someone took the email between the lookup and the POST: adopt it all the same.
-        if (inputs.adoptExisting && existing) return adopt(ctx, existing, inputs);
-        error.message += emailTaken(inputs.email, existing?.id);
-        throw error;
-      }
-      return { id: user.id, outs: outputs(user, inputs) };
+      const { user, taken } = await createUser(client, inputs, inputs.adoptExisting === true);
+      return taken ? adopt(ctx, user, inputs) : { id: user.id, outs: outputs(user, inputs) };
     });
   },
 
@@ -211,6 +201,26 @@ export const provider = providerOf<Props, UserOutputs>({
 export async function replaceUser(client: WorkspaceAccessClient, id: string, inputs: Attributes): Promise<User> {
   const needsCurrent = inputs.role === undefined || inputs.isGuest === undefined;
   return client.users.replace(id, attributesOf(inputs, needsCurrent ? await client.users.get(id) : undefined));
+}
+
+/**
+ * POSTs a new user. Someone who took the email since the lookup (409) is answered as `taken` when `adoptTaken` (the caller
+ * adopts them); otherwise, or when no user is found with the email, the 409 fails naming them.
+ */
+export async function createUser(
+  client: WorkspaceAccessClient,
+  inputs: Attributes,
+  adoptTaken: boolean,
+): Promise<{ user: User; taken: boolean }> {
+  try {
+    return { user: await client.users.create(attributesOf(inputs)), taken: false };
+  } catch (error) {
+    if (!ConflictError.isInstance(error)) throw error;
+    const existing = await client.users.findByEmail(inputs.email);
+    if (adoptTaken && existing) return { user: existing, taken: true };
+    error.message += emailTaken(inputs.email, existing?.id, adoptTaken);
+    throw error;
+  }
 }
 
 /**
