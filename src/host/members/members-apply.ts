@@ -56,14 +56,10 @@ export async function applyPlan(ctx: ProviderContext, integrationId: string, act
  * A member whose role or set is not what was asked fails, recorded as found; one not found is recorded as asked.
  */
 async function checkMade(view: MembershipView, run: Run, made: readonly PlannedInvite[]): Promise<void> {
+  const userIds = made.map((i) => i.member.userId);
   let found: Map<string, ServiceMember | null>;
   try {
-    found = asPlanned(
-      await view.find(
-        made.map((i) => i.member.userId),
-        run.present.size,
-      ),
-    );
+    found = asPlanned(await view.find(userIds, run.present.size));
   } catch (error) {
     for (const i of made) run.failures.push({ userId: i.member.userId, error: new Error(cannotReadBack(error)) });
     return;

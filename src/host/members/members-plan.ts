@@ -95,20 +95,21 @@ function absencesThatMatter(input: PlanInput, present: ReadonlyMap<string, Servi
   if (input.op === "diff") return [];
   const absent = (id: string) => !present.has(idOf(id));
   const declared = new Set((input.declared ?? []).map((m) => idOf(m.userId)));
-  const ours = (id: string) => !input.claimed?.(id);
   const managed = (input.prior?.members ?? []).map((m) => m.userId);
   const ids: string[] = [];
   // Invited when absent (or waited for, when their invitation may still land).
   if (input.op === "create" || input.op === "update") ids.push(...(input.declared ?? []).map((m) => m.userId));
   // Forgotten when absent; removed (or taken over) when present.
-  if (input.op !== "create") ids.push(...managed.filter((id) => declared.has(idOf(id)) || ours(id)));
+  if (input.op !== "create") ids.push(...managed.filter((id) => declared.has(idOf(id)) || ours(input, id)));
   // Removed when present, with removeUnmanaged.
   if (input.op === "update" && input.removeUnmanaged)
-    ids.push(...(input.prior?.unmanagedMembers ?? []).map((m) => m.userId).filter((id) => !declared.has(idOf(id)) && ours(id)));
+    ids.push(...(input.prior?.unmanagedMembers ?? []).map((m) => m.userId).filter((id) => !declared.has(idOf(id)) && ours(input, id)));
   // A member whose invitation may still land too: found there, they are adopted instead of waited for.
   return ids.filter(absent);
 }
 
+/** Whether the member is still this resource's: no other resource of this deployment took them over. */
+const ours = (input: PlanInput, id: string) => !input.claimed?.(id);
 const roleChanged = (current: string | null, declared: MemberInputs) =>
   declared.role !== undefined && current !== null && current !== declared.role;
 const stateOf = (userId: string, m: Pick<IntegrationMemberState, "entitlements" | "role">): IntegrationMemberState => ({
@@ -137,18 +138,17 @@ function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
   const declaredKeys = new Set(declared.map((m) => idOf(m.userId)));
   const prior = input.prior?.members ?? [];
   const wasManaged = byKey(prior);
-  const ours = (id: string) => !input.claimed?.(id);
   const live = (id: string) => present.get(idOf(id));
   for (const m of prior) {
     const now = live(m.userId);
     if (now && !declaredKeys.has(idOf(m.userId))) acts.managed.push(stateOf(m.userId, now));
   }
-  const dropped = prior.filter((m) => !declaredKeys.has(idOf(m.userId)) && live(m.userId) && ours(m.userId)).map((m) => m.userId);
+  const dropped = prior.filter((m) => !declaredKeys.has(idOf(m.userId)) && live(m.userId) && ours(input, m.userId)).map((m) => m.userId);
   // Only the unmanaged members the state lists, which the plan showed.
   const unmanaged = input.removeUnmanaged
     ? (input.prior?.unmanagedMembers ?? [])
         .map((m) => m.userId)
-        .filter((id) => live(id) && !declaredKeys.has(idOf(id)) && !wasManaged.has(idOf(id)) && ours(id))
+        .filter((id) => live(id) && !declaredKeys.has(idOf(id)) && !wasManaged.has(idOf(id)) && ours(input, id))
     : [];
   const liveRoleDiffers = (m: MemberInputs) => roleChanged(live(m.userId)?.role ?? null, m);
   const stateRoleDiffers = (m: MemberInputs) => roleChanged(wasManaged.get(idOf(m.userId))?.role ?? null, m);
@@ -200,10 +200,9 @@ function planDeclared(
 
 /** A delete: every managed member there and not taken over is removed (never the last owner); a pending invitation fails it. */
 function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
-  const ours = (id: string) => !input.claimed?.(id);
   for (const m of input.prior?.members ?? []) {
     if (present.has(idOf(m.userId))) {
-      if (ours(m.userId)) acts.remove.push(m.userId);
+      if (ours(input, m.userId)) acts.remove.push(m.userId);
       continue;
     }
     const pending = pendingOf(input, m.userId);
@@ -242,14 +241,8 @@ function guardLastOwner(integrationId: string, present: ReadonlyMap<string, Serv
   const gone = (m: ServiceMember) => removedKeys.has(idOf(m.userId));
   const owners = [...present.values()].filter((m) => m.role === "account_owner");
   if (owners.some((m) => !gone(m))) return;
+  const ownerIds = owners.map((m) => m.userId);
   const unknown = [...present.values()].filter((m) => m.role === null && gone(m)).map((m) => m.userId);
   if (owners.length === 0 && unknown.length === 0) return;
-  throw new ConfigurationError(
-    lastOwnerRefusal(
-      integrationId,
-      owners.map((m) => m.userId),
-      unknown,
-    ),
-    "members",
-  );
+  throw new ConfigurationError(lastOwnerRefusal(integrationId, ownerIds, unknown), "members");
 }
