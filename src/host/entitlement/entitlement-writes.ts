@@ -86,8 +86,8 @@ export async function adopt(
 }
 
 /**
- * What an invitation leaves ({@link InvitationResult}): `pending` throws a {@link PartialWriteError}; a member someone else
- * added follows the adoption rules. A create that shared a member list does not read the member back (a request each).
+ * What an invitation leaves: `pending` throws a {@link PartialWriteError}; a member someone else added follows the adoption
+ * rules. A create that shared a member list does not read the member back (a request each).
  */
 export async function afterInvitation(
   ctx: ProviderContext,

@@ -107,10 +107,7 @@ async function setEntitlements(client: WorkspaceAccessClient, run: Run, target: 
   }
 }
 
-/**
- * Invites a declared member the plan confirmed absent (batched). One found a member after all is compared with what was
- * asked: someone else's follows the adoption rules (a declared role must match); this invitation's with another role fails.
- */
+/** Invites a declared member the plan confirmed absent (batched); one found a member after all goes to {@link adoptFound}. */
 async function addMember(ctx: ProviderContext, run: Run, planned: PlannedInvite): Promise<boolean> {
   const { member: declared, role } = planned;
   const key = idOf(declared.userId);
@@ -145,7 +142,7 @@ async function addMember(ctx: ProviderContext, run: Run, planned: PlannedInvite)
   }
 }
 
-/** A member found after an invitation (a 409, or a failed or unanswered one that landed). */
+/** A member found after an invitation (a 409, or a failed or unanswered one that landed): someone else's is adopted unless a declared role differs. */
 async function adoptFound(
   ctx: ProviderContext,
   run: Run,

@@ -1,6 +1,4 @@
-/**
- * What a change of an {@link IntegrationMembers}' inputs means (`diffMembers`): from the state alone, no request; the update plans again against the service.
- */
+/** What a change of an {@link IntegrationMembers}' inputs means, from the state alone (the update plans again against the service). */
 import { idOf, sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { type IntegrationMembersInputs, type MemberInputs, type Props, sameSet, optInChanged } from "../../shared/inputs";

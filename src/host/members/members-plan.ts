@@ -1,9 +1,7 @@
 /**
- * What a membership operation should do, as a pure function of what the program declares, what the
- * state recorded, and what is known of the service: the member list (presence, never absence) and
- * the confirmations of an absence. An absence a decision rests on (an invitation, a removal, a
- * takeover, forgetting a member) is first returned as a `confirm` plan: the handler confirms those
- * and plans again. Absences no decision rests on are not read, so a quiet workspace costs nothing more.
+ * What a membership operation should do, a pure function of the declaration, the state, the member list (presence, never
+ * absence) and the confirmed absences. An absence a decision rests on (an invitation, a removal, a takeover, forgetting a
+ * member) is first returned as a `confirm` plan, confirmed, and planned again; no other is read, so a quiet workspace costs nothing.
  */
 import { ConfigurationError } from "../../client";
 import { idOf } from "../../client/ids";
@@ -128,10 +126,9 @@ function planCreate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
 }
 
 /**
- * An update (and the diff's view of it, from the state): removals (members no longer declared;
- * unmanaged ones the state lists, with `removeUnmanaged`; members whose declared role changed as
- * the plan showed it), never the last owner; then invitations and entitlement sets. A role the
- * service changed unseen, or a member taken over with another role, fails that member alone.
+ * An update (and the diff's view of it): removals (members no longer declared; with `removeUnmanaged`, the unmanaged ones the
+ * state lists; a declared role change the plan showed), never the last owner; then invitations and sets. A role the service
+ * changed unseen, or a member taken over with another role, fails that member alone.
  */
 function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
   const declared = input.declared ?? [];
@@ -211,11 +208,9 @@ function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember
   guardLastOwner(input.integrationId, present, acts.remove);
 }
 
-/**
- * A read: the managed members as the service has them; a managed member confirmed absent is
- * forgotten, unless their invitation may still land. Without state (an import) every member is managed.
- */
+/** A read: the managed members as the service has them, those confirmed absent forgotten unless their invitation may still land. */
 function planRead(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
+  // Without state (an import), every member is managed.
   const managed = input.prior ? input.prior.members : [...present.values()];
   for (const m of managed) {
     const live = present.get(idOf(m.userId));
@@ -231,10 +226,8 @@ function planRead(input: PlanInput, present: ReadonlyMap<string, ServiceMember>,
 }
 
 /**
- * Refuses removing `removed` (user keys, {@link idOf}) out of `members` (everyone the integration
- * has) when no member known to hold the owner role would be left and they include an owner or a
- * member whose role is unknown (`null`), who may be the owner. A role change from owner counts: the
- * member is removed before being invited again.
+ * Refuses removing `removed` when no member known to hold the owner role would be left and they include an owner or one whose
+ * role is unknown (who may be it). A role change from owner counts: the member is removed before being invited again.
  */
 function guardLastOwner(integrationId: string, present: ReadonlyMap<string, ServiceMember>, removed: readonly string[]): void {
   const removedKeys = new Set(removed.map(idOf));

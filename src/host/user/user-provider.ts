@@ -90,10 +90,7 @@ export function attributesOf(inputs: Attributes, current?: User): UserAttributes
 /** The optional attributes `declared` manages (those it leaves out are the service's). */
 export const managedOf = (declared: Declared) => OPTIONAL.filter((key) => declared[key] !== undefined && declared[key] !== null);
 
-/**
- * The values of the optional attributes `managed` names, for a refresh's inputs: only what the program manages comes back
- * as an input, so a refresh does not make the service's role look declared (and a later program that leaves it out look like a change).
- */
+/** The values of the optional attributes `managed` names, for a refresh's inputs: the service's role must not look declared. */
 export const managedValues = (user: Pick<UserOutputs, "role" | "isGuest">, managed: readonly string[]) =>
   Object.fromEntries(OPTIONAL.flatMap((key) => (managed.includes(key) && (user[key] ?? null) !== null ? [[key, user[key]]] : [])));
 
@@ -224,9 +221,8 @@ export async function createUser(
 }
 
 /**
- * Takes over an existing user (`User` or one of `WorkspaceUsers`): nothing is sent when every declared attribute already
- * holds; otherwise one `PUT` of the declared attributes, keeping the service's value of each optional one the program
- * leaves out (an owner stays an owner, a guest a guest).
+ * Takes over an existing user (`User` or one of `WorkspaceUsers`): one `PUT` when a declared attribute differs, keeping the
+ * service's value of each optional one left out (an owner stays an owner, a guest a guest).
  */
 export async function takeOver(ctx: ProviderContext, existing: User, inputs: Attributes): Promise<User> {
   const held = changedUserProperties(existing, inputs).length === 0;
@@ -243,10 +239,7 @@ async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): 
   return { id: user.id, outs: outputs(user, inputs, true) };
 }
 
-/**
- * The user `import` names, read directly: an id that does not exist, or a user with another
- * email than the declared one, fails naming both, before any write.
- */
+/** The user `import` names, read directly: one that does not exist or has another email fails, naming both, before any write. */
 async function imported(ctx: ProviderContext, id: string, inputs: UserInputs): Promise<User> {
   const user = await unlessNotFound(ctx.connection().client.users.get(id));
   if (!user) throw new ConfigurationError(noUserToImport(id), "import");
