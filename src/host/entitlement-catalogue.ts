@@ -88,8 +88,7 @@ export class EntitlementCatalogue {
     if (knownString(olds.integrationId) && sameId(olds.integrationId, integrationId) && Array.isArray(olds.members)) {
       for (const m of olds.members) if (isRecord(m) && typeof m.userId === "string") priorSets.set(idOf(m.userId), m.entitlements);
     }
-    // A member whose user is not known yet (created by the same program) is checked too: its set
-    // is new whatever it is, and a wrong id would otherwise fail only during up, after the user exists.
+    // A member whose user is not known yet (made by the same program) is checked too: a wrong id would else fail only in up.
     const fresh = members.flatMap((m, i) =>
       isRecord(m) && knownSet(m.entitlements) && !(knownString(m.userId) && sameSet(priorSets.get(idOf(m.userId)), m.entitlements))
         ? [{ i, entitlements: m.entitlements }]

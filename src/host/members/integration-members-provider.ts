@@ -131,8 +131,7 @@ async function read(
   const declaredRoles = props?.declaredRoles;
   const removeUnmanaged = props?.removeUnmanaged === true;
   const outs = outputsOf(run, { removeUnmanaged, declaredRoles, adopted: props?.adoptedMembers, deleteOnDestroy: props?.deleteOnDestroy });
-  // The inputs as the program declares them: a role only where it declares one (or, from a
-  // state without that record, an import, every known role), so a refresh changes nothing else.
+  // A role only where the program declares one (a state without that record, an import: every known role): a refresh changes nothing else.
   const declared = declaredRoles === undefined ? undefined : new Set(declaredRoles.map(idOf));
   const inputs = {
     integrationId: id,
@@ -199,7 +198,7 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
   },
 
   async read(ctx, id, props) {
-    return withHints(() => read(ctx, id, props), true);
+    return withHints(() => read(ctx, id, props));
   },
 
   async update(ctx, _id, olds, news) {

@@ -119,8 +119,7 @@ export class InviteBatcher {
     // Noted before the caller resumes (this handler comes first): its next invitation is measured from here.
     void result.then(settled, settled);
     const now = this.#clock.now();
-    // The gap since the last arrival, or since an invitation settled (the engine starts the next
-    // create one step after a create returns): a sample of the pace, unless a burst or a pause.
+    // The gap since the last arrival or settling (the engine starts a create as one returns): the pace, unless a burst or a pause.
     const gap = now - Math.max(q.lastJoinedAt, q.lastSettledAt);
     if (gap >= BURST_GAP_MS && gap <= PAUSE_GAP_MS) {
       q.pace = q.pace === 0 ? gap : (q.pace + gap) / 2;
@@ -132,8 +131,7 @@ export class InviteBatcher {
       return result;
     }
     q.scheduled = true;
-    // Once batches of several went out, this is a deployment of many: a create after a pause (a checkpoint stalled on a
-    // busy machine) is one of them, not a lone one.
+    // Once batches of several went out, a create after a pause (a checkpoint stalled on a busy machine) is one of many, not lone.
     const busy = q.inFlight > 0 || now - q.lastSentAt < RECENT_MS || q.peak > 1;
     if (busy) await this.#window(q);
     // A lone create: only those queued in the same turn of the event loop join it.

@@ -112,8 +112,7 @@ function settleMembers(batch: Entry[], members: ReadonlyMap<Id, Found | undefine
 async function afterAmbiguous(client: WorkspaceAccessClient, batch: Entry[], error: unknown): Promise<void> {
   const members = await membersNow(client, batch[0]!.invitation.integrationId);
   const rest = members ? settleMembers(batch, members, false) : batch;
-  // Not a member yet proves nothing (the job may still be running): not re-sent, but pending,
-  // so the resource is recorded and the next `up` looks before inviting.
+  // Not a member yet proves nothing (the job may still run): pending, so the next `up` looks before inviting.
   pendingAll(rest, error, null, batch.length);
 }
 
@@ -129,8 +128,7 @@ async function afterConflict(client: WorkspaceAccessClient, batch: Entry[]): Pro
 async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], error: unknown): Promise<void> {
   const { integrationId } = batch[0]!.invitation;
   const members = await membersNow(client, integrationId);
-  // Without the list, halves could invite again users a partly applied job added: give up instead,
-  // each pending with no job known, so the next `up` reads its member before inviting.
+  // Without the list, halves could invite again users a partly applied job added: pending instead, read before the next invite.
   if (!members) return pendingAll(batch, error, null);
   const missed = settleMembers(batch, members, false);
   if (missed.length === 0) return;

@@ -133,8 +133,7 @@ export const provider = providerOf<Props, UserOutputs>({
   },
 
   async diff(_ctx, _id, olds, news) {
-    // None of the user's fields needs a replacement: PUT updates all of them. A replacement all the
-    // same (a forced one) deletes first: two users cannot share an email. `import` is never compared.
+    // PUT updates every field: no replacement. A forced one deletes first (two users cannot share an email); `import` is not compared.
     const changes = changedUserProperties(olds, news).length > 0 || optInChanged(olds, news);
     return { changes, replaces: [], deleteBeforeReplace: true };
   },
@@ -156,17 +155,15 @@ export const provider = providerOf<Props, UserOutputs>({
     return withHints(async () => {
       const user = await ctx.connection().cache.user(id);
       if (!user) return { id: "", props: {} as UserOutputs };
-      const prior: Declared = props ?? {};
       // No state (a read that imports the user): both are managed, as the service has them.
       const managedBefore = props?.managedAttributes ?? [...OPTIONAL];
-      const outs = outputs(user, prior, props?.adopted === true);
+      const outs = outputs(user, props ?? {}, props?.adopted === true);
       outs.managedAttributes = managedBefore;
       const { email, firstName, lastName, adoptExisting, deleteOnDestroy } = outs;
       const inputs = { email, firstName, lastName, adoptExisting, deleteOnDestroy, ...managedValues(outs, managedBefore) };
-      // The id as the state has it: a service answering ids in another case must not change it
-      // (every resource using `user.id` would be replaced).
+      // The id as the state has it: one in another case must not change it (every resource using `user.id` would be replaced).
       return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as UserOutputs };
-    }, true);
+    });
   },
 
   async update(ctx, id, olds, news) {

@@ -212,7 +212,7 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
   },
 
   async read(ctx, _id, props) {
-    return withHints(() => read(ctx, props), true);
+    return withHints(() => read(ctx, props));
   },
 
   async update(ctx, _id, olds, news) {
