@@ -65,7 +65,7 @@ const OPTIONAL = ["isGuest", "role"] as const;
  * The attributes to send: the declared ones, and for what the program leaves out, the defaults (a new user) or `current`'s
  * value (a `PUT` replaces every attribute). An unreported role fails, naming the record; an unreported `isGuest` is left out.
  */
-export function attributesOf(inputs: Attributes, current?: User): UserAttributes {
+function attributesOf(inputs: Attributes, current?: User): UserAttributes {
   const role = inputs.role ?? (current ? current.role : DEFAULT_USER_ROLE);
   if (role === null) {
     // Only the service's record can lack a role (a new user's is the default).
