@@ -50,7 +50,7 @@ function otherRole(member: IntegrationUser, inputs: IntegrationEntitlementInputs
   return current !== undefined && current !== inputs.role ? current : undefined;
 }
 
-/** Takes a member who is there by the adoption rules, then the plan: one `PATCH` of the declared set when it differs. */
+/** Takes a member who is there: the adoption rules (at create only with `adoptExisting`), then one `PATCH` of the set when it differs. */
 export async function adopt(
   ctx: ProviderContext,
   inputs: IntegrationEntitlementInputs,

@@ -80,6 +80,9 @@ export function planMembers(input: PlanInput): Plan {
   return { kind: "act", ...acts };
 }
 
+/** Whether the member is still this resource's: no other resource of this deployment took them over. */
+const ours = (input: PlanInput, id: string) => !input.claimed?.(id);
+
 /** The recorded invitation of `userId` that may still land: any recorded (read), or one whose job still runs (update, delete). */
 function pendingOf(input: PlanInput, userId: string): PendingInvitation | undefined {
   const recorded = input.prior?.pendingInvitations?.find((p) => idOf(p.userId) === idOf(userId));
@@ -106,8 +109,6 @@ function absencesThatMatter(input: PlanInput, present: ReadonlyMap<string, Servi
   return ids.filter(absent);
 }
 
-/** Whether the member is still this resource's: no other resource of this deployment took them over. */
-const ours = (input: PlanInput, id: string) => !input.claimed?.(id);
 const roleChanged = (current: string | null, declared: MemberInputs) =>
   declared.role !== undefined && current !== null && current !== declared.role;
 const stateOf = (userId: string, m: Pick<IntegrationMemberState, "entitlements" | "role">): IntegrationMemberState => ({

@@ -73,7 +73,7 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
   for (const entry of batch) entry.resolve({ kind: "invited", jobId: job.id });
 }
 
-/** A single invitation that failed: after an ambiguous failure no member proves nothing (its job may not have ended): `pending`. */
+/** A single invitation that failed: no member after an ambiguous failure proves nothing (its job may not have ended): `pending`. */
 async function afterOneFailed(client: WorkspaceAccessClient, entry: Entry, error: unknown): Promise<void> {
   const { integrationId, userId } = entry.invitation;
   const ambiguous = isAmbiguous(error);
