@@ -1,12 +1,9 @@
 /**
- * The preview's check that a membership resource names entitlements its integration offers
- * (`GET /integrations/{id}/entitlements`), so a misspelt id fails the preview instead of the invite's
- * job during `up`. No request unless an entitlement set is new or changes; one per integration and
- * provider context (`ctx.catalogue`). A help, not a gate: a catalogue that cannot be read or is empty
- * warns once and lets the preview go on. But a key refused outright fails the check: a pull
- * request's preview must not pass what its merge fails. A 401 may also mean only that the key lacks
- * Write integrations, which an adoption's read-only `up` does not need: a read needing only Read
- * integrations tells the two apart.
+ * The preview's check that a membership resource names entitlements its integration offers (`GET /integrations/{id}/entitlements`,
+ * once per integration and context, only for a new or changed set), so a misspelt id fails the preview, not the invite's job.
+ * A help, not a gate: a catalogue that cannot be read or is empty warns once. But a key refused outright fails the check (a pull
+ * request's preview must not pass what its merge fails); a 401 may also mean only that the key lacks Write integrations, which
+ * an adoption's read-only `up` does not need: a read needing only Read integrations tells the two apart.
  */
 import { idOf, sameId, UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
 import { editDistance } from "../shared/edit-distance";
@@ -39,11 +36,7 @@ async function refusedOutright(client: WorkspaceAccessClient, integrationId: str
   }
 }
 
-/**
- * The 401 of a catalogue read, worded for the preview it fails: the key is wrong, revoked or lacks
- * Write integrations (the scope the public document asks of this read), and where it comes from.
- * The error keeps its class and data (one object: every check awaiting this catalogue gets it).
- */
+/** The 401 of a catalogue read, worded for the preview it fails; class and data kept (every check awaiting it gets this one). */
 function refusedKey(error: UnauthorizedError, integrationId: string): UnauthorizedError {
   error.message =
     `The API key was refused (401) reading integration ${integrationId} and its entitlement catalogue, so the preview stops: ` +
@@ -53,10 +46,7 @@ function refusedKey(error: UnauthorizedError, integrationId: string): Unauthoriz
   return error;
 }
 
-/**
- * The catalogues of one provider context: the offered ids per integration, read once, and the
- * warnings given when they cannot be (each once). Built by the context ({@link ProviderContext.catalogue}).
- */
+/** The catalogues of one provider context ({@link ProviderContext.catalogue}): the offered ids per integration, read once. */
 export class EntitlementCatalogue {
   readonly #client: () => WorkspaceAccessClient;
   readonly #warn: (message: string) => void;
@@ -71,11 +61,8 @@ export class EntitlementCatalogue {
   }
 
   /**
-   * The check failures for entitlements an `IntegrationEntitlement` names that its integration does
-   * not offer: its one member's (see {@link unofferedMemberEntitlements}), as `entitlements`. With
-   * `adoptExisting`, a warning instead: the membership adopted may hold an entitlement the
-   * integration has since retired (an exported workspace's first preview); a write of the set, if
-   * one is needed, fails in its job.
+   * The check failures of an `IntegrationEntitlement`: its one member's (see {@link unofferedMemberEntitlements}). With
+   * `adoptExisting`, a warning instead: the membership adopted may hold an entitlement since retired (an export's first preview).
    */
   async unofferedEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
     // One member, compared by its set alone (a new user with the same set needs no new check).
@@ -91,11 +78,8 @@ export class EntitlementCatalogue {
   }
 
   /**
-   * The check failures for the entitlements of an `IntegrationMembers`: one per member whose set is
-   * new (the member was not in `olds` with that set, the integration changed, or the member's user
-   * id is not known yet) and names an id the integration does not offer, as `members[i].entitlements`;
-   * none when a value is not known yet or the catalogue cannot be read. One catalogue request serves
-   * every member. Call with inputs that passed validation.
+   * The check failures of an `IntegrationMembers` (inputs that passed validation): one per member whose set is new (not in
+   * `olds` with that set, another integration, or a user id not known yet) and names an id not offered (`members[i].entitlements`).
    */
   async unofferedMemberEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
     const { integrationId, members } = news;
@@ -104,8 +88,7 @@ export class EntitlementCatalogue {
     if (knownString(olds.integrationId) && sameId(olds.integrationId, integrationId) && Array.isArray(olds.members)) {
       for (const m of olds.members) if (isRecord(m) && typeof m.userId === "string") priorSets.set(idOf(m.userId), m.entitlements);
     }
-    // A member whose user is not known yet (created by the same program) is checked too: its set
-    // is new whatever it is, and a wrong id would otherwise fail only during up, after the user exists.
+    // A member whose user is not known yet (made by the same program) is checked too: a wrong id would else fail only in up.
     const fresh = members.flatMap((m, i) =>
       isRecord(m) && knownSet(m.entitlements) && !(knownString(m.userId) && sameSet(priorSets.get(idOf(m.userId)), m.entitlements))
         ? [{ i, entitlements: m.entitlements }]
@@ -141,11 +124,8 @@ export class EntitlementCatalogue {
       }
       return Promise.resolve(undefined);
     }
-    let offered = this.#catalogues.get(integrationId);
-    if (!offered) {
-      offered = this.#read(client, integrationId);
-      this.#catalogues.set(integrationId, offered);
-    }
+    const offered = this.#catalogues.get(integrationId) ?? this.#read(client, integrationId);
+    this.#catalogues.set(integrationId, offered);
     return offered;
   }
 

@@ -110,9 +110,8 @@ export class ProviderContext {
   }
 
   /**
-   * Runs an operation that writes, adding the key hint to a 401/403. Afterwards, succeeded or not (a
-   * write not seen to finish may still land), the lists it may have changed are forgotten: the users'
-   * and that integration's members' (without an integration id, every list), and that membership.
+   * Runs an operation that writes, adding the key hint to a 401/403; afterwards, succeeded or not (it may still land), the
+   * lists it may have changed are forgotten: the users', and that integration's members' (without one, every integration's).
    */
   async withWrite<T>(operation: () => Promise<T>, integrationId?: string, userId?: string): Promise<T> {
     try {
@@ -126,20 +125,13 @@ export class ProviderContext {
   }
 }
 
-/**
- * The keys of the stack config. The host's `Config` keeps them in `rawConfig` (every key the engine
- * sends a dynamic provider); its public type offers only `get`, so without that field no key is
- * known and only the keys the package reads are checked.
- */
+/** The keys of the stack config, from the host's `Config`'s `rawConfig` (its public type offers only `get`): none without it. */
 function stackConfigKeys(config: StackConfig): string[] {
   const all = (config as { rawConfig?: unknown }).rawConfig;
   return all && typeof all === "object" ? Object.keys(all) : [];
 }
 
-/**
- * The project's name: the host's `Config` keeps it in `projectName` (it qualifies keys with it);
- * its public type does not show it, so the engine's environment for the host is asked too.
- */
+/** The project's name: the host's `Config`'s `projectName` (its public type does not show it), else the engine's environment. */
 function projectOf(config: StackConfig, env: NodeJS.ProcessEnv): string | undefined {
   const name = (config as { projectName?: unknown }).projectName;
   if (typeof name === "string" && name !== "") return name;

@@ -1,8 +1,7 @@
 /**
- * The context of this host process, and the provider objects that hand it to their handlers. The
- * host configures one provider object per resource type with the same stack config: they share one
- * {@link ProviderContext}. The dynamic-provider interface hands its methods no context, so this
- * module keeps it: the provider's only module-level variable, set by `configure` (or by a test).
+ * The context of this host process, and the provider objects that hand it to their handlers: one per resource type, each
+ * configured with the same stack config, sharing one {@link ProviderContext}. The dynamic-provider interface hands its methods
+ * no context, so this module keeps it: the provider's only module-level variable, set by `configure` (or by a test).
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { ProviderContext } from "./provider-context";
@@ -11,10 +10,7 @@ export { type Connection, type ContextOptions, ProviderContext } from "./provide
 
 let processContext: ProviderContext | undefined;
 
-/**
- * The provider's `configure` hook: builds the process's context from the stack config. A second
- * call with the same config (the host configures each resource type's provider) keeps the context.
- */
+/** The provider's `configure` hook: builds the process's context; another call with the same config (each type's) keeps it. */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
   const next = new ProviderContext(req.config);
   if (processContext?.key === next.key) return;

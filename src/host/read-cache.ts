@@ -1,14 +1,13 @@
 /**
- * The one way the host shares a list among calls that arrive together ({@link SharedListing}), and
- * the users' read cache on it. A refresh reads every resource at once: one GET each costs N
- * requests, one list N/100. A call alone gets no list (it costs one GET). A list proves presence
- * only: a miss is read directly (or proven absent) by the caller.
+ * The one way the host shares a list among calls that arrive together ({@link SharedListing}), and the users' read cache on
+ * it. A refresh reads every resource at once: one GET each costs N requests, one list N/100; a call alone gets no list. A
+ * list proves presence only: a miss is read directly (or proven absent) by the caller.
  */
 import { type Id, idOf } from "../client/ids";
 import { type Clock, systemClock, unlessNotFound, type User, type WorkspaceAccessClient } from "../client";
 import { BatchWindow } from "../shared/batch-window";
 
-/** How a {@link SharedListing} shares: the window that gathers callers, how long a list answers. */
+/** How a {@link SharedListing} shares. */
 interface SharingOptions {
   /** How long the first call waits for others to join it. */
   windowMs: number;
@@ -64,9 +63,8 @@ export class SharedListing<T, K extends string = string> {
   }
 
   /**
-   * A list still paging is fresh, however long it has taken (many pages, or paced under a rate
-   * limit): starting another would send more requests exactly when the service is slow or
-   * limiting. Once done, its age counts from when it began: a record may have changed since.
+   * A list still paging is fresh however long it takes: another would send more requests exactly when the service is slow
+   * or limiting. Once done, its age counts from when it began: a record may have changed since.
    */
   #fresh(): boolean {
     const snapshot = this.#snapshot;

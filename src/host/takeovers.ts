@@ -1,7 +1,6 @@
 /**
- * The keys of what a create in this deployment took over (`ctx.takeovers`; one host process serves one deployment): a user
- * or a membership that existed. When a resource is replaced create-before-delete by one that manages the same (a rename
- * without an alias, say), the new one's create takes it over, and the old one's delete must then not undo it.
+ * The keys of what a create in this deployment (one host process) took over (`ctx.takeovers`): a user or membership that existed.
+ * A resource replaced create-before-delete by one managing the same (a rename without an alias) must not undo it on delete.
  */
 import { idOf } from "../client/ids";
 

@@ -64,10 +64,7 @@ export function closestKey(key: string): ConfigKey | undefined {
   return best && best.distance <= Math.max(2, Math.ceil(name.length / 3)) ? best.key : undefined;
 }
 
-/**
- * The problems of the keys: each key of the namespace the package does not read, or one saying the project is named
- * like the namespace (its keys are its own: `pulumi config rm` would delete them). `project` undefined: not told.
- */
+/** The keys' problems: each unknown key, or that the project is named like the namespace (its keys are its own: not `config rm`). */
 export function keyProblems(configuredKeys: Iterable<string>, project?: string): SettingProblem[] {
   const unknown = unknownKeys(configuredKeys, project);
   if (unknown.length === 0) return [];

@@ -6,12 +6,12 @@ import { settingName } from "./settings";
 export const keySourceHint = () =>
   ` The key comes from ${settingName("apiKey", "stack")} (pulumi config set --secret ${settingName("apiKey", "stack")} <key>) or WORKSPACE_ACCESS_API_KEY.`;
 
-/** Runs an operation, adding to a 401/403 error's message where the key comes from (class and data kept). */
-export async function withHints<T>(operation: () => Promise<T>, refresh = false): Promise<T> {
+/** Runs a read (a refresh's), adding to a 401/403 error's message where the key comes from (class and data kept). */
+export async function withHints<T>(read: () => Promise<T>): Promise<T> {
   try {
-    return await operation();
+    return await read();
   } catch (error) {
-    throw hinted(error, refresh);
+    throw hinted(error, true);
   }
 }
 

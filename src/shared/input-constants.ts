@@ -1,7 +1,4 @@
-/**
- * What declaring a resource and the lookups need of the inputs, apart from their zod schemas (`inputs.ts`): a program
- * that only declares resources loads no zod (docs/testing.md).
- */
+/** What declaring resources and the lookups need of the inputs without their zod schemas (`inputs.ts`): such a program loads no zod. */
 
 /** The integration roles an invitation may give. */
 export const INTEGRATION_ROLES = ["account_owner", "account_collaborator"] as const;

@@ -186,10 +186,7 @@ export function sameSet(a: unknown, b: unknown): boolean {
   return x.length === y.length && x.every((id, i) => id === y[i]);
 }
 
-/**
- * The inputs `check` hands back: the schema's output (defaults, ids in their one form, sorted sets)
- * once every value is known and valid; else as given (`undefined`s dropped: the engine shows the failures).
- */
+/** The inputs `check` hands back: the schema's output once every value is known and valid; else as given, without `undefined`s. */
 export function checkedInputs(schema: z.ZodObject, news: Props): Props {
   const { __provider: _, ...inputs } = news;
   const parsed = containsUnknown(inputs) ? undefined : schema.safeParse(inputs);

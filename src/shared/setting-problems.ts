@@ -70,12 +70,8 @@ export function renderProblem(problem: SettingProblem, source: SettingsSource): 
   }
 }
 
-/** The key name a problem is about, where it is set (for {@link ConfigurationError}'s `setting`). */
-function problemSetting(problem: SettingProblem, source: SettingsSource): string {
-  return problem.kind === "unknown" || problem.kind === "project-name" ? problem.key : settingName(problem.key, source);
-}
-
-/** A {@link ConfigurationError} for the first problem, worded for `source`. */
+/** A {@link ConfigurationError} for the first problem, worded for `source`, naming its key where it is set. */
 export function settingsError(problem: SettingProblem, source: SettingsSource): ConfigurationError {
-  return new ConfigurationError(renderProblem(problem, source), problemSetting(problem, source));
+  const setting = problem.kind === "unknown" || problem.kind === "project-name" ? problem.key : settingName(problem.key, source);
+  return new ConfigurationError(renderProblem(problem, source), setting);
 }

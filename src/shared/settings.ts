@@ -31,9 +31,8 @@ const SPECS: Readonly<Record<string, NumberSpec>> = { ...NUMERIC_SETTINGS, ...PR
 const NUMBER_SPECS = Object.fromEntries(Object.keys(CONFIG_KEYS).flatMap((key) => (SPECS[key] ? [[key, SPECS[key]] as const] : [])));
 
 /**
- * Reads every key through `get` (fully-qualified names), falling back to the environment. The address comes from one
- * source, and the key with it: when the stack config names the address, the environment's address and key are
- * ignored, so a variable left in a shell never sends a key to another workspace.
+ * Reads every key through `get` (qualified names), falling back to the environment. When the stack config names the address,
+ * the environment's address and key are ignored: a variable left in a shell never sends a key to another workspace.
  */
 export function readRawSettings(get: (qualifiedKey: string) => unknown, env: NodeJS.ProcessEnv): RawSettings {
   const fromConfig: RawSettings = {};
@@ -112,10 +111,7 @@ function checkValues(raw: RawSettings): { problems: SettingProblem[]; settings?:
   };
 }
 
-/**
- * The settings of `raw`, or a {@link ConfigurationError} for the first problem, worded for `source` (the stack config
- * by default); with `keys`, an unknown key of the namespace (or the project's name) is refused first. Sends nothing.
- */
+/** The settings of `raw`, or a {@link ConfigurationError} for the first problem (with `keys`, of the keys first), worded for `source`. */
 export function resolveProviderSettings(raw: RawSettings, source: SettingsSource = "stack", keys?: KeyContext): ProviderSettings {
   const { problems, settings } = checkValues(raw);
   const [problem] = [...(keys ? keyProblems(keys.configuredKeys, keys.project) : []), ...problems];

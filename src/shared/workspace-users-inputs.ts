@@ -3,8 +3,6 @@ import { z } from "zod";
 import { emailKey } from "../client/models";
 import { userInputs } from "./inputs";
 
-export type { WorkspaceUserState } from "./member-state";
-
 /** One user of the set: a `User`'s attributes (`role` and `isGuest` absent when left out: the service's value is kept). */
 const userEntry = userInputs.pick({ email: true, firstName: true, lastName: true, role: true, isGuest: true });
 
@@ -23,5 +21,3 @@ export const workspaceUsersInputs = z.strictObject({
 
 /** One user of a `WorkspaceUsers` after `check`. */
 export type WorkspaceUserInputs = z.output<typeof userEntry>;
-/** `WorkspaceUsers` inputs after `check`. */
-export type WorkspaceUsersInputs = z.output<typeof workspaceUsersInputs>;

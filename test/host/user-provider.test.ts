@@ -106,6 +106,16 @@ describe("create, read, update, delete", () => {
     expect(emu.users.list()).toHaveLength(1);
   });
 
+  it("with adoptExisting, a 409 whose lookup finds nobody fails naming the email, not suggesting what is set already", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    emu.fault({ method: "POST", path: "/users", status: 409 });
+    const error = await rejection(provider.create((await check({ ...alice, adoptExisting: true })).inputs!));
+    expect(error.message).toContain("A user with the email alice@example.com already exists.");
+    expect(error.message).not.toContain("set adoptExisting");
+    expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)).toEqual(["POST /users"]);
+  });
+
   it("adopts an existing user with adoptExisting: looks the email up first, sets only the declared attributes", async () => {
     const emu = await emulator();
     const existing = emu.users.add({ ...alice, lastName: "Old", role: "workspace_super_admin", isGuest: true });

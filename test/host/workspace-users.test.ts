@@ -111,6 +111,15 @@ describe("create", () => {
     expect(error.id).toBe("workspace-users");
     expect(error.properties?.userIds).toEqual({ "ann@example.com": ANN });
   });
+
+  it("a 409 whose lookup finds nobody with the email fails that user, naming the email, without the User's adoptExisting fix", async () => {
+    const { emu } = await world();
+    emu.fault({ method: "POST", path: "/users", status: 409 });
+    const error = await rejection(provider.create(setOf(cara)));
+    expect(error.message).toContain("cara@example.com:");
+    expect(error.message).toContain("A user with the email cara@example.com already exists.");
+    expect(error.message).not.toContain("adoptExisting");
+  });
 });
 
 describe("update, read and delete", () => {

@@ -1,7 +1,6 @@
 /**
- * An {@link IntegrationEntitlement}'s writes: the one-member case of the members planner, with this resource's adoption
- * rules (a membership that existed is taken over only with `adoptExisting` and the declared role). Whether the user is a
- * member is learnt from the membership view before anything is written, never from how an invitation is answered.
+ * An {@link IntegrationEntitlement}'s writes: the one-member case of the members planner, with this resource's adoption rules
+ * (a membership that existed is taken over only with `adoptExisting` and the declared role), learnt from the membership view.
  */
 import { ConfigurationError, idOf, type IntegrationUser, WorkspaceAccessError } from "../../client";
 import { type IntegrationEntitlementInputs, inviteRole, sameSet } from "../../shared/inputs";
@@ -51,10 +50,7 @@ function otherRole(member: IntegrationUser, inputs: IntegrationEntitlementInputs
   return current !== undefined && current !== inputs.role ? current : undefined;
 }
 
-/**
- * Takes a member who is there: the adoption rules (at create only with `adoptExisting`; never with
- * another role), then the plan (one `PATCH` of the declared set, its job waited for, when it differs).
- */
+/** Takes a member who is there: the adoption rules (at create only with `adoptExisting`), then one `PATCH` of the set when it differs. */
 export async function adopt(
   ctx: ProviderContext,
   inputs: IntegrationEntitlementInputs,
@@ -90,8 +86,8 @@ export async function adopt(
 }
 
 /**
- * What an invitation leaves ({@link InvitationResult}): `pending` throws a {@link PartialWriteError}; a member someone else
- * added follows the adoption rules. A create that shared a member list does not read the member back (a request each).
+ * What an invitation leaves: `pending` throws a {@link PartialWriteError}; a member someone else added follows the adoption
+ * rules. A create that shared a member list does not read the member back (a request each).
  */
 export async function afterInvitation(
   ctx: ProviderContext,
@@ -111,10 +107,7 @@ export async function afterInvitation(
   return { member: { ...member, entitlements: inputs.entitlements, dynamicFields: {} }, jobId, existed: false };
 }
 
-/**
- * The member after an invitation's job, for email and status, and to see what the job made: a service may merge an
- * invitation into a membership that existed, so a member not as asked fails (nothing recorded: the next up adopts or refuses).
- */
+/** The member after an invitation's job: one not as asked (a service may merge it into a membership that existed) fails. */
 async function memberAfterInvite(
   ctx: ProviderContext,
   inputs: IntegrationEntitlementInputs,
@@ -130,10 +123,7 @@ async function memberAfterInvite(
   return member;
 }
 
-/**
- * An update that resumes a partial create, or restores a membership removed out of band: reads
- * the member, invites one who is not a member, takes over (as its own) one who is.
- */
+/** An update that resumes a partial create, or restores a membership removed out of band: invites, or takes over as its own. */
 export async function converge(ctx: ProviderContext, inputs: IntegrationEntitlementInputs): Promise<Written> {
   const member = usable(await ctx.connection().memberships.of(inputs.integrationId).read(inputs.userId));
   if (member) return adopt(ctx, inputs, member, "resume");

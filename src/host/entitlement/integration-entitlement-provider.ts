@@ -67,8 +67,7 @@ function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitleme
     status: null,
     lastJobId: error.pendingJobId ?? lastJobId,
     pendingInvitations: [{ userId: inputs.userId, jobId: error.pendingJobId }],
-    // Whether the write was an invitation or an adoption's set is not known: with adoptExisting,
-    // destroy leaves the membership (it may have existed before).
+    // An invitation or an adoption's set, not known which: with adoptExisting, destroy leaves it (it may have existed before).
     adopted: inputs.adoptExisting === true,
   };
   return error.recordedAs({ id: membershipId(inputs.integrationId, inputs.userId), properties: { ...state, __provider: news.__provider } });
@@ -119,14 +118,12 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       const view = memberships.of(integrationId);
       const member = usable(await view.member(userId));
       if (!member) {
-        // A partial create whose invitation is still running is kept as it is: dropping it would
-        // have the next up invite the user a second time, and lose the job to wait for.
+        // A partial create whose invitation still runs is kept: dropped, the next up would invite again and lose the job.
         const jobId = props?.pendingInvitations?.[0]?.jobId;
         if (props && typeof jobId === "string" && (await isJobRunning(client, jobId))) {
           return { id, props, inputs: inputsOf(props) };
         }
-        // 404 also means "not disclosed to this key": forgetting every resource of an integration
-        // the key cannot see would make the next up invite them all again.
+        // 404 also means "not disclosed to this key": forgetting every membership it hides would have the next up invite them all.
         if (!(await view.visible())) throw new ConfigurationError(integrationNotVisible(integrationId, userId), "integrationId");
         return { id: "", props: {} as IntegrationEntitlementOutputs };
       }
@@ -140,7 +137,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       };
       const outs = outputs(member, declared, props?.lastJobId ?? null, props?.adopted === true);
       return { id, props: outs, inputs: inputsOf(outs) };
-    }, true);
+    });
   },
 
   async update(ctx, _id, olds, news) {
@@ -155,8 +152,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       async () => {
         const { client } = ctx.connection();
         if (!olds.pendingInvitations?.length) {
-          // The usual update: the member is known from the last outputs, so no read before or after.
-          // A member removed out of band (404) falls through to converge, which invites again.
+          // The member is known from the last outputs: no read. One removed out of band (404) falls through to converge.
           const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
           if (job) {
             await job.wait();
@@ -165,8 +161,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
             };
           }
         }
-        // A create's job not seen to finish is given its time once more, so a merely slow invitation
-        // is not sent twice; one still running after that wait is taken as stuck: converge invites again.
+        // A create's job gets its time once more (a slow invitation is not sent twice); still running, it is stuck: invite again.
         await waitForPending(client, olds.pendingInvitations);
         try {
           const { member, jobId } = await converge(ctx, inputs);
@@ -192,8 +187,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     }
     await ctx.withWrite(
       async () => {
-        // A partial create's invitation may still land after a removal that found nobody: it is
-        // waited for first, and while it still runs the delete fails (the resource stays).
+        // A partial create's invitation may land after a removal that found nobody: waited for; still running, the delete fails.
         const [jobId] = await waitForPending(ctx.connection().client, props?.pendingInvitations);
         if (jobId) {
           const which = `The invitation's job ${jobId} of user ${userId} to integration ${integrationId}`;

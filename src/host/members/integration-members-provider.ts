@@ -1,7 +1,6 @@
 /**
- * The dynamic provider of {@link IntegrationMembers} (`pulumi-workspace-access/provider/integration-members`). The
- * resource id is the integration id. Every operation plans (`members-plan.ts`) over the integration's membership
- * view, then writes (`members-apply.ts`); every write waits for its job. Which requests back each:
+ * The dynamic provider of {@link IntegrationMembers} (`pulumi-workspace-access/provider/integration-members`), whose id is
+ * the integration id. Every operation plans (`members-plan.ts`) over the membership view, then writes (`members-apply.ts`):
  *
  * | operation | request |
  * |---|---|
@@ -12,9 +11,8 @@
  * | read | the list (a 404 fails the refresh: the integration may be gone, or not disclosed to the key) |
  * | delete | jobs left running waited for; the list; a `DELETE` per managed member there, not adopted (unless `deleteOnDestroy`) or taken over |
  *
- * The members this resource manages are those in its state: what it invited, adopted or was
- * declared with; everyone else is reported unmanaged. No operation removes the last owner. When
- * some writes fail, the others still happen, and the state records what the service then has.
+ * It manages the members in its state (invited, adopted or declared); everyone else is reported unmanaged. No operation
+ * removes the last owner. When some writes fail, the others still happen, and the state records what the service then has.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, NotFoundError } from "../../client";
@@ -113,9 +111,8 @@ async function update(
 }
 
 /**
- * A read: the member list, and a direct read of each managed member it misses before that member
- * is forgotten. A 404 to the list fails the refresh: the integration may be gone, or not disclosed
- * to this key, and dropping every member from the state would hide access that may still exist.
+ * A read: the member list, and a direct read of each managed member it misses before forgetting them. A 404 to the list
+ * fails the refresh: the integration may only be hidden from this key, and dropping every member would hide that access.
  */
 async function read(
   ctx: ProviderContext,
@@ -134,8 +131,7 @@ async function read(
   const declaredRoles = props?.declaredRoles;
   const removeUnmanaged = props?.removeUnmanaged === true;
   const outs = outputsOf(run, { removeUnmanaged, declaredRoles, adopted: props?.adoptedMembers, deleteOnDestroy: props?.deleteOnDestroy });
-  // The inputs as the program declares them: a role only where it declares one (or, from a
-  // state without that record, an import, every known role), so a refresh changes nothing else.
+  // A role only where the program declares one (a state without that record, an import: every known role): a refresh changes nothing else.
   const declared = declaredRoles === undefined ? undefined : new Set(declaredRoles.map(idOf));
   const inputs = {
     integrationId: id,
@@ -151,10 +147,7 @@ async function read(
   return { id, props: outs, inputs: inputs as unknown as IntegrationMembersOutputs };
 }
 
-/**
- * A delete: removes every managed member there and not taken over or adopted; fails, keeping the
- * resource, for a managed member whose invitation job is still running (they may join after).
- */
+/** A delete: removes every managed member there, not taken over or adopted; one whose invitation still runs fails it. */
 async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
   const running = await waitForPending(ctx.connection().client, props.pendingInvitations);
   // Members who were members before this resource managed them are given back as they are.
@@ -205,7 +198,7 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
   },
 
   async read(ctx, id, props) {
-    return withHints(() => read(ctx, id, props), true);
+    return withHints(() => read(ctx, id, props));
   },
 
   async update(ctx, _id, olds, news) {

@@ -56,14 +56,10 @@ export async function applyPlan(ctx: ProviderContext, integrationId: string, act
  * A member whose role or set is not what was asked fails, recorded as found; one not found is recorded as asked.
  */
 async function checkMade(view: MembershipView, run: Run, made: readonly PlannedInvite[]): Promise<void> {
+  const userIds = made.map((i) => i.member.userId);
   let found: Map<string, ServiceMember | null>;
   try {
-    found = asPlanned(
-      await view.find(
-        made.map((i) => i.member.userId),
-        run.present.size,
-      ),
-    );
+    found = asPlanned(await view.find(userIds, run.present.size));
   } catch (error) {
     for (const i of made) run.failures.push({ userId: i.member.userId, error: new Error(cannotReadBack(error)) });
     return;
@@ -111,10 +107,7 @@ async function setEntitlements(client: WorkspaceAccessClient, run: Run, target: 
   }
 }
 
-/**
- * Invites a declared member the plan confirmed absent (batched). One found a member after all is compared with what was
- * asked: someone else's follows the adoption rules (a declared role must match); this invitation's with another role fails.
- */
+/** Invites a declared member the plan confirmed absent (batched); one found a member after all goes to {@link adoptFound}. */
 async function addMember(ctx: ProviderContext, run: Run, planned: PlannedInvite): Promise<boolean> {
   const { member: declared, role } = planned;
   const key = idOf(declared.userId);
@@ -149,7 +142,7 @@ async function addMember(ctx: ProviderContext, run: Run, planned: PlannedInvite)
   }
 }
 
-/** A member found after an invitation (a 409, or a failed or unanswered one that landed). */
+/** A member found after an invitation (a 409, or a failed or unanswered one that landed): someone else's is adopted unless a declared role differs. */
 async function adoptFound(
   ctx: ProviderContext,
   run: Run,

@@ -1,6 +1,4 @@
-/**
- * What a change of an {@link IntegrationMembers}' inputs means (`diffMembers`): from the state alone, no request; the update plans again against the service.
- */
+/** What a change of an {@link IntegrationMembers}' inputs means, from the state alone (the update plans again against the service). */
 import { idOf, sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { type IntegrationMembersInputs, type MemberInputs, type Props, sameSet, optInChanged } from "../../shared/inputs";
@@ -29,8 +27,7 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
     return !s || !sameSet(s.entitlements, m.entitlements) || (m.role !== undefined && s.role !== null && s.role !== m.role);
   };
   const membersChanged = declared.length !== state.size || declared.some(changedMember);
-  // A role newly declared (or no longer declared) with the service's value: no write, but the
-  // state must learn it, or each refresh would report the role as the program no longer has it.
+  // A role newly (or no longer) declared as the service has it: no write, but the state must learn it, for the refresh's inputs.
   const declaredRoles = (ids: readonly string[]) => JSON.stringify([...ids].map(idOf).sort());
   const rolesChanged =
     olds.declaredRoles !== undefined &&
@@ -41,8 +38,7 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
   const optIn = optInChanged(olds, news);
   const changes = replaces.length > 0 || membersChanged || flagChanged || pendingRemovals || unfinished || rolesChanged || optIn;
   if (changes && replaces.length === 0) {
-    // The update's plan as far as the state knows (the update plans again against the service):
-    // the plan fails rather than show a change that would remove the last owner.
+    // The update's plan as far as the state knows: it fails rather than show a change that would remove the last owner.
     planMembers({
       op: "diff",
       integrationId: olds.integrationId,

@@ -1,9 +1,7 @@
 /**
- * What a membership operation should do, as a pure function of what the program declares, what the
- * state recorded, and what is known of the service: the member list (presence, never absence) and
- * the confirmations of an absence. An absence a decision rests on (an invitation, a removal, a
- * takeover, forgetting a member) is first returned as a `confirm` plan: the handler confirms those
- * and plans again. Absences no decision rests on are not read, so a quiet workspace costs nothing more.
+ * What a membership operation should do, a pure function of the declaration, the state, the member list (presence, never
+ * absence) and the confirmed absences. An absence a decision rests on (an invitation, a removal, a takeover, forgetting a
+ * member) is first returned as a `confirm` plan, confirmed, and planned again; no other is read, so a quiet workspace costs nothing.
  */
 import { ConfigurationError } from "../../client";
 import { idOf } from "../../client/ids";
@@ -82,6 +80,9 @@ export function planMembers(input: PlanInput): Plan {
   return { kind: "act", ...acts };
 }
 
+/** Whether the member is still this resource's: no other resource of this deployment took them over. */
+const ours = (input: PlanInput, id: string) => !input.claimed?.(id);
+
 /** The recorded invitation of `userId` that may still land: any recorded (read), or one whose job still runs (update, delete). */
 function pendingOf(input: PlanInput, userId: string): PendingInvitation | undefined {
   const recorded = input.prior?.pendingInvitations?.find((p) => idOf(p.userId) === idOf(userId));
@@ -95,16 +96,15 @@ function absencesThatMatter(input: PlanInput, present: ReadonlyMap<string, Servi
   if (input.op === "diff") return [];
   const absent = (id: string) => !present.has(idOf(id));
   const declared = new Set((input.declared ?? []).map((m) => idOf(m.userId)));
-  const ours = (id: string) => !input.claimed?.(id);
   const managed = (input.prior?.members ?? []).map((m) => m.userId);
   const ids: string[] = [];
   // Invited when absent (or waited for, when their invitation may still land).
   if (input.op === "create" || input.op === "update") ids.push(...(input.declared ?? []).map((m) => m.userId));
   // Forgotten when absent; removed (or taken over) when present.
-  if (input.op !== "create") ids.push(...managed.filter((id) => declared.has(idOf(id)) || ours(id)));
+  if (input.op !== "create") ids.push(...managed.filter((id) => declared.has(idOf(id)) || ours(input, id)));
   // Removed when present, with removeUnmanaged.
   if (input.op === "update" && input.removeUnmanaged)
-    ids.push(...(input.prior?.unmanagedMembers ?? []).map((m) => m.userId).filter((id) => !declared.has(idOf(id)) && ours(id)));
+    ids.push(...(input.prior?.unmanagedMembers ?? []).map((m) => m.userId).filter((id) => !declared.has(idOf(id)) && ours(input, id)));
   // A member whose invitation may still land too: found there, they are adopted instead of waited for.
   return ids.filter(absent);
 }
@@ -127,28 +127,26 @@ function planCreate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
 }
 
 /**
- * An update (and the diff's view of it, from the state): removals (members no longer declared;
- * unmanaged ones the state lists, with `removeUnmanaged`; members whose declared role changed as
- * the plan showed it), never the last owner; then invitations and entitlement sets. A role the
- * service changed unseen, or a member taken over with another role, fails that member alone.
+ * An update (and the diff's view of it): removals (members no longer declared; with `removeUnmanaged`, the unmanaged ones the
+ * state lists; a declared role change the plan showed), never the last owner; then invitations and sets. A role the service
+ * changed unseen, or a member taken over with another role, fails that member alone.
  */
 function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
   const declared = input.declared ?? [];
   const declaredKeys = new Set(declared.map((m) => idOf(m.userId)));
   const prior = input.prior?.members ?? [];
   const wasManaged = byKey(prior);
-  const ours = (id: string) => !input.claimed?.(id);
   const live = (id: string) => present.get(idOf(id));
   for (const m of prior) {
     const now = live(m.userId);
     if (now && !declaredKeys.has(idOf(m.userId))) acts.managed.push(stateOf(m.userId, now));
   }
-  const dropped = prior.filter((m) => !declaredKeys.has(idOf(m.userId)) && live(m.userId) && ours(m.userId)).map((m) => m.userId);
+  const dropped = prior.filter((m) => !declaredKeys.has(idOf(m.userId)) && live(m.userId) && ours(input, m.userId)).map((m) => m.userId);
   // Only the unmanaged members the state lists, which the plan showed.
   const unmanaged = input.removeUnmanaged
     ? (input.prior?.unmanagedMembers ?? [])
         .map((m) => m.userId)
-        .filter((id) => live(id) && !declaredKeys.has(idOf(id)) && !wasManaged.has(idOf(id)) && ours(id))
+        .filter((id) => live(id) && !declaredKeys.has(idOf(id)) && !wasManaged.has(idOf(id)) && ours(input, id))
     : [];
   const liveRoleDiffers = (m: MemberInputs) => roleChanged(live(m.userId)?.role ?? null, m);
   const stateRoleDiffers = (m: MemberInputs) => roleChanged(wasManaged.get(idOf(m.userId))?.role ?? null, m);
@@ -200,10 +198,9 @@ function planDeclared(
 
 /** A delete: every managed member there and not taken over is removed (never the last owner); a pending invitation fails it. */
 function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
-  const ours = (id: string) => !input.claimed?.(id);
   for (const m of input.prior?.members ?? []) {
     if (present.has(idOf(m.userId))) {
-      if (ours(m.userId)) acts.remove.push(m.userId);
+      if (ours(input, m.userId)) acts.remove.push(m.userId);
       continue;
     }
     const pending = pendingOf(input, m.userId);
@@ -212,11 +209,9 @@ function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember
   guardLastOwner(input.integrationId, present, acts.remove);
 }
 
-/**
- * A read: the managed members as the service has them; a managed member confirmed absent is
- * forgotten, unless their invitation may still land. Without state (an import) every member is managed.
- */
+/** A read: the managed members as the service has them, those confirmed absent forgotten unless their invitation may still land. */
 function planRead(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
+  // Without state (an import), every member is managed.
   const managed = input.prior ? input.prior.members : [...present.values()];
   for (const m of managed) {
     const live = present.get(idOf(m.userId));
@@ -232,24 +227,16 @@ function planRead(input: PlanInput, present: ReadonlyMap<string, ServiceMember>,
 }
 
 /**
- * Refuses removing `removed` (user keys, {@link idOf}) out of `members` (everyone the integration
- * has) when no member known to hold the owner role would be left and they include an owner or a
- * member whose role is unknown (`null`), who may be the owner. A role change from owner counts: the
- * member is removed before being invited again.
+ * Refuses removing `removed` when no member known to hold the owner role would be left and they include an owner or one whose
+ * role is unknown (who may be it). A role change from owner counts: the member is removed before being invited again.
  */
 function guardLastOwner(integrationId: string, present: ReadonlyMap<string, ServiceMember>, removed: readonly string[]): void {
   const removedKeys = new Set(removed.map(idOf));
   const gone = (m: ServiceMember) => removedKeys.has(idOf(m.userId));
   const owners = [...present.values()].filter((m) => m.role === "account_owner");
   if (owners.some((m) => !gone(m))) return;
+  const ownerIds = owners.map((m) => m.userId);
   const unknown = [...present.values()].filter((m) => m.role === null && gone(m)).map((m) => m.userId);
   if (owners.length === 0 && unknown.length === 0) return;
-  throw new ConfigurationError(
-    lastOwnerRefusal(
-      integrationId,
-      owners.map((m) => m.userId),
-      unknown,
-    ),
-    "members",
-  );
+  throw new ConfigurationError(lastOwnerRefusal(integrationId, ownerIds, unknown), "members");
 }

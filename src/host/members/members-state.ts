@@ -81,9 +81,8 @@ export const serviceMember = (member: IntegrationUser): ServiceMember => ({
 });
 
 /**
- * What the membership view found, as a plan takes it: the member, `null` when absent; a member
- * whose record cannot be used keeps what the state recorded (reading it as an empty set would
- * PATCH the member and show a diff on every up), else no set and an unknown role.
+ * What the membership view found, as a plan takes it (`null`: absent). A member whose record cannot be used keeps what the
+ * state recorded (an empty set would PATCH the member and show a diff on every up), else no set and an unknown role.
  */
 export function asPlanned(found: ReadonlyMap<Id, Found | undefined>, recordedList: readonly IntegrationMemberState[] = []) {
   const recorded = byKey(recordedList);

@@ -1,12 +1,9 @@
 /**
- * Batched invitations. `POST /integrations/{id}/users` takes a list of `userIds`: the invitations this process sends at
- * about the same time for one integration, role and entitlement set go out as one request (at most {@link MAX_BATCH}
- * users) with one job, waited for once. A lone create's goes out on the next turn of the event loop (not delayed); while
- * invitations are under way, a window (`#window`) lets others join. Under the real CLI each step's checkpoint is written
- * before the next create starts, so the window follows the pace creates arrive at ({@link paced}) and how many the engine
- * was seen to run at once. The first invitation of a batch leads it and sends the batch itself, so a create's own stack
- * reaches the socket (`test/host/frames.test.ts`). Every invitation ends with its own {@link InvitationResult}, and nobody
- * is invited twice (`invite-send.ts`).
+ * Batched invitations: those of one integration, role and entitlement set sent at about the same time go out as one
+ * `POST /integrations/{id}/users` (at most {@link MAX_BATCH} users) and one job. A lone create's goes out on the next turn
+ * of the event loop; while invitations are under way, a window lets others join. Under the real CLI each step's checkpoint
+ * is written before the next create starts, so the window follows the pace creates arrive at and how many the engine runs
+ * at once. The batch's first invitation sends it itself, so a create's own stack reaches the socket (`test/host/frames.test.ts`).
  */
 import { idOf } from "../../client/ids";
 import type { Clock, IntegrationRole, IntegrationUser, WorkspaceAccessClient } from "../../client";
@@ -19,9 +16,8 @@ export const WINDOW_MS = 10;
 /** The longest a batch stays open, however steadily invitations keep coming (besides {@link HOLD_MS}). */
 export const MAX_BATCH_OPEN_MS = 40;
 /**
- * The longest a batch waits for one of its kind in flight to end. The creates that batch holds
- * return when its job ends, and the engine then starts as many new ones, which join this batch:
- * batches grow to the engine's `--parallel` instead of staying as small as the first ones were.
+ * The longest a batch waits for one of its kind in flight to end: that batch's creates then return and the engine starts as
+ * many new ones, which join this one, so batches grow to the engine's `--parallel` instead of staying as small as the first.
  */
 export const HOLD_MS = 1000;
 /** How long after a batch was sent later invitations of its kind are taken as part of the same run. */
@@ -35,11 +31,7 @@ export const PACED_ARRIVALS = 8;
 /** The longest a batch stays open at a slow pace. */
 export const MAX_PACED_OPEN_MS = 2000;
 
-/**
- * The window of a queue whose invitations arrive `pace` ms apart (0: together): closed after two
- * gaps with none ({@link WINDOW_MS} at least, {@link PAUSE_GAP_MS} at most), open for
- * {@link PACED_ARRIVALS} arrivals ({@link MAX_BATCH_OPEN_MS} at least, {@link MAX_PACED_OPEN_MS} at most).
- */
+/** The window of a queue whose invitations arrive `pace` ms apart (0: together): idle for two gaps, open for {@link PACED_ARRIVALS}. */
 export function paced(pace: number): { idleMs: number; openMs: number } {
   return {
     idleMs: Math.min(Math.max(WINDOW_MS, 2 * pace), PAUSE_GAP_MS),
@@ -56,16 +48,12 @@ export interface Invitation {
 }
 
 /**
- * How an invitation ended:
+ * How an invitation ended (one that did not happen, refused or its job failed, rejects instead):
  * - `invited`: its job finished (`jobId`, null for a write answered without a job);
- * - `member`: the user is a member and was found so, either because the invitation landed although
- *   its answer was lost or its job said otherwise (`existed: false`), or because the user already
- *   was one (a 409; `existed: true`);
- * - `pending`: it may still land: the service accepted it and its job (`jobId`) was not seen to
- *   finish, or its answer was lost and nobody was found a member since (`jobId: null`); `error` says
- *   why it was not seen to end. The caller records it and waits next time instead of inviting again.
- *
- * An invitation that did not happen (refused, its job failed) rejects with the error.
+ * - `member`: found a member: the invitation landed though its answer was lost or its job said otherwise (`existed: false`),
+ *   or the user already was one (a 409; `existed: true`);
+ * - `pending`: it may still land (its job `jobId` not seen to finish, or its answer lost: `null`); `error` says why. The
+ *   caller records it and waits next time instead of inviting again.
  */
 export type InvitationResult =
   | { kind: "invited"; jobId: string | null }
@@ -131,8 +119,7 @@ export class InviteBatcher {
     // Noted before the caller resumes (this handler comes first): its next invitation is measured from here.
     void result.then(settled, settled);
     const now = this.#clock.now();
-    // The gap since the last arrival, or since an invitation settled (the engine starts the next
-    // create one step after a create returns): a sample of the pace, unless a burst or a pause.
+    // The gap since the last arrival or settling (the engine starts a create as one returns): the pace, unless a burst or a pause.
     const gap = now - Math.max(q.lastJoinedAt, q.lastSettledAt);
     if (gap >= BURST_GAP_MS && gap <= PAUSE_GAP_MS) {
       q.pace = q.pace === 0 ? gap : (q.pace + gap) / 2;
@@ -144,8 +131,7 @@ export class InviteBatcher {
       return result;
     }
     q.scheduled = true;
-    // Once batches of several went out, this is a deployment of many: a create after a pause (a checkpoint stalled on a
-    // busy machine) is one of them, not a lone one.
+    // Once batches of several went out, a create after a pause (a checkpoint stalled on a busy machine) is one of many, not lone.
     const busy = q.inFlight > 0 || now - q.lastSentAt < RECENT_MS || q.peak > 1;
     if (busy) await this.#window(q);
     // A lone create: only those queued in the same turn of the event loop join it.
@@ -161,19 +147,14 @@ export class InviteBatcher {
 
   #queueOf(invitation: Invitation): Queue {
     const key = JSON.stringify([idOf(invitation.integrationId), invitation.role, invitation.entitlements]);
-    let queue = this.#queues.get(key);
-    if (!queue) {
-      queue = new Queue();
-      this.#queues.set(key, queue);
-    }
+    const queue = this.#queues.get(key) ?? new Queue();
+    this.#queues.set(key, queue);
     return queue;
   }
 
   /**
-   * Resolves when the batch of `queue` is to be sent: at once when it is {@link full}; else once no
-   * batch of its kind is in flight ({@link HOLD_MS} at most) and nothing has joined or settled for
-   * {@link WINDOW_MS} ({@link MAX_BATCH_OPEN_MS} at most after the hold), both longer at a slower
-   * pace ({@link paced}).
+   * Resolves when the batch of `queue` is to be sent: at once when {@link full}; else once none of its kind is in flight
+   * ({@link HOLD_MS} at most) and nothing has joined or settled for a while, longer at a slower pace ({@link paced}).
    */
   async #window(queue: Queue): Promise<void> {
     const holdBy = this.#clock.now() + HOLD_MS;

@@ -1,24 +1,18 @@
 /**
- * How one batch of invitations is sent and how it ends for each of its users (the batcher,
- * `invite-batcher.ts`, queues them). Every invitation ends with an {@link InvitationResult} of its
- * own, and nobody is invited twice: "it may still land" is a result (`pending`), not an error.
- *
- * What happens to a batch of several users when:
- * - the POST fails without an answer (a timeout, a reset, a 5xx): it may have been carried out, so it
- *   is never re-sent. One member list read: users found members are done; the others `pending`, no job known;
- * - the POST answers 409 (someone is a member already): one member list read; those members are handed
- *   back as existing (the caller's adoption rules apply); the others are sent again as one batch (in
- *   halves if no member is found);
+ * How one batch of invitations (queued by `invite-batcher.ts`) is sent and ends for each user: with an
+ * {@link InvitationResult} of its own, nobody invited twice ("it may still land" is a result, `pending`). For several users:
+ * - the POST fails without an answer (a timeout, a reset, a 5xx): it may have been carried out, so it is never re-sent.
+ *   One member list read: users found members are done; the others `pending`, no job known;
+ * - the POST answers 409: one member list read; those members are handed back as existing (the caller's adoption rules
+ *   apply); the others are sent again as one batch (in halves if no member is found);
  * - another 400, 404 or 422 (a user the service refuses): nothing was done; halves sent again, down to the user at fault;
  * - any other error (401, 403, 429 after the client's retries): not about a user; every user fails with it;
- * - the job ends in `error`: one member list read (a service that applies the others anyway must not see
- *   them invited twice): users found members are done; those it missed are confirmed absent
- *   (`member-list.ts`), and only those are sent again in halves. Without the list, every user is `pending`;
+ * - the job ends in `error`: one member list read (a service that applies the others anyway must not see them invited
+ *   twice); those it missed are confirmed absent (`member-list.ts`) and only those sent again in halves. No list: `pending`;
  * - waiting for the job fails otherwise (a timeout, polling that fails): every user is `pending` with the job.
  *
- * A batch of one is the single invitation: an ambiguous failure or a 409 reads that member
- * (`GET .../users/{userId}`), a job in `error` fails with {@link JobFailedError}. Errors shared by
- * several users are copied per user, naming the user and the batch.
+ * A batch of one is the single invitation: an ambiguous failure or a 409 reads that member, a job in `error` fails with
+ * {@link JobFailedError}. Errors shared by several users are copied per user, naming the user and the batch.
  */
 import { type Id, idOf } from "../../client/ids";
 import {
@@ -79,11 +73,7 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
   for (const entry of batch) entry.resolve({ kind: "invited", jobId: job.id });
 }
 
-/**
- * A single invitation that failed, never re-sent blindly: an accepted invitation's member appears
- * only when its job ends, so finding no member after an ambiguous failure cannot prove it was not
- * carried out (it is `pending`). After a 409 the member is read, so the caller can say so.
- */
+/** A single invitation that failed: no member after an ambiguous failure proves nothing (its job may not have ended): `pending`. */
 async function afterOneFailed(client: WorkspaceAccessClient, entry: Entry, error: unknown): Promise<void> {
   const { integrationId, userId } = entry.invitation;
   const ambiguous = isAmbiguous(error);
@@ -104,10 +94,7 @@ async function afterOneFailed(client: WorkspaceAccessClient, entry: Entry, error
 /** The members of the integration now, by user id; `undefined` when the list cannot be read. */
 const membersNow = (client: WorkspaceAccessClient, integrationId: string) => memberList(client, integrationId).catch(() => undefined);
 
-/**
- * Splits `batch` into the entries whose user is a member now (settled: with `existed`, or, when
- * the member's record cannot be used, failed naming it) and the rest.
- */
+/** Settles the entries whose user is a member now (`existed`; an unusable record fails, naming it); returns the rest. */
 function settleMembers(batch: Entry[], members: ReadonlyMap<Id, Found | undefined>, existed: boolean): Entry[] {
   const rest: Entry[] = [];
   for (const entry of batch) {
@@ -125,8 +112,7 @@ function settleMembers(batch: Entry[], members: ReadonlyMap<Id, Found | undefine
 async function afterAmbiguous(client: WorkspaceAccessClient, batch: Entry[], error: unknown): Promise<void> {
   const members = await membersNow(client, batch[0]!.invitation.integrationId);
   const rest = members ? settleMembers(batch, members, false) : batch;
-  // Not a member yet proves nothing (the job may still be running): not re-sent, but pending,
-  // so the resource is recorded and the next `up` looks before inviting.
+  // Not a member yet proves nothing (the job may still run): pending, so the next `up` looks before inviting.
   pendingAll(rest, error, null, batch.length);
 }
 
@@ -142,8 +128,7 @@ async function afterConflict(client: WorkspaceAccessClient, batch: Entry[]): Pro
 async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], error: unknown): Promise<void> {
   const { integrationId } = batch[0]!.invitation;
   const members = await membersNow(client, integrationId);
-  // Without the list, halves could invite again users a partly applied job added: give up instead,
-  // each pending with no job known, so the next `up` reads its member before inviting.
+  // Without the list, halves could invite again users a partly applied job added: pending instead, read before the next invite.
   if (!members) return pendingAll(batch, error, null);
   const missed = settleMembers(batch, members, false);
   if (missed.length === 0) return;

@@ -1,8 +1,7 @@
 /**
- * Reading an integration's members, and the one way a miss is confirmed. A list proves presence,
- * never absence (offset pages shift between two page reads): a miss is confirmed by a direct read
- * (404 = absent) when the misses are fewer than a listing's pages, else by the one proof of absence
- * (`client/absence.ts`) and a direct read of each miss the proof could not settle.
+ * Reading an integration's members, and the one way a miss is confirmed. A list proves presence, never absence (offset pages
+ * shift between two page reads): a miss is confirmed by a direct read (404: absent) when the misses are fewer than a listing's
+ * pages, else by the one proof of absence (`client/absence.ts`) and a direct read of each miss it could not settle.
  */
 import { idOf } from "../../client/ids";
 import { type Id, type IntegrationUser, InvalidResponseError, NotFoundError, type WorkspaceAccessClient } from "../../client";

@@ -1,7 +1,6 @@
 /**
- * One integration's membership as this process sees it: both membership resources read its members
- * through it alone. It owns the shared listings, the proof that a miss is an absence, the one direct
- * read of a member, and what a write makes it forget (the creates' list never answers for a membership this process wrote).
+ * One integration's membership as this process sees it, through which alone both membership resources read its members: the
+ * shared listings, the proof that a miss is an absence, the one member read, and what a write makes it forget.
  */
 import { idOf } from "../../client/ids";
 import { type Clock, type Id, NotFoundError, type WorkspaceAccessClient } from "../../client";
@@ -139,11 +138,8 @@ export class MembershipViews {
 
   /** The view of `integrationId`, made on first use. */
   of(integrationId: string): MembershipView {
-    let view = this.#views.get(idOf(integrationId));
-    if (!view) {
-      view = new MembershipView(this.#client, integrationId, this.#maxAgeMs, this.#clock);
-      this.#views.set(idOf(integrationId), view);
-    }
+    const view = this.#views.get(idOf(integrationId)) ?? new MembershipView(this.#client, integrationId, this.#maxAgeMs, this.#clock);
+    this.#views.set(idOf(integrationId), view);
     return view;
   }
 

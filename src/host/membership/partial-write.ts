@@ -1,7 +1,7 @@
 /**
- * The one record of a write that may still land: accepted (or its answer lost) and not seen to finish. A {@link PartialWriteError}
- * with a record is kept by the dynamic-provider host as partially created (the gRPC `ErrorResourceInitFailed` detail, read
- * from the error's `id`, `properties` and `reasons`): the next `pulumi up` waits for its job ({@link waitForPending}).
+ * The one record of a write that may still land (accepted, or its answer lost, and not seen to finish). The host keeps a
+ * {@link PartialWriteError} with a record as partially created (gRPC `ErrorResourceInitFailed`, from its `id`, `properties`
+ * and `reasons`): the next `pulumi up` waits for its job ({@link waitForPending}).
  */
 import { JobFailedError, JobTimeoutError, NotFoundError, type WorkspaceAccessClient } from "../../client";
 
@@ -59,10 +59,7 @@ export function afterJobWait(error: unknown, jobId: string | null): unknown {
   return new PartialWriteError(error, jobId);
 }
 
-/**
- * Gives the jobs of `pending` (left by an earlier deployment) their time once more, so that a slow invitation is not sent
- * twice. Returns the jobs still running after that wait; one that failed or is gone has ended (the member list tells).
- */
+/** Gives the jobs an earlier deployment left their time once more (a slow invitation is not sent twice); answers those still running. */
 export async function waitForPending(client: WorkspaceAccessClient, pending: readonly PendingInvitation[] | undefined): Promise<string[]> {
   const running: string[] = [];
   const jobIds = (pending ?? []).flatMap((p) => (p.jobId === null ? [] : [p.jobId]));

@@ -9,12 +9,10 @@ export function noRoleToKeep(user: Pick<User, "id" | "email">): string {
   );
 }
 
-/** A create was refused because a user has `email` already (`existingId`, when found). */
-export function emailTaken(email: string, existingId: string | undefined): string {
-  return (
-    ` A user with the email ${email} already exists${existingId ? ` (id ${existingId})` : ""}. ` +
-    "To manage that user with this resource, set adoptExisting: true."
-  );
+/** A create was refused because a user has `email` already (`existingId`, when found); the fix unless the resource adopts. */
+export function emailTaken(email: string, existingId: string | undefined, adopts: boolean): string {
+  const fix = adopts ? "" : " To manage that user with this resource, set adoptExisting: true.";
+  return ` A user with the email ${email} already exists${existingId ? ` (id ${existingId})` : ""}.${fix}`;
 }
 
 /** A destroy leaves user `id` in the workspace, for the reason `kept`. */

@@ -65,7 +65,7 @@ const OPTIONAL = ["isGuest", "role"] as const;
  * The attributes to send: the declared ones, and for what the program leaves out, the defaults (a new user) or `current`'s
  * value (a `PUT` replaces every attribute). An unreported role fails, naming the record; an unreported `isGuest` is left out.
  */
-export function attributesOf(inputs: Attributes, current?: User): UserAttributes {
+function attributesOf(inputs: Attributes, current?: User): UserAttributes {
   const role = inputs.role ?? (current ? current.role : DEFAULT_USER_ROLE);
   if (role === null) {
     // Only the service's record can lack a role (a new user's is the default).
@@ -90,10 +90,7 @@ export function attributesOf(inputs: Attributes, current?: User): UserAttributes
 /** The optional attributes `declared` manages (those it leaves out are the service's). */
 export const managedOf = (declared: Declared) => OPTIONAL.filter((key) => declared[key] !== undefined && declared[key] !== null);
 
-/**
- * The values of the optional attributes `managed` names, for a refresh's inputs: only what the program manages comes back
- * as an input, so a refresh does not make the service's role look declared (and a later program that leaves it out look like a change).
- */
+/** The values of the optional attributes `managed` names, for a refresh's inputs: the service's role must not look declared. */
 export const managedValues = (user: Pick<UserOutputs, "role" | "isGuest">, managed: readonly string[]) =>
   Object.fromEntries(OPTIONAL.flatMap((key) => (managed.includes(key) && (user[key] ?? null) !== null ? [[key, user[key]]] : [])));
 
@@ -136,8 +133,7 @@ export const provider = providerOf<Props, UserOutputs>({
   },
 
   async diff(_ctx, _id, olds, news) {
-    // None of the user's fields needs a replacement: PUT updates all of them. A replacement all the
-    // same (a forced one) deletes first: two users cannot share an email. `import` is never compared.
+    // PUT updates every field: no replacement. A forced one deletes first (two users cannot share an email); `import` is not compared.
     const changes = changedUserProperties(olds, news).length > 0 || optInChanged(olds, news);
     return { changes, replaces: [], deleteBeforeReplace: true };
   },
@@ -150,18 +146,8 @@ export const provider = providerOf<Props, UserOutputs>({
       // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
       const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
       if (found) return adopt(ctx, found, inputs);
-      let user: User;
-      try {
-        user = await client.users.create(attributesOf(inputs));
-      } catch (error) {
-        if (!ConflictError.isInstance(error)) throw error;
-        const existing = await client.users.findByEmail(inputs.email);
-        // Someone took the email between the lookup and the POST: adopt it all the same.
-        if (inputs.adoptExisting && existing) return adopt(ctx, existing, inputs);
-        error.message += emailTaken(inputs.email, existing?.id);
-        throw error;
-      }
-      return { id: user.id, outs: outputs(user, inputs) };
+      const { user, taken } = await createUser(client, inputs, inputs.adoptExisting === true);
+      return taken ? adopt(ctx, user, inputs) : { id: user.id, outs: outputs(user, inputs) };
     });
   },
 
@@ -169,17 +155,15 @@ export const provider = providerOf<Props, UserOutputs>({
     return withHints(async () => {
       const user = await ctx.connection().cache.user(id);
       if (!user) return { id: "", props: {} as UserOutputs };
-      const prior: Declared = props ?? {};
       // No state (a read that imports the user): both are managed, as the service has them.
       const managedBefore = props?.managedAttributes ?? [...OPTIONAL];
-      const outs = outputs(user, prior, props?.adopted === true);
+      const outs = outputs(user, props ?? {}, props?.adopted === true);
       outs.managedAttributes = managedBefore;
       const { email, firstName, lastName, adoptExisting, deleteOnDestroy } = outs;
       const inputs = { email, firstName, lastName, adoptExisting, deleteOnDestroy, ...managedValues(outs, managedBefore) };
-      // The id as the state has it: a service answering ids in another case must not change it
-      // (every resource using `user.id` would be replaced).
+      // The id as the state has it: one in another case must not change it (every resource using `user.id` would be replaced).
       return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as UserOutputs };
-    }, true);
+    });
   },
 
   async update(ctx, id, olds, news) {
@@ -214,9 +198,28 @@ export async function replaceUser(client: WorkspaceAccessClient, id: string, inp
 }
 
 /**
- * Takes over an existing user (`User` or one of `WorkspaceUsers`): nothing is sent when every declared attribute already
- * holds; otherwise one `PUT` of the declared attributes, keeping the service's value of each optional one the program
- * leaves out (an owner stays an owner, a guest a guest).
+ * POSTs a new user. Someone who took the email since the lookup (409) is answered as `taken` when `adoptTaken` (the caller
+ * adopts them); otherwise, or when no user is found with the email, the 409 fails naming them.
+ */
+export async function createUser(
+  client: WorkspaceAccessClient,
+  inputs: Attributes,
+  adoptTaken: boolean,
+): Promise<{ user: User; taken: boolean }> {
+  try {
+    return { user: await client.users.create(attributesOf(inputs)), taken: false };
+  } catch (error) {
+    if (!ConflictError.isInstance(error)) throw error;
+    const existing = await client.users.findByEmail(inputs.email);
+    if (adoptTaken && existing) return { user: existing, taken: true };
+    error.message += emailTaken(inputs.email, existing?.id, adoptTaken);
+    throw error;
+  }
+}
+
+/**
+ * Takes over an existing user (`User` or one of `WorkspaceUsers`): one `PUT` when a declared attribute differs, keeping the
+ * service's value of each optional one left out (an owner stays an owner, a guest a guest).
  */
 export async function takeOver(ctx: ProviderContext, existing: User, inputs: Attributes): Promise<User> {
   const held = changedUserProperties(existing, inputs).length === 0;
@@ -233,10 +236,7 @@ async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): 
   return { id: user.id, outs: outputs(user, inputs, true) };
 }
 
-/**
- * The user `import` names, read directly: an id that does not exist, or a user with another
- * email than the declared one, fails naming both, before any write.
- */
+/** The user `import` names, read directly: one that does not exist or has another email fails, naming both, before any write. */
 async function imported(ctx: ProviderContext, id: string, inputs: UserInputs): Promise<User> {
   const user = await unlessNotFound(ctx.connection().client.users.get(id));
   if (!user) throw new ConfigurationError(noUserToImport(id), "import");

@@ -12,18 +12,19 @@
  *
  * One failed user never stops the others: the state records what the service then has, and the error names each failure.
  */
-import { ConfigurationError, ConflictError, unlessNotFound, type User } from "../../client";
+import { ConfigurationError, unlessNotFound, type User } from "../../client";
 import { mapBounded, prove } from "../../client/absence";
 import { idOf } from "../../client/ids";
 import { emailKey, sameEmail } from "../../client/models";
 import { SEARCH_PROOF_LISTINGS } from "../../client/users";
 import { checkedInputs, IMPORT_ID, optIn, optInChanged, parseInputs, type Props, validate } from "../../shared/inputs";
 import { isUnknown } from "../../shared/unknown";
-import { type WorkspaceUserInputs, type WorkspaceUserState, workspaceUsersInputs } from "../../shared/workspace-users-inputs";
+import type { WorkspaceUserState } from "../../shared/member-state";
+import { type WorkspaceUserInputs, workspaceUsersInputs } from "../../shared/workspace-users-inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { listUsers } from "../read-cache";
 import { userKey } from "../takeovers";
-import { attributesOf, changedUserProperties, managedOf, managedValues, replaceUser, takeOver } from "../user/user-provider";
+import { changedUserProperties, createUser, managedOf, managedValues, replaceUser, takeOver } from "../user/user-provider";
 import { withHints } from "../../shared/hints";
 
 /** What a `WorkspaceUsers` stores: its users and their ids, both keyed by email in lower case. */
@@ -86,15 +87,9 @@ const adopt = async (ctx: ProviderContext, existing: User, inputs: WorkspaceUser
   stateOf(await takeOver(ctx, existing, inputs), inputs, managedOf(inputs));
 
 /** Creates a user proven absent; one who appeared since (409) is adopted, as `User` with `adoptExisting` does. */
-async function createUser(ctx: ProviderContext, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
-  const { client } = ctx.connection();
-  try {
-    return stateOf(await client.users.create(attributesOf(inputs)), inputs, managedOf(inputs), true);
-  } catch (error) {
-    const existing = ConflictError.isInstance(error) ? await client.users.findByEmail(inputs.email) : undefined;
-    if (!existing) throw error;
-    return adopt(ctx, existing, inputs);
-  }
+async function create(ctx: ProviderContext, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
+  const { user, taken } = await createUser(ctx.connection().client, inputs, true);
+  return taken ? adopt(ctx, user, inputs) : stateOf(user, inputs, managedOf(inputs), true);
 }
 
 /** Adopts each wanted user the one listing finds and creates the others once proven absent (listings at other page sizes agree). */
@@ -121,7 +116,7 @@ async function adoptOrCreate(
       const existing = found.get(key);
       if (!existing && !proven)
         throw new Error(`could not prove that no user has the email ${inputs.email} (users came or went): not created; run again`);
-      into.set(key, existing ? await adopt(ctx, existing, inputs) : await createUser(ctx, inputs));
+      into.set(key, existing ? await adopt(ctx, existing, inputs) : await create(ctx, inputs));
     } catch (error) {
       failures.push({ key, error });
     }
@@ -217,7 +212,7 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
   },
 
   async read(ctx, _id, props) {
-    return withHints(() => read(ctx, props), true);
+    return withHints(() => read(ctx, props));
   },
 
   async update(ctx, _id, olds, news) {
