@@ -3,6 +3,7 @@ import type { z as Z } from "zod";
 import type { Clock } from "./clock";
 import { ConfigurationError } from "./errors";
 import { cacheDirOf } from "./cache-dir";
+import { MIN_API_KEY_LENGTH } from "./redact";
 
 /** How the client talks to one workspace. Only `baseUrl` and `apiKey` are required; each number's default is in {@link NUMERIC_SETTINGS}. */
 export interface ClientOptions extends Partial<Record<NumericSetting, number>> {
@@ -69,9 +70,6 @@ export function numberRule(key: NumericSetting | NumberSpec): string {
 
 /** The contract's wait after a 429 without `Retry-After`: five minutes. */
 export const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 300;
-
-/** The shortest key accepted: anything shorter is a copy-paste accident (`x`, `true`), and could not be redacted from messages. */
-export const MIN_API_KEY_LENGTH = 8;
 
 /** True for `localhost`, `127.0.0.0/8` and `::1`: the only hosts plain `http://` may name. */
 const isLoopbackHost = (hostname: string) => ["localhost", "[::1]", "::1"].includes(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
