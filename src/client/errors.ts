@@ -72,12 +72,9 @@ export class WorkspaceAccessError extends Error {
 
 /** A subclass of `base` standing for one `kind`: the classes of this file that differ only by their kind. */
 // biome-ignore lint/suspicious/noExplicitAny: a mixin's base must take any arguments.
-function ofKind<B extends (new (...args: any[]) => WorkspaceAccessError) & { readonly KINDS: readonly ErrorKind[] | undefined }>(
-  base: B,
-  kind: ErrorKind,
-): B {
+function ofKind<B extends new (...args: any[]) => WorkspaceAccessError>(base: B, kind: ErrorKind): B {
   return class extends base {
-    static override readonly KINDS: readonly ErrorKind[] = [kind];
+    static readonly KINDS: readonly ErrorKind[] = [kind];
   };
 }
 

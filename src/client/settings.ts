@@ -172,16 +172,10 @@ export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
 export function completeSettings(
   checked: { baseUrl: URL; apiKey: string; cacheDir?: string | false } & Partial<Record<NumericSetting, number>>,
 ): ResolvedSettings {
-  const numbers = Object.fromEntries(
-    Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, checked[key as NumericSetting] ?? spec.default]),
-  );
-  return {
-    resolved: true,
-    ...(numbers as Record<NumericSetting, number>),
-    baseUrl: checked.baseUrl,
-    apiKey: checked.apiKey,
-    cacheDir: cacheDirOf(checked.cacheDir),
-  };
+  const { baseUrl, apiKey, cacheDir } = checked;
+  const entries = Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, checked[key as NumericSetting] ?? spec.default]);
+  const numbers = Object.fromEntries(entries) as Record<NumericSetting, number>;
+  return { resolved: true, ...numbers, baseUrl, apiKey, cacheDir: cacheDirOf(cacheDir) };
 }
 
 /** The settings the client runs on: resolved ones as they are, options checked (a {@link ConfigurationError} names the first at fault). */

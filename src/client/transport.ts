@@ -34,7 +34,6 @@ export interface RequestSpec {
   scopes: readonly Scope[];
 }
 
-/** An answer as it arrived. */
 interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -171,7 +170,6 @@ export class HttpTransport {
     await this.deps.clock.sleep(ms);
   }
 
-  /** The error a failed request raises. */
   #failure(
     decision: Extract<Decision, { action: "fail" }>,
     spec: RequestSpec,

@@ -114,12 +114,8 @@ export class UsersApi {
 
   /** Replaces every writable attribute of a user; 404 and 409 raise. */
   async replace(id: string, attributes: UserAttributes): Promise<User> {
-    const spec = {
-      method: "PUT",
-      path: pathOf("users", [id, "user id"]),
-      body: userBody(attributes, id),
-      scopes: [SCOPES.writeUsers],
-    } as const;
+    const path = pathOf("users", [id, "user id"]);
+    const spec = { method: "PUT", path, body: userBody(attributes, id), scopes: [SCOPES.writeUsers] } as const;
     const { data } = await this.#http.request(spec, schemas().userOrJob);
     // Without a body (204), or with a job, the user is read back once.
     if (data && data.data.type !== "job") return toUser(data.data as UserRecord);
