@@ -3,7 +3,6 @@ import {
   ApiError,
   type ApiErrorContext,
   isTransientStatus,
-  type ApiErrorBody,
   BadRequestError,
   ConflictError,
   ForbiddenError,
@@ -16,7 +15,7 @@ import { redactDeep } from "./redact";
 import { schemas } from "./schemas";
 
 /** The first entry of an error answer's `errors`, redacted before parsing and again in every parsed string; `undefined`: none to read. */
-export function readErrorBody(text: string, redact: (text: string) => string): ApiErrorBody | undefined {
+export function readErrorBody(text: string, redact: (text: string) => string): ApiErrorContext["body"] {
   let json: unknown;
   try {
     json = JSON.parse(redact(text));

@@ -89,15 +89,12 @@ export class ConfigurationError extends WorkspaceAccessError {
   }
 }
 
-/** The first entry of the API's `errors` array, as far as it was readable. */
-export type ApiErrorBody = { code?: string; title?: string; detail?: string; meta?: unknown };
-
-/** Context of an error answer: the request and what the service said in its `errors` array. */
+/** Context of an error answer: the request, and what the service said in the first entry of its `errors` array (as far as readable). */
 export interface ApiErrorContext {
   method: string;
   path: string;
   status: number;
-  body?: ApiErrorBody;
+  body?: { code?: string; title?: string; detail?: string; meta?: unknown };
   requestId?: string;
 }
 
@@ -205,9 +202,8 @@ export class JobFailedError extends WorkspaceAccessError {
     const type = details.errorType ?? "unknown error";
     const person = details.userRequired ? "a person must act in the workspace before it can succeed" : "no person needs to act";
     const retry = job.canRetry ? "; the service says it can be retried" : "";
-    super(redact(`The ${what} ${job.id} failed with ${type} (userRequired: ${Boolean(details.userRequired)}: ${person})${retry}.`), {
-      kind: "job_failed",
-    });
+    const message = `The ${what} ${job.id} failed with ${type} (userRequired: ${Boolean(details.userRequired)}: ${person})${retry}.`;
+    super(redact(message), { kind: "job_failed" });
     this.jobId = redact(job.id);
     this.errorDetails = details;
     this.canRetry = job.canRetry ?? undefined;

@@ -2,10 +2,9 @@ export { WorkspaceAccessClient } from "./client";
 export { type Clock, systemClock } from "./clock";
 export * from "./errors";
 export { type Id, idOf, sameId } from "./ids";
-export type { JobHandle, WaitOptions } from "./jobs";
+export type { JobHandle } from "./jobs";
 export {
   collect,
-  emailKey,
   type Entitlement,
   type Integration,
   type IntegrationUser,
@@ -16,5 +15,5 @@ export {
   type UserAttributes,
 } from "./models";
 export type { IntegrationRole } from "./requests";
-export { SCOPES, type Scope } from "./scopes";
+export { SCOPES } from "./scopes";
 export { type ClientOptions, parseBaseUrl } from "./settings";

@@ -134,8 +134,9 @@ export class HttpTransport {
         }
         if (raw) this.pacer.observe(raw.status, raw.headers, ticket);
         const retryAfter = [raw?.headers["retry-after"]].flat()[0];
-        const now = this.deps.clock.now();
-        const outcome: Outcome = raw ? { kind: "answer", status: raw.status, retryAfter, now } : { kind: "no-answer" };
+        const outcome: Outcome = raw
+          ? { kind: "answer", status: raw.status, retryAfter, now: this.deps.clock.now() }
+          : { kind: "no-answer" };
         const decision = decide(attempt, outcome, this.#limits, this.deps.random);
         switch (decision.action) {
           case "accept": {
@@ -182,7 +183,6 @@ export class HttpTransport {
     const body = raw && readErrorBody(raw.text, this.redact);
     if (decision.why === "rate-limit-too-long" || decision.why === "rate-limit-retries-spent") {
       if (decision.holdMs > 0) this.pacer.pause(decision.holdMs);
-      const context = { method, path, status: 429, body };
       const why = decision.given
         ? `with Retry-After: ${Math.ceil(decision.waitMs / 1000)} s`
         : `without Retry-After, so the API's rule is to wait five minutes (${DEFAULT_RATE_LIMIT_WAIT_SECONDS} s)`;
@@ -193,7 +193,7 @@ export class HttpTransport {
             "Raise that setting to wait it out, or run again later."
           : `${method} ${path} answered 429 (rate limited) again after waiting ${waited} times (${this.setting("maxRateLimitRetries")}). ` +
             "Lower the number of parallel operations or run again later.";
-      return new RateLimitError(this.redact(message), context, decision.waitMs);
+      return new RateLimitError(this.redact(message), { method, path, status: 429, body }, decision.waitMs);
     }
     const requestId = raw?.headers["x-request-id"];
     const error =
