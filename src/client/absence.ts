@@ -16,10 +16,7 @@ export interface Proof<T> {
   error?: unknown;
 }
 
-/**
- * Lists up to `listings` more times after `first`, each at another page size, until two in a row name the same records (the later
- * proven), else the last; records in `ignored` (this process wrote them meanwhile) are left out of the comparison.
- */
+/** Lists up to `listings` more times at other page sizes till two in a row agree but for `ignored` (our writes meanwhile): the later proven, else the last. */
 export async function prove<T>(
   listAt: (pageSize: number) => Promise<Map<Id, T>>,
   first: Map<Id, T>,

@@ -1,7 +1,4 @@
-/**
- * Defence in depth: every text built from what was sent or received passes here before it is cut, escaped, parsed or
- * stored, so the key cannot leak when the service echoes it, escaped or in part ({@link MIN_API_KEY_LENGTH} characters).
- */
+/** Defence in depth: every text sent or received passes here before it is cut, escaped, parsed or stored: no echo of the key, escaped or in part, leaks. */
 
 const REDACTED = "[redacted]";
 

@@ -11,9 +11,10 @@ import { DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settin
 const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "PUT", "PATCH", "DELETE"]);
 
 /** The limits of the policy, from the client's settings. */
-export type RetryLimits = Pick<ResolvedSettings, "maxRetries" | "maxRateLimitRetries" | "retryBaseDelayMs" | "retryMaxDelayMs"> & {
-  maxRateLimitWaitMs: number;
-};
+export type RetryLimits = Pick<
+  ResolvedSettings,
+  "maxRetries" | "maxRateLimitRetries" | "maxRateLimitWaitSeconds" | "retryBaseDelayMs" | "retryMaxDelayMs"
+>;
 
 /** An attempt: its method, the retries of transient failures (5xx, no answer) and the 429s waited out so far. */
 export type Attempt = { method: string; transientRetries: number; rateLimitRetries: number };
@@ -46,7 +47,8 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
     const waitMs = given ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
     const known = given !== undefined;
     // A wait over the cap holds nothing back: the other requests fail as fast on their own 429s.
-    if (waitMs > limits.maxRateLimitWaitMs) return { action: "fail", why: "rate-limit-too-long", waitMs, given: known, holdMs: 0 };
+    if (waitMs > limits.maxRateLimitWaitSeconds * 1000)
+      return { action: "fail", why: "rate-limit-too-long", waitMs, given: known, holdMs: 0 };
     // Out of 429 retries, the other requests are still held: they would collect 429s of their own during the Retry-After.
     if (attempt.rateLimitRetries >= limits.maxRateLimitRetries) {
       return { action: "fail", why: "rate-limit-retries-spent", waitMs, given: known, holdMs: waitMs };

@@ -13,7 +13,7 @@ import {
 import { Pacer } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeRedactor, redactError } from "./redact";
-import { backoffDelay, type Decision, decide, type Outcome, type RetryLimits } from "./retry-policy";
+import { backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
 import { describeScopes, type Scope } from "./scopes";
 import { type ClientOptions, DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
 
@@ -53,7 +53,6 @@ export class HttpTransport {
   readonly #jsonHeaders: Record<string, string>;
   /** Paces every request of the client; its `rateLimited` counts the 429s received. */
   readonly pacer: Pacer;
-  readonly #limits: RetryLimits;
   /** Learnt rate limits kept for the next process (`rate-memory.ts`); undefined when turned off. */
   readonly #memory: RateLimitMemory | undefined;
   /** Reading the remembered limit, which the first request waits for; undefined once done. */
@@ -78,7 +77,6 @@ export class HttpTransport {
     const key = memoryKey(settings.baseUrl);
     this.pacer = new Pacer(deps.clock, settings.maxConcurrency, settings.maxRequestsPerSecond, (limit) => memory?.remember(key, limit));
     this.#memory = memory;
-    this.#limits = { ...settings, maxRateLimitWaitMs: settings.maxRateLimitWaitSeconds * 1000 };
     // Read now, while the caller gets ready: the first request waits for it (a file of a few lines).
     this.#recalling = memory
       ?.recall(key)
@@ -104,10 +102,7 @@ export class HttpTransport {
     return `${this.deps.settingPrefix}${name}`;
   }
 
-  /**
-   * Sends `spec` as often as the retry policy allows and parses the answer (`data` undefined: a write answered without
-   * a body). Every error it raises is redacted whole, whichever code built it: a link, header or answer may carry the key.
-   */
+  /** Sends `spec` as the retry policy allows, parses the answer (`data` undefined: no body), redacts every error whole (a link may carry the key). */
   async request<S extends z.ZodType>(spec: RequestSpec, schema: S): Promise<{ status: number; data: z.infer<S> }> {
     // One function, not a redacting wrapper around an exchange: a frame shorter to the socket.
     try {
@@ -137,7 +132,7 @@ export class HttpTransport {
         const outcome: Outcome = raw
           ? { kind: "answer", status: raw.status, retryAfter, now: this.deps.clock.now() }
           : { kind: "no-answer" };
-        const decision = decide(attempt, outcome, this.#limits, this.deps.random);
+        const decision = decide(attempt, outcome, this.settings, this.deps.random);
         switch (decision.action) {
           case "accept": {
             // Every success status is success: a write answered 200 or 204 without a body has landed.
