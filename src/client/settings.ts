@@ -90,9 +90,7 @@ export function settingFields(z: typeof Z) {
       (value) => (typeof value === "string" && value.trim() === "" ? Number.NaN : value),
       (spec.whole ? z.coerce.number().int() : z.coerce.number()).min(spec.min),
     );
-  const numbers = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, number(spec).optional()])) as {
-    [K in NumericSetting]: Z.ZodOptional<ReturnType<typeof number>>;
-  };
+  const numbers = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, number(spec).optional()]));
   const required = (value: unknown, ctx: Z.core.$RefinementCtx): value is string => {
     if (typeof value === "string") return true;
     issue(ctx, "is required and must not be empty", { missing: true });

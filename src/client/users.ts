@@ -74,13 +74,11 @@ export class UsersApi {
    */
   async create(attributes: UserAttributes): Promise<User> {
     const began = this.#http.deps.clock.now();
+    const spec = { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] } as const;
     let sent: { data: unknown } | undefined;
     for (let attempt = 0; !sent; attempt++) {
       try {
-        sent = await this.#http.request(
-          { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] },
-          schemas().userOrJob,
-        );
+        sent = await this.#http.request(spec, schemas().userOrJob);
       } catch (error) {
         if (!isAmbiguous(error)) throw error;
         const existing = await this.findByEmail(attributes.email);
