@@ -58,10 +58,8 @@ export function errorForStatus(context: ApiErrorContext, scopes: string, redact:
   const row = STATUSES[status];
   if (row) return new row[0](message(row[1](scopes, body?.meta)), context);
   if (!isTransientStatus(status)) return new ApiError(message(""), context);
-  return new ServerError(
-    message(`The service failed.${method === "POST" ? " The request may or may not have been carried out." : ""}`),
-    context,
-  );
+  const failed = `The service failed.${method === "POST" ? " The request may or may not have been carried out." : ""}`;
+  return new ServerError(message(failed), context);
 }
 
 /** " (data.attributes.email: value is not a valid email)" from the API's validation `meta`. */

@@ -191,13 +191,8 @@ export class HttpTransport {
       return new RateLimitError(this.redact(message), { method, path, status: 429, body }, decision.waitMs);
     }
     const requestId = raw?.headers["x-request-id"];
-    const error =
-      noAnswer ??
-      errorForStatus(
-        { method, path, status: raw!.status, ...(body && { body }), ...(typeof requestId === "string" && { requestId }) },
-        describeScopes(spec.scopes),
-        this.redact,
-      );
+    const context = { method, path, status: raw?.status ?? 0, ...(body && { body }), ...(typeof requestId === "string" && { requestId }) };
+    const error = noAnswer ?? errorForStatus(context, describeScopes(spec.scopes), this.redact);
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries (${this.setting("maxRetries")}).`;
     return error;
