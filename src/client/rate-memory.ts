@@ -159,12 +159,8 @@ export class RateLimitMemory {
 
   /** Keeps the folder small: removes files expired or not ours, those beyond the {@link MAX_ENTRIES} most recent, and temporaries a dead process left. */
   async #prune(): Promise<void> {
-    let names: string[];
-    try {
-      names = await fsp.readdir(this.dir);
-    } catch {
-      return;
-    }
+    const names = await fsp.readdir(this.dir).catch(() => undefined);
+    if (!names) return;
     const entries: Array<{ file: string; savedAt: number }> = [];
     const doomed: string[] = [];
     for (const name of names) {

@@ -39,7 +39,6 @@ export type Decision =
 
 /** The policy: see {@link Decision}. `random` gives the back-off's jitter. */
 export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, random: () => number): Decision {
-  const idempotent = IDEMPOTENT_METHODS.has(attempt.method);
   const transient = outcome.kind === "no-answer" || isTransientStatus(outcome.status);
   if (outcome.kind === "answer" && outcome.status >= 200 && outcome.status < 300) return { action: "accept" };
   if (outcome.kind === "answer" && outcome.status === 429) {
@@ -56,7 +55,7 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
     return { action: "wait", waitMs, given: known };
   }
   if (!transient) return { action: "fail", why: "error", retried: 0 };
-  if (idempotent && attempt.transientRetries < limits.maxRetries) {
+  if (IDEMPOTENT_METHODS.has(attempt.method) && attempt.transientRetries < limits.maxRetries) {
     return { action: "retry", delayMs: backoffDelay(attempt.transientRetries, limits.retryBaseDelayMs, limits.retryMaxDelayMs, random) };
   }
   return { action: "fail", why: "transient", retried: attempt.transientRetries };
