@@ -42,17 +42,16 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
   const transient = outcome.kind === "no-answer" || isTransientStatus(outcome.status);
   if (outcome.kind === "answer" && outcome.status >= 200 && outcome.status < 300) return { action: "accept" };
   if (outcome.kind === "answer" && outcome.status === 429) {
-    const given = parseRetryAfter(outcome.retryAfter, outcome.now);
-    const waitMs = given ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
-    const known = given !== undefined;
+    const retryAfterMs = parseRetryAfter(outcome.retryAfter, outcome.now);
+    const waitMs = retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
+    const given = retryAfterMs !== undefined;
     // A wait over the cap holds nothing back: the other requests fail as fast on their own 429s.
-    if (waitMs > limits.maxRateLimitWaitSeconds * 1000)
-      return { action: "fail", why: "rate-limit-too-long", waitMs, given: known, holdMs: 0 };
+    if (waitMs > limits.maxRateLimitWaitSeconds * 1000) return { action: "fail", why: "rate-limit-too-long", waitMs, given, holdMs: 0 };
     // Out of 429 retries, the other requests are still held: they would collect 429s of their own during the Retry-After.
     if (attempt.rateLimitRetries >= limits.maxRateLimitRetries) {
-      return { action: "fail", why: "rate-limit-retries-spent", waitMs, given: known, holdMs: waitMs };
+      return { action: "fail", why: "rate-limit-retries-spent", waitMs, given, holdMs: waitMs };
     }
-    return { action: "wait", waitMs, given: known };
+    return { action: "wait", waitMs, given };
   }
   if (!transient) return { action: "fail", why: "error", retried: 0 };
   if (IDEMPOTENT_METHODS.has(attempt.method) && attempt.transientRetries < limits.maxRetries) {
