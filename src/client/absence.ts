@@ -8,12 +8,6 @@ import { MAX_PAGE_SIZE } from "./paginate";
 /** The page size of the n-th listing (0 the first): each differs from the one before it. */
 export const proofPageSize = (n: number): number => (n % 2 === 0 ? MAX_PAGE_SIZE : MAX_PAGE_SIZE - 1 - Math.floor(n / 2));
 
-/** Whether two listings (keyed by `idOf`) name the same records, leaving out `ignored` (records this process wrote meanwhile). */
-export function agree(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>, ignored: ReadonlySet<string> = new Set()): boolean {
-  const ids = (m: ReadonlyMap<string, unknown>) => [...m.keys()].filter((k) => !ignored.has(k)).sort();
-  return JSON.stringify(ids(a)) === JSON.stringify(ids(b));
-}
-
 /** A listing, and whether a listing taken after it, at another page size, agreed (then its misses are absences). */
 export interface Proof<T> {
   listing: Map<Id, T>;
@@ -22,12 +16,13 @@ export interface Proof<T> {
   error?: unknown;
 }
 
-/** Lists up to `listings` more times after `first`, each at another page size, until two in a row agree (the later proven), else the last. */
+/** Lists up to `listings` more times at other page sizes till two in a row agree but for `ignored` (our writes meanwhile): the later proven, else the last. */
 export async function prove<T>(
   listAt: (pageSize: number) => Promise<Map<Id, T>>,
   first: Map<Id, T>,
   options: { listings: number; ignored?: ReadonlySet<string> },
 ): Promise<Proof<T>> {
+  const ids = (listing: Map<Id, T>) => JSON.stringify([...listing.keys()].filter((id) => !options.ignored?.has(id)).sort());
   let previous = first;
   for (let n = 1; n <= options.listings; n++) {
     let next: Map<Id, T>;
@@ -36,7 +31,7 @@ export async function prove<T>(
     } catch (error) {
       return { listing: previous, proven: false, error };
     }
-    if (agree(previous, next, options.ignored)) return { listing: next, proven: true };
+    if (ids(previous) === ids(next)) return { listing: next, proven: true };
     previous = next;
   }
   return { listing: previous, proven: false };

@@ -4,21 +4,20 @@ import * as path from "node:path";
 
 /** Where the remembered limits go: a folder, or empty, `off`, `false`, `0`, `none` for nowhere. */
 export const CACHE_DIR_ENV = "WORKSPACE_ACCESS_CACHE_DIR";
-/** The package's folder in the user's cache folder. */
-export const CACHE_FOLDER = "pulumi-workspace-access";
+const CACHE_FOLDER = "pulumi-workspace-access";
 
-/** The folder for the client option `cacheDir`: `false` or `""` is none; a path is that folder; unset, {@link defaultCacheDir}. */
-export function cacheDirOf(option: string | false | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (option === false || option === "") return undefined;
-  return option === undefined ? defaultCacheDir(env) : path.resolve(option);
-}
-
-/** {@link CACHE_DIR_ENV}, else {@link CACHE_FOLDER} in the user cache folder (`$XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches`, `%LOCALAPPDATA%`). */
-export function defaultCacheDir(
+/**
+ * The folder for the client option `cacheDir`: `false` or `""` is none; a path is that folder; unset, {@link CACHE_DIR_ENV}, else
+ * {@link CACHE_FOLDER} in the user cache folder (`$XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches`, `%LOCALAPPDATA%`).
+ */
+export function cacheDirOf(
+  option: string | false | undefined,
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
   home: string | undefined = homeDir(),
 ): string | undefined {
+  if (option === false || option === "") return undefined;
+  if (option !== undefined) return path.resolve(option);
   const override = env[CACHE_DIR_ENV];
   if (override !== undefined) {
     const value = override.trim();

@@ -3,7 +3,6 @@ import {
   ApiError,
   type ApiErrorContext,
   isTransientStatus,
-  type ApiErrorBody,
   BadRequestError,
   ConflictError,
   ForbiddenError,
@@ -16,7 +15,7 @@ import { redactDeep } from "./redact";
 import { schemas } from "./schemas";
 
 /** The first entry of an error answer's `errors`, redacted before parsing and again in every parsed string; `undefined`: none to read. */
-export function readErrorBody(text: string, redact: (text: string) => string): ApiErrorBody | undefined {
+export function readErrorBody(text: string, redact: (text: string) => string): ApiErrorContext["body"] {
   let json: unknown;
   try {
     json = JSON.parse(redact(text));
@@ -59,10 +58,8 @@ export function errorForStatus(context: ApiErrorContext, scopes: string, redact:
   const row = STATUSES[status];
   if (row) return new row[0](message(row[1](scopes, body?.meta)), context);
   if (!isTransientStatus(status)) return new ApiError(message(""), context);
-  return new ServerError(
-    message(`The service failed.${method === "POST" ? " The request may or may not have been carried out." : ""}`),
-    context,
-  );
+  const failed = `The service failed.${method === "POST" ? " The request may or may not have been carried out." : ""}`;
+  return new ServerError(message(failed), context);
 }
 
 /** " (data.attributes.email: value is not a valid email)" from the API's validation `meta`. */

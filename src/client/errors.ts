@@ -70,6 +70,14 @@ export class WorkspaceAccessError extends Error {
   }
 }
 
+/** A subclass of `base` standing for one `kind`: the classes of this file that differ only by their kind. */
+// biome-ignore lint/suspicious/noExplicitAny: a mixin's base must take any arguments.
+function ofKind<B extends new (...args: any[]) => WorkspaceAccessError>(base: B, kind: ErrorKind): B {
+  return class extends base {
+    static readonly KINDS: readonly ErrorKind[] = [kind];
+  };
+}
+
 /** A setting is missing or invalid; `setting` names it. Never retryable. */
 export class ConfigurationError extends WorkspaceAccessError {
   static override readonly KINDS = ["configuration"] as const;
@@ -81,15 +89,12 @@ export class ConfigurationError extends WorkspaceAccessError {
   }
 }
 
-/** The first entry of the API's `errors` array, as far as it was readable. */
-export type ApiErrorBody = { code?: string; title?: string; detail?: string; meta?: unknown };
-
-/** Context of an error answer: the request and what the service said in its `errors` array. */
+/** Context of an error answer: the request, and what the service said in the first entry of its `errors` array (as far as readable). */
 export interface ApiErrorContext {
   method: string;
   path: string;
   status: number;
-  body?: ApiErrorBody;
+  body?: { code?: string; title?: string; detail?: string; meta?: unknown };
   requestId?: string;
 }
 
@@ -132,29 +137,17 @@ export class ApiError extends WorkspaceAccessError {
 }
 
 /** 400: the request was malformed. */
-export class BadRequestError extends ApiError {
-  static override readonly KINDS = ["bad_request"] as const;
-}
+export class BadRequestError extends ofKind(ApiError, "bad_request") {}
 /** 401: key missing, expired or revoked, or lacking the scope the operation needs. */
-export class UnauthorizedError extends ApiError {
-  static override readonly KINDS = ["unauthorized"] as const;
-}
+export class UnauthorizedError extends ofKind(ApiError, "unauthorized") {}
 /** 402: the service's "unknown failure". */
-export class UnknownFailureError extends ApiError {
-  static override readonly KINDS = ["unknown_failure"] as const;
-}
+export class UnknownFailureError extends ofKind(ApiError, "unknown_failure") {}
 /** 403: the key may not do this. */
-export class ForbiddenError extends ApiError {
-  static override readonly KINDS = ["forbidden"] as const;
-}
+export class ForbiddenError extends ofKind(ApiError, "forbidden") {}
 /** 404: not found, or not disclosed to this key. */
-export class NotFoundError extends ApiError {
-  static override readonly KINDS = ["not_found"] as const;
-}
+export class NotFoundError extends ofKind(ApiError, "not_found") {}
 /** 409: conflicts with the current state, e.g. an email already taken. */
-export class ConflictError extends ApiError {
-  static override readonly KINDS = ["conflict"] as const;
-}
+export class ConflictError extends ofKind(ApiError, "conflict") {}
 /** 429: rate limited, and waiting was not possible within the configured limits. */
 export class RateLimitError extends ApiError {
   static override readonly KINDS = ["rate_limited"] as const;
@@ -166,9 +159,7 @@ export class RateLimitError extends ApiError {
   }
 }
 /** 5xx: the service failed; usually transient. */
-export class ServerError extends ApiError {
-  static override readonly KINDS = ["server_error"] as const;
-}
+export class ServerError extends ofKind(ApiError, "server_error") {}
 
 /** 5xx answers but 501 are transient (contract: "not specified; treat as transient"). */
 export function isTransientStatus(status: number): boolean {
@@ -176,13 +167,9 @@ export function isTransientStatus(status: number): boolean {
 }
 
 /** The connection failed or was reset before a full answer arrived. */
-export class ConnectionError extends WorkspaceAccessError {
-  static override readonly KINDS = ["connection"] as const;
-}
+export class ConnectionError extends ofKind(WorkspaceAccessError, "connection") {}
 /** No (complete) answer within `requestTimeoutSeconds`. */
-export class TimeoutError extends WorkspaceAccessError {
-  static override readonly KINDS = ["timeout"] as const;
-}
+export class TimeoutError extends ofKind(WorkspaceAccessError, "timeout") {}
 
 /** The first issue of a failed parse: its dotted field (below `prefix`), and `does not match the API contract: field "…": why`. */
 export function contractIssue(issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }>, prefix: readonly string[] = []) {
@@ -215,9 +202,8 @@ export class JobFailedError extends WorkspaceAccessError {
     const type = details.errorType ?? "unknown error";
     const person = details.userRequired ? "a person must act in the workspace before it can succeed" : "no person needs to act";
     const retry = job.canRetry ? "; the service says it can be retried" : "";
-    super(redact(`The ${what} ${job.id} failed with ${type} (userRequired: ${Boolean(details.userRequired)}: ${person})${retry}.`), {
-      kind: "job_failed",
-    });
+    const message = `The ${what} ${job.id} failed with ${type} (userRequired: ${Boolean(details.userRequired)}: ${person})${retry}.`;
+    super(redact(message), { kind: "job_failed" });
     this.jobId = redact(job.id);
     this.errorDetails = details;
     this.canRetry = job.canRetry ?? undefined;

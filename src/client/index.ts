@@ -2,19 +2,9 @@ export { WorkspaceAccessClient } from "./client";
 export { type Clock, systemClock } from "./clock";
 export * from "./errors";
 export { type Id, idOf, sameId } from "./ids";
-export type { JobHandle, WaitOptions } from "./jobs";
-export {
-  collect,
-  emailKey,
-  type Entitlement,
-  type Integration,
-  type IntegrationUser,
-  type Job,
-  KNOWN_USER_ROLES,
-  sameEmail,
-  type User,
-  type UserAttributes,
-} from "./models";
+export type { JobHandle } from "./jobs";
+export { collect, KNOWN_USER_ROLES, sameEmail } from "./models";
+export type { Entitlement, Integration, IntegrationUser, Job, User, UserAttributes } from "./models";
 export type { IntegrationRole } from "./requests";
-export { SCOPES, type Scope } from "./scopes";
+export { SCOPES } from "./scopes";
 export { type ClientOptions, parseBaseUrl } from "./settings";

@@ -130,8 +130,7 @@ export class Pacer {
       if (!this.#limit) {
         this.#setLimit({ count: Math.max(1, this.#recent(now)), windowMs: RATE_WINDOW_MS, source: "429" }, now);
       } else if (ticket >= this.#limitFrom) {
-        // A limit the headers gave is the service's own: such a 429 is more likely a request
-        // delayed on its way than a wrong limit, so it costs one request per window, not a tenth.
+        // A limit the headers gave is the service's own: such a 429 is likelier a request delayed than a wrong limit (one less, not a tenth).
         const lowered = this.#limit.source === "headers" ? this.#limit.count - 1 : Math.floor(this.#limit.count * DECREASE);
         this.#setLimit({ ...this.#limit, count: Math.max(1, Math.min(this.#limit.count - 1, lowered)) }, now);
       }

@@ -15,10 +15,7 @@ export interface ListOptions {
 /** The contract's largest page. */
 export const MAX_PAGE_SIZE = 100;
 
-/**
- * Every item of a paged list, following `links.next` (one that repeats is an invalid response), each record parsed and `map`ped;
- * an odd record goes to `onInvalid`, naming its id and field, never failing the others. Proves presence only (`absence.ts`). @internal
- */
+/** Every record of a paged list, parsed and `map`ped (an odd one to `onInvalid`; a `links.next` repeated throws). Proves presence only. @internal */
 export async function* paginate<T extends z.ZodType, R>(
   http: HttpTransport,
   list: Pick<RequestSpec, "path" | "query" | "scopes">,

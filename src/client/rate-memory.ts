@@ -141,8 +141,7 @@ export class RateLimitMemory {
   async #write(key: string, limit: WindowLimit): Promise<boolean> {
     const file = path.join(this.dir, entryFileName(key));
     const now = this.#clock.now();
-    // A newer limit another process saved for the same workspace is kept (a hint: one that lands
-    // between this look and the rename is replaced by ours, also whole and of the last seconds).
+    // A newer limit another process saved is kept (a hint: one landing between this look and the rename is replaced by ours, also recent).
     if (((await this.#read(file, key))?.savedAt ?? Number.NEGATIVE_INFINITY) > now) return true;
     const text = `${JSON.stringify({ version: VERSION, baseUrl: key, ...limit, savedAt: now })}\n`;
     const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
@@ -160,12 +159,8 @@ export class RateLimitMemory {
 
   /** Keeps the folder small: removes files expired or not ours, those beyond the {@link MAX_ENTRIES} most recent, and temporaries a dead process left. */
   async #prune(): Promise<void> {
-    let names: string[];
-    try {
-      names = await fsp.readdir(this.dir);
-    } catch {
-      return;
-    }
+    const names = await fsp.readdir(this.dir).catch(() => undefined);
+    if (!names) return;
     const entries: Array<{ file: string; savedAt: number }> = [];
     const doomed: string[] = [];
     for (const name of names) {

@@ -1,13 +1,9 @@
-/**
- * Defence in depth: every text built from what was sent or received passes here before it is cut, escaped, parsed or
- * stored, so the key cannot leak when the service echoes it, escaped or in part ({@link MIN_REDACTED_RUN} characters).
- */
+/** Defence in depth: every text sent or received passes here before it is cut, escaped, parsed or stored: no echo of the key, escaped or in part, leaks. */
 
-/** What a removed piece of the key becomes. */
-export const REDACTED = "[redacted]";
+const REDACTED = "[redacted]";
 
-/** The shortest piece of the key that is removed on its own. Settings refuse shorter keys. */
-export const MIN_REDACTED_RUN = 8;
+/** The shortest key accepted, and the shortest piece of it removed on its own: a shorter key is a copy-paste accident (`x`, `true`). */
+export const MIN_API_KEY_LENGTH = 8;
 
 /** Removes every run of `min` or more consecutive characters of `secret` from `text`, longest first. */
 function removeRuns(text: string, secret: string, min: number): string {
@@ -49,7 +45,7 @@ export function makeRedactor(secret: string): (text: string) => string {
   return (text) => {
     let out = String(text);
     for (const form of forms) out = out.split(form).join(REDACTED);
-    return removeRuns(out, secret, MIN_REDACTED_RUN);
+    return removeRuns(out, secret, MIN_API_KEY_LENGTH);
   };
 }
 

@@ -6,33 +6,18 @@ import type { UserAttributes } from "./models";
 export type IntegrationRole = "account_owner" | "account_collaborator";
 
 /** Assumed: `POST /users` and `PUT /users/{id}`. */
-export function userBody(attributes: UserAttributes, id?: string) {
-  return {
-    data: {
-      ...(id === undefined ? {} : { id }),
-      type: "user",
-      attributes: {
-        email: attributes.email,
-        firstName: attributes.firstName,
-        lastName: attributes.lastName,
-        role: attributes.role,
-        // Always sent: PUT replaces every writable attribute; the service must not guess.
-        isGuest: attributes.isGuest ?? false,
-      },
-    },
-  };
+export function userBody({ email, firstName, lastName, role, isGuest }: UserAttributes, id?: string) {
+  // `isGuest` always sent: PUT replaces every writable attribute; the service must not guess.
+  const attributes = { email, firstName, lastName, role, isGuest: isGuest ?? false };
+  return { data: { ...(id === undefined ? {} : { id }), type: "user", attributes } };
 }
 
 const refs = (ids: readonly string[]) => ids.map((id) => ({ id }));
 
 /** `POST /integrations/{id}/users` (public). */
 export function inviteBody(userIds: readonly string[], role: IntegrationRole, entitlements: readonly string[]) {
-  return {
-    data: {
-      type: "invite_tenant_users",
-      attributes: { role, entitlements: refs(entitlements), userIds: userIds.map(idOf) },
-    },
-  };
+  const attributes = { role, entitlements: refs(entitlements), userIds: userIds.map(idOf) };
+  return { data: { type: "invite_tenant_users", attributes } };
 }
 
 /** `PATCH /integrations/{id}/users/{userId}`: replaces the whole set (public). */

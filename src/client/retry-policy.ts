@@ -11,9 +11,10 @@ import { DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settin
 const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(["GET", "PUT", "PATCH", "DELETE"]);
 
 /** The limits of the policy, from the client's settings. */
-export type RetryLimits = Pick<ResolvedSettings, "maxRetries" | "maxRateLimitRetries" | "retryBaseDelayMs" | "retryMaxDelayMs"> & {
-  maxRateLimitWaitMs: number;
-};
+export type RetryLimits = Pick<
+  ResolvedSettings,
+  "maxRetries" | "maxRateLimitRetries" | "maxRateLimitWaitSeconds" | "retryBaseDelayMs" | "retryMaxDelayMs"
+>;
 
 /** An attempt: its method, the retries of transient failures (5xx, no answer) and the 429s waited out so far. */
 export type Attempt = { method: string; transientRetries: number; rateLimitRetries: number };
@@ -38,23 +39,22 @@ export type Decision =
 
 /** The policy: see {@link Decision}. `random` gives the back-off's jitter. */
 export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, random: () => number): Decision {
-  const idempotent = IDEMPOTENT_METHODS.has(attempt.method);
   const transient = outcome.kind === "no-answer" || isTransientStatus(outcome.status);
   if (outcome.kind === "answer" && outcome.status >= 200 && outcome.status < 300) return { action: "accept" };
   if (outcome.kind === "answer" && outcome.status === 429) {
-    const given = parseRetryAfter(outcome.retryAfter, outcome.now);
-    const waitMs = given ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
-    const known = given !== undefined;
+    const retryAfterMs = parseRetryAfter(outcome.retryAfter, outcome.now);
+    const waitMs = retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
+    const given = retryAfterMs !== undefined;
     // A wait over the cap holds nothing back: the other requests fail as fast on their own 429s.
-    if (waitMs > limits.maxRateLimitWaitMs) return { action: "fail", why: "rate-limit-too-long", waitMs, given: known, holdMs: 0 };
+    if (waitMs > limits.maxRateLimitWaitSeconds * 1000) return { action: "fail", why: "rate-limit-too-long", waitMs, given, holdMs: 0 };
     // Out of 429 retries, the other requests are still held: they would collect 429s of their own during the Retry-After.
     if (attempt.rateLimitRetries >= limits.maxRateLimitRetries) {
-      return { action: "fail", why: "rate-limit-retries-spent", waitMs, given: known, holdMs: waitMs };
+      return { action: "fail", why: "rate-limit-retries-spent", waitMs, given, holdMs: waitMs };
     }
-    return { action: "wait", waitMs, given: known };
+    return { action: "wait", waitMs, given };
   }
   if (!transient) return { action: "fail", why: "error", retried: 0 };
-  if (idempotent && attempt.transientRetries < limits.maxRetries) {
+  if (IDEMPOTENT_METHODS.has(attempt.method) && attempt.transientRetries < limits.maxRetries) {
     return { action: "retry", delayMs: backoffDelay(attempt.transientRetries, limits.retryBaseDelayMs, limits.retryMaxDelayMs, random) };
   }
   return { action: "fail", why: "transient", retried: attempt.transientRetries };

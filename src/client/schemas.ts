@@ -1,15 +1,12 @@
 /** The contract's answers: only a record's `id` is certain, others nullish, unknown fields kept, open enums any string; a wrong type fails it. */
 import type { z as Z } from "zod";
 
-/** Every schema, built from zod's namespace `z`. */
 function build(z: typeof Z) {
   const links = z.looseObject({ self: z.string().nullish(), next: z.string().nullish(), previous: z.string().nullish() }).nullish();
   const page = z.looseObject({ maxSize: z.number().nullish(), total: z.number().nullish() }).nullish();
   const pageMeta = z.looseObject({ page }).nullish();
 
-  /** Text the service may leave out or null. */
   const text = z.string().nullish();
-  /** A record of the contract: only `id` is certain. */
   const record = <A extends Z.core.$ZodLooseShape, E extends Z.core.$ZodLooseShape = Record<never, never>>(attributes: A, extra?: E) =>
     z.looseObject({ id: z.string().min(1), type: text, attributes: z.looseObject(attributes).nullish(), ...(extra as E) });
 

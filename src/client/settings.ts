@@ -3,6 +3,7 @@ import type { z as Z } from "zod";
 import type { Clock } from "./clock";
 import { ConfigurationError } from "./errors";
 import { cacheDirOf } from "./cache-dir";
+import { MIN_API_KEY_LENGTH } from "./redact";
 
 /** How the client talks to one workspace. Only `baseUrl` and `apiKey` are required; each number's default is in {@link NUMERIC_SETTINGS}. */
 export interface ClientOptions extends Partial<Record<NumericSetting, number>> {
@@ -70,9 +71,6 @@ export function numberRule(key: NumericSetting | NumberSpec): string {
 /** The contract's wait after a 429 without `Retry-After`: five minutes. */
 export const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 300;
 
-/** The shortest key accepted: anything shorter is a copy-paste accident (`x`, `true`), and could not be redacted from messages. */
-export const MIN_API_KEY_LENGTH = 8;
-
 /** True for `localhost`, `127.0.0.0/8` and `::1`: the only hosts plain `http://` may name. */
 const isLoopbackHost = (hostname: string) => ["localhost", "[::1]", "::1"].includes(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
 
@@ -92,9 +90,7 @@ export function settingFields(z: typeof Z) {
       (value) => (typeof value === "string" && value.trim() === "" ? Number.NaN : value),
       (spec.whole ? z.coerce.number().int() : z.coerce.number()).min(spec.min),
     );
-  const numbers = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, number(spec).optional()])) as {
-    [K in NumericSetting]: Z.ZodOptional<ReturnType<typeof number>>;
-  };
+  const numbers = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, number(spec).optional()]));
   const required = (value: unknown, ctx: Z.core.$RefinementCtx): value is string => {
     if (typeof value === "string") return true;
     issue(ctx, "is required and must not be empty", { missing: true });
@@ -174,16 +170,10 @@ export function parseBaseUrl(raw: string, setting = "baseUrl"): URL {
 export function completeSettings(
   checked: { baseUrl: URL; apiKey: string; cacheDir?: string | false } & Partial<Record<NumericSetting, number>>,
 ): ResolvedSettings {
-  const numbers = Object.fromEntries(
-    Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, checked[key as NumericSetting] ?? spec.default]),
-  );
-  return {
-    resolved: true,
-    ...(numbers as Record<NumericSetting, number>),
-    baseUrl: checked.baseUrl,
-    apiKey: checked.apiKey,
-    cacheDir: cacheDirOf(checked.cacheDir),
-  };
+  const { baseUrl, apiKey, cacheDir } = checked;
+  const entries = Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, checked[key as NumericSetting] ?? spec.default]);
+  const numbers = Object.fromEntries(entries) as Record<NumericSetting, number>;
+  return { resolved: true, ...numbers, baseUrl, apiKey, cacheDir: cacheDirOf(cacheDir) };
 }
 
 /** The settings the client runs on: resolved ones as they are, options checked (a {@link ConfigurationError} names the first at fault). */

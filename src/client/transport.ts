@@ -13,7 +13,7 @@ import {
 import { Pacer } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeRedactor, redactError } from "./redact";
-import { backoffDelay, type Decision, decide, type Outcome, type RetryLimits } from "./retry-policy";
+import { backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
 import { describeScopes, type Scope } from "./scopes";
 import { type ClientOptions, DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
 
@@ -34,7 +34,6 @@ export interface RequestSpec {
   scopes: readonly Scope[];
 }
 
-/** An answer as it arrived. */
 interface RawResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -54,7 +53,6 @@ export class HttpTransport {
   readonly #jsonHeaders: Record<string, string>;
   /** Paces every request of the client; its `rateLimited` counts the 429s received. */
   readonly pacer: Pacer;
-  readonly #limits: RetryLimits;
   /** Learnt rate limits kept for the next process (`rate-memory.ts`); undefined when turned off. */
   readonly #memory: RateLimitMemory | undefined;
   /** Reading the remembered limit, which the first request waits for; undefined once done. */
@@ -79,7 +77,6 @@ export class HttpTransport {
     const key = memoryKey(settings.baseUrl);
     this.pacer = new Pacer(deps.clock, settings.maxConcurrency, settings.maxRequestsPerSecond, (limit) => memory?.remember(key, limit));
     this.#memory = memory;
-    this.#limits = { ...settings, maxRateLimitWaitMs: settings.maxRateLimitWaitSeconds * 1000 };
     // Read now, while the caller gets ready: the first request waits for it (a file of a few lines).
     this.#recalling = memory
       ?.recall(key)
@@ -105,10 +102,7 @@ export class HttpTransport {
     return `${this.deps.settingPrefix}${name}`;
   }
 
-  /**
-   * Sends `spec` as often as the retry policy allows and parses the answer (`data` undefined: a write answered without
-   * a body). Every error it raises is redacted whole, whichever code built it: a link, header or answer may carry the key.
-   */
+  /** Sends `spec` as the retry policy allows, parses the answer (`data` undefined: no body), redacts every error whole (a link may carry the key). */
   async request<S extends z.ZodType>(spec: RequestSpec, schema: S): Promise<{ status: number; data: z.infer<S> }> {
     // One function, not a redacting wrapper around an exchange: a frame shorter to the socket.
     try {
@@ -135,9 +129,10 @@ export class HttpTransport {
         }
         if (raw) this.pacer.observe(raw.status, raw.headers, ticket);
         const retryAfter = [raw?.headers["retry-after"]].flat()[0];
-        const now = this.deps.clock.now();
-        const outcome: Outcome = raw ? { kind: "answer", status: raw.status, retryAfter, now } : { kind: "no-answer" };
-        const decision = decide(attempt, outcome, this.#limits, this.deps.random);
+        const outcome: Outcome = raw
+          ? { kind: "answer", status: raw.status, retryAfter, now: this.deps.clock.now() }
+          : { kind: "no-answer" };
+        const decision = decide(attempt, outcome, this.settings, this.deps.random);
         switch (decision.action) {
           case "accept": {
             // Every success status is success: a write answered 200 or 204 without a body has landed.
@@ -171,7 +166,6 @@ export class HttpTransport {
     await this.deps.clock.sleep(ms);
   }
 
-  /** The error a failed request raises. */
   #failure(
     decision: Extract<Decision, { action: "fail" }>,
     spec: RequestSpec,
@@ -184,7 +178,6 @@ export class HttpTransport {
     const body = raw && readErrorBody(raw.text, this.redact);
     if (decision.why === "rate-limit-too-long" || decision.why === "rate-limit-retries-spent") {
       if (decision.holdMs > 0) this.pacer.pause(decision.holdMs);
-      const context = { method, path, status: 429, body };
       const why = decision.given
         ? `with Retry-After: ${Math.ceil(decision.waitMs / 1000)} s`
         : `without Retry-After, so the API's rule is to wait five minutes (${DEFAULT_RATE_LIMIT_WAIT_SECONDS} s)`;
@@ -195,16 +188,11 @@ export class HttpTransport {
             "Raise that setting to wait it out, or run again later."
           : `${method} ${path} answered 429 (rate limited) again after waiting ${waited} times (${this.setting("maxRateLimitRetries")}). ` +
             "Lower the number of parallel operations or run again later.";
-      return new RateLimitError(this.redact(message), context, decision.waitMs);
+      return new RateLimitError(this.redact(message), { method, path, status: 429, body }, decision.waitMs);
     }
     const requestId = raw?.headers["x-request-id"];
-    const error =
-      noAnswer ??
-      errorForStatus(
-        { method, path, status: raw!.status, ...(body && { body }), ...(typeof requestId === "string" && { requestId }) },
-        describeScopes(spec.scopes),
-        this.redact,
-      );
+    const context = { method, path, status: raw?.status ?? 0, ...(body && { body }), ...(typeof requestId === "string" && { requestId }) };
+    const error = noAnswer ?? errorForStatus(context, describeScopes(spec.scopes), this.redact);
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries (${this.setting("maxRetries")}).`;
     return error;

@@ -74,13 +74,11 @@ export class UsersApi {
    */
   async create(attributes: UserAttributes): Promise<User> {
     const began = this.#http.deps.clock.now();
+    const spec = { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] } as const;
     let sent: { data: unknown } | undefined;
     for (let attempt = 0; !sent; attempt++) {
       try {
-        sent = await this.#http.request(
-          { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] },
-          schemas().userOrJob,
-        );
+        sent = await this.#http.request(spec, schemas().userOrJob);
       } catch (error) {
         if (!isAmbiguous(error)) throw error;
         const existing = await this.findByEmail(attributes.email);
@@ -114,12 +112,8 @@ export class UsersApi {
 
   /** Replaces every writable attribute of a user; 404 and 409 raise. */
   async replace(id: string, attributes: UserAttributes): Promise<User> {
-    const spec = {
-      method: "PUT",
-      path: pathOf("users", [id, "user id"]),
-      body: userBody(attributes, id),
-      scopes: [SCOPES.writeUsers],
-    } as const;
+    const path = pathOf("users", [id, "user id"]);
+    const spec = { method: "PUT", path, body: userBody(attributes, id), scopes: [SCOPES.writeUsers] } as const;
     const { data } = await this.#http.request(spec, schemas().userOrJob);
     // Without a body (204), or with a job, the user is read back once.
     if (data && data.data.type !== "job") return toUser(data.data as UserRecord);

@@ -8,7 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WorkspaceAccessClient } from "../../src/client";
-import { CACHE_DIR_ENV, cacheDirOf, defaultCacheDir } from "../../src/client/cache-dir";
+import { CACHE_DIR_ENV, cacheDirOf } from "../../src/client/cache-dir";
 import { entryFileName, RATE_LIMITS_DIR, RateLimitMemory, REMEMBER_MS } from "../../src/client/rate-memory";
 import type { Emulator } from "../../src/emulator";
 import { clientFor, clockOf, emulator } from "../support/fixtures";
@@ -102,12 +102,12 @@ describe("where the limits are kept", () => {
     [`${CACHE_DIR_ENV}=off`, "darwin", { [CACHE_DIR_ENV]: "off" }, undefined],
     [`${CACHE_DIR_ENV}=OFF`, "win32", { [CACHE_DIR_ENV]: " OFF " }, undefined],
   ] as const)("%s", (_, platform, env, expected) => {
-    expect(defaultCacheDir(env, platform, home)).toBe(expected);
+    expect(cacheDirOf(undefined, env, platform, home)).toBe(expected);
   });
 
   it("nowhere without a home folder, unless the variable names one", () => {
-    expect(defaultCacheDir({}, "linux", "")).toBeUndefined();
-    expect(defaultCacheDir({ [CACHE_DIR_ENV]: path.resolve("/tmp/wa") }, "linux", "")).toBe(path.resolve("/tmp/wa"));
+    expect(cacheDirOf(undefined, {}, "linux", "")).toBeUndefined();
+    expect(cacheDirOf(undefined, { [CACHE_DIR_ENV]: path.resolve("/tmp/wa") }, "linux", "")).toBe(path.resolve("/tmp/wa"));
   });
 
   it("the client option: false or empty is nowhere, a folder is that folder, unset is the default", () => {
@@ -119,7 +119,7 @@ describe("where the limits are kept", () => {
 
   it("is nowhere in this test suite (vitest.config.mts), so no test touches the user's cache", () => {
     expect(process.env[CACHE_DIR_ENV]).toBe("off");
-    expect(defaultCacheDir()).toBeUndefined();
+    expect(cacheDirOf(undefined)).toBeUndefined();
   });
 });
 

@@ -8,7 +8,7 @@ import { type Attempt, type Decision, decide, type Outcome, parseRetryAfter, typ
 const limits: RetryLimits = {
   maxRetries: 3,
   maxRateLimitRetries: 2,
-  maxRateLimitWaitMs: 600_000,
+  maxRateLimitWaitSeconds: 600,
   retryBaseDelayMs: 400,
   retryMaxDelayMs: 5_000,
 };
