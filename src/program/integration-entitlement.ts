@@ -1,8 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { IntegrationRole } from "../client";
 import { ownedIntegration, ownedMembership } from "./owners";
-import { outputs, packageOptions } from "./resource-options";
-import { dynamicType, serializedProvider } from "./serialized-provider";
+import { dynamicType, registration } from "./resource-options";
 
 /** An integration role as invitations take it and `getIntegrationMembers` returns it: closed, so `owner` fails to compile, not the preview. */
 export type IntegrationEntitlementRole = IntegrationRole;
@@ -53,18 +52,18 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   static readonly type = dynamicType("IntegrationEntitlement");
 
   constructor(name: string, args: IntegrationEntitlementArgs, opts?: pulumi.CustomResourceOptions) {
-    const { opts: options, importInput } = packageOptions(opts);
-    const props = {
+    const inputs = {
       integrationId: ownedIntegration(args.integrationId, "IntegrationEntitlement", name),
       userId: ownedMembership(args.integrationId, args.userId, name),
       entitlements: args.entitlements,
       role: args.role,
       adoptExisting: args.adoptExisting,
       deleteOnDestroy: args.deleteOnDestroy,
-      ...outputs("adopted", "email", "status", "lastJobId", "pendingInvitations"),
-      ...importInput,
-      __provider: serializedProvider("integration-entitlement"),
     };
-    super(IntegrationEntitlement.type, name, props, options);
+    super(
+      IntegrationEntitlement.type,
+      name,
+      ...registration("integration-entitlement", inputs, ["adopted", "email", "status", "lastJobId", "pendingInvitations"], opts),
+    );
   }
 }
