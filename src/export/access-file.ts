@@ -14,7 +14,7 @@ import { byKey, membershipName } from "./names";
 export const ACCESS_FILE_VERSION = 1;
 
 /** The integration roles a membership may have (the API reads them as `owner` and `collaborator`). */
-export const MEMBERSHIP_ROLES = ["account_owner", "account_collaborator"] as const;
+const MEMBERSHIP_ROLES = ["account_owner", "account_collaborator"] as const;
 
 /** A membership's integration role. */
 export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];
@@ -208,7 +208,7 @@ export function leftOutKey(record: Pick<AccessLeftOut, "kind" | "id" | "integrat
 }
 
 /** The file's left-out records in their order (kind, integration id, id, email, reason), one per key. */
-export function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
+function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
   const order = (r: AccessLeftOut) =>
     `${LEFT_OUT_KINDS.indexOf(r.kind)}\u0000${r.integration ?? ""}\u0000${r.id ?? ""}\u0000${r.email ?? ""}\u0000${r.reason}`;
   const sorted = [...records].sort(byKey(order));
