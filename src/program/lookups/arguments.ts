@@ -6,12 +6,20 @@ type Kind = "string" | "boolean";
 /** What a lookup takes: each argument's type, and whether exactly one of them must be given. */
 export interface ArgumentSpec {
   lookup: string;
-  args: Record<string, Kind>;
+  args: Readonly<Record<string, Kind>>;
   /** Exactly one of these must be given (the others then absent). */
   exactlyOne?: readonly string[];
   /** These must be given. */
   required?: readonly string[];
 }
+
+type Value<K> = K extends "boolean" ? boolean : string;
+type RequiredOf<S> = S extends { required: readonly (infer R)[] } ? R : never;
+
+/** A lookup's arguments as its spec describes them (the spec is their one source): the `required` ones must be given. */
+export type ArgumentsOf<S extends ArgumentSpec> = {
+  -readonly [K in keyof S["args"] as K extends RequiredOf<S> ? K : never]: Value<S["args"][K]>;
+} & { -readonly [K in keyof S["args"] as K extends RequiredOf<S> ? never : K]?: Value<S["args"][K]> };
 
 const fail = (lookup: string, message: string) => new LookupError(`${lookup}: ${message}`, "lookup_arguments", lookup);
 
