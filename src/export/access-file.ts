@@ -8,6 +8,7 @@ import { Document, isNode, LineCounter, parseDocument, visit } from "yaml";
 import { z } from "zod";
 import { idOf } from "../client";
 import { emailKey } from "../client/models";
+import { AccessFileError } from "./errors";
 import { byKey, membershipName } from "./names";
 
 /** The version of the file's shape. */
@@ -254,14 +255,6 @@ export function formatAccessFile(file: AccessFile): string {
   });
   // One line per value: no folding, no block scalars (a line break is written as \n), double quotes only.
   return doc.toString({ lineWidth: 0, blockQuote: false, singleQuote: false, flowCollectionPadding: false });
-}
-
-/** A problem with `access.yaml`'s contents, naming the file, the line and what to fix. */
-export class AccessFileError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "AccessFileError";
-  }
 }
 
 /** Reads and checks the text of an `access.yaml`; `source` names it in errors. */
