@@ -125,7 +125,7 @@ export function getIntegrations(args: GetIntegrationsArgs = {}, _opts?: pulumi.I
     const integrations = (await session.allIntegrations())
       .filter((integration) => application === undefined || integration.application === application)
       .map(lookedUp)
-      .sort(byLabel);
+      .sort((a, b) => nullsLast(a.label, b.label) || nullsLast(a.id, b.id));
     return { integrations, ids: integrations.map((integration) => integration.id) };
   });
 }
@@ -184,5 +184,3 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, _opts?: p
 
 /** {@link getIntegrationMembers} for arguments that are Pulumi inputs. */
 export const getIntegrationMembersOutput = outputOf(getIntegrationMembers);
-
-const byLabel = (a: LookedUpIntegration, b: LookedUpIntegration) => nullsLast(a.label, b.label) || nullsLast(a.id, b.id);
