@@ -5,7 +5,7 @@ import { inviteRole } from "../../shared/input-constants";
 import type { IntegrationEntitlementRole } from "../integration-entitlement";
 import type { ArgumentsOf } from "./arguments";
 import { LookupError, notFound } from "./lookup-error";
-import { byEmail, type LookupInputs, nullsLast, outputOf, runLookup } from "./run";
+import { byEmail, nullsLast, outputOf, runLookup } from "./run";
 
 /** An integration as the lookups return it: the client's, without the workspace. Attributes the service leaves out are `null`. */
 export type LookedUpIntegration = Omit<Integration, "workspace">;
@@ -131,12 +131,7 @@ export function getIntegrations(args: GetIntegrationsArgs = {}, _opts?: pulumi.I
 }
 
 /** {@link getIntegrations} for arguments that are Pulumi inputs. */
-export function getIntegrationsOutput(
-  args: LookupInputs<GetIntegrationsArgs> = {},
-  opts?: pulumi.InvokeOutputOptions,
-): pulumi.Output<GetIntegrationsResult> {
-  return outputOf(getIntegrations)(args, opts);
-}
+export const getIntegrationsOutput = outputOf(getIntegrations);
 
 /**
  * The entitlements an integration offers: what `IntegrationEntitlement.entitlements` may name. Fails, naming the

@@ -25,10 +25,15 @@ export function printedAsOneLine(error: unknown): unknown {
   return error;
 }
 
+/** An output form's parameters: `args` may be left out where the lookup's may. */
+type OutputParameters<A> = undefined extends A
+  ? [args?: LookupInputs<A>, opts?: pulumi.InvokeOutputOptions]
+  : [args: LookupInputs<A>, opts?: pulumi.InvokeOutputOptions];
+
 /** The output form of `lookup`: runs once every argument is known and the resources of `opts.dependsOn` exist. */
 export const outputOf =
   <A, R>(lookup: (args: A) => Promise<R>) =>
-  (args: LookupInputs<A>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<R> => {
+  (...[args, opts]: OutputParameters<A>): pulumi.Output<R> => {
     const dependsOn = opts?.dependsOn;
     const ready =
       dependsOn === undefined

@@ -4,7 +4,7 @@ import type { User } from "../../client";
 import { sameEmail } from "../../client/models";
 import type { ArgumentsOf } from "./arguments";
 import { LookupError, notFound } from "./lookup-error";
-import { byEmail, type LookupInputs, nullsLast, outputOf, runLookup } from "./run";
+import { byEmail, nullsLast, outputOf, runLookup } from "./run";
 
 /** A workspace user as the lookups return it: the client's, without `mfaStatus` (the list leaves it empty); missing attributes are `null`. */
 export type LookedUpUser = Omit<User, "mfaStatus">;
@@ -86,6 +86,4 @@ export function getUsers(args: GetUsersArgs = {}, _opts?: pulumi.InvokeOptions):
 }
 
 /** {@link getUsers} for arguments that are Pulumi inputs. */
-export function getUsersOutput(args: LookupInputs<GetUsersArgs> = {}, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetUsersResult> {
-  return outputOf(getUsers)(args, opts);
-}
+export const getUsersOutput = outputOf(getUsers);
