@@ -13,13 +13,15 @@ export interface ArgumentSpec {
   required?: readonly string[];
 }
 
-type Value<K> = K extends "boolean" ? boolean : string;
-type RequiredOf<S> = S extends { required: readonly (infer R)[] } ? R : never;
+type Values<A> = { -readonly [K in keyof A]: A[K] extends "boolean" ? boolean : string };
+type RequiredOf<S> = S extends { required: readonly (infer R)[] } ? Extract<R, string> : never;
 
-/** A lookup's arguments as its spec describes them (the spec is their one source): the `required` ones must be given. */
-export type ArgumentsOf<S extends ArgumentSpec> = {
-  -readonly [K in keyof S["args"] as K extends RequiredOf<S> ? K : never]: Value<S["args"][K]>;
-} & { -readonly [K in keyof S["args"] as K extends RequiredOf<S> ? never : K]?: Value<S["args"][K]> };
+/**
+ * A lookup's arguments as its spec describes them (the spec is their one source): the `required` ones must be given.
+ * Written for the TypeScript 3.8 that Pulumi vendors for programs without their own (no key remapping).
+ */
+export type ArgumentsOf<S extends ArgumentSpec> = Pick<Values<S["args"]>, Extract<keyof S["args"], RequiredOf<S>>> &
+  Partial<Omit<Values<S["args"]>, RequiredOf<S>>>;
 
 const fail = (lookup: string, message: string) => new LookupError(`${lookup}: ${message}`, "lookup_arguments", lookup);
 
