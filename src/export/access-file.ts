@@ -8,13 +8,14 @@ import { Document, isNode, LineCounter, parseDocument, visit } from "yaml";
 import { z } from "zod";
 import { idOf } from "../client";
 import { emailKey } from "../client/models";
+import { AccessFileError } from "./errors";
 import { byKey, membershipName } from "./names";
 
 /** The version of the file's shape. */
 export const ACCESS_FILE_VERSION = 1;
 
 /** The integration roles a membership may have (the API reads them as `owner` and `collaborator`). */
-export const MEMBERSHIP_ROLES = ["account_owner", "account_collaborator"] as const;
+const MEMBERSHIP_ROLES = ["account_owner", "account_collaborator"] as const;
 
 /** A membership's integration role. */
 export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number];
@@ -208,7 +209,7 @@ export function leftOutKey(record: Pick<AccessLeftOut, "kind" | "id" | "integrat
 }
 
 /** The file's left-out records in their order (kind, integration id, id, email, reason), one per key. */
-export function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
+function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
   const order = (r: AccessLeftOut) =>
     `${LEFT_OUT_KINDS.indexOf(r.kind)}\u0000${r.integration ?? ""}\u0000${r.id ?? ""}\u0000${r.email ?? ""}\u0000${r.reason}`;
   const sorted = [...records].sort(byKey(order));
@@ -254,14 +255,6 @@ export function formatAccessFile(file: AccessFile): string {
   });
   // One line per value: no folding, no block scalars (a line break is written as \n), double quotes only.
   return doc.toString({ lineWidth: 0, blockQuote: false, singleQuote: false, flowCollectionPadding: false });
-}
-
-/** A problem with `access.yaml`'s contents, naming the file, the line and what to fix. */
-export class AccessFileError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "AccessFileError";
-  }
 }
 
 /** Reads and checks the text of an `access.yaml`; `source` names it in errors. */

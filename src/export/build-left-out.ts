@@ -1,7 +1,7 @@
 /** The records an export leaves out, as the build finds them: each with its reason, what was read of it, one line for people. */
 import type { Integration } from "../client";
 import { emailKey } from "../client/models";
-import type { AccessLeftOut } from "./access-file";
+import { type AccessLeftOut, LEFT_OUT_KINDS } from "./access-file";
 import { byKey } from "./names";
 import type { InvalidRecord, SnapshotMember, SnapshotUser } from "./snapshot";
 
@@ -12,8 +12,6 @@ export interface LeftOut extends AccessLeftOut {
   /** One line for people: `user 7a5e… <ann@acme.example>: no first name`. */
   text: string;
 }
-
-const KIND_ORDER: Record<LeftOut["kind"], number> = { integration: 0, user: 1, membership: 2 };
 
 /** `user u-scim <scim@x.example>`, `membership of scim@x.example in "YouTube acme"`, `integration 3c9e… ("YouTube acme")` */
 export function leftOutName(record: AccessLeftOut, label: string | undefined): string {
@@ -57,7 +55,7 @@ export class LeftOutList {
   /** The records by kind (integrations, users, memberships), integration, email, id, reason. */
   sorted(): LeftOut[] {
     const order = (l: LeftOut) =>
-      `${KIND_ORDER[l.kind]}\u0000${l.label ?? ""}\u0000${l.email === undefined ? "" : emailKey(l.email)}\u0000${l.id ?? ""}\u0000${l.reason}`;
+      `${LEFT_OUT_KINDS.indexOf(l.kind)}\u0000${l.label ?? ""}\u0000${l.email === undefined ? "" : emailKey(l.email)}\u0000${l.id ?? ""}\u0000${l.reason}`;
     return [...this.#records].sort(byKey(order));
   }
 }

@@ -18,7 +18,6 @@ import type { ExportOptions, ExportResult } from "./run";
 export {
   type AccessData,
   type AccessFile,
-  AccessFileError,
   type AccessIntegration,
   type AccessLeftOut,
   type AccessMember,
@@ -32,7 +31,7 @@ export {
 } from "./access-file";
 export type { LeftOut } from "./build-left-out";
 export type { Format as ReviewFormat } from "../command-line";
-export { ExportError } from "./errors";
+export { AccessFileError, ExportError } from "./errors";
 export type { AccessDifference, DifferenceSide } from "./review/differences";
 export type { ExportOptions, ExportResult } from "./run";
 export type { CheckOptions, CheckResult } from "./run-check";

@@ -76,9 +76,7 @@ export async function runExport(options: ExportOptions, deps: ExportDeps = {}): 
   return {
     dir,
     files: Object.keys(files).sort(),
-    users: file.users.length,
-    integrations: file.integrations.length,
-    memberships,
+    ...counts,
     leftOut,
     requests,
     elapsedMs: performance.now() - started,

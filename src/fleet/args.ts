@@ -13,9 +13,19 @@ export const DEFAULT_PARALLEL = 4;
 /** What the command line asks for: the options of `runFleet` and the report's format. */
 export type FleetArgs = FleetOptions & { format: Format };
 
-/** Parses `argv` (without node and the script); `"help"` for `-h`/`--help`. */
+const OPTIONS = {
+  stacks: { type: "string", multiple: true },
+  parallel: { type: "string" },
+  "continue-on-error": { type: "boolean" },
+  "expect-no-changes": { type: "boolean" },
+  format: { type: "string" },
+  cwd: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** Parses `argv` (without node and the script); `"help"` for `-h`/`--help`. An unknown flag is node:util's error, naming it. */
 export function parseFleetArgs(argv: string[], cwd: string = process.cwd()): FleetArgs | "help" {
-  const { values, positionals } = parse(argv);
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
   if (values.help === true) return "help";
   const [command, ...rest] = positionals;
   if (command === undefined) throw new UsageError(`a command is required: ${FLEET_COMMANDS.join(", ")}`);
@@ -32,24 +42,6 @@ export function parseFleetArgs(argv: string[], cwd: string = process.cwd()): Fle
     format: formatOf(values.format),
     cwd: values.cwd ?? cwd,
   };
-}
-
-function parse(argv: string[]) {
-  const options = {
-    stacks: { type: "string", multiple: true },
-    parallel: { type: "string" },
-    "continue-on-error": { type: "boolean" },
-    "expect-no-changes": { type: "boolean" },
-    format: { type: "string" },
-    cwd: { type: "string" },
-    help: { type: "boolean", short: "h" },
-  } as const;
-  try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
-  } catch (error) {
-    // node:util's own message names the flag ("Unknown option '--x'"); keep it, as a usage error.
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
 }
 
 /** `--stacks a,b --stacks c`: every name once, in the order given. */

@@ -26,7 +26,7 @@ function jsonOf(report: FleetReport) {
 }
 
 /** One line: how many stacks ended how, and what made the run fail. */
-export function summaryLine(report: FleetReport): string {
+function summaryLine(report: FleetReport): string {
   const count = (result: string) => report.stacks.filter((s) => s.result === result).length;
   const parts = [`${count("succeeded")} succeeded`, `${count("failed")} failed`, `${count("skipped")} skipped`];
   if (report.expectNoChanges)

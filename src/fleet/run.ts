@@ -1,12 +1,12 @@
 /** `runFleet`: one command over every stack of a project, in the order `schedule.ts` gives, each run by `stack-run.ts`. */
 import { DEFAULT_PARALLEL } from "./args";
 import { openFleetProject } from "./project";
-import { schedule } from "./schedule";
+import { type ScheduleOptions, schedule } from "./schedule";
 import { runStack } from "./stack-run";
-import type { FleetCommand, FleetReport, StackReport } from "./types";
+import type { FleetCommand, FleetReport } from "./types";
 
 /** Options of {@link runFleet}. */
-export interface FleetOptions {
+export interface FleetOptions extends Pick<ScheduleOptions, "stop" | "onStart" | "onDone"> {
   command: FleetCommand;
   /** The Pulumi project's folder (default: the current one). */
   cwd?: string;
@@ -18,12 +18,8 @@ export interface FleetOptions {
   continueOnError?: boolean;
   /** A change in any stack fails the run (exit 1), the stack still `succeeded`; as with pulumi's, an up still applies it. */
   expectNoChanges?: boolean;
-  /** Once aborted, no new stack starts (the first Ctrl-C). */
-  stop?: AbortSignal;
   /** Once aborted, the running stacks' CLIs get SIGINT and cancel cleanly (the second Ctrl-C). */
   cancel?: AbortSignal;
-  onStart?(stack: string): void;
-  onDone?(report: StackReport): void;
 }
 
 /** Runs the command over the stacks; rejects with a `UsageError` (`FleetUsageError` in the package's exports) before any stack runs, else never. */

@@ -17,6 +17,7 @@ export interface ScheduleOptions {
   stopOnFailure: boolean;
   /** Runs one stack; a rejection is reported as that stack's failure. */
   run(stack: string): Promise<StackReport>;
+  /** Once aborted, no new stack starts (the first Ctrl-C). */
   stop?: AbortSignal | undefined;
   onStart?: ((stack: string) => void) | undefined;
   onDone?: ((report: StackReport) => void) | undefined;

@@ -37,17 +37,13 @@ export async function readJob(args: GetJobArgs, clock: Clock): Promise<Job> {
       return { ...(await client.jobs.get(args.id)), waitOutcome: "not_waited" };
     }
     // The last state polled answers a failed or timed-out wait: no second request for it.
-    let last: ClientJob | undefined;
+    const polled: ClientJob[] = [];
     const timeout = args.timeoutSeconds === undefined ? {} : { timeoutMs: args.timeoutSeconds * 1000 };
     try {
-      const onPoll = (polled: ClientJob) => {
-        last = polled;
-      };
-      const job = await client.jobs.wait(args.id, { ...timeout, onPoll });
-      return { ...job, waitOutcome: "finished" };
+      return { ...(await client.jobs.wait(args.id, { ...timeout, onPoll: (job) => polled.push(job) })), waitOutcome: "finished" };
     } catch (error) {
       if (JobFailedError.isInstance(error) || JobTimeoutError.isInstance(error)) {
-        const job = last ?? (await client.jobs.get(args.id));
+        const job = polled.at(-1) ?? (await client.jobs.get(args.id));
         return { ...job, waitOutcome: JobFailedError.isInstance(error) ? "error" : "timeout" };
       }
       throw error;

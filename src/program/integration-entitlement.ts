@@ -1,8 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { IntegrationRole } from "../client";
 import { ownedIntegration, ownedMembership } from "./owners";
-import { afterRegistration, beforeRegistration, outputs, packageOptions } from "./resource-options";
-import { dynamicType, serializedProvider } from "./serialized-provider";
+import { afterRegistration, beforeRegistration, dynamicType, registration } from "./resource-options";
 
 /** An integration role as invitations take it and `getIntegrationMembers` returns it: closed, so `owner` fails to compile, not the preview. */
 export type IntegrationEntitlementRole = IntegrationRole;
@@ -53,21 +52,21 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   static readonly type = dynamicType("IntegrationEntitlement");
 
   constructor(name: string, args: IntegrationEntitlementArgs, opts?: pulumi.CustomResourceOptions) {
-    const { opts: options, importInput } = packageOptions(opts);
-    const props = {
+    const inputs = {
       integrationId: ownedIntegration(args.integrationId, "IntegrationEntitlement", name),
       userId: ownedMembership(args.integrationId, args.userId, name),
       entitlements: args.entitlements,
       role: args.role,
       adoptExisting: args.adoptExisting,
       deleteOnDestroy: args.deleteOnDestroy,
-      ...outputs("adopted", "email", "status", "lastJobId", "pendingInvitations"),
-      ...importInput,
-      __provider: serializedProvider("integration-entitlement"),
     };
     const limit = beforeRegistration();
     try {
-      super(IntegrationEntitlement.type, name, props, options);
+      super(
+        IntegrationEntitlement.type,
+        name,
+        ...registration("integration-entitlement", inputs, ["adopted", "email", "status", "lastJobId", "pendingInvitations"], opts),
+      );
     } catch (error) {
       throw afterRegistration(limit, error);
     }

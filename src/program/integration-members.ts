@@ -1,8 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ownedIntegration } from "./owners";
 import type { IntegrationEntitlementRole } from "./integration-entitlement";
-import { afterRegistration, beforeRegistration, outputs, packageOptions } from "./resource-options";
-import { dynamicType, serializedProvider } from "./serialized-provider";
+import { afterRegistration, beforeRegistration, dynamicType, registration } from "./resource-options";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shared/member-state";
 
 /** One member an {@link IntegrationMembers} declares. */
@@ -58,19 +57,19 @@ export class IntegrationMembers extends pulumi.CustomResource {
   static readonly type = dynamicType("IntegrationMembers");
 
   constructor(name: string, args: IntegrationMembersArgs, opts?: pulumi.CustomResourceOptions) {
-    const { opts: options, importInput } = packageOptions(opts);
-    const props = {
+    const inputs = {
       integrationId: ownedIntegration(args.integrationId, "IntegrationMembers", name),
       members: args.members,
       removeUnmanaged: args.removeUnmanaged,
       deleteOnDestroy: args.deleteOnDestroy,
-      ...outputs("adoptedMembers", "unmanagedMembers", "pendingInvitations", "declaredRoles"),
-      ...importInput,
-      __provider: serializedProvider("integration-members"),
     };
     const limit = beforeRegistration();
     try {
-      super(IntegrationMembers.type, name, props, options);
+      super(
+        IntegrationMembers.type,
+        name,
+        ...registration("integration-members", inputs, ["adoptedMembers", "unmanagedMembers", "pendingInvitations", "declaredRoles"], opts),
+      );
     } catch (error) {
       throw afterRegistration(limit, error);
     }

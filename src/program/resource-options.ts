@@ -1,27 +1,40 @@
 /**
- * Pulumi's resource options as the package's classes pass them on (docs/pulumi-habits.md). `import`: the engine's
- * import fails before any `__provider` is known (pulumi/pulumi#3550), so the id goes to the create as a hidden input.
- * `deleteBeforeReplace` defaults to true: two of these records cannot coexist, and `up --replace` never asks the diff.
+ * What the package's classes register (docs/pulumi-habits.md). `import`: the engine's import fails before any
+ * `__provider` is known (pulumi/pulumi#3550), so the id goes to the create as a hidden input. `deleteBeforeReplace`
+ * defaults to true: two of these records cannot coexist, and `up --replace` never asks the diff. `__provider` is,
+ * instead of the closure serializer's output, one line that loads this package's provider module by name from the
+ * program's own `node_modules`, so nothing is captured.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { IMPORT_ID } from "../shared/input-constants";
 import { warnIfPlaintextApiKey } from "./program-checks";
 
-/** The options to register with and the hidden input that carries `import`; warns (once a run) of a plaintext API key. */
-export function packageOptions(opts: pulumi.CustomResourceOptions | undefined): {
-  opts: pulumi.CustomResourceOptions;
-  importInput: Record<string, pulumi.Input<string> | undefined>;
-} {
-  warnIfPlaintextApiKey();
-  const { import: importId, ...rest } = opts ?? {};
-  return {
-    opts: { ...rest, deleteBeforeReplace: rest.deleteBeforeReplace ?? true },
-    importInput: { [IMPORT_ID]: importId },
-  };
+/** The type token the engine routes to the Node.js dynamic-provider host, as `pulumi.dynamic.Resource` builds it. */
+export function dynamicType(type: string): string {
+  return `pulumi-nodejs:dynamic/workspace-access:${type}`;
 }
 
-/** The properties only the provider sets, registered empty so the engine gives each its output. */
-export const outputs = (...names: string[]): Record<string, undefined> => Object.fromEntries(names.map((name) => [name, undefined]));
+/**
+ * The properties and options a resource registers with: its `inputs`, the `outputs` only the provider sets (registered
+ * empty so the engine gives each), the hidden input that carries `import`, and the `__provider` of the module exported
+ * as `pulumi-workspace-access/provider/<provider>`. Warns (once a run) of a plaintext API key.
+ */
+export function registration(
+  provider: "user" | "integration-entitlement" | "integration-members" | "workspace-users",
+  inputs: Record<string, unknown>,
+  outputs: readonly string[],
+  opts: pulumi.CustomResourceOptions | undefined,
+): [pulumi.Inputs, pulumi.CustomResourceOptions] {
+  warnIfPlaintextApiKey();
+  const { import: importId, ...rest } = opts ?? {};
+  const props = {
+    ...inputs,
+    ...Object.fromEntries(outputs.map((name) => [name, undefined])),
+    [IMPORT_ID]: importId,
+    __provider: `exports.handler = () => require("pulumi-workspace-access/provider/${provider}").provider;\n`,
+  };
+  return [props, { ...rest, deleteBeforeReplace: rest.deleteBeforeReplace ?? true }];
+}
 
 /**
  * Sets `Error.stackTraceLimit` to 0 for a registration, returning the limit {@link afterRegistration} puts back. Pulumi's

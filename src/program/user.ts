@@ -2,8 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { KNOWN_USER_ROLES } from "../client";
 import { ownedEmail } from "./owners";
 import { warnIfUnknownRole } from "./program-checks";
-import { afterRegistration, beforeRegistration, outputs, packageOptions } from "./resource-options";
-import { dynamicType, serializedProvider } from "./serialized-provider";
+import { afterRegistration, beforeRegistration, dynamicType, registration } from "./resource-options";
 
 /** A workspace role: a documented one, or any other string, sent as is with a warning (`string & {}` keeps editors completing the known ones). */
 export type UserRole = (typeof KNOWN_USER_ROLES)[number] | (string & {});
@@ -62,8 +61,7 @@ export class User extends pulumi.CustomResource {
   static readonly type = dynamicType("User");
 
   constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
-    const { opts: options, importInput } = packageOptions(opts);
-    const props = {
+    const inputs = {
       email: ownedEmail(args.email, name),
       firstName: args.firstName,
       lastName: args.lastName,
@@ -71,13 +69,10 @@ export class User extends pulumi.CustomResource {
       isGuest: args.isGuest,
       adoptExisting: args.adoptExisting,
       deleteOnDestroy: args.deleteOnDestroy,
-      ...outputs("adopted", "status", "createdAt", "updatedAt", "managedAttributes"),
-      ...importInput,
-      __provider: serializedProvider("user"),
     };
     const limit = beforeRegistration();
     try {
-      super(User.type, name, props, options);
+      super(User.type, name, ...registration("user", inputs, ["adopted", "status", "createdAt", "updatedAt", "managedAttributes"], opts));
     } catch (error) {
       throw afterRegistration(limit, error);
     }

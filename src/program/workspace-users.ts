@@ -1,8 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";
 import { ownedEmails } from "./owners";
-import { afterRegistration, beforeRegistration, outputs, packageOptions } from "./resource-options";
-import { dynamicType, serializedProvider } from "./serialized-provider";
+import { afterRegistration, beforeRegistration, dynamicType, registration } from "./resource-options";
 import type { UserArgs } from "./user";
 import type { WorkspaceUserState } from "../shared/member-state";
 
@@ -51,17 +50,13 @@ export class WorkspaceUsers extends pulumi.CustomResource {
   static readonly type = dynamicType("WorkspaceUsers");
 
   constructor(name: string, args: WorkspaceUsersArgs, opts?: pulumi.CustomResourceOptions) {
-    const { opts: options, importInput } = packageOptions(opts);
-    const props = {
+    const inputs = {
       users: pulumi.output(args.users).apply((users) => keyed(users, name)),
       deleteOnDestroy: args.deleteOnDestroy,
-      ...outputs("userIds"),
-      ...importInput,
-      __provider: serializedProvider("workspace-users"),
     };
     const limit = beforeRegistration();
     try {
-      super(WorkspaceUsers.type, name, props, options);
+      super(WorkspaceUsers.type, name, ...registration("workspace-users", inputs, ["userIds"], opts));
     } catch (error) {
       throw afterRegistration(limit, error);
     }

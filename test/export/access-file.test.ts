@@ -4,7 +4,8 @@
  * URN-safe, unique, stable, collisions broken by each record's own hash.
  */
 import { describe, expect, it } from "vitest";
-import { type AccessFile, AccessFileError, formatAccessFile, parseAccessFile } from "../../src/export/access-file";
+import { type AccessFile, formatAccessFile, parseAccessFile } from "../../src/export/access-file";
+import { AccessFileError } from "../../src/export/errors";
 import { integrationBaseName, MAX_NAME_LENGTH, membershipName, uniqueNames, userBaseName } from "../../src/export/names";
 
 const TRICKY = [

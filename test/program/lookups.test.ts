@@ -13,9 +13,11 @@ import {
   getIntegrationMembers,
   getIntegrationOutput,
   getIntegrations,
+  getIntegrationsOutput,
   getUser,
   getUserOutput,
   getUsers,
+  getUsersOutput,
   ConfigurationError,
   LookupError,
   NotFoundError,
@@ -375,6 +377,14 @@ describe("the output forms", () => {
     const catalogue = getIntegrationEntitlementsOutput({ integrationId: slack.id });
     expect(await resolved(catalogue.ids)).toEqual(["MEMBER", "ADMIN", "BILLING"]);
     expect(await resolved(getUserOutput({ email: "ADA@example.com" }).id)).toBe(users.ada);
+  });
+
+  it("take no arguments where the lookup takes none: every user, every integration", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    expect(await resolved(getUsersOutput().ids)).toEqual((await getUsers()).ids);
+    expect(await resolved(getIntegrationsOutput().ids)).toEqual((await getIntegrations()).ids);
+    expect((await getIntegrations()).ids).toContain(YOUTUBE_2);
   });
 
   it("are unknown during a preview while an argument or a dependency is not known, and send nothing", async () => {

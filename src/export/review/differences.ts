@@ -96,22 +96,6 @@ export interface Placed {
   member: AccessMember;
 }
 
-/** The two sides, indexed once for the comparisons: left-out records by {@link leftOutKey}, members by {@link memberEmailKey}. */
-export interface Sides {
-  recorded: AccessFile;
-  live: AccessFile;
-  /** The emails (`emailKey`) of every user the workspace lists, in scope or not: under `--members-only`, still users. */
-  workspaceEmails: ReadonlySet<string> | undefined;
-  leftThen: Map<string, AccessLeftOut>;
-  leftNow: Map<string, AccessLeftOut>;
-  membersThen: Map<string, Placed>;
-  membersNow: Map<string, Placed>;
-  /** Left-out keys a membership comparison has reported already. */
-  reported: Set<string>;
-  /** An integration's label, else name, else id, from either side. */
-  label: (integrationId: string | undefined) => string;
-}
-
 /** A membership's identity: integration id and email. */
 export const memberEmailKey = (integrationId: string, email: string) => `${integrationId}\u0000${emailKey(email)}`;
 
@@ -127,13 +111,17 @@ export function leftOutOf(left: Map<string, AccessLeftOut>, kind: "user" | "memb
 /** Whether an integration is left out on one side (its members then not read). */
 export const integrationLeftOut = (left: Map<string, AccessLeftOut>, id: string) => left.has(leftOutKey({ kind: "integration", id }));
 
-function sides(recorded: AccessFile, live: AccessFile, workspaceEmails: ReadonlySet<string> | undefined): Sides {
+/** The two sides, indexed once for the comparisons: left-out records by {@link leftOutKey}, members by {@link memberEmailKey}. */
+export type Sides = ReturnType<typeof sides>;
+
+/** `workspaceEmails`: the emails (`emailKey`) of every user the workspace lists, in scope or not (under `--members-only`, still users). */
+function sides(recorded: AccessFile, live: AccessFile, workspaceEmails: ReadonlySet<string> | undefined) {
   const byLeftKey = (records: readonly AccessLeftOut[]) => {
     const map = new Map<string, AccessLeftOut>();
     for (const record of records) if (!map.has(leftOutKey(record))) map.set(leftOutKey(record), record);
     return map;
   };
-  const members = (file: AccessFile) =>
+  const members = (file: AccessFile): Map<string, Placed> =>
     new Map(
       file.integrations.flatMap((integration) =>
         integration.members.map((member) => [memberEmailKey(integration.id, member.user), { integration, member }] as const),
@@ -148,8 +136,10 @@ function sides(recorded: AccessFile, live: AccessFile, workspaceEmails: Readonly
     leftNow: byLeftKey(live.leftOut),
     membersThen: members(recorded),
     membersNow: members(live),
-    reported: new Set(),
-    label: (id) => (id === undefined ? "?" : (labels.get(id) ?? id)),
+    /** Left-out keys a membership comparison has reported already. */
+    reported: new Set<string>(),
+    /** An integration's label, else name, else id, from either side. */
+    label: (id: string | undefined) => (id === undefined ? "?" : (labels.get(id) ?? id)),
   };
 }
 

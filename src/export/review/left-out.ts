@@ -58,7 +58,7 @@ function about(
 }
 
 /** Whether what is known of a record left out on both sides differs: only what was read whole now is compared. */
-export function accessDiffers(was: AccessLeftOut, now: AccessLeftOut): boolean {
+function accessDiffers(was: AccessLeftOut, now: AccessLeftOut): boolean {
   const readWhole = now.role !== undefined || now.isGuest !== undefined || now.entitlements !== undefined;
   if (!readWhole) return false;
   const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);

@@ -28,7 +28,7 @@ export interface RenderOptions {
 }
 
 /** The version of the `json` shape. */
-export const REVIEW_JSON_VERSION = 1;
+const REVIEW_JSON_VERSION = 1;
 
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 

@@ -6,12 +6,22 @@ type Kind = "string" | "boolean";
 /** What a lookup takes: each argument's type, and whether exactly one of them must be given. */
 export interface ArgumentSpec {
   lookup: string;
-  args: Record<string, Kind>;
+  args: Readonly<Record<string, Kind>>;
   /** Exactly one of these must be given (the others then absent). */
   exactlyOne?: readonly string[];
   /** These must be given. */
   required?: readonly string[];
 }
+
+type Values<A> = { -readonly [K in keyof A]: A[K] extends "boolean" ? boolean : string };
+type RequiredOf<S> = S extends { required: readonly (infer R)[] } ? Extract<R, string> : never;
+
+/**
+ * A lookup's arguments as its spec describes them (the spec is their one source): the `required` ones must be given.
+ * Written for the TypeScript 3.8 that Pulumi vendors for programs without their own (no key remapping).
+ */
+export type ArgumentsOf<S extends ArgumentSpec> = Pick<Values<S["args"]>, Extract<keyof S["args"], RequiredOf<S>>> &
+  Partial<Omit<Values<S["args"]>, RequiredOf<S>>>;
 
 const fail = (lookup: string, message: string) => new LookupError(`${lookup}: ${message}`, "lookup_arguments", lookup);
 

@@ -3,24 +3,27 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { Entitlement, Integration } from "../../client";
 import { inviteRole } from "../../shared/input-constants";
 import type { IntegrationEntitlementRole } from "../integration-entitlement";
+import type { ArgumentsOf } from "./arguments";
 import { LookupError, notFound } from "./lookup-error";
-import { byEmail, type LookupInputs, nullsLast, outputOf, runLookup } from "./run";
+import { byEmail, nullsLast, outputOf, runLookup } from "./run";
 
 /** An integration as the lookups return it: the client's, without the workspace. Attributes the service leaves out are `null`. */
 export type LookedUpIntegration = Omit<Integration, "workspace">;
 
-/** Arguments of {@link getIntegration}: exactly one of them, matched exactly. */
-export interface GetIntegrationArgs {
-  id?: string;
-  label?: string;
-  application?: string;
-}
+const INTEGRATION_ARGS = {
+  lookup: "getIntegration",
+  args: { id: "string", label: "string", application: "string" },
+  exactlyOne: ["id", "label", "application"],
+} as const;
+const INTEGRATIONS_ARGS = { lookup: "getIntegrations", args: { application: "string" } } as const;
+const CATALOGUE_ARGS = { lookup: "getIntegrationEntitlements", args: { integrationId: "string" }, required: ["integrationId"] } as const;
+const MEMBERS_ARGS = { ...CATALOGUE_ARGS, lookup: "getIntegrationMembers" } as const;
 
-/** Arguments of {@link getIntegrations}. */
-export interface GetIntegrationsArgs {
-  /** Only the integrations of this application (exact). */
-  application?: string;
-}
+/** Arguments of {@link getIntegration}: exactly one of `id`, `label` and `application`, matched exactly. */
+export type GetIntegrationArgs = ArgumentsOf<typeof INTEGRATION_ARGS>;
+
+/** Arguments of {@link getIntegrations}: `application`, to list only its integrations (exact). */
+export type GetIntegrationsArgs = ArgumentsOf<typeof INTEGRATIONS_ARGS>;
 
 /** The result of {@link getIntegrations}. */
 export interface GetIntegrationsResult {
@@ -30,14 +33,11 @@ export interface GetIntegrationsResult {
   ids: string[];
 }
 
-/** Arguments of {@link getIntegrationEntitlements}. */
-export interface GetIntegrationEntitlementsArgs {
-  /** The integration's id, e.g. from {@link getIntegration}. */
-  integrationId: string;
-}
+/** Arguments of {@link getIntegrationEntitlements}: `integrationId`, the integration's id (e.g. from {@link getIntegration}). */
+export type GetIntegrationEntitlementsArgs = ArgumentsOf<typeof CATALOGUE_ARGS>;
 
 /** Arguments of {@link getIntegrationMembers}: the same. */
-export type GetIntegrationMembersArgs = GetIntegrationEntitlementsArgs;
+export type GetIntegrationMembersArgs = ArgumentsOf<typeof MEMBERS_ARGS>;
 
 /** An entitlement an integration offers: its `id` is what `IntegrationEntitlement.entitlements` takes. */
 export type LookedUpEntitlement = Pick<Entitlement, "id" | "label" | "group">;
@@ -67,15 +67,6 @@ export interface GetIntegrationMembersResult {
   /** The members, sorted by email. */
   members: LookedUpMember[];
 }
-
-const INTEGRATION_ARGS = {
-  lookup: "getIntegration",
-  args: { id: "string", label: "string", application: "string" },
-  exactlyOne: ["id", "label", "application"],
-} as const;
-const INTEGRATIONS_ARGS = { lookup: "getIntegrations", args: { application: "string" } } as const;
-const CATALOGUE_ARGS = { lookup: "getIntegrationEntitlements", args: { integrationId: "string" }, required: ["integrationId"] } as const;
-const MEMBERS_ARGS = { lookup: "getIntegrationMembers", args: { integrationId: "string" }, required: ["integrationId"] } as const;
 
 /** The client's record without `workspace`, which every integration of one workspace shares. */
 const lookedUp = ({ workspace: _, ...integration }: Integration): LookedUpIntegration => integration;
@@ -134,18 +125,13 @@ export function getIntegrations(args: GetIntegrationsArgs = {}, _opts?: pulumi.I
     const integrations = (await session.allIntegrations())
       .filter((integration) => application === undefined || integration.application === application)
       .map(lookedUp)
-      .sort(byLabel);
+      .sort((a, b) => nullsLast(a.label, b.label) || nullsLast(a.id, b.id));
     return { integrations, ids: integrations.map((integration) => integration.id) };
   });
 }
 
 /** {@link getIntegrations} for arguments that are Pulumi inputs. */
-export function getIntegrationsOutput(
-  args: LookupInputs<GetIntegrationsArgs> = {},
-  opts?: pulumi.InvokeOutputOptions,
-): pulumi.Output<GetIntegrationsResult> {
-  return outputOf(getIntegrations)(args, opts);
-}
+export const getIntegrationsOutput = outputOf(getIntegrations);
 
 /**
  * The entitlements an integration offers: what `IntegrationEntitlement.entitlements` may name. Fails, naming the
@@ -193,5 +179,3 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, _opts?: p
 
 /** {@link getIntegrationMembers} for arguments that are Pulumi inputs. */
 export const getIntegrationMembersOutput = outputOf(getIntegrationMembers);
-
-const byLabel = (a: LookedUpIntegration, b: LookedUpIntegration) => nullsLast(a.label, b.label) || nullsLast(a.id, b.id);

@@ -25,10 +25,15 @@ export function printedAsOneLine(error: unknown): unknown {
   return error;
 }
 
+/** An output form's parameters, `args` and `opts`: `args` may be left out where the lookup's may (no labels: TypeScript 3.8). */
+type OutputParameters<A> = undefined extends A
+  ? [LookupInputs<A>?, pulumi.InvokeOutputOptions?]
+  : [LookupInputs<A>, pulumi.InvokeOutputOptions?];
+
 /** The output form of `lookup`: runs once every argument is known and the resources of `opts.dependsOn` exist. */
 export const outputOf =
   <A, R>(lookup: (args: A) => Promise<R>) =>
-  (args: LookupInputs<A>, opts?: pulumi.InvokeOutputOptions): pulumi.Output<R> => {
+  (...[args, opts]: OutputParameters<A>): pulumi.Output<R> => {
     const dependsOn = opts?.dependsOn;
     const ready =
       dependsOn === undefined
