@@ -13,15 +13,8 @@ export interface ArgumentSpec {
   required?: readonly string[];
 }
 
-type Values<A> = { -readonly [K in keyof A]: A[K] extends "boolean" ? boolean : string };
-type RequiredOf<S> = S extends { required: readonly (infer R)[] } ? Extract<R, string> : never;
-
-/**
- * A lookup's arguments as its spec describes them (the spec is their one source): the `required` ones must be given.
- * Written for the TypeScript 3.8 that Pulumi vendors for programs without their own (no key remapping).
- */
-export type ArgumentsOf<S extends ArgumentSpec> = Pick<Values<S["args"]>, Extract<keyof S["args"], RequiredOf<S>>> &
-  Partial<Omit<Values<S["args"]>, RequiredOf<S>>>;
+/** The spec of a lookup whose arguments interface is `A` (its fields' docs are the editor's): the two cannot drift apart. */
+export type SpecOf<A> = ArgumentSpec & { args: Readonly<Record<keyof A, Kind>> };
 
 const fail = (lookup: string, message: string) => new LookupError(`${lookup}: ${message}`, "lookup_arguments", lookup);
 

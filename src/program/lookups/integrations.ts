@@ -3,27 +3,25 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { Entitlement, Integration } from "../../client";
 import { inviteRole } from "../../shared/input-constants";
 import type { IntegrationEntitlementRole } from "../integration-entitlement";
-import type { ArgumentsOf } from "./arguments";
+import type { SpecOf } from "./arguments";
 import { LookupError, notFound } from "./lookup-error";
 import { byEmail, nullsLast, outputOf, runLookup } from "./run";
 
 /** An integration as the lookups return it: the client's, without the workspace. Attributes the service leaves out are `null`. */
 export type LookedUpIntegration = Omit<Integration, "workspace">;
 
-const INTEGRATION_ARGS = {
-  lookup: "getIntegration",
-  args: { id: "string", label: "string", application: "string" },
-  exactlyOne: ["id", "label", "application"],
-} as const;
-const INTEGRATIONS_ARGS = { lookup: "getIntegrations", args: { application: "string" } } as const;
-const CATALOGUE_ARGS = { lookup: "getIntegrationEntitlements", args: { integrationId: "string" }, required: ["integrationId"] } as const;
-const MEMBERS_ARGS = { ...CATALOGUE_ARGS, lookup: "getIntegrationMembers" } as const;
+/** Arguments of {@link getIntegration}: exactly one of them, matched exactly. */
+export interface GetIntegrationArgs {
+  id?: string;
+  label?: string;
+  application?: string;
+}
 
-/** Arguments of {@link getIntegration}: exactly one of `id`, `label` and `application`, matched exactly. */
-export type GetIntegrationArgs = ArgumentsOf<typeof INTEGRATION_ARGS>;
-
-/** Arguments of {@link getIntegrations}: `application`, to list only its integrations (exact). */
-export type GetIntegrationsArgs = ArgumentsOf<typeof INTEGRATIONS_ARGS>;
+/** Arguments of {@link getIntegrations}. */
+export interface GetIntegrationsArgs {
+  /** Only the integrations of this application (exact). */
+  application?: string;
+}
 
 /** The result of {@link getIntegrations}. */
 export interface GetIntegrationsResult {
@@ -33,11 +31,27 @@ export interface GetIntegrationsResult {
   ids: string[];
 }
 
-/** Arguments of {@link getIntegrationEntitlements}: `integrationId`, the integration's id (e.g. from {@link getIntegration}). */
-export type GetIntegrationEntitlementsArgs = ArgumentsOf<typeof CATALOGUE_ARGS>;
+/** Arguments of {@link getIntegrationEntitlements}. */
+export interface GetIntegrationEntitlementsArgs {
+  /** The integration's id, e.g. from {@link getIntegration}. */
+  integrationId: string;
+}
 
 /** Arguments of {@link getIntegrationMembers}: the same. */
-export type GetIntegrationMembersArgs = ArgumentsOf<typeof MEMBERS_ARGS>;
+export type GetIntegrationMembersArgs = GetIntegrationEntitlementsArgs;
+
+const INTEGRATION_ARGS = {
+  lookup: "getIntegration",
+  args: { id: "string", label: "string", application: "string" },
+  exactlyOne: ["id", "label", "application"],
+} as const satisfies SpecOf<GetIntegrationArgs>;
+const INTEGRATIONS_ARGS = { lookup: "getIntegrations", args: { application: "string" } } as const satisfies SpecOf<GetIntegrationsArgs>;
+const CATALOGUE_ARGS = {
+  lookup: "getIntegrationEntitlements",
+  args: { integrationId: "string" },
+  required: ["integrationId"],
+} as const satisfies SpecOf<GetIntegrationEntitlementsArgs>;
+const MEMBERS_ARGS = { ...CATALOGUE_ARGS, lookup: "getIntegrationMembers" } as const;
 
 /** An entitlement an integration offers: its `id` is what `IntegrationEntitlement.entitlements` takes. */
 export type LookedUpEntitlement = Pick<Entitlement, "id" | "label" | "group">;

@@ -2,21 +2,42 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { User } from "../../client";
 import { sameEmail } from "../../client/models";
-import type { ArgumentsOf } from "./arguments";
+import type { SpecOf } from "./arguments";
 import { LookupError, notFound } from "./lookup-error";
 import { byEmail, nullsLast, outputOf, runLookup } from "./run";
 
 /** A workspace user as the lookups return it: the client's, without `mfaStatus` (the list leaves it empty); missing attributes are `null`. */
 export type LookedUpUser = Omit<User, "mfaStatus">;
 
-const USER_ARGS = { lookup: "getUser", args: { id: "string", email: "string" }, exactlyOne: ["id", "email"] } as const;
-const USERS_ARGS = { lookup: "getUsers", args: { search: "string", role: "string", status: "string", isGuest: "boolean" } } as const;
+/** Arguments of {@link getUser}: exactly one of them. */
+export interface GetUserArgs {
+  /** The user's id. */
+  id?: string;
+  /** The user's email, matched exactly but case-insensitively. */
+  email?: string;
+}
 
-/** Arguments of {@link getUser}: exactly one of `id` and `email`. */
-export type GetUserArgs = ArgumentsOf<typeof USER_ARGS>;
+/** Arguments of {@link getUsers}; every one narrows the result, none gives every user. */
+export interface GetUsersArgs {
+  /** Text the user's name or email contains (the API's `filter`). */
+  search?: string;
+  /** Only users with this workspace role, e.g. `workspace_login_only`. */
+  role?: string;
+  /** Only users with this status: `live`, `pending` or `disabled`. */
+  status?: string;
+  /** Only guests (true) or only non-guests (false). */
+  isGuest?: boolean;
+}
 
-/** Arguments of {@link getUsers}: `search`, `role`, `status` (`live`, `pending` or `disabled`), `isGuest`; each narrows the result. */
-export type GetUsersArgs = ArgumentsOf<typeof USERS_ARGS>;
+const USER_ARGS = {
+  lookup: "getUser",
+  args: { id: "string", email: "string" },
+  exactlyOne: ["id", "email"],
+} as const satisfies SpecOf<GetUserArgs>;
+const USERS_ARGS = {
+  lookup: "getUsers",
+  args: { search: "string", role: "string", status: "string", isGuest: "boolean" },
+} as const satisfies SpecOf<GetUsersArgs>;
 
 /** The result of {@link getUsers}. */
 export interface GetUsersResult {
