@@ -39,7 +39,7 @@ async function packageRun(): Promise<number> {
   try {
     return await pool(async (i) => provider.create({ ...userBody(i), adoptExisting: false, deleteOnDestroy: false }));
   } finally {
-    runtime.resetRuntime();
+    runtime.useContext(undefined);
     await emu.close();
   }
 }
