@@ -49,14 +49,14 @@ export class JobsApi {
   }
 
   /**
-   * Polls a job until `finished` ({@link JobFailedError} on `error`, {@link JobTimeoutError} at the timeout): the first poll learnt
-   * ({@link PROBE_POLL_MS}), each next one twice as late up to `jobPollIntervalMs`, then ×1.5 up to `jobPollMaxIntervalMs`. A create
-   * holds an engine `--parallel` slot till its job is done, so a quick job must not wait for the setting's 250 ms.
+   * Polls a job until `finished` ({@link JobFailedError} on `error`, {@link JobTimeoutError} at the timeout), every interval ×1.5, the
+   * first learnt ({@link PROBE_POLL_MS}): a create holds an engine `--parallel` slot till its job is done, so quick jobs must not cost 625 ms.
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Job> {
     const { settings, deps } = this.#http;
     const timeoutMs = options.timeoutMs ?? settings.jobTimeoutSeconds * 1000;
     const deadline = deps.clock.now() + timeoutMs;
+    const probing = this.#firstPollMs === undefined;
     const first = Math.min(this.#firstPollMs ?? PROBE_POLL_MS, settings.jobPollIntervalMs);
     let interval = first;
     let polls = 0;
@@ -67,8 +67,7 @@ export class JobsApi {
         throw new JobTimeoutError(id, last, timeoutMs / 1000, this.#http.setting("jobTimeoutSeconds"), this.#http.redact);
       }
       await deps.clock.sleep(Math.min(interval, remaining));
-      const doubled = Math.min(interval * 2, settings.jobPollIntervalMs);
-      interval = interval < settings.jobPollIntervalMs ? doubled : Math.min(Math.round(interval * 1.5), settings.jobPollMaxIntervalMs);
+      interval = probing && polls === 0 ? settings.jobPollIntervalMs : Math.min(Math.round(interval * 1.5), settings.jobPollMaxIntervalMs);
       const job = await this.get(id);
       polls++;
       if (job.status === null) {
@@ -91,7 +90,7 @@ export class JobsApi {
   /** After a job done at poll `polls` of a wait whose first poll came after `first` ms (see {@link wait}). */
   #learn(first: number, polls: number): void {
     if (polls <= 2) this.#firstPollMs = Math.max(MIN_FIRST_POLL_MS, Math.round(first / FIRST_POLL_SHRINK));
-    // A slow job: back to the setting at once (a job of 250 ms would cost 8 polls from 2 ms).
+    // A slow job: back to the setting at once (a job of 250 ms would cost 12 polls from 2 ms).
     else this.#firstPollMs = this.#http.settings.jobPollIntervalMs;
   }
 
