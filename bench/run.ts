@@ -44,13 +44,17 @@ process.env["WORKSPACE_ACCESS_CACHE_DIR"] = "off";
 const TEAM_ID = "5b1c0d2e-0000-4000-8000-0000000000a1";
 const userId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
 
-/** The no-op twin of a package program: `Noop` resources with the given inputs (a JS expression per `i`). */
-const noopProgram = (count: string, name: string, inputs: string) => `const pulumi = require("@pulumi/pulumi");
+/**
+ * The no-op twin of a package program: the same resources (the package's type token `type`, the same names and inputs)
+ * through the no-op provider, whose ids have the package's forms: both checkpoints hold the same names, and what differs
+ * is what the package records and does.
+ */
+const noopProgram = (type: string, count: string, name: string, inputs: string) => `const pulumi = require("@pulumi/pulumi");
 const n = Number(new pulumi.Config("bench").require("n"));
 const provider = 'exports.handler = () => require("bench-noop-provider").provider;\\n';
 class Noop extends pulumi.CustomResource {
   constructor(name, args) {
-    super("pulumi-nodejs:dynamic/bench:Noop", name, { ...args, status: undefined, __provider: provider });
+    super("pulumi-nodejs:dynamic/workspace-access:${type}", name, { ...args, status: undefined, __provider: provider });
   }
 }
 const id = (i) => "00000000-0000-4000-8000-" + String(i).padStart(12, "0");
@@ -85,14 +89,19 @@ const WORKLOADS: Workload[] = [
   {
     name: "users",
     program: PROGRAM,
-    noop: noopProgram("n", `"u" + i`, `{ email: "user" + i + "@bench.example", firstName: "First" + i, lastName: "Last" + i }`),
+    noop: noopProgram("User", "n", `"u" + i`, `{ email: "user" + i + "@bench.example", firstName: "First" + i, lastName: "Last" + i }`),
     operations: ["up", "preview", "refresh"],
     resources: (n) => n,
   },
   {
     name: "entitlements",
     program: ENTITLEMENTS,
-    noop: noopProgram("n", `"e" + i`, `{ integrationId: ${JSON.stringify(INTEGRATION_ID)}, userId: id(i), entitlements: ["VIEWER"] }`),
+    noop: noopProgram(
+      "IntegrationEntitlement",
+      "n",
+      `"e" + i`,
+      `{ integrationId: ${JSON.stringify(INTEGRATION_ID)}, userId: id(i), entitlements: ["VIEWER"] }`,
+    ),
     operations: ["up"],
     resources: (n) => n,
   },
@@ -100,6 +109,7 @@ const WORKLOADS: Workload[] = [
     name: "members",
     program: MEMBERS,
     noop: noopProgram(
+      "IntegrationMembers",
       "1",
       `"team"`,
       `{ integrationId: ${JSON.stringify(TEAM_ID)}, members: Array.from({ length: n }, (_, i) => ({ userId: id(i), entitlements: ["VIEWER"] })) }`,

@@ -29,7 +29,7 @@ const NOOP = `const pulumi = require("@pulumi/pulumi");
 const n = Number(new pulumi.Config("bench").require("n"));
 const provider = 'exports.handler = () => require("bench-noop-provider").provider;\\n';
 class Noop extends pulumi.CustomResource {
-  constructor(name, args) { super("pulumi-nodejs:dynamic/bench:Noop", name, { ...args, status: undefined, __provider: provider }); }
+  constructor(name, args) { super("pulumi-nodejs:dynamic/workspace-access:IntegrationEntitlement", name, { ...args, status: undefined, __provider: provider }); }
 }
 const id = (i) => "00000000-0000-4000-8000-" + String(i).padStart(12, "0");
 for (let i = 0; i < n; i++) new Noop("e" + i, { integrationId: ${JSON.stringify(INTEGRATION_ID)}, userId: id(i), entitlements: ["VIEWER"] });

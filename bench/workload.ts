@@ -79,29 +79,16 @@ for (let i = 0; i < n; i++) {
 `;
 
 /**
- * The floor of the host: the same N resources (same inputs) through a dynamic provider that does
- * nothing, loaded the way this package's providers are (a one-line \`__provider\` requiring a module
- * from the project's node_modules).
+ * The no-op provider: every method returns at once. Its ids have the package's forms (a user's UUID,
+ * `<integrationId>/<userId>` for a membership, the integration's id for a member set), so that with the
+ * package's type token (see `noopProgram` in bench/run.ts) both twins' checkpoints hold the same names.
  */
-export const NOOP_PROGRAM = `const pulumi = require("@pulumi/pulumi");
-const cfg = new pulumi.Config("bench");
-const n = Number(cfg.require("n"));
-const provider = 'exports.handler = () => require("bench-noop-provider").provider;\\n';
-class Noop extends pulumi.CustomResource {
-  constructor(name, args) {
-    super("pulumi-nodejs:dynamic/bench:Noop", name, { ...args, status: undefined, __provider: provider });
-  }
-}
-for (let i = 0; i < n; i++) {
-  new Noop("u" + i, { email: "user" + i + "@bench.example", firstName: "First" + i, lastName: "Last" + i });
-}
-`;
-
-export const NOOP_PROVIDER = `let next = 0;
+export const NOOP_PROVIDER = `const { randomUUID } = require("node:crypto");
+const idOf = (i) => (i.integrationId ? (i.userId ? i.integrationId + "/" + i.userId : i.integrationId) : randomUUID());
 exports.provider = {
   async check(_olds, news) { return { inputs: news }; },
   async diff() { return { changes: false }; },
-  async create(inputs) { next++; return { id: "noop-" + next, outs: { ...inputs, status: "live" } }; },
+  async create(inputs) { return { id: idOf(inputs), outs: { ...inputs, status: "live" } }; },
   async read(id, props) { return { id, props }; },
   async update(_id, _olds, news) { return { outs: news }; },
   async delete() {},
