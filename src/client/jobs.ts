@@ -67,7 +67,9 @@ export class JobsApi {
         throw new JobTimeoutError(id, last, timeoutMs / 1000, this.#http.setting("jobTimeoutSeconds"), this.#http.redact);
       }
       await deps.clock.sleep(Math.min(interval, remaining));
-      interval = probing && polls === 0 ? settings.jobPollIntervalMs : Math.min(Math.round(interval * 1.5), settings.jobPollMaxIntervalMs);
+      // Probing: the probe, its double, then the setting's schedule from its second step (a quick job: 75 ms; one of 1 s: 4 polls).
+      const grown = Math.round((probing && polls === 1 ? settings.jobPollIntervalMs : interval) * 1.5);
+      interval = probing && polls === 0 ? Math.min(first * 2, settings.jobPollIntervalMs) : Math.min(grown, settings.jobPollMaxIntervalMs);
       const job = await this.get(id);
       polls++;
       if (job.status === null) {

@@ -14,6 +14,11 @@ export interface ListOptions {
 
 /** The contract's largest page. */
 export const MAX_PAGE_SIZE = 100;
+/** Pages read at once when the first says how many there are (`meta.page.total`) and the first two links number them. */
+const PAGES_AHEAD = 4;
+/** `page[number]=2` in a link, raw or percent-encoded: {@link nth} names the pages after it. */
+const PAGE_NUMBER = /([?&]page(?:\[|%5B)number(?:\]|%5D)=)2(?=&|#|$)/i;
+const nth = (link: string, n: number) => link.replace(PAGE_NUMBER, `$1${n}`);
 
 /** Every record of a paged list, parsed and `map`ped (an odd one to `onInvalid`; a `links.next` repeated throws). Proves presence only. @internal */
 export async function* paginate<T extends z.ZodType, R>(
@@ -28,11 +33,28 @@ export async function* paginate<T extends z.ZodType, R>(
   }
   const first: RequestSpec = { method: "GET", ...list, query: { "page[size]": size, ...list.query } };
   const schema = schemas().page;
+  type Answer = { status: number; data: z.infer<Schemas["page"]> };
+  // Pages ahead, by link: page 1's links.next with another page[number], once page 2's named page 3 so, while the links agree.
+  const ahead = new Map<string, Promise<Answer>>();
+  let pages: { link: string; count: number; asked: number } | undefined;
   const seen = new Set<string>();
   let spec: RequestSpec | undefined = first;
   while (spec) {
     const path = new URL(spec.path, http.settings.baseUrl).pathname;
-    const { data, status }: { status: number; data: z.infer<Schemas["page"]> } = await http.request(spec, schema);
+    const early = ahead.get(spec.path);
+    ahead.delete(spec.path);
+    if (!early && pages?.asked) pages = undefined; // a link not read ahead: one by one from here
+    const { data, status }: Answer = await (early ?? http.request(spec, schema));
+    const next: string | null | undefined = data.links?.next;
+    const count = Math.ceil((data.meta?.page?.total ?? 0) / size);
+    if (spec === first) pages = next && PAGE_NUMBER.test(next) ? { link: next, count, asked: 0 } : undefined;
+    else if (pages?.asked === 0) pages = next === nth(pages.link, 3) ? { ...pages, asked: 2 } : undefined;
+    while (pages?.asked && pages.asked < pages.count && ahead.size < PAGES_AHEAD) {
+      const link = nth(pages.link, ++pages.asked);
+      const answer = http.request({ method: "GET", path: link, scopes: first.scopes }, schema);
+      answer.catch(() => undefined); // it may never be awaited: an earlier page may end the list, or fail
+      ahead.set(link, answer);
+    }
     for (const item of data.data) {
       const parsed = record.safeParse(item);
       if (parsed.success) {
@@ -48,7 +70,6 @@ export async function* paginate<T extends z.ZodType, R>(
       const error = new InvalidResponseError(message, { method: "GET", path, status, field });
       onInvalid?.(id === undefined ? undefined : http.redact(id), redactError(error, http.redact));
     }
-    const next: string | null | undefined = data.links?.next;
     if (!next || data.data.length === 0) return;
     if (seen.has(next)) {
       // The link is the service's text: it may carry the key (a gateway copying it into links).

@@ -17,6 +17,41 @@ describe("users.list", () => {
     expect(gets.every((r) => r.query["page[size]"] === "100")).toBe(true);
   });
 
+  it("reads the pages after the second 4 at a time, once each, once two links named their numbers and the first the total", async () => {
+    const emu = await emulator();
+    for (let i = 0; i < 950; i++) emu.users.add({ email: `u${i}@example.com`, firstName: "U", lastName: `${i}` });
+    const { client, clock } = clientFor(emu);
+    // Every page is held 10 ms on the virtual clock: how many are held at once is how many the client asked for at once.
+    emu.fault({ method: "GET", path: "/users", delayMs: 10, times: 10 });
+    let done = false;
+    const listing = collect(client.users.list({ pageSize: 100 })).finally(() => {
+      done = true;
+    });
+    const held = async (n: number) => {
+      for (let turns = 0; clock.pendingTimers < n && !done; turns++) {
+        if (turns > 2_000) throw new Error(`${clock.pendingTimers} pages held at once, never ${n}`);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const heldAtOnce: number[] = [];
+    for (const n of [1, 1, 4]) {
+      await held(n);
+      heldAtOnce.push(clock.pendingTimers);
+      clock.advance(10);
+    }
+    while (!done) {
+      await held(1);
+      clock.advance(10);
+    }
+    // Pages 1 and 2 one by one (page 2's link shows the numbering), then 3 to 6 together.
+    expect(heldAtOnce).toEqual([1, 1, 4]);
+    const users = await listing;
+    expect(users).toHaveLength(950);
+    expect(new Set(users.map((u) => u.id)).size).toBe(950);
+    const pages = emu.requests.filter((r) => r.method === "GET").map((r) => Number(r.query["page[number]"] ?? "1"));
+    expect([...pages].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
   it("sends the filter and finds a user by email case-insensitively", async () => {
     const emu = await emulator();
     emu.users.add({ ...alice, email: "Alice@Example.com" });
