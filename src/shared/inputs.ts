@@ -137,22 +137,25 @@ export type Props = Record<string, unknown>;
 /** A failure in the shape `check` returns. */
 export type CheckFailure = pulumi.dynamic.CheckFailure;
 
-/** Every failure of `news` against `schema`, with its property (`entitlements[1]`); values the preview does not know yet are skipped. */
-export function validate(schema: z.ZodObject, news: Record<string, unknown>): CheckFailure[] {
-  const known: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(news)) {
-    if (key === "__provider" || value === undefined || value === null || containsUnknown(value)) continue;
-    known[key] = value;
-  }
+/**
+ * What `check` returns for `news` against `schema`: every failure with its property (`entitlements[1]`), values the preview
+ * does not know yet skipped; the inputs, the schema's output once every value is known and valid, else as given without `undefined`s.
+ */
+export function checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; failures: CheckFailure[] } {
+  const { __provider: _, ...inputs } = news;
+  const known = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined && v !== null && !containsUnknown(v)));
   // Fields not known yet (wholly or in part) are present, just unknown: checked when the real values arrive.
-  const pending = Object.keys(schema.shape).filter((key) => containsUnknown(news[key]));
+  const pending = Object.keys(schema.shape).filter((key) => containsUnknown(inputs[key]));
   const omitted = pending.length > 0 ? schema.omit(Object.fromEntries(pending.map((key) => [key, true])) as Record<string, true>) : schema;
   const result = omitted.safeParse(known);
-  if (result.success) return [];
-  return result.error.issues.map((issue) => ({
+  const failures = (result.error?.issues ?? []).map((issue) => ({
     property: propertyOf(issue),
     reason: issue.code === "unrecognized_keys" ? unknownKeysReason(issue.keys, schema) : issue.message,
   }));
+  // With every value known and given, that parse was of the inputs whole (one pass over a list of 1,000 members).
+  const whole =
+    Object.keys(known).length === Object.keys(inputs).length ? result : containsUnknown(inputs) ? undefined : schema.safeParse(inputs);
+  return { inputs: whole?.success ? (whole.data as Props) : defined(inputs), failures };
 }
 
 function propertyOf(issue: z.core.$ZodIssue): string {
@@ -184,13 +187,6 @@ export function sameSet(a: unknown, b: unknown): boolean {
   if (!isIdList(a) || !isIdList(b)) return false;
   const [x, y] = [entitlementSet(a), entitlementSet(b)];
   return x.length === y.length && x.every((id, i) => id === y[i]);
-}
-
-/** The inputs `check` hands back: the schema's output once every value is known and valid; else as given, without `undefined`s. */
-export function checkedInputs(schema: z.ZodObject, news: Props): Props {
-  const { __provider: _, ...inputs } = news;
-  const parsed = containsUnknown(inputs) ? undefined : schema.safeParse(inputs);
-  return parsed?.success ? (parsed.data as Props) : defined(inputs);
 }
 
 /** The inputs of a create or update (checked already): the schema's output. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { integrationEntitlementInputs, integrationMembersInputs, sameSet, userInputs, validate } from "../../src/shared/inputs";
+import { checkInputs, integrationEntitlementInputs, integrationMembersInputs, sameSet, userInputs } from "../../src/shared/inputs";
 
 const INTEGRATION = "D538422E-B135-4EE0-8393-54EECBCB4A07";
 
@@ -39,11 +39,12 @@ describe("the input schemas' outputs: the types of the inputs after check", () =
   });
 
   it("defaults and normalising add no failure and hide none: check still names each property", () => {
-    expect(validate(integrationEntitlementInputs, { integrationId: INTEGRATION, userId: "u", entitlements: [] })).toEqual([
+    expect(checkInputs(integrationEntitlementInputs, { integrationId: INTEGRATION, userId: "u", entitlements: [] }).failures).toEqual([
       { property: "entitlements", reason: "entitlements must name at least one entitlement (to remove access, delete the resource)" },
     ]);
     expect(
-      validate(integrationMembersInputs, { integrationId: INTEGRATION, members: [{ userId: "u", entitlements: ["A"], role: "boss" }] }),
+      checkInputs(integrationMembersInputs, { integrationId: INTEGRATION, members: [{ userId: "u", entitlements: ["A"], role: "boss" }] })
+        .failures,
     ).toEqual([{ property: "members[0].role", reason: "role must be one of account_owner, account_collaborator" }]);
   });
 });

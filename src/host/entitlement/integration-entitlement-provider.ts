@@ -19,14 +19,13 @@
 import { ConfigurationError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import { withHints } from "../../shared/hints";
 import {
-  checkedInputs,
+  checkInputs,
   DEFAULT_INTEGRATION_ROLE,
   IMPORT_ID,
   type IntegrationEntitlementInputs,
   integrationEntitlementInputs,
   parseInputs,
   type Props,
-  validate,
   optIn,
   optInChanged,
 } from "../../shared/inputs";
@@ -75,9 +74,10 @@ function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitleme
 
 export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   async check(ctx, olds, news) {
-    const failures = [...ctx.settingsFailures(), ...validate(integrationEntitlementInputs, news)];
+    const { inputs, failures } = checkInputs(integrationEntitlementInputs, news);
+    failures.unshift(...ctx.settingsFailures());
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedEntitlements(olds, news)));
-    return { inputs: checkedInputs(integrationEntitlementInputs, news), failures };
+    return { inputs, failures };
   },
 
   async diff(_ctx, _id, olds, news) {

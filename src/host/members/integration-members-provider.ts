@@ -19,13 +19,12 @@ import { ConfigurationError, NotFoundError } from "../../client";
 import { idOf, sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
 import {
-  checkedInputs,
+  checkInputs,
   IMPORT_ID,
   type IntegrationMembersInputs,
   integrationMembersInputs,
   parseInputs,
   type Props,
-  validate,
   optIn,
 } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
@@ -183,9 +182,10 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
 
 export const provider = providerOf<Props, IntegrationMembersOutputs>({
   async check(ctx, olds, news) {
-    const failures = [...ctx.settingsFailures(), ...validate(integrationMembersInputs, news)];
+    const { inputs, failures } = checkInputs(integrationMembersInputs, news);
+    failures.unshift(...ctx.settingsFailures());
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news)));
-    return { inputs: checkedInputs(integrationMembersInputs, news), failures };
+    return { inputs, failures };
   },
 
   async diff(_ctx, _id, olds, news) {

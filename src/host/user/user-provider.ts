@@ -23,7 +23,7 @@ import type { UserAttributes, WorkspaceAccessClient } from "../../client";
 import { emailTaken, importedEmailDiffers, leftInWorkspace, noRoleToKeep, noUserToImport } from "./messages";
 import { userKey } from "../takeovers";
 import {
-  checkedInputs,
+  checkInputs,
   DEFAULT_USER_ROLE,
   defined,
   IMPORT_ID,
@@ -31,7 +31,6 @@ import {
   type Props,
   type UserInputs,
   userInputs,
-  validate,
   optIn,
   optInChanged,
 } from "../../shared/inputs";
@@ -129,7 +128,8 @@ export function changedUserProperties(olds: Declared, news: Props): string[] {
 
 export const provider = providerOf<Props, UserOutputs>({
   async check(ctx, _olds, news) {
-    return { inputs: checkedInputs(userInputs, news), failures: [...ctx.settingsFailures(), ...validate(userInputs, news)] };
+    const { inputs, failures } = checkInputs(userInputs, news);
+    return { inputs, failures: [...ctx.settingsFailures(), ...failures] };
   },
 
   async diff(_ctx, _id, olds, news) {
