@@ -83,9 +83,7 @@ export class JobsApi {
         this.#learn(first, polls);
         return job;
       }
-      if (job.status === "error") {
-        throw new JobFailedError(job, this.#http.redact);
-      }
+      if (job.status === "error") throw new JobFailedError(job, this.#http.redact);
     }
   }
 

@@ -50,7 +50,7 @@ export const NUMERIC_SETTINGS = {
   retryBaseDelayMs: { default: 500, min: 0, whole: false },
   /** Largest delay of exponential back-off, in milliseconds. */
   retryMaxDelayMs: { default: 20_000, min: 0, whole: false },
-  /** First interval between job polls, in milliseconds. */
+  /** First interval between job polls, in milliseconds, growing ×1.5 (a fresh client looks at 25 and 50 ms first, then goes on from ×1.5). */
   jobPollIntervalMs: { default: 250, min: 1, whole: false },
   /** Largest interval between job polls, in milliseconds. */
   jobPollMaxIntervalMs: { default: 5_000, min: 1, whole: false },
