@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { collect, ConflictError, NotFoundError } from "../../src/client";
 import { clientFor, emulator, rejection } from "../support/fixtures";
+import { StubServer, stubClient } from "../conformance/harness";
 
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe", role: "workspace_login_only" };
 
@@ -50,6 +51,35 @@ describe("users.list", () => {
     expect(new Set(users.map((u) => u.id)).size).toBe(950);
     const pages = emu.requests.filter((r) => r.method === "GET").map((r) => Number(r.query["page[number]"] ?? "1"));
     expect([...pages].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it("reads one page at a time when page 2's link does not number page 3 as page 1's numbered page 2, however large the total", async () => {
+    const stub = await StubServer.start();
+    const client = stubClient(stub);
+    try {
+      const record = (i: number) => ({
+        type: "user",
+        id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+        attributes: { email: `u${i}@x.example` },
+      });
+      const page = (i: number, next: string | null) => ({
+        status: 200,
+        body: { data: [record(i)], links: { next }, meta: { page: { total: 900 } } },
+      });
+      // Page 2's link is not page 1's with another number (its size changed): no page is read ahead, whatever the total.
+      const links = [
+        "/api/v1/users?page%5Bnumber%5D=2&page%5Bsize%5D=100",
+        "/api/v1/users?page%5Bnumber%5D=3&page%5Bsize%5D=99",
+        "/api/v1/users?page%5Bnumber%5D=4&page%5Bsize%5D=100",
+      ];
+      stub.queue.push(page(1, links[0]!), page(2, links[1]!), page(3, links[2]!), page(4, null));
+      const users = await collect(client.users.list({ pageSize: 100 }));
+      expect(users.map((u) => u.email)).toEqual(["u1@x.example", "u2@x.example", "u3@x.example", "u4@x.example"]);
+      expect(stub.requests.map((r) => r.path)).toEqual(["/api/v1/users?page%5Bsize%5D=100", ...links]);
+    } finally {
+      await client.close();
+      await stub.close();
+    }
   });
 
   it("sends the filter and finds a user by email case-insensitively", async () => {
