@@ -26,7 +26,7 @@ export const MIN_FIRST_POLL_MS = 2;
 /** The first poll of a client that has learnt nothing yet: a quick look before `jobPollIntervalMs`'s schedule. */
 export const PROBE_POLL_MS = 25;
 /** How much shorter the next first poll is after a job done within two polls; a slower job: `jobPollIntervalMs` again. */
-export const FIRST_POLL_SHRINK = 4;
+const FIRST_POLL_SHRINK = 4;
 
 /** `GET /jobs/{id}` and waiting for jobs. */
 export class JobsApi {
