@@ -11,7 +11,7 @@ import { InviteBatcher } from "./membership/invite-batcher";
 import { MembershipViews } from "./membership/membership-view";
 import { ReadCache } from "./read-cache";
 import { hinted } from "../shared/hints";
-import type { CheckFailure } from "../shared/inputs";
+import { type CheckFailure, checkInputs } from "../shared/inputs";
 import {
   allProblems,
   CONFIG_NAMESPACE,
@@ -82,6 +82,12 @@ export class ProviderContext {
   /** For `check`: a failure per settings problem, so `pulumi preview` fails on them without a request. A copy: callers add theirs. */
   settingsFailures(): CheckFailure[] {
     return [...this.#failures];
+  }
+
+  /** What `check` returns for `news` against `schema` (`checkInputs`), the settings' failures first. */
+  checkInputs(...[schema, news]: Parameters<typeof checkInputs>): ReturnType<typeof checkInputs> {
+    const { inputs, failures } = checkInputs(schema, news);
+    return { inputs, failures: [...this.settingsFailures(), ...failures] };
   }
 
   /** The settings in force; a `ConfigurationError` naming the key and the fix when they are not usable. */

@@ -19,7 +19,6 @@
 import { ConfigurationError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import { withHints } from "../../shared/hints";
 import {
-  checkInputs,
   DEFAULT_INTEGRATION_ROLE,
   IMPORT_ID,
   type IntegrationEntitlementInputs,
@@ -74,8 +73,7 @@ function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitleme
 
 export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   async check(ctx, olds, news) {
-    const { inputs, failures } = checkInputs(integrationEntitlementInputs, news);
-    failures.unshift(...ctx.settingsFailures());
+    const { inputs, failures } = ctx.checkInputs(integrationEntitlementInputs, news);
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedEntitlements(olds, news)));
     return { inputs, failures };
   },

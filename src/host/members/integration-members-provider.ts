@@ -18,15 +18,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, NotFoundError } from "../../client";
 import { idOf, sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
-import {
-  checkInputs,
-  IMPORT_ID,
-  type IntegrationMembersInputs,
-  integrationMembersInputs,
-  parseInputs,
-  type Props,
-  optIn,
-} from "../../shared/inputs";
+import { IMPORT_ID, type IntegrationMembersInputs, integrationMembersInputs, parseInputs, type Props, optIn } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { waitForPending } from "../membership/partial-write";
 import { applyPlan, failedError, runError, runOf } from "./members-apply";
@@ -182,8 +174,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
 
 export const provider = providerOf<Props, IntegrationMembersOutputs>({
   async check(ctx, olds, news) {
-    const { inputs, failures } = checkInputs(integrationMembersInputs, news);
-    failures.unshift(...ctx.settingsFailures());
+    const { inputs, failures } = ctx.checkInputs(integrationMembersInputs, news);
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news)));
     return { inputs, failures };
   },

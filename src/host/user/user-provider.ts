@@ -23,7 +23,6 @@ import type { UserAttributes, WorkspaceAccessClient } from "../../client";
 import { emailTaken, importedEmailDiffers, leftInWorkspace, noRoleToKeep, noUserToImport } from "./messages";
 import { userKey } from "../takeovers";
 import {
-  checkInputs,
   DEFAULT_USER_ROLE,
   defined,
   IMPORT_ID,
@@ -128,8 +127,7 @@ export function changedUserProperties(olds: Declared, news: Props): string[] {
 
 export const provider = providerOf<Props, UserOutputs>({
   async check(ctx, _olds, news) {
-    const { inputs, failures } = checkInputs(userInputs, news);
-    return { inputs, failures: [...ctx.settingsFailures(), ...failures] };
+    return ctx.checkInputs(userInputs, news);
   },
 
   async diff(_ctx, _id, olds, news) {

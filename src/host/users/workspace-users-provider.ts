@@ -17,7 +17,7 @@ import { mapBounded, prove } from "../../client/absence";
 import { idOf } from "../../client/ids";
 import { emailKey, sameEmail } from "../../client/models";
 import { SEARCH_PROOF_LISTINGS } from "../../client/users";
-import { checkInputs, IMPORT_ID, optIn, optInChanged, parseInputs, type Props } from "../../shared/inputs";
+import { IMPORT_ID, optIn, optInChanged, parseInputs, type Props } from "../../shared/inputs";
 import { isUnknown } from "../../shared/unknown";
 import type { WorkspaceUserState } from "../../shared/member-state";
 import { type WorkspaceUserInputs, workspaceUsersInputs } from "../../shared/workspace-users-inputs";
@@ -197,9 +197,9 @@ const NO_IMPORT =
 export const provider = providerOf<Props, WorkspaceUsersOutputs>({
   async check(ctx, _olds, news) {
     const { [IMPORT_ID]: importId, ...rest } = news;
-    const { inputs, failures } = checkInputs(workspaceUsersInputs, rest);
-    if (importId !== undefined && importId !== null) failures.push({ property: "import", reason: NO_IMPORT });
-    return { inputs, failures: [...ctx.settingsFailures(), ...failures] };
+    const checked = ctx.checkInputs(workspaceUsersInputs, rest);
+    if (importId !== undefined && importId !== null) checked.failures.push({ property: "import", reason: NO_IMPORT });
+    return checked;
   },
 
   async diff(_ctx, _id, olds, news) {
