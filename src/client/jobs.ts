@@ -67,9 +67,10 @@ export class JobsApi {
         throw new JobTimeoutError(id, last, timeoutMs / 1000, this.#http.setting("jobTimeoutSeconds"), this.#http.redact);
       }
       await deps.clock.sleep(Math.min(interval, remaining));
-      // Probing: the probe, its double, then the setting's schedule from its second step (a quick job: 75 ms; one of 1 s: 4 polls).
-      const grown = Math.round((probing && polls === 1 ? settings.jobPollIntervalMs : interval) * 1.5);
-      interval = probing && polls === 0 ? Math.min(first * 2, settings.jobPollIntervalMs) : Math.min(grown, settings.jobPollMaxIntervalMs);
+      // Probing: two probes `first` apart, then the setting's schedule from its second step, a probe later (a quick job:
+      // 50 ms; the third poll at 450 ms, as without probes; one of 1 s: 4 polls).
+      const grown = probing && polls === 1 ? Math.round(settings.jobPollIntervalMs * 1.5) + first : Math.round(interval * 1.5);
+      interval = probing && polls === 0 ? first : Math.min(grown, settings.jobPollMaxIntervalMs);
       const job = await this.get(id);
       polls++;
       if (job.status === null) {
