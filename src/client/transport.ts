@@ -20,8 +20,26 @@ import { type ClientOptions, DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSetti
 /** The package version, sent in the User-Agent (package.json sits two levels up from src/ and dist/). */
 const USER_AGENT = `pulumi-workspace-access/${(require("../../package.json") as { version: string }).version}`;
 
-/** undici, loaded with the first connection rather than with the package (about 40 ms). */
-const undici = () => require("undici") as typeof import("undici");
+type Undici = typeof import("undici");
+/** What the transport uses of undici; `request` is called on the pool (`request.call(pool, options)`). */
+type UndiciParts = Pick<Undici, "Pool" | "errors"> & { request: Pool["request"] };
+/**
+ * What the transport uses of undici: from the modules that hold it (about 10 ms to load in a provider host, where undici's
+ * index, with fetch, WebSocket, caches and mocks, takes 40), or from the index if a release moved them. @internal
+ */
+export function undiciParts(load: (id: string) => unknown = require): UndiciParts {
+  try {
+    const parts = ["dispatcher/pool", "api/api-request", "core/errors"].map((m) => load(`undici/lib/${m}`));
+    const [Pool, request, errors] = parts as [Undici["Pool"], Pool["request"], Undici["errors"]];
+    if (typeof Pool === "function" && typeof request === "function" && typeof errors?.InvalidArgumentError === "function")
+      return { Pool, errors, request };
+  } catch {}
+  const { Pool, errors } = load("undici") as Undici;
+  return { Pool, errors, request: Pool.prototype.request };
+}
+let loaded: UndiciParts | undefined;
+/** undici's parts, loaded with the first connection rather than with the package. */
+const undici = () => (loaded ??= undiciParts());
 
 /** One exchange of the contract. */
 export interface RequestSpec {
@@ -217,7 +235,7 @@ export class HttpTransport {
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const headers = body === undefined ? this.#headers : this.#jsonHeaders;
     try {
-      const res = await this.#pool.request({ method: spec.method, path: url.pathname + url.search, headers, body });
+      const res = await undici().request.call(this.#pool, { method: spec.method, path: url.pathname + url.search, headers, body });
       return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
     } catch (cause) {
       throw this.#noAnswer(cause, spec.method, url.pathname);
