@@ -1,5 +1,5 @@
 /** What the dynamic-provider host loads for a {@link User}, named by the resource's one-line `__provider`. */
 import "../supported-node";
-import "./compile-cache";
+import "./host-start";
 
 export { provider } from "../host/user/user-provider";

@@ -1,0 +1,56 @@
+/**
+ * A provider host's start (src/provider/host-start.ts): a child `node` loads `@pulumi/pulumi` as the host does, then the
+ * built IntegrationMembers entry, and runs `check` twice: inputs of the wrong type (the package's message; zod's own are
+ * English still, with no locale file loaded but English), and valid ones, whose catalogue read reaches a loopback server (undici loaded from the modules
+ * the transport uses, not its index).
+ */
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { repoRoot } from "../support/paths.ts";
+
+const CHILD = `
+const http = require("node:http");
+require("@pulumi/pulumi");
+const loaded = () => Object.keys(require.cache).filter((f) => f.includes("node_modules")).map((f) => f.slice(f.lastIndexOf("node_modules/") + 13));
+(async () => {
+  const { provider } = require("./dist/provider/integration-members.js");
+  const asked = [];
+  const server = http.createServer((req, res) => asked.push(req.method + " " + req.url) && res.writeHead(401, { "content-type": "application/json" }).end('{"message":"no"}'));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const config = { "workspace-access:baseUrl": "http://127.0.0.1:" + server.address().port + "/api/v1/", "workspace-access:apiKey": "host-start-test-key" };
+  await provider.configure({ config: { get: (key) => config[key], require: (key) => config[key] } });
+  const wrong = await provider.check({}, { integrationId: "0f3c7c1e-9d0a-4f5e-8a47-2b9e6f1d3c55", members: [], removeUnmanaged: "yes" });
+  const english = require("zod").z.string().safeParse(1).error.issues[0].message;
+  const members = [{ userId: "9b2f4a6e-1c3d-4e5f-8a7b-6c5d4e3f2a1b", entitlements: ["VIEWER"] }];
+  const valid = await provider.check({}, { integrationId: "0f3c7c1e-9d0a-4f5e-8a47-2b9e6f1d3c55", members }).then((r) => r.failures.length + " failures", (e) => e.name);
+  server.close();
+  console.log(JSON.stringify({ wrong: wrong.failures, english, valid, asked, loaded: loaded() }));
+})();
+`;
+
+describe("a provider host's start", () => {
+  const child = spawnSync(process.execPath, ["-e", CHILD], { cwd: repoRoot, encoding: "utf8", timeout: 50_000 });
+  const report = JSON.parse(child.stdout || "null") as {
+    wrong: { property: string; reason: string }[];
+    english: string;
+    valid: string;
+    asked: string[];
+    loaded: string[];
+  } | null;
+
+  it("loads none of zod's translations, and its messages are still English", () => {
+    expect(child.stderr).toBe("");
+    expect(report?.wrong).toEqual([{ property: "removeUnmanaged", reason: "removeUnmanaged must be true or false" }]);
+    expect(report?.english).toBe("Invalid input: expected string, received number");
+    expect(report?.loaded.filter((file) => file.startsWith("zod/v4/locales/")).sort()).toEqual([
+      "zod/v4/locales/en.cjs",
+      "zod/v4/locales/index.cjs",
+    ]);
+  });
+
+  it("loads undici's pool and request modules for its first request, not undici's index", () => {
+    expect(report?.asked[0]).toBe("GET /api/v1/integrations/0f3c7c1e-9d0a-4f5e-8a47-2b9e6f1d3c55/entitlements");
+    expect(report?.loaded).toContain("undici/lib/dispatcher/pool.js");
+    expect(report?.loaded).not.toContain("undici/index.js");
+  });
+});
