@@ -20,6 +20,9 @@ import { packedTarball } from "../support/packed.ts";
 import { NO_FALLBACKS } from "./scenario.ts";
 import { type CliStack, cliAvailable, openCliStack, skipNote } from "./support.ts";
 
+/** The programs type-checked as `pulumi` does by default (the other CLI tests skip it: vitest.config.mts). */
+const AS_USERS_RUN = { PULUMI_NODEJS_TRANSPILE_ONLY: undefined };
+
 const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
 const section = readme.slice(readme.indexOf("## A first stack in five minutes"), readme.indexOf("## Configuration"));
 /** The quickstart's shell commands, comments removed, and its `index.ts`. */
@@ -154,6 +157,7 @@ describe.skipIf(!cliAvailable)(
       // `pulumi login --local` is the test's own backend folder (openCliStack); the config as the README sets it.
       stack = await openCliStack({
         projectDir: project,
+        env: AS_USERS_RUN,
         config: {
           "workspace-access:baseUrl":
             (commands[4] ?? "")
@@ -199,6 +203,7 @@ describe.skipIf(!cliAvailable)(
       const wrong = await openCliStack({
         projectDir: project,
         stackName: "wrong-key",
+        env: AS_USERS_RUN,
         config: { "workspace-access:baseUrl": url, "workspace-access:apiKey": { secret: "wa_emu_revoked_0123456789abcdef0123456789ab" } },
       });
       stacks.push(wrong);
@@ -234,6 +239,7 @@ describe.skipIf(!cliAvailable)(
       const adopted = await openCliStack({
         projectDir: dir,
         stackName: "exported",
+        env: AS_USERS_RUN,
         config: { "workspace-access:baseUrl": url, "workspace-access:apiKey": { secret: key } },
       });
       stacks.push(adopted);
