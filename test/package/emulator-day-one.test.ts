@@ -188,7 +188,9 @@ describe("docs/emulator.md, run as written", () => {
     const root = base.replace(/\/$/, "");
     const script = shBlocks("Changing access by HTTP").join("\n").replaceAll("http://127.0.0.1:8080/api/v1", root);
     expect(script).toContain(`B=${root}\n`);
-    const run = spawnSync("bash", ["-euo", "pipefail", "-c", script], { encoding: "utf8", timeout: 60_000 });
+    // --noprofile --norc, as test/cli/fleet.test.ts: a bash whose stdin is a network socket (a remote runner) reads
+    // /etc/bash.bashrc, which fails under -u.
+    const run = spawnSync("bash", ["--noprofile", "--norc", "-euo", "pipefail", "-c", script], { encoding: "utf8", timeout: 60_000 });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     // The invitation, the set, the add/remove and the removal each finished their job.
