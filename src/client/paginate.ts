@@ -20,7 +20,11 @@ const PAGES_AHEAD = 4;
 const PAGE_NUMBER = /([?&]page(?:\[|%5B)number(?:\]|%5D)=)2(?=&|#|$)/i;
 const nth = (link: string, n: number) => link.replace(PAGE_NUMBER, `$1${n}`);
 
-/** Every record of a paged list, parsed and `map`ped (an odd one to `onInvalid`; a `links.next` repeated throws). Proves presence only. @internal */
+/**
+ * Every record of a paged list, parsed and `map`ped (an odd one to `onInvalid`; a `links.next` repeated throws). Proves presence
+ * only. A page's `links.next` is asked before its records are served, so a loop that stops early leaves one page (or the pages
+ * read ahead) asked for nothing. @internal
+ */
 export async function* paginate<T extends z.ZodType, R>(
   http: HttpTransport,
   list: Pick<RequestSpec, "path" | "query" | "scopes">,
@@ -38,13 +42,17 @@ export async function* paginate<T extends z.ZodType, R>(
   const ahead = new Map<string, Promise<Answer>>();
   let pages: { link: string; count: number; asked: number } | undefined;
   const seen = new Set<string>();
+  /** The page after the one being served, asked before its records are parsed (one page at a time). */
+  let following: { link: string; answer: Promise<Answer> } | undefined;
   let spec: RequestSpec | undefined = first;
   while (spec) {
     const path = new URL(spec.path, http.settings.baseUrl).pathname;
     const early = ahead.get(spec.path);
     ahead.delete(spec.path);
     if (!early && pages?.asked) pages = undefined; // a link not read ahead: one by one from here
-    const { data, status }: Answer = await (early ?? http.request(spec, schema));
+    const asked: Promise<Answer> | undefined = following?.link === spec.path ? following.answer : undefined;
+    following = undefined;
+    const { data, status }: Answer = await (early ?? asked ?? http.request(spec, schema));
     const next: string | null | undefined = data.links?.next;
     const count = Math.ceil((data.meta?.page?.total ?? 0) / size);
     if (spec === first) pages = next && PAGE_NUMBER.test(next) ? { link: next, count, asked: 0 } : undefined;
@@ -54,6 +62,11 @@ export async function* paginate<T extends z.ZodType, R>(
       const answer = http.request({ method: "GET", path: link, scopes: first.scopes }, schema);
       answer.catch(() => undefined); // it may never be awaited: an earlier page may end the list, or fail
       ahead.set(link, answer);
+    }
+    // The next page (not read ahead) is asked before this one's records are parsed and served: it comes meanwhile.
+    if (next && data.data.length > 0 && !seen.has(next) && !ahead.has(next)) {
+      following = { link: next, answer: http.request({ method: "GET", path: next, scopes: first.scopes }, schema) };
+      following.answer.catch(() => undefined); // the caller may stop reading first, or a record end the list
     }
     for (const item of data.data) {
       const parsed = record.safeParse(item);

@@ -53,6 +53,33 @@ describe("users.list", () => {
     expect([...pages].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
+  it("asks for the next page before serving a page's records: it comes while they are parsed and used", async () => {
+    const emu = await emulator();
+    for (let i = 0; i < 150; i++) emu.users.add({ email: `u${i}@example.com`, firstName: "U", lastName: `${i}` });
+    const { client, clock } = clientFor(emu);
+    emu.fault({ method: "GET", path: "/users", delayMs: 10, times: 2 });
+    const pages = client.users.list({ pageSize: 100 })[Symbol.asyncIterator]();
+    const heldOnce = async () => {
+      for (let turns = 0; clock.pendingTimers < 1; turns++) {
+        if (turns > 2_000) throw new Error("no page asked for");
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const first = pages.next();
+    await heldOnce();
+    clock.advance(10);
+    expect((await first).value?.email).toBe("u0@example.com");
+    // Only the first record taken, and page 2 is already asked for (held on the clock).
+    await heldOnce();
+    const asked = emu.requests.filter((r) => r.method === "GET").map((r) => r.query["page[number]"] ?? "1");
+    expect(asked).toEqual(["1", "2"]);
+    clock.advance(10);
+    const rest = [];
+    for (let next = await pages.next(); !next.done; next = await pages.next()) rest.push(next.value);
+    expect(rest).toHaveLength(149);
+    expect(emu.requests.filter((r) => r.method === "GET")).toHaveLength(2);
+  });
+
   it("reads one page at a time when page 2's link does not number page 3 as page 1's numbered page 2, however large the total", async () => {
     const stub = await StubServer.start();
     const client = stubClient(stub);

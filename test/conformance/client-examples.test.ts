@@ -37,23 +37,21 @@ type Json = Record<string, unknown>;
 const asRecord = (v: unknown): Json => v as Json;
 const dataOf = (example: unknown) => asRecord(example).data;
 const list = (example: unknown) => dataOf(example) as Json[];
-/** How many items a list example holds (any number for a non-list payload, e.g. an error body). */
-const countOf = (example: unknown): number => {
-  const data = asRecord(example ?? {}).data;
-  return Array.isArray(data) ? data.length : Number.POSITIVE_INFINITY;
-};
 const attrs = (record: Json) => record.attributes as Json;
 const entitlementIds = (record: Json) =>
   (attrs(record).entitlements as unknown[]).map((e) => (typeof e === "string" ? e : String(asRecord(e).id)));
 
-/** The first `n` items of an async generator, without asking for more (no `links.next` is followed). */
-async function take<T>(items: AsyncGenerator<T>, n: number): Promise<T[]> {
-  const out: T[] = [];
-  if (n === 0) return out;
-  for await (const item of items) {
-    out.push(item);
-    if (out.length >= n) break;
+/**
+ * The records of a list example: the stub answers its page, then (when its `links.next` is followed: the client asks the
+ * next page before serving this one's records) an empty last page. An error answer is the stub's own reply, as for the rest.
+ */
+async function listOf<T>(items: () => AsyncGenerator<T>, example: unknown): Promise<T[]> {
+  const next = asRecord(asRecord(example ?? {}).links ?? {}).next;
+  if (stub.reply.status === 200 && typeof next === "string") {
+    stub.queue.push({ status: 200, body: example }, { status: 200, body: { data: [], links: { next: null } } });
   }
+  const out: T[] = [];
+  for await (const item of items()) out.push(item);
   return out;
 }
 
@@ -95,7 +93,7 @@ const jobHandleOf = (example: unknown) => ({ id: asRecord(dataOf(example)).id, s
 const CLIENT_OPERATIONS: ClientOperation[] = [
   {
     operationId: "getUserList",
-    call: (c, ex) => take(c.users.list(), countOf(ex)),
+    call: (c, ex) => listOf(() => c.users.list(), ex),
     expected: (ex) => list(ex).map(userOf),
   },
   { operationId: "getUserById", call: (c) => c.users.get(USER, { mfaStatus: true }), expected: (ex) => userOf(asRecord(dataOf(ex))) },
@@ -114,7 +112,7 @@ const CLIENT_OPERATIONS: ClientOperation[] = [
   },
   {
     operationId: "getIntegrationUsers",
-    call: (c, ex) => take(c.integrations.listUsers(INTEGRATION), countOf(ex)),
+    call: (c, ex) => listOf(() => c.integrations.listUsers(INTEGRATION), ex),
     expected: (ex) => list(ex).map(integrationUserOf),
   },
   {
