@@ -13,6 +13,7 @@ import type { Actions, PlannedInvite } from "./members-plan";
 import { cannotReadBack, notAsInvited, roleMismatch, stillRunning } from "./messages";
 import { asPlanned, byKey, type IntegrationMembersOutputs, type Run, serviceMember, type ServiceMember } from "./members-state";
 import type { MembershipView } from "../membership/membership-view";
+import type { Submitted } from "../membership/invite-batcher";
 
 /** A run that starts from a plan: the members it keeps, and the invitations that may still land. */
 export function runOf(integrationId: string, acts: Actions): Run {
@@ -40,13 +41,7 @@ export async function applyPlan(ctx: ProviderContext, integrationId: string, act
   // A member there before, now this resource's: the delete of the resource that managed them must leave them (`takeovers.ts`).
   for (const id of acts.takeOver) ctx.takeovers.add(memberKey(run.integrationId, id));
   const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
-  const made: PlannedInvite[] = [];
-  await Promise.all([
-    ...invites.map(async (i) => {
-      if (await addMember(ctx, run, i)) made.push(i);
-    }),
-    ...acts.setEntitlements.map((m) => setEntitlements(client, run, m)),
-  ]);
+  const [made] = await Promise.all([addMembers(ctx, run, invites), ...acts.setEntitlements.map((m) => setEntitlements(client, run, m))]);
   if (made.length > 0) await checkMade(memberships.of(run.integrationId), run, made);
   return run;
 }
@@ -107,39 +102,53 @@ async function setEntitlements(client: WorkspaceAccessClient, run: Run, target: 
   }
 }
 
-/** Invites a declared member the plan confirmed absent (batched); one found a member after all goes to {@link adoptFound}. */
-async function addMember(ctx: ProviderContext, run: Run, planned: PlannedInvite): Promise<boolean> {
-  const { member: declared, role } = planned;
-  const key = idOf(declared.userId);
+/**
+ * Invites the declared members the plan confirmed absent, together (batched by kind); returns those invited. One found a
+ * member after all goes to {@link adoptFound}; one that may still land is recorded pending.
+ */
+async function addMembers(ctx: ProviderContext, run: Run, planned: readonly PlannedInvite[]): Promise<PlannedInvite[]> {
+  if (planned.length === 0) return [];
+  let results: Submitted[];
+  const invitations = planned.map(({ member, role }) => ({
+    integrationId: run.integrationId,
+    userId: member.userId,
+    role: role as IntegrationRole,
+    entitlements: member.entitlements,
+  }));
   try {
-    const result = await ctx.connection().invites.submit({
-      integrationId: run.integrationId,
-      userId: declared.userId,
-      role: role as IntegrationRole,
-      entitlements: declared.entitlements,
-    });
+    results = await ctx.connection().invites.submitAll(invitations);
+  } catch (error) {
+    results = planned.map(() => ({ kind: "failed", error }));
+  }
+  const made: PlannedInvite[] = [];
+  const adoptions: Promise<void>[] = [];
+  planned.forEach((invite, i) => {
+    const { member: declared, role } = invite;
+    const key = idOf(declared.userId);
+    const result = results[i]!;
     if (result.kind === "invited") {
       // Recorded as asked until read back (see checkMade).
       const state = { userId: declared.userId, entitlements: declared.entitlements, role };
       run.managed.set(key, state);
       run.present.set(key, { ...state, email: null });
-      return true;
-    }
-    if (result.kind === "pending") {
+      made.push(invite);
+    } else if (result.kind === "pending") {
       // The invitation may still land: managed, with no set known, and its job (when one is known) waited for next time.
       run.managed.set(key, { userId: declared.userId, entitlements: [], role });
       if (result.jobId !== null) run.pending.set(key, { userId: declared.userId, jobId: result.jobId });
       run.failures.push({ userId: declared.userId, error: new PartialWriteError(result.error, result.jobId) });
-      return false;
-    }
-    const found = { ...serviceMember(result.member), userId: declared.userId };
-    run.present.set(key, found);
-    await adoptFound(ctx, run, declared, role, found, result.existed);
-    return false;
-  } catch (error) {
-    run.failures.push({ userId: declared.userId, error });
-    return false;
-  }
+    } else if (result.kind === "member") {
+      // One record that cannot be taken fails that member alone.
+      const adopted = async () => {
+        const found = { ...serviceMember(result.member), userId: declared.userId };
+        run.present.set(key, found);
+        await adoptFound(ctx, run, declared, role, found, result.existed);
+      };
+      adoptions.push(adopted().catch((error: unknown) => void run.failures.push({ userId: declared.userId, error })));
+    } else run.failures.push({ userId: declared.userId, error: result.error });
+  });
+  await Promise.all(adoptions);
+  return made;
 }
 
 /** A member found after an invitation (a 409, or a failed or unanswered one that landed): someone else's is adopted unless a declared role differs. */

@@ -60,6 +60,9 @@ export type InvitationResult =
   | { kind: "member"; member: IntegrationUser; existed: boolean }
   | { kind: "pending"; jobId: string | null; error: Error };
 
+/** How one invitation of {@link InviteBatcher.submitAll} ended: its result, or `failed` (it did not happen: refused, its job failed). */
+export type Submitted = InvitationResult | { kind: "failed"; error: unknown };
+
 /** The invitations of one integration, role and set waiting to be sent. */
 class Queue {
   entries: Entry[] = [];
@@ -93,6 +96,10 @@ function full(queue: Queue): boolean {
   const n = queue.entries.length;
   return n >= MAX_BATCH || (queue.inFlight === 0 && queue.peak > 1 && n >= queue.peak);
 }
+
+/** Invitations of one kind (integration, role and set) may go out together. */
+const kindOf = (invitation: Invitation): string =>
+  JSON.stringify([idOf(invitation.integrationId), invitation.role, invitation.entitlements]);
 
 /** Batches the invitations of one client. */
 export class InviteBatcher {
@@ -145,8 +152,33 @@ export class InviteBatcher {
     return result;
   }
 
+  /**
+   * Invites users known together (a member set's plan): those of one kind go out at once, {@link MAX_BATCH} a batch, with no
+   * window to wait for others. Settles with each invitation's result, in order (`failed` where it did not happen).
+   */
+  async submitAll(invitations: readonly Invitation[]): Promise<Submitted[]> {
+    const results: Submitted[] = [];
+    const kinds = new Map<string, Entry[]>();
+    invitations.forEach((invitation, i) => {
+      const key = kindOf(invitation);
+      const entry = {
+        invitation,
+        resolve: (r: InvitationResult) => (results[i] = r),
+        reject: (error: unknown) => (results[i] = { kind: "failed", error }),
+      };
+      const entries = kinds.get(key) ?? [];
+      entries.push(entry);
+      kinds.set(key, entries);
+    });
+    const batches = [...kinds.values()].flatMap((entries) =>
+      Array.from({ length: Math.ceil(entries.length / MAX_BATCH) }, (_, b) => entries.slice(b * MAX_BATCH, (b + 1) * MAX_BATCH)),
+    );
+    await Promise.all(batches.map((batch) => sendBatch(this.#client, batch)));
+    return results;
+  }
+
   #queueOf(invitation: Invitation): Queue {
-    const key = JSON.stringify([idOf(invitation.integrationId), invitation.role, invitation.entitlements]);
+    const key = kindOf(invitation);
     const queue = this.#queues.get(key) ?? new Queue();
     this.#queues.set(key, queue);
     return queue;
