@@ -11,7 +11,8 @@ import { InviteBatcher } from "./membership/invite-batcher";
 import { MembershipViews } from "./membership/membership-view";
 import { ReadCache } from "./read-cache";
 import { hinted } from "../shared/hints";
-import { type CheckFailure, checkInputs } from "../shared/inputs";
+import type { z } from "zod";
+import { type CheckFailure, checkInputs, parseInputs, type Props } from "../shared/inputs";
 import {
   allProblems,
   CONFIG_NAMESPACE,
@@ -46,6 +47,9 @@ export interface ContextOptions {
 /** The stack config as the host hands it to `configure`: a `get`, and (not in its public type) every key and the project's name. */
 type StackConfig = pulumi.dynamic.Config;
 
+/** How many outputs of `check` are kept per schema for the create or update that follows (`parseInputs`). */
+const CHECKED_KEPT = 8;
+
 /** One provider process's context. Nothing in it captures the API key into state; its client is built on first use. */
 export class ProviderContext {
   readonly clock: Clock;
@@ -61,6 +65,8 @@ export class ProviderContext {
   /** The integrations' entitlement catalogues, read once each for `check` (`entitlement-catalogue.ts`). */
   readonly catalogue: EntitlementCatalogue;
   #connection: Connection | undefined;
+  /** The inputs `check` returned lately, by schema (the newest first): the create or update the engine then calls gets them back. */
+  readonly #checked = new Map<z.ZodObject, Props[]>();
 
   constructor(config: StackConfig | undefined, options: ContextOptions = {}) {
     const env = options.env ?? process.env;
@@ -85,9 +91,21 @@ export class ProviderContext {
   }
 
   /** What `check` returns for `news` against `schema` (`checkInputs`), the settings' failures first. */
-  checkInputs(...[schema, news]: Parameters<typeof checkInputs>): ReturnType<typeof checkInputs> {
-    const { inputs, failures } = checkInputs(schema, news);
+  checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; failures: CheckFailure[] } {
+    const { inputs, failures, parsed } = checkInputs(schema, news);
+    if (parsed) this.#checked.set(schema, [inputs, ...(this.#checked.get(schema) ?? [])].slice(0, CHECKED_KEPT));
     return { inputs, failures: [...this.settingsFailures(), ...failures] };
+  }
+
+  /** The inputs of a create or update against `schema` (`parseInputs`): one `check` returned is taken as it is, once. */
+  parseInputs<S extends z.ZodObject>(schema: S, news: Props): z.output<S> {
+    const checked = this.#checked.get(schema) ?? [];
+    const inputs = parseInputs(schema, news, checked);
+    this.#checked.set(
+      schema,
+      checked.filter((output) => output !== inputs),
+    );
+    return inputs;
   }
 
   /** The settings in force; a `ConfigurationError` naming the key and the fix when they are not usable. */

@@ -141,7 +141,7 @@ export type CheckFailure = pulumi.dynamic.CheckFailure;
  * What `check` returns for `news` against `schema`: every failure with its property (`entitlements[1]`), values the preview
  * does not know yet skipped; the inputs, the schema's output once every value is known and valid, else as given without `undefined`s.
  */
-export function checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; failures: CheckFailure[] } {
+export function checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; failures: CheckFailure[]; parsed: boolean } {
   const { __provider: _, ...inputs } = news;
   const known = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined && v !== null && !containsUnknown(v)));
   // Fields not known yet (wholly or in part) are present, just unknown: checked when the real values arrive.
@@ -155,7 +155,19 @@ export function checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; 
   // With every value known and given, that parse was of the inputs whole (one pass over a list of 1,000 members).
   const whole =
     Object.keys(known).length === Object.keys(inputs).length ? result : containsUnknown(inputs) ? undefined : schema.safeParse(inputs);
-  return { inputs: whole?.success ? (whole.data as Props) : defined(inputs), failures };
+  return { inputs: whole?.success ? (whole.data as Props) : defined(inputs), failures, parsed: whole?.success === true };
+}
+
+/** Whether two JSON-like values are equal, keys in any order and a key whose value is `undefined` taken as absent. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  }
+  const [x, y] = [a as Props, b as Props];
+  const keys = Object.keys(x).filter((k) => x[k] !== undefined);
+  return keys.length === Object.keys(y).filter((k) => y[k] !== undefined).length && keys.every((k) => sameJson(x[k], y[k]));
 }
 
 function propertyOf(issue: z.core.$ZodIssue): string {
@@ -189,10 +201,13 @@ export function sameSet(a: unknown, b: unknown): boolean {
   return x.length === y.length && x.every((id, i) => id === y[i]);
 }
 
-/** The inputs of a create or update (checked already): the schema's output. */
-export function parseInputs<S extends z.ZodObject>(schema: S, news: Props): z.output<S> {
+/**
+ * The inputs of a create or update (checked already): the schema's output. The engine hands these methods the inputs `check`
+ * returned: when `checked` (an output of that schema) equals them, it is that output, with no second parse.
+ */
+export function parseInputs<S extends z.ZodObject>(schema: S, news: Props, checked?: readonly Props[]): z.output<S> {
   const { __provider: _, ...inputs } = news;
-  return schema.parse(inputs);
+  return (checked?.find((output) => sameJson(output, inputs)) as z.output<S> | undefined) ?? schema.parse(inputs);
 }
 
 /** Whether the destroy opt-in (`deleteOnDestroy`) changes: no request, but the state (which the delete reads) must learn it. */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { configure, currentContext, ProviderContext, providerOf, useContext } from "../../src/host/provider-runtime";
+import { integrationMembersInputs } from "../../src/shared/inputs";
 import { VirtualClock } from "../support/virtual-clock";
 
 const stack = (values: Record<string, string>) => ({
@@ -53,5 +54,42 @@ describe("one provider context per process", () => {
     ]);
     context.warn("careful");
     expect(warnings).toEqual(["careful"]);
+  });
+});
+
+describe("the inputs a create or update is handed back from check", () => {
+  const members = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ userId: `User-${String(i).padStart(4, "0")}`, entitlements: ["VIEWER", "ADMIN", "VIEWER"] }));
+  const news = { integrationId: "D538422E-B135-4EE0-8393-54EECBCB4A07", members: members(3), __provider: "p" };
+
+  it("are check's output, taken as they are once (keys in the engine's order), and parsed again when they differ", () => {
+    const context = new ProviderContext(stack(settings));
+    const { inputs, failures } = context.checkInputs(integrationMembersInputs, news);
+    expect(failures).toEqual([]);
+    // What the engine hands the create: check's output through protobuf, keys in another order, the provider string added.
+    const handed = JSON.parse(JSON.stringify({ __provider: "p", removeUnmanaged: false, ...inputs }));
+    const taken = context.parseInputs(integrationMembersInputs, handed);
+    expect(taken).toBe(inputs);
+    // Once: a second create with the same inputs parses them (equal output, another object).
+    const again = context.parseInputs(integrationMembersInputs, handed);
+    expect(again).not.toBe(inputs);
+    expect(again).toEqual(inputs);
+  });
+
+  it("never stand in for inputs check did not return: those are parsed, and refused when invalid", () => {
+    const context = new ProviderContext(stack(settings));
+    const { inputs } = context.checkInputs(integrationMembersInputs, news);
+    const other = { ...(inputs as object), members: [{ userId: "user-0000", entitlements: ["VIEWER"] }] };
+    expect(context.parseInputs(integrationMembersInputs, other)).toEqual({
+      ...other,
+      members: [{ userId: "user-0000", entitlements: ["VIEWER"] }],
+    });
+    expect(() =>
+      context.parseInputs(integrationMembersInputs, { ...other, members: [{ userId: "a/b", entitlements: ["VIEWER"] }] }),
+    ).toThrow(/userId/);
+    // A check that failed (or met values not known yet) leaves nothing to take.
+    const failed = context.checkInputs(integrationMembersInputs, { ...news, members: [{ userId: "a/b", entitlements: [] }] });
+    expect(failed.failures.length).toBeGreaterThan(0);
+    expect(context.parseInputs(integrationMembersInputs, JSON.parse(JSON.stringify(inputs)))).toBe(inputs);
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { checkInputs, integrationEntitlementInputs, integrationMembersInputs, sameSet, userInputs } from "../../src/shared/inputs";
+import {
+  checkInputs,
+  integrationEntitlementInputs,
+  integrationMembersInputs,
+  sameJson,
+  sameSet,
+  userInputs,
+} from "../../src/shared/inputs";
 
 const INTEGRATION = "D538422E-B135-4EE0-8393-54EECBCB4A07";
 
@@ -59,5 +66,20 @@ describe("sameSet", () => {
     ["a", "a", false],
   ])("%j and %j: %s", (a, b, same) => {
     expect(sameSet(a, b)).toBe(same);
+  });
+});
+
+describe("sameJson: check's output against the inputs a create is handed (keys in another order, no undefined)", () => {
+  it.each([
+    [{ a: 1, b: [{ x: "1", y: ["p"] }] }, { b: [{ y: ["p"], x: "1" }], a: 1 }, true],
+    [{ a: 1, b: undefined }, { a: 1 }, true],
+    [{ a: 1 }, { a: 1, b: null }, false],
+    [{ a: [1, 2] }, { a: [2, 1] }, false],
+    [{ a: [] }, { a: {} }, false],
+    [{ a: { b: 1 } }, { a: { b: "1" } }, false],
+    [{ a: 1 }, { a: 1, c: 2 }, false],
+  ])("%j and %j: %s", (a, b, same) => {
+    expect(sameJson(a, b)).toBe(same);
+    expect(sameJson(b, a)).toBe(same);
   });
 });

@@ -23,7 +23,6 @@ import {
   IMPORT_ID,
   type IntegrationEntitlementInputs,
   integrationEntitlementInputs,
-  parseInputs,
   type Props,
   optIn,
   optInChanged,
@@ -83,7 +82,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   },
 
   async create(ctx, news) {
-    const inputs = parseInputs(integrationEntitlementInputs, news);
+    const inputs = ctx.parseInputs(integrationEntitlementInputs, news);
     const { integrationId, userId } = inputs;
     return ctx.withWrite(
       async () => {
@@ -139,7 +138,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   },
 
   async update(ctx, _id, olds, news) {
-    const inputs = parseInputs(integrationEntitlementInputs, news);
+    const inputs = ctx.parseInputs(integrationEntitlementInputs, news);
     const adopted = olds.adopted === true;
     const { deleteOnDestroy: _, ...kept } = olds;
     // Only the destroy opt-in changed: the state learns it, nothing is sent.

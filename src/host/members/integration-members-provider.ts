@@ -18,7 +18,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, NotFoundError } from "../../client";
 import { idOf, sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
-import { IMPORT_ID, type IntegrationMembersInputs, integrationMembersInputs, parseInputs, type Props, optIn } from "../../shared/inputs";
+import { IMPORT_ID, type IntegrationMembersInputs, integrationMembersInputs, type Props, optIn } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { waitForPending } from "../membership/partial-write";
 import { applyPlan, failedError, runError, runOf } from "./members-apply";
@@ -184,7 +184,7 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
   },
 
   async create(ctx, news) {
-    const inputs = parseInputs(integrationMembersInputs, news);
+    const inputs = ctx.parseInputs(integrationMembersInputs, news);
     return ctx.withWrite(async () => ({ id: inputs.integrationId, outs: await create(ctx, inputs, news) }), inputs.integrationId);
   },
 
@@ -193,7 +193,7 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
   },
 
   async update(ctx, _id, olds, news) {
-    const inputs = parseInputs(integrationMembersInputs, news);
+    const inputs = ctx.parseInputs(integrationMembersInputs, news);
     return ctx.withWrite(async () => ({ outs: await update(ctx, olds, inputs, news) }), inputs.integrationId);
   },
 

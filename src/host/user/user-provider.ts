@@ -22,17 +22,7 @@ import { ConfigurationError, ConflictError, InvalidResponseError, sameEmail, sam
 import type { UserAttributes, WorkspaceAccessClient } from "../../client";
 import { emailTaken, importedEmailDiffers, leftInWorkspace, noRoleToKeep, noUserToImport } from "./messages";
 import { userKey } from "../takeovers";
-import {
-  DEFAULT_USER_ROLE,
-  defined,
-  IMPORT_ID,
-  parseInputs,
-  type Props,
-  type UserInputs,
-  userInputs,
-  optIn,
-  optInChanged,
-} from "../../shared/inputs";
+import { DEFAULT_USER_ROLE, defined, IMPORT_ID, type Props, type UserInputs, userInputs, optIn, optInChanged } from "../../shared/inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { withHints } from "../../shared/hints";
 import { isUnknown } from "../../shared/unknown";
@@ -137,7 +127,7 @@ export const provider = providerOf<Props, UserOutputs>({
   },
 
   async create(ctx, news) {
-    const inputs = parseInputs(userInputs, news);
+    const inputs = ctx.parseInputs(userInputs, news);
     return ctx.withWrite(async () => {
       const { client } = ctx.connection();
       if (typeof news[IMPORT_ID] === "string") return adopt(ctx, await imported(ctx, news[IMPORT_ID], inputs), inputs);
@@ -165,7 +155,7 @@ export const provider = providerOf<Props, UserOutputs>({
   },
 
   async update(ctx, id, olds, news) {
-    const inputs = parseInputs(userInputs, news);
+    const inputs = ctx.parseInputs(userInputs, news);
     const adopted = olds.adopted === true;
     // Only the destroy opt-in changed: the state learns it, nothing is sent.
     if (changedUserProperties(olds, news).length === 0 && optInChanged(olds, news)) {

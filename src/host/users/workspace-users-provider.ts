@@ -17,7 +17,7 @@ import { mapBounded, prove } from "../../client/absence";
 import { idOf } from "../../client/ids";
 import { emailKey, sameEmail } from "../../client/models";
 import { SEARCH_PROOF_LISTINGS } from "../../client/users";
-import { IMPORT_ID, optIn, optInChanged, parseInputs, type Props } from "../../shared/inputs";
+import { IMPORT_ID, optIn, optInChanged, type Props } from "../../shared/inputs";
 import { isUnknown } from "../../shared/unknown";
 import type { WorkspaceUserState } from "../../shared/member-state";
 import { type WorkspaceUserInputs, workspaceUsersInputs } from "../../shared/workspace-users-inputs";
@@ -142,7 +142,7 @@ async function release(ctx: ProviderContext, users: Array<[string, WorkspaceUser
 
 /** Puts the changed users, adds the added ones, releases the removed ones; one failing user does not stop the others. */
 async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: Props): Promise<WorkspaceUsersOutputs> {
-  const inputs = parseInputs(workspaceUsersInputs, news);
+  const inputs = ctx.parseInputs(workspaceUsersInputs, news);
   const users = new Map(Object.entries(olds.users ?? {}));
   const failures: Failure[] = [];
   const added = new Map<string, WorkspaceUserInputs>();
