@@ -78,6 +78,24 @@ describe("batching", () => {
     expect(posts.map((p) => p.userIds.length)).toEqual([3, 3]);
   });
 
+  it("submitAll (a member set's invitations): by kind, 100 a POST, at once; each result in order, a refused user failing alone", async () => {
+    const { emu, users, clock, batcher } = await world(230);
+    const bad = users[7]!;
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, userId: bad, status: 404, times: 100 });
+    const asked = clock.now();
+    const results = await batcher.submitAll(users.map((u, i) => invitation(u, i < 210 ? ["VIEWER"] : ["EDITOR"])));
+    expect(results.map((r) => r.kind)).toEqual(users.map((u) => (u === bad ? "failed" : "invited")));
+    const refused = results[7] as { kind: "failed"; error: unknown };
+    expect(NotFoundError.isInstance(refused.error)).toBe(true);
+    // 100, 100 and 10 of VIEWER, 20 of EDITOR, in order, the first sent when asked (no window on the clock); then the halves of the first.
+    const posts = invitePosts(emu);
+    const batch = (from: number, to: number) => users.slice(from, to);
+    expect(posts[0]).toMatchObject({ at: asked, userIds: batch(0, 100) });
+    for (const userIds of [batch(100, 200), batch(200, 210), batch(210, 230)]) expect(posts.map((p) => p.userIds)).toContainEqual(userIds);
+    const applied = appliedPerUser(emu);
+    for (const u of users) expect(applied.get(u) ?? 0).toBe(u === bad ? 0 : 1);
+  });
+
   it("a lone invitation is sent at once: no window, the POST arrives at the time it was asked for", async () => {
     const { emu, users, clock, batcher } = await world(1);
     const asked = clock.now();
