@@ -81,7 +81,16 @@ export type ValueProblem =
   | { readonly kind: "invalid"; readonly key: string; readonly rule: string; readonly seen?: string };
 
 /** Each setting as zod: numbers coerced and bounded, the key, the base URL refined to end in `/`; an issue's params: `missing`, `seen`. @internal */
-export function settingFields(z: typeof Z) {
+export function settingFields(z: typeof Z): SettingFields {
+  fieldsBuilt ??= buildFields(z);
+  return fieldsBuilt;
+}
+
+/** The zod fields of the settings: built once (zod's schemas are costly to build, and every settings check asks). */
+type SettingFields = ReturnType<typeof buildFields>;
+let fieldsBuilt: SettingFields | undefined;
+
+function buildFields(z: typeof Z) {
   const issue = (ctx: Z.core.$RefinementCtx, message: string, params: { missing?: true; seen?: string } = {}) =>
     ctx.addIssue({ code: "custom", message, params });
   const number = (spec: NumberSpec) =>

@@ -61,7 +61,16 @@ const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/i;
 
 /** The one schema of the keys' values: the API key, the address (a base URL, or a workspace and a host), the numbers. */
-function settingsSchema(z: typeof Z) {
+function settingsSchema(z: typeof Z): SettingsSchema {
+  schemaBuilt ??= buildSchema(z);
+  return schemaBuilt;
+}
+
+/** Built once: zod's schemas are costly to build, and `configure` and every connection check the settings. */
+type SettingsSchema = ReturnType<typeof buildSchema>;
+let schemaBuilt: SettingsSchema | undefined;
+
+function buildSchema(z: typeof Z) {
   const fields = settingFields(z);
   const matching = (pattern: RegExp, rule: string) =>
     z.string().superRefine((value, ctx) => {
