@@ -54,3 +54,41 @@ describe("a provider host's start", () => {
     expect(report?.loaded).not.toContain("undici/index.js");
   });
 });
+
+describe("a provider host's compile cache", () => {
+  // As users run it: no NODE_COMPILE_CACHE (the tests' turns the cache on before any module, under node's own flags).
+  const cacheDir = (script: string, more: Record<string, string> = {}) => {
+    const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, ...env } = process.env;
+    const child = spawnSync(process.execPath, ["-e", `${script}; console.log(require("node:module").getCompileCacheDir() ?? "none")`], {
+      cwd: repoRoot,
+      encoding: "utf8",
+      timeout: 50_000,
+      env: { ...env, ...more },
+    });
+    expect(child.stderr).toBe("");
+    return child.stdout.trim();
+  };
+  const host = 'require("@pulumi/pulumi"); require("./dist/provider/integration-members.js")';
+
+  it("is on, and compiles eagerly: its folder is named for other V8 flags than a plain node's (so no cache is read under others)", () => {
+    const plain = cacheDir('require("node:module").enableCompileCache()');
+    const eager = cacheDir(host);
+    expect(eager).not.toBe("none");
+    expect(plain).not.toBe("none");
+    // <base>/v<node>-<arch>-<flags hash>-<uid>: the same base, version and arch; another flags hash.
+    const [base, name] = [eager.slice(0, eager.lastIndexOf("/")), eager.slice(eager.lastIndexOf("/") + 1)];
+    expect(plain.slice(0, plain.lastIndexOf("/"))).toBe(base);
+    expect(name.split("-").slice(0, 2)).toEqual(
+      plain
+        .slice(plain.lastIndexOf("/") + 1)
+        .split("-")
+        .slice(0, 2),
+    );
+    expect(name).not.toBe(plain.slice(plain.lastIndexOf("/") + 1));
+  });
+
+  it("is off when NODE_DISABLE_COMPILE_CACHE is set, even empty (as node has it)", () => {
+    expect(cacheDir(host, { NODE_DISABLE_COMPILE_CACHE: "1" })).toBe("none");
+    expect(cacheDir(host, { NODE_DISABLE_COMPILE_CACHE: "" })).toBe("none");
+  });
+});
