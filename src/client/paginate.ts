@@ -50,9 +50,9 @@ export async function* paginate<T extends z.ZodType, R>(
     const early = ahead.get(spec.path);
     ahead.delete(spec.path);
     if (!early && pages?.asked) pages = undefined; // a link not read ahead: one by one from here
-    const asked: Promise<Answer> | undefined = following?.link === spec.path ? following.answer : undefined;
+    const followed: Promise<Answer> | undefined = following?.link === spec.path ? following.answer : undefined;
     following = undefined;
-    const { data, status }: Answer = await (early ?? asked ?? http.request(spec, schema));
+    const { data, status }: Answer = await (early ?? followed ?? http.request(spec, schema));
     const next: string | null | undefined = data.links?.next;
     const count = Math.ceil((data.meta?.page?.total ?? 0) / size);
     if (spec === first) pages = next && PAGE_NUMBER.test(next) ? { link: next, count, asked: 0 } : undefined;

@@ -97,10 +97,6 @@ function full(queue: Queue): boolean {
   return n >= MAX_BATCH || (queue.inFlight === 0 && queue.peak > 1 && n >= queue.peak);
 }
 
-/** Invitations of one kind (integration, role and set) may go out together. */
-const kindOf = (invitation: Invitation): string =>
-  JSON.stringify([idOf(invitation.integrationId), invitation.role, invitation.entitlements]);
-
 /** Batches the invitations of one client. */
 export class InviteBatcher {
   readonly #client: WorkspaceAccessClient;
@@ -158,27 +154,20 @@ export class InviteBatcher {
    */
   async submitAll(invitations: readonly Invitation[]): Promise<Submitted[]> {
     const results: Submitted[] = [];
-    const kinds = new Map<string, Entry[]>();
+    const queues = new Set<Queue>();
     invitations.forEach((invitation, i) => {
-      const key = kindOf(invitation);
-      const entry = {
-        invitation,
-        resolve: (r: InvitationResult) => (results[i] = r),
-        reject: (error: unknown) => (results[i] = { kind: "failed", error }),
-      };
-      const entries = kinds.get(key) ?? [];
-      entries.push(entry);
-      kinds.set(key, entries);
+      const queue = this.#queueOf(invitation);
+      const resolve = (result: InvitationResult) => (results[i] = result);
+      queue.entries.push({ invitation, resolve, reject: (error: unknown) => (results[i] = { kind: "failed", error }) });
+      queues.add(queue);
     });
-    const batches = [...kinds.values()].flatMap((entries) =>
-      Array.from({ length: Math.ceil(entries.length / MAX_BATCH) }, (_, b) => entries.slice(b * MAX_BATCH, (b + 1) * MAX_BATCH)),
-    );
-    await Promise.all(batches.map((batch) => sendBatch(this.#client, batch)));
+    const sent = [...queues].flatMap((q) => this.#take(q).map((batch) => sendBatch(this.#client, batch).finally(() => this.#sent(q))));
+    await Promise.all(sent);
     return results;
   }
 
   #queueOf(invitation: Invitation): Queue {
-    const key = kindOf(invitation);
+    const key = JSON.stringify([idOf(invitation.integrationId), invitation.role, invitation.entitlements]);
     const queue = this.#queues.get(key) ?? new Queue();
     this.#queues.set(key, queue);
     return queue;
