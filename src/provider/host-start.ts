@@ -7,7 +7,8 @@
  *   no longer compiles each function at its first call (zod's parsers, undici's first request, the plan). An
  *   `IntegrationMembers` create of 1,000 under the real CLI: about 15 ms less to its check and 15 ms less in its create;
  *   in one host without the engine, 40 ms less, and less too on the first run, which fills the cache (one parse per
- *   function, not a pre-parse and a parse). The flags are part of the cache folder's name: no cache is read under others;
+ *   function, not a pre-parse and a parse). The flags are part of the cache folder's name: no cache is read under others.
+ *   Where `NODE_COMPILE_CACHE` turned the cache on already, its folder is named for node's own flags: the host stays lazy;
  * - leaves zod's translations unloaded: zod's index loads its 60-odd locale files (a third of the provider's load, about
  *   20 ms), and a host's messages are English, which zod's schemas load themselves (test/package/host-start.test.ts: only
  *   `en` loaded, zod's messages English). Should zod fail to load without them, they are loaded after all.
@@ -15,9 +16,11 @@
 import * as nodeModule from "node:module";
 import { setFlagsFromString } from "node:v8";
 
-const withCache = nodeModule as { enableCompileCache?: () => unknown };
-// Node turns the cache off when NODE_DISABLE_COMPILE_CACHE is set at all (even empty): so does this.
-if (withCache.enableCompileCache && process.env.NODE_DISABLE_COMPILE_CACHE === undefined) {
+const withCache = nodeModule as { enableCompileCache?: () => unknown; getCompileCacheDir?: () => string | undefined };
+// Node turns the cache off when NODE_DISABLE_COMPILE_CACHE is set at all (even empty): so does this. A cache already on
+// (NODE_COMPILE_CACHE) is left as it is, lazy: its folder is named for the flags node started with, and programs share it,
+// whose lazy entries V8 would refuse under --no-lazy (and they the host's), each process rewriting what the other wrote.
+if (withCache.enableCompileCache && process.env.NODE_DISABLE_COMPILE_CACHE === undefined && !withCache.getCompileCacheDir?.()) {
   setFlagsFromString("--no-lazy");
   withCache.enableCompileCache();
 }

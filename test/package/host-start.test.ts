@@ -5,6 +5,9 @@
  * the transport uses, not its index).
  */
 import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../support/paths.ts";
 
@@ -85,6 +88,30 @@ describe("a provider host's compile cache", () => {
         .slice(0, 2),
     );
     expect(name).not.toBe(plain.slice(plain.lastIndexOf("/") + 1));
+  });
+
+  it("stays lazy where NODE_COMPILE_CACHE turned the cache on: a program's entries in that folder are read, not refused and rewritten", () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "wa-compile-cache-"));
+    try {
+      // What a program loads of the package (zod among it), then what a host loads: the same modules, the same folder.
+      const run = (script: string) => {
+        const { NODE_DISABLE_COMPILE_CACHE: _, ...env } = process.env;
+        const child = spawnSync(process.execPath, ["-e", script], {
+          cwd: repoRoot,
+          encoding: "utf8",
+          timeout: 50_000,
+          env: { ...env, NODE_COMPILE_CACHE: folder, NODE_DEBUG_NATIVE: "COMPILE_CACHE" },
+        });
+        expect(child.status).toBe(0);
+        return child.stderr.split("\n").filter((line) => line.includes("was rejected"));
+      };
+      run('require("@pulumi/pulumi"); require("./dist/index.js")');
+      expect(run(host)).toEqual([]);
+      expect(run('require("@pulumi/pulumi"); require("./dist/index.js")')).toEqual([]);
+      expect(fs.readdirSync(folder)).toHaveLength(1);
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("is off when NODE_DISABLE_COMPILE_CACHE is set, even empty (as node has it)", () => {
