@@ -93,11 +93,16 @@ export default defineConfig({
     // - PULUMI_NODEJS_TRANSPILE_ONLY: ts-node runs a test's `index.ts` without type-checking it
     //   (about 15 % of a CLI test's time); the published declarations are type-checked by
     //   test/package/consumer-types.test.ts, and the README's quickstart runs as users do.
+    // - WA_TEST_STACK_SECRETS: the test stacks' secrets go through a key service on loopback
+    //   (test/support/vault.ts) instead of a passphrase, whose million PBKDF2 rounds cost about
+    //   0.25 CPU-s in every CLI command that opens a stack; the encryption in config and state is
+    //   the same. Tests about secrets, the README's flows and the examples keep the passphrase.
     env: {
       WORKSPACE_ACCESS_CACHE_DIR: "off",
       PULUMI_SKIP_CHECKPOINTS: "true",
       NODE_COMPILE_CACHE: path.join(os.tmpdir(), "node-compile-cache"),
       PULUMI_NODEJS_TRANSPILE_ONLY: "true",
+      WA_TEST_STACK_SECRETS: process.env["WA_TEST_STACK_SECRETS"] ?? "vault",
     },
     // Three at a time: the host tier mostly waits on the processes it starts (the host, programs,
     // npm, tsc), so a third file keeps both cores busy. Vitest's default is one less than the cores.

@@ -73,6 +73,7 @@ async function main(): Promise<void> {
     await installTarball(dir, await packedTarball());
     const stack = await openCliStack({
       projectDir: dir,
+      secrets: "passphrase",
       config: { "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": { secret: emu.apiKey } },
     });
     try {

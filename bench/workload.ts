@@ -139,6 +139,8 @@ export function workloadStack(
 ): Promise<Deployment> {
   return openDeployment({
     projectDir: project.dir,
+    // As users run it: passphrase secrets (each CLI command derives their key).
+    secrets: "passphrase",
     stackName: options.stackName,
     ...(options.parallel ? { parallel: options.parallel } : {}),
     ...(options.env ? { env: options.env } : {}),

@@ -188,6 +188,8 @@ async function main(): Promise<void> {
     });
     stack = await openDeployment({
       projectDir: project.dir,
+      // A passphrase, as a user's file backend has (the test tiers set up a faster key service).
+      secrets: "passphrase",
       config: {
         "workspace-access:baseUrl": emulator.url,
         "workspace-access:apiKey": { value: emulator.apiKey, secret: true },

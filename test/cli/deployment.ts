@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { type CliRun, type CliStack, openCliStack } from "./support.ts";
+import { type CliRun, type CliStack, type CliStackOptions, openCliStack } from "./support.ts";
 
 /** A stack config value: a string, or a value (JSON when structured) and whether it is secret. */
 export type ConfigValue = string | { value: unknown; secret?: boolean };
@@ -93,6 +93,8 @@ export interface DeploymentOptions {
   env?: Record<string, string | undefined>;
   /** A backend folder shared with other stacks. */
   backendDir?: string;
+  /** The stack's secrets provider ({@link CliStackOptions.secrets}). */
+  secrets?: CliStackOptions["secrets"];
 }
 
 const MARKUP = /<\{%[^%]*%\}>/g;
@@ -338,6 +340,7 @@ export async function openDeployment(options: DeploymentOptions): Promise<Deploy
     projectDir: options.projectDir,
     ...(options.stackName ? { stackName: options.stackName } : {}),
     ...(options.backendDir ? { backendDir: options.backendDir } : {}),
+    ...(options.secrets ? { secrets: options.secrets } : {}),
     env: { PULUMI_ENABLE_STREAMING_JSON_PREVIEW: "true", ...options.env },
   });
   return new Deployment(cli, options);

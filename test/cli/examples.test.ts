@@ -121,7 +121,12 @@ describe.skipIf(!cliAvailable)(`the examples through the real pulumi CLI${skipNo
         service = await startTestEmulator();
         project = await exampleProject(example);
         before = world(service);
-        stack = await openCliStack({ projectDir: project.dir, stackName: example.stackName, config: access(service) });
+        stack = await openCliStack({
+          secrets: "passphrase",
+          projectDir: project.dir,
+          stackName: example.stackName,
+          config: access(service),
+        });
       }, SETUP_TIMEOUT_MS);
 
       afterAll(async () => {

@@ -131,6 +131,7 @@ describe.skipIf(!cliAvailable)(
       const key = (name: Name) => (name === "globex" ? wrongKey : services[name].apiKey);
       for (const name of NAMES) {
         stacks[name] = await openCliStack({
+          secrets: "passphrase",
           projectDir: project.dir,
           stackName: name,
           ...(name === "acme"

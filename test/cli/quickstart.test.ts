@@ -156,6 +156,7 @@ describe.skipIf(!cliAvailable)(
 
       // `pulumi login --local` is the test's own backend folder (openCliStack); the config as the README sets it.
       stack = await openCliStack({
+        secrets: "passphrase",
         projectDir: project,
         env: AS_USERS_RUN,
         config: {
@@ -201,6 +202,7 @@ describe.skipIf(!cliAvailable)(
 
     it("a wrong key fails pulumi preview naming where the key comes from, in one line, in a lookup and in the catalogue check", async () => {
       const wrong = await openCliStack({
+        secrets: "passphrase",
         projectDir: project,
         stackName: "wrong-key",
         env: AS_USERS_RUN,
@@ -237,6 +239,7 @@ describe.skipIf(!cliAvailable)(
       const dir = path.join(tmp, "exported");
       await ok("npm install", dir);
       const adopted = await openCliStack({
+        secrets: "passphrase",
         projectDir: dir,
         stackName: "exported",
         env: AS_USERS_RUN,

@@ -38,11 +38,13 @@ describe.skipIf(!cliAvailable)(
       expect(acmeService.apiKey).not.toBe(globexService.apiKey);
       project = await stackPerWorkspaceProject();
       acme = await openCliStack({
+        secrets: "passphrase",
         projectDir: project.dir,
         stackName: "acme",
         config: { "workspace-access:baseUrl": acmeService.url, "workspace-access:apiKey": { secret: acmeService.apiKey } },
       });
       globex = await openCliStack({
+        secrets: "passphrase",
         projectDir: project.dir,
         stackName: "globex",
         backendDir: acme.backendDir,

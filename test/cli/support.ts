@@ -12,6 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { RecordedRequest } from "../../src/emulator/index";
+import { fakeVault } from "../support/vault.ts";
 
 /** The CLI version `npm run pulumi-cli` builds (scripts/pulumi-cli.sh). */
 export const PULUMI_CLI_VERSION = "v3.274.1";
@@ -97,6 +98,12 @@ export interface CliStackOptions {
   backendDir?: string;
   /** Extra environment (a value of `undefined` removes the variable). */
   env?: Record<string, string | undefined>;
+  /**
+   * The stack's secrets provider: `passphrase`, as users of a file backend have it, or `vault` (test/support/vault.ts:
+   * the same encryption, without the passphrase's million PBKDF2 rounds in every command). By default `vault` where
+   * `WA_TEST_STACK_SECRETS` says so (the test tiers, vitest.config.mts), else `passphrase` (the demo, the benches).
+   */
+  secrets?: "passphrase" | "vault";
 }
 
 /** The package's environment fallbacks: removed, so only the stack config counts. */
@@ -203,8 +210,8 @@ export interface CliDeployment {
 }
 
 /**
- * Creates a stack of a project on a file backend (`pulumi stack init`, passphrase secrets) and
- * sets its config as a user would: `pulumi config set`, `--secret` for secrets.
+ * Creates a stack of a project on a file backend (`pulumi stack init`, with passphrase secrets or the test key service:
+ * {@link CliStackOptions.secrets}) and sets its config as a user would: `pulumi config set`, `--secret` for secrets.
  */
 export async function openCliStack(options: CliStackOptions): Promise<CliStack> {
   if (!("binDir" in cli)) throw new Error(cli.missing);
@@ -219,17 +226,24 @@ export async function openCliStack(options: CliStackOptions): Promise<CliStack> 
     PATH: [cli.binDir, path.dirname(process.execPath), process.env["PATH"] ?? ""].join(path.delimiter),
     PULUMI_HOME: pulumiHome,
     PULUMI_BACKEND_URL: `file://${backendDir}`,
-    PULUMI_CONFIG_PASSPHRASE: `passphrase-${randomBytes(8).toString("hex")}`,
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
   });
+  const secrets = options.secrets ?? (process.env["WA_TEST_STACK_SECRETS"] === "vault" ? "vault" : "passphrase");
+  if (secrets === "vault") {
+    const vault = await fakeVault();
+    Object.assign(env, { VAULT_SERVER_URL: vault.url, VAULT_SERVER_TOKEN: vault.token });
+  } else {
+    env["PULUMI_CONFIG_PASSPHRASE"] = `passphrase-${randomBytes(8).toString("hex")}`;
+  }
   for (const [key, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
   const stack = new CliStack(options.projectDir, options.stackName ?? "dev", backendDir, env, options.backendDir === undefined);
-  await stack.run(["stack", "init", stack.stackName], { stack: false });
+  const provider = secrets === "vault" ? ["--secrets-provider", "hashivault://pulumi-workspace-access-tests"] : [];
+  await stack.run(["stack", "init", stack.stackName, ...provider], { stack: false });
   // One CLI run for the whole config, as `pulumi config set` and `set --secret` would store it.
   const pairs = Object.entries(options.config ?? {}).flatMap(([key, value]) =>
     typeof value === "string" ? [`--plaintext=${key}=${value}`] : [`--secret=${key}=${value.secret}`],

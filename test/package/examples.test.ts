@@ -104,6 +104,7 @@ describe.each(EXAMPLES)("examples/%s, copied out of the repository", { timeout: 
         // The emulator is not at https://<workspace>.<host>/: baseUrl, which takes precedence, points at it.
         config: { ...config, ...accessConfig(emulator) },
         env: NO_FALLBACKS,
+        secrets: "passphrase",
       });
       try {
         const usersBefore = emulator.users.list().length;

@@ -34,6 +34,8 @@ export interface ScenarioOptions {
   parallel?: number;
   /** Extra environment for the program and the host. */
   env?: Record<string, string>;
+  /** The stack's secrets provider (test/cli/support.ts: the test tiers' key service unless `passphrase`). */
+  secrets?: "passphrase" | "vault";
 }
 
 /** A running scenario: emulator, project, stack, and everything observed. */
@@ -99,6 +101,7 @@ export async function scenario(options: ScenarioOptions): Promise<Scenario> {
     config,
     ...(options.parallel ? { parallel: options.parallel } : {}),
     ...(options.env ? { env: options.env } : {}),
+    ...(options.secrets ? { secrets: options.secrets } : {}),
   });
   const failures: DeploymentError[] = [];
   const s: Scenario = {
