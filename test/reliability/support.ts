@@ -10,6 +10,7 @@ import {
   type ConfigValue,
   type Deployment,
   type DeploymentError,
+  type DeploymentOptions,
   type OperationResult,
   openDeployment,
   type Step,
@@ -35,7 +36,7 @@ export interface ScenarioOptions {
   /** Extra environment for the program and the host. */
   env?: Record<string, string>;
   /** The stack's secrets provider (test/cli/support.ts: the test tiers' key service unless `passphrase`). */
-  secrets?: "passphrase" | "vault";
+  secrets?: DeploymentOptions["secrets"];
 }
 
 /** A running scenario: emulator, project, stack, and everything observed. */
