@@ -1,7 +1,8 @@
 /**
  * Where the export reads from, and with which key: the key from `WORKSPACE_ACCESS_API_KEY` only (a flag would stay
- * in the shell's history), the address from `--base-url`, else the provider's environment variables. One client
- * per export or check, its errors completed with what to fix, naming the variable or flag, never the key.
+ * in the shell's history), the address from `--base-url`, else the provider's environment variables (with `--check`,
+ * else the one `access.yaml` records, though not in CI). One client per export or check, its errors completed with what
+ * to fix, naming the variable or flag, never the key.
  */
 import {
   type Clock,
@@ -30,7 +31,10 @@ export interface ExportDeps {
   random?: () => number;
 }
 
-/** The key and the address, checked; `recorded`: the address `access.yaml` records, when neither flag nor environment gives one. */
+/**
+ * The key and the address, checked; `recorded`: the address `access.yaml` records, used when neither flag nor environment
+ * gives one, except in CI (`CI` set), where a pull request's `access.yaml` would choose where the key goes.
+ */
 export function exportConnection(
   baseUrlFlag: string | undefined,
   env: Record<string, string | undefined>,
@@ -53,6 +57,14 @@ export function exportConnection(
       );
     }
     const where = `the workspace ${recorded.file} records`;
+    if (inCi(env)) {
+      // The change under review can edit access.yaml: the key must not go wherever it points (docs/ci.md).
+      throw new ExportError(
+        `${recorded.file} records the workspace ${recorded.baseUrl}, but CI is set: in CI the key goes only to an address the CI's ` +
+          `own settings give, since the change under review can edit ${recorded.file}. Set ${ENV.baseUrl} (or ${ENV.workspace} and ` +
+          `${ENV.host}) beside ${ENV.apiKey} in the CI's settings, or pass --base-url.`,
+      );
+    }
     return {
       apiKey,
       baseUrl: asExportError(() => parseBaseUrl(recorded.baseUrl!, where).href, `. Correct it in ${recorded.file}, or pass --base-url.`),
@@ -60,6 +72,12 @@ export function exportConnection(
   }
   // The problems worded for the environment: the variables to set, not the stack config keys.
   return { apiKey, baseUrl: asExportError(() => resolveProviderSettings(raw, "env").client.baseUrl.href) };
+}
+
+/** Whether `CI` is set as CI services set it (`true`, `1`, a name): not empty, `0` or `false`. */
+function inCi(env: Record<string, string | undefined>): boolean {
+  const ci = env["CI"]?.trim().toLowerCase();
+  return ci !== undefined && ci !== "" && ci !== "0" && ci !== "false";
 }
 
 /** `read()`, its settings problem an {@link ExportError} (with `fix` after the message). */

@@ -9,8 +9,10 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, POPULATED_IDS, populatedUserId, startEmulator } from "../../src/emulator/index";
+import { ExportError } from "../../src/export/errors";
 import { runExport } from "../../src/export/run";
 import { runCheck } from "../../src/export/run-check";
+import { rejection } from "../support/fixtures";
 import { env, gets, lineDiff, options, twoMembers } from "./support";
 
 const { integrations, users } = POPULATED_IDS;
@@ -179,6 +181,32 @@ describe("the address --check reads", () => {
         ...(command.args.includes("--accept") ? { accept: true } : {}),
       });
       expect(result).toMatchObject({ changes: [], notes: [], workspace: emulator.url, accepted: false });
+    }
+  });
+
+  it("in CI is never the one access.yaml records (a pull request can edit it): the key goes only to an address the CI's settings give", async () => {
+    const sent = emulator.requests.length;
+    for (const ci of ["true", "1", "woodpecker"]) {
+      const refused = await rejection(runCheck({ out: dir, env: { WORKSPACE_ACCESS_API_KEY: emulator.apiKey, CI: ci } }));
+      expect(refused).toBeInstanceOf(ExportError);
+      expect(refused.message).toBe(
+        `${path.join(dir, "access.yaml")} records the workspace ${emulator.url}, but CI is set: in CI the key goes only to an ` +
+          `address the CI's own settings give, since the change under review can edit ${path.join(dir, "access.yaml")}. Set ` +
+          "WORKSPACE_ACCESS_BASE_URL (or WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST) beside WORKSPACE_ACCESS_API_KEY " +
+          "in the CI's settings, or pass --base-url.",
+      );
+    }
+    expect(emulator.requests.length).toBe(sent);
+    // Given by the CI's settings (the environment or the flag), it is read; CI empty, 0 or false is not CI.
+    const inCi = { WORKSPACE_ACCESS_API_KEY: emulator.apiKey, CI: "true" };
+    expect(await runCheck({ out: dir, env: { ...inCi, WORKSPACE_ACCESS_BASE_URL: emulator.url } })).toMatchObject({
+      changes: [],
+      notes: [],
+    });
+    expect(await runCheck({ out: dir, env: inCi, baseUrl: emulator.url })).toMatchObject({ changes: [], notes: [] });
+    for (const ci of ["", "0", "false", "FALSE"]) {
+      const shell = { WORKSPACE_ACCESS_API_KEY: emulator.apiKey, CI: ci };
+      expect(await runCheck({ out: dir, env: shell })).toMatchObject({ changes: [], workspace: emulator.url });
     }
   });
 

@@ -24,7 +24,8 @@ function runExportCli(args: string[], env: Record<string, string | undefined>): 
     execFile(
       process.execPath,
       [CLI, ...args],
-      { env: { ...process.env, ...NO_FALLBACKS, ...env }, encoding: "utf8" },
+      // A user's shell: not the CI that runs these tests (in CI, --check refuses the address access.yaml records).
+      { env: { ...process.env, ...NO_FALLBACKS, CI: undefined, ...env }, encoding: "utf8" },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
         resolve({ code, stdout, stderr });
@@ -118,7 +119,7 @@ describe("workspace-access-export of the populated world, deployed from the pack
         execFile(
           "sh",
           ["-c", command.replace("<key>", emulator.apiKey)],
-          { cwd: dir, env: { ...process.env, ...NO_FALLBACKS, npm_config_offline: "true" }, encoding: "utf8" },
+          { cwd: dir, env: { ...process.env, ...NO_FALLBACKS, CI: undefined, npm_config_offline: "true" }, encoding: "utf8" },
           (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
         );
       });
@@ -211,6 +212,15 @@ describe("the command's exit status and output", { timeout: 120_000 }, () => {
       differences: [{ kind: "entitlements", side: "workspace", user: "user002@acme.example", workspace: "MAINTAIN" }],
       leftOut: { count: 61 },
     });
+
+    // In CI the address access.yaml records is refused before any request: a pull request could point the key elsewhere.
+    const sent = emulator.requests.length;
+    const inCi = await runExportCli(["--check", "--out", dir], { ...key(), CI: "true" });
+    expect(inCi.code).toBe(2);
+    expect(inCi.stderr).toContain(`access.yaml records the workspace ${emulator.url}, but CI is set`);
+    expect(inCi.stderr).toContain("Set WORKSPACE_ACCESS_BASE_URL (or WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST) beside");
+    expect(inCi.stderr).not.toContain(emulator.apiKey);
+    expect(emulator.requests.length).toBe(sent);
 
     const accepted = await runExportCli(["--check", "--accept", "--out", dir], key());
     expect(accepted.code, accepted.stderr).toBe(0);
