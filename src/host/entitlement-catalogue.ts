@@ -10,7 +10,7 @@ import { editDistance } from "../shared/edit-distance";
 import { keySourceHint } from "../shared/hints";
 import { type CheckFailure, entitlementSet, type Props, sameSet } from "../shared/inputs";
 import { containsUnknown, isUnknown } from "../shared/unknown";
-import { entitlementsNotChecked, unoffered } from "./membership/messages";
+import { entitlementsNotChecked, heldAlready, unoffered } from "./membership/messages";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 const knownString = (value: unknown): value is string => typeof value === "string" && !isUnknown(value);
@@ -46,6 +46,9 @@ function refusedKey(error: UnauthorizedError, integrationId: string): Unauthoriz
   return error;
 }
 
+/** The entitlements each of `userIds` holds in the integration now (by user id in its one form), `undefined` for one not a member. */
+export type HeldNow = (userIds: readonly string[]) => Promise<ReadonlyMap<string, readonly string[] | undefined>>;
+
 /** The catalogues of one provider context ({@link ProviderContext.catalogue}): the offered ids per integration, read once. */
 export class EntitlementCatalogue {
   readonly #client: () => WorkspaceAccessClient;
@@ -80,8 +83,10 @@ export class EntitlementCatalogue {
   /**
    * The check failures of an `IntegrationMembers` (inputs that passed validation): one per member whose set is new (not in
    * `olds` with that set, another integration, or a user id not known yet) and names an id not offered (`members[i].entitlements`).
+   * With `held` (what members hold now), a member who holds every such id already is let through with a warning: the
+   * integration stopped offering it after granting it (an exported project's first preview); a misspelt id still fails.
    */
-  async unofferedMemberEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
+  async unofferedMemberEntitlements(olds: Props, news: Props, held?: HeldNow): Promise<CheckFailure[]> {
     const { integrationId, members } = news;
     if (!knownString(integrationId) || !Array.isArray(members)) return [];
     const priorSets = new Map<string, unknown>();
@@ -103,10 +108,27 @@ export class EntitlementCatalogue {
       if (UnauthorizedError.isInstance(error)) return [{ property: "", reason: error.message }];
       throw error;
     }
-    return fresh.flatMap(({ i, entitlements }) => {
+    const failing = fresh.flatMap(({ i, entitlements }) => {
       const unknown = entitlementSet(entitlements).filter((id) => !offered?.includes(id));
       if (!offered || unknown.length === 0) return [];
-      return [{ property: `members[${i}].entitlements`, reason: unoffered(integrationId, unknown, closestFirst(unknown, offered)) }];
+      const failure = { property: `members[${i}].entitlements`, reason: unoffered(integrationId, unknown, closestFirst(unknown, offered)) };
+      const userId = (members[i] as Record<string, unknown>).userId;
+      return [{ failure, unknown, userId: knownString(userId) ? userId : undefined }];
+    });
+    const known = failing.flatMap((f) => (f.userId === undefined ? [] : [f.userId]));
+    if (!held || known.length === 0) return failing.map((f) => f.failure);
+    let now: ReadonlyMap<string, readonly string[] | undefined>;
+    try {
+      now = await held(known);
+    } catch {
+      // Unread: the failures stand (each is true: the catalogue does not offer the id).
+      return failing.map((f) => f.failure);
+    }
+    return failing.flatMap(({ failure, unknown, userId }) => {
+      const holds = userId === undefined ? undefined : now.get(idOf(userId));
+      if (!holds || !unknown.every((id) => holds.includes(id))) return [failure];
+      this.#warn(`${failure.property} of user ${userId}: ${failure.reason} ${heldAlready(unknown)}`);
+      return [];
     });
   }
 

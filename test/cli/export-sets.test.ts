@@ -3,7 +3,8 @@
  * the emulator's populated world (482 users, 274 memberships) as one `WorkspaceUsers` and an `IntegrationMembers` per
  * integration; its first `pulumi up` adopts everything and sends no write, and `pulumi preview --expect-no-changes`
  * passes after it, writing nothing; an edit of one user in access.yaml previews as that user's change and its up sends one
- * `PUT`. A `User` of an email the `WorkspaceUsers` has fails the program, naming both.
+ * `PUT`. A `User` of an email the `WorkspaceUsers` has fails the program, naming both. A member holding an entitlement its
+ * integration no longer offers is let through with a warning.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -40,6 +41,13 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
 
   beforeAll(async () => {
     service = await startEmulator({ world: "populated", job: { finishAfterPolls: 1 } });
+    // One member holds an entitlement the integration no longer offers: the first preview must let it through.
+    const retiredIn = service.integrations.list().find((i) => service.integrations.members(i.id).length > 0)!;
+    const member = service.integrations.members(retiredIn.id)[0]!;
+    service.integrations.setMember(retiredIn.id, member.userId, {
+      role: member.role,
+      entitlements: [...member.entitlements, "RETIRED_ACCESS"],
+    });
     tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-cli-export-sets-"));
     dir = path.join(tmp, "access");
     const exported = await runExport(["--out", dir, "--base-url", service.url, "--shape", "sets"], service.apiKey);
@@ -63,8 +71,10 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
     const usersBefore = service.users.list();
     const membersBefore = service.integrations.list().map((i) => service.integrations.members(i.id));
     service.clearRequests();
-    await stack.up();
+    const up = await stack.up();
     expect(writes(service.requests)).toEqual([]);
+    expect(up.output).toContain('offers no entitlement "RETIRED_ACCESS"');
+    expect(up.output).toContain("Let through: the member holds it already");
     expect(service.users.list()).toEqual(usersBefore);
     expect(service.integrations.list().map((i) => service.integrations.members(i.id))).toEqual(membersBefore);
     const resources = dynamicResources(await stack.exportState());

@@ -208,6 +208,43 @@ describe("IntegrationMembers: check against the catalogue", () => {
     expect(catalogueRequests(emu)).toEqual([`/integrations/${youtube}/entitlements`]);
   });
 
+  it("lets through, with a warning, a member who holds the id not offered already (retired since): an exported project's first preview", async () => {
+    const emu = await setup();
+    const { ada } = DEFAULT_IDS.users;
+    emu.integrations.setMember(youtube, alan, { entitlements: ["RETIRED", "VIEWER"] });
+    emu.integrations.setMember(youtube, ada, { entitlements: ["RETIRED"] });
+    emu.clearRequests();
+    // alan holds RETIRED; ada holds it but not GONE; grace does not hold it (a member or not, a misspelt id still fails).
+    const news = members([alan, ["RETIRED", "VIEWER"]], [ada, ["GONE", "RETIRED"]], [grace, ["RETIRED"]]);
+    const { failures } = wire(await membersProvider.check!({}, news));
+    const offers = "it offers (closest first)";
+    expect(failures).toEqual([
+      {
+        property: "members[1].entitlements",
+        reason: `integration ${youtube} offers no entitlement "GONE", "RETIRED"; ${offers}: VIEWER, EDITOR, MANAGER. See getIntegrationEntitlements({ integrationId }).`,
+      },
+      {
+        property: "members[2].entitlements",
+        reason: `integration ${youtube} offers no entitlement "RETIRED"; ${offers}: EDITOR, VIEWER, MANAGER. See getIntegrationEntitlements({ integrationId }).`,
+      },
+    ]);
+    expect(warnings).toEqual([
+      `members[0].entitlements of user ${alan}: integration ${youtube} offers no entitlement "RETIRED"; ${offers}: EDITOR, VIEWER, MANAGER. ` +
+        "See getIntegrationEntitlements({ integrationId }). Let through: the member holds it already (granted before the integration stopped offering it).",
+    ]);
+    // The catalogue, then the members named: one list (more of them than its pages; each found there, no read of a miss).
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET /integrations/${youtube}/entitlements`,
+      `GET /integrations/${youtube}/users`,
+    ]);
+    // One member named: read directly; not a member (404), so the failure stands.
+    emu.clearRequests();
+    const { katherine } = DEFAULT_IDS.users;
+    const alone = wire(await membersProvider.check!({}, members([katherine, ["RETIRED"]])));
+    expect(alone.failures?.map((f) => f.property)).toEqual(["members[0].entitlements"]);
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /integrations/${youtube}/users/${katherine}`]);
+  });
+
   it("checks only members whose set is new: an unchanged member is not checked, and an unchanged list sends nothing", async () => {
     const emu = await setup();
     // The prior set of alan is not in the catalogue (say, granted before the integration dropped it): keeping it is not a new error.

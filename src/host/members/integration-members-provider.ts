@@ -4,7 +4,7 @@
  *
  * | operation | request |
  * |---|---|
- * | check | `GET /integrations/{id}/entitlements`, once per integration, when a member's set is new or changes |
+ * | check | `GET /integrations/{id}/entitlements`, once per integration, when a set is new or changes (then members naming an id not offered are read) |
  * | diff | none (the plan from the state; a change that would remove the last owner fails) |
  * | create, `import` | the list; `POST .../users` per 100 new members of a role and set, its job, a read-back; `PATCH`es. Removes no one |
  * | update | jobs left running waited for; the list; a `DELETE` per member dropped, shown unmanaged, or changing role; invitations; `PATCH`es |
@@ -28,9 +28,19 @@ import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { declaredOf, diffMembers } from "./members-diff";
 import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
 import { type ProviderContext, providerOf } from "../provider-runtime";
+import type { HeldNow } from "../entitlement-catalogue";
 import { withHints } from "../../shared/hints";
 
 export type { IntegrationMembersOutputs } from "./members-state";
+
+/** What the members named hold now (a miss confirmed absent, `membership-view.ts`): the catalogue lets a retired id they hold through. */
+function heldNow(ctx: ProviderContext, inputs: Props): HeldNow {
+  return async (userIds) => {
+    const declared = Array.isArray(inputs.members) ? inputs.members.length : userIds.length;
+    const found = await ctx.connection().memberships.of(String(inputs.integrationId)).find(userIds, declared);
+    return new Map([...found].map(([id, member]) => [id, member && !(member instanceof Error) ? member.entitlements : undefined]));
+  };
+}
 
 /** The plan against the service: one member list, then (only when the plan rests on an absence from it) its confirmations, and the plan again. */
 async function planAgainstService(
@@ -175,7 +185,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
 export const provider = providerOf<Props, IntegrationMembersOutputs>({
   async check(ctx, olds, news) {
     const { inputs, failures } = ctx.checkInputs(integrationMembersInputs, news);
-    if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news)));
+    if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news, heldNow(ctx, inputs))));
     return { inputs, failures };
   },
 

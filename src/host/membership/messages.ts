@@ -29,3 +29,9 @@ export function unoffered(integrationId: string, unknown: readonly string[], clo
     "See getIntegrationEntitlements({ integrationId })."
   );
 }
+
+/** Why a member's ids not offered (`ids`) are let through: the member holds them already. */
+export function heldAlready(ids: readonly string[]): string {
+  const them = ids.length === 1 ? "it" : "them";
+  return `Let through: the member holds ${them} already (granted before the integration stopped offering ${them}).`;
+}
