@@ -11,7 +11,8 @@
  *   Where `NODE_COMPILE_CACHE` turned the cache on already, its folder is named for node's own flags: the host stays lazy;
  * - leaves zod's translations unloaded: zod's index loads its 60-odd locale files (a third of the provider's load, about
  *   20 ms), and a host's messages are English, which zod's schemas load themselves (test/package/host-start.test.ts: only
- *   `en` loaded, zod's messages English). Should zod fail to load without them, they are loaded after all.
+ *   `en` loaded, zod's messages English). Should zod fail to load without them, they are loaded after all (the same test
+ *   file, with a zod that throws so).
  */
 import * as nodeModule from "node:module";
 import { setFlagsFromString } from "node:v8";

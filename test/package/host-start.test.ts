@@ -58,6 +58,45 @@ describe("a provider host's start", () => {
   });
 });
 
+describe("a provider host's start, should zod need its translations to load", () => {
+  // A zod whose index reads its locales while it loads: the first require of "zod" (host-start's, with the locales left
+  // out) throws as such a zod would; host-start then puts the locales back, and the provider loads zod as it ships.
+  const FALLBACK = `
+const Module = require("node:module");
+const load = Module._load;
+const locales = require.resolve("zod/v4/locales");
+let thrown = false;
+Module._load = function (request, ...rest) {
+  if (request === "zod" && !thrown && require.cache[locales] && Object.keys(require.cache[locales].exports).length === 0) {
+    thrown = true;
+    throw new TypeError("Cannot read properties of undefined (reading 'en')");
+  }
+  return load.call(this, request, ...rest);
+};
+require("@pulumi/pulumi");
+const { provider } = require("./dist/provider/integration-members.js");
+(async () => {
+  await provider.configure({ config: { get: () => undefined, require: () => undefined } });
+  const wrong = await provider.check({}, { integrationId: "0f3c7c1e-9d0a-4f5e-8a47-2b9e6f1d3c55", members: [], removeUnmanaged: "yes" });
+  const english = require("zod").z.string().safeParse(1).error.issues[0].message;
+  const localeFiles = Object.keys(require.cache).filter((f) => f.includes("zod/v4/locales/")).length;
+  console.log(JSON.stringify({ thrown, wrong: wrong.failures.filter((f) => f.property), english, localeFiles }));
+})();
+`;
+
+  it("loads them after all: the provider works, with zod's locales as zod ships them", () => {
+    const { NODE_COMPILE_CACHE: _, ...env } = process.env;
+    const child = spawnSync(process.execPath, ["-e", FALLBACK], { cwd: repoRoot, encoding: "utf8", timeout: 50_000, env });
+    expect(child.stderr).toBe("");
+    const report = JSON.parse(child.stdout) as { thrown: boolean; wrong: unknown[]; english: string; localeFiles: number };
+    expect(report.thrown).toBe(true);
+    expect(report.wrong).toEqual([{ property: "removeUnmanaged", reason: "removeUnmanaged must be true or false" }]);
+    expect(report.english).toBe("Invalid input: expected string, received number");
+    // Every locale file, as zod's index loads them (the provider's own start loads two).
+    expect(report.localeFiles).toBeGreaterThan(20);
+  });
+});
+
 describe("a provider host's compile cache", () => {
   // As users run it: no NODE_COMPILE_CACHE (the tests' turns the cache on before any module, under node's own flags).
   const cacheDir = (script: string, more: Record<string, string> = {}) => {
