@@ -96,7 +96,7 @@ export class EntitlementCatalogue {
     // A member whose user is not known yet (made by the same program) is checked too: a wrong id would else fail only in up.
     const fresh = members.flatMap((m, i) =>
       isRecord(m) && knownSet(m.entitlements) && !(knownString(m.userId) && sameSet(priorSets.get(idOf(m.userId)), m.entitlements))
-        ? [{ i, entitlements: m.entitlements }]
+        ? [{ i, entitlements: m.entitlements, userId: knownString(m.userId) ? m.userId : undefined }]
         : [],
     );
     if (fresh.length === 0) return [];
@@ -108,12 +108,11 @@ export class EntitlementCatalogue {
       if (UnauthorizedError.isInstance(error)) return [{ property: "", reason: error.message }];
       throw error;
     }
-    const failing = fresh.flatMap(({ i, entitlements }) => {
+    const failing = fresh.flatMap(({ i, entitlements, userId }) => {
       const unknown = entitlementSet(entitlements).filter((id) => !offered?.includes(id));
       if (!offered || unknown.length === 0) return [];
       const failure = { property: `members[${i}].entitlements`, reason: unoffered(integrationId, unknown, closestFirst(unknown, offered)) };
-      const userId = (members[i] as Record<string, unknown>).userId;
-      return [{ failure, unknown, userId: knownString(userId) ? userId : undefined }];
+      return [{ failure, unknown, userId }];
     });
     const known = failing.flatMap((f) => (f.userId === undefined ? [] : [f.userId]));
     if (!held || known.length === 0) return failing.map((f) => f.failure);
