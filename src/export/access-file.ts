@@ -36,6 +36,11 @@ export interface AccessUser {
   /** Absent when the service reported none (its value is then kept), as is `isGuest`. */
   role?: string | undefined;
   isGuest?: boolean | undefined;
+  /**
+   * The workspace's id of the user, written by the export (absent for a user added by hand). The `sets` shape
+   * declares members by it, so that a preview after a change of users shows only the integrations it touches.
+   */
+  id?: string | undefined;
 }
 
 /** A member of an integration in `access.yaml`. */
@@ -124,6 +129,7 @@ const userSchema = z.object(
     lastName: nonEmpty,
     role: optional(nonEmpty),
     isGuest: optional(bool),
+    id: optional(id),
   },
   mapping,
 ) satisfies z.ZodType<AccessUser, unknown>;
@@ -219,7 +225,8 @@ function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
 
 const HEADER = [
   " The workspace's users and integration memberships, written by workspace-access-export.",
-  " index.ts declares a User per user and an IntegrationEntitlement per member (adoptExisting: true).",
+  " index.ts declares the users and members from it, adopting what the workspace has. A user's id is the",
+  " workspace's, written by the export: leave it out for a user you add.",
   " Edit it to change access, then run `pulumi up`. `workspace-access-export --check --out .` reports",
   " where the workspace and this file differ (--accept takes the workspace's side). leftOut lists",
   " what the export could not declare (nothing in index.ts manages it): --check compares it too.",

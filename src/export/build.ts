@@ -115,6 +115,7 @@ function accessUsers(exported: Map<string, SnapshotUser>): AccessUser[] {
       lastName: u.lastName!,
       ...(u.role ? { role: u.role } : {}),
       ...(u.isGuest === null ? {} : { isGuest: u.isGuest }),
+      id: u.id,
     }))
     .sort(byKey((u) => `${emailKey(u.email)}\u0000${u.email}`));
 }

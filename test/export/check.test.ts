@@ -119,14 +119,19 @@ describe("--check --accept", () => {
       const before = path.join(path.dirname(dir), "access.before.yaml");
       fs.copyFileSync(file, before);
       emulator.integrations.setMember(integrations.big, populatedUserId(101), { entitlements: ["EDITOR", "VIEWER"] });
-      emulator.users.add({ email: "new.person@acme.example", firstName: "New", lastName: "Person", role: "workspace_login_only" });
+      const added = emulator.users.add({
+        email: "new.person@acme.example",
+        firstName: "New",
+        lastName: "Person",
+        role: "workspace_login_only",
+      });
       emulator.users.update(users.plain, { role: "workspace_super_admin" });
       const result = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true });
       expect(result.accepted).toBe(true);
       expect(result.changes).toHaveLength(3);
       expect(emulator.requests.every((r) => r.method === "GET")).toBe(true);
       const lines = (f: string) => fs.readFileSync(f, "utf8").split("\n");
-      // Only the three records that differ: the new user's six lines, user300's role, User101's set.
+      // Only the three records that differ: the new user's seven lines (its id last), user300's role, User101's set.
       expect(lineDiff(lines(before), lines(file))).toEqual({
         removed: ["    role: workspace_login_only", "        entitlements: [VIEWER]"],
         added: [
@@ -136,11 +141,12 @@ describe("--check --accept", () => {
           "    lastName: Person",
           "    role: workspace_login_only",
           "    isGuest: false",
+          `    id: ${added.id}`,
           "    role: workspace_super_admin",
           "        entitlements: [EDITOR, VIEWER]",
         ],
       });
-      expect(lines(file).length).toBe(lines(before).length + 6);
+      expect(lines(file).length).toBe(lines(before).length + 7);
       const again = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
       expect(again.changes).toEqual([]);
       // Accepting with nothing to take in leaves the file alone.

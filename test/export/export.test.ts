@@ -55,6 +55,8 @@ describe("an export of the populated world", () => {
       lastName: seeded(users.owner).lastName,
       role: "workspace_owner",
       isGuest: false,
+      // The workspace's id, by which the `sets` shape declares members.
+      id: users.owner,
     });
     expect(byEmail(seeded(users.guest).email)).toMatchObject({ role: "workspace_guest_user", isGuest: true });
     expect(byEmail(seeded(users.unknownRole).email)).toMatchObject({ role: "workspace_billing_admin" });

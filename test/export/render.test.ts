@@ -51,6 +51,16 @@ const recorded: AccessFile = {
       role: "workspace_login_only",
       isGuest: false,
     },
+    // Deleted and made again since the export: the same email, another id.
+    {
+      name: "cy-at-acme.example",
+      email: "cy@acme.example",
+      firstName: "Cy",
+      lastName: "Ode",
+      role: "workspace_login_only",
+      isGuest: false,
+      id: "7a5e0000-0000-4000-8000-000000000c01",
+    },
   ],
   integrations: [
     {
@@ -78,6 +88,7 @@ const live: AccessFile = {
     { ...recorded.users[0]!, isGuest: true },
     { ...recorded.users[1]!, role: "workspace_super_admin" },
     { ...recorded.users[2]!, lastName: "Kim-Lee" },
+    { ...recorded.users[3]!, id: "7a5e0000-0000-4000-8000-000000000c02" },
     {
       name: "eve-at-acme.example",
       email: "eve@acme.example",

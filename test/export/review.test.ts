@@ -153,6 +153,30 @@ describe("compareAccess", () => {
       ],
     ],
     [
+      "a user's id, where access.yaml records one that the workspace's user of that email no longer has",
+      file((f) => {
+        f.users[0] = { ...ann, id: "7a5e0000-0000-4000-8000-00000000000a" };
+        f.users[1] = { ...bob, id: "7a5e0000-0000-4000-8000-00000000000b" };
+      }),
+      file((f) => {
+        f.users[0] = { ...ann, id: "7a5e0000-0000-4000-8000-0000000000aa" };
+        f.users[1] = { ...bob, id: "7a5e0000-0000-4000-8000-00000000000b" };
+      }),
+      [
+        "access.yaml records ann@x.example as the user 7a5e0000-0000-4000-8000-00000000000a; the workspace's ann@x.example is the user 7a5e0000-0000-4000-8000-0000000000aa",
+      ],
+      [["user-id", "both", "7a5e0000-0000-4000-8000-00000000000a", "7a5e0000-0000-4000-8000-0000000000aa"]],
+    ],
+    [
+      "a user added by hand, no id recorded: no difference (the program declares them by email until an id is)",
+      file(),
+      file((f) => {
+        f.users[0] = { ...ann, id: "7a5e0000-0000-4000-8000-00000000000a" };
+      }),
+      [],
+      [],
+    ],
+    [
       "a record left out on both sides, its access the same: no difference, whatever the reason says",
       file((f) => {
         f.leftOut = [scim, scimMember];
@@ -308,6 +332,33 @@ describe("acceptAccess", () => {
     const text = formatAccessFile(acceptAccess(recorded, live));
     expect(formatAccessFile(acceptAccess(recorded, live))).toBe(text);
     expect(compareAccess(parseAccessFile(text), live)).toEqual([]);
+  });
+
+  it("records the workspace's id of a user the file has without one, and takes a changed one, keeping the rest as written", () => {
+    const recordedIds = file((f) => {
+      f.users[1] = { ...bob, id: "7a5e0000-0000-4000-8000-00000000000b" };
+      member(f, "bob@x.example").entitlements = ["READ"];
+    });
+    const liveIds = file((f) => {
+      f.users[0] = { ...ann, id: "7a5e0000-0000-4000-8000-00000000000a" };
+      f.users[1] = { ...bob, id: "7a5e0000-0000-4000-8000-0000000000bb" };
+    });
+    const accepted = acceptAccess(recordedIds, liveIds);
+    expect(accepted.users).toEqual([
+      { ...ann, id: "7a5e0000-0000-4000-8000-00000000000a" },
+      { ...bob, id: "7a5e0000-0000-4000-8000-0000000000bb" },
+    ]);
+    expect(compareAccess(accepted, liveIds)).toEqual([]);
+    expect(parseAccessFile(formatAccessFile(accepted)).users).toEqual(accepted.users);
+  });
+
+  it("reads an id in capitals as its one form", () => {
+    const text = formatAccessFile(
+      file((f) => {
+        f.users[0] = { ...ann, id: "7A5E0000-0000-4000-8000-00000000000A" };
+      }),
+    );
+    expect(parseAccessFile(text).users[0]?.id).toBe("7a5e0000-0000-4000-8000-00000000000a");
   });
 
   it("gives a new record whose name is taken another", () => {

@@ -1,7 +1,8 @@
 /**
  * `--accept`, a pure function: what the review compares comes from the workspace, the rest stays as the file has
  * it, so that a diff of the file shows only the records that differ: a record without difference is kept as
- * written (its email's case too), and so are the resource names (Pulumi would take a renamed entry for a new one).
+ * written (its email's case too, its id recorded where it had none), and so are the resource names (Pulumi would take
+ * a renamed entry for a new one).
  */
 import { emailKey } from "../../client/models";
 import { sameSet } from "../../shared/inputs";
@@ -17,7 +18,7 @@ function free(name: string, taken: Set<string>): string {
 }
 
 const sameUser = (a: AccessUser, b: AccessUser) =>
-  a.firstName === b.firstName && a.lastName === b.lastName && a.role === b.role && a.isGuest === b.isGuest;
+  a.firstName === b.firstName && a.lastName === b.lastName && a.role === b.role && a.isGuest === b.isGuest && (a.id ?? b.id) === b.id;
 
 const sameMember = (a: AccessMember, b: AccessMember) => a.role === b.role && sameSet(a.entitlements, b.entitlements);
 
@@ -29,7 +30,9 @@ function acceptedUsers(recorded: AccessFile, live: AccessFile): AccessUser[] {
     .map((user) => {
       const was = then.get(emailKey(user.email));
       if (!was) return { ...user, name: free(user.name, taken) };
-      return sameUser(was, user) ? was : { ...user, name: was.name, email: was.email };
+      // A user added by hand has no id recorded: the workspace's is taken in (the `sets` shape declares members by it).
+      if (sameUser(was, user)) return was.id === undefined && user.id !== undefined ? { ...was, id: user.id } : was;
+      return { ...user, name: was.name, email: was.email };
     })
     .sort(byKey((u) => `${emailKey(u.email)}\u0000${u.email}`));
 }

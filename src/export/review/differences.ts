@@ -24,6 +24,7 @@ export type DifferenceSide = "access.yaml" | "workspace" | "both";
 /** The kinds of difference, in the order they are listed for one user and integration. */
 export const DIFFERENCE_KINDS = [
   "user",
+  "user-id",
   "user-name",
   "user-role",
   "user-guest",
@@ -36,7 +37,8 @@ export const DIFFERENCE_KINDS = [
 /** One difference between `access.yaml` and the workspace, for people (`text`) and for programs (the rest). */
 export interface AccessDifference {
   /**
-   * `user`, `membership`: one side has it; `user-name`, `user-role`, `user-guest`, `member-role`: an attribute;
+   * `user`, `membership`: one side has it; `user-id` (only where `access.yaml` records one), `user-name`, `user-role`,
+   * `user-guest`, `member-role`: an attribute;
    * `entitlements`: granted by one side in a membership both have; `left-out`: a record a project cannot declare.
    */
   kind: (typeof DIFFERENCE_KINDS)[number];

@@ -37,6 +37,13 @@ export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
 
 function* attributeDifferences(was: AccessUser, user: AccessUser): Iterable<AccessDifference> {
   const email = user.email;
+  // An id recorded that the workspace's user of that email no longer has (deleted and made again): the `sets` shape declares members by it.
+  if (was.id !== undefined && user.id !== undefined && was.id !== user.id) {
+    yield difference(
+      { kind: "user-id", side: "both", user: email, accessYaml: was.id, workspace: user.id },
+      `access.yaml records ${email} as the user ${was.id}; the workspace's ${email} is the user ${user.id}`,
+    );
+  }
   const [then, now] = [`${was.firstName} ${was.lastName}`, `${user.firstName} ${user.lastName}`];
   if (was.firstName !== user.firstName || was.lastName !== user.lastName) {
     yield difference(
