@@ -104,18 +104,40 @@ const users = new wa.WorkspaceUsers(
   { retainOnDelete: true },
 );
 
+// Members are declared by the ids access.yaml records (the workspace's, written by the export): known in a
+// preview, so that a change of users shows only the integrations it touches. A user added by hand has no id
+// there and is declared by the one WorkspaceUsers gives them.
+const emailKey = (email: string) => email.trim().toLowerCase();
+const recorded = new Map(access.users.map((user) => [emailKey(user.email), user.id]));
+users.userIds.apply((ids) => {
+  const moved = access.users.flatMap((user) => {
+    const now = ids[emailKey(user.email)];
+    return user.id !== undefined && now !== undefined && now !== user.id ? [\`\${user.email} (access.yaml: \${user.id}, now \${now})\`] : [];
+  });
+  if (moved.length > 0) {
+    throw new Error(
+      \`access.yaml records users by ids their emails' users no longer have: \${moved.join(", ")}. \` +
+        "Take the workspace's ids with workspace-access-export --check --accept --out .",
+    );
+  }
+});
+
 for (const integration of access.integrations) {
-  const members = users.userIds.apply((ids) =>
-    integration.members.map((member) => {
-      const userId = ids[member.user.trim().toLowerCase()];
-      if (!userId) throw new Error(\`access.yaml: \${member.user} is a member of \${integration.name} but not one of the users\`);
-      return { userId, role: member.role, entitlements: member.entitlements };
-    }),
-  );
+  const members = integration.members.map((member) => {
+    const userId =
+      recorded.get(emailKey(member.user)) ??
+      users.userIds.apply((ids) => {
+        const id = ids[emailKey(member.user)];
+        if (!id) throw new Error(\`access.yaml: \${member.user} is a member of \${integration.name} but not one of the users\`);
+        return id;
+      });
+    return { userId, role: member.role, entitlements: member.entitlements };
+  });
   new wa.IntegrationMembers(
     integration.name,
     { integrationId: integration.id, members, removeUnmanaged: false, deleteOnDestroy: revokeRemovedAccess },
-    { retainOnDelete: !revokeRemovedAccess },
+    // After the users: a user this stack creates exists before it is made a member.
+    { retainOnDelete: !revokeRemovedAccess, dependsOn: [users] },
   );
 }
 `,

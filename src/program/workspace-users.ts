@@ -33,8 +33,9 @@ async function keyed(users: Array<Omit<WorkspaceUserArgs, "email"> & { email: st
  * A set of workspace users, for workspaces too large for a `User` each (docs/export.md): its create adopts every user
  * with a declared email (one listing) and creates the others; a change writes only the users it changes. Removing a
  * user from the set deletes them only if this resource created them, never an owner. `userIds` (email in lower case
- * to id) feeds an `IntegrationMembers`' `userId`. A user may have only one resource in a program. `import` is refused:
- * the set has no id of its own.
+ * to id) feeds an `IntegrationMembers`' `userId`; it is unknown in a preview of the set's update, so members whose ids are
+ * known already (the exported `access.yaml` records them) are better declared by those. A user may have only one
+ * resource in a program. `import` is refused: the set has no id of its own.
  *
  * ```ts
  * const people = new wa.WorkspaceUsers("people", { users: [{ email: "ann@example.com", firstName: "Ann", lastName: "Lee" }] });

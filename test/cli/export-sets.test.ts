@@ -2,9 +2,11 @@
  * The export's `sets` shape through the real `pulumi` CLI: `workspace-access-export --shape sets` (the built command) writes
  * the emulator's populated world (482 users, 274 memberships) as one `WorkspaceUsers` and an `IntegrationMembers` per
  * integration; its first `pulumi up` adopts everything and sends no write, and `pulumi preview --expect-no-changes`
- * passes after it, writing nothing; an edit of one user in access.yaml previews as that user's change and its up sends one
- * `PUT`. A `User` of an email the `WorkspaceUsers` has fails the program, naming both. A member holding an entitlement its
- * integration no longer offers is let through with a warning.
+ * passes after it, writing nothing; an edit of one user in access.yaml previews as that user's change alone (members are
+ * declared by the ids access.yaml records, known in a preview) and its up sends one `PUT`; a user added to access.yaml and
+ * one integration previews as changes of the users and that integration alone, and its up creates and invites them; an id
+ * the workspace's user no longer has fails the preview, naming it. A `User` of an email the `WorkspaceUsers` has fails the
+ * program, naming both. A member holding an entitlement its integration no longer offers is let through with a warning.
  */
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
@@ -12,6 +14,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, type RecordedRequest, startEmulator } from "../../src/emulator/index";
+import { formatAccessFile, parseAccessFile } from "../../src/export/access-file";
 import { packedTarball } from "../support/packed.ts";
 import { repoRoot } from "../support/paths.ts";
 import { installTarball } from "../support/project.ts";
@@ -32,6 +35,16 @@ function runExport(args: string[], apiKey: string): Promise<{ code: number; stdo
 }
 
 const writes = (requests: readonly RecordedRequest[]) => requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+
+/** The steps of `pulumi preview --json` that change something (not the refresh `refresh: always` asks for): `<op> <type> <name>`, sorted. */
+function changes(json: string): string[] {
+  const preview = JSON.parse(json) as { steps?: Array<{ op: string; urn: string }> };
+  const named = (urn: string) => `${urn.split("::")[2]?.split(":").pop()} ${urn.split("::").pop()}`;
+  return (preview.steps ?? [])
+    .filter((s) => s.op !== "same" && s.op !== "refresh")
+    .map((s) => `${s.op} ${named(s.urn)}`)
+    .sort();
+}
 
 describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi CLI${skipNote}`, { timeout: 600_000 }, () => {
   let service: Emulator;
@@ -93,7 +106,7 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
     expect(service.requests.length).toBeGreaterThan(before);
   });
 
-  it("an edit of one user in access.yaml previews as that user's change, and the up sends one PUT of that user alone", async () => {
+  it("an edit of one user in access.yaml previews as that user's change alone, and the up sends one PUT of that user alone", async () => {
     const file = path.join(dir, "access.yaml");
     const yaml = await fs.promises.readFile(file, "utf8");
     const [, email, lastName] = /email: (\S+)\n {4}firstName: .*\n {4}lastName: (.*)\n/.exec(yaml) ?? [];
@@ -102,13 +115,71 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
     try {
       const before = service.requests.length;
       const preview = await stack.preview("--diff");
-      // The one user's line; the IntegrationMembers show as updates too: a preview does not know the ids of an updating set.
       expect(preview.output.match(/^\s+~ lastName\s*: .*$/gm)).toEqual([expect.stringMatching(/"Changed"$/)]);
+      // The members are declared by the ids access.yaml records: no integration shows a change.
+      expect(changes((await stack.preview("--json")).stdout)).toEqual(["update WorkspaceUsers users"]);
       expect(writes(service.requests.slice(before))).toEqual([]);
       const up = service.requests.length;
       await stack.up();
       expect(writes(service.requests.slice(up))).toEqual([`PUT /users/${id}`]);
       expect(service.users.get(id)?.lastName).toBe("Changed");
+    } finally {
+      // Both back as exported (the project refreshes before each operation: its state follows).
+      await fs.promises.writeFile(file, yaml);
+      service.users.update(id, { lastName: lastName! });
+    }
+  });
+
+  it("a user added to access.yaml and one integration previews as changes of the users and that integration alone", async () => {
+    const file = path.join(dir, "access.yaml");
+    const yaml = await fs.promises.readFile(file, "utf8");
+    const access = parseAccessFile(yaml);
+    const email = "added.by.hand@acme.example";
+    access.users.push({ name: "added-by-hand", email, firstName: "Added", lastName: "Hand" });
+    const [into, ...others] = access.integrations;
+    const entitlement = into!.members[0]!.entitlements[0]!;
+    into!.members.push({ user: email, role: "account_collaborator", entitlements: [entitlement] });
+    await fs.promises.writeFile(file, formatAccessFile(access));
+    try {
+      const before = service.requests.length;
+      // No id recorded for the new user: that integration's members are known only once the users are made.
+      expect(changes((await stack.preview("--json")).stdout)).toEqual([
+        `update IntegrationMembers ${into!.name}`,
+        "update WorkspaceUsers users",
+      ]);
+      expect(writes(service.requests.slice(before))).toEqual([]);
+      const up = service.requests.length;
+      await stack.up();
+      const user = service.users.findByEmail(email)!;
+      expect(writes(service.requests.slice(up))).toEqual(["POST /users", `POST /integrations/${into!.id}/users`]);
+      expect(service.integrations.members(into!.id).find((m) => m.userId === user.id)?.entitlements).toEqual([entitlement]);
+      expect(others.length).toBeGreaterThan(0);
+      await stack.preview("--expect-no-changes");
+    } finally {
+      // Back as exported: the member is removed, the user (made by this stack) deleted.
+      await fs.promises.writeFile(file, yaml);
+      await stack.up();
+    }
+    expect(service.users.findByEmail(email)).toBeUndefined();
+  });
+
+  // Where the users change too, their ids are known only in the up, which fails once they are written.
+  it("an id access.yaml records that the workspace's user of that email no longer has fails the preview, naming it, with no write", async () => {
+    const file = path.join(dir, "access.yaml");
+    const yaml = await fs.promises.readFile(file, "utf8");
+    const access = parseAccessFile(yaml);
+    const user = access.users.find((u) => access.memberships.some((m) => m.user === u.email))!;
+    const stale = "7a5e0000-0000-4000-8000-0000000ffff1";
+    const real = user.id;
+    user.id = stale;
+    await fs.promises.writeFile(file, formatAccessFile(access));
+    try {
+      const before = service.requests.length;
+      const result = await stack.run(["preview"], { allowFailure: true });
+      expect(result.code).not.toBe(0);
+      expect(result.output).toContain(`${user.email} (access.yaml: ${stale}, now ${real})`);
+      expect(result.output).toContain("workspace-access-export --check --accept --out .");
+      expect(writes(service.requests.slice(before))).toEqual([]);
     } finally {
       await fs.promises.writeFile(file, yaml);
     }

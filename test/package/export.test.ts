@@ -11,6 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, POPULATED_BIG_MEMBERS, POPULATED_USER_COUNT, type RecordedRequest, startEmulator } from "../../src/emulator/index";
+import { projectFiles } from "../../src/export/project";
 import { NO_FALLBACKS, SETUP_TIMEOUT_MS } from "../cli/scenario.ts";
 import { packedTarball } from "../support/packed.ts";
 import { repoRoot } from "../support/paths.ts";
@@ -159,6 +160,26 @@ describe("workspace-access-export of the populated world, deployed from the pack
     const result = spawnSync(process.execPath, [tsc, "-p", ".", "--noEmit", "--pretty", "false"], { cwd: dir, encoding: "utf8" });
     expect(`${result.stdout}${result.stderr}`).toBe("");
     expect(result.status).toBe(0);
+  });
+
+  it("type-checks the sets shape's index.ts too, in the same project (a user's `pulumi preview` type-checks it)", () => {
+    const files = projectFiles(
+      "https://acme.example.com/api/v1/",
+      { users: 1, memberships: 1, integrations: 1 },
+      { spec: "x", why: "" },
+      "sets",
+    );
+    fs.writeFileSync(path.join(dir, "index.sets.ts"), files["index.ts"]!);
+    fs.writeFileSync(path.join(dir, "tsconfig.sets.json"), JSON.stringify({ extends: "./tsconfig.json", files: ["index.sets.ts"] }));
+    try {
+      const tsc = path.join(dir, "node_modules", "typescript", "bin", "tsc");
+      const args = [tsc, "-p", "tsconfig.sets.json", "--noEmit", "--pretty", "false"];
+      const result = spawnSync(process.execPath, args, { cwd: dir, encoding: "utf8" });
+      expect(`${result.stdout}${result.stderr}`).toBe("");
+      expect(result.status).toBe(0);
+    } finally {
+      for (const file of ["index.sets.ts", "tsconfig.sets.json"]) fs.rmSync(path.join(dir, file));
+    }
   });
 });
 
