@@ -17,6 +17,26 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * every file of every tier one after another.
  */
 /**
+ * The compile cache the tests' programs and provider hosts share (`NODE_COMPILE_CACHE` below). Each run adds the entries
+ * of the packages it installs into new temporary projects (about 150 MB a run), which no later run reads: past
+ * {@link COMPILE_CACHE_MAX_BYTES} the folder is emptied before the run, and refills with what that run compiles.
+ */
+const COMPILE_CACHE = path.join(os.tmpdir(), "node-compile-cache");
+const COMPILE_CACHE_MAX_BYTES = 512 * 1024 * 1024;
+function boundedCompileCache(dir: string): string {
+  let bytes = 0;
+  try {
+    for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) bytes += fs.statSync(path.join(entry.parentPath, entry.name)).size;
+    }
+  } catch {
+    return dir; // none yet
+  }
+  if (bytes > COMPILE_CACHE_MAX_BYTES) fs.rmSync(dir, { recursive: true, force: true });
+  return dir;
+}
+
+/**
  * The files that take longest (each over a minute on the 2-core machine, longest first as CI
  * measured them on 2026-11-28): started first, so that none of them is left running alone at the
  * end (rate-memory, unlisted, started last and ran alone for its last 80 s). A fresh clone (CI) has
@@ -100,7 +120,7 @@ export default defineConfig({
     env: {
       WORKSPACE_ACCESS_CACHE_DIR: "off",
       PULUMI_SKIP_CHECKPOINTS: "true",
-      NODE_COMPILE_CACHE: path.join(os.tmpdir(), "node-compile-cache"),
+      NODE_COMPILE_CACHE: boundedCompileCache(COMPILE_CACHE),
       PULUMI_NODEJS_TRANSPILE_ONLY: "true",
       WA_TEST_STACK_SECRETS: process.env["WA_TEST_STACK_SECRETS"] ?? "vault",
     },
