@@ -290,18 +290,28 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
 }
 
 /**
- * What the schema cannot say: no user's email (case-insensitively) or name twice, no integration's name or id
+ * What the schema cannot say: no user's email (case-insensitively), name or id twice, no integration's name or id
  * twice nor a name with `--` (it separates a membership's name), every member one of the users, once.
  */
 function checkRecords(file: AccessFile, fail: (path: ReadonlyArray<PropertyKey>, what: string) => never): AccessMembership[] {
   const byEmail = new Map<string, AccessFile["users"][number]>();
   const userNames = new Set<string>();
+  const userIds = new Map<string, string>();
   file.users.forEach((u, i) => {
     if (byEmail.has(emailKey(u.email)))
       fail(["users", i], `users[${i}]: the email ${u.email} is listed twice (emails compare case-insensitively)`);
     if (userNames.has(u.name)) fail(["users", i], `users[${i}]: the name ${u.name} is used twice`);
+    // A block copied to add a user, its id line kept: that user's memberships would go to the other.
+    const twin = u.id === undefined ? undefined : userIds.get(u.id);
+    if (twin !== undefined) {
+      fail(
+        ["users", i, "id"],
+        `users[${i}]: the id ${u.id} is ${twin}'s too: remove the id line of the user you added (the export writes ids)`,
+      );
+    }
     byEmail.set(emailKey(u.email), u);
     userNames.add(u.name);
+    if (u.id !== undefined) userIds.set(u.id, u.email);
   });
   const memberships: AccessMembership[] = [];
   const names = new Set<string>();

@@ -104,35 +104,39 @@ const users = new wa.WorkspaceUsers(
   { retainOnDelete: true },
 );
 
-// Members are declared by the ids access.yaml records (the workspace's, written by the export): known in a
-// preview, so that a change of users shows only the integrations it touches. A user added by hand has no id
-// there and is declared by the one WorkspaceUsers gives them.
+// Members are declared by the ids access.yaml records (the workspace's, written by the export): in a preview
+// they are known, so that a change of users shows only the integrations it touches; in an up each is checked
+// against the id WorkspaceUsers has before its integration is written. A user added by hand has no id there
+// and is declared by the one WorkspaceUsers gives them.
 const emailKey = (email: string) => email.trim().toLowerCase();
 const recorded = new Map(access.users.map((user) => [emailKey(user.email), user.id]));
+/** The error of an id the workspace's user of that email does not have (deleted and made again). */
+const moved = (email: string, id: string, now: string) =>
+  new Error(
+    \`access.yaml records \${email} as the user \${id}; the workspace's \${email} is the user \${now}. \` +
+      \`Set that user's id in access.yaml to \${now}, or remove the id line (the user is then found by email).\`,
+  );
+// Where the users do not change, their ids are known in a preview too: a stale one fails it before any write.
 users.userIds.apply((ids) => {
-  const moved = access.users.flatMap((user) => {
-    const now = ids[emailKey(user.email)];
-    return user.id !== undefined && now !== undefined && now !== user.id ? [\`\${user.email} (access.yaml: \${user.id}, now \${now})\`] : [];
-  });
-  if (moved.length > 0) {
-    throw new Error(
-      \`access.yaml records users by ids their emails' users no longer have: \${moved.join(", ")}. \` +
-        "Take the workspace's ids with workspace-access-export --check --accept --out .",
-    );
-  }
+  for (const [key, id] of recorded) if (id !== undefined && ids[key] !== undefined && ids[key] !== id) throw moved(key, id, ids[key]);
 });
+const userId = (email: string, integration: string): pulumi.Input<string> => {
+  const id = recorded.get(emailKey(email));
+  if (id !== undefined && pulumi.runtime.isDryRun()) return id;
+  return users.userIds.apply((ids) => {
+    const now = ids[emailKey(email)];
+    if (!now) throw new Error(\`access.yaml: \${email} is a member of \${integration} but not one of the users\`);
+    if (id !== undefined && now !== id) throw moved(email, id, now);
+    return now;
+  });
+};
 
 for (const integration of access.integrations) {
-  const members = integration.members.map((member) => {
-    const userId =
-      recorded.get(emailKey(member.user)) ??
-      users.userIds.apply((ids) => {
-        const id = ids[emailKey(member.user)];
-        if (!id) throw new Error(\`access.yaml: \${member.user} is a member of \${integration.name} but not one of the users\`);
-        return id;
-      });
-    return { userId, role: member.role, entitlements: member.entitlements };
-  });
+  const members = integration.members.map((member) => ({
+    userId: userId(member.user, integration.name),
+    role: member.role,
+    entitlements: member.entitlements,
+  }));
   new wa.IntegrationMembers(
     integration.name,
     { integrationId: integration.id, members, removeUnmanaged: false, deleteOnDestroy: revokeRemovedAccess },

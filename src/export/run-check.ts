@@ -55,9 +55,21 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
   const before = options.integrations === undefined ? recorded : inScope(recorded, scopeIds ?? []);
   const workspaceEmails = new Set(snapshot.users.flatMap((u) => (u.email === null ? [] : [emailKey(u.email)])));
   const changes = compareAccess(before, live, { workspaceEmails });
-  const accepted = options.accept === true && changes.length > 0;
+  // Users added by hand have no id recorded (no difference): the sets shape declares their members through `userIds`.
+  const liveIds = new Map(live.users.flatMap((u) => (u.id === undefined ? [] : [[emailKey(u.email), u.id] as const])));
+  const unrecorded = before.users.filter((u) => u.id === undefined && liveIds.has(emailKey(u.email))).length;
+  const accepted = options.accept === true && (changes.length > 0 || unrecorded > 0);
   if (accepted) replaceFiles(dir, { [ACCESS_FILE]: formatAccessFile(acceptAccess(recorded, live)) });
+  if (unrecorded > 0) notes.push(idsNote(unrecorded, accepted));
   return { changes, leftOut, notes, workspace: connection.baseUrl, accepted, requests, elapsedMs: performance.now() - started };
+}
+
+/** What `--check` says of users `access.yaml` names without an id, and `--accept` of recording theirs. */
+function idsNote(n: number, accepted: boolean): string {
+  const users = n === 1 ? "1 user" : `${n} users`;
+  return accepted
+    ? `${ACCESS_FILE} now records the workspace's id of ${users} it named without one (the sets shape declares members by id).`
+    : `${ACCESS_FILE} names ${users} without an id (added by hand): --accept records the workspace's (the sets shape declares members by id).`;
 }
 
 /** `access.yaml` limited to the integrations of a check given `--integration`: the others are not compared. */

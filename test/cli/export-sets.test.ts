@@ -5,7 +5,7 @@
  * passes after it, writing nothing; an edit of one user in access.yaml previews as that user's change alone (members are
  * declared by the ids access.yaml records, known in a preview) and its up sends one `PUT`; a user added to access.yaml and
  * one integration previews as changes of the users and that integration alone, and its up creates and invites them; an id
- * the workspace's user no longer has fails the preview, naming it. A `User` of an email the `WorkspaceUsers` has fails the
+ * the workspace's user no longer has fails the preview and the up, naming it, with no write. A `User` of an email the `WorkspaceUsers` has fails the
  * program, naming both. A member holding an entitlement its integration no longer offers is let through with a warning.
  */
 import { execFile } from "node:child_process";
@@ -163,8 +163,8 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
     expect(service.users.findByEmail(email)).toBeUndefined();
   });
 
-  // Where the users change too, their ids are known only in the up, which fails once they are written.
-  it("an id access.yaml records that the workspace's user of that email no longer has fails the preview, naming it, with no write", async () => {
+  // Where the users change too, their ids are known only in the up, which checks each member's before its integration is written.
+  it("an id access.yaml records that the workspace's user of that email no longer has fails the preview and the up, naming it, with no write", async () => {
     const file = path.join(dir, "access.yaml");
     const yaml = await fs.promises.readFile(file, "utf8");
     const access = parseAccessFile(yaml);
@@ -175,10 +175,14 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
     await fs.promises.writeFile(file, formatAccessFile(access));
     try {
       const before = service.requests.length;
-      const result = await stack.run(["preview"], { allowFailure: true });
-      expect(result.code).not.toBe(0);
-      expect(result.output).toContain(`${user.email} (access.yaml: ${stale}, now ${real})`);
-      expect(result.output).toContain("workspace-access-export --check --accept --out .");
+      const said = `access.yaml records ${user.email} as the user ${stale}; the workspace's ${user.email} is the user ${real}. Set that user's id`;
+      const preview = await stack.run(["preview"], { allowFailure: true });
+      expect(preview.code).not.toBe(0);
+      expect(preview.output).toContain(said);
+      // An up checks each member's id before its integration is written: none is.
+      const up = await stack.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
+      expect(up.code).not.toBe(0);
+      expect(up.output).toContain(said);
       expect(writes(service.requests.slice(before))).toEqual([]);
     } finally {
       await fs.promises.writeFile(file, yaml);

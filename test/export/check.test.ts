@@ -159,6 +159,34 @@ describe("--check --accept", () => {
   });
 });
 
+describe("--check of users named without an id (added by hand)", () => {
+  it("is no difference; --accept records the workspace's id, and changes nothing else", async () => {
+    const emulator = await startEmulator({ world: "populated" });
+    try {
+      const { dir } = await runExport(options(emulator));
+      const file = path.join(dir, "access.yaml");
+      const exported = fs.readFileSync(file, "utf8");
+      const idLine = `    id: ${users.plain}\n`;
+      expect(exported).toContain(idLine);
+      fs.writeFileSync(file, exported.replace(idLine, ""));
+      const check = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
+      expect(check.changes).toEqual([]);
+      expect(check.notes).toEqual([
+        "access.yaml names 1 user without an id (added by hand): --accept records the workspace's (the sets shape declares members by id).",
+      ]);
+      const accept = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true });
+      expect(accept.accepted).toBe(true);
+      expect(accept.notes).toEqual([
+        "access.yaml now records the workspace's id of 1 user it named without one (the sets shape declares members by id).",
+      ]);
+      expect(fs.readFileSync(file, "utf8")).toBe(exported);
+      expect(emulator.requests.every((r) => r.method === "GET")).toBe(true);
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
 describe("the address --check reads", () => {
   let emulator: Emulator;
   let dir: string;

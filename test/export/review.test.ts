@@ -352,6 +352,18 @@ describe("acceptAccess", () => {
     expect(parseAccessFile(formatAccessFile(accepted)).users).toEqual(accepted.users);
   });
 
+  it("refuses an id given to two users (a block copied to add a user, its id line kept), naming both", () => {
+    const text = formatAccessFile(
+      file((f) => {
+        f.users[0] = { ...ann, id: "7a5e0000-0000-4000-8000-00000000000a" };
+        f.users[1] = { ...bob, id: "7A5E0000-0000-4000-8000-00000000000A" };
+      }),
+    );
+    expect(() => parseAccessFile(text)).toThrow(
+      /^access\.yaml, line \d+: users\[1\]: the id 7a5e0000-0000-4000-8000-00000000000a is ann@x\.example's too: remove the id line of the user you added/,
+    );
+  });
+
   it("reads an id in capitals as its one form", () => {
     const text = formatAccessFile(
       file((f) => {

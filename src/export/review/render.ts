@@ -16,7 +16,7 @@ export interface Review {
   leftOut: LeftOut[];
   /** Remarks for the reader, such as `access.yaml` coming from another workspace. */
   notes: string[];
-  /** Whether `access.yaml` was rewritten to hold the workspace's side (`--accept`, and differences found). */
+  /** Whether `access.yaml` was rewritten to hold the workspace's side (`--accept`, and differences found or ids to record). */
   accepted: boolean;
 }
 
