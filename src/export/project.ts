@@ -207,7 +207,8 @@ ${installNote(spec)}
 ## Changing access
 
 Edit \`access.yaml\` (add a member, change entitlements, add a user) and run \`pulumi up\`. A new
-user is created; a new member is invited.
+user is created; a new member is invited. A user's \`id\` is the workspace's, written by the export:
+leave it out for a user you add, and do not copy it with another user's lines.
 
 ## What removing does, and \`pulumi destroy\`
 
