@@ -105,28 +105,30 @@ const users = new wa.WorkspaceUsers(
 );
 
 // Members are declared by the ids access.yaml records (the workspace's, written by the export): in a preview
-// they are known, so that a change of users shows only the integrations it touches; in an up each is checked
-// against the id WorkspaceUsers has before its integration is written. A user added by hand has no id there
-// and is declared by the one WorkspaceUsers gives them.
+// they are known, so that a change of users shows only the integrations it touches. In an up every member's id
+// comes from the ids WorkspaceUsers has, once each recorded one is checked against them: a stale id fails every
+// integration before any membership is written. A user added by hand has no id there and is declared by the one
+// WorkspaceUsers gives them.
 const emailKey = (email: string) => email.trim().toLowerCase();
 const recorded = new Map(access.users.map((user) => [emailKey(user.email), user.id]));
-/** The error of an id the workspace's user of that email does not have (deleted and made again). */
-const moved = (email: string, id: string, now: string) =>
-  new Error(
-    \`access.yaml records \${email} as the user \${id}; the workspace's \${email} is the user \${now}. \` +
-      \`Set that user's id in access.yaml to \${now}, or remove the id line (the user is then found by email).\`,
-  );
-// Where the users do not change, their ids are known in a preview too: a stale one fails it before any write.
-users.userIds.apply((ids) => {
-  for (const [key, id] of recorded) if (id !== undefined && ids[key] !== undefined && ids[key] !== id) throw moved(key, id, ids[key]);
+const checkedIds = users.userIds.apply((ids) => {
+  for (const [email, id] of recorded) {
+    const now = ids[email];
+    if (id !== undefined && now !== undefined && now !== id) {
+      throw new Error(
+        \`access.yaml records \${email} as the user \${id}; the workspace's \${email} is the user \${now}. \` +
+          \`Set that user's id in access.yaml to \${now}, or remove the id line (the user is then found by email).\`,
+      );
+    }
+  }
+  return ids;
 });
 const userId = (email: string, integration: string): pulumi.Input<string> => {
   const id = recorded.get(emailKey(email));
   if (id !== undefined && pulumi.runtime.isDryRun()) return id;
-  return users.userIds.apply((ids) => {
+  return checkedIds.apply((ids) => {
     const now = ids[emailKey(email)];
     if (!now) throw new Error(\`access.yaml: \${email} is a member of \${integration} but not one of the users\`);
-    if (id !== undefined && now !== id) throw moved(email, id, now);
     return now;
   });
 };

@@ -60,17 +60,22 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
   const unrecorded = before.users.filter((u) => u.id === undefined && liveIds.has(emailKey(u.email))).length;
   const accepted = options.accept === true && (changes.length > 0 || unrecorded > 0);
   if (accepted) replaceFiles(dir, { [ACCESS_FILE]: formatAccessFile(acceptAccess(recorded, live)) });
-  if (unrecorded > 0) notes.push(idsNote(unrecorded, accepted));
+  if (unrecorded > 0) notes.push(idsNote(unrecorded, accepted, narrowed(options, recorded)));
   return { changes, leftOut, notes, workspace: connection.baseUrl, accepted, requests, elapsedMs: performance.now() - started };
 }
 
-/** What `--check` says of users `access.yaml` names without an id, and `--accept` of recording theirs. */
-function idsNote(n: number, accepted: boolean): string {
+/** What `--check` says of users `access.yaml` names without an id, and `--accept` of recording theirs (`narrowed`: it refuses). */
+function idsNote(n: number, accepted: boolean, narrowed: boolean): string {
   const users = n === 1 ? "1 user" : `${n} users`;
+  const accept = narrowed ? "--accept, run without --integration and --members-only," : "--accept";
   return accepted
     ? `${ACCESS_FILE} now records the workspace's id of ${users} it named without one (the sets shape declares members by id).`
-    : `${ACCESS_FILE} names ${users} without an id (added by hand): --accept records the workspace's (the sets shape declares members by id).`;
+    : `${ACCESS_FILE} names ${users} without an id (added by hand): ${accept} records the workspace's (the sets shape declares members by id).`;
 }
+
+/** Whether the check reads less than `access.yaml` records (`--integration`, another `--members-only`): `--accept` refuses it. */
+const narrowed = (options: CheckOptions, recorded: AccessData) =>
+  options.integrations !== undefined || (options.membersOnly !== undefined && options.membersOnly !== recorded.scope.membersOnly);
 
 /** `access.yaml` limited to the integrations of a check given `--integration`: the others are not compared. */
 function inScope(recorded: AccessFile, scopeIds: readonly string[]): AccessFile {
@@ -84,9 +89,7 @@ function inScope(recorded: AccessFile, scopeIds: readonly string[]): AccessFile 
 
 /** `--accept` rewrites the whole file from what was read: only a read of the same workspace and scope may. */
 function refuseAccept(options: CheckOptions, recorded: AccessData, baseUrl: string): void {
-  const scoped =
-    options.integrations !== undefined || (options.membersOnly !== undefined && options.membersOnly !== recorded.scope.membersOnly);
-  if (scoped) {
+  if (narrowed(options, recorded)) {
     throw new ExportError(
       `--accept rewrites the whole of ${ACCESS_FILE} from what it reads: ` +
         `run it without --integration and --members-only (the check then reads the scope ${ACCESS_FILE} records).`,

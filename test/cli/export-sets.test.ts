@@ -179,13 +179,28 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
       const preview = await stack.run(["preview"], { allowFailure: true });
       expect(preview.code).not.toBe(0);
       expect(preview.output).toContain(said);
-      // An up checks each member's id before its integration is written: none is.
+      // An up checks every member's id before any integration is written: none is.
       const up = await stack.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
       expect(up.code).not.toBe(0);
       expect(up.output).toContain(said);
       expect(writes(service.requests.slice(before))).toEqual([]);
+      // With other edits pending, a user's and another integration's new member: the preview cannot see the stale id
+      // (the users change); the up makes the users' change, then fails before any membership is written.
+      const other = access.users.find((u) => u !== user && u.id !== undefined)!;
+      other.lastName = "Edited";
+      const elsewhere = access.integrations.find((g) => !g.members.some((m) => m.user === user.email)) ?? access.integrations[0]!;
+      const joiner = access.users.find((u) => u !== user && !elsewhere.members.some((m) => m.user === u.email))!;
+      elsewhere.members.push({ user: joiner.email, role: "account_collaborator", entitlements: [elsewhere.members[0]!.entitlements[0]!] });
+      await fs.promises.writeFile(file, formatAccessFile(access));
+      const edited = service.requests.length;
+      const upAll = await stack.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
+      expect(upAll.code).not.toBe(0);
+      expect(upAll.output).toContain(said);
+      expect(writes(service.requests.slice(edited))).toEqual([`PUT /users/${other.id}`]);
     } finally {
       await fs.promises.writeFile(file, yaml);
+      const original = parseAccessFile(yaml).users.find((u) => u.lastName !== "Edited" && service.users.get(u.id!)?.lastName === "Edited");
+      if (original) service.users.update(original.id!, { lastName: original.lastName });
     }
   });
 

@@ -174,6 +174,11 @@ describe("--check of users named without an id (added by hand)", () => {
       expect(check.notes).toEqual([
         "access.yaml names 1 user without an id (added by hand): --accept records the workspace's (the sets shape declares members by id).",
       ]);
+      // A check of part of the workspace says --accept needs the whole (it refuses --integration).
+      const part = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), integrations: [integrations.big] });
+      expect(part.notes).toEqual([
+        "access.yaml names 1 user without an id (added by hand): --accept, run without --integration and --members-only, records the workspace's (the sets shape declares members by id).",
+      ]);
       const accept = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true });
       expect(accept.accepted).toBe(true);
       expect(accept.notes).toEqual([
