@@ -27,10 +27,8 @@ function removeRuns(text: string, secret: string, min: number): string {
   return out + text.slice(plainFrom);
 }
 
-/** A function removing `secret` from any text (see the module's comment). */
-export function makeRedactor(secret: string): (text: string) => string {
-  // Settings refuse keys shorter than MIN_API_KEY_LENGTH, so every key that is sent is redacted.
-  if (secret === "") return (text) => text;
+/** The forms the whole key takes in a text: as is, inside a JSON string (non-ASCII escaped or not), URL-encoded; longest first. */
+function keyForms(secret: string): string[] {
   let url: string;
   try {
     url = encodeURIComponent(secret);
@@ -41,7 +39,24 @@ export function makeRedactor(secret: string): (text: string) => string {
   const json = JSON.stringify(secret).slice(1, -1);
   const ascii = json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   // Longest first, so a longer form is not left half-replaced by a shorter one.
-  const forms = [...new Set([secret, json, ascii, url])].sort((a, b) => b.length - a.length);
+  return [...new Set([secret, json, ascii, url])].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Whether a text holds the whole key in one of its forms: a test cheap enough for every answer's body (a record that
+ * echoes the key is redacted before it is parsed, so no record, output or state holds it).
+ */
+export function makeKeyTest(secret: string): (text: string) => boolean {
+  if (secret === "") return () => false;
+  const forms = keyForms(secret);
+  return (text) => forms.some((form) => text.includes(form));
+}
+
+/** A function removing `secret` from any text (see the module's comment). */
+export function makeRedactor(secret: string): (text: string) => string {
+  // Settings refuse keys shorter than MIN_API_KEY_LENGTH, so every key that is sent is redacted.
+  if (secret === "") return (text) => text;
+  const forms = keyForms(secret);
   return (text) => {
     let out = String(text);
     for (const form of forms) out = out.split(form).join(REDACTED);

@@ -253,3 +253,26 @@ describe("a failed job's texts", () => {
     expect(runsOf(key, JSON.stringify((error as Error & { errorDetails: unknown }).errorDetails))).toEqual([]);
   });
 });
+
+describe("records that echo the key", () => {
+  it.each(Object.entries(KEYS))("are redacted before they are parsed, in a read and in a list (%s key)", async (_kind, key) => {
+    const emu = await emulator({ apiKey: key });
+    // A key pasted into a name, and a gateway's copy in a member's entitlement id.
+    const user = emu.users.add({ email: "cy@example.com", firstName: "Cy", lastName: key });
+    const other = emu.users.add({ email: "di@example.com", firstName: "Di", lastName: "Ode" });
+    const integration = emu.integrations.add({ application: "Slack", label: "acme", entitlements: [{ id: "VIEWER" }] });
+    emu.integrations.setMember(integration.id, user.id, { role: "collaborator", entitlements: [`x${key}`] });
+    const { client } = clientFor(emu);
+    const read = await client.users.get(user.id);
+    const listed = [];
+    for await (const u of client.users.list()) listed.push(u);
+    const members = [];
+    for await (const m of client.integrations.listUsers(integration.id)) members.push(m);
+    expect(read.lastName).toBe("[redacted]");
+    expect(listed.find((u) => u.id === user.id)?.lastName).toBe("[redacted]");
+    // Records without it are as the service sent them.
+    expect(listed.find((u) => u.id === other.id)?.lastName).toBe("Ode");
+    expect(members[0]?.entitlements).toEqual(["x[redacted]"]);
+    expect(runsOf(key, JSON.stringify([read, listed, members]))).toEqual([]);
+  });
+});
