@@ -19,20 +19,27 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 /**
  * The compile cache the tests' programs and provider hosts share (`NODE_COMPILE_CACHE` below). Each run adds the entries
  * of the packages it installs into new temporary projects (about 150 MB a run), which no later run reads: past
- * {@link COMPILE_CACHE_MAX_BYTES} the folder is emptied before the run, and refills with what that run compiles.
+ * {@link COMPILE_CACHE_MAX_BYTES} the folder is moved aside before the run (one rename: a run started beside this one,
+ * as CI's Node 22 phase starts two, writes on into the folder it has, or a new one) and deleted in the background.
+ * Nothing here fails a run: a cache is only a cache.
  */
 const COMPILE_CACHE = path.join(os.tmpdir(), "node-compile-cache");
 const COMPILE_CACHE_MAX_BYTES = 512 * 1024 * 1024;
 function boundedCompileCache(dir: string): string {
-  let bytes = 0;
   try {
+    let bytes = 0;
     for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-      if (entry.isFile()) bytes += fs.statSync(path.join(entry.parentPath, entry.name)).size;
+      if (entry.isFile()) bytes += fs.statSync(path.join(entry.parentPath, entry.name), { throwIfNoEntry: false })?.size ?? 0;
     }
+    if (bytes > COMPILE_CACHE_MAX_BYTES) fs.renameSync(dir, `${dir}.old-${process.pid}-${Date.now()}`);
   } catch {
-    return dir; // none yet
+    // None yet, or another run moved it first.
   }
-  if (bytes > COMPILE_CACHE_MAX_BYTES) fs.rmSync(dir, { recursive: true, force: true });
+  // Folders moved aside, by this run or by one that ended before its deletion did.
+  const parent = path.dirname(dir);
+  for (const name of fs.readdirSync(parent).filter((n) => n.startsWith(`${path.basename(dir)}.old-`))) {
+    fs.rm(path.join(parent, name), { recursive: true, force: true }, () => {});
+  }
   return dir;
 }
 
