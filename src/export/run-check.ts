@@ -56,8 +56,8 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
   const workspaceEmails = new Set(snapshot.users.flatMap((u) => (u.email === null ? [] : [emailKey(u.email)])));
   const changes = compareAccess(before, live, { workspaceEmails });
   // Users added by hand have no id recorded (no difference): the sets shape declares their members through `userIds`.
-  const liveIds = new Map(live.users.flatMap((u) => (u.id === undefined ? [] : [[emailKey(u.email), u.id] as const])));
-  const unrecorded = before.users.filter((u) => u.id === undefined && liveIds.has(emailKey(u.email))).length;
+  const withId = new Set(live.users.flatMap((u) => (u.id === undefined ? [] : [emailKey(u.email)])));
+  const unrecorded = before.users.filter((u) => u.id === undefined && withId.has(emailKey(u.email))).length;
   const accepted = options.accept === true && (changes.length > 0 || unrecorded > 0);
   if (accepted) replaceFiles(dir, { [ACCESS_FILE]: formatAccessFile(acceptAccess(recorded, live)) });
   if (unrecorded > 0) notes.push(idsNote(unrecorded, accepted, narrowed(options, recorded)));

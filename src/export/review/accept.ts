@@ -17,8 +17,13 @@ function free(name: string, taken: Set<string>): string {
   return candidate;
 }
 
+/** Whether the file's user `a` holds what the workspace's `b` does: an id only where the file records one. */
 const sameUser = (a: AccessUser, b: AccessUser) =>
-  a.firstName === b.firstName && a.lastName === b.lastName && a.role === b.role && a.isGuest === b.isGuest && (a.id ?? b.id) === b.id;
+  a.firstName === b.firstName &&
+  a.lastName === b.lastName &&
+  a.role === b.role &&
+  a.isGuest === b.isGuest &&
+  (a.id === undefined || a.id === b.id);
 
 const sameMember = (a: AccessMember, b: AccessMember) => a.role === b.role && sameSet(a.entitlements, b.entitlements);
 
