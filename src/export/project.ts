@@ -6,23 +6,25 @@ const PROJECT_NAME = "exported-access";
 
 const pkg = require("../../package.json") as { name: string; version: string; dependencies: Record<string, string> };
 
-/** Pulumi's `typescript` template tsconfig, as examples/basic has it. */
-const TSCONFIG = {
-  compilerOptions: {
-    strict: true,
-    outDir: "bin",
-    target: "es2020",
-    module: "nodenext",
-    moduleResolution: "nodenext",
-    sourceMap: true,
-    experimentalDecorators: true,
-    pretty: true,
-    noFallthroughCasesInSwitch: true,
-    noImplicitReturns: true,
-    forceConsistentCasingInFileNames: true,
-  },
-  files: ["index.ts"],
-};
+/**
+ * The compiler options of Pulumi's `typescript` template (github.com/pulumi/templates, typescript/tsconfig.json), as
+ * examples/basic has them: the exported project's, and those the package's declarations are tested under. @internal
+ */
+export const PULUMI_TEMPLATE_COMPILER_OPTIONS = {
+  strict: true,
+  outDir: "bin",
+  target: "es2020",
+  module: "nodenext",
+  moduleResolution: "nodenext",
+  sourceMap: true,
+  experimentalDecorators: true,
+  pretty: true,
+  noFallthroughCasesInSwitch: true,
+  noImplicitReturns: true,
+  forceConsistentCasingInFileNames: true,
+} as const;
+
+const TSCONFIG = { compilerOptions: PULUMI_TEMPLATE_COMPILER_OPTIONS, files: ["index.ts"] };
 
 /** A generated `index.ts`: its opening comment, reading `access.yaml`, the resources, and the counts as outputs. */
 const indexTs = (opening: string, resources: string) => `${opening}

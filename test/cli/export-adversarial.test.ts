@@ -5,39 +5,24 @@
  * tarball and deployed through the real `pulumi` CLI, comes up adopting what it declares with no
  * write, and previews no change afterwards.
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Emulator, type RecordedRequest, startEmulator } from "../../src/emulator/index";
+import { type Emulator, startEmulator } from "../../src/emulator/index";
 import { packedTarball } from "../support/packed.ts";
-import { repoRoot } from "../support/paths.ts";
 import { installTarball } from "../support/project.ts";
 import { type Deployment, openDeployment } from "./deployment.ts";
+import { runExport } from "./export-support.ts";
 import { accessConfig, NO_FALLBACKS, SETUP_TIMEOUT_MS } from "./scenario.ts";
-import { cliAvailable, skipNote } from "./support.ts";
-
-const CLI = path.join(repoRoot, "dist", "export", "cli.js");
-const writes = (requests: RecordedRequest[]) => requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
-
-function runExportCli(args: string[], env: Record<string, string>): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { ...process.env, ...NO_FALLBACKS, ...env }, encoding: "utf8" },
-      (error, _stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stderr }),
-    );
-  });
-}
+import { cliAvailable, skipNote, writesOf } from "./support.ts";
 
 describe.skipIf(!cliAvailable)(`the export of the adversarial world through the real pulumi CLI${skipNote}`, { timeout: 300_000 }, () => {
   let emulator: Emulator;
   let tmp: string;
   let dir: string;
   let stack: Deployment;
-  let exported: { code: number; stderr: string };
+  let exported: { code: number; stdout: string; stderr: string };
 
   beforeAll(async () => {
     emulator = await startEmulator({ world: "adversarial", job: { finishAfterPolls: 1 } });
@@ -46,7 +31,7 @@ describe.skipIf(!cliAvailable)(`the export of the adversarial world through the 
     const tarball = await packedTarball();
     // The records shape (a resource per record, over 400 here): each record's adoption is what this world tests; its size
     // would pick the sets shape, whose round trip test/cli/export-sets.test.ts runs.
-    exported = await runExportCli(["--out", dir, "--shape", "records", "--base-url", emulator.url, "--package-spec", `file:${tarball}`], {
+    exported = await runExport(["--out", dir, "--shape", "records", "--base-url", emulator.url, "--package-spec", `file:${tarball}`], {
       WORKSPACE_ACCESS_API_KEY: emulator.apiKey,
     });
     if (exported.code !== 0) return;
@@ -74,7 +59,7 @@ describe.skipIf(!cliAvailable)(`the export of the adversarial world through the 
     const up = await stack.up();
     expect(up.steps.filter((s) => s.type !== "pulumi:pulumi:Stack" && s.op !== "create")).toEqual([]);
     expect(up.steps.length).toBeGreaterThan(400);
-    expect(writes(emulator.requests)).toEqual([]);
+    expect(writesOf(emulator.requests)).toEqual([]);
     expect(emulator.users.list()).toEqual(usersBefore);
     expect(emulator.integrations.list().map((i) => emulator.integrations.members(i.id))).toEqual(membersBefore);
   });
@@ -85,6 +70,6 @@ describe.skipIf(!cliAvailable)(`the export of the adversarial world through the 
     // resource as `refresh`; what it then plans is all `same`.
     expect(preview.steps.filter((s) => s.op !== "same" && s.op !== "refresh").map((s) => `${s.op} ${s.name}`)).toEqual([]);
     expect(preview.steps.filter((s) => s.op === "same").length).toBeGreaterThan(400);
-    expect(writes(emulator.requests)).toEqual([]);
+    expect(writesOf(emulator.requests)).toEqual([]);
   });
 });

@@ -8,33 +8,17 @@
  * the workspace's user no longer has fails the preview and the up, naming it, with no write. A `User` of an email the `WorkspaceUsers` has fails the
  * program, naming both. A member holding an entitlement its integration no longer offers is let through with a warning.
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Emulator, type RecordedRequest, startEmulator } from "../../src/emulator/index";
+import type { Emulator } from "../../src/emulator/index";
 import { formatAccessFile, parseAccessFile } from "../../src/export/access-file";
 import { packedTarball } from "../support/packed.ts";
-import { repoRoot } from "../support/paths.ts";
 import { installTarball } from "../support/project.ts";
-import { NO_FALLBACKS, SETUP_TIMEOUT_MS } from "./scenario.ts";
-import { type CliStack, cliAvailable, dynamicResources, openCliStack, skipNote } from "./support.ts";
-
-const EXPORT_CLI = path.join(repoRoot, "dist", "export", "cli.js");
-
-function runExport(args: string[], apiKey: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [EXPORT_CLI, ...args],
-      { env: { ...process.env, ...NO_FALLBACKS, WORKSPACE_ACCESS_API_KEY: apiKey }, encoding: "utf8" },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-const writes = (requests: readonly RecordedRequest[]) => requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+import { populatedWithRetired, runExport } from "./export-support.ts";
+import { SETUP_TIMEOUT_MS } from "./scenario.ts";
+import { type CliStack, cliAvailable, dynamicResources, openCliStack, skipNote, writesOf } from "./support.ts";
 
 /** The steps of `pulumi preview --json` that change something (not the refresh `refresh: always` asks for): `<op> <type> <name>`, sorted. */
 function changes(json: string): string[] {
@@ -53,17 +37,13 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
   let stack: CliStack;
 
   beforeAll(async () => {
-    service = await startEmulator({ world: "populated", job: { finishAfterPolls: 1 } });
     // One member holds an entitlement the integration no longer offers: the first preview must let it through.
-    const retiredIn = service.integrations.list().find((i) => service.integrations.members(i.id).length > 0)!;
-    const member = service.integrations.members(retiredIn.id)[0]!;
-    service.integrations.setMember(retiredIn.id, member.userId, {
-      role: member.role,
-      entitlements: [...member.entitlements, "RETIRED_ACCESS"],
-    });
+    service = await populatedWithRetired();
     tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-cli-export-sets-"));
     dir = path.join(tmp, "access");
-    const exported = await runExport(["--out", dir, "--base-url", service.url, "--shape", "sets"], service.apiKey);
+    const exported = await runExport(["--out", dir, "--base-url", service.url, "--shape", "sets"], {
+      WORKSPACE_ACCESS_API_KEY: service.apiKey,
+    });
     if (exported.code !== 0) throw new Error(`the export failed:\n${exported.stderr}`);
     expect(exported.stdout).toContain("482 users and 274 memberships of 3 integrations");
     expect(exported.stdout).toContain("(--shape sets: given with --shape)");
@@ -85,7 +65,7 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
     const membersBefore = service.integrations.list().map((i) => service.integrations.members(i.id));
     service.clearRequests();
     const up = await stack.up();
-    expect(writes(service.requests)).toEqual([]);
+    expect(writesOf(service.requests)).toEqual([]);
     expect(up.output).toContain('offers no entitlement "RETIRED_ACCESS"');
     expect(up.output).toContain("Let through: the member holds it already");
     expect(service.users.list()).toEqual(usersBefore);
@@ -102,7 +82,7 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
     expect(await stack.outputs()).toMatchObject({ userCount: 482, membershipCount: 274 });
     const before = service.requests.length;
     await stack.preview("--expect-no-changes");
-    expect(writes(service.requests.slice(before))).toEqual([]);
+    expect(writesOf(service.requests.slice(before))).toEqual([]);
     expect(service.requests.length).toBeGreaterThan(before);
   });
 
@@ -118,10 +98,10 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
       expect(preview.output.match(/^\s+~ lastName\s*: .*$/gm)).toEqual([expect.stringMatching(/"Changed"$/)]);
       // The members are declared by the ids access.yaml records: no integration shows a change.
       expect(changes((await stack.preview("--json")).stdout)).toEqual(["update WorkspaceUsers users"]);
-      expect(writes(service.requests.slice(before))).toEqual([]);
+      expect(writesOf(service.requests.slice(before))).toEqual([]);
       const up = service.requests.length;
       await stack.up();
-      expect(writes(service.requests.slice(up))).toEqual([`PUT /users/${id}`]);
+      expect(writesOf(service.requests.slice(up))).toEqual([`PUT /users/${id}`]);
       expect(service.users.get(id)?.lastName).toBe("Changed");
     } finally {
       // Both back as exported (the project refreshes before each operation: its state follows).
@@ -147,11 +127,11 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
         `update IntegrationMembers ${into!.name}`,
         "update WorkspaceUsers users",
       ]);
-      expect(writes(service.requests.slice(before))).toEqual([]);
+      expect(writesOf(service.requests.slice(before))).toEqual([]);
       const up = service.requests.length;
       await stack.up();
       const user = service.users.findByEmail(email)!;
-      expect(writes(service.requests.slice(up))).toEqual(["POST /users", `POST /integrations/${into!.id}/users`]);
+      expect(writesOf(service.requests.slice(up))).toEqual(["POST /users", `POST /integrations/${into!.id}/users`]);
       expect(service.integrations.members(into!.id).find((m) => m.userId === user.id)?.entitlements).toEqual([entitlement]);
       expect(others.length).toBeGreaterThan(0);
       await stack.preview("--expect-no-changes");
@@ -183,7 +163,7 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
       const up = await stack.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
       expect(up.code).not.toBe(0);
       expect(up.output).toContain(said);
-      expect(writes(service.requests.slice(before))).toEqual([]);
+      expect(writesOf(service.requests.slice(before))).toEqual([]);
       // With other edits pending, a user's and another integration's new member: the preview cannot see the stale id
       // (the users change); the up makes the users' change, then fails before any membership is written.
       const other = access.users.find((u) => u !== user && u.id !== undefined)!;
@@ -196,7 +176,7 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
       const upAll = await stack.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
       expect(upAll.code).not.toBe(0);
       expect(upAll.output).toContain(said);
-      expect(writes(service.requests.slice(edited))).toEqual([`PUT /users/${other.id}`]);
+      expect(writesOf(service.requests.slice(edited))).toEqual([`PUT /users/${other.id}`]);
     } finally {
       await fs.promises.writeFile(file, yaml);
       const original = parseAccessFile(yaml).users.find((u) => u.lastName !== "Edited" && service.users.get(u.id!)?.lastName === "Edited");
@@ -217,7 +197,7 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
       const result = await stack.run(["preview"], { allowFailure: true });
       expect(result.code).not.toBe(0);
       expect(result.output).toMatch(/resources "(users|twin)" and "(users|twin)" both manage the user with the email/);
-      expect(writes(service.requests.slice(before))).toEqual([]);
+      expect(writesOf(service.requests.slice(before))).toEqual([]);
     } finally {
       await fs.promises.writeFile(index, program);
     }

@@ -6,45 +6,16 @@
  * `pulumi preview --expect-no-changes` passes after it; every resource is retained on delete, so a
  * `pulumi destroy` of the project removes nobody.
  */
-import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Emulator, type RecordedRequest, startEmulator } from "../../src/emulator/index";
+import type { Emulator } from "../../src/emulator/index";
 import { packedTarball } from "../support/packed.ts";
-import { repoRoot } from "../support/paths.ts";
 import { installTarball } from "../support/project.ts";
-import { NO_FALLBACKS, SETUP_TIMEOUT_MS } from "./scenario.ts";
-import { type CliConfigValue, type CliStack, cliAvailable, dynamicResources, openCliStack, skipNote } from "./support.ts";
-
-const EXPORT_CLI = path.join(repoRoot, "dist", "export", "cli.js");
-
-/** Runs the built export command (asynchronously: the emulator answers in this process). */
-function runExport(args: string[], apiKey: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [EXPORT_CLI, ...args],
-      { env: { ...process.env, ...NO_FALLBACKS, WORKSPACE_ACCESS_API_KEY: apiKey }, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
-    );
-  });
-}
-
-/** The populated world, one member holding an entitlement its integration no longer offers. */
-async function populated(): Promise<Emulator> {
-  const emulator = await startEmulator({ world: "populated", job: { finishAfterPolls: 1 } });
-  const retiredIn = emulator.integrations.list().find((i) => emulator.integrations.members(i.id).length > 0)!;
-  const member = emulator.integrations.members(retiredIn.id)[0]!;
-  emulator.integrations.setMember(retiredIn.id, member.userId, {
-    role: member.role,
-    entitlements: [...member.entitlements, "RETIRED_ACCESS"],
-  });
-  return emulator;
-}
-
-const writes = (requests: readonly RecordedRequest[]) => requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+import { populatedWithRetired, runExport } from "./export-support.ts";
+import { SETUP_TIMEOUT_MS } from "./scenario.ts";
+import { type CliConfigValue, type CliStack, cliAvailable, dynamicResources, openCliStack, skipNote, writesOf } from "./support.ts";
 
 const access = (emulator: Emulator): Record<string, CliConfigValue> => ({
   "workspace-access:baseUrl": emulator.url,
@@ -58,10 +29,10 @@ describe.skipIf(!cliAvailable)(`the export's generated project through the real 
   let stack: CliStack;
 
   beforeAll(async () => {
-    cliService = await populated();
+    cliService = await populatedWithRetired();
     tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-cli-export-"));
     dir = path.join(tmp, "access");
-    const exported = await runExport(["--out", dir, "--base-url", cliService.url], cliService.apiKey);
+    const exported = await runExport(["--out", dir, "--base-url", cliService.url], { WORKSPACE_ACCESS_API_KEY: cliService.apiKey });
     if (exported.code !== 0) throw new Error(`the export failed:\n${exported.stderr}`);
     expect(exported.stdout).toContain("482 users and 274 memberships of 3 integrations");
     await installTarball(dir, await packedTarball());
@@ -83,7 +54,7 @@ describe.skipIf(!cliAvailable)(`the export's generated project through the real 
     const membersBefore = cliService.integrations.list().map((i) => cliService.integrations.members(i.id));
     // The project's Pulumi.yaml says `refresh: always`: the up refreshes first (reads only).
     await stack.up();
-    expect(writes(cliService.requests)).toEqual([]);
+    expect(writesOf(cliService.requests)).toEqual([]);
     expect(cliService.requests.length).toBeGreaterThan(0);
     expect(cliService.users.list()).toEqual(usersBefore);
     expect(cliService.integrations.list().map((i) => cliService.integrations.members(i.id))).toEqual(membersBefore);
@@ -95,7 +66,7 @@ describe.skipIf(!cliAvailable)(`the export's generated project through the real 
     // project asks for (its reads are the only requests: nothing is written).
     const before = cliService.requests.length;
     await stack.preview("--expect-no-changes");
-    expect(writes(cliService.requests.slice(before))).toEqual([]);
+    expect(writesOf(cliService.requests.slice(before))).toEqual([]);
     expect(cliService.requests.length).toBeGreaterThan(before);
   });
 

@@ -9,7 +9,8 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_SCOPES, DEFAULT_IDS } from "../../src/emulator/index";
 import { SETUP_TIMEOUT_MS } from "./scenario.ts";
-import { type HabitsStack, habitsStack, programHeader, writesOf } from "./habits-support.ts";
+import { type HabitsStack, habitsStack, programHeader } from "./habits-support.ts";
+import { writesOf } from "./support.ts";
 import { cliAvailable, dynamicResources, skipNote } from "./support.ts";
 
 const { users, integrations } = DEFAULT_IDS;

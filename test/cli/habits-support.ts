@@ -45,11 +45,6 @@ export async function habitsStack(name: string, program: string, config: Record<
   };
 }
 
-/** The writes among requests, as `METHOD /path`, in order. */
-export function writesOf(requests: readonly RecordedRequest[]): string[] {
-  return requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
-}
-
 /** The program's header: the package and the emulator's ids, as constants. */
 export function programHeader(ids: Record<string, string>): string {
   return [

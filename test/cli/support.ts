@@ -304,3 +304,8 @@ export function comparableRequests(requests: readonly RecordedRequest[]): string
 export function dynamicResources(state: CliDeployment) {
   return (state.deployment.resources ?? []).filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/"));
 }
+
+/** The writes among requests, as `METHOD /path`, in order. */
+export function writesOf(requests: readonly RecordedRequest[]): string[] {
+  return requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+}

@@ -10,24 +10,13 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PULUMI_TEMPLATE_COMPILER_OPTIONS } from "../../src/export/project";
 import { repoRoot } from "../support/paths.ts";
 import { createProject, installTarball, type Project } from "../support/project.ts";
 import { packedTarball } from "../support/packed.ts";
 
-/** Pulumi's `typescript` template (github.com/pulumi/templates, typescript/tsconfig.json) today. */
-const TEMPLATE = {
-  strict: true,
-  outDir: "bin",
-  target: "es2020",
-  module: "nodenext",
-  moduleResolution: "nodenext",
-  sourceMap: true,
-  experimentalDecorators: true,
-  pretty: true,
-  noFallthroughCasesInSwitch: true,
-  noImplicitReturns: true,
-  forceConsistentCasingInFileNames: true,
-};
+/** Pulumi's `typescript` template's options today: the exported project's too. */
+const TEMPLATE = PULUMI_TEMPLATE_COMPILER_OPTIONS;
 
 /** The template's options before it moved to nodenext, still in most projects made with it. */
 const TEMPLATE_COMMONJS = { ...TEMPLATE, module: "commonjs", moduleResolution: "node" };
