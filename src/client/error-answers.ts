@@ -14,11 +14,14 @@ import {
 import { redactDeep } from "./redact";
 import { schemas } from "./schemas";
 
-/** The first entry of an error answer's `errors`, redacted before parsing and again in every parsed string; `undefined`: none to read. */
+/**
+ * The first entry of an error answer's `errors`, every parsed string redacted (parsed first: redacting the text could cut
+ * a string's quote or escape, and the body would be lost); `undefined`: none to read.
+ */
 export function readErrorBody(text: string, redact: (text: string) => string): ApiErrorContext["body"] {
   let json: unknown;
   try {
-    json = JSON.parse(redact(text));
+    json = JSON.parse(text);
   } catch {
     return undefined;
   }

@@ -1,4 +1,7 @@
-/** Defence in depth: every text sent or received passes here before it is cut, escaped, parsed or stored: no echo of the key, escaped or in part, leaks. */
+/**
+ * Defence in depth: every text sent or received passes here before it is cut, escaped or stored, and every value of an
+ * answer once parsed (its escapes decoded): no echo of the key, escaped or in part, leaks.
+ */
 
 const REDACTED = "[redacted]";
 
@@ -29,27 +32,50 @@ function removeRuns(text: string, secret: string, min: number): string {
 
 /** The forms the whole key takes in a text: as is, inside a JSON string (non-ASCII escaped or not), URL-encoded; longest first. */
 function keyForms(secret: string): string[] {
-  let url: string;
-  try {
-    url = encodeURIComponent(secret);
-  } catch {
-    url = secret;
-  }
+  const url = urlForm(secret);
   // Inside a JSON string, and that with every non-ASCII character escaped too, as some serializers write them.
   const json = JSON.stringify(secret).slice(1, -1);
   const ascii = json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   // Longest first, so a longer form is not left half-replaced by a shorter one.
-  return [...new Set([secret, json, ascii, url])].sort((a, b) => b.length - a.length);
+  return [...new Set([secret, json, ascii, url, lowerHex(url)])].sort((a, b) => b.length - a.length);
+}
+
+/** The key URL-encoded (upper-case hex, as `encodeURIComponent` writes it); the key itself where it cannot be. */
+function urlForm(secret: string): string {
+  try {
+    return encodeURIComponent(secret);
+  } catch {
+    return secret;
+  }
+}
+
+/** A URL-encoded text with its escapes' hex in lower case, as some encoders write them. */
+const lowerHex = (url: string) => url.replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase());
+
+/**
+ * Whether a response body may hold the whole key once parsed: it holds the key as is or URL-encoded, or any escape (a
+ * JSON string's escapes, `\/`, `\u0077` or `\u00F1` in any case, can spell the key out of sight of a plain search). A test
+ * cheap enough for every answer's body: the bodies it passes are redacted value by value ({@link makeValueRedactor}).
+ */
+export function makeEchoTest(secret: string): (text: string) => boolean {
+  if (secret === "") return () => false;
+  const url = urlForm(secret);
+  const forms = [...new Set([secret, url, lowerHex(url)])];
+  return (text) => text.includes("\\") || forms.some((form) => text.includes(form));
 }
 
 /**
- * Whether a text holds the whole key in one of its forms: a test cheap enough for every answer's body (a record that
- * echoes the key is redacted before it is parsed, so no record, output or state holds it).
+ * A function removing the whole key, in any of its forms, from a value already parsed from JSON (every escape decoded):
+ * a record that echoes the key holds `[redacted]` there, and nothing else of it or of any other record changes.
  */
-export function makeKeyTest(secret: string): (text: string) => boolean {
-  if (secret === "") return () => false;
+export function makeValueRedactor(secret: string): (value: string) => string {
+  if (secret === "") return (value) => value;
   const forms = keyForms(secret);
-  return (text) => forms.some((form) => text.includes(form));
+  return (value) => {
+    let out = value;
+    for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    return out;
+  };
 }
 
 /** A function removing `secret` from any text (see the module's comment). */

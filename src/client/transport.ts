@@ -12,7 +12,7 @@ import {
 } from "./errors";
 import { Pacer } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
-import { makeKeyTest, makeRedactor, redactError } from "./redact";
+import { makeEchoTest, makeRedactor, makeValueRedactor, redactDeep, redactError } from "./redact";
 import { backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
 import { describeScopes, type Scope } from "./scopes";
 import { type ClientOptions, DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
@@ -66,8 +66,9 @@ export class HttpTransport {
   readonly settings: ResolvedSettings;
   readonly deps: TransportDeps;
   readonly redact: (text: string) => string;
-  /** Whether a text holds the whole key (`redact.ts`). */
-  readonly #echoesKey: (text: string) => boolean;
+  /** Whether a body may hold the whole key once parsed, and the key's removal from a parsed value (`redact.ts`). */
+  readonly #mayEchoKey: (text: string) => boolean;
+  readonly #redactValue: (value: string) => string;
   readonly #pool: Pool;
   readonly #headers: Record<string, string>;
   readonly #jsonHeaders: Record<string, string>;
@@ -85,7 +86,8 @@ export class HttpTransport {
     this.settings = settings;
     this.deps = deps;
     this.redact = makeRedactor(settings.apiKey);
-    this.#echoesKey = makeKeyTest(settings.apiKey);
+    this.#mayEchoKey = makeEchoTest(settings.apiKey);
+    this.#redactValue = makeValueRedactor(settings.apiKey);
     this.#headers = { "x-api-key": settings.apiKey, accept: "application/json", "user-agent": USER_AGENT };
     this.#jsonHeaders = { ...this.#headers, "content-type": "application/json" };
     this.#pool = new (undici().Pool)(settings.baseUrl.origin, {
@@ -252,12 +254,14 @@ export class HttpTransport {
       new InvalidResponseError(`${method} ${path} answered ${status} with a body that ${what}.`, { method, path, status, field });
     let json: unknown;
     try {
-      // A record that echoes the key (a gateway's copy, a key pasted into a name) is redacted before it is parsed.
-      json = JSON.parse(this.#echoesKey(raw.text) ? this.redact(raw.text) : raw.text);
+      json = JSON.parse(raw.text);
     } catch {
       // Redacted before it is cut and escaped: a cut key, or an escaped one, is no longer the key.
       throw invalid(`is not JSON (${JSON.stringify(this.redact(raw.text).slice(0, 80))})`, "");
     }
+    // A record that echoes the key (a gateway's copy, a key pasted into a name) holds "[redacted]" there instead, once every
+    // escape is decoded (a serializer's `\/` or `\u0077` hides the key from a search of the text); nothing else changes.
+    if (this.#mayEchoKey(raw.text)) json = redactDeep(json, this.#redactValue);
     const result = schema.safeParse(json);
     if (result.success) return result.data;
     const { field, said } = contractIssue(result.error.issues);

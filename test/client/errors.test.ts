@@ -10,10 +10,13 @@ import {
   ServerError,
   UnauthorizedError,
   UnknownFailureError,
+  WorkspaceAccessClient,
   WorkspaceAccessError,
 } from "../../src/client";
 import { makeRedactor } from "../../src/client/redact";
+import { StubServer } from "../conformance/harness";
 import { clientFor, emulator, issuedKeys, rejection } from "../support/fixtures";
+import { VirtualClock } from "../support/virtual-clock";
 
 describe("error statuses", () => {
   it.each([
@@ -274,5 +277,61 @@ describe("records that echo the key", () => {
     expect(listed.find((u) => u.id === other.id)?.lastName).toBe("Ode");
     expect(members[0]?.entitlements).toEqual(["x[redacted]"]);
     expect(runsOf(key, JSON.stringify([read, listed, members]))).toEqual([]);
+  });
+});
+
+describe("records that echo the key in a serializer's own escapes", () => {
+  // Serializers spell strings their own way: PHP writes "/" as "\/", Jackson and .NET write "\u00F1" in capitals, Go
+  // writes "&", "<" and ">" as "\u0026", "\u003c" and "\u003e", and any may escape a character it need not.
+  const keys = { ...KEYS, slash: "wa_live_ab/cd+ef&gh<ij>0123456789klmnopqrstuv" };
+  const hex = (c: string) => c.charCodeAt(0).toString(16).padStart(4, "0");
+  const spellings: Record<string, (key: string) => string> = {
+    "every character \\u-escaped, in capitals": (key) => `"${[...key].map((c) => `\\u${hex(c).toUpperCase()}`).join("")}"`,
+    "the first character \\u-escaped": (key) => `"\\u${hex(key[0]!)}${JSON.stringify(key.slice(1)).slice(1)}`,
+    '"/" as "\\/"': (key) => JSON.stringify(key).replaceAll("/", "\\/"),
+    '"&", "<" and ">" as Go writes them': (key) => JSON.stringify(key).replace(/[&<>]/g, (c) => `\\u${hex(c)}`),
+    "URL-encoded, lower-case hex": (key) => JSON.stringify(encodeURIComponent(key).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())),
+  };
+  const record = (firstName: string, lastName: string) =>
+    `{"data":{"id":"${USER}","type":"user","attributes":{"email":"cy@example.com","firstName":${firstName},"lastName":${lastName}}}}`;
+  const clientOf = (stub: StubServer, key: string) =>
+    new WorkspaceAccessClient({ baseUrl: stub.url, apiKey: key, clock: new VirtualClock(), random: () => 0.5, maxRetries: 0 });
+
+  it.each(Object.entries(keys))("are found once parsed, whatever the spelling (%s key)", async (_kind, key) => {
+    const stub = await StubServer.start();
+    const client = clientOf(stub, key);
+    try {
+      for (const [spelling, spell] of Object.entries(spellings)) {
+        stub.reply = { status: 200, body: record('"Cy"', spell(key)) };
+        const read = await client.users.get(USER);
+        expect(read.lastName, spelling).toBe("[redacted]");
+        expect(runsOf(key, JSON.stringify(read)), spelling).toEqual([]);
+      }
+    } finally {
+      await client.close();
+      await stub.close();
+    }
+  });
+
+  it.each(Object.entries(keys))("leave the rest of the answer as the service sent it (%s key)", async (_kind, key) => {
+    const stub = await StubServer.start();
+    const client = clientOf(stub, key);
+    try {
+      // Another value holding a piece of the key, next to one holding the whole key: that piece is data, and the answer stays JSON.
+      stub.reply = { status: 200, body: record(JSON.stringify(key.slice(0, 10)), JSON.stringify(key)) };
+      const read = await client.users.get(USER);
+      expect(read.firstName).toBe(key.slice(0, 10));
+      expect(read.lastName).toBe("[redacted]");
+      // An error answer's body likewise stays readable (its texts are redacted as every error text is).
+      const error = `{"errors":[{"code":"not_found","title":${JSON.stringify(key.slice(0, 10))},"detail":${JSON.stringify(`no user ${key}`)},"status":404,"meta":null}]}`;
+      stub.reply = { status: 404, body: error };
+      const refused = await rejection(client.users.get(USER));
+      expect((refused as Error & { code?: string }).code).toBe("not_found");
+      expect((refused as Error & { detail?: string }).detail).toBe("no user [redacted]");
+      expectNoRun(key, refused, []);
+    } finally {
+      await client.close();
+      await stub.close();
+    }
   });
 });
