@@ -585,6 +585,27 @@ describe("a list is not proof of absence", () => {
     expect(error.properties.members).toEqual([{ userId: N, entitlements: ["EDITOR", "VIEWER"], role: "account_owner" }]);
   });
 
+  it("a member its invitation finds there already (409) after a read confirmed them absent is recorded adopted: destroy leaves them", async () => {
+    const emu = await big();
+    const N = "cccccccc-0000-4000-8000-00000000fff3";
+    emu.users.add({ id: N, email: "n3@example.com", firstName: "N", lastName: "N" });
+    emu.integrations.setMember(BIG, N, { role: "collaborator", entitlements: ["VIEWER"] });
+    const record = await (await fetch(new URL(`integrations/${BIG}/users/${N}`, emu.url), { headers: { "X-API-Key": emu.apiKey } })).text();
+    emu.integrations.removeMember(BIG, N);
+    // Absent when listed and read; someone adds them before the invitation, which answers 409; the read after it finds them.
+    emu.fault({ method: "GET", path: `${listPath}/${N}`, status: 404 });
+    emu.fault({ method: "POST", path: listPath, status: 409 });
+    emu.fault({ method: "GET", path: `${listPath}/${N}`, body: record });
+    const created = wire(await provider.create!(inputs([N]))).outs as IntegrationMembersOutputs;
+    expect(created.members).toEqual([collaborator(N)]);
+    expect(created.adoptedMembers).toEqual([N]);
+    emu.integrations.setMember(BIG, N, { role: "collaborator", entitlements: ["VIEWER"] });
+    emu.clearRequests();
+    await provider.delete!(BIG, created);
+    expect(writes(emu)).toEqual([]);
+    expect(emu.integrations.members(BIG).some((m) => m.userId === N)).toBe(true);
+  });
+
   it("a refresh whose member list answers 404 fails naming the integration and the key's access, and drops nobody", async () => {
     const emu = await big();
     emu.fault({ method: "GET", path: listPath, status: 404 });

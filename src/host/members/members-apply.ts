@@ -23,6 +23,7 @@ export function runOf(integrationId: string, acts: Actions): Run {
     managed: byKey(acts.managed),
     failures: [...acts.failures],
     pending: new Map(acts.pending.map((p) => [idOf(p.userId), p])),
+    adopted: [],
   };
   for (const p of acts.stillRunning) run.failures.push({ userId: p.userId, error: new Error(stillRunning(p.jobId)) });
   return run;
@@ -167,10 +168,15 @@ async function adoptFound(
     run.failures.push({ userId, error: roleMismatch(run.integrationId, declared, found.role) });
     return;
   }
-  if (theirs) ctx.takeovers.add(memberKey(run.integrationId, userId));
-  run.managed.set(idOf(userId), found);
+  if (theirs) {
+    ctx.takeovers.add(memberKey(run.integrationId, userId));
+    // Theirs before this resource: what its destroy gives back, as a member the plan took over.
+    run.adopted.push(userId);
+  }
+  // A member's state, not the record found (its email is not state).
+  run.managed.set(idOf(userId), { userId, entitlements: found.entitlements, role: found.role });
   if (!sameSet(found.entitlements, declared.entitlements))
-    await setEntitlements(ctx.connection().client, run, { ...found, entitlements: declared.entitlements });
+    await setEntitlements(ctx.connection().client, run, { userId, entitlements: declared.entitlements, role: found.role });
 }
 
 /** The error of a run that had failures: `summary`, then every failed member named and why. */

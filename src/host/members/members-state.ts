@@ -38,6 +38,8 @@ export interface Run {
   failures: Failure[];
   /** Invitations not seen to finish. */
   pending: Map<string, PendingInvitation>;
+  /** Members an invitation found there already (a 409 after their absence was confirmed): taken over, as the plan's `takeOver`. */
+  adopted: string[];
 }
 
 const sortByUser = <T extends { userId: string }>(list: T[]) =>
