@@ -400,6 +400,26 @@ describe("a member whose record in the list read cannot be used", () => {
   });
 });
 
+describe("a failed batch job whose misses are read one by one", () => {
+  it("a user whose direct read is unusable is pending alone; a user read absent is sent again, whichever the other", async () => {
+    // 307 members already: the three misses are fewer than the list's four pages, so each is read directly.
+    const { emu, users, batcher } = await world(310, { batchInviteFailure: "whole" });
+    for (const u of users.slice(3)) emu.integrations.setMember(INTEGRATION, u, { role: "collaborator", entitlements: ["VIEWER"] });
+    const [odd, bad, good] = users as [string, string, string];
+    emu.jobs.failInvitesOf([bad], "whole");
+    // A number where the contract has a string: odd's record fails parsing.
+    const malformed = { data: { id: odd, type: "integration_user", attributes: { email: 42, role: "account_collaborator" } } };
+    emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users/${odd}`, body: JSON.stringify(malformed) });
+    const results = await Promise.allSettled([odd, bad, good].map((u) => batcher.submit(invitation(u))));
+    expect(pendingOf(results[0]!).error.message).toContain(odd);
+    expect(pendingOf(results[0]!).jobId).toBeNull();
+    expect(JobFailedError.isInstance((results[1] as PromiseRejectedResult).reason)).toBe(true);
+    expect(results[2]).toMatchObject({ status: "fulfilled", value: { kind: "invited" } });
+    const applied = appliedPerUser(emu);
+    expect([odd, bad, good].map((u) => applied.get(u) ?? 0)).toEqual([0, 0, 1]);
+  });
+});
+
 describe("a batch's request fails", () => {
   it("refused for one user (404 on any request naming it): split down to that user, the others invited once", async () => {
     const { emu, users, batcher } = await world(16);

@@ -8,7 +8,8 @@
  * - another 400, 404 or 422 (a user the service refuses): nothing was done; halves sent again, down to the user at fault;
  * - any other error (401, 403, 429 after the client's retries): not about a user; every user fails with it;
  * - the job ends in `error`: one member list read (a service that applies the others anyway must not see them invited
- *   twice); those it missed are confirmed absent (`member-list.ts`) and only those sent again in halves. No list: `pending`;
+ *   twice); those it missed are confirmed absent (`member-list.ts`) and only those sent again in halves (one whose record
+ *   cannot be used is `pending` alone). No list, or no confirmation: `pending`;
  * - waiting for the job fails otherwise (a timeout, polling that fails): every user is `pending` with the job.
  *
  * A batch of one is the single invitation: an ambiguous failure or a 409 reads that member, a job in `error` fails with
@@ -135,8 +136,9 @@ async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], err
   // A list proves presence only: a member it skipped (pages shift) would be invited a second time.
   const missedIds = missed.map((e) => e.invitation.userId);
   const confirmed = await confirm(client, integrationId, members, missedIds).catch(() => undefined);
-  // Unconfirmed, or a member whose record cannot be used: the rest may have landed, so pending.
-  if (!confirmed || [...confirmed.values()].some((m) => m instanceof Error)) return pendingAll(missed, error, null, batch.length);
+  // Unconfirmed: the rest may have landed, so pending. A member whose record cannot be used is pending alone (settleMembers):
+  // the others' absences are confirmed each, so they are sent again.
+  if (!confirmed) return pendingAll(missed, error, null, batch.length);
   const rest = settleMembers(missed, confirmed, false);
   if (rest.length > 0) await split(client, rest);
 }
