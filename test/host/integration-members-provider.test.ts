@@ -606,6 +606,19 @@ describe("a list is not proof of absence", () => {
     expect(emu.integrations.members(BIG).some((m) => m.userId === N)).toBe(true);
   });
 
+  it("an invitation whose read-back record cannot be used is recorded as invited, not failed with an empty set", async () => {
+    const emu = await big();
+    const N = "cccccccc-0000-4000-8000-00000000fff4";
+    emu.users.add({ id: N, email: "n4@example.com", firstName: "N", lastName: "N" });
+    emu.fault({ method: "GET", path: `${listPath}/${N}`, status: 404 });
+    // A number where the contract has a string: the read-back's record fails parsing.
+    const malformed = { data: { id: N, type: "integration_user", attributes: { email: 42, role: "account_collaborator" } } };
+    emu.fault({ method: "GET", path: `${listPath}/${N}`, body: JSON.stringify(malformed) });
+    const created = wire(await provider.create!(inputs([N]))).outs as IntegrationMembersOutputs;
+    expect(created.members).toEqual([collaborator(N)]);
+    expect(emu.integrations.members(BIG).find((m) => m.userId === N)?.entitlements).toEqual(["VIEWER"]);
+  });
+
   it("a refresh whose member list answers 404 fails naming the integration and the key's access, and drops nobody", async () => {
     const emu = await big();
     emu.fault({ method: "GET", path: listPath, status: 404 });

@@ -53,9 +53,11 @@ export async function applyPlan(ctx: ProviderContext, integrationId: string, act
  */
 async function checkMade(view: MembershipView, run: Run, made: readonly PlannedInvite[]): Promise<void> {
   const userIds = made.map((i) => i.member.userId);
+  // A record that cannot be used keeps what was invited: the job finished, and an empty set would fail the member.
+  const invited = made.map(({ member, role }) => ({ userId: member.userId, entitlements: member.entitlements, role }));
   let found: Map<string, ServiceMember | null>;
   try {
-    found = asPlanned(await view.find(userIds, run.present.size));
+    found = asPlanned(await view.find(userIds, run.present.size), invited);
   } catch (error) {
     for (const i of made) run.failures.push({ userId: i.member.userId, error: new Error(cannotReadBack(error)) });
     return;
