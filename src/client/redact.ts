@@ -78,16 +78,12 @@ export function makeValueRedactor(secret: string): (value: string) => string {
   };
 }
 
-/** A function removing `secret` from any text (see the module's comment). */
+/** A function removing `secret` from any text (see the module's comment): the whole key in its forms, then every run of it. */
 export function makeRedactor(secret: string): (text: string) => string {
   // Settings refuse keys shorter than MIN_API_KEY_LENGTH, so every key that is sent is redacted.
   if (secret === "") return (text) => text;
-  const forms = keyForms(secret);
-  return (text) => {
-    let out = String(text);
-    for (const form of forms) out = out.split(form).join(REDACTED);
-    return removeRuns(out, secret, MIN_API_KEY_LENGTH);
-  };
+  const whole = makeValueRedactor(secret);
+  return (text) => removeRuns(whole(String(text)), secret, MIN_API_KEY_LENGTH);
 }
 
 /** A copy of a parsed JSON value with `redact` applied to every string, keys included: for what was parsed before it could be redacted as text. */
