@@ -79,7 +79,7 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
     throw error;
   }
   const run = await applyPlan(ctx, inputs.integrationId, acts);
-  const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: [...acts.takeOver, ...run.adopted] });
+  const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: run.adopted });
   if (run.failures.length === 0) return outputs;
   // Nothing managed (every write failed before it was accepted): no resource to record.
   if (run.managed.size === 0) throw run.failures.length === 1 ? run.failures[0]!.error : runError(run);
@@ -106,7 +106,7 @@ async function update(
   const acts = await planAgainstService(ctx, base, olds.members);
   const run = await applyPlan(ctx, inputs.integrationId, acts);
   // What the destroy reads: who were members before (the state's record, and those this update took over).
-  const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: [...(olds.adoptedMembers ?? []), ...acts.takeOver, ...run.adopted] });
+  const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: [...(olds.adoptedMembers ?? []), ...run.adopted] });
   if (run.failures.length > 0) throw runError(run, outputs, news.__provider);
   return outputs;
 }

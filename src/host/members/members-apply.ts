@@ -23,7 +23,7 @@ export function runOf(integrationId: string, acts: Actions): Run {
     managed: byKey(acts.managed),
     failures: [...acts.failures],
     pending: new Map(acts.pending.map((p) => [idOf(p.userId), p])),
-    adopted: [],
+    adopted: [...acts.takeOver],
   };
   for (const p of acts.stillRunning) run.failures.push({ userId: p.userId, error: new Error(stillRunning(p.jobId)) });
   return run;
@@ -40,7 +40,7 @@ export async function applyPlan(ctx: ProviderContext, integrationId: string, act
     }),
   );
   // A member there before, now this resource's: the delete of the resource that managed them must leave them (`takeovers.ts`).
-  for (const id of acts.takeOver) ctx.takeovers.add(memberKey(run.integrationId, id));
+  for (const id of run.adopted) ctx.takeovers.add(memberKey(run.integrationId, id));
   const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
   const [made] = await Promise.all([addMembers(ctx, run, invites), ...acts.setEntitlements.map((m) => setEntitlements(client, run, m))]);
   if (made.length > 0) await checkMade(memberships.of(run.integrationId), run, made);

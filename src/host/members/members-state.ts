@@ -38,7 +38,7 @@ export interface Run {
   failures: Failure[];
   /** Invitations not seen to finish. */
   pending: Map<string, PendingInvitation>;
-  /** Members an invitation found there already (a 409 after their absence was confirmed): taken over, as the plan's `takeOver`. */
+  /** Members there before, now this resource's: the plan's `takeOver`, and those an invitation found there already (a 409). */
   adopted: string[];
 }
 
