@@ -110,12 +110,20 @@ function key(line: string): string {
   return /(\S+@\S+)/.exec(line)?.[1]?.toLowerCase() ?? "";
 }
 
+/** Runs `test` on an export of its own of the populated world (`file`: its access.yaml), which it may change; the emulator closed after. */
+async function withOwnExport(test: (emulator: Emulator, dir: string, file: string) => Promise<void>): Promise<void> {
+  const emulator = await startEmulator({ world: "populated" });
+  try {
+    const { dir } = await runExport(options(emulator));
+    await test(emulator, dir, path.join(dir, "access.yaml"));
+  } finally {
+    await emulator.close();
+  }
+}
+
 describe("--check --accept", () => {
   it("rewrites access.yaml to the workspace's side: a diff shows only the records that differ; the next check finds nothing", async () => {
-    const emulator = await startEmulator({ world: "populated" });
-    try {
-      const { dir } = await runExport(options(emulator));
-      const file = path.join(dir, "access.yaml");
+    await withOwnExport(async (emulator, dir, file) => {
       const before = path.join(path.dirname(dir), "access.before.yaml");
       fs.copyFileSync(file, before);
       emulator.integrations.setMember(integrations.big, populatedUserId(101), { entitlements: ["EDITOR", "VIEWER"] });
@@ -153,18 +161,13 @@ describe("--check --accept", () => {
       const text = fs.readFileSync(file, "utf8");
       expect((await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true })).accepted).toBe(false);
       expect(fs.readFileSync(file, "utf8")).toBe(text);
-    } finally {
-      await emulator.close();
-    }
+    });
   });
 });
 
 describe("--check of users named without an id (added by hand)", () => {
   it("is no difference; --accept records the workspace's id, and changes nothing else", async () => {
-    const emulator = await startEmulator({ world: "populated" });
-    try {
-      const { dir } = await runExport(options(emulator));
-      const file = path.join(dir, "access.yaml");
+    await withOwnExport(async (emulator, dir, file) => {
       const exported = fs.readFileSync(file, "utf8");
       const idLine = `    id: ${users.plain}\n`;
       expect(exported).toContain(idLine);
@@ -186,9 +189,7 @@ describe("--check of users named without an id (added by hand)", () => {
       ]);
       expect(fs.readFileSync(file, "utf8")).toBe(exported);
       expect(emulator.requests.every((r) => r.method === "GET")).toBe(true);
-    } finally {
-      await emulator.close();
-    }
+    });
   });
 });
 
