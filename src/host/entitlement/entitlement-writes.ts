@@ -45,7 +45,7 @@ export function invitationOf(inputs: IntegrationEntitlementInputs): Invitation {
 }
 
 /** The member's role when it is known and not the declared one (the API cannot change a role in place). */
-function otherRole(member: IntegrationUser, inputs: IntegrationEntitlementInputs): string | undefined {
+export function otherRole(member: IntegrationUser, inputs: Pick<IntegrationEntitlementInputs, "role">): string | undefined {
   const current = inviteRole(member.role);
   return current !== undefined && current !== inputs.role ? current : undefined;
 }

@@ -18,6 +18,7 @@
  */
 import { ConfigurationError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import { withHints } from "../../shared/hints";
+import { isUnknown } from "../../shared/unknown";
 import {
   DEFAULT_INTEGRATION_ROLE,
   IMPORT_ID,
@@ -27,13 +28,13 @@ import {
   optIn,
   optInChanged,
 } from "../../shared/inputs";
-import { PartialWriteError, waitForPending } from "../membership/partial-write";
+import { afterJobWait, PartialWriteError, waitForPending } from "../membership/partial-write";
 import { stillRunningOnDestroy } from "../membership/messages";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import { diffEntitlement, type IntegrationEntitlementOutputs, inputsOf, membershipId, outputs, parseId } from "./entitlement-state";
-import { adopt, afterInvitation, converge, invitationOf, usable, type Written } from "./entitlement-writes";
-import { adoptedMembershipLeft, importedOtherMembership, integrationNotVisible, noMembershipToImport } from "./messages";
+import { adopt, afterInvitation, converge, invitationOf, otherRole, usable, type Written } from "./entitlement-writes";
+import { adoptedMembershipLeft, adoptedRoleChange, importedOtherMembership, integrationNotVisible, noMembershipToImport } from "./messages";
 
 export type { IntegrationEntitlementOutputs } from "./entitlement-state";
 
@@ -55,17 +56,25 @@ async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInpu
   throw new ConfigurationError(noMembershipToImport(inputs), "import");
 }
 
-/** A write that may still land ({@link PartialWriteError}) recorded as a partial create (the set asked, the job), which the next up resumes. */
-function partialCreate(error: unknown, news: Props, inputs: IntegrationEntitlementInputs, lastJobId: string | null): unknown {
+/**
+ * A write that may still land ({@link PartialWriteError}) recorded as a partial create (the set asked, the job), which the next up
+ * resumes. `adopted`: the membership is known to have existed before (an `import`, or the state said so); with `adoptExisting`
+ * it may have (an invitation or an adoption's set, not known which). Either way destroy leaves it.
+ */
+function partialCreate(
+  error: unknown,
+  news: Props,
+  inputs: IntegrationEntitlementInputs,
+  before: { lastJobId: string | null; adopted: boolean; email?: string | null; status?: string | null },
+): unknown {
   if (!PartialWriteError.isInstance(error)) return error;
   const state: IntegrationEntitlementOutputs = {
     ...inputs,
-    email: null,
-    status: null,
-    lastJobId: error.pendingJobId ?? lastJobId,
+    email: before.email ?? null,
+    status: before.status ?? null,
+    lastJobId: error.pendingJobId ?? before.lastJobId,
     pendingInvitations: [{ userId: inputs.userId, jobId: error.pendingJobId }],
-    // An invitation or an adoption's set, not known which: with adoptExisting, destroy leaves it (it may have existed before).
-    adopted: inputs.adoptExisting === true,
+    adopted: before.adopted || inputs.adoptExisting === true,
   };
   return error.recordedAs({ id: membershipId(inputs.integrationId, inputs.userId), properties: { ...state, __provider: news.__provider } });
 }
@@ -78,7 +87,14 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   },
 
   async diff(_ctx, _id, olds, news) {
-    return diffEntitlement(olds, news);
+    const diff = diffEntitlement(olds, news);
+    // A role changes by removing the member first, which this resource never does to a membership it adopted: a replacement
+    // would leave the member, then fail to invite them, the old state gone. Refused before anything is sent.
+    const newRole = news.role ?? DEFAULT_INTEGRATION_ROLE;
+    if (diff.deleteBeforeReplace && olds.adopted === true && olds.deleteOnDestroy !== true && !isUnknown(newRole)) {
+      throw new ConfigurationError(adoptedRoleChange(olds, String(newRole)), "role");
+    }
+    return diff;
   },
 
   async create(ctx, news) {
@@ -100,7 +116,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           if (written.existed) ctx.takeovers.add(memberKey(integrationId, userId));
           return { id: membershipId(integrationId, userId), outs: outputs(written.member, inputs, written.jobId, written.existed) };
         } catch (error) {
-          throw partialCreate(error, news, inputs, null);
+          throw partialCreate(error, news, inputs, { lastJobId: null, adopted: typeof news[IMPORT_ID] === "string" });
         }
       },
       integrationId,
@@ -124,6 +140,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         if (!(await view.visible())) throw new ConfigurationError(integrationNotVisible(integrationId, userId), "integrationId");
         return { id: "", props: {} as IntegrationEntitlementOutputs };
       }
+      // A partial create's member holding another role was not made by its invitation: someone else's. Kept as recorded, the
+      // next up's resume refuses it; taken as read, the role's diff would replace it, deleting that membership first.
+      if (props?.pendingInvitations?.length && otherRole(member, props)) return { id, props, inputs: inputsOf(props) };
       const declared = {
         integrationId,
         userId,
@@ -145,27 +164,34 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     if (!diffEntitlement(olds, { ...news, deleteOnDestroy: olds.deleteOnDestroy }).changes && optInChanged(olds, news)) {
       return { outs: { ...kept, ...optIn(inputs.deleteOnDestroy), adopted } };
     }
+    // An adopted membership this resource manages: the delete of a resource it replaced, in this deployment, must leave it (as
+    // after a create that took it over; here a rename whose create only half landed in an earlier up).
+    if (adopted) ctx.takeovers.add(memberKey(inputs.integrationId, inputs.userId));
+    // What a write left in flight records (the state's own record kept): the next up resumes it.
+    const before = { lastJobId: olds.lastJobId ?? null, adopted, email: olds.email, status: olds.status };
     return ctx.withWrite(
       async () => {
         const { client } = ctx.connection();
-        if (!olds.pendingInvitations?.length) {
-          // The member is known from the last outputs: no read. One removed out of band (404) falls through to converge.
-          const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
-          if (job) {
-            await job.wait();
-            return {
-              outs: { ...kept, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null, pendingInvitations: [], adopted },
-            };
-          }
-        }
-        // A create's job gets its time once more (a slow invitation is not sent twice); still running, it is stuck: invite again.
-        await waitForPending(client, olds.pendingInvitations);
         try {
+          if (!olds.pendingInvitations?.length) {
+            // The member is known from the last outputs: no read. One removed out of band (404) falls through to converge.
+            const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
+            if (job) {
+              await job.wait().catch((error: unknown) => {
+                throw afterJobWait(error, job.id);
+              });
+              return {
+                outs: { ...kept, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null, pendingInvitations: [], adopted },
+              };
+            }
+          }
+          // A create's job gets its time once more (a slow invitation is not sent twice); still running, it is stuck: invite again.
+          await waitForPending(client, olds.pendingInvitations);
           const { member, jobId } = await converge(ctx, inputs);
           return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null, adopted) };
         } catch (error) {
           // This write's own job, if one is left in flight, is recorded in turn.
-          throw partialCreate(error, news, inputs, olds.lastJobId ?? null);
+          throw partialCreate(error, news, inputs, before);
         }
       },
       inputs.integrationId,

@@ -67,6 +67,16 @@ export function roleDiffers(inputs: IntegrationEntitlementInputs, current: strin
   );
 }
 
+/** An adopted membership's declared role changed, and the resource may not remove it (no `deleteOnDestroy` in its state). */
+export function adoptedRoleChange({ integrationId, userId, role }: IntegrationEntitlementInputs, declared: string): string {
+  return (
+    `role: the membership of user ${userId} in integration ${integrationId} was adopted (it existed before the stack), and its role ` +
+    `cannot change from ${role} to ${declared} in place: the API changes a role only by removing the member and inviting them again, ` +
+    "and this resource never removes a membership it adopted. Nothing was changed. Either set deleteOnDestroy: true on the resource " +
+    "and run pulumi up (nothing is sent), then change the role; or change the role in the service, then run pulumi refresh."
+  );
+}
+
 /** The invitation's job finished, but the user is not a member. */
 export function notAMemberAfterJob({ integrationId, userId }: Membership): string {
   return (

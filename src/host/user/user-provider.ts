@@ -11,7 +11,8 @@
  * | read | `GET /users/{id}`, or one `GET /users` list shared by the reads of a refresh |
  * | update | `PUT /users/{id}` with every writable attribute; `GET /users/{id}` first when `role` or `isGuest` is not declared, |
  * | | so the PUT keeps the service's value |
- * | delete | `DELETE /users/{id}`; 404 means already gone. An adopted user or a workspace owner: nothing, with a warning, unless `deleteOnDestroy` |
+ * | delete | `GET /users/{id}` (the role now), then `DELETE /users/{id}`; 404 means already gone. An adopted user or a workspace owner (in |
+ * | | the state or the service): nothing, with a warning. With `deleteOnDestroy`: the `DELETE` alone |
  *
  * `role` and `isGuest` are optional and computed: a create of a new user applies the defaults
  * (`workspace_login_only`, not a guest); otherwise an attribute the program leaves out keeps the
@@ -174,7 +175,17 @@ export const provider = providerOf<Props, UserOutputs>({
       return;
     }
     await ctx.withWrite(async () => {
-      await unlessNotFound(ctx.connection().client.users.delete(id));
+      const { client } = ctx.connection();
+      if (props?.deleteOnDestroy !== true) {
+        // The state's role may be old: someone may have made the user an owner since, whom only the opt-in deletes.
+        const user = await unlessNotFound(client.users.get(id));
+        if (!user) return;
+        if (user.role === OWNER_ROLE) {
+          ctx.warn(leftInWorkspace(id, user.email ?? props?.email, OWNER));
+          return;
+        }
+      }
+      await unlessNotFound(client.users.delete(id));
     });
   },
 });
@@ -232,10 +243,14 @@ async function imported(ctx: ProviderContext, id: string, inputs: UserInputs): P
   return user;
 }
 
+/** The role of a workspace owner, whom a delete leaves unless `deleteOnDestroy`. */
+const OWNER_ROLE = "workspace_owner";
+const OWNER = "it is a workspace owner";
+
 /** Why a delete leaves the user (what the stack adopted existed before it, an owner holds the workspace); undefined: it may delete it. */
 function keptReason(props: UserOutputs | undefined): string | undefined {
   if (!props || props.deleteOnDestroy === true) return undefined;
   if (props.adopted === true) return "the stack adopted it (it existed before)";
-  if (props.role === "workspace_owner") return "it is a workspace owner";
+  if (props.role === OWNER_ROLE) return OWNER;
   return undefined;
 }

@@ -1,0 +1,198 @@
+/**
+ * A record that existed before the stack (adopted, imported, or someone else's) stays as it is through the paths that are
+ * easy to get wrong: a write that only half lands, a refresh in between, a rename whose create half landed, a role change
+ * the API can only make by removing the member, an owner promoted since the last refresh. In process, against the emulator.
+ */
+import { describe, expect, it } from "vitest";
+import { DEFAULT_IDS, defaultSeed } from "../../src/emulator/index";
+import { provider as entitlements } from "../../src/host/entitlement/integration-entitlement-provider";
+import type { IntegrationEntitlementOutputs } from "../../src/host/entitlement/entitlement-state";
+import { provider as users } from "../../src/host/user/user-provider";
+import type { Props } from "../../src/shared/inputs";
+import { emulator, rejection } from "../support/fixtures";
+import { configureFor } from "../support/provider";
+
+const { users: ids, integrations } = DEFAULT_IDS;
+const { youtube } = integrations;
+type Emu = Awaited<ReturnType<typeof emulator>>;
+const writes = (emu: Emu) => emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+/** A state as `check` takes its old inputs. */
+const props = (state: object) => state as Props;
+const memberOf = (emu: Emu, userId: string) => emu.integrations.members(youtube).find((m) => m.userId === userId);
+
+/** An emulator whose jobs end at their first poll, and a deployment (a context that took nothing over) with a short job timeout. */
+async function setup() {
+  const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
+  const warnings: string[] = [];
+  const deployment = (jobTimeoutSeconds = "5") =>
+    configureFor(emu, { "workspace-access:jobTimeoutSeconds": jobTimeoutSeconds }, { warn: (m: string) => void warnings.push(m) });
+  await deployment();
+  return { emu, warnings, deployment };
+}
+
+/** The state a partial create or update recorded (the error the host reads). */
+async function partial(write: Promise<unknown>): Promise<{ id: string; properties: IntegrationEntitlementOutputs }> {
+  const error = (await rejection(write)) as unknown as { id?: string; properties?: IntegrationEntitlementOutputs };
+  expect(error.id, "a partial write records the resource").toBeTypeOf("string");
+  return { id: error.id!, properties: error.properties! };
+}
+
+describe("IntegrationEntitlement: a write that half landed keeps what existed before", () => {
+  it("an import whose PATCH times out stays adopted through the resume: destroy leaves the membership", async () => {
+    const { emu, warnings, deployment } = await setup();
+    const declared = { integrationId: youtube, userId: ids.grace, entitlements: ["VIEWER"] };
+    const { inputs } = await entitlements.check!({}, { ...declared, __importId: `${youtube}/${ids.grace}` });
+    await deployment("1");
+    emu.jobs.hangNext(1);
+    const half = await partial(entitlements.create({ ...inputs!, __provider: "p" }));
+    expect(half.properties.adopted).toBe(true);
+    await deployment();
+    const resumed = await entitlements.update!(
+      half.id,
+      half.properties,
+      (await entitlements.check!(props(half.properties), declared)).inputs!,
+    );
+    expect(resumed.outs!.adopted).toBe(true);
+    await deployment();
+    emu.clearRequests();
+    await entitlements.delete!(half.id, resumed.outs!);
+    expect(writes(emu)).toEqual([]);
+    expect(memberOf(emu, ids.grace)).toBeDefined();
+    expect(warnings.join("\n")).toContain(ids.grace);
+  });
+
+  it("an adoption whose resume half lands again stays adopted, adoptExisting dropped meanwhile", async () => {
+    const { emu, deployment } = await setup();
+    const declared = { integrationId: youtube, userId: ids.grace, entitlements: ["VIEWER"] };
+    await deployment("1");
+    emu.jobs.hangNext(1);
+    const half = await partial(
+      entitlements.create({ ...(await entitlements.check!({}, { ...declared, adoptExisting: true })).inputs!, __provider: "p" }),
+    );
+    expect(half.properties.adopted).toBe(true);
+    emu.jobs.hangNext(2);
+    const news = (await entitlements.check!(props(half.properties), { ...declared, entitlements: ["MANAGER"] })).inputs!;
+    const again = await partial(entitlements.update!(half.id, half.properties, { ...news, __provider: "p" }));
+    expect(again.properties).toMatchObject({ adopted: true, entitlements: ["MANAGER"] });
+  });
+
+  it("an update whose PATCH times out records the set asked and its job: the next up waits for it, and a revert is a change", async () => {
+    const { emu, deployment } = await setup();
+    const declared = { integrationId: youtube, userId: ids.alan, entitlements: ["VIEWER"] };
+    const made = await entitlements.create((await entitlements.check!({}, declared)).inputs!);
+    await deployment("1");
+    emu.jobs.hangNext(1);
+    const news = (await entitlements.check!(props(made.outs!), { ...declared, entitlements: ["VIEWER", "EDITOR"] })).inputs!;
+    const half = await partial(entitlements.update!(made.id, made.outs!, { ...news, __provider: "p" }));
+    const [pending] = half.properties.pendingInvitations ?? [];
+    expect(pending?.jobId).toBeTypeOf("string");
+    expect(half.properties).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], email: made.outs!.email, adopted: false });
+    // The program goes back to the old set: the state says another may be held, so the next up converges, not skips.
+    const reverted = (await entitlements.check!(props(half.properties), declared)).inputs!;
+    expect((await entitlements.diff!(half.id, half.properties, reverted)).changes).toBe(true);
+  });
+
+  it("a refresh of a half-landed create finds someone else's owner membership: kept as recorded, and the next up refuses, removing nothing", async () => {
+    const { emu, deployment } = await setup();
+    const declared = { integrationId: youtube, userId: ids.alan, entitlements: ["VIEWER", "EDITOR"] };
+    await deployment("1");
+    emu.jobs.hangNext(1);
+    const half = await partial(entitlements.create({ ...(await entitlements.check!({}, declared)).inputs!, __provider: "p" }));
+    emu.integrations.setMember(youtube, ids.alan, { role: "owner", entitlements: ["MANAGER"] });
+    await deployment();
+    const refreshed = await entitlements.read!(half.id, half.properties);
+    expect(refreshed.props).toEqual(half.properties);
+    const news = (await entitlements.check!(props(refreshed.props!), declared)).inputs!;
+    const diff = await entitlements.diff!(half.id, refreshed.props!, news);
+    expect(diff.replaces ?? []).toEqual([]);
+    emu.clearRequests();
+    const error = await rejection(entitlements.update!(half.id, refreshed.props!, news));
+    expect(error.message).toContain("adoptExisting");
+    expect(writes(emu)).toEqual([]);
+    expect(memberOf(emu, ids.alan)).toMatchObject({ role: "owner", entitlements: ["MANAGER"] });
+  });
+
+  it("a rename whose new create half landed: the next up resumes it, and the old resource's delete leaves the membership", async () => {
+    const { emu, deployment } = await setup();
+    const base = { integrationId: youtube, userId: ids.katherine, entitlements: ["VIEWER"] };
+    const old = await entitlements.create((await entitlements.check!({}, base)).inputs!);
+    expect(old.outs!.adopted).toBe(false);
+    // The rename's deployment: the new resource adopts the membership with another set; its job hangs, the up stops.
+    await deployment("1");
+    emu.jobs.hangNext(1);
+    const renamed = { ...base, entitlements: ["MANAGER"], adoptExisting: true };
+    const half = await partial(entitlements.create({ ...(await entitlements.check!({}, renamed)).inputs!, __provider: "p" }));
+    // The next deployment resumes the new resource, then deletes the old one.
+    await deployment();
+    await entitlements.update!(half.id, half.properties, (await entitlements.check!(props(half.properties), renamed)).inputs!);
+    emu.clearRequests();
+    await entitlements.delete!(old.id, old.outs!);
+    expect(writes(emu)).toEqual([]);
+    expect(memberOf(emu, ids.katherine)).toMatchObject({ entitlements: ["MANAGER"] });
+  });
+});
+
+describe("IntegrationEntitlement: a role the API can change only by removing the member", () => {
+  const declared = { integrationId: youtube, userId: ids.grace, entitlements: ["EDITOR"], adoptExisting: true };
+
+  it("of an adopted membership is refused at diff, naming the field and both ways out, before anything is sent", async () => {
+    const { emu } = await setup();
+    const { id, outs } = await entitlements.create((await entitlements.check!({}, declared)).inputs!);
+    expect(outs!.adopted).toBe(true);
+    emu.clearRequests();
+    const news = (await entitlements.check!(props(outs!), { ...declared, role: "account_owner" })).inputs!;
+    const error = await rejection(entitlements.diff!(id, outs!, news));
+    expect(error.message).toMatch(/^role: .*adopted.*deleteOnDestroy: true.*pulumi refresh/s);
+    expect(writes(emu)).toEqual([]);
+  });
+
+  it("is a replacement once the state holds deleteOnDestroy, and of a membership the stack made", async () => {
+    const { emu } = await setup();
+    const { id, outs } = await entitlements.create((await entitlements.check!({}, declared)).inputs!);
+    const optedIn = { ...outs!, deleteOnDestroy: true };
+    const news = (await entitlements.check!(props(optedIn), { ...declared, role: "account_owner", deleteOnDestroy: true })).inputs!;
+    expect(await entitlements.diff!(id, optedIn, news)).toMatchObject({ replaces: ["role"], deleteBeforeReplace: true });
+    const made = await entitlements.create(
+      (await entitlements.check!({}, { integrationId: youtube, userId: ids.alan, entitlements: ["VIEWER"] })).inputs!,
+    );
+    const promoted = (
+      await entitlements.check!(props(made.outs!), {
+        integrationId: youtube,
+        userId: ids.alan,
+        entitlements: ["VIEWER"],
+        role: "account_owner",
+      })
+    ).inputs!;
+    expect(await entitlements.diff!(made.id, made.outs!, promoted)).toMatchObject({ replaces: ["role"] });
+    expect(writes(emu).filter((w) => w.startsWith("DELETE"))).toEqual([]);
+  });
+});
+
+describe("User: the delete reads the role now", () => {
+  it("a user the stack created whom someone made an owner since is left, warning; with deleteOnDestroy it is deleted", async () => {
+    const { emu, warnings, deployment } = await setup();
+    const declared = { email: "new@example.com", firstName: "New", lastName: "Person" };
+    const { id, outs } = await users.create((await users.check!({}, declared)).inputs!);
+    expect(outs!.role).not.toBe("workspace_owner");
+    emu.users.update(id, { role: "workspace_owner" });
+    await deployment();
+    emu.clearRequests();
+    await users.delete!(id, outs!);
+    expect(writes(emu)).toEqual([]);
+    expect(emu.users.get(id)).toBeDefined();
+    expect(warnings.join("\n")).toContain(`User ${id} (new@example.com) is left in the workspace as it is: it is a workspace owner`);
+    await users.delete!(id, { ...outs!, deleteOnDestroy: true });
+    expect(writes(emu)).toEqual([`DELETE /users/${id}`]);
+  });
+
+  it("a user already gone is done, without a DELETE", async () => {
+    const { emu } = await setup();
+    const { id, outs } = await users.create(
+      (await users.check!({}, { email: "gone@example.com", firstName: "G", lastName: "One" })).inputs!,
+    );
+    emu.users.remove(id);
+    emu.clearRequests();
+    await users.delete!(id, outs!);
+    expect(writes(emu)).toEqual([]);
+  });
+});
