@@ -90,16 +90,22 @@ export class SharedListing<T, K extends string = string> {
 /** How long the first read of a refresh waits for others to join it. */
 export const READ_WINDOW_MS = 5;
 
-/** Every user of the workspace by id in its one form (`idOf`), listed at `pageSize`. */
-export async function listUsers(client: WorkspaceAccessClient, pageSize?: number): Promise<Map<Id, User>> {
-  const users = new Map<Id, User>();
-  for await (const user of client.users.list({ pageSize })) users.set(idOf(user.id), user);
+/** A user, or why its record could not be used (a user still: a record that fails the schema is there; what it holds is unknown). */
+export type ListedUser = User | Error;
+
+/** Every user of the workspace by id in its one form (`idOf`), at `pageSize`; one whose record cannot be used, as the error naming it. */
+export async function listUsers(client: WorkspaceAccessClient, pageSize?: number): Promise<Map<Id, ListedUser>> {
+  const users = new Map<Id, ListedUser>();
+  const onInvalid = (id: string | undefined, error: Error) => {
+    if (id !== undefined) users.set(idOf(id), error);
+  };
+  for await (const user of client.users.list({ pageSize, onInvalid })) users.set(idOf(user.id), user);
   return users;
 }
 
 /** The users' read-through cache over one client (the members': `membership-view.ts`). */
 export class ReadCache {
-  readonly #users: SharedListing<User, Id>;
+  readonly #users: SharedListing<ListedUser, Id>;
   readonly #client: WorkspaceAccessClient;
 
   constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock = systemClock) {
@@ -108,13 +114,14 @@ export class ReadCache {
   }
 
   /** Every user: the shared list when one is fresh, else a list of its own (a set of users needs them all). */
-  async all(): Promise<Map<Id, User>> {
+  async all(): Promise<Map<Id, ListedUser>> {
     return (await this.#users.current()) ?? listUsers(this.#client);
   }
 
-  /** The user, or `undefined` when it no longer exists (a miss in the shared list is read directly). */
+  /** The user, or `undefined` when it no longer exists (a miss in the shared list, or a record it could not use, is read directly). */
   async user(id: string): Promise<User | undefined> {
-    return (await this.#users.current())?.get(idOf(id)) ?? (await unlessNotFound(this.#client.users.get(id)));
+    const listed = (await this.#users.current())?.get(idOf(id));
+    return listed instanceof Error || listed === undefined ? await unlessNotFound(this.#client.users.get(id)) : listed;
   }
 
   /** Forgets the users' list after a write (a user's, or a membership's: member lists and users share fields). */

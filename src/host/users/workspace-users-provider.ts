@@ -7,12 +7,20 @@
  * | check, diff | none |
  * | create | one `GET /users` listing; a `PUT` per user found whose declared attribute differs; misses proven absent (`absence.ts`) before their `POST` |
  * | update | a `PUT` per changed user (`GET` first when `role` or `isGuest` is left out); added users as at create; a removed user, see delete |
- * | read | one `GET /users` listing (shared with the refresh's other reads); a user it misses is read directly before it is forgotten |
+ * | read | one `GET /users` listing (shared with the refresh's other reads); a user it misses is read directly before it is forgotten; |
+ * | | one whose record cannot be used keeps what the state recorded, with a warning |
  * | delete | `DELETE /users/{id}` per user it created; adopted users (unless `deleteOnDestroy`) and owners are left, with a warning |
  *
  * One failed user never stops the others: the state records what the service then has, and the error names each failure.
  */
-import { ConfigurationError, unlessNotFound, type User } from "../../client";
+import {
+  ConfigurationError,
+  ConflictError,
+  InvalidResponseError,
+  unlessNotFound,
+  type User,
+  type WorkspaceAccessClient,
+} from "../../client";
 import { mapBounded, prove } from "../../client/absence";
 import { idOf } from "../../client/ids";
 import { emailKey, sameEmail } from "../../client/models";
@@ -22,7 +30,7 @@ import { isUnknown } from "../../shared/unknown";
 import type { WorkspaceUserState } from "../../shared/member-state";
 import { type WorkspaceUserInputs, workspaceUsersInputs } from "../../shared/workspace-users-inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
-import { listUsers } from "../read-cache";
+import { type ListedUser, listUsers } from "../read-cache";
 import { userKey } from "../takeovers";
 import { changedUserProperties, createUser, managedOf, managedValues, replaceUser, takeOver } from "../user/user-provider";
 import { withHints } from "../../shared/hints";
@@ -38,6 +46,8 @@ export interface WorkspaceUsersOutputs {
 const RESOURCE_ID = "workspace-users";
 /** Writes in flight at once (the client paces them all the same). */
 const IN_FLIGHT = 8;
+/** How many users a warning names before "and N more". */
+const MAX_NAMED = 20;
 
 type Failure = { key: string; error: unknown };
 
@@ -101,16 +111,21 @@ async function adoptOrCreate(
 ) {
   if (wanted.size === 0) return;
   const { client, cache } = ctx.connection();
-  const byEmail = (listing: Map<string, User>) =>
-    new Map([...listing.values()].flatMap((u) => (u.email ? [[emailKey(u.email), u] as const] : [])));
+  // A record that cannot be used names no email: its user is neither adopted nor written (a POST of that email meets a 409).
+  const unusable = (listing: Map<string, ListedUser>) => [...listing].flatMap(([id, u]) => (u instanceof Error ? [id] : []));
+  const byEmail = (listing: Map<string, ListedUser>) =>
+    new Map([...listing.values()].flatMap((u) => (!(u instanceof Error) && u.email ? [[emailKey(u.email), u] as const] : [])));
   const first = await cache.all();
   const found = byEmail(first);
+  let last = first;
   let proven = true;
   if ([...wanted.keys()].some((key) => !found.has(key))) {
     const proof = await prove((size) => listUsers(client, size), first, { listings: SEARCH_PROOF_LISTINGS });
     for (const [key, user] of byEmail(proof.listing)) if (!found.has(key)) found.set(key, user);
     proven = proof.proven;
+    last = proof.listing;
   }
+  const unread = unusable(last);
   await mapBounded([...wanted], IN_FLIGHT, async ([key, inputs]) => {
     try {
       const existing = found.get(key);
@@ -118,6 +133,7 @@ async function adoptOrCreate(
         throw new Error(`could not prove that no user has the email ${inputs.email} (users came or went): not created; run again`);
       into.set(key, existing ? await adopt(ctx, existing, inputs) : await create(ctx, inputs));
     } catch (error) {
+      if (unread.length > 0 && ConflictError.isInstance(error)) error.message += unreadTaken(unread);
       failures.push({ key, error });
     }
   });
@@ -133,7 +149,7 @@ async function release(ctx: ProviderContext, users: Array<[string, WorkspaceUser
     else await unlessNotFound(ctx.connection().client.users.delete(user.id)).catch((error: unknown) => failures.push({ key, error }));
   });
   if (left.length === 0) return;
-  const named = left.sort().slice(0, 20).join(", ") + (left.length > 20 ? ` and ${left.length - 20} more` : "");
+  const named = left.sort().slice(0, MAX_NAMED).join(", ") + (left.length > MAX_NAMED ? ` and ${left.length - MAX_NAMED} more` : "");
   ctx.warn(
     `WorkspaceUsers left ${left.length} user(s) in the workspace, the stack no longer manages them: ${named}. ` +
       "It deletes only users it created, never a workspace owner; set deleteOnDestroy: true to delete adopted users too.",
@@ -173,22 +189,63 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   return outs;
 }
 
-/** A refresh: every user from the one listing (a miss read directly, forgotten only on 404); the inputs as the program declares them. */
+/** The one direct read of a user: `undefined` when the service answers 404 (gone), the error when its record cannot be used. */
+async function readUser(client: WorkspaceAccessClient, id: string): Promise<ListedUser | undefined> {
+  try {
+    return await unlessNotFound(client.users.get(id));
+  } catch (error) {
+    if (InvalidResponseError.isInstance(error)) return error;
+    throw error;
+  }
+}
+
+/**
+ * A refresh: every user from the one listing (a miss read directly, forgotten only on 404); the inputs as the program declares them.
+ * A user whose record cannot be used is there still: it keeps what the state recorded, and the warning names the record and why.
+ */
 async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefined) {
   if (!props?.users) throw new ConfigurationError(NO_IMPORT, "import");
   const { cache, client } = ctx.connection();
   const listing = await cache.all();
   const users = new Map<string, WorkspaceUserState>();
+  const unread: string[] = [];
   await mapBounded(Object.entries(props.users), IN_FLIGHT, async ([key, prior]) => {
-    const user = listing.get(idOf(prior.id)) ?? (await unlessNotFound(client.users.get(prior.id)));
-    if (user) users.set(key, stateOf(user, prior, prior.managedAttributes, prior.created));
+    const user = listing.get(idOf(prior.id)) ?? (await readUser(client, prior.id));
+    if (user instanceof Error) {
+      users.set(key, prior);
+      // There, but unreadable: never proof of absence, nor of a change; what the state recorded stands.
+      unread.push(`${prior.email} (${prior.id}): ${reasonOf(user)}`);
+    } else if (user) users.set(key, stateOf(user, prior, prior.managedAttributes, prior.created));
   });
+  if (unread.length > 0) ctx.warn(unreadable(unread));
   const outs = outputsOf(users, props.deleteOnDestroy);
   const declared = Object.entries(outs.users).map(([key, u]) => {
     return [key, { email: u.email, firstName: u.firstName, lastName: u.lastName, ...managedValues(u, u.managedAttributes) }];
   });
   const inputs = { users: Object.fromEntries(declared), ...optIn(outs.deleteOnDestroy) };
   return { id: RESOURCE_ID, props: outs, inputs: inputs as unknown as WorkspaceUsersOutputs };
+}
+
+/** An error's message without its closing period, to be quoted within a sentence. */
+const reasonOf = (error: Error) => error.message.replace(/\.$/, "");
+
+/** A 409 for an email no readable record has, while the listing held records it could not use (`unread`, their ids): one may have it. */
+function unreadTaken(unread: string[]): string {
+  const named =
+    [...unread].sort().slice(0, MAX_NAMED).join(", ") + (unread.length > MAX_NAMED ? ` and ${unread.length - MAX_NAMED} more` : "");
+  return (
+    ` The user list held ${unread.length} record(s) that could not be read (ids ${named}); ` +
+    "if this email's user is among them, it is neither adopted nor changed until its record can be read."
+  );
+}
+
+/** A refresh could not read the records `unread` (each "email (id): why"): the state keeps what it recorded for them. */
+function unreadable(unread: string[]): string {
+  const named = unread.sort().slice(0, MAX_NAMED).join("; ") + (unread.length > MAX_NAMED ? `; and ${unread.length - MAX_NAMED} more` : "");
+  return (
+    `WorkspaceUsers could not read the record of ${unread.length} user(s), and keeps what the state recorded for them: ${named}. ` +
+    "The refresh goes on for the others; the next one reads these again (fix the record in the service if this stays)."
+  );
 }
 
 const NO_IMPORT =

@@ -1,0 +1,143 @@
+/**
+ * `WorkspaceUsers` with one user whose record fails the contract's schema (a number for a name), over real HTTP to the
+ * emulator: such a record is a present user whose attributes are unknown. A refresh keeps what the state recorded for
+ * them and warns, naming the record and why; the others refresh, update and are destroyed as ever; nothing is written
+ * to or forgotten of that user on the strength of a record that could not be read.
+ */
+import { describe, expect, it } from "vitest";
+import type { Emulator, RecordedRequest } from "../../src/emulator";
+import { changedPaths, provider } from "../../src/host/users/workspace-users-provider";
+import type { Props } from "../../src/shared/inputs";
+import { emulator, rejection } from "../support/fixtures";
+import { configureFor, wire } from "../support/provider";
+
+type Outputs = Parameters<typeof changedPaths>[0];
+
+const ANN = "00000000-0000-4000-8000-00000000a001";
+const BOB = "00000000-0000-4000-8000-00000000a002";
+const CARA = "00000000-0000-4000-8000-00000000a003";
+const ann = { email: "ann@example.com", firstName: "Ann", lastName: "Lee" };
+const bob = { email: "bob@example.com", firstName: "Bob", lastName: "Ray" };
+const cara = { email: "cara@example.com", firstName: "Cara", lastName: "Moe" };
+const dan = { email: "dan@example.com", firstName: "Dan", lastName: "Oz" };
+
+/** The inputs `check` hands on for these users (keyed as the program's class keys them). */
+const setOf = (...users: Array<Record<string, unknown>>): Props => ({
+  users: Object.fromEntries(users.map((u) => [String(u.email).toLowerCase(), u])),
+});
+
+/** Ann and Bob, managed by a created `WorkspaceUsers`; then Bob's record, as the service stores it, gets a number for a name. */
+async function world(): Promise<{ emu: Emulator; warnings: string[]; outs: Outputs }> {
+  const emu = await emulator({
+    seed: {
+      users: [
+        { id: ANN, ...ann },
+        { id: BOB, ...bob },
+      ],
+    },
+  });
+  const warnings: string[] = [];
+  await configureFor(emu, {}, { warn: (m) => void warnings.push(m), info: () => {} });
+  const outs = (await provider.create(setOf(ann, bob))).outs as Outputs;
+  spoil(emu, BOB);
+  emu.clearRequests();
+  return { emu, warnings, outs };
+}
+
+/** The user's record fails the schema in every answer: lists, reads and write answers. */
+const spoil = (emu: Emulator, id: string) => emu.users.update(id, { firstName: 42 as unknown as string });
+
+const sent = (requests: readonly RecordedRequest[]) => requests.map((r) => `${r.method} ${r.path}`);
+const writes = (requests: readonly RecordedRequest[]) => sent(requests.filter((r) => r.method !== "GET"));
+
+describe("a refresh with one user whose record fails the schema", () => {
+  it("refreshes the others, keeps that user as the state recorded them, and warns naming the record and why", async () => {
+    const { emu, warnings, outs } = await world();
+    emu.users.update(ANN, { lastName: "Li" });
+    const read = wire(await provider.read!("workspace-users", outs));
+    const props = read.props as Outputs;
+    expect(props.users["ann@example.com"]?.lastName).toBe("Li");
+    expect(props.users["bob@example.com"]).toEqual(outs.users["bob@example.com"]);
+    expect(props.userIds).toEqual({ "ann@example.com": ANN, "bob@example.com": BOB });
+    // The one listing says the record is there: no direct read, no write.
+    expect(sent(emu.requests)).toEqual(["GET /users"]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`bob@example.com (${BOB})`);
+    expect(warnings[0]).toContain('field "attributes.firstName"');
+    expect(warnings[0]).not.toContain("ann@example.com");
+    // What the state recorded is what the program declared: Bob shows no diff.
+    expect(changedPaths(props, setOf({ ...ann, lastName: "Li" }, bob))).toEqual([]);
+    expect(read.inputs).toEqual(setOf({ ...ann, lastName: "Li" }, bob));
+
+    // Once the record is fixed, the next refresh reads it as ever, and warns no more.
+    emu.users.update(BOB, { firstName: "Robert" });
+    const again = wire(await provider.read!("workspace-users", props)).props as Outputs;
+    expect(again.users["bob@example.com"]?.firstName).toBe("Robert");
+    expect(warnings).toHaveLength(1);
+  });
+
+  it("keeps a user the listing misses whose direct read fails the schema, and still forgets one the service answers 404 for", async () => {
+    const { emu, warnings, outs } = await world();
+    // A listing that misses Bob (pages shift): he is read directly, and that read's record fails the schema.
+    const answer = await fetch(`${emu.url}users?page%5Bsize%5D=100`, { headers: { "x-api-key": emu.apiKey } });
+    const page = (await answer.json()) as { data: Array<{ id: string }> };
+    emu.clearRequests();
+    emu.fault({ method: "GET", path: "/users", body: JSON.stringify({ ...page, data: page.data.filter((r) => r.id !== BOB) }) });
+    const props = wire(await provider.read!("workspace-users", outs)).props as Outputs;
+    expect(sent(emu.requests)).toEqual(["GET /users", `GET /users/${BOB}`]);
+    expect(props.users).toEqual(outs.users);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`bob@example.com (${BOB})`);
+    expect(warnings[0]).toContain('field "data.attributes.firstName"');
+
+    emu.users.remove(BOB);
+    const gone = wire(await provider.read!("workspace-users", props)).props as Outputs;
+    expect(gone.userIds).toEqual({ "ann@example.com": ANN });
+  });
+});
+
+describe("update and destroy with one user whose record fails the schema", () => {
+  it("an update writes the others; a change of that user that needs its record fails that user alone, unwritten", async () => {
+    const { emu, outs } = await world();
+    const error = (await rejection(
+      provider.update!("workspace-users", outs, setOf({ ...ann, lastName: "Li" }, { ...bob, lastName: "Roy" })),
+    )) as Error & { properties?: Outputs };
+    expect(error.message).toContain("bob@example.com:");
+    expect(error.message).toContain("attributes.firstName");
+    expect(writes(emu.requests)).toEqual([`PUT /users/${ANN}`]);
+    expect(emu.users.get(ANN)?.lastName).toBe("Li");
+    expect(error.properties?.users["ann@example.com"]?.lastName).toBe("Li");
+    expect(error.properties?.users["bob@example.com"]).toEqual(outs.users["bob@example.com"]);
+  });
+
+  it("an added user is created once proven absent, and one whose own record fails the schema is neither adopted nor written", async () => {
+    const { emu, outs } = await world();
+    emu.users.add({ id: CARA, ...cara });
+    spoil(emu, CARA);
+    const error = (await rejection(provider.update!("workspace-users", outs, setOf(ann, bob, cara, dan)))) as Error & {
+      properties?: Outputs;
+    };
+    expect(error.message).toContain("cara@example.com:");
+    // The 409 says why the user who has the email was not adopted: the list could not read their record.
+    expect(error.message).toContain(`held 2 record(s) that could not be read (ids ${BOB}, ${CARA})`);
+    expect(error.message).not.toContain("dan@example.com:");
+    // Dan is created; Cara's record is never written (the POST that proves her there creates nothing), nor Bob's.
+    expect(writes(emu.requests).sort()).toEqual(["POST /users", "POST /users"]);
+    expect(emu.users.findByEmail(dan.email)).toBeDefined();
+    expect(emu.users.get(CARA)?.firstName).toBe(42);
+    expect(Object.keys(error.properties?.users ?? {})).toEqual(["ann@example.com", "bob@example.com", "dan@example.com"]);
+    expect(error.properties?.users["bob@example.com"]).toEqual(outs.users["bob@example.com"]);
+  });
+
+  it("a destroy deletes a user it created whose record fails the schema, with no read", async () => {
+    const emu = await emulator({ seed: { users: [{ id: ANN, ...ann }] } });
+    await configureFor(emu, {}, { warn: () => {}, info: () => {} });
+    const { outs } = await provider.create(setOf(ann, cara));
+    const caraId = (outs as Outputs).userIds["cara@example.com"]!;
+    spoil(emu, caraId);
+    emu.clearRequests();
+    await provider.delete!("workspace-users", outs as Outputs);
+    expect(sent(emu.requests)).toEqual([`DELETE /users/${caraId}`]);
+    expect(emu.users.get(caraId)).toBeUndefined();
+  });
+});
