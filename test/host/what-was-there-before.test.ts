@@ -112,6 +112,26 @@ describe("IntegrationEntitlement: a write that half landed keeps what existed be
     expect(memberOf(emu, ids.alan)).toMatchObject({ role: "owner", entitlements: ["MANAGER"] });
   });
 
+  it("a refresh of a create whose answer was lost keeps it, and the next up takes the invitation that landed as its own", async () => {
+    const { emu, deployment } = await setup();
+    const declared = { integrationId: youtube, userId: ids.alan, entitlements: ["VIEWER"] };
+    await deployment("1");
+    emu.jobs.hangNext(1);
+    const half = await partial(entitlements.create({ ...(await entitlements.check!({}, declared)).inputs!, __provider: "p" }));
+    // The invitation's answer was lost (no job known), and the service shows no membership yet.
+    const lost = { ...half.properties, pendingInvitations: [{ userId: ids.alan, jobId: null }] };
+    emu.integrations.removeMember(youtube, ids.alan);
+    await deployment();
+    const refreshed = await entitlements.read!(half.id, lost);
+    expect(refreshed).toMatchObject({ id: half.id, props: lost });
+    // The invitation lands after all; the next up resumes: the member is this resource's, not someone else's.
+    emu.integrations.setMember(youtube, ids.alan, { entitlements: ["VIEWER"] });
+    emu.clearRequests();
+    const resumed = await entitlements.update!(half.id, lost, (await entitlements.check!(props(lost), declared)).inputs!);
+    expect(resumed.outs).toMatchObject({ adopted: false, pendingInvitations: [], entitlements: ["VIEWER"] });
+    expect(writes(emu)).toEqual([]);
+  });
+
   it("a rename whose new create half landed: the next up resumes it, and the old resource's delete leaves the membership", async () => {
     const { emu, deployment } = await setup();
     const base = { integrationId: youtube, userId: ids.katherine, entitlements: ["VIEWER"] };

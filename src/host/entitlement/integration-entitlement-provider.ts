@@ -131,9 +131,11 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       const view = memberships.of(integrationId);
       const member = usable(await view.member(userId));
       if (!member) {
-        // A partial create whose invitation still runs is kept: dropped, the next up would invite again and lose the job.
-        const jobId = props?.pendingInvitations?.[0]?.jobId;
-        if (props && typeof jobId === "string" && (await isJobRunning(client, jobId))) {
+        // A partial create whose invitation still runs is kept: dropped, the next up would invite again and lose the job. So is
+        // one whose answer was lost (no job known): it may land yet, and the next up's resume takes it as its own, where a
+        // create would find someone else's membership.
+        const pending = props?.pendingInvitations?.[0];
+        if (props && pending && (pending.jobId === null || (await isJobRunning(client, pending.jobId)))) {
           return { id, props, inputs: inputsOf(props) };
         }
         // 404 also means "not disclosed to this key": forgetting every membership it hides would have the next up invite them all.
