@@ -82,7 +82,7 @@ export class UsersApi {
       } catch (error) {
         if (!isAmbiguous(error)) throw error;
         const existing = await this.findByEmail(attributes.email);
-        if (existing) return this.#createdSince(existing, began);
+        if (existing) return this.#createdSince(existing, began, "failed without an answer");
         if (attempt >= this.#http.settings.maxRetries) throw error;
         await this.#http.backoff(attempt, `POST users (${attributes.email}) failed without an answer and nothing was created`);
       }
@@ -90,21 +90,23 @@ export class UsersApi {
     const answer = sent.data as { data: UserRecord | JobRecord } | undefined;
     if (answer && answer.data.type !== "job") return toUser(answer.data as UserRecord);
     if (answer) await this.#jobs.until(toJob(answer.data as JobRecord));
-    // A job, or a success without a body: the new user is read back once, by email.
+    // A job, or a success without a body: the new user is read back once, by email. One the service says it created before
+    // this request was not made by it (a service merging the POST): a 409, so that no one deletes it as this stack's. A
+    // record that does not say when is taken as made (only the id is certain).
     const created = await this.findByEmail(attributes.email);
-    if (created) return created;
+    if (created) return this.#createdSince(created, began, answer ? "answered with a job" : "answered without a body", true);
     const message = answer
       ? `The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`
       : `POST users answered success without a body, but no user with the email ${attributes.email} exists.`;
     throw new WorkspaceAccessError(message, { kind: "invalid_response", method: "POST", path: "users" });
   }
 
-  /** `user` if the service created it after `began` (a minute of clock skew allowed), else a 409. */
-  #createdSince(user: User, began: number): User {
+  /** `user` if the service created it after `began` (a minute of clock skew allowed), else a 409; a time not said: `unsaidIsNew`. */
+  #createdSince(user: User, began: number, how: string, unsaidIsNew = false): User {
     const created = user.createdAt ? Date.parse(user.createdAt) : Number.NaN;
-    if (!Number.isNaN(created) && created >= began - 60_000) return user;
+    if (Number.isNaN(created) ? unsaidIsNew : created >= began - 60_000) return user;
     throw new ConflictError(
-      `POST users failed without an answer, and a user with the email ${user.email} already existed before it ` +
+      `POST users ${how}, and a user with the email ${user.email} already existed before it ` +
         `(id ${user.id}, created ${user.createdAt ?? "at an unknown time"}).`,
       { method: "POST", path: this.#http.settings.baseUrl.pathname + "users", status: 409 },
     );

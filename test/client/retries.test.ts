@@ -225,6 +225,21 @@ describe("a create never takes over, or repeats, what it cannot prove is its own
     expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
   });
 
+  it("a success without a body whose user, read back by email, existed before the request: ConflictError, not this stack's", async () => {
+    const emu = await emulator();
+    const before = emu.users.add(alice);
+    // A service that merges a POST for a taken email instead of answering 409 (the contract's answer).
+    emu.fault({ method: "POST", path: "/users", status: 204, body: "" });
+    const { client, clock } = clientFor(emu);
+    clock.advance(3_600_000);
+    const error = await rejection(client.users.create(alice));
+    expect(ConflictError.isInstance(error)).toBe(true);
+    expect(error.message).toContain(
+      `POST users answered without a body, and a user with the email ${alice.email} already existed before it`,
+    );
+    expect(error.message).toContain(before.id);
+  });
+
   it("once the service answered with a job, failures while waiting never send the POST again", async () => {
     const emu = await emulator({ userWritesAsJobs: true });
     emu.fault({ method: "GET", path: /^\/jobs\//, status: 503, times: 2 });
