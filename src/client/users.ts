@@ -1,4 +1,4 @@
-import { ConflictError, isAmbiguous, WorkspaceAccessError } from "./errors";
+import { ConfigurationError, ConflictError, isAmbiguous, WorkspaceAccessError } from "./errors";
 import type { JobsApi } from "./jobs";
 import type { HttpTransport } from "./transport";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
@@ -16,6 +16,17 @@ export interface UserListOptions extends ListOptions {
   filter?: string;
   /** Fill `mfaStatus` (the API leaves it `null` otherwise). */
   mfaStatus?: boolean;
+}
+
+/** Two or more users whose emails differ only in case, for the declared `email`: which one is meant is not guessed. */
+export function sharedEmail(email: string, users: readonly User[]): ConfigurationError {
+  const named = users.map((u) => `${u.id} (${u.email})`).join(", ");
+  return new ConfigurationError(
+    `${users.length} users have the email ${email}, differing only in case: ${named}. Which one is meant is not guessed ` +
+      "(adopting the other would write someone else's attributes): take one over by its id (the resource option import), " +
+      "or make the emails differ in the service.",
+    "email",
+  );
 }
 
 /** How many more searches a miss of {@link UsersApi.findByEmail} may cost to be proven. */
@@ -45,21 +56,29 @@ export class UsersApi {
     return toUser((await this.#http.request(spec, schemas().user)).data.data);
   }
 
-  /** The user with this email (any case), or `undefined` once two searches at different page sizes agree nobody has it (`absence.ts`); else throws. */
+  /**
+   * The user with this email (any case), or `undefined` once two searches at different page sizes agree nobody has it (`absence.ts`);
+   * else throws. Two users whose emails differ only in case: a {@link ConfigurationError} naming both (which one is meant is not
+   * for this package to guess: adopting the other would write someone else's attributes).
+   */
   async findByEmail(email: string): Promise<User | undefined> {
-    let hit: User | undefined;
+    const hits = new Map<Id, User>();
     const search = async (size: number) => {
       const found = new Map<Id, User>();
       for await (const user of this.list({ filter: email.trim(), pageSize: size })) {
         found.set(user.id, user);
-        if (sameEmail(user.email, email)) hit ??= user;
+        if (sameEmail(user.email, email)) hits.set(user.id, user);
       }
       return found;
     };
+    const one = (): User | undefined => {
+      if (hits.size <= 1) return hits.values().next().value;
+      throw sharedEmail(email, [...hits.values()]);
+    };
     const first = await search(MAX_PAGE_SIZE);
-    if (hit) return hit;
+    if (hits.size > 0) return one();
     const proof = await prove(search, first, { listings: SEARCH_PROOF_LISTINGS });
-    if (hit || proof.proven) return hit;
+    if (hits.size > 0 || proof.proven) return one();
     if (proof.error !== undefined) throw proof.error;
     throw new WorkspaceAccessError(
       `Could not prove that no user has the email ${email}: ${SEARCH_PROOF_LISTINGS + 1} searches of GET /users?filter= disagreed ` +

@@ -240,6 +240,21 @@ describe("a create never takes over, or repeats, what it cannot prove is its own
     expect(error.message).toContain(before.id);
   });
 
+  it("two users whose emails differ only in case: the lookup by email names both instead of picking one", async () => {
+    const emu = await emulator();
+    const record = (id: string, email: string) => ({ id, type: "user", attributes: { email, firstName: "Alice", lastName: "Doe" } });
+    const first = { id: "00000000-0000-4000-8000-0000000000e1" };
+    const second = { id: "00000000-0000-4000-8000-0000000000e2" };
+    // A service that lets two emails differ only in case (the emulator does not).
+    const page = { data: [record(first.id, alice.email), record(second.id, "Alice@Example.com")], links: {}, meta: { page: { total: 2 } } };
+    emu.fault({ method: "GET", path: "/users", body: JSON.stringify(page) });
+    const { client } = clientFor(emu);
+    const error = await rejection(client.users.findByEmail("ALICE@example.com"));
+    expect(error.message).toContain("2 users have the email ALICE@example.com, differing only in case");
+    expect(error.message).toContain(first.id);
+    expect(error.message).toContain(second.id);
+  });
+
   it("once the service answered with a job, failures while waiting never send the POST again", async () => {
     const emu = await emulator({ userWritesAsJobs: true });
     emu.fault({ method: "GET", path: /^\/jobs\//, status: 503, times: 2 });

@@ -160,6 +160,35 @@ describe("update, read and delete", () => {
     expect(warnings.join("\n")).toContain("olga@example.com");
   });
 
+  it("a removal reads the role first: a user it created whom someone made an owner since is left, with a warning", async () => {
+    const { emu, warnings } = await world();
+    const { outs } = await provider.create(setOf(ann, cara));
+    const caraId = (outs as Outputs).userIds["cara@example.com"]!;
+    emu.users.update(caraId, { role: "workspace_owner" });
+    await nextDeployment(emu, warnings);
+    emu.clearRequests();
+    await provider.delete!("workspace-users", outs as Outputs);
+    expect(writes(emu.requests)).toEqual([]);
+    expect(emu.users.get(caraId)).toMatchObject({ role: "workspace_owner" });
+    expect(warnings.join("\n")).toContain("cara@example.com");
+  });
+
+  it("two users whose emails differ only in case: the user declaring that email fails alone, naming both, and neither is written", async () => {
+    const { emu } = await world();
+    const twin = { id: "00000000-0000-4000-8000-00000000a0b2" };
+    const record = (id: string, user: typeof ann) => ({ id, type: "user", attributes: user });
+    // A service that lets two emails differ only in case (the emulator does not).
+    const users = [record(ANN, ann), record(BOB, bob), record(twin.id, { ...bob, email: "Bob@Example.com" })];
+    emu.fault({ method: "GET", path: "/users", body: JSON.stringify({ data: users, links: {}, meta: { page: { total: 3 } } }) });
+    const error = (await rejection(provider.create(setOf(ann, bob)))) as Error & { properties?: Outputs };
+    expect(error.message).toContain("bob@example.com:");
+    expect(error.message).toContain(`2 users have the email bob@example.com, differing only in case`);
+    expect(error.message).toContain(BOB);
+    expect(error.message).toContain(twin.id);
+    expect(error.properties?.userIds).toEqual({ "ann@example.com": ANN });
+    expect(writes(emu.requests)).toEqual([]);
+  });
+
   it("a refresh reports drift per user, forgets a deleted one, and hands back inputs that show no diff", async () => {
     const { emu } = await world();
     const declared = setOf(ann, { ...bob, isGuest: false });

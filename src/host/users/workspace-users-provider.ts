@@ -9,7 +9,8 @@
  * | update | a `PUT` per changed user (`GET` first when `role` or `isGuest` is left out); added users as at create; a removed user, see delete |
  * | read | one `GET /users` listing (shared with the refresh's other reads); a user it misses is read directly before it is forgotten; |
  * | | one whose record cannot be used keeps what the state recorded, with a warning |
- * | delete | `DELETE /users/{id}` per user it created; adopted users (unless `deleteOnDestroy`) and owners are left, with a warning |
+ * | delete | `GET /users/{id}` (the role now), then `DELETE /users/{id}`, per user it created; adopted users (unless `deleteOnDestroy`) |
+ * | | and owners (in the state or now) are left, with a warning |
  *
  * One failed user never stops the others: the state records what the service then has, and the error names each failure.
  */
@@ -22,6 +23,7 @@ import {
   type WorkspaceAccessClient,
 } from "../../client";
 import { mapBounded, prove } from "../../client/absence";
+import { sharedEmail } from "../../client/users";
 import { idOf } from "../../client/ids";
 import { emailKey, sameEmail } from "../../client/models";
 import { SEARCH_PROOF_LISTINGS } from "../../client/users";
@@ -46,6 +48,8 @@ export interface WorkspaceUsersOutputs {
 const RESOURCE_ID = "workspace-users";
 /** Writes in flight at once (the client paces them all the same). */
 const IN_FLIGHT = 8;
+/** The role of a workspace owner, whom no removal deletes. */
+const OWNER_ROLE = "workspace_owner";
 /** How many users a warning names before "and N more". */
 const MAX_NAMED = 20;
 
@@ -113,22 +117,28 @@ async function adoptOrCreate(
   const { client, cache } = ctx.connection();
   // A record that cannot be used names no email: its user is neither adopted nor written (a POST of that email meets a 409).
   const unusable = (listing: Map<string, ListedUser>) => [...listing].flatMap(([id, u]) => (u instanceof Error ? [id] : []));
-  const byEmail = (listing: Map<string, ListedUser>) =>
-    new Map([...listing.values()].flatMap((u) => (!(u instanceof Error) && u.email ? [[emailKey(u.email), u] as const] : [])));
+  // Users by email in any case: two whose emails differ only in case are both kept, and neither is guessed at.
+  const byEmail = (listing: Map<string, ListedUser>) => {
+    const users = new Map<string, User[]>();
+    for (const u of listing.values())
+      if (!(u instanceof Error) && u.email) users.set(emailKey(u.email), [...(users.get(emailKey(u.email)) ?? []), u]);
+    return users;
+  };
   const first = await cache.all();
   const found = byEmail(first);
   let last = first;
   let proven = true;
   if ([...wanted.keys()].some((key) => !found.has(key))) {
     const proof = await prove((size) => listUsers(client, size), first, { listings: SEARCH_PROOF_LISTINGS });
-    for (const [key, user] of byEmail(proof.listing)) if (!found.has(key)) found.set(key, user);
+    for (const [key, users] of byEmail(proof.listing)) if (!found.has(key)) found.set(key, users);
     proven = proof.proven;
     last = proof.listing;
   }
   const unread = unusable(last);
   await mapBounded([...wanted], IN_FLIGHT, async ([key, inputs]) => {
     try {
-      const existing = found.get(key);
+      const [existing, ...others] = found.get(key) ?? [];
+      if (others.length > 0) throw sharedEmail(inputs.email, [existing!, ...others]);
       if (!existing && !proven)
         throw new Error(`could not prove that no user has the email ${inputs.email} (users came or went): not created; run again`);
       into.set(key, existing ? await adopt(ctx, existing, inputs) : await create(ctx, inputs));
@@ -145,8 +155,19 @@ async function release(ctx: ProviderContext, users: Array<[string, WorkspaceUser
   await mapBounded(users, IN_FLIGHT, async ([key, user]) => {
     // Another resource of this deployment took the user over: no longer this one's to delete.
     if (ctx.takeovers.has(userKey(user.id))) return;
-    if (user.role === "workspace_owner" || (!user.created && deleteOnDestroy !== true)) left.push(user.email);
-    else await unlessNotFound(ctx.connection().client.users.delete(user.id)).catch((error: unknown) => failures.push({ key, error }));
+    if (user.role === OWNER_ROLE || (!user.created && deleteOnDestroy !== true)) {
+      left.push(user.email);
+      return;
+    }
+    const { client } = ctx.connection();
+    try {
+      // The state's role may be old: someone may have made the user an owner since.
+      const now = await unlessNotFound(client.users.get(user.id));
+      if (now?.role === OWNER_ROLE) left.push(user.email);
+      else if (now) await unlessNotFound(client.users.delete(user.id));
+    } catch (error) {
+      failures.push({ key, error });
+    }
   });
   if (left.length === 0) return;
   const named = left.sort().slice(0, MAX_NAMED).join(", ") + (left.length > MAX_NAMED ? ` and ${left.length - MAX_NAMED} more` : "");
