@@ -16,12 +16,15 @@ interface StackRunOptions {
   serially<T>(select: () => Promise<T>): Promise<T>;
 }
 
+/** The stack config's key, whether stored as a secret or (with a warning) in plain text. */
+const API_KEY_CONFIG = "workspace-access:apiKey";
+
 /**
- * A redactor of every secret of `config` (the stack's key among them) and of `WORKSPACE_ACCESS_API_KEY`, whole or
- * in any run of 8 characters: the package's messages never hold the key, but the CLI may echo config or a program's error.
+ * A redactor of every secret of `config`, of its `workspace-access:apiKey` however stored, and of `WORKSPACE_ACCESS_API_KEY`,
+ * whole or in any run of 8 characters: the package's messages never hold the key, but the CLI may echo config or a program's error.
  */
 export function secretsRedactor(config: ConfigMap, env: NodeJS.ProcessEnv = process.env): (text: string) => string {
-  const secrets = Object.values(config).flatMap((entry) => (entry.secret ? [entry.value] : []));
+  const secrets = Object.entries(config).flatMap(([key, entry]) => (entry.secret || key === API_KEY_CONFIG ? [entry.value] : []));
   const envKey = env["WORKSPACE_ACCESS_API_KEY"]?.trim();
   if (envKey) secrets.push(envKey);
   const redactors = [...new Set(secrets.filter((s) => s.trim() !== ""))].map(makeRedactor);

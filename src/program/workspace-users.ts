@@ -29,13 +29,38 @@ async function keyed(users: Array<Omit<WorkspaceUserArgs, "email"> & { email: st
   return Object.fromEntries(byKey);
 }
 
+/** The resource options that take property paths. */
+const PATH_OPTIONS = ["ignoreChanges", "replaceOnChanges"] as const;
+
+/**
+ * Fails a path naming a user by place (`users[0].firstName`): the set keys its users by email in lower case, so such a path
+ * matches nothing and the option would silently do nothing. The message gives the path to write, where the email is plain.
+ */
+function refusePlacePaths(name: string, users: WorkspaceUsersArgs["users"], opts: pulumi.CustomResourceOptions | undefined): void {
+  for (const option of PATH_OPTIONS) {
+    for (const path of opts?.[option] ?? []) {
+      const place = /^users\[(\d+)\](.*)$/.exec(path);
+      if (!place) continue;
+      const user = Array.isArray(users) ? (users as unknown[])[Number(place[1])] : undefined;
+      const email =
+        user && typeof (user as { email?: unknown }).email === "string" ? emailKey((user as { email: string }).email) : undefined;
+      const meant = `users[${JSON.stringify(email ?? "<email in lower case>")}]${place[2]}`;
+      throw new Error(
+        `WorkspaceUsers "${name}": ${option} path "${path}" names a user by place, but the set keys its users by email in ` +
+          `lower case (order does not matter), so it would match nothing: write "${meant}".`,
+      );
+    }
+  }
+}
+
 /**
  * A set of workspace users, for workspaces too large for a `User` each (docs/export.md): its create adopts every user
  * with a declared email (one listing) and creates the others; a change writes only the users it changes. Removing a
  * user from the set deletes them only if this resource created them, never an owner. `userIds` (email in lower case
  * to id) feeds an `IntegrationMembers`' `userId`; it is unknown in a preview of the set's update, so members whose ids are
  * known already (the exported `access.yaml` records them) are better declared by those. A user may have only one
- * resource in a program. `import` is refused: the set has no id of its own.
+ * resource in a program. `import` is refused: the set has no id of its own. Property paths (`ignoreChanges`,
+ * `replaceOnChanges`) name a user by email in lower case: `users["ann@example.com"].firstName`.
  *
  * ```ts
  * const people = new wa.WorkspaceUsers("people", { users: [{ email: "ann@example.com", firstName: "Ann", lastName: "Lee" }] });
@@ -51,6 +76,7 @@ export class WorkspaceUsers extends pulumi.CustomResource {
   static readonly type = dynamicType("WorkspaceUsers");
 
   constructor(name: string, args: WorkspaceUsersArgs, opts?: pulumi.CustomResourceOptions) {
+    refusePlacePaths(name, args.users, opts);
     const inputs = {
       users: pulumi.output(args.users).apply((users) => keyed(users, name)),
       deleteOnDestroy: args.deleteOnDestroy,

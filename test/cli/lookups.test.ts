@@ -90,15 +90,16 @@ new wa.IntegrationEntitlement("late-partners", { integrationId: partners.then((i
     });
     expect(stepsOf(preview)).toEqual(["create late-partners"]);
     // One paged listing of the users (254: three pages) and one of the integrations served every
-    // lookup; grace by id arrived with the listing and was served from it. The host's check
-    // read the partners integration's catalogue.
+    // lookup, each with its proof (a second listing at page size 99) where a lookup answers from the
+    // whole list (getUsers, getIntegrations, a label, the members); grace by id arrived with the
+    // listing and was served from it. The host's check read the partners integration's catalogue.
     expect(requestLines(requests).sort()).toEqual(
       [
-        "GET /users",
-        "GET /users",
-        "GET /users",
+        ...Array<string>(6).fill("GET /users"),
+        "GET /integrations",
         "GET /integrations",
         `GET /integrations/${integrations.slack}/entitlements`,
+        `GET /integrations/${integrations.slack}/users`,
         `GET /integrations/${integrations.slack}/users`,
         `GET /integrations/${YOUTUBE_2}/entitlements`,
       ].sort(),

@@ -122,4 +122,10 @@ describe("secretsRedactor", () => {
       "key [redacted], a piece [redacted], env [redacted], acme",
     );
   });
+
+  it("removes the stack's key stored in plain text too (the package warns of it, and still runs)", () => {
+    const key = "wa_emu_0123456789abcdef0123456789abcdef";
+    const redact = secretsRedactor({ "workspace-access:apiKey": { value: key, secret: false } }, {});
+    expect(redact(`a program echoed ${key}`)).toBe("a program echoed [redacted]");
+  });
 });

@@ -37,14 +37,20 @@ function world(extraUsers = 0): EmulatorSeed {
   return seed;
 }
 
-/** A program pointed at `emu` by stack config, as `pulumi up` (or `preview`) would run it. */
-async function program(emu: Emulator, options: { preview?: boolean; apiKey?: string } = {}): Promise<void> {
+/** A program pointed at `emu` by stack config, as `pulumi up` (or `preview`) would run it; `created` runs as each resource is. */
+async function program(
+  emu: Emulator,
+  options: { preview?: boolean; apiKey?: string; created?: (name: string) => Promise<void> | void } = {},
+): Promise<void> {
   pulumi.runtime.setAllConfig({ "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": options.apiKey ?? emu.apiKey }, [
     "workspace-access:apiKey",
   ]);
   await pulumi.runtime.setMocks(
     {
-      newResource: (a) => ({ id: options.preview ? (undefined as unknown as string) : `${a.name}-id`, state: a.inputs }),
+      newResource: async (a) => {
+        await options.created?.(a.name);
+        return { id: options.preview ? (undefined as unknown as string) : `${a.name}-id`, state: a.inputs };
+      },
       call: (a) => a.inputs,
     },
     "p",
@@ -54,12 +60,22 @@ async function program(emu: Emulator, options: { preview?: boolean; apiKey?: str
   emu.clearRequests();
 }
 
+/** Each request: its page number after the first, and its page size when not the largest (a proof's listing). */
 const sent = (emu: Emulator) =>
-  emu.requests.map((r) => `${r.method} ${r.path}${r.query["page[number]"] ? ` p${r.query["page[number]"]}` : ""}`);
+  emu.requests.map(
+    (r) =>
+      `${r.method} ${r.path}${r.query["page[number]"] ? ` p${r.query["page[number]"]}` : ""}` +
+      `${r.query["page[size]"] && r.query["page[size]"] !== "100" ? ` (${r.query["page[size]"]})` : ""}`,
+  );
+/** A listing of `path` in `pages` pages, then the proof's at page size 99 (`proofPages`). */
+const provenListing = (path: string, pages: number, proofPages = pages) => [
+  ...Array.from({ length: pages }, (_, i) => `GET ${path}${i > 0 ? ` p${i + 1}` : ""}`),
+  ...Array.from({ length: proofPages }, (_, i) => `GET ${path}${i > 0 ? ` p${i + 1}` : ""} (99)`),
+];
 /** A resource of the mock monitor. */
 class Thing extends pulumi.CustomResource {
-  constructor(name: string) {
-    super("test:index:Thing", name, {});
+  constructor(name: string, opts?: pulumi.CustomResourceOptions) {
+    super("test:index:Thing", name, {}, opts);
   }
 }
 const known = (output: pulumi.Output<unknown>) => (output as unknown as { isKnown: Promise<boolean> }).isKnown;
@@ -95,13 +111,33 @@ describe("getUser", () => {
     const late = emu.users.add({ email: "Zoe.Late@Example.com", firstName: "Zoe", lastName: "Late" });
     await program(emu);
     expect(await getUser({ email: "zoe.late@EXAMPLE.com" })).toMatchObject({ id: late.id, email: "Zoe.Late@Example.com" });
+    // Found: the listing proves presence, no second listing.
     expect(sent(emu)).toEqual(["GET /users", "GET /users p2", "GET /users p3"]);
   });
 
-  it("fails naming the email and the workspace when no user has it", async () => {
+  it("finds a user a page shift skipped in the first listing: a miss is decided on a proven listing only", async () => {
+    const emu = await emulator({ seed: world(150) });
+    const late = emu.users.list().find((u) => u.email === "user120@example.com")!;
+    const first = emu.users.list()[0]!;
+    await program(emu);
+    // Someone removes a user of page 1 while page 2 is read: the first listing skips the user who moved onto page 1.
+    const off = emu.onPage((list) => {
+      if (list.path === "/users" && list.page === 2 && list.size === 100) {
+        emu.users.remove(first.id);
+        off();
+      }
+    });
+    const skipped = emu.users.list()[100]!;
+    expect((await getUser({ email: skipped.email })).id).toBe(skipped.id);
+    expect((await getUser({ email: late.email })).id).toBe(late.id);
+    expect(sent(emu).filter((r) => r.endsWith("(99)")).length).toBeGreaterThan(0);
+  });
+
+  it("fails naming the email and the workspace when no user has it, the miss decided on a proven listing", async () => {
     const emu = await emulator({ seed: world() });
     await program(emu);
     const error = await lookupError(getUser({ email: "nobody@example.com" }), "lookup_not_found");
+    expect(sent(emu)).toEqual(provenListing("/users", 1));
     expect(error.message).toContain('no user with email "nobody@example.com"');
     expect(error.message).toContain(`in the workspace at ${new URL(emu.url).host}`);
     expect(NotFoundError.isInstance(error)).toBe(false);
@@ -125,6 +161,7 @@ describe("getUser", () => {
       method: "GET",
       path: "/users",
       body: JSON.stringify({ data: [record("u-1", "Sam@example.com"), record("u-2", "sam@example.com")], links: { next: null }, meta: {} }),
+      times: 2,
     });
     await program(emu);
     const error = await lookupError(getUser({ email: "SAM@example.com" }), "lookup_ambiguous");
@@ -212,7 +249,7 @@ describe("getUsers", () => {
     const everyone = await getUsers();
     expect(everyone.users).toHaveLength(124);
     expect(everyone.users.map((u) => u.email)).toEqual(everyone.users.map((u) => u.email).sort());
-    expect(sent(emu)).toEqual(["GET /users", "GET /users p2"]);
+    expect(sent(emu)).toEqual(provenListing("/users", 2));
   });
 
   it("sends search as the API's filter; no match is an empty answer", async () => {
@@ -244,8 +281,8 @@ describe("getIntegration", () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
-    // One listing served all three.
-    expect(sent(emu)).toEqual(["GET /integrations"]);
+    // One listing (and its proof) served all three.
+    expect(sent(emu)).toEqual(provenListing("/integrations", 1));
   });
 
   it("fails listing each candidate's id and label when two integrations share the application", async () => {
@@ -275,7 +312,7 @@ describe("getIntegration", () => {
     for (let i = 0; i < 120; i++) emu.integrations.add({ application: `App ${i}`, label: `acme ${i}`, entitlements: [] });
     await program(emu);
     expect(await getIntegration({ label: "acme 119" })).toMatchObject({ application: "App 119" });
-    expect(sent(emu)).toEqual(["GET /integrations", "GET /integrations p2"]);
+    expect(sent(emu)).toEqual(provenListing("/integrations", 2));
   });
 
   it.each([
@@ -304,7 +341,7 @@ describe("getIntegrations", () => {
     expect((await getIntegrations()).integrations.map((i) => i.label)).toEqual(["Slack acme", "YouTube acme", "YouTube partners"]);
     expect(await getIntegrations({ application: "YouTube" })).toMatchObject({ ids: [integrations.youtube, YOUTUBE_2] });
     expect(await getIntegrations({ application: "Jira" })).toEqual({ integrations: [], ids: [] });
-    expect(sent(emu)).toEqual(["GET /integrations"]);
+    expect(sent(emu)).toEqual(provenListing("/integrations", 1));
   });
 });
 
@@ -359,7 +396,7 @@ describe("getIntegrationMembers", () => {
     });
     // Roles in the resources' words (the service's member records say owner and collaborator).
     expect(new Set(members.map((m) => m.role))).toEqual(new Set(["account_owner", "account_collaborator"]));
-    expect(sent(emu)).toEqual([`GET /integrations/${integrations.youtube}/users`, `GET /integrations/${integrations.youtube}/users p2`]);
+    expect(sent(emu)).toEqual(provenListing(`/integrations/${integrations.youtube}/users`, 2));
   });
 
   it("fails naming the integration when there is none", async () => {
@@ -396,6 +433,47 @@ describe("the output forms", () => {
     expect(emu.requests).toEqual([]);
     // A known argument and no dependency: a preview reads as usual.
     expect(await resolved(getUserOutput({ email: "ada@example.com" }).id)).toBe(users.ada);
+  });
+
+  it("after dependsOn, read afresh: a listing the run took before does not answer", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu, {
+      created: (name) => void (name === "carol" && emu.users.add({ email: "carol@example.com", firstName: "C", lastName: "C" })),
+    });
+    expect((await getUser({ email: "ada@example.com" })).id).toBe(users.ada);
+    const carol = new Thing("carol");
+    expect(await resolved(getUserOutput({ email: "carol@example.com" }, { dependsOn: [carol] }).email)).toBe("carol@example.com");
+  });
+
+  it("wait, after dependsOn a component, for every resource under it", async () => {
+    const emu = await emulator({ seed: world() });
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // The component's child is created only once the gate opens: after the component itself is registered.
+    await program(emu, {
+      created: async (name) => {
+        if (name !== "carol") return;
+        await gate;
+        emu.users.add({ email: "carol@example.com", firstName: "C", lastName: "C" });
+      },
+    });
+    class Team extends pulumi.ComponentResource {
+      constructor(name: string) {
+        super("acme:index:Team", name);
+        new Thing("carol", { parent: this });
+        this.registerOutputs({});
+      }
+    }
+    const team = new Team("team");
+    const found = resolved(getUserOutput({ email: "carol@example.com" }, { dependsOn: [team] }).email);
+    await resolved(team.urn);
+    // A lookup that waited for the component alone lists now: given the loop's turns to be answered, it misses carol.
+    for (let turn = 0; turn < 1000 && !emu.requests.some((r) => r.path === "/users"); turn++) await new Promise(setImmediate);
+    expect(emu.requests).toEqual([]);
+    release();
+    expect(await found).toBe("carol@example.com");
   });
 
   it("wait for dependsOn and then run", async () => {

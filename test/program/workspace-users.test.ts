@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import { ownedEmails } from "../../src/program/owners";
+import { WorkspaceUsers } from "../../src/program/workspace-users";
 
 async function newProgram(): Promise<void> {
   await pulumi.runtime.setMocks({ newResource: (a) => ({ id: `${a.name}-id`, state: a.inputs }), call: (a) => a.inputs }, "p", "s", false);
@@ -15,5 +16,20 @@ describe("one owner per user: two WorkspaceUsers (a User registers the same key,
     await expect(other).rejects.toThrow('Nothing was sent to the service for "admins"');
     await newProgram();
     await expect(ownedEmails([{ email: "bob@example.com" }], "people")).resolves.toEqual([{ email: "bob@example.com" }]);
+  });
+});
+
+describe("property paths", () => {
+  it("refuse a path naming a user by place, giving the path by email, before anything is registered", async () => {
+    await newProgram();
+    const users = [{ email: "Ann@Example.com", firstName: "Ann", lastName: "Lee" }];
+    expect(() => new WorkspaceUsers("people", { users }, { ignoreChanges: ["users[0].firstName"] })).toThrow(
+      'WorkspaceUsers "people": ignoreChanges path "users[0].firstName" names a user by place, but the set keys its users by email ' +
+        'in lower case (order does not matter), so it would match nothing: write "users["ann@example.com"].firstName".',
+    );
+    expect(() => new WorkspaceUsers("people", { users: pulumi.output(users) }, { replaceOnChanges: ["users[3]"] })).toThrow(
+      'write "users["<email in lower case>"]"',
+    );
+    expect(() => new WorkspaceUsers("people", { users }, { ignoreChanges: ['users["ann@example.com"].firstName'] })).not.toThrow();
   });
 });

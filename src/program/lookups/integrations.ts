@@ -96,32 +96,41 @@ const describe = (i: Integration) => `${i.id} (label ${i.label === null ? "none"
  * new wa.IntegrationEntitlement("alice-youtube", { integrationId: youtube.id, userId, entitlements: ["VIEWER"] });
  * ```
  */
-export function getIntegration(args: GetIntegrationArgs, _opts?: pulumi.InvokeOptions): Promise<LookedUpIntegration> {
-  return runLookup(INTEGRATION_ARGS, args, async ({ id, label, application }, session) => {
-    if (id !== undefined) {
-      const integration = await session.integration(id);
-      if (!integration) throw notFound(session, "getIntegration", `no integration with id "${id}"`);
-      return lookedUp(integration);
-    }
-    const [field, value] = label !== undefined ? (["label", label] as const) : (["application", application!] as const);
-    const all = await session.allIntegrations();
-    const matches = all.filter((integration) => integration[field] === value);
-    if (matches.length === 0) {
-      const known = [...new Set(all.map((i) => i[field]).filter((v): v is string => v !== null))].sort();
-      const there = known.length > 0 ? known.map((v) => JSON.stringify(v)).join(", ") : "none";
-      throw notFound(session, "getIntegration", `no integration with ${field} "${value}" (matched exactly; the ${field}s there: ${there})`);
-    }
-    if (matches.length > 1) {
-      throw new LookupError(
-        `getIntegration: ${matches.length} integrations in the workspace at ${session.workspace} have ${field} "${value}": ` +
-          `${matches.map(describe).join(", ")}. Look it up by ${field === "application" ? "label or id" : "id"} instead.`,
-        "lookup_ambiguous",
-        "getIntegration",
-        matches.map((i) => ({ id: i.id, label: i.label })),
-      );
-    }
-    return lookedUp(matches[0]!);
-  });
+export function getIntegration(args: GetIntegrationArgs, opts?: pulumi.InvokeOptions): Promise<LookedUpIntegration> {
+  return runLookup(
+    INTEGRATION_ARGS,
+    args,
+    async ({ id, label, application }, session) => {
+      if (id !== undefined) {
+        const integration = await session.integration(id);
+        if (!integration) throw notFound(session, "getIntegration", `no integration with id "${id}"`);
+        return lookedUp(integration);
+      }
+      const [field, value] = label !== undefined ? (["label", label] as const) : (["application", application!] as const);
+      const all = await session.allIntegrations();
+      const matches = all.filter((integration) => integration[field] === value);
+      if (matches.length === 0) {
+        const known = [...new Set(all.map((i) => i[field]).filter((v): v is string => v !== null))].sort();
+        const there = known.length > 0 ? known.map((v) => JSON.stringify(v)).join(", ") : "none";
+        throw notFound(
+          session,
+          "getIntegration",
+          `no integration with ${field} "${value}" (matched exactly; the ${field}s there: ${there})`,
+        );
+      }
+      if (matches.length > 1) {
+        throw new LookupError(
+          `getIntegration: ${matches.length} integrations in the workspace at ${session.workspace} have ${field} "${value}": ` +
+            `${matches.map(describe).join(", ")}. Look it up by ${field === "application" ? "label or id" : "id"} instead.`,
+          "lookup_ambiguous",
+          "getIntegration",
+          matches.map((i) => ({ id: i.id, label: i.label })),
+        );
+      }
+      return lookedUp(matches[0]!);
+    },
+    opts,
+  );
 }
 
 /** {@link getIntegration} for arguments that are Pulumi inputs. */
@@ -134,14 +143,19 @@ export const getIntegrationOutput = outputOf(getIntegration);
  * const slacks = await wa.getIntegrations({ application: "Slack" });
  * ```
  */
-export function getIntegrations(args: GetIntegrationsArgs = {}, _opts?: pulumi.InvokeOptions): Promise<GetIntegrationsResult> {
-  return runLookup(INTEGRATIONS_ARGS, args, async ({ application }, session) => {
-    const integrations = (await session.allIntegrations())
-      .filter((integration) => application === undefined || integration.application === application)
-      .map(lookedUp)
-      .sort((a, b) => nullsLast(a.label, b.label) || nullsLast(a.id, b.id));
-    return { integrations, ids: integrations.map((integration) => integration.id) };
-  });
+export function getIntegrations(args: GetIntegrationsArgs = {}, opts?: pulumi.InvokeOptions): Promise<GetIntegrationsResult> {
+  return runLookup(
+    INTEGRATIONS_ARGS,
+    args,
+    async ({ application }, session) => {
+      const integrations = (await session.allIntegrations())
+        .filter((integration) => application === undefined || integration.application === application)
+        .map(lookedUp)
+        .sort((a, b) => nullsLast(a.label, b.label) || nullsLast(a.id, b.id));
+      return { integrations, ids: integrations.map((integration) => integration.id) };
+    },
+    opts,
+  );
 }
 
 /** {@link getIntegrations} for arguments that are Pulumi inputs. */
@@ -158,14 +172,19 @@ export const getIntegrationsOutput = outputOf(getIntegrations);
  */
 export function getIntegrationEntitlements(
   args: GetIntegrationEntitlementsArgs,
-  _opts?: pulumi.InvokeOptions,
+  opts?: pulumi.InvokeOptions,
 ): Promise<GetIntegrationEntitlementsResult> {
-  return runLookup(CATALOGUE_ARGS, args, async ({ integrationId }, session) => {
-    const catalogue = await session.entitlements(integrationId);
-    if (!catalogue) throw notFound(session, "getIntegrationEntitlements", `no integration with id "${integrationId}"`);
-    const entitlements = catalogue.map(({ id, label, group }) => ({ id, label, group }));
-    return { entitlements, ids: entitlements.map((e) => e.id) };
-  });
+  return runLookup(
+    CATALOGUE_ARGS,
+    args,
+    async ({ integrationId }, session) => {
+      const catalogue = await session.entitlements(integrationId);
+      if (!catalogue) throw notFound(session, "getIntegrationEntitlements", `no integration with id "${integrationId}"`);
+      const entitlements = catalogue.map(({ id, label, group }) => ({ id, label, group }));
+      return { entitlements, ids: entitlements.map((e) => e.id) };
+    },
+    opts,
+  );
 }
 
 /** {@link getIntegrationEntitlements} for arguments that are Pulumi inputs. */
@@ -180,15 +199,26 @@ export const getIntegrationEntitlementsOutput = outputOf(getIntegrationEntitleme
  * const managers = members.members.filter((m) => m.entitlements.includes("MANAGER"));
  * ```
  */
-export function getIntegrationMembers(args: GetIntegrationMembersArgs, _opts?: pulumi.InvokeOptions): Promise<GetIntegrationMembersResult> {
-  return runLookup(MEMBERS_ARGS, args, async ({ integrationId }, session) => {
-    const listed = await session.members(integrationId);
-    if (!listed) throw notFound(session, "getIntegrationMembers", `no integration with id "${integrationId}"`);
-    const members = listed
-      .map((m) => ({ userId: m.id, email: m.email, role: inviteRole(m.role) ?? null, entitlements: [...m.entitlements], status: m.status }))
-      .sort((a, b) => byEmail(a.email, b.email) || nullsLast(a.userId, b.userId));
-    return { members };
-  });
+export function getIntegrationMembers(args: GetIntegrationMembersArgs, opts?: pulumi.InvokeOptions): Promise<GetIntegrationMembersResult> {
+  return runLookup(
+    MEMBERS_ARGS,
+    args,
+    async ({ integrationId }, session) => {
+      const listed = await session.members(integrationId);
+      if (!listed) throw notFound(session, "getIntegrationMembers", `no integration with id "${integrationId}"`);
+      const members = listed
+        .map((m) => ({
+          userId: m.id,
+          email: m.email,
+          role: inviteRole(m.role) ?? null,
+          entitlements: [...m.entitlements],
+          status: m.status,
+        }))
+        .sort((a, b) => byEmail(a.email, b.email) || nullsLast(a.userId, b.userId));
+      return { members };
+    },
+    opts,
+  );
 }
 
 /** {@link getIntegrationMembers} for arguments that are Pulumi inputs. */

@@ -51,36 +51,48 @@ const lookedUp = ({ mfaStatus: _, ...user }: User): LookedUpUser => user;
 
 /**
  * One workspace user, by `id` or by `email` (exact, case-insensitive, across every page). Fails, naming what was
- * looked for and the workspace, when no user matches; never guesses. Every `getUser` by email in a run shares one
- * paged listing of the users (`GET /users`); lookups by id that arrive together share it too.
+ * looked for and the workspace, when no user matches (decided on a listing proven complete: pages shift while read); never
+ * guesses. Every `getUser` by email in a run shares one paged listing of the users (`GET /users`); lookups by id that arrive
+ * together share it too.
  *
  * ```ts
  * const alice = await wa.getUser({ email: "alice@example.com" });
  * new wa.IntegrationEntitlement("alice-youtube", { integrationId, userId: alice.id, entitlements: ["VIEWER"] });
  * ```
  */
-export function getUser(args: GetUserArgs, _opts?: pulumi.InvokeOptions): Promise<LookedUpUser> {
-  return runLookup(USER_ARGS, args, async ({ id, email }, session) => {
-    if (id !== undefined) {
-      const user = await session.user(id);
-      if (!user) throw notFound(session, "getUser", `no user with id "${id}"`);
-      return lookedUp(user);
-    }
-    const users = await session.users();
-    const matches = users.filter((user) => typeof user.email === "string" && sameEmail(user.email, email!));
-    if (matches.length === 0)
-      throw notFound(session, "getUser", `no user with email "${email}" (${users.length} users, emails compared case-insensitively)`);
-    if (matches.length > 1) {
-      const list = matches.map((user) => `${user.id} (${user.email})`).join(", ");
-      throw new LookupError(
-        `getUser: ${matches.length} users in the workspace at ${session.workspace} have the email "${email}": ${list}. Look the user up by id instead.`,
-        "lookup_ambiguous",
-        "getUser",
-        matches.map((user) => ({ id: user.id, label: user.email ?? null })),
-      );
-    }
-    return lookedUp(matches[0]!);
-  });
+export function getUser(args: GetUserArgs, opts?: pulumi.InvokeOptions): Promise<LookedUpUser> {
+  return runLookup(
+    USER_ARGS,
+    args,
+    async ({ id, email }, session) => {
+      if (id !== undefined) {
+        const user = await session.user(id);
+        if (!user) throw notFound(session, "getUser", `no user with id "${id}"`);
+        return lookedUp(user);
+      }
+      const withEmail = (list: User[]) => list.filter((user) => typeof user.email === "string" && sameEmail(user.email, email!));
+      // Found in the run's listing: there. Missed: a page shift may have skipped the user, so a proven listing decides.
+      let users = await session.listedUsers();
+      let matches = withEmail(users);
+      if (matches.length === 0) {
+        users = await session.users();
+        matches = withEmail(users);
+      }
+      if (matches.length === 0)
+        throw notFound(session, "getUser", `no user with email "${email}" (${users.length} users, emails compared case-insensitively)`);
+      if (matches.length > 1) {
+        const list = matches.map((user) => `${user.id} (${user.email})`).join(", ");
+        throw new LookupError(
+          `getUser: ${matches.length} users in the workspace at ${session.workspace} have the email "${email}": ${list}. Look the user up by id instead.`,
+          "lookup_ambiguous",
+          "getUser",
+          matches.map((user) => ({ id: user.id, label: user.email ?? null })),
+        );
+      }
+      return lookedUp(matches[0]!);
+    },
+    opts,
+  );
 }
 
 /** {@link getUser} for arguments that are Pulumi inputs. */
@@ -94,16 +106,21 @@ export const getUserOutput = outputOf(getUser);
  * const guests = await wa.getUsers({ isGuest: true, status: "live" });
  * ```
  */
-export function getUsers(args: GetUsersArgs = {}, _opts?: pulumi.InvokeOptions): Promise<GetUsersResult> {
-  return runLookup(USERS_ARGS, args, async ({ search, role, status, isGuest }, session) => {
-    const listed = await session.users(search);
-    const users = listed
-      .filter((user) => (role === undefined || user.role === role) && (status === undefined || user.status === status))
-      .filter((user) => isGuest === undefined || (user.isGuest ?? false) === isGuest)
-      .map(lookedUp)
-      .sort((a, b) => byEmail(a.email, b.email) || nullsLast(a.id, b.id));
-    return { users, ids: users.map((user) => user.id) };
-  });
+export function getUsers(args: GetUsersArgs = {}, opts?: pulumi.InvokeOptions): Promise<GetUsersResult> {
+  return runLookup(
+    USERS_ARGS,
+    args,
+    async ({ search, role, status, isGuest }, session) => {
+      const listed = await session.users(search);
+      const users = listed
+        .filter((user) => (role === undefined || user.role === role) && (status === undefined || user.status === status))
+        .filter((user) => isGuest === undefined || (user.isGuest ?? false) === isGuest)
+        .map(lookedUp)
+        .sort((a, b) => byEmail(a.email, b.email) || nullsLast(a.id, b.id));
+      return { users, ids: users.map((user) => user.id) };
+    },
+    opts,
+  );
 }
 
 /** {@link getUsers} for arguments that are Pulumi inputs. */
