@@ -129,15 +129,21 @@ describe("update and destroy with one user whose record fails the schema", () =>
     expect(error.properties?.users["bob@example.com"]).toEqual(outs.users["bob@example.com"]);
   });
 
-  it("a destroy deletes a user it created whose record fails the schema, with no read", async () => {
+  it("a destroy leaves a user it created whose record fails the schema (its role cannot be read), failing that user alone", async () => {
+    const dan = { email: "dan@example.com", firstName: "Dan", lastName: "Oz" };
     const emu = await emulator({ seed: { users: [{ id: ANN, ...ann }] } });
     await configureFor(emu, {}, { warn: () => {}, info: () => {} });
-    const { outs } = await provider.create(setOf(ann, cara));
+    const { outs } = await provider.create(setOf(ann, cara, dan));
     const caraId = (outs as Outputs).userIds["cara@example.com"]!;
+    const danId = (outs as Outputs).userIds["dan@example.com"]!;
     spoil(emu, caraId);
     emu.clearRequests();
-    await provider.delete!("workspace-users", outs as Outputs);
-    expect(sent(emu.requests)).toEqual([`DELETE /users/${caraId}`]);
-    expect(emu.users.get(caraId)).toBeUndefined();
+    const error = await rejection(provider.delete!("workspace-users", outs as Outputs));
+    expect(error.message).toContain("cara@example.com:");
+    expect(error.message).toContain('field "data.attributes.firstName"');
+    expect(error.message).toContain("The user was not deleted: whether it is a workspace owner now cannot be read.");
+    // Whether someone made cara an owner since is unknown: she is not deleted; dan is.
+    expect(sent(emu.requests).filter((r) => r.startsWith("DELETE"))).toEqual([`DELETE /users/${danId}`]);
+    expect(emu.users.get(caraId)).toBeDefined();
   });
 });

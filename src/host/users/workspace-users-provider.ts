@@ -166,6 +166,9 @@ async function release(ctx: ProviderContext, users: Array<[string, WorkspaceUser
       if (now?.role === OWNER_ROLE) left.push(user.email);
       else if (now) await unlessNotFound(client.users.delete(user.id));
     } catch (error) {
+      if (InvalidResponseError.isInstance(error))
+        error.message +=
+          " The user was not deleted: whether it is a workspace owner now cannot be read. Fix the record in the service, then run again.";
       failures.push({ key, error });
     }
   });
