@@ -118,8 +118,16 @@ const mapping = { error: "must be a mapping" };
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => value ?? undefined, schema.optional());
 const orElse = <T extends z.ZodType>(schema: T, value: unknown) => z.preprocess((given) => given ?? value, schema);
 const list = <T extends z.ZodType>(item: T) => orElse(z.array(item, { error: "must be a list" }), []);
+/**
+ * Absent, null or empty: left out. For text no program declares (an integration's label, what a record left out held): the
+ * export writes an empty one as absent, and a file an earlier export wrote with one reads as if it had none.
+ */
+const unlessEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === "" ? undefined : (value ?? undefined)), schema.optional());
 /** Entitlement ids: each once, sorted. */
 const entitlements = z.array(nonEmpty, { error: "must be a list" }).transform((ids) => [...new Set(ids)].sort());
+/** The entitlements a record left out held: as {@link entitlements}, an empty id left out (as {@link unlessEmpty}). */
+const heldEntitlements = z.array(text, { error: "must be a list" }).transform((ids) => [...new Set(ids.filter((id) => id !== ""))].sort());
 
 const userSchema = z.object(
   {
@@ -147,8 +155,8 @@ const integrationSchema = z.object(
   {
     name: nonEmpty,
     id,
-    label: optional(nonEmpty),
-    application: optional(nonEmpty),
+    label: unlessEmpty(nonEmpty),
+    application: unlessEmpty(nonEmpty),
     members: list(memberSchema),
   },
   mapping,
@@ -165,10 +173,10 @@ const leftOutSchema = z.object(
     kind: z.enum(LEFT_OUT_KINDS, { error: `must be ${LEFT_OUT_KINDS.join(", ")}` }),
     integration: optional(id),
     id: optional(id),
-    email: optional(nonEmpty),
-    role: optional(nonEmpty),
+    email: unlessEmpty(nonEmpty),
+    role: unlessEmpty(nonEmpty),
     isGuest: optional(bool),
-    entitlements: optional(entitlements),
+    entitlements: optional(heldEntitlements),
     reason: nonEmpty,
   },
   mapping,

@@ -21,6 +21,9 @@ export function leftOutName(record: AccessLeftOut, label: string | undefined): s
   return `integration ${record.id ?? "(no id)"}${label === undefined || label === record.id ? "" : ` ("${label}")`}`;
 }
 
+/** A text as `access.yaml` records it: empty is absent (a pending user's email may be `""`), as the reader takes it. */
+const given = (value: string | null | undefined): string | undefined => (value === null || value === "" ? undefined : value);
+
 /** The list of records left out, as the build adds them. */
 export class LeftOutList {
   readonly #records: LeftOut[] = [];
@@ -31,10 +34,10 @@ export class LeftOutList {
 
   /** A user; `user` given when read whole (its role and guest flag are recorded). */
   user(id: string | undefined, email: string | null, reason: string, user?: SnapshotUser): void {
-    this.#add({ kind: "user", id, email: email ?? undefined, role: user?.role ?? undefined, isGuest: user?.isGuest ?? undefined, reason });
+    this.#add({ kind: "user", id: given(id), email: given(email), role: given(user?.role), isGuest: user?.isGuest ?? undefined, reason });
   }
 
-  /** A membership; `member` given when read whole (its role and entitlements are recorded). */
+  /** A membership; `member` given when read whole (its role and entitlements are recorded, an empty entitlement id left out). */
   member(
     id: string | undefined,
     email: string | null,
@@ -42,14 +45,17 @@ export class LeftOutList {
     reason: string,
     member?: SnapshotMember,
   ): void {
-    const [role, entitlements] = [member?.role ?? undefined, member && [...member.entitlements].sort()];
-    const label = integration ? (integration.label ?? integration.id) : "?";
-    this.#add({ kind: "membership", integration: integration?.id, id, email: email ?? undefined, role, entitlements, reason }, label);
+    const [role, entitlements] = [given(member?.role), member?.entitlements.filter((e) => e !== "").sort()];
+    const label = integration ? integration.label || integration.id : "?";
+    this.#add(
+      { kind: "membership", integration: given(integration?.id), id: given(id), email: given(email), role, entitlements, reason },
+      label,
+    );
   }
 
   /** An integration whose record broke the contract, or was listed twice differently. */
   integration({ id, integration, reason }: InvalidRecord): void {
-    this.#add({ kind: "integration", id, reason }, integration?.label ?? undefined);
+    this.#add({ kind: "integration", id: given(id), reason }, given(integration?.label));
   }
 
   /** The records by kind (integrations, users, memberships), integration, email, id, reason. */

@@ -72,8 +72,9 @@ function buildUsers(
   problems: Map<string, string>,
   leftOut: LeftOutList,
 ): Map<string, SnapshotUser> {
-  // Users with a membership in scope (any: even one that cannot be written still grants access).
+  // Users with a membership in scope (any: even one that cannot be written, or whose record broke the contract, still grants access).
   const members = new Set(snapshot.integrations.flatMap(({ members }) => members.map((m) => m.id)));
+  for (const { what, id } of snapshot.invalid) if (what === "member" && id !== undefined) members.add(idOf(id));
   const inScope = (user: SnapshotUser) => !membersOnly || members.has(user.id);
   const users = oncePerId(snapshot.users, ["email", "firstName", "lastName", "role", "isGuest"]);
   for (const { record: user, reason } of users.differing.filter(({ record }) => inScope(record))) {
@@ -125,7 +126,7 @@ function memberProblem(member: SnapshotMember, integrationId: string, exported: 
   if (userProblem) return `its user is left out (${userProblem})`;
   if (!exported.has(member.id)) return "not a user of the workspace's user list";
   const role = inviteRole(member.role);
-  if (role === undefined) return member.role === null ? "no role" : `role "${member.role}" is neither owner nor collaborator`;
+  if (role === undefined) return member.role ? `role "${member.role}" is neither owner nor collaborator` : "no role";
   if (member.entitlements.length === 0) return "no entitlements (an IntegrationEntitlement declares at least one)";
   const entitlements = member.entitlements;
   const parsed = integrationEntitlementInputs.safeParse({ integrationId, userId: member.id, entitlements, role, adoptExisting: true });
@@ -162,8 +163,9 @@ function buildIntegrations(
     return {
       name: names.get(integration.id)!,
       id: integration.id,
-      ...(integration.label === null ? {} : { label: integration.label }),
-      ...(integration.application === null ? {} : { application: integration.application }),
+      // Empty is absent, as the reader takes it: the program declares neither.
+      ...(integration.label ? { label: integration.label } : {}),
+      ...(integration.application ? { application: integration.application } : {}),
       members: members.sort(byKey((m) => emailKey(m.user))),
     };
   });

@@ -9,8 +9,9 @@ import { emailKey } from "../client/models";
 import { type AccessData, type AccessFile, formatAccessFile, readAccessFile } from "./access-file";
 import { type ExportDeps, exportConnection } from "./connect";
 import { ExportError } from "./errors";
-import { acceptAccess } from "./review/accept";
-import { compareAccess } from "./review/differences";
+import { type LeftOut, leftOutName } from "./build-left-out";
+import { acceptAccess, declaredLeftOut } from "./review/accept";
+import { compareAccess, userOf } from "./review/differences";
 import type { Review } from "./review/render";
 import { ACCESS_FILE, type ExportOptions, readBuilt } from "./run";
 import { replaceFiles } from "./write";
@@ -19,7 +20,8 @@ import { replaceFiles } from "./write";
 export interface CheckOptions extends ExportOptions {
   /**
    * Rewrite `access.yaml` to hold the workspace's side of every difference (`--accept`; same layout and names).
-   * Refused with `integrations`, a `membersOnly` other than the file's, or another workspace than the file's.
+   * Refused with `integrations`, a `membersOnly` other than the file's, or another workspace than the file's; and, after the
+   * read, when it would drop what the file declares of a record the workspace has in a form a project cannot declare.
    */
   accept?: boolean;
 }
@@ -54,12 +56,18 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
   const { file: live, leftOut, snapshot, scopeIds, requests } = await readBuilt(options, connection, deps, recorded.scope);
   const before = options.integrations === undefined ? recorded : inScope(recorded, scopeIds ?? []);
   const workspaceEmails = new Set(snapshot.users.flatMap((u) => (u.email === null ? [] : [emailKey(u.email)])));
-  const changes = compareAccess(before, live, { workspaceEmails });
+  const workspaceIds = new Set(snapshot.users.map((u) => u.id));
+  // Members the check did not read: an integration left out (its members unread), or those --integration leaves aside.
+  const scopeUnread = live.scope.membersOnly && (options.integrations !== undefined || live.leftOut.some((l) => l.kind === "integration"));
+  const changes = compareAccess(before, live, { workspaceEmails, workspaceIds, scopeUnread });
   // Users added by hand have no id recorded (no difference): the sets shape declares their members through `userIds`.
   const withId = new Set(live.users.flatMap((u) => (u.id === undefined ? [] : [emailKey(u.email)])));
   const unrecorded = before.users.filter((u) => u.id === undefined && withId.has(emailKey(u.email))).length;
   const accepted = options.accept === true && (changes.length > 0 || unrecorded > 0);
-  if (accepted) replaceFiles(dir, { [ACCESS_FILE]: formatAccessFile(acceptAccess(recorded, live)) });
+  if (accepted) {
+    refuseDropping(recorded, leftOut);
+    replaceFiles(dir, { [ACCESS_FILE]: formatAccessFile(acceptAccess(recorded, live)) });
+  }
   if (unrecorded > 0) notes.push(idsNote(unrecorded, accepted, narrowed(options, recorded)));
   return { changes, leftOut, notes, workspace: connection.baseUrl, accepted, requests, elapsedMs: performance.now() - started };
 }
@@ -85,6 +93,25 @@ function inScope(recorded: AccessFile, scopeIds: readonly string[]): AccessFile 
     integrations: recorded.integrations.filter((i) => within(i.id)),
     leftOut: recorded.leftOut.filter((l) => l.kind === "user" || within(l.kind === "membership" ? l.integration : l.id)),
   };
+}
+
+/**
+ * `--accept` takes the workspace's side only where the next `pulumi up` then writes nothing: not when that would drop the
+ * entries of records the workspace still has in a form a project cannot declare (the `up` would remove what they grant).
+ */
+function refuseDropping(recorded: AccessData, leftOut: readonly LeftOut[]): void {
+  const kept = declaredLeftOut(recorded, leftOut);
+  if (kept.length === 0) return;
+  // A record that broke the contract has no email: named with the one access.yaml has for its id.
+  const named = kept.map((r) => `${leftOutName({ ...r, email: r.email ?? userOf(recorded, r)?.email }, r.label)} (${r.reason})`);
+  const [these, them] = kept.length === 1 ? ["a record", "it"] : [`${kept.length} records`, "them"];
+  throw new ExportError(
+    `--accept would take out of ${ACCESS_FILE} what it declares of ${these} the workspace still has, in a form a project cannot ` +
+      `declare: ${named.join("; ")}. The next pulumi up would then remove what the project can of ${them} (an IntegrationMembers ` +
+      `removes a member it no longer lists), so ${ACCESS_FILE} was left as it is. Complete ${them} in the workspace and check ` +
+      `again; or, to stop declaring ${them}, remove ${kept.length === 1 ? "its entries" : "their entries"} from ${ACCESS_FILE} ` +
+      "yourself (pulumi up then does what the file says), then run --check --accept again.",
+  );
 }
 
 /** `--accept` rewrites the whole file from what was read: only a read of the same workspace and scope may. */

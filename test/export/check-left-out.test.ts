@@ -142,6 +142,52 @@ describe("--check and the records the export leaves out", () => {
     expect(result.changes[0]).toMatchObject({ kind: "left-out", side: "workspace", user: "cy@x.example", leftOut: "no first name" });
   });
 
+  it("finds a user whose record breaks the contract by the id access.yaml records: declared, in a form a project cannot declare, not missing", async () => {
+    const { texts, result } = await exportChangeCheck(async (emulator) => {
+      const users = await rawPage(emulator, "users");
+      users.data.find((r) => r.id === "u-bob")!.attributes["firstName"] = 42;
+      answerWith(emulator, "users", users);
+      // Nor does the member list name bob's email: his membership is found by his id too.
+      const members = await rawPage(emulator, `integrations/${YT}/users`);
+      members.data.find((r) => r.id === "u-bob")!.attributes["email"] = null;
+      answerWith(emulator, `integrations/${YT}/users`, members);
+    });
+    const broken =
+      'GET /api/v1/users answered 200 with a record (id u-bob) that does not match the API contract: field "attributes.firstName": Invalid input: expected string, received number.';
+    expect(texts).toEqual([
+      `access.yaml declares user u-bob <bob@x.example> (Bob Ray, workspace_login_only); the workspace has it in a form a project cannot declare (${broken})`,
+      'access.yaml declares the membership of u-bob <bob@x.example> in "YouTube acme" (VIEWER as account_collaborator); the workspace has it in a form a project cannot declare (its user is left out (its record does not match the API contract))',
+    ]);
+    expect(result.changes.map((c) => [c.kind, c.side, c.user, c.userId])).toEqual([
+      ["left-out", "both", "bob@x.example", "u-bob"],
+      ["left-out", "both", "bob@x.example", "u-bob"],
+    ]);
+  });
+
+  it("finds a user access.yaml records as left out by id alone (the record broke the contract) once a project can declare it", async () => {
+    const emulator = await startEmulator({ seed: twoMembers() });
+    try {
+      const users = await rawPage(emulator, "users");
+      users.data.find((r) => r.id === "u-bob")!.attributes["lastName"] = ["Ray"];
+      answerWith(emulator, "users", users);
+      const exported = await runExport(options(emulator));
+      expect(parseAccessFile(fs.readFileSync(path.join(exported.dir, "access.yaml"), "utf8")).leftOut[0]).toEqual({
+        kind: "user",
+        id: "u-bob",
+        reason: expect.stringContaining('field "attributes.lastName"'),
+      });
+      const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+      expect(result.changes.map((c) => c.text)).toEqual([
+        expect.stringMatching(
+          /^the workspace has user u-bob <bob@x\.example> \(Bob Ray, workspace_login_only\); access\.yaml records it only as left out \(GET \/api\/v1\/users answered 200 with a record \(id u-bob\) that does not match the API contract: field "attributes\.lastName"/,
+        ),
+        'the workspace has the membership of u-bob <bob@x.example> in "YouTube acme" (VIEWER as account_collaborator); access.yaml records it only as left out (its user is left out (its record does not match the API contract))',
+      ]);
+    } finally {
+      await emulator.close();
+    }
+  });
+
   it("reads an access.yaml written before leftOut was recorded: every record left out now is reported", async () => {
     const emulator = await startEmulator({ seed: twoMembers() });
     try {
@@ -213,6 +259,98 @@ describe("--check and the records the export leaves out", () => {
     } finally {
       await emulator.close();
     }
+  });
+
+  describe("under --members-only, claims no user out of scope whose memberships went unread", () => {
+    const GH = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a02";
+    /** ann a member of YouTube acme, bob of GitHub acme only: exported with --members-only, then `change`d and checked. */
+    async function membersOnly(change: (emulator: Emulator) => Promise<void>, check: { integrations?: string[] } = {}) {
+      const seed = twoMembers();
+      const [annMember] = seed.integrations[0]!.users;
+      const emulator = await startEmulator({
+        seed: {
+          users: seed.users,
+          integrations: [
+            { ...seed.integrations[0]!, users: [annMember!] },
+            {
+              id: GH,
+              application: "GitHub",
+              label: "GitHub acme",
+              entitlements: [{ id: "READ" }],
+              users: [{ userId: "u-bob", entitlements: ["READ"] }],
+            },
+          ],
+        },
+      });
+      try {
+        const exported = await runExport(options(emulator, { membersOnly: true }));
+        await change(emulator);
+        const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator), ...check });
+        return result.changes.map((c) => c.text);
+      } finally {
+        await emulator.close();
+      }
+    }
+
+    it("an integration whose record breaks the contract (its members unread): one line for it", async () => {
+      const texts = await membersOnly(async (emulator) => {
+        const page = await rawPage(emulator, "integrations");
+        page.data.find((r) => r.id === GH)!.attributes["label"] = 42;
+        answerWith(emulator, "integrations", page);
+      });
+      expect(texts).toEqual([
+        expect.stringMatching(
+          new RegExp(`^access.yaml declares integration ${GH} \\("GitHub acme"\\) \\(1 member\\); the workspace has it in a form`),
+        ),
+      ]);
+    });
+
+    it("a member whose record breaks the contract: a member all the same, its user in scope", async () => {
+      const texts = await membersOnly(async (emulator) => {
+        const page = await rawPage(emulator, `integrations/${GH}/users`);
+        page.data[0]!.attributes["role"] = 42;
+        answerWith(emulator, `integrations/${GH}/users`, page);
+      });
+      expect(texts).toEqual([
+        expect.stringMatching(
+          /^access\.yaml declares the membership of u-bob <bob@x\.example> in "GitHub acme" \(READ as account_collaborator\); the workspace has it in a form a project cannot declare \(GET .* field "attributes\.role"/,
+        ),
+      ]);
+    });
+
+    it("a check of one integration (--integration): nothing of the users of the others", async () => {
+      expect(await membersOnly(async () => {}, { integrations: ["YouTube acme"] })).toEqual([]);
+      // What it reads, it still reports: ann's membership gone from YouTube acme.
+      const texts = await membersOnly(async (emulator) => emulator.integrations.removeMember(YT, "u-ann"), {
+        integrations: ["YouTube acme"],
+      });
+      expect(texts).toEqual([
+        'access.yaml grants ann@x.example VIEWER in "YouTube acme" as account_collaborator; the workspace does not (not a member there)',
+      ]);
+    });
+
+    it("a user access.yaml records as left out that the workspace has with no membership in scope: said so, not missing", async () => {
+      const seed = twoMembers();
+      const yt = seed.integrations[0]!;
+      const emulator = await startEmulator({
+        seed: {
+          users: [...seed.users, { id: "u-scim", email: "scim@x.example", firstName: "Sc", lastName: null }],
+          integrations: [{ ...yt, users: [...yt.users, { userId: "u-scim", entitlements: ["VIEWER"] }] }],
+        },
+      });
+      try {
+        const exported = await runExport(options(emulator, { membersOnly: true }));
+        emulator.integrations.removeMember(YT, "u-scim");
+        const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+        expect(result.changes.map((c) => c.text)).toEqual([
+          "access.yaml records user u-scim <scim@x.example> as left out (no last name); the workspace has them with no membership in scope (--members-only)",
+          'access.yaml records the membership of u-scim <scim@x.example> in "YouTube acme" as left out (its user is left out (no last name)); the workspace has no such membership',
+        ]);
+        expect(result.changes[0]).toMatchObject({ kind: "left-out", side: "access.yaml", workspace: "no membership in scope" });
+      } finally {
+        await emulator.close();
+      }
+    });
   });
 
   it("reports a member the workspace holds with no entitlement as the entitlements access.yaml grants, not as missing", async () => {

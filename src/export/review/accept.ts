@@ -6,8 +6,10 @@
  */
 import { emailKey } from "../../client/models";
 import { sameSet } from "../../shared/inputs";
-import type { AccessFile, AccessIntegration, AccessMember, AccessUser } from "../access-file";
+import type { AccessFile, AccessIntegration, AccessLeftOut, AccessMember, AccessUser } from "../access-file";
 import { byKey } from "../names";
+import { placedMembers } from "./differences";
+import { declaredIn } from "./left-out";
 
 /** A name not in `taken`: `name`, else `name-2`, `name-3`, ... */
 function free(name: string, taken: Set<string>): string {
@@ -63,6 +65,16 @@ function acceptedIntegrations(recorded: AccessFile, live: AccessFile, users: Acc
       };
     })
     .sort(byKey((i) => i.name));
+}
+
+/**
+ * The records the workspace leaves out now (`leftOut`) that `recorded` declares (the user, a member, the integration):
+ * the workspace still has them. Taking its side would drop their entries, and the next `pulumi up` would then remove
+ * what it can (an `IntegrationMembers` removes a member it no longer lists): `--accept` refuses instead.
+ */
+export function declaredLeftOut<T extends AccessLeftOut>(recorded: AccessFile, leftOut: readonly T[]): T[] {
+  const members = placedMembers(recorded);
+  return leftOut.filter((record) => declaredIn(recorded, members, record) !== undefined);
 }
 
 /** `recorded` with the workspace's users, members and left-out records (`live`) taken in, under the names `recorded` has. */

@@ -4,6 +4,7 @@
  * (case-insensitively), memberships by integration id and email, records left out by kind and ids. Present tense, no
  * history: the review cannot tell a pending edit of `access.yaml` from a change in the workspace, and does not guess.
  */
+import { idOf } from "../../client";
 import { emailKey } from "../../client/models";
 import {
   type AccessFile,
@@ -101,43 +102,90 @@ export interface Placed {
 /** A membership's identity: integration id and email. */
 export const memberEmailKey = (integrationId: string, email: string) => `${integrationId}\u0000${emailKey(email)}`;
 
-/** The left-out record of a user by email, or of a membership by integration and email, of one side. */
-export function leftOutOf(left: Map<string, AccessLeftOut>, kind: "user" | "membership", key: string): AccessLeftOut | undefined {
+/** A user as a side knows them, to find their records left out: the email, and the id where the side has one. */
+export interface Who {
+  email: string;
+  id?: string | undefined;
+}
+
+/**
+ * The left-out record of a user, or of their membership of `integration`, of one side: by the user's id (a record that
+ * broke the contract is recorded without its email), else by email.
+ */
+export function leftOutOf(
+  left: Map<string, AccessLeftOut>,
+  kind: "user" | "membership",
+  who: Who,
+  integration?: string,
+): AccessLeftOut | undefined {
+  const at = kind === "membership" ? integration : undefined;
+  const byId = who.id === undefined ? undefined : left.get(leftOutKey({ kind, integration: at, id: idOf(who.id) }));
+  if (byId) return byId;
   for (const record of left.values()) {
-    if (record.kind !== kind || record.email === undefined) continue;
-    if (kind === "user" ? emailKey(record.email) === key : memberEmailKey(record.integration ?? "", record.email) === key) return record;
+    if (record.kind !== kind || record.email === undefined || emailKey(record.email) !== emailKey(who.email)) continue;
+    if (kind === "user" || record.integration === at) return record;
   }
   return undefined;
+}
+
+/** The user of one side's file that a record left out (a user, a membership) is of: by the id it records, else by email. */
+export function userOf(file: AccessFile, record: Pick<AccessLeftOut, "id" | "email">): AccessUser | undefined {
+  const [id, email] = [record.id === undefined ? undefined : idOf(record.id), record.email];
+  const byId = id === undefined ? undefined : file.users.find((u) => u.id !== undefined && idOf(u.id) === id);
+  return byId ?? (email === undefined ? undefined : file.users.find((u) => emailKey(u.email) === emailKey(email)));
 }
 
 /** Whether an integration is left out on one side (its members then not read). */
 export const integrationLeftOut = (left: Map<string, AccessLeftOut>, id: string) => left.has(leftOutKey({ kind: "integration", id }));
 
+/** A file's members by {@link memberEmailKey}. */
+export const placedMembers = (file: AccessFile): Map<string, Placed> =>
+  new Map(
+    file.integrations.flatMap((integration) =>
+      integration.members.map((member) => [memberEmailKey(integration.id, member.user), { integration, member }] as const),
+    ),
+  );
+
 /** The two sides, indexed once for the comparisons: left-out records by {@link leftOutKey}, members by {@link memberEmailKey}. */
 export type Sides = ReturnType<typeof sides>;
 
-/** `workspaceEmails`: the emails (`emailKey`) of every user the workspace lists, in scope or not (under `--members-only`, still users). */
-function sides(recorded: AccessFile, live: AccessFile, workspaceEmails: ReadonlySet<string> | undefined) {
+/** What the check read beyond `live`, so that under `--members-only` the review claims no absence it did not read. */
+export interface CompareOptions {
+  /** The emails (`emailKey`) and ids of every user the workspace lists, in scope or not (under `--members-only`, still users). */
+  workspaceEmails?: ReadonlySet<string>;
+  workspaceIds?: ReadonlySet<string>;
+  /**
+   * Under `--members-only`, whether members of the scope `access.yaml` records went unread (an integration whose record
+   * broke the contract, those a check's `--integration` left out): a user the workspace has and `live` does not may then
+   * hold a membership that was not read, and nothing is said of them.
+   */
+  scopeUnread?: boolean;
+}
+
+function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
   const byLeftKey = (records: readonly AccessLeftOut[]) => {
     const map = new Map<string, AccessLeftOut>();
     for (const record of records) if (!map.has(leftOutKey(record))) map.set(leftOutKey(record), record);
     return map;
   };
-  const members = (file: AccessFile): Map<string, Placed> =>
-    new Map(
-      file.integrations.flatMap((integration) =>
-        integration.members.map((member) => [memberEmailKey(integration.id, member.user), { integration, member }] as const),
-      ),
-    );
+  const ids = (file: AccessFile) => new Map(file.users.flatMap((u) => (u.id === undefined ? [] : [[emailKey(u.email), u.id] as const])));
   const labels = new Map([...recorded.integrations, ...live.integrations].map((i) => [i.id, i.label ?? i.name]));
   return {
     recorded,
     live,
-    workspaceEmails,
+    /** Whether the workspace lists the user (by email, else by id) of a record that `live` does not hold. */
+    workspaceHas: ({ email, id }: Pick<AccessLeftOut, "email" | "id">) =>
+      email !== undefined
+        ? beyond.workspaceEmails?.has(emailKey(email)) === true
+        : id !== undefined && beyond.workspaceIds?.has(idOf(id)) === true,
+    scopeUnread: beyond.scopeUnread === true,
     leftThen: byLeftKey(recorded.leftOut),
     leftNow: byLeftKey(live.leftOut),
-    membersThen: members(recorded),
-    membersNow: members(live),
+    membersThen: placedMembers(recorded),
+    membersNow: placedMembers(live),
+    /** A user's id by email (`emailKey`), where the file records one. */
+    idsThen: ids(recorded),
+    idsNow: ids(live),
     /** Left-out keys a membership comparison has reported already. */
     reported: new Set<string>(),
     /** An integration's label, else name, else id, from either side. */
@@ -149,12 +197,8 @@ function sides(recorded: AccessFile, live: AccessFile, workspaceEmails: Readonly
  * Every difference between `recorded` (`access.yaml`) and `live` (the workspace now), by user, integration, kind.
  * Empty when the project's `pulumi up` would send no write and nothing the project cannot declare differs.
  */
-export function compareAccess(
-  recorded: AccessFile,
-  live: AccessFile,
-  options: { workspaceEmails?: ReadonlySet<string> } = {},
-): AccessDifference[] {
-  const both = sides(recorded, live, options.workspaceEmails);
+export function compareAccess(recorded: AccessFile, live: AccessFile, options: CompareOptions = {}): AccessDifference[] {
+  const both = sides(recorded, live, options);
   // In this order: the memberships' part records what it reported of the left-out part (`reported`).
   const differences = [...userDifferences(both), ...membershipDifferences(both), ...leftOutDifferences(both)];
   const order = (d: AccessDifference) => {

@@ -2,7 +2,7 @@
  * The review's records a project cannot declare (`leftOut`), matched by kind and ids. One both sides leave out is
  * compared by what is known of it; one only a side leaves out is worded by what the other holds: declared, or nothing.
  */
-import { emailKey } from "../../client/models";
+import { idOf } from "../../client";
 import type { AccessFile, AccessLeftOut } from "../access-file";
 import { leftOutName } from "../build-left-out";
 import {
@@ -14,6 +14,7 @@ import {
   memberValue,
   type Placed,
   type Sides,
+  userOf,
   userValue,
 } from "./differences";
 
@@ -32,7 +33,7 @@ export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
   for (const [key, was] of sides.leftThen) {
     // A membership of an integration left out now: its members were not read.
     const unread = was.kind === "membership" && was.integration !== undefined && integrationLeftOut(sides.leftNow, was.integration);
-    if (!sides.leftNow.has(key) && !unread) yield leftOutThen(was, sides);
+    if (!sides.leftNow.has(key) && !unread) yield* leftOutThen(was, sides);
   }
 }
 
@@ -67,22 +68,29 @@ function accessDiffers(was: AccessLeftOut, now: AccessLeftOut): boolean {
   return now.kind === "membership" && !same(was.entitlements ?? [], now.entitlements ?? []);
 }
 
-/** What one side's file declares of a left-out record (the user, the member, the integration's members), if anything. */
-function declaredIn(file: AccessFile, members: Map<string, Placed>, record: AccessLeftOut): string | undefined {
-  if (record.kind === "user" && record.email !== undefined) {
-    const user = file.users.find((u) => emailKey(u.email) === emailKey(record.email!));
-    return user && userValue(user);
+/**
+ * What one side's file declares of a left-out record (the user, the member, the integration's members), if anything: a
+ * user's by the id the record has, else its email (a record that broke the contract has no email).
+ */
+export function declaredIn(file: AccessFile, members: Map<string, Placed>, record: AccessLeftOut): string | undefined {
+  if (record.kind === "integration") {
+    const id = record.id === undefined ? undefined : idOf(record.id);
+    const integration = file.integrations.find((i) => idOf(i.id) === id);
+    return integration && `${integration.members.length} member${integration.members.length === 1 ? "" : "s"}`;
   }
-  if (record.kind === "membership" && record.email !== undefined) {
-    const placed = members.get(memberEmailKey(record.integration ?? "", record.email));
-    return placed && memberValue(placed.member);
-  }
-  const integration = file.integrations.find((i) => i.id === record.id);
-  return integration && `${integration.members.length} member${integration.members.length === 1 ? "" : "s"}`;
+  const user = userOf(file, record);
+  if (record.kind === "user" || user === undefined) return user && userValue(user);
+  const placed = members.get(memberEmailKey(record.integration ?? "", user.email));
+  return placed && memberValue(placed.member);
 }
 
+/** `record` with the email `file` has for its user when the record has none (it broke the contract), to name it. */
+const withEmail = (record: AccessLeftOut, file: AccessFile): AccessLeftOut =>
+  record.kind === "integration" || record.email !== undefined ? record : { ...record, email: userOf(file, record)?.email };
+
 /** A record the workspace leaves out now that `access.yaml` does not record as left out. */
-function leftOutNow(now: AccessLeftOut, sides: Sides): AccessDifference {
+function leftOutNow(record: AccessLeftOut, sides: Sides): AccessDifference {
+  const now = withEmail(record, sides.recorded);
   const name = nameOf(now, sides);
   const value = leftOutValue(now);
   const was = declaredIn(sides.recorded, sides.membersThen, now);
@@ -99,17 +107,26 @@ function leftOutNow(now: AccessLeftOut, sides: Sides): AccessDifference {
 }
 
 /** A record `access.yaml` records as left out that the workspace does not leave out now. */
-function leftOutThen(was: AccessLeftOut, sides: Sides): AccessDifference {
+function* leftOutThen(record: AccessLeftOut, sides: Sides): Iterable<AccessDifference> {
+  const was = withEmail(record, sides.live);
   const name = nameOf(was, sides);
   const now = declaredIn(sides.live, sides.membersNow, was);
   if (now !== undefined) {
-    return difference(
+    yield difference(
       { ...about(was, sides), side: "workspace", accessYaml: `left out: ${leftOutValue(was)}`, workspace: now },
       `the workspace has ${name} (${now}); access.yaml records it only as left out (${was.reason})`,
     );
+  } else if (was.kind === "user" && sides.workspaceHas(was)) {
+    // Under --members-only, still a user, out of scope; nothing is said when members of the scope went unread.
+    if (sides.scopeUnread) return;
+    yield difference(
+      { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was), workspace: "no membership in scope" },
+      `access.yaml records ${name} as left out (${was.reason}); the workspace has them with no membership in scope (--members-only)`,
+    );
+  } else {
+    yield difference(
+      { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was) },
+      `access.yaml records ${name} as left out (${was.reason}); the workspace has no such ${was.kind}`,
+    );
   }
-  return difference(
-    { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was) },
-    `access.yaml records ${name} as left out (${was.reason}); the workspace has no such ${was.kind}`,
-  );
 }

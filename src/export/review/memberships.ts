@@ -2,6 +2,7 @@
  * The review's memberships: one only a side has, a member's role, the entitlements only a side grants. One left
  * out (or its integration) is the left-out part's, but a member the workspace holds with no entitlement.
  */
+import { emailKey } from "../../client/models";
 import { leftOutKey } from "../access-file";
 import {
   type AccessDifference,
@@ -20,14 +21,17 @@ export function* membershipDifferences(sides: Sides): Iterable<AccessDifference>
     const was = sides.membersThen.get(key);
     if (was) yield* memberDifferences(was, now, sides.label(now.integration.id));
     // Recorded as left out (the member, or the whole integration): the left-out part says what access.yaml records.
-    else if (!leftOutOf(sides.leftThen, "membership", key) && !integrationLeftOut(sides.leftThen, now.integration.id)) {
+    else if (
+      !leftOutOf(sides.leftThen, "membership", who(now, sides.idsNow), now.integration.id) &&
+      !integrationLeftOut(sides.leftThen, now.integration.id)
+    ) {
       yield onlyOneSide("workspace", now, sides.label(now.integration.id));
     }
   }
   for (const [key, was] of sides.membersThen) {
     if (sides.membersNow.has(key)) continue;
     const label = sides.label(was.integration.id);
-    const left = leftOutOf(sides.leftNow, "membership", key);
+    const left = leftOutOf(sides.leftNow, "membership", who(was, sides.idsThen), was.integration.id);
     if (left?.entitlements?.length === 0) {
       // Still a member, with no entitlement: the entitlements access.yaml grants and the workspace does not.
       sides.reported.add(leftOutKey(left));
@@ -42,6 +46,9 @@ export function* membershipDifferences(sides: Sides): Iterable<AccessDifference>
     else if (!left && !integrationLeftOut(sides.leftNow, was.integration.id)) yield onlyOneSide("access.yaml", was, label);
   }
 }
+
+/** A member's user, with the id the same side records for them. */
+const who = ({ member }: Placed, ids: ReadonlyMap<string, string>) => ({ email: member.user, id: ids.get(emailKey(member.user)) });
 
 const placed = ({ integration, member }: Placed, label: string) => ({
   user: member.user,

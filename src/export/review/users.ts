@@ -11,7 +11,7 @@ export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
     const was = then.get(key);
     if (was) yield* attributeDifferences(was, user);
     // Recorded as left out: the left-out part says what access.yaml records of it.
-    else if (!leftOutOf(sides.leftThen, "user", key)) {
+    else if (!leftOutOf(sides.leftThen, "user", user)) {
       const value = userValue(user);
       yield difference(
         { kind: "user", side: "workspace", user: user.email, workspace: value },
@@ -20,10 +20,12 @@ export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
     }
   }
   for (const [key, user] of then) {
-    // Still there, in a form access.yaml cannot declare: the left-out part says why.
-    if (now.has(key) || leftOutOf(sides.leftNow, "user", key)) continue;
+    // Still there, in a form access.yaml cannot declare (a record that broke the contract, by its id): the left-out part says why.
+    if (now.has(key) || leftOutOf(sides.leftNow, "user", user)) continue;
+    // Under --members-only, with members of the scope unread: they may hold a membership that was not read.
+    if (sides.scopeUnread && sides.workspaceHas({ email: user.email })) continue;
     const declares = `access.yaml declares user ${user.email} (${userValue(user)})`;
-    yield sides.workspaceEmails?.has(key) === true
+    yield sides.workspaceHas({ email: user.email })
       ? difference(
           { kind: "user", side: "access.yaml", user: user.email, accessYaml: userValue(user), workspace: "no membership in scope" },
           `${declares}; the workspace has them with no membership in scope (--members-only)`,
