@@ -52,9 +52,11 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   static readonly type = dynamicType("IntegrationEntitlement");
 
   constructor(name: string, args: IntegrationEntitlementArgs, opts?: pulumi.CustomResourceOptions) {
+    // This resource, for the owner checks: its integration and its membership are declared by the one resource.
+    const owner = {};
     const inputs = {
-      integrationId: ownedIntegration(args.integrationId, "IntegrationEntitlement", name),
-      userId: ownedMembership(args.integrationId, args.userId, name),
+      integrationId: ownedIntegration(args.integrationId, "IntegrationEntitlement", name, owner),
+      userId: ownedMembership(args.integrationId, args.userId, name, owner),
       entitlements: args.entitlements,
       role: args.role,
       adoptExisting: args.adoptExisting,

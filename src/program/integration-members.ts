@@ -58,7 +58,7 @@ export class IntegrationMembers extends pulumi.CustomResource {
 
   constructor(name: string, args: IntegrationMembersArgs, opts?: pulumi.CustomResourceOptions) {
     const inputs = {
-      integrationId: ownedIntegration(args.integrationId, "IntegrationMembers", name),
+      integrationId: ownedIntegration(args.integrationId, "IntegrationMembers", name, {}),
       members: args.members,
       removeUnmanaged: args.removeUnmanaged,
       deleteOnDestroy: args.deleteOnDestroy,

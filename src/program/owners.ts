@@ -26,40 +26,45 @@ function nextRound(run: ProgramRun): Promise<void> {
 async function declare(key: string, owner: Owner): Promise<Owner[]> {
   const run = thisRun();
   const owners = run.owners.get(key) ?? [];
-  if (!owners.some((o) => o.kind === owner.kind && o.name === owner.name)) owners.push(owner);
+  if (!owners.some((o) => o.instance === owner.instance)) owners.push(owner);
   run.owners.set(key, owners);
   await nextRound(run);
   return owners;
 }
 
-/** Declares that `name` manages `key` and waits for the round; throws when another resource declared it too. */
-async function declareOwner(kind: Kind, key: string, what: string, name: string): Promise<void> {
-  const owners = await declare(`${kind}\u0000${key}`, { kind, name });
+/** Declares that resource `instance` (`name`) manages `key` and waits for the round; throws when another resource declared it too. */
+async function declareOwner(kind: Kind, key: string, what: string, name: string, instance: object): Promise<void> {
+  const owners = await declare(`${kind}\u0000${key}`, { kind, name, instance });
   const names = owners.map((o) => o.name);
   if (names.length > 1) throw new Error(ownerCollision(kind, names, what, name));
 }
 
-/** The email, passed through once it is known and no other `User` of the program has it. */
-export function ownedEmail(email: pulumi.Input<string>, name: string): pulumi.Output<string> {
+/** The email, passed through once it is known and no other resource of the program has it (`instance`: this resource, one per construction). */
+export function ownedEmail(email: pulumi.Input<string>, name: string, instance: object = {}): pulumi.Output<string> {
   return pulumi.output(email).apply(async (value) => {
-    if (typeof value === "string") await ownedEmails([{ email: value }], name);
+    if (typeof value === "string") await ownedEmails([{ email: value }], name, instance);
     return value;
   });
 }
 
 /** The users, passed through once no other resource of the program (a `User`, another `WorkspaceUsers`) manages one of their emails. */
-export async function ownedEmails<T extends { email: string }>(users: T[], name: string): Promise<T[]> {
-  await Promise.all(users.map((u) => declareOwner("User", emailKey(u.email), `the user with the email ${u.email}`, name)));
+export async function ownedEmails<T extends { email: string }>(users: T[], name: string, instance: object = {}): Promise<T[]> {
+  await Promise.all(users.map((u) => declareOwner("User", emailKey(u.email), `the user with the email ${u.email}`, name, instance)));
   return users;
 }
 
 /** The user id, passed through once both ids are known and no other `IntegrationEntitlement` of the program manages that membership. */
-export function ownedMembership(integrationId: pulumi.Input<string>, userId: pulumi.Input<string>, name: string): pulumi.Output<string> {
+export function ownedMembership(
+  integrationId: pulumi.Input<string>,
+  userId: pulumi.Input<string>,
+  name: string,
+  instance: object = {},
+): pulumi.Output<string> {
   return pulumi.all([integrationId, userId]).apply(async ([integration, user]) => {
     if (typeof integration === "string" && typeof user === "string") {
       // One membership whatever the case of its ids: `ABC` and `abc` name one user.
       const key = `${idOf(integration)}/${idOf(user)}`;
-      await declareOwner("IntegrationEntitlement", key, `the membership of user ${user} in integration ${integration}`, name);
+      await declareOwner("IntegrationEntitlement", key, `the membership of user ${user} in integration ${integration}`, name, instance);
     }
     return user;
   });
@@ -70,13 +75,14 @@ export function ownedIntegration(
   integrationId: pulumi.Input<string>,
   kind: "IntegrationMembers" | "IntegrationEntitlement",
   name: string,
+  instance: object = {},
 ): pulumi.Output<string> {
   return pulumi.output(integrationId).apply(async (value) => {
     if (typeof value !== "string") return value;
-    const self = { kind, name };
+    const self = { kind, name, instance };
     const owners = await declare(`integration\u0000${idOf(value)}`, self);
     const whole = owners.find((o) => o.kind === "IntegrationMembers");
-    const other = owners.find((o) => !(o.kind === kind && o.name === name));
+    const other = owners.find((o) => o.instance !== instance);
     if (!whole || !other) return value;
     // An IntegrationMembers fails naming the first other resource; an IntegrationEntitlement, the IntegrationMembers.
     const [members, rival] = kind === "IntegrationMembers" ? [self, other] : [whole, self];

@@ -9,6 +9,8 @@ import type { LookupSession } from "./lookups/session";
 export interface Owner {
   kind: "User" | "IntegrationEntitlement" | "IntegrationMembers";
   name: string;
+  /** The one resource (made per construction): two resources may share a name (other parents) or a kind's key (`User`, `WorkspaceUsers`). */
+  instance: object;
 }
 
 /** One run's memory. */

@@ -62,7 +62,7 @@ export class User extends pulumi.CustomResource {
 
   constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
     const inputs = {
-      email: ownedEmail(args.email, name),
+      email: ownedEmail(args.email, name, {}),
       firstName: args.firstName,
       lastName: args.lastName,
       role: args.role,

@@ -17,9 +17,9 @@ export interface WorkspaceUsersArgs {
 }
 
 /** The users keyed by email in lower case (how the provider compares them); a user listed twice fails the program, naming both. */
-async function keyed(users: Array<Omit<WorkspaceUserArgs, "email"> & { email: string }>, name: string) {
+async function keyed(users: Array<Omit<WorkspaceUserArgs, "email"> & { email: string }>, name: string, owner: object) {
   const byKey = new Map<string, Record<string, unknown>>();
-  for (const user of await ownedEmails(users, name)) {
+  for (const user of await ownedEmails(users, name, owner)) {
     const key = emailKey(user.email);
     const other = byKey.get(key);
     if (other)
@@ -78,7 +78,7 @@ export class WorkspaceUsers extends pulumi.CustomResource {
   constructor(name: string, args: WorkspaceUsersArgs, opts?: pulumi.CustomResourceOptions) {
     refusePlacePaths(name, args.users, opts);
     const inputs = {
-      users: pulumi.output(args.users).apply((users) => keyed(users, name)),
+      users: pulumi.output(args.users).apply((users) => keyed(users, name, {})),
       deleteOnDestroy: args.deleteOnDestroy,
     };
     const limit = beforeRegistration();

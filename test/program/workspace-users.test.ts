@@ -33,3 +33,19 @@ describe("property paths", () => {
     expect(() => new WorkspaceUsers("people", { users }, { ignoreChanges: ['users["ann@example.com"].firstName'] })).not.toThrow();
   });
 });
+
+describe("one owner per user: resources told apart by instance, not by name", () => {
+  it("two resources of one name (under other parents), or a User and a WorkspaceUsers of one name, collide", async () => {
+    await newProgram();
+    const underTeamA = ownedEmails([{ email: "lead@example.com" }], "lead", {});
+    const underTeamB = ownedEmails([{ email: "LEAD@example.com" }], "lead", {});
+    await expect(underTeamA).rejects.toThrow('resources "lead" and "lead" both manage the user with the email lead@example.com');
+    await expect(underTeamB).rejects.toThrow("Nothing was sent to the service");
+    await newProgram();
+    const self = {};
+    // One resource declaring its user twice is one owner.
+    await expect(
+      Promise.all([ownedEmails([{ email: "x@example.com" }], "x", self), ownedEmails([{ email: "x@example.com" }], "x", self)]),
+    ).resolves.toHaveLength(2);
+  });
+});
