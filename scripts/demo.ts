@@ -116,7 +116,8 @@ function summarize(
   const program = result.operation === "up" || result.operation === "preview" ? ", the program's getJob included" : "";
   say(`   jobs awaited: ${jobsCreated} (GET /jobs/{id}: ${polls}${program})`);
   // The program's lookups (YouTube and Slack by application, grace by email) list the
-  // integrations and the users, once each per run of the program: in up and preview.
+  // integrations (twice: an application must name one integration, so the list is proven) and the
+  // users, per run of the program: in up and preview.
   const lookups = requests.filter((r) => r.method === "GET" && (r.path === "/integrations" || r.path === "/users")).length;
   if (program) say(`   the program's lookups: ${lookups} reads (GET /integrations, GET /users) for YouTube, Slack and grace`);
   const outputs = Object.entries(result.outputs).map(([key, value]) => `${key}=${show(value)}`);

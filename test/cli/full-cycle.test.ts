@@ -125,9 +125,10 @@ describe.skipIf(!cliAvailable)(
         graceId: DEFAULT_IDS.users.grace,
         graceRole: "workspace_super_admin",
       });
-      // The program's lookups read each list once (the two integrations share one listing), and
-      // grace, looked up but not managed, is left as she was.
+      // The program's lookups read each list once (the two integrations share one listing, proven by a second: an
+      // application must name one integration), and grace, looked up but not managed, is left as she was.
       expect(sorted(requestLines(requests).filter((line) => line === "GET /integrations" || line === "GET /users"))).toEqual([
+        "GET /integrations",
         "GET /integrations",
         "GET /users",
       ]);
@@ -145,7 +146,9 @@ describe.skipIf(!cliAvailable)(
       // under the CLI). examples/basic reads alice's last job with getJob, and its lookups list
       // the integrations once (YouTube and Slack) and the users once (grace).
       const aliceJob = String(resourceOf(basic.stack.state(), "alice-youtube").outputs["lastJobId"]);
-      expect(sorted(requestLines(requests))).toEqual(sorted([`GET /jobs/${aliceJob}`, "GET /integrations", "GET /users"]));
+      expect(sorted(requestLines(requests))).toEqual(
+        sorted([`GET /jobs/${aliceJob}`, "GET /integrations", "GET /integrations", "GET /users"]),
+      );
     });
 
     it("after a name and an entitlement set change, the preview shows exactly those two updates and applies nothing", async () => {
@@ -160,7 +163,7 @@ describe.skipIf(!cliAvailable)(
       // Besides the program's reads (getJob's, one listing of the integrations and one of the users
       // for its lookups), the one read is the check of bob's changed set against Slack's catalogue.
       expect(sorted(requestLines(requests.filter((r) => !r.path.startsWith("/jobs/"))))).toEqual(
-        sorted(["GET /integrations", "GET /users", `GET /integrations/${slack}/entitlements`]),
+        sorted(["GET /integrations", "GET /integrations", "GET /users", `GET /integrations/${slack}/entitlements`]),
       );
       expect(emulator.users.get(aliceId)?.lastName).toBe("Doe");
       expect(emulator.integrations.members(slack).find((m) => m.userId === bobId)?.entitlements).toEqual(["MEMBER"]);

@@ -18,8 +18,9 @@ it.skipIf(!cliAvailable)(
     });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain("destroy");
-    // examples/basic looks its integrations and grace up: one listing of each, in each up and preview.
-    expect(run.stdout.match(/the program's lookups: 2 reads/g)).toHaveLength(3);
+    // examples/basic looks its integrations and grace up: one listing of each (the integrations' proven by a second: an
+    // application must name one integration), in each up and preview.
+    expect(run.stdout.match(/the program's lookups: 3 reads/g)).toHaveLength(3);
     expect(`${run.stdout}\n${run.stderr}`).not.toContain(key);
   },
   270_000,
