@@ -12,11 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index";
 import { packedTarball } from "../support/packed.ts";
 import { installTarball } from "../support/project.ts";
+import { twoMembers, YT } from "../export/support.ts";
 import { runExport } from "./export-support.ts";
 import { SETUP_TIMEOUT_MS } from "./scenario.ts";
 import { type CliStack, cliAvailable, openCliStack, skipNote, writesOf } from "./support.ts";
-
-const YT = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a01";
 
 describe.skipIf(!cliAvailable)(
   `--check --accept of an exported project through the real pulumi CLI${skipNote}`,
@@ -31,24 +30,7 @@ describe.skipIf(!cliAvailable)(
 
     beforeAll(async () => {
       service = await startEmulator({
-        seed: {
-          users: [
-            { id: "u-ann", email: "ann@x.example", firstName: "Ann", lastName: "Lee" },
-            { id: "u-bob", email: "bob@x.example", firstName: "Bob", lastName: "Ray" },
-          ],
-          integrations: [
-            {
-              id: YT,
-              application: "YouTube",
-              label: "YouTube acme",
-              entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }],
-              users: [
-                { userId: "u-ann", entitlements: ["VIEWER"] },
-                { userId: "u-bob", entitlements: ["VIEWER"] },
-              ],
-            },
-          ],
-        },
+        seed: twoMembers(),
         job: { finishAfterPolls: 1 },
       });
       tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-cli-export-accept-"));
