@@ -5,6 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { idOf } from "../client/ids";
 import { emailKey } from "../client/models";
 import { type AccessData, type AccessFile, formatAccessFile, readAccessFile } from "./access-file";
 import { type ExportDeps, exportConnection } from "./connect";
@@ -66,7 +67,9 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
   const accepted = options.accept === true && (changes.length > 0 || unrecorded > 0);
   if (accepted) {
     refuseDropping(recorded, leftOut);
-    replaceFiles(dir, { [ACCESS_FILE]: formatAccessFile(acceptAccess(recorded, live)) });
+    const taken = acceptAccess(recorded, live);
+    refuseDroppingUsers(recorded, taken, workspaceIds, workspaceEmails);
+    replaceFiles(dir, { [ACCESS_FILE]: formatAccessFile(taken) });
   }
   if (unrecorded > 0) notes.push(idsNote(unrecorded, accepted, narrowed(options, recorded)));
   return { changes, leftOut, notes, workspace: connection.baseUrl, accepted, requests, elapsedMs: performance.now() - started };
@@ -111,6 +114,25 @@ function refuseDropping(recorded: AccessData, leftOut: readonly LeftOut[]): void
       `removes a member it no longer lists), so ${ACCESS_FILE} was left as it is. Complete ${them} in the workspace and check ` +
       `again; or, to stop declaring ${them}, remove ${kept.length === 1 ? "its entries" : "their entries"} from ${ACCESS_FILE} ` +
       "yourself (pulumi up then does what the file says), then run --check --accept again.",
+  );
+}
+
+/**
+ * `--accept` under `--members-only` drops a user who has no membership in scope now; the workspace still has them, and the
+ * next `pulumi up` would delete each one the stack created (a `User` removed, a `WorkspaceUsers` user it created): refused.
+ */
+function refuseDroppingUsers(recorded: AccessData, taken: AccessFile, ids: ReadonlySet<string>, emails: ReadonlySet<string>): void {
+  const kept = new Set(taken.users.map((u) => emailKey(u.email)));
+  const dropped = recorded.users.filter(
+    (u) => !kept.has(emailKey(u.email)) && ((u.id !== undefined && ids.has(idOf(u.id))) || emails.has(emailKey(u.email))),
+  );
+  if (dropped.length === 0) return;
+  const named = dropped.map((u) => `${u.email}${u.id ? ` (${u.id})` : ""}`).join(", ");
+  throw new ExportError(
+    `--accept would take out of ${ACCESS_FILE} ${dropped.length === 1 ? "a user" : `${dropped.length} users`} the workspace still ` +
+      `has, with no membership in the --members-only scope now: ${named}. The next pulumi up would then delete each one the stack ` +
+      `created, so ${ACCESS_FILE} was left as it is. To keep managing them, give them a membership in scope; to stop declaring ` +
+      `them, remove their entries from ${ACCESS_FILE} yourself (pulumi up then does what the file says), then run --check --accept again.`,
   );
 }
 

@@ -100,3 +100,30 @@ describe("--check --accept of a record access.yaml declares that the workspace h
     });
   });
 });
+
+describe("--check --accept under --members-only of a user who has no membership in scope now", () => {
+  it("refuses while the workspace still has them (the up would delete one the stack created), and accepts once they are gone", async () => {
+    const emulator = await startEmulator({ seed: twoMembers() });
+    try {
+      const { dir } = await runExport(options(emulator, { membersOnly: true }));
+      const file = path.join(dir, "access.yaml");
+      const before = fs.readFileSync(file, "utf8");
+      emulator.integrations.removeMember(YT, "u-bob");
+      const refused = await rejection(runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true }));
+      expect(refused).toBeInstanceOf(ExportError);
+      expect(refused.message).toBe(
+        "--accept would take out of access.yaml a user the workspace still has, with no membership in the --members-only scope " +
+          "now: bob@x.example (u-bob). The next pulumi up would then delete each one the stack created, so access.yaml was left " +
+          "as it is. To keep managing them, give them a membership in scope; to stop declaring them, remove their entries from " +
+          "access.yaml yourself (pulumi up then does what the file says), then run --check --accept again.",
+      );
+      expect(fs.readFileSync(file, "utf8")).toBe(before);
+      // Gone from the workspace too: taking its side deletes nobody.
+      emulator.users.remove("u-bob");
+      expect((await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true })).accepted).toBe(true);
+      expect(parseAccessFile(fs.readFileSync(file, "utf8")).users.map((u) => u.email)).toEqual(["ann@x.example"]);
+    } finally {
+      await emulator.close();
+    }
+  });
+});
