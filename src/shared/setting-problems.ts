@@ -9,6 +9,7 @@ export type SettingProblem =
   | { readonly kind: "unknown"; readonly key: string; readonly meant?: ConfigKey; readonly projectUnknown?: boolean }
   | { readonly kind: "no-address"; readonly key: "workspace" | "host"; readonly missing: ReadonlyArray<"workspace" | "host"> }
   | { readonly kind: "no-stack-key"; readonly key: "apiKey" }
+  | { readonly kind: "no-stack-address"; readonly key: "baseUrl" }
   | { readonly kind: "project-name"; readonly key: string; readonly project: string; readonly keys: readonly string[] };
 
 /** The command (or assignment) that sets `key` to `placeholder` where it is set. */
@@ -43,6 +44,13 @@ export function renderProblem(problem: SettingProblem, source: SettingsSource): 
       return (
         `No API key in the stack config, which names the workspace's address: the key must come from there too ` +
         `(${CONFIG_KEYS.apiKey} is sent only to the address the environment gives). Run: ${setting("apiKey", "<key>", "stack")}.`
+      );
+    case "no-stack-address":
+      return (
+        `No workspace address in the stack config, which holds the API key: the address must come from there too ` +
+        `(the environment's ${CONFIG_KEYS.baseUrl}, ${CONFIG_KEYS.workspace} and ${CONFIG_KEYS.host} are used only with its ` +
+        `${CONFIG_KEYS.apiKey}). Run: ${setting("baseUrl", "https://<workspace>.<host>/api/v1/", "stack")}, or set ` +
+        `${settingName("workspace", "stack")} and ${settingName("host", "stack")}.`
       );
     case "no-address": {
       const missing = problem.missing.map((key) => settingName(key, source)).join(" and ");

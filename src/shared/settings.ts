@@ -32,7 +32,8 @@ const NUMBER_SPECS = Object.fromEntries(Object.keys(CONFIG_KEYS).flatMap((key) =
 
 /**
  * Reads every key through `get` (qualified names), falling back to the environment. When the stack config names the address,
- * the environment's address and key are ignored: a variable left in a shell never sends a key to another workspace.
+ * the environment's address and key are ignored; when it holds the key, the environment's address is: a variable left in a
+ * shell never sends a key to another workspace, nor a stack's key to the shell's workspace.
  */
 export function readRawSettings(get: (qualifiedKey: string) => unknown, env: NodeJS.ProcessEnv): RawSettings {
   const fromConfig: RawSettings = {};
@@ -42,13 +43,15 @@ export function readRawSettings(get: (qualifiedKey: string) => unknown, env: Nod
     if (value !== undefined && value !== null && value !== "") fromConfig[key] = String(value);
   }
   const urlFromConfig = URL_KEYS.some((key) => fromConfig[key] !== undefined);
+  const keyFromConfig = fromConfig.apiKey !== undefined;
   const raw: Partial<Record<ConfigKey, string>> = { ...fromConfig };
   for (const [key, envName] of Object.entries(CONFIG_KEYS) as Array<[ConfigKey, string | undefined]>) {
-    if (raw[key] !== undefined || !envName || (urlFromConfig && (URL_KEYS.includes(key) || key === "apiKey"))) continue;
+    if (raw[key] !== undefined || !envName || ((urlFromConfig || keyFromConfig) && (URL_KEYS.includes(key) || key === "apiKey"))) continue;
     const value = env[envName];
     if (value) raw[key] = value;
   }
-  return urlFromConfig ? { ...raw, addressFrom: "stack" } : raw;
+  if (urlFromConfig) return { ...raw, addressFrom: "stack" };
+  return keyFromConfig ? { ...raw, keyFrom: "stack" } : raw;
 }
 
 /** Provider settings: the client's, resolved, plus the provider's own. */
@@ -92,7 +95,7 @@ const ORDER: readonly string[] = ["apiKey", ...URL_KEYS, ...Object.keys(NUMBER_S
 function checkValues(raw: RawSettings): { problems: SettingProblem[]; settings?: ProviderSettings } {
   const z = zod();
   // A base URL names the address alone: a workspace and a host beside it are not read.
-  const { addressFrom, ...values } = raw;
+  const { addressFrom, keyFrom, ...values } = raw;
   const input = { ...values, apiKey: raw.apiKey?.trim(), ...(raw.baseUrl && { workspace: undefined, host: undefined }) };
   const parsed = settingsSchema(z).safeParse(input);
   const problems: SettingProblem[] = parsed.success ? [] : problemsOf(parsed.error, input, NUMBER_SPECS);
@@ -101,7 +104,8 @@ function checkValues(raw: RawSettings): { problems: SettingProblem[]; settings?:
   if (keyMissing >= 0 && addressFrom === "stack") problems[keyMissing] = { kind: "no-stack-key", key: "apiKey" };
   let baseUrl = parsed.data?.baseUrl;
   if (!raw.baseUrl && !problems.some((problem) => problem.key === "workspace" || problem.key === "host")) {
-    if (!raw.workspace || !raw.host) {
+    if (keyFrom === "stack") problems.push({ kind: "no-stack-address", key: "baseUrl" });
+    else if (!raw.workspace || !raw.host) {
       const missing = (["workspace", "host"] as const).filter((key) => !raw[key]);
       problems.push({ kind: "no-address", key: raw.workspace ? "host" : "workspace", missing });
     } else {

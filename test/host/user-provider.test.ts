@@ -288,11 +288,12 @@ describe("settings", () => {
     expect(emu.requests).toHaveLength(0);
   });
 
-  it("a missing workspace names workspace and host", async () => {
+  it("a missing workspace, the stack holding the key, names the address keys to set in the stack", async () => {
     const emu = await emulator();
     await configureFor(emu, { "workspace-access:baseUrl": "" });
     const error = await rejection(provider.read!("x", undefined));
-    expect(error.message).toContain("pulumi config set workspace-access:workspace <workspace>");
+    expect(error.message).toContain("No workspace address in the stack config, which holds the API key");
+    expect(error.message).toContain("or set workspace-access:workspace and workspace-access:host");
   });
 
   it("refuses plain http:// to a non-loopback host", async () => {

@@ -65,6 +65,17 @@ describe("stack config and environment", () => {
     );
   });
 
+  it.each([
+    [{ WORKSPACE_ACCESS_BASE_URL: "http://127.0.0.1:4010/api/v1/" }],
+    [{ WORKSPACE_ACCESS_WORKSPACE: "acme", WORKSPACE_ACCESS_HOST: "example.com" }],
+  ])("a stack config holding the key takes no address from the environment (%j), and says where to set it", (env) => {
+    const raw = readRawSettings(config({ "workspace-access:apiKey": "globex-key-123456" }), env);
+    expect([raw.baseUrl, raw.workspace, raw.host]).toEqual([undefined, undefined, undefined]);
+    expect(() => resolveProviderSettings(raw)).toThrow(
+      /^No workspace address in the stack config, which holds the API key: the address must come from there too .*Run: pulumi config set workspace-access:baseUrl https:\/\/<workspace>\.<host>\/api\/v1\/, or set workspace-access:workspace and workspace-access:host\.$/,
+    );
+  });
+
   it("reads numbers and booleans the engine may hand over as such", () => {
     const raw = readRawSettings(
       config({
