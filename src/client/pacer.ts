@@ -6,6 +6,12 @@ export const RATE_WINDOW_MS = 1000;
 const WINDOW_MARGIN = 1.02;
 /** A 429 under a limit learnt from 429s means the limit was misjudged: keep this share of it. */
 const DECREASE = 0.9;
+/**
+ * The longest window a `RateLimit-Reset` may teach the pacer. A longer one (a daily quota, or a reset in epoch units the
+ * header does not say) would hold requests back silently for that long: left to the 429 path, whose wait
+ * `maxRateLimitWaitSeconds` bounds and names.
+ */
+export const MAX_HEADER_WINDOW_MS = 10 * 60_000;
 /** After this long without a 429, one more request per window, to find a limit misjudged low (long: a failed probe costs a pause). */
 const PROBE_AFTER_MS = 60_000;
 
@@ -213,7 +219,8 @@ function readRateLimitHeaders(headers: Record<string, string | string[] | undefi
   };
   const reset = read("ratelimit-reset");
   if (reset === undefined) return undefined;
-  // `reset` is delta seconds in the IETF draft; an epoch-seconds value is taken as such.
-  const resetMs = Math.max(0, reset > 1e9 ? reset * 1000 - now : reset * 1000);
+  // `reset` is delta seconds in the IETF draft; an epoch value is taken as such, in seconds or (past 1e12) milliseconds.
+  const resetMs = Math.max(0, reset > 1e12 ? reset - now : reset > 1e9 ? reset * 1000 - now : reset * 1000);
+  if (resetMs > MAX_HEADER_WINDOW_MS) return undefined;
   return { resetMs, limit: read("ratelimit-limit"), remaining: read("ratelimit-remaining") };
 }

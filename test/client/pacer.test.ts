@@ -94,6 +94,26 @@ describe("Pacer", () => {
     expect(clock.slept).toBe(3000);
   });
 
+  it("reads a RateLimit-Reset in epoch seconds or milliseconds as a time, not as a delay of years", async () => {
+    for (const unit of [1, 1000]) {
+      const clock = new VirtualClock();
+      clock.time = 1_800_000_000_000;
+      const pacer = new Pacer(clock);
+      pacer.observe(200, { "ratelimit-remaining": "0", "ratelimit-reset": String(((clock.time + 2000) / 1000) * unit) });
+      await pacer.acquire();
+      expect(clock.slept).toBe(2000);
+    }
+  });
+
+  it("learns no window longer than ten minutes from the headers (a daily quota): the 429 path, bounded by its setting, waits", async () => {
+    const clock = new VirtualClock();
+    const pacer = new Pacer(clock);
+    pacer.observe(200, { "ratelimit-limit": "1000", "ratelimit-remaining": "0", "ratelimit-reset": "86400" });
+    for (let i = 0; i < 3; i++) pacer.release(await pacer.acquire());
+    expect(clock.slept).toBe(0);
+    expect(pacer.limit).toBeUndefined();
+  });
+
   it("allows one more request per window after a minute without a 429", async () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock);
