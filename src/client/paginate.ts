@@ -42,6 +42,10 @@ export async function* paginate<T extends z.ZodType, R>(
   const ahead = new Map<string, Promise<Answer>>();
   let pages: { link: string; count: number; asked: number } | undefined;
   const seen = new Set<string>();
+  /** The ids served so far: pages that bring none new, two in a row with a next link, are a service walking in place. */
+  const served = new Set<unknown>();
+  /** Pages in a row that brought no id not served before (one may: a record a shift listed twice, on a page of one). */
+  let stale = 0;
   /** The page after the one being served, asked before its records are parsed (one page at a time). */
   let following: { link: string; answer: Promise<Answer> } | undefined;
   let spec: RequestSpec | undefined = first;
@@ -68,7 +72,11 @@ export async function* paginate<T extends z.ZodType, R>(
       following = { link: next, answer: http.request({ method: "GET", path: next, scopes: first.scopes }, schema) };
       following.answer.catch(() => undefined); // the caller may stop reading first, or a record end the list
     }
+    let fresh = spec === first;
     for (const item of data.data) {
+      const rawId = item && typeof item === "object" ? (item as { id?: unknown }).id : undefined;
+      if (!served.has(rawId)) fresh = true;
+      served.add(rawId);
       const parsed = record.safeParse(item);
       if (parsed.success) {
         yield map(parsed.data);
@@ -84,6 +92,15 @@ export async function* paginate<T extends z.ZodType, R>(
       onInvalid?.(id === undefined ? undefined : http.redact(id), redactError(error, http.redact));
     }
     if (!next || data.data.length === 0) return;
+    stale = fresh ? 0 : stale + 1;
+    if (stale >= 2) {
+      // A page past the end answered as the last one again (page numbers clamped), each linking to one more: it never ends.
+      const message = `GET ${first.path} answered a page of records it had served already, with a links.next (${next}): the list does not end.`;
+      throw redactError(
+        new InvalidResponseError(message, { method: "GET", path: first.path, status: 200, field: "links.next" }),
+        http.redact,
+      );
+    }
     if (seen.has(next)) {
       // The link is the service's text: it may carry the key (a gateway copying it into links).
       const message = `GET ${first.path} returned the same links.next twice (${next}).`;

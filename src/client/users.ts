@@ -1,4 +1,4 @@
-import { ConfigurationError, ConflictError, isAmbiguous, WorkspaceAccessError } from "./errors";
+import { ConfigurationError, ConflictError, type InvalidResponseError, isAmbiguous, WorkspaceAccessError } from "./errors";
 import type { JobsApi } from "./jobs";
 import type { HttpTransport } from "./transport";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
@@ -63,9 +63,12 @@ export class UsersApi {
    */
   async findByEmail(email: string): Promise<User | undefined> {
     const hits = new Map<Id, User>();
+    // Records the search found and could not read: any of them may be the user, so none is proof that nobody has the email.
+    const unread = new Map<string, InvalidResponseError>();
+    const onInvalid = (id: string | undefined, error: InvalidResponseError) => void unread.set(id ?? "(no id)", error);
     const search = async (size: number) => {
       const found = new Map<Id, User>();
-      for await (const user of this.list({ filter: email.trim(), pageSize: size })) {
+      for await (const user of this.list({ filter: email.trim(), pageSize: size, onInvalid })) {
         found.set(user.id, user);
         if (sameEmail(user.email, email)) hits.set(user.id, user);
       }
@@ -78,7 +81,17 @@ export class UsersApi {
     const first = await search(MAX_PAGE_SIZE);
     if (hits.size > 0) return one();
     const proof = await prove(search, first, { listings: SEARCH_PROOF_LISTINGS });
-    if (hits.size > 0 || proof.proven) return one();
+    if (hits.size > 0) return one();
+    if (proof.proven && unread.size > 0) {
+      const [why] = [...unread.values()];
+      throw new WorkspaceAccessError(
+        `Could not prove that no user has the email ${email}: GET /users?filter= found ${unread.size} record(s) that could not be ` +
+          `read (ids ${[...unread.keys()].sort().join(", ")}; ${why!.message.replace(/\.$/, "")}), and any of them may be that user. ` +
+          "Nothing was created: fix the record in the service, or take the user over by its id (the resource option import).",
+        { kind: "invalid_response", method: "GET", path: "users" },
+      );
+    }
+    if (proof.proven) return one();
     if (proof.error !== undefined) throw proof.error;
     throw new WorkspaceAccessError(
       `Could not prove that no user has the email ${email}: ${SEARCH_PROOF_LISTINGS + 1} searches of GET /users?filter= disagreed ` +

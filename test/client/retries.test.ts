@@ -255,6 +255,16 @@ describe("a create never takes over, or repeats, what it cannot prove is its own
     expect(error.message).toContain(second.id);
   });
 
+  it("a search for the email that finds a record it cannot read proves no absence: the lookup fails naming it", async () => {
+    const emu = await emulator();
+    const odd = { id: "00000000-0000-4000-8000-0000000000e3", type: "user", attributes: { email: alice.email, isGuest: "false" } };
+    emu.fault({ method: "GET", path: "/users", body: JSON.stringify({ data: [odd], links: {}, meta: { page: { total: 1 } } }), times: 3 });
+    const { client } = clientFor(emu);
+    const error = await rejection(client.users.findByEmail(alice.email));
+    expect(error.message).toContain(`Could not prove that no user has the email ${alice.email}: GET /users?filter= found 1 record(s)`);
+    expect(error.message).toContain(odd.id);
+  });
+
   it("once the service answered with a job, failures while waiting never send the POST again", async () => {
     const emu = await emulator({ userWritesAsJobs: true });
     emu.fault({ method: "GET", path: /^\/jobs\//, status: 503, times: 2 });

@@ -6,6 +6,28 @@ import { StubServer, stubClient } from "../conformance/harness";
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe", role: "workspace_login_only" };
 
 describe("users.list", () => {
+  it("ends a list whose pages past the end repeat the last one, each linking to one more, naming links.next", async () => {
+    const stub = await StubServer.start();
+    const client = stubClient(stub);
+    try {
+      const record = { id: "00000000-0000-4000-8000-0000000000f1", type: "user", attributes: { email: "a@example.com" } };
+      // A service clamping page numbers past the end: page N answers the last page, linking to N + 1, forever.
+      stub.reply = { status: 200, body: { data: [record], links: { next: "/api/v1/users?page%5Bnumber%5D=2" }, meta: {} } };
+      for (let n = 2; n < 50; n++) {
+        const next = `/api/v1/users?page%5Bnumber%5D=${n + 1}`;
+        stub.queue.push({ status: 200, body: { data: [record], links: { next }, meta: {} } });
+      }
+      stub.queue.unshift({ status: 200, body: { data: [record], links: { next: "/api/v1/users?page%5Bnumber%5D=2" }, meta: {} } });
+      const error = await rejection(collect(client.users.list()));
+      expect(error).toMatchObject({ field: "links.next" });
+      expect(error.message).toContain("answered a page of records it had served already, with a links.next");
+      expect(stub.requests.length).toBe(3);
+    } finally {
+      await client.close();
+      await stub.close();
+    }
+  });
+
   it("returns 250 users with page size 100 exactly once, following links.next", async () => {
     const emu = await emulator();
     for (let i = 0; i < 250; i++) emu.users.add({ email: `u${i}@example.com`, firstName: "U", lastName: `${i}` });
