@@ -210,6 +210,9 @@ export class JobFailedError extends WorkspaceAccessError {
   }
 }
 
+/** The contract's statuses of a job not done yet. */
+const JOB_STATUSES_NOT_DONE: readonly string[] = ["created", "started", "running", "retrying"];
+
 /** A job did not finish within the allowed time. */
 export class JobTimeoutError extends WorkspaceAccessError {
   static override readonly KINDS = ["job_timeout"] as const;
@@ -218,7 +221,12 @@ export class JobTimeoutError extends WorkspaceAccessError {
   /** `redact` removes the API key from what the service said. */
   constructor(jobId: string, lastStatus: string, timeoutSeconds: number, setting: string, redact: (text: string) => string) {
     const late = `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}).`;
-    super(redact(`${late} It may still finish: check it with getJob, or raise ${setting}.`), { kind: "job_timeout", retryable: true });
+    // A status the contract does not list (it may be an end, e.g. "cancelled"): said, rather than promising it may finish.
+    const advice = JOB_STATUSES_NOT_DONE.includes(lastStatus)
+      ? `It may still finish: check it with getJob, or raise ${setting}.`
+      : `That status is not one the contract lists (${[...JOB_STATUSES_NOT_DONE, "finished", "error"].join(", ")}): the job may have ` +
+        "ended without saying so. Check it with getJob, and in the service, before running again.";
+    super(redact(`${late} ${advice}`), { kind: "job_timeout", retryable: true });
     this.jobId = redact(jobId);
     this.lastStatus = redact(lastStatus);
   }

@@ -64,7 +64,11 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text) * 1000);
+  // Delta seconds; a proxy joining two headers gives "10, 20": the first counts.
+  const seconds = /^(\d+(?:\.\d+)?)\s*(?:,|$)/.exec(text);
+  if (seconds) return Math.ceil(Number(seconds[1]) * 1000);
+  // Else an HTTP-date only ("Wed, 21 Oct 2015 07:28:00 GMT"): V8 reads "-1" or "-120" as dates long past (no wait at all).
+  if (!/^[a-z]{3},/i.test(text)) return undefined;
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowMs);

@@ -115,6 +115,11 @@ describe("parseRetryAfter", () => {
     [new Date(now + 61_000).toUTCString(), 61_000],
     [new Date(now - 5_000).toUTCString(), 0],
     ["later", undefined],
+    // Not dates long past (which would mean no wait at all): a negative delay is no answer, so the default wait holds.
+    ["-1", undefined],
+    ["-120", undefined],
+    // Two headers a proxy joined: the first.
+    ["10, 20", 10_000],
   ])("%s gives %s ms", (header, ms) => {
     expect(parseRetryAfter(header, now)).toBe(ms);
   });
