@@ -36,7 +36,12 @@ export function settingName(key: string, source: SettingsSource): string {
  * Raw values by unqualified key. `addressFrom: "stack"`: the stack config names the address, so the key may come from there only;
  * `keyFrom: "stack"` (and no address there): the stack's key, so the address may come from there only.
  */
-export type RawSettings = Partial<Record<ConfigKey, string>> & { readonly addressFrom?: "stack"; readonly keyFrom?: "stack" };
+export type RawSettings = Partial<Record<ConfigKey, string>> & {
+  readonly addressFrom?: "stack";
+  readonly keyFrom?: "stack";
+  /** The keys whose value came from the environment: a problem with one names its variable, not the stack key. */
+  readonly fromEnv?: readonly ConfigKey[];
+};
 
 /** The keys meant for the package that it does not read: unknown ones of its namespace, and those of a namespace a typo away (not the project's). */
 export function unknownKeys(configuredKeys: Iterable<string>, project?: string): string[] {

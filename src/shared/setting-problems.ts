@@ -3,9 +3,13 @@ import { ConfigurationError } from "../client/errors";
 import { numberRule, type ValueProblem } from "../client/settings";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, type SettingsSource, settingName } from "./config-keys";
 
+/** Where a problem's value came from: the environment, when it says so, else where the settings are read. */
+const sourceOf = (problem: SettingProblem, wordedFor: SettingsSource): SettingsSource =>
+  "from" in problem && problem.from === "env" ? "env" : wordedFor;
+
 /** One problem of the settings, as data; `unknown`'s `projectUnknown`: the key may be the project's own (its name not told). */
 export type SettingProblem =
-  | ValueProblem
+  | (ValueProblem & { readonly from?: "env" })
   | { readonly kind: "unknown"; readonly key: string; readonly meant?: ConfigKey; readonly projectUnknown?: boolean }
   | { readonly kind: "no-address"; readonly key: "workspace" | "host"; readonly missing: ReadonlyArray<"workspace" | "host"> }
   | { readonly kind: "no-stack-key"; readonly key: "apiKey" }
@@ -25,7 +29,8 @@ const VERB: Record<SettingsSource, string> = { stack: "Run:", env: "Set", flag: 
 const orEnv = (key: ConfigKey, source: SettingsSource) => (source === "stack" && CONFIG_KEYS[key] ? ` (or set ${CONFIG_KEYS[key]})` : "");
 
 /** A problem in the words of the place the setting is set: its name there, what is wrong, the value seen, and the fix there. */
-export function renderProblem(problem: SettingProblem, source: SettingsSource): string {
+export function renderProblem(problem: SettingProblem, wordedFor: SettingsSource): string {
+  const source = sourceOf(problem, wordedFor);
   const verb = VERB[source];
   switch (problem.kind) {
     case "missing":
@@ -79,7 +84,8 @@ export function renderProblem(problem: SettingProblem, source: SettingsSource): 
 }
 
 /** A {@link ConfigurationError} for the first problem, worded for `source`, naming its key where it is set. */
-export function settingsError(problem: SettingProblem, source: SettingsSource): ConfigurationError {
+export function settingsError(problem: SettingProblem, wordedFor: SettingsSource): ConfigurationError {
+  const source = sourceOf(problem, wordedFor);
   const setting = problem.kind === "unknown" || problem.kind === "project-name" ? problem.key : settingName(problem.key, source);
   return new ConfigurationError(renderProblem(problem, source), setting);
 }

@@ -45,13 +45,18 @@ export function readRawSettings(get: (qualifiedKey: string) => unknown, env: Nod
   const urlFromConfig = URL_KEYS.some((key) => fromConfig[key] !== undefined);
   const keyFromConfig = fromConfig.apiKey !== undefined;
   const raw: Partial<Record<ConfigKey, string>> = { ...fromConfig };
+  const fromEnv: ConfigKey[] = [];
   for (const [key, envName] of Object.entries(CONFIG_KEYS) as Array<[ConfigKey, string | undefined]>) {
     if (raw[key] !== undefined || !envName || ((urlFromConfig || keyFromConfig) && (URL_KEYS.includes(key) || key === "apiKey"))) continue;
     const value = env[envName];
-    if (value) raw[key] = value;
+    if (value) {
+      raw[key] = value;
+      fromEnv.push(key);
+    }
   }
-  if (urlFromConfig) return { ...raw, addressFrom: "stack" };
-  return keyFromConfig ? { ...raw, keyFrom: "stack" } : raw;
+  const sources = fromEnv.length > 0 ? { fromEnv } : {};
+  if (urlFromConfig) return { ...raw, ...sources, addressFrom: "stack" };
+  return keyFromConfig ? { ...raw, ...sources, keyFrom: "stack" } : { ...raw, ...sources };
 }
 
 /** Provider settings: the client's, resolved, plus the provider's own. */
@@ -95,7 +100,7 @@ const ORDER: readonly string[] = ["apiKey", ...URL_KEYS, ...Object.keys(NUMBER_S
 function checkValues(raw: RawSettings): { problems: SettingProblem[]; settings?: ProviderSettings } {
   const z = zod();
   // A base URL names the address alone: a workspace and a host beside it are not read.
-  const { addressFrom, keyFrom, ...values } = raw;
+  const { addressFrom, keyFrom, fromEnv, ...values } = raw;
   const input = { ...values, apiKey: raw.apiKey?.trim(), ...(raw.baseUrl && { workspace: undefined, host: undefined }) };
   const parsed = settingsSchema(z).safeParse(input);
   const problems: SettingProblem[] = parsed.success ? [] : problemsOf(parsed.error, input, NUMBER_SPECS);
@@ -115,6 +120,12 @@ function checkValues(raw: RawSettings): { problems: SettingProblem[]; settings?:
     }
   }
   problems.sort((a, b) => ORDER.indexOf(a.key) - ORDER.indexOf(b.key));
+  // A value the environment gave is named by its variable (else the fix would point at a stack key not set).
+  for (const [i, problem] of problems.entries()) {
+    if ((problem.kind === "invalid" || problem.kind === "range") && fromEnv?.includes(problem.key as ConfigKey)) {
+      problems[i] = { ...problem, from: "env" };
+    }
+  }
   if (problems.length > 0 || !parsed.success || !baseUrl) return { problems };
   const { apiKey, baseUrl: _, workspace: __, host: ___, readCacheSeconds, ...numbers } = parsed.data as Record<string, unknown>;
   const client = completeSettings({ ...(numbers as Record<string, number>), apiKey: apiKey as string, baseUrl });

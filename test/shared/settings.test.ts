@@ -76,6 +76,17 @@ describe("stack config and environment", () => {
     );
   });
 
+  it("names the environment variable, not a stack key, for a bad value the environment gave", () => {
+    const raw = readRawSettings(config({}), {
+      WORKSPACE_ACCESS_BASE_URL: "http://acme.example.com/api/v1/",
+      WORKSPACE_ACCESS_API_KEY: "env-key-123456",
+    });
+    expect(() => resolveProviderSettings(raw)).toThrow(
+      /^WORKSPACE_ACCESS_BASE_URL "http:\/\/acme\.example\.com.*WORKSPACE_ACCESS_BASE_URL=<value>/,
+    );
+    expect(() => resolveProviderSettings(raw)).not.toThrow(/pulumi config set/);
+  });
+
   it("reads numbers and booleans the engine may hand over as such", () => {
     const raw = readRawSettings(
       config({
