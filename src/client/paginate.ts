@@ -50,7 +50,7 @@ export async function* paginate<T extends z.ZodType, R>(
   let following: { link: string; answer: Promise<Answer> } | undefined;
   let spec: RequestSpec | undefined = first;
   while (spec) {
-    const path = new URL(spec.path, http.settings.baseUrl).pathname;
+    const path = pathOfLink(spec.path, http, first.path);
     const early = ahead.get(spec.path);
     ahead.delete(spec.path);
     if (!early && pages?.asked) pages = undefined; // a link not read ahead: one by one from here
@@ -111,5 +111,15 @@ export async function* paginate<T extends z.ZodType, R>(
     }
     seen.add(next);
     spec = { method: "GET", path: next, scopes: first.scopes };
+  }
+}
+
+/** The path of a page's link; a link that is not a URL fails naming `links.next` (the service's text, redacted). */
+function pathOfLink(link: string, http: HttpTransport, listPath: string): string {
+  try {
+    return new URL(link, http.settings.baseUrl).pathname;
+  } catch {
+    const message = `GET ${listPath} answered a links.next that is not a URL (${link}).`;
+    throw redactError(new InvalidResponseError(message, { method: "GET", path: listPath, status: 200, field: "links.next" }), http.redact);
   }
 }

@@ -6,6 +6,21 @@ import { StubServer, stubClient } from "../conformance/harness";
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe", role: "workspace_login_only" };
 
 describe("users.list", () => {
+  it("fails naming links.next when the service links to something that is not a URL", async () => {
+    const stub = await StubServer.start();
+    const client = stubClient(stub);
+    try {
+      const record = { id: "00000000-0000-4000-8000-0000000000f2", type: "user", attributes: { email: "b@example.com" } };
+      stub.reply = { status: 200, body: { data: [record], links: { next: "http://[bad/api/v1/users?page%5Bnumber%5D=2" }, meta: {} } };
+      const error = await rejection(collect(client.users.list()));
+      expect(error).toMatchObject({ field: "links.next" });
+      expect(error.message).toContain("answered a links.next that is not a URL");
+    } finally {
+      await client.close();
+      await stub.close();
+    }
+  });
+
   it("ends a list whose pages past the end repeat the last one, each linking to one more, naming links.next", async () => {
     const stub = await StubServer.start();
     const client = stubClient(stub);
