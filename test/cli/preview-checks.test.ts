@@ -113,9 +113,12 @@ describe.skipIf(!cliAvailable)(
         ["Unknown setting `workspace-access:baseurl`: did you mean `workspace-access:baseUrl`?"],
       ],
       [
-        "no workspace or base URL",
+        "no workspace or base URL (the stack holding the key)",
         () => without("workspace-access:baseUrl"),
-        ["No workspace configured", "Run: pulumi config set workspace-access:workspace <workspace>"],
+        [
+          "No workspace address in the stack config, which holds the API key",
+          "Run: pulumi config set workspace-access:baseUrl https://<workspace>.<host>/api/v1/, or set workspace-access:workspace and workspace-access:host",
+        ],
       ],
       [
         "a bad number",
