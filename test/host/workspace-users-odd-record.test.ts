@@ -7,24 +7,12 @@
 import { describe, expect, it } from "vitest";
 import type { Emulator, RecordedRequest } from "../../src/emulator";
 import { changedPaths, provider } from "../../src/host/users/workspace-users-provider";
-import type { Props } from "../../src/shared/inputs";
 import { emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
+import { ANN, ann, BOB, bob, cara, type Outputs, setOf } from "./workspace-users-support";
 
-type Outputs = Parameters<typeof changedPaths>[0];
-
-const ANN = "00000000-0000-4000-8000-00000000a001";
-const BOB = "00000000-0000-4000-8000-00000000a002";
 const CARA = "00000000-0000-4000-8000-00000000a003";
-const ann = { email: "ann@example.com", firstName: "Ann", lastName: "Lee" };
-const bob = { email: "bob@example.com", firstName: "Bob", lastName: "Ray" };
-const cara = { email: "cara@example.com", firstName: "Cara", lastName: "Moe" };
 const dan = { email: "dan@example.com", firstName: "Dan", lastName: "Oz" };
-
-/** The inputs `check` hands on for these users (keyed as the program's class keys them). */
-const setOf = (...users: Array<Record<string, unknown>>): Props => ({
-  users: Object.fromEntries(users.map((u) => [String(u.email).toLowerCase(), u])),
-});
 
 /** Ann and Bob, managed by a created `WorkspaceUsers`; then Bob's record, as the service stores it, gets a number for a name. */
 async function world(): Promise<{ emu: Emulator; warnings: string[]; outs: Outputs }> {

@@ -11,21 +11,10 @@ import type { Props } from "../../src/shared/inputs";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
+import { ANN, ann, BOB, bob, cara, type Outputs, setOf } from "./workspace-users-support";
 
-type Outputs = Parameters<typeof changedPaths>[0];
-
-const ANN = "00000000-0000-4000-8000-00000000a001";
-const BOB = "00000000-0000-4000-8000-00000000a002";
 const OWNER = "00000000-0000-4000-8000-00000000a003";
-const ann = { email: "ann@example.com", firstName: "Ann", lastName: "Lee" };
-const bob = { email: "bob@example.com", firstName: "Bob", lastName: "Ray" };
-const cara = { email: "cara@example.com", firstName: "Cara", lastName: "Moe" };
 const owner = { email: "olga@example.com", firstName: "Olga", lastName: "Kay" };
-
-/** The inputs `check` hands on for these users (keyed as the program's class keys them). */
-const setOf = (...users: Array<Record<string, unknown>>): Props => ({
-  users: Object.fromEntries(users.map((u) => [String(u.email).toLowerCase(), u])),
-});
 
 /** A new deployment: a new context (what the last one took over is not this one's). */
 const nextDeployment = (emu: Emulator, warnings: string[]) => configureFor(emu, {}, { warn: (m) => void warnings.push(m), info: () => {} });
