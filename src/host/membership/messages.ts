@@ -1,4 +1,5 @@
 /** The long messages both membership resources ({@link IntegrationMembers}, {@link IntegrationEntitlement}) give. */
+import { namedUpTo } from "../../shared/named-up-to";
 
 /** A destroy found `job` (already phrased) still running after another wait; `stuck` adds what to do if it never ends. */
 export function stillRunningOnDestroy(job: string, stuck = ""): string {
@@ -17,13 +18,10 @@ export function entitlementsNotChecked(integrationId: string, error: unknown): s
   );
 }
 
-/** How many offered ids {@link unoffered} lists before "and N more". */
-const MAX_LISTED = 20;
-
 /** "integration X offers no entitlement "VEIWER"; it offers (closest first): VIEWER, EDITOR, MANAGER" (`closest`: offered, nearest first). */
 export function unoffered(integrationId: string, unknown: readonly string[], closest: readonly string[]): string {
   const names = unknown.map((id) => JSON.stringify(id)).join(", ");
-  const listed = closest.slice(0, MAX_LISTED).join(", ") + (closest.length > MAX_LISTED ? ` and ${closest.length - MAX_LISTED} more` : "");
+  const listed = namedUpTo(closest);
   return (
     `integration ${integrationId} offers no entitlement ${names}; it offers (closest first): ${listed}. ` +
     "See getIntegrationEntitlements({ integrationId })."

@@ -243,8 +243,8 @@ async function imported(ctx: ProviderContext, id: string, inputs: UserInputs): P
   return user;
 }
 
-/** The role of a workspace owner, whom a delete leaves unless `deleteOnDestroy`. */
-const OWNER_ROLE = "workspace_owner";
+/** The role of a workspace owner, whom a `User`'s delete leaves unless `deleteOnDestroy`, and a `WorkspaceUsers` removal always. */
+export const OWNER_ROLE = "workspace_owner";
 const OWNER = "it is a workspace owner";
 
 /** Why a delete leaves the user (what the stack adopted existed before it, an owner holds the workspace); undefined: it may delete it. */

@@ -23,10 +23,10 @@ import {
   type WorkspaceAccessClient,
 } from "../../client";
 import { mapBounded, prove } from "../../client/absence";
-import { sharedEmail } from "../../client/users";
 import { idOf } from "../../client/ids";
 import { emailKey, sameEmail } from "../../client/models";
-import { SEARCH_PROOF_LISTINGS } from "../../client/users";
+import { SEARCH_PROOF_LISTINGS, sharedEmail } from "../../client/users";
+import { namedUpTo } from "../../shared/named-up-to";
 import { IMPORT_ID, optIn, optInChanged, type Props } from "../../shared/inputs";
 import { isUnknown } from "../../shared/unknown";
 import type { WorkspaceUserState } from "../../shared/member-state";
@@ -34,7 +34,7 @@ import { type WorkspaceUserInputs, workspaceUsersInputs } from "../../shared/wor
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { type ListedUser, listUsers } from "../read-cache";
 import { userKey } from "../takeovers";
-import { changedUserProperties, createUser, managedOf, managedValues, replaceUser, takeOver } from "../user/user-provider";
+import { changedUserProperties, createUser, managedOf, managedValues, OWNER_ROLE, replaceUser, takeOver } from "../user/user-provider";
 import { withHints } from "../../shared/hints";
 
 /** What a `WorkspaceUsers` stores: its users and their ids, both keyed by email in lower case. */
@@ -48,10 +48,6 @@ export interface WorkspaceUsersOutputs {
 const RESOURCE_ID = "workspace-users";
 /** Writes in flight at once (the client paces them all the same). */
 const IN_FLIGHT = 8;
-/** The role of a workspace owner, whom no removal deletes. */
-const OWNER_ROLE = "workspace_owner";
-/** How many users a warning names before "and N more". */
-const MAX_NAMED = 20;
 
 type Failure = { key: string; error: unknown };
 
@@ -173,7 +169,7 @@ async function release(ctx: ProviderContext, users: Array<[string, WorkspaceUser
     }
   });
   if (left.length === 0) return;
-  const named = left.sort().slice(0, MAX_NAMED).join(", ") + (left.length > MAX_NAMED ? ` and ${left.length - MAX_NAMED} more` : "");
+  const named = namedUpTo(left.sort());
   ctx.warn(
     `WorkspaceUsers left ${left.length} user(s) in the workspace, the stack no longer manages them: ${named}. ` +
       "It deletes only users it created, never a workspace owner; set deleteOnDestroy: true to delete adopted users too.",
@@ -255,8 +251,7 @@ const reasonOf = (error: Error) => error.message.replace(/\.$/, "");
 
 /** A 409 for an email no readable record has, while the listing held records it could not use (`unread`, their ids): one may have it. */
 function unreadTaken(unread: string[]): string {
-  const named =
-    [...unread].sort().slice(0, MAX_NAMED).join(", ") + (unread.length > MAX_NAMED ? ` and ${unread.length - MAX_NAMED} more` : "");
+  const named = namedUpTo([...unread].sort());
   return (
     ` The user list held ${unread.length} record(s) that could not be read (ids ${named}); ` +
     "if this email's user is among them, it is neither adopted nor changed until its record can be read."
@@ -265,7 +260,7 @@ function unreadTaken(unread: string[]): string {
 
 /** A refresh could not read the records `unread` (each "email (id): why"): the state keeps what it recorded for them. */
 function unreadable(unread: string[]): string {
-  const named = unread.sort().slice(0, MAX_NAMED).join("; ") + (unread.length > MAX_NAMED ? `; and ${unread.length - MAX_NAMED} more` : "");
+  const named = namedUpTo(unread.sort(), undefined, "; ");
   return (
     `WorkspaceUsers could not read the record of ${unread.length} user(s), and keeps what the state recorded for them: ${named}. ` +
     "The refresh goes on for the others; the next one reads these again (fix the record in the service if this stays)."
