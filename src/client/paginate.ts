@@ -95,31 +95,33 @@ export async function* paginate<T extends z.ZodType, R>(
     stale = fresh ? 0 : stale + 1;
     if (stale >= 2) {
       // A page past the end answered as the last one again (page numbers clamped), each linking to one more: it never ends.
-      const message = `GET ${first.path} answered a page of records it had served already, with a links.next (${next}): the list does not end.`;
-      throw redactError(
-        new InvalidResponseError(message, { method: "GET", path: first.path, status: 200, field: "links.next" }),
-        http.redact,
+      throw linkError(
+        http,
+        first.path,
+        `answered a page of records it had served already, with a links.next (${next}): the list does not end`,
       );
     }
     if (seen.has(next)) {
       // The link is the service's text: it may carry the key (a gateway copying it into links).
-      const message = `GET ${first.path} returned the same links.next twice (${next}).`;
-      throw redactError(
-        new InvalidResponseError(message, { method: "GET", path: first.path, status: 200, field: "links.next" }),
-        http.redact,
-      );
+      throw linkError(http, first.path, `returned the same links.next twice (${next})`);
     }
     seen.add(next);
     spec = { method: "GET", path: next, scopes: first.scopes };
   }
 }
 
-/** The path of a page's link; a link that is not a URL fails naming `links.next` (the service's text, redacted). */
+/** The path of a page's link; a link that is not a URL fails naming `links.next`. */
 function pathOfLink(link: string, http: HttpTransport, listPath: string): string {
   try {
     return new URL(link, http.settings.baseUrl).pathname;
   } catch {
-    const message = `GET ${listPath} answered a links.next that is not a URL (${link}).`;
-    throw redactError(new InvalidResponseError(message, { method: "GET", path: listPath, status: 200, field: "links.next" }), http.redact);
+    throw linkError(http, listPath, `answered a links.next that is not a URL (${link})`);
   }
 }
+
+/** A list's `links.next` that cannot be followed: `GET <listPath> <said>.`, redacted (a link is the service's text). */
+const linkError = (http: HttpTransport, listPath: string, said: string) =>
+  redactError(
+    new InvalidResponseError(`GET ${listPath} ${said}.`, { method: "GET", path: listPath, status: 200, field: "links.next" }),
+    http.redact,
+  );

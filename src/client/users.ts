@@ -82,7 +82,8 @@ export class UsersApi {
     if (hits.size > 0) return one();
     const proof = await prove(search, first, { listings: SEARCH_PROOF_LISTINGS });
     if (hits.size > 0) return one();
-    if (proof.proven && unread.size > 0) {
+    if (proof.proven && unread.size === 0) return undefined;
+    if (proof.proven) {
       const [why] = [...unread.values()];
       throw new WorkspaceAccessError(
         `Could not prove that no user has the email ${email}: GET /users?filter= found ${unread.size} record(s) that could not be ` +
@@ -91,7 +92,6 @@ export class UsersApi {
         { kind: "invalid_response", method: "GET", path: "users" },
       );
     }
-    if (proof.proven) return one();
     if (proof.error !== undefined) throw proof.error;
     throw new WorkspaceAccessError(
       `Could not prove that no user has the email ${email}: ${SEARCH_PROOF_LISTINGS + 1} searches of GET /users?filter= disagreed ` +
