@@ -40,7 +40,7 @@ async function declareOwner(kind: Kind, key: string, what: string, name: string,
 }
 
 /** The email, passed through once it is known and no other resource of the program has it (`instance`: this resource, one per construction). */
-export function ownedEmail(email: pulumi.Input<string>, name: string, instance: object = {}): pulumi.Output<string> {
+export function ownedEmail(email: pulumi.Input<string>, name: string, instance: object): pulumi.Output<string> {
   return pulumi.output(email).apply(async (value) => {
     if (typeof value === "string") await ownedEmails([{ email: value }], name, instance);
     return value;
@@ -48,7 +48,7 @@ export function ownedEmail(email: pulumi.Input<string>, name: string, instance: 
 }
 
 /** The users, passed through once no other resource of the program (a `User`, another `WorkspaceUsers`) manages one of their emails. */
-export async function ownedEmails<T extends { email: string }>(users: T[], name: string, instance: object = {}): Promise<T[]> {
+export async function ownedEmails<T extends { email: string }>(users: T[], name: string, instance: object): Promise<T[]> {
   await Promise.all(users.map((u) => declareOwner("User", emailKey(u.email), `the user with the email ${u.email}`, name, instance)));
   return users;
 }
@@ -58,7 +58,7 @@ export function ownedMembership(
   integrationId: pulumi.Input<string>,
   userId: pulumi.Input<string>,
   name: string,
-  instance: object = {},
+  instance: object,
 ): pulumi.Output<string> {
   return pulumi.all([integrationId, userId]).apply(async ([integration, user]) => {
     if (typeof integration === "string" && typeof user === "string") {
@@ -75,7 +75,7 @@ export function ownedIntegration(
   integrationId: pulumi.Input<string>,
   kind: "IntegrationMembers" | "IntegrationEntitlement",
   name: string,
-  instance: object = {},
+  instance: object,
 ): pulumi.Output<string> {
   return pulumi.output(integrationId).apply(async (value) => {
     if (typeof value !== "string") return value;

@@ -19,9 +19,9 @@ function settled<T>(output: pulumi.Output<T>): Promise<T> {
 describe("one owner per user and membership, per program run", () => {
   it("forgets a finished program's declarations: the next program may declare the same user under another name", async () => {
     await newProgram();
-    await expect(settled(ownedEmail("ann@example.com", "ann-v1"))).resolves.toBe("ann@example.com");
+    await expect(settled(ownedEmail("ann@example.com", "ann-v1", {}))).resolves.toBe("ann@example.com");
     await newProgram();
-    await expect(settled(ownedEmail("ann@example.com", "ann-v2"))).resolves.toBe("ann@example.com");
-    await expect(settled(ownedIntegration("integration-1", "IntegrationMembers", "members-v2"))).resolves.toBe("integration-1");
+    await expect(settled(ownedEmail("ann@example.com", "ann-v2", {}))).resolves.toBe("ann@example.com");
+    await expect(settled(ownedIntegration("integration-1", "IntegrationMembers", "members-v2", {}))).resolves.toBe("integration-1");
   });
 });

@@ -29,6 +29,9 @@ export class LookupSession {
   readonly #client: WorkspaceAccessClient;
   readonly #calls = new Map<string, Promise<unknown>>();
   readonly #window = new BatchWindow(LOOKUP_BATCH_WINDOW_MS, () => systemClock);
+  /** The workspace's users, and its integrations, listed at a page size. */
+  readonly #usersAt: ListAt<User> = (pageSize) => this.#client.users.list({ pageSize });
+  readonly #integrationsAt: ListAt<Integration> = (pageSize) => this.#client.integrations.list({ pageSize });
 
   constructor(client: WorkspaceAccessClient) {
     this.#client = client;
@@ -42,36 +45,33 @@ export class LookupSession {
 
   /** Every user of the workspace, or those whose name or email contains `search` (the API's `filter`): one proven listing per run. */
   users(search?: string): Promise<User[]> {
-    const options = search === undefined ? {} : { filter: search };
-    const key = search === undefined ? "users" : `users?filter=${search}`;
-    return this.#proven(key, "users", (pageSize) => this.#client.users.list({ ...options, pageSize }));
+    if (search === undefined) return this.#proven("users", "users", this.#usersAt);
+    return this.#proven(`users?filter=${search}`, "users", (pageSize) => this.#client.users.list({ filter: search, pageSize }));
   }
 
   /** Every user as one listing has them: proof of presence only (a user it misses may be there: {@link users} decides that). */
   async listedUsers(): Promise<User[]> {
-    return [...(await this.#listing("users", (pageSize) => this.#client.users.list({ pageSize }))).values()];
+    return [...(await this.#listing("users", this.#usersAt)).values()];
   }
 
   /** A user by id, or `undefined`: lookups by id that arrive together share a listing (presence); a lone one, or one it misses, is one `GET`. */
   user(id: string): Promise<User | undefined> {
     return this.#call(`user:${idOf(id)}`, async () => {
       const shared = this.#calls.has("users") || (await this.#window.join()) > 1 || this.#calls.has("users");
-      const listed = shared ? await this.#listing("users", (pageSize) => this.#client.users.list({ pageSize })) : undefined;
+      const listed = shared ? await this.#listing("users", this.#usersAt) : undefined;
       return listed?.get(idOf(id)) ?? unlessNotFound(this.#client.users.get(id));
     });
   }
 
   /** Every integration of the workspace: one proven listing per run. */
   allIntegrations(): Promise<Integration[]> {
-    return this.#proven("integrations", "integrations", (pageSize) => this.#client.integrations.list({ pageSize }));
+    return this.#proven("integrations", "integrations", this.#integrationsAt);
   }
 
   /** An integration by id, or `undefined`: from the listing when it was taken (presence), else one `GET`. */
   integration(id: string): Promise<Integration | undefined> {
     return this.#call(`integration:${idOf(id)}`, async () => {
-      const listed = this.#calls.has("integrations")
-        ? await this.#listing("integrations", (pageSize) => this.#client.integrations.list({ pageSize }))
-        : undefined;
+      const listed = this.#calls.has("integrations") ? await this.#listing("integrations", this.#integrationsAt) : undefined;
       return listed?.get(idOf(id)) ?? unlessNotFound(this.#client.integrations.get(id));
     });
   }
