@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { collect, JobFailedError, JobTimeoutError } from "../../src/client";
-import { StubServer, stubClient } from "../conformance/harness";
+import { withStub } from "../conformance/harness";
 import { MIN_FIRST_POLL_MS, PROBE_POLL_MS } from "../../src/client/jobs";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
 import { clientFor, emulator, rejection } from "../support/fixtures";
@@ -157,18 +157,13 @@ describe("waiting for jobs", () => {
   });
 
   it("says so when the last status is one the contract does not list, instead of promising the job may finish", async () => {
-    const stub = await StubServer.start();
-    const client = stubClient(stub);
-    try {
+    await withStub(async (stub, client) => {
       const id = "0b7c2d4e-0000-4000-8000-0000000000c1";
       stub.reply = { status: 200, body: { data: { id, type: "job", attributes: { status: "cancelled" } }, links: {}, meta: {} } };
       const error = await rejection(client.jobs.wait(id, { timeoutMs: 2000 }));
       expect(JobTimeoutError.isInstance(error)).toBe(true);
       expect(error.message).toContain("(last status: cancelled). That status is not one the contract lists");
       expect(error.message).not.toContain("It may still finish");
-    } finally {
-      await client.close();
-      await stub.close();
-    }
+    });
   });
 });

@@ -1,46 +1,33 @@
 import { describe, expect, it } from "vitest";
 import { collect, ConflictError, NotFoundError } from "../../src/client";
 import { clientFor, emulator, rejection } from "../support/fixtures";
-import { StubServer, stubClient } from "../conformance/harness";
+import { withStub } from "../conformance/harness";
 
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe", role: "workspace_login_only" };
 
 describe("users.list", () => {
   it("fails naming links.next when the service links to something that is not a URL", async () => {
-    const stub = await StubServer.start();
-    const client = stubClient(stub);
-    try {
+    await withStub(async (stub, client) => {
       const record = { id: "00000000-0000-4000-8000-0000000000f2", type: "user", attributes: { email: "b@example.com" } };
       stub.reply = { status: 200, body: { data: [record], links: { next: "http://[bad/api/v1/users?page%5Bnumber%5D=2" }, meta: {} } };
       const error = await rejection(collect(client.users.list()));
       expect(error).toMatchObject({ field: "links.next" });
       expect(error.message).toContain("answered a links.next that is not a URL");
-    } finally {
-      await client.close();
-      await stub.close();
-    }
+    });
   });
 
   it("ends a list whose pages past the end repeat the last one, each linking to one more, naming links.next", async () => {
-    const stub = await StubServer.start();
-    const client = stubClient(stub);
-    try {
+    await withStub(async (stub, client) => {
       const record = { id: "00000000-0000-4000-8000-0000000000f1", type: "user", attributes: { email: "a@example.com" } };
-      // A service clamping page numbers past the end: page N answers the last page, linking to N + 1, forever.
-      stub.reply = { status: 200, body: { data: [record], links: { next: "/api/v1/users?page%5Bnumber%5D=2" }, meta: {} } };
-      for (let n = 2; n < 50; n++) {
-        const next = `/api/v1/users?page%5Bnumber%5D=${n + 1}`;
-        stub.queue.push({ status: 200, body: { data: [record], links: { next }, meta: {} } });
+      // A service clamping page numbers past the end: page N answers the last page again, linking to N + 1, forever.
+      for (let n = 1; n < 50; n++) {
+        stub.queue.push({ status: 200, body: { data: [record], links: { next: `/api/v1/users?page%5Bnumber%5D=${n + 1}` }, meta: {} } });
       }
-      stub.queue.unshift({ status: 200, body: { data: [record], links: { next: "/api/v1/users?page%5Bnumber%5D=2" }, meta: {} } });
       const error = await rejection(collect(client.users.list()));
       expect(error).toMatchObject({ field: "links.next" });
       expect(error.message).toContain("answered a page of records it had served already, with a links.next");
       expect(stub.requests.length).toBe(3);
-    } finally {
-      await client.close();
-      await stub.close();
-    }
+    });
   });
 
   it("returns 250 users with page size 100 exactly once, following links.next", async () => {
@@ -118,9 +105,7 @@ describe("users.list", () => {
   });
 
   it("reads one page at a time when page 2's link does not number page 3 as page 1's numbered page 2, however large the total", async () => {
-    const stub = await StubServer.start();
-    const client = stubClient(stub);
-    try {
+    await withStub(async (stub, client) => {
       const record = (i: number) => ({
         type: "user",
         id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
@@ -140,10 +125,7 @@ describe("users.list", () => {
       const users = await collect(client.users.list({ pageSize: 100 }));
       expect(users.map((u) => u.email)).toEqual(["u1@x.example", "u2@x.example", "u3@x.example", "u4@x.example"]);
       expect(stub.requests.map((r) => r.path)).toEqual(["/api/v1/users?page%5Bsize%5D=100", ...links]);
-    } finally {
-      await client.close();
-      await stub.close();
-    }
+    });
   });
 
   it("sends the filter and finds a user by email case-insensitively", async () => {

@@ -219,6 +219,18 @@ export function stubClient(stub: StubServer): WorkspaceAccessClient {
   });
 }
 
+/** Runs `test` with a new stub and its {@link stubClient}, both closed after. */
+export async function withStub<T>(test: (stub: StubServer, client: WorkspaceAccessClient) => Promise<T>): Promise<T> {
+  const stub = await StubServer.start();
+  const client = stubClient(stub);
+  try {
+    return await test(stub, client);
+  } finally {
+    await client.close();
+    await stub.close();
+  }
+}
+
 /** A one-line summary of a validation, for assertion messages. */
 export function describeCheck(check: AnswerCheck): string {
   return `${check.schema}: ${check.valid ? "valid" : check.errors.join("; ")}`;
