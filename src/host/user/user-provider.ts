@@ -176,16 +176,12 @@ export const provider = providerOf<Props, UserOutputs>({
     }
     await ctx.withWrite(async () => {
       const { client } = ctx.connection();
-      if (props?.deleteOnDestroy !== true) {
-        // The state's role may be old: someone may have made the user an owner since, whom only the opt-in deletes.
-        const user = await unlessNotFound(client.users.get(id));
-        if (!user) return;
-        if (user.role === OWNER_ROLE) {
-          ctx.warn(leftInWorkspace(id, user.email ?? props?.email, OWNER));
-          return;
-        }
+      // Only the opt-in deletes an owner, even one made since the last refresh.
+      if (props?.deleteOnDestroy === true) await unlessNotFound(client.users.delete(id));
+      else {
+        const owner = await deleteUnlessOwner(client, id);
+        if (owner) ctx.warn(leftInWorkspace(id, owner.email ?? props?.email, OWNER));
       }
-      await unlessNotFound(client.users.delete(id));
     });
   },
 });
@@ -246,6 +242,18 @@ async function imported(ctx: ProviderContext, id: string, inputs: UserInputs): P
 /** The role of a workspace owner, whom a `User`'s delete leaves unless `deleteOnDestroy`, and a `WorkspaceUsers` removal always. */
 export const OWNER_ROLE = "workspace_owner";
 const OWNER = "it is a workspace owner";
+
+/**
+ * Deletes user `id` unless the service has them as a workspace owner now (the state's role may be old: someone may have
+ * made them one since): the owner's record when left, else `undefined` (deleted, or gone already). `User`'s delete and a
+ * `WorkspaceUsers` removal both go through here.
+ */
+export async function deleteUnlessOwner(client: WorkspaceAccessClient, id: string): Promise<User | undefined> {
+  const now = await unlessNotFound(client.users.get(id));
+  if (now?.role === OWNER_ROLE) return now;
+  if (now) await unlessNotFound(client.users.delete(id));
+  return undefined;
+}
 
 /** Why a delete leaves the user (what the stack adopted existed before it, an owner holds the workspace); undefined: it may delete it. */
 function keptReason(props: UserOutputs | undefined): string | undefined {

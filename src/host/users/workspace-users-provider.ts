@@ -34,7 +34,16 @@ import { type WorkspaceUserInputs, workspaceUsersInputs } from "../../shared/wor
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { type ListedUser, listUsers } from "../read-cache";
 import { userKey } from "../takeovers";
-import { changedUserProperties, createUser, managedOf, managedValues, OWNER_ROLE, replaceUser, takeOver } from "../user/user-provider";
+import {
+  changedUserProperties,
+  createUser,
+  deleteUnlessOwner,
+  managedOf,
+  managedValues,
+  OWNER_ROLE,
+  replaceUser,
+  takeOver,
+} from "../user/user-provider";
 import { withHints } from "../../shared/hints";
 
 /** What a `WorkspaceUsers` stores: its users and their ids, both keyed by email in lower case. */
@@ -155,12 +164,8 @@ async function release(ctx: ProviderContext, users: Array<[string, WorkspaceUser
       left.push(user.email);
       return;
     }
-    const { client } = ctx.connection();
     try {
-      // The state's role may be old: someone may have made the user an owner since.
-      const now = await unlessNotFound(client.users.get(user.id));
-      if (now?.role === OWNER_ROLE) left.push(user.email);
-      else if (now) await unlessNotFound(client.users.delete(user.id));
+      if (await deleteUnlessOwner(ctx.connection().client, user.id)) left.push(user.email);
     } catch (error) {
       if (InvalidResponseError.isInstance(error))
         error.message +=
