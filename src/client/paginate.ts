@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { contractIssue, InvalidResponseError } from "./errors";
+import { idOf } from "./ids";
 import { redactError } from "./redact";
 import type { HttpTransport, RequestSpec } from "./transport";
 import { type Schemas, schemas } from "./schemas";
@@ -75,8 +76,10 @@ export async function* paginate<T extends z.ZodType, R>(
     let fresh = spec === first;
     for (const item of data.data) {
       const rawId = item && typeof item === "object" ? (item as { id?: unknown }).id : undefined;
-      if (!served.has(rawId)) fresh = true;
-      served.add(rawId);
+      // Ids in their one form: a record answered again in another case is not new.
+      const servedId = typeof rawId === "string" ? idOf(rawId) : rawId;
+      if (!served.has(servedId)) fresh = true;
+      served.add(servedId);
       const parsed = record.safeParse(item);
       if (parsed.success) {
         yield map(parsed.data);
