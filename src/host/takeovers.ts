@@ -1,6 +1,10 @@
 /**
- * The keys of what a create in this deployment (one host process) took over (`ctx.takeovers`): a user or membership that existed.
- * A resource replaced create-before-delete by one managing the same (a rename without an alias) must not undo it on delete.
+ * The keys of the records resources of this deployment (one host process) took over (`ctx.takeovers`): a user or a membership
+ * that existed. A resource replaced by one managing the same record (a rename without an alias, the new one adopting) must not
+ * undo it on delete, whether that delete comes in the same deployment or a later one (it failed, or `up --target` left it out).
+ * So a key is registered by the create that takes the record over, and by the `diff` of every resource whose state says it
+ * adopted the record and that keeps it: the engine diffs each resource of the program before it deletes those the program
+ * left. (`pulumi up --replace` and `destroy` ask no diff: what they delete is decided by the deleted resource's own state.)
  */
 import { idOf } from "../client/ids";
 

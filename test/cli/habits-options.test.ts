@@ -18,7 +18,7 @@ const { users, integrations } = DEFAULT_IDS;
 const person = (name: string, last: string) =>
   `email: "${name}@example.com", firstName: "${name[0]?.toUpperCase()}${name.slice(1)}", lastName: ${last}`;
 
-const program = `${programHeader({ GRACE: users.grace, SLACK: integrations.slack })}
+const program = `${programHeader({ GRACE: users.grace, SLACK: integrations.slack, ALAN: users.alan, YOUTUBE: integrations.youtube })}
 // The workspace's owner, adopted: destroy leaves it.
 new wa.User("ada", { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace", adoptExisting: true });
 new wa.User("bob", { ${person("bob", `config.get("bobLast") ?? "Stone"`)} }, { protect: flag("protect") });
@@ -33,6 +33,12 @@ new wa.User("frank", { ${person("frank", `config.get("frankLast") ?? "Target"`)}
 new wa.User("gina", { ${person("gina", `"Kept"`)}, adoptExisting: flag("ginaAdopt") });
 // An owner the stack creates: destroy leaves it too, unless deleteOnDestroy.
 new wa.User("owen", { ${person("owen", `"Owner"`)}, role: "workspace_owner" });
+// Renamed without an alias when "moved": the new resources adopt what the old ones made.
+const moved = flag("moved");
+new wa.User(moved ? "hal-moved" : "hal", { ${person("hal", `"Moved"`)}, adoptExisting: moved });
+new wa.IntegrationEntitlement(moved ? "alan-youtube-moved" : "alan-youtube", {
+  integrationId: YOUTUBE, userId: ALAN, entitlements: ["VIEWER"], adoptExisting: moved,
+});
 `;
 
 describe.skipIf(!cliAvailable)(
@@ -132,6 +138,21 @@ describe.skipIf(!cliAvailable)(
       const refresh = await h.step((s) => s.refresh("--expect-no-changes"));
       expect(refresh.requests.length).toBeGreaterThan(0);
       expect(refresh.requests.every((r) => r.status !== 401)).toBe(true);
+    });
+
+    it("a rename without an alias, the new resources adopting, then up --target of them: a later up's delete of the old ones leaves the records", async () => {
+      const hal = idOf("hal@example.com");
+      const alanYoutube = () => h.emulator.integrations.members(integrations.youtube).find((m) => m.userId === users.alan);
+      await h.stack.setConfig("habits-options:moved", "true");
+      const targets = [h.urn("User", "hal-moved"), h.urn("IntegrationEntitlement", "alan-youtube-moved")];
+      const adopted = await h.step((s) => s.up(...targets.flatMap((urn) => ["--target", urn])));
+      expect(writesOf(adopted.requests)).toEqual([]);
+      // The old resources are still in the state (not targeted): this up deletes them, in a deployment of its own.
+      const { run, requests } = await h.step((s) => s.up());
+      expect(run.output).toMatch(/2 deleted/);
+      expect(writesOf(requests)).toEqual([]);
+      expect(h.emulator.users.get(hal)).toBeDefined();
+      expect(alanYoutube()).toMatchObject({ entitlements: ["VIEWER"] });
     });
 
     it("retainOnDelete, adoption and owners: destroy deletes what the stack created, and leaves the rest with a warning", async () => {

@@ -1,13 +1,16 @@
 /**
  * A record that existed before the stack (adopted, imported, or someone else's) stays as it is through the paths that are
  * easy to get wrong: a write that only half lands, a refresh in between, a rename whose create half landed, a role change
- * the API can only make by removing the member, an owner promoted since the last refresh. In process, against the emulator.
+ * the API can only make by removing the member, an owner promoted since the last refresh, a rename without an alias whose old
+ * resource is deleted a deployment later. In process, against the emulator.
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator/index";
 import { provider as entitlements } from "../../src/host/entitlement/integration-entitlement-provider";
 import type { IntegrationEntitlementOutputs } from "../../src/host/entitlement/entitlement-state";
+import { provider as members } from "../../src/host/members/integration-members-provider";
 import { provider as users } from "../../src/host/user/user-provider";
+import { provider as workspaceUsers } from "../../src/host/users/workspace-users-provider";
 import type { Props } from "../../src/shared/inputs";
 import { emulator, rejection } from "../support/fixtures";
 import { configureFor } from "../support/provider";
@@ -142,9 +145,11 @@ describe("IntegrationEntitlement: a write that half landed keeps what existed be
     emu.jobs.hangNext(1);
     const renamed = { ...base, entitlements: ["MANAGER"], adoptExisting: true };
     const half = await partial(entitlements.create({ ...(await entitlements.check!({}, renamed)).inputs!, __provider: "p" }));
-    // The next deployment resumes the new resource, then deletes the old one.
+    // The next deployment diffs the new resource, resumes it, then deletes the old one.
     await deployment();
-    await entitlements.update!(half.id, half.properties, (await entitlements.check!(props(half.properties), renamed)).inputs!);
+    const news = (await entitlements.check!(props(half.properties), renamed)).inputs!;
+    expect((await entitlements.diff!(half.id, half.properties, news)).changes).toBe(true);
+    await entitlements.update!(half.id, half.properties, news);
     emu.clearRequests();
     await entitlements.delete!(old.id, old.outs!);
     expect(writes(emu)).toEqual([]);
@@ -214,5 +219,84 @@ describe("User: the delete reads the role now", () => {
     emu.clearRequests();
     await users.delete!(id, outs!);
     expect(writes(emu)).toEqual([]);
+  });
+});
+
+describe("a rename without an alias, the new resource adopting: the old one's delete in a later deployment leaves the record", () => {
+  // What the engine does: the rename's up creates the new resource (it adopts the record) and fails to delete the old one, or
+  // `up --target` leaves the old one out. A later up diffs every resource of the program, then deletes the old one.
+  const hal = { email: "hal@example.com", firstName: "Hal", lastName: "Moved" };
+  const katherine = { integrationId: youtube, userId: ids.katherine, entitlements: ["VIEWER"] };
+  const oldUser = async () => users.create((await users.check!({}, hal)).inputs!);
+  const oldMembership = async () => entitlements.create((await entitlements.check!({}, katherine)).inputs!);
+
+  it("User to User: no DELETE; a deployment that no longer declares the new one deletes", async () => {
+    const { emu, deployment } = await setup();
+    const old = await oldUser();
+    await deployment();
+    const declared = (await users.check!({}, { ...hal, adoptExisting: true })).inputs!;
+    const renamed = await users.create(declared);
+    expect(renamed.outs!.adopted).toBe(true);
+    await deployment();
+    expect((await users.diff!(renamed.id, renamed.outs!, declared)).changes).toBe(false);
+    emu.clearRequests();
+    await users.delete!(old.id, old.outs!);
+    expect(writes(emu)).toEqual([]);
+    expect(emu.users.get(old.id)).toBeDefined();
+    // Only a resource the program declares keeps it: not diffed (dropped from the program), the old resource's delete deletes.
+    await deployment();
+    await users.delete!(old.id, old.outs!);
+    expect(writes(emu)).toEqual([`DELETE /users/${old.id}`]);
+  });
+
+  it("User to WorkspaceUsers: no DELETE", async () => {
+    const { emu, deployment } = await setup();
+    const old = await oldUser();
+    await deployment();
+    const declared = { users: { "hal@example.com": hal } };
+    const set = await workspaceUsers.create(declared);
+    await deployment();
+    expect((await workspaceUsers.diff!(set.id, set.outs!, declared)).changes).toBe(false);
+    emu.clearRequests();
+    await users.delete!(old.id, old.outs!);
+    expect(writes(emu)).toEqual([]);
+    expect(emu.users.get(old.id)).toBeDefined();
+  });
+
+  it("IntegrationEntitlement to IntegrationEntitlement: no removal", async () => {
+    const { emu, deployment } = await setup();
+    const old = await oldMembership();
+    await deployment();
+    const declared = (await entitlements.check!({}, { ...katherine, adoptExisting: true })).inputs!;
+    const renamed = await entitlements.create(declared);
+    expect(renamed.outs!.adopted).toBe(true);
+    await deployment();
+    expect((await entitlements.diff!(renamed.id, renamed.outs!, declared)).changes).toBe(false);
+    emu.clearRequests();
+    await entitlements.delete!(old.id, old.outs!);
+    expect(writes(emu)).toEqual([]);
+    expect(memberOf(emu, ids.katherine)).toMatchObject({ entitlements: ["VIEWER"] });
+  });
+
+  it("IntegrationEntitlement to IntegrationMembers: no removal while the set declares the member; removed once it drops them", async () => {
+    const { emu, deployment } = await setup();
+    const old = await oldMembership();
+    await deployment();
+    const declared = (await members.check!({}, { integrationId: youtube, members: [{ userId: ids.katherine, entitlements: ["VIEWER"] }] }))
+      .inputs!;
+    const set = await members.create(declared);
+    expect(set.outs!.adoptedMembers).toEqual([ids.katherine]);
+    await deployment();
+    expect((await members.diff!(set.id, set.outs!, declared)).changes).toBe(false);
+    emu.clearRequests();
+    await entitlements.delete!(old.id, old.outs!);
+    expect(writes(emu)).toEqual([]);
+    expect(memberOf(emu, ids.katherine)).toBeDefined();
+    // The set no longer declares them: it keeps no claim, and the old resource's delete removes the membership it made.
+    await deployment();
+    const dropped = (await members.check!(props(set.outs!), { integrationId: youtube, members: [] })).inputs!;
+    await members.diff!(set.id, set.outs!, dropped);
+    await entitlements.delete!(old.id, old.outs!);
+    expect(writes(emu)).toEqual([`DELETE /integrations/${youtube}/users/${ids.katherine}`]);
   });
 });

@@ -86,7 +86,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     return { inputs, failures };
   },
 
-  async diff(_ctx, _id, olds, news) {
+  async diff(ctx, _id, olds, news) {
     const diff = diffEntitlement(olds, news);
     // A role changes by removing the member first, which this resource never does to a membership it adopted: a replacement
     // would leave the member, then fail to invite them, the old state gone. Refused before anything is sent.
@@ -94,6 +94,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     if (diff.deleteBeforeReplace && olds.adopted === true && olds.deleteOnDestroy !== true && !isUnknown(newRole)) {
       throw new ConfigurationError(adoptedRoleChange(olds, String(newRole)), "role");
     }
+    // An adopted membership this resource keeps: the delete of a resource it replaced under another name leaves it (`takeovers.ts`).
+    if (olds.adopted === true && !diff.replaces?.length) ctx.takeovers.add(memberKey(olds.integrationId, olds.userId));
     return diff;
   },
 
@@ -166,9 +168,6 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     if (!diffEntitlement(olds, { ...news, deleteOnDestroy: olds.deleteOnDestroy }).changes && optInChanged(olds, news)) {
       return { outs: { ...kept, ...optIn(inputs.deleteOnDestroy), adopted } };
     }
-    // An adopted membership this resource manages: the delete of a resource it replaced, in this deployment, must leave it (as
-    // after a create that took it over; here a rename whose create only half landed in an earlier up).
-    if (adopted) ctx.takeovers.add(memberKey(inputs.integrationId, inputs.userId));
     // What a write left in flight records (the state's own record kept): the next up resumes it.
     const before = { lastJobId: olds.lastJobId ?? null, adopted, email: olds.email, status: olds.status };
     return ctx.withWrite(

@@ -18,6 +18,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, NotFoundError } from "../../client";
 import { idOf, sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
+import { isUnknown } from "../../shared/unknown";
 import { IMPORT_ID, type IntegrationMembersInputs, integrationMembersInputs, type Props, optIn } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { waitForPending } from "../membership/partial-write";
@@ -182,6 +183,15 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   }
 }
 
+/** Of `ids`, those the program still declares (all while its members are not known yet: a delete then leaves, never removes). */
+function kept(ids: readonly string[], news: Props): readonly string[] {
+  if (!Array.isArray(news.members)) return ids;
+  const declared = news.members.map((m: { userId?: unknown } | undefined) => m?.userId);
+  if (declared.some((id) => typeof id !== "string" || isUnknown(id))) return ids;
+  const named = new Set(declared.map((id) => idOf(String(id))));
+  return ids.filter((id) => named.has(idOf(id)));
+}
+
 export const provider = providerOf<Props, IntegrationMembersOutputs>({
   async check(ctx, olds, news) {
     const { inputs, failures } = ctx.checkInputs(integrationMembersInputs, news);
@@ -189,8 +199,12 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
     return { inputs, failures };
   },
 
-  async diff(_ctx, _id, olds, news) {
-    return diffMembers(olds, news);
+  async diff(ctx, _id, olds, news) {
+    const diff = diffMembers(olds, news);
+    // The adopted members this resource keeps: the delete of a resource it replaced under another name leaves them (`takeovers.ts`).
+    if (!diff.replaces?.length)
+      for (const userId of kept(olds.adoptedMembers ?? [], news)) ctx.takeovers.add(memberKey(olds.integrationId, userId));
+    return diff;
   },
 
   async create(ctx, news) {

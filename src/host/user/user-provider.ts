@@ -121,7 +121,9 @@ export const provider = providerOf<Props, UserOutputs>({
     return ctx.checkInputs(userInputs, news);
   },
 
-  async diff(_ctx, _id, olds, news) {
+  async diff(ctx, id, olds, news) {
+    // An adopted user this resource keeps: the delete of a resource it replaced under another name leaves it (`takeovers.ts`).
+    if (olds.adopted === true) ctx.takeovers.add(userKey(id));
     // PUT updates every field: no replacement. A forced one deletes first (two users cannot share an email); `import` is not compared.
     const changes = changedUserProperties(olds, news).length > 0 || optInChanged(olds, news);
     return { changes, replaces: [], deleteBeforeReplace: true };

@@ -283,7 +283,13 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
     return checked;
   },
 
-  async diff(_ctx, _id, olds, news) {
+  async diff(ctx, _id, olds, news) {
+    // The adopted users this resource keeps (all while the set is not known yet): the delete of a resource it replaced under
+    // another name leaves them (`takeovers.ts`).
+    const declared = isUnknown(news.users) || typeof news.users !== "object" || news.users === null ? undefined : news.users;
+    for (const [key, user] of Object.entries(olds.users ?? {})) {
+      if (!user.created && (!declared || key in declared)) ctx.takeovers.add(userKey(user.id));
+    }
     return { changes: changedPaths(olds, news).length > 0, replaces: [], deleteBeforeReplace: false };
   },
 
