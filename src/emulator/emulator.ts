@@ -188,6 +188,9 @@ function integrationsOf(store: Store): Emulator["integrations"] {
     removeMember: (integrationId, userId) => {
       store.removeMember(integrationId, userId);
     },
+    remove: (integrationId) => {
+      store.removeIntegration(integrationId);
+    },
   };
 }
 

@@ -212,7 +212,7 @@ export class JobEngine {
     const failure: JobFailure | undefined =
       state.fate.kind === "fail"
         ? { errorDetails: state.fate.errorDetails, response: { message: "The automation failed (injected by the emulator)." } }
-        : state.run();
+        : runSafely(state.run);
     if (failure === undefined) {
       this.#setStatus(state, "finished");
       return;
@@ -220,5 +220,15 @@ export class JobEngine {
     state.row.errorDetails = { ...failure.errorDetails };
     state.row.response = failure.response ?? {};
     this.#setStatus(state, "error");
+  }
+}
+
+/** A job's work; one that throws (an emulator fault) ends the job in `error`, never stuck `running` or crashing a timer. */
+function runSafely(run: () => JobFailure | undefined): JobFailure | undefined {
+  try {
+    return run();
+  } catch (error) {
+    const message = `The emulator failed to run the job: ${error instanceof Error ? error.message : String(error)}`;
+    return { errorDetails: { errorType: "emulator_error", userRequired: false }, response: { message } };
   }
 }

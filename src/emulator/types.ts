@@ -346,6 +346,8 @@ export interface EmulatorIntegrations {
   ): void;
   /** A no-op when the user is not a member. */
   removeMember(integrationId: string, userId: string): void;
+  /** Deletes an integration and its memberships (someone removed it in the service); a job of a write to it then ends in error. */
+  remove(integrationId: string): void;
 }
 
 /** What an invitation job naming a user whose invitation fails does with the other users (see `EmulatorJobs.failInvitesOf`). */

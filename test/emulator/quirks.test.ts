@@ -142,6 +142,25 @@ describe("shiftPages", () => {
     expect(after.filter((id) => !listed.has(id))).toHaveLength(1);
   });
 
+  it("never removes an integration a write named: its job ends; one a test deleted meanwhile ends in error, not a stuck job", async () => {
+    const e = await start({ world: "adversarial", quirks: { repeatRecords: false, upperCaseIds: false } });
+    const other = ADVERSARIAL_IDS.otherAdminIntegration;
+    const invite = (userId: string) =>
+      call(e, "POST", `integrations/${other}/users`, {
+        body: { data: { type: "invite_tenant_users", attributes: { role: "account_collaborator", entitlements: [], userIds: [userId] } } },
+      });
+    const job = at((await invite(POPULATED_IDS.users.plain)).json, "data", "id");
+    for (const page of [1, 2]) await call(e, "GET", `integrations?page%5Bsize%5D=1&page%5Bnumber%5D=${page}`);
+    expect((await call(e, "GET", `integrations/${other}`)).status).toBe(200);
+    expect(at((await call(e, "GET", `jobs/${job}`)).json, "data", "attributes", "status")).toBe("finished");
+    const second = at((await invite(POPULATED_IDS.users.guest)).json, "data", "id");
+    e.integrations.remove(other);
+    const polled = await call(e, "GET", `jobs/${second}`);
+    expect(polled.status).toBe(200);
+    expect(at(polled.json, "data", "attributes", "status")).toBe("error");
+    expect(at(polled.json, "data", "attributes", "errorDetails", "errorType")).toBe("integration_not_found");
+  });
+
   it("insert, in the adversarial world: another admin really adds a member before the page, and the walk lists one twice", async () => {
     const e = await start({ world: "adversarial", quirks: { shiftPages: "insert", repeatRecords: false, upperCaseIds: false } });
     const big = POPULATED_IDS.integrations.big;
