@@ -9,7 +9,7 @@ export type IntegrationRole = "account_owner" | "account_collaborator";
 export function userBody({ email, firstName, lastName, role, isGuest }: UserAttributes, id?: string) {
   // `isGuest` always sent: PUT replaces every writable attribute; the service must not guess.
   const attributes = { email, firstName, lastName, role, isGuest: isGuest ?? false };
-  return { data: { ...(id === undefined ? {} : { id }), type: "user", attributes } };
+  return { data: { ...(id === undefined ? {} : { id: idOf(id) }), type: "user", attributes } };
 }
 
 const refs = (ids: readonly string[]) => ids.map((id) => ({ id }));

@@ -88,13 +88,17 @@ export function applySeed(store: Store, seed: EmulatorSeed): void {
   for (const integration of seed.integrations ?? []) store.addIntegration(integration);
 }
 
-type Shape = Record<string, { type: "string" | "boolean" | "object" | "strings"; required?: boolean; oneOf?: readonly string[] }>;
+type Shape = Record<
+  string,
+  { type: "string" | "boolean" | "object" | "strings"; required?: boolean; nullable?: boolean; oneOf?: readonly string[] }
+>;
 
 const USER_SHAPE: Shape = {
   id: { type: "string" },
   email: { type: "string", required: true },
-  firstName: { type: "string", required: true },
-  lastName: { type: "string", required: true },
+  // Pending and SCIM-provisioned users may have no names yet (the contract): `null`.
+  firstName: { type: "string", required: true, nullable: true },
+  lastName: { type: "string", required: true, nullable: true },
   role: { type: "string" },
   isGuest: { type: "boolean" },
   status: { type: "string", oneOf: ["live", "pending", "disabled"] },
@@ -130,9 +134,10 @@ function checkShape(value: unknown, shape: Shape, at: string, extra: readonly st
     const field = value[key];
     const where = `${at}.${key}`;
     if (field === undefined) {
-      if (rule.required) throw new Error(`${where} is required`);
+      if (rule.required) throw new Error(`${where} is required${rule.nullable ? " (null for none)" : ""}`);
       continue;
     }
+    if (field === null && rule.nullable) continue;
     if (rule.type === "string" && (typeof field !== "string" || field.trim() === ""))
       throw new Error(`${where} must be a non-empty string`);
     if (rule.type === "boolean" && typeof field !== "boolean") throw new Error(`${where} must be true or false`);

@@ -85,11 +85,8 @@ export class EmulatorServer {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const incoming = await receive(req, this.#parts);
     const { record } = incoming;
-    // With ids answered in upper case, a client sends them back so: faults, like the routes, match them in lower case.
-    const lower = this.#parts.world.quirks.upperCaseIds === true;
-    const fault = lower
-      ? this.#parts.faults.take(incoming.method, lowerCaseUuids(record.path), lowerCaseUuidsIn(record.body))
-      : this.#parts.faults.take(incoming.method, record.path, record.body);
+    // Ids compare case-insensitively (the contract): faults, like the routes, match them in lower case.
+    const fault = this.#parts.faults.take(incoming.method, lowerCaseUuids(record.path), lowerCaseUuidsIn(record.body));
     if (fault?.delayMs !== undefined && fault.delayMs > 0) {
       if (!(await this.#delay(fault.delayMs))) return;
     }
@@ -106,7 +103,7 @@ export class EmulatorServer {
       this.#send(res, record, withHeaders(reply, fault));
       return;
     }
-    const reply = this.#answer(this.#process(this.#parts.world.quirks.upperCaseIds === true ? lowerIds(incoming) : incoming), incoming);
+    const reply = this.#answer(this.#process(lowerIds(incoming)), incoming);
     if (fault?.reset === true) {
       // The ambiguous failure: the work is done, the answer never arrives.
       this.#reset(req, record);

@@ -189,8 +189,8 @@ export interface EmulatorQuirks {
    *  are applied or not as `batchInviteFailure` says). */
   inviteExisting?: "conflict" | "merge" | "fail";
   /**
-   * UUIDs (user, integration, job ids) answered in upper case in every body; requests are matched case-insensitively.
-   * Faults match a request's ids in lower case too; the request log keeps the path and body as received.
+   * UUIDs (user, integration, job ids) answered in upper case in every body. With or without it, requests are matched
+   * case-insensitively (the contract), faults too; the request log keeps the path and body as received.
    */
   upperCaseIds?: boolean;
   /** Writes that may answer 204 with no body do (user PUT/DELETE, integration-user writes answer their job as today). */

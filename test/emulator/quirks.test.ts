@@ -316,10 +316,15 @@ describe("upperCaseIds", () => {
     expect(post.status).toBe(500);
   });
 
-  it("is off by default: an upper-case id is another id", async () => {
+  it("is off by default: ids are answered in lower case, and matched in any case (the contract compares them so)", async () => {
     const e = await start({ seed: hexSeed() });
-    expect((await call(e, "GET", `users/${HEX.cy.toUpperCase()}`)).status).toBe(404);
+    expect(at((await call(e, "GET", `users/${HEX.cy.toUpperCase()}`)).json, "data", "id")).toBe(HEX.cy);
     expect(at((await call(e, "GET", `users/${HEX.cy}`)).json, "data", "id")).toBe(HEX.cy);
+    // A PUT whose data.id is the path's in another case is the same user, not a conflict.
+    const user = e.users.get(HEX.cy)!;
+    const attributes = { email: user.email, firstName: "Cy", lastName: "Case", role: "workspace_login_only" };
+    const put = await call(e, "PUT", `users/${HEX.cy}`, { body: { data: { type: "user", id: HEX.cy.toUpperCase(), attributes } } });
+    expect(put.status).toBe(200);
   });
 });
 

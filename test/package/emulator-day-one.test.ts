@@ -125,6 +125,16 @@ describe("--seed", () => {
     expect(() => parseSeed(seed)).toThrow(message);
   });
 
+  it("takes a user with no names yet (null), as the service serves pending and SCIM-provisioned users", async () => {
+    const seed = parseSeed({ users: [{ email: "scim@example.com", firstName: null, lastName: null, status: "pending" }] });
+    const emulator = await startEmulator({ seed });
+    try {
+      expect(emulator.users.findByEmail("scim@example.com")).toMatchObject({ firstName: null, lastName: null });
+    } finally {
+      await emulator.close();
+    }
+  });
+
   it("a bad file stops the command with the file and the field named", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pwa-seed-"));
     try {
