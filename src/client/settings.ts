@@ -110,6 +110,9 @@ function buildFields(z: typeof Z) {
     const key = value as string;
     // Keys are opaque tokens: a space or line break is a copy-paste accident (and could not be sent).
     if (/[\s\p{Cc}]/u.test(key)) issue(ctx, "contains spaces or control characters: check how it was copied");
+    // A header carries Latin-1 at most: the key could not be sent.
+    else if ([...key].some((c) => c.codePointAt(0)! > 0xff))
+      issue(ctx, "contains characters a header cannot carry: check how it was copied");
     else if (key.length < MIN_API_KEY_LENGTH) {
       issue(ctx, `is too short to be a workspace API key (fewer than ${MIN_API_KEY_LENGTH} characters): check how it was copied`);
     }

@@ -145,8 +145,9 @@ export class EntitlementCatalogue {
       }
       return Promise.resolve(undefined);
     }
-    const offered = this.#catalogues.get(integrationId) ?? this.#read(client, integrationId);
-    this.#catalogues.set(integrationId, offered);
+    const key = idOf(integrationId);
+    const offered = this.#catalogues.get(key) ?? this.#read(client, integrationId);
+    this.#catalogues.set(key, offered);
     return offered;
   }
 

@@ -138,24 +138,37 @@ export type Props = Record<string, unknown>;
 export type CheckFailure = pulumi.dynamic.CheckFailure;
 
 /**
- * What `check` returns for `news` against `schema`: every failure with its property (`entitlements[1]`), values the preview
- * does not know yet skipped; the inputs, the schema's output once every value is known and valid, else as given without `undefined`s.
+ * What `check` returns for `news` against `schema`: every failure with its property (`entitlements[1]`), except those about a
+ * value the preview does not know yet (`userId: alice.id` before alice exists: checked when it arrives), wherever it sits; the
+ * other members' and users' values are checked around it. A property given as `null` is not set, as one left out. The inputs:
+ * the schema's output once every value is known and valid, else as given without `undefined`s or `null`s.
  */
 export function checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; failures: CheckFailure[]; parsed: boolean } {
-  const { __provider: _, ...inputs } = news;
-  const known = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== undefined && v !== null && !containsUnknown(v)));
-  // Fields not known yet (wholly or in part) are present, just unknown: checked when the real values arrive.
-  const pending = Object.keys(schema.shape).filter((key) => containsUnknown(inputs[key]));
-  const omitted = pending.length > 0 ? schema.omit(Object.fromEntries(pending.map((key) => [key, true])) as Record<string, true>) : schema;
-  const result = omitted.safeParse(known);
-  const failures = (result.error?.issues ?? []).map((issue) => ({
-    property: propertyOf(issue),
-    reason: issue.code === "unrecognized_keys" ? unknownKeysReason(issue.keys, schema) : issue.message,
-  }));
-  // With every value known and given, that parse was of the inputs whole (one pass over a list of 1,000 members).
-  const whole =
-    Object.keys(known).length === Object.keys(inputs).length ? result : containsUnknown(inputs) ? undefined : schema.safeParse(inputs);
-  return { inputs: whole?.success ? (whole.data as Props) : defined(inputs), failures, parsed: whole?.success === true };
+  const { __provider: _, ...given } = news;
+  const inputs = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined && v !== null));
+  const result = schema.safeParse(inputs);
+  const unknown = !result.success && containsUnknown(inputs);
+  const failures = (result.error?.issues ?? [])
+    .filter((issue) => !unknown || !aboutUnknown(issue, inputs))
+    .map((issue) => ({
+      property: propertyOf(issue),
+      reason: issue.code === "unrecognized_keys" ? unknownKeysReason(issue.keys, schema) : issue.message,
+    }));
+  const parsed = result.success && !containsUnknown(inputs);
+  return { inputs: parsed ? (result.data as Props) : inputs, failures, parsed };
+}
+
+/** Whether a failure is about a value not known yet: the value at its path is, holds one, or sits inside one. */
+function aboutUnknown(issue: z.core.$ZodIssue, inputs: Props): boolean {
+  // A key the schema does not have is wrong whatever its value.
+  if (issue.code === "unrecognized_keys") return false;
+  let value: unknown = inputs;
+  for (const key of issue.path) {
+    if (isUnknown(value)) return true;
+    if (typeof value !== "object" || value === null) return false;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return containsUnknown(value);
 }
 
 /** Whether two JSON-like values are equal, keys in any order and a key whose value is `undefined` taken as absent. */
@@ -174,7 +187,10 @@ function propertyOf(issue: z.core.$ZodIssue): string {
   // An unknown key is named where it is: `extra`, or `members[0].extra` inside a list.
   const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0] ?? ""] : issue.path;
   const [head, ...rest] = path;
-  return String(head ?? "") + rest.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
+  // As Pulumi writes a property path: a key that is not a name (an email) quoted, `users["ann@example.com"].firstName`.
+  const step = (p: PropertyKey) =>
+    typeof p === "number" ? `[${p}]` : /^[A-Za-z_$][\w$]*$/.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(String(p))}]`;
+  return String(head ?? "") + rest.map(step).join("");
 }
 
 function unknownKeysReason(keys: readonly string[], schema: z.ZodObject): string {

@@ -61,6 +61,16 @@ describe("keys in the wrong place", () => {
   it("refuses a key with a line break before anything is sent", () => {
     expect(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: "wa_key\nnext" })).toThrow(/control characters/);
   });
+
+  it("refuses a key a header cannot carry (beyond Latin-1), without echoing it; a Latin-1 one is taken", () => {
+    const key = "wa_secret_\u043a\u043b\u044e\u0447_ABCDEFGH";
+    const error = thrown(() => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: key }));
+    expect((error as Error).message).toMatch(/^apiKey contains characters a header cannot carry/);
+    expect(String(error)).not.toContain(key);
+    expect(
+      () => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: "wa_secret_\u00e9t\u00e9_ABCDEFGH" }),
+    ).not.toThrow();
+  });
 });
 
 describe("issues as data", () => {

@@ -85,6 +85,13 @@ describe("check against the catalogue", () => {
     expect(emu.requests).toEqual([]);
   });
 
+  it("reads a catalogue once whatever the case its integration id is written in", async () => {
+    const emu = await setup();
+    await provider.check!({}, { ...base, entitlements: ["EDITOR"] });
+    await provider.check!({}, { ...base, integrationId: base.integrationId.toUpperCase(), entitlements: ["EDITOR"] });
+    expect(emu.requests.filter((r) => r.path.endsWith("/entitlements"))).toHaveLength(1);
+  });
+
   it("reads each integration's catalogue once for all resources, moved and changed ones included", async () => {
     const emu = await setup();
     const checks = [];

@@ -41,7 +41,7 @@ describe("check and diff", () => {
   it("names a bad user by its key and refuses import, with no request", async () => {
     const { emu } = await world();
     const { failures } = wire(await provider.check!({}, { ...setOf({ ...ann, firstName: "" }), __importId: "x" }));
-    expect(failures?.map((f) => f.property)).toEqual(["users.ann@example.com.firstName", "import"]);
+    expect(failures?.map((f) => f.property)).toEqual(['users["ann@example.com"].firstName', "import"]);
     expect(failures?.[1]?.reason).toContain("no id of its own to import");
     expect(emu.requests).toEqual([]);
   });

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { describe, expect, it } from "vitest";
 import {
   checkInputs,
@@ -7,6 +8,8 @@ import {
   sameSet,
   userInputs,
 } from "../../src/shared/inputs";
+import { UNKNOWN } from "../../src/shared/unknown";
+import { workspaceUsersInputs } from "../../src/shared/workspace-users-inputs";
 
 const INTEGRATION = "D538422E-B135-4EE0-8393-54EECBCB4A07";
 
@@ -53,6 +56,62 @@ describe("the input schemas' outputs: the types of the inputs after check", () =
       checkInputs(integrationMembersInputs, { integrationId: INTEGRATION, members: [{ userId: "u", entitlements: ["A"], role: "boss" }] })
         .failures,
     ).toEqual([{ property: "members[0].role", reason: "role must be one of account_owner, account_collaborator" }]);
+  });
+});
+
+describe("check during a preview: a value not known yet hides no failure of the others", () => {
+  it("an IntegrationMembers: one member's userId unknown, another's bad, a third's role bad: both named", () => {
+    const { failures, parsed } = checkInputs(integrationMembersInputs, {
+      integrationId: INTEGRATION,
+      members: [
+        { userId: UNKNOWN, entitlements: ["VIEWER"] },
+        { userId: "bad/id", entitlements: [] },
+        { userId: "ok", entitlements: ["VIEWER"], role: "owner" },
+        { userId: UNKNOWN, entitlements: [UNKNOWN] },
+      ],
+    });
+    expect(failures.map((f) => f.property)).toEqual(["members[1].userId", "members[1].entitlements", "members[2].role"]);
+    expect(parsed).toBe(false);
+  });
+
+  it("a WorkspaceUsers: one user's email unknown, another's firstName empty: named", () => {
+    const { failures } = checkInputs(workspaceUsersInputs, {
+      users: {
+        "ann@example.com": { email: UNKNOWN, firstName: "Ann", lastName: "Lee" },
+        "bob@example.com": { email: "bob@example.com", firstName: "", lastName: "Ray" },
+      },
+    });
+    expect(failures.map((f) => f.property)).toEqual(['users["bob@example.com"].firstName']);
+  });
+
+  it("an IntegrationEntitlement: an unknown entitlement beside a bad one; a whole list unknown; an unknown input still named", () => {
+    const check = (news: Record<string, unknown>) =>
+      checkInputs(integrationEntitlementInputs, { integrationId: INTEGRATION, userId: "u", entitlements: ["VIEWER"], ...news }).failures;
+    expect(check({ entitlements: ["VIEWER", UNKNOWN, "a/b"] }).map((f) => f.property)).toEqual(["entitlements[2]"]);
+    expect(check({ entitlements: UNKNOWN, userId: UNKNOWN, integrationId: UNKNOWN })).toEqual([]);
+    expect(check({ entitlements: UNKNOWN, extra: UNKNOWN }).map((f) => f.property)).toEqual(["extra"]);
+  });
+});
+
+describe("check: a property given as null is not set, as one left out", () => {
+  it.each<[string, z.ZodObject, Record<string, unknown>]>([
+    ["a User's role and isGuest", userInputs, { email: "ann@example.com", firstName: "Ann", lastName: "Lee", role: null, isGuest: null }],
+    [
+      "an IntegrationEntitlement's role",
+      integrationEntitlementInputs,
+      { integrationId: INTEGRATION, userId: "u", entitlements: ["A"], role: null },
+    ],
+    [
+      "an IntegrationMembers' removeUnmanaged",
+      integrationMembersInputs,
+      { integrationId: INTEGRATION, members: [], removeUnmanaged: null },
+    ],
+  ])("%s: no failure, and the inputs are the schema's output without it", (_, schema, news) => {
+    const { failures, inputs, parsed } = checkInputs(schema, news);
+    expect(failures).toEqual([]);
+    expect(parsed).toBe(true);
+    expect(Object.values(inputs)).not.toContain(null);
+    expect(inputs).toEqual(schema.parse(Object.fromEntries(Object.entries(news).filter(([, v]) => v !== null))));
   });
 });
 
