@@ -24,7 +24,7 @@ Options:
   --quirk N=V     turn on (or, with the adversarial world, off) a behaviour the contract allows;
                   repeatable: shiftPages=remove|insert|false, repeatRecords=true|false,
                   inviteExisting=conflict|merge|fail, upperCaseIds=true|false,
-                  noContent=true|false, nullFields=true|false
+                  noContent=true|false, nullFields=true|false, openUserRoles=true|false
   --empty         start with no users and no integrations
   --api-key K     the API key to accept (default: a random wa_emu_... key)
   --log-requests  print one line per request answered: method, path, status, milliseconds

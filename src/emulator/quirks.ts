@@ -19,6 +19,7 @@ export const QUIRK_VALUES = {
   upperCaseIds: ["true", "false"],
   noContent: ["true", "false"],
   nullFields: ["true", "false"],
+  openUserRoles: ["true", "false"],
 } as const satisfies Record<keyof EmulatorQuirks, readonly string[]>;
 
 /** Parses one `name=value`; throws naming the allowed names or values. */
@@ -96,7 +97,8 @@ export class ListWalks {
         walk.offset -= 1;
       }
     }
-    if (this.quirks.repeatRecords !== true) return walk.offset;
+    // A page of one record that repeated the last would list it again and again: such pages repeat nothing.
+    if (this.quirks.repeatRecords !== true || page.size < 2) return walk.offset;
     // Records listed twice: every page after the first starts one record early, except the page a
     // shift hit (repeating there would list again the very record the shift made the walk skip).
     const shifted = walk.shiftedPage !== undefined && walk.shiftedPage <= page.number ? 1 : 0;

@@ -181,7 +181,7 @@ export interface EmulatorQuirks {
    * of the integration listed); the integrations list is always simulated for "insert".
    */
   shiftPages?: "remove" | "insert" | false;
-  /** Records listed twice: the first record of each page after the first repeats the last of the page before. */
+  /** Records listed twice: the first record of each page after the first repeats the last of the page before (pages of two or more). */
   repeatRecords?: boolean;
   /** How an invitation (POST /integrations/{id}/users) of someone already a member ends: 409 at once (default, today's
    *  behaviour), a job that finishes merging the invitation into the membership (role and entitlement set replaced by
@@ -195,6 +195,11 @@ export interface EmulatorQuirks {
   upperCaseIds?: boolean;
   /** Writes that may answer 204 with no body do (user PUT/DELETE, integration-user writes answer their job as today). */
   noContent?: boolean;
+  /**
+   * User writes (`POST`/`PUT /users`) take any role, as reads may serve one the public document does not list
+   * (`workspace_billing_admin` in the populated world); without it, only the listed roles (400 otherwise).
+   */
+  openUserRoles?: boolean;
   /** Optional fields answered as null where the contract allows it (names, isGuest, status, labels, entitlement labels). */
   nullFields?: boolean;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/client";
+import { POPULATED_IDS } from "../../src/emulator/index";
 import { provider } from "../../src/host/user/user-provider";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator, expectNoKey, issuedKeys, rejection } from "../support/fixtures";
@@ -325,5 +326,32 @@ describe("settings", () => {
       delete process.env.WORKSPACE_ACCESS_API_KEY;
       delete process.env.WORKSPACE_ACCESS_BASE_URL;
     }
+  });
+});
+
+describe("a user whose role the public document does not list (the populated world's workspace_billing_admin)", () => {
+  // Adopted with another lastName and no role declared: the PUT keeps the user's role, which a service may not take back.
+  async function adoptRenamed(quirks: { openUserRoles?: boolean }) {
+    const emu = await emulator({ world: "populated", quirks });
+    await configureFor(emu);
+    const user = emu.users.get(POPULATED_IDS.users.unknownRole)!;
+    const declared = { email: user.email, firstName: user.firstName, lastName: "Renamed", adoptExisting: true };
+    return { emu, user, write: provider.create((await check(declared)).inputs!) };
+  }
+
+  it("a service that takes back only the listed roles: the refusal says the role was kept, and to declare one", async () => {
+    const { emu, user, write } = await adoptRenamed({});
+    const error = await rejection(write);
+    expect(error.message).toContain("answered 400");
+    expect(error.message).toContain(`kept the user's role "workspace_billing_admin"`);
+    expect(error.message).toContain("Declare role on this resource");
+    expect(emu.users.get(user.id)?.lastName).toBe(user.lastName);
+  });
+
+  it("a service that takes any role it serves (openUserRoles): adopted, the role kept", async () => {
+    const { emu, user, write } = await adoptRenamed({ openUserRoles: true });
+    const { outs } = await write;
+    expect(outs).toMatchObject({ role: "workspace_billing_admin", lastName: "Renamed", adopted: true });
+    expect(emu.users.get(user.id)).toMatchObject({ role: "workspace_billing_admin", lastName: "Renamed" });
   });
 });

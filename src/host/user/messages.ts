@@ -1,11 +1,20 @@
 /** A {@link User}'s long messages: each names the user, what could not be done, and the fix. */
-import type { User } from "../../client";
+import { KNOWN_USER_ROLES, type User } from "../../client";
 
 /** The service's record of `user` has no role, and the program declares none. */
 export function noRoleToKeep(user: Pick<User, "id" | "email">): string {
   return (
     `User ${user.id}${user.email ? ` (${user.email})` : ""}: the service's record has no role (field "data.attributes.role"), ` +
     "and the program declares none, so a PUT could not keep it. Declare role on this resource."
+  );
+}
+
+/** A `PUT` refused after it kept the user's `role`, one the public document does not list, because the program declares none. */
+export function keptRoleRefused(role: string): string {
+  return (
+    ` The PUT kept the user's role "${role}", which the program does not declare and the public document does not list: the ` +
+    `service does not take it back. Declare role on this resource (${KNOWN_USER_ROLES.join(", ")}), or change the user's role ` +
+    "in the service, then refresh."
   );
 }
 

@@ -19,9 +19,19 @@
  * service's value, is never written and never causes a diff.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ConfigurationError, ConflictError, InvalidResponseError, sameEmail, sameId, unlessNotFound, type User } from "../../client";
+import {
+  BadRequestError,
+  ConfigurationError,
+  ConflictError,
+  InvalidResponseError,
+  KNOWN_USER_ROLES,
+  sameEmail,
+  sameId,
+  unlessNotFound,
+  type User,
+} from "../../client";
 import type { UserAttributes, WorkspaceAccessClient } from "../../client";
-import { emailTaken, importedEmailDiffers, leftInWorkspace, noRoleToKeep, noUserToImport } from "./messages";
+import { emailTaken, importedEmailDiffers, keptRoleRefused, leftInWorkspace, noRoleToKeep, noUserToImport } from "./messages";
 import { userKey } from "../takeovers";
 import { DEFAULT_USER_ROLE, defined, IMPORT_ID, type Props, type UserInputs, userInputs, optIn, optInChanged } from "../../shared/inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
@@ -191,7 +201,23 @@ export const provider = providerOf<Props, UserOutputs>({
 /** A `PUT` of the declared attributes: it replaces every attribute, so what the program leaves out is read first and kept. */
 export async function replaceUser(client: WorkspaceAccessClient, id: string, inputs: Attributes): Promise<User> {
   const needsCurrent = inputs.role === undefined || inputs.isGuest === undefined;
-  return client.users.replace(id, attributesOf(inputs, needsCurrent ? await client.users.get(id) : undefined));
+  return put(client, id, inputs, needsCurrent ? await client.users.get(id) : undefined);
+}
+
+/**
+ * The `PUT` of `inputs`, keeping `current`'s optional attributes the program leaves out. One the service refuses (400) when it
+ * kept a role the public document does not list says so, and how to go on: the service may serve a role it does not take back.
+ */
+async function put(client: WorkspaceAccessClient, id: string, inputs: Attributes, current?: User): Promise<User> {
+  try {
+    return await client.users.replace(id, attributesOf(inputs, current));
+  } catch (error) {
+    const kept = inputs.role === undefined ? current?.role : undefined;
+    if (BadRequestError.isInstance(error) && kept && !(KNOWN_USER_ROLES as readonly string[]).includes(kept)) {
+      error.message += keptRoleRefused(kept);
+    }
+    throw error;
+  }
 }
 
 /**
@@ -220,7 +246,7 @@ export async function createUser(
  */
 export async function takeOver(ctx: ProviderContext, existing: User, inputs: Attributes): Promise<User> {
   const held = changedUserProperties(existing, inputs).length === 0;
-  const user = held ? existing : await ctx.connection().client.users.replace(existing.id, attributesOf(inputs, existing));
+  const user = held ? existing : await put(ctx.connection().client, existing.id, inputs, existing);
   ctx.takeovers.add(userKey(user.id));
   return user;
 }
