@@ -13,6 +13,9 @@ import { type LeftOut, LeftOutList } from "./build-left-out";
 import { byKey, integrationBaseName, uniqueNames, userBaseName } from "./names";
 import { oncePerId, type Snapshot, type SnapshotMember, type SnapshotUser } from "./snapshot";
 
+/** The integration id a resource declares: the inputs' rule. */
+const integrationId = integrationEntitlementInputs.shape.integrationId;
+
 const memberKey = (integrationId: string, userId: string) => `${integrationId}\u0000${userId}`;
 
 /** The file's data from a snapshot, and what was left out. `membersOnly` keeps only users with a membership in scope. */
@@ -142,7 +145,17 @@ function buildIntegrations(
   leftOut: LeftOutList,
 ): AccessIntegration[] {
   const listed = new Set<string>();
-  const lists = snapshot.integrations.filter(({ integration: { id } }) => !listed.has(id) && listed.add(id));
+  const lists = snapshot.integrations.filter(({ integration, members }) => {
+    if (listed.has(integration.id)) return false;
+    listed.add(integration.id);
+    // An id no resource can declare (not a UUID): the integration is left out whole, and so are its members.
+    const undeclarable = integrationId.safeParse(integration.id).error?.issues[0]?.message;
+    if (undeclarable === undefined) return true;
+    leftOut.integration({ what: "integration", id: integration.id, integration, reason: undeclarable });
+    for (const m of members)
+      leftOut.member(m.id, exported.get(m.id)?.email ?? m.email, integration, `its integration is left out (${undeclarable})`, m);
+    return false;
+  });
   const names = uniqueNames(lists.map(({ integration: i }) => ({ key: i.id, base: integrationBaseName(i) })));
   const integrations = lists.map(({ integration, members: list }): AccessIntegration => {
     const emailOf = (member: SnapshotMember) => exported.get(member.id)?.email ?? member.email;

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index";
 import { chooseShape } from "../../src/export/project";
 import { runExport } from "../../src/export/run";
-import { options } from "./support";
+import { readAccessFile } from "../../src/export/access-file";
+import { runCheck } from "../../src/export/run-check";
+import { env, options, twoMembers } from "./support";
 
 describe("the export's shape", () => {
   let emulator: Emulator;
@@ -40,5 +42,34 @@ describe("the export's shape", () => {
     expect(read(sets.dir, "index.ts")).toContain("removeUnmanaged: false");
     expect(read(sets.dir, "index.ts")).not.toContain("wa.User(");
     expect(read(sets.dir, "README.md")).toContain("one `WorkspaceUsers` of every user");
+  });
+
+  it("an integration whose id no resource can declare (not a UUID) is left out whole, with its members: the project previews", async () => {
+    const seed = twoMembers();
+    const odd = { id: "github-acme", application: "GitHub", label: "GitHub acme", entitlements: [{ id: "READ" }] };
+    const world = await startEmulator({
+      seed: { ...seed, integrations: [...seed.integrations, { ...odd, users: [{ userId: "u-ann", entitlements: ["READ"] }] }] },
+    });
+    try {
+      const exported = await runExport(options(world, { shape: "sets" }));
+      const access = readAccessFile(path.join(exported.dir, "access.yaml"));
+      // Before, it was written as an IntegrationMembers of no member, whose check refused the id: the preview failed.
+      expect(access.integrations.map((i) => i.id)).not.toContain("github-acme");
+      expect(access.leftOut).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ kind: "integration", id: "github-acme", reason: expect.stringMatching(/must be a UUID/) }),
+          expect.objectContaining({
+            kind: "membership",
+            integration: "github-acme",
+            id: "u-ann",
+            reason: expect.stringMatching(/^its integration is left out/),
+          }),
+        ]),
+      );
+      const check = await runCheck({ out: exported.dir, baseUrl: world.url, env: env(world) });
+      expect(check.changes).toEqual([]);
+    } finally {
+      await world.close();
+    }
   });
 });
