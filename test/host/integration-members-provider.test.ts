@@ -638,3 +638,67 @@ describe("a list is not proof of absence", () => {
     expect(error).not.toHaveProperty("id");
   });
 });
+
+describe("a managed member whose record cannot be read is never a known non-owner", () => {
+  // A was made the integration's only owner since the state recorded them a collaborator; their listed record is unusable.
+  const listPath = `/integrations/${INTEGRATION}/users`;
+  const writes = (emu: Emulator) => emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+  const person = (id: string, name: string) => ({ id, email: `${name}@example.com`, firstName: name, lastName: "Doe" });
+  async function setup() {
+    const emu = await emulator({
+      seed: {
+        users: [person(A, "a"), person(B, "b")],
+        integrations: [
+          {
+            id: INTEGRATION,
+            application: "App",
+            entitlements: [{ id: "VIEWER" }],
+            users: [
+              { userId: A, role: "owner", entitlements: ["VIEWER"] },
+              { userId: B, entitlements: ["VIEWER"] },
+            ],
+          },
+        ],
+      },
+      job: { finishAfterPolls: 1 },
+    });
+    await configureFor(emu);
+    const page = await fetch(new URL(`integrations/${INTEGRATION}/users?page[size]=100`, emu.url), {
+      headers: { "X-API-Key": emu.apiKey },
+    });
+    const listed = (await page.json()) as { data: Array<{ id: string; attributes: Record<string, unknown> }> };
+    for (const record of listed.data) if (record.id === A) record.attributes.email = 42;
+    emu.fault({ method: "GET", path: listPath, body: JSON.stringify(listed), times: 10 });
+    const collaborator = (userId: string) => ({ userId, entitlements: ["VIEWER"], role: "account_collaborator" as const });
+    const state = {
+      integrationId: INTEGRATION,
+      members: [collaborator(A), collaborator(B)],
+      removeUnmanaged: false,
+      unmanagedMembers: [],
+      pendingInvitations: [],
+      declaredRoles: [],
+      adoptedMembers: [],
+    } as IntegrationMembersOutputs;
+    emu.clearRequests();
+    return { emu, state };
+  }
+
+  it("destroy refuses to remove them (they may be the last owner), and removes nobody", async () => {
+    const { emu, state } = await setup();
+    await expect(provider.delete!(INTEGRATION, state)).rejects.toThrow(/owner/);
+    expect(writes(emu)).toEqual([]);
+    expect(
+      emu.integrations
+        .members(INTEGRATION)
+        .filter((m) => m.role === "owner")
+        .map((m) => m.userId),
+    ).toEqual([A]);
+  });
+
+  it("an update that leaves them out refuses likewise", async () => {
+    const { emu, state } = await setup();
+    const news = { integrationId: INTEGRATION, members: [{ userId: B, entitlements: ["VIEWER"] }], removeUnmanaged: false };
+    await expect(provider.update!(INTEGRATION, state, news)).rejects.toThrow(/owner/);
+    expect(writes(emu)).toEqual([]);
+  });
+});

@@ -2,7 +2,7 @@
  * Carries out a members plan (`members-plan.ts`). Every write waits for its job; a failed write fails that member alone,
  * and the run records what the service then has, so that the state of a partial create or update is true.
  */
-import { idOf } from "../../client/ids";
+import { type Id, idOf } from "../../client/ids";
 import { type IntegrationRole, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import type { ProviderContext } from "../provider-runtime";
 import { memberKey } from "../takeovers";
@@ -56,8 +56,11 @@ async function checkMade(view: MembershipView, run: Run, made: readonly PlannedI
   // A record that cannot be used keeps what was invited: the job finished, and an empty set would fail the member.
   const invited = made.map(({ member, role }) => ({ userId: member.userId, entitlements: member.entitlements, role }));
   let found: Map<string, ServiceMember | null>;
+  let unreadable: (key: Id) => boolean;
   try {
-    found = asPlanned(await view.find(userIds, run.present.size), invited);
+    const records = await view.find(userIds, run.present.size);
+    unreadable = (key) => records.get(key) instanceof Error;
+    found = asPlanned(records, invited);
   } catch (error) {
     for (const i of made) run.failures.push({ userId: i.member.userId, error: new Error(cannotReadBack(error)) });
     return;
@@ -65,7 +68,8 @@ async function checkMade(view: MembershipView, run: Run, made: readonly PlannedI
   for (const { member, role } of made) {
     const now = found.get(idOf(member.userId));
     if (!now) continue;
-    const state = { userId: member.userId, entitlements: now.entitlements, role: now.role };
+    // Unreadable, the member holds the role this finished invitation gave, as far as anyone knows.
+    const state = { userId: member.userId, entitlements: now.entitlements, role: unreadable(idOf(member.userId)) ? role : now.role };
     run.present.set(idOf(member.userId), { ...now, userId: member.userId });
     run.managed.set(idOf(member.userId), state);
     if ((now.role !== null && now.role !== role) || !sameSet(now.entitlements, member.entitlements)) {

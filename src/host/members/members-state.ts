@@ -83,8 +83,9 @@ export const serviceMember = (member: IntegrationUser): ServiceMember => ({
 });
 
 /**
- * What the membership view found, as a plan takes it (`null`: absent). A member whose record cannot be used keeps what the
- * state recorded (an empty set would PATCH the member and show a diff on every up), else no set and an unknown role.
+ * What the membership view found, as a plan takes it (`null`: absent). A member whose record cannot be used keeps the set the
+ * state recorded (an empty one would PATCH the member and show a diff on every up), else none; their role is unknown whatever
+ * the state recorded (they may have been made an owner since): never counted as a known non-owner.
  */
 export function asPlanned(found: ReadonlyMap<Id, Found | undefined>, recordedList: readonly IntegrationMemberState[] = []) {
   const recorded = byKey(recordedList);
@@ -93,7 +94,7 @@ export function asPlanned(found: ReadonlyMap<Id, Found | undefined>, recordedLis
     const known = recorded.get(key);
     if (member === undefined) planned.set(key, null);
     else if (member instanceof Error)
-      planned.set(key, { userId: known?.userId ?? key, entitlements: known?.entitlements ?? [], role: known?.role ?? null, email: null });
+      planned.set(key, { userId: known?.userId ?? key, entitlements: known?.entitlements ?? [], role: null, email: null });
     else planned.set(key, serviceMember(member));
   }
   return planned;
