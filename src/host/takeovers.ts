@@ -1,10 +1,11 @@
 /**
- * The keys of the records resources of this deployment (one host process) took over (`ctx.takeovers`): a user or a membership
- * that existed. A resource replaced by one managing the same record (a rename without an alias, the new one adopting) must not
- * undo it on delete, whether that delete comes in the same deployment or a later one (it failed, or `up --target` left it out).
- * So a key is registered by the create that takes the record over, and by the `diff` of every resource whose state says it
- * adopted the record and that keeps it: the engine diffs each resource of the program before it deletes those the program
- * left. (`pulumi up --replace` and `destroy` ask no diff: what they delete is decided by the deleted resource's own state.)
+ * The keys of the records resources of this deployment (one host process) claim (`ctx.takeovers`): a user one adopted, a
+ * membership one manages. A resource replaced by one managing the same record (a rename without an alias, a membership moved
+ * to another resource) must not undo it on delete, whether that delete comes in the same deployment or a later one (it failed,
+ * or `up --target` left it out). So a key is registered by the create or update that takes the record on (a user adopted; a
+ * membership found or invited: its key is the same either way), and by the `diff` of every resource that keeps it (a user its
+ * state says it adopted; a membership it manages): the engine diffs each resource of the program before it deletes those the
+ * program left. (`pulumi up --replace` and `destroy` ask no diff: what they delete is decided by the deleted resource's state.)
  */
 import { idOf } from "../client/ids";
 

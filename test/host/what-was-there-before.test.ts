@@ -299,4 +299,33 @@ describe("a rename without an alias, the new resource adopting: the old one's de
     await entitlements.delete!(old.id, old.outs!);
     expect(writes(emu)).toEqual([`DELETE /integrations/${youtube}/users/${ids.katherine}`]);
   });
+
+  it("the new resource invites a member someone removed by hand: the old one's delete, that up or a later one, leaves them", async () => {
+    const { emu, deployment } = await setup();
+    const declared = (await members.check!({}, { integrationId: youtube, members: [{ userId: ids.katherine, entitlements: ["VIEWER"] }] }))
+      .inputs!;
+    const old = await members.create(declared);
+    emu.integrations.removeMember(youtube, ids.katherine);
+    await deployment();
+    // The rename's up: the new resource finds nobody and invites them; then the old one is deleted.
+    const renamed = await members.create(declared);
+    expect(renamed.outs!.adoptedMembers).toEqual([]);
+    emu.clearRequests();
+    await members.delete!(old.id, old.outs!);
+    expect(writes(emu)).toEqual([]);
+    // The same for a single membership, whose old resource's delete comes a deployment later.
+    const single = { integrationId: youtube, userId: ids.alan, entitlements: ["VIEWER"] };
+    const first = await entitlements.create((await entitlements.check!({}, single)).inputs!);
+    emu.integrations.removeMember(youtube, ids.alan);
+    await deployment();
+    const moved = (await entitlements.check!({}, single)).inputs!;
+    const second = await entitlements.create(moved);
+    await deployment();
+    await entitlements.diff!(second.id, second.outs!, moved);
+    emu.clearRequests();
+    await entitlements.delete!(first.id, first.outs!);
+    expect(writes(emu)).toEqual([]);
+    expect(memberOf(emu, ids.katherine)).toBeDefined();
+    expect(memberOf(emu, ids.alan)).toBeDefined();
+  });
 });

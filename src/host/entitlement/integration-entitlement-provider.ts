@@ -94,8 +94,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     if (diff.deleteBeforeReplace && olds.adopted === true && olds.deleteOnDestroy !== true && !isUnknown(newRole)) {
       throw new ConfigurationError(adoptedRoleChange(olds, String(newRole)), "role");
     }
-    // An adopted membership this resource keeps: the delete of a resource it replaced under another name leaves it (`takeovers.ts`).
-    if (olds.adopted === true && !diff.replaces?.length) ctx.takeovers.add(memberKey(olds.integrationId, olds.userId));
+    // The membership this resource keeps managing: the delete of a resource it replaced under another name leaves it (`takeovers.ts`).
+    if (!diff.replaces?.length) ctx.takeovers.add(memberKey(olds.integrationId, olds.userId));
     return diff;
   },
 
@@ -115,9 +115,11 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
             else
               written = await afterInvitation(ctx, inputs, await ctx.connection().invites.submit(invitationOf(inputs)), "create", shared);
           }
-          if (written.existed) ctx.takeovers.add(memberKey(integrationId, userId));
+          ctx.takeovers.add(memberKey(integrationId, userId));
           return { id: membershipId(integrationId, userId), outs: outputs(written.member, inputs, written.jobId, written.existed) };
         } catch (error) {
+          // Recorded as a partial create, the membership may yet land: this resource's as well.
+          if (PartialWriteError.isInstance(error)) ctx.takeovers.add(memberKey(integrationId, userId));
           throw partialCreate(error, news, inputs, { lastJobId: null, adopted: typeof news[IMPORT_ID] === "string" });
         }
       },

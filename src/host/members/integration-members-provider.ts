@@ -201,9 +201,11 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
 
   async diff(ctx, _id, olds, news) {
     const diff = diffMembers(olds, news);
-    // The adopted members this resource keeps: the delete of a resource it replaced under another name leaves them (`takeovers.ts`).
-    if (!diff.replaces?.length)
-      for (const userId of kept(olds.adoptedMembers ?? [], news)) ctx.takeovers.add(memberKey(olds.integrationId, userId));
+    // The members this resource keeps managing: the delete of a resource it replaced under another name leaves them (`takeovers.ts`).
+    if (!diff.replaces?.length) {
+      const managed = (olds.members ?? []).map((m) => m.userId);
+      for (const userId of kept(managed, news)) ctx.takeovers.add(memberKey(olds.integrationId, userId));
+    }
     return diff;
   },
 

@@ -34,17 +34,20 @@ export async function applyPlan(ctx: ProviderContext, integrationId: string, act
   const run = runOf(integrationId, acts);
   const { client, memberships } = ctx.connection();
   const removed = new Set<string>();
-  await Promise.all(
-    acts.remove.map(async (id) => {
-      if (await removeMember(client, run, id)) removed.add(idOf(id));
-    }),
-  );
-  // A member there before, now this resource's: the delete of the resource that managed them must leave them (`takeovers.ts`).
-  for (const id of run.adopted) ctx.takeovers.add(memberKey(run.integrationId, id));
-  const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
-  const [made] = await Promise.all([addMembers(ctx, run, invites), ...acts.setEntitlements.map((m) => setEntitlements(client, run, m))]);
-  if (made.length > 0) await checkMade(memberships.of(run.integrationId), run, made);
-  return run;
+  try {
+    await Promise.all(
+      acts.remove.map(async (id) => {
+        if (await removeMember(client, run, id)) removed.add(idOf(id));
+      }),
+    );
+    const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
+    const [made] = await Promise.all([addMembers(ctx, run, invites), ...acts.setEntitlements.map((m) => setEntitlements(client, run, m))]);
+    if (made.length > 0) await checkMade(memberships.of(run.integrationId), run, made);
+    return run;
+  } finally {
+    // Each member this resource manages now, found or invited: the delete of a resource it replaced leaves them (`takeovers.ts`).
+    for (const key of run.managed.keys()) ctx.takeovers.add(memberKey(run.integrationId, key));
+  }
 }
 
 /**
@@ -174,11 +177,8 @@ async function adoptFound(
     run.failures.push({ userId, error: roleMismatch(run.integrationId, declared, found.role) });
     return;
   }
-  if (theirs) {
-    ctx.takeovers.add(memberKey(run.integrationId, userId));
-    // Theirs before this resource: what its destroy gives back, as a member the plan took over.
-    run.adopted.push(userId);
-  }
+  // Theirs before this resource: what its destroy gives back, as a member the plan took over.
+  if (theirs) run.adopted.push(userId);
   // A member's state, not the record found (its email is not state).
   run.managed.set(idOf(userId), { userId, entitlements: found.entitlements, role: found.role });
   if (!sameSet(found.entitlements, declared.entitlements))
