@@ -13,8 +13,12 @@ export const DEFAULT_PARALLEL = 4;
 /** What the command line asks for: the options of `runFleet` and the report's format. */
 export type FleetArgs = FleetOptions & { format: Format };
 
+/** The commands `--refresh` applies to: a `refresh` reads every workspace anyway, and `drift` always refreshes. */
+export const REFRESH_COMMANDS: readonly FleetCommand[] = ["preview", "up"];
+
 const OPTIONS = {
   stacks: { type: "string", multiple: true },
+  refresh: { type: "boolean" },
   parallel: { type: "string" },
   "continue-on-error": { type: "boolean" },
   "expect-no-changes": { type: "boolean" },
@@ -33,10 +37,13 @@ export function parseFleetArgs(argv: string[], cwd: string = process.cwd()): Fle
     throw new UsageError(`the command must be ${FLEET_COMMANDS.join(", ")}, not ${JSON.stringify(command)}`);
   }
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
+  const refresh = values.refresh === true;
+  checkRefresh(command as FleetCommand, refresh, "--refresh");
   return {
     command: command as FleetCommand,
     stacks: values.stacks === undefined ? undefined : stackList(values.stacks),
     parallel: values.parallel === undefined ? DEFAULT_PARALLEL : parallelOf(values.parallel),
+    refresh,
     continueOnError: values["continue-on-error"] === true,
     expectNoChanges: values["expect-no-changes"] === true,
     format: formatOf(values.format),
@@ -48,15 +55,41 @@ export function parseFleetArgs(argv: string[], cwd: string = process.cwd()): Fle
 function stackList(values: string[]): string[] {
   const names = values.flatMap((value) => value.split(",")).map((name) => name.trim());
   if (names.some((name) => name === "")) throw new UsageError("--stacks takes stack names separated by commas, e.g. --stacks acme,globex");
-  const twice = names.find((name, i) => names.indexOf(name) !== i);
-  if (twice !== undefined) throw new UsageError(`--stacks names ${twice} twice: name each stack once`);
+  checkNamedOnce(names, "--stacks");
   return names;
 }
 
 function parallelOf(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
-    throw new UsageError(`--parallel takes a whole number of stacks run at once, 1 or more, not ${JSON.stringify(value)}`);
-  }
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) throw parallelError(JSON.stringify(value), "--parallel");
   return n;
+}
+
+/*
+ * The checks below are shared with `runFleet`, which a script calls without this command line: `option` is the
+ * option as its caller spells it (`--stacks` here, `stacks` for `runFleet`).
+ */
+
+/** A stack named twice would run twice at once, the second run failing on the first's lock. */
+export function checkNamedOnce(names: readonly string[], option: string): void {
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) throw new UsageError(`${option} names ${twice} twice: name each stack once`);
+}
+
+/** A whole number of stacks, 1 or more: anything else (0, 1.5, NaN) would start no stack. */
+export function checkParallel(n: number, option: string): void {
+  if (!Number.isSafeInteger(n) || n < 1) throw parallelError(String(n), option);
+}
+
+function parallelError(shown: string, option: string): UsageError {
+  return new UsageError(`${option} takes a whole number of stacks run at once, 1 or more, not ${shown}`);
+}
+
+/** `--refresh` with a command it does not apply to would be silently ignored. */
+export function checkRefresh(command: FleetCommand, refresh: boolean, option: string): void {
+  if (refresh && !REFRESH_COMMANDS.includes(command)) {
+    throw new UsageError(
+      `${option} applies to ${REFRESH_COMMANDS.join(" and ")} (refresh reads every workspace anyway; drift always refreshes), not to ${command}`,
+    );
+  }
 }

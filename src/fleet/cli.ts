@@ -1,19 +1,29 @@
 #!/usr/bin/env node
-/** `workspace-access-fleet preview|up|refresh`: one command over every stack of the project, and a report (see USAGE). */
+/** `workspace-access-fleet preview|up|refresh|drift`: one command over every stack of the project, and a report (see USAGE). */
 import { type FleetArgs, FLEET_NAME, parseFleetArgs } from "./args";
 import { runCommand } from "../command-line";
+import { fleetSignals } from "./signals";
 import { CHANGE_OPS, type StackReport } from "./types";
 
-const USAGE = `Usage: ${FLEET_NAME} preview|up|refresh [--stacks a,b,c] [--parallel N] [--continue-on-error]
-                 [--expect-no-changes] [--format text|markdown|json] [--cwd DIR]
+const USAGE = `Usage: ${FLEET_NAME} preview|up|refresh|drift [--stacks a,b,c] [--parallel N] [--refresh]
+                 [--continue-on-error] [--expect-no-changes] [--format text|markdown|json] [--cwd DIR]
 
 Runs pulumi preview, up or refresh over the stacks of the Pulumi project in DIR (one stack per
 workspace, each with its own stack configuration and key), through the pulumi CLI on PATH. The
 backend and the passphrase come from the environment, as for pulumi itself.
 
+Commands:
+  preview, up           as pulumi preview and pulumi up, per stack
+  refresh               as pulumi refresh --yes: writes what each workspace holds into its stack's state
+  drift                 checks each workspace against its program (pulumi preview --refresh) and writes
+                        nothing; any change makes it exit 1 (the nightly drift check)
+
 Options:
-  --stacks a,b,c        the stacks, in this order (default: every stack of the project, by name)
+  --stacks a,b,c        the stacks, in this order, by name or fully-qualified name (org/project/stack)
+                        (default: every stack of the project, by name)
   --parallel N          at most N stacks at once (default 4)
+  --refresh             preview, up: refresh each stack first, as pulumi's --refresh (an up then puts
+                        back what was changed by hand)
   --continue-on-error   up: run every stack even when the canary or another stack failed
                         (up runs the first stack alone first, the canary; a failure stops the rest)
   --expect-no-changes   exit 1 when a stack plans (preview), makes (up) or finds (refresh) a change
@@ -22,9 +32,11 @@ Options:
   --cwd DIR             the project's folder (default: the current one)
   -h, --help            show this help
 
-Exit status: 0 every stack succeeded (with --expect-no-changes: and none had a change), 1 otherwise,
-2 a usage error (an unknown stack, no project). Ctrl-C: no new stack starts; again: the running
-ones are cancelled.
+Exit status: 0 every stack succeeded (with --expect-no-changes, or drift: and none had a change),
+1 otherwise, 2 a usage error (an unknown stack, no project).
+
+Ctrl-C: no new stack starts. Again, or SIGTERM: the running stacks are cancelled (each pulumi
+gets SIGINT) and the command waits for them to end. A third Ctrl-C exits without waiting.
 
 Documentation: node_modules/pulumi-workspace-access/docs/fleet.md, in the installed package.
 `;
@@ -36,30 +48,31 @@ function doneLine(report: StackReport): string {
   return `${report.stack}: succeeded${changed.length === 0 ? ", no changes" : `: ${changed.map((op) => `${report.changes[op]} ${op}`).join(", ")}`}`;
 }
 
-/** First Ctrl-C stops new stacks; the second cancels the running ones. */
-function interrupts(stderr: NodeJS.WriteStream) {
-  const stop = new AbortController();
-  const cancel = new AbortController();
-  process.on("SIGINT", () => {
-    if (!stop.signal.aborted) {
-      stderr.write(`\n${FLEET_NAME}: interrupted: no new stack starts; waiting for the running ones (Ctrl-C again cancels them)\n`);
-      stop.abort();
-    } else if (!cancel.signal.aborted) {
-      stderr.write(`\n${FLEET_NAME}: cancelling the running stacks (pulumi cancels cleanly: in-flight operations finish)\n`);
-      cancel.abort();
-    }
-  });
-  return { stop: stop.signal, cancel: cancel.signal };
-}
-
 async function run(args: FleetArgs): Promise<number> {
   const { runFleet, renderFleetReport, exitStatus } = require("./index") as typeof import("./index");
   const progress = args.format === "text";
+  const running = new Set<string>();
+  const signals = fleetSignals({
+    name: FLEET_NAME,
+    write: (text) => process.stderr.write(text),
+    running: () => [...running],
+    exit: (code) => process.exit(code),
+  });
+  // Handled, SIGTERM no longer ends node at once: the pulumi children are cancelled and awaited, never orphaned.
+  process.on("SIGINT", () => signals.handle("SIGINT"));
+  process.on("SIGTERM", () => signals.handle("SIGTERM"));
   const report = await runFleet({
     ...args,
-    ...interrupts(process.stderr),
-    onStart: (stack) => progress && process.stderr.write(`${stack}: ${args.command} started\n`),
-    onDone: (report) => progress && process.stderr.write(`${doneLine(report)}\n`),
+    stop: signals.stop,
+    cancel: signals.cancel,
+    onStart: (stack) => {
+      running.add(stack);
+      if (progress) process.stderr.write(`${stack}: ${args.command} started\n`);
+    },
+    onDone: (report) => {
+      running.delete(report.stack);
+      if (progress) process.stderr.write(`${doneLine(report)}\n`);
+    },
   });
   process.stdout.write(`${progress ? "\n" : ""}${renderFleetReport(report, args.format)}`);
   return exitStatus(report);

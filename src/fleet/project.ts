@@ -2,33 +2,111 @@
  * The Pulumi project in a folder, opened as a `LocalWorkspace` (backend and passphrase from the environment, as
  * for `pulumi` itself), and its stacks on the current backend, picked and ordered by `--stacks`.
  */
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { LocalWorkspace, type StackSummary } from "@pulumi/pulumi/automation";
+import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { UsageError } from "../command-line";
 
 /** The project files `pulumi` reads, in its order. */
 const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"];
 
-/** A stack's short name: the file backend lists `acme`, Pulumi Cloud may list `org/project/acme`. */
-function shortName(summary: StackSummary): string {
-  return summary.name.split("/").at(-1) ?? summary.name;
+/** A stack as `pulumi stack ls --json --fully-qualify-stack-names` lists it: `organization/proj/acme`. */
+interface ListedStack {
+  name: string;
+  current: boolean;
+}
+
+/** An opened project: what {@link openFleetProject} returns. */
+export interface FleetProject {
+  workspace: LocalWorkspace;
+  /** The stacks to run, in order, by short name (`acme`), the name reports give them. */
+  stacks: string[];
+  /** Each stack's fully-qualified name, by short name: what the run selects, so that it is this stack, whatever the default organization. */
+  fullNames: Map<string, string>;
+  /** The fully-qualified name of the stack selected before the run, if one was. */
+  current: string | undefined;
+}
+
+/** A stack's short name, the last part of its name. */
+function shortName(name: string): string {
+  return name.split("/").at(-1) ?? name;
+}
+
+/**
+ * Whether `wanted` names the stack `full` (`org/project/stack`) as pulumi takes a name: `stack`, `org/stack` or
+ * `org/project/stack`. A listing without organizations (an older pulumi) matches by its own parts.
+ */
+function names(wanted: string, full: string): boolean {
+  const w = wanted.split("/");
+  const f = full.split("/");
+  if (w.length === 2 && f.length === 3) return w[0] === f[0] && w[1] === f[2];
+  return w.length <= f.length && f.slice(-w.length).join("/") === wanted;
+}
+
+/**
+ * The stacks to run, from the backend's list and the names asked for (every stack, by name, when none): each name
+ * must match one stack, and no stack may be named twice, in either form. Reports name stacks by their short name,
+ * so two stacks of that name (in two organizations) cannot run together.
+ */
+export function pickStacks(listed: readonly ListedStack[], wanted: readonly string[] | undefined, dir: string) {
+  if (listed.length === 0) {
+    throw new UsageError(`the project in ${dir} has no stack on this backend: create one per workspace with pulumi stack init NAME`);
+  }
+  const known = [...new Set(listed.map((s) => shortName(s.name)))].sort();
+  const unknown: string[] = [];
+  const picked: ListedStack[] = [];
+  for (const name of wanted ?? known) {
+    const matches = listed.filter((s) => names(name, s.name));
+    if (matches.length === 0) unknown.push(name);
+    else if (matches.length > 1) {
+      throw new UsageError(`${name} names ${matches.length} stacks (${matches.map((s) => s.name).join(", ")}): name one by its full name`);
+    } else picked.push(matches[0] as ListedStack);
+  }
+  if (unknown.length > 0) {
+    throw new UsageError(`no stack named ${unknown.join(", ")} in the project in ${dir}; its stacks: ${known.join(", ")}`);
+  }
+  const fullNames = new Map<string, string>();
+  for (const stack of picked) {
+    const short = shortName(stack.name);
+    const before = fullNames.get(short);
+    if (before === stack.name) throw new UsageError(`the stack ${stack.name} is named twice: name each stack once`);
+    if (before !== undefined) {
+      throw new UsageError(`${before} and ${stack.name} are both named ${short} in the report: run them in two separate runs`);
+    }
+    fullNames.set(short, stack.name);
+  }
+  return { stacks: [...fullNames.keys()], fullNames };
+}
+
+/** Runs the workspace's pulumi for what the Automation API has no method for, with the environment it gives its own runs. */
+function pulumi(workspace: LocalWorkspace, args: string[]): Promise<string> {
+  const env = { ...process.env, ...(workspace.pulumiHome ? { PULUMI_HOME: workspace.pulumiHome } : {}), ...workspace.envVars };
+  return new Promise((resolve, reject) => {
+    execFile(
+      workspace.pulumiCommand.command,
+      [...args, "--non-interactive"],
+      { cwd: workspace.workDir, env, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${String(stderr)}`)) : resolve(String(stdout))),
+    );
+  });
 }
 
 /**
  * Opens the project in `cwd`: its workspace, the stacks to run in order, and the stack selected before the run (selected
- * again after); a {@link UsageError} when there is none to run.
+ * again after, by {@link restoreSelection}); a {@link UsageError} when there is none to run.
  */
-export async function openFleetProject(cwd: string, wanted: readonly string[] | undefined) {
+export async function openFleetProject(cwd: string, wanted: readonly string[] | undefined): Promise<FleetProject> {
   const dir = path.resolve(cwd);
   if (!PROJECT_FILES.some((file) => fs.existsSync(path.join(dir, file)))) {
     throw new UsageError(`no Pulumi project in ${dir} (no Pulumi.yaml): run the command in the project's folder, or pass --cwd DIR`);
   }
   let workspace: LocalWorkspace;
-  let summaries: StackSummary[];
+  let listed: ListedStack[];
   try {
     workspace = await LocalWorkspace.create({ workDir: dir });
-    summaries = await workspace.listStacks();
+    // Fully-qualified names: a stack asked for by either name is found, and each run selects exactly the stack listed.
+    listed = JSON.parse(await pulumi(workspace, ["stack", "ls", "--json", "--fully-qualify-stack-names"])) as ListedStack[];
   } catch (error) {
     const detail = (error instanceof Error ? error.message : String(error)).split("\n").find((l) => /error:|ENOENT|not found/i.test(l));
     throw new UsageError(
@@ -36,14 +114,15 @@ export async function openFleetProject(cwd: string, wanted: readonly string[] | 
         "put pulumi on PATH and log in to the stacks' backend (pulumi login, or PULUMI_BACKEND_URL)",
     );
   }
-  const byName = new Map(summaries.map((s) => [shortName(s), s]));
-  const current = summaries.find((s) => s.current);
-  if (byName.size === 0)
-    throw new UsageError(`the project in ${dir} has no stack on this backend: create one per workspace with pulumi stack init NAME`);
-  const known = [...byName.keys()].sort();
-  const unknown = (wanted ?? []).filter((name) => !byName.has(name));
-  if (unknown.length > 0) {
-    throw new UsageError(`no stack named ${unknown.join(", ")} in the project in ${dir}; its stacks: ${known.join(", ")}`);
-  }
-  return { workspace, stacks: wanted ? [...wanted] : known, current: current ? shortName(current) : undefined };
+  return { workspace, ...pickStacks(listed, wanted, dir), current: listed.find((s) => s.current)?.name };
+}
+
+/**
+ * Leaves the project's selected stack as it was before the run: the Automation API selects each stack it runs, and
+ * without this the user's next bare `pulumi up` in the folder (a later step of the same CI script) would reach the
+ * last stack the fleet ran. When none was selected, none is.
+ */
+export async function restoreSelection(project: Pick<FleetProject, "workspace" | "current">): Promise<void> {
+  if (project.current !== undefined) await project.workspace.selectStack(project.current);
+  else await pulumi(project.workspace, ["stack", "unselect"]);
 }

@@ -29,8 +29,11 @@ function jsonOf(report: FleetReport) {
 function summaryLine(report: FleetReport): string {
   const count = (result: string) => report.stacks.filter((s) => s.result === result).length;
   const parts = [`${count("succeeded")} succeeded`, `${count("failed")} failed`, `${count("skipped")} skipped`];
-  if (report.expectNoChanges)
-    parts.push(`${report.stacks.filter((s) => changeTotal(s.changes) > 0).length} with changes (--expect-no-changes)`);
+  const changed = report.stacks.filter((s) => changeTotal(s.changes) > 0);
+  // A drift check's changes are what would bring a workspace back to its program: that stack has drifted. A failed
+  // stack's counts stop where its check stopped, and say nothing of the whole workspace: it is counted as failed only.
+  if (report.command === "drift") parts.push(`${changed.filter((s) => s.result === "succeeded").length} drifted`);
+  else if (report.expectNoChanges) parts.push(`${changed.length} with changes (--expect-no-changes)`);
   const n = report.stacks.length;
   return `workspace-access-fleet ${report.command}: ${n} stack${n === 1 ? "" : "s"}, ${parts.join(", ")}${report.interrupted ? "; interrupted" : ""}`;
 }

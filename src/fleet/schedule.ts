@@ -23,8 +23,14 @@ export interface ScheduleOptions {
   onDone?: ((report: StackReport) => void) | undefined;
 }
 
-/** Runs the stacks as the module's comment says: a report per stack in the order of `stacks`, and whether `stop` left some unstarted. */
+/**
+ * Runs the stacks as the module's comment says: a report per stack in the order of `stacks`, and whether `stop` left
+ * some unstarted. Rejects, running nothing, when a stack is named twice: it would run twice at once, and one report
+ * would hide the other.
+ */
 export async function schedule(options: ScheduleOptions): Promise<{ reports: StackReport[]; interrupted: boolean }> {
+  const twice = options.stacks.find((stack, i) => options.stacks.indexOf(stack) !== i);
+  if (twice !== undefined) throw new Error(`schedule: the stack ${twice} is named twice`);
   const reports = new Map<string, StackReport>();
   const queue = [...options.stacks];
   let firstFailure: string | undefined;

@@ -1,6 +1,6 @@
 /**
- * One stack's preview, up or refresh through the Automation API, with that stack's own configuration: its key
- * reaches its own workspace only. Never rejects: whatever goes wrong becomes its `failed` report, redacted.
+ * One stack's preview, up, refresh or drift check through the Automation API, with that stack's own configuration:
+ * its key reaches its own workspace only. Never rejects: whatever goes wrong becomes its `failed` report, redacted.
  */
 import { type ConfigMap, type LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { makeRedactor } from "../client/redact";
@@ -8,12 +8,48 @@ import { countsOf, EventCollector, failureMessage } from "./engine-events";
 import { type ChangeCounts, type FleetCommand, noChanges, type StackReport } from "./types";
 
 /** Options of {@link runStack}: `serially` runs a `select` alone (`pulumi stack select` writes the project's one file). */
-interface StackRunOptions {
+export interface StackRunOptions {
   workspace: LocalWorkspace;
   command: FleetCommand;
-  /** Once aborted, the CLI gets SIGINT: it cancels cleanly, as after one Ctrl-C. */
+  /** The stack's fully-qualified name, what pulumi is given (default: the name the report gives it). */
+  fullName?: string | undefined;
+  /** `preview` and `up`: refresh first, as `pulumi preview --refresh` and `pulumi up --refresh` do. */
+  refresh?: boolean | undefined;
+  /**
+   * Once aborted, no pulumi starts for this stack (it is reported `skipped`), and a running pulumi gets one SIGINT,
+   * on which it cancels: it starts no new resource operation and waits for those in flight. A pulumi that also
+   * gets a second SIGINT (a second Ctrl-C in a terminal reaches it directly) stops at once instead, and may leave
+   * operations pending in the stack's state.
+   */
   cancel: AbortSignal;
   serially<T>(select: () => Promise<T>): Promise<T>;
+}
+
+/** The `skippedBecause` of a stack cancelled before its pulumi started. */
+export const CANCELLED_BEFORE_START = "cancelled before pulumi started";
+
+/**
+ * A signal for the Automation API that follows `cancel`, and a function to stop following it. The Automation API adds
+ * its `abort` listener (the one that sends SIGINT) only once pulumi is spawned, after a few awaits of its own; a listener
+ * added to an already aborted signal never runs, so a cancel in that gap would let pulumi run to its end. This signal
+ * runs such a late listener at once.
+ */
+export function forwardedCancel(cancel: AbortSignal): { signal: AbortSignal; release(): void } {
+  const forward = new AbortController();
+  const signal = forward.signal;
+  const add = signal.addEventListener.bind(signal);
+  signal.addEventListener = (...args: Parameters<typeof add>) => {
+    add(...args);
+    const [type, listener] = args;
+    if (type !== "abort" || !signal.aborted || !listener) return;
+    const event = new Event("abort");
+    if (typeof listener === "function") listener.call(signal, event);
+    else listener.handleEvent(event);
+  };
+  const abort = () => forward.abort(cancel.reason);
+  if (cancel.aborted) abort();
+  else cancel.addEventListener("abort", abort, { once: true });
+  return { signal, release: () => cancel.removeEventListener("abort", abort) };
 }
 
 /** The stack config's key, whether stored as a secret or (with a warning) in plain text. */
@@ -36,15 +72,33 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
   const events = new EventCollector();
   let redact = secretsRedactor({});
   const resources = () => events.resources().map((r) => ({ ...r, name: redact(r.name) }));
+  // Checked before each step that precedes pulumi's operation: a cancel there reports the stack as never run.
+  const skipped = (): StackReport => ({
+    stack: name,
+    result: "skipped",
+    changes: noChanges(),
+    resources: [],
+    skippedBecause: CANCELLED_BEFORE_START,
+  });
+  const { signal, release } = forwardedCancel(options.cancel);
   try {
-    redact = secretsRedactor(await options.workspace.getAllConfig(name));
-    const stack = await options.serially(() => Stack.select(name, options.workspace));
+    if (options.cancel.aborted) return skipped();
+    const fullName = options.fullName ?? name;
+    redact = secretsRedactor(await options.workspace.getAllConfig(fullName));
+    if (options.cancel.aborted) return skipped();
+    const stack = await options.serially(() => Stack.select(fullName, options.workspace));
+    if (options.cancel.aborted) return skipped();
     // No `expectNoChanges` for pulumi: it checks only after the operation (an up or a refresh has
     // applied its changes by then) and fails the stack, losing its counts; the report checks the counts.
-    const common = { onEvent: events.onEvent, color: "never" as const, signal: options.cancel };
+    const common = { onEvent: events.onEvent, color: "never" as const, signal };
+    const refresh = options.refresh === true;
     let changes: ChangeCounts;
-    if (options.command === "preview") changes = countsOf((await stack.preview(common)).changeSummary);
-    else if (options.command === "up") changes = countsOf((await stack.up({ ...common, suppressOutputs: true })).summary.resourceChanges);
+    if (options.command === "preview") changes = countsOf((await stack.preview({ ...common, refresh })).changeSummary);
+    // A preview with refresh reads each resource from the workspace into a copy of the state, then plans the program
+    // against that copy: what it plans is how the workspace differs from the program. It writes no state.
+    else if (options.command === "drift") changes = countsOf((await stack.preview({ ...common, refresh: true })).changeSummary);
+    else if (options.command === "up")
+      changes = countsOf((await stack.up({ ...common, refresh, suppressOutputs: true })).summary.resourceChanges);
     else changes = countsOf((await stack.refresh({ ...common, suppressOutputs: true })).summary.resourceChanges);
     return { stack: name, result: "succeeded", changes, resources: resources() };
   } catch (error) {
@@ -54,7 +108,9 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
       result: "failed",
       changes: events.summary ?? noChanges(),
       resources: resources(),
-      error: redact(options.cancel.aborted ? `cancelled (Ctrl-C): ${message}` : message),
+      error: redact(options.cancel.aborted ? `cancelled: ${message}` : message),
     };
+  } finally {
+    release();
   }
 }

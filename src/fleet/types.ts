@@ -1,7 +1,10 @@
 /** What a fleet run reports: one entry per stack, in the order the stacks were named (or by name). */
 
-/** The commands a fleet runs over every stack. */
-export const FLEET_COMMANDS = ["preview", "up", "refresh"] as const;
+/**
+ * The commands a fleet runs over every stack: pulumi's `preview`, `up` and `refresh`, and `drift`, a preview with
+ * refresh (`pulumi preview --refresh`): it compares each workspace with its program and writes no state.
+ */
+export const FLEET_COMMANDS = ["preview", "up", "refresh", "drift"] as const;
 /** A command of {@link FLEET_COMMANDS}. */
 export type FleetCommand = (typeof FLEET_COMMANDS)[number];
 
@@ -30,7 +33,7 @@ export interface StackReport {
   changes: ChangeCounts;
   /** When `failed`: the package's own message (never the key). */
   error?: string;
-  /** When `skipped`: the canary failed, another stack failed, or interrupted. */
+  /** When `skipped`: the canary failed, another stack failed, or the run was interrupted or cancelled before pulumi started. */
   skippedBecause?: string;
   resources: ChangedResource[];
 }
@@ -38,9 +41,9 @@ export interface StackReport {
 /** A whole fleet run. */
 export interface FleetReport {
   command: FleetCommand;
-  /** Whether `--expect-no-changes` was given: a change then makes the run fail. */
+  /** Whether `--expect-no-changes` was given (always for `drift`): a change then makes the run fail. */
   expectNoChanges: boolean;
-  /** Whether Ctrl-C (or the caller's signal) stopped the run before every stack had started. */
+  /** Whether a signal (Ctrl-C, SIGTERM, or the caller's `stop` or `cancel`) stopped the run before every stack had started, or cancelled one. */
   interrupted: boolean;
   stacks: StackReport[];
 }

@@ -12,6 +12,7 @@ describe("parseFleetArgs", () => {
       command: "preview",
       stacks: undefined,
       parallel: DEFAULT_PARALLEL,
+      refresh: false,
       continueOnError: false,
       expectNoChanges: false,
       format: "text",
@@ -21,15 +22,23 @@ describe("parseFleetArgs", () => {
   });
 
   it("reads every flag", () => {
-    const args = ["up", "--stacks", "b,a", "--stacks=c", "--parallel", "2", "--continue-on-error", "--expect-no-changes"];
+    const args = ["up", "--stacks", "b,a", "--stacks=c", "--parallel", "2", "--refresh", "--continue-on-error", "--expect-no-changes"];
     expect(parseFleetArgs([...args, "--format", "json", "--cwd", "infra"], "/proj")).toEqual({
       command: "up",
       stacks: ["b", "a", "c"],
       parallel: 2,
+      refresh: true,
       continueOnError: true,
       expectNoChanges: true,
       format: "json",
       cwd: "infra",
+    });
+  });
+
+  it("takes drift, the read-only drift check, and the fully-qualified name of a stack", () => {
+    expect(parseFleetArgs(["drift", "--stacks", "organization/proj/acme,globex"], "/proj")).toMatchObject({
+      command: "drift",
+      stacks: ["organization/proj/acme", "globex"],
     });
   });
 
@@ -39,8 +48,8 @@ describe("parseFleetArgs", () => {
   });
 
   it.each([
-    [[], /a command is required: preview, up, refresh/],
-    [["destroy"], /the command must be preview, up, refresh, not "destroy"/],
+    [[], /a command is required: preview, up, refresh, drift/],
+    [["destroy"], /the command must be preview, up, refresh, drift, not "destroy"/],
     [["up", "acme"], /unexpected argument "acme"/],
     [["up", "--parallel", "0"], /--parallel takes a whole number .* not "0"/],
     [["up", "--parallel", "two"], /--parallel takes a whole number .* not "two"/],
@@ -48,6 +57,8 @@ describe("parseFleetArgs", () => {
     [["up", "--stacks", "a,,b"], /--stacks takes stack names separated by commas/],
     [["up", "--stacks", "a,b,a"], /--stacks names a twice/],
     [["up", "--format", "yaml"], /--format must be text, markdown, json, not "yaml"/],
+    [["refresh", "--refresh"], /--refresh applies to preview and up .* not to refresh/],
+    [["drift", "--refresh"], /--refresh applies to preview and up .*drift always refreshes.* not to drift/],
   ])("refuses %j", (argv, message) => {
     expect(() => parseFleetArgs(argv)).toThrow(FleetUsageError);
     expect(() => parseFleetArgs(argv)).toThrow(message);

@@ -103,6 +103,22 @@ describe("renderFleetReport", () => {
       "workspace-access-fleet refresh: 2 stacks, 2 succeeded, 0 failed, 0 skipped, 1 with changes (--expect-no-changes)",
     );
   });
+
+  it("counts the drifted stacks of a drift check, a failed one as failed only", () => {
+    const stacks: FleetReport["stacks"] = [
+      {
+        stack: "acme",
+        result: "succeeded",
+        changes: { ...noChanges(), update: 1 },
+        resources: [{ op: "update", type: "User", name: "a" }],
+      },
+      { stack: "initech", result: "succeeded", changes: { ...noChanges(), same: 2 }, resources: [] },
+      { stack: "globex", result: "failed", changes: { ...noChanges(), create: 1 }, resources: [], error: "401" },
+    ];
+    const markdown = renderFleetReport({ command: "drift", expectNoChanges: true, interrupted: false, stacks }, "markdown");
+    expect(markdown).toContain("### workspace-access-fleet drift: 3 stacks, 2 succeeded, 1 failed, 0 skipped, 1 drifted\n");
+    expect(markdown).toContain("| acme | ✅ succeeded | 0 | 1 | 0 | 0 | 0 | `~ User a` |");
+  });
 });
 
 describe("exitStatus", () => {

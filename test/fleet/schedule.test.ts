@@ -171,4 +171,10 @@ describe("schedule", () => {
       { stack: "b", result: "succeeded", changes: noChanges(), resources: [] },
     ]);
   });
+
+  it("refuses a stack named twice before running any: one run's report would hide the other's", async () => {
+    const fake = fakeStacks();
+    await expect(schedule(options(fake, { stacks: ["a", "b", "a"] }))).rejects.toThrow("schedule: the stack a is named twice");
+    expect(fake.started).toEqual([]);
+  });
 });

@@ -1,0 +1,234 @@
+/**
+ * `runFleet` over a fake pulumi: the Automation API's own `Stack` drives a fake workspace, whose `pulumi` records each
+ * command line and ends when the test says (or, on SIGINT, as cancelled). What reaches pulumi is checked: the options a
+ * script passes are checked as the command line's are, before pulumi runs; a cancel starts no pulumi and reaches
+ * one started in the Automation API's gap before it listens; the drift check is a preview with refresh, writing no
+ * state; a stack may be named by its fully-qualified name; and the selection is left as it was, none included.
+ */
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { UsageError } from "../../src/command-line";
+import { pickStacks } from "../../src/fleet/project";
+import { runFleet } from "../../src/fleet/run";
+import { exitStatus } from "../../src/fleet/types";
+
+/** The fake backend: its stacks by fully-qualified name, the one selected, and what ran. */
+const fake = vi.hoisted(() => ({
+  stacks: ["organization/proj/acme", "organization/proj/globex"],
+  selected: undefined as string | undefined,
+  /** Each step, in order: `config NAME`, `select NAME`, `pulumi ARGS`, `unselect`. */
+  calls: [] as string[],
+  /** Runs in a step before it answers: the test's hook to cancel at that point. */
+  during: {} as Record<string, (() => void) | undefined>,
+  opened: 0,
+}));
+
+const short = (name: string) => name.split("/").at(-1) ?? name;
+
+function fakeWorkspace() {
+  const step = async (call: string) => {
+    fake.calls.push(call);
+    fake.during[call.split(" ")[0] ?? ""]?.();
+  };
+  return {
+    workDir: "/proj",
+    envVars: {},
+    pulumiHome: undefined,
+    program: undefined,
+    pulumiVersion: "3.274.1",
+    async getAllConfig(name: string) {
+      await step(`config ${name}`);
+      return {};
+    },
+    async selectStack(name: string) {
+      await step(`select ${name}`);
+      fake.selected = fake.stacks.find((s) => s === name || short(s) === name);
+    },
+    // What the fleet used to list the stacks with (the file backend's short names).
+    async listStacks() {
+      return fake.stacks.map((name) => ({ name: short(name), current: name === fake.selected }));
+    },
+    async serializeArgsForOp() {
+      await step("serialize");
+      return [];
+    },
+    async postCommandCallback() {},
+    pulumiCommand: {
+      command: "pulumi",
+      /** A pulumi operation: ends on its own after a few turns, or as cancelled on SIGINT (the signal's `abort`). */
+      run(args: string[], _cwd: string, _env: unknown, _out: unknown, _err: unknown, signal?: AbortSignal) {
+        fake.calls.push(`pulumi ${args.filter((a) => !a.startsWith("--event-log") && !a.startsWith("tcp:")).join(" ")}`);
+        return new Promise((resolve, reject) => {
+          const timer = setTimeout(() => resolve({ stdout: "", stderr: "", code: 0 }), 20);
+          signal?.addEventListener("abort", () => {
+            clearTimeout(timer);
+            reject(new Error("code: 255\n stdout: \n stderr: error: preview cancelled\n"));
+          });
+        });
+      },
+    },
+  };
+}
+
+vi.mock("@pulumi/pulumi/automation", async (importOriginal) => {
+  const real = await importOriginal<typeof import("@pulumi/pulumi/automation")>();
+  return {
+    ...real,
+    LocalWorkspace: {
+      create: async () => {
+        fake.opened++;
+        return fakeWorkspace();
+      },
+    },
+  };
+});
+
+// The pulumi commands the Automation API has no method for: `stack ls -Q` and `stack unselect`.
+vi.mock("node:child_process", () => ({
+  execFile: (_command: string, args: string[], _options: unknown, done: (e: Error | null, out: string, err: string) => void) => {
+    if (args[0] === "stack" && args[1] === "ls") {
+      setImmediate(() => done(null, JSON.stringify(fake.stacks.map((name) => ({ name, current: name === fake.selected }))), ""));
+    } else if (args[0] === "stack" && args[1] === "unselect") {
+      fake.calls.push("unselect");
+      fake.selected = undefined;
+      setImmediate(() => done(null, "", ""));
+    } else setImmediate(() => done(new Error(`unexpected pulumi ${args.join(" ")}`), "", ""));
+  },
+}));
+
+vi.mock("node:fs", async (importOriginal) => {
+  const real = await importOriginal<typeof import("node:fs")>();
+  return { ...real, existsSync: (file: string) => file === "/proj/Pulumi.yaml" || real.existsSync(file) };
+});
+
+beforeEach(() => {
+  fake.stacks = ["organization/proj/acme", "organization/proj/globex"];
+  fake.selected = undefined;
+  fake.calls = [];
+  fake.during = {};
+  fake.opened = 0;
+});
+
+const pulumiRuns = () => fake.calls.filter((c) => c.startsWith("pulumi "));
+
+describe("runFleet: a script's options, checked as the command line's are", () => {
+  it.each([
+    [{ stacks: ["acme", "acme"] }, /^stacks names acme twice: name each stack once$/],
+    [{ stacks: [] }, /^stacks names no stack: name one or more, or leave stacks out/],
+    [{ stacks: ["acme", " "] }, /^stacks holds an empty name$/],
+    [{ parallel: Number.NaN }, /^parallel takes a whole number of stacks run at once, 1 or more, not NaN$/],
+    [{ parallel: 0 }, /^parallel takes a whole number .* not 0$/],
+    [{ parallel: 1.5 }, /^parallel takes a whole number .* not 1.5$/],
+  ])("refuses %j before pulumi runs", async (options, message) => {
+    const run = runFleet({ command: "preview", cwd: "/proj", ...options });
+    await expect(run).rejects.toThrow(UsageError);
+    await expect(run).rejects.toThrow(message);
+    expect(fake.opened).toBe(0);
+    expect(fake.calls).toEqual([]);
+  });
+
+  it("refuses a stack named twice in two forms, and never runs a stack twice", async () => {
+    const run = runFleet({ command: "preview", cwd: "/proj", stacks: ["acme", "organization/proj/acme"] });
+    await expect(run).rejects.toThrow(/^the stack organization\/proj\/acme is named twice: name each stack once$/);
+    expect(pulumiRuns()).toEqual([]);
+  });
+});
+
+describe("runFleet: a cancel", () => {
+  it.each([
+    ["before the stack's config is read", "onStart", ["unselect"]],
+    ["while the stack's config is read", "config", ["config organization/proj/acme", "unselect"]],
+    ["while the stack is selected", "select", ["config organization/proj/acme", "select organization/proj/acme", "unselect"]],
+  ])("%s: starts no pulumi, reports the stack skipped and the run interrupted", async (_when, at, calls) => {
+    const cancel = new AbortController();
+    if (at !== "onStart") fake.during[at] = () => cancel.abort();
+    const report = await runFleet({
+      command: "up",
+      cwd: "/proj",
+      cancel: cancel.signal,
+      onStart: () => (at === "onStart" ? cancel.abort() : undefined),
+    });
+    expect(fake.calls).toEqual(calls);
+    expect(report.interrupted).toBe(true);
+    expect(exitStatus(report)).toBe(1);
+    expect(report.stacks.map((s) => [s.stack, s.result, s.skippedBecause])).toEqual([
+      ["acme", "skipped", "cancelled before pulumi started"],
+      // The canary's run ended; the run starts no other stack after a cancel.
+      ["globex", "skipped", "interrupted before it started"],
+    ]);
+  });
+
+  it("in the Automation API's gap before it listens for the cancel still reaches pulumi (SIGINT)", async () => {
+    const cancel = new AbortController();
+    // The Automation API prepares pulumi's arguments after the fleet's last check and before it spawns pulumi.
+    fake.during["serialize"] = () => cancel.abort();
+    const report = await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"], cancel: cancel.signal });
+    expect(report.stacks).toMatchObject([{ stack: "acme", result: "failed", error: "cancelled: preview cancelled" }]);
+    expect(report.interrupted).toBe(true);
+  });
+});
+
+describe("runFleet: the drift check", () => {
+  it("is a preview with refresh per stack, which writes no state (no refresh, no up), and any change fails it", async () => {
+    const report = await runFleet({ command: "drift", cwd: "/proj" });
+    expect(pulumiRuns()).toEqual([
+      "pulumi preview --refresh --color never --exec-kind auto.local --stack organization/proj/acme",
+      "pulumi preview --refresh --color never --exec-kind auto.local --stack organization/proj/globex",
+    ]);
+    expect(report).toMatchObject({ command: "drift", expectNoChanges: true, interrupted: false });
+  });
+
+  it("--refresh reaches pulumi for preview and up only when asked", async () => {
+    await runFleet({ command: "up", cwd: "/proj", stacks: ["acme"], refresh: true });
+    await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"] });
+    expect(pulumiRuns()).toEqual([
+      "pulumi up --yes --skip-preview --refresh --color never --suppress-outputs --exec-kind auto.local --stack organization/proj/acme",
+      "pulumi preview --color never --exec-kind auto.local --stack organization/proj/acme",
+    ]);
+    await expect(runFleet({ command: "refresh", cwd: "/proj", refresh: true })).rejects.toThrow(
+      /^refresh applies to preview and up .* not to refresh$/,
+    );
+  });
+});
+
+describe("runFleet: stack names and the selection", () => {
+  it("takes a stack's fully-qualified name, runs that stack by it and reports it by its short name", async () => {
+    const report = await runFleet({ command: "preview", cwd: "/proj", stacks: ["organization/proj/globex"] });
+    expect(report.stacks.map((s) => [s.stack, s.result])).toEqual([["globex", "succeeded"]]);
+    expect(fake.calls.slice(0, 2)).toEqual(["config organization/proj/globex", "select organization/proj/globex"]);
+  });
+
+  it("leaves no stack selected when none was before the run", async () => {
+    await runFleet({ command: "preview", cwd: "/proj" });
+    expect(fake.calls.at(-1)).toBe("unselect");
+    expect(fake.selected).toBeUndefined();
+  });
+
+  it("selects again the stack selected before the run, by its fully-qualified name", async () => {
+    fake.selected = "organization/proj/acme";
+    await runFleet({ command: "preview", cwd: "/proj", stacks: ["globex"] });
+    expect(fake.calls.at(-1)).toBe("select organization/proj/acme");
+    expect(fake.selected).toBe("organization/proj/acme");
+  });
+});
+
+describe("pickStacks", () => {
+  const listed = ["organization/proj/acme", "other/proj/acme", "organization/proj/globex"].map((name) => ({ name, current: false }));
+
+  it("takes a name as pulumi does (stack, org/stack, org/project/stack)", () => {
+    expect(pickStacks(listed, ["globex", "other/acme"], "/proj")).toEqual({
+      stacks: ["globex", "acme"],
+      fullNames: new Map([
+        ["globex", "organization/proj/globex"],
+        ["acme", "other/proj/acme"],
+      ]),
+    });
+  });
+
+  it.each([
+    [["acme"], /^acme names 2 stacks \(organization\/proj\/acme, other\/proj\/acme\): name one by its full name$/],
+    [["organization/acme", "other/proj/acme"], /^organization\/proj\/acme and other\/proj\/acme are both named acme in the report/],
+    [["nope", "proj/acme"], /^no stack named nope, proj\/acme in the project in \/proj; its stacks: acme, globex$/],
+  ])("refuses %j", (wanted, message) => {
+    expect(() => pickStacks(listed, wanted, "/proj")).toThrow(message);
+  });
+});

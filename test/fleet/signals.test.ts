@@ -1,0 +1,55 @@
+/**
+ * What SIGINT and SIGTERM do to a fleet run, step by step, with no process: the first Ctrl-C stops new stacks, the
+ * second (or a SIGTERM, at once) cancels the running ones and still waits for them, a third Ctrl-C exits; each message
+ * names the running stacks and says what a pulumi stopped twice may leave behind.
+ */
+import { describe, expect, it } from "vitest";
+import { fleetSignals, INTERRUPTED_EXIT } from "../../src/fleet/signals";
+
+function signals(running: string[] = ["acme", "globex"]) {
+  const out: string[] = [];
+  const exits: number[] = [];
+  const s = fleetSignals({ name: "fleet", write: (text) => out.push(text), running: () => running, exit: (code) => exits.push(code) });
+  return { ...s, out, exits };
+}
+
+describe("fleetSignals", () => {
+  it("Ctrl-C: stops new stacks; again: cancels the running ones, naming them; a third time: exits at once", () => {
+    const s = signals();
+    s.handle("SIGINT");
+    expect([s.stop.aborted, s.cancel.aborted]).toEqual([true, false]);
+    expect(s.out.at(-1)).toContain("fleet: interrupted: no new stack starts; waiting for the running ones (running: acme, globex)");
+    s.handle("SIGINT");
+    expect([s.stop.aborted, s.cancel.aborted]).toEqual([true, true]);
+    const second = s.out.at(-1) ?? "";
+    expect(second).toContain("fleet: cancelling the running stacks (running: acme, globex)");
+    // Not "in-flight operations finish": a pulumi that got two SIGINTs stops at once.
+    expect(second).toContain("A pulumi that got two (in a terminal, each Ctrl-C reaches it too) stops at once instead");
+    expect(second).toContain("run pulumi refresh on it to find operations left pending (and pulumi cancel if it stays locked)");
+    expect(s.exits).toEqual([]);
+    s.handle("SIGINT");
+    expect(s.out.at(-1)).toContain("fleet: exiting without waiting for acme, globex: for each, run pulumi refresh");
+    expect(s.exits).toEqual([INTERRUPTED_EXIT]);
+  });
+
+  it("SIGTERM: stops new stacks and cancels the running ones at once, and never exits before they end", () => {
+    const s = signals(["initech"]);
+    s.handle("SIGTERM");
+    expect([s.stop.aborted, s.cancel.aborted]).toEqual([true, true]);
+    expect(s.out.at(-1)).toContain("fleet: terminated (SIGTERM): no new stack starts; cancelling the running stacks (running: initech)");
+    expect(s.out.at(-1)).toContain("Waiting for every pulumi to end");
+    s.handle("SIGTERM");
+    expect(s.out.at(-1)).toContain("fleet: already cancelling; waiting for every pulumi to end (running: initech)");
+    expect(s.exits).toEqual([]);
+  });
+
+  it("SIGTERM after a Ctrl-C cancels; a Ctrl-C after a SIGTERM exits", () => {
+    const s = signals([]);
+    s.handle("SIGINT");
+    s.handle("SIGTERM");
+    expect(s.cancel.aborted).toBe(true);
+    expect(s.out.at(-1)).toContain("(no stack is running)");
+    s.handle("SIGINT");
+    expect(s.exits).toEqual([INTERRUPTED_EXIT]);
+  });
+});
