@@ -627,6 +627,23 @@ describe("a list is not proof of absence", () => {
     );
   });
 
+  it("a destroy whose member list answers 404 while the integration answers fails, keeping the resource and removing nobody", async () => {
+    const emu = await big();
+    const state = stateOf(managedAll().map(collaborator));
+    const before = emu.integrations.members(BIG).length;
+    emu.fault({ method: "GET", path: listPath, status: 404 });
+    await expect(provider.delete!(BIG, state)).rejects.toThrow(`Integration ${BIG} answers, but its member list answered 404`);
+    expect(emu.requests.filter((r) => r.method === "DELETE")).toEqual([]);
+    expect(emu.integrations.members(BIG)).toHaveLength(before);
+  });
+
+  it("a destroy whose integration is gone (both answer 404) is done", async () => {
+    const emu = await big();
+    emu.integrations.remove(BIG);
+    await provider.delete!(BIG, stateOf(managedAll().map(collaborator)));
+    expect(emu.requests.filter((r) => r.method === "DELETE")).toEqual([]);
+  });
+
   it("a create failing for two members with nothing managed records no resource", async () => {
     const emu = await big();
     const [P, Q] = ["cccccccc-0000-4000-8000-00000000fff1", "cccccccc-0000-4000-8000-00000000fff2"];

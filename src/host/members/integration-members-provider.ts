@@ -23,7 +23,7 @@ import { IMPORT_ID, type IntegrationMembersInputs, integrationMembersInputs, typ
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { waitForPending } from "../membership/partial-write";
 import { applyPlan, failedError, runError, runOf } from "./members-apply";
-import { adoptedMembersLeft, noIntegrationToImport, notDisclosed, notTheDeclaredIntegration } from "./messages";
+import { adoptedMembersLeft, membersNotDisclosed, noIntegrationToImport, notDisclosed, notTheDeclaredIntegration } from "./messages";
 import { stillRunningOnDestroy } from "../membership/messages";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { declaredOf, diffMembers } from "./members-diff";
@@ -166,7 +166,12 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     };
     acts = await planAgainstService(ctx, base, props.members);
   } catch (error) {
-    if (NotFoundError.isInstance(error)) return;
+    // Gone with its integration (which answers 404 too): nothing left to remove. An integration that answers while its
+    // member list does not is hidden from this key, not empty: forgetting its members would leave them their access.
+    if (NotFoundError.isInstance(error)) {
+      if (!(await ctx.connection().memberships.of(id).visible())) return;
+      throw new Error(membersNotDisclosed(id), { cause: error });
+    }
     throw error;
   }
   const left = (props.adoptedMembers ?? []).filter(

@@ -81,6 +81,15 @@ export function notDisclosed(id: string): string {
   );
 }
 
+/** A destroy whose member list answered 404 while the integration itself answers: the list is hidden from the key. */
+export function membersNotDisclosed(id: string): string {
+  return (
+    `Integration ${id} answers, but its member list answered 404 to this API key, so its members were not removed and ` +
+    "the resource is kept. Check the key's access to the integration's members (Read integrations), then destroy again; " +
+    "to stop managing them without removing anyone, pulumi state delete this resource."
+  );
+}
+
 /** `import` names integration `importId`, not the declared `integrationId`. */
 export function notTheDeclaredIntegration(importId: string, integrationId: string): string {
   return (
