@@ -719,3 +719,50 @@ describe("a managed member whose record cannot be read is never a known non-owne
     expect(writes(emu)).toEqual([]);
   });
 });
+
+describe("an invitation whose job fails because someone made the member meanwhile (inviteExisting: fail)", () => {
+  it("records that member adopted: destroy gives them back, and removes only the member the stack made", async () => {
+    const [O, N1, N2] = [
+      "00000000-0000-4000-8000-0000000000f1",
+      "00000000-0000-4000-8000-0000000000f2",
+      "00000000-0000-4000-8000-0000000000f3",
+    ];
+    const person = (id: string, name: string) => ({ id, email: `${name}@example.com`, firstName: name, lastName: "User" });
+    const emu = await emulator({
+      seed: {
+        users: [person(O, "o"), person(N1, "n1"), person(N2, "n2")],
+        integrations: [
+          {
+            id: INTEGRATION,
+            application: "App",
+            entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }],
+            users: [{ userId: O, role: "owner", entitlements: ["VIEWER"] }],
+          },
+        ],
+      },
+      job: { finishAfterPolls: 1 },
+      quirks: { inviteExisting: "fail" },
+    });
+    await configureFor(emu);
+    emu.jobs.hangNext(1);
+    const members = [N1, N2].map((userId) => ({ userId, entitlements: ["VIEWER"] }));
+    const created = provider.create!({ integrationId: INTEGRATION, members, removeUnmanaged: false });
+    for (let turn = 0; turn < 10_000 && !emu.jobs.list().some((j) => j.status === "running"); turn++)
+      await new Promise((resolve) => setImmediate(resolve));
+    // Someone adds N1 before the invitation's job runs: the job fails for them.
+    emu.integrations.setMember(INTEGRATION, N1, { role: "collaborator", entitlements: ["VIEWER"] });
+    emu.jobs.release(emu.jobs.list().find((j) => j.status === "running")!.id);
+    const outs = wire(await created).outs as IntegrationMembersOutputs;
+    expect(outs.adoptedMembers).toEqual([N1]);
+    await configureFor(emu);
+    emu.clearRequests();
+    await provider.delete!(INTEGRATION, outs);
+    expect(emu.requests.filter((r) => r.method === "DELETE").map((r) => r.path)).toEqual([`/integrations/${INTEGRATION}/users/${N2}`]);
+    expect(
+      emu.integrations
+        .members(INTEGRATION)
+        .map((m) => m.userId)
+        .sort(),
+    ).toEqual([O, N1].sort());
+  });
+});

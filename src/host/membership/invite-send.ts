@@ -95,16 +95,26 @@ async function afterOneFailed(client: WorkspaceAccessClient, entry: Entry, error
 /** The members of the integration now, by user id; `undefined` when the list cannot be read. */
 const membersNow = (client: WorkspaceAccessClient, integrationId: string) => memberList(client, integrationId).catch(() => undefined);
 
-/** Settles the entries whose user is a member now (`existed`; an unusable record fails, naming it); returns the rest. */
-function settleMembers(batch: Entry[], members: ReadonlyMap<Id, Found | undefined>, existed: boolean): Entry[] {
+/**
+ * Who made the members found after an invitation: someone else (`theirs`: it was refused, 409), maybe this invitation
+ * (`maybeOurs`: its job failed, and may have applied in part, or failed because they were members already).
+ */
+type Origin = "theirs" | "maybeOurs" | "oursIfAny";
+
+/**
+ * Settles the entries whose user is a member now; returns the rest. A member found is recorded as existing before unless
+ * this invitation may have made them alone (`oursIfAny`: its answer was lost): one it may not have made is given back by
+ * destroy. An unusable record fails the entry when the member is someone else's, else leaves it pending.
+ */
+function settleMembers(batch: Entry[], members: ReadonlyMap<Id, Found | undefined>, origin: Origin): Entry[] {
   const rest: Entry[] = [];
   for (const entry of batch) {
     const member = members.get(idOf(entry.invitation.userId));
     if (member instanceof Error) {
       // A member, but its record cannot be used: if this invitation made it, the next up takes it over.
-      if (existed) entry.reject(member);
+      if (origin === "theirs") entry.reject(member);
       else entry.resolve({ kind: "pending", jobId: null, error: member });
-    } else if (member) entry.resolve({ kind: "member", member, existed });
+    } else if (member) entry.resolve({ kind: "member", member, existed: origin !== "oursIfAny" });
     else rest.push(entry);
   }
   return rest;
@@ -112,7 +122,7 @@ function settleMembers(batch: Entry[], members: ReadonlyMap<Id, Found | undefine
 
 async function afterAmbiguous(client: WorkspaceAccessClient, batch: Entry[], error: unknown): Promise<void> {
   const members = await membersNow(client, batch[0]!.invitation.integrationId);
-  const rest = members ? settleMembers(batch, members, false) : batch;
+  const rest = members ? settleMembers(batch, members, "oursIfAny") : batch;
   // Not a member yet proves nothing (the job may still run): pending, so the next `up` looks before inviting.
   pendingAll(rest, error, null, batch.length);
 }
@@ -120,7 +130,7 @@ async function afterAmbiguous(client: WorkspaceAccessClient, batch: Entry[], err
 async function afterConflict(client: WorkspaceAccessClient, batch: Entry[]): Promise<void> {
   const members = await membersNow(client, batch[0]!.invitation.integrationId);
   if (!members) return split(client, batch);
-  const rest = settleMembers(batch, members, true);
+  const rest = settleMembers(batch, members, "theirs");
   // A member the list skipped is refused again (409), never invited twice: no read needed here.
   if (rest.length === batch.length) return split(client, batch);
   if (rest.length > 0) await sendBatch(client, rest);
@@ -131,7 +141,8 @@ async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], err
   const members = await membersNow(client, integrationId);
   // Without the list, halves could invite again users a partly applied job added: pending instead, read before the next invite.
   if (!members) return pendingAll(batch, error, null);
-  const missed = settleMembers(batch, members, false);
+  // A failed job may have failed because they were members already (a service may answer so): not known to be this one's.
+  const missed = settleMembers(batch, members, "maybeOurs");
   if (missed.length === 0) return;
   // A list proves presence only: a member it skipped (pages shift) would be invited a second time.
   const missedIds = missed.map((e) => e.invitation.userId);
@@ -139,7 +150,7 @@ async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], err
   // Unconfirmed: the rest may have landed, so pending. A member whose record cannot be used is pending alone (settleMembers):
   // the others' absences are confirmed each, so they are sent again.
   if (!confirmed) return pendingAll(missed, error, null, batch.length);
-  const rest = settleMembers(missed, confirmed, false);
+  const rest = settleMembers(missed, confirmed, "maybeOurs");
   if (rest.length > 0) await split(client, rest);
 }
 
