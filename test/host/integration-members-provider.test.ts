@@ -749,8 +749,8 @@ describe("an invitation whose job fails because someone made the member meanwhil
     const created = provider.create!({ integrationId: INTEGRATION, members, removeUnmanaged: false });
     for (let turn = 0; turn < 10_000 && !emu.jobs.list().some((j) => j.status === "running"); turn++)
       await new Promise((resolve) => setImmediate(resolve));
-    // Someone adds N1 before the invitation's job runs: the job fails for them.
-    emu.integrations.setMember(INTEGRATION, N1, { role: "collaborator", entitlements: ["VIEWER"] });
+    // Someone adds N1, with a set of their own, before the invitation's job runs: the job fails for them.
+    emu.integrations.setMember(INTEGRATION, N1, { role: "collaborator", entitlements: ["EDITOR", "VIEWER"] });
     emu.jobs.release(emu.jobs.list().find((j) => j.status === "running")!.id);
     const outs = wire(await created).outs as IntegrationMembersOutputs;
     expect(outs.adoptedMembers).toEqual([N1]);
@@ -764,5 +764,40 @@ describe("an invitation whose job fails because someone made the member meanwhil
         .map((m) => m.userId)
         .sort(),
     ).toEqual([O, N1].sort());
+  });
+});
+
+describe("an invitation job that fails for the whole set (an entitlement retired since the preview)", () => {
+  it("fails every new member with the job's error, naming the entitlement, without halving the batch down to each user", async () => {
+    const O = "00000000-0000-4000-8000-0000000000e0";
+    const news = Array.from({ length: 64 }, (_, i) => `00000000-0000-4000-8000-${String(100 + i).padStart(12, "0")}`);
+    const person = (id: string, i: number) => ({ id, email: `n${i}@example.com`, firstName: "N", lastName: `${i}` });
+    const emu = await emulator({
+      seed: {
+        users: [person(O, 999), ...news.map(person)],
+        integrations: [
+          {
+            id: INTEGRATION,
+            application: "App",
+            entitlements: [{ id: "VIEWER" }],
+            users: [{ userId: O, role: "owner", entitlements: ["VIEWER"] }],
+          },
+        ],
+      },
+      job: { finishAfterPolls: 1 },
+    });
+    await configureFor(emu);
+    emu.clearRequests();
+    // Not through check (which reads the catalogue): the set was offered when the preview ran.
+    const members = news.map((userId) => ({ userId, entitlements: ["RETIRED"] }));
+    const error = (await provider.create!({ integrationId: INTEGRATION, members, removeUnmanaged: false }).catch(
+      (e: unknown) => e,
+    )) as Error & {
+      reasons?: string[];
+    };
+    expect(error.reasons).toHaveLength(64);
+    expect(error.message).toContain('does not offer "RETIRED"');
+    expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+    expect(emu.integrations.members(INTEGRATION).map((m) => m.userId)).toEqual([O]);
   });
 });

@@ -9,7 +9,8 @@
  * - any other error (401, 403, 429 after the client's retries): not about a user; every user fails with it;
  * - the job ends in `error`: one member list read (a service that applies the others anyway must not see them invited
  *   twice); those it missed are confirmed absent (`member-list.ts`) and only those sent again in halves (one whose record
- *   cannot be used is `pending` alone). No list, or no confirmation: `pending`;
+ *   cannot be used is `pending` alone), unless the integration's catalogue does not offer the set: then they all fail
+ *   with the job's error, none sent again. No list, or no confirmation: `pending`;
  * - waiting for the job fails otherwise (a timeout, polling that fails): every user is `pending` with the job.
  *
  * A batch of one is the single invitation: an ambiguous failure or a 409 reads that member, a job in `error` fails with
@@ -26,6 +27,8 @@ import {
   unlessNotFound,
   type WorkspaceAccessClient,
 } from "../../client";
+import { inviteRole } from "../../shared/input-constants";
+import { entitlementSet, sameSet } from "../../shared/inputs";
 import type { Invitation, InvitationResult } from "./invite-batcher";
 import { confirm, type Found, memberList } from "./member-list";
 
@@ -96,15 +99,21 @@ async function afterOneFailed(client: WorkspaceAccessClient, entry: Entry, error
 const membersNow = (client: WorkspaceAccessClient, integrationId: string) => memberList(client, integrationId).catch(() => undefined);
 
 /**
- * Who made the members found after an invitation: someone else (`theirs`: it was refused, 409), maybe this invitation
- * (`maybeOurs`: its job failed, and may have applied in part, or failed because they were members already).
+ * Who made the members found after an invitation: someone else (`theirs`: it was refused, 409), this invitation if anyone
+ * (`oursIfAny`: its answer was lost), or either (`maybeOurs`: its job failed, and may have applied in part, or failed
+ * because they were members already, as a service may answer).
  */
 type Origin = "theirs" | "maybeOurs" | "oursIfAny";
 
+/** Whether a member holds exactly what the invitation asked: what a job that applied it leaves. */
+const asInvited = (member: IntegrationUser, { role, entitlements }: Invitation) =>
+  inviteRole(member.role) === role && sameSet(entitlementSet(member.entitlements), entitlements);
+
 /**
- * Settles the entries whose user is a member now; returns the rest. A member found is recorded as existing before unless
- * this invitation may have made them alone (`oursIfAny`: its answer was lost): one it may not have made is given back by
- * destroy. An unusable record fails the entry when the member is someone else's, else leaves it pending.
+ * Settles the entries whose user is a member now; returns the rest. A member found is recorded as existing before (given
+ * back by destroy) when someone else made them, or when the failed job may not have (they hold another role or set than it
+ * asked: someone added them meanwhile). An unusable record fails the entry when the member is someone else's, else leaves
+ * it pending.
  */
 function settleMembers(batch: Entry[], members: ReadonlyMap<Id, Found | undefined>, origin: Origin): Entry[] {
   const rest: Entry[] = [];
@@ -114,8 +123,10 @@ function settleMembers(batch: Entry[], members: ReadonlyMap<Id, Found | undefine
       // A member, but its record cannot be used: if this invitation made it, the next up takes it over.
       if (origin === "theirs") entry.reject(member);
       else entry.resolve({ kind: "pending", jobId: null, error: member });
-    } else if (member) entry.resolve({ kind: "member", member, existed: origin !== "oursIfAny" });
-    else rest.push(entry);
+    } else if (member) {
+      const existed = origin === "theirs" || (origin === "maybeOurs" && !asInvited(member, entry.invitation));
+      entry.resolve({ kind: "member", member, existed });
+    } else rest.push(entry);
   }
   return rest;
 }
@@ -141,7 +152,7 @@ async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], err
   const members = await membersNow(client, integrationId);
   // Without the list, halves could invite again users a partly applied job added: pending instead, read before the next invite.
   if (!members) return pendingAll(batch, error, null);
-  // A failed job may have failed because they were members already (a service may answer so): not known to be this one's.
+  // A failed job may have failed because they were members already (a service may answer so): not always this one's.
   const missed = settleMembers(batch, members, "maybeOurs");
   if (missed.length === 0) return;
   // A list proves presence only: a member it skipped (pages shift) would be invited a second time.
@@ -151,7 +162,30 @@ async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], err
   // the others' absences are confirmed each, so they are sent again.
   if (!confirmed) return pendingAll(missed, error, null, batch.length);
   const rest = settleMembers(missed, confirmed, "maybeOurs");
-  if (rest.length > 0) await split(client, rest);
+  if (rest.length === 0) return;
+  // A set the integration does not offer (retired since the preview) fails every user alike: halving would send 2n - 1
+  // invitations, each failing, each followed by a member list. Asked of the catalogue once; unread, the halves are sent.
+  const unoffered = await notOffered(client, integrationId, batch[0]!.invitation.entitlements);
+  if (unoffered.length > 0) return failAll(rest, withUnoffered(error, integrationId, unoffered));
+  await split(client, rest);
+}
+
+/** The ids of `entitlements` the integration's catalogue does not offer; none when it cannot be read (or is empty: not published). */
+async function notOffered(client: WorkspaceAccessClient, integrationId: string, entitlements: readonly string[]): Promise<string[]> {
+  const catalogue = await client.integrations.listEntitlements(integrationId).catch(() => []);
+  if (catalogue.length === 0) return [];
+  const offered = new Set(catalogue.map((e) => e.id));
+  return entitlements.filter((id) => !offered.has(id));
+}
+
+/** The job's error, saying why it failed for the whole set. */
+function withUnoffered(error: unknown, integrationId: string, unoffered: readonly string[]): unknown {
+  if (error instanceof Error) {
+    error.message +=
+      ` The integration ${integrationId} does not offer ${unoffered.map((id) => `"${id}"`).join(", ")} (its catalogue, read after ` +
+      "the job failed): every invitation with this set fails alike, so none was sent again. Declare entitlements it offers.";
+  }
+  return error;
 }
 
 /** Sends each half again, at once. */
