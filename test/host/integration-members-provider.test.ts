@@ -801,3 +801,49 @@ describe("an invitation job that fails for the whole set (an entitlement retired
     expect(emu.integrations.members(INTEGRATION).map((m) => m.userId)).toEqual([O]);
   });
 });
+
+describe("a pending invitation whose member someone else made meanwhile, with another role", () => {
+  it("is kept as recorded by a refresh, adopted by the next up, and left by destroy", async () => {
+    const [O, A] = ["00000000-0000-4000-8000-0000000000d1", "00000000-0000-4000-8000-0000000000d2"];
+    const person = (id: string, name: string) => ({ id, email: `${name}@example.com`, firstName: name, lastName: "User" });
+    const emu = await emulator({
+      seed: {
+        users: [person(O, "o"), person(A, "a")],
+        integrations: [
+          {
+            id: INTEGRATION,
+            application: "App",
+            entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }],
+            users: [{ userId: O, role: "owner", entitlements: ["VIEWER"] }],
+          },
+        ],
+      },
+      job: { finishAfterPolls: 1 },
+    });
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    const news = { integrationId: INTEGRATION, members: [{ userId: A, entitlements: ["VIEWER"] }], removeUnmanaged: false };
+    emu.jobs.hangNext(1);
+    const partial = (await provider.create!({ ...news, __provider: "p" }).catch((e: unknown) => e)) as {
+      properties: IntegrationMembersOutputs;
+    };
+    const state = wire(partial.properties) as IntegrationMembersOutputs;
+    expect(state.pendingInvitations).toHaveLength(1);
+    // Someone makes A an owner by hand; the stuck invitation's job then fails.
+    const job = emu.jobs.list().find((j) => j.status === "running")!;
+    emu.integrations.setMember(INTEGRATION, A, { role: "owner", entitlements: ["EDITOR", "VIEWER"] });
+    emu.jobs.failInvitesOf([A]);
+    emu.jobs.release(job.id);
+    await configureFor(emu);
+    const refreshed = wire(await provider.read!(INTEGRATION, state)).props as IntegrationMembersOutputs;
+    expect(refreshed.members).toEqual(state.members);
+    expect(refreshed.pendingInvitations).toEqual(state.pendingInvitations);
+    const updated = wire(await provider.update!(INTEGRATION, refreshed, news)).outs as IntegrationMembersOutputs;
+    expect(updated.adoptedMembers).toEqual([A]);
+    expect(updated.pendingInvitations).toEqual([]);
+    await configureFor(emu);
+    emu.clearRequests();
+    await provider.delete!(INTEGRATION, updated);
+    expect(emu.requests.filter((r) => r.method === "DELETE")).toEqual([]);
+    expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === A)?.role).toBe("owner");
+  });
+});

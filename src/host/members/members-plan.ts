@@ -91,6 +91,16 @@ function pendingOf(input: PlanInput, userId: string): PendingInvitation | undefi
   return recorded.jobId !== null && input.running?.includes(recorded.jobId) ? recorded : undefined;
 }
 
+/**
+ * Whether a managed member whose invitation the state records as possibly still landing is found with another role than it
+ * invited: that invitation did not make them (someone added them meanwhile). Someone else's, as `IntegrationEntitlement`'s
+ * resume takes them: adopted by an update, kept as recorded by a read, left by a delete.
+ */
+function notInvitedAs(input: PlanInput, recorded: IntegrationMemberState | undefined, live: ServiceMember): boolean {
+  if (!recorded || !input.prior?.pendingInvitations?.some((p) => idOf(p.userId) === idOf(recorded.userId))) return false;
+  return live.role !== null && recorded.role !== null && live.role !== recorded.role;
+}
+
 /** The members absent from what is known whose absence a decision of this operation rests on. */
 function absencesThatMatter(input: PlanInput, present: ReadonlyMap<string, ServiceMember>): string[] {
   if (input.op === "diff") return [];
@@ -190,7 +200,7 @@ function planDeclared(
     } else acts.invite.push({ member, role: member.role ?? DEFAULT_INTEGRATION_ROLE, afterRemoval: false });
     return;
   }
-  if (!managedBefore) acts.takeOver.push(member.userId);
+  if (!managedBefore || notInvitedAs(input, managedBefore, live)) acts.takeOver.push(member.userId);
   acts.managed.push(stateOf(member.userId, live));
   if (!sameSet(live.entitlements, member.entitlements))
     acts.setEntitlements.push(stateOf(member.userId, { ...live, entitlements: member.entitlements }));
@@ -199,8 +209,9 @@ function planDeclared(
 /** A delete: every managed member there and not taken over is removed (never the last owner); a pending invitation fails it. */
 function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
   for (const m of input.prior?.members ?? []) {
-    if (present.has(idOf(m.userId))) {
-      if (ours(input, m.userId)) acts.remove.push(m.userId);
+    const live = present.get(idOf(m.userId));
+    if (live) {
+      if (ours(input, m.userId) && !notInvitedAs(input, m, live)) acts.remove.push(m.userId);
       continue;
     }
     const pending = pendingOf(input, m.userId);
@@ -215,7 +226,12 @@ function planRead(input: PlanInput, present: ReadonlyMap<string, ServiceMember>,
   const managed = input.prior ? input.prior.members : [...present.values()];
   for (const m of managed) {
     const live = present.get(idOf(m.userId));
-    if (live) acts.managed.push(stateOf(m.userId, live));
+    if (live && notInvitedAs(input, m, live)) {
+      // Kept as recorded, with its invitation: the next up's resume takes them as someone else's (adopted), not as made.
+      acts.managed.push(stateOf(m.userId, m));
+      const recorded = input.prior?.pendingInvitations?.find((p) => idOf(p.userId) === idOf(m.userId));
+      if (recorded) acts.pending.push(recorded);
+    } else if (live) acts.managed.push(stateOf(m.userId, live));
     else {
       const pending = pendingOf(input, m.userId);
       if (pending) {
