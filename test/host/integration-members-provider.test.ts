@@ -720,6 +720,27 @@ describe("a managed member whose record cannot be read is never a known non-owne
   });
 });
 
+/** A world of one integration offering VIEWER and EDITOR, whose one member is `owner` (its owner), and `users` beside it. */
+async function ownedWorld(owner: string, users: readonly string[], options: EmulatorOptions = {}) {
+  const person = (id: string, i: number) => ({ id, email: `user${i}@example.com`, firstName: "U", lastName: `${i}` });
+  const emu = await emulator({
+    seed: {
+      users: [owner, ...users].map(person),
+      integrations: [
+        {
+          id: INTEGRATION,
+          application: "App",
+          entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }],
+          users: [{ userId: owner, role: "owner", entitlements: ["VIEWER"] }],
+        },
+      ],
+    },
+    job: { finishAfterPolls: 1 },
+    ...options,
+  });
+  return emu;
+}
+
 describe("an invitation whose job fails because someone made the member meanwhile (inviteExisting: fail)", () => {
   it("records that member adopted: destroy gives them back, and removes only the member the stack made", async () => {
     const [O, N1, N2] = [
@@ -727,22 +748,7 @@ describe("an invitation whose job fails because someone made the member meanwhil
       "00000000-0000-4000-8000-0000000000f2",
       "00000000-0000-4000-8000-0000000000f3",
     ];
-    const person = (id: string, name: string) => ({ id, email: `${name}@example.com`, firstName: name, lastName: "User" });
-    const emu = await emulator({
-      seed: {
-        users: [person(O, "o"), person(N1, "n1"), person(N2, "n2")],
-        integrations: [
-          {
-            id: INTEGRATION,
-            application: "App",
-            entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }],
-            users: [{ userId: O, role: "owner", entitlements: ["VIEWER"] }],
-          },
-        ],
-      },
-      job: { finishAfterPolls: 1 },
-      quirks: { inviteExisting: "fail" },
-    });
+    const emu = await ownedWorld(O, [N1, N2], { quirks: { inviteExisting: "fail" } });
     await configureFor(emu);
     emu.jobs.hangNext(1);
     const members = [N1, N2].map((userId) => ({ userId, entitlements: ["VIEWER"] }));
@@ -771,21 +777,7 @@ describe("an invitation job that fails for the whole set (an entitlement retired
   it("fails every new member with the job's error, naming the entitlement, without halving the batch down to each user", async () => {
     const O = "00000000-0000-4000-8000-0000000000e0";
     const news = Array.from({ length: 64 }, (_, i) => `00000000-0000-4000-8000-${String(100 + i).padStart(12, "0")}`);
-    const person = (id: string, i: number) => ({ id, email: `n${i}@example.com`, firstName: "N", lastName: `${i}` });
-    const emu = await emulator({
-      seed: {
-        users: [person(O, 999), ...news.map(person)],
-        integrations: [
-          {
-            id: INTEGRATION,
-            application: "App",
-            entitlements: [{ id: "VIEWER" }],
-            users: [{ userId: O, role: "owner", entitlements: ["VIEWER"] }],
-          },
-        ],
-      },
-      job: { finishAfterPolls: 1 },
-    });
+    const emu = await ownedWorld(O, news);
     await configureFor(emu);
     emu.clearRequests();
     // Not through check (which reads the catalogue): the set was offered when the preview ran.
@@ -805,21 +797,7 @@ describe("an invitation job that fails for the whole set (an entitlement retired
 describe("a pending invitation whose member someone else made meanwhile, with another role", () => {
   it("is kept as recorded by a refresh, adopted by the next up, and left by destroy", async () => {
     const [O, A] = ["00000000-0000-4000-8000-0000000000d1", "00000000-0000-4000-8000-0000000000d2"];
-    const person = (id: string, name: string) => ({ id, email: `${name}@example.com`, firstName: name, lastName: "User" });
-    const emu = await emulator({
-      seed: {
-        users: [person(O, "o"), person(A, "a")],
-        integrations: [
-          {
-            id: INTEGRATION,
-            application: "App",
-            entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }],
-            users: [{ userId: O, role: "owner", entitlements: ["VIEWER"] }],
-          },
-        ],
-      },
-      job: { finishAfterPolls: 1 },
-    });
+    const emu = await ownedWorld(O, [A]);
     await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
     const news = { integrationId: INTEGRATION, members: [{ userId: A, entitlements: ["VIEWER"] }], removeUnmanaged: false };
     emu.jobs.hangNext(1);
