@@ -60,8 +60,10 @@ export class ProviderContext {
   readonly #failures: readonly CheckFailure[];
   /** What this context was built from, to tell whether a second `configure` brings another config. */
   readonly key: string;
-  /** The keys (`takeovers.ts`) of what creates of this deployment took over, so that a replaced resource's delete leaves it. */
+  /** The keys (`takeovers.ts`) of what resources of this deployment claim, so that a replaced resource's delete leaves it. */
   readonly takeovers = new Set<string>();
+  /** The keys (`takeovers.ts`) of the records `check` saw the program declare in this deployment: only those a diff claims. */
+  readonly declared = new Set<string>();
   /** The integrations' entitlement catalogues, read once each for `check` (`entitlement-catalogue.ts`). */
   readonly catalogue: EntitlementCatalogue;
   #connection: Connection | undefined;

@@ -238,6 +238,7 @@ describe("a rename without an alias, the new resource adopting: the old one's de
     const renamed = await users.create(declared);
     expect(renamed.outs!.adopted).toBe(true);
     await deployment();
+    await users.check!(props(renamed.outs!), { ...hal, adoptExisting: true });
     expect((await users.diff!(renamed.id, renamed.outs!, declared)).changes).toBe(false);
     emu.clearRequests();
     await users.delete!(old.id, old.outs!);
@@ -256,6 +257,7 @@ describe("a rename without an alias, the new resource adopting: the old one's de
     const declared = { users: { "hal@example.com": hal } };
     const set = await workspaceUsers.create(declared);
     await deployment();
+    await workspaceUsers.check!(props(set.outs!), declared);
     expect((await workspaceUsers.diff!(set.id, set.outs!, declared)).changes).toBe(false);
     emu.clearRequests();
     await users.delete!(old.id, old.outs!);
@@ -271,6 +273,7 @@ describe("a rename without an alias, the new resource adopting: the old one's de
     const renamed = await entitlements.create(declared);
     expect(renamed.outs!.adopted).toBe(true);
     await deployment();
+    await entitlements.check!(props(renamed.outs!), { ...katherine, adoptExisting: true });
     expect((await entitlements.diff!(renamed.id, renamed.outs!, declared)).changes).toBe(false);
     emu.clearRequests();
     await entitlements.delete!(old.id, old.outs!);
@@ -287,6 +290,7 @@ describe("a rename without an alias, the new resource adopting: the old one's de
     const set = await members.create(declared);
     expect(set.outs!.adoptedMembers).toEqual([ids.katherine]);
     await deployment();
+    await members.check!(props(set.outs!), declared);
     expect((await members.diff!(set.id, set.outs!, declared)).changes).toBe(false);
     emu.clearRequests();
     await entitlements.delete!(old.id, old.outs!);
@@ -321,11 +325,24 @@ describe("a rename without an alias, the new resource adopting: the old one's de
     const moved = (await entitlements.check!({}, single)).inputs!;
     const second = await entitlements.create(moved);
     await deployment();
+    await entitlements.check!(props(second.outs!), single);
     await entitlements.diff!(second.id, second.outs!, moved);
     emu.clearRequests();
     await entitlements.delete!(first.id, first.outs!);
     expect(writes(emu)).toEqual([]);
     expect(memberOf(emu, ids.katherine)).toBeDefined();
     expect(memberOf(emu, ids.alan)).toBeDefined();
+  });
+
+  it("a refresh diffs the old resource too (up --refresh, refresh: always): that diff claims nothing, so its delete removes", async () => {
+    // The engine diffs what a refresh reads, resources the program left included; only what check saw declared is claimed.
+    const { emu, deployment } = await setup();
+    const old = await oldMembership();
+    await deployment();
+    const refreshed = await entitlements.read!(old.id, old.outs!);
+    await entitlements.diff!(old.id, old.outs!, props(refreshed.inputs!));
+    emu.clearRequests();
+    await entitlements.delete!(old.id, old.outs!);
+    expect(writes(emu)).toEqual([`DELETE /integrations/${youtube}/users/${ids.katherine}`]);
   });
 });

@@ -31,7 +31,7 @@ import {
 import { afterJobWait, PartialWriteError, waitForPending } from "../membership/partial-write";
 import { stillRunningOnDestroy } from "../membership/messages";
 import { type ProviderContext, providerOf } from "../provider-runtime";
-import { memberKey } from "../takeovers";
+import { knownString, memberKey } from "../takeovers";
 import { diffEntitlement, type IntegrationEntitlementOutputs, inputsOf, membershipId, outputs, parseId } from "./entitlement-state";
 import { adopt, afterInvitation, converge, invitationOf, otherRole, usable, type Written } from "./entitlement-writes";
 import { adoptedMembershipLeft, adoptedRoleChange, importedOtherMembership, integrationNotVisible, noMembershipToImport } from "./messages";
@@ -81,6 +81,7 @@ function partialCreate(
 
 export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   async check(ctx, olds, news) {
+    if (knownString(news.integrationId) && knownString(news.userId)) ctx.declared.add(memberKey(news.integrationId, news.userId));
     const { inputs, failures } = ctx.checkInputs(integrationEntitlementInputs, news);
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedEntitlements(olds, news)));
     return { inputs, failures };
@@ -95,7 +96,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       throw new ConfigurationError(adoptedRoleChange(olds, String(newRole)), "role");
     }
     // The membership this resource keeps managing: the delete of a resource it replaced under another name leaves it (`takeovers.ts`).
-    if (!diff.replaces?.length) ctx.takeovers.add(memberKey(olds.integrationId, olds.userId));
+    const key = memberKey(olds.integrationId, olds.userId);
+    if (!diff.replaces?.length && ctx.declared.has(key)) ctx.takeovers.add(key);
     return diff;
   },
 

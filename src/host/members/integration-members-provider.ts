@@ -17,7 +17,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, NotFoundError } from "../../client";
 import { idOf, sameId } from "../../client/ids";
-import { memberKey } from "../takeovers";
+import { knownString, memberKey } from "../takeovers";
 import { isUnknown } from "../../shared/unknown";
 import { IMPORT_ID, type IntegrationMembersInputs, integrationMembersInputs, type Props, optIn } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
@@ -199,6 +199,10 @@ function kept(ids: readonly string[], news: Props): readonly string[] {
 
 export const provider = providerOf<Props, IntegrationMembersOutputs>({
   async check(ctx, olds, news) {
+    if (knownString(news.integrationId) && Array.isArray(news.members)) {
+      for (const m of news.members as Array<{ userId?: unknown } | undefined>)
+        if (knownString(m?.userId)) ctx.declared.add(memberKey(news.integrationId, m.userId));
+    }
     const { inputs, failures } = ctx.checkInputs(integrationMembersInputs, news);
     if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news, heldNow(ctx, inputs))));
     return { inputs, failures };
@@ -209,7 +213,10 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
     // The members this resource keeps managing: the delete of a resource it replaced under another name leaves them (`takeovers.ts`).
     if (!diff.replaces?.length) {
       const managed = (olds.members ?? []).map((m) => m.userId);
-      for (const userId of kept(managed, news)) ctx.takeovers.add(memberKey(olds.integrationId, userId));
+      for (const userId of kept(managed, news)) {
+        const key = memberKey(olds.integrationId, userId);
+        if (ctx.declared.has(key)) ctx.takeovers.add(key);
+      }
     }
     return diff;
   },

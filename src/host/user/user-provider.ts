@@ -32,7 +32,7 @@ import {
 } from "../../client";
 import type { UserAttributes, WorkspaceAccessClient } from "../../client";
 import { emailTaken, importedEmailDiffers, keptRoleRefused, leftInWorkspace, noRoleToKeep, noUserToImport } from "./messages";
-import { userKey } from "../takeovers";
+import { declaredUserKey, knownString, userKey } from "../takeovers";
 import { DEFAULT_USER_ROLE, defined, IMPORT_ID, type Props, type UserInputs, userInputs, optIn, optInChanged } from "../../shared/inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { withHints } from "../../shared/hints";
@@ -128,12 +128,13 @@ export function changedUserProperties(olds: Declared, news: Props): string[] {
 
 export const provider = providerOf<Props, UserOutputs>({
   async check(ctx, _olds, news) {
+    if (knownString(news.email)) ctx.declared.add(declaredUserKey(news.email));
     return ctx.checkInputs(userInputs, news);
   },
 
   async diff(ctx, id, olds, news) {
     // An adopted user this resource keeps: the delete of a resource it replaced under another name leaves it (`takeovers.ts`).
-    if (olds.adopted === true) ctx.takeovers.add(userKey(id));
+    if (olds.adopted === true && knownString(news.email) && ctx.declared.has(declaredUserKey(news.email))) ctx.takeovers.add(userKey(id));
     // PUT updates every field: no replacement. A forced one deletes first (two users cannot share an email); `import` is not compared.
     const changes = changedUserProperties(olds, news).length > 0 || optInChanged(olds, news);
     return { changes, replaces: [], deleteBeforeReplace: true };

@@ -33,7 +33,7 @@ import type { WorkspaceUserState } from "../../shared/member-state";
 import { type WorkspaceUserInputs, workspaceUsersInputs } from "../../shared/workspace-users-inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { type ListedUser, listUsers } from "../read-cache";
-import { userKey } from "../takeovers";
+import { declaredUserKey, knownString, userKey } from "../takeovers";
 import {
   changedUserProperties,
   createUser,
@@ -277,6 +277,10 @@ const NO_IMPORT =
 
 export const provider = providerOf<Props, WorkspaceUsersOutputs>({
   async check(ctx, _olds, news) {
+    if (news.users && typeof news.users === "object" && !isUnknown(news.users)) {
+      for (const user of Object.values(news.users as Record<string, { email?: unknown } | undefined>))
+        if (knownString(user?.email)) ctx.declared.add(declaredUserKey(user.email));
+    }
     const { [IMPORT_ID]: importId, ...rest } = news;
     const checked = ctx.checkInputs(workspaceUsersInputs, rest);
     if (importId !== undefined && importId !== null) checked.failures.push({ property: "import", reason: NO_IMPORT });
@@ -288,7 +292,8 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
     // another name leaves them (`takeovers.ts`).
     const declared = isUnknown(news.users) || typeof news.users !== "object" || news.users === null ? undefined : news.users;
     for (const [key, user] of Object.entries(olds.users ?? {})) {
-      if (!user.created && (!declared || key in declared)) ctx.takeovers.add(userKey(user.id));
+      if (!user.created && (!declared || key in declared) && ctx.declared.has(declaredUserKey(user.email)))
+        ctx.takeovers.add(userKey(user.id));
     }
     return { changes: changedPaths(olds, news).length > 0, replaces: [], deleteBeforeReplace: false };
   },
