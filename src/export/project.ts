@@ -2,7 +2,7 @@
 import type { PackageSpecChoice } from "./package-spec";
 
 /** The exported project's name: also the namespace of its own config (`exported-access:revokeRemovedAccess`). */
-const PROJECT_NAME = "exported-access";
+export const PROJECT_NAME = "exported-access";
 
 const pkg = require("../../package.json") as { name: string; version: string; dependencies: Record<string, string> };
 
@@ -80,6 +80,8 @@ for (const membership of access.memberships) {
       role: membership.role,
       entitlements: membership.entitlements,
       adoptExisting: true,
+      // Adopted, a membership is given back by a delete unless the resource opts in: the flag is that opt-in.
+      deleteOnDestroy: revokeRemovedAccess,
     },
     { retainOnDelete: !revokeRemovedAccess },
   );
