@@ -247,7 +247,8 @@ export interface EmulatorOptions {
    */
   userCreate?: boolean;
   /**
-   * The world to start with when no `seed` is given: `"empty"` (default) or `"populated"`, a
+   * The world to start with when no `seed` is given: the default world (4 users, YouTube and Slack; `"empty"` names it too,
+   * for a world with nothing use `seed: {}`), `"populated"`, a
    * workspace as it looks before any program manages it (see `populatedSeed`), or `"adversarial"`:
    * the populated world plus another admin's records (see `adversarialSeed`), with every quirk on.
    */
