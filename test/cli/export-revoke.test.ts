@@ -1,9 +1,10 @@
 /**
- * The exported project's `revokeRemovedAccess` in the records shape (a resource per membership), through the real `pulumi`
- * CLI: every membership the first `up` adopts is given back by a delete unless its resource opts in, and the flag is that
+ * The exported project's `revokeRemovedAccess`, through the real `pulumi` CLI. Records shape (a resource per membership):
+ * every membership the first `up` adopts is given back by a delete unless its resource opts in, and the flag is that
  * opt-in. Set, the next `up` sends nothing (the state learns it); then a member removed from access.yaml is removed from the
- * integration, and nobody else. Without the flag, the same removal only stops managing the member. (The project's
- * `refresh: always` makes each `up` refresh first: the engine then diffs the removed member's resource too.)
+ * integration, and nobody else; unset, the same removal only stops managing the member. (The project's `refresh: always`
+ * makes each `up` refresh first: the engine then diffs the removed member's resource too.) Sets shape: set, `pulumi
+ * destroy` removes every member the stack manages, and deletes no user.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -37,7 +38,7 @@ describe.skipIf(!cliAvailable)(
       }
     });
 
-    it("set, a member removed from access.yaml is removed; unset, only no longer managed", async () => {
+    it("records: set, a member removed from access.yaml is removed; unset, only no longer managed", async () => {
       const service = await startEmulator({ seed: twoMembers(), job: { finishAfterPolls: 1 } });
       const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-cli-export-revoke-"));
       const dir = path.join(tmp, "access");
@@ -74,6 +75,39 @@ describe.skipIf(!cliAvailable)(
       await stack.up();
       expect(writesOf(service.requests)).toEqual([`DELETE /integrations/${YT}/users/u-bob`]);
       expect(members()).toEqual(["u-ann"]);
+    });
+
+    it("sets: set, destroy removes every member the stack manages from the integration, and deletes no user", async () => {
+      const service = await startEmulator({ seed: twoMembers(), job: { finishAfterPolls: 1 } });
+      const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-cli-export-revoke-"));
+      const dir = path.join(tmp, "access");
+      const exported = await runExport(["--out", dir, "--base-url", service.url, "--shape", "sets"], {
+        WORKSPACE_ACCESS_API_KEY: service.apiKey,
+      });
+      if (exported.code !== 0) throw new Error(`the export failed:\n${exported.stderr}`);
+      await installTarball(dir, await packedTarball());
+      const stack = await openCliStack({
+        projectDir: dir,
+        config: { "workspace-access:baseUrl": service.url, "workspace-access:apiKey": { secret: service.apiKey } },
+      });
+      opened.push({ service, stack, tmp });
+      await stack.up();
+      await stack.setConfig(`${PROJECT_NAME}:revokeRemovedAccess`, "true");
+      service.clearRequests();
+      await stack.up();
+      expect(writesOf(service.requests)).toEqual([]);
+      service.clearRequests();
+      await stack.destroy();
+      expect(writesOf(service.requests).sort()).toEqual([
+        `DELETE /integrations/${YT}/users/u-ann`,
+        `DELETE /integrations/${YT}/users/u-bob`,
+      ]);
+      expect(
+        service.users
+          .list()
+          .map((u) => u.id)
+          .sort(),
+      ).toEqual(["u-ann", "u-bob"]);
     });
   },
 );
