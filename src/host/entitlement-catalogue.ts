@@ -9,11 +9,10 @@ import { idOf, sameId, UnauthorizedError, unlessNotFound, type WorkspaceAccessCl
 import { editDistance } from "../shared/edit-distance";
 import { keySourceHint } from "../shared/hints";
 import { type CheckFailure, entitlementSet, type Props, sameSet } from "../shared/inputs";
-import { containsUnknown, isUnknown } from "../shared/unknown";
+import { containsUnknown, knownString } from "../shared/unknown";
 import { entitlementsNotChecked, heldAlready, unoffered } from "./membership/messages";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
-const knownString = (value: unknown): value is string => typeof value === "string" && !isUnknown(value);
 const knownSet = (value: unknown): value is string[] =>
   Array.isArray(value) && !containsUnknown(value) && value.every((e) => typeof e === "string");
 

@@ -12,7 +12,6 @@
  */
 import { idOf } from "../client/ids";
 import { emailKey } from "../client/models";
-import { isUnknown } from "../shared/unknown";
 
 /** The key of a user taken over. */
 export const userKey = (userId: string) => `user:${idOf(userId)}`;
@@ -22,6 +21,3 @@ export const memberKey = (integrationId: string, userId: string) => `member:${id
 
 /** The key of a user the program declares (`ctx.declared`, filled by `check`): by email, which `check` knows (the id it does not). */
 export const declaredUserKey = (email: string) => `email:${emailKey(email)}`;
-
-/** Whether `value` is a string the preview knows (not its placeholder). */
-export const knownString = (value: unknown): value is string => typeof value === "string" && !isUnknown(value);

@@ -15,3 +15,6 @@ export function containsUnknown(value: unknown): boolean {
   if (value && typeof value === "object") return Object.values(value).some(containsUnknown);
   return false;
 }
+
+/** Whether `value` is a string the preview knows (not its placeholder). */
+export const knownString = (value: unknown): value is string => typeof value === "string" && !isUnknown(value);

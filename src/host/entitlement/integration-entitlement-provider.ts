@@ -18,7 +18,7 @@
  */
 import { ConfigurationError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import { withHints } from "../../shared/hints";
-import { isUnknown } from "../../shared/unknown";
+import { isUnknown, knownString } from "../../shared/unknown";
 import {
   DEFAULT_INTEGRATION_ROLE,
   IMPORT_ID,
@@ -31,7 +31,7 @@ import {
 import { afterJobWait, PartialWriteError, waitForPending } from "../membership/partial-write";
 import { stillRunningOnDestroy } from "../membership/messages";
 import { type ProviderContext, providerOf } from "../provider-runtime";
-import { knownString, memberKey } from "../takeovers";
+import { memberKey } from "../takeovers";
 import { diffEntitlement, type IntegrationEntitlementOutputs, inputsOf, membershipId, outputs, parseId } from "./entitlement-state";
 import { adopt, afterInvitation, converge, invitationOf, otherRole, usable, type Written } from "./entitlement-writes";
 import { adoptedMembershipLeft, adoptedRoleChange, importedOtherMembership, integrationNotVisible, noMembershipToImport } from "./messages";

@@ -17,8 +17,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { ConfigurationError, NotFoundError } from "../../client";
 import { idOf, sameId } from "../../client/ids";
-import { knownString, memberKey } from "../takeovers";
-import { isUnknown } from "../../shared/unknown";
+import { memberKey } from "../takeovers";
+import { knownString } from "../../shared/unknown";
 import { IMPORT_ID, type IntegrationMembersInputs, integrationMembersInputs, type Props, optIn } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { waitForPending } from "../membership/partial-write";
@@ -188,15 +188,6 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   }
 }
 
-/** Of `ids`, those the program still declares (all while its members are not known yet: a delete then leaves, never removes). */
-function kept(ids: readonly string[], news: Props): readonly string[] {
-  if (!Array.isArray(news.members)) return ids;
-  const declared = news.members.map((m: { userId?: unknown } | undefined) => m?.userId);
-  if (declared.some((id) => typeof id !== "string" || isUnknown(id))) return ids;
-  const named = new Set(declared.map((id) => idOf(String(id))));
-  return ids.filter((id) => named.has(idOf(id)));
-}
-
 export const provider = providerOf<Props, IntegrationMembersOutputs>({
   async check(ctx, olds, news) {
     if (knownString(news.integrationId) && Array.isArray(news.members)) {
@@ -210,10 +201,10 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
 
   async diff(ctx, _id, olds, news) {
     const diff = diffMembers(olds, news);
-    // The members this resource keeps managing: the delete of a resource it replaced under another name leaves them (`takeovers.ts`).
+    // The members this resource keeps managing (those the program declares): the delete of a resource it replaced under another
+    // name leaves them (`takeovers.ts`).
     if (!diff.replaces?.length) {
-      const managed = (olds.members ?? []).map((m) => m.userId);
-      for (const userId of kept(managed, news)) {
+      for (const { userId } of olds.members ?? []) {
         const key = memberKey(olds.integrationId, userId);
         if (ctx.declared.has(key)) ctx.takeovers.add(key);
       }

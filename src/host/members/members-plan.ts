@@ -83,9 +83,13 @@ export function planMembers(input: PlanInput): Plan {
 /** Whether the member is still this resource's: no other resource of this deployment took them over. */
 const ours = (input: PlanInput, id: string) => !input.claimed?.(id);
 
+/** The invitation of `userId` the state records as possibly still landing, whether its job still runs or not. */
+const recordedInvitation = (input: PlanInput, userId: string) =>
+  input.prior?.pendingInvitations?.find((p) => idOf(p.userId) === idOf(userId));
+
 /** The recorded invitation of `userId` that may still land: any recorded (read), or one whose job still runs (update, delete). */
 function pendingOf(input: PlanInput, userId: string): PendingInvitation | undefined {
-  const recorded = input.prior?.pendingInvitations?.find((p) => idOf(p.userId) === idOf(userId));
+  const recorded = recordedInvitation(input, userId);
   if (!recorded) return undefined;
   if (input.op === "read" || input.op === "diff") return recorded;
   return recorded.jobId !== null && input.running?.includes(recorded.jobId) ? recorded : undefined;
@@ -97,7 +101,7 @@ function pendingOf(input: PlanInput, userId: string): PendingInvitation | undefi
  * resume takes them: adopted by an update, kept as recorded by a read, left by a delete.
  */
 function notInvitedAs(input: PlanInput, recorded: IntegrationMemberState | undefined, live: ServiceMember): boolean {
-  if (!recorded || !input.prior?.pendingInvitations?.some((p) => idOf(p.userId) === idOf(recorded.userId))) return false;
+  if (!recorded || !recordedInvitation(input, recorded.userId)) return false;
   return live.role !== null && recorded.role !== null && live.role !== recorded.role;
 }
 
@@ -229,8 +233,7 @@ function planRead(input: PlanInput, present: ReadonlyMap<string, ServiceMember>,
     if (live && notInvitedAs(input, m, live)) {
       // Kept as recorded, with its invitation: the next up's resume takes them as someone else's (adopted), not as made.
       acts.managed.push(stateOf(m.userId, m));
-      const recorded = input.prior?.pendingInvitations?.find((p) => idOf(p.userId) === idOf(m.userId));
-      if (recorded) acts.pending.push(recorded);
+      acts.pending.push(recordedInvitation(input, m.userId)!);
     } else if (live) acts.managed.push(stateOf(m.userId, live));
     else {
       const pending = pendingOf(input, m.userId);

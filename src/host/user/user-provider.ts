@@ -32,11 +32,11 @@ import {
 } from "../../client";
 import type { UserAttributes, WorkspaceAccessClient } from "../../client";
 import { emailTaken, importedEmailDiffers, keptRoleRefused, leftInWorkspace, noRoleToKeep, noUserToImport } from "./messages";
-import { declaredUserKey, knownString, userKey } from "../takeovers";
+import { declaredUserKey, userKey } from "../takeovers";
 import { DEFAULT_USER_ROLE, defined, IMPORT_ID, type Props, type UserInputs, userInputs, optIn, optInChanged } from "../../shared/inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { withHints } from "../../shared/hints";
-import { isUnknown } from "../../shared/unknown";
+import { isUnknown, knownString } from "../../shared/unknown";
 
 /** What a {@link User} stores: its inputs, what the service computes, and which optional attributes the program manages. */
 export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {

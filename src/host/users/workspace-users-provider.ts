@@ -28,12 +28,12 @@ import { emailKey, sameEmail } from "../../client/models";
 import { SEARCH_PROOF_LISTINGS, sharedEmail } from "../../client/users";
 import { namedUpTo } from "../../shared/named-up-to";
 import { IMPORT_ID, optIn, optInChanged, type Props } from "../../shared/inputs";
-import { isUnknown } from "../../shared/unknown";
+import { isUnknown, knownString } from "../../shared/unknown";
 import type { WorkspaceUserState } from "../../shared/member-state";
 import { type WorkspaceUserInputs, workspaceUsersInputs } from "../../shared/workspace-users-inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { type ListedUser, listUsers } from "../read-cache";
-import { declaredUserKey, knownString, userKey } from "../takeovers";
+import { declaredUserKey, userKey } from "../takeovers";
 import {
   changedUserProperties,
   createUser,
@@ -288,12 +288,10 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
   },
 
   async diff(ctx, _id, olds, news) {
-    // The adopted users this resource keeps (all while the set is not known yet): the delete of a resource it replaced under
-    // another name leaves them (`takeovers.ts`).
-    const declared = isUnknown(news.users) || typeof news.users !== "object" || news.users === null ? undefined : news.users;
-    for (const [key, user] of Object.entries(olds.users ?? {})) {
-      if (!user.created && (!declared || key in declared) && ctx.declared.has(declaredUserKey(user.email)))
-        ctx.takeovers.add(userKey(user.id));
+    // The adopted users this resource keeps (those the program declares): the delete of a resource it replaced under another
+    // name leaves them (`takeovers.ts`).
+    for (const user of Object.values(olds.users ?? {})) {
+      if (!user.created && ctx.declared.has(declaredUserKey(user.email))) ctx.takeovers.add(userKey(user.id));
     }
     return { changes: changedPaths(olds, news).length > 0, replaces: [], deleteBeforeReplace: false };
   },
