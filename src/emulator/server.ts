@@ -85,8 +85,9 @@ export class EmulatorServer {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const incoming = await receive(req, this.#parts);
     const { record } = incoming;
-    // Ids compare case-insensitively (the contract): faults, like the routes, match them in lower case.
-    const fault = this.#parts.faults.take(incoming.method, lowerCaseUuids(record.path), lowerCaseUuidsIn(record.body));
+    // Ids compare case-insensitively (the contract): faults, like the routes, match them in lower case (the body lowered once).
+    const lowered = lowerIds(incoming);
+    const fault = this.#parts.faults.take(incoming.method, lowerCaseUuids(record.path), lowered.body);
     if (fault?.delayMs !== undefined && fault.delayMs > 0) {
       if (!(await this.#delay(fault.delayMs))) return;
     }
@@ -103,7 +104,7 @@ export class EmulatorServer {
       this.#send(res, record, withHeaders(reply, fault));
       return;
     }
-    const reply = this.#answer(this.#process(lowerIds(incoming)), incoming);
+    const reply = this.#answer(this.#process(lowered), incoming);
     if (fault?.reset === true) {
       // The ambiguous failure: the work is done, the answer never arrives.
       this.#reset(req, record);
