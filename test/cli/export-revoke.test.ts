@@ -30,19 +30,12 @@ describe.skipIf(!cliAvailable)(
   { timeout: 600_000 },
   () => {
     const opened: Array<{ service: Emulator; stack: CliStack; tmp: string }> = [];
-    afterAll(async () => {
-      for (const { service, stack, tmp } of opened) {
-        await stack.remove();
-        await service.close();
-        await fs.promises.rm(tmp, { recursive: true, force: true });
-      }
-    });
-
-    it("records: set, a member removed from access.yaml is removed; unset, only no longer managed", async () => {
+    /** The two-member world exported in `shape`, installed from the packed tarball, and its stack on a file backend. */
+    async function exportedStack(shape: "records" | "sets") {
       const service = await startEmulator({ seed: twoMembers(), job: { finishAfterPolls: 1 } });
       const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-cli-export-revoke-"));
       const dir = path.join(tmp, "access");
-      const exported = await runExport(["--out", dir, "--base-url", service.url, "--shape", "records"], {
+      const exported = await runExport(["--out", dir, "--base-url", service.url, "--shape", shape], {
         WORKSPACE_ACCESS_API_KEY: service.apiKey,
       });
       if (exported.code !== 0) throw new Error(`the export failed:\n${exported.stderr}`);
@@ -52,6 +45,19 @@ describe.skipIf(!cliAvailable)(
         config: { "workspace-access:baseUrl": service.url, "workspace-access:apiKey": { secret: service.apiKey } },
       });
       opened.push({ service, stack, tmp });
+      return { service, stack, dir };
+    }
+
+    afterAll(async () => {
+      for (const { service, stack, tmp } of opened) {
+        await stack.remove();
+        await service.close();
+        await fs.promises.rm(tmp, { recursive: true, force: true });
+      }
+    });
+
+    it("records: set, a member removed from access.yaml is removed; unset, only no longer managed", async () => {
+      const { service, stack, dir } = await exportedStack("records");
       const file = path.join(dir, "access.yaml");
       const exportedText = await fs.promises.readFile(file, "utf8");
       const members = () => service.integrations.members(YT).map((m) => m.userId);
@@ -78,19 +84,7 @@ describe.skipIf(!cliAvailable)(
     });
 
     it("sets: set, destroy removes every member the stack manages from the integration, and deletes no user", async () => {
-      const service = await startEmulator({ seed: twoMembers(), job: { finishAfterPolls: 1 } });
-      const tmp = await fs.promises.mkdtemp(path.join(os.tmpdir(), "pwa-cli-export-revoke-"));
-      const dir = path.join(tmp, "access");
-      const exported = await runExport(["--out", dir, "--base-url", service.url, "--shape", "sets"], {
-        WORKSPACE_ACCESS_API_KEY: service.apiKey,
-      });
-      if (exported.code !== 0) throw new Error(`the export failed:\n${exported.stderr}`);
-      await installTarball(dir, await packedTarball());
-      const stack = await openCliStack({
-        projectDir: dir,
-        config: { "workspace-access:baseUrl": service.url, "workspace-access:apiKey": { secret: service.apiKey } },
-      });
-      opened.push({ service, stack, tmp });
+      const { service, stack } = await exportedStack("sets");
       await stack.up();
       await stack.setConfig(`${PROJECT_NAME}:revokeRemovedAccess`, "true");
       service.clearRequests();
