@@ -3,6 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { Clock, Job as ClientJob } from "../client";
 import { systemClock } from "../client/clock";
 import { JobFailedError, JobTimeoutError } from "../client/errors";
+import { checkArguments, type SpecOf } from "./lookups/arguments";
 import { outputOf, printedAsOneLine } from "./lookups/run";
 import { programClient } from "./program-settings";
 
@@ -22,6 +23,12 @@ export interface Job extends ClientJob {
   waitOutcome: "finished" | "error" | "timeout" | "not_waited";
 }
 
+const SPEC: SpecOf<GetJobArgs> = {
+  lookup: "getJob",
+  args: { id: "string", waitForCompletion: "boolean", timeoutSeconds: "seconds" },
+  required: ["id"],
+};
+
 /** Reads a job; with `waitForCompletion`, waits until it ends or the timeout, and says which (a preview reads it once: `not_waited`). */
 export function getJob(args: GetJobArgs): Promise<Job> {
   return readJob(args, systemClock).catch((error: unknown) => {
@@ -30,7 +37,9 @@ export function getJob(args: GetJobArgs): Promise<Job> {
 }
 
 /** {@link getJob} on a given clock (tests run it on the emulator's virtual clock). */
-export async function readJob(args: GetJobArgs, clock: Clock): Promise<Job> {
+export async function readJob(given: GetJobArgs, clock: Clock): Promise<Job> {
+  // Asked wrongly (a timeout of NaN would never end the wait), it fails before settings are read or a request is sent.
+  const args = checkArguments<GetJobArgs>(SPEC, given);
   const client = await programClient(clock);
   try {
     if (!args.waitForCompletion || pulumi.runtime.isDryRun()) {

@@ -61,6 +61,30 @@ describe("getJob", () => {
   });
 });
 
+describe("getJob asked wrongly", () => {
+  // A timeout of NaN never ends the wait (the deadline is never passed): refused with the others, before any request.
+  it.each([
+    [{ id: "", waitForCompletion: true }, 'getJob: id must be a non-empty string, got "".'],
+    [
+      { id: "j", waitForCompletion: true, timeoutSeconds: Number.NaN },
+      "getJob: timeoutSeconds must be a number of seconds above 0, got number NaN.",
+    ],
+    [
+      { id: "j", waitForCompletion: true, timeoutSeconds: -1 },
+      "getJob: timeoutSeconds must be a number of seconds above 0, got number -1.",
+    ],
+    [{ id: "j", waitForCompletion: "false" }, 'getJob: waitForCompletion must be true or false, got "false".'],
+    [{ id: "j", timeout: 30 }, 'getJob: unknown argument "timeout": the arguments are id, waitForCompletion, timeoutSeconds.'],
+  ])("%j: says which argument and sends nothing", async (args, message) => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
+    await program(emu, false);
+    const id = await jobOf(emu);
+    emu.clearRequests();
+    await expect(getJob({ ...args, id: args.id === "j" ? id : args.id } as unknown as GetJobArgs)).rejects.toThrow(message);
+    expect(emu.requests).toHaveLength(0);
+  });
+});
+
 describe("getJob in a project named like the settings' namespace", () => {
   it("says the project must be renamed, not that its own key be deleted, and sends nothing", async () => {
     const emu = await emulator({ seed: defaultSeed() });

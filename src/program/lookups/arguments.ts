@@ -1,7 +1,8 @@
 /** Argument checks of the lookups, before settings are read: a lookup asked wrongly fails at once, saying what it takes. */
 import { LookupError } from "./lookup-error";
 
-type Kind = "string" | "boolean";
+/** `seconds`: a finite number above 0 (a wait's length). */
+type Kind = "string" | "boolean" | "seconds";
 
 /** What a lookup takes: each argument's type, and whether exactly one of them must be given. */
 export interface ArgumentSpec {
@@ -34,6 +35,9 @@ export function checkArguments<T>(spec: ArgumentSpec, args: unknown): T {
       throw fail(lookup, `${key} must be a non-empty string, got ${describe(value)}.`);
     }
     if (kind === "boolean" && typeof value !== "boolean") throw fail(lookup, `${key} must be true or false, got ${describe(value)}.`);
+    if (kind === "seconds" && !(typeof value === "number" && Number.isFinite(value) && value > 0)) {
+      throw fail(lookup, `${key} must be a number of seconds above 0, got ${describe(value)}.`);
+    }
     given[key] = value;
   }
   for (const key of spec.required ?? []) {
