@@ -3,11 +3,12 @@
  * of 250 users is served from paged list calls, 100 `getUser` lookups in a program share one paged
  * listing, and a job that finishes after 1 s is polled at most 4 times. Preview and refresh go
  * through the real `pulumi` CLI (`--parallel 16`; skipped, by name, where there is none); the job
- * through the client in-process, on the real clock.
+ * through the client in-process, on a virtual clock shared with the emulator.
  * Needs `npm run build` (the package is packed from `dist/`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WorkspaceAccessClient } from "../../src/client";
+import { PROBE_POLL_MS } from "../../src/client/jobs";
 import type { Emulator } from "../../src/emulator/index";
 import {
   benchEmulator,
@@ -22,6 +23,7 @@ import type { Deployment } from "../cli/deployment.ts";
 import { cliAvailable, skipNote } from "../cli/support.ts";
 import { packedProject } from "../support/packed.ts";
 import type { Project } from "../support/project.ts";
+import { VirtualClock } from "../support/virtual-clock.ts";
 
 const USERS = 250;
 const USER_TYPE = "pulumi-nodejs:dynamic/workspace-access:User";
@@ -95,21 +97,22 @@ describe.skipIf(!cliAvailable)(`${LOOKUPS} getUser calls in one program, ${USERS
 });
 
 describe("job polling", () => {
-  it("a job that finishes after 1 s is polled at most 4 times", async () => {
-    const emu = await benchEmulator({ job: { finishAfterMs: 1000 } });
+  it("a job that finishes after 1 s is polled at most 4 times, with the default settings", async () => {
+    // One virtual clock for both sides: the job's second and the polls' schedule are exact, whatever the machine's load.
+    const clock = new VirtualClock();
+    const emu = await benchEmulator({ job: { finishAfterMs: 1000 }, clock });
     const user = emu.users.add({ email: "job@bench.example", firstName: "Job", lastName: "Poll" });
-    const client = new WorkspaceAccessClient({ baseUrl: emu.url, apiKey: emu.apiKey });
+    const client = new WorkspaceAccessClient({ baseUrl: emu.url, apiKey: emu.apiKey, clock });
     try {
       const job = await client.integrations.invite(INTEGRATION_ID, { userIds: [user.id], entitlements: ["VIEWER"] });
-      await job.wait();
+      expect((await job.wait())?.status).toBe("finished");
       const polls = emu.requests.filter((r) => r.method === "GET" && r.path.startsWith("/jobs/"));
-      // Starts fast: the first poll finds the job still running (sub-second), and back-off
-      // keeps the count down. The exact schedule is tested on a virtual clock (test/client/jobs).
-      expect(polls.length).toBeGreaterThanOrEqual(2);
-      expect(polls.length).toBeLessThanOrEqual(4);
+      // Two quick probes (nothing learnt yet), then the setting's back-off: polls at 25, 50, 450 and 1,050 ms.
+      expect(clock.sleeps).toEqual([PROBE_POLL_MS, PROBE_POLL_MS, 400, 600]);
+      expect(polls).toHaveLength(4);
     } finally {
       await client.close();
       await emu.close();
     }
-  }, 30_000);
+  });
 });
