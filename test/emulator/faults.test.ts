@@ -110,15 +110,22 @@ describe("delay faults", () => {
     expect((await answer).status).toBe(504);
   });
 
-  it("can outlast a client's timeout", async () => {
-    emulator.fault({ path: "/users", delayMs: 2_000 });
-    const url = `${emulator.url}users`;
+  it("can outlast a client's timeout: unanswered until its delay ends, and a client that gave up leaves it serving", async () => {
+    emulator.fault({ path: "/users", delayMs: 2_000, times: 1 });
     const client = new AbortController();
-    const answer = fetch(url, { headers: { "X-API-Key": emulator.apiKey }, signal: client.signal });
+    let settled = false;
+    const answer = fetch(`${emulator.url}users`, { headers: { "X-API-Key": emulator.apiKey }, signal: client.signal }).finally(() => {
+      settled = true;
+    });
     await delayed();
     clock.advance(1_999);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
     client.abort();
-    await expect(answer).rejects.toThrow();
+    await expect(answer).rejects.toThrow(/abort/i);
+    // The delay ends with nobody to answer: the emulator goes on serving.
+    clock.advance(1);
+    expect((await call(emulator, "GET", "users")).status).toBe(200);
   });
 });
 
