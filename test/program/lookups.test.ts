@@ -304,7 +304,8 @@ describe("getIntegration", () => {
     expect(error.message).toBe(
       `getIntegration: no integration with application "youtube" (matched exactly; the applications there: "Slack", "YouTube") in the workspace at ${new URL(emu.url).host}.`,
     );
-    await lookupError(getIntegration({ id: "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" }), "lookup_not_found");
+    const byId = await lookupError(getIntegration({ id: "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" }), "lookup_not_found");
+    expect(byId.message).toContain('getIntegration: no integration with id "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" in the workspace at');
   });
 
   it("finds an integration past the first page", async () => {
@@ -402,7 +403,10 @@ describe("getIntegrationMembers", () => {
   it("fails naming the integration when there is none", async () => {
     const emu = await emulator({ seed: world() });
     await program(emu);
-    await lookupError(getIntegrationMembers({ integrationId: "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" }), "lookup_not_found");
+    const error = await lookupError(getIntegrationMembers({ integrationId: "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" }), "lookup_not_found");
+    expect(error.message).toContain(
+      'getIntegrationMembers: no integration with id "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" in the workspace at',
+    );
   });
 });
 
