@@ -1,10 +1,10 @@
 /**
- * Rate memory under writers in separate processes (issue 28 item 8): eight processes, each a
- * provider of its own workspace, save their limits at once, thirty rounds, each started with a lock
- * file a dead process (or a hung one) left in the cache folder. Every round, every workspace's limit of
- * that round is recalled: none lost. (With one shared file and a lock taken over when stale, about
- * one round in five lost seven of eight.) The processes run the built module (the host tier runs on
- * the build); they stay up between rounds and are told when to save, so the rounds are simultaneous.
+ * Rate memory under writers in separate processes: eight processes, each a provider of its own
+ * workspace, save their limits at once, thirty rounds, each started with what makes every save's prune
+ * remove files while the others write (the entries beyond the 64 kept, or what a dead process left).
+ * Every round, every workspace's limit of that round is recalled: none lost. The processes run the
+ * built module (the host tier runs on the build); they stay up between rounds and are told when to
+ * save, so the rounds are simultaneous.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -12,7 +12,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
-import { RateLimitMemory } from "../../src/client/rate-memory";
+import { entryFileName, RATE_LIMITS_DIR, RateLimitMemory } from "../../src/client/rate-memory";
 
 const PROCESSES = 8;
 const ROUNDS = 30;
@@ -69,37 +69,42 @@ function savers(dir: string, count: number) {
   };
 }
 
-/** A process that ran and ended: its id is free. */
-async function deadPid(): Promise<number> {
-  const gone = spawn(process.execPath, ["-e", ""]);
-  await new Promise((resolve) => gone.on("exit", resolve));
-  return gone.pid ?? 999_999;
+/** Entries of 64 other workspaces saved now: the savers' entries of the last round become the oldest, beyond the kept 64, so each saver's prune may remove them while another saves its next. */
+function plantNewerEntries(dir: string): void {
+  fs.mkdirSync(path.join(dir, RATE_LIMITS_DIR), { recursive: true });
+  const savedAt = Date.now();
+  for (let k = 0; k < 64; k++) {
+    const baseUrl = `https://other${k}.example.com/api/v1/`;
+    const text = `${JSON.stringify({ version: 2, baseUrl, count: 5, windowMs: 1000, source: "429", savedAt })}\n`;
+    fs.writeFileSync(path.join(dir, RATE_LIMITS_DIR, entryFileName(baseUrl)), text);
+  }
+}
+
+/** What a dead process leaves: a temporary file of each saver's entry (a minute old), and a file that is no entry. */
+function plantLeftovers(dir: string): void {
+  fs.mkdirSync(path.join(dir, RATE_LIMITS_DIR), { recursive: true });
+  const old = (Date.now() - 120_000) / 1000;
+  for (let i = 0; i < PROCESSES; i++) {
+    const temp = path.join(dir, RATE_LIMITS_DIR, `${entryFileName(key(i))}.4242.dead.tmp`);
+    fs.writeFileSync(temp, "{");
+    fs.utimesSync(temp, old, old);
+  }
+  fs.writeFileSync(path.join(dir, RATE_LIMITS_DIR, "notes.json"), "not an entry");
 }
 
 describe("eight processes saving eight workspaces' limits at once, thirty rounds", () => {
   it.each([
-    [
-      "a lock left by a dead process",
-      async (lock: string) => fs.writeFileSync(lock, `${await deadPid()} ${os.hostname()} ${Date.now()} x`),
-    ],
-    [
-      "a lock older than the stale age, of a process that still runs",
-      async (lock: string) => {
-        fs.writeFileSync(lock, `${process.pid} ${os.hostname()} 0 x`);
-        const old = (Date.now() - 60_000) / 1000;
-        fs.utimesSync(lock, old, old);
-      },
-    ],
+    ["64 other workspaces' entries newer than theirs (each prune removes the oldest)", plantNewerEntries],
+    ["temporary files a dead process left and a file that is no entry (each prune removes them)", plantLeftovers],
   ])(
-    "lose no entry, with %s in the folder at the start",
-    async (_, plantLock) => {
+    "lose no entry, with %s",
+    async (_, plant) => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pwa-rate-memory-processes-"));
       cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
       const { round } = savers(dir, PROCESSES);
       const lost: string[] = [];
       for (let n = 0; n < ROUNDS; n++) {
-        // At the start of each round, where the lock of the one shared file was: nothing may wait for it or race to take it over.
-        await plantLock(path.join(dir, "rate-limits.json.lock"));
+        plant(dir);
         await round(n);
         const reader = new RateLimitMemory(dir, { now: () => Date.now(), sleep: async () => {} });
         for (let i = 0; i < PROCESSES; i++) {
