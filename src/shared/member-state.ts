@@ -25,4 +25,10 @@ export interface WorkspaceUserState {
   managedAttributes: string[];
   /** This resource created the user (else it adopted them): only then does a removal delete them. */
   created?: true;
+  /**
+   * Declared values an update did not send: the program had not changed them while the service's value had been changed outside
+   * it (or `ignoreChanges` hid the program's). They cause no diff; a refresh reads the service's value, and the next `up` applies
+   * the program's. Absent: none.
+   */
+  unapplied?: Partial<Pick<WorkspaceUserState, "email" | "firstName" | "lastName">> & { role?: string; isGuest?: boolean };
 }

@@ -23,7 +23,9 @@ const program = `${programHeader({ GRACE: users.grace, SLACK: integrations.slack
 new wa.User("ada", { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace", adoptExisting: true });
 new wa.User("bob", { ${person("bob", `config.get("bobLast") ?? "Stone"`)} }, { protect: flag("protect") });
 new wa.User("carol", { ${person("carol", `"Reed"`)} }, { retainOnDelete: true });
-new wa.User("dave", { ${person("dave", `"Jones"`)} }, { ignoreChanges: ["lastName"] });
+new wa.User("dave", {
+  email: "dave@example.com", firstName: config.get("daveFirst") ?? "Dave", lastName: "Jones", role: "workspace_super_admin",
+}, { ignoreChanges: ["lastName", "role"] });
 const erin = flag("renamed")
   ? new wa.User("erin-renamed", { ${person("erin", `"Moss"`)} }, { aliases: [{ name: "erin" }] })
   : new wa.User("erin", { ${person("erin", `"Moss"`)} });
@@ -75,6 +77,22 @@ describe.skipIf(!cliAvailable)(
       expect(writesOf(requests)).toEqual([`PUT /users/${idOf("frank@example.com")}`]);
       expect(h.emulator.users.findByEmail("dave@example.com")?.lastName).toBe("Changed");
       expect(h.emulator.users.findByEmail("frank@example.com")?.lastName).toBe("Target");
+    });
+
+    it("ignoreChanges: an update of another property does not write an ignored one back (a demotion by hand stays)", async () => {
+      const dave = idOf("dave@example.com");
+      h.emulator.users.update(dave, { role: "workspace_login_only", lastName: "Again" });
+      await h.stack.setConfig("habits-options:daveFirst", "David");
+      const { requests } = await h.step((s) => s.up());
+      expect(writesOf(requests)).toEqual([`PUT /users/${dave}`]);
+      expect(h.emulator.users.get(dave)).toMatchObject({ firstName: "David", lastName: "Again", role: "workspace_login_only" });
+      // What was left unsent causes no diff of its own in the next up; a refresh reads the service's values into the
+      // state, and ignoreChanges then keeps them.
+      const again = await h.step((s) => s.up());
+      expect(writesOf(again.requests)).toEqual([]);
+      const refreshed = await h.step((s) => s.refresh());
+      expect(refreshed.run.output).toMatch(/User dave updated .*\[diff: ~lastName,role\]/);
+      expect(writesOf((await h.step((s) => s.up("--expect-no-changes"))).requests)).toEqual([]);
     });
 
     it("aliases: renaming a resource with an alias plans no replacement and writes nothing", async () => {

@@ -163,6 +163,38 @@ describe("create, read, update, delete", () => {
     expect(emu.users.get(existing.id)).toMatchObject({ lastName: "Smith", role: "workspace_owner" });
   });
 
+  it("an update sends only what the program changed: a declared role changed by hand since (or ignored) is not written back", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const declared = { ...alice, role: "workspace_super_admin" };
+    const { id, outs } = await provider.create((await check(declared)).inputs!);
+    // Demoted by hand; the program (or ignoreChanges, which hands back the old input) still says super admin, and renames.
+    emu.users.update(id, { role: "workspace_login_only", firstName: "Ali" });
+    emu.clearRequests();
+    const news = (await check({ ...declared, lastName: "Smith" })).inputs!;
+    const { outs: updated } = wire(await provider.update!(id, outs!, news));
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /users/${id}`, `PUT /users/${id}`]);
+    expect(emu.requests.at(-1)?.body).toMatchObject({
+      data: { attributes: { email: alice.email, firstName: "Ali", lastName: "Smith", role: "workspace_login_only" } },
+    });
+    expect(emu.users.get(id)).toMatchObject({ role: "workspace_login_only", firstName: "Ali", lastName: "Smith" });
+    // The state says what the service holds, and what was left unsent: no diff of its own, even after the next up.
+    expect(updated).toMatchObject({
+      role: "workspace_login_only",
+      firstName: "Ali",
+      unapplied: { role: "workspace_super_admin", firstName: "Alice" },
+    });
+    expect((await provider.diff!(id, updated!, news)).changes).toBe(false);
+    // A refresh reads the change into the state and the inputs: the program's role is then a diff, applied by the next up.
+    const read = wire(await provider.read!(id, updated!));
+    expect(read.props).not.toHaveProperty("unapplied");
+    expect(read.inputs).toMatchObject({ role: "workspace_login_only", firstName: "Ali" });
+    expect((await provider.diff!(id, read.props!, news)).changes).toBe(true);
+    const { outs: applied } = wire(await provider.update!(id, read.props!, news));
+    expect(emu.users.get(id)).toMatchObject({ role: "workspace_super_admin", firstName: "Alice" });
+    expect(applied).not.toHaveProperty("unapplied");
+  });
+
   it("a user record with no role fails only an update that would have to keep it, naming the record and the field", async () => {
     const emu = await emulator();
     const existing = emu.users.add(alice);

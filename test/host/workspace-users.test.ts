@@ -137,6 +137,23 @@ describe("update, read and delete", () => {
     expect((added.outs as Outputs).users["bob@example.com"]?.created).toBeUndefined();
   });
 
+  it("an update writes only what the program changed: a declared role changed by hand since (or ignored) is not written back", async () => {
+    const { emu } = await world();
+    const declared = { ...ann, role: "workspace_super_admin" };
+    const first = (await provider.create(setOf(declared, bob))).outs as Outputs;
+    emu.users.update(ANN, { role: "workspace_login_only" });
+    emu.clearRequests();
+    const news = setOf({ ...declared, lastName: "Li" }, bob);
+    const renamed = (await provider.update!("workspace-users", first, news)).outs as Outputs;
+    expect(writes(emu.requests)).toEqual([`PUT /users/${ANN}`]);
+    expect(emu.requests.at(-1)?.body).toMatchObject({ data: { attributes: { lastName: "Li", role: "workspace_login_only" } } });
+    expect(renamed.users["ann@example.com"]).toMatchObject({ role: "workspace_login_only", unapplied: { role: "workspace_super_admin" } });
+    expect(changedPaths(renamed, news)).toEqual([]);
+    // After a refresh the program's role is a change again, and the next up applies it.
+    const read = (await provider.read!("workspace-users", renamed)).props as Outputs;
+    expect(changedPaths(read, news)).toEqual(["users[ann@example.com].role"]);
+  });
+
   it("destroy deletes what it created, adopted users only with deleteOnDestroy, and never an owner", async () => {
     const { emu, warnings } = await world();
     const { outs } = await provider.create({ ...setOf(ann, owner, cara), deleteOnDestroy: true });

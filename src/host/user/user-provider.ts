@@ -9,8 +9,8 @@
  * | | adopted: `PUT /users/{id}` only when a declared attribute differs |
  * | create with `import` | `GET /users/{id}` and the same adoption (the email must match) |
  * | read | `GET /users/{id}`, or one `GET /users` list shared by the reads of a refresh |
- * | update | `PUT /users/{id}` with every writable attribute; `GET /users/{id}` first when `role` or `isGuest` is not declared, |
- * | | so the PUT keeps the service's value |
+ * | update | `GET /users/{id}`, then `PUT /users/{id}` with the attributes the program changed and the service's values of the |
+ * | | others (a `PUT` replaces every attribute): what the program did not change is never written back, ignored or not |
  * | delete | `GET /users/{id}` (the role now), then `DELETE /users/{id}`; 404 means already gone. An adopted user or a workspace owner (in |
  * | | the state or the service): nothing, with a warning. With `deleteOnDestroy`: the `DELETE` alone |
  *
@@ -49,7 +49,16 @@ export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
   managedAttributes: string[];
   /** The stack adopted the user (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`; absent: not. */
   adopted?: boolean;
+  /** Declared values an update did not send ({@link Unapplied}); absent: none. */
+  unapplied?: Unapplied;
 }
+
+/**
+ * Declared values an update left unsent: the program had not changed them, and the service had another value, changed outside the
+ * program since the state last read it. `diff` compares the program with these, so they cause no diff of their own; a refresh
+ * reads the service's value into the state (and the inputs), and the next `up` then applies the program's.
+ */
+export type Unapplied = Partial<Pick<UserInputs, "email" | "firstName" | "lastName" | "role" | "isGuest">>;
 
 /** What `outputs` and `diff` read of a user's declared inputs, or of a state: its inputs' fields, of any value yet. */
 type Declared = Partial<Record<keyof UserInputs, unknown>>;
@@ -121,9 +130,13 @@ const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown) => bo
   ["isGuest", (a, b) => b === undefined || (a ?? false) === b],
 ];
 
-/** The properties whose declared values `news` differ from `olds`, a state or the service's user (a value not known yet counts as a change). */
-export function changedUserProperties(olds: Declared, news: Props): string[] {
-  return COMPARED.filter(([key, same]) => isUnknown(news[key]) || !same(olds[key], news[key])).map(([key]) => key);
+/**
+ * The properties whose declared values `news` differ from `olds`, a state or the service's user (a value not known yet counts as a
+ * change). A state is compared as the program last declared it: with the values an update left unsent ({@link Unapplied}).
+ */
+export function changedUserProperties(olds: Declared & { unapplied?: Unapplied }, news: Props): string[] {
+  const before: Declared = { ...olds, ...olds.unapplied };
+  return COMPARED.filter(([key, same]) => isUnknown(news[key]) || !same(before[key], news[key])).map(([key]) => key);
 }
 
 export const provider = providerOf<Props, UserOutputs>({
@@ -176,7 +189,11 @@ export const provider = providerOf<Props, UserOutputs>({
       const { deleteOnDestroy: _, ...rest } = olds;
       return { outs: { ...rest, ...optIn(inputs.deleteOnDestroy), adopted } };
     }
-    return ctx.withWrite(async () => ({ outs: outputs(await replaceUser(ctx.connection().client, id, inputs), inputs, adopted) }));
+    const changed = changedUserProperties(olds, news);
+    return ctx.withWrite(async () => {
+      const { user, unapplied } = await replaceUser(ctx.connection().client, id, inputs, changed);
+      return { outs: { ...outputs(user, inputs, adopted), ...(unapplied ? { unapplied } : {}) } };
+    });
   },
 
   async delete(ctx, id, props) {
@@ -199,21 +216,41 @@ export const provider = providerOf<Props, UserOutputs>({
   },
 });
 
-/** A `PUT` of the declared attributes: it replaces every attribute, so what the program leaves out is read first and kept. */
-export async function replaceUser(client: WorkspaceAccessClient, id: string, inputs: Attributes): Promise<User> {
-  const needsCurrent = inputs.role === undefined || inputs.isGuest === undefined;
-  return put(client, id, inputs, needsCurrent ? await client.users.get(id) : undefined);
+/**
+ * An update's `PUT`: it replaces every attribute, so the user is read first, and only what the program `changed` is sent as
+ * declared; every other attribute keeps the service's value. A declared value so left unsent, because the service's differs
+ * (a change made outside the program, or one `ignoreChanges` hides), is returned as `unapplied`.
+ */
+export async function replaceUser(
+  client: WorkspaceAccessClient,
+  id: string,
+  inputs: Attributes,
+  changed: readonly string[],
+): Promise<{ user: User; unapplied?: Unapplied }> {
+  const current = await client.users.get(id);
+  const sent: Attributes = { ...inputs };
+  const unapplied: Unapplied = {};
+  for (const [key, same] of COMPARED) {
+    const declared = inputs[key as keyof Attributes];
+    const theirs = current[key as keyof User];
+    if (declared === undefined || changed.includes(key) || theirs === null || theirs === undefined) continue;
+    (sent as Record<string, unknown>)[key] = theirs;
+    if (!same(declared, theirs)) (unapplied as Record<string, unknown>)[key] = declared;
+  }
+  const user = await put(client, id, sent, current, !changed.includes("role"));
+  return Object.keys(unapplied).length === 0 ? { user } : { user, unapplied };
 }
 
 /**
  * The `PUT` of `inputs`, keeping `current`'s optional attributes the program leaves out. One the service refuses (400) when it
- * kept a role the public document does not list says so, and how to go on: the service may serve a role it does not take back.
+ * kept a role the public document does not list (`roleKept`: the role sent is the service's) says so, and how to go on: the
+ * service may serve a role it does not take back.
  */
-async function put(client: WorkspaceAccessClient, id: string, inputs: Attributes, current?: User): Promise<User> {
+async function put(client: WorkspaceAccessClient, id: string, inputs: Attributes, current: User, roleKept: boolean): Promise<User> {
   try {
     return await client.users.replace(id, attributesOf(inputs, current));
   } catch (error) {
-    const kept = inputs.role === undefined ? current?.role : undefined;
+    const kept = inputs.role === undefined || roleKept ? current.role : undefined;
     if (BadRequestError.isInstance(error) && kept && !(KNOWN_USER_ROLES as readonly string[]).includes(kept)) {
       error.message += keptRoleRefused(kept);
     }
@@ -247,7 +284,7 @@ export async function createUser(
  */
 export async function takeOver(ctx: ProviderContext, existing: User, inputs: Attributes): Promise<User> {
   const held = changedUserProperties(existing, inputs).length === 0;
-  const user = held ? existing : await put(ctx.connection().client, existing.id, inputs, existing);
+  const user = held ? existing : await put(ctx.connection().client, existing.id, inputs, existing, false);
   ctx.takeovers.add(userKey(user.id));
   return user;
 }

@@ -197,8 +197,8 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   const removed = [...users.keys()].filter((key) => !(key in inputs.users));
   await mapBounded(changed, IN_FLIGHT, async ([key, declared, prior]) => {
     try {
-      const user = await replaceUser(ctx.connection().client, prior.id, declared);
-      users.set(key, stateOf(user, declared, managedOf(declared), prior.created));
+      const { user, unapplied } = await replaceUser(ctx.connection().client, prior.id, declared, changedUserProperties(prior, declared));
+      users.set(key, { ...stateOf(user, declared, managedOf(declared), prior.created), ...(unapplied ? { unapplied } : {}) });
     } catch (error) {
       failures.push({ key, error });
     }
