@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { IntegrationRole } from "../client";
 import { ownedIntegration, ownedMembership } from "./owners";
-import { afterRegistration, beforeRegistration, dynamicType, registration } from "./resource-options";
+import { afterRegistration, beforeRegistration, dynamicType, refuseSetPlaces, registration } from "./resource-options";
 
 /** An integration role as invitations take it and `getIntegrationMembers` returns it: closed, so `owner` fails to compile, not the preview. */
 export type IntegrationEntitlementRole = IntegrationRole;
@@ -52,6 +52,7 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   static readonly type = dynamicType("IntegrationEntitlement");
 
   constructor(name: string, args: IntegrationEntitlementArgs, opts?: pulumi.CustomResourceOptions) {
+    refuseSetPlaces("IntegrationEntitlement", name, opts);
     // This resource, for the owner checks: its integration and its membership are declared by the one resource.
     const owner = {};
     const inputs = {

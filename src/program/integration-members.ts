@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ownedIntegration } from "./owners";
 import type { IntegrationEntitlementRole } from "./integration-entitlement";
-import { afterRegistration, beforeRegistration, dynamicType, registration } from "./resource-options";
+import { afterRegistration, beforeRegistration, dynamicType, refuseSetPlaces, registration } from "./resource-options";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shared/member-state";
 
 /** One member an {@link IntegrationMembers} declares. */
@@ -57,6 +57,7 @@ export class IntegrationMembers extends pulumi.CustomResource {
   static readonly type = dynamicType("IntegrationMembers");
 
   constructor(name: string, args: IntegrationMembersArgs, opts?: pulumi.CustomResourceOptions) {
+    refuseSetPlaces("IntegrationMembers", name, opts);
     const inputs = {
       integrationId: ownedIntegration(args.integrationId, "IntegrationMembers", name, {}),
       members: args.members,

@@ -36,6 +36,43 @@ export function registration(
   return [props, { ...rest, deleteBeforeReplace: rest.deleteBeforeReplace ?? true }];
 }
 
+/** The resource options that take property paths. */
+export const PATH_OPTIONS = ["ignoreChanges", "replaceOnChanges"] as const;
+
+/** The set properties whose elements a path could name by place, with what an element is and what to write instead. */
+const SETS = {
+  IntegrationMembers: {
+    property: "members",
+    element: "a member",
+    sorted: "its members sorted by user id",
+    instead: `"members" whole, or leave that member out of the set (a member the set does not list is not managed)`,
+  },
+  IntegrationEntitlement: {
+    property: "entitlements",
+    element: "an entitlement",
+    sorted: "the entitlements sorted",
+    instead: `"entitlements" whole`,
+  },
+};
+
+/**
+ * Fails a path naming an element of a set by place (`members[0].entitlements`, `members[*]`, `entitlements[1]`): the engine
+ * takes the old value at that place from the state, which keeps the set sorted, not in the program's order, so the path
+ * would give one member another's entitlements, or drop one. (`WorkspaceUsers` keys its users by email instead.)
+ */
+export function refuseSetPlaces(kind: keyof typeof SETS, name: string, opts: pulumi.CustomResourceOptions | undefined): void {
+  const set = SETS[kind];
+  for (const option of PATH_OPTIONS) {
+    for (const path of opts?.[option] ?? []) {
+      if (!path.startsWith(`${set.property}[`)) continue;
+      throw new Error(
+        `${kind} "${name}": ${option} path "${path}" names ${set.element} by place, but the state keeps ${set.sorted}, ` +
+          `not in the program's order, so the path would take another's value: write ${set.instead}.`,
+      );
+    }
+  }
+}
+
 /**
  * Sets `Error.stackTraceLimit` to 0 for a registration, returning the limit {@link afterRegistration} puts back. Pulumi's
  * SDK takes a stack trace for each property of every resource (for its report of promises left unresolved), formatted

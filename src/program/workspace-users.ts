@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";
 import { ownedEmails } from "./owners";
-import { afterRegistration, beforeRegistration, dynamicType, registration } from "./resource-options";
+import { afterRegistration, beforeRegistration, dynamicType, PATH_OPTIONS, registration } from "./resource-options";
 import type { UserArgs } from "./user";
 import type { WorkspaceUserState } from "../shared/member-state";
 
@@ -28,9 +28,6 @@ async function keyed(users: Array<Omit<WorkspaceUserArgs, "email"> & { email: st
   }
   return Object.fromEntries(byKey);
 }
-
-/** The resource options that take property paths. */
-const PATH_OPTIONS = ["ignoreChanges", "replaceOnChanges"] as const;
 
 /**
  * Fails a path naming a user by place (`users[0].firstName`): the set keys its users by email in lower case, so such a path

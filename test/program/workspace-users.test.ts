@@ -1,6 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import { ownedEmails } from "../../src/program/owners";
+import { IntegrationEntitlement } from "../../src/program/integration-entitlement";
+import { IntegrationMembers } from "../../src/program/integration-members";
 import { WorkspaceUsers } from "../../src/program/workspace-users";
 
 async function newProgram(): Promise<void> {
@@ -31,6 +33,36 @@ describe("property paths", () => {
       'write "users["<email in lower case>"]"',
     );
     expect(() => new WorkspaceUsers("people", { users }, { ignoreChanges: ['users["ann@example.com"].firstName'] })).not.toThrow();
+  });
+
+  // The state keeps a set sorted: "members[0]" would take the first member by user id's old value for the program's first.
+  it("refuse a path naming a member or an entitlement by place (it would give one member another's value)", async () => {
+    await newProgram();
+    const members = [{ userId: "00000000-0000-4000-8000-0000000000b0", entitlements: ["MEMBER"] }];
+    const integrationId = "00000000-0000-4000-8000-0000000000c0";
+    for (const path of ["members[0].entitlements", "members[*].entitlements", "members[1]"]) {
+      expect(() => new IntegrationMembers("slack", { integrationId, members }, { ignoreChanges: [path] })).toThrow(
+        `IntegrationMembers "slack": ignoreChanges path "${path}" names a member by place, but the state keeps its members sorted by ` +
+          `user id, not in the program's order, so the path would take another's value: write "members" whole, or leave that ` +
+          "member out of the set (a member the set does not list is not managed).",
+      );
+    }
+    const membership = { integrationId, userId: "00000000-0000-4000-8000-0000000000b1", entitlements: ["MEMBER", "ADMIN"] };
+    expect(() => new IntegrationEntitlement("bob-slack", membership, { replaceOnChanges: ["entitlements[0]"] })).toThrow(
+      'IntegrationEntitlement "bob-slack": replaceOnChanges path "entitlements[0]" names an entitlement by place, but the state keeps ' +
+        `the entitlements sorted, not in the program's order, so the path would take another's value: write "entitlements" whole.`,
+    );
+    expect(
+      () => new IntegrationMembers("slack-2", { integrationId, members }, { ignoreChanges: ["members", "removeUnmanaged"] }),
+    ).not.toThrow();
+    expect(
+      () =>
+        new IntegrationEntitlement(
+          "bob-slack-2",
+          { ...membership, integrationId: "00000000-0000-4000-8000-0000000000c1" },
+          { ignoreChanges: ["entitlements"] },
+        ),
+    ).not.toThrow();
   });
 });
 
