@@ -14,7 +14,10 @@ export interface IntegrationEntitlementArgs {
   userId: pulumi.Input<string>;
   /** The entitlement ids the user holds in the integration: a set (order and duplicates do not matter). */
   entitlements: pulumi.Input<pulumi.Input<string>[]>;
-  /** The role given at invitation; default `account_collaborator`. The API cannot change it in place: a change replaces the membership. */
+  /**
+   * The member's role. Left out, the service's is kept (never compared, never written): a new member is invited as
+   * `account_collaborator`. Declared, the API cannot change it in place: a change replaces the membership.
+   */
   role?: pulumi.Input<IntegrationEntitlementRole>;
   /**
    * At create, take over a membership the user already has (its entitlements become the declared set) instead of
@@ -35,6 +38,7 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   declare readonly userId: pulumi.Output<string>;
   /** The entitlement ids, sorted. */
   declare readonly entitlements: pulumi.Output<string[]>;
+  /** The role the member holds (the declared one where the service does not say; `null` when neither does). */
   declare readonly role: pulumi.Output<IntegrationEntitlementRole>;
   declare readonly adoptExisting: pulumi.Output<boolean>;
   /** The member's email, as the integration reports it. */

@@ -81,7 +81,8 @@ export const integrationEntitlementInputs = z.strictObject({
   integrationId,
   userId: pathId("userId"),
   entitlements: entitlements("to remove access, delete the resource"),
-  role: integrationRole.default(DEFAULT_INTEGRATION_ROLE),
+  // Left out: the service's role is kept (a new membership is invited with the default), as for IntegrationMembers' members.
+  role: integrationRole.optional(),
   adoptExisting,
   deleteOnDestroy,
   [IMPORT_ID]: importId,

@@ -95,6 +95,14 @@ describe.skipIf(!cliAvailable)(
       expect(writesOf((await h.step((s) => s.up("--expect-no-changes"))).requests)).toEqual([]);
     });
 
+    it("a role the program leaves out: a member made an owner by hand is neither replaced nor demoted by up --refresh", async () => {
+      const grace = () => h.emulator.integrations.members(integrations.slack).find((m) => m.userId === users.grace);
+      h.emulator.integrations.setMember(integrations.slack, users.grace, { role: "owner", entitlements: ["MEMBER"] });
+      const { requests } = await h.step((s) => s.up("--refresh"));
+      expect(writesOf(requests)).toEqual([]);
+      expect(grace()).toMatchObject({ role: "owner", entitlements: ["MEMBER"] });
+    });
+
     it("aliases: renaming a resource with an alias plans no replacement and writes nothing", async () => {
       await h.stack.setConfig("habits-options:renamed", "true");
       const preview = await h.step((s) => s.preview("--diff"));

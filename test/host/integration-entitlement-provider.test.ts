@@ -30,11 +30,11 @@ async function setup(options: Parameters<typeof emulator>[0] = {}) {
 }
 
 describe("check", () => {
-  it("applies the default role and turns the entitlements into a sorted set", async () => {
+  it("leaves a role left out undeclared (the service's is kept) and turns the entitlements into a sorted set", async () => {
     const emu = await setup();
     const result = wire(await check({ ...base, entitlements: ["VIEWER", "EDITOR", "VIEWER"] }));
     expect(result).toEqual({
-      inputs: { ...base, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator", adoptExisting: false },
+      inputs: { ...base, entitlements: ["EDITOR", "VIEWER"], adoptExisting: false },
       failures: [],
     });
     // A new entitlement set: its ids are looked up in the integration's catalogue.
@@ -130,6 +130,8 @@ describe("create", () => {
       lastJobId: emu.jobs.list()[0]?.id,
       pendingInvitations: [],
       adopted: false,
+      // Left out, the role is the service's: shown, never declared.
+      roleDeclared: false,
     });
     // check reads the catalogue; a lone create: one read before the invitation (not a member: 404), one after it, for the
     // member's email and status.
@@ -234,7 +236,6 @@ describe("read, update, delete", () => {
       integrationId: youtube,
       userId: alan,
       entitlements: ["MANAGER", "VIEWER"],
-      role: "account_collaborator",
       adoptExisting: false,
     });
     expect((await provider.diff!(id, read.props!, (await check(base)).inputs!)).changes).toBe(true);
@@ -348,9 +349,9 @@ describe("a partial create whose invitation is still running", () => {
       integrationId: youtube,
       userId: alan,
       entitlements: ["EDITOR", "VIEWER"],
-      role: "account_collaborator",
       adoptExisting: false,
     });
+    expect(kept.inputs).not.toHaveProperty("role");
     // The next plan resumes it with an update (waiting for its job), although the set is the declared one.
     expect((await provider.diff!(id, kept.props!, (await check(base)).inputs!)).changes).toBe(true);
     emu.jobs.release(job.id);
@@ -490,6 +491,42 @@ describe("resuming and roles", () => {
     // Nothing was written.
     expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
     expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.role).toBe("collaborator");
+  });
+});
+
+describe("a role the program leaves out is the service's", () => {
+  it("a member made an owner by hand is neither replaced nor demoted: a refresh shows the role, no diff follows, an update only sets", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.role).toBe("collaborator");
+    emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["EDITOR", "VIEWER"] });
+    const read = wire(await provider.read!(id, outs));
+    expect(read.props).toMatchObject({ role: "account_owner", roleDeclared: false });
+    expect(read.inputs).not.toHaveProperty("role");
+    expect(wire(await provider.diff!(id, read.props!, (await check(base)).inputs!))).toEqual({
+      changes: false,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+    emu.clearRequests();
+    const news = (await check({ ...base, entitlements: ["VIEWER"] })).inputs!;
+    expect(wire(await provider.diff!(id, read.props!, news)).replaces).toEqual([]);
+    const { outs: updated } = wire(await provider.update!(id, read.props!, news));
+    expect(emu.requests.filter((r) => r.method !== "GET").map((r) => r.method)).toEqual(["PATCH"]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)).toMatchObject({ role: "owner", entitlements: ["VIEWER"] });
+    expect(updated).toMatchObject({ role: "account_owner", roleDeclared: false });
+    // Declaring a role again compares it: another one replaces (the API cannot change a role in place).
+    expect(wire(await provider.diff!(id, updated!, { ...news, role: "account_collaborator" })).replaces).toEqual(["role"]);
+  });
+
+  it("with adoptExisting, an owner is adopted as they are, where a declared collaborator role would be refused", async () => {
+    const emu = await setup();
+    emu.integrations.setMember(youtube, grace, { role: "owner", entitlements: ["EDITOR"] });
+    const { outs } = wire(
+      await provider.create((await check({ ...base, userId: grace, entitlements: ["EDITOR"], adoptExisting: true })).inputs!),
+    );
+    expect(outs).toMatchObject({ role: "account_owner", roleDeclared: false, adopted: true });
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
   });
 });
 

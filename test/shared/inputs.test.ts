@@ -14,13 +14,12 @@ import { workspaceUsersInputs } from "../../src/shared/workspace-users-inputs";
 const INTEGRATION = "D538422E-B135-4EE0-8393-54EECBCB4A07";
 
 describe("the input schemas' outputs: the types of the inputs after check", () => {
-  it("an IntegrationEntitlement: ids in their one form, entitlements a sorted set, role and adoptExisting defaulted", () => {
+  it("an IntegrationEntitlement: ids in their one form, entitlements a sorted set, adoptExisting defaulted, a role only where declared", () => {
     const parsed = integrationEntitlementInputs.parse({ integrationId: INTEGRATION, userId: "User-1", entitlements: ["b", "a", "b"] });
     expect(parsed).toEqual({
       integrationId: INTEGRATION.toLowerCase(),
       userId: "user-1",
       entitlements: ["a", "b"],
-      role: "account_collaborator",
       adoptExisting: false,
     });
   });

@@ -16,7 +16,9 @@ import { containsUnknown, isUnknown } from "../../shared/unknown";
 import type { PendingInvitation } from "../membership/partial-write";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
-export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInputs {
+export interface IntegrationEntitlementOutputs extends Omit<IntegrationEntitlementInputs, "role"> {
+  /** The role the member holds; the declared one when the service does not say; `null` when neither says. */
+  role?: IntegrationEntitlementInputs["role"] | null;
   email: string | null;
   status: string | null;
   /** The job of the last write this resource made (null when none was needed). */
@@ -25,6 +27,8 @@ export interface IntegrationEntitlementOutputs extends IntegrationEntitlementInp
   pendingInvitations?: PendingInvitation[];
   /** The stack adopted the membership (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`. */
   adopted?: boolean;
+  /** `false`: the program leaves the role out, so `role` is the service's and a refresh hands it back as no input. Absent: declared. */
+  roleDeclared?: boolean;
 }
 
 /** The resource id of a membership. */
@@ -39,7 +43,7 @@ export function parseId(id: string): { integrationId: string; userId: string } {
   return { integrationId, userId };
 }
 
-/** The outputs of a membership the service has: the set and role it holds (the declared role when it does not say). */
+/** The outputs of a membership the service has: the set and role it holds (the declared role when it does not say; else none). */
 export function outputs(
   member: IntegrationUser,
   inputs: IntegrationEntitlementInputs,
@@ -51,7 +55,8 @@ export function outputs(
     userId: inputs.userId,
     entitlements: entitlementSet(member.entitlements),
     // The API reads "owner"/"collaborator"; a role it does not say (or says in unknown words) leaves the declared one.
-    role: inviteRole(member.role) ?? inputs.role,
+    role: inviteRole(member.role) ?? inputs.role ?? null,
+    roleDeclared: inputs.role !== undefined,
     adoptExisting: inputs.adoptExisting === true,
     ...optIn(inputs.deleteOnDestroy),
     email: member.email,
@@ -70,7 +75,8 @@ export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props
   const moved = ["integrationId", "userId"].filter((key) =>
     differs(key, (a, b) => a === b || (typeof a === "string" && typeof b === "string" && sameId(a, b))),
   );
-  const roleChanged = differs("role", (a, b) => (a ?? DEFAULT_INTEGRATION_ROLE) === (b ?? DEFAULT_INTEGRATION_ROLE));
+  // A role the program leaves out is the service's: never a change (as a member's of IntegrationMembers).
+  const roleChanged = news.role !== undefined && differs("role", (a, b) => (a ?? DEFAULT_INTEGRATION_ROLE) === b);
   const entitlementsChanged = containsUnknown(news.entitlements) || !sameSet(olds.entitlements, news.entitlements);
   const replaces = [...moved, ...(roleChanged ? ["role"] : [])];
   return {
@@ -84,6 +90,6 @@ export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props
 
 /** The inputs part of a state, as a read hands them back (outputs left out; Pulumi types a read's inputs as its outputs). */
 export function inputsOf(props: IntegrationEntitlementOutputs): IntegrationEntitlementOutputs {
-  const { email: _e, status: _s, lastJobId: _j, pendingInvitations: _p, adopted: _a, ...inputs } = props;
-  return inputs as IntegrationEntitlementOutputs;
+  const { email: _e, status: _s, lastJobId: _j, pendingInvitations: _p, adopted: _a, roleDeclared, role, ...inputs } = props;
+  return (roleDeclared === false || role === undefined || role === null ? inputs : { ...inputs, role }) as IntegrationEntitlementOutputs;
 }

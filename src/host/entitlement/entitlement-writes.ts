@@ -3,7 +3,7 @@
  * (a membership that existed is taken over only with `adoptExisting` and the declared role), learnt from the membership view.
  */
 import { ConfigurationError, idOf, type IntegrationUser, WorkspaceAccessError } from "../../client";
-import { type IntegrationEntitlementInputs, inviteRole, sameSet } from "../../shared/inputs";
+import { DEFAULT_INTEGRATION_ROLE, type IntegrationEntitlementInputs, inviteRole, sameSet } from "../../shared/inputs";
 import { type Actions, planMembers } from "../members/members-plan";
 import { serviceMember } from "../members/members-state";
 import type { Invitation, InvitationResult } from "../membership/invite-batcher";
@@ -41,13 +41,23 @@ function planOne(inputs: IntegrationEntitlementInputs, member: IntegrationUser |
 export function invitationOf(inputs: IntegrationEntitlementInputs): Invitation {
   const [invite] = planOne(inputs, undefined).invite;
   const { integrationId, userId, entitlements } = inputs;
-  return { integrationId, userId, role: invite?.role ?? inputs.role, entitlements };
+  return { integrationId, userId, role: invite?.role ?? invitedRole(inputs), entitlements };
 }
 
-/** The member's role when it is known and not the declared one (the API cannot change a role in place). */
-export function otherRole(member: IntegrationUser, inputs: Pick<IntegrationEntitlementInputs, "role">): string | undefined {
+/** The role an invitation of this resource asks: the declared one, else the default. */
+export const invitedRole = (inputs: DeclaredRole) => inputs.role ?? DEFAULT_INTEGRATION_ROLE;
+
+/** The role a resource's inputs, or its state, declare (`null` or absent: none). */
+type DeclaredRole = { role?: IntegrationEntitlementInputs["role"] | null };
+
+/**
+ * The member's role when it is known and not the declared one (the API cannot change a role in place); none when the program
+ * leaves the role out. `asInvited`: compared with the role this resource's invitation asked (whether the member is its own).
+ */
+export function otherRole(member: IntegrationUser, inputs: DeclaredRole, asInvited = false): string | undefined {
   const current = inviteRole(member.role);
-  return current !== undefined && current !== inputs.role ? current : undefined;
+  const expected = asInvited ? invitedRole(inputs) : inputs.role;
+  return current !== undefined && expected != null && current !== expected ? current : undefined;
 }
 
 /** Takes a member who is there: the adoption rules (at create only with `adoptExisting`), then one `PATCH` of the set when it differs. */
@@ -58,8 +68,9 @@ export async function adopt(
   how: Arrival,
 ): Promise<Written> {
   const current = otherRole(member, inputs);
-  // Resuming, a member with another role was not made by this resource's invitation: someone else's.
-  if (!inputs.adoptExisting && (how === "create" || (current && how === "resume"))) {
+  const notInvited = otherRole(member, inputs, true);
+  // Resuming, a member with another role than invited was not made by this resource's invitation: someone else's.
+  if (!inputs.adoptExisting && (how === "create" || (notInvited && how === "resume"))) {
     const roleHint = current ? ` and role: "${current}"` : "";
     throw new ConfigurationError(messages.existingMembership(member, inputs, roleHint), "adoptExisting");
   }
@@ -98,12 +109,14 @@ export async function afterInvitation(
 ): Promise<Written> {
   if (result.kind === "pending") throw new PartialWriteError(result.error, result.jobId);
   if (result.kind === "member") {
-    const theirs = result.existed || otherRole(result.member, inputs) !== undefined;
+    const theirs = result.existed || otherRole(result.member, inputs, true) !== undefined;
     return adopt(ctx, inputs, result.member, theirs && how === "create" ? "create" : "resume");
   }
   const { jobId } = result;
   if (!shared) return { member: await memberAfterInvite(ctx, inputs, jobId), jobId, existed: false };
-  const member = { id: idOf(inputs.userId), email: null, firstName: null, lastName: null, isGuest: null, status: null, role: null };
+  // Not read back: the job finished, so the member holds what was asked.
+  const role = invitedRole(inputs);
+  const member = { id: idOf(inputs.userId), email: null, firstName: null, lastName: null, isGuest: null, status: null, role };
   return { member: { ...member, entitlements: inputs.entitlements, dynamicFields: {} }, jobId, existed: false };
 }
 
@@ -117,7 +130,7 @@ async function memberAfterInvite(
   const member = usable(await ctx.connection().memberships.of(integrationId).read(userId));
   if (!member) throw new WorkspaceAccessError(messages.notAMemberAfterJob(inputs), { kind: "invalid_response" });
   // A role the service does not say, or says in words this package does not know, is not a finding.
-  if (otherRole(member, inputs) || !sameSet(member.entitlements, inputs.entitlements)) {
+  if (otherRole(member, inputs, true) || !sameSet(member.entitlements, inputs.entitlements)) {
     throw new WorkspaceAccessError(messages.notAsInvited(member, inputs, jobId), { kind: "invalid_response" });
   }
   return member;

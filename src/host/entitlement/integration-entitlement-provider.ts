@@ -75,6 +75,7 @@ function partialCreate(
     lastJobId: error.pendingJobId ?? before.lastJobId,
     pendingInvitations: [{ userId: inputs.userId, jobId: error.pendingJobId }],
     adopted: before.adopted || inputs.adoptExisting === true,
+    roleDeclared: inputs.role !== undefined,
   };
   return error.recordedAs({ id: membershipId(inputs.integrationId, inputs.userId), properties: { ...state, __provider: news.__provider } });
 }
@@ -91,9 +92,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     const diff = diffEntitlement(olds, news);
     // A role changes by removing the member first, which this resource never does to a membership it adopted: a replacement
     // would leave the member, then fail to invite them, the old state gone. Refused before anything is sent.
-    const newRole = news.role ?? DEFAULT_INTEGRATION_ROLE;
-    if (diff.deleteBeforeReplace && olds.adopted === true && olds.deleteOnDestroy !== true && !isUnknown(newRole)) {
-      throw new ConfigurationError(adoptedRoleChange(olds, String(newRole)), "role");
+    if (diff.deleteBeforeReplace && olds.adopted === true && olds.deleteOnDestroy !== true && !isUnknown(news.role)) {
+      throw new ConfigurationError(adoptedRoleChange(olds, String(news.role)), "role");
     }
     // The membership this resource keeps managing: the delete of a resource it replaced under another name leaves it (`takeovers.ts`).
     const key = memberKey(olds.integrationId, olds.userId);
@@ -150,12 +150,13 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       }
       // A partial create's member holding another role was not made by its invitation: someone else's. Kept as recorded, the
       // next up's resume refuses it; taken as read, the role's diff would replace it, deleting that membership first.
-      if (props?.pendingInvitations?.length && otherRole(member, props)) return { id, props, inputs: inputsOf(props) };
+      if (props?.pendingInvitations?.length && otherRole(member, inputsOf(props), true)) return { id, props, inputs: inputsOf(props) };
+      // A state without one (an import's read) declares the role the service has, or the default.
       const declared = {
         integrationId,
         userId,
         entitlements: [],
-        role: props?.role ?? DEFAULT_INTEGRATION_ROLE,
+        role: props?.roleDeclared === false ? undefined : (props?.role ?? DEFAULT_INTEGRATION_ROLE),
         adoptExisting: props?.adoptExisting === true,
         deleteOnDestroy: props?.deleteOnDestroy,
       };
@@ -186,7 +187,15 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
                 throw afterJobWait(error, job.id);
               });
               return {
-                outs: { ...kept, ...inputs, lastJobId: job.id ?? olds.lastJobId ?? null, pendingInvitations: [], adopted },
+                outs: {
+                  ...kept,
+                  ...inputs,
+                  role: inputs.role ?? olds.role,
+                  roleDeclared: inputs.role !== undefined,
+                  lastJobId: job.id ?? olds.lastJobId ?? null,
+                  pendingInvitations: [],
+                  adopted,
+                },
               };
             }
           }

@@ -1,6 +1,6 @@
 /** An {@link IntegrationEntitlement}'s long messages: each names the user and the integration, what was kept, and the fix. */
 import type { IntegrationUser } from "../../client";
-import { entitlementSet, type IntegrationEntitlementInputs } from "../../shared/inputs";
+import { DEFAULT_INTEGRATION_ROLE, entitlementSet, type IntegrationEntitlementInputs } from "../../shared/inputs";
 import { membershipId } from "./entitlement-state";
 
 /** A membership: the integration and the user. */
@@ -68,7 +68,7 @@ export function roleDiffers(inputs: IntegrationEntitlementInputs, current: strin
 }
 
 /** An adopted membership's declared role changed, and the resource may not remove it (no `deleteOnDestroy` in its state). */
-export function adoptedRoleChange({ integrationId, userId, role }: IntegrationEntitlementInputs, declared: string): string {
+export function adoptedRoleChange({ integrationId, userId, role }: Membership & { role?: string | null }, declared: string): string {
   return (
     `role: the membership of user ${userId} in integration ${integrationId} was adopted (it existed before the stack), and its role ` +
     `cannot change from ${role} to ${declared} in place: the API changes a role only by removing the member and inviting them again, ` +
@@ -91,7 +91,8 @@ export function notAsInvited(member: IntegrationUser, inputs: IntegrationEntitle
   return (
     `After the invitation${jobId ? ` (job ${jobId})` : ""} of user ${userId} to integration ${integrationId}, the user is a member ` +
     `with role ${member.role ?? "unknown"} and entitlements ${describeSet(member.entitlements)}, ` +
-    `not role ${inputs.role} with ${describeSet(inputs.entitlements)} as invited: the service may have merged the invitation into a membership ` +
+    `not role ${inputs.role ?? DEFAULT_INTEGRATION_ROLE} with ${describeSet(inputs.entitlements)} as invited: ` +
+    "the service may have merged the invitation into a membership " +
     "that already existed. Nothing was recorded and nothing more was written: check the membership in the workspace; " +
     "the next up treats it as an existing membership (adoptExisting decides)."
   );
