@@ -3,9 +3,11 @@
 # from here: no installer download works), for the CLI test tier (`npm run test:cli`).
 #
 #   bash scripts/pulumi-cli.sh                builds (or reuses) and prints the bin folder on stdout
-#   bash scripts/pulumi-cli.sh --if-possible  the same where Go is present; where neither Go nor a
-#                                             `pulumi` on PATH is, one line on stderr and exit 0
-#                                             (the CLI tier's tests are then reported as skipped)
+#   bash scripts/pulumi-cli.sh --if-possible  for the test scripts: a CLI the tests find already
+#                                             ($WA_PULUMI_CLI_BIN, ~/.pulumi/bin, PATH) is used as it
+#                                             is; else the same build where Go is present; where
+#                                             neither is, one line on stderr and exit 0 (the CLI
+#                                             tier's tests are then reported as skipped)
 #
 # What it builds, into ~/.cache/pulumi-workspace-access/pulumi-cli/<version>/bin (reused when present):
 # - `pulumi`, the CLI: package github.com/pulumi/pulumi/pkg/v3/cmd/pulumi at $PULUMI_CLI_VERSION.
@@ -19,9 +21,18 @@
 # of Pulumi's release build.
 set -euo pipefail
 
+if_possible=false
+case "${1:-}" in
+  "") ;;
+  --if-possible) if_possible=true ;;
+  *) echo "usage: bash scripts/pulumi-cli.sh [--if-possible]  (unknown argument: $1)" >&2; exit 2 ;;
+esac
+
+# The version test/cli/support.ts looks for too.
 version=${PULUMI_CLI_VERSION:-v3.274.1}
 host_version=${PULUMI_LANGUAGE_HOST_VERSION:-v3.68.0}
-cache=${WA_PULUMI_CLI_CACHE:-$HOME/.cache/pulumi-workspace-access/pulumi-cli}
+home=${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}
+cache=${WA_PULUMI_CLI_CACHE:-$home/.cache/pulumi-workspace-access/pulumi-cli}
 out="$cache/$version"
 bin="$out/bin"
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,11 +42,14 @@ log() { echo "pulumi-cli: $*" >&2; }
 write_shim() {
   # The dynamic-provider plugin is a four-line script at the root of the @pulumi/pulumi npm package
   # (the installers ship it beside the CLI): it runs the dynamic-provider host of the project's copy.
-  shim="$repo/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"
+  # The cache is shared by every clone and run on the machine, and CLI runs may be executing the plugin
+  # right now: it is replaced (a rename, never a write in place) only when it differs.
+  local shim="$repo/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs" target="$bin/pulumi-resource-pulumi-nodejs"
+  local temp="$target.tmp-$$"
   if [ -f "$shim" ]; then
-    cp "$shim" "$bin/pulumi-resource-pulumi-nodejs"
+    cp "$shim" "$temp"
   else
-    cat >"$bin/pulumi-resource-pulumi-nodejs" <<'SH'
+    cat >"$temp" <<'SH'
 #!/bin/sh
 PULUMI_DYNAMIC_PROVIDER_SCRIPT_PATH=$(node -e "console.log(require.resolve('@pulumi/pulumi/cmd/dynamic-provider'))")
 if [ ! -z "$PULUMI_DYNAMIC_PROVIDER_SCRIPT_PATH" ]; then
@@ -43,11 +57,18 @@ if [ ! -z "$PULUMI_DYNAMIC_PROVIDER_SCRIPT_PATH" ]; then
 fi
 SH
   fi
-  chmod +x "$bin/pulumi-resource-pulumi-nodejs"
+  chmod +x "$temp"
+  if [ -x "$target" ] && cmp -s "$temp" "$target"; then rm -f "$temp"; else mv -f "$temp" "$target"; fi
 }
 
-if_possible=false
-[ "${1:-}" = "--if-possible" ] && if_possible=true
+# A CLI the tests find on their own (test/cli/support.ts, in its order, before this cache): the test scripts use it as it is.
+existing_cli() {
+  local dir
+  for dir in "${WA_PULUMI_CLI_BIN:-}" "$home/.pulumi/bin"; do
+    if [ -n "$dir" ] && [ -x "$dir/pulumi" ] && [ -x "$dir/pulumi-language-nodejs" ]; then echo "$dir"; return 0; fi
+  done
+  command -v pulumi 2>/dev/null || return 1
+}
 
 if [ -x "$bin/pulumi" ] && [ -x "$bin/pulumi-language-nodejs" ]; then
   write_shim
@@ -55,20 +76,27 @@ if [ -x "$bin/pulumi" ] && [ -x "$bin/pulumi-language-nodejs" ]; then
   echo "$bin"
   exit 0
 fi
+installer="curl -fsSL https://get.pulumi.com | sh -s -- --version ${version#v}"
+if $if_possible && found=$(existing_cli); then
+  log "using the pulumi the tests find ($found); npm run pulumi-cli builds $version into $bin instead"
+  exit 0
+fi
 if ! command -v go >/dev/null; then
   if $if_possible; then
-    if command -v pulumi >/dev/null; then log "using the pulumi on PATH ($(command -v pulumi))"; exit 0; fi
-    if [ -x "$HOME/.pulumi/bin/pulumi" ]; then log "using the pulumi of Pulumi's installer ($HOME/.pulumi/bin)"; exit 0; fi
-    log "the CLI tier is skipped: no pulumi (on PATH or in ~/.pulumi/bin) and no Go to build one (install Go 1.26+, then: npm run pulumi-cli; or, without Go: curl -fsSL https://get.pulumi.com | sh -s -- --version 3.274.1)"
+    log "the CLI tier is skipped: no pulumi (\$WA_PULUMI_CLI_BIN, ~/.pulumi/bin or PATH) and no Go to build one (install Go 1.26+, then: npm run pulumi-cli; or, without Go: $installer)"
     exit 0
   fi
-  log "no Go toolchain on PATH: install Go 1.26 or later (or put a pulumi on PATH) and run again"
+  if found=$(existing_cli); then
+    log "no Go toolchain on PATH to build $version; the tests use the pulumi at $found (npm test finds it)"
+    exit 3
+  fi
+  log "no Go toolchain on PATH: install Go 1.26 or later and run again, or without Go install Pulumi's CLI: $installer"
   exit 3
 fi
 
 mkdir -p "$bin"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'status=$?; rm -rf "$work"; if [ "$status" -ne 0 ]; then log "the build failed (above): check Go 1.26+ and the Go module proxy, or without Go install Pulumi'"'"'s CLI: $installer"; fi' EXIT
 export GOFLAGS="-mod=mod" CGO_ENABLED=0
 ldflags="-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$version"
 started=$SECONDS

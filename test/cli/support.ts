@@ -14,8 +14,8 @@ import * as path from "node:path";
 import type { RecordedRequest } from "../../src/emulator/index";
 import { fakeVault } from "../support/vault.ts";
 
-/** The CLI version `npm run pulumi-cli` builds (scripts/pulumi-cli.sh). */
-export const PULUMI_CLI_VERSION = "v3.274.1";
+/** The CLI version `npm run pulumi-cli` builds (scripts/pulumi-cli.sh, which takes the same variable). */
+export const PULUMI_CLI_VERSION = process.env["PULUMI_CLI_VERSION"] ?? "v3.274.1";
 
 function executableIn(dir: string, command: string): boolean {
   try {
