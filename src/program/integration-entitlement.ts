@@ -72,7 +72,7 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
       super(
         IntegrationEntitlement.type,
         name,
-        ...registration("integration-entitlement", inputs, ["adopted", "email", "status", "lastJobId", "pendingInvitations"], opts),
+        ...registration(name, "integration-entitlement", inputs, ["adopted", "email", "status", "lastJobId", "pendingInvitations"], opts),
       );
     } catch (error) {
       throw afterRegistration(limit, error);

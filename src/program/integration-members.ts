@@ -69,7 +69,13 @@ export class IntegrationMembers extends pulumi.CustomResource {
       super(
         IntegrationMembers.type,
         name,
-        ...registration("integration-members", inputs, ["adoptedMembers", "unmanagedMembers", "pendingInvitations", "declaredRoles"], opts),
+        ...registration(
+          name,
+          "integration-members",
+          inputs,
+          ["adoptedMembers", "unmanagedMembers", "pendingInvitations", "declaredRoles"],
+          opts,
+        ),
       );
     } catch (error) {
       throw afterRegistration(limit, error);

@@ -20,12 +20,21 @@ export function dynamicType(type: string): string {
  * as `pulumi-workspace-access/provider/<provider>`. Warns (once a run) of a plaintext API key.
  */
 export function registration(
-  provider: "user" | "integration-entitlement" | "integration-members" | "workspace-users",
+  name: string,
+  provider: keyof typeof CLASSES,
   inputs: Record<string, unknown>,
   outputs: readonly string[],
   opts: pulumi.CustomResourceOptions | undefined,
 ): [pulumi.Inputs, pulumi.CustomResourceOptions] {
   warnIfPlaintextApiKey();
+  if (opts?.provider !== undefined) {
+    // An explicit provider's configure gets that provider's inputs, not the stack config: every request would lack the key.
+    throw new Error(
+      `${CLASSES[provider]} "${name}": the provider option does not apply to this package's resources: they read their ` +
+        "settings (workspace-access:baseUrl, workspace-access:apiKey, ...) from the stack's config, which an explicit provider " +
+        "does not get. Remove the option; a stack manages one workspace, so another workspace takes a stack of its own.",
+    );
+  }
   const { import: importId, ...rest } = opts ?? {};
   const props = {
     ...inputs,
@@ -35,6 +44,14 @@ export function registration(
   };
   return [props, { ...rest, deleteBeforeReplace: rest.deleteBeforeReplace ?? true }];
 }
+
+/** Each provider module's class, as errors name it. */
+const CLASSES = {
+  user: "User",
+  "integration-entitlement": "IntegrationEntitlement",
+  "integration-members": "IntegrationMembers",
+  "workspace-users": "WorkspaceUsers",
+};
 
 /** The resource options that take property paths. */
 export const PATH_OPTIONS = ["ignoreChanges", "replaceOnChanges"] as const;

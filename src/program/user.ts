@@ -72,7 +72,11 @@ export class User extends pulumi.CustomResource {
     };
     const limit = beforeRegistration();
     try {
-      super(User.type, name, ...registration("user", inputs, ["adopted", "status", "createdAt", "updatedAt", "managedAttributes"], opts));
+      super(
+        User.type,
+        name,
+        ...registration(name, "user", inputs, ["adopted", "status", "createdAt", "updatedAt", "managedAttributes"], opts),
+      );
     } catch (error) {
       throw afterRegistration(limit, error);
     }

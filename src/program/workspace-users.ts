@@ -80,7 +80,7 @@ export class WorkspaceUsers extends pulumi.CustomResource {
     };
     const limit = beforeRegistration();
     try {
-      super(WorkspaceUsers.type, name, ...registration("workspace-users", inputs, ["userIds"], opts));
+      super(WorkspaceUsers.type, name, ...registration(name, "workspace-users", inputs, ["userIds"], opts));
     } catch (error) {
       throw afterRegistration(limit, error);
     }

@@ -62,6 +62,14 @@ describe("resource wiring", () => {
     expect(warn.mock.calls.some(([message]) => String(message).includes('role "workspace_astronaut" is not one of the known'))).toBe(true);
     warn.mockRestore();
   });
+
+  it("refuses an explicit provider, saying why (its configuration is not the stack's), before anything is registered", () => {
+    const provider = new pulumi.ProviderResource("pulumi-nodejs", "explicit", {});
+    expect(() => new User("dora", { email: "dora@example.com", firstName: "Dora", lastName: "Ng" }, { provider })).toThrow(
+      'User "dora": the provider option does not apply to this package\'s resources: they read their settings',
+    );
+    expect(registered.filter((r) => r.name === "dora")).toEqual([]);
+  });
 });
 
 describe("registering without stack traces", () => {

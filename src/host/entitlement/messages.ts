@@ -52,9 +52,9 @@ export function existingMembership(member: IntegrationUser, { integrationId, use
   return (
     `User ${userId}${member.email ? ` (${member.email})` : ""} is already a member of integration ${integrationId}, ` +
     `with role ${member.role ?? "unknown"} and entitlements ${describeSet(member.entitlements)}. ` +
-    "Creating this resource would take that access over: its entitlements would become the declared set, " +
-    "and destroying the resource would remove the user from the integration. Nothing was changed. " +
-    `To manage the existing membership with this resource, set adoptExisting: true${roleHint}; ` +
+    "Nothing was changed. " +
+    `To manage the existing membership with this resource, set adoptExisting: true${roleHint} ` +
+    "(its entitlements then become the declared set; destroying the resource leaves the membership, unless deleteOnDestroy: true); " +
     "to leave it alone, remove this resource from the program."
   );
 }
