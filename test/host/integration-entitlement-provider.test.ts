@@ -519,6 +519,24 @@ describe("a role the program leaves out is the service's", () => {
     expect(wire(await provider.diff!(id, updated!, { ...news, role: "account_collaborator" })).replaces).toEqual(["role"]);
   });
 
+  it("a destroy leaves a member someone made an owner since, with a warning; one the program declares an owner it removes", async () => {
+    const emu = await setup();
+    const warned: string[] = [];
+    await configureFor(emu, fast, { warn: (message) => void warned.push(message) });
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    const declared = await provider.create((await check({ ...base, userId: katherine, role: "account_owner" })).inputs!);
+    emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["EDITOR", "VIEWER"] });
+    // The destroy's own deployment (what the creates took over was that one's).
+    await configureFor(emu, fast, { warn: (message) => void warned.push(message) });
+    emu.clearRequests();
+    await provider.delete!(id, outs!);
+    await provider.delete!(declared.id, declared.outs!);
+    expect(emu.requests.filter((r) => r.method === "DELETE").map((r) => r.path)).toEqual([`/integrations/${youtube}/users/${katherine}`]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.role).toBe("owner");
+    expect(warned.join("\n")).toContain(`The membership of user ${alan}`);
+    expect(warned.join("\n")).toContain('declare role: "account_owner" or set deleteOnDestroy: true');
+  });
+
   it("with adoptExisting, an owner is adopted as they are, where a declared collaborator role would be refused", async () => {
     const emu = await setup();
     emu.integrations.setMember(youtube, grace, { role: "owner", entitlements: ["EDITOR"] });

@@ -64,7 +64,8 @@ describe("resource wiring", () => {
   });
 
   it("refuses an explicit provider, saying why (its configuration is not the stack's), before anything is registered", () => {
-    const provider = new pulumi.ProviderResource("pulumi-nodejs", "explicit", {});
+    class Explicit extends pulumi.ProviderResource {}
+    const provider = new Explicit("pulumi-nodejs", "explicit", {});
     expect(() => new User("dora", { email: "dora@example.com", firstName: "Dora", lastName: "Ng" }, { provider })).toThrow(
       'User "dora": the provider option does not apply to this package\'s resources: they read their settings',
     );

@@ -12,7 +12,8 @@
  * | create with `import` | `GET .../users/{userId}` (404 fails), then the adoption above |
  * | update | `PATCH .../users/{userId}` and its job; resuming a partial create: its job waited for, then the create's writes |
  * | read | the member from the view (a refresh's reads share one list); a pending write's job once; not a member: `GET /integrations/{id}` once |
- * | delete | `DELETE .../users/{userId}` and its job (404: gone); a pending write's job first; an adopted membership is left unless `deleteOnDestroy` |
+ * | delete | the member's role from the view (a destroy's reads share one list), then `DELETE .../users/{userId}` and its job (404: gone); |
+ * | | a pending write's job first. Left unless `deleteOnDestroy`: an adopted membership, and a member made an owner the program did not declare |
  *
  * A write accepted and not seen to finish (a timeout, an answer lost) records a partial create (`partialCreate`).
  */
@@ -24,6 +25,7 @@ import {
   IMPORT_ID,
   type IntegrationEntitlementInputs,
   integrationEntitlementInputs,
+  inviteRole,
   type Props,
   optIn,
   optInChanged,
@@ -34,7 +36,14 @@ import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import { diffEntitlement, type IntegrationEntitlementOutputs, inputsOf, membershipId, outputs, parseId } from "./entitlement-state";
 import { adopt, afterInvitation, converge, invitationOf, otherRole, usable, type Written } from "./entitlement-writes";
-import { adoptedMembershipLeft, adoptedRoleChange, importedOtherMembership, integrationNotVisible, noMembershipToImport } from "./messages";
+import {
+  adoptedMembershipLeft,
+  adoptedRoleChange,
+  importedOtherMembership,
+  integrationNotVisible,
+  noMembershipToImport,
+  ownerMembershipLeft,
+} from "./messages";
 
 export type { IntegrationEntitlementOutputs } from "./entitlement-state";
 
@@ -221,6 +230,16 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     if (props?.adopted === true && props.deleteOnDestroy !== true) {
       ctx.warn(adoptedMembershipLeft(integrationId, userId, props?.email));
       return;
+    }
+    // An owner the program did not make one (promoted since) is left, as a User's delete leaves a workspace owner. A record
+    // that cannot be read is removed as before: the membership is the program's.
+    const declaredOwner = props?.roleDeclared !== false && props?.role === "account_owner";
+    if (props?.deleteOnDestroy !== true && !declaredOwner) {
+      const member = await ctx.connection().memberships.of(integrationId).member(userId);
+      if (member && !(member instanceof Error) && inviteRole(member.role) === "account_owner") {
+        ctx.warn(ownerMembershipLeft(integrationId, userId, member.email ?? props?.email));
+        return;
+      }
     }
     await ctx.withWrite(
       async () => {

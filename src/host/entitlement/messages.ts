@@ -47,6 +47,15 @@ export function adoptedMembershipLeft(integrationId: string, userId: string, ema
   );
 }
 
+/** The member is an owner of the integration now, a role the program does not declare: a destroy leaves them. */
+export function ownerMembershipLeft(integrationId: string, userId: string, email: string | null | undefined): string {
+  return (
+    `The membership of user ${userId}${email ? ` (${email})` : ""} in integration ${integrationId} is left as it is: the user is an ` +
+    "owner of the integration now, a role the program does not declare (someone made them one). To remove it on destroy, declare " +
+    `role: "account_owner" or set deleteOnDestroy: true on the resource, and run pulumi up first.`
+  );
+}
+
 /** `member` is there already and may not be taken over; `roleHint` adds the role to declare with `adoptExisting`. */
 export function existingMembership(member: IntegrationUser, { integrationId, userId }: Membership, roleHint: string): string {
   return (
