@@ -64,6 +64,8 @@ export class ProviderContext {
   readonly takeovers = new Set<string>();
   /** The keys (`takeovers.ts`) of the records `check` saw the program declare in this deployment: only those a diff claims. */
   readonly declared = new Set<string>();
+  /** The keys of memberships a diff of this deployment replaces for a declared role: their delete is the program's to make. */
+  readonly roleReplacements = new Set<string>();
   /** The integrations' entitlement catalogues, read once each for `check` (`entitlement-catalogue.ts`). */
   readonly catalogue: EntitlementCatalogue;
   #connection: Connection | undefined;

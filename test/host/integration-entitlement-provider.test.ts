@@ -79,6 +79,7 @@ describe("diff", () => {
     ...base,
     entitlements: ["EDITOR", "VIEWER"],
     role: "account_collaborator" as const,
+    declaredRole: "account_collaborator" as const,
     adoptExisting: false,
     email: "alan@example.com",
     status: "live",
@@ -91,7 +92,8 @@ describe("diff", () => {
       { entitlements: ["EDITOR", "VIEWER", "EDITOR"] },
       { changes: false, replaces: [], deleteBeforeReplace: false },
     ],
-    ["default role left out", { role: undefined }, { changes: false, replaces: [], deleteBeforeReplace: false }],
+    // The state learns it (an update that sends nothing): a destroy then treats the role as the service's.
+    ["the declared role left out", { role: undefined }, { changes: true, replaces: [], deleteBeforeReplace: false }],
     ["another entitlement set", { entitlements: ["VIEWER"] }, { changes: true, replaces: [], deleteBeforeReplace: false }],
     ["entitlements not known yet", { entitlements: [UNKNOWN] }, { changes: true, replaces: [], deleteBeforeReplace: false }],
     ["another integration", { integrationId: slack }, { changes: true, replaces: ["integrationId"], deleteBeforeReplace: false }],
@@ -131,7 +133,7 @@ describe("create", () => {
       pendingInvitations: [],
       adopted: false,
       // Left out, the role is the service's: shown, never declared.
-      roleDeclared: false,
+      declaredRole: null,
     });
     // check reads the catalogue; a lone create: one read before the invitation (not a member: 404), one after it, for the
     // member's email and status.
@@ -501,7 +503,7 @@ describe("a role the program leaves out is the service's", () => {
     expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.role).toBe("collaborator");
     emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["EDITOR", "VIEWER"] });
     const read = wire(await provider.read!(id, outs));
-    expect(read.props).toMatchObject({ role: "account_owner", roleDeclared: false });
+    expect(read.props).toMatchObject({ role: "account_owner", declaredRole: null });
     expect(read.inputs).not.toHaveProperty("role");
     expect(wire(await provider.diff!(id, read.props!, (await check(base)).inputs!))).toEqual({
       changes: false,
@@ -514,7 +516,7 @@ describe("a role the program leaves out is the service's", () => {
     const { outs: updated } = wire(await provider.update!(id, read.props!, news));
     expect(emu.requests.filter((r) => r.method !== "GET").map((r) => r.method)).toEqual(["PATCH"]);
     expect(emu.integrations.members(youtube).find((m) => m.userId === alan)).toMatchObject({ role: "owner", entitlements: ["VIEWER"] });
-    expect(updated).toMatchObject({ role: "account_owner", roleDeclared: false });
+    expect(updated).toMatchObject({ role: "account_owner", declaredRole: null });
     // Declaring a role again compares it: another one replaces (the API cannot change a role in place).
     expect(wire(await provider.diff!(id, updated!, { ...news, role: "account_collaborator" })).replaces).toEqual(["role"]);
   });
@@ -537,13 +539,68 @@ describe("a role the program leaves out is the service's", () => {
     expect(warned.join("\n")).toContain('declare role: "account_owner" or set deleteOnDestroy: true');
   });
 
+  it("a refresh does not make an owner someone promoted look declared: declared collaborator, or a state from before the record", async () => {
+    const emu = await setup();
+    const warned: string[] = [];
+    const deployment = () => configureFor(emu, fast, { warn: (message) => void warned.push(message) });
+    const alanMember = () => emu.integrations.members(youtube).find((m) => m.userId === alan);
+    const katherineMember = () => emu.integrations.members(youtube).find((m) => m.userId === katherine);
+    const declared = await provider.create((await check({ ...base, role: "account_collaborator" })).inputs!);
+    const older = await provider.create((await check({ ...base, userId: katherine })).inputs!);
+    const { declaredRole: _, ...beforeTheRecord } = older.outs!;
+    emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["EDITOR", "VIEWER"] });
+    emu.integrations.setMember(youtube, katherine, { role: "owner", entitlements: ["EDITOR", "VIEWER"] });
+    const reads = [wire(await provider.read!(declared.id, declared.outs!)), wire(await provider.read!(older.id, beforeTheRecord))];
+    expect(reads.map((r) => [r.props?.role, r.props?.declaredRole])).toEqual([
+      ["account_owner", "account_collaborator"],
+      ["account_owner", undefined],
+    ]);
+    await deployment();
+    await provider.delete!(declared.id, reads[0]!.props!);
+    await provider.delete!(older.id, reads[1]!.props!);
+    expect([alanMember()?.role, katherineMember()?.role]).toEqual(["owner", "owner"]);
+    expect(warned.filter((w) => w.includes("is an owner of the integration now"))).toHaveLength(2);
+  });
+
+  it("declaring the owner role the service holds is recorded by an update that sends nothing; the destroy then removes the member", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["EDITOR", "VIEWER"] });
+    const read = wire(await provider.read!(id, outs));
+    const news = (await check({ ...base, role: "account_owner" })).inputs!;
+    expect(wire(await provider.diff!(id, read.props!, news))).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+    emu.clearRequests();
+    const { outs: recorded } = wire(await provider.update!(id, read.props!, news));
+    expect(emu.requests).toEqual([]);
+    expect(recorded).toMatchObject({ role: "account_owner", declaredRole: "account_owner" });
+    expect(wire(await provider.read!(id, recorded!)).props).toMatchObject({ declaredRole: "account_owner" });
+    await configureFor(emu, fast);
+    await provider.delete!(id, recorded!);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(false);
+  });
+
+  it("declaring collaborator for an owner someone promoted replaces the membership, as the preview shows: the delete is the program's", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["EDITOR", "VIEWER"] });
+    const read = wire(await provider.read!(id, outs));
+    // One deployment: its diff, then the replacement's delete and create.
+    await configureFor(emu, fast);
+    const news = (await check({ ...base, role: "account_collaborator" })).inputs!;
+    expect(wire(await provider.diff!(id, read.props!, news))).toEqual({ changes: true, replaces: ["role"], deleteBeforeReplace: true });
+    await provider.delete!(id, read.props!);
+    const { outs: created } = wire(await provider.create(news));
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.role).toBe("collaborator");
+    expect(created).toMatchObject({ role: "account_collaborator", declaredRole: "account_collaborator" });
+  });
+
   it("with adoptExisting, an owner is adopted as they are, where a declared collaborator role would be refused", async () => {
     const emu = await setup();
     emu.integrations.setMember(youtube, grace, { role: "owner", entitlements: ["EDITOR"] });
     const { outs } = wire(
       await provider.create((await check({ ...base, userId: grace, entitlements: ["EDITOR"], adoptExisting: true })).inputs!),
     );
-    expect(outs).toMatchObject({ role: "account_owner", roleDeclared: false, adopted: true });
+    expect(outs).toMatchObject({ role: "account_owner", declaredRole: null, adopted: true });
     expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
   });
 });

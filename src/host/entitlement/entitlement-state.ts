@@ -27,8 +27,12 @@ export interface IntegrationEntitlementOutputs extends Omit<IntegrationEntitleme
   pendingInvitations?: PendingInvitation[];
   /** The stack adopted the membership (`adoptExisting` found it, or `import`): destroy leaves it unless `deleteOnDestroy`. */
   adopted?: boolean;
-  /** `false`: the program leaves the role out, so `role` is the service's and a refresh hands it back as no input. Absent: declared. */
-  roleDeclared?: boolean;
+  /**
+   * The role the program declares (`null`: it leaves the role out, so `role` is the service's and a refresh hands it back as no
+   * input). Written by create and update from the inputs, kept by a refresh: `role` is what the service has. Absent in a state
+   * written before it: not known, so a destroy does not take it for a declared owner.
+   */
+  declaredRole?: IntegrationEntitlementInputs["role"] | null;
 }
 
 /** The resource id of a membership. */
@@ -56,7 +60,7 @@ export function outputs(
     entitlements: entitlementSet(member.entitlements),
     // The API reads "owner"/"collaborator"; a role it does not say (or says in unknown words) leaves the declared one.
     role: inviteRole(member.role) ?? inputs.role ?? null,
-    roleDeclared: inputs.role !== undefined,
+    declaredRole: inputs.role ?? null,
     adoptExisting: inputs.adoptExisting === true,
     ...optIn(inputs.deleteOnDestroy),
     email: member.email,
@@ -80,16 +84,29 @@ export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props
   const entitlementsChanged = containsUnknown(news.entitlements) || !sameSet(olds.entitlements, news.entitlements);
   const replaces = [...moved, ...(roleChanged ? ["role"] : [])];
   return {
-    // A pending write is resumed by an update (the set it asked is not known to be held).
-    changes: replaces.length > 0 || entitlementsChanged || (olds.pendingInvitations?.length ?? 0) > 0 || optInChanged(olds, news),
+    // A pending write is resumed by an update (the set it asked is not known to be held); a role declared or left out anew,
+    // the service's holding already, is recorded by one (nothing sent).
+    changes:
+      replaces.length > 0 ||
+      entitlementsChanged ||
+      (olds.pendingInvitations?.length ?? 0) > 0 ||
+      optInChanged(olds, news) ||
+      declaredRoleChanged(olds, news),
     replaces,
     // The API cannot change a member's role: the old membership goes first (when both are the same membership).
     deleteBeforeReplace: roleChanged && moved.length === 0,
   };
 }
 
+/**
+ * Whether the program now declares another role than the state records as declared (or leaves out one it declared). A state
+ * written before the record says nothing: no diff of its own (its next write records it).
+ */
+export const declaredRoleChanged = (olds: IntegrationEntitlementOutputs, news: Props) =>
+  "declaredRole" in olds && !isUnknown(news.role) && (news.role ?? null) !== olds.declaredRole;
+
 /** The inputs part of a state, as a read hands them back (outputs left out; Pulumi types a read's inputs as its outputs). */
 export function inputsOf(props: IntegrationEntitlementOutputs): IntegrationEntitlementOutputs {
-  const { email: _e, status: _s, lastJobId: _j, pendingInvitations: _p, adopted: _a, roleDeclared, role, ...inputs } = props;
-  return (roleDeclared === false || role === undefined || role === null ? inputs : { ...inputs, role }) as IntegrationEntitlementOutputs;
+  const { email: _e, status: _s, lastJobId: _j, pendingInvitations: _p, adopted: _a, declaredRole, role, ...inputs } = props;
+  return (declaredRole === null || role === undefined || role === null ? inputs : { ...inputs, role }) as IntegrationEntitlementOutputs;
 }

@@ -26,15 +26,23 @@ import {
   type IntegrationEntitlementInputs,
   integrationEntitlementInputs,
   inviteRole,
+  optInChanged,
   type Props,
   optIn,
-  optInChanged,
 } from "../../shared/inputs";
 import { afterJobWait, PartialWriteError, waitForPending } from "../membership/partial-write";
 import { stillRunningOnDestroy } from "../membership/messages";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";
-import { diffEntitlement, type IntegrationEntitlementOutputs, inputsOf, membershipId, outputs, parseId } from "./entitlement-state";
+import {
+  declaredRoleChanged,
+  diffEntitlement,
+  type IntegrationEntitlementOutputs,
+  inputsOf,
+  membershipId,
+  outputs,
+  parseId,
+} from "./entitlement-state";
 import { adopt, afterInvitation, converge, invitationOf, otherRole, usable, type Written } from "./entitlement-writes";
 import {
   adoptedMembershipLeft,
@@ -84,7 +92,7 @@ function partialCreate(
     lastJobId: error.pendingJobId ?? before.lastJobId,
     pendingInvitations: [{ userId: inputs.userId, jobId: error.pendingJobId }],
     adopted: before.adopted || inputs.adoptExisting === true,
-    roleDeclared: inputs.role !== undefined,
+    declaredRole: inputs.role ?? null,
   };
   return error.recordedAs({ id: membershipId(inputs.integrationId, inputs.userId), properties: { ...state, __provider: news.__provider } });
 }
@@ -106,6 +114,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     }
     // The membership this resource keeps managing: the delete of a resource it replaced under another name leaves it (`takeovers.ts`).
     const key = memberKey(olds.integrationId, olds.userId);
+    // A declared role change removes the member first: the delete is the program's, even of an owner it never declared.
+    if (diff.deleteBeforeReplace) ctx.roleReplacements.add(key);
     if (!diff.replaces?.length && ctx.declared.has(key)) ctx.takeovers.add(key);
     return diff;
   },
@@ -160,16 +170,19 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       // A partial create's member holding another role was not made by its invitation: someone else's. Kept as recorded, the
       // next up's resume refuses it; taken as read, the role's diff would replace it, deleting that membership first.
       if (props?.pendingInvitations?.length && otherRole(member, inputsOf(props), true)) return { id, props, inputs: inputsOf(props) };
-      // A state without one (an import's read) declares the role the service has, or the default.
+      // The declared role as the state records it (none without a state: an import's read). A state written before the record
+      // hands back its role as before, and stays without it: its `role` is the service's, no proof of what was declared.
+      const recorded = props !== undefined && "declaredRole" in props;
       const declared = {
         integrationId,
         userId,
         entitlements: [],
-        role: props?.roleDeclared === false ? undefined : (props?.role ?? DEFAULT_INTEGRATION_ROLE),
+        role: recorded ? (props.declaredRole ?? undefined) : props ? (props.role ?? DEFAULT_INTEGRATION_ROLE) : undefined,
         adoptExisting: props?.adoptExisting === true,
         deleteOnDestroy: props?.deleteOnDestroy,
       };
       const outs = outputs(member, declared, props?.lastJobId ?? null, props?.adopted === true);
+      if (props && !recorded) delete outs.declaredRole;
       return { id, props: outs, inputs: inputsOf(outs) };
     });
   },
@@ -178,9 +191,12 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     const inputs = ctx.parseInputs(integrationEntitlementInputs, news);
     const adopted = olds.adopted === true;
     const { deleteOnDestroy: _, ...kept } = olds;
-    // Only the destroy opt-in changed: the state learns it, nothing is sent.
-    if (!diffEntitlement(olds, { ...news, deleteOnDestroy: olds.deleteOnDestroy }).changes && optInChanged(olds, news)) {
-      return { outs: { ...kept, ...optIn(inputs.deleteOnDestroy), adopted } };
+    const declaredRole = inputs.role ?? null;
+    // Only what the state records changed (the destroy opt-in, the role declared or left out, the service's holding it): the
+    // state learns it, nothing is sent.
+    const recorded = optInChanged(olds, news) || declaredRoleChanged(olds, news);
+    if (recorded && !diffEntitlement({ ...olds, declaredRole }, { ...news, deleteOnDestroy: olds.deleteOnDestroy }).changes) {
+      return { outs: { ...kept, ...optIn(inputs.deleteOnDestroy), declaredRole, adopted } };
     }
     // What a write left in flight records (the state's own record kept): the next up resumes it.
     const before = { lastJobId: olds.lastJobId ?? null, adopted, email: olds.email, status: olds.status };
@@ -200,7 +216,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
                   ...kept,
                   ...inputs,
                   role: inputs.role ?? olds.role,
-                  roleDeclared: inputs.role !== undefined,
+                  declaredRole,
                   lastJobId: job.id ?? olds.lastJobId ?? null,
                   pendingInvitations: [],
                   adopted,
@@ -231,10 +247,10 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       ctx.warn(adoptedMembershipLeft(integrationId, userId, props?.email));
       return;
     }
-    // An owner the program did not make one (promoted since) is left, as a User's delete leaves a workspace owner. A record
-    // that cannot be read is removed as before: the membership is the program's.
-    const declaredOwner = props?.roleDeclared !== false && props?.role === "account_owner";
-    if (props?.deleteOnDestroy !== true && !declaredOwner) {
+    // An owner the program did not make one (promoted since) is left, as a User's delete leaves a workspace owner, unless a
+    // declared role change replaces the membership. A record that cannot be read is removed as before: the membership is the program's.
+    const declaredOwner = props?.declaredRole === "account_owner";
+    if (props?.deleteOnDestroy !== true && !declaredOwner && !ctx.roleReplacements.has(memberKey(integrationId, userId))) {
       const member = await ctx.connection().memberships.of(integrationId).member(userId);
       if (member && !(member instanceof Error) && inviteRole(member.role) === "account_owner") {
         ctx.warn(ownerMembershipLeft(integrationId, userId, member.email ?? props?.email));
