@@ -81,7 +81,9 @@ export function refuseSetPlaces(kind: keyof typeof SETS, name: string, opts: pul
   const set = SETS[kind];
   for (const option of PATH_OPTIONS) {
     for (const path of opts?.[option] ?? []) {
-      if (!path.startsWith(`${set.property}[`)) continue;
+      // The root named plainly (`members[0]`) or quoted (`["members"][0]`), as Pulumi's property paths allow.
+      const root = /^(?:\["([^"]*)"\]|([A-Za-z_$][\w$]*))\s*\[/.exec(path.trim());
+      if ((root?.[1] ?? root?.[2]) !== set.property) continue;
       throw new Error(
         `${kind} "${name}": ${option} path "${path}" names ${set.element} by place, but the state keeps ${set.sorted}, ` +
           `not in the program's order, so the path would take another's value: write ${set.instead}.`,

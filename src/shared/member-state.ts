@@ -26,9 +26,9 @@ export interface WorkspaceUserState {
   /** This resource created the user (else it adopted them): only then does a removal delete them. */
   created?: true;
   /**
-   * Declared values an update did not send: the program had not changed them while the service's value had been changed outside
-   * it (or `ignoreChanges` hid the program's). They cause no diff; a refresh reads the service's value, and the next `up` applies
-   * the program's. Absent: none.
+   * Declared values an update did not send, each as a digest (`sha256:...`, never the value: an input may be a secret): the
+   * program had not changed them while the service's value had been changed outside it (or `ignoreChanges` hid the program's).
+   * They cause no diff; a refresh reads the service's value, and the next `up` applies the program's. Absent: none.
    */
-  unapplied?: Partial<Pick<WorkspaceUserState, "email" | "firstName" | "lastName">> & { role?: string; isGuest?: boolean };
+  unapplied?: Partial<Record<"email" | "firstName" | "lastName" | "role" | "isGuest", string>>;
 }

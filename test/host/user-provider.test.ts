@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/client";
 import { POPULATED_IDS } from "../../src/emulator/index";
-import { provider } from "../../src/host/user/user-provider";
+import { digestOf, provider } from "../../src/host/user/user-provider";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator, expectNoKey, issuedKeys, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
@@ -182,7 +182,8 @@ describe("create, read, update, delete", () => {
     expect(updated).toMatchObject({
       role: "workspace_login_only",
       firstName: "Ali",
-      unapplied: { role: "workspace_super_admin", firstName: "Alice" },
+      // As digests: an input may be a secret, and the state's own fields are not encrypted.
+      unapplied: { role: digestOf("role", "workspace_super_admin"), firstName: digestOf("firstName", "Alice") },
     });
     expect((await provider.diff!(id, updated!, news)).changes).toBe(false);
     // A refresh reads the change into the state and the inputs: the program's role is then a diff, applied by the next up.
@@ -193,6 +194,37 @@ describe("create, read, update, delete", () => {
     const { outs: applied } = wire(await provider.update!(id, read.props!, news));
     expect(emu.users.get(id)).toMatchObject({ role: "workspace_super_admin", firstName: "Alice" });
     expect(applied).not.toHaveProperty("unapplied");
+  });
+
+  it("an update replaces a service value the program could not declare (an empty name): the PUT would refuse it", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const { id, outs } = await provider.create((await check(alice)).inputs!);
+    emu.users.update(id, { firstName: "" });
+    await provider.update!(id, outs!, (await check({ ...alice, lastName: "Smith" })).inputs!);
+    expect(emu.users.get(id)).toMatchObject({ firstName: "Alice", lastName: "Smith" });
+  });
+
+  it("a declared role changed by hand to one the service does not take back: the refusal says to refresh, then up", async () => {
+    const emu = await emulator({ quirks: { openUserRoles: false } });
+    await configureFor(emu);
+    const declared = { ...alice, role: "workspace_super_admin" };
+    const { id, outs } = await provider.create((await check(declared)).inputs!);
+    emu.users.update(id, { role: "workspace_billing_admin" });
+    const error = await rejection(provider.update!(id, outs!, (await check({ ...declared, lastName: "Smith" })).inputs!));
+    expect(error.message).toContain('kept the user\'s role "workspace_billing_admin", set in the service since the last refresh');
+    expect(error.message).toContain('the program declares "workspace_super_admin"');
+    expect(error.message).not.toContain("which the program does not declare");
+  });
+
+  it("a record that cannot be read is replaced by the declared values where the program declares the role", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const declared = { ...alice, role: "workspace_login_only", isGuest: false };
+    const { id, outs } = await provider.create((await check(declared)).inputs!);
+    emu.users.update(id, { isGuest: "yes" as unknown as boolean });
+    await provider.update!(id, outs!, (await check({ ...declared, lastName: "Smith" })).inputs!);
+    expect(emu.users.get(id)).toMatchObject({ lastName: "Smith", isGuest: false });
   });
 
   it("a user record with no role fails only an update that would have to keep it, naming the record and the field", async () => {

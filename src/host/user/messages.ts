@@ -18,6 +18,23 @@ export function keptRoleRefused(role: string): string {
   );
 }
 
+/** An update could not read the user's record, and needs its role (the program leaves the role out). */
+export function unreadableRoleToKeep(): string {
+  return (
+    " The user was not updated: its role, which the program leaves to the service, cannot be read. Fix the record in the " +
+    "service, or declare role, then run again."
+  );
+}
+
+/** The PUT kept a role set in the service since the last refresh, which the program declares otherwise and did not change. */
+export function keptDeclaredRoleRefused(role: string, declared: string): string {
+  return (
+    ` The PUT kept the user's role "${role}", set in the service since the last refresh (the program declares "${declared}" and ` +
+    "did not change it, so the update left it), and the service does not take that role back. Run pulumi refresh, then pulumi " +
+    "up to apply the declared role."
+  );
+}
+
 /** A create was refused because a user has `email` already (`existingId`, when found); the fix unless the resource adopts. */
 export function emailTaken(email: string, existingId: string | undefined, adopts: boolean): string {
   const fix = adopts ? "" : " To manage that user with this resource, set adoptExisting: true.";

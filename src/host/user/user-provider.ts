@@ -18,6 +18,7 @@
  * (`workspace_login_only`, not a guest); otherwise an attribute the program leaves out keeps the
  * service's value, is never written and never causes a diff.
  */
+import { createHash } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import {
   BadRequestError,
@@ -31,7 +32,17 @@ import {
   type User,
 } from "../../client";
 import type { UserAttributes, WorkspaceAccessClient } from "../../client";
-import { emailTaken, importedEmailDiffers, keptRoleRefused, leftInWorkspace, noRoleToKeep, noUserToImport } from "./messages";
+import { emailKey } from "../../client/models";
+import {
+  emailTaken,
+  importedEmailDiffers,
+  keptDeclaredRoleRefused,
+  keptRoleRefused,
+  leftInWorkspace,
+  noRoleToKeep,
+  noUserToImport,
+  unreadableRoleToKeep,
+} from "./messages";
 import { declaredUserKey, userKey } from "../takeovers";
 import { DEFAULT_USER_ROLE, defined, IMPORT_ID, type Props, type UserInputs, userInputs, optIn, optInChanged } from "../../shared/inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
@@ -58,7 +69,19 @@ export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
  * program since the state last read it. `diff` compares the program with these, so they cause no diff of their own; a refresh
  * reads the service's value into the state (and the inputs), and the next `up` then applies the program's.
  */
-export type Unapplied = Partial<Pick<UserInputs, "email" | "firstName" | "lastName" | "role" | "isGuest">>;
+export type Unapplied = Partial<Record<"email" | "firstName" | "lastName" | "role" | "isGuest", string>>;
+
+/**
+ * How the state records a declared value left unsent: a digest, never the value. An input may be a secret, and the engine
+ * encrypts only the outputs named as a secret input is (`unapplied` is not).
+ */
+export function digestOf(key: string, value: unknown): string {
+  const compared = key === "email" && typeof value === "string" ? emailKey(value) : value;
+  return `sha256:${createHash("sha256")
+    .update(JSON.stringify(compared ?? null))
+    .digest("hex")
+    .slice(0, 32)}`;
+}
 
 /** What `outputs` and `diff` read of a user's declared inputs, or of a state: its inputs' fields, of any value yet. */
 type Declared = Partial<Record<keyof UserInputs, unknown>>;
@@ -135,8 +158,11 @@ const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown) => bo
  * change). A state is compared as the program last declared it: with the values an update left unsent ({@link Unapplied}).
  */
 export function changedUserProperties(olds: Declared & { unapplied?: Unapplied }, news: Props): string[] {
-  const before: Declared = { ...olds, ...olds.unapplied };
-  return COMPARED.filter(([key, same]) => isUnknown(news[key]) || !same(before[key], news[key])).map(([key]) => key);
+  return COMPARED.filter(([key, same]) => {
+    if (isUnknown(news[key])) return true;
+    const unsent = olds.unapplied?.[key as keyof Unapplied];
+    return unsent !== undefined && news[key] !== undefined ? digestOf(key, news[key]) !== unsent : !same(olds[key], news[key]);
+  }).map(([key]) => key);
 }
 
 export const provider = providerOf<Props, UserOutputs>({
@@ -227,32 +253,55 @@ export async function replaceUser(
   inputs: Attributes,
   changed: readonly string[],
 ): Promise<{ user: User; unapplied?: Unapplied }> {
-  const current = await client.users.get(id);
+  let current: User;
+  try {
+    current = await client.users.get(id);
+  } catch (error) {
+    if (!InvalidResponseError.isInstance(error)) throw error;
+    // A record that cannot be read: the declared values replace it where the program declares the role (a PUT needs one).
+    if (inputs.role === undefined) {
+      error.message += unreadableRoleToKeep();
+      throw error;
+    }
+    const { email, firstName, lastName, role, isGuest } = inputs;
+    return { user: await client.users.replace(id, { email, firstName, lastName, role, ...(isGuest === undefined ? {} : { isGuest }) }) };
+  }
   const sent: Attributes = { ...inputs };
   const unapplied: Unapplied = {};
   for (const [key, same] of COMPARED) {
     const declared = inputs[key as keyof Attributes];
     const theirs = current[key as keyof User];
-    if (declared === undefined || changed.includes(key) || theirs === null || theirs === undefined) continue;
+    // The service's value is kept only where the program did not change it and the value is one the program could declare
+    // (an empty name, say, is replaced by the declared one: the PUT would be refused).
+    if (declared === undefined || changed.includes(key) || !userInputs.shape[key].safeParse(theirs).success || theirs === undefined)
+      continue;
     (sent as Record<string, unknown>)[key] = theirs;
-    if (!same(declared, theirs)) (unapplied as Record<string, unknown>)[key] = declared;
+    if (!same(declared, theirs)) unapplied[key as keyof Unapplied] = digestOf(key, declared);
   }
-  const user = await put(client, id, sent, current, !changed.includes("role"));
+  const user = await put(client, id, sent, current, changed.includes("role") ? false : { declared: inputs.role });
   return Object.keys(unapplied).length === 0 ? { user } : { user, unapplied };
 }
 
 /**
  * The `PUT` of `inputs`, keeping `current`'s optional attributes the program leaves out. One the service refuses (400) when it
- * kept a role the public document does not list (`roleKept`: the role sent is the service's) says so, and how to go on: the
- * service may serve a role it does not take back.
+ * kept a role the public document does not list (`roleKept`: the role sent is the service's, with the role the program declares)
+ * says so, and how to go on: the service may serve a role it does not take back.
  */
-async function put(client: WorkspaceAccessClient, id: string, inputs: Attributes, current: User, roleKept: boolean): Promise<User> {
+async function put(
+  client: WorkspaceAccessClient,
+  id: string,
+  inputs: Attributes,
+  current: User,
+  roleKept: false | { declared: string | undefined },
+): Promise<User> {
   try {
     return await client.users.replace(id, attributesOf(inputs, current));
   } catch (error) {
-    const kept = inputs.role === undefined || roleKept ? current.role : undefined;
+    const declared = roleKept ? roleKept.declared : inputs.role;
+    const kept = declared === undefined || roleKept ? current.role : undefined;
     if (BadRequestError.isInstance(error) && kept && !(KNOWN_USER_ROLES as readonly string[]).includes(kept)) {
-      error.message += keptRoleRefused(kept);
+      if (declared === undefined) error.message += keptRoleRefused(kept);
+      else if (declared !== kept) error.message += keptDeclaredRoleRefused(kept, declared);
     }
     throw error;
   }

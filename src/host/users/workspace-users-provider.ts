@@ -6,7 +6,8 @@
  * |---|---|
  * | check, diff | none |
  * | create | one `GET /users` listing; a `PUT` per user found whose declared attribute differs; misses proven absent (`absence.ts`) before their `POST` |
- * | update | a `PUT` per changed user (`GET` first when `role` or `isGuest` is left out); added users as at create; a removed user, see delete |
+ * | update | a `GET /users/{id}` and a `PUT` per changed user (what the program did not change keeps the service's value); added |
+ * | | users as at create; a removed user, see delete |
  * | read | one `GET /users` listing (shared with the refresh's other reads); a user it misses is read directly before it is forgotten; |
  * | | one whose record cannot be used keeps what the state recorded, with a warning |
  * | delete | `GET /users/{id}` (the role now), then `DELETE /users/{id}`, per user it created; adopted users (unless `deleteOnDestroy`) |
