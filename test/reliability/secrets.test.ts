@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "../support/paths.ts";
-import { distinctiveKey, scenarios, userProgram } from "./support";
+import { distinctiveKey, header, scenarios, userProgram } from "./support";
 import { cliAvailable, skipNote } from "../cli/support.ts";
 
 // The stacks keep the passphrase users have (not the test tiers' faster key service): what the key touches is the subject.
@@ -84,6 +84,22 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       const s = await start({ program: userProgram({ alice }) });
       const preview = await s.preview();
       expect(preview.diagnostics.filter((l) => l.startsWith("warning: "))).toEqual([]);
+    });
+  });
+
+  describe("secret inputs", () => {
+    it("a secret email stays out of the state in plaintext when an update leaves it unsent (changed in the service since)", async () => {
+      const program = (first: string) =>
+        `${header}import * as pulumi from "@pulumi/pulumi";\n` +
+        `new wa.User("s", { email: pulumi.secret("hidden.person@example.com"), firstName: ${JSON.stringify(first)}, lastName: "L" });\n`;
+      const s = await start({ program: program("A") });
+      await s.up();
+      const id = s.emu.users.findByEmail("hidden.person@example.com")?.id ?? "";
+      s.emu.users.update(id, { email: "moved@example.com" });
+      s.setProgram(program("B"));
+      await s.up();
+      expect(s.emu.users.get(id)).toMatchObject({ email: "moved@example.com", firstName: "B" });
+      expect(fs.readFileSync(s.stack.statePath, "utf8")).not.toContain("hidden.person@example.com");
     });
   });
 
