@@ -6,6 +6,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";
 import { idOf } from "../client/ids";
+import { digestOf } from "../shared/digest";
 import { integrationCollision, ownerCollision } from "./messages";
 import { type Owner, type ProgramRun, thisRun } from "./program-run";
 
@@ -51,6 +52,18 @@ export function ownedEmail(email: pulumi.Input<string>, name: string, instance: 
 export async function ownedEmails<T extends { email: string }>(users: T[], name: string, instance: object): Promise<T[]> {
   await Promise.all(users.map((u) => declareOwner("User", emailKey(u.email), `the user with the email ${u.email}`, name, instance)));
   return users;
+}
+
+/**
+ * Digests of the emails resources of the program other than `instance` declare, as far as the round `instance`'s own users were
+ * declared in (a `WorkspaceUsers` hands over, instead of deleting, a user it created that one of them now declares).
+ */
+export function emailsDeclaredElsewhere(instance: object): string[] {
+  const prefix = "User\u0000";
+  return [...thisRun().owners]
+    .filter(([key, owners]) => key.startsWith(prefix) && owners.some((o) => o.instance !== instance))
+    .map(([key]) => digestOf("email", key.slice(prefix.length)))
+    .sort();
 }
 
 /** The user id, passed through once both ids are known and no other `IntegrationEntitlement` of the program manages that membership. */

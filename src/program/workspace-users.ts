@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";
-import { ownedEmails } from "./owners";
+import { DECLARED_ELSEWHERE } from "../shared/input-constants";
+import { emailsDeclaredElsewhere, ownedEmails } from "./owners";
 import { afterRegistration, beforeRegistration, dynamicType, PATH_OPTIONS, registration } from "./resource-options";
 import type { UserArgs } from "./user";
 import type { WorkspaceUserState } from "../shared/member-state";
@@ -74,9 +75,14 @@ export class WorkspaceUsers extends pulumi.CustomResource {
 
   constructor(name: string, args: WorkspaceUsersArgs, opts?: pulumi.CustomResourceOptions) {
     refusePlacePaths(name, args.users, opts);
+    // This resource, for the owner checks.
+    const self = {};
+    const users = pulumi.output(args.users).apply((users) => keyed(users, name, self));
     const inputs = {
-      users: pulumi.output(args.users).apply((users) => keyed(users, name, {})),
+      users,
       deleteOnDestroy: args.deleteOnDestroy,
+      // Known once the users are: by then every email the program declares with them is.
+      [DECLARED_ELSEWHERE]: users.apply(() => emailsDeclaredElsewhere(self)),
     };
     const limit = beforeRegistration();
     try {

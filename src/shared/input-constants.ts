@@ -6,6 +6,12 @@ export const INTEGRATION_ROLES = ["account_owner", "account_collaborator"] as co
 /** The hidden input carrying the `import` option (the engine's import cannot reach a dynamic provider); never compared by `diff`. */
 export const IMPORT_ID = "__importId";
 
+/**
+ * The hidden input of a `WorkspaceUsers`: digests of the emails the program's other resources declare, so that a user it
+ * created and the program moved to another resource is handed over, not deleted, whichever of the two the engine runs first.
+ */
+export const DECLARED_ELSEWHERE = "__declaredElsewhere";
+
 /** A member's role as the API reads it (`owner`: the invite role without `account_`) as the invite role; `undefined` for one not known (never guessed). */
 export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
   const role = memberRole?.toLowerCase();

@@ -18,7 +18,6 @@
  * (`workspace_login_only`, not a guest); otherwise an attribute the program leaves out keeps the
  * service's value, is never written and never causes a diff.
  */
-import { createHash } from "node:crypto";
 import type * as pulumi from "@pulumi/pulumi";
 import {
   BadRequestError,
@@ -32,7 +31,6 @@ import {
   type User,
 } from "../../client";
 import type { UserAttributes, WorkspaceAccessClient } from "../../client";
-import { emailKey } from "../../client/models";
 import {
   emailTaken,
   importedEmailDiffers,
@@ -46,6 +44,7 @@ import {
 import { declaredUserKey, userKey } from "../takeovers";
 import { DEFAULT_USER_ROLE, defined, IMPORT_ID, type Props, type UserInputs, userInputs, optIn, optInChanged } from "../../shared/inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
+import { digestOf } from "../../shared/digest";
 import { withHints } from "../../shared/hints";
 import { isUnknown, knownString } from "../../shared/unknown";
 
@@ -71,17 +70,7 @@ export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
  */
 export type Unapplied = Partial<Record<"email" | "firstName" | "lastName" | "role" | "isGuest", string>>;
 
-/**
- * How the state records a declared value left unsent: a digest, never the value. An input may be a secret, and the engine
- * encrypts only the outputs named as a secret input is (`unapplied` is not).
- */
-export function digestOf(key: string, value: unknown): string {
-  const compared = key === "email" && typeof value === "string" ? emailKey(value) : value;
-  return `sha256:${createHash("sha256")
-    .update(JSON.stringify(compared ?? null))
-    .digest("hex")
-    .slice(0, 32)}`;
-}
+export { digestOf } from "../../shared/digest";
 
 /** What `outputs` and `diff` read of a user's declared inputs, or of a state: its inputs' fields, of any value yet. */
 type Declared = Partial<Record<keyof UserInputs, unknown>>;

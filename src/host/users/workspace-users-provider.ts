@@ -28,6 +28,8 @@ import { idOf } from "../../client/ids";
 import { emailKey, sameEmail } from "../../client/models";
 import { SEARCH_PROOF_LISTINGS, sharedEmail } from "../../client/users";
 import { namedUpTo } from "../../shared/named-up-to";
+import { digestOf } from "../../shared/digest";
+import { DECLARED_ELSEWHERE } from "../../shared/input-constants";
 import { IMPORT_ID, optIn, optInChanged, type Props } from "../../shared/inputs";
 import { isUnknown, knownString } from "../../shared/unknown";
 import type { WorkspaceUserState } from "../../shared/member-state";
@@ -156,11 +158,24 @@ async function adoptOrCreate(
 }
 
 /** Deletes users this resource created (adopted ones only with `deleteOnDestroy`), never an owner; warns once for those left. */
-async function release(ctx: ProviderContext, users: Array<[string, WorkspaceUserState]>, deleteOnDestroy: unknown, failures: Failure[]) {
+async function release(
+  ctx: ProviderContext,
+  users: Array<[string, WorkspaceUserState]>,
+  deleteOnDestroy: unknown,
+  failures: Failure[],
+  declaredElsewhere: readonly string[] = [],
+) {
   const left: string[] = [];
+  const handedOver: string[] = [];
+  const elsewhere = new Set(declaredElsewhere);
   await mapBounded(users, IN_FLIGHT, async ([key, user]) => {
     // Another resource of this deployment took the user over: no longer this one's to delete.
     if (ctx.takeovers.has(userKey(user.id))) return;
+    // Another resource of the program declares the user (moved there): handed over, whichever the engine runs first.
+    if (elsewhere.has(digestOf("email", user.email))) {
+      handedOver.push(user.email);
+      return;
+    }
     if (user.role === OWNER_ROLE || (!user.created && deleteOnDestroy !== true)) {
       left.push(user.email);
       return;
@@ -174,6 +189,9 @@ async function release(ctx: ProviderContext, users: Array<[string, WorkspaceUser
       failures.push({ key, error });
     }
   });
+  if (handedOver.length > 0) {
+    ctx.info(`WorkspaceUsers handed ${handedOver.length} user(s) to another resource of the program: ${namedUpTo(handedOver.sort())}.`);
+  }
   if (left.length === 0) return;
   const named = namedUpTo(left.sort());
   ctx.warn(
@@ -208,7 +226,7 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   const created = [...added.keys()].filter((key) => users.get(key)?.created).length;
   if (added.size > 0) ctx.info(`WorkspaceUsers adopted ${added.size - created} existing user(s) of those added, and created ${created}.`);
   const gone = removed.map((key): [string, WorkspaceUserState] => [key, users.get(key)!]);
-  await release(ctx, gone, inputs.deleteOnDestroy, failures);
+  await release(ctx, gone, inputs.deleteOnDestroy, failures, inputs[DECLARED_ELSEWHERE]);
   for (const key of removed) if (!failures.some((f) => f.key === key)) users.delete(key);
   const outs = outputsOf(users, inputs.deleteOnDestroy);
   if (failures.length > 0) throw failed(failures, outs, news.__provider);
