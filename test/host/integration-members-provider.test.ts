@@ -281,7 +281,70 @@ describe("invitations not seen to finish, and roles the service changed (in-proc
     expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === A)?.role).toBe("owner");
   });
 
-  it("a role the service changed since the state was read is not changed back by an update the plan showed for something else", async () => {
+  it("an update writes only what its plan showed: a set changed or a member removed by hand is left, and so after deleteOnDestroy alone", async () => {
+    const emu = await world([owner]);
+    const a = { userId: A, entitlements: ["VIEWER"] };
+    const b = { userId: B, entitlements: ["VIEWER"] };
+    const { outs: olds } = await provider.create!({ ...news, members: [a, b] });
+    // By hand: A gets EDITOR too, B is removed. No refresh.
+    emu.integrations.setMember(INTEGRATION, A, { role: "collaborator", entitlements: ["VIEWER", "EDITOR"] });
+    emu.integrations.removeMember(INTEGRATION, B);
+    emu.clearRequests();
+    const optIn = { ...news, members: [a, b], deleteOnDestroy: true };
+    expect((await provider.diff!(INTEGRATION, olds!, optIn)).changes).toBe(true);
+    const { outs } = await provider.update!(INTEGRATION, olds!, optIn);
+    expect(writeLines(emu)).toEqual([]);
+    // The program adds P: P alone is invited.
+    const { outs: added } = await provider.update!(INTEGRATION, outs!, {
+      ...optIn,
+      members: [a, b, { userId: P, entitlements: ["VIEWER"] }],
+    });
+    expect(writeLines(emu)).toEqual([`POST /integrations/${INTEGRATION}/users`]);
+    expect(
+      emu.integrations
+        .members(INTEGRATION)
+        .find((m) => m.userId === A)
+        ?.entitlements.sort(),
+    ).toEqual(["EDITOR", "VIEWER"]);
+    expect(memberIds(emu)).toEqual([A, O, P].sort());
+    // A refresh reads both changes; the next plan then shows them.
+    const props = (await provider.read!(INTEGRATION, added!)).props!;
+    expect((await provider.diff!(INTEGRATION, props, { ...optIn, members: [a, b, { userId: P, entitlements: ["VIEWER"] }] })).changes).toBe(
+      true,
+    );
+  });
+
+  it("a member someone made an owner, whose role the program leaves out, is left by a removal and a destroy, with a warning", async () => {
+    const emu = await world([owner]);
+    const warned: string[] = [];
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" }, { warn: (m) => void warned.push(m) });
+    const a = { userId: A, entitlements: ["VIEWER"] };
+    const b = { userId: B, entitlements: ["VIEWER"] };
+    const { outs: olds } = await provider.create!({ ...news, members: [a, b] });
+    emu.integrations.setMember(INTEGRATION, A, { role: "owner", entitlements: ["VIEWER"] });
+    emu.integrations.setMember(INTEGRATION, B, { role: "owner", entitlements: ["VIEWER"] });
+    const props = (await provider.read!(INTEGRATION, olds!)).props!;
+    // The next deployment (what the create took over was that one's).
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" }, { warn: (m) => void warned.push(m) });
+    emu.clearRequests();
+    // A leaves the program: kept, an owner now.
+    const { outs } = await provider.update!(INTEGRATION, props, { ...news, members: [b] });
+    expect(writeLines(emu)).toEqual([]);
+    expect(outs!.members.map((m) => m.userId)).toEqual([B]);
+    const deployment = () => configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" }, { warn: (m) => void warned.push(m) });
+    await deployment();
+    await provider.delete!(INTEGRATION, outs!);
+    expect(writeLines(emu)).toEqual([]);
+    expect(memberIds(emu)).toEqual([A, B, O].sort());
+    expect(warned.filter((w) => w.includes("owners of the integration now, a role the program leaves out"))).toHaveLength(2);
+    // Declared an owner, the member is the program's to remove.
+    const declared = (await provider.update!(INTEGRATION, outs!, { ...news, members: [{ ...b, role: "account_owner" }] })).outs!;
+    await deployment();
+    await provider.delete!(INTEGRATION, declared);
+    expect(writeLines(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${B}`]);
+  });
+
+  it("a role the service changed since the state was read is left as it is by an update the plan showed for something else", async () => {
     const emu = await world([owner, { userId: A, role: "collaborator", entitlements: ["VIEWER"] }]);
     const a = { userId: A, entitlements: ["VIEWER"], role: "account_collaborator" };
     const { outs: olds } = await provider.create!({ ...news, members: [a] });
@@ -289,15 +352,16 @@ describe("invitations not seen to finish, and roles the service changed (in-proc
     emu.integrations.setMember(INTEGRATION, A, { role: "owner", entitlements: ["VIEWER"] });
     const next = { ...news, members: [a, { userId: B, entitlements: ["VIEWER"] }] };
     emu.clearRequests();
-    const error = (await provider.update!(INTEGRATION, olds!, next).catch((e: unknown) => e)) as Error & {
-      properties: IntegrationMembersOutputs;
-    };
-    expect(error.message).toContain(`the service changed the role of user ${A} to account_owner since the state was last read`);
-    // B is invited; A is left an owner, and the state now says so: the next plan shows the change.
+    const { outs } = await provider.update!(INTEGRATION, olds!, next);
+    // B is invited; A, whom the program did not change, is left an owner: the update writes only what its plan showed.
     expect(writeLines(emu)).toEqual([`POST /integrations/${INTEGRATION}/users`]);
     expect(memberIds(emu)).toEqual([A, B, O].sort());
-    expect(error.properties.members.find((m) => m.userId === A)?.role).toBe("account_owner");
-    expect((await provider.diff!(INTEGRATION, error.properties, next)).changes).toBe(true);
+    expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === A)?.role).toBe("owner");
+    // No diff of its own until a refresh reads the change; the next plan then shows it.
+    expect((await provider.diff!(INTEGRATION, outs!, next)).changes).toBe(false);
+    const props = (await provider.read!(INTEGRATION, outs!)).props!;
+    expect(props.members.find((m) => m.userId === A)?.role).toBe("account_owner");
+    expect((await provider.diff!(INTEGRATION, props, next)).changes).toBe(true);
   });
 });
 

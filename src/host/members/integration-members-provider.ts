@@ -23,7 +23,14 @@ import { IMPORT_ID, type IntegrationMembersInputs, integrationMembersInputs, typ
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { waitForPending } from "../membership/partial-write";
 import { applyPlan, failedError, runError, runOf } from "./members-apply";
-import { adoptedMembersLeft, membersNotDisclosed, noIntegrationToImport, notDisclosed, notTheDeclaredIntegration } from "./messages";
+import {
+  adoptedMembersLeft,
+  membersNotDisclosed,
+  noIntegrationToImport,
+  notDisclosed,
+  notTheDeclaredIntegration,
+  ownersLeft,
+} from "./messages";
 import { stillRunningOnDestroy } from "../membership/messages";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { declaredOf, diffMembers } from "./members-diff";
@@ -103,8 +110,10 @@ async function update(
     prior: olds,
     claimed: claimedIn(ctx, inputs.integrationId),
     running,
+    keepUndeclaredOwners: inputs.deleteOnDestroy !== true,
   };
   const acts = await planAgainstService(ctx, base, olds.members);
+  if (acts.keptOwners.length > 0) ctx.warn(ownersLeft(inputs.integrationId, acts.keptOwners));
   const run = await applyPlan(ctx, inputs.integrationId, acts);
   // What the destroy reads: who were members before (the state's record, and those this update took over).
   const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: [...(olds.adoptedMembers ?? []), ...run.adopted] });
@@ -163,6 +172,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
       prior: props,
       claimed: (userId: string) => taken(userId) || adopted.has(idOf(userId)),
       running,
+      keepUndeclaredOwners: props.deleteOnDestroy !== true,
     };
     acts = await planAgainstService(ctx, base, props.members);
   } catch (error) {
@@ -178,6 +188,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     (userId) => adopted.has(idOf(userId)) && acts.present.some((m) => sameId(m.userId, userId)),
   );
   if (left.length > 0) ctx.warn(adoptedMembersLeft(id, left));
+  if (acts.keptOwners.length > 0) ctx.warn(ownersLeft(id, acts.keptOwners));
   const run = await applyPlan(ctx, id, { ...acts, stillRunning: [] });
   for (const p of acts.stillRunning) {
     run.failures.push({ userId: p.userId, error: new Error(stillRunningOnDestroy(`the invitation's job ${p.jobId}`)) });

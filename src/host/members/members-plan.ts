@@ -4,7 +4,7 @@
  * member) is first returned as a `confirm` plan, confirmed, and planned again; no other is read, so a quiet workspace costs nothing.
  */
 import { ConfigurationError } from "../../client";
-import { idOf } from "../../client/ids";
+import { idOf, sameId } from "../../client/ids";
 import { DEFAULT_INTEGRATION_ROLE, type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { lastOwnerRefusal, roleDrift, roleMismatch } from "./messages";
@@ -23,7 +23,9 @@ export interface PlanInput {
   declared?: readonly MemberInputs[];
   removeUnmanaged?: boolean;
   /** The state (update, diff, delete, read; absent for create and for a read without state: an import). */
-  prior?: Pick<IntegrationMembersOutputs, "members" | "unmanagedMembers" | "pendingInvitations">;
+  prior?: Pick<IntegrationMembersOutputs, "members" | "unmanagedMembers" | "pendingInvitations" | "declaredRoles">;
+  /** A removal (update, delete) leaves a member who is an owner now and whose role the program leaves out (no `deleteOnDestroy`). */
+  keepUndeclaredOwners?: boolean;
   /** The member list, by {@link idOf} (a service may answer another case): everyone in it is a member. */
   listed: ReadonlyMap<string, ServiceMember | null>;
   /** Direct reads, by {@link idOf}: the member, or `null` when the read answered 404. */
@@ -55,6 +57,8 @@ export interface Actions {
   pending: PendingInvitation[];
   /** Of those, the ones the operation fails for (update, delete: the job still runs after another wait). */
   stillRunning: PendingInvitation[];
+  /** Members a removal leaves: owners now, whose role the program leaves out (someone made them one). */
+  keptOwners: string[];
   failures: Failure[];
 }
 
@@ -71,7 +75,17 @@ export function planMembers(input: PlanInput): Plan {
     for (const userId of unconfirmed) if (!once.has(idOf(userId))) once.set(idOf(userId), userId);
     return { kind: "confirm", userIds: [...once.values()] };
   }
-  const none = { managed: [], remove: [], invite: [], setEntitlements: [], takeOver: [], pending: [], stillRunning: [], failures: [] };
+  const none = {
+    managed: [],
+    remove: [],
+    invite: [],
+    setEntitlements: [],
+    takeOver: [],
+    pending: [],
+    stillRunning: [],
+    keptOwners: [],
+    failures: [],
+  };
   const acts: Actions = { present: [...present.values()], ...none };
   if (input.op === "create") planCreate(input, present, acts);
   else if (input.op === "update" || input.op === "diff") planUpdate(input, present, acts);
@@ -82,6 +96,12 @@ export function planMembers(input: PlanInput): Plan {
 
 /** Whether the member is still this resource's: no other resource of this deployment took them over. */
 const ours = (input: PlanInput, id: string) => !input.claimed?.(id);
+
+/** A member someone made an owner, a role the program leaves out: a removal leaves them (as a `User`'s delete leaves an owner). */
+const keptOwner = (input: PlanInput, live: ServiceMember) =>
+  input.keepUndeclaredOwners === true &&
+  live.role === "account_owner" &&
+  !(input.prior?.declaredRoles ?? []).some((id) => sameId(id, live.userId));
 
 /** The invitation of `userId` the state records as possibly still landing, whether its job still runs or not. */
 const recordedInvitation = (input: PlanInput, userId: string) =>
@@ -155,7 +175,12 @@ function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
     const now = live(m.userId);
     if (now && !declaredKeys.has(idOf(m.userId))) acts.managed.push(stateOf(m.userId, now));
   }
-  const dropped = prior.filter((m) => !declaredKeys.has(idOf(m.userId)) && live(m.userId) && ours(input, m.userId)).map((m) => m.userId);
+  const leaving = prior.filter((m) => !declaredKeys.has(idOf(m.userId)) && live(m.userId) && ours(input, m.userId));
+  const kept = leaving.filter((m) => keptOwner(input, live(m.userId)!)).map((m) => m.userId);
+  acts.keptOwners.push(...kept);
+  // Left as they are, and no longer managed (unmanaged from now on, as any member the program does not list).
+  acts.managed = acts.managed.filter((m) => !kept.some((id) => sameId(id, m.userId)));
+  const dropped = leaving.filter((m) => !keptOwner(input, live(m.userId)!)).map((m) => m.userId);
   // Only the unmanaged members the state lists, which the plan showed.
   const unmanaged = input.removeUnmanaged
     ? (input.prior?.unmanagedMembers ?? [])
@@ -180,6 +205,15 @@ function planDeclared(
 ): void {
   const { live, roleChange } = seen;
   const managedBefore = seen.wasManaged.get(idOf(member.userId));
+  // A member the program did not change is left as it is, whatever changed in the service since the state was read (an
+  // entitlement added, the member removed, another role): an update writes only what its preview showed. A refresh reads
+  // the change; the next up then applies the declaration.
+  if (managedBefore && !roleChange && unchanged(member, managedBefore) && !pendingOf(input, member.userId)) {
+    // A role the program leaves out is the service's (no diff either way); a declared one stays as recorded, as the set does.
+    const role = member.role === undefined && live ? (live.role ?? managedBefore.role) : managedBefore.role;
+    acts.managed.push(stateOf(member.userId, { ...managedBefore, role }));
+    return;
+  }
   if (roleChange) {
     // Kept as the service has them until the removal is done; invited again after it.
     if (live) acts.managed.push(stateOf(member.userId, live));
@@ -210,12 +244,17 @@ function planDeclared(
     acts.setEntitlements.push(stateOf(member.userId, { ...live, entitlements: member.entitlements }));
 }
 
+/** Whether the program declares `member` as the state last recorded it (its set; its role, where declared). */
+const unchanged = (member: MemberInputs, recorded: IntegrationMemberState) =>
+  sameSet(recorded.entitlements, member.entitlements) &&
+  (member.role === undefined || recorded.role === null || recorded.role === member.role);
+
 /** A delete: every managed member there and not taken over is removed (never the last owner); a pending invitation fails it. */
 function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember>, acts: Actions): void {
   for (const m of input.prior?.members ?? []) {
     const live = present.get(idOf(m.userId));
     if (live) {
-      if (ours(input, m.userId) && !notInvitedAs(input, m, live)) acts.remove.push(m.userId);
+      if (ours(input, m.userId) && !notInvitedAs(input, m, live)) (keptOwner(input, live) ? acts.keptOwners : acts.remove).push(m.userId);
       continue;
     }
     const pending = pendingOf(input, m.userId);
