@@ -111,6 +111,36 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
     const world = (members: SeedMember[]) => worldOf(false, members);
     const adversarialWorld = (members: SeedMember[]) => worldOf(true, members);
 
+    it("hand changes: an up for something else writes none back; a member made an owner, role left out, is left by a removal and the destroy", async () => {
+      const a = { userId: U.a, entitlements: ["VIEWER"] };
+      const b = { userId: U.b, entitlements: ["VIEWER"] };
+      const s = await start({ program: program([a, b]), emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]) });
+      await s.up();
+      // By hand: A gets EDITOR, B is removed. The program then adds C alone: C alone is invited.
+      s.emu.integrations.setMember(INTEGRATION, U.a, { role: "collaborator", entitlements: ["VIEWER", "EDITOR"] });
+      s.emu.integrations.removeMember(INTEGRATION, U.b);
+      s.emu.clearRequests();
+      s.setProgram(program([a, b, { userId: U.c, entitlements: ["VIEWER"] }]));
+      await s.up();
+      expect(writeLines(s)).toEqual([`POST /integrations/${INTEGRATION}/users`]);
+      expect(members(s)[U.a]).toBe("collaborator:EDITOR,VIEWER");
+      expect(members(s)[U.b]).toBeUndefined();
+      // Someone makes A an owner; the program then leaves A out, and the stack is destroyed: A stays, with warnings.
+      s.emu.integrations.setMember(INTEGRATION, U.a, { role: "owner", entitlements: ["VIEWER", "EDITOR"] });
+      await s.refresh();
+      s.emu.clearRequests();
+      s.setProgram(program([b, { userId: U.c, entitlements: ["VIEWER"] }]));
+      const dropped = await s.up();
+      expect(writeLines(s)).toEqual([`POST /integrations/${INTEGRATION}/users`]);
+      expect(dropped.diagnostics.join("\n")).toContain("owners of the integration now, a role the program leaves out");
+      s.emu.clearRequests();
+      await s.destroy();
+      expect(writeLines(s)).toEqual(
+        [`DELETE /integrations/${INTEGRATION}/users/${U.b}`, `DELETE /integrations/${INTEGRATION}/users/${U.c}`].sort(),
+      );
+      expect(members(s)[U.a]).toBe("owner:EDITOR,VIEWER");
+    });
+
     it("in the adversarial world, create adopts declared members and invites the others in one batch; refresh reports unmanaged members with no diff; removeUnmanaged removes them on up", async () => {
       const s = await start({
         program: program([
