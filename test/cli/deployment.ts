@@ -284,7 +284,9 @@ export class Deployment {
   async #operation(operation: OperationKind, extra: string[]): Promise<OperationResult> {
     // With `--json`, this CLI's `up --refresh` refreshes nothing (no read reaches the service): a test of it would prove nothing.
     if (operation !== "refresh" && extra.some((arg) => arg === "--refresh" || arg === "-r" || arg.startsWith("--refresh="))) {
-      throw new Error(`${operation} --refresh through Deployment (which adds --json) does not refresh: run it through the CliStack instead`);
+      throw new Error(
+        `${operation} --refresh through Deployment (which adds --json) does not refresh: run it through the CliStack instead`,
+      );
     }
     if (this.#configDirty) await this.#writeConfig();
     const args: string[] = [operation];
