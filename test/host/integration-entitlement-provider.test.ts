@@ -594,6 +594,32 @@ describe("a role the program leaves out is the service's", () => {
     expect(created).toMatchObject({ role: "account_collaborator", declaredRole: "account_collaborator" });
   });
 
+  it("a refresh's diff (no check in the deployment: destroy --refresh, refresh: always) neither refuses nor plans a role change", async () => {
+    const emu = await setup();
+    const warned: string[] = [];
+    const declared = { ...base, role: "account_collaborator" };
+    const created = await provider.create((await check(declared)).inputs!);
+    const adopted = await provider.create(
+      (await check({ ...base, userId: grace, entitlements: ["EDITOR"], role: "account_collaborator", adoptExisting: true })).inputs!,
+    );
+    emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["EDITOR", "VIEWER"] });
+    emu.integrations.setMember(youtube, grace, { role: "owner", entitlements: ["EDITOR"] });
+    // destroy --refresh: the reads, then the engine's diff of each against its old inputs, then the deletes.
+    await configureFor(emu, fast, { warn: (message) => void warned.push(message) });
+    const reads = [wire(await provider.read!(created.id, created.outs!)), wire(await provider.read!(adopted.id, adopted.outs!))];
+    const oldInputs = [
+      (await check(declared)).inputs!,
+      (await check({ ...base, userId: grace, entitlements: ["EDITOR"], role: "account_collaborator", adoptExisting: true })).inputs!,
+    ];
+    await configureFor(emu, fast, { warn: (message) => void warned.push(message) });
+    expect(wire(await provider.diff!(created.id, reads[0]!.props!, oldInputs[0]!)).replaces).toEqual(["role"]);
+    expect(wire(await provider.diff!(adopted.id, reads[1]!.props!, oldInputs[1]!)).replaces).toEqual(["role"]);
+    emu.clearRequests();
+    await provider.delete!(created.id, reads[0]!.props!);
+    expect(emu.requests.filter((r) => r.method === "DELETE")).toEqual([]);
+    expect(warned.join("\n")).toContain(`The membership of user ${alan}`);
+  });
+
   it("with adoptExisting, an owner is adopted as they are, where a declared collaborator role would be refused", async () => {
     const emu = await setup();
     emu.integrations.setMember(youtube, grace, { role: "owner", entitlements: ["EDITOR"] });

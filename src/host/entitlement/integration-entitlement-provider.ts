@@ -107,16 +107,19 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
 
   async diff(ctx, _id, olds, news) {
     const diff = diffEntitlement(olds, news);
+    const key = memberKey(olds.integrationId, olds.userId);
+    // Only a diff of the program's resource, whose `check` ran in this deployment, plans a write: the engine diffs a refresh's
+    // reads too (`pulumi refresh`, `up --refresh`, `destroy --refresh`, `refresh: always`), against the old inputs.
+    const planned = ctx.declared.has(key);
     // A role changes by removing the member first, which this resource never does to a membership it adopted: a replacement
     // would leave the member, then fail to invite them, the old state gone. Refused before anything is sent.
-    if (diff.deleteBeforeReplace && olds.adopted === true && olds.deleteOnDestroy !== true && !isUnknown(news.role)) {
+    if (planned && diff.deleteBeforeReplace && olds.adopted === true && olds.deleteOnDestroy !== true && !isUnknown(news.role)) {
       throw new ConfigurationError(adoptedRoleChange(olds, String(news.role)), "role");
     }
-    // The membership this resource keeps managing: the delete of a resource it replaced under another name leaves it (`takeovers.ts`).
-    const key = memberKey(olds.integrationId, olds.userId);
     // A declared role change removes the member first: the delete is the program's, even of an owner it never declared.
-    if (diff.deleteBeforeReplace) ctx.roleReplacements.add(key);
-    if (!diff.replaces?.length && ctx.declared.has(key)) ctx.takeovers.add(key);
+    if (planned && diff.deleteBeforeReplace) ctx.roleReplacements.add(key);
+    // The membership this resource keeps managing: the delete of a resource it replaced under another name leaves it (`takeovers.ts`).
+    if (planned && !diff.replaces?.length) ctx.takeovers.add(key);
     return diff;
   },
 
