@@ -70,9 +70,17 @@ describe.skipIf(!cliAvailable)(`the export's generated project through the real 
     expect(cliService.requests.length).toBeGreaterThan(before);
   });
 
-  it("every resource is retained on delete: a destroy would remove nobody", async () => {
+  it("every resource is retained on delete: the destroy removes nobody and sends no write", async () => {
     const resources = dynamicResources(await stack.exportState()) as Array<{ retainOnDelete?: boolean }>;
     expect(resources.length).toBe(482 + 274);
     expect(resources.filter((r) => r.retainOnDelete !== true)).toEqual([]);
+    const usersBefore = cliService.users.list();
+    const membersBefore = cliService.integrations.list().map((i) => cliService.integrations.members(i.id));
+    const before = cliService.requests.length;
+    await stack.destroy();
+    expect(writesOf(cliService.requests.slice(before))).toEqual([]);
+    expect(cliService.users.list()).toEqual(usersBefore);
+    expect(cliService.integrations.list().map((i) => cliService.integrations.members(i.id))).toEqual(membersBefore);
+    expect(dynamicResources(await stack.exportState())).toEqual([]);
   });
 });

@@ -408,8 +408,25 @@ describe("a user whose role the public document does not list (the populated wor
     const error = await rejection(write);
     expect(error.message).toContain("answered 400");
     expect(error.message).toContain(`kept the user's role "workspace_billing_admin"`);
-    expect(error.message).toContain("Declare role on this resource");
+    expect(error.message).toContain("Declare a listed role on this resource");
     expect(emu.users.get(user.id)?.lastName).toBe(user.lastName);
+  });
+
+  it("declared as the service has it (an exported user), an edit's refusal says so, and to declare a listed role", async () => {
+    const emu = await emulator({ world: "populated" });
+    await configureFor(emu);
+    const user = emu.users.get(POPULATED_IDS.users.unknownRole)!;
+    const declared = {
+      email: user.email,
+      firstName: user.firstName,
+      lastName: user.lastName,
+      role: "workspace_billing_admin",
+      adoptExisting: true,
+    };
+    const { id, outs } = await provider.create((await check(declared)).inputs!);
+    const error = await rejection(provider.update!(id, outs!, (await check({ ...declared, lastName: "Renamed" })).inputs!));
+    expect(error.message).toContain("which the program declares as the service has it, and the public document does not list it");
+    expect(error.message).toContain("Declare a listed role on this resource");
   });
 
   it("a service that takes any role it serves (openUserRoles): adopted, the role kept", async () => {

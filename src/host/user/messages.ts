@@ -9,12 +9,16 @@ export function noRoleToKeep(user: Pick<User, "id" | "email">): string {
   );
 }
 
-/** A `PUT` refused after it kept the user's `role`, one the public document does not list, because the program declares none. */
-export function keptRoleRefused(role: string): string {
+/**
+ * A `PUT` refused after it kept the user's `role`, one the public document does not list, because the program declares none
+ * (`declared`: the program declares that very role).
+ */
+export function keptRoleRefused(role: string, declared = false): string {
+  const why = declared ? "which the program declares as the service has it" : "which the program does not declare";
   return (
-    ` The PUT kept the user's role "${role}", which the program does not declare and the public document does not list: the ` +
-    `service does not take it back. Declare role on this resource (${KNOWN_USER_ROLES.join(", ")}), or change the user's role ` +
-    "in the service, then refresh."
+    ` The PUT kept the user's role "${role}", ${why}, and the public document does not list it: the service does not take it ` +
+    `back. Declare a listed role on this resource (${KNOWN_USER_ROLES.join(", ")}), or change the user's role in the service, ` +
+    "then refresh."
   );
 }
 

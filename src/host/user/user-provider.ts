@@ -289,8 +289,8 @@ async function put(
     const declared = roleKept ? roleKept.declared : inputs.role;
     const kept = declared === undefined || roleKept ? current.role : undefined;
     if (BadRequestError.isInstance(error) && kept && !(KNOWN_USER_ROLES as readonly string[]).includes(kept)) {
-      if (declared === undefined) error.message += keptRoleRefused(kept);
-      else if (declared !== kept) error.message += keptDeclaredRoleRefused(kept, declared);
+      if (declared === undefined || declared === kept) error.message += keptRoleRefused(kept, declared === kept);
+      else error.message += keptDeclaredRoleRefused(kept, declared);
     }
     throw error;
   }
