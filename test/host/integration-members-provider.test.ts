@@ -344,6 +344,30 @@ describe("invitations not seen to finish, and roles the service changed (in-proc
     expect(writeLines(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${B}`]);
   });
 
+  it("dropping the only owner, made one by hand (role left out): the plan keeps them, as the update does; under removeUnmanaged both remove them", async () => {
+    const emu = await world([]);
+    const a = { userId: A, entitlements: ["VIEWER"] };
+    const b = { userId: B, entitlements: ["VIEWER"] };
+    const { outs: olds } = await provider.create!({ ...news, members: [a, b] });
+    emu.integrations.setMember(INTEGRATION, A, { role: "owner", entitlements: ["VIEWER"] });
+    const props = (await provider.read!(INTEGRATION, olds!)).props!;
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    expect((await provider.diff!(INTEGRATION, props, { ...news, members: [b] })).changes).toBe(true);
+    emu.clearRequests();
+    const { outs } = await provider.update!(INTEGRATION, props, { ...news, members: [b] });
+    expect(writeLines(emu)).toEqual([]);
+    expect(outs!.members.map((m) => m.userId)).toEqual([B]);
+    // Under removeUnmanaged, whom the program does not list goes, as the plan shows (an owner left: the guard holds).
+    const removing = { ...news, members: [b], removeUnmanaged: true };
+    emu.integrations.setMember(INTEGRATION, B, { role: "owner", entitlements: ["VIEWER"] });
+    const again = (await provider.read!(INTEGRATION, olds!)).props!;
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.clearRequests();
+    const { outs: removed } = await provider.update!(INTEGRATION, again, removing);
+    expect(writeLines(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${A}`]);
+    expect((await provider.diff!(INTEGRATION, removed!, removing)).changes).toBe(false);
+  });
+
   it("a role the service changed since the state was read is left as it is by an update the plan showed for something else", async () => {
     const emu = await world([owner, { userId: A, role: "collaborator", entitlements: ["VIEWER"] }]);
     const a = { userId: A, entitlements: ["VIEWER"], role: "account_collaborator" };

@@ -46,6 +46,8 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
       removeUnmanaged,
       prior: olds,
       listed: byKey([...unmanaged, ...olds.members.map((m) => ({ ...m, email: null }))]),
+      // As the update plans: an owner made by hand that the program drops is kept, not counted as removed.
+      keepUndeclaredOwners: news.deleteOnDestroy !== true,
     });
   }
   return { changes, replaces, deleteBeforeReplace: false };

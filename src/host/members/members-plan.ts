@@ -97,11 +97,17 @@ export function planMembers(input: PlanInput): Plan {
 /** Whether the member is still this resource's: no other resource of this deployment took them over. */
 const ours = (input: PlanInput, id: string) => !input.claimed?.(id);
 
-/** A member someone made an owner, a role the program leaves out: a removal leaves them (as a `User`'s delete leaves an owner). */
+/**
+ * A member someone made an owner, a role the program leaves out: a removal leaves them (as a `User`'s delete leaves an owner).
+ * Not under `removeUnmanaged`, which removes whom the program does not list (the plan shows it); not for a state without the
+ * record of declared roles (each then counts as declared).
+ */
 const keptOwner = (input: PlanInput, live: ServiceMember) =>
   input.keepUndeclaredOwners === true &&
+  !(input.op !== "delete" && input.removeUnmanaged === true) &&
   live.role === "account_owner" &&
-  !(input.prior?.declaredRoles ?? []).some((id) => sameId(id, live.userId));
+  input.prior?.declaredRoles !== undefined &&
+  !input.prior.declaredRoles.some((id) => sameId(id, live.userId));
 
 /** The invitation of `userId` the state records as possibly still landing, whether its job still runs or not. */
 const recordedInvitation = (input: PlanInput, userId: string) =>

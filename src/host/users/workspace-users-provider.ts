@@ -171,8 +171,9 @@ async function release(
   await mapBounded(users, IN_FLIGHT, async ([key, user]) => {
     // Another resource of this deployment took the user over: no longer this one's to delete.
     if (ctx.takeovers.has(userKey(user.id))) return;
-    // Another resource of the program declares the user (moved there): handed over, whichever the engine runs first.
-    if (elsewhere.has(digestOf("email", user.email))) {
+    // Another resource of the program declares the user (moved there): handed over, whichever the engine runs first (its
+    // email known with the set's own), or once its check ran (one known later).
+    if (elsewhere.has(digestOf("email", user.email)) || ctx.declared.has(declaredUserKey(user.email))) {
       handedOver.push(user.email);
       return;
     }
