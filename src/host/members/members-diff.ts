@@ -1,9 +1,9 @@
 /** What a change of an {@link IntegrationMembers}' inputs means, from the state alone (the update plans again against the service). */
 import { idOf, sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
-import { type IntegrationMembersInputs, type MemberInputs, type Props, sameSet, optInChanged } from "../../shared/inputs";
+import { type IntegrationMembersInputs, type MemberInputs, type Props, optInChanged } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
-import { planMembers } from "./members-plan";
+import { planMembers, unchanged } from "./members-plan";
 import { byKey, type IntegrationMembersOutputs } from "./members-state";
 
 /** What the program declares that the outputs keep: see {@link IntegrationMembersOutputs.declaredRoles}. */
@@ -24,7 +24,7 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
   const state = byKey(olds.members);
   const changedMember = (m: MemberInputs) => {
     const s = state.get(idOf(m.userId));
-    return !s || !sameSet(s.entitlements, m.entitlements) || (m.role !== undefined && s.role !== null && s.role !== m.role);
+    return !s || !unchanged(m, s);
   };
   const membersChanged = declared.length !== state.size || declared.some(changedMember);
   // A role newly (or no longer) declared as the service has it: no write, but the state must learn it, for the refresh's inputs.

@@ -181,12 +181,14 @@ function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
     const now = live(m.userId);
     if (now && !declaredKeys.has(idOf(m.userId))) acts.managed.push(stateOf(m.userId, now));
   }
-  const leaving = prior.filter((m) => !declaredKeys.has(idOf(m.userId)) && live(m.userId) && ours(input, m.userId));
-  const kept = leaving.filter((m) => keptOwner(input, live(m.userId)!)).map((m) => m.userId);
-  acts.keptOwners.push(...kept);
-  // Left as they are, and no longer managed (unmanaged from now on, as any member the program does not list).
-  acts.managed = acts.managed.filter((m) => !kept.some((id) => sameId(id, m.userId)));
-  const dropped = leaving.filter((m) => !keptOwner(input, live(m.userId)!)).map((m) => m.userId);
+  const dropped: string[] = [];
+  for (const m of prior) {
+    const now = live(m.userId);
+    if (!now || declaredKeys.has(idOf(m.userId)) || !ours(input, m.userId)) continue;
+    (keptOwner(input, now) ? acts.keptOwners : dropped).push(m.userId);
+  }
+  // Owners kept are left as they are, and no longer managed (unmanaged from now on, as any member the program does not list).
+  acts.managed = acts.managed.filter((m) => !acts.keptOwners.some((id) => sameId(id, m.userId)));
   // Only the unmanaged members the state lists, which the plan showed.
   const unmanaged = input.removeUnmanaged
     ? (input.prior?.unmanagedMembers ?? [])
@@ -250,8 +252,8 @@ function planDeclared(
     acts.setEntitlements.push(stateOf(member.userId, { ...live, entitlements: member.entitlements }));
 }
 
-/** Whether the program declares `member` as the state last recorded it (its set; its role, where declared). */
-const unchanged = (member: MemberInputs, recorded: IntegrationMemberState) =>
+/** Whether the program declares `member` as the state last recorded it (its set; its role, where declared): the diff's rule too. */
+export const unchanged = (member: MemberInputs, recorded: IntegrationMemberState) =>
   sameSet(recorded.entitlements, member.entitlements) &&
   (member.role === undefined || recorded.role === null || recorded.role === member.role);
 
