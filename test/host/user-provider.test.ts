@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/client";
 import { POPULATED_IDS } from "../../src/emulator/index";
-import { digestOf, provider } from "../../src/host/user/user-provider";
+import { provider } from "../../src/host/user/user-provider";
+import { digestOf } from "../../src/shared/digest";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator, expectNoKey, issuedKeys, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";

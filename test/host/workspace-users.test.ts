@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Emulator, RecordedRequest } from "../../src/emulator";
-import { digestOf } from "../../src/host/user/user-provider";
+import { digestOf } from "../../src/shared/digest";
 import { changedPaths, provider } from "../../src/host/users/workspace-users-provider";
 import type { Props } from "../../src/shared/inputs";
 import { UNKNOWN } from "../../src/shared/unknown";

@@ -70,8 +70,6 @@ export interface UserOutputs extends Omit<UserInputs, "role" | "isGuest"> {
  */
 export type Unapplied = Partial<Record<"email" | "firstName" | "lastName" | "role" | "isGuest", string>>;
 
-export { digestOf } from "../../shared/digest";
-
 /** What `outputs` and `diff` read of a user's declared inputs, or of a state: its inputs' fields, of any value yet. */
 type Declared = Partial<Record<keyof UserInputs, unknown>>;
 
@@ -267,30 +265,30 @@ export async function replaceUser(
     (sent as Record<string, unknown>)[key] = theirs;
     if (!same(declared, theirs)) unapplied[key as keyof Unapplied] = digestOf(key, declared);
   }
-  const user = await put(client, id, sent, current, changed.includes("role") ? false : { declared: inputs.role });
+  const user = await put(client, id, sent, current, inputs.role);
   return Object.keys(unapplied).length === 0 ? { user } : { user, unapplied };
 }
 
 /**
- * The `PUT` of `inputs`, keeping `current`'s optional attributes the program leaves out. One the service refuses (400) when it
- * kept a role the public document does not list (`roleKept`: the role sent is the service's, with the role the program declares)
- * says so, and how to go on: the service may serve a role it does not take back.
+ * The `PUT` of `inputs`, keeping `current`'s optional attributes the program leaves out. One the service refuses (400) after it
+ * sent back the role the service has, one the public document does not list, says so, and how to go on (by `declaredRole`, the
+ * program's): the service may serve a role it does not take back.
  */
 async function put(
   client: WorkspaceAccessClient,
   id: string,
   inputs: Attributes,
   current: User,
-  roleKept: false | { declared: string | undefined },
+  declaredRole: string | undefined,
 ): Promise<User> {
+  const attributes = attributesOf(inputs, current);
   try {
-    return await client.users.replace(id, attributesOf(inputs, current));
+    return await client.users.replace(id, attributes);
   } catch (error) {
-    const declared = roleKept ? roleKept.declared : inputs.role;
-    const kept = declared === undefined || roleKept ? current.role : undefined;
+    const kept = attributes.role === current.role ? current.role : undefined;
     if (BadRequestError.isInstance(error) && kept && !(KNOWN_USER_ROLES as readonly string[]).includes(kept)) {
-      if (declared === undefined || declared === kept) error.message += keptRoleRefused(kept, declared === kept);
-      else error.message += keptDeclaredRoleRefused(kept, declared);
+      if (declaredRole === undefined || declaredRole === kept) error.message += keptRoleRefused(kept, declaredRole === kept);
+      else error.message += keptDeclaredRoleRefused(kept, declaredRole);
     }
     throw error;
   }
@@ -322,7 +320,7 @@ export async function createUser(
  */
 export async function takeOver(ctx: ProviderContext, existing: User, inputs: Attributes): Promise<User> {
   const held = changedUserProperties(existing, inputs).length === 0;
-  const user = held ? existing : await put(ctx.connection().client, existing.id, inputs, existing, false);
+  const user = held ? existing : await put(ctx.connection().client, existing.id, inputs, existing, inputs.role);
   ctx.takeovers.add(userKey(user.id));
   return user;
 }
