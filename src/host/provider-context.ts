@@ -66,6 +66,12 @@ export class ProviderContext {
   readonly declared = new Set<string>();
   /** The keys of memberships a diff of this deployment replaces for a declared role: their delete is the program's to make. */
   readonly roleReplacements = new Set<string>();
+  /**
+   * The records a delete of this deployment left in place (adopted, or an owner the program did not declare), by key
+   * (`takeovers.ts`; a user's by its email): a create of the same record later in the deployment is a replacement that deletes
+   * first (a forced `--replace`), which takes the record back as the deleted resource held it instead of failing on it.
+   */
+  readonly leftInPlace = new Map<string, { adopted: boolean; userId?: string }>();
   /** The integrations' entitlement catalogues, read once each for `check` (`entitlement-catalogue.ts`). */
   readonly catalogue: EntitlementCatalogue;
   #connection: Connection | undefined;

@@ -91,6 +91,30 @@ describe.skipIf(!cliAvailable)(
       expect(state.map((r) => r.urn).sort()).toEqual([alice, member, slack].sort());
     });
 
+    it("up --replace of a record its delete leaves (an owner made by hand) takes it back: no failure, nothing removed", async () => {
+      // The delete leaves an owner the program did not declare; the create that follows in the same up used to fail on it
+      // ("already a member", a 409 for the user), and the resource was gone from the state.
+      const aliceId = h.emulator.users.findByEmail("alice@example.com")?.id as string;
+      h.emulator.users.update(aliceId, { role: "workspace_owner" });
+      h.emulator.integrations.setMember(integrations.youtube, users.alan, { role: "owner", entitlements: ["VIEWER"] });
+      const user = await h.step((s) => s.up("--replace", alice));
+      expect(writesOf(user.requests)).toEqual([]);
+      expect(h.emulator.users.findByEmail("alice@example.com")).toMatchObject({ id: aliceId, role: "workspace_owner" });
+      const one = await h.step((s) => s.up("--replace", member));
+      expect(writesOf(one.requests)).toEqual([]);
+      const alan = h.emulator.integrations.members(integrations.youtube).find((m) => m.userId === users.alan);
+      expect(alan).toMatchObject({ role: "owner", entitlements: ["VIEWER"] });
+      const state = dynamicResources(await h.stack.exportState());
+      expect(state.map((r) => r.urn).sort()).toEqual([alice, member, slack].sort());
+      // Taken back as the program's own, not adopted: the state says what the deleted resource's did.
+      expect(state.find((r) => r.urn === member)?.outputs).toMatchObject({ adopted: false, role: "account_owner" });
+      expect(state.find((r) => r.urn === alice)?.outputs).toMatchObject({ adopted: false, role: "workspace_owner" });
+      await h.stack.preview("--expect-no-changes");
+      h.emulator.users.update(aliceId, { role: "workspace_login_only" });
+      h.emulator.integrations.setMember(integrations.youtube, users.alan, { role: "collaborator", entitlements: ["VIEWER"] });
+      await h.stack.refresh();
+    });
+
     it("a replacement that changes the user deletes first too under the default; deleteBeforeReplace: false keeps create-first", async () => {
       // The engine lets the resource option override the provider's diff, and the class cannot tell
       // a key change from a forced replace: both delete first (docs/pulumi-habits.md).

@@ -86,3 +86,33 @@ describe("delete gives back", () => {
     expect(writes(emu)).toEqual([`DELETE /integrations/${integrations.youtube}/users/${ids.grace}`]);
   });
 });
+
+describe("a forced replacement of what the delete leaves", () => {
+  // `pulumi up --replace` deletes first, then creates, in one deployment: the create takes back what the delete left.
+  it("an imported User, without adoptExisting: taken back as adopted, nothing written", async () => {
+    const { emu, warnings, nextDeployment } = await setup();
+    const { outs } = await users.create((await users.check!({}, { ...grace, __importId: ids.grace })).inputs!);
+    const infos: string[] = [];
+    await configureFor(emu, {}, { warn: (m) => void warnings.push(m), info: (m) => void infos.push(m) });
+    await users.delete!(ids.grace, outs!);
+    const again = await users.create((await users.check!({}, grace)).inputs!);
+    expect(again).toMatchObject({ id: ids.grace, outs: { adopted: true, email: "grace@example.com" } });
+    expect(writes(emu)).toEqual([]);
+    expect(infos.join("\n")).toContain(`Took back user grace@example.com (${ids.grace}) as it is`);
+    // Another deployment's create is not a replacement: the email is taken, as before.
+    await nextDeployment();
+    expect((await rejection(users.create((await users.check!({}, grace)).inputs!))).message).toContain("set adoptExisting: true");
+  });
+
+  it("an imported IntegrationEntitlement, without adoptExisting: taken back as adopted, its set written when changed", async () => {
+    const { emu } = await setup();
+    const declared = { integrationId: integrations.youtube, userId: ids.grace, entitlements: ["EDITOR"] };
+    const { inputs } = await entitlements.check!({}, { ...declared, __importId: `${integrations.youtube}/${ids.grace}` });
+    const { id, outs } = await entitlements.create(inputs!);
+    await configureFor(emu, {});
+    await entitlements.delete!(id, outs!);
+    const again = await entitlements.create((await entitlements.check!({}, { ...declared, entitlements: ["VIEWER"] })).inputs!);
+    expect(again).toMatchObject({ id, outs: { adopted: true, entitlements: ["VIEWER"] } });
+    expect(writes(emu)).toEqual([`PATCH /integrations/${integrations.youtube}/users/${ids.grace}`]);
+  });
+});

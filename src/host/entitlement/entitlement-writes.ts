@@ -19,8 +19,11 @@ export interface Written {
   existed: boolean;
 }
 
-/** How a member found comes to this resource: at its create (only with `adoptExisting`), by `import`, or resuming its own invitation. */
-type Arrival = "create" | "import" | "resume";
+/**
+ * How a member found comes to this resource: at its create (only with `adoptExisting`), by `import`, resuming its own
+ * invitation, or kept: left in place by this deployment's delete of the resource it replaces (a forced `--replace`).
+ */
+type Arrival = "create" | "import" | "resume" | "kept";
 
 /** A member found, or none; a member whose record cannot be used fails this resource alone, naming it. */
 export function usable(found: Found | undefined): IntegrationUser | undefined {
@@ -77,6 +80,7 @@ export async function adopt(
   if (current) throw new ConfigurationError(messages.roleDiffers(inputs, current), "role");
   const [set] = planOne(inputs, member).setEntitlements;
   const existed = how !== "resume";
+  if (how === "kept") ctx.info(messages.takenBack(inputs));
   if (!set) {
     // Said in the up's output: the engine reports the adoption as "created" either way.
     if (how === "create") {

@@ -14,6 +14,7 @@
  * | read | the member from the view (a refresh's reads share one list); a pending write's job once; not a member: `GET /integrations/{id}` once |
  * | delete | the member's role from the view (a destroy's reads share one list), then `DELETE .../users/{userId}` and its job (404: gone); |
  * | | a pending write's job first. Left unless `deleteOnDestroy`: an adopted membership, and a member made an owner the program did not declare |
+ * | | (a forced `--replace` then takes the member back: the create finds them, `ctx.leftInPlace`, and adopts them without `adoptExisting`) |
  *
  * A write accepted and not seen to finish (a timeout, an answer lost) records a partial create (`partialCreate`).
  */
@@ -135,7 +136,10 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           else {
             const { member, shared } = await ctx.connection().memberships.of(integrationId).beforeCreate(userId);
             const existing = usable(member);
-            if (existing) written = await adopt(ctx, inputs, existing, "create");
+            // One this deployment's delete left in place (a forced `--replace`): taken back as the deleted resource held it.
+            const left = ctx.leftInPlace.get(memberKey(integrationId, userId));
+            if (existing && left) written = { ...(await adopt(ctx, inputs, existing, "kept")), existed: left.adopted };
+            else if (existing) written = await adopt(ctx, inputs, existing, "create");
             else
               written = await afterInvitation(ctx, inputs, await ctx.connection().invites.submit(invitationOf(inputs)), "create", shared);
           }
@@ -246,17 +250,20 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     const { integrationId, userId } = parseId(id);
     if (ctx.takeovers.has(memberKey(integrationId, userId))) return;
     // A membership that existed before the stack adopted it is given back as it is.
+    const key = memberKey(integrationId, userId);
     if (props?.adopted === true && props.deleteOnDestroy !== true) {
       ctx.warn(adoptedMembershipLeft(integrationId, userId, props?.email));
+      ctx.leftInPlace.set(key, { adopted: true });
       return;
     }
     // An owner the program did not make one (promoted since) is left, as a User's delete leaves a workspace owner, unless a
     // declared role change replaces the membership. A record that cannot be read is removed as before: the membership is the program's.
     const declaredOwner = props?.declaredRole === "account_owner";
-    if (props?.deleteOnDestroy !== true && !declaredOwner && !ctx.roleReplacements.has(memberKey(integrationId, userId))) {
+    if (props?.deleteOnDestroy !== true && !declaredOwner && !ctx.roleReplacements.has(key)) {
       const member = await ctx.connection().memberships.of(integrationId).member(userId);
       if (member && !(member instanceof Error) && inviteRole(member.role) === "account_owner") {
         ctx.warn(ownerMembershipLeft(integrationId, userId, member.email ?? props?.email));
+        ctx.leftInPlace.set(key, { adopted: props?.adopted === true });
         return;
       }
     }

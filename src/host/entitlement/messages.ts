@@ -56,6 +56,14 @@ export function ownerMembershipLeft(integrationId: string, userId: string, email
   );
 }
 
+/** A forced replacement's create took back the membership its delete left in place (an adopted one, an owner). */
+export function takenBack({ integrationId, userId }: Membership): string {
+  return (
+    `Took back the membership of user ${userId} in integration ${integrationId} as it is: the replacement's delete left it ` +
+    "in place (see the warning above), so the new resource manages the same membership."
+  );
+}
+
 /** `member` is there already and may not be taken over; `roleHint` adds the role to declare with `adoptExisting`. */
 export function existingMembership(member: IntegrationUser, { integrationId, userId }: Membership, roleHint: string): string {
   return (

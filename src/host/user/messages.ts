@@ -53,6 +53,14 @@ export function leftInWorkspace(id: string, email: string | undefined, kept: str
   );
 }
 
+/** A forced replacement's create took back user `id`, whom its delete left in place (an adopted user, an owner). */
+export function takenBack(id: string, email: string): string {
+  return (
+    `Took back user ${email} (${id}) as it is: the replacement's delete left it in the workspace (see the warning above), ` +
+    "so the new resource manages the same user."
+  );
+}
+
 /** `import` names user `id`, whom the workspace does not have. */
 export function noUserToImport(id: string): string {
   return (

@@ -13,6 +13,7 @@
  * | | others (a `PUT` replaces every attribute): what the program did not change is never written back, ignored or not |
  * | delete | `GET /users/{id}` (the role now), then `DELETE /users/{id}`; 404 means already gone. An adopted user or a workspace owner (in |
  * | | the state or the service): nothing, with a warning. With `deleteOnDestroy`: the `DELETE` alone |
+ * | create after such a delete | (a forced `--replace`) `GET /users/{id}` of the user left, taken back: `PUT` only when a declared attribute differs |
  *
  * `role` and `isGuest` are optional and computed: a create of a new user applies the defaults
  * (`workspace_login_only`, not a guest); otherwise an attribute the program leaves out keeps the
@@ -39,6 +40,7 @@ import {
   leftInWorkspace,
   noRoleToKeep,
   noUserToImport,
+  takenBack,
   unreadableRoleToKeep,
 } from "./messages";
 import { declaredUserKey, userKey } from "../takeovers";
@@ -171,6 +173,13 @@ export const provider = providerOf<Props, UserOutputs>({
     return ctx.withWrite(async () => {
       const { client } = ctx.connection();
       if (typeof news[IMPORT_ID] === "string") return adopt(ctx, await imported(ctx, news[IMPORT_ID], inputs), inputs);
+      // The user this deployment's delete left in place (a forced `--replace`): taken back as the deleted resource held it.
+      const left = ctx.leftInPlace.get(declaredUserKey(inputs.email));
+      const kept = left?.userId ? await unlessNotFound(client.users.get(left.userId)) : undefined;
+      if (left && kept && sameEmail(kept.email, inputs.email)) {
+        ctx.info(takenBack(kept.id, inputs.email));
+        return { id: kept.id, outs: outputs(await takeOver(ctx, kept, inputs), inputs, left.adopted) };
+      }
       // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
       const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
       if (found) return adopt(ctx, found, inputs);
@@ -212,9 +221,14 @@ export const provider = providerOf<Props, UserOutputs>({
   async delete(ctx, id, props) {
     // A replacement of this resource took the same user over in this deployment: keep it.
     if (ctx.takeovers.has(userKey(id))) return;
+    // What a replacement's create then takes back (`ctx.leftInPlace`).
+    const leave = (email: string | undefined) => {
+      if (email) ctx.leftInPlace.set(declaredUserKey(email), { adopted: props?.adopted === true, userId: id });
+    };
     const kept = keptReason(props);
     if (kept) {
       ctx.warn(leftInWorkspace(id, props?.email, kept));
+      leave(props?.email);
       return;
     }
     await ctx.withWrite(async () => {
@@ -223,7 +237,10 @@ export const provider = providerOf<Props, UserOutputs>({
       if (props?.deleteOnDestroy === true) await unlessNotFound(client.users.delete(id));
       else {
         const owner = await deleteUnlessOwner(client, id);
-        if (owner) ctx.warn(leftInWorkspace(id, owner.email ?? props?.email, OWNER));
+        if (owner) {
+          ctx.warn(leftInWorkspace(id, owner.email ?? props?.email, OWNER));
+          leave(owner.email ?? props?.email);
+        }
       }
     });
   },
