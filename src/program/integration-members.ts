@@ -50,6 +50,8 @@ export class IntegrationMembers extends pulumi.CustomResource {
   declare readonly pendingInvitations: pulumi.Output<Array<{ userId: string; jobId: string | null }>>;
   /** The user ids of the members whose `role` the program declares; the others keep the service's role (shown in `members`). */
   declare readonly declaredRoles: pulumi.Output<string[]>;
+  /** The user ids of the members the program declares owners: a removal or destroy leaves any other member made an owner since. */
+  declare readonly declaredOwners: pulumi.Output<string[]>;
   /** The user ids of the managed members who were members before this resource managed them: destroy leaves them, unless `deleteOnDestroy`. */
   declare readonly adoptedMembers: pulumi.Output<string[]>;
 
@@ -73,7 +75,7 @@ export class IntegrationMembers extends pulumi.CustomResource {
           name,
           "integration-members",
           inputs,
-          ["adoptedMembers", "unmanagedMembers", "pendingInvitations", "declaredRoles"],
+          ["adoptedMembers", "unmanagedMembers", "pendingInvitations", "declaredRoles", "declaredOwners"],
           opts,
         ),
       );

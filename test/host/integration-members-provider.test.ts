@@ -148,6 +148,10 @@ describe("diff", () => {
     expect((await run({ ...olds, declaredRoles: [O] }, declared)).changes).toBe(true);
     // Written before the record existed: every role counts as declared, and nothing changes for it.
     expect((await run(olds, declared)).changes).toBe(false);
+    // The owners declared likewise: a role declared owner where another was, both the service's, is a change the state learns.
+    const ownerRecorded = { ...olds, members: olds.members.map((m) => ({ ...m, role: "account_owner" as const })) };
+    expect((await run({ ...ownerRecorded, declaredRoles: [O], declaredOwners: [] }, ownerDeclared)).changes).toBe(true);
+    expect((await run({ ...ownerRecorded, declaredRoles: [O], declaredOwners: [O] }, ownerDeclared)).changes).toBe(false);
   });
 
   it("unmanaged members are a change only with removeUnmanaged", async () => {
@@ -336,11 +340,39 @@ describe("invitations not seen to finish, and roles the service changed (in-proc
     await provider.delete!(INTEGRATION, outs!);
     expect(writeLines(emu)).toEqual([]);
     expect(memberIds(emu)).toEqual([A, B, O].sort());
-    expect(warned.filter((w) => w.includes("owners of the integration now, a role the program leaves out"))).toHaveLength(2);
+    expect(warned.filter((w) => w.includes("owners of the integration now, a role the program does not declare"))).toHaveLength(2);
     // Declared an owner, the member is the program's to remove.
     const declared = (await provider.update!(INTEGRATION, outs!, { ...news, members: [{ ...b, role: "account_owner" }] })).outs!;
     await deployment();
     await provider.delete!(INTEGRATION, declared);
+    expect(writeLines(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${B}`]);
+  });
+
+  it("a member declared a collaborator, made an owner by hand, is left by a removal and a destroy as well (the owner role is not declared)", async () => {
+    const emu = await world([owner]);
+    const warned: string[] = [];
+    const deployment = () => configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" }, { warn: (m) => void warned.push(m) });
+    await deployment();
+    const a = { userId: A, entitlements: ["VIEWER"], role: "account_collaborator" };
+    const b = { userId: B, entitlements: ["VIEWER"], role: "account_collaborator" };
+    const { outs: olds } = await provider.create!({ ...news, members: [a, b] });
+    expect(olds).toMatchObject({ declaredOwners: [] });
+    emu.integrations.setMember(INTEGRATION, A, { role: "owner", entitlements: ["VIEWER"] });
+    emu.integrations.setMember(INTEGRATION, B, { role: "owner", entitlements: ["VIEWER"] });
+    // No refresh (one would show B's role drift, which the next update sets back as declared): A leaves the program.
+    await deployment();
+    emu.clearRequests();
+    const { outs } = await provider.update!(INTEGRATION, olds!, { ...news, members: [b] });
+    expect(writeLines(emu)).toEqual([]);
+    await deployment();
+    await provider.delete!(INTEGRATION, outs!);
+    expect(writeLines(emu)).toEqual([]);
+    expect(memberIds(emu)).toEqual([A, B, O].sort());
+    expect(warned.filter((w) => w.includes("owners of the integration now"))).toHaveLength(2);
+    // A state written before the record of declared owners: each member whose role is declared is the program's to remove.
+    const { declaredOwners: _, ...older } = outs!;
+    await deployment();
+    await provider.delete!(INTEGRATION, older);
     expect(writeLines(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${B}`]);
   });
 

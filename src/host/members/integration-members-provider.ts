@@ -141,7 +141,8 @@ async function read(
   const run = runOf(id, acts);
   const declaredRoles = props?.declaredRoles;
   const removeUnmanaged = props?.removeUnmanaged === true;
-  const outs = outputsOf(run, { removeUnmanaged, declaredRoles, adopted: props?.adoptedMembers, deleteOnDestroy: props?.deleteOnDestroy });
+  const kept = { removeUnmanaged, declaredRoles, declaredOwners: props?.declaredOwners, adopted: props?.adoptedMembers };
+  const outs = outputsOf(run, { ...kept, deleteOnDestroy: props?.deleteOnDestroy });
   // A role only where the program declares one (a state without that record, an import: every known role): a refresh changes nothing else.
   const declared = declaredRoles === undefined ? undefined : new Set(declaredRoles.map(idOf));
   const inputs = {

@@ -10,6 +10,7 @@ import { byKey, type IntegrationMembersOutputs } from "./members-state";
 export const declaredOf = (inputs: IntegrationMembersInputs) => ({
   removeUnmanaged: inputs.removeUnmanaged,
   declaredRoles: inputs.members.filter((m) => m.role !== undefined).map((m) => m.userId),
+  declaredOwners: inputs.members.filter((m) => m.role === "account_owner").map((m) => m.userId),
   deleteOnDestroy: inputs.deleteOnDestroy,
 });
 
@@ -28,10 +29,11 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
   };
   const membersChanged = declared.length !== state.size || declared.some(changedMember);
   // A role newly (or no longer) declared as the service has it: no write, but the state must learn it, for the refresh's inputs.
-  const declaredRoles = (ids: readonly string[]) => JSON.stringify([...ids].map(idOf).sort());
+  const ids = (list: readonly string[]) => JSON.stringify([...list].map(idOf).sort());
+  const recordChanged = (recorded: readonly string[] | undefined, which: (m: MemberInputs) => boolean) =>
+    recorded !== undefined && ids(recorded) !== ids(declared.filter(which).map((m) => m.userId));
   const rolesChanged =
-    olds.declaredRoles !== undefined &&
-    declaredRoles(olds.declaredRoles) !== declaredRoles(declared.filter((m) => m.role !== undefined).map((m) => m.userId));
+    recordChanged(olds.declaredRoles, (m) => m.role !== undefined) || recordChanged(olds.declaredOwners, (m) => m.role === "account_owner");
   const pendingRemovals = removeUnmanaged && unmanaged.length > 0;
   const unfinished = (olds.pendingInvitations ?? []).length > 0;
   // The destroy opt-in: no request, but the state (which the delete reads) must learn it.

@@ -23,7 +23,7 @@ export interface PlanInput {
   declared?: readonly MemberInputs[];
   removeUnmanaged?: boolean;
   /** The state (update, diff, delete, read; absent for create and for a read without state: an import). */
-  prior?: Pick<IntegrationMembersOutputs, "members" | "unmanagedMembers" | "pendingInvitations" | "declaredRoles">;
+  prior?: Pick<IntegrationMembersOutputs, "members" | "unmanagedMembers" | "pendingInvitations" | "declaredRoles" | "declaredOwners">;
   /** A removal (update, delete) leaves a member who is an owner now and whose role the program leaves out (no `deleteOnDestroy`). */
   keepUndeclaredOwners?: boolean;
   /** The member list, by {@link idOf} (a service may answer another case): everyone in it is a member. */
@@ -98,16 +98,21 @@ export function planMembers(input: PlanInput): Plan {
 const ours = (input: PlanInput, id: string) => !input.claimed?.(id);
 
 /**
- * A member someone made an owner, a role the program leaves out: a removal leaves them (as a `User`'s delete leaves an owner).
- * Not under `removeUnmanaged`, which removes whom the program does not list (the plan shows it); not for a state without the
- * record of declared roles (each then counts as declared).
+ * A member someone made an owner, a role the program does not declare for them: a removal leaves them (as a `User`'s delete
+ * leaves an owner, and an `IntegrationEntitlement`'s a member made one). Not under `removeUnmanaged`, which removes whom the
+ * program does not list (the plan shows it). A state without the record of declared owners goes by its record of declared
+ * roles (any declared role then counts as owner); one without either, by neither (each counts as declared).
  */
-const keptOwner = (input: PlanInput, live: ServiceMember) =>
-  input.keepUndeclaredOwners === true &&
-  !(input.op !== "delete" && input.removeUnmanaged === true) &&
-  live.role === "account_owner" &&
-  input.prior?.declaredRoles !== undefined &&
-  !input.prior.declaredRoles.some((id) => sameId(id, live.userId));
+const keptOwner = (input: PlanInput, live: ServiceMember) => {
+  const declared = input.prior?.declaredOwners ?? input.prior?.declaredRoles;
+  return (
+    input.keepUndeclaredOwners === true &&
+    !(input.op !== "delete" && input.removeUnmanaged === true) &&
+    live.role === "account_owner" &&
+    declared !== undefined &&
+    !declared.some((id) => sameId(id, live.userId))
+  );
+};
 
 /** The invitation of `userId` the state records as possibly still landing, whether its job still runs or not. */
 const recordedInvitation = (input: PlanInput, userId: string) =>

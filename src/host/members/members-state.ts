@@ -16,6 +16,11 @@ export interface IntegrationMembersOutputs {
   pendingInvitations?: PendingInvitation[];
   /** The members whose role the program declares (user ids, sorted); a refresh reports the others' as no declared input. */
   declaredRoles?: string[];
+  /**
+   * The members the program declares owners (user ids, sorted): a removal or a destroy leaves any other member made an owner
+   * since (absent, in a state written before it: every member whose role is declared counts as declared an owner).
+   */
+  declaredOwners?: string[];
   /** The managed members (user ids, sorted) who were members before this resource managed them: destroy leaves them unless `deleteOnDestroy`. */
   adoptedMembers?: string[];
   /** The program's opt-in to removing adopted members on destroy (absent: they are left). */
@@ -52,6 +57,7 @@ export const byKey = <T extends { userId: string }>(list: readonly T[]) => new M
 export interface Kept {
   removeUnmanaged: boolean;
   declaredRoles: readonly string[] | undefined;
+  declaredOwners?: readonly string[] | undefined;
   adopted?: readonly string[] | undefined;
   deleteOnDestroy?: boolean | undefined;
 }
@@ -69,6 +75,7 @@ export function outputsOf(run: Run, declared: Kept): IntegrationMembersOutputs {
     unmanagedMembers: sortByUser(unmanaged),
     pendingInvitations: sortByUser(pending.map((p) => ({ ...p }))),
     ...(declared.declaredRoles ? { declaredRoles: [...declared.declaredRoles].sort() } : {}),
+    ...(declared.declaredOwners ? { declaredOwners: [...declared.declaredOwners].sort() } : {}),
     adoptedMembers: [...adopted.values()].sort(),
     ...optIn(declared.deleteOnDestroy),
   };

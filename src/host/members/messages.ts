@@ -109,8 +109,8 @@ export function noIntegrationToImport(importId: string): string {
 /** A removal leaves the `left` members of integration `id`: owners now, a role the program leaves out. */
 export function ownersLeft(id: string, left: readonly string[]): string {
   return (
-    `Integration ${id}: ${left.length} member(s) left as they are, owners of the integration now, a role the program leaves ` +
-    `out (someone made them owners): ${left.join(", ")}. To remove them, declare role: "account_owner" for them, or set ` +
+    `Integration ${id}: ${left.length} member(s) left as they are, owners of the integration now, a role the program does ` +
+    `not declare (someone made them owners): ${left.join(", ")}. To remove them, declare role: "account_owner" for them, or set ` +
     "deleteOnDestroy: true on the resource, and run pulumi up first."
   );
 }
