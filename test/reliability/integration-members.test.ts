@@ -132,7 +132,7 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       s.setProgram(program([b, { userId: U.c, entitlements: ["VIEWER"] }]));
       const dropped = await s.up();
       expect(writeLines(s)).toEqual([`POST /integrations/${INTEGRATION}/users`]);
-      expect(dropped.diagnostics.join("\n")).toContain("owners of the integration now, a role the program leaves out");
+      expect(dropped.diagnostics.join("\n")).toContain("owners of the integration now, a role the program does not declare");
       s.emu.clearRequests();
       await s.destroy();
       expect(writeLines(s)).toEqual(

@@ -106,7 +106,7 @@ export function noIntegrationToImport(importId: string): string {
   );
 }
 
-/** A removal leaves the `left` members of integration `id`: owners now, a role the program leaves out. */
+/** A removal leaves the `left` members of integration `id`: owners now, a role the program does not declare for them. */
 export function ownersLeft(id: string, left: readonly string[]): string {
   return (
     `Integration ${id}: ${left.length} member(s) left as they are, owners of the integration now, a role the program does ` +
