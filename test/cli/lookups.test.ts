@@ -2,13 +2,15 @@
  * Lookups and the entitlement check through the real `pulumi` CLI (programs of the packed package),
  * against the emulator:
  * found (case-insensitive email, past the first page), not found, ambiguous and bad arguments (zero
- * requests) fail the program with the message; a misspelt entitlement fails the preview (of an
+ * requests) fail the program with the message; an output form waits for the resource its argument comes
+ * from (unknown in the preview, found after the create); a misspelt entitlement fails the preview (of an
  * `IntegrationEntitlement` or an `IntegrationMembers`); a preview
  * with no entitlement change sends nothing; 50 changed entitlements in two integrations cost at most
  * two catalogue requests.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed, type Emulator, type EmulatorSeed } from "../../src/emulator/index";
+import { UNKNOWN } from "../../src/shared/unknown";
 import { packedProject } from "../support/packed.ts";
 import type { Project } from "../support/project.ts";
 import { type Deployment, type DeploymentError, openDeployment, stepsOf } from "./deployment.ts";
@@ -104,6 +106,28 @@ new wa.IntegrationEntitlement("late-partners", { integrationId: partners.then((i
         `GET /integrations/${YOUTUBE_2}/entitlements`,
       ].sort(),
     );
+  });
+
+  it("waits for the resources its arguments come from: unknown in a preview with no request, found after the create in an up", async () => {
+    const stack = await stackOf(
+      "after-arguments",
+      `${header}
+const carol = new wa.User("carol", { email: "carol.after@example.com", firstName: "Carol", lastName: "After" });
+export const carolId = carol.id;
+export const foundId = wa.getUserOutput({ email: carol.email }).id;
+export const listed = wa.getUsersOutput({ search: carol.email }).ids;
+`,
+    );
+    const { result: preview, requests } = await withRequests(emulator, () => stack.preview());
+    expect(stepsOf(preview)).toEqual(["create carol"]);
+    // Before carol exists, a lookup of her email would find nothing: it waits, unknown, as carol's id is.
+    expect(preview.outputs).toEqual({ carolId: UNKNOWN, foundId: UNKNOWN, listed: UNKNOWN });
+    expect(requestLines(requests)).toEqual([]);
+    const up = await stack.up();
+    const carol = emulator.users.findByEmail("carol.after@example.com")!;
+    expect(up.outputs).toMatchObject({ carolId: carol.id, foundId: carol.id, listed: [carol.id] });
+    // Later tests assert that the file's requests hold no write: forget this test's create.
+    emulator.clearRequests();
   });
 
   it("fails the program naming what was looked for and the workspace when nothing matches", async () => {

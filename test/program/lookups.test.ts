@@ -78,8 +78,18 @@ class Thing extends pulumi.CustomResource {
     super("test:index:Thing", name, {}, opts);
   }
 }
+/** A resource whose `email` output echoes its input: known in a preview, as a new `User`'s is. */
+class Person extends pulumi.CustomResource {
+  declare readonly email: pulumi.Output<string>;
+  constructor(name: string, email: string, opts?: pulumi.CustomResourceOptions) {
+    super("test:index:Person", name, { email }, opts);
+  }
+}
 const known = (output: pulumi.Output<unknown>) => (output as unknown as { isKnown: Promise<boolean> }).isKnown;
 const resolved = <T>(output: pulumi.Output<T>) => new Promise<T>((resolve) => output.apply(resolve));
+/** An output's value, or its error's message (an output that fails never calls `apply`). */
+const outcome = <T>(output: pulumi.Output<T>): Promise<T | string> =>
+  (output as unknown as { promise(): Promise<T> }).promise().catch((error: Error) => `error: ${error.message}`);
 
 async function lookupError(promise: Promise<unknown>, kind: string): Promise<LookupError> {
   const error = await rejection(promise);
@@ -437,6 +447,58 @@ describe("the output forms", () => {
     expect(emu.requests).toEqual([]);
     // A known argument and no dependency: a preview reads as usual.
     expect(await resolved(getUserOutput({ email: "ada@example.com" }).id)).toBe(users.ada);
+  });
+
+  it("are unknown during a preview while a resource an argument comes from is still to be created, and send nothing", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu, { preview: true });
+    // The new resource's email is known in a preview (its input), its id is not: Pulumi's invokeOutput waits for it.
+    const carol = new Person("carol", "carol@example.com");
+    const found = getUserOutput({ email: carol.email });
+    expect(await known(found)).toBe(false);
+    expect(await known(getUsersOutput({ search: carol.email }))).toBe(false);
+    expect(emu.requests).toEqual([]);
+  });
+
+  it("wait, when an argument comes from a component, for every resource under it: unknown in a preview while one is to be created", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu, { preview: true });
+    class Team extends pulumi.ComponentResource {
+      constructor(name: string) {
+        super("acme:index:Team", name);
+        new Person("carol", "carol@example.com", { parent: this });
+        this.registerOutputs({});
+      }
+    }
+    const team = new Team("team");
+    // The argument's only resource is the component (its URN is known in a preview); its child's id is not.
+    expect(await known(getUserOutput({ email: team.urn.apply(() => "carol@example.com") }))).toBe(false);
+    expect(emu.requests).toEqual([]);
+  });
+
+  it("after a resource an argument comes from, read afresh: by email, a listing the run took before does not answer", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu, {
+      created: (name) => void (name === "dave" && emu.users.add({ email: "dave@example.com", firstName: "D", lastName: "D" })),
+    });
+    await getUsers();
+    emu.clearRequests();
+    const dave = new Person("dave", "dave@example.com");
+    expect(await outcome(getUserOutput({ email: dave.email }).email)).toBe("dave@example.com");
+    expect(sent(emu)).toEqual(["GET /users"]);
+  });
+
+  it("after a resource an argument comes from, read afresh: by id, not the record the run listed before it changed", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu, {
+      created: (name) => void (name === "promote" && emu.users.update(users.alan, { role: "workspace_admin" })),
+    });
+    // Three lookups by id arriving together: they share the run's listing (taken before the change).
+    await Promise.all([getUser({ id: users.alan }), getUser({ id: users.ada }), getUser({ id: users.grace })]);
+    emu.clearRequests();
+    const promote = new Person("promote", "x@example.com");
+    expect(await outcome(getUserOutput({ id: promote.id.apply(() => users.alan) }).role)).toBe("workspace_admin");
+    expect(sent(emu)).toEqual([`GET /users/${users.alan}`]);
   });
 
   it("after dependsOn, read afresh: a listing the run took before does not answer", async () => {

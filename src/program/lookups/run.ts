@@ -9,13 +9,17 @@ import { lookupSession, type LookupSession } from "./session";
 /** The arguments of a lookup's output form: each one may be a Pulumi input. */
 export type LookupInputs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 
-/** Marks the options an output form hands its lookup once the resources of its `dependsOn` exist: the lookup reads afresh. */
-const AFTER_DEPENDS_ON = Symbol.for("pulumi-workspace-access:lookup-after-depends-on");
-const afterDependsOn = { [AFTER_DEPENDS_ON]: true } as pulumi.InvokeOptions;
+/**
+ * Marks the options an output form hands its lookup once the resources it waited for exist (its `dependsOn` and its arguments'
+ * resources): the lookup reads afresh. The value names those resources (their sorted URNs).
+ */
+const AFTER_RESOURCES = Symbol.for("pulumi-workspace-access:lookup-after-depends-on");
+const afterResources = (key: string) => ({ [AFTER_RESOURCES]: key }) as pulumi.InvokeOptions;
 
 /**
  * Checks `args` against `spec` (throwing before any request), then runs `lookup` with the session, a 401/403 hinted. After
- * `dependsOn` (`opts` from {@link outputOf}), the session remembers nothing yet: the run's earlier listings predate those writes.
+ * resources it waited for (`opts` from {@link outputOf}), the session remembers nothing yet: the run's earlier listings predate
+ * those writes.
  */
 export async function runLookup<A, R>(
   spec: ArgumentSpec,
@@ -26,8 +30,8 @@ export async function runLookup<A, R>(
   try {
     const checked = checkArguments<A>(spec, args);
     const session = await lookupSession();
-    const fresh = (opts as Record<symbol, unknown> | undefined)?.[AFTER_DEPENDS_ON] === true;
-    return await lookup(checked, fresh ? session.fresh() : session);
+    const after = (opts as Record<symbol, unknown> | undefined)?.[AFTER_RESOURCES];
+    return await lookup(checked, typeof after === "string" ? session.fresh() : session);
   } catch (error) {
     throw printedAsOneLine(hinted(error));
   }
@@ -45,34 +49,67 @@ type OutputParameters<A> = undefined extends A
   : [LookupInputs<A>, pulumi.InvokeOutputOptions?];
 
 /**
- * The output form of `lookup`: runs once every argument is known and the resources of `opts.dependsOn` exist (a component's:
- * every resource under it, as Pulumi's own invokes wait), reading afresh what the run listed before them.
+ * The output form of `lookup`, as Pulumi's own `invokeOutput` waits: it runs once every argument is known and the resources it
+ * depends on exist, those of `opts.dependsOn` and those its arguments' outputs come from (a component's: every resource under
+ * it), reading afresh what the run listed before them. In a preview, one of them still to be created (its id unknown) makes the
+ * result unknown, and nothing is sent.
  */
 export const outputOf =
   <A, R>(lookup: (args: A, opts?: pulumi.InvokeOptions) => Promise<R>) =>
   (...[args, opts]: OutputParameters<A>): pulumi.Output<R> => {
-    const dependsOn = opts?.dependsOn;
-    const ready =
-      dependsOn === undefined
-        ? pulumi.output([])
-        : pulumi.output(dependsOn).apply(async (resources) => {
-            const list = await withChildren(Array.isArray(resources) ? resources : [resources]);
-            return pulumi.all(list.map((r: pulumi.Resource) => (pulumi.CustomResource.isInstance(r) ? r.id : r.urn)));
-          });
-    const opened = dependsOn === undefined ? undefined : afterDependsOn;
-    return pulumi.all([pulumi.output(args as pulumi.Input<object>), ready]).apply(([resolved]) => lookup(resolved as A, opened));
+    const waited = pulumi
+      .output(resourcesWaitedFor(args, opts?.dependsOn))
+      .apply((resources) => pulumi.all(resources.map(existing)).apply((urns) => [...new Set(urns)].sort().join(" ")));
+    return pulumi
+      .all([pulumi.output(args as pulumi.Input<object>), waited])
+      .apply(([resolved, key]) => lookup(resolved as A, key === "" ? undefined : afterResources(key)));
   };
+
+/** A resource's URN once it exists: a custom resource's once its id is known (unknown in a preview while it is to be created). */
+function existing(resource: pulumi.Resource): pulumi.Output<string> {
+  // A `DependencyResource` (a custom resource known by URN only) has no id to wait for.
+  const id = pulumi.CustomResource.isInstance(resource) ? (resource as pulumi.CustomResource).id : undefined;
+  return id === undefined ? resource.urn : pulumi.all([resource.urn, id]).apply(([urn]) => urn);
+}
+
+/** The SDK's own walks, as `invokeOutput` uses them: internal, so looked up at run time (without them, the lookup waits on less). */
+interface SdkWalks {
+  gatherExplicitDependencies?: (dependsOn: unknown) => Promise<pulumi.Resource[]>;
+  getAllTransitivelyReferencedResources?: (of: Set<pulumi.Resource>, exclude: Set<pulumi.Resource>) => Promise<Iterable<pulumi.Resource>>;
+  serializePropertiesReturnDeps?: (label: string, props: object) => Promise<[unknown, Map<string, Set<pulumi.Resource>>]>;
+}
+
+function sdk(module: "dependsOn" | "rpc"): SdkWalks {
+  try {
+    return require(`@pulumi/pulumi/runtime/${module}`) as SdkWalks;
+  } catch {
+    return {};
+  }
+}
+
+/** The resources `dependsOn` names and those the arguments' outputs come from, with every custom resource under each component. */
+async function resourcesWaitedFor(args: object | undefined, dependsOn: unknown): Promise<pulumi.Resource[]> {
+  const { gatherExplicitDependencies } = sdk("dependsOn");
+  const { serializePropertiesReturnDeps } = sdk("rpc");
+  const explicit =
+    dependsOn === undefined
+      ? []
+      : gatherExplicitDependencies
+        ? await gatherExplicitDependencies(dependsOn)
+        : [dependsOn].flat().filter((r): r is pulumi.Resource => pulumi.Resource.isInstance(r));
+  const fromArgs: pulumi.Resource[] = [];
+  if (serializePropertiesReturnDeps && args !== undefined) {
+    const [, deps] = await serializePropertiesReturnDeps("lookup arguments", args);
+    for (const resources of deps.values()) fromArgs.push(...resources);
+  }
+  return withChildren([...new Set([...explicit, ...fromArgs])]);
+}
 
 /** The resources and, under each component, every custom resource it holds (the SDK's own walk; without it, the resources). */
 async function withChildren(resources: pulumi.Resource[]): Promise<pulumi.Resource[]> {
   if (!resources.some((r) => pulumi.ComponentResource.isInstance(r))) return resources;
-  let walk: ((of: Set<pulumi.Resource>, exclude: Set<pulumi.Resource>) => Promise<pulumi.Resource[]>) | undefined;
-  try {
-    walk = require("@pulumi/pulumi/runtime/dependsOn").getAllTransitivelyReferencedResources;
-  } catch {
-    walk = undefined;
-  }
-  return typeof walk === "function" ? [...resources, ...(await walk(new Set(resources), new Set()))] : resources;
+  const walk = sdk("dependsOn").getAllTransitivelyReferencedResources;
+  return typeof walk === "function" ? [...new Set([...resources, ...(await walk(new Set(resources), new Set()))])] : resources;
 }
 
 /** Strings in order, missing ones last: the lookups' results sort stably. */
