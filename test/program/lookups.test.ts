@@ -19,6 +19,7 @@ import {
   getUsers,
   getUsersOutput,
   ConfigurationError,
+  InvalidResponseError,
   LookupError,
   NotFoundError,
 } from "../../src";
@@ -547,6 +548,90 @@ describe("the output forms", () => {
     await program(emu);
     const resource = new Thing("thing");
     expect(await resolved(getUserOutput({ email: "ada@example.com" }, { dependsOn: resource }).email)).toBe("ada@example.com");
+  });
+});
+
+describe("records a listing cannot read", () => {
+  /** A page of user records; `extra` puts a wrong-typed field in one. */
+  const userRecord = (id: string, email: string, extra: object = {}) => ({
+    id,
+    type: "user",
+    attributes: { email, firstName: "A", lastName: "B", role: "workspace_login_only", isGuest: true, status: "live", ...extra },
+  });
+  const page = (data: object[]) => JSON.stringify({ data, links: { next: null }, meta: {} });
+  /** Ann and Cy readable; Bob's `mfaStatus` a string where the contract has an object. */
+  const usersWithBob = page([
+    userRecord("u-1", "ann@example.com"),
+    userRecord("u-2", "bob@example.com", { mfaStatus: "enabled" }),
+    userRecord("u-3", "cy@example.com"),
+  ]);
+
+  async function invalid(promise: Promise<unknown>): Promise<InvalidResponseError> {
+    const error = await rejection(promise);
+    expect(InvalidResponseError.isInstance(error), String(error)).toBe(true);
+    return error as InvalidResponseError;
+  }
+
+  it("fail getUsers, naming the record and the field: the list is not complete without it", async () => {
+    const emu = await emulator({ seed: world() });
+    emu.fault({ method: "GET", path: "/users", body: usersWithBob, times: 10 });
+    await program(emu);
+    const error = await invalid(getUsers({ isGuest: true }));
+    expect(error.kind).toBe("invalid_response");
+    expect(error.field).toBe("attributes.mfaStatus");
+    expect(error.message).toContain("getUsers: 1 of the users of the workspace at");
+    expect(error.message).toContain("(ids u-2;");
+    expect(error.message).toContain('Fix the field "attributes.mfaStatus" of that record in the service.');
+    // Decided on the proven listing: both listings were read.
+    expect(sent(emu)).toEqual(provenListing("/users", 1));
+  });
+
+  it("fail a getUser by email that no readable record matches, and answer one that a readable record does", async () => {
+    const emu = await emulator({ seed: world() });
+    emu.fault({ method: "GET", path: "/users", body: usersWithBob, times: 10 });
+    await program(emu);
+    expect((await getUser({ email: "cy@example.com" })).id).toBe("u-3");
+    const error = await invalid(getUser({ email: "bob@example.com" }));
+    expect(error.message).toContain("getUser: 1 of the users of the workspace at");
+    expect(error.message).toContain("(ids u-2;");
+    expect(error.message).toContain("or look the user up by id.");
+    expect(LookupError.isInstance(error)).toBe(false);
+  });
+
+  it("fail getIntegrationMembers, naming the member and the field", async () => {
+    const emu = await emulator({ seed: world() });
+    const member = (id: string, email: string, extra: object = {}) => ({
+      id,
+      type: "user",
+      attributes: { email, role: "collaborator", status: "live", entitlements: [{ id: "VIEWER" }], ...extra },
+    });
+    const path = `/integrations/${integrations.youtube}/users`;
+    const body = page([member("m-1", "a@example.com"), member("m-2", "b@example.com", { isGuest: "no" }), member("m-3", "c@example.com")]);
+    emu.fault({ method: "GET", path, body, times: 10 });
+    await program(emu);
+    const error = await invalid(getIntegrationMembers({ integrationId: integrations.youtube }));
+    expect(error.field).toBe("attributes.isGuest");
+    expect(error.message).toContain(`getIntegrationMembers: 1 of the members of integration ${integrations.youtube} of the workspace at`);
+    expect(error.message).toContain("(ids m-2;");
+  });
+
+  it("fail getIntegrations and getIntegration by label, but not by id (read directly)", async () => {
+    const emu = await emulator({ seed: world() });
+    const integration = (id: string, label: unknown) => ({ id, type: "integration", attributes: { application: "Slack", label } });
+    const body = page([integration("i-1", "Slack acme"), integration("i-2", 42)]);
+    emu.fault({ method: "GET", path: "/integrations", body, times: 10 });
+    await program(emu);
+    const all = await invalid(getIntegrations());
+    expect(all.message).toContain("getIntegrations: 1 of the integrations of the workspace at");
+    expect(all.message).toContain("(ids i-2;");
+    expect(all.field).toBe("attributes.label");
+    const byLabel = await invalid(getIntegration({ label: "Slack acme" }));
+    expect(byLabel.message).toContain("or look it up by id.");
+    expect((await getIntegration({ id: integrations.slack })).id).toBe(integrations.slack);
+    // By id, a record the listing could not read is read directly (here the service has none: a 404).
+    emu.clearRequests();
+    await lookupError(getIntegration({ id: "i-2" }), "lookup_not_found");
+    expect(sent(emu)).toEqual(["GET /integrations/i-2"]);
   });
 });
 

@@ -4,7 +4,7 @@ import type { Entitlement, Integration } from "../../client";
 import { inviteRole } from "../../shared/input-constants";
 import type { IntegrationEntitlementRole } from "../integration-entitlement";
 import type { SpecOf } from "./arguments";
-import { LookupError, notFound } from "./lookup-error";
+import { LookupError, notFound, whole } from "./lookup-error";
 import { byEmail, nullsLast, outputOf, runLookup } from "./run";
 
 /** An integration as the lookups return it: the client's, without the workspace. Attributes the service leaves out are `null`. */
@@ -107,7 +107,7 @@ export function getIntegration(args: GetIntegrationArgs, opts?: pulumi.InvokeOpt
         return lookedUp(integration);
       }
       const [field, value] = label !== undefined ? (["label", label] as const) : (["application", application!] as const);
-      const all = await session.allIntegrations();
+      const all = whole(session, "getIntegration", "integrations", await session.allIntegrations(), "look it up by id");
       const matches = all.filter((integration) => integration[field] === value);
       if (matches.length === 0) {
         const known = [...new Set(all.map((i) => i[field]).filter((v): v is string => v !== null))].sort();
@@ -148,7 +148,7 @@ export function getIntegrations(args: GetIntegrationsArgs = {}, opts?: pulumi.In
     INTEGRATIONS_ARGS,
     args,
     async ({ application }, session) => {
-      const integrations = (await session.allIntegrations())
+      const integrations = whole(session, "getIntegrations", "integrations", await session.allIntegrations())
         .filter((integration) => application === undefined || integration.application === application)
         .map(lookedUp)
         .sort((a, b) => nullsLast(a.label, b.label) || nullsLast(a.id, b.id));
@@ -206,7 +206,7 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, opts?: pu
     async ({ integrationId }, session) => {
       const listed = await session.members(integrationId);
       if (!listed) throw notFound(session, "getIntegrationMembers", `no integration with id "${integrationId}"`);
-      const members = listed
+      const members = whole(session, "getIntegrationMembers", `members of integration ${integrationId}`, listed)
         .map((m) => ({
           userId: m.id,
           email: m.email,

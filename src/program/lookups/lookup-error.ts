@@ -1,4 +1,6 @@
-import { WorkspaceAccessError } from "../../client/errors";
+import { InvalidResponseError, WorkspaceAccessError } from "../../client/errors";
+import { namedUpTo } from "../../shared/named-up-to";
+import type { ProvenList, UnreadRecord } from "./session";
 
 /** A record a lookup could have meant, as its error lists it. */
 export interface LookupCandidate {
@@ -24,4 +26,33 @@ export class LookupError extends WorkspaceAccessError {
 /** A lookup that matched nothing: `getUser: no user with id "x" in the workspace at acme.example.com.` */
 export function notFound(session: { workspace: string }, lookup: string, what: string): LookupError {
   return new LookupError(`${lookup}: ${what} in the workspace at ${session.workspace}.`, "lookup_not_found", lookup);
+}
+
+/**
+ * A lookup that answers from a whole list, which holds records it could not read: any of them may be what it looks for, so it decides
+ * nothing. Names the records' ids, the field and the fix; `instead`, another way to look it up.
+ */
+export function unreadable(
+  session: { workspace: string },
+  lookup: string,
+  what: string,
+  unread: readonly UnreadRecord[],
+  instead?: string,
+): InvalidResponseError {
+  const { error } = unread[0]!;
+  const ids = namedUpTo(unread.map((record) => record.id ?? "(no id)").sort());
+  const [those, they] = unread.length === 1 ? ["that record", "it"] : ["those records", "any of them"];
+  const fix = `Fix the field "${error.field}" of ${those} in the service${instead ? `, or ${instead}` : ""}.`;
+  return new InvalidResponseError(
+    `${lookup}: ${unread.length} of the ${what} of the workspace at ${session.workspace} could not be read (ids ${ids}; ` +
+      `${error.message.replace(/\.$/, "")}), and this lookup answers from the whole list: ` +
+      `${they} may be what it looks for, so nothing was decided. ${fix}`,
+    { method: error.method ?? "GET", path: error.path ?? "", status: error.status ?? 200, field: error.field },
+  );
+}
+
+/** The records of a whole list a lookup answers from, or {@link unreadable} when it holds a record that could not be read. */
+export function whole<T>(session: { workspace: string }, lookup: string, what: string, list: ProvenList<T>, instead?: string): T[] {
+  if (list.unread.length > 0) throw unreadable(session, lookup, what, list.unread, instead);
+  return list.records;
 }

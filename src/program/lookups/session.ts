@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { Entitlement, Integration, IntegrationUser, User, WorkspaceAccessClient } from "../../client";
 import { prove } from "../../client/absence";
 import { systemClock } from "../../client/clock";
-import { unlessNotFound, WorkspaceAccessError } from "../../client/errors";
+import { type InvalidResponseError, unlessNotFound, WorkspaceAccessError } from "../../client/errors";
 import { type Id, idOf } from "../../client/ids";
 import { MAX_PAGE_SIZE } from "../../client/paginate";
 import { programClient, programSettings } from "../program-settings";
@@ -19,8 +19,28 @@ const LOOKUP_BATCH_WINDOW_MS = 5;
 /** How many more listings a list may cost to be proven complete (two in a row agreeing at different page sizes). */
 const LOOKUP_PROOF_LISTINGS = 2;
 
-/** A paged list read at a page size, by id in its one form. */
-type ListAt<T> = (pageSize: number) => AsyncIterable<T>;
+/** A paged list read at a page size, handing each record it cannot read to `onInvalid`. */
+type ListAt<T> = (pageSize: number, onInvalid: (id: string | undefined, error: InvalidResponseError) => void) => AsyncIterable<T>;
+
+/** A record a listing served and could not read (a field of the wrong type): it is there, but what it holds is unknown. */
+export class UnreadRecord {
+  /** Its id as the service sent it, `undefined` when it had none. */
+  readonly id: string | undefined;
+  readonly error: InvalidResponseError;
+  constructor(id: string | undefined, error: InvalidResponseError) {
+    this.id = id;
+    this.error = error;
+  }
+}
+
+/** A list proven complete: the records read, and those that could not be (any of which may be what a lookup looks for). */
+export interface ProvenList<T> {
+  records: T[];
+  unread: UnreadRecord[];
+}
+
+/** A listing by id in its one form; a record without an id under a key of its own. */
+type Listing<T> = Map<Id, T | UnreadRecord>;
 
 /** The lookups' view of one workspace. */
 export class LookupSession {
@@ -30,8 +50,8 @@ export class LookupSession {
   readonly #calls = new Map<string, Promise<unknown>>();
   readonly #window = new BatchWindow(LOOKUP_BATCH_WINDOW_MS, () => systemClock);
   /** The workspace's users, and its integrations, listed at a page size. */
-  readonly #usersAt: ListAt<User> = (pageSize) => this.#client.users.list({ pageSize });
-  readonly #integrationsAt: ListAt<Integration> = (pageSize) => this.#client.integrations.list({ pageSize });
+  readonly #usersAt: ListAt<User> = (pageSize, onInvalid) => this.#client.users.list({ pageSize, onInvalid });
+  readonly #integrationsAt: ListAt<Integration> = (pageSize, onInvalid) => this.#client.integrations.list({ pageSize, onInvalid });
 
   constructor(client: WorkspaceAccessClient) {
     this.#client = client;
@@ -44,14 +64,15 @@ export class LookupSession {
   }
 
   /** Every user of the workspace, or those whose name or email contains `search` (the API's `filter`): one proven listing per run. */
-  users(search?: string): Promise<User[]> {
+  users(search?: string): Promise<ProvenList<User>> {
     if (search === undefined) return this.#proven("users", "users", this.#usersAt);
-    return this.#proven(`users?filter=${search}`, "users", (pageSize) => this.#client.users.list({ filter: search, pageSize }));
+    const listAt: ListAt<User> = (pageSize, onInvalid) => this.#client.users.list({ filter: search, pageSize, onInvalid });
+    return this.#proven(`users?filter=${search}`, "users", listAt);
   }
 
-  /** Every user as one listing has them: proof of presence only (a user it misses may be there: {@link users} decides that). */
+  /** The users one listing could read: proof of presence only (a user it misses may be there: {@link users} decides that). */
   async listedUsers(): Promise<User[]> {
-    return [...(await this.#listing("users", this.#usersAt)).values()];
+    return readable(await this.#listing("users", this.#usersAt));
   }
 
   /** A user by id, or `undefined`: lookups by id that arrive together share a listing (presence); a lone one, or one it misses, is one `GET`. */
@@ -59,12 +80,12 @@ export class LookupSession {
     return this.#call(`user:${idOf(id)}`, async () => {
       const shared = this.#calls.has("users") || (await this.#window.join()) > 1 || this.#calls.has("users");
       const listed = shared ? await this.#listing("users", this.#usersAt) : undefined;
-      return listed?.get(idOf(id)) ?? unlessNotFound(this.#client.users.get(id));
+      return readableOr(listed?.get(idOf(id)), () => unlessNotFound(this.#client.users.get(id)));
     });
   }
 
   /** Every integration of the workspace: one proven listing per run. */
-  allIntegrations(): Promise<Integration[]> {
+  allIntegrations(): Promise<ProvenList<Integration>> {
     return this.#proven("integrations", "integrations", this.#integrationsAt);
   }
 
@@ -72,7 +93,7 @@ export class LookupSession {
   integration(id: string): Promise<Integration | undefined> {
     return this.#call(`integration:${idOf(id)}`, async () => {
       const listed = this.#calls.has("integrations") ? await this.#listing("integrations", this.#integrationsAt) : undefined;
-      return listed?.get(idOf(id)) ?? unlessNotFound(this.#client.integrations.get(id));
+      return readableOr(listed?.get(idOf(id)), () => unlessNotFound(this.#client.integrations.get(id)));
     });
   }
 
@@ -82,23 +103,30 @@ export class LookupSession {
   }
 
   /** The members of an integration (a proven listing), or `undefined` when there is no such integration. */
-  members(integrationId: string): Promise<IntegrationUser[] | undefined> {
-    const listAt: ListAt<IntegrationUser> = (pageSize) => this.#client.integrations.listUsers(integrationId, { pageSize });
+  members(integrationId: string): Promise<ProvenList<IntegrationUser> | undefined> {
+    const listAt: ListAt<IntegrationUser> = (pageSize, onInvalid) =>
+      this.#client.integrations.listUsers(integrationId, { pageSize, onInvalid });
     return unlessNotFound(this.#proven(`members:${idOf(integrationId)}`, `members of integration ${integrationId}`, listAt));
   }
 
   /** The first listing of `key` (each record once, by id): it proves presence only. */
-  #listing<T extends { id: string }>(key: string, listAt: ListAt<T>): Promise<Map<Id, T>> {
-    return this.#call(key, () => mapById(listAt(MAX_PAGE_SIZE)));
+  #listing<T extends { id: string }>(key: string, listAt: ListAt<T>): Promise<Listing<T>> {
+    return this.#call(key, () => mapById(listAt, MAX_PAGE_SIZE));
   }
 
-  /** The records of `key`, the listing proven complete by another at a different page size agreeing with it; else it fails. */
-  #proven<T extends { id: string }>(key: string, what: string, listAt: ListAt<T>): Promise<T[]> {
+  /**
+   * The records of `key`, the listing proven complete by another at a different page size agreeing with it (the records it could
+   * not read among them: they are there too); else it fails.
+   */
+  #proven<T extends { id: string }>(key: string, what: string, listAt: ListAt<T>): Promise<ProvenList<T>> {
     return this.#call(`${key} (proven)`, async () => {
-      const proof = await prove((pageSize) => mapById(listAt(pageSize)), await this.#listing(key, listAt), {
+      const proof = await prove((pageSize) => mapById(listAt, pageSize), await this.#listing(key, listAt), {
         listings: LOOKUP_PROOF_LISTINGS,
       });
-      if (proof.proven) return [...proof.listing.values()];
+      if (proof.proven) {
+        const all = [...proof.listing.values()];
+        return { records: readable(proof.listing), unread: all.filter((r): r is UnreadRecord => r instanceof UnreadRecord) };
+      }
       if (proof.error !== undefined) throw proof.error;
       throw new WorkspaceAccessError(
         `Could not read the ${what} of the workspace at ${this.workspace} completely: ${LOOKUP_PROOF_LISTINGS + 1} listings at ` +
@@ -122,12 +150,22 @@ export class LookupSession {
   }
 }
 
-/** Each record of a listing once, by id in its one form. */
-async function mapById<T extends { id: string }>(records: AsyncIterable<T>): Promise<Map<Id, T>> {
-  const byId = new Map<Id, T>();
-  for await (const record of records) byId.set(idOf(record.id), record);
+/** Each record of a listing once, by id in its one form, those it could not read too (one without an id under a key of its own). */
+async function mapById<T extends { id: string }>(listAt: ListAt<T>, pageSize: number): Promise<Listing<T>> {
+  const byId: Listing<T> = new Map();
+  let withoutId = 0;
+  const onInvalid = (id: string | undefined, error: InvalidResponseError) =>
+    void byId.set(id === undefined ? (`(no id ${++withoutId})` as Id) : idOf(id), new UnreadRecord(id, error));
+  for await (const record of listAt(pageSize, onInvalid)) byId.set(idOf(record.id), record);
   return byId;
 }
+
+/** The records of a listing it could read. */
+const readable = <T>(listing: Listing<T>): T[] => [...listing.values()].filter((r): r is T => !(r instanceof UnreadRecord));
+
+/** A record the listing read, else (missed, or there but unreadable) what `read` gets directly. */
+const readableOr = <T>(listed: T | UnreadRecord | undefined, read: () => Promise<T | undefined>): Promise<T | undefined> | T =>
+  listed === undefined || listed instanceof UnreadRecord ? read() : listed;
 
 /** The session of this run and the settings in force, checked before any request as {@link getJob} checks them. */
 export function lookupSession(): Promise<LookupSession> {

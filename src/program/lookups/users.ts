@@ -3,7 +3,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { User } from "../../client";
 import { sameEmail } from "../../client/models";
 import type { SpecOf } from "./arguments";
-import { LookupError, notFound } from "./lookup-error";
+import { LookupError, notFound, unreadable, whole } from "./lookup-error";
 import { byEmail, nullsLast, outputOf, runLookup } from "./run";
 
 /** A workspace user as the lookups return it: the client's, without `mfaStatus` (the list leaves it empty); missing attributes are `null`. */
@@ -72,11 +72,15 @@ export function getUser(args: GetUserArgs, opts?: pulumi.InvokeOptions): Promise
       }
       const withEmail = (list: User[]) => list.filter((user) => typeof user.email === "string" && sameEmail(user.email, email!));
       // Found in the run's listing: there. Missed: a page shift may have skipped the user, so a proven listing decides.
+      // A user the proven listing could not read may be the one: a miss is then not decided.
       let users = await session.listedUsers();
       let matches = withEmail(users);
       if (matches.length === 0) {
-        users = await session.users();
+        const proven = await session.users();
+        users = proven.records;
         matches = withEmail(users);
+        if (matches.length === 0 && proven.unread.length > 0)
+          throw unreadable(session, "getUser", "users", proven.unread, "look the user up by id");
       }
       if (matches.length === 0)
         throw notFound(session, "getUser", `no user with email "${email}" (${users.length} users, emails compared case-insensitively)`);
@@ -111,7 +115,7 @@ export function getUsers(args: GetUsersArgs = {}, opts?: pulumi.InvokeOptions): 
     USERS_ARGS,
     args,
     async ({ search, role, status, isGuest }, session) => {
-      const listed = await session.users(search);
+      const listed = whole(session, "getUsers", "users", await session.users(search));
       const users = listed
         .filter((user) => (role === undefined || user.role === role) && (status === undefined || user.status === status))
         .filter((user) => isGuest === undefined || (user.isGuest ?? false) === isGuest)
