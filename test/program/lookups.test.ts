@@ -543,6 +543,34 @@ describe("the output forms", () => {
     expect(await found).toBe("carol@example.com");
   });
 
+  it("after the same resources, share one listing: 20 lookups in 1,000 users cost one paged listing", async () => {
+    const emu = await emulator({ seed: world(996) });
+    await program(emu);
+    await getUser({ email: "ada@example.com" });
+    emu.clearRequests();
+    const team = new Thing("team");
+    const emails = Array.from({ length: 20 }, (_, i) => `user${String(i * 40).padStart(3, "0")}@example.com`);
+    // Ten wait by dependsOn, ten by an argument that comes from the same resource: the same set, one fresh listing.
+    const found = emails.map((email, i) =>
+      i % 2 ? getUserOutput({ email }, { dependsOn: [team] }).email : getUserOutput({ email: team.urn.apply(() => email) }).email,
+    );
+    expect(await Promise.all(found.map(outcome))).toEqual(emails);
+    expect(emu.users.list()).toHaveLength(1000);
+    expect(sent(emu)).toEqual(Array.from({ length: 10 }, (_, i) => `GET /users${i > 0 ? ` p${i + 1}` : ""}`));
+  });
+
+  it("after other resources, read afresh again: each set of resources waited for has its listing", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu, {
+      created: (name) => void (name === "dave" && emu.users.add({ email: "dave@example.com", firstName: "D", lastName: "D" })),
+    });
+    const team = new Thing("team");
+    expect(await outcome(getUserOutput({ email: "ada@example.com" }, { dependsOn: [team] }).id)).toBe(users.ada);
+    const dave = new Thing("dave");
+    expect(await outcome(getUserOutput({ email: "dave@example.com" }, { dependsOn: [team, dave] }).email)).toBe("dave@example.com");
+    expect(sent(emu)).toEqual(["GET /users", "GET /users"]);
+  });
+
   it("wait for dependsOn and then run", async () => {
     const emu = await emulator({ seed: world() });
     await program(emu);

@@ -18,8 +18,8 @@ const afterResources = (key: string) => ({ [AFTER_RESOURCES]: key }) as pulumi.I
 
 /**
  * Checks `args` against `spec` (throwing before any request), then runs `lookup` with the session, a 401/403 hinted. After
- * resources it waited for (`opts` from {@link outputOf}), the session remembers nothing yet: the run's earlier listings predate
- * those writes.
+ * resources it waited for (`opts` from {@link outputOf}), the session is the one of the lookups after that same set: the run's
+ * earlier listings predate those writes.
  */
 export async function runLookup<A, R>(
   spec: ArgumentSpec,
@@ -31,7 +31,7 @@ export async function runLookup<A, R>(
     const checked = checkArguments<A>(spec, args);
     const session = await lookupSession();
     const after = (opts as Record<symbol, unknown> | undefined)?.[AFTER_RESOURCES];
-    return await lookup(checked, typeof after === "string" ? session.fresh() : session);
+    return await lookup(checked, typeof after === "string" ? session.after(after) : session);
   } catch (error) {
     throw printedAsOneLine(hinted(error));
   }

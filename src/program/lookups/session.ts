@@ -48,6 +48,8 @@ export class LookupSession {
   readonly workspace: string;
   readonly #client: WorkspaceAccessClient;
   readonly #calls = new Map<string, Promise<unknown>>();
+  /** The views for lookups after resources, by those resources (see {@link after}). */
+  readonly #after = new Map<string, LookupSession>();
   readonly #window = new BatchWindow(LOOKUP_BATCH_WINDOW_MS, () => systemClock);
   /** The workspace's users, and its integrations, listed at a page size. */
   readonly #usersAt: ListAt<User> = (pageSize, onInvalid) => this.#client.users.list({ pageSize, onInvalid });
@@ -58,9 +60,18 @@ export class LookupSession {
     this.workspace = new URL(client.baseUrl).host;
   }
 
-  /** A view of the same workspace that remembers nothing yet: a lookup after its `dependsOn` must see what they wrote. */
-  fresh(): LookupSession {
-    return new LookupSession(this.#client);
+  /**
+   * The view of the same workspace for the lookups that waited for the resources `waitedFor` names (their sorted URNs): it remembers
+   * nothing the run read before them (a lookup after them must see what they wrote), and is shared by every lookup that waited for
+   * that same set, once they exist.
+   */
+  after(waitedFor: string): LookupSession {
+    let session = this.#after.get(waitedFor);
+    if (!session) {
+      session = new LookupSession(this.#client);
+      this.#after.set(waitedFor, session);
+    }
+    return session;
   }
 
   /** Every user of the workspace, or those whose name or email contains `search` (the API's `filter`): one proven listing per run. */
