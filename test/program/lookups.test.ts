@@ -263,6 +263,25 @@ describe("getUsers", () => {
     expect(sent(emu)).toEqual(provenListing("/users", 2));
   });
 
+  it("compares isGuest exactly: a user whose record leaves it out is neither a guest nor a non-guest", async () => {
+    const emu = await emulator({ seed: world() });
+    const record = (id: string, email: string, isGuest: boolean | null) => ({
+      id,
+      type: "user",
+      attributes: { email, role: "workspace_login_only", isGuest, status: "live" },
+    });
+    const body = JSON.stringify({
+      data: [record("u-1", "emp@example.com", false), record("u-2", "scim@example.com", null), record("u-3", "guest@example.com", true)],
+      links: { next: null },
+      meta: {},
+    });
+    emu.fault({ method: "GET", path: "/users", body, times: 10 });
+    await program(emu);
+    expect((await getUsers({ isGuest: false })).ids).toEqual(["u-1"]);
+    expect((await getUsers({ isGuest: true })).ids).toEqual(["u-3"]);
+    expect((await getUsers()).ids).toEqual(["u-1", "u-3", "u-2"]);
+  });
+
   it("sends search as the API's filter; no match is an empty answer", async () => {
     const emu = await emulator({ seed: world() });
     await program(emu);

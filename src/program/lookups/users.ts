@@ -25,7 +25,7 @@ export interface GetUsersArgs {
   role?: string;
   /** Only users with this status: `live`, `pending` or `disabled`. */
   status?: string;
-  /** Only guests (true) or only non-guests (false). */
+  /** Only guests (true) or only non-guests (false); a user whose record does not say matches neither. */
   isGuest?: boolean;
 }
 
@@ -104,7 +104,8 @@ export const getUserOutput = outputOf(getUser);
 
 /**
  * The workspace users matching every argument given (all without any), sorted by email. `search` is the API's
- * `filter` (name or email contains); `role`, `status` and `isGuest` compare exactly. None is an answer.
+ * `filter` (name or email contains); `role`, `status` and `isGuest` compare exactly (a user whose record leaves one out matches
+ * neither value of it). None is an answer.
  *
  * ```ts
  * const guests = await wa.getUsers({ isGuest: true, status: "live" });
@@ -118,7 +119,7 @@ export function getUsers(args: GetUsersArgs = {}, opts?: pulumi.InvokeOptions): 
       const listed = whole(session, "getUsers", "users", await session.users(search));
       const users = listed
         .filter((user) => (role === undefined || user.role === role) && (status === undefined || user.status === status))
-        .filter((user) => isGuest === undefined || (user.isGuest ?? false) === isGuest)
+        .filter((user) => isGuest === undefined || user.isGuest === isGuest)
         .map(lookedUp)
         .sort((a, b) => byEmail(a.email, b.email) || nullsLast(a.id, b.id));
       return { users, ids: users.map((user) => user.id) };
