@@ -14,7 +14,7 @@ import { isUserCreate } from "./routes/users";
 import { applySeed, defaultSeed } from "./seed";
 import { EmulatorServer, RequestLog } from "./server";
 import { integrationView, memberView, userView } from "./rows";
-import { Store } from "./store";
+import { idKey, Store } from "./store";
 import { formatTimestamp } from "./time";
 import type { EmulatedJob, Emulator, EmulatorOptions, EmulatorQuirks, PageHook } from "./types";
 import type { JobRow } from "./jobs";
@@ -198,15 +198,15 @@ function integrationsOf(store: Store): Emulator["integrations"] {
 function jobsOf(jobs: JobEngine, inviteFailures: InviteFailures): Emulator["jobs"] {
   return {
     get: (id) => {
-      const row = jobs.get(id);
+      const row = jobs.get(idKey(id));
       return row === undefined ? undefined : jobView(row);
     },
     list: () => jobs.list().map(jobView),
     failNext: (count, errorDetails) => jobs.failNext(count, errorDetails),
-    failInvitesOf: (userIds, mode) => inviteFailures.add(userIds, mode),
+    failInvitesOf: (userIds, mode) => inviteFailures.add(userIds.map(idKey), mode),
     clearInviteFailures: () => inviteFailures.clear(),
     hangNext: (count) => jobs.hangNext(count),
-    release: (id) => jobs.release(id),
+    release: (id) => jobs.release(idKey(id)),
     setTiming: (timing) => jobs.setTiming(timing),
   };
 }

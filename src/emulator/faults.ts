@@ -19,7 +19,8 @@ export function invitedUserIds(body: unknown): string[] {
 /** Whether a fault applies to a request. */
 function faultMatches(fault: Fault, method: string, path: string, body: unknown): boolean {
   if (fault.method !== undefined && fault.method.toUpperCase() !== method.toUpperCase()) return false;
-  if (fault.userId !== undefined && !invitedUserIds(body).includes(fault.userId)) return false;
+  // The body's ids arrive in lower case (the server lowers them); a fault may name its user in any case.
+  if (fault.userId !== undefined && !invitedUserIds(body).includes(fault.userId.toLowerCase())) return false;
   if (typeof fault.path === "string") return fault.path === path;
   // A global or sticky RegExp keeps state between test() calls; reset it so matching is pure.
   fault.path.lastIndex = 0;

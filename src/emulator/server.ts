@@ -11,6 +11,7 @@ import type { Reply, World } from "./routes/context";
 import { lowerCaseUuids, lowerCaseUuidsIn, nullOptionalFields, upperCaseUuids } from "./quirks";
 import { API_PREFIX, type Incoming, MAX_BODY_BYTES, receive } from "./incoming";
 import { missingScopes } from "./scopes";
+import { idKey } from "./store";
 import type { AnsweredRequest, Fault, RecordedRequest } from "./types";
 
 /** The request log and counters the emulator exposes. */
@@ -171,7 +172,8 @@ export class EmulatorServer {
     try {
       return match.route.handle({
         world,
-        params: match.params,
+        // Every path parameter is an id, and the store keeps ids in lower case: any id matches in any case, UUID-shaped or not.
+        params: Object.fromEntries(Object.entries(match.params).map(([name, value]) => [name, idKey(value)])),
         query: incoming.query,
         body: "body" in incoming ? incoming.body : incoming.record.body,
         invalidJson: incoming.invalidJson,

@@ -13,6 +13,14 @@ export type { IntegrationRow, MemberRow, UserAttributes, UserRow } from "./rows"
 /** The workspace name integrations report. */
 const WORKSPACE = "emulator";
 
+/**
+ * The one form of an id in the store: lower case. Ids compare case-insensitively (the contract), so
+ * an id is lowered where it enters (a seed, `users.add`, `setMember`) and where it is looked up.
+ */
+export function idKey(id: string): string {
+  return id.toLowerCase();
+}
+
 /** Emails compare case-insensitively (contract). */
 function emailKey(email: string): string {
   return email.trim().toLowerCase();
@@ -58,7 +66,7 @@ export class Store {
 
   /** A user by id. */
   user(id: string): UserRow | undefined {
-    return this.#users.get(id);
+    return this.#users.get(idKey(id));
   }
 
   /** A user by email, case-insensitively. */
@@ -78,7 +86,7 @@ export class Store {
 
   /** Creates a user; throws when the id or email is taken. */
   addUser(seed: SeedUser, now = this.#now()): UserRow {
-    const id = seed.id ?? randomUUID();
+    const id = idKey(seed.id ?? randomUUID());
     if (this.#users.has(id)) throw new Error(`emulator: a user with id ${id} already exists`);
     if (this.emailTaken(seed.email)) throw new Error(`emulator: the email ${seed.email} is already taken`);
     const isGuest = seed.isGuest ?? false;
@@ -99,7 +107,8 @@ export class Store {
   }
 
   /** Changes a user in place (keeping its list position); throws when unknown or the email is taken. */
-  updateUser(id: string, patch: Partial<SeedUser>, now = this.#now()): UserRow {
+  updateUser(anyId: string, patch: Partial<SeedUser>, now = this.#now()): UserRow {
+    const id = idKey(anyId);
     const row = this.#users.get(id);
     if (row === undefined) throw new Error(`emulator: no user with id ${id}`);
     if (patch.email !== undefined && this.emailTaken(patch.email, id)) {
@@ -118,7 +127,8 @@ export class Store {
   }
 
   /** Deletes a user and every membership of theirs; returns whether the user existed. */
-  removeUser(id: string): boolean {
+  removeUser(anyId: string): boolean {
+    const id = idKey(anyId);
     const existed = this.#users.delete(id);
     for (const integration of this.#integrations.values()) integration.members.delete(id);
     return existed;
@@ -131,12 +141,12 @@ export class Store {
 
   /** An integration by id. */
   integration(id: string): IntegrationRow | undefined {
-    return this.#integrations.get(id);
+    return this.#integrations.get(idKey(id));
   }
 
   /** Creates an integration and its memberships; member `userId`s may be ids or emails of existing users. */
   addIntegration(seed: SeedIntegration, now = this.#now()): IntegrationRow {
-    const id = seed.id ?? randomUUID();
+    const id = idKey(seed.id ?? randomUUID());
     if (this.#integrations.has(id)) throw new Error(`emulator: an integration with id ${id} already exists`);
     const prefix = seed.application.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
     const catalogue: EmulatedEntitlement[] = [];
@@ -158,7 +168,7 @@ export class Store {
     };
     this.#integrations.set(id, row);
     for (const m of seed.users ?? []) {
-      const user = this.#users.get(m.userId) ?? this.userByEmail(m.userId);
+      const user = this.user(m.userId) ?? this.userByEmail(m.userId);
       if (user === undefined) throw new Error(`emulator: integration ${seed.application} names an unknown user ${m.userId}`);
       this.setMember(id, user.id, m);
     }
@@ -167,10 +177,12 @@ export class Store {
 
   /** Adds or replaces a membership; throws for an unknown integration or user. */
   setMember(
-    integrationId: string,
-    userId: string,
+    anyIntegrationId: string,
+    anyUserId: string,
     m: { role?: MemberRole; entitlements: readonly string[]; dynamicFields?: Record<string, unknown> },
   ): MemberRow {
+    const integrationId = idKey(anyIntegrationId);
+    const userId = idKey(anyUserId);
     const integration = this.#integrations.get(integrationId);
     if (integration === undefined) throw new Error(`emulator: no integration with id ${integrationId}`);
     if (!this.#users.has(userId)) throw new Error(`emulator: no user with id ${userId}`);
@@ -205,7 +217,8 @@ export class Store {
   }
 
   /** Another admin adds a new user of theirs to an integration, listed at `index` of its members. */
-  addOtherAdminMember(integrationId: string, index: number): MemberRow {
+  addOtherAdminMember(anyIntegrationId: string, index: number): MemberRow {
+    const integrationId = idKey(anyIntegrationId);
     const user = this.addOtherAdminUser();
     const integration = this.#integrations.get(integrationId);
     if (integration === undefined) throw new Error(`emulator: no integration with id ${integrationId}`);
@@ -218,7 +231,7 @@ export class Store {
 
   /** Deletes an integration and its memberships; returns whether it existed. */
   removeIntegration(id: string): boolean {
-    return this.#integrations.delete(id);
+    return this.#integrations.delete(idKey(id));
   }
 
   /** Whether a user is another admin's and may vanish: never changed, not an owner, every membership also the other admin's. */
@@ -237,7 +250,7 @@ export class Store {
 
   /** Removes a membership; returns whether it existed. */
   removeMember(integrationId: string, userId: string): boolean {
-    return this.#integrations.get(integrationId)?.members.delete(userId) ?? false;
+    return this.#integrations.get(idKey(integrationId))?.members.delete(idKey(userId)) ?? false;
   }
 }
 

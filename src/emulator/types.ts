@@ -27,7 +27,7 @@ export type JobStatus = "created" | "started" | "running" | "retrying" | "finish
 
 /** A workspace user to create, from a seed or through `emulator.users.add`. */
 export interface SeedUser {
-  /** Fixed id; a random UUID when absent. */
+  /** Fixed id, kept in lower case (ids compare case-insensitively); a random UUID when absent. */
   id?: string;
   email: string;
   /** `null` for a user who has none yet (pending or SCIM-provisioned users often have no names). */
@@ -66,7 +66,7 @@ export interface SeedMember {
 
 /** An integration (an "account" record) to create. */
 export interface SeedIntegration {
-  /** Fixed id; a random UUID when absent. */
+  /** Fixed id, kept in lower case (ids compare case-insensitively); a random UUID when absent. */
   id?: string;
   application: string;
   /** Defaults to `<application> (emulator)`. */

@@ -336,6 +336,52 @@ describe("upperCaseIds", () => {
   });
 });
 
+describe("ids given in upper case (a seed, users.add, setMember)", () => {
+  /** The seed of `hexSeed` with every id in upper case, as a real workspace export might hold them. */
+  function upperSeed(): EmulatorOptions["seed"] {
+    return JSON.parse(JSON.stringify(hexSeed()).replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, (id) => id.toUpperCase()));
+  }
+
+  it("stores them in lower case: every direct read answers, in either case, and lists name them in lower case", async () => {
+    const e = await start({ seed: upperSeed() });
+    for (const id of [HEX.ada, HEX.ada.toUpperCase()]) {
+      const read = await call(e, "GET", `users/${id}`);
+      expect(read.status).toBe(200);
+      expect(at(read.json, "data", "id")).toBe(HEX.ada);
+    }
+    for (const id of [TEAM.tube, TEAM.tube.toUpperCase()]) expect((await call(e, "GET", `integrations/${id}`)).status).toBe(200);
+    const member = await call(e, "GET", `integrations/${TEAM.tube.toUpperCase()}/users/${HEX.ada.toUpperCase()}`);
+    expect(member.status).toBe(200);
+    expect(at(member.json, "data", "id")).toBe(HEX.ada);
+    const users = await call(e, "GET", "users");
+    expect((at(users.json, "data") as Array<{ id: string }>).map((u) => u.id)).toEqual([HEX.ada, HEX.cy]);
+  });
+
+  it("lets the handle add and look up in any case, and writes over HTTP reach what it added", async () => {
+    const e = await start({ seed: {} });
+    const added = e.users.add({ id: HEX.cy.toUpperCase(), email: "cy@example.com", firstName: "Cy", lastName: "Y" });
+    expect(added.id).toBe(HEX.cy);
+    expect(e.users.get(HEX.cy.toUpperCase())?.id).toBe(HEX.cy);
+    expect(e.users.get(HEX.cy)?.id).toBe(HEX.cy);
+    // One user, whatever the case it is named in.
+    expect(() => e.users.add({ id: HEX.cy, email: "other@example.com", firstName: "O", lastName: "T" })).toThrow(/already exists/);
+    e.integrations.add({ id: TEAM.tube.toUpperCase(), application: "YouTube", entitlements: [{ id: "VIEWER" }] });
+    e.integrations.setMember(TEAM.tube.toUpperCase(), HEX.cy.toUpperCase(), { entitlements: ["VIEWER"] });
+    expect(e.integrations.members(TEAM.tube)).toEqual([{ userId: HEX.cy, role: "collaborator", entitlements: ["VIEWER"] }]);
+    expect(e.integrations.get(TEAM.tube.toUpperCase())?.id).toBe(TEAM.tube);
+    const patch = await call(e, "PATCH", `integrations/${TEAM.tube}/users/${HEX.cy}`, {
+      body: { data: { type: "update_user_entitlement", attributes: { entitlements: [] } } },
+    });
+    expect(at((await finish(e, patch)).json, "data", "attributes", "status")).toBe("finished");
+    expect(e.integrations.members(TEAM.tube.toUpperCase())[0]?.entitlements).toEqual([]);
+    expect((await call(e, "DELETE", `users/${HEX.cy.toUpperCase()}`)).status).toBe(204);
+    expect(e.users.get(HEX.cy)).toBeUndefined();
+    // An id that is not a UUID (a seed may hold one) matches in any case too.
+    e.users.add({ id: "Legacy-User-7", email: "legacy@example.com", firstName: "L", lastName: "U" });
+    expect(at((await call(e, "GET", "users/LEGACY-USER-7")).json, "data", "id")).toBe("legacy-user-7");
+  });
+});
+
 describe("noContent", () => {
   it("PUT /users/{id} answers 204 without a body and applies the change", async () => {
     const e = await start({ seed: teamSeed(), quirks: { noContent: true } });
