@@ -58,6 +58,8 @@ export const field = {
         error: `${ENUM}; permitted: ${allowed.map((a) => `'${a}'`).join(", ")}`,
       })
       .transform((value) => value as T),
+  /** A boolean; absent or null, "field required". */
+  boolean: () => z.boolean({ error: orMissing("value could not be parsed to a boolean") }),
   /** A boolean, if given. */
   optionalBoolean: () => z.boolean({ error: "value could not be parsed to a boolean" }).nullish(),
   /** A list of `{ id }` objects, read as the ids, each once. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_SCOPES, type Emulator, startEmulator } from "../../src/emulator/index";
-import { at, call, errorField, TEAM, teamSeed, userBody } from "./helpers";
+import { at, call, errorField, TEAM, teamSeed, replaceBody, userBody } from "./helpers";
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -18,7 +18,7 @@ const ROUTES: Array<[method: string, path: string, scopes: string[], body?: unkn
   ["GET", "users", ["read:users"]],
   ["GET", `users/${TEAM.ada}`, ["read:users"]],
   ["POST", "users", ["write:users"], userBody({ email: "scoped@example.com" })],
-  ["PUT", `users/${TEAM.cy}`, ["write:users"], userBody({ email: "cy@example.com" })],
+  ["PUT", `users/${TEAM.cy}`, ["write:users"], replaceBody({ email: "cy@example.com" })],
   ["DELETE", "users/00000000-0000-4000-8000-000000000000", ["write:users"]],
   ["GET", "integrations", ["read:integrations"]],
   ["GET", tube, ["read:integrations"]],

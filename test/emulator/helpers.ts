@@ -74,6 +74,11 @@ export function userBody(attributes: Record<string, unknown>, extra: Record<stri
   };
 }
 
+/** A user replace body: every writable attribute, as the contract's PUT takes them (`isGuest` false unless given). */
+export function replaceBody(attributes: Record<string, unknown>, extra: Record<string, unknown> = {}): unknown {
+  return userBody({ isGuest: false, ...attributes }, extra);
+}
+
 /** A small fixed world for integration tests. */
 export const TEAM = {
   ada: "11111111-1111-4111-8111-111111111111",

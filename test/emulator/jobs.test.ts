@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type Emulator, type EmulatorOptions, INJECTED_ERROR_TYPE, startEmulator } from "../../src/emulator/index";
 import { VirtualClock } from "../support/virtual-clock";
-import { at, call, TEAM, teamSeed, userBody } from "./helpers";
+import { at, call, TEAM, teamSeed, replaceBody, userBody } from "./helpers";
 
 const tube = `integrations/${TEAM.tube}`;
 const setBody = (entitlements: string[]) => ({
@@ -194,7 +194,7 @@ describe("user writes answered with jobs (userWritesAsJobs)", () => {
 
   it("replaces and deletes through jobs too", async () => {
     await withEmulator({ userWritesAsJobs: true, job: { finishAfterPolls: 1 } }, async (emulator) => {
-      const put = await call(emulator, "PUT", `users/${TEAM.cy}`, { body: userBody({ email: "cy2@example.com" }) });
+      const put = await call(emulator, "PUT", `users/${TEAM.cy}`, { body: replaceBody({ email: "cy2@example.com" }) });
       expect(emulator.users.get(TEAM.cy)?.email).toBe("cy@example.com");
       await status(emulator, at(put.json, "data", "id") as string);
       expect(emulator.users.get(TEAM.cy)?.email).toBe("cy2@example.com");

@@ -102,7 +102,11 @@ describe("shiftPages", () => {
     const user = e.users.list()[0]!;
     const put = await call(e, "PUT", `users/${user.id}`, {
       body: {
-        data: { type: "user", id: user.id, attributes: { email: user.email, firstName: "A", lastName: "B", role: "workspace_login_only" } },
+        data: {
+          type: "user",
+          id: user.id,
+          attributes: { email: user.email, firstName: "A", lastName: "B", role: "workspace_login_only", isGuest: false },
+        },
       },
     });
     expect(put.status).toBe(200);
@@ -330,7 +334,7 @@ describe("upperCaseIds", () => {
     expect(at((await call(e, "GET", `users/${HEX.cy}`)).json, "data", "id")).toBe(HEX.cy);
     // A PUT whose data.id is the path's in another case is the same user, not a conflict.
     const user = e.users.get(HEX.cy)!;
-    const attributes = { email: user.email, firstName: "Cy", lastName: "Case", role: "workspace_login_only" };
+    const attributes = { email: user.email, firstName: "Cy", lastName: "Case", role: "workspace_login_only", isGuest: false };
     const put = await call(e, "PUT", `users/${HEX.cy}`, { body: { data: { type: "user", id: HEX.cy.toUpperCase(), attributes } } });
     expect(put.status).toBe(200);
   });
@@ -390,7 +394,7 @@ describe("noContent", () => {
         data: {
           type: "user",
           id: TEAM.bob,
-          attributes: { email: "bob@example.com", firstName: "Robert", lastName: "Builder", role: "workspace_login_only" },
+          attributes: { email: "bob@example.com", firstName: "Robert", lastName: "Builder", role: "workspace_login_only", isGuest: false },
         },
       },
     });

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index";
-import { at, call, errorField, manyUsers, userBody } from "./helpers";
+import { at, call, errorField, manyUsers, replaceBody, userBody } from "./helpers";
 
 describe("GET /users (list)", () => {
   let emulator: Emulator;
@@ -198,7 +198,10 @@ describe("user writes", () => {
     it("replaces every writable attribute and keeps status and createdAt", async () => {
       const user = emulator.users.add({ email: "old@example.com", firstName: "Old", lastName: "Name", isGuest: true, status: "live" });
       const answer = await call(emulator, "PUT", `users/${user.id}`, {
-        body: userBody({ email: "NEW@example.com", firstName: "New", lastName: "Name2", role: "workspace_super_admin" }, { id: user.id }),
+        body: replaceBody(
+          { email: "NEW@example.com", firstName: "New", lastName: "Name2", role: "workspace_super_admin" },
+          { id: user.id },
+        ),
       });
       expect(answer.status).toBe(200);
       expect(at(answer.json, "data", "attributes")).toMatchObject({
@@ -212,15 +215,38 @@ describe("user writes", () => {
       });
     });
 
+    it.each([
+      ["leaves isGuest out", userBody({ email: "guest@example.com" })],
+      ["sends isGuest null", userBody({ email: "guest@example.com", isGuest: null })],
+    ])(
+      "answers 400 naming isGuest when the body %s: a replace takes every writable attribute, and the guest stays one",
+      async (_l, body) => {
+        const user = emulator.users.add({ email: "guest@example.com", firstName: "G", lastName: "U", isGuest: true });
+        const answer = await call(emulator, "PUT", `users/${user.id}`, { body });
+        expect(answer.status).toBe(400);
+        expect(at(answer.json, "errors")).toEqual([
+          {
+            code: errorField(answer, "code"),
+            title: errorField(answer, "title"),
+            detail: expect.stringContaining("isGuest"),
+            status: 400,
+            meta: { loc: ["body", "data", "attributes", "isGuest"], msg: "field required", type: "value_error.missing" },
+          },
+        ]);
+        expect(emulator.users.get(user.id)?.isGuest).toBe(true);
+        emulator.users.remove(user.id);
+      },
+    );
+
     it("accepts a change of case of the user's own email", async () => {
       const user = emulator.users.add({ email: "case@example.com", firstName: "C", lastName: "A" });
-      const answer = await call(emulator, "PUT", `users/${user.id}`, { body: userBody({ email: "CASE@example.com" }) });
+      const answer = await call(emulator, "PUT", `users/${user.id}`, { body: replaceBody({ email: "CASE@example.com" }) });
       expect(answer.status).toBe(200);
     });
 
     it("answers 409 when the new email belongs to another user", async () => {
       const user = emulator.users.add({ email: "mine@example.com", firstName: "M", lastName: "E" });
-      const answer = await call(emulator, "PUT", `users/${user.id}`, { body: userBody({ email: "TAKEN@example.com" }) });
+      const answer = await call(emulator, "PUT", `users/${user.id}`, { body: replaceBody({ email: "TAKEN@example.com" }) });
       expect(answer.status).toBe(409);
       expect(emulator.users.get(user.id)?.email).toBe("mine@example.com");
     });
@@ -228,14 +254,14 @@ describe("user writes", () => {
     it("answers 409 when data.id contradicts the URL", async () => {
       const user = emulator.users.add({ email: "id@example.com", firstName: "I", lastName: "D" });
       const answer = await call(emulator, "PUT", `users/${user.id}`, {
-        body: userBody({ email: "id@example.com" }, { id: "someone-else" }),
+        body: replaceBody({ email: "id@example.com" }, { id: "someone-else" }),
       });
       expect(answer.status).toBe(409);
     });
 
     it("answers 404 for an unknown user", async () => {
       const answer = await call(emulator, "PUT", "users/00000000-0000-4000-8000-000000000000", {
-        body: userBody({ email: "x@example.com" }),
+        body: replaceBody({ email: "x@example.com" }),
       });
       expect(answer.status).toBe(404);
       expect(errorField(answer, "title")).toBe("Not found");

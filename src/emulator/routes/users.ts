@@ -39,7 +39,10 @@ function self(id: string): string {
   return `/api/v1/users/${encodeURIComponent(id)}`;
 }
 
-/** Reads and validates a user body; `pathId` is set for PUT, whose `data.id` must match it. */
+/**
+ * Reads and validates a user body; `pathId` is set for PUT, whose `data.id` must match it and which
+ * needs every writable attribute (`isGuest` too: only a create may leave it out, for false).
+ */
 function parseUserBody(ctx: RequestContext, pathId?: string): UserAttributes {
   const body = parseBody(
     field.object({
@@ -53,7 +56,8 @@ function parseUserBody(ctx: RequestContext, pathId?: string): UserAttributes {
           lastName: field.string(),
           // The roles the public document lists; any role with `openUserRoles` (the contract leaves it open).
           role: ctx.world.quirks.openUserRoles === true ? field.string().min(1, "field required") : field.oneOf(USER_ROLES),
-          isGuest: field.optionalBoolean(),
+          // A replace takes every writable attribute (the contract): a PUT that leaves isGuest out must not reset it.
+          isGuest: pathId === undefined ? field.optionalBoolean() : field.boolean(),
         }),
       }),
     }),
