@@ -20,6 +20,10 @@ export interface Incoming {
   apiPath: string | undefined;
   query: URLSearchParams;
   apiKey: string | undefined;
+  /** The `Content-Type` header as sent, if any. */
+  contentType: string | undefined;
+  /** Whether a body was sent (anything but whitespace). */
+  hasBody: boolean;
   invalidJson: boolean;
   tooLarge: boolean;
 }
@@ -56,7 +60,8 @@ export async function receive(req: IncomingMessage, parts: Pick<ServerParts, "cl
   }
   const text = Buffer.concat(chunks).toString("utf8");
   let invalidJson = false;
-  if (text.trim() !== "") {
+  const hasBody = text.trim() !== "";
+  if (hasBody) {
     try {
       record.body = JSON.parse(text);
     } catch {
@@ -64,7 +69,9 @@ export async function receive(req: IncomingMessage, parts: Pick<ServerParts, "cl
       invalidJson = true;
     }
   }
-  return { record, method: record.method, apiPath, query: url.searchParams, apiKey, invalidJson, tooLarge: size > MAX_BODY_BYTES };
+  const contentType = req.headers["content-type"];
+  const tooLarge = size > MAX_BODY_BYTES;
+  return { record, method: record.method, apiPath, query: url.searchParams, apiKey, contentType, hasBody, invalidJson, tooLarge };
 }
 
 /** The still-encoded path after `/api/v1`, trailing slash dropped; undefined outside the API. */

@@ -11,8 +11,12 @@ import type { Reply, World } from "./routes/context";
 import { lowerCaseUuids, lowerCaseUuidsIn, nullOptionalFields, upperCaseUuids } from "./quirks";
 import { API_PREFIX, type Incoming, MAX_BODY_BYTES, receive } from "./incoming";
 import { missingScopes } from "./scopes";
+import { requireJsonContentType } from "./validation";
 import { idKey } from "./store";
 import type { AnsweredRequest, Fault, RecordedRequest } from "./types";
+
+/** The methods whose routes read a body. */
+const BODY_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH"]);
 
 /** The request log and counters the emulator exposes. */
 export class RequestLog {
@@ -170,6 +174,8 @@ export class EmulatorServer {
     if (incoming.tooLarge) return fail(413, `The body exceeds ${MAX_BODY_BYTES} bytes.`);
 
     try {
+      // A write's body is JSON, said so by its Content-Type (the contract); a write without a body fails in its route.
+      if (incoming.hasBody && BODY_METHODS.has(method)) requireJsonContentType(incoming.contentType);
       return match.route.handle({
         world,
         // Every path parameter is an id, and the store keeps ids in lower case: any id matches in any case, UUID-shaped or not.

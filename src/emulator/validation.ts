@@ -89,6 +89,31 @@ export function parseBody<T extends z.ZodType>(schema: T, body: Record<string, u
   throw ApiError.validation(issues);
 }
 
+/** `application/json` or a `+json` type, with or without parameters (`; charset=utf-8`), in any case. */
+const JSON_MEDIA_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
+
+/**
+ * The 400 for a body sent without `Content-Type: application/json` (the contract: bodies are JSON with
+ * that header). The public document lists no 415 for any operation, only 400 for a request it cannot
+ * interpret, so a missing or other media type is a validation issue located at the header (assumed).
+ */
+export function requireJsonContentType(contentType: string | undefined): void {
+  if (contentType !== undefined && JSON_MEDIA_TYPE.test(contentType.trim())) return;
+  const issue: ValidationIssue =
+    contentType === undefined || contentType.trim() === ""
+      ? {
+          loc: ["header", "content-type"],
+          msg: "field required: send a JSON body with Content-Type: application/json",
+          type: "value_error.missing",
+        }
+      : {
+          loc: ["header", "content-type"],
+          msg: `unsupported media type '${contentType}': send a JSON body with Content-Type: application/json`,
+          type: "value_error.media_type",
+        };
+  throw ApiError.validation([issue]);
+}
+
 /** The issue for a body that is missing or not JSON. */
 export function requireJsonBody(body: unknown, invalidJson: boolean): Record<string, unknown> {
   if (invalidJson) {

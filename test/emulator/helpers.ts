@@ -20,6 +20,8 @@ export interface CallOptions {
   raw?: string;
   /** The API key; null sends none. Default: the emulator's own key. */
   key?: string | null;
+  /** The Content-Type of a body; null sends none. Default: `application/json`. */
+  contentType?: string | null;
 }
 
 /** Sends one request to `emulator` at `path` (relative to the base URL, e.g. `users?page%5Bsize%5D=2`). */
@@ -27,21 +29,24 @@ export async function call(emulator: Emulator, method: string, path: string, opt
   const headers: Record<string, string> = {};
   const key = options.key === undefined ? emulator.apiKey : options.key;
   if (key !== null) headers["X-API-Key"] = key;
-  let body: string | undefined = options.raw;
-  if (options.body !== undefined) body = JSON.stringify(options.body);
-  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let text: string | undefined = options.raw;
+  if (options.body !== undefined) text = JSON.stringify(options.body);
+  const contentType = options.contentType === undefined ? "application/json" : options.contentType;
+  if (text !== undefined && contentType !== null) headers["Content-Type"] = contentType;
+  // Bytes, not a string: fetch gives a string body `text/plain` unless told otherwise, bytes no Content-Type at all.
+  const body = text === undefined ? undefined : new TextEncoder().encode(text);
   const url = path.startsWith("/") ? new URL(path, emulator.url).toString() : emulator.url + path;
   const res = await fetch(url, { method, headers, body });
-  const text = await res.text();
+  const answered = await res.text();
   let json: unknown;
-  if (text !== "") {
+  if (answered !== "") {
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(answered);
     } catch {
       json = undefined;
     }
   }
-  return { status: res.status, headers: res.headers, json, text };
+  return { status: res.status, headers: res.headers, json, text: answered };
 }
 
 /** A JSON object field by path, for terse assertions on `unknown`. */

@@ -85,6 +85,48 @@ describe("routing", () => {
   });
 });
 
+describe("request bodies: JSON with Content-Type: application/json (the contract)", () => {
+  const youtube = DEFAULT_IDS.integrations.youtube;
+  const setEntitlements = { data: { type: "update_user_entitlement", attributes: { entitlements: [{ id: "VIEWER" }] } } };
+
+  it.each([
+    ["no Content-Type", null, "value_error.missing"],
+    ["text/plain", "text/plain;charset=UTF-8", "value_error.media_type"],
+    ["a form", "application/x-www-form-urlencoded", "value_error.media_type"],
+  ])("answers a body sent with %s 400 at header.content-type, saying what to send, and writes nothing", async (_l, contentType, type) => {
+    await withEmulator(async (emulator) => {
+      const create = await call(emulator, "POST", "users", { body: userBody({ email: "typed@example.com" }), contentType });
+      expect(create.status).toBe(400);
+      expect(errorField(create, "meta")).toEqual({ loc: ["header", "content-type"], msg: expect.any(String), type });
+      expect(errorField(create, "detail")).toContain("Content-Type: application/json");
+      expect(emulator.users.findByEmail("typed@example.com")).toBeUndefined();
+      const patch = await call(emulator, "PATCH", `integrations/${youtube}/users/${DEFAULT_IDS.users.grace}`, {
+        body: setEntitlements,
+        contentType,
+      });
+      expect(patch.status).toBe(400);
+      expect(emulator.jobs.list()).toEqual([]);
+    });
+  });
+
+  it.each([
+    ["application/json", "application/json"],
+    ["with a charset, in another case", "Application/JSON; charset=utf-8"],
+    ["the JSON:API type", "application/vnd.api+json"],
+  ])("takes a body sent as %s", async (_l, contentType) => {
+    await withEmulator(async (emulator) => {
+      const create = await call(emulator, "POST", "users", { body: userBody({ email: "typed@example.com" }), contentType });
+      expect(create.status).toBe(201);
+    });
+  });
+
+  it("asks nothing of a request without a body (a read, a DELETE)", async () => {
+    await withEmulator(async (emulator) => {
+      expect((await call(emulator, "DELETE", `users/${DEFAULT_IDS.users.alan}`, { contentType: null })).status).toBe(204);
+    });
+  });
+});
+
 describe("the request log", () => {
   it("records every request in order, with decoded path, raw path, query, parsed body and status", async () => {
     await withEmulator(async (emulator) => {
