@@ -20,7 +20,8 @@ Options:
                   world (4 users, YouTube and Slack); see examples/emulator-seed.json
   --world NAME    start from a built-in world instead: "populated" (512 users of every kind,
                   three integrations, one with 300 members) or "adversarial" (the populated
-                  world plus another admin's records, with every quirk below on)
+                  world plus another admin's records, with every quirk below on but
+                  openUserRoles: unlisted roles stay refused, the harder answer)
   --quirk N=V     turn on (or, with the adversarial world, off) a behaviour the contract allows;
                   repeatable: shiftPages=remove|insert|false, repeatRecords=true|false,
                   inviteExisting=conflict|merge|fail, upperCaseIds=true|false,

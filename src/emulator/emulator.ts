@@ -16,7 +16,7 @@ import { EmulatorServer, RequestLog } from "./server";
 import { integrationView, memberView, userView } from "./rows";
 import { idKey, Store } from "./store";
 import { formatTimestamp } from "./time";
-import type { EmulatedJob, Emulator, EmulatorOptions, EmulatorQuirks, PageHook } from "./types";
+import type { EmulatedJob, Emulator, EmulatorOptions, EmulatorQuirks, EmulatorSeed, PageHook } from "./types";
 import type { JobRow } from "./jobs";
 import { ADVERSARIAL_IDS, adversarialSeed, populatedSeed } from "./worlds";
 
@@ -52,18 +52,36 @@ function markOtherAdmin(store: Store): void {
   }
 }
 
+/** The seed of a built-in world; throws naming the worlds for any other name (a caller in plain JavaScript may send one). */
+function worldSeed(world: EmulatorOptions["world"]): EmulatorSeed {
+  switch (world) {
+    case undefined:
+      return defaultSeed();
+    case "empty":
+      return {};
+    case "populated":
+      return populatedSeed();
+    case "adversarial":
+      return adversarialSeed();
+    default:
+      throw new Error(
+        `emulator: world must be "empty", "populated" or "adversarial" (leave it out for the default world), got ${JSON.stringify(world)}`,
+      );
+  }
+}
+
 /**
  * Starts an emulator listening on `options.host`:`options.port` (default 127.0.0.1, an ephemeral
- * port), holding `options.seed`: by default the world of {@link defaultSeed}, like the command;
- * `{ seed: {} }` starts with no users and no integrations.
+ * port), holding `options.seed` or `options.world`: by default the world of {@link defaultSeed}, like the command;
+ * `{ seed: {} }` or `{ world: "empty" }` starts with no users and no integrations.
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const clock = options.clock ?? systemClock;
   const store = new Store(() => clock.now());
-  // The same world as the command's: `seed: {}` starts empty.
+  // The same worlds as the command's: `seed: {}` and `world: "empty"` start empty.
   if (options.seed !== undefined && options.world !== undefined) throw new Error("emulator: give a seed or a world, not both");
   const world = options.world;
-  applySeed(store, options.seed ?? (world === "populated" ? populatedSeed() : world === "adversarial" ? adversarialSeed() : defaultSeed()));
+  applySeed(store, options.seed ?? worldSeed(world));
   if (world === "adversarial") markOtherAdmin(store);
   // The live quirks: the adversarial world's, overridden by the options'.
   const quirks: EmulatorQuirks = { ...(world === "adversarial" ? adversarialQuirks() : {}), ...options.quirks };

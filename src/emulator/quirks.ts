@@ -6,7 +6,11 @@
  */
 import type { EmulatorQuirks, PageHook } from "./types";
 
-/** Every quirk on, as the adversarial world plays them. */
+/**
+ * The adversarial world's quirks: each switch at the harder of the answers the contract leaves open.
+ * That is "on" for every one but `openUserRoles`: a service that takes any role is the lenient one, and
+ * refusing a role it serves but the public document does not list (its default) is what a program must survive.
+ */
 export function adversarialQuirks(): EmulatorQuirks {
   return { shiftPages: "remove", repeatRecords: true, inviteExisting: "merge", upperCaseIds: true, noContent: true, nullFields: true };
 }

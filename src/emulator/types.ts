@@ -247,15 +247,16 @@ export interface EmulatorOptions {
    */
   userCreate?: boolean;
   /**
-   * The world to start with when no `seed` is given: the default world (4 users, YouTube and Slack; `"empty"` names it too,
-   * for a world with nothing use `seed: {}`), `"populated"`, a
+   * The world to start with when no `seed` is given: absent, the default world (4 users, YouTube and Slack);
+   * `"empty"`, no user and no integration (as `seed: {}` and the command's `--empty`); `"populated"`, a
    * workspace as it looks before any program manages it (see `populatedSeed`), or `"adversarial"`:
-   * the populated world plus another admin's records (see `adversarialSeed`), with every quirk on.
+   * the populated world plus another admin's records (see `adversarialSeed`), with every quirk on but
+   * `openUserRoles` (refusing an unlisted role is the harder answer). Any other name is refused.
    */
   world?: "empty" | "populated" | "adversarial";
   /**
-   * Behaviours the contract allows (all off by default; the adversarial world turns every one on,
-   * and these override its choices).
+   * Behaviours the contract allows (all off by default; the adversarial world turns every one on but
+   * `openUserRoles`, and these override its choices).
    */
   quirks?: EmulatorQuirks;
   /** What a failing invitation job does with the other users it names; default `"whole"` (see `EmulatorJobs.failInvitesOf`). */

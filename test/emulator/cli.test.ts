@@ -3,7 +3,8 @@
  * worlds and the quirks. Starting the command itself is a host-tier matter (test/package).
  */
 import { describe, expect, it } from "vitest";
-import { parseCommandLine, requestLogLine } from "../../src/emulator/cli-options";
+import { parseCommandLine, requestLogLine, USAGE } from "../../src/emulator/cli-options";
+import { adversarialQuirks, QUIRK_VALUES } from "../../src/emulator/quirks";
 import { type AnsweredRequest, startEmulator } from "../../src/emulator/index";
 
 describe("workspace-access-emulator's command line", () => {
@@ -25,6 +26,12 @@ describe("workspace-access-emulator's command line", () => {
     } finally {
       await emulator.close();
     }
+  });
+
+  it("--help names the quirks the adversarial world leaves off, rather than saying every one is on", () => {
+    const off = Object.keys(QUIRK_VALUES).filter((name) => !(name in adversarialQuirks()));
+    expect(off).toEqual(["openUserRoles"]);
+    expect(USAGE.replace(/\s+/g, " ")).toContain(`with every quirk below on but ${off.join(", ")}`);
   });
 
   it("--quirk works with any world, repeatable; without it there is none", () => {

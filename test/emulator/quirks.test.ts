@@ -430,7 +430,7 @@ describe("nullFields", () => {
 });
 
 describe("the adversarial world", () => {
-  it("turns every quirk on; options override it; the live object is the emulator's", async () => {
+  it("turns every quirk on but openUserRoles (an unlisted role stays refused); options override it; the live object is the emulator's", async () => {
     const e = await start({ world: "adversarial", quirks: { inviteExisting: "fail" } });
     expect(e.quirks).toEqual({
       shiftPages: "remove",
@@ -442,6 +442,11 @@ describe("the adversarial world", () => {
     });
     expect(e.users.get(ADVERSARIAL_IDS.otherAdminUsers[0]!)).toBeDefined();
     expect(e.integrations.list()[0]?.id).toBe(ADVERSARIAL_IDS.otherAdminIntegration);
+    const billing = e.users.get(POPULATED_IDS.users.unknownRole)!;
+    const attributes = { email: billing.email, firstName: "B", lastName: "A", role: billing.role, isGuest: false };
+    const put = await call(e, "PUT", `users/${billing.id}`, { body: { data: { type: "user", attributes } } });
+    expect(put.status).toBe(400);
+    expect(at(put.json, "errors", 0, "meta", "loc")).toEqual(["body", "data", "attributes", "role"]);
     e.quirks.upperCaseIds = false;
     expect(at((await call(e, "GET", `users/${populatedUserId(0)}`)).json, "data", "id")).toBe(populatedUserId(0));
   });

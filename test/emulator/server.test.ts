@@ -42,6 +42,22 @@ describe("startEmulator", () => {
     });
   });
 
+  it('starts empty with world: "empty", as with seed: {} and the command\'s --empty', async () => {
+    const emulator = await startEmulator({ world: "empty" });
+    try {
+      expect(emulator.users.list()).toEqual([]);
+      expect(emulator.integrations.list()).toEqual([]);
+      expect(at((await call(emulator, "GET", "users")).json, "meta", "page", "total")).toBe(0);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("refuses a world it does not know, naming the worlds", async () => {
+    const world = "default" as unknown as "empty";
+    await expect(startEmulator({ world })).rejects.toThrow(/world must be "empty", "populated" or "adversarial" .*got "default"/);
+  });
+
   it("defaultSeed gives a fresh world each call", () => {
     const a = defaultSeed();
     a.users?.pop();
