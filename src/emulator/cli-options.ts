@@ -4,9 +4,10 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { DEFAULT_FINISH_AFTER_POLLS } from "./jobs";
 import { parseQuirk } from "./quirks";
 import { defaultSeed, parseSeed } from "./seed";
-import type { AnsweredRequest, EmulatorQuirks, EmulatorSeed } from "./types";
+import type { AnsweredRequest, EmulatorQuirks, EmulatorSeed, JobTiming } from "./types";
 import { populatedSeed } from "./worlds";
 
 export const USAGE = `Usage: workspace-access-emulator [options]
@@ -27,6 +28,10 @@ Options:
                   inviteExisting=conflict|merge|fail, upperCaseIds=true|false,
                   noContent=true|false, nullFields=true|false, openUserRoles=true|false
   --empty         start with no users and no integrations
+  --job-polls N   a job ends on its N-th read (GET /jobs/{id}); earlier reads see it running
+                  (default 2; 0: done before the write answers)
+  --job-settle S  a job its reads have not ended ends by itself S seconds after it started, as
+                  the service's jobs do when nobody reads them (default 30; 0: only reads end it)
   --api-key K     the API key to accept (default: a random wa_emu_... key)
   --log-requests  print one line per request answered: method, path, status, milliseconds
                   (never the key)
@@ -45,6 +50,8 @@ export interface CommandLine {
   seed?: EmulatorSeed;
   world?: "adversarial";
   quirks: EmulatorQuirks;
+  /** `--job-polls` and `--job-settle`: how jobs end. */
+  job: JobTiming;
   apiKey?: string;
   /** `--log-requests`: print {@link requestLogLine} for each request. */
   logRequests: boolean;
@@ -58,6 +65,19 @@ export interface CommandLine {
 export function requestLogLine(answer: AnsweredRequest, apiKey: string): string {
   const line = `${answer.method} ${answer.rawPath} ${answer.status === 0 ? "reset" : answer.status} ${Math.round(answer.ms)} ms`;
   return apiKey === "" ? line : line.split(apiKey).join("[key]");
+}
+
+/** The command's default `--job-settle`, in seconds: long enough for any client that polls, short enough for a `curl`. */
+export const DEFAULT_JOB_SETTLE_SECONDS = 30;
+
+/** A flag's value as a number of at least 0 (`integer`: a whole one), or the default when absent; throws naming the flag. */
+function count(flag: string, text: string | undefined, fallback: number, integer: boolean): number {
+  if (text === undefined) return fallback;
+  const value = text.trim() === "" ? Number.NaN : Number(text);
+  if (!Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
+    throw new Error(`${flag} must be ${integer ? "a whole number" : "a number of seconds"}, 0 or more, got "${text}"`);
+  }
+  return value;
 }
 
 /** A seed file, checked field by field; errors name the file and the field. */
@@ -86,6 +106,8 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
       world: { type: "string" },
       quirk: { type: "string", multiple: true },
       empty: { type: "boolean" },
+      "job-polls": { type: "string" },
+      "job-settle": { type: "string" },
       "api-key": { type: "string" },
       "log-requests": { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -101,11 +123,14 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
   if (values.world !== undefined && values.world !== "populated" && values.world !== "adversarial") {
     throw new Error(`--world must be "populated" or "adversarial", got ${values.world}`);
   }
+  const settleSeconds = count("--job-settle", values["job-settle"], DEFAULT_JOB_SETTLE_SECONDS, false);
+  const job: JobTiming = { finishAfterPolls: count("--job-polls", values["job-polls"], DEFAULT_FINISH_AFTER_POLLS, true) };
+  if (settleSeconds > 0) job.settleAfterMs = settleSeconds * 1000;
   const quirks: EmulatorQuirks = {};
   for (const quirk of values.quirk ?? []) Object.assign(quirks, parseQuirk(quirk));
   const host = values.host ?? "127.0.0.1";
   const logRequests = values["log-requests"] === true;
-  if (values.world === "adversarial") return { port, host, world: "adversarial", quirks, apiKey: values["api-key"], logRequests };
+  if (values.world === "adversarial") return { port, host, world: "adversarial", quirks, job, apiKey: values["api-key"], logRequests };
   const seed =
     values.empty === true
       ? {}
@@ -114,5 +139,5 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
         : values.seed === undefined
           ? defaultSeed()
           : readSeed(values.seed);
-  return { port, host, seed, quirks, apiKey: values["api-key"], logRequests };
+  return { port, host, seed, quirks, job, apiKey: values["api-key"], logRequests };
 }

@@ -6,7 +6,8 @@
 import { nodeVersionProblem } from "../node-version";
 import { type CommandLine, parseCommandLine, requestLogLine, USAGE } from "./cli-options";
 import { startEmulator } from "./emulator";
-import type { AnsweredRequest } from "./types";
+import { DEFAULT_FINISH_AFTER_POLLS } from "./jobs";
+import type { AnsweredRequest, JobTiming } from "./types";
 
 async function main(): Promise<void> {
   const tooOld = nodeVersionProblem();
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     `  base URL: ${emulator.url}`,
     `  API key:  ${emulator.apiKey}`,
     ...emulator.integrations.list().map((i) => `  integration ${i.application}: ${i.id}`),
+    `  jobs: ${jobTiming(options.job)}`,
     ...Object.entries(emulator.quirks)
       .filter(([, value]) => value !== false)
       .map(([name, value]) => `  quirk ${name}=${String(value)}`),
@@ -61,6 +63,15 @@ async function main(): Promise<void> {
   };
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));
+}
+
+/** How jobs end, for the banner: `done on read 2 of GET /jobs/{id}, or by themselves 30 s after they start`. */
+function jobTiming(job: JobTiming): string {
+  const polls = job.finishAfterPolls ?? DEFAULT_FINISH_AFTER_POLLS;
+  const byReads = polls === 0 ? "done before the write answers" : `done on read ${polls} of GET /jobs/{id}`;
+  return job.settleAfterMs === undefined || polls === 0
+    ? byReads
+    : `${byReads}, or by themselves ${job.settleAfterMs / 1000} s after they start`;
 }
 
 main().catch((error: unknown) => {

@@ -3,8 +3,9 @@
  * reaches `finished`, so a client that does not wait for it sees the old state.
  *
  * Progression is either by polls (the n-th `GET /jobs/{id}` sees the job done, earlier ones
- * see `running`) or by time (done `finishAfterMs` after creation, polled or not, through a timer
- * of the emulator's clock).
+ * see `running`; with `settleAfterMs`, it also ends by itself that long after creation, read or
+ * not, as the service's jobs do) or by time (done `finishAfterMs` after creation, polled or not).
+ * Both deadlines are timers of the emulator's clock, and are checked again on every read.
  */
 import { randomUUID } from "node:crypto";
 import type { EmulatorClock } from "./clock";
@@ -61,7 +62,7 @@ type Fate = { kind: "normal" } | { kind: "hang" } | { kind: "fail"; errorDetails
 interface JobState {
   row: JobRow;
   fate: Fate;
-  timing: { polls: number } | { ms: number };
+  timing: { polls: number; settleAfterMs?: number } | { ms: number };
   run: () => JobFailure | undefined;
   /** Cancels the pending timer, when one runs. */
   cancel?: () => void;
@@ -131,13 +132,10 @@ export class JobEngine {
     };
     const state: JobState = { row, fate: this.#nextFate(), timing: this.#currentTiming(), run: spec.run };
     this.#jobs.set(row.id, state);
-    if ("ms" in state.timing) {
-      if (state.timing.ms <= 0) this.#settle(state);
-      else if (state.fate.kind !== "hang") {
-        state.cancel = this.#clock.setTimer(() => this.#settle(state), state.timing.ms);
-      }
-    } else if (state.timing.polls <= 0) {
-      this.#settle(state);
+    const deadline = deadlineOf(state.timing);
+    if (("polls" in state.timing && state.timing.polls <= 0) || (deadline !== undefined && deadline <= 0)) this.#settle(state);
+    else if (deadline !== undefined && state.fate.kind !== "hang") {
+      state.cancel = this.#clock.setTimer(() => this.#settle(state), deadline);
     }
     return row;
   }
@@ -148,15 +146,12 @@ export class JobEngine {
     if (state === undefined) return undefined;
     state.row.polls += 1;
     if (isDone(state.row.status)) return state.row;
-    if ("ms" in state.timing) {
-      // Compute on read as well as by timer, so a read right at the deadline never sees a stale state.
-      if (state.fate.kind !== "hang" && this.#clock.now() - state.row.createdAt >= state.timing.ms) this.#settle(state);
-      else this.#setStatus(state, "running");
-    } else if (state.fate.kind !== "hang" && state.row.polls >= state.timing.polls) {
-      this.#settle(state);
-    } else {
-      this.#setStatus(state, "running");
-    }
+    const deadline = deadlineOf(state.timing);
+    // The deadline is computed on read as well as by timer, so a read right at it never sees a stale state.
+    const due = deadline !== undefined && this.#clock.now() - state.row.createdAt >= deadline;
+    const polledEnough = "polls" in state.timing && state.row.polls >= state.timing.polls;
+    if (state.fate.kind !== "hang" && (due || polledEnough)) this.#settle(state);
+    else this.#setStatus(state, "running");
     return state.row;
   }
 
@@ -178,9 +173,11 @@ export class JobEngine {
     }
   }
 
-  #currentTiming(): { polls: number } | { ms: number } {
-    if (this.#timing.finishAfterMs !== undefined) return { ms: this.#timing.finishAfterMs };
-    return { polls: this.#timing.finishAfterPolls ?? DEFAULT_FINISH_AFTER_POLLS };
+  #currentTiming(): JobState["timing"] {
+    const { finishAfterMs, finishAfterPolls, settleAfterMs } = this.#timing;
+    if (finishAfterMs !== undefined) return { ms: finishAfterMs };
+    const polls = finishAfterPolls ?? DEFAULT_FINISH_AFTER_POLLS;
+    return settleAfterMs === undefined ? { polls } : { polls, settleAfterMs };
   }
 
   // A hang is taken before a failure: a job that never ends cannot also end in error.
@@ -203,6 +200,8 @@ export class JobEngine {
   }
 
   #settle(state: JobState): void {
+    // A job settled by a read no longer needs its timer (nor keeps a virtual clock's queue).
+    state.cancel?.();
     state.cancel = undefined;
     if (isDone(state.row.status)) return;
     if (state.fate.kind === "hang") {
@@ -221,6 +220,11 @@ export class JobEngine {
     state.row.response = failure.response ?? {};
     this.#setStatus(state, "error");
   }
+}
+
+/** When a job ends by time alone, in ms after creation: `finishAfterMs`, else the poll-mode ceiling; undefined: never. */
+function deadlineOf(timing: JobState["timing"]): number | undefined {
+  return "ms" in timing ? timing.ms : timing.settleAfterMs;
 }
 
 /** A job's work; one that throws (an emulator fault) ends the job in `error`, never stuck `running` or crashing a timer. */

@@ -164,6 +164,13 @@ export interface JobTiming {
   finishAfterPolls?: number;
   /** The job is done this many ms after creation, polled or not. */
   finishAfterMs?: number;
+  /**
+   * A ceiling for jobs that progress by polls: one that its polls have not finished ends by itself this many ms
+   * after creation (on the emulator's clock), doing its work, as the service finishes jobs whether or not anyone
+   * reads them (a lost answer, a cancelled `up`, a `curl`). Default none in `startEmulator`, so polls alone decide;
+   * 30 s in the command (`--job-settle`). Jobs made to hang (`hangNext`) never end.
+   */
+  settleAfterMs?: number;
 }
 
 /** Behaviours the contract allows that a well-behaved service would not show. All off by default. */

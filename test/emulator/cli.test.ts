@@ -52,6 +52,25 @@ describe("workspace-access-emulator's command line", () => {
     expect(() => parseCommandLine(argv)).toThrow(message);
   });
 
+  it("--job-polls and --job-settle set how jobs end; by default on the second read, or by themselves after 30 s", () => {
+    expect(parseCommandLine([])).toMatchObject({ job: { finishAfterPolls: 2, settleAfterMs: 30_000 } });
+    expect(parseCommandLine(["--world", "adversarial", "--job-polls", "0", "--job-settle", "1.5"])).toMatchObject({
+      job: { finishAfterPolls: 0, settleAfterMs: 1_500 },
+    });
+    const never = parseCommandLine(["--job-settle", "0"]);
+    if (never === "help") throw new Error("unexpected help");
+    expect(never.job).toEqual({ finishAfterPolls: 2 });
+  });
+
+  it.each([
+    [["--job-polls", "1.5"], /--job-polls must be a whole number, 0 or more, got "1.5"/],
+    [["--job-polls=-1"], /--job-polls must be a whole number, 0 or more, got "-1"/],
+    [["--job-settle", "soon"], /--job-settle must be a number of seconds, 0 or more, got "soon"/],
+    [["--job-settle", ""], /--job-settle must be a number of seconds/],
+  ])("refuses %j, naming the flag", (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(message);
+  });
+
   it("--log-requests asks for a line per request; without it there is none", () => {
     expect(parseCommandLine(["--log-requests"])).toMatchObject({ logRequests: true });
     expect(parseCommandLine(["--world", "adversarial", "--log-requests"])).toMatchObject({ logRequests: true });

@@ -127,6 +127,72 @@ describe("progression by time", () => {
   });
 });
 
+describe("the ceiling of jobs that progress by polls (settleAfterMs)", () => {
+  const viewer = (emulator: Emulator) => emulator.integrations.members(TEAM.tube)[0]?.entitlements;
+
+  it("ends a job nobody reads by itself at the ceiling, doing its work, as the service does", async () => {
+    const clock = new VirtualClock();
+    await withEmulator({ job: { finishAfterPolls: 2, settleAfterMs: 30_000 }, clock }, async (emulator) => {
+      const unread = await startJob(emulator);
+      const readOnce = await startJob(emulator, ["EDITOR", "MANAGER"]);
+      expect(await status(emulator, readOnce)).toBe("running");
+      clock.advance(29_999);
+      expect(emulator.jobs.get(unread)?.status).toBe("created");
+      expect(viewer(emulator)).toEqual(["VIEWER"]);
+      clock.advance(1);
+      expect(emulator.jobs.get(unread)).toMatchObject({ status: "finished", polls: 0 });
+      expect(emulator.jobs.get(readOnce)).toMatchObject({ status: "finished", polls: 1 });
+      expect(viewer(emulator)).toEqual(["EDITOR", "MANAGER"]);
+      // Its timer is gone: a job ended by its reads leaves none behind either.
+      expect(clock.pendingTimers).toBe(0);
+      const read = await startJob(emulator, ["VIEWER"]);
+      await status(emulator, read);
+      expect(await status(emulator, read)).toBe("finished");
+      expect(clock.pendingTimers).toBe(0);
+    });
+  });
+
+  it("ends a job failNext chose in error at the ceiling, and never one hangNext chose", async () => {
+    const clock = new VirtualClock();
+    await withEmulator({ job: { finishAfterPolls: 2, settleAfterMs: 1_000 }, clock }, async (emulator) => {
+      emulator.jobs.hangNext(1);
+      const hung = await startJob(emulator);
+      emulator.jobs.failNext(1);
+      const failed = await startJob(emulator, ["EDITOR"]);
+      clock.advance(60_000);
+      expect(emulator.jobs.get(failed)?.status).toBe("error");
+      expect(await status(emulator, hung)).toBe("running");
+      expect(viewer(emulator)).toEqual(["VIEWER"]);
+      emulator.jobs.release(hung);
+      expect(viewer(emulator)).toEqual(["MANAGER"]);
+    });
+  });
+
+  it("is off by default: polls alone end a job, however long nobody reads it", async () => {
+    const clock = new VirtualClock();
+    await withEmulator({ clock }, async (emulator) => {
+      const id = await startJob(emulator);
+      clock.advance(24 * 3600_000);
+      expect(emulator.jobs.get(id)?.status).toBe("created");
+      expect(clock.pendingTimers).toBe(0);
+      expect(await status(emulator, id)).toBe("running");
+      expect(await status(emulator, id)).toBe("finished");
+    });
+  });
+
+  it("applies to jobs created after setTiming, and a read at the ceiling sees the job done", async () => {
+    const clock = new VirtualClock();
+    await withEmulator({ clock }, async (emulator) => {
+      const before = await startJob(emulator, ["EDITOR"]);
+      emulator.jobs.setTiming({ finishAfterPolls: 5, settleAfterMs: 500 });
+      const after = await startJob(emulator);
+      clock.time += 500; // time passes without firing timers: the read itself sees the ceiling
+      expect(await status(emulator, after)).toBe("finished");
+      expect(emulator.jobs.get(before)?.status).toBe("created");
+    });
+  });
+});
+
 describe("failNext and hangNext", () => {
   it("failNext makes the next jobs end in error with the given details, applying nothing", async () => {
     await withEmulator({ job: { finishAfterPolls: 1 } }, async (emulator) => {
