@@ -32,6 +32,9 @@ Options:
                   (default 2; 0: done before the write answers)
   --job-settle S  a job its reads have not ended ends by itself S seconds after it started, as
                   the service's jobs do when nobody reads them (default 30; 0: only reads end it)
+  --scopes T      the scopes each operation needs: "document" (default: as the public document
+                  describes each operation) or "contract" (the contract's summary table: the
+                  entitlement catalogue needs read:integrations, an invitation write:automations)
   --api-key K     the API key to accept (default: a random wa_emu_... key)
   --log-requests  print one line per request answered: method, path, status, milliseconds
                   (never the key)
@@ -50,6 +53,8 @@ export interface CommandLine {
   seed?: EmulatorSeed;
   world?: "adversarial";
   quirks: EmulatorQuirks;
+  /** `--scopes`: which scope table the emulator enforces. */
+  scopeTable: "document" | "contract";
   /** `--job-polls` and `--job-settle`: how jobs end. */
   job: JobTiming;
   apiKey?: string;
@@ -108,6 +113,7 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
       empty: { type: "boolean" },
       "job-polls": { type: "string" },
       "job-settle": { type: "string" },
+      scopes: { type: "string" },
       "api-key": { type: "string" },
       "log-requests": { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -126,11 +132,15 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
   const settleSeconds = count("--job-settle", values["job-settle"], DEFAULT_JOB_SETTLE_SECONDS, false);
   const job: JobTiming = { finishAfterPolls: count("--job-polls", values["job-polls"], DEFAULT_FINISH_AFTER_POLLS, true) };
   if (settleSeconds > 0) job.settleAfterMs = settleSeconds * 1000;
+  const scopeTable = values.scopes ?? "document";
+  if (scopeTable !== "document" && scopeTable !== "contract")
+    throw new Error(`--scopes must be "document" or "contract", got ${scopeTable}`);
   const quirks: EmulatorQuirks = {};
   for (const quirk of values.quirk ?? []) Object.assign(quirks, parseQuirk(quirk));
   const host = values.host ?? "127.0.0.1";
   const logRequests = values["log-requests"] === true;
-  if (values.world === "adversarial") return { port, host, world: "adversarial", quirks, job, apiKey: values["api-key"], logRequests };
+  const common: Omit<CommandLine, "seed" | "world"> = { port, host, quirks, job, scopeTable, apiKey: values["api-key"], logRequests };
+  if (values.world === "adversarial") return { ...common, world: "adversarial" };
   const seed =
     values.empty === true
       ? {}
@@ -139,5 +149,5 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
         : values.seed === undefined
           ? defaultSeed()
           : readSeed(values.seed);
-  return { port, host, seed, quirks, job, apiKey: values["api-key"], logRequests };
+  return { ...common, seed };
 }

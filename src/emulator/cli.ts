@@ -47,6 +47,9 @@ async function main(): Promise<void> {
     `  API key:  ${emulator.apiKey}`,
     ...emulator.integrations.list().map((i) => `  integration ${i.application}: ${i.id}`),
     `  jobs: ${jobTiming(options.job)}`,
+    ...(options.scopeTable === "contract"
+      ? ["  scopes: the contract's table (the entitlement catalogue needs read:integrations, an invitation write:automations)"]
+      : []),
     ...Object.entries(emulator.quirks)
       .filter(([, value]) => value !== false)
       .map(([name, value]) => `  quirk ${name}=${String(value)}`),

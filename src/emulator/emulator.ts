@@ -103,6 +103,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     inviteFailures,
     quirks,
     walks,
+    scopeTable: options.scopeTable ?? "document",
   };
   const routes = options.userCreate === false ? allRoutes.filter((route) => !isUserCreate(route)) : allRoutes;
   const server = new EmulatorServer({

@@ -1,10 +1,11 @@
 /**
- * The API key scopes, and which ones each operation needs, in one table. The table follows the
+ * The API key scopes, and which ones each operation needs, in one table. By default the table follows the
  * public OpenAPI document's description of each operation ("The API scope required to use this
  * endpoint is ..."), where it differs from the contract's summary table: the entitlement
  * catalogue needs Write integrations, and an invitation needs Write integrations and Read
- * automated jobs. User writes are assumed (`write:users` is an assumed identifier, and the
- * document has no user write at all).
+ * automated jobs. `scopeTable: "contract"` plays the contract's table instead ({@link CONTRACT_SCOPES}):
+ * which of the two the service enforces, no public document settles. User writes are assumed
+ * (`write:users` is an assumed identifier, and the document has no user write at all).
  */
 
 /** Every scope identifier the emulator knows. */
@@ -48,12 +49,25 @@ export const OPERATION_SCOPES = {
 /** An operation of {@link OPERATION_SCOPES}. */
 export type Operation = keyof typeof OPERATION_SCOPES;
 
+/**
+ * The rows where the contract's summary table differs from the document: Read integrations covers "integration,
+ * entitlement and integration user reads", and Write automated jobs "every write that starts a job".
+ */
+export const CONTRACT_SCOPES = {
+  "GET /integrations/:id/entitlements": ["read:integrations"],
+  "POST /integrations/:id/users": ["write:integrations", "write:automations"],
+} as const satisfies Partial<Record<Operation, readonly Scope[]>>;
+
+/** Which table the emulator enforces: the public document's operations (default) or the contract's summary. */
+export type ScopeTable = "document" | "contract";
+
 /** The scope a user write also needs when it answers with a job (assumed, like the jobs themselves). */
 export const USER_WRITE_JOB_SCOPE: Scope = "write:automations";
 
-/** The scopes of an operation, a fresh array. */
-export function scopesOf(operation: Operation): Scope[] {
-  return [...OPERATION_SCOPES[operation]];
+/** The scopes of an operation under `table` (default the document's), a fresh array. */
+export function scopesOf(operation: Operation, table: ScopeTable = "document"): Scope[] {
+  const contract: Partial<Record<Operation, readonly Scope[]>> = CONTRACT_SCOPES;
+  return [...((table === "contract" ? contract[operation] : undefined) ?? OPERATION_SCOPES[operation])];
 }
 
 /** The scopes a key is missing for a route, in the order the route requires them. */

@@ -233,6 +233,12 @@ export interface EmulatorOptions {
   apiKey?: string;
   /** Extra keys and their scopes. */
   keys?: Record<string, string[]>;
+  /**
+   * Which scopes each operation needs: `"document"` (default), as the public document describes each operation
+   * (the entitlement catalogue needs Write integrations, an invitation Read automated jobs), or `"contract"`, the
+   * contract's summary table (the catalogue needs Read integrations, an invitation Write automated jobs).
+   */
+  scopeTable?: "document" | "contract";
   /** What a key lacking a scope gets; default 403 (the real service may also answer 401). */
   missingScopeStatus?: 401 | 403;
   /** The users and integrations to start with; default the world of `defaultSeed()`; `{}` starts empty. */

@@ -63,3 +63,26 @@ describe("integrations.list", () => {
     expect(error.message).toContain(named);
   });
 });
+
+describe("under either scope table the emulator enforces (the public document's, the contract's)", () => {
+  it.each([
+    ["document", ["write:integrations"], ["write:integrations", "read:automations"]],
+    ["contract", ["read:integrations"], ["write:integrations", "write:automations", "read:automations"]],
+  ] as const)("under the %s table, keys with only its scopes read the catalogue, and invite and wait", async (table, catalogue, invite) => {
+    const emu = await emulator({
+      scopeTable: table,
+      keys: { wa_catalogue_key_000000000000000000: [...catalogue], wa_invite_key_0000000000000000000: [...invite] },
+    });
+    const integration = emu.integrations.add({ application: "Slack", label: "acme", entitlements: [{ id: "VIEWER" }] });
+    const user = emu.users.add({ email: "cy@example.com", firstName: "Cy", lastName: "Young" });
+    const reader = clientFor(emu, { apiKey: "wa_catalogue_key_000000000000000000" }).client;
+    expect((await reader.integrations.listEntitlements(integration.id)).map((e) => e.id)).toEqual(["VIEWER"]);
+    const { client } = clientFor(emu, { apiKey: "wa_invite_key_0000000000000000000" });
+    const job = await client.integrations.invite(integration.id, { userIds: [user.id], entitlements: ["VIEWER"] });
+    expect(await job.wait()).toMatchObject({ status: "finished" });
+    expect(emu.integrations.members(integration.id)).toEqual([{ userId: user.id, role: "collaborator", entitlements: ["VIEWER"] }]);
+    // Every request was admitted: none answered 401 or 403 (the job polls included).
+    expect(emu.requests.filter((r) => r.status !== 200)).toEqual([]);
+    expect(emu.requests.some((r) => r.path.startsWith("/jobs/"))).toBe(true);
+  });
+});

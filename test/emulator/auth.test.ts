@@ -157,6 +157,53 @@ describe("scopes", () => {
     }
   });
 
+  describe('scopeTable: "contract" (the contract\'s summary table, where the document differs)', () => {
+    let contract: Emulator;
+    beforeAll(async () => {
+      contract = await startEmulator({ seed: teamSeed(), scopeTable: "contract" });
+    });
+    afterAll(() => contract.close());
+
+    const invite = {
+      data: {
+        type: "invite_tenant_users",
+        attributes: { role: "account_collaborator", entitlements: [{ id: "VIEWER" }], userIds: [TEAM.cy] },
+      },
+    };
+    it.each([
+      ["the entitlement catalogue", "GET", `${tube}/entitlements`, ["read:integrations"], ["write:integrations"], undefined],
+      [
+        "an invitation",
+        "POST",
+        `${tube}/users`,
+        ["write:integrations", "write:automations"],
+        ["write:integrations", "read:automations"],
+        invite,
+      ],
+    ] as const)("asks for %s what the contract's table names, not the document's", async (_what, method, path, needs, documents, body) => {
+      contract.addKey(`contract-${method}`, [...needs]);
+      contract.addKey(`document-${method}`, [...documents]);
+      const refused = await call(contract, method, path, { key: `document-${method}`, body });
+      expect(refused.status).toBe(403);
+      expect(errorField(refused, "meta")).toEqual({
+        missingScopes: needs.filter((scope) => !(documents as readonly string[]).includes(scope)),
+      });
+      expect((await call(contract, method, path, { key: `contract-${method}`, body })).status).toBe(200);
+    });
+
+    it.each(
+      ROUTES.filter(
+        ([method, path]) => !(method === "GET" && path.endsWith("/entitlements")) && !(method === "POST" && path === `${tube}/users`),
+      ),
+    )("asks %s %s for the same scopes as the document, %j", async (method, path, scopes, body) => {
+      contract.addKey(`same-${method}-${path}`, scopes);
+      expect([401, 403]).not.toContain((await call(contract, method, path, { key: `same-${method}-${path}`, body })).status);
+      const fewer = scopes.slice(1);
+      contract.addKey(`fewer-${method}-${path}`, fewer);
+      expect((await call(contract, method, path, { key: `fewer-${method}-${path}`, body })).status).toBe(403);
+    });
+  });
+
   it("gives the default key every scope", async () => {
     const answer = await call(emulator, "GET", `${tube}/users`);
     expect(answer.status).toBe(200);

@@ -71,6 +71,12 @@ describe("workspace-access-emulator's command line", () => {
     expect(() => parseCommandLine(argv)).toThrow(message);
   });
 
+  it('--scopes picks the scope table, "document" by default', () => {
+    expect(parseCommandLine([])).toMatchObject({ scopeTable: "document" });
+    expect(parseCommandLine(["--world", "adversarial", "--scopes", "contract"])).toMatchObject({ scopeTable: "contract" });
+    expect(() => parseCommandLine(["--scopes", "seed"])).toThrow('--scopes must be "document" or "contract", got seed');
+  });
+
   it("--log-requests asks for a line per request; without it there is none", () => {
     expect(parseCommandLine(["--log-requests"])).toMatchObject({ logRequests: true });
     expect(parseCommandLine(["--world", "adversarial", "--log-requests"])).toMatchObject({ logRequests: true });

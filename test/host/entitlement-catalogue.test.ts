@@ -166,6 +166,24 @@ describe("check against the catalogue", () => {
     ]);
   });
 
+  it.each([
+    ["document", "warns, naming Write integrations, and lets the check pass", 1],
+    ["contract", "checks the entitlements against the catalogue it may now read", 0],
+  ] as const)("a read-only key under the %s scope table %s", async (scopeTable, _what, warned) => {
+    const emu = await emulator({ seed: defaultSeed(), scopeTable });
+    emu.addKey("wa_emu_readonly_0123456789abcdef", ["read:users", "read:integrations", "read:automations"]);
+    await configureFor(emu, { "workspace-access:apiKey": "wa_emu_readonly_0123456789abcdef" }, { warn });
+    const { failures } = wire(await provider.check!({}, { ...base, entitlements: ["NOPE"] }));
+    expect(warnings).toHaveLength(warned);
+    if (scopeTable === "document") {
+      expect(failures).toEqual([]);
+      expect(warnings[0]).toContain("Write integrations (write:integrations)");
+    } else {
+      expect(failures).toEqual([{ property: "entitlements", reason: expect.stringContaining('offers no entitlement "NOPE"') }]);
+      expect(catalogueRequests(emu)).toEqual([`/integrations/${youtube}/entitlements`]);
+    }
+  });
+
   it("warns and lets the check pass when the catalogue is empty", async () => {
     const emu = await setup();
     const empty = emu.integrations.add({ application: "Jira", entitlements: [] });

@@ -7,7 +7,7 @@ import type { InviteFailures } from "../faults";
 import type { JobEngine } from "../jobs";
 import { type Paged, paginate, parsePage } from "../paging";
 import type { ListWalks, ShiftTarget } from "../quirks";
-import type { Scope } from "../scopes";
+import type { Scope, ScopeTable } from "../scopes";
 import type { Store } from "../store";
 import type { EmulatorQuirks } from "../types";
 
@@ -21,6 +21,8 @@ export interface World {
   userWritesNoContent?: boolean;
   /** Users whose invitation jobs fail (a test's fault). */
   inviteFailures?: InviteFailures;
+  /** Which scope table routes enforce; absent, the public document's. */
+  scopeTable?: ScopeTable;
   /** The live quirks (all off unless asked for). */
   quirks: EmulatorQuirks;
   /** Page shifts and page hooks of list walks. */

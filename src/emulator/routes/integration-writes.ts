@@ -76,7 +76,7 @@ function startJob(
 export const invite: Route = {
   method: "POST",
   pattern: "/integrations/:id/users",
-  scopes: () => scopesOf("POST /integrations/:id/users"),
+  scopes: (world) => scopesOf("POST /integrations/:id/users", world.scopeTable),
   handle(ctx) {
     const body = parseBody(
       field.object({
@@ -153,7 +153,7 @@ export const invite: Route = {
 export const setEntitlements: Route = {
   method: "PATCH",
   pattern: "/integrations/:id/users/:userId",
-  scopes: () => scopesOf("PATCH /integrations/:id/users/:userId"),
+  scopes: (world) => scopesOf("PATCH /integrations/:id/users/:userId", world.scopeTable),
   handle(ctx) {
     const body = parseBody(
       field.object({
@@ -186,7 +186,7 @@ export const setEntitlements: Route = {
 export const addRemoveEntitlements: Route = {
   method: "PATCH",
   pattern: "/integrations/:id/users/:userId/entitlements",
-  scopes: () => scopesOf("PATCH /integrations/:id/users/:userId/entitlements"),
+  scopes: (world) => scopesOf("PATCH /integrations/:id/users/:userId/entitlements", world.scopeTable),
   handle(ctx) {
     const part = field.object({ entitlements: field.idObjects().nullish() }).nullish();
     const body = parseBody(field.object({ data: field.object({ add: part, remove: part }) }), requireJsonBody(ctx.body, ctx.invalidJson));
@@ -221,7 +221,7 @@ export const addRemoveEntitlements: Route = {
 export const removeMember: Route = {
   method: "DELETE",
   pattern: "/integrations/:id/users/:userId",
-  scopes: () => scopesOf("DELETE /integrations/:id/users/:userId"),
+  scopes: (world) => scopesOf("DELETE /integrations/:id/users/:userId", world.scopeTable),
   handle(ctx) {
     const integration = integrationOf(ctx);
     const member = memberOf(integration, param(ctx, "userId"));

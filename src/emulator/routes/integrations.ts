@@ -9,7 +9,7 @@ export { ALREADY_MEMBER, ENTITLEMENT_NOT_FOUND, INTEGRATION_WORKFLOWS } from "./
 const listIntegrations: Route = {
   method: "GET",
   pattern: "/integrations",
-  scopes: () => scopesOf("GET /integrations"),
+  scopes: (world) => scopesOf("GET /integrations", world.scopeTable),
   handle(ctx) {
     const { store } = ctx.world;
     const body = listPage(ctx, "/api/v1/integrations", () => store.listIntegrations(), {
@@ -30,7 +30,7 @@ const listIntegrations: Route = {
 const readIntegration: Route = {
   method: "GET",
   pattern: "/integrations/:id",
-  scopes: () => scopesOf("GET /integrations/:id"),
+  scopes: (world) => scopesOf("GET /integrations/:id", world.scopeTable),
   handle(ctx) {
     const integration = integrationOf(ctx);
     return { status: 200, body: { data: integrationRecord(integration), links: { self: base(integration) }, meta: {} } };
@@ -40,7 +40,7 @@ const readIntegration: Route = {
 const listEntitlements: Route = {
   method: "GET",
   pattern: "/integrations/:id/entitlements",
-  scopes: () => scopesOf("GET /integrations/:id/entitlements"),
+  scopes: (world) => scopesOf("GET /integrations/:id/entitlements", world.scopeTable),
   handle(ctx) {
     const integration = integrationOf(ctx);
     return {
@@ -53,7 +53,7 @@ const listEntitlements: Route = {
 const listMembers: Route = {
   method: "GET",
   pattern: "/integrations/:id/users",
-  scopes: () => scopesOf("GET /integrations/:id/users"),
+  scopes: (world) => scopesOf("GET /integrations/:id/users", world.scopeTable),
   handle(ctx) {
     const integration = integrationOf(ctx);
     const { store } = ctx.world;
@@ -75,7 +75,7 @@ const listMembers: Route = {
 const readMember: Route = {
   method: "GET",
   pattern: "/integrations/:id/users/:userId",
-  scopes: () => scopesOf("GET /integrations/:id/users/:userId"),
+  scopes: (world) => scopesOf("GET /integrations/:id/users/:userId", world.scopeTable),
   handle(ctx) {
     const integration = integrationOf(ctx);
     const member = memberOf(integration, param(ctx, "userId"));

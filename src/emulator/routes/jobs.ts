@@ -9,7 +9,7 @@ import { param, type Route } from "./context";
 const readJob: Route = {
   method: "GET",
   pattern: "/jobs/:id",
-  scopes: () => scopesOf("GET /jobs/:id"),
+  scopes: (world) => scopesOf("GET /jobs/:id", world.scopeTable),
   handle(ctx) {
     const id = param(ctx, "id");
     const job = ctx.world.jobs.poll(id);

@@ -27,7 +27,7 @@ export const USER_WORKFLOWS = { create: "create_user", replace: "update_user", d
 
 /** A user write's scopes: the table's, and Write automated jobs when it answers with a job. */
 function writeScopes(operation: "POST /users" | "PUT /users/:id" | "DELETE /users/:id"): (world: World) => Scope[] {
-  return (world) => [...scopesOf(operation), ...(world.userWritesAsJobs ? [USER_WRITE_JOB_SCOPE] : [])];
+  return (world) => [...scopesOf(operation, world.scopeTable), ...(world.userWritesAsJobs ? [USER_WRITE_JOB_SCOPE] : [])];
 }
 
 function wantsMfa(query: URLSearchParams): boolean {
@@ -93,7 +93,7 @@ const emailTaken = (email: string): JobFailure => ({
 const list: Route = {
   method: "GET",
   pattern: "/users",
-  scopes: () => scopesOf("GET /users"),
+  scopes: (world) => scopesOf("GET /users", world.scopeTable),
   handle(ctx) {
     const filter = ctx.query.get("filter") ?? "";
     const needle = filter.trim().toLowerCase();
@@ -139,7 +139,7 @@ const list: Route = {
 const read: Route = {
   method: "GET",
   pattern: "/users/:id",
-  scopes: () => scopesOf("GET /users/:id"),
+  scopes: (world) => scopesOf("GET /users/:id", world.scopeTable),
   handle(ctx) {
     const id = param(ctx, "id");
     const user = ctx.world.store.user(id);
