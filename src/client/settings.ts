@@ -38,7 +38,7 @@ export const NUMERIC_SETTINGS = {
   maxRateLimitWaitSeconds: { default: 300, min: 0, whole: false },
   /** How many 429 answers one request may wait out before failing. */
   maxRateLimitRetries: { default: 20, min: 0, whole: true },
-  /** Time allowed for each request's headers and body, in seconds. */
+  /** Time allowed for each request, from sending it to the last byte of its answer, in seconds. */
   requestTimeoutSeconds: { default: 60, min: 0.001, whole: false },
   /** How long to wait for a job to finish, in seconds. */
   jobTimeoutSeconds: { default: 900, min: 0.001, whole: false },

@@ -93,6 +93,7 @@ export class HttpTransport {
     this.#pool = new (undici().Pool)(settings.baseUrl.origin, {
       connections: settings.maxConcurrency,
       keepAliveTimeout: 10_000,
+      // The whole exchange is bounded in `#send`; these keep undici's own defaults (300 s) from cutting a longer timeout short.
       headersTimeout: settings.requestTimeoutSeconds * 1000,
       bodyTimeout: settings.requestTimeoutSeconds * 1000,
     });
@@ -239,11 +240,18 @@ export class HttpTransport {
   async #send(spec: RequestSpec, url: URL): Promise<RawResponse> {
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const headers = body === undefined ? this.#headers : this.#jsonHeaders;
+    // `requestTimeoutSeconds` bounds the whole exchange: undici's `bodyTimeout` alone bounds each gap between chunks, and an
+    // answer trickled a byte at a time would never end.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.settings.requestTimeoutSeconds * 1000);
     try {
-      const res = await undici().request.call(this.#pool, { method: spec.method, path: url.pathname + url.search, headers, body });
+      const options = { method: spec.method, path: url.pathname + url.search, headers, body, signal: deadline.signal };
+      const res = await undici().request.call(this.#pool, options);
       return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
     } catch (cause) {
-      throw this.#noAnswer(cause, spec.method, url.pathname);
+      throw this.#noAnswer(cause, spec.method, url.pathname, deadline.signal.aborted);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -269,7 +277,7 @@ export class HttpTransport {
   }
 
   /** The error for a request that got no answer: refused by undici before it was sent, timed out, or a connection failure. */
-  #noAnswer(cause: unknown, method: string, path: string): WorkspaceAccessError {
+  #noAnswer(cause: unknown, method: string, path: string, timedOut: boolean): WorkspaceAccessError {
     const { errors } = undici();
     if (cause instanceof errors.InvalidArgumentError) {
       const message = `${method} ${path} could not be sent: ${cause.message}. Check the API key and base URL for stray characters.`;
@@ -281,9 +289,9 @@ export class HttpTransport {
     const context = { retryable: true, method, path, cause: new Error(code ? `${code}: ${detail}` : detail) };
     const ambiguity = method === "POST" ? " A POST that fails this way may or may not have been carried out." : "";
     const { HeadersTimeoutError, BodyTimeoutError, ConnectTimeoutError } = errors;
-    if (cause instanceof HeadersTimeoutError || cause instanceof BodyTimeoutError || cause instanceof ConnectTimeoutError) {
+    if (timedOut || cause instanceof HeadersTimeoutError || cause instanceof BodyTimeoutError || cause instanceof ConnectTimeoutError) {
       const seconds = this.settings.requestTimeoutSeconds;
-      const message = `${method} ${path} got no answer within ${seconds} s (${this.setting("requestTimeoutSeconds")}).${ambiguity}`;
+      const message = `${method} ${path} got no complete answer within ${seconds} s (${this.setting("requestTimeoutSeconds")}).${ambiguity}`;
       return new TimeoutError(message, { kind: "timeout", ...context });
     }
     const reach = `check that ${this.settings.baseUrl.origin} is reachable.${ambiguity}`;

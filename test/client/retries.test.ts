@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError, ConnectionError, InvalidResponseError, RateLimitError, ServerError, TimeoutError } from "../../src/client";
 import { clientFor, emulator, rejection } from "../support/fixtures";
+import { clientOf, oddServer } from "../support/odd-server";
 
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe", role: "workspace_login_only" };
 
@@ -113,6 +114,44 @@ describe("transient failures", () => {
     const error = await rejection(client.users.list().next());
     expect(TimeoutError.isInstance(error)).toBe(true);
     expect(error.message).toContain("requestTimeoutSeconds");
+  });
+
+  describe("requestTimeoutSeconds bounds the whole exchange, not each gap between chunks", () => {
+    // A valid answer's start, then one space (JSON whitespace) every 200 ms for 4 s: never idle for the 1 s timeout.
+    const trickle = async () =>
+      oddServer((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"data":{"id":"u1","type":"user","attributes":{}}');
+        const drip = setInterval(() => res.write(" "), 200);
+        const end = setTimeout(() => res.end("}"), 4000);
+        res.on("close", () => {
+          clearInterval(drip);
+          clearTimeout(end);
+        });
+      });
+
+    it("a GET whose answer trickles in fails with a TimeoutError after the timeout, and is retried as a timeout is", async () => {
+      const server = await trickle();
+      const { client, clock } = clientOf(server, { requestTimeoutSeconds: 1, maxRetries: 1 });
+      const started = performance.now();
+      const error = await rejection(client.users.get("u1"));
+      // Two attempts of 1 s each (the back-off is on the virtual clock), not the 4 s the server takes to finish.
+      expect(performance.now() - started).toBeLessThan(3500);
+      expect(TimeoutError.isInstance(error)).toBe(true);
+      expect(error.message).toContain("GET /api/v1/users/u1 got no complete answer within 1 s (requestTimeoutSeconds).");
+      expect(error.message).toContain("Gave up after 1 retries (maxRetries)");
+      expect(server.received).toEqual(["GET /api/v1/users/u1", "GET /api/v1/users/u1"]);
+      expect(clock.sleeps).toEqual([375]);
+    });
+
+    it("a POST whose answer trickles in is not sent again: the error says it may or may not have been carried out", async () => {
+      const server = await trickle();
+      const { client } = clientOf(server, { requestTimeoutSeconds: 1 });
+      const error = await rejection(client.integrations.invite("i1", { userIds: ["u1"], entitlements: [] }));
+      expect(TimeoutError.isInstance(error)).toBe(true);
+      expect(error.message).toContain("may or may not have been carried out");
+      expect(server.received).toEqual(["POST /api/v1/integrations/i1/users"]);
+    });
   });
 
   it("raises a ConnectionError naming the host when nothing listens", async () => {
