@@ -21,11 +21,18 @@ export interface WindowLimit {
   windowMs: number;
   /** Where the limit comes from: `RateLimit-Limit` headers are the service's own figures. */
   source: "429" | "headers";
+  /**
+   * For a limit learnt from 429s: whether the service refused this client again while it held to the limit (a 429 for a
+   * request sent under it); absent until then, when it may be the share another client left in the window (the memory
+   * trusts it briefly).
+   */
+  confirmed?: true;
 }
 
 /**
  * Pacing shared by every request of one client, so a big apply settles at the service's rate instead of stalling on 429s.
- * It learns "at most `count` requests in any window" (from the first 429, lowered by a later one; from `RateLimit-*`
+ * It learns "at most `count` requests in any window" (from the first 429 that follows answers of its own accepted in the
+ * window, lowered by a later one; from `RateLimit-*`
  * headers; raised by a calm stretch), holds to it by a sliding log of requests, each counted from its answer (the latest
  * the service can have counted it), beside the user's cap. A limit worth keeping goes to `onLimit`, back by {@link seed}.
  */
@@ -57,7 +64,7 @@ export class Pacer {
   /** The requests waiting for an answer to free a place under the cap (see {@link #limitWait}), woken by the next. */
   readonly #awaitingRelease: Array<() => void> = [];
   /** The limit last handed to `#onLimit` (or seeded). */
-  #remembered: { count: number; windowMs: number } | undefined;
+  #remembered: WindowLimit | undefined;
   /** 429s seen. */
   rateLimited = 0;
 
@@ -77,9 +84,9 @@ export class Pacer {
   /** Starts from a limit remembered from an earlier process, unless one is learnt already; then treated as learnt here. */
   seed(limit: WindowLimit): void {
     if (this.#limit) return;
-    this.#limit = { count: limit.count, windowMs: limit.windowMs, source: limit.source };
+    this.#limit = { ...limit };
     this.#windowMs = limit.source === "headers" ? Math.max(this.#windowMs, limit.windowMs) : this.#windowMs;
-    this.#remembered = { count: limit.count, windowMs: limit.windowMs };
+    this.#remembered = { ...limit };
     this.#calmSince = this.#clock.now();
   }
 
@@ -134,11 +141,17 @@ export class Pacer {
       this.rateLimited++;
       this.#calmSince = now;
       if (!this.#limit) {
-        this.#setLimit({ count: Math.max(1, this.#recent(now)), windowMs: RATE_WINDOW_MS, source: "429" }, now);
+        // None of this client's answers accepted in the window: another client of the key used it up. Its Retry-After is
+        // obeyed (the transport pauses), but it says nothing of this client's pace (learnt, it would be one request a second).
+        const accepted = this.#recent(now);
+        if (accepted > 0) this.#setLimit({ count: accepted, windowMs: RATE_WINDOW_MS, source: "429" }, now);
       } else if (ticket >= this.#limitFrom) {
         // A limit the headers gave is the service's own: such a 429 is likelier a request delayed than a wrong limit (one less, not a tenth).
-        const lowered = this.#limit.source === "headers" ? this.#limit.count - 1 : Math.floor(this.#limit.count * DECREASE);
-        this.#setLimit({ ...this.#limit, count: Math.max(1, Math.min(this.#limit.count - 1, lowered)) }, now);
+        const headers = this.#limit.source === "headers";
+        const lowered = headers ? this.#limit.count - 1 : Math.floor(this.#limit.count * DECREASE);
+        const count = Math.max(1, Math.min(this.#limit.count - 1, lowered));
+        // Refused while holding to a limit learnt from 429s: the limit is this client's own, not a share left by another.
+        this.#setLimit({ ...this.#limit, count, ...(!headers && { confirmed: true }) }, now);
       }
       return;
     }
@@ -161,8 +174,9 @@ export class Pacer {
   }
 
   #remember(limit: WindowLimit): void {
-    if (limit.count === this.#remembered?.count && limit.windowMs === this.#remembered.windowMs) return;
-    this.#remembered = { count: limit.count, windowMs: limit.windowMs };
+    const last = this.#remembered;
+    if (limit.count === last?.count && limit.windowMs === last.windowMs && limit.confirmed === last.confirmed) return;
+    this.#remembered = { ...limit };
     this.#onLimit?.({ ...limit });
   }
 

@@ -14,6 +14,11 @@ import { RATE_WINDOW_MS, type WindowLimit } from "./pacer";
 export const RATE_LIMITS_DIR = "rate-limits";
 /** How long a remembered limit is trusted: a day, then it is learnt afresh. */
 export const REMEMBER_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long a limit learnt from one round of 429s, not yet confirmed, is trusted: ten minutes. It may be the share another
+ * client of the key left in that window; remembered for a day, it would pace every run of the day below the service's limit.
+ */
+export const UNCONFIRMED_MS = 10 * 60 * 1000;
 /** The longest window remembered: five minutes, the longest `Retry-After` of the service; a longer one the headers gave is learnt again. */
 export const MAX_REMEMBERED_WINDOW_MS = 5 * 60 * 1000;
 /** The slowest pace remembered, in requests per second (the slowest a 429 can teach): a planted file cannot pace a run to a crawl. */
@@ -55,13 +60,13 @@ export class RateLimitMemory {
   /** The limit remembered for `key` if it is valid and less than a day old, else `undefined`. Never throws. */
   async recall(key: string): Promise<WindowLimit | undefined> {
     const entry = await this.#read(path.join(this.dir, entryFileName(key)), key);
-    return entry && { count: entry.count, windowMs: entry.windowMs, source: entry.source };
+    return entry && { count: entry.count, windowMs: entry.windowMs, source: entry.source, ...confirmation(entry) };
   }
 
   /** Saves `limit` for `key` in the background (see {@link flush}). Never throws. */
   remember(key: string, limit: WindowLimit): void {
     if (!plausible(limit)) return;
-    this.#next.set(key, { count: limit.count, windowMs: limit.windowMs, source: limit.source });
+    this.#next.set(key, { count: limit.count, windowMs: limit.windowMs, source: limit.source, ...confirmation(limit) });
     this.#writing ??= this.#drain();
   }
 
@@ -125,16 +130,18 @@ export class RateLimitMemory {
       this.#log(`${file}: not JSON; ignored, and replaced at the next rate limit learnt`);
       return undefined;
     }
-    const { version, baseUrl, count, windowMs, source, savedAt } = (parsed ?? {}) as Record<string, unknown>;
+    const { version, baseUrl, count, windowMs, source, confirmed, savedAt } = (parsed ?? {}) as Record<string, unknown>;
     if (version !== VERSION || typeof baseUrl !== "string" || (key !== undefined && baseUrl !== key)) {
       this.#log(`${file}: not a remembered rate limit (version ${VERSION}) of this workspace; ignored`);
       return undefined;
     }
     // A malformed entry, or one not of the last day, is not used (saved in the future: a clock that went back).
-    const limit = { count, windowMs, source } as WindowLimit;
+    // A 429-learnt limit that does not say it was confirmed (an older file's too) is trusted for ten minutes, not a day.
+    const limit = { count, windowMs, source, ...(source === "429" && confirmed === true && { confirmed }) } as WindowLimit;
     const age = this.#clock.now() - (savedAt as number);
     if ((source !== "429" && source !== "headers") || !plausible(limit) || typeof savedAt !== "number") return undefined;
-    return age >= 0 && age < REMEMBER_MS ? { ...limit, savedAt, key: baseUrl } : undefined;
+    const trusted = source === "429" && !limit.confirmed ? UNCONFIRMED_MS : REMEMBER_MS;
+    return age >= 0 && age < trusted ? { ...limit, savedAt, key: baseUrl } : undefined;
   }
 
   /** Replaces the workspace's file by a complete one; false when the folder cannot be written at all (logged). */
@@ -201,6 +208,11 @@ function plausible({ count, windowMs, source }: WindowLimit): boolean {
   if (!Number.isFinite(windowMs) || windowMs <= 0 || windowMs > MAX_REMEMBERED_WINDOW_MS) return false;
   if (source === "429" && windowMs !== RATE_WINDOW_MS) return false;
   return count * 1000 >= MIN_REQUESTS_PER_SECOND * windowMs;
+}
+
+/** `confirmed` of a limit learnt from 429s and confirmed; nothing for any other. */
+function confirmation(limit: WindowLimit): { confirmed?: true } {
+  return limit.source === "429" && limit.confirmed === true ? { confirmed: true } : {};
 }
 
 /** An error's code or message, for a debug line (file system errors name only the path). */

@@ -114,6 +114,27 @@ describe("Pacer", () => {
     expect(pacer.limit).toBeUndefined();
   });
 
+  it("a 429 before any answer of its own was accepted in the window learns nothing (another client used it up); one after does", () => {
+    const clock = new VirtualClock();
+    const remembered: unknown[] = [];
+    const pacer = new Pacer(clock, Number.POSITIVE_INFINITY, 0, (limit) => remembered.push(limit));
+    pacer.observe(429, {});
+    pacer.observe(429, {});
+    expect(pacer.limit).toBeUndefined();
+    expect(pacer.rateLimited).toBe(2);
+    // Answers accepted more than a second ago do not count either.
+    pacer.observe(200, {});
+    clock.time += 1500;
+    pacer.observe(429, {});
+    expect(pacer.limit).toBeUndefined();
+    expect(remembered).toEqual([]);
+    for (let i = 0; i < 5; i++) pacer.observe(200, {});
+    pacer.observe(429, {});
+    expect(pacer.limit).toEqual({ count: 5, windowMs: 1000 });
+    // Not confirmed yet: it may be the share another client left of the window.
+    expect(remembered).toEqual([{ count: 5, windowMs: 1000, source: "429" }]);
+  });
+
   it("allows one more request per window after a minute without a 429", async () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock);
@@ -140,6 +161,21 @@ describe("pacing against the emulator's rate limit", () => {
     expect(emu.stats.rateLimited).toBeGreaterThan(0);
     expect(emu.stats.rateLimited).toBeLessThanOrEqual(8);
     expect(client.rateLimitedCount).toBe(emu.stats.rateLimited);
+  });
+});
+
+describe("a 429 caused by another client of the key", () => {
+  it("a fresh client whose first answers are 429s (another client used the second) keeps the service's pace, not one a second", async () => {
+    const emu = await emulator({ rateLimit: { requests: 20, windowMs: 1000 } });
+    const user = emu.users.add({ email: "a@example.com", firstName: "A", lastName: "B" });
+    const other = clientFor(emu).client;
+    await Promise.all(Array.from({ length: 20 }, () => other.users.get(user.id)));
+    const { client, clock } = clientFor(emu, { maxConcurrency: 8 });
+    const start = clock.now();
+    await Promise.all(Array.from({ length: 100 }, () => client.users.get(user.id)));
+    // The first 429s' Retry-After (a second), then 100 requests at 20 a second: about 6 s (at one a second, 100 s).
+    expect(client.rateLimitedCount).toBeGreaterThan(0);
+    expect(clock.now() - start).toBeLessThan(10_000);
   });
 });
 
@@ -172,7 +208,8 @@ describe("what the pacer hands over to be remembered", () => {
     const ticket = await pacer.acquire();
     pacer.release(ticket);
     pacer.observe(429, {}, ticket);
-    expect(remembered.at(-1)).toEqual({ count: 18, windowMs: 1000, source: "429" });
+    // Refused again while holding to it: confirmed as this client's own limit.
+    expect(remembered.at(-1)).toEqual({ count: 18, windowMs: 1000, source: "429", confirmed: true });
     pacer.observe(200, { "ratelimit-limit": "30", "ratelimit-reset": "2" });
     pacer.observe(200, { "ratelimit-limit": "30", "ratelimit-reset": "2" });
     expect(remembered).toHaveLength(3);
@@ -211,7 +248,7 @@ describe("what the pacer hands over to be remembered", () => {
     await pacer.acquire();
     expect(clock.now() - start).toBe(1020);
     pacer.observe(429, {}, tickets[0]);
-    expect(remembered).toEqual([{ count: 2, windowMs: 1000, source: "429" }]);
+    expect(remembered).toEqual([{ count: 2, windowMs: 1000, source: "429", confirmed: true }]);
   });
 });
 

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WorkspaceAccessClient } from "../../src/client";
 import { CACHE_DIR_ENV, cacheDirOf } from "../../src/client/cache-dir";
-import { entryFileName, RATE_LIMITS_DIR, RateLimitMemory, REMEMBER_MS } from "../../src/client/rate-memory";
+import { entryFileName, RATE_LIMITS_DIR, RateLimitMemory, REMEMBER_MS, UNCONFIRMED_MS } from "../../src/client/rate-memory";
 import type { Emulator } from "../../src/emulator";
 import { clientFor, clockOf, emulator } from "../support/fixtures";
 import { VirtualClock } from "../support/virtual-clock";
@@ -188,6 +188,46 @@ describe("a limit learnt by one client paces the next one from its first request
     await first.client.close();
     first.clock.advance(REMEMBER_MS);
     expect(await burst(emu, client().client, user.id)).toBeGreaterThan(0);
+  });
+
+  it("trusts a limit learnt from one round of 429s for ten minutes (it may be another client's share), one confirmed for a day", async () => {
+    const dir = tempDir();
+    const clock = new VirtualClock();
+    const memory = new RateLimitMemory(dir, clock);
+    const [unconfirmed, confirmed, headers] = ["u", "c", "h"].map((w) => `https://${w}.example.com/api/v1/`) as [string, string, string];
+    memory.remember(unconfirmed, { count: 2, windowMs: 1000, source: "429" });
+    memory.remember(confirmed, { count: 20, windowMs: 1000, source: "429", confirmed: true });
+    memory.remember(headers, { count: 30, windowMs: 2000, source: "headers" });
+    await memory.flush();
+    expect(fileOf(dir).limits[unconfirmed]).toEqual({ count: 2, windowMs: 1000, source: "429", savedAt: clock.now() });
+    expect(fileOf(dir).limits[confirmed]).toMatchObject({ count: 20, confirmed: true });
+    clock.advance(UNCONFIRMED_MS - 1);
+    expect(await memory.recall(unconfirmed)).toEqual({ count: 2, windowMs: 1000, source: "429" });
+    clock.advance(1);
+    expect(await memory.recall(unconfirmed)).toBeUndefined();
+    expect(await memory.recall(confirmed)).toEqual({ count: 20, windowMs: 1000, source: "429", confirmed: true });
+    expect(await memory.recall(headers)).toEqual({ count: 30, windowMs: 2000, source: "headers" });
+    clock.advance(REMEMBER_MS - UNCONFIRMED_MS);
+    expect(await memory.recall(confirmed)).toBeUndefined();
+    expect(await memory.recall(headers)).toBeUndefined();
+  });
+
+  it("a limit another client's burst taught (its 429 after two answers of this one): the next run, ten minutes on, learns afresh", async () => {
+    const dir = tempDir();
+    const { emu, user, client } = await workspace(dir, { requests: 20, windowMs: 1000 });
+    const other = clientFor(emu).client;
+    await Promise.all(Array.from({ length: 18 }, () => other.users.get(user.id)));
+    const first = client();
+    await burst(emu, first.client, user.id, 3);
+    await first.client.close();
+    expect(fileOf(dir).limits[emu.url]).toMatchObject({ count: 2, source: "429" });
+    // The other client is gone; the next run comes ten minutes later and keeps the service's pace.
+    first.clock.advance(UNCONFIRMED_MS);
+    const { client: next, clock } = client();
+    const start = clock.now();
+    // 40 requests at 20 a second: about 2 s (at the two a second the other client left, 20 s).
+    await burst(emu, next, user.id, 40);
+    expect(clock.now() - start).toBeLessThan(5_000);
   });
 
   it("is per base URL: another workspace's limit does not pace this one", async () => {
