@@ -37,6 +37,30 @@ export function undiciParts(load: (id: string) => unknown = require): UndiciPart
   const { Pool, errors } = load("undici") as Undici;
   return { Pool, errors, request: Pool.prototype.request };
 }
+/**
+ * Node's codes for a server certificate it does not trust, with what to do: no retry helps, and "is it reachable?" would
+ * mislead. TLS verification is never turned off: the certificate's authority is given to Node instead.
+ */
+const UNTRUSTED_CERTIFICATE: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(
+    [
+      "DEPTH_ZERO_SELF_SIGNED_CERT",
+      "SELF_SIGNED_CERT_IN_CHAIN",
+      "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+      "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+      "UNABLE_TO_GET_ISSUER_CERT",
+      "CERT_UNTRUSTED",
+    ].map((code) => [
+      code,
+      "it is not signed by an authority Node trusts. Behind a proxy that inspects TLS, or with a private certificate authority, " +
+        "set NODE_EXTRA_CA_CERTS to a PEM file of that authority's certificate in the environment that runs pulumi (or your program)",
+    ]),
+  ),
+  CERT_HAS_EXPIRED: "it has expired (or the machine's clock is wrong); the service must renew it. NODE_EXTRA_CA_CERTS cannot help here",
+  CERT_NOT_YET_VALID: "it is not valid yet: check the machine's clock",
+  ERR_TLS_CERT_ALTNAME_INVALID:
+    "it does not name this host: check the host of baseUrl. A proxy's certificate needs its authority in NODE_EXTRA_CA_CERTS",
+};
 let loaded: UndiciParts | undefined;
 /** undici's parts, loaded with the first connection rather than with the package. */
 const undici = () => (loaded ??= undiciParts());
@@ -294,7 +318,14 @@ export class HttpTransport {
       const message = `${method} ${path} got no complete answer within ${seconds} s (${this.setting("requestTimeoutSeconds")}).${ambiguity}`;
       return new TimeoutError(message, { kind: "timeout", ...context });
     }
-    const reach = `check that ${this.settings.baseUrl.origin} is reachable.${ambiguity}`;
+    const origin = this.settings.baseUrl.origin;
+    const untrusted = UNTRUSTED_CERTIFICATE[code];
+    if (untrusted) {
+      // The handshake failed: nothing was sent, and the same certificate comes back on every retry.
+      const message = `${method} ${path} was not sent: the server's certificate at ${origin} is not trusted (${code}): ${untrusted}.`;
+      return new ConnectionError(message, { kind: "connection", ...context, retryable: false });
+    }
+    const reach = `check that ${origin} is reachable.${ambiguity}`;
     const message = `${method} ${path} failed before an answer arrived (${code || detail}): ${reach}`;
     return new ConnectionError(message, { kind: "connection", ...context });
   }

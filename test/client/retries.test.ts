@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConflictError, ConnectionError, InvalidResponseError, RateLimitError, ServerError, TimeoutError } from "../../src/client";
 import { clientFor, emulator, rejection } from "../support/fixtures";
 import { clientOf, oddServer } from "../support/odd-server";
+import { SELF_SIGNED } from "../support/self-signed";
 
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe", role: "workspace_login_only" };
 
@@ -152,6 +153,24 @@ describe("transient failures", () => {
       expect(error.message).toContain("may or may not have been carried out");
       expect(server.received).toEqual(["POST /api/v1/integrations/i1/users"]);
     });
+  });
+
+  it("an untrusted (self-signed) certificate fails at once, not retried, saying so and how to trust it", async () => {
+    const server = await oddServer((_req, res) => res.end("{}"), SELF_SIGNED);
+    const { client, clock } = clientOf(server);
+    const error = await rejection(client.users.get("u1"));
+    expect(ConnectionError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ retryable: false });
+    const origin = new URL(server.url).origin;
+    expect(error.message).toContain(
+      `GET /api/v1/users/u1 was not sent: the server's certificate at ${origin} is not trusted (DEPTH_ZERO_SELF_SIGNED_CERT)`,
+    );
+    expect(error.message).toContain("NODE_EXTRA_CA_CERTS");
+    expect(error.message).not.toContain("reachable");
+    // One handshake, no request, no back-off.
+    expect(server.connections).toBe(1);
+    expect(server.received).toEqual([]);
+    expect(clock.sleeps).toEqual([]);
   });
 
   it("raises a ConnectionError naming the host when nothing listens", async () => {

@@ -12,6 +12,8 @@ export interface OddServer {
   url: string;
   /** What it received: `METHOD /path?query`, in order. */
   received: string[];
+  /** Connections opened to it (with `tls`: handshakes begun, whether they succeeded or not). */
+  connections: number;
 }
 
 const open: Array<() => unknown> = [];
@@ -27,13 +29,16 @@ export async function oddServer(handler: http.RequestListener, tls?: { key: stri
     handler(req, res);
   };
   const server = tls ? https.createServer(tls, listener) : http.createServer(listener);
+  const odd = { url: "", received, connections: 0 };
+  server.on("connection", () => odd.connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   open.push(() => {
     server.closeAllConnections();
     server.close();
   });
   const { port } = server.address() as AddressInfo;
-  return { url: `${tls ? "https" : "http"}://127.0.0.1:${port}/api/v1/`, received };
+  odd.url = `${tls ? "https" : "http"}://127.0.0.1:${port}/api/v1/`;
+  return odd;
 }
 
 /** A client of `server` on a virtual clock of its own with fixed jitter, closed after the test. */
