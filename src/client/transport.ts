@@ -282,8 +282,11 @@ export class HttpTransport {
   /** The body parsed with `schema`; a body that is not JSON or not of the contract's shape raises {@link InvalidResponseError}. */
   #parse<S extends z.ZodType>(schema: S, raw: RawResponse, method: string, path: string): z.infer<S> {
     const { status } = raw;
+    // A write answered success has landed whatever its body: the caller must not take the failure to read it for a failed write.
+    const landed =
+      method === "GET" ? "" : ` The write was accepted (${status}), but its answer could not be read: read back what it changed.`;
     const invalid = (what: string, field: string) =>
-      new InvalidResponseError(`${method} ${path} answered ${status} with a body that ${what}.`, { method, path, status, field });
+      new InvalidResponseError(`${method} ${path} answered ${status} with a body that ${what}.${landed}`, { method, path, status, field });
     let json: unknown;
     try {
       json = JSON.parse(raw.text);

@@ -1,4 +1,4 @@
-import { ConfigurationError, ConflictError, type InvalidResponseError, isAmbiguous, WorkspaceAccessError } from "./errors";
+import { ConfigurationError, ConflictError, InvalidResponseError, isAmbiguous, WorkspaceAccessError } from "./errors";
 import type { JobsApi } from "./jobs";
 import type { HttpTransport } from "./transport";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
@@ -27,6 +27,14 @@ export function sharedEmail(email: string, users: readonly User[]): Configuratio
       "or make the emails differ in the service.",
     "email",
   );
+}
+
+/**
+ * A write answered success with a body that could not be read (not JSON, or not the contract's shape): it landed all the
+ * same (every 2xx is success), so the user is read back, as after an answer without a body.
+ */
+function unreadableSuccess(error: unknown): error is InvalidResponseError {
+  return InvalidResponseError.isInstance(error) && error.status !== undefined && error.status >= 200 && error.status < 300;
 }
 
 /** How many more searches a miss of {@link UsersApi.findByEmail} may cost to be proven. */
@@ -108,10 +116,16 @@ export class UsersApi {
     const began = this.#http.deps.clock.now();
     const spec = { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] } as const;
     let sent: { data: unknown } | undefined;
+    let unread: InvalidResponseError | undefined;
     for (let attempt = 0; !sent; attempt++) {
       try {
         sent = await this.#http.request(spec, schemas().userOrJob);
       } catch (error) {
+        if (unreadableSuccess(error)) {
+          unread = error;
+          sent = { data: undefined };
+          break;
+        }
         if (!isAmbiguous(error)) throw error;
         const existing = await this.findByEmail(attributes.email);
         if (existing) return this.#createdSince(existing, began, "failed without an answer");
@@ -122,14 +136,19 @@ export class UsersApi {
     const answer = sent.data as { data: UserRecord | JobRecord } | undefined;
     if (answer && answer.data.type !== "job") return toUser(answer.data as UserRecord);
     if (answer) await this.#jobs.until(toJob(answer.data as JobRecord));
-    // A job, or a success without a body: the new user is read back once, by email. One the service says it created before
-    // this request was not made by it (a service merging the POST): a 409, so that no one deletes it as this stack's. A
-    // record that does not say when is taken as made (only the id is certain).
+    // A job, or a success without a body (or with one that could not be read): the new user is read back once, by email. One
+    // the service says it created before this request was not made by it (a service merging the POST): a 409, so that no one
+    // deletes it as this stack's. A record that does not say when is taken as made (only the id is certain).
     const created = await this.findByEmail(attributes.email);
-    if (created) return this.#createdSince(created, began, answer ? "answered with a job" : "answered without a body", true);
+    const unreadHow = `answered ${unread?.status} with a body that could not be read`;
+    const how = answer ? "answered with a job" : unread ? unreadHow : "answered without a body";
+    if (created) return this.#createdSince(created, began, how, true);
     const message = answer
       ? `The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`
-      : `POST users answered success without a body, but no user with the email ${attributes.email} exists.`;
+      : unread
+        ? `POST users ${unreadHow} (${unread.message}), but no user with the email ${attributes.email} exists: if it named a job, ` +
+          "that job may still be running. Nothing was sent again."
+        : `POST users answered success without a body, but no user with the email ${attributes.email} exists.`;
     throw new WorkspaceAccessError(message, { kind: "invalid_response", method: "POST", path: "users" });
   }
 
@@ -148,8 +167,11 @@ export class UsersApi {
   async replace(id: string, attributes: UserAttributes): Promise<User> {
     const path = pathOf("users", [id, "user id"]);
     const spec = { method: "PUT", path, body: userBody(attributes, id), scopes: [SCOPES.writeUsers] } as const;
-    const { data } = await this.#http.request(spec, schemas().userOrJob);
-    // Without a body (204), or with a job, the user is read back once.
+    const { data } = await this.#http.request(spec, schemas().userOrJob).catch((error: unknown) => {
+      if (unreadableSuccess(error)) return { data: undefined };
+      throw error;
+    });
+    // Without a body (204), with one that could not be read, or with a job, the user is read back once.
     if (data && data.data.type !== "job") return toUser(data.data as UserRecord);
     if (data) await this.#jobs.until(toJob(data.data as JobRecord));
     return this.get(id);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { collect, ForbiddenError } from "../../src/client";
+import { collect, ForbiddenError, InvalidResponseError } from "../../src/client";
 import { clientFor, emulator, rejection } from "../support/fixtures";
+import { clientOf, oddServer } from "../support/odd-server";
 
 describe("integrations.list", () => {
   it("returns 150 integrations with page size 100 exactly once, following links.next", async () => {
@@ -84,5 +85,22 @@ describe("under either scope table the emulator enforces (the public document's,
     // Every request was admitted: none answered 401 or 403 (the job polls included).
     expect(emu.requests.filter((r) => r.status !== 200)).toEqual([]);
     expect(emu.requests.some((r) => r.path.startsWith("/jobs/"))).toBe(true);
+  });
+});
+
+describe("integrations.invite", () => {
+  it("a 202 whose body cannot be read fails, saying the invitation was accepted, and is not sent again", async () => {
+    const server = await oddServer((_req, res) => {
+      res.writeHead(202, { "content-type": "text/plain" });
+      res.end("Accepted");
+    });
+    const { client } = clientOf(server);
+    const error = await rejection(client.integrations.invite("i1", { userIds: ["u1"], entitlements: [] }));
+    expect(InvalidResponseError.isInstance(error)).toBe(true);
+    expect(error.message).toBe(
+      'POST /api/v1/integrations/i1/users answered 202 with a body that is not JSON ("Accepted"). ' +
+        "The write was accepted (202), but its answer could not be read: read back what it changed.",
+    );
+    expect(server.received).toEqual(["POST /api/v1/integrations/i1/users"]);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { collect, ConflictError, NotFoundError } from "../../src/client";
 import { clientFor, emulator, rejection } from "../support/fixtures";
+import { clientOf, oddServer } from "../support/odd-server";
+import { VirtualClock } from "../support/virtual-clock";
 import { withStub } from "../conformance/harness";
 
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe", role: "workspace_login_only" };
@@ -220,6 +222,51 @@ describe("users.replace and users.delete", () => {
     const { client } = clientFor(emu);
     await client.users.delete(added.id);
     expect(emu.users.get(added.id)).toBeUndefined();
+  });
+});
+
+describe("a user write answered success with a body that cannot be read has landed: the user is read back", () => {
+  const id = "7f1c0c3e-0000-4000-8000-000000000001";
+  /** A service that answers writes 2xx `text/plain` and serves `alice`, created when the client's virtual clock starts, to reads. */
+  const service = (status: number) =>
+    oddServer((req, res) => {
+      if (req.method !== "GET") {
+        res.writeHead(status, { "content-type": "text/plain" });
+        res.end("Created");
+        return;
+      }
+      const record = { id, type: "user", attributes: { ...alice, createdAt: new Date(new VirtualClock().now()).toISOString() } };
+      res.writeHead(200, { "content-type": "application/json" });
+      const list = req.url?.startsWith("/api/v1/users?");
+      res.end(JSON.stringify(list ? { data: [record], links: { next: null }, meta: { page: { total: 1 } } } : { data: record }));
+    });
+
+  it("create: a 201 text/plain is success; the user is found by email, not left behind for a 409 next time", async () => {
+    const server = await service(201);
+    const { client } = clientOf(server);
+    const user = await client.users.create(alice);
+    expect(user).toMatchObject({ id, email: alice.email });
+    // One POST, then the search by email and its proof (a second search at another page size would be only for a miss).
+    expect(server.received[0]).toBe("POST /api/v1/users");
+    expect(server.received.slice(1).every((r) => r.startsWith("GET /api/v1/users?"))).toBe(true);
+    expect(server.received.filter((r) => r.startsWith("POST"))).toHaveLength(1);
+  });
+
+  it("create: one whose user is not found after it fails naming the answer, and is not sent again", async () => {
+    const emu = await emulator();
+    emu.fault({ method: "POST", path: "/users", status: 201, body: "<html>gateway says hi</html>" });
+    const { client } = clientFor(emu);
+    const error = await rejection(client.users.create(alice));
+    expect(error.message).toContain("POST users answered 201 with a body that could not be read (POST /api/v1/users answered 201");
+    expect(error.message).toContain(`no user with the email ${alice.email} exists`);
+    expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+  });
+
+  it("replace: a 200 text/plain is success; the user is read back once", async () => {
+    const server = await service(200);
+    const { client } = clientOf(server);
+    expect(await client.users.replace(id, alice)).toMatchObject({ id, email: alice.email });
+    expect(server.received).toEqual([`PUT /api/v1/users/${id}`, `GET /api/v1/users/${id}`]);
   });
 });
 
