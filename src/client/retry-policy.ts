@@ -60,18 +60,29 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
   return { action: "fail", why: "transient", retried: attempt.transientRetries };
 }
 
-/** `Retry-After` in milliseconds: delta-seconds or an HTTP date (RFC 9110); `undefined` when absent or unreadable. */
+/** `Retry-After` in milliseconds: delta-seconds or an HTTP-date in any of its three forms (RFC 9110); `undefined` when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
   // Delta seconds; a proxy joining two headers gives "10, 20": the first counts.
   const seconds = /^(\d+(?:\.\d+)?)\s*(?:,|$)/.exec(text);
   if (seconds) return Math.ceil(Number(seconds[1]) * 1000);
-  // Else an HTTP-date only ("Wed, 21 Oct 2015 07:28:00 GMT"): V8 reads "-1" or "-120" as dates long past (no wait at all).
-  if (!/^[a-z]{3},/i.test(text)) return undefined;
-  const date = Date.parse(text);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - nowMs);
+  const date = httpDateReader()(text)?.getTime();
+  return date === undefined || Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+/**
+ * undici's reader of the three forms of an HTTP-date (RFC 9110: "Sun, 06 Nov 1994 08:49:37 GMT", the RFC 850 "Sunday,
+ * 06-Nov-94 08:49:37 GMT" and asctime's "Sun Nov  6 08:49:37 1994", all GMT). Not `Date.parse`, which reads asctime in the
+ * machine's time zone and "-1" as a date long past (no wait at all). Should a release move it, an IMF-fixdate still reads.
+ * @internal
+ */
+export function httpDateReader(load: (id: string) => unknown = require): (text: string) => Date | undefined {
+  try {
+    const { parseHttpDate } = load("undici/lib/util/date") as { parseHttpDate?: unknown };
+    if (typeof parseHttpDate === "function") return parseHttpDate as (text: string) => Date | undefined;
+  } catch {}
+  return (text) => (/^[a-z]{3}, \d{2} [a-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/i.test(text) ? new Date(Date.parse(text)) : undefined);
 }
 
 /** Exponential back-off with "equal jitter": half the step fixed, half random, so many clients' retries spread out. */

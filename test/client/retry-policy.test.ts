@@ -3,7 +3,15 @@
  * with retries left and spent. The transport acts on exactly these decisions.
  */
 import { describe, expect, it } from "vitest";
-import { type Attempt, type Decision, decide, type Outcome, parseRetryAfter, type RetryLimits } from "../../src/client/retry-policy";
+import {
+  type Attempt,
+  type Decision,
+  decide,
+  httpDateReader,
+  type Outcome,
+  parseRetryAfter,
+  type RetryLimits,
+} from "../../src/client/retry-policy";
 
 const limits: RetryLimits = {
   maxRetries: 3,
@@ -122,5 +130,37 @@ describe("parseRetryAfter", () => {
     ["10, 20", 10_000],
   ])("%s gives %s ms", (header, ms) => {
     expect(parseRetryAfter(header, now)).toBe(ms);
+  });
+
+  describe("an HTTP-date in each of the three forms RFC 9110 has recipients accept, read as GMT in any time zone", () => {
+    const at = Date.parse("1994-11-06T08:49:30Z");
+    const forms = [
+      ["IMF-fixdate", "Sun, 06 Nov 1994 08:49:37 GMT"],
+      ["RFC 850", "Sunday, 06-Nov-94 08:49:37 GMT"],
+      ["asctime", "Sun Nov  6 08:49:37 1994"],
+    ] as const;
+    it.each(["UTC", "America/New_York", "Asia/Kolkata"])("in TZ=%s", (tz) => {
+      const before = process.env["TZ"];
+      process.env["TZ"] = tz;
+      try {
+        // The zone took effect: asctime is not GMT to Date.parse there (but in UTC).
+        if (tz !== "UTC") expect(Date.parse(forms[2][1])).not.toBe(at + 7000);
+        for (const [, header] of forms) expect(parseRetryAfter(header, at)).toBe(7000);
+        expect(parseRetryAfter("Wed Nov 16 08:49:37 1994", at)).toBe(10 * 24 * 3_600_000 + 7000);
+      } finally {
+        if (before === undefined) delete process.env["TZ"];
+        else process.env["TZ"] = before;
+      }
+    });
+
+    it("is undici's reader; should a release move it, an IMF-fixdate still reads (and no other form guessed at)", () => {
+      expect(httpDateReader()).toBe(require("undici/lib/util/date").parseHttpDate);
+      const moved = httpDateReader((id) => {
+        throw Object.assign(new Error(`Cannot find module '${id}'`), { code: "MODULE_NOT_FOUND" });
+      });
+      expect(moved(forms[0][1])?.getTime()).toBe(at + 7000);
+      expect(moved(forms[2][1])).toBeUndefined();
+      expect(moved("-1")).toBeUndefined();
+    });
   });
 });
