@@ -52,17 +52,41 @@ const STATUSES: Record<number, [typeof ApiError, (scopes: string, meta: unknown)
   409: [ConflictError, () => "It conflicts with the current state of the workspace."],
 };
 
-/** The error for an error status: its class and what to do about it (`scopes`: those the operation needs, in words). */
-export function errorForStatus(context: ApiErrorContext, scopes: string, redact: (text: string) => string): ApiError {
+/** A 3xx's `Location` (resolved against the request's `url`), the base URL in force and its setting's name (`workspace-access:baseUrl`). */
+export type Redirect = { location: string | undefined; url: URL; baseUrl: URL; setting: string };
+
+/**
+ * The error for an error status: its class and what to do about it (`scopes`: those the operation needs, in words; `redirect`:
+ * what a 3xx needs to say where it leads).
+ */
+export function errorForStatus(context: ApiErrorContext, scopes: string, redact: (text: string) => string, redirect?: Redirect): ApiError {
   const { method, path, status, body } = context;
   const said = body?.detail ?? body?.title;
   const head = `${method} ${path} answered ${status}${said ? `: ${said.replace(/\.?$/, ".")}` : "."}`;
   const message = (hint: string) => redact(`${head} ${hint}`.trim());
+  if (status >= 300 && status < 400 && redirect) return new ApiError(message(redirectHint(redirect)), context);
   const row = STATUSES[status];
   if (row) return new row[0](message(row[1](scopes, body?.meta)), context);
   if (!isTransientStatus(status)) return new ApiError(message(""), context);
   const failed = `The service failed.${method === "POST" ? " The request may or may not have been carried out." : ""}`;
   return new ServerError(message(failed), context);
+}
+
+/** Where a redirect leads (its origin and path: a query may carry a token) and what to check; it is never followed. */
+function redirectHint({ location, url: from, baseUrl, setting }: Redirect): string {
+  let to = "nowhere it says (no Location)";
+  if (location !== undefined) {
+    try {
+      const url = new URL(location, from);
+      to = `${url.origin}${url.pathname}`;
+    } catch {
+      to = "a Location that is not a URL";
+    }
+  }
+  return (
+    `It redirects to ${to}. The API does not redirect, and the client follows no redirect (the API key would go with it): ` +
+    `check ${setting} (${baseUrl.href}): its scheme, host and path, such as https://acme.example.com/api/v1/.`
+  );
 }
 
 /** " (data.attributes.email: value is not a valid email)" from the API's validation `meta`. */

@@ -240,7 +240,10 @@ export class HttpTransport {
     }
     const requestId = raw?.headers["x-request-id"];
     const context = { method, path, status: raw?.status ?? 0, ...(body && { body }), ...(typeof requestId === "string" && { requestId }) };
-    const error = noAnswer ?? errorForStatus(context, describeScopes(spec.scopes), this.redact);
+    const location = [raw?.headers["location"]].flat()[0];
+    const { baseUrl } = this.settings;
+    const redirect = { location, url: new URL(path, baseUrl), baseUrl, setting: this.setting("baseUrl") };
+    const error = noAnswer ?? errorForStatus(context, describeScopes(spec.scopes), this.redact, redirect);
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries (${this.setting("maxRetries")}).`;
     return error;

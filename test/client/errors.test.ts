@@ -16,6 +16,7 @@ import {
 import { makeRedactor } from "../../src/client/redact";
 import { StubServer } from "../conformance/harness";
 import { clientFor, emulator, issuedKeys, rejection } from "../support/fixtures";
+import { clientOf, oddServer } from "../support/odd-server";
 import { VirtualClock } from "../support/virtual-clock";
 
 describe("error statuses", () => {
@@ -74,6 +75,32 @@ describe("error statuses", () => {
       client.users.create({ email: "x@example.com", firstName: "X", lastName: "Y", role: "workspace_login_only" }),
     );
     expect(error.message).toContain("[redacted]");
+  });
+});
+
+describe("a redirect (3xx) is never followed: the error says where it leads and to check baseUrl", () => {
+  it.each([
+    [
+      "another host, its query left out (it may carry a token)",
+      "https://login.example.com/sso?next=/api/v1/users&token=t0k",
+      "https://login.example.com/sso",
+    ],
+    ["a path on the same host", "/login?return=%2Fapi", "{origin}/login"],
+    ["no Location", undefined, "nowhere it says (no Location)"],
+  ])("%s", async (_, location, shown) => {
+    const server = await oddServer((_req, res) => {
+      res.writeHead(302, location === undefined ? {} : { location });
+      res.end();
+    });
+    const { client } = clientOf(server);
+    const error = await rejection(client.users.get("u1"));
+    const to = shown.replace("{origin}", new URL(server.url).origin);
+    expect(error.message).toBe(
+      `GET /api/v1/users/u1 answered 302. It redirects to ${to}. The API does not redirect, and the client follows no redirect ` +
+        `(the API key would go with it): check baseUrl (${server.url}): its scheme, host and path, such as https://acme.example.com/api/v1/.`,
+    );
+    expect(error).toMatchObject({ status: 302, retryable: false });
+    expect(server.received).toEqual(["GET /api/v1/users/u1"]);
   });
 });
 
