@@ -30,42 +30,53 @@ export type ResolvedSettings = { readonly resolved: true; baseUrl: URL; apiKey: 
   number
 >;
 
-/** Every numeric option of the client, once: its default, its least value and whether it is whole (the provider's own knobs are not here). */
+/**
+ * The longest time a setting may give, a day: in milliseconds, well under the 2^31 - 1 a timer takes (past it, Node fires the
+ * timer after 1 ms: a wait of a month would be no wait at all).
+ */
+const DAY_SECONDS = 86_400;
+const DAY_MS = DAY_SECONDS * 1000;
+
+/**
+ * Every numeric option of the client, once: its default, its least value, its greatest for a time, and whether it is whole
+ * (the provider's own knobs are not here).
+ */
 export const NUMERIC_SETTINGS = {
   /** Retries of a transient failure (5xx, reset connection, timeout) per request. */
   maxRetries: { default: 5, min: 0, whole: true },
   /** The longest one wait on a 429 may last, in seconds. A longer wait fails at once. */
-  maxRateLimitWaitSeconds: { default: 300, min: 0, whole: false },
+  maxRateLimitWaitSeconds: { default: 300, min: 0, max: DAY_SECONDS, whole: false },
   /** How many 429 answers one request may wait out before failing. */
   maxRateLimitRetries: { default: 20, min: 0, whole: true },
   /** Time allowed for each request, from sending it to the last byte of its answer, in seconds. */
-  requestTimeoutSeconds: { default: 60, min: 0.001, whole: false },
+  requestTimeoutSeconds: { default: 60, min: 0.001, max: DAY_SECONDS, whole: false },
   /** How long to wait for a job to finish, in seconds. */
-  jobTimeoutSeconds: { default: 900, min: 0.001, whole: false },
+  jobTimeoutSeconds: { default: 900, min: 0.001, max: DAY_SECONDS, whole: false },
   /** The most requests in flight at once (keep-alive connections of the pool). */
   maxConcurrency: { default: 16, min: 1, whole: true },
   /** The most requests the service may receive in any second, beside the limit learnt from it (the lower holds); 0: no cap of its own. */
   maxRequestsPerSecond: { default: 0, min: 0, whole: true },
   /** First delay of exponential back-off, in milliseconds. */
-  retryBaseDelayMs: { default: 500, min: 0, whole: false },
+  retryBaseDelayMs: { default: 500, min: 0, max: DAY_MS, whole: false },
   /** Largest delay of exponential back-off, in milliseconds. */
-  retryMaxDelayMs: { default: 20_000, min: 0, whole: false },
+  retryMaxDelayMs: { default: 20_000, min: 0, max: DAY_MS, whole: false },
   /** First interval between job polls, in milliseconds, growing ×1.5 (a fresh client looks at 25 and 50 ms first, then goes on from ×1.5). */
-  jobPollIntervalMs: { default: 250, min: 1, whole: false },
+  jobPollIntervalMs: { default: 250, min: 1, max: DAY_MS, whole: false },
   /** Largest interval between job polls, in milliseconds. */
-  jobPollMaxIntervalMs: { default: 5_000, min: 1, whole: false },
+  jobPollMaxIntervalMs: { default: 5_000, min: 1, max: DAY_MS, whole: false },
 } as const;
 
 /** A numeric option's name. */
 export type NumericSetting = keyof typeof NUMERIC_SETTINGS;
 
-/** How a number may be bounded: at least `min`, whole or not. */
-export type NumberSpec = { readonly min: number; readonly whole: boolean };
+/** How a number may be bounded: at least `min`, at most `max` (when given), whole or not. */
+export type NumberSpec = { readonly min: number; readonly max?: number; readonly whole: boolean };
 
-/** What a value of `key` must be, for messages: `a whole number of at least 0`. */
+/** What a value of `key` must be, for messages: `a whole number of at least 0`, `a number of at least 0 and at most 86400 (a day)`. */
 export function numberRule(key: NumericSetting | NumberSpec): string {
-  const { min, whole } = typeof key === "string" ? NUMERIC_SETTINGS[key] : key;
-  return `${whole ? "a whole number" : "a number"} of at least ${min}`;
+  const { min, max, whole }: NumberSpec = typeof key === "string" ? NUMERIC_SETTINGS[key] : key;
+  const most = max === undefined ? "" : ` and at most ${max}${max === DAY_SECONDS || max === DAY_MS ? " (a day)" : ""}`;
+  return `${whole ? "a whole number" : "a number"} of at least ${min}${most}`;
 }
 
 /** The contract's wait after a 429 without `Retry-After`: five minutes. */
@@ -97,7 +108,7 @@ function buildFields(z: typeof Z) {
     // Text from the stack config is coerced; blank text is no number (Number("") would be 0).
     z.preprocess(
       (value) => (typeof value === "string" && value.trim() === "" ? Number.NaN : value),
-      (spec.whole ? z.coerce.number().int() : z.coerce.number()).min(spec.min),
+      (spec.whole ? z.coerce.number().int() : z.coerce.number()).min(spec.min).max(spec.max ?? Number.POSITIVE_INFINITY),
     );
   const numbers = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([key, spec]) => [key, number(spec).optional()]));
   const required = (value: unknown, ctx: Z.core.$RefinementCtx): value is string => {

@@ -31,6 +31,16 @@ describe("base URL", () => {
       /maxRetries/,
     );
   });
+
+  it("refuses a time over a day, whose milliseconds a timer would not take (it fires after 1 ms past 2^31 - 1)", () => {
+    const options = { baseUrl: "https://a.example.com/", apiKey: "k-123456", cacheDir: false as const };
+    expect(() => new WorkspaceAccessClient({ ...options, maxRateLimitWaitSeconds: 30 * 86_400 })).toThrow(
+      "maxRateLimitWaitSeconds must be a number of at least 0 and at most 86400 (a day), got 2592000",
+    );
+    expect(() => new WorkspaceAccessClient({ ...options, retryMaxDelayMs: 2 ** 31 })).toThrow(
+      "retryMaxDelayMs must be a number of at least 0 and at most 86400000 (a day), got 2147483648",
+    );
+  });
 });
 
 /** What `fn` throws; fails the test when it throws nothing. */

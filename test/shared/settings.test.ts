@@ -115,6 +115,22 @@ describe("stack config and environment", () => {
   });
 
   it.each([
+    ["maxRateLimitWaitSeconds", "2592000"],
+    ["requestTimeoutSeconds", "86401"],
+    ["jobTimeoutSeconds", "1e9"],
+  ] as const)("refuses a %s over a day (%s): as a timer's milliseconds it would fire at once", (key, value) => {
+    const base = { "workspace-access:baseUrl": "https://a.example.com/api/v1/", "workspace-access:apiKey": "k-123456" };
+    const max = "86400";
+    expect(() => resolveProviderSettings(readRawSettings(config({ ...base, [`workspace-access:${key}`]: value }), {}))).toThrow(
+      `workspace-access:${key} must be a number of at least ${NUMERIC_SETTINGS[key].min} ` +
+        `and at most ${max} (a day), got "${value}". Run: pulumi config set workspace-access:${key} <value>`,
+    );
+    expect(resolveProviderSettings(readRawSettings(config({ ...base, [`workspace-access:${key}`]: max }), {})).client).toMatchObject({
+      [key]: Number(max),
+    });
+  });
+
+  it.each([
     [{ "workspace-access:maxRetries": "two" }, /workspace-access:maxRetries must be a whole number/],
     [{ "workspace-access:workspace": "ac me", "workspace-access:host": "example.com" }, /single DNS label/],
     [{ "workspace-access:workspace": "acme" }, /workspace-access:host missing/],
