@@ -41,7 +41,7 @@ export interface User {
   updatedAt: string | null;
 }
 
-/** The writable attributes of a user. `isGuest` left out is left out of the body too: the service keeps what it has. */
+/** The writable attributes of a user. `isGuest` left out is sent as `false` (`userBody`): a `PUT` replaces every writable attribute. */
 export interface UserAttributes {
   email: string;
   firstName: string;
