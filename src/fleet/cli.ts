@@ -18,6 +18,9 @@ Commands:
   drift                 checks each workspace against its program (pulumi preview --refresh) and writes
                         nothing; any change makes it exit 1 (the nightly drift check)
 
+Each refresh (refresh, drift, --refresh) runs the stack's program (pulumi's --run-program, pulumi
+3.172 or later), so it reads with the key in the stack config now, even right after a key rotation.
+
 Options:
   --stacks a,b,c        the stacks, in this order, by name or fully-qualified name (org/project/stack)
                         (default: every stack of the project, by name)

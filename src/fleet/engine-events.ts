@@ -4,6 +4,7 @@
  */
 import { stripVTControlCharacters } from "node:util";
 import type { EngineEvent, OpMap } from "@pulumi/pulumi/automation";
+import { REFRESH_HINT } from "../shared/hints";
 import { type ChangeCounts, type ChangedResource, noChanges } from "./types";
 
 /** The operations a report lists as changes, in its order; `same`, `read` and the replacement's halves are not. */
@@ -66,7 +67,7 @@ export class EventCollector {
  * the CLI's whole output nor a trace; when the engine never started (a wrong passphrase), the CLI's `error:` lines.
  */
 export function failureMessage(diagnostics: readonly EngineDiagnostic[], commandOutput: string): string {
-  const messages = new Set<string>();
+  const messages: Array<{ resource: string; text: string }> = [];
   for (const { urn, message } of diagnostics) {
     const lines = stripVTControlCharacters(message)
       .split("\n")
@@ -74,9 +75,11 @@ export function failureMessage(diagnostics: readonly EngineDiagnostic[], command
       .filter((line) => line !== "" && !/^at\s/.test(line) && !GENERIC.test(line));
     if (lines.length === 0) continue;
     const resource = urn && !urn.includes("::pulumi:pulumi:Stack::") ? Object.values(resourceOf(urn)).filter((p) => p !== "") : [];
-    messages.add(`${resource.length > 0 ? `${resource.join(" ")}: ` : ""}${lines.join(" ")}`);
+    // The fleet's refreshes run the program (with the stack config's key): the hint to run one that does is moot.
+    const text = lines.join(" ").replace(REFRESH_HINT.trim(), "").trim();
+    if (text !== "") messages.push({ resource: resource.join(" "), text });
   }
-  if (messages.size > 0) return [...messages].join("; ");
+  if (messages.length > 0) return saidOnce(messages);
   // The Automation API's message is `code: N\n stdout: ...\n stderr: ...\n err?: ...`; `err?` repeats the command line.
   const lines = commandOutput
     .split("\n err?: ")[0]!
@@ -88,4 +91,27 @@ export function failureMessage(diagnostics: readonly EngineDiagnostic[], command
   if (telling.length > 0) return telling.join("; ");
   const code = /^code: (-?\d+)$/m.exec(commandOutput)?.[1];
   return lines.filter((line) => !GENERIC.test(line)).at(-1) ?? `pulumi exited with code ${code ?? "?"} and no error message`;
+}
+
+/**
+ * A stack's messages with each hint once: a key refused to every resource of a stack would otherwise repeat the same
+ * sentences (where the key comes from, how to check it) resource after resource. Each message keeps its first sentence
+ * (its own error) and the sentences no earlier message said; resources with the same message share it: `User a, User b: ...`.
+ */
+function saidOnce(messages: ReadonlyArray<{ resource: string; text: string }>): string {
+  const byText = new Map<string, string[]>();
+  for (const { resource, text } of messages) {
+    const resources = byText.get(text) ?? [];
+    if (resource !== "" && !resources.includes(resource)) resources.push(resource);
+    byText.set(text, resources);
+  }
+  const said = new Set<string>();
+  return [...byText]
+    .map(([text, resources]) => {
+      const sentences = text.split(/(?<=\.)\s+/);
+      const kept = sentences.filter((sentence, i) => i === 0 || !said.has(sentence));
+      for (const sentence of sentences) said.add(sentence);
+      return `${resources.length > 0 ? `${resources.join(", ")}: ` : ""}${kept.join(" ")}`;
+    })
+    .join("; ");
 }

@@ -55,10 +55,41 @@ function checkOptions(options: FleetOptions): void {
   checkRefresh(options.command, options.refresh === true, "refresh");
 }
 
+/**
+ * The oldest pulumi CLI whose refreshes can run the program as the fleet's do (`--run-program`): `refresh` took it
+ * before, `preview` and `up` took it in 3.169, and `up --refresh` used it from 3.172 on. The package's `@pulumi/pulumi`
+ * range (3.216 and later) passes it through the Automation API (3.180 and later).
+ */
+export const RUN_PROGRAM_PULUMI = [3, 172, 0] as const;
+
+/**
+ * A pulumi CLI older than {@link RUN_PROGRAM_PULUMI} would refuse the flag the fleet's refreshes need (every stack
+ * failing on an unknown flag): refused before any stack runs. A CLI whose version is unknown is left to say so itself.
+ */
+export function checkRunProgram(pulumiVersion: () => string, command: FleetCommand, refresh: boolean): void {
+  if (command !== "drift" && command !== "refresh" && !refresh) return;
+  let version: string;
+  try {
+    version = pulumiVersion();
+  } catch {
+    return;
+  }
+  const parts = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version)?.slice(1).map(Number);
+  if (!parts) return;
+  const older = RUN_PROGRAM_PULUMI.findIndex((n, i) => parts[i] !== n);
+  if (older < 0 || (parts[older] ?? 0) > RUN_PROGRAM_PULUMI[older]!) return;
+  const minimum = RUN_PROGRAM_PULUMI.join(".");
+  throw new UsageError(
+    `${command}${refresh ? " --refresh" : ""} refreshes each stack by running its program (pulumi's --run-program, so that a key rotated ` +
+      `in the stack config is used), which needs pulumi ${minimum} or later; the pulumi on PATH is ${version}: install pulumi ${minimum} or later`,
+  );
+}
+
 /** Runs the command over the stacks; rejects with a `UsageError` (`FleetUsageError` in the package's exports) before any stack runs, else never. */
 export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   checkOptions(options);
   const project = await openFleetProject(options.cwd ?? process.cwd(), options.stacks);
+  checkRunProgram(() => project.workspace.pulumiVersion, options.command, options.refresh === true);
   // `pulumi stack select` writes one file per project: selects run one after another.
   let selects: Promise<unknown> = Promise.resolve();
   const serially = <T>(select: () => Promise<T>): Promise<T> => {

@@ -67,6 +67,15 @@ export function secretsRedactor(config: ConfigMap, env: NodeJS.ProcessEnv = proc
   return (text) => redactors.reduce((out, redact) => redact(out), text);
 }
 
+/**
+ * The options of a preview or an up that refreshes (or not). A refresh runs the program (`--run-program`): without it,
+ * pulumi reads each resource with the provider configuration the state recorded at the last up, so after a key rotation
+ * (the new key in the stack config, the old one revoked) every read would be refused until a plain up.
+ */
+function refreshing(refresh: boolean): { refresh: boolean; runProgram?: true } {
+  return refresh ? { refresh, runProgram: true } : { refresh };
+}
+
 /** Runs `options.command` on one stack; see the top of this file. */
 export async function runStack(name: string, options: StackRunOptions): Promise<StackReport> {
   const events = new EventCollector();
@@ -93,13 +102,13 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     const common = { onEvent: events.onEvent, color: "never" as const, signal };
     const refresh = options.refresh === true;
     let changes: ChangeCounts;
-    if (options.command === "preview") changes = countsOf((await stack.preview({ ...common, refresh })).changeSummary);
+    if (options.command === "preview") changes = countsOf((await stack.preview({ ...common, ...refreshing(refresh) })).changeSummary);
     // A preview with refresh reads each resource from the workspace into a copy of the state, then plans the program
     // against that copy: what it plans is how the workspace differs from the program. It writes no state.
-    else if (options.command === "drift") changes = countsOf((await stack.preview({ ...common, refresh: true })).changeSummary);
+    else if (options.command === "drift") changes = countsOf((await stack.preview({ ...common, ...refreshing(true) })).changeSummary);
     else if (options.command === "up")
-      changes = countsOf((await stack.up({ ...common, refresh, suppressOutputs: true })).summary.resourceChanges);
-    else changes = countsOf((await stack.refresh({ ...common, suppressOutputs: true })).summary.resourceChanges);
+      changes = countsOf((await stack.up({ ...common, ...refreshing(refresh), suppressOutputs: true })).summary.resourceChanges);
+    else changes = countsOf((await stack.refresh({ ...common, runProgram: true, suppressOutputs: true })).summary.resourceChanges);
     return { stack: name, result: "succeeded", changes, resources: resources() };
   } catch (error) {
     const message = failureMessage(events.diagnostics, error instanceof Error ? error.message : String(error));

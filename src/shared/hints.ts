@@ -25,7 +25,10 @@ export function hinted(error: unknown, refresh = false): unknown {
   return error;
 }
 
-/** Said when a read (a `pulumi refresh`) is refused the key: after a key rotation, the state still holds the old one. */
-const REFRESH_HINT =
+/**
+ * Said when a read (a `pulumi refresh`) is refused the key: after a key rotation, the state still holds the old one. The
+ * fleet leaves it out of its reports: its refreshes run the program, with the stack config's key.
+ */
+export const REFRESH_HINT =
   " pulumi refresh uses the provider configuration recorded in the state at the last pulumi up, so after a key rotation it still sends the old key:" +
   " run pulumi up (or pulumi refresh --run-program) first, then refresh.";

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { countsOf, EventCollector } from "../../src/fleet/engine-events";
 import { failureMessage } from "../../src/fleet/engine-events";
 import { secretsRedactor } from "../../src/fleet/stack-run";
+import { REFRESH_HINT } from "../../src/shared/hints";
 
 const USER = "pulumi-nodejs:dynamic/workspace-access:User";
 const urn = (name: string, type = USER) => `urn:pulumi:acme::access::${type}::${name}`;
@@ -95,6 +96,44 @@ describe("failureMessage", () => {
       { urn: undefined, message: "preview failed" },
     ];
     expect(failureMessage(diagnostics, "")).toBe("people lists a@b twice: list each person once");
+  });
+
+  it("says each sentence of a stack's messages once: a key refused to every resource gives its hint once, not per resource", () => {
+    const ENTITLEMENT = "pulumi-nodejs:dynamic/workspace-access:IntegrationEntitlement";
+    const hint = `The key comes from workspace-access:apiKey (pulumi config set --secret workspace-access:apiKey <key>) or WORKSPACE_ACCESS_API_KEY.`;
+    const checkKey = "Check the key and its scopes in the workspace's API settings.";
+    const read = (path: string, scopes: string) =>
+      `error: Preview failed: GET /api/v1${path} answered 401: The API key lacks the scope ${scopes}. The API key was not accepted: ` +
+      `it may be missing, expired or revoked, or lack the scope this operation needs: ${scopes}. ${checkKey} ${hint} ${REFRESH_HINT.trim()}`;
+    const diagnostics = [
+      { urn: urn("alice@acme.example/YouTube", ENTITLEMENT), message: read("/integrations/i1/users/u1", "read:integrations") },
+      { urn: urn("bob@acme.example"), message: read("/users/u2", "read:users") },
+      { urn: urn("alice@acme.example/Slack", ENTITLEMENT), message: read("/integrations/i2/users/u1", "read:integrations") },
+      { urn: urn("alice@acme.example"), message: read("/users/u1", "read:users") },
+      // The same message twice (a retried step): its resource is named once.
+      { urn: urn("alice@acme.example"), message: read("/users/u1", "read:users") },
+      { urn: urn("carol@acme.example"), message: `error: POST /api/v1/users answered 403: Forbidden. ${checkKey} ${hint}` },
+    ];
+    const message = failureMessage(diagnostics, "");
+    expect(message.split(hint)).toHaveLength(2);
+    expect(message.split(checkKey)).toHaveLength(2);
+    // Each fleet refresh runs the program with the stack config's key: the hint to run one that does is left out.
+    expect(message).not.toContain("--run-program");
+    expect(message).toBe(
+      "IntegrationEntitlement alice@acme.example/YouTube: Preview failed: GET /api/v1/integrations/i1/users/u1 answered 401: " +
+        "The API key lacks the scope read:integrations. The API key was not accepted: it may be missing, expired or revoked, or lack " +
+        `the scope this operation needs: read:integrations. ${checkKey} ${hint}; ` +
+        "User bob@acme.example: Preview failed: GET /api/v1/users/u2 answered 401: The API key lacks the scope read:users. " +
+        "The API key was not accepted: it may be missing, expired or revoked, or lack the scope this operation needs: read:users.; " +
+        "IntegrationEntitlement alice@acme.example/Slack: Preview failed: GET /api/v1/integrations/i2/users/u1 answered 401: " +
+        "The API key lacks the scope read:integrations.; " +
+        "User alice@acme.example: Preview failed: GET /api/v1/users/u1 answered 401: The API key lacks the scope read:users.; " +
+        "User carol@acme.example: POST /api/v1/users answered 403: Forbidden.",
+    );
+    // Resources with the same message share it.
+    expect(failureMessage([diagnostics[5]!, { ...diagnostics[5]!, urn: urn("dan@acme.example") }], "")).toBe(
+      `User carol@acme.example, User dan@acme.example: POST /api/v1/users answered 403: Forbidden. ${checkKey} ${hint}`,
+    );
   });
 
   it("falls back to the CLI's error lines when the engine never ran", () => {

@@ -8,7 +8,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { UsageError } from "../../src/command-line";
 import { pickStacks } from "../../src/fleet/project";
-import { runFleet } from "../../src/fleet/run";
+import { checkRunProgram, runFleet } from "../../src/fleet/run";
 import { exitStatus } from "../../src/fleet/types";
 
 /** The fake backend: its stacks by fully-qualified name, the one selected, and what ran. */
@@ -20,6 +20,8 @@ const fake = vi.hoisted(() => ({
   /** Runs in a step before it answers: the test's hook to cancel at that point. */
   during: {} as Record<string, (() => void) | undefined>,
   opened: 0,
+  /** What the workspace says of the pulumi CLI on PATH. */
+  pulumiVersion: "3.274.1",
 }));
 
 const short = (name: string) => name.split("/").at(-1) ?? name;
@@ -34,7 +36,9 @@ function fakeWorkspace() {
     envVars: {},
     pulumiHome: undefined,
     program: undefined,
-    pulumiVersion: "3.274.1",
+    get pulumiVersion() {
+      return fake.pulumiVersion;
+    },
     async getAllConfig(name: string) {
       await step(`config ${name}`);
       return {};
@@ -106,6 +110,7 @@ beforeEach(() => {
   fake.calls = [];
   fake.during = {};
   fake.opened = 0;
+  fake.pulumiVersion = "3.274.1";
 });
 
 const pulumiRuns = () => fake.calls.filter((c) => c.startsWith("pulumi "));
@@ -171,22 +176,72 @@ describe("runFleet: the drift check", () => {
   it("is a preview with refresh per stack, which writes no state (no refresh, no up), and any change fails it", async () => {
     const report = await runFleet({ command: "drift", cwd: "/proj" });
     expect(pulumiRuns()).toEqual([
-      "pulumi preview --refresh --color never --exec-kind auto.local --stack organization/proj/acme",
-      "pulumi preview --refresh --color never --exec-kind auto.local --stack organization/proj/globex",
+      "pulumi preview --refresh --run-program=true --color never --exec-kind auto.local --stack organization/proj/acme",
+      "pulumi preview --refresh --run-program=true --color never --exec-kind auto.local --stack organization/proj/globex",
     ]);
     expect(report).toMatchObject({ command: "drift", expectNoChanges: true, interrupted: false });
   });
 
-  it("--refresh reaches pulumi for preview and up only when asked", async () => {
+  it("--refresh reaches pulumi for preview and up only when asked, running the program as a refresh does", async () => {
     await runFleet({ command: "up", cwd: "/proj", stacks: ["acme"], refresh: true });
     await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"] });
-    expect(pulumiRuns()).toEqual([
-      "pulumi up --yes --skip-preview --refresh --color never --suppress-outputs --exec-kind auto.local --stack organization/proj/acme",
+    await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"], refresh: true });
+    await runFleet({ command: "refresh", cwd: "/proj", stacks: ["acme"] });
+    // Each refresh runs the program: the provider is configured from the stack config now (a rotated key), not from the state.
+    expect(pulumiRuns().filter((run) => !run.startsWith("pulumi stack history"))).toEqual([
+      "pulumi up --yes --skip-preview --refresh --run-program=true --color never --suppress-outputs --exec-kind auto.local --stack organization/proj/acme",
       "pulumi preview --color never --exec-kind auto.local --stack organization/proj/acme",
+      "pulumi preview --refresh --run-program=true --color never --exec-kind auto.local --stack organization/proj/acme",
+      "pulumi refresh --skip-preview --yes --run-program=true --color never --suppress-outputs --exec-kind auto.local --stack organization/proj/acme",
     ]);
     await expect(runFleet({ command: "refresh", cwd: "/proj", refresh: true })).rejects.toThrow(
       /^refresh applies to preview and up .* not to refresh$/,
     );
+  });
+});
+
+describe("runFleet: a pulumi CLI too old to run the program in a refresh", () => {
+  it.each([
+    [
+      "drift",
+      false,
+      /^drift refreshes each stack by running its program .* needs pulumi 3\.172\.0 or later; the pulumi on PATH is 3\.168\.0: install/,
+    ],
+    ["refresh", false, /^refresh refreshes each stack/],
+    ["up", true, /^up --refresh refreshes each stack/],
+    ["preview", true, /^preview --refresh refreshes each stack/],
+  ] as const)("refuses %s (--refresh: %s) before any stack runs, naming the version needed", async (command, refresh, message) => {
+    fake.pulumiVersion = "3.168.0";
+    const run = runFleet({ command, cwd: "/proj", refresh });
+    await expect(run).rejects.toThrow(UsageError);
+    await expect(run).rejects.toThrow(message);
+    expect(fake.calls).toEqual([]);
+  });
+
+  it("runs what needs no refresh, and every command on 3.172.0 or later", async () => {
+    fake.pulumiVersion = "3.168.0";
+    await runFleet({ command: "up", cwd: "/proj", stacks: ["acme"] });
+    for (const version of ["3.172.0", "v3.180.1", "4.0.0"]) {
+      fake.pulumiVersion = version;
+      await runFleet({ command: "drift", cwd: "/proj", stacks: ["acme"] });
+    }
+    expect(pulumiRuns().map((run) => run.split(" ").slice(0, 2).join(" "))).toEqual([
+      "pulumi up",
+      "pulumi preview",
+      "pulumi preview",
+      "pulumi preview",
+    ]);
+    expect(() => checkRunProgram(() => "3.171.9", "refresh", false)).toThrow(/3\.171\.9/);
+    // A CLI whose version cannot be read is left to answer for itself.
+    expect(() =>
+      checkRunProgram(
+        () => {
+          throw new Error("Failed to get Pulumi version");
+        },
+        "drift",
+        false,
+      ),
+    ).not.toThrow();
   });
 });
 
