@@ -27,15 +27,27 @@ function resourceOf(urn: string): { type: string; name: string } {
   return { type: parts[2]?.split(/[:/$]/).at(-1) ?? "", name: parts.slice(3).join("::") };
 }
 
+/**
+ * A warning of the program (`warning`) or of the provider host: the host's `log.warn` reaches the engine as a line of its
+ * stderr (`info#err`), `warning: [runtime] ...`.
+ */
+function isWarning(diagnostic: NonNullable<EngineEvent["diagnosticEvent"]>): boolean {
+  if (diagnostic.severity === "warning") return true;
+  return diagnostic.severity === "info#err" && /^warning:/i.test(stripVTControlCharacters(diagnostic.message).trimStart());
+}
+
 /** Collects one stack's events; hand {@link EventCollector.onEvent} to the Automation API. */
 export class EventCollector {
   summary: ChangeCounts | undefined;
   readonly diagnostics: EngineDiagnostic[] = [];
+  /** The warning diagnostics, as they came: {@link warningsOf} gives them to the report. */
+  readonly warnings: EngineDiagnostic[] = [];
   readonly #resources = new Map<string, ChangedResource>();
 
   readonly onEvent = (event: EngineEvent): void => {
     const diagnostic = event.diagnosticEvent;
     if (diagnostic?.severity === "error") this.diagnostics.push({ urn: diagnostic.urn, message: diagnostic.message });
+    if (diagnostic && isWarning(diagnostic)) this.warnings.push({ urn: diagnostic.urn, message: diagnostic.message });
     if (event.summaryEvent) this.summary = countsOf(event.summaryEvent.resourceChanges);
     const step = event.resourcePreEvent?.metadata ?? event.resOutputsEvent?.metadata;
     // The stack itself and the providers: counted by the engine, but no resource of the user's.
@@ -62,6 +74,52 @@ export class EventCollector {
   }
 }
 
+/** A diagnostic's text on one line: no colours, no trace, no `error:`/`warning:` or `[runtime]` prefix, no engine's closing line. */
+function lineOf(message: string): string {
+  return stripVTControlCharacters(message)
+    .split("\n")
+    .map((line) =>
+      line
+        .trim()
+        .replace(/^(error|warning):\s*/i, "")
+        .replace(/^\[runtime\]\s*/, ""),
+    )
+    .filter((line) => line !== "" && !/^at\s/.test(line) && !GENERIC.test(line))
+    .join(" ");
+}
+
+/** The resource a diagnostic names, `User alice@acme.example`; "" for the stack itself or none. */
+function resourceNamed(urn: string | undefined): string {
+  if (!urn || urn.includes("::pulumi:pulumi:Stack::")) return "";
+  return Object.values(resourceOf(urn))
+    .filter((p) => p !== "")
+    .join(" ");
+}
+
+/**
+ * A stack's warnings (redacted by the caller), each once, with the resources that gave it: `User a, User b: ...`. The
+ * package warns of what pulumi lets succeed (a key in plain text, entitlements not checked): a report that dropped them
+ * would show the stack as if all were well.
+ */
+export function warningsOf(diagnostics: readonly EngineDiagnostic[]): string[] {
+  const messages = diagnostics.map(({ urn, message }) => ({ resource: resourceNamed(urn), text: lineOf(message) }));
+  return [...byText(messages.filter((m) => m.text !== ""))].map(([text, resources]) => named(resources, text));
+}
+
+/** Each text once, in the order first given, with the resources that gave it (none for the stack's own). */
+function byText(messages: ReadonlyArray<{ resource: string; text: string }>): Map<string, string[]> {
+  const texts = new Map<string, string[]>();
+  for (const { resource, text } of messages) {
+    const resources = texts.get(text) ?? [];
+    if (resource !== "" && !resources.includes(resource)) resources.push(resource);
+    texts.set(text, resources);
+  }
+  return texts;
+}
+
+/** `User a, User b: text`, or the text alone. */
+const named = (resources: readonly string[], text: string) => `${resources.length > 0 ? `${resources.join(", ")}: ` : ""}${text}`;
+
 /**
  * A failed stack's message (redacted by the caller): the engine's error diagnostics, each with its resource, not
  * the CLI's whole output nor a trace; when the engine never started (a wrong passphrase), the CLI's `error:` lines.
@@ -69,15 +127,9 @@ export class EventCollector {
 export function failureMessage(diagnostics: readonly EngineDiagnostic[], commandOutput: string): string {
   const messages: Array<{ resource: string; text: string }> = [];
   for (const { urn, message } of diagnostics) {
-    const lines = stripVTControlCharacters(message)
-      .split("\n")
-      .map((line) => line.trim().replace(/^error:\s*/i, ""))
-      .filter((line) => line !== "" && !/^at\s/.test(line) && !GENERIC.test(line));
-    if (lines.length === 0) continue;
-    const resource = urn && !urn.includes("::pulumi:pulumi:Stack::") ? Object.values(resourceOf(urn)).filter((p) => p !== "") : [];
     // The fleet's refreshes run the program (with the stack config's key): the hint to run one that does is moot.
-    const text = lines.join(" ").replace(REFRESH_HINT.trim(), "").trim();
-    if (text !== "") messages.push({ resource: resource.join(" "), text });
+    const text = lineOf(message).replace(REFRESH_HINT.trim(), "").trim();
+    if (text !== "") messages.push({ resource: resourceNamed(urn), text });
   }
   if (messages.length > 0) return saidOnce(messages);
   // The Automation API's message is `code: N\n stdout: ...\n stderr: ...\n err?: ...`; `err?` repeats the command line.
@@ -99,19 +151,13 @@ export function failureMessage(diagnostics: readonly EngineDiagnostic[], command
  * (its own error) and the sentences no earlier message said; resources with the same message share it: `User a, User b: ...`.
  */
 function saidOnce(messages: ReadonlyArray<{ resource: string; text: string }>): string {
-  const byText = new Map<string, string[]>();
-  for (const { resource, text } of messages) {
-    const resources = byText.get(text) ?? [];
-    if (resource !== "" && !resources.includes(resource)) resources.push(resource);
-    byText.set(text, resources);
-  }
   const said = new Set<string>();
-  return [...byText]
+  return [...byText(messages)]
     .map(([text, resources]) => {
       const sentences = text.split(/(?<=\.)\s+/);
       const kept = sentences.filter((sentence, i) => i === 0 || !said.has(sentence));
       for (const sentence of sentences) said.add(sentence);
-      return `${resources.length > 0 ? `${resources.join(", ")}: ` : ""}${kept.join(" ")}`;
+      return named(resources, kept.join(" "));
     })
     .join("; ");
 }

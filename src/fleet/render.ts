@@ -12,7 +12,7 @@ export function renderFleetReport(report: FleetReport, format: Format): string {
   return format === "markdown" ? markdownOf(report) : textOf(report);
 }
 
-/** The JSON document: the command and, per stack, its result, its counts and (failed only) its error. */
+/** The JSON document: the command and, per stack, its result, its counts, (failed only) its error and any warnings. */
 function jsonOf(report: FleetReport) {
   return {
     command: report.command,
@@ -21,6 +21,7 @@ function jsonOf(report: FleetReport) {
       result: s.result,
       changes: s.changes,
       ...(s.result === "failed" && s.error !== undefined ? { error: s.error } : {}),
+      ...(s.warnings !== undefined && s.warnings.length > 0 ? { warnings: s.warnings } : {}),
     })),
   };
 }
@@ -34,15 +35,19 @@ function summaryLine(report: FleetReport): string {
   // stack's counts stop where its check stopped, and say nothing of the whole workspace: it is counted as failed only.
   if (report.command === "drift") parts.push(`${changed.filter((s) => s.result === "succeeded").length} drifted`);
   else if (report.expectNoChanges) parts.push(`${changed.length} with changes (--expect-no-changes)`);
+  // A warning fails no stack, yet says something is not as it should be (a key in plain text): counted when there is one.
+  const warned = report.stacks.filter((s) => (s.warnings?.length ?? 0) > 0).length;
+  if (warned > 0) parts.push(`${warned} with warnings`);
   const n = report.stacks.length;
   return `workspace-access-fleet ${report.command}: ${n} stack${n === 1 ? "" : "s"}, ${parts.join(", ")}${report.interrupted ? "; interrupted" : ""}`;
 }
 
-/** What the last column says of a stack: its error, why it was skipped, or its changed resources. */
+/** What the last column says of a stack: its error, why it was skipped, or its changed resources; then its warnings. */
 function details(stack: StackReport): string[] {
-  if (stack.result === "failed") return [`error: ${stack.error ?? "failed"}`];
+  const warnings = (stack.warnings ?? []).map((warning) => `warning: ${warning}`);
+  if (stack.result === "failed") return [`error: ${stack.error ?? "failed"}`, ...warnings];
   if (stack.result === "skipped") return [`skipped: ${stack.skippedBecause ?? "not run"}`];
-  return stack.resources.map((r) => `${MARKS[r.op] ?? r.op} ${r.type} ${r.name}`);
+  return [...stack.resources.map((r) => `${MARKS[r.op] ?? r.op} ${r.type} ${r.name}`), ...warnings];
 }
 
 function textOf(report: FleetReport): string {

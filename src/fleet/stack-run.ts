@@ -4,7 +4,7 @@
  */
 import { type ConfigMap, type LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
 import { makeRedactor } from "../client/redact";
-import { countsOf, EventCollector, failureMessage } from "./engine-events";
+import { countsOf, EventCollector, failureMessage, warningsOf } from "./engine-events";
 import { type ChangeCounts, type FleetCommand, noChanges, type StackReport } from "./types";
 
 /** Options of {@link runStack}: `serially` runs a `select` alone (`pulumi stack select` writes the project's one file). */
@@ -81,6 +81,11 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
   const events = new EventCollector();
   let redact = secretsRedactor({});
   const resources = () => events.resources().map((r) => ({ ...r, name: redact(r.name) }));
+  // Redacted one by one, then each once again: two warnings may differ only by what redaction removes.
+  const warnings = () => {
+    const found = [...new Set(warningsOf(events.warnings).map(redact))];
+    return found.length > 0 ? { warnings: found } : {};
+  };
   // Checked before each step that precedes pulumi's operation: a cancel there reports the stack as never run.
   const skipped = (): StackReport => ({
     stack: name,
@@ -109,7 +114,7 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     else if (options.command === "up")
       changes = countsOf((await stack.up({ ...common, ...refreshing(refresh), suppressOutputs: true })).summary.resourceChanges);
     else changes = countsOf((await stack.refresh({ ...common, runProgram: true, suppressOutputs: true })).summary.resourceChanges);
-    return { stack: name, result: "succeeded", changes, resources: resources() };
+    return { stack: name, result: "succeeded", changes, resources: resources(), ...warnings() };
   } catch (error) {
     const message = failureMessage(events.diagnostics, error instanceof Error ? error.message : String(error));
     return {
@@ -118,6 +123,7 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
       changes: events.summary ?? noChanges(),
       resources: resources(),
       error: redact(options.cancel.aborted ? `cancelled: ${message}` : message),
+      ...warnings(),
     };
   } finally {
     release();

@@ -35,6 +35,11 @@ export interface StackReport {
   error?: string;
   /** When `skipped`: the canary failed, another stack failed, or the run was interrupted or cancelled before pulumi started. */
   skippedBecause?: string;
+  /**
+   * The warnings the stack's run gave (a key stored in plain text, entitlements not checked against their catalogue), each
+   * once, with the resources that gave it, never the key; absent when there were none. A warning fails no stack.
+   */
+  warnings?: string[];
   resources: ChangedResource[];
 }
 

@@ -1,12 +1,12 @@
 /**
  * What the fleet reads from one stack's engine events: the engine's counts, the changed resources
  * (a refresh's drift included), and a failure's message, which is the package's own line from the
- * error diagnostics, with its resource, and never a stack trace or the engine's closing line.
+ * error diagnostics, with its resource, and never a stack trace or the engine's closing line; and its warnings, each once.
  */
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import { describe, expect, it } from "vitest";
 import { countsOf, EventCollector } from "../../src/fleet/engine-events";
-import { failureMessage } from "../../src/fleet/engine-events";
+import { failureMessage, warningsOf } from "../../src/fleet/engine-events";
 import { secretsRedactor } from "../../src/fleet/stack-run";
 import { REFRESH_HINT } from "../../src/shared/hints";
 
@@ -58,6 +58,28 @@ describe("EventCollector", () => {
     expect(events.resources()).toEqual([
       { op: "update", type: "User", name: "alice@acme.example" },
       { op: "delete", type: "User", name: "dan@acme.example" },
+    ]);
+  });
+
+  it("keeps the warnings, the program's and the provider host's (a line of its stderr), each once, on one line", () => {
+    const events = new EventCollector();
+    const diagnostic = (severity: string, message: string, at?: string) =>
+      event({ diagnosticEvent: { severity, message, color: "never", ...(at ? { urn: at } : {}) } as never });
+    const plaintext = "workspace-access:apiKey is stored in plaintext in the stack config. Run: pulumi config set --secret ...";
+    const catalogue = "The entitlements of integration i1 were not checked against its catalogue (403).";
+    events.onEvent(diagnostic("warning", `${plaintext}\n`, STACK_URN));
+    events.onEvent(diagnostic("info#err", `warning: [runtime] ${catalogue}\n\n`));
+    events.onEvent(diagnostic("info#err", `\u001b[33mwarning: [runtime] ${catalogue}\u001b[0m\n`));
+    events.onEvent(diagnostic("warning", "alice's role\nis kept", urn("alice@acme.example")));
+    events.onEvent(diagnostic("warning", "alice's role\nis kept", urn("bob@acme.example")));
+    // Not warnings: the host's other stderr, the engine's debug and info lines.
+    events.onEvent(diagnostic("info#err", "(node:12) ExperimentalWarning: something\n"));
+    events.onEvent(diagnostic("debug", "warning: in a debug line\n"));
+    events.onEvent(diagnostic("info", "warning: in an info line\n"));
+    expect(warningsOf(events.warnings)).toEqual([
+      plaintext,
+      catalogue,
+      "User alice@acme.example, User bob@acme.example: alice's role is kept",
     ]);
   });
 

@@ -121,6 +121,61 @@ describe("renderFleetReport", () => {
   });
 });
 
+describe("renderFleetReport: warnings", () => {
+  const warned: FleetReport = {
+    command: "preview",
+    expectNoChanges: false,
+    interrupted: false,
+    stacks: [
+      {
+        stack: "acme",
+        result: "succeeded",
+        changes: { ...noChanges(), create: 1 },
+        resources: [{ op: "create", type: "User", name: "a" }],
+        warnings: ["workspace-access:apiKey is stored in plaintext | in the stack config"],
+      },
+      { stack: "globex", result: "failed", changes: noChanges(), resources: [], error: "401", warnings: ["not checked"] },
+      { stack: "initech", result: "succeeded", changes: noChanges(), resources: [], warnings: [] },
+    ],
+  };
+
+  it("gives each stack's warnings in every format, and counts the stacks that warned; a warning fails no stack", () => {
+    expect(JSON.parse(renderFleetReport(warned, "json")).stacks).toEqual([
+      {
+        stack: "acme",
+        result: "succeeded",
+        changes: { ...noChanges(), create: 1 },
+        warnings: ["workspace-access:apiKey is stored in plaintext | in the stack config"],
+      },
+      { stack: "globex", result: "failed", changes: noChanges(), error: "401", warnings: ["not checked"] },
+      { stack: "initech", result: "succeeded", changes: noChanges() },
+    ]);
+    expect(renderFleetReport(warned, "text")).toBe(
+      [
+        "STACK    RESULT     CREATE  UPDATE  DELETE  REPLACE  SAME",
+        "acme     succeeded       1       0       0        0     0",
+        "    + User a",
+        "    warning: workspace-access:apiKey is stored in plaintext | in the stack config",
+        "globex   failed          0       0       0        0     0",
+        "    error: 401",
+        "    warning: not checked",
+        "initech  succeeded       0       0       0        0     0",
+        "",
+        "workspace-access-fleet preview: 3 stacks, 2 succeeded, 1 failed, 0 skipped, 2 with warnings",
+        "",
+      ].join("\n"),
+    );
+    const markdown = renderFleetReport(warned, "markdown");
+    expect(markdown).toContain("### workspace-access-fleet preview: 3 stacks, 2 succeeded, 1 failed, 0 skipped, 2 with warnings\n");
+    expect(markdown).toContain(
+      "| acme | ✅ succeeded | 1 | 0 | 0 | 0 | 0 | `+ User a`<br>`warning: workspace-access:apiKey is stored in plaintext \\| in the stack config` |",
+    );
+    expect(markdown).toContain("| globex | ❌ failed | 0 | 0 | 0 | 0 | 0 | `error: 401`<br>`warning: not checked` |");
+    expect(exitStatus(warned)).toBe(1);
+    expect(exitStatus({ ...warned, stacks: [warned.stacks[0]!] })).toBe(0);
+  });
+});
+
 describe("exitStatus", () => {
   const ok = (changes = noChanges()) => ({ stack: "a", result: "succeeded" as const, changes, resources: [] });
   it.each([

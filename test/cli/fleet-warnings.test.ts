@@ -1,0 +1,88 @@
+/**
+ * `workspace-access-fleet` keeps the warnings a stack's run gave, through the real `pulumi` CLI, run from the packed
+ * tarball's bin: acme's key is in its stack config in plain text, and it may not read entitlement catalogues. pulumi
+ * itself shows the warnings and succeeds; the fleet's report gives each once, in every format, with the stack still
+ * `succeeded` and the summary counting the stacks that warned. No output holds the key.
+ */
+import { spawn } from "node:child_process";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Emulator } from "../../src/emulator/index";
+import { packedTemplate } from "../support/packed.ts";
+import type { Project } from "../support/project.ts";
+import { SETUP_TIMEOUT_MS, stackPerWorkspaceProject, startTestEmulator } from "./scenario.ts";
+import { type CliStack, cliAvailable, openCliStack, outputOf, skipNote } from "./support.ts";
+
+/** A key that reads users and integrations, but not an integration's entitlement catalogue (that needs write:integrations). */
+const KEY = "wa_emu_5f2c9e0b7d1a4c3e8b6a0f9d2e7c1b4a";
+const PLAINTEXT = "workspace-access:apiKey is stored in plaintext in the stack config";
+const CATALOGUE = /[Ee]ntitlements .*were not checked against .*catalogue/;
+
+describe.skipIf(!cliAvailable)(
+  `workspace-access-fleet reports each stack's warnings, through the real pulumi CLI${skipNote}`,
+  { timeout: 300_000 },
+  () => {
+    let emu: Emulator;
+    let acme: CliStack;
+    let project: Project;
+    let fleetBin: string;
+    const outputs: string[] = [];
+
+    async function fleet(args: string[]) {
+      const child = spawn(fleetBin, args, { cwd: project.dir, env: acme.env, stdio: ["ignore", "pipe", "pipe"] });
+      const run = await outputOf(child);
+      outputs.push(`${run.stdout}${run.stderr}`);
+      return run;
+    }
+
+    beforeAll(async () => {
+      emu = await startTestEmulator({
+        keys: { [KEY]: ["read:users", "write:users", "read:integrations", "read:automations", "write:automations"] },
+      });
+      project = await stackPerWorkspaceProject();
+      fleetBin = path.join(await packedTemplate(), "node_modules", ".bin", "workspace-access-fleet");
+      acme = await openCliStack({
+        projectDir: project.dir,
+        stackName: "acme",
+        config: { "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": KEY },
+      });
+    }, SETUP_TIMEOUT_MS);
+
+    afterAll(async () => {
+      await acme?.remove();
+      await Promise.all([project?.remove(), emu?.close()]);
+    });
+
+    it("pulumi preview warns and succeeds; the fleet's preview reports each warning once, in every format", async () => {
+      const direct = await acme.preview();
+      expect(direct.output).toContain(PLAINTEXT);
+      expect(direct.output).toMatch(CATALOGUE);
+
+      const json = await fleet(["preview", "--format", "json"]);
+      expect(json.code).toBe(0);
+      const [stack] = (JSON.parse(json.stdout) as { stacks: Array<{ result: string; warnings?: string[] }> }).stacks;
+      expect(stack?.result).toBe("succeeded");
+      const warnings = stack?.warnings ?? [];
+      expect(warnings.filter((w) => w.includes(PLAINTEXT))).toHaveLength(1);
+      // One per integration the program grants entitlements of (YouTube, Slack), each once.
+      expect(warnings.filter((w) => CATALOGUE.test(w))).toHaveLength(2);
+      expect(new Set(warnings).size).toBe(warnings.length);
+      expect(warnings.every((w) => !w.includes("[runtime]") && !w.startsWith("warning:"))).toBe(true);
+
+      const text = await fleet(["preview"]);
+      expect(text.code).toBe(0);
+      expect(text.stdout).toContain(`    warning: ${PLAINTEXT}`);
+      expect(text.stdout).toMatch(/^workspace-access-fleet preview: 1 stack, 1 succeeded, 0 failed, 0 skipped, 1 with warnings$/m);
+
+      const markdown = await fleet(["preview", "--format", "markdown"]);
+      expect(markdown.stdout).toContain(`\`warning: ${PLAINTEXT}`);
+      expect(markdown.stdout).toMatch(CATALOGUE);
+      expect(markdown.stdout).toContain("1 with warnings");
+    });
+
+    it("no output of any run holds the key, whole or in part", () => {
+      expect(outputs).toHaveLength(3);
+      for (const output of outputs) expect(output.includes(KEY.slice(-12))).toBe(false);
+    });
+  },
+);
