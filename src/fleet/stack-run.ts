@@ -2,8 +2,8 @@
  * One stack's preview, up, refresh or drift check through the Automation API, with that stack's own configuration:
  * its key reaches its own workspace only. Never rejects: whatever goes wrong becomes its `failed` report, redacted.
  */
-import { type ConfigMap, type LocalWorkspace, Stack } from "@pulumi/pulumi/automation";
-import { makeRedactor } from "../client/redact";
+import { type ConfigMap, type LocalWorkspace, Stack, type StackSettings } from "@pulumi/pulumi/automation";
+import { MIN_API_KEY_LENGTH, makeRedactor, makeValueRedactor } from "../client/redact";
 import { countsOf, EventCollector, failureMessage, warningsOf } from "./engine-events";
 import { type ChangeCounts, type FleetCommand, noChanges, type StackReport } from "./types";
 
@@ -56,15 +56,64 @@ export function forwardedCancel(cancel: AbortSignal): { signal: AbortSignal; rel
 const API_KEY_CONFIG = "workspace-access:apiKey";
 
 /**
- * A redactor of every secret of `config`, of its `workspace-access:apiKey` however stored, and of `WORKSPACE_ACCESS_API_KEY`,
- * whole or in any run of 8 characters: the package's messages never hold the key, but the CLI may echo config or a program's error.
+ * A redactor of the stack's secrets: the package's messages never hold them, but the CLI may echo config or a program's
+ * error. The API key (`workspace-access:apiKey` however stored, and `WORKSPACE_ACCESS_API_KEY`) goes whole or in any run
+ * of {@link MIN_API_KEY_LENGTH} characters, as the client redacts it. Any other secret goes whole only, and only when it
+ * has that many characters: a short secret (`1`, `true`) removed wherever it appears would wipe the report, not protect
+ * anything. A secret object (`pulumi config set --secret --path 'proj:people[1].email' ...` marks the whole key secret)
+ * goes leaf by leaf: its secure leaves as `settings` (the stack's settings file, `secure:` where a leaf is encrypted)
+ * shows them, else every leaf; never its JSON text whole, which would take the object's every name with it.
  */
-export function secretsRedactor(config: ConfigMap, env: NodeJS.ProcessEnv = process.env): (text: string) => string {
-  const secrets = Object.entries(config).flatMap(([key, entry]) => (entry.secret || key === API_KEY_CONFIG ? [entry.value] : []));
+export function secretsRedactor(
+  config: ConfigMap,
+  env: NodeJS.ProcessEnv = process.env,
+  settings?: StackSettings["config"],
+): (text: string) => string {
+  const keys = Object.entries(config).flatMap(([key, entry]) => (key === API_KEY_CONFIG ? [entry.value] : []));
   const envKey = env["WORKSPACE_ACCESS_API_KEY"]?.trim();
-  if (envKey) secrets.push(envKey);
-  const redactors = [...new Set(secrets.filter((s) => s.trim() !== ""))].map(makeRedactor);
+  if (envKey) keys.push(envKey);
+  const others = Object.entries(config).flatMap(([key, entry]) =>
+    key !== API_KEY_CONFIG && entry.secret ? secretValues(entry.value, settingOf(settings, key)) : [],
+  );
+  const whole = others.filter((s) => s.trim().length >= MIN_API_KEY_LENGTH).sort((a, b) => b.length - a.length);
+  const redactors = [...[...new Set(keys.filter((s) => s.trim() !== ""))].map(makeRedactor), ...[...new Set(whole)].map(makeValueRedactor)];
   return (text) => redactors.reduce((out, redact) => redact(out), text);
+}
+
+/** The settings file's entry of `key` (`proj:people`), which the file may write without its project's namespace (`people`). */
+function settingOf(settings: StackSettings["config"] | undefined, key: string): unknown {
+  if (settings === undefined) return undefined;
+  return settings[key] ?? settings[key.slice(key.indexOf(":") + 1)];
+}
+
+/** The secret texts of a secret config value: the value, or an object's secure leaves (every leaf when `setting` cannot tell). */
+function secretValues(value: string, setting: unknown): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return [value];
+  }
+  if (typeof parsed !== "object" || parsed === null) return [value];
+  const known = typeof setting === "object" && setting !== null && !isSecure(setting);
+  return known ? secureLeaves(setting, parsed) : leaves(parsed);
+}
+
+const isSecure = (setting: object) => "secure" in setting && Object.keys(setting).length === 1;
+
+/** The leaves of `value` that `setting` (the settings file's tree beside it) marks `secure:`. */
+function secureLeaves(setting: unknown, value: unknown): string[] {
+  if (typeof setting !== "object" || setting === null) return [];
+  if (isSecure(setting)) return leaves(value);
+  if (typeof value !== "object" || value === null) return [];
+  return Object.entries(setting).flatMap(([k, inner]) => secureLeaves(inner, (value as Record<string, unknown>)[k]));
+}
+
+/** Every leaf of a parsed JSON value, as text. */
+function leaves(value: unknown): string[] {
+  if (value === null || value === undefined) return [];
+  if (typeof value === "object") return Object.values(value).flatMap(leaves);
+  return [String(value)];
 }
 
 /**
@@ -74,6 +123,15 @@ export function secretsRedactor(config: ConfigMap, env: NodeJS.ProcessEnv = proc
  */
 function refreshing(refresh: boolean): { refresh: boolean; runProgram?: true } {
   return refresh ? { refresh, runProgram: true } : { refresh };
+}
+
+/** The stack's settings file's config, or nothing when there is none to read (a stack whose config lives elsewhere). */
+async function settingsOf(workspace: LocalWorkspace, stack: string): Promise<StackSettings["config"]> {
+  try {
+    return (await workspace.stackSettings(stack)).config;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs `options.command` on one stack; see the top of this file. */
@@ -98,7 +156,8 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
   try {
     if (options.cancel.aborted) return skipped();
     const fullName = options.fullName ?? name;
-    redact = secretsRedactor(await options.workspace.getAllConfig(fullName));
+    // The settings file says which leaves of a secret object are secret; without it (another config source), every leaf is.
+    redact = secretsRedactor(await options.workspace.getAllConfig(fullName), process.env, await settingsOf(options.workspace, fullName));
     if (options.cancel.aborted) return skipped();
     const stack = await options.serially(() => Stack.select(fullName, options.workspace));
     if (options.cancel.aborted) return skipped();

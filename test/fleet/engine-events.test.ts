@@ -184,6 +184,50 @@ describe("secretsRedactor", () => {
     );
   });
 
+  it("removes another secret whole only, and only when it is as long as a key: a short one would wipe the report", () => {
+    const key = "wa_live_5f2c9e0b7d1a4c3e";
+    const redact = secretsRedactor(
+      {
+        "workspace-access:apiKey": { value: key, secret: true },
+        "proj:replicas": { value: "1", secret: true },
+        "proj:token": { value: "tok-0123456789", secret: true },
+      },
+      {},
+    );
+    const text = "User alice1@acme.example: GET /api/v1/users answered 401 (1 of 1); token tok-0123456789, part tok-01234567";
+    // The key goes in any run of 8 characters; another secret whole only.
+    expect(redact(`${text}; key ${key}, part ${key.slice(3, 14)}`)).toBe(
+      "User alice1@acme.example: GET /api/v1/users answered 401 (1 of 1); token [redacted], part tok-01234567; key [redacted], part [redacted]",
+    );
+  });
+
+  it("removes a secret object's secure leaves, not its JSON text: every other name stays", () => {
+    const people = [
+      { email: "alice@acme.example", firstName: "Alice", lastName: "Doe" },
+      { email: "bob@acme.example", firstName: "Bob", lastName: "Roe" },
+    ];
+    // `pulumi config set --secret --path 'proj:people[1].email' bob@acme.example` marks the whole key secret, and its settings file
+    // holds that one leaf encrypted (written without the project's namespace here, as a file may).
+    const config = { "proj:people": { value: JSON.stringify(people), secret: true } };
+    const settings = {
+      people: [
+        { email: "alice@acme.example", firstName: "Alice", lastName: "Doe" },
+        { email: { secure: "v1:abc" }, firstName: "Bob", lastName: "Roe" },
+      ],
+    };
+    const text = `User alice@acme.example, User bob@acme.example: lastName Doe; ${JSON.stringify(people)}`;
+    const redacted = secretsRedactor(config, {}, settings)(text);
+    expect(redacted).toContain("User alice@acme.example, User [redacted]: lastName Doe");
+    expect(redacted).not.toContain("bob@acme.example");
+    // Without the settings file, every leaf as long as a key goes (the emails), still not the JSON text whole.
+    expect(secretsRedactor(config, {})(text)).toBe(
+      'User [redacted], User [redacted]: lastName Doe; [{"email":"[redacted]","firstName":"Alice","lastName":"Doe"},' +
+        '{"email":"[redacted]","firstName":"Bob","lastName":"Roe"}]',
+    );
+    // A whole object set secret (`secure:` at its top) loses every leaf as long as a key.
+    expect(secretsRedactor(config, {}, { "proj:people": { secure: "v1:abc" } })(text)).toContain("User [redacted], User [redacted]");
+  });
+
   it("removes the stack's key stored in plain text too (the package warns of it, and still runs)", () => {
     const key = "wa_emu_0123456789abcdef0123456789abcdef";
     const redact = secretsRedactor({ "workspace-access:apiKey": { value: key, secret: false } }, {});
