@@ -3,6 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { Clock, Job as ClientJob } from "../client";
 import { systemClock } from "../client/clock";
 import { JobFailedError, JobTimeoutError } from "../client/errors";
+import { hinted } from "../shared/hints";
 import { checkArguments, type SpecOf } from "./lookups/arguments";
 import { outputOf, printedAsOneLine } from "./lookups/run";
 import { programClient } from "./program-settings";
@@ -29,10 +30,13 @@ const SPEC: SpecOf<GetJobArgs> = {
   required: ["id"],
 };
 
-/** Reads a job; with `waitForCompletion`, waits until it ends or the timeout, and says which (a preview reads it once: `not_waited`). */
+/**
+ * Reads a job; with `waitForCompletion`, waits until it ends or the timeout, and says which (a preview reads it once:
+ * `not_waited`). A key refused (401/403) says where the key comes from, as the lookups' errors do.
+ */
 export function getJob(args: GetJobArgs): Promise<Job> {
   return readJob(args, systemClock).catch((error: unknown) => {
-    throw printedAsOneLine(error);
+    throw printedAsOneLine(hinted(error));
   });
 }
 

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import type { GetJobArgs } from "../../src";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
-import { readJob } from "../../src/program/get-job";
+import { getJob as getJobAsExported, readJob } from "../../src/program/get-job";
 import type { VirtualClock } from "../support/virtual-clock";
 import { clockOf, emulator } from "../support/fixtures";
 
@@ -82,6 +82,25 @@ describe("getJob asked wrongly", () => {
     emu.clearRequests();
     await expect(getJob({ ...args, id: args.id === "j" ? id : args.id } as unknown as GetJobArgs)).rejects.toThrow(message);
     expect(emu.requests).toHaveLength(0);
+  });
+});
+
+describe("getJob refused the key", () => {
+  it("says where the key comes from, as the lookups do", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const id = await jobOf(emu);
+    clock = clockOf(emu);
+    const revoked = "wa_emu_revoked_key_abcdefghijklmn";
+    pulumi.runtime.setAllConfig({ "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": revoked }, ["workspace-access:apiKey"]);
+    await pulumi.runtime.setMocks({ newResource: (a) => ({ id: "id", state: a.inputs }), call: (a) => a.inputs }, "p", "s", false);
+    emu.clearRequests();
+    // The entry's getJob (a 401 is not retried: no wait on the real clock).
+    const failure = getJobAsExported({ id });
+    await expect(failure).rejects.toThrow(
+      /answered 401: .*The key comes from workspace-access:apiKey \(pulumi config set --secret workspace-access:apiKey <key>\)/,
+    );
+    await expect(failure).rejects.not.toThrow(revoked);
+    expect(emu.requests.map((r) => [r.method, r.path, r.status, r.hasApiKey])).toEqual([["GET", `/jobs/${id}`, 401, true]]);
   });
 });
 
