@@ -14,7 +14,7 @@ export interface GetJobArgs {
   id: string;
   /** Poll until the job is `finished` or `error`, or `timeoutSeconds` pass. Default false. */
   waitForCompletion?: boolean;
-  /** The longest wait, in seconds; default `workspace-access:jobTimeoutSeconds` (900). */
+  /** The longest wait, in seconds; default `workspace-access:jobTimeoutSeconds` (900). Only with `waitForCompletion: true`. */
   timeoutSeconds?: number;
 }
 
@@ -28,6 +28,8 @@ const SPEC: SpecOf<GetJobArgs> = {
   lookup: "getJob",
   args: { id: "string", waitForCompletion: "boolean", timeoutSeconds: "seconds" },
   required: ["id"],
+  // A timeout without a wait would be ignored: the job is read once, `not_waited`.
+  onlyWith: { timeoutSeconds: "waitForCompletion" },
 };
 
 /**

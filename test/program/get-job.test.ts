@@ -75,6 +75,15 @@ describe("getJob asked wrongly", () => {
     ],
     [{ id: "j", waitForCompletion: "false" }, 'getJob: waitForCompletion must be true or false, got "false".'],
     [{ id: "j", timeout: 30 }, 'getJob: unknown argument "timeout": the arguments are id, waitForCompletion, timeoutSeconds.'],
+    // It would be ignored: the job read once, not_waited.
+    [
+      { id: "j", timeoutSeconds: 600 },
+      "getJob: timeoutSeconds applies only with waitForCompletion: true: add waitForCompletion: true, or leave timeoutSeconds out.",
+    ],
+    [
+      { id: "j", waitForCompletion: false, timeoutSeconds: 600 },
+      "getJob: timeoutSeconds applies only with waitForCompletion: true: add waitForCompletion: true, or leave timeoutSeconds out.",
+    ],
   ])("%j: says which argument and sends nothing", async (args, message) => {
     const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
     await program(emu, false);

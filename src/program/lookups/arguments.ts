@@ -12,6 +12,8 @@ export interface ArgumentSpec {
   exactlyOne?: readonly string[];
   /** These must be given. */
   required?: readonly string[];
+  /** Each of these (`timeoutSeconds`) applies only when the argument it names (`waitForCompletion`) is `true`: given without, it is refused. */
+  onlyWith?: Readonly<Record<string, string>>;
 }
 
 /** The spec of a lookup whose arguments interface is `A` (its fields' docs are the editor's): the two cannot drift apart. */
@@ -42,6 +44,11 @@ export function checkArguments<T>(spec: ArgumentSpec, args: unknown): T {
   }
   for (const key of spec.required ?? []) {
     if (!(key in given)) throw fail(lookup, `${key} is required.`);
+  }
+  for (const [key, switchedBy] of Object.entries(spec.onlyWith ?? {})) {
+    if (key in given && given[switchedBy] !== true) {
+      throw fail(lookup, `${key} applies only with ${switchedBy}: true: add ${switchedBy}: true, or leave ${key} out.`);
+    }
   }
   if (spec.exactlyOne) {
     const present = spec.exactlyOne.filter((key) => key in given);
