@@ -39,12 +39,14 @@ export function parseFleetArgs(argv: string[], cwd: string = process.cwd()): Fle
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
   const refresh = values.refresh === true;
   checkRefresh(command as FleetCommand, refresh, "--refresh");
+  const continueOnError = values["continue-on-error"] === true;
+  checkContinueOnError(command as FleetCommand, continueOnError, "--continue-on-error");
   return {
     command: command as FleetCommand,
     stacks: values.stacks === undefined ? undefined : stackList(values.stacks),
     parallel: values.parallel === undefined ? DEFAULT_PARALLEL : parallelOf(values.parallel),
     refresh,
-    continueOnError: values["continue-on-error"] === true,
+    continueOnError,
     expectNoChanges: values["expect-no-changes"] === true,
     format: formatOf(values.format),
     cwd: values.cwd ?? cwd,
@@ -90,6 +92,15 @@ export function checkRefresh(command: FleetCommand, refresh: boolean, option: st
   if (refresh && !REFRESH_COMMANDS.includes(command)) {
     throw new UsageError(
       `${option} applies to ${REFRESH_COMMANDS.join(" and ")} (refresh reads every workspace anyway; drift always refreshes), not to ${command}`,
+    );
+  }
+}
+
+/** `--continue-on-error` with a command that runs every stack whatever fails would be silently ignored. */
+export function checkContinueOnError(command: FleetCommand, continueOnError: boolean, option: string): void {
+  if (continueOnError && command !== "up") {
+    throw new UsageError(
+      `${option} applies to up only (preview, refresh and drift run every stack whatever fails), not to ${command}: leave it out`,
     );
   }
 }

@@ -1,6 +1,6 @@
 /** `runFleet`: one command over every stack of a project, in the order `schedule.ts` gives, each run by `stack-run.ts`. */
 import { UsageError } from "../command-line";
-import { checkNamedOnce, checkParallel, checkRefresh, DEFAULT_PARALLEL } from "./args";
+import { checkContinueOnError, checkNamedOnce, checkParallel, checkRefresh, DEFAULT_PARALLEL } from "./args";
 import { openFleetProject, restoreSelection } from "./project";
 import { type ScheduleOptions, schedule } from "./schedule";
 import { runStack } from "./stack-run";
@@ -20,7 +20,7 @@ export interface FleetOptions extends Pick<ScheduleOptions, "stop" | "onStart" |
   parallel?: number;
   /** `preview` and `up`: refresh each stack first (`pulumi preview --refresh`, `pulumi up --refresh`). */
   refresh?: boolean;
-  /** `up`: run every stack even after the canary or another stack failed. */
+  /** `up` only (the other commands run every stack anyway): run every stack even after the canary or another stack failed. */
   continueOnError?: boolean;
   /**
    * A change in any stack fails the run (exit 1), the stack still `succeeded`; as with pulumi's, an up still applies it.
@@ -53,6 +53,7 @@ function checkOptions(options: FleetOptions): void {
   }
   if (parallel !== undefined) checkParallel(parallel, "parallel");
   checkRefresh(options.command, options.refresh === true, "refresh");
+  checkContinueOnError(options.command, options.continueOnError === true, "continueOnError");
 }
 
 /**

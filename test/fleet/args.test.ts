@@ -59,6 +59,13 @@ describe("parseFleetArgs", () => {
     [["up", "--format", "yaml"], /--format must be text, markdown, json, not "yaml"/],
     [["refresh", "--refresh"], /--refresh applies to preview and up .* not to refresh/],
     [["drift", "--refresh"], /--refresh applies to preview and up .*drift always refreshes.* not to drift/],
+    // Each of them runs every stack whatever fails: the flag would change nothing.
+    [
+      ["preview", "--continue-on-error"],
+      /^--continue-on-error applies to up only \(preview, refresh and drift run every stack .*\), not to preview: leave it out$/,
+    ],
+    [["refresh", "--continue-on-error"], /^--continue-on-error applies to up only .* not to refresh/],
+    [["drift", "--continue-on-error"], /^--continue-on-error applies to up only .* not to drift/],
   ])("refuses %j", (argv, message) => {
     expect(() => parseFleetArgs(argv)).toThrow(FleetUsageError);
     expect(() => parseFleetArgs(argv)).toThrow(message);

@@ -8,7 +8,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { UsageError } from "../../src/command-line";
 import { pickStacks } from "../../src/fleet/project";
-import { checkRunProgram, runFleet } from "../../src/fleet/run";
+import { checkRunProgram, type FleetOptions, runFleet } from "../../src/fleet/run";
 import { exitStatus } from "../../src/fleet/types";
 
 /** The fake backend: its stacks by fully-qualified name, the one selected, and what ran. */
@@ -123,7 +123,10 @@ describe("runFleet: a script's options, checked as the command line's are", () =
     [{ parallel: Number.NaN }, /^parallel takes a whole number of stacks run at once, 1 or more, not NaN$/],
     [{ parallel: 0 }, /^parallel takes a whole number .* not 0$/],
     [{ parallel: 1.5 }, /^parallel takes a whole number .* not 1.5$/],
-  ])("refuses %j before pulumi runs", async (options, message) => {
+    [{ continueOnError: true }, /^continueOnError applies to up only \(preview, refresh and drift run every stack .*\), not to preview/],
+    [{ command: "drift", continueOnError: true }, /^continueOnError applies to up only .* not to drift/],
+    [{ command: "refresh", continueOnError: true }, /^continueOnError applies to up only .* not to refresh/],
+  ] as Array<[Partial<FleetOptions>, RegExp]>)("refuses %j before pulumi runs", async (options, message) => {
     const run = runFleet({ command: "preview", cwd: "/proj", ...options });
     await expect(run).rejects.toThrow(UsageError);
     await expect(run).rejects.toThrow(message);
