@@ -67,8 +67,11 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   // Delta seconds; a proxy joining two headers gives "10, 20": the first counts.
   const seconds = /^(\d+(?:\.\d+)?)\s*(?:,|$)/.exec(text);
   if (seconds) return Math.ceil(Number(seconds[1]) * 1000);
-  const date = httpDateReader()(text)?.getTime();
-  return date === undefined || Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+  // undici's strict reader first; then, as before it, any date of the "Wed, 21 Oct ..." shape `Date.parse` reads (another
+  // weekday, lower case, "UTC"): a sender's small slip must not turn a one-minute wait into the five-minute default.
+  const strict = httpDateReader()(text)?.getTime();
+  const date = strict !== undefined && !Number.isNaN(strict) ? strict : /^[a-z]{3,9},/i.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
 /**

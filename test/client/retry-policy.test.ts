@@ -128,6 +128,10 @@ describe("parseRetryAfter", () => {
     ["-120", undefined],
     // Two headers a proxy joined: the first.
     ["10, 20", 10_000],
+    // A sender's slips that undici's strict reader refuses and Date.parse reads: another weekday, "UTC", lower case.
+    [new Date(now + 60_000).toUTCString().replace(/^\w{3}/, (day) => (day === "Mon" ? "Tue" : "Mon")), 60_000],
+    [new Date(now + 60_000).toUTCString().replace("GMT", "UTC"), 60_000],
+    [new Date(now + 60_000).toUTCString().toLowerCase(), 60_000],
   ])("%s gives %s ms", (header, ms) => {
     expect(parseRetryAfter(header, now)).toBe(ms);
   });
