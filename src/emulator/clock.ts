@@ -12,12 +12,20 @@ export interface EmulatorClock {
   setTimer(fn: () => void, ms: number): () => void;
 }
 
+/** The longest delay Node's timers take as it is. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The wall clock, with unref'd timers so a forgotten emulator never keeps a process alive. */
 export const systemClock: EmulatorClock = {
   now: () => Date.now(),
   setTimer(fn, ms) {
-    const timer = setTimeout(fn, Math.max(0, ms));
-    timer.unref();
+    // Node fires a timer longer than 2^31 - 1 ms after 1 ms: a long one (a job settling after 30 days) is armed in parts.
+    let timer: NodeJS.Timeout;
+    const arm = (left: number) => {
+      timer = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : fn()), Math.min(Math.max(0, left), MAX_TIMER_MS));
+      timer.unref();
+    };
+    arm(ms);
     return () => clearTimeout(timer);
   },
 };

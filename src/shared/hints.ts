@@ -18,9 +18,10 @@ export async function withHints<T>(read: () => Promise<T>): Promise<T> {
 /** The error with the hint added when it is a 401/403 (for a caller that catches itself: one frame less on the way to the socket). */
 export function hinted(error: unknown, refresh = false): unknown {
   if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
-    error.message += keySourceHint();
+    // Calls that arrive together share one answer, so one error: each caller hints it, and each hint is said once.
+    if (!error.message.includes(keySourceHint())) error.message += keySourceHint();
     // A refresh runs with the provider configuration the state holds, not the stack config now.
-    if (refresh) error.message += REFRESH_HINT;
+    if (refresh && !error.message.includes(REFRESH_HINT)) error.message += REFRESH_HINT;
   }
   return error;
 }

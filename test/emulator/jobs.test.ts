@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type Emulator, type EmulatorOptions, INJECTED_ERROR_TYPE, startEmulator } from "../../src/emulator/index";
+import { systemClock } from "../../src/emulator/clock";
 import { VirtualClock } from "../support/virtual-clock";
 import { at, call, TEAM, teamSeed, replaceBody, userBody } from "./helpers";
 
@@ -289,5 +290,25 @@ describe("user writes answered with jobs (userWritesAsJobs)", () => {
       expect(answer.status).toBe(403);
       expect(at(answer.json, "errors", 0, "detail")).toContain("write:automations");
     });
+  });
+});
+
+describe("the emulator's wall clock", () => {
+  it("arms a delay longer than Node's timers take (2^31 - 1 ms) in parts, not after 1 ms", () => {
+    vi.useFakeTimers();
+    try {
+      const fired: number[] = [];
+      const thirtyDays = 30 * 24 * 3_600_000;
+      systemClock.setTimer(() => void fired.push(Date.now()), thirtyDays);
+      const start = Date.now();
+      vi.advanceTimersByTime(1000);
+      expect(fired).toEqual([]);
+      vi.advanceTimersByTime(thirtyDays - 1001);
+      expect(fired).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(fired).toEqual([start + thirtyDays]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
