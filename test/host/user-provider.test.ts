@@ -257,6 +257,54 @@ describe("create, read, update, delete", () => {
     expect(emu.requests.filter((r) => r.method === "PUT")).toEqual([]);
   });
 
+  it("a record that does not say whether a user of a guest role is a guest fails an update that would keep it: no guess is sent", async () => {
+    // A PUT sends every attribute: `isGuest: false` for a guest whose record leaves it out would make them a member.
+    const emu = await emulator();
+    await configureFor(emu);
+    const guest = { email: "kay@partner.example", firstName: "Kay", lastName: "Doe" };
+    const existing = emu.users.add({ ...guest, isGuest: true });
+    expect(existing.role).toBe("workspace_guest_user");
+    const { outs } = await provider.create((await check({ ...guest, adoptExisting: true })).inputs!);
+    const unreported = (role: string) =>
+      emu.fault({
+        method: "GET",
+        path: `/users/${existing.id}`,
+        body: JSON.stringify({
+          data: { id: existing.id, type: "user", attributes: { ...guest, role, isGuest: null } },
+          links: {},
+          meta: {},
+        }),
+      });
+    unreported(existing.role);
+    const renamed = (extra: object = {}) => check({ ...guest, adoptExisting: true, lastName: "Roe", ...extra });
+    const error = await rejection(provider.update!(existing.id, outs!, (await renamed()).inputs!));
+    expect(error.message).toContain(`User ${existing.id} (kay@partner.example)`);
+    expect(error.message).toContain("data.attributes.isGuest");
+    expect(error.message).toContain("has the guest role workspace_guest_user");
+    expect(error.message).toContain("Declare isGuest on this resource.");
+    expect(emu.requests.filter((r) => r.method === "PUT")).toEqual([]);
+    expect(emu.users.get(existing.id)).toMatchObject({ isGuest: true, lastName: "Doe" });
+    // Declared, the flag is the program's: the PUT sends it.
+    await provider.update!(existing.id, outs!, (await renamed({ isGuest: true })).inputs!);
+    expect(emu.users.get(existing.id)).toMatchObject({ isGuest: true, lastName: "Roe" });
+    // Beside a role that is not a guest's, an unreported flag is `false` (a service may leave `false` out).
+    emu.users.update(existing.id, { role: "workspace_login_only", isGuest: false });
+    unreported("workspace_login_only");
+    await provider.update!(existing.id, outs!, (await renamed({ lastName: "Poe" })).inputs!);
+    expect(emu.users.get(existing.id)).toMatchObject({ isGuest: false, lastName: "Poe" });
+  });
+
+  it("a record that cannot be read, the program declaring a guest role but not isGuest: not replaced (its flag is not guessed)", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const declared = { ...alice, role: "workspace_guest_user" };
+    const { id, outs } = await provider.create((await check({ ...declared, isGuest: true })).inputs!);
+    emu.users.update(id, { isGuest: "yes" as unknown as boolean });
+    const error = await rejection(provider.update!(id, outs!, (await check({ ...declared, lastName: "Smith" })).inputs!));
+    expect(error.message).toContain("declare role and isGuest");
+    expect(emu.requests.filter((r) => r.method === "PUT")).toEqual([]);
+  });
+
   it("reads drift back as outputs and inputs, so refresh shows it", async () => {
     const emu = await emulator();
     await configureFor(emu);

@@ -25,8 +25,17 @@ export function keptRoleRefused(role: string, declared = false): string {
 /** An update could not read the user's record, and needs its role (the program leaves the role out). */
 export function unreadableRoleToKeep(): string {
   return (
-    " The user was not updated: its role, which the program leaves to the service, cannot be read. Fix the record in the " +
-    "service, or declare role, then run again."
+    " The user was not updated: its role, or with a guest role its guest flag, which a PUT sends and the program leaves to the " +
+    "service, cannot be read. Fix the record in the service, or declare role and isGuest, then run again."
+  );
+}
+
+/** The service's record has no `isGuest`, which a `PUT` must send, beside a guest `role`, and the program declares none. */
+export function noGuestFlagToKeep(user: Pick<User, "id" | "email">, role: string): string {
+  return (
+    `User ${user.id}${user.email ? ` (${user.email})` : ""}: the service's record does not say whether the user is a guest ` +
+    `(field "data.attributes.isGuest") and has the guest role ${role}, and the program declares no isGuest, so a PUT could not ` +
+    "keep it (it sends every attribute, and false would make a guest a member). Declare isGuest on this resource."
   );
 }
 

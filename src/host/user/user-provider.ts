@@ -38,6 +38,7 @@ import {
   keptDeclaredRoleRefused,
   keptRoleRefused,
   leftInWorkspace,
+  noGuestFlagToKeep,
   noRoleToKeep,
   noUserToImport,
   takenBack,
@@ -78,12 +79,17 @@ type Declared = Partial<Record<keyof UserInputs, unknown>>;
 /** A user's declared attributes (a `User`'s inputs, or one user of a `WorkspaceUsers`). */
 type Attributes = Omit<UserInputs, "adoptExisting" | "deleteOnDestroy">;
 
+/** The roles of guests: beside one, an unreported `isGuest` is not taken for `false`. */
+const GUEST_ROLES: ReadonlySet<string> = new Set(["workspace_guest_user", "workspace_guest_admin"]);
+
 /** The optional attributes the program may leave to the service. */
 const OPTIONAL = ["isGuest", "role"] as const;
 
 /**
  * The attributes to send: the declared ones, and for what the program leaves out, the defaults (a new user) or `current`'s
- * value (a `PUT` replaces every attribute). An unreported role fails, naming the record; an unreported `isGuest` is left out.
+ * value (a `PUT` replaces every attribute, `isGuest` among them). An unreported role fails, naming the record. An unreported
+ * `isGuest` is sent as `false` beside a role that is not a guest's (a service may leave `false` out), and fails beside a guest
+ * role: `false` would make the guest a member, a change the program does not declare (see docs/contract.md).
  */
 function attributesOf(inputs: Attributes, current?: User): UserAttributes {
   const role = inputs.role ?? (current ? current.role : DEFAULT_USER_ROLE);
@@ -97,14 +103,17 @@ function attributesOf(inputs: Attributes, current?: User): UserAttributes {
       field: "data.attributes.role",
     });
   }
-  const isGuest = inputs.isGuest ?? (current ? (current.isGuest ?? undefined) : false);
-  return {
-    email: inputs.email,
-    firstName: inputs.firstName,
-    lastName: inputs.lastName,
-    role,
-    ...(isGuest === undefined ? {} : { isGuest }),
-  };
+  const isGuest = inputs.isGuest ?? (current ? current.isGuest : false) ?? (GUEST_ROLES.has(role) ? null : false);
+  if (isGuest === null) {
+    const record = current!;
+    throw new InvalidResponseError(noGuestFlagToKeep(record, role), {
+      method: "GET",
+      path: `users/${record.id}`,
+      status: 200,
+      field: "data.attributes.isGuest",
+    });
+  }
+  return { email: inputs.email, firstName: inputs.firstName, lastName: inputs.lastName, role, isGuest };
 }
 
 /** The optional attributes `declared` manages (those it leaves out are the service's). */
@@ -262,13 +271,14 @@ export async function replaceUser(
     current = await client.users.get(id);
   } catch (error) {
     if (!InvalidResponseError.isInstance(error)) throw error;
-    // A record that cannot be read: the declared values replace it where the program declares the role (a PUT needs one).
-    if (inputs.role === undefined) {
+    // A record that cannot be read: the declared values replace it where the program declares the role and `isGuest` (a PUT
+    // sends both, and neither may be guessed).
+    const { email, firstName, lastName, role, isGuest } = inputs;
+    if (role === undefined || (isGuest === undefined && GUEST_ROLES.has(role))) {
       error.message += unreadableRoleToKeep();
       throw error;
     }
-    const { email, firstName, lastName, role, isGuest } = inputs;
-    return { user: await client.users.replace(id, { email, firstName, lastName, role, ...(isGuest === undefined ? {} : { isGuest }) }) };
+    return { user: await client.users.replace(id, { email, firstName, lastName, role, isGuest: isGuest ?? false }) };
   }
   const sent: Attributes = { ...inputs };
   const unapplied: Unapplied = {};
