@@ -11,6 +11,18 @@ export const KNOWN_USER_ROLES = [
   "workspace_guest_user",
 ] as const;
 
+/** The roles of guests: beside one, a record that leaves `isGuest` out says nothing of it (see {@link guestOf}). */
+export const GUEST_ROLES: ReadonlySet<string> = new Set(["workspace_guest_user", "workspace_guest_admin"]);
+
+/**
+ * Whether a user is a guest, as far as the record tells (assumed, `docs/contract.md`): `isGuest` when it reports one; left out
+ * beside a role that is not a guest's, `false` (a service may leave `false` out); left out beside a guest role, unknown.
+ */
+export function guestOf(user: { isGuest: boolean | null; role: string | null }): boolean | undefined {
+  if (user.isGuest !== null) return user.isGuest;
+  return user.role !== null && !GUEST_ROLES.has(user.role) ? false : undefined;
+}
+
 /** The one form of an email for comparing and keying: emails compare case-insensitively (contract). Emails are not ids (`ids.ts`). */
 export const emailKey = (email: string): string => email.trim().toLowerCase();
 

@@ -263,23 +263,51 @@ describe("getUsers", () => {
     expect(sent(emu)).toEqual(provenListing("/users", 2));
   });
 
-  it("compares isGuest exactly: a user whose record leaves it out is neither a guest nor a non-guest", async () => {
+  it("reads a left-out isGuest as the resources do: false beside a role that is not a guest's; beside a guest role, it decides nothing", async () => {
     const emu = await emulator({ seed: world() });
-    const record = (id: string, email: string, isGuest: boolean | null) => ({
+    const record = (id: string, email: string, isGuest: boolean | null, role = "workspace_login_only") => ({
       id,
       type: "user",
-      attributes: { email, role: "workspace_login_only", isGuest, status: "live" },
+      attributes: { email, role, isGuest, status: "live" },
     });
-    const body = JSON.stringify({
-      data: [record("u-1", "emp@example.com", false), record("u-2", "scim@example.com", null), record("u-3", "guest@example.com", true)],
-      links: { next: null },
-      meta: {},
-    });
-    emu.fault({ method: "GET", path: "/users", body, times: 10 });
+    const page = (...data: unknown[]) => JSON.stringify({ data, links: { next: null }, meta: {} });
+    const members = [
+      record("u-1", "emp@example.com", false),
+      record("u-2", "scim@example.com", null),
+      record("u-3", "guest@example.com", true),
+    ];
+    emu.fault({ method: "GET", path: "/users", body: page(...members), times: 3 });
     await program(emu);
-    expect((await getUsers({ isGuest: false })).ids).toEqual(["u-1"]);
+    // A service may leave false out: the SCIM user beside a member's role is not a guest.
+    expect((await getUsers({ isGuest: false })).ids).toEqual(["u-1", "u-2"]);
     expect((await getUsers({ isGuest: true })).ids).toEqual(["u-3"]);
     expect((await getUsers()).ids).toEqual(["u-1", "u-3", "u-2"]);
+    // Beside a guest role the record does not tell: a filter on isGuest fails naming the user, one on the role still answers.
+    emu.clearFaults();
+    emu.fault({
+      method: "GET",
+      path: "/users",
+      body: page(...members, record("u-4", "kay@partner.example", null, "workspace_guest_user")),
+      times: 10,
+    });
+    await program(emu);
+    const error = await lookupError(getUsers({ isGuest: false }), "lookup_ambiguous");
+    expect(error.message).toContain("kay@partner.example (u-4)");
+    expect(error.message).toContain("Filter without isGuest");
+    expect((await getUsers({ isGuest: true, role: "workspace_login_only" })).ids).toEqual(["u-3"]);
+    expect((await getUsers({ role: "workspace_guest_user" })).ids).toEqual(["u-4"]);
+  });
+
+  it("under the emulator's nullFields quirk (false answered as null), isGuest: false still finds the members", async () => {
+    const emu = await emulator({ seed: world(), quirks: { nullFields: true } });
+    await program(emu);
+    const members = emu.users
+      .list()
+      .filter((u) => !u.isGuest)
+      .map((u) => u.id)
+      .sort();
+    expect(members.length).toBeGreaterThan(0);
+    expect((await getUsers({ isGuest: false })).ids.slice().sort()).toEqual(members);
   });
 
   it("sends search as the API's filter; no match is an empty answer", async () => {

@@ -24,6 +24,8 @@ import {
   BadRequestError,
   ConfigurationError,
   ConflictError,
+  GUEST_ROLES,
+  guestOf,
   InvalidResponseError,
   KNOWN_USER_ROLES,
   sameEmail,
@@ -79,9 +81,6 @@ type Declared = Partial<Record<keyof UserInputs, unknown>>;
 /** A user's declared attributes (a `User`'s inputs, or one user of a `WorkspaceUsers`). */
 type Attributes = Omit<UserInputs, "adoptExisting" | "deleteOnDestroy">;
 
-/** The roles of guests: beside one, an unreported `isGuest` is not taken for `false`. */
-const GUEST_ROLES: ReadonlySet<string> = new Set(["workspace_guest_user", "workspace_guest_admin"]);
-
 /** The optional attributes the program may leave to the service. */
 const OPTIONAL = ["isGuest", "role"] as const;
 
@@ -103,7 +102,8 @@ function attributesOf(inputs: Attributes, current?: User): UserAttributes {
       field: "data.attributes.role",
     });
   }
-  const isGuest = inputs.isGuest ?? (current ? current.isGuest : false) ?? (GUEST_ROLES.has(role) ? null : false);
+  // The record's flag as the package reads one left out (`guestOf`), beside the role the PUT sends.
+  const isGuest = inputs.isGuest ?? (current ? (guestOf({ isGuest: current.isGuest, role }) ?? null) : false);
   if (isGuest === null) {
     const record = current!;
     throw new InvalidResponseError(noGuestFlagToKeep(record, role), {

@@ -1,9 +1,9 @@
 /** Lookups of workspace users: one (`getUser`, by id or email) and many, by `GET /users/{id}` and one paged `GET /users` per run. */
 import type * as pulumi from "@pulumi/pulumi";
 import type { User } from "../../client";
-import { sameEmail } from "../../client/models";
+import { guestOf, sameEmail } from "../../client/models";
 import type { SpecOf } from "./arguments";
-import { LookupError, notFound, unreadable, whole } from "./lookup-error";
+import { guestUntold, LookupError, notFound, unreadable, whole } from "./lookup-error";
 import { byEmail, nullsLast, outputOf, runLookup } from "./run";
 
 /** A workspace user as the lookups return it: the client's, without `mfaStatus` (the list leaves it empty); missing attributes are `null`. */
@@ -104,8 +104,10 @@ export const getUserOutput = outputOf(getUser);
 
 /**
  * The workspace users matching every argument given (all without any), sorted by email. `search` is the API's
- * `filter` (name or email contains); `role`, `status` and `isGuest` compare exactly (a user whose record leaves one out matches
- * neither value of it). None is an answer.
+ * `filter` (name or email contains); `role` and `status` compare exactly (a user whose record leaves one out matches neither
+ * value of it). `isGuest` goes by what the record tells (`guestOf`: left out beside a role that is not a guest's, `false`);
+ * a record that cannot tell (left out beside a guest role) fails the lookup, naming the users: nothing is guessed. None is an
+ * answer.
  *
  * ```ts
  * const guests = await wa.getUsers({ isGuest: true, status: "live" });
@@ -117,9 +119,13 @@ export function getUsers(args: GetUsersArgs = {}, opts?: pulumi.InvokeOptions): 
     args,
     async ({ search, role, status, isGuest }, session) => {
       const listed = whole(session, "getUsers", "users", await session.users(search));
-      const users = listed
-        .filter((user) => (role === undefined || user.role === role) && (status === undefined || user.status === status))
-        .filter((user) => isGuest === undefined || user.isGuest === isGuest)
+      const matching = listed.filter(
+        (user) => (role === undefined || user.role === role) && (status === undefined || user.status === status),
+      );
+      const untold = isGuest === undefined ? [] : matching.filter((user) => guestOf(user) === undefined);
+      if (untold.length > 0) throw guestUntold(session, untold);
+      const users = matching
+        .filter((user) => isGuest === undefined || guestOf(user) === isGuest)
         .map(lookedUp)
         .sort((a, b) => byEmail(a.email, b.email) || nullsLast(a.id, b.id));
       return { users, ids: users.map((user) => user.id) };
