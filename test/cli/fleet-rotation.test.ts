@@ -6,16 +6,13 @@
  * from the stack config now, not from the configuration the state recorded at the last up. A key then refused to every
  * resource's read says where the key comes from once, not once per resource.
  */
-import { spawn } from "node:child_process";
-import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index";
 import { randomApiKey } from "../../src/emulator/keys";
 import { ALL_SCOPES } from "../../src/emulator/scopes";
-import { packedTemplate } from "../support/packed.ts";
-import type { Project } from "../support/project.ts";
-import { SETUP_TIMEOUT_MS, stackPerWorkspaceProject, startTestEmulator } from "./scenario.ts";
-import { type CliStack, cliAvailable, openCliStack, outputOf, skipNote } from "./support.ts";
+import { type FleetFixture, fleetFixture } from "./fleet-support.ts";
+import { SETUP_TIMEOUT_MS } from "./scenario.ts";
+import { type CliStack, cliAvailable, skipNote } from "./support.ts";
 
 interface FleetJson {
   command: string;
@@ -26,35 +23,24 @@ describe.skipIf(!cliAvailable)(
   `workspace-access-fleet after a key rotation, through the real pulumi CLI${skipNote}`,
   { timeout: 300_000 },
   () => {
+    let f: FleetFixture;
     let emu: Emulator;
     let acme: CliStack;
-    let project: Project;
-    let fleetBin: string;
-    const outputs: string[] = [];
     const newKey = randomApiKey();
 
     async function fleet(args: string[]): Promise<{ code: number | null; report: FleetJson; stderr: string }> {
-      const child = spawn(fleetBin, [...args, "--format", "json"], { cwd: project.dir, env: acme.env, stdio: ["ignore", "pipe", "pipe"] });
-      const { code, stdout, stderr } = await outputOf(child);
-      outputs.push(`${stdout}${stderr}`);
+      const { code, stdout, stderr } = await f.fleet([...args, "--format", "json"]);
       return { code, report: JSON.parse(stdout) as FleetJson, stderr };
     }
     const refused = () => emu.requests.filter((r) => r.status === 401 || r.status === 403);
 
     beforeAll(async () => {
-      emu = await startTestEmulator();
-      project = await stackPerWorkspaceProject();
-      fleetBin = path.join(await packedTemplate(), "node_modules", ".bin", "workspace-access-fleet");
-      acme = await openCliStack({
-        projectDir: project.dir,
-        stackName: "acme",
-        config: { "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": { secret: emu.apiKey } },
-      });
+      f = await fleetFixture();
+      ({ emu, acme } = f);
     }, SETUP_TIMEOUT_MS);
 
     afterAll(async () => {
-      await acme?.remove();
-      await Promise.all([project?.remove(), emu?.close()]);
+      await f?.dispose();
     });
 
     it("drift, up --refresh and refresh use the stack config's new key at once, no plain up first", async () => {
@@ -110,8 +96,8 @@ describe.skipIf(!cliAvailable)(
     });
 
     it("no output of any run holds a key, whole or in part", () => {
-      expect(outputs.length).toBeGreaterThanOrEqual(5);
-      for (const output of outputs) for (const key of [emu.apiKey, newKey]) expect(output.includes(key.slice(-12))).toBe(false);
+      expect(f.outputs.length).toBeGreaterThanOrEqual(5);
+      for (const output of f.outputs) for (const key of [emu.apiKey, newKey]) expect(output.includes(key.slice(-12))).toBe(false);
     });
   },
 );

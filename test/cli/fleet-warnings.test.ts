@@ -4,14 +4,10 @@
  * itself shows the warnings and succeeds; the fleet's report gives each once, in every format, with the stack still
  * `succeeded` and the summary counting the stacks that warned. No output holds the key.
  */
-import { spawn } from "node:child_process";
-import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Emulator } from "../../src/emulator/index";
-import { packedTemplate } from "../support/packed.ts";
-import type { Project } from "../support/project.ts";
-import { SETUP_TIMEOUT_MS, stackPerWorkspaceProject, startTestEmulator } from "./scenario.ts";
-import { type CliStack, cliAvailable, openCliStack, outputOf, skipNote } from "./support.ts";
+import { type FleetFixture, fleetFixture } from "./fleet-support.ts";
+import { SETUP_TIMEOUT_MS } from "./scenario.ts";
+import { type CliStack, cliAvailable, skipNote } from "./support.ts";
 
 /** A key that reads users and integrations, but not an integration's entitlement catalogue (that needs write:integrations). */
 const KEY = "wa_emu_5f2c9e0b7d1a4c3e8b6a0f9d2e7c1b4a";
@@ -22,35 +18,20 @@ describe.skipIf(!cliAvailable)(
   `workspace-access-fleet reports each stack's warnings, through the real pulumi CLI${skipNote}`,
   { timeout: 300_000 },
   () => {
-    let emu: Emulator;
+    let f: FleetFixture;
     let acme: CliStack;
-    let project: Project;
-    let fleetBin: string;
-    const outputs: string[] = [];
-
-    async function fleet(args: string[]) {
-      const child = spawn(fleetBin, args, { cwd: project.dir, env: acme.env, stdio: ["ignore", "pipe", "pipe"] });
-      const run = await outputOf(child);
-      outputs.push(`${run.stdout}${run.stderr}`);
-      return run;
-    }
+    const fleet = (args: string[]) => f.fleet(args);
 
     beforeAll(async () => {
-      emu = await startTestEmulator({
-        keys: { [KEY]: ["read:users", "write:users", "read:integrations", "read:automations", "write:automations"] },
+      f = await fleetFixture({
+        emulator: { keys: { [KEY]: ["read:users", "write:users", "read:integrations", "read:automations", "write:automations"] } },
+        apiKey: () => KEY,
       });
-      project = await stackPerWorkspaceProject();
-      fleetBin = path.join(await packedTemplate(), "node_modules", ".bin", "workspace-access-fleet");
-      acme = await openCliStack({
-        projectDir: project.dir,
-        stackName: "acme",
-        config: { "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": KEY },
-      });
+      ({ acme } = f);
     }, SETUP_TIMEOUT_MS);
 
     afterAll(async () => {
-      await acme?.remove();
-      await Promise.all([project?.remove(), emu?.close()]);
+      await f?.dispose();
     });
 
     it("pulumi preview warns and succeeds; the fleet's preview reports each warning once, in every format", async () => {
@@ -81,8 +62,8 @@ describe.skipIf(!cliAvailable)(
     });
 
     it("no output of any run holds the key, whole or in part", () => {
-      expect(outputs).toHaveLength(3);
-      for (const output of outputs) expect(output.includes(KEY.slice(-12))).toBe(false);
+      expect(f.outputs).toHaveLength(3);
+      for (const output of f.outputs) expect(output.includes(KEY.slice(-12))).toBe(false);
     });
   },
 );
