@@ -3,7 +3,7 @@ export { type Clock, systemClock } from "./clock";
 export * from "./errors";
 export { type Id, idOf, sameId } from "./ids";
 export type { JobHandle } from "./jobs";
-export { collect, GUEST_ROLES, guestOf, KNOWN_USER_ROLES, sameEmail } from "./models";
+export { collect, guestOf, KNOWN_USER_ROLES, sameEmail } from "./models";
 export type { Entitlement, Integration, IntegrationUser, Job, User, UserAttributes } from "./models";
 export type { IntegrationRole } from "./requests";
 export { SCOPES } from "./scopes";

@@ -69,9 +69,7 @@ export function secretsRedactor(
   env: NodeJS.ProcessEnv = process.env,
   settings?: StackSettings["config"],
 ): (text: string) => string {
-  const keys = Object.entries(config).flatMap(([key, entry]) => (key === API_KEY_CONFIG ? [entry.value] : []));
-  const envKey = env["WORKSPACE_ACCESS_API_KEY"]?.trim();
-  if (envKey) keys.push(envKey);
+  const keys = [config[API_KEY_CONFIG]?.value, env["WORKSPACE_ACCESS_API_KEY"]?.trim()].filter((key): key is string => !!key);
   const others = Object.entries(config).flatMap(([key, entry]) =>
     key !== API_KEY_CONFIG && entry.secret ? secretValues(entry.value, settingOf(settings, key)) : [],
   );

@@ -248,9 +248,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   async delete(ctx, id, props) {
     // A replacement took the same membership over in this deployment: removing the user would undo it.
     const { integrationId, userId } = parseId(id);
-    if (ctx.takeovers.has(memberKey(integrationId, userId))) return;
-    // A membership that existed before the stack adopted it is given back as it is.
     const key = memberKey(integrationId, userId);
+    if (ctx.takeovers.has(key)) return;
+    // A membership that existed before the stack adopted it is given back as it is.
     if (props?.adopted === true && props.deleteOnDestroy !== true) {
       ctx.warn(adoptedMembershipLeft(integrationId, userId, props?.email));
       ctx.leftInPlace.set(key, { adopted: true });

@@ -24,7 +24,6 @@ import {
   BadRequestError,
   ConfigurationError,
   ConflictError,
-  GUEST_ROLES,
   guestOf,
   InvalidResponseError,
   KNOWN_USER_ROLES,
@@ -273,12 +272,14 @@ export async function replaceUser(
     if (!InvalidResponseError.isInstance(error)) throw error;
     // A record that cannot be read: the declared values replace it where the program declares the role and `isGuest` (a PUT
     // sends both, and neither may be guessed).
-    const { email, firstName, lastName, role, isGuest } = inputs;
-    if (role === undefined || (isGuest === undefined && GUEST_ROLES.has(role))) {
+    const { email, firstName, lastName, role } = inputs;
+    // Nothing read: the flag is the declared one, else read as a record that leaves it out beside the declared role (`guestOf`).
+    const isGuest = role === undefined ? undefined : (inputs.isGuest ?? guestOf({ isGuest: null, role }));
+    if (role === undefined || isGuest === undefined) {
       error.message += unreadableRoleToKeep();
       throw error;
     }
-    return { user: await client.users.replace(id, { email, firstName, lastName, role, isGuest: isGuest ?? false }) };
+    return { user: await client.users.replace(id, { email, firstName, lastName, role, isGuest }) };
   }
   const sent: Attributes = { ...inputs };
   const unapplied: Unapplied = {};
