@@ -3,7 +3,6 @@
 import { type FleetArgs, FLEET_NAME, parseFleetArgs } from "./args";
 import { runCommand } from "../command-line";
 import { fleetSignals } from "./signals";
-import { CHANGE_OPS, type StackReport } from "./types";
 
 const USAGE = `Usage: ${FLEET_NAME} preview|up|refresh|drift [--stacks a,b,c] [--parallel N] [--refresh]
                  [--continue-on-error] [--expect-no-changes] [--format text|markdown|json] [--cwd DIR]
@@ -44,15 +43,9 @@ gets SIGINT) and the command waits for them to end. A third Ctrl-C exits without
 Documentation: node_modules/pulumi-workspace-access/docs/fleet.md, in the installed package.
 `;
 
-function doneLine(report: StackReport): string {
-  if (report.result === "failed") return `${report.stack}: failed: ${report.error ?? ""}`;
-  if (report.result === "skipped") return `${report.stack}: skipped (${report.skippedBecause ?? ""})`;
-  const changed = CHANGE_OPS.filter((op) => report.changes[op] > 0);
-  return `${report.stack}: succeeded${changed.length === 0 ? ", no changes" : `: ${changed.map((op) => `${report.changes[op]} ${op}`).join(", ")}`}`;
-}
-
 async function run(args: FleetArgs): Promise<number> {
   const { runFleet, renderFleetReport, exitStatus } = require("./index") as typeof import("./index");
+  const { stackDoneLine } = require("./render") as typeof import("./render");
   const progress = args.format === "text";
   const running = new Set<string>();
   const signals = fleetSignals({
@@ -74,7 +67,7 @@ async function run(args: FleetArgs): Promise<number> {
     },
     onDone: (report) => {
       running.delete(report.stack);
-      if (progress) process.stderr.write(`${doneLine(report)}\n`);
+      if (progress) process.stderr.write(`${stackDoneLine(report)}\n`);
     },
   });
   process.stdout.write(`${progress ? "\n" : ""}${renderFleetReport(report, args.format)}`);

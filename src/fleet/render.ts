@@ -26,6 +26,19 @@ function jsonOf(report: FleetReport) {
   };
 }
 
+/**
+ * The progress line of a stack that ended (stderr, `--format text`): how it ended, its changes, and how many warnings it
+ * gave (the report's table lists them), so that a warning is seen while the other stacks still run.
+ */
+export function stackDoneLine(report: StackReport): string {
+  const warned = report.warnings?.length ?? 0;
+  const warnings = warned === 0 ? "" : `; ${warned} warning${warned === 1 ? "" : "s"} (listed in the report)`;
+  if (report.result === "failed") return `${report.stack}: failed${warnings}: ${report.error ?? ""}`;
+  if (report.result === "skipped") return `${report.stack}: skipped (${report.skippedBecause ?? ""})`;
+  const changed = CHANGE_OPS.filter((op) => report.changes[op] > 0);
+  return `${report.stack}: succeeded${changed.length === 0 ? ", no changes" : `: ${changed.map((op) => `${report.changes[op]} ${op}`).join(", ")}`}${warnings}`;
+}
+
 /** One line: how many stacks ended how, and what made the run fail. */
 function summaryLine(report: FleetReport): string {
   const count = (result: string) => report.stacks.filter((s) => s.result === result).length;

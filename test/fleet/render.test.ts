@@ -4,7 +4,7 @@
  * and the text table; and the exit status each report gives.
  */
 import { describe, expect, it } from "vitest";
-import { renderFleetReport } from "../../src/fleet/render";
+import { renderFleetReport, stackDoneLine } from "../../src/fleet/render";
 import { exitStatus, type FleetReport, noChanges } from "../../src/fleet/types";
 
 const report: FleetReport = {
@@ -187,5 +187,26 @@ describe("exitStatus", () => {
     ["an interrupted run", { interrupted: true, stacks: [ok()] }, 1],
   ])("%s: %i", (_, partial, code) => {
     expect(exitStatus({ command: "preview", expectNoChanges: false, interrupted: false, ...partial })).toBe(code);
+  });
+});
+
+describe("stackDoneLine (the progress line on stderr)", () => {
+  const [acme, globex, initech] = report.stacks as [FleetReport["stacks"][0], FleetReport["stacks"][0], FleetReport["stacks"][0]];
+  it("says how a stack ended and its changes", () => {
+    expect(stackDoneLine(acme)).toBe("acme: succeeded: 2 create, 1 update");
+    expect(stackDoneLine({ ...acme, changes: noChanges() })).toBe("acme: succeeded, no changes");
+    expect(stackDoneLine(globex)).toBe("globex: failed: GET /integrations answered 401. The API key was not accepted.");
+    expect(stackDoneLine(initech)).toBe("initech: skipped (the canary globex failed)");
+  });
+
+  it("counts a stack's warnings, so they are seen while the others run", () => {
+    const warnings = ["the API key is stored in plain text", "entitlements not checked"];
+    expect(stackDoneLine({ ...acme, warnings })).toBe("acme: succeeded: 2 create, 1 update; 2 warnings (listed in the report)");
+    expect(stackDoneLine({ ...acme, changes: noChanges(), warnings: warnings.slice(1) })).toBe(
+      "acme: succeeded, no changes; 1 warning (listed in the report)",
+    );
+    expect(stackDoneLine({ ...globex, warnings })).toBe(
+      "globex: failed; 2 warnings (listed in the report): GET /integrations answered 401. The API key was not accepted.",
+    );
   });
 });
