@@ -33,6 +33,8 @@ function defaultRole(isGuest: boolean): string {
 /** Users, integrations and memberships. Methods throw plain Errors on misuse; HTTP mapping is the routes' job. */
 export class Store {
   readonly #users = new Map<string, UserRow>();
+  /** Each user's id by {@link emailKey} of their email: a lookup by email (every create's) is not a walk over every user. */
+  readonly #idByEmail = new Map<string, string>();
   readonly #integrations = new Map<string, IntegrationRow>();
   /** The id integrations and jobs name as their creator. */
   readonly operatorId = randomUUID();
@@ -71,11 +73,8 @@ export class Store {
 
   /** A user by email, case-insensitively. */
   userByEmail(email: string): UserRow | undefined {
-    const key = emailKey(email);
-    for (const row of this.#users.values()) {
-      if (emailKey(row.email) === key) return row;
-    }
-    return undefined;
+    const id = this.#idByEmail.get(emailKey(email));
+    return id === undefined ? undefined : this.#users.get(id);
   }
 
   /** Whether `email` belongs to a user other than `exceptId`. */
@@ -103,6 +102,7 @@ export class Store {
       updatedAt: now,
     };
     this.#users.set(id, row);
+    this.#idByEmail.set(emailKey(row.email), id);
     return row;
   }
 
@@ -115,7 +115,11 @@ export class Store {
       throw new Error(`emulator: the email ${patch.email} is already taken`);
     }
     this.otherAdmin.users.delete(id);
-    if (patch.email !== undefined) row.email = patch.email;
+    if (patch.email !== undefined) {
+      this.#idByEmail.delete(emailKey(row.email));
+      row.email = patch.email;
+      this.#idByEmail.set(emailKey(row.email), id);
+    }
     if (patch.firstName !== undefined) row.firstName = patch.firstName;
     if (patch.lastName !== undefined) row.lastName = patch.lastName;
     if (patch.role !== undefined) row.role = patch.role;
@@ -129,6 +133,8 @@ export class Store {
   /** Deletes a user and every membership of theirs; returns whether the user existed. */
   removeUser(anyId: string): boolean {
     const id = idKey(anyId);
+    const row = this.#users.get(id);
+    if (row !== undefined) this.#idByEmail.delete(emailKey(row.email));
     const existed = this.#users.delete(id);
     for (const integration of this.#integrations.values()) integration.members.delete(id);
     return existed;

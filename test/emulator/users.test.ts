@@ -251,6 +251,19 @@ describe("user writes", () => {
       expect(emulator.users.get(user.id)?.email).toBe("mine@example.com");
     });
 
+    it("frees the old email once changed, and takes the new one (any case), as the user's email lookups see it", async () => {
+      const user = emulator.users.add({ email: "before@example.com", firstName: "B", lastName: "F" });
+      expect((await call(emulator, "PUT", `users/${user.id}`, { body: replaceBody({ email: "After@example.com" }) })).status).toBe(200);
+      expect(emulator.users.findByEmail("AFTER@example.com")?.id).toBe(user.id);
+      expect(emulator.users.findByEmail("before@example.com")).toBeUndefined();
+      expect((await call(emulator, "POST", "users", { body: userBody({ email: "after@EXAMPLE.com" }) })).status).toBe(409);
+      const again = await call(emulator, "POST", "users", { body: userBody({ email: "before@example.com" }) });
+      expect(again.status).toBe(201);
+      emulator.users.remove(user.id);
+      emulator.users.remove(String(at(again.json, "data", "id")));
+      expect((await call(emulator, "POST", "users", { body: userBody({ email: "after@example.com" }) })).status).toBe(201);
+    });
+
     it("answers 409 when data.id contradicts the URL", async () => {
       const user = emulator.users.add({ email: "id@example.com", firstName: "I", lastName: "D" });
       const answer = await call(emulator, "PUT", `users/${user.id}`, {
