@@ -1,7 +1,7 @@
 /**
  * Behaviours the contract allows that a well-behaved service would not show (see
  * {@link EmulatorQuirks}): pages that shift between reads, records listed twice, ids answered
- * in upper case, 204 answers and null fields. Invitations of existing members live in the
+ * in upper case, 204 answers, integration writes done with no job, and null fields. Invitations of existing members live in the
  * invitation route; this module holds what the list routes and the server share.
  */
 import type { EmulatorQuirks, PageHook } from "./types";
@@ -10,6 +10,9 @@ import type { EmulatorQuirks, PageHook } from "./types";
  * The adversarial world's quirks: each switch at the harder of the answers the contract leaves open.
  * That is "on" for every one but `openUserRoles`: a service that takes any role is the lenient one, and
  * refusing a role it serves but the public document does not list (its default) is what a program must survive.
+ * `integrationWriteAnswer` stays at its default too: the public document answers each integration write with a job,
+ * and a job (waited for, polled, perhaps still running at a timeout) is the harder answer; one done at once is the
+ * lenient one, proven on its own (test/host "integration writes answered without a job").
  */
 export function adversarialQuirks(): EmulatorQuirks {
   return { shiftPages: "remove", repeatRecords: true, inviteExisting: "merge", upperCaseIds: true, noContent: true, nullFields: true };
@@ -24,6 +27,7 @@ export const QUIRK_VALUES = {
   noContent: ["true", "false"],
   nullFields: ["true", "false"],
   openUserRoles: ["true", "false"],
+  integrationWriteAnswer: ["job", "no-content", "empty-ok", "no-data"],
 } as const satisfies Record<keyof EmulatorQuirks, readonly string[]>;
 
 /** Parses one `name=value`; throws naming the allowed names or values. */

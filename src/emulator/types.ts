@@ -200,8 +200,17 @@ export interface EmulatorQuirks {
    * case-insensitively (the contract), faults too; the request log keeps the path and body as received.
    */
   upperCaseIds?: boolean;
-  /** Writes that may answer 204 with no body do (user PUT/DELETE, integration-user writes answer their job as today). */
+  /** Writes that may answer 204 with no body do (user PUT/DELETE; integration-user writes as `integrationWriteAnswer` says). */
   noContent?: boolean;
+  /**
+   * How the integration-user writes (invite, set or add and remove entitlements, remove a member) answer: with a job
+   * (`"job"`, the default, as the public document shows), or done at once, with no job: the change applied before the
+   * answer (as a finished job would have), which is 204 without a body (`"no-content"`), 200 with an empty body
+   * (`"empty-ok"`), or 200 with a JSON body that has no `data` (`"no-data"`). A change that cannot be applied answers
+   * an error instead (404 for an entitlement or user not found, 409 for an existing member, else 402), its
+   * `errorType` in `meta`; `jobs.failNext` and `jobs.hangNext` play no part, since no job starts.
+   */
+  integrationWriteAnswer?: "job" | "no-content" | "empty-ok" | "no-data";
   /**
    * User writes (`POST`/`PUT /users`) take any role, as reads may serve one the public document does not list
    * (`workspace_billing_admin` in the populated world); without it, only the listed roles (400 otherwise).

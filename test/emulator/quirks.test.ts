@@ -1,13 +1,14 @@
 /**
  * The quirks the contract allows (pages that shift, records listed twice, invitations of members
- * merged or failed, ids in upper case, 204 answers, null fields), each proved over HTTP, and the
- * adversarial world that turns them all on. Without quirks nothing changes (the other emulator
- * tests run with none).
+ * merged or failed, ids in upper case, 204 answers, integration writes done with no job, null
+ * fields), each proved over HTTP, and the adversarial world that turns them on. Without quirks
+ * nothing changes (the other emulator tests run with none).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import {
   ADVERSARIAL_IDS,
   ALREADY_MEMBER,
+  ENTITLEMENT_NOT_FOUND,
   type Emulator,
   type EmulatorOptions,
   POPULATED_BIG_MEMBERS,
@@ -405,6 +406,57 @@ describe("noContent", () => {
   });
 });
 
+describe("integrationWriteAnswer", () => {
+  const forms = [
+    ["no-content", 204, ""],
+    ["empty-ok", 200, ""],
+    ["no-data", 200, JSON.stringify({ meta: {} })],
+  ] as const;
+
+  it.each(forms)("%s: each integration write is applied before it answers %i, with no job", async (form, status, text) => {
+    const e = await start({ seed: teamSeed(), quirks: { integrationWriteAnswer: form } });
+    const tube = `integrations/${TEAM.tube}/users`;
+    const writes = [
+      await call(e, "POST", tube, { body: inviteBody([TEAM.cy], ["VIEWER", "EDITOR"]) }),
+      await call(e, "PATCH", `${tube}/${TEAM.bob}`, {
+        body: { data: { type: "update_user_entitlement", attributes: { entitlements: [{ id: "MANAGER" }] } } },
+      }),
+      await call(e, "PATCH", `${tube}/${TEAM.cy}/entitlements`, {
+        body: { data: { add: { entitlements: [{ id: "MANAGER" }] }, remove: { entitlements: [{ id: "VIEWER" }] } } },
+      }),
+      await call(e, "DELETE", `${tube}/${TEAM.ada}`),
+    ];
+    expect(writes.map((w) => [w.status, w.text])).toEqual(Array(4).fill([status, text]));
+    expect(e.integrations.members(TEAM.tube)).toEqual([
+      { userId: TEAM.bob, role: "collaborator", entitlements: ["MANAGER"] },
+      { userId: TEAM.cy, role: "collaborator", entitlements: ["EDITOR", "MANAGER"] },
+    ]);
+    expect(e.jobs.list()).toEqual([]);
+  });
+
+  it("a write that cannot be applied answers the error its job would have ended in, applying nothing", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { integrationWriteAnswer: "no-content", inviteExisting: "fail" } });
+    const before = e.integrations.members(TEAM.tube);
+    const unknown = await call(e, "POST", `integrations/${TEAM.tube}/users`, { body: inviteBody([TEAM.cy], ["NOPE"]) });
+    expect(unknown.status).toBe(404);
+    expect(at(unknown.json, "errors", 0, "meta")).toMatchObject({ errorType: ENTITLEMENT_NOT_FOUND, entitlements: ["NOPE"] });
+    const member = await call(e, "POST", `integrations/${TEAM.tube}/users`, { body: inviteBody([TEAM.ada], ["EDITOR"]) });
+    expect(member.status).toBe(409);
+    expect(at(member.json, "errors", 0, "meta")).toMatchObject({ errorType: ALREADY_MEMBER, userIds: [TEAM.ada] });
+    expect(e.integrations.members(TEAM.tube)).toEqual(before);
+    expect(e.jobs.list()).toEqual([]);
+  });
+
+  it("job (the default): the writes answer 200 with a job, as the public document shows", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { integrationWriteAnswer: "job" } });
+    const answer = await call(e, "DELETE", `integrations/${TEAM.tube}/users/${TEAM.bob}`);
+    expect(at(answer.json, "data", "type")).toBe("job");
+    expect(e.integrations.members(TEAM.tube).map((m) => m.userId)).toContain(TEAM.bob);
+    await finish(e, answer);
+    expect(e.integrations.members(TEAM.tube).map((m) => m.userId)).not.toContain(TEAM.bob);
+  });
+});
+
 describe("nullFields", () => {
   it("answers null for optional fields the contract allows to be null, deterministically", async () => {
     const e = await start({
@@ -464,11 +516,13 @@ describe("parseQuirk (the command's --quirk)", () => {
     ["repeatRecords=true", { repeatRecords: true }],
     ["nullFields", { nullFields: true }],
     ["inviteExisting=fail", { inviteExisting: "fail" }],
+    ["integrationWriteAnswer=no-content", { integrationWriteAnswer: "no-content" }],
+    ["integrationWriteAnswer=job", { integrationWriteAnswer: "job" }],
   ])("%s", (text, expected) => {
     expect(parseQuirk(text)).toEqual(expected);
   });
 
-  it.each(["nope=true", "shiftPages=sideways", "inviteExisting=true"])("refuses %s", (text) => {
+  it.each(["nope=true", "shiftPages=sideways", "inviteExisting=true", "integrationWriteAnswer=true"])("refuses %s", (text) => {
     expect(() => parseQuirk(text)).toThrow(/quirk/);
   });
 });
