@@ -94,8 +94,8 @@ function build(z: typeof Z) {
     member: envelope(integrationUserRecord),
     entitlements: envelope(z.array(entitlementRecord)),
     job: envelope(jobRecord),
-    /** Any answer, e.g. of a write (`handleOf` reads it). */
-    anyAnswer: envelope(z.unknown()),
+    /** Any answer, e.g. of a write (`handleOf` reads it); one without `data` (`{ "meta": {} }`) holds no job, as one without a body. */
+    anyAnswer: envelope(z.unknown().optional()),
     /** A page whose records are parsed one by one (see `paginate`): only the envelope is checked here. */
     page: envelope(z.array(z.unknown())),
   };

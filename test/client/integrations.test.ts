@@ -104,3 +104,30 @@ describe("integrations.invite", () => {
     expect(server.received).toEqual(["POST /api/v1/integrations/i1/users"]);
   });
 });
+
+describe("integration writes answered without a job (the emulator's integrationWriteAnswer)", () => {
+  it.each(["no-content", "empty-ok", "no-data"] as const)(
+    "%s: each write is done, a handle with no job to wait for, nothing polled",
+    async (form) => {
+      const emu = await emulator({ quirks: { integrationWriteAnswer: form } });
+      const integration = emu.integrations.add({ application: "Slack", label: "acme", entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }] });
+      const user = emu.users.add({ email: "cy@example.com", firstName: "Cy", lastName: "Young" });
+      const { client } = clientFor(emu);
+      const handles = [
+        await client.integrations.invite(integration.id, { userIds: [user.id], entitlements: ["VIEWER"] }),
+        await client.integrations.setEntitlements(integration.id, user.id, ["EDITOR"]),
+        await client.integrations.changeEntitlements(integration.id, user.id, { add: ["VIEWER"] }),
+      ];
+      expect(emu.integrations.members(integration.id)).toEqual([
+        { userId: user.id, role: "collaborator", entitlements: ["EDITOR", "VIEWER"] },
+      ]);
+      handles.push(await client.integrations.removeUser(integration.id, user.id));
+      for (const handle of handles) {
+        expect(handle).toMatchObject({ id: null, status: null });
+        expect(await handle.wait()).toBeNull();
+      }
+      expect(emu.integrations.members(integration.id)).toEqual([]);
+      expect(emu.requests.map((r) => r.method)).toEqual(["POST", "PATCH", "PATCH", "DELETE"]);
+    },
+  );
+});
