@@ -381,6 +381,26 @@ describe("create, read, update, delete", () => {
     expect(emu.requests.at(-1)?.status).toBe(404);
   });
 
+  it("a delete whose read of the user finds no role leaves the user and fails, naming the field and the fix; deleteOnDestroy deletes it", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const { id, outs } = await provider.create((await check(alice)).inputs!);
+    // The service's record now leaves the role out (only the id is certain): whether someone made Alice an owner is unknown.
+    emu.users.update(id, { role: null as unknown as string });
+    emu.clearRequests();
+    const error = await rejection(provider.delete!(id, outs!));
+    expect(error.message).toContain(`User ${id} (alice@example.com): the service's record has no role (field "data.attributes.role").`);
+    expect(error.message).toContain("The user was not deleted: whether it is a workspace owner now cannot be read.");
+    expect(error.message).toContain("set deleteOnDestroy: true");
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /users/${id}`]);
+    expect(emu.users.get(id)).toBeDefined();
+    // The opt-in deletes whatever the role, without reading it (as for an owner).
+    emu.clearRequests();
+    await provider.delete!(id, { ...outs!, deleteOnDestroy: true });
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`DELETE /users/${id}`]);
+    expect(emu.users.get(id)).toBeUndefined();
+  });
+
   it("does not delete a user that a replacement took over in this deployment", async () => {
     const emu = await emulator();
     await configureFor(emu);

@@ -136,4 +136,31 @@ describe("update and destroy with one user whose record fails the schema", () =>
     expect(sent(emu.requests).filter((r) => r.startsWith("DELETE"))).toEqual([`DELETE /users/${danId}`]);
     expect(emu.users.get(caraId)).toBeDefined();
   });
+
+  it("a removal or destroy leaves a user it created whose record has no role (an owner now?), failing that user alone", async () => {
+    const emu = await emulator({ seed: { users: [{ id: ANN, ...ann }] } });
+    await configureFor(emu, {}, { warn: () => {}, info: () => {} });
+    const { outs } = await provider.create(setOf(ann, cara, dan));
+    const caraId = (outs as Outputs).userIds["cara@example.com"]!;
+    const danId = (outs as Outputs).userIds["dan@example.com"]!;
+    // The service's record of Cara now leaves the role out: only the id is certain.
+    emu.users.update(caraId, { role: null as unknown as string });
+    emu.clearRequests();
+    // A removal: the update fails Cara alone, keeps her in the state, and removes Dan.
+    const error = (await rejection(provider.update!("workspace-users", outs as Outputs, setOf(ann)))) as Error & { properties?: Outputs };
+    expect(error.message).toContain(`cara@example.com: User ${caraId} (cara@example.com): the service's record has no role`);
+    expect(error.message).toContain("The user was not deleted: whether it is a workspace owner now cannot be read.");
+    // A set never deletes an owner, deleteOnDestroy or not: its message does not offer it.
+    expect(error.message).not.toContain("deleteOnDestroy");
+    expect(writes(emu.requests)).toEqual([`DELETE /users/${danId}`]);
+    expect(emu.users.get(caraId)).toBeDefined();
+    expect(Object.keys(error.properties?.users ?? {})).toEqual(["ann@example.com", "cara@example.com"]);
+    // A destroy with deleteOnDestroy (a later deployment) leaves her too.
+    await configureFor(emu, {}, { warn: () => {}, info: () => {} });
+    emu.clearRequests();
+    const destroyed = await rejection(provider.delete!("workspace-users", { ...error.properties!, deleteOnDestroy: true }));
+    expect(destroyed.message).toContain("cara@example.com:");
+    expect(writes(emu.requests)).toEqual([`DELETE /users/${ANN}`]);
+    expect(emu.users.get(caraId)).toBeDefined();
+  });
 });

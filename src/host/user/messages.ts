@@ -54,6 +54,20 @@ export function emailTaken(email: string, existingId: string | undefined, adopts
   return ` A user with the email ${email} already exists${existingId ? ` (id ${existingId})` : ""}.${fix}`;
 }
 
+/** The service's record of `user`, read before a delete, has no role: whether it is a workspace owner is not known. */
+export function noRoleToDelete(user: Pick<User, "id" | "email">): string {
+  return `User ${user.id}${user.email ? ` (${user.email})` : ""}: the service's record has no role (field "data.attributes.role").`;
+}
+
+/**
+ * A delete read the user's record and could not tell whether it is a workspace owner now: nothing was deleted. `optIn`: the
+ * resource's `deleteOnDestroy` would delete it whatever its role (a `User`'s; a `WorkspaceUsers` never deletes an owner).
+ */
+export function ownerUnknown(optIn: boolean): string {
+  const or = optIn ? ", or set deleteOnDestroy: true on the resource and run pulumi up (it then deletes the user whatever its role)" : "";
+  return ` The user was not deleted: whether it is a workspace owner now cannot be read. Fix the record in the service${or}, then run again.`;
+}
+
 /** A destroy leaves user `id` in the workspace, for the reason `kept`. */
 export function leftInWorkspace(id: string, email: string | undefined, kept: string): string {
   return (

@@ -12,7 +12,7 @@
  * | update | `GET /users/{id}`, then `PUT /users/{id}` with the attributes the program changed and the service's values of the |
  * | | others (a `PUT` replaces every attribute): what the program did not change is never written back, ignored or not |
  * | delete | `GET /users/{id}` (the role now), then `DELETE /users/{id}`; 404 means already gone. An adopted user or a workspace owner (in |
- * | | the state or the service): nothing, with a warning. With `deleteOnDestroy`: the `DELETE` alone |
+ * | | the state or the service): nothing, with a warning; a record without a role fails. With `deleteOnDestroy`: the `DELETE` alone |
  * | create after such a delete | (a forced `--replace`) `GET /users/{id}` of the user left, taken back: `PUT` only when a declared attribute differs |
  *
  * `role` and `isGuest` are optional and computed: a create of a new user applies the defaults
@@ -41,7 +41,9 @@ import {
   leftInWorkspace,
   noGuestFlagToKeep,
   noRoleToKeep,
+  noRoleToDelete,
   noUserToImport,
+  ownerUnknown,
   takenBack,
   unreadableRoleToKeep,
 } from "./messages";
@@ -244,7 +246,7 @@ export const provider = providerOf<Props, UserOutputs>({
       // Only the opt-in deletes an owner, even one made since the last refresh.
       if (props?.deleteOnDestroy === true) await unlessNotFound(client.users.delete(id));
       else {
-        const owner = await deleteUnlessOwner(client, id);
+        const owner = await deleteUnlessOwner(client, id, true);
         if (owner) {
           ctx.warn(leftInWorkspace(id, owner.email ?? props?.email, OWNER));
           leave(owner.email ?? props?.email);
@@ -375,11 +377,27 @@ const OWNER = "it is a workspace owner";
 
 /**
  * Deletes user `id` unless the service has them as a workspace owner now (the state's role may be old: someone may have
- * made them one since): the owner's record when left, else `undefined` (deleted, or gone already). `User`'s delete and a
- * `WorkspaceUsers` removal both go through here.
+ * made them one since): the owner's record when left, else `undefined` (deleted, or gone already). A record whose role cannot be
+ * read, or that leaves it out, fails, deleting nothing (`optIn`: the message offers `deleteOnDestroy`, which a `User`'s delete
+ * takes past this read). `User`'s delete and a `WorkspaceUsers` removal both go through here.
  */
-export async function deleteUnlessOwner(client: WorkspaceAccessClient, id: string): Promise<User | undefined> {
-  const now = await unlessNotFound(client.users.get(id));
+export async function deleteUnlessOwner(client: WorkspaceAccessClient, id: string, optIn: boolean): Promise<User | undefined> {
+  let now: User | undefined;
+  try {
+    now = await unlessNotFound(client.users.get(id));
+  } catch (error) {
+    if (InvalidResponseError.isInstance(error)) error.message += ownerUnknown(optIn);
+    throw error;
+  }
+  // A record that leaves the role out (only the id is certain) says nothing of ownership: as unknown as one that cannot be read.
+  if (now && (now.role === null || now.role === undefined)) {
+    throw new InvalidResponseError(noRoleToDelete(now) + ownerUnknown(optIn), {
+      method: "GET",
+      path: `users/${now.id}`,
+      status: 200,
+      field: "data.attributes.role",
+    });
+  }
   if (now?.role === OWNER_ROLE) return now;
   if (now) await unlessNotFound(client.users.delete(id));
   return undefined;
