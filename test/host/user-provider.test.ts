@@ -133,9 +133,26 @@ describe("create, read, update, delete", () => {
       managedAttributes: [],
     });
     expect(emu.users.get(id)).toMatchObject({ lastName: "Doe", role: "workspace_super_admin", isGuest: true });
-    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /users", `PUT /users/${id}`]);
-    expect(emu.requests[1]?.body).toMatchObject({ data: { attributes: { role: "workspace_super_admin", isGuest: true } } });
+    // The user is read again before the PUT: the search that found them may be old.
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["GET /users", `GET /users/${id}`, `PUT /users/${id}`]);
+    expect(emu.requests[2]?.body).toMatchObject({ data: { attributes: { role: "workspace_super_admin", isGuest: true } } });
     expect(said).toEqual([]);
+  });
+
+  it("an adoption's PUT keeps the role the service has now, not the one its search read: an owner made meanwhile stays an owner", async () => {
+    const emu = await emulator();
+    // 150 others whose emails contain Alice's: the search for hers has a second page, read after hers.
+    const others = Array.from({ length: 150 }, (_, i) => ({ ...alice, email: `n${String(i).padStart(3, "0")}.alice@example.com` }));
+    const existing = emu.users.add({ ...alice, lastName: "Old", role: "workspace_super_admin" });
+    for (const other of others) emu.users.add(other);
+    await configureFor(emu);
+    // While the search reads its second page, someone makes Alice an owner.
+    emu.onPage(() => void emu.users.update(existing.id, { role: "workspace_owner" }));
+    const { outs } = wire(await provider.create((await check({ ...alice, adoptExisting: true })).inputs!));
+    const put = emu.requests.find((r) => r.method === "PUT");
+    expect(put?.body).toMatchObject({ data: { attributes: { lastName: "Doe", role: "workspace_owner", isGuest: false } } });
+    expect(emu.users.get(existing.id)).toMatchObject({ lastName: "Doe", role: "workspace_owner" });
+    expect(outs).toMatchObject({ role: "workspace_owner", managedAttributes: [], adopted: true });
   });
 
   it("an adoption whose declared attributes already hold sends no write", async () => {

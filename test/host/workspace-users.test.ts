@@ -10,6 +10,7 @@ import { digestOf } from "../../src/shared/digest";
 import { changedPaths, provider } from "../../src/host/users/workspace-users-provider";
 import type { Props } from "../../src/shared/inputs";
 import { UNKNOWN } from "../../src/shared/unknown";
+import { manyUsers } from "../emulator/helpers";
 import { emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 import { ANN, ann, BOB, bob, cara, type Outputs, setOf } from "./workspace-users-support";
@@ -83,7 +84,7 @@ describe("create", () => {
     const sent = emu.requests;
     const firstPost = sent.findIndex((r) => r.method === "POST");
     expect(listings(sent.slice(0, firstPost)).map((r) => r.query["page[size]"])).toEqual(["100", "99"]);
-    expect(writes(sent)).toEqual([`PUT /users/${ANN}`, "POST /users"]);
+    expect(writes(sent).sort()).toEqual(["POST /users", `PUT /users/${ANN}`]);
     expect((sent.find((r) => r.method === "PUT")!.body as { data: { attributes: unknown } }).data.attributes).toMatchObject({
       role: "workspace_login_only",
       firstName: "Ann",
@@ -91,6 +92,26 @@ describe("create", () => {
     const caraId = emu.users.findByEmail(cara.email)!.id;
     expect(outs?.userIds["cara@example.com"]).toBe(caraId);
     expect(outs?.users["cara@example.com"]).toMatchObject({ created: true, role: "workspace_login_only", isGuest: false });
+  });
+
+  it("an adoption's PUT keeps the role the service has now, not the listing's: an owner made during the proof stays an owner", async () => {
+    // 150 others: every listing has a second page, where the test acts.
+    const emu = await emulator({ seed: { users: [{ id: ANN, ...ann, role: "workspace_super_admin" }, ...manyUsers(150)] } });
+    await nextDeployment(emu, []);
+    let pages = 0;
+    emu.onPage(() => {
+      // The first listing's page 2 has gone by; during the proof's listing someone makes Ann an owner.
+      if (++pages === 2) emu.users.update(ANN, { role: "workspace_owner" });
+    });
+    // The program renames Ann (role left to the service) and adds Cara (a miss: the proof lists again).
+    const { outs } = await provider.create(setOf({ ...ann, lastName: "Li" }, cara));
+    const sent = emu.requests.map((r) => `${r.method} ${r.path}`);
+    expect(sent.indexOf(`GET /users/${ANN}`)).toBeGreaterThan(-1);
+    expect(sent.indexOf(`GET /users/${ANN}`)).toBeLessThan(sent.indexOf(`PUT /users/${ANN}`));
+    const put = emu.requests.find((r) => r.method === "PUT")!;
+    expect(put.body).toMatchObject({ data: { attributes: { lastName: "Li", role: "workspace_owner", isGuest: false } } });
+    expect(emu.users.get(ANN)).toMatchObject({ lastName: "Li", role: "workspace_owner" });
+    expect(outs?.users["ann@example.com"]).toMatchObject({ role: "workspace_owner", managedAttributes: [] });
   });
 
   it("one failing user does not stop the others: the error names it and carries the state of the others", async () => {

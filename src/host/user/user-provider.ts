@@ -6,7 +6,7 @@
  * | check, diff | none: inputs are validated and compared locally |
  * | create | `POST /users` |
  * | create with `adoptExisting` | first `GET /users?filter=<email>` (every page); `POST /users` only when nobody has the email. A user found is |
- * | | adopted: `PUT /users/{id}` only when a declared attribute differs |
+ * | | adopted: `GET /users/{id}` and `PUT /users/{id}` only when a declared attribute differs |
  * | create with `import` | `GET /users/{id}` and the same adoption (the email must match) |
  * | read | `GET /users/{id}`, or one `GET /users` list shared by the reads of a refresh |
  * | update | `GET /users/{id}`, then `PUT /users/{id}` with the attributes the program changed and the service's values of the |
@@ -182,13 +182,13 @@ export const provider = providerOf<Props, UserOutputs>({
     const inputs = ctx.parseInputs(userInputs, news);
     return ctx.withWrite(async () => {
       const { client } = ctx.connection();
-      if (typeof news[IMPORT_ID] === "string") return adopt(ctx, await imported(ctx, news[IMPORT_ID], inputs), inputs);
+      if (typeof news[IMPORT_ID] === "string") return adopt(ctx, await imported(ctx, news[IMPORT_ID], inputs), inputs, true);
       // The user this deployment's delete left in place (a forced `--replace`): taken back as the deleted resource held it.
       const left = ctx.leftInPlace.get(declaredUserKey(inputs.email));
       const kept = left?.userId ? await unlessNotFound(client.users.get(left.userId)) : undefined;
       if (left && kept && sameEmail(kept.email, inputs.email)) {
         ctx.info(takenBack(kept.id, inputs.email));
-        return { id: kept.id, outs: outputs(await takeOver(ctx, kept, inputs), inputs, left.adopted) };
+        return { id: kept.id, outs: outputs((await takeOver(ctx, kept, inputs, true)).user, inputs, left.adopted) };
       }
       // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
       const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
@@ -344,22 +344,41 @@ export async function createUser(
   }
 }
 
+/** Every attribute a user's inputs may declare: an adoption sends each declared one as declared. */
+const DECLARABLE = COMPARED.map(([key]) => key);
+
 /**
- * Takes over an existing user (`User` or one of `WorkspaceUsers`): one `PUT` when a declared attribute differs, keeping the
- * service's value of each optional one left out (an owner stays an owner, a guest a guest).
+ * Takes over an existing user (`User` or one of `WorkspaceUsers`): nothing is written when every declared attribute holds
+ * already. Else one `PUT` sets the declared attributes and keeps the service's value of each optional one left out (an owner
+ * stays an owner, a guest a guest): its value now, read with `GET /users/{id}` first, since `existing` may come from a
+ * listing taken minutes ago (a proof's, or the shared read cache's); `read`: `existing` is such a read already.
  */
-export async function takeOver(ctx: ProviderContext, existing: User, inputs: Attributes): Promise<User> {
+export async function takeOver(
+  ctx: ProviderContext,
+  existing: User,
+  inputs: Attributes,
+  read = false,
+): Promise<{ user: User; written: boolean }> {
   const held = changedUserProperties(existing, inputs).length === 0;
-  const user = held ? existing : await put(ctx.connection().client, existing.id, inputs, existing, inputs.role);
+  const { client } = ctx.connection();
+  const user = held
+    ? existing
+    : read
+      ? await put(client, existing.id, inputs, existing, inputs.role)
+      : (await replaceUser(client, existing.id, inputs, DECLARABLE)).user;
   ctx.takeovers.add(userKey(user.id));
-  return user;
+  return { user, written: !held };
 }
 
-async function adopt(ctx: ProviderContext, existing: User, inputs: UserInputs): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
-  const user = await takeOver(ctx, existing, inputs);
+async function adopt(
+  ctx: ProviderContext,
+  existing: User,
+  inputs: UserInputs,
+  read = false,
+): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
+  const { user, written } = await takeOver(ctx, existing, inputs, read);
   // Said in the up's output: the engine reports the adoption as "created" either way.
-  if (user === existing)
-    ctx.info(`Adopted user ${inputs.email} (${existing.id}): it holds every declared attribute already; nothing was written.`);
+  if (!written) ctx.info(`Adopted user ${inputs.email} (${existing.id}): it holds every declared attribute already; nothing was written.`);
   return { id: user.id, outs: outputs(user, inputs, true) };
 }
 

@@ -5,7 +5,8 @@
  * | operation | request |
  * |---|---|
  * | check, diff | none |
- * | create | one `GET /users` listing; a `PUT` per user found whose declared attribute differs; misses proven absent (`absence.ts`) before their `POST` |
+ * | create | one `GET /users` listing; a `GET /users/{id}` and a `PUT` per user found whose declared attribute differs; misses proven |
+ * | | absent (`absence.ts`) before their `POST` |
  * | update | a `GET /users/{id}` and a `PUT` per changed user (what the program did not change keeps the service's value); added |
  * | | users as at create; a removed user, see delete |
  * | read | one `GET /users` listing (shared with the refresh's other reads); a user it misses is read directly before it is forgotten; |
@@ -106,7 +107,7 @@ export function changedPaths(olds: WorkspaceUsersOutputs, news: Props): string[]
 }
 
 const adopt = async (ctx: ProviderContext, existing: User, inputs: WorkspaceUserInputs) =>
-  stateOf(await takeOver(ctx, existing, inputs), inputs, managedOf(inputs));
+  stateOf((await takeOver(ctx, existing, inputs)).user, inputs, managedOf(inputs));
 
 /** Creates a user proven absent; one who appeared since (409) is adopted, as `User` with `adoptExisting` does. */
 async function create(ctx: ProviderContext, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
