@@ -107,6 +107,8 @@ export async function listUsers(client: WorkspaceAccessClient, pageSize?: number
 export class ReadCache {
   readonly #users: SharedListing<ListedUser, Id>;
   readonly #client: WorkspaceAccessClient;
+  /** The users this process created or deleted: a proof of absence ignores them (as the membership view its own writes). */
+  readonly #written = new Set<string>();
 
   constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock = systemClock) {
     this.#client = client;
@@ -127,5 +129,20 @@ export class ReadCache {
   /** Forgets the users' list after a write (a user's, or a membership's: member lists and users share fields). */
   invalidate(): void {
     this.#users.invalidate();
+  }
+
+  /**
+   * This process created user `userId` (known once the create answers), or sends its delete: listings taken meanwhile may
+   * differ by it alone. A proof of absence ignores it ({@link written}): the program's duplicate checks keep the users its
+   * other resources write off the emails a set declares.
+   */
+  wrote(userId: string): void {
+    this.#users.invalidate();
+    this.#written.add(idOf(userId));
+  }
+
+  /** The users this process created or deleted ({@link wrote}), by id in its one form. */
+  get written(): ReadonlySet<string> {
+    return this.#written;
   }
 }

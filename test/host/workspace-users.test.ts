@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { Emulator, RecordedRequest } from "../../src/emulator";
 import { digestOf } from "../../src/shared/digest";
+import { provider as userProvider } from "../../src/host/user/user-provider";
 import { changedPaths, provider } from "../../src/host/users/workspace-users-provider";
 import type { Props } from "../../src/shared/inputs";
 import { UNKNOWN } from "../../src/shared/unknown";
@@ -112,6 +113,42 @@ describe("create", () => {
     expect(put.body).toMatchObject({ data: { attributes: { lastName: "Li", role: "workspace_owner", isGuest: false } } });
     expect(emu.users.get(ANN)).toMatchObject({ lastName: "Li", role: "workspace_owner" });
     expect(outs?.users["ann@example.com"]).toMatchObject({ role: "workspace_owner", managedAttributes: [] });
+  });
+
+  it("its proof of absence ignores the users the deployment's own User resources create or delete meanwhile (run in parallel)", async () => {
+    const emu = await emulator({ seed: { users: manyUsers(250) } });
+    await nextDeployment(emu, []);
+    // User resources of the program: between two pages of any listing one is created, or one made before is deleted (a
+    // resource the program dropped): every listing then differs.
+    const person = (i: number) => ({ email: `p${i}@example.com`, firstName: "P", lastName: `N${i}` });
+    const made = await Promise.all(
+      [20, 21, 22, 23, 24, 25].map(async (i) => userProvider.create((await userProvider.check!({}, person(i))).inputs!)),
+    );
+    await nextDeployment(emu, []);
+    emu.clearRequests();
+    const creates: Promise<unknown>[] = [];
+    emu.onPage(() => {
+      const n = creates.length;
+      const gone = made[n >> 1];
+      if (n >= 12 || !gone) return;
+      if (n % 2 === 0) creates.push(userProvider.check!({}, person(n)).then((c) => userProvider.create(c.inputs!)));
+      else creates.push(userProvider.delete!(gone.id, gone.outs!));
+    });
+    // Every create is awaited before any assertion (none is left running past the test).
+    const result = await provider.create(setOf(cara)).then(
+      (created) => created,
+      (error: Error) => error,
+    );
+    await Promise.all(creates);
+    expect(result instanceof Error ? result.message : "created").toBe("created");
+    const { outs } = result as Exclude<typeof result, Error>;
+    // The proof listed again (its listings met the program's own creates) and proved Cara absent.
+    expect(listings(emu.requests).length).toBeGreaterThan(3);
+    expect(creates.length).toBeGreaterThan(3);
+    expect(writes(emu.requests).filter((w) => w.startsWith("DELETE")).length).toBeGreaterThan(1);
+    const caraId = emu.users.findByEmail(cara.email)?.id;
+    expect(caraId).toBeDefined();
+    expect(outs?.users["cara@example.com"]).toMatchObject({ id: caraId, created: true });
   });
 
   it("one failing user does not stop the others: the error names it and carries the state of the others", async () => {

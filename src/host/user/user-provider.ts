@@ -49,7 +49,7 @@ import {
 } from "./messages";
 import { declaredUserKey, userKey } from "../takeovers";
 import { DEFAULT_USER_ROLE, defined, IMPORT_ID, type Props, type UserInputs, userInputs, optIn, optInChanged } from "../../shared/inputs";
-import { type ProviderContext, providerOf } from "../provider-runtime";
+import { type Connection, type ProviderContext, providerOf } from "../provider-runtime";
 import { digestOf } from "../../shared/digest";
 import { withHints } from "../../shared/hints";
 import { isUnknown, knownString } from "../../shared/unknown";
@@ -193,7 +193,7 @@ export const provider = providerOf<Props, UserOutputs>({
       // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
       const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
       if (found) return adopt(ctx, found, inputs);
-      const { user, taken } = await createUser(client, inputs, inputs.adoptExisting === true);
+      const { user, taken } = await createUser(ctx.connection(), inputs, inputs.adoptExisting === true);
       return taken ? adopt(ctx, user, inputs) : { id: user.id, outs: outputs(user, inputs) };
     });
   },
@@ -244,9 +244,11 @@ export const provider = providerOf<Props, UserOutputs>({
     await ctx.withWrite(async () => {
       const { client } = ctx.connection();
       // Only the opt-in deletes an owner, even one made since the last refresh.
-      if (props?.deleteOnDestroy === true) await unlessNotFound(client.users.delete(id));
-      else {
-        const owner = await deleteUnlessOwner(client, id, true);
+      if (props?.deleteOnDestroy === true) {
+        ctx.connection().cache.wrote(id);
+        await unlessNotFound(client.users.delete(id));
+      } else {
+        const owner = await deleteUnlessOwner(ctx.connection(), id, true);
         if (owner) {
           ctx.warn(leftInWorkspace(id, owner.email ?? props?.email, OWNER));
           leave(owner.email ?? props?.email);
@@ -329,12 +331,14 @@ async function put(
  * adopts them); otherwise, or when no user is found with the email, the 409 fails naming them.
  */
 export async function createUser(
-  client: WorkspaceAccessClient,
+  { client, cache }: Pick<Connection, "client" | "cache">,
   inputs: Attributes,
   adoptTaken: boolean,
 ): Promise<{ user: User; taken: boolean }> {
   try {
-    return { user: await client.users.create(attributesOf(inputs)), taken: false };
+    const user = await client.users.create(attributesOf(inputs));
+    cache.wrote(user.id);
+    return { user, taken: false };
   } catch (error) {
     if (!ConflictError.isInstance(error)) throw error;
     const existing = await client.users.findByEmail(inputs.email);
@@ -400,7 +404,11 @@ const OWNER = "it is a workspace owner";
  * read, or that leaves it out, fails, deleting nothing (`optIn`: the message offers `deleteOnDestroy`, which a `User`'s delete
  * takes past this read). `User`'s delete and a `WorkspaceUsers` removal both go through here.
  */
-export async function deleteUnlessOwner(client: WorkspaceAccessClient, id: string, optIn: boolean): Promise<User | undefined> {
+export async function deleteUnlessOwner(
+  { client, cache }: Pick<Connection, "client" | "cache">,
+  id: string,
+  optIn: boolean,
+): Promise<User | undefined> {
   let now: User | undefined;
   try {
     now = await unlessNotFound(client.users.get(id));
@@ -418,7 +426,10 @@ export async function deleteUnlessOwner(client: WorkspaceAccessClient, id: strin
     });
   }
   if (now?.role === OWNER_ROLE) return now;
-  if (now) await unlessNotFound(client.users.delete(id));
+  if (now) {
+    cache.wrote(id);
+    await unlessNotFound(client.users.delete(id));
+  }
   return undefined;
 }
 

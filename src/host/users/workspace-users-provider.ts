@@ -111,7 +111,7 @@ const adopt = async (ctx: ProviderContext, existing: User, inputs: WorkspaceUser
 
 /** Creates a user proven absent; one who appeared since (409) is adopted, as `User` with `adoptExisting` does. */
 async function create(ctx: ProviderContext, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
-  const { user, taken } = await createUser(ctx.connection().client, inputs, true);
+  const { user, taken } = await createUser(ctx.connection(), inputs, true);
   return taken ? adopt(ctx, user, inputs) : stateOf(user, inputs, managedOf(inputs), true);
 }
 
@@ -138,7 +138,8 @@ async function adoptOrCreate(
   let last = first;
   let proven = true;
   if ([...wanted.keys()].some((key) => !found.has(key))) {
-    const proof = await prove((size) => listUsers(client, size), first, { listings: SEARCH_PROOF_LISTINGS });
+    // The users this deployment's own resources created or deleted meanwhile (a `User` beside the set) are no sign of a shift.
+    const proof = await prove((size) => listUsers(client, size), first, { listings: SEARCH_PROOF_LISTINGS, ignored: cache.written });
     for (const [key, users] of byEmail(proof.listing)) if (!found.has(key)) found.set(key, users);
     proven = proof.proven;
     last = proof.listing;
@@ -184,7 +185,7 @@ async function release(
     }
     try {
       // A record that cannot say whether the user is an owner now fails that user, naming it (`deleteUnlessOwner`).
-      if (await deleteUnlessOwner(ctx.connection().client, user.id, false)) left.push(user.email);
+      if (await deleteUnlessOwner(ctx.connection(), user.id, false)) left.push(user.email);
     } catch (error) {
       failures.push({ key, error });
     }
