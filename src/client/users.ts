@@ -111,8 +111,10 @@ export class UsersApi {
   /**
    * Creates a user (409: {@link ConflictError}). A POST failed ambiguously (reset, timeout, 5xx) is sent again only after the email is
    * looked up: a user found is this request's if created after it began, else a {@link ConflictError}. A job is waited for, never re-posted.
+   * `onJob` is told the job of an accepted POST before it is waited for, and `null` once it finished: an error it was last told a job
+   * id before (a {@link JobTimeoutError}, a job that could not be polled) leaves a create that may still land.
    */
-  async create(attributes: UserAttributes): Promise<User> {
+  async create(attributes: UserAttributes, options: { onJob?: (jobId: string | null) => void } = {}): Promise<User> {
     const began = this.#http.deps.clock.now();
     const spec = { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] } as const;
     let sent: { data: unknown } | undefined;
@@ -135,7 +137,12 @@ export class UsersApi {
     }
     const answer = sent.data as { data: UserRecord | JobRecord } | undefined;
     if (answer && answer.data.type !== "job") return toUser(answer.data as UserRecord);
-    if (answer) await this.#jobs.until(toJob(answer.data as JobRecord));
+    if (answer) {
+      const job = toJob(answer.data as JobRecord);
+      if (job.status !== "finished") options.onJob?.(job.id);
+      await this.#jobs.until(job);
+      options.onJob?.(null);
+    }
     // A job, or a success without a body (or with one that could not be read): the new user is read back once, by email. One
     // the service says it created before this request was not made by it (a service merging the POST): a 409, so that no one
     // deletes it as this stack's. A record that does not say when is taken as made (only the id is certain).

@@ -69,6 +69,11 @@ export class WorkspaceUsers extends pulumi.CustomResource {
   declare readonly users: pulumi.Output<Record<string, WorkspaceUserState>>;
   /** Each managed user's id, by email in lower case. */
   declare readonly userIds: pulumi.Output<Record<string, string>>;
+  /**
+   * User creates the service accepted whose job was not seen to finish (absent: none): the next `up` or refresh waits for each
+   * job, and records the user it made as created by this resource.
+   */
+  declare readonly pendingCreates: pulumi.Output<Array<{ email: string; jobId: string }> | undefined>;
 
   /** The type token the engine sees. */
   static readonly type = dynamicType("WorkspaceUsers");
@@ -86,7 +91,7 @@ export class WorkspaceUsers extends pulumi.CustomResource {
     };
     const limit = beforeRegistration();
     try {
-      super(WorkspaceUsers.type, name, ...registration(name, "workspace-users", inputs, ["userIds"], opts));
+      super(WorkspaceUsers.type, name, ...registration(name, "workspace-users", inputs, ["userIds", "pendingCreates"], opts));
     } catch (error) {
       throw afterRegistration(limit, error);
     }

@@ -32,3 +32,12 @@ export interface WorkspaceUserState {
    */
   unapplied?: Partial<Record<"email" | "firstName" | "lastName" | "role" | "isGuest", string>>;
 }
+
+/**
+ * A user a `WorkspaceUsers` asked the service to create whose job was not seen to finish: the next `up` or refresh waits for
+ * the job, and a user it then finds with that email is the set's (created), not adopted.
+ */
+export interface PendingUserCreate {
+  email: string;
+  jobId: string;
+}

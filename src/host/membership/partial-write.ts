@@ -59,6 +59,21 @@ export function afterJobWait(error: unknown, jobId: string | null): unknown {
   return new PartialWriteError(error, jobId);
 }
 
+/**
+ * What became of the job of a write an earlier deployment left running, given its time once more: `finished`; `running` still;
+ * `ended` otherwise (failed, or unknown to the service: what it did, if anything, is not known to be the resource's).
+ */
+export async function settleJob(client: WorkspaceAccessClient, jobId: string): Promise<"finished" | "running" | "ended"> {
+  try {
+    await client.jobs.wait(jobId);
+    return "finished";
+  } catch (error) {
+    if (JobTimeoutError.isInstance(error)) return "running";
+    if (JobFailedError.isInstance(error) || NotFoundError.isInstance(error)) return "ended";
+    throw error;
+  }
+}
+
 /** Gives the jobs an earlier deployment left their time once more (a slow invitation is not sent twice); answers those still running. */
 export async function waitForPending(client: WorkspaceAccessClient, pending: readonly PendingInvitation[] | undefined): Promise<string[]> {
   const running: string[] = [];

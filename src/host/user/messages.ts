@@ -68,6 +68,17 @@ export function ownerUnknown(optIn: boolean): string {
   return ` The user was not deleted: whether it is a workspace owner now cannot be read. Fix the record in the service${or}, then run again.`;
 }
 
+/** A `User`'s `POST /users` was accepted, and its job `jobId` not seen to finish: the user may still be created. */
+export function createStillRunning(email: string, jobId: string): string {
+  return (
+    ` The service accepted the create of ${email} (job ${jobId}), so the user may still be created, but the state records ` +
+    "nothing of it: a User's id is the user's, not known until the job ends. Check the job with getJob. Once it has finished, " +
+    `${email} exists and a plain pulumi up fails on it (409): set adoptExisting: true and deleteOnDestroy: true on this ` +
+    "resource, then run pulumi up, so that it manages the user this stack asked for and destroy deletes it (without " +
+    "deleteOnDestroy it is recorded as adopted, and destroy leaves it). If the job failed, run pulumi up again as it is."
+  );
+}
+
 /** A destroy leaves user `id` in the workspace, for the reason `kept`. */
 export function leftInWorkspace(id: string, email: string | undefined, kept: string): string {
   return (

@@ -44,9 +44,11 @@ import {
   noRoleToDelete,
   noUserToImport,
   ownerUnknown,
+  createStillRunning,
   takenBack,
   unreadableRoleToKeep,
 } from "./messages";
+import { afterJobWait, PartialWriteError } from "../membership/partial-write";
 import { declaredUserKey, userKey } from "../takeovers";
 import { DEFAULT_USER_ROLE, defined, IMPORT_ID, type Props, type UserInputs, userInputs, optIn, optInChanged } from "../../shared/inputs";
 import { type Connection, type ProviderContext, providerOf } from "../provider-runtime";
@@ -193,7 +195,12 @@ export const provider = providerOf<Props, UserOutputs>({
       // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
       const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
       if (found) return adopt(ctx, found, inputs);
-      const { user, taken } = await createUser(ctx.connection(), inputs, inputs.adoptExisting === true);
+      const { user, taken } = await createUser(ctx.connection(), inputs, inputs.adoptExisting === true).catch((error: unknown) => {
+        // A User's id is the user's, unknown till the job ends: no partial state can hold it, so the message says what to do.
+        if (PartialWriteError.isInstance(error) && error.pendingJobId !== null)
+          error.message += createStillRunning(inputs.email, error.pendingJobId);
+        throw error;
+      });
       return taken ? adopt(ctx, user, inputs) : { id: user.id, outs: outputs(user, inputs) };
     });
   },
@@ -335,11 +342,18 @@ export async function createUser(
   inputs: Attributes,
   adoptTaken: boolean,
 ): Promise<{ user: User; taken: boolean }> {
+  // The job of the accepted POST while it is waited for: an error then leaves a create that may still land.
+  const job: { pending: string | null } = { pending: null };
   try {
-    const user = await client.users.create(attributesOf(inputs));
+    const user = await client.users.create(attributesOf(inputs), {
+      onJob: (jobId) => {
+        job.pending = jobId;
+      },
+    });
     cache.wrote(user.id);
     return { user, taken: false };
   } catch (error) {
+    if (job.pending !== null) throw afterJobWait(error, job.pending);
     if (!ConflictError.isInstance(error)) throw error;
     const existing = await client.users.findByEmail(inputs.email);
     if (adoptTaken && existing) return { user: existing, taken: true };

@@ -33,7 +33,8 @@ import { digestOf } from "../../shared/digest";
 import { DECLARED_ELSEWHERE } from "../../shared/input-constants";
 import { IMPORT_ID, optIn, optInChanged, type Props } from "../../shared/inputs";
 import { isUnknown, knownString } from "../../shared/unknown";
-import type { WorkspaceUserState } from "../../shared/member-state";
+import type { PendingUserCreate, WorkspaceUserState } from "../../shared/member-state";
+import { PartialWriteError, settleJob } from "../membership/partial-write";
 import { type WorkspaceUserInputs, workspaceUsersInputs } from "../../shared/workspace-users-inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { type ListedUser, listUsers } from "../read-cache";
@@ -55,6 +56,8 @@ export interface WorkspaceUsersOutputs {
   users: Record<string, WorkspaceUserState>;
   userIds: Record<string, string>;
   deleteOnDestroy?: true;
+  /** Creates accepted whose job was not seen to finish, by email (absent: none): the next up or refresh waits for each job. */
+  pendingCreates?: PendingUserCreate[];
 }
 
 /** The resource's id: a set of users has no natural one. */
@@ -63,13 +66,10 @@ const RESOURCE_ID = "workspace-users";
 const IN_FLIGHT = 8;
 
 type Failure = { key: string; error: unknown };
+/** The creates that may still land, by key. */
+type Pending = Map<string, PendingUserCreate>;
 
-const stateOf = (
-  user: User,
-  declared: WorkspaceUserInputs | WorkspaceUserState,
-  managed: string[],
-  created?: boolean,
-): WorkspaceUserState => ({
+const stateOf = (user: User, declared: Pick<WorkspaceUserState, "email">, managed: string[], created?: boolean): WorkspaceUserState => ({
   id: user.id,
   email: sameEmail(declared.email, user.email) ? declared.email : (user.email ?? declared.email),
   firstName: user.firstName as string,
@@ -80,9 +80,54 @@ const stateOf = (
   ...(created ? { created: true } : {}),
 });
 
-function outputsOf(users: Map<string, WorkspaceUserState>, deleteOnDestroy: unknown): WorkspaceUsersOutputs {
-  const sorted = [...users].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return { users: Object.fromEntries(sorted), userIds: Object.fromEntries(sorted.map(([k, u]) => [k, u.id])), ...optIn(deleteOnDestroy) };
+function outputsOf(users: Map<string, WorkspaceUserState>, deleteOnDestroy: unknown, pending: Pending = new Map()): WorkspaceUsersOutputs {
+  const byKey = <T>(entries: Iterable<[string, T]>) => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const sorted = byKey(users);
+  const pendingCreates = byKey(pending).map(([, p]) => ({ email: p.email, jobId: p.jobId }));
+  return {
+    users: Object.fromEntries(sorted),
+    userIds: Object.fromEntries(sorted.map(([k, u]) => [k, u.id])),
+    ...optIn(deleteOnDestroy),
+    ...(pendingCreates.length > 0 ? { pendingCreates } : {}),
+  };
+}
+
+/**
+ * The creates an earlier deployment left running (`prior`), their jobs given their time once more: `own`, the keys whose job
+ * finished (the user found with that email is the set's); `running`, those still running (kept, and neither written nor
+ * forgotten); the others (the job failed, or the service no longer knows it) are dropped: a user found is adopted.
+ */
+async function settlePending(ctx: ProviderContext, prior: readonly PendingUserCreate[] | undefined) {
+  const own = new Map<string, PendingUserCreate>();
+  const running: Pending = new Map();
+  await mapBounded(prior ?? [], IN_FLIGHT, async (p) => {
+    const outcome = await settleJob(ctx.connection().client, p.jobId);
+    if (outcome === "finished") own.set(emailKey(p.email), p);
+    else if (outcome === "running") running.set(emailKey(p.email), p);
+  });
+  return { own, running };
+}
+
+/** A create an earlier deployment left running is running still: that user is neither written nor forgotten. */
+const stillRunning = (p: PendingUserCreate, what: string) =>
+  new Error(
+    `the create of ${p.email} is still running (job ${p.jobId}; check it with getJob): ${what}; run pulumi up again once it ` +
+      "has finished, or raise workspace-access:jobTimeoutSeconds.",
+  );
+
+/**
+ * The users the set's own creates made (jobs that finished since an earlier deployment) that the program no longer declares,
+ * found by email, as states the set created: to be released as such. One not found was never made, or is gone.
+ */
+async function ownUndeclared(
+  ctx: ProviderContext,
+  own: Iterable<[string, PendingUserCreate]>,
+): Promise<Array<[string, WorkspaceUserState]>> {
+  const found = await mapBounded([...own], IN_FLIGHT, async ([key, p]) => {
+    const user = await ctx.connection().client.users.findByEmail(p.email);
+    return user ? [[key, stateOf(user, p, [], true)] as [string, WorkspaceUserState]] : [];
+  });
+  return found.flat();
 }
 
 /** The error of an operation some users failed, each named; with the state to record (the engine keeps it: the others were done). */
@@ -106,8 +151,9 @@ export function changedPaths(olds: WorkspaceUsersOutputs, news: Props): string[]
   return optInChanged(olds, news) ? [...paths, "deleteOnDestroy"] : paths;
 }
 
-const adopt = async (ctx: ProviderContext, existing: User, inputs: WorkspaceUserInputs) =>
-  stateOf((await takeOver(ctx, existing, inputs)).user, inputs, managedOf(inputs));
+/** Adopts an existing user; `created`: the set's own create made them (its job finished after an earlier deployment). */
+const adopt = async (ctx: ProviderContext, existing: User, inputs: WorkspaceUserInputs, created = false) =>
+  stateOf((await takeOver(ctx, existing, inputs)).user, inputs, managedOf(inputs), created);
 
 /** Creates a user proven absent; one who appeared since (409) is adopted, as `User` with `adoptExisting` does. */
 async function create(ctx: ProviderContext, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
@@ -121,6 +167,8 @@ async function adoptOrCreate(
   wanted: Map<string, WorkspaceUserInputs>,
   into: Map<string, WorkspaceUserState>,
   failures: Failure[],
+  pending: Pending,
+  own: ReadonlyMap<string, unknown> = new Map(),
 ) {
   if (wanted.size === 0) return;
   const { client, cache } = ctx.connection();
@@ -151,9 +199,14 @@ async function adoptOrCreate(
       if (others.length > 0) throw sharedEmail(inputs.email, [existing!, ...others]);
       if (!existing && !proven)
         throw new Error(`could not prove that no user has the email ${inputs.email} (users came or went): not created; run again`);
-      into.set(key, existing ? await adopt(ctx, existing, inputs) : await create(ctx, inputs));
+      into.set(key, existing ? await adopt(ctx, existing, inputs, own.has(key)) : await create(ctx, inputs));
     } catch (error) {
       if (unread.length > 0 && ConflictError.isInstance(error)) error.message += unreadTaken(unread);
+      // Accepted, its job not seen to finish: recorded, so the next up or refresh waits for the job instead of adopting the user.
+      if (PartialWriteError.isInstance(error) && error.pendingJobId !== null) {
+        pending.set(key, { email: inputs.email, jobId: error.pendingJobId });
+        error.message += createRecorded(error.pendingJobId);
+      }
       failures.push({ key, error });
     }
   });
@@ -206,10 +259,14 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   const inputs = ctx.parseInputs(workspaceUsersInputs, news);
   const users = new Map(Object.entries(olds.users ?? {}));
   const failures: Failure[] = [];
+  // Creates an earlier deployment left running: still running, they stay recorded; finished, the user found is the set's.
+  const { own, running: pending } = await settlePending(ctx, olds.pendingCreates);
+  for (const [key, p] of pending) failures.push({ key, error: stillRunning(p, key in inputs.users ? "not written" : "not removed") });
   const added = new Map<string, WorkspaceUserInputs>();
   const changed: Array<[string, WorkspaceUserInputs, WorkspaceUserState]> = [];
   for (const [key, declared] of Object.entries(inputs.users)) {
     const prior = users.get(key);
+    if (pending.has(key)) continue;
     if (!prior) added.set(key, declared);
     else if (changedUserProperties(prior, declared).length > 0) changed.push([key, declared, prior]);
     else users.set(key, { ...prior, managedAttributes: managedOf(declared) });
@@ -223,13 +280,19 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
       failures.push({ key, error });
     }
   });
-  await adoptOrCreate(ctx, added, users, failures);
+  await adoptOrCreate(ctx, added, users, failures, pending, own);
   const created = [...added.keys()].filter((key) => users.get(key)?.created).length;
   if (added.size > 0) ctx.info(`WorkspaceUsers adopted ${added.size - created} existing user(s) of those added, and created ${created}.`);
-  const gone = removed.map((key): [string, WorkspaceUserState] => [key, users.get(key)!]);
+  // A user the set's own create made since, whom the program no longer declares, is released as one it created.
+  const ownGone = await ownUndeclared(
+    ctx,
+    [...own].filter(([key]) => !(key in inputs.users)),
+  );
+  const gone = [...removed.map((key): [string, WorkspaceUserState] => [key, users.get(key)!]), ...ownGone];
   await release(ctx, gone, inputs.deleteOnDestroy, failures, inputs[DECLARED_ELSEWHERE]);
+  for (const [key, user] of ownGone) if (failures.some((f) => f.key === key)) users.set(key, user);
   for (const key of removed) if (!failures.some((f) => f.key === key)) users.delete(key);
-  const outs = outputsOf(users, inputs.deleteOnDestroy);
+  const outs = outputsOf(users, inputs.deleteOnDestroy, pending);
   if (failures.length > 0) throw failed(failures, outs, news.__provider);
   return outs;
 }
@@ -251,9 +314,16 @@ async function readUser(client: WorkspaceAccessClient, id: string): Promise<List
 async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefined) {
   if (!props?.users) throw new ConfigurationError(NO_IMPORT, "import");
   const { cache, client } = ctx.connection();
+  const { own, running } = await settlePending(ctx, props.pendingCreates);
   const listing = await cache.all();
   const users = new Map<string, WorkspaceUserState>();
   const unread: string[] = [];
+  // The set's own creates that finished since: the user the listing has with that email is the set's (one it misses, the
+  // next up creates, as the program declares it).
+  for (const found of listing.values()) {
+    const p = found instanceof Error || !found.email ? undefined : own.get(emailKey(found.email));
+    if (p && !(found instanceof Error) && !props.users[emailKey(p.email)]) users.set(emailKey(p.email), stateOf(found, p, [], true));
+  }
   await mapBounded(Object.entries(props.users), IN_FLIGHT, async ([key, prior]) => {
     const user = listing.get(idOf(prior.id)) ?? (await readUser(client, prior.id));
     if (user instanceof Error) {
@@ -263,7 +333,7 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
     } else if (user) users.set(key, stateOf(user, prior, prior.managedAttributes, prior.created));
   });
   if (unread.length > 0) ctx.warn(unreadable(unread));
-  const outs = outputsOf(users, props.deleteOnDestroy);
+  const outs = outputsOf(users, props.deleteOnDestroy, running);
   const declared = Object.entries(outs.users).map(([key, u]) => {
     return [key, { email: u.email, firstName: u.firstName, lastName: u.lastName, ...managedValues(u, u.managedAttributes) }];
   });
@@ -280,6 +350,14 @@ function unreadTaken(unread: string[]): string {
   return (
     ` The user list held ${unread.length} record(s) that could not be read (ids ${named}); ` +
     "if this email's user is among them, it is neither adopted nor changed until its record can be read."
+  );
+}
+
+/** A user create was accepted and its job `jobId` not seen to finish: what the state records, and what the next up does. */
+function createRecorded(jobId: string): string {
+  return (
+    ` The create was accepted: the state records it (pendingCreates, job ${jobId}), and the next pulumi up or refresh waits ` +
+    "for the job, then records the user as created by this resource."
   );
 }
 
@@ -313,7 +391,9 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
     for (const user of Object.values(olds.users ?? {})) {
       if (!user.created && ctx.declared.has(declaredUserKey(user.email))) ctx.takeovers.add(userKey(user.id));
     }
-    return { changes: changedPaths(olds, news).length > 0, replaces: [], deleteBeforeReplace: false };
+    // A create left running is settled by the next update, whatever the program changed.
+    const unfinished = (olds.pendingCreates?.length ?? 0) > 0;
+    return { changes: unfinished || changedPaths(olds, news).length > 0, replaces: [], deleteBeforeReplace: false };
   },
 
   async create(ctx, news) {
@@ -332,7 +412,11 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
   async delete(ctx, _id, props) {
     await ctx.withWrite(async () => {
       const failures: Failure[] = [];
-      await release(ctx, Object.entries(props.users ?? {}), props.deleteOnDestroy, failures);
+      // A create still running fails the destroy (the resource stays); one that finished made a user of the set's.
+      const { own, running } = await settlePending(ctx, props.pendingCreates);
+      for (const [key, p] of running) failures.push({ key, error: stillRunning(p, "not deleted") });
+      const gone = [...Object.entries(props.users ?? {}), ...(await ownUndeclared(ctx, own))];
+      await release(ctx, gone, props.deleteOnDestroy, failures);
       if (failures.length > 0) throw failed(failures);
     });
   },

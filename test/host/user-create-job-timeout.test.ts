@@ -1,0 +1,105 @@
+/**
+ * A user create whose `POST /users` is accepted with a job that outlives `jobTimeoutSeconds`, over real HTTP to the emulator
+ * (virtual clock: the wait takes no real time). A `WorkspaceUsers` records the create as pending with its job, and the next
+ * `up`, refresh or destroy waits for the job: the user it made is the set's (created, so removing it deletes it), never
+ * adopted and never posted twice. A `User` cannot record it (its id is the user's, unknown till the job ends): its error
+ * says what happened and what to run.
+ */
+import { describe, expect, it } from "vitest";
+import type { Emulator } from "../../src/emulator";
+import { provider as users } from "../../src/host/user/user-provider";
+import { provider as set } from "../../src/host/users/workspace-users-provider";
+import { emulator, rejection } from "../support/fixtures";
+import { configureFor } from "../support/provider";
+import { ann, cara, type Outputs, setOf } from "./workspace-users-support";
+
+/** A deployment: a new context, jobs waited for 5 s (virtual). */
+const deployment = (emu: Emulator, warnings: string[] = []) =>
+  configureFor(emu, { "workspace-access:jobTimeoutSeconds": "5" }, { warn: (m) => void warnings.push(m), info: () => {} });
+
+/** An emulator whose user writes answer with a job, and whose next job hangs (`release` lets it do its work). */
+async function hanging(): Promise<Emulator> {
+  const emu = await emulator({ userWritesAsJobs: true, job: { finishAfterPolls: 1 } });
+  await deployment(emu);
+  emu.jobs.hangNext(1);
+  return emu;
+}
+
+const hung = (emu: Emulator) => emu.jobs.list().find((j) => j.status !== "finished" && j.status !== "error")!;
+const writes = (emu: Emulator) => emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+type Partial = Error & { id?: string; properties?: Outputs };
+
+describe("WorkspaceUsers: a user create whose job outlives jobTimeoutSeconds", () => {
+  it("is recorded pending with its job; the next up waits for it and records the user as created, and destroy deletes it", async () => {
+    const emu = await hanging();
+    const error = (await rejection(set.create(setOf(ann, cara)))) as Partial;
+    const job = hung(emu);
+    expect(error.id).toBe("workspace-users");
+    expect(error.message).toContain(`the state records it (pendingCreates, job ${job.id})`);
+    expect(error.properties?.pendingCreates).toEqual([{ email: ann.email, jobId: job.id }]);
+    expect(Object.keys(error.properties?.users ?? {})).toEqual(["cara@example.com"]);
+    // The diff of the next up goes to an update whatever the program changed.
+    expect((await set.diff!("workspace-users", error.properties!, setOf(ann, cara))).changes).toBe(true);
+    emu.jobs.release(job.id);
+    const annId = emu.users.findByEmail(ann.email)!.id;
+    await deployment(emu);
+    emu.clearRequests();
+    const { outs } = await set.update!("workspace-users", error.properties!, setOf(ann, cara));
+    expect(writes(emu)).toEqual([]); // not posted again
+    expect(outs?.users["ann@example.com"]).toMatchObject({ id: annId, created: true });
+    expect(outs?.pendingCreates).toBeUndefined();
+    // Created by the set: its destroy deletes it.
+    await deployment(emu);
+    emu.clearRequests();
+    await set.delete!("workspace-users", outs!);
+    expect(writes(emu).sort()).toEqual([`DELETE /users/${annId}`, `DELETE /users/${outs!.userIds["cara@example.com"]}`].sort());
+  });
+
+  it("a job still running at the next up stays recorded, unposted; a refresh once it finished records the user as created", async () => {
+    const emu = await hanging();
+    const error = (await rejection(set.create(setOf(ann)))) as Partial;
+    const job = hung(emu);
+    await deployment(emu);
+    emu.clearRequests();
+    const again = (await rejection(set.update!("workspace-users", error.properties!, setOf(ann)))) as Partial;
+    expect(again.message).toContain(`the create of ann@example.com is still running (job ${job.id}`);
+    expect(writes(emu)).toEqual([]);
+    expect(again.properties?.pendingCreates).toEqual([{ email: ann.email, jobId: job.id }]);
+    // A destroy meanwhile fails, keeping the resource: the user may still be made.
+    expect((await rejection(set.delete!("workspace-users", again.properties!))).message).toContain("not deleted");
+    emu.jobs.release(job.id);
+    const annId = emu.users.findByEmail(ann.email)!.id;
+    await deployment(emu);
+    const read = await set.read!("workspace-users", again.properties!);
+    expect(read.props?.users["ann@example.com"]).toMatchObject({ id: annId, created: true });
+    expect(read.props?.pendingCreates).toBeUndefined();
+    expect(read.inputs).toMatchObject({ users: { "ann@example.com": { email: ann.email } } });
+  });
+
+  it("a user the program dropped while its create ran is deleted once the job has made it (the set created it)", async () => {
+    const emu = await hanging();
+    const error = (await rejection(set.create(setOf(ann, cara)))) as Partial;
+    emu.jobs.release(hung(emu).id);
+    const annId = emu.users.findByEmail(ann.email)!.id;
+    await deployment(emu);
+    emu.clearRequests();
+    const { outs } = await set.update!("workspace-users", error.properties!, setOf(cara));
+    expect(writes(emu)).toEqual([`DELETE /users/${annId}`]);
+    expect(Object.keys(outs?.users ?? {})).toEqual(["cara@example.com"]);
+    expect(outs?.pendingCreates).toBeUndefined();
+  });
+});
+
+describe("User: a create whose job outlives jobTimeoutSeconds", () => {
+  it("fails saying the create was accepted, that the state records nothing, and what to run once the job has finished", async () => {
+    const emu = await hanging();
+    const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe" };
+    const error = (await rejection(users.create((await users.check!({}, alice)).inputs!))) as Error & { id?: string };
+    const job = hung(emu);
+    expect(error.id).toBeUndefined();
+    expect(error.message).toContain(`The job ${job.id} did not finish within 5 s`);
+    expect(error.message).toContain(`The service accepted the create of alice@example.com (job ${job.id})`);
+    expect(error.message).toContain("the state records nothing of it");
+    expect(error.message).toContain("set adoptExisting: true and deleteOnDestroy: true on this resource, then run pulumi up");
+  });
+});
