@@ -54,9 +54,11 @@ function refusePlacePaths(name: string, users: WorkspaceUsersArgs["users"], opts
 /**
  * A set of workspace users, for workspaces too large for a `User` each (docs/export.md): its create adopts every user
  * with a declared email (one listing) and creates the others; a change writes only the users it changes. Removing a
- * user from the set deletes them only if this resource created them, never an owner. `userIds` (email in lower case
- * to id) feeds an `IntegrationMembers`' `userId`; it is unknown in a preview of the set's update, so members whose ids are
- * known already (the exported `access.yaml` records them) are better declared by those. A user may have only one
+ * user from the set deletes them only if this resource created them, never an owner. An email edit is a removal and an
+ * addition: a user it created is deleted, with their memberships, and a new one created (a preview warns when the two share
+ * a name); a `User` changes an email in place. `userIds` (email in lower case to id) feeds an `IntegrationMembers`'
+ * `userId`; it is unknown in a preview of the set's update, so members whose ids are known already (the exported
+ * `access.yaml` records them) are better declared by those. A user may have only one
  * resource in a program. `import` is refused: the set has no id of its own. Property paths (`ignoreChanges`,
  * `replaceOnChanges`) name a user by email in lower case: `users["ann@example.com"].firstName`.
  *

@@ -279,3 +279,44 @@ describe("update, read and delete", () => {
     expect(Object.keys(again.userIds)).toEqual(["ann@example.com"]);
   });
 });
+
+describe("an email change", () => {
+  const INTEGRATION = "00000000-0000-4000-8000-0000000000b1";
+
+  it("the diff warns before the update deletes the user the set created (and their memberships) and creates another", async () => {
+    const emu = await emulator({
+      seed: { integrations: [{ id: INTEGRATION, application: "Slack", label: "Slack", entitlements: [{ id: "VIEWER" }] }] },
+    });
+    const warnings: string[] = [];
+    await nextDeployment(emu, warnings);
+    const first = (await provider.create(setOf(cara, bob))).outs as Outputs;
+    const caraId = first.userIds["cara@example.com"]!;
+    emu.integrations.setMember(INTEGRATION, caraId, { entitlements: ["VIEWER"] });
+    await nextDeployment(emu, warnings);
+    emu.clearRequests();
+    // Cara's email changes; Bob leaves and Dan, of another name, joins: only Cara's pair is named.
+    const news = setOf({ ...cara, email: "cara.moe@example.com" }, { email: "dan@example.com", firstName: "Dan", lastName: "Oz" });
+    expect((await provider.diff!("workspace-users", first, news)).changes).toBe(true);
+    expect(emu.requests).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("cara@example.com leaves the set and cara.moe@example.com joins it, both named Cara Moe.");
+    expect(warnings[0]).toContain(
+      `this update deletes the user cara@example.com (${caraId}, created by this set), with every integration membership`,
+    );
+    expect(warnings[0]).toContain("a User changes an email in place");
+    // What it warned of: the update deletes Cara, and her membership with her.
+    await provider.update!("workspace-users", first, news);
+    expect(emu.users.get(caraId)).toBeUndefined();
+    expect(emu.integrations.members(INTEGRATION)).toHaveLength(0);
+  });
+
+  it("no warning for a user the set adopted (it is left), nor for a name that does not match", async () => {
+    const { emu, warnings } = await world();
+    const first = (await provider.create(setOf(ann))).outs as Outputs;
+    await nextDeployment(emu, warnings);
+    await provider.diff!("workspace-users", first, setOf({ ...ann, email: "ann.lee@example.com" }));
+    const created = (await provider.create(setOf(cara))).outs as Outputs;
+    await provider.diff!("workspace-users", created, setOf({ ...cara, email: "cara.moe@example.com", lastName: "Moe-Lee" }));
+    expect(warnings).toEqual([]);
+  });
+});

@@ -353,6 +353,37 @@ function unreadTaken(unread: string[]): string {
   );
 }
 
+/**
+ * The users the set created that `news` drops while it adds one of the same first and last name: most likely an email
+ * changed, which the set, keyed by email, makes a delete and a create (never paired: two people may share a name). Seen at
+ * preview, in the diff, the one handler that sees which users the set created. Owners and users handed to another resource
+ * are not deleted, and are left out.
+ */
+function emailChanges(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: Props): Array<[WorkspaceUserState, Props]> {
+  if (isUnknown(news.users) || typeof news.users !== "object" || news.users === null) return [];
+  const declared = news.users as Record<string, Props>;
+  const state = olds.users ?? {};
+  const added = Object.entries(declared).filter(([key, user]) => !state[key] && user && !isUnknown(user));
+  const nameOf = (u: { firstName?: unknown; lastName?: unknown }) =>
+    knownString(u.firstName) && knownString(u.lastName) ? JSON.stringify([u.firstName, u.lastName]) : undefined;
+  return Object.entries(state).flatMap(([key, user]): Array<[WorkspaceUserState, Props]> => {
+    if (key in declared || !user.created || user.role === OWNER_ROLE || ctx.declared.has(declaredUserKey(user.email))) return [];
+    const twin = added.find(([, u]) => nameOf(u) !== undefined && nameOf(u) === nameOf(user));
+    return twin ? [[user, twin[1]]] : [];
+  });
+}
+
+/** An update drops `gone`, a user the set created, and adds `added`, of the same name: said before the delete it makes. */
+function emailChanged(gone: WorkspaceUserState, added: Props): string {
+  return (
+    `WorkspaceUsers: ${gone.email} leaves the set and ${String(added.email)} joins it, both named ${gone.firstName} ${gone.lastName}. ` +
+    `The set keys its users by email, so this update deletes the user ${gone.email} (${gone.id}, created by this set), with ` +
+    `every integration membership they hold, and creates a new user ${String(added.email)}. If this is one person's email ` +
+    "changing, keep the old email here and move them to a User resource with adoptExisting: true first (it takes them over " +
+    "from the set), then change the email there: a User changes an email in place, keeping the user and their access."
+  );
+}
+
 /** A user create was accepted and its job `jobId` not seen to finish: what the state records, and what the next up does. */
 function createRecorded(jobId: string): string {
   return (
@@ -391,6 +422,7 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
     for (const user of Object.values(olds.users ?? {})) {
       if (!user.created && ctx.declared.has(declaredUserKey(user.email))) ctx.takeovers.add(userKey(user.id));
     }
+    for (const [gone, added] of emailChanges(ctx, olds, news)) ctx.warn(emailChanged(gone, added));
     // A create left running is settled by the next update, whatever the program changed.
     const unfinished = (olds.pendingCreates?.length ?? 0) > 0;
     return { changes: unfinished || changedPaths(olds, news).length > 0, replaces: [], deleteBeforeReplace: false };
