@@ -17,7 +17,9 @@ export function dynamicType(type: string): string {
 /**
  * The properties and options a resource registers with: its `inputs`, the `outputs` only the provider sets (registered
  * empty so the engine gives each), the hidden input that carries `import`, and the `__provider` of the module exported
- * as `pulumi-workspace-access/provider/<provider>`. Warns (once a run) of a plaintext API key.
+ * as `pulumi-workspace-access/provider/<provider>`. `secretOutputs` are added to the options' `additionalSecretOutputs`
+ * (the user's are kept): outputs derived from inputs that may be secret under another name, which the engine would
+ * otherwise store in plain text. Warns (once a run) of a plaintext API key.
  */
 export function registration(
   name: string,
@@ -25,6 +27,7 @@ export function registration(
   inputs: Record<string, unknown>,
   outputs: readonly string[],
   opts: pulumi.CustomResourceOptions | undefined,
+  secretOutputs: readonly string[] = [],
 ): [pulumi.Inputs, pulumi.CustomResourceOptions] {
   warnIfPlaintextApiKey();
   if (opts?.provider !== undefined) {
@@ -42,7 +45,9 @@ export function registration(
     [IMPORT_ID]: importId,
     __provider: `exports.handler = () => require("pulumi-workspace-access/provider/${provider}").provider;\n`,
   };
-  return [props, { ...rest, deleteBeforeReplace: rest.deleteBeforeReplace ?? true }];
+  const secrets =
+    secretOutputs.length > 0 ? { additionalSecretOutputs: [...new Set([...(rest.additionalSecretOutputs ?? []), ...secretOutputs])] } : {};
+  return [props, { ...rest, ...secrets, deleteBeforeReplace: rest.deleteBeforeReplace ?? true }];
 }
 
 /** Each provider module's class, as errors name it. */

@@ -75,7 +75,9 @@ export class User extends pulumi.CustomResource {
       super(
         User.type,
         name,
-        ...registration(name, "user", inputs, ["adopted", "status", "createdAt", "updatedAt", "managedAttributes"], opts),
+        // `unapplied` (digests of declared values an update left unsent) is encrypted: a digest of a low-entropy secret (an
+        // email, a name) is recovered by guessing, and the engine marks secret only the outputs named as a secret input.
+        ...registration(name, "user", inputs, ["adopted", "status", "createdAt", "updatedAt", "managedAttributes"], opts, ["unapplied"]),
       );
     } catch (error) {
       throw afterRegistration(limit, error);

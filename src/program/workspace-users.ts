@@ -88,8 +88,9 @@ export class WorkspaceUsers extends pulumi.CustomResource {
     const inputs = {
       users,
       deleteOnDestroy: args.deleteOnDestroy,
-      // Known once the users are: by then every email the program declares with them is.
-      [DECLARED_ELSEWHERE]: users.apply(() => emailsDeclaredElsewhere(self)),
+      // Known once the users are: by then every email the program declares with them is. Always a secret: it digests
+      // emails other resources declare, which may be secrets there (a digest of an email is recovered by guessing).
+      [DECLARED_ELSEWHERE]: pulumi.secret(users.apply(() => emailsDeclaredElsewhere(self))),
     };
     const limit = beforeRegistration();
     try {

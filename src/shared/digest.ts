@@ -1,4 +1,7 @@
-/** Values a state records for comparing only: digests, never the values (an input may be a secret; the state's own fields are not encrypted). */
+/**
+ * Values a state records for comparing only: digests, never the values. A digest does not hide a secret (an email or a name is
+ * recovered by hashing guesses): what holds them is registered as a secret (`User`'s `unapplied`, `__declaredElsewhere`).
+ */
 import { createHash } from "node:crypto";
 import { emailKey } from "../client/models";
 

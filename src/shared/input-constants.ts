@@ -9,6 +9,7 @@ export const IMPORT_ID = "__importId";
 /**
  * The hidden input of a `WorkspaceUsers`: digests of the emails the program's other resources declare, so that a user it
  * created and the program moved to another resource is handed over, not deleted, whichever of the two the engine runs first.
+ * Registered as a secret: the emails may be secrets where they are declared.
  */
 export const DECLARED_ELSEWHERE = "__declaredElsewhere";
 

@@ -26,7 +26,7 @@ export interface WorkspaceUserState {
   /** This resource created the user (else it adopted them): only then does a removal delete them. */
   created?: true;
   /**
-   * Declared values an update did not send, each as a digest (`sha256:...`, never the value: an input may be a secret): the
+   * Declared values an update did not send, each as a digest (`sha256:...`; secret with `users` when an input is): the
    * program had not changed them while the service's value had been changed outside it (or `ignoreChanges` hid the program's).
    * They cause no diff; a refresh reads the service's value, and the next `up` applies the program's. Absent: none.
    */

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { IntegrationEntitlement, User } from "../../src";
+import { registration } from "../../src/program/resource-options";
 
 const API_KEY = "wa_wiring_secret_key_5d2c1f0e9a8b7c6d";
 const registered: pulumi.runtime.MockResourceArgs[] = [];
@@ -61,6 +62,15 @@ describe("resource wiring", () => {
     await output(pulumi.output("flush"));
     expect(warn.mock.calls.some(([message]) => String(message).includes('role "workspace_astronaut" is not one of the known'))).toBe(true);
     warn.mockRestore();
+  });
+
+  it("registers a User's unapplied as a secret output, keeping the program's own additionalSecretOutputs", () => {
+    const [, plain] = registration("u", "user", {}, [], undefined, ["unapplied"]);
+    expect(plain.additionalSecretOutputs).toEqual(["unapplied"]);
+    const [, own] = registration("u", "user", {}, [], { additionalSecretOutputs: ["email", "unapplied"] }, ["unapplied"]);
+    expect(own.additionalSecretOutputs).toEqual(["email", "unapplied"]);
+    const [, none] = registration("m", "integration-members", {}, [], { additionalSecretOutputs: ["members"] });
+    expect(none.additionalSecretOutputs).toEqual(["members"]);
   });
 
   it("refuses an explicit provider, saying why (its configuration is not the stack's), before anything is registered", () => {
