@@ -1,11 +1,30 @@
 /** The program room's long messages: each names what collides, why that is refused, and the fix. */
 import type { Owner } from "./program-run";
 
-/** Two `User` or two `IntegrationEntitlement` resources declared for one record (`names`, in declaration order). */
-export function ownerCollision(kind: "User" | "IntegrationEntitlement", names: readonly string[], what: string, name: string): string {
+/**
+ * An error of the program's checks that the language host prints as its message alone, as it prints Pulumi's `RunError`
+ * (the mark it looks for), not as an object with its stack and the rejected promise of the property it failed.
+ */
+export function programError(message: string): Error {
+  const error = new Error(message);
+  Object.defineProperty(error, "__pulumiRunError", { value: true, configurable: true });
+  return error;
+}
+
+/** Two resources, by class and name: `User resources "a" and "b"`, `User "a" and WorkspaceUsers "b"`. */
+function twoResources(kind: string, first: Owner, second: Owner): string {
+  const [a, b] = [first.label ?? kind, second.label ?? kind];
+  if (a !== b) return `${a} "${first.name}" and ${b} "${second.name}"`;
+  if (first.name === second.name) return `Two ${a} resources named "${first.name}" (under other parents)`;
+  return `${a} resources "${first.name}" and "${second.name}"`;
+}
+
+/** Two `User`-like or two `IntegrationEntitlement` resources declared for one record (`owners`, in declaration order). */
+export function ownerCollision(kind: "User" | "IntegrationEntitlement", owners: readonly Owner[], what: string, name: string): string {
   const [record, merge] = kind === "User" ? ["user", ""] : ["membership", " (or merge their entitlements into one)"];
+  const [first, second] = owners as [Owner, Owner];
   return (
-    `${kind} resources "${names[0]}" and "${names[1]}" both manage ${what}: ` +
+    `${twoResources(kind, first, second)} both manage ${what}: ` +
     "they would overwrite each other, and destroying either would remove the access of both. " +
     `One ${record} may have only one resource in a program: remove one of them${merge}. ` +
     `Nothing was sent to the service for "${name}".`

@@ -7,7 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";
 import { idOf } from "../client/ids";
 import { digestOf } from "../shared/digest";
-import { integrationCollision, ownerCollision } from "./messages";
+import { integrationCollision, ownerCollision, programError } from "./messages";
 import { type Owner, type ProgramRun, thisRun } from "./program-run";
 
 type Kind = "User" | "IntegrationEntitlement";
@@ -33,24 +33,47 @@ async function declare(key: string, owner: Owner): Promise<Owner[]> {
   return owners;
 }
 
-/** Declares that resource `instance` (`name`) manages `key` and waits for the round; throws when another resource declared it too. */
-async function declareOwner(kind: Kind, key: string, what: string, name: string, instance: object): Promise<void> {
-  const owners = await declare(`${kind}\u0000${key}`, { kind, name, instance });
-  const names = owners.map((o) => o.name);
-  if (names.length > 1) throw new Error(ownerCollision(kind, names, what, name));
+/** How a resource declares its keys: its class where it is not the kind, and whether the keys are secrets. */
+type Declaring = Pick<Owner, "label" | "secret">;
+
+/**
+ * Declares that resource `instance` (`name`) manages `key` and waits for the round; throws when another resource declared it
+ * too, naming the record as `what`, or as `secretWhat` when any of them declared the key as a secret.
+ */
+async function declareOwner(
+  kind: Kind,
+  key: string,
+  [what, secretWhat]: [string, string],
+  name: string,
+  instance: object,
+  declaring: Declaring = {},
+): Promise<void> {
+  const owners = await declare(`${kind}\u0000${key}`, { kind, name, instance, ...declaring });
+  if (owners.length > 1) throw programError(ownerCollision(kind, owners, owners.some((o) => o.secret) ? secretWhat : what, name));
 }
 
 /** The email, passed through once it is known and no other resource of the program has it (`instance`: this resource, one per construction). */
 export function ownedEmail(email: pulumi.Input<string>, name: string, instance: object): pulumi.Output<string> {
-  return pulumi.output(email).apply(async (value) => {
-    if (typeof value === "string") await ownedEmails([{ email: value }], name, instance);
+  const output = pulumi.output(email);
+  return output.apply(async (value) => {
+    if (typeof value === "string") await ownedEmails([{ email: value }], name, instance, { secret: await pulumi.isSecret(output) });
     return value;
   });
 }
 
-/** The users, passed through once no other resource of the program (a `User`, another `WorkspaceUsers`) manages one of their emails. */
-export async function ownedEmails<T extends { email: string }>(users: T[], name: string, instance: object): Promise<T[]> {
-  await Promise.all(users.map((u) => declareOwner("User", emailKey(u.email), `the user with the email ${u.email}`, name, instance)));
+/**
+ * The users, passed through once no other resource of the program (a `User`, another `WorkspaceUsers`) manages one of their
+ * emails. `declaring.label`: the class (`WorkspaceUsers` unless told); `declaring.secret`: the emails are secrets, and a
+ * collision names only the resources.
+ */
+export async function ownedEmails<T extends { email: string }>(
+  users: T[],
+  name: string,
+  instance: object,
+  declaring: Declaring = { label: "WorkspaceUsers" },
+): Promise<T[]> {
+  const what = (u: T): [string, string] => [`the user with the email ${u.email}`, "one user (its email is a secret)"];
+  await Promise.all(users.map((u) => declareOwner("User", emailKey(u.email), what(u), name, instance, declaring)));
   return users;
 }
 
@@ -77,7 +100,8 @@ export function ownedMembership(
     if (typeof integration === "string" && typeof user === "string") {
       // One membership whatever the case of its ids: `ABC` and `abc` name one user.
       const key = `${idOf(integration)}/${idOf(user)}`;
-      await declareOwner("IntegrationEntitlement", key, `the membership of user ${user} in integration ${integration}`, name, instance);
+      const what = `the membership of user ${user} in integration ${integration}`;
+      await declareOwner("IntegrationEntitlement", key, [what, what], name, instance);
     }
     return user;
   });
@@ -99,6 +123,6 @@ export function ownedIntegration(
     if (!whole || !other) return value;
     // An IntegrationMembers fails naming the first other resource; an IntegrationEntitlement, the IntegrationMembers.
     const [members, rival] = kind === "IntegrationMembers" ? [self, other] : [whole, self];
-    throw new Error(integrationCollision(value, members, rival, name));
+    throw programError(integrationCollision(value, members, rival, name));
   });
 }

@@ -22,13 +22,15 @@ export function warnIfPlaintextApiKey(): void {
   }
 }
 
-/** Warns (does not fail) when a user's role is not one the public document lists. */
+/** Warns (does not fail) when a user's role is not one the public document lists; a secret role is not named. */
 export function warnIfUnknownRole(role: pulumi.Input<string> | undefined, resource: pulumi.Resource): void {
   if (role === undefined) return;
-  pulumi.output(role).apply((value) => {
+  const output = pulumi.output(role);
+  output.apply(async (value) => {
     if (typeof value === "string" && !(KNOWN_USER_ROLES as readonly string[]).includes(value)) {
+      const named = (await pulumi.isSecret(output)) ? "the role (a secret)" : `role "${value}"`;
       void pulumi.log.warn(
-        `role "${value}" is not one of the known workspace roles (${KNOWN_USER_ROLES.join(", ")}); it is sent as is.`,
+        `${named} is not one of the known workspace roles (${KNOWN_USER_ROLES.join(", ")}); it is sent as is.`,
         resource,
       );
     }

@@ -11,6 +11,10 @@ export interface Owner {
   name: string;
   /** The one resource (made per construction): two resources may share a name (other parents) or a kind's key (`User`, `WorkspaceUsers`). */
   instance: object;
+  /** The class, as messages name it, where it is not `kind` (a `WorkspaceUsers` declares its users as `User`s). */
+  label?: string;
+  /** Whether the resource declared the key as a secret: a message about the key then does not name it. */
+  secret?: boolean;
 }
 
 /** One run's memory. */

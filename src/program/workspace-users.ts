@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";
 import { DECLARED_ELSEWHERE } from "../shared/input-constants";
+import { programError } from "./messages";
 import { emailsDeclaredElsewhere, ownedEmails } from "./owners";
 import { afterRegistration, beforeRegistration, dynamicType, PATH_OPTIONS, registration } from "./resource-options";
 import type { UserArgs } from "./user";
@@ -17,14 +18,19 @@ export interface WorkspaceUsersArgs {
   deleteOnDestroy?: pulumi.Input<boolean>;
 }
 
-/** The users keyed by email in lower case (how the provider compares them); a user listed twice fails the program, naming both. */
-async function keyed(users: Array<Omit<WorkspaceUserArgs, "email"> & { email: string }>, name: string, owner: object) {
+/**
+ * The users keyed by email in lower case (how the provider compares them); a user listed twice fails the program, naming both
+ * emails unless `secret` (the set holds a secret: Pulumi then keeps the whole set, its emails with it, as one).
+ */
+async function keyed(users: Array<Omit<WorkspaceUserArgs, "email"> & { email: string }>, name: string, owner: object, secret: boolean) {
   const byKey = new Map<string, Record<string, unknown>>();
-  for (const user of await ownedEmails(users, name, owner)) {
+  for (const user of await ownedEmails(users, name, owner, { label: "WorkspaceUsers", secret })) {
     const key = emailKey(user.email);
     const other = byKey.get(key);
-    if (other)
-      throw new Error(`WorkspaceUsers "${name}" lists the user ${key} twice (${other.email} and ${user.email}): list each user once.`);
+    if (other) {
+      const twice = secret ? "one user twice (its email is a secret)" : `the user ${key} twice (${other.email} and ${user.email})`;
+      throw programError(`WorkspaceUsers "${name}" lists ${twice}: list each user once.`);
+    }
     byKey.set(key, Object.fromEntries(Object.entries(user).filter(([, v]) => v !== undefined)));
   }
   return Object.fromEntries(byKey);
@@ -84,7 +90,8 @@ export class WorkspaceUsers extends pulumi.CustomResource {
     refusePlacePaths(name, args.users, opts);
     // This resource, for the owner checks.
     const self = {};
-    const users = pulumi.output(args.users).apply((users) => keyed(users, name, self));
+    const given = pulumi.output(args.users);
+    const users = given.apply(async (users) => keyed(users, name, self, await pulumi.isSecret(given)));
     const inputs = {
       users,
       deleteOnDestroy: args.deleteOnDestroy,

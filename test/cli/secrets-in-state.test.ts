@@ -3,7 +3,8 @@
  * is stored encrypted. A digest is no protection for a secret: it is unsalted, and an email or a name is recovered by
  * hashing guesses. So `pulumi stack export` (as a CI job uploads it) must hold no plain digest of a secret value: not the
  * one of a `User`'s secret email in a `WorkspaceUsers`' hidden `__declaredElsewhere`, not the ones `unapplied` records for
- * a `User` or a set's user whose secret first name an update left unsent.
+ * a `User` or a set's user whose secret first name an update left unsent. Nor do the program's checks print a secret: a
+ * collision of secret emails names only the resources, on one line, and a secret unknown role is warned of unnamed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { digestOf } from "../../src/shared/digest";
@@ -15,10 +16,25 @@ const SECRET_EMAIL = "secret.person@example.com";
 
 const program = `${programHeader({})}
 const last = config.get("last") ?? "Alpha";
-new wa.User("sec", { email: pulumi.secret("${SECRET_EMAIL}"), firstName: "Sec", lastName: "Ret" });
-new wa.WorkspaceUsers("plain", { users: [{ email: "plain.person@example.com", firstName: "Plain", lastName: "Person" }] });
-new wa.User("zed", { email: "zed@example.com", firstName: pulumi.secret("Zebediah"), lastName: last });
-new wa.WorkspaceUsers("crew", { users: [{ email: "yan@example.com", firstName: pulumi.secret("Yannick"), lastName: last }] });
+const sec = new wa.User("sec", { email: pulumi.secret("${SECRET_EMAIL}"), firstName: "Sec", lastName: "Ret" });
+const zed = new wa.User("zed", { email: "zed@example.com", firstName: pulumi.secret("Zebediah"), lastName: last });
+// After the Users: a set's create proves its new users absent by two listings, which users created meanwhile would upset.
+const after = { dependsOn: [sec, zed] };
+new wa.WorkspaceUsers("plain", { users: [{ email: "plain.person@example.com", firstName: "Plain", lastName: "Person" }] }, after);
+new wa.WorkspaceUsers("crew", { users: [{ email: "yan@example.com", firstName: pulumi.secret("Yannick"), lastName: last }] }, after);
+if (flag("secretRole")) {
+  new wa.User("astro", { email: "astro@example.com", firstName: "A", lastName: "Stro", role: pulumi.secret("workspace_astronaut") });
+}
+if (flag("collide")) {
+  // Two Users of one secret email; a set listing a secret email twice; a plain set declaring "sec"'s secret email.
+  new wa.User("a", { email: pulumi.secret("hidden.person@example.com"), firstName: "A", lastName: "A" });
+  new wa.User("b", { email: pulumi.secret("Hidden.Person@example.com"), firstName: "B", lastName: "B" });
+  new wa.WorkspaceUsers("twice", { users: [
+    { email: pulumi.secret("other.hidden@example.com"), firstName: "O", lastName: "H" },
+    { email: pulumi.secret("OTHER.hidden@example.com"), firstName: "O", lastName: "H" },
+  ] });
+  new wa.WorkspaceUsers("leak", { users: [{ email: "SECRET.Person@example.com", firstName: "L", lastName: "K" }] });
+}
 `;
 
 describe.skipIf(!cliAvailable)(
@@ -55,6 +71,32 @@ describe.skipIf(!cliAvailable)(
 
       // Encrypted, they compare as before: nothing to change.
       await h.stack.preview("--expect-no-changes");
+    });
+
+    it("a secret unknown role is warned of without its value", async () => {
+      await h.stack.setConfig("secrets-in-state:secretRole", "true");
+      const { output } = await h.stack.preview();
+      expect(output).toContain("the role (a secret) is not one of the known workspace roles");
+      expect(output).not.toContain("workspace_astronaut");
+      await h.stack.setConfig("secrets-in-state:secretRole", "false");
+    });
+
+    it("colliding secret emails fail the preview naming only the resources, each error on one line", async () => {
+      await h.stack.setConfig("secrets-in-state:collide", "true");
+      const { code, output } = await h.stack.run(["preview"], { allowFailure: true });
+      expect(code).not.toBe(0);
+      expect(output).toContain('User resources "a" and "b" both manage one user (its email is a secret)');
+      expect(output).toContain('WorkspaceUsers "twice" lists one user twice (its email is a secret): list each user once.');
+      // The plain set's own error hides the email too: the User declared it as a secret.
+      expect(output).toMatch(
+        /(User "sec" and WorkspaceUsers "leak"|WorkspaceUsers "leak" and User "sec") both manage one user \(its email is a secret\)/,
+      );
+      for (const email of ["hidden.person@example.com", "other.hidden@example.com", SECRET_EMAIL]) {
+        expect(output.toLowerCase()).not.toContain(email);
+      }
+      // Printed as the message alone: no stack, no rejected promise dumped with it.
+      expect(output).not.toMatch(/Promise \{|^\s+at /m);
+      await h.stack.setConfig("secrets-in-state:collide", "false");
     });
   },
 );

@@ -14,10 +14,25 @@ describe("one owner per user: two WorkspaceUsers (a User registers the same key,
     await newProgram();
     const set = ownedEmails([{ email: "ann@example.com" }, { email: "bob@example.com" }], "people", {});
     const other = ownedEmails([{ email: "ANN@example.com" }], "admins", {});
-    await expect(set).rejects.toThrow('resources "people" and "admins" both manage the user with the email ann@example.com');
+    await expect(set).rejects.toThrow('WorkspaceUsers resources "people" and "admins" both manage the user with the email ann@example.com');
     await expect(other).rejects.toThrow('Nothing was sent to the service for "admins"');
     await newProgram();
     await expect(ownedEmails([{ email: "bob@example.com" }], "people", {})).resolves.toEqual([{ email: "bob@example.com" }]);
+  });
+
+  it("names only the resources when either declared the email as a secret, as a run error (printed as one line)", async () => {
+    await newProgram();
+    const user = ownedEmails([{ email: "ann@example.com" }], "ann", {}, { secret: true });
+    const set = ownedEmails([{ email: "ANN@example.com" }], "people", {});
+    for (const failure of [user, set]) {
+      const error = await failure.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(String(error)).toContain('User "ann" and WorkspaceUsers "people" both manage one user (its email is a secret)');
+      expect(String(error).toLowerCase()).not.toContain("ann@example.com");
+      expect(error).toHaveProperty("__pulumiRunError", true);
+    }
   });
 });
 
@@ -71,7 +86,9 @@ describe("one owner per user: resources told apart by instance, not by name", ()
     await newProgram();
     const underTeamA = ownedEmails([{ email: "lead@example.com" }], "lead", {});
     const underTeamB = ownedEmails([{ email: "LEAD@example.com" }], "lead", {});
-    await expect(underTeamA).rejects.toThrow('resources "lead" and "lead" both manage the user with the email lead@example.com');
+    await expect(underTeamA).rejects.toThrow(
+      'Two WorkspaceUsers resources named "lead" (under other parents) both manage the user with the email lead@example.com',
+    );
     await expect(underTeamB).rejects.toThrow("Nothing was sent to the service");
     await newProgram();
     const self = {};
