@@ -38,8 +38,8 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   declare readonly userId: pulumi.Output<string>;
   /** The entitlement ids, sorted. */
   declare readonly entitlements: pulumi.Output<string[]>;
-  /** The role the member holds (the declared one where the service does not say; `null` when neither does). */
-  declare readonly role: pulumi.Output<IntegrationEntitlementRole>;
+  /** The role the member holds: the declared one where the service does not say; `null` when neither does. */
+  declare readonly role: pulumi.Output<IntegrationEntitlementRole | null>;
   declare readonly adoptExisting: pulumi.Output<boolean>;
   /** The member's email, as the integration reports it. */
   declare readonly email: pulumi.Output<string | null>;

@@ -43,10 +43,16 @@ export class User extends pulumi.CustomResource {
   declare readonly email: pulumi.Output<string>;
   declare readonly firstName: pulumi.Output<string>;
   declare readonly lastName: pulumi.Output<string>;
-  /** The service's role: the declared one, or the one it has when the program leaves it out. */
-  declare readonly role: pulumi.Output<UserRole>;
-  /** The service's guest flag: the declared one, or the one it has when the program leaves it out. */
-  declare readonly isGuest: pulumi.Output<boolean>;
+  /**
+   * The service's role: the declared one, or the one it has when the program leaves it out; `null` when the service reports
+   * none for the user.
+   */
+  declare readonly role: pulumi.Output<UserRole | null>;
+  /**
+   * The service's guest flag: the declared one, or the one it has when the program leaves it out; `null` when the service
+   * leaves the flag out (a service may leave out `false`: a user who is not a guest).
+   */
+  declare readonly isGuest: pulumi.Output<boolean | null>;
   declare readonly adoptExisting: pulumi.Output<boolean>;
   /** `live`, `pending` (invited, not signed in yet) or `disabled`. */
   declare readonly status: pulumi.Output<string | null>;
