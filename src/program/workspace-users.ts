@@ -36,23 +36,47 @@ async function keyed(users: Array<Omit<WorkspaceUserArgs, "email"> & { email: st
   return Object.fromEntries(byKey);
 }
 
+/** The string a path's quoted key holds (`"ann@example.com"`); `undefined` for one that is not valid JSON. */
+function quoted(text: string): string | undefined {
+  try {
+    return JSON.parse(text) as string;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Fails a path naming a user by place (`users[0].firstName`): the set keys its users by email in lower case, so such a path
- * matches nothing and the option would silently do nothing. The message gives the path to write, where the email is plain.
+ * Fails a path that would match no user of the set, so that the option would silently do nothing: one naming a user by place
+ * (`users[0].firstName`, or with the root quoted, `["users"][0]`), or by an email not in lower case
+ * (`users["Ann@Example.com"]`): the set keys its users by email in lower case. The message gives the path to write, where
+ * the email is plain.
  */
 function refusePlacePaths(name: string, users: WorkspaceUsersArgs["users"], opts: pulumi.CustomResourceOptions | undefined): void {
   for (const option of PATH_OPTIONS) {
     for (const path of opts?.[option] ?? []) {
-      const place = /^users\[(\d+)\](.*)$/.exec(path);
-      if (!place) continue;
-      const user = Array.isArray(users) ? (users as unknown[])[Number(place[1])] : undefined;
-      const email =
-        user && typeof (user as { email?: unknown }).email === "string" ? emailKey((user as { email: string }).email) : undefined;
-      const meant = `users[${JSON.stringify(email ?? "<email in lower case>")}]${place[2]}`;
-      throw new Error(
-        `WorkspaceUsers "${name}": ${option} path "${path}" names a user by place, but the set keys its users by email in ` +
-          `lower case (order does not matter), so it would match nothing: write "${meant}".`,
-      );
+      // The root named plainly (`users[0]`) or quoted (`["users"][0]`), as Pulumi's property paths allow (refuseSetPlaces).
+      const root = /^(?:\["([^"]*)"\]|([A-Za-z_$][\w$]*))\s*(\[.*)$/s.exec(path.trim());
+      if (!root || (root[1] ?? root[2]) !== "users") continue;
+      const element = root[3] ?? "";
+      const place = /^\[\s*(\d+)\s*\](.*)$/s.exec(element);
+      if (place) {
+        const user = Array.isArray(users) ? (users as unknown[])[Number(place[1])] : undefined;
+        const email =
+          user && typeof (user as { email?: unknown }).email === "string" ? emailKey((user as { email: string }).email) : undefined;
+        const meant = `users[${JSON.stringify(email ?? "<email in lower case>")}]${place[2]}`;
+        throw new Error(
+          `WorkspaceUsers "${name}": ${option} path "${path}" names a user by place, but the set keys its users by email in ` +
+            `lower case (order does not matter), so it would match nothing: write "${meant}".`,
+        );
+      }
+      const key = /^\[\s*("(?:[^"\\]|\\.)*")\s*\](.*)$/s.exec(element);
+      const email = key ? quoted(key[1] as string) : undefined;
+      if (email !== undefined && email !== emailKey(email)) {
+        throw new Error(
+          `WorkspaceUsers "${name}": ${option} path "${path}" names a user by an email not in lower case, but the set keys ` +
+            `its users by email in lower case, so it would match nothing: write "users[${JSON.stringify(emailKey(email))}]${key?.[2]}".`,
+        );
+      }
     }
   }
 }
@@ -66,7 +90,8 @@ function refusePlacePaths(name: string, users: WorkspaceUsersArgs["users"], opts
  * `userId`; it is unknown in a preview of the set's update, so members whose ids are known already (the exported
  * `access.yaml` records them) are better declared by those. A user may have only one
  * resource in a program. `import` is refused: the set has no id of its own. Property paths (`ignoreChanges`,
- * `replaceOnChanges`) name a user by email in lower case: `users["ann@example.com"].firstName`.
+ * `replaceOnChanges`) name a user by email in lower case: `users["ann@example.com"].firstName`; one naming a user by place
+ * or by an email in another case, which would match nothing, is refused with the path to write.
  *
  * ```ts
  * const people = new wa.WorkspaceUsers("people", { users: [{ email: "ann@example.com", firstName: "Ann", lastName: "Lee" }] });

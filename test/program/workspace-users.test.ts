@@ -50,6 +50,31 @@ describe("property paths", () => {
     expect(() => new WorkspaceUsers("people", { users }, { ignoreChanges: ['users["ann@example.com"].firstName'] })).not.toThrow();
   });
 
+  it("refuse a quoted root naming a user by place, and an email not in lower case, giving the path to write", async () => {
+    await newProgram();
+    const users = [{ email: "Ann@Example.com", firstName: "Ann", lastName: "Lee" }];
+    expect(() => new WorkspaceUsers("people", { users }, { ignoreChanges: [' ["users"] [0].firstName'] })).toThrow(
+      "names a user by place, but the set keys its users by email in lower case (order does not matter), so it would match " +
+        'nothing: write "users["ann@example.com"].firstName".',
+    );
+    for (const path of [
+      'users["Ann@Example.com"].firstName',
+      '["users"]["Ann@Example.com"].firstName',
+      'users[" ann@example.com"].firstName',
+    ]) {
+      expect(() => new WorkspaceUsers("people", { users }, { replaceOnChanges: [path] })).toThrow(
+        `WorkspaceUsers "people": replaceOnChanges path "${path}" names a user by an email not in lower case, but the set keys ` +
+          'its users by email in lower case, so it would match nothing: write "users["ann@example.com"].firstName".',
+      );
+    }
+    // Paths that match: the key in lower case (root plain or quoted), every user, the set whole.
+    const fine = ['["users"]["user0@example.com"].firstName', "users[*].role", "users", '["users"]'];
+    for (const [i, path] of fine.entries()) {
+      const one = [{ email: `User${i}@Example.com`, firstName: "U", lastName: "Ser" }];
+      expect(() => new WorkspaceUsers(`fine-${i}`, { users: one }, { ignoreChanges: [path] })).not.toThrow();
+    }
+  });
+
   // The state keeps a set sorted: "members[0]" would take the first member by user id's old value for the program's first.
   it("refuse a path naming a member or an entitlement by place (it would give one member another's value)", async () => {
     await newProgram();
