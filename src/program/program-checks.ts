@@ -2,6 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { KNOWN_USER_ROLES } from "../client/models";
 import { thisRun } from "./program-run";
+import { namedUpTo } from "../shared/named-up-to";
 import { settingName } from "../shared/settings";
 
 /** Warns once per program run when `workspace-access:apiKey` is in the stack config in plaintext. */
@@ -22,18 +23,44 @@ export function warnIfPlaintextApiKey(): void {
   }
 }
 
+/** Whether `role` is a string the public document does not list as a workspace role. */
+function isUnknownRole(role: unknown): role is string {
+  return typeof role === "string" && !(KNOWN_USER_ROLES as readonly string[]).includes(role);
+}
+
+/** The warning of an unknown role, `named` as the message may name it (`role "x"`, `the role (a secret)`). */
+function unknownRoleWarning(named: string): string {
+  return `${named} is not one of the known workspace roles (${KNOWN_USER_ROLES.join(", ")}); it is sent as is.`;
+}
+
 /** Warns (does not fail) when a user's role is not one the public document lists; a secret role is not named. */
 export function warnIfUnknownRole(role: pulumi.Input<string> | undefined, resource: pulumi.Resource): void {
   if (role === undefined) return;
   const output = pulumi.output(role);
   output.apply(async (value) => {
-    if (typeof value === "string" && !(KNOWN_USER_ROLES as readonly string[]).includes(value)) {
-      const named = (await pulumi.isSecret(output)) ? "the role (a secret)" : `role "${value}"`;
-      void pulumi.log.warn(
-        `${named} is not one of the known workspace roles (${KNOWN_USER_ROLES.join(", ")}); it is sent as is.`,
-        resource,
-      );
+    if (isUnknownRole(value)) {
+      void pulumi.log.warn(unknownRoleWarning((await pulumi.isSecret(output)) ? "the role (a secret)" : `role "${value}"`), resource);
     }
     return value;
   });
+}
+
+/**
+ * Warns, once per unknown role, of the users of a set (by email in lower case) given a role the public document does not list,
+ * naming them; `secret` (the set holds a secret, and Pulumi keeps it whole as one): naming neither the role nor the emails.
+ */
+export function warnOfUnknownRoles(
+  users: Readonly<Record<string, { role?: unknown }>>,
+  secret: boolean,
+  resource: pulumi.Resource | undefined,
+): void {
+  const byRole = new Map<string, string[]>();
+  for (const [email, user] of Object.entries(users)) {
+    if (isUnknownRole(user.role)) byRole.set(user.role, [...(byRole.get(user.role) ?? []), email]);
+  }
+  for (const [role, emails] of byRole) {
+    const of = emails.length === 1 ? "1 user" : `${emails.length} users`;
+    const named = secret ? `the role (a secret) of ${of}` : `role "${role}" of ${namedUpTo(emails.sort())}`;
+    void pulumi.log.warn(unknownRoleWarning(named), resource);
+  }
 }

@@ -2,6 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";
 import { DECLARED_ELSEWHERE } from "../shared/input-constants";
 import { programError } from "./messages";
+import { warnOfUnknownRoles } from "./program-checks";
 import { emailsDeclaredElsewhere, ownedEmails } from "./owners";
 import { afterRegistration, beforeRegistration, dynamicType, PATH_OPTIONS, registration } from "./resource-options";
 import type { UserArgs } from "./user";
@@ -22,7 +23,13 @@ export interface WorkspaceUsersArgs {
  * The users keyed by email in lower case (how the provider compares them); a user listed twice fails the program, naming both
  * emails unless `secret` (the set holds a secret: Pulumi then keeps the whole set, its emails with it, as one).
  */
-async function keyed(users: Array<Omit<WorkspaceUserArgs, "email"> & { email: string }>, name: string, owner: object, secret: boolean) {
+async function keyed(
+  users: Array<Omit<WorkspaceUserArgs, "email"> & { email: string }>,
+  name: string,
+  owner: object,
+  secret: boolean,
+  warnings: { resource?: pulumi.Resource },
+) {
   const byKey = new Map<string, Record<string, unknown>>();
   for (const user of await ownedEmails(users, name, owner, { label: "WorkspaceUsers", secret })) {
     const key = emailKey(user.email);
@@ -33,7 +40,9 @@ async function keyed(users: Array<Omit<WorkspaceUserArgs, "email"> & { email: st
     }
     byKey.set(key, Object.fromEntries(Object.entries(user).filter(([, v]) => v !== undefined)));
   }
-  return Object.fromEntries(byKey);
+  const keyedUsers = Object.fromEntries(byKey);
+  warnOfUnknownRoles(keyedUsers, secret, warnings.resource);
+  return keyedUsers;
 }
 
 /** The string a path's quoted key holds (`"ann@example.com"`); `undefined` for one that is not valid JSON. */
@@ -116,7 +125,9 @@ export class WorkspaceUsers extends pulumi.CustomResource {
     // This resource, for the owner checks.
     const self = {};
     const given = pulumi.output(args.users);
-    const users = given.apply(async (users) => keyed(users, name, self, await pulumi.isSecret(given)));
+    // The resource the warnings name, once it is registered (the users are keyed later, once known).
+    const warnings: { resource?: pulumi.Resource } = {};
+    const users = given.apply(async (users) => keyed(users, name, self, await pulumi.isSecret(given), warnings));
     const inputs = {
       users,
       deleteOnDestroy: args.deleteOnDestroy,
@@ -131,5 +142,6 @@ export class WorkspaceUsers extends pulumi.CustomResource {
       throw afterRegistration(limit, error);
     }
     afterRegistration(limit);
+    warnings.resource = this;
   }
 }

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ownedEmails } from "../../src/program/owners";
 import { IntegrationEntitlement } from "../../src/program/integration-entitlement";
 import { IntegrationMembers } from "../../src/program/integration-members";
@@ -32,6 +32,40 @@ describe("one owner per user: two WorkspaceUsers (a User registers the same key,
       expect(String(error)).toContain('User "ann" and WorkspaceUsers "people" both manage one user (its email is a secret)');
       expect(String(error).toLowerCase()).not.toContain("ann@example.com");
       expect(error).toHaveProperty("__pulumiRunError", true);
+    }
+  });
+});
+
+describe("unknown roles", () => {
+  const settled = (o: pulumi.Output<unknown>) => new Promise((resolve) => o.apply(resolve));
+
+  it("warn once per unknown role, naming its users; in a set holding a secret, naming neither role nor emails", async () => {
+    await newProgram();
+    const warn = vi.spyOn(pulumi.log, "warn").mockResolvedValue();
+    try {
+      const person = (email: string, role: string) => ({ email, firstName: "F", lastName: "L", role });
+      const team = new WorkspaceUsers("team", {
+        users: [
+          person("Bob@Example.com", "workspace_admn"),
+          person("ann@example.com", "workspace_admn"),
+          person("cy@example.com", "workspace_login_only"),
+          person("dee@example.com", "pilot"),
+        ],
+      });
+      const hidden = new WorkspaceUsers("hidden", {
+        users: [{ ...person("eve@example.com", "workspace_admn"), firstName: pulumi.secret("Eve") }],
+      });
+      await Promise.all([settled(team.id), settled(hidden.id)]);
+      const known = "is not one of the known workspace roles";
+      const calls = warn.mock.calls.filter(([message]) => String(message).includes(known));
+      const seen = calls.map(([message, resource]) => [String(message).slice(0, String(message).indexOf(known)), resource]);
+      expect(seen.sort(([a], [b]) => String(a).localeCompare(String(b)))).toEqual([
+        ['role "pilot" of dee@example.com ', team],
+        ['role "workspace_admn" of ann@example.com, bob@example.com ', team],
+        ["the role (a secret) of 1 user ", hidden],
+      ]);
+    } finally {
+      warn.mockRestore();
     }
   });
 });
