@@ -9,8 +9,11 @@ import { type Schemas, schemas } from "./schemas";
 export interface ListOptions {
   /** Items per page, 1..100 (the contract's maximum; default 100: fewest requests). */
   pageSize?: number;
-  /** Called for a record that does not match the contract (`id`, when it has one); the rest of the page is still served. */
-  onInvalid?: (id: string | undefined, error: InvalidResponseError) => void;
+  /**
+   * Called for a record that does not match the contract (`id`, when it has one; `readable.email`, when its `email` is text
+   * that is not empty, so that it can still be named); the rest of the page is still served.
+   */
+  onInvalid?: (id: string | undefined, error: InvalidResponseError, readable: { email?: string }) => void;
 }
 
 /** The contract's largest page. */
@@ -92,7 +95,10 @@ export async function* paginate<T extends z.ZodType, R>(
       // The record is the service's text, its id too: the error is redacted whole.
       const message = `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that ${said}.`;
       const error = new InvalidResponseError(message, { method: "GET", path, status, field });
-      onInvalid?.(id === undefined ? undefined : http.redact(id), redactError(error, http.redact));
+      const attributes = item && typeof item === "object" ? (item as { attributes?: unknown }).attributes : undefined;
+      const email = attributes && typeof attributes === "object" ? (attributes as { email?: unknown }).email : undefined;
+      const readable = typeof email === "string" && email.trim() !== "" ? { email: http.redact(email) } : {};
+      onInvalid?.(id === undefined ? undefined : http.redact(id), redactError(error, http.redact), readable);
     }
     if (!next || data.data.length === 0) return;
     stale = fresh ? 0 : stale + 1;

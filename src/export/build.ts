@@ -18,30 +18,46 @@ const integrationId = integrationEntitlementInputs.shape.integrationId;
 
 const memberKey = (integrationId: string, userId: string) => `${integrationId}\u0000${userId}`;
 
-/** The file's data from a snapshot, and what was left out. `membersOnly` keeps only users with a membership in scope. */
+/**
+ * The file's data from a snapshot, and what was left out; `unnamed`, the records left out that broke the contract (or whose
+ * user's did) with no email that could be read: which user they are of cannot be told. `membersOnly` keeps only users with
+ * a membership in scope.
+ */
 export function buildAccessFile(
   snapshot: Snapshot,
   options: { workspace: string; scopeIds: string[] | undefined; membersOnly: boolean },
-): { file: AccessFile; leftOut: LeftOut[] } {
+): { file: AccessFile; leftOut: LeftOut[]; unnamed: LeftOut[] } {
   const leftOut = new LeftOutList();
   const problems = new Map<string, string>();
   // Members whose record, or one copy of it, broke the contract.
   const invalidMembers = new Set<string>();
+  // A record that broke the contract is named by its own email when that field could be read, else by its user's.
   const emails = new Map(snapshot.users.map((u) => [u.id, u.email]));
+  for (const { what, id, email } of snapshot.invalid)
+    if (what === "user" && id !== undefined && email && !emails.get(idOf(id))) emails.set(idOf(id), email);
+  const emailOf = (record: { id: string | undefined; email?: string | undefined }) =>
+    record.email ?? (record.id === undefined ? undefined : emails.get(idOf(record.id))) ?? null;
   for (const record of snapshot.invalid) {
     if (record.what === "user") {
-      leftOut.user(record.id, null, record.reason);
+      leftOut.user(record.id, emailOf(record), record.reason);
       if (record.id !== undefined) problems.set(record.id, "its record does not match the API contract");
     } else if (record.what === "integration") leftOut.integration(record);
     else {
-      const email = record.id === undefined ? undefined : emails.get(idOf(record.id));
-      leftOut.member(record.id, email ?? null, record.integration, record.reason);
+      leftOut.member(record.id, emailOf(record), record.integration, record.reason);
       if (record.id !== undefined && record.integration) invalidMembers.add(memberKey(record.integration.id, record.id));
     }
   }
   const exported = buildUsers(snapshot, options.membersOnly, problems, leftOut);
   const integrations = buildIntegrations(snapshot, exported, problems, invalidMembers, leftOut);
   const sorted = leftOut.sorted();
+  // The users whose record broke the contract with no email read: their records, and memberships without an email, are unnamed.
+  const unreadable = new Set(snapshot.invalid.filter((r) => r.what === "user" && emailOf(r) === null).map((r) => r.id));
+  const unnamed = sorted.filter(
+    (l) =>
+      l.kind !== "integration" &&
+      l.email === undefined &&
+      (l.id === undefined || unreadable.has(l.id) || (l.kind === "membership" && invalidMembers.has(memberKey(l.integration ?? "", l.id)))),
+  );
   const file: AccessFile = {
     version: ACCESS_FILE_VERSION,
     workspace: options.workspace,
@@ -50,7 +66,7 @@ export function buildAccessFile(
     integrations,
     leftOut: sorted,
   };
-  return { file, leftOut: sorted };
+  return { file, leftOut: sorted, unnamed };
 }
 
 function userProblem(user: SnapshotUser): string | undefined {

@@ -12,7 +12,7 @@ import { type ExportDeps, exportConnection } from "./connect";
 import { ExportError } from "./errors";
 import { type LeftOut, leftOutName } from "./build-left-out";
 import { acceptAccess, declaredLeftOut } from "./review/accept";
-import { compareAccess, userOf } from "./review/differences";
+import { type AccessDifference, compareAccess, userOf } from "./review/differences";
 import type { Review } from "./review/render";
 import { ACCESS_FILE, type ExportOptions, readBuilt } from "./run";
 import { replaceFiles } from "./write";
@@ -54,18 +54,21 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
   }
   if (options.accept === true) refuseAccept(options, recorded, connection.baseUrl);
   const started = performance.now();
-  const { file: live, leftOut, snapshot, scopeIds, requests } = await readBuilt(options, connection, deps, recorded.scope);
+  const { file: live, leftOut, unnamed, snapshot, scopeIds, requests } = await readBuilt(options, connection, deps, recorded.scope);
   const before = options.integrations === undefined ? recorded : inScope(recorded, scopeIds ?? []);
-  const workspaceEmails = new Set(snapshot.users.flatMap((u) => (u.email === null ? [] : [emailKey(u.email)])));
-  const workspaceIds = new Set(snapshot.users.map((u) => u.id));
+  // Every user the workspace lists, a record that broke the contract too (by its id, and its email when that could be read).
+  const listed = [...snapshot.users, ...snapshot.invalid.filter((r) => r.what === "user")];
+  const workspaceEmails = new Set(listed.flatMap((u) => (u.email ? [emailKey(u.email)] : [])));
+  const workspaceIds = new Set(listed.flatMap((u) => (u.id === undefined ? [] : [idOf(u.id)])));
   // Members the check did not read: an integration left out (its members unread), or those --integration leaves aside.
   const scopeUnread = live.scope.membersOnly && (options.integrations !== undefined || live.leftOut.some((l) => l.kind === "integration"));
-  const changes = compareAccess(before, live, { workspaceEmails, workspaceIds, scopeUnread });
+  const changes = compareAccess(before, live, { workspaceEmails, workspaceIds, scopeUnread, unnamed });
   // Users added by hand have no id recorded (no difference): the sets shape declares their members through `userIds`.
   const withId = new Set(live.users.flatMap((u) => (u.id === undefined ? [] : [emailKey(u.email)])));
   const unrecorded = before.users.filter((u) => u.id === undefined && withId.has(emailKey(u.email))).length;
   const accepted = options.accept === true && (changes.length > 0 || unrecorded > 0);
   if (accepted) {
+    refuseUntold(changes);
     refuseDropping(recorded, leftOut);
     const taken = acceptAccess(recorded, live);
     refuseDroppingUsers(recorded, taken, workspaceIds, workspaceEmails);
@@ -96,6 +99,23 @@ function inScope(recorded: AccessFile, scopeIds: readonly string[]): AccessFile 
     integrations: recorded.integrations.filter((i) => within(i.id)),
     leftOut: recorded.leftOut.filter((l) => l.kind === "user" || within(l.kind === "membership" ? l.integration : l.id)),
   };
+}
+
+/**
+ * `--accept` takes the workspace's side only where it was read: not when whether the workspace holds what `access.yaml`
+ * declares could not be told (a record that broke the contract, its email unread, may be it). Taking the workspace's side
+ * would drop an entry on an absence nobody proved, and the next `pulumi up` would remove that access.
+ */
+function refuseUntold(changes: readonly AccessDifference[]): void {
+  const untold = changes.filter((c) => c.untold === true);
+  if (untold.length === 0) return;
+  const [these, them] = untold.length === 1 ? ["an entry", "it"] : [`${untold.length} entries`, "them"];
+  throw new ExportError(
+    `--accept would take out of ${ACCESS_FILE} ${these} whose absence from the workspace could not be told: ` +
+      `${untold.map((c) => c.text).join("; ")}. ${ACCESS_FILE} was left as it is. Have the record that breaks the contract ` +
+      `corrected in the workspace (or its email made readable) and check again; or, to stop declaring ${them}, remove ` +
+      `${untold.length === 1 ? "its entry" : "their entries"} from ${ACCESS_FILE} yourself, then run --check --accept again.`,
+  );
 }
 
 /**

@@ -17,6 +17,8 @@ export type SnapshotMember = Pick<IntegrationUser, "id" | "email" | "role" | "en
 export interface InvalidRecord {
   what: "user" | "member" | "integration";
   id: string | undefined;
+  /** The record's email, when that field could be read (a user's, a member's): it names the record all the same. */
+  email?: string | undefined;
   integration?: Integration;
   reason: string;
 }
@@ -41,7 +43,8 @@ const MEMBER_LISTS_AT_ONCE = 4;
 /** How many listings of one list the export takes, at most, until two in a row agree. */
 export const COMPLETE_LISTINGS = 3;
 
-type Broken = { id: string | undefined; reason: string };
+type Broken = { id: string | undefined; email?: string | undefined; reason: string };
+type OnInvalid = (id: string | undefined, error: Error, readable: { email?: string }) => void;
 
 /**
  * A list read until a second complete listing at another page size names the same records (`client/absence.ts`);
@@ -49,7 +52,7 @@ type Broken = { id: string | undefined; reason: string };
  */
 async function provenListing<T extends { id: string }>(
   what: string,
-  list: (pageSize: number, onInvalid: (id: string | undefined, error: Error) => void) => AsyncIterable<T>,
+  list: (pageSize: number, onInvalid: OnInvalid) => AsyncIterable<T>,
   each: (record: T) => void = () => {},
 ): Promise<{ records: T[]; invalid: Broken[] }> {
   let first = true;
@@ -58,7 +61,7 @@ async function provenListing<T extends { id: string }>(
     // A record without an id is in every listing alike: it cannot make two listings differ.
     const add = (id: string | undefined, entry: { record: T } | { invalid: Broken }) =>
       listing.set(idOf(id ?? ""), [...(listing.get(idOf(id ?? "")) ?? []), entry]);
-    const onInvalid = (id: string | undefined, error: Error) => add(id, { invalid: { id: id && idOf(id), reason: error.message } });
+    const onInvalid: OnInvalid = (id, error, { email }) => add(id, { invalid: { id: id && idOf(id), email, reason: error.message } });
     for await (const record of list(pageSize, onInvalid)) {
       add(record.id, { record });
       if (first) each(record);
@@ -160,7 +163,7 @@ export async function readWorkspace(
       (pageSize, onInvalid) => client.users.list({ onInvalid, pageSize }),
       counter("users"),
     );
-    for (const { id, reason } of users.invalid) invalid.push({ what: "user", id, reason });
+    for (const { id, email, reason } of users.invalid) invalid.push({ what: "user", id, email, reason });
     return users.records.map(({ id, email, firstName, lastName, role, isGuest }) => ({ id, email, firstName, lastName, role, isGuest }));
   };
   const readMembers = async (queue: Snapshot["integrations"]) => {
@@ -171,7 +174,7 @@ export async function readWorkspace(
         (pageSize, onInvalid) => client.integrations.listUsers(integration.id, { onInvalid, pageSize }),
         counter("memberships"),
       );
-      for (const { id, reason } of members.invalid) invalid.push({ what: "member", id, integration, reason });
+      for (const { id, email, reason } of members.invalid) invalid.push({ what: "member", id, email, integration, reason });
       entry.members.push(...members.records.map(({ id, email, role, entitlements }) => ({ id, email, role, entitlements })));
     }
   };

@@ -59,6 +59,11 @@ export interface AccessDifference {
   leftOut?: string;
   /** `access.yaml grants ann@acme.example READ in "GitHub acme-labs"; the workspace does not` */
   text: string;
+  /**
+   * Set when what the workspace holds could not be told (a record of it broke the contract, its email unread): the line says
+   * so rather than claim an absence, and `--accept` refuses.
+   */
+  untold?: true;
 }
 
 /** The sides' names in sentences. */
@@ -160,6 +165,23 @@ export interface CompareOptions {
    * hold a membership that was not read, and nothing is said of them.
    */
   scopeUnread?: boolean;
+  /**
+   * The workspace's records left out that broke the contract (or whose user's record did) with no email that could be read
+   * (`buildAccessFile`'s `unnamed`): one whose id `access.yaml` does not record may be a user or member it names, and the
+   * absence of that user or member then cannot be told.
+   */
+  unnamed?: ReadonlyArray<Pick<AccessLeftOut, "kind" | "id" | "integration">>;
+}
+
+/** What the workspace holds when it could not be told (`workspace` of a difference). */
+export const UNTOLD = "(could not be told)";
+
+/** What a line says when the workspace's side could not be told: the unnamed records that may be the one named. */
+export function untoldWhy(records: ReadonlyArray<Pick<AccessLeftOut, "kind" | "id">>): string {
+  const ids = records.map((r) => r.id ?? "(no id)");
+  const shown = ids.length > 3 ? `${ids.slice(0, 3).join(", ")} and ${ids.length - 3} more` : ids.join(", ");
+  const kind = records[0]?.kind === "membership" ? "member" : "user";
+  return `a ${kind} record of the workspace breaks the contract and its email could not be read: ${shown}`;
 }
 
 function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
@@ -170,6 +192,13 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
   };
   const ids = (file: AccessFile) => new Map(file.users.flatMap((u) => (u.id === undefined ? [] : [[emailKey(u.email), u.id] as const])));
   const labels = new Map([...recorded.integrations, ...live.integrations].map((i) => [i.id, i.label ?? i.name]));
+  // An unnamed record whose id access.yaml records (a user's, a record left out) is that one's, matched by the id.
+  const recordedIds = new Set(
+    [...recorded.users, ...recorded.leftOut.filter((l) => l.kind !== "integration")].flatMap((r) =>
+      r.id === undefined ? [] : [idOf(r.id)],
+    ),
+  );
+  const unplaced = (beyond.unnamed ?? []).filter((r) => r.id === undefined || !recordedIds.has(idOf(r.id)));
   return {
     recorded,
     live,
@@ -179,6 +208,12 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
         ? beyond.workspaceEmails?.has(emailKey(email)) === true
         : id !== undefined && beyond.workspaceIds?.has(idOf(id)) === true,
     scopeUnread: beyond.scopeUnread === true,
+    /**
+     * The unnamed records that may be a user (`user`) or a membership of `integration` that the workspace does not hold by
+     * email or id: while there is one, that absence cannot be told.
+     */
+    untold: (kind: "user" | "membership", integration?: string) =>
+      unplaced.filter((r) => r.kind === kind && (kind === "user" || r.integration === integration)),
     leftThen: byLeftKey(recorded.leftOut),
     leftNow: byLeftKey(live.leftOut),
     membersThen: placedMembers(recorded),

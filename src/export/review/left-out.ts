@@ -14,6 +14,8 @@ import {
   memberValue,
   type Placed,
   type Sides,
+  UNTOLD,
+  untoldWhy,
   userOf,
   userValue,
 } from "./differences";
@@ -124,9 +126,16 @@ function* leftOutThen(record: AccessLeftOut, sides: Sides): Iterable<AccessDiffe
       `access.yaml records ${name} as left out (${was.reason}); the workspace has them with no membership in scope (--members-only)`,
     );
   } else {
-    yield difference(
-      { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was) },
-      `access.yaml records ${name} as left out (${was.reason}); the workspace has no such ${was.kind}`,
-    );
+    // Recorded without an id, it is matched by email: an unnamed record of the workspace may be it.
+    const untold = was.kind === "integration" || was.id !== undefined ? [] : sides.untold(was.kind, was.integration);
+    yield untold.length > 0
+      ? difference(
+          { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was), workspace: UNTOLD, untold: true },
+          `access.yaml records ${name} as left out (${was.reason}); whether the workspace has it could not be told (${untoldWhy(untold)})`,
+        )
+      : difference(
+          { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was) },
+          `access.yaml records ${name} as left out (${was.reason}); the workspace has no such ${was.kind}`,
+        );
   }
 }

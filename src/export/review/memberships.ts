@@ -13,6 +13,8 @@ import {
   type Placed,
   SIDE_NAME,
   type Sides,
+  UNTOLD,
+  untoldWhy,
 } from "./differences";
 
 /** The differences of the memberships of both sides. */
@@ -43,7 +45,10 @@ export function* membershipDifferences(sides: Sides): Iterable<AccessDifference>
       );
     }
     // Still there, in a form access.yaml cannot declare (the member, or its integration): the left-out part says why.
-    else if (!left && !integrationLeftOut(sides.leftNow, was.integration.id)) yield onlyOneSide("access.yaml", was, label);
+    else if (!left && !integrationLeftOut(sides.leftNow, was.integration.id)) {
+      const untold = sides.untold("membership", was.integration.id);
+      yield untold.length === 0 ? onlyOneSide("access.yaml", was, label) : untoldMember(was, label, untold);
+    }
   }
 }
 
@@ -68,6 +73,23 @@ function onlyOneSide(side: "access.yaml" | "workspace", held: Placed, label: str
     },
     `${SIDE_NAME[side]} grants ${user} ${entitlements.join(", ")} in "${label}" as ${role}; ` +
       (side === "workspace" ? "access.yaml does not" : "the workspace does not (not a member there)"),
+  );
+}
+
+/** A membership of `access.yaml` that a member record of the workspace, its email unread, may be: no absence is claimed. */
+function untoldMember(held: Placed, label: string, untold: Parameters<typeof untoldWhy>[0]): AccessDifference {
+  const { user, role, entitlements } = held.member;
+  return difference(
+    {
+      ...placed(held, label),
+      kind: "membership",
+      side: "access.yaml",
+      accessYaml: memberValue(held.member),
+      workspace: UNTOLD,
+      entitlements,
+      untold: true,
+    },
+    `access.yaml grants ${user} ${entitlements.join(", ")} in "${label}" as ${role}; whether the workspace does could not be told (${untoldWhy(untold)})`,
   );
 }
 

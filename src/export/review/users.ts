@@ -1,7 +1,7 @@
 /** The review's users: one only a side has, and each attribute a project declares. A user left out is the left-out part's. */
 import { emailKey } from "../../client/models";
 import type { AccessUser } from "../access-file";
-import { type AccessDifference, difference, leftOutOf, type Sides, userValue } from "./differences";
+import { type AccessDifference, difference, leftOutOf, type Sides, UNTOLD, untoldWhy, userValue } from "./differences";
 
 /** The differences of the users of both sides. */
 export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
@@ -25,6 +25,15 @@ export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
     // Under --members-only, with members of the scope unread: they may hold a membership that was not read.
     if (sides.scopeUnread && sides.workspaceHas({ email: user.email })) continue;
     const declares = `access.yaml declares user ${user.email} (${userValue(user)})`;
+    const untold = sides.untold("user");
+    if (!sides.workspaceHas({ email: user.email }) && untold.length > 0) {
+      // A user record that broke the contract, its email unread, may be this user: no absence is claimed.
+      yield difference(
+        { kind: "user", side: "access.yaml", user: user.email, accessYaml: userValue(user), workspace: UNTOLD, untold: true },
+        `${declares}; whether the workspace has them could not be told (${untoldWhy(untold)})`,
+      );
+      continue;
+    }
     yield sides.workspaceHas({ email: user.email })
       ? difference(
           { kind: "user", side: "access.yaml", user: user.email, accessYaml: userValue(user), workspace: "no membership in scope" },
