@@ -90,11 +90,15 @@ function asExportError<T>(read: () => T, fix = ""): T {
   }
 }
 
-/** Runs `work` with a client of the connection, closing it after, and adds what to fix to the service's errors. @internal */
+/**
+ * Runs `work` with a client of the connection, closing it after, and adds what to fix to the service's errors: the address
+ * only until `work` calls `answered` (the service has answered as the workspace API: a later 404 is not the address's).
+ * @internal
+ */
 export async function withClient<T>(
   connection: Connection,
   deps: ExportDeps,
-  work: (client: WorkspaceAccessClient) => Promise<T>,
+  work: (client: WorkspaceAccessClient, answered: () => void) => Promise<T>,
 ): Promise<T> {
   let client: WorkspaceAccessClient;
   try {
@@ -104,11 +108,16 @@ export async function withClient<T>(
     if (error instanceof Error && error.message.startsWith("apiKey ")) throw new ExportError(`${ENV.apiKey}${error.message.slice(6)}`);
     throw error;
   }
+  let reached = false;
   try {
-    return await work(client);
+    return await work(client, () => {
+      reached = true;
+    });
   } catch (error) {
     if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
       error.message += ` The export reads users and integrations: its key needs the scopes ${SCOPES_NEEDED}. The key comes from ${ENV.apiKey}.`;
+    } else if (reached) {
+      // The address answered as the workspace API already: a later error is the service's, not the address's.
     } else if (NotFoundError.isInstance(error) || InvalidResponseError.isInstance(error)) {
       error.message += addressHint(connection.baseUrl, "answered, but not as the workspace API");
     } else if (ConnectionError.isInstance(error) || TimeoutError.isInstance(error)) {

@@ -90,7 +90,7 @@ export async function runExport(options: ExportOptions, deps: ExportDeps = {}): 
  * integrations given (each must exist), else those `recorded` names (they may be gone: their members then left).
  */
 export function readBuilt(options: ExportOptions, connection: Connection, deps: ExportDeps, recorded?: AccessScope) {
-  return withClient(connection, deps, async (client) => {
+  return withClient(connection, deps, async (client, answered) => {
     let scopeIds = options.integrations === undefined ? recorded?.integrations : undefined;
     const snapshot = await readWorkspace(client, {
       select: (all) => {
@@ -100,6 +100,7 @@ export function readBuilt(options: ExportOptions, connection: Connection, deps: 
         return selected;
       },
       onProgress: options.onProgress,
+      onListed: answered,
     });
     const membersOnly = options.membersOnly ?? recorded?.membersOnly ?? false;
     const built = buildAccessFile(snapshot, { workspace: connection.baseUrl, scopeIds, membersOnly });

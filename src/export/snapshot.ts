@@ -1,9 +1,20 @@
 /**
  * Reads what an export needs, each list until a second listing at another page size agrees (a list proves presence,
  * never absence). A record that breaks the API contract is set aside (`invalid`), never fails its page; an
- * integration that does, or is listed twice differently, is set aside with its members unread.
+ * integration that does, or is listed twice differently, is set aside with its members unread, and so is one whose
+ * member list is refused (403, or 404 while the integration itself is there). One whose member list and record both
+ * answer 404 was deleted meanwhile: it is left out of the snapshot, as gone.
  */
-import { type Id, idOf, type Integration, type IntegrationUser, type User, type WorkspaceAccessClient } from "../client";
+import {
+  ForbiddenError,
+  type Id,
+  idOf,
+  type Integration,
+  type IntegrationUser,
+  NotFoundError,
+  type User,
+  type WorkspaceAccessClient,
+} from "../client";
 import { proofPageSize, prove } from "../client/absence";
 import { ExportError } from "./errors";
 
@@ -110,10 +121,36 @@ export function selectIntegrations(all: Integration[], wanted: readonly string[]
   return all.filter((i) => chosen.has(i));
 }
 
-/** Reads the workspace: see the top of this file. `select` picks the integrations in scope from the whole list. */
+/**
+ * Why one integration's members could not be read, for an error of its member list: `gone` when `GET /integrations/{id}`
+ * answers 404 too (deleted since the integrations were listed: a proven absence); else, for a 403 or a 404 the
+ * integration's own read does not confirm (the key may not see it), the reason to set it aside. Undefined for any other
+ * error: the read as a whole fails.
+ */
+async function membersUnread(client: WorkspaceAccessClient, id: string, error: unknown): Promise<"gone" | string | undefined> {
+  if (!ForbiddenError.isInstance(error) && !NotFoundError.isInstance(error)) return undefined;
+  const unread = (note = "") => `its members could not be read${note}: ${error.message}`;
+  if (ForbiddenError.isInstance(error)) return unread();
+  try {
+    await client.integrations.get(id);
+  } catch (confirm) {
+    if (NotFoundError.isInstance(confirm)) return "gone";
+    return unread(` (nor the integration itself: ${confirm instanceof Error ? confirm.message : String(confirm)})`);
+  }
+  return unread(" (the integration itself answers: its members may not be disclosed to this key)");
+}
+
+/**
+ * Reads the workspace: see the top of this file. `select` picks the integrations in scope from the whole list;
+ * `onListed` is called once the integrations were listed (the service answered as the workspace API).
+ */
 export async function readWorkspace(
   client: WorkspaceAccessClient,
-  options: { select: (all: Integration[]) => Integration[]; onProgress?: ((progress: ExportProgress) => void) | undefined },
+  options: {
+    select: (all: Integration[]) => Integration[];
+    onProgress?: ((progress: ExportProgress) => void) | undefined;
+    onListed?: (() => void) | undefined;
+  },
 ): Promise<Snapshot> {
   const started = performance.now();
   const progress = { users: 0, memberships: 0 };
@@ -130,6 +167,7 @@ export async function readWorkspace(
   const read = await provenListing("the workspace's integrations", (pageSize, onInvalid) =>
     client.integrations.list({ onInvalid, pageSize }),
   );
+  options.onListed?.();
   report();
   const once = oncePerId(read.records, ["label", "application"]);
   const all = [...once.unique, ...once.differing.map(({ record }) => record)];
@@ -166,14 +204,25 @@ export async function readWorkspace(
     for (const { id, email, reason } of users.invalid) invalid.push({ what: "user", id, email, reason });
     return users.records.map(({ id, email, firstName, lastName, role, isGuest }) => ({ id, email, firstName, lastName, role, isGuest }));
   };
+  // Integrations whose member list failed on their own: deleted since listed (`gone`), or set aside with the reason.
+  const unread = new Map<Snapshot["integrations"][number], "gone" | string>();
   const readMembers = async (queue: Snapshot["integrations"]) => {
     for (let entry = queue.shift(); entry !== undefined; entry = queue.shift()) {
       const { integration } = entry;
-      const members = await provenListing(
-        `the members of integration ${integration.id}`,
-        (pageSize, onInvalid) => client.integrations.listUsers(integration.id, { onInvalid, pageSize }),
-        counter("memberships"),
-      );
+      let members: Awaited<ReturnType<typeof provenListing<IntegrationUser>>>;
+      try {
+        members = await provenListing(
+          `the members of integration ${integration.id}`,
+          (pageSize, onInvalid) => client.integrations.listUsers(integration.id, { onInvalid, pageSize }),
+          counter("memberships"),
+        );
+      } catch (error) {
+        // One integration's members never fail the others: gone, or set aside as an integration that broke the contract is.
+        const why = await membersUnread(client, integration.id, error);
+        if (why === undefined) throw error;
+        unread.set(entry, why);
+        continue;
+      }
       for (const { id, email, reason } of members.invalid) invalid.push({ what: "member", id, email, integration, reason });
       entry.members.push(...members.records.map(({ id, email, role, entitlements }) => ({ id, email, role, entitlements })));
     }
@@ -185,7 +234,10 @@ export async function readWorkspace(
     ...Array.from({ length: Math.min(MEMBER_LISTS_AT_ONCE, lists.length) }, () => readMembers(queue)),
   ]);
   report(true);
-  return { users, integrations: lists, invalid };
+  for (const [{ integration }, why] of unread) {
+    if (why !== "gone") invalid.push({ what: "integration", id: integration.id, integration, reason: why });
+  }
+  return { users, integrations: lists.filter((entry) => !unread.has(entry)), invalid };
 }
 
 /**
