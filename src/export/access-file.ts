@@ -4,10 +4,11 @@
  * One zod schema checks a file read and gives the writer its key order; the `yaml` library reads and writes it.
  */
 import * as fs from "node:fs";
-import { Document, isNode, LineCounter, parseDocument, visit } from "yaml";
+import { Document, isMap, isNode, isScalar, LineCounter, parseDocument, visit } from "yaml";
 import { z } from "zod";
 import { idOf } from "../client";
 import { emailKey } from "../client/models";
+import { editDistance } from "../shared/edit-distance";
 import { AccessFileError } from "./errors";
 import { byKey, membershipName } from "./names";
 
@@ -129,7 +130,7 @@ const entitlements = z.array(nonEmpty, { error: "must be a list" }).transform((i
 /** The entitlements a record left out held: as {@link entitlements}, an empty id left out (as {@link unlessEmpty}). */
 const heldEntitlements = z.array(text, { error: "must be a list" }).transform((ids) => [...new Set(ids.filter((id) => id !== ""))].sort());
 
-const userSchema = z.object(
+const userSchema = z.strictObject(
   {
     name: nonEmpty,
     email: nonEmpty,
@@ -141,7 +142,7 @@ const userSchema = z.object(
   },
   mapping,
 ) satisfies z.ZodType<AccessUser, unknown>;
-const memberSchema = z.object(
+const memberSchema = z.strictObject(
   {
     user: nonEmpty,
     role: orElse(z.enum(MEMBERSHIP_ROLES, { error: `must be ${MEMBERSHIP_ROLES.join(" or ")}` }), "account_collaborator"),
@@ -151,7 +152,7 @@ const memberSchema = z.object(
   },
   mapping,
 ) satisfies z.ZodType<AccessMember, unknown>;
-const integrationSchema = z.object(
+const integrationSchema = z.strictObject(
   {
     name: nonEmpty,
     id,
@@ -161,14 +162,14 @@ const integrationSchema = z.object(
   },
   mapping,
 ) satisfies z.ZodType<AccessIntegration, unknown>;
-const scopeSchema = z.object(
+const scopeSchema = z.strictObject(
   {
     integrations: optional(z.array(id, { error: "must be a list" })),
     membersOnly: orElse(bool, false),
   },
   mapping,
 ) satisfies z.ZodType<AccessScope, unknown>;
-const leftOutSchema = z.object(
+const leftOutSchema = z.strictObject(
   {
     kind: z.enum(LEFT_OUT_KINDS, { error: `must be ${LEFT_OUT_KINDS.join(", ")}` }),
     integration: optional(id),
@@ -183,7 +184,7 @@ const leftOutSchema = z.object(
 ) satisfies z.ZodType<AccessLeftOut, unknown>;
 
 /** The file's shape: what each field must be. A file without `leftOut` (or without `scope`) has none. */
-const accessFileSchema = z.object(
+const accessFileSchema = z.strictObject(
   {
     version: z.literal(ACCESS_FILE_VERSION, {
       error: (issue) => `must be ${ACCESS_FILE_VERSION}, got ${JSON.stringify(issue.input ?? null)}`,
@@ -288,6 +289,12 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
   };
   const parsed = accessFileSchema.safeParse(doc.toJS() ?? {});
   if (!parsed.success) {
+    // A misspelt key first: the field it was meant for may be missing because of it.
+    const unknown = parsed.error.issues.find((i) => i.code === "unrecognized_keys");
+    if (unknown) {
+      const key = unknown.keys[0] ?? "";
+      throw new AccessFileError(`${source}${keyLine(doc, lines, unknown.path, key)}: ${unknownKey(unknown.path, key)}`);
+    }
     const [issue] = parsed.error.issues;
     const path = issue?.path ?? [];
     fail(path, path.length === 0 ? `the file ${issue?.message ?? "is not valid"}` : `${fieldName(path)} ${issue?.message}`);
@@ -353,6 +360,38 @@ function checkRecords(file: AccessFile, fail: (path: ReadonlyArray<PropertyKey>,
     });
   });
   return memberships;
+}
+
+/** Each mapping of the file, by its path without list indexes: what it is, and its schema (its keys, in the file's order). */
+const MAPPINGS: Record<string, { what: string; schema: { shape: object } }> = {
+  "": { what: "the file", schema: accessFileSchema },
+  scope: { what: "scope", schema: scopeSchema },
+  users: { what: "a user", schema: userSchema },
+  integrations: { what: "an integration", schema: integrationSchema },
+  "integrations.members": { what: "a member", schema: memberSchema },
+  leftOut: { what: "a record left out", schema: leftOutSchema },
+};
+
+/**
+ * `users[0] has an unknown key "rol" (did you mean "role"?)`: the key the misspelt one meant is the same but for case, or
+ * a third of its length in edits away; else the keys there are listed.
+ */
+function unknownKey(path: ReadonlyArray<PropertyKey>, key: string): string {
+  const mapping = MAPPINGS[path.filter((p) => typeof p !== "number").join(".")] ?? MAPPINGS[""]!;
+  const known = Object.keys(mapping.schema.shape);
+  const distance = (k: string) => editDistance(key.toLowerCase(), k.toLowerCase());
+  const [meant] = known.filter((k) => distance(k) <= Math.max(2, Math.ceil(key.length / 3))).sort((a, b) => distance(a) - distance(b));
+  const where = path.length === 0 ? "the file" : fieldName(path);
+  const fix = meant === undefined ? `: the keys of ${mapping.what} are ${known.join(", ")}` : ` (did you mean "${meant}"?)`;
+  return `${where} has an unknown key ${JSON.stringify(key)}${fix}`;
+}
+
+/** `, line 7`: the line of `key` in the mapping at `path`, else of the mapping. */
+function keyLine(doc: Document, lines: LineCounter, path: ReadonlyArray<PropertyKey>, key: string): string {
+  const mapping = path.length === 0 ? doc.contents : doc.getIn(path as Array<string | number>, true);
+  const pair = isMap(mapping) ? mapping.items.find((p) => isScalar(p.key) && String(p.key.value) === key) : undefined;
+  const node = isScalar(pair?.key) ? pair.key : undefined;
+  return node?.range ? `, line ${lines.linePos(node.range[0]).line}` : lineOf(doc, lines, path);
 }
 
 /** `users[0].email`: a field as messages name it. */

@@ -235,6 +235,47 @@ describe("access.yaml", () => {
       /leftOut\[0\]\.kind must be integration, user, membership/,
     ],
     ["a left-out record without a reason", "version: 1\nleftOut:\n  - kind: user\n    id: u\n", /leftOut\[0\]\.reason must be text/],
+    // A misspelt key would be dropped, and what the person meant to declare silently not declared.
+    [
+      "a misspelt user key",
+      `${base}    rol: workspace_super_admin\n`,
+      /^\/p\/access\.yaml, line 7: users\[0\] has an unknown key "rol" \(did you mean "role"\?\)$/,
+    ],
+    [
+      "a key in another case",
+      `${base}    isguest: true\n`,
+      /^\/p\/access\.yaml, line 7: users\[0\] has an unknown key "isguest" \(did you mean "isGuest"\?\)$/,
+    ],
+    [
+      "a misspelt member role, not read as the default role",
+      `${base}integrations:\n  - name: s\n    id: i\n    members:\n      - user: a@x.example\n        Role: account_owner\n        entitlements: [ADMIN]\n`,
+      /^\/p\/access\.yaml, line 12: integrations\[0\]\.members\[0\] has an unknown key "Role" \(did you mean "role"\?\)$/,
+    ],
+    [
+      "a misspelt key whose field is then missing",
+      "version: 1\nusers:\n  - name: a\n    emial: a@x.example\n    firstName: A\n    lastName: B\n",
+      /^\/p\/access\.yaml, line 4: users\[0\] has an unknown key "emial" \(did you mean "email"\?\)$/,
+    ],
+    [
+      "a key like none of the file's",
+      "version: 1\nowner: ann\n",
+      /^\/p\/access\.yaml, line 2: the file has an unknown key "owner": the keys of the file are version, workspace, scope, users, integrations, leftOut$/,
+    ],
+    [
+      "a misspelt scope key",
+      "version: 1\nscope:\n  memberOnly: true\n",
+      /^\/p\/access\.yaml, line 3: scope has an unknown key "memberOnly" \(did you mean "membersOnly"\?\)$/,
+    ],
+    [
+      "a misspelt key of a record left out",
+      "version: 1\nleftOut:\n  - kind: user\n    id: u\n    reasn: x\n",
+      /^\/p\/access\.yaml, line 5: leftOut\[0\] has an unknown key "reasn" \(did you mean "reason"\?\)$/,
+    ],
+    [
+      "a misspelt integration key in a flow mapping",
+      `${base}integrations:\n  - {name: s, id: i, lable: S, members: []}\n`,
+      /^\/p\/access\.yaml, line 8: integrations\[0\] has an unknown key "lable" \(did you mean "label"\?\)$/,
+    ],
   ])("refuses %s, naming the place", (_what, text, message) => {
     expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(AccessFileError);
     expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(message);
