@@ -198,6 +198,33 @@ const accessFileSchema = z.strictObject(
   mapping,
 ) satisfies z.ZodType<AccessFile, unknown>;
 
+/** The mappings of the file, by what they are. */
+export type MappingKind = "file" | "scope" | "user" | "integration" | "member" | "leftOut";
+
+/**
+ * Each mapping's keys, in the file's order, and its reading of one (undefined: it does not read), for `--accept`'s edit of
+ * the file (`access-file-edit.ts`): typed without zod, which a published declaration must not name. @internal
+ */
+export const MAPPINGS_READ: Record<MappingKind, { keys: string[]; read: (value: unknown) => Record<string, unknown> | undefined }> =
+  Object.fromEntries(
+    (
+      [
+        ["file", accessFileSchema],
+        ["scope", scopeSchema],
+        ["user", userSchema],
+        ["integration", integrationSchema],
+        ["member", memberSchema],
+        ["leftOut", leftOutSchema],
+      ] as const
+    ).map(([kind, schema]) => [
+      kind,
+      { keys: Object.keys(schema.shape), read: (value: unknown) => schema.safeParse(value).data as Record<string, unknown> | undefined },
+    ]),
+  ) as Record<MappingKind, { keys: string[]; read: (value: unknown) => Record<string, unknown> | undefined }>;
+
+/** How the file is written: one line per value, no folding, no block scalars (a line break is written as \n). @internal */
+export const WRITE_OPTIONS = { lineWidth: 0, blockQuote: false, singleQuote: false, flowCollectionPadding: false } as const;
+
 /** One membership, as a program declares it: an `IntegrationEntitlement`. */
 export interface AccessMembership {
   /** The Pulumi resource name: `<integration name>--<user name>`. */
@@ -269,8 +296,8 @@ export function formatAccessFile(file: AccessFile): string {
       if (typeof key === "string" && FLOW_LISTS.has(key) && value?.items?.every((item) => item.items === undefined)) value.flow = true;
     },
   });
-  // One line per value: no folding, no block scalars (a line break is written as \n), double quotes only.
-  return doc.toString({ lineWidth: 0, blockQuote: false, singleQuote: false, flowCollectionPadding: false });
+  // Double quotes only.
+  return doc.toString(WRITE_OPTIONS);
 }
 
 /** Reads and checks the text of an `access.yaml`; `source` names it in errors. */

@@ -27,8 +27,8 @@ Options:
   --members-only        only the users with a membership in those integrations
   --check               print each difference between access.yaml and the workspace, by which side
                         holds what; exit 1 when anything differs, 0 when nothing does
-  --accept              with --check: rewrite access.yaml to hold the workspace's side (same layout
-                        and names: only the records that differ change); exit 0
+  --accept              with --check: edit access.yaml to hold the workspace's side (only the records
+                        that differ change; names and comments kept); exit 0
   --format F            with --check: text (default), markdown (a table for a pull-request comment)
                         or json (for tools)
   --verbose             list the records a project cannot declare, not only their count

@@ -7,7 +7,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { idOf } from "../client/ids";
 import { emailKey } from "../client/models";
-import { type AccessData, type AccessFile, formatAccessFile, readAccessFile } from "./access-file";
+import { type AccessData, type AccessFile, parseAccessFile } from "./access-file";
+import { editAccessFile } from "./access-file-edit";
 import { type ExportDeps, exportConnection } from "./connect";
 import { ExportError } from "./errors";
 import { type LeftOut, leftOutName } from "./build-left-out";
@@ -20,7 +21,7 @@ import { replaceFiles } from "./write";
 /** Options of {@link runCheck}: `out` is the exported project. Scope options left out are the ones `access.yaml` records. */
 export interface CheckOptions extends ExportOptions {
   /**
-   * Rewrite `access.yaml` to hold the workspace's side of every difference (`--accept`; same layout and names).
+   * Edit `access.yaml` to hold the workspace's side of every difference (`--accept`; only the records that differ change).
    * Refused with `integrations`, a `membersOnly` other than the file's, or another workspace than the file's; and, after the
    * read, when it would drop what the file declares of a record the workspace has in a form a project cannot declare.
    */
@@ -42,7 +43,8 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
       `--check needs an exported project: ${file} does not exist. Export first (workspace-access-export --out ${dir}).`,
     );
   }
-  const recorded = readAccessFile(file);
+  const text = fs.readFileSync(file, "utf8");
+  const recorded = parseAccessFile(text, file);
   // The address given wins over the one access.yaml records; the notes say so when they differ.
   const connection = exportConnection(options.baseUrl, options.env ?? process.env, { baseUrl: recorded.workspace, file });
   const notes: string[] = [];
@@ -72,7 +74,14 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
     refuseDropping(recorded, leftOut);
     const taken = acceptAccess(recorded, live);
     refuseDroppingUsers(recorded, taken, workspaceIds, workspaceEmails);
-    replaceFiles(dir, { [ACCESS_FILE]: formatAccessFile(taken) });
+    // Applied to the file as it is: comments and spelling stay wherever a record does not differ.
+    const edited = editAccessFile(text, taken);
+    replaceFiles(dir, { [ACCESS_FILE]: edited.text });
+    if (edited.rewritten !== undefined) {
+      notes.push(`${ACCESS_FILE} was written anew, its comments not kept: ${edited.rewritten}.`);
+    } else if (edited.lost.length > 0) {
+      notes.push(`The comments of ${ACCESS_FILE} on what --accept took out went with it: ${edited.lost.join("; ")}.`);
+    }
   }
   if (unrecorded > 0) notes.push(idsNote(unrecorded, accepted, narrowed(options, recorded)));
   return { changes, leftOut, notes, workspace: connection.baseUrl, accepted, requests, elapsedMs: performance.now() - started };

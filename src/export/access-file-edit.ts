@@ -1,0 +1,175 @@
+/**
+ * `--accept`'s write of `access.yaml`: the accepted data applied to the file as it is, not written anew, so that what a
+ * person wrote beside the records (comments, quotes, the order of keys) stays wherever a record does not differ. Each
+ * record is matched by its identity (a user by email, an integration by id, a member by its user's email, a record left
+ * out by kind and ids); one that reads the same is kept as it is; one that differs keeps the lines of its fields that do
+ * not; one added is written as the export writes it; one taken out goes, with its comments (named, for the output).
+ * The result must read back as the accepted data; else the file is written anew, and the output says so.
+ */
+import { type Document, isMap, isScalar, isSeq, type Node, type Pair, parseDocument, type YAMLMap, type YAMLSeq } from "yaml";
+import { idOf } from "../client";
+import { emailKey } from "../client/models";
+import {
+  type AccessFile,
+  formatAccessFile,
+  leftOutKey,
+  MAPPINGS_READ,
+  type MappingKind,
+  parseAccessFile,
+  WRITE_OPTIONS,
+} from "./access-file";
+
+/** The text of `access.yaml` holding `accepted`, and the comments that went with what it took out (what held them). */
+export interface EditedAccessFile {
+  text: string;
+  /** What held a comment that is gone: `user bob@x.example`; or, when the file had to be written anew, why. */
+  lost: string[];
+  /** Whether the file was written anew (every comment gone). */
+  rewritten?: string;
+}
+
+type Record_ = Record<string, unknown>;
+
+/** JSON with keys sorted: two values read the same when this is equal. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
+
+/** A member as compared: its user by email, whatever the case (the reader spells it as the users do). */
+const comparable = (kind: MappingKind, record: Record_ | undefined): unknown =>
+  kind === "member" && record ? { ...record, user: emailKey(String(record["user"])) } : record;
+
+/** What identifies a record of a list across the two files. */
+const IDENTITY: Partial<Record<MappingKind, (record: Record_) => string>> = {
+  user: (u) => emailKey(String(u["email"])),
+  integration: (i) => idOf(String(i["id"])),
+  member: (m) => emailKey(String(m["user"])),
+  leftOut: (l) => leftOutKey(l as Parameters<typeof leftOutKey>[0]),
+};
+
+/** The lists of each mapping that hold records, and the kind of those. */
+const LISTS: Partial<Record<MappingKind, Record<string, MappingKind>>> = {
+  file: { users: "user", integrations: "integration", leftOut: "leftOut" },
+  integration: { members: "member" },
+};
+
+/** What people call a record, for the comments that went with it. */
+function named(kind: MappingKind, record: Record_ | undefined, within: string): string {
+  if (kind === "user") return `user ${String(record?.["email"])}`;
+  if (kind === "integration") return `integration ${String(record?.["label"] ?? record?.["name"])}`;
+  if (kind === "member") return `member ${String(record?.["user"])} of ${within}`;
+  if (kind === "leftOut") return `the record left out ${[record?.["kind"], record?.["email"] ?? record?.["id"]].filter(Boolean).join(" ")}`;
+  return within;
+}
+
+/** Whether a node, or anything in it, holds a comment. */
+function hasComment(node: unknown): boolean {
+  if (!node || typeof node !== "object") return false;
+  const n = node as { commentBefore?: string | null; comment?: string | null; items?: unknown[]; key?: unknown; value?: unknown };
+  if (n.commentBefore || n.comment) return true;
+  if (Array.isArray(n.items)) return n.items.some(hasComment);
+  return hasComment(n.key) || hasComment(n.value);
+}
+
+/** `fresh` in place of `old`, with the comments `old` had on its own line and after it. */
+function replaced(old: unknown, fresh: Node): Node {
+  const o = old as { commentBefore?: string | null; comment?: string | null } | null;
+  if (o?.commentBefore && !fresh.commentBefore) fresh.commentBefore = o.commentBefore;
+  if (o?.comment && !fresh.comment) fresh.comment = o.comment;
+  return fresh;
+}
+
+class Editor {
+  readonly lost: string[] = [];
+  /** A node as plain data, its aliases resolved in the file it comes from. */
+  readonly #js: (node: Node) => unknown;
+
+  constructor(doc: Document) {
+    this.#js = (node) => node.toJS(doc);
+  }
+
+  /** `old` (a mapping of the file) made to read as `fresh` (the same mapping as the export writes the accepted data). */
+  mapping(kind: MappingKind, old: unknown, fresh: YAMLMap, within: string): Node {
+    const { keys, read } = MAPPINGS_READ[kind];
+    const [was, now] = [isMap(old) ? read(this.#js(old)) : undefined, read(this.#js(fresh))];
+    // The file was read with the same schemas before: a mapping that does not read now is one this edit cannot place.
+    if (!isMap(old) || was === undefined || now === undefined) throw new Error(`${within}: a ${kind} mapping did not read`);
+    if (canonical(comparable(kind, was)) === canonical(comparable(kind, now))) return old;
+    const pairOf = (map: YAMLMap, key: string) => map.items.find((p) => isScalar(p.key) && p.key.value === key) as Pair | undefined;
+    const name = named(kind, now, within);
+    for (const key of keys) {
+      if (canonical(comparable(kind, { [key]: was[key] })) === canonical(comparable(kind, { [key]: now[key] }))) continue;
+      const [before, after] = [pairOf(old, key), pairOf(fresh, key)];
+      if (after === undefined) {
+        if (before === undefined) continue;
+        if (hasComment(before)) this.lost.push(`${name} (${key})`);
+        old.items.splice(old.items.indexOf(before), 1);
+      } else if (before === undefined) {
+        // After the keys that come before it in the file's order.
+        const earlier = keys.slice(0, keys.indexOf(key));
+        const at = old.items.reduce((last, p, i) => (isScalar(p.key) && earlier.includes(String(p.key.value)) ? i + 1 : last), 0);
+        old.items.splice(at, 0, after);
+      } else {
+        const list = LISTS[kind]?.[key];
+        before.value =
+          list && isSeq(after.value) ? this.list(list, before.value, after.value, name) : replaced(before.value, after.value as Node);
+      }
+    }
+    return old;
+  }
+
+  /** `old` (a list of records of the file) made to hold `fresh`'s records, in `fresh`'s order. */
+  list(kind: MappingKind, old: unknown, fresh: YAMLSeq, within: string): Node {
+    if (!isSeq(old) || old.items.length === 0) return replaced(old, fresh);
+    const { read } = MAPPINGS_READ[kind];
+    const identity = IDENTITY[kind]!;
+    const key = (node: unknown) => {
+      const record = isMap(node) ? read(this.#js(node)) : undefined;
+      return record === undefined ? undefined : identity(record);
+    };
+    const olds = new Map<string, unknown>();
+    for (const node of old.items) {
+      const k = key(node);
+      if (k !== undefined && !olds.has(k)) olds.set(k, node);
+    }
+    const items = fresh.items.map((node) => {
+      const k = key(node);
+      const was = k === undefined ? undefined : olds.get(k);
+      if (k !== undefined) olds.delete(k);
+      return was === undefined ? (node as Node) : this.mapping(kind, was, node as YAMLMap, within);
+    });
+    // A comment above the list's first record is the list's in the library's reading, but it is that record's own.
+    const first = old.items[0] as Node | undefined;
+    if (old.commentBefore && first && items[0] !== first) {
+      first.commentBefore = [old.commentBefore, first.commentBefore].filter(Boolean).join("\n");
+      old.commentBefore = null;
+    }
+    if (old.items.some((node) => key(node) === undefined)) throw new Error(`${within}: a ${kind} did not read`);
+    for (const node of olds.values())
+      if (hasComment(node)) this.lost.push(named(kind, isMap(node) ? read(this.#js(node)) : undefined, within));
+    old.items = items;
+    return old;
+  }
+}
+
+/** `accepted` written into `text` (the file as it is): see the top of this file. */
+export function editAccessFile(text: string, accepted: AccessFile): EditedAccessFile {
+  const written = formatAccessFile(accepted);
+  try {
+    const doc = parseDocument(text, { uniqueKeys: true });
+    const fresh = parseDocument(written);
+    if (doc.errors.length > 0 || !isMap(fresh.contents)) throw new Error("the file does not read as YAML");
+    if (doc.contents !== null && !isMap(doc.contents)) throw new Error("the file is not a mapping");
+    const editor = new Editor(doc);
+    doc.contents = editor.mapping("file", doc.contents, fresh.contents, "access.yaml") as typeof doc.contents;
+    // A person's single quotes kept where the record is kept; what the export writes is double-quoted already.
+    const edited = doc.toString({ ...WRITE_OPTIONS, singleQuote: null });
+    const data = ({ memberships: _, ...file }: ReturnType<typeof parseAccessFile>) => canonical(file);
+    if (data(parseAccessFile(edited)) !== data(parseAccessFile(written)))
+      throw new Error("edited in place, it did not read as the accepted data");
+    return { text: edited, lost: editor.lost };
+  } catch (error) {
+    return { text: written, lost: [], rewritten: error instanceof Error ? error.message : String(error) };
+  }
+}

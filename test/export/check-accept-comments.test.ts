@@ -1,0 +1,117 @@
+/**
+ * `--check --accept` of an `access.yaml` a person wrote comments in, in process against the emulator over loopback: the
+ * accepted changes are applied to the file as it is, so the comments on records that do not differ stay, and a diff of
+ * the file shows only the records that differ. A comment on a record taken out goes with it, and the output says so.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import { type Emulator, startEmulator } from "../../src/emulator/index";
+import { parseAccessFile } from "../../src/export/access-file";
+import { editAccessFile } from "../../src/export/access-file-edit";
+import { runExport } from "../../src/export/run";
+import { runCheck } from "../../src/export/run-check";
+import { env, lineDiff, options, twoMembers, YT } from "./support";
+
+/** Exports the two-member workspace, runs `test` on its access.yaml; the emulator closed after. */
+async function withExport(test: (emulator: Emulator, dir: string, file: string) => Promise<void>): Promise<void> {
+  const emulator = await startEmulator({ seed: twoMembers() });
+  try {
+    const { dir } = await runExport(options(emulator));
+    await test(emulator, dir, path.join(dir, "access.yaml"));
+  } finally {
+    await emulator.close();
+  }
+}
+
+const lines = (text: string) => text.split("\n");
+const accept = (emulator: Emulator, dir: string) => runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true });
+
+describe("--check --accept of an access.yaml with comments", () => {
+  it("keeps every comment on records that do not differ, and changes only the lines that differ", async () => {
+    await withExport(async (emulator, dir, file) => {
+      const commented = fs
+        .readFileSync(file, "utf8")
+        .replace("users:\n", "users:\n  # people first, then integrations\n")
+        .replace("    email: ann@x.example\n", "    email: ann@x.example # contractor, access until 2026-03-31 (ticket SEC-123)\n")
+        .replace("    lastName: Ray\n", "    lastName: Ray # legal name\n")
+        .replace("      - user: ann@x.example\n", "      # approved by the owner\n      - user: ann@x.example\n");
+      fs.writeFileSync(file, commented);
+      emulator.users.update("u-bob", { lastName: "Ray-Smith" });
+      emulator.integrations.setMember(YT, "u-bob", { entitlements: ["EDITOR", "VIEWER"] });
+      const review = await accept(emulator, dir);
+      expect(review.accepted).toBe(true);
+      expect(review.notes).toEqual([]);
+      const after = fs.readFileSync(file, "utf8");
+      // bob's last name and entitlements, and nothing else: the comment on the changed line stays on it.
+      expect(lineDiff(lines(commented), lines(after))).toEqual({
+        removed: ["    lastName: Ray # legal name", "        entitlements: [VIEWER]"],
+        added: ["    lastName: Ray-Smith # legal name", "        entitlements: [EDITOR, VIEWER]"],
+      });
+      expect((await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) })).changes).toEqual([]);
+    });
+  });
+
+  it("adds a record as the export writes it, and says which comments went with a record taken out", async () => {
+    await withExport(async (emulator, dir, file) => {
+      const commented = fs
+        .readFileSync(file, "utf8")
+        .replace("    email: ann@x.example\n", "    email: ann@x.example # contractor\n")
+        .replace("  - name: bob-at-x.example\n", "  # bob leaves in May\n  - name: bob-at-x.example\n");
+      fs.writeFileSync(file, commented);
+      emulator.integrations.removeMember(YT, "u-bob");
+      emulator.users.remove("u-bob");
+      emulator.users.add({ id: "u-cy", email: "cy@x.example", firstName: "Cy", lastName: "Day" });
+      const review = await accept(emulator, dir);
+      expect(review.notes).toEqual(["The comments of access.yaml on what --accept took out went with it: user bob@x.example."]);
+      // bob's user (with the comment above it) and membership out, cy's user in, as the export writes it: nothing else.
+      const bob = /\n {2}# bob leaves in May\n {2}- name: bob-at-x\.example\n(?: {4}.*\n)+/.exec(commented)![0];
+      const bobMember = /\n {6}- user: bob@x\.example\n(?: {8}.*\n)+/.exec(commented)![0];
+      const cy = "\n  - name: cy-at-x.example\n    email: cy@x.example\n    firstName: Cy\n    lastName: Day\n";
+      expect(fs.readFileSync(file, "utf8")).toBe(
+        commented.replace(bob, `${cy}    role: workspace_login_only\n    isGuest: false\n    id: u-cy\n`).replace(bobMember, "\n"),
+      );
+      const after = fs.readFileSync(file, "utf8");
+      expect(parseAccessFile(after).users.map((u) => u.email)).toEqual(["ann@x.example", "cy@x.example"]);
+      expect((await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) })).changes).toEqual([]);
+    });
+  });
+});
+
+describe("editAccessFile", () => {
+  const text = [
+    "# mine",
+    "version: 1",
+    "users:",
+    "  - name: a",
+    "    email: 'a@x.example' # single quotes kept",
+    "    firstName: A",
+    "    lastName: B",
+    "",
+  ].join("\n");
+
+  it("keeps a person's quotes and comments on a record that does not differ", () => {
+    const data = parseAccessFile(text);
+    const edited = editAccessFile(text, {
+      ...data,
+      users: [...data.users, { name: "c", email: "c@x.example", firstName: "C", lastName: "D" }],
+    });
+    expect(edited).toEqual({
+      // The keys the file left out read as the accepted data's (none): not added.
+      text: `${text}  - name: c\n    email: c@x.example\n    firstName: C\n    lastName: D\n`,
+      lost: [],
+    });
+  });
+
+  it("writes the file anew, saying why, when an edit in place would not read as the accepted data", () => {
+    // b's last name is an alias of a's first name: with a taken out, the alias would name nothing.
+    const aliased =
+      "version: 1 # mine\nusers:\n  - name: a\n    email: a@x.example\n    firstName: &n A\n    lastName: B\n" +
+      "  - name: b\n    email: b@x.example\n    firstName: B\n    lastName: *n\n";
+    const b = { name: "b", email: "b@x.example", firstName: "B", lastName: "A" };
+    const edited = editAccessFile(aliased, { version: 1, scope: { membersOnly: false }, users: [b], integrations: [], leftOut: [] });
+    expect(edited.rewritten).toEqual(expect.any(String));
+    expect(edited.text).not.toContain("# mine");
+    expect(parseAccessFile(edited.text).users).toEqual([b]);
+  });
+});
