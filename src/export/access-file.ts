@@ -6,7 +6,8 @@
 import * as fs from "node:fs";
 import { Document, isMap, isNode, isScalar, LineCounter, parseDocument, visit } from "yaml";
 import { z } from "zod";
-import { idOf } from "../client";
+import { ConfigurationError, idOf } from "../client";
+import { parseBaseUrl } from "../client/settings";
 import { emailKey } from "../client/models";
 import { editDistance } from "../shared/edit-distance";
 import { AccessFileError } from "./errors";
@@ -114,6 +115,20 @@ const nonEmpty = text.min(1, { error: "must be text" });
 /** An id in its one form: a file exported when the service answered ids in upper case reads as the same records. */
 const id = nonEmpty.transform((raw): string => idOf(raw));
 const bool = z.boolean({ error: "must be true or false" });
+/**
+ * The API address the file records, checked as the provider checks one (`parseBaseUrl`), in its one form (a trailing `/`,
+ * the host in lower case): the check compares it with the address it reads.
+ */
+const address = nonEmpty.transform((raw, ctx): string => {
+  try {
+    return parseBaseUrl(raw, "workspace").href;
+  } catch (error) {
+    if (!ConfigurationError.isInstance(error)) throw error;
+    const rule = error.message.replace(/^workspace /, "");
+    ctx.addIssue({ code: "custom", message: `${rule} (the address the file was exported from: correct it, or remove the line)` });
+    return z.NEVER;
+  }
+});
 const mapping = { error: "must be a mapping" };
 /** Absent or null: left out (`optional`) or `value` (`orElse`). */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => value ?? undefined, schema.optional());
@@ -189,7 +204,7 @@ const accessFileSchema = z.strictObject(
     version: z.literal(ACCESS_FILE_VERSION, {
       error: (issue) => `must be ${ACCESS_FILE_VERSION}, got ${JSON.stringify(issue.input ?? null)}`,
     }),
-    workspace: optional(nonEmpty),
+    workspace: optional(address),
     scope: orElse(scopeSchema, {}),
     users: list(userSchema),
     integrations: list(integrationSchema),

@@ -45,7 +45,7 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
   }
   const text = fs.readFileSync(file, "utf8");
   const recorded = parseAccessFile(text, file);
-  // The address given wins over the one access.yaml records; the notes say so when they differ.
+  // The address given wins over the one access.yaml records (both in their one form); the notes say so when they differ.
   const connection = exportConnection(options.baseUrl, options.env ?? process.env, { baseUrl: recorded.workspace, file });
   const notes: string[] = [];
   if (recorded.workspace !== undefined && recorded.workspace !== connection.baseUrl) {

@@ -257,8 +257,9 @@ describe("the address --check reads", () => {
       .readFileSync(path.join(dir, "access.yaml"), "utf8")
       .replace(/^workspace: .*$/m, "workspace: http://acme.example.com/api/v1/");
     fs.writeFileSync(path.join(copy, "access.yaml"), text);
+    // Checked when the file is read, naming its line, before any request.
     await expect(runCheck({ out: copy, env: env(emulator) })).rejects.toThrow(
-      /^the workspace .*access\.yaml records "http:\/\/acme\.example\.com" uses plain http:\/\/.*\. Correct it in .*access\.yaml, or pass --base-url\.$/,
+      /^.*access\.yaml, line \d+: workspace "http:\/\/acme\.example\.com" uses plain http:\/\/.*\(the address the file was exported from: correct it, or remove the line\)$/,
     );
     fs.writeFileSync(path.join(copy, "access.yaml"), text.replace(/^workspace: .*\n/m, ""));
     await expect(runCheck({ out: copy, env: env(emulator) })).rejects.toThrow(
