@@ -11,7 +11,7 @@ import type { ExportProgress } from "./snapshot";
 
 const NAME = "workspace-access-export";
 
-const USAGE = `Usage: ${NAME} --out DIR [--base-url URL] [--integration ID|LABEL ...] [--members-only] [--shape records|sets]
+const USAGE = `Usage: ${NAME} --out DIR [--base-url URL] [--integration ID|LABEL ...] [--members-only] [--shape records|sets] [--package-spec SPEC] [--verbose]
        ${NAME} --check --out DIR [--accept] [--format text|markdown|json] [--verbose] [--base-url URL]
 
 Writes the workspace's users and integration memberships as a Pulumi TypeScript project whose

@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 
-const pkg = require("../../package.json") as { name: string; version: string; repository?: string | { url?: string } };
+const pkg = require("../../package.json") as { name: string; version: string };
 
 /** The spec chosen, and why (printed). */
 export interface PackageSpecChoice {
@@ -40,13 +40,6 @@ function lockedResolved(root: string): { project: string; resolved: string } | u
   return undefined;
 }
 
-/** The repository's git URL from package.json's `repository`, pinned to this version's tag. */
-function repositoryUrl(): string | undefined {
-  const url = typeof pkg.repository === "string" ? pkg.repository : pkg.repository?.url;
-  if (url === undefined || url === "") return undefined;
-  return `${url.replace(/#.*$/, "")}#v${pkg.version}`;
-}
-
 /** The spec for a project written at `outDir`; `root`: this package's folder (a test gives another). */
 export function choosePackageSpec(outDir: string, root: string = PACKAGE_ROOT): PackageSpecChoice {
   const locked = lockedResolved(root);
@@ -66,8 +59,6 @@ export function choosePackageSpec(outDir: string, root: string = PACKAGE_ROOT): 
     const candidate = path.join(dir, tarball);
     if (fs.existsSync(candidate)) return { spec: fileSpec(outDir, candidate), why: "the tarball npm pack wrote beside this package" };
   }
-  const git = repositoryUrl();
-  if (git !== undefined) return { spec: git, why: "the package's git repository (npm builds it on install)" };
   return {
     spec: `^${pkg.version}`,
     why: "no tarball or git URL it came from is known: until the package is published, npm install cannot find this version; give --package-spec",

@@ -280,7 +280,7 @@ describe("the command's exit status and output", { timeout: 120_000 }, () => {
     const result = await runExportCli(["--help"], {});
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
-      /^Usage: workspace-access-export --out DIR \[--base-url URL\] \[--integration ID\|LABEL \.\.\.\] \[--members-only\] \[--shape records\|sets\]\n {7}workspace-access-export --check --out DIR \[--accept\] \[--format text\|markdown\|json\]/,
+      /^Usage: workspace-access-export --out DIR \[--base-url URL\] \[--integration ID\|LABEL \.\.\.\] \[--members-only\] \[--shape records\|sets\] \[--package-spec SPEC\] \[--verbose\]\n {7}workspace-access-export --check --out DIR \[--accept\] \[--format text\|markdown\|json\]/,
     );
     expect(result.stdout).toContain("node_modules/pulumi-workspace-access/docs/export.md");
   });
