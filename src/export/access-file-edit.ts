@@ -4,6 +4,7 @@
  * record is matched by its identity (a user by email, an integration by id, a member by its user's email, a record left
  * out by kind and ids); one that reads the same is kept as it is; one that differs keeps the lines of its fields that do
  * not; one added is written as the export writes it; one taken out goes, with its comments (named, for the output).
+ * The records stay in the file's order, whatever it is; one added goes after the record it follows in the export's.
  * The result must read back as the accepted data; else the file is written anew, and the output says so.
  */
 import { type Document, isMap, isScalar, isSeq, type Node, type Pair, parseDocument, type YAMLMap, type YAMLSeq } from "yaml";
@@ -18,6 +19,7 @@ import {
   parseAccessFile,
   WRITE_OPTIONS,
 } from "./access-file";
+import { byKey } from "./names";
 
 /** The text of `access.yaml` holding `accepted`, and the comments that went with what it took out (what held them). */
 export interface EditedAccessFile {
@@ -119,7 +121,12 @@ class Editor {
     return old;
   }
 
-  /** `old` (a list of records of the file) made to hold `fresh`'s records, in `fresh`'s order. */
+  /**
+   * `old` (a list of records of the file) made to hold `fresh`'s records, in the file's order: a person may have put them in
+   * their own (grouped, under heading comments), and a review matches records by identity, not place. A record kept stays
+   * where it is (edited in place), one taken out goes, one added goes right after the record it follows in `fresh` (the
+   * export's order), or first when it follows none: in a file in the export's order, it lands where the export puts it.
+   */
   list(kind: MappingKind, old: unknown, fresh: YAMLSeq, within: string): Node {
     if (!isSeq(old) || old.items.length === 0) return replaced(old, fresh);
     const { read } = MAPPINGS_READ[kind];
@@ -128,24 +135,36 @@ class Editor {
       const record = isMap(node) ? read(this.#js(node)) : undefined;
       return record === undefined ? undefined : identity(record);
     };
+    if (old.items.some((node) => key(node) === undefined)) throw new Error(`${within}: a ${kind} did not read`);
     const olds = new Map<string, unknown>();
     for (const node of old.items) {
-      const k = key(node);
-      if (k !== undefined && !olds.has(k)) olds.set(k, node);
+      const k = key(node)!;
+      if (!olds.has(k)) olds.set(k, node);
     }
-    const items = fresh.items.map((node) => {
+    // Each record of `fresh` with the record of the file it is (absent: one added).
+    const matched = fresh.items.map((node) => {
       const k = key(node);
       const was = k === undefined ? undefined : olds.get(k);
       if (k !== undefined) olds.delete(k);
-      return was === undefined ? (node as Node) : this.mapping(kind, was, node as YAMLMap, within);
+      return { node: node as YAMLMap, was };
     });
+    const kept = new Map<unknown, YAMLMap>(matched.flatMap(({ node, was }) => (was === undefined ? [] : [[was, node] as const])));
+    const items: unknown[] = old.items.filter((node) => kept.has(node));
+    let previous: unknown;
+    for (const { node, was } of matched) {
+      if (was === undefined) items.splice(previous === undefined ? 0 : items.indexOf(previous) + 1, 0, node);
+      previous = was ?? node;
+    }
     // A comment above the list's first record is the list's in the library's reading, but it is that record's own.
     const first = old.items[0] as Node | undefined;
     if (old.commentBefore && first && items[0] !== first) {
       first.commentBefore = [old.commentBefore, first.commentBefore].filter(Boolean).join("\n");
       old.commentBefore = null;
     }
-    if (old.items.some((node) => key(node) === undefined)) throw new Error(`${within}: a ${kind} did not read`);
+    for (const was of items) {
+      const node = kept.get(was);
+      if (node !== undefined) this.mapping(kind, was, node, within);
+    }
     for (const node of olds.values())
       if (hasComment(node)) this.lost.push(named(kind, isMap(node) ? read(this.#js(node)) : undefined, within));
     old.items = items;
@@ -165,7 +184,15 @@ export function editAccessFile(text: string, accepted: AccessFile): EditedAccess
     doc.contents = editor.mapping("file", doc.contents, fresh.contents, "access.yaml") as typeof doc.contents;
     // A person's single quotes kept where the record is kept; what the export writes is double-quoted already.
     const edited = doc.toString({ ...WRITE_OPTIONS, singleQuote: null });
-    const data = ({ memberships: _, ...file }: ReturnType<typeof parseAccessFile>) => canonical(file);
+    // The records in the export's order: the file keeps its own, which means nothing to the reader (records go by identity).
+    const data = ({ memberships: _, ...file }: ReturnType<typeof parseAccessFile>) =>
+      canonical({
+        ...file,
+        users: [...file.users].sort(byKey((u) => `${emailKey(u.email)}\u0000${u.email}`)),
+        integrations: [...file.integrations]
+          .map((i) => ({ ...i, members: [...i.members].sort(byKey((m) => `${emailKey(m.user)}\u0000${m.user}`)) }))
+          .sort(byKey((i) => `${i.name}\u0000${i.id}`)),
+      });
     if (data(parseAccessFile(edited)) !== data(parseAccessFile(written)))
       throw new Error("edited in place, it did not read as the accepted data");
     return { text: edited, lost: editor.lost };

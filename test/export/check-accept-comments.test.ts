@@ -78,6 +78,65 @@ describe("--check --accept of an access.yaml with comments", () => {
   });
 });
 
+describe("--check --accept of an access.yaml whose records a person ordered", () => {
+  /** The exported file with bob's record first, under a heading of its own, then ann's under another. */
+  const reorder = (exported: string) => {
+    const ann = /\n {2}- name: ann-at-x\.example\n(?: {4}.*\n)+/.exec(exported)![0];
+    const bob = /\n {2}- name: bob-at-x\.example\n(?: {4}.*\n)+/.exec(exported)![0];
+    const reordered = exported.replace(`${ann}${bob.slice(1)}`, `\n  # --- legal team ---${bob}  # --- sales team ---${ann}`);
+    expect(reordered).not.toBe(exported);
+    return { reordered, ann, bob };
+  };
+
+  it("keeps the records in the file's order: a change to one record changes only its lines", async () => {
+    await withExport(async (emulator, dir, file) => {
+      // The members too: bob's first.
+      const members = (a: string, b: string) =>
+        [a, b].map((u) => `      - user: ${u}@x.example\n        role: account_collaborator\n        entitlements: [VIEWER]\n`).join("");
+      const exported = fs.readFileSync(file, "utf8");
+      expect(exported).toContain(members("ann", "bob"));
+      const reordered = reorder(exported).reordered.replace(members("ann", "bob"), members("bob", "ann"));
+      fs.writeFileSync(file, reordered);
+      emulator.users.update("u-ann", { lastName: "Lee-Kim" });
+      emulator.integrations.setMember(YT, "u-ann", { entitlements: ["EDITOR", "VIEWER"] });
+      const review = await accept(emulator, dir);
+      expect(review.accepted).toBe(true);
+      expect(review.notes).toEqual([]);
+      expect(lineDiff(lines(reordered), lines(fs.readFileSync(file, "utf8")))).toEqual({
+        removed: ["    lastName: Lee", "        entitlements: [VIEWER]"],
+        added: ["    lastName: Lee-Kim", "        entitlements: [EDITOR, VIEWER]"],
+      });
+      // ann's entitlements are the last member's, as the file has them.
+      expect(fs.readFileSync(file, "utf8")).toContain(
+        "      - user: ann@x.example\n        role: account_collaborator\n        entitlements: [EDITOR, VIEWER]\nleftOut",
+      );
+      expect((await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) })).changes).toEqual([]);
+    });
+  });
+
+  it("puts a record added after the one it follows in the export's order, and takes one out where it is", async () => {
+    await withExport(async (emulator, dir, file) => {
+      const { reordered, ann } = reorder(fs.readFileSync(file, "utf8"));
+      fs.writeFileSync(file, reordered);
+      // In the export's order cy follows bob (ann, bob, cy): cy goes right after bob, above ann's heading; ann goes.
+      emulator.users.add({ id: "u-cy", email: "cy@x.example", firstName: "Cy", lastName: "Day" });
+      emulator.integrations.removeMember(YT, "u-ann");
+      emulator.users.remove("u-ann");
+      const review = await accept(emulator, dir);
+      expect(review.accepted).toBe(true);
+      expect(review.notes).toEqual(["The comments of access.yaml on what --accept took out went with it: user ann@x.example."]);
+      const cy = "  - name: cy-at-x.example\n    email: cy@x.example\n    firstName: Cy\n    lastName: Day\n";
+      const annMember = /\n {6}- user: ann@x\.example\n(?: {8}.*\n)+/.exec(reordered)![0];
+      expect(fs.readFileSync(file, "utf8")).toBe(
+        reordered
+          .replace(`  # --- sales team ---${ann}`, `${cy}    role: workspace_login_only\n    isGuest: false\n    id: u-cy\n`)
+          .replace(annMember, "\n"),
+      );
+      expect((await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) })).changes).toEqual([]);
+    });
+  });
+});
+
 describe("editAccessFile", () => {
   const text = [
     "# mine",
