@@ -1,9 +1,10 @@
 /**
  * `--accept`'s write of `access.yaml`: the accepted data applied to the file as it is, not written anew, so that what a
  * person wrote beside the records (comments, quotes, the order of keys) stays wherever a record does not differ. Each
- * record is matched by its identity (a user by email, an integration by id, a member by its user's email, a record left
- * out by kind and ids); one that reads the same is kept as it is; one that differs keeps the lines of its fields that do
- * not; one added is written as the export writes it; one taken out goes, with its comments (named, for the output).
+ * record is matched by its identity (a user by id, else email; an integration by id; a member by its user's id, else
+ * email; a record left out by kind and ids); one that reads the same is kept as it is; one that differs keeps the lines
+ * of its fields that do not; one added is written as the export writes it; one taken out goes, with its comments (named,
+ * for the output).
  * The records stay in the file's order, whatever it is; one added goes after the record it follows in the export's.
  * The result must read back as the accepted data; else the file is written anew, and the output says so.
  */
@@ -42,12 +43,19 @@ const canonical = (value: unknown): string =>
 const comparable = (kind: MappingKind, record: Record_ | undefined): unknown =>
   kind === "member" && record ? { ...record, user: emailKey(String(record["user"])) } : record;
 
-/** What identifies a record of a list across the two files. */
-const IDENTITY: Partial<Record<MappingKind, (record: Record_) => string>> = {
-  user: (u) => emailKey(String(u["email"])),
-  integration: (i) => idOf(String(i["id"])),
-  member: (m) => emailKey(String(m["user"])),
-  leftOut: (l) => leftOutKey(l as Parameters<typeof leftOutKey>[0]),
+/**
+ * What identifies a record of a list across the two files: its `id` first where both have one (a user's, a member's user's:
+ * it stays when the email changes), else its `key`. `ids`: the file's users' ids by email (`emailKey`).
+ */
+const IDENTITY: Partial<Record<MappingKind, (record: Record_, ids: ReadonlyMap<string, string>) => { id?: string; key: string }>> = {
+  user: (u) => ({ ...(u["id"] === undefined ? {} : { id: idOf(String(u["id"])) }), key: emailKey(String(u["email"])) }),
+  integration: (i) => ({ key: idOf(String(i["id"])) }),
+  member: (m, ids) => {
+    const email = emailKey(String(m["user"]));
+    const id = ids.get(email);
+    return { ...(id === undefined ? {} : { id }), key: email };
+  },
+  leftOut: (l) => ({ key: leftOutKey(l as Parameters<typeof leftOutKey>[0]) }),
 };
 
 /** The lists of each mapping that hold records, and the kind of those. */
@@ -87,8 +95,12 @@ class Editor {
   /** A node as plain data, its aliases resolved in the file it comes from. */
   readonly #js: (node: Node) => unknown;
 
-  constructor(doc: Document) {
+  /** Each file's users' ids by email (`emailKey`): the file's as it is (`old`), the accepted data's (`fresh`). */
+  readonly #ids: { old: ReadonlyMap<string, string>; fresh: ReadonlyMap<string, string> };
+
+  constructor(doc: Document, ids: { old: ReadonlyMap<string, string>; fresh: ReadonlyMap<string, string> }) {
     this.#js = (node) => node.toJS(doc);
+    this.#ids = ids;
   }
 
   /** `old` (a mapping of the file) made to read as `fresh` (the same mapping as the export writes the accepted data). */
@@ -131,23 +143,30 @@ class Editor {
     if (!isSeq(old) || old.items.length === 0) return replaced(old, fresh);
     const { read } = MAPPINGS_READ[kind];
     const identity = IDENTITY[kind]!;
-    const key = (node: unknown) => {
+    const key = (node: unknown, ids: ReadonlyMap<string, string>) => {
       const record = isMap(node) ? read(this.#js(node)) : undefined;
-      return record === undefined ? undefined : identity(record);
+      return record === undefined ? undefined : identity(record, ids);
     };
-    if (old.items.some((node) => key(node) === undefined)) throw new Error(`${within}: a ${kind} did not read`);
-    const olds = new Map<string, unknown>();
-    for (const node of old.items) {
-      const k = key(node)!;
-      if (!olds.has(k)) olds.set(k, node);
+    const olds = old.items.map((node) => ({ node, is: key(node, this.#ids.old) }));
+    if (olds.some(({ is }) => is === undefined)) throw new Error(`${within}: a ${kind} did not read`);
+    // Each record of `fresh` with the record of the file it is (absent: one added): by id first, then by key.
+    const matched = fresh.items.map((node) => ({ node: node as YAMLMap, is: key(node, this.#ids.fresh), was: undefined as unknown }));
+    const unmatched = new Set(olds);
+    for (const by of ["id", "key"] as const) {
+      const then = new Map<string, (typeof olds)[number]>();
+      for (const o of unmatched) {
+        const k = o.is?.[by];
+        if (k !== undefined && !then.has(k)) then.set(k, o);
+      }
+      for (const m of matched) {
+        const k = m.is?.[by];
+        const o = m.was === undefined && k !== undefined ? then.get(k) : undefined;
+        if (o === undefined) continue;
+        m.was = o.node;
+        unmatched.delete(o);
+        then.delete(k!);
+      }
     }
-    // Each record of `fresh` with the record of the file it is (absent: one added).
-    const matched = fresh.items.map((node) => {
-      const k = key(node);
-      const was = k === undefined ? undefined : olds.get(k);
-      if (k !== undefined) olds.delete(k);
-      return { node: node as YAMLMap, was };
-    });
     const kept = new Map<unknown, YAMLMap>(matched.flatMap(({ node, was }) => (was === undefined ? [] : [[was, node] as const])));
     const items: unknown[] = old.items.filter((node) => kept.has(node));
     let previous: unknown;
@@ -165,7 +184,7 @@ class Editor {
       const node = kept.get(was);
       if (node !== undefined) this.mapping(kind, was, node, within);
     }
-    for (const node of olds.values())
+    for (const { node } of unmatched)
       if (hasComment(node)) this.lost.push(named(kind, isMap(node) ? read(this.#js(node)) : undefined, within));
     old.items = items;
     return old;
@@ -180,7 +199,9 @@ export function editAccessFile(text: string, accepted: AccessFile): EditedAccess
     const fresh = parseDocument(written);
     if (doc.errors.length > 0 || !isMap(fresh.contents)) throw new Error("the file does not read as YAML");
     if (doc.contents !== null && !isMap(doc.contents)) throw new Error("the file is not a mapping");
-    const editor = new Editor(doc);
+    const ids = (file: AccessFile) =>
+      new Map(file.users.flatMap((u) => (u.id === undefined ? [] : [[emailKey(u.email), idOf(u.id)] as const])));
+    const editor = new Editor(doc, { old: ids(parseAccessFile(text)), fresh: ids(accepted) });
     doc.contents = editor.mapping("file", doc.contents, fresh.contents, "access.yaml") as typeof doc.contents;
     // A person's single quotes kept where the record is kept; what the export writes is double-quoted already.
     const edited = doc.toString({ ...WRITE_OPTIONS, singleQuote: null });

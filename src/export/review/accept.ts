@@ -4,6 +4,7 @@
  * written (its email's case too, its id recorded where it had none), and so are the resource names (Pulumi would take
  * a renamed entry for a new one).
  */
+import { idOf } from "../../client";
 import { emailKey } from "../../client/models";
 import { sameSet } from "../../shared/inputs";
 import type { AccessFile, AccessIntegration, AccessLeftOut, AccessMember, AccessUser } from "../access-file";
@@ -29,30 +30,61 @@ const sameUser = (a: AccessUser, b: AccessUser) =>
 
 const sameMember = (a: AccessMember, b: AccessMember) => a.role === b.role && sameSet(a.entitlements, b.entitlements);
 
-/** The users of the accepted file: the workspace's, under the names and emails the file has for them. */
+/**
+ * The file's user each of the workspace's users is (absent: none): by the id the file records first, as the id stays when
+ * the email changes, then by email, so that a user given a new email keeps their record (its resource name, its comments).
+ */
+export function matchUsers(recorded: readonly AccessUser[], live: readonly AccessUser[]): Map<AccessUser, AccessUser> {
+  const matched = new Map<AccessUser, AccessUser>();
+  const taken = new Set<AccessUser>();
+  const match = (key: (u: AccessUser) => string | undefined) => {
+    const then = new Map<string, AccessUser>();
+    for (const u of recorded) {
+      const k = key(u);
+      if (k !== undefined && !taken.has(u) && !then.has(k)) then.set(k, u);
+    }
+    for (const user of live) {
+      const k = key(user);
+      const was = k === undefined || matched.has(user) ? undefined : then.get(k);
+      if (was === undefined) continue;
+      matched.set(user, was);
+      taken.add(was);
+      then.delete(k!);
+    }
+  };
+  match((u) => (u.id === undefined ? undefined : idOf(u.id)));
+  match((u) => emailKey(u.email));
+  return matched;
+}
+
+/** The users of the accepted file: the workspace's, under the names (and emails, where the same) the file has for them. */
 function acceptedUsers(recorded: AccessFile, live: AccessFile): AccessUser[] {
-  const then = new Map(recorded.users.map((u) => [emailKey(u.email), u]));
-  const taken = new Set(live.users.flatMap((u) => then.get(emailKey(u.email))?.name ?? []));
+  const then = matchUsers(recorded.users, live.users);
+  const taken = new Set(live.users.flatMap((u) => then.get(u)?.name ?? []));
   return live.users
     .map((user) => {
-      const was = then.get(emailKey(user.email));
+      const was = then.get(user);
       if (!was) return { ...user, name: free(user.name, taken) };
+      // The file's spelling of the email, unless the workspace's user has another.
+      const email = emailKey(was.email) === emailKey(user.email) ? was.email : user.email;
       // A user added by hand has no id recorded: the workspace's is taken in (the `sets` shape declares members by it).
-      if (sameUser(was, user)) return was.id === undefined && user.id !== undefined ? { ...was, id: user.id } : was;
-      return { ...user, name: was.name, email: was.email };
+      if (sameUser(was, user) && email === was.email) return was.id === undefined && user.id !== undefined ? { ...was, id: user.id } : was;
+      return { ...user, name: was.name, email };
     })
     .sort(byKey((u) => `${emailKey(u.email)}\u0000${u.email}`));
 }
 
 /** The integrations of the accepted file: the workspace's members, as the file writes those that do not differ. */
 function acceptedIntegrations(recorded: AccessFile, live: AccessFile, users: AccessUser[]): AccessIntegration[] {
+  const renamed = new Map([...matchUsers(recorded.users, live.users)].map(([now, was]) => [emailKey(was.email), emailKey(now.email)]));
   const then = new Map(recorded.integrations.map((i) => [i.id, i]));
   const emails = new Map(users.map((u) => [emailKey(u.email), u.email]));
   const taken = new Set(live.integrations.flatMap((i) => then.get(i.id)?.name ?? []));
   return live.integrations
     .map((integration) => {
       const was = then.get(integration.id);
-      const members = new Map((was?.members ?? []).map((m) => [emailKey(m.user), m]));
+      // A member by its user's email in the workspace (the file's user given a new email is the same member).
+      const members = new Map((was?.members ?? []).map((m) => [renamed.get(emailKey(m.user)) ?? emailKey(m.user), m]));
       const accepted = integration.members.map((member) => {
         const old = members.get(emailKey(member.user));
         const kept = old && sameMember(old, member) ? old : member;

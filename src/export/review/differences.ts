@@ -202,11 +202,14 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
   return {
     recorded,
     live,
-    /** Whether the workspace lists the user (by email, else by id) of a record that `live` does not hold. */
+    /**
+     * Whether the workspace lists the user of a record that `live` does not hold: by the id given (the user's email may have
+     * changed, and another user may have that email now), else by email.
+     */
     workspaceHas: ({ email, id }: Pick<AccessLeftOut, "email" | "id">) =>
-      email !== undefined
-        ? beyond.workspaceEmails?.has(emailKey(email)) === true
-        : id !== undefined && beyond.workspaceIds?.has(idOf(id)) === true,
+      id !== undefined
+        ? beyond.workspaceIds?.has(idOf(id)) === true
+        : email !== undefined && beyond.workspaceEmails?.has(emailKey(email)) === true,
     scopeUnread: beyond.scopeUnread === true,
     /**
      * The unnamed records that may be a user (`user`) or a membership of `integration` that the workspace does not hold by

@@ -118,8 +118,9 @@ function* leftOutThen(record: AccessLeftOut, sides: Sides): Iterable<AccessDiffe
       { ...about(was, sides), side: "workspace", accessYaml: `left out: ${leftOutValue(was)}`, workspace: now },
       `the workspace has ${name} (${now}); access.yaml records it only as left out (${was.reason})`,
     );
-  } else if (was.kind === "user" && sides.workspaceHas(was)) {
-    // Under --members-only, still a user, out of scope; nothing is said when members of the scope went unread.
+  } else if (was.kind === "user" && sides.live.scope.membersOnly && sides.workspaceHas(was)) {
+    // Under --members-only, still a user (by the id recorded, else the email), out of scope; nothing is said when members
+    // of the scope went unread. Without it, every user is read: one neither declared nor left out now is not there.
     if (sides.scopeUnread) return;
     yield difference(
       { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was), workspace: "no membership in scope" },
