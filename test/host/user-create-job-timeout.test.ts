@@ -90,6 +90,57 @@ describe("WorkspaceUsers: a user create whose job outlives jobTimeoutSeconds", (
   });
 });
 
+describe("WorkspaceUsers: a pending create whose job finished, settled by a listing that misses its user", () => {
+  it("a refresh whose one listing skipped the user finds them directly: recorded as created, and the next up keeps them so", async () => {
+    // 100 users before ann: ann, created last, is the first record of page 2.
+    const others = Array.from({ length: 100 }, (_, i) => ({
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+      email: `other${i}@example.com`,
+      firstName: "O",
+      lastName: `N${i}`,
+    }));
+    const emu = await emulator({ userWritesAsJobs: true, job: { finishAfterPolls: 1 }, seed: { users: others } });
+    await deployment(emu);
+    emu.jobs.hangNext(1);
+    const error = (await rejection(set.create(setOf(ann)))) as Partial;
+    expect(error.properties?.pendingCreates).toHaveLength(1);
+    emu.jobs.release(hung(emu).id);
+    const annId = emu.users.findByEmail(ann.email)!.id;
+    // While the refresh walks the user list, another admin deletes an early user: page 2 starts one record late.
+    let shifted = false;
+    const off = emu.onPage(({ path }) => {
+      if (shifted || path !== "/users") return;
+      shifted = true;
+      emu.users.remove(others[0]!.id);
+    });
+    await deployment(emu);
+    const read = await set.read!("workspace-users", error.properties!);
+    off();
+    expect(shifted).toBe(true);
+    expect(read.props?.users["ann@example.com"]).toMatchObject({ id: annId, created: true });
+    expect(read.props?.pendingCreates).toBeUndefined();
+    // The next up records ann as created (a destroy deletes her), not adopted.
+    await deployment(emu);
+    const { outs } = await set.update!("workspace-users", read.props!, setOf(ann));
+    expect(outs?.users["ann@example.com"]).toMatchObject({ id: annId, created: true });
+  });
+  it("a refresh that finds no user of the email keeps the create recorded: the next up settles it", async () => {
+    const emu = await hanging();
+    const error = (await rejection(set.create(setOf(ann)))) as Partial;
+    const job = hung(emu);
+    emu.jobs.release(job.id);
+    emu.users.remove(emu.users.findByEmail(ann.email)!.id);
+    await deployment(emu);
+    const read = await set.read!("workspace-users", error.properties!);
+    expect(read.props?.users).toEqual({});
+    expect(read.props?.pendingCreates).toEqual([{ email: ann.email, jobId: job.id }]);
+    await deployment(emu);
+    const { outs } = await set.update!("workspace-users", read.props!, setOf(ann));
+    expect(outs?.users["ann@example.com"]).toMatchObject({ created: true });
+    expect(outs?.pendingCreates).toBeUndefined();
+  });
+});
+
 describe("User: a create whose job outlives jobTimeoutSeconds", () => {
   it("fails saying the create was accepted, that the state records nothing, and what to run once the job has finished", async () => {
     const emu = await hanging();

@@ -10,7 +10,8 @@
  * | update | a `GET /users/{id}` and a `PUT` per changed user (what the program did not change keeps the service's value); added |
  * | | users as at create; a removed user, see delete |
  * | read | one `GET /users` listing (shared with the refresh's other reads); a user it misses is read directly before it is forgotten; |
- * | | one whose record cannot be used keeps what the state recorded, with a warning |
+ * | | one whose record cannot be used keeps what the state recorded, with a warning; the user of a pending create whose job |
+ * | | finished, searched for by email when the listing misses them (`findByEmail`), else the create stays recorded |
  * | delete | `GET /users/{id}` (the role now), then `DELETE /users/{id}`, per user it created; adopted users (unless `deleteOnDestroy`) |
  * | | and owners (in the state or now) are left, with a warning; a record without a role fails that user |
  *
@@ -310,6 +311,7 @@ async function readUser(client: WorkspaceAccessClient, id: string): Promise<List
 /**
  * A refresh: every user from the one listing (a miss read directly, forgotten only on 404); the inputs as the program declares them.
  * A user whose record cannot be used is there still: it keeps what the state recorded, and the warning names the record and why.
+ * A pending create is forgotten only once its user is recorded as created, or its job failed or is unknown to the service.
  */
 async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefined) {
   if (!props?.users) throw new ConfigurationError(NO_IMPORT, "import");
@@ -318,12 +320,22 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
   const listing = await cache.all();
   const users = new Map<string, WorkspaceUserState>();
   const unread: string[] = [];
-  // The set's own creates that finished since: the user the listing has with that email is the set's (one it misses, the
-  // next up creates, as the program declares it).
-  for (const found of listing.values()) {
-    const p = found instanceof Error || !found.email ? undefined : own.get(emailKey(found.email));
-    if (p && !(found instanceof Error) && !props.users[emailKey(p.email)]) users.set(emailKey(p.email), stateOf(found, p, [], true));
-  }
+  // The set's own creates that finished since: the user with that email is the set's. A listing proves presence only (a
+  // page shift skips a record): one it misses is searched for directly, and a create whose user is not found stays recorded.
+  const listed = new Map<string, User[]>();
+  for (const u of listing.values())
+    if (!(u instanceof Error) && u.email) listed.set(emailKey(u.email), [...(listed.get(emailKey(u.email)) ?? []), u]);
+  const unsettled = new Map(running);
+  await mapBounded(
+    [...own].filter(([key]) => !props.users[key]),
+    IN_FLIGHT,
+    async ([key, p]) => {
+      const [one, ...others] = listed.get(key) ?? [];
+      const user = one && others.length === 0 ? one : await client.users.findByEmail(p.email);
+      if (user) users.set(key, stateOf(user, p, [], true));
+      else unsettled.set(key, p);
+    },
+  );
   await mapBounded(Object.entries(props.users), IN_FLIGHT, async ([key, prior]) => {
     const user = listing.get(idOf(prior.id)) ?? (await readUser(client, prior.id));
     if (user instanceof Error) {
@@ -333,7 +345,7 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
     } else if (user) users.set(key, stateOf(user, prior, prior.managedAttributes, prior.created));
   });
   if (unread.length > 0) ctx.warn(unreadable(unread));
-  const outs = outputsOf(users, props.deleteOnDestroy, running);
+  const outs = outputsOf(users, props.deleteOnDestroy, unsettled);
   const declared = Object.entries(outs.users).map(([key, u]) => {
     return [key, { email: u.email, firstName: u.firstName, lastName: u.lastName, ...managedValues(u, u.managedAttributes) }];
   });
