@@ -141,6 +141,46 @@ describe("WorkspaceUsers: a pending create whose job finished, settled by a list
   });
 });
 
+describe("WorkspaceUsers: the up that settles a finished pending create fails that user's write", () => {
+  it("keeps the create recorded, so the next up records the user as created (not adopted)", async () => {
+    const emu = await hanging();
+    const error = (await rejection(set.create(setOf(ann)))) as Partial;
+    const job = hung(emu);
+    emu.jobs.release(job.id);
+    const annId = emu.users.findByEmail(ann.email)!.id;
+    // The program renamed ann meanwhile; the PUT that applies it is refused once (400).
+    const renamed = { ...ann, firstName: "Annie" };
+    emu.fault({ method: "PUT", path: `/users/${annId}`, status: 400, times: 1 });
+    await deployment(emu);
+    const failed = (await rejection(set.update!("workspace-users", error.properties!, setOf(renamed)))) as Partial;
+    expect(failed.message).toContain("the state keeps it recorded (pendingCreates)");
+    expect(failed.properties?.users).toEqual({});
+    expect(failed.properties?.pendingCreates).toEqual([{ email: ann.email, jobId: job.id }]);
+    // The next up: ann is the set's (created), so that removing her or a destroy deletes her.
+    await deployment(emu);
+    const { outs } = await set.update!("workspace-users", failed.properties!, setOf(renamed));
+    expect(outs?.users["ann@example.com"]).toMatchObject({ id: annId, firstName: "Annie", created: true });
+    expect(outs?.pendingCreates).toBeUndefined();
+  });
+
+  it("a user the program dropped, whose search fails in that up, stays recorded too, and is deleted by the next up", async () => {
+    const emu = await hanging();
+    const error = (await rejection(set.create(setOf(ann, cara)))) as Partial;
+    const job = hung(emu);
+    emu.jobs.release(job.id);
+    const annId = emu.users.findByEmail(ann.email)!.id;
+    // The search for ann fails (a 400 is not retried); the program no longer declares her.
+    emu.fault({ method: "GET", path: "/users", status: 400, times: 1 });
+    await deployment(emu);
+    const failed = (await rejection(set.update!("workspace-users", error.properties!, setOf(cara)))) as Partial;
+    expect(failed.properties?.pendingCreates).toEqual([{ email: ann.email, jobId: job.id }]);
+    await deployment(emu);
+    emu.clearRequests();
+    await set.update!("workspace-users", failed.properties!, setOf(cara));
+    expect(writes(emu)).toEqual([`DELETE /users/${annId}`]);
+  });
+});
+
 describe("User: a create whose job outlives jobTimeoutSeconds", () => {
   it("fails saying the create was accepted, that the state records nothing, and what to run once the job has finished", async () => {
     const emu = await hanging();

@@ -118,14 +118,26 @@ const stillRunning = (p: PendingUserCreate, what: string) =>
 
 /**
  * The users the set's own creates made (jobs that finished since an earlier deployment) that the program no longer declares,
- * found by email, as states the set created: to be released as such. One not found was never made, or is gone.
+ * found by email, as states the set created: to be released as such. One not found was never made, or is gone. With
+ * `failures`, a search that fails fails that user alone and keeps its create recorded (in `pending`); without, it throws.
  */
 async function ownUndeclared(
   ctx: ProviderContext,
   own: Iterable<[string, PendingUserCreate]>,
+  failures?: Failure[],
+  pending?: Pending,
 ): Promise<Array<[string, WorkspaceUserState]>> {
   const found = await mapBounded([...own], IN_FLIGHT, async ([key, p]) => {
-    const user = await ctx.connection().client.users.findByEmail(p.email);
+    let user: User | undefined;
+    try {
+      user = await ctx.connection().client.users.findByEmail(p.email);
+    } catch (error) {
+      if (!failures || !pending) throw error;
+      pending.set(key, p);
+      if (error instanceof Error) error.message += createKept();
+      failures.push({ key, error });
+      return [];
+    }
     return user ? [[key, stateOf(user, p, [], true)] as [string, WorkspaceUserState]] : [];
   });
   return found.flat();
@@ -169,7 +181,7 @@ async function adoptOrCreate(
   into: Map<string, WorkspaceUserState>,
   failures: Failure[],
   pending: Pending,
-  own: ReadonlyMap<string, unknown> = new Map(),
+  own: ReadonlyMap<string, PendingUserCreate> = new Map(),
 ) {
   if (wanted.size === 0) return;
   const { client, cache } = ctx.connection();
@@ -207,6 +219,10 @@ async function adoptOrCreate(
       if (PartialWriteError.isInstance(error) && error.pendingJobId !== null) {
         pending.set(key, { email: inputs.email, jobId: error.pendingJobId });
         error.message += createRecorded(error.pendingJobId);
+      } else if (own.has(key)) {
+        // The set's own create, whose job finished: what this up failed to write leaves it recorded, to be settled next time.
+        pending.set(key, own.get(key)!);
+        if (error instanceof Error) error.message += createKept();
       }
       failures.push({ key, error });
     }
@@ -288,6 +304,8 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   const ownGone = await ownUndeclared(
     ctx,
     [...own].filter(([key]) => !(key in inputs.users)),
+    failures,
+    pending,
   );
   const gone = [...removed.map((key): [string, WorkspaceUserState] => [key, users.get(key)!]), ...ownGone];
   await release(ctx, gone, inputs.deleteOnDestroy, failures, inputs[DECLARED_ELSEWHERE]);
@@ -401,6 +419,14 @@ function createRecorded(jobId: string): string {
   return (
     ` The create was accepted: the state records it (pendingCreates, job ${jobId}), and the next pulumi up or refresh waits ` +
     "for the job, then records the user as created by this resource."
+  );
+}
+
+/** A finished create of the set's own whose user this up could not record: it stays recorded for the next up. */
+function createKept(): string {
+  return (
+    " The user's create (this set's) finished: the state keeps it recorded (pendingCreates), and the next pulumi up or " +
+    "refresh records the user as created by this resource."
   );
 }
 
