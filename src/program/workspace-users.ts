@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { emailKey } from "../client/models";
-import { DECLARED_ELSEWHERE } from "../shared/input-constants";
+import { DECLARED_ELSEWHERE, SECRET_USERS } from "../shared/input-constants";
 import { programError } from "./messages";
 import { warnOfUnknownRoles } from "./program-checks";
 import { emailsDeclaredElsewhere, ownedEmails } from "./owners";
@@ -134,6 +134,9 @@ export class WorkspaceUsers extends pulumi.CustomResource {
       // Known once the users are: by then every email the program declares with them is. Always a secret: it digests
       // emails other resources declare, which may be secrets there (a digest of an email is recovered by guessing).
       [DECLARED_ELSEWHERE]: pulumi.secret(users.apply(() => emailsDeclaredElsewhere(self))),
+      // Whether the set holds a secret (known in a preview, whatever is unknown): the provider cannot see it, and then names
+      // no email of the set in its messages.
+      [SECRET_USERS]: pulumi.output(pulumi.isSecret(given)).apply((secret) => (secret ? true : undefined)),
     };
     const limit = beforeRegistration();
     try {

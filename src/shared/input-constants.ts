@@ -13,6 +13,13 @@ export const IMPORT_ID = "__importId";
  */
 export const DECLARED_ELSEWHERE = "__declaredElsewhere";
 
+/**
+ * The hidden input of a `WorkspaceUsers` whose users hold a secret (`true`; absent otherwise): the provider cannot tell a secret
+ * value from a plain one, so this tells it to name no email of the set in its messages. Never compared by `diff`; the state
+ * keeps it among the outputs, for a refresh and a destroy, which get no inputs.
+ */
+export const SECRET_USERS = "__secretUsers";
+
 /** A member's role as the API reads it (`owner`: the invite role without `account_`) as the invite role; `undefined` for one not known (never guessed). */
 export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
   const role = memberRole?.toLowerCase();

@@ -1,7 +1,7 @@
 /** The inputs of a `WorkspaceUsers`: a set of users keyed by email in its one form (lower case), each with a `User`'s attribute rules. */
 import { z } from "zod";
 import { emailKey } from "../client/models";
-import { DECLARED_ELSEWHERE } from "./input-constants";
+import { DECLARED_ELSEWHERE, SECRET_USERS } from "./input-constants";
 import { userInputs } from "./inputs";
 
 /** One user of the set: a `User`'s attributes (`role` and `isGuest` absent when left out: the service's value is kept). */
@@ -19,6 +19,7 @@ export const workspaceUsersInputs = z.strictObject({
     }),
   deleteOnDestroy: userInputs.shape.deleteOnDestroy,
   [DECLARED_ELSEWHERE]: z.array(z.string()).optional(),
+  [SECRET_USERS]: z.boolean().optional(),
 });
 
 /** One user of a `WorkspaceUsers` after `check`. */

@@ -181,6 +181,26 @@ describe("WorkspaceUsers: the up that settles a finished pending create fails th
   });
 });
 
+describe("WorkspaceUsers holding secrets: a pending create's messages name no email", () => {
+  it("the create recorded, still running at the next up and at a destroy: each error names the job, not the email", async () => {
+    const emu = await hanging();
+    const secretly = (props: Record<string, unknown>) => ({ ...props, __secretUsers: true });
+    const error = (await rejection(set.create(secretly(setOf(ann))))) as Partial;
+    const job = hung(emu);
+    expect(error.message).toContain(`[secret]: `);
+    expect(error.message).toContain(`the state records it (pendingCreates, job ${job.id})`);
+    await deployment(emu);
+    const again = (await rejection(set.update!("workspace-users", error.properties!, secretly(setOf(ann))))) as Partial;
+    expect(again.message).toContain(`the create of [secret] is still running (job ${job.id}`);
+    // A destroy has no inputs: the state kept the flag.
+    expect(again.properties?.__secretUsers).toBe(true);
+    await deployment(emu);
+    const destroy = await rejection(set.delete!("workspace-users", again.properties!));
+    expect(destroy.message).toContain(`the create of [secret] is still running (job ${job.id}`);
+    for (const e of [error, again, destroy]) expect(e.message.toLowerCase()).not.toContain(ann.email);
+  });
+});
+
 describe("User: a create whose job outlives jobTimeoutSeconds", () => {
   it("fails saying the create was accepted, that the state records nothing, and what to run once the job has finished", async () => {
     const emu = await hanging();

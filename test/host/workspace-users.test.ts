@@ -320,3 +320,41 @@ describe("an email change", () => {
     expect(warnings).toEqual([]);
   });
 });
+
+describe("a set holding secrets (the program's hidden __secretUsers: the provider cannot see a secret)", () => {
+  const secretly = (props: Props): Props => ({ ...props, __secretUsers: true });
+
+  it("the email-edit warning names no email, name or id, also with the flag unknown (a preview); the flag causes no diff", async () => {
+    const emu = await emulator();
+    const warnings: string[] = [];
+    await nextDeployment(emu, warnings);
+    const first = (await provider.create(secretly(setOf(cara)))).outs as Outputs;
+    expect(first.__secretUsers).toBe(true);
+    const caraId = first.userIds["cara@example.com"]!;
+    await nextDeployment(emu, warnings);
+    // The flag alone, set or dropped, is no change.
+    expect((await provider.diff!("workspace-users", first, setOf(cara))).changes).toBe(false);
+    expect((await provider.diff!("workspace-users", { ...first, __secretUsers: undefined }, secretly(setOf(cara)))).changes).toBe(false);
+    const edited = setOf({ ...cara, email: "cara.moe@example.com" });
+    for (const flag of [true, UNKNOWN])
+      await provider.diff!("workspace-users", { ...first, __secretUsers: undefined }, { ...edited, __secretUsers: flag });
+    expect(warnings).toHaveLength(2);
+    for (const warning of warnings) {
+      expect(warning).toContain("WorkspaceUsers: 1 user(s) this set created leave it while as many of the same names join it");
+      expect(warning).toContain("The set keys its users by email, so this update deletes each user who leaves");
+      for (const value of ["cara", "Moe", caraId]) expect(warning.toLowerCase()).not.toContain(value.toLowerCase());
+    }
+  });
+
+  it("a removal's warning and a failure name no email", async () => {
+    const { emu, warnings } = await world();
+    const first = (await provider.create(secretly(setOf(ann, bob, cara)))).outs as Outputs;
+    await nextDeployment(emu, warnings);
+    // Bob (adopted) is left, with a warning; Cara's PUT is refused.
+    emu.fault({ method: "PUT", path: `/users/${first.userIds["cara@example.com"]}`, status: 400, times: 1 });
+    const error = await rejection(provider.update!("workspace-users", first, secretly(setOf(ann, { ...cara, lastName: "Moe-Lee" }))));
+    expect(error.message).toContain("1 workspace user change(s) failed (the others were made): [secret]: ");
+    expect(warnings.join("\n")).toContain("WorkspaceUsers left 1 user(s) in the workspace, the stack no longer manages them: their emails");
+    for (const text of [error.message, ...warnings]) expect(text.toLowerCase()).not.toMatch(/(ann|bob|cara)@example\.com/);
+  });
+});

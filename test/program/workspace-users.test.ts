@@ -70,6 +70,34 @@ describe("unknown roles", () => {
   });
 });
 
+describe("the hidden __secretUsers input", () => {
+  it("is true for a set holding a secret (its email, or any other value), and absent from a plain set's inputs", async () => {
+    const inputs = new Map<string, Record<string, unknown>>();
+    await pulumi.runtime.setMocks(
+      {
+        newResource: (a) => {
+          inputs.set(a.name, a.inputs);
+          return { id: `${a.name}-id`, state: a.inputs };
+        },
+        call: (a) => a.inputs,
+      },
+      "p",
+      "s",
+      false,
+    );
+    const person = { email: "ann@example.com", firstName: "Ann", lastName: "Lee" };
+    const sets = [
+      new WorkspaceUsers("plain", { users: [person] }),
+      new WorkspaceUsers("email", { users: [{ ...person, email: pulumi.secret("bob@example.com") }] }),
+      new WorkspaceUsers("name", { users: pulumi.output([{ ...person, email: "cy@example.com", lastName: pulumi.secret("Lee") }]) }),
+    ];
+    await Promise.all(sets.map((set) => new Promise((resolve) => set.id.apply(resolve))));
+    expect(inputs.get("plain")).not.toHaveProperty("__secretUsers");
+    expect(inputs.get("email")?.__secretUsers).toBe(true);
+    expect(inputs.get("name")?.__secretUsers).toBe(true);
+  });
+});
+
 describe("property paths", () => {
   it("refuse a path naming a user by place, giving the path by email, before anything is registered", async () => {
     await newProgram();

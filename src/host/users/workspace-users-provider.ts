@@ -16,6 +16,7 @@
  * | | and owners (in the state or now) are left, with a warning; a record without a role fails that user |
  *
  * One failed user never stops the others: the state records what the service then has, and the error names each failure.
+ * A set holding a secret (the program's hidden `__secretUsers`, which the state keeps) names no email in its messages.
  */
 import {
   ConfigurationError,
@@ -31,7 +32,7 @@ import { emailKey, sameEmail } from "../../client/models";
 import { SEARCH_PROOF_LISTINGS, sharedEmail } from "../../client/users";
 import { namedUpTo } from "../../shared/named-up-to";
 import { digestOf } from "../../shared/digest";
-import { DECLARED_ELSEWHERE } from "../../shared/input-constants";
+import { DECLARED_ELSEWHERE, SECRET_USERS } from "../../shared/input-constants";
 import { IMPORT_ID, optIn, optInChanged, type Props } from "../../shared/inputs";
 import { isUnknown, knownString } from "../../shared/unknown";
 import type { PendingUserCreate, WorkspaceUserState } from "../../shared/member-state";
@@ -59,6 +60,8 @@ export interface WorkspaceUsersOutputs {
   deleteOnDestroy?: true;
   /** Creates accepted whose job was not seen to finish, by email (absent: none): the next up or refresh waits for each job. */
   pendingCreates?: PendingUserCreate[];
+  /** The set holds a secret (the program's hidden input, kept for a refresh and a destroy): its messages name no email. */
+  [SECRET_USERS]?: true;
 }
 
 /** The resource's id: a set of users has no natural one. */
@@ -81,7 +84,12 @@ const stateOf = (user: User, declared: Pick<WorkspaceUserState, "email">, manage
   ...(created ? { created: true } : {}),
 });
 
-function outputsOf(users: Map<string, WorkspaceUserState>, deleteOnDestroy: unknown, pending: Pending = new Map()): WorkspaceUsersOutputs {
+function outputsOf(
+  users: Map<string, WorkspaceUserState>,
+  deleteOnDestroy: unknown,
+  pending: Pending = new Map(),
+  secret = false,
+): WorkspaceUsersOutputs {
   const byKey = <T>(entries: Iterable<[string, T]>) => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const sorted = byKey(users);
   const pendingCreates = byKey(pending).map(([, p]) => ({ email: p.email, jobId: p.jobId }));
@@ -90,7 +98,28 @@ function outputsOf(users: Map<string, WorkspaceUserState>, deleteOnDestroy: unkn
     userIds: Object.fromEntries(sorted.map(([k, u]) => [k, u.id])),
     ...optIn(deleteOnDestroy),
     ...(pendingCreates.length > 0 ? { pendingCreates } : {}),
+    ...(secret ? { [SECRET_USERS]: true as const } : {}),
   };
+}
+
+/** What a message of a set holding secrets prints for each of its emails, as Pulumi prints a secret. */
+const SECRET = "[secret]";
+
+/** A message as the set may print it: when it holds a secret (`secret`), with each of `emails` (in any case) as `[secret]`. */
+function hider(secret: boolean, emails: Iterable<string>): (text: string) => string {
+  const known = [...new Set([...emails].map(emailKey))].filter((e) => e !== "").sort((a, b) => b.length - a.length);
+  if (!secret || known.length === 0) return (text) => text;
+  const pattern = new RegExp(known.map((e) => e.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
+  return (text) => text.replace(pattern, SECRET);
+}
+
+/** Every email a set's state and inputs name: those its messages leave out when it holds a secret. */
+function emailsOf(olds: WorkspaceUsersOutputs | undefined, declared?: Record<string, { email?: unknown } | undefined>): string[] {
+  return [
+    ...Object.values(olds?.users ?? {}).map((u) => u.email),
+    ...(olds?.pendingCreates ?? []).map((p) => p.email),
+    ...Object.values(declared ?? {}).flatMap((u) => (knownString(u?.email) ? [u.email] : [])),
+  ];
 }
 
 /**
@@ -118,21 +147,20 @@ const stillRunning = (p: PendingUserCreate, what: string) =>
 
 /**
  * The users the set's own creates made (jobs that finished since an earlier deployment) that the program no longer declares,
- * found by email, as states the set created: to be released as such. One not found was never made, or is gone. With
- * `failures`, a search that fails fails that user alone and keeps its create recorded (in `pending`); without, it throws.
+ * found by email, as states the set created: to be released as such. One not found was never made, or is gone. A search
+ * that fails fails that user alone, and keeps its create recorded (in `pending`).
  */
 async function ownUndeclared(
   ctx: ProviderContext,
   own: Iterable<[string, PendingUserCreate]>,
-  failures?: Failure[],
-  pending?: Pending,
+  failures: Failure[],
+  pending: Pending,
 ): Promise<Array<[string, WorkspaceUserState]>> {
   const found = await mapBounded([...own], IN_FLIGHT, async ([key, p]) => {
     let user: User | undefined;
     try {
       user = await ctx.connection().client.users.findByEmail(p.email);
     } catch (error) {
-      if (!failures || !pending) throw error;
       pending.set(key, p);
       if (error instanceof Error) error.message += createKept();
       failures.push({ key, error });
@@ -143,9 +171,12 @@ async function ownUndeclared(
   return found.flat();
 }
 
-/** The error of an operation some users failed, each named; with the state to record (the engine keeps it: the others were done). */
-function failed(failures: Failure[], outs?: WorkspaceUsersOutputs, provider?: unknown): Error {
-  const reasons = failures.map((f) => `${f.key}: ${f.error instanceof Error ? f.error.message : String(f.error)}`);
+/**
+ * The error of an operation some users failed, each named (`hide`: a set holding secrets names no email); with the state to
+ * record (the engine keeps it: the others were done).
+ */
+function failed(failures: Failure[], hide: (text: string) => string, outs?: WorkspaceUsersOutputs, provider?: unknown): Error {
+  const reasons = failures.map((f) => hide(`${f.key}: ${f.error instanceof Error ? f.error.message : String(f.error)}`));
   const error = new Error(`${failures.length} workspace user change(s) failed (the others were made): ${reasons.join("; ")}`, {
     cause: failures[0]?.error,
   });
@@ -235,6 +266,7 @@ async function release(
   users: Array<[string, WorkspaceUserState]>,
   deleteOnDestroy: unknown,
   failures: Failure[],
+  secret: boolean,
   declaredElsewhere: readonly string[] = [],
 ) {
   const left: string[] = [];
@@ -260,11 +292,13 @@ async function release(
       failures.push({ key, error });
     }
   });
+  // A set holding secrets names no email: a count alone.
+  const names = (emails: string[]) => (secret ? "their emails are not shown (the set holds secrets)" : namedUpTo(emails.sort()));
   if (handedOver.length > 0) {
-    ctx.info(`WorkspaceUsers handed ${handedOver.length} user(s) to another resource of the program: ${namedUpTo(handedOver.sort())}.`);
+    ctx.info(`WorkspaceUsers handed ${handedOver.length} user(s) to another resource of the program: ${names(handedOver)}.`);
   }
   if (left.length === 0) return;
-  const named = namedUpTo(left.sort());
+  const named = names(left);
   ctx.warn(
     `WorkspaceUsers left ${left.length} user(s) in the workspace, the stack no longer manages them: ${named}. ` +
       "It deletes only users it created, never a workspace owner; set deleteOnDestroy: true to delete adopted users too.",
@@ -274,6 +308,7 @@ async function release(
 /** Puts the changed users, adds the added ones, releases the removed ones; one failing user does not stop the others. */
 async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: Props): Promise<WorkspaceUsersOutputs> {
   const inputs = ctx.parseInputs(workspaceUsersInputs, news);
+  const secret = inputs[SECRET_USERS] === true || olds[SECRET_USERS] === true;
   const users = new Map(Object.entries(olds.users ?? {}));
   const failures: Failure[] = [];
   // Creates an earlier deployment left running: still running, they stay recorded; finished, the user found is the set's.
@@ -308,11 +343,11 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
     pending,
   );
   const gone = [...removed.map((key): [string, WorkspaceUserState] => [key, users.get(key)!]), ...ownGone];
-  await release(ctx, gone, inputs.deleteOnDestroy, failures, inputs[DECLARED_ELSEWHERE]);
+  await release(ctx, gone, inputs.deleteOnDestroy, failures, secret, inputs[DECLARED_ELSEWHERE]);
   for (const [key, user] of ownGone) if (failures.some((f) => f.key === key)) users.set(key, user);
   for (const key of removed) if (!failures.some((f) => f.key === key)) users.delete(key);
-  const outs = outputsOf(users, inputs.deleteOnDestroy, pending);
-  if (failures.length > 0) throw failed(failures, outs, news.__provider);
+  const outs = outputsOf(users, inputs.deleteOnDestroy, pending, inputs[SECRET_USERS] === true);
+  if (failures.length > 0) throw failed(failures, hider(secret, emailsOf(olds, inputs.users)), outs, news.__provider);
   return outs;
 }
 
@@ -362,8 +397,8 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
       unread.push(`${prior.email} (${prior.id}): ${reasonOf(user)}`);
     } else if (user) users.set(key, stateOf(user, prior, prior.managedAttributes, prior.created));
   });
-  if (unread.length > 0) ctx.warn(unreadable(unread));
-  const outs = outputsOf(users, props.deleteOnDestroy, unsettled);
+  if (unread.length > 0) ctx.warn(hider(props[SECRET_USERS] === true, emailsOf(props))(unreadable(unread)));
+  const outs = outputsOf(users, props.deleteOnDestroy, unsettled, props[SECRET_USERS] === true);
   const declared = Object.entries(outs.users).map(([key, u]) => {
     return [key, { email: u.email, firstName: u.firstName, lastName: u.lastName, ...managedValues(u, u.managedAttributes) }];
   });
@@ -403,14 +438,28 @@ function emailChanges(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   });
 }
 
-/** An update drops `gone`, a user the set created, and adds `added`, of the same name: said before the delete it makes. */
-function emailChanged(gone: WorkspaceUserState, added: Props): string {
-  return (
-    `WorkspaceUsers: ${gone.email} leaves the set and ${String(added.email)} joins it, both named ${gone.firstName} ${gone.lastName}. ` +
-    `The set keys its users by email, so this update deletes the user ${gone.email} (${gone.id}, created by this set), with ` +
-    `every integration membership they hold, and creates a new user ${String(added.email)}. If this is one person's email ` +
-    "changing, keep the old email here and move them to a User resource with adoptExisting: true first (it takes them over " +
-    "from the set), then change the email there: a User changes an email in place, keeping the user and their access."
+/**
+ * An update drops `gone`, a user the set created, and adds `added`, of the same name: said before the delete it makes. A set
+ * holding secrets (`secret`) names none of them (one message for all, with their count): either email may be a secret.
+ */
+function emailChanged(pairs: Array<[WorkspaceUserState, Props]>, secret: boolean): string[] {
+  const advice =
+    "If this is one person's email changing, keep the old email here and move them to a User resource with adoptExisting: " +
+    "true first (it takes them over from the set), then change the email there: a User changes an email in place, keeping " +
+    "the user and their access.";
+  if (pairs.length === 0) return [];
+  if (secret) {
+    return [
+      `WorkspaceUsers: ${pairs.length} user(s) this set created leave it while as many of the same names join it (neither ` +
+        "emails nor names are shown: the set holds secrets). The set keys its users by email, so this update deletes each " +
+        `user who leaves, with every integration membership they hold, and creates a new user for each who joins. ${advice}`,
+    ];
+  }
+  return pairs.map(
+    ([gone, added]) =>
+      `WorkspaceUsers: ${gone.email} leaves the set and ${String(added.email)} joins it, both named ${gone.firstName} ${gone.lastName}. ` +
+      `The set keys its users by email, so this update deletes the user ${gone.email} (${gone.id}, created by this set), with ` +
+      `every integration membership they hold, and creates a new user ${String(added.email)}. ${advice}`,
   );
 }
 
@@ -460,7 +509,9 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
     for (const user of Object.values(olds.users ?? {})) {
       if (!user.created && ctx.declared.has(declaredUserKey(user.email))) ctx.takeovers.add(userKey(user.id));
     }
-    for (const [gone, added] of emailChanges(ctx, olds, news)) ctx.warn(emailChanged(gone, added));
+    // The flag unknown (a preview): taken as set, so nothing is printed that may be a secret.
+    const secret = news[SECRET_USERS] === true || isUnknown(news[SECRET_USERS]) || olds[SECRET_USERS] === true;
+    for (const message of emailChanged(emailChanges(ctx, olds, news), secret)) ctx.warn(message);
     // A create left running is settled by the next update, whatever the program changed.
     const unfinished = (olds.pendingCreates?.length ?? 0) > 0;
     return { changes: unfinished || changedPaths(olds, news).length > 0, replaces: [], deleteBeforeReplace: false };
@@ -483,11 +534,12 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
     await ctx.withWrite(async () => {
       const failures: Failure[] = [];
       // A create still running fails the destroy (the resource stays); one that finished made a user of the set's.
+      const secret = props[SECRET_USERS] === true;
       const { own, running } = await settlePending(ctx, props.pendingCreates);
       for (const [key, p] of running) failures.push({ key, error: stillRunning(p, "not deleted") });
-      const gone = [...Object.entries(props.users ?? {}), ...(await ownUndeclared(ctx, own))];
-      await release(ctx, gone, props.deleteOnDestroy, failures);
-      if (failures.length > 0) throw failed(failures);
+      const gone = [...Object.entries(props.users ?? {}), ...(await ownUndeclared(ctx, own, failures, new Map()))];
+      await release(ctx, gone, props.deleteOnDestroy, failures, secret);
+      if (failures.length > 0) throw failed(failures, hider(secret, emailsOf(props)));
     });
   },
 });
