@@ -945,3 +945,51 @@ describe("a pending invitation whose member someone else made meanwhile, with an
     expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === A)?.role).toBe("owner");
   });
 });
+
+describe("an invitation whose answer was lost (no job known)", () => {
+  it("is recorded in pendingInvitations: a refresh keeps the member, and once it lands it is this resource's, removed by destroy", async () => {
+    const [O, A, B] = [
+      "00000000-0000-4000-8000-0000000000e1",
+      "00000000-0000-4000-8000-0000000000e2",
+      "00000000-0000-4000-8000-0000000000e3",
+    ];
+    const emu = await ownedWorld(O, [A, B]);
+    await configureFor(emu);
+    const members = [
+      { userId: A, entitlements: ["VIEWER"] },
+      { userId: B, entitlements: ["VIEWER"] },
+    ];
+    const news = { integrationId: INTEGRATION, members, removeUnmanaged: false };
+    // The batch's POST gets no answer, and the service did not carry it out (yet).
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, reset: true });
+    const partial = (await provider.create!({ ...news, __provider: "p" }).catch((e: unknown) => e)) as {
+      properties: IntegrationMembersOutputs;
+    };
+    const state = wire(partial.properties) as IntegrationMembersOutputs;
+    expect(state.members.map((m) => m.userId)).toEqual([A, B]);
+    expect(state.pendingInvitations).toEqual([
+      { userId: A, jobId: null },
+      { userId: B, jobId: null },
+    ]);
+    // A refresh before it lands keeps both: dropped, the next up would take them for someone else's once it lands.
+    const refreshed = wire(await provider.read!(INTEGRATION, state)).props as IntegrationMembersOutputs;
+    expect(refreshed.members).toEqual(state.members);
+    expect(refreshed.pendingInvitations).toEqual(state.pendingInvitations);
+    expect((await provider.diff!(INTEGRATION, refreshed, news)).changes).toBe(true);
+    // It lands, as asked: the next up takes both as its own (not adopted), with nothing written, and destroy removes them.
+    for (const userId of [A, B]) emu.integrations.setMember(INTEGRATION, userId, { role: "collaborator", entitlements: ["VIEWER"] });
+    await configureFor(emu);
+    emu.clearRequests();
+    const updated = wire(await provider.update!(INTEGRATION, refreshed, news)).outs as IntegrationMembersOutputs;
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(updated.adoptedMembers).toEqual([]);
+    expect(updated.pendingInvitations).toEqual([]);
+    expect((await provider.diff!(INTEGRATION, updated, news)).changes).toBe(false);
+    await configureFor(emu);
+    emu.clearRequests();
+    await provider.delete!(INTEGRATION, updated);
+    expect(emu.requests.filter((r) => r.method === "DELETE").map((r) => r.path)).toEqual(
+      [A, B].map((userId) => `/integrations/${INTEGRATION}/users/${userId}`),
+    );
+  });
+});

@@ -143,9 +143,10 @@ async function addMembers(ctx: ProviderContext, run: Run, planned: readonly Plan
       run.present.set(key, { ...state, email: null });
       made.push(invite);
     } else if (result.kind === "pending") {
-      // The invitation may still land: managed, with no set known, and its job (when one is known) waited for next time.
+      // The invitation may still land: managed, with no set known, and recorded pending (its job, when one is known, waited
+      // for next time; none known, a refresh still keeps the member, and the next up takes them as its own, not adopted).
       run.managed.set(key, { userId: declared.userId, entitlements: [], role });
-      if (result.jobId !== null) run.pending.set(key, { userId: declared.userId, jobId: result.jobId });
+      run.pending.set(key, { userId: declared.userId, jobId: result.jobId });
       run.failures.push({ userId: declared.userId, error: new PartialWriteError(result.error, result.jobId) });
     } else if (result.kind === "member") {
       // One record that cannot be taken fails that member alone.
