@@ -458,6 +458,29 @@ describe("resuming and roles", () => {
     ).toEqual(["MANAGER", "VIEWER"]);
   });
 
+  it("an invitation whose job finished but whose member cannot be read back records the resource: the next up takes it as its own", async () => {
+    const emu = await setup();
+    await configureFor(emu, { ...fast, "workspace-access:maxRetries": "0" });
+    const memberPath = `/integrations/${youtube}/users/${alan}`;
+    // The read before the invitation answers as the service would (not a member); the read-back after its job fails.
+    emu.fault({ method: "GET", path: memberPath, status: 404 });
+    emu.fault({ method: "GET", path: memberPath, status: 503 });
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as PartialCreate;
+    const jobId = emu.jobs.list()[0]?.id;
+    expect(emu.jobs.list()[0]?.status).toBe("finished");
+    expect(error.message).toContain("503");
+    // The invitation landed: the state records the membership (a partial create), not nothing.
+    expect(error.id).toBe(`${youtube}/${alan}`);
+    expect(error.properties).toMatchObject({ pendingInvitations: [{ userId: alan, jobId }], adopted: false, __provider: "serialized" });
+
+    // The next up resumes it as this resource's own: no second invitation, no refusal as someone else's membership.
+    emu.clearRequests();
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, (await check(base)).inputs!));
+    expect(invites(emu)).toEqual([]);
+    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], email: "alan@example.com", adopted: false, pendingInvitations: [] });
+  });
+
   it("an update resuming a partial create records the job of its own invitation when that job cannot be polled", async () => {
     const emu = await setup();
     await jobsUnreachable(emu);

@@ -131,7 +131,14 @@ async function memberAfterInvite(
   jobId: string | null,
 ): Promise<IntegrationUser> {
   const { integrationId, userId } = inputs;
-  const member = usable(await ctx.connection().memberships.of(integrationId).read(userId));
+  let member: IntegrationUser | undefined;
+  try {
+    member = usable(await ctx.connection().memberships.of(integrationId).read(userId));
+  } catch (error) {
+    // The job finished, so the invitation landed: unread, it is recorded as a write that may have landed (a partial create),
+    // which the next up resumes as this resource's own instead of finding someone else's membership.
+    throw new PartialWriteError(error, jobId);
+  }
   if (!member) throw new WorkspaceAccessError(messages.notAMemberAfterJob(inputs), { kind: "invalid_response" });
   // A role the service does not say, or says in words this package does not know, is not a finding.
   if (otherRole(member, inputs, true) || !sameSet(member.entitlements, inputs.entitlements)) {
