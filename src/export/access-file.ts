@@ -1,7 +1,8 @@
 /**
  * `access.yaml`, the data file of an exported project: written by the export, read by its `index.ts`
  * ({@link readAccessFile}) and by `--check`. Sorted, no timestamps: the same workspace gives the same text.
- * One zod schema checks a file read and gives the writer its key order; the `yaml` library reads and writes it.
+ * One zod schema checks a file read (a key it does not know is refused, naming the key meant) and gives the writer its key
+ * order; the `yaml` library reads and writes it.
  */
 import * as fs from "node:fs";
 import { Document, isMap, isNode, isScalar, LineCounter, parseDocument, visit } from "yaml";

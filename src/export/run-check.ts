@@ -1,7 +1,7 @@
 /**
  * `--check`, end to end: `access.yaml` checked before any request, the workspace read as an export would read it
  * (in the scope `access.yaml` records, unless given again), the two compared (`review/`), and with `accept`,
- * `access.yaml` replaced in one step by the workspace's side. Sends only reads.
+ * `access.yaml` edited in place in one step to hold the workspace's side (`access-file-edit.ts`). Sends only reads.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";

@@ -2,7 +2,8 @@
  * `--accept`, a pure function: what the review compares comes from the workspace, the rest stays as the file has
  * it, so that a diff of the file shows only the records that differ: a record without difference is kept as
  * written (its email's case too, its id recorded where it had none), and so are the resource names (Pulumi would take
- * a renamed entry for a new one).
+ * a renamed entry for a new one). A user is the file's user of the id it records, else of the same email: one whose
+ * email changed keeps their record, and only the email changes, theirs and their memberships'.
  */
 import { idOf } from "../../client";
 import { emailKey } from "../../client/models";
