@@ -7,13 +7,15 @@
  * | check, diff | none |
  * | create | one `GET /users` listing; a `GET /users/{id}` and a `PUT` per user found whose declared attribute differs; misses proven |
  * | | absent (`absence.ts`) before their `POST` |
- * | update | a `GET /users/{id}` and a `PUT` per changed user (what the program did not change keeps the service's value); added |
- * | | users as at create; a removed user, see delete |
+ * | update | first the job of each create left running (`pendingCreates`: `GET /jobs/{id}`, its user then the set's); a |
+ * | | `GET /users/{id}` and a `PUT` per changed user (what the program did not change keeps the service's value); added users as |
+ * | | at create; a removed user, see delete |
  * | read | one `GET /users` listing (shared with the refresh's other reads); a user it misses is read directly before it is forgotten; |
  * | | one whose record cannot be used keeps what the state recorded, with a warning; the user of a pending create whose job |
  * | | finished, searched for by email when the listing misses them (`findByEmail`), else the create stays recorded |
- * | delete | `GET /users/{id}` (the role now), then `DELETE /users/{id}`, per user it created; adopted users (unless `deleteOnDestroy`) |
- * | | and owners (in the state or now) are left, with a warning; a record without a role fails that user |
+ * | delete | the jobs of creates left running, as at update (one still running fails the destroy); `GET /users/{id}` (the role now), |
+ * | | then `DELETE /users/{id}`, per user it created; adopted users (unless `deleteOnDestroy`) and owners (in the state or |
+ * | | now) are left, with a warning; a record without a role fails that user |
  *
  * One failed user never stops the others: the state records what the service then has, and the error names each failure.
  * A set holding a secret (the program's hidden `__secretUsers`, which the state keeps) names no email in its messages.
