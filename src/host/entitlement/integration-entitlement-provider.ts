@@ -1,6 +1,6 @@
 /**
  * The dynamic provider of {@link IntegrationEntitlement} (`pulumi-workspace-access/provider/integration-entitlement`).
- * The resource id is `<integrationId>/<userId>`. Which HTTP call backs each operation (every write's job is awaited):
+ * The resource id is `<integrationId>/<userId>`. Which HTTP call backs each operation (a write answered with a job waits for it):
  *
  * | operation | request |
  * |---|---|
@@ -16,7 +16,8 @@
  * | | a pending write's job first. Left unless `deleteOnDestroy`: an adopted membership, and a member made an owner the program did not declare |
  * | | (a forced `--replace` then takes the member back: the create finds them, `ctx.leftInPlace`, and adopts them without `adoptExisting`) |
  *
- * A write accepted and not seen to finish (a timeout, an answer lost) records a partial create (`partialCreate`).
+ * A write accepted and not seen to finish (a timeout, an answer lost), or whose member cannot be read back after its job
+ * finished, records a partial create (`partialCreate`).
  */
 import { ConfigurationError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import { withHints } from "../../shared/hints";
