@@ -415,6 +415,15 @@ describe("getIntegrationEntitlements", () => {
     expect(sent(emu)).toEqual([`GET /integrations/${integrations.slack}/entitlements`]);
   });
 
+  it("reads a catalogue once however its integration's id is cased: ids are one form", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const lower = await getIntegrationEntitlements({ integrationId: integrations.slack });
+    const upper = await getIntegrationEntitlements({ integrationId: integrations.slack.toUpperCase() });
+    expect(upper).toEqual(lower);
+    expect(sent(emu)).toEqual([`GET /integrations/${integrations.slack}/entitlements`]);
+  });
+
   it("fails naming the integration when there is none", async () => {
     const emu = await emulator({ seed: world() });
     await program(emu);

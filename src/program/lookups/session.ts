@@ -110,7 +110,9 @@ export class LookupSession {
 
   /** The entitlements an integration offers, or `undefined` when there is no such integration. */
   entitlements(integrationId: string): Promise<Entitlement[] | undefined> {
-    return this.#call(`entitlements:${integrationId}`, () => unlessNotFound(this.#client.integrations.listEntitlements(integrationId)));
+    return this.#call(`entitlements:${idOf(integrationId)}`, () =>
+      unlessNotFound(this.#client.integrations.listEntitlements(integrationId)),
+    );
   }
 
   /** The members of an integration (a proven listing), or `undefined` when there is no such integration. */
