@@ -11,7 +11,13 @@ const sourceOf = (problem: SettingProblem, wordedFor: SettingsSource): SettingsS
 export type SettingProblem =
   | (ValueProblem & { readonly from?: "env" })
   | { readonly kind: "unknown"; readonly key: string; readonly meant?: ConfigKey; readonly projectUnknown?: boolean }
-  | { readonly kind: "no-address"; readonly key: "workspace" | "host"; readonly missing: ReadonlyArray<"workspace" | "host"> }
+  | {
+      readonly kind: "no-address";
+      readonly key: "workspace" | "host";
+      readonly missing: ReadonlyArray<"workspace" | "host">;
+      /** The stack config names part of the address, so the environment's is not read: setting it fixes nothing. */
+      readonly envIgnored?: true;
+    }
   | { readonly kind: "no-stack-key"; readonly key: "apiKey" }
   | { readonly kind: "no-stack-address"; readonly key: "baseUrl" }
   | { readonly kind: "project-name"; readonly key: string; readonly project: string; readonly keys: readonly string[] };
@@ -61,6 +67,13 @@ export function renderProblem(problem: SettingProblem, wordedFor: SettingsSource
       const missing = problem.missing.map((key) => settingName(key, source)).join(" and ");
       const parts = `${setting("workspace", "<workspace>", source)} and ${setting("host", "<host>", source)}`;
       const url = setting("baseUrl", "https://<workspace>.<host>/api/v1/", source);
+      if (problem.envIgnored) {
+        const ignored = `${CONFIG_KEYS.baseUrl}, ${CONFIG_KEYS.workspace} and ${CONFIG_KEYS.host}`;
+        return (
+          `No workspace configured (${missing} missing). ${verb} ${parts}, or ${url}. The stack config names part of the ` +
+          `address, so the environment's ${ignored} are not read.`
+        );
+      }
       return `No workspace configured (${missing} missing). ${verb} ${parts}, or ${url}${orEnv("baseUrl", source)}.`;
     }
     case "unknown": {

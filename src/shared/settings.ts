@@ -112,7 +112,8 @@ function checkValues(raw: RawSettings): { problems: SettingProblem[]; settings?:
     if (keyFrom === "stack") problems.push({ kind: "no-stack-address", key: "baseUrl" });
     else if (!raw.workspace || !raw.host) {
       const missing = (["workspace", "host"] as const).filter((key) => !raw[key]);
-      problems.push({ kind: "no-address", key: raw.workspace ? "host" : "workspace", missing });
+      const envIgnored = addressFrom === "stack" ? { envIgnored: true as const } : {};
+      problems.push({ kind: "no-address", key: raw.workspace ? "host" : "workspace", missing, ...envIgnored });
     } else {
       const composed = settingFields(z).baseUrl.safeParse(`https://${raw.workspace}.${raw.host}/api/v1/`);
       if (composed.success) baseUrl = composed.data;

@@ -5,7 +5,7 @@
  * checked as getJob checks it (an unknown key fails before any request).
  */
 import * as pulumi from "@pulumi/pulumi";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   getIntegration,
   getIntegrationEntitlements,
@@ -744,6 +744,33 @@ describe("the stack config", () => {
       expect(ConfigurationError.isInstance(error), String(error)).toBe(true);
       expect(error.message).toContain("Unknown setting `workspace-access:apikey`");
       expect(error.message).toContain("did you mean `workspace-access:apiKey`?");
+    }
+    expect(emu.requests).toEqual([]);
+  });
+});
+
+describe("the environment beside a stack config naming part of the address", () => {
+  // The environment's address is not read then (no key crosses workspaces): the fix named must not be to set it.
+  it("fails naming the stack key to set, not the environment variable it ignores, with zero requests", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    pulumi.runtime.setAllConfig({ "workspace-access:workspace": "acme", "workspace-access:apiKey": emu.apiKey }, [
+      "workspace-access:apiKey",
+    ]);
+    vi.stubEnv("WORKSPACE_ACCESS_BASE_URL", emu.url);
+    try {
+      const error = await rejection(getUsers());
+      expect(ConfigurationError.isInstance(error), String(error)).toBe(true);
+      expect(error.message).toContain(
+        "No workspace configured (workspace-access:host missing). Run: pulumi config set workspace-access:workspace",
+      );
+      expect(error.message).not.toContain("or set WORKSPACE_ACCESS_BASE_URL");
+      expect(error.message).toContain(
+        "the environment's WORKSPACE_ACCESS_BASE_URL, WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST are not read",
+      );
+      expect(error.message).not.toContain(emu.apiKey);
+    } finally {
+      vi.unstubAllEnvs();
     }
     expect(emu.requests).toEqual([]);
   });
