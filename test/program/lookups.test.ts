@@ -298,6 +298,18 @@ describe("getUsers", () => {
     expect((await getUsers({ role: "workspace_guest_user" })).ids).toEqual(["u-4"]);
   });
 
+  it("a record leaving out both isGuest and role fails an isGuest filter saying so, not that it has a guest role", async () => {
+    const emu = await emulator({ seed: world() });
+    const lee = { id: "u-5", type: "user", attributes: { email: "lee@example.com", role: null, isGuest: null, status: "pending" } };
+    emu.fault({ method: "GET", path: "/users", body: JSON.stringify({ data: [lee], links: { next: null }, meta: {} }), times: 10 });
+    await program(emu);
+    const error = await lookupError(getUsers({ isGuest: false }), "lookup_ambiguous");
+    expect(error.message).toContain("lee@example.com (u-5)");
+    expect(error.message).not.toContain("have a guest role");
+    expect(error.message).toContain("no role or a guest role");
+    expect(sent(emu)).toEqual(provenListing("/users", 1));
+  });
+
   it("under the emulator's nullFields quirk (false answered as null), isGuest: false still finds the members", async () => {
     const emu = await emulator({ seed: world(), quirks: { nullFields: true } });
     await program(emu);

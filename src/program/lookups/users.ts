@@ -25,7 +25,7 @@ export interface GetUsersArgs {
   role?: string;
   /** Only users with this status: `live`, `pending` or `disabled`. */
   status?: string;
-  /** Only guests (true) or only non-guests (false); a user whose record does not say matches neither. */
+  /** Only guests (true) or only non-guests (false), read as {@link getUsers} says: a record that cannot tell fails the lookup. */
   isGuest?: boolean;
 }
 
@@ -106,7 +106,7 @@ export const getUserOutput = outputOf(getUser);
  * The workspace users matching every argument given (all without any), sorted by email. `search` is the API's
  * `filter` (name or email contains); `role` and `status` compare exactly (a user whose record leaves one out matches neither
  * value of it). `isGuest` goes by what the record tells (`guestOf`: left out beside a role that is not a guest's, `false`);
- * a record that cannot tell (left out beside a guest role) fails the lookup, naming the users: nothing is guessed. None is an
+ * a record that cannot tell (left out beside a guest role, or beside none) fails the lookup, naming the users: nothing is guessed. None is an
  * answer.
  *
  * ```ts
