@@ -682,6 +682,22 @@ describe("records a listing cannot read", () => {
     expect(sent(emu)).toEqual(provenListing("/users", 1));
   });
 
+  it("fail getUsers naming each unreadable record's own field, not the first one's for all", async () => {
+    const emu = await emulator({ seed: world() });
+    const body = page([
+      userRecord("u-1", "ann@example.com"),
+      userRecord("u-2", "bob@example.com", { mfaStatus: "enabled" }),
+      userRecord("u-4", "dee@example.com", { isGuest: "no" }),
+    ]);
+    emu.fault({ method: "GET", path: "/users", body, times: 10 });
+    await program(emu);
+    const error = await invalid(getUsers());
+    expect(error.message).toContain("getUsers: 2 of the users of the workspace at");
+    expect(error.message).toContain("(ids u-2 (attributes.mfaStatus), u-4 (attributes.isGuest);");
+    expect(error.message).toContain('Fix the fields "attributes.isGuest", "attributes.mfaStatus" of those records in the service.');
+    expect(sent(emu)).toEqual(provenListing("/users", 1));
+  });
+
   it("fail a getUser by email that no readable record matches, and answer one that a readable record does", async () => {
     const emu = await emulator({ seed: world() });
     emu.fault({ method: "GET", path: "/users", body: usersWithBob, times: 10 });

@@ -30,7 +30,7 @@ export function notFound(session: { workspace: string }, lookup: string, what: s
 
 /**
  * A lookup that answers from a whole list, which holds records it could not read: any of them may be what it looks for, so it decides
- * nothing. Names the records' ids, the field and the fix; `instead`, another way to look it up.
+ * nothing. Names the records' ids, the field (each record's own, when they differ) and the fix; `instead`, another way to look it up.
  */
 export function unreadable(
   session: { workspace: string },
@@ -40,9 +40,13 @@ export function unreadable(
   instead?: string,
 ): InvalidResponseError {
   const { error } = unread[0]!;
-  const ids = namedUpTo(unread.map((record) => record.id ?? "(no id)").sort());
+  // Records unreadable in different fields: each id is named with its own, and the fix names every one.
+  const fields = [...new Set(unread.map((record) => record.error.field))].sort();
+  const named = unread.map((record) => `${record.id ?? "(no id)"}${fields.length > 1 ? ` (${record.error.field})` : ""}`);
+  const ids = namedUpTo(named.sort());
   const [those, they] = unread.length === 1 ? ["that record", "it"] : ["those records", "any of them"];
-  const fix = `Fix the field "${error.field}" of ${those} in the service${instead ? `, or ${instead}` : ""}.`;
+  const quoted = fields.map((field) => JSON.stringify(field)).join(", ");
+  const fix = `Fix the field${fields.length > 1 ? "s" : ""} ${quoted} of ${those} in the service${instead ? `, or ${instead}` : ""}.`;
   return new InvalidResponseError(
     `${lookup}: ${unread.length} of the ${what} of the workspace at ${session.workspace} could not be read (ids ${ids}; ` +
       `${error.message.replace(/\.$/, "")}), and this lookup answers from the whole list: ` +
