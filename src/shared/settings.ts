@@ -39,8 +39,9 @@ export function readRawSettings(get: (qualifiedKey: string) => unknown, env: Nod
   const fromConfig: RawSettings = {};
   for (const key of Object.keys(CONFIG_KEYS) as ConfigKey[]) {
     const value = get(`${CONFIG_NAMESPACE}:${key}`);
-    // An empty value counts as unset; the engine may hand over numbers or booleans as such.
-    if (value !== undefined && value !== null && value !== "") fromConfig[key] = String(value);
+    // An empty or blank value counts as unset (the schema reads a blank key as missing, so a blank one must not shut the
+    // environment out); the engine may hand over numbers or booleans as such.
+    if (value !== undefined && value !== null && String(value).trim() !== "") fromConfig[key] = String(value);
   }
   const urlFromConfig = URL_KEYS.some((key) => fromConfig[key] !== undefined);
   const keyFromConfig = fromConfig.apiKey !== undefined;

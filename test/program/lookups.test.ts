@@ -804,6 +804,24 @@ describe("the environment beside a stack config naming part of the address", () 
   });
 });
 
+describe("a blank stack apiKey", () => {
+  // Blank counts as unset, as empty does: the environment's key and address (its own pair) are read, not refused for it.
+  it("is unset: the environment's key and address answer, not an error telling to set the variable already set", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    pulumi.runtime.setAllConfig({ "workspace-access:apiKey": "  " }, ["workspace-access:apiKey"]);
+    vi.stubEnv("WORKSPACE_ACCESS_BASE_URL", emu.url);
+    vi.stubEnv("WORKSPACE_ACCESS_API_KEY", emu.apiKey);
+    try {
+      expect((await getUser({ id: users.grace })).email).toBe("grace@example.com");
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(sent(emu)).toEqual([`GET /users/${users.grace}`]);
+    expect(emu.requests.map((r) => [r.hasApiKey, r.status])).toEqual([[true, 200]]);
+  });
+});
+
 describe("a refused key", () => {
   // Lookups that arrive together share one listing, so one refused answer (output forms after the same resources too):
   // each says where the key comes from, once.
