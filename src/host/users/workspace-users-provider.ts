@@ -201,6 +201,14 @@ export function changedPaths(olds: WorkspaceUsersOutputs, news: Props): string[]
 const adopt = async (ctx: ProviderContext, existing: User, inputs: WorkspaceUserInputs, created = false) =>
   stateOf((await takeOver(ctx, existing, inputs)).user, inputs, managedOf(inputs), created);
 
+/** A listing's users by email in any case: two whose emails differ only in case are both kept, and neither is guessed at. */
+function byEmail(listing: Map<string, ListedUser>): Map<string, User[]> {
+  const users = new Map<string, User[]>();
+  for (const u of listing.values())
+    if (!(u instanceof Error) && u.email) users.set(emailKey(u.email), [...(users.get(emailKey(u.email)) ?? []), u]);
+  return users;
+}
+
 /** Creates a user proven absent; one who appeared since (409) is adopted, as `User` with `adoptExisting` does. */
 async function create(ctx: ProviderContext, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
   const { user, taken } = await createUser(ctx.connection(), inputs, true);
@@ -220,13 +228,6 @@ async function adoptOrCreate(
   const { client, cache } = ctx.connection();
   // A record that cannot be used names no email: its user is neither adopted nor written (a POST of that email meets a 409).
   const unusable = (listing: Map<string, ListedUser>) => [...listing].flatMap(([id, u]) => (u instanceof Error ? [id] : []));
-  // Users by email in any case: two whose emails differ only in case are both kept, and neither is guessed at.
-  const byEmail = (listing: Map<string, ListedUser>) => {
-    const users = new Map<string, User[]>();
-    for (const u of listing.values())
-      if (!(u instanceof Error) && u.email) users.set(emailKey(u.email), [...(users.get(emailKey(u.email)) ?? []), u]);
-    return users;
-  };
   const first = await cache.all();
   const found = byEmail(first);
   let last = first;
@@ -377,9 +378,7 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
   const unread: string[] = [];
   // The set's own creates that finished since: the user with that email is the set's. A listing proves presence only (a
   // page shift skips a record): one it misses is searched for directly, and a create whose user is not found stays recorded.
-  const listed = new Map<string, User[]>();
-  for (const u of listing.values())
-    if (!(u instanceof Error) && u.email) listed.set(emailKey(u.email), [...(listed.get(emailKey(u.email)) ?? []), u]);
+  const listed = byEmail(listing);
   const unsettled = new Map(running);
   await mapBounded(
     [...own].filter(([key]) => !props.users[key]),
