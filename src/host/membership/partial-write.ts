@@ -80,12 +80,7 @@ export async function waitForPending(client: WorkspaceAccessClient, pending: rea
   const jobIds = (pending ?? []).flatMap((p) => (p.jobId === null ? [] : [p.jobId]));
   await Promise.all(
     jobIds.map(async (id) => {
-      try {
-        await client.jobs.wait(id);
-      } catch (error) {
-        if (JobTimeoutError.isInstance(error)) running.push(id);
-        else if (!(JobFailedError.isInstance(error) || NotFoundError.isInstance(error))) throw error;
-      }
+      if ((await settleJob(client, id)) === "running") running.push(id);
     }),
   );
   return running.sort();
