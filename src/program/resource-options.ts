@@ -78,6 +78,15 @@ const SETS = {
 };
 
 /**
+ * A property path's root, named plainly (`members[0]`) or quoted (`["members"][0]`), as Pulumi's property paths allow, and
+ * what follows it from its first `[` (`element`); `undefined` for a path whose root is not followed by one.
+ */
+export function pathRoot(path: string): { root: string; element: string } | undefined {
+  const found = /^(?:\["([^"]*)"\]|([A-Za-z_$][\w$]*))\s*(\[.*)$/s.exec(path.trim());
+  return found ? { root: (found[1] ?? found[2]) as string, element: found[3] as string } : undefined;
+}
+
+/**
  * Fails a path naming an element of a set by place (`members[0].entitlements`, `members[*]`, `entitlements[1]`): the engine
  * takes the old value at that place from the state, which keeps the set sorted, not in the program's order, so the path
  * would give one member another's entitlements, or drop one. (`WorkspaceUsers` keys its users by email instead.)
@@ -86,9 +95,7 @@ export function refuseSetPlaces(kind: keyof typeof SETS, name: string, opts: pul
   const set = SETS[kind];
   for (const option of PATH_OPTIONS) {
     for (const path of opts?.[option] ?? []) {
-      // The root named plainly (`members[0]`) or quoted (`["members"][0]`), as Pulumi's property paths allow.
-      const root = /^(?:\["([^"]*)"\]|([A-Za-z_$][\w$]*))\s*\[/.exec(path.trim());
-      if ((root?.[1] ?? root?.[2]) !== set.property) continue;
+      if (pathRoot(path)?.root !== set.property) continue;
       throw new Error(
         `${kind} "${name}": ${option} path "${path}" names ${set.element} by place, but the state keeps ${set.sorted}, ` +
           `not in the program's order, so the path would take another's value: write ${set.instead}.`,

@@ -4,7 +4,7 @@ import { DECLARED_ELSEWHERE, SECRET_USERS } from "../shared/input-constants";
 import { programError } from "./messages";
 import { warnOfUnknownRoles } from "./program-checks";
 import { emailsDeclaredElsewhere, ownedEmails } from "./owners";
-import { afterRegistration, beforeRegistration, dynamicType, PATH_OPTIONS, registration } from "./resource-options";
+import { afterRegistration, beforeRegistration, dynamicType, PATH_OPTIONS, pathRoot, registration } from "./resource-options";
 import type { UserArgs } from "./user";
 import type { WorkspaceUserState } from "../shared/member-state";
 
@@ -63,10 +63,10 @@ function quoted(text: string): string | undefined {
 function refusePlacePaths(name: string, users: WorkspaceUsersArgs["users"], opts: pulumi.CustomResourceOptions | undefined): void {
   for (const option of PATH_OPTIONS) {
     for (const path of opts?.[option] ?? []) {
-      // The root named plainly (`users[0]`) or quoted (`["users"][0]`), as Pulumi's property paths allow (refuseSetPlaces).
-      const root = /^(?:\["([^"]*)"\]|([A-Za-z_$][\w$]*))\s*(\[.*)$/s.exec(path.trim());
-      if (!root || (root[1] ?? root[2]) !== "users") continue;
-      const element = root[3] ?? "";
+      // The root named plainly (`users[0]`) or quoted (`["users"][0]`), as Pulumi's property paths allow.
+      const root = pathRoot(path);
+      if (root?.root !== "users") continue;
+      const { element } = root;
       const place = /^\[\s*(\d+)\s*\](.*)$/s.exec(element);
       if (place) {
         const user = Array.isArray(users) ? (users as unknown[])[Number(place[1])] : undefined;
