@@ -14,6 +14,7 @@ import {
   type AccessUser,
   leftOutKey,
 } from "../access-file";
+import { namedUpTo } from "../../shared/named-up-to";
 import { byKey } from "../names";
 import { leftOutDifferences } from "./left-out";
 import { membershipDifferences } from "./memberships";
@@ -178,8 +179,10 @@ export const UNTOLD = "(could not be told)";
 
 /** What a line says when the workspace's side could not be told: the unnamed records that may be the one named. */
 export function untoldWhy(records: ReadonlyArray<Pick<AccessLeftOut, "kind" | "id">>): string {
-  const ids = records.map((r) => r.id ?? "(no id)");
-  const shown = ids.length > 3 ? `${ids.slice(0, 3).join(", ")} and ${ids.length - 3} more` : ids.join(", ");
+  const shown = namedUpTo(
+    records.map((r) => r.id ?? "(no id)"),
+    3,
+  );
   const kind = records[0]?.kind === "membership" ? "member" : "user";
   return `a ${kind} record of the workspace breaks the contract and its email could not be read: ${shown}`;
 }
