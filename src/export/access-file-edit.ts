@@ -21,6 +21,7 @@ import {
   WRITE_OPTIONS,
 } from "./access-file";
 import { byKey } from "./names";
+import { matchBy } from "./review/accept";
 
 /** The text of `access.yaml` holding `accepted`, and the comments that went with what it took out (what held them). */
 export interface EditedAccessFile {
@@ -150,29 +151,15 @@ class Editor {
     const olds = old.items.map((node) => ({ node, is: key(node, this.#ids.old) }));
     if (olds.some(({ is }) => is === undefined)) throw new Error(`${within}: a ${kind} did not read`);
     // Each record of `fresh` with the record of the file it is (absent: one added): by id first, then by key.
-    const matched = fresh.items.map((node) => ({ node: node as YAMLMap, is: key(node, this.#ids.fresh), was: undefined as unknown }));
-    const unmatched = new Set(olds);
-    for (const by of ["id", "key"] as const) {
-      const then = new Map<string, (typeof olds)[number]>();
-      for (const o of unmatched) {
-        const k = o.is?.[by];
-        if (k !== undefined && !then.has(k)) then.set(k, o);
-      }
-      for (const m of matched) {
-        const k = m.is?.[by];
-        const o = m.was === undefined && k !== undefined ? then.get(k) : undefined;
-        if (o === undefined) continue;
-        m.was = o.node;
-        unmatched.delete(o);
-        then.delete(k!);
-      }
-    }
-    const kept = new Map<unknown, YAMLMap>(matched.flatMap(({ node, was }) => (was === undefined ? [] : [[was, node] as const])));
+    const news = fresh.items.map((node) => ({ node: node as YAMLMap, is: key(node, this.#ids.fresh) }));
+    const matched = matchBy(olds, news, [(r) => r.is?.id, (r) => r.is?.key]);
+    const kept = new Map<unknown, YAMLMap>([...matched].map(([now, was]) => [was.node, now.node]));
     const items: unknown[] = old.items.filter((node) => kept.has(node));
     let previous: unknown;
-    for (const { node, was } of matched) {
-      if (was === undefined) items.splice(previous === undefined ? 0 : items.indexOf(previous) + 1, 0, node);
-      previous = was ?? node;
+    for (const now of news) {
+      const was = matched.get(now)?.node;
+      if (was === undefined) items.splice(previous === undefined ? 0 : items.indexOf(previous) + 1, 0, now.node);
+      previous = was ?? now.node;
     }
     // A comment above the list's first record is the list's in the library's reading, but it is that record's own.
     const first = old.items[0] as Node | undefined;
@@ -184,8 +171,9 @@ class Editor {
       const node = kept.get(was);
       if (node !== undefined) this.mapping(kind, was, node, within);
     }
-    for (const { node } of unmatched)
-      if (hasComment(node)) this.lost.push(named(kind, isMap(node) ? read(this.#js(node)) : undefined, within));
+    // The records taken out, with their comments.
+    for (const { node } of olds)
+      if (!kept.has(node) && hasComment(node)) this.lost.push(named(kind, isMap(node) ? read(this.#js(node)) : undefined, within));
     old.items = items;
     return old;
   }

@@ -32,35 +32,40 @@ const sameUser = (a: AccessUser, b: AccessUser) =>
 const sameMember = (a: AccessMember, b: AccessMember) => a.role === b.role && sameSet(a.entitlements, b.entitlements);
 
 /**
+ * Each record of `now` with the record of `was` it is (absent: none), one to one: pass by pass (`keys`: an id first, then
+ * an email, say), each record of `now` not matched yet takes the first record of `was` not taken that has the same key.
+ */
+export function matchBy<W, N>(was: readonly W[], now: readonly N[], keys: ReadonlyArray<(record: W | N) => string | undefined>): Map<N, W> {
+  const matched = new Map<N, W>();
+  const taken = new Set<W>();
+  for (const key of keys) {
+    const then = new Map<string, W>();
+    for (const w of was) {
+      const k = key(w);
+      if (k !== undefined && !taken.has(w) && !then.has(k)) then.set(k, w);
+    }
+    for (const n of now) {
+      const k = key(n);
+      const w = k === undefined || matched.has(n) ? undefined : then.get(k);
+      if (w === undefined) continue;
+      matched.set(n, w);
+      taken.add(w);
+      then.delete(k as string);
+    }
+  }
+  return matched;
+}
+
+/**
  * The file's user each of the workspace's users is (absent: none): by the id the file records first, as the id stays when
  * the email changes, then by email, so that a user given a new email keeps their record (its resource name, its comments).
  */
 export function matchUsers(recorded: readonly AccessUser[], live: readonly AccessUser[]): Map<AccessUser, AccessUser> {
-  const matched = new Map<AccessUser, AccessUser>();
-  const taken = new Set<AccessUser>();
-  const match = (key: (u: AccessUser) => string | undefined) => {
-    const then = new Map<string, AccessUser>();
-    for (const u of recorded) {
-      const k = key(u);
-      if (k !== undefined && !taken.has(u) && !then.has(k)) then.set(k, u);
-    }
-    for (const user of live) {
-      const k = key(user);
-      const was = k === undefined || matched.has(user) ? undefined : then.get(k);
-      if (was === undefined) continue;
-      matched.set(user, was);
-      taken.add(was);
-      then.delete(k!);
-    }
-  };
-  match((u) => (u.id === undefined ? undefined : idOf(u.id)));
-  match((u) => emailKey(u.email));
-  return matched;
+  return matchBy(recorded, live, [(u) => (u.id === undefined ? undefined : idOf(u.id)), (u) => emailKey(u.email)]);
 }
 
 /** The users of the accepted file: the workspace's, under the names (and emails, where the same) the file has for them. */
-function acceptedUsers(recorded: AccessFile, live: AccessFile): AccessUser[] {
-  const then = matchUsers(recorded.users, live.users);
+function acceptedUsers(live: AccessFile, then: ReadonlyMap<AccessUser, AccessUser>): AccessUser[] {
   const taken = new Set(live.users.flatMap((u) => then.get(u)?.name ?? []));
   return live.users
     .map((user) => {
@@ -76,8 +81,13 @@ function acceptedUsers(recorded: AccessFile, live: AccessFile): AccessUser[] {
 }
 
 /** The integrations of the accepted file: the workspace's members, as the file writes those that do not differ. */
-function acceptedIntegrations(recorded: AccessFile, live: AccessFile, users: AccessUser[]): AccessIntegration[] {
-  const renamed = new Map([...matchUsers(recorded.users, live.users)].map(([now, was]) => [emailKey(was.email), emailKey(now.email)]));
+function acceptedIntegrations(
+  recorded: AccessFile,
+  live: AccessFile,
+  users: AccessUser[],
+  matched: ReadonlyMap<AccessUser, AccessUser>,
+): AccessIntegration[] {
+  const renamed = new Map([...matched].map(([now, was]) => [emailKey(was.email), emailKey(now.email)]));
   const then = new Map(recorded.integrations.map((i) => [i.id, i]));
   const emails = new Map(users.map((u) => [emailKey(u.email), u.email]));
   const taken = new Set(live.integrations.flatMap((i) => then.get(i.id)?.name ?? []));
@@ -112,13 +122,15 @@ export function declaredLeftOut<T extends AccessLeftOut>(recorded: AccessFile, l
 
 /** `recorded` with the workspace's users, members and left-out records (`live`) taken in, under the names `recorded` has. */
 export function acceptAccess(recorded: AccessFile, live: AccessFile): AccessFile {
-  const users = acceptedUsers(recorded, live);
+  // The file's user each of the workspace's is: once, for the users and their memberships alike.
+  const matched = matchUsers(recorded.users, live.users);
+  const users = acceptedUsers(live, matched);
   return {
     version: recorded.version,
     workspace: recorded.workspace ?? live.workspace,
     scope: recorded.scope,
     users,
-    integrations: acceptedIntegrations(recorded, live, users),
+    integrations: acceptedIntegrations(recorded, live, users, matched),
     leftOut: live.leftOut,
   };
 }
