@@ -217,22 +217,23 @@ const accessFileSchema = z.strictObject(
 /** The mappings of the file, by what they are. */
 export type MappingKind = "file" | "scope" | "user" | "integration" | "member" | "leftOut";
 
+/** Each mapping of the file: its path without list indexes, what it is, and its schema (its keys, in the file's order). */
+const MAPPINGS = {
+  file: { path: "", what: "the file", schema: accessFileSchema },
+  scope: { path: "scope", what: "scope", schema: scopeSchema },
+  user: { path: "users", what: "a user", schema: userSchema },
+  integration: { path: "integrations", what: "an integration", schema: integrationSchema },
+  member: { path: "integrations.members", what: "a member", schema: memberSchema },
+  leftOut: { path: "leftOut", what: "a record left out", schema: leftOutSchema },
+} as const;
+
 /**
  * Each mapping's keys, in the file's order, and its reading of one (undefined: it does not read), for `--accept`'s edit of
  * the file (`access-file-edit.ts`): typed without zod, which a published declaration must not name. @internal
  */
 export const MAPPINGS_READ: Record<MappingKind, { keys: string[]; read: (value: unknown) => Record<string, unknown> | undefined }> =
   Object.fromEntries(
-    (
-      [
-        ["file", accessFileSchema],
-        ["scope", scopeSchema],
-        ["user", userSchema],
-        ["integration", integrationSchema],
-        ["member", memberSchema],
-        ["leftOut", leftOutSchema],
-      ] as const
-    ).map(([kind, schema]) => [
+    Object.entries(MAPPINGS).map(([kind, { schema }]) => [
       kind,
       { keys: Object.keys(schema.shape), read: (value: unknown) => schema.safeParse(value).data as Record<string, unknown> | undefined },
     ]),
@@ -405,22 +406,13 @@ function checkRecords(file: AccessFile, fail: (path: ReadonlyArray<PropertyKey>,
   return memberships;
 }
 
-/** Each mapping of the file, by its path without list indexes: what it is, and its schema (its keys, in the file's order). */
-const MAPPINGS: Record<string, { what: string; schema: { shape: object } }> = {
-  "": { what: "the file", schema: accessFileSchema },
-  scope: { what: "scope", schema: scopeSchema },
-  users: { what: "a user", schema: userSchema },
-  integrations: { what: "an integration", schema: integrationSchema },
-  "integrations.members": { what: "a member", schema: memberSchema },
-  leftOut: { what: "a record left out", schema: leftOutSchema },
-};
-
 /**
  * `users[0] has an unknown key "rol" (did you mean "role"?)`: the key the misspelt one meant is the same but for case, or
  * a third of its length in edits away; else the keys there are listed.
  */
 function unknownKey(path: ReadonlyArray<PropertyKey>, key: string): string {
-  const mapping = MAPPINGS[path.filter((p) => typeof p !== "number").join(".")] ?? MAPPINGS[""]!;
+  const at = path.filter((p) => typeof p !== "number").join(".");
+  const mapping = Object.values(MAPPINGS).find((m) => m.path === at) ?? MAPPINGS.file;
   const known = Object.keys(mapping.schema.shape);
   const distance = (k: string) => editDistance(key.toLowerCase(), k.toLowerCase());
   const [meant] = known.filter((k) => distance(k) <= Math.max(2, Math.ceil(key.length / 3))).sort((a, b) => distance(a) - distance(b));
