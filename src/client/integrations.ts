@@ -1,3 +1,5 @@
+import { contractIssue, InvalidResponseError } from "./errors";
+import { redactError } from "./redact";
 import type { HttpTransport } from "./transport";
 import type { JobHandle, JobsApi } from "./jobs";
 import { type Entitlement, type Integration, type IntegrationUser, toEntitlement, toIntegration, toIntegrationUser } from "./models";
@@ -43,10 +45,25 @@ export class IntegrationsApi {
     return toIntegration((await this.#http.request(spec, schemas().integration)).data.data);
   }
 
-  /** The entitlements an integration offers (not paged). */
+  /**
+   * The entitlements an integration offers (not paged). A record that breaks the contract fails the catalogue, named by its id
+   * (when it has one) as a list names it: its position alone tells the service's admin nothing.
+   */
   async listEntitlements(id: string): Promise<Entitlement[]> {
     const spec = { method: "GET", path: under(id, "entitlements"), scopes: OPERATION_SCOPES.listEntitlements } as const;
-    return (await this.#http.request(spec, schemas().entitlements)).data.data.map(toEntitlement);
+    const { status, data } = await this.#http.request(spec, schemas().page);
+    return data.data.map((item, i) => {
+      const parsed = schemas().entitlementRecord.safeParse(item);
+      if (parsed.success) return toEntitlement(parsed.data);
+      const raw = item && typeof item === "object" ? (item as { id?: unknown }).id : undefined;
+      const recordId = typeof raw === "string" && raw !== "" ? ` (id ${raw})` : "";
+      const { said } = contractIssue(parsed.error.issues);
+      const { field } = contractIssue(parsed.error.issues, ["data", String(i)]);
+      const path = new URL(spec.path, this.#http.settings.baseUrl).pathname;
+      const message = `GET ${path} answered ${status} with a record${recordId} that ${said}.`;
+      // The id is the service's text: the error is redacted whole.
+      throw redactError(new InvalidResponseError(message, { method: "GET", path, status, field }), this.#http.redact);
+    });
   }
 
   /** Every member of an integration, page by page. */

@@ -92,7 +92,6 @@ function build(z: typeof Z) {
     userOrJob: envelope(z.union([jobAnswer, userRecord])),
     integration: envelope(integrationRecord),
     member: envelope(integrationUserRecord),
-    entitlements: envelope(z.array(entitlementRecord)),
     job: envelope(jobRecord),
     /** Any answer, e.g. of a write (`handleOf` reads it); one without `data` (`{ "meta": {} }`) holds no job, as one without a body. */
     anyAnswer: envelope(z.unknown().optional()),

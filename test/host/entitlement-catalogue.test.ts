@@ -131,6 +131,17 @@ describe("check against the catalogue", () => {
     30_000,
   );
 
+  it("warns naming the id of a catalogue record it cannot read, not only its position", async () => {
+    const emu = await setup();
+    const entitlement = (id: string, label: unknown) => ({ id, type: "entitlement", attributes: { group: "primary", label } });
+    const body = JSON.stringify({ data: [entitlement("VIEWER", "Viewer"), entitlement("EDITOR", { en: "Editor" })], links: {}, meta: {} });
+    emu.fault({ method: "GET", path: `/integrations/${youtube}/entitlements`, body });
+    expect(wire(await provider.check!({}, { ...base, entitlements: ["NOPE"] })).failures).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`The entitlements of integration ${youtube} were not checked`);
+    expect(warnings[0]).toContain('a record (id EDITOR) that does not match the API contract: field "attributes.label"');
+  });
+
   it("fails the check when the service refuses the key (401), naming where the key comes from, without it", async () => {
     const emu = await setup({ "workspace-access:apiKey": "wa_emu_revoked_0123456789abcdef" });
     // A failure of the check, not an error thrown: the provider host prints a thrown one with its stack.

@@ -448,6 +448,20 @@ describe("getIntegrationEntitlements", () => {
     );
   });
 
+  it("fails naming the id of a catalogue record it cannot read, not only its position", async () => {
+    const emu = await emulator({ seed: world() });
+    const entitlement = (id: string, label: unknown) => ({ id, type: "entitlement", attributes: { group: "primary", label } });
+    const body = JSON.stringify({ data: [entitlement("MEMBER", "Member"), entitlement("ADMIN", 42)], links: {}, meta: {} });
+    emu.fault({ method: "GET", path: `/integrations/${integrations.slack}/entitlements`, body });
+    await program(emu);
+    const error = await rejection(getIntegrationEntitlements({ integrationId: integrations.slack }));
+    expect(InvalidResponseError.isInstance(error), String(error)).toBe(true);
+    expect(error.message).toMatch(
+      /answered 200 with a record \(id ADMIN\) that does not match the API contract: field "attributes\.label"/,
+    );
+    expect((error as InvalidResponseError).field).toBe("data.1.attributes.label");
+  });
+
   it("requires integrationId, before any request", async () => {
     const emu = await emulator({ seed: world() });
     await program(emu);
