@@ -3,7 +3,7 @@ import type { z as Z } from "zod";
 import type { Clock } from "./clock";
 import { ConfigurationError } from "./errors";
 import { cacheDirOf } from "./cache-dir";
-import { MIN_API_KEY_LENGTH } from "./redact";
+import { MIN_API_KEY_LENGTH, makeRedactor } from "./redact";
 
 /** How the client talks to one workspace. Only `baseUrl` and `apiKey` are required; each number's default is in {@link NUMERIC_SETTINGS}. */
 export interface ClientOptions extends Partial<Record<NumericSetting, number>> {
@@ -85,11 +85,20 @@ export const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 300;
 /** True for `localhost`, `127.0.0.0/8` and `::1`: the only hosts plain `http://` may name. */
 const isLoopbackHost = (hostname: string) => ["localhost", "[::1]", "::1"].includes(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
 
-/** A setting's value refused: `rule` completes "<setting> …"; `seen` is the value when it may be shown (never the key, nor a non-URL). */
+/**
+ * A setting's value refused: `rule` completes "<setting> …"; `seen` is the value when it may be shown ({@link shown}): a number
+ * for a number, an http:// URL's origin for the base URL; never the key, nor a value of another shape (a key pasted there).
+ */
 export type ValueProblem =
   | { readonly kind: "missing"; readonly key: string }
-  | { readonly kind: "range"; readonly key: string; readonly spec: NumberSpec; readonly seen: string }
+  | { readonly kind: "range"; readonly key: string; readonly spec: NumberSpec; readonly seen?: string }
   | { readonly kind: "invalid"; readonly key: string; readonly rule: string; readonly seen?: string };
+
+/** Said in place of a refused value not shown. */
+export const NOT_SHOWN = "the value set is not shown, as it may be a secret";
+
+/** A number as text (sign, digits, point, exponent): the one shape a refused number is shown in. */
+const NUMBER_SHAPE = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 
 /** Each setting as zod: numbers coerced and bounded, the key, the base URL refined to end in `/`; an issue's params: `missing`, `seen`. @internal */
 export function settingFields(z: typeof Z): SettingFields {
@@ -142,8 +151,10 @@ function buildFields(z: typeof Z) {
     const plain =
       "uses plain http://, which would send the API key unencrypted: use https:// (http:// is accepted only for loopback hosts such as the emulator)";
     if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) issue(ctx, plain, { seen: url.origin });
-    else if (url.protocol !== "https:" && url.protocol !== "http:") issue(ctx, `must be an https:// URL, not ${url.protocol}//`);
-    else if (url.username || url.password) issue(ctx, "must not contain credentials: set the API key separately");
+    // The scheme is not echoed: a key of the form `id:secret` reads as a URL whose scheme is the id.
+    else if (url.protocol !== "https:" && url.protocol !== "http:") {
+      issue(ctx, "must be an https:// URL: expected something like https://acme.example.com/api/v1/");
+    } else if (url.username || url.password) issue(ctx, "must not contain credentials: set the API key separately");
     else if (url.search || url.hash) issue(ctx, "must not have a query or fragment");
     if (!url.pathname.endsWith("/")) url.pathname += "/";
     return url;
@@ -161,16 +172,26 @@ export function problemsOf(
   specs: Readonly<Record<string, NumberSpec>> = NUMERIC_SETTINGS,
 ): ValueProblem[] {
   const problems = new Map<string, ValueProblem>();
+  const values = input as Record<string, unknown> | undefined;
+  const show = shown(values?.apiKey);
   for (const issue of error.issues) {
     const key = String(issue.path[0] ?? "");
     if (problems.has(key)) continue;
     const { missing, seen } = (issue as { params?: { missing?: true; seen?: string } }).params ?? {};
     const spec = Object.hasOwn(specs, key) ? specs[key] : undefined;
-    if (spec) problems.set(key, { kind: "range", key, spec, seen: String((input as Record<string, unknown> | undefined)?.[key]) });
+    const number = String(values?.[key]);
+    if (spec) problems.set(key, { kind: "range", key, spec, ...(NUMBER_SHAPE.test(number) && show(number) && { seen: number }) });
     else if (missing) problems.set(key, { kind: "missing", key });
-    else problems.set(key, { kind: "invalid", key, rule: issue.message, ...(seen !== undefined && { seen }) });
+    else problems.set(key, { kind: "invalid", key, rule: issue.message, ...(seen !== undefined && show(seen) && { seen }) });
   }
   return [...problems.values()];
+}
+
+/** Whether a refused value may be shown beside `apiKey`: not when it holds 8 characters of it in a row (redaction's rule). */
+function shown(apiKey: unknown): (value: string) => boolean {
+  if (typeof apiKey !== "string" || apiKey.trim().length < MIN_API_KEY_LENGTH) return () => true;
+  const redact = makeRedactor(apiKey.trim());
+  return (value) => redact(value) === value;
 }
 
 /** `input` parsed, or a {@link ConfigurationError} for its first problem: `maxRetries must be a whole number of at least 0, got -1`. */
@@ -179,7 +200,10 @@ function check<S extends Z.ZodType>(schema: S, input: unknown, name: (key: strin
   if (parsed.success) return parsed.data;
   const problem = problemsOf(parsed.error, input)[0] ?? { kind: "invalid", key: "", rule: "is not valid" };
   const at = name(problem.key);
-  if (problem.kind === "range") throw new ConfigurationError(`${at} must be ${numberRule(problem.spec)}, got ${problem.seen}`, at);
+  if (problem.kind === "range") {
+    const seen = problem.seen === undefined ? ` (${NOT_SHOWN})` : `, got ${problem.seen}`;
+    throw new ConfigurationError(`${at} must be ${numberRule(problem.spec)}${seen}`, at);
+  }
   if (problem.kind === "missing") throw new ConfigurationError(`${at} is required and must not be empty`, at);
   throw new ConfigurationError(`${at}${problem.seen === undefined ? "" : ` ${JSON.stringify(problem.seen)}`} ${problem.rule}`, at);
 }

@@ -1,6 +1,6 @@
 /** A settings problem as data, worded for a stack config key, an environment variable or a flag; never with the API key's value. */
 import { ConfigurationError } from "../client/errors";
-import { numberRule, type ValueProblem } from "../client/settings";
+import { NOT_SHOWN, numberRule, type ValueProblem } from "../client/settings";
 import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, type SettingsSource, settingName } from "./config-keys";
 
 /** Where a problem's value came from: the environment, when it says so, else where the settings are read. */
@@ -34,7 +34,7 @@ const VERB: Record<SettingsSource, string> = { stack: "Run:", env: "Set", flag: 
 /** The environment fallback of a stack config key, for the stack's messages. */
 const orEnv = (key: ConfigKey, source: SettingsSource) => (source === "stack" && CONFIG_KEYS[key] ? ` (or set ${CONFIG_KEYS[key]})` : "");
 
-/** A problem in the words of the place the setting is set: its name there, what is wrong, the value seen, and the fix there. */
+/** A problem in the words of the place the setting is set: its name there, what is wrong, the value seen when it may be shown, and the fix there. */
 export function renderProblem(problem: SettingProblem, wordedFor: SettingsSource): string {
   const source = sourceOf(problem, wordedFor);
   const verb = VERB[source];
@@ -44,7 +44,8 @@ export function renderProblem(problem: SettingProblem, wordedFor: SettingsSource
         return `No API key for the workspace. ${verb} ${setting("apiKey", "<key>", source)}${orEnv("apiKey", source)}.`;
       return `${settingName(problem.key, source)} is required. ${verb} ${setting(problem.key, "<value>", source)}.`;
     case "range": {
-      const rule = `must be ${numberRule(problem.spec)}, got ${JSON.stringify(problem.seen)}`;
+      const seen = problem.seen === undefined ? ` (${NOT_SHOWN})` : `, got ${JSON.stringify(problem.seen)}`;
+      const rule = `must be ${numberRule(problem.spec)}${seen}`;
       return `${settingName(problem.key, source)} ${rule}. ${verb} ${setting(problem.key, "<value>", source)}`;
     }
     case "invalid": {

@@ -81,9 +81,10 @@ let schemaBuilt: SettingsSchema | undefined;
 
 function buildSchema(z: typeof Z) {
   const fields = settingFields(z);
+  // A value that does not match is not echoed: one of another shape may be a key pasted into the wrong setting.
   const matching = (pattern: RegExp, rule: string) =>
     z.string().superRefine((value, ctx) => {
-      if (!pattern.test(value)) ctx.addIssue({ code: "custom", message: rule, params: { seen: value } });
+      if (!pattern.test(value)) ctx.addIssue({ code: "custom", message: rule });
     });
   const numbers = Object.fromEntries(Object.entries(NUMBER_SPECS).map(([key, spec]) => [key, fields.number(spec).optional()]));
   return z.object({

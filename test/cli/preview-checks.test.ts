@@ -124,7 +124,7 @@ describe.skipIf(!cliAvailable)(
         "a bad number",
         () => ({ ...good(), "workspace-access:maxRetries": "two" }),
         [
-          'workspace-access:maxRetries must be a whole number of at least 0, got "two". Run: pulumi config set workspace-access:maxRetries <value>',
+          "workspace-access:maxRetries must be a whole number of at least 0 (the value set is not shown, as it may be a secret). Run: pulumi config set workspace-access:maxRetries <value>",
         ],
       ],
       [

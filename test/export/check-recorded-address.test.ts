@@ -45,7 +45,7 @@ describe("the address access.yaml records", () => {
     const text = "version: 1\n# exported from\nworkspace: ftp://acme.example.com/api/v1/\n";
     expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(AccessFileError);
     expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(
-      "/p/access.yaml, line 3: workspace must be an https:// URL, not ftp:// (the address the file was exported from: correct it, or remove the line)",
+      "/p/access.yaml, line 3: workspace must be an https:// URL: expected something like https://acme.example.com/api/v1/ (the address the file was exported from: correct it, or remove the line)",
     );
     const emulator = await startEmulator({ seed: twoMembers() });
     try {

@@ -229,7 +229,7 @@ describe("one pipeline: problems as data, worded where the setting is set", () =
 
   it("finds each problem once, as the key, the rule and the value seen", () => {
     expect(valueProblems({ ...base, maxRetries: "two", readCacheSeconds: "-1" })).toEqual([
-      { kind: "range", key: "maxRetries", spec: NUMERIC_SETTINGS.maxRetries, seen: "two" },
+      { kind: "range", key: "maxRetries", spec: NUMERIC_SETTINGS.maxRetries },
       { kind: "range", key: "readCacheSeconds", spec: { default: 5, min: 0, whole: false }, seen: "-1" },
     ]);
     expect(valueProblems({ apiKey: base.apiKey, workspace: "acme" })).toEqual([{ kind: "no-address", key: "host", missing: ["host"] }]);
@@ -238,10 +238,10 @@ describe("one pipeline: problems as data, worded where the setting is set", () =
 
   it.each<[SettingProblem, string, string, string]>([
     [
-      { kind: "range", key: "maxRetries", spec: NUMERIC_SETTINGS.maxRetries, seen: "two" },
-      'workspace-access:maxRetries must be a whole number of at least 0, got "two". Run: pulumi config set workspace-access:maxRetries <value>',
-      'WORKSPACE_ACCESS_MAX_RETRIES must be a whole number of at least 0, got "two". Set WORKSPACE_ACCESS_MAX_RETRIES=<value>',
-      '--max-retries must be a whole number of at least 0, got "two". Pass --max-retries <value>',
+      { kind: "range", key: "maxRetries", spec: NUMERIC_SETTINGS.maxRetries, seen: "-1" },
+      'workspace-access:maxRetries must be a whole number of at least 0, got "-1". Run: pulumi config set workspace-access:maxRetries <value>',
+      'WORKSPACE_ACCESS_MAX_RETRIES must be a whole number of at least 0, got "-1". Set WORKSPACE_ACCESS_MAX_RETRIES=<value>',
+      '--max-retries must be a whole number of at least 0, got "-1". Pass --max-retries <value>',
     ],
     [
       { kind: "missing", key: "apiKey" },
@@ -272,6 +272,59 @@ describe("one pipeline: problems as data, worded where the setting is set", () =
     const problems = valueProblems({ ...base, apiKey });
     expect(problems).toHaveLength(1);
     for (const source of ["stack", "env", "flag"] as const) expect(renderProblem(problems[0]!, source)).not.toContain(apiKey.trim());
+  });
+
+  // A key pasted into the wrong setting must not reach pulumi preview's output or a log: a refused value is shown only when
+  // it has the shape the setting expects (a number for a number, an http:// URL's origin), and never when it holds the key.
+  const pasted = "walive9f8e7d6c5b4a39281706";
+  it.each([
+    [
+      "workspace",
+      { workspace: `${pasted}.x`, host: "example.com", baseUrl: undefined },
+      /^workspace-access:workspace must be a single DNS label .*\. Run: pulumi config set workspace-access:workspace <value>$/,
+    ],
+    [
+      "host",
+      { workspace: "acme", host: `${pasted}/x`, baseUrl: undefined },
+      /^workspace-access:host must be a host name, e\.g\. example\.com\. Run: pulumi config set workspace-access:host <value>$/,
+    ],
+    [
+      "maxRetries",
+      { maxRetries: pasted },
+      /^workspace-access:maxRetries must be a whole number of at least 0 \(the value set is not shown, as it may be a secret\)\. Run: pulumi config set workspace-access:maxRetries <value>$/,
+    ],
+    [
+      "readCacheSeconds",
+      { readCacheSeconds: pasted },
+      /^workspace-access:readCacheSeconds must be a number of at least 0 \(the value set is not shown, as it may be a secret\)\. Run: pulumi config set workspace-access:readCacheSeconds <value>$/,
+    ],
+    [
+      "baseUrl",
+      { baseUrl: `${pasted}:x` },
+      /^workspace-access:baseUrl must be an https:\/\/ URL.*Run: pulumi config set workspace-access:baseUrl <value>$/,
+    ],
+    [
+      "baseUrl",
+      { baseUrl: `http://${pasted}.example.com/` },
+      /^workspace-access:baseUrl uses plain http:\/\/.*Run: pulumi config set workspace-access:baseUrl <value>$/,
+    ],
+  ])("never words a value refused for %s that could be a secret, naming the setting and the fix", (_, values, message) => {
+    // The plain http:// URL's origin is shown, but not when it holds the key.
+    const apiKey = (values as { baseUrl?: string }).baseUrl?.startsWith("http://") ? pasted : base.apiKey;
+    const problems = valueProblems({ ...base, apiKey, ...values } as RawSettings);
+    expect(problems).toHaveLength(1);
+    for (const source of ["stack", "env", "flag"] as const) {
+      const text = renderProblem(problems[0]!, source);
+      expect(text).not.toContain(pasted.slice(0, 8));
+      if (source === "stack") expect(text).toMatch(message);
+    }
+  });
+
+  it("words a refused number that is a number, so the user sees what was read", () => {
+    const [problem] = valueProblems({ ...base, maxRetries: "-1" });
+    expect(renderProblem(problem!, "stack")).toBe(
+      'workspace-access:maxRetries must be a whole number of at least 0, got "-1". Run: pulumi config set workspace-access:maxRetries <value>',
+    );
   });
 
   it("keeps the provider's own knobs out of the client's settings", () => {
