@@ -7,7 +7,7 @@
  */
 import { idOf, sameId, UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
 import { editDistance } from "../shared/edit-distance";
-import { keySourceHint } from "../shared/hints";
+import { type KeySource, keySourceHint } from "../shared/hints";
 import { type CheckFailure, entitlementSet, type Props, sameSet } from "../shared/inputs";
 import { containsUnknown, knownString } from "../shared/unknown";
 import { entitlementsNotChecked, heldAlready, unoffered } from "./membership/messages";
@@ -36,12 +36,12 @@ async function refusedOutright(client: WorkspaceAccessClient, integrationId: str
 }
 
 /** The 401 of a catalogue read, worded for the preview it fails; class and data kept (every check awaiting it gets this one). */
-function refusedKey(error: UnauthorizedError, integrationId: string): UnauthorizedError {
+function refusedKey(error: UnauthorizedError, integrationId: string, keySource: KeySource | undefined): UnauthorizedError {
   error.message =
     `The API key was refused (401) reading integration ${integrationId} and its entitlement catalogue, so the preview stops: ` +
     "an up with this key would have every request refused. The key is wrong, revoked or expired, or lacks the scopes Read " +
     "integrations (read:integrations) and Write integrations (write:integrations), which reading a catalogue needs." +
-    `${keySourceHint()} (${error.method} ${error.path} answered 401${error.detail ? `: ${error.detail}` : "."})`;
+    `${keySourceHint(keySource)} (${error.method} ${error.path} answered 401${error.detail ? `: ${error.detail}` : "."})`;
   return error;
 }
 
@@ -52,14 +52,17 @@ export type HeldNow = (userIds: readonly string[]) => Promise<ReadonlyMap<string
 export class EntitlementCatalogue {
   readonly #client: () => WorkspaceAccessClient;
   readonly #warn: (message: string) => void;
+  /** Where the key came from, named when it is refused outright. */
+  readonly #keySource: KeySource | undefined;
   readonly #catalogues = new Map<string, Promise<string[] | undefined>>();
   /** Settings errors warned about: each once per context (it would else warn per resource). */
   readonly #warnedSettings = new Set<string>();
 
-  /** `client` gives the context's client, or throws when the settings make none. */
-  constructor(client: () => WorkspaceAccessClient, warn: (message: string) => void) {
+  /** `client` gives the context's client, or throws when the settings make none; `keySource`, where its key came from. */
+  constructor(client: () => WorkspaceAccessClient, warn: (message: string) => void, keySource?: KeySource) {
     this.#client = client;
     this.#warn = warn;
+    this.#keySource = keySource;
   }
 
   /**
@@ -159,7 +162,8 @@ export class EntitlementCatalogue {
       if (catalogue && catalogue.length > 0) return catalogue.map((entitlement) => entitlement.id);
       why = new Error(catalogue ? "its catalogue is empty" : "the integration was not found, or is not disclosed to this key");
     } catch (error) {
-      if (UnauthorizedError.isInstance(error) && (await refusedOutright(client, integrationId))) throw refusedKey(error, integrationId);
+      if (UnauthorizedError.isInstance(error) && (await refusedOutright(client, integrationId)))
+        throw refusedKey(error, integrationId, this.#keySource);
       why = error;
     }
     this.#warn(entitlementsNotChecked(integrationId, why));

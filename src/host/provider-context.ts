@@ -10,11 +10,12 @@ import { EntitlementCatalogue } from "./entitlement-catalogue";
 import { InviteBatcher } from "./membership/invite-batcher";
 import { MembershipViews } from "./membership/membership-view";
 import { ReadCache } from "./read-cache";
-import { hinted } from "../shared/hints";
+import { hinted, type KeySource } from "../shared/hints";
 import type { z } from "zod";
 import { type CheckFailure, checkInputs, parseInputs, type Props } from "../shared/inputs";
 import {
   allProblems,
+  keySourceOf,
   CONFIG_NAMESPACE,
   type ProviderSettings,
   type RawSettings,
@@ -56,6 +57,8 @@ export class ProviderContext {
   readonly warn: (message: string) => void;
   readonly info: (message: string) => void;
   readonly #raw: RawSettings;
+  /** Where the key in force came from, for the hint a refused key gets: the stack config or the environment. */
+  readonly keySource: KeySource | undefined;
   /** The settings' problems as check failures, worked out once: every `check` asks. */
   readonly #failures: readonly CheckFailure[];
   /** What this context was built from, to tell whether a second `configure` brings another config. */
@@ -84,6 +87,7 @@ export class ProviderContext {
     this.warn = options.warn ?? ((message) => void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).warn(message));
     this.info = options.info ?? ((message) => void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).info(message));
     this.#raw = readRawSettings((key) => config?.get(key), env);
+    this.keySource = keySourceOf(this.#raw);
     // Unconfigured (a unit test calling a handler directly) there is no stack config to check.
     const problems = config ? allProblems({ configuredKeys: stackConfigKeys(config), project: projectOf(config, env) }, this.#raw) : [];
     // Every problem of the keys, then the first of the values: what the first request would fail with.
@@ -92,7 +96,7 @@ export class ProviderContext {
       .filter((_, index) => firstValue < 0 || index <= firstValue)
       .map((problem) => ({ property: "", reason: renderProblem(problem, "stack") }));
     this.key = JSON.stringify([this.#raw, this.#failures]);
-    this.catalogue = new EntitlementCatalogue(() => this.connection().client, this.warn);
+    this.catalogue = new EntitlementCatalogue(() => this.connection().client, this.warn, this.keySource);
   }
 
   /** For `check`: a failure per settings problem, so `pulumi preview` fails on them without a request. A copy: callers add theirs. */
@@ -151,7 +155,7 @@ export class ProviderContext {
     try {
       return await operation();
     } catch (error) {
-      throw hinted(error);
+      throw hinted(error, false, this.keySource);
     } finally {
       this.#connection?.cache.invalidate();
       this.#connection?.memberships.written(integrationId, userId);

@@ -6,7 +6,7 @@ import { JobFailedError, JobTimeoutError } from "../client/errors";
 import { hinted } from "../shared/hints";
 import { checkArguments, type SpecOf } from "./lookups/arguments";
 import { outputOf, printedAsOneLine } from "./lookups/run";
-import { programClient } from "./program-settings";
+import { programClient, programKeySource } from "./program-settings";
 
 /** Arguments of {@link getJob}. */
 export interface GetJobArgs {
@@ -38,7 +38,7 @@ const SPEC: SpecOf<GetJobArgs> = {
  */
 export function getJob(args: GetJobArgs): Promise<Job> {
   return readJob(args, systemClock).catch((error: unknown) => {
-    throw printedAsOneLine(hinted(error));
+    throw printedAsOneLine(hinted(error, false, programKeySource()));
   });
 }
 

@@ -1,13 +1,27 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Clock, WorkspaceAccessClient } from "../client";
-import { CONFIG_NAMESPACE, type ProviderSettings, readRawSettings, resolveProviderSettings } from "../shared/settings";
+import type { KeySource } from "../shared/hints";
+import {
+  CONFIG_NAMESPACE,
+  keySourceOf,
+  type ProviderSettings,
+  type RawSettings,
+  readRawSettings,
+  resolveProviderSettings,
+} from "../shared/settings";
+
+/** The settings' raw text as the program reads it: stack config, environment fallback. */
+const programRaw = (): RawSettings => readRawSettings((key) => pulumi.runtime.getConfig(key), process.env);
+
+/** Where the key the program's lookups and `getJob` send came from, for the hint a refused key gets. */
+export const programKeySource = (): KeySource | undefined => keySourceOf(programRaw());
 
 /**
  * The settings the program's lookups and `getJob` use (stack config, environment fallback), checked before any
  * request: an unknown key (or a project named like the namespace), a missing or invalid setting throws, naming the fix.
  */
 export function programSettings(): ProviderSettings {
-  const raw = readRawSettings((key) => pulumi.runtime.getConfig(key), process.env);
+  const raw = programRaw();
   return resolveProviderSettings(raw, "stack", {
     configuredKeys: Object.keys(pulumi.runtime.allConfig()),
     project: pulumi.runtime.getProject() || undefined,

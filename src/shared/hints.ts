@@ -1,25 +1,38 @@
 /** Where the API key comes from, added to the errors that say it was refused, in the host and in the program alike. */
 import { ForbiddenError, UnauthorizedError } from "../client/errors";
-import { settingName } from "./settings";
+import { CONFIG_KEYS, settingName } from "./settings";
 
-/** " The key comes from workspace-access:apiKey (pulumi config set --secret ...) or WORKSPACE_ACCESS_API_KEY." */
-export const keySourceHint = () =>
-  ` The key comes from ${settingName("apiKey", "stack")} (pulumi config set --secret ${settingName("apiKey", "stack")} <key>) or WORKSPACE_ACCESS_API_KEY.`;
+/** Where the key in force came from (`keySourceOf` in `settings.ts`): the hint names that place alone. */
+export type KeySource = "stack" | "env";
+
+/** How every key hint begins: a message holding it is hinted already. */
+const HINT_LEAD = " The key comes from ";
+
+/**
+ * " The key comes from workspace-access:apiKey (pulumi config set --secret ...)." for a stack's key, the variable for the
+ * environment's: a key fixed in the other place would not be read. Both, when where it came from is not known.
+ */
+export function keySourceHint(from?: KeySource): string {
+  const stack = `${settingName("apiKey", "stack")} (pulumi config set --secret ${settingName("apiKey", "stack")} <key>)`;
+  if (from === "stack") return `${HINT_LEAD}${stack}.`;
+  if (from === "env") return `${HINT_LEAD}the environment variable ${CONFIG_KEYS.apiKey} (the stack config sets no key).`;
+  return `${HINT_LEAD}${stack} or ${CONFIG_KEYS.apiKey}.`;
+}
 
 /** Runs a read (a refresh's), adding to a 401/403 error's message where the key comes from (class and data kept). */
-export async function withHints<T>(read: () => Promise<T>): Promise<T> {
+export async function withHints<T>(read: () => Promise<T>, from?: KeySource): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    throw hinted(error, true);
+    throw hinted(error, true, from);
   }
 }
 
 /** The error with the hint added when it is a 401/403 (for a caller that catches itself: one frame less on the way to the socket). */
-export function hinted(error: unknown, refresh = false): unknown {
+export function hinted(error: unknown, refresh = false, from?: KeySource): unknown {
   if (UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error)) {
     // Calls that arrive together share one answer, so one error: each caller hints it, and each hint is said once.
-    if (!error.message.includes(keySourceHint())) error.message += keySourceHint();
+    if (!error.message.includes(HINT_LEAD)) error.message += keySourceHint(from);
     // A refresh runs with the provider configuration the state holds, not the stack config now.
     if (refresh && !error.message.includes(REFRESH_HINT)) error.message += REFRESH_HINT;
   }

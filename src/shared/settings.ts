@@ -60,6 +60,12 @@ export function readRawSettings(get: (qualifiedKey: string) => unknown, env: Nod
   return keyFromConfig ? { ...raw, ...sources, keyFrom: "stack" } : { ...raw, ...sources };
 }
 
+/** Where the API key in force came from: the stack config, the environment (`WORKSPACE_ACCESS_API_KEY`), or none. */
+export function keySourceOf(raw: RawSettings): "stack" | "env" | undefined {
+  if (raw.apiKey === undefined) return undefined;
+  return raw.fromEnv?.includes("apiKey") ? "env" : "stack";
+}
+
 /** Provider settings: the client's, resolved, plus the provider's own. */
 export interface ProviderSettings {
   client: ResolvedSettings;

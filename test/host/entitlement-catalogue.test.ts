@@ -150,7 +150,8 @@ describe("check against the catalogue", () => {
     const message = failures?.[0]?.reason ?? "";
     expect(message).toMatch(/^The API key was refused \(401\) reading integration .* so the preview stops/);
     expect(message).toContain("Write integrations (write:integrations)");
-    expect(message).toContain("The key comes from workspace-access:apiKey (pulumi config set --secret workspace-access:apiKey <key>)");
+    expect(message).toContain("The key comes from workspace-access:apiKey (pulumi config set --secret workspace-access:apiKey <key>).");
+    expect(message).not.toContain("WORKSPACE_ACCESS_API_KEY");
     expect(message).toMatch(/\(GET \S+\/entitlements answered 401: The API key is not valid or has expired.\)$/);
     expect(message).not.toContain("wa_emu_revoked_0123456789abcdef".slice(7, 15));
     expect(warnings).toEqual([]);

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { configure, currentContext, ProviderContext, providerOf, useContext } from "../../src/host/provider-runtime";
+import { provider as userProvider } from "../../src/host/user/user-provider";
 import { integrationMembersInputs } from "../../src/shared/inputs";
+import { clockOf, emulator, rejection } from "../support/fixtures";
 import { VirtualClock } from "../support/virtual-clock";
 
 const stack = (values: Record<string, string>) => ({
@@ -91,5 +93,33 @@ describe("the inputs a create or update is handed back from check", () => {
     const failed = context.checkInputs(integrationMembersInputs, { ...news, members: [{ userId: "a/b", entitlements: [] }] });
     expect(failed.failures.length).toBeGreaterThan(0);
     expect(context.parseInputs(integrationMembersInputs, JSON.parse(JSON.stringify(inputs)))).toBe(inputs);
+  });
+});
+
+describe("a refused key's hint", () => {
+  // A refresh reads with the key in force: the hint names where that key came from, the stack config or the environment.
+  const refreshRefused = async (config: Record<string, string>, env: NodeJS.ProcessEnv) => {
+    const emu = await emulator();
+    const user = emu.users.add({ email: "cy@example.com", firstName: "Cy", lastName: "Young" });
+    const values = Object.fromEntries(Object.entries(config).map(([key, value]) => [key, value.replace("<url>", emu.url)]));
+    const withUrl = Object.fromEntries(Object.entries(env).map(([key, value]) => [key, value?.replace("<url>", emu.url)]));
+    useContext(new ProviderContext(stack(values), { clock: clockOf(emu), env: withUrl }));
+    return (await rejection(userProvider.read!(user.id, { email: "cy@example.com" } as never))).message;
+  };
+  const refused = "wa_host_not_issued_0000000000000000";
+
+  it("names the stack config, not the environment variable, when the stack config gave the key", async () => {
+    const message = await refreshRefused(
+      { "workspace-access:baseUrl": "<url>", "workspace-access:apiKey": refused },
+      { WORKSPACE_ACCESS_API_KEY: "wa_other_key_0000000000000000" },
+    );
+    expect(message).toContain("The key comes from workspace-access:apiKey (pulumi config set --secret workspace-access:apiKey <key>).");
+    expect(message).not.toContain("WORKSPACE_ACCESS_API_KEY");
+  });
+
+  it("names the environment variable, not the stack config, when the environment gave the key", async () => {
+    const message = await refreshRefused({}, { WORKSPACE_ACCESS_BASE_URL: "<url>", WORKSPACE_ACCESS_API_KEY: refused });
+    expect(message).toContain("The key comes from the environment variable WORKSPACE_ACCESS_API_KEY");
+    expect(message).not.toContain("pulumi config set --secret workspace-access:apiKey");
   });
 });

@@ -837,6 +837,37 @@ describe("a blank stack apiKey", () => {
 });
 
 describe("a refused key", () => {
+  // The hint names where the key in force came from: a stack's key is not fixed by setting the variable, nor the reverse.
+  it("names the stack config as the key's source when the key came from there, not the environment variable", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu, { apiKey: "wa_lookup_not_issued_000000000000" });
+    vi.stubEnv("WORKSPACE_ACCESS_API_KEY", emu.apiKey);
+    try {
+      const error = await rejection(getUser({ id: users.grace }));
+      expect(error.message).toContain(
+        "in the workspace's API settings. The key comes from workspace-access:apiKey (pulumi config set --secret workspace-access:apiKey <key>).",
+      );
+      expect(error.message).not.toContain("WORKSPACE_ACCESS_API_KEY");
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it("names the environment variable as the key's source when the stack config sets none", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    pulumi.runtime.setAllConfig({}, []);
+    vi.stubEnv("WORKSPACE_ACCESS_BASE_URL", emu.url);
+    vi.stubEnv("WORKSPACE_ACCESS_API_KEY", "wa_lookup_not_issued_000000000000");
+    try {
+      const error = await rejection(getUser({ id: users.grace }));
+      expect(error.message).toContain("The key comes from the environment variable WORKSPACE_ACCESS_API_KEY");
+      expect(error.message).not.toContain("pulumi config set --secret workspace-access:apiKey");
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
   // Lookups that arrive together share one listing, so one refused answer (output forms after the same resources too):
   // each says where the key comes from, once.
   it("is hinted once in each error of lookups that shared its answer", async () => {

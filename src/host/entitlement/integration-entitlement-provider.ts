@@ -192,7 +192,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       const outs = outputs(member, declared, props?.lastJobId ?? null, props?.adopted === true);
       if (props && !recorded) delete outs.declaredRole;
       return { id, props: outs, inputs: inputsOf(outs) };
-    });
+    }, ctx.keySource);
   },
 
   async update(ctx, _id, olds, news) {

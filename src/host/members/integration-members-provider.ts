@@ -230,7 +230,7 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
   },
 
   async read(ctx, id, props) {
-    return withHints(() => read(ctx, id, props));
+    return withHints(() => read(ctx, id, props), ctx.keySource);
   },
 
   async update(ctx, _id, olds, news) {

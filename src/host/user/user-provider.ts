@@ -217,7 +217,7 @@ export const provider = providerOf<Props, UserOutputs>({
       const inputs = { email, firstName, lastName, adoptExisting, deleteOnDestroy, ...managedValues(outs, managedBefore) };
       // The id as the state has it: one in another case must not change it (every resource using `user.id` would be replaced).
       return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as UserOutputs };
-    });
+    }, ctx.keySource);
   },
 
   async update(ctx, id, olds, news) {

@@ -524,7 +524,7 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
   },
 
   async read(ctx, _id, props) {
-    return withHints(() => read(ctx, props));
+    return withHints(() => read(ctx, props), ctx.keySource);
   },
 
   async update(ctx, _id, olds, news) {

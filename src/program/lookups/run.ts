@@ -3,6 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { WorkspaceAccessError } from "../../client/errors";
 import { emailKey } from "../../client/models";
 import { hinted } from "../../shared/hints";
+import { programKeySource } from "../program-settings";
 import { type ArgumentSpec, checkArguments } from "./arguments";
 import { lookupSession, type LookupSession } from "./session";
 
@@ -33,7 +34,7 @@ export async function runLookup<A, R>(
     const after = (opts as Record<symbol, unknown> | undefined)?.[AFTER_RESOURCES];
     return await lookup(checked, typeof after === "string" ? session.after(after) : session);
   } catch (error) {
-    throw printedAsOneLine(hinted(error));
+    throw printedAsOneLine(hinted(error, false, programKeySource()));
   }
 }
 
