@@ -378,6 +378,28 @@ describe("getIntegration", () => {
     expect(byId.message).toContain('getIntegration: no integration with id "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" in the workspace at');
   });
 
+  it("names at most 20 labels there, and how many more, in a workspace of many integrations; likewise the candidates", async () => {
+    const emu = await emulator({ seed: world() });
+    for (let i = 0; i < 120; i++)
+      emu.integrations.add({ application: "Many", label: `acme ${String(i).padStart(3, "0")}`, entitlements: [] });
+    await program(emu);
+    const error = await lookupError(getIntegration({ label: "acme" }), "lookup_not_found");
+    const first = [
+      "Slack acme",
+      "YouTube acme",
+      "YouTube partners",
+      ...Array.from({ length: 17 }, (_, i) => `acme ${String(i).padStart(3, "0")}`),
+    ];
+    const labels = first.map((label) => JSON.stringify(label)).join(", ");
+    expect(error.message).toBe(
+      `getIntegration: no integration with label "acme" (matched exactly; the labels there: ${labels} and 103 more) in the workspace at ${new URL(emu.url).host}.`,
+    );
+    const ambiguous = await lookupError(getIntegration({ application: "Many" }), "lookup_ambiguous");
+    expect(ambiguous.message).toContain("120 integrations in the workspace at");
+    expect(ambiguous.message).toMatch(/ and 100 more\. Look it up by label or id instead\.$/);
+    expect(ambiguous.candidates).toHaveLength(120);
+  });
+
   it("finds an integration past the first page", async () => {
     const emu = await emulator({ seed: world() });
     for (let i = 0; i < 120; i++) emu.integrations.add({ application: `App ${i}`, label: `acme ${i}`, entitlements: [] });

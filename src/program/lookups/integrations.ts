@@ -4,6 +4,7 @@ import type { Entitlement, Integration } from "../../client";
 import { inviteRole } from "../../shared/input-constants";
 import type { IntegrationEntitlementRole } from "../integration-entitlement";
 import type { SpecOf } from "./arguments";
+import { namedUpTo } from "../../shared/named-up-to";
 import { LookupError, notFound, whole } from "./lookup-error";
 import { byEmail, nullsLast, outputOf, runLookup } from "./run";
 
@@ -111,7 +112,8 @@ export function getIntegration(args: GetIntegrationArgs, opts?: pulumi.InvokeOpt
       const matches = all.filter((integration) => integration[field] === value);
       if (matches.length === 0) {
         const known = [...new Set(all.map((i) => i[field]).filter((v): v is string => v !== null))].sort();
-        const there = known.length > 0 ? known.map((v) => JSON.stringify(v)).join(", ") : "none";
+        // A workspace may have hundreds: the first of them, then how many more.
+        const there = known.length > 0 ? namedUpTo(known.map((v) => JSON.stringify(v))) : "none";
         throw notFound(
           session,
           "getIntegration",
@@ -121,7 +123,7 @@ export function getIntegration(args: GetIntegrationArgs, opts?: pulumi.InvokeOpt
       if (matches.length > 1) {
         throw new LookupError(
           `getIntegration: ${matches.length} integrations in the workspace at ${session.workspace} have ${field} "${value}": ` +
-            `${matches.map(describe).join(", ")}. Look it up by ${field === "application" ? "label or id" : "id"} instead.`,
+            `${namedUpTo(matches.map(describe))}. Look it up by ${field === "application" ? "label or id" : "id"} instead.`,
           "lookup_ambiguous",
           "getIntegration",
           matches.map((i) => ({ id: i.id, label: i.label })),
