@@ -250,6 +250,45 @@ describe("getUser", () => {
   });
 });
 
+describe("lookups by id that join a shared listing", () => {
+  // The listing only saves them requests: when it cannot be read, each reads its own record; when the key is refused, none
+  // asks again (its own read would be refused the same way).
+  it.each([
+    ["an unreadable page", { body: "<html>gateway</html>" }],
+    ["a 5xx", { status: 503 }],
+  ])("each read by its own GET when the shared listing fails with %s", async (_, fault) => {
+    const emu = await emulator({ seed: world() });
+    emu.fault({ method: "GET", path: "/users", times: 10, ...fault });
+    await program(emu);
+    pulumi.runtime.setAllConfig(
+      { "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": emu.apiKey, "workspace-access:maxRetries": "0" },
+      ["workspace-access:apiKey"],
+    );
+    const found = await Promise.all([getUser({ id: users.alan }), getUser({ id: users.grace })]);
+    expect(found.map((user) => user.email)).toEqual(["alan@example.com", "grace@example.com"]);
+    expect(sent(emu).sort()).toEqual(["GET /users", `GET /users/${users.alan}`, `GET /users/${users.grace}`].sort());
+  });
+
+  it("an integration by id, when the listing it joined fails, read by its own GET", async () => {
+    const emu = await emulator({ seed: world() });
+    emu.fault({ method: "GET", path: "/integrations", times: 10, body: "<html>gateway</html>" });
+    await program(emu);
+    const [all, one] = await Promise.all([rejection(getIntegrations()), getIntegration({ id: integrations.slack })]);
+    expect(InvalidResponseError.isInstance(all)).toBe(true);
+    expect(one.label).toBe("Slack acme");
+    expect(sent(emu)).toEqual(["GET /integrations", `GET /integrations/${integrations.slack}`]);
+  });
+
+  it("fail with the listing's 401, without asking again by id", async () => {
+    const emu = await emulator({ seed: world() });
+    emu.fault({ method: "GET", path: "/users", status: 401, times: 10 });
+    await program(emu);
+    const errors = await Promise.all([getUser({ id: users.alan }), getUser({ id: users.grace })].map(rejection));
+    expect(errors.map((error) => error.message.includes("answered 401"))).toEqual([true, true]);
+    expect(sent(emu)).toEqual(["GET /users"]);
+  });
+});
+
 describe("getUsers", () => {
   it("filters by role, status and guest, sorted by email, with ids", async () => {
     const emu = await emulator({ seed: world(120) });

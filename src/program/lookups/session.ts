@@ -7,7 +7,14 @@ import { createHash } from "node:crypto";
 import type { Entitlement, Integration, IntegrationUser, User, WorkspaceAccessClient } from "../../client";
 import { prove } from "../../client/absence";
 import { systemClock } from "../../client/clock";
-import { type InvalidResponseError, unlessNotFound, WorkspaceAccessError } from "../../client/errors";
+import {
+  ConnectionError,
+  InvalidResponseError,
+  ServerError,
+  TimeoutError,
+  unlessNotFound,
+  WorkspaceAccessError,
+} from "../../client/errors";
 import { type Id, idOf } from "../../client/ids";
 import { MAX_PAGE_SIZE } from "../../client/paginate";
 import { programClient, programSettings } from "../program-settings";
@@ -90,7 +97,7 @@ export class LookupSession {
   user(id: string): Promise<User | undefined> {
     return this.#call(`user:${idOf(id)}`, async () => {
       const shared = this.#calls.has("users") || (await this.#window.join()) > 1 || this.#calls.has("users");
-      const listed = shared ? await this.#listing("users", this.#usersAt) : undefined;
+      const listed = shared ? await this.#joined("users", this.#usersAt) : undefined;
       return readableOr(listed?.get(idOf(id)), () => unlessNotFound(this.#client.users.get(id)));
     });
   }
@@ -103,7 +110,7 @@ export class LookupSession {
   /** An integration by id, or `undefined`: from the listing when it was taken (presence), else one `GET`. */
   integration(id: string): Promise<Integration | undefined> {
     return this.#call(`integration:${idOf(id)}`, async () => {
-      const listed = this.#calls.has("integrations") ? await this.#listing("integrations", this.#integrationsAt) : undefined;
+      const listed = this.#calls.has("integrations") ? await this.#joined("integrations", this.#integrationsAt) : undefined;
       return readableOr(listed?.get(idOf(id)), () => unlessNotFound(this.#client.integrations.get(id)));
     });
   }
@@ -125,6 +132,20 @@ export class LookupSession {
   /** The first listing of `key` (each record once, by id): it proves presence only. */
   #listing<T extends { id: string }>(key: string, listAt: ListAt<T>): Promise<Listing<T>> {
     return this.#call(key, () => mapById(listAt, MAX_PAGE_SIZE));
+  }
+
+  /**
+   * The listing of `key` for a lookup by id that joins it (it only saves that lookup a request): `undefined` when the listing
+   * failed in a way the lookup's own read need not (a 5xx, a page that cannot be read, no answer), so that it reads by id; a
+   * refused key, or any other failure, is the lookup's too (its own read would be refused the same way).
+   */
+  async #joined<T extends { id: string }>(key: string, listAt: ListAt<T>): Promise<Listing<T> | undefined> {
+    try {
+      return await this.#listing(key, listAt);
+    } catch (error) {
+      if (listingOnly(error)) return undefined;
+      throw error;
+    }
   }
 
   /**
@@ -172,6 +193,13 @@ async function mapById<T extends { id: string }>(listAt: ListAt<T>, pageSize: nu
   for await (const record of listAt(pageSize, onInvalid)) byId.set(idOf(record.id), record);
   return byId;
 }
+
+/** A listing's failure a read of one record may not share: the service failing (5xx), a page not read, no answer. */
+const listingOnly = (error: unknown) =>
+  ServerError.isInstance(error) ||
+  InvalidResponseError.isInstance(error) ||
+  ConnectionError.isInstance(error) ||
+  TimeoutError.isInstance(error);
 
 /** The records of a listing it could read. */
 const readable = <T>(listing: Listing<T>): T[] => [...listing.values()].filter((r): r is T => !(r instanceof UnreadRecord));
