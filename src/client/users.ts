@@ -110,7 +110,8 @@ export class UsersApi {
 
   /**
    * Creates a user (409: {@link ConflictError}). A POST failed ambiguously (reset, timeout, 5xx) is sent again only after the email is
-   * looked up: a user found is this request's if created after it began, else a {@link ConflictError}. A job is waited for, never re-posted.
+   * looked up: a user found is this request's if created after it began, else a {@link ConflictError}; so is one a re-sent POST's 409
+   * names (the first POST may land late). A job is waited for, never re-posted.
    * `onJob` is told the job of an accepted POST before it is waited for, and `null` once it finished: an error it was last told a job
    * id before (a {@link JobTimeoutError}, a job that could not be polled) leaves a create that may still land.
    */
@@ -127,6 +128,13 @@ export class UsersApi {
           unread = error;
           sent = { data: undefined };
           break;
+        }
+        // A POST sent before failed without an answer, and may have landed since (a service slower than the timeout): the 409 may
+        // be its user. Found and created since this create began, it is this request's; else (a lookup that fails too) the 409 stands.
+        if (attempt > 0 && ConflictError.isInstance(error)) {
+          const landed = await this.findByEmail(attributes.email).catch(() => undefined);
+          if (landed) return this.#createdSince(landed, began, "failed without an answer and, sent again, answered 409");
+          throw error;
         }
         if (!isAmbiguous(error)) throw error;
         const existing = await this.findByEmail(attributes.email);

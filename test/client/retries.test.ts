@@ -323,6 +323,25 @@ describe("a create never takes over, or repeats, what it cannot prove is its own
     expect(error.message).toContain(odd.id);
   });
 
+  it("a POST that timed out and landed late: the 409 of the POST sent again finds the user it made, created since it began", async () => {
+    const emu = await emulator();
+    // The service takes the first POST in only when the client has given up on it (its timeout is real time, the emulator's
+    // delay virtual): it creates the user during the client's back-off, after the search found nobody.
+    emu.fault({ method: "POST", path: "/users", delayMs: 1 });
+    const { client } = clientFor(emu, { requestTimeoutSeconds: 0.2 });
+    const user = await client.users.create(alice);
+    expect(emu.users.list().map((u) => u.id)).toEqual([user.id]);
+    // The first POST's answer went to a socket the client had closed (its status is not recorded).
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /users",
+      "GET /users",
+      "GET /users",
+      "POST /users",
+      "GET /users",
+    ]);
+    expect(emu.requests[3]?.status).toBe(409);
+  });
+
   it("once the service answered with a job, failures while waiting never send the POST again", async () => {
     const emu = await emulator({ userWritesAsJobs: true });
     emu.fault({ method: "GET", path: /^\/jobs\//, status: 503, times: 2 });
