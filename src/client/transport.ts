@@ -224,6 +224,8 @@ export class HttpTransport {
   ): WorkspaceAccessError {
     const { method } = spec;
     const body = raw && readErrorBody(raw.text, this.redact);
+    const requestId = raw?.headers["x-request-id"];
+    const context = { method, path, status: raw?.status ?? 0, ...(body && { body }), ...(typeof requestId === "string" && { requestId }) };
     if (decision.why === "rate-limit-too-long" || decision.why === "rate-limit-retries-spent") {
       if (decision.holdMs > 0) this.pacer.pause(decision.holdMs);
       const why = decision.given
@@ -236,10 +238,8 @@ export class HttpTransport {
             "Raise that setting to wait it out, or run again later."
           : `${method} ${path} answered 429 (rate limited) again after waiting ${waited} times (${this.setting("maxRateLimitRetries")}). ` +
             "Lower the number of parallel operations or run again later.";
-      return new RateLimitError(this.redact(message), { method, path, status: 429, body }, decision.waitMs);
+      return new RateLimitError(this.redact(message), context, decision.waitMs);
     }
-    const requestId = raw?.headers["x-request-id"];
-    const context = { method, path, status: raw?.status ?? 0, ...(body && { body }), ...(typeof requestId === "string" && { requestId }) };
     const location = [raw?.headers["location"]].flat()[0];
     const { baseUrl } = this.settings;
     const redirect = { location, url: new URL(path, baseUrl), baseUrl, setting: this.setting("baseUrl") };

@@ -52,6 +52,16 @@ describe("error statuses", () => {
     expect((error as NotFoundError).requestId).toBe(emu.requests[0]?.requestId);
   });
 
+  it("a 429 given up on carries the request id too, as every other error answer", async () => {
+    const emu = await emulator();
+    emu.fault({ method: "GET", path: "/users", status: 429 });
+    const { client } = clientFor(emu, { maxRateLimitWaitSeconds: 0 });
+    const error = await rejection(client.users.list().next());
+    expect(RateLimitError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ status: 429, detail: "Injected by the emulator.", requestId: emu.requests[0]?.requestId });
+    expect(emu.requests[0]?.requestId).toEqual(expect.any(String));
+  });
+
   it("names the missing scope when the emulator answers 403 for a key without it", async () => {
     const emu = await emulator({ keys: { wa_readonly_key_0123456789abcdef: ["read:users"] } });
     issuedKeys.add("wa_readonly_key_0123456789abcdef"); // the key sent: the leak check must look for it
