@@ -1,4 +1,4 @@
-import { ConfigurationError, ConflictError, InvalidResponseError, isAmbiguous, WorkspaceAccessError } from "./errors";
+import { ConfigurationError, ConflictError, InvalidResponseError, isAmbiguous, JobFailedError, WorkspaceAccessError } from "./errors";
 import type { JobsApi } from "./jobs";
 import type { HttpTransport } from "./transport";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
@@ -110,8 +110,8 @@ export class UsersApi {
 
   /**
    * Creates a user (409: {@link ConflictError}). A POST failed ambiguously (reset, timeout, 5xx) is sent again only after the email is
-   * looked up: a user found is this request's if created after it began, else a {@link ConflictError}; so is one a re-sent POST's 409
-   * names (the first POST may land late). A job is waited for, never re-posted.
+   * looked up: a user found is this request's if created after it began, else a {@link ConflictError}; so is one a re-sent POST meets
+   * (its 409, or its job failing: the first POST may land late). A job is waited for, never re-posted.
    * `onJob` is told the job of an accepted POST before it is waited for, and `null` once it finished: an error it was last told a job
    * id before (a {@link JobTimeoutError}, a job that could not be polled) leaves a create that may still land.
    */
@@ -120,8 +120,11 @@ export class UsersApi {
     const spec = { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] } as const;
     let sent: { data: unknown } | undefined;
     let unread: InvalidResponseError | undefined;
+    /** Whether a POST before the last one failed without an answer: it may land late, and the last one's refusal be its doing. */
+    let resent = false;
     for (let attempt = 0; !sent; attempt++) {
       try {
+        resent = attempt > 0;
         sent = await this.#http.request(spec, schemas().userOrJob);
       } catch (error) {
         if (unreadableSuccess(error)) {
@@ -129,13 +132,7 @@ export class UsersApi {
           sent = { data: undefined };
           break;
         }
-        // A POST sent before failed without an answer, and may have landed since (a service slower than the timeout): the 409 may
-        // be its user. Found and created since this create began, it is this request's; else (a lookup that fails too) the 409 stands.
-        if (attempt > 0 && ConflictError.isInstance(error)) {
-          const landed = await this.findByEmail(attributes.email).catch(() => undefined);
-          if (landed) return this.#createdSince(landed, began, "failed without an answer and, sent again, answered 409");
-          throw error;
-        }
+        if (resent && ConflictError.isInstance(error)) return this.#landedLate(error, attributes.email, began, "answered 409");
         if (!isAmbiguous(error)) throw error;
         const existing = await this.findByEmail(attributes.email);
         if (existing) return this.#createdSince(existing, began, "failed without an answer");
@@ -148,7 +145,16 @@ export class UsersApi {
     if (answer) {
       const job = toJob(answer.data as JobRecord);
       if (job.status !== "finished") options.onJob?.(job.id);
-      await this.#jobs.until(job);
+      try {
+        await this.#jobs.until(job);
+      } catch (error) {
+        if (!resent || !JobFailedError.isInstance(error)) throw error;
+        // Not this create's user (none, or one older than it): the job's failure is the answer, as without a POST before it.
+        const refused = `answered with a job that failed (${job.id})`;
+        const user = await this.#landedLate(error, attributes.email, began, refused).catch(() => Promise.reject(error));
+        options.onJob?.(null);
+        return user;
+      }
       options.onJob?.(null);
     }
     // A job, or a success without a body (or with one that could not be read): the new user is read back once, by email. One
@@ -165,6 +171,17 @@ export class UsersApi {
           "that job may still be running. Nothing was sent again."
         : `POST users answered success without a body, but no user with the email ${attributes.email} exists.`;
     throw new WorkspaceAccessError(message, { kind: "invalid_response", method: "POST", path: "users" });
+  }
+
+  /**
+   * After a POST sent again was refused (`error`: a 409, a failed job): a POST before it failed without an answer and may have
+   * landed since (a service slower than the timeout), taking the email. Its user, found and created since `began`, is this create's;
+   * else (none, or a lookup that fails too) `error` stands.
+   */
+  async #landedLate(error: unknown, email: string, began: number, refused: string): Promise<User> {
+    const landed = await this.findByEmail(email).catch(() => undefined);
+    if (landed) return this.#createdSince(landed, began, `failed without an answer and, sent again, ${refused}`);
+    throw error;
   }
 
   /** `user` if the service created it after `began` (a minute of clock skew allowed), else a 409; a time not said: `unsaidIsNew`. */

@@ -342,6 +342,17 @@ describe("a create never takes over, or repeats, what it cannot prove is its own
     expect(emu.requests[3]?.status).toBe(409);
   });
 
+  it("so does the failed job of the POST sent again, when the first one's job made the user (a service answering with jobs)", async () => {
+    const emu = await emulator({ userWritesAsJobs: true, job: { finishAfterMs: 5 } });
+    emu.fault({ method: "POST", path: "/users", delayMs: 1 });
+    const { client } = clientFor(emu, { requestTimeoutSeconds: 0.2 });
+    const user = await client.users.create(alice);
+    expect(emu.users.list().map((u) => u.id)).toEqual([user.id]);
+    expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(2);
+    // The first POST's job made the user; that of the POST sent again found the email taken.
+    expect(emu.jobs.list().map((j) => j.status)).toEqual(["finished", "error"]);
+  });
+
   it("once the service answered with a job, failures while waiting never send the POST again", async () => {
     const emu = await emulator({ userWritesAsJobs: true });
     emu.fault({ method: "GET", path: /^\/jobs\//, status: 503, times: 2 });
