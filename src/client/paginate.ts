@@ -54,14 +54,17 @@ export async function* paginate<T extends z.ZodType, R>(
   let following: { link: string; answer: Promise<Answer> } | undefined;
   let spec: RequestSpec | undefined = first;
   while (spec) {
-    const path = pathOfLink(spec.path, http, first.path);
+    const path = new URL(spec.path, http.settings.baseUrl).pathname; // a link is whole once read by `linkOf`
     const early = ahead.get(spec.path);
     ahead.delete(spec.path);
     if (!early && pages?.asked) pages = undefined; // a link not read ahead: one by one from here
     const followed: Promise<Answer> | undefined = following?.link === spec.path ? following.answer : undefined;
     following = undefined;
     const { data, status }: Answer = await (early ?? followed ?? http.request(spec, schema));
-    const next: string | null | undefined = data.links?.next;
+    const said: string | null | undefined = data.links?.next;
+    // Read against the page it came with, as any relative link (RFC 3986), not against the API root: "users?…" or "?page…" in a
+    // page of an integration's members is their next page, not the workspace's users (whose records would pass for members).
+    const next: string | null | undefined = said ? linkOf(said, spec.path, http, first.path) : said;
     const count = Math.ceil((data.meta?.page?.total ?? 0) / size);
     if (spec === first) pages = next && PAGE_NUMBER.test(next) ? { link: next, count, asked: 0 } : undefined;
     else if (pages?.asked === 0) pages = next === nth(pages.link, 3) ? { ...pages, asked: 2 } : undefined;
@@ -107,22 +110,22 @@ export async function* paginate<T extends z.ZodType, R>(
       throw linkError(
         http,
         first.path,
-        `answered a page of records it had served already, with a links.next (${next}): the list does not end`,
+        `answered a page of records it had served already, with a links.next (${said}): the list does not end`,
       );
     }
     if (seen.has(next)) {
       // The link is the service's text: it may carry the key (a gateway copying it into links).
-      throw linkError(http, first.path, `returned the same links.next twice (${next})`);
+      throw linkError(http, first.path, `returned the same links.next twice (${said})`);
     }
     seen.add(next);
     spec = { method: "GET", path: next, scopes: first.scopes };
   }
 }
 
-/** The path of a page's link; a link that is not a URL fails naming `links.next`. */
-function pathOfLink(link: string, http: HttpTransport, listPath: string): string {
+/** A page's `links.next` as a whole URL, read against the page (`pagePath`, from the base URL); one that is not a URL fails naming it. */
+function linkOf(link: string, pagePath: string, http: HttpTransport, listPath: string): string {
   try {
-    return new URL(link, http.settings.baseUrl).pathname;
+    return new URL(link, new URL(pagePath, http.settings.baseUrl)).href;
   } catch {
     throw linkError(http, listPath, `answered a links.next that is not a URL (${link})`);
   }

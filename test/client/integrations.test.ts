@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { collect, ForbiddenError, InvalidResponseError } from "../../src/client";
+import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
 import { clientFor, emulator, rejection } from "../support/fixtures";
 import { clientOf, oddServer } from "../support/odd-server";
+
+const { youtube } = DEFAULT_IDS.integrations;
+const { ada, grace } = DEFAULT_IDS.users;
 
 describe("integrations.list", () => {
   it("returns 150 integrations with page size 100 exactly once, following links.next", async () => {
@@ -130,4 +134,24 @@ describe("integration writes answered without a job (the emulator's integrationW
       expect(emu.requests.map((r) => r.method)).toEqual(["POST", "PATCH", "PATCH", "DELETE"]);
     },
   );
+});
+
+describe("integrations.listUsers: a relative links.next is read against the page it came with, as any link (RFC 3986)", () => {
+  it.each([
+    ["a query alone", "?page%5Bnumber%5D=2&page%5Bsize%5D=1"],
+    ["a path relative to the list", "users?page%5Bnumber%5D=2&page%5Bsize%5D=1"],
+  ])("%s: the members' next page, not another list (the workspace's users would pass for members)", async (_, next) => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const path = `/integrations/${youtube}/users`;
+    const first = {
+      data: [{ id: ada, type: "user" }],
+      links: { self: `/api/v1${path}`, next, previous: null },
+      meta: { page: { total: 2 } },
+    };
+    emu.fault({ method: "GET", path, body: JSON.stringify(first) });
+    const { client } = clientFor(emu);
+    const members = await collect(client.integrations.listUsers(youtube, { pageSize: 1 }));
+    expect(emu.requests.map((r) => `${r.path} ${r.query["page[number]"] ?? "-"}`)).toEqual([`${path} -`, `${path} 2`]);
+    expect(members.map((m) => m.id).every((id) => [ada, grace].some((member) => member === id))).toBe(true);
+  });
 });
