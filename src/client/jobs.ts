@@ -2,6 +2,7 @@ import { contractIssue, InvalidResponseError, JobFailedError, JobTimeoutError } 
 import type { HttpTransport } from "./transport";
 import { type Job, toJob } from "./models";
 import { pathOf } from "./path";
+import { redactError } from "./redact";
 import { schemas } from "./schemas";
 import { SCOPES } from "./scopes";
 
@@ -76,7 +77,9 @@ export class JobsApi {
       if (job.status === null) {
         const path = new URL(pathOf("jobs", [id, "job id"]), settings.baseUrl).pathname;
         const message = `The job ${id} has no status (field "data.attributes.status"): it cannot be waited for.`;
-        throw new InvalidResponseError(message, { method: "GET", path, status: 200, field: "data.attributes.status" });
+        // The id is the service's text (a write's answer), redacted as in the other errors of a wait.
+        const error = new InvalidResponseError(message, { method: "GET", path, status: 200, field: "data.attributes.status" });
+        throw redactError(error, this.#http.redact);
       }
       last = job.status;
       options.onPoll?.(job);

@@ -294,6 +294,23 @@ describe("a failed job's texts", () => {
   });
 });
 
+describe("a job that cannot be waited for", () => {
+  it("is named redacted: a job id a gateway made of the key, in part, stays out of the error (as in a JobTimeoutError)", async () => {
+    const key = KEYS.plain;
+    const emu = await emulator({ apiKey: key });
+    const integration = emu.integrations.add({ application: "Slack", label: "acme", entitlements: [{ id: "VIEWER" }] });
+    const user = emu.users.add({ email: "cy@example.com", firstName: "Cy", lastName: "Young" });
+    const id = `job_${key.slice(0, 20)}`;
+    emu.fault({ method: "POST", path: /\/users$/, body: JSON.stringify({ data: { id, type: "job", attributes: { status: "created" } } }) });
+    emu.fault({ method: "GET", path: /^\/jobs\//, body: JSON.stringify({ data: { id, type: "job", attributes: {} } }) });
+    const { client } = clientFor(emu);
+    const handle = await client.integrations.invite(integration.id, { userIds: [user.id], entitlements: ["VIEWER"] });
+    const error = await rejection(handle.wait());
+    expect(error).toMatchObject({ kind: "invalid_response", field: "data.attributes.status" });
+    expectNoRun(key, error, []);
+  });
+});
+
 describe("records that echo the key", () => {
   it.each(Object.entries(KEYS))("are redacted before they are parsed, in a read and in a list (%s key)", async (_kind, key) => {
     const emu = await emulator({ apiKey: key });
