@@ -177,6 +177,10 @@ export function contractIssue(issues: ReadonlyArray<{ path: readonly PropertyKey
   return { field, said: `does not match the API contract: field "${field || "(root)"}": ${issues[0]?.message ?? "invalid"}` };
 }
 
+/** What a write's success answer that could not be read adds to its error: every 2xx is success, so the write landed. */
+export const acceptedUnread = (status: number): string =>
+  `The write was accepted (${status}), but its answer could not be read: read back what it changed.`;
+
 /** The answer did not match the contract: not JSON, or a field missing or of the wrong type. */
 export class InvalidResponseError extends WorkspaceAccessError {
   static override readonly KINDS = ["invalid_response"] as const;

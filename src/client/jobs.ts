@@ -1,4 +1,4 @@
-import { contractIssue, InvalidResponseError, JobFailedError, JobTimeoutError } from "./errors";
+import { acceptedUnread, contractIssue, InvalidResponseError, JobFailedError, JobTimeoutError } from "./errors";
 import type { HttpTransport } from "./transport";
 import { type Job, toJob } from "./models";
 import { pathOf } from "./path";
@@ -116,7 +116,10 @@ export class JobsApi {
     }
     const { field, said } = contractIssue(parsed.error.issues, ["data"]);
     const where = new URL(path, this.#http.settings.baseUrl).pathname;
-    const message = this.#http.redact(`${method} ${where} answered ${answer.status} with a job that ${said}.`);
+    // A success status: the write landed, though its job cannot be followed.
+    const message = this.#http.redact(
+      `${method} ${where} answered ${answer.status} with a job that ${said}. ${acceptedUnread(answer.status)}`,
+    );
     throw new InvalidResponseError(message, { method, path: where, status: answer.status, field });
   }
 }

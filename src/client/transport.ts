@@ -2,6 +2,7 @@ import type { Pool } from "undici";
 import type { z } from "zod";
 import { errorForStatus, readErrorBody } from "./error-answers";
 import {
+  acceptedUnread,
   ConfigurationError,
   ConnectionError,
   contractIssue,
@@ -286,8 +287,7 @@ export class HttpTransport {
   #parse<S extends z.ZodType>(schema: S, raw: RawResponse, method: string, path: string): z.infer<S> {
     const { status } = raw;
     // A write answered success has landed whatever its body: the caller must not take the failure to read it for a failed write.
-    const landed =
-      method === "GET" ? "" : ` The write was accepted (${status}), but its answer could not be read: read back what it changed.`;
+    const landed = method === "GET" ? "" : ` ${acceptedUnread(status)}`;
     const invalid = (what: string, field: string) =>
       new InvalidResponseError(`${method} ${path} answered ${status} with a body that ${what}.${landed}`, { method, path, status, field });
     let json: unknown;

@@ -109,6 +109,22 @@ describe("integrations.invite", () => {
   });
 });
 
+describe("integrations.invite", () => {
+  it("a 200 whose job does not match the contract fails naming the field, saying the invitation was accepted", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const job = { data: { id: "j1", type: "job", attributes: { status: 7 } } };
+    emu.fault({ method: "POST", path: `/integrations/${youtube}/users`, body: JSON.stringify(job) });
+    const { client } = clientFor(emu);
+    const error = await rejection(client.integrations.invite(youtube, { userIds: [ada], entitlements: ["VIEWER"] }));
+    expect(error).toMatchObject({ kind: "invalid_response", field: "data.attributes.status", status: 200 });
+    expect(error.message).toContain(
+      `POST /api/v1/integrations/${youtube}/users answered 200 with a job that does not match the API contract`,
+    );
+    expect(error.message).toContain("The write was accepted (200), but its answer could not be read: read back what it changed.");
+    expect(emu.requests.map((r) => r.method)).toEqual(["POST"]);
+  });
+});
+
 describe("integration writes answered without a job (the emulator's integrationWriteAnswer)", () => {
   it.each(["no-content", "empty-ok", "no-data"] as const)(
     "%s: each write is done, a handle with no job to wait for, nothing polled",
