@@ -134,7 +134,13 @@ export class UsersApi {
         }
         if (resent && ConflictError.isInstance(error)) return this.#landedLate(error, attributes.email, began, "answered 409");
         if (!isAmbiguous(error)) throw error;
-        const existing = await this.findByEmail(attributes.email);
+        // A lookup that fails leaves the POST's error the one to tell: it may have landed (the lookup's failure said in it).
+        const existing = await this.findByEmail(attributes.email).catch((lookup: unknown) => {
+          const why = lookup instanceof Error ? lookup.message.replace(/\.$/, "") : String(lookup);
+          (error as WorkspaceAccessError).message +=
+            ` Whether it created ${attributes.email} is not known: looking the email up failed (${why}).`;
+          throw error;
+        });
         if (existing) return this.#createdSince(existing, began, "failed without an answer");
         if (attempt >= this.#http.settings.maxRetries) throw error;
         await this.#http.backoff(attempt, `POST users (${attributes.email}) failed without an answer and nothing was created`);

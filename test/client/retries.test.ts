@@ -203,6 +203,21 @@ describe("POST user create is never blindly re-sent", () => {
     expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /users", "GET /users", "GET /users", "POST /users"]);
   });
 
+  it("a 503 on POST whose lookup fails too: the POST's error, saying it may have landed, names the lookup's failure", async () => {
+    const emu = await emulator();
+    emu.fault({ method: "POST", path: "/users", status: 503 });
+    emu.fault({ method: "GET", path: "/users", status: 503, times: 10 });
+    const { client } = clientFor(emu, { maxRetries: 0 });
+    const error = await rejection(client.users.create(alice));
+    expect(ServerError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ method: "POST", status: 503 });
+    expect(error.message).toContain("The request may or may not have been carried out.");
+    expect(error.message).toContain(
+      `Whether it created ${alice.email} is not known: looking the email up failed (GET /api/v1/users answered 503`,
+    );
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /users", "GET /users"]);
+  });
+
   it("a 503 on POST: the email is looked up, and its absence proven by a second search, before any new POST", async () => {
     const emu = await emulator();
     emu.fault({ method: "POST", path: "/users", status: 503 });
