@@ -56,6 +56,8 @@ export class JobsApi {
   async wait(id: string, options: WaitOptions = {}): Promise<Job> {
     const { settings, deps } = this.#http;
     const timeoutMs = options.timeoutMs ?? settings.jobTimeoutSeconds * 1000;
+    // NaN would never end the wait (no deadline passes), and poll without pause (no interval is shorter than NaN).
+    if (!(timeoutMs >= 0)) throw new RangeError(`timeoutMs must be a number of at least 0, got ${timeoutMs}`);
     const deadline = deps.clock.now() + timeoutMs;
     const probing = this.#firstPollMs === undefined;
     const first = Math.min(this.#firstPollMs ?? PROBE_POLL_MS, settings.jobPollIntervalMs);

@@ -156,6 +156,19 @@ describe("waiting for jobs", () => {
     expect(clock.slept).toBe(30_000);
   });
 
+  it.each([Number.NaN, -1])(
+    "refuses a timeoutMs of %s before any poll (NaN would never end the wait, polling at once)",
+    async (timeoutMs) => {
+      const emu = await emulator({ seed: defaultSeed() });
+      const { client } = clientFor(emu);
+      const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+      const error = await rejection(job.wait({ timeoutMs }));
+      expect(error).toBeInstanceOf(RangeError);
+      expect(error.message).toBe(`timeoutMs must be a number of at least 0, got ${timeoutMs}`);
+      expect(emu.requests.map((r) => r.method)).toEqual(["POST"]);
+    },
+  );
+
   it("says so when the last status is one the contract does not list, instead of promising the job may finish", async () => {
     await withStub(async (stub, client) => {
       const id = "0b7c2d4e-0000-4000-8000-0000000000c1";
