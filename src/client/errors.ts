@@ -241,6 +241,14 @@ export function isAmbiguous(error: unknown): boolean {
   return ConnectionError.isInstance(error) || TimeoutError.isInstance(error) || ServerError.isInstance(error);
 }
 
+/**
+ * True for a write answered success with a body that could not be read (not JSON, or not the contract's shape): it landed
+ * all the same (every 2xx is success), but what it made (a user, a job) is unknown: read back what it changed.
+ */
+export function isUnreadableSuccess(error: unknown): error is InvalidResponseError {
+  return InvalidResponseError.isInstance(error) && error.status !== undefined && error.status >= 200 && error.status < 300;
+}
+
 /** The value, or `undefined` when the service answered 404: for reads and deletes where "gone" is an answer. */
 export async function unlessNotFound<T>(operation: Promise<T>): Promise<T | undefined> {
   try {

@@ -1,4 +1,12 @@
-import { ConfigurationError, ConflictError, InvalidResponseError, isAmbiguous, JobFailedError, WorkspaceAccessError } from "./errors";
+import {
+  ConfigurationError,
+  ConflictError,
+  type InvalidResponseError,
+  isAmbiguous,
+  isUnreadableSuccess,
+  JobFailedError,
+  WorkspaceAccessError,
+} from "./errors";
 import type { JobsApi } from "./jobs";
 import type { HttpTransport } from "./transport";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
@@ -27,14 +35,6 @@ export function sharedEmail(email: string, users: readonly User[]): Configuratio
       "or make the emails differ in the service.",
     "email",
   );
-}
-
-/**
- * A write answered success with a body that could not be read (not JSON, or not the contract's shape): it landed all the
- * same (every 2xx is success), so the user is read back, as after an answer without a body.
- */
-function unreadableSuccess(error: unknown): error is InvalidResponseError {
-  return InvalidResponseError.isInstance(error) && error.status !== undefined && error.status >= 200 && error.status < 300;
 }
 
 /** How many more searches a miss of {@link UsersApi.findByEmail} may cost to be proven. */
@@ -127,7 +127,7 @@ export class UsersApi {
         resent = attempt > 0;
         sent = await this.#http.request(spec, schemas().userOrJob);
       } catch (error) {
-        if (unreadableSuccess(error)) {
+        if (isUnreadableSuccess(error)) {
           unread = error;
           sent = { data: undefined };
           break;
@@ -206,7 +206,7 @@ export class UsersApi {
     const path = pathOf("users", [id, "user id"]);
     const spec = { method: "PUT", path, body: userBody(attributes, id), scopes: [SCOPES.writeUsers] } as const;
     const { data } = await this.#http.request(spec, schemas().userOrJob).catch((error: unknown) => {
-      if (unreadableSuccess(error)) return { data: undefined };
+      if (isUnreadableSuccess(error)) return { data: undefined };
       throw error;
     });
     // Without a body (204), with one that could not be read, or with a job, the user is read back once.

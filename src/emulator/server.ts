@@ -101,6 +101,8 @@ export class EmulatorServer {
       return;
     }
     if (fault?.body !== undefined) {
+      // With `afterHandling`, the work is done first: a write that landed, its answer unreadable.
+      if (fault.afterHandling === true) this.#answer(this.#process(lowered), incoming);
       this.#send(res, record, { status: fault.status ?? 200, headers: fault.headers }, fault.body);
       return;
     }

@@ -341,7 +341,7 @@ export interface Fault {
   body?: string;
   /** Destroy the socket without answering. */
   reset?: boolean;
-  /** With `reset`: handle the request first (the write happens), then reset instead of answering. */
+  /** With `reset` or `body`: handle the request first (the write happens), then reset, or answer `body`, instead. */
   afterHandling?: boolean;
   /** Wait this long before answering (or before the other effect). */
   delayMs?: number;

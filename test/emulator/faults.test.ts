@@ -75,6 +75,18 @@ describe("reset faults", () => {
     expect(emulator.jobs.list()).toHaveLength(1);
   });
 
+  it("a raw body with afterHandling applies the write and answers that body: a write that landed, its answer unreadable", async () => {
+    emulator.fault({ method: "POST", path: "/users", status: 201, body: "Created", afterHandling: true });
+    const res = await call(emulator, "POST", "users", { body: userBody({ email: "landed@example.com" }) });
+    expect(res.status).toBe(201);
+    expect(res.text).toBe("Created");
+    expect(emulator.users.findByEmail("landed@example.com")).toBeDefined();
+    // Without it, the body is answered and nothing is done.
+    emulator.fault({ method: "POST", path: "/users", status: 201, body: "Created" });
+    await call(emulator, "POST", "users", { body: userBody({ email: "not-landed@example.com" }) });
+    expect(emulator.users.findByEmail("not-landed@example.com")).toBeUndefined();
+  });
+
   it("the server keeps serving after a reset", async () => {
     emulator.fault({ path: "/users", reset: true });
     await expect(call(emulator, "GET", "users")).rejects.toThrow();

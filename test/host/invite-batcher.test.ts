@@ -457,6 +457,31 @@ describe("a batch's request fails", () => {
     expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}/users`)).toHaveLength(1);
   });
 
+  it("a success whose answer cannot be read (the job unknown) is never re-sent: members found are done as made, the others pending", async () => {
+    const { emu, users, batcher } = await world(6);
+    // The first batch lands and its members are there at once; the answer is a gateway's page, not the job.
+    emu.jobs.setTiming({ finishAfterMs: 0 });
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, status: 200, body: "<html>OK</html>", afterHandling: true });
+    const outcomes = await Promise.all(users.slice(0, 3).map((u) => batcher.submit(invitation(u))));
+    expect(outcomes.every((o) => o.kind === "member" && !o.existed)).toBe(true);
+    expect(invitePosts(emu)).toHaveLength(1);
+    // The second lands as a job not run yet: nobody is a member at the list read, so each is pending, no job known.
+    emu.jobs.setTiming({ finishAfterPolls: 1 });
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, status: 200, body: "<html>OK</html>", afterHandling: true });
+    const results = await Promise.allSettled(users.slice(3).map((u) => batcher.submit(invitation(u))));
+    for (const r of results) expect(pendingOf(r).jobId).toBeNull();
+    expect(invitePosts(emu)).toHaveLength(2);
+  });
+
+  it("a single invitation answered success unreadably: its member is read, and found is made by it, not someone else's", async () => {
+    const { emu, users, batcher } = await world(1);
+    emu.jobs.setTiming({ finishAfterMs: 0 });
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, status: 202, body: "Accepted", afterHandling: true });
+    expect(await batcher.submit(invitation(users[0]!))).toMatchObject({ kind: "member", existed: false });
+    expect(invitePosts(emu)).toHaveLength(1);
+    expect(emu.requests.at(-1)).toMatchObject({ method: "GET", path: `/integrations/${INTEGRATION}/users/${users[0]}` });
+  });
+
   it("an ambiguous failure whose job has not run yet: every user fails naming itself, nothing is sent again", async () => {
     const { emu, users, batcher } = await world(8);
     emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, reset: true, afterHandling: true });

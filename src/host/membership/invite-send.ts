@@ -1,8 +1,9 @@
 /**
  * How one batch of invitations (queued by `invite-batcher.ts`) is sent and ends for each user: with an
  * {@link InvitationResult} of its own, nobody invited twice ("it may still land" is a result, `pending`). For several users:
- * - the POST fails without an answer (a timeout, a reset, a 5xx): it may have been carried out, so it is never re-sent.
- *   One member list read: users found members are done; the others `pending`, no job known;
+ * - the POST fails without an answer (a timeout, a reset, a 5xx), or answers success with a body that cannot be read (it
+ *   was carried out, its job unknown): it may have been carried out, so it is never re-sent. One member list read: users
+ *   found members are done; the others `pending`, no job known;
  * - the POST answers 409: one member list read; those members are handed back as existing (the caller's adoption rules
  *   apply); the others are sent again as one batch (in halves if no member is found);
  * - another 400, 404 or 422 (a user the service refuses): nothing was done; halves sent again, down to the user at fault;
@@ -22,6 +23,7 @@ import {
   ConflictError,
   type IntegrationUser,
   isAmbiguous,
+  isUnreadableSuccess,
   JobFailedError,
   type JobHandle,
   unlessNotFound,
@@ -53,6 +55,9 @@ function forUser(error: unknown, userId: string, size: number): unknown {
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
+/** Whether an invitation that failed so may have been carried out: no complete answer, or a success whose answer is unreadable. */
+const mayHaveLanded = (error: unknown) => isAmbiguous(error) || isUnreadableSuccess(error);
+
 /** Sends one batch and settles each entry (see the list above); never rejects. One function down to the client: few frames to the socket. */
 export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): Promise<void> {
   const { integrationId, role, entitlements } = batch[0]!.invitation;
@@ -62,7 +67,7 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
     job = await client.integrations.invite(integrationId, { userIds, role, entitlements });
   } catch (error) {
     if (batch.length === 1) return afterOneFailed(client, batch[0]!, error);
-    if (isAmbiguous(error)) return afterAmbiguous(client, batch, error);
+    if (mayHaveLanded(error)) return afterAmbiguous(client, batch, error);
     if (ConflictError.isInstance(error)) return afterConflict(client, batch);
     if (ApiError.isInstance(error) && USER_STATUSES.has(error.status)) return split(client, batch);
     return failAll(batch, error);
@@ -80,7 +85,7 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
 /** A single invitation that failed: no member after an ambiguous failure proves nothing (its job may not have ended): `pending`. */
 async function afterOneFailed(client: WorkspaceAccessClient, entry: Entry, error: unknown): Promise<void> {
   const { integrationId, userId } = entry.invitation;
-  const ambiguous = isAmbiguous(error);
+  const ambiguous = mayHaveLanded(error);
   if (!ambiguous && !ConflictError.isInstance(error)) return entry.reject(error);
   let found: IntegrationUser | undefined;
   try {
