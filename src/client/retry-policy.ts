@@ -32,8 +32,11 @@ export type Decision =
   | { action: "retry"; delayMs: number }
   /** A 429: hold every request of the client for `waitMs`, then send again. */
   | { action: "wait"; waitMs: number; given: boolean }
-  /** Give up: an error answer no retry helps, or a transient failure after `retried` retries. */
-  | { action: "fail"; why: "error" | "transient"; retried: number }
+  /**
+   * Give up: an error answer no retry helps, or a transient failure after `retried` retries, or at once when it asked to be
+   * called again later (`askedMs`, its `Retry-After`) than a 429's wait may last.
+   */
+  | { action: "fail"; why: "error" | "transient"; retried: number; askedMs?: number }
   /** Give up on a 429 (its wait is over the cap, or its retries are spent), still holding the client's other requests for `holdMs`. */
   | { action: "fail"; why: "rate-limit-too-long" | "rate-limit-retries-spent"; waitMs: number; given: boolean; holdMs: number };
 
@@ -54,8 +57,15 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
     return { action: "wait", waitMs, given };
   }
   if (!transient) return { action: "fail", why: "error", retried: 0 };
+  // A 5xx that says when to come back (a 503 in maintenance) is not asked again sooner; later than a 429's wait may last,
+  // it fails at once, as such a 429 does, rather than retry into the same answer.
+  const asked = outcome.kind === "answer" ? parseRetryAfter(outcome.retryAfter, outcome.now) : undefined;
+  if (asked !== undefined && asked > limits.maxRateLimitWaitSeconds * 1000) {
+    return { action: "fail", why: "transient", retried: attempt.transientRetries, askedMs: asked };
+  }
   if (IDEMPOTENT_METHODS.has(attempt.method) && attempt.transientRetries < limits.maxRetries) {
-    return { action: "retry", delayMs: backoffDelay(attempt.transientRetries, limits.retryBaseDelayMs, limits.retryMaxDelayMs, random) };
+    const backoff = backoffDelay(attempt.transientRetries, limits.retryBaseDelayMs, limits.retryMaxDelayMs, random);
+    return { action: "retry", delayMs: Math.max(backoff, asked ?? 0) };
   }
   return { action: "fail", why: "transient", retried: attempt.transientRetries };
 }

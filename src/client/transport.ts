@@ -247,6 +247,11 @@ export class HttpTransport {
     const error = noAnswer ?? errorForStatus(context, describeScopes(spec.scopes), this.redact, redirect);
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries (${this.setting("maxRetries")}).`;
+    if (decision.why === "transient" && decision.askedMs !== undefined) {
+      error.message +=
+        ` It asked to be called again in ${Math.ceil(decision.askedMs / 1000)} s (Retry-After), longer than ` +
+        `${this.setting("maxRateLimitWaitSeconds")} (${this.settings.maxRateLimitWaitSeconds} s): run again later, or raise that setting to wait it out.`;
+    }
     return error;
   }
 

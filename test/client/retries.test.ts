@@ -98,6 +98,24 @@ describe("transient failures", () => {
     expect(clock.sleeps).toEqual([375, 750, 1500, 3000]);
   });
 
+  it("a 503 with Retry-After is asked again no sooner than it says; one beyond maxRateLimitWaitSeconds fails at once, saying so", async () => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", status: 503, headers: { "Retry-After": "20" } });
+    emu.fault({ path: "/users", status: 503, headers: { "Retry-After": "0" } });
+    emu.fault({ path: "/users", status: 503, headers: { "Retry-After": "3600" } });
+    const { client, clock } = clientFor(emu, { maxRateLimitWaitSeconds: 60 });
+    const error = await rejection(client.users.list().next());
+    expect(emu.requests.map((r) => r.status)).toEqual([503, 503, 503]);
+    // 20 s as asked; "0" leaves the back-off (750 ms at the second try); an hour is longer than the 60 s a wait may last.
+    expect(clock.sleeps).toEqual([20_000, 750]);
+    expect(ServerError.isInstance(error)).toBe(true);
+    expect(error.message).toContain(
+      "It asked to be called again in 3600 s (Retry-After), longer than maxRateLimitWaitSeconds (60 s): run again later",
+    );
+    await client.users.list().next();
+    expect(emu.requests.map((r) => r.status)).toEqual([503, 503, 503, 200]);
+  });
+
   it("stops after maxRetries with an error that says so", async () => {
     const emu = await emulator();
     emu.fault({ path: "/users", status: 503, times: 10 });
