@@ -58,11 +58,12 @@ const API_KEY_CONFIG = "workspace-access:apiKey";
 /**
  * A redactor of the stack's secrets: the package's messages never hold them, but the CLI may echo config or a program's
  * error. The API key (`workspace-access:apiKey` however stored, and `WORKSPACE_ACCESS_API_KEY`) goes whole or in any run
- * of {@link MIN_API_KEY_LENGTH} characters, as the client redacts it. Any other secret goes whole only, and only when it
- * has that many characters: a short secret (`1`, `true`) removed wherever it appears would wipe the report, not protect
- * anything. A secret object (`pulumi config set --secret --path 'proj:people[1].email' ...` marks the whole key secret)
- * goes leaf by leaf: its secure leaves as `settings` (the stack's settings file, `secure:` where a leaf is encrypted)
- * shows them, else every leaf; never its JSON text whole, which would take the object's every name with it.
+ * of {@link MIN_API_KEY_LENGTH} characters, as the client redacts it. Any other secret goes whole only (in any case,
+ * without its surrounding spaces), and only when it has that many characters: a short secret (`1`, `true`) removed
+ * wherever it appears would wipe the report, not protect anything. A secret object (`pulumi config set --secret --path
+ * 'proj:people[1].email' ...` marks the whole key secret) goes leaf by leaf: its secure leaves as `settings` (the
+ * stack's settings file, `secure:` where a leaf is encrypted) shows them, else every leaf; never its JSON text whole,
+ * which would take the object's every name with it.
  */
 export function secretsRedactor(
   config: ConfigMap,
@@ -73,9 +74,20 @@ export function secretsRedactor(
   const others = Object.entries(config).flatMap(([key, entry]) =>
     key !== API_KEY_CONFIG && entry.secret ? secretValues(entry.value, settingOf(settings, key)) : [],
   );
-  const whole = others.filter((s) => s.trim().length >= MIN_API_KEY_LENGTH).sort((a, b) => b.length - a.length);
-  const redactors = [...[...new Set(keys.filter((s) => s.trim() !== ""))].map(makeRedactor), ...[...new Set(whole)].map(makeValueRedactor)];
+  const whole = others.map((s) => s.trim()).filter((s) => s.length >= MIN_API_KEY_LENGTH);
+  const byLength = [...new Set(whole)].sort((a, b) => b.length - a.length);
+  const redactors = [...[...new Set(keys.filter((s) => s.trim() !== ""))].map(makeRedactor), ...byLength.map(anyCaseRedactor)];
   return (text) => redactors.reduce((out, redact) => redact(out), text);
+}
+
+/**
+ * A secret removed whole in any case: a program may fold it before it shows (the example names each `User` after
+ * `email.trim().toLowerCase()`), and the report must not give away a secret email so folded.
+ */
+function anyCaseRedactor(secret: string): (text: string) => string {
+  const exact = makeValueRedactor(secret);
+  const folded = new RegExp(secret.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"), "giu");
+  return (text) => exact(text).replace(folded, "[redacted]");
 }
 
 /** The settings file's entry of `key` (`proj:people`), which the file may write without its project's namespace (`people`). */

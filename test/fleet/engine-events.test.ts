@@ -228,6 +228,19 @@ describe("secretsRedactor", () => {
     expect(secretsRedactor(config, {}, { "proj:people": { secure: "v1:abc" } })(text)).toContain("User [redacted], User [redacted]");
   });
 
+  it("removes a secret in any case and without its surrounding spaces: a program folds an email for a resource's name", () => {
+    // The example's program names each User after `email.trim().toLowerCase()`: the secret as written must not show through that.
+    const people = [{ email: "  Bob.Roe@Acme.Example ", firstName: "Bob", lastName: "Roe" }];
+    const settings = { people: [{ email: { secure: "v1:abc" }, firstName: "Bob", lastName: "Roe" }] };
+    const redact = secretsRedactor({ "proj:people": { value: JSON.stringify(people), secret: true } }, {}, settings);
+    expect(redact("+ User bob.roe@acme.example; User BOB.ROE@ACME.EXAMPLE: answered 404; Bob.Roe@Acme.Example")).toBe(
+      "+ User [redacted]; User [redacted]: answered 404; [redacted]",
+    );
+    // Another secret as long as a key, in another case, goes too; a short one still stays.
+    const token = secretsRedactor({ "proj:token": { value: "Tok-ABCDEF0123", secret: true }, "proj:n": { value: "1", secret: true } }, {});
+    expect(token("tok-abcdef0123 and 1")).toBe("[redacted] and 1");
+  });
+
   it("removes the stack's key stored in plain text too (the package warns of it, and still runs)", () => {
     const key = "wa_emu_0123456789abcdef0123456789abcdef";
     const redact = secretsRedactor({ "workspace-access:apiKey": { value: key, secret: false } }, {});
