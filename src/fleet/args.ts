@@ -1,6 +1,7 @@
 /** The command line of `workspace-access-fleet`: each mistake is a {@link UsageError} naming the flag and what it takes. */
 import { parseArgs } from "node:util";
 import { type Format, formatOf, UsageError } from "../command-line";
+import { editDistance } from "../shared/edit-distance";
 import type { FleetOptions } from "./run";
 import { FLEET_COMMANDS, type FleetCommand } from "./types";
 
@@ -16,10 +17,11 @@ export type FleetArgs = FleetOptions & { format: Format };
 /** The commands `--refresh` applies to: a `refresh` reads every workspace anyway, and `drift` always refreshes. */
 export const REFRESH_COMMANDS: readonly FleetCommand[] = ["preview", "up"];
 
+/** The flags, in the usage's order (an unknown flag's message lists them so). */
 const OPTIONS = {
   stacks: { type: "string", multiple: true },
-  refresh: { type: "boolean" },
   parallel: { type: "string" },
+  refresh: { type: "boolean" },
   "continue-on-error": { type: "boolean" },
   "expect-no-changes": { type: "boolean" },
   format: { type: "string" },
@@ -27,9 +29,53 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-/** Parses `argv` (without node and the script); `"help"` for `-h`/`--help`. An unknown flag is node:util's error, naming it. */
+/**
+ * What pulumi's own flags, typed out of habit, mean here: the flag to give instead, or `null` for one to leave out.
+ * pulumi's `--stack` and `-s` would otherwise be told only that they are unknown, with node:util's advice to pass them after `--`.
+ */
+const PULUMI_FLAGS: Record<string, string | null> = {
+  "--stack": "--stacks",
+  "-s": "--stacks",
+  "--json": "--format json",
+  "-C": "--cwd",
+  "--yes": null,
+  "-y": null,
+  "--skip-preview": null,
+};
+
+/** A {@link UsageError} for an unknown flag: the flag it likely meant, or the flags there are. */
+function unknownFlag(flag: string): UsageError {
+  const known = Object.keys(OPTIONS).map((name) => `--${name}`);
+  if (flag in PULUMI_FLAGS) {
+    const meant = PULUMI_FLAGS[flag];
+    if (meant === null)
+      return new UsageError(`unknown flag ${flag}: the fleet's up and refresh never ask for a confirmation: leave it out`);
+    return new UsageError(
+      `unknown flag ${flag}: did you mean ${meant}?${meant === "--stacks" ? " (the fleet takes a list: --stacks a,b,c)" : ""}`,
+    );
+  }
+  const [closest] = known
+    .map((name) => ({ name, distance: editDistance(flag, name) }))
+    .filter(({ distance }) => distance <= 2)
+    .sort((a, b) => a.distance - b.distance);
+  if (closest !== undefined) return new UsageError(`unknown flag ${flag}: did you mean ${closest.name}?`);
+  return new UsageError(`unknown flag ${flag}: the flags are ${known.join(", ")}`);
+}
+
+/** node:util's parse of the flags, an unknown flag refused by {@link unknownFlag}. */
+function parseFlags(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
+  } catch (error) {
+    const unknown = (error as { code?: unknown }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION";
+    const flag = unknown ? /'([^']+)'/.exec((error as Error).message)?.[1] : undefined;
+    throw flag === undefined ? error : unknownFlag(flag);
+  }
+}
+
+/** Parses `argv` (without node and the script); `"help"` for `-h`/`--help`. An unknown flag names the flag it likely meant. */
 export function parseFleetArgs(argv: string[], cwd: string = process.cwd()): FleetArgs | "help" {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
+  const { values, positionals } = parseFlags(argv);
   if (values.help === true) return "help";
   const [command, ...rest] = positionals;
   if (command === undefined) throw new UsageError(`a command is required: ${FLEET_COMMANDS.join(", ")}`);

@@ -71,7 +71,25 @@ describe("parseFleetArgs", () => {
     expect(() => parseFleetArgs(argv)).toThrow(message);
   });
 
-  it("leaves an unknown flag to node:util's error, which names it (the command prints it with the usage, exit 2)", () => {
-    expect(() => parseFleetArgs(["up", "--canary"])).toThrow(/--canary/);
+  it.each([
+    // pulumi's own flags, which a pulumi user types first.
+    [["up", "--stack", "acme"], /^unknown flag --stack: did you mean --stacks\? \(the fleet takes a list: --stacks a,b,c\)$/],
+    [["up", "-s", "acme"], /^unknown flag -s: did you mean --stacks\?/],
+    [["up", "--yes"], /^unknown flag --yes: the fleet's up and refresh never ask for a confirmation: leave it out$/],
+    [["refresh", "-y"], /^unknown flag -y: the fleet's up and refresh never ask/],
+    [["preview", "--json"], /^unknown flag --json: did you mean --format json\?$/],
+    [["preview", "-C", "infra"], /^unknown flag -C: did you mean --cwd\?$/],
+    // A misspelt flag of the fleet's own.
+    [["up", "--paralel", "2"], /^unknown flag --paralel: did you mean --parallel\?$/],
+    [["up", "--continue-on-errors"], /^unknown flag --continue-on-errors: did you mean --continue-on-error\?$/],
+    [["up", "--expect-no-change=true"], /^unknown flag --expect-no-change: did you mean --expect-no-changes\?$/],
+    // Nothing near: the flags listed.
+    [
+      ["up", "--canary"],
+      /^unknown flag --canary: the flags are --stacks, --parallel, --refresh, --continue-on-error, --expect-no-changes, --format, --cwd, --help$/,
+    ],
+  ])("refuses the unknown flag of %j, naming the flag it likely meant", (argv, message) => {
+    expect(() => parseFleetArgs(argv)).toThrow(FleetUsageError);
+    expect(() => parseFleetArgs(argv)).toThrow(message);
   });
 });
