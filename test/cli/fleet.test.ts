@@ -89,7 +89,7 @@ describe.skipIf(!cliAvailable)(
       };
       expect(workflow.jobs.fleet.defaults.run["working-directory"]).toBe("infra");
       const script = workflow.jobs.fleet.steps.find((step) => step.name === name)?.run;
-      expect(script, `docs/fleet.md's step "${name}"`).toContain("npx workspace-access-fleet");
+      expect(script, `docs/fleet.md's step "${name}"`).toMatch(/(npx |exec node_modules\/\.bin\/)workspace-access-fleet /);
       await fs.promises.rm(github, { recursive: true, force: true });
       await fs.promises.mkdir(github);
       const files = {
