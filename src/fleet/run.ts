@@ -117,14 +117,17 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
           fullName: project.fullNames.get(stack),
           refresh: options.refresh,
           cancel,
+          stop,
           serially,
         }),
       stop,
       onStart: options.onStart,
       onDone: options.onDone,
     });
-    // A cancel that reached a running stack leaves every stack reported, yet the run did not end as asked.
-    return { command: options.command, expectNoChanges, interrupted: interrupted || cancel.aborted, stacks: reports };
+    // A cancel that reached a running stack, or a stop that a stack's own steps met before its operation, leaves every
+    // stack reported, yet the run did not end as asked.
+    const stopped = stop.aborted && reports.some((report) => report.result === "skipped");
+    return { command: options.command, expectNoChanges, interrupted: interrupted || stopped || cancel.aborted, stacks: reports };
   } finally {
     // The user's `pulumi` in this folder goes on with the stack it had selected, or with none, as before the run.
     await serially(() => restoreSelection(project)).catch(() => undefined);

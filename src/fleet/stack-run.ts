@@ -22,11 +22,19 @@ export interface StackRunOptions {
    * operations pending in the stack's state.
    */
   cancel: AbortSignal;
+  /**
+   * The run's stop (the first Ctrl-C). In a terminal that Ctrl-C also reaches the `pulumi` commands run before the
+   * operation (the stack's config read, its select), which it kills: once aborted, such a failure reports the stack
+   * `skipped`, not `failed` with a killed command's line.
+   */
+  stop?: AbortSignal | undefined;
   serially<T>(select: () => Promise<T>): Promise<T>;
 }
 
 /** The `skippedBecause` of a stack cancelled before its pulumi started. */
 export const CANCELLED_BEFORE_START = "cancelled before pulumi started";
+/** The `skippedBecause` of a stack whose steps before pulumi's operation failed once the run was stopped (a Ctrl-C). */
+export const INTERRUPTED_BEFORE_START = "interrupted before pulumi started";
 
 /**
  * A signal for the Automation API that follows `cancel`, and a function to stop following it. The Automation API adds
@@ -155,14 +163,15 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     return found.length > 0 ? { warnings: found } : {};
   };
   // Checked before each step that precedes pulumi's operation: a cancel there reports the stack as never run.
-  const skipped = (): StackReport => ({
+  const skipped = (because = CANCELLED_BEFORE_START): StackReport => ({
     stack: name,
     result: "skipped",
     changes: noChanges(),
     resources: [],
-    skippedBecause: CANCELLED_BEFORE_START,
+    skippedBecause: because,
   });
   const { signal, release } = forwardedCancel(options.cancel);
+  let operating = false;
   try {
     if (options.cancel.aborted) return skipped();
     const fullName = options.fullName ?? name;
@@ -175,6 +184,7 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     // applied its changes by then) and fails the stack, losing its counts; the report checks the counts.
     const common = { onEvent: events.onEvent, color: "never" as const, signal };
     const refresh = options.refresh === true;
+    operating = true;
     let changes: ChangeCounts;
     if (options.command === "preview") changes = countsOf((await stack.preview({ ...common, ...refreshing(refresh) })).changeSummary);
     // A preview with refresh reads each resource from the workspace into a copy of the state, then plans the program
@@ -185,6 +195,9 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     else changes = countsOf((await stack.refresh({ ...common, runProgram: true, suppressOutputs: true })).summary.resourceChanges);
     return { stack: name, result: "succeeded", changes, resources: resources(), ...warnings() };
   } catch (error) {
+    // A step before the operation that failed once the run was stopped or cancelled: the Ctrl-C killed it, nothing ran.
+    if (!operating && options.cancel.aborted) return skipped();
+    if (!operating && options.stop?.aborted === true) return skipped(INTERRUPTED_BEFORE_START);
     const message = failureMessage(events.diagnostics, error instanceof Error ? error.message : String(error));
     return {
       stack: name,

@@ -165,6 +165,25 @@ describe("runFleet: a cancel", () => {
     ]);
   });
 
+  it("a Ctrl-C that kills a stack's config read (in a terminal it reaches every pulumi): the stack is skipped, the run interrupted", async () => {
+    const stop = new AbortController();
+    // In a terminal the Ctrl-C reaches the fleet (its `stop`) and, at once, the `pulumi config` it was running.
+    fake.during["config"] = () => {
+      stop.abort();
+      throw new Error(
+        "Command was killed with SIGINT (User interruption with CTRL-C): pulumi config --show-secrets --json --stack organization/proj/acme",
+      );
+    };
+    const report = await runFleet({ command: "preview", cwd: "/proj", stop: stop.signal });
+    expect(pulumiRuns()).toEqual([]);
+    expect(report.stacks.map((s) => [s.stack, s.result, s.skippedBecause, s.error])).toEqual([
+      ["acme", "skipped", "interrupted before pulumi started", undefined],
+      ["globex", "skipped", "interrupted before it started", undefined],
+    ]);
+    expect(report.interrupted).toBe(true);
+    expect(exitStatus(report)).toBe(1);
+  });
+
   it("in the Automation API's gap before it listens for the cancel still reaches pulumi (SIGINT)", async () => {
     const cancel = new AbortController();
     // The Automation API prepares pulumi's arguments after the fleet's last check and before it spawns pulumi.
