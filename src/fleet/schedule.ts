@@ -2,7 +2,8 @@
  * The order stacks run in, with no Pulumi in it: for `up`, the canary alone first; then at most `parallel` at
  * once, each slot taking the next stack as its last one ends, so one slow workspace holds up one slot. A failure
  * (with `stopOnFailure`) or `stop` (Ctrl-C) starts no new stack: those left are `skipped`, with the reason, and
- * the running ones are awaited, never abandoned.
+ * the running ones are awaited, never abandoned. So does an `onStart` or `onDone` that throws (the caller's code): the
+ * running stacks end, then the schedule rejects with that error.
  */
 import { noChanges, type StackReport } from "./types";
 
@@ -19,6 +20,7 @@ export interface ScheduleOptions {
   run(stack: string): Promise<StackReport>;
   /** Once aborted, no new stack starts (the first Ctrl-C). */
   stop?: AbortSignal | undefined;
+  /** Told before a stack starts; should it throw, that stack and every other not yet started is left unrun. */
   onStart?: ((stack: string) => void) | undefined;
   onDone?: ((report: StackReport) => void) | undefined;
 }
@@ -26,7 +28,7 @@ export interface ScheduleOptions {
 /**
  * Runs the stacks as the module's comment says: a report per stack in the order of `stacks`, and whether `stop` left
  * some unstarted. Rejects, running nothing, when a stack is named twice: it would run twice at once, and one report
- * would hide the other.
+ * would hide the other; and, once every running stack has ended, when `onStart` or `onDone` threw (its first error).
  */
 export async function schedule(options: ScheduleOptions): Promise<{ reports: StackReport[]; interrupted: boolean }> {
   const twice = options.stacks.find((stack, i) => options.stacks.indexOf(stack) !== i);
@@ -35,10 +37,21 @@ export async function schedule(options: ScheduleOptions): Promise<{ reports: Sta
   const queue = [...options.stacks];
   let firstFailure: string | undefined;
   let canaryFailed = false;
+  // The first error of the caller's onStart or onDone: no stack starts after it, and it is thrown once the running ones end.
+  let told: { error: unknown } | undefined;
+  const tell = (call: () => void): boolean => {
+    try {
+      call();
+      return true;
+    } catch (error) {
+      told ??= { error };
+      return false;
+    }
+  };
 
-  const blocked = () => options.stop?.aborted === true || (options.stopOnFailure && firstFailure !== undefined);
+  const blocked = () => told !== undefined || options.stop?.aborted === true || (options.stopOnFailure && firstFailure !== undefined);
   const runOne = async (stack: string) => {
-    options.onStart?.(stack);
+    if (!tell(() => options.onStart?.(stack))) return;
     const report = await options.run(stack).catch(
       (error: unknown): StackReport => ({
         stack,
@@ -50,7 +63,7 @@ export async function schedule(options: ScheduleOptions): Promise<{ reports: Sta
     );
     if (report.result === "failed" && firstFailure === undefined) firstFailure = stack;
     reports.set(stack, report);
-    options.onDone?.(report);
+    tell(() => options.onDone?.(report));
   };
 
   if (options.canary && queue.length > 0 && !blocked()) {
@@ -62,6 +75,7 @@ export async function schedule(options: ScheduleOptions): Promise<{ reports: Sta
   };
   // A slot that finds the run blocked has taken a stack off the queue unrun: every stack without a report is reported below.
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, queue.length)) }, slot));
+  if (told !== undefined) throw told.error;
 
   const interrupted = options.stop?.aborted === true && options.stacks.some((s) => !reports.has(s));
   const why = interrupted

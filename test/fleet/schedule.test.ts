@@ -172,6 +172,49 @@ describe("schedule", () => {
     ]);
   });
 
+  it("an onDone that throws starts no new stack, lets the running one end, then rejects with its error", async () => {
+    const fake = fakeStacks();
+    const boom = new Error("the caller's onDone broke");
+    let settled = false;
+    const done = schedule(
+      options(fake, {
+        onDone: (report) => {
+          if (report.stack === "a") throw boom;
+        },
+      }),
+    );
+    done.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await fake.startedCount(2);
+    fake.end("a");
+    await settle();
+    // b still runs; nothing new started; the schedule has not given up on b.
+    expect(fake.running()).toEqual(["b"]);
+    expect(settled).toBe(false);
+    fake.end("b");
+    await expect(done).rejects.toBe(boom);
+    expect(fake.started).toEqual(["a", "b"]);
+  });
+
+  it("an onStart that throws leaves that stack and the rest unrun, and rejects once the running ones end", async () => {
+    const fake = fakeStacks();
+    const done = schedule(
+      options(fake, {
+        onStart: (stack) => {
+          if (stack === "b") throw new Error("onStart broke");
+        },
+      }),
+    );
+    await fake.startedCount(1);
+    await settle();
+    expect(fake.running()).toEqual(["a"]);
+    fake.end("a");
+    await expect(done).rejects.toThrow("onStart broke");
+    expect(fake.started).toEqual(["a"]);
+  });
+
   it("refuses a stack named twice before running any: one run's report would hide the other's", async () => {
     const fake = fakeStacks();
     await expect(schedule(options(fake, { stacks: ["a", "b", "a"] }))).rejects.toThrow("schedule: the stack a is named twice");
