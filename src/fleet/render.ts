@@ -55,12 +55,18 @@ function summaryLine(report: FleetReport): string {
   return `workspace-access-fleet ${report.command}: ${n} stack${n === 1 ? "" : "s"}, ${parts.join(", ")}${report.interrupted ? "; interrupted" : ""}`;
 }
 
-/** What the last column says of a stack: its error, why it was skipped, or its changed resources; then its warnings. */
-function details(stack: StackReport): string[] {
+/**
+ * What the last column says of a stack: its error, why it was skipped, or its changed resources (the first `resources` of
+ * them, then how many more); then its warnings.
+ */
+function details(stack: StackReport, resources = Number.POSITIVE_INFINITY): string[] {
   const warnings = (stack.warnings ?? []).map((warning) => `warning: ${warning}`);
   if (stack.result === "failed") return [`error: ${stack.error ?? "failed"}`, ...warnings];
   if (stack.result === "skipped") return [`skipped: ${stack.skippedBecause ?? "not run"}`];
-  return [...stack.resources.map((r) => `${MARKS[r.op] ?? r.op} ${r.type} ${r.name}`), ...warnings];
+  const listed = stack.resources.slice(0, resources).map((r) => `${MARKS[r.op] ?? r.op} ${r.type} ${r.name}`);
+  const more = stack.resources.length - listed.length;
+  const rest = more === 0 ? [] : [`and ${more} more changed resource${more === 1 ? "" : "s"} (--format text lists every one)`];
+  return [...listed, ...rest, ...warnings];
 }
 
 function textOf(report: FleetReport): string {
@@ -84,19 +90,38 @@ function cell(text: string): string {
   return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
 }
 
-function markdownOf(report: FleetReport): string {
+/** GitHub refuses a comment longer than this: the markdown (a pull request's comment) stays within it. */
+export const MARKDOWN_LIMIT = 65_536;
+/** The changed resources a stack's row lists before "and N more": a first preview of a large workspace lists thousands. */
+const ROW_RESOURCES = 50;
+
+/**
+ * The table, each row listing at most `resources` changed resources; over {@link MARKDOWN_LIMIT}, again listing none (the
+ * counts stay), and if still over it (hundreds of stacks, long errors), the rows that fit and how many were left out.
+ */
+function markdownOf(report: FleetReport, resources = ROW_RESOURCES): string {
   const icon: Record<string, string> = { succeeded: "✅", failed: "❌", skipped: "⏭️" };
   const rows = report.stacks.map((s) => {
     const counts = COUNTS.map((c) => String(s.changes[c]));
-    const detail = details(s).map((d) => `\`${cell(d).replace(/`/g, "'")}\``);
+    const detail = details(s, resources).map((d) => `\`${cell(d).replace(/`/g, "'")}\``);
     return `| ${cell(s.stack)} | ${icon[s.result] ?? ""} ${s.result} | ${counts.join(" | ")} | ${detail.join("<br>")} |`;
   });
-  return [
+  const head = [
     `### ${summaryLine(report)}`,
     "",
     "| stack | result | create | update | delete | replace | same | changed resources |",
     "|---|---|--:|--:|--:|--:|--:|---|",
-    ...rows,
-    "",
-  ].join("\n");
+  ];
+  const text = [...head, ...rows, ""].join("\n");
+  if (text.length <= MARKDOWN_LIMIT) return text;
+  if (resources > 0) return markdownOf(report, 0);
+  const left = (n: number) => `\n_and ${n} more stack${n === 1 ? "" : "s"}, left out to fit a comment: --format text lists every one._\n`;
+  const kept: string[] = [];
+  let length = head.join("\n").length + left(rows.length).length + 1;
+  for (const row of rows) {
+    if (length + row.length + 1 > MARKDOWN_LIMIT) break;
+    kept.push(row);
+    length += row.length + 1;
+  }
+  return `${[...head, ...kept].join("\n")}\n${left(rows.length - kept.length)}`;
 }

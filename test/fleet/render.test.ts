@@ -4,7 +4,7 @@
  * and the text table; and the exit status each report gives.
  */
 import { describe, expect, it } from "vitest";
-import { renderFleetReport, stackDoneLine } from "../../src/fleet/render";
+import { MARKDOWN_LIMIT, renderFleetReport, stackDoneLine } from "../../src/fleet/render";
 import { exitStatus, type FleetReport, noChanges } from "../../src/fleet/types";
 
 const report: FleetReport = {
@@ -208,5 +208,51 @@ describe("stackDoneLine (the progress line on stderr)", () => {
     expect(stackDoneLine({ ...globex, warnings })).toBe(
       "globex: failed; 2 warnings (listed in the report): GET /integrations answered 401. The API key was not accepted.",
     );
+  });
+});
+
+describe("markdown within a pull-request comment's limit (GitHub refuses one over 65,536 characters)", () => {
+  /** A stack whose first preview creates `n` users. */
+  const creating = (stack: string, n: number) => ({
+    stack,
+    result: "succeeded" as const,
+    changes: { ...noChanges(), create: n },
+    resources: Array.from({ length: n }, (_, i) => ({ op: "create", type: "User", name: `someone-${i}@${stack}.example` })),
+  });
+  const preview = (stacks: FleetReport["stacks"]): FleetReport => ({
+    command: "preview",
+    expectNoChanges: false,
+    interrupted: false,
+    stacks,
+  });
+
+  it("a row lists 50 changed resources, then how many more", () => {
+    const markdown = renderFleetReport(preview([creating("acme", 51)]), "markdown");
+    expect(markdown).toContain("`+ User someone-49@acme.example`<br>`and 1 more changed resource (--format text lists every one)` |");
+    expect(markdown).not.toContain("someone-50@");
+    // The text format lists every one.
+    expect(renderFleetReport(preview([creating("acme", 51)]), "text")).toContain("    + User someone-50@acme.example\n");
+  });
+
+  it("a first preview of many large workspaces: counts only; and with hundreds of stacks, the rows that fit and how many more", () => {
+    const many = preview(Array.from({ length: 40 }, (_, i) => creating(`workspace-${i}`, 2000)));
+    const counts = renderFleetReport(many, "markdown");
+    expect(counts.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    expect(counts).toContain(
+      "| workspace-39 | ✅ succeeded | 2000 | 0 | 0 | 0 | 0 | `and 2000 more changed resources (--format text lists every one)` |",
+    );
+
+    const failing = Array.from({ length: 400 }, (_, i) => ({
+      stack: `w${i}`,
+      result: "failed" as const,
+      changes: noChanges(),
+      resources: [],
+      error: `pulumi failed: ${"x".repeat(400)}`,
+    }));
+    const cut = renderFleetReport(preview(failing), "markdown");
+    expect(cut.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    expect(cut).toMatch(/\n_and \d+ more stacks, left out to fit a comment: --format text lists every one\._\n$/);
+    expect(cut).toContain("| w0 | ❌ failed |");
+    expect(cut.startsWith("### workspace-access-fleet preview: 400 stacks, 0 succeeded, 400 failed, 0 skipped\n")).toBe(true);
   });
 });
