@@ -1,7 +1,8 @@
 /**
  * Behaviours the contract allows that a well-behaved service would not show (see
  * {@link EmulatorQuirks}): pages that shift between reads, records listed twice, ids answered
- * in upper case, 204 answers, integration writes done with no job, and null fields. Invitations of existing members live in the
+ * in upper case, 204 answers, integration writes done with no job, null fields, jobs read in
+ * every state not done, members' entitlements as plain ids, and emails in lower case. Invitations of existing members live in the
  * invitation route; this module holds what the list routes and the server share.
  */
 import type { EmulatorQuirks, PageHook } from "./types";
@@ -13,6 +14,9 @@ import type { EmulatorQuirks, PageHook } from "./types";
  * `integrationWriteAnswer` stays at its default too: the public document answers each integration write with a job,
  * and a job (waited for, polled, perhaps still running at a timeout) is the harder answer; one done at once is the
  * lenient one, proven on its own (test/host "integration writes answered without a job").
+ * `jobProgress`, `memberEntitlements` and `lowerCaseEmails` stay at their defaults as well, so that the world the
+ * reliability suites and the export run in stays as it was: each is proven on its own (test/client and test/host
+ * "contract-alternatives").
  */
 export function adversarialQuirks(): EmulatorQuirks {
   return { shiftPages: "remove", repeatRecords: true, inviteExisting: "merge", upperCaseIds: true, noContent: true, nullFields: true };
@@ -28,6 +32,9 @@ export const QUIRK_VALUES = {
   nullFields: ["true", "false"],
   openUserRoles: ["true", "false"],
   integrationWriteAnswer: ["job", "no-content", "empty-ok", "no-data"],
+  jobProgress: ["running", "varied"],
+  memberEntitlements: ["records", "ids"],
+  lowerCaseEmails: ["true", "false"],
 } as const satisfies Record<keyof EmulatorQuirks, readonly string[]>;
 
 /** Parses one `name=value`; throws naming the allowed names or values. */
@@ -165,6 +172,34 @@ export function nullOptionalFields(body: unknown): unknown {
     if (typeof a["application"] === "string" && a["label"] === `${a["application"]} (emulator)`) a["label"] = null;
   } else if (out["type"] === "entitlement") {
     if (typeof a["label"] === "string" && typeof a["key"] === "string" && a["label"].endsWith(`_${a["key"]}_DESC`)) a["label"] = null;
+  }
+  out["attributes"] = a;
+  return out;
+}
+
+/** The states a job not yet done shows in turn with `jobProgress: "varied"` (the public document's, not done). */
+export const VARIED_JOB_STATES = ["created", "started", "running", "retrying"] as const;
+
+/** What the `n`-th read (from 1) of a job not yet done shows with `jobProgress: "varied"`. */
+export function variedJobState(read: number): (typeof VARIED_JOB_STATES)[number] {
+  return VARIED_JOB_STATES[(Math.max(1, read) - 1) % VARIED_JOB_STATES.length]!;
+}
+
+/**
+ * The user records of a body reshaped as `lowerCaseEmails` and `memberEntitlements: "ids"` say: every
+ * `email` in lower case; an integration user's `entitlements` as their ids.
+ */
+export function reshapeUserRecords(body: unknown, quirks: EmulatorQuirks): unknown {
+  if (Array.isArray(body)) return body.map((item) => reshapeUserRecords(item, quirks));
+  if (!isRecord(body)) return body;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) out[k] = reshapeUserRecords(v, quirks);
+  const attributes = out["attributes"];
+  if (out["type"] !== "user" || !isRecord(attributes)) return out;
+  const a = { ...attributes };
+  if (quirks.lowerCaseEmails === true && typeof a["email"] === "string") a["email"] = a["email"].toLowerCase();
+  if (quirks.memberEntitlements === "ids" && Array.isArray(a["entitlements"])) {
+    a["entitlements"] = a["entitlements"].map((e) => (isRecord(e) && typeof e["id"] === "string" ? e["id"] : e));
   }
   out["attributes"] = a;
   return out;

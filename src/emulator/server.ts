@@ -8,7 +8,7 @@ import type { RateLimiter } from "./rate-limit";
 import { retryAfterHeader } from "./rate-limit";
 import type { Router } from "./router";
 import type { Reply, World } from "./routes/context";
-import { lowerCaseUuids, lowerCaseUuidsIn, nullOptionalFields, upperCaseUuids } from "./quirks";
+import { lowerCaseUuids, lowerCaseUuidsIn, nullOptionalFields, reshapeUserRecords, upperCaseUuids } from "./quirks";
 import { API_PREFIX, type Incoming, MAX_BODY_BYTES, receive } from "./incoming";
 import { missingScopes } from "./scopes";
 import { requireJsonContentType } from "./validation";
@@ -127,6 +127,7 @@ export class EmulatorServer {
     if (reply.body === undefined || reply.status === 204) return reply;
     let body: unknown = reply.body;
     if (quirks.nullFields === true) body = nullOptionalFields(body);
+    if (quirks.lowerCaseEmails === true || quirks.memberEntitlements === "ids") body = reshapeUserRecords(body, quirks);
     if (quirks.upperCaseIds === true) body = JSON.parse(upperCaseUuids(JSON.stringify(body)));
     return body === reply.body ? reply : { ...reply, body };
   }

@@ -218,6 +218,23 @@ export interface EmulatorQuirks {
   openUserRoles?: boolean;
   /** Optional fields answered as null where the contract allows it (names, isGuest, status, labels, entitlement labels). */
   nullFields?: boolean;
+  /**
+   * How a job not yet done reads on `GET /jobs/{id}`: `running` on every read (`"running"`, the default), or the
+   * states the public document lists for a job not done, in turn, one per read (`"varied"`: `created`, `started`,
+   * `running`, `retrying`, then again). The document lists the states but not their order.
+   */
+  jobProgress?: "running" | "varied";
+  /**
+   * How an integration user's `entitlements` are answered: entitlement records (`"records"`, the default, as the
+   * document's examples show) or plain entitlement ids (`"ids"`, as its schema's bare `array` allows and the
+   * contract says to parse).
+   */
+  memberEntitlements?: "records" | "ids";
+  /**
+   * Every email answered in lower case, whatever case a write or seed gave it, as a service that folds emails
+   * would (the contract compares emails case-insensitively; whether the service keeps the case written is not shown).
+   */
+  lowerCaseEmails?: boolean;
 }
 
 /** What {@link Emulator.onPage} hooks are told: the list and the page about to be answered. */

@@ -481,6 +481,70 @@ describe("nullFields", () => {
   });
 });
 
+describe("jobProgress", () => {
+  it("varied: the reads of a job not yet done show created, started, running, retrying in turn; the end shows as it is", async () => {
+    const e = await start({ seed: teamSeed(), job: { finishAfterPolls: 6 }, quirks: { jobProgress: "varied" } });
+    const answer = await call(e, "DELETE", `integrations/${TEAM.tube}/users/${TEAM.bob}`);
+    expect(at(answer.json, "data", "attributes", "status")).toBe("created");
+    const id = at(answer.json, "data", "id") as string;
+    const seen: unknown[] = [];
+    for (let read = 0; read < 7; read++) seen.push(at((await call(e, "GET", `jobs/${id}`)).json, "data", "attributes", "status"));
+    expect(seen).toEqual(["created", "started", "running", "retrying", "created", "finished", "finished"]);
+    expect(e.integrations.members(TEAM.tube).map((m) => m.userId)).not.toContain(TEAM.bob);
+  });
+
+  it("running (the default): every read before the end shows running", async () => {
+    const e = await start({ seed: teamSeed(), job: { finishAfterPolls: 3 } });
+    const answer = await call(e, "DELETE", `integrations/${TEAM.tube}/users/${TEAM.bob}`);
+    const id = at(answer.json, "data", "id") as string;
+    const seen: unknown[] = [];
+    for (let read = 0; read < 3; read++) seen.push(at((await call(e, "GET", `jobs/${id}`)).json, "data", "attributes", "status"));
+    expect(seen).toEqual(["running", "running", "finished"]);
+  });
+});
+
+describe("memberEntitlements", () => {
+  it("ids: an integration user's entitlements are answered as plain ids, in the list and the direct read", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { memberEntitlements: "ids" } });
+    const list = at((await call(e, "GET", `integrations/${TEAM.tube}/users`)).json, "data") as Array<{ attributes: unknown }>;
+    expect(list.map((m) => at(m, "attributes", "entitlements"))).toEqual([["VIEWER"], ["EDITOR"]]);
+    const one = await call(e, "GET", `integrations/${TEAM.tube}/users/${TEAM.ada}`);
+    expect(at(one.json, "data", "attributes", "entitlements")).toEqual(["VIEWER"]);
+    // The catalogue is not a user's: its records stay whole.
+    const catalogue = await call(e, "GET", `integrations/${TEAM.tube}/entitlements`);
+    expect(at(catalogue.json, "data", 0)).toMatchObject({ id: "VIEWER", type: "entitlement" });
+  });
+
+  it("records (the default): entitlement records, as the document's examples show", async () => {
+    const e = await start({ seed: teamSeed() });
+    const one = await call(e, "GET", `integrations/${TEAM.tube}/users/${TEAM.ada}`);
+    expect(at(one.json, "data", "attributes", "entitlements", 0)).toMatchObject({ id: "VIEWER", type: "entitlement" });
+  });
+});
+
+describe("lowerCaseEmails", () => {
+  it("answers every email in lower case, however it was written; the store and the filter still match", async () => {
+    const seed = teamSeed();
+    seed.users[0] = { ...seed.users[0]!, email: "Ada.Lovelace@Example.COM" };
+    const e = await start({ seed, quirks: { lowerCaseEmails: true } });
+    expect(at((await call(e, "GET", `users/${TEAM.ada}`)).json, "data", "attributes", "email")).toBe("ada.lovelace@example.com");
+    const member = await call(e, "GET", `integrations/${TEAM.tube}/users/${TEAM.ada}`);
+    expect(at(member.json, "data", "attributes", "email")).toBe("ada.lovelace@example.com");
+    const attributes = { email: "New.Person@Example.COM", firstName: "New", lastName: "Person", role: "workspace_login_only" };
+    const created = await call(e, "POST", "users", { body: { data: { type: "user", attributes } } });
+    expect(at(created.json, "data", "attributes", "email")).toBe("new.person@example.com");
+    const found = await call(e, "GET", "users?filter=NEW.PERSON%40example.com");
+    expect((at(found.json, "data") as unknown[]).map((u) => at(u, "attributes", "email"))).toEqual(["new.person@example.com"]);
+  });
+
+  it("is off by default: an email is answered as written", async () => {
+    const seed = teamSeed();
+    seed.users[0] = { ...seed.users[0]!, email: "Ada.Lovelace@Example.COM" };
+    const e = await start({ seed });
+    expect(at((await call(e, "GET", `users/${TEAM.ada}`)).json, "data", "attributes", "email")).toBe("Ada.Lovelace@Example.COM");
+  });
+});
+
 describe("the adversarial world", () => {
   it("turns every quirk on but openUserRoles (an unlisted role stays refused); options override it; the live object is the emulator's", async () => {
     const e = await start({ world: "adversarial", quirks: { inviteExisting: "fail" } });
@@ -518,11 +582,21 @@ describe("parseQuirk (the command's --quirk)", () => {
     ["inviteExisting=fail", { inviteExisting: "fail" }],
     ["integrationWriteAnswer=no-content", { integrationWriteAnswer: "no-content" }],
     ["integrationWriteAnswer=job", { integrationWriteAnswer: "job" }],
+    ["jobProgress=varied", { jobProgress: "varied" }],
+    ["memberEntitlements=ids", { memberEntitlements: "ids" }],
+    ["lowerCaseEmails", { lowerCaseEmails: true }],
   ])("%s", (text, expected) => {
     expect(parseQuirk(text)).toEqual(expected);
   });
 
-  it.each(["nope=true", "shiftPages=sideways", "inviteExisting=true", "integrationWriteAnswer=true"])("refuses %s", (text) => {
+  it.each([
+    "nope=true",
+    "shiftPages=sideways",
+    "inviteExisting=true",
+    "integrationWriteAnswer=true",
+    "jobProgress=true",
+    "memberEntitlements=strings",
+  ])("refuses %s", (text) => {
     expect(() => parseQuirk(text)).toThrow(/quirk/);
   });
 });

@@ -1,0 +1,49 @@
+/**
+ * The client under the other plausible answers of what the public document does not show, each played by
+ * an emulator switch (docs/contract.md lists the assumptions): a job not yet done that reads `created`,
+ * `started` or `retrying` rather than `running` (`jobProgress: "varied"`), an integration user's
+ * entitlements answered as plain ids (`memberEntitlements: "ids"`), emails answered in lower case
+ * (`lowerCaseEmails`).
+ */
+import { describe, expect, it } from "vitest";
+import { collect } from "../../src/client";
+import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
+import { clientFor, emulator } from "../support/fixtures";
+
+const { youtube } = DEFAULT_IDS.integrations;
+const { alan, grace, ada } = DEFAULT_IDS.users;
+
+describe("a job that reads created, started, running and retrying before it ends (jobProgress: varied)", () => {
+  it("is waited for through every state not done, and its change seen only once it is finished", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 6 }, quirks: { jobProgress: "varied" } });
+    const { client } = clientFor(emu);
+    const job = await client.integrations.invite(youtube, { userIds: [alan], entitlements: ["VIEWER"] });
+    const done = await job.wait();
+    expect(done?.status).toBe("finished");
+    expect(emu.requests.filter((r) => r.path.startsWith("/jobs/")).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["VIEWER"]);
+  });
+});
+
+describe("an integration user's entitlements answered as plain ids (memberEntitlements: ids)", () => {
+  it("reads them as with records, in the list and the direct read", async () => {
+    const emu = await emulator({ seed: defaultSeed(), quirks: { memberEntitlements: "ids" } });
+    const { client } = clientFor(emu);
+    expect(await client.integrations.getUser(youtube, grace)).toMatchObject({ entitlements: ["EDITOR"], role: "collaborator" });
+    const members = await collect(client.integrations.listUsers(youtube));
+    const byId = Object.fromEntries(members.map((m) => [m.id, m.entitlements]));
+    expect(byId).toEqual(
+      Object.fromEntries(emu.integrations.members(youtube).map((m) => [m.userId, m.entitlements])) as Record<string, string[]>,
+    );
+  });
+});
+
+describe("emails answered in lower case (lowerCaseEmails)", () => {
+  it("finds a user by an email written in another case", async () => {
+    const emu = await emulator({ seed: defaultSeed(), quirks: { lowerCaseEmails: true } });
+    emu.users.update(ada, { email: "Ada.Lovelace@Example.COM" });
+    const { client } = clientFor(emu);
+    expect((await client.users.findByEmail("ADA.lovelace@example.com"))?.id).toBe(ada);
+    expect((await client.users.get(ada))?.email).toBe("ada.lovelace@example.com");
+  });
+});
