@@ -235,6 +235,12 @@ export interface EmulatorQuirks {
    * would (the contract compares emails case-insensitively; whether the service keeps the case written is not shown).
    */
   lowerCaseEmails?: boolean;
+  /**
+   * What `GET /users?filter=` matches (the document: "the user's full name or email"): a part of the email or of
+   * `<firstName> <lastName>` in any case (`"contains"`, the default), the whole email or full name in any case
+   * (`"exact"`), or a part of either in the case written (`"case-sensitive"`).
+   */
+  userFilter?: "contains" | "exact" | "case-sensitive";
 }
 
 /** What {@link Emulator.onPage} hooks are told: the list and the page about to be answered. */

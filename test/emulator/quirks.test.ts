@@ -545,6 +545,37 @@ describe("lowerCaseEmails", () => {
   });
 });
 
+describe("userFilter", () => {
+  const emails = async (e: Emulator, filter: string) =>
+    (at((await call(e, "GET", `users?filter=${encodeURIComponent(filter)}`)).json, "data") as unknown[]).map((u) =>
+      at(u, "attributes", "email"),
+    );
+
+  it("contains (the default): a part of the email or the full name, in any case", async () => {
+    const e = await start({ seed: teamSeed() });
+    expect(await emails(e, "BOB@")).toEqual(["bob@example.com"]);
+    expect(await emails(e, "ada lov")).toEqual(["ada@example.com"]);
+  });
+
+  it("exact: the whole email or full name, in any case", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { userFilter: "exact" } });
+    expect(await emails(e, "BOB@")).toEqual([]);
+    expect(await emails(e, "Bob@Example.com")).toEqual(["bob@example.com"]);
+    expect(await emails(e, "ada lovelace")).toEqual(["ada@example.com"]);
+  });
+
+  it("case-sensitive: a part, in the case written (the folded email with lowerCaseEmails)", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { userFilter: "case-sensitive" } });
+    expect(await emails(e, "Bob@")).toEqual([]);
+    expect(await emails(e, "bob@")).toEqual(["bob@example.com"]);
+    expect(await emails(e, "Ada Love")).toEqual(["ada@example.com"]);
+    e.users.update(TEAM.bob, { email: "Bob@Example.com" });
+    expect(await emails(e, "bob@")).toEqual([]);
+    e.quirks.lowerCaseEmails = true;
+    expect(await emails(e, "bob@")).toEqual(["bob@example.com"]);
+  });
+});
+
 describe("the adversarial world", () => {
   it("turns every quirk on but openUserRoles (an unlisted role stays refused); options override it; the live object is the emulator's", async () => {
     const e = await start({ world: "adversarial", quirks: { inviteExisting: "fail" } });
@@ -585,6 +616,7 @@ describe("parseQuirk (the command's --quirk)", () => {
     ["jobProgress=varied", { jobProgress: "varied" }],
     ["memberEntitlements=ids", { memberEntitlements: "ids" }],
     ["lowerCaseEmails", { lowerCaseEmails: true }],
+    ["userFilter=case-sensitive", { userFilter: "case-sensitive" }],
   ])("%s", (text, expected) => {
     expect(parseQuirk(text)).toEqual(expected);
   });

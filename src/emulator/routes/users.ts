@@ -90,22 +90,30 @@ const emailTaken = (email: string): JobFailure => ({
   response: { message: `A user with the email ${email} already exists.` },
 });
 
+/**
+ * What `filter` matches in an email or a full name, as the `userFilter` quirk says: a part in any case (the
+ * default), the whole text in any case, or a part in the case written. An empty filter matches everyone.
+ */
+function filterOf(filter: string, mode: "contains" | "exact" | "case-sensitive"): (text: string) => boolean {
+  const needle = filter.trim();
+  if (needle === "") return () => true;
+  if (mode === "case-sensitive") return (text) => text.includes(needle);
+  const folded = needle.toLowerCase();
+  if (mode === "exact") return (text) => text.trim().toLowerCase() === folded;
+  return (text) => text.toLowerCase().includes(folded);
+}
+
 const list: Route = {
   method: "GET",
   pattern: "/users",
   scopes: (world) => scopesOf("GET /users", world.scopeTable),
   handle(ctx) {
     const filter = ctx.query.get("filter") ?? "";
-    const needle = filter.trim().toLowerCase();
+    const matches = filterOf(filter, ctx.world.quirks.userFilter ?? "contains");
+    // A service that folds emails (`lowerCaseEmails`) matches the folded one.
+    const emailOf = (u: { email: string }) => (ctx.world.quirks.lowerCaseEmails === true ? u.email.toLowerCase() : u.email);
     const matching = () =>
-      ctx.world.store
-        .listUsers()
-        .filter(
-          (u) =>
-            needle === "" ||
-            u.email.toLowerCase().includes(needle) ||
-            `${u.firstName ?? ""} ${u.lastName ?? ""}`.toLowerCase().includes(needle),
-        );
+      ctx.world.store.listUsers().filter((u) => matches(emailOf(u)) || matches(`${u.firstName ?? ""} ${u.lastName ?? ""}`));
     const keep: Array<[string, string]> = [];
     if (filter !== "") keep.push(["filter", filter]);
     const mfa = ctx.query.get("mfaStatus");
