@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_FINISH_AFTER_POLLS } from "./jobs";
 import { parseQuirk } from "./quirks";
 import { defaultSeed, parseSeed } from "./seed";
-import type { AnsweredRequest, EmulatorQuirks, EmulatorSeed, JobTiming } from "./types";
+import type { AnsweredRequest, BatchInviteFailure, EmulatorQuirks, EmulatorSeed, JobTiming } from "./types";
 import { populatedSeed } from "./worlds";
 
 export const USAGE = `Usage: workspace-access-emulator [options]
@@ -40,6 +40,17 @@ Options:
   --scopes T      the scopes each operation needs: "document" (default: as the public document
                   describes each operation) or "contract" (the contract's summary table: the
                   entitlement catalogue needs read:integrations, an invitation write:automations)
+  --user-writes W how user writes (POST, PUT, DELETE /users) answer: "record" (default: 201/200
+                  with the user, 204 for a delete), "no-content" (204 without a body for each)
+                  or "job" (a job, the change made when it finishes)
+  --no-user-create
+                  answer POST /users 405, as a service without that (assumed) endpoint would
+  --missing-scope S
+                  what a key lacking a scope gets: 403 (default) or 401; the service may answer
+                  either
+  --batch-invite-failure M
+                  what a failing invitation job does with the other users it names: "whole"
+                  (default: none is added) or "partial" (the others are added)
   --api-key K     the API key to accept (default: a random wa_emu_... key)
   --log-requests  print one line per request answered: method, path, status, milliseconds
                   (never the key)
@@ -60,6 +71,15 @@ export interface CommandLine {
   quirks: EmulatorQuirks;
   /** `--scopes`: which scope table the emulator enforces. */
   scopeTable: "document" | "contract";
+  /** `--user-writes record` (absent: the default), `no-content` or `job`. */
+  userWriteAnswer?: "no-content";
+  userWritesAsJobs?: boolean;
+  /** `--no-user-create`: `POST /users` answers 405. */
+  userCreate?: false;
+  /** `--missing-scope`: what a key lacking a scope gets. */
+  missingScopeStatus?: 401 | 403;
+  /** `--batch-invite-failure`: what a failing invitation job does with the other users it names. */
+  batchInviteFailure?: BatchInviteFailure;
   /** `--job-polls` and `--job-settle`: how jobs end. */
   job: JobTiming;
   apiKey?: string;
@@ -105,6 +125,14 @@ function readSeed(file: string): EmulatorSeed {
   }
 }
 
+/** A flag's value among `allowed`, or undefined when absent; throws naming the flag and the values. */
+function oneOf<T extends string>(flag: string, text: string | undefined, allowed: readonly T[]): T | undefined {
+  if (text === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(text))
+    throw new Error(`${flag} must be ${allowed.map((a) => `"${a}"`).join(", ")}, got ${text}`);
+  return text as T;
+}
+
 /** Parses the command line; `help` when it asks for the usage; throws on bad input. */
 export function parseCommandLine(argv: string[]): CommandLine | "help" {
   const { values } = parseArgs({
@@ -119,6 +147,10 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
       "job-polls": { type: "string" },
       "job-settle": { type: "string" },
       scopes: { type: "string" },
+      "user-writes": { type: "string" },
+      "no-user-create": { type: "boolean" },
+      "missing-scope": { type: "string" },
+      "batch-invite-failure": { type: "string" },
       "api-key": { type: "string" },
       "log-requests": { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -140,11 +172,23 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
   const scopeTable = values.scopes ?? "document";
   if (scopeTable !== "document" && scopeTable !== "contract")
     throw new Error(`--scopes must be "document" or "contract", got ${scopeTable}`);
+  const writes = oneOf("--user-writes", values["user-writes"], ["record", "no-content", "job"] as const);
+  const missingScope = oneOf("--missing-scope", values["missing-scope"], ["403", "401"] as const);
+  const batch = oneOf("--batch-invite-failure", values["batch-invite-failure"], ["whole", "partial"] as const);
+  const switches: Partial<CommandLine> = {
+    ...(writes === "no-content" ? { userWriteAnswer: "no-content" } : writes === "job" ? { userWritesAsJobs: true } : {}),
+    ...(values["no-user-create"] === true ? { userCreate: false } : {}),
+    ...(missingScope === undefined ? {} : { missingScopeStatus: missingScope === "401" ? 401 : 403 }),
+    ...(batch === undefined ? {} : { batchInviteFailure: batch }),
+  };
   const quirks: EmulatorQuirks = {};
   for (const quirk of values.quirk ?? []) Object.assign(quirks, parseQuirk(quirk));
   const host = values.host ?? "127.0.0.1";
   const logRequests = values["log-requests"] === true;
-  const common: Omit<CommandLine, "seed" | "world"> = { port, host, quirks, job, scopeTable, apiKey: values["api-key"], logRequests };
+  const common: Omit<CommandLine, "seed" | "world"> = {
+    ...{ port, host, quirks, job, scopeTable, apiKey: values["api-key"], logRequests },
+    ...switches,
+  };
   if (values.world === "adversarial") return { ...common, world: "adversarial" };
   const seed =
     values.empty === true

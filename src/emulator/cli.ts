@@ -50,6 +50,13 @@ async function main(): Promise<void> {
     ...(options.scopeTable === "contract"
       ? ["  scopes: the contract's table (the entitlement catalogue needs read:integrations, an invitation write:automations)"]
       : []),
+    ...(options.userWritesAsJobs === true ? ["  user writes: answered with a job (--user-writes job)"] : []),
+    ...(options.userWriteAnswer === "no-content" ? ["  user writes: answered 204 without a body (--user-writes no-content)"] : []),
+    ...(options.userCreate === false ? ["  POST /users: answered 405 (--no-user-create)"] : []),
+    ...(options.missingScopeStatus === 401 ? ["  a key lacking a scope: answered 401 (--missing-scope 401)"] : []),
+    ...(options.batchInviteFailure === "partial"
+      ? ["  a failing invitation job: adds the other users it names (--batch-invite-failure partial)"]
+      : []),
     ...Object.entries(emulator.quirks)
       .filter(([, value]) => value !== false)
       .map(([name, value]) => `  quirk ${name}=${String(value)}`),

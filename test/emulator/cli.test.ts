@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { parseCommandLine, requestLogLine, USAGE } from "../../src/emulator/cli-options";
 import { adversarialQuirks, QUIRK_VALUES } from "../../src/emulator/quirks";
 import { type AnsweredRequest, startEmulator } from "../../src/emulator/index";
+import { call } from "./helpers";
 
 describe("workspace-access-emulator's command line", () => {
   it("--world adversarial starts the adversarial world with every quirk, --quirk overriding one", async () => {
@@ -68,6 +69,41 @@ describe("workspace-access-emulator's command line", () => {
     [["--job-settle", "soon"], /--job-settle must be a number of seconds, 0 or more, got "soon"/],
     [["--job-settle", ""], /--job-settle must be a number of seconds/],
   ])("refuses %j, naming the flag", (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(message);
+  });
+
+  it("--user-writes, --no-user-create, --missing-scope and --batch-invite-failure reach the emulator; none by default", async () => {
+    const none = parseCommandLine([]);
+    if (none === "help") throw new Error("unexpected help");
+    for (const key of ["userWriteAnswer", "userWritesAsJobs", "userCreate", "missingScopeStatus", "batchInviteFailure"]) {
+      expect(none).not.toHaveProperty(key);
+    }
+    expect(parseCommandLine(["--user-writes", "record"])).not.toHaveProperty("userWriteAnswer");
+    expect(parseCommandLine(["--user-writes", "job"])).toMatchObject({ userWritesAsJobs: true });
+    expect(parseCommandLine(["--batch-invite-failure", "partial"])).toMatchObject({ batchInviteFailure: "partial" });
+    const line = parseCommandLine(["--empty", "--user-writes", "no-content", "--no-user-create", "--missing-scope", "401"]);
+    if (line === "help") throw new Error("unexpected help");
+    const { logRequests: _, ...options } = line;
+    const emulator = await startEmulator({ ...options, keys: { wa_reader_key_0123456789abcdef: ["read:users"] } });
+    try {
+      const user = { email: "joan@example.com", firstName: "Joan", lastName: "Clarke", role: "workspace_login_only" };
+      expect((await call(emulator, "POST", "users", { body: { data: { type: "user", attributes: user } } })).status).toBe(405);
+      const added = emulator.users.add({ ...user });
+      const put = await call(emulator, "PUT", `users/${added.id}`, {
+        body: { data: { type: "user", attributes: { ...user, isGuest: false } } },
+      });
+      expect([put.status, put.text]).toEqual([204, ""]);
+      expect((await call(emulator, "DELETE", `users/${added.id}`, { key: "wa_reader_key_0123456789abcdef" })).status).toBe(401);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it.each([
+    [["--user-writes", "none"], '--user-writes must be "record", "no-content", "job", got none'],
+    [["--missing-scope", "404"], '--missing-scope must be "403", "401", got 404'],
+    [["--batch-invite-failure", "some"], '--batch-invite-failure must be "whole", "partial", got some'],
+  ])("refuses %j, naming the flag and its values", (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(message);
   });
 
