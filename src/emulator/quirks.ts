@@ -14,7 +14,7 @@ import type { EmulatorQuirks, PageHook } from "./types";
  * `integrationWriteAnswer` stays at its default too: the public document answers each integration write with a job,
  * and a job (waited for, polled, perhaps still running at a timeout) is the harder answer; one done at once is the
  * lenient one, proven on its own (test/host "integration writes answered without a job").
- * `jobProgress`, `memberEntitlements`, `lowerCaseEmails` and `userFilter` stay at their defaults as well, so that the world the
+ * `jobProgress`, `memberEntitlements`, `lowerCaseEmails`, `userFilter` and `unknownEntitlement` stay at their defaults as well, so that the world the
  * reliability suites and the export run in stays as it was: each is proven on its own (test/client and test/host
  * "contract-alternatives").
  */
@@ -36,6 +36,7 @@ export const QUIRK_VALUES = {
   memberEntitlements: ["records", "ids"],
   lowerCaseEmails: ["true", "false"],
   userFilter: ["contains", "exact", "case-sensitive"],
+  unknownEntitlement: ["job-error", "bad-request", "not-found"],
 } as const satisfies Record<keyof EmulatorQuirks, readonly string[]>;
 
 /** Parses one `name=value`; throws naming the allowed names or values. */

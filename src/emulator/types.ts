@@ -241,6 +241,13 @@ export interface EmulatorQuirks {
    * (`"exact"`), or a part of either in the case written (`"case-sensitive"`).
    */
   userFilter?: "contains" | "exact" | "case-sensitive";
+  /**
+   * How an integration write naming an entitlement outside the integration's catalogue answers (the document says only
+   * that they "must be valid"): accepted, its job ending in `error` (`entitlement_not_found`) with nothing applied
+   * (`"job-error"`, the default), or refused at once, nothing started: 400 naming the field (`"bad-request"`) or 404
+   * (`"not-found"`).
+   */
+  unknownEntitlement?: "job-error" | "bad-request" | "not-found";
 }
 
 /** What {@link Emulator.onPage} hooks are told: the list and the page about to be answered. */

@@ -31,7 +31,15 @@ describe("workspace-access-emulator's command line", () => {
 
   it("--help names the quirks the adversarial world leaves off, rather than saying every one is on", () => {
     const off = Object.keys(QUIRK_VALUES).filter((name) => !(name in adversarialQuirks()));
-    expect(off).toEqual(["openUserRoles", "integrationWriteAnswer", "jobProgress", "memberEntitlements", "lowerCaseEmails", "userFilter"]);
+    expect(off).toEqual([
+      "openUserRoles",
+      "integrationWriteAnswer",
+      "jobProgress",
+      "memberEntitlements",
+      "lowerCaseEmails",
+      "userFilter",
+      "unknownEntitlement",
+    ]);
     expect(USAGE.replace(/\s+/g, " ")).toContain(`with every quirk below on but ${off.join(", ")}`);
   });
 

@@ -576,6 +576,49 @@ describe("userFilter", () => {
   });
 });
 
+describe("unknownEntitlement", () => {
+  const writes = (e: Emulator) => [
+    call(e, "POST", `integrations/${TEAM.tube}/users`, { body: inviteBody([TEAM.cy], ["VIEWER", "NOPE"]) }),
+    call(e, "PATCH", `integrations/${TEAM.tube}/users/${TEAM.bob}`, {
+      body: { data: { type: "update_user_entitlement", attributes: { entitlements: [{ id: "NOPE" }] } } },
+    }),
+    call(e, "PATCH", `integrations/${TEAM.tube}/users/${TEAM.bob}/entitlements`, {
+      body: { data: { remove: { entitlements: [{ id: "NOPE" }] } } },
+    }),
+  ];
+
+  it("bad-request: each write naming an entitlement outside the catalogue answers 400 naming the field; nothing starts", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { unknownEntitlement: "bad-request" } });
+    const before = e.integrations.members(TEAM.tube);
+    const answers = await Promise.all(writes(e));
+    expect(answers.map((a) => a.status)).toEqual([400, 400, 400]);
+    expect(answers.map((a) => at(a.json, "errors", 0, "meta", "loc"))).toEqual([
+      ["body", "data", "attributes", "entitlements"],
+      ["body", "data", "attributes", "entitlements"],
+      ["body", "data", "remove", "entitlements"],
+    ]);
+    expect(String(at(answers[0]!.json, "errors", 0, "detail"))).toContain("NOPE");
+    expect(e.integrations.members(TEAM.tube)).toEqual(before);
+    expect(e.jobs.list()).toEqual([]);
+  });
+
+  it("not-found: 404, naming the entitlement; nothing starts", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { unknownEntitlement: "not-found" } });
+    const answers = await Promise.all(writes(e));
+    expect(answers.map((a) => a.status)).toEqual([404, 404, 404]);
+    expect(at(answers[1]!.json, "errors", 0, "meta")).toMatchObject({ errorType: ENTITLEMENT_NOT_FOUND, entitlements: ["NOPE"] });
+    expect(e.jobs.list()).toEqual([]);
+  });
+
+  it("job-error (the default): accepted, the job ends in error, nothing applied", async () => {
+    const e = await start({ seed: teamSeed() });
+    const before = e.integrations.members(TEAM.tube);
+    const job = await finish(e, (await Promise.all(writes(e)))[1]!);
+    expect(at(job.json, "data", "attributes", "errorDetails", "errorType")).toBe(ENTITLEMENT_NOT_FOUND);
+    expect(e.integrations.members(TEAM.tube)).toEqual(before);
+  });
+});
+
 describe("the adversarial world", () => {
   it("turns every quirk on but openUserRoles (an unlisted role stays refused); options override it; the live object is the emulator's", async () => {
     const e = await start({ world: "adversarial", quirks: { inviteExisting: "fail" } });
@@ -617,6 +660,7 @@ describe("parseQuirk (the command's --quirk)", () => {
     ["memberEntitlements=ids", { memberEntitlements: "ids" }],
     ["lowerCaseEmails", { lowerCaseEmails: true }],
     ["userFilter=case-sensitive", { userFilter: "case-sensitive" }],
+    ["unknownEntitlement=bad-request", { unknownEntitlement: "bad-request" }],
   ])("%s", (text, expected) => {
     expect(parseQuirk(text)).toEqual(expected);
   });

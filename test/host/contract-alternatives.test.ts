@@ -2,14 +2,15 @@
  * The resources under the other plausible answers of what the public document does not show, each played by
  * an emulator switch (docs/contract.md lists the assumptions): jobs that read `created`, `started`, `running`
  * and `retrying` before they end (`jobProgress: "varied"`), an integration user's entitlements answered as
- * plain ids (`memberEntitlements: "ids"`), and emails answered in lower case (`lowerCaseEmails`). Each runs the
+ * plain ids (`memberEntitlements: "ids"`), emails answered in lower case (`lowerCaseEmails`), and a write naming an
+ * entitlement outside the catalogue refused at once rather than by its job (`unknownEntitlement`). Each runs the
  * same steps as under the emulator's defaults, with the same outcome.
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed, type EmulatorQuirks } from "../../src/emulator";
 import { provider as entitlement } from "../../src/host/entitlement/integration-entitlement-provider";
 import { provider as user } from "../../src/host/user/user-provider";
-import { emulator } from "../support/fixtures";
+import { emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 
 const { youtube } = DEFAULT_IDS.integrations;
@@ -76,4 +77,24 @@ describe("User, emails answered in lower case (lowerCaseEmails)", () => {
     expect(emu.users.list()).toHaveLength(1);
     expect(emu.requests.some((r) => r.method === "POST")).toBe(false);
   });
+});
+
+describe("IntegrationEntitlement, an entitlement the service does not offer (unknownEntitlement)", () => {
+  it.each(["job-error", "bad-request", "not-found"] as const)(
+    "%s: an update to it fails saying so, and the membership is left as it was, nobody invited again",
+    async (unknownEntitlement) => {
+      const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 }, quirks: { unknownEntitlement } });
+      await configureFor(emu, fast, { warn: () => undefined });
+      const { id, outs } = wire(await entitlement.create(await checkEntitlement({ ...base, entitlements: ["VIEWER"] })));
+      // The catalogue cannot be read at this preview (it is warned about, not failed): the id reaches the service.
+      emu.fault({ method: "GET", path: `/integrations/${youtube}/entitlements`, status: 403 });
+      await configureFor(emu, fast, { warn: () => undefined });
+      const news = await checkEntitlement({ ...base, entitlements: ["NOPE"] });
+      const error = await rejection(entitlement.update!(id, outs!, news));
+      // Refused at once, the service's message names it; a job's failure names its errorType.
+      expect(error.message).toMatch(unknownEntitlement === "job-error" ? /entitlement_not_found/ : /NOPE/);
+      expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["VIEWER"]);
+      expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+    },
+  );
 });

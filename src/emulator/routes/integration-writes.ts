@@ -2,7 +2,8 @@
  * The writes of an integration's members (public document): invite, set or add and remove
  * entitlements, remove a member. Every write answers with a job and changes nothing until that job
  * finishes. A write naming an entitlement outside the catalogue is accepted, and its job ends in
- * `error` (`entitlement_not_found`) without applying anything. With the `integrationWriteAnswer`
+ * `error` (`entitlement_not_found`) without applying anything (the `unknownEntitlement` quirk refuses it at once
+ * instead, 400 or 404). With the `integrationWriteAnswer`
  * quirk, a write is done at once instead: no job, the change applied before the answer, and a
  * change that cannot be applied answered as an error.
  */
@@ -53,6 +54,19 @@ function integrationGone(integration: IntegrationRow): JobFailure {
     errorDetails: { errorType: "integration_not_found", userRequired: false },
     response: { message: `The integration ${integration.label} no longer exists.` },
   };
+}
+
+/**
+ * With `unknownEntitlement` other than `"job-error"`: a write naming an entitlement outside the catalogue is refused
+ * before anything starts, 400 naming the field `loc` or 404.
+ */
+function refuseUnknownEntitlements(ctx: RequestContext, integration: IntegrationRow, ids: readonly string[], loc: string[]): void {
+  const mode = ctx.world.quirks.unknownEntitlement ?? "job-error";
+  const failure = mode === "job-error" ? undefined : unknownEntitlements(integration, ids);
+  if (failure === undefined) return;
+  const message = String(failure.response?.["message"]);
+  if (mode === "not-found") throw ApiError.of(404, message, { ...failure.response, ...failure.errorDetails });
+  throw ApiError.validation([{ loc, msg: message, type: "value_error.entitlement" }]);
 }
 
 /**
@@ -128,6 +142,7 @@ export const invite: Route = {
       if (existing === "conflict" && integration.members.has(userId))
         throw ApiError.conflict(`The user ${userId} is already a member of the integration ${integration.id}.`, { userId });
     }
+    refuseUnknownEntitlements(ctx, integration, entitlements, ["body", "data", "attributes", "entitlements"]);
     const role = INVITE_ROLES[inviteRole];
     const ids = entitlements;
     return startJob(
@@ -193,6 +208,7 @@ export const setEntitlements: Route = {
     const integration = integrationOf(ctx);
     const member = memberOf(integration, param(ctx, "userId"));
     const ids = body.data.attributes.entitlements;
+    refuseUnknownEntitlements(ctx, integration, ids, ["body", "data", "attributes", "entitlements"]);
     return startJob(
       ctx,
       integration,
@@ -226,6 +242,8 @@ export const addRemoveEntitlements: Route = {
     const member = memberOf(integration, param(ctx, "userId"));
     const adding = toAdd ?? [];
     const removing = toRemove ?? [];
+    refuseUnknownEntitlements(ctx, integration, adding, ["body", "data", "add", "entitlements"]);
+    refuseUnknownEntitlements(ctx, integration, removing, ["body", "data", "remove", "entitlements"]);
     const payload = {
       userId: member.userId,
       add: { entitlements: adding.map((id) => ({ id })) },
