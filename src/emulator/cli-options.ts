@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_FINISH_AFTER_POLLS } from "./jobs";
 import { parseQuirk } from "./quirks";
 import { defaultSeed, parseSeed } from "./seed";
-import type { AnsweredRequest, BatchInviteFailure, EmulatorQuirks, EmulatorSeed, JobTiming } from "./types";
+import type { AnsweredRequest, BatchInviteFailure, EmulatorQuirks, EmulatorSeed, JobTiming, RateLimit } from "./types";
 import { populatedSeed } from "./worlds";
 
 export const USAGE = `Usage: workspace-access-emulator [options]
@@ -53,6 +53,11 @@ Options:
   --batch-invite-failure M
                   what a failing invitation job does with the other users it names: "whole"
                   (default: none is added) or "partial" (the others are added)
+  --rate-limit N/S
+                  answer 429 to a key's requests beyond N in any S seconds (default: no limit;
+                  the service publishes no quota)
+  --retry-after F how a 429 says when to retry: "seconds" (default), "date" (an HTTP date) or
+                  "none" (no Retry-After header: a client then waits five minutes)
   --api-key K     the API key to accept (default: a random wa_emu_... key)
   --log-requests  print one line per request answered: method, path, status, milliseconds
                   (never the key)
@@ -82,6 +87,8 @@ export interface CommandLine {
   missingScopeStatus?: 401 | 403;
   /** `--batch-invite-failure`: what a failing invitation job does with the other users it names. */
   batchInviteFailure?: BatchInviteFailure;
+  /** `--rate-limit` and `--retry-after`. */
+  rateLimit?: RateLimit;
   /** `--job-polls` and `--job-settle`: how jobs end. */
   job: JobTiming;
   apiKey?: string;
@@ -135,6 +142,21 @@ function oneOf<T extends string>(flag: string, text: string | undefined, allowed
   return text as T;
 }
 
+/** `--rate-limit N/S` (whole N of at least 1, S seconds above 0) with `--retry-after`; throws naming the flag. */
+function rateLimitOf(text: string | undefined, retryAfter: RateLimit["retryAfter"]): RateLimit | undefined {
+  if (text === undefined) {
+    if (retryAfter !== undefined) throw new Error("--retry-after needs --rate-limit");
+    return undefined;
+  }
+  const match = /^\s*(\d+)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(text);
+  const requests = Number(match?.[1]);
+  const seconds = Number(match?.[2]);
+  if (match === null || requests < 1 || !(seconds > 0)) {
+    throw new Error(`--rate-limit must be N/S, at most N requests (1 or more) in any S seconds (more than 0), got "${text}"`);
+  }
+  return { requests, windowMs: seconds * 1000, ...(retryAfter === undefined ? {} : { retryAfter }) };
+}
+
 /** Parses the command line; `help` when it asks for the usage; throws on bad input. */
 export function parseCommandLine(argv: string[]): CommandLine | "help" {
   const { values } = parseArgs({
@@ -153,6 +175,8 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
       "no-user-create": { type: "boolean" },
       "missing-scope": { type: "string" },
       "batch-invite-failure": { type: "string" },
+      "rate-limit": { type: "string" },
+      "retry-after": { type: "string" },
       "api-key": { type: "string" },
       "log-requests": { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -177,7 +201,10 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
   const writes = oneOf("--user-writes", values["user-writes"], ["record", "no-content", "job"] as const);
   const missingScope = oneOf("--missing-scope", values["missing-scope"], ["403", "401"] as const);
   const batch = oneOf("--batch-invite-failure", values["batch-invite-failure"], ["whole", "partial"] as const);
+  const retryAfter = oneOf("--retry-after", values["retry-after"], ["seconds", "date", "none"] as const);
+  const rateLimit = rateLimitOf(values["rate-limit"], retryAfter);
   const switches: Partial<CommandLine> = {
+    ...(rateLimit === undefined ? {} : { rateLimit }),
     ...(writes === "no-content" ? { userWriteAnswer: "no-content" } : writes === "job" ? { userWritesAsJobs: true } : {}),
     ...(values["no-user-create"] === true ? { userCreate: false } : {}),
     ...(missingScope === undefined ? {} : { missingScopeStatus: missingScope === "401" ? 401 : 403 }),

@@ -57,6 +57,12 @@ async function main(): Promise<void> {
     ...(options.batchInviteFailure === "partial"
       ? ["  a failing invitation job: adds the other users it names (--batch-invite-failure partial)"]
       : []),
+    ...(options.rateLimit === undefined
+      ? []
+      : [
+          `  rate limit: ${options.rateLimit.requests} requests per key in any ${options.rateLimit.windowMs / 1000} s, ` +
+            `Retry-After ${options.rateLimit.retryAfter ?? "seconds"}`,
+        ]),
     ...Object.entries(emulator.quirks)
       .filter(([, value]) => value !== false)
       .map(([name, value]) => `  quirk ${name}=${String(value)}`),

@@ -115,6 +115,34 @@ describe("workspace-access-emulator's command line", () => {
     expect(() => parseCommandLine(argv)).toThrow(message);
   });
 
+  it("--rate-limit and --retry-after limit each key, a 429 saying when to retry as asked; no limit by default", async () => {
+    expect(parseCommandLine([])).not.toHaveProperty("rateLimit");
+    expect(parseCommandLine(["--rate-limit", "10/60"])).toMatchObject({ rateLimit: { requests: 10, windowMs: 60_000 } });
+    const line = parseCommandLine(["--empty", "--rate-limit", "1/60", "--retry-after", "none"]);
+    if (line === "help") throw new Error("unexpected help");
+    expect(line.rateLimit).toEqual({ requests: 1, windowMs: 60_000, retryAfter: "none" });
+    const { logRequests: _, ...options } = line;
+    const emulator = await startEmulator(options);
+    try {
+      expect((await call(emulator, "GET", "users")).status).toBe(200);
+      const refused = await call(emulator, "GET", "users");
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("retry-after")).toBeNull();
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it.each([
+    [["--rate-limit", "10"], '--rate-limit must be N/S, at most N requests (1 or more) in any S seconds (more than 0), got "10"'],
+    [["--rate-limit", "0/60"], /--rate-limit must be N\/S/],
+    [["--rate-limit", "5/0"], /--rate-limit must be N\/S/],
+    [["--retry-after", "date"], "--retry-after needs --rate-limit"],
+    [["--rate-limit", "5/60", "--retry-after", "later"], '--retry-after must be "seconds", "date", "none", got later'],
+  ])("refuses %j", (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(message);
+  });
+
   it('--scopes picks the scope table, "document" by default', () => {
     expect(parseCommandLine([])).toMatchObject({ scopeTable: "document" });
     expect(parseCommandLine(["--world", "adversarial", "--scopes", "contract"])).toMatchObject({ scopeTable: "contract" });
