@@ -14,7 +14,7 @@ import type { EmulatorQuirks, PageHook } from "./types";
  * `integrationWriteAnswer` stays at its default too: the public document answers each integration write with a job,
  * and a job (waited for, polled, perhaps still running at a timeout) is the harder answer; one done at once is the
  * lenient one, proven on its own (test/host "integration writes answered without a job").
- * `jobProgress`, `memberEntitlements`, `lowerCaseEmails`, `userFilter` and `unknownEntitlement` stay at their defaults as well, so that the world the
+ * `jobProgress`, `memberEntitlements`, `lowerCaseEmails`, `userFilter`, `unknownEntitlement` and `errorStatus` stay at their defaults as well, so that the world the
  * reliability suites and the export run in stays as it was: each is proven on its own (test/client and test/host
  * "contract-alternatives").
  */
@@ -37,6 +37,7 @@ export const QUIRK_VALUES = {
   lowerCaseEmails: ["true", "false"],
   userFilter: ["contains", "exact", "case-sensitive"],
   unknownEntitlement: ["job-error", "bad-request", "not-found"],
+  errorStatus: ["number", "string"],
 } as const satisfies Record<keyof EmulatorQuirks, readonly string[]>;
 
 /** Parses one `name=value`; throws naming the allowed names or values. */
@@ -177,6 +178,15 @@ export function nullOptionalFields(body: unknown): unknown {
   }
   out["attributes"] = a;
   return out;
+}
+
+/** An error body with each entry's `status` written as a string (`errorStatus: "string"`); any other body as it is. */
+export function errorStatusAsString(body: unknown): unknown {
+  if (!isRecord(body) || !Array.isArray(body["errors"])) return body;
+  const errors = body["errors"].map((entry) =>
+    isRecord(entry) && typeof entry["status"] === "number" ? { ...entry, status: String(entry["status"]) } : entry,
+  );
+  return { ...body, errors };
 }
 
 /** The states a job not yet done shows in turn with `jobProgress: "varied"` (the public document's, not done). */

@@ -8,7 +8,7 @@ import type { RateLimiter } from "./rate-limit";
 import { retryAfterHeader } from "./rate-limit";
 import type { Router } from "./router";
 import type { Reply, World } from "./routes/context";
-import { lowerCaseUuids, lowerCaseUuidsIn, nullOptionalFields, reshapeUserRecords, upperCaseUuids } from "./quirks";
+import { errorStatusAsString, lowerCaseUuids, lowerCaseUuidsIn, nullOptionalFields, reshapeUserRecords, upperCaseUuids } from "./quirks";
 import { API_PREFIX, type Incoming, MAX_BODY_BYTES, receive } from "./incoming";
 import { missingScopes } from "./scopes";
 import { requireJsonContentType } from "./validation";
@@ -128,6 +128,7 @@ export class EmulatorServer {
     let body: unknown = reply.body;
     if (quirks.nullFields === true) body = nullOptionalFields(body);
     if (quirks.lowerCaseEmails === true || quirks.memberEntitlements === "ids") body = reshapeUserRecords(body, quirks);
+    if (quirks.errorStatus === "string" && reply.status >= 400) body = errorStatusAsString(body);
     if (quirks.upperCaseIds === true) body = JSON.parse(upperCaseUuids(JSON.stringify(body)));
     return body === reply.body ? reply : { ...reply, body };
   }

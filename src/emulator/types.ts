@@ -248,6 +248,11 @@ export interface EmulatorQuirks {
    * (`"not-found"`).
    */
   unknownEntitlement?: "job-error" | "bad-request" | "not-found";
+  /**
+   * How an error entry's `status` is written: a number (`"number"`, the default, as the document's `error` schema types
+   * it) or a string (`"string"`, `"404"`, as JSON:API writes it and the contract allows).
+   */
+  errorStatus?: "number" | "string";
 }
 
 /** What {@link Emulator.onPage} hooks are told: the list and the page about to be answered. */

@@ -39,6 +39,7 @@ describe("workspace-access-emulator's command line", () => {
       "lowerCaseEmails",
       "userFilter",
       "unknownEntitlement",
+      "errorStatus",
     ]);
     expect(USAGE.replace(/\s+/g, " ")).toContain(`with every quirk below on but ${off.join(", ")}`);
   });

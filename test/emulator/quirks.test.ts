@@ -619,6 +619,24 @@ describe("unknownEntitlement", () => {
   });
 });
 
+describe("errorStatus", () => {
+  it("string: every error entry's status is a string, whatever answered it (a route, the router, the key check)", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { errorStatus: "string" } });
+    const missing = await call(e, "GET", "users/00000000-0000-4000-8000-000000000000");
+    expect([missing.status, at(missing.json, "errors", 0, "status")]).toEqual([404, "404"]);
+    const noKey = await call(e, "GET", "users", { key: null });
+    expect([noKey.status, at(noKey.json, "errors", 0, "status")]).toEqual([401, "401"]);
+    const bad = await call(e, "GET", "users?page%5Bsize%5D=0&page%5Bnumber%5D=0");
+    expect((at(bad.json, "errors") as unknown[]).map((entry) => at(entry, "status"))).toEqual(["400", "400"]);
+    expect(at((await call(e, "GET", `users/${TEAM.ada}`)).json, "data", "id")).toBe(TEAM.ada);
+  });
+
+  it("number (the default): as the document's error schema types it", async () => {
+    const e = await start({ seed: teamSeed() });
+    expect(at((await call(e, "GET", "users/00000000-0000-4000-8000-000000000000")).json, "errors", 0, "status")).toBe(404);
+  });
+});
+
 describe("the adversarial world", () => {
   it("turns every quirk on but openUserRoles (an unlisted role stays refused); options override it; the live object is the emulator's", async () => {
     const e = await start({ world: "adversarial", quirks: { inviteExisting: "fail" } });
@@ -661,6 +679,7 @@ describe("parseQuirk (the command's --quirk)", () => {
     ["lowerCaseEmails", { lowerCaseEmails: true }],
     ["userFilter=case-sensitive", { userFilter: "case-sensitive" }],
     ["unknownEntitlement=bad-request", { unknownEntitlement: "bad-request" }],
+    ["errorStatus=string", { errorStatus: "string" }],
   ])("%s", (text, expected) => {
     expect(parseQuirk(text)).toEqual(expected);
   });

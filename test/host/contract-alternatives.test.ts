@@ -3,7 +3,8 @@
  * an emulator switch (docs/contract.md lists the assumptions): jobs that read `created`, `started`, `running`
  * and `retrying` before they end (`jobProgress: "varied"`), an integration user's entitlements answered as
  * plain ids (`memberEntitlements: "ids"`), emails answered in lower case (`lowerCaseEmails`), and a write naming an
- * entitlement outside the catalogue refused at once rather than by its job (`unknownEntitlement`). Each runs the
+ * entitlement outside the catalogue refused at once rather than by its job (`unknownEntitlement`), and an error's
+ * `status` written as a string (`errorStatus`). Each runs the
  * same steps as under the emulator's defaults, with the same outcome.
  */
 import { describe, expect, it } from "vitest";
@@ -95,6 +96,24 @@ describe("IntegrationEntitlement, an entitlement the service does not offer (unk
       expect(error.message).toMatch(unknownEntitlement === "job-error" ? /entitlement_not_found/ : /NOPE/);
       expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["VIEWER"]);
       expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+    },
+  );
+});
+
+describe("User, error statuses written as strings (errorStatus: string)", () => {
+  it.each(["number", "string"] as const)(
+    "%s: a create refused 409 fails suggesting adoptExisting; a delete of a user gone is done",
+    async (errorStatus) => {
+      const emu = await emulator({ quirks: { errorStatus } });
+      emu.users.add({ email: "alice@example.com", firstName: "Alice", lastName: "Doe" });
+      await configureFor(emu);
+      const inputs = await checkUser({ email: "alice@example.com", firstName: "Alice", lastName: "Doe" });
+      const error = await rejection(user.create(inputs));
+      expect(error.message).toMatch(/adoptExisting/);
+      const bob = wire(await user.create(await checkUser({ email: "bob@example.com", firstName: "Bob", lastName: "Roe" })));
+      emu.users.remove(bob.id);
+      await user.delete!(bob.id, bob.outs!);
+      expect(emu.requests.at(-1)?.status).toBe(404);
     },
   );
 });
