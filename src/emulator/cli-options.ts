@@ -23,9 +23,9 @@ Options:
                   three integrations, one with 300 members) or "adversarial" (the populated
                   world plus another admin's records, with every quirk below on but
                   openUserRoles, integrationWriteAnswer, jobProgress, memberEntitlements,
-                  lowerCaseEmails, userFilter, unknownEntitlement, errorStatus: unlisted roles
-                  stay refused and integration writes answer a job, the harder answers; the
-                  last six are played on their own)
+                  lowerCaseEmails, userFilter, unknownEntitlement, errorStatus, absentFields:
+                  unlisted roles stay refused and integration writes answer a job, the harder
+                  answers; the last seven are played on their own)
   --quirk N=V     turn on (or, with the adversarial world, off) a behaviour the contract allows;
                   repeatable: shiftPages=remove|insert|false, repeatRecords=true|false,
                   inviteExisting=conflict|merge|fail, upperCaseIds=true|false,
@@ -33,7 +33,8 @@ Options:
                   integrationWriteAnswer=job|no-content|empty-ok|no-data,
                   jobProgress=running|varied, memberEntitlements=records|ids,
                   lowerCaseEmails=true|false, userFilter=contains|exact|case-sensitive,
-                  unknownEntitlement=job-error|bad-request|not-found, errorStatus=number|string
+                  unknownEntitlement=job-error|bad-request|not-found, errorStatus=number|string,
+                  absentFields=true|false
   --empty         start with no users and no integrations
   --job-polls N   a job ends on its N-th read (GET /jobs/{id}); earlier reads see it running
                   (default 2; 0: done before the write answers)

@@ -14,9 +14,9 @@ import type { EmulatorQuirks, PageHook } from "./types";
  * `integrationWriteAnswer` stays at its default too: the public document answers each integration write with a job,
  * and a job (waited for, polled, perhaps still running at a timeout) is the harder answer; one done at once is the
  * lenient one, proven on its own (test/host "integration writes answered without a job").
- * `jobProgress`, `memberEntitlements`, `lowerCaseEmails`, `userFilter`, `unknownEntitlement` and `errorStatus` stay at their defaults as well, so that the world the
- * reliability suites and the export run in stays as it was: each is proven on its own (test/client and test/host
- * "contract-alternatives").
+ * `jobProgress`, `memberEntitlements`, `lowerCaseEmails`, `userFilter`, `unknownEntitlement`, `errorStatus` and
+ * `absentFields` stay at their defaults as well, so that the world the reliability suites and the export run in
+ * stays as it was: each is proven on its own (test/client and test/host "contract-alternatives").
  */
 export function adversarialQuirks(): EmulatorQuirks {
   return { shiftPages: "remove", repeatRecords: true, inviteExisting: "merge", upperCaseIds: true, noContent: true, nullFields: true };
@@ -38,6 +38,7 @@ export const QUIRK_VALUES = {
   userFilter: ["contains", "exact", "case-sensitive"],
   unknownEntitlement: ["job-error", "bad-request", "not-found"],
   errorStatus: ["number", "string"],
+  absentFields: ["true", "false"],
 } as const satisfies Record<keyof EmulatorQuirks, readonly string[]>;
 
 /** Parses one `name=value`; throws naming the allowed names or values. */
@@ -156,13 +157,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * deterministically so a test can predict them: a user's `isGuest` when false, `status` when
  * `pending`, names that are empty; an integration's label when it is the emulator's invented
  * default (`<application> (emulator)`); an entitlement's label when it is the invented default
- * (`<APPLICATION>_<ID>_DESC`). Values a client wrote are never nulled, except `isGuest: false`.
+ * (`<APPLICATION>_<ID>_DESC`). Values a client wrote are never nulled, except `isGuest: false`. With `absent`
+ * (the `absentFields` quirk), those fields are left out instead.
  */
-export function nullOptionalFields(body: unknown): unknown {
-  if (Array.isArray(body)) return body.map(nullOptionalFields);
+export function nullOptionalFields(body: unknown, absent = false): unknown {
+  if (Array.isArray(body)) return body.map((item) => nullOptionalFields(item, absent));
   if (!isRecord(body)) return body;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(body)) out[k] = nullOptionalFields(v);
+  for (const [k, v] of Object.entries(body)) out[k] = nullOptionalFields(v, absent);
   const attributes = out["attributes"];
   if (!isRecord(attributes)) return out;
   const a = { ...attributes };
@@ -176,6 +178,8 @@ export function nullOptionalFields(body: unknown): unknown {
   } else if (out["type"] === "entitlement") {
     if (typeof a["label"] === "string" && typeof a["key"] === "string" && a["label"].endsWith(`_${a["key"]}_DESC`)) a["label"] = null;
   }
+  // `absentFields`: what was just nulled is left out instead.
+  if (absent) for (const key of Object.keys(a)) if (a[key] === null && attributes[key] !== null) delete a[key];
   out["attributes"] = a;
   return out;
 }

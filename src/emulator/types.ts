@@ -253,6 +253,11 @@ export interface EmulatorQuirks {
    * it) or a string (`"string"`, `"404"`, as JSON:API writes it and the contract allows).
    */
   errorStatus?: "number" | "string";
+  /**
+   * The optional fields `nullFields` answers as null are left out of their records instead (the contract: "any other
+   * attribute may be null or absent"), whether `nullFields` is on or not.
+   */
+  absentFields?: boolean;
 }
 
 /** What {@link Emulator.onPage} hooks are told: the list and the page about to be answered. */

@@ -40,6 +40,7 @@ describe("workspace-access-emulator's command line", () => {
       "userFilter",
       "unknownEntitlement",
       "errorStatus",
+      "absentFields",
     ]);
     expect(USAGE.replace(/\s+/g, " ")).toContain(`with every quirk below on but ${off.join(", ")}`);
   });

@@ -637,6 +637,30 @@ describe("errorStatus", () => {
   });
 });
 
+describe("absentFields", () => {
+  it("leaves out the optional fields nullFields would answer as null; other fields, and nulls of the record, stay", async () => {
+    const e = await start({
+      seed: {
+        users: [
+          { id: TEAM.ada, email: "ada@example.com", firstName: "Ada", lastName: "L", isGuest: false },
+          { id: TEAM.cy, email: "cy@example.com", firstName: null, lastName: "Y", isGuest: true, status: "pending" },
+        ],
+        integrations: [{ id: TEAM.tube, application: "YouTube", entitlements: [{ id: "VIEWER" }, { id: "MANAGER", label: "Manager" }] }],
+      },
+      quirks: { absentFields: true },
+    });
+    const ada = at((await call(e, "GET", `users/${TEAM.ada}`)).json, "data", "attributes") as Record<string, unknown>;
+    expect(ada).toMatchObject({ firstName: "Ada", status: "live" });
+    expect(ada).not.toHaveProperty("isGuest");
+    const cy = at((await call(e, "GET", `users/${TEAM.cy}`)).json, "data", "attributes") as Record<string, unknown>;
+    expect(cy).toMatchObject({ isGuest: true, firstName: null });
+    expect(cy).not.toHaveProperty("status");
+    expect(at((await call(e, "GET", `integrations/${TEAM.tube}`)).json, "data", "attributes")).not.toHaveProperty("label");
+    const catalogue = at((await call(e, "GET", `integrations/${TEAM.tube}/entitlements`)).json, "data") as Array<{ attributes: object }>;
+    expect(catalogue.map((c) => "label" in c.attributes)).toEqual([false, true]);
+  });
+});
+
 describe("the adversarial world", () => {
   it("turns every quirk on but openUserRoles (an unlisted role stays refused); options override it; the live object is the emulator's", async () => {
     const e = await start({ world: "adversarial", quirks: { inviteExisting: "fail" } });
@@ -680,6 +704,7 @@ describe("parseQuirk (the command's --quirk)", () => {
     ["userFilter=case-sensitive", { userFilter: "case-sensitive" }],
     ["unknownEntitlement=bad-request", { unknownEntitlement: "bad-request" }],
     ["errorStatus=string", { errorStatus: "string" }],
+    ["absentFields", { absentFields: true }],
   ])("%s", (text, expected) => {
     expect(parseQuirk(text)).toEqual(expected);
   });

@@ -4,7 +4,7 @@
  * and `retrying` before they end (`jobProgress: "varied"`), an integration user's entitlements answered as
  * plain ids (`memberEntitlements: "ids"`), emails answered in lower case (`lowerCaseEmails`), and a write naming an
  * entitlement outside the catalogue refused at once rather than by its job (`unknownEntitlement`), and an error's
- * `status` written as a string (`errorStatus`). Each runs the
+ * `status` written as a string (`errorStatus`), and optional fields null or left out (`nullFields`, `absentFields`). Each runs the
  * same steps as under the emulator's defaults, with the same outcome.
  */
 import { describe, expect, it } from "vitest";
@@ -116,4 +116,26 @@ describe("User, error statuses written as strings (errorStatus: string)", () => 
       expect(emu.requests.at(-1)?.status).toBe(404);
     },
   );
+});
+
+describe("User, optional fields answered null or left out (nullFields, absentFields)", () => {
+  it.each([
+    ["present", {}],
+    ["null", { nullFields: true }],
+    ["absent", { absentFields: true }],
+  ] as const)("%s: a create, a read and an update give the same state and send the same PUT", async (_name, quirks) => {
+    const emu = await emulator({ quirks });
+    await configureFor(emu);
+    const inputs = await checkUser({ email: "alice@example.com", firstName: "Alice", lastName: "Doe" });
+    const { id, outs } = wire(await user.create(inputs));
+    const read = wire(await user.read!(id, outs));
+    expect((await user.diff!(id, read.props!, inputs)).changes).toBe(false);
+    const { outs: updated } = wire(await user.update!(id, read.props!, await checkUser({ ...inputs, firstName: "Alicia" })));
+    expect(updated).toMatchObject({ firstName: "Alicia", role: "workspace_login_only" });
+    expect(emu.requests.at(-1)).toMatchObject({
+      method: "PUT",
+      body: { data: { attributes: { firstName: "Alicia", role: "workspace_login_only", isGuest: false } } },
+    });
+    expect(emu.users.get(id)).toMatchObject({ firstName: "Alicia", isGuest: false });
+  });
 });
