@@ -80,6 +80,29 @@ describe("User, emails answered in lower case (lowerCaseEmails)", () => {
   });
 });
 
+describe("User, a search that matches only in the case written (userFilter: case-sensitive)", () => {
+  const declared = { email: "ALICE.Doe@example.com", firstName: "Alice", lastName: "Doe" };
+
+  it("adopts the user whose email is written in another case: the 409 leads to the listing, which finds them", async () => {
+    const emu = await emulator({ quirks: { userFilter: "case-sensitive" } });
+    const existing = emu.users.add({ ...declared, email: "alice.doe@example.com" });
+    await configureFor(emu, {}, { info: () => undefined });
+    const { id } = wire(await user.create(await checkUser({ ...declared, adoptExisting: true })));
+    expect(id).toBe(existing.id);
+    expect(emu.users.list()).toHaveLength(1);
+    // The search missed, the POST was refused; then the whole listing, and no second POST.
+    expect(emu.requests.filter((r) => r.method === "POST").map((r) => r.status)).toEqual([409]);
+  });
+
+  it("without adoptExisting, the refusal names the user who has the email", async () => {
+    const emu = await emulator({ quirks: { userFilter: "case-sensitive" } });
+    const existing = emu.users.add({ ...declared, email: "alice.doe@example.com" });
+    await configureFor(emu);
+    const error = await rejection(user.create(await checkUser(declared)));
+    expect(error.message).toContain(`(id ${existing.id}). To manage that user with this resource, set adoptExisting: true.`);
+  });
+});
+
 describe("IntegrationEntitlement, an entitlement the service does not offer (unknownEntitlement)", () => {
   it.each(["job-error", "bad-request", "not-found"] as const)(
     "%s: an update to it fails saying so, and the membership is left as it was, nobody invited again",

@@ -355,11 +355,24 @@ export async function createUser(
   } catch (error) {
     if (job.pending !== null) throw afterJobWait(error, job.pending);
     if (!ConflictError.isInstance(error)) throw error;
-    const existing = await client.users.findByEmail(inputs.email);
+    const existing = await takenBy({ client, cache }, inputs.email);
     if (adoptTaken && existing) return { user: existing, taken: true };
     error.message += emailTaken(inputs.email, existing?.id, adoptTaken);
     throw error;
   }
+}
+
+/**
+ * Who has `email`, after a `POST /users` answered 409: the search's user, else the one user of the workspace's listing whose
+ * email is the same in any case. A service whose `filter` matches only in the case written (the document does not say) finds
+ * nobody when the program declares the email in another case; the 409 says someone has it, so only there is the whole
+ * listing read.
+ */
+async function takenBy({ client, cache }: Pick<Connection, "client" | "cache">, email: string): Promise<User | undefined> {
+  const found = await client.users.findByEmail(email);
+  if (found) return found;
+  const same = [...(await cache.all()).values()].filter((u): u is User => !(u instanceof Error) && sameEmail(u.email, email));
+  return same.length === 1 ? same[0] : undefined;
 }
 
 /** Every attribute a user's inputs may declare: an adoption sends each declared one as declared. */
