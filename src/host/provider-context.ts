@@ -108,7 +108,9 @@ export class ProviderContext {
   checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; failures: CheckFailure[] } {
     const { inputs, failures, parsed } = checkInputs(schema, news);
     if (parsed) this.#checked.set(schema, [inputs, ...(this.#checked.get(schema) ?? [])].slice(0, CHECKED_KEPT));
-    return { inputs, failures: [...this.settingsFailures(), ...failures] };
+    // The host writes `__provider` into the object `check` returns: it gets a copy, so the output kept still equals the inputs
+    // the create is handed (which come without it).
+    return { inputs: parsed ? { ...inputs } : inputs, failures: [...this.settingsFailures(), ...failures] };
   }
 
   /** The inputs of a create or update against `schema` (`parseInputs`): one `check` returned is taken as it is, once. */

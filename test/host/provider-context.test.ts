@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { configure, currentContext, ProviderContext, providerOf, useContext } from "../../src/host/provider-runtime";
 import { provider as userProvider } from "../../src/host/user/user-provider";
 import { integrationMembersInputs } from "../../src/shared/inputs";
@@ -63,6 +63,15 @@ describe("the inputs a create or update is handed back from check", () => {
   const members = (n: number) =>
     Array.from({ length: n }, (_, i) => ({ userId: `User-${String(i).padStart(4, "0")}`, entitlements: ["VIEWER", "ADMIN", "VIEWER"] }));
   const news = { integrationId: "D538422E-B135-4EE0-8393-54EECBCB4A07", members: members(3), __provider: "p" };
+  /** What `context.parseInputs` returns for `handed`, and whether it parsed them again (rather than take check's output). */
+  const take = (context: ProviderContext, handed: Record<string, unknown>) => {
+    const parse = vi.spyOn(integrationMembersInputs, "parse");
+    try {
+      return { taken: context.parseInputs(integrationMembersInputs, handed), parsed: parse.mock.calls.length > 0 };
+    } finally {
+      parse.mockRestore();
+    }
+  };
 
   it("are check's output, taken as they are once (keys in the engine's order), and parsed again when they differ", () => {
     const context = new ProviderContext(stack(settings));
@@ -70,12 +79,19 @@ describe("the inputs a create or update is handed back from check", () => {
     expect(failures).toEqual([]);
     // What the engine hands the create: check's output through protobuf, keys in another order, the provider string added.
     const handed = JSON.parse(JSON.stringify({ __provider: "p", removeUnmanaged: false, ...inputs }));
-    const taken = context.parseInputs(integrationMembersInputs, handed);
-    expect(taken).toBe(inputs);
-    // Once: a second create with the same inputs parses them (equal output, another object).
-    const again = context.parseInputs(integrationMembersInputs, handed);
-    expect(again).not.toBe(inputs);
-    expect(again).toEqual(inputs);
+    expect(take(context, handed)).toEqual({ taken: inputs, parsed: false });
+    // Once: a second create with the same inputs parses them (equal output).
+    expect(take(context, handed)).toEqual({ taken: inputs, parsed: true });
+  });
+
+  it("are taken as they are after the host added __provider to the object check returned, as it does before sending it", () => {
+    const context = new ProviderContext(stack(settings));
+    const result = context.checkInputs(integrationMembersInputs, news);
+    // The dynamic-provider host, after check: `inputs[providerKey] = news[providerKey]`, on the very object returned.
+    result.inputs.__provider = news.__provider;
+    const handed = JSON.parse(JSON.stringify(result.inputs));
+    const { __provider: _, ...checked } = handed;
+    expect(take(context, handed)).toEqual({ taken: checked, parsed: false });
   });
 
   it("never stand in for inputs check did not return: those are parsed, and refused when invalid", () => {
@@ -92,7 +108,7 @@ describe("the inputs a create or update is handed back from check", () => {
     // A check that failed (or met values not known yet) leaves nothing to take.
     const failed = context.checkInputs(integrationMembersInputs, { ...news, members: [{ userId: "a/b", entitlements: [] }] });
     expect(failed.failures.length).toBeGreaterThan(0);
-    expect(context.parseInputs(integrationMembersInputs, JSON.parse(JSON.stringify(inputs)))).toBe(inputs);
+    expect(take(context, JSON.parse(JSON.stringify(inputs)))).toEqual({ taken: inputs, parsed: false });
   });
 });
 
