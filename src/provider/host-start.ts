@@ -11,8 +11,9 @@
  *   Where `NODE_COMPILE_CACHE` turned the cache on already, its folder is named for node's own flags: the host stays lazy;
  * - leaves zod's translations unloaded: zod's index loads its 60-odd locale files (a third of the provider's load, about
  *   20 ms), and a host's messages are English, which zod's schemas load themselves (test/package/host-start.test.ts: only
- *   `en` loaded, zod's messages English). Should zod fail to load without them, they are loaded after all (the same test
- *   file, with a zod that throws so).
+ *   `en` loaded, zod's messages English). They are left out behind a stand-in: the first translation asked of it (by a zod
+ *   that reads one while it loads, or by another dynamic provider of the program in this host, on the same zod) loads
+ *   zod's own locales then (the same test file).
  */
 import * as nodeModule from "node:module";
 import { setFlagsFromString } from "node:v8";
@@ -29,11 +30,30 @@ if (withCache.enableCompileCache && process.env.NODE_DISABLE_COMPILE_CACHE === u
 try {
   const locales = require.resolve("zod/v4/locales");
   if (!require.cache[locales]) {
-    require.cache[locales] = Object.assign(new nodeModule.Module(locales), { filename: locales, loaded: true, exports: {} });
+    // A stand-in zod takes as it is (an ES module's exports): the first translation asked of it (`z.locales.de`, by another
+    // dynamic provider of the program in this host, on the same zod) loads zod's own locales and hands it over.
+    const real = (): object => {
+      if (require.cache[locales]?.exports === lazy) delete require.cache[locales];
+      return require(locales);
+    };
+    const lazy: object = new Proxy(
+      {},
+      {
+        get: (_, key) => (key === "__esModule" ? true : Reflect.get(real(), key)),
+        has: (_, key) => Reflect.has(real(), key),
+        ownKeys: () => Reflect.ownKeys(real()),
+        getOwnPropertyDescriptor: (_, key) => {
+          const found = Reflect.getOwnPropertyDescriptor(real(), key);
+          return found && { ...found, configurable: true };
+        },
+      },
+    );
+    require.cache[locales] = Object.assign(new nodeModule.Module(locales), { filename: locales, loaded: true, exports: lazy });
     try {
       require("zod");
-    } catch {
-      delete require.cache[locales];
+    } finally {
+      // Whoever requires the locales from now on (or the stand-in, once asked) gets zod's own module.
+      if (require.cache[locales]?.exports === lazy) delete require.cache[locales];
     }
   }
 } catch {}
