@@ -361,7 +361,8 @@ describe("a create never takes over, or repeats, what it cannot prove is its own
     // The service takes the first POST in only when the client has given up on it (its timeout is real time, the emulator's
     // delay virtual): it creates the user during the client's back-off, after the search found nobody.
     emu.fault({ method: "POST", path: "/users", delayMs: 1 });
-    const { client } = clientFor(emu, { requestTimeoutSeconds: 0.2 });
+    // One real second: the first POST waits it out whole; every other request has that long to be answered, on a loaded machine too.
+    const { client } = clientFor(emu, { requestTimeoutSeconds: 1 });
     const user = await client.users.create(alice);
     expect(emu.users.list().map((u) => u.id)).toEqual([user.id]);
     // The first POST's answer went to a socket the client had closed (its status is not recorded).
@@ -378,7 +379,7 @@ describe("a create never takes over, or repeats, what it cannot prove is its own
   it("so does the failed job of the POST sent again, when the first one's job made the user (a service answering with jobs)", async () => {
     const emu = await emulator({ userWritesAsJobs: true, job: { finishAfterMs: 5 } });
     emu.fault({ method: "POST", path: "/users", delayMs: 1 });
-    const { client } = clientFor(emu, { requestTimeoutSeconds: 0.2 });
+    const { client } = clientFor(emu, { requestTimeoutSeconds: 1 });
     const user = await client.users.create(alice);
     expect(emu.users.list().map((u) => u.id)).toEqual([user.id]);
     expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(2);
