@@ -134,10 +134,12 @@ export class ProviderContext {
     if (!this.#connection) {
       const settings = this.settings();
       const client = new WorkspaceAccessClient({ ...settings.client, clock: this.clock, settingPrefix: `${CONFIG_NAMESPACE}:` });
+      const cache = new ReadCache(client, settings.readCacheSeconds * 1000, this.clock);
       this.#connection = {
         client,
-        cache: new ReadCache(client, settings.readCacheSeconds * 1000, this.clock),
-        memberships: new MembershipViews(client, settings.readCacheSeconds * 1000, this.clock),
+        cache,
+        // A user this process deletes takes their memberships with them: the views learn it from the users' cache.
+        memberships: new MembershipViews(client, settings.readCacheSeconds * 1000, this.clock, cache.written),
         invites: new InviteBatcher(client, this.clock),
       };
     }

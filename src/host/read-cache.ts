@@ -107,7 +107,10 @@ export async function listUsers(client: WorkspaceAccessClient, pageSize?: number
 export class ReadCache {
   readonly #users: SharedListing<ListedUser, Id>;
   readonly #client: WorkspaceAccessClient;
-  /** The users this process created or deleted: a proof of absence ignores them (as the membership view its own writes). */
+  /**
+   * The users this process created or deleted: a proof of absence ignores them (as the membership view its own writes), and the
+   * membership views read again a membership a shared list shows them holding (a user's delete takes their memberships).
+   */
   readonly #written = new Set<string>();
 
   constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock = systemClock) {

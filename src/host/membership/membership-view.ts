@@ -23,17 +23,29 @@ export class MembershipView {
   readonly #creates: SharedListing<Found, Id>;
   /** The memberships this process wrote: the creates' list no longer answers for them. */
   readonly #written = new Set<string>();
+  /**
+   * The users this process created or deleted (`ReadCache.written`): a user's delete drops their memberships, so a membership
+   * a shared list (or proof) shows them holding is read again before a create takes it as there.
+   */
+  readonly #users: ReadonlySet<string>;
   /** The proof of the creates' list's misses, and when it was taken. */
   #proof: { at: number; of: Members; result: Promise<Proof> } | undefined;
   /** The misses of one turn of the event loop, confirmed together. */
   #misses: { members: Members; userIds: string[]; found: Promise<Map<Id, Found | undefined>> } | undefined;
   #visible: Promise<boolean> | undefined;
 
-  /** `maxAgeMs` is `readCacheSeconds`: 0 makes every read and lookup its own GET. */
-  constructor(client: WorkspaceAccessClient, integrationId: string, maxAgeMs: number, clock: Clock) {
+  /** `maxAgeMs` is `readCacheSeconds`: 0 makes every read and lookup its own GET. `users`: the users this process wrote. */
+  constructor(
+    client: WorkspaceAccessClient,
+    integrationId: string,
+    maxAgeMs: number,
+    clock: Clock,
+    users: ReadonlySet<string> = new Set(),
+  ) {
     this.#client = client;
     this.#integrationId = integrationId;
     this.#clock = clock;
+    this.#users = users;
     const list = () => memberList(client, integrationId);
     this.#reads = new SharedListing(clock, { windowMs: READ_WINDOW_MS, maxAgeMs }, list);
     const createsAge = maxAgeMs > 0 ? CREATE_LIST_MAX_AGE_MS : 0;
@@ -50,7 +62,10 @@ export class MembershipView {
     const members = this.#written.has(idOf(userId)) ? undefined : await this.#creates.current();
     if (!members) return { member: await this.read(userId), shared: false };
     // A miss proves nothing (pages shift): confirmed before the create invites anyone.
-    return { member: members.get(idOf(userId)) ?? (await this.#confirmMiss(members, userId)), shared: true };
+    const member = members.get(idOf(userId)) ?? (await this.#confirmMiss(members, userId));
+    // A user this process deleted since lost their memberships with them: a listing's presence is read again.
+    if (member !== undefined && this.#users.has(idOf(userId))) return { member: await this.read(userId), shared: true };
+    return { member, shared: true };
   }
 
   /** The one direct read: the member, `undefined` when the service answers 404, the error when the record is unusable. */
@@ -129,16 +144,20 @@ export class MembershipViews {
   readonly #client: WorkspaceAccessClient;
   readonly #maxAgeMs: number;
   readonly #clock: Clock;
+  readonly #users: ReadonlySet<string>;
 
-  constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock) {
+  /** `users`: the users this process created or deleted (`ReadCache.written`), whose memberships a shared list no longer proves. */
+  constructor(client: WorkspaceAccessClient, maxAgeMs: number, clock: Clock, users: ReadonlySet<string> = new Set()) {
     this.#client = client;
     this.#maxAgeMs = maxAgeMs;
     this.#clock = clock;
+    this.#users = users;
   }
 
   /** The view of `integrationId`, made on first use. */
   of(integrationId: string): MembershipView {
-    const view = this.#views.get(idOf(integrationId)) ?? new MembershipView(this.#client, integrationId, this.#maxAgeMs, this.#clock);
+    const view =
+      this.#views.get(idOf(integrationId)) ?? new MembershipView(this.#client, integrationId, this.#maxAgeMs, this.#clock, this.#users);
     this.#views.set(idOf(integrationId), view);
     return view;
   }
