@@ -51,11 +51,24 @@ describe("one identity for an id, whatever its case", () => {
   });
 
   it("check hands the handlers each id in one form (lower case): requests carry it", async () => {
-    const emu = await emulator();
+    const emu = await emulator({
+      seed: {
+        users: [{ id: A, email: "a@example.com", firstName: "A", lastName: "B" }],
+        integrations: [{ id: INTEGRATION, application: "app", entitlements: [{ id: "VIEWER" }] }],
+      },
+    });
     await configureFor(emu);
     const upper = { integrationId: INTEGRATION.toUpperCase(), members: [{ userId: A.toUpperCase(), entitlements: ["VIEWER"] }] };
     const { inputs } = wire(await members.check!(upper, upper));
     expect(inputs).toMatchObject({ integrationId: INTEGRATION, members: [{ userId: A }] });
+    // What the service received from the handler given those inputs: every path and user id in lower case.
+    emu.clearRequests();
+    await members.create!(inputs!);
+    const invites = emu.requests.filter((r) => r.method === "POST");
+    expect(invites.map((r) => r.path)).toEqual([`/integrations/${INTEGRATION}/users`]);
+    expect(invites[0]?.body).toMatchObject({ data: { attributes: { userIds: [A] } } });
+    expect(emu.requests.length).toBeGreaterThan(1);
+    for (const r of emu.requests) expect(r.path, `${r.method} ${r.rawPath}`).toBe(r.path.toLowerCase());
   });
 });
 
