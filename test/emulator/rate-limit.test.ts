@@ -53,8 +53,13 @@ describe("rate limit", () => {
   });
 
   it("rounds Retry-After seconds up", async () => {
-    emulator = await startEmulator({ seed: {}, rateLimit: { requests: 1, windowMs: 1_200 } });
+    // On the wall clock, a pause of 200 ms between the two requests (a busy machine) would leave under a second to wait.
+    const clock = new VirtualClock();
+    emulator = await startEmulator({ seed: {}, rateLimit: { requests: 1, windowMs: 1_200 }, clock });
     await call(emulator, "GET", "users");
+    expect((await call(emulator, "GET", "users")).headers.get("retry-after")).toBe("2");
+    // 1.001 s left is 2 s too.
+    clock.advance(199);
     expect((await call(emulator, "GET", "users")).headers.get("retry-after")).toBe("2");
   });
 
