@@ -206,6 +206,10 @@ describe("create", () => {
     emu.jobs.failNext(1, { errorType: "mfa_required", userRequired: true });
     const error = await rejection(provider.create((await check(base)).inputs!));
     expect(error.message).toMatch(/job [0-9a-f-]+ failed with mfa_required \(userRequired: true/);
+    // A job that failed wrote nothing: no partial create is recorded (its state would wait for a job that will never land).
+    expect(PartialWriteError.isInstance(error)).toBe(false);
+    expect((error as { id?: string }).id).toBeUndefined();
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(false);
   });
 
   it("a job that never finishes fails at the timeout and records the resource so the next up resumes", async () => {
@@ -286,13 +290,15 @@ describe("read, update, delete", () => {
     await refresh();
     expect(lists()).toBe(1);
     emu.jobs.failNext(1, { errorType: "mfa_required" });
-    await rejection(
+    const failed = await rejection(
       provider.update!(
         `${youtube}/${alan}`,
         { ...base, role: "account_collaborator", adoptExisting: false, email: "a", status: "live", lastJobId: null },
         (await check(base)).inputs!,
       ),
     );
+    // The job's own failure: nothing left in flight, so no partial write recorded with its job.
+    expect(PartialWriteError.isInstance(failed)).toBe(false);
     // A failed write may still have changed something (or a timed-out one may yet): the next
     // reads take a new list, and see what changed meanwhile.
     emu.integrations.setMember(youtube, grace, { role: "collaborator", entitlements: ["MANAGER"] });
