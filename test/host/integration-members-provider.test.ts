@@ -993,3 +993,40 @@ describe("an invitation whose answer was lost (no job known)", () => {
     );
   });
 });
+
+describe("a pending invitation whose job ended without making the member", () => {
+  it.each([
+    ["failed", false],
+    ["is no longer known to the service", true],
+  ])("its job %s: the next up invites the member again, and records nothing pending", async (_what, forgotten) => {
+    const [O, A] = ["00000000-0000-4000-8000-0000000000f1", "00000000-0000-4000-8000-0000000000f2"];
+    const emu = await ownedWorld(O, [A]);
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    const news = { integrationId: INTEGRATION, members: [{ userId: A, entitlements: ["VIEWER"] }], removeUnmanaged: false };
+    emu.jobs.hangNext(1);
+    const partial = (await provider.create!({ ...news, __provider: "p" }).catch((e: unknown) => e)) as {
+      properties: IntegrationMembersOutputs;
+    };
+    const job = emu.jobs.list().find((j) => j.status === "running")!;
+    const state = wire(partial.properties) as IntegrationMembersOutputs;
+    expect(state.pendingInvitations).toEqual([{ userId: A, jobId: job.id }]);
+    // The job fails for A (nothing written); or the state names a job the service does not know.
+    emu.jobs.failInvitesOf([A]);
+    emu.jobs.release(job.id);
+    expect(emu.jobs.get(job.id)?.status).toBe("error");
+    emu.jobs.clearInviteFailures();
+    const gone = "00000000-0000-4000-8000-00000000dead";
+    const prior = forgotten ? { ...state, pendingInvitations: [{ userId: A, jobId: gone }] } : state;
+    expect(emu.integrations.members(INTEGRATION).some((m) => m.userId === A)).toBe(false);
+    await configureFor(emu);
+    emu.clearRequests();
+    const updated = wire(await provider.update!(INTEGRATION, prior, news)).outs as IntegrationMembersOutputs;
+    // The recorded job was asked about, then A invited once.
+    expect(emu.requests.some((r) => r.method === "GET" && r.path === `/jobs/${forgotten ? gone : job.id}`)).toBe(true);
+    const posts = emu.requests.filter((r) => r.method === "POST");
+    expect(posts.map((r) => (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds)).toEqual([[A]]);
+    expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === A)).toMatchObject({ entitlements: ["VIEWER"] });
+    expect(updated.pendingInvitations).toEqual([]);
+    expect(updated.adoptedMembers).toEqual([]);
+  });
+});
