@@ -90,6 +90,43 @@ describe("WorkspaceUsers: a user create whose job outlives jobTimeoutSeconds", (
   });
 });
 
+describe("WorkspaceUsers: a pending create whose job the service no longer knows", () => {
+  it("is dropped: a user found with the email is adopted (not the set's: destroy leaves it); none found is created again", async () => {
+    const emu = await hanging();
+    const error = (await rejection(set.create(setOf(ann, cara)))) as Partial;
+    expect(error.properties?.pendingCreates).toEqual([{ email: ann.email, jobId: hung(emu).id }]);
+    // The state names a job the service does not know (its record expired): what it did, if anything, is not known to be
+    // the set's. Someone else made a user with ann's email meanwhile.
+    const unknownJob = "00000000-0000-4000-8000-00000000dead";
+    const prior = { ...error.properties!, pendingCreates: [{ email: ann.email, jobId: unknownJob }] };
+    const someone = emu.users.add({ ...ann, firstName: "Other" });
+    await deployment(emu);
+    emu.clearRequests();
+    const { outs } = await set.update!("workspace-users", prior, setOf(ann, cara));
+    expect(emu.requests.some((r) => r.method === "GET" && r.path === `/jobs/${unknownJob}`)).toBe(true);
+    expect(outs?.users["ann@example.com"]?.id).toBe(someone.id);
+    expect(outs?.users["ann@example.com"]?.created).not.toBe(true);
+    expect(outs?.pendingCreates).toBeUndefined();
+    await deployment(emu);
+    emu.clearRequests();
+    await set.delete!("workspace-users", outs!);
+    expect(writes(emu)).toEqual([`DELETE /users/${outs!.userIds["cara@example.com"]}`]);
+    expect(emu.users.get(someone.id)).toBeDefined();
+    // Nobody with the email: the next up creates the user (one POST), the set's.
+    const alone = await hanging();
+    const again = (await rejection(set.create(setOf(ann)))) as Partial;
+    await deployment(alone);
+    alone.clearRequests();
+    const made = await set.update!(
+      "workspace-users",
+      { ...again.properties!, pendingCreates: [{ email: ann.email, jobId: unknownJob }] },
+      setOf(ann),
+    );
+    expect(writes(alone)).toEqual(["POST /users"]);
+    expect(made.outs?.users["ann@example.com"]).toMatchObject({ created: true });
+  });
+});
+
 describe("WorkspaceUsers: a pending create whose job finished, settled by a listing that misses its user", () => {
   it("a refresh whose one listing skipped the user finds them directly: recorded as created, and the next up keeps them so", async () => {
     // 100 users before ann: ann, created last, is the first record of page 2.
