@@ -165,6 +165,29 @@ describe("--check --accept", () => {
   });
 });
 
+describe("--check --accept of a narrowed read", () => {
+  it.each([
+    ["--integration", { integrations: [integrations.big] }],
+    ["another --members-only than access.yaml records", { membersOnly: true }],
+  ])("is refused with %s: access.yaml is left as it is, and nothing is read", async (_what, narrowing) => {
+    await withOwnExport(async (emulator, dir, file) => {
+      // A change the accept would take in, were it allowed: the refusal is not for want of one.
+      emulator.users.update(users.plain, { role: "workspace_super_admin" });
+      const text = fs.readFileSync(file, "utf8");
+      emulator.clearRequests();
+      const error = await rejection(runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true, ...narrowing }));
+      expect(error).toBeInstanceOf(ExportError);
+      expect(error.message).toContain("--accept rewrites the whole of access.yaml from what it reads");
+      expect(fs.readFileSync(file, "utf8")).toBe(text);
+      expect(emulator.requests).toEqual([]);
+      // The same check without --accept reads and reports the change.
+      const check = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), ...narrowing });
+      expect(check.accepted).toBe(false);
+      expect(emulator.requests.length).toBeGreaterThan(0);
+    });
+  });
+});
+
 describe("--check of users named without an id (added by hand)", () => {
   it("is no difference; --accept records the workspace's id, and changes nothing else", async () => {
     await withOwnExport(async (emulator, dir, file) => {
