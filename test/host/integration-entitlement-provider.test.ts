@@ -817,6 +817,43 @@ describe("after an invitation's job, what it made is read back", () => {
     expect((error as PartialCreate).id).toBeUndefined();
   });
 
+  it("a member read back with the set asked but another role than invited (a service that merged the invitation into an owner's membership, keeping the role) fails, recording nothing", async () => {
+    const emu = await setup({ job: { finishAfterMs: 500 } });
+    const clock = await configureFor(emu, fast);
+    const entitlement = (id: string) => ({ id, type: "entitlement", attributes: { group: "primary", key: id, label: id, value: id } });
+    const record = {
+      data: {
+        id: alan,
+        type: "user",
+        attributes: {
+          email: "alan@example.com",
+          entitlements: [entitlement("EDITOR"), entitlement("VIEWER")],
+          firstName: "Alan",
+          isGuest: false,
+          lastName: "Turing",
+          role: "owner",
+          status: "live",
+        },
+        meta: { dynamicFields: {} },
+      },
+      meta: {},
+    };
+    // Once the invitation is accepted, the member's read answers an owner holding exactly the set asked.
+    let posted = false;
+    clock.setTimer(() => {
+      posted = invites(emu).length === 1;
+      emu.fault({ method: "GET", path: `/integrations/${youtube}/users/${alan}`, body: JSON.stringify(record), times: 1 });
+    }, 100);
+    const error = await rejection(provider.create((await check(base)).inputs!));
+    expect(posted).toBe(true);
+    expect(
+      emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${youtube}/users/${alan}`).map((r) => r.status),
+    ).toEqual([404, 200]);
+    expect(error.message).toContain("the user is a member with role owner and entitlements EDITOR, VIEWER, not role account_collaborator");
+    expect(PartialWriteError.isInstance(error)).toBe(false);
+    expect((error as PartialCreate).id).toBeUndefined();
+  });
+
   it.each([
     ["409 at once (conflict)", "conflict" as const, "already a member of integration"],
     ["a job that fails (fail)", "fail" as const, "failed with"],
