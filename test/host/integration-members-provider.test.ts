@@ -8,7 +8,7 @@ import type { Emulator, EmulatorOptions } from "../../src/emulator";
 import type { IntegrationMembersOutputs } from "../../src/host/members/integration-members-provider";
 import { provider } from "../../src/host/members/integration-members-provider";
 import { UNKNOWN } from "../../src/shared/unknown";
-import { emulator } from "../support/fixtures";
+import { clockOf, emulator } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 
 const INTEGRATION = "5b1c0d2e-0000-4000-8000-00000000be0c";
@@ -283,6 +283,50 @@ describe("invitations not seen to finish, and roles the service changed (in-proc
     expect(error.reasons).toEqual([expect.stringContaining(`user ${P}: the invitation's job ${job.id} is still running`)]);
     expect(writeLines(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${A}`, `POST /integrations/${INTEGRATION}/users`]);
     expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === A)?.role).toBe("owner");
+  });
+
+  it("a role change whose removal fails is not invited again: the member keeps the membership they have, the update fails naming them", async () => {
+    const emu = await world([owner]);
+    const { outs: olds } = await provider.create!({ ...news, members: [{ userId: A, entitlements: ["VIEWER"] }] });
+    expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === A)?.role).toBe("collaborator");
+    // The removal is refused (a 400 is not retried).
+    emu.fault({ method: "DELETE", path: `/integrations/${INTEGRATION}/users/${A}`, status: 400, times: 1 });
+    emu.clearRequests();
+    const changed = { ...news, members: [{ userId: A, entitlements: ["VIEWER"], role: "account_owner" }] };
+    const error = (await provider.update!(INTEGRATION, olds!, changed).catch((e: unknown) => e)) as Error & { reasons: string[] };
+    expect(error.reasons).toEqual([expect.stringContaining(`user ${A}: `)]);
+    expect(writeLines(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${A}`]);
+    expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === A)).toMatchObject({
+      role: "collaborator",
+      entitlements: ["VIEWER"],
+    });
+  });
+
+  it("an invitation read back as an owner holding the set asked (a service that merged it into an owner's membership) fails that member", async () => {
+    const emu = await world([owner]);
+    const clock = clockOf(emu);
+    const entitlement = (id: string) => ({ id, type: "entitlement", attributes: { group: "primary", key: id, label: id, value: id } });
+    const attributes = { email: "a@example.com", entitlements: [entitlement("VIEWER")], firstName: "a", isGuest: false, lastName: "User" };
+    const record = {
+      data: { id: A, type: "user", attributes: { ...attributes, role: "owner", status: "live" }, meta: { dynamicFields: {} } },
+      meta: {},
+    };
+    // Once the invitation is posted, A's read answers an owner with exactly the set asked.
+    let posted = false;
+    const fault = () => {
+      if (invitePosts(emu).length === 0) return void clock.setTimer(fault, 1);
+      posted = true;
+      emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users/${A}`, body: JSON.stringify(record), times: 1 });
+    };
+    clock.setTimer(fault, 1);
+    const error = (await provider.create!({ ...news, members: [{ userId: A, entitlements: ["VIEWER"] }] }).catch(
+      (e: unknown) => e,
+    )) as Error & {
+      reasons: string[];
+    };
+    expect(posted).toBe(true);
+    expect(error.reasons).toEqual([expect.stringContaining(`user ${A}: `)]);
+    expect(error.reasons?.[0]).toContain("account_owner");
   });
 
   it("an update writes only what its plan showed: a set changed or a member removed by hand is left, and so after deleteOnDestroy alone", async () => {
