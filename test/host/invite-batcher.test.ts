@@ -376,6 +376,29 @@ describe("a member whose record in the list read cannot be used", () => {
     for (const [i, u] of users.entries()) expect(applied.get(u) ?? 0).toBe(i === 3 ? 0 : 1);
   });
 
+  it("after a 409 the member list does not explain (it skipped the member): halves are sent, the member is found alone, the others are invited once", async () => {
+    const { emu, users, batcher } = await world(4);
+    emu.integrations.setMember(INTEGRATION, users[2]!, { role: "collaborator", entitlements: ["EDITOR"] });
+    // The list read after the 409 skips everyone (records moving between its pages), once.
+    const empty = { data: [], links: { next: null }, meta: { page: { total: 0 } } };
+    emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, body: JSON.stringify(empty), times: 1 });
+    const results = await settle(users.map((u) => batcher.submit(invitation(u))));
+    // The member is found by a read after its own 409: someone else's (existed), not invited by this run.
+    expect(results.map((r) => (r.status === "fulfilled" ? (r.value as InvitationResult).kind : "rejected"))).toEqual(
+      users.map((_, i) => (i === 2 ? "member" : "invited")),
+    );
+    expect(results[2]).toMatchObject({ value: { existed: true } });
+    expect(invitePosts(emu).map((p) => [p.status, p.userIds])).toEqual([
+      [409, users],
+      [200, users.slice(0, 2)],
+      [409, users.slice(2)],
+      [200, users.slice(3)],
+    ]);
+    const applied = appliedPerUser(emu);
+    for (const [i, u] of users.entries()) expect(applied.get(u) ?? 0, u).toBe(i === 2 ? 0 : 1);
+    expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === users[2])).toMatchObject({ entitlements: ["EDITOR"] });
+  });
+
   it("after a failed job that applied the others: that user fails marked as possibly invited; the user at fault fails; nobody is invited twice", async () => {
     const { emu, users, batcher } = await world(6, { batchInviteFailure: "partial" });
     const [bad, odd] = [users[2]!, users[4]!];
