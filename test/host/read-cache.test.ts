@@ -8,7 +8,10 @@ import type { Emulator } from "../../src/emulator";
 import { MembershipViews } from "../../src/host/membership/membership-view";
 import { ReadCache } from "../../src/host/read-cache";
 import { manyUsers, TEAM, teamSeed } from "../emulator/helpers";
+import { provider as entitlements } from "../../src/host/entitlement/integration-entitlement-provider";
+import { provider as users } from "../../src/host/user/user-provider";
 import { clientFor, emulator } from "../support/fixtures";
+import { configureFor } from "../support/provider";
 
 /** The list requests (first pages and the rest) the emulator received for `path`. */
 const lists = (emu: Emulator, path: string) => emu.requests.filter((r) => r.method === "GET" && r.path === path);
@@ -118,5 +121,51 @@ describe("ids in another case", () => {
     ]);
     expect(found).toMatchObject([{ id: TEAM.ada }, { id: TEAM.bob }]);
     expect(emu.requests.filter((r) => r.method === "GET")).toHaveLength(1);
+  });
+});
+
+describe("readCacheSeconds: 0", () => {
+  it("turns sharing off: a refresh of three users and of two memberships reads each with its own GET, no list", async () => {
+    const emu = await emulator({ seed: teamSeed() });
+    const read = async (extra: Record<string, string>) => {
+      await configureFor(emu, extra);
+      emu.clearRequests();
+      await Promise.all([
+        ...[TEAM.ada, TEAM.bob, TEAM.cy].map((id) => users.read!(id, undefined as never)),
+        ...[TEAM.ada, TEAM.bob].map((id) => entitlements.read!(`${TEAM.tube}/${id}`, undefined as never)),
+      ]);
+      return emu.requests.map((r) => `${r.method} ${r.path}`).sort();
+    };
+    // The default shares one list of the users and one of the members.
+    expect(await read({})).toEqual(["GET /users", `GET /integrations/${TEAM.tube}/users`].sort());
+    expect(await read({ "workspace-access:readCacheSeconds": "0" })).toEqual(
+      [
+        ...[TEAM.ada, TEAM.bob, TEAM.cy].map((id) => `GET /users/${id}`),
+        ...[TEAM.ada, TEAM.bob].map((id) => `GET /integrations/${TEAM.tube}/users/${id}`),
+      ].sort(),
+    );
+  });
+
+  it("turns sharing off for creates too: each create reads its member with its own GET, no list", async () => {
+    const emu = await emulator({ seed: teamSeed() });
+    const listPath = `/integrations/${TEAM.tube}/users`;
+    const create = async (extra: Record<string, string>) => {
+      await configureFor(emu, extra);
+      emu.clearRequests();
+      // ada and bob are members already (adopted as they are); cy is not.
+      await Promise.all(
+        [TEAM.ada, TEAM.bob, TEAM.cy].map(async (userId) => {
+          const entitlementsOf = emu.integrations.members(TEAM.tube).find((m) => m.userId === userId)?.entitlements ?? ["VIEWER"];
+          const news = { integrationId: TEAM.tube, userId, entitlements: entitlementsOf, adoptExisting: true };
+          return entitlements.create((await entitlements.check!({}, news)).inputs!);
+        }),
+      );
+      return emu.requests.filter((r) => r.method === "GET" && r.path.startsWith(listPath));
+    };
+    expect((await create({})).filter((r) => r.path === listPath).length).toBeGreaterThan(0);
+    emu.integrations.removeMember(TEAM.tube, TEAM.cy);
+    const reads = await create({ "workspace-access:readCacheSeconds": "0" });
+    expect(reads.filter((r) => r.path === listPath)).toEqual([]);
+    expect(reads.map((r) => r.path.split("/").pop()).sort()).toEqual(expect.arrayContaining([TEAM.ada, TEAM.bob, TEAM.cy]));
   });
 });
