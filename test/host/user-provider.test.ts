@@ -461,7 +461,14 @@ describe("settings", () => {
     const error = await rejection(provider.create((await check(alice)).inputs!));
     expect(error.message).toContain("answered 401");
     expect(error.message).toContain("pulumi config set --secret workspace-access:apiKey");
+    // A create runs with the stack config: the hint about a refresh's recorded key is not for it.
+    expect(error.message).not.toContain("pulumi refresh uses the provider configuration recorded in the state");
     expectNoKey(error);
+    // A refresh runs with the configuration the state recorded: after a key rotation it sends the old key, and says so.
+    const read = await rejection(provider.read!("00000000-0000-4000-8000-000000000001", undefined));
+    expect(read.message).toContain("answered 401");
+    expect(read.message).toContain("pulumi refresh uses the provider configuration recorded in the state at the last pulumi up");
+    expect(emu.requests.map((r) => r.status)).toEqual([401, 401]);
   });
 
   it("falls back to the environment when the stack config has no key", async () => {
