@@ -291,13 +291,23 @@ describe("lookups by id that join a shared listing", () => {
 
 describe("getUsers", () => {
   it("filters by role, status and guest, sorted by email, with ids", async () => {
-    const emu = await emulator({ seed: world(120) });
+    // Beside grace, a super admin each filter leaves out: one pending, one a guest.
+    const seed = world(120);
+    seed.users!.push(
+      { email: "pat@example.com", firstName: "P", lastName: "A", role: "workspace_super_admin", status: "pending" },
+      { email: "gus@example.com", firstName: "G", lastName: "U", role: "workspace_super_admin", isGuest: true },
+    );
+    const emu = await emulator({ seed });
     await program(emu);
+    const admins = await getUsers({ role: "workspace_super_admin" });
+    expect(admins.users.map((u) => u.email)).toEqual(expect.arrayContaining(["grace@example.com", "gus@example.com", "pat@example.com"]));
+    expect((await getUsers({ role: "workspace_super_admin", status: "pending" })).users.map((u) => u.email)).toEqual(["pat@example.com"]);
+    expect((await getUsers({ role: "workspace_super_admin", isGuest: true })).users.map((u) => u.email)).toEqual(["gus@example.com"]);
     const live = await getUsers({ status: "live", isGuest: false, role: "workspace_super_admin" });
     expect(live.users.map((u) => u.email)).toEqual(["grace@example.com"]);
     expect(live.ids).toEqual([users.grace]);
     const everyone = await getUsers();
-    expect(everyone.users).toHaveLength(124);
+    expect(everyone.users).toHaveLength(126);
     expect(everyone.users.map((u) => u.email)).toEqual(everyone.users.map((u) => u.email).sort());
     expect(sent(emu)).toEqual(provenListing("/users", 2));
   });
