@@ -546,12 +546,19 @@ describe("getIntegrationEntitlements", () => {
 describe("getIntegrationMembers", () => {
   it("lists members with their entitlements, past the first page, sorted by email", async () => {
     const emu = await emulator({ seed: world(120) });
-    for (const u of emu.users.list().filter((u) => u.email.startsWith("user"))) {
+    // Made members in reverse order: the service lists them in the order they joined, not by email.
+    for (const u of emu.users
+      .list()
+      .filter((u) => u.email.startsWith("user"))
+      .reverse()) {
       emu.integrations.setMember(integrations.youtube, u.id, { entitlements: ["VIEWER"] });
     }
+    const served = emu.integrations.members(integrations.youtube).map((m) => emu.users.get(m.userId)!.email);
+    expect(served).not.toEqual([...served].sort());
     await program(emu);
     const { members } = await getIntegrationMembers({ integrationId: integrations.youtube });
     expect(members).toHaveLength(122);
+    expect(members.map((m) => m.email)).toEqual([...served].sort());
     expect(members[0]).toEqual({
       userId: users.ada,
       email: "ada@example.com",
