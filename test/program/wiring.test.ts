@@ -61,6 +61,19 @@ describe("resource wiring", () => {
     await output(user.id);
     await output(pulumi.output("flush"));
     expect(warn.mock.calls.some(([message]) => String(message).includes('role "workspace_astronaut" is not one of the known'))).toBe(true);
+    // A role given as a secret is not printed: the warning says it is a secret.
+    warn.mockClear();
+    const hidden = new User("zed", {
+      email: "zed@example.com",
+      firstName: "Zed",
+      lastName: "Poe",
+      role: pulumi.secret("workspace_cosmonaut"),
+    });
+    await output(hidden.id);
+    await output(pulumi.output("flush"));
+    const said = warn.mock.calls.map(([message]) => String(message)).filter((m) => m.includes("is not one of the known"));
+    expect(said).toEqual([expect.stringContaining("the role (a secret) is not one of the known")]);
+    expect(said.join()).not.toContain("cosmonaut");
     warn.mockRestore();
   });
 
