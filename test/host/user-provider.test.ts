@@ -118,6 +118,33 @@ describe("create, read, update, delete", () => {
     expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)).toEqual(["POST /users"]);
   });
 
+  it("with adoptExisting, a user someone made between the lookup and the POST (409) is adopted: its destroy leaves it", async () => {
+    const emu = await emulator();
+    const existing = emu.users.add({ ...alice });
+    const warnings: string[] = [];
+    await configureFor(emu, {}, { warn: (message) => void warnings.push(message) });
+    // The lookup's two searches (the second proving the first) do not see alice yet; the POST then meets her.
+    const nobody = JSON.stringify({ data: [], links: { next: null }, meta: { page: { total: 0 } } });
+    emu.fault({ method: "GET", path: "/users", body: nobody, times: 2 });
+    const { id, outs } = wire(await provider.create((await check({ ...alice, adoptExisting: true })).inputs!));
+    // Then the 409's lookup finds her (the adoption's reads and writes follow).
+    expect(emu.requests.slice(0, 4).map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      "GET /users 200",
+      "GET /users 200",
+      "POST /users 409",
+      "GET /users 200",
+    ]);
+    expect(id).toBe(existing.id);
+    expect(outs).toMatchObject({ adopted: true });
+    // Someone else's user: the destroy gives it back.
+    await configureFor(emu, {}, { warn: (message) => void warnings.push(message) });
+    emu.clearRequests();
+    await provider.delete!(id, outs!);
+    expect(emu.requests.filter((r) => r.method === "DELETE")).toEqual([]);
+    expect(emu.users.get(existing.id)).toBeDefined();
+    expect(warnings.join("\n")).toContain("the stack adopted it");
+  });
+
   it("adopts an existing user with adoptExisting: looks the email up first, sets only the declared attributes", async () => {
     const emu = await emulator();
     const existing = emu.users.add({ ...alice, lastName: "Old", role: "workspace_super_admin", isGuest: true });

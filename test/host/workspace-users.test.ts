@@ -160,6 +160,27 @@ describe("create", () => {
     expect(error.properties?.userIds).toEqual({ "ann@example.com": ANN });
   });
 
+  it("a user someone made between the listings and the POST (409) is adopted, not the set's: removing it deletes nothing", async () => {
+    const { emu, warnings } = await world();
+    const made = emu.users.add({ ...cara });
+    // The listings (the second proving the first) do not see cara yet; the POST then meets her.
+    const nobody = JSON.stringify({ data: [], links: { next: null }, meta: { page: { total: 0 } } });
+    emu.fault({ method: "GET", path: "/users", body: nobody, times: 2 });
+    const { outs } = await provider.create(setOf(cara));
+    expect(emu.requests.slice(0, 3).map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      "GET /users 200",
+      "GET /users 200",
+      "POST /users 409",
+    ]);
+    expect(outs?.users["cara@example.com"]?.id).toBe(made.id);
+    expect(outs?.users["cara@example.com"]?.created).not.toBe(true);
+    await nextDeployment(emu, warnings);
+    emu.clearRequests();
+    await provider.update!("workspace-users", outs as Outputs, setOf(ann));
+    expect(writes(emu.requests).filter((w) => w.startsWith("DELETE"))).toEqual([]);
+    expect(emu.users.get(made.id)).toBeDefined();
+  });
+
   it("a 409 whose lookup finds nobody with the email fails that user, naming the email, without the User's adoptExisting fix", async () => {
     const { emu } = await world();
     emu.fault({ method: "POST", path: "/users", status: 409 });
