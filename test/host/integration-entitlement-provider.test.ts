@@ -871,3 +871,27 @@ describe("after an invitation's job, what it made is read back", () => {
     },
   );
 });
+
+describe("a membership this deployment removed, created again (a replacement's delete, then its create)", () => {
+  it("is read directly, not taken from the creates' member list listed before the removal: the user is invited again", async () => {
+    const emu = await setup();
+    const [y1, y2] = ["y1", "y2"].map((n) => emu.users.add({ email: `${n}@example.com`, firstName: n, lastName: "Y" }).id);
+    const listPath = `/integrations/${youtube}/users`;
+    // The second create of the deployment takes the creates' member list: grace is in it.
+    await provider.create((await check({ ...base, userId: y1! })).inputs!);
+    await provider.create((await check({ ...base, userId: y2! })).inputs!);
+    const listed = emu.requests.filter((r) => r.method === "GET" && r.path === listPath);
+    // The list, and the listing at another page size that proved y2's miss.
+    expect(listed.map((r) => r.query["page[size]"])).toEqual(["100", "99"]);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === grace)).toBe(true);
+    await provider.delete!(`${youtube}/${grace}`, undefined as never);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === grace)).toBe(false);
+    emu.clearRequests();
+    const { outs } = await provider.create((await check({ ...base, userId: grace })).inputs!);
+    expect(outs).toMatchObject({ userId: grace, entitlements: ["EDITOR", "VIEWER"], adopted: false });
+    const lines = emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`);
+    expect(lines).toContain(`GET ${listPath}/${grace} 404`);
+    expect(lines).toContain(`POST ${listPath} 200`);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)).toMatchObject({ entitlements: ["EDITOR", "VIEWER"] });
+  });
+});
