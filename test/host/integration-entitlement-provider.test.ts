@@ -798,6 +798,18 @@ describe("a refresh where the integration answers 404", () => {
     expect(reads.map((r) => r.id)).toEqual(["", ""]);
     expect(emu.requests.filter((r) => r.path === `/integrations/${youtube}`)).toHaveLength(1);
   });
+
+  it("an integration read that failed is asked again by the next read, not answered with the same failure", async () => {
+    const emu = await setup();
+    await configureFor(emu, { ...fast, "workspace-access:maxRetries": "0" });
+    emu.integrations.removeMember(youtube, grace);
+    emu.fault({ method: "GET", path: `/integrations/${youtube}`, status: 503, times: 1 });
+    const error = await rejection(provider.read!(`${youtube}/${grace}`));
+    expect(error.message).toContain("503");
+    const again = wire(await provider.read!(`${youtube}/${grace}`));
+    expect(again.id).toBe("");
+    expect(emu.requests.filter((r) => r.path === `/integrations/${youtube}`).map((r) => r.status)).toEqual([503, 200]);
+  });
 });
 
 describe("after an invitation's job, what it made is read back", () => {
