@@ -44,6 +44,23 @@ describe("a list still paging", () => {
   });
 });
 
+describe("a list that failed", () => {
+  it("is not kept: its reads go direct, and the next reads take a list again", async () => {
+    const emu = await emulator({ seed: { users: manyUsers(20) } });
+    const [a, b, c, d] = emu.users.list().map((u) => u.id);
+    const { client, clock } = clientFor(emu, { maxRetries: 0 });
+    const cache = new ReadCache(client, 60_000, clock);
+    emu.fault({ method: "GET", path: "/users", status: 400, times: 1 });
+    const first = await Promise.all([cache.user(a ?? ""), cache.user(b ?? "")]);
+    expect(first.map((u) => u?.id)).toEqual([a, b]);
+    expect(emu.requests.map((r) => `${r.path} ${r.status}`).sort()).toEqual(["/users 400", `/users/${a} 200`, `/users/${b} 200`].sort());
+    emu.clearRequests();
+    const second = await Promise.all([cache.user(c ?? ""), cache.user(d ?? "")]);
+    expect(second.map((u) => u?.id)).toEqual([c, d]);
+    expect(emu.requests.map((r) => `${r.path} ${r.status}`)).toEqual(["/users 200"]);
+  });
+});
+
 describe("invalidate()", () => {
   it("without an integration id forgets member lists too: a deleted user is no longer a member", async () => {
     const emu = await emulator({ seed: teamSeed() });
