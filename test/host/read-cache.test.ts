@@ -61,6 +61,25 @@ describe("a list that failed", () => {
   });
 });
 
+describe("a record of the shared list that cannot be used", () => {
+  it("is read directly: the user as the service answers it, not the list's error", async () => {
+    const emu = await emulator({ seed: { users: manyUsers(20) } });
+    const [a, b] = emu.users.list().map((u) => u.id);
+    const answer = await fetch(new URL("users?page[size]=100", emu.url), { headers: { "X-API-Key": emu.apiKey } });
+    const page = (await answer.json()) as { data: Array<{ id: string; attributes: Record<string, unknown> }> };
+    // A number where the contract has a string: that record fails parsing, the others are read.
+    for (const record of page.data) if (record.id === a) record.attributes["email"] = 42;
+    emu.clearRequests();
+    emu.fault({ method: "GET", path: "/users", body: JSON.stringify(page), times: 1 });
+    const { client, clock } = clientFor(emu);
+    const cache = new ReadCache(client, 60_000, clock);
+    const [first, second] = await Promise.all([cache.user(a ?? ""), cache.user(b ?? "")]);
+    expect(first).toMatchObject({ id: a, email: emu.users.get(a ?? "")?.email });
+    expect(second).toMatchObject({ id: b });
+    expect(emu.requests.map((r) => r.path)).toEqual(["/users", `/users/${a}`]);
+  });
+});
+
 describe("invalidate()", () => {
   it("without an integration id forgets member lists too: a deleted user is no longer a member", async () => {
     const emu = await emulator({ seed: teamSeed() });
