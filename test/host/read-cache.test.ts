@@ -205,3 +205,20 @@ describe("readCacheSeconds: 0", () => {
     expect(reads.map((r) => r.path.split("/").pop()).sort()).toEqual(expect.arrayContaining([TEAM.ada, TEAM.bob, TEAM.cy]));
   });
 });
+
+describe("a write through a handler", () => {
+  it("makes the reads after it take a new list: a refresh right after an update sees what it wrote", async () => {
+    const emu = await emulator({ seed: teamSeed() });
+    await configureFor(emu);
+    const readBoth = () => Promise.all([TEAM.ada, TEAM.bob].map((id) => users.read!(id, undefined as never)));
+    const [ada] = await readBoth();
+    expect(emu.requests.map((r) => r.path)).toEqual(["/users"]);
+    const olds = ada!.props!;
+    await users.update!(TEAM.ada, olds, { ...(ada!.inputs as object), lastName: "Renamed" });
+    expect(emu.users.get(TEAM.ada)?.lastName).toBe("Renamed");
+    emu.clearRequests();
+    const [again] = await readBoth();
+    expect(again!.props?.lastName).toBe("Renamed");
+    expect(emu.requests.map((r) => r.path)).toEqual(["/users"]);
+  });
+});
