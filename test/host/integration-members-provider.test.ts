@@ -392,6 +392,21 @@ describe("invitations not seen to finish, and roles the service changed (in-proc
     expect(writeLines(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${B}`]);
   });
 
+  it("with deleteOnDestroy, a member someone made an owner, whose role the program leaves out, is removed when dropped (another owner stays)", async () => {
+    const emu = await world([owner]);
+    const optIn = { ...news, deleteOnDestroy: true };
+    const a = { userId: A, entitlements: ["VIEWER"] };
+    const b = { userId: B, entitlements: ["VIEWER"] };
+    const { outs: olds } = await provider.create!({ ...optIn, members: [a, b] });
+    emu.integrations.setMember(INTEGRATION, A, { role: "owner", entitlements: ["VIEWER"] });
+    const props = (await provider.read!(INTEGRATION, olds!)).props!;
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.clearRequests();
+    await provider.update!(INTEGRATION, props, { ...optIn, members: [b] });
+    expect(writeLines(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${A}`]);
+    expect(memberIds(emu)).toEqual([B, O].sort());
+  });
+
   it("a member declared a collaborator, made an owner by hand, is left by a removal and a destroy as well (the owner role is not declared)", async () => {
     const emu = await world([owner]);
     const warned: string[] = [];
@@ -934,6 +949,43 @@ describe("an invitation whose job fails because someone made the member meanwhil
         .map((m) => m.userId)
         .sort(),
     ).toEqual([O, N1].sort());
+  });
+});
+
+describe("members that were there before (adopted)", () => {
+  it.each([
+    ["without deleteOnDestroy, destroy gives them back", false],
+    ["with deleteOnDestroy, destroy removes them too", true],
+  ])("%s; the members the stack made are removed either way, the owner stays", async (_what, optIn) => {
+    const [O, A, B] = [
+      "00000000-0000-4000-8000-0000000000c1",
+      "00000000-0000-4000-8000-0000000000c2",
+      "00000000-0000-4000-8000-0000000000c3",
+    ];
+    const emu = await ownedWorld(O, [A, B]);
+    emu.integrations.setMember(INTEGRATION, A, { role: "collaborator", entitlements: ["VIEWER"] });
+    await configureFor(emu);
+    const members = [A, B].map((userId) => ({ userId, entitlements: ["VIEWER"] }));
+    const outs = wire(
+      await provider.create!({ integrationId: INTEGRATION, members, removeUnmanaged: false, ...(optIn ? { deleteOnDestroy: true } : {}) }),
+    ).outs as IntegrationMembersOutputs;
+    expect(outs.adoptedMembers).toEqual([A]);
+    await configureFor(emu);
+    emu.clearRequests();
+    await provider.delete!(INTEGRATION, outs);
+    const removed = optIn ? [A, B] : [B];
+    expect(
+      emu.requests
+        .filter((r) => r.method === "DELETE")
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(removed.map((id) => `/integrations/${INTEGRATION}/users/${id}`).sort());
+    expect(
+      emu.integrations
+        .members(INTEGRATION)
+        .map((m) => m.userId)
+        .sort(),
+    ).toEqual((optIn ? [O] : [O, A]).sort());
   });
 });
 
