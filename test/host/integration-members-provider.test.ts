@@ -952,6 +952,29 @@ describe("an invitation whose job fails because someone made the member meanwhil
   });
 });
 
+describe("a refresh's inputs", () => {
+  it("hold a member's role only where the program declares it: a role left out stays the service's", async () => {
+    const [O, A, B] = [
+      "00000000-0000-4000-8000-0000000000b1",
+      "00000000-0000-4000-8000-0000000000b2",
+      "00000000-0000-4000-8000-0000000000b3",
+    ];
+    const emu = await ownedWorld(O, [A, B]);
+    await configureFor(emu);
+    const members = [
+      { userId: A, entitlements: ["VIEWER"] },
+      { userId: B, entitlements: ["VIEWER"], role: "account_collaborator" },
+    ];
+    const { outs } = await provider.create!({ integrationId: INTEGRATION, members, removeUnmanaged: false });
+    const read = wire(await provider.read!(INTEGRATION, outs!));
+    expect((read.inputs as unknown as { members: unknown[] }).members).toEqual([
+      { userId: A, entitlements: ["VIEWER"] },
+      { userId: B, entitlements: ["VIEWER"], role: "account_collaborator" },
+    ]);
+    expect(read.props?.members.map((m) => m.role)).toEqual(["account_collaborator", "account_collaborator"]);
+  });
+});
+
 describe("members that were there before (adopted)", () => {
   it.each([
     ["without deleteOnDestroy, destroy gives them back", false],
