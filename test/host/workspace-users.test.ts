@@ -192,6 +192,27 @@ describe("create", () => {
 });
 
 describe("update, read and delete", () => {
+  it("a user it created, then changed and refreshed, stays its own: removing it later deletes it", async () => {
+    const { emu, warnings } = await world();
+    const first = (await provider.create(setOf(cara))).outs as Outputs;
+    const caraId = first.userIds["cara@example.com"]!;
+    expect(first.users["cara@example.com"]?.created).toBe(true);
+    await nextDeployment(emu, warnings);
+    emu.clearRequests();
+    const renamed = (await provider.update!("workspace-users", first, setOf({ ...cara, lastName: "Roe" }))).outs as Outputs;
+    expect(writes(emu.requests)).toEqual([`PUT /users/${caraId}`]);
+    expect(renamed.users["cara@example.com"]?.created).toBe(true);
+    // A refresh in between keeps it the set's too.
+    await nextDeployment(emu, warnings);
+    const refreshed = wire(await provider.read!("workspace-users", renamed)).props as Outputs;
+    expect(refreshed.users["cara@example.com"]?.created).toBe(true);
+    await nextDeployment(emu, warnings);
+    emu.clearRequests();
+    await provider.update!("workspace-users", refreshed, setOf(ann));
+    expect(writes(emu.requests)).toEqual([`DELETE /users/${caraId}`]);
+    expect(emu.users.get(caraId)).toBeUndefined();
+  });
+
   it("puts only the changed user, and deletes only a removed user it created (an adopted one is left, with a warning)", async () => {
     const { emu, warnings } = await world();
     const first = (await provider.create(setOf(ann, bob, cara))).outs as Outputs;
