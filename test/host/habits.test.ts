@@ -87,6 +87,44 @@ describe("delete gives back", () => {
   });
 });
 
+describe("what the stack adopted stays adopted through refreshes and updates", () => {
+  it("a User: refreshed, then changed, its delete still leaves it", async () => {
+    const { emu, nextDeployment } = await setup();
+    const declared = (await users.check!({}, { ...grace, adoptExisting: true })).inputs!;
+    const { id, outs } = await users.create(declared);
+    expect(outs).toMatchObject({ adopted: true });
+    await nextDeployment();
+    const read = (await users.read!(id, outs!)).props!;
+    expect(read).toMatchObject({ adopted: true });
+    const updated = (await users.update!(id, read, { ...declared, lastName: "Murray Hopper" })).outs!;
+    expect(emu.users.get(id)).toMatchObject({ lastName: "Murray Hopper" });
+    expect(updated).toMatchObject({ adopted: true });
+    await nextDeployment();
+    emu.clearRequests();
+    await users.delete!(id, updated);
+    expect(writes(emu)).toEqual([]);
+    expect(emu.users.get(id)).toBeDefined();
+  });
+
+  it("an IntegrationEntitlement: refreshed, then its set changed, its delete still leaves the membership", async () => {
+    const { emu, nextDeployment } = await setup();
+    const declared = { integrationId: integrations.youtube, userId: ids.grace, entitlements: ["EDITOR"], adoptExisting: true };
+    const { id, outs } = await entitlements.create((await entitlements.check!({}, declared)).inputs!);
+    expect(outs).toMatchObject({ adopted: true });
+    await nextDeployment();
+    const read = (await entitlements.read!(id, outs!)).props!;
+    expect(read).toMatchObject({ adopted: true });
+    const changed = (await entitlements.check!({}, { ...declared, entitlements: ["EDITOR", "VIEWER"] })).inputs!;
+    const updated = (await entitlements.update!(id, read, changed)).outs!;
+    expect(updated).toMatchObject({ adopted: true, entitlements: ["EDITOR", "VIEWER"] });
+    await nextDeployment();
+    emu.clearRequests();
+    await entitlements.delete!(id, updated);
+    expect(writes(emu)).toEqual([]);
+    expect(emu.integrations.members(integrations.youtube).some((m) => m.userId === ids.grace)).toBe(true);
+  });
+});
+
 describe("a forced replacement of what the delete leaves", () => {
   // `pulumi up --replace` deletes first, then creates, in one deployment: the create takes back what the delete left.
   it("an imported User, without adoptExisting: taken back as adopted, nothing written", async () => {
