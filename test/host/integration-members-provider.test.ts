@@ -979,7 +979,7 @@ describe("members that were there before (adopted)", () => {
   it.each([
     ["without deleteOnDestroy, destroy gives them back", false],
     ["with deleteOnDestroy, destroy removes them too", true],
-  ])("%s; the members the stack made are removed either way, the owner stays", async (_what, optIn) => {
+  ])("%s, after a refresh and an update; the members the stack made are removed either way, the owner stays", async (_what, optIn) => {
     const [O, A, B] = [
       "00000000-0000-4000-8000-0000000000c1",
       "00000000-0000-4000-8000-0000000000c2",
@@ -993,9 +993,18 @@ describe("members that were there before (adopted)", () => {
       await provider.create!({ integrationId: INTEGRATION, members, removeUnmanaged: false, ...(optIn ? { deleteOnDestroy: true } : {}) }),
     ).outs as IntegrationMembersOutputs;
     expect(outs.adoptedMembers).toEqual([A]);
+    // A refresh, then an update of the sets, in later deployments: A stays adopted.
+    await configureFor(emu);
+    const read = wire(await provider.read!(INTEGRATION, outs)).props as IntegrationMembersOutputs;
+    expect(read.adoptedMembers).toEqual([A]);
+    await configureFor(emu);
+    const changed = members.map((m) => ({ ...m, entitlements: ["EDITOR", "VIEWER"] }));
+    const declared = { integrationId: INTEGRATION, members: changed, removeUnmanaged: false, ...(optIn ? { deleteOnDestroy: true } : {}) };
+    const updated = wire(await provider.update!(INTEGRATION, read, declared)).outs as IntegrationMembersOutputs;
+    expect(updated.adoptedMembers).toEqual([A]);
     await configureFor(emu);
     emu.clearRequests();
-    await provider.delete!(INTEGRATION, outs);
+    await provider.delete!(INTEGRATION, updated);
     const removed = optIn ? [A, B] : [B];
     expect(
       emu.requests
