@@ -51,6 +51,21 @@ describe("getJob", () => {
     });
   });
 
+  it("says timeout for a job still running at timeoutSeconds, waiting that long and no longer, with its last polled state", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
+    await program(emu, false);
+    emu.jobs.hangNext(1);
+    const id = await jobOf(emu);
+    const began = clock.now();
+    const job = await getJob({ id, waitForCompletion: true, timeoutSeconds: 3 });
+    expect(job).toMatchObject({ id, status: "running", waitOutcome: "timeout" });
+    // On the virtual clock: the 3 s asked, not the default 900 s (jobTimeoutSeconds).
+    const waited = clock.now() - began;
+    expect(waited).toBeGreaterThanOrEqual(3_000);
+    expect(waited).toBeLessThan(10_000);
+    expect(emu.requests.filter((r) => r.path === `/jobs/${id}`).length).toBeGreaterThan(1);
+  });
+
   it("does not wait during a preview: one read, not_waited", async () => {
     const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 5 } });
     await program(emu, true);
