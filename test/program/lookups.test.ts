@@ -161,6 +161,16 @@ describe("getUser", () => {
     expect(error.message).toContain('no user with id "6f1d2c3b-0000-4f60-8a71-0b2c3d4e5f99"');
   });
 
+  it("a read that failed is not kept for the run: the same lookup asked again reads again, and answers", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    // A 400 is not retried: the first lookup fails with it.
+    emu.fault({ method: "GET", path: `/users/${users.grace}`, status: 400, times: 1 });
+    await rejection(getUser({ id: users.grace }));
+    expect((await getUser({ id: users.grace })).id).toBe(users.grace);
+    expect(emu.requests.filter((r) => r.path === `/users/${users.grace}`).map((r) => r.status)).toEqual([400, 200]);
+  });
+
   it("fails listing each candidate when two users' emails differ only in case", async () => {
     const emu = await emulator({ seed: world() });
     const record = (id: string, email: string) => ({
