@@ -342,6 +342,35 @@ it("a failed batch job whose member list cannot be read: every user fails, marke
   expect(invitePosts(emu)).toHaveLength(1);
 });
 
+it("a failed batch job whose misses cannot be confirmed (the proving listing and the direct read fail): they are pending, none invited again", async () => {
+  const { emu, users, batcher } = await world(4, { batchInviteFailure: "partial" });
+  const bad = users[1]!;
+  emu.jobs.failInvitesOf([bad], "partial");
+  // The list read after the failed job answers (the three the job applied); the listing that would prove bad's absence fails.
+  const listPath = `/integrations/${INTEGRATION}/users`;
+  const empty = { data: [], links: { next: null }, meta: { page: { total: 0 } } };
+  for (const u of users.filter((u) => u !== bad))
+    emu.integrations.setMember(INTEGRATION, u, { role: "collaborator", entitlements: ["VIEWER"] });
+  const answer = await fetch(new URL(`integrations/${INTEGRATION}/users?page[size]=100`, emu.url), {
+    headers: { "X-API-Key": emu.apiKey },
+  });
+  const page = await answer.json();
+  for (const u of users) emu.integrations.removeMember(INTEGRATION, u);
+  expect(page).not.toEqual(empty);
+  emu.clearRequests();
+  emu.fault({ method: "GET", path: listPath, body: JSON.stringify(page), times: 1 });
+  emu.fault({ method: "GET", path: listPath, status: 500, times: 10 });
+  emu.fault({ method: "GET", path: `${listPath}/${bad}`, status: 500, times: 10 });
+  const results = await Promise.allSettled(users.map((u) => batcher.submit(invitation(u))));
+  expect(results.map((r) => (r.status === "fulfilled" ? (r.value as InvitationResult).kind : "rejected"))).toEqual(
+    users.map((u) => (u === bad ? "pending" : "member")),
+  );
+  expect(pendingOf(results[1]!).jobId).toBeNull();
+  // The list, the listing at another page size and the direct read of bad, both refused: bad's absence unproven.
+  expect(emu.requests.filter((r) => r.method === "GET" && r.path.startsWith(listPath)).map((r) => r.status)).toEqual([200, 500, 500]);
+  expect(invitePosts(emu)).toHaveLength(1);
+});
+
 describe("a member whose record in the list read cannot be used", () => {
   /** From now on, the member list answers once with what it holds now plus `extra` as members, `odd`'s record malformed. */
   async function serveListOnce(emu: Emulator, extra: string[], odd: string) {
