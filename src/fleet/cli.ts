@@ -30,15 +30,20 @@ Options:
                         (up runs the first stack alone first, the canary; a failure stops the rest)
   --expect-no-changes   exit 1 when a stack plans (preview), makes (up) or finds (refresh) a change
   --format F            text (default: progress on stderr, a table at the end), markdown (a table
-                        for a pull-request comment) or json (one document, for tools)
+                        for a pull-request comment, kept within GitHub's 65,536 characters: 50 changed
+                        resources a stack, then how many more) or json (one document, for tools)
   --cwd DIR             the project's folder (default: the current one)
   -h, --help            show this help
 
 Exit status: 0 every stack succeeded (with --expect-no-changes, or drift: and none had a change),
-1 otherwise, 2 a usage error (an unknown stack, no project).
+1 otherwise (or interrupted), 2 a usage error (an unknown stack or flag, no project), 130 after a
+third Ctrl-C.
+
+An unknown flag names the one likely meant (--stack: --stacks, --json: --format json, -C: --cwd).
 
 Ctrl-C: no new stack starts. Again, or SIGTERM: the running stacks are cancelled (each pulumi
-gets SIGINT) and the command waits for them to end. A third Ctrl-C exits without waiting.
+gets SIGINT) and the command waits for them to end. A third Ctrl-C exits without waiting. In CI,
+run it with exec from node_modules/.bin, not through npx, so a cancelled job's signals reach it.
 
 Documentation: node_modules/pulumi-workspace-access/docs/fleet.md, in the installed package.
 `;
