@@ -96,6 +96,8 @@ export interface ApiErrorContext {
   status: number;
   body?: { code?: string; title?: string; detail?: string; meta?: unknown };
   requestId?: string;
+  /** A 5xx's `Retry-After`, in milliseconds, when it said one (kept by {@link ServerError}). */
+  retryAfterMs?: number;
 }
 
 /** The service answered with an error status. Subclasses name the common statuses. */
@@ -159,7 +161,15 @@ export class RateLimitError extends ApiError {
   }
 }
 /** 5xx: the service failed; usually transient. */
-export class ServerError extends ofKind(ApiError, "server_error") {}
+export class ServerError extends ApiError {
+  static override readonly KINDS = ["server_error"] as const;
+  /** How long its `Retry-After` asked to wait before asking again (a 503 in maintenance), in milliseconds; `undefined` when it said none. */
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, context: ApiErrorContext) {
+    super(message, context, "server_error");
+    this.retryAfterMs = context.retryAfterMs;
+  }
+}
 
 /** 5xx answers but 501 are transient (contract: "not specified; treat as transient"). */
 export function isTransientStatus(status: number): boolean {

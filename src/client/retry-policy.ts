@@ -33,8 +33,8 @@ export type Decision =
   /** A 429: hold every request of the client for `waitMs`, then send again. */
   | { action: "wait"; waitMs: number; given: boolean }
   /**
-   * Give up: an error answer no retry helps, or a transient failure after `retried` retries, or at once when it asked to be
-   * called again later (`askedMs`, its `Retry-After`) than a 429's wait may last.
+   * Give up: an error answer no retry helps, or a transient failure after `retried` retries (`askedMs`: its 5xx's
+   * `Retry-After`, when it said one), or at once when that asks for longer than a 429's wait may last ({@link askedTooLong}).
    */
   | { action: "fail"; why: "error" | "transient"; retried: number; askedMs?: number }
   /** Give up on a 429 (its wait is over the cap, or its retries are spent), still holding the client's other requests for `holdMs`. */
@@ -57,17 +57,27 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
     return { action: "wait", waitMs, given };
   }
   if (!transient) return { action: "fail", why: "error", retried: 0 };
-  // A 5xx that says when to come back (a 503 in maintenance) is not asked again sooner; later than a 429's wait may last,
-  // it fails at once, as such a 429 does, rather than retry into the same answer.
   const asked = outcome.kind === "answer" ? parseRetryAfter(outcome.retryAfter, outcome.now) : undefined;
-  if (asked !== undefined && asked > limits.maxRateLimitWaitSeconds * 1000) {
-    return { action: "fail", why: "transient", retried: attempt.transientRetries, askedMs: asked };
-  }
+  const said = asked === undefined ? {} : { askedMs: asked };
+  if (askedTooLong(asked, limits)) return { action: "fail", why: "transient", retried: attempt.transientRetries, ...said };
   if (IDEMPOTENT_METHODS.has(attempt.method) && attempt.transientRetries < limits.maxRetries) {
-    const backoff = backoffDelay(attempt.transientRetries, limits.retryBaseDelayMs, limits.retryMaxDelayMs, random);
-    return { action: "retry", delayMs: Math.max(backoff, asked ?? 0) };
+    return { action: "retry", delayMs: transientDelay(attempt.transientRetries, asked, limits, random) };
   }
-  return { action: "fail", why: "transient", retried: attempt.transientRetries };
+  return { action: "fail", why: "transient", retried: attempt.transientRetries, ...said };
+}
+
+/**
+ * Whether a 5xx's `Retry-After` (`askedMs`, a 503 in maintenance) asks for longer than a 429's wait may last: its request
+ * then fails at once, as such a 429 does, rather than retry into the same answer (the transport's retries and the POST
+ * `users.create` sends again alike).
+ */
+export function askedTooLong(askedMs: number | undefined, limits: Pick<RetryLimits, "maxRateLimitWaitSeconds">): boolean {
+  return askedMs !== undefined && askedMs > limits.maxRateLimitWaitSeconds * 1000;
+}
+
+/** The wait before retry `attempt + 1` of a transient failure: the back-off, never shorter than its 5xx's `Retry-After` asked. */
+export function transientDelay(attempt: number, askedMs: number | undefined, limits: RetryLimits, random: () => number): number {
+  return Math.max(backoffDelay(attempt, limits.retryBaseDelayMs, limits.retryMaxDelayMs, random), askedMs ?? 0);
 }
 
 /** `Retry-After` in milliseconds: delta-seconds or an HTTP-date in any of its three forms (RFC 9110); `undefined` when absent or unreadable. */

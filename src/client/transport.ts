@@ -14,7 +14,7 @@ import {
 import { Pacer } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeEchoTest, makeRedactor, makeValueRedactor, redactDeep, redactError } from "./redact";
-import { backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
+import { askedTooLong, backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
 import { describeScopes, type Scope } from "./scopes";
 import { type ClientOptions, DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
 
@@ -226,7 +226,12 @@ export class HttpTransport {
     const { method } = spec;
     const body = raw && readErrorBody(raw.text, this.redact);
     const requestId = raw?.headers["x-request-id"];
-    const context = { method, path, status: raw?.status ?? 0, ...(body && { body }), ...(typeof requestId === "string" && { requestId }) };
+    const asked = decision.why === "transient" ? decision.askedMs : undefined;
+    const context = {
+      ...{ method, path, status: raw?.status ?? 0, ...(body && { body }), ...(typeof requestId === "string" && { requestId }) },
+      // A 5xx's Retry-After, kept on its ServerError: `users.create`, which sends its POST again itself, waits it out too.
+      ...(asked !== undefined && { retryAfterMs: asked }),
+    };
     if (decision.why === "rate-limit-too-long" || decision.why === "rate-limit-retries-spent") {
       if (decision.holdMs > 0) this.pacer.pause(decision.holdMs);
       const why = decision.given
@@ -247,9 +252,9 @@ export class HttpTransport {
     const error = noAnswer ?? errorForStatus(context, describeScopes(spec.scopes), this.redact, redirect);
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries (${this.setting("maxRetries")}).`;
-    if (decision.why === "transient" && decision.askedMs !== undefined) {
+    if (asked !== undefined && askedTooLong(asked, this.settings)) {
       error.message +=
-        ` It asked to be called again in ${Math.ceil(decision.askedMs / 1000)} s (Retry-After), longer than ` +
+        ` It asked to be called again in ${Math.ceil(asked / 1000)} s (Retry-After), longer than ` +
         `${this.setting("maxRateLimitWaitSeconds")} (${this.settings.maxRateLimitWaitSeconds} s): run again later, or raise that setting to wait it out.`;
     }
     return error;

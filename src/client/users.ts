@@ -5,6 +5,7 @@ import {
   isAmbiguous,
   isUnreadableSuccess,
   JobFailedError,
+  ServerError,
   WorkspaceAccessError,
 } from "./errors";
 import type { JobsApi } from "./jobs";
@@ -16,6 +17,7 @@ import { type ListOptions, MAX_PAGE_SIZE, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { userBody } from "./requests";
 import { type JobRecord, schemas, type UserRecord } from "./schemas";
+import { askedTooLong, transientDelay } from "./retry-policy";
 import { SCOPES } from "./scopes";
 
 /** Options of {@link UsersApi.list}. */
@@ -142,8 +144,12 @@ export class UsersApi {
           throw error;
         });
         if (existing) return this.#createdSince(existing, began, "failed without an answer");
-        if (attempt >= this.#http.settings.maxRetries) throw error;
-        await this.#http.backoff(attempt, `POST users (${attributes.email}) failed without an answer and nothing was created`);
+        // A 5xx's Retry-After holds for the POST sent again as for the transport's retries: not sooner, and not beyond the cap.
+        const asked = ServerError.isInstance(error) ? error.retryAfterMs : undefined;
+        const { settings, deps } = this.#http;
+        if (attempt >= settings.maxRetries || askedTooLong(asked, settings)) throw error;
+        const delay = transientDelay(attempt, asked, settings, deps.random);
+        await this.#http.backoff(attempt, `POST users (${attributes.email}) failed without an answer and nothing was created`, delay);
       }
     }
     const answer = sent.data as { data: UserRecord | JobRecord } | undefined;

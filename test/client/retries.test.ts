@@ -236,6 +236,27 @@ describe("POST user create is never blindly re-sent", () => {
     expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /users", "GET /users"]);
   });
 
+  it("a 503 on POST with Retry-After: sent again no sooner than it asks; one beyond maxRateLimitWaitSeconds, not sent again", async () => {
+    const emu = await emulator();
+    emu.fault({ method: "POST", path: "/users", status: 503, headers: { "Retry-After": "20" } });
+    emu.fault({ method: "POST", path: "/users", status: 503, headers: { "Retry-After": "3600" } });
+    const { client, clock } = clientFor(emu, { maxRateLimitWaitSeconds: 60 });
+    const error = await rejection(client.users.create(alice));
+    // 20 s as asked before the second POST; the hour the second asks is longer than a wait may last: looked up, then it fails.
+    expect(clock.sleeps).toEqual([20_000]);
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      "POST /users 503",
+      "GET /users 200",
+      "GET /users 200",
+      "POST /users 503",
+      "GET /users 200",
+      "GET /users 200",
+    ]);
+    expect(ServerError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("It asked to be called again in 3600 s (Retry-After), longer than maxRateLimitWaitSeconds (60 s)");
+    expect(emu.users.list()).toHaveLength(0);
+  });
+
   it("a 503 on POST: the email is looked up, and its absence proven by a second search, before any new POST", async () => {
     const emu = await emulator();
     emu.fault({ method: "POST", path: "/users", status: 503 });
