@@ -8,6 +8,7 @@
  * same steps as under the emulator's defaults, with the same outcome.
  */
 import { describe, expect, it } from "vitest";
+import { ConflictError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed, type EmulatorQuirks } from "../../src/emulator";
 import { provider as entitlement } from "../../src/host/entitlement/integration-entitlement-provider";
 import { provider as user } from "../../src/host/user/user-provider";
@@ -100,6 +101,22 @@ describe("User, a search that matches only in the case written (userFilter: case
     await configureFor(emu);
     const error = await rejection(user.create(await checkUser(declared)));
     expect(error.message).toContain(`(id ${existing.id}). To manage that user with this resource, set adoptExisting: true.`);
+  });
+
+  it("a listing that fails then leaves the 409 the error, saying who has the email is not known", async () => {
+    const emu = await emulator({ quirks: { userFilter: "case-sensitive" } });
+    emu.users.add({ ...declared, email: "alice.doe@example.com" });
+    // A second page for the listing, which fails; the searches have one page each.
+    for (let i = 0; i < 100; i++) emu.users.add({ email: `user${i}@example.com`, firstName: "User", lastName: String(i) });
+    emu.onPage((list) => {
+      if (list.path === "/users") throw new Error("the listing is down");
+    });
+    await configureFor(emu, { "workspace-access:maxRetries": "0" }, { info: () => undefined });
+    const error = await rejection(user.create(await checkUser({ ...declared, adoptExisting: true })));
+    expect(ConflictError.isInstance(error)).toBe(true);
+    expect(error.message).toContain(`A user with the email ${declared.email} already exists.`);
+    expect(error.message).toMatch(/Who has it is not known: looking for it failed \(GET \/api\/v1\/users answered 500/);
+    expect(emu.requests.filter((r) => r.method === "POST").map((r) => r.status)).toEqual([409]);
   });
 });
 

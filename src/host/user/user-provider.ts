@@ -355,7 +355,12 @@ export async function createUser(
   } catch (error) {
     if (job.pending !== null) throw afterJobWait(error, job.pending);
     if (!ConflictError.isInstance(error)) throw error;
-    const existing = await takenBy({ client, cache }, inputs.email);
+    // A lookup that fails leaves the 409 the error: someone has the email, only who is not known.
+    const existing = await takenBy({ client, cache }, inputs.email).catch((lookup: unknown) => {
+      const why = lookup instanceof Error ? lookup.message.replace(/\.$/, "") : String(lookup);
+      error.message += `${emailTaken(inputs.email, undefined, adoptTaken)} Who has it is not known: looking for it failed (${why}).`;
+      throw error;
+    });
     if (adoptTaken && existing) return { user: existing, taken: true };
     error.message += emailTaken(inputs.email, existing?.id, adoptTaken);
     throw error;
