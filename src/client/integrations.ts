@@ -1,9 +1,7 @@
-import { contractIssue, InvalidResponseError } from "./errors";
-import { redactError } from "./redact";
 import type { HttpTransport } from "./transport";
 import type { JobHandle, JobsApi } from "./jobs";
 import { type Entitlement, type Integration, type IntegrationUser, toEntitlement, toIntegration, toIntegrationUser } from "./models";
-import { type ListOptions, paginate } from "./paginate";
+import { invalidRecord, type ListOptions, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { changeEntitlementsBody, type IntegrationRole, inviteBody, setEntitlementsBody } from "./requests";
 import { schemas } from "./schemas";
@@ -55,14 +53,8 @@ export class IntegrationsApi {
     return data.data.map((item, i) => {
       const parsed = schemas().entitlementRecord.safeParse(item);
       if (parsed.success) return toEntitlement(parsed.data);
-      const raw = item && typeof item === "object" ? (item as { id?: unknown }).id : undefined;
-      const recordId = typeof raw === "string" && raw !== "" ? ` (id ${raw})` : "";
-      const { said } = contractIssue(parsed.error.issues);
-      const { field } = contractIssue(parsed.error.issues, ["data", String(i)]);
       const path = new URL(spec.path, this.#http.settings.baseUrl).pathname;
-      const message = `GET ${path} answered ${status} with a record${recordId} that ${said}.`;
-      // The id is the service's text: the error is redacted whole.
-      throw redactError(new InvalidResponseError(message, { method: "GET", path, status, field }), this.#http.redact);
+      throw invalidRecord(this.#http, path, status, item, parsed.error.issues, ["data", String(i)]).error;
     });
   }
 

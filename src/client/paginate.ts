@@ -91,17 +91,11 @@ export async function* paginate<T extends z.ZodType, R>(
         yield map(parsed.data);
         continue;
       }
-      // The record's id as the service sent it, if any (not `ids.ts`'s one form: the record may be invalid).
-      const raw = item && typeof item === "object" ? (item as { id?: unknown }).id : undefined;
-      const id = typeof raw === "string" && raw !== "" ? raw : undefined;
-      const { field, said } = contractIssue(parsed.error.issues);
-      // The record is the service's text, its id too: the error is redacted whole.
-      const message = `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that ${said}.`;
-      const error = new InvalidResponseError(message, { method: "GET", path, status, field });
+      const { id, error } = invalidRecord(http, path, status, item, parsed.error.issues);
       const attributes = item && typeof item === "object" ? (item as { attributes?: unknown }).attributes : undefined;
       const email = attributes && typeof attributes === "object" ? (attributes as { email?: unknown }).email : undefined;
       const readable = typeof email === "string" && email.trim() !== "" ? { email: http.redact(email) } : {};
-      onInvalid?.(id === undefined ? undefined : http.redact(id), redactError(error, http.redact), readable);
+      onInvalid?.(id === undefined ? undefined : http.redact(id), error, readable);
     }
     if (!next || data.data.length === 0) return;
     stale = fresh ? 0 : stale + 1;
@@ -120,6 +114,28 @@ export async function* paginate<T extends z.ZodType, R>(
     seen.add(next);
     spec = { method: "GET", path: next, scopes: first.scopes };
   }
+}
+
+/**
+ * The error of a listed record (`item`, answered by `GET path`) that breaks the contract (`issues`), named by its id when it has
+ * one, as the service sent it (`id`, not `ids.ts`'s one form: the record may be invalid): its position tells the service's admin
+ * nothing. Redacted whole: the record is the service's text, its id too. `at`: where the record stands in the answer, for the
+ * error's `field` (a list not paged, the entitlement catalogue, names `data.<i>`). @internal
+ */
+export function invalidRecord(
+  http: HttpTransport,
+  path: string,
+  status: number,
+  item: unknown,
+  issues: Parameters<typeof contractIssue>[0],
+  at: readonly string[] = [],
+): { id: string | undefined; error: InvalidResponseError } {
+  const raw = item && typeof item === "object" ? (item as { id?: unknown }).id : undefined;
+  const id = typeof raw === "string" && raw !== "" ? raw : undefined;
+  const { said } = contractIssue(issues);
+  const { field } = contractIssue(issues, at);
+  const message = `GET ${path} answered ${status} with a record${id ? ` (id ${id})` : ""} that ${said}.`;
+  return { id, error: redactError(new InvalidResponseError(message, { method: "GET", path, status, field }), http.redact) };
 }
 
 /** A page's `links.next` as a whole URL, read against the page (`pagePath`, from the base URL); one that is not a URL fails naming it. */
