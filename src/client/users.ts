@@ -188,10 +188,15 @@ export class UsersApi {
   /**
    * After a POST sent again was refused (`error`: a 409, a failed job): a POST before it failed without an answer and may have
    * landed since (a service slower than the timeout), taking the email. Its user, found and created since `began`, is this create's;
-   * else (none, or a lookup that fails too) `error` stands.
+   * else `error` stands (a lookup that fails too is named in it: the POST before may have made the user).
    */
   async #landedLate(error: unknown, email: string, began: number, refused: string): Promise<User> {
-    const landed = await this.findByEmail(email).catch(() => undefined);
+    const landed = await this.findByEmail(email).catch((lookup: unknown) => {
+      const why = lookup instanceof Error ? lookup.message.replace(/\.$/, "") : String(lookup);
+      (error as WorkspaceAccessError).message +=
+        ` A POST sent before it failed without an answer and may have created ${email}: looking the email up failed (${why}).`;
+      throw error;
+    });
     if (landed) return this.#createdSince(landed, began, `failed without an answer and, sent again, ${refused}`);
     throw error;
   }

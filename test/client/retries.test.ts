@@ -397,6 +397,23 @@ describe("a create never takes over, or repeats, what it cannot prove is its own
     expect(emu.requests[3]?.status).toBe(409);
   });
 
+  it("a 409 of the POST sent again whose lookup fails: the 409 stands, saying the POST before it may have made the user", async () => {
+    const emu = await emulator();
+    emu.fault({ method: "POST", path: "/users", status: 503 });
+    // During the back-off the email is taken (the first POST landing late, as far as the client can tell), and searches fail.
+    const logger = (message: string) => {
+      if (!message.includes("nothing was created")) return;
+      emu.users.add(alice);
+      emu.fault({ method: "GET", path: "/users", status: 503, times: 10 });
+    };
+    const { client } = clientFor(emu, { maxRetries: 1, logger });
+    const error = await rejection(client.users.create(alice));
+    expect(ConflictError.isInstance(error)).toBe(true);
+    expect(error.message).toContain(
+      `A POST sent before it failed without an answer and may have created ${alice.email}: looking the email up failed (GET /api/v1/users answered 503`,
+    );
+  });
+
   it("so does the failed job of the POST sent again, when the first one's job made the user (a service answering with jobs)", async () => {
     const emu = await emulator({ userWritesAsJobs: true, job: { finishAfterMs: 5 } });
     emu.fault({ method: "POST", path: "/users", delayMs: 1 });
