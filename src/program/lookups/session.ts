@@ -7,14 +7,7 @@ import { createHash } from "node:crypto";
 import type { Entitlement, Integration, IntegrationUser, User, WorkspaceAccessClient } from "../../client";
 import { prove } from "../../client/absence";
 import { systemClock } from "../../client/clock";
-import {
-  ConnectionError,
-  InvalidResponseError,
-  ServerError,
-  TimeoutError,
-  unlessNotFound,
-  WorkspaceAccessError,
-} from "../../client/errors";
+import { InvalidResponseError, isAmbiguous, unlessNotFound, WorkspaceAccessError } from "../../client/errors";
 import { type Id, idOf } from "../../client/ids";
 import { MAX_PAGE_SIZE } from "../../client/paginate";
 import { programClient, programSettings } from "../program-settings";
@@ -195,11 +188,7 @@ async function mapById<T extends { id: string }>(listAt: ListAt<T>, pageSize: nu
 }
 
 /** A listing's failure a read of one record may not share: the service failing (5xx), a page not read, no answer. */
-const listingOnly = (error: unknown) =>
-  ServerError.isInstance(error) ||
-  InvalidResponseError.isInstance(error) ||
-  ConnectionError.isInstance(error) ||
-  TimeoutError.isInstance(error);
+const listingOnly = (error: unknown) => isAmbiguous(error) || InvalidResponseError.isInstance(error);
 
 /** The records of a listing it could read. */
 const readable = <T>(listing: Listing<T>): T[] => [...listing.values()].filter((r): r is T => !(r instanceof UnreadRecord));
