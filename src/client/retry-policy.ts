@@ -34,7 +34,7 @@ export type Decision =
   | { action: "wait"; waitMs: number; given: boolean }
   /**
    * Give up: an error answer no retry helps, or a transient failure after `retried` retries (`askedMs`: its 5xx's
-   * `Retry-After`, when it said one), or at once when that asks for longer than a 429's wait may last ({@link askedTooLong}).
+   * `Retry-After`, when it said one), or at once when that asks for longer than a retry may wait ({@link askedTooLong}).
    */
   | { action: "fail"; why: "error" | "transient"; retried: number; askedMs?: number }
   /** Give up on a 429 (its wait is over the cap, or its retries are spent), still holding the client's other requests for `holdMs`. */
@@ -67,12 +67,13 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
 }
 
 /**
- * Whether a 5xx's `Retry-After` (`askedMs`, a 503 in maintenance) asks for longer than a 429's wait may last: its request
- * then fails at once, as such a 429 does, rather than retry into the same answer (the transport's retries and the POST
- * `users.create` sends again alike).
+ * Whether a 5xx's `Retry-After` (`askedMs`, a 503 in maintenance) asks for longer than one retry may wait (`retryMaxDelayMs`,
+ * the back-off's own cap): its request then fails at once, saying so, rather than retry into the same answer (the
+ * transport's retries and the POST `users.create` sends again alike). A transient failure's retries so stay as short as
+ * before: a job's polls, a refresh's reads, wait no longer on a 5xx than the back-off does.
  */
-export function askedTooLong(askedMs: number | undefined, limits: Pick<RetryLimits, "maxRateLimitWaitSeconds">): boolean {
-  return askedMs !== undefined && askedMs > limits.maxRateLimitWaitSeconds * 1000;
+export function askedTooLong(askedMs: number | undefined, limits: Pick<RetryLimits, "retryMaxDelayMs">): boolean {
+  return askedMs !== undefined && askedMs > limits.retryMaxDelayMs;
 }
 
 /** The wait before retry `attempt + 1` of a transient failure: the back-off, never shorter than its 5xx's `Retry-After` asked. */

@@ -253,9 +253,11 @@ export class HttpTransport {
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries (${this.setting("maxRetries")}).`;
     if (asked !== undefined && askedTooLong(asked, this.settings)) {
+      // A POST is never retried by the transport (`users.create` sends its own again): raising the setting would not wait for it.
+      const raise = method === "POST" ? "" : ", or raise that setting to wait it out";
       error.message +=
-        ` It asked to be called again in ${Math.ceil(asked / 1000)} s (Retry-After), longer than ` +
-        `${this.setting("maxRateLimitWaitSeconds")} (${this.settings.maxRateLimitWaitSeconds} s): run again later, or raise that setting to wait it out.`;
+        ` It asked to be called again in ${Math.ceil(asked / 1000)} s (Retry-After), longer than a retry waits, ` +
+        `${this.setting("retryMaxDelayMs")} (${this.settings.retryMaxDelayMs} ms): run again later${raise}.`;
     }
     return error;
   }

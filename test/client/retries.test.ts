@@ -98,22 +98,32 @@ describe("transient failures", () => {
     expect(clock.sleeps).toEqual([375, 750, 1500, 3000]);
   });
 
-  it("a 503 with Retry-After is asked again no sooner than it says; one beyond maxRateLimitWaitSeconds fails at once, saying so", async () => {
+  it("a 503 with Retry-After is asked again no sooner than it says; one beyond retryMaxDelayMs fails at once, saying so", async () => {
     const emu = await emulator();
     emu.fault({ path: "/users", status: 503, headers: { "Retry-After": "20" } });
     emu.fault({ path: "/users", status: 503, headers: { "Retry-After": "0" } });
     emu.fault({ path: "/users", status: 503, headers: { "Retry-After": "3600" } });
-    const { client, clock } = clientFor(emu, { maxRateLimitWaitSeconds: 60 });
+    const { client, clock } = clientFor(emu, { retryMaxDelayMs: 60_000 });
     const error = await rejection(client.users.list().next());
     expect(emu.requests.map((r) => r.status)).toEqual([503, 503, 503]);
     // 20 s as asked; "0" leaves the back-off (750 ms at the second try); an hour is longer than the 60 s a wait may last.
     expect(clock.sleeps).toEqual([20_000, 750]);
     expect(ServerError.isInstance(error)).toBe(true);
     expect(error.message).toContain(
-      "It asked to be called again in 3600 s (Retry-After), longer than maxRateLimitWaitSeconds (60 s): run again later",
+      "It asked to be called again in 3600 s (Retry-After), longer than a retry waits, retryMaxDelayMs (60000 ms): run again later, or raise",
     );
     await client.users.list().next();
     expect(emu.requests.map((r) => r.status)).toEqual([503, 503, 503, 200]);
+  });
+
+  it("by default a retry waits at most 20 s (retryMaxDelayMs): a 503 asking two minutes fails at once, waiting nothing", async () => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", status: 503, headers: { "Retry-After": "120" } });
+    const { client, clock } = clientFor(emu);
+    const error = await rejection(client.users.list().next());
+    expect(clock.sleeps).toEqual([]);
+    expect(emu.requests).toHaveLength(1);
+    expect(error.message).toContain("longer than a retry waits, retryMaxDelayMs (20000 ms): run again later, or raise that setting");
   });
 
   it("stops after maxRetries with an error that says so", async () => {
@@ -236,11 +246,11 @@ describe("POST user create is never blindly re-sent", () => {
     expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /users", "GET /users"]);
   });
 
-  it("a 503 on POST with Retry-After: sent again no sooner than it asks; one beyond maxRateLimitWaitSeconds, not sent again", async () => {
+  it("a 503 on POST with Retry-After: sent again no sooner than it asks; one beyond retryMaxDelayMs, not sent again", async () => {
     const emu = await emulator();
     emu.fault({ method: "POST", path: "/users", status: 503, headers: { "Retry-After": "20" } });
     emu.fault({ method: "POST", path: "/users", status: 503, headers: { "Retry-After": "3600" } });
-    const { client, clock } = clientFor(emu, { maxRateLimitWaitSeconds: 60 });
+    const { client, clock } = clientFor(emu, { retryMaxDelayMs: 60_000 });
     const error = await rejection(client.users.create(alice));
     // 20 s as asked before the second POST; the hour the second asks is longer than a wait may last: looked up, then it fails.
     expect(clock.sleeps).toEqual([20_000]);
@@ -253,7 +263,9 @@ describe("POST user create is never blindly re-sent", () => {
       "GET /users 200",
     ]);
     expect(ServerError.isInstance(error)).toBe(true);
-    expect(error.message).toContain("It asked to be called again in 3600 s (Retry-After), longer than maxRateLimitWaitSeconds (60 s)");
+    expect(error.message).toContain(
+      "It asked to be called again in 3600 s (Retry-After), longer than a retry waits, retryMaxDelayMs (60000 ms): run again later.",
+    );
     expect(emu.users.list()).toHaveLength(0);
   });
 
