@@ -1,5 +1,7 @@
 /** The frame of the package's commands: a Node.js too old, a usage mistake (exit 2), `--help`, a failure in one line without the key. */
+import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { nodeVersionProblem } from "./node-version";
+import { editDistance } from "./shared/edit-distance";
 
 /** A usage mistake (a bad flag; the fleet's unknown stack or missing project): its message names the fix (exit 2). */
 export class UsageError extends Error {
@@ -14,6 +16,34 @@ export class UsageError extends Error {
   /** Whether `error` is a {@link UsageError}, from this copy of the package or another. */
   static isInstance(error: unknown): error is UsageError {
     return typeof error === "object" && error !== null && (error as { isUsageError?: unknown }).isUsageError === true;
+  }
+}
+
+/**
+ * node:util's strict parse of a command's flags (positionals allowed). An unknown flag is a {@link UsageError} naming the
+ * flag it likely meant: `hint`'s words for a flag another tool's habit brings (pulumi's `--stack`), else the nearest of
+ * `options` (two edits at most), else the list of them; rather than node's advice to pass it after `--`.
+ */
+export function parseFlags<const O extends ParseArgsOptionsConfig>(
+  argv: string[],
+  options: O,
+  hint: (flag: string) => string | undefined = () => undefined,
+) {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    const unknown = (error as { code?: unknown }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION";
+    const flag = unknown ? /'([^']+)'/.exec((error as Error).message)?.[1] : undefined;
+    if (flag === undefined) throw error;
+    const hinted = hint(flag);
+    if (hinted !== undefined) throw new UsageError(`unknown flag ${flag}: ${hinted}`);
+    const known = Object.keys(options).map((name) => `--${name}`);
+    const [closest] = known
+      .map((name) => ({ name, distance: editDistance(flag, name) }))
+      .filter(({ distance }) => distance <= 2)
+      .sort((a, b) => a.distance - b.distance);
+    if (closest !== undefined) throw new UsageError(`unknown flag ${flag}: did you mean ${closest.name}?`);
+    throw new UsageError(`unknown flag ${flag}: the flags are ${known.join(", ")}`);
   }
 }
 

@@ -3,8 +3,7 @@
  * `workspace-access-export`: a workspace as a Pulumi project, or with `--check` compared with one. Exit status: 0 done
  * (`--check`: no difference), 1 differences found, 2 the export or check could not be done (the message says why).
  */
-import { parseArgs } from "node:util";
-import { formatOf, runCommand, UsageError } from "../command-line";
+import { formatOf, parseFlags, runCommand, UsageError } from "../command-line";
 import type { CheckOptions } from "./run-check";
 import type { ExportOptions } from "./run";
 import type { ExportProgress } from "./snapshot";
@@ -56,23 +55,18 @@ function parse(argv: string[]) {
       "the API key is never taken as a flag: set WORKSPACE_ACCESS_API_KEY instead (and remove it from your shell history).",
     );
   }
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      out: { type: "string" },
-      "base-url": { type: "string" },
-      integration: { type: "string", multiple: true },
-      "members-only": { type: "boolean" },
-      check: { type: "boolean" },
-      accept: { type: "boolean" },
-      format: { type: "string" },
-      verbose: { type: "boolean" },
-      "package-spec": { type: "string" },
-      shape: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-    allowPositionals: true,
+  const { values, positionals } = parseFlags(argv, {
+    out: { type: "string" },
+    "base-url": { type: "string" },
+    integration: { type: "string", multiple: true },
+    "members-only": { type: "boolean" },
+    check: { type: "boolean" },
+    accept: { type: "boolean" },
+    format: { type: "string" },
+    verbose: { type: "boolean" },
+    "package-spec": { type: "string" },
+    shape: { type: "string" },
+    help: { type: "boolean", short: "h" },
   });
   if (values.help === true) return "help";
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[0])}`);

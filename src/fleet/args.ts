@@ -1,7 +1,5 @@
 /** The command line of `workspace-access-fleet`: each mistake is a {@link UsageError} naming the flag and what it takes. */
-import { parseArgs } from "node:util";
-import { type Format, formatOf, UsageError } from "../command-line";
-import { editDistance } from "../shared/edit-distance";
+import { type Format, formatOf, parseFlags, UsageError } from "../command-line";
 import type { FleetOptions } from "./run";
 import { FLEET_COMMANDS, type FleetCommand } from "./types";
 
@@ -43,39 +41,17 @@ const PULUMI_FLAGS: Record<string, string | null> = {
   "--skip-preview": null,
 };
 
-/** A {@link UsageError} for an unknown flag: the flag it likely meant, or the flags there are. */
-function unknownFlag(flag: string): UsageError {
-  const known = Object.keys(OPTIONS).map((name) => `--${name}`);
-  if (flag in PULUMI_FLAGS) {
-    const meant = PULUMI_FLAGS[flag];
-    if (meant === null)
-      return new UsageError(`unknown flag ${flag}: the fleet's up and refresh never ask for a confirmation: leave it out`);
-    return new UsageError(
-      `unknown flag ${flag}: did you mean ${meant}?${meant === "--stacks" ? " (the fleet takes a list: --stacks a,b,c)" : ""}`,
-    );
-  }
-  const [closest] = known
-    .map((name) => ({ name, distance: editDistance(flag, name) }))
-    .filter(({ distance }) => distance <= 2)
-    .sort((a, b) => a.distance - b.distance);
-  if (closest !== undefined) return new UsageError(`unknown flag ${flag}: did you mean ${closest.name}?`);
-  return new UsageError(`unknown flag ${flag}: the flags are ${known.join(", ")}`);
-}
-
-/** node:util's parse of the flags, an unknown flag refused by {@link unknownFlag}. */
-function parseFlags(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
-  } catch (error) {
-    const unknown = (error as { code?: unknown }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION";
-    const flag = unknown ? /'([^']+)'/.exec((error as Error).message)?.[1] : undefined;
-    throw flag === undefined ? error : unknownFlag(flag);
-  }
+/** What an unknown flag is told when pulumi's habit brought it ({@link PULUMI_FLAGS}). */
+function pulumiHint(flag: string): string | undefined {
+  if (!(flag in PULUMI_FLAGS)) return undefined;
+  const meant = PULUMI_FLAGS[flag];
+  if (meant === null) return "the fleet's up and refresh never ask for a confirmation: leave it out";
+  return `did you mean ${meant}?${meant === "--stacks" ? " (the fleet takes a list: --stacks a,b,c)" : ""}`;
 }
 
 /** Parses `argv` (without node and the script); `"help"` for `-h`/`--help`. An unknown flag names the flag it likely meant. */
 export function parseFleetArgs(argv: string[], cwd: string = process.cwd()): FleetArgs | "help" {
-  const { values, positionals } = parseFlags(argv);
+  const { values, positionals } = parseFlags(argv, OPTIONS, pulumiHint);
   if (values.help === true) return "help";
   const [command, ...rest] = positionals;
   if (command === undefined) throw new UsageError(`a command is required: ${FLEET_COMMANDS.join(", ")}`);

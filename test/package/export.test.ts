@@ -256,7 +256,16 @@ describe("the command's exit status and output", { timeout: 120_000 }, () => {
       ["--out", "x", "--api-key=wa_secret_123456"],
       /the API key is never taken as a flag: set WORKSPACE_ACCESS_API_KEY/,
     ],
-    ["with an unknown option", ["--out", "x", "--frobnicate"], /Unknown option '--frobnicate'/],
+    [
+      "with an unknown option, listing the flags",
+      ["--out", "x", "--frobnicate"],
+      /unknown flag --frobnicate: the flags are --out, --base-url/,
+    ],
+    [
+      "with a misspelt option, naming the flag meant",
+      ["--out", "x", "--integrations", "Slack"],
+      /unknown flag --integrations: did you mean --integration\?/,
+    ],
     ["with an unknown format", ["--check", "--out", "x", "--format", "html"], /--format must be text, markdown, json, not "html"/],
   ])("exits 2 %s, with the usage", async (_what, args, message) => {
     const result = await runExportCli(args, key());
