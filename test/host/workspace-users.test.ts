@@ -366,7 +366,7 @@ describe("an email change", () => {
 describe("a set holding secrets (the program's hidden __secretUsers: the provider cannot see a secret)", () => {
   const secretly = (props: Props): Props => ({ ...props, __secretUsers: true });
 
-  it("the email-edit warning names no email, name or id, also with the flag unknown (a preview); the flag causes no diff", async () => {
+  it("the email-edit warning names no email, name or id, also with the flag unknown (a preview); the flag dropped causes no diff", async () => {
     const emu = await emulator();
     const warnings: string[] = [];
     await nextDeployment(emu, warnings);
@@ -374,9 +374,11 @@ describe("a set holding secrets (the program's hidden __secretUsers: the provide
     expect(first.__secretUsers).toBe(true);
     const caraId = first.userIds["cara@example.com"]!;
     await nextDeployment(emu, warnings);
-    // The flag alone, set or dropped, is no change.
+    // The flag dropped, or unknown (a preview), is no change.
     expect((await provider.diff!("workspace-users", first, setOf(cara))).changes).toBe(false);
-    expect((await provider.diff!("workspace-users", { ...first, __secretUsers: undefined }, secretly(setOf(cara)))).changes).toBe(false);
+    expect(
+      (await provider.diff!("workspace-users", { ...first, __secretUsers: undefined }, { ...setOf(cara), __secretUsers: UNKNOWN })).changes,
+    ).toBe(false);
     const edited = setOf({ ...cara, email: "cara.moe@example.com" });
     for (const flag of [true, UNKNOWN])
       await provider.diff!("workspace-users", { ...first, __secretUsers: undefined }, { ...edited, __secretUsers: flag });
@@ -386,6 +388,21 @@ describe("a set holding secrets (the program's hidden __secretUsers: the provide
       expect(warning).toContain("The set keys its users by email, so this update deletes each user who leaves");
       for (const value of ["cara", "Moe", caraId]) expect(warning.toLowerCase()).not.toContain(value.toLowerCase());
     }
+  });
+
+  it("a set that becomes secret, nothing else changed, is an update that writes nothing and records the flag", async () => {
+    const emu = await emulator();
+    await nextDeployment(emu, []);
+    const first = (await provider.create(setOf(cara))).outs as Outputs;
+    expect(first.__secretUsers).toBeUndefined();
+    await nextDeployment(emu, []);
+    expect((await provider.diff!("workspace-users", first, secretly(setOf(cara)))).changes).toBe(true);
+    emu.clearRequests();
+    const { outs } = await provider.update!("workspace-users", first, secretly(setOf(cara)));
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(outs).toEqual({ ...first, __secretUsers: true });
+    // A refresh then keeps it.
+    expect(((await provider.read!("workspace-users", outs)).props as Outputs).__secretUsers).toBe(true);
   });
 
   it("a removal's warning and a failure name no email", async () => {

@@ -515,7 +515,10 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
     for (const message of emailChanged(emailChanges(ctx, olds, news), secret)) ctx.warn(message);
     // A create left running is settled by the next update, whatever the program changed.
     const unfinished = (olds.pendingCreates?.length ?? 0) > 0;
-    return { changes: unfinished || changedPaths(olds, news).length > 0, replaces: [], deleteBeforeReplace: false };
+    // A set that became secret: an update that writes nothing records the flag, so that a refresh or destroy before any
+    // other change names no email (the flag dropped is no change: the state hides more than it needs until then).
+    const becameSecret = news[SECRET_USERS] === true && olds[SECRET_USERS] !== true;
+    return { changes: unfinished || becameSecret || changedPaths(olds, news).length > 0, replaces: [], deleteBeforeReplace: false };
   },
 
   async create(ctx, news) {
