@@ -26,12 +26,24 @@ export function readErrorBody(text: string, redact: (text: string) => string): A
     return undefined;
   }
   const parsed = schemas().errorBody.safeParse(json);
-  const first = parsed.success ? parsed.data.errors?.[0] : undefined;
+  const [first, ...others] = parsed.success ? (parsed.data.errors ?? []) : [];
   if (!first) return undefined;
   const said = (v: unknown) => (v === null || v === undefined ? undefined : redact(String(v)));
   // `meta` can echo request parts (headers and their input): every string of it redacted as a value.
-  const meta = first.meta === undefined ? undefined : redactDeep(first.meta, redact);
-  return { code: said(first.code), title: said(first.title), detail: said(first.detail), meta };
+  const metaOf = (entry: { meta?: unknown }) => (entry.meta === undefined ? undefined : redactDeep(entry.meta, redact));
+  // Every further entry (a 400 listing each problem): its location and message, else its words.
+  const more = others.flatMap((entry) => {
+    const problems = validationParts(metaOf(entry));
+    const words = said(entry.detail ?? entry.title);
+    return problems.length > 0 ? problems : words ? [words] : [];
+  });
+  return {
+    code: said(first.code),
+    title: said(first.title),
+    detail: said(first.detail),
+    meta: metaOf(first),
+    ...(more.length > 0 && { more }),
+  };
 }
 
 /** The class and advice of each error status of the contract (not 429, whose wait the transport handles; 5xx below). */
@@ -62,7 +74,8 @@ export type Redirect = { location: string | undefined; url: URL; baseUrl: URL; s
 export function errorForStatus(context: ApiErrorContext, scopes: string, redact: (text: string) => string, redirect?: Redirect): ApiError {
   const { method, path, status, body } = context;
   const said = body?.detail ?? body?.title;
-  const head = `${method} ${path} answered ${status}${said ? `: ${said.replace(/\.?$/, ".")}` : "."}`;
+  const also = body?.more === undefined ? "" : ` It also said: ${alsoSaid(body.more)}.`;
+  const head = `${method} ${path} answered ${status}${said ? `: ${said.replace(/\.?$/, ".")}` : "."}${also}`;
   const message = (hint: string) => redact(`${head} ${hint}`.trim());
   if (status >= 300 && status < 400 && redirect) return new ApiError(message(redirectHint(redirect)), context);
   const row = STATUSES[status];
@@ -70,6 +83,15 @@ export function errorForStatus(context: ApiErrorContext, scopes: string, redact:
   if (!isTransientStatus(status)) return new ApiError(message(""), context);
   const failed = `The service failed.${method === "POST" ? " The request may or may not have been carried out." : ""}`;
   return new ServerError(message(failed), context);
+}
+
+/** The further entries of an error answer, the first 10 and how many more: a body listing hundreds stays readable. */
+function alsoSaid(more: readonly string[]): string {
+  const shown = more
+    .slice(0, 10)
+    .map((m) => m.replace(/\.$/, ""))
+    .join("; ");
+  return more.length > 10 ? `${shown}; and ${more.length - 10} more` : shown;
 }
 
 /** Where a redirect leads (its origin and path: a query may carry a token) and what to check; it is never followed. */
@@ -91,10 +113,15 @@ function redirectHint({ location, url: from, baseUrl, setting }: Redirect): stri
 
 /** " (data.attributes.email: value is not a valid email)" from the API's validation `meta`. */
 function validationSummary(meta: unknown): string {
+  const parts = validationParts(meta);
+  return parts.length ? ` (${parts.join("; ")})` : "";
+}
+
+/** Each `loc: msg` of a validation `meta` (one `{ loc, msg }` or a list of them). */
+function validationParts(meta: unknown): string[] {
   const items: unknown[] = Array.isArray(meta) ? meta : [meta];
-  const parts = items.flatMap((item) => {
+  return items.flatMap((item) => {
     const { loc, msg } = (item && typeof item === "object" ? item : {}) as { loc?: unknown; msg?: unknown };
     return typeof msg === "string" ? [Array.isArray(loc) ? `${loc.join(".")}: ${msg}` : msg] : [];
   });
-  return parts.length ? ` (${parts.join("; ")})` : "";
 }

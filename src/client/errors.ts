@@ -89,12 +89,15 @@ export class ConfigurationError extends WorkspaceAccessError {
   }
 }
 
-/** Context of an error answer: the request, and what the service said in the first entry of its `errors` array (as far as readable). */
+/**
+ * Context of an error answer: the request, and what the service said in the first entry of its `errors` array (as far as
+ * readable); `more`: each further entry's words, when it listed several (a 400 with a problem per entry).
+ */
 export interface ApiErrorContext {
   method: string;
   path: string;
   status: number;
-  body?: { code?: string; title?: string; detail?: string; meta?: unknown };
+  body?: { code?: string; title?: string; detail?: string; meta?: unknown; more?: string[] };
   requestId?: string;
   /** A 5xx's `Retry-After`, in milliseconds, when it said one (kept by {@link ServerError}). */
   retryAfterMs?: number;

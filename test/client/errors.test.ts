@@ -138,6 +138,46 @@ describe("the API's error meta", () => {
   });
 });
 
+describe("an error answer listing several problems (a 400 with an entry per problem)", () => {
+  it("names each, the first with its own, the others after it, redacted", async () => {
+    const emu = await emulator();
+    const entry = (field: string, msg: string) => ({
+      code: "validation_error",
+      title: "Invalid",
+      detail: `Request validation failed: ${field}.`,
+      status: 400,
+      meta: [{ loc: ["body", "data", "attributes", field], msg, type: "value_error" }],
+    });
+    const errors = [
+      entry("email", "value is not a valid email address"),
+      entry("firstName", "ensure this value has at least 1 characters"),
+      entry("role", `value is not a valid enumeration member (${emu.apiKey})`),
+    ];
+    emu.fault({ method: "POST", path: "/users", status: 400, body: JSON.stringify({ errors }) });
+    const { client } = clientFor(emu);
+    const error = await rejection(
+      client.users.create({ email: "a@example.com", firstName: "A", lastName: "B", role: "workspace_login_only" }),
+    );
+    expect(error.message).toContain(
+      "POST /api/v1/users answered 400: Request validation failed: email. It also said: body.data.attributes.firstName: ensure this value has " +
+        "at least 1 characters; body.data.attributes.role: value is not a valid enumeration member ([redacted]). The service rejected " +
+        "the request (body.data.attributes.email: value is not a valid email address).",
+    );
+    expect(error.message).not.toContain(emu.apiKey);
+  });
+
+  it("past ten, says how many more", async () => {
+    const emu = await emulator();
+    const errors = Array.from({ length: 13 }, (_, i) => ({ code: "bad", title: "Bad", detail: `problem ${i}`, status: 400 }));
+    emu.fault({ path: "/users", status: 400, body: JSON.stringify({ errors }) });
+    const { client } = clientFor(emu);
+    const error = await rejection(client.users.list().next());
+    expect(error.message).toContain(
+      "It also said: problem 1; problem 2; problem 3; problem 4; problem 5; problem 6; problem 7; problem 8; problem 9; problem 10; and 2 more.",
+    );
+  });
+});
+
 /** Every run of 8 characters of `key` found in `text`. */
 function runsOf(key: string, text: string): string[] {
   const found = new Set<string>();
