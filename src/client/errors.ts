@@ -249,6 +249,11 @@ export class JobTimeoutError extends WorkspaceAccessError {
   }
 }
 
+/** What `error` said, without its last full stop: to be quoted inside another message, "... failed (<reason>)." */
+export function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message.replace(/\.$/, "") : String(error);
+}
+
 /** True for failures after which a write may or may not have happened (no complete answer, a 5xx): check before sending a POST again. */
 export function isAmbiguous(error: unknown): boolean {
   return ConnectionError.isInstance(error) || TimeoutError.isInstance(error) || ServerError.isInstance(error);

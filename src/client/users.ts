@@ -5,6 +5,7 @@ import {
   isAmbiguous,
   isUnreadableSuccess,
   JobFailedError,
+  reasonOf,
   ServerError,
   WorkspaceAccessError,
 } from "./errors";
@@ -97,7 +98,7 @@ export class UsersApi {
       const [why] = [...unread.values()];
       throw new WorkspaceAccessError(
         `Could not prove that no user has the email ${email}: GET /users?filter= found ${unread.size} record(s) that could not be ` +
-          `read (ids ${[...unread.keys()].sort().join(", ")}; ${why!.message.replace(/\.$/, "")}), and any of them may be that user. ` +
+          `read (ids ${[...unread.keys()].sort().join(", ")}; ${reasonOf(why)}), and any of them may be that user. ` +
           "Nothing was created: fix the record in the service, or take the user over by its id (the resource option import).",
         { kind: "invalid_response", method: "GET", path: "users" },
       );
@@ -138,9 +139,8 @@ export class UsersApi {
         if (!isAmbiguous(error)) throw error;
         // A lookup that fails leaves the POST's error the one to tell: it may have landed (the lookup's failure said in it).
         const existing = await this.findByEmail(attributes.email).catch((lookup: unknown) => {
-          const why = lookup instanceof Error ? lookup.message.replace(/\.$/, "") : String(lookup);
           (error as WorkspaceAccessError).message +=
-            ` Whether it created ${attributes.email} is not known: looking the email up failed (${why}).`;
+            ` Whether it created ${attributes.email} is not known: looking the email up failed (${reasonOf(lookup)}).`;
           throw error;
         });
         if (existing) return this.#createdSince(existing, began, "failed without an answer");
@@ -192,9 +192,8 @@ export class UsersApi {
    */
   async #landedLate(error: unknown, email: string, began: number, refused: string): Promise<User> {
     const landed = await this.findByEmail(email).catch((lookup: unknown) => {
-      const why = lookup instanceof Error ? lookup.message.replace(/\.$/, "") : String(lookup);
       (error as WorkspaceAccessError).message +=
-        ` A POST sent before it failed without an answer and may have created ${email}: looking the email up failed (${why}).`;
+        ` A POST sent before it failed without an answer and may have created ${email}: looking the email up failed (${reasonOf(lookup)}).`;
       throw error;
     });
     if (landed) return this.#createdSince(landed, began, `failed without an answer and, sent again, ${refused}`);

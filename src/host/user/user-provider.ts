@@ -27,6 +27,7 @@ import {
   guestOf,
   InvalidResponseError,
   KNOWN_USER_ROLES,
+  reasonOf,
   sameEmail,
   sameId,
   unlessNotFound,
@@ -357,8 +358,7 @@ export async function createUser(
     if (!ConflictError.isInstance(error)) throw error;
     // A lookup that fails leaves the 409 the error: someone has the email, only who is not known.
     const existing = await takenBy({ client, cache }, inputs.email).catch((lookup: unknown) => {
-      const why = lookup instanceof Error ? lookup.message.replace(/\.$/, "") : String(lookup);
-      error.message += `${emailTaken(inputs.email, undefined, adoptTaken)} Who has it is not known: looking for it failed (${why}).`;
+      error.message += `${emailTaken(inputs.email, undefined, adoptTaken)} Who has it is not known: looking for it failed (${reasonOf(lookup)}).`;
       throw error;
     });
     if (adoptTaken && existing) return { user: existing, taken: true };

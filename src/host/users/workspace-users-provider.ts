@@ -24,6 +24,7 @@ import {
   ConfigurationError,
   ConflictError,
   InvalidResponseError,
+  reasonOf,
   unlessNotFound,
   type User,
   type WorkspaceAccessClient,
@@ -408,7 +409,6 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
 }
 
 /** An error's message without its closing period, to be quoted within a sentence. */
-const reasonOf = (error: Error) => error.message.replace(/\.$/, "");
 
 /** A 409 for an email no readable record has, while the listing held records it could not use (`unread`, their ids): one may have it. */
 function unreadTaken(unread: string[]): string {
