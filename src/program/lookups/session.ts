@@ -74,11 +74,9 @@ export class LookupSession {
     return session;
   }
 
-  /** Every user of the workspace, or those whose name or email contains `search` (the API's `filter`): one proven listing per run. */
-  users(search?: string): Promise<ProvenList<User>> {
-    if (search === undefined) return this.#proven("users", "users", this.#usersAt);
-    const listAt: ListAt<User> = (pageSize, onInvalid) => this.#client.users.list({ filter: search, pageSize, onInvalid });
-    return this.#proven(`users?filter=${search}`, "users", listAt);
+  /** Every user of the workspace: one proven listing per run. */
+  users(): Promise<ProvenList<User>> {
+    return this.#proven("users", "users", this.#usersAt);
   }
 
   /** The users one listing could read: proof of presence only (a user it misses may be there: {@link users} decides that). */

@@ -19,7 +19,7 @@ export interface GetUserArgs {
 
 /** Arguments of {@link getUsers}; every one narrows the result, none gives every user. */
 export interface GetUsersArgs {
-  /** Text the user's name or email contains (the API's `filter`). */
+  /** Text the user's email or full name (`<firstName> <lastName>`) contains, in any case. */
   search?: string;
   /** Only users with this workspace role, e.g. `workspace_login_only`. */
   role?: string;
@@ -48,6 +48,13 @@ export interface GetUsersResult {
 }
 
 const lookedUp = ({ mfaStatus: _, ...user }: User): LookedUpUser => user;
+
+/** Whether a part of the user's email or full name is `search` (trimmed), in any case; an empty search matches everyone. */
+function contains(user: User, search: string): boolean {
+  const needle = search.trim().toLowerCase();
+  const fullName = `${user.firstName ?? ""} ${user.lastName ?? ""}`;
+  return [user.email ?? "", fullName].some((text) => text.toLowerCase().includes(needle));
+}
 
 /**
  * One workspace user, by `id` or by `email` (exact, case-insensitive, across every page). Fails, naming what was
@@ -103,8 +110,10 @@ export function getUser(args: GetUserArgs, opts?: pulumi.InvokeOptions): Promise
 export const getUserOutput = outputOf(getUser);
 
 /**
- * The workspace users matching every argument given (all without any), sorted by email. `search` is the API's
- * `filter` (name or email contains); `role` and `status` compare exactly (a user whose record leaves one out matches neither
+ * The workspace users matching every argument given (all without any), sorted by email. `search` matches a part of the
+ * email or of the full name (`<firstName> <lastName>`) in any case, compared here on the run's listing of the users: what the
+ * API's `filter` matches is not documented (the whole text, or in the case written, would answer fewer users, and none is an
+ * answer); `role` and `status` compare exactly (a user whose record leaves one out matches neither
  * value of it). `isGuest` goes by what the record tells (`guestOf`: left out beside a role that is not a guest's, `false`);
  * a record that cannot tell (left out beside a guest role, or beside none) fails the lookup, naming the users: nothing is guessed. None is an
  * answer.
@@ -118,9 +127,12 @@ export function getUsers(args: GetUsersArgs = {}, opts?: pulumi.InvokeOptions): 
     USERS_ARGS,
     args,
     async ({ search, role, status, isGuest }, session) => {
-      const listed = whole(session, "getUsers", "users", await session.users(search));
+      const listed = whole(session, "getUsers", "users", await session.users());
       const matching = listed.filter(
-        (user) => (role === undefined || user.role === role) && (status === undefined || user.status === status),
+        (user) =>
+          (search === undefined || contains(user, search)) &&
+          (role === undefined || user.role === role) &&
+          (status === undefined || user.status === status),
       );
       const untold = isGuest === undefined ? [] : matching.filter((user) => guestOf(user) === undefined);
       if (untold.length > 0) throw guestUntold(session, untold);
