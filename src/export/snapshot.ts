@@ -7,6 +7,7 @@
  */
 import {
   ForbiddenError,
+  guestOf,
   type Id,
   idOf,
   type Integration,
@@ -202,7 +203,15 @@ export async function readWorkspace(
       counter("users"),
     );
     for (const { id, email, reason } of users.invalid) invalid.push({ what: "user", id, email, reason });
-    return users.records.map(({ id, email, firstName, lastName, role, isGuest }) => ({ id, email, firstName, lastName, role, isGuest }));
+    // A user's `isGuest` as the rest of the package reads it (`guestOf`): left out beside a role that is not a guest's, false.
+    return users.records.map(({ id, email, firstName, lastName, role, isGuest }) => ({
+      id,
+      email,
+      firstName,
+      lastName,
+      role,
+      isGuest: guestOf({ isGuest, role }) ?? null,
+    }));
   };
   // Integrations whose member list failed on their own: deleted since listed (`gone`), or set aside with the reason.
   const unread = new Map<Snapshot["integrations"][number], "gone" | string>();

@@ -1,0 +1,197 @@
+/**
+ * The export and `--check` under the other plausible answers of what the public document does not show, each played by
+ * an emulator switch (test/host/contract-alternatives.test.ts proves the resources under the same ones), in process
+ * against the emulator over loopback. For each read-side switch the populated world is exported and
+ * - its `access.yaml` is the defaults' but for what the switch itself changes in the answers: an email the service folds
+ *   to lower case is written as the service answers it (the export records what the workspace holds; the resource names,
+ *   derived case-insensitively, stay the same, so no resource is renamed); an `isGuest` the service answers as null or
+ *   leaves out beside a role that is not a guest's is `false`, as the rest of the package reads it (`guestOf`,
+ *   docs/contract.md); beside a guest role nothing is guessed and it is not written (left out, the service's value is
+ *   kept). Before, every user's `isGuest: false` was dropped under `nullFields` and `absentFields`, and `--check` of the
+ *   defaults' file against such a service reported each of them (472 in the populated world) as a difference;
+ * - `index.ts` is the defaults' (it is written from the same records);
+ * - `--check` right after finds no difference, with reads only;
+ * - the defaults' `access.yaml`, checked against the switched service, finds none either (emails compare
+ *   case-insensitively), but that an `isGuest: false` recorded beside a guest role is untold by a service that leaves
+ *   `false` out: the check says so, as it cannot tell.
+ * The export sends no search (`filter`), so `userFilter` changes nothing, as the request log shows; the populated export
+ * reads no error, so `errorStatus: "string"` is proven where an error is read: an integration deleted after the
+ * integrations were listed (its own 404 proves it gone) and one whose members are refused (set aside as left out).
+ * The write-side switches (`jobProgress`, `unknownEntitlement`) play no part: the export and the check only read.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GUEST_ROLES } from "../../src/client/models";
+import { type Emulator, type EmulatorQuirks, startEmulator } from "../../src/emulator/index";
+import { parseAccessFile } from "../../src/export/access-file";
+import { runExport } from "../../src/export/run";
+import type { AccessDifference } from "../../src/export/review/differences";
+import { runCheck } from "../../src/export/run-check";
+import { answerWith, env, options, rawPage, twoMembers } from "./support";
+
+const read = (dir: string, file: string) => fs.readFileSync(path.join(dir, file), "utf8");
+/** `access.yaml` without the address it was exported from (each emulator listens on a port of its own). */
+const withoutAddress = (text: string) => text.replace(/^workspace: .*$/m, "workspace: <address>");
+/** Every email of `access.yaml` (a user's, a left-out record's, a member's) in lower case. */
+const lowerCaseEmails = (text: string) =>
+  text.replace(/^( +(?:- )?(?:email|user): )(\S+@\S+)$/gm, (_all, key: string, email: string) => key + email.toLowerCase());
+/** Each `isGuest: false` beside a guest role left out: with no flag answered there, nothing is guessed (`guestOf`). */
+const guestRoleUntold = (text: string) => text.replace(/^( +role: workspace_guest_(?:user|admin)\n) +isGuest: false\n/gm, "$1");
+const same = (text: string) => text;
+
+/** A switch, its quirks, and what it legitimately changes in the defaults' `access.yaml`. */
+const SWITCHES: ReadonlyArray<[string, EmulatorQuirks, (text: string) => string]> = [
+  ["memberEntitlements: ids", { memberEntitlements: "ids" }, same],
+  ["lowerCaseEmails", { lowerCaseEmails: true }, lowerCaseEmails],
+  ["absentFields", { absentFields: true }, guestRoleUntold],
+  ["nullFields", { nullFields: true }, guestRoleUntold],
+  ["upperCaseIds", { upperCaseIds: true }, same],
+  ["errorStatus: string", { errorStatus: "string" }, same],
+  ["userFilter: exact", { userFilter: "exact" }, same],
+  ["userFilter: case-sensitive", { userFilter: "case-sensitive" }, same],
+  [
+    "all of them at once",
+    { memberEntitlements: "ids", lowerCaseEmails: true, absentFields: true, upperCaseIds: true, errorStatus: "string" },
+    (text) => guestRoleUntold(lowerCaseEmails(text)),
+  ],
+];
+
+describe("the export of the populated world under each read-side switch", () => {
+  let defaults: Emulator;
+  let dir: string;
+  beforeAll(async () => {
+    defaults = await startEmulator({ world: "populated" });
+    dir = (await runExport(options(defaults))).dir;
+  });
+  afterAll(async () => {
+    await defaults?.close();
+  });
+
+  it("the defaults' export reads no error and sends no search (what errorStatus and userFilter could change)", () => {
+    expect(defaults.requests.filter((r) => r.status >= 400).map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([]);
+    expect(defaults.requests.filter((r) => "filter" in r.query)).toEqual([]);
+    // The switches' edits do touch the defaults' file: they are not proven on a file they leave as it is.
+    const text = read(dir, "access.yaml");
+    expect(lowerCaseEmails(text)).not.toBe(text);
+    expect(guestRoleUntold(text)).not.toBe(text);
+  });
+
+  it.each(SWITCHES)(
+    "%s: the same access.yaml but for what the switch changes, and --check finds no difference",
+    async (_name, quirks, change) => {
+      const emulator = await startEmulator({ world: "populated", quirks, apiKey: defaults.apiKey });
+      try {
+        const exported = await runExport(options(emulator));
+        expect(withoutAddress(read(exported.dir, "access.yaml"))).toBe(change(withoutAddress(read(dir, "access.yaml"))));
+        expect(read(exported.dir, "index.ts")).toBe(read(dir, "index.ts"));
+        expect(emulator.requests.filter((r) => "filter" in r.query)).toEqual([]);
+
+        emulator.clearRequests();
+        const check = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+        expect(check.changes.map((c) => c.text)).toEqual([]);
+        expect(check.notes).toEqual([]);
+        expect(emulator.requests.every((r) => r.method === "GET")).toBe(true);
+
+        // The defaults' access.yaml against the switched service: the same access (only the address differs, and is noted).
+        // But one: `isGuest: false` recorded beside a guest role, which such a service leaves untold there (nothing guessed).
+        const across = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
+        const beside = new Set(
+          parseAccessFile(read(dir, "access.yaml"))
+            .users.filter((u) => GUEST_ROLES.has(u.role ?? ""))
+            .map((u) => u.email),
+        );
+        const untold = (c: AccessDifference) =>
+          c.kind === "user-guest" && c.accessYaml === "false" && c.workspace === null && beside.has(c.user);
+        expect(across.changes.filter((c) => !untold(c)).map((c) => c.text)).toEqual([]);
+        expect(across.changes.some(untold)).toBe(quirks.nullFields === true || quirks.absentFields === true);
+        expect(across.notes).toEqual([expect.stringContaining(`this check reads ${emulator.url}, the address given`)]);
+      } finally {
+        await emulator.close();
+      }
+    },
+  );
+});
+
+const OTHER = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a02";
+
+/** The two-member workspace with a second integration, "Slack acme", ann its one member, errors' status as strings. */
+async function withStringStatus(test: (emulator: Emulator) => Promise<void>, quirks: EmulatorQuirks = {}): Promise<void> {
+  const seed = twoMembers();
+  const slack = {
+    id: OTHER,
+    application: "Slack",
+    label: "Slack acme",
+    entitlements: [{ id: "MEMBER" }],
+    users: [{ userId: "u-ann", entitlements: ["MEMBER"] }],
+  };
+  const emulator = await startEmulator({
+    seed: { ...seed, integrations: [...seed.integrations, slack] },
+    quirks: { errorStatus: "string", ...quirks },
+  });
+  try {
+    await test(emulator);
+  } finally {
+    await emulator.close();
+  }
+}
+
+const members = (dir: string) => parseAccessFile(read(dir, "access.yaml")).integrations.map((i) => [i.label, i.members.map((m) => m.user)]);
+/** An error body as a service writing `status` as a string answers it (a fault's body is sent as it is). */
+const stringStatusBody = (status: number, title: string) =>
+  JSON.stringify({ errors: [{ status: String(status), title, detail: `${title}.`, meta: { errorType: "injected" } }] });
+
+describe("errorStatus: string where the export reads an error", () => {
+  it.each([
+    ["the defaults otherwise", {}],
+    ["with upperCaseIds", { upperCaseIds: true }],
+  ] as const)("%s: an integration deleted after the listing is gone, proven by its own 404; --check agrees", async (_name, quirks) => {
+    await withStringStatus(async (emulator) => {
+      const listed = await rawPage(emulator, "integrations");
+      answerWith(emulator, "integrations", listed);
+      emulator.integrations.remove(OTHER);
+      // The service writes the 404's status as a string.
+      const answer = await fetch(`${emulator.url}integrations/${OTHER}`, { headers: { "x-api-key": emulator.apiKey } });
+      expect(((await answer.json()) as { errors: Array<{ status: unknown }> }).errors[0]?.status).toBe("404");
+      emulator.clearRequests();
+      const result = await runExport(options(emulator));
+      expect(members(result.dir)).toEqual([["YouTube acme", ["ann@x.example", "bob@x.example"]]]);
+      expect(result.leftOut).toEqual([]);
+      const gone = emulator.requests.filter((r) => r.status === 404).map((r) => `${r.method} ${r.path}`);
+      expect(gone).toEqual(expect.arrayContaining([`GET /integrations/${OTHER}`]));
+      expect((await runCheck({ out: result.dir, baseUrl: emulator.url, env: env(emulator) })).changes).toEqual([]);
+    }, quirks);
+  });
+
+  it.each([
+    [403, `its members could not be read: GET /api/v1/integrations/${OTHER}/users answered 403`],
+    [
+      404,
+      `its members could not be read (the integration itself answers: its members may not be disclosed to this key): GET /api/v1/integrations/${OTHER}/users answered 404`,
+    ],
+  ] as const)(
+    "members refused with %i: set aside as left out with the reason, the other integration exported; --check agrees",
+    async (status, reason) => {
+      await withStringStatus(async (emulator) => {
+        const refuse = () =>
+          emulator.fault({
+            method: "GET",
+            path: `/integrations/${OTHER}/users`,
+            status,
+            body: stringStatusBody(status, "Refused"),
+            times: 10,
+          });
+        refuse();
+        const result = await runExport(options(emulator));
+        expect(members(result.dir)).toEqual([["YouTube acme", ["ann@x.example", "bob@x.example"]]]);
+        expect(result.leftOut.map((l) => l.text)).toEqual([expect.stringContaining(`integration ${OTHER} ("Slack acme"): ${reason}`)]);
+        expect(result.leftOut[0]!.text).not.toMatch(/Check the address/);
+
+        emulator.clearFaults();
+        refuse();
+        const check = await runCheck({ out: result.dir, baseUrl: emulator.url, env: env(emulator) });
+        expect(check.changes).toEqual([]);
+      });
+    },
+  );
+});
