@@ -138,11 +138,7 @@ export class UsersApi {
         if (resent && ConflictError.isInstance(error)) return this.#landedLate(error, attributes.email, began, "answered 409");
         if (!isAmbiguous(error)) throw error;
         // A lookup that fails leaves the POST's error the one to tell: it may have landed (the lookup's failure said in it).
-        const existing = await this.findByEmail(attributes.email).catch((lookup: unknown) => {
-          (error as WorkspaceAccessError).message +=
-            ` Whether it created ${attributes.email} is not known: looking the email up failed (${reasonOf(lookup)}).`;
-          throw error;
-        });
+        const existing = await this.#lookUpOr(error, attributes.email, `Whether it created ${attributes.email} is not known`);
         if (existing) return this.#createdSince(existing, began, "failed without an answer");
         // A 5xx's Retry-After holds for the POST sent again as for the transport's retries: not sooner, and not beyond the cap.
         const asked = ServerError.isInstance(error) ? error.retryAfterMs : undefined;
@@ -191,13 +187,20 @@ export class UsersApi {
    * else `error` stands (a lookup that fails too is named in it: the POST before may have made the user).
    */
   async #landedLate(error: unknown, email: string, began: number, refused: string): Promise<User> {
-    const landed = await this.findByEmail(email).catch((lookup: unknown) => {
-      (error as WorkspaceAccessError).message +=
-        ` A POST sent before it failed without an answer and may have created ${email}: looking the email up failed (${reasonOf(lookup)}).`;
-      throw error;
-    });
+    const landed = await this.#lookUpOr(error, email, `A POST sent before it failed without an answer and may have created ${email}`);
     if (landed) return this.#createdSince(landed, began, `failed without an answer and, sent again, ${refused}`);
     throw error;
+  }
+
+  /**
+   * The user with `email`, looked up after a create's POST failed with `error`; a lookup that fails too throws `error`, which
+   * stays the one to tell (the POST may have landed), saying `what` and the lookup's failure.
+   */
+  async #lookUpOr(error: unknown, email: string, what: string): Promise<User | undefined> {
+    return this.findByEmail(email).catch((lookup: unknown) => {
+      (error as WorkspaceAccessError).message += ` ${what}: looking the email up failed (${reasonOf(lookup)}).`;
+      throw error;
+    });
   }
 
   /** `user` if the service created it after `began` (a minute of clock skew allowed), else a 409; a time not said: `unsaidIsNew`. */

@@ -1,9 +1,8 @@
 /** Where the API key comes from, added to the errors that say it was refused, in the host and in the program alike. */
 import { ForbiddenError, UnauthorizedError } from "../client/errors";
-import { CONFIG_KEYS, settingName } from "./settings";
+import { CONFIG_KEYS, type KeySource, settingName } from "./settings";
 
-/** Where the key in force came from (`keySourceOf` in `settings.ts`): the hint names that place alone. */
-export type KeySource = "stack" | "env";
+export type { KeySource };
 
 /** How every key hint begins: a message holding it is hinted already. */
 const HINT_LEAD = " The key comes from ";

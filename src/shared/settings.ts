@@ -60,8 +60,11 @@ export function readRawSettings(get: (qualifiedKey: string) => unknown, env: Nod
   return keyFromConfig ? { ...raw, ...sources, keyFrom: "stack" } : { ...raw, ...sources };
 }
 
+/** Where the key in force came from: the stack config or the environment (the 401/403 hint names that place alone). */
+export type KeySource = "stack" | "env";
+
 /** Where the API key in force came from: the stack config, the environment (`WORKSPACE_ACCESS_API_KEY`), or none. */
-export function keySourceOf(raw: RawSettings): "stack" | "env" | undefined {
+export function keySourceOf(raw: RawSettings): KeySource | undefined {
   if (raw.apiKey === undefined) return undefined;
   return raw.fromEnv?.includes("apiKey") ? "env" : "stack";
 }

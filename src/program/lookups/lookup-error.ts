@@ -1,4 +1,4 @@
-import { InvalidResponseError, WorkspaceAccessError } from "../../client/errors";
+import { InvalidResponseError, reasonOf, WorkspaceAccessError } from "../../client/errors";
 import { namedUpTo } from "../../shared/named-up-to";
 import type { ProvenList, UnreadRecord } from "./session";
 
@@ -49,7 +49,7 @@ export function unreadable(
   const fix = `Fix the field${fields.length > 1 ? "s" : ""} ${quoted} of ${those} in the service${instead ? `, or ${instead}` : ""}.`;
   return new InvalidResponseError(
     `${lookup}: ${unread.length} of the ${what} of the workspace at ${session.workspace} could not be read (ids ${ids}; ` +
-      `${error.message.replace(/\.$/, "")}), and this lookup answers from the whole list: ` +
+      `${reasonOf(error)}), and this lookup answers from the whole list: ` +
       `${they} may be what it looks for, so nothing was decided. ${fix}`,
     { method: error.method ?? "GET", path: error.path ?? "", status: error.status ?? 200, field: error.field },
   );
