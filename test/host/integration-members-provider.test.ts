@@ -899,6 +899,13 @@ describe("a managed member whose record cannot be read is never a known non-owne
   });
 });
 
+/** `n` user ids tagged `tag` (…0b1, …0b2): each test's own people. */
+function idsOf(tag: string, n: 2): [string, string];
+function idsOf(tag: string, n: 3): [string, string, string];
+function idsOf(tag: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-0000000000${tag}${i + 1}`);
+}
+
 /** A world of one integration offering VIEWER and EDITOR, whose one member is `owner` (its owner), and `users` beside it. */
 async function ownedWorld(owner: string, users: readonly string[], options: EmulatorOptions = {}) {
   const person = (id: string, i: number) => ({ id, email: `user${i}@example.com`, firstName: "U", lastName: `${i}` });
@@ -922,11 +929,7 @@ async function ownedWorld(owner: string, users: readonly string[], options: Emul
 
 describe("an invitation whose job fails because someone made the member meanwhile (inviteExisting: fail)", () => {
   it("records that member adopted: destroy gives them back, and removes only the member the stack made", async () => {
-    const [O, N1, N2] = [
-      "00000000-0000-4000-8000-0000000000f1",
-      "00000000-0000-4000-8000-0000000000f2",
-      "00000000-0000-4000-8000-0000000000f3",
-    ];
+    const [O, N1, N2] = idsOf("f", 3);
     const emu = await ownedWorld(O, [N1, N2], { quirks: { inviteExisting: "fail" } });
     await configureFor(emu);
     emu.jobs.hangNext(1);
@@ -954,11 +957,7 @@ describe("an invitation whose job fails because someone made the member meanwhil
 
 describe("a refresh's inputs", () => {
   it("hold a member's role only where the program declares it: a role left out stays the service's", async () => {
-    const [O, A, B] = [
-      "00000000-0000-4000-8000-0000000000b1",
-      "00000000-0000-4000-8000-0000000000b2",
-      "00000000-0000-4000-8000-0000000000b3",
-    ];
+    const [O, A, B] = idsOf("b", 3);
     const emu = await ownedWorld(O, [A, B]);
     await configureFor(emu);
     const members = [
@@ -980,11 +979,7 @@ describe("members that were there before (adopted)", () => {
     ["without deleteOnDestroy, destroy gives them back", false],
     ["with deleteOnDestroy, destroy removes them too", true],
   ])("%s, after a refresh and an update; the members the stack made are removed either way, the owner stays", async (_what, optIn) => {
-    const [O, A, B] = [
-      "00000000-0000-4000-8000-0000000000c1",
-      "00000000-0000-4000-8000-0000000000c2",
-      "00000000-0000-4000-8000-0000000000c3",
-    ];
+    const [O, A, B] = idsOf("c", 3);
     const emu = await ownedWorld(O, [A, B]);
     emu.integrations.setMember(INTEGRATION, A, { role: "collaborator", entitlements: ["VIEWER"] });
     await configureFor(emu);
@@ -1044,7 +1039,7 @@ describe("an invitation job that fails for the whole set (an entitlement retired
 
 describe("a pending invitation whose member someone else made meanwhile, with another role", () => {
   it("is kept as recorded by a refresh, adopted by the next up, and left by destroy", async () => {
-    const [O, A] = ["00000000-0000-4000-8000-0000000000d1", "00000000-0000-4000-8000-0000000000d2"];
+    const [O, A] = idsOf("d", 2);
     const emu = await ownedWorld(O, [A]);
     await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
     const news = { integrationId: INTEGRATION, members: [{ userId: A, entitlements: ["VIEWER"] }], removeUnmanaged: false };
@@ -1076,11 +1071,7 @@ describe("a pending invitation whose member someone else made meanwhile, with an
 
 describe("an invitation whose answer was lost (no job known)", () => {
   it("is recorded in pendingInvitations: a refresh keeps the member, and once it lands it is this resource's, removed by destroy", async () => {
-    const [O, A, B] = [
-      "00000000-0000-4000-8000-0000000000e1",
-      "00000000-0000-4000-8000-0000000000e2",
-      "00000000-0000-4000-8000-0000000000e3",
-    ];
+    const [O, A, B] = idsOf("e", 3);
     const emu = await ownedWorld(O, [A, B]);
     await configureFor(emu);
     const members = [
@@ -1127,7 +1118,7 @@ describe("a pending invitation whose job ended without making the member", () =>
     ["failed", false],
     ["is no longer known to the service", true],
   ])("its job %s: the next up invites the member again, and records nothing pending", async (_what, forgotten) => {
-    const [O, A] = ["00000000-0000-4000-8000-0000000000f1", "00000000-0000-4000-8000-0000000000f2"];
+    const [O, A] = idsOf("f", 2);
     const emu = await ownedWorld(O, [A]);
     await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
     const news = { integrationId: INTEGRATION, members: [{ userId: A, entitlements: ["VIEWER"] }], removeUnmanaged: false };
