@@ -28,7 +28,7 @@ import { parseAccessFile } from "../../src/export/access-file";
 import { runExport } from "../../src/export/run";
 import type { AccessDifference } from "../../src/export/review/differences";
 import { runCheck } from "../../src/export/run-check";
-import { answerWith, env, options, rawPage, twoMembers } from "./support";
+import { answerWith, env, OTHER, options, rawPage, withTwoIntegrations } from "./support";
 
 const read = (dir: string, file: string) => fs.readFileSync(path.join(dir, file), "utf8");
 /** `access.yaml` without the address it was exported from (each emulator listens on a port of its own). */
@@ -113,28 +113,9 @@ describe("the export of the populated world under each read-side switch", () => 
   );
 });
 
-const OTHER = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a02";
-
 /** The two-member workspace with a second integration, "Slack acme", ann its one member, errors' status as strings. */
-async function withStringStatus(test: (emulator: Emulator) => Promise<void>, quirks: EmulatorQuirks = {}): Promise<void> {
-  const seed = twoMembers();
-  const slack = {
-    id: OTHER,
-    application: "Slack",
-    label: "Slack acme",
-    entitlements: [{ id: "MEMBER" }],
-    users: [{ userId: "u-ann", entitlements: ["MEMBER"] }],
-  };
-  const emulator = await startEmulator({
-    seed: { ...seed, integrations: [...seed.integrations, slack] },
-    quirks: { errorStatus: "string", ...quirks },
-  });
-  try {
-    await test(emulator);
-  } finally {
-    await emulator.close();
-  }
-}
+const withStringStatus = (test: (emulator: Emulator) => Promise<void>, quirks: EmulatorQuirks = {}) =>
+  withTwoIntegrations(test, { errorStatus: "string", ...quirks });
 
 const members = (dir: string) => parseAccessFile(read(dir, "access.yaml")).integrations.map((i) => [i.label, i.members.map((m) => m.user)]);
 /** An error body as a service writing `status` as a string answers it (a fault's body is sent as it is). */

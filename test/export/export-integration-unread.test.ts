@@ -8,32 +8,11 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { type Emulator, startEmulator } from "../../src/emulator/index";
 import { parseAccessFile } from "../../src/export/access-file";
 import { runExport } from "../../src/export/run";
 import { runCheck } from "../../src/export/run-check";
 import { rejection } from "../support/fixtures";
-import { answerWith, env, gets, options, rawPage, twoMembers } from "./support";
-
-const OTHER = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a02";
-
-/** The two-member workspace with a second integration, "Slack acme", ann its one member. */
-async function withTwoIntegrations(test: (emulator: Emulator) => Promise<void>): Promise<void> {
-  const seed = twoMembers();
-  const slack = {
-    id: OTHER,
-    application: "Slack",
-    label: "Slack acme",
-    entitlements: [{ id: "MEMBER" }],
-    users: [{ userId: "u-ann", entitlements: ["MEMBER"] }],
-  };
-  const emulator = await startEmulator({ seed: { ...seed, integrations: [...seed.integrations, slack] } });
-  try {
-    await test(emulator);
-  } finally {
-    await emulator.close();
-  }
-}
+import { answerWith, env, gets, OTHER, options, rawPage, withTwoIntegrations } from "./support";
 
 const members = (dir: string) =>
   parseAccessFile(fs.readFileSync(path.join(dir, "access.yaml"), "utf8")).integrations.map((i) => [i.label, i.members.map((m) => m.user)]);

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll } from "vitest";
-import type { Emulator } from "../../src/emulator/index";
+import { type Emulator, type EmulatorQuirks, startEmulator } from "../../src/emulator/index";
 import type { ExportOptions } from "../../src/export/run";
 
 const dirs: string[] = [];
@@ -51,6 +51,27 @@ export const twoMembers = () => ({
     },
   ],
 });
+
+/** The second integration of {@link withTwoIntegrations}, "Slack acme". */
+export const OTHER = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a02";
+
+/** The two-member workspace with a second integration, "Slack acme", ann its one member; under `quirks`, if given. */
+export async function withTwoIntegrations(test: (emulator: Emulator) => Promise<void>, quirks?: EmulatorQuirks): Promise<void> {
+  const seed = twoMembers();
+  const slack = {
+    id: OTHER,
+    application: "Slack",
+    label: "Slack acme",
+    entitlements: [{ id: "MEMBER" }],
+    users: [{ userId: "u-ann", entitlements: ["MEMBER"] }],
+  };
+  const emulator = await startEmulator({ seed: { ...seed, integrations: [...seed.integrations, slack] }, ...(quirks && { quirks }) });
+  try {
+    await test(emulator);
+  } finally {
+    await emulator.close();
+  }
+}
 
 export type RawPage = { data: Array<{ id: string; type: string; attributes: Record<string, unknown> }>; links?: unknown };
 /** The first page of `list` (a path under the API root) as the emulator answers it now. */
