@@ -1,22 +1,65 @@
 /**
- * What the package adds to a `User` create, in process (issue 33's host overhead, without the
- * host's gRPC, which the no-op twin pays alike): `BENCH_N` (300) creates through the provider's
- * `create`, `BENCH_INFLIGHT` (10) at a time, against the same `POST /users` sent raw with undici, 10
- * at a time, to a fresh emulator each. Best of `BENCH_RUNS` (3). Run with `node bench/host-overhead.ts`
- * after `npm run build`; `node --cpu-prof bench/host-overhead.ts` profiles it.
+ * What the package adds to `BENCH_HOST_N` (300) `User` creates, `BENCH_INFLIGHT` (10) at a time, two ways:
+ *
+ * - **Through the host** (the target's own terms): the dynamic-provider host the CLI starts
+ *   (`@pulumi/pulumi/cmd/dynamic-provider`, a fresh one per run, as each deployment gets), in a project whose
+ *   `node_modules` holds the package, driven over gRPC as the engine drives it: `Configure`, then `Check` and
+ *   `Create` for each resource. Three providers in the same host: the no-op one (bench/workload.ts), a provider that
+ *   only sends the same `POST /users` with undici (the least any provider that creates a user can do: no check, no
+ *   retry, no pacing, no parsing beyond `JSON.parse`), and the package's `User`. The floor is the no-op's time plus the
+ *   same POSTs sent raw, `BENCH_INFLIGHT` at a time, from this process (`rawMs`); the bare POST provider's time is given
+ *   beside it. Median of `BENCH_RUNS` (3) runs, each run's ratios kept.
+ * - **In process** (no host, no gRPC, which the no-op pays alike): the provider's `create` called in this process against
+ *   the same raw POSTs. Best of the runs. `node --cpu-prof bench/host-overhead.ts` profiles it.
+ *
+ * Every provider sends to an emulator of its own, in this process. `node bench/host-overhead.ts` after `npm run
+ * build` prints both as JSON; `npm run bench` prints them as a table (bench/run.ts).
  */
+import * as childProcess from "node:child_process";
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
-import { createRequire } from "node:module";
 import type { Emulator } from "../src/emulator/index";
 import { repoRoot } from "../test/support/paths.ts";
-import { startEmulator, userBody } from "./workload.ts";
+import { NOOP_PROVIDER, startEmulator, userBody } from "./workload.ts";
 
 const requireDist = createRequire(path.join(repoRoot, "package.json"));
-const n = Number(process.env.BENCH_N ?? 300);
+/** The modules the host itself loads: @pulumi/pulumi's own gRPC and protobuf, the same copies its host uses. */
+const requirePulumi = createRequire(requireDist.resolve("@pulumi/pulumi/package.json"));
+const n = Number(process.env.BENCH_HOST_N ?? 300);
 const inFlight = Number(process.env.BENCH_INFLIGHT ?? 10);
-const runs = Number(process.env.BENCH_RUNS ?? 3);
+const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? 3) || 1);
 process.env["WORKSPACE_ACCESS_CACHE_DIR"] = "off";
+
+/** A provider that sends each create's `POST /users` with undici and nothing else; its settings are the package's. */
+const BARE_POST_PROVIDER = `const { Pool } = require("undici");
+let settings;
+let pool;
+exports.provider = {
+  async configure(req) {
+    settings = { baseUrl: new URL(req.config.get("workspace-access:baseUrl")), apiKey: req.config.get("workspace-access:apiKey") };
+  },
+  async check(_olds, news) { return { inputs: news }; },
+  async create(inputs) {
+    pool ??= new Pool(settings.baseUrl.origin, { connections: ${inFlight} });
+    const { email, firstName, lastName, role, isGuest } = inputs;
+    const body = JSON.stringify({ data: { type: "user", attributes: { email, firstName, lastName, role, isGuest } } });
+    const headers = { "x-api-key": settings.apiKey, "content-type": "application/json", accept: "application/json" };
+    const res = await pool.request({ method: "POST", path: settings.baseUrl.pathname.replace(/\\/$/, "") + "/users", headers, body });
+    const answer = JSON.parse(await res.body.text());
+    return { id: answer.data.id, outs: { ...inputs, status: "live" } };
+  },
+};
+`;
+
+/** The three providers, by the one-line `__provider` a resource carries (the package's as src/program/resource-options.ts registers it). */
+const PROVIDERS = {
+  noop: 'exports.handler = () => require("bench-noop-provider").provider;\n',
+  barePost: 'exports.handler = () => require("bench-bare-post-provider").provider;\n',
+  package: 'exports.handler = () => require("pulumi-workspace-access/provider/user").provider;\n',
+} as const;
+type Twin = keyof typeof PROVIDERS;
 
 /** Runs `task(i)` for i < n, `inFlight` at a time; the time it took in ms. */
 async function pool(task: (i: number) => Promise<unknown>): Promise<number> {
@@ -30,21 +73,106 @@ async function pool(task: (i: number) => Promise<unknown>): Promise<number> {
   return performance.now() - began;
 }
 
-async function packageRun(): Promise<number> {
+/** The inputs of user `i` as the package's `User` registers them (no adoption search: the same POST as the raw floor's). */
+const userInputs = (i: number) => ({ ...userBody(i), adoptExisting: false, deleteOnDestroy: false });
+
+/** A project the host runs in: the package (this checkout, built), the no-op and bare POST providers, undici for the latter. */
+function hostProject(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-host-"));
+  const modules = path.join(dir, "node_modules");
+  const write = (name: string, source: string) => {
+    fs.mkdirSync(path.join(modules, name), { recursive: true });
+    fs.writeFileSync(path.join(modules, name, "index.js"), source);
+    fs.writeFileSync(path.join(modules, name, "package.json"), JSON.stringify({ name, main: "index.js" }));
+  };
+  write("bench-noop-provider", NOOP_PROVIDER);
+  write("bench-bare-post-provider", BARE_POST_PROVIDER);
+  fs.symlinkSync(repoRoot, path.join(modules, "pulumi-workspace-access"), "dir");
+  fs.symlinkSync(path.dirname(requireDist.resolve("undici/package.json")), path.join(modules, "undici"), "dir");
+  return dir;
+}
+
+/** Starts the dynamic-provider host as the CLI's `pulumi-resource-pulumi-nodejs` does; its gRPC port. */
+async function startHost(dir: string): Promise<{ port: string; stop(): Promise<void> }> {
+  const script = requireDist.resolve("@pulumi/pulumi/cmd/dynamic-provider");
+  // The engine's address is the host's one argument; nothing here calls the engine (no logging at the default level).
+  const host = childProcess.spawn(process.execPath, [script, "127.0.0.1:1"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] });
+  const exited = new Promise<void>((resolve) => host.once("exit", () => resolve()));
+  const port = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    host.stdout.on("data", (chunk: Buffer) => {
+      out += String(chunk);
+      if (out.includes("\n")) resolve(out.trim());
+    });
+    host.once("exit", (code) => reject(new Error(`the dynamic-provider host exited (${code}) before it listened`)));
+  });
+  return {
+    port,
+    async stop() {
+      host.kill();
+      await exited;
+    },
+  };
+}
+
+/** `BENCH_HOST_N` creates of one twin through a fresh host: Configure, then Check and Create each, as the engine sends them. */
+async function throughHost(dir: string, twin: Twin): Promise<number> {
+  const grpc = requirePulumi("@grpc/grpc-js");
+  const rpc = requirePulumi("./proto/provider_grpc_pb");
+  const proto = requirePulumi("./proto/provider_pb");
+  const { Struct } = requirePulumi("google-protobuf/google/protobuf/struct_pb");
+  const emu = twin === "noop" ? undefined : await startEmulator({});
+  const host = await startHost(dir);
+  const client = new rpc.ResourceProviderClient(`127.0.0.1:${host.port}`, grpc.credentials.createInsecure());
+  const call = (method: string, request: unknown) =>
+    new Promise<{ getInputs(): unknown }>((resolve, reject) =>
+      client[method](request, (error: Error | null, answer: { getInputs(): unknown }) => (error ? reject(error) : resolve(answer))),
+    );
+  try {
+    const configure = new proto.ConfigureRequest();
+    configure.setArgs(
+      Struct.fromJavaScript({
+        "workspace-access:baseUrl": emu?.url ?? "http://127.0.0.1:1/",
+        "workspace-access:apiKey": emu?.apiKey ?? "",
+      }),
+    );
+    await call("configure", configure);
+    return await pool(async (i) => {
+      const urn = `urn:pulumi:bench::bench::pulumi-nodejs:dynamic/workspace-access:User::u${i}`;
+      const check = new proto.CheckRequest();
+      check.setUrn(urn);
+      check.setOlds(Struct.fromJavaScript({}));
+      check.setNews(Struct.fromJavaScript({ ...userInputs(i), __provider: PROVIDERS[twin] }));
+      const checked = await call("check", check);
+      const create = new proto.CreateRequest();
+      create.setUrn(urn);
+      create.setProperties(checked.getInputs());
+      await call("create", create);
+    });
+  } finally {
+    client.close();
+    await host.stop();
+    await emu?.close();
+  }
+}
+
+/** `BENCH_HOST_N` creates through the package's provider in this process. */
+async function inProcess(): Promise<number> {
   const emu: Emulator = await startEmulator({});
   const runtime = requireDist("./dist/host/provider-runtime.js");
   const { provider } = requireDist("./dist/host/user/user-provider.js");
   const config: Record<string, string> = { "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": emu.apiKey };
   await runtime.configure({ config: { get: (k: string) => config[k], require: (k: string) => config[k] ?? "" } });
   try {
-    return await pool(async (i) => provider.create({ ...userBody(i), adoptExisting: false, deleteOnDestroy: false }));
+    return await pool(async (i) => provider.create(userInputs(i)));
   } finally {
     runtime.useContext(undefined);
     await emu.close();
   }
 }
 
-async function rawRun(): Promise<number> {
+/** The same `POST /users` sent raw with undici, `BENCH_INFLIGHT` at a time, from this process. */
+async function raw(): Promise<number> {
   const emu: Emulator = await startEmulator({});
   const undici = requireDist("undici") as typeof import("undici");
   const agent = new undici.Pool(new URL(emu.url).origin, { connections: inFlight });
@@ -62,28 +190,127 @@ async function rawRun(): Promise<number> {
   }
 }
 
-async function main(): Promise<void> {
-  const load = os.loadavg().map((x) => x.toFixed(2));
-  const pkg: number[] = [];
-  const raw: number[] = [];
-  for (let r = 0; r < runs; r++) {
-    raw.push(await rawRun());
-    pkg.push(await packageRun());
-  }
-  const best = (xs: number[]) => Math.min(...xs);
-  const result = {
-    n,
-    inFlight,
-    packageMs: Math.round(best(pkg)),
-    rawMs: Math.round(best(raw)),
-    addedPerCreateMs: Number(((best(pkg) - best(raw)) / n).toFixed(3)),
-    runs: { pkg: pkg.map(Math.round), raw: raw.map(Math.round) },
-    loadAverage: { before: load, after: os.loadavg().map((x) => x.toFixed(2)) },
+export interface HostOverhead {
+  n: number;
+  inFlight: number;
+  runs: number;
+  /** Through the host: medians in ms, and each run's times. */
+  host: {
+    packageMs: number;
+    barePostMs: number;
+    noopMs: number;
+    rawMs: number;
+    /** `package / (noop + raw)`: the target's ratio; median of the runs' and each run's. */
+    ratio: number;
+    ratios: number[];
+    /** `barePost / (noop + raw)`: where a provider that only sends the POSTs stands against the same floor. */
+    barePostRatio: number;
+    barePostRatios: number[];
+    /** `package / barePost`: what the package adds to the least a provider can do. */
+    overBarePost: number;
+    each: Record<Twin | "raw", number[]>;
   };
-  console.log(JSON.stringify(result, null, 2));
+  /** In process: best of the runs, in ms. */
+  inProcess: { packageMs: number; rawMs: number; ratio: number; each: { package: number[]; raw: number[] } };
+  loadAverage: { before: string[]; after: string[] };
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const round2 = (x: number) => Number(x.toFixed(2));
+
+export async function benchHostOverhead(): Promise<HostOverhead> {
+  const load = os.loadavg().map((x) => x.toFixed(2));
+  const dir = hostProject();
+  const each: Record<Twin | "raw", number[]> = { noop: [], barePost: [], package: [], raw: [] };
+  const inProc = { package: [] as number[], raw: [] as number[] };
+  try {
+    // One round first, not counted: this process's emulator and gRPC client run cold code in it (the hosts are fresh each run).
+    for (const twin of ["noop", "barePost", "package"] as const) await throughHost(dir, twin);
+    await raw();
+    for (let run = 0; run < runs; run++) {
+      // The order turns with each run: none of the four always goes first, on a machine still busy with the last.
+      const order: (Twin | "raw")[] = ["raw", "noop", "barePost", "package"];
+      for (const twin of [...order.slice(run % 4), ...order.slice(0, run % 4)])
+        each[twin].push(twin === "raw" ? await raw() : await throughHost(dir, twin));
+      inProc.raw.push(await raw());
+      inProc.package.push(await inProcess());
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const ratios = each.package.map((p, r) => p / (each.noop[r]! + each.raw[r]!));
+  const barePostRatios = each.barePost.map((b, r) => b / (each.noop[r]! + each.raw[r]!));
+  const best = (xs: number[]) => Math.min(...xs);
+  return {
+    n,
+    inFlight,
+    runs,
+    host: {
+      packageMs: Math.round(median(each.package)),
+      barePostMs: Math.round(median(each.barePost)),
+      noopMs: Math.round(median(each.noop)),
+      rawMs: Math.round(median(each.raw)),
+      ratio: round2(median(ratios)),
+      ratios: ratios.map(round2),
+      barePostRatio: round2(median(barePostRatios)),
+      barePostRatios: barePostRatios.map(round2),
+      overBarePost: round2(median(each.package.map((p, r) => p / each.barePost[r]!))),
+      each: Object.fromEntries(Object.entries(each).map(([k, v]) => [k, v.map(Math.round)])) as Record<Twin | "raw", number[]>,
+    },
+    inProcess: {
+      packageMs: Math.round(best(inProc.package)),
+      rawMs: Math.round(best(inProc.raw)),
+      ratio: round2(best(inProc.package) / best(inProc.raw)),
+      each: { package: inProc.package.map(Math.round), raw: inProc.raw.map(Math.round) },
+    },
+    loadAverage: { before: load, after: os.loadavg().map((x) => x.toFixed(2)) },
+  };
+}
+
+/** The result as the rows of bench/run.ts's second table. */
+export function hostTable(r: HostOverhead): string {
+  const ms = (x: number) => `${x} ms`;
+  const xs = (v: number[]) => v.map((x) => `${x.toFixed(2)}×`).join(" ");
+  const rows = [
+    ["what", "package", "floor", "ratio", "each run"],
+    [
+      `${r.n} User creates through the host, ${r.inFlight} in flight (median of ${r.runs})`,
+      ms(r.host.packageMs),
+      `no-op ${ms(r.host.noopMs)} + raw POSTs ${ms(r.host.rawMs)}`,
+      `${r.host.ratio.toFixed(2)}×`,
+      xs(r.host.ratios),
+    ],
+    [
+      "  a provider that only sends the POSTs, same host",
+      ms(r.host.barePostMs),
+      "the same floor",
+      `${r.host.barePostRatio.toFixed(2)}×`,
+      xs(r.host.barePostRatios),
+    ],
+    ["  the package against that provider", ms(r.host.packageMs), ms(r.host.barePostMs), `${r.host.overBarePost.toFixed(2)}×`, ""],
+    [
+      `the same creates in process, no host (best of ${r.runs})`,
+      ms(r.inProcess.packageMs),
+      `raw POSTs ${ms(r.inProcess.rawMs)}`,
+      `${r.inProcess.ratio.toFixed(2)}×`,
+      "",
+    ],
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  return [line(rows[0]!), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.slice(1).map(line)].join("\n");
+}
+
+// Run on its own (`node bench/host-overhead.ts`), not when bench/run.ts imports it.
+if (path.basename(process.argv[1] ?? "") === "host-overhead.ts") {
+  benchHostOverhead()
+    .then((result) => console.log(JSON.stringify(result, null, 2)))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    });
+}

@@ -11,6 +11,8 @@
  * - entitlements: `BENCH_N` `IntegrationEntitlement`s into existing users (batched invitations);
  * - members: one `IntegrationMembers` of `BENCH_N` members against one no-op resource plus its requests (the
  *   requests the package sent, sent again raw one after another to a fresh emulator of the same world: {@link replayMs}).
+ * - host: 300 `User` creates through the dynamic-provider host, driven over gRPC without the engine, against the no-op
+ *   provider plus the same POSTs sent raw, and against a provider that only sends them (bench/host-overhead.ts).
  * Each workload runs `BENCH_RUNS` times (default 3, a fresh emulator and stacks each, the twin that goes first
  * alternating): the table gives the median of each time and ratio, and every run's ratio beside it.
  * `BENCH_N` is a comma-separated list of sizes (default `200`); `BENCH_ONLY` a comma-separated list of
@@ -28,6 +30,7 @@ import { packedProject } from "../test/support/packed.ts";
 import { repoRoot } from "../test/support/paths.ts";
 import type { Project } from "../test/support/project.ts";
 import { benchExport, exportTable } from "./export.ts";
+import { benchHostOverhead, hostTable } from "./host-overhead.ts";
 import { INTEGRATION_ID, PROGRAM, startEmulator, workloadStack, writeWorkload } from "./workload.ts";
 
 const sizes = (process.env.BENCH_N ?? "200")
@@ -316,6 +319,7 @@ async function main(): Promise<void> {
       for (let run = 0; run < runs; run++) perRun.push(await benchWorkload(workload, n, run));
       rows.push(...medians(perRun));
     }
+  const host = !only || only.includes("host") ? await benchHostOverhead() : null;
   const exported = process.env.BENCH_EXPORT === "1" ? await benchExport() : null;
   const after = machine();
   const results = {
@@ -325,15 +329,17 @@ async function main(): Promise<void> {
     runs,
     seconds: Math.round((performance.now() - started) / 1000),
     rows,
+    ...(host ? { hostOverhead: host } : {}),
     ...(exported ? { export: exported } : {}),
   };
   fs.writeFileSync(path.join(repoRoot, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
-  console.log(table(rows));
+  if (rows.length > 0) console.log(table(rows));
   console.log(
     `\n${before.cpus} CPUs (${before.cpuModel}), ${before.memoryGb} GB, Node.js ${before.node}, pulumi ${before.pulumi}, ` +
       `--parallel ${results.parallel}, median of ${runs} run${runs === 1 ? "" : "s"}; load average ${before.loadAverage.join(" ")} before, ${after.loadAverage.join(" ")} after; ` +
       `${results.seconds} s in all`,
   );
+  if (host) console.log(`\n${hostTable(host)}`);
   if (exported) console.log(`\n${exportTable(exported)}`);
 }
 
