@@ -93,7 +93,7 @@ function hostProject(): string {
 }
 
 /** Starts the dynamic-provider host as the CLI's `pulumi-resource-pulumi-nodejs` does; its gRPC port. */
-async function startHost(dir: string): Promise<{ port: string; stop(): Promise<void> }> {
+async function startHost(dir: string): Promise<{ port: string; cpuMs(): number; stop(): Promise<void> }> {
   const script = requireDist.resolve("@pulumi/pulumi/cmd/dynamic-provider");
   // The engine's address is the host's one argument; nothing here calls the engine (no logging at the default level).
   const host = childProcess.spawn(process.execPath, [script, "127.0.0.1:1"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] });
@@ -108,6 +108,15 @@ async function startHost(dir: string): Promise<{ port: string; stop(): Promise<v
   });
   return {
     port,
+    // The host's CPU time so far (user and system, from /proc: Linux only, 0 elsewhere), in the kernel's ticks of 10 ms.
+    cpuMs() {
+      try {
+        const fields = fs.readFileSync(`/proc/${host.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+        return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+      } catch {
+        return 0;
+      }
+    },
     async stop() {
       host.kill();
       await exited;
@@ -116,7 +125,7 @@ async function startHost(dir: string): Promise<{ port: string; stop(): Promise<v
 }
 
 /** `BENCH_HOST_N` creates of one twin through a fresh host: Configure, then Check and Create each, as the engine sends them. */
-async function throughHost(dir: string, twin: Twin): Promise<number> {
+async function throughHost(dir: string, twin: Twin): Promise<{ ms: number; hostCpuMs: number }> {
   const grpc = requirePulumi("@grpc/grpc-js");
   const rpc = requirePulumi("./proto/provider_grpc_pb");
   const proto = requirePulumi("./proto/provider_pb");
@@ -137,7 +146,8 @@ async function throughHost(dir: string, twin: Twin): Promise<number> {
       }),
     );
     await call("configure", configure);
-    return await pool(async (i) => {
+    const cpuBefore = host.cpuMs();
+    const ms = await pool(async (i) => {
       const urn = `urn:pulumi:bench::bench::pulumi-nodejs:dynamic/workspace-access:User::u${i}`;
       const check = new proto.CheckRequest();
       check.setUrn(urn);
@@ -149,6 +159,7 @@ async function throughHost(dir: string, twin: Twin): Promise<number> {
       create.setProperties(checked.getInputs());
       await call("create", create);
     });
+    return { ms, hostCpuMs: host.cpuMs() - cpuBefore };
   } finally {
     client.close();
     await host.stop();
@@ -209,6 +220,8 @@ export interface HostOverhead {
     /** `package / barePost`: what the package adds to the least a provider can do. */
     overBarePost: number;
     each: Record<Twin | "raw", number[]>;
+    /** The host's CPU per create (median of the runs), from the first `Check` to the last `Create`: 0 where /proc is not. */
+    hostCpuPerCreateMs: Record<Twin, number>;
   };
   /** In process: best of the runs, in ms. */
   inProcess: { packageMs: number; rawMs: number; ratio: number; each: { package: number[]; raw: number[] } };
@@ -227,6 +240,7 @@ export async function benchHostOverhead(): Promise<HostOverhead> {
   const dir = hostProject();
   const each: Record<Twin | "raw", number[]> = { noop: [], barePost: [], package: [], raw: [] };
   const inProc = { package: [] as number[], raw: [] as number[] };
+  const cpu: Record<Twin, number[]> = { noop: [], barePost: [], package: [] };
   try {
     // One round first, not counted: this process's emulator and gRPC client run cold code in it (the hosts are fresh each run).
     for (const twin of ["noop", "barePost", "package"] as const) await throughHost(dir, twin);
@@ -235,7 +249,12 @@ export async function benchHostOverhead(): Promise<HostOverhead> {
       // The order turns with each run: none of the four always goes first, on a machine still busy with the last.
       const order: (Twin | "raw")[] = ["raw", "noop", "barePost", "package"];
       for (const twin of [...order.slice(run % 4), ...order.slice(0, run % 4)])
-        each[twin].push(twin === "raw" ? await raw() : await throughHost(dir, twin));
+        if (twin === "raw") each.raw.push(await raw());
+        else {
+          const { ms, hostCpuMs } = await throughHost(dir, twin);
+          each[twin].push(ms);
+          cpu[twin].push(hostCpuMs);
+        }
       inProc.raw.push(await raw());
       inProc.package.push(await inProcess());
     }
@@ -260,6 +279,10 @@ export async function benchHostOverhead(): Promise<HostOverhead> {
       barePostRatios: barePostRatios.map(round2),
       overBarePost: round2(median(each.package.map((p, r) => p / each.barePost[r]!))),
       each: Object.fromEntries(Object.entries(each).map(([k, v]) => [k, v.map(Math.round)])) as Record<Twin | "raw", number[]>,
+      hostCpuPerCreateMs: Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, Number((median(v) / n).toFixed(2))])) as Record<
+        Twin,
+        number
+      >,
     },
     inProcess: {
       packageMs: Math.round(best(inProc.package)),
@@ -292,6 +315,13 @@ export function hostTable(r: HostOverhead): string {
       xs(r.host.barePostRatios),
     ],
     ["  the package against that provider", ms(r.host.packageMs), ms(r.host.barePostMs), `${r.host.overBarePost.toFixed(2)}×`, ""],
+    [
+      "  the host's CPU per create: package, bare POSTs, no-op",
+      ms(r.host.hostCpuPerCreateMs.package),
+      `${ms(r.host.hostCpuPerCreateMs.barePost)}, ${ms(r.host.hostCpuPerCreateMs.noop)}`,
+      "",
+      "",
+    ],
     [
       `the same creates in process, no host (best of ${r.runs})`,
       ms(r.inProcess.packageMs),
