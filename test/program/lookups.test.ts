@@ -89,6 +89,20 @@ class Person extends pulumi.CustomResource {
 const known = (output: pulumi.Output<unknown>) => (output as unknown as { isKnown: Promise<boolean> }).isKnown;
 const resolved = <T>(output: pulumi.Output<T>) => new Promise<T>((resolve) => output.apply(resolve));
 /** An output's value, or its error's message (an output that fails never calls `apply`). */
+/** The error an output fails with, its other promises (known, secret, resources), which reject with it, handled. */
+const failureOf = async (output: pulumi.Output<unknown>): Promise<Error> => {
+  const o = output as unknown as {
+    isKnown: Promise<boolean>;
+    isSecret: Promise<boolean>;
+    allResources(): Promise<unknown>;
+    promise(): Promise<unknown>;
+  };
+  for (const settled of [o.isKnown, o.isSecret, o.allResources()]) settled.catch(() => {});
+  return o.promise().then(
+    () => new Error("no error"),
+    (error: Error) => error,
+  );
+};
 const outcome = <T>(output: pulumi.Output<T>): Promise<T | string> =>
   (output as unknown as { promise(): Promise<T> }).promise().catch((error: Error) => `error: ${error.message}`);
 
@@ -743,6 +757,36 @@ describe("the output forms", () => {
     const dave = new Thing("dave");
     expect(await outcome(getUserOutput({ email: "dave@example.com" }, { dependsOn: [team, dave] }).email)).toBe("dave@example.com");
     expect(sent(emu)).toEqual(["GET /users", "GET /users"]);
+  });
+
+  it("keep a secret argument out of their failures: its value, in any case, is [secret], the others stay named", async () => {
+    const emu = await emulator({ seed: world() });
+    await program(emu);
+    const found = getUserOutput({ email: pulumi.secret("ada@example.com") });
+    expect(await pulumi.isSecret(found)).toBe(true);
+    expect(await resolved(found.id)).toBe(users.ada);
+
+    const miss = await failureOf(getUserOutput({ email: pulumi.secret("Hidden.Person@example.com") }));
+    expect(miss.message).toMatch(/^getUser: no user with email "\[secret\]" \(\d+ users/);
+    expect(`${miss.message} ${miss.stack}`.toLowerCase()).not.toContain("hidden.person");
+
+    // Ambiguous: the candidates' emails are the secret in other cases, in the message and in `candidates`.
+    const twin = (id: string, email: string) => ({ id, type: "user", attributes: { email, firstName: "T", lastName: "W" } });
+    const body = { data: [twin("u-1", "Twin@Example.com"), twin("u-2", "twin@example.com")], links: { next: null }, meta: {} };
+    emu.fault({ method: "GET", path: "/users", body: JSON.stringify(body), times: 2 });
+    const twins = await failureOf(getUserOutput({ email: pulumi.secret("TWIN@example.com") }, { dependsOn: [new Thing("t")] }));
+    expect(LookupError.isInstance(twins) && twins.kind).toBe("lookup_ambiguous");
+    const { message, stack, candidates } = twins as LookupError;
+    expect(`${message} ${stack} ${JSON.stringify(candidates)}`.toLowerCase()).not.toContain("twin@");
+    expect(message).toContain("u-1 ([secret]), u-2 ([secret])");
+    expect(candidates.map((c) => c.label)).toEqual(["[secret]", "[secret]"]);
+
+    // A whole arguments object that is a secret hides each of its values; a label not looked for is still named.
+    const label = await failureOf(getIntegrationOutput(pulumi.secret({ label: "Hidden Partners" })));
+    expect(label.message).toMatch(/^getIntegration: no integration with label "\[secret\]" .*"YouTube partners"/);
+    expect(label.message).not.toContain("Hidden Partners");
+    // A plain argument is named as before.
+    expect((await failureOf(getUserOutput({ email: "nobody@example.com" }))).message).toContain('"nobody@example.com"');
   });
 
   it("wait for dependsOn and then run", async () => {

@@ -1,6 +1,7 @@
 /** What every lookup does around its own logic: arguments checked first, the session, 401/403 hints, the output form. */
 import * as pulumi from "@pulumi/pulumi";
 import { WorkspaceAccessError } from "../../client/errors";
+import { redactError } from "../../client/redact";
 import { emailKey } from "../../client/models";
 import { hinted } from "../../shared/hints";
 import { programKeySource } from "../program-settings";
@@ -53,7 +54,7 @@ type OutputParameters<A> = undefined extends A
  * The output form of `lookup`, as Pulumi's own `invokeOutput` waits: it runs once every argument is known and the resources it
  * depends on exist, those of `opts.dependsOn` and those its arguments' outputs come from (a component's: every resource under
  * it), reading afresh what the run listed before them. In a preview, one of them still to be created (its id unknown) makes the
- * result unknown, and nothing is sent.
+ * result unknown, and nothing is sent. A secret argument makes the result a secret, and its failure names it `[secret]`.
  */
 export const outputOf =
   <A, R>(lookup: (args: A, opts?: pulumi.InvokeOptions) => Promise<R>) =>
@@ -61,10 +62,45 @@ export const outputOf =
     const waited = pulumi
       .output(resourcesWaitedFor(args, opts?.dependsOn))
       .apply((resources) => pulumi.all(resources.map(existing)).apply((urns) => [...new Set(urns)].sort().join(" ")));
-    return pulumi
-      .all([pulumi.output(args as pulumi.Input<object>), waited])
-      .apply(([resolved, key]) => lookup(resolved as A, key === "" ? undefined : afterResources(key)));
+    return pulumi.all([pulumi.output(args as pulumi.Input<object>), waited]).apply(async ([resolved, key]) => {
+      try {
+        return await lookup(resolved as A, key === "" ? undefined : afterResources(key));
+      } catch (error) {
+        // The result of a secret argument is a secret (the apply keeps it so); its failure is printed, so it names none.
+        const secrets = await secretArguments(args, resolved);
+        throw secrets.length > 0 ? redactError(error, hider(secrets)) : error;
+      }
+    });
   };
+
+/** What a failure prints for a secret argument's value, as Pulumi prints a secret. */
+const SECRET = "[secret]";
+
+/**
+ * The string values among the resolved arguments that were given as secrets: each one given as a secret, or every one when the
+ * arguments are one input (an output or a promise of the whole object) that is a secret.
+ */
+async function secretArguments(args: unknown, resolved: unknown): Promise<string[]> {
+  if (resolved === null || typeof resolved !== "object") return [];
+  const apart = args !== null && typeof args === "object" && !pulumi.Output.isInstance(args) && !(args instanceof Promise);
+  const whole = !apart && (await pulumi.isSecret(pulumi.output(args as pulumi.Input<object>)));
+  const secret = async (key: string) => whole || (apart && (await pulumi.isSecret(pulumi.output((args as Record<string, unknown>)[key]))));
+  const values: string[] = [];
+  for (const [key, value] of Object.entries(resolved)) if (typeof value === "string" && (await secret(key))) values.push(value);
+  return values;
+}
+
+/**
+ * A text with each of `secrets` as `[secret]`, in any case (emails compare so: a candidate's email may be the secret in another
+ * case), trimmed or not, and in the forms a message may quote it (inside a JSON string, URL-encoded in a path).
+ */
+function hider(secrets: readonly string[]): (text: string) => string {
+  const forms = secrets.flatMap((s) => [s, s.trim(), JSON.stringify(s).slice(1, -1), encodeURIComponent(s)]).filter((f) => f !== "");
+  if (forms.length === 0) return (text) => text;
+  const longestFirst = [...new Set(forms)].sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(longestFirst.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
+  return (text) => text.replace(pattern, SECRET);
+}
 
 /** A resource's URN once it exists: a custom resource's once its id is known (unknown in a preview while it is to be created). */
 function existing(resource: pulumi.Resource): pulumi.Output<string> {
