@@ -31,10 +31,13 @@ export function ownerCollision(kind: "User" | "IntegrationEntitlement", owners: 
   );
 }
 
-/** `members` (an `IntegrationMembers`) and `rival` both manage members of `integrationId`; `name` is the resource that fails. */
-export function integrationCollision(integrationId: string, members: Owner, rival: Owner, name: string): string {
+/**
+ * `members` (an `IntegrationMembers`) and `rival` both manage members of the integration `named` (`integration <id>`, or one whose
+ * id is a secret); `name` is the resource that fails.
+ */
+export function integrationCollision(named: string, members: Owner, rival: Owner, name: string): string {
   return (
-    `IntegrationMembers "${members.name}" manages every member of integration ${integrationId}, ` +
+    `IntegrationMembers "${members.name}" manages every member of ${named}, ` +
     `and ${rival.kind} "${rival.name}" manages members of it too: ` +
     "they would undo each other's changes, and the IntegrationMembers would see the other's members as unmanaged. " +
     "Manage an integration with one IntegrationMembers, or with IntegrationEntitlement resources, not both: " +

@@ -96,12 +96,15 @@ export function ownedMembership(
   name: string,
   instance: object,
 ): pulumi.Output<string> {
-  return pulumi.all([integrationId, userId]).apply(async ([integration, user]) => {
+  const ids = pulumi.all([integrationId, userId]);
+  return ids.apply(async ([integration, user]) => {
     if (typeof integration === "string" && typeof user === "string") {
       // One membership whatever the case of its ids: `ABC` and `abc` name one user.
       const key = `${idOf(integration)}/${idOf(user)}`;
       const what = `the membership of user ${user} in integration ${integration}`;
-      await declareOwner("IntegrationEntitlement", key, [what, what], name, instance);
+      // An id may be a secret: one a lookup given a secret returned, say.
+      const secretWhat = "one membership (its user or integration id is a secret)";
+      await declareOwner("IntegrationEntitlement", key, [what, secretWhat], name, instance, { secret: await pulumi.isSecret(ids) });
     }
     return user;
   });
@@ -114,15 +117,17 @@ export function ownedIntegration(
   name: string,
   instance: object,
 ): pulumi.Output<string> {
-  return pulumi.output(integrationId).apply(async (value) => {
+  const output = pulumi.output(integrationId);
+  return output.apply(async (value) => {
     if (typeof value !== "string") return value;
-    const self = { kind, name, instance };
+    const self = { kind, name, instance, secret: await pulumi.isSecret(output) };
     const owners = await declare(`integration\u0000${idOf(value)}`, self);
     const whole = owners.find((o) => o.kind === "IntegrationMembers");
     const other = owners.find((o) => o.instance !== instance);
     if (!whole || !other) return value;
     // An IntegrationMembers fails naming the first other resource; an IntegrationEntitlement, the IntegrationMembers.
     const [members, rival] = kind === "IntegrationMembers" ? [self, other] : [whole, self];
-    throw programError(integrationCollision(value, members, rival, name));
+    const named = owners.some((o) => o.secret) ? "an integration (its id is a secret)" : `integration ${value}`;
+    throw programError(integrationCollision(named, members, rival, name));
   });
 }
