@@ -19,7 +19,10 @@ import {
   getUsers,
   getUsersOutput,
   ConfigurationError,
+  type GetIntegrationArgs,
+  type GetUserArgs,
   InvalidResponseError,
+  type LookupInputs,
   LookupError,
   NotFoundError,
 } from "../../src";
@@ -224,7 +227,31 @@ describe("getUser", () => {
 
   it("rejects bad arguments before reading the stack config", async () => {
     pulumi.runtime.setAllConfig({});
-    await lookupError(getUser({}), "lookup_arguments");
+    await lookupError(getUser({} as never), "lookup_arguments");
+  });
+
+  it("takes exactly one of id and email in its type too, as getIntegration one of id, label and application (tsc checks)", () => {
+    // Never run: `tsc` fails on an `@ts-expect-error` the line below it does not need.
+    const compileOnly = (email: string | undefined, label: pulumi.Output<string>) => [
+      // @ts-expect-error none: the lookup refuses it
+      getUser({}),
+      // @ts-expect-error both: the lookup refuses it
+      getUser({ id: users.ada, email: "ada@example.com" }),
+      // @ts-expect-error an email that may be missing: the lookup would refuse it then
+      getUser({ email }),
+      // @ts-expect-error two of them
+      getIntegration({ label: "Slack acme", application: "Slack" }),
+      // @ts-expect-error none, in the output form
+      getIntegrationOutput({}),
+      getUser({ email: "ada@example.com", id: undefined }),
+      getUserOutput({ email: label }),
+      getIntegrationOutput({ label }),
+      getIntegrationOutput({ label: "x" } satisfies LookupInputs<GetIntegrationArgs>),
+      // @ts-expect-error two of them, as inputs
+      { label, application: "Slack" } satisfies LookupInputs<GetIntegrationArgs>,
+      { email: "ada@example.com" } satisfies GetUserArgs,
+    ];
+    expect(typeof compileOnly).toBe("function");
   });
 
   it("serves 100 lookups by email and 3 by id from one paged listing", async () => {

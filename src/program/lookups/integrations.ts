@@ -11,12 +11,11 @@ import { byEmail, nullsLast, outputOf, runLookup } from "./run";
 /** An integration as the lookups return it: the client's, without the workspace. Attributes the service leaves out are `null`. */
 export type LookedUpIntegration = Omit<Integration, "workspace">;
 
-/** Arguments of {@link getIntegration}: exactly one of them, matched exactly. */
-export interface GetIntegrationArgs {
-  id?: string;
-  label?: string;
-  application?: string;
-}
+/** Arguments of {@link getIntegration}: exactly one of them (none, or two, does not compile: the lookup would refuse it), matched exactly. */
+export type GetIntegrationArgs =
+  | { id: string; label?: undefined; application?: undefined }
+  | { id?: undefined; label: string; application?: undefined }
+  | { id?: undefined; label?: undefined; application: string };
 
 /** Arguments of {@link getIntegrations}. */
 export interface GetIntegrationsArgs {

@@ -9,13 +9,18 @@ import { byEmail, nullsLast, outputOf, runLookup } from "./run";
 /** A workspace user as the lookups return it: the client's, without `mfaStatus` (the list leaves it empty); missing attributes are `null`. */
 export type LookedUpUser = Omit<User, "mfaStatus">;
 
-/** Arguments of {@link getUser}: exactly one of them. */
-export interface GetUserArgs {
-  /** The user's id. */
-  id?: string;
-  /** The user's email, matched exactly but case-insensitively. */
-  email?: string;
-}
+/** Arguments of {@link getUser}: exactly one of them (none, or both, does not compile: the lookup would refuse it). */
+export type GetUserArgs =
+  | {
+      /** The user's id. */
+      id: string;
+      email?: undefined;
+    }
+  | {
+      id?: undefined;
+      /** The user's email, matched exactly but case-insensitively. */
+      email: string;
+    };
 
 /** Arguments of {@link getUsers}; every one narrows the result, none gives every user. */
 export interface GetUsersArgs {
