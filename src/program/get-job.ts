@@ -20,7 +20,7 @@ export interface GetJobArgs {
 
 /** A job, and how waiting for it ended. */
 export interface Job extends ClientJob {
-  /** `finished` or `error` when the job ended, `timeout` when waiting gave up, `not_waited` without `waitForCompletion`. */
+  /** `finished` or `error` when the job ended, `timeout` when waiting gave up, `not_waited` when read once: without `waitForCompletion`, or in a preview. */
   waitOutcome: "finished" | "error" | "timeout" | "not_waited";
 }
 
