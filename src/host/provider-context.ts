@@ -61,8 +61,11 @@ export class ProviderContext {
   readonly keySource: KeySource | undefined;
   /** The settings' problems as check failures, worked out once: every `check` asks. */
   readonly #failures: readonly CheckFailure[];
-  /** What this context was built from, to tell whether a second `configure` brings another config. */
-  readonly key: string;
+  /**
+   * What this context was built from, to tell whether a second `configure` brings another config: private, as it holds the
+   * API key (a context logged or inspected must not print it).
+   */
+  readonly #built: string;
   /** The keys (`takeovers.ts`) of what resources of this deployment claim, so that a replaced resource's delete leaves it. */
   readonly takeovers = new Set<string>();
   /** The keys (`takeovers.ts`) of the records `check` saw the program declare in this deployment: only those a diff claims. */
@@ -95,7 +98,7 @@ export class ProviderContext {
     this.#failures = problems
       .filter((_, index) => firstValue < 0 || index <= firstValue)
       .map((problem) => ({ property: "", reason: renderProblem(problem, "stack") }));
-    this.key = JSON.stringify([this.#raw, this.#failures]);
+    this.#built = JSON.stringify([this.#raw, this.#failures]);
     this.catalogue = new EntitlementCatalogue(() => this.connection().client, this.warn, this.keySource);
   }
 
@@ -122,6 +125,11 @@ export class ProviderContext {
       checked.filter((output) => output !== inputs),
     );
     return inputs;
+  }
+
+  /** Whether `other` was built from the same config (a second `configure` of another resource type of the deployment). */
+  builtLike(other: ProviderContext): boolean {
+    return this.#built === other.#built;
   }
 
   /** The settings in force; a `ConfigurationError` naming the key and the fix when they are not usable. */

@@ -13,7 +13,7 @@ let processContext: ProviderContext | undefined;
 /** The provider's `configure` hook: builds the process's context; another call with the same config (each type's) keeps it. */
 export async function configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
   const next = new ProviderContext(req.config);
-  if (processContext?.key === next.key) return;
+  if (processContext?.builtLike(next)) return;
   void processContext?.close();
   processContext = next;
 }

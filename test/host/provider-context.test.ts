@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { configure, currentContext, ProviderContext, providerOf, useContext } from "../../src/host/provider-runtime";
 import { provider as userProvider } from "../../src/host/user/user-provider";
@@ -23,6 +24,14 @@ describe("one provider context per process", () => {
     expect(first.connection()).toBe(currentContext().connection());
     await configure({ config: stack({ ...settings, "workspace-access:maxRetries": "1" }) });
     expect(currentContext()).not.toBe(first);
+  });
+
+  it("shows no API key when logged or inspected, before and after its client is built", async () => {
+    await configure({ config: stack(settings) });
+    const context = currentContext();
+    expect(inspect(context, { depth: Infinity })).not.toContain(settings["workspace-access:apiKey"]);
+    context.connection();
+    expect(inspect(context, { depth: Infinity })).not.toContain(settings["workspace-access:apiKey"]);
   });
 
   it("is handed to every handler by the provider object", async () => {
