@@ -403,6 +403,35 @@ describe("a partial create whose invitation is still running", () => {
   });
 });
 
+describe("a partial create whose member someone else made meanwhile", () => {
+  it("is left by a destroy, with a warning naming it, when the member holds another role than the invitation asked", async () => {
+    // The service fails an invitation of someone already a member: the declared owner's invitation hangs, someone adds the user
+    // as a collaborator meanwhile, and the job, once it runs, fails.
+    const emu = await setup({ quirks: { inviteExisting: "fail" } });
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.jobs.hangNext(1);
+    const owner = { ...base, role: "account_owner" };
+    const error = (await rejection(provider.create({ ...(await check(owner)).inputs!, __provider: "serialized" }))) as PartialCreate;
+    const job = emu.jobs.list().find((j) => j.status === "running")!;
+    emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: ["MANAGER"] });
+    emu.jobs.release(job.id);
+    const warned: string[] = [];
+    await configureFor(emu, fast, { warn: (message) => void warned.push(message) });
+    const id = `${youtube}/${alan}`;
+    // The refresh keeps the state as it was (someone else's membership), and the destroy then leaves that membership.
+    const read = wire(await provider.read!(id, error.properties as never));
+    emu.clearRequests();
+    await provider.delete!(id, read.props!);
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)).toMatchObject({
+      role: "collaborator",
+      entitlements: ["MANAGER"],
+    });
+    expect(warned.join("\n")).toContain(`The membership of user ${alan} (alan@example.com) in integration ${youtube} is left as it is`);
+    expect(warned.join("\n")).toContain("not the role this resource's invitation asked");
+  });
+});
+
 describe("resuming and roles", () => {
   it("an up after a timed-out create waits for the recorded job and, once it finished, does not invite again", async () => {
     const emu = await setup({ job: { finishAfterMs: 1500 } });

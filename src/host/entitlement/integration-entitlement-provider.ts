@@ -13,7 +13,8 @@
  * | update | `PATCH .../users/{userId}` and its job; resuming a partial create: its job waited for, then the create's writes |
  * | read | the member from the view (a refresh's reads share one list); a pending write's job once; not a member: `GET /integrations/{id}` once |
  * | delete | the member's role from the view (a destroy's reads share one list), then `DELETE .../users/{userId}` and its job (404: gone); |
- * | | a pending write's job first. Left unless `deleteOnDestroy`: an adopted membership, and a member made an owner the program did not declare |
+ * | | a pending write's job first. Left unless `deleteOnDestroy`: an adopted membership, and a member made an owner the program did not declare; |
+ * | | left always: a partial create's member holding another role than its invitation asked (someone else's) |
  * | | (a forced `--replace` then takes the member back: the create finds them, `ctx.leftInPlace`, and adopts them without `adoptExisting`) |
  *
  * A write accepted and not seen to finish (a timeout, an answer lost), or whose member cannot be read back after its job
@@ -52,6 +53,7 @@ import {
   importedOtherMembership,
   integrationNotVisible,
   noMembershipToImport,
+  notInvitedMembershipLeft,
   ownerMembershipLeft,
 } from "./messages";
 
@@ -256,6 +258,16 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       ctx.warn(adoptedMembershipLeft(integrationId, userId, props?.email));
       ctx.leftInPlace.set(key, { adopted: true });
       return;
+    }
+    // A partial create's member holding another role than its invitation asked was not made by it: someone else's (as the read
+    // and the resume take them), left as an adopted membership is, whatever the opt-in (as an IntegrationMembers' destroy leaves one).
+    if (props?.pendingInvitations?.length && !ctx.roleReplacements.has(key)) {
+      const member = await ctx.connection().memberships.of(integrationId).member(userId);
+      if (member && !(member instanceof Error) && otherRole(member, inputsOf(props), true)) {
+        ctx.warn(notInvitedMembershipLeft(integrationId, userId, member));
+        ctx.leftInPlace.set(key, { adopted: true });
+        return;
+      }
     }
     // An owner the program did not make one (promoted since) is left, as a User's delete leaves a workspace owner, unless a
     // declared role change replaces the membership. A record that cannot be read is removed as before: the membership is the program's.

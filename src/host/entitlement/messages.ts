@@ -56,6 +56,15 @@ export function ownerMembershipLeft(integrationId: string, userId: string, email
   );
 }
 
+/** A destroy of a partial create found `member` holding another role than its invitation asked: someone else's, left as it is. */
+export function notInvitedMembershipLeft(integrationId: string, userId: string, member: IntegrationUser): string {
+  return (
+    `The membership of user ${userId}${member.email ? ` (${member.email})` : ""} in integration ${integrationId} is left as it is: ` +
+    `it holds role ${member.role ?? "unknown"} and entitlements ${describeSet(member.entitlements)}, not the role this resource's ` +
+    "invitation asked (which may not have landed), so someone else made it. To remove it, remove the user in the service."
+  );
+}
+
 /** A forced replacement's create took back the membership its delete left in place (an adopted one, an owner). */
 export function takenBack({ integrationId, userId }: Membership): string {
   return (
