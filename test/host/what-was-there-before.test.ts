@@ -79,6 +79,26 @@ describe("IntegrationEntitlement: a write that half landed keeps what existed be
     expect(again.properties).toMatchObject({ adopted: true, entitlements: ["MANAGER"] });
   });
 
+  it("a forced replacement of an imported membership whose PATCH times out stays adopted: destroy leaves the membership", async () => {
+    const { emu, warnings, deployment } = await setup();
+    const declared = { integrationId: youtube, userId: ids.grace, entitlements: ["VIEWER"] };
+    const { inputs } = await entitlements.check!({}, { ...declared, __importId: `${youtube}/${ids.grace}` });
+    const imported = await entitlements.create({ ...inputs!, __provider: "p" });
+    // `pulumi up --replace`, the set changed and `import` removed: the delete leaves the membership, the create takes it back.
+    await deployment("1");
+    await entitlements.delete!(imported.id, imported.outs!);
+    emu.jobs.hangNext(1);
+    const news = (await entitlements.check!({}, { ...declared, entitlements: ["MANAGER"] })).inputs!;
+    const half = await partial(entitlements.create({ ...news, __provider: "p" }));
+    expect(half.properties.adopted).toBe(true);
+    await deployment();
+    emu.clearRequests();
+    await entitlements.delete!(half.id, half.properties);
+    expect(writes(emu)).toEqual([]);
+    expect(memberOf(emu, ids.grace)).toBeDefined();
+    expect(warnings.join("\n")).toContain(`The membership of user ${ids.grace}`);
+  });
+
   it("an update whose PATCH times out records the set asked and its job: the next up waits for it, and a revert is a change", async () => {
     const { emu, deployment } = await setup();
     const declared = { integrationId: youtube, userId: ids.alan, entitlements: ["VIEWER"] };

@@ -151,7 +151,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         } catch (error) {
           // Recorded as a partial create, the membership may yet land: this resource's as well.
           if (PartialWriteError.isInstance(error)) ctx.takeovers.add(memberKey(integrationId, userId));
-          throw partialCreate(error, news, inputs, { lastJobId: null, adopted: typeof news[IMPORT_ID] === "string" });
+          // Adopted: imported, or taken back from a delete that left it as adopted (a forced `--replace`).
+          const adopted = typeof news[IMPORT_ID] === "string" || ctx.leftInPlace.get(memberKey(integrationId, userId))?.adopted === true;
+          throw partialCreate(error, news, inputs, { lastJobId: null, adopted });
         }
       },
       integrationId,
