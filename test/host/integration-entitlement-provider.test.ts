@@ -282,6 +282,17 @@ describe("read, update, delete", () => {
     expect(emu.requests.at(-1)?.status).toBe(404);
   });
 
+  it("a delete whose member read is refused the key names where the key comes from, and removes nothing", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": "wa_host_not_issued_0000000000000000" });
+    emu.clearRequests();
+    const message = (await rejection(provider.delete!(id, outs!))).message;
+    expect(message).toContain("answered 401");
+    expect(message).toContain("The key comes from workspace-access:apiKey (pulumi config set --secret workspace-access:apiKey <key>).");
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
   it("a write whose job fails still forgets the member list the reads of a refresh share", async () => {
     const emu = await setup();
     emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: ["VIEWER"] });

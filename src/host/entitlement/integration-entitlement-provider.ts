@@ -21,7 +21,7 @@
  * finished, records a partial create (`partialCreate`).
  */
 import { ConfigurationError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
-import { withHints } from "../../shared/hints";
+import { hinted, withHints } from "../../shared/hints";
 import { isUnknown, knownString } from "../../shared/unknown";
 import {
   DEFAULT_INTEGRATION_ROLE,
@@ -255,6 +255,15 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     const { integrationId, userId } = parseId(id);
     const key = memberKey(integrationId, userId);
     if (ctx.takeovers.has(key)) return;
+    // The member now (one listing a destroy's deletes share): a refused key names where it comes from, as the writes' errors do.
+    const memberNow = () =>
+      ctx
+        .connection()
+        .memberships.of(integrationId)
+        .member(userId)
+        .catch((error: unknown) => {
+          throw hinted(error, false, ctx.keySource);
+        });
     // A membership that existed before the stack adopted it is given back as it is.
     if (props?.adopted === true && props.deleteOnDestroy !== true) {
       ctx.warn(adoptedMembershipLeft(integrationId, userId, props?.email));
@@ -264,7 +273,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     // A partial create's member holding another role than its invitation asked was not made by it: someone else's (as the read
     // and the resume take them), left as an adopted membership is, whatever the opt-in (as an IntegrationMembers' destroy leaves one).
     if (props?.pendingInvitations?.length && !ctx.roleReplacements.has(key)) {
-      const member = await ctx.connection().memberships.of(integrationId).member(userId);
+      const member = await memberNow();
       if (member && !(member instanceof Error) && otherRole(member, inputsOf(props), true)) {
         ctx.warn(notInvitedMembershipLeft(integrationId, userId, member));
         ctx.leftInPlace.set(key, { adopted: true });
@@ -275,7 +284,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     // declared role change replaces the membership. A record that cannot be read is removed as before: the membership is the program's.
     const declaredOwner = props?.declaredRole === "account_owner";
     if (props?.deleteOnDestroy !== true && !declaredOwner && !ctx.roleReplacements.has(key)) {
-      const member = await ctx.connection().memberships.of(integrationId).member(userId);
+      const member = await memberNow();
       if (member && !(member instanceof Error) && inviteRole(member.role) === "account_owner") {
         ctx.warn(ownerMembershipLeft(integrationId, userId, member.email ?? props?.email));
         ctx.leftInPlace.set(key, { adopted: props?.adopted === true });
