@@ -1067,6 +1067,30 @@ describe("a pending invitation whose member someone else made meanwhile, with an
     expect(emu.requests.filter((r) => r.method === "DELETE")).toEqual([]);
     expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === A)?.role).toBe("owner");
   });
+
+  it("a destroy right after the refresh leaves them too, with a warning naming them", async () => {
+    const [O, A] = idsOf("a", 2);
+    const emu = await ownedWorld(O, [A]);
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    const news = { integrationId: INTEGRATION, members: [{ userId: A, entitlements: ["VIEWER"] }], removeUnmanaged: false };
+    emu.jobs.hangNext(1);
+    const partial = (await provider.create!({ ...news, __provider: "p" }).catch((e: unknown) => e)) as {
+      properties: IntegrationMembersOutputs;
+    };
+    const job = emu.jobs.list().find((j) => j.status === "running")!;
+    emu.integrations.setMember(INTEGRATION, A, { role: "owner", entitlements: ["EDITOR"] });
+    emu.jobs.failInvitesOf([A]);
+    emu.jobs.release(job.id);
+    const warnings: string[] = [];
+    await configureFor(emu, {}, { warn: (message) => void warnings.push(message) });
+    const refreshed = wire(await provider.read!(INTEGRATION, wire(partial.properties))).props as IntegrationMembersOutputs;
+    emu.clearRequests();
+    await provider.delete!(INTEGRATION, refreshed);
+    expect(emu.requests.filter((r) => r.method === "DELETE")).toEqual([]);
+    expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === A)).toMatchObject({ role: "owner", entitlements: ["EDITOR"] });
+    expect(warnings.join("\n")).toContain(`Integration ${INTEGRATION}: 1 member(s) left as they are, holding another role`);
+    expect(warnings.join("\n")).toContain(A);
+  });
 });
 
 describe("an invitation whose answer was lost (no job known)", () => {

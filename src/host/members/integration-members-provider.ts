@@ -28,6 +28,7 @@ import {
   membersNotDisclosed,
   noIntegrationToImport,
   notDisclosed,
+  notInvitedLeft,
   notTheDeclaredIntegration,
   ownersLeft,
 } from "./messages";
@@ -190,6 +191,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   );
   if (left.length > 0) ctx.warn(adoptedMembersLeft(id, left));
   if (acts.keptOwners.length > 0) ctx.warn(ownersLeft(id, acts.keptOwners));
+  if (acts.notInvited.length > 0) ctx.warn(notInvitedLeft(id, acts.notInvited));
   const run = await applyPlan(ctx, id, { ...acts, stillRunning: [] });
   for (const p of acts.stillRunning) {
     run.failures.push({ userId: p.userId, error: new Error(stillRunningOnDestroy(`the invitation's job ${p.jobId}`)) });

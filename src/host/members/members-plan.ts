@@ -59,6 +59,8 @@ export interface Actions {
   stillRunning: PendingInvitation[];
   /** Members a removal leaves: owners now, whose role the program leaves out (someone made them one). */
   keptOwners: string[];
+  /** Members a delete leaves: found with another role than the invitation the state records asked (someone else's). */
+  notInvited: string[];
   failures: Failure[];
 }
 
@@ -84,6 +86,7 @@ export function planMembers(input: PlanInput): Plan {
     pending: [],
     stillRunning: [],
     keptOwners: [],
+    notInvited: [],
     failures: [],
   };
   const acts: Actions = { present: [...present.values()], ...none };
@@ -267,7 +270,9 @@ function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember
   for (const m of input.prior?.members ?? []) {
     const live = present.get(idOf(m.userId));
     if (live) {
-      if (ours(input, m.userId) && !notInvitedAs(input, m, live)) (keptOwner(input, live) ? acts.keptOwners : acts.remove).push(m.userId);
+      if (!ours(input, m.userId)) continue;
+      if (notInvitedAs(input, m, live)) acts.notInvited.push(m.userId);
+      else (keptOwner(input, live) ? acts.keptOwners : acts.remove).push(m.userId);
       continue;
     }
     const pending = pendingOf(input, m.userId);

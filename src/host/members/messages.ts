@@ -115,6 +115,14 @@ export function ownersLeft(id: string, left: readonly string[]): string {
   );
 }
 
+/** A destroy leaves the `left` members of integration `id` whose recorded invitation did not make them (another role than it asked). */
+export function notInvitedLeft(id: string, left: readonly string[]): string {
+  return (
+    `Integration ${id}: ${left.length} member(s) left as they are, holding another role than this resource's invitation asked ` +
+    `(which may not have landed), so someone else made them members: ${left.join(", ")}. To remove them, remove them in the service.`
+  );
+}
+
 /** A destroy leaves the `left` adopted members of integration `id` as they are. */
 export function adoptedMembersLeft(id: string, left: readonly string[]): string {
   return (
