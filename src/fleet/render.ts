@@ -12,15 +12,22 @@ export function renderFleetReport(report: FleetReport, format: Format): string {
   return format === "markdown" ? markdownOf(report) : textOf(report);
 }
 
-/** The JSON document: the command and, per stack, its result, its counts, (failed only) its error and any warnings. */
+/**
+ * The JSON document: the command, whether a change fails the run and whether the run was interrupted (the exit status
+ * follows from these and the stacks), and per stack its result, its counts, (failed only) its error, (skipped only) why,
+ * and any warnings: what the text report says, for a tool.
+ */
 function jsonOf(report: FleetReport) {
   return {
     command: report.command,
+    expectNoChanges: report.expectNoChanges,
+    interrupted: report.interrupted,
     stacks: report.stacks.map((s) => ({
       stack: s.stack,
       result: s.result,
       changes: s.changes,
       ...(s.result === "failed" && s.error !== undefined ? { error: s.error } : {}),
+      ...(s.result === "skipped" && s.skippedBecause !== undefined ? { skippedBecause: s.skippedBecause } : {}),
       ...(s.warnings !== undefined && s.warnings.length > 0 ? { warnings: s.warnings } : {}),
     })),
   };

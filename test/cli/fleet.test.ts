@@ -42,7 +42,9 @@ interface FleetRun {
 
 interface FleetJson {
   command: string;
-  stacks: Array<{ stack: string; result: string; changes: Record<string, number>; error?: string }>;
+  expectNoChanges: boolean;
+  interrupted: boolean;
+  stacks: Array<{ stack: string; result: string; changes: Record<string, number>; error?: string; skippedBecause?: string }>;
 }
 
 describe.skipIf(!cliAvailable)(
@@ -198,6 +200,7 @@ describe.skipIf(!cliAvailable)(
         stack: "acme",
         result: "skipped",
         changes: { create: 0, update: 0, delete: 0, replace: 0, same: 0 },
+        skippedBecause: "the canary globex failed",
       });
       expect(services.acme.requests).toEqual([]);
       expect(services.initech.requests).toEqual([]);
@@ -250,6 +253,8 @@ describe.skipIf(!cliAvailable)(
       expect(run.code).toBe(0);
       expect(json(run)).toEqual({
         command: "refresh",
+        expectNoChanges: true,
+        interrupted: false,
         stacks: [
           { stack: "initech", result: "succeeded", changes: { create: 0, update: 0, delete: 0, replace: 0, same: 2 } },
           { stack: "acme", result: "succeeded", changes: { create: 0, update: 0, delete: 0, replace: 0, same: 5 } },

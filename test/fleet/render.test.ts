@@ -1,5 +1,5 @@
 /**
- * The report's three formats, compared exactly: the JSON document the issue specifies (and nothing
+ * The report's three formats, compared exactly: the JSON document (what the text says, and nothing
  * else in it), the markdown table for a pull-request comment with each stack's changed resources,
  * and the text table; and the exit status each report gives.
  */
@@ -34,9 +34,11 @@ const report: FleetReport = {
 };
 
 describe("renderFleetReport", () => {
-  it("json: the command and per stack its result, the engine's counts, and the error of a failed one only", () => {
+  it("json: the command, whether interrupted, and per stack its result, the engine's counts, a failed one's error, why one was skipped", () => {
     expect(JSON.parse(renderFleetReport(report, "json"))).toEqual({
       command: "up",
+      expectNoChanges: false,
+      interrupted: false,
       stacks: [
         { stack: "acme", result: "succeeded", changes: { create: 2, update: 1, delete: 0, replace: 0, same: 1 } },
         {
@@ -45,9 +47,36 @@ describe("renderFleetReport", () => {
           changes: { create: 0, update: 0, delete: 0, replace: 0, same: 0 },
           error: "GET /integrations answered 401. The API key was not accepted.",
         },
-        { stack: "initech", result: "skipped", changes: { create: 0, update: 0, delete: 0, replace: 0, same: 0 } },
+        {
+          stack: "initech",
+          result: "skipped",
+          changes: { create: 0, update: 0, delete: 0, replace: 0, same: 0 },
+          skippedBecause: "the canary globex failed",
+        },
       ],
     });
+  });
+
+  it("json: an interrupted run says so, and why each stack was skipped, as the text report does", () => {
+    const interrupted: FleetReport = {
+      command: "drift",
+      expectNoChanges: true,
+      interrupted: true,
+      stacks: [
+        { stack: "acme", result: "succeeded", changes: noChanges(), resources: [] },
+        { stack: "globex", result: "skipped", changes: noChanges(), resources: [], skippedBecause: "interrupted before it started" },
+      ],
+    };
+    const json = JSON.parse(renderFleetReport(interrupted, "json"));
+    expect(json).toMatchObject({ command: "drift", expectNoChanges: true, interrupted: true });
+    expect(json.stacks[1]).toEqual({
+      stack: "globex",
+      result: "skipped",
+      changes: noChanges(),
+      skippedBecause: "interrupted before it started",
+    });
+    expect(renderFleetReport(interrupted, "text")).toContain("    skipped: interrupted before it started\n");
+    expect(renderFleetReport(interrupted, "text")).toMatch(/; interrupted\n$/);
   });
 
   it("markdown: one row per stack with its changed resources, pipes escaped", () => {
