@@ -2,7 +2,7 @@
  * One stack's preview, up, refresh or drift check through the Automation API, with that stack's own configuration:
  * its key reaches its own workspace only. Never rejects: whatever goes wrong becomes its `failed` report, redacted.
  */
-import { type ConfigMap, type LocalWorkspace, Stack, type StackSettings } from "@pulumi/pulumi/automation";
+import { type ConfigMap, type LocalWorkspace, Stack, type StackSettings, type UpdateSummary } from "@pulumi/pulumi/automation";
 import { MIN_API_KEY_LENGTH, makeRedactor, makeValueRedactor } from "../client/redact";
 import { countsOf, EventCollector, failureMessage, warningsOf } from "./engine-events";
 import { type ChangeCounts, type FleetCommand, noChanges, type StackReport } from "./types";
@@ -152,14 +152,36 @@ async function settingsOf(workspace: LocalWorkspace, stack: string): Promise<Sta
   }
 }
 
+/**
+ * Makes what the Automation API reads after an up or a refresh has succeeded unable to fail the stack, which would
+ * report a stack whose changes were made as `failed` (and its up would be run again). Its outputs, which the report does
+ * not use and whose reading decrypts every secret output, are not read. Its history's last entry (the summary, whose
+ * counts the report gives) is read without decrypting the config's secrets; should the read fail, `unread` is told why
+ * and the summary is missing, the counts then the engine's own.
+ */
+function guardReadsAfterSuccess(stack: Stack, unread: (reason: string) => void): void {
+  stack.outputs = async () => ({});
+  const info = stack.info.bind(stack);
+  stack.info = async () => {
+    try {
+      return await info(false);
+    } catch (error) {
+      unread(failureMessage([], error instanceof Error ? error.message : String(error)));
+      return undefined;
+    }
+  };
+}
+
 /** Runs `options.command` on one stack; see the top of this file. */
 export async function runStack(name: string, options: StackRunOptions): Promise<StackReport> {
   const events = new EventCollector();
   let redact = secretsRedactor({});
   const resources = () => events.resources().map((r) => ({ ...r, name: redact(r.name) }));
+  // What could not be read after pulumi's operation succeeded: a warning, not a failure (see guardReadsAfterSuccess).
+  const afterwards: string[] = [];
   // Redacted one by one, then each once again: two warnings may differ only by what redaction removes.
   const warnings = () => {
-    const found = [...new Set(warningsOf(events.warnings).map(redact))];
+    const found = [...new Set([...warningsOf(events.warnings), ...afterwards].map(redact))];
     return found.length > 0 ? { warnings: found } : {};
   };
   // Checked before each step that precedes pulumi's operation: a cancel there reports the stack as never run.
@@ -180,6 +202,15 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     if (options.cancel.aborted) return skipped();
     const stack = await options.serially(() => Stack.select(fullName, options.workspace));
     if (options.cancel.aborted) return skipped();
+    guardReadsAfterSuccess(stack, (reason) =>
+      afterwards.push(
+        `the ${options.command} succeeded, but its summary could not be read from the stack's history (${reason}): its ` +
+          `counts are the engine's events'; pulumi stack history --stack ${fullName} shows the summary`,
+      ),
+    );
+    // The counts of an up's or a refresh's summary, or, when it could not be read, of the engine's summary event.
+    const summaryCounts = (summary: UpdateSummary | undefined) =>
+      summary === undefined ? (events.summary ?? noChanges()) : countsOf(summary.resourceChanges);
     // No `expectNoChanges` for pulumi: it checks only after the operation (an up or a refresh has
     // applied its changes by then) and fails the stack, losing its counts; the report checks the counts.
     const common = { onEvent: events.onEvent, color: "never" as const, signal };
@@ -191,8 +222,8 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     // against that copy: what it plans is how the workspace differs from the program. It writes no state.
     else if (options.command === "drift") changes = countsOf((await stack.preview({ ...common, ...refreshing(true) })).changeSummary);
     else if (options.command === "up")
-      changes = countsOf((await stack.up({ ...common, ...refreshing(refresh), suppressOutputs: true })).summary.resourceChanges);
-    else changes = countsOf((await stack.refresh({ ...common, runProgram: true, suppressOutputs: true })).summary.resourceChanges);
+      changes = summaryCounts((await stack.up({ ...common, ...refreshing(refresh), suppressOutputs: true })).summary);
+    else changes = summaryCounts((await stack.refresh({ ...common, runProgram: true, suppressOutputs: true })).summary);
     return { stack: name, result: "succeeded", changes, resources: resources(), ...warnings() };
   } catch (error) {
     // A step before the operation that failed once the run was stopped or cancelled: the Ctrl-C killed it, nothing ran.

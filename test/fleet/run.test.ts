@@ -22,6 +22,8 @@ const fake = vi.hoisted(() => ({
   opened: 0,
   /** What the workspace says of the pulumi CLI on PATH. */
   pulumiVersion: "3.274.1",
+  /** What `pulumi stack history` answers (its stdout), or how it fails. */
+  history: "[]" as string | Error,
 }));
 
 const short = (name: string) => name.split("/").at(-1) ?? name;
@@ -56,11 +58,19 @@ function fakeWorkspace() {
       return [];
     },
     async postCommandCallback() {},
+    async stackOutputs(name: string) {
+      await step(`outputs ${name}`);
+      throw new Error("code: 255\n stdout: \n stderr: error: could not decrypt the stack's outputs\n");
+    },
     pulumiCommand: {
       command: "pulumi",
       /** A pulumi operation: ends on its own after a few turns, or as cancelled on SIGINT (the signal's `abort`). */
       run(args: string[], _cwd: string, _env: unknown, _out: unknown, _err: unknown, signal?: AbortSignal) {
         fake.calls.push(`pulumi ${args.filter((a) => !a.startsWith("--event-log") && !a.startsWith("tcp:")).join(" ")}`);
+        if (args[0] === "stack" && args[1] === "history") {
+          const history = fake.history;
+          return history instanceof Error ? Promise.reject(history) : Promise.resolve({ stdout: history, stderr: "", code: 0 });
+        }
         return new Promise((resolve, reject) => {
           const timer = setTimeout(() => resolve({ stdout: "", stderr: "", code: 0 }), 20);
           signal?.addEventListener("abort", () => {
@@ -111,6 +121,7 @@ beforeEach(() => {
   fake.during = {};
   fake.opened = 0;
   fake.pulumiVersion = "3.274.1";
+  fake.history = "[]";
 });
 
 const pulumiRuns = () => fake.calls.filter((c) => c.startsWith("pulumi "));
@@ -222,6 +233,45 @@ describe("runFleet: the drift check", () => {
   });
 });
 
+describe("runFleet: what the Automation API reads after an up or a refresh succeeded", () => {
+  it("takes an up's and a refresh's counts from the stack's history, read without its secrets; reads no outputs", async () => {
+    fake.history = JSON.stringify([{ kind: "update", result: "succeeded", resourceChanges: { create: 2, same: 3 } }]);
+    for (const command of ["up", "refresh"] as const) {
+      const report = await runFleet({ command, cwd: "/proj", stacks: ["acme"] });
+      expect(report.stacks).toEqual([
+        { stack: "acme", result: "succeeded", changes: { create: 2, update: 0, delete: 0, replace: 0, same: 3 }, resources: [] },
+      ]);
+    }
+    expect(pulumiRuns().filter((run) => run.startsWith("pulumi stack"))).toEqual([
+      "pulumi stack history --json --page-size 1 --page 1 --stack organization/proj/acme",
+      "pulumi stack history --json --page-size 1 --page 1 --stack organization/proj/acme",
+    ]);
+    expect(fake.calls.filter((call) => call.startsWith("outputs"))).toEqual([]);
+  });
+
+  it.each(["up", "refresh"] as const)(
+    "%s: one whose history cannot be read succeeded: a warning says what was not read",
+    async (command) => {
+      fake.history = new Error("code: 255\n stdout: \n stderr: error: could not read the stack's history: 503 Service Unavailable\n");
+      const report = await runFleet({ command, cwd: "/proj", stacks: ["acme"] });
+      expect(report.stacks).toEqual([
+        {
+          stack: "acme",
+          result: "succeeded",
+          changes: { create: 0, update: 0, delete: 0, replace: 0, same: 0 },
+          resources: [],
+          warnings: [
+            `the ${command} succeeded, but its summary could not be read from the stack's history (could not read the stack's ` +
+              "history: 503 Service Unavailable): its counts are the engine's events'; pulumi stack history --stack " +
+              "organization/proj/acme shows the summary",
+          ],
+        },
+      ]);
+      expect(exitStatus(report)).toBe(0);
+    },
+  );
+});
+
 describe("runFleet: a pulumi CLI too old to run the program in a refresh", () => {
   it.each([
     [
@@ -249,6 +299,7 @@ describe("runFleet: a pulumi CLI too old to run the program in a refresh", () =>
     }
     expect(pulumiRuns().map((run) => run.split(" ").slice(0, 2).join(" "))).toEqual([
       "pulumi up",
+      "pulumi stack",
       "pulumi preview",
       "pulumi preview",
       "pulumi preview",
