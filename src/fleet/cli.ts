@@ -2,7 +2,8 @@
 /** `workspace-access-fleet preview|up|refresh|drift`: one command over every stack of the project, and a report (see USAGE). */
 import { type FleetArgs, FLEET_NAME, parseFleetArgs } from "./args";
 import { runCommand } from "../command-line";
-import { fleetSignals } from "./signals";
+import { FleetProgress, fleetSignals } from "./signals";
+import type { FleetReport } from "./types";
 
 const USAGE = `Usage: ${FLEET_NAME} preview|up|refresh|drift [--stacks a,b,c] [--parallel N] [--refresh]
                  [--continue-on-error] [--expect-no-changes] [--format text|markdown|json] [--cwd DIR]
@@ -42,8 +43,9 @@ third Ctrl-C.
 An unknown flag names the one likely meant (--stack: --stacks, --json: --format json, -C: --cwd).
 
 Ctrl-C: no new stack starts. Again, or SIGTERM: the running stacks are cancelled (each pulumi
-gets SIGINT) and the command waits for them to end. A third Ctrl-C exits without waiting. In CI,
-run it with exec from node_modules/.bin, not through npx, so a cancelled job's signals reach it.
+gets SIGINT) and the command waits for them to end. A third Ctrl-C prints the report so far and
+exits without waiting. In CI, run it with exec from node_modules/.bin, not through npx, so a
+cancelled job's signals reach it.
 
 Documentation: node_modules/pulumi-workspace-access/docs/fleet.md, in the installed package.
 `;
@@ -51,12 +53,17 @@ Documentation: node_modules/pulumi-workspace-access/docs/fleet.md, in the instal
 async function run(args: FleetArgs): Promise<number> {
   const { runFleet, renderFleetReport, exitStatus } = require("./index") as typeof import("./index");
   const { stackDoneLine } = require("./render") as typeof import("./render");
+  const { expectsNoChanges } = require("./types") as typeof import("./types");
   const progress = args.format === "text";
-  const running = new Set<string>();
+  // The report is preceded by a blank line after the progress lines (text).
+  const print = (report: FleetReport, printed?: () => void) =>
+    process.stdout.write(`${progress ? "\n" : ""}${renderFleetReport(report, args.format)}`, printed);
+  const soFar = new FleetProgress(args.command, expectsNoChanges(args.command, args.expectNoChanges), FLEET_NAME);
   const signals = fleetSignals({
     name: FLEET_NAME,
     write: (text) => process.stderr.write(text),
-    running: () => [...running],
+    progress: soFar,
+    print,
     exit: (code) => process.exit(code),
   });
   // Handled, SIGTERM no longer ends node at once: the pulumi children are cancelled and awaited, never orphaned.
@@ -66,16 +73,17 @@ async function run(args: FleetArgs): Promise<number> {
     ...args,
     stop: signals.stop,
     cancel: signals.cancel,
+    onStacks: soFar.planned,
     onStart: (stack) => {
-      running.add(stack);
+      soFar.started(stack);
       if (progress) process.stderr.write(`${stack}: ${args.command} started\n`);
     },
     onDone: (report) => {
-      running.delete(report.stack);
+      soFar.ended(report);
       if (progress) process.stderr.write(`${stackDoneLine(report)}\n`);
     },
   });
-  process.stdout.write(`${progress ? "\n" : ""}${renderFleetReport(report, args.format)}`);
+  print(report);
   return exitStatus(report);
 }
 

@@ -4,10 +4,12 @@ import { checkContinueOnError, checkNamedOnce, checkParallel, checkRefresh, DEFA
 import { openFleetProject, restoreSelection } from "./project";
 import { type ScheduleOptions, schedule } from "./schedule";
 import { runStack } from "./stack-run";
-import { FLEET_COMMANDS, type FleetCommand, type FleetReport } from "./types";
+import { expectsNoChanges, FLEET_COMMANDS, type FleetCommand, type FleetReport } from "./types";
 
 /** Options of {@link runFleet}. */
 export interface FleetOptions extends Pick<ScheduleOptions, "stop" | "onStart" | "onDone"> {
+  /** Told the stacks to run, in order, once the project is read and before any starts; should it throw, none runs. */
+  onStacks?: ((stacks: readonly string[]) => void) | undefined;
   command: FleetCommand;
   /** The Pulumi project's folder (default: the current one). */
   cwd?: string;
@@ -91,6 +93,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   checkOptions(options);
   const project = await openFleetProject(options.cwd ?? process.cwd(), options.stacks);
   checkRunProgram(() => project.workspace.pulumiVersion, options.command, options.refresh === true);
+  options.onStacks?.(project.stacks);
   // `pulumi stack select` writes one file per project: selects run one after another.
   let selects: Promise<unknown> = Promise.resolve();
   const serially = <T>(select: () => Promise<T>): Promise<T> => {
@@ -102,7 +105,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   // A cancel stops the run as well: no stack starts after it.
   const stop = options.stop === undefined ? cancel : AbortSignal.any([options.stop, cancel]);
   const isUp = options.command === "up";
-  const expectNoChanges = options.expectNoChanges === true || options.command === "drift";
+  const expectNoChanges = expectsNoChanges(options.command, options.expectNoChanges);
   try {
     const { reports, interrupted } = await schedule({
       stacks: project.stacks,

@@ -5,7 +5,7 @@
  * the running ones are awaited, never abandoned. So does an `onStart` or `onDone` that throws (the caller's code): the
  * running stacks end, then the schedule rejects with that error.
  */
-import { noChanges, type StackReport } from "./types";
+import { INTERRUPTED_BEFORE_IT_STARTED, noChanges, type StackReport } from "./types";
 
 /** Options of {@link schedule}. */
 export interface ScheduleOptions {
@@ -79,7 +79,7 @@ export async function schedule(options: ScheduleOptions): Promise<{ reports: Sta
 
   const interrupted = options.stop?.aborted === true && options.stacks.some((s) => !reports.has(s));
   const why = interrupted
-    ? "interrupted before it started"
+    ? INTERRUPTED_BEFORE_IT_STARTED
     : canaryFailed
       ? `the canary ${firstFailure} failed`
       : `${firstFailure} failed (--continue-on-error runs the rest)`;

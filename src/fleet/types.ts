@@ -53,6 +53,14 @@ export interface FleetReport {
   stacks: StackReport[];
 }
 
+/** Whether a change fails the run: when asked (`--expect-no-changes`), and always for `drift`. */
+export function expectsNoChanges(command: FleetCommand, asked: boolean | undefined): boolean {
+  return asked === true || command === "drift";
+}
+
+/** The `skippedBecause` of a stack that a Ctrl-C (or a SIGTERM, or a script's `stop`) left unstarted. */
+export const INTERRUPTED_BEFORE_IT_STARTED = "interrupted before it started";
+
 /** No change counted. */
 export function noChanges(): ChangeCounts {
   return { create: 0, update: 0, delete: 0, replace: 0, same: 0 };

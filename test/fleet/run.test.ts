@@ -325,6 +325,18 @@ describe("runFleet: stack names and the selection", () => {
     expect(fake.calls.slice(0, 2)).toEqual(["config organization/proj/globex", "select organization/proj/globex"]);
   });
 
+  it("tells onStacks the stacks to run, by short name and in order, before any starts", async () => {
+    const told: string[] = [];
+    await runFleet({
+      command: "preview",
+      cwd: "/proj",
+      stacks: ["organization/proj/globex", "acme"],
+      onStacks: (stacks) => told.push(`stacks ${stacks.join(",")}`),
+      onStart: (stack) => told.push(`start ${stack}`),
+    });
+    expect(told).toEqual(["stacks globex,acme", "start globex", "start acme"]);
+  });
+
   it("leaves no stack selected when none was before the run", async () => {
     await runFleet({ command: "preview", cwd: "/proj" });
     expect(fake.calls.at(-1)).toBe("unselect");
