@@ -172,6 +172,25 @@ function guardReadsAfterSuccess(stack: Stack, unread: (reason: string) => void):
   };
 }
 
+/**
+ * The stack's config with every secret decrypted (`pulumi config --show-secrets --json`), which the redactor learns the
+ * secrets from. A failure says nothing of what pulumi printed: that holds decrypted values no redactor knows yet, and
+ * JSON.parse's error quotes the text it refused.
+ */
+async function decryptedConfig(workspace: LocalWorkspace, stack: string): Promise<ConfigMap> {
+  try {
+    return await workspace.getAllConfig(stack);
+  } catch (error) {
+    const command = `pulumi config --show-secrets --json --stack ${stack}`;
+    if (error instanceof SyntaxError)
+      throw new Error(`${command} printed something that is not JSON (not shown: it holds the stack's secrets); run it to see why`);
+    // The Automation API's `code: N\n stdout: ...\n stderr: ...`: pulumi's own error lines are in stderr.
+    const message = error instanceof Error ? error.message : String(error);
+    const notShown = `${command} failed; what it printed is not shown (it holds the stack's secrets)`;
+    throw new Error(message.replace(/(^|\n)(\s*stdout:)[\s\S]*?(?=\n\s*stderr:|$)/, `$1$2 ${notShown}`));
+  }
+}
+
 /** Runs `options.command` on one stack; see the top of this file. */
 export async function runStack(name: string, options: StackRunOptions): Promise<StackReport> {
   const events = new EventCollector();
@@ -198,7 +217,11 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     if (options.cancel.aborted) return skipped();
     const fullName = options.fullName ?? name;
     // The settings file says which leaves of a secret object are secret; without it (another config source), every leaf is.
-    redact = secretsRedactor(await options.workspace.getAllConfig(fullName), process.env, await settingsOf(options.workspace, fullName));
+    redact = secretsRedactor(
+      await decryptedConfig(options.workspace, fullName),
+      process.env,
+      await settingsOf(options.workspace, fullName),
+    );
     if (options.cancel.aborted) return skipped();
     const stack = await options.serially(() => Stack.select(fullName, options.workspace));
     if (options.cancel.aborted) return skipped();

@@ -24,6 +24,8 @@ const fake = vi.hoisted(() => ({
   pulumiVersion: "3.274.1",
   /** What `pulumi stack history` answers (its stdout), or how it fails. */
   history: "[]" as string | Error,
+  /** How `pulumi config --show-secrets --json` fails, if it does (the Automation API's error, or its JSON.parse's). */
+  configFails: undefined as (() => Error) | undefined,
 }));
 
 const short = (name: string) => name.split("/").at(-1) ?? name;
@@ -43,6 +45,7 @@ function fakeWorkspace() {
     },
     async getAllConfig(name: string) {
       await step(`config ${name}`);
+      if (fake.configFails) throw fake.configFails();
       return {};
     },
     async selectStack(name: string) {
@@ -122,6 +125,7 @@ beforeEach(() => {
   fake.opened = 0;
   fake.pulumiVersion = "3.274.1";
   fake.history = "[]";
+  fake.configFails = undefined;
 });
 
 const pulumiRuns = () => fake.calls.filter((c) => c.startsWith("pulumi "));
@@ -271,6 +275,46 @@ describe("runFleet: what the Automation API reads after an up or a refresh succe
     },
   );
 });
+
+describe("runFleet: a stack whose config cannot be read", () => {
+  // What `pulumi config --show-secrets --json` printed holds the stack's secrets decrypted, and nothing knows them yet.
+  const secret = "wa_live_0123456789abcdefSECRET";
+  it.each([
+    [
+      "printed something that is not JSON",
+      () => syntaxErrorOf(`${secret} {"workspace-access:apiKey": "${secret}"}`),
+      "printed something that is not JSON",
+    ],
+    [
+      "failed after printing part of it",
+      () => new Error(`code: 255\n stdout: {"workspace-access:apiKey": "${secret}"\n stderr: error: decryption failed midway\n`),
+      "decryption failed midway",
+    ],
+    [
+      "failed without a word on stderr",
+      () => new Error(`code: 1\n stdout: {"workspace-access:apiKey": "${secret}"\n stderr: \n`),
+      "what it printed is not shown",
+    ],
+  ])("fails it without quoting what pulumi printed, when pulumi %s", async (_, failure, said) => {
+    fake.configFails = failure;
+    const report = await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"] });
+    const [stack] = report.stacks;
+    expect(stack?.result).toBe("failed");
+    expect(stack?.error).toContain(said);
+    expect(JSON.stringify(report)).not.toContain(secret.slice(0, 8));
+    expect(pulumiRuns()).toEqual([]);
+  });
+});
+
+/** The error JSON.parse throws for `text`: its message quotes the text. */
+function syntaxErrorOf(text: string): Error {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error("parsed");
+}
 
 describe("runFleet: a pulumi CLI too old to run the program in a refresh", () => {
   it.each([
