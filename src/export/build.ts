@@ -110,11 +110,17 @@ function buildUsers(
     }
   }
   // Of users whose emails differ only in case (access.yaml tells users apart as the service does), keeping one would be a guess.
-  const byEmail = new Map<string, SnapshotUser[]>();
-  for (const user of exported.values()) byEmail.set(emailKey(user.email!), [...(byEmail.get(emailKey(user.email!)) ?? []), user]);
-  for (const group of [...byEmail.values()].filter((g) => g.length > 1)) {
-    for (const user of group) {
-      const others = group.filter((u) => u !== user).map((u) => u.id);
+  // Among every user read, one left out for another reason too: a `User` (or `WorkspaceUsers`) searching for the email would
+  // find both, and its first `up` would fail on the one the export wrote.
+  const byEmail = new Map<string, string[]>();
+  for (const { id, email } of [...users.unique, ...users.differing.map(({ record }) => record)]) {
+    if (email === null || email.trim() === "") continue;
+    const ids = byEmail.get(emailKey(email)) ?? [];
+    if (!ids.includes(id)) byEmail.set(emailKey(email), [...ids, id]);
+  }
+  for (const ids of [...byEmail.values()].filter((g) => g.length > 1)) {
+    for (const user of ids.flatMap((id) => exported.get(id) ?? [])) {
+      const others = ids.filter((id) => id !== user.id);
       const problem = `another user has the same email but for case (${others.join(", ")}): access.yaml tells users apart by email, case-insensitively`;
       exported.delete(user.id);
       problems.set(user.id, problem);

@@ -119,6 +119,30 @@ describe("users whose emails differ only in case", () => {
   });
 });
 
+describe("a user whose email differs only in case from one left out for another reason", () => {
+  it("is left out too, with the reason: a search for the email finds both, and the first up would fail on it", async () => {
+    const emulator = await startEmulator({ seed: twoMembers() });
+    try {
+      // A second ann, without a first name (a pending user): left out for that, and still a user a search for ann finds.
+      const page = await rawPage(emulator, "users");
+      page.data.push({ id: "u-ann2", type: "user", attributes: { email: "Ann@X.example", firstName: null, lastName: "Two" } });
+      answerWith(emulator, "users", page);
+      const result = await runExport(options(emulator));
+      const reason = `another user has the same email but for case (u-ann2): access.yaml tells users apart by email, case-insensitively`;
+      expect(result.leftOut.map((l) => l.text)).toEqual([
+        `user u-ann <ann@x.example>: ${reason}`,
+        "user u-ann2 <Ann@X.example>: no first name",
+        `membership of u-ann <ann@x.example> in "YouTube acme": its user is left out (${reason})`,
+      ]);
+      const file = parseAccessFile(fs.readFileSync(path.join(result.dir, "access.yaml"), "utf8"));
+      expect(file.users.map((u) => u.email)).toEqual(["bob@x.example"]);
+      expect(file.memberships.map((m) => m.user)).toEqual(["bob@x.example"]);
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
 describe("records the service lists twice (offset paging shifting, a repeat)", () => {
   let emulator: Emulator;
   beforeAll(async () => {
