@@ -216,6 +216,39 @@ describe("--check of users named without an id (added by hand)", () => {
   });
 });
 
+describe("--check of a user whose role and guest flag access.yaml leaves out (the service's, never written)", () => {
+  it("compares neither, as the resources do; --accept leaves them out, changing only what differs", async () => {
+    const emulator = await startEmulator({ seed: twoMembers() });
+    try {
+      const { dir } = await runExport(options(emulator));
+      const file = path.join(dir, "access.yaml");
+      const roleLines = "    role: workspace_login_only\n    isGuest: false\n";
+      const exported = fs.readFileSync(file, "utf8");
+      // ann's lines, as a user added by hand has them (or one the service reported neither of): her User keeps the service's.
+      const undeclared = exported.replace(`    lastName: Lee\n${roleLines}`, "    lastName: Lee\n");
+      expect(undeclared).not.toBe(exported);
+      fs.writeFileSync(file, undeclared);
+      emulator.users.update("u-ann", { role: "workspace_super_admin", isGuest: true });
+      emulator.users.update("u-bob", { role: "workspace_super_admin" });
+      const check = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
+      expect(check.changes.map((c) => c.text)).toEqual([
+        "access.yaml gives bob@x.example the role workspace_login_only; the workspace gives the role workspace_super_admin",
+      ]);
+      // ann's name differs too: her record changes, and still declares no role nor guest flag.
+      emulator.users.update("u-ann", { lastName: "Lee-Smith" });
+      const accept = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true });
+      expect(accept.changes.map((c) => c.kind)).toEqual(["user-name", "user-role"]);
+      expect(lineDiff(undeclared.split("\n"), fs.readFileSync(file, "utf8").split("\n"))).toEqual({
+        removed: ["    lastName: Lee", "    role: workspace_login_only"],
+        added: ["    lastName: Lee-Smith", "    role: workspace_super_admin"],
+      });
+      expect((await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) })).changes).toEqual([]);
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
 describe("the address --check reads", () => {
   let emulator: Emulator;
   let dir: string;

@@ -21,12 +21,15 @@ function free(name: string, taken: Set<string>): string {
   return candidate;
 }
 
-/** Whether the file's user `a` holds what the workspace's `b` does: an id only where the file records one. */
+/**
+ * Whether the file's user `a` holds what the workspace's `b` does, as the review compares them: an id, a role and a guest
+ * flag only where the file records one (one left out is the service's, never written).
+ */
 const sameUser = (a: AccessUser, b: AccessUser) =>
   a.firstName === b.firstName &&
   a.lastName === b.lastName &&
-  a.role === b.role &&
-  a.isGuest === b.isGuest &&
+  (a.role === undefined || a.role === b.role) &&
+  (a.isGuest === undefined || a.isGuest === b.isGuest) &&
   (a.id === undefined || a.id === b.id);
 
 const sameMember = (a: AccessMember, b: AccessMember) => a.role === b.role && sameSet(a.entitlements, b.entitlements);
@@ -75,7 +78,9 @@ function acceptedUsers(live: AccessFile, then: ReadonlyMap<AccessUser, AccessUse
       const email = emailKey(was.email) === emailKey(user.email) ? was.email : user.email;
       // A user added by hand has no id recorded: the workspace's is taken in (the `sets` shape declares members by it).
       if (sameUser(was, user) && email === was.email) return was.id === undefined && user.id !== undefined ? { ...was, id: user.id } : was;
-      return { ...user, name: was.name, email };
+      // A role or guest flag the file leaves out stays out: taking one in would make the project manage it.
+      const kept = (key: "role" | "isGuest") => (was[key] === undefined ? { [key]: undefined } : {});
+      return { ...user, name: was.name, email, ...kept("role"), ...kept("isGuest") };
     })
     .sort(byKey((u) => `${emailKey(u.email)}\u0000${u.email}`));
 }

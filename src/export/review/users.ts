@@ -62,14 +62,15 @@ function* attributeDifferences(was: AccessUser, user: AccessUser): Iterable<Acce
       `access.yaml names ${email} ${JSON.stringify(then)}; the workspace names them ${JSON.stringify(now)}`,
     );
   }
-  if (was.role !== user.role) {
+  // A role or guest flag access.yaml leaves out is the service's, never written (a `User` keeps it): not compared.
+  if (was.role !== undefined && was.role !== user.role) {
     const role = (value: string | undefined) => (value === undefined ? "no role" : `the role ${value}`);
     yield difference(
       { kind: "user-role", side: "both", user: email, accessYaml: was.role ?? null, workspace: user.role ?? null },
       `access.yaml gives ${email} ${role(was.role)}; the workspace gives ${role(user.role)}`,
     );
   }
-  if (was.isGuest !== user.isGuest) {
+  if (was.isGuest !== undefined && was.isGuest !== user.isGuest) {
     const guest = (value: boolean | undefined) => (value === undefined ? "no guest flag" : value ? "a guest" : "not a guest");
     const flag = (value: boolean | undefined) => (value === undefined ? null : String(value));
     yield difference(
