@@ -128,6 +128,7 @@ async function run({ check, format, verbose, options: given }: Exclude<ReturnTyp
     process.stdout.write(renderReview(review, { format, verbose, out: options.out }));
     return review.changes.length === 0 || review.accepted ? 0 : 1;
   }
+  const { printable } = require("./review/render") as typeof import("./review/render");
   const result = await exportWorkspace(options);
   progress.done();
   const n = result.leftOut.length;
@@ -135,7 +136,7 @@ async function run({ check, format, verbose, options: given }: Exclude<ReturnTyp
     const records = `${n} record${n === 1 ? "" : "s"}`;
     process.stderr.write(
       verbose
-        ? `${NAME}: left out ${records} a project could not declare:\n${result.leftOut.map((r) => `  ${r.text}\n`).join("")}`
+        ? `${NAME}: left out ${records} a project could not declare:\n${result.leftOut.map((r) => `  ${printable(r.text)}\n`).join("")}`
         : `${NAME}: left out ${records} a project could not declare (recorded under leftOut in access.yaml; --verbose lists them).\n`,
     );
   }

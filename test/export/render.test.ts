@@ -213,3 +213,40 @@ describe("the review's formats", () => {
     expect(text).not.toContain("--accept");
   });
 });
+
+describe("values read from the workspace, printed", () => {
+  // A user the workspace names with a line break and a terminal escape in the last name, and markup in the first.
+  const workspace: AccessFile = {
+    ...recorded,
+    users: [
+      ...recorded.users,
+      {
+        name: "eve-at-acme.example",
+        email: "eve@acme.example",
+        firstName: "Eve <ext>",
+        lastName: "Moss\n::error::no difference\u001b[2K",
+        role: "workspace_login_only",
+        isGuest: false,
+      },
+    ],
+  };
+  const odd: Review = { ...review, changes: compareAccess(recorded, workspace), leftOut: [], notes: [] };
+
+  it("text: each difference on one line, its control characters escaped", () => {
+    const text = renderReview(odd, { format: "text", verbose: false, out: "." });
+    expect(text.split("\n")[0]).toBe(
+      "the workspace has user eve@acme.example (Eve <ext> Moss\\u000a::error::no difference\\u001b[2K, workspace_login_only); access.yaml does not",
+    );
+    expect(text.includes("\u001b")).toBe(false);
+    expect(text).not.toMatch(/^::/m);
+  });
+
+  it("markdown: a cell shows the value as it is, never as markup", () => {
+    const row = renderReview(odd, { format: "markdown", verbose: false, out: "." })
+      .split("\n")
+      .find((line) => line.startsWith("| eve@acme.example"));
+    expect(row).toBe(
+      "| eve@acme.example | workspace | user | — | Eve &lt;ext&gt; Moss ::error::no difference\\u001b[2K, workspace_login_only |",
+    );
+  });
+});

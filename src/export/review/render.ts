@@ -30,6 +30,14 @@ export interface RenderOptions {
 /** The version of the `json` shape. */
 const REVIEW_JSON_VERSION = 1;
 
+/**
+ * `text` with what a terminal or a CI log would act on escaped (`\u001b`): line breaks, other control characters and
+ * the marks that reorder text. A value read from the workspace (a name, an email) may hold any of them, and printed
+ * as it is, a line break in a name prints a line no difference holds (a CI runner takes `::` at a line's start as a command).
+ */
+export const printable = (text: string): string =>
+  text.replace(/[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 
 /** The review in `options.format`, ending with a newline. */
@@ -51,20 +59,26 @@ const leftOutLine = (n: number) => `${plural(n, "record")} of the workspace a pr
 
 function text(review: Review, options: RenderOptions): string {
   const n = review.changes.length;
-  const lines = review.changes.map((d) => d.text);
+  const lines = review.changes.map((d) => printable(d.text));
   if (n === 0) lines.push("access.yaml and the workspace hold the same access.");
   else if (review.accepted)
     lines.push(`${plural(n, "difference")} between access.yaml and the workspace: access.yaml now holds the workspace's side.`);
   else lines.push(`${plural(n, "difference")} between access.yaml and the workspace.`, ...advice(options.out, (t) => t, ""));
   if (review.leftOut.length > 0) {
     lines.push(`${leftOutLine(review.leftOut.length)}${options.verbose ? ":" : " (--verbose lists them)."}`);
-    if (options.verbose) for (const record of review.leftOut) lines.push(`  ${record.text}`);
+    if (options.verbose) for (const record of review.leftOut) lines.push(`  ${printable(record.text)}`);
   }
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * A value in a table cell: one line, `|` escaped, and `<`, `>`, `&` as entities, so that a name holding them (`Lee <ext>`,
+ * `<!--`) reads as it is rather than as markup the comment hides.
+ */
 const cell = (value: string | null | undefined) =>
-  value === null || value === undefined || value === "" ? "—" : value.replace(/\|/g, "\\|").replace(/\s+/g, " ");
+  value === null || value === undefined || value === ""
+    ? "—"
+    : printable(value.replace(/\s+/g, " ")).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\|/g, "\\|");
 
 function markdown(review: Review, options: RenderOptions): string {
   const n = review.changes.length;
