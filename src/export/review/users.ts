@@ -70,7 +70,9 @@ function* attributeDifferences(was: AccessUser, user: AccessUser): Iterable<Acce
       `access.yaml gives ${email} ${role(was.role)}; the workspace gives ${role(user.role)}`,
     );
   }
-  if (was.isGuest !== undefined && was.isGuest !== user.isGuest) {
+  // A flag the workspace leaves out beside a guest role (untold, `guestOf`) is compared as a `User` compares it, as false: the
+  // review then says what an `up` would write, and a service that never tells it is no difference review after review.
+  if (was.isGuest !== undefined && was.isGuest !== (user.isGuest ?? false)) {
     const guest = (value: boolean | undefined) => (value === undefined ? "no guest flag" : value ? "a guest" : "not a guest");
     const flag = (value: boolean | undefined) => (value === undefined ? null : String(value));
     yield difference(
