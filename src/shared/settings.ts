@@ -75,6 +75,9 @@ export interface ProviderSettings {
   readCacheSeconds: number;
 }
 
+/** Why a base URL that is an origin alone is refused: the API is under a path (the contract's `/api/v1/`). */
+const NO_API_PATH = "has no path: the API is under /api/v1/ at the workspace's address, e.g. https://acme.example.com/api/v1/";
+
 const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/i;
 
@@ -98,7 +101,12 @@ function buildSchema(z: typeof Z) {
   const numbers = Object.fromEntries(Object.entries(NUMBER_SPECS).map(([key, spec]) => [key, fields.number(spec).optional()]));
   return z.object({
     apiKey: fields.apiKey,
-    baseUrl: fields.baseUrl.optional(),
+    baseUrl: fields.baseUrl
+      .superRefine((url, ctx) => {
+        // The workspace's origin alone: every request would answer 404, which a refresh reads as each resource gone.
+        if (url.pathname === "/") ctx.addIssue({ code: "custom", message: NO_API_PATH });
+      })
+      .optional(),
     workspace: matching(DNS_LABEL, 'must be a single DNS label (letters, digits and "-"), e.g. acme').optional(),
     host: matching(HOST_NAME, "must be a host name, e.g. example.com").optional(),
     ...numbers,

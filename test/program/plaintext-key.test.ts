@@ -4,7 +4,7 @@ import { User } from "../../src";
 
 it("warns once when the API key is stored in plaintext: it is in the state too, until the up after --secret", async () => {
   pulumi.runtime.setAllConfig(
-    { "workspace-access:apiKey": "plain-key-value-123456", "workspace-access:baseUrl": "https://a.example.com/" },
+    { "workspace-access:apiKey": "plain-key-value-123456", "workspace-access:baseUrl": "https://a.example.com/api/v1/" },
     [],
   );
   await pulumi.runtime.setMocks({ newResource: (a) => ({ id: "id", state: a.inputs }), call: (a) => a.inputs }, "p", "s", false);

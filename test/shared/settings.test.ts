@@ -87,6 +87,25 @@ describe("stack config and environment", () => {
     expect(() => resolveProviderSettings(raw)).not.toThrow(/pulumi config set/);
   });
 
+  // A newcomer's first address is the workspace's origin: every request would answer 404, which reads as "gone".
+  it.each([
+    ["workspace-access:baseUrl", { "workspace-access:baseUrl": "http://127.0.0.1:8080" }, {}],
+    ["workspace-access:baseUrl", { "workspace-access:baseUrl": "https://acme.example.com/" }, {}],
+    ["WORKSPACE_ACCESS_BASE_URL", {}, { WORKSPACE_ACCESS_BASE_URL: "https://acme.example.com" }],
+  ])("refuses %s with no path, naming the setting and saying the API is under /api/v1/", (name, stack, env) => {
+    const raw = readRawSettings(
+      config({ ...stack, ...("workspace-access:baseUrl" in stack && { "workspace-access:apiKey": "k-123456" }) }),
+      {
+        WORKSPACE_ACCESS_API_KEY: "k-123456",
+        ...env,
+      },
+    );
+    const fix = name === "WORKSPACE_ACCESS_BASE_URL" ? "Set WORKSPACE_ACCESS_BASE_URL=<value>" : `Run: pulumi config set ${name} <value>`;
+    expect(() => resolveProviderSettings(raw)).toThrow(
+      `${name} has no path: the API is under /api/v1/ at the workspace's address, e.g. https://acme.example.com/api/v1/. ${fix}`,
+    );
+  });
+
   it("reads numbers and booleans the engine may hand over as such", () => {
     const raw = readRawSettings(
       config({
@@ -136,7 +155,7 @@ describe("stack config and environment", () => {
     [{ "workspace-access:workspace": "acme" }, /workspace-access:host missing/],
   ])("names the key at fault: %j", (values, message) => {
     const raw = readRawSettings(
-      config({ "workspace-access:apiKey": "k-123456", "workspace-access:baseUrl": "https://a.example.com/", ...values }),
+      config({ "workspace-access:apiKey": "k-123456", "workspace-access:baseUrl": "https://a.example.com/api/v1/", ...values }),
       {},
     );
     if (!("workspace-access:maxRetries" in values)) delete raw.baseUrl;
@@ -187,7 +206,10 @@ describe("keys the package does not read", () => {
   });
 
   it("reports every unknown key and the first invalid setting, each with the command that fixes it", () => {
-    const raw = readRawSettings(config({ "workspace-access:baseUrl": "https://a.example.com/", "workspace-access:apiKey": "short" }), {});
+    const raw = readRawSettings(
+      config({ "workspace-access:baseUrl": "https://a.example.com/api/v1/", "workspace-access:apiKey": "short" }),
+      {},
+    );
     expect(rendered(["workspace-access:apikey", "workspace-access:timeout"], raw)).toEqual([
       expect.stringContaining("Unknown setting `workspace-access:apikey`"),
       expect.stringContaining("Unknown setting `workspace-access:timeout`"),
@@ -196,7 +218,7 @@ describe("keys the package does not read", () => {
     expect(
       rendered(
         [],
-        readRawSettings(config({ "workspace-access:baseUrl": "https://a.example.com/", "workspace-access:apiKey": "k-123456" }), {}),
+        readRawSettings(config({ "workspace-access:baseUrl": "https://a.example.com/api/v1/", "workspace-access:apiKey": "k-123456" }), {}),
       ),
     ).toEqual([]);
   });
