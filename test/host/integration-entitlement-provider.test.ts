@@ -152,6 +152,7 @@ describe("create", () => {
     expect(error.message).toContain("already a member of integration");
     expect(error.message).toContain("role collaborator and entitlements EDITOR");
     expect(error.message).toContain("set adoptExisting: true");
+    expect(error.message).toContain(`If this resource was renamed, give it the option aliases: [{ name: "<its old name>" }] instead`);
     expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
       "GET /integrations/:id/entitlements 200",
       "GET /integrations/:id/users/:id 200",

@@ -99,12 +99,14 @@ describe("create, read, update, delete", () => {
     expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /users"]);
   });
 
-  it("fails on 409 with a message suggesting adoptExisting", async () => {
+  it("fails on 409 with a message suggesting adoptExisting, or an alias when the resource was renamed", async () => {
     const emu = await emulator();
     emu.users.add({ ...alice, email: "ALICE@example.com" });
     await configureFor(emu);
     const error = await rejection(provider.create((await check(alice)).inputs!));
     expect(error.message).toContain("set adoptExisting: true");
+    // A rename without an alias is the usual cause in a stack that created the user: the alias keeps it, writing nothing.
+    expect(error.message).toContain(`If this resource was renamed, give it the option aliases: [{ name: "<its old name>" }] instead`);
     expect(emu.users.list()).toHaveLength(1);
   });
 

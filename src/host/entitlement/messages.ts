@@ -81,7 +81,8 @@ export function existingMembership(member: IntegrationUser, { integrationId, use
     "Nothing was changed. " +
     `To manage the existing membership with this resource, set adoptExisting: true${roleHint} ` +
     "(its entitlements then become the declared set; destroying the resource leaves the membership, unless deleteOnDestroy: true); " +
-    "to leave it alone, remove this resource from the program."
+    "to leave it alone, remove this resource from the program. If this resource was renamed, give it the option " +
+    'aliases: [{ name: "<its old name>" }] instead: the stack keeps managing the membership, and nothing is written.'
   );
 }
 

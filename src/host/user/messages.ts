@@ -50,7 +50,10 @@ export function keptDeclaredRoleRefused(role: string, declared: string): string 
 
 /** A create was refused because a user has `email` already (`existingId`, when found); the fix unless the resource adopts. */
 export function emailTaken(email: string, existingId: string | undefined, adopts: boolean): string {
-  const fix = adopts ? "" : " To manage that user with this resource, set adoptExisting: true.";
+  const fix = adopts
+    ? ""
+    : " To manage that user with this resource, set adoptExisting: true. If this resource was renamed, give it the option " +
+      'aliases: [{ name: "<its old name>" }] instead: the stack keeps managing the user, and nothing is written.';
   return ` A user with the email ${email} already exists${existingId ? ` (id ${existingId})` : ""}.${fix}`;
 }
 
