@@ -106,6 +106,10 @@ export class HttpTransport {
   #closing: Promise<void> | undefined;
   /** Requests sent (attempts, not operations): what the benchmarks and request-count tests read. */
   requestCount = 0;
+  /** Whether the base URL has answered as the workspace API (a success, or the probe below): until then a 404 may be the address's. */
+  #apiAnswered = false;
+  /** The one probe of the address a first 404 waits for ({@link #addressAnswers}). */
+  #probe: Promise<boolean> | undefined;
 
   constructor(settings: ResolvedSettings, deps: TransportDeps) {
     this.settings = settings;
@@ -184,6 +188,7 @@ export class HttpTransport {
         const decision = decide(attempt, outcome, this.settings, this.deps.random);
         switch (decision.action) {
           case "accept": {
+            this.#apiAnswered = true;
             // Every success status is success: a write answered 200 or 204 without a body has landed.
             const empty = method !== "GET" && raw!.text.trim() === "";
             return { status: raw!.status, data: (empty ? undefined : this.#parse(schema, raw!, method, path)) as z.infer<S> };
@@ -197,6 +202,9 @@ export class HttpTransport {
             await this.backoff(attempt.transientRetries++, `${method} ${path}: ${raw ? raw.status : noAnswer!.message}`, decision.delayMs);
             continue;
           case "fail":
+            // A 404 before anything answered may be the address's, not the item's: read as "gone", it would drop resources
+            // from the state on a refresh, and a destroy would remove nothing and succeed.
+            if (raw?.status === 404 && !this.#apiAnswered && !(await this.#addressAnswers())) throw this.#notTheApi(method, path);
             throw this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries);
         }
       }
@@ -260,6 +268,43 @@ export class HttpTransport {
         `${this.setting("retryMaxDelayMs")} (${this.settings.retryMaxDelayMs} ms): run again later${raise}.`;
     }
     return error;
+  }
+
+  /**
+   * Whether the base URL answers as the workspace API: `GET users` (one record), which the API answers whatever the key
+   * (200, or 401/403 for a key without its scope), and an address that is not the API's root answers 404. Sent once per
+   * client, when its first answer is a 404; no answer (a connection failure) tells nothing, so the 404 stands.
+   */
+  #addressAnswers(): Promise<boolean> {
+    this.#probe ??= (async () => {
+      const spec: RequestSpec = { method: "GET", path: "users", query: { "page[size]": 1 }, scopes: [] };
+      const ticket = await this.pacer.acquire();
+      this.requestCount++;
+      let raw: RawResponse;
+      try {
+        raw = await this.#send(spec, this.#url(spec));
+      } catch {
+        return true;
+      } finally {
+        this.pacer.release(ticket);
+      }
+      this.pacer.observe(raw.status, raw.headers, ticket);
+      if (raw.status !== 404) this.#apiAnswered = true;
+      return raw.status !== 404;
+    })();
+    return this.#probe;
+  }
+
+  /** The error for a 404 whose address answered 404 to `GET users` too: the base URL is not the workspace API's root. */
+  #notTheApi(method: string, path: string): ConfigurationError {
+    const base = this.settings.baseUrl.href;
+    return new ConfigurationError(
+      `${method} ${path} answered 404, and so did GET ${new URL("users", this.settings.baseUrl).pathname}, which the workspace ` +
+        `API always answers: ${base} is not the workspace's API root, so nothing was read as gone. Check ` +
+        `${this.setting("baseUrl")}: it should be the API root, such as https://acme.example.com/api/v1/ (if it is, the ` +
+        "service hides its users from this key: give it Read users, read:users).",
+      "baseUrl",
+    );
   }
 
   /** The URL of `spec`; refuses one outside the workspace (a `links.next` must not take the key elsewhere). */

@@ -120,6 +120,9 @@ export async function withClient<T>(
       // The address answered as the workspace API already: a later error is the service's, not the address's.
     } else if (NotFoundError.isInstance(error) || InvalidResponseError.isInstance(error)) {
       error.message += addressHint(connection.baseUrl, "answered, but not as the workspace API");
+    } else if (ConfigurationError.isInstance(error) && error.setting === "baseUrl") {
+      // The client's own finding (a 404, and 404 to `GET users` too) names its setting; here the address is a flag or variable.
+      error.message = error.message.replace(/ Check baseUrl: .*$/, "") + addressHint(connection.baseUrl, "is not the workspace API");
     } else if (ConnectionError.isInstance(error) || TimeoutError.isInstance(error)) {
       error.message += addressHint(connection.baseUrl, "could not be reached");
     }

@@ -275,9 +275,9 @@ describe("path segments", () => {
     const emu = await emulator();
     const { client } = clientFor(emu);
     await rejection(client.users.get(id));
-    expect(emu.requests).toHaveLength(1);
-    // Sent in its one form (lower case), then encoded.
-    expect(emu.requests[0]?.rawPath).toBe(`/api/v1/users/${encodeURIComponent(id.toLowerCase())}`);
+    // Sent in its one form (lower case), then encoded; its 404, the client's first answer, then has the address proven.
+    const sent = emu.requests.map((r) => r.rawPath);
+    expect(sent).toEqual([`/api/v1/users/${encodeURIComponent(id.toLowerCase())}`, "/api/v1/users?page%5Bsize%5D=1"]);
   });
 
   it("sends a user id in its one form, whatever case the caller holds", async () => {
@@ -309,5 +309,37 @@ describe("a service that answers user writes with 204 (the emulator's noContent 
       `GET /users/${user.id} 200`,
       `DELETE /users/${user.id} 204`,
     ]);
+  });
+});
+
+describe("a 404 before anything answered: the item's, or the address's", () => {
+  const missing = "00000000-0000-4000-8000-00000000dead";
+
+  it("is not read as gone when GET users answers 404 too: the base URL is not the API's root, named with its setting", async () => {
+    const emu = await emulator();
+    const { client } = clientFor(emu, { baseUrl: emu.url.replace("/api/v1/", "/api/v2/") });
+    const error = await rejection(client.users.get(missing));
+    expect(NotFoundError.isInstance(error)).toBe(false);
+    expect(error).toMatchObject({ kind: "configuration", setting: "baseUrl" });
+    expect(error.message).toContain(`GET /api/v2/users/${missing} answered 404, and so did GET /api/v2/users`);
+    expect(error.message).toContain("is not the workspace's API root, so nothing was read as gone. Check baseUrl");
+    expect(emu.requests.map((r) => r.rawPath)).toEqual([`/api/v2/users/${missing}`, "/api/v2/users?page%5Bsize%5D=1"]);
+  });
+
+  it("stays a 404 where the address answers, proven once per client; after a success, no proof is sent", async () => {
+    const emu = await emulator();
+    const { client } = clientFor(emu);
+    expect(NotFoundError.isInstance(await rejection(client.users.get(missing)))).toBe(true);
+    expect(NotFoundError.isInstance(await rejection(client.users.get(missing.replace("dead", "beef"))))).toBe(true);
+    expect(emu.requests.map((r) => r.rawPath)).toEqual([
+      `/api/v1/users/${missing}`,
+      "/api/v1/users?page%5Bsize%5D=1",
+      `/api/v1/users/${missing.replace("dead", "beef")}`,
+    ]);
+    const other = clientFor(emu).client;
+    await collect(other.users.list());
+    emu.clearRequests();
+    await rejection(other.users.get(missing));
+    expect(emu.requests.map((r) => r.rawPath)).toEqual([`/api/v1/users/${missing}`]);
   });
 });

@@ -281,7 +281,10 @@ describe("errors name the fix, never the key", () => {
 
   it("a wrong address: a server that is not the API (404)", async () => {
     const error = await failure({ out: freshDir(), baseUrl: emulator.url.replace("/api/v1/", "/"), env: env(emulator) });
-    expect(error.message).toMatch(/GET \/integrations answered 404.*Check the address: .* answered, but not as the workspace API/);
+    expect(error.message).toMatch(
+      /GET \/integrations answered 404, and so did GET \/users, .*Check the address: .* is not the workspace API;/,
+    );
+    expect(error.message).not.toContain("Check baseUrl");
   });
 
   it.each([401, 403] as const)("a key the service refuses (%i), naming the scopes the export needs", async (status) => {

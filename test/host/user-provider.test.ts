@@ -558,3 +558,18 @@ describe("a user whose role the public document does not list (the populated wor
     expect(emu.users.get(user.id)).toMatchObject({ role: "workspace_billing_admin", lastName: "Renamed" });
   });
 });
+
+describe("an address that is not the API's root (404 to everything)", () => {
+  it("fails a refresh and a destroy, naming baseUrl, rather than take the user for gone", async () => {
+    const emu = await emulator();
+    const user = emu.users.add(alice);
+    await configureFor(emu, { "workspace-access:baseUrl": emu.url.replace("/api/v1/", "/api/v2/") });
+    const props = { ...alice, role: "workspace_login_only", isGuest: false, deleteOnDestroy: true, adopted: false };
+    for (const step of [() => provider.read!(user.id, props as never), () => provider.delete!(user.id, props as never)]) {
+      const error = await rejection(step());
+      expect(error.message).toContain("is not the workspace's API root, so nothing was read as gone");
+      expect(error.message).toContain("Check workspace-access:baseUrl");
+    }
+    expect(emu.users.get(user.id)).toBeDefined();
+  });
+});
