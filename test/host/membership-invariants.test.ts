@@ -488,7 +488,7 @@ async function membersScenario(seedNo: number): Promise<string[]> {
   } else {
     expect(refused, label("update diff: a change that removes the last owner is refused")).toBe(false);
     if (d2.value.changes) {
-      const u = await outcome(update!(integrationId, state, nextInputs));
+      const u = await outcome(update!(integrationId, state, { ...nextInputs, __provider: "p" }));
       const afterUpdate = held(emu);
       expectOnlyAllowed(label("update"), beforeUpdate, afterUpdate, emu, [{ integrationId, remove: removed, write: nextKeys }]);
       notes.push(`update: ${summary(emu)}`);
@@ -717,7 +717,7 @@ async function entitlementScenario(seedNo: number): Promise<string[]> {
         next.push({ ...l, m });
         return;
       }
-      const u = await outcome(update!(l.id, l.state, inputs));
+      const u = await outcome(update!(l.id, l.state, { ...inputs, __provider: "p" }));
       if (!u.ok) throw Object.assign(u.error, { message: `${label("update")}: ${u.error.message}` });
       next.push({ ...l, m, state: u.value.outs as IntegrationEntitlementOutputs });
     }),
