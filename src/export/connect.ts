@@ -17,7 +17,7 @@ import {
 } from "../client";
 import { describeScopes, SCOPES } from "../client/scopes";
 import { parseBaseUrl } from "../client/settings";
-import { CONFIG_KEYS as ENV, readRawSettings, resolveProviderSettings } from "../shared/settings";
+import { CONFIG_KEYS as ENV, NO_API_PATH, readRawSettings, resolveProviderSettings } from "../shared/settings";
 import { ExportError } from "./errors";
 
 const SCOPES_NEEDED = describeScopes([SCOPES.readUsers, SCOPES.readIntegrations]);
@@ -47,7 +47,7 @@ export function exportConnection(
         "The key is read from the environment only, never from a flag, so that it stays out of the shell's history.",
     );
   }
-  if (baseUrlFlag !== undefined) return { apiKey, baseUrl: parseBaseUrl(baseUrlFlag, "--base-url").href };
+  if (baseUrlFlag !== undefined) return { apiKey, baseUrl: withApiPath(parseBaseUrl(baseUrlFlag, "--base-url"), "--base-url") };
   const raw = readRawSettings(() => undefined, env as NodeJS.ProcessEnv);
   if (!raw.baseUrl && !(raw.workspace && raw.host)) {
     if (recorded?.baseUrl === undefined) {
@@ -65,13 +65,23 @@ export function exportConnection(
           `${ENV.host}) beside ${ENV.apiKey} in the CI's settings, or pass --base-url.`,
       );
     }
+    const fix = `. Correct it in ${recorded.file}, or pass --base-url.`;
     return {
       apiKey,
-      baseUrl: asExportError(() => parseBaseUrl(recorded.baseUrl!, where).href, `. Correct it in ${recorded.file}, or pass --base-url.`),
+      baseUrl: asExportError(() => withApiPath(parseBaseUrl(recorded.baseUrl!, where), `the address ${recorded.file} records`, fix)),
     };
   }
   // The problems worded for the environment: the variables to set, not the stack config keys.
   return { apiKey, baseUrl: asExportError(() => resolveProviderSettings(raw, "env").client.baseUrl.href) };
+}
+
+/**
+ * The address, refused as the provider's settings refuse it when it is the workspace's origin alone (`NO_API_PATH`): every
+ * request would answer 404.
+ */
+function withApiPath(url: URL, name: string, fix = ""): string {
+  if (url.pathname === "/") throw new ExportError(`${name} ${NO_API_PATH}${fix}`);
+  return url.href;
 }
 
 /** Whether `CI` is set as CI services set it (`true`, `1`, a name): not empty, `0` or `false`. */

@@ -76,7 +76,7 @@ export interface ProviderSettings {
 }
 
 /** Why a base URL that is an origin alone is refused: the API is under a path (the contract's `/api/v1/`). */
-const NO_API_PATH = "has no path: the API is under /api/v1/ at the workspace's address, e.g. https://acme.example.com/api/v1/";
+export const NO_API_PATH = "has no path: the API is under /api/v1/ at the workspace's address, e.g. https://acme.example.com/api/v1/";
 
 const DNS_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i;
 const HOST_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/i;

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, POPULATED_IDS, startEmulator } from "../../src/emulator/index";
 import { parseAccessFile } from "../../src/export/access-file";
 import { type ExportOptions, runExport } from "../../src/export/run";
+import { exportConnection } from "../../src/export/connect";
 import { runCheck } from "../../src/export/run-check";
 import { VirtualClock } from "../support/virtual-clock";
 import { env, freshDir, gets, options, readFiles } from "./support";
@@ -280,11 +281,26 @@ describe("errors name the fix, never the key", () => {
   });
 
   it("a wrong address: a server that is not the API (404)", async () => {
-    const error = await failure({ out: freshDir(), baseUrl: emulator.url.replace("/api/v1/", "/"), env: env(emulator) });
+    const error = await failure({ out: freshDir(), baseUrl: emulator.url.replace("/api/v1/", "/api/v2/"), env: env(emulator) });
     expect(error.message).toMatch(
-      /GET \/integrations answered 404, and so did GET \/users, .*Check the address: .* is not the workspace API;/,
+      /GET \/api\/v2\/integrations answered 404, and so did GET \/api\/v2\/users, .*Check the address: .* is not the workspace API;/,
     );
     expect(error.message).not.toContain("Check baseUrl");
+  });
+
+  it("an address with no path recorded in access.yaml, refused naming the file and the fix", () => {
+    const recorded = { baseUrl: "https://acme.example.com", file: "access.yaml" };
+    expect(() => exportConnection(undefined, { WORKSPACE_ACCESS_API_KEY: "wa_key_0123456789" }, recorded)).toThrow(
+      "the address access.yaml records has no path: the API is under /api/v1/ at the workspace's address, e.g. " +
+        "https://acme.example.com/api/v1/. Correct it in access.yaml, or pass --base-url.",
+    );
+  });
+
+  it("an address with no path (the workspace's origin), refused before any request, as the provider refuses it", async () => {
+    emulator.clearRequests();
+    const error = await failure({ out: freshDir(), baseUrl: emulator.url.replace("/api/v1/", "/"), env: env(emulator) });
+    expect(error.message).toContain("--base-url has no path: the API is under /api/v1/");
+    expect(emulator.requests).toEqual([]);
   });
 
   it.each([401, 403] as const)("a key the service refuses (%i), naming the scopes the export needs", async (status) => {
