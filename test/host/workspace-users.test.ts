@@ -363,6 +363,34 @@ describe("an email change", () => {
   });
 });
 
+describe("an email change of an adopted user under deleteOnDestroy", () => {
+  it("the diff warns, saying the user was adopted, before the update deletes them and creates another", async () => {
+    const { emu, warnings } = await world();
+    const first = (await provider.create({ ...setOf(ann), deleteOnDestroy: true })).outs as Outputs;
+    expect(first.users["ann@example.com"]?.created).toBeUndefined();
+    await nextDeployment(emu, warnings);
+    const news = { ...setOf({ ...ann, email: "ann.lee@example.com" }), deleteOnDestroy: true };
+    expect((await provider.diff!("workspace-users", first, news)).changes).toBe(true);
+    // Unknown in a preview: taken as set.
+    await provider.diff!("workspace-users", first, { ...news, deleteOnDestroy: UNKNOWN });
+    expect(warnings).toHaveLength(2);
+    for (const warning of warnings) {
+      expect(warning).toContain("ann@example.com leaves the set and ann.lee@example.com joins it, both named Ann Lee.");
+      expect(warning).toContain(
+        `this update deletes the user ann@example.com (${ANN}, adopted by this set, and deleted because the set sets deleteOnDestroy: true)`,
+      );
+    }
+    // What it warned of: the update deletes Ann.
+    await provider.update!("workspace-users", first, news);
+    expect(emu.users.get(ANN)).toBeUndefined();
+    // Secret: counted, no email.
+    warnings.length = 0;
+    await provider.diff!("workspace-users", first, { ...news, __secretUsers: true });
+    expect(warnings).toEqual([expect.stringContaining("1 user(s) this set deletes (created by it, or adopted under deleteOnDestroy)")]);
+    expect(warnings[0]).not.toContain("ann");
+  });
+});
+
 describe("a set holding secrets (the program's hidden __secretUsers: the provider cannot see a secret)", () => {
   const secretly = (props: Props): Props => ({ ...props, __secretUsers: true });
 

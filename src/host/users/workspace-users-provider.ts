@@ -420,10 +420,11 @@ function unreadTaken(unread: string[]): string {
 }
 
 /**
- * The users the set created that `news` drops while it adds one of the same first and last name: most likely an email
- * changed, which the set, keyed by email, makes a delete and a create (never paired: two people may share a name). Seen at
- * preview, in the diff, the one handler that sees which users the set created. Owners and users handed to another resource
- * are not deleted, and are left out.
+ * The users the update deletes (those the set created, and with `deleteOnDestroy` those it adopted, as `release` does) that
+ * `news` drops while it adds one of the same first and last name: most likely an email changed, which the set, keyed by
+ * email, makes a delete and a create (never paired: two people may share a name). Seen at preview, in the diff, the one
+ * handler that sees which users the set created. Owners and users handed to another resource are not deleted, and are left
+ * out; a `deleteOnDestroy` not known yet (a preview) is taken as set.
  */
 function emailChanges(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: Props): Array<[WorkspaceUserState, Props]> {
   if (isUnknown(news.users) || typeof news.users !== "object" || news.users === null) return [];
@@ -432,15 +433,18 @@ function emailChanges(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   const added = Object.entries(declared).filter(([key, user]) => !state[key] && user && !isUnknown(user));
   const nameOf = (u: { firstName?: unknown; lastName?: unknown }) =>
     knownString(u.firstName) && knownString(u.lastName) ? JSON.stringify([u.firstName, u.lastName]) : undefined;
+  const deletesAdopted = news.deleteOnDestroy === true || isUnknown(news.deleteOnDestroy);
   return Object.entries(state).flatMap(([key, user]): Array<[WorkspaceUserState, Props]> => {
-    if (key in declared || !user.created || user.role === OWNER_ROLE || ctx.declared.has(declaredUserKey(user.email))) return [];
+    const deleted = user.created === true || deletesAdopted;
+    if (key in declared || !deleted || user.role === OWNER_ROLE || ctx.declared.has(declaredUserKey(user.email))) return [];
     const twin = added.find(([, u]) => nameOf(u) !== undefined && nameOf(u) === nameOf(user));
     return twin ? [[user, twin[1]]] : [];
   });
 }
 
 /**
- * An update drops `gone`, a user the set created, and adds `added`, of the same name: said before the delete it makes. A set
+ * An update drops `gone`, a user it deletes (the set created them, or adopted them under `deleteOnDestroy`), and adds `added`,
+ * of the same name: said before the delete it makes. A set
  * holding secrets (`secret`) names none of them (one message for all, with their count): either email may be a secret.
  */
 function emailChanged(pairs: Array<[WorkspaceUserState, Props]>, secret: boolean): string[] {
@@ -449,9 +453,15 @@ function emailChanged(pairs: Array<[WorkspaceUserState, Props]>, secret: boolean
     "true first (it takes them over from the set), then change the email there: a User changes an email in place, keeping " +
     "the user and their access.";
   if (pairs.length === 0) return [];
+  // An adopted user is deleted only under the set's deleteOnDestroy: said so, since the user existed before the set.
+  const whose = (user: WorkspaceUserState) =>
+    user.created ? "created by this set" : "adopted by this set, and deleted because the set sets deleteOnDestroy: true";
   if (secret) {
+    const which = pairs.every(([gone]) => gone.created)
+      ? "this set created"
+      : "this set deletes (created by it, or adopted under deleteOnDestroy)";
     return [
-      `WorkspaceUsers: ${pairs.length} user(s) this set created leave it while as many of the same names join it (neither ` +
+      `WorkspaceUsers: ${pairs.length} user(s) ${which} leave it while as many of the same names join it (neither ` +
         "emails nor names are shown: the set holds secrets). The set keys its users by email, so this update deletes each " +
         `user who leaves, with every integration membership they hold, and creates a new user for each who joins. ${advice}`,
     ];
@@ -459,7 +469,7 @@ function emailChanged(pairs: Array<[WorkspaceUserState, Props]>, secret: boolean
   return pairs.map(
     ([gone, added]) =>
       `WorkspaceUsers: ${gone.email} leaves the set and ${String(added.email)} joins it, both named ${gone.firstName} ${gone.lastName}. ` +
-      `The set keys its users by email, so this update deletes the user ${gone.email} (${gone.id}, created by this set), with ` +
+      `The set keys its users by email, so this update deletes the user ${gone.email} (${gone.id}, ${whose(gone)}), with ` +
       `every integration membership they hold, and creates a new user ${String(added.email)}. ${advice}`,
   );
 }
