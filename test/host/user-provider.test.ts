@@ -415,6 +415,24 @@ describe("create, read, update, delete", () => {
     });
   });
 
+  it("an update of a user deleted outside the program fails, writing nothing, saying to refresh; refresh and up then create it", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const { id, outs } = await provider.create((await check(alice)).inputs!);
+    emu.users.remove(id);
+    emu.clearRequests();
+    const news = (await check({ ...alice, lastName: "Roe" })).inputs!;
+    const error = await rejection(provider.update!(id, outs!, news));
+    expect(error.message).toContain(`GET /api/v1/users/${id} answered 404`);
+    expect(error.message).toContain("The user no longer exists in the workspace (deleted outside this program");
+    expect(error.message).toContain("Run pulumi refresh (the state then forgets the user), then pulumi up to create the user again.");
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    // What it says to do works: the refresh forgets the user, the up's create makes them again.
+    expect(wire(await provider.read!(id, outs)).id).toBe("");
+    const again = await provider.create(news);
+    expect(emu.users.get(again.id)).toMatchObject({ email: alice.email, lastName: "Roe" });
+  });
+
   it("deletes, and treats 404 as already done", async () => {
     const emu = await emulator();
     await configureFor(emu);

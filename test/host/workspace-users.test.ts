@@ -299,6 +299,26 @@ describe("update, read and delete", () => {
     expect(writes(emu.requests)).toEqual([]);
   });
 
+  it("a changed user deleted outside the program fails alone, saying to refresh; the state keeps it until the refresh forgets it", async () => {
+    const { emu, warnings } = await world();
+    const first = (await provider.create(setOf(ann, bob))).outs as Outputs;
+    emu.users.remove(ANN);
+    await nextDeployment(emu, warnings);
+    emu.clearRequests();
+    const news = setOf({ ...ann, lastName: "Li" }, { ...bob, lastName: "Roy" });
+    const error = (await rejection(provider.update!("workspace-users", first, news))) as Error & { properties?: Outputs };
+    expect(error.message).toContain("1 workspace user change(s) failed (the others were made): ann@example.com: ");
+    expect(error.message).toContain("Run pulumi refresh (the state then forgets the user), then pulumi up to create the user again.");
+    expect(writes(emu.requests)).toEqual([`PUT /users/${BOB}`]);
+    expect(error.properties?.users["ann@example.com"]).toEqual(first.users["ann@example.com"]);
+    // The refresh forgets Ann; the next up creates her.
+    await nextDeployment(emu, warnings);
+    const read = (await provider.read!("workspace-users", error.properties!)).props as Outputs;
+    expect(Object.keys(read.users)).toEqual(["bob@example.com"]);
+    const { outs } = await provider.update!("workspace-users", read, news);
+    expect((outs as Outputs).users["ann@example.com"]).toMatchObject({ lastName: "Li", created: true });
+  });
+
   it("a refresh reports drift per user, forgets a deleted one, and hands back inputs that show no diff", async () => {
     const { emu } = await world();
     const declared = setOf(ann, { ...bob, isGuest: false });

@@ -113,3 +113,12 @@ export function importedEmailDiffers(id: string, found: string | null, declared:
     `Import the user whose email is ${declared}, or declare the email ${found ?? "(none)"}.`
   );
 }
+
+/** An update found the user gone (404): deleted outside the program since the state last read it. */
+export function goneSinceRefresh(): string {
+  return (
+    " The user no longer exists in the workspace (deleted outside this program since the state last read it, or hidden from " +
+    "this API key), so nothing was written. Run pulumi refresh (the state then forgets the user), then pulumi up to create " +
+    "the user again."
+  );
+}

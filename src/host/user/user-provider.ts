@@ -27,6 +27,7 @@ import {
   guestOf,
   InvalidResponseError,
   KNOWN_USER_ROLES,
+  NotFoundError,
   reasonOf,
   sameEmail,
   sameId,
@@ -36,6 +37,7 @@ import {
 import type { UserAttributes, WorkspaceAccessClient } from "../../client";
 import {
   emailTaken,
+  goneSinceRefresh,
   importedEmailDiffers,
   keptDeclaredRoleRefused,
   keptRoleRefused,
@@ -231,7 +233,7 @@ export const provider = providerOf<Props, UserOutputs>({
     }
     const changed = changedUserProperties(olds, news);
     return ctx.withWrite(async () => {
-      const { user, unapplied } = await replaceUser(ctx.connection().client, id, inputs, changed);
+      const { user, unapplied } = await replaceUser(ctx.connection().client, id, inputs, changed).catch(saidIfGone);
       return { outs: { ...outputs(user, inputs, adopted), ...(unapplied ? { unapplied } : {}) } };
     });
   },
@@ -265,6 +267,15 @@ export const provider = providerOf<Props, UserOutputs>({
     });
   },
 });
+
+/**
+ * Rethrows an update's error; a 404 (the user the state records is gone: deleted outside the program) says so, and what to
+ * run. Not for an adoption's: its user was just found, and a plain rerun finds who has the email then.
+ */
+export function saidIfGone(error: unknown): never {
+  if (NotFoundError.isInstance(error)) error.message += goneSinceRefresh();
+  throw error;
+}
 
 /**
  * An update's `PUT`: it replaces every attribute, so the user is read first, and only what the program `changed` is sent as

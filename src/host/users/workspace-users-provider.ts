@@ -52,6 +52,7 @@ import {
   managedValues,
   OWNER_ROLE,
   replaceUser,
+  saidIfGone,
   takeOver,
 } from "../user/user-provider";
 import { withHints } from "../../shared/hints";
@@ -330,7 +331,8 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   const removed = [...users.keys()].filter((key) => !(key in inputs.users));
   await mapBounded(changed, IN_FLIGHT, async ([key, declared, prior]) => {
     try {
-      const { user, unapplied } = await replaceUser(ctx.connection().client, prior.id, declared, changedUserProperties(prior, declared));
+      const changes = changedUserProperties(prior, declared);
+      const { user, unapplied } = await replaceUser(ctx.connection().client, prior.id, declared, changes).catch(saidIfGone);
       users.set(key, { ...stateOf(user, declared, managedOf(declared), prior.created), ...(unapplied ? { unapplied } : {}) });
     } catch (error) {
       failures.push({ key, error });
