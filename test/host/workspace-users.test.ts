@@ -153,11 +153,15 @@ describe("create", () => {
 
   it("one failing user does not stop the others: the error names it and carries the state of the others", async () => {
     const { emu } = await world();
+    const infos: string[] = [];
+    await configureFor(emu, {}, { warn: () => {}, info: (m) => void infos.push(m) });
     emu.fault({ method: "POST", path: "/users", status: 400, times: 5 });
     const error = (await rejection(provider.create(setOf(ann, cara)))) as Error & { properties?: Outputs; id?: string };
     expect(error.message).toContain("cara@example.com:");
     expect(error.id).toBe("workspace-users");
     expect(error.properties?.userIds).toEqual({ "ann@example.com": ANN });
+    // What was done, as done: Cara is neither adopted nor created.
+    expect(infos).toEqual(["WorkspaceUsers adopted 1 existing user(s) of those added, and created 0; 1 failed (named in the error)."]);
   });
 
   it("a user someone made between the listings and the POST (409) is adopted, not the set's: removing it deletes nothing", async () => {

@@ -339,8 +339,14 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
     }
   });
   await adoptOrCreate(ctx, added, users, failures, pending, own);
-  const created = [...added.keys()].filter((key) => users.get(key)?.created).length;
-  if (added.size > 0) ctx.info(`WorkspaceUsers adopted ${added.size - created} existing user(s) of those added, and created ${created}.`);
+  // What was done: an added user that failed is neither adopted nor created (the error names it).
+  const done = [...added.keys()].flatMap((key) => users.get(key) ?? []);
+  const created = done.filter((user) => user.created).length;
+  const unmade = added.size - done.length;
+  if (added.size > 0) {
+    const failedToo = unmade > 0 ? `; ${unmade} failed (named in the error)` : "";
+    ctx.info(`WorkspaceUsers adopted ${done.length - created} existing user(s) of those added, and created ${created}${failedToo}.`);
+  }
   // A user the set's own create made since, whom the program no longer declares, is released as one it created.
   const ownGone = await ownUndeclared(
     ctx,
