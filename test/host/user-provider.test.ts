@@ -433,6 +433,23 @@ describe("create, read, update, delete", () => {
     expect(emu.users.get(again.id)).toMatchObject({ email: alice.email, lastName: "Roe" });
   });
 
+  it("an email change to an email another user has (409) says so, writing nothing; other conflicts are left as they are", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const { id, outs } = await provider.create((await check(alice)).inputs!);
+    emu.users.add({ email: "bob@example.com", firstName: "Bob", lastName: "Roe" });
+    const error = await rejection(provider.update!(id, outs!, (await check({ ...alice, email: "bob@example.com" })).inputs!));
+    expect(error.message).toContain(`PUT /api/v1/users/${id} answered 409`);
+    expect(error.message).toContain("most likely another user has the email bob@example.com");
+    expect(error.message).toContain("Free that email in the service, or declare another");
+    expect(emu.users.get(id)).toMatchObject({ email: alice.email });
+    // A 409 to a change that keeps the email is not about an email.
+    emu.fault({ method: "PUT", path: `/users/${id}`, status: 409 });
+    const other = await rejection(provider.update!(id, outs!, (await check({ ...alice, lastName: "Roe" })).inputs!));
+    expect(other.message).toContain("answered 409");
+    expect(other.message).not.toContain("another user has the email");
+  });
+
   it("deletes, and treats 404 as already done", async () => {
     const emu = await emulator();
     await configureFor(emu);

@@ -122,3 +122,12 @@ export function goneSinceRefresh(): string {
     "the user again."
   );
 }
+
+/** An update that changes the email to `email` was refused as a conflict (409): another user most likely has that email. */
+export function emailTakenOnUpdate(email: string): string {
+  return (
+    ` The service refused the change as a conflict: most likely another user has the email ${email} (an update changes a ` +
+    "user's email in place, only to one no other user has). Nothing was written. Free that email in the service, or declare " +
+    "another; if another resource of this program gives that email up in this change, run pulumi up again once it has."
+  );
+}

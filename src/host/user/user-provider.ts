@@ -37,6 +37,7 @@ import {
 import type { UserAttributes, WorkspaceAccessClient } from "../../client";
 import {
   emailTaken,
+  emailTakenOnUpdate,
   goneSinceRefresh,
   importedEmailDiffers,
   keptDeclaredRoleRefused,
@@ -233,7 +234,9 @@ export const provider = providerOf<Props, UserOutputs>({
     }
     const changed = changedUserProperties(olds, news);
     return ctx.withWrite(async () => {
-      const { user, unapplied } = await replaceUser(ctx.connection().client, id, inputs, changed).catch(saidIfGone);
+      const { user, unapplied } = await replaceUser(ctx.connection().client, id, inputs, changed).catch(
+        saidOfUpdate(inputs.email, changed),
+      );
       return { outs: { ...outputs(user, inputs, adopted), ...(unapplied ? { unapplied } : {}) } };
     });
   },
@@ -269,12 +272,16 @@ export const provider = providerOf<Props, UserOutputs>({
 });
 
 /**
- * Rethrows an update's error; a 404 (the user the state records is gone: deleted outside the program) says so, and what to
- * run. Not for an adoption's: its user was just found, and a plain rerun finds who has the email then.
+ * What rethrows an update's error of a user declaring `email`, `changed` the properties it changes: a 404 (the user the state
+ * records is gone: deleted outside the program) says so, and what to run; a 409 of an email change, that another user most
+ * likely has the email. Not for an adoption's: its user was just found, and a plain rerun finds who has the email then.
  */
-export function saidIfGone(error: unknown): never {
-  if (NotFoundError.isInstance(error)) error.message += goneSinceRefresh();
-  throw error;
+export function saidOfUpdate(email: string, changed: readonly string[]): (error: unknown) => never {
+  return (error) => {
+    if (NotFoundError.isInstance(error)) error.message += goneSinceRefresh();
+    else if (ConflictError.isInstance(error) && changed.includes("email")) error.message += emailTakenOnUpdate(email);
+    throw error;
+  };
 }
 
 /**

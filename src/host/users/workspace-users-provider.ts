@@ -52,7 +52,7 @@ import {
   managedValues,
   OWNER_ROLE,
   replaceUser,
-  saidIfGone,
+  saidOfUpdate,
   takeOver,
 } from "../user/user-provider";
 import { withHints } from "../../shared/hints";
@@ -332,7 +332,9 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   await mapBounded(changed, IN_FLIGHT, async ([key, declared, prior]) => {
     try {
       const changes = changedUserProperties(prior, declared);
-      const { user, unapplied } = await replaceUser(ctx.connection().client, prior.id, declared, changes).catch(saidIfGone);
+      const { user, unapplied } = await replaceUser(ctx.connection().client, prior.id, declared, changes).catch(
+        saidOfUpdate(declared.email, changes),
+      );
       users.set(key, { ...stateOf(user, declared, managedOf(declared), prior.created), ...(unapplied ? { unapplied } : {}) });
     } catch (error) {
       failures.push({ key, error });
