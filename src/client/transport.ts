@@ -7,6 +7,7 @@ import {
   ConnectionError,
   contractIssue,
   InvalidResponseError,
+  isTransientStatus,
   RateLimitError,
   TimeoutError,
   type WorkspaceAccessError,
@@ -15,6 +16,7 @@ import { Pacer } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeEchoTest, makeRedactor, makeValueRedactor, redactDeep, redactError } from "./redact";
 import { askedTooLong, backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
+import { schemas } from "./schemas";
 import { describeScopes, type Scope } from "./scopes";
 import { type ClientOptions, DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
 
@@ -110,6 +112,8 @@ export class HttpTransport {
   #apiAnswered = false;
   /** The one probe of the address a first 404 waits for ({@link #addressAnswers}). */
   #probe: Promise<boolean> | undefined;
+  /** The probe's request: its own 404 is the answer, not a question for another probe. */
+  readonly #probeSpec: RequestSpec = { method: "GET", path: "users", query: { "page[size]": 1 }, scopes: [] };
 
   constructor(settings: ResolvedSettings, deps: TransportDeps) {
     this.settings = settings;
@@ -204,7 +208,8 @@ export class HttpTransport {
           case "fail":
             // A 404 before anything answered may be the address's, not the item's: read as "gone", it would drop resources
             // from the state on a refresh, and a destroy would remove nothing and succeed.
-            if (raw?.status === 404 && !this.#apiAnswered && !(await this.#addressAnswers())) throw this.#notTheApi(method, path);
+            if (raw?.status === 404 && !this.#apiAnswered && spec !== this.#probeSpec && !(await this.#addressAnswers(method, path)))
+              throw this.#notTheApi(method, path);
             throw this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries);
         }
       }
@@ -273,25 +278,30 @@ export class HttpTransport {
   /**
    * Whether the base URL answers as the workspace API: `GET users` (one record), which the API answers whatever the key
    * (200, or 401/403 for a key without its scope), and an address that is not the API's root answers 404. Sent once per
-   * client, when its first answer is a 404; no answer (a connection failure) tells nothing, so the 404 stands.
+   * client, when its first answer is a 404, as any request is: a 429 waited out, a 5xx or no answer retried, for neither
+   * says whose the 404 was. Should the retries end without a final answer, that error is thrown (nothing is read as gone),
+   * and the next first 404 asks again.
    */
-  #addressAnswers(): Promise<boolean> {
-    this.#probe ??= (async () => {
-      const spec: RequestSpec = { method: "GET", path: "users", query: { "page[size]": 1 }, scopes: [] };
-      const ticket = await this.pacer.acquire();
-      this.requestCount++;
-      let raw: RawResponse;
-      try {
-        raw = await this.#send(spec, this.#url(spec));
-      } catch {
-        return true;
-      } finally {
-        this.pacer.release(ticket);
-      }
-      this.pacer.observe(raw.status, raw.headers, ticket);
-      if (raw.status !== 404) this.#apiAnswered = true;
-      return raw.status !== 404;
-    })();
+  #addressAnswers(method: string, path: string): Promise<boolean> {
+    this.#probe ??= this.request(this.#probeSpec, schemas().anyAnswer).then(
+      () => true,
+      (error: unknown) => {
+        const status = (error as WorkspaceAccessError).status ?? 0;
+        if (status === 404) return false;
+        if (status > 0 && status !== 429 && !isTransientStatus(status)) {
+          this.#apiAnswered = true;
+          return true;
+        }
+        this.#probe = undefined;
+        if (error instanceof Error) {
+          const probe = new URL(this.#probeSpec.path, this.settings.baseUrl).pathname;
+          error.message =
+            `${method} ${path} answered 404 before ${this.settings.baseUrl.href} had answered as the workspace API, and ` +
+            `GET ${probe}, which tells the item's 404 from the address's, got no answer to go by, so nothing was read as gone: ${error.message}`;
+        }
+        throw error;
+      },
+    );
     return this.#probe;
   }
 

@@ -343,3 +343,48 @@ describe("a 404 before anything answered: the item's, or the address's", () => {
     expect(emu.requests.map((r) => r.rawPath)).toEqual([`/api/v1/users/${missing}`]);
   });
 });
+
+describe("a 404 before anything answered, whose proof is answered 429 or 5xx first", () => {
+  const missing = "00000000-0000-4000-8000-00000000dead";
+
+  it.each([
+    [429, { "retry-after": "1" }],
+    [503, {}],
+  ] as const)(
+    "waits out a %i to GET users as any request does: the proof is its answer, not the 429's or the 5xx's",
+    async (status, headers) => {
+      const emu = await emulator();
+      emu.fault({ method: "GET", path: "/api/v2/users", status, headers });
+      const { client } = clientFor(emu, { baseUrl: emu.url.replace("/api/v1/", "/api/v2/") });
+      const error = await rejection(client.users.get(missing));
+      expect(NotFoundError.isInstance(error)).toBe(false);
+      expect(error).toMatchObject({ kind: "configuration", setting: "baseUrl" });
+      const probe = "/api/v2/users?page%5Bsize%5D=1";
+      expect(emu.requests.map((r) => r.rawPath)).toEqual([`/api/v2/users/${missing}`, probe, probe]);
+    },
+  );
+
+  it("fails, reading nothing as gone, when GET users gets no answer the retries accept", async () => {
+    const emu = await emulator();
+    emu.fault({ method: "GET", path: "/users", status: 503, times: 10 });
+    const { client } = clientFor(emu, { maxRetries: 1 });
+    const error = await rejection(client.users.get(missing));
+    expect(NotFoundError.isInstance(error)).toBe(false);
+    expect(error.message).toContain(`GET /api/v1/users/${missing} answered 404`);
+    expect(error.message).toContain("nothing was read as gone");
+    // Asked again at the next 404: the first proof told nothing.
+    emu.clearFaults();
+    expect(NotFoundError.isInstance(await rejection(client.users.get(missing)))).toBe(true);
+  });
+});
+
+describe("many first requests answered 404 at once", () => {
+  it("send one proof between them, and each fails naming baseUrl", async () => {
+    const emu = await emulator();
+    const { client } = clientFor(emu, { baseUrl: emu.url.replace("/api/v1/", "/api/v2/") });
+    const ids = [1, 2, 3, 4, 5].map((n) => `00000000-0000-4000-8000-00000000000${n}`);
+    const errors = await Promise.all(ids.map((id) => rejection(client.users.get(id))));
+    for (const error of errors) expect(error).toMatchObject({ kind: "configuration", setting: "baseUrl" });
+    expect(emu.requests.filter((r) => r.rawPath === "/api/v2/users?page%5Bsize%5D=1")).toHaveLength(1);
+  });
+});
