@@ -34,6 +34,7 @@ import { idOf } from "../../client/ids";
 import { emailKey, sameEmail } from "../../client/models";
 import { SEARCH_PROOF_LISTINGS, sharedEmail } from "../../client/users";
 import { namedUpTo } from "../../shared/named-up-to";
+import { hiderOf } from "../../shared/hide-secrets";
 import { digestOf } from "../../shared/digest";
 import { DECLARED_ELSEWHERE, SECRET_USERS } from "../../shared/input-constants";
 import { IMPORT_ID, optIn, optInChanged, type Props } from "../../shared/inputs";
@@ -106,15 +107,9 @@ function outputsOf(
   };
 }
 
-/** What a message of a set holding secrets prints for each of its emails, as Pulumi prints a secret. */
-const SECRET = "[secret]";
-
 /** A message as the set may print it: when it holds a secret (`secret`), with each of `emails` (in any case) as `[secret]`. */
 function hider(secret: boolean, emails: Iterable<string>): (text: string) => string {
-  const known = [...new Set([...emails].map(emailKey))].filter((e) => e !== "").sort((a, b) => b.length - a.length);
-  if (!secret || known.length === 0) return (text) => text;
-  const pattern = new RegExp(known.map((e) => e.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
-  return (text) => text.replace(pattern, SECRET);
+  return secret ? hiderOf(emails) : (text) => text;
 }
 
 /** Every email a set's state and inputs name: those its messages leave out when it holds a secret. */

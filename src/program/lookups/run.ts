@@ -2,6 +2,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { WorkspaceAccessError } from "../../client/errors";
 import { redactError } from "../../client/redact";
+import { hiderOf } from "../../shared/hide-secrets";
 import { emailKey } from "../../client/models";
 import { hinted } from "../../shared/hints";
 import { programKeySource } from "../program-settings";
@@ -68,13 +69,10 @@ export const outputOf =
       } catch (error) {
         // The result of a secret argument is a secret (the apply keeps it so); its failure is printed, so it names none.
         const secrets = await secretArguments(args, resolved);
-        throw secrets.length > 0 ? redactError(error, hider(secrets)) : error;
+        throw secrets.length > 0 ? redactError(error, hiderOf(secrets)) : error;
       }
     });
   };
-
-/** What a failure prints for a secret argument's value, as Pulumi prints a secret. */
-const SECRET = "[secret]";
 
 /**
  * The string values among the resolved arguments that were given as secrets: each one given as a secret, or every one when the
@@ -88,18 +86,6 @@ async function secretArguments(args: unknown, resolved: unknown): Promise<string
   const values: string[] = [];
   for (const [key, value] of Object.entries(resolved)) if (typeof value === "string" && (await secret(key))) values.push(value);
   return values;
-}
-
-/**
- * A text with each of `secrets` as `[secret]`, in any case (emails compare so: a candidate's email may be the secret in another
- * case), trimmed or not, and in the forms a message may quote it (inside a JSON string, URL-encoded in a path).
- */
-function hider(secrets: readonly string[]): (text: string) => string {
-  const forms = secrets.flatMap((s) => [s, s.trim(), JSON.stringify(s).slice(1, -1), encodeURIComponent(s)]).filter((f) => f !== "");
-  if (forms.length === 0) return (text) => text;
-  const longestFirst = [...new Set(forms)].sort((a, b) => b.length - a.length);
-  const pattern = new RegExp(longestFirst.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
-  return (text) => text.replace(pattern, SECRET);
 }
 
 /** A resource's URN once it exists: a custom resource's once its id is known (unknown in a preview while it is to be created). */

@@ -1,0 +1,16 @@
+/** How a message printed where Pulumi shows it (a lookup's failure, a provider's warning or error) leaves out values given as secrets. */
+
+/** What a message prints for a secret value, as Pulumi prints a secret. */
+export const SECRET = "[secret]";
+
+/**
+ * A text with each of `secrets` as `[secret]`, in any case (emails compare so: a record's email may be the secret in another
+ * case), trimmed or not, and in the forms a message may quote it (inside a JSON string, URL-encoded in a path).
+ */
+export function hiderOf(secrets: Iterable<string>): (text: string) => string {
+  const forms = [...secrets].flatMap((s) => [s, s.trim(), JSON.stringify(s).slice(1, -1), encodeURIComponent(s)]).filter((f) => f !== "");
+  if (forms.length === 0) return (text) => text;
+  const longestFirst = [...new Set(forms)].sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(longestFirst.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
+  return (text) => text.replace(pattern, SECRET);
+}
