@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { KNOWN_USER_ROLES } from "../client";
+import { SECRET_EMAIL } from "../shared/input-constants";
 import { ownedEmail } from "./owners";
 import { warnIfUnknownRole } from "./program-checks";
 import { afterRegistration, beforeRegistration, dynamicType, registration } from "./resource-options";
@@ -67,14 +68,18 @@ export class User extends pulumi.CustomResource {
   static readonly type = dynamicType("User");
 
   constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
+    const email = pulumi.output(args.email);
     const inputs = {
-      email: ownedEmail(args.email, name, {}),
+      email: ownedEmail(email, name, {}),
       firstName: args.firstName,
       lastName: args.lastName,
       role: args.role,
       isGuest: args.isGuest,
       adoptExisting: args.adoptExisting,
       deleteOnDestroy: args.deleteOnDestroy,
+      // Whether the email is a secret (known in a preview, whatever is unknown): the provider cannot see it, and then names
+      // the email in none of its messages.
+      [SECRET_EMAIL]: pulumi.output(pulumi.isSecret(email)).apply((secret) => (secret ? true : undefined)),
     };
     const limit = beforeRegistration();
     try {

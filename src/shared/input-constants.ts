@@ -20,6 +20,13 @@ export const DECLARED_ELSEWHERE = "__declaredElsewhere";
  */
 export const SECRET_USERS = "__secretUsers";
 
+/**
+ * The hidden input of a `User` whose email the program gives as a secret (`true`; absent otherwise): the provider cannot tell a
+ * secret value from a plain one, so this tells it to name the email in none of its messages. Never compared by `diff`; the
+ * state keeps it among the outputs, for a destroy, which gets no inputs.
+ */
+export const SECRET_EMAIL = "__secretEmail";
+
 /** A member's role as the API reads it (`owner`: the invite role without `account_`) as the invite role; `undefined` for one not known (never guessed). */
 export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
   const role = memberRole?.toLowerCase();

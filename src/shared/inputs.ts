@@ -5,7 +5,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { idOf } from "../client/ids";
-import { IMPORT_ID, INTEGRATION_ROLES } from "./input-constants";
+import { IMPORT_ID, INTEGRATION_ROLES, SECRET_EMAIL } from "./input-constants";
 import { containsUnknown, isUnknown } from "./unknown";
 
 export { IMPORT_ID, inviteRole } from "./input-constants";
@@ -64,7 +64,10 @@ const deleteOnDestroy = z.boolean({ error: "deleteOnDestroy must be true or fals
 
 const adoptExisting = z.boolean({ error: "adoptExisting must be true or false" }).default(false);
 
-/** Inputs of a {@link User}. `role` and `isGuest` stay absent when left out: the service's value is kept. */
+/**
+ * Inputs of a {@link User}. `role` and `isGuest` stay absent when left out: the service's value is kept. `__secretEmail`: the
+ * program gives the email as a secret (`input-constants.ts`).
+ */
 export const userInputs = z.strictObject({
   email,
   firstName: name("firstName"),
@@ -74,6 +77,7 @@ export const userInputs = z.strictObject({
   adoptExisting,
   deleteOnDestroy,
   [IMPORT_ID]: importId,
+  [SECRET_EMAIL]: z.boolean().optional(),
 });
 
 /** Inputs of an {@link IntegrationEntitlement}. */

@@ -608,3 +608,200 @@ describe("an address that is not the API's root (404 to everything)", () => {
     expect(emu.users.get(user.id)).toBeDefined();
   });
 });
+
+describe("a user whose email the program gives as a secret (its hidden __secretEmail: the provider cannot see a secret)", () => {
+  // Declared in mixed case, held by the service in lower case: a message must name it in neither.
+  const ann = { email: "Ann.Lee@Example.com", firstName: "Ann", lastName: "Lee" };
+  const held = { ...ann, email: "ann.lee@example.com" };
+  const flagged = (secret: boolean, props: Record<string, unknown>) => (secret ? { ...props, __secretEmail: true } : props);
+
+  /** A deployment's context on `emu`, its infos and warnings said into `said`. */
+  const deployment = (emu: Awaited<ReturnType<typeof emulator>>, said: string[], extra: Record<string, string> = {}) =>
+    configureFor(emu, extra, { info: (m) => void said.push(m), warn: (m) => void said.push(m) });
+  /** What an error prints: its message, and its stack (the host prints a destroy's error with it). */
+  const printed = (error: Error) => [error.message, error.stack ?? ""];
+
+  /** Each case runs with the flag set or not: what it said (infos, warnings, the error), and the emails a plain one names (Ann's, unless told). */
+  type Case = (secret: boolean) => Promise<{ said: string[]; emails?: string[] }>;
+  const cases: Array<[string, Case]> = [
+    [
+      "an adoption that writes nothing (info)",
+      async (secret) => {
+        const emu = await emulator();
+        emu.users.add(held);
+        const said: string[] = [];
+        await deployment(emu, said);
+        await provider.create((await check(flagged(secret, { ...ann, adoptExisting: true }))).inputs!);
+        return { said };
+      },
+    ],
+    [
+      "a create refused with 409: the email is taken (error)",
+      async (secret) => {
+        const emu = await emulator();
+        emu.users.add(held);
+        const said: string[] = [];
+        await deployment(emu, said);
+        said.push(...printed(await rejection(provider.create((await check(flagged(secret, ann))).inputs!))));
+        return { said };
+      },
+    ],
+    [
+      "an adopting create refused with 409 whose lookup finds nobody (error)",
+      async (secret) => {
+        const emu = await emulator();
+        const said: string[] = [];
+        await deployment(emu, said);
+        emu.fault({ method: "POST", path: "/users", status: 409 });
+        const inputs = (await check(flagged(secret, { ...ann, adoptExisting: true }))).inputs!;
+        said.push(...printed(await rejection(provider.create(inputs))));
+        return { said };
+      },
+    ],
+    [
+      "a create whose job outlives jobTimeoutSeconds: it may still be created (error)",
+      async (secret) => {
+        const emu = await emulator({ userWritesAsJobs: true, job: { finishAfterPolls: 1 } });
+        const said: string[] = [];
+        await deployment(emu, said, { "workspace-access:jobTimeoutSeconds": "5" });
+        emu.jobs.hangNext(1);
+        said.push(...printed(await rejection(provider.create((await check(flagged(secret, ann))).inputs!))));
+        return { said };
+      },
+    ],
+    [
+      "a destroy that leaves an adopted user in the workspace (warning)",
+      async (secret) => {
+        const emu = await emulator();
+        emu.users.add(held);
+        const said: string[] = [];
+        await deployment(emu, said);
+        const { id, outs } = await provider.create((await check(flagged(secret, { ...ann, adoptExisting: true }))).inputs!);
+        said.length = 0;
+        await deployment(emu, said);
+        await provider.delete!(id, outs!);
+        return { said };
+      },
+    ],
+    [
+      "a destroy that leaves a user made a workspace owner since (warning, naming the service's email)",
+      async (secret) => {
+        const emu = await emulator();
+        const said: string[] = [];
+        await deployment(emu, said);
+        const { id, outs } = await provider.create((await check(flagged(secret, ann))).inputs!);
+        emu.users.update(id, { role: "workspace_owner" });
+        await deployment(emu, said);
+        await provider.delete!(id, outs!);
+        return { said };
+      },
+    ],
+    [
+      "a destroy whose read of the user finds no role (error)",
+      async (secret) => {
+        const emu = await emulator();
+        const said: string[] = [];
+        await deployment(emu, said);
+        const { id, outs } = await provider.create((await check(flagged(secret, ann))).inputs!);
+        emu.users.update(id, { role: null as unknown as string });
+        said.push(...printed(await rejection(provider.delete!(id, outs!))));
+        return { said };
+      },
+    ],
+    [
+      "an update that must keep a role the service's record leaves out (error)",
+      async (secret) => {
+        const emu = await emulator();
+        const said: string[] = [];
+        await deployment(emu, said);
+        const { id, outs } = await provider.create((await check(flagged(secret, ann))).inputs!);
+        emu.users.update(id, { role: null as unknown as string });
+        const news = (await check(flagged(secret, { ...ann, lastName: "Roe" }))).inputs!;
+        said.push(...printed(await rejection(provider.update!(id, outs!, news))));
+        return { said };
+      },
+    ],
+    [
+      "an email change refused with 409: another user has the new email (error)",
+      async (secret) => {
+        const emu = await emulator();
+        const said: string[] = [];
+        await deployment(emu, said);
+        const { id, outs } = await provider.create((await check(flagged(secret, ann))).inputs!);
+        emu.users.add({ email: "bo.roe@example.com", firstName: "Bo", lastName: "Roe" });
+        const news = (await check(flagged(secret, { ...ann, email: "Bo.Roe@example.com" }))).inputs!;
+        said.push(...printed(await rejection(provider.update!(id, outs!, news))));
+        return { said, emails: ["bo.roe@example.com"] };
+      },
+    ],
+    [
+      "a forced replacement's create takes back the user its delete left (info)",
+      async (secret) => {
+        const emu = await emulator();
+        emu.users.add(held);
+        const said: string[] = [];
+        await deployment(emu, said);
+        const { id, outs } = await provider.create((await check(flagged(secret, { ...ann, adoptExisting: true }))).inputs!);
+        await deployment(emu, said);
+        await provider.delete!(id, outs!);
+        await provider.create((await check(flagged(secret, ann))).inputs!);
+        return { said };
+      },
+    ],
+    [
+      "an import of a user whose email is another (error, naming only the service's other email)",
+      async (secret) => {
+        const emu = await emulator();
+        const other = emu.users.add({ email: "bo.roe@example.com", firstName: "Bo", lastName: "Roe" });
+        const said: string[] = [];
+        await deployment(emu, said);
+        const inputs = (await check(flagged(secret, { ...ann, __importId: other.id }))).inputs!;
+        said.push(...printed(await rejection(provider.create(inputs))));
+        return { said };
+      },
+    ],
+  ];
+
+  it.each(cases)("%s: names no email with the flag set, in any case, and the email as before without it", async (_, run) => {
+    const hidden = await run(true);
+    const text = hidden.said.join("\n");
+    for (const email of [ann.email, ...(hidden.emails ?? [])]) expect(text.toLowerCase()).not.toContain(email.toLowerCase());
+    expect(text).toContain("[secret]");
+    const plain = await run(false);
+    for (const email of plain.emails ?? [ann.email]) expect(plain.said.join("\n").toLowerCase()).toContain(email.toLowerCase());
+    expect(plain.said.join("\n")).not.toContain("[secret]");
+  });
+
+  it("the state keeps the flag (a destroy gets no inputs), a refresh keeps it, and an update takes the program's", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const { id, outs } = wire(await provider.create((await check({ ...ann, __secretEmail: true })).inputs!));
+    expect(outs).toMatchObject({ __secretEmail: true });
+    const read = wire(await provider.read!(id, outs));
+    expect(read.props).toMatchObject({ __secretEmail: true });
+    // Never handed back as an input: the program sets it, and a refresh must not make it look declared.
+    expect(read.inputs).not.toHaveProperty("__secretEmail");
+    const plain = await provider.update!(id, outs!, (await check({ ...ann, lastName: "Roe" })).inputs!);
+    expect(plain.outs).not.toHaveProperty("__secretEmail");
+    const again = await provider.update!(id, plain.outs!, (await check({ ...ann, lastName: "Lee", __secretEmail: true })).inputs!);
+    expect(again.outs).toMatchObject({ __secretEmail: true });
+    // A plain email's state has no flag at all.
+    const { outs: bob } = await provider.create((await check({ email: "bob@example.com", firstName: "Bob", lastName: "Roe" })).inputs!);
+    expect(bob).not.toHaveProperty("__secretEmail");
+  });
+
+  it("an old state without the flag (written before it existed) diffs with no change when the program now sets it, and back", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const { id, outs } = await provider.create((await check(ann)).inputs!);
+    const checked = await check({ ...ann, __secretEmail: true });
+    expect(checked.failures).toEqual([]);
+    expect(await provider.diff!(id, outs!, checked.inputs!)).toMatchObject({ changes: false, replaces: [] });
+    // And a state with the flag, the program's email now plain: no change either (nothing the service has differs).
+    expect(await provider.diff!(id, { ...outs!, __secretEmail: true }, (await check(ann)).inputs!)).toMatchObject({ changes: false });
+    // A refresh of the old state adds nothing.
+    const read = wire(await provider.read!(id, outs));
+    expect(read.props).not.toHaveProperty("__secretEmail");
+    expect(await provider.diff!(id, read.props!, checked.inputs!)).toMatchObject({ changes: false, replaces: [] });
+  });
+});

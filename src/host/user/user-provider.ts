@@ -18,6 +18,9 @@
  * `role` and `isGuest` are optional and computed: a create of a new user applies the defaults
  * (`workspace_login_only`, not a guest); otherwise an attribute the program leaves out keeps the
  * service's value, is never written and never causes a diff.
+ *
+ * A user whose email the program gives as a secret (the program's hidden `__secretEmail`, which the state keeps) names it in
+ * none of its messages: infos, warnings and errors print it `[secret]`, in any case.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import {
@@ -52,11 +55,14 @@ import {
   takenBack,
   unreadableRoleToKeep,
 } from "./messages";
+import { redactError } from "../../client/redact";
 import { afterJobWait, PartialWriteError } from "../membership/partial-write";
 import { declaredUserKey, userKey } from "../takeovers";
 import { DEFAULT_USER_ROLE, defined, IMPORT_ID, type Props, type UserInputs, userInputs, optIn, optInChanged } from "../../shared/inputs";
 import { type Connection, type ProviderContext, providerOf } from "../provider-runtime";
 import { digestOf } from "../../shared/digest";
+import { hiderOf } from "../../shared/hide-secrets";
+import { SECRET_EMAIL } from "../../shared/input-constants";
 import { withHints } from "../../shared/hints";
 import { isUnknown, knownString } from "../../shared/unknown";
 
@@ -146,7 +152,32 @@ function outputs(user: User, declared: Declared, adopted = false): UserOutputs {
     managedAttributes: managedOf(declared),
     ...optIn(declared.deleteOnDestroy),
     adopted,
+    ...secretEmail(declared),
   };
+}
+
+/** The hidden flag of a user whose email the program gives as a secret, as `declared` (its inputs, or a state) has it; `{}` otherwise. */
+const secretEmail = (declared: Props): { [SECRET_EMAIL]?: true } => (declared[SECRET_EMAIL] === true ? { [SECRET_EMAIL]: true } : {});
+
+/** What a message of a user prints of the text it is given. */
+type Hide = (text: string) => string;
+const shown: Hide = (text) => text;
+
+/**
+ * A user's messages as it may print them: when the program gives its email as a secret (`secret`: its hidden `__secretEmail`,
+ * in the inputs or the state), with each of `emails` as `[secret]`, in any case; as they are otherwise.
+ */
+function hiderFor(secret: boolean, ...emails: unknown[]): Hide {
+  return secret ? hiderOf(emails.filter((e): e is string => typeof e === "string")) : shown;
+}
+
+/** Runs `work`; its error, which the engine prints, with each email `hide` leaves out (message, stack and cause alike). */
+async function hiding<T>(hide: Hide, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw hide === shown ? error : redactError(error, hide);
+  }
 }
 
 /** The fields `diff` compares, each with how to compare it; `role` and `isGuest` only when declared. */
@@ -185,43 +216,48 @@ export const provider = providerOf<Props, UserOutputs>({
   },
 
   async create(ctx, news) {
+    const hide = hiderFor(news[SECRET_EMAIL] === true, news.email);
     const inputs = ctx.parseInputs(userInputs, news);
-    return ctx.withWrite(async () => {
-      const { client } = ctx.connection();
-      if (typeof news[IMPORT_ID] === "string") return adopt(ctx, await imported(ctx, news[IMPORT_ID], inputs), inputs, true);
-      // The user this deployment's delete left in place (a forced `--replace`): taken back as the deleted resource held it.
-      const left = ctx.leftInPlace.get(declaredUserKey(inputs.email));
-      const kept = left?.userId ? await unlessNotFound(client.users.get(left.userId)) : undefined;
-      if (left && kept && sameEmail(kept.email, inputs.email)) {
-        ctx.info(takenBack(kept.id, inputs.email));
-        return { id: kept.id, outs: outputs((await takeOver(ctx, kept, inputs, true)).user, inputs, left.adopted) };
-      }
-      // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
-      const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
-      if (found) return adopt(ctx, found, inputs);
-      const { user, taken } = await createUser(ctx.connection(), inputs, inputs.adoptExisting === true).catch((error: unknown) => {
-        // A User's id is the user's, unknown till the job ends: no partial state can hold it, so the message says what to do.
-        if (PartialWriteError.isInstance(error) && error.pendingJobId !== null)
-          error.message += createStillRunning(inputs.email, error.pendingJobId);
-        throw error;
-      });
-      return taken ? adopt(ctx, user, inputs) : { id: user.id, outs: outputs(user, inputs) };
-    });
+    return hiding(hide, () =>
+      ctx.withWrite(async () => {
+        const { client } = ctx.connection();
+        if (typeof news[IMPORT_ID] === "string") return adopt(ctx, await imported(ctx, news[IMPORT_ID], inputs), inputs, hide, true);
+        // The user this deployment's delete left in place (a forced `--replace`): taken back as the deleted resource held it.
+        const left = ctx.leftInPlace.get(declaredUserKey(inputs.email));
+        const kept = left?.userId ? await unlessNotFound(client.users.get(left.userId)) : undefined;
+        if (left && kept && sameEmail(kept.email, inputs.email)) {
+          ctx.info(hide(takenBack(kept.id, inputs.email)));
+          return { id: kept.id, outs: outputs((await takeOver(ctx, kept, inputs, true)).user, inputs, left.adopted) };
+        }
+        // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
+        const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
+        if (found) return adopt(ctx, found, inputs, hide);
+        const { user, taken } = await createUser(ctx.connection(), inputs, inputs.adoptExisting === true).catch((error: unknown) => {
+          // A User's id is the user's, unknown till the job ends: no partial state can hold it, so the message says what to do.
+          if (PartialWriteError.isInstance(error) && error.pendingJobId !== null)
+            error.message += createStillRunning(inputs.email, error.pendingJobId);
+          throw error;
+        });
+        return taken ? adopt(ctx, user, inputs, hide) : { id: user.id, outs: outputs(user, inputs) };
+      }),
+    );
   },
 
   async read(ctx, id, props) {
-    return withHints(async () => {
-      const user = await ctx.connection().cache.user(id);
-      if (!user) return { id: "", props: {} as UserOutputs };
-      // No state (a read that imports the user): both are managed, as the service has them.
-      const managedBefore = props?.managedAttributes ?? [...OPTIONAL];
-      const outs = outputs(user, props ?? {}, props?.adopted === true);
-      outs.managedAttributes = managedBefore;
-      const { email, firstName, lastName, adoptExisting, deleteOnDestroy } = outs;
-      const inputs = { email, firstName, lastName, adoptExisting, deleteOnDestroy, ...managedValues(outs, managedBefore) };
-      // The id as the state has it: one in another case must not change it (every resource using `user.id` would be replaced).
-      return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as UserOutputs };
-    }, ctx.keySource);
+    return hiding(hiderFor(props?.[SECRET_EMAIL] === true, props?.email), () =>
+      withHints(async () => {
+        const user = await ctx.connection().cache.user(id);
+        if (!user) return { id: "", props: {} as UserOutputs };
+        // No state (a read that imports the user): both are managed, as the service has them.
+        const managedBefore = props?.managedAttributes ?? [...OPTIONAL];
+        const outs = outputs(user, props ?? {}, props?.adopted === true);
+        outs.managedAttributes = managedBefore;
+        const { email, firstName, lastName, adoptExisting, deleteOnDestroy } = outs;
+        const inputs = { email, firstName, lastName, adoptExisting, deleteOnDestroy, ...managedValues(outs, managedBefore) };
+        // The id as the state has it: one in another case must not change it (every resource using `user.id` would be replaced).
+        return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as UserOutputs };
+      }, ctx.keySource),
+    );
   },
 
   async update(ctx, id, olds, news) {
@@ -229,16 +265,20 @@ export const provider = providerOf<Props, UserOutputs>({
     const adopted = olds.adopted === true;
     // Only the destroy opt-in changed: the state learns it, nothing is sent.
     if (changedUserProperties(olds, news).length === 0 && optInChanged(olds, news)) {
-      const { deleteOnDestroy: _, ...rest } = olds;
-      return { outs: { ...rest, ...optIn(inputs.deleteOnDestroy), adopted } };
+      const { deleteOnDestroy: _, [SECRET_EMAIL]: __, ...rest } = olds;
+      return { outs: { ...rest, ...optIn(inputs.deleteOnDestroy), adopted, ...secretEmail(news) } };
     }
     const changed = changedUserProperties(olds, news);
-    return ctx.withWrite(async () => {
-      const { user, unapplied } = await replaceUser(ctx.connection().client, id, inputs, changed).catch(
-        saidOfUpdate(inputs.email, changed),
-      );
-      return { outs: { ...outputs(user, inputs, adopted), ...(unapplied ? { unapplied } : {}) } };
-    });
+    // Either email may be the secret: the one the state has, the one the program declares now.
+    const hide = hiderFor(news[SECRET_EMAIL] === true || olds[SECRET_EMAIL] === true, news.email, olds.email);
+    return hiding(hide, () =>
+      ctx.withWrite(async () => {
+        const { user, unapplied } = await replaceUser(ctx.connection().client, id, inputs, changed).catch(
+          saidOfUpdate(inputs.email, changed),
+        );
+        return { outs: { ...outputs(user, inputs, adopted), ...(unapplied ? { unapplied } : {}) } };
+      }),
+    );
   },
 
   async delete(ctx, id, props) {
@@ -248,26 +288,29 @@ export const provider = providerOf<Props, UserOutputs>({
     const leave = (email: string | undefined) => {
       if (email) ctx.leftInPlace.set(declaredUserKey(email), { adopted: props?.adopted === true, userId: id });
     };
+    const secret = props?.[SECRET_EMAIL] === true;
     const kept = keptReason(props);
     if (kept) {
-      ctx.warn(leftInWorkspace(id, props?.email, kept));
+      ctx.warn(hiderFor(secret, props?.email)(leftInWorkspace(id, props?.email, kept)));
       leave(props?.email);
       return;
     }
-    await ctx.withWrite(async () => {
-      const { client } = ctx.connection();
-      // Only the opt-in deletes an owner, even one made since the last refresh.
-      if (props?.deleteOnDestroy === true) {
-        ctx.connection().cache.wrote(id);
-        await unlessNotFound(client.users.delete(id));
-      } else {
-        const owner = await deleteUnlessOwner(ctx.connection(), id, true);
-        if (owner) {
-          ctx.warn(leftInWorkspace(id, owner.email ?? props?.email, OWNER));
-          leave(owner.email ?? props?.email);
+    await hiding(hiderFor(secret, props?.email), () =>
+      ctx.withWrite(async () => {
+        const { client } = ctx.connection();
+        // Only the opt-in deletes an owner, even one made since the last refresh.
+        if (props?.deleteOnDestroy === true) {
+          ctx.connection().cache.wrote(id);
+          await unlessNotFound(client.users.delete(id));
+        } else {
+          const owner = await deleteUnlessOwner(ctx.connection(), id, true);
+          if (owner) {
+            ctx.warn(hiderFor(secret, props?.email, owner.email)(leftInWorkspace(id, owner.email ?? props?.email, OWNER)));
+            leave(owner.email ?? props?.email);
+          }
         }
-      }
-    });
+      }),
+    );
   },
 });
 
@@ -424,15 +467,18 @@ export async function takeOver(
   return { user, written: !held };
 }
 
+/** Takes over `existing` for a `User` declaring `inputs` (`hide`: how its messages print its email; `read`: as {@link takeOver}'s). */
 async function adopt(
   ctx: ProviderContext,
   existing: User,
   inputs: UserInputs,
+  hide: Hide,
   read = false,
 ): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
   const { user, written } = await takeOver(ctx, existing, inputs, read);
   // Said in the up's output: the engine reports the adoption as "created" either way.
-  if (!written) ctx.info(`Adopted user ${inputs.email} (${existing.id}): it holds every declared attribute already; nothing was written.`);
+  if (!written)
+    ctx.info(hide(`Adopted user ${inputs.email} (${existing.id}): it holds every declared attribute already; nothing was written.`));
   return { id: user.id, outs: outputs(user, inputs, true) };
 }
 
