@@ -168,16 +168,18 @@ export class UsersApi {
     // A job, or a success without a body (or with one that could not be read): the new user is read back once, by email. One
     // the service says it created before this request was not made by it (a service merging the POST): a 409, so that no one
     // deletes it as this stack's. A record that does not say when is taken as made (only the id is certain).
-    const created = await this.findByEmail(attributes.email);
+    const created = await this.#known(attributes.email);
     const unreadHow = `answered ${unread?.status} with a body that could not be read`;
     const how = answer ? "answered with a job" : unread ? unreadHow : "answered without a body";
     if (created) return this.#createdSince(created, began, how, true);
+    // Found by neither the search nor the listing (which proves presence only): not found, which is no proof that nobody has it.
+    const notFound = `no user with the email ${attributes.email} was found (GET /users?filter=, then the whole list)`;
     const message = answer
-      ? `The job ${answer.data.id} creating ${attributes.email} finished, but no user with that email exists.`
+      ? `The job ${answer.data.id} creating ${attributes.email} finished, but ${notFound}.`
       : unread
-        ? `POST users ${unreadHow} (${unread.message}), but no user with the email ${attributes.email} exists: if it named a job, ` +
-          "that job may still be running. Nothing was sent again."
-        : `POST users answered success without a body, but no user with the email ${attributes.email} exists.`;
+        ? `POST users ${unreadHow} (${unread.message}), but ${notFound}: if it named a job, that job may still be running. ` +
+          "Nothing was sent again."
+        : `POST users answered success without a body, but ${notFound}.`;
     throw new WorkspaceAccessError(message, { kind: "invalid_response", method: "POST", path: "users" });
   }
 
@@ -187,20 +189,36 @@ export class UsersApi {
    * else `error` stands (a lookup that fails too is named in it: the POST before may have made the user).
    */
   async #landedLate(error: unknown, email: string, began: number, refused: string): Promise<User> {
-    const landed = await this.#lookUpOr(error, email, `A POST sent before it failed without an answer and may have created ${email}`);
+    const what = `A POST sent before it failed without an answer and may have created ${email}`;
+    const landed = await this.#lookUpOr(error, email, what, true);
     if (landed) return this.#createdSince(landed, began, `failed without an answer and, sent again, ${refused}`);
     throw error;
   }
 
   /**
-   * The user with `email`, looked up after a create's POST failed with `error`; a lookup that fails too throws `error`, which
-   * stays the one to tell (the POST may have landed), saying `what` and the lookup's failure.
+   * The user with `email`, looked up after a create's POST failed with `error` (`taken`: the service said someone has the email,
+   * {@link #known}); a lookup that fails too throws `error`, which stays the one to tell (the POST may have landed), saying
+   * `what` and the lookup's failure.
    */
-  async #lookUpOr(error: unknown, email: string, what: string): Promise<User | undefined> {
-    return this.findByEmail(email).catch((lookup: unknown) => {
+  async #lookUpOr(error: unknown, email: string, what: string, taken = false): Promise<User | undefined> {
+    return (taken ? this.#known(email) : this.findByEmail(email)).catch((lookup: unknown) => {
       (error as WorkspaceAccessError).message += ` ${what}: looking the email up failed (${reasonOf(lookup)}).`;
       throw error;
     });
+  }
+
+  /**
+   * The user with `email` where the service said one exists (a create's job finished, a success, a refusal as taken): the search,
+   * else the one user of the whole list with that email in any case. A service keeping emails in lower case whose `filter`
+   * matches only the text as written (the document says neither) has the search miss an email declared in another case.
+   */
+  async #known(email: string): Promise<User | undefined> {
+    const found = await this.findByEmail(email);
+    if (found) return found;
+    const same: User[] = [];
+    for await (const user of this.list({ onInvalid: () => {} })) if (sameEmail(user.email, email)) same.push(user);
+    if (same.length > 1) throw sharedEmail(email, same);
+    return same[0];
   }
 
   /** `user` if the service created it after `began` (a minute of clock skew allowed), else a 409; a time not said: `unsaidIsNew`. */

@@ -70,3 +70,21 @@ describe("GET /users?filter= matching otherwise (userFilter)", () => {
     expect(await client.users.findByEmail("ADA@Example.com")).toBeUndefined();
   });
 });
+
+describe("a create read back by email where the search matches only in the case written and emails are folded", () => {
+  // The service keeps the email in lower case and its search compares the text as written: the search misses the new user.
+  const quirks = { userFilter: "case-sensitive", lowerCaseEmails: true } as const;
+  const attributes = { email: "Alice.Doe@example.com", firstName: "Alice", lastName: "Doe", role: "workspace_login_only", isGuest: false };
+
+  it.each([
+    ["answered with a job", { userWritesAsJobs: true }],
+    ["answered without a body", { userWriteAnswer: "no-content" }],
+  ] as const)("%s: the user the create made is found in the listing, not said to be missing", async (_, answer) => {
+    const emu = await emulator({ ...answer, quirks });
+    const { client } = clientFor(emu);
+    const user = await client.users.create(attributes);
+    expect(user.id).toBe(emu.users.list()[0]!.id);
+    expect(emu.users.list()).toHaveLength(1);
+    expect(emu.requests.filter((r) => r.method === "POST").length).toBe(1);
+  });
+});

@@ -258,7 +258,7 @@ describe("a user write answered success with a body that cannot be read has land
     const { client } = clientFor(emu);
     const error = await rejection(client.users.create(alice));
     expect(error.message).toContain("POST users answered 201 with a body that could not be read (POST /api/v1/users answered 201");
-    expect(error.message).toContain(`no user with the email ${alice.email} exists`);
+    expect(error.message).toContain(`no user with the email ${alice.email} was found (GET /users?filter=, then the whole list)`);
     expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
   });
 
