@@ -168,7 +168,7 @@ export class UsersApi {
     // A job, or a success without a body (or with one that could not be read): the new user is read back once, by email. One
     // the service says it created before this request was not made by it (a service merging the POST): a 409, so that no one
     // deletes it as this stack's. A record that does not say when is taken as made (only the id is certain).
-    const created = await this.#known(attributes.email);
+    const created = await this.findExisting(attributes.email);
     const unreadHow = `answered ${unread?.status} with a body that could not be read`;
     const how = answer ? "answered with a job" : unread ? unreadHow : "answered without a body";
     if (created) return this.#createdSince(created, began, how, true);
@@ -197,11 +197,11 @@ export class UsersApi {
 
   /**
    * The user with `email`, looked up after a create's POST failed with `error` (`taken`: the service said someone has the email,
-   * {@link #known}); a lookup that fails too throws `error`, which stays the one to tell (the POST may have landed), saying
+   * {@link findExisting}); a lookup that fails too throws `error`, which stays the one to tell (the POST may have landed), saying
    * `what` and the lookup's failure.
    */
   async #lookUpOr(error: unknown, email: string, what: string, taken = false): Promise<User | undefined> {
-    return (taken ? this.#known(email) : this.findByEmail(email)).catch((lookup: unknown) => {
+    return (taken ? this.findExisting(email) : this.findByEmail(email)).catch((lookup: unknown) => {
       (error as WorkspaceAccessError).message += ` ${what}: looking the email up failed (${reasonOf(lookup)}).`;
       throw error;
     });
@@ -210,9 +210,9 @@ export class UsersApi {
   /**
    * The user with `email` where the service said one exists (a create's job finished, a success, a refusal as taken): the search,
    * else the one user of the whole list with that email in any case. A service keeping emails in lower case whose `filter`
-   * matches only the text as written (the document says neither) has the search miss an email declared in another case.
+   * matches only the text as written (the document says neither) has the search miss an email declared in another case. @internal
    */
-  async #known(email: string): Promise<User | undefined> {
+  async findExisting(email: string): Promise<User | undefined> {
     const found = await this.findByEmail(email);
     if (found) return found;
     const same: User[] = [];

@@ -251,3 +251,24 @@ describe("User: a create whose job outlives jobTimeoutSeconds", () => {
     expect(error.message).toContain("set adoptExisting: true and deleteOnDestroy: true on this resource, then run pulumi up");
   });
 });
+
+describe("WorkspaceUsers: a finished pending create the program dropped, where the search misses its email", () => {
+  it("is found in the listing and deleted as the set's (the service keeps emails in lower case, its search the case written)", async () => {
+    const quirks = { userFilter: "case-sensitive", lowerCaseEmails: true } as const;
+    const emu = await emulator({ userWritesAsJobs: true, job: { finishAfterPolls: 1 }, quirks });
+    await deployment(emu);
+    emu.jobs.hangNext(1);
+    const mixed = { ...ann, email: "Ann@Example.com" };
+    const error = (await rejection(set.create(setOf(mixed, cara)))) as Partial;
+    const job = hung(emu);
+    expect(error.properties?.pendingCreates).toEqual([{ email: mixed.email, jobId: job.id }]);
+    emu.jobs.release(job.id);
+    const annId = emu.users.findByEmail(mixed.email)!.id;
+    // The program no longer declares her: the user the set's own create made is deleted, not left unmanaged and forgotten.
+    await deployment(emu);
+    emu.clearRequests();
+    const { outs } = await set.update!("workspace-users", error.properties!, setOf(cara));
+    expect(writes(emu)).toEqual([`DELETE /users/${annId}`]);
+    expect(outs?.pendingCreates).toBeUndefined();
+  });
+});

@@ -158,7 +158,8 @@ async function ownUndeclared(
   const found = await mapBounded([...own], IN_FLIGHT, async ([key, p]) => {
     let user: User | undefined;
     try {
-      user = await ctx.connection().client.users.findByEmail(p.email);
+      // The job finished, so the user was made: the search, else the listing (a search may miss an email the service folds).
+      user = await ctx.connection().client.users.findExisting(p.email);
     } catch (error) {
       pending.set(key, p);
       if (error instanceof Error) error.message += createKept();
