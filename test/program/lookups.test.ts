@@ -634,6 +634,18 @@ describe("getIntegrationMembers", () => {
       'getIntegrationMembers: no integration with id "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" in the workspace at',
     );
   });
+
+  it("an integration that answers while its member list answers 404 is not said to be missing", async () => {
+    const emu = await emulator({ seed: world() });
+    emu.fault({ method: "GET", path: `/integrations/${integrations.youtube}/users`, status: 404, times: 10 });
+    await program(emu);
+    const error = await rejection(getIntegrationMembers({ integrationId: integrations.youtube }));
+    expect(error.message).not.toContain("no integration with id");
+    expect(error.message).toContain(
+      `The integration ${integrations.youtube} itself answers: its members are not disclosed to this API key`,
+    );
+    expect(emu.requests.some((r) => r.method === "GET" && r.path === `/integrations/${integrations.youtube}`)).toBe(true);
+  });
 });
 
 describe("the output forms", () => {

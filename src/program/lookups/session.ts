@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { Entitlement, Integration, IntegrationUser, User, WorkspaceAccessClient } from "../../client";
 import { prove } from "../../client/absence";
 import { systemClock } from "../../client/clock";
-import { InvalidResponseError, isAmbiguous, unlessNotFound, WorkspaceAccessError } from "../../client/errors";
+import { InvalidResponseError, isAmbiguous, NotFoundError, unlessNotFound, WorkspaceAccessError } from "../../client/errors";
 import { type Id, idOf } from "../../client/ids";
 import { MAX_PAGE_SIZE } from "../../client/paginate";
 import { programClient, programSettings } from "../program-settings";
@@ -117,7 +117,15 @@ export class LookupSession {
   members(integrationId: string): Promise<ProvenList<IntegrationUser> | undefined> {
     const listAt: ListAt<IntegrationUser> = (pageSize, onInvalid) =>
       this.#client.integrations.listUsers(integrationId, { pageSize, onInvalid });
-    return unlessNotFound(this.#proven(`members:${idOf(integrationId)}`, `members of integration ${integrationId}`, listAt));
+    return this.#proven(`members:${idOf(integrationId)}`, `members of integration ${integrationId}`, listAt).catch(
+      async (error: unknown) => {
+        if (!NotFoundError.isInstance(error)) throw error;
+        // 404 is "not found, or not disclosed": an integration that answers is there, its members hidden from this key.
+        if ((await this.integration(integrationId)) === undefined) return undefined;
+        error.message += ` The integration ${integrationId} itself answers: its members are not disclosed to this API key.`;
+        throw error;
+      },
+    );
   }
 
   /** The first listing of `key` (each record once, by id): it proves presence only. */
