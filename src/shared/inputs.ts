@@ -28,16 +28,29 @@ const email = z
   .refine((v) => v === v.trim(), "email must not start or end with spaces")
   .pipe(z.email({ error: "email must be a valid address such as alice@example.com" }));
 
+/**
+ * An id left out. In an `up` the engine leaves out a value another resource has not made (`userId: user.id`), which happens
+ * when `pulumi up --target` names this resource and not that one (a preview answers the engine's own message instead).
+ */
+const notSet = (what: string) =>
+  `${what} is not set: when it comes from another resource (${what}: <resource>.id), this update has not created that resource, ` +
+  "as when pulumi up --target leaves it out; target that resource too, or run pulumi up without --target";
+
 /** An id in its one form, typed as a plain string: the state the engine hands back holds plain strings. */
 const oneForm = (raw: string): string => idOf(raw);
 /** A path-safe id: letters, digits, `_` and `-` only, so it can never reach another endpoint; parsed into its one form. */
 const pathId = (what: string) =>
   z
-    .string({ error: `${what} must be a string` })
+    .string({ error: (issue) => (issue.input === undefined ? notSet(what) : `${what} must be a string`) })
     .regex(/^[A-Za-z0-9_-]+$/, `${what} must contain only letters, digits, "_" and "-"`)
     .transform(oneForm);
 
-const integrationId = z.guid({ error: "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07" }).transform(oneForm);
+const integrationId = z
+  .guid({
+    error: (issue) =>
+      issue.input === undefined ? notSet("integrationId") : "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07",
+  })
+  .transform(oneForm);
 
 /** An entitlement id: no `/`, `?`, `#`, `%`, spaces at the ends or `..`. */
 const entitlementId = z
