@@ -574,6 +574,18 @@ describe("getIntegrationEntitlements", () => {
     );
   });
 
+  it("an integration that answers while its catalogue answers 404 is not said to be missing", async () => {
+    const emu = await emulator({ seed: world() });
+    emu.fault({ method: "GET", path: `/integrations/${integrations.slack}/entitlements`, status: 404, times: 10 });
+    await program(emu);
+    const error = await rejection(getIntegrationEntitlements({ integrationId: integrations.slack }));
+    expect(error.message).not.toContain("no integration with id");
+    expect(error.message).toContain(
+      `The integration ${integrations.slack} itself answers: its entitlements are not disclosed to this API key`,
+    );
+    expect(emu.requests.some((r) => r.method === "GET" && r.path === `/integrations/${integrations.slack}`)).toBe(true);
+  });
+
   it("fails naming the id of a catalogue record it cannot read, not only its position", async () => {
     const emu = await emulator({ seed: world() });
     const entitlement = (id: string, label: unknown) => ({ id, type: "entitlement", attributes: { group: "primary", label } });

@@ -109,7 +109,13 @@ export class LookupSession {
   /** The entitlements an integration offers, or `undefined` when there is no such integration. */
   entitlements(integrationId: string): Promise<Entitlement[] | undefined> {
     return this.#call(`entitlements:${idOf(integrationId)}`, () =>
-      unlessNotFound(this.#client.integrations.listEntitlements(integrationId)),
+      this.#client.integrations.listEntitlements(integrationId).catch(async (error: unknown) => {
+        if (!NotFoundError.isInstance(error)) throw error;
+        // 404 is "not found, or not disclosed", as for its members: an integration that answers is there.
+        if ((await this.integration(integrationId)) === undefined) return undefined;
+        error.message += ` The integration ${integrationId} itself answers: its entitlements are not disclosed to this API key.`;
+        throw error;
+      }),
     );
   }
 
