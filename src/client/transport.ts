@@ -282,7 +282,7 @@ export class HttpTransport {
    * says whose the 404 was. Should the retries end without a final answer, that error is thrown (nothing is read as gone),
    * and the next first 404 asks again.
    */
-  #addressAnswers(method: string, path: string): Promise<boolean> {
+  async #addressAnswers(method: string, path: string): Promise<boolean> {
     this.#probe ??= this.request(this.#probeSpec, schemas().anyAnswer).then(
       () => true,
       (error: unknown) => {
@@ -293,16 +293,21 @@ export class HttpTransport {
           return true;
         }
         this.#probe = undefined;
-        if (error instanceof Error) {
-          const probe = new URL(this.#probeSpec.path, this.settings.baseUrl).pathname;
-          error.message =
-            `${method} ${path} answered 404 before ${this.settings.baseUrl.href} had answered as the workspace API, and ` +
-            `GET ${probe}, which tells the item's 404 from the address's, got no answer to go by, so nothing was read as gone: ${error.message}`;
-        }
         throw error;
       },
     );
-    return this.#probe;
+    try {
+      return await this.#probe;
+    } catch (error) {
+      // The first 404s of many requests wait for one proof: each gets its own copy of its error, naming its own request.
+      if (!(error instanceof Error)) throw error;
+      const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as Error;
+      const probe = new URL(this.#probeSpec.path, this.settings.baseUrl).pathname;
+      copy.message =
+        `${method} ${path} answered 404 before ${this.settings.baseUrl.href} had answered as the workspace API, and ` +
+        `GET ${probe}, which tells the item's 404 from the address's, got no answer to go by, so nothing was read as gone: ${error.message}`;
+      throw copy;
+    }
   }
 
   /** The error for a 404 whose address answered 404 to `GET users` too: the base URL is not the workspace API's root. */

@@ -388,3 +388,22 @@ describe("many first requests answered 404 at once", () => {
     expect(emu.requests.filter((r) => r.rawPath === "/api/v2/users?page%5Bsize%5D=1")).toHaveLength(1);
   });
 });
+
+describe("many first requests answered 404 at once, whose one proof gets no final answer", () => {
+  it("each fails naming its own request, not the first one's, and nothing is read as gone", async () => {
+    const emu = await emulator();
+    emu.fault({ method: "GET", path: "/users", status: 503, times: 10 });
+    const { client } = clientFor(emu, { maxRetries: 1 });
+    const ids = [1, 2, 3].map((n) => `00000000-0000-4000-8000-00000000000${n}`);
+    const errors = await Promise.all(ids.map((id) => rejection(client.users.get(id))));
+    expect(emu.requests.filter((r) => r.rawPath === "/api/v1/users?page%5Bsize%5D=1")).toHaveLength(2);
+    errors.forEach((error, i) => {
+      expect(NotFoundError.isInstance(error)).toBe(false);
+      expect(error).toMatchObject({ kind: "server_error", status: 503 });
+      expect(error.message).toMatch(new RegExp(`^GET /api/v1/users/${ids[i]} answered 404 before `));
+      for (const other of ids.filter((_, j) => j !== i)) expect(error.message).not.toContain(other);
+      // Said once: the others' messages are not written into it.
+      expect(error.message.split("nothing was read as gone").length).toBe(2);
+    });
+  });
+});
