@@ -1066,3 +1066,16 @@ describe("a refused key", () => {
     expect(plain.map((e) => hints(e.message))).toEqual([1, 1, 1]);
   });
 });
+
+describe("getIntegrationMembers twice at once, its member list answering 404 while the integration answers", () => {
+  it("each says once that the members are not disclosed", async () => {
+    const emu = await emulator({ seed: world() });
+    emu.fault({ method: "GET", path: `/integrations/${integrations.youtube}/users`, status: 404, times: 10 });
+    await program(emu);
+    const errors = await Promise.all([
+      rejection(getIntegrationMembers({ integrationId: integrations.youtube })),
+      rejection(getIntegrationMembers({ integrationId: integrations.youtube })),
+    ]);
+    for (const error of errors) expect(error.message.split("itself answers: its members are not disclosed").length).toBe(2);
+  });
+});

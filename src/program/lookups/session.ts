@@ -123,14 +123,15 @@ export class LookupSession {
   members(integrationId: string): Promise<ProvenList<IntegrationUser> | undefined> {
     const listAt: ListAt<IntegrationUser> = (pageSize, onInvalid) =>
       this.#client.integrations.listUsers(integrationId, { pageSize, onInvalid });
-    return this.#proven(`members:${idOf(integrationId)}`, `members of integration ${integrationId}`, listAt).catch(
-      async (error: unknown) => {
+    // One call for the lookups that ask together: the note below is added to their one error once.
+    return this.#call(`members:${idOf(integrationId)} (or absent)`, () =>
+      this.#proven(`members:${idOf(integrationId)}`, `members of integration ${integrationId}`, listAt).catch(async (error: unknown) => {
         if (!NotFoundError.isInstance(error)) throw error;
         // 404 is "not found, or not disclosed": an integration that answers is there, its members hidden from this key.
         if ((await this.integration(integrationId)) === undefined) return undefined;
         error.message += ` The integration ${integrationId} itself answers: its members are not disclosed to this API key.`;
         throw error;
-      },
+      }),
     );
   }
 
