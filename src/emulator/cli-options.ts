@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_FINISH_AFTER_POLLS } from "./jobs";
 import { parseQuirk } from "./quirks";
 import { defaultSeed, parseSeed } from "./seed";
-import type { AnsweredRequest, BatchInviteFailure, EmulatorQuirks, EmulatorSeed, JobTiming, RateLimit } from "./types";
+import type { AnsweredRequest, BatchInviteFailure, EmulatorQuirks, EmulatorSeed, JobTiming, MissingScopeStatus, RateLimit } from "./types";
 import { populatedSeed } from "./worlds";
 
 export const USAGE = `Usage: workspace-access-emulator [options]
@@ -49,8 +49,9 @@ Options:
   --no-user-create
                   answer POST /users 405, as a service without that (assumed) endpoint would
   --missing-scope S
-                  what a key lacking a scope gets: 403 (default) or 401; the service may answer
-                  either
+                  what a key lacking a scope gets: 403 (default), 401, or 404 ("not disclosed",
+                  naming no scope, on a collection as on one record); the service may answer
+                  any of them
   --batch-invite-failure M
                   what a failing invitation job does with the other users it names: "whole"
                   (default: none is added) or "partial" (the others are added)
@@ -85,7 +86,7 @@ export interface CommandLine {
   /** `--no-user-create`: `POST /users` answers 405. */
   userCreate?: false;
   /** `--missing-scope`: what a key lacking a scope gets. */
-  missingScopeStatus?: 401 | 403;
+  missingScopeStatus?: MissingScopeStatus;
   /** `--batch-invite-failure`: what a failing invitation job does with the other users it names. */
   batchInviteFailure?: BatchInviteFailure;
   /** `--rate-limit` and `--retry-after`. */
@@ -200,7 +201,7 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
   if (scopeTable !== "document" && scopeTable !== "contract")
     throw new Error(`--scopes must be "document" or "contract", got ${scopeTable}`);
   const writes = oneOf("--user-writes", values["user-writes"], ["record", "no-content", "job"] as const);
-  const missingScope = oneOf("--missing-scope", values["missing-scope"], ["403", "401"] as const);
+  const missingScope = oneOf("--missing-scope", values["missing-scope"], ["403", "401", "404"] as const);
   const batch = oneOf("--batch-invite-failure", values["batch-invite-failure"], ["whole", "partial"] as const);
   const retryAfter = oneOf("--retry-after", values["retry-after"], ["seconds", "date", "none"] as const);
   const rateLimit = rateLimitOf(values["rate-limit"], retryAfter);
@@ -208,7 +209,7 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
     ...(rateLimit === undefined ? {} : { rateLimit }),
     ...(writes === "no-content" ? { userWriteAnswer: "no-content" } : writes === "job" ? { userWritesAsJobs: true } : {}),
     ...(values["no-user-create"] === true ? { userCreate: false } : {}),
-    ...(missingScope === undefined ? {} : { missingScopeStatus: missingScope === "401" ? 401 : 403 }),
+    ...(missingScope === undefined ? {} : { missingScopeStatus: Number(missingScope) as MissingScopeStatus }),
     ...(batch === undefined ? {} : { batchInviteFailure: batch }),
   };
   const quirks: EmulatorQuirks = {};

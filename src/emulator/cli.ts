@@ -53,7 +53,9 @@ async function main(): Promise<void> {
     ...(options.userWritesAsJobs === true ? ["  user writes: answered with a job (--user-writes job)"] : []),
     ...(options.userWriteAnswer === "no-content" ? ["  user writes: answered 204 without a body (--user-writes no-content)"] : []),
     ...(options.userCreate === false ? ["  POST /users: answered 405 (--no-user-create)"] : []),
-    ...(options.missingScopeStatus === 401 ? ["  a key lacking a scope: answered 401 (--missing-scope 401)"] : []),
+    ...(options.missingScopeStatus === 401 || options.missingScopeStatus === 404
+      ? [`  a key lacking a scope: answered ${options.missingScopeStatus} (--missing-scope ${options.missingScopeStatus})`]
+      : []),
     ...(options.batchInviteFailure === "partial"
       ? ["  a failing invitation job: adds the other users it names (--batch-invite-failure partial)"]
       : []),

@@ -25,6 +25,7 @@ export { POPULATED_BIG_MEMBERS, POPULATED_IDS, POPULATED_USER_COUNT, populatedEm
 export type {
   AnsweredRequest,
   BatchInviteFailure,
+  MissingScopeStatus,
   EmulatedEntitlement,
   EmulatedIntegration,
   EmulatedJob,

@@ -13,7 +13,7 @@ import { API_PREFIX, type Incoming, MAX_BODY_BYTES, receive } from "./incoming";
 import { missingScopes } from "./scopes";
 import { requireJsonContentType } from "./validation";
 import { idKey } from "./store";
-import type { AnsweredRequest, Fault, RecordedRequest } from "./types";
+import type { AnsweredRequest, Fault, MissingScopeStatus, RecordedRequest } from "./types";
 
 /** The methods whose routes read a body. */
 const BODY_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH"]);
@@ -30,7 +30,7 @@ export class RequestLog {
 
 /** Settings that tests may change while the server runs. */
 interface LiveSettings {
-  missingScopeStatus: 401 | 403;
+  missingScopeStatus: MissingScopeStatus;
 }
 
 /** What the server works with. */
@@ -172,6 +172,8 @@ export class EmulatorServer {
     const missing = missingScopes(scopes, match.route.scopes(world));
     if (missing.length > 0) {
       const status = settings.missingScopeStatus;
+      // A service that does not disclose answers as for what is not there: nothing in the answer names a scope.
+      if (status === 404) return fail(404, `Not found: ${method} ${incoming.record.path}.`);
       const detail = `The API key lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")} required by ${method} ${match.route.pattern}.`;
       return fail(status, detail, { missingScopes: missing });
     }

@@ -288,8 +288,11 @@ export interface EmulatorOptions {
    * contract's summary table (the catalogue needs Read integrations, an invitation Write automated jobs).
    */
   scopeTable?: "document" | "contract";
-  /** What a key lacking a scope gets; default 403 (the real service may also answer 401). */
-  missingScopeStatus?: 401 | 403;
+  /**
+   * What a key lacking a scope gets; default 403 (the real service may also answer 401, or 404 "not disclosed": the
+   * contract's 404 means "not found or not disclosed", and that answer names no scope).
+   */
+  missingScopeStatus?: MissingScopeStatus;
   /** The users and integrations to start with; default the world of `defaultSeed()`; `{}` starts empty. */
   seed?: EmulatorSeed;
   job?: JobTiming;
@@ -419,6 +422,12 @@ export interface EmulatorIntegrations {
   remove(integrationId: string): void;
 }
 
+/**
+ * What a key lacking a scope gets: 403 (default), 401, or 404, the answer of a service that does not disclose what a key
+ * may not read (its body a plain "Not found" naming no scope), on a collection as on one record.
+ */
+export type MissingScopeStatus = 401 | 403 | 404;
+
 /** What an invitation job naming a user whose invitation fails does with the other users (see `EmulatorJobs.failInvitesOf`). */
 export type BatchInviteFailure = "whole" | "partial";
 
@@ -462,7 +471,7 @@ export interface Emulator {
   setRateLimit(limit: RateLimit | null): void;
   readonly stats: { rateLimited: number; requests: number };
   addKey(key: string, scopes: string[]): void;
-  setMissingScopeStatus(status: 401 | 403): void;
+  setMissingScopeStatus(status: MissingScopeStatus): void;
   users: EmulatorUsers;
   integrations: EmulatorIntegrations;
   jobs: EmulatorJobs;

@@ -112,6 +112,23 @@ describe("scopes", () => {
     expect((await call(emulator, "POST", "users", { key: "read-only", body: {} })).status).toBe(403);
   });
 
+  it("answers 404 naming no scope once setMissingScopeStatus(404) (not disclosed), on a collection as on one record", async () => {
+    emulator.setMissingScopeStatus(404);
+    try {
+      emulator.addKey("no-users", ["read:integrations"]);
+      for (const path of ["users?page[size]=1", `${tube}/users`, `${tube}/users/${TEAM.ada}`]) {
+        const answer = await call(emulator, "GET", path, { key: "no-users" });
+        expect(answer.status).toBe(404);
+        expect(errorField(answer, "code")).toBe("Not found");
+        expect(errorField(answer, "meta")).toBeNull();
+        expect(answer.text).not.toContain("read:users");
+      }
+      expect((await call(emulator, "GET", tube, { key: "no-users" })).status).toBe(200);
+    } finally {
+      emulator.setMissingScopeStatus(403);
+    }
+  });
+
   it("honours missingScopeStatus given at start", async () => {
     const other = await startEmulator({ seed: {}, missingScopeStatus: 401, keys: { k: [] } });
     try {

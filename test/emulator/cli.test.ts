@@ -91,6 +91,8 @@ describe("workspace-access-emulator's command line", () => {
     expect(parseCommandLine(["--user-writes", "record"])).not.toHaveProperty("userWriteAnswer");
     expect(parseCommandLine(["--user-writes", "job"])).toMatchObject({ userWritesAsJobs: true });
     expect(parseCommandLine(["--batch-invite-failure", "partial"])).toMatchObject({ batchInviteFailure: "partial" });
+    expect(parseCommandLine(["--missing-scope", "404"])).toMatchObject({ missingScopeStatus: 404 });
+    expect(parseCommandLine(["--missing-scope", "403"])).toMatchObject({ missingScopeStatus: 403 });
     const line = parseCommandLine(["--empty", "--user-writes", "no-content", "--no-user-create", "--missing-scope", "401"]);
     if (line === "help") throw new Error("unexpected help");
     const { logRequests: _, ...options } = line;
@@ -111,7 +113,7 @@ describe("workspace-access-emulator's command line", () => {
 
   it.each([
     [["--user-writes", "none"], '--user-writes must be "record", "no-content", "job", got none'],
-    [["--missing-scope", "404"], '--missing-scope must be "403", "401", got 404'],
+    [["--missing-scope", "402"], '--missing-scope must be "403", "401", "404", got 402'],
     [["--batch-invite-failure", "some"], '--batch-invite-failure must be "whole", "partial", got some'],
   ])("refuses %j, naming the flag and its values", (argv, message) => {
     expect(() => parseCommandLine(argv)).toThrow(message);
