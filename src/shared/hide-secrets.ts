@@ -14,3 +14,14 @@ export function hiderOf(secrets: Iterable<string>): (text: string) => string {
   const pattern = new RegExp(longestFirst.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
   return (text) => text.replace(pattern, SECRET);
 }
+
+/** A text as it is: what {@link hiderIf} gives where nothing is secret (compare with it to skip work). */
+export const shown = (text: string): string => text;
+
+/**
+ * How a resource prints its messages: with each string of `values` as `[secret]` ({@link hiderOf}) when the program gave them as
+ * secrets (`secret`: a resource's hidden flag); {@link shown} otherwise.
+ */
+export function hiderIf(secret: boolean, values: Iterable<unknown>): (text: string) => string {
+  return secret ? hiderOf([...values].filter((v): v is string => typeof v === "string")) : shown;
+}

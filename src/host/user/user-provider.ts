@@ -61,7 +61,7 @@ import { declaredUserKey, userKey } from "../takeovers";
 import { DEFAULT_USER_ROLE, defined, IMPORT_ID, type Props, type UserInputs, userInputs, optIn, optInChanged } from "../../shared/inputs";
 import { type Connection, type ProviderContext, providerOf } from "../provider-runtime";
 import { digestOf } from "../../shared/digest";
-import { hiderOf } from "../../shared/hide-secrets";
+import { hiderIf, shown } from "../../shared/hide-secrets";
 import { SECRET_EMAIL } from "../../shared/input-constants";
 import { withHints } from "../../shared/hints";
 import { isUnknown, knownString } from "../../shared/unknown";
@@ -161,15 +161,12 @@ const secretEmail = (declared: Props): { [SECRET_EMAIL]?: true } => (declared[SE
 
 /** What a message of a user prints of the text it is given. */
 type Hide = (text: string) => string;
-const shown: Hide = (text) => text;
 
 /**
  * A user's messages as it may print them: when the program gives its email as a secret (`secret`: its hidden `__secretEmail`,
  * in the inputs or the state), with each of `emails` as `[secret]`, in any case; as they are otherwise.
  */
-function hiderFor(secret: boolean, ...emails: unknown[]): Hide {
-  return secret ? hiderOf(emails.filter((e): e is string => typeof e === "string")) : shown;
-}
+const hiderFor = (secret: boolean, ...emails: unknown[]): Hide => hiderIf(secret, emails);
 
 /** Runs `work`; its error, which the engine prints, with each email `hide` leaves out (message, stack and cause alike). */
 async function hiding<T>(hide: Hide, work: () => Promise<T>): Promise<T> {

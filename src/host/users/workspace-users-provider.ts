@@ -34,7 +34,7 @@ import { idOf } from "../../client/ids";
 import { emailKey, sameEmail } from "../../client/models";
 import { SEARCH_PROOF_LISTINGS, sharedEmail } from "../../client/users";
 import { namedUpTo } from "../../shared/named-up-to";
-import { hiderOf } from "../../shared/hide-secrets";
+import { hiderIf } from "../../shared/hide-secrets";
 import { digestOf } from "../../shared/digest";
 import { DECLARED_ELSEWHERE, SECRET_USERS } from "../../shared/input-constants";
 import { IMPORT_ID, optIn, optInChanged, type Props } from "../../shared/inputs";
@@ -105,11 +105,6 @@ function outputsOf(
     ...(pendingCreates.length > 0 ? { pendingCreates } : {}),
     ...(secret ? { [SECRET_USERS]: true as const } : {}),
   };
-}
-
-/** A message as the set may print it: when it holds a secret (`secret`), with each of `emails` (in any case) as `[secret]`. */
-function hider(secret: boolean, emails: Iterable<string>): (text: string) => string {
-  return secret ? hiderOf(emails) : (text) => text;
 }
 
 /** Every email a set's state and inputs name: those its messages leave out when it holds a secret. */
@@ -357,7 +352,7 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   for (const [key, user] of ownGone) if (failures.some((f) => f.key === key)) users.set(key, user);
   for (const key of removed) if (!failures.some((f) => f.key === key)) users.delete(key);
   const outs = outputsOf(users, inputs.deleteOnDestroy, pending, inputs[SECRET_USERS] === true);
-  if (failures.length > 0) throw failed(failures, hider(secret, emailsOf(olds, inputs.users)), outs, news.__provider);
+  if (failures.length > 0) throw failed(failures, hiderIf(secret, emailsOf(olds, inputs.users)), outs, news.__provider);
   return outs;
 }
 
@@ -405,7 +400,7 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
       unread.push(`${prior.email} (${prior.id}): ${reasonOf(user)}`);
     } else if (user) users.set(key, stateOf(user, prior, prior.managedAttributes, prior.created));
   });
-  if (unread.length > 0) ctx.warn(hider(props[SECRET_USERS] === true, emailsOf(props))(unreadable(unread)));
+  if (unread.length > 0) ctx.warn(hiderIf(props[SECRET_USERS] === true, emailsOf(props))(unreadable(unread)));
   const outs = outputsOf(users, props.deleteOnDestroy, unsettled, props[SECRET_USERS] === true);
   const declared = Object.entries(outs.users).map(([key, u]) => {
     return [key, { email: u.email, firstName: u.firstName, lastName: u.lastName, ...managedValues(u, u.managedAttributes) }];
@@ -413,8 +408,6 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
   const inputs = { users: Object.fromEntries(declared), ...optIn(outs.deleteOnDestroy) };
   return { id: RESOURCE_ID, props: outs, inputs: inputs as unknown as WorkspaceUsersOutputs };
 }
-
-/** An error's message without its closing period, to be quoted within a sentence. */
 
 /** A 409 for an email no readable record has, while the listing held records it could not use (`unread`, their ids): one may have it. */
 function unreadTaken(unread: string[]): string {
@@ -559,7 +552,7 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
       for (const [key, p] of running) failures.push({ key, error: stillRunning(p, "not deleted") });
       const gone = [...Object.entries(props.users ?? {}), ...(await ownUndeclared(ctx, own, failures, new Map()))];
       await release(ctx, gone, props.deleteOnDestroy, failures, secret);
-      if (failures.length > 0) throw failed(failures, hider(secret, emailsOf(props)));
+      if (failures.length > 0) throw failed(failures, hiderIf(secret, emailsOf(props)));
     });
   },
 });
