@@ -109,13 +109,7 @@ export class LookupSession {
   /** The entitlements an integration offers, or `undefined` when there is no such integration. */
   entitlements(integrationId: string): Promise<Entitlement[] | undefined> {
     return this.#call(`entitlements:${idOf(integrationId)}`, () =>
-      this.#client.integrations.listEntitlements(integrationId).catch(async (error: unknown) => {
-        if (!NotFoundError.isInstance(error)) throw error;
-        // 404 is "not found, or not disclosed", as for its members: an integration that answers is there.
-        if ((await this.integration(integrationId)) === undefined) return undefined;
-        error.message += ` The integration ${integrationId} itself answers: its entitlements are not disclosed to this API key.`;
-        throw error;
-      }),
+      this.#unlessNoIntegration(integrationId, "entitlements", this.#client.integrations.listEntitlements(integrationId)),
     );
   }
 
@@ -125,14 +119,28 @@ export class LookupSession {
       this.#client.integrations.listUsers(integrationId, { pageSize, onInvalid });
     // One call for the lookups that ask together: the note below is added to their one error once.
     return this.#call(`members:${idOf(integrationId)} (or absent)`, () =>
-      this.#proven(`members:${idOf(integrationId)}`, `members of integration ${integrationId}`, listAt).catch(async (error: unknown) => {
-        if (!NotFoundError.isInstance(error)) throw error;
-        // 404 is "not found, or not disclosed": an integration that answers is there, its members hidden from this key.
-        if ((await this.integration(integrationId)) === undefined) return undefined;
-        error.message += ` The integration ${integrationId} itself answers: its members are not disclosed to this API key.`;
-        throw error;
-      }),
+      this.#unlessNoIntegration(
+        integrationId,
+        "members",
+        this.#proven(`members:${idOf(integrationId)}`, `members of integration ${integrationId}`, listAt),
+      ),
     );
+  }
+
+  /**
+   * `read`, a list of the integration `integrationId`, or `undefined` when it answers 404 and so does the integration itself.
+   * 404 is "not found, or not disclosed": an integration that answers is there, and the error says its `what` are not
+   * disclosed to this key.
+   */
+  async #unlessNoIntegration<T>(integrationId: string, what: string, read: Promise<T>): Promise<T | undefined> {
+    try {
+      return await read;
+    } catch (error) {
+      if (!NotFoundError.isInstance(error)) throw error;
+      if ((await this.integration(integrationId)) === undefined) return undefined;
+      error.message += ` The integration ${integrationId} itself answers: its ${what} are not disclosed to this API key.`;
+      throw error;
+    }
   }
 
   /** The first listing of `key` (each record once, by id): it proves presence only. */
