@@ -1,22 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import { User } from "../../src/program/user";
+import { recordedInputs } from "../support/recorded-inputs";
 
 describe("the hidden __secretEmail input of a User", () => {
   it("is true for an email given as a secret (pulumi.secret, a secret config value), and absent for a plain one", async () => {
-    const inputs = new Map<string, Record<string, unknown>>();
-    await pulumi.runtime.setMocks(
-      {
-        newResource: (a) => {
-          inputs.set(a.name, a.inputs);
-          return { id: `${a.name}-id`, state: a.inputs };
-        },
-        call: (a) => a.inputs,
-      },
-      "p",
-      "s",
-      false,
-    );
+    const inputs = await recordedInputs();
     pulumi.runtime.setAllConfig({ "p:email": "ei@example.com" }, ["p:email"]);
     const names = { firstName: "Ann", lastName: "Lee" };
     const users = [

@@ -4,6 +4,7 @@ import { ownedEmails } from "../../src/program/owners";
 import { IntegrationEntitlement } from "../../src/program/integration-entitlement";
 import { IntegrationMembers } from "../../src/program/integration-members";
 import { WorkspaceUsers } from "../../src/program/workspace-users";
+import { recordedInputs } from "../support/recorded-inputs";
 
 async function newProgram(): Promise<void> {
   await pulumi.runtime.setMocks({ newResource: (a) => ({ id: `${a.name}-id`, state: a.inputs }), call: (a) => a.inputs }, "p", "s", false);
@@ -72,19 +73,7 @@ describe("unknown roles", () => {
 
 describe("the hidden __secretUsers input", () => {
   it("is true for a set holding a secret (its email, or any other value), and absent from a plain set's inputs", async () => {
-    const inputs = new Map<string, Record<string, unknown>>();
-    await pulumi.runtime.setMocks(
-      {
-        newResource: (a) => {
-          inputs.set(a.name, a.inputs);
-          return { id: `${a.name}-id`, state: a.inputs };
-        },
-        call: (a) => a.inputs,
-      },
-      "p",
-      "s",
-      false,
-    );
+    const inputs = await recordedInputs();
     const person = { email: "ann@example.com", firstName: "Ann", lastName: "Lee" };
     const sets = [
       new WorkspaceUsers("plain", { users: [person] }),
