@@ -2,7 +2,7 @@ import { systemClock } from "./clock";
 import { HttpTransport } from "./transport";
 import { IntegrationsApi } from "./integrations";
 import { JobsApi } from "./jobs";
-import { type ClientOptions, type ResolvedSettings, resolveSettings } from "./settings";
+import { type ClientOptions, type ResolvedSettings, resolveSettings, type SettingName } from "./settings";
 import { UsersApi } from "./users";
 
 /**
@@ -23,16 +23,19 @@ export class WorkspaceAccessClient {
   readonly jobs: JobsApi;
   readonly #http: HttpTransport;
 
-  /** `options` are checked (a `ConfigurationError` names the first at fault); settings already resolved are taken as they are. */
+  /**
+   * `options` are checked (a `ConfigurationError` names the first at fault); settings already resolved are taken as they are.
+   * `settingName`: how messages name a setting, as its user sets it (default: the key, `baseUrl`).
+   */
   constructor(
-    options: (ClientOptions | (ResolvedSettings & Pick<ClientOptions, "clock" | "random" | "logger">)) & { settingPrefix?: string },
+    options: (ClientOptions | (ResolvedSettings & Pick<ClientOptions, "clock" | "random" | "logger">)) & { settingName?: SettingName },
   ) {
     const settings = resolveSettings(options);
     this.#http = new HttpTransport(settings, {
       clock: options.clock ?? systemClock,
       random: options.random ?? Math.random,
       logger: options.logger,
-      settingPrefix: options.settingPrefix ?? "",
+      settingName: options.settingName ?? ((key) => key),
     });
     this.jobs = new JobsApi(this.#http);
     this.users = new UsersApi(this.#http, this.jobs);

@@ -24,6 +24,12 @@ export interface ClientOptions extends Partial<Record<NumericSetting, number>> {
   logger?: (message: string) => void;
 }
 
+/**
+ * A setting's name as the client's caller lets its user set it, for messages: `workspace-access:baseUrl` (a stack config
+ * key), `--base-url` (a flag). Default: the key itself. An error's `setting` stays the key where it is the client's finding.
+ */
+export type SettingName = (key: string) => string;
+
 /** {@link ClientOptions} checked once by whoever read them, defaults applied: the client does not check them again (`cacheDir` undefined: none). */
 export type ResolvedSettings = { readonly resolved: true; baseUrl: URL; apiKey: string; cacheDir: string | undefined } & Record<
   NumericSetting,
@@ -224,11 +230,11 @@ export function completeSettings(
 }
 
 /** The settings the client runs on: resolved ones as they are, options checked (a {@link ConfigurationError} names the first at fault). */
-export function resolveSettings(options: (ClientOptions | ResolvedSettings) & { settingPrefix?: string }): ResolvedSettings {
+export function resolveSettings(options: (ClientOptions | ResolvedSettings) & { settingName?: SettingName }): ResolvedSettings {
   if ("resolved" in options && options.resolved === true) return options;
   const z = zod();
   const fields = settingFields(z);
   const schema = z.object({ apiKey: fields.apiKey, baseUrl: fields.baseUrl, ...fields.numbers });
-  const checked = check(schema, options, (key) => `${options.settingPrefix ?? ""}${key}`);
+  const checked = check(schema, options, options.settingName ?? ((key) => key));
   return completeSettings({ ...checked, cacheDir: (options as ClientOptions).cacheDir });
 }

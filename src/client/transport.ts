@@ -18,7 +18,7 @@ import { makeEchoTest, makeRedactor, makeValueRedactor, redactDeep, redactError 
 import { askedTooLong, backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
 import { schemas } from "./schemas";
 import { describeScopes, type Scope } from "./scopes";
-import { type ClientOptions, DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings } from "./settings";
+import { type ClientOptions, DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings, type SettingName } from "./settings";
 
 /** The package version, sent in the User-Agent (package.json sits two levels up from src/ and dist/). */
 const USER_AGENT = `pulumi-workspace-access/${(require("../../package.json") as { version: string }).version}`;
@@ -85,8 +85,9 @@ interface RawResponse {
   text: string;
 }
 
-/** Everything the transport needs besides the settings; `settingPrefix` begins setting names in messages, e.g. `workspace-access:`. */
-export type TransportDeps = Required<Pick<ClientOptions, "clock" | "random">> & Pick<ClientOptions, "logger"> & { settingPrefix: string };
+/** Everything the transport needs besides the settings; `settingName` names a setting in messages as its user sets it. */
+export type TransportDeps = Required<Pick<ClientOptions, "clock" | "random">> &
+  Pick<ClientOptions, "logger"> & { settingName: SettingName };
 
 /** Sends the contract's requests for one client: paced (`pacer.ts`), on a keep-alive undici `Pool`, retried, parsed with zod, errors redacted. @internal */
 export class HttpTransport {
@@ -154,9 +155,9 @@ export class HttpTransport {
     return this.#closing;
   }
 
-  /** Builds a setting's name as the user sets it, e.g. `workspace-access:maxRetries`. */
+  /** A setting's name as the user sets it, e.g. `workspace-access:maxRetries`. */
   setting(name: string): string {
-    return `${this.deps.settingPrefix}${name}`;
+    return this.deps.settingName(name);
   }
 
   /** Sends `spec` as the retry policy allows, parses the answer (`data` undefined: no body), redacts every error whole (a link may carry the key). */

@@ -2,7 +2,7 @@
  * Where the export reads from, and with which key: the key from `WORKSPACE_ACCESS_API_KEY` only (a flag would stay
  * in the shell's history), the address from `--base-url`, else the provider's environment variables (with `--check`,
  * else the one `access.yaml` records, though not in CI). One client per export or check, its errors completed with what
- * to fix, naming the variable or flag, never the key.
+ * to fix, naming the variable, flag or file the address came from, never the key.
  */
 import {
   type Clock,
@@ -22,8 +22,11 @@ import { ExportError } from "./errors";
 
 const SCOPES_NEEDED = describeScopes([SCOPES.readUsers, SCOPES.readIntegrations]);
 
-/** The key and the API root an export reads with. */
-export type Connection = { apiKey: string; baseUrl: string };
+/**
+ * The key and the API root an export reads with; `baseUrlFrom`: where the address was set, as a message names it (`--base-url`,
+ * `WORKSPACE_ACCESS_BASE_URL`, `the workspace access.yaml records`), the client's messages too.
+ */
+export type Connection = { apiKey: string; baseUrl: string; baseUrlFrom: string };
 
 /** Test seams: time and randomness of the client. */
 export interface ExportDeps {
@@ -47,7 +50,9 @@ export function exportConnection(
         "The key is read from the environment only, never from a flag, so that it stays out of the shell's history.",
     );
   }
-  if (baseUrlFlag !== undefined) return { apiKey, baseUrl: withApiPath(parseBaseUrl(baseUrlFlag, "--base-url"), "--base-url") };
+  if (baseUrlFlag !== undefined) {
+    return { apiKey, baseUrl: withApiPath(parseBaseUrl(baseUrlFlag, "--base-url"), "--base-url"), baseUrlFrom: "--base-url" };
+  }
   const raw = readRawSettings(() => undefined, env as NodeJS.ProcessEnv);
   if (!raw.baseUrl && !(raw.workspace && raw.host)) {
     if (recorded?.baseUrl === undefined) {
@@ -69,10 +74,12 @@ export function exportConnection(
     return {
       apiKey,
       baseUrl: asExportError(() => withApiPath(parseBaseUrl(recorded.baseUrl!, where), `the address ${recorded.file} records`, fix)),
+      baseUrlFrom: where,
     };
   }
   // The problems worded for the environment: the variables to set, not the stack config keys.
-  return { apiKey, baseUrl: asExportError(() => resolveProviderSettings(raw, "env").client.baseUrl.href) };
+  const baseUrl = asExportError(() => resolveProviderSettings(raw, "env").client.baseUrl.href);
+  return { apiKey, baseUrl, baseUrlFrom: raw.baseUrl ? ENV.baseUrl : `${ENV.workspace} and ${ENV.host}` };
 }
 
 /**
@@ -102,7 +109,8 @@ function asExportError<T>(read: () => T, fix = ""): T {
 
 /**
  * Runs `work` with a client of the connection, closing it after, and adds what to fix to the service's errors: the address
- * only until `work` calls `answered` (the service has answered as the workspace API: a later 404 is not the address's).
+ * only until `work` calls `answered` (the service has answered as the workspace API: a later 404 is not the address's). The
+ * client's own messages name the key's variable and where the address came from, as it is told to name its settings.
  * @internal
  */
 export async function withClient<T>(
@@ -110,14 +118,12 @@ export async function withClient<T>(
   deps: ExportDeps,
   work: (client: WorkspaceAccessClient, answered: () => void) => Promise<T>,
 ): Promise<T> {
-  let client: WorkspaceAccessClient;
-  try {
-    client = new WorkspaceAccessClient({ ...connection, ...deps });
-  } catch (error) {
-    // The client names the key's setting `apiKey`: here it is the variable.
-    if (error instanceof Error && error.message.startsWith("apiKey ")) throw new ExportError(`${ENV.apiKey}${error.message.slice(6)}`);
-    throw error;
-  }
+  const { apiKey, baseUrl, baseUrlFrom } = connection;
+  const names = new Map([
+    ["apiKey", ENV.apiKey],
+    ["baseUrl", baseUrlFrom],
+  ]);
+  const client = new WorkspaceAccessClient({ apiKey, baseUrl, ...deps, settingName: (key) => names.get(key) ?? key });
   let reached = false;
   try {
     return await work(client, () => {
@@ -129,12 +135,9 @@ export async function withClient<T>(
     } else if (reached) {
       // The address answered as the workspace API already: a later error is the service's, not the address's.
     } else if (NotFoundError.isInstance(error) || InvalidResponseError.isInstance(error)) {
-      error.message += addressHint(connection.baseUrl, "answered, but not as the workspace API");
-    } else if (ConfigurationError.isInstance(error) && error.setting === "baseUrl") {
-      // The client's own finding (a 404, and 404 to `GET users` too) names its setting; here the address is a flag or variable.
-      error.message = error.message.replace(/ Check baseUrl: .*$/, "") + addressHint(connection.baseUrl, "is not the workspace API");
+      error.message += addressHint(connection, "answered, but not as the workspace API");
     } else if (ConnectionError.isInstance(error) || TimeoutError.isInstance(error)) {
-      error.message += addressHint(connection.baseUrl, "could not be reached");
+      error.message += addressHint(connection, "could not be reached");
     }
     throw error;
   } finally {
@@ -142,5 +145,6 @@ export async function withClient<T>(
   }
 }
 
-const addressHint = (baseUrl: string, what: string) =>
-  ` Check the address: ${baseUrl} ${what}; it should be the workspace's API root, such as https://acme.example.com/api/v1/ (--base-url, or ${ENV.baseUrl}).`;
+/** What to check when the address is at fault, naming where it came from. */
+const addressHint = ({ baseUrl, baseUrlFrom }: Connection, what: string) =>
+  ` Check the address (${baseUrlFrom}): ${baseUrl} ${what}; it should be the workspace's API root, such as https://acme.example.com/api/v1/.`;

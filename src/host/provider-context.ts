@@ -141,7 +141,11 @@ export class ProviderContext {
   connection(): Connection {
     if (!this.#connection) {
       const settings = this.settings();
-      const client = new WorkspaceAccessClient({ ...settings.client, clock: this.clock, settingPrefix: `${CONFIG_NAMESPACE}:` });
+      const client = new WorkspaceAccessClient({
+        ...settings.client,
+        clock: this.clock,
+        settingName: (key) => `${CONFIG_NAMESPACE}:${key}`,
+      });
       const cache = new ReadCache(client, settings.readCacheSeconds * 1000, this.clock);
       this.#connection = {
         client,

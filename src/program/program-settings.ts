@@ -34,5 +34,5 @@ export function programSettings(): ProviderSettings {
  */
 export async function programClient(clock: Clock, settings: ProviderSettings = programSettings()): Promise<WorkspaceAccessClient> {
   const { WorkspaceAccessClient } = await import("../client/client.js");
-  return new WorkspaceAccessClient({ ...settings.client, clock, settingPrefix: `${CONFIG_NAMESPACE}:` });
+  return new WorkspaceAccessClient({ ...settings.client, clock, settingName: (key) => `${CONFIG_NAMESPACE}:${key}` });
 }

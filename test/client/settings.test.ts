@@ -61,7 +61,8 @@ describe("keys in the wrong place", () => {
   });
 
   it.each(["x", "true", "k-12345"])("refuses %j, too short to be a key (and to redact), naming the setting as the user sets it", (key) => {
-    const build = () => new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: key, settingPrefix: "workspace-access:" });
+    const build = () =>
+      new WorkspaceAccessClient({ baseUrl: "https://a.example.com/", apiKey: key, settingName: (k) => `workspace-access:${k}` });
     const error = thrown(build);
     expect((error as Error).message).toMatch(/^workspace-access:apiKey is too short to be a workspace API key/);
     expect(ConfigurationError.isInstance(error) && error.setting).toBe("workspace-access:apiKey");

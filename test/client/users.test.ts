@@ -326,6 +326,19 @@ describe("a 404 before anything answered: the item's, or the address's", () => {
     expect(emu.requests.map((r) => r.rawPath)).toEqual([`/api/v2/users/${missing}`, "/api/v2/users?page%5Bsize%5D=1"]);
   });
 
+  it("names the address as the caller sets it (a flag, a file), its setting still baseUrl: no caller rewrites the message", async () => {
+    const emu = await emulator();
+    const settingName = (key: string) => (key === "baseUrl" ? "--base-url" : key);
+    const { client } = clientFor(emu, { baseUrl: emu.url.replace("/api/v1/", "/api/v2/"), settingName });
+    const error = await rejection(client.users.get(missing));
+    expect(error).toMatchObject({ kind: "configuration", setting: "baseUrl" });
+    expect(error.message).toMatch(
+      /is not the workspace's API root, so nothing was read as gone\. Check --base-url: it should be the API root, such as https:\/\/acme\.example\.com\/api\/v1\/ \(if it is, the service hides its users from this key: give it Read users, read:users\)\.$/,
+    );
+    expect(error.message).not.toContain("baseUrl");
+    expect(error.message).not.toContain(emu.apiKey);
+  });
+
   it("stays a 404 where the address answers, proven once per client; after a success, no proof is sent", async () => {
     const emu = await emulator();
     const { client } = clientFor(emu);

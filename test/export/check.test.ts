@@ -322,4 +322,19 @@ describe("the address --check reads", () => {
       /^No workspace address: .* \(.*access\.yaml records none\)\.$/,
     );
   });
+
+  it("names access.yaml when the address it records answers, but is not the workspace API", async () => {
+    const copy = path.join(path.dirname(dir), "wrong-path");
+    fs.mkdirSync(copy);
+    const file = path.join(copy, "access.yaml");
+    const wrong = emulator.url.replace("/api/v1/", "/api/v2/");
+    fs.writeFileSync(file, fs.readFileSync(path.join(dir, "access.yaml"), "utf8").replace(/^workspace: .*$/m, `workspace: ${wrong}`));
+    const error = await rejection(runCheck({ out: copy, env: env(emulator) }));
+    expect(error.message).toContain(`${wrong} is not the workspace's API root`);
+    expect(error.message).toContain(
+      `Check the workspace ${file} records: it should be the API root, such as https://acme.example.com/api/v1/ (if it is, the ` +
+        "service hides its users from this key: give it Read users, read:users).",
+    );
+    expect(error.message).not.toMatch(/baseUrl|--base-url|WORKSPACE_ACCESS_BASE_URL/);
+  });
 });

@@ -275,17 +275,37 @@ describe("errors name the fix, never the key", () => {
     await closed.close();
     const error = await failure({ out: freshDir(), baseUrl: url, env: env(emulator) }, new VirtualClock());
     expect(error.message).toMatch(
-      new RegExp(`Check the address: ${url.replace(/[.]/g, "\\.")} could not be reached; it should be the workspace's API root`),
+      new RegExp(
+        `Check the address \\(--base-url\\): ${url.replace(/[.]/g, "\\.")} could not be reached; it should be the workspace's API root`,
+      ),
     );
     expect(error.message).not.toContain(emulator.apiKey);
   });
 
-  it("a wrong address: a server that is not the API (404)", async () => {
-    const error = await failure({ out: freshDir(), baseUrl: emulator.url.replace("/api/v1/", "/api/v2/"), env: env(emulator) });
-    expect(error.message).toMatch(
-      /GET \/api\/v2\/integrations answered 404, and so did GET \/api\/v2\/users, .*Check the address: .* is not the workspace API;/,
+  // The client names the address where the export's user set it: one fix, whole (the key's scope too), and nothing rewritten.
+  const notTheApi = (from: string) =>
+    new RegExp(
+      `GET /api/v2/integrations answered 404, and so did GET /api/v2/users, .* is not the workspace's API root, so nothing was read ` +
+        `as gone\\. Check ${from}: it should be the API root, such as https://acme\\.example\\.com/api/v1/ \\(if it is, the ` +
+        "service hides its users from this key: give it Read users, read:users\\)\\.$",
     );
-    expect(error.message).not.toContain("Check baseUrl");
+
+  it("a wrong address: a server that is not the API (404), named as the flag, or the variable, that set it", async () => {
+    const wrong = emulator.url.replace("/api/v1/", "/api/v2/");
+    const flagged = await failure({ out: freshDir(), baseUrl: wrong, env: env(emulator) });
+    expect(flagged.message).toMatch(notTheApi("--base-url"));
+    const variable = await failure({ out: freshDir(), env: { ...env(emulator), WORKSPACE_ACCESS_BASE_URL: wrong } });
+    expect(variable.message).toMatch(notTheApi("WORKSPACE_ACCESS_BASE_URL"));
+    for (const error of [flagged, variable]) {
+      expect(error.message).not.toContain("baseUrl");
+      expect(error.message).not.toContain("Check the address");
+      expect(error.message).not.toContain(emulator.apiKey);
+    }
+  });
+
+  it("a key the client refuses before sending, named as the variable it comes from", async () => {
+    const error = await failure({ out: freshDir(), baseUrl: emulator.url, env: env(emulator, "short") });
+    expect(error.message).toMatch(/^WORKSPACE_ACCESS_API_KEY is too short to be a workspace API key/);
   });
 
   it("an address with no path recorded in access.yaml, refused naming the file and the fix", () => {

@@ -40,7 +40,10 @@ export function clockOf(emu: Emulator): VirtualClock {
 }
 
 /** A client of `emu` on the emulator's virtual clock with fixed jitter, closed after the test. */
-export function clientFor(emu: Emulator, options: Partial<ClientOptions> = {}): { client: WorkspaceAccessClient; clock: VirtualClock } {
+export function clientFor(
+  emu: Emulator,
+  options: Partial<ClientOptions> & { settingName?: (key: string) => string } = {},
+): { client: WorkspaceAccessClient; clock: VirtualClock } {
   const clock = clockOf(emu);
   const client = new WorkspaceAccessClient({
     baseUrl: emu.url,
