@@ -29,14 +29,15 @@ Options:
                         back what was changed by hand)
   --continue-on-error   up: run every stack even when the canary or another stack failed
                         (up runs the first stack alone first, the canary; a failure stops the rest)
-  --expect-no-changes   exit 1 when a stack plans (preview), makes (up) or finds (refresh) a change
+  --expect-no-changes   exit 1 when a stack plans (preview), makes (up) or finds (refresh) a change,
+                        or its counts are unknown (pulumi sent no summary: ? in the table)
   --format F            text (default: progress on stderr, a table at the end), markdown (a table
                         for a pull-request comment, kept within GitHub's 65,536 characters: 50 changed
                         resources a stack, then how many more) or json (one document, for tools)
   --cwd DIR             the project's folder (default: the current one)
   -h, --help            show this help
 
-Exit status: 0 every stack succeeded (with --expect-no-changes, or drift: and none had a change),
+Exit status: 0 every stack succeeded (with --expect-no-changes, or drift: and each had no change),
 1 otherwise (or interrupted), 2 a usage error (an unknown stack or flag, no project), 130 after a
 third Ctrl-C.
 

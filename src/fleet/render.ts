@@ -3,6 +3,11 @@ import type { Format } from "../command-line";
 import { CHANGE_OPS, type ChangeCounts, changeTotal, type FleetReport, type StackReport } from "./types";
 
 const COUNTS: Array<keyof ChangeCounts> = [...CHANGE_OPS, "same"];
+/** What a report says of counts it does not know (`changes: null`): never zeros, which would claim no change. */
+const NO_SUMMARY = "no summary from the engine";
+const UNKNOWN_COUNTS = `changes unknown: ${NO_SUMMARY} (pulumi ended mid-stream, or its event log was cut)`;
+/** A table's cell of one count: `?` when the counts are unknown. */
+const countCell = (stack: StackReport, count: keyof ChangeCounts) => (stack.changes === null ? "?" : String(stack.changes[count]));
 /** How the text format marks each operation, as `pulumi` does. */
 const MARKS: Record<string, string> = { create: "+", update: "~", delete: "-", replace: "+-" };
 
@@ -14,8 +19,8 @@ export function renderFleetReport(report: FleetReport, format: Format): string {
 
 /**
  * The JSON document: the command, whether a change fails the run and whether the run was interrupted (the exit status
- * follows from these and the stacks), and per stack its result, its counts, (failed only) its error, (skipped only) why,
- * and any warnings: what the text report says, for a tool.
+ * follows from these and the stacks), and per stack its result, its counts (`null`: unknown), (failed only) its error,
+ * (skipped only) why, and any warnings: what the text report says, for a tool.
  */
 function jsonOf(report: FleetReport) {
   return {
@@ -42,19 +47,24 @@ export function stackDoneLine(report: StackReport): string {
   const warnings = warned === 0 ? "" : `; ${warned} warning${warned === 1 ? "" : "s"} (listed in the report)`;
   if (report.result === "failed") return `${report.stack}: failed${warnings}: ${report.error ?? ""}`;
   if (report.result === "skipped") return `${report.stack}: skipped (${report.skippedBecause ?? ""})`;
-  const changed = CHANGE_OPS.filter((op) => report.changes[op] > 0);
-  return `${report.stack}: succeeded${changed.length === 0 ? ", no changes" : `: ${changed.map((op) => `${report.changes[op]} ${op}`).join(", ")}`}${warnings}`;
+  const { changes } = report;
+  if (changes === null) return `${report.stack}: succeeded, changes unknown (${NO_SUMMARY})${warnings}`;
+  const changed = CHANGE_OPS.filter((op) => changes[op] > 0);
+  return `${report.stack}: succeeded${changed.length === 0 ? ", no changes" : `: ${changed.map((op) => `${changes[op]} ${op}`).join(", ")}`}${warnings}`;
 }
 
 /** One line: how many stacks ended how, and what made the run fail. */
 function summaryLine(report: FleetReport): string {
   const count = (result: string) => report.stacks.filter((s) => s.result === result).length;
   const parts = [`${count("succeeded")} succeeded`, `${count("failed")} failed`, `${count("skipped")} skipped`];
-  const changed = report.stacks.filter((s) => changeTotal(s.changes) > 0);
+  const changed = report.stacks.filter((s) => s.changes !== null && changeTotal(s.changes) > 0);
   // A drift check's changes are what would bring a workspace back to its program: that stack has drifted. A failed
   // stack's counts stop where its check stopped, and say nothing of the whole workspace: it is counted as failed only.
   if (report.command === "drift") parts.push(`${changed.filter((s) => s.result === "succeeded").length} drifted`);
   else if (report.expectNoChanges) parts.push(`${changed.length} with changes (--expect-no-changes)`);
+  // A stack that succeeded without the engine's summary: neither changed nor unchanged, as far as anything proves.
+  const unknown = report.stacks.filter((s) => s.result === "succeeded" && s.changes === null).length;
+  if (unknown > 0) parts.push(`${unknown} with ${report.command === "drift" ? "drift" : "changes"} unknown (${NO_SUMMARY})`);
   // A warning fails no stack, yet says something is not as it should be (a key in plain text): counted when there is one.
   const warned = report.stacks.filter((s) => (s.warnings?.length ?? 0) > 0).length;
   if (warned > 0) parts.push(`${warned} with warnings`);
@@ -70,15 +80,16 @@ function details(stack: StackReport, resources = Number.POSITIVE_INFINITY): stri
   const warnings = (stack.warnings ?? []).map((warning) => `warning: ${warning}`);
   if (stack.result === "failed") return [`error: ${stack.error ?? "failed"}`, ...warnings];
   if (stack.result === "skipped") return [`skipped: ${stack.skippedBecause ?? "not run"}`];
+  const unknown = stack.changes === null ? [UNKNOWN_COUNTS] : [];
   const listed = stack.resources.slice(0, resources).map((r) => `${MARKS[r.op] ?? r.op} ${r.type} ${r.name}`);
   const more = stack.resources.length - listed.length;
   const rest = more === 0 ? [] : [`and ${more} more changed resource${more === 1 ? "" : "s"} (--format text lists every one)`];
-  return [...listed, ...rest, ...warnings];
+  return [...unknown, ...listed, ...rest, ...warnings];
 }
 
 function textOf(report: FleetReport): string {
   const head = ["STACK", "RESULT", ...COUNTS.map((c) => c.toUpperCase())];
-  const rows = report.stacks.map((s) => [s.stack, s.result, ...COUNTS.map((c) => String(s.changes[c]))]);
+  const rows = report.stacks.map((s) => [s.stack, s.result, ...COUNTS.map((c) => countCell(s, c))]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]) =>
     cells
@@ -109,7 +120,7 @@ const ROW_RESOURCES = 50;
 function markdownOf(report: FleetReport, resources = ROW_RESOURCES): string {
   const icon: Record<string, string> = { succeeded: "✅", failed: "❌", skipped: "⏭️" };
   const rows = report.stacks.map((s) => {
-    const counts = COUNTS.map((c) => String(s.changes[c]));
+    const counts = COUNTS.map((c) => countCell(s, c));
     const detail = details(s, resources).map((d) => `\`${cell(d).replace(/`/g, "'")}\``);
     return `| ${cell(s.stack)} | ${icon[s.result] ?? ""} ${s.result} | ${counts.join(" | ")} | ${detail.join("<br>")} |`;
   });

@@ -56,7 +56,7 @@ export async function schedule(options: ScheduleOptions): Promise<{ reports: Sta
       (error: unknown): StackReport => ({
         stack,
         result: "failed",
-        changes: noChanges(),
+        changes: null,
         resources: [],
         error: error instanceof Error ? error.message : String(error),
       }),

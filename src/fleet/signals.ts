@@ -57,7 +57,7 @@ export class FleetProgress {
         return { stack, result: "skipped", changes: noChanges(), resources: [], skippedBecause: INTERRUPTED_BEFORE_IT_STARTED };
       }
       const error = `its outcome is unknown: ${this.name} exited without waiting for its pulumi (a third Ctrl-C); ${CHECK}`;
-      return { stack, result: "failed", changes: noChanges(), resources: [], error };
+      return { stack, result: "failed", changes: null, resources: [], error };
     };
     return { command: this.command, expectNoChanges: this.expectNoChanges, interrupted: true, stacks: stacks.map(report) };
   }

@@ -228,23 +228,26 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     guardReadsAfterSuccess(stack, (reason) =>
       afterwards.push(
         `the ${options.command} succeeded, but its summary could not be read from the stack's history (${reason}): its ` +
-          `counts are the engine's events'; pulumi stack history --stack ${fullName} shows the summary`,
+          `counts are the engine's summary event's (unknown if none came); pulumi stack history --stack ${fullName} shows the summary`,
       ),
     );
-    // The counts of an up's or a refresh's summary, or, when it could not be read, of the engine's summary event.
+    // The counts of an up's or a refresh's summary, or, when it could not be read, of the engine's summary event, else unknown.
     const summaryCounts = (summary: UpdateSummary | undefined) =>
-      summary === undefined ? (events.summary ?? noChanges()) : countsOf(summary.resourceChanges);
+      summary === undefined ? (events.summary ?? null) : countsOf(summary.resourceChanges);
     // No `expectNoChanges` for pulumi: it checks only after the operation (an up or a refresh has
     // applied its changes by then) and fails the stack, losing its counts; the report checks the counts.
     const common = { onEvent: events.onEvent, color: "never" as const, signal };
     const refresh = options.refresh === true;
     operating = true;
-    let changes: ChangeCounts;
-    if (options.command === "preview") changes = countsOf((await stack.preview({ ...common, ...refreshing(refresh) })).changeSummary);
-    // A preview with refresh reads each resource from the workspace into a copy of the state, then plans the program
-    // against that copy: what it plans is how the workspace differs from the program. It writes no state.
-    else if (options.command === "drift") changes = countsOf((await stack.preview({ ...common, ...refreshing(true) })).changeSummary);
-    else if (options.command === "up")
+    let changes: ChangeCounts | null;
+    if (options.command === "preview" || options.command === "drift") {
+      // A drift check is a preview with refresh: it reads each resource from the workspace into a copy of the state, then
+      // plans the program against that copy: what it plans is how the workspace differs from the program. It writes no state.
+      await stack.preview({ ...common, ...refreshing(options.command === "drift" || refresh) });
+      // Its summary event's counts: without it (pulumi ended mid-stream, its event log was cut) the Automation API's
+      // `changeSummary` is empty, which would say "no change", for a drift check "no drift", with nothing to prove it.
+      changes = events.summary ?? null;
+    } else if (options.command === "up")
       changes = summaryCounts((await stack.up({ ...common, ...refreshing(refresh), suppressOutputs: true })).summary);
     else changes = summaryCounts((await stack.refresh({ ...common, runProgram: true, suppressOutputs: true })).summary);
     return { stack: name, result: "succeeded", changes, resources: resources(), ...warnings() };
@@ -256,7 +259,8 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     return {
       stack: name,
       result: "failed",
-      changes: events.summary ?? noChanges(),
+      // What the engine counted before it stopped, when its summary came; else unknown, not none.
+      changes: events.summary ?? null,
       resources: resources(),
       error: redact(options.cancel.aborted ? `cancelled: ${message}` : message),
       ...warnings(),

@@ -14,7 +14,10 @@ export type StackResult = "succeeded" | "failed" | "skipped";
 /** The operations that change a resource, in the order a report counts them. */
 export const CHANGE_OPS = ["create", "update", "delete", "replace"] as const;
 
-/** Resource changes as the engine counted them (planned, made or found), and the resources left the same. */
+/**
+ * Resource changes as the engine counted them (planned, made or found), and the resources left the same: its summary's,
+ * the one proof of them (the resources its events named before a cut are no count).
+ */
 export type ChangeCounts = Record<(typeof CHANGE_OPS)[number] | "same", number>;
 
 /** One resource the engine planned, made or found a change to: `create` `User` `alice@acme.example`. */
@@ -30,7 +33,12 @@ export interface ChangedResource {
 export interface StackReport {
   stack: string;
   result: StackResult;
-  changes: ChangeCounts;
+  /**
+   * The engine's counts: a preview's or a drift check's plan, an up's or a refresh's summary, a failed stack's count
+   * before it stopped. `null` when they are unknown: no summary came from the engine (pulumi ended mid-stream, its event
+   * log was cut), which is no proof of "no change". A skipped stack, which never ran, counts none.
+   */
+  changes: ChangeCounts | null;
   /** When `failed`: the package's own message (never the key). */
   error?: string;
   /** When `skipped`: the canary failed, another stack failed, or the run was interrupted or cancelled before pulumi started. */
@@ -46,14 +54,14 @@ export interface StackReport {
 /** A whole fleet run. */
 export interface FleetReport {
   command: FleetCommand;
-  /** Whether `--expect-no-changes` was given (always for `drift`): a change then makes the run fail. */
+  /** Whether `--expect-no-changes` was given (always for `drift`): a change, or counts unknown, then makes the run fail. */
   expectNoChanges: boolean;
   /** Whether a signal (Ctrl-C, SIGTERM, or the caller's `stop` or `cancel`) stopped the run before every stack had started, or cancelled one. */
   interrupted: boolean;
   stacks: StackReport[];
 }
 
-/** Whether a change fails the run: when asked (`--expect-no-changes`), and always for `drift`. */
+/** Whether a change fails the run (and counts unknown, which prove none absent): when asked (`--expect-no-changes`), and always for `drift`. */
 export function expectsNoChanges(command: FleetCommand, asked: boolean | undefined): boolean {
   return asked === true || command === "drift";
 }
@@ -71,8 +79,16 @@ export function changeTotal(changes: ChangeCounts): number {
   return CHANGE_OPS.reduce((total, op) => total + changes[op], 0);
 }
 
-/** The exit status: 0 when every stack succeeded (and with `expectNoChanges`, none had a change), else 1. */
+/** Whether a stack's counts may hold a change: it had one, or its counts are unknown. */
+export function mayHaveChanged(changes: ChangeCounts | null): boolean {
+  return changes === null || changeTotal(changes) > 0;
+}
+
+/**
+ * The exit status: 0 when every stack succeeded (and with `expectNoChanges`, each is known to have no change: counts
+ * unknown fail it, a drift check above all), else 1.
+ */
 export function exitStatus(report: FleetReport): 0 | 1 {
-  const bad = report.stacks.some((s) => s.result !== "succeeded" || (report.expectNoChanges && changeTotal(s.changes) > 0));
+  const bad = report.stacks.some((s) => s.result !== "succeeded" || (report.expectNoChanges && mayHaveChanged(s.changes)));
   return bad || report.interrupted ? 1 : 0;
 }

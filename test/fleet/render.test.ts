@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MARKDOWN_LIMIT, renderFleetReport, stackDoneLine } from "../../src/fleet/render";
-import { exitStatus, type FleetReport, noChanges } from "../../src/fleet/types";
+import { type ChangeCounts, exitStatus, type FleetReport, noChanges } from "../../src/fleet/types";
 
 const report: FleetReport = {
   command: "up",
@@ -205,14 +205,63 @@ describe("renderFleetReport: warnings", () => {
   });
 });
 
+describe("counts unknown (no summary from the engine): never shown as none", () => {
+  const drift: FleetReport = {
+    command: "drift",
+    expectNoChanges: true,
+    interrupted: false,
+    stacks: [
+      { stack: "acme", result: "succeeded", changes: null, resources: [{ op: "update", type: "User", name: "bob@acme.example" }] },
+      { stack: "globex", result: "succeeded", changes: { ...noChanges(), same: 2 }, resources: [] },
+      { stack: "initech", result: "failed", changes: null, resources: [], error: "pulumi exited with code 137 and no error message" },
+    ],
+  };
+
+  it("text: ? for each count, a line saying why, and the summary counts the stack as neither drifted nor clean", () => {
+    expect(renderFleetReport(drift, "text")).toBe(
+      [
+        "STACK    RESULT     CREATE  UPDATE  DELETE  REPLACE  SAME",
+        "acme     succeeded       ?       ?       ?        ?     ?",
+        "    changes unknown: no summary from the engine (pulumi ended mid-stream, or its event log was cut)",
+        "    ~ User bob@acme.example",
+        "globex   succeeded       0       0       0        0     2",
+        "initech  failed          ?       ?       ?        ?     ?",
+        "    error: pulumi exited with code 137 and no error message",
+        "",
+        "workspace-access-fleet drift: 3 stacks, 2 succeeded, 1 failed, 0 skipped, 0 drifted, 1 with drift unknown (no summary from the engine)",
+        "",
+      ].join("\n"),
+    );
+    expect(renderFleetReport({ ...drift, command: "preview", expectNoChanges: false }, "text")).toContain(
+      "2 succeeded, 1 failed, 0 skipped, 1 with changes unknown (no summary from the engine)\n",
+    );
+  });
+
+  it("json: changes null; markdown: ? in each count; the progress line: unknown; the exit status: not clean", () => {
+    expect(JSON.parse(renderFleetReport(drift, "json")).stacks.map((s: { changes: unknown }) => s.changes)).toEqual([
+      null,
+      { ...noChanges(), same: 2 },
+      null,
+    ]);
+    expect(renderFleetReport(drift, "markdown")).toContain(
+      "| acme | ✅ succeeded | ? | ? | ? | ? | ? | `changes unknown: no summary from the engine (pulumi ended mid-stream, or its event log was cut)`<br>`~ User bob@acme.example` |",
+    );
+    expect(stackDoneLine(drift.stacks[0]!)).toBe("acme: succeeded, changes unknown (no summary from the engine)");
+    expect(exitStatus({ ...drift, stacks: drift.stacks.slice(0, 2) })).toBe(1);
+    expect(exitStatus({ ...drift, stacks: drift.stacks.slice(1, 2) })).toBe(0);
+  });
+});
+
 describe("exitStatus", () => {
-  const ok = (changes = noChanges()) => ({ stack: "a", result: "succeeded" as const, changes, resources: [] });
+  const ok = (changes: ChangeCounts | null = noChanges()) => ({ stack: "a", result: "succeeded" as const, changes, resources: [] });
   it.each([
     ["every stack succeeded", { stacks: [ok(), ok({ ...noChanges(), create: 1 })] }, 0],
     ["a stack failed", { stacks: [ok(), { ...ok(), result: "failed" as const, error: "x" }] }, 1],
     ["a stack was skipped", { stacks: [ok(), { ...ok(), result: "skipped" as const }] }, 1],
     ["a change with --expect-no-changes", { expectNoChanges: true, stacks: [ok(), ok({ ...noChanges(), update: 1 })] }, 1],
     ["only unchanged resources with --expect-no-changes", { expectNoChanges: true, stacks: [ok({ ...noChanges(), same: 4 })] }, 0],
+    ["counts unknown with --expect-no-changes (always with drift)", { expectNoChanges: true, stacks: [ok(), ok(null)] }, 1],
+    ["counts unknown, no change expected either way", { stacks: [ok(null)] }, 0],
     ["an interrupted run", { interrupted: true, stacks: [ok()] }, 1],
   ])("%s: %i", (_, partial, code) => {
     expect(exitStatus({ command: "preview", expectNoChanges: false, interrupted: false, ...partial })).toBe(code);

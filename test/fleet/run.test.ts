@@ -3,11 +3,18 @@
  * command line and ends when the test says (or, on SIGINT, as cancelled). What reaches pulumi is checked: the options a
  * script passes are checked as the command line's are, before pulumi runs; a cancel starts no pulumi and reaches
  * one started in the Automation API's gap before it listens; the drift check is a preview with refresh, writing no
- * state; a stack may be named by its fully-qualified name; and the selection is left as it was, none included.
+ * state; counts come from the engine's summary alone (the fake's pulumi sends its engine events over the Automation
+ * API's own gRPC channel, or none, as a pulumi that ended mid-stream); a stack may be named by its fully-qualified name;
+ * and the selection is left as it was, none included.
  */
+import * as grpc from "@grpc/grpc-js";
+import type { EngineEvent } from "@pulumi/pulumi/automation";
+import * as eventsRpc from "@pulumi/pulumi/proto/events_grpc_pb";
+import { EventRequest } from "@pulumi/pulumi/proto/events_pb";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { UsageError } from "../../src/command-line";
 import { pickStacks } from "../../src/fleet/project";
+import { renderFleetReport } from "../../src/fleet/render";
 import { checkRunProgram, type FleetOptions, runFleet } from "../../src/fleet/run";
 import { exitStatus } from "../../src/fleet/types";
 
@@ -26,7 +33,25 @@ const fake = vi.hoisted(() => ({
   history: "[]" as string | Error,
   /** How `pulumi config --show-secrets --json` fails, if it does (the Automation API's error, or its JSON.parse's). */
   configFails: undefined as (() => Error) | undefined,
+  /** The engine events each pulumi operation sends before it ends (none: a pulumi that ended mid-stream sent no summary). */
+  events: [] as unknown[],
+  /** How each pulumi operation fails once its events are sent, if it does (the Automation API's error). */
+  exit: undefined as Error | undefined,
 }));
+
+/** Sends `events` to the Automation API's events server at `address` (`127.0.0.1:PORT`), as pulumi does, and ends the stream. */
+async function sendEvents(address: string, events: readonly unknown[]): Promise<void> {
+  const client = new eventsRpc.EventsClient(address, grpc.credentials.createInsecure());
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const stream = client.streamEvents((error: grpc.ServiceError | null) => (error ? reject(error) : resolve()));
+      for (const event of events) stream.write(new EventRequest().setEvent(JSON.stringify(event)));
+      stream.end();
+    });
+  } finally {
+    client.close();
+  }
+}
 
 const short = (name: string) => name.split("/").at(-1) ?? name;
 
@@ -74,8 +99,12 @@ function fakeWorkspace() {
           const history = fake.history;
           return history instanceof Error ? Promise.reject(history) : Promise.resolve({ stdout: history, stderr: "", code: 0 });
         }
+        // The Automation API's events server for a pulumi newer than 3.205: `--event-log tcp://127.0.0.1:PORT`.
+        const log = args[args.indexOf("--event-log") + 1] ?? "";
+        const send = () => (log.startsWith("tcp://") ? sendEvents(log.slice("tcp://".length), fake.events) : Promise.resolve());
         return new Promise((resolve, reject) => {
-          const timer = setTimeout(() => resolve({ stdout: "", stderr: "", code: 0 }), 20);
+          const end = () => (fake.exit ? reject(fake.exit) : resolve({ stdout: "", stderr: "", code: 0 }));
+          const timer = setTimeout(() => void send().then(end, reject), 20);
           signal?.addEventListener("abort", () => {
             clearTimeout(timer);
             reject(new Error("code: 255\n stdout: \n stderr: error: preview cancelled\n"));
@@ -126,6 +155,8 @@ beforeEach(() => {
   fake.pulumiVersion = "3.274.1";
   fake.history = "[]";
   fake.configFails = undefined;
+  fake.events = [];
+  fake.exit = undefined;
 });
 
 const pulumiRuns = () => fake.calls.filter((c) => c.startsWith("pulumi "));
@@ -237,6 +268,63 @@ describe("runFleet: the drift check", () => {
   });
 });
 
+describe("runFleet: the counts, the engine's summary's alone", () => {
+  const USER = "pulumi-nodejs:dynamic/workspace-access:User";
+  let sequence = 0;
+  /** The engine's event that `op` starts on the user `name`. */
+  const step = (op: string, name: string): EngineEvent => ({
+    sequence: sequence++,
+    timestamp: 0,
+    resourcePreEvent: { metadata: { op, urn: `urn:pulumi:acme::proj::${USER}::${name}`, type: USER, provider: "" } as never },
+  });
+  const summary = (resourceChanges: Record<string, number>): EngineEvent =>
+    ({ sequence: sequence++, timestamp: 0, summaryEvent: { resourceChanges } }) as never;
+  const none = { create: 0, update: 0, delete: 0, replace: 0, same: 0 };
+
+  it("drift: a stack whose engine sent no summary (pulumi ended mid-stream, its event log cut) is not reported without drift", async () => {
+    fake.events = [step("same", "bob@acme.example")];
+    const report = await runFleet({ command: "drift", cwd: "/proj", stacks: ["acme"] });
+    expect(report.stacks).toEqual([{ stack: "acme", result: "succeeded", changes: null, resources: [] }]);
+    expect(exitStatus(report)).toBe(1);
+    expect(JSON.parse(renderFleetReport(report, "json")).stacks[0].changes).toBeNull();
+    const text = renderFleetReport(report, "text");
+    expect(text).toMatch(/^acme\s+succeeded(\s+\?){5}$/m);
+    expect(text).toContain("changes unknown: no summary from the engine");
+    expect(text).toContain("0 drifted, 1 with drift unknown (no summary from the engine)");
+  });
+
+  it("drift: with the engine's summary, its counts: no change is no drift (exit 0), a change is (exit 1)", async () => {
+    fake.events = [step("same", "bob@acme.example"), summary({ same: 1 })];
+    const clean = await runFleet({ command: "drift", cwd: "/proj", stacks: ["acme"] });
+    expect(clean.stacks).toEqual([{ stack: "acme", result: "succeeded", changes: { ...none, same: 1 }, resources: [] }]);
+    expect(exitStatus(clean)).toBe(0);
+    fake.events = [step("update", "bob@acme.example"), summary({ update: 1 })];
+    const drifted = await runFleet({ command: "drift", cwd: "/proj", stacks: ["acme"] });
+    expect(drifted.stacks[0]).toMatchObject({ changes: { ...none, update: 1 }, resources: [{ op: "update", name: "bob@acme.example" }] });
+    expect(exitStatus(drifted)).toBe(1);
+  });
+
+  it("preview: no summary, counts unknown (the changes its events named still listed); the run fails only when no change is expected", async () => {
+    fake.events = [step("create", "alice@acme.example")];
+    const report = await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"] });
+    expect(report.stacks).toEqual([
+      { stack: "acme", result: "succeeded", changes: null, resources: [{ op: "create", type: "User", name: "alice@acme.example" }] },
+    ]);
+    expect(exitStatus(report)).toBe(0);
+    expect(exitStatus(await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"], expectNoChanges: true }))).toBe(1);
+  });
+
+  it("a failed stack: what the engine counted before it stopped when its summary came, else unknown, not none", async () => {
+    fake.exit = new Error("code: 255\n stdout: \n stderr: error: the engine stopped\n");
+    fake.events = [step("update", "bob@acme.example")];
+    const cut = await runFleet({ command: "drift", cwd: "/proj", stacks: ["acme"] });
+    expect(cut.stacks).toMatchObject([{ stack: "acme", result: "failed", changes: null, error: "the engine stopped" }]);
+    fake.events = [step("update", "bob@acme.example"), summary({ update: 1, same: 2 })];
+    const counted = await runFleet({ command: "drift", cwd: "/proj", stacks: ["acme"] });
+    expect(counted.stacks).toMatchObject([{ stack: "acme", result: "failed", changes: { ...none, update: 1, same: 2 } }]);
+  });
+});
+
 describe("runFleet: what the Automation API reads after an up or a refresh succeeded", () => {
   it("takes an up's and a refresh's counts from the stack's history, read without its secrets; reads no outputs", async () => {
     fake.history = JSON.stringify([{ kind: "update", result: "succeeded", resourceChanges: { create: 2, same: 3 } }]);
@@ -257,21 +345,21 @@ describe("runFleet: what the Automation API reads after an up or a refresh succe
     "%s: one whose history cannot be read succeeded: a warning says what was not read",
     async (command) => {
       fake.history = new Error("code: 255\n stdout: \n stderr: error: could not read the stack's history: 503 Service Unavailable\n");
+      const warnings = [
+        `the ${command} succeeded, but its summary could not be read from the stack's history (could not read the stack's ` +
+          "history: 503 Service Unavailable): its counts are the engine's summary event's (unknown if none came); pulumi " +
+          "stack history --stack organization/proj/acme shows the summary",
+      ];
       const report = await runFleet({ command, cwd: "/proj", stacks: ["acme"] });
-      expect(report.stacks).toEqual([
-        {
-          stack: "acme",
-          result: "succeeded",
-          changes: { create: 0, update: 0, delete: 0, replace: 0, same: 0 },
-          resources: [],
-          warnings: [
-            `the ${command} succeeded, but its summary could not be read from the stack's history (could not read the stack's ` +
-              "history: 503 Service Unavailable): its counts are the engine's events'; pulumi stack history --stack " +
-              "organization/proj/acme shows the summary",
-          ],
-        },
-      ]);
+      // No summary event either (the fake's pulumi sent none): the counts are unknown, not none.
+      expect(report.stacks).toEqual([{ stack: "acme", result: "succeeded", changes: null, resources: [], warnings }]);
       expect(exitStatus(report)).toBe(0);
+      expect(exitStatus(await runFleet({ command, cwd: "/proj", stacks: ["acme"], expectNoChanges: true }))).toBe(1);
+      fake.events = [{ sequence: 0, timestamp: 0, summaryEvent: { resourceChanges: { update: 1, same: 2 } } }];
+      const summed = await runFleet({ command, cwd: "/proj", stacks: ["acme"] });
+      expect(summed.stacks).toEqual([
+        { stack: "acme", result: "succeeded", changes: { create: 0, update: 1, delete: 0, replace: 0, same: 2 }, resources: [], warnings },
+      ]);
     },
   );
 });

@@ -167,7 +167,8 @@ describe("schedule", () => {
       },
     });
     expect(reports).toEqual([
-      { stack: "a", result: "failed", changes: noChanges(), resources: [], error: "boom" },
+      // Nothing counted it: its counts are unknown, not none.
+      { stack: "a", result: "failed", changes: null, resources: [], error: "boom" },
       { stack: "b", result: "succeeded", changes: noChanges(), resources: [] },
     ]);
   });
