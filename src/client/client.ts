@@ -2,6 +2,7 @@ import { systemClock } from "./clock";
 import { HttpTransport } from "./transport";
 import { IntegrationsApi } from "./integrations";
 import { JobsApi } from "./jobs";
+import type { JobDeadline } from "./models";
 import { type ClientOptions, type ResolvedSettings, resolveSettings, type SettingName } from "./settings";
 import { UsersApi } from "./users";
 
@@ -25,10 +26,14 @@ export class WorkspaceAccessClient {
 
   /**
    * `options` are checked (a `ConfigurationError` names the first at fault); settings already resolved are taken as they are.
-   * `settingName`: how messages name a setting, as its user sets it (default: the key, `baseUrl`).
+   * `settingName`: how messages name a setting, as its user sets it (default: the key, `baseUrl`). `jobDeadline` is the
+   * provider's (@internal): the end of the job waits of the operation under way (a resource's `customTimeouts`).
    */
   constructor(
-    options: (ClientOptions | (ResolvedSettings & Pick<ClientOptions, "clock" | "random" | "logger">)) & { settingName?: SettingName },
+    options: (ClientOptions | (ResolvedSettings & Pick<ClientOptions, "clock" | "random" | "logger">)) & {
+      settingName?: SettingName;
+      jobDeadline?: () => JobDeadline | undefined;
+    },
   ) {
     const settings = resolveSettings(options);
     this.#http = new HttpTransport(settings, {
@@ -36,6 +41,7 @@ export class WorkspaceAccessClient {
       random: options.random ?? Math.random,
       logger: options.logger,
       settingName: options.settingName ?? ((key) => key),
+      jobDeadline: options.jobDeadline,
     });
     this.jobs = new JobsApi(this.#http);
     this.users = new UsersApi(this.#http, this.jobs);

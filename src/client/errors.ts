@@ -1,5 +1,5 @@
 /** The client's one error hierarchy: data (kind, request, status, the API's words, retryable) and a message to act on; never a secret or socket. */
-import type { Job } from "./models";
+import type { Job, JobDeadline } from "./models";
 import { redactDeep } from "./redact";
 
 /** What went wrong, as a stable string: switch on this rather than on classes across copies of the package. */
@@ -235,12 +235,23 @@ export class JobTimeoutError extends WorkspaceAccessError {
   static override readonly KINDS = ["job_timeout"] as const;
   readonly jobId: string;
   readonly lastStatus: string;
-  /** `redact` removes the API key from what the service said. */
-  constructor(jobId: string, lastStatus: string, timeoutSeconds: number, setting: string, redact: (text: string) => string) {
-    const late = `The job ${jobId} did not finish within ${timeoutSeconds} s (last status: ${lastStatus}).`;
+  /**
+   * `redact` removes the API key from what the service said. `deadline`: the wait ended at the caller's end (a resource's
+   * `customTimeouts`), which the message names instead of `timeoutSeconds` and `setting`.
+   */
+  constructor(
+    jobId: string,
+    lastStatus: string,
+    timeoutSeconds: number,
+    setting: string,
+    redact: (text: string) => string,
+    deadline?: JobDeadline,
+  ) {
+    const within = deadline ? deadline.within : `${timeoutSeconds} s`;
+    const late = `The job ${jobId} did not finish within ${within} (last status: ${lastStatus}).`;
     // A status the contract does not list (it may be an end, e.g. "cancelled"): said, rather than promising it may finish.
     const advice = JOB_STATUSES_NOT_DONE.includes(lastStatus)
-      ? `It may still finish: check it with getJob, or raise ${setting}.`
+      ? `It may still finish: check it with getJob, or raise ${deadline ? deadline.raise : setting}.`
       : `That status is not one the contract lists (${[...JOB_STATUSES_NOT_DONE, "finished", "error"].join(", ")}): the job may have ` +
         "ended without saying so. Check it with getJob, and in the service, before running again.";
     super(redact(`${late} ${advice}`), { kind: "job_timeout", retryable: true });

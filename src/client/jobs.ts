@@ -1,6 +1,6 @@
 import { acceptedUnread, contractIssue, InvalidResponseError, JobFailedError, JobTimeoutError } from "./errors";
 import type { HttpTransport } from "./transport";
-import { type Job, toJob } from "./models";
+import { type Job, type JobDeadline, toJob } from "./models";
 import { pathOf } from "./path";
 import { redactError } from "./redact";
 import { schemas } from "./schemas";
@@ -8,8 +8,10 @@ import { SCOPES } from "./scopes";
 
 /** How to wait for a job. */
 export interface WaitOptions {
-  /** Give up after this long (default: the client's `jobTimeoutSeconds`). */
+  /** Give up after this long (default: the deadline, else the client's `jobTimeoutSeconds`). */
   timeoutMs?: number;
+  /** Give up at this end (default: the client's `jobDeadline` of the operation under way, if any). */
+  deadline?: JobDeadline;
   /** Called with each polled state, e.g. to report progress. */
   onPoll?: (job: Job) => void;
 }
@@ -50,12 +52,13 @@ export class JobsApi {
   }
 
   /**
-   * Polls a job until `finished` ({@link JobFailedError} on `error`, {@link JobTimeoutError} at the timeout), every interval ×1.5, the
+   * Polls a job until `finished` ({@link JobFailedError} on `error`, {@link JobTimeoutError} at the timeout or the deadline), every interval ×1.5, the
    * first learnt ({@link PROBE_POLL_MS}): a create holds an engine `--parallel` slot till its job is done, so quick jobs must not cost 625 ms.
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Job> {
     const { settings, deps } = this.#http;
-    const timeoutMs = options.timeoutMs ?? settings.jobTimeoutSeconds * 1000;
+    const end = options.timeoutMs === undefined ? (options.deadline ?? deps.jobDeadline?.()) : undefined;
+    const timeoutMs = options.timeoutMs ?? (end ? Math.max(0, end.at - deps.clock.now()) : settings.jobTimeoutSeconds * 1000);
     // NaN would never end the wait (no deadline passes), and poll without pause (no interval is shorter than NaN).
     if (!(timeoutMs >= 0)) throw new RangeError(`timeoutMs must be a number of at least 0, got ${timeoutMs}`);
     const deadline = deps.clock.now() + timeoutMs;
@@ -67,7 +70,7 @@ export class JobsApi {
     for (;;) {
       const remaining = deadline - deps.clock.now();
       if (remaining <= 0) {
-        throw new JobTimeoutError(id, last, timeoutMs / 1000, this.#http.setting("jobTimeoutSeconds"), this.#http.redact);
+        throw new JobTimeoutError(id, last, timeoutMs / 1000, this.#http.setting("jobTimeoutSeconds"), this.#http.redact, end);
       }
       await deps.clock.sleep(Math.min(interval, remaining));
       // Probing: two probes `first` apart, then the setting's schedule from its second step, a probe later (a quick job:

@@ -98,6 +98,19 @@ export interface IntegrationUser {
   dynamicFields: Record<string, unknown>;
 }
 
+/**
+ * An end the caller sets to every job wait of one operation, instead of each wait's `jobTimeoutSeconds` (a Pulumi resource's
+ * `customTimeouts`): a wait gives up at `at`, its {@link JobTimeoutError} saying `within` and what to `raise`.
+ */
+export interface JobDeadline {
+  /** When the waits give up, on the client's clock (ms). */
+  at: number;
+  /** The end as a timeout's message says it: "did not finish within <within>". */
+  within: string;
+  /** What to raise for a longer wait, as the message names it. */
+  raise: string;
+}
+
 /** A job: an asynchronous write of the service. `status` is `null` when the record has none. */
 export interface Job {
   id: string;

@@ -12,6 +12,7 @@ import {
   TimeoutError,
   type WorkspaceAccessError,
 } from "./errors";
+import type { JobDeadline } from "./models";
 import { Pacer } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeEchoTest, makeRedactor, makeValueRedactor, redactDeep, redactError } from "./redact";
@@ -85,9 +86,12 @@ interface RawResponse {
   text: string;
 }
 
-/** Everything the transport needs besides the settings; `settingName` names a setting in messages as its user sets it. */
+/**
+ * Everything the transport needs besides the settings; `settingName` names a setting in messages as its user sets it;
+ * `jobDeadline`, the end of the job waits of the operation under way, if its caller set one (a resource's `customTimeouts`).
+ */
 export type TransportDeps = Required<Pick<ClientOptions, "clock" | "random">> &
-  Pick<ClientOptions, "logger"> & { settingName: SettingName };
+  Pick<ClientOptions, "logger"> & { settingName: SettingName; jobDeadline?: () => JobDeadline | undefined };
 
 /** Sends the contract's requests for one client: paced (`pacer.ts`), on a keep-alive undici `Pool`, retried, parsed with zod, errors redacted. @internal */
 export class HttpTransport {

@@ -4,8 +4,9 @@
  * before calling it and never retries): a bad setting fails the request that needs it, naming the
  * key and the fix, and `check` reports the same problems before anything is sent.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type * as pulumi from "@pulumi/pulumi";
-import { type Clock, systemClock, WorkspaceAccessClient } from "../client";
+import { type Clock, type JobDeadline, systemClock, WorkspaceAccessClient } from "../client";
 import { EntitlementCatalogue } from "./entitlement-catalogue";
 import { InviteBatcher } from "./membership/invite-batcher";
 import { MembershipViews } from "./membership/membership-view";
@@ -83,6 +84,12 @@ export class ProviderContext {
   #connection: Connection | undefined;
   /** The inputs `check` returned lately, by schema (the newest first): the create or update the engine then calls gets them back. */
   readonly #checked = new Map<z.ZodObject, Props[]>();
+  /**
+   * The end of the job waits of the operation each call belongs to (a resource's `customTimeouts`; none: each wait's
+   * `jobTimeoutSeconds`). The engine runs many resources' operations at once in this one process, each with its own end, and
+   * the waits sit deep in the client (a user create's); an async context carries it to them, set once by `bounded`.
+   */
+  readonly #deadlines = new AsyncLocalStorage<JobDeadline | undefined>();
 
   constructor(config: StackConfig | undefined, options: ContextOptions = {}) {
     const env = options.env ?? process.env;
@@ -137,14 +144,34 @@ export class ProviderContext {
     return resolveProviderSettings(this.#raw);
   }
 
+  /**
+   * Runs one operation of a resource whose job waits, every one it makes, end by `deadline` (its `customTimeouts`); without
+   * one, each wait ends at `jobTimeoutSeconds`, as in a call made outside any operation.
+   */
+  bounded<T>(deadline: JobDeadline | undefined, operation: () => Promise<T>): Promise<T> {
+    return this.#deadlines.run(deadline, operation);
+  }
+
+  /** The end of the job waits of the operation under way (`bounded`), if it has one. */
+  deadline(): JobDeadline | undefined {
+    return this.#deadlines.getStore();
+  }
+
+  /** What a message says to raise for a longer job wait in the operation under way: its `customTimeouts` entry, or the setting. */
+  waitLimit(): string {
+    return this.deadline()?.raise ?? `${CONFIG_NAMESPACE}:jobTimeoutSeconds`;
+  }
+
   /** The client and what is built on it, created on first use. */
   connection(): Connection {
     if (!this.#connection) {
       const settings = this.settings();
+      const jobDeadline = () => this.deadline();
       const client = new WorkspaceAccessClient({
         ...settings.client,
         clock: this.clock,
         settingName: (key) => `${CONFIG_NAMESPACE}:${key}`,
+        jobDeadline,
       });
       const cache = new ReadCache(client, settings.readCacheSeconds * 1000, this.clock);
       this.#connection = {
@@ -152,7 +179,7 @@ export class ProviderContext {
         cache,
         // A user this process deletes takes their memberships with them: the views learn it from the users' cache.
         memberships: new MembershipViews(client, settings.readCacheSeconds * 1000, this.clock, cache.written),
-        invites: new InviteBatcher(client, this.clock),
+        invites: new InviteBatcher(client, this.clock, jobDeadline),
       };
     }
     return this.#connection;

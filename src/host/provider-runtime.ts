@@ -4,6 +4,8 @@
  * no context, so this module keeps it: the provider's only module-level variable, set by `configure` (or by a test).
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { customTimeoutsFailures, type TimedOperation } from "../shared/custom-timeouts";
+import { deadlineOf, timeoutsOf, withoutTimeouts, withTimeouts, withTimeoutsRecorded } from "./operation-timeouts";
 import { ProviderContext } from "./provider-context";
 
 export { type Connection, type ContextOptions, ProviderContext } from "./provider-context";
@@ -40,17 +42,57 @@ export interface Handlers<Inputs, Outputs> {
   delete?(context: ProviderContext, id: string, props: Outputs): Promise<void>;
 }
 
-/** The provider object the host loads: `configure` builds the context, every other method hands it to its handler. */
+/**
+ * The provider object the host loads: `configure` builds the context, every other method hands it to its handler. The hidden
+ * `customTimeouts` input (`operation-timeouts.ts`) stays here: `check` validates it and hands it on, no handler sees it, a
+ * create, update or delete has its job waits end by the resource's timeout for it, and the state keeps it for a destroy.
+ */
 export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
   const { check, diff, read, update } = handlers;
   const remove = handlers.delete;
+  /** Runs `operation` of a resource bounded by its hidden input `timeouts`; a partial state it records keeps `timeouts`. */
+  const timed = async <T>(timeouts: unknown, name: TimedOperation, operation: (ctx: ProviderContext) => Promise<T>): Promise<T> => {
+    const ctx = currentContext();
+    try {
+      return await ctx.bounded(deadlineOf(timeouts, name, ctx.clock.now()), () => operation(ctx));
+    } catch (error) {
+      throw withTimeoutsRecorded(error, timeouts);
+    }
+  };
   return {
     configure,
-    create: (inputs) => handlers.create(currentContext(), inputs),
-    ...(check && { check: (olds: Inputs, news: Inputs) => check(currentContext(), olds, news) }),
-    ...(diff && { diff: (id: string, olds: Outputs, news: Inputs) => diff(currentContext(), id, olds, news) }),
-    ...(read && { read: (id: string, props?: Outputs) => read(currentContext(), id, props) }),
-    ...(update && { update: (id: string, olds: Outputs, news: Inputs) => update(currentContext(), id, olds, news) }),
-    ...(remove && { delete: (id: string, props: Outputs) => remove(currentContext(), id, props) }),
+    async check(olds: Inputs, news: Inputs) {
+      const timeouts = timeoutsOf(news);
+      const result = check ? await check(currentContext(), withoutTimeouts(olds), withoutTimeouts(news)) : { inputs: news };
+      const failures = [...(result.failures ?? []), ...customTimeoutsFailures(timeouts)];
+      return { inputs: withTimeouts(result.inputs, timeouts), failures };
+    },
+    ...(diff && {
+      diff: (id: string, olds: Outputs, news: Inputs) => diff(currentContext(), id, withoutTimeouts(olds), withoutTimeouts(news)),
+    }),
+    async create(inputs: Inputs) {
+      const timeouts = timeoutsOf(inputs);
+      const result = await timed(timeouts, "create", (ctx) => handlers.create(ctx, withoutTimeouts(inputs)));
+      return { ...result, outs: withTimeouts(result.outs, timeouts) };
+    },
+    ...(read && {
+      async read(id: string, props?: Outputs) {
+        // Not bounded: Pulumi hands a refresh no timeout (each job wait ends at jobTimeoutSeconds). What the state recorded is
+        // kept for the destroy.
+        const ctx = currentContext();
+        const result = await ctx.bounded(undefined, () => read(ctx, id, withoutTimeouts(props)));
+        return result.id ? { ...result, props: withTimeouts(result.props, timeoutsOf(props)) } : result;
+      },
+    }),
+    ...(update && {
+      async update(id: string, olds: Outputs, news: Inputs) {
+        const timeouts = timeoutsOf(news);
+        const result = await timed(timeouts, "update", (ctx) => update(ctx, id, withoutTimeouts(olds), withoutTimeouts(news)));
+        return { ...result, outs: withTimeouts(result.outs, timeouts) };
+      },
+    }),
+    ...(remove && {
+      delete: (id: string, props: Outputs) => timed(timeoutsOf(props), "delete", (ctx) => remove(ctx, id, withoutTimeouts(props))),
+    }),
   };
 }

@@ -3,10 +3,12 @@
  * `__provider` is known (pulumi/pulumi#3550), so the id goes to the create as a hidden input. `deleteBeforeReplace`
  * defaults to true: two of these records cannot coexist, and `up --replace` never asks the diff. `__provider` is,
  * instead of the closure serializer's output, one line that loads this package's provider module by name from the
- * program's own `node_modules`, so nothing is captured.
+ * program's own `node_modules`, so nothing is captured. `customTimeouts`: the engine hands a dynamic provider no operation
+ * timeout, so the option goes to the provider as a hidden input as well, which bounds the operation's job waits.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { IMPORT_ID } from "../shared/input-constants";
+import { customTimeoutsInput } from "../shared/custom-timeouts";
+import { CUSTOM_TIMEOUTS, IMPORT_ID } from "../shared/input-constants";
 import { warnIfPlaintextApiKey } from "./program-checks";
 
 /** The type token the engine routes to the Node.js dynamic-provider host, as `pulumi.dynamic.Resource` builds it. */
@@ -16,8 +18,9 @@ export function dynamicType(type: string): string {
 
 /**
  * The properties and options a resource registers with: its `inputs`, the `outputs` only the provider sets (registered
- * empty so the engine gives each), the hidden input that carries `import`, and the `__provider` of the module exported
- * as `pulumi-workspace-access/provider/<provider>`. `secretOutputs` are added to the options' `additionalSecretOutputs`
+ * empty so the engine gives each), the hidden inputs that carry `import` and `customTimeouts` (a timeout that is not a
+ * duration fails here, naming the resource), and the `__provider` of the module exported as
+ * `pulumi-workspace-access/provider/<provider>`. `secretOutputs` are added to the options' `additionalSecretOutputs`
  * (the user's are kept): outputs derived from inputs that may be secret under another name, which the engine would
  * otherwise store in plain text. Warns (once a run) of a plaintext API key.
  */
@@ -43,6 +46,8 @@ export function registration(
     ...inputs,
     ...Object.fromEntries(outputs.map((name) => [name, undefined])),
     [IMPORT_ID]: importId,
+    // Kept in the options too: the engine records them, and refuses one its own parser cannot read.
+    [CUSTOM_TIMEOUTS]: customTimeoutsInput(`${CLASSES[provider]} "${name}"`, opts?.customTimeouts),
     __provider: `exports.handler = () => require("pulumi-workspace-access/provider/${provider}").provider;\n`,
   };
   const secrets =

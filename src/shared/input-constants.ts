@@ -27,6 +27,14 @@ export const SECRET_USERS = "__secretUsers";
  */
 export const SECRET_EMAIL = "__secretEmail";
 
+/**
+ * The hidden input of every resource declared with the `customTimeouts` option: its `create`, `update` and `delete` as given
+ * (`custom-timeouts.ts`). The engine hands a dynamic provider no operation timeout, so the host bounds the operation's job waits
+ * by this instead of `jobTimeoutSeconds`. Never compared by `diff`; the state keeps it among the outputs, for a destroy, which
+ * gets no inputs.
+ */
+export const CUSTOM_TIMEOUTS = "__customTimeouts";
+
 /** A member's role as the API reads it (`owner`: the invite role without `account_`) as the invite role; `undefined` for one not known (never guessed). */
 export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
   const role = memberRole?.toLowerCase();

@@ -6,7 +6,7 @@
  * at once. The batch's first invitation sends it itself, so a create's own stack reaches the socket (`test/host/frames.test.ts`).
  */
 import { idOf } from "../../client/ids";
-import type { Clock, IntegrationRole, IntegrationUser, WorkspaceAccessClient } from "../../client";
+import type { Clock, IntegrationRole, IntegrationUser, JobDeadline, WorkspaceAccessClient } from "../../client";
 import { type Entry, sendBatch } from "./invite-send";
 
 /** The most users one invitation names (the API's page size, and the issue's cap). */
@@ -97,21 +97,27 @@ function full(queue: Queue): boolean {
   return n >= MAX_BATCH || (queue.inFlight === 0 && queue.peak > 1 && n >= queue.peak);
 }
 
-/** Batches the invitations of one client. */
+/**
+ * Batches the invitations of one client. Each invitation keeps the end of its operation's job waits (`deadline`: a resource's
+ * `customTimeouts`), and only invitations bound alike share a batch, whose job is waited for till the earliest of their ends.
+ */
 export class InviteBatcher {
   readonly #client: WorkspaceAccessClient;
   readonly #clock: Clock;
+  readonly #deadline: () => JobDeadline | undefined;
   readonly #queues = new Map<string, Queue>();
 
-  constructor(client: WorkspaceAccessClient, clock: Clock) {
+  constructor(client: WorkspaceAccessClient, clock: Clock, deadline: () => JobDeadline | undefined = () => undefined) {
     this.#client = client;
     this.#clock = clock;
+    this.#deadline = deadline;
   }
 
   /** Invites one user, with others of the same kind that come together; rejects when the invitation did not happen. */
   async submit(invitation: Invitation): Promise<InvitationResult> {
-    const q = this.#queueOf(invitation);
-    const result = new Promise<InvitationResult>((resolve, reject) => q.entries.push({ invitation, resolve, reject }));
+    const deadline = this.#deadline();
+    const q = this.#queueOf(invitation, deadline);
+    const result = new Promise<InvitationResult>((resolve, reject) => q.entries.push({ invitation, deadline, resolve, reject }));
     q.outstanding++;
     const settled = () => {
       q.lastSettledAt = this.#clock.now();
@@ -155,10 +161,11 @@ export class InviteBatcher {
   async submitAll(invitations: readonly Invitation[]): Promise<Submitted[]> {
     const results: Submitted[] = [];
     const queues = new Set<Queue>();
+    const deadline = this.#deadline();
     invitations.forEach((invitation, i) => {
-      const queue = this.#queueOf(invitation);
+      const queue = this.#queueOf(invitation, deadline);
       const resolve = (result: InvitationResult) => (results[i] = result);
-      queue.entries.push({ invitation, resolve, reject: (error: unknown) => (results[i] = { kind: "failed", error }) });
+      queue.entries.push({ invitation, deadline, resolve, reject: (error: unknown) => (results[i] = { kind: "failed", error }) });
       queues.add(queue);
     });
     const sent = [...queues].flatMap((q) => this.#take(q).map((batch) => sendBatch(this.#client, batch).finally(() => this.#sent(q))));
@@ -166,8 +173,9 @@ export class InviteBatcher {
     return results;
   }
 
-  #queueOf(invitation: Invitation): Queue {
-    const key = JSON.stringify([idOf(invitation.integrationId), invitation.role, invitation.entitlements]);
+  /** The queue of invitations of this kind bound alike (the same `customTimeouts` entry and value, or none). */
+  #queueOf(invitation: Invitation, deadline: JobDeadline | undefined): Queue {
+    const key = JSON.stringify([idOf(invitation.integrationId), invitation.role, invitation.entitlements, deadline?.within ?? null]);
     const queue = this.#queues.get(key) ?? new Queue();
     this.#queues.set(key, queue);
     return queue;

@@ -25,8 +25,10 @@ import {
   isAmbiguous,
   isUnreadableSuccess,
   JobFailedError,
+  type JobDeadline,
   type JobHandle,
   unlessNotFound,
+  type WaitOptions,
   type WorkspaceAccessClient,
 } from "../../client";
 import { inviteRole } from "../../shared/input-constants";
@@ -34,11 +36,22 @@ import { entitlementSet, sameSet } from "../../shared/inputs";
 import type { Invitation, InvitationResult } from "./invite-batcher";
 import { confirm, type Found, memberList } from "./member-list";
 
-/** One invitation waiting for its result. */
+/** One invitation waiting for its result, with the end of its operation's job waits (none: `jobTimeoutSeconds`). */
 export interface Entry {
   invitation: Invitation;
+  deadline?: JobDeadline | undefined;
   resolve(result: InvitationResult): void;
   reject(error: unknown): void;
+}
+
+/**
+ * How a batch waits for its job: till the earliest end of its invitations' operations (the batcher batches only invitations
+ * bound alike, which joined within its window), so that none waits past its own; without one, as the client waits.
+ */
+function waitOf(batch: Entry[]): WaitOptions {
+  let first: JobDeadline | undefined;
+  for (const { deadline } of batch) if (deadline && (!first || deadline.at < first.at)) first = deadline;
+  return first ? { deadline: first } : {};
 }
 
 /** Status codes of a refusal that may be about one user of the batch: split to find them. */
@@ -73,7 +86,7 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
     return failAll(batch, error);
   }
   try {
-    await job.wait();
+    await job.wait(waitOf(batch));
   } catch (error) {
     if (!JobFailedError.isInstance(error)) return pendingAll(batch, error, job.id);
     if (batch.length === 1) return batch[0]!.reject(error);

@@ -132,11 +132,14 @@ async function settlePending(ctx: ProviderContext, prior: readonly PendingUserCr
   return { own, running };
 }
 
-/** A create an earlier deployment left running is running still: that user is neither written nor forgotten. */
-const stillRunning = (p: PendingUserCreate, what: string) =>
+/**
+ * A create an earlier deployment left running is running still: that user is neither written nor forgotten. `limit`: what
+ * bounded the wait (`ProviderContext.waitLimit`).
+ */
+const stillRunning = (p: PendingUserCreate, what: string, limit: string) =>
   new Error(
     `the create of ${p.email} is still running (job ${p.jobId}; check it with getJob): ${what}; run pulumi up again once it ` +
-      "has finished, or raise workspace-access:jobTimeoutSeconds.",
+      `has finished, or raise ${limit}.`,
   );
 
 /**
@@ -309,7 +312,8 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   const failures: Failure[] = [];
   // Creates an earlier deployment left running: still running, they stay recorded; finished, the user found is the set's.
   const { own, running: pending } = await settlePending(ctx, olds.pendingCreates);
-  for (const [key, p] of pending) failures.push({ key, error: stillRunning(p, key in inputs.users ? "not written" : "not removed") });
+  for (const [key, p] of pending)
+    failures.push({ key, error: stillRunning(p, key in inputs.users ? "not written" : "not removed", ctx.waitLimit()) });
   const added = new Map<string, WorkspaceUserInputs>();
   const changed: Array<[string, WorkspaceUserInputs, WorkspaceUserState]> = [];
   for (const [key, declared] of Object.entries(inputs.users)) {
@@ -549,7 +553,7 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
       // A create still running fails the destroy (the resource stays); one that finished made a user of the set's.
       const secret = props[SECRET_USERS] === true;
       const { own, running } = await settlePending(ctx, props.pendingCreates);
-      for (const [key, p] of running) failures.push({ key, error: stillRunning(p, "not deleted") });
+      for (const [key, p] of running) failures.push({ key, error: stillRunning(p, "not deleted", ctx.waitLimit()) });
       const gone = [...Object.entries(props.users ?? {}), ...(await ownUndeclared(ctx, own, failures, new Map()))];
       await release(ctx, gone, props.deleteOnDestroy, failures, secret);
       if (failures.length > 0) throw failed(failures, hiderIf(secret, emailsOf(props)));

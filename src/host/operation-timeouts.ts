@@ -1,0 +1,49 @@
+/**
+ * A resource's `customTimeouts` in the host: the hidden input the classes register (`__customTimeouts`), which no handler sees.
+ * `providerOf` takes it out of what it hands them (so no `diff` compares it, and no schema needs it), bounds the create, update
+ * or delete by it (`ProviderContext.bounded`), and records it among the outputs, for a destroy, which gets no inputs. A
+ * refresh's read is not bounded by it: Pulumi hands a provider's refresh no timeout.
+ */
+import type { JobDeadline } from "../client";
+import { CUSTOM_TIMEOUTS } from "../shared/input-constants";
+import { durationMs, type TimedOperation } from "../shared/custom-timeouts";
+
+/** The hidden input of a resource's inputs or state (`undefined`: none given). */
+export function timeoutsOf(props: unknown): unknown {
+  return props !== null && typeof props === "object" ? (props as Record<string, unknown>)[CUSTOM_TIMEOUTS] : undefined;
+}
+
+/** `props` without the hidden input: what the handlers get. A copy only where it is there. */
+export function withoutTimeouts<T>(props: T): T {
+  if (props === null || typeof props !== "object" || !(CUSTOM_TIMEOUTS in props)) return props;
+  const { [CUSTOM_TIMEOUTS]: _, ...rest } = props as Record<string, unknown>;
+  return rest as T;
+}
+
+/** `props` (a handler's outputs, or inputs `check` returns) with the hidden input `timeouts`, when one was given. */
+export function withTimeouts<T>(props: T, timeouts: unknown): T {
+  if (timeouts === undefined || props === null || typeof props !== "object") return props;
+  return { ...props, [CUSTOM_TIMEOUTS]: timeouts };
+}
+
+/** A handler's error that records a state (a partial create or update: its `properties`), which keeps the hidden input too. */
+export function withTimeoutsRecorded(error: unknown, timeouts: unknown): unknown {
+  const properties = error !== null && typeof error === "object" ? (error as { properties?: unknown }).properties : undefined;
+  if (timeouts !== undefined && properties !== null && typeof properties === "object") {
+    (properties as Record<string, unknown>)[CUSTOM_TIMEOUTS] = timeouts;
+  }
+  return error;
+}
+
+/**
+ * The end of the job waits of `operation`, started `now`, by the resource's `customTimeouts` (`timeouts`, the hidden input);
+ * `undefined` when it gives none for the operation, or `0` (Pulumi's "none": the provider's default), or, in a state edited by
+ * hand, a value that is no duration: each wait then ends at `jobTimeoutSeconds`.
+ */
+export function deadlineOf(timeouts: unknown, operation: TimedOperation, now: number): JobDeadline | undefined {
+  const given = timeouts !== null && typeof timeouts === "object" ? (timeouts as Record<string, unknown>)[operation] : undefined;
+  const ms = typeof given === "string" ? durationMs(given) : undefined;
+  if (ms === undefined || ms <= 0) return undefined;
+  const name = `customTimeouts.${operation}`;
+  return { at: now + ms, within: `this resource's ${name}, ${given} from the start of its ${operation}`, raise: name };
+}
