@@ -21,7 +21,7 @@ import {
   WRITE_OPTIONS,
 } from "./access-file";
 import { byKey } from "./names";
-import { matchBy } from "./review/accept";
+import { matchBy } from "./review/match";
 
 /** The text of `access.yaml` holding `accepted`, and the comments that went with what it took out (what held them). */
 export interface EditedAccessFile {

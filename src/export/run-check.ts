@@ -12,7 +12,8 @@ import { editAccessFile } from "./access-file-edit";
 import { type ExportDeps, exportConnection } from "./connect";
 import { ExportError } from "./errors";
 import { type LeftOut, leftOutName } from "./build-left-out";
-import { acceptAccess, declaredLeftOut, matchUsers } from "./review/accept";
+import { acceptAccess, declaredLeftOut } from "./review/accept";
+import { matchUsers, stillListed } from "./review/match";
 import { type AccessDifference, compareAccess, userOf } from "./review/differences";
 import type { Review } from "./review/render";
 import { ACCESS_FILE, type ExportOptions, readBuilt } from "./run";
@@ -149,15 +150,15 @@ function refuseDropping(recorded: AccessData, leftOut: readonly LeftOut[]): void
 /**
  * `--accept` under `--members-only` drops a user who has no membership in scope now; the workspace still has them, and the
  * next `pulumi up` would delete each one the stack created (a `User` removed, a `WorkspaceUsers` user it created): refused.
- * A user the accepted file still has (by the id `access.yaml` records, else by email: a new email is the same user) is kept.
+ * A user the accepted file still has (by the id `access.yaml` records, else by email: a new email is the same user) is kept;
+ * one whose email another user of the accepted file holds now, and whose id the workspace does not list, is gone.
  * Without `--members-only` the check reads every user, so none the workspace has is dropped (one left out: `refuseDropping`).
  */
 function refuseDroppingUsers(recorded: AccessData, taken: AccessFile, ids: ReadonlySet<string>, emails: ReadonlySet<string>): void {
   if (!recorded.scope.membersOnly) return;
   const kept = new Set(matchUsers(recorded.users, taken.users).values());
-  const dropped = recorded.users.filter(
-    (u) => !kept.has(u) && ((u.id !== undefined && ids.has(idOf(u.id))) || emails.has(emailKey(u.email))),
-  );
+  const emailsKept = new Set(taken.users.map((u) => emailKey(u.email)));
+  const dropped = recorded.users.filter((u) => !kept.has(u) && stillListed(u, { ids, emails }, emailsKept));
   if (dropped.length === 0) return;
   const named = dropped.map((u) => `${u.email}${u.id ? ` (${u.id})` : ""}`).join(", ");
   throw new ExportError(

@@ -61,6 +61,16 @@ const recorded: AccessFile = {
       isGuest: false,
       id: "7a5e0000-0000-4000-8000-000000000c01",
     },
+    // Given another email since the export: the same id.
+    {
+      name: "fay-at-acme.example",
+      email: "fay@acme.example",
+      firstName: "Fay",
+      lastName: "Moss",
+      role: "workspace_login_only",
+      isGuest: false,
+      id: "7a5e0000-0000-4000-8000-000000000f01",
+    },
   ],
   integrations: [
     {
@@ -89,6 +99,7 @@ const live: AccessFile = {
     { ...recorded.users[1]!, role: "workspace_super_admin" },
     { ...recorded.users[2]!, lastName: "Kim-Lee" },
     { ...recorded.users[3]!, id: "7a5e0000-0000-4000-8000-000000000c02" },
+    { ...recorded.users[4]!, email: "fay.moss@acme.example" },
     {
       name: "eve-at-acme.example",
       email: "eve@acme.example",

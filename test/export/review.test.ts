@@ -168,6 +168,20 @@ describe("compareAccess", () => {
       [["user-id", "both", "7a5e0000-0000-4000-8000-00000000000a", "7a5e0000-0000-4000-8000-0000000000aa"]],
     ],
     [
+      "a user's email, where access.yaml records the id the workspace has under another: one difference, their membership theirs",
+      file((f) => {
+        f.users[1] = { ...bob, id: "7a5e0000-0000-4000-8000-00000000000b" };
+      }),
+      file((f) => {
+        f.users[1] = { ...bob, email: "Robert@x.example", id: "7a5e0000-0000-4000-8000-00000000000b" };
+        member(f, "bob@x.example").user = "Robert@x.example";
+      }),
+      [
+        "access.yaml records the user 7a5e0000-0000-4000-8000-00000000000b as bob@x.example; the workspace's user 7a5e0000-0000-4000-8000-00000000000b is Robert@x.example",
+      ],
+      [["user-email", "both", "bob@x.example", "Robert@x.example"]],
+    ],
+    [
       "a user added by hand, no id recorded: no difference (the program declares them by email until an id is)",
       file(),
       file((f) => {

@@ -5,13 +5,13 @@
  * a renamed entry for a new one). A user is the file's user of the id it records, else of the same email: one whose
  * email changed keeps their record, and only the email changes, theirs and their memberships'.
  */
-import { idOf } from "../../client";
 import { emailKey } from "../../client/models";
 import { sameSet } from "../../shared/inputs";
 import type { AccessFile, AccessIntegration, AccessLeftOut, AccessMember, AccessUser } from "../access-file";
 import { byKey } from "../names";
 import { placedMembers } from "./differences";
 import { declaredIn } from "./left-out";
+import { matchUsers, memberEmailsNow } from "./match";
 
 /** A name not in `taken`: `name`, else `name-2`, `name-3`, ... */
 function free(name: string, taken: Set<string>): string {
@@ -33,39 +33,6 @@ const sameUser = (a: AccessUser, b: AccessUser) =>
   (a.id === undefined || a.id === b.id);
 
 const sameMember = (a: AccessMember, b: AccessMember) => a.role === b.role && sameSet(a.entitlements, b.entitlements);
-
-/**
- * Each record of `now` with the record of `was` it is (absent: none), one to one: pass by pass (`keys`: an id first, then
- * an email, say), each record of `now` not matched yet takes the first record of `was` not taken that has the same key.
- */
-export function matchBy<W, N>(was: readonly W[], now: readonly N[], keys: ReadonlyArray<(record: W | N) => string | undefined>): Map<N, W> {
-  const matched = new Map<N, W>();
-  const taken = new Set<W>();
-  for (const key of keys) {
-    const then = new Map<string, W>();
-    for (const w of was) {
-      const k = key(w);
-      if (k !== undefined && !taken.has(w) && !then.has(k)) then.set(k, w);
-    }
-    for (const n of now) {
-      const k = key(n);
-      const w = k === undefined || matched.has(n) ? undefined : then.get(k);
-      if (w === undefined) continue;
-      matched.set(n, w);
-      taken.add(w);
-      then.delete(k as string);
-    }
-  }
-  return matched;
-}
-
-/**
- * The file's user each of the workspace's users is (absent: none): by the id the file records first, as the id stays when
- * the email changes, then by email, so that a user given a new email keeps their record (its resource name, its comments).
- */
-export function matchUsers(recorded: readonly AccessUser[], live: readonly AccessUser[]): Map<AccessUser, AccessUser> {
-  return matchBy(recorded, live, [(u) => (u.id === undefined ? undefined : idOf(u.id)), (u) => emailKey(u.email)]);
-}
 
 /** The users of the accepted file: the workspace's, under the names (and emails, where the same) the file has for them. */
 function acceptedUsers(live: AccessFile, then: ReadonlyMap<AccessUser, AccessUser>): AccessUser[] {
@@ -92,15 +59,21 @@ function acceptedIntegrations(
   users: AccessUser[],
   matched: ReadonlyMap<AccessUser, AccessUser>,
 ): AccessIntegration[] {
-  const renamed = new Map([...matched].map(([now, was]) => [emailKey(was.email), emailKey(now.email)]));
+  const emailNow = memberEmailsNow(recorded.users, live.users, matched);
   const then = new Map(recorded.integrations.map((i) => [i.id, i]));
   const emails = new Map(users.map((u) => [emailKey(u.email), u.email]));
   const taken = new Set(live.integrations.flatMap((i) => then.get(i.id)?.name ?? []));
   return live.integrations
     .map((integration) => {
       const was = then.get(integration.id);
-      // A member by its user's email in the workspace (the file's user given a new email is the same member).
-      const members = new Map((was?.members ?? []).map((m) => [renamed.get(emailKey(m.user)) ?? emailKey(m.user), m]));
+      // A member by its user's email in the workspace (the file's user given a new email is the same member); one whose user
+      // the workspace no longer has, their email another user's now, is no member there.
+      const members = new Map(
+        (was?.members ?? []).flatMap((m) => {
+          const key = emailNow(m.user);
+          return key === undefined ? [] : [[key, m] as const];
+        }),
+      );
       const accepted = integration.members.map((member) => {
         const old = members.get(emailKey(member.user));
         const kept = old && sameMember(old, member) ? old : member;

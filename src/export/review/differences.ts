@@ -1,8 +1,9 @@
 /**
  * The access review as one pure function: `access.yaml` and the workspace now (as an export would write it) in,
- * their differences out, each saying which side holds what, never how it came to be. Users are matched by email
- * (case-insensitively), memberships by integration id and email, records left out by kind and ids. Present tense, no
- * history: the review cannot tell a pending edit of `access.yaml` from a change in the workspace, and does not guess.
+ * their differences out, each saying which side holds what, never how it came to be. Users are matched by the id
+ * `access.yaml` records, else by email (case-insensitively), memberships by integration id and their user so matched,
+ * records left out by kind and ids. Present tense, no history: the review cannot tell a pending edit of `access.yaml` from a
+ * change in the workspace, and does not guess; a user's id is no history, it is who they are.
  */
 import { idOf } from "../../client";
 import { emailKey } from "../../client/models";
@@ -17,6 +18,7 @@ import {
 import { namedUpTo } from "../../shared/named-up-to";
 import { byKey } from "../names";
 import { leftOutDifferences } from "./left-out";
+import { matchUsers, memberEmailsNow, stillListed } from "./match";
 import { membershipDifferences } from "./memberships";
 import { userDifferences } from "./users";
 
@@ -27,6 +29,7 @@ export type DifferenceSide = "access.yaml" | "workspace" | "both";
 export const DIFFERENCE_KINDS = [
   "user",
   "user-id",
+  "user-email",
   "user-name",
   "user-role",
   "user-guest",
@@ -39,13 +42,16 @@ export const DIFFERENCE_KINDS = [
 /** One difference between `access.yaml` and the workspace, for people (`text`) and for programs (the rest). */
 export interface AccessDifference {
   /**
-   * `user`, `membership`: one side has it; `user-id` (only where `access.yaml` records one), `user-name`, `user-role`,
-   * `user-guest`, `member-role`: an attribute;
+   * `user`, `membership`: one side has it; `user-id` (only where `access.yaml` records one), `user-email` (the user of the
+   * id `access.yaml` records, under another email), `user-name`, `user-role`, `user-guest`, `member-role`: an attribute;
    * `entitlements`: granted by one side in a membership both have; `left-out`: a record a project cannot declare.
    */
   kind: (typeof DIFFERENCE_KINDS)[number];
   side: DifferenceSide;
-  /** The user's email, else id; empty for an integration. `userId`: for records left out. */
+  /**
+   * The user's email (the workspace's, where both sides have them), else id; empty for an integration. `userId`: for records
+   * left out, and `user-email`.
+   */
   user: string;
   userId?: string;
   /** The integration's label (else name, else id). */
@@ -202,9 +208,22 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
     ),
   );
   const unplaced = (beyond.unnamed ?? []).filter((r) => r.id === undefined || !recordedIds.has(idOf(r.id)));
+  const listed = { ids: beyond.workspaceIds ?? new Set<string>(), emails: beyond.workspaceEmails ?? new Set<string>() };
+  const emailsRead = new Set(live.users.map((u) => emailKey(u.email)));
+  const matched = matchUsers(recorded.users, live.users);
+  const emailNow = memberEmailsNow(recorded.users, live.users, matched);
   return {
     recorded,
     live,
+    /** The user of `access.yaml` each of the workspace's users is (`matchUsers`: by the id recorded, else by email). */
+    matched,
+    /** Where a member of `access.yaml` is to be found among the workspace's (`memberEmailKey`), if anywhere: see `memberEmailsNow`. */
+    keyNow: ({ integration, member }: Placed) => {
+      const email = emailNow(member.user);
+      return email === undefined ? undefined : memberEmailKey(integration.id, email);
+    },
+    /** Whether the workspace lists a user of `access.yaml` that none of `live`'s users is (`stillListed`). */
+    stillListed: (user: AccessUser) => stillListed(user, listed, emailsRead),
     /**
      * Whether the workspace lists the user of a record that `live` does not hold: by the id given (the user's email may have
      * changed, and another user may have that email now), else by email.

@@ -1,5 +1,6 @@
 /**
- * The review's memberships: one only a side has, a member's role, the entitlements only a side grants. One left
+ * The review's memberships: one only a side has, a member's role, the entitlements only a side grants. A member is matched
+ * by integration and their user as the users are matched (by the id `access.yaml` records, else by email). One left
  * out (or its integration) is the left-out part's, but a member the workspace holds with no entitlement.
  */
 import { emailKey } from "../../client/models";
@@ -19,8 +20,14 @@ import {
 
 /** The differences of the memberships of both sides. */
 export function* membershipDifferences(sides: Sides): Iterable<AccessDifference> {
+  // access.yaml's members under the key their workspace's counterpart would have (its user's email there).
+  const then = new Map<string, Placed>();
+  for (const was of sides.membersThen.values()) {
+    const key = sides.keyNow(was);
+    if (key !== undefined) then.set(key, was);
+  }
   for (const [key, now] of sides.membersNow) {
-    const was = sides.membersThen.get(key);
+    const was = then.get(key);
     if (was) yield* memberDifferences(was, now, sides.label(now.integration.id));
     // Recorded as left out (the member, or the whole integration): the left-out part says what access.yaml records.
     else if (
@@ -30,8 +37,9 @@ export function* membershipDifferences(sides: Sides): Iterable<AccessDifference>
       yield onlyOneSide("workspace", now, sides.label(now.integration.id));
     }
   }
-  for (const [key, was] of sides.membersThen) {
-    if (sides.membersNow.has(key)) continue;
+  for (const was of sides.membersThen.values()) {
+    const key = sides.keyNow(was);
+    if (key !== undefined && sides.membersNow.has(key)) continue;
     const label = sides.label(was.integration.id);
     const left = leftOutOf(sides.leftNow, "membership", who(was, sides.idsThen), was.integration.id);
     if (left?.entitlements?.length === 0) {

@@ -1,14 +1,16 @@
-/** The review's users: one only a side has, and each attribute a project declares. A user left out is the left-out part's. */
+/**
+ * The review's users: one only a side has, and each attribute a project declares, an email among them where `access.yaml`
+ * records the user's id. A user left out is the left-out part's.
+ */
+import { sameId } from "../../client";
 import { emailKey } from "../../client/models";
 import type { AccessUser } from "../access-file";
 import { type AccessDifference, difference, leftOutOf, type Sides, UNTOLD, untoldWhy, userValue } from "./differences";
 
 /** The differences of the users of both sides. */
 export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
-  const then = new Map(sides.recorded.users.map((u) => [emailKey(u.email), u]));
-  const now = new Map(sides.live.users.map((u) => [emailKey(u.email), u]));
-  for (const [key, user] of now) {
-    const was = then.get(key);
+  for (const user of sides.live.users) {
+    const was = sides.matched.get(user);
     if (was) yield* attributeDifferences(was, user);
     // Recorded as left out: the left-out part says what access.yaml records of it.
     else if (!leftOutOf(sides.leftThen, "user", user)) {
@@ -19,14 +21,15 @@ export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
       );
     }
   }
-  for (const [key, user] of then) {
+  const matched = new Set(sides.matched.values());
+  for (const user of sides.recorded.users) {
     // Still there, in a form access.yaml cannot declare (a record that broke the contract, by its id): the left-out part says why.
-    if (now.has(key) || leftOutOf(sides.leftNow, "user", user)) continue;
+    if (matched.has(user) || leftOutOf(sides.leftNow, "user", user)) continue;
     // Under --members-only, with members of the scope unread: they may hold a membership that was not read.
-    if (sides.scopeUnread && sides.workspaceHas({ email: user.email })) continue;
+    if (sides.scopeUnread && sides.stillListed(user)) continue;
     const declares = `access.yaml declares user ${user.email} (${userValue(user)})`;
     const untold = sides.untold("user");
-    if (!sides.workspaceHas({ email: user.email }) && untold.length > 0) {
+    if (!sides.stillListed(user) && untold.length > 0) {
       // A user record that broke the contract, its email unread, may be this user: no absence is claimed.
       yield difference(
         { kind: "user", side: "access.yaml", user: user.email, accessYaml: userValue(user), workspace: UNTOLD, untold: true },
@@ -34,7 +37,7 @@ export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
       );
       continue;
     }
-    yield sides.workspaceHas({ email: user.email })
+    yield sides.stillListed(user)
       ? difference(
           { kind: "user", side: "access.yaml", user: user.email, accessYaml: userValue(user), workspace: "no membership in scope" },
           `${declares}; the workspace has them with no membership in scope (--members-only)`,
@@ -46,13 +49,22 @@ export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
   }
 }
 
+/** What differs of one user both sides have (`was`, `access.yaml`'s; `user`, the workspace's), named by the workspace's email. */
 function* attributeDifferences(was: AccessUser, user: AccessUser): Iterable<AccessDifference> {
   const email = user.email;
   // An id recorded that the workspace's user of that email no longer has (deleted and made again): the `sets` shape declares members by it.
-  if (was.id !== undefined && user.id !== undefined && was.id !== user.id) {
+  if (was.id !== undefined && user.id !== undefined && !sameId(was.id, user.id)) {
     yield difference(
       { kind: "user-id", side: "both", user: email, accessYaml: was.id, workspace: user.id },
       `access.yaml records ${email} as the user ${was.id}; the workspace's ${email} is the user ${user.id}`,
+    );
+  }
+  // The user of the id recorded, given another email (matched by the id): one person, whose email the program declares. An
+  // email that differs in case alone is none, as a `User` compares emails.
+  if (emailKey(was.email) !== emailKey(email) && user.id !== undefined) {
+    yield difference(
+      { kind: "user-email", side: "both", user: email, userId: user.id, accessYaml: was.email, workspace: email },
+      `access.yaml records the user ${user.id} as ${was.email}; the workspace's user ${user.id} is ${email}`,
     );
   }
   const [then, now] = [`${was.firstName} ${was.lastName}`, `${user.firstName} ${user.lastName}`];
