@@ -255,15 +255,15 @@ describe("counts unknown (no summary from the engine): never shown as none", () 
 describe("exitStatus", () => {
   const ok = (changes: ChangeCounts | null = noChanges()) => ({ stack: "a", result: "succeeded" as const, changes, resources: [] });
   it.each([
-    ["every stack succeeded", { stacks: [ok(), ok({ ...noChanges(), create: 1 })] }, 0],
-    ["a stack failed", { stacks: [ok(), { ...ok(), result: "failed" as const, error: "x" }] }, 1],
-    ["a stack was skipped", { stacks: [ok(), { ...ok(), result: "skipped" as const }] }, 1],
-    ["a change with --expect-no-changes", { expectNoChanges: true, stacks: [ok(), ok({ ...noChanges(), update: 1 })] }, 1],
-    ["only unchanged resources with --expect-no-changes", { expectNoChanges: true, stacks: [ok({ ...noChanges(), same: 4 })] }, 0],
-    ["counts unknown with --expect-no-changes (always with drift)", { expectNoChanges: true, stacks: [ok(), ok(null)] }, 1],
-    ["counts unknown, no change expected either way", { stacks: [ok(null)] }, 0],
-    ["an interrupted run", { interrupted: true, stacks: [ok()] }, 1],
-  ])("%s: %i", (_, partial, code) => {
+    ["every stack succeeded", 0, { stacks: [ok(), ok({ ...noChanges(), create: 1 })] }],
+    ["a stack failed", 1, { stacks: [ok(), { ...ok(), result: "failed" as const, error: "x" }] }],
+    ["a stack was skipped", 1, { stacks: [ok(), { ...ok(), result: "skipped" as const }] }],
+    ["a change with --expect-no-changes", 1, { expectNoChanges: true, stacks: [ok(), ok({ ...noChanges(), update: 1 })] }],
+    ["only unchanged resources with --expect-no-changes", 0, { expectNoChanges: true, stacks: [ok({ ...noChanges(), same: 4 })] }],
+    ["counts unknown with --expect-no-changes (always with drift)", 1, { expectNoChanges: true, stacks: [ok(), ok(null)] }],
+    ["counts unknown, no change expected either way", 0, { stacks: [ok(null)] }],
+    ["an interrupted run", 1, { interrupted: true, stacks: [ok()] }],
+  ])("%s: exits %i", (_, code, partial) => {
     expect(exitStatus({ command: "preview", expectNoChanges: false, interrupted: false, ...partial })).toBe(code);
   });
 });
