@@ -200,18 +200,37 @@ function shown(apiKey: unknown): (value: string) => boolean {
   return (value) => redact(value) === value;
 }
 
+/** What is wrong with a refused value, completing "<its setting's name> …": `"http://a.example" uses plain http://, …`. */
+export function refusal(problem: ValueProblem): string {
+  if (problem.kind === "missing") return "is required and must not be empty";
+  if (problem.kind === "range") {
+    return `must be ${numberRule(problem.spec)}${problem.seen === undefined ? ` (${NOT_SHOWN})` : `, got ${problem.seen}`}`;
+  }
+  return `${problem.seen === undefined ? "" : `${JSON.stringify(problem.seen)} `}${problem.rule}`;
+}
+
+/** `input` parsed by `schema`, or its first problem. */
+function parse<S extends Z.ZodType>(schema: S, input: unknown): { data: Z.output<S> } | { problem: ValueProblem } {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return { data: parsed.data };
+  return { problem: problemsOf(parsed.error, input)[0] ?? { kind: "invalid", key: "", rule: "is not valid" } };
+}
+
 /** `input` parsed, or a {@link ConfigurationError} for its first problem: `maxRetries must be a whole number of at least 0, got -1`. */
 function check<S extends Z.ZodType>(schema: S, input: unknown, name: (key: string) => string): Z.output<S> {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const problem = problemsOf(parsed.error, input)[0] ?? { kind: "invalid", key: "", rule: "is not valid" };
-  const at = name(problem.key);
-  if (problem.kind === "range") {
-    const seen = problem.seen === undefined ? ` (${NOT_SHOWN})` : `, got ${problem.seen}`;
-    throw new ConfigurationError(`${at} must be ${numberRule(problem.spec)}${seen}`, at);
-  }
-  if (problem.kind === "missing") throw new ConfigurationError(`${at} is required and must not be empty`, at);
-  throw new ConfigurationError(`${at}${problem.seen === undefined ? "" : ` ${JSON.stringify(problem.seen)}`} ${problem.rule}`, at);
+  const parsed = parse(schema, input);
+  if ("data" in parsed) return parsed.data;
+  const at = name(parsed.problem.key);
+  throw new ConfigurationError(`${at} ${refusal(parsed.problem)}`, at);
+}
+
+/**
+ * A base URL checked, as data: the URL in its one form (a trailing `/`, the host in lower case), or what is wrong with it
+ * (worded by {@link refusal}), for a caller that names the setting its own way (a field of a file). @internal
+ */
+export function readBaseUrl(raw: string): { url: URL } | { problem: ValueProblem } {
+  const parsed = parse(settingFields(zod()).baseUrl, raw);
+  return "data" in parsed ? { url: parsed.data } : parsed;
 }
 
 /** Parses and checks a base URL, throwing a {@link ConfigurationError} that names `setting` (e.g. `--base-url`). */

@@ -7,8 +7,8 @@
 import * as fs from "node:fs";
 import { Document, isMap, isNode, isScalar, LineCounter, parseDocument, visit } from "yaml";
 import { z } from "zod";
-import { ConfigurationError, idOf } from "../client";
-import { parseBaseUrl } from "../client/settings";
+import { idOf } from "../client";
+import { readBaseUrl, refusal } from "../client/settings";
 import { emailKey } from "../client/models";
 import { editDistance } from "../shared/edit-distance";
 import { AccessFileError } from "./errors";
@@ -117,18 +117,16 @@ const nonEmpty = text.min(1, { error: "must be text" });
 const id = nonEmpty.transform((raw): string => idOf(raw));
 const bool = z.boolean({ error: "must be true or false" });
 /**
- * The API address the file records, checked as the provider checks one (`parseBaseUrl`), in its one form (a trailing `/`,
+ * The API address the file records, checked as the provider checks one (`readBaseUrl`), in its one form (a trailing `/`,
  * the host in lower case): the check compares it with the address it reads.
  */
 const address = nonEmpty.transform((raw, ctx): string => {
-  try {
-    return parseBaseUrl(raw, "workspace").href;
-  } catch (error) {
-    if (!ConfigurationError.isInstance(error)) throw error;
-    const rule = error.message.replace(/^workspace /, "");
-    ctx.addIssue({ code: "custom", message: `${rule} (the address the file was exported from: correct it, or remove the line)` });
-    return z.NEVER;
-  }
+  // The problem as data, worded after the field's name as the file's other issues are: no client message is taken apart.
+  const read = readBaseUrl(raw);
+  if ("url" in read) return read.url.href;
+  const message = `${refusal(read.problem)} (the address the file was exported from: correct it, or remove the line)`;
+  ctx.addIssue({ code: "custom", message });
+  return z.NEVER;
 });
 const mapping = { error: "must be a mapping" };
 /** Absent or null: left out (`optional`) or `value` (`orElse`). */

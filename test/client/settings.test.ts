@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError, parseBaseUrl, WorkspaceAccessClient } from "../../src/client";
-import { completeSettings, NUMERIC_SETTINGS, problemsOf, settingFields, zod } from "../../src/client/settings";
+import { completeSettings, NUMERIC_SETTINGS, problemsOf, readBaseUrl, refusal, settingFields, zod } from "../../src/client/settings";
 
 describe("base URL", () => {
   it.each([
@@ -41,6 +41,27 @@ describe("base URL", () => {
       "retryMaxDelayMs must be a number of at least 0 and at most 86400000 (a day), got 2147483648",
     );
   });
+});
+
+describe("a refused base URL as data (for a caller that names the setting its own way, as access.yaml's field)", () => {
+  it("gives the URL in its one form, or the problem: the rule, and the value only where it may be shown", () => {
+    expect(readBaseUrl("HTTPS://Acme.Example.com/api/v1")).toEqual({ url: new URL("https://acme.example.com/api/v1/") });
+    expect(readBaseUrl("http://acme.example.com/api/v1/")).toEqual({
+      problem: expect.objectContaining({ kind: "invalid", seen: "http://acme.example.com", rule: expect.stringMatching(/^uses plain/) }),
+    });
+    const pasted = readBaseUrl("wa_secret_pasted_here");
+    expect(pasted).toEqual({ problem: expect.objectContaining({ kind: "invalid", rule: expect.stringMatching(/^is not a URL/) }) });
+    expect(JSON.stringify(pasted)).not.toContain("wa_secret_pasted_here");
+  });
+
+  it.each(["http://acme.example.com/api/v1/", "ftp://acme.example.com/", "acme"])(
+    "words %s as parseBaseUrl does, after whatever name the caller gives",
+    (raw) => {
+      const read = readBaseUrl(raw);
+      if (!("problem" in read)) throw new Error("expected a problem");
+      expect(() => parseBaseUrl(raw, "--base-url")).toThrow(`--base-url ${refusal(read.problem)}`);
+    },
+  );
 });
 
 /** What `fn` throws; fails the test when it throws nothing. */

@@ -1,5 +1,5 @@
 /**
- * The address `access.yaml` records (`workspace:`), read in its one form (`parseBaseUrl`: a trailing `/`, the host in
+ * The address `access.yaml` records (`workspace:`), read in its one form (`readBaseUrl`: a trailing `/`, the host in
  * lower case) and checked when the file is read: the same workspace written another way is the same workspace (no note
  * that an address was given, `--accept` not refused), and an address that is not one fails naming the file's line.
  */
