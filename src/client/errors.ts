@@ -236,22 +236,24 @@ export class JobTimeoutError extends WorkspaceAccessError {
   readonly jobId: string;
   readonly lastStatus: string;
   /**
-   * `redact` removes the API key from what the service said. `deadline`: the wait ended at the caller's end (a resource's
+   * `setting`: the wait's setting as the user sets it (undefined: not one that set this wait, so not advised); `redact`
+   * removes the API key from what the service said. `deadline`: the wait ended at the caller's end (a resource's
    * `customTimeouts`), which the message names instead of `timeoutSeconds` and `setting`.
    */
   constructor(
     jobId: string,
     lastStatus: string,
     timeoutSeconds: number,
-    setting: string,
+    setting: string | undefined,
     redact: (text: string) => string,
     deadline?: JobDeadline,
   ) {
     const within = deadline ? deadline.within : `${timeoutSeconds} s`;
     const late = `The job ${jobId} did not finish within ${within} (last status: ${lastStatus}).`;
+    const raise = deadline ? deadline.raise : setting;
     // A status the contract does not list (it may be an end, e.g. "cancelled"): said, rather than promising it may finish.
     const advice = JOB_STATUSES_NOT_DONE.includes(lastStatus)
-      ? `It may still finish: check it with getJob, or raise ${deadline ? deadline.raise : setting}.`
+      ? `It may still finish: check it with getJob${raise === undefined ? "" : `, or raise ${raise}`}.`
       : `That status is not one the contract lists (${[...JOB_STATUSES_NOT_DONE, "finished", "error"].join(", ")}): the job may have ` +
         "ended without saying so. Check it with getJob, and in the service, before running again.";
     super(redact(`${late} ${advice}`), { kind: "job_timeout", retryable: true });

@@ -70,7 +70,9 @@ export class JobsApi {
     for (;;) {
       const remaining = deadline - deps.clock.now();
       if (remaining <= 0) {
-        throw new JobTimeoutError(id, last, timeoutMs / 1000, this.#http.setting("jobTimeoutSeconds"), this.#http.redact, end);
+        // A timeout the caller gave is not the setting's: raising the setting would not lengthen it.
+        const setting = options.timeoutMs === undefined ? this.#http.setting("jobTimeoutSeconds") : undefined;
+        throw new JobTimeoutError(id, last, timeoutMs / 1000, setting, this.#http.redact, end);
       }
       await deps.clock.sleep(Math.min(interval, remaining));
       // Probing: two probes `first` apart, then the setting's schedule from its second step, a probe later (a quick job:

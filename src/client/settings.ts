@@ -26,9 +26,10 @@ export interface ClientOptions extends Partial<Record<NumericSetting, number>> {
 
 /**
  * A setting's name as the client's caller lets its user set it, for messages: `workspace-access:baseUrl` (a stack config
- * key), `--base-url` (a flag). Default: the key itself. An error's `setting` stays the key where it is the client's finding.
+ * key), `--base-url` (a flag); `undefined` for a setting that user cannot set, which a message then leaves unnamed (and
+ * does not advise raising). Default: the key itself. An error's `setting` stays the key where it is the client's finding.
  */
-export type SettingName = (key: string) => string;
+export type SettingName = (key: string) => string | undefined;
 
 /** {@link ClientOptions} checked once by whoever read them, defaults applied: the client does not check them again (`cacheDir` undefined: none). */
 export type ResolvedSettings = { readonly resolved: true; baseUrl: URL; apiKey: string; cacheDir: string | undefined } & Record<
@@ -254,6 +255,8 @@ export function resolveSettings(options: (ClientOptions | ResolvedSettings) & { 
   const z = zod();
   const fields = settingFields(z);
   const schema = z.object({ apiKey: fields.apiKey, baseUrl: fields.baseUrl, ...fields.numbers });
-  const checked = check(schema, options, options.settingName ?? ((key) => key));
+  // Options given here are the caller's to set: each named, by the key when the caller has no other name for it.
+  const name = options.settingName ?? ((key) => key);
+  const checked = check(schema, options, (key) => name(key) ?? key);
   return completeSettings({ ...checked, cacheDir: (options as ClientOptions).cacheDir });
 }

@@ -159,9 +159,15 @@ export class HttpTransport {
     return this.#closing;
   }
 
-  /** A setting's name as the user sets it, e.g. `workspace-access:maxRetries`. */
-  setting(name: string): string {
+  /** A setting's name as the user sets it, e.g. `workspace-access:maxRetries`; undefined: the user cannot set it. */
+  setting(name: string): string | undefined {
     return this.deps.settingName(name);
+  }
+
+  /** ` (workspace-access:maxRetries)` after a number a setting gave, or nothing when the user cannot set it. */
+  #settingAfter(name: string): string {
+    const named = this.setting(name);
+    return named === undefined ? "" : ` (${named})`;
   }
 
   /** Sends `spec` as the retry policy allows, parses the answer (`data` undefined: no body), redacts every error whole (a link may carry the key). */
@@ -255,27 +261,31 @@ export class HttpTransport {
       const why = decision.given
         ? `with Retry-After: ${Math.ceil(decision.waitMs / 1000)} s`
         : `without Retry-After, so the API's rule is to wait five minutes (${DEFAULT_RATE_LIMIT_WAIT_SECONDS} s)`;
+      const longest = this.setting("maxRateLimitWaitSeconds");
+      const limit = `${this.settings.maxRateLimitWaitSeconds} s`;
       const message =
         decision.why === "rate-limit-too-long"
           ? `${method} ${path} answered 429 (rate limited) ${why}, ` +
-            `longer than ${this.setting("maxRateLimitWaitSeconds")} (${this.settings.maxRateLimitWaitSeconds} s). ` +
-            "Raise that setting to wait it out, or run again later."
-          : `${method} ${path} answered 429 (rate limited) again after waiting ${waited} times (${this.setting("maxRateLimitRetries")}). ` +
+            (longest === undefined
+              ? `longer than a wait may last (${limit}). Run again later.`
+              : `longer than ${longest} (${limit}). Raise that setting to wait it out, or run again later.`)
+          : `${method} ${path} answered 429 (rate limited) again after waiting ${waited} times${this.#settingAfter("maxRateLimitRetries")}. ` +
             "Lower the number of parallel operations or run again later.";
       return new RateLimitError(this.redact(message), context, decision.waitMs);
     }
     const location = [raw?.headers["location"]].flat()[0];
     const { baseUrl } = this.settings;
-    const redirect = { location, url: new URL(path, baseUrl), baseUrl, setting: this.setting("baseUrl") };
+    const redirect = { location, url: new URL(path, baseUrl), baseUrl, setting: this.setting("baseUrl") ?? "the base URL" };
     const error = noAnswer ?? errorForStatus(context, describeScopes(spec.scopes), this.redact, redirect);
     if (decision.why === "transient" && decision.retried > 0)
-      error.message += ` Gave up after ${decision.retried} retries (${this.setting("maxRetries")}).`;
+      error.message += ` Gave up after ${decision.retried} retries${this.#settingAfter("maxRetries")}.`;
     if (asked !== undefined && askedTooLong(asked, this.settings)) {
       // A POST is never retried by the transport (`users.create` sends its own again): raising the setting would not wait for it.
-      const raise = method === "POST" ? "" : ", or raise that setting to wait it out";
+      const longest = this.setting("retryMaxDelayMs");
+      const raise = method === "POST" || longest === undefined ? "" : ", or raise that setting to wait it out";
       error.message +=
-        ` It asked to be called again in ${Math.ceil(asked / 1000)} s (Retry-After), longer than a retry waits, ` +
-        `${this.setting("retryMaxDelayMs")} (${this.settings.retryMaxDelayMs} ms): run again later${raise}.`;
+        ` It asked to be called again in ${Math.ceil(asked / 1000)} s (Retry-After), longer than a retry waits` +
+        `${longest === undefined ? "" : `, ${longest}`} (${this.settings.retryMaxDelayMs} ms): run again later${raise}.`;
     }
     return error;
   }
@@ -321,7 +331,7 @@ export class HttpTransport {
     return new ConfigurationError(
       `${method} ${path} answered 404, and so did GET ${new URL("users", this.settings.baseUrl).pathname}, which the workspace ` +
         `API always answers: ${base} is not the workspace's API root, so nothing was read as gone. Check ` +
-        `${this.setting("baseUrl")}: it should be the API root, such as https://acme.example.com/api/v1/ (if it is, the ` +
+        `${this.setting("baseUrl") ?? "the base URL"}: it should be the API root, such as https://acme.example.com/api/v1/ (if it is, the ` +
         "service hides its users from this key: give it Read users, read:users).",
       "baseUrl",
     );
@@ -398,7 +408,7 @@ export class HttpTransport {
     const { HeadersTimeoutError, BodyTimeoutError, ConnectTimeoutError } = errors;
     if (timedOut || cause instanceof HeadersTimeoutError || cause instanceof BodyTimeoutError || cause instanceof ConnectTimeoutError) {
       const seconds = this.settings.requestTimeoutSeconds;
-      const message = `${method} ${path} got no complete answer within ${seconds} s (${this.setting("requestTimeoutSeconds")}).${ambiguity}`;
+      const message = `${method} ${path} got no complete answer within ${seconds} s${this.#settingAfter("requestTimeoutSeconds")}.${ambiguity}`;
       return new TimeoutError(message, { kind: "timeout", ...context });
     }
     const origin = this.settings.baseUrl.origin;

@@ -123,7 +123,8 @@ export async function withClient<T>(
     ["apiKey", ENV.apiKey],
     ["baseUrl", baseUrlFrom],
   ]);
-  const client = new WorkspaceAccessClient({ apiKey, baseUrl, ...deps, settingName: (key) => names.get(key) ?? key });
+  // The key and the address are all an export's user sets: the client's other settings (maxRetries, …) go unnamed.
+  const client = new WorkspaceAccessClient({ apiKey, baseUrl, ...deps, settingName: (key) => names.get(key) });
   let reached = false;
   try {
     return await work(client, () => {

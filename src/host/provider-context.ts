@@ -16,13 +16,14 @@ import type { z } from "zod";
 import { type CheckFailure, checkInputs, parseInputs, type Props } from "../shared/inputs";
 import {
   allProblems,
-  keySourceOf,
   CONFIG_NAMESPACE,
+  keySourceOf,
   type ProviderSettings,
   type RawSettings,
   readRawSettings,
   renderProblem,
   resolveProviderSettings,
+  stackSettingName,
 } from "../shared/settings";
 
 /** The client of a context, with the read cache, the integrations' membership views and the invitation batches built on it. */
@@ -167,12 +168,7 @@ export class ProviderContext {
     if (!this.#connection) {
       const settings = this.settings();
       const jobDeadline = () => this.deadline();
-      const client = new WorkspaceAccessClient({
-        ...settings.client,
-        clock: this.clock,
-        settingName: (key) => `${CONFIG_NAMESPACE}:${key}`,
-        jobDeadline,
-      });
+      const client = new WorkspaceAccessClient({ ...settings.client, clock: this.clock, settingName: stackSettingName, jobDeadline });
       const cache = new ReadCache(client, settings.readCacheSeconds * 1000, this.clock);
       this.#connection = {
         client,

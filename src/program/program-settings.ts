@@ -2,12 +2,12 @@ import * as pulumi from "@pulumi/pulumi";
 import type { Clock, WorkspaceAccessClient } from "../client";
 import type { KeySource } from "../shared/hints";
 import {
-  CONFIG_NAMESPACE,
   keySourceOf,
   type ProviderSettings,
   type RawSettings,
   readRawSettings,
   resolveProviderSettings,
+  stackSettingName,
 } from "../shared/settings";
 
 /** The settings' raw text as the program reads it: stack config, environment fallback. */
@@ -34,5 +34,5 @@ export function programSettings(): ProviderSettings {
  */
 export async function programClient(clock: Clock, settings: ProviderSettings = programSettings()): Promise<WorkspaceAccessClient> {
   const { WorkspaceAccessClient } = await import("../client/client.js");
-  return new WorkspaceAccessClient({ ...settings.client, clock, settingName: (key) => `${CONFIG_NAMESPACE}:${key}` });
+  return new WorkspaceAccessClient({ ...settings.client, clock, settingName: stackSettingName });
 }

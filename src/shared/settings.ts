@@ -69,6 +69,14 @@ export function keySourceOf(raw: RawSettings): KeySource | undefined {
   return raw.fromEnv?.includes("apiKey") ? "env" : "stack";
 }
 
+/**
+ * How the client's messages name a setting (its `settingName`): by its stack config key, `workspace-access:maxRetries`;
+ * undefined for a client option the package reads no key for (`retryMaxDelayMs`), which its user cannot set.
+ */
+export function stackSettingName(key: string): string | undefined {
+  return Object.hasOwn(CONFIG_KEYS, key) ? `${CONFIG_NAMESPACE}:${key}` : undefined;
+}
+
 /** Provider settings: the client's, resolved, plus the provider's own. */
 export interface ProviderSettings {
   client: ResolvedSettings;

@@ -156,6 +156,17 @@ describe("waiting for jobs", () => {
     expect(clock.slept).toBe(30_000);
   });
 
+  it("names no setting to raise when the caller gave the timeout: raising jobTimeoutSeconds would not lengthen it", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    emu.jobs.hangNext(1);
+    const { client } = clientFor(emu, { jobTimeoutSeconds: 30 });
+    const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    const error = await rejection(job.wait({ timeoutMs: 10_000 }));
+    expect(JobTimeoutError.isInstance(error)).toBe(true);
+    expect(error.message).toMatch(/within 10 s \(last status: running\)\. It may still finish: check it with getJob\.$/);
+    expect(error.message).not.toContain("jobTimeoutSeconds");
+  });
+
   it.each([Number.NaN, -1])(
     "refuses a timeoutMs of %s before any poll (NaN would never end the wait, polling at once)",
     async (timeoutMs) => {

@@ -308,6 +308,37 @@ describe("errors name the fix, never the key", () => {
     expect(error.message).toMatch(/^WORKSPACE_ACCESS_API_KEY is too short to be a workspace API key/);
   });
 
+  // The export's user sets the key and the address, nothing else: the client's limits are said, their settings not named.
+  describe("a limit the export's user cannot set, said without naming a setting", () => {
+    afterEach(() => emulator.clearFaults());
+    const limits = /maxRetries|retryMaxDelayMs|maxRateLimitWaitSeconds|maxRateLimitRetries|workspace-access:|raise that setting/i;
+
+    it("the retries spent on a lasting 503", async () => {
+      emulator.fault({ method: "GET", path: /./, status: 503, times: 50 });
+      const error = await failure({ out: freshDir(), baseUrl: emulator.url, env: env(emulator) }, new VirtualClock());
+      expect(error.message).toMatch(/answered 503: .*\. Gave up after 5 retries\.$/);
+      expect(error.message).not.toMatch(limits);
+    });
+
+    it("a 503 asking longer than a retry waits", async () => {
+      emulator.fault({ method: "GET", path: /./, status: 503, headers: { "Retry-After": "60" }, times: 50 });
+      const error = await failure({ out: freshDir(), baseUrl: emulator.url, env: env(emulator) }, new VirtualClock());
+      expect(error.message).toMatch(
+        /It asked to be called again in 60 s \(Retry-After\), longer than a retry waits \(20000 ms\): run again later\.$/,
+      );
+      expect(error.message).not.toMatch(limits);
+    });
+
+    it("a 429 asking longer than a wait may last", async () => {
+      emulator.fault({ method: "GET", path: /./, status: 429, headers: { "Retry-After": "3600" }, times: 50 });
+      const error = await failure({ out: freshDir(), baseUrl: emulator.url, env: env(emulator) }, new VirtualClock());
+      expect(error.message).toMatch(
+        /answered 429 \(rate limited\) with Retry-After: 3600 s, longer than a wait may last \(300 s\)\. Run again later\./,
+      );
+      expect(error.message).not.toMatch(limits);
+    });
+  });
+
   it("an address with no path recorded in access.yaml, refused naming the file and the fix", () => {
     const recorded = { baseUrl: "https://acme.example.com", file: "access.yaml" };
     expect(() => exportConnection(undefined, { WORKSPACE_ACCESS_API_KEY: "wa_key_0123456789" }, recorded)).toThrow(

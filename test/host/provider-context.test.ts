@@ -148,3 +148,29 @@ describe("a refused key's hint", () => {
     expect(message).not.toContain("pulumi config set --secret workspace-access:apiKey");
   });
 });
+
+describe("the client's messages name a setting as the stack sets it, and only one it can set", () => {
+  const readFailing = async (fault: Parameters<Awaited<ReturnType<typeof emulator>>["fault"]>[0]) => {
+    const emu = await emulator();
+    const user = emu.users.add({ email: "cy@example.com", firstName: "Cy", lastName: "Young" });
+    useContext(
+      new ProviderContext(stack({ "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": emu.apiKey }), {
+        clock: clockOf(emu),
+        env: {},
+      }),
+    );
+    emu.fault(fault);
+    return (await rejection(userProvider.read!(user.id, { email: "cy@example.com" } as never))).message;
+  };
+
+  it("names workspace-access:maxRetries, a stack config key, after the retries spent", async () => {
+    const message = await readFailing({ method: "GET", path: /./, status: 503, times: 50 });
+    expect(message).toContain("Gave up after 5 retries (workspace-access:maxRetries).");
+  });
+
+  it("leaves retryMaxDelayMs unnamed, and does not advise raising it: no stack config key sets it", async () => {
+    const message = await readFailing({ method: "GET", path: /./, status: 503, headers: { "Retry-After": "60" }, times: 50 });
+    expect(message).toContain("It asked to be called again in 60 s (Retry-After), longer than a retry waits (20000 ms): run again later.");
+    expect(message).not.toMatch(/retryMaxDelayMs|raise that setting/);
+  });
+});
