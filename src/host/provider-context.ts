@@ -23,7 +23,7 @@ import {
   readRawSettings,
   renderProblem,
   resolveProviderSettings,
-  stackSettingName,
+  settingNamesOf,
 } from "../shared/settings";
 
 /** The client of a context, with the read cache, the integrations' membership views and the invitation batches built on it. */
@@ -168,7 +168,13 @@ export class ProviderContext {
     if (!this.#connection) {
       const settings = this.settings();
       const jobDeadline = () => this.deadline();
-      const client = new WorkspaceAccessClient({ ...settings.client, clock: this.clock, settingName: stackSettingName, jobDeadline });
+      // Its messages name each setting where this process read it: the stack config or the environment.
+      const client = new WorkspaceAccessClient({
+        ...settings.client,
+        clock: this.clock,
+        settingName: settingNamesOf(this.#raw),
+        jobDeadline,
+      });
       const cache = new ReadCache(client, settings.readCacheSeconds * 1000, this.clock);
       this.#connection = {
         client,

@@ -7,7 +7,7 @@ import {
   type RawSettings,
   readRawSettings,
   resolveProviderSettings,
-  stackSettingName,
+  settingNamesOf,
 } from "../shared/settings";
 
 /** The settings' raw text as the program reads it: stack config, environment fallback. */
@@ -29,10 +29,11 @@ export function programSettings(): ProviderSettings {
 }
 
 /**
- * The client the program's lookups and `getJob` send with: its errors name the stack config keys. Its module is loaded
- * here, at the first of them (an `import()`, which vitest resolves too): a program that only declares resources loads no zod or undici.
+ * The client the program's lookups and `getJob` send with: its errors name each setting where it was read, the stack config
+ * key or the environment variable. Its module is loaded here, at the first of them (an `import()`, which vitest resolves
+ * too): a program that only declares resources loads no zod or undici.
  */
 export async function programClient(clock: Clock, settings: ProviderSettings = programSettings()): Promise<WorkspaceAccessClient> {
   const { WorkspaceAccessClient } = await import("../client/client.js");
-  return new WorkspaceAccessClient({ ...settings.client, clock, settingName: stackSettingName });
+  return new WorkspaceAccessClient({ ...settings.client, clock, settingName: settingNamesOf(programRaw()) });
 }

@@ -70,11 +70,18 @@ export function keySourceOf(raw: RawSettings): KeySource | undefined {
 }
 
 /**
- * How the client's messages name a setting (its `settingName`): by its stack config key, `workspace-access:maxRetries`;
- * undefined for a client option the package reads no key for (`retryMaxDelayMs`), which its user cannot set.
+ * How the client's messages name each setting of `raw` (its `settingName`): where its value came from, the stack config key
+ * (`workspace-access:maxRetries`) or the environment variable (`WORKSPACE_ACCESS_BASE_URL`), and an address composed of a
+ * workspace and a host by both; undefined for a client option the package reads no key for (`retryMaxDelayMs`), which its
+ * user cannot set. Names only, never a value.
  */
-export function stackSettingName(key: string): string | undefined {
-  return Object.hasOwn(CONFIG_KEYS, key) ? `${CONFIG_NAMESPACE}:${key}` : undefined;
+export function settingNamesOf(raw: RawSettings): (key: string) => string | undefined {
+  const named = (key: ConfigKey) => (raw.fromEnv?.includes(key) ? (CONFIG_KEYS[key] ?? key) : `${CONFIG_NAMESPACE}:${key}`);
+  return (key) => {
+    if (!Object.hasOwn(CONFIG_KEYS, key)) return undefined;
+    if (key === "baseUrl" && raw.baseUrl === undefined) return `${named("workspace")} and ${named("host")}`;
+    return named(key as ConfigKey);
+  };
 }
 
 /** Provider settings: the client's, resolved, plus the provider's own. */

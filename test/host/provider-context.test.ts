@@ -149,7 +149,7 @@ describe("a refused key's hint", () => {
   });
 });
 
-describe("the client's messages name a setting as the stack sets it, and only one it can set", () => {
+describe("the client's messages name a setting where it was set, and only one its user can set", () => {
   const readFailing = async (fault: Parameters<Awaited<ReturnType<typeof emulator>>["fault"]>[0]) => {
     const emu = await emulator();
     const user = emu.users.add({ email: "cy@example.com", firstName: "Cy", lastName: "Young" });
@@ -162,6 +162,27 @@ describe("the client's messages name a setting as the stack sets it, and only on
     emu.fault(fault);
     return (await rejection(userProvider.read!(user.id, { email: "cy@example.com" } as never))).message;
   };
+
+  // The address where this process read it: a variable left in the shell is not the stack config key, nor the reverse.
+  it.each([
+    ["the environment", {}, { WORKSPACE_ACCESS_BASE_URL: "<url>", WORKSPACE_ACCESS_API_KEY: "<key>" }, "WORKSPACE_ACCESS_BASE_URL"],
+    ["the stack config", { "workspace-access:baseUrl": "<url>", "workspace-access:apiKey": "<key>" }, {}, "workspace-access:baseUrl"],
+  ])("names the address where it was read, %s, when it is not the workspace API", async (_, config, env, named) => {
+    const emu = await emulator();
+    const fill = (values: Record<string, string>) =>
+      Object.fromEntries(
+        Object.entries(values).map(([k, v]) => [
+          k,
+          v.replace("<url>", emu.url.replace("/api/v1/", "/api/v2/")).replace("<key>", emu.apiKey),
+        ]),
+      );
+    useContext(new ProviderContext(stack(fill(config)), { clock: clockOf(emu), env: fill(env) }));
+    const missing = "0b7c2d4e-0000-4000-8000-0000000000aa";
+    const message = (await rejection(userProvider.read!(missing, { email: "cy@example.com" } as never))).message;
+    expect(message).toContain(`is not the workspace's API root, so nothing was read as gone. Check ${named}: it should be the API root`);
+    expect(message).not.toMatch(named === "WORKSPACE_ACCESS_BASE_URL" ? /workspace-access:/ : /WORKSPACE_ACCESS_/);
+    expect(message).not.toContain(emu.apiKey);
+  });
 
   it("names workspace-access:maxRetries, a stack config key, after the retries spent", async () => {
     const message = await readFailing({ method: "GET", path: /./, status: 503, times: 50 });

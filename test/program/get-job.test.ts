@@ -128,6 +128,29 @@ describe("getJob refused the key", () => {
   });
 });
 
+describe("getJob at an address that is not the workspace API", () => {
+  it("names the variable the address came from, not a stack config key the stack does not set", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    clock = clockOf(emu);
+    pulumi.runtime.setAllConfig({}, []);
+    await pulumi.runtime.setMocks({ newResource: (a) => ({ id: "id", state: a.inputs }), call: (a) => a.inputs }, "p", "s", false);
+    process.env.WORKSPACE_ACCESS_BASE_URL = emu.url.replace("/api/v1/", "/api/v2/");
+    process.env.WORKSPACE_ACCESS_API_KEY = emu.apiKey;
+    try {
+      const error = await getJob({ id: "0b7c2d4e-0000-4000-8000-0000000000aa" }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error?.message).toContain("is not the workspace's API root, so nothing was read as gone. Check WORKSPACE_ACCESS_BASE_URL:");
+      expect(error?.message).not.toContain("workspace-access:");
+      expect(error?.message).not.toContain(emu.apiKey);
+    } finally {
+      delete process.env.WORKSPACE_ACCESS_BASE_URL;
+      delete process.env.WORKSPACE_ACCESS_API_KEY;
+    }
+  });
+});
+
 describe("getJob in a project named like the settings' namespace", () => {
   it("says the project must be renamed, not that its own key be deleted, and sends nothing", async () => {
     const emu = await emulator({ seed: defaultSeed() });

@@ -12,6 +12,7 @@ import {
   resolveProviderSettings,
   type SettingProblem,
   settingName,
+  settingNamesOf,
   unknownKeys,
 } from "../../src/shared/settings";
 
@@ -25,6 +26,48 @@ const rendered = (keys: string[], raw: RawSettings, project?: string) =>
   allProblems({ configuredKeys: keys, ...(project !== undefined && { project }) }, raw).map((problem) => renderProblem(problem, "stack"));
 /** The problems of the values alone. */
 const valueProblems = (raw: RawSettings) => allProblems({ configuredKeys: [] }, raw);
+
+describe("how the client's messages name each setting: where its value was read, never the value", () => {
+  const key = "wa_names_key_0123456789";
+  it.each([
+    [
+      "the stack config",
+      { "workspace-access:baseUrl": "https://a.example.com/api/v1/", "workspace-access:apiKey": key },
+      {},
+      "workspace-access:baseUrl",
+      "workspace-access:apiKey",
+    ],
+    [
+      "the environment",
+      {},
+      { WORKSPACE_ACCESS_BASE_URL: "https://a.example.com/api/v1/", WORKSPACE_ACCESS_API_KEY: key },
+      "WORKSPACE_ACCESS_BASE_URL",
+      "WORKSPACE_ACCESS_API_KEY",
+    ],
+    [
+      "the stack config's workspace and host",
+      { "workspace-access:workspace": "acme", "workspace-access:host": "example.com", "workspace-access:apiKey": key },
+      {},
+      "workspace-access:workspace and workspace-access:host",
+      "workspace-access:apiKey",
+    ],
+    [
+      "the environment's workspace and host",
+      {},
+      { WORKSPACE_ACCESS_WORKSPACE: "acme", WORKSPACE_ACCESS_HOST: "example.com", WORKSPACE_ACCESS_API_KEY: key },
+      "WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST",
+      "WORKSPACE_ACCESS_API_KEY",
+    ],
+  ])("the address and the key from %s", (_, stack, env, baseUrl, apiKey) => {
+    const names = settingNamesOf(readRawSettings(config({ ...stack, "workspace-access:maxRetries": "2" }), env));
+    expect([names("baseUrl"), names("apiKey"), names("maxRetries")]).toEqual([baseUrl, apiKey, "workspace-access:maxRetries"]);
+  });
+
+  it("names no client option the package reads no key for: its user cannot set it", () => {
+    const names = settingNamesOf(readRawSettings(config({}), { WORKSPACE_ACCESS_API_KEY: key }));
+    expect([names("retryMaxDelayMs"), names("maxRateLimitRetries"), names("jobPollIntervalMs")]).toEqual([undefined, undefined, undefined]);
+  });
+});
 
 describe("stack config and environment", () => {
   it("takes the workspace's address from one source: stack config names it, the environment's URL is ignored", () => {
