@@ -18,7 +18,7 @@ import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeEchoTest, makeRedactor, makeValueRedactor, redactDeep, redactError } from "./redact";
 import { askedTooLong, backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
 import { schemas } from "./schemas";
-import { describeScopes, type Scope } from "./scopes";
+import { describeScopes, SCOPES, type Scope } from "./scopes";
 import { type ClientOptions, DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings, type SettingName } from "./settings";
 
 /** The package version, sent in the User-Agent (package.json sits two levels up from src/ and dist/). */
@@ -93,6 +93,11 @@ interface RawResponse {
 export type TransportDeps = Required<Pick<ClientOptions, "clock" | "random">> &
   Pick<ClientOptions, "logger"> & { settingName: SettingName; jobDeadline?: () => JobDeadline | undefined };
 
+/** Whether the request reads users: under a key without `read:users`, a service that does not disclose answers it 404. */
+function readsUsers(spec: RequestSpec): boolean {
+  return spec.method === "GET" && spec.scopes.some((scope) => scope.id === SCOPES.readUsers.id);
+}
+
 /** Sends the contract's requests for one client: paced (`pacer.ts`), on a keep-alive undici `Pool`, retried, parsed with zod, errors redacted. @internal */
 export class HttpTransport {
   readonly settings: ResolvedSettings;
@@ -115,6 +120,11 @@ export class HttpTransport {
   requestCount = 0;
   /** Whether the base URL has answered as the workspace API (a success, or the probe below): until then a 404 may be the address's. */
   #apiAnswered = false;
+  /**
+   * Whether users are disclosed to this key (a success of a request that reads them, or the probe below answered): until then a
+   * 404 to such a request may be the service's "not disclosed" to a key without `read:users`, not the item's.
+   */
+  #usersDisclosed = false;
   /** The one probe of the address a first 404 waits for ({@link #addressAnswers}). */
   #probe: Promise<boolean> | undefined;
   /** The probe's request: its own 404 is the answer, not a question for another probe. */
@@ -164,6 +174,12 @@ export class HttpTransport {
     return this.deps.settingName(name);
   }
 
+  /** The API key as its user set it (`the key in workspace-access:apiKey`), or `the API key` where they cannot name it. */
+  #theKey(): string {
+    const named = this.setting("apiKey");
+    return named === undefined ? "the API key" : `the key in ${named}`;
+  }
+
   /** ` (workspace-access:maxRetries)` after a number a setting gave, or nothing when the user cannot set it. */
   #settingAfter(name: string): string {
     const named = this.setting(name);
@@ -204,6 +220,7 @@ export class HttpTransport {
         switch (decision.action) {
           case "accept": {
             this.#apiAnswered = true;
+            if (spec === this.#probeSpec || readsUsers(spec)) this.#usersDisclosed = true;
             // Every success status is success: a write answered 200 or 204 without a body has landed.
             const empty = method !== "GET" && raw!.text.trim() === "";
             return { status: raw!.status, data: (empty ? undefined : this.#parse(schema, raw!, method, path)) as z.infer<S> };
@@ -217,10 +234,7 @@ export class HttpTransport {
             await this.backoff(attempt.transientRetries++, `${method} ${path}: ${raw ? raw.status : noAnswer!.message}`, decision.delayMs);
             continue;
           case "fail":
-            // A 404 before anything answered may be the address's, not the item's: read as "gone", it would drop resources
-            // from the state on a refresh, and a destroy would remove nothing and succeed.
-            if (raw?.status === 404 && !this.#apiAnswered && spec !== this.#probeSpec && !(await this.#addressAnswers(method, path)))
-              throw this.#notTheApi(method, path);
+            if (raw?.status === 404 && spec !== this.#probeSpec) await this.#unlessHidden(spec, path);
             throw this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries);
         }
       }
@@ -291,11 +305,25 @@ export class HttpTransport {
   }
 
   /**
-   * Whether the base URL answers as the workspace API: `GET users` (one record), which the API answers whatever the key
-   * (200, or 401/403 for a key without its scope), and an address that is not the API's root answers 404. Sent once per
-   * client, when its first answer is a 404, as any request is: a 429 waited out, a 5xx or no answer retried, for neither
-   * says whose the 404 was. Should the retries end without a final answer, that error is thrown (nothing is read as gone),
-   * and the next first 404 asks again.
+   * Throws instead of a 404 that may not be the record's, which its caller would read as "gone" (a refresh dropping it from
+   * the state, a destroy removing nothing and succeeding): before anything answered, the address's (not the API's root);
+   * to a request that reads users before users were disclosed to this key, the service's "not disclosed" to a key without
+   * `read:users` (docs/contract.md). What it costs under the contract's 401/403, where every 404 is the record's: `GET users`
+   * once, should a read of users answer 404 before any answered success.
+   */
+  async #unlessHidden(spec: RequestSpec, path: string): Promise<void> {
+    const { method } = spec;
+    if ((!this.#apiAnswered || (!this.#usersDisclosed && readsUsers(spec))) && !(await this.#addressAnswers(method, path)))
+      throw this.#apiAnswered ? this.#usersNotDisclosed(method, path) : this.#notTheApi(method, path);
+  }
+
+  /**
+   * Whether the base URL answers as the workspace API, and discloses users to this key: `GET users` (one record), which the
+   * API answers 200, or 401/403 to a key without `read:users` (docs/contract.md); an address that is not the API's root
+   * answers 404, and so does a service that answers 404 ("not disclosed") to a key without that scope. Sent once per client,
+   * when its first answer is a 404, or the first 404 to a request that reads users before such a request answered success,
+   * as any request is: a 429 waited out, a 5xx or no answer retried, for neither says whose the 404 was. Should the retries
+   * end without a final answer, that error is thrown (nothing is read as gone), and the next such 404 asks again.
    */
   async #addressAnswers(method: string, path: string): Promise<boolean> {
     this.#probe ??= this.request(this.#probeSpec, schemas().anyAnswer).then(
@@ -304,7 +332,9 @@ export class HttpTransport {
         const status = (error as WorkspaceAccessError).status ?? 0;
         if (status === 404) return false;
         if (status > 0 && status !== 429 && !isTransientStatus(status)) {
+          // A 401 or 403 to it: the service says so for a scope the key lacks, so its 404s are the records'.
           this.#apiAnswered = true;
+          this.#usersDisclosed = true;
           return true;
         }
         this.#probe = undefined;
@@ -319,21 +349,39 @@ export class HttpTransport {
       const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as Error;
       const probe = new URL(this.#probeSpec.path, this.settings.baseUrl).pathname;
       copy.message =
-        `${method} ${path} answered 404 before ${this.settings.baseUrl.href} had answered as the workspace API, and ` +
-        `GET ${probe}, which tells the item's 404 from the address's, got no answer to go by, so nothing was read as gone: ${error.message}`;
+        `${method} ${path} answered 404, and GET ${probe}, which tells a record's 404 from that of an address not the API's ` +
+        `root or of a scope the key lacks, got no answer to go by, so nothing was read as gone: ${error.message}`;
       throw copy;
     }
   }
 
-  /** The error for a 404 whose address answered 404 to `GET users` too: the base URL is not the workspace API's root. */
+  /**
+   * The error for a 404 before anything answered, whose address answered 404 to `GET users` too: the base URL is not the
+   * workspace API's root, or the service does not disclose users to this key; both fixes named, the address's first.
+   */
   #notTheApi(method: string, path: string): ConfigurationError {
     const base = this.settings.baseUrl.href;
     return new ConfigurationError(
       `${method} ${path} answered 404, and so did GET ${new URL("users", this.settings.baseUrl).pathname}, which the workspace ` +
-        `API always answers: ${base} is not the workspace's API root, so nothing was read as gone. Check ` +
-        `${this.setting("baseUrl") ?? "the base URL"}: it should be the API root, such as https://acme.example.com/api/v1/ (if it is, the ` +
-        "service hides its users from this key: give it Read users, read:users).",
+        "API answers under its root unless it hides users from the key, so nothing was read as gone. Either " +
+        `${base} is not the workspace's API root: check ${this.setting("baseUrl") ?? "the base URL"}, it should be the API ` +
+        "root, such as https://acme.example.com/api/v1/. Or it is, and the service answers 404 (not disclosed) to a key " +
+        `without Read users: give ${this.#theKey()} the scope Read users (read:users).`,
       "baseUrl",
+    );
+  }
+
+  /**
+   * The error for a 404 to a request that reads users, after the address answered, when `GET users` answered 404 too: the
+   * service does not disclose users to this key (its 404 for a missing scope), so the 404 is no proof of absence.
+   */
+  #usersNotDisclosed(method: string, path: string): ConfigurationError {
+    return new ConfigurationError(
+      `${method} ${path} answered 404, and so did GET ${new URL("users", this.settings.baseUrl).pathname}, though ` +
+        `${this.settings.baseUrl.href} answers as the workspace API: the service does not disclose users to this key (it ` +
+        "answers 404, not disclosed, for a scope the key lacks), so nothing was read as gone. Give " +
+        `${this.#theKey()} the scope Read users (read:users); the address is the API root already.`,
+      "apiKey",
     );
   }
 

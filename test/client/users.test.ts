@@ -322,7 +322,11 @@ describe("a 404 before anything answered: the item's, or the address's", () => {
     expect(NotFoundError.isInstance(error)).toBe(false);
     expect(error).toMatchObject({ kind: "configuration", setting: "baseUrl" });
     expect(error.message).toContain(`GET /api/v2/users/${missing} answered 404, and so did GET /api/v2/users`);
-    expect(error.message).toContain("is not the workspace's API root, so nothing was read as gone. Check baseUrl");
+    expect(error.message).toContain("so nothing was read as gone. Either");
+    expect(error.message).toContain("/api/v2/ is not the workspace's API root: check baseUrl, it should be the API root");
+    // The other cause, a service answering 404 (not disclosed) to a key without the scope, and its fix.
+    expect(error.message).toContain("Or it is, and the service answers 404 (not disclosed) to a key without Read users");
+    expect(error.message).toContain("give the key in apiKey the scope Read users (read:users).");
     expect(emu.requests.map((r) => r.rawPath)).toEqual([`/api/v2/users/${missing}`, "/api/v2/users?page%5Bsize%5D=1"]);
   });
 
@@ -413,7 +417,7 @@ describe("many first requests answered 404 at once, whose one proof gets no fina
     errors.forEach((error, i) => {
       expect(NotFoundError.isInstance(error)).toBe(false);
       expect(error).toMatchObject({ kind: "server_error", status: 503 });
-      expect(error.message).toMatch(new RegExp(`^GET /api/v1/users/${ids[i]} answered 404 before `));
+      expect(error.message).toMatch(new RegExp(`^GET /api/v1/users/${ids[i]} answered 404, and GET /api/v1/users, which tells `));
       for (const other of ids.filter((_, j) => j !== i)) expect(error.message).not.toContain(other);
       // Said once: the others' messages are not written into it.
       expect(error.message.split("nothing was read as gone").length).toBe(2);

@@ -135,11 +135,12 @@ describe("create", () => {
       // Left out, the role is the service's: shown, never declared.
       declaredRole: null,
     });
-    // check reads the catalogue; a lone create: one read before the invitation (not a member: 404), one after it, for the
-    // member's email and status.
+    // check reads the catalogue; a lone create: one read before the invitation (not a member: 404, once the client's one
+    // GET users shows this key is shown users, not "not disclosed"), one after it, for the member's email and status.
     expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
       "GET /integrations/:id/entitlements 200",
       "GET /integrations/:id/users/:id 404",
+      "GET /users 200",
       "POST /integrations/:id/users 200",
       "GET /jobs/:id 200",
       "GET /integrations/:id/users/:id 200",

@@ -602,8 +602,9 @@ describe("an address that is not the API's root (404 to everything)", () => {
     const props = { ...alice, role: "workspace_login_only", isGuest: false, deleteOnDestroy: true, adopted: false };
     for (const step of [() => provider.read!(user.id, props as never), () => provider.delete!(user.id, props as never)]) {
       const error = await rejection(step());
-      expect(error.message).toContain("is not the workspace's API root, so nothing was read as gone");
-      expect(error.message).toContain("Check workspace-access:baseUrl");
+      expect(error.message).toContain("so nothing was read as gone. Either");
+      expect(error.message).toContain("is not the workspace's API root: check workspace-access:baseUrl");
+      expect(error.message).toContain("give the key in workspace-access:apiKey the scope Read users (read:users)");
     }
     expect(emu.users.get(user.id)).toBeDefined();
   });
