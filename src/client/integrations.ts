@@ -1,4 +1,4 @@
-import type { HttpTransport } from "./transport";
+import type { HttpTransport, RequestSpec } from "./transport";
 import type { JobHandle, JobsApi } from "./jobs";
 import { type Entitlement, type Integration, type IntegrationUser, toEntitlement, toIntegration, toIntegrationUser } from "./models";
 import { invalidRecord, type ListOptions, paginate } from "./paginate";
@@ -19,6 +19,13 @@ export interface InviteOptions {
 
 /** `integrations/{id}`, and below it `parts`. */
 const under = (id: string, ...parts: Array<[string, string] | string>) => pathOf("integrations", [id, "integration id"], ...parts);
+
+/** The read of one member: `GET integrations/{id}/users/{userId}`. */
+const memberRead = (id: string, userId: string): RequestSpec => ({
+  method: "GET",
+  path: under(id, "users", [userId, "user id"]),
+  scopes: READ_USERS,
+});
 
 /** Integrations, their entitlement catalogues, members and members' entitlements. */
 export class IntegrationsApi {
@@ -66,8 +73,7 @@ export class IntegrationsApi {
 
   /** One member; 404 raises {@link NotFoundError} when the user is not a member. */
   async getUser(id: string, userId: string): Promise<IntegrationUser> {
-    const spec = { method: "GET", path: under(id, "users", [userId, "user id"]), scopes: READ_USERS } as const;
-    return toIntegrationUser((await this.#http.request(spec, schemas().member)).data.data);
+    return toIntegrationUser((await this.#http.request(memberRead(id, userId), schemas().member)).data.data);
   }
 
   /** Invites users with entitlements. A POST: not re-sent on an ambiguous failure. */
@@ -94,14 +100,18 @@ export class IntegrationsApi {
     return this.#write("PATCH", under(id, "users", [userId, "user id"], "entitlements"), body);
   }
 
-  /** Removes a member from an integration. */
+  /** Removes a member from an integration; 404 raises {@link NotFoundError} once the member's read answers 404 too. */
   async removeUser(id: string, userId: string): Promise<JobHandle> {
-    return this.#write("DELETE", under(id, "users", [userId, "user id"]));
+    const record = memberRead(id, userId);
+    return this.#write("DELETE", record.path, undefined, record);
   }
 
-  /** Sends a write and hands back its job; an answer that is no job means the write is done (`id: null`, nothing to wait for). */
-  async #write(method: "PATCH" | "DELETE", path: string, body?: unknown): Promise<JobHandle> {
-    const answer = await this.#http.request({ method, path, body, scopes: OPERATION_SCOPES.memberWrite }, schemas().anyAnswer);
+  /**
+   * Sends a write and hands back its job; an answer that is no job means the write is done (`id: null`, nothing to wait
+   * for). A `DELETE` names the member's read (`record`), which its 404 may need.
+   */
+  async #write(method: "PATCH" | "DELETE", path: string, body?: unknown, record?: RequestSpec): Promise<JobHandle> {
+    const answer = await this.#http.request({ method, path, body, scopes: OPERATION_SCOPES.memberWrite, record }, schemas().anyAnswer);
     return this.#jobs.handleOf(answer, method, path);
   }
 }

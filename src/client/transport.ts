@@ -8,6 +8,7 @@ import {
   contractIssue,
   InvalidResponseError,
   isTransientStatus,
+  NotFoundError,
   RateLimitError,
   TimeoutError,
   type WorkspaceAccessError,
@@ -78,6 +79,13 @@ export interface RequestSpec {
   body?: unknown;
   /** Scopes the operation needs; named in 401/403 messages. */
   scopes: readonly Scope[];
+  /**
+   * A `DELETE`'s: the read of the record it removes. A 404 to the `DELETE`, before one of its kind (its scopes) answered
+   * success, is read back so (`#stillThere`): from a service that answers 404 ("not disclosed") to a key lacking a scope, it
+   * would be read as "already gone". Not a `PATCH`'s, `PUT`'s or `POST`'s: their 404 is never read as done, and may be a
+   * record their body names (an entitlement the service does not offer), so a record there would not show the key at fault.
+   */
+  record?: RequestSpec;
 }
 
 interface RawResponse {
@@ -97,6 +105,9 @@ export type TransportDeps = Required<Pick<ClientOptions, "clock" | "random">> &
 function readsUsers(spec: RequestSpec): boolean {
   return spec.method === "GET" && spec.scopes.some((scope) => scope.id === SCOPES.readUsers.id);
 }
+
+/** A write's kind, as far as a key's scopes go: the scopes it needs (a member's PATCH and DELETE are one kind). */
+const kindOf = (spec: RequestSpec) => spec.scopes.map((scope) => scope.id).join(" ");
 
 /** Sends the contract's requests for one client: paced (`pacer.ts`), on a keep-alive undici `Pool`, retried, parsed with zod, errors redacted. @internal */
 export class HttpTransport {
@@ -125,6 +136,11 @@ export class HttpTransport {
    * 404 to such a request may be the service's "not disclosed" to a key without `read:users`, not the item's.
    */
   #usersDisclosed = false;
+  /**
+   * The kinds of write ({@link kindOf}) this key was answered success for: a 404 to one of them is the record's. Until
+   * then a 404 may be the service's "not disclosed" to a key lacking the write's scope, and the record is read back.
+   */
+  readonly #writesAnswered = new Set<string>();
   /** The one probe of the address a first 404 waits for ({@link #addressAnswers}). */
   #probe: Promise<boolean> | undefined;
   /** The probe's request: its own 404 is the answer, not a question for another probe. */
@@ -221,6 +237,7 @@ export class HttpTransport {
           case "accept": {
             this.#apiAnswered = true;
             if (spec === this.#probeSpec || readsUsers(spec)) this.#usersDisclosed = true;
+            if (method !== "GET") this.#writesAnswered.add(kindOf(spec));
             // Every success status is success: a write answered 200 or 204 without a body has landed.
             const empty = method !== "GET" && raw!.text.trim() === "";
             return { status: raw!.status, data: (empty ? undefined : this.#parse(schema, raw!, method, path)) as z.infer<S> };
@@ -307,14 +324,37 @@ export class HttpTransport {
   /**
    * Throws instead of a 404 that may not be the record's, which its caller would read as "gone" (a refresh dropping it from
    * the state, a destroy removing nothing and succeeding): before anything answered, the address's (not the API's root);
-   * to a request that reads users before users were disclosed to this key, the service's "not disclosed" to a key without
-   * `read:users` (docs/contract.md). What it costs under the contract's 401/403, where every 404 is the record's: `GET users`
-   * once, should a read of users answer 404 before any answered success.
+   * to a request that reads users before users were disclosed to this key, or to a write before one of its kind answered
+   * success, the service's "not disclosed" to a key lacking a scope (docs/contract.md). What it costs under the contract's
+   * 401/403, where every 404 is the record's: `GET users` once, should a read of users answer 404 before any answered
+   * success, and the record's read per `DELETE` answered 404 before one of its kind answered success.
    */
   async #unlessHidden(spec: RequestSpec, path: string): Promise<void> {
     const { method } = spec;
     if ((!this.#apiAnswered || (!this.#usersDisclosed && readsUsers(spec))) && !(await this.#addressAnswers(method, path)))
       throw this.#apiAnswered ? this.#usersNotDisclosed(method, path) : this.#notTheApi(method, path);
+    if (spec.record && !this.#writesAnswered.has(kindOf(spec)) && (await this.#stillThere(spec.record, method, path)))
+      throw this.#writeRefused(spec, path);
+  }
+
+  /**
+   * Whether the record a write answered 404 to is there: its read answers it. A 404 to the read is itself proven as any
+   * read's (`#unlessHidden`); an error with no answer to go by is thrown, saying why the read was sent.
+   */
+  async #stillThere(record: RequestSpec, method: string, path: string): Promise<boolean> {
+    try {
+      await this.request(record, schemas().anyAnswer);
+      return true;
+    } catch (error) {
+      if (NotFoundError.isInstance(error)) return false;
+      if (error instanceof Error) {
+        const read = new URL(record.path, this.settings.baseUrl).pathname;
+        error.message =
+          `${method} ${path} answered 404, and GET ${read}, which tells a record gone from a write refused, did not answer ` +
+          `it, so nothing was read as gone: ${error.message}`;
+      }
+      throw error;
+    }
   }
 
   /**
@@ -381,6 +421,21 @@ export class HttpTransport {
         `${this.settings.baseUrl.href} answers as the workspace API: the service does not disclose users to this key (it ` +
         "answers 404, not disclosed, for a scope the key lacks), so nothing was read as gone. Give " +
         `${this.#theKey()} the scope Read users (read:users); the address is the API root already.`,
+      "apiKey",
+    );
+  }
+
+  /**
+   * The error for a write answered 404 whose record its read answers: the service refused the write as "not disclosed", for a
+   * scope the key lacks (which of the write's, a 404 does not say), and nothing is read as gone.
+   */
+  #writeRefused(spec: RequestSpec, path: string): ConfigurationError {
+    const read = new URL(spec.record!.path, this.settings.baseUrl).pathname;
+    const scopes = `the scope${spec.scopes.length > 1 ? "s" : ""} ${describeScopes(spec.scopes)}`;
+    return new ConfigurationError(
+      `${spec.method} ${path} answered 404, but GET ${read} answers that it is there: the service answers 404 (not disclosed) ` +
+        "to a key lacking a scope, so the write was refused, not done, and nothing was read as gone. Give the key in " +
+        `${this.setting("apiKey")} ${scopes}, which this write needs.`,
       "apiKey",
     );
   }

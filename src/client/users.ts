@@ -246,10 +246,12 @@ export class UsersApi {
     return this.get(id);
   }
 
-  /** Deletes a user (waiting for the job if it answers with one); 404 raises {@link NotFoundError}. */
+  /** Deletes a user (waiting for the job if it answers with one); 404 raises {@link NotFoundError} once the user's read answers 404 too. */
   async delete(id: string): Promise<void> {
     const path = pathOf("users", [id, "user id"]);
-    const answer = await this.#http.request({ method: "DELETE", path, scopes: [SCOPES.writeUsers] }, schemas().anyAnswer);
+    const record = { method: "GET", path, scopes: [SCOPES.readUsers] } as const;
+    const spec = { method: "DELETE", path, scopes: [SCOPES.writeUsers], record } as const;
+    const answer = await this.#http.request(spec, schemas().anyAnswer);
     await this.#jobs.handleOf(answer, "DELETE", path).wait();
   }
 }

@@ -1,16 +1,19 @@
 /**
  * The resources under a service that answers 404 ("not disclosed") to a key lacking a scope, on a collection as on one
- * record (the emulator's `missingScopeStatus: 404`, `--missing-scope 404`): the contract's 404 means "not found or not
- * disclosed". docs/contract.md assumes `GET /users` is never answered 404 under the API root; under this switch a key
- * without `read:users` gets 404 there too. A 404 must then never be read as "gone": the refresh and the destroy fail,
- * naming the fix, and the state keeps the resource.
+ * record, a write as a read (the emulator's `missingScopeStatus: 404`, `--missing-scope 404`): the contract's 404 means "not
+ * found or not disclosed". docs/contract.md assumes `GET /users` is never answered 404 under the API root; under this switch
+ * a key without `read:users` gets 404 there too, and a key without a write's scopes gets 404 to the write. A 404 must then
+ * never be read as "gone": the refresh and the destroy fail, naming the fix, and the state keeps the resource.
  */
 import { describe, expect, it } from "vitest";
 import { ALL_SCOPES, DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
 import { provider as entitlement } from "../../src/host/entitlement/integration-entitlement-provider";
 import { provider as members } from "../../src/host/members/integration-members-provider";
+import { provider as user } from "../../src/host/user/user-provider";
+import { provider as workspaceUsers } from "../../src/host/users/workspace-users-provider";
 import { emulator, issuedKeys, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
+import { ann, type Outputs, setOf } from "./workspace-users-support";
 
 const { youtube } = DEFAULT_IDS.integrations;
 const { alan, grace } = DEFAULT_IDS.users;
@@ -19,14 +22,24 @@ const fast = { "workspace-access:jobTimeoutSeconds": "5" };
 const NO_READ_USERS = `wa_no_read_users_${"0".repeat(16)}`;
 issuedKeys.add(NO_READ_USERS);
 
-/** The default world, with the key above; 404 for a missing scope. */
-const world = () =>
+/** Every read scope and no write: it reads users, members, integrations and jobs, and cannot write any of them. */
+const READ_ONLY = `wa_read_only_${"0".repeat(16)}`;
+issuedKeys.add(READ_ONLY);
+
+/** The default world, with the keys above; 404 for a missing scope unless `missingScopeStatus` says otherwise. */
+const world = (missingScopeStatus: 403 | 404 = 404) =>
   emulator({
     seed: defaultSeed(),
     job: { finishAfterPolls: 1 },
-    keys: { [NO_READ_USERS]: ALL_SCOPES.filter((scope) => scope !== "read:users") },
-    missingScopeStatus: 404,
+    keys: {
+      [NO_READ_USERS]: ALL_SCOPES.filter((scope) => scope !== "read:users"),
+      [READ_ONLY]: ALL_SCOPES.filter((scope) => scope.startsWith("read:")),
+    },
+    missingScopeStatus,
   });
+
+/** The requests since the last `clearRequests`, as `METHOD /path status`, ids as `:id`. */
+const lines = (emu: Emulator) => emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`);
 
 /** The default world, alan a member of YouTube (made with the full key), and the key without read:users; 404 for a missing scope. */
 async function setup() {
@@ -115,5 +128,109 @@ describe("IntegrationMembers, a key without read:users, a service answering 404 
     await limited(emu);
     const error = await rejection(members.read!(created.id, created.outs!));
     namesBothFixes(error);
+  });
+});
+
+/** The message of a write the service refused with 404: the key's scopes named, and the setting that holds the key. */
+function namesWriteScopes(error: Error, scopes: string[]) {
+  expect(error.message).toContain("so the write was refused, not done, and nothing was read as gone");
+  expect(error.message).toContain("Give the key in workspace-access:apiKey the scope");
+  for (const scope of scopes) expect(error.message).toContain(`(${scope})`);
+}
+
+const MEMBER_WRITE = ["write:integrations", "write:automations"];
+
+describe("a key that reads but cannot write, a service answering 404 for a missing scope: a destroy's DELETE is not 'already gone'", () => {
+  it("IntegrationEntitlement: the member is read back, found, and the destroy fails naming the write scopes; nothing removed", async () => {
+    const { emu, id, outs } = await setup();
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": READ_ONLY });
+    emu.clearRequests();
+    const error = await rejection(entitlement.delete!(id, outs as never));
+    expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
+    namesWriteScopes(error, MEMBER_WRITE);
+    expect(error.message).toContain(`DELETE /api/v1/integrations/${youtube}/users/${alan} answered 404, but GET`);
+    // The owner check's read, the DELETE, and the member read back once.
+    expect(lines(emu)).toEqual([
+      "GET /integrations/:id/users/:id 200",
+      "DELETE /integrations/:id/users/:id 404",
+      "GET /integrations/:id/users/:id 200",
+    ]);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(true);
+  });
+
+  it("IntegrationMembers: the removal fails naming the write scopes, and the member stays", async () => {
+    const emu = await world();
+    await configureFor(emu, fast);
+    const declared = { integrationId: youtube, members: [{ userId: alan, entitlements: ["VIEWER"] }] };
+    const created = wire(await members.create((await members.check!({}, declared)).inputs!));
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": READ_ONLY });
+    const error = await rejection(members.delete!(created.id, created.outs!));
+    namesWriteScopes(error, MEMBER_WRITE);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(true);
+  });
+
+  it("User with deleteOnDestroy (a DELETE sent without reading first): fails naming write:users, and the user stays", async () => {
+    const emu = await world();
+    await configureFor(emu, fast);
+    const created = wire(await user.create((await user.check!({}, { ...ann, deleteOnDestroy: true })).inputs!));
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": READ_ONLY });
+    emu.clearRequests();
+    const error = await rejection(user.delete!(created.id, created.outs!));
+    expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
+    namesWriteScopes(error, ["write:users"]);
+    // The DELETE, first of this client: the address's one proof, then the user read back.
+    expect(lines(emu)).toEqual(["DELETE /users/:id 404", "GET /users 200", "GET /users/:id 200"]);
+    expect(emu.users.get(created.id)).toBeDefined();
+  });
+
+  it("User with deleteOnDestroy, a user gone indeed and a key that may delete: read back as gone, and the destroy succeeds", async () => {
+    const emu = await world();
+    await configureFor(emu, fast);
+    const created = wire(await user.create((await user.check!({}, { ...ann, deleteOnDestroy: true })).inputs!));
+    emu.users.remove(created.id);
+    await configureFor(emu, fast);
+    emu.clearRequests();
+    await user.delete!(created.id, created.outs!);
+    expect(lines(emu)).toEqual(["DELETE /users/:id 404", "GET /users 200", "GET /users/:id 404"]);
+  });
+
+  it("WorkspaceUsers: the removal of a user it created fails naming write:users, and the user stays", async () => {
+    const emu = await world();
+    await configureFor(emu, fast);
+    const { outs } = await workspaceUsers.create({ ...setOf(ann), deleteOnDestroy: true });
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": READ_ONLY });
+    const error = await rejection(workspaceUsers.delete!("workspace-users", outs as Outputs));
+    namesWriteScopes(error, ["write:users"]);
+    expect(emu.users.findByEmail(ann.email)).toBeDefined();
+  });
+});
+
+describe("the contract's 403 for a missing scope: what telling a DELETE's 404 apart costs", () => {
+  it("a DELETE answered 404 reads its record back once, until one of its kind answered success; then none", async () => {
+    const emu = await world(403);
+    await configureFor(emu, fast);
+    const made = [];
+    for (const email of ["a@example.com", "b@example.com", "c@example.com"]) {
+      made.push(wire(await user.create((await user.check!({}, { email, firstName: "A", lastName: "B", deleteOnDestroy: true })).inputs!)));
+    }
+    const [a, b, c] = made as [(typeof made)[0], (typeof made)[0], (typeof made)[0]];
+    emu.users.remove(a.id);
+    emu.users.remove(c.id);
+    // The destroy's process: the creates' POSTs, which showed this key may write users, were another's.
+    await configureFor(emu, fast);
+    emu.clearRequests();
+    await user.delete!(a.id, a.outs!);
+    await user.delete!(b.id, b.outs!);
+    await user.delete!(c.id, c.outs!);
+    expect(lines(emu)).toEqual([
+      // The first answer of this client is a 404: the address's one proof (which also shows the key users), as before.
+      "DELETE /users/:id 404",
+      "GET /users 200",
+      // No user write has answered success yet: the 404 may be a refusal, and the user is read back.
+      "GET /users/:id 404",
+      "DELETE /users/:id 204",
+      // One did (a POST /users would have done as well): this key may write users, and the 404 is the user's.
+      "DELETE /users/:id 404",
+    ]);
   });
 });
