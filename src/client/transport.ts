@@ -420,7 +420,7 @@ export class HttpTransport {
       `${method} ${path} answered 404, and so did GET ${new URL("users", this.settings.baseUrl).pathname}, though ` +
         `${this.settings.baseUrl.href} answers as the workspace API: the service does not disclose users to this key (it ` +
         "answers 404, not disclosed, for a scope the key lacks), so nothing was read as gone. Give " +
-        `${this.#theKey()} the scope Read users (read:users); the address is the API root already.`,
+        `${this.#theKey()} the scope Read users (read:users); ${this.setting("baseUrl") ?? "the address"} is the API root already.`,
       "apiKey",
     );
   }

@@ -337,7 +337,7 @@ describe("a 404 before anything answered: the item's, or the address's", () => {
     const error = await rejection(client.users.get(missing));
     expect(error).toMatchObject({ kind: "configuration", setting: "baseUrl" });
     expect(error.message).toMatch(
-      /is not the workspace's API root, so nothing was read as gone\. Check --base-url: it should be the API root, such as https:\/\/acme\.example\.com\/api\/v1\/ \(if it is, the service hides its users from this key: give it Read users, read:users\)\.$/,
+      /is not the workspace's API root: check --base-url, it should be the API root, such as https:\/\/acme\.example\.com\/api\/v1\/\. Or it is, and the service answers 404 \(not disclosed\) to a key without Read users: give the key in apiKey the scope Read users \(read:users\)\.$/,
     );
     expect(error.message).not.toContain("baseUrl");
     expect(error.message).not.toContain(emu.apiKey);

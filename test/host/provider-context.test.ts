@@ -179,7 +179,7 @@ describe("the client's messages name a setting where it was set, and only one it
     useContext(new ProviderContext(stack(fill(config)), { clock: clockOf(emu), env: fill(env) }));
     const missing = "0b7c2d4e-0000-4000-8000-0000000000aa";
     const message = (await rejection(userProvider.read!(missing, { email: "cy@example.com" } as never))).message;
-    expect(message).toContain(`is not the workspace's API root, so nothing was read as gone. Check ${named}: it should be the API root`);
+    expect(message).toContain(`is not the workspace's API root: check ${named}, it should be the API root`);
     expect(message).not.toMatch(named === "WORKSPACE_ACCESS_BASE_URL" ? /workspace-access:/ : /WORKSPACE_ACCESS_/);
     expect(message).not.toContain(emu.apiKey);
   });

@@ -141,7 +141,7 @@ describe("getJob at an address that is not the workspace API", () => {
         () => undefined,
         (e: unknown) => e as Error,
       );
-      expect(error?.message).toContain("is not the workspace's API root, so nothing was read as gone. Check WORKSPACE_ACCESS_BASE_URL:");
+      expect(error?.message).toContain("is not the workspace's API root: check WORKSPACE_ACCESS_BASE_URL, it should be");
       expect(error?.message).not.toContain("workspace-access:");
       expect(error?.message).not.toContain(emu.apiKey);
     } finally {
