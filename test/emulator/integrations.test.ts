@@ -153,9 +153,9 @@ describe("integration writes answer with a job and apply only when it finishes",
   });
 
   it.each([
-    ["an unknown user", ["00000000-0000-4000-8000-000000000000"], 404],
-    ["a user who is already a member", [TEAM.ada], 409],
-  ])("an invite of %s answers %i and starts no job", async (_label, userIds, status) => {
+    ["an unknown user", 404, ["00000000-0000-4000-8000-000000000000"]],
+    ["a user who is already a member", 409, [TEAM.ada]],
+  ])("an invite of %s answers %i and starts no job", async (_label, status, userIds) => {
     const answer = await call(emulator, "POST", `${tube}/users`, { body: inviteBody(userIds, ["VIEWER"]) });
     expect(answer.status).toBe(status);
     expect(emulator.jobs.list()).toEqual([]);

@@ -67,10 +67,10 @@ describe("startEmulator", () => {
 
 describe("routing", () => {
   it.each([
-    ["an unknown route", "GET", "widgets", 404],
-    ["a path outside /api/v1", "GET", "/health", 404],
-    ["an unknown method on a known path", "PATCH", "users", 405],
-  ])("answers %s with %i in the error shape", async (_label, method, path, status) => {
+    ["an unknown route", 404, "GET", "widgets"],
+    ["a path outside /api/v1", 404, "GET", "/health"],
+    ["an unknown method on a known path", 405, "PATCH", "users"],
+  ])("answers %s with %i in the error shape", async (_label, status, method, path) => {
     await withEmulator(async (emulator) => {
       const answer = await call(emulator, method, path);
       expect(answer.status).toBe(status);
