@@ -318,13 +318,13 @@ export function formatAccessFile(file: AccessFile): string {
 /** Reads and checks the text of an `access.yaml`; `source` names it in errors. */
 export function parseAccessFile(text: string, source = "access.yaml"): AccessData {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true });
+  // prettyErrors off: the library's message is only the problem, with no place or excerpt of the file appended; the
+  // place is named here, from the offset the error records.
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   const [broken] = doc.errors;
   if (broken) {
-    // The library's message, less the place it appends (named here first) and the excerpt of the file.
-    const message = (broken.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
-    const line = broken.linePos?.[0].line;
-    throw new AccessFileError(`${source}${line === undefined ? "" : `, line ${line}`}: ${message}`);
+    const at = broken.pos[0] >= 0 ? lines.linePos(broken.pos[0]) : undefined;
+    throw new AccessFileError(`${source}${at === undefined ? "" : `, line ${at.line}, column ${at.col}`}: ${broken.message}`);
   }
   const fail = (path: ReadonlyArray<PropertyKey>, what: string): never => {
     throw new AccessFileError(`${source}${lineOf(doc, lines, path)}: ${what}`);

@@ -196,9 +196,19 @@ describe("access.yaml", () => {
   const base = "version: 1\nusers:\n  - name: a\n    email: a@x.example\n    firstName: A\n    lastName: B\n";
   it.each([
     ["a wrong version", "version: 2\n", /version must be 1/],
-    ["a tab", "version: 1\nusers:\n\t- name: a\n", /^\/p\/access\.yaml, line 3: Tabs are not allowed as indentation$/],
-    ["a quote left open", 'version: 1\nworkspace: "http://x\n', /^\/p\/access\.yaml, line 3: Missing closing "quote$/],
-    ["a key twice", "version: 1\nversion: 1\n", /^\/p\/access\.yaml, line 2: Map keys must be unique$/],
+    ["a tab", "version: 1\nusers:\n\t- name: a\n", /^\/p\/access\.yaml, line 3, column 1: Tabs are not allowed as indentation$/],
+    ["a quote left open", 'version: 1\nworkspace: "http://x\n', /^\/p\/access\.yaml, line 3, column 1: Missing closing "quote$/],
+    ["a key twice", "version: 1\nversion: 1\n", /^\/p\/access\.yaml, line 2, column 1: Map keys must be unique$/],
+    [
+      "an escape YAML does not know, mid-line",
+      'version: 1\nusers:\n  - name: a\n    email: a@x.example\n    firstName: "A\\q"\n    lastName: B\n',
+      /^\/p\/access\.yaml, line 5, column 18: Invalid escape sequence \\q$/,
+    ],
+    [
+      "a mapping in a compact mapping",
+      "version: 1\nworkspace: a: b\n",
+      /^\/p\/access\.yaml, line 2, column 12: Nested mappings are not allowed/,
+    ],
     [
       "a missing name",
       "version: 1\nusers:\n  - email: a@x.example\n    firstName: A\n    lastName: B\n",
