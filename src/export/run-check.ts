@@ -136,7 +136,9 @@ function refuseDropping(recorded: AccessData, leftOut: readonly LeftOut[]): void
   const kept = declaredLeftOut(recorded, leftOut);
   if (kept.length === 0) return;
   // A record that broke the contract has no email: named with the one access.yaml has for its id.
-  const named = kept.map((r) => `${leftOutName({ ...r, email: r.email ?? userOf(recorded, r)?.email }, r.label)} (${r.reason})`);
+  const named = kept.map(
+    (r) => `${leftOutName({ ...r, email: r.email ?? userOf(recorded, r, "workspace")?.email }, r.label)} (${r.reason})`,
+  );
   const [these, them] = kept.length === 1 ? ["a record", "it"] : [`${kept.length} records`, "them"];
   throw new ExportError(
     `--accept would take out of ${ACCESS_FILE} what it declares of ${these} the workspace still has, in a form a project cannot ` +

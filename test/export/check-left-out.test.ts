@@ -142,6 +142,46 @@ describe("--check and the records the export leaves out", () => {
     expect(result.changes[0]).toMatchObject({ kind: "left-out", side: "workspace", user: "cy@x.example", leftOut: "no first name" });
   });
 
+  it("takes a user access.yaml records as left out with an id for that user alone, not a newcomer given their email", async () => {
+    const seed = twoMembers();
+    const yt = seed.integrations[0]!;
+    const emulator = await startEmulator({
+      seed: {
+        users: [...seed.users, { id: "u-cy", email: "cy@x.example", firstName: null, lastName: "Doe" }],
+        integrations: [{ ...yt, users: [...yt.users, { userId: "u-cy", entitlements: ["VIEWER"] }] }],
+      },
+    });
+    try {
+      const exported = await runExport(options(emulator));
+      // u-cy deleted; someone else now holds the email, in a form a project can declare, a member too.
+      emulator.users.remove("u-cy");
+      emulator.users.add({ id: "u-new", email: "cy@x.example", firstName: "New", lastName: "Person" });
+      emulator.integrations.setMember(YT, "u-new", { entitlements: ["EDITOR"] });
+      const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+      expect(result.changes.map((c) => c.text)).toEqual([
+        "the workspace has user cy@x.example (New Person, workspace_login_only); access.yaml does not",
+        "access.yaml records user u-cy <cy@x.example> as left out (no first name); the workspace has no such user",
+        'the workspace grants cy@x.example EDITOR in "YouTube acme" as account_collaborator; access.yaml does not',
+        'access.yaml records the membership of u-cy <cy@x.example> in "YouTube acme" as left out (its user is left out (no first name)); the workspace has no such membership',
+      ]);
+      expect(result.changes.map((c) => [c.kind, c.side, c.userId])).toEqual([
+        ["user", "workspace", undefined],
+        ["left-out", "access.yaml", "u-cy"],
+        ["membership", "workspace", undefined],
+        ["left-out", "access.yaml", "u-cy"],
+      ]);
+      // --accept takes the newcomer as a user to declare, and the left-out records out: a check then finds nothing.
+      const check = (accept: boolean) => runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator), accept });
+      expect((await check(true)).accepted).toBe(true);
+      const accepted = parseAccessFile(fs.readFileSync(path.join(exported.dir, "access.yaml"), "utf8"));
+      expect(accepted.users.find((u) => u.email === "cy@x.example")).toMatchObject({ id: "u-new", firstName: "New" });
+      expect(accepted.leftOut).toEqual([]);
+      expect((await check(false)).changes).toEqual([]);
+    } finally {
+      await emulator.close();
+    }
+  });
+
   it("finds a user whose record breaks the contract by the id access.yaml records: declared, in a form a project cannot declare, not missing", async () => {
     const { texts, result } = await exportChangeCheck(async (emulator) => {
       const users = await rawPage(emulator, "users");

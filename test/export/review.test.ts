@@ -248,9 +248,49 @@ describe("compareAccess", () => {
         drop(f, "bob@x.example");
         f.leftOut = [{ kind: "user", id: "u-bob", email: "bob@x.example", reason: "no first name" }];
       }),
-      file((f) => drop(f, "bob@x.example")),
+      // The workspace's bob by the id recorded: a record access.yaml leaves out with an id is that user alone.
+      file((f) => {
+        drop(f, "bob@x.example");
+        f.users[1] = { ...bob, id: "u-bob" };
+      }),
       [
         "the workspace has user u-bob <bob@x.example> (Bob Ray, workspace_login_only); access.yaml records it only as left out (no first name)",
+      ],
+      [["left-out", "workspace", "left out: (not read)", "Bob Ray, workspace_login_only"]],
+    ],
+    [
+      "a record access.yaml records as left out with an id the workspace no longer has, another user holding its email now",
+      file((f) => {
+        f.users = [f.users[0]!];
+        drop(f, "bob@x.example");
+        f.leftOut = [{ kind: "user", id: "u-bob", email: "bob@x.example", reason: "no first name" }];
+      }),
+      file((f) => {
+        drop(f, "bob@x.example");
+        f.users[1] = { ...bob, id: "u-new" };
+      }),
+      [
+        "the workspace has user bob@x.example (Bob Ray, workspace_login_only); access.yaml does not",
+        "access.yaml records user u-bob <bob@x.example> as left out (no first name); the workspace has no such user",
+      ],
+      [
+        ["user", "workspace", null, "Bob Ray, workspace_login_only"],
+        ["left-out", "access.yaml", "(not read)", null],
+      ],
+    ],
+    [
+      "a record access.yaml records as left out without an id (added by hand): matched by email",
+      file((f) => {
+        f.users = [f.users[0]!];
+        drop(f, "bob@x.example");
+        f.leftOut = [{ kind: "user", email: "bob@x.example", reason: "no first name" }];
+      }),
+      file((f) => {
+        drop(f, "bob@x.example");
+        f.users[1] = { ...bob, id: "u-new" };
+      }),
+      [
+        "the workspace has user (no id) <bob@x.example> (Bob Ray, workspace_login_only); access.yaml records it only as left out (no first name)",
       ],
       [["left-out", "workspace", "left out: (not read)", "Bob Ray, workspace_login_only"]],
     ],

@@ -95,7 +95,7 @@ function acceptedIntegrations(
  */
 export function declaredLeftOut<T extends AccessLeftOut>(recorded: AccessFile, leftOut: readonly T[]): T[] {
   const members = placedMembers(recorded);
-  return leftOut.filter((record) => declaredIn(recorded, members, record) !== undefined);
+  return leftOut.filter((record) => declaredIn(recorded, members, record, "workspace") !== undefined);
 }
 
 /** `recorded` with the workspace's users, members and left-out records (`live`) taken in, under the names `recorded` has. */

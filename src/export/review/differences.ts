@@ -120,12 +120,23 @@ export interface Who {
   id?: string | undefined;
 }
 
+/** The side whose left-out records are looked up or matched. */
+export type LeftOutSide = "access.yaml" | "workspace";
+
 /**
- * The left-out record of a user, or of their membership of `integration`, of one side: by the user's id (a record that
- * broke the contract is recorded without its email), else by email.
+ * Whether a left-out record of `side` may be matched by its email when its id matches nothing: one of the workspace's, or
+ * one `access.yaml` records without an id. One `access.yaml` records with an id is that user alone, not whoever has their
+ * email now: the user deleted, their email may be another's.
+ */
+const matchedByEmail = (record: Pick<AccessLeftOut, "id">, side: LeftOutSide) => side === "workspace" || record.id === undefined;
+
+/**
+ * The left-out record of a user, or of their membership of `integration`, among the records of `side` (`left`): by the
+ * user's id (a record that broke the contract is recorded without its email), else by email as {@link matchedByEmail} allows.
  */
 export function leftOutOf(
   left: Map<string, AccessLeftOut>,
+  side: LeftOutSide,
   kind: "user" | "membership",
   who: Who,
   integration?: string,
@@ -135,16 +146,20 @@ export function leftOutOf(
   if (byId) return byId;
   for (const record of left.values()) {
     if (record.kind !== kind || record.email === undefined || emailKey(record.email) !== emailKey(who.email)) continue;
-    if (kind === "user" || record.integration === at) return record;
+    if (matchedByEmail(record, side) && (kind === "user" || record.integration === at)) return record;
   }
   return undefined;
 }
 
-/** The user of one side's file that a record left out (a user, a membership) is of: by the id it records, else by email. */
-export function userOf(file: AccessFile, record: Pick<AccessLeftOut, "id" | "email">): AccessUser | undefined {
+/**
+ * The user of one side's file that a record left out (a user, a membership) of the other side (`side`) is of: by the id it
+ * records, else by email as {@link matchedByEmail} allows.
+ */
+export function userOf(file: AccessFile, record: Pick<AccessLeftOut, "id" | "email">, side: LeftOutSide): AccessUser | undefined {
   const [id, email] = [record.id === undefined ? undefined : idOf(record.id), record.email];
   const byId = id === undefined ? undefined : file.users.find((u) => u.id !== undefined && idOf(u.id) === id);
-  return byId ?? (email === undefined ? undefined : file.users.find((u) => emailKey(u.email) === emailKey(email)));
+  if (byId || email === undefined || !matchedByEmail(record, side)) return byId;
+  return file.users.find((u) => emailKey(u.email) === emailKey(email));
 }
 
 /** Whether an integration is left out on one side (its members then not read). */
