@@ -27,8 +27,8 @@ export class WorkspaceAccessClient {
   /**
    * `options` are checked (a `ConfigurationError` names the first at fault); settings already resolved are taken as they are.
    * `settingName`: how messages name a setting, as its user sets it (default: the key, `baseUrl`); `undefined` for one the user
-   * cannot set, which messages then leave unnamed. `jobDeadline` is the provider's (@internal): the end of the job waits of
-   * the operation under way (a resource's `customTimeouts`).
+   * cannot set, which messages then leave unnamed. `jobDeadline` is for the package's own provider, not a public option: the
+   * end of the job waits of the operation under way (a resource's `customTimeouts`).
    */
   constructor(
     options: (ClientOptions | (ResolvedSettings & Pick<ClientOptions, "clock" | "random" | "logger">)) & {
