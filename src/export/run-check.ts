@@ -72,8 +72,8 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
   const accepted = options.accept === true && (changes.length > 0 || unrecorded > 0);
   if (accepted) {
     refuseUntold(changes);
-    refuseDropping(recorded, leftOut);
-    const taken = acceptAccess(recorded, live);
+    refuseDropping(recorded, leftOut, workspaceIds);
+    const taken = acceptAccess(recorded, live, workspaceIds);
     refuseDroppingUsers(recorded, taken, workspaceIds, workspaceEmails);
     // Applied to the file as it is: comments and spelling stay wherever a record does not differ.
     const edited = editAccessFile(text, taken);
@@ -132,12 +132,12 @@ function refuseUntold(changes: readonly AccessDifference[]): void {
  * `--accept` takes the workspace's side only where the next `pulumi up` then writes nothing: not when that would drop the
  * entries of records the workspace still has in a form a project cannot declare (the `up` would remove what they grant).
  */
-function refuseDropping(recorded: AccessData, leftOut: readonly LeftOut[]): void {
-  const kept = declaredLeftOut(recorded, leftOut);
+function refuseDropping(recorded: AccessData, leftOut: readonly LeftOut[], listedIds: ReadonlySet<string>): void {
+  const kept = declaredLeftOut(recorded, leftOut, listedIds);
   if (kept.length === 0) return;
   // A record that broke the contract has no email: named with the one access.yaml has for its id.
   const named = kept.map(
-    (r) => `${leftOutName({ ...r, email: r.email ?? userOf(recorded, r, "workspace")?.email }, r.label)} (${r.reason})`,
+    (r) => `${leftOutName({ ...r, email: r.email ?? userOf(recorded, r, "workspace", listedIds)?.email }, r.label)} (${r.reason})`,
   );
   const [these, them] = kept.length === 1 ? ["a record", "it"] : [`${kept.length} records`, "them"];
   throw new ExportError(
@@ -158,7 +158,7 @@ function refuseDropping(recorded: AccessData, leftOut: readonly LeftOut[]): void
  */
 function refuseDroppingUsers(recorded: AccessData, taken: AccessFile, ids: ReadonlySet<string>, emails: ReadonlySet<string>): void {
   if (!recorded.scope.membersOnly) return;
-  const kept = new Set(matchUsers(recorded.users, taken.users).values());
+  const kept = new Set(matchUsers(recorded.users, taken.users, ids).values());
   const emailsKept = new Set(taken.users.map((u) => emailKey(u.email)));
   const dropped = recorded.users.filter((u) => !kept.has(u) && stillListed(u, { ids, emails }, emailsKept));
   if (dropped.length === 0) return;

@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index";
+import { parseAccessFile } from "../../src/export/access-file";
 import { runExport } from "../../src/export/run";
 import { runCheck } from "../../src/export/run-check";
 import { renderReview } from "../../src/export/review/render";
@@ -201,5 +202,76 @@ describe("--check of a user whose email changed, no id recorded (added by hand)"
         'the workspace grants robert@x.example VIEWER in "YouTube acme" as account_collaborator; access.yaml does not',
       ]);
     });
+  });
+});
+
+describe("--check of a user whose email changed, the id recorded, another user holding the old email now", () => {
+  /** bob is robert@ now; a newcomer, u-new, has bob's old email in a form a project cannot declare (no first name), a member too. */
+  const newcomer = (emulator: Emulator) => {
+    emulator.users.update("u-bob", { email: "robert@x.example" });
+    emulator.users.add({ id: "u-new", email: "bob@x.example", firstName: null, lastName: "New" });
+    emulator.integrations.setMember(YT, "u-new", { entitlements: ["EDITOR"] });
+  };
+  const NEW_USER =
+    "the workspace has user u-new <bob@x.example> (workspace_login_only), which a project cannot declare (no first name); access.yaml does not record it";
+  const NEW_MEMBER =
+    'the workspace has the membership of u-new <bob@x.example> in "YouTube acme" (EDITOR as collaborator), which a project cannot declare ' +
+    "(its user is left out (no first name)); access.yaml does not record it";
+
+  it("takes the newcomer left out for a record of their own, not for bob, whose id the workspace still has", async () => {
+    await withExport(async (emulator, dir) => {
+      newcomer(emulator);
+      const review = await check(emulator, dir);
+      expect(texts(review)).toEqual([NEW_USER, NEW_MEMBER, BOB_NOW]);
+      expect(review.changes.map((c) => [c.kind, c.side, c.userId])).toEqual([
+        ["left-out", "workspace", "u-new"],
+        ["left-out", "workspace", "u-new"],
+        ["user-email", "both", "u-bob"],
+      ]);
+    });
+  });
+
+  it("--accept takes the newcomer in as left out, rather than refuse as if access.yaml declared them", async () => {
+    await withExport(async (emulator, dir, file) => {
+      newcomer(emulator);
+      expect((await check(emulator, dir, true)).accepted).toBe(true);
+      const accepted = parseAccessFile(fs.readFileSync(file, "utf8"));
+      expect(accepted.users.map((u) => [u.name, u.email, u.id])).toEqual([
+        ["ann-at-x.example", "ann@x.example", "u-ann"],
+        ["bob-at-x.example", "robert@x.example", "u-bob"],
+      ]);
+      expect(accepted.leftOut.map((l) => [l.kind, l.id, l.email])).toEqual([
+        ["user", "u-new", "bob@x.example"],
+        ["membership", "u-new", "bob@x.example"],
+      ]);
+      expect((await check(emulator, dir)).changes).toEqual([]);
+    });
+  });
+
+  it("takes a declarable newcomer for a user of their own while bob, their id still listed, is left out", async () => {
+    await withExport(async (emulator, dir) => {
+      emulator.users.update("u-bob", { email: "robert@x.example", firstName: "" });
+      emulator.users.add({ id: "u-new", email: "bob@x.example", firstName: "New", lastName: "Person" });
+      const review = await check(emulator, dir);
+      expect(texts(review)).toEqual([
+        "the workspace has user bob@x.example (New Person, workspace_login_only); access.yaml does not",
+        "access.yaml declares user u-bob <robert@x.example> (Bob Ray, workspace_login_only); the workspace has it in a form a " +
+          "project cannot declare (no first name)",
+        'access.yaml declares the membership of u-bob <robert@x.example> in "YouTube acme" (VIEWER as account_collaborator); the ' +
+          "workspace has it in a form a project cannot declare (its user is left out (no first name))",
+      ]);
+    });
+  });
+
+  it("under --members-only, --accept refuses to take bob out for a newcomer given his email while he is out of scope", async () => {
+    await withExport(async (emulator, dir, file) => {
+      const before = fs.readFileSync(file, "utf8");
+      emulator.users.update("u-bob", { email: "robert@x.example" });
+      emulator.integrations.removeMember(YT, "u-bob");
+      emulator.users.add({ id: "u-new", email: "bob@x.example", firstName: "New", lastName: "Person" });
+      emulator.integrations.setMember(YT, "u-new", { entitlements: ["VIEWER"] });
+      await expect(check(emulator, dir, true)).rejects.toThrow(/a user the workspace still has, .*: bob@x\.example \(u-bob\)/);
+      expect(fs.readFileSync(file, "utf8")).toBe(before);
+    }, true);
   });
 });

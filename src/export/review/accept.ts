@@ -2,8 +2,9 @@
  * `--accept`, a pure function: what the review compares comes from the workspace, the rest stays as the file has
  * it, so that a diff of the file shows only the records that differ: a record without difference is kept as
  * written (its email's case too, its id recorded where it had none), and so are the resource names (Pulumi would take
- * a renamed entry for a new one). A user is the file's user of the id it records, else of the same email: one whose
- * email changed keeps their record, and only the email changes, theirs and their memberships'.
+ * a renamed entry for a new one). A user is the file's user of the id it records, else of the same email as the review's
+ * `mayMatchByEmail` allows: one whose email changed keeps their record, and only the email changes, theirs and their
+ * memberships'.
  */
 import { emailKey } from "../../client/models";
 import { sameSet } from "../../shared/inputs";
@@ -11,7 +12,7 @@ import type { AccessFile, AccessIntegration, AccessLeftOut, AccessMember, Access
 import { byKey } from "../names";
 import { placedMembers } from "./differences";
 import { declaredIn } from "./left-out";
-import { matchUsers, memberEmailsNow } from "./match";
+import { listedIdsOf, matchUsers, memberEmailsNow } from "./match";
 
 /** A name not in `taken`: `name`, else `name-2`, `name-3`, ... */
 function free(name: string, taken: Set<string>): string {
@@ -93,15 +94,18 @@ function acceptedIntegrations(
  * the workspace still has them. Taking its side would drop their entries, and the next `pulumi up` would then remove
  * what it can (an `IntegrationMembers` removes a member it no longer lists): `--accept` refuses instead.
  */
-export function declaredLeftOut<T extends AccessLeftOut>(recorded: AccessFile, leftOut: readonly T[]): T[] {
+export function declaredLeftOut<T extends AccessLeftOut>(recorded: AccessFile, leftOut: readonly T[], listedIds: ReadonlySet<string>): T[] {
   const members = placedMembers(recorded);
-  return leftOut.filter((record) => declaredIn(recorded, members, record, "workspace") !== undefined);
+  return leftOut.filter((record) => declaredIn(recorded, members, record, "workspace", listedIds) !== undefined);
 }
 
-/** `recorded` with the workspace's users, members and left-out records (`live`) taken in, under the names `recorded` has. */
-export function acceptAccess(recorded: AccessFile, live: AccessFile): AccessFile {
+/**
+ * `recorded` with the workspace's users, members and left-out records (`live`) taken in, under the names `recorded` has;
+ * `listed`: the ids (`idOf`) of every user the workspace lists, beyond `live` (`listedIdsOf`).
+ */
+export function acceptAccess(recorded: AccessFile, live: AccessFile, listed?: ReadonlySet<string>): AccessFile {
   // The file's user each of the workspace's is: once, for the users and their memberships alike.
-  const matched = matchUsers(recorded.users, live.users);
+  const matched = matchUsers(recorded.users, live.users, listedIdsOf(live, listed));
   const users = acceptedUsers(live, matched);
   return {
     version: recorded.version,

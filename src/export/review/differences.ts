@@ -1,9 +1,10 @@
 /**
  * The access review as one pure function: `access.yaml` and the workspace now (as an export would write it) in,
  * their differences out, each saying which side holds what, never how it came to be. Users are matched by the id
- * `access.yaml` records, else by email (case-insensitively), memberships by integration id and their user so matched,
- * records left out by kind and ids. Present tense, no history: the review cannot tell a pending edit of `access.yaml` from a
- * change in the workspace, and does not guess; a user's id is no history, it is who they are.
+ * `access.yaml` records, else by email (case-insensitively) where `mayMatchByEmail` allows it, memberships by integration
+ * id and their user so matched, records left out by kind and ids. Present tense, no history: the review cannot tell a
+ * pending edit of `access.yaml` from a change in the workspace, and does not guess; a user's id is no history, it is who
+ * they are.
  */
 import { idOf } from "../../client";
 import { emailKey } from "../../client/models";
@@ -18,7 +19,7 @@ import {
 import { namedUpTo } from "../../shared/named-up-to";
 import { byKey } from "../names";
 import { leftOutDifferences } from "./left-out";
-import { matchUsers, memberEmailsNow, stillListed } from "./match";
+import { listedIdsOf, matchUsers, mayMatchByEmail, memberEmailsNow, stillListed } from "./match";
 import { membershipDifferences } from "./memberships";
 import { userDifferences } from "./users";
 
@@ -124,19 +125,30 @@ export interface Who {
 export type LeftOutSide = "access.yaml" | "workspace";
 
 /**
- * Whether a left-out record of `side` may be matched by its email when its id matches nothing: one of the workspace's, or
- * one `access.yaml` records without an id. One `access.yaml` records with an id is that user alone, not whoever has their
- * email now: the user deleted, their email may be another's.
+ * Whether a left-out record of `side` and `user`, of the other side, may be matched by their email when no id matches: as
+ * {@link mayMatchByEmail} allows for access.yaml's user of the two (`listedIds`: every user the workspace lists). A
+ * record of the workspace's, then, when `user` (access.yaml's) has no id recorded or one the workspace lists no more; one
+ * `access.yaml` records, only when it has no id: one with an id is that user alone, not whoever has their email now (the
+ * user deleted, their email may be another's).
  */
-const matchedByEmail = (record: Pick<AccessLeftOut, "id">, side: LeftOutSide) => side === "workspace" || record.id === undefined;
+function matchedByEmail(
+  record: Pick<AccessLeftOut, "id">,
+  user: Pick<AccessUser, "id">,
+  side: LeftOutSide,
+  listedIds: ReadonlySet<string>,
+) {
+  return side === "workspace" ? mayMatchByEmail(user, listedIds) : record.id === undefined;
+}
 
 /**
- * The left-out record of a user, or of their membership of `integration`, among the records of `side` (`left`): by the
- * user's id (a record that broke the contract is recorded without its email), else by email as {@link matchedByEmail} allows.
+ * The left-out record of a user (`who`, of the other side), or of their membership of `integration`, among the records
+ * of `side` (`left`): by the user's id (a record that broke the contract is recorded without its email), else by email as
+ * {@link matchedByEmail} allows.
  */
 export function leftOutOf(
   left: Map<string, AccessLeftOut>,
   side: LeftOutSide,
+  listedIds: ReadonlySet<string>,
   kind: "user" | "membership",
   who: Who,
   integration?: string,
@@ -146,20 +158,25 @@ export function leftOutOf(
   if (byId) return byId;
   for (const record of left.values()) {
     if (record.kind !== kind || record.email === undefined || emailKey(record.email) !== emailKey(who.email)) continue;
-    if (matchedByEmail(record, side) && (kind === "user" || record.integration === at)) return record;
+    if (matchedByEmail(record, who, side, listedIds) && (kind === "user" || record.integration === at)) return record;
   }
   return undefined;
 }
 
 /**
  * The user of one side's file that a record left out (a user, a membership) of the other side (`side`) is of: by the id it
- * records, else by email as {@link matchedByEmail} allows.
+ * records, else by email as {@link matchedByEmail} allows (`listedIds`: every user the workspace lists).
  */
-export function userOf(file: AccessFile, record: Pick<AccessLeftOut, "id" | "email">, side: LeftOutSide): AccessUser | undefined {
+export function userOf(
+  file: AccessFile,
+  record: Pick<AccessLeftOut, "id" | "email">,
+  side: LeftOutSide,
+  listedIds: ReadonlySet<string>,
+): AccessUser | undefined {
   const [id, email] = [record.id === undefined ? undefined : idOf(record.id), record.email];
   const byId = id === undefined ? undefined : file.users.find((u) => u.id !== undefined && idOf(u.id) === id);
-  if (byId || email === undefined || !matchedByEmail(record, side)) return byId;
-  return file.users.find((u) => emailKey(u.email) === emailKey(email));
+  if (byId || email === undefined) return byId;
+  return file.users.find((u) => emailKey(u.email) === emailKey(email) && matchedByEmail(record, u, side, listedIds));
 }
 
 /** Whether an integration is left out on one side (its members then not read). */
@@ -223,15 +240,18 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
     ),
   );
   const unplaced = (beyond.unnamed ?? []).filter((r) => r.id === undefined || !recordedIds.has(idOf(r.id)));
-  const listed = { ids: beyond.workspaceIds ?? new Set<string>(), emails: beyond.workspaceEmails ?? new Set<string>() };
+  const listedIds = listedIdsOf(live, beyond.workspaceIds);
+  const listed = { ids: listedIds, emails: beyond.workspaceEmails ?? new Set<string>() };
   const emailsRead = new Set(live.users.map((u) => emailKey(u.email)));
-  const matched = matchUsers(recorded.users, live.users);
+  const matched = matchUsers(recorded.users, live.users, listedIds);
   const emailNow = memberEmailsNow(recorded.users, live.users, matched);
   return {
     recorded,
     live,
     /** The user of `access.yaml` each of the workspace's users is (`matchUsers`: by the id recorded, else by email). */
     matched,
+    /** The ids (`idOf`) of every user the workspace lists (`listedIdsOf`), which decide whether an email may match. */
+    listedIds,
     /** Where a member of `access.yaml` is to be found among the workspace's (`memberEmailKey`), if anywhere: see `memberEmailsNow`. */
     keyNow: ({ integration, member }: Placed) => {
       const email = emailNow(member.user);

@@ -74,30 +74,39 @@ function accessDiffers(was: AccessLeftOut, now: AccessLeftOut): boolean {
 /**
  * What one side's file declares of a left-out record of the other side (`side`): the user, the member, the integration's
  * members, if anything; a user's by the id the record has, else its email as {@link userOf} allows (a record that broke
- * the contract has no email).
+ * the contract has no email; `listedIds`: every user the workspace lists).
  */
-export function declaredIn(file: AccessFile, members: Map<string, Placed>, record: AccessLeftOut, side: LeftOutSide): string | undefined {
+export function declaredIn(
+  file: AccessFile,
+  members: Map<string, Placed>,
+  record: AccessLeftOut,
+  side: LeftOutSide,
+  listedIds: ReadonlySet<string>,
+): string | undefined {
   if (record.kind === "integration") {
     const id = record.id === undefined ? undefined : idOf(record.id);
     const integration = file.integrations.find((i) => idOf(i.id) === id);
     return integration && `${integration.members.length} member${integration.members.length === 1 ? "" : "s"}`;
   }
-  const user = userOf(file, record, side);
+  const user = userOf(file, record, side, listedIds);
   if (record.kind === "user" || user === undefined) return user && userValue(user);
   const placed = members.get(memberEmailKey(record.integration ?? "", user.email));
   return placed && memberValue(placed.member);
 }
 
-/** `record` (of `side`) with the email `file` has for its user when the record has none (it broke the contract), to name it. */
-const withEmail = (record: AccessLeftOut, side: LeftOutSide, file: AccessFile): AccessLeftOut =>
-  record.kind === "integration" || record.email !== undefined ? record : { ...record, email: userOf(file, record, side)?.email };
+/** `record` (of `side`) with the email the other side's file has for its user when the record has none (it broke the contract), to name it. */
+function withEmail(record: AccessLeftOut, side: LeftOutSide, sides: Sides): AccessLeftOut {
+  if (record.kind === "integration" || record.email !== undefined) return record;
+  const file = side === "workspace" ? sides.recorded : sides.live;
+  return { ...record, email: userOf(file, record, side, sides.listedIds)?.email };
+}
 
 /** A record the workspace leaves out now that `access.yaml` does not record as left out. */
 function leftOutNow(record: AccessLeftOut, sides: Sides): AccessDifference {
-  const now = withEmail(record, "workspace", sides.recorded);
+  const now = withEmail(record, "workspace", sides);
   const name = nameOf(now, sides);
   const value = leftOutValue(now);
-  const was = declaredIn(sides.recorded, sides.membersThen, now, "workspace");
+  const was = declaredIn(sides.recorded, sides.membersThen, now, "workspace", sides.listedIds);
   if (was !== undefined) {
     return difference(
       { ...about(now, sides), side: "both", accessYaml: was, workspace: value },
@@ -112,9 +121,9 @@ function leftOutNow(record: AccessLeftOut, sides: Sides): AccessDifference {
 
 /** A record `access.yaml` records as left out that the workspace does not leave out now. */
 function* leftOutThen(record: AccessLeftOut, sides: Sides): Iterable<AccessDifference> {
-  const was = withEmail(record, "access.yaml", sides.live);
+  const was = withEmail(record, "access.yaml", sides);
   const name = nameOf(was, sides);
-  const now = declaredIn(sides.live, sides.membersNow, was, "access.yaml");
+  const now = declaredIn(sides.live, sides.membersNow, was, "access.yaml", sides.listedIds);
   if (now !== undefined) {
     yield difference(
       { ...about(was, sides), side: "workspace", accessYaml: `left out: ${leftOutValue(was)}`, workspace: now },
