@@ -5,7 +5,7 @@
  * order; the `yaml` library reads and writes it.
  */
 import * as fs from "node:fs";
-import { Document, isMap, isNode, isScalar, LineCounter, parseDocument, visit } from "yaml";
+import { Document, isAlias, isMap, isNode, isScalar, LineCounter, parseDocument, visit } from "yaml";
 import { z } from "zod";
 import { idOf } from "../client";
 import { readBaseUrl, refusal } from "../client/settings";
@@ -322,14 +322,12 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
   // place is named here, from the offset the error records.
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   const [broken] = doc.errors;
-  if (broken) {
-    const at = broken.pos[0] >= 0 ? lines.linePos(broken.pos[0]) : undefined;
-    throw new AccessFileError(`${source}${at === undefined ? "" : `, line ${at.line}, column ${at.col}`}: ${broken.message}`);
-  }
+  if (broken) throw new AccessFileError(`${source}${placeOf(lines, broken.pos[0])}: ${broken.message}`);
+  refuseUnresolvedAliases(doc, lines, source);
   const fail = (path: ReadonlyArray<PropertyKey>, what: string): never => {
     throw new AccessFileError(`${source}${lineOf(doc, lines, path)}: ${what}`);
   };
-  const parsed = accessFileSchema.safeParse(doc.toJS() ?? {});
+  const parsed = accessFileSchema.safeParse(dataOf(doc, source) ?? {});
   if (!parsed.success) {
     // A misspelt key first: the field it was meant for may be missing because of it.
     const unknown = parsed.error.issues.find((i) => i.code === "unrecognized_keys");
@@ -430,6 +428,45 @@ function keyLine(doc: Document, lines: LineCounter, path: ReadonlyArray<Property
 /** `users[0].email`: a field as messages name it. */
 function fieldName(path: ReadonlyArray<PropertyKey>): string {
   return path.map((part, i) => (typeof part === "number" ? `[${part}]` : `${i === 0 ? "" : "."}${String(part)}`)).join("");
+}
+
+/** `, line 12, column 5`: the place of an offset into the file (none for an offset the library does not know). */
+function placeOf(lines: LineCounter, offset: number | undefined): string {
+  if (offset === undefined || offset < 0) return "";
+  const { line, col } = lines.linePos(offset);
+  return `, line ${line}, column ${col}`;
+}
+
+/**
+ * An alias (`*y`) must name an anchor (`&y`) set before it. The library reads one that does not as a document without
+ * errors, and throws a bare `ReferenceError`, naming neither the file nor the place, only when the data is taken out:
+ * each alias is checked here first, in the order the library resolves them (the anchors met so far).
+ */
+function refuseUnresolvedAliases(doc: Document, lines: LineCounter, source: string): void {
+  const anchors = new Set<string>();
+  visit(doc, {
+    Node(_, node) {
+      if (isAlias(node)) {
+        if (anchors.has(node.source)) return;
+        const what = `the alias *${node.source} names no anchor &${node.source} before it`;
+        throw new AccessFileError(`${source}${placeOf(lines, node.range?.[0])}: ${what}`);
+      }
+      if (node.anchor) anchors.add(node.anchor);
+    },
+  });
+}
+
+/**
+ * The file's data. Aliases are resolved here; the library refuses ones that expand too far (each a copy of a copy: a
+ * file made to exhaust the reader's memory) with a bare `ReferenceError`: named as a problem of the file.
+ */
+function dataOf(doc: Document, source: string): unknown {
+  try {
+    return doc.toJS();
+  } catch (error) {
+    if (!(error instanceof ReferenceError)) throw error;
+    throw new AccessFileError(`${source}: its aliases could not be read: ${error.message}`);
+  }
 }
 
 /** `, line 12`: the line of the node at `path`, or of the nearest one above it that the file has. */

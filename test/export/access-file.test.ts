@@ -281,6 +281,22 @@ describe("access.yaml", () => {
       "version: 1\nleftOut:\n  - kind: user\n    id: u\n    reasn: x\n",
       /^\/p\/access\.yaml, line 5: leftOut\[0\] has an unknown key "reasn" \(did you mean "reason"\?\)$/,
     ],
+    // The library throws a bare ReferenceError for it when the data is read, naming neither the file nor the place.
+    [
+      "an alias with no anchor",
+      "version: 1\nworkspace: *y\n",
+      /^\/p\/access\.yaml, line 2, column 12: the alias \*y names no anchor &y before it$/,
+    ],
+    [
+      "an alias before its anchor, in a list",
+      `${base}integrations:\n  - name: s\n    id: i\n    members:\n      - user: a@x.example\n        entitlements: [*e]\n  - name: t\n    id: j\n    members: &e []\n`,
+      /^\/p\/access\.yaml, line 12, column 24: the alias \*e names no anchor &e before it$/,
+    ],
+    [
+      "aliases that expand too far (a file made to exhaust the reader's memory)",
+      `version: 1\na: &a [${"x, ".repeat(9)}x]\nb: &b [${"*a, ".repeat(9)}*a]\nc: [${"*b, ".repeat(9)}*b]\n`,
+      /^\/p\/access\.yaml: its aliases could not be read: Excessive alias count/,
+    ],
     [
       "a misspelt integration key in a flow mapping",
       `${base}integrations:\n  - {name: s, id: i, lable: S, members: []}\n`,
