@@ -322,6 +322,7 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
   // place is named here, from the offset the error records.
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   const [broken] = doc.errors;
+  if (broken?.code === "MULTIPLE_DOCS") throw new AccessFileError(`${source}${secondDocument(text, broken.pos[0], lines)}`);
   if (broken) throw new AccessFileError(`${source}${placeOf(lines, broken.pos[0])}: ${broken.message}`);
   refuseUnresolvedAliases(doc, lines, source);
   const fail = (path: ReadonlyArray<PropertyKey>, what: string): never => {
@@ -435,6 +436,19 @@ function placeOf(lines: LineCounter, offset: number | undefined): string {
   if (offset === undefined || offset < 0) return "";
   const { line, col } = lines.linePos(offset);
   return `, line ${line}, column ${col}`;
+}
+
+/**
+ * `, line 8: ...`: the file holds a second YAML document from `offset` on. The library's message for it tells a program to
+ * call its API (`YAML.parseAllDocuments()`): said here in the terms of the file, where the second one begins (a `---`
+ * line, or the line after a `...` that ends the first).
+ */
+function secondDocument(text: string, offset: number, lines: LineCounter): string {
+  const at = `, line ${lines.linePos(offset).line}`;
+  return text.startsWith("---", offset)
+    ? `${at}: \`---\` begins a second YAML document; access.yaml must hold one: remove the line, or the document it begins`
+    : `${at}: a second YAML document begins here, after the \`...\` that ends the first; access.yaml must hold one: ` +
+        "remove the `...` line, or the document after it";
 }
 
 /**

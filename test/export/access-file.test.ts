@@ -281,6 +281,17 @@ describe("access.yaml", () => {
       "version: 1\nleftOut:\n  - kind: user\n    id: u\n    reasn: x\n",
       /^\/p\/access\.yaml, line 5: leftOut\[0\] has an unknown key "reasn" \(did you mean "reason"\?\)$/,
     ],
+    // The library's own message says to call its API (`YAML.parseAllDocuments()`): none a person editing the file has.
+    [
+      "a second document",
+      `---\n${base}---\nversion: 1\n`,
+      /^\/p\/access\.yaml, line 8: `---` begins a second YAML document; access\.yaml must hold one: remove the line, or the document it begins$/,
+    ],
+    [
+      "a second document after the end of the first",
+      `${base}...\nversion: 1\n`,
+      /^\/p\/access\.yaml, line 8: a second YAML document begins here, after the `\.\.\.` that ends the first; access\.yaml must hold one: remove the `\.\.\.` line, or the document after it$/,
+    ],
     // The library throws a bare ReferenceError for it when the data is read, naming neither the file nor the place.
     [
       "an alias with no anchor",
