@@ -13,9 +13,13 @@ export interface LeftOut extends AccessLeftOut {
   text: string;
 }
 
-/** `user u-scim <scim@x.example>`, `membership of scim@x.example in "YouTube acme"`, `integration 3c9e… ("YouTube acme")` */
+/**
+ * `user u-scim <scim@x.example>`, `membership of u-scim <scim@x.example> in "YouTube acme"`, `integration 3c9e… ("YouTube
+ * acme")`: a user by id and email, else the one known (one `access.yaml` records without an id, added by hand, by its email).
+ */
 export function leftOutName(record: AccessLeftOut, label: string | undefined): string {
-  const who = `${record.id ?? "(no id)"}${record.email === undefined ? "" : ` <${record.email}>`}`;
+  const { id, email } = record;
+  const who = id !== undefined && email !== undefined ? `${id} <${email}>` : (id ?? email ?? "(no id)");
   if (record.kind === "user") return `user ${who}`;
   if (record.kind === "membership") return `membership of ${who} in "${label}"`;
   return `integration ${record.id ?? "(no id)"}${label === undefined || label === record.id ? "" : ` ("${label}")`}`;

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index";
-import { parseAccessFile } from "../../src/export/access-file";
+import { type AccessFile, formatAccessFile, parseAccessFile } from "../../src/export/access-file";
 import { runExport } from "../../src/export/run";
 import { runCheck } from "../../src/export/run-check";
 import { answerWith, env, options, rawPage, twoMembers, YT } from "./support";
@@ -178,6 +178,40 @@ describe("--check and the records the export leaves out", () => {
       expect(accepted.users.find((u) => u.email === "cy@x.example")).toMatchObject({ id: "u-new", firstName: "New" });
       expect(accepted.leftOut).toEqual([]);
       expect((await check(false)).changes).toEqual([]);
+    } finally {
+      await emulator.close();
+    }
+  });
+
+  it("names a record access.yaml records as left out without an id (added by hand) by its email alone", async () => {
+    const emulator = await startEmulator({ seed: twoMembers() });
+    try {
+      const exported = await runExport(options(emulator));
+      // bob taken out of users and members by hand, and recorded as left out, without the ids the export writes.
+      const file = path.join(exported.dir, "access.yaml");
+      const data = parseAccessFile(fs.readFileSync(file, "utf8"));
+      const yt = data.integrations[0]!;
+      const byHand: AccessFile = {
+        ...data,
+        users: data.users.filter((u) => u.email !== "bob@x.example"),
+        integrations: [{ ...yt, members: yt.members.filter((m) => m.user !== "bob@x.example") }],
+        leftOut: [
+          { kind: "user", email: "bob@x.example", reason: "no first name" },
+          { kind: "membership", integration: YT, email: "bob@x.example", reason: "its user is left out (no first name)" },
+        ],
+      };
+      fs.writeFileSync(file, formatAccessFile(byHand));
+      const review = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+      expect(review.changes.map((c) => c.text)).toEqual([
+        "the workspace has user bob@x.example (Bob Ray, workspace_login_only); access.yaml records it only as left out (no first name)",
+        'the workspace has the membership of bob@x.example in "YouTube acme" (VIEWER as account_collaborator); access.yaml ' +
+          "records it only as left out (its user is left out (no first name))",
+      ]);
+      // The json as before: the user by email, no id.
+      expect(review.changes.map((c) => [c.user, c.userId])).toEqual([
+        ["bob@x.example", undefined],
+        ["bob@x.example", undefined],
+      ]);
     } finally {
       await emulator.close();
     }

@@ -289,9 +289,7 @@ describe("compareAccess", () => {
         drop(f, "bob@x.example");
         f.users[1] = { ...bob, id: "u-new" };
       }),
-      [
-        "the workspace has user (no id) <bob@x.example> (Bob Ray, workspace_login_only); access.yaml records it only as left out (no first name)",
-      ],
+      ["the workspace has user bob@x.example (Bob Ray, workspace_login_only); access.yaml records it only as left out (no first name)"],
       [["left-out", "workspace", "left out: (not read)", "Bob Ray, workspace_login_only"]],
     ],
     [
