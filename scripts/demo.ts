@@ -80,10 +80,11 @@ function created(result: OperationResult, urn: string): string {
 }
 
 /**
- * The provider's one `GET /users?page[size]=1`, not a lookup: its first read of users (a membership before an invitation)
- * answered 404, which it trusts once users are shown to the key (docs/contract.md, `#addressAnswers`).
+ * A listing of one record: the provider's, not a lookup's. Its first read of a membership (before an invitation) answered 404,
+ * which it trusts once the integration's member list shows the key is shown integrations and users (docs/contract.md,
+ * `#unlessHidden`).
  */
-const isUsersProbe = (r: RecordedRequest) => r.method === "GET" && r.path === "/users" && r.query["page[size]"] === "1";
+const isProbe = (r: RecordedRequest) => r.method === "GET" && r.query["page[size]"] === "1";
 
 function summarize(
   title: string,
@@ -111,7 +112,7 @@ function summarize(
   }
   const lines = new Map<string, number>();
   for (const r of requests) {
-    const line = name(`${r.method} ${r.path}${isUsersProbe(r) ? "?page[size]=1" : ""} ${r.status}`);
+    const line = name(`${r.method} ${r.path}${isProbe(r) ? "?page[size]=1" : ""} ${r.status}`);
     lines.set(line, (lines.get(line) ?? 0) + 1);
   }
   say(`   requests to the service: ${requests.length}${requests.length ? "" : " (nothing read or written)"}`);
@@ -124,9 +125,7 @@ function summarize(
   // The program's lookups (YouTube and Slack by application, grace by email) list the
   // integrations (twice: an application must name one integration, so the list is proven) and the
   // users, per run of the program: in up and preview.
-  const lookups = requests.filter(
-    (r) => r.method === "GET" && (r.path === "/integrations" || r.path === "/users") && !isUsersProbe(r),
-  ).length;
+  const lookups = requests.filter((r) => r.method === "GET" && (r.path === "/integrations" || r.path === "/users") && !isProbe(r)).length;
   if (program) say(`   the program's lookups: ${lookups} reads (GET /integrations, GET /users) for YouTube, Slack and grace`);
   const outputs = Object.entries(result.outputs).map(([key, value]) => `${key}=${show(value)}`);
   if (outputs.length > 0 && result.operation !== "destroy") say(`   outputs: ${name(outputs.join(" "))}`);

@@ -20,11 +20,15 @@ export interface InviteOptions {
 /** `integrations/{id}`, and below it `parts`. */
 const under = (id: string, ...parts: Array<[string, string] | string>) => pathOf("integrations", [id, "integration id"], ...parts);
 
-/** The read of one member: `GET integrations/{id}/users/{userId}`. */
+/**
+ * The read of one member: `GET integrations/{id}/users/{userId}`. Its 404 ("not a member") is trusted once the key is shown
+ * integrations and users: its integration's member list (one record) shows both at once (the transport's `#unlessHidden`).
+ */
 const memberRead = (id: string, userId: string): RequestSpec => ({
   method: "GET",
   path: under(id, "users", [userId, "user id"]),
   scopes: READ_USERS,
+  disclosedBy: { method: "GET", path: under(id, "users"), query: { "page[size]": 1 }, scopes: READ_USERS },
 });
 
 /** Integrations, their entitlement catalogues, members and members' entitlements. */

@@ -80,6 +80,12 @@ export interface RequestSpec {
   /** Scopes the operation needs; named in 401/403 messages. */
   scopes: readonly Scope[];
   /**
+   * A `GET`'s: one request needing every read scope it needs (its listing, one record), asked instead of each scope's own
+   * listing when its 404 comes before more of them than one were disclosed to the key (a member read's: its integration's
+   * member list, which needs Read integrations and Read users): one request, where each scope's would be two.
+   */
+  disclosedBy?: RequestSpec;
+  /**
    * A `DELETE`'s: the read of the record it removes. A 404 to the `DELETE`, before one of its kind (its scopes) answered
    * success, is read back so (`#stillThere`): from a service that answers 404 ("not disclosed") to a key lacking a scope, it
    * would be read as "already gone". Not a `PATCH`'s, `PUT`'s or `POST`'s: their 404 is never read as done, and may be a
@@ -101,12 +107,24 @@ interface RawResponse {
 export type TransportDeps = Required<Pick<ClientOptions, "clock" | "random">> &
   Pick<ClientOptions, "logger"> & { settingName: SettingName; jobDeadline?: () => JobDeadline | undefined };
 
-/** Whether the request reads users: under a key without `read:users`, a service that does not disclose answers it 404. */
-function readsUsers(spec: RequestSpec): boolean {
-  return spec.method === "GET" && spec.scopes.some((scope) => scope.id === SCOPES.readUsers.id);
-}
+/** A listing of `path`, one record: the request that shows whether `scope` is disclosed to a key. */
+const listingOf = (path: string, scope: Scope): RequestSpec => ({ method: "GET", path, query: { "page[size]": 1 }, scopes: [scope] });
 
-/** A write's kind, as far as a key's scopes go: the scopes it needs (a member's PATCH and DELETE are one kind). */
+/**
+ * The read scopes a service may hide behind 404 ("not disclosed"), each with the listing that shows whether it does: the
+ * contract answers it under the API root, 200, or 401/403 to a key without the scope, never 404 (docs/contract.md). Read
+ * automated jobs has none (a job is read by its id alone): a job's 404 is the contract's, the job unknown.
+ */
+const DISCLOSURES: ReadonlyMap<string, { what: string; probe: RequestSpec }> = new Map([
+  [SCOPES.readUsers.id, { what: "users", probe: listingOf("users", SCOPES.readUsers) }],
+  [SCOPES.readIntegrations.id, { what: "integrations", probe: listingOf("integrations", SCOPES.readIntegrations) }],
+]);
+
+/** "users", "integrations and users". */
+const joined = (words: readonly string[]) =>
+  words.length <= 1 ? (words[0] ?? "") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`;
+
+/** A request's kind, as far as a key's scopes go: the scopes it needs (a member's PATCH and DELETE are one kind; so are two integrations' member lists). */
 const kindOf = (spec: RequestSpec) => spec.scopes.map((scope) => scope.id).join(" ");
 
 /** Sends the contract's requests for one client: paced (`pacer.ts`), on a keep-alive undici `Pool`, retried, parsed with zod, errors redacted. @internal */
@@ -129,22 +147,25 @@ export class HttpTransport {
   #closing: Promise<void> | undefined;
   /** Requests sent (attempts, not operations): what the benchmarks and request-count tests read. */
   requestCount = 0;
-  /** Whether the base URL has answered as the workspace API (a success, or the probe below): until then a 404 may be the address's. */
+  /** Whether the base URL has answered as the workspace API (a success, or a probe below): until then a 404 may be the address's. */
   #apiAnswered = false;
   /**
-   * Whether users are disclosed to this key (a success of a request that reads them, or the probe below answered): until then a
-   * 404 to such a request may be the service's "not disclosed" to a key without `read:users`, not the item's.
+   * The read scopes of {@link DISCLOSURES} disclosed to this key: a `GET` needing one answered success, or its probe answered.
+   * Until then a 404 to a `GET` needing it may be the service's "not disclosed" to a key without it, not the record's.
    */
-  #usersDisclosed = false;
+  readonly #disclosed = new Set<string>();
   /**
    * The kinds of write ({@link kindOf}) this key was answered success for: a 404 to one of them is the record's. Until
    * then a 404 may be the service's "not disclosed" to a key lacking the write's scope, and the record is read back.
    */
   readonly #writesAnswered = new Set<string>();
-  /** The one probe of the address a first 404 waits for ({@link #addressAnswers}). */
-  #probe: Promise<boolean> | undefined;
-  /** The probe's request: its own 404 is the answer, not a question for another probe. */
-  readonly #probeSpec: RequestSpec = { method: "GET", path: "users", query: { "page[size]": 1 }, scopes: [] };
+  /**
+   * The probes a 404 waits for ({@link #shown}), by the scopes they show ({@link kindOf}): one for each, whatever many 404s
+   * wait for it (a member read of another integration waits for the first one's member list: it shows the same scopes).
+   */
+  readonly #probes = new Map<string, Promise<boolean>>();
+  /** The requests sent as probes: a probe's own 404 is the answer, not a question for another probe. */
+  readonly #probeSpecs = new WeakSet<RequestSpec>();
 
   constructor(settings: ResolvedSettings, deps: TransportDeps) {
     this.settings = settings;
@@ -236,7 +257,7 @@ export class HttpTransport {
         switch (decision.action) {
           case "accept": {
             this.#apiAnswered = true;
-            if (spec === this.#probeSpec || readsUsers(spec)) this.#usersDisclosed = true;
+            if (method === "GET") for (const scope of spec.scopes) if (DISCLOSURES.has(scope.id)) this.#disclosed.add(scope.id);
             if (method !== "GET") this.#writesAnswered.add(kindOf(spec));
             // Every success status is success: a write answered 200 or 204 without a body has landed.
             const empty = method !== "GET" && raw!.text.trim() === "";
@@ -251,7 +272,7 @@ export class HttpTransport {
             await this.backoff(attempt.transientRetries++, `${method} ${path}: ${raw ? raw.status : noAnswer!.message}`, decision.delayMs);
             continue;
           case "fail":
-            if (raw?.status === 404 && spec !== this.#probeSpec) await this.#unlessHidden(spec, path);
+            if (raw?.status === 404 && !this.#probeSpecs.has(spec)) await this.#unlessHidden(spec, path);
             throw this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries);
         }
       }
@@ -323,18 +344,41 @@ export class HttpTransport {
 
   /**
    * Throws instead of a 404 that may not be the record's, which its caller would read as "gone" (a refresh dropping it from
-   * the state, a destroy removing nothing and succeeding): before anything answered, the address's (not the API's root);
-   * to a request that reads users before users were disclosed to this key, or to a write before one of its kind answered
-   * success, the service's "not disclosed" to a key lacking a scope (docs/contract.md). What it costs under the contract's
-   * 401/403, where every 404 is the record's: `GET users` once, should a read of users answer 404 before any answered
-   * success, and the record's read per `DELETE` answered 404 before one of its kind answered success.
+   * the state, a destroy removing nothing and succeeding, a lookup saying there is no such integration): before anything
+   * answered, the address's (not the API's root); to a `GET` needing a read scope not yet disclosed to this key (Read users,
+   * Read integrations), or to a write before one of its kind answered success, the service's "not disclosed" to a key
+   * lacking a scope (docs/contract.md). What it costs under the contract's 401/403, where every 404 is the record's: each
+   * scope's listing once, should a `GET` needing it answer 404 before any answered success (a member read's: its member list
+   * once, for both), and the record's read per `DELETE` answered 404 before one of its kind answered success.
    */
   async #unlessHidden(spec: RequestSpec, path: string): Promise<void> {
     const { method } = spec;
-    if ((!this.#apiAnswered || (!this.#usersDisclosed && readsUsers(spec))) && !(await this.#addressAnswers(method, path)))
-      throw this.#apiAnswered ? this.#usersNotDisclosed(method, path) : this.#notTheApi(method, path);
+    const hidden = method === "GET" ? spec.scopes.filter((s) => DISCLOSURES.has(s.id) && !this.#disclosed.has(s.id)) : [];
+    const undisclosed = await this.#undisclosed(spec, hidden, path);
+    // Before anything answered, the 404 may be the address's: the users' listing, unless asked already, tells the two apart.
+    const { readUsers } = SCOPES;
+    const asked = hidden.some((scope) => scope.id === readUsers.id);
+    if (!this.#apiAnswered && !asked && !(await this.#shown(DISCLOSURES.get(readUsers.id)!.probe, method, path)))
+      undisclosed.push(readUsers);
+    if (undisclosed.length > 0)
+      throw this.#apiAnswered ? this.#notDisclosed(spec, undisclosed, path) : this.#notTheApi(spec, undisclosed, path);
     if (spec.record && !this.#writesAnswered.has(kindOf(spec)) && (await this.#stillThere(spec.record, method, path)))
       throw this.#writeRefused(spec, path);
+  }
+
+  /**
+   * The scopes of `doubted` whose listing answers 404: not disclosed to this key, or the address is not the API's root. The
+   * request's own probe first, for more than one ({@link RequestSpec.disclosedBy}); a listing's own 404 is its answer.
+   */
+  async #undisclosed(spec: RequestSpec, doubted: readonly Scope[], path: string): Promise<Scope[]> {
+    if (doubted.length === 0) return [];
+    if (doubted.length > 1 && spec.disclosedBy && (await this.#shown(spec.disclosedBy, spec.method, path))) return [];
+    const undisclosed: Scope[] = [];
+    for (const scope of doubted) {
+      const { probe } = DISCLOSURES.get(scope.id)!;
+      if (spec.path === probe.path || !(await this.#shown(probe, spec.method, path))) undisclosed.push(scope);
+    }
+    return undisclosed;
   }
 
   /**
@@ -358,69 +402,95 @@ export class HttpTransport {
   }
 
   /**
-   * Whether the base URL answers as the workspace API, and discloses users to this key: `GET users` (one record), which the
-   * API answers 200, or 401/403 to a key without `read:users` (docs/contract.md); an address that is not the API's root
-   * answers 404, and so does a service that answers 404 ("not disclosed") to a key without that scope. Sent once per client,
-   * when its first answer is a 404, or the first 404 to a request that reads users before such a request answered success,
-   * as any request is: a 429 waited out, a 5xx or no answer retried, for neither says whose the 404 was. Should the retries
-   * end without a final answer, that error is thrown (nothing is read as gone), and the next such 404 asks again.
+   * Whether `probe`, a listing (one record), answers: 200, or 401/403 to a key without its scopes (the service says so for a
+   * scope the key lacks, so its 404s are the records'); the address answers as the workspace API then, and the scopes' 404s
+   * are the records'. 404: not the API's root, or the scopes are not disclosed to this key. Sent once per client and set of
+   * scopes, for the first 404 that needs it, as any request is: a 429 waited out, a 5xx or no answer retried, for neither says whose
+   * the 404 was. Should the retries end without a final answer, that error is thrown (nothing is read as gone), and the next
+   * such 404 asks again.
    */
-  async #addressAnswers(method: string, path: string): Promise<boolean> {
-    this.#probe ??= this.request(this.#probeSpec, schemas().anyAnswer).then(
-      () => true,
-      (error: unknown) => {
-        const status = (error as WorkspaceAccessError).status ?? 0;
-        if (status === 404) return false;
-        if (status > 0 && status !== 429 && !isTransientStatus(status)) {
-          // A 401 or 403 to it: the service says so for a scope the key lacks, so its 404s are the records'.
-          this.#apiAnswered = true;
-          this.#usersDisclosed = true;
-          return true;
-        }
-        this.#probe = undefined;
-        throw error;
-      },
-    );
+  async #shown(probe: RequestSpec, method: string, path: string): Promise<boolean> {
+    const kind = kindOf(probe);
+    let asked = this.#probes.get(kind);
+    if (!asked) {
+      const spec = { ...probe };
+      this.#probeSpecs.add(spec);
+      const answer: Promise<boolean> = this.request(spec, schemas().anyAnswer).then(
+        () => true,
+        (error: unknown) => {
+          const status = (error as WorkspaceAccessError).status ?? 0;
+          if (status === 404) return false;
+          if (status > 0 && status !== 429 && !isTransientStatus(status)) {
+            this.#apiAnswered = true;
+            for (const scope of probe.scopes) if (DISCLOSURES.has(scope.id)) this.#disclosed.add(scope.id);
+            return true;
+          }
+          if (this.#probes.get(kind) === answer) this.#probes.delete(kind);
+          throw error;
+        },
+      );
+      this.#probes.set(kind, answer);
+      asked = answer;
+    }
     try {
-      return await this.#probe;
+      return await asked;
     } catch (error) {
       // The first 404s of many requests wait for one proof: each gets its own copy of its error, naming its own request.
       if (!(error instanceof Error)) throw error;
       const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as Error;
-      const probe = new URL(this.#probeSpec.path, this.settings.baseUrl).pathname;
+      const probed = new URL(probe.path, this.settings.baseUrl).pathname;
       copy.message =
-        `${method} ${path} answered 404, and GET ${probe}, which tells a record's 404 from that of an address not the API's ` +
+        `${method} ${path} answered 404, and GET ${probed}, which tells a record's 404 from that of an address not the API's ` +
         `root or of a scope the key lacks, got no answer to go by, so nothing was read as gone: ${error.message}`;
       throw copy;
     }
   }
 
+  /** `, and so did GET /api/v1/users`: the listings of `scopes` answered 404 too, but for the request's own (its answer). */
+  #soDid(spec: RequestSpec, scopes: readonly Scope[]): string {
+    const paths = scopes
+      .map((scope) => DISCLOSURES.get(scope.id)!.probe.path)
+      .filter((probe) => probe !== spec.path)
+      .map((probe) => `GET ${new URL(probe, this.settings.baseUrl).pathname}`);
+    return paths.length === 0 ? "" : `, and so did ${paths.join(" and ")}`;
+  }
+
+  /** "users", "integrations and users": what the scopes disclose. */
+  #whatOf(scopes: readonly Scope[]): string {
+    return joined(scopes.map((scope) => DISCLOSURES.get(scope.id)!.what));
+  }
+
+  /** "the scope Read users (read:users)", or "the scopes ..." for more. */
+  #theScopes(scopes: readonly Scope[]): string {
+    return `the scope${scopes.length > 1 ? "s" : ""} ${describeScopes(scopes)}`;
+  }
+
   /**
-   * The error for a 404 before anything answered, whose address answered 404 to `GET users` too: the base URL is not the
-   * workspace API's root, or the service does not disclose users to this key; both fixes named, the address's first.
+   * The error for a 404 before anything answered, whose address answered 404 to the listings of `undisclosed` too: the base
+   * URL is not the workspace API's root, or the service does not disclose them to this key; both fixes named, the address's first.
    */
-  #notTheApi(method: string, path: string): ConfigurationError {
+  #notTheApi(spec: RequestSpec, undisclosed: readonly Scope[], path: string): ConfigurationError {
     const base = this.settings.baseUrl.href;
     return new ConfigurationError(
-      `${method} ${path} answered 404, and so did GET ${new URL("users", this.settings.baseUrl).pathname}, which the workspace ` +
-        "API answers under its root unless it hides users from the key, so nothing was read as gone. Either " +
-        `${base} is not the workspace's API root: check ${this.setting("baseUrl") ?? "the base URL"}, it should be the API ` +
-        "root, such as https://acme.example.com/api/v1/. Or it is, and the service answers 404 (not disclosed) to a key " +
-        `without Read users: give ${this.#theKey()} the scope Read users (read:users).`,
+      `${spec.method} ${path} answered 404${this.#soDid(spec, undisclosed)}, which the workspace API answers under its root ` +
+        `unless it hides ${this.#whatOf(undisclosed)} from the key, so nothing was read as gone. Either ${base} is not the ` +
+        `workspace's API root: check ${this.setting("baseUrl") ?? "the base URL"}, it should be the API root, such as ` +
+        "https://acme.example.com/api/v1/. Or it is, and the service answers 404 (not disclosed) to a key without " +
+        `${joined(undisclosed.map((scope) => scope.name))}: give ${this.#theKey()} ${this.#theScopes(undisclosed)}.`,
       "baseUrl",
     );
   }
 
   /**
-   * The error for a 404 to a request that reads users, after the address answered, when `GET users` answered 404 too: the
-   * service does not disclose users to this key (its 404 for a missing scope), so the 404 is no proof of absence.
+   * The error for a 404 to a `GET` needing a read scope, after the address answered, whose scope's listing answered 404 too:
+   * the service does not disclose those records to this key (its 404 for a missing scope), so the 404 is no proof of absence.
    */
-  #usersNotDisclosed(method: string, path: string): ConfigurationError {
+  #notDisclosed(spec: RequestSpec, undisclosed: readonly Scope[], path: string): ConfigurationError {
     return new ConfigurationError(
-      `${method} ${path} answered 404, and so did GET ${new URL("users", this.settings.baseUrl).pathname}, though ` +
-        `${this.settings.baseUrl.href} answers as the workspace API: the service does not disclose users to this key (it ` +
-        "answers 404, not disclosed, for a scope the key lacks), so nothing was read as gone. Give " +
-        `${this.#theKey()} the scope Read users (read:users); ${this.setting("baseUrl") ?? "the address"} is the API root already.`,
+      `${spec.method} ${path} answered 404${this.#soDid(spec, undisclosed)}, though ${this.settings.baseUrl.href} answers as ` +
+        `the workspace API: the service does not disclose ${this.#whatOf(undisclosed)} to this key (it answers 404, not ` +
+        "disclosed, for a scope the key lacks), so nothing was read as gone. Give " +
+        `${this.#theKey()} ${this.#theScopes(undisclosed)}; ${this.setting("baseUrl") ?? "the address"} is the API root already.`,
       "apiKey",
     );
   }
@@ -431,11 +501,10 @@ export class HttpTransport {
    */
   #writeRefused(spec: RequestSpec, path: string): ConfigurationError {
     const read = new URL(spec.record!.path, this.settings.baseUrl).pathname;
-    const scopes = `the scope${spec.scopes.length > 1 ? "s" : ""} ${describeScopes(spec.scopes)}`;
     return new ConfigurationError(
       `${spec.method} ${path} answered 404, but GET ${read} answers that it is there: the service answers 404 (not disclosed) ` +
         "to a key lacking a scope, so the write was refused, not done, and nothing was read as gone. Give the key in " +
-        `${this.setting("apiKey")} ${scopes}, which this write needs.`,
+        `${this.setting("apiKey")} ${this.#theScopes(spec.scopes)}, which this write needs.`,
       "apiKey",
     );
   }

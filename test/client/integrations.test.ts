@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collect, ForbiddenError, InvalidResponseError } from "../../src/client";
+import { collect, ForbiddenError, InvalidResponseError, NotFoundError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
 import { clientFor, emulator, rejection } from "../support/fixtures";
 import { clientOf, oddServer } from "../support/odd-server";
@@ -169,5 +169,37 @@ describe("integrations.listUsers: a relative links.next is read against the page
     const members = await collect(client.integrations.listUsers(youtube, { pageSize: 1 }));
     expect(emu.requests.map((r) => `${r.path} ${r.query["page[number]"] ?? "-"}`)).toEqual([`${path} -`, `${path} 2`]);
     expect(members.map((m) => m.id).every((id) => [ada, grace].some((member) => member === id))).toBe(true);
+  });
+});
+
+describe("a 404 to a read of integrations, before integrations were shown to the key", () => {
+  const missing = "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99";
+  const lines = (emu: Awaited<ReturnType<typeof emulator>>) =>
+    emu.requests.map(
+      (r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")}${r.query["page[size]"] === "1" ? "?1" : ""} ${r.status}`,
+    );
+
+  it("is proven once by the integrations' listing (one record), then trusted: an integration read, then a member list", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const { client } = clientFor(emu);
+    expect(NotFoundError.isInstance(await rejection(client.integrations.get(missing)))).toBe(true);
+    expect(NotFoundError.isInstance(await rejection(collect(client.integrations.listUsers(missing))))).toBe(true);
+    expect(lines(emu)).toEqual([
+      "GET /integrations/:id 404",
+      "GET /integrations?1 200",
+      "GET /integrations/:id/users 404",
+      // The member list needs read:users too, not shown yet: its listing once.
+      "GET /users?1 200",
+    ]);
+  });
+
+  it("member reads of two integrations answered 404 at once wait for one member list (one record), which shows both scopes", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const { client } = clientFor(emu);
+    const { slack } = DEFAULT_IDS.integrations;
+    const { katherine } = DEFAULT_IDS.users;
+    const reads = [youtube, slack].map((id) => rejection(client.integrations.getUser(id, katherine)));
+    for (const error of await Promise.all(reads)) expect(NotFoundError.isInstance(error)).toBe(true);
+    expect(lines(emu).filter((line) => line.includes("?1"))).toEqual(["GET /integrations/:id/users?1 200"]);
   });
 });

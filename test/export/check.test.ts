@@ -333,8 +333,9 @@ describe("the address --check reads", () => {
     expect(error.message).toContain(`${wrong} is not the workspace's API root`);
     expect(error.message).toContain(
       `is not the workspace's API root: check the workspace ${file} records, it should be the API root, such as ` +
-        "https://acme.example.com/api/v1/. Or it is, and the service answers 404 (not disclosed) to a key without Read users: " +
-        "give the key in WORKSPACE_ACCESS_API_KEY the scope Read users (read:users).",
+        "https://acme.example.com/api/v1/. Or it is, and the service answers 404 (not disclosed) to a key without Read " +
+        "integrations and Read users: give the key in WORKSPACE_ACCESS_API_KEY the scopes Read integrations (read:integrations) " +
+        "and Read users (read:users).",
     );
     expect(error.message).not.toMatch(/baseUrl|--base-url|WORKSPACE_ACCESS_BASE_URL/);
   });

@@ -282,13 +282,14 @@ describe("errors name the fix, never the key", () => {
     expect(error.message).not.toContain(emulator.apiKey);
   });
 
-  // The client names the address where the export's user set it: one fix, whole (the key's scope too), and nothing rewritten.
+  // The client names the address where the export's user set it: one fix, whole (the key's scopes too: the integrations'
+  // listing, the request that answered 404, and the users', the address's proof), and nothing rewritten.
   const notTheApi = (from: string) =>
     new RegExp(
       `GET /api/v2/integrations answered 404, and so did GET /api/v2/users, .*so nothing was read as gone\\. Either .* is not the ` +
         `workspace's API root: check ${from}, it should be the API root, such as https://acme\\.example\\.com/api/v1/\\. Or it is, ` +
-        "and the service answers 404 \\(not disclosed\\) to a key without Read users: give the key in \\S+ the scope Read users " +
-        "\\(read:users\\)\\.$",
+        "and the service answers 404 \\(not disclosed\\) to a key without Read integrations and Read users: give the key in \\S+ " +
+        "the scopes Read integrations \\(read:integrations\\) and Read users \\(read:users\\)\\.$",
     );
 
   it("a wrong address: a server that is not the API (404), named as the flag, or the variable, that set it", async () => {

@@ -136,11 +136,12 @@ describe("create", () => {
       declaredRole: null,
     });
     // check reads the catalogue; a lone create: one read before the invitation (not a member: 404, once the client's one
-    // GET users shows this key is shown users, not "not disclosed"), one after it, for the member's email and status.
+    // read of the integration's member list, one record, shows this key is shown integrations and users, not "not
+    // disclosed"), one after it, for the member's email and status.
     expect(emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`)).toEqual([
       "GET /integrations/:id/entitlements 200",
       "GET /integrations/:id/users/:id 404",
-      "GET /users 200",
+      "GET /integrations/:id/users 200",
       "POST /integrations/:id/users 200",
       "GET /jobs/:id 200",
       "GET /integrations/:id/users/:id 200",
@@ -935,8 +936,9 @@ describe("a membership this deployment removed, created again (a replacement's d
     await provider.create((await check({ ...base, userId: y1! })).inputs!);
     await provider.create((await check({ ...base, userId: y2! })).inputs!);
     const listed = emu.requests.filter((r) => r.method === "GET" && r.path === listPath);
-    // The list, and the listing at another page size that proved y2's miss.
-    expect(listed.map((r) => r.query["page[size]"])).toEqual(["100", "99"]);
+    // The first create, alone, read y1 directly: its 404 proven by the list, one record (the key is shown integrations and
+    // users). Then the list, and the listing at another page size that proved y2's miss.
+    expect(listed.map((r) => r.query["page[size]"])).toEqual(["1", "100", "99"]);
     expect(emu.integrations.members(youtube).some((m) => m.userId === grace)).toBe(true);
     await provider.delete!(`${youtube}/${grace}`, undefined as never);
     expect(emu.integrations.members(youtube).some((m) => m.userId === grace)).toBe(false);

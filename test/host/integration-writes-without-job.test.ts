@@ -46,8 +46,9 @@ describe("IntegrationEntitlement, its writes answered without a job", () => {
       expect(lines(emu)).toEqual([
         "GET /integrations/:id/entitlements 200",
         "GET /integrations/:id/users/:id 404",
-        // The client's one proof that this key is shown users: a 404 is "not a member", not "not disclosed".
-        "GET /users 200",
+        // The client's one proof that this key is shown integrations and users (the member list, one record): a 404 is
+        // "not a member", not "not disclosed".
+        "GET /integrations/:id/users 200",
         `POST /integrations/:id/users ${s}`,
         ...(form === "job" ? ["GET /jobs/:id 200"] : []),
         "GET /integrations/:id/users/:id 200",

@@ -67,10 +67,31 @@ describe("IntegrationEntitlement, a key without read:users, a service answering 
     await limited(emu);
     emu.clearRequests();
     const error = await rejection(entitlement.read!(id, outs as never));
-    // Nothing answered yet: the base URL or the key's scope, both named.
+    // Nothing had answered, but the integrations' listing, asked for the member read's other scope, shows the address right:
+    // the fix is the key's scope, and the message says the base URL is right.
+    expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
+    expect(error.message).toContain("the service does not disclose users to this key");
+    namesBothFixes(error);
+    expect(lines(emu)).toEqual([
+      "GET /integrations/:id/users/:id 404",
+      // Its member list (one record) would show both scopes at once; answered 404, each scope's listing says which is hidden.
+      "GET /integrations/:id/users 404",
+      "GET /integrations 200",
+      "GET /users 404",
+    ]);
+  });
+
+  it("a refresh, the address wrong: fails naming baseUrl and both read scopes, rather than drop it", async () => {
+    const { emu, id, outs } = await setup();
+    await configureFor(emu, { ...fast, "workspace-access:baseUrl": emu.url.replace("/api/v1/", "/api/v2/") });
+    const error = await rejection(entitlement.read!(id, outs as never));
+    // Nothing answered: the base URL or the key's scopes, all named.
     expect(error).toMatchObject({ kind: "configuration", setting: "baseUrl" });
     expect(error.message).toContain("is not the workspace's API root: check workspace-access:baseUrl");
-    namesBothFixes(error);
+    expect(error.message).toContain("answered 404, and so did GET /api/v2/integrations and GET /api/v2/users");
+    expect(error.message).toContain(
+      "give the key in workspace-access:apiKey the scopes Read integrations (read:integrations) and Read users (read:users).",
+    );
   });
 
   it("the same refresh after another request of the process answered (the catalogue's): fails too, not read as gone", async () => {
@@ -86,9 +107,12 @@ describe("IntegrationEntitlement, a key without read:users, a service answering 
     expect(error.message).toContain(`GET /api/v1/integrations/${youtube}/users/${alan} answered 404, and so did GET /api/v1/users`);
     expect(error.message).toContain("Give the key in workspace-access:apiKey the scope Read users (read:users)");
     namesBothFixes(error);
-    // The member read (alone: no list to share), then GET users once.
+    // The member read (alone: no list to share), then its member list (one record: both read scopes at once), then each
+    // scope's listing once.
     expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       `GET /integrations/${youtube}/users/${alan} 404`,
+      `GET /integrations/${youtube}/users 404`,
+      "GET /integrations 200",
       "GET /users 404",
     ]);
   });

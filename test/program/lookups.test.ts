@@ -1079,3 +1079,36 @@ describe("getIntegrationMembers twice at once, its member list answering 404 whi
     for (const error of errors) expect(error.message.split("itself answers: its members are not disclosed").length).toBe(2);
   });
 });
+
+describe("a key without read:integrations, a service answering 404 (not disclosed) for a missing scope", () => {
+  const key = `wa_sees_no_apps_${"3".repeat(16)}`;
+  const hidden = () =>
+    emulator({
+      seed: world(),
+      keys: { [key]: ["read:users", "write:users", "write:integrations", "read:automations", "write:automations"] },
+      missingScopeStatus: 404,
+    });
+
+  it.each([
+    ["getIntegration by id", () => getIntegration({ id: integrations.youtube })],
+    ["getIntegrationMembers", () => getIntegrationMembers({ integrationId: integrations.youtube })],
+  ])("%s fails naming the key's scope, never 'no integration with id'", async (_what, lookup) => {
+    const emu = await hidden();
+    await program(emu, { apiKey: key });
+    const error = await rejection(lookup());
+    expect(LookupError.isInstance(error)).toBe(false);
+    expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
+    expect(error.message).not.toContain("no integration with id");
+    expect(error.message).toContain("the service does not disclose integrations to this key");
+    expect(error.message).toContain("Give the key in workspace-access:apiKey the scope Read integrations (read:integrations)");
+  });
+
+  it("an integration that is not there, to a key shown integrations: 'no integration with id', proven by one listing of one record", async () => {
+    const emu = await emulator({ seed: world(), missingScopeStatus: 404 });
+    await program(emu);
+    const gone = "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99";
+    const error = await lookupError(getIntegration({ id: gone }), "lookup_not_found");
+    expect(error.message).toContain(`getIntegration: no integration with id "${gone}"`);
+    expect(sent(emu)).toEqual([`GET /integrations/${gone}`, "GET /integrations (1)"]);
+  });
+});

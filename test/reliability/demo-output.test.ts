@@ -21,10 +21,13 @@ it.skipIf(!cliAvailable)(
     // examples/basic looks its integrations and grace up: one listing of each (the integrations' proven by a second: an
     // application must name one integration), in each up and preview.
     expect(run.stdout.match(/the program's lookups: 3 reads/g)).toHaveLength(3);
-    // Not a lookup, and shown apart: the first up's host reads each membership before its invitation, and the first read of
-    // users answering 404 ("not a member") is trusted once one GET /users shows the key is shown users (a service may
-    // answer 404, "not disclosed", to a key without read:users). Once per host, only where such a 404 comes first.
-    expect(run.stdout.match(/ GET \/users\?page\[size\]=1 200/g)).toHaveLength(1);
+    // Not a lookup, and shown apart: the first up's host reads each membership before its invitation, and the first member
+    // read answering 404 ("not a member") is trusted once one listing of an integration's members (one record) shows the
+    // key is shown integrations and users (a service may answer 404, "not disclosed", to a key without read:integrations or
+    // read:users). It was GET /users?page[size]=1, which showed users alone: one request still, once per host, only where
+    // such a 404 comes first.
+    expect(run.stdout.match(/ GET \/integrations\/\S+\/users\?page\[size\]=1 200/g)).toHaveLength(1);
+    expect(run.stdout).not.toMatch(/ GET \/users\?page\[size\]=1/);
     expect(`${run.stdout}\n${run.stderr}`).not.toContain(key);
   },
   270_000,
