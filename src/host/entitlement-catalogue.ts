@@ -3,9 +3,10 @@
  * once per integration and context, only for a new or changed set), so a misspelt id fails the preview, not the invite's job.
  * A help, not a gate: a catalogue that cannot be read or is empty warns once. But a key refused outright fails the check (a pull
  * request's preview must not pass what its merge fails); a 401 may also mean only that the key lacks Write integrations, which
- * an adoption's read-only `up` does not need: a read needing only Read integrations tells the two apart.
+ * an adoption's read-only `up` does not need: a read needing only Read integrations tells the two apart. So does a 404 (not
+ * found, or not disclosed): a key the service does not disclose integrations to fails the check as one refused.
  */
-import { idOf, sameId, UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
+import { ConfigurationError, idOf, NotFoundError, sameId, UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
 import { editDistance } from "../shared/edit-distance";
 import { type KeySource, keySourceHint } from "../shared/hints";
 import { type CheckFailure, entitlementSet, type Props, sameSet } from "../shared/inputs";
@@ -32,6 +33,23 @@ async function refusedOutright(client: WorkspaceAccessClient, integrationId: str
     return false;
   } catch (error) {
     return UnauthorizedError.isInstance(error);
+  }
+}
+
+/**
+ * Why a catalogue answered 404, as the integration's own read tells: not found (a 404 the client proves), or there with a
+ * catalogue not disclosed to this key. A key the service does not disclose integrations to gets the client's
+ * ConfigurationError, thrown: an up with it would fail every membership read, so the preview fails as for a key refused.
+ */
+async function whyNoCatalogue(client: WorkspaceAccessClient, integrationId: string): Promise<Error> {
+  try {
+    await client.integrations.get(integrationId);
+    return new Error("the integration answers, but its catalogue is not disclosed to this key");
+  } catch (error) {
+    if (NotFoundError.isInstance(error)) return new Error("the integration was not found");
+    if (ConfigurationError.isInstance(error)) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    return new Error(`the integration was not found, or is not disclosed to this key, and its own read failed: ${why}`);
   }
 }
 
@@ -106,8 +124,9 @@ export class EntitlementCatalogue {
     try {
       offered = await this.#offered(integrationId);
     } catch (error) {
-      // A refused key fails the whole check: not thrown (the host would print its stack), a failure of no one property.
-      if (UnauthorizedError.isInstance(error)) return [{ property: "", reason: error.message }];
+      // A refused key, or one not shown integrations, fails the whole check: not thrown (the host would print its stack), a
+      // failure of no one property.
+      if (UnauthorizedError.isInstance(error) || ConfigurationError.isInstance(error)) return [{ property: "", reason: error.message }];
       throw error;
     }
     const failing = fresh.flatMap(({ i, entitlements, userId }) => {
@@ -156,16 +175,19 @@ export class EntitlementCatalogue {
   /** The offered ids, or `undefined` with a warning (once per integration: the catalogues' cache keeps the answer). */
   async #read(client: WorkspaceAccessClient, integrationId: string): Promise<string[] | undefined> {
     let why: unknown;
+    let notFound = false;
     try {
       const catalogue = await unlessNotFound(client.integrations.listEntitlements(integrationId));
       // An empty catalogue more likely means the service does not publish it than that nothing may be granted.
       if (catalogue && catalogue.length > 0) return catalogue.map((entitlement) => entitlement.id);
-      why = new Error(catalogue ? "its catalogue is empty" : "the integration was not found, or is not disclosed to this key");
+      notFound = !catalogue;
+      why = new Error("its catalogue is empty");
     } catch (error) {
       if (UnauthorizedError.isInstance(error) && (await refusedOutright(client, integrationId)))
         throw refusedKey(error, integrationId, this.#keySource);
       why = error;
     }
+    if (notFound) why = await whyNoCatalogue(client, integrationId);
     this.#warn(entitlementsNotChecked(integrationId, why));
     return undefined;
   }

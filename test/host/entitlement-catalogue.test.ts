@@ -111,7 +111,11 @@ describe("check against the catalogue", () => {
       "needs the scope Write integrations (write:integrations)",
     ],
     ["503 after the client's retries", { status: 503, times: 5 }, "answered 503"],
-    ["404 (the integration is unknown)", { status: 404 }, "not found"],
+    [
+      "404 while the integration answers (its catalogue not disclosed to the key)",
+      { status: 404 },
+      "the integration answers, but its catalogue is not disclosed to this key",
+    ],
   ])(
     "warns and lets the check pass when the catalogue answers %s",
     async (_what, fault, said) => {

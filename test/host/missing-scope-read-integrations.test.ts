@@ -2,8 +2,8 @@
  * The membership resources under a service that answers 404 ("not disclosed") to a key lacking a scope (the emulator's
  * `missingScopeStatus: 404`, `--missing-scope 404`), with a key lacking `read:integrations`: every read of an integration, its
  * members and (under the contract's table) its catalogue answers 404, as for an integration deleted. Such a 404 is no proof
- * of absence until the key is shown integrations: the refresh, the destroy and the create fail naming the key's scope and
- * where it is set, and nothing is dropped from the state, removed or invited.
+ * of absence until the key is shown integrations: the refresh, the destroy, the create and the check fail naming the key's
+ * scope and where it is set, and nothing is dropped from the state, removed, invited or let through.
  * test/host/missing-scope-not-disclosed.test.ts holds the same for `read:users` and the writes.
  */
 import { describe, expect, it } from "vitest";
@@ -21,12 +21,13 @@ const NO_READ_INTEGRATIONS = `wa_sees_no_apps_${"7".repeat(16)}`;
 issuedKeys.add(NO_READ_INTEGRATIONS);
 
 /** The default world with the key above; 404 for a missing scope unless `missingScopeStatus` says otherwise. */
-const world = (missingScopeStatus: 403 | 404 = 404) =>
+const world = (missingScopeStatus: 403 | 404 = 404, scopeTable: "document" | "contract" = "document") =>
   emulator({
     seed: defaultSeed(),
     job: { finishAfterPolls: 1 },
     keys: { [NO_READ_INTEGRATIONS]: ALL_SCOPES.filter((scope) => scope !== "read:integrations") },
     missingScopeStatus,
+    scopeTable,
   });
 
 /** The requests since the last `clearRequests`, as `METHOD /path status`, ids as `:id`; a listing of one record with `?1`. */
@@ -125,6 +126,43 @@ describe("IntegrationMembers, a key without read:integrations, a service answeri
     const made = await created(emu);
     const error = await rejection(members.read!(made.id, made.outs!));
     namesReadIntegrations(error);
+  });
+});
+
+describe("the entitlement catalogue, a key without read:integrations, the contract's scope table (it needs read:integrations)", () => {
+  it("the check fails, naming the key's scope, rather than let the entitlements through unchecked", async () => {
+    const emu = await world(404, "contract");
+    const warnings: string[] = [];
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": NO_READ_INTEGRATIONS }, { warn: (m) => warnings.push(m) });
+    const result = await entitlement.check!({}, { integrationId: youtube, userId: alan, entitlements: ["VEIWER"] });
+    expect(result.failures).toHaveLength(1);
+    expect(result.failures![0]!.reason).toContain("the service does not disclose integrations to this key");
+    expect(result.failures![0]!.reason).toContain("the scope Read integrations (read:integrations)");
+    expect(warnings).toEqual([]);
+    expect(lines(emu)).toEqual([
+      "GET /integrations/:id/entitlements 404",
+      // The first answer of this client, a 404: the address's one proof.
+      "GET /users?1 200",
+      // The integration itself tells an integration gone from one hidden, and its 404 is proven in turn.
+      "GET /integrations/:id 404",
+      "GET /integrations?1 404",
+    ]);
+  });
+
+  it("an integration that does not exist, with a key shown integrations: a warning, as before, naming it not found", async () => {
+    const emu = await world(404, "contract");
+    const warnings: string[] = [];
+    await configureFor(emu, fast, { warn: (m) => warnings.push(m) });
+    const gone = "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99";
+    const result = await entitlement.check!({}, { integrationId: gone, userId: alan, entitlements: ["VIEWER"] });
+    expect(result.failures ?? []).toEqual([]);
+    expect(warnings.join("\n")).toContain("the integration was not found");
+    expect(lines(emu)).toEqual([
+      "GET /integrations/:id/entitlements 404",
+      "GET /users?1 200",
+      "GET /integrations/:id 404",
+      "GET /integrations?1 200",
+    ]);
   });
 });
 
