@@ -503,8 +503,8 @@ export class HttpTransport {
     const read = new URL(spec.record!.path, this.settings.baseUrl).pathname;
     return new ConfigurationError(
       `${spec.method} ${path} answered 404, but GET ${read} answers that it is there: the service answers 404 (not disclosed) ` +
-        "to a key lacking a scope, so the write was refused, not done, and nothing was read as gone. Give the key in " +
-        `${this.setting("apiKey")} ${this.#theScopes(spec.scopes)}, which this write needs.`,
+        "to a key lacking a scope, so the write was refused, not done, and nothing was read as gone. Give " +
+        `${this.#theKey()} ${this.#theScopes(spec.scopes)}, which this write needs.`,
       "apiKey",
     );
   }

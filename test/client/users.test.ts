@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { collect, ConflictError, NotFoundError } from "../../src/client";
-import { clientFor, emulator, rejection } from "../support/fixtures";
+import { ALL_SCOPES } from "../../src/emulator";
+import { clientFor, emulator, issuedKeys, rejection } from "../support/fixtures";
 import { clientOf, oddServer } from "../support/odd-server";
 import { VirtualClock } from "../support/virtual-clock";
 import { withStub } from "../conformance/harness";
@@ -422,5 +423,23 @@ describe("many first requests answered 404 at once, whose one proof gets no fina
       // Said once: the others' messages are not written into it.
       expect(error.message.split("nothing was read as gone").length).toBe(2);
     });
+  });
+});
+
+describe("a DELETE answered 404 whose user is still there (a service answering 404 for a scope the key lacks)", () => {
+  it("names the key as its caller's user sets it, or 'the API key' when they cannot name it: never 'undefined'", async () => {
+    const readOnly = `wa_read_only_${"1".repeat(16)}`;
+    issuedKeys.add(readOnly);
+    const emu = await emulator({ keys: { [readOnly]: ALL_SCOPES.filter((s) => s.startsWith("read:")) }, missingScopeStatus: 404 });
+    const id = emu.users.add(alice).id;
+    // A caller whose user sets the address alone (a flag): the key is no setting they can name.
+    const settingName = (key: string) => (key === "baseUrl" ? "--base-url" : undefined);
+    const { client } = clientFor(emu, { apiKey: readOnly, settingName });
+    const error = await rejection(client.users.delete(id));
+    expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
+    expect(error.message).toContain("so the write was refused, not done");
+    expect(error.message).not.toContain("undefined");
+    expect(error.message).toContain("Give the API key the scope Write users (write:users)");
+    expect(emu.users.get(id)).toBeDefined();
   });
 });
