@@ -167,6 +167,19 @@ describe("waiting for jobs", () => {
     expect(error.message).not.toContain("jobTimeoutSeconds");
   });
 
+  it("a wait whose end has passed reads the job once: done is done, and a late one's status is one it saw", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
+    const { client, clock } = clientFor(emu);
+    const done = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    expect((await done.wait({ timeoutMs: 0 }))?.status).toBe("finished");
+    emu.jobs.hangNext(1);
+    const late = await client.integrations.invite(youtube, { userIds: [alan], entitlements: ["VIEWER"] });
+    const error = await rejection(late.wait({ timeoutMs: 0 }));
+    expect(error).toMatchObject({ jobId: late.id, lastStatus: "running" });
+    expect(emu.requests.filter((r) => r.method === "GET" && r.path.includes("/jobs/")).length).toBe(2);
+    expect(clock.slept).toBe(0);
+  });
+
   it.each([Number.NaN, -1])(
     "refuses a timeoutMs of %s before any poll (NaN would never end the wait, polling at once)",
     async (timeoutMs) => {
