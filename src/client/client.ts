@@ -3,7 +3,7 @@ import { HttpTransport } from "./transport";
 import { IntegrationsApi } from "./integrations";
 import { JobsApi } from "./jobs";
 import type { JobDeadline } from "./models";
-import { type ClientOptions, type ResolvedSettings, resolveSettings, type SettingName } from "./settings";
+import { type AddressParts, type ClientOptions, type ResolvedSettings, resolveSettings, type SettingName } from "./settings";
 import { UsersApi } from "./users";
 
 /**
@@ -27,12 +27,15 @@ export class WorkspaceAccessClient {
   /**
    * `options` are checked (a `ConfigurationError` names the first at fault); settings already resolved are taken as they are.
    * `settingName`: how messages name a setting, as its user sets it (default: the key, `baseUrl`); `undefined` for one the user
-   * cannot set, which messages then leave unnamed. `jobDeadline` is for the package's own provider, not a public option: the
-   * end of the job waits of the operation under way (a resource's `customTimeouts`).
+   * cannot set, which messages then leave unnamed. `addressBuiltFrom`: the two settings the base URL was built from, as its
+   * user sets them, if it was (messages about the address name them, and `settingName("baseUrl")` as the way to give it
+   * whole). `jobDeadline` is for the package's own provider, not a public option: the end of the job waits of the operation
+   * under way (a resource's `customTimeouts`).
    */
   constructor(
     options: (ClientOptions | (ResolvedSettings & Pick<ClientOptions, "clock" | "random" | "logger">)) & {
       settingName?: SettingName;
+      addressBuiltFrom?: AddressParts;
       jobDeadline?: () => JobDeadline | undefined;
     },
   ) {
@@ -42,6 +45,7 @@ export class WorkspaceAccessClient {
       random: options.random ?? Math.random,
       logger: options.logger,
       settingName: options.settingName ?? ((key) => key),
+      addressBuiltFrom: options.addressBuiltFrom,
       jobDeadline: options.jobDeadline,
     });
     this.jobs = new JobsApi(this.#http);

@@ -31,6 +31,12 @@ export interface ClientOptions extends Partial<Record<NumericSetting, number>> {
  */
 export type SettingName = (key: string) => string | undefined;
 
+/**
+ * The two settings a base URL was built from (`https://<workspace>.<host>/api/v1/`), named as its user sets them: messages
+ * about the address name them, and the base URL's setting as the way to give it whole instead.
+ */
+export type AddressParts = { workspace: string; host: string };
+
 /** {@link ClientOptions} checked once by whoever read them, defaults applied: the client does not check them again (`cacheDir` undefined: none). */
 export type ResolvedSettings = { readonly resolved: true; baseUrl: URL; apiKey: string; cacheDir: string | undefined } & Record<
   NumericSetting,

@@ -20,7 +20,13 @@ import { makeEchoTest, makeRedactor, makeValueRedactor, redactDeep, redactError 
 import { askedTooLong, backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
 import { schemas } from "./schemas";
 import { describeScopes, SCOPES, type Scope } from "./scopes";
-import { type ClientOptions, DEFAULT_RATE_LIMIT_WAIT_SECONDS, type ResolvedSettings, type SettingName } from "./settings";
+import {
+  type AddressParts,
+  type ClientOptions,
+  DEFAULT_RATE_LIMIT_WAIT_SECONDS,
+  type ResolvedSettings,
+  type SettingName,
+} from "./settings";
 
 /** The package version, sent in the User-Agent (package.json sits two levels up from src/ and dist/). */
 const USER_AGENT = `pulumi-workspace-access/${(require("../../package.json") as { version: string }).version}`;
@@ -102,10 +108,15 @@ interface RawResponse {
 
 /**
  * Everything the transport needs besides the settings; `settingName` names a setting in messages as its user sets it;
- * `jobDeadline`, the end of the job waits of the operation under way, if its caller set one (a resource's `customTimeouts`).
+ * `addressBuiltFrom`, the two it built the base URL from, if it did; `jobDeadline`, the end of the job waits of the
+ * operation under way, if its caller set one (a resource's `customTimeouts`).
  */
 export type TransportDeps = Required<Pick<ClientOptions, "clock" | "random">> &
-  Pick<ClientOptions, "logger"> & { settingName: SettingName; jobDeadline?: () => JobDeadline | undefined };
+  Pick<ClientOptions, "logger"> & {
+    settingName: SettingName;
+    addressBuiltFrom?: AddressParts;
+    jobDeadline?: () => JobDeadline | undefined;
+  };
 
 /** A listing of `path`, one record: the request that shows whether `scope` is disclosed to a key. */
 const listingOf = (path: string, scope: Scope): RequestSpec => ({ method: "GET", path, query: { "page[size]": 1 }, scopes: [scope] });
@@ -209,6 +220,12 @@ export class HttpTransport {
   /** A setting's name as the user sets it, e.g. `workspace-access:maxRetries`; undefined: the user cannot set it. */
   setting(name: string): string | undefined {
     return this.deps.settingName(name);
+  }
+
+  /** Where the address came from, as its user set it: the base URL's setting, or the two it was built from. */
+  #addressFrom(): string | undefined {
+    const built = this.deps.addressBuiltFrom;
+    return built ? `${built.workspace} and ${built.host}` : this.setting("baseUrl");
   }
 
   /** The API key as its user set it (`the key in workspace-access:apiKey`), or `the API key` where they cannot name it. */
@@ -327,7 +344,7 @@ export class HttpTransport {
     }
     const location = [raw?.headers["location"]].flat()[0];
     const { baseUrl } = this.settings;
-    const redirect = { location, url: new URL(path, baseUrl), baseUrl, setting: this.setting("baseUrl") ?? "the base URL" };
+    const redirect = { location, url: new URL(path, baseUrl), baseUrl, setting: this.#addressFrom() ?? "the base URL" };
     const error = noAnswer ?? errorForStatus(context, describeScopes(spec.scopes), this.redact, redirect);
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries${this.#settingAfter("maxRetries")}.`;
@@ -470,14 +487,31 @@ export class HttpTransport {
    * URL is not the workspace API's root, or the service does not disclose them to this key; both fixes named, the address's first.
    */
   #notTheApi(spec: RequestSpec, undisclosed: readonly Scope[], path: string): ConfigurationError {
-    const base = this.settings.baseUrl.href;
     return new ConfigurationError(
       `${spec.method} ${path} answered 404${this.#soDid(spec, undisclosed)}, which the workspace API answers under its root ` +
-        `unless it hides ${this.#whatOf(undisclosed)} from the key, so nothing was read as gone. Either ${base} is not the ` +
-        `workspace's API root: check ${this.setting("baseUrl") ?? "the base URL"}, it should be the API root, such as ` +
-        "https://acme.example.com/api/v1/. Or it is, and the service answers 404 (not disclosed) to a key without " +
+        `unless it hides ${this.#whatOf(undisclosed)} from the key, so nothing was read as gone. Either ${this.#notTheRoot()} ` +
+        "Or it is, and the service answers 404 (not disclosed) to a key without " +
         `${joined(undisclosed.map((scope) => scope.name))}: give ${this.#theKey()} ${this.#theScopes(undisclosed)}.`,
       "baseUrl",
+    );
+  }
+
+  /**
+   * `<base URL> is not the workspace's API root: check …`: the base URL's setting, or, for an address built from a workspace
+   * and a host, those two (neither is a URL, so no example of one is the fix) and the setting giving it whole instead.
+   */
+  #notTheRoot(): string {
+    const base = this.settings.baseUrl.href;
+    const built = this.deps.addressBuiltFrom;
+    const whole = this.setting("baseUrl") ?? "the base URL";
+    if (!built) {
+      return (
+        `${base} is not the workspace's API root: check ${whole}, it should be the API root, such as ` + "https://acme.example.com/api/v1/."
+      );
+    }
+    return (
+      `${base}, the address built from ${built.workspace} and ${built.host} as https://<workspace>.<host>/api/v1/, is not ` +
+      `the workspace's API root: check both, or set ${whole} to the API root, should it not be of that form.`
     );
   }
 
@@ -490,7 +524,7 @@ export class HttpTransport {
       `${spec.method} ${path} answered 404${this.#soDid(spec, undisclosed)}, though ${this.settings.baseUrl.href} answers as ` +
         `the workspace API: the service does not disclose ${this.#whatOf(undisclosed)} to this key (it answers 404, not ` +
         "disclosed, for a scope the key lacks), so nothing was read as gone. Give " +
-        `${this.#theKey()} ${this.#theScopes(undisclosed)}; ${this.setting("baseUrl") ?? "the address"} is the API root already.`,
+        `${this.#theKey()} ${this.#theScopes(undisclosed)}; ${this.#addressFrom() ?? "the address"} is the API root already.`,
       "apiKey",
     );
   }

@@ -24,9 +24,10 @@ const SCOPES_NEEDED = describeScopes([SCOPES.readUsers, SCOPES.readIntegrations]
 
 /**
  * The key and the API root an export reads with; `baseUrlFrom`: where the address was set, as a message names it (`--base-url`,
- * `WORKSPACE_ACCESS_BASE_URL`, `the workspace access.yaml records`), the client's messages too.
+ * `WORKSPACE_ACCESS_BASE_URL`, `the workspace access.yaml records`), the client's messages too; `built`: the address was
+ * built from `WORKSPACE_ACCESS_WORKSPACE` and `WORKSPACE_ACCESS_HOST`.
  */
-export type Connection = { apiKey: string; baseUrl: string; baseUrlFrom: string };
+export type Connection = { apiKey: string; baseUrl: string; baseUrlFrom: string; built?: boolean };
 
 /** Test seams: time and randomness of the client. */
 export interface ExportDeps {
@@ -79,7 +80,8 @@ export function exportConnection(
   }
   // The problems worded for the environment: the variables to set, not the stack config keys.
   const baseUrl = asExportError(() => resolveProviderSettings(raw, "env").client.baseUrl.href);
-  return { apiKey, baseUrl, baseUrlFrom: raw.baseUrl ? ENV.baseUrl : `${ENV.workspace} and ${ENV.host}` };
+  if (raw.baseUrl) return { apiKey, baseUrl, baseUrlFrom: ENV.baseUrl };
+  return { apiKey, baseUrl, baseUrlFrom: `${ENV.workspace} and ${ENV.host}`, built: true };
 }
 
 /**
@@ -119,12 +121,20 @@ export async function withClient<T>(
   work: (client: WorkspaceAccessClient, answered: () => void) => Promise<T>,
 ): Promise<T> {
   const { apiKey, baseUrl, baseUrlFrom } = connection;
+  // An address built from the workspace and the host is named as those two, and the variable giving it whole as the other fix.
+  const built = connection.built ? { workspace: ENV.workspace, host: ENV.host } : undefined;
   const names = new Map([
     ["apiKey", ENV.apiKey],
-    ["baseUrl", baseUrlFrom],
+    ["baseUrl", built ? ENV.baseUrl : baseUrlFrom],
   ]);
   // The key and the address are all an export's user sets: the client's other settings (maxRetries, …) go unnamed.
-  const client = new WorkspaceAccessClient({ apiKey, baseUrl, ...deps, settingName: (key) => names.get(key) });
+  const client = new WorkspaceAccessClient({
+    apiKey,
+    baseUrl,
+    ...deps,
+    settingName: (key) => names.get(key),
+    ...(built && { addressBuiltFrom: built }),
+  });
   let reached = false;
   try {
     return await work(client, () => {

@@ -172,7 +172,7 @@ export class ProviderContext {
       const client = new WorkspaceAccessClient({
         ...settings.client,
         clock: this.clock,
-        settingName: settingNamesOf(this.#raw),
+        ...settingNamesOf(this.#raw),
         jobDeadline,
       });
       const cache = new ReadCache(client, settings.readCacheSeconds * 1000, this.clock);

@@ -35,5 +35,5 @@ export function programSettings(): ProviderSettings {
  */
 export async function programClient(clock: Clock, settings: ProviderSettings = programSettings()): Promise<WorkspaceAccessClient> {
   const { WorkspaceAccessClient } = await import("../client/client.js");
-  return new WorkspaceAccessClient({ ...settings.client, clock, settingName: settingNamesOf(programRaw()) });
+  return new WorkspaceAccessClient({ ...settings.client, clock, ...settingNamesOf(programRaw()) });
 }

@@ -4,11 +4,13 @@
  */
 import type { z as Z } from "zod";
 import {
+  type AddressParts,
   completeSettings,
   NUMERIC_SETTINGS,
   type NumberSpec,
   problemsOf,
   type ResolvedSettings,
+  type SettingName,
   settingFields,
   zod,
 } from "../client/settings";
@@ -71,17 +73,21 @@ export function keySourceOf(raw: RawSettings): KeySource | undefined {
 
 /**
  * How the client's messages name each setting of `raw` (its `settingName`): where its value came from, the stack config key
- * (`workspace-access:maxRetries`) or the environment variable (`WORKSPACE_ACCESS_BASE_URL`), and an address composed of a
- * workspace and a host by both; undefined for a client option the package reads no key for (`retryMaxDelayMs`), which its
- * user cannot set. Names only, never a value.
+ * (`workspace-access:maxRetries`) or the environment variable (`WORKSPACE_ACCESS_BASE_URL`); undefined for a client option the
+ * package reads no key for (`retryMaxDelayMs`), which its user cannot set. `baseUrl` is the setting giving the address whole,
+ * from the source the address came from; `addressBuiltFrom`, the workspace's and the host's, when the address in force was
+ * built from them (a base URL given beside them is read instead). Names only, never a value.
  */
-export function settingNamesOf(raw: RawSettings): (key: string) => string | undefined {
+export function settingNamesOf(raw: RawSettings): { settingName: SettingName; addressBuiltFrom?: AddressParts } {
   const named = (key: ConfigKey) => (raw.fromEnv?.includes(key) ? (CONFIG_KEYS[key] ?? key) : `${CONFIG_NAMESPACE}:${key}`);
-  return (key) => {
+  const built = raw.baseUrl === undefined;
+  const settingName: SettingName = (key) => {
     if (!Object.hasOwn(CONFIG_KEYS, key)) return undefined;
-    if (key === "baseUrl" && raw.baseUrl === undefined) return `${named("workspace")} and ${named("host")}`;
+    // Built from variables, the address is given whole in the variable beside them.
+    if (key === "baseUrl" && built && raw.fromEnv?.includes("workspace")) return CONFIG_KEYS.baseUrl;
     return named(key as ConfigKey);
   };
+  return built ? { settingName, addressBuiltFrom: { workspace: named("workspace"), host: named("host") } } : { settingName };
 }
 
 /** Provider settings: the client's, resolved, plus the provider's own. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { collect, ConflictError, NotFoundError } from "../../src/client";
 import { ALL_SCOPES } from "../../src/emulator";
+import { readRawSettings, settingNamesOf } from "../../src/shared/settings";
 import { clientFor, emulator, issuedKeys, rejection } from "../support/fixtures";
 import { clientOf, oddServer } from "../support/odd-server";
 import { VirtualClock } from "../support/virtual-clock";
@@ -343,6 +344,41 @@ describe("a 404 before anything answered: the item's, or the address's", () => {
     expect(error.message).not.toContain("baseUrl");
     expect(error.message).not.toContain(emu.apiKey);
   });
+
+  // Neither the workspace nor the host is a URL: the message names the one they built, both to check, and the whole URL's setting.
+  it.each([
+    [
+      "the stack config",
+      { "workspace-access:workspace": "acme", "workspace-access:host": "example.com", "workspace-access:apiKey": "<key>" },
+      {},
+      ["workspace-access:workspace", "workspace-access:host", "workspace-access:baseUrl", "workspace-access:apiKey"],
+    ],
+    [
+      "the environment",
+      {},
+      { WORKSPACE_ACCESS_WORKSPACE: "acme", WORKSPACE_ACCESS_HOST: "example.com", WORKSPACE_ACCESS_API_KEY: "<key>" },
+      ["WORKSPACE_ACCESS_WORKSPACE", "WORKSPACE_ACCESS_HOST", "WORKSPACE_ACCESS_BASE_URL", "WORKSPACE_ACCESS_API_KEY"],
+    ],
+  ])(
+    "names an address built from a workspace and a host (%s) as built, both to check, and the setting giving it whole",
+    async (_, stack, env, names) => {
+      const emu = await emulator();
+      const [workspace, host, baseUrl, apiKey] = names;
+      const raw = readRawSettings((key) => (stack as Record<string, string>)[key], env);
+      const wrong = emu.url.replace("/api/v1/", "/api/v2/");
+      const { client } = clientFor(emu, { baseUrl: wrong, ...settingNamesOf(raw) });
+      const error = await rejection(client.users.get(missing));
+      expect(error).toMatchObject({ kind: "configuration", setting: "baseUrl" });
+      expect(error.message).toContain(
+        `so nothing was read as gone. Either ${wrong}, the address built from ${workspace} and ${host} as ` +
+          "https://<workspace>.<host>/api/v1/, is not the workspace's API root: check both, or set " +
+          `${baseUrl} to the API root, should it not be of that form. Or it is, and the service answers 404 (not disclosed) to ` +
+          `a key without Read users: give the key in ${apiKey} the scope Read users (read:users).`,
+      );
+      expect(error.message).not.toContain("such as https://");
+      expect(error.message).not.toContain(emu.apiKey);
+    },
+  );
 
   it("stays a 404 where the address answers, proven once per client; after a success, no proof is sent", async () => {
     const emu = await emulator();

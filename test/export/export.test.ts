@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, POPULATED_IDS, startEmulator } from "../../src/emulator/index";
 import { parseAccessFile } from "../../src/export/access-file";
 import { type ExportOptions, runExport } from "../../src/export/run";
-import { exportConnection } from "../../src/export/connect";
+import { exportConnection, withClient } from "../../src/export/connect";
 import { runCheck } from "../../src/export/run-check";
 import { VirtualClock } from "../support/virtual-clock";
 import { env, freshDir, gets, options, readFiles } from "./support";
@@ -303,6 +303,28 @@ describe("errors name the fix, never the key", () => {
       expect(error.message).not.toContain("Check the address");
       expect(error.message).not.toContain(emulator.apiKey);
     }
+  });
+
+  it("a wrong address built from WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST: both named, and the variable giving it whole", async () => {
+    const built = exportConnection(undefined, {
+      ...env(emulator),
+      WORKSPACE_ACCESS_WORKSPACE: "acme",
+      WORKSPACE_ACCESS_HOST: "example.com",
+    });
+    expect(built).toMatchObject({ baseUrl: "https://acme.example.com/api/v1/", built: true });
+    // No https://acme.example.com on loopback: the emulator under a path that is not the API's root stands in for it.
+    const wrong = emulator.url.replace("/api/v1/", "/api/v2/");
+    const listed = withClient({ ...built, baseUrl: wrong }, { clock: new VirtualClock() }, (client) => client.users.list().next());
+    const error = await listed.then(
+      () => new Error("listed"),
+      (thrown: unknown) => thrown as Error,
+    );
+    expect(error.message).toContain(
+      `Either ${wrong}, the address built from WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST as ` +
+        "https://<workspace>.<host>/api/v1/, is not the workspace's API root: check both, or set WORKSPACE_ACCESS_BASE_URL " +
+        "to the API root, should it not be of that form. Or it is,",
+    );
+    expect(error.message).not.toContain(emulator.apiKey);
   });
 
   it("a key the client refuses before sending, named as the variable it comes from", async () => {

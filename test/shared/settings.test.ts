@@ -29,42 +29,58 @@ const valueProblems = (raw: RawSettings) => allProblems({ configuredKeys: [] }, 
 
 describe("how the client's messages name each setting: where its value was read, never the value", () => {
   const key = "wa_names_key_0123456789";
+  // `baseUrl`: the setting giving the address whole, where the address came from; what it was built from, only when it was.
   it.each([
     [
       "the stack config",
       { "workspace-access:baseUrl": "https://a.example.com/api/v1/", "workspace-access:apiKey": key },
       {},
-      "workspace-access:baseUrl",
+      ["workspace-access:baseUrl", undefined],
       "workspace-access:apiKey",
     ],
     [
       "the environment",
       {},
       { WORKSPACE_ACCESS_BASE_URL: "https://a.example.com/api/v1/", WORKSPACE_ACCESS_API_KEY: key },
-      "WORKSPACE_ACCESS_BASE_URL",
+      ["WORKSPACE_ACCESS_BASE_URL", undefined],
       "WORKSPACE_ACCESS_API_KEY",
+    ],
+    [
+      "the stack config, a workspace and a host beside the base URL (not read)",
+      {
+        "workspace-access:baseUrl": "https://a.example.com/api/v1/",
+        "workspace-access:workspace": "acme",
+        "workspace-access:host": "example.com",
+        "workspace-access:apiKey": key,
+      },
+      {},
+      ["workspace-access:baseUrl", undefined],
+      "workspace-access:apiKey",
     ],
     [
       "the stack config's workspace and host",
       { "workspace-access:workspace": "acme", "workspace-access:host": "example.com", "workspace-access:apiKey": key },
       {},
-      "workspace-access:workspace and workspace-access:host",
+      ["workspace-access:baseUrl", { workspace: "workspace-access:workspace", host: "workspace-access:host" }],
       "workspace-access:apiKey",
     ],
     [
       "the environment's workspace and host",
       {},
       { WORKSPACE_ACCESS_WORKSPACE: "acme", WORKSPACE_ACCESS_HOST: "example.com", WORKSPACE_ACCESS_API_KEY: key },
-      "WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST",
+      ["WORKSPACE_ACCESS_BASE_URL", { workspace: "WORKSPACE_ACCESS_WORKSPACE", host: "WORKSPACE_ACCESS_HOST" }],
       "WORKSPACE_ACCESS_API_KEY",
     ],
-  ])("the address and the key from %s", (_, stack, env, baseUrl, apiKey) => {
-    const names = settingNamesOf(readRawSettings(config({ ...stack, "workspace-access:maxRetries": "2" }), env));
-    expect([names("baseUrl"), names("apiKey"), names("maxRetries")]).toEqual([baseUrl, apiKey, "workspace-access:maxRetries"]);
+  ])("the address and the key from %s", (_, stack, env, address, apiKey) => {
+    const { settingName: names, addressBuiltFrom } = settingNamesOf(
+      readRawSettings(config({ ...stack, "workspace-access:maxRetries": "2" }), env),
+    );
+    expect([names("baseUrl"), addressBuiltFrom]).toEqual(address);
+    expect([names("apiKey"), names("maxRetries")]).toEqual([apiKey, "workspace-access:maxRetries"]);
   });
 
   it("names no client option the package reads no key for: its user cannot set it", () => {
-    const names = settingNamesOf(readRawSettings(config({}), { WORKSPACE_ACCESS_API_KEY: key }));
+    const names = settingNamesOf(readRawSettings(config({}), { WORKSPACE_ACCESS_API_KEY: key })).settingName;
     expect([names("retryMaxDelayMs"), names("maxRateLimitRetries"), names("jobPollIntervalMs")]).toEqual([undefined, undefined, undefined]);
   });
 });

@@ -42,7 +42,7 @@ export function clockOf(emu: Emulator): VirtualClock {
 /** A client of `emu` on the emulator's virtual clock with fixed jitter, closed after the test. */
 export function clientFor(
   emu: Emulator,
-  options: Partial<ClientOptions> & { settingName?: (key: string) => string | undefined } = {},
+  options: Partial<ClientOptions> & Pick<ConstructorParameters<typeof WorkspaceAccessClient>[0], "settingName" | "addressBuiltFrom"> = {},
 ): { client: WorkspaceAccessClient; clock: VirtualClock } {
   const clock = clockOf(emu);
   const client = new WorkspaceAccessClient({
