@@ -823,14 +823,23 @@ describe("a list is not proof of absence", () => {
 });
 
 describe("a refresh where the integration answers 404", () => {
-  it("fails naming the integration instead of forgetting the resource (404 may mean not disclosed to this key)", async () => {
+  it("fails saying the integration no longer exists, its 404 confirmed, instead of forgetting the resource", async () => {
     const emu = await setup();
     const { id, outs } = await provider.create((await check(base)).inputs!);
     emu.fault({ method: "GET", path: new RegExp(`^/integrations/${youtube}`), status: 404, times: 100 });
+    emu.clearRequests();
     const error = await rejection(provider.read!(id, outs));
-    expect(error.message).toContain(`the integration itself answers 404 to this key`);
-    expect(error.message).toContain(youtube);
-    expect(error.message).not.toContain(emu.apiKey);
+    expect(error.message).toBe(
+      `User ${base.userId} is not a member of integration ${youtube}, and the integration itself answers 404 to ` +
+        `GET /integrations/${youtube}: it no longer exists (the 404 is confirmed: this key is shown integrations, so it is ` +
+        "not a scope the key lacks). The resource is kept, not forgotten (forgotten, the next up would invite the user " +
+        "again). Remove the resource from the program and run pulumi state delete on it.",
+    );
+    // Confirmed: the create's reads of this integration answered, so the key is shown integrations and users.
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET /integrations/${youtube}/users/${base.userId} 404`,
+      `GET /integrations/${youtube} 404`,
+    ]);
   });
 
   it("a membership truly gone (the integration answers) is still dropped, with one integration read for all resources", async () => {

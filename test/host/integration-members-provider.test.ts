@@ -8,7 +8,7 @@ import type { Emulator, EmulatorOptions } from "../../src/emulator";
 import type { IntegrationMembersOutputs } from "../../src/host/members/integration-members-provider";
 import { provider } from "../../src/host/members/integration-members-provider";
 import { UNKNOWN } from "../../src/shared/unknown";
-import { clockOf, emulator } from "../support/fixtures";
+import { clockOf, emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 
 const INTEGRATION = "5b1c0d2e-0000-4000-8000-00000000be0c";
@@ -798,12 +798,23 @@ describe("a list is not proof of absence", () => {
     expect(emu.integrations.members(BIG).find((m) => m.userId === N)?.entitlements).toEqual(["VIEWER"]);
   });
 
-  it("a refresh whose member list answers 404 fails naming the integration and the key's access, and drops nobody", async () => {
+  /** The requests sent, as `GET /api/v1/path?query status`. */
+  const sent = (emu: Emulator) => emu.requests.map((r) => `${r.method} ${r.rawPath} ${r.status}`);
+  /** The client's proof that a first 404 to a member list is the integration's: the listings of integrations and users answer. */
+  const proof = ["GET /api/v1/integrations?page%5Bsize%5D=1 200", "GET /api/v1/users?page%5Bsize%5D=1 200"];
+
+  it("a refresh whose member list answers 404, confirmed, fails saying the integration no longer exists, and drops nobody", async () => {
     const emu = await big();
-    emu.fault({ method: "GET", path: listPath, status: 404 });
-    await expect(provider.read!(BIG, stateOf(managedAll().map(collaborator)))).rejects.toThrow(
-      `Integration ${BIG} answered 404 to its member list: it does not exist, or this API key may not see it`,
+    emu.integrations.remove(BIG);
+    emu.clearRequests();
+    const error = await rejection(provider.read!(BIG, stateOf(managedAll().map(collaborator))));
+    expect(error.message).toBe(
+      `Integration ${BIG} no longer exists: its member list answered 404 to GET /integrations/${BIG}/users (the 404 is ` +
+        "confirmed: this key is shown integrations and users, so it is not a scope the key lacks). The refresh changes " +
+        "nothing in the state. Remove this resource from the program (the next up destroys it, removing no one), or " +
+        "pulumi state delete it.",
     );
+    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof]);
   });
 
   it("a destroy whose member list answers 404 while the integration answers fails, keeping the resource and removing nobody", async () => {
@@ -811,9 +822,30 @@ describe("a list is not proof of absence", () => {
     const state = stateOf(managedAll().map(collaborator));
     const before = emu.integrations.members(BIG).length;
     emu.fault({ method: "GET", path: listPath, status: 404 });
-    await expect(provider.delete!(BIG, state)).rejects.toThrow(`Integration ${BIG} answers, but its member list answered 404`);
-    expect(emu.requests.filter((r) => r.method === "DELETE")).toEqual([]);
+    emu.clearRequests();
+    const error = await rejection(provider.delete!(BIG, state));
+    expect(error.message).toBe(
+      `Integration ${BIG} answers GET /integrations/${BIG}, but its member list answered 404 (the 404 is confirmed: this ` +
+        "key is shown integrations and users, so it is not a scope the key lacks): the service withholds this " +
+        "integration's members from this key. Its members were not removed and the resource is kept. Check the key's " +
+        "access to this integration's members, then destroy again; to stop managing them without removing anyone, " +
+        "pulumi state delete this resource.",
+    );
+    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof, `GET /api/v1/integrations/${BIG} 200`]);
     expect(emu.integrations.members(BIG)).toHaveLength(before);
+  });
+
+  it("an import of an integration whose member list answers 404, confirmed, fails saying there is none, and writes nothing", async () => {
+    const emu = await big();
+    emu.integrations.remove(BIG);
+    emu.clearRequests();
+    const error = await rejection(provider.create!({ ...inputs([O1]), __importId: BIG }));
+    expect(error.message).toBe(
+      `import: there is no integration ${BIG}: its member list answered 404 to GET /integrations/${BIG}/users (the 404 ` +
+        "is confirmed: this key is shown integrations and users, so it is not a scope the key lacks), so there is " +
+        "nothing to import. Nothing was changed. Check the id.",
+    );
+    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof]);
   });
 
   it("a destroy whose integration is gone (both answer 404) is done", async () => {

@@ -175,7 +175,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         if (props && pending && (pending.jobId === null || (await isJobRunning(client, pending.jobId)))) {
           return { id, props, inputs: inputsOf(props) };
         }
-        // 404 also means "not disclosed to this key": forgetting every membership it hides would have the next up invite them all.
+        // Gone (the client trusts this 404 once the key is shown integrations): failed and kept; forgotten, the next up would invite again.
         if (!(await view.visible())) throw new ConfigurationError(integrationNotVisible(integrationId, userId), "integrationId");
         return { id: "", props: {} as IntegrationEntitlementOutputs };
       }

@@ -9,14 +9,16 @@ type Membership = Pick<IntegrationEntitlementInputs, "integrationId" | "userId">
 /** The set of a member, for messages: `VIEWER, EDITOR`, or `none`. */
 const describeSet = (ids: readonly string[]) => (ids.length > 0 ? entitlementSet(ids).join(", ") : "none");
 
-/** A refresh found `userId` a member of nothing, and integration `integrationId` itself answers 404 to this key. */
+/**
+ * A refresh found `userId` not a member of integration `integrationId`, and the integration's own read answered 404: the client
+ * trusts a 404 to a read of integrations only once the key is shown integrations (`#unlessHidden`), so it is gone.
+ */
 export function integrationNotVisible(integrationId: string, userId: string): string {
   return (
-    `User ${userId} is not a member of integration ${integrationId} as far as this key can tell, ` +
-    "but the integration itself answers 404 to this key: it was deleted, or this key is not shown it. " +
-    "The resource is kept, not forgotten (forgetting it would have the next up invite the user again). " +
-    "If the integration was deleted, remove the resource from the program and run pulumi state delete on it; " +
-    "otherwise use a key that may read the integration."
+    `User ${userId} is not a member of integration ${integrationId}, and the integration itself answers 404 to ` +
+    `GET /integrations/${integrationId}: it no longer exists (the 404 is confirmed: this key is shown integrations, so it is ` +
+    "not a scope the key lacks). The resource is kept, not forgotten (forgotten, the next up would invite the user again). " +
+    "Remove the resource from the program and run pulumi state delete on it."
   );
 }
 

@@ -8,7 +8,7 @@
  * | diff | none (the plan from the state; a change that would remove the last owner fails) |
  * | create, `import` | the list; `POST .../users` per 100 new members of a role and set, its job, a read-back; `PATCH`es. Removes no one |
  * | update | jobs left running waited for; the list; a `DELETE` per member dropped, shown unmanaged, or changing role; invitations; `PATCH`es |
- * | read | the list (a 404 fails the refresh: the integration may be gone, or not disclosed to the key) |
+ * | read | the list (a 404, which the client trusts once the key is shown integrations and users, fails the refresh: the integration is gone) |
  * | delete | jobs left running waited for; the list; a `DELETE` per managed member there, not adopted (unless `deleteOnDestroy`) or taken over |
  *
  * It manages the members in its state (invited, adopted or declared); everyone else is reported unmanaged. No operation
@@ -124,7 +124,8 @@ async function update(
 
 /**
  * A read: the member list, and a direct read of each managed member it misses before forgetting them. A 404 to the list
- * fails the refresh: the integration may only be hidden from this key, and dropping every member would hide that access.
+ * (confirmed by the client: the key is shown integrations and users) fails the refresh, saying the integration is gone, and
+ * leaves the state as it was: its user removes the resource.
  */
 async function read(
   ctx: ProviderContext,

@@ -71,22 +71,28 @@ export function cannotReadBack(error: unknown): string {
   return `the invitation finished, but reading back what it made failed (${why}): the state records what was asked; the next refresh reads the member again.`;
 }
 
-/** Integration `id` answered 404 to its member list during a refresh. */
+/** What proves a member list's 404 the integration's: the client trusts it only once the key is shown both (`#unlessHidden`). */
+const CONFIRMED = "(the 404 is confirmed: this key is shown integrations and users, so it is not a scope the key lacks)";
+
+/** Integration `id`'s member list answered 404 to a refresh: the integration is gone. */
 export function notDisclosed(id: string): string {
   return (
-    `Integration ${id} answered 404 to its member list: it does not exist, or this API key may not see it ` +
-    "(the service answers 404 for what it does not disclose). The refresh changes nothing in the state. " +
-    "Check the key's access to the integration; " +
-    "if the integration was deleted, remove this resource from the state (pulumi state delete) or destroy it."
+    `Integration ${id} no longer exists: its member list answered 404 to GET /integrations/${id}/users ${CONFIRMED}. ` +
+    "The refresh changes nothing in the state. Remove this resource from the program (the next up destroys it, removing " +
+    "no one), or pulumi state delete it."
   );
 }
 
-/** A destroy whose member list answered 404 while the integration itself answers: the list is hidden from the key. */
+/**
+ * A destroy whose member list answered 404 while the integration itself answers: neither a scope the key lacks (the 404 is
+ * confirmed) nor the integration gone, so the service withholds this integration's members alone.
+ */
 export function membersNotDisclosed(id: string): string {
   return (
-    `Integration ${id} answers, but its member list answered 404 to this API key, so its members were not removed and ` +
-    "the resource is kept. Check the key's access to the integration's members (Read integrations), then destroy again; " +
-    "to stop managing them without removing anyone, pulumi state delete this resource."
+    `Integration ${id} answers GET /integrations/${id}, but its member list answered 404 ${CONFIRMED}: the service ` +
+    "withholds this integration's members from this key. Its members were not removed and the resource is kept. Check " +
+    "the key's access to this integration's members, then destroy again; to stop managing them without removing anyone, " +
+    "pulumi state delete this resource."
   );
 }
 
@@ -98,11 +104,11 @@ export function notTheDeclaredIntegration(importId: string, integrationId: strin
   );
 }
 
-/** `import` names integration `importId`, which answered 404 to its member list. */
+/** `import` names integration `importId`, whose member list answered 404: there is no such integration. */
 export function noIntegrationToImport(importId: string): string {
   return (
-    `import: integration ${importId} answered 404 to its member list: it does not exist, or this key may not see it, ` +
-    "so there is nothing to import. Nothing was changed."
+    `import: there is no integration ${importId}: its member list answered 404 to GET /integrations/${importId}/users ` +
+    `${CONFIRMED}, so there is nothing to import. Nothing was changed. Check the id.`
   );
 }
 

@@ -91,7 +91,10 @@ export class MembershipView {
     return new Map([...found, ...(await readEach(this.#client, this.#integrationId, unread))]);
   }
 
-  /** Whether the integration answers this key (`GET /integrations/{id}`): `false` on 404 (deleted, or not disclosed). Asked once, unless it fails. */
+  /**
+   * Whether the integration answers this key (`GET /integrations/{id}`): `false` on 404, deleted (the client trusts the 404 once
+   * the key is shown integrations). Asked once, unless it fails.
+   */
   visible(): Promise<boolean> {
     this.#visible ??= this.#client.integrations.get(this.#integrationId).then(
       () => true,
