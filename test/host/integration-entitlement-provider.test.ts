@@ -823,23 +823,47 @@ describe("a list is not proof of absence", () => {
 });
 
 describe("a refresh where the integration answers 404", () => {
-  it("fails saying the integration no longer exists, its 404 confirmed, instead of forgetting the resource", async () => {
+  it("drops the resource from the state with a warning once the integration's 404 is confirmed: nothing removed", async () => {
     const emu = await setup();
     const { id, outs } = await provider.create((await check(base)).inputs!);
-    emu.fault({ method: "GET", path: new RegExp(`^/integrations/${youtube}`), status: 404, times: 100 });
+    const warned: string[] = [];
+    await configureFor(emu, fast, { warn: (message) => void warned.push(message) });
+    emu.integrations.remove(youtube);
     emu.clearRequests();
-    const error = await rejection(provider.read!(id, outs));
-    expect(error.message).toBe(
-      `User ${base.userId} is not a member of integration ${youtube}, and the integration itself answers 404 to ` +
-        `GET /integrations/${youtube}: it no longer exists (the 404 is confirmed: this key is shown integrations, so it is ` +
-        "not a scope the key lacks). The resource is kept, not forgotten (forgotten, the next up would invite the user " +
-        "again). Remove the resource from the program and run pulumi state delete on it.",
-    );
-    // Confirmed: the create's reads of this integration answered, so the key is shown integrations and users.
+    expect(wire(await provider.read!(id, outs))).toEqual({ id: "", props: {} });
+    expect(warned).toEqual([
+      `Integration ${youtube} no longer exists: user ${base.userId}'s membership of it and the integration itself answer 404 ` +
+        `(GET /integrations/${youtube}; the 404 is confirmed: this key is shown integrations, so it is not a scope the key ` +
+        "lacks). The IntegrationEntitlement is dropped from the state, removing no one; if the program still declares it, " +
+        "the next up tries to create it and fails while the integration is gone: remove it from the program.",
+    ]);
+    // Confirmed: the listings of integrations and users (one record each) answered; nothing but reads was sent.
     expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       `GET /integrations/${youtube}/users/${base.userId} 404`,
+      `GET /integrations/${youtube}/users 404`,
+      "GET /integrations 200",
+      "GET /users 200",
       `GET /integrations/${youtube} 404`,
     ]);
+  });
+
+  it("a destroy of a membership whose integration is gone succeeds, with nothing to remove", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    await configureFor(emu, fast);
+    emu.integrations.remove(youtube);
+    emu.clearRequests();
+    await provider.delete!(id, outs!);
+    expect(emu.requests.filter((r) => r.method === "DELETE").map((r) => r.status)).toEqual([404]);
+  });
+
+  it("an up after the drop tries the create, and fails naming the integration: no member is made", async () => {
+    const emu = await setup();
+    emu.integrations.remove(youtube);
+    emu.clearRequests();
+    const error = await rejection(provider.create((await check(base)).inputs!));
+    expect(error.message).toContain(`POST /api/v1/integrations/${youtube}/users answered 404`);
+    expect(invites(emu).map((r) => r.status)).toEqual([404]);
   });
 
   it("a membership truly gone (the integration answers) is still dropped, with one integration read for all resources", async () => {

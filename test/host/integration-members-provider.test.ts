@@ -803,18 +803,44 @@ describe("a list is not proof of absence", () => {
   /** The client's proof that a first 404 to a member list is the integration's: the listings of integrations and users answer. */
   const proof = ["GET /api/v1/integrations?page%5Bsize%5D=1 200", "GET /api/v1/users?page%5Bsize%5D=1 200"];
 
-  it("a refresh whose member list answers 404, confirmed, fails saying the integration no longer exists, and drops nobody", async () => {
+  it("a refresh whose integration is gone (its member list and itself answer 404, confirmed) drops the resource with a warning, removing nobody", async () => {
     const emu = await big();
+    const warned: string[] = [];
+    await configureFor(emu, {}, { warn: (message) => void warned.push(message) });
     emu.integrations.remove(BIG);
+    emu.clearRequests();
+    expect(wire(await provider.read!(BIG, stateOf(managedAll().map(collaborator))))).toEqual({ id: "", props: {} });
+    expect(warned).toEqual([
+      `Integration ${BIG} no longer exists: its member list and the integration itself answer 404 (GET /integrations/${BIG}; ` +
+        "the 404 is confirmed: this key is shown integrations and users, so it is not a scope the key lacks). The " +
+        "IntegrationMembers is dropped from the state, removing no one; if the program still declares it, the next up tries " +
+        "to create it and fails while the integration is gone: remove it from the program.",
+    ]);
+    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof, `GET /api/v1/integrations/${BIG} 404`]);
+  });
+
+  it("a refresh whose member list answers 404 while the integration answers fails, and drops nobody", async () => {
+    const emu = await big();
+    emu.fault({ method: "GET", path: listPath, status: 404 });
     emu.clearRequests();
     const error = await rejection(provider.read!(BIG, stateOf(managedAll().map(collaborator))));
     expect(error.message).toBe(
-      `Integration ${BIG} no longer exists: its member list answered 404 to GET /integrations/${BIG}/users (the 404 is ` +
-        "confirmed: this key is shown integrations and users, so it is not a scope the key lacks). The refresh changes " +
-        "nothing in the state. Remove this resource from the program (the next up destroys it, removing no one), or " +
-        "pulumi state delete it.",
+      `Integration ${BIG} answers GET /integrations/${BIG}, but its member list answered 404 (the 404 is confirmed: this ` +
+        "key is shown integrations and users, so it is not a scope the key lacks): the service withholds this " +
+        "integration's members from this key. The refresh changes nothing in the state. Check the key's access to this " +
+        "integration's members, then refresh again.",
     );
-    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof]);
+    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof, `GET /api/v1/integrations/${BIG} 200`]);
+  });
+
+  it("an up after the drop tries the create, and fails naming the integration: nothing is written", async () => {
+    const emu = await big();
+    emu.integrations.remove(BIG);
+    emu.clearRequests();
+    const error = await rejection(provider.create!(inputs(managedAll())));
+    expect(error.message).toContain(`GET /api/v1/integrations/${BIG}/users`);
+    expect(error.message).toContain("answered 404");
+    expect(writes(emu)).toEqual([]);
   });
 
   it("a destroy whose member list answers 404 while the integration answers fails, keeping the resource and removing nobody", async () => {

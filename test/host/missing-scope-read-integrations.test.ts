@@ -79,8 +79,10 @@ describe("IntegrationEntitlement, a key without read:integrations, a service ans
   it("a refresh fails naming read:integrations rather than drop the membership or blame integrationId", async () => {
     const emu = await world();
     const { id, outs } = await membership(emu);
-    for (const removed of [false, true]) {
-      if (removed) emu.integrations.removeMember(youtube, alan);
+    // Not a member, then the integration itself gone: its 404 is no proof to this key, so nothing is dropped.
+    for (const removed of ["none", "member", "integration"]) {
+      if (removed === "member") emu.integrations.removeMember(youtube, alan);
+      if (removed === "integration") emu.integrations.remove(youtube);
       const error = await rejection(entitlement.read!(id, outs as never));
       namesReadIntegrations(error);
       expect(error.message).toContain(
@@ -121,11 +123,12 @@ describe("IntegrationMembers, a key without read:integrations, a service answeri
     expect(isMember(emu, alan)).toBe(true);
   });
 
-  it("a refresh fails naming read:integrations, and drops nobody", async () => {
+  it("a refresh fails naming read:integrations, and drops nobody, nor the resource when the integration is gone", async () => {
     const emu = await world();
     const made = await created(emu);
-    const error = await rejection(members.read!(made.id, made.outs!));
-    namesReadIntegrations(error);
+    namesReadIntegrations(await rejection(members.read!(made.id, made.outs!)));
+    emu.integrations.remove(youtube);
+    namesReadIntegrations(await rejection(members.read!(made.id, made.outs!)));
   });
 });
 

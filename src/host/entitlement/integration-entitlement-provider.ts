@@ -12,6 +12,7 @@
  * | create with `import` | `GET .../users/{userId}` (404 fails), then the adoption above |
  * | update | `PATCH .../users/{userId}` and its job; resuming a partial create: its job waited for, then the create's writes |
  * | read | the member from the view (a refresh's reads share one list); a pending write's job once; not a member: `GET /integrations/{id}` once |
+ * | | (404: the integration gone, the resource dropped with a warning) |
  * | delete | the member's role from the view (a destroy's reads share one list), then `DELETE .../users/{userId}` and its job (404: gone); |
  * | | a pending write's job first. Left unless `deleteOnDestroy`: an adopted membership, and a member made an owner the program did not declare; |
  * | | left always: a partial create's member holding another role than its invitation asked (someone else's) |
@@ -51,7 +52,7 @@ import {
   adoptedMembershipLeft,
   adoptedRoleChange,
   importedOtherMembership,
-  integrationNotVisible,
+  integrationGone,
   noMembershipToImport,
   notInvitedMembershipLeft,
   ownerMembershipLeft,
@@ -175,8 +176,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         if (props && pending && (pending.jobId === null || (await isJobRunning(client, pending.jobId)))) {
           return { id, props, inputs: inputsOf(props) };
         }
-        // Gone (the client trusts this 404 once the key is shown integrations): failed and kept; forgotten, the next up would invite again.
-        if (!(await view.visible())) throw new ConfigurationError(integrationNotVisible(integrationId, userId), "integrationId");
+        // The integration gone (the client trusts its 404 once the key is shown integrations): dropped, as a membership gone is.
+        // The next up's create then fails naming the integration, and the drop removes no one.
+        if (!(await view.visible())) ctx.warn(integrationGone(integrationId, userId));
         return { id: "", props: {} as IntegrationEntitlementOutputs };
       }
       // A partial create's member holding another role was not made by its invitation: someone else's. Kept as recorded, the

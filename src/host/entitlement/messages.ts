@@ -11,14 +11,15 @@ const describeSet = (ids: readonly string[]) => (ids.length > 0 ? entitlementSet
 
 /**
  * A refresh found `userId` not a member of integration `integrationId`, and the integration's own read answered 404: the client
- * trusts a 404 to a read of integrations only once the key is shown integrations (`#unlessHidden`), so it is gone.
+ * trusts a 404 to a read of integrations only once the key is shown integrations (`#unlessHidden`), so it is gone, and the
+ * resource is dropped from the state.
  */
-export function integrationNotVisible(integrationId: string, userId: string): string {
+export function integrationGone(integrationId: string, userId: string): string {
   return (
-    `User ${userId} is not a member of integration ${integrationId}, and the integration itself answers 404 to ` +
-    `GET /integrations/${integrationId}: it no longer exists (the 404 is confirmed: this key is shown integrations, so it is ` +
-    "not a scope the key lacks). The resource is kept, not forgotten (forgotten, the next up would invite the user again). " +
-    "Remove the resource from the program and run pulumi state delete on it."
+    `Integration ${integrationId} no longer exists: user ${userId}'s membership of it and the integration itself answer 404 ` +
+    `(GET /integrations/${integrationId}; the 404 is confirmed: this key is shown integrations, so it is not a scope the key ` +
+    "lacks). The IntegrationEntitlement is dropped from the state, removing no one; if the program still declares it, " +
+    "the next up tries to create it and fails while the integration is gone: remove it from the program."
   );
 }
 

@@ -8,7 +8,7 @@
  * | diff | none (the plan from the state; a change that would remove the last owner fails) |
  * | create, `import` | the list; `POST .../users` per 100 new members of a role and set, its job, a read-back; `PATCH`es. Removes no one |
  * | update | jobs left running waited for; the list; a `DELETE` per member dropped, shown unmanaged, or changing role; invitations; `PATCH`es |
- * | read | the list (a 404, which the client trusts once the key is shown integrations and users, fails the refresh: the integration is gone) |
+ * | read | the list; a 404 (trusted by the client once the key is shown integrations and users): `GET /integrations/{id}`, 404: gone, dropped with a warning |
  * | delete | jobs left running waited for; the list; a `DELETE` per managed member there, not adopted (unless `deleteOnDestroy`) or taken over |
  *
  * It manages the members in its state (invited, adopted or declared); everyone else is reported unmanaged. No operation
@@ -25,9 +25,9 @@ import { waitForPending } from "../membership/partial-write";
 import { applyPlan, failedError, runError, runOf } from "./members-apply";
 import {
   adoptedMembersLeft,
+  integrationGone,
   membersNotDisclosed,
   noIntegrationToImport,
-  notDisclosed,
   notInvitedLeft,
   notTheDeclaredIntegration,
   ownersLeft,
@@ -124,8 +124,8 @@ async function update(
 
 /**
  * A read: the member list, and a direct read of each managed member it misses before forgetting them. A 404 to the list
- * (confirmed by the client: the key is shown integrations and users) fails the refresh, saying the integration is gone, and
- * leaves the state as it was: its user removes the resource.
+ * (confirmed by the client: the key is shown integrations and users) reads the integration: gone too, the resource is dropped
+ * with a warning (removing no one; the next up's create fails naming it); there, the list is withheld and the refresh fails.
  */
 async function read(
   ctx: ProviderContext,
@@ -137,8 +137,10 @@ async function read(
   try {
     acts = await planAgainstService(ctx, { op: "read", integrationId: id, prior }, props?.members);
   } catch (error) {
-    if (NotFoundError.isInstance(error)) throw new Error(notDisclosed(id), { cause: error });
-    throw error;
+    if (!NotFoundError.isInstance(error)) throw error;
+    if (await ctx.connection().memberships.of(id).visible()) throw new Error(membersNotDisclosed(id, "refresh"), { cause: error });
+    ctx.warn(integrationGone(id));
+    return { id: "", props: {} as IntegrationMembersOutputs };
   }
   const run = runOf(id, acts);
   const declaredRoles = props?.declaredRoles;
@@ -183,7 +185,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     // member list does not is hidden from this key, not empty: forgetting its members would leave them their access.
     if (NotFoundError.isInstance(error)) {
       if (!(await ctx.connection().memberships.of(id).visible())) return;
-      throw new Error(membersNotDisclosed(id), { cause: error });
+      throw new Error(membersNotDisclosed(id, "destroy"), { cause: error });
     }
     throw error;
   }

@@ -74,25 +74,29 @@ export function cannotReadBack(error: unknown): string {
 /** What proves a member list's 404 the integration's: the client trusts it only once the key is shown both (`#unlessHidden`). */
 const CONFIRMED = "(the 404 is confirmed: this key is shown integrations and users, so it is not a scope the key lacks)";
 
-/** Integration `id`'s member list answered 404 to a refresh: the integration is gone. */
-export function notDisclosed(id: string): string {
+/** Integration `id`'s member list and the integration itself answered 404 to a refresh: it is gone, and the resource dropped. */
+export function integrationGone(id: string): string {
   return (
-    `Integration ${id} no longer exists: its member list answered 404 to GET /integrations/${id}/users ${CONFIRMED}. ` +
-    "The refresh changes nothing in the state. Remove this resource from the program (the next up destroys it, removing " +
-    "no one), or pulumi state delete it."
+    `Integration ${id} no longer exists: its member list and the integration itself answer 404 (GET /integrations/${id}; ` +
+    "the 404 is confirmed: this key is shown integrations and users, so it is not a scope the key lacks). The " +
+    "IntegrationMembers is dropped from the state, removing no one; if the program still declares it, the next up tries " +
+    "to create it and fails while the integration is gone: remove it from the program."
   );
 }
 
 /**
- * A destroy whose member list answered 404 while the integration itself answers: neither a scope the key lacks (the 404 is
- * confirmed) nor the integration gone, so the service withholds this integration's members alone.
+ * A refresh or destroy whose member list answered 404 while the integration itself answers: neither a scope the key lacks (the
+ * 404 is confirmed) nor the integration gone, so the service withholds this integration's members alone.
  */
-export function membersNotDisclosed(id: string): string {
+export function membersNotDisclosed(id: string, op: "refresh" | "destroy"): string {
+  const outcome =
+    op === "refresh"
+      ? "The refresh changes nothing in the state. Check the key's access to this integration's members, then refresh again."
+      : "Its members were not removed and the resource is kept. Check the key's access to this integration's members, then " +
+        "destroy again; to stop managing them without removing anyone, pulumi state delete this resource.";
   return (
     `Integration ${id} answers GET /integrations/${id}, but its member list answered 404 ${CONFIRMED}: the service ` +
-    "withholds this integration's members from this key. Its members were not removed and the resource is kept. Check " +
-    "the key's access to this integration's members, then destroy again; to stop managing them without removing anyone, " +
-    "pulumi state delete this resource."
+    `withholds this integration's members from this key. ${outcome}`
   );
 }
 
