@@ -103,7 +103,7 @@ export interface AccessFile {
   users: AccessUser[];
   /** Sorted by name. */
   integrations: AccessIntegration[];
-  /** The records the export left out, one per key ({@link leftOutKey}), sorted ({@link sortedLeftOut}). */
+  /** The records the export left out, one per key ({@link leftOutKey}: a file with two is refused), sorted ({@link sortedLeftOut}). */
   leftOut: AccessLeftOut[];
 }
 
@@ -260,9 +260,13 @@ export interface AccessData extends AccessFile {
   memberships: AccessMembership[];
 }
 
-/** What identifies a left-out record across exports and checks: kind, integration id and id (not reason nor email). */
-export function leftOutKey(record: Pick<AccessLeftOut, "kind" | "id" | "integration">): string {
-  return `${record.kind}\u0000${record.integration ?? ""}\u0000${record.id ?? ""}`;
+/**
+ * What identifies a left-out record across exports and checks: kind, integration id and id; one without an id (added by
+ * hand) by its email, case-insensitively, instead. Not its reason, nor the email of one with an id (it may change).
+ */
+export function leftOutKey(record: Pick<AccessLeftOut, "kind" | "id" | "integration" | "email">): string {
+  const who = record.id ?? (record.email === undefined ? "" : `\u0001${emailKey(record.email)}`);
+  return `${record.kind}\u0000${record.integration ?? ""}\u0000${who}`;
 }
 
 /** The file's left-out records in their order (kind, integration id, id, email, reason), one per key. */
@@ -342,6 +346,7 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
   }
   const file = parsed.data!;
   const memberships = checkRecords(file, fail);
+  refuseLeftOutTwice(file.leftOut, fail, (path) => lineOf(doc, lines, path));
   return { ...file, version: ACCESS_FILE_VERSION, leftOut: sortedLeftOut(file.leftOut), memberships };
 }
 
@@ -401,6 +406,33 @@ function checkRecords(file: AccessFile, fail: (path: ReadonlyArray<PropertyKey>,
     });
   });
   return memberships;
+}
+
+/**
+ * Two records left out under one key ({@link leftOutKey}) cannot be told apart: keeping one would drop what was written of
+ * the other without a word. The second is refused, naming the first's line too.
+ */
+function refuseLeftOutTwice(
+  records: readonly AccessLeftOut[],
+  fail: (path: ReadonlyArray<PropertyKey>, what: string) => never,
+  lineAt: (path: ReadonlyArray<PropertyKey>) => string,
+): void {
+  const seen = new Map<string, number>();
+  records.forEach((record, i) => {
+    const first = seen.get(leftOutKey(record));
+    if (first === undefined) {
+      seen.set(leftOutKey(record), i);
+      return;
+    }
+    const who = record.id ?? record.email ?? "(no id, no email)";
+    const named =
+      record.kind === "membership" ? `membership of ${who} in integration ${record.integration ?? "(no id)"}` : `${record.kind} ${who}`;
+    fail(
+      ["leftOut", i],
+      `leftOut[${i}]: ${named} is left out twice, here and at leftOut[${first}] (${lineAt(["leftOut", first]).slice(2)}): remove one ` +
+        "(records left out are told apart by kind, integration and id, else email)",
+    );
+  });
 }
 
 /**

@@ -336,6 +336,43 @@ describe("access.yaml's leftOut", () => {
     expect(parseAccessFile(text).leftOut).toEqual(SAMPLE.leftOut);
   });
 
+  it("keeps records added by hand without ids, of the same kind and integration, apart by their emails", () => {
+    const text =
+      "version: 1\nleftOut:\n" +
+      "  - kind: user\n    email: bob@x.example\n    reason: no first name\n" +
+      "  - kind: user\n    email: ann@x.example\n    reason: no last name\n" +
+      "  - kind: membership\n    integration: i\n    email: ann@x.example\n    reason: its user is left out\n" +
+      "  - kind: membership\n    integration: i\n    email: bob@x.example\n    reason: its user is left out\n";
+    const parsed = parseAccessFile(text);
+    expect(parsed.leftOut.map((l) => [l.kind, l.email])).toEqual([
+      ["user", "ann@x.example"],
+      ["user", "bob@x.example"],
+      ["membership", "ann@x.example"],
+      ["membership", "bob@x.example"],
+    ]);
+    expect(parseAccessFile(formatAccessFile(parsed)).leftOut).toEqual(parsed.leftOut);
+  });
+
+  const twice = (a: string, b: string) => `version: 1\nleftOut:\n  - kind: user\n${a}    reason: x\n  - kind: user\n${b}    reason: y\n`;
+  it.each([
+    ["the same id", twice("    id: u-1\n", "    id: U-1\n"), 6, "user u-1"],
+    ["no id and the same email, whatever its case", twice("    email: a@x.example\n", "    email: A@x.example\n"), 6, "user A@x.example"],
+    ["neither id nor email", twice("", ""), 5, "user (no id, no email)"],
+  ])("refuses two records it cannot tell apart (%s), naming both lines", (_what, text, line, named) => {
+    expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(AccessFileError);
+    expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(
+      `/p/access.yaml, line ${line}: leftOut[1]: ${named} is left out twice, here and at leftOut[0] (line 3): remove one ` +
+        "(records left out are told apart by kind, integration and id, else email)",
+    );
+  });
+
+  it("refuses two memberships of one user in one integration, naming both lines", () => {
+    const member = "  - kind: membership\n    integration: i\n    email: a@x.example\n    reason: x\n";
+    expect(() => parseAccessFile(`version: 1\nleftOut:\n${member}${member}`, "/p/access.yaml")).toThrow(
+      "/p/access.yaml, line 7: leftOut[1]: membership of a@x.example in integration i is left out twice, here and at leftOut[0] (line 3)",
+    );
+  });
+
   it("is read as empty from a file written before it was recorded, and written as []", () => {
     const old = "version: 1\nscope:\n  membersOnly: false\nusers: []\nintegrations: []\n";
     const parsed = parseAccessFile(old);

@@ -217,6 +217,45 @@ describe("--check and the records the export leaves out", () => {
     }
   });
 
+  it("keeps every record added by hand without an id: two users and two memberships of one integration, checked and accepted each", async () => {
+    const emulator = await startEmulator({ seed: twoMembers() });
+    try {
+      const exported = await runExport(options(emulator));
+      // ann and bob taken out of users and members by hand, each recorded as left out, without the ids the export writes.
+      const file = path.join(exported.dir, "access.yaml");
+      const data = parseAccessFile(fs.readFileSync(file, "utf8"));
+      const byHand: AccessFile = {
+        ...data,
+        users: [],
+        integrations: [{ ...data.integrations[0]!, members: [] }],
+        leftOut: ["ann@x.example", "bob@x.example"].flatMap((email) => [
+          { kind: "user" as const, email, reason: "no first name" },
+          { kind: "membership" as const, integration: YT, email, reason: "its user is left out (no first name)" },
+        ]),
+      };
+      fs.writeFileSync(file, formatAccessFile(byHand));
+      expect(parseAccessFile(fs.readFileSync(file, "utf8")).leftOut).toHaveLength(4);
+      const check = (accept = false) => runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator), accept });
+      expect((await check()).changes.map((c) => c.text)).toEqual([
+        "the workspace has user ann@x.example (Ann Lee, workspace_login_only); access.yaml records it only as left out (no first name)",
+        'the workspace has the membership of ann@x.example in "YouTube acme" (VIEWER as account_collaborator); access.yaml ' +
+          "records it only as left out (its user is left out (no first name))",
+        "the workspace has user bob@x.example (Bob Ray, workspace_login_only); access.yaml records it only as left out (no first name)",
+        'the workspace has the membership of bob@x.example in "YouTube acme" (VIEWER as account_collaborator); access.yaml ' +
+          "records it only as left out (its user is left out (no first name))",
+      ]);
+      // --accept takes the workspace's side of both: their users and members back, no record left out.
+      expect((await check(true)).accepted).toBe(true);
+      const accepted = parseAccessFile(fs.readFileSync(file, "utf8"));
+      expect(accepted.users.map((u) => u.email)).toEqual(["ann@x.example", "bob@x.example"]);
+      expect(accepted.integrations[0]!.members.map((m) => m.user)).toEqual(["ann@x.example", "bob@x.example"]);
+      expect(accepted.leftOut).toEqual([]);
+      expect((await check()).changes).toEqual([]);
+    } finally {
+      await emulator.close();
+    }
+  });
+
   it("finds a user whose record breaks the contract by the id access.yaml records: declared, in a form a project cannot declare, not missing", async () => {
     const { texts, result } = await exportChangeCheck(async (emulator) => {
       const users = await rawPage(emulator, "users");
