@@ -125,7 +125,7 @@ describe("--check and the records the export leaves out", () => {
     // u-ann2 is a user of their own, not ann: the workspace still lists ann's id, so her email matches nobody else.
     expect(texts).toEqual([
       `access.yaml declares user u-ann <ann@x.example> (Ann Lee, workspace_login_only); the workspace has it in a form a project cannot declare (${reason("u-ann2")})`,
-      `the workspace has user u-ann2 <Ann@X.example> ((not read)), which a project cannot declare (${reason("u-ann")}); access.yaml does not record it`,
+      `the workspace has user u-ann2 <Ann@X.example> (its access not read), which a project cannot declare (${reason("u-ann")}); access.yaml does not record it`,
       `access.yaml declares the membership of u-ann <ann@x.example> in "YouTube acme" (VIEWER as account_collaborator); the workspace has it in a form a project cannot declare (its user is left out (${reason("u-ann2")}))`,
     ]);
   });

@@ -222,6 +222,33 @@ describe("compareAccess", () => {
       ],
     ],
     [
+      "a record left out on both sides, access.yaml recording none of its access (written by hand): said so, not as '(not read)'",
+      file((f) => {
+        f.leftOut = [{ kind: "user", id: "u-scim", email: "scim@x.example", reason: "no last name" }];
+      }),
+      file((f) => {
+        f.leftOut = [scim];
+      }),
+      [
+        "access.yaml records user u-scim <scim@x.example> as left out, with no access recorded; the workspace has workspace_login_only (left out: no last name)",
+      ],
+      [["left-out", "both", "(not read)", "workspace_login_only"]],
+    ],
+    [
+      "an integration left out now, access.yaml recording nothing of it: its members not read",
+      file((f) => {
+        f.integrations = [];
+      }),
+      file((f) => {
+        f.integrations = [];
+        f.leftOut = [{ kind: "integration", id: GH, reason: "listed twice, differently" }];
+      }),
+      [
+        `the workspace has integration ${GH} (its members not read), which a project cannot declare (listed twice, differently); access.yaml does not record it`,
+      ],
+      [["left-out", "workspace", null, "(not read)"]],
+    ],
+    [
       "a record left out now, not recorded",
       file(),
       file((f) => {

@@ -88,15 +88,21 @@ export function memberValue(member: Pick<AccessMember, "entitlements"> & { role?
   return member.role === undefined ? held : `${held} as ${member.role}`;
 }
 
-/** What is known of a record left out: `workspace_login_only`, `VIEWER as collaborator`, else `(not read)`. */
-export function leftOutValue(record: AccessLeftOut): string {
+/**
+ * What is known of a record left out: `workspace_login_only`, `VIEWER as collaborator`; undefined when nothing was read of
+ * its access (an integration, a record read in two differing copies or breaking the contract, one added by hand).
+ */
+export function leftOutHeld(record: AccessLeftOut): string | undefined {
   if (record.kind === "membership" && record.entitlements !== undefined)
     return memberValue({ entitlements: record.entitlements, role: record.role });
   if (record.kind === "user" && (record.role !== undefined || record.isGuest !== undefined)) {
     return [record.role ?? "no role", record.isGuest ? "guest" : undefined].filter((p) => p !== undefined).join(", ");
   }
-  return "(not read)";
+  return undefined;
 }
+
+/** {@link leftOutHeld} as a difference's value (`accessYaml`, `workspace`): `(not read)` when nothing was. */
+export const leftOutValue = (record: AccessLeftOut): string => leftOutHeld(record) ?? "(not read)";
 
 /** A difference with its sentence: `<side> <holds>; <other side> does not` (or `<other side> <holds other>`). */
 export function difference(

@@ -10,6 +10,7 @@ import {
   difference,
   integrationLeftOut,
   type LeftOutSide,
+  leftOutHeld,
   leftOutValue,
   memberEmailKey,
   memberValue,
@@ -27,9 +28,11 @@ export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
     const was = sides.leftThen.get(key);
     if (was && accessDiffers(was, now)) {
       const [name, then, held] = [nameOf(now, sides), leftOutValue(was), leftOutValue(now)];
+      // Compared only when read whole now; access.yaml may record none of its access (a record added by hand).
+      const recorded = leftOutHeld(was) === undefined ? ", with no access recorded" : ` with ${then}`;
       yield difference(
         { ...about(now, sides), side: "both", accessYaml: then, workspace: held },
-        `access.yaml records ${name} as left out with ${then}; the workspace has ${held} (left out: ${now.reason})`,
+        `access.yaml records ${name} as left out${recorded}; the workspace has ${held} (left out: ${now.reason})`,
       );
     } else if (!was && !sides.reported.has(key)) yield leftOutNow(now, sides);
   }
@@ -113,9 +116,10 @@ function leftOutNow(record: AccessLeftOut, sides: Sides): AccessDifference {
       `access.yaml declares ${name} (${was}); the workspace has it in a form a project cannot declare (${now.reason})`,
     );
   }
+  const held = leftOutHeld(now) ?? (now.kind === "integration" ? "its members not read" : "its access not read");
   return difference(
     { ...about(now, sides), side: "workspace", workspace: value },
-    `the workspace has ${name} (${value}), which a project cannot declare (${now.reason}); access.yaml does not record it`,
+    `the workspace has ${name} (${held}), which a project cannot declare (${now.reason}); access.yaml does not record it`,
   );
 }
 
