@@ -13,6 +13,7 @@ import {
 } from "./errors";
 import { redactDeep } from "./redact";
 import { schemas } from "./schemas";
+import { type AddressParts, builtAddress, builtAddressFix } from "./settings";
 
 /**
  * The first entry of an error answer's `errors`, every parsed string redacted (parsed first: redacting the text could cut
@@ -64,8 +65,11 @@ const STATUSES: Record<number, [typeof ApiError, (scopes: string, meta: unknown)
   409: [ConflictError, () => "It conflicts with the current state of the workspace."],
 };
 
-/** A 3xx's `Location` (resolved against the request's `url`), the base URL in force and its setting's name (`workspace-access:baseUrl`). */
-export type Redirect = { location: string | undefined; url: URL; baseUrl: URL; setting: string };
+/**
+ * A 3xx's `Location` (resolved against the request's `url`), the base URL in force and its setting's name
+ * (`workspace-access:baseUrl`); `builtFrom`: the two settings it was built from, if it was.
+ */
+export type Redirect = { location: string | undefined; url: URL; baseUrl: URL; setting: string; builtFrom?: AddressParts | undefined };
 
 /**
  * The error for an error status: its class and what to do about it (`scopes`: those the operation needs, in words; `redirect`:
@@ -95,7 +99,7 @@ function alsoSaid(more: readonly string[]): string {
 }
 
 /** Where a redirect leads (its origin and path: a query may carry a token) and what to check; it is never followed. */
-function redirectHint({ location, url: from, baseUrl, setting }: Redirect): string {
+function redirectHint({ location, url: from, baseUrl, setting, builtFrom }: Redirect): string {
   let to = "nowhere it says (no Location)";
   if (location !== undefined) {
     try {
@@ -105,10 +109,11 @@ function redirectHint({ location, url: from, baseUrl, setting }: Redirect): stri
       to = "a Location that is not a URL";
     }
   }
-  return (
-    `It redirects to ${to}. The API does not redirect, and the client follows no redirect (the API key would go with it): ` +
-    `check ${setting} (${baseUrl.href}): its scheme, host and path, such as https://acme.example.com/api/v1/.`
-  );
+  // Built from a workspace and a host, neither has a scheme or a path to check: the URL built is named, and both.
+  const check = builtFrom
+    ? `${baseUrl.href} is ${builtAddress(builtFrom)}: ${builtAddressFix(setting)}.`
+    : `check ${setting} (${baseUrl.href}): its scheme, host and path, such as https://acme.example.com/api/v1/.`;
+  return `It redirects to ${to}. The API does not redirect, and the client follows no redirect (the API key would go with it): ${check}`;
 }
 
 /** " (data.attributes.email: value is not a valid email)" from the API's validation `meta`. */

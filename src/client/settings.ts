@@ -37,6 +37,13 @@ export type SettingName = (key: string) => string | undefined;
  */
 export type AddressParts = { workspace: string; host: string };
 
+/** `the address built from <workspace> and <host> as https://<workspace>.<host>/api/v1/`: an address built, named by its two settings. */
+export const builtAddress = ({ workspace, host }: AddressParts): string =>
+  `the address built from ${workspace} and ${host} as https://<workspace>.<host>/api/v1/`;
+
+/** What to do about a wrong address built from two settings, neither a URL: both to check, or `whole` (its setting) to give it whole. */
+export const builtAddressFix = (whole: string): string => `check both, or set ${whole} to the API root, should it not be of that form`;
+
 /** {@link ClientOptions} checked once by whoever read them, defaults applied: the client does not check them again (`cacheDir` undefined: none). */
 export type ResolvedSettings = { readonly resolved: true; baseUrl: URL; apiKey: string; cacheDir: string | undefined } & Record<
   NumericSetting,

@@ -22,6 +22,8 @@ import { schemas } from "./schemas";
 import { describeScopes, SCOPES, type Scope } from "./scopes";
 import {
   type AddressParts,
+  builtAddress,
+  builtAddressFix,
   type ClientOptions,
   DEFAULT_RATE_LIMIT_WAIT_SECONDS,
   type ResolvedSettings,
@@ -222,12 +224,6 @@ export class HttpTransport {
     return this.deps.settingName(name);
   }
 
-  /** Where the address came from, as its user set it: the base URL's setting, or the two it was built from. */
-  #addressFrom(): string | undefined {
-    const built = this.deps.addressBuiltFrom;
-    return built ? `${built.workspace} and ${built.host}` : this.setting("baseUrl");
-  }
-
   /** The API key as its user set it (`the key in workspace-access:apiKey`), or `the API key` where they cannot name it. */
   #theKey(): string {
     const named = this.setting("apiKey");
@@ -344,7 +340,8 @@ export class HttpTransport {
     }
     const location = [raw?.headers["location"]].flat()[0];
     const { baseUrl } = this.settings;
-    const redirect = { location, url: new URL(path, baseUrl), baseUrl, setting: this.#addressFrom() ?? "the base URL" };
+    const setting = this.setting("baseUrl") ?? "the base URL";
+    const redirect = { location, url: new URL(path, baseUrl), baseUrl, setting, builtFrom: this.deps.addressBuiltFrom };
     const error = noAnswer ?? errorForStatus(context, describeScopes(spec.scopes), this.redact, redirect);
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries${this.#settingAfter("maxRetries")}.`;
@@ -509,10 +506,13 @@ export class HttpTransport {
         `${base} is not the workspace's API root: check ${whole}, it should be the API root, such as ` + "https://acme.example.com/api/v1/."
       );
     }
-    return (
-      `${base}, the address built from ${built.workspace} and ${built.host} as https://<workspace>.<host>/api/v1/, is not ` +
-      `the workspace's API root: check both, or set ${whole} to the API root, should it not be of that form.`
-    );
+    return `${base}, ${builtAddress(built)}, is not the workspace's API root: ${builtAddressFix(whole)}.`;
+  }
+
+  /** The address as its user set it: the base URL's setting, or, built from a workspace and a host (neither a URL), the URL built. */
+  #theAddress(): string {
+    const built = this.deps.addressBuiltFrom;
+    return built ? builtAddress(built) : (this.setting("baseUrl") ?? "the address");
   }
 
   /**
@@ -524,7 +524,7 @@ export class HttpTransport {
       `${spec.method} ${path} answered 404${this.#soDid(spec, undisclosed)}, though ${this.settings.baseUrl.href} answers as ` +
         `the workspace API: the service does not disclose ${this.#whatOf(undisclosed)} to this key (it answers 404, not ` +
         "disclosed, for a scope the key lacks), so nothing was read as gone. Give " +
-        `${this.#theKey()} ${this.#theScopes(undisclosed)}; ${this.#addressFrom() ?? "the address"} is the API root already.`,
+        `${this.#theKey()} ${this.#theScopes(undisclosed)}; ${this.#theAddress()} is the API root already.`,
       "apiKey",
     );
   }

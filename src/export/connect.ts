@@ -16,7 +16,7 @@ import {
   WorkspaceAccessClient,
 } from "../client";
 import { describeScopes, SCOPES } from "../client/scopes";
-import { parseBaseUrl } from "../client/settings";
+import { builtAddress, builtAddressFix, parseBaseUrl } from "../client/settings";
 import { CONFIG_KEYS as ENV, NO_API_PATH, readRawSettings, resolveProviderSettings } from "../shared/settings";
 import { ExportError } from "./errors";
 
@@ -156,6 +156,11 @@ export async function withClient<T>(
   }
 }
 
-/** What to check when the address is at fault, naming where it came from. */
-const addressHint = ({ baseUrl, baseUrlFrom }: Connection, what: string) =>
-  ` Check the address (${baseUrlFrom}): ${baseUrl} ${what}; it should be the workspace's API root, such as https://acme.example.com/api/v1/.`;
+/**
+ * What to check when the address is at fault, naming where it came from: built from the workspace and the host (neither a
+ * URL), the URL built, both to check, or the variable giving it whole, as the client words it.
+ */
+const addressHint = ({ baseUrl, baseUrlFrom, built }: Connection, what: string) =>
+  built
+    ? ` ${baseUrl}, ${builtAddress({ workspace: ENV.workspace, host: ENV.host })}, ${what}: ${builtAddressFix(ENV.baseUrl)}.`
+    : ` Check the address (${baseUrlFrom}): ${baseUrl} ${what}; it should be the workspace's API root, such as https://acme.example.com/api/v1/.`;

@@ -112,6 +112,25 @@ describe("a redirect (3xx) is never followed: the error says where it leads and 
     expect(error).toMatchObject({ status: 302, retryable: false });
     expect(server.received).toEqual(["GET /api/v1/users/u1"]);
   });
+
+  it("names an address built from a workspace and a host as built, neither a URL: both to check, or the setting giving it whole", async () => {
+    const server = await oddServer((_req, res) => {
+      res.writeHead(302, { location: "https://login.example.com/sso" });
+      res.end();
+    });
+    const names = new Map([["baseUrl", "WORKSPACE_ACCESS_BASE_URL"]]);
+    const { client } = clientOf(server, {
+      settingName: (key) => names.get(key),
+      addressBuiltFrom: { workspace: "WORKSPACE_ACCESS_WORKSPACE", host: "WORKSPACE_ACCESS_HOST" },
+    });
+    const error = await rejection(client.users.get("u1"));
+    expect(error.message).toBe(
+      "GET /api/v1/users/u1 answered 302. It redirects to https://login.example.com/sso. The API does not redirect, and the " +
+        `client follows no redirect (the API key would go with it): ${server.url} is the address built from ` +
+        "WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST as https://<workspace>.<host>/api/v1/: check both, or set " +
+        "WORKSPACE_ACCESS_BASE_URL to the API root, should it not be of that form.",
+    );
+  });
 });
 
 describe("the API's error meta", () => {

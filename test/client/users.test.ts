@@ -380,6 +380,19 @@ describe("a 404 before anything answered: the item's, or the address's", () => {
     },
   );
 
+  it("names an address built from a workspace and a host as built when it is the API root already (the key lacks a scope)", async () => {
+    const noApps = `wa_sees_no_apps_${"6".repeat(16)}`;
+    issuedKeys.add(noApps);
+    const emu = await emulator({ keys: { [noApps]: ALL_SCOPES.filter((s) => s !== "read:integrations") }, missingScopeStatus: 404 });
+    const env = { WORKSPACE_ACCESS_WORKSPACE: "acme", WORKSPACE_ACCESS_HOST: "example.com", WORKSPACE_ACCESS_API_KEY: "<key>" };
+    const { client } = clientFor(emu, { apiKey: noApps, ...settingNamesOf(readRawSettings(() => undefined, env)) });
+    const error = await rejection(collect(client.integrations.list()));
+    expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
+    expect(error.message).toMatch(
+      /Give the key in WORKSPACE_ACCESS_API_KEY the scope Read integrations \(read:integrations\); the address built from WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST as https:\/\/<workspace>\.<host>\/api\/v1\/ is the API root already\.$/,
+    );
+  });
+
   it("stays a 404 where the address answers, proven once per client; after a success, no proof is sent", async () => {
     const emu = await emulator();
     const { client } = clientFor(emu);

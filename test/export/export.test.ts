@@ -327,6 +327,32 @@ describe("errors name the fix, never the key", () => {
     expect(error.message).not.toContain(emulator.apiKey);
   });
 
+  it("a wrong address built from WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST, nothing listening: the URL built, both named", async () => {
+    const built = exportConnection(undefined, {
+      ...env(emulator),
+      WORKSPACE_ACCESS_WORKSPACE: "acme",
+      WORKSPACE_ACCESS_HOST: "example.com",
+    });
+    // No https://acme.example.com on loopback: a closed emulator's address stands in for it.
+    const closed = await startEmulator({ seed: {} });
+    const url = closed.url;
+    await closed.close();
+    const listed = withClient({ ...built, baseUrl: url }, { clock: new VirtualClock() }, (client) => client.users.list().next());
+    const error = await listed.then(
+      () => new Error("listed"),
+      (thrown: unknown) => thrown as Error,
+    );
+    expect(error.message).toMatch(
+      new RegExp(
+        ` ${url.replace(/[.]/g, "\\.")}, the address built from WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST as ` +
+          "https://<workspace>\\.<host>/api/v1/, could not be reached: check both, or set WORKSPACE_ACCESS_BASE_URL to the " +
+          "API root, should it not be of that form\\.$",
+      ),
+    );
+    expect(error.message).not.toContain("such as https://");
+    expect(error.message).not.toContain(emulator.apiKey);
+  });
+
   it("a key the client refuses before sending, named as the variable it comes from", async () => {
     const error = await failure({ out: freshDir(), baseUrl: emulator.url, env: env(emulator, "short") });
     expect(error.message).toMatch(/^WORKSPACE_ACCESS_API_KEY is too short to be a workspace API key/);

@@ -42,7 +42,10 @@ export async function oddServer(handler: http.RequestListener, tls?: { key: stri
 }
 
 /** A client of `server` on a virtual clock of its own with fixed jitter, closed after the test. */
-export function clientOf(server: OddServer, options: Partial<ClientOptions> = {}): { client: WorkspaceAccessClient; clock: VirtualClock } {
+export function clientOf(
+  server: OddServer,
+  options: Partial<ClientOptions> & Pick<ConstructorParameters<typeof WorkspaceAccessClient>[0], "settingName" | "addressBuiltFrom"> = {},
+): { client: WorkspaceAccessClient; clock: VirtualClock } {
   const clock = new VirtualClock();
   const apiKey = `wa_odd_${Math.random().toString(16).slice(2)}${"k".repeat(16)}`;
   issuedKeys.add(apiKey);
