@@ -12,20 +12,10 @@ import { parseAccessFile } from "../../src/export/access-file";
 import { runExport } from "../../src/export/run";
 import { runCheck } from "../../src/export/run-check";
 import { renderReview } from "../../src/export/review/render";
-import { env, lineDiff, OTHER, options, twoMembers, YT } from "./support";
+import { env, lineDiff, options, twoIntegrations, YT } from "./support";
 
 /** The two-member workspace (ann and bob in "YouTube acme"), ann alone in "Slack acme" too. */
-function seed() {
-  const workspace = twoMembers();
-  const slack = {
-    id: OTHER,
-    application: "Slack",
-    label: "Slack acme",
-    entitlements: [{ id: "MEMBER" }],
-    users: [{ userId: "u-ann", entitlements: ["MEMBER"] }],
-  };
-  return { ...workspace, integrations: [...workspace.integrations, slack] };
-}
+const seed = twoIntegrations;
 
 /** Exports the workspace of {@link seed} (`membersOnly`: with --members-only), runs `test` on the project. */
 async function withExport(test: (emulator: Emulator, dir: string, file: string) => Promise<void>, membersOnly = false): Promise<void> {

@@ -55,8 +55,8 @@ export const twoMembers = () => ({
 /** The second integration of {@link withTwoIntegrations}, "Slack acme". */
 export const OTHER = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a02";
 
-/** The two-member workspace with a second integration, "Slack acme", ann its one member; under `quirks`, if given. */
-export async function withTwoIntegrations(test: (emulator: Emulator) => Promise<void>, quirks?: EmulatorQuirks): Promise<void> {
+/** The two-member workspace (ann and bob in "YouTube acme") with a second integration, "Slack acme", ann its one member. */
+export function twoIntegrations(): ReturnType<typeof twoMembers> {
   const seed = twoMembers();
   const slack = {
     id: OTHER,
@@ -65,7 +65,12 @@ export async function withTwoIntegrations(test: (emulator: Emulator) => Promise<
     entitlements: [{ id: "MEMBER" }],
     users: [{ userId: "u-ann", entitlements: ["MEMBER"] }],
   };
-  const emulator = await startEmulator({ seed: { ...seed, integrations: [...seed.integrations, slack] }, ...(quirks && { quirks }) });
+  return { ...seed, integrations: [...seed.integrations, slack] };
+}
+
+/** The workspace of {@link twoIntegrations}; under `quirks`, if given. */
+export async function withTwoIntegrations(test: (emulator: Emulator) => Promise<void>, quirks?: EmulatorQuirks): Promise<void> {
+  const emulator = await startEmulator({ seed: twoIntegrations(), ...(quirks && { quirks }) });
   try {
     await test(emulator);
   } finally {
