@@ -256,6 +256,55 @@ describe("--check and the records the export leaves out", () => {
     }
   });
 
+  it("matches a record access.yaml records as left out without an id (added by hand) to the one the workspace leaves out of that email", async () => {
+    const emulator = await startEmulator({ seed: twoMembers() });
+    try {
+      const exported = await runExport(options(emulator));
+      // ann and bob taken out of users and members by hand and recorded as left out without ids: ann with no access
+      // recorded, bob with the access the workspace will hold. Then both left out in the workspace (no first name).
+      const file = path.join(exported.dir, "access.yaml");
+      const data = parseAccessFile(fs.readFileSync(file, "utf8"));
+      const reason = "its user is left out (no first name)";
+      const byHand: AccessFile = {
+        ...data,
+        users: [],
+        integrations: [{ ...data.integrations[0]!, members: [] }],
+        leftOut: [
+          { kind: "user", email: "ann@x.example", reason: "no first name" },
+          { kind: "membership", integration: YT, email: "ann@x.example", reason },
+          { kind: "user", email: "bob@x.example", role: "workspace_login_only", isGuest: false, reason: "no first name" },
+          { kind: "membership", integration: YT, email: "bob@x.example", role: "collaborator", entitlements: ["VIEWER"], reason },
+        ],
+      };
+      fs.writeFileSync(file, formatAccessFile(byHand));
+      emulator.users.update("u-ann", { firstName: null });
+      emulator.users.update("u-bob", { firstName: null });
+      const check = (accept = false) => runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator), accept });
+      const review = await check();
+      // One comparison each for ann, by what is known of it; none for bob, whose access is the same on both sides.
+      expect(review.changes.map((c) => c.text)).toEqual([
+        "access.yaml records user u-ann <ann@x.example> as left out, with no access recorded; the workspace has workspace_login_only (left out: no first name)",
+        'access.yaml records the membership of u-ann <ann@x.example> in "YouTube acme" as left out, with no access recorded; the workspace has VIEWER as collaborator (left out: its user is left out (no first name))',
+      ]);
+      expect(review.changes.map((c) => [c.kind, c.side, c.user, c.userId, c.accessYaml, c.workspace])).toEqual([
+        ["left-out", "both", "ann@x.example", "u-ann", "(not read)", "workspace_login_only"],
+        ["left-out", "both", "ann@x.example", "u-ann", "(not read)", "VIEWER as collaborator"],
+      ]);
+      // --accept records the workspace's records, ids and access in: a check then finds nothing.
+      expect((await check(true)).accepted).toBe(true);
+      const accepted = parseAccessFile(fs.readFileSync(file, "utf8"));
+      expect(accepted.leftOut.map((l) => [l.kind, l.id, l.email])).toEqual([
+        ["user", "u-ann", "ann@x.example"],
+        ["user", "u-bob", "bob@x.example"],
+        ["membership", "u-ann", "ann@x.example"],
+        ["membership", "u-bob", "bob@x.example"],
+      ]);
+      expect((await check()).changes).toEqual([]);
+    } finally {
+      await emulator.close();
+    }
+  });
+
   it("finds a user whose record breaks the contract by the id access.yaml records: declared, in a form a project cannot declare, not missing", async () => {
     const { texts, result } = await exportChangeCheck(async (emulator) => {
       const users = await rawPage(emulator, "users");

@@ -2,9 +2,9 @@
  * The access review as one pure function: `access.yaml` and the workspace now (as an export would write it) in,
  * their differences out, each saying which side holds what, never how it came to be. Users are matched by the id
  * `access.yaml` records, else by email (case-insensitively) where `mayMatchByEmail` allows it, memberships by integration
- * id and their user so matched, records left out by kind and ids. Present tense, no history: the review cannot tell a
- * pending edit of `access.yaml` from a change in the workspace, and does not guess; a user's id is no history, it is who
- * they are.
+ * id and their user so matched, records left out by kind and ids, else (one without an id) by email. Present tense, no
+ * history: the review cannot tell a pending edit of `access.yaml` from a change in the workspace, and does not guess; a
+ * user's id is no history, it is who they are.
  */
 import { idOf } from "../../client";
 import { emailKey } from "../../client/models";
@@ -19,7 +19,7 @@ import {
 import { namedUpTo } from "../../shared/named-up-to";
 import { byKey } from "../names";
 import { leftOutDifferences } from "./left-out";
-import { listedIdsOf, matchUsers, mayMatchByEmail, memberEmailsNow, stillListed } from "./match";
+import { listedIdsOf, matchBy, matchUsers, mayMatchByEmail, memberEmailsNow, stillListed } from "./match";
 import { membershipDifferences } from "./memberships";
 import { userDifferences } from "./users";
 
@@ -185,6 +185,28 @@ export function userOf(
   return file.users.find((u) => emailKey(u.email) === emailKey(email) && matchedByEmail(record, u, side, listedIds));
 }
 
+/**
+ * The record of `access.yaml` (`then`) each record the workspace leaves out now (`now`) is (absent: none), one to one: by
+ * kind, integration and id, else by kind, integration and email as {@link leftOutOf} matches a user's: `access.yaml`'s
+ * record only when it has no id (added by hand), and never the workspace's of a user whose id `access.yaml` records
+ * (`recordedIds`, by `idOf`): that one is theirs.
+ */
+export function matchLeftOut(
+  then: readonly AccessLeftOut[],
+  now: readonly AccessLeftOut[],
+  recordedIds: ReadonlySet<string>,
+): Map<AccessLeftOut, AccessLeftOut> {
+  const at = (r: AccessLeftOut) => ({ kind: r.kind, integration: r.kind === "membership" ? r.integration : undefined });
+  return matchBy(then, now, [
+    (r) => (r.id === undefined ? undefined : leftOutKey({ ...at(r), id: idOf(r.id) })),
+    (r, side) => {
+      if (r.kind === "integration" || r.email === undefined) return undefined;
+      const byEmail = side === "was" ? r.id === undefined : r.id === undefined || !recordedIds.has(idOf(r.id));
+      return byEmail ? leftOutKey({ ...at(r), email: r.email }) : undefined;
+    },
+  ]);
+}
+
 /** Whether an integration is left out on one side (its members then not read). */
 export const integrationLeftOut = (left: Map<string, AccessLeftOut>, id: string) => left.has(leftOutKey({ kind: "integration", id }));
 
@@ -250,6 +272,7 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
   const listed = { ids: listedIds, emails: beyond.workspaceEmails ?? new Set<string>() };
   const emailsRead = new Set(live.users.map((u) => emailKey(u.email)));
   const matched = matchUsers(recorded.users, live.users, listedIds);
+  const [leftThen, leftNow] = [byLeftKey(recorded.leftOut), byLeftKey(live.leftOut)];
   const emailNow = memberEmailsNow(recorded.users, live.users, matched);
   return {
     recorded,
@@ -280,8 +303,10 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
      */
     untold: (kind: "user" | "membership", integration?: string) =>
       unplaced.filter((r) => r.kind === kind && (kind === "user" || r.integration === integration)),
-    leftThen: byLeftKey(recorded.leftOut),
-    leftNow: byLeftKey(live.leftOut),
+    leftThen,
+    leftNow,
+    /** The record of `access.yaml` each record the workspace leaves out now is (`matchLeftOut`: by ids, else by email). */
+    pairedLeft: matchLeftOut([...leftThen.values()], [...leftNow.values()], recordedIds),
     membersThen: placedMembers(recorded),
     membersNow: placedMembers(live),
     /** A user's id by email (`emailKey`), where the file records one. */

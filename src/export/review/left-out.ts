@@ -1,6 +1,7 @@
 /**
- * The review's records a project cannot declare (`leftOut`), matched by kind and ids. One both sides leave out is
- * compared by what is known of it; one only a side leaves out is worded by what the other holds: declared, or nothing.
+ * The review's records a project cannot declare (`leftOut`), matched by kind and ids, else by email (`matchLeftOut`: one
+ * `access.yaml` records without an id). One both sides leave out is compared by what is known of it; one only a side leaves
+ * out is worded by what the other holds: declared, or nothing.
  */
 import { idOf } from "../../client";
 import type { AccessFile, AccessLeftOut } from "../access-file";
@@ -25,7 +26,7 @@ import {
 /** The differences of the records left out on either side. */
 export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
   for (const [key, now] of sides.leftNow) {
-    const was = sides.leftThen.get(key);
+    const was = sides.pairedLeft.get(now);
     if (was && accessDiffers(was, now)) {
       const [name, then, held] = [nameOf(now, sides), leftOutValue(was), leftOutValue(now)];
       // Compared only when read whole now; access.yaml may record none of its access (a record added by hand).
@@ -36,10 +37,11 @@ export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
       );
     } else if (!was && !sides.reported.has(key)) yield leftOutNow(now, sides);
   }
-  for (const [key, was] of sides.leftThen) {
+  const paired = new Set(sides.pairedLeft.values());
+  for (const was of sides.leftThen.values()) {
     // A membership of an integration left out now: its members were not read.
     const unread = was.kind === "membership" && was.integration !== undefined && integrationLeftOut(sides.leftNow, was.integration);
-    if (!sides.leftNow.has(key) && !unread) yield* leftOutThen(was, sides);
+    if (!paired.has(was) && !unread) yield* leftOutThen(was, sides);
   }
 }
 
