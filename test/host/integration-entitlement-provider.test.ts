@@ -857,13 +857,79 @@ describe("a refresh where the integration answers 404", () => {
     expect(emu.requests.filter((r) => r.method === "DELETE").map((r) => r.status)).toEqual([404]);
   });
 
-  it("an up after the drop tries the create, and fails naming the integration: no member is made", async () => {
+  /** The create's own words for an integration whose 404 is confirmed, `request` the one that answered 404 first. */
+  const doesNotExist = (userId: string, request: string) =>
+    `Integration ${youtube} does not exist: ${request} answered 404 to the create of user ${userId}'s membership of it, ` +
+    `and so does the integration itself (GET /integrations/${youtube}; the 404 is confirmed: this key is shown integrations, ` +
+    "so it is not a scope the key lacks). Nothing was created. Remove this IntegrationEntitlement from the program, or point " +
+    "its integrationId at an existing integration (getIntegration looks one up by name).";
+
+  it("an up after the drop tries the create, and fails saying the integration does not exist, read once after the 404: no member is made", async () => {
     const emu = await setup();
     emu.integrations.remove(youtube);
+    const { inputs } = await check(base);
     emu.clearRequests();
-    const error = await rejection(provider.create((await check(base)).inputs!));
-    expect(error.message).toContain(`POST /api/v1/integrations/${youtube}/users answered 404`);
+    const error = await rejection(provider.create(inputs!));
+    expect(error).toMatchObject({ kind: "configuration", setting: "integrationId" });
+    expect(error.message).toBe(doesNotExist(base.userId, `POST /api/v1/integrations/${youtube}/users`));
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET /integrations/${youtube}/users/${base.userId} 404`,
+      `POST /integrations/${youtube}/users 404`,
+      `GET /integrations/${youtube} 404`,
+    ]);
+  });
+
+  it("creates of several memberships of a gone integration each fail saying so, the integration read once for all", async () => {
+    const emu = await setup();
+    emu.integrations.remove(youtube);
+    const inputs = await Promise.all([alan, grace, katherine].map(async (userId) => (await check({ ...base, userId })).inputs!));
+    emu.clearRequests();
+    const errors = await Promise.all(inputs.map((news) => rejection(provider.create(news))));
+    for (const error of errors) expect(error.message).toMatch(/^Integration .* does not exist: .*getIntegration looks one up by name\)\.$/);
+    expect(errors[0]!.message).toContain(`user ${alan}'s membership`);
+    expect(emu.requests.filter((r) => r.path === `/integrations/${youtube}`).map((r) => `${r.method} ${r.status}`)).toEqual(["GET 404"]);
+    expect(emu.requests.filter((r) => r.method !== "GET" && r.status !== 404)).toEqual([]);
+  });
+
+  it("a create whose invitation answers 404 and whose integration cannot be read says so: nothing is read as gone", async () => {
+    const emu = await setup();
+    emu.integrations.remove(youtube);
+    const { inputs } = await check(base);
+    await configureFor(emu, { ...fast, "workspace-access:maxRetries": "0" });
+    emu.fault({ method: "GET", path: `/integrations/${youtube}`, status: 503 });
+    emu.clearRequests();
+    const error = await rejection(provider.create(inputs!));
+    expect(error).toMatchObject({ status: 503 });
+    expect(error.message).toMatch(
+      new RegExp(
+        `^POST /api/v1/integrations/${youtube}/users answered 404, and GET /integrations/${youtube}, which tells whether the ` +
+          `integration is gone, did not answer it, so nothing was read as gone: GET /api/v1/integrations/${youtube} answered 503`,
+      ),
+    );
     expect(invites(emu).map((r) => r.status)).toEqual([404]);
+    expect(emu.requests.filter((r) => r.path === `/integrations/${youtube}`).map((r) => r.status)).toEqual([503]);
+  });
+
+  it("a create whose invitation answers 404 while the integration answers says what the 404 said: the integration is not called gone", async () => {
+    const emu = await setup();
+    const { inputs } = await check(base);
+    emu.fault({ method: "POST", path: `/integrations/${youtube}/users`, status: 404 });
+    emu.clearRequests();
+    const error = await rejection(provider.create(inputs!));
+    expect(error).toMatchObject({ kind: "not_found", status: 404 });
+    expect(error.message).toMatch(new RegExp(`^POST /api/v1/integrations/${youtube}/users answered 404: `));
+    expect(error.message).toMatch(
+      new RegExp(`Integration ${youtube} answers GET /integrations/${youtube}, so it exists: this 404 is not for want of it\\.$`),
+    );
+    expect(error.message).not.toContain("does not exist");
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET /integrations/${youtube}/users/${base.userId} 404`,
+      // The client's proof of the member read's 404 (its member list); the integration's read comes only after the POST's 404.
+      `GET /integrations/${youtube}/users 200`,
+      `POST /integrations/${youtube}/users 404`,
+      `GET /integrations/${youtube} 200`,
+    ]);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === base.userId)).toBe(false);
   });
 
   it("a membership truly gone (the integration answers) is still dropped, with one integration read for all resources", async () => {

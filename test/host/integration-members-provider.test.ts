@@ -833,13 +833,34 @@ describe("a list is not proof of absence", () => {
     expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof, `GET /api/v1/integrations/${BIG} 200`]);
   });
 
-  it("an up after the drop tries the create, and fails naming the integration: nothing is written", async () => {
+  it("an up after the drop tries the create, and fails saying the integration does not exist, read once after the 404: nothing is written", async () => {
     const emu = await big();
     emu.integrations.remove(BIG);
     emu.clearRequests();
     const error = await rejection(provider.create!(inputs(managedAll())));
-    expect(error.message).toContain(`GET /api/v1/integrations/${BIG}/users`);
-    expect(error.message).toContain("answered 404");
+    expect(error).toMatchObject({ kind: "configuration", setting: "integrationId" });
+    expect(error.message).toBe(
+      `Integration ${BIG} does not exist: GET /api/v1${listPath} answered 404 to the create, and so does the ` +
+        `integration itself (GET /integrations/${BIG}; the 404 is confirmed: this key is shown integrations and users, so it ` +
+        "is not a scope the key lacks). Nothing was created. Remove this IntegrationMembers from the program, or point its " +
+        "integrationId at an existing integration (getIntegration looks one up by name).",
+    );
+    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof, `GET /api/v1/integrations/${BIG} 404`]);
+    expect(writes(emu)).toEqual([]);
+  });
+
+  it("a create whose member list answers 404 while the integration answers fails saying the members are withheld: nothing is written", async () => {
+    const emu = await big();
+    emu.fault({ method: "GET", path: listPath, status: 404 });
+    emu.clearRequests();
+    const error = await rejection(provider.create!(inputs(managedAll())));
+    expect(error.message).toBe(
+      `Integration ${BIG} answers GET /integrations/${BIG}, but its member list answered 404 (the 404 is confirmed: this ` +
+        "key is shown integrations and users, so it is not a scope the key lacks): the service withholds this " +
+        "integration's members from this key. Nothing was created. Check the key's access to this integration's members, " +
+        "then run pulumi up again.",
+    );
+    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof, `GET /api/v1/integrations/${BIG} 200`]);
     expect(writes(emu)).toEqual([]);
   });
 

@@ -9,6 +9,7 @@
  * | create | is the user a member? the membership view: one shared `GET .../users` list, or `GET .../users/{userId}` alone |
  * | | not a member (a miss confirmed): `POST .../users` (batched, `invite-batcher.ts`), its job, then (alone) the member read back |
  * | | a member: refused without `adoptExisting`; else `PATCH .../users/{userId}` and its job when the set differs |
+ * | | any 404: `GET /integrations/{id}` once (for every create of it); 404 too: the integration does not exist |
  * | create with `import` | `GET .../users/{userId}` (404 fails), then the adoption above |
  * | update | `PATCH .../users/{userId}` and its job; resuming a partial create: its job waited for, then the create's writes |
  * | read | the member from the view (a refresh's reads share one list); a pending write's job once; not a member: `GET /integrations/{id}` once |
@@ -21,7 +22,7 @@
  * A write accepted and not seen to finish (a timeout, an answer lost), or whose member cannot be read back after its job
  * finished, records a partial create (`partialCreate`).
  */
-import { ConfigurationError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
+import { ConfigurationError, NotFoundError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import { hinted, withHints } from "../../shared/hints";
 import { isUnknown, knownString } from "../../shared/unknown";
 import {
@@ -35,7 +36,7 @@ import {
   optIn,
 } from "../../shared/inputs";
 import { afterJobWait, PartialWriteError, waitForPending } from "../membership/partial-write";
-import { stillRunningOnDestroy } from "../membership/messages";
+import { integrationAnswers, requestOf, stillRunningOnDestroy } from "../membership/messages";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import {
@@ -52,6 +53,7 @@ import {
   adoptedMembershipLeft,
   adoptedRoleChange,
   importedOtherMembership,
+  integrationDoesNotExist,
   integrationGone,
   noMembershipToImport,
   notInvitedMembershipLeft,
@@ -150,6 +152,12 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           ctx.takeovers.add(memberKey(integrationId, userId));
           return { id: membershipId(integrationId, userId), outs: outputs(written.member, inputs, written.jobId, written.existed) };
         } catch (error) {
+          // A 404 (the invitation's POST, which the client does not prove as it proves a read's): the integration's own read
+          // tells whether it is gone, or the 404 was another's.
+          if (NotFoundError.isInstance(error)) {
+            if (!(await ctx.connection().memberships.of(integrationId).goneAfter(error))) throw integrationAnswers(integrationId, error);
+            throw new ConfigurationError(integrationDoesNotExist(integrationId, userId, requestOf(error)), "integrationId");
+          }
           // Recorded as a partial create, the membership may yet land: this resource's as well.
           if (PartialWriteError.isInstance(error)) ctx.takeovers.add(memberKey(integrationId, userId));
           // Adopted: imported, or taken back from a delete that left it as adopted (a forced `--replace`).
@@ -177,7 +185,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           return { id, props, inputs: inputsOf(props) };
         }
         // The integration gone (the client trusts its 404 once the key is shown integrations): dropped, as a membership gone is.
-        // The next up's create then fails naming the integration, and the drop removes no one.
+        // The next up's create then fails saying it does not exist, and the drop removes no one.
         if (!(await view.visible())) ctx.warn(integrationGone(integrationId, userId));
         return { id: "", props: {} as IntegrationEntitlementOutputs };
       }

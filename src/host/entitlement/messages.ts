@@ -23,6 +23,19 @@ export function integrationGone(integrationId: string, userId: string): string {
   );
 }
 
+/**
+ * A create of `userId`'s membership got a 404 to `request`, and the integration's own read answered 404 too, which
+ * the client trusts once the key is shown integrations (the create's member read made sure): it does not exist.
+ */
+export function integrationDoesNotExist(integrationId: string, userId: string, request: string): string {
+  return (
+    `Integration ${integrationId} does not exist: ${request} answered 404 to the create of user ${userId}'s membership of ` +
+    `it, and so does the integration itself (GET /integrations/${integrationId}; the 404 is confirmed: this key is ` +
+    "shown integrations, so it is not a scope the key lacks). Nothing was created. Remove this IntegrationEntitlement from " +
+    "the program, or point its integrationId at an existing integration (getIntegration looks one up by name)."
+  );
+}
+
 /** `import` names the membership `importId` (`named`), not the `declared` one. */
 export function importedOtherMembership(importId: string, named: Membership, declared: Membership): string {
   const { integrationId, userId } = declared;

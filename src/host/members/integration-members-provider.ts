@@ -7,6 +7,7 @@
  * | check | `GET /integrations/{id}/entitlements`, once per integration, when a set is new or changes (then members naming an id not offered are read) |
  * | diff | none (the plan from the state; a change that would remove the last owner fails) |
  * | create, `import` | the list; `POST .../users` per 100 new members of a role and set, its job, a read-back; `PATCH`es. Removes no one |
+ * | | (a create's list answering 404: `GET /integrations/{id}`; 404 too: the integration does not exist; there: the members withheld) |
  * | update | jobs left running waited for; the list; a `DELETE` per member dropped, shown unmanaged, or changing role; invitations; `PATCH`es |
  * | read | the list; a 404 (trusted by the client once the key is shown integrations and users): `GET /integrations/{id}`, 404: gone, dropped with a warning |
  * | delete | jobs left running waited for; the list; a `DELETE` per managed member there, not adopted (unless `deleteOnDestroy`) or taken over |
@@ -25,6 +26,7 @@ import { waitForPending } from "../membership/partial-write";
 import { applyPlan, failedError, runError, runOf } from "./members-apply";
 import {
   adoptedMembersLeft,
+  integrationDoesNotExist,
   integrationGone,
   membersNotDisclosed,
   noIntegrationToImport,
@@ -32,7 +34,7 @@ import {
   notTheDeclaredIntegration,
   ownersLeft,
 } from "./messages";
-import { stillRunningOnDestroy } from "../membership/messages";
+import { requestOf, stillRunningOnDestroy } from "../membership/messages";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { declaredOf, diffMembers } from "./members-diff";
 import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
@@ -85,7 +87,11 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
     if (typeof importId === "string" && NotFoundError.isInstance(error)) {
       throw new ConfigurationError(noIntegrationToImport(importId), "import");
     }
-    throw error;
+    if (!NotFoundError.isInstance(error)) throw error;
+    // The list's 404 proven by the client, the integration's own read tells gone from withheld (as a refresh's does).
+    const id = inputs.integrationId;
+    if (!(await ctx.connection().memberships.of(id).goneAfter(error))) throw new Error(membersNotDisclosed(id, "create"), { cause: error });
+    throw new ConfigurationError(integrationDoesNotExist(id, requestOf(error)), "integrationId");
   }
   const run = await applyPlan(ctx, inputs.integrationId, acts);
   const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: run.adopted });
@@ -125,7 +131,7 @@ async function update(
 /**
  * A read: the member list, and a direct read of each managed member it misses before forgetting them. A 404 to the list
  * (confirmed by the client: the key is shown integrations and users) reads the integration: gone too, the resource is dropped
- * with a warning (removing no one; the next up's create fails naming it); there, the list is withheld and the refresh fails.
+ * with a warning (removing no one; the next up's create fails saying it does not exist); there, the list is withheld and the refresh fails.
  */
 async function read(
   ctx: ProviderContext,

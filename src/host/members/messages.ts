@@ -84,16 +84,29 @@ export function integrationGone(id: string): string {
   );
 }
 
+/** A create got a 404 to `request` (its member list), and so does the integration's own read: it does not exist. */
+export function integrationDoesNotExist(id: string, request: string): string {
+  return (
+    `Integration ${id} does not exist: ${request} answered 404 to the create, and so does the integration itself ` +
+    `(GET /integrations/${id}; the 404 is confirmed: this key is shown integrations and users, so it is not a scope the key ` +
+    "lacks). Nothing was created. Remove this IntegrationMembers from the program, or point its integrationId at an existing " +
+    "integration (getIntegration looks one up by name)."
+  );
+}
+
 /**
- * A refresh or destroy whose member list answered 404 while the integration itself answers: neither a scope the key lacks (the
+ * A create, refresh or destroy whose member list answered 404 while the integration itself answers: neither a scope the key lacks (the
  * 404 is confirmed) nor the integration gone, so the service withholds this integration's members alone.
  */
-export function membersNotDisclosed(id: string, op: "refresh" | "destroy"): string {
+export function membersNotDisclosed(id: string, op: "create" | "refresh" | "destroy"): string {
+  const check = "Check the key's access to this integration's members, then";
   const outcome =
-    op === "refresh"
-      ? "The refresh changes nothing in the state. Check the key's access to this integration's members, then refresh again."
-      : "Its members were not removed and the resource is kept. Check the key's access to this integration's members, then " +
-        "destroy again; to stop managing them without removing anyone, pulumi state delete this resource.";
+    op === "create"
+      ? `Nothing was created. ${check} run pulumi up again.`
+      : op === "refresh"
+        ? `The refresh changes nothing in the state. ${check} refresh again.`
+        : "Its members were not removed and the resource is kept. Check the key's access to this integration's members, then " +
+          "destroy again; to stop managing them without removing anyone, pulumi state delete this resource.";
   return (
     `Integration ${id} answers GET /integrations/${id}, but its member list answered 404 ${CONFIRMED}: the service ` +
     `withholds this integration's members from this key. ${outcome}`

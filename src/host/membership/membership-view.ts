@@ -5,6 +5,7 @@
 import { idOf } from "../../client/ids";
 import { type Clock, type Id, NotFoundError, type WorkspaceAccessClient } from "../../client";
 import { READ_WINDOW_MS, SharedListing } from "../read-cache";
+import { integrationUnread } from "./messages";
 import { confirm, type Found, type Members, memberList, pagesOf, prove, type Proof, readEach, readMember } from "./member-list";
 
 /** How long the first create waits for others to join it in one list (creates are slow: invite and job). */
@@ -105,6 +106,19 @@ export class MembershipView {
       },
     );
     return this.#visible;
+  }
+
+  /**
+   * Whether the integration is gone, after `notFound`, a 404 one of a create's requests of it got (a `POST`'s is no read, which
+   * the client would prove): its own read, {@link visible}, sent only then and once for all of them. Failing, it is thrown naming
+   * that 404, nothing read as gone.
+   */
+  async goneAfter(notFound: NotFoundError): Promise<boolean> {
+    try {
+      return !(await this.visible());
+    } catch (error) {
+      throw integrationUnread(this.#integrationId, notFound, error);
+    }
   }
 
   /** A write touched this integration (`userId`'s membership, when named): the shared lists no longer answer for it. */

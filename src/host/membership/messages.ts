@@ -1,5 +1,34 @@
 /** The long messages both membership resources ({@link IntegrationMembers}, {@link IntegrationEntitlement}) give. */
+import type { NotFoundError } from "../../client";
 import { namedUpTo } from "../../shared/named-up-to";
+
+/** A copy of `error` (same class and data) saying `message`: an error several operations share is never changed in place. */
+export function withMessage<E extends Error>(error: E, message: string): E {
+  const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as E;
+  copy.message = message;
+  return copy;
+}
+
+/** The request a 404 answered, as its error names it: `POST /api/v1/integrations/{id}/users`. */
+export const requestOf = (error: NotFoundError) => `${error.method} ${error.path}`;
+
+/** A create's request answered 404 (`notFound`), but integration `integrationId` answers its own read: the 404's words, and that. */
+export function integrationAnswers(integrationId: string, notFound: NotFoundError): NotFoundError {
+  return withMessage(
+    notFound,
+    `${notFound.message} Integration ${integrationId} answers GET /integrations/${integrationId}, so it exists: this 404 is not for want of it.`,
+  );
+}
+
+/** The integration's own read, sent to tell whether a 404 (`notFound`) meant it gone, failed with `error`: nothing read as gone. */
+export function integrationUnread(integrationId: string, notFound: NotFoundError, error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  return withMessage(
+    error,
+    `${requestOf(notFound)} answered 404, and GET /integrations/${integrationId}, which tells whether the integration is gone, ` +
+      `did not answer it, so nothing was read as gone: ${error.message}`,
+  );
+}
 
 /** A destroy found `job` (already phrased) still running after another wait; `stuck` adds what to do if it never ends. */
 export function stillRunningOnDestroy(job: string, stuck = ""): string {
