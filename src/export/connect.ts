@@ -16,18 +16,18 @@ import {
   WorkspaceAccessClient,
 } from "../client";
 import { describeScopes, SCOPES } from "../client/scopes";
-import { builtAddress, builtAddressFix, parseBaseUrl } from "../client/settings";
+import { type AddressParts, builtAddress, builtAddressFix, parseBaseUrl } from "../client/settings";
 import { CONFIG_KEYS as ENV, NO_API_PATH, readRawSettings, resolveProviderSettings } from "../shared/settings";
 import { ExportError } from "./errors";
 
 const SCOPES_NEEDED = describeScopes([SCOPES.readUsers, SCOPES.readIntegrations]);
 
 /**
- * The key and the API root an export reads with; `baseUrlFrom`: where the address was set, as a message names it (`--base-url`,
- * `WORKSPACE_ACCESS_BASE_URL`, `the workspace access.yaml records`), the client's messages too; `built`: the address was
- * built from `WORKSPACE_ACCESS_WORKSPACE` and `WORKSPACE_ACCESS_HOST`.
+ * The key and the API root an export reads with; `baseUrlFrom`: where the address was set, or could be given whole, as a
+ * message names it (`--base-url`, `WORKSPACE_ACCESS_BASE_URL`, `the workspace access.yaml records`), the client's messages
+ * too; `builtFrom`: the two variables the address was built from (`WORKSPACE_ACCESS_WORKSPACE`, `WORKSPACE_ACCESS_HOST`).
  */
-export type Connection = { apiKey: string; baseUrl: string; baseUrlFrom: string; built?: boolean };
+export type Connection = { apiKey: string; baseUrl: string; baseUrlFrom: string; builtFrom?: AddressParts };
 
 /** Test seams: time and randomness of the client. */
 export interface ExportDeps {
@@ -81,7 +81,7 @@ export function exportConnection(
   // The problems worded for the environment: the variables to set, not the stack config keys.
   const baseUrl = asExportError(() => resolveProviderSettings(raw, "env").client.baseUrl.href);
   if (raw.baseUrl) return { apiKey, baseUrl, baseUrlFrom: ENV.baseUrl };
-  return { apiKey, baseUrl, baseUrlFrom: `${ENV.workspace} and ${ENV.host}`, built: true };
+  return { apiKey, baseUrl, baseUrlFrom: ENV.baseUrl, builtFrom: { workspace: ENV.workspace, host: ENV.host } };
 }
 
 /**
@@ -120,12 +120,11 @@ export async function withClient<T>(
   deps: ExportDeps,
   work: (client: WorkspaceAccessClient, answered: () => void) => Promise<T>,
 ): Promise<T> {
-  const { apiKey, baseUrl, baseUrlFrom } = connection;
+  const { apiKey, baseUrl, baseUrlFrom, builtFrom } = connection;
   // An address built from the workspace and the host is named as those two, and the variable giving it whole as the other fix.
-  const built = connection.built ? { workspace: ENV.workspace, host: ENV.host } : undefined;
   const names = new Map([
     ["apiKey", ENV.apiKey],
-    ["baseUrl", built ? ENV.baseUrl : baseUrlFrom],
+    ["baseUrl", baseUrlFrom],
   ]);
   // The key and the address are all an export's user sets: the client's other settings (maxRetries, …) go unnamed.
   const client = new WorkspaceAccessClient({
@@ -133,7 +132,7 @@ export async function withClient<T>(
     baseUrl,
     ...deps,
     settingName: (key) => names.get(key),
-    ...(built && { addressBuiltFrom: built }),
+    ...(builtFrom && { addressBuiltFrom: builtFrom }),
   });
   let reached = false;
   try {
@@ -160,7 +159,7 @@ export async function withClient<T>(
  * What to check when the address is at fault, naming where it came from: built from the workspace and the host (neither a
  * URL), the URL built, both to check, or the variable giving it whole, as the client words it.
  */
-const addressHint = ({ baseUrl, baseUrlFrom, built }: Connection, what: string) =>
-  built
-    ? ` ${baseUrl}, ${builtAddress({ workspace: ENV.workspace, host: ENV.host })}, ${what}: ${builtAddressFix(ENV.baseUrl)}.`
+const addressHint = ({ baseUrl, baseUrlFrom, builtFrom }: Connection, what: string) =>
+  builtFrom
+    ? ` ${baseUrl}, ${builtAddress(builtFrom)}, ${what}: ${builtAddressFix(baseUrlFrom)}.`
     : ` Check the address (${baseUrlFrom}): ${baseUrl} ${what}; it should be the workspace's API root, such as https://acme.example.com/api/v1/.`;

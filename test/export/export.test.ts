@@ -311,7 +311,10 @@ describe("errors name the fix, never the key", () => {
       WORKSPACE_ACCESS_WORKSPACE: "acme",
       WORKSPACE_ACCESS_HOST: "example.com",
     });
-    expect(built).toMatchObject({ baseUrl: "https://acme.example.com/api/v1/", built: true });
+    expect(built).toMatchObject({
+      baseUrl: "https://acme.example.com/api/v1/",
+      builtFrom: { workspace: "WORKSPACE_ACCESS_WORKSPACE", host: "WORKSPACE_ACCESS_HOST" },
+    });
     // No https://acme.example.com on loopback: the emulator under a path that is not the API's root stands in for it.
     const wrong = emulator.url.replace("/api/v1/", "/api/v2/");
     const listed = withClient({ ...built, baseUrl: wrong }, { clock: new VirtualClock() }, (client) => client.users.list().next());
