@@ -1,3 +1,5 @@
+import { ConfigurationError, NotFoundError } from "./errors";
+import { type Id, idOf } from "./ids";
 import type { HttpTransport, RequestSpec } from "./transport";
 import type { JobHandle, JobsApi } from "./jobs";
 import { type Entitlement, type Integration, type IntegrationUser, toEntitlement, toIntegration, toIntegrationUser } from "./models";
@@ -8,6 +10,31 @@ import { schemas } from "./schemas";
 import { OPERATION_SCOPES, SCOPES } from "./scopes";
 
 const READ_USERS = [SCOPES.readIntegrations, SCOPES.readUsers] as const;
+
+/**
+ * What an integration's own read (`GET /integrations/{id}`) says of it, asked after a 404 to a list under it (its members, its
+ * catalogue), which may mean the integration gone or only that list withheld: `there` (its record); `gone` (404, which the
+ * transport trusts only once the key is shown integrations: `#unlessHidden`); `undisclosed`, the transport's refusal to read
+ * that 404 as an absence (the service does not disclose integrations to this key, or the address is not the API's root; its
+ * error names the setting to fix). Any other failure of the read is thrown: it says nothing of the integration.
+ */
+export type IntegrationPresence =
+  | { kind: "there"; integration: Integration }
+  | { kind: "gone" }
+  | { kind: "undisclosed"; error: ConfigurationError };
+
+/**
+ * How long an answer of {@link IntegrationsApi.presence} (`there` or `gone`) is reused, from its arrival, on the client's clock:
+ * long enough for the resources of a deployment that get a 404 together to share one read, short enough that an integration
+ * deleted during a deployment is not called there by a later operation's message.
+ */
+export const PRESENCE_MAX_AGE_MS = 5_000;
+
+/** A {@link IntegrationsApi.presence} asked: its answer, and when it arrived (the client's clock), once it has. */
+interface PresenceAsked {
+  answer: Promise<IntegrationPresence>;
+  at?: number;
+}
 
 /** What to invite into an integration. */
 export interface InviteOptions {
@@ -35,6 +62,7 @@ const memberRead = (id: string, userId: string): RequestSpec => ({
 export class IntegrationsApi {
   readonly #http: HttpTransport;
   readonly #jobs: JobsApi;
+  readonly #presence = new Map<Id, PresenceAsked>();
 
   /** @internal Built by {@link WorkspaceAccessClient}. */
   constructor(http: HttpTransport, jobs: JobsApi) {
@@ -52,6 +80,36 @@ export class IntegrationsApi {
   async get(id: string): Promise<Integration> {
     const spec = { method: "GET", path: under(id), scopes: [SCOPES.readIntegrations] } as const;
     return toIntegration((await this.#http.request(spec, schemas().integration)).data.data);
+  }
+
+  /**
+   * Whether the integration is there, gone, or not disclosed to this key ({@link IntegrationPresence}): the package's one way to
+   * ask, for its lookups, the entitlement check and both membership resources. One `GET /integrations/{id}` for everyone who
+   * asks while it is in flight, its answer reused for {@link PRESENCE_MAX_AGE_MS} after it arrived; an `undisclosed`, or a
+   * failure, is not kept (the next ask reads again). @internal
+   */
+  presence(id: string): Promise<IntegrationPresence> {
+    const key = idOf(id);
+    const { clock } = this.#http.deps;
+    const known = this.#presence.get(key);
+    if (known && (known.at === undefined || clock.now() - known.at <= PRESENCE_MAX_AGE_MS)) return known.answer;
+    const arrived = (presence: IntegrationPresence) => {
+      asked.at = clock.now();
+      return presence;
+    };
+    const asked: PresenceAsked = {
+      answer: this.get(id).then(
+        (integration) => arrived({ kind: "there", integration }),
+        (error: unknown): IntegrationPresence => {
+          if (NotFoundError.isInstance(error)) return arrived({ kind: "gone" });
+          if (this.#presence.get(key) === asked) this.#presence.delete(key);
+          if (ConfigurationError.isInstance(error)) return { kind: "undisclosed", error };
+          throw error;
+        },
+      ),
+    };
+    this.#presence.set(key, asked);
+    return asked.answer;
   }
 
   /**

@@ -6,7 +6,8 @@
  * an adoption's read-only `up` does not need: a read needing only Read integrations tells the two apart. So does a 404 (not
  * found, or not disclosed): a key the service does not disclose integrations to fails the check as one refused.
  */
-import { ConfigurationError, idOf, NotFoundError, sameId, UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
+import { ConfigurationError, idOf, sameId, UnauthorizedError, unlessNotFound, type WorkspaceAccessClient } from "../client";
+import type { IntegrationPresence } from "../client/integrations";
 import { editDistance } from "../shared/edit-distance";
 import { type KeySource, keySourceHint } from "../shared/hints";
 import { type CheckFailure, entitlementSet, type Props, sameSet } from "../shared/inputs";
@@ -26,10 +27,13 @@ export function closestFirst(unknown: readonly string[], offered: readonly strin
     .map((entry) => entry.id);
 }
 
-/** Whether the key is refused for a read needing only Read integrations too (after a 401 on the catalogue). */
+/**
+ * Whether the key is refused for a read needing only Read integrations too (after a 401 on the catalogue): the integration's own
+ * read (`integrations.presence`, shared with the membership resources) refused as well.
+ */
 async function refusedOutright(client: WorkspaceAccessClient, integrationId: string): Promise<boolean> {
   try {
-    await client.integrations.get(integrationId);
+    await client.integrations.presence(integrationId);
     return false;
   } catch (error) {
     return UnauthorizedError.isInstance(error);
@@ -37,20 +41,22 @@ async function refusedOutright(client: WorkspaceAccessClient, integrationId: str
 }
 
 /**
- * Why a catalogue answered 404, as the integration's own read tells: not found (a 404 the client proves), or there with a
- * catalogue not disclosed to this key. A key the service does not disclose integrations to gets the client's
+ * Why a catalogue answered 404, as the integration's own read (`integrations.presence`) tells: gone (a 404 the client proves), or
+ * there with a catalogue not disclosed to this key. A key the service does not disclose integrations to gets the client's
  * ConfigurationError, thrown: an up with it would fail every membership read, so the preview fails as for a key refused.
  */
 async function whyNoCatalogue(client: WorkspaceAccessClient, integrationId: string): Promise<Error> {
+  let presence: IntegrationPresence;
   try {
-    await client.integrations.get(integrationId);
-    return new Error("the integration answers, but its catalogue is not disclosed to this key");
+    presence = await client.integrations.presence(integrationId);
   } catch (error) {
-    if (NotFoundError.isInstance(error)) return new Error("the integration was not found");
-    if (ConfigurationError.isInstance(error)) throw error;
     const why = error instanceof Error ? error.message : String(error);
     return new Error(`the integration was not found, or is not disclosed to this key, and its own read failed: ${why}`);
   }
+  if (presence.kind === "undisclosed") throw presence.error;
+  return new Error(
+    presence.kind === "there" ? "the integration answers, but its catalogue is not disclosed to this key" : "the integration was not found",
+  );
 }
 
 /** The 401 of a catalogue read, worded for the preview it fails; class and data kept (every check awaiting it gets this one). */

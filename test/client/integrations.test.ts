@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { collect, ForbiddenError, InvalidResponseError, NotFoundError } from "../../src/client";
-import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
-import { clientFor, emulator, rejection } from "../support/fixtures";
+import { type IntegrationPresence, PRESENCE_MAX_AGE_MS } from "../../src/client/integrations";
+import { ALL_SCOPES, DEFAULT_IDS, defaultSeed } from "../../src/emulator";
+import { clientFor, emulator, issuedKeys, rejection } from "../support/fixtures";
 import { clientOf, oddServer } from "../support/odd-server";
 
 const { youtube } = DEFAULT_IDS.integrations;
@@ -201,5 +202,54 @@ describe("a 404 to a read of integrations, before integrations were shown to the
     const reads = [youtube, slack].map((id) => rejection(client.integrations.getUser(id, katherine)));
     for (const error of await Promise.all(reads)) expect(NotFoundError.isInstance(error)).toBe(true);
     expect(lines(emu).filter((line) => line.includes("?1"))).toEqual(["GET /integrations/:id/users?1 200"]);
+  });
+});
+
+describe("integrations.presence: is the integration there, gone, or not disclosed to this key", () => {
+  const reads = (emu: Awaited<ReturnType<typeof emulator>>, id: string) =>
+    emu.requests.filter((r) => r.path === `/integrations/${id}`).map((r) => r.status);
+
+  it("answers everyone asking together with one GET, and reuses the answer for PRESENCE_MAX_AGE_MS only", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const { client, clock } = clientFor(emu);
+    const together = await Promise.all([client.integrations.presence(youtube), client.integrations.presence(youtube.toUpperCase())]);
+    expect(together.map((p) => p.kind)).toEqual(["there", "there"]);
+    expect(together[0]).toMatchObject({ integration: { id: youtube, application: "YouTube" } });
+    clock.advance(PRESENCE_MAX_AGE_MS);
+    expect((await client.integrations.presence(youtube)).kind).toBe("there");
+    expect(reads(emu, youtube)).toEqual([200]);
+    // Deleted meanwhile: once the answer is older than the window, it is read again.
+    emu.integrations.remove(youtube);
+    clock.advance(1);
+    expect(await client.integrations.presence(youtube)).toEqual({ kind: "gone" });
+    expect(await client.integrations.presence(youtube)).toEqual({ kind: "gone" });
+    expect(reads(emu, youtube)).toEqual([200, 404]);
+  });
+
+  it("keeps no failure: a 5xx is thrown, and the next ask reads again", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const { client } = clientFor(emu, { maxRetries: 0 });
+    emu.fault({ method: "GET", path: `/integrations/${youtube}`, status: 503, times: 1 });
+    expect(await rejection(client.integrations.presence(youtube))).toMatchObject({ status: 503 });
+    expect((await client.integrations.presence(youtube)).kind).toBe("there");
+    expect(reads(emu, youtube)).toEqual([503, 200]);
+  });
+
+  it("a key the service does not disclose integrations to (404 for a missing scope) gets undisclosed, with the error naming the scope, not kept", async () => {
+    const key = `wa_sees_no_apps_${"7".repeat(16)}`;
+    issuedKeys.add(key);
+    const emu = await emulator({
+      seed: defaultSeed(),
+      keys: { [key]: ALL_SCOPES.filter((s) => s !== "read:integrations") },
+      missingScopeStatus: 404,
+    });
+    const { client } = clientFor(emu, { apiKey: key });
+    const presence = await client.integrations.presence(youtube);
+    expect(presence.kind).toBe("undisclosed");
+    const { error } = presence as Extract<IntegrationPresence, { kind: "undisclosed" }>;
+    expect(error).toMatchObject({ kind: "configuration" });
+    expect(error.message).toContain("Read integrations (read:integrations)");
+    expect((await client.integrations.presence(youtube)).kind).toBe("undisclosed");
+    expect(reads(emu, youtube)).toEqual([404, 404]);
   });
 });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { ServerError } from "../../src/client";
+import { PRESENCE_MAX_AGE_MS } from "../../src/client/integrations";
 import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
 import { provider } from "../../src/host/entitlement/integration-entitlement-provider";
 import { PROOF_MAX_AGE_MS } from "../../src/host/membership/membership-view";
 import { PartialWriteError } from "../../src/host/membership/partial-write";
 import { UNKNOWN } from "../../src/shared/unknown";
-import { emulator, rejection } from "../support/fixtures";
+import { clockOf, emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 
 const { youtube, slack } = DEFAULT_IDS.integrations;
@@ -868,6 +869,8 @@ describe("a refresh where the integration answers 404", () => {
     const emu = await setup();
     emu.integrations.remove(youtube);
     const { inputs } = await check(base);
+    // Later than the check's read of the integration (its catalogue answered 404) may answer for it.
+    clockOf(emu).advance(PRESENCE_MAX_AGE_MS + 1);
     emu.clearRequests();
     const error = await rejection(provider.create(inputs!));
     expect(error).toMatchObject({ kind: "configuration", setting: "integrationId" });
@@ -879,11 +882,11 @@ describe("a refresh where the integration answers 404", () => {
     ]);
   });
 
-  it("creates of several memberships of a gone integration each fail saying so, the integration read once for all", async () => {
+  it("creates of several memberships of a gone integration each fail saying so, the integration read once for all, the check's read serving them", async () => {
     const emu = await setup();
     emu.integrations.remove(youtube);
-    const inputs = await Promise.all([alan, grace, katherine].map(async (userId) => (await check({ ...base, userId })).inputs!));
     emu.clearRequests();
+    const inputs = await Promise.all([alan, grace, katherine].map(async (userId) => (await check({ ...base, userId })).inputs!));
     const errors = await Promise.all(inputs.map((news) => rejection(provider.create(news))));
     for (const error of errors) expect(error.message).toMatch(/^Integration .* does not exist: .*getIntegration looks one up by name\)\.$/);
     expect(errors[0]!.message).toContain(`user ${alan}'s membership`);
@@ -930,6 +933,22 @@ describe("a refresh where the integration answers 404", () => {
       `GET /integrations/${youtube} 200`,
     ]);
     expect(emu.integrations.members(youtube).some((m) => m.userId === base.userId)).toBe(false);
+  });
+
+  it("an integration deleted during the deployment is called gone by a later create, not present from an earlier create's answer", async () => {
+    const emu = await setup();
+    const clock = await configureFor(emu, fast);
+    const [first, later] = await Promise.all([alan, grace].map(async (userId) => (await check({ ...base, userId })).inputs!));
+    emu.fault({ method: "POST", path: `/integrations/${youtube}/users`, status: 404, times: 1 });
+    expect((await rejection(provider.create(first!))).message).toContain("so it exists: this 404 is not for want of it.");
+    emu.integrations.remove(youtube);
+    clock.advance(PRESENCE_MAX_AGE_MS + 1);
+    emu.clearRequests();
+    const error = await rejection(provider.create(later!));
+    expect(error).toMatchObject({ kind: "configuration", setting: "integrationId" });
+    expect(error.message).toMatch(new RegExp(`^Integration ${youtube} does not exist: `));
+    expect(emu.requests.filter((r) => r.path === `/integrations/${youtube}`).map((r) => `${r.method} ${r.status}`)).toEqual(["GET 404"]);
+    expect(invites(emu).filter((r) => r.status !== 404)).toEqual([]);
   });
 
   it("a membership truly gone (the integration answers) is still dropped, with one integration read for all resources", async () => {

@@ -3,7 +3,7 @@
  * shared listings, the proof that a miss is an absence, the one member read, and what a write makes it forget.
  */
 import { idOf } from "../../client/ids";
-import { type Clock, type Id, NotFoundError, type WorkspaceAccessClient } from "../../client";
+import type { Clock, Id, NotFoundError, WorkspaceAccessClient } from "../../client";
 import { READ_WINDOW_MS, SharedListing } from "../read-cache";
 import { integrationUnread } from "./messages";
 import { confirm, type Found, type Members, memberList, pagesOf, prove, type Proof, readEach, readMember } from "./member-list";
@@ -33,7 +33,6 @@ export class MembershipView {
   #proof: { at: number; of: Members; result: Promise<Proof> } | undefined;
   /** The misses of one turn of the event loop, confirmed together. */
   #misses: { members: Members; userIds: string[]; found: Promise<Map<Id, Found | undefined>> } | undefined;
-  #visible: Promise<boolean> | undefined;
 
   /** `maxAgeMs` is `readCacheSeconds`: 0 makes every read and lookup its own GET. `users`: the users this process wrote. */
   constructor(
@@ -93,24 +92,20 @@ export class MembershipView {
   }
 
   /**
-   * Whether the integration answers this key (`GET /integrations/{id}`): `false` on 404, deleted (the client trusts the 404 once
-   * the key is shown integrations). Asked once, unless it fails.
+   * Whether the integration answers this key (`GET /integrations/{id}`, the client's `integrations.presence`): `false` when it is
+   * gone (its 404 trusted once the key is shown integrations). Not disclosed to this key, or unread, it is thrown. The read is
+   * shared by the resources that ask together and its answer reused only for a few seconds (`PRESENCE_MAX_AGE_MS`): an
+   * integration deleted during a deployment is not called there by a later operation.
    */
-  visible(): Promise<boolean> {
-    this.#visible ??= this.#client.integrations.get(this.#integrationId).then(
-      () => true,
-      (error: unknown) => {
-        if (NotFoundError.isInstance(error)) return false;
-        this.#visible = undefined;
-        throw error;
-      },
-    );
-    return this.#visible;
+  async visible(): Promise<boolean> {
+    const presence = await this.#client.integrations.presence(this.#integrationId);
+    if (presence.kind === "undisclosed") throw presence.error;
+    return presence.kind === "there";
   }
 
   /**
    * Whether the integration is gone, after `notFound`, a 404 one of a create's requests of it got (a `POST`'s is no read, which
-   * the client would prove): its own read, {@link visible}, sent only then and once for all of them. Failing, it is thrown naming
+   * the client would prove): its own read, {@link visible}, sent only then, one for the creates that ask together. Failing, it is thrown naming
    * that 404, nothing read as gone.
    */
   async goneAfter(notFound: NotFoundError): Promise<boolean> {

@@ -98,11 +98,18 @@ export class LookupSession {
     return this.#proven("integrations", "integrations", this.#integrationsAt);
   }
 
-  /** An integration by id, or `undefined`: from the listing when it was taken (presence), else one `GET`. */
+  /**
+   * An integration by id, or `undefined` when it is gone: from the listing when it was taken (presence), else its own read, the
+   * client's `integrations.presence` (one `GET`; not disclosed to this key, it fails).
+   */
   integration(id: string): Promise<Integration | undefined> {
     return this.#call(`integration:${idOf(id)}`, async () => {
       const listed = this.#calls.has("integrations") ? await this.#joined("integrations", this.#integrationsAt) : undefined;
-      return readableOr(listed?.get(idOf(id)), () => unlessNotFound(this.#client.integrations.get(id)));
+      return readableOr(listed?.get(idOf(id)), async () => {
+        const presence = await this.#client.integrations.presence(id);
+        if (presence.kind === "undisclosed") throw presence.error;
+        return presence.kind === "there" ? presence.integration : undefined;
+      });
     });
   }
 
@@ -128,9 +135,9 @@ export class LookupSession {
   }
 
   /**
-   * `read`, a list of the integration `integrationId`, or `undefined` when it answers 404 and so does the integration itself.
-   * 404 is "not found, or not disclosed": an integration that answers is there, and the error says its `what` are not
-   * disclosed to this key.
+   * `read`, a list of the integration `integrationId`, or `undefined` when it answers 404 and the integration itself is gone
+   * ({@link integration}). 404 is "not found, or not disclosed": an integration that answers is there, and the error says its
+   * `what` are not disclosed to this key.
    */
   async #unlessNoIntegration<T>(integrationId: string, what: string, read: Promise<T>): Promise<T | undefined> {
     try {
