@@ -882,17 +882,33 @@ describe("a list is not proof of absence", () => {
     expect(emu.integrations.members(BIG)).toHaveLength(before);
   });
 
-  it("an import of an integration whose member list answers 404, confirmed, fails saying there is none, and writes nothing", async () => {
+  it("an import of an integration whose member list and itself answer 404, confirmed, fails saying there is none, and writes nothing", async () => {
     const emu = await big();
     emu.integrations.remove(BIG);
     emu.clearRequests();
     const error = await rejection(provider.create!({ ...inputs([O1]), __importId: BIG }));
+    expect(error).toMatchObject({ kind: "configuration", setting: "import" });
     expect(error.message).toBe(
-      `import: there is no integration ${BIG}: its member list answered 404 to GET /integrations/${BIG}/users (the 404 ` +
-        "is confirmed: this key is shown integrations and users, so it is not a scope the key lacks), so there is " +
-        "nothing to import. Nothing was changed. Check the id.",
+      `import: there is no integration ${BIG}: its member list and the integration itself answer 404 (GET ` +
+        `/integrations/${BIG}; the 404 is confirmed: this key is shown integrations and users, so it is not a scope the key ` +
+        "lacks), so there is nothing to import. Nothing was changed. Check the id.",
     );
-    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof]);
+    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof, `GET /api/v1/integrations/${BIG} 404`]);
+  });
+
+  it("an import whose member list answers 404 while the integration answers fails saying the members are withheld, not that there is none", async () => {
+    const emu = await big();
+    emu.fault({ method: "GET", path: listPath, status: 404 });
+    emu.clearRequests();
+    const error = await rejection(provider.create!({ ...inputs([O1]), __importId: BIG }));
+    expect(error.message).toBe(
+      `Integration ${BIG} answers GET /integrations/${BIG}, but its member list answered 404 (the 404 is confirmed: this ` +
+        "key is shown integrations and users, so it is not a scope the key lacks): the service withholds this " +
+        "integration's members from this key. Nothing was imported or changed. Check the key's access to this integration's " +
+        "members, then run pulumi up again.",
+    );
+    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof, `GET /api/v1/integrations/${BIG} 200`]);
+    expect(writes(emu)).toEqual([]);
   });
 
   it("a destroy whose integration is gone (both answer 404) is done", async () => {

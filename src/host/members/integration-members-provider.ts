@@ -7,7 +7,7 @@
  * | check | `GET /integrations/{id}/entitlements`, once per integration, when a set is new or changes (then members naming an id not offered are read) |
  * | diff | none (the plan from the state; a change that would remove the last owner fails) |
  * | create, `import` | the list; `POST .../users` per 100 new members of a role and set, its job, a read-back; `PATCH`es. Removes no one |
- * | | (a create's list answering 404: `GET /integrations/{id}`; 404 too: the integration does not exist; there: the members withheld) |
+ * | | (a create's or import's list answering 404: `GET /integrations/{id}`; 404 too: the integration does not exist; there: the members withheld) |
  * | update | jobs left running waited for; the list; a `DELETE` per member dropped, shown unmanaged, or changing role; invitations; `PATCH`es |
  * | read | the list; a 404 (trusted by the client once the key is shown integrations and users): `GET /integrations/{id}`, 404: gone, dropped with a warning |
  * | delete | jobs left running waited for; the list; a `DELETE` per managed member there, not adopted (unless `deleteOnDestroy`) or taken over |
@@ -84,13 +84,13 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
   try {
     acts = await planAgainstService(ctx, base);
   } catch (error) {
-    if (typeof importId === "string" && NotFoundError.isInstance(error)) {
-      throw new ConfigurationError(noIntegrationToImport(importId), "import");
-    }
     if (!NotFoundError.isInstance(error)) throw error;
-    // The list's 404 proven by the client, the integration's own read tells gone from withheld (as a refresh's does).
+    // The list's 404 proven by the client, the integration's own read tells gone from withheld (as a refresh's does), an
+    // import's too: a withheld list is no proof that there is nothing to import.
     const id = inputs.integrationId;
-    if (!(await ctx.connection().memberships.of(id).goneAfter(error))) throw new Error(membersNotDisclosed(id, "create"), { cause: error });
+    const op = typeof importId === "string" ? "import" : "create";
+    if (!(await ctx.connection().memberships.of(id).goneAfter(error))) throw new Error(membersNotDisclosed(id, op), { cause: error });
+    if (typeof importId === "string") throw new ConfigurationError(noIntegrationToImport(importId), "import");
     throw new ConfigurationError(integrationDoesNotExist(id, requestOf(error)), "integrationId");
   }
   const run = await applyPlan(ctx, inputs.integrationId, acts);

@@ -94,19 +94,22 @@ export function integrationDoesNotExist(id: string, request: string): string {
   );
 }
 
+/** What a create, import, refresh or destroy did when the member list was withheld, and what to do. */
+const WITHHELD_OUTCOMES = {
+  create: "Nothing was created. Check the key's access to this integration's members, then run pulumi up again.",
+  import: "Nothing was imported or changed. Check the key's access to this integration's members, then run pulumi up again.",
+  refresh: "The refresh changes nothing in the state. Check the key's access to this integration's members, then refresh again.",
+  destroy:
+    "Its members were not removed and the resource is kept. Check the key's access to this integration's members, then " +
+    "destroy again; to stop managing them without removing anyone, pulumi state delete this resource.",
+} as const;
+
 /**
- * A create, refresh or destroy whose member list answered 404 while the integration itself answers: neither a scope the key lacks (the
- * 404 is confirmed) nor the integration gone, so the service withholds this integration's members alone.
+ * A create, import, refresh or destroy whose member list answered 404 while the integration itself answers: neither a scope the
+ * key lacks (the 404 is confirmed) nor the integration gone, so the service withholds this integration's members alone.
  */
-export function membersNotDisclosed(id: string, op: "create" | "refresh" | "destroy"): string {
-  const check = "Check the key's access to this integration's members, then";
-  const outcome =
-    op === "create"
-      ? `Nothing was created. ${check} run pulumi up again.`
-      : op === "refresh"
-        ? `The refresh changes nothing in the state. ${check} refresh again.`
-        : "Its members were not removed and the resource is kept. Check the key's access to this integration's members, then " +
-          "destroy again; to stop managing them without removing anyone, pulumi state delete this resource.";
+export function membersNotDisclosed(id: string, op: keyof typeof WITHHELD_OUTCOMES): string {
+  const outcome = WITHHELD_OUTCOMES[op];
   return (
     `Integration ${id} answers GET /integrations/${id}, but its member list answered 404 ${CONFIRMED}: the service ` +
     `withholds this integration's members from this key. ${outcome}`
@@ -121,11 +124,12 @@ export function notTheDeclaredIntegration(importId: string, integrationId: strin
   );
 }
 
-/** `import` names integration `importId`, whose member list answered 404: there is no such integration. */
+/** `import` names integration `importId`, whose member list and own read answered 404: there is no such integration. */
 export function noIntegrationToImport(importId: string): string {
   return (
-    `import: there is no integration ${importId}: its member list answered 404 to GET /integrations/${importId}/users ` +
-    `${CONFIRMED}, so there is nothing to import. Nothing was changed. Check the id.`
+    `import: there is no integration ${importId}: its member list and the integration itself answer 404 (GET ` +
+    `/integrations/${importId}; the 404 is confirmed: this key is shown integrations and users, so it is not a scope the key ` +
+    "lacks), so there is nothing to import. Nothing was changed. Check the id."
   );
 }
 
