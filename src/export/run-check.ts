@@ -137,7 +137,7 @@ function refuseDropping(recorded: AccessData, leftOut: readonly LeftOut[], liste
   if (kept.length === 0) return;
   // A record that broke the contract has no email: named with the one access.yaml has for its id.
   const named = kept.map(
-    (r) => `${leftOutName({ ...r, email: r.email ?? userOf(recorded, r, "workspace", listedIds)?.email }, r.label)} (${r.reason})`,
+    (r) => `${leftOutName({ ...r, email: r.email ?? userOf(recorded, r, "workspace", listedIds)?.email }, r.label)}: ${r.reason}`,
   );
   const [these, them] = kept.length === 1 ? ["a record", "it"] : [`${kept.length} records`, "them"];
   throw new ExportError(

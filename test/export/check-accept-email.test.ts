@@ -88,11 +88,11 @@ describe("the review of a user recorded as left out whose email another user has
       async (emulator, dir) => {
         recreate(emulator);
         expect((await check(emulator, dir)).changes.map((c) => c.text)).toEqual([
-          "access.yaml records user u-ann <ann@x.example> as left out (no last name); the workspace has no such user",
-          "the workspace has user u-ann2 <ann@x.example> (workspace_login_only), which a project cannot declare (no last name); " +
+          "access.yaml records user u-ann <ann@x.example> as left out: no last name; the workspace has no such user",
+          "the workspace has user u-ann2 <ann@x.example> (workspace_login_only), which a project cannot declare: no last name; " +
             "access.yaml does not record it",
-          'access.yaml records the membership of u-ann <ann@x.example> in "YouTube acme" as left out (its user is left out (no ' +
-            "last name)); the workspace has no such membership",
+          'access.yaml records the membership of u-ann <ann@x.example> in "YouTube acme" as left out: its user is left out (no ' +
+            "last name); the workspace has no such membership",
         ]);
       },
       seed(),

@@ -172,9 +172,9 @@ describe("--check of a user whose email changed, the id recorded", () => {
       expect(review.changes.map((c) => c.kind)).toEqual(["left-out", "left-out"]);
       expect(texts(review)).toEqual([
         "access.yaml declares user u-bob <robert@x.example> (Bob Ray, workspace_login_only); the workspace has it in a form a " +
-          "project cannot declare (no last name)",
+          "project cannot declare: no last name",
         'access.yaml declares the membership of u-bob <robert@x.example> in "YouTube acme" (VIEWER as account_collaborator); the ' +
-          "workspace has it in a form a project cannot declare (its user is left out (no last name))",
+          "workspace has it in a form a project cannot declare: its user is left out (no last name)",
       ]);
     });
   });
@@ -203,10 +203,10 @@ describe("--check of a user whose email changed, the id recorded, another user h
     emulator.integrations.setMember(YT, "u-new", { entitlements: ["EDITOR"] });
   };
   const NEW_USER =
-    "the workspace has user u-new <bob@x.example> (workspace_login_only), which a project cannot declare (no first name); access.yaml does not record it";
+    "the workspace has user u-new <bob@x.example> (workspace_login_only), which a project cannot declare: no first name; access.yaml does not record it";
   const NEW_MEMBER =
-    'the workspace has the membership of u-new <bob@x.example> in "YouTube acme" (EDITOR as collaborator), which a project cannot declare ' +
-    "(its user is left out (no first name)); access.yaml does not record it";
+    'the workspace has the membership of u-new <bob@x.example> in "YouTube acme" (EDITOR as collaborator), which a project cannot declare: ' +
+    "its user is left out (no first name); access.yaml does not record it";
 
   it("takes the newcomer left out for a record of their own, not for bob, whose id the workspace still has", async () => {
     await withExport(async (emulator, dir) => {
@@ -246,9 +246,9 @@ describe("--check of a user whose email changed, the id recorded, another user h
       expect(texts(review)).toEqual([
         "the workspace has user bob@x.example (New Person, workspace_login_only); access.yaml does not",
         "access.yaml declares user u-bob <robert@x.example> (Bob Ray, workspace_login_only); the workspace has it in a form a " +
-          "project cannot declare (no first name)",
+          "project cannot declare: no first name",
         'access.yaml declares the membership of u-bob <robert@x.example> in "YouTube acme" (VIEWER as account_collaborator); the ' +
-          "workspace has it in a form a project cannot declare (its user is left out (no first name))",
+          "workspace has it in a form a project cannot declare: its user is left out (no first name)",
       ]);
     });
   });

@@ -48,8 +48,8 @@ describe("--check and the records the export leaves out", () => {
       emulator.integrations.setMember(YT, "u-scim", { role: "owner", entitlements: ["VIEWER"] });
     });
     expect(texts).toEqual([
-      "the workspace has user u-scim <scim@x.example> (workspace_super_admin), which a project cannot declare (no last name); access.yaml does not record it",
-      'the workspace has the membership of u-scim <scim@x.example> in "YouTube acme" (VIEWER as owner), which a project cannot declare (its user is left out (no last name)); access.yaml does not record it',
+      "the workspace has user u-scim <scim@x.example> (workspace_super_admin), which a project cannot declare: no last name; access.yaml does not record it",
+      'the workspace has the membership of u-scim <scim@x.example> in "YouTube acme" (VIEWER as owner), which a project cannot declare: its user is left out (no last name); access.yaml does not record it',
     ]);
     expect(result.changes.map((c) => [c.kind, c.side])).toEqual([
       ["left-out", "workspace"],
@@ -95,8 +95,8 @@ describe("--check and the records the export leaves out", () => {
         ["left-out", "both", "VIEWER as collaborator", "EDITOR, VIEWER as owner"],
       ]);
       expect(result.changes.map((c) => c.text)).toEqual([
-        "access.yaml records user u-scim <scim@x.example> as left out with workspace_login_only; the workspace has workspace_owner (left out: no last name)",
-        'access.yaml records the membership of u-scim <scim@x.example> in "YouTube acme" as left out with VIEWER as collaborator; the workspace has EDITOR, VIEWER as owner (left out: its user is left out (no last name))',
+        "access.yaml records user u-scim <scim@x.example> as left out with workspace_login_only; the workspace has workspace_owner, left out: no last name",
+        'access.yaml records the membership of u-scim <scim@x.example> in "YouTube acme" as left out with VIEWER as collaborator; the workspace has EDITOR, VIEWER as owner, left out: its user is left out (no last name)',
       ]);
     } finally {
       await emulator.close();
@@ -110,7 +110,7 @@ describe("--check and the records the export leaves out", () => {
       answerWith(emulator, `integrations/${YT}/users`, page);
     });
     expect(texts).toEqual([
-      `access.yaml declares the membership of u-bob <bob@x.example> in "YouTube acme" (VIEWER as account_collaborator); the workspace has it in a form a project cannot declare (role "admin" is neither owner nor collaborator)`,
+      `access.yaml declares the membership of u-bob <bob@x.example> in "YouTube acme" (VIEWER as account_collaborator); the workspace has it in a form a project cannot declare: role "admin" is neither owner nor collaborator`,
     ]);
   });
 
@@ -124,9 +124,9 @@ describe("--check and the records the export leaves out", () => {
       `another user has the same email but for case (${other}): access.yaml tells users apart by email, case-insensitively`;
     // u-ann2 is a user of their own, not ann: the workspace still lists ann's id, so her email matches nobody else.
     expect(texts).toEqual([
-      `access.yaml declares user u-ann <ann@x.example> (Ann Lee, workspace_login_only); the workspace has it in a form a project cannot declare (${reason("u-ann2")})`,
-      `the workspace has user u-ann2 <Ann@X.example> (its access not read), which a project cannot declare (${reason("u-ann")}); access.yaml does not record it`,
-      `access.yaml declares the membership of u-ann <ann@x.example> in "YouTube acme" (VIEWER as account_collaborator); the workspace has it in a form a project cannot declare (its user is left out (${reason("u-ann2")}))`,
+      `access.yaml declares user u-ann <ann@x.example> (Ann Lee, workspace_login_only); the workspace has it in a form a project cannot declare: ${reason("u-ann2")}`,
+      `the workspace has user u-ann2 <Ann@X.example> (its access not read), which a project cannot declare: ${reason("u-ann")}; access.yaml does not record it`,
+      `access.yaml declares the membership of u-ann <ann@x.example> in "YouTube acme" (VIEWER as account_collaborator); the workspace has it in a form a project cannot declare: its user is left out (${reason("u-ann2")})`,
     ]);
   });
 
@@ -138,7 +138,7 @@ describe("--check and the records the export leaves out", () => {
       [{ id: "u-cy", email: "cy@x.example", firstName: null, lastName: "Doe" }],
     );
     expect(texts).toEqual([
-      "the workspace has user u-cy <cy@x.example> (Cy Doe, workspace_login_only); access.yaml records it only as left out (no first name)",
+      "the workspace has user u-cy <cy@x.example> (Cy Doe, workspace_login_only); access.yaml records it only as left out: no first name",
     ]);
     expect(result.changes[0]).toMatchObject({ kind: "left-out", side: "workspace", user: "cy@x.example", leftOut: "no first name" });
   });
@@ -161,9 +161,9 @@ describe("--check and the records the export leaves out", () => {
       const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
       expect(result.changes.map((c) => c.text)).toEqual([
         "the workspace has user cy@x.example (New Person, workspace_login_only); access.yaml does not",
-        "access.yaml records user u-cy <cy@x.example> as left out (no first name); the workspace has no such user",
+        "access.yaml records user u-cy <cy@x.example> as left out: no first name; the workspace has no such user",
         'the workspace grants cy@x.example EDITOR in "YouTube acme" as account_collaborator; access.yaml does not',
-        'access.yaml records the membership of u-cy <cy@x.example> in "YouTube acme" as left out (its user is left out (no first name)); the workspace has no such membership',
+        'access.yaml records the membership of u-cy <cy@x.example> in "YouTube acme" as left out: its user is left out (no first name); the workspace has no such membership',
       ]);
       expect(result.changes.map((c) => [c.kind, c.side, c.userId])).toEqual([
         ["user", "workspace", undefined],
@@ -203,9 +203,9 @@ describe("--check and the records the export leaves out", () => {
       fs.writeFileSync(file, formatAccessFile(byHand));
       const review = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
       expect(review.changes.map((c) => c.text)).toEqual([
-        "the workspace has user bob@x.example (Bob Ray, workspace_login_only); access.yaml records it only as left out (no first name)",
+        "the workspace has user bob@x.example (Bob Ray, workspace_login_only); access.yaml records it only as left out: no first name",
         'the workspace has the membership of bob@x.example in "YouTube acme" (VIEWER as account_collaborator); access.yaml ' +
-          "records it only as left out (its user is left out (no first name))",
+          "records it only as left out: its user is left out (no first name)",
       ]);
       // The json as before: the user by email, no id.
       expect(review.changes.map((c) => [c.user, c.userId])).toEqual([
@@ -237,12 +237,12 @@ describe("--check and the records the export leaves out", () => {
       expect(parseAccessFile(fs.readFileSync(file, "utf8")).leftOut).toHaveLength(4);
       const check = (accept = false) => runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator), accept });
       expect((await check()).changes.map((c) => c.text)).toEqual([
-        "the workspace has user ann@x.example (Ann Lee, workspace_login_only); access.yaml records it only as left out (no first name)",
+        "the workspace has user ann@x.example (Ann Lee, workspace_login_only); access.yaml records it only as left out: no first name",
         'the workspace has the membership of ann@x.example in "YouTube acme" (VIEWER as account_collaborator); access.yaml ' +
-          "records it only as left out (its user is left out (no first name))",
-        "the workspace has user bob@x.example (Bob Ray, workspace_login_only); access.yaml records it only as left out (no first name)",
+          "records it only as left out: its user is left out (no first name)",
+        "the workspace has user bob@x.example (Bob Ray, workspace_login_only); access.yaml records it only as left out: no first name",
         'the workspace has the membership of bob@x.example in "YouTube acme" (VIEWER as account_collaborator); access.yaml ' +
-          "records it only as left out (its user is left out (no first name))",
+          "records it only as left out: its user is left out (no first name)",
       ]);
       // --accept takes the workspace's side of both: their users and members back, no record left out.
       expect((await check(true)).accepted).toBe(true);
@@ -283,8 +283,8 @@ describe("--check and the records the export leaves out", () => {
       const review = await check();
       // One comparison each for ann, by what is known of it; none for bob, whose access is the same on both sides.
       expect(review.changes.map((c) => c.text)).toEqual([
-        "access.yaml records user u-ann <ann@x.example> as left out, with no access recorded; the workspace has workspace_login_only (left out: no first name)",
-        'access.yaml records the membership of u-ann <ann@x.example> in "YouTube acme" as left out, with no access recorded; the workspace has VIEWER as collaborator (left out: its user is left out (no first name))',
+        "access.yaml records user u-ann <ann@x.example> as left out, with no access recorded; the workspace has workspace_login_only, left out: no first name",
+        'access.yaml records the membership of u-ann <ann@x.example> in "YouTube acme" as left out, with no access recorded; the workspace has VIEWER as collaborator, left out: its user is left out (no first name)',
       ]);
       expect(review.changes.map((c) => [c.kind, c.side, c.user, c.userId, c.accessYaml, c.workspace])).toEqual([
         ["left-out", "both", "ann@x.example", "u-ann", "(not read)", "workspace_login_only"],
@@ -318,8 +318,8 @@ describe("--check and the records the export leaves out", () => {
     const broken =
       'GET /api/v1/users answered 200 with a record (id u-bob) that does not match the API contract: field "attributes.firstName": Invalid input: expected string, received number.';
     expect(texts).toEqual([
-      `access.yaml declares user u-bob <bob@x.example> (Bob Ray, workspace_login_only); the workspace has it in a form a project cannot declare (${broken})`,
-      'access.yaml declares the membership of u-bob <bob@x.example> in "YouTube acme" (VIEWER as account_collaborator); the workspace has it in a form a project cannot declare (its user is left out (its record does not match the API contract))',
+      `access.yaml declares user u-bob <bob@x.example> (Bob Ray, workspace_login_only); the workspace has it in a form a project cannot declare: ${broken}`,
+      'access.yaml declares the membership of u-bob <bob@x.example> in "YouTube acme" (VIEWER as account_collaborator); the workspace has it in a form a project cannot declare: its user is left out (its record does not match the API contract)',
     ]);
     expect(result.changes.map((c) => [c.kind, c.side, c.user, c.userId])).toEqual([
       ["left-out", "both", "bob@x.example", "u-bob"],
@@ -344,9 +344,9 @@ describe("--check and the records the export leaves out", () => {
       const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
       expect(result.changes.map((c) => c.text)).toEqual([
         expect.stringMatching(
-          /^the workspace has user u-bob <bob@x\.example> \(Bob Ray, workspace_login_only\); access\.yaml records it only as left out \(GET \/api\/v1\/users answered 200 with a record \(id u-bob\) that does not match the API contract: field "attributes\.lastName"/,
+          /^the workspace has user u-bob <bob@x\.example> \(Bob Ray, workspace_login_only\); access\.yaml records it only as left out: GET \/api\/v1\/users answered 200 with a record \(id u-bob\) that does not match the API contract: field "attributes\.lastName"/,
         ),
-        'the workspace has the membership of u-bob <bob@x.example> in "YouTube acme" (VIEWER as account_collaborator); access.yaml records it only as left out (its user is left out (its record does not match the API contract))',
+        'the workspace has the membership of u-bob <bob@x.example> in "YouTube acme" (VIEWER as account_collaborator); access.yaml records it only as left out: its user is left out (its record does not match the API contract)',
       ]);
     } finally {
       await emulator.close();
@@ -366,7 +366,7 @@ describe("--check and the records the export leaves out", () => {
       emulator.users.add({ id: "u-new", email: "new@x.example", firstName: null, lastName: null });
       const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
       expect(result.changes.map((c) => c.text)).toEqual([
-        "the workspace has user u-new <new@x.example> (workspace_login_only), which a project cannot declare (no first name); access.yaml does not record it",
+        "the workspace has user u-new <new@x.example> (workspace_login_only), which a project cannot declare: no first name; access.yaml does not record it",
       ]);
     } finally {
       await emulator.close();
@@ -382,7 +382,7 @@ describe("--check and the records the export leaves out", () => {
     expect(texts).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^access.yaml declares integration ${YT} \\("YouTube acme"\\) \\(2 members\\); the workspace has it in a form a project cannot declare \\(GET /api/v1/integrations answered 200 .* field "attributes\\.label"`,
+          `^access.yaml declares integration ${YT} \\("YouTube acme"\\) \\(2 members\\); the workspace has it in a form a project cannot declare: GET /api/v1/integrations answered 200 .* field "attributes\\.label"`,
         ),
       ),
     ]);
@@ -478,7 +478,7 @@ describe("--check and the records the export leaves out", () => {
       });
       expect(texts).toEqual([
         expect.stringMatching(
-          /^access\.yaml declares the membership of u-bob <bob@x\.example> in "GitHub acme" \(READ as account_collaborator\); the workspace has it in a form a project cannot declare \(GET .* field "attributes\.role"/,
+          /^access\.yaml declares the membership of u-bob <bob@x\.example> in "GitHub acme" \(READ as account_collaborator\); the workspace has it in a form a project cannot declare: GET .* field "attributes\.role"/,
         ),
       ]);
     });
@@ -508,8 +508,8 @@ describe("--check and the records the export leaves out", () => {
         emulator.integrations.removeMember(YT, "u-scim");
         const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
         expect(result.changes.map((c) => c.text)).toEqual([
-          "access.yaml records user u-scim <scim@x.example> as left out (no last name); the workspace has them with no membership in scope (--members-only)",
-          'access.yaml records the membership of u-scim <scim@x.example> in "YouTube acme" as left out (its user is left out (no last name)); the workspace has no such membership',
+          "access.yaml records user u-scim <scim@x.example> as left out: no last name; the workspace has them with no membership in scope (--members-only)",
+          'access.yaml records the membership of u-scim <scim@x.example> in "YouTube acme" as left out: its user is left out (no last name); the workspace has no such membership',
         ]);
         expect(result.changes[0]).toMatchObject({ kind: "left-out", side: "access.yaml", workspace: "no membership in scope" });
       } finally {

@@ -61,10 +61,10 @@ describe("--check of a user added by hand whose records break the contract", () 
       const texts = (await check(emulator, dir)).changes.map((c) => c.text);
       expect(texts.filter((t) => t.includes("carol"))).toEqual([
         expect.stringMatching(
-          /^access\.yaml declares user u-carol <carol@x\.example> \(Carol Day\); the workspace has it in a form a project cannot declare \(GET \/api\/v1\/users answered 200 with a record \(id u-carol\) that /,
+          /^access\.yaml declares user u-carol <carol@x\.example> \(Carol Day\); the workspace has it in a form a project cannot declare: GET \/api\/v1\/users answered 200 with a record \(id u-carol\) that /,
         ),
         expect.stringMatching(
-          /^access\.yaml declares the membership of u-carol <carol@x\.example> in "YouTube acme" \(VIEWER as account_collaborator\); the workspace has it in a form a project cannot declare \(GET /,
+          /^access\.yaml declares the membership of u-carol <carol@x\.example> in "YouTube acme" \(VIEWER as account_collaborator\); the workspace has it in a form a project cannot declare: GET /,
         ),
       ]);
       expect(texts.join("\n")).not.toMatch(/no such user|not a member there/);

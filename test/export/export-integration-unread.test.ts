@@ -73,7 +73,7 @@ describe("an integration whose member list cannot be read", () => {
       expect(refused.changes.map((c) => c.text)).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^access\\.yaml declares integration ${OTHER} \\("Slack acme"\\) \\(1 member\\); the workspace has it in a form a project cannot declare \\(its members could not be read: GET /api/v1/integrations/${OTHER}/users answered 403`,
+            `^access\\.yaml declares integration ${OTHER} \\("Slack acme"\\) \\(1 member\\); the workspace has it in a form a project cannot declare: its members could not be read: GET /api/v1/integrations/${OTHER}/users answered 403`,
           ),
         ),
       ]);

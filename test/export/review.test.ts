@@ -213,8 +213,8 @@ describe("compareAccess", () => {
         ];
       }),
       [
-        "access.yaml records user u-scim <scim@x.example> as left out with workspace_login_only; the workspace has workspace_owner (left out: no last name)",
-        'access.yaml records the membership of u-scim <scim@x.example> in "GitHub acme" as left out with READ as collaborator; the workspace has READ, WRITE as owner (left out: its user is left out (no last name))',
+        "access.yaml records user u-scim <scim@x.example> as left out with workspace_login_only; the workspace has workspace_owner, left out: no last name",
+        'access.yaml records the membership of u-scim <scim@x.example> in "GitHub acme" as left out with READ as collaborator; the workspace has READ, WRITE as owner, left out: its user is left out (no last name)',
       ],
       [
         ["left-out", "both", "workspace_login_only", "workspace_owner"],
@@ -230,7 +230,7 @@ describe("compareAccess", () => {
         f.leftOut = [scim];
       }),
       [
-        "access.yaml records user u-scim <scim@x.example> as left out, with no access recorded; the workspace has workspace_login_only (left out: no last name)",
+        "access.yaml records user u-scim <scim@x.example> as left out, with no access recorded; the workspace has workspace_login_only, left out: no last name",
       ],
       [["left-out", "both", "(not read)", "workspace_login_only"]],
     ],
@@ -244,7 +244,7 @@ describe("compareAccess", () => {
         f.leftOut = [{ kind: "integration", id: GH, reason: "listed twice, differently" }];
       }),
       [
-        `the workspace has integration ${GH} (its members not read), which a project cannot declare (listed twice, differently); access.yaml does not record it`,
+        `the workspace has integration ${GH} (its members not read), which a project cannot declare: listed twice, differently; access.yaml does not record it`,
       ],
       [["left-out", "workspace", null, "(not read)"]],
     ],
@@ -255,7 +255,7 @@ describe("compareAccess", () => {
         f.leftOut = [scim];
       }),
       [
-        "the workspace has user u-scim <scim@x.example> (workspace_login_only), which a project cannot declare (no last name); access.yaml does not record it",
+        "the workspace has user u-scim <scim@x.example> (workspace_login_only), which a project cannot declare: no last name; access.yaml does not record it",
       ],
       [["left-out", "workspace", null, "workspace_login_only"]],
     ],
@@ -265,7 +265,7 @@ describe("compareAccess", () => {
         f.leftOut = [scim];
       }),
       file(),
-      ["access.yaml records user u-scim <scim@x.example> as left out (no last name); the workspace has no such user"],
+      ["access.yaml records user u-scim <scim@x.example> as left out: no last name; the workspace has no such user"],
       [["left-out", "access.yaml", "workspace_login_only", null]],
     ],
     [
@@ -281,7 +281,7 @@ describe("compareAccess", () => {
         f.users[1] = { ...bob, id: "u-bob" };
       }),
       [
-        "the workspace has user u-bob <bob@x.example> (Bob Ray, workspace_login_only); access.yaml records it only as left out (no first name)",
+        "the workspace has user u-bob <bob@x.example> (Bob Ray, workspace_login_only); access.yaml records it only as left out: no first name",
       ],
       [["left-out", "workspace", "left out: (not read)", "Bob Ray, workspace_login_only"]],
     ],
@@ -298,7 +298,7 @@ describe("compareAccess", () => {
       }),
       [
         "the workspace has user bob@x.example (Bob Ray, workspace_login_only); access.yaml does not",
-        "access.yaml records user u-bob <bob@x.example> as left out (no first name); the workspace has no such user",
+        "access.yaml records user u-bob <bob@x.example> as left out: no first name; the workspace has no such user",
       ],
       [
         ["user", "workspace", null, "Bob Ray, workspace_login_only"],
@@ -316,7 +316,7 @@ describe("compareAccess", () => {
         drop(f, "bob@x.example");
         f.users[1] = { ...bob, id: "u-new" };
       }),
-      ["the workspace has user bob@x.example (Bob Ray, workspace_login_only); access.yaml records it only as left out (no first name)"],
+      ["the workspace has user bob@x.example (Bob Ray, workspace_login_only); access.yaml records it only as left out: no first name"],
       [["left-out", "workspace", "left out: (not read)", "Bob Ray, workspace_login_only"]],
     ],
     [
@@ -347,7 +347,7 @@ describe("compareAccess", () => {
         f.leftOut = [{ kind: "integration", id: GH, reason: "listed twice, differently" }];
       }),
       [
-        `access.yaml declares integration ${GH} ("GitHub acme") (2 members); the workspace has it in a form a project cannot declare (listed twice, differently)`,
+        `access.yaml declares integration ${GH} ("GitHub acme") (2 members); the workspace has it in a form a project cannot declare: listed twice, differently`,
       ],
       [["left-out", "both", "2 members", "(not read)"]],
     ],
@@ -355,6 +355,69 @@ describe("compareAccess", () => {
     const differences = compareAccess(recorded, live);
     expect(differences.map((d) => d.text)).toEqual(texts);
     expect(differences.map(brief)).toEqual(briefs);
+  });
+
+  it("words a reason that ends in parentheses of its own after a colon, never as '(… (no last name))'", () => {
+    // The reasons a membership of a user left out, or a record listed twice, are given.
+    const nested = "its user is left out (no last name)";
+    const twice = 'listed twice, differently (lastName: "Lee" / "Lee-Smith")';
+    const texts = (recorded: AccessFile, live: AccessFile, options?: Parameters<typeof compareAccess>[2]) =>
+      compareAccess(recorded, live, options).map((d) => d.text);
+    // Left out by the workspace, not recorded; declared by access.yaml; left out on both sides, its access changed.
+    expect(
+      texts(
+        file((f) => {
+          f.leftOut = [{ ...scimMember, role: "owner" }];
+        }),
+        file((f) => {
+          f.leftOut = [
+            scimMember,
+            { kind: "user", id: "u-new", email: "new@x.example", reason: twice },
+            { kind: "membership", integration: GH, email: "bob@x.example", reason: nested },
+          ];
+          drop(f, "bob@x.example");
+        }),
+      ),
+    ).toEqual([
+      `access.yaml declares the membership of bob@x.example in "GitHub acme" (READ, WRITE as account_collaborator); the workspace has it in a form a project cannot declare: ${nested}`,
+      `the workspace has user u-new <new@x.example> (its access not read), which a project cannot declare: ${twice}; access.yaml does not record it`,
+      `access.yaml records the membership of u-scim <scim@x.example> in "GitHub acme" as left out with READ as owner; the workspace has READ as collaborator, left out: ${nested}`,
+    ]);
+    // Recorded as left out by access.yaml: the workspace declares it now, has no such record, or it could not be told.
+    expect(
+      texts(
+        file((f) => {
+          f.leftOut = [
+            { kind: "membership", integration: GH, email: "ann@x.example", reason: nested },
+            { kind: "user", email: "gone@x.example", reason: twice },
+            { kind: "membership", integration: GH, email: "cy@x.example", reason: nested },
+          ];
+          drop(f, "ann@x.example");
+        }),
+        file(),
+        { unnamed: [{ kind: "membership", id: "u-broken", integration: GH }] },
+      ),
+    ).toEqual([
+      `the workspace has the membership of ann@x.example in "GitHub acme" (READ as account_collaborator); access.yaml records it only as left out: ${nested}`,
+      `access.yaml records the membership of cy@x.example in "GitHub acme" as left out: ${nested}; whether the workspace has it could not be told (a member record of the workspace breaks the contract and its email could not be read: u-broken)`,
+      `access.yaml records user gone@x.example as left out: ${twice}; the workspace has no such user`,
+    ]);
+    // Under --members-only, a user recorded as left out that the workspace has with no membership in scope.
+    const membersOnly = (f: AccessFile) => {
+      f.scope = { membersOnly: true };
+    };
+    expect(
+      texts(
+        file((f) => {
+          membersOnly(f);
+          f.leftOut = [{ ...scim, reason: twice }];
+        }),
+        file(membersOnly),
+        { workspaceIds: new Set(["u-scim"]) },
+      ),
+    ).toEqual([
+      `access.yaml records user u-scim <scim@x.example> as left out: ${twice}; the workspace has them with no membership in scope (--members-only)`,
+    ]);
   });
 
   it("under --members-only, a user the workspace still has, with no membership in scope, is out of scope", () => {

@@ -1,7 +1,8 @@
 /**
  * The review's records a project cannot declare (`leftOut`), matched by kind and ids, else by email (`matchLeftOut`: one
  * `access.yaml` records without an id). One both sides leave out is compared by what is known of it; one only a side leaves
- * out is worded by what the other holds: declared, or nothing.
+ * out is worded by what the other holds: declared, or nothing. Its reason follows a colon, never parentheses: a reason may
+ * end in its own (`its user is left out (no last name)`).
  */
 import { idOf } from "../../client";
 import type { AccessFile, AccessLeftOut } from "../access-file";
@@ -33,7 +34,7 @@ export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
       const recorded = leftOutHeld(was) === undefined ? ", with no access recorded" : ` with ${then}`;
       yield difference(
         { ...about(now, sides), side: "both", accessYaml: then, workspace: held },
-        `access.yaml records ${name} as left out${recorded}; the workspace has ${held} (left out: ${now.reason})`,
+        `access.yaml records ${name} as left out${recorded}; the workspace has ${held}, left out: ${now.reason}`,
       );
     } else if (!was && !sides.reported.has(key)) yield leftOutNow(now, sides);
   }
@@ -115,13 +116,13 @@ function leftOutNow(record: AccessLeftOut, sides: Sides): AccessDifference {
   if (was !== undefined) {
     return difference(
       { ...about(now, sides), side: "both", accessYaml: was, workspace: value },
-      `access.yaml declares ${name} (${was}); the workspace has it in a form a project cannot declare (${now.reason})`,
+      `access.yaml declares ${name} (${was}); the workspace has it in a form a project cannot declare: ${now.reason}`,
     );
   }
   const held = leftOutHeld(now) ?? (now.kind === "integration" ? "its members not read" : "its access not read");
   return difference(
     { ...about(now, sides), side: "workspace", workspace: value },
-    `the workspace has ${name} (${held}), which a project cannot declare (${now.reason}); access.yaml does not record it`,
+    `the workspace has ${name} (${held}), which a project cannot declare: ${now.reason}; access.yaml does not record it`,
   );
 }
 
@@ -133,7 +134,7 @@ function* leftOutThen(record: AccessLeftOut, sides: Sides): Iterable<AccessDiffe
   if (now !== undefined) {
     yield difference(
       { ...about(was, sides), side: "workspace", accessYaml: `left out: ${leftOutValue(was)}`, workspace: now },
-      `the workspace has ${name} (${now}); access.yaml records it only as left out (${was.reason})`,
+      `the workspace has ${name} (${now}); access.yaml records it only as left out: ${was.reason}`,
     );
   } else if (was.kind === "user" && sides.live.scope.membersOnly && sides.workspaceHas(was)) {
     // Under --members-only, still a user (by the id recorded, else the email), out of scope; nothing is said when members
@@ -141,7 +142,7 @@ function* leftOutThen(record: AccessLeftOut, sides: Sides): Iterable<AccessDiffe
     if (sides.scopeUnread) return;
     yield difference(
       { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was), workspace: "no membership in scope" },
-      `access.yaml records ${name} as left out (${was.reason}); the workspace has them with no membership in scope (--members-only)`,
+      `access.yaml records ${name} as left out: ${was.reason}; the workspace has them with no membership in scope (--members-only)`,
     );
   } else {
     // Recorded without an id, it is matched by email: an unnamed record of the workspace may be it.
@@ -149,11 +150,11 @@ function* leftOutThen(record: AccessLeftOut, sides: Sides): Iterable<AccessDiffe
     yield untold.length > 0
       ? difference(
           { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was), workspace: UNTOLD, untold: true },
-          `access.yaml records ${name} as left out (${was.reason}); whether the workspace has it could not be told (${untoldWhy(untold)})`,
+          `access.yaml records ${name} as left out: ${was.reason}; whether the workspace has it could not be told (${untoldWhy(untold)})`,
         )
       : difference(
           { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was) },
-          `access.yaml records ${name} as left out (${was.reason}); the workspace has no such ${was.kind}`,
+          `access.yaml records ${name} as left out: ${was.reason}; the workspace has no such ${was.kind}`,
         );
   }
 }
