@@ -1,10 +1,11 @@
 /**
  * `--accept`'s write of `access.yaml`: the accepted data applied to the file as it is, not written anew, so that what a
  * person wrote beside the records (comments, quotes, the order of keys) stays wherever a record does not differ. Each
- * record is matched by its identity (a user by id, else email; an integration by id; a member by its user's id, else
- * email; a record left out by kind and ids); one that reads the same is kept as it is; one that differs keeps the lines
- * of its fields that do not; one added is written as the export writes it; one taken out goes, with its comments (named,
- * for the output).
+ * record is matched as the review matches it: a user by the id the file records, else by email as `mayMatchByEmail`
+ * allows (`matchUsers`); a member by that user; an integration by id; a record left out by kind and ids. So a comment
+ * stays with the record the review compares it with, never moves to a newcomer given an old email. One that reads the
+ * same is kept as it is; one that differs keeps the lines of its fields that do not; one added is written as the export
+ * writes it; one taken out goes, with its comments (named, for the output).
  * The records stay in the file's order, whatever it is; one added goes after the record it follows in the export's.
  * The result must read back as the accepted data; else the file is written anew, and the output says so.
  */
@@ -21,7 +22,7 @@ import {
   WRITE_OPTIONS,
 } from "./access-file";
 import { byKey } from "./names";
-import { matchBy } from "./review/match";
+import { listedIdsOf, matchBy, matchUsers, memberEmailsNow } from "./review/match";
 
 /** The text of `access.yaml` holding `accepted`, and the comments that went with what it took out (what held them). */
 export interface EditedAccessFile {
@@ -44,20 +45,25 @@ const canonical = (value: unknown): string =>
 const comparable = (kind: MappingKind, record: Record_ | undefined): unknown =>
   kind === "member" && record ? { ...record, user: emailKey(String(record["user"])) } : record;
 
+/** Which side of the edit a record is of: the file as it is (`was`), or the accepted data (`now`). */
+type Side = "was" | "now";
+
+/** What pairs a record of a list across the two files: the same key on both sides (undefined: paired with none). */
+type Identity = Partial<Record<MappingKind, (record: Record_, side: Side) => string | undefined>>;
+
 /**
- * What identifies a record of a list across the two files: its `id` first where both have one (a user's, a member's user's:
- * it stays when the email changes), else its `key`. `ids`: the file's users' ids by email (`emailKey`).
+ * The keys of {@link Identity}, the review's pairs: `userNow`, the email (`emailKey`) of the accepted user each user of the
+ * file as it is (by `emailKey`) is (`matchUsers`; absent: none); `memberNow`, where a member of the file is to be found
+ * among the accepted ones (`memberEmailsNow`).
  */
-const IDENTITY: Partial<Record<MappingKind, (record: Record_, ids: ReadonlyMap<string, string>) => { id?: string; key: string }>> = {
-  user: (u) => ({ ...(u["id"] === undefined ? {} : { id: idOf(String(u["id"])) }), key: emailKey(String(u["email"])) }),
-  integration: (i) => ({ key: idOf(String(i["id"])) }),
-  member: (m, ids) => {
-    const email = emailKey(String(m["user"]));
-    const id = ids.get(email);
-    return { ...(id === undefined ? {} : { id }), key: email };
-  },
-  leftOut: (l) => ({ key: leftOutKey(l as Parameters<typeof leftOutKey>[0]) }),
-};
+function identity(userNow: ReadonlyMap<string, string>, memberNow: (email: string) => string | undefined): Identity {
+  return {
+    user: (u, side) => (side === "now" ? emailKey(String(u["email"])) : userNow.get(emailKey(String(u["email"])))),
+    integration: (i) => idOf(String(i["id"])),
+    member: (m, side) => (side === "now" ? emailKey(String(m["user"])) : memberNow(String(m["user"]))),
+    leftOut: (l) => leftOutKey(l as Parameters<typeof leftOutKey>[0]),
+  };
+}
 
 /** The lists of each mapping that hold records, and the kind of those. */
 const LISTS: Partial<Record<MappingKind, Record<string, MappingKind>>> = {
@@ -96,12 +102,12 @@ class Editor {
   /** A node as plain data, its aliases resolved in the file it comes from. */
   readonly #js: (node: Node) => unknown;
 
-  /** Each file's users' ids by email (`emailKey`): the file's as it is (`old`), the accepted data's (`fresh`). */
-  readonly #ids: { old: ReadonlyMap<string, string>; fresh: ReadonlyMap<string, string> };
+  /** How a record of a list is paired across the two files. */
+  readonly #identity: Identity;
 
-  constructor(doc: Document, ids: { old: ReadonlyMap<string, string>; fresh: ReadonlyMap<string, string> }) {
+  constructor(doc: Document, identity: Identity) {
     this.#js = (node) => node.toJS(doc);
-    this.#ids = ids;
+    this.#identity = identity;
   }
 
   /** `old` (a mapping of the file) made to read as `fresh` (the same mapping as the export writes the accepted data). */
@@ -110,12 +116,18 @@ class Editor {
     const [was, now] = [isMap(old) ? read(this.#js(old)) : undefined, read(this.#js(fresh))];
     // The file was read with the same schemas before: a mapping that does not read now is one this edit cannot place.
     if (!isMap(old) || was === undefined || now === undefined) throw new Error(`${within}: a ${kind} mapping did not read`);
-    if (canonical(comparable(kind, was)) === canonical(comparable(kind, now))) return old;
+    // A list that reads the same may hold other records all the same (a newcomer's membership under a user's old email): its
+    // records are paired one by one, and one paired with none goes, its comments with it.
+    const lists = LISTS[kind] ?? {};
+    if (Object.keys(lists).length === 0 && canonical(comparable(kind, was)) === canonical(comparable(kind, now))) return old;
     const pairOf = (map: YAMLMap, key: string) => map.items.find((p) => isScalar(p.key) && p.key.value === key) as Pair | undefined;
     const name = named(kind, now, within);
     for (const key of keys) {
-      if (canonical(comparable(kind, { [key]: was[key] })) === canonical(comparable(kind, { [key]: now[key] }))) continue;
       const [before, after] = [pairOf(old, key), pairOf(fresh, key)];
+      if (canonical(comparable(kind, { [key]: was[key] })) === canonical(comparable(kind, { [key]: now[key] }))) {
+        const records = lists[key] !== undefined && isSeq(before?.value) && before.value.items.length > 0;
+        if (!records || after === undefined) continue;
+      }
       if (after === undefined) {
         if (before === undefined) continue;
         if (hasComment(before)) this.lost.push(`${name} (${key})`);
@@ -126,7 +138,7 @@ class Editor {
         const at = old.items.reduce((last, p, i) => (isScalar(p.key) && earlier.includes(String(p.key.value)) ? i + 1 : last), 0);
         old.items.splice(at, 0, after);
       } else {
-        const list = LISTS[kind]?.[key];
+        const list = lists[key];
         before.value =
           list && isSeq(after.value) ? this.list(list, before.value, after.value, name) : replaced(before.value, after.value as Node);
       }
@@ -143,16 +155,16 @@ class Editor {
   list(kind: MappingKind, old: unknown, fresh: YAMLSeq, within: string): Node {
     if (!isSeq(old) || old.items.length === 0) return replaced(old, fresh);
     const { read } = MAPPINGS_READ[kind];
-    const identity = IDENTITY[kind]!;
-    const key = (node: unknown, ids: ReadonlyMap<string, string>) => {
+    const identity = this.#identity[kind]!;
+    const key = (node: unknown, side: Side) => {
       const record = isMap(node) ? read(this.#js(node)) : undefined;
-      return record === undefined ? undefined : identity(record, ids);
+      if (record === undefined) throw new Error(`${within}: a ${kind} did not read`);
+      return identity(record, side);
     };
-    const olds = old.items.map((node) => ({ node, is: key(node, this.#ids.old) }));
-    if (olds.some(({ is }) => is === undefined)) throw new Error(`${within}: a ${kind} did not read`);
-    // Each record of `fresh` with the record of the file it is (absent: one added): by id first, then by key.
-    const news = fresh.items.map((node) => ({ node: node as YAMLMap, is: key(node, this.#ids.fresh) }));
-    const matched = matchBy(olds, news, [(r) => r.is?.id, (r) => r.is?.key]);
+    const olds = old.items.map((node) => ({ node, is: key(node, "was") }));
+    // Each record of `fresh` with the record of the file it is (absent: one added).
+    const news = fresh.items.map((node) => ({ node: node as YAMLMap, is: key(node, "now") }));
+    const matched = matchBy(olds, news, [(r) => r.is]);
     const kept = new Map<unknown, YAMLMap>([...matched].map(([now, was]) => [was.node, now.node]));
     const items: unknown[] = old.items.filter((node) => kept.has(node));
     let previous: unknown;
@@ -179,17 +191,23 @@ class Editor {
   }
 }
 
-/** `accepted` written into `text` (the file as it is): see the top of this file. */
-export function editAccessFile(text: string, accepted: AccessFile): EditedAccessFile {
+/**
+ * `accepted` written into `text` (the file as it is): see the top of this file. `listed`: the ids (`idOf`) of every user the
+ * workspace lists, beyond `accepted` (as `acceptAccess` takes them), which decide whether a user may be paired by email.
+ */
+export function editAccessFile(text: string, accepted: AccessFile, listed: Iterable<string> = []): EditedAccessFile {
   const written = formatAccessFile(accepted);
   try {
     const doc = parseDocument(text, { uniqueKeys: true });
     const fresh = parseDocument(written);
     if (doc.errors.length > 0 || !isMap(fresh.contents)) throw new Error("the file does not read as YAML");
     if (doc.contents !== null && !isMap(doc.contents)) throw new Error("the file is not a mapping");
-    const ids = (file: AccessFile) =>
-      new Map(file.users.flatMap((u) => (u.id === undefined ? [] : [[emailKey(u.email), idOf(u.id)] as const])));
-    const editor = new Editor(doc, { old: ids(parseAccessFile(text)), fresh: ids(accepted) });
+    // The pairs of users the review makes (by the id the file records, else by email as `mayMatchByEmail` allows).
+    const was = parseAccessFile(text);
+    const users = matchUsers(was.users, accepted.users, listedIdsOf(accepted, listed));
+    const emailNow = memberEmailsNow(was.users, accepted.users, users);
+    const userNow = new Map([...users].map(([now, then]) => [emailKey(then.email), emailKey(now.email)]));
+    const editor = new Editor(doc, identity(userNow, emailNow));
     doc.contents = editor.mapping("file", doc.contents, fresh.contents, "access.yaml") as typeof doc.contents;
     // A person's single quotes kept where the record is kept; what the export writes is double-quoted already.
     const edited = doc.toString({ ...WRITE_OPTIONS, singleQuote: null });

@@ -76,7 +76,7 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
     const taken = acceptAccess(recorded, live, workspaceIds);
     refuseDroppingUsers(recorded, taken, workspaceIds, workspaceEmails);
     // Applied to the file as it is: comments and spelling stay wherever a record does not differ.
-    const edited = editAccessFile(text, taken);
+    const edited = editAccessFile(text, taken, workspaceIds);
     replaceFiles(dir, { [ACCESS_FILE]: edited.text });
     if (edited.rewritten !== undefined) {
       notes.push(`${ACCESS_FILE} was written anew, its comments not kept: ${edited.rewritten}.`);

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index";
-import { parseAccessFile } from "../../src/export/access-file";
+import { type AccessFile, parseAccessFile } from "../../src/export/access-file";
 import { editAccessFile } from "../../src/export/access-file-edit";
 import { runExport } from "../../src/export/run";
 import { runCheck } from "../../src/export/run-check";
@@ -160,6 +160,20 @@ describe("editAccessFile", () => {
       text: `${text}  - name: c\n    email: c@x.example\n    firstName: C\n    lastName: D\n`,
       lost: [],
     });
+  });
+
+  it("pairs a user by the id the file records, by email only as the review may (mayMatchByEmail): the comments follow", () => {
+    const recorded =
+      "version: 1\nusers:\n  - name: a # Ann, contractor\n    email: a@x.example\n    firstName: A\n    lastName: B\n    id: u-a\n";
+    const newcomer = { name: "a", email: "a@x.example", firstName: "A", lastName: "B", id: "u-new" };
+    const accepted: AccessFile = { version: 1, scope: { membersOnly: false }, users: [newcomer], integrations: [], leftOut: [] };
+    // u-a listed still (under another email, out of scope): the newcomer with its old email is another person.
+    const listed = editAccessFile(recorded, accepted, ["u-a"]);
+    expect(listed.lost).toEqual(["user a@x.example"]);
+    expect(listed.text).not.toContain("contractor");
+    // u-a listed no more (deleted, made again): the same user by email, whose id changed; the comment stays.
+    const gone = editAccessFile(recorded, accepted, []);
+    expect(gone).toEqual({ text: recorded.replace("id: u-a", "id: u-new"), lost: [] });
   });
 
   it("writes the file anew, saying why, when an edit in place would not read as the accepted data", () => {

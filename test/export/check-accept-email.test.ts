@@ -55,6 +55,35 @@ describe("--check --accept of a user whose email changed (the same id recorded)"
     });
   }
 
+  it("pairs a member by their user as the review does: the comment on the old email's membership goes, not onto a newcomer's", async () => {
+    await withExport(false, async (emulator, dir, file) => {
+      const commented = fs
+        .readFileSync(file, "utf8")
+        .replace("      - user: bob@x.example\n", "      - user: bob@x.example # approved for bob, see HR-42\n");
+      fs.writeFileSync(file, commented);
+      // bob is robert@ now, and out of YouTube; cy, a newcomer, has bob's old email and joins YouTube.
+      emulator.users.update("u-bob", { email: "robert@x.example" });
+      emulator.integrations.removeMember(YT, "u-bob");
+      emulator.users.add({ id: "u-cy", email: "bob@x.example", firstName: "Cy", lastName: "Day" });
+      emulator.integrations.setMember(YT, "u-cy", { entitlements: ["VIEWER"] });
+      const review = await check(emulator, dir, true);
+      expect(review.changes.map((c) => [c.kind, c.side, c.user])).toEqual([
+        ["user", "workspace", "bob@x.example"],
+        ["membership", "access.yaml", "bob@x.example"],
+        ["membership", "workspace", "bob@x.example"],
+        ["user-email", "both", "robert@x.example"],
+      ]);
+      // bob's membership (the review's 'access.yaml grants bob…') is taken out with its comment; cy's comes in as written.
+      expect(review.notes).toEqual([
+        "The comments of access.yaml on what --accept took out went with it: member bob@x.example of integration YouTube acme.",
+      ]);
+      const after = fs.readFileSync(file, "utf8");
+      expect(after).not.toContain("HR-42");
+      expect(after).toContain("      - user: bob@x.example\n        role: account_collaborator\n        entitlements: [VIEWER]\n");
+      expect((await check(emulator, dir)).changes).toEqual([]);
+    });
+  });
+
   it("still refuses under --members-only to drop a user the workspace has with no membership in scope", async () => {
     await withExport(true, async (emulator, dir, file) => {
       const before = fs.readFileSync(file, "utf8");

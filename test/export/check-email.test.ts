@@ -98,7 +98,16 @@ describe("--check of a user whose email changed, the id recorded", () => {
 
   it("takes two users who swapped emails for what they are: two email changes, nothing else", async () => {
     await withExport(async (emulator, dir, file) => {
-      const before = fs.readFileSync(file, "utf8");
+      const members = (a: string, b: string) =>
+        `      - user: ${a}\n        role: account_collaborator\n        entitlements: [VIEWER]\n` +
+        `      - user: ${b}\n        role: account_collaborator\n        entitlements: [VIEWER]\n`;
+      const exported = fs.readFileSync(file, "utf8");
+      expect(exported).toContain(members("ann@x.example", "bob@x.example"));
+      const before = exported.replace(
+        members("ann@x.example", "bob@x.example"),
+        members("ann@x.example # Ann's, approved", "bob@x.example # Bob's, approved"),
+      );
+      fs.writeFileSync(file, before);
       emulator.users.update("u-bob", { email: "swap@x.example" });
       emulator.users.update("u-ann", { email: "bob@x.example" });
       emulator.users.update("u-bob", { email: "ann@x.example" });
@@ -108,10 +117,24 @@ describe("--check of a user whose email changed, the id recorded", () => {
       ]);
       // --accept as before: only the email lines change, each record keeping its name.
       expect((await check(emulator, dir, true)).accepted).toBe(true);
-      // In "YouTube acme" both are members as before: its two lines stay, each now the other's.
-      expect(lineDiff(before.split("\n"), fs.readFileSync(file, "utf8").split("\n"))).toEqual({
-        removed: ["    email: ann@x.example", "    email: bob@x.example", "      - user: ann@x.example"],
-        added: ["    email: bob@x.example", "    email: ann@x.example", "      - user: bob@x.example"],
+      // Each membership is its user's, as the review pairs them: its email line changes with theirs, its comment stays on it.
+      const after = fs.readFileSync(file, "utf8");
+      expect(after).toContain(members("bob@x.example # Ann's, approved", "ann@x.example # Bob's, approved"));
+      expect(lineDiff(before.split("\n"), after.split("\n"))).toEqual({
+        removed: [
+          "    email: ann@x.example",
+          "    email: bob@x.example",
+          "      - user: ann@x.example",
+          "      - user: ann@x.example # Ann's, approved",
+          "      - user: bob@x.example # Bob's, approved",
+        ],
+        added: [
+          "    email: bob@x.example",
+          "    email: ann@x.example",
+          "      - user: bob@x.example",
+          "      - user: bob@x.example # Ann's, approved",
+          "      - user: ann@x.example # Bob's, approved",
+        ],
       });
       expect((await check(emulator, dir)).changes).toEqual([]);
     });
