@@ -2,8 +2,9 @@
  * `--accept`'s write of `access.yaml`: the accepted data applied to the file as it is, not written anew, so that what a
  * person wrote beside the records (comments, quotes, the order of keys) stays wherever a record does not differ. Each
  * record is matched as the review matches it: a user by the id the file records, else by email as `mayMatchByEmail`
- * allows (`matchUsers`); a member by that user; an integration by id; a record left out by kind and ids. So a comment
- * stays with the record the review compares it with, never moves to a newcomer given an old email. One that reads the
+ * allows (`matchUsers`); a member by that user; an integration by id; a record left out by kind and ids, else by email
+ * (`matchLeftOut`: one added by hand). So a comment stays with the record the review compares it with, never moves to a
+ * newcomer given an old email. One that reads the
  * same is kept as it is; one that differs keeps the lines of its fields that do not; one added is written as the export
  * writes it; one taken out goes, with its comments (named, for the output).
  * The records stay in the file's order, whatever it is; one added goes after the record it follows in the export's.
@@ -22,6 +23,7 @@ import {
   WRITE_OPTIONS,
 } from "./access-file";
 import { byKey } from "./names";
+import { matchLeftOut } from "./review/differences";
 import { listedIdsOf, matchBy, matchUsers, memberEmailsNow } from "./review/match";
 
 /** The text of `access.yaml` holding `accepted`, and the comments that went with what it took out (what held them). */
@@ -52,16 +54,23 @@ type Side = "was" | "now";
 type Identity = Partial<Record<MappingKind, (record: Record_, side: Side) => string | undefined>>;
 
 /**
- * The keys of {@link Identity}, the review's pairs: `userNow`, the email (`emailKey`) of the accepted user each user of the
- * file as it is (by `emailKey`) is (`matchUsers`; absent: none); `memberNow`, where a member of the file is to be found
- * among the accepted ones (`memberEmailsNow`).
+ * The keys of {@link Identity}, the review's pairs of `was` (the file as it is) and `now` (the accepted data): a user by the
+ * email of the accepted user they are (`matchUsers`), a member where it is to be found among the accepted ones
+ * (`memberEmailsNow`), a record left out by the key of the accepted record it is (`matchLeftOut`).
  */
-function identity(userNow: ReadonlyMap<string, string>, memberNow: (email: string) => string | undefined): Identity {
+function identity(was: AccessFile, now: AccessFile, listed: Iterable<string>): Identity {
+  const users = matchUsers(was.users, now.users, listedIdsOf(now, listed));
+  const userNow = new Map([...users].map(([user, then]) => [emailKey(then.email), emailKey(user.email)]));
+  const memberNow = memberEmailsNow(was.users, now.users, users);
+  // The file's own ids (`listedIdsOf` of it): a record of the workspace with one of them is that one's, never paired by email.
+  const left = matchLeftOut(was.leftOut, now.leftOut, listedIdsOf(was));
+  const leftNow = new Map([...left].map(([record, then]) => [leftOutKey(then), leftOutKey(record)]));
+  const key = (l: Record_) => leftOutKey(l as Parameters<typeof leftOutKey>[0]);
   return {
     user: (u, side) => (side === "now" ? emailKey(String(u["email"])) : userNow.get(emailKey(String(u["email"])))),
     integration: (i) => idOf(String(i["id"])),
     member: (m, side) => (side === "now" ? emailKey(String(m["user"])) : memberNow(String(m["user"]))),
-    leftOut: (l) => leftOutKey(l as Parameters<typeof leftOutKey>[0]),
+    leftOut: (l, side) => (side === "now" ? key(l) : leftNow.get(key(l))),
   };
 }
 
@@ -202,12 +211,7 @@ export function editAccessFile(text: string, accepted: AccessFile, listed: Itera
     const fresh = parseDocument(written);
     if (doc.errors.length > 0 || !isMap(fresh.contents)) throw new Error("the file does not read as YAML");
     if (doc.contents !== null && !isMap(doc.contents)) throw new Error("the file is not a mapping");
-    // The pairs of users the review makes (by the id the file records, else by email as `mayMatchByEmail` allows).
-    const was = parseAccessFile(text);
-    const users = matchUsers(was.users, accepted.users, listedIdsOf(accepted, listed));
-    const emailNow = memberEmailsNow(was.users, accepted.users, users);
-    const userNow = new Map([...users].map(([now, then]) => [emailKey(then.email), emailKey(now.email)]));
-    const editor = new Editor(doc, identity(userNow, emailNow));
+    const editor = new Editor(doc, identity(parseAccessFile(text), accepted, listed));
     doc.contents = editor.mapping("file", doc.contents, fresh.contents, "access.yaml") as typeof doc.contents;
     // A person's single quotes kept where the record is kept; what the export writes is double-quoted already.
     const edited = doc.toString({ ...WRITE_OPTIONS, singleQuote: null });

@@ -78,6 +78,38 @@ describe("--check --accept of an access.yaml with comments", () => {
   });
 });
 
+describe("--check --accept of a record left out that a person recorded without its id", () => {
+  it("keeps it where the review pairs it with the workspace's, by email: its comment stays, its id is recorded", async () => {
+    const seed = twoMembers();
+    seed.users[0]!.lastName = "";
+    const emulator = await startEmulator({ seed });
+    try {
+      const { dir } = await runExport(options(emulator));
+      const file = path.join(dir, "access.yaml");
+      // ann's records left out, as a person writes them: without the ids, a comment on her user's.
+      const exported = fs.readFileSync(file, "utf8");
+      const byHand = exported
+        .replace("  - kind: user\n    id: u-ann\n", "  # ann: pending HR, see HR-7\n  - kind: user\n")
+        .replace(`    integration: ${YT}\n    id: u-ann\n`, `    integration: ${YT}\n`);
+      expect(byHand.match(/id: u-ann/g)).toBeNull();
+      fs.writeFileSync(file, byHand);
+      expect((await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) })).changes).toEqual([]);
+      emulator.users.update("u-bob", { lastName: "Ray-Smith" });
+      const review = await accept(emulator, dir);
+      expect(review.changes.map((c) => c.kind)).toEqual(["user-name"]);
+      expect(review.notes).toEqual([]);
+      // bob's last name, and the ids of ann's records: her records kept where they are, the comment with them.
+      expect(fs.readFileSync(file, "utf8")).toBe(
+        exported
+          .replace("    lastName: Ray\n", "    lastName: Ray-Smith\n")
+          .replace("  - kind: user\n", "  # ann: pending HR, see HR-7\n  - kind: user\n"),
+      );
+    } finally {
+      await emulator.close();
+    }
+  });
+});
+
 describe("--check --accept of an access.yaml whose records a person ordered", () => {
   /** The exported file with bob's record first, under a heading of its own, then ann's under another. */
   const reorder = (exported: string) => {
