@@ -132,12 +132,13 @@ async function membersUnread(client: WorkspaceAccessClient, id: string, error: u
   if (!ForbiddenError.isInstance(error) && !NotFoundError.isInstance(error)) return undefined;
   const unread = (note = "") => `its members could not be read${note}: ${error.message}`;
   if (ForbiddenError.isInstance(error)) return unread();
-  try {
-    await client.integrations.get(id);
-  } catch (confirm) {
-    if (NotFoundError.isInstance(confirm)) return "gone";
-    return unread(` (nor the integration itself: ${confirm instanceof Error ? confirm.message : String(confirm)})`);
-  }
+  // The package's one proof of an integration's absence, as the resources and lookups ask it (`integrations.presence`).
+  const presence = await client.integrations
+    .presence(id)
+    .catch((confirm: unknown) => (confirm instanceof Error ? confirm : new Error(String(confirm))));
+  if (presence instanceof Error) return unread(` (nor the integration itself: ${presence.message})`);
+  if (presence.kind === "gone") return "gone";
+  if (presence.kind === "undisclosed") return unread(` (nor the integration itself: ${presence.error.message})`);
   return unread(" (the integration itself answers: its members may not be disclosed to this key)");
 }
 
