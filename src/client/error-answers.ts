@@ -48,18 +48,18 @@ export function readErrorBody(text: string, redact: (text: string) => string): A
 }
 
 /** The class and advice of each error status of the contract (not 429, whose wait the transport handles; 5xx below). */
-const STATUSES: Record<number, [typeof ApiError, (scopes: string, meta: unknown) => string]> = {
+const STATUSES: Record<number, [typeof ApiError, (needs: string, meta: unknown) => string]> = {
   400: [BadRequestError, (_, meta) => `The service rejected the request${validationSummary(meta)}.`],
   401: [
     UnauthorizedError,
-    (scopes) =>
-      `The API key was not accepted: it may be missing, expired or revoked, or lack the scope this operation needs: ${scopes}. ` +
+    (needs) =>
+      `The API key was not accepted: it may be missing, expired or revoked, or lack a scope: this operation needs ${needs}. ` +
       "Check the key and its scopes in the workspace's API settings.",
   ],
   402: [UnknownFailureError, () => "The service reports an unknown failure; try again later, or contact its support."],
   403: [
     ForbiddenError,
-    (scopes) => `The API key may not do this: it needs the scope ${scopes}, and its owner needs permission for this item.`,
+    (needs) => `The API key may not do this: this operation needs ${needs}; the key's owner needs permission for this item too.`,
   ],
   404: [NotFoundError, () => "Not found, or not disclosed to this API key."],
   409: [ConflictError, () => "It conflicts with the current state of the workspace."],
@@ -72,10 +72,10 @@ const STATUSES: Record<number, [typeof ApiError, (scopes: string, meta: unknown)
 export type Redirect = { location: string | undefined; url: URL; baseUrl: URL; setting: string; builtFrom?: AddressParts | undefined };
 
 /**
- * The error for an error status: its class and what to do about it (`scopes`: those the operation needs, in words; `redirect`:
- * what a 3xx needs to say where it leads).
+ * The error for an error status: its class and what to do about it (`needs`: the scopes the operation needs, in words, as
+ * `describeNeeds` says them; `redirect`: what a 3xx needs to say where it leads).
  */
-export function errorForStatus(context: ApiErrorContext, scopes: string, redact: (text: string) => string, redirect?: Redirect): ApiError {
+export function errorForStatus(context: ApiErrorContext, needs: string, redact: (text: string) => string, redirect?: Redirect): ApiError {
   const { method, path, status, body } = context;
   const said = body?.detail ?? body?.title;
   const also = body?.more === undefined ? "" : ` It also said: ${alsoSaid(body.more)}.`;
@@ -83,7 +83,7 @@ export function errorForStatus(context: ApiErrorContext, scopes: string, redact:
   const message = (hint: string) => redact(`${head} ${hint}`.trim());
   if (status >= 300 && status < 400 && redirect) return new ApiError(message(redirectHint(redirect)), context);
   const row = STATUSES[status];
-  if (row) return new row[0](message(row[1](scopes, body?.meta)), context);
+  if (row) return new row[0](message(row[1](needs, body?.meta)), context);
   if (!isTransientStatus(status)) return new ApiError(message(""), context);
   const failed = `The service failed.${method === "POST" ? " The request may or may not have been carried out." : ""}`;
   return new ServerError(message(failed), context);

@@ -143,7 +143,10 @@ export class IntegrationsApi {
     // The hot path of a deployment's creates: the request is sent from here, not through #write (one frame less).
     const path = under(id, "users");
     const body = inviteBody(options.userIds, options.role ?? "account_collaborator", options.entitlements);
-    const answer = await this.#http.request({ method: "POST", path, body, scopes: OPERATION_SCOPES.invite }, schemas().anyAnswer);
+    const answer = await this.#http.request(
+      { method: "POST", path, body, scopes: OPERATION_SCOPES.invite, job: "always" },
+      schemas().anyAnswer,
+    );
     return this.#jobs.handleOf(answer, "POST", path);
   }
 
@@ -173,7 +176,10 @@ export class IntegrationsApi {
    * for). A `DELETE` names the member's read (`record`), which its 404 may need.
    */
   async #write(method: "PATCH" | "DELETE", path: string, body?: unknown, record?: RequestSpec): Promise<JobHandle> {
-    const answer = await this.#http.request({ method, path, body, scopes: OPERATION_SCOPES.memberWrite, record }, schemas().anyAnswer);
+    const answer = await this.#http.request(
+      { method, path, body, scopes: OPERATION_SCOPES.memberWrite, job: "always", record },
+      schemas().anyAnswer,
+    );
     return this.#jobs.handleOf(answer, method, path);
   }
 }

@@ -19,7 +19,7 @@ import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeEchoTest, makeRedactor, makeValueRedactor, redactDeep, redactError } from "./redact";
 import { askedTooLong, backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
 import { schemas } from "./schemas";
-import { describeScopes, SCOPES, type Scope } from "./scopes";
+import { describeNeeds, type JobAnswer, SCOPES, type Scope } from "./scopes";
 import {
   type AddressParts,
   builtAddress,
@@ -85,8 +85,10 @@ export interface RequestSpec {
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
-  /** Scopes the operation needs; named in 401/403 messages. */
+  /** Scopes the request needs; named in 401/403 messages, with those of its job ({@link RequestSpec.job}). */
   scopes: readonly Scope[];
+  /** A write's: whether it answers with a job, whose scopes its refusals name too (`describeNeeds`). */
+  job?: JobAnswer;
   /**
    * A `GET`'s: one request needing every read scope it needs (its listing, one record), asked instead of each scope's own
    * listing when its 404 comes before more of them than one were disclosed to the key (a member read's: its integration's
@@ -342,7 +344,7 @@ export class HttpTransport {
     const { baseUrl } = this.settings;
     const setting = this.setting("baseUrl") ?? "the base URL";
     const redirect = { location, url: new URL(path, baseUrl), baseUrl, setting, builtFrom: this.deps.addressBuiltFrom };
-    const error = noAnswer ?? errorForStatus(context, describeScopes(spec.scopes), this.redact, redirect);
+    const error = noAnswer ?? errorForStatus(context, describeNeeds(spec.scopes, spec.job), this.redact, redirect);
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries${this.#settingAfter("maxRetries")}.`;
     if (asked !== undefined && askedTooLong(asked, this.settings)) {
@@ -474,11 +476,6 @@ export class HttpTransport {
     return joined(scopes.map((scope) => DISCLOSURES.get(scope.id)!.what));
   }
 
-  /** "the scope Read users (read:users)", or "the scopes ..." for more. */
-  #theScopes(scopes: readonly Scope[]): string {
-    return `the scope${scopes.length > 1 ? "s" : ""} ${describeScopes(scopes)}`;
-  }
-
   /**
    * The error for a 404 before anything answered, whose address answered 404 to the listings of `undisclosed` too: the base
    * URL is not the workspace API's root, or the service does not disclose them to this key; both fixes named, the address's first.
@@ -488,7 +485,7 @@ export class HttpTransport {
       `${spec.method} ${path} answered 404${this.#soDid(spec, undisclosed)}, which the workspace API answers under its root ` +
         `unless it hides ${this.#whatOf(undisclosed)} from the key, so nothing was read as gone. Either ${this.#notTheRoot()} ` +
         "Or it is, and the service answers 404 (not disclosed) to a key without " +
-        `${joined(undisclosed.map((scope) => scope.name))}: give ${this.#theKey()} ${this.#theScopes(undisclosed)}.`,
+        `${joined(undisclosed.map((scope) => scope.name))}: give ${this.#theKey()} ${describeNeeds(undisclosed)}.`,
       "baseUrl",
     );
   }
@@ -524,7 +521,7 @@ export class HttpTransport {
       `${spec.method} ${path} answered 404${this.#soDid(spec, undisclosed)}, though ${this.settings.baseUrl.href} answers as ` +
         `the workspace API: the service does not disclose ${this.#whatOf(undisclosed)} to this key (it answers 404, not ` +
         "disclosed, for a scope the key lacks), so nothing was read as gone. Give " +
-        `${this.#theKey()} ${this.#theScopes(undisclosed)}; ${this.#theAddress()} is the API root already.`,
+        `${this.#theKey()} ${describeNeeds(undisclosed)}; ${this.#theAddress()} is the API root already.`,
       "apiKey",
     );
   }
@@ -537,8 +534,8 @@ export class HttpTransport {
     const read = new URL(spec.record!.path, this.settings.baseUrl).pathname;
     return new ConfigurationError(
       `${spec.method} ${path} answered 404, but GET ${read} answers that it is there: the service answers 404 (not disclosed) ` +
-        "to a key lacking a scope, so the write was refused, not done, and nothing was read as gone. Give " +
-        `${this.#theKey()} ${this.#theScopes(spec.scopes)}, which this write needs.`,
+        "to a key lacking a scope, so the write was refused, not done, and nothing was read as gone. This write needs " +
+        `${describeNeeds(spec.scopes, spec.job)}: give ${this.#theKey()} those it lacks.`,
       "apiKey",
     );
   }

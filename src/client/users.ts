@@ -120,7 +120,7 @@ export class UsersApi {
    */
   async create(attributes: UserAttributes, options: { onJob?: (jobId: string | null) => void } = {}): Promise<User> {
     const began = this.#http.deps.clock.now();
-    const spec = { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers] } as const;
+    const spec = { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers], job: "assumed" } as const;
     let sent: { data: unknown } | undefined;
     let unread: InvalidResponseError | undefined;
     /** Whether a POST before the last one failed without an answer: it may land late, and the last one's refusal be its doing. */
@@ -235,7 +235,7 @@ export class UsersApi {
   /** Replaces every writable attribute of a user; 404 and 409 raise. */
   async replace(id: string, attributes: UserAttributes): Promise<User> {
     const path = pathOf("users", [id, "user id"]);
-    const spec = { method: "PUT", path, body: userBody(attributes, id), scopes: [SCOPES.writeUsers] } as const;
+    const spec = { method: "PUT", path, body: userBody(attributes, id), scopes: [SCOPES.writeUsers], job: "assumed" } as const;
     const { data } = await this.#http.request(spec, schemas().userOrJob).catch((error: unknown) => {
       if (isUnreadableSuccess(error)) return { data: undefined };
       throw error;
@@ -250,7 +250,7 @@ export class UsersApi {
   async delete(id: string): Promise<void> {
     const path = pathOf("users", [id, "user id"]);
     const record = { method: "GET", path, scopes: [SCOPES.readUsers] } as const;
-    const spec = { method: "DELETE", path, scopes: [SCOPES.writeUsers], record } as const;
+    const spec = { method: "DELETE", path, scopes: [SCOPES.writeUsers], job: "assumed", record } as const;
     const answer = await this.#http.request(spec, schemas().anyAnswer);
     await this.#jobs.handleOf(answer, "DELETE", path).wait();
   }

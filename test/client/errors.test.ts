@@ -22,7 +22,12 @@ import { VirtualClock } from "../support/virtual-clock";
 describe("error statuses", () => {
   it.each([
     [400, BadRequestError, "bad_request", /rejected the request/],
-    [401, UnauthorizedError, "unauthorized", /expired or revoked, or lack the scope this operation needs: Read users \(read:users\)/],
+    [
+      401,
+      UnauthorizedError,
+      "unauthorized",
+      /expired or revoked, or lack a scope: this operation needs the scope Read users \(read:users\)\./,
+    ],
     [402, UnknownFailureError, "unknown_failure", /unknown failure/],
     [403, ForbiddenError, "forbidden", /needs the scope Read users \(read:users\)/],
     [404, NotFoundError, "not_found", /Not found, or not disclosed/],

@@ -53,7 +53,12 @@ describe("integrations.list", () => {
 
   it.each([
     ["the entitlement catalogue", "Write integrations (write:integrations)", ["read:users", "read:integrations", "read:automations"]],
-    ["an invitation", "Write integrations (write:integrations) and Read automated jobs (read:automations)", ["read:users"]],
+    [
+      "an invitation",
+      // The document's, and the contract's Write automated jobs, which "every write that starts a job" needs.
+      "Write integrations (write:integrations), Read automated jobs (read:automations) and Write automated jobs (write:automations)",
+      ["read:users"],
+    ],
   ] as const)("names the scopes the public document asks for %s on a 403", async (what, named, scopes) => {
     const key = "wa_scoped_key_00000000000000000000";
     const emu = await emulator({ keys: { [key]: [...scopes] } });

@@ -488,7 +488,8 @@ describe("a DELETE answered 404 whose user is still there (a service answering 4
     expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
     expect(error.message).toContain("so the write was refused, not done");
     expect(error.message).not.toContain("undefined");
-    expect(error.message).toContain("Give the API key the scope Write users (write:users)");
+    expect(error.message).toContain("This write needs the scope Write users (write:users), and, should the service answer it with a job");
+    expect(error.message).toContain(": give the API key those it lacks.");
     expect(emu.users.get(id)).toBeDefined();
   });
 });

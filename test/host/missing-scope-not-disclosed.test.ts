@@ -158,7 +158,7 @@ describe("IntegrationMembers, a key without read:users, a service answering 404 
 /** The message of a write the service refused with 404: the key's scopes named, and the setting that holds the key. */
 function namesWriteScopes(error: Error, scopes: string[]) {
   expect(error.message).toContain("so the write was refused, not done, and nothing was read as gone");
-  expect(error.message).toContain("Give the key in workspace-access:apiKey the scope");
+  expect(error.message).toContain(": give the key in workspace-access:apiKey those it lacks.");
   for (const scope of scopes) expect(error.message).toContain(`(${scope})`);
 }
 
