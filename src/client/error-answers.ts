@@ -73,9 +73,16 @@ export type Redirect = { location: string | undefined; url: URL; baseUrl: URL; s
 
 /**
  * The error for an error status: its class and what to do about it (`needs`: the scopes the operation needs, in words, as
- * `describeNeeds` says them; `redirect`: what a 3xx needs to say where it leads).
+ * `describeNeeds` says them; `notFound`: what a 404 may mean, where the caller knows more than "not found, or not disclosed",
+ * and whether the record it addresses was found there, which makes it no {@link NotFoundError}: no caller may read it as gone;
+ * `redirect`: what a 3xx needs to say where it leads).
  */
-export function errorForStatus(context: ApiErrorContext, needs: string, redact: (text: string) => string, redirect?: Redirect): ApiError {
+export function errorForStatus(
+  context: ApiErrorContext,
+  { needs, notFound }: { needs: string; notFound?: { said: string; recordThere: boolean } | undefined },
+  redact: (text: string) => string,
+  redirect?: Redirect,
+): ApiError {
   const { method, path, status, body } = context;
   const said = body?.detail ?? body?.title;
   const also = body?.more === undefined ? "" : ` It also said: ${alsoSaid(body.more)}.`;
@@ -83,6 +90,7 @@ export function errorForStatus(context: ApiErrorContext, needs: string, redact: 
   const message = (hint: string) => redact(`${head} ${hint}`.trim());
   if (status >= 300 && status < 400 && redirect) return new ApiError(message(redirectHint(redirect)), context);
   const row = STATUSES[status];
+  if (status === 404 && notFound) return new (notFound.recordThere ? ApiError : NotFoundError)(message(notFound.said), context);
   if (row) return new row[0](message(row[1](needs, body?.meta)), context);
   if (!isTransientStatus(status)) return new ApiError(message(""), context);
   const failed = `The service failed.${method === "POST" ? " The request may or may not have been carried out." : ""}`;

@@ -10,6 +10,8 @@ import { schemas } from "./schemas";
 import { OPERATION_SCOPES, SCOPES } from "./scopes";
 
 const READ_USERS = [SCOPES.readIntegrations, SCOPES.readUsers] as const;
+/** What else a member's entitlement write names, which may answer 404: an entitlement the integration does not offer. */
+const ENTITLEMENTS = "an entitlement the body names";
 
 /**
  * What an integration's own read (`GET /integrations/{id}`) says of it, asked after a 404 to a list under it (its members, its
@@ -143,16 +145,15 @@ export class IntegrationsApi {
     // The hot path of a deployment's creates: the request is sent from here, not through #write (one frame less).
     const path = under(id, "users");
     const body = inviteBody(options.userIds, options.role ?? "account_collaborator", options.entitlements);
-    const answer = await this.#http.request(
-      { method: "POST", path, body, scopes: OPERATION_SCOPES.invite, job: "always" },
-      schemas().anyAnswer,
-    );
+    const target = { what: `integration ${idOf(id)}`, alsoNamed: "a user or an entitlement the invitation names" };
+    const spec = { method: "POST", path, body, scopes: OPERATION_SCOPES.invite, job: "always", target } as const;
+    const answer = await this.#http.request(spec, schemas().anyAnswer);
     return this.#jobs.handleOf(answer, "POST", path);
   }
 
   /** Replaces a member's whole entitlement set. */
   async setEntitlements(id: string, userId: string, entitlements: readonly string[]): Promise<JobHandle> {
-    return this.#write("PATCH", under(id, "users", [userId, "user id"]), setEntitlementsBody(entitlements));
+    return this.#write("PATCH", id, userId, under(id, "users", [userId, "user id"]), setEntitlementsBody(entitlements), ENTITLEMENTS);
   }
 
   /** Adds and removes entitlements of a member. */
@@ -162,24 +163,30 @@ export class IntegrationsApi {
     change: { add?: readonly string[]; remove?: readonly string[] },
   ): Promise<JobHandle> {
     const body = changeEntitlementsBody(change.add ?? [], change.remove ?? []);
-    return this.#write("PATCH", under(id, "users", [userId, "user id"], "entitlements"), body);
+    return this.#write("PATCH", id, userId, under(id, "users", [userId, "user id"], "entitlements"), body, ENTITLEMENTS);
   }
 
   /** Removes a member from an integration; 404 raises {@link NotFoundError} once the member's read answers 404 too. */
   async removeUser(id: string, userId: string): Promise<JobHandle> {
-    const record = memberRead(id, userId);
-    return this.#write("DELETE", record.path, undefined, record);
+    return this.#write("DELETE", id, userId, memberRead(id, userId).path);
   }
 
   /**
-   * Sends a write and hands back its job; an answer that is no job means the write is done (`id: null`, nothing to wait
-   * for). A `DELETE` names the member's read (`record`), which its 404 may need.
+   * Sends a write of member `userId` and hands back its job; an answer that is no job means the write is done (`id: null`,
+   * nothing to wait for). It names the member's read, which its 404 may need, and what else its body names (`alsoNamed`).
    */
-  async #write(method: "PATCH" | "DELETE", path: string, body?: unknown, record?: RequestSpec): Promise<JobHandle> {
-    const answer = await this.#http.request(
-      { method, path, body, scopes: OPERATION_SCOPES.memberWrite, job: "always", record },
-      schemas().anyAnswer,
-    );
+  async #write(
+    method: "PATCH" | "DELETE",
+    id: string,
+    userId: string,
+    path: string,
+    body?: unknown,
+    alsoNamed?: string,
+  ): Promise<JobHandle> {
+    const target = { what: `the membership of user ${idOf(userId)} in integration ${idOf(id)}`, ...(alsoNamed && { alsoNamed }) };
+    const record = memberRead(id, userId);
+    const spec = { method, path, body, scopes: OPERATION_SCOPES.memberWrite, job: "always", target, record } as const;
+    const answer = await this.#http.request(spec, schemas().anyAnswer);
     return this.#jobs.handleOf(answer, method, path);
   }
 }

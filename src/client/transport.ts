@@ -96,10 +96,15 @@ export interface RequestSpec {
    */
   disclosedBy?: RequestSpec;
   /**
-   * A `DELETE`'s: the read of the record it removes. A 404 to the `DELETE`, before one of its kind (its scopes) answered
-   * success, is read back so (`#stillThere`): from a service that answers 404 ("not disclosed") to a key lacking a scope, it
-   * would be read as "already gone". Not a `PATCH`'s, `PUT`'s or `POST`'s: their 404 is never read as done, and may be a
-   * record their body names (an entitlement the service does not offer), so a record there would not show the key at fault.
+   * A write's: the record it addresses, as its 404's message names it (`user <id>`), and what else its body names that may
+   * answer 404 (`an entitlement the body names`): its 404 says either may be missing, or a scope of the key.
+   */
+  target?: { what: string; alsoNamed?: string };
+  /**
+   * A write's: the read of the record it addresses. A 404 to the write, before one of its kind (its scopes) answered success,
+   * is read back so (`#stillThere`): from a service that answers 404 ("not disclosed") to a key lacking a scope, a `DELETE`'s
+   * would be read as "already gone", and any write's could not say whether its record is gone. A record gone is the 404's
+   * answer; one there is a refusal, unless the body names other records (`target.alsoNamed`), which may be the missing ones.
    */
   record?: RequestSpec;
 }
@@ -121,6 +126,9 @@ export type TransportDeps = Required<Pick<ClientOptions, "clock" | "random">> &
     addressBuiltFrom?: AddressParts;
     jobDeadline?: () => JobDeadline | undefined;
   };
+
+/** What a write's 404 may mean, in words, and whether its record was read back and found there (then it is no "not found"). */
+type WriteNotFound = { said: string; recordThere: boolean };
 
 /** A listing of `path`, one record: the request that shows whether `scope` is disclosed to a key. */
 const listingOf = (path: string, scope: Scope): RequestSpec => ({ method: "GET", path, query: { "page[size]": 1 }, scopes: [scope] });
@@ -286,9 +294,10 @@ export class HttpTransport {
           case "retry":
             await this.backoff(attempt.transientRetries++, `${method} ${path}: ${raw ? raw.status : noAnswer!.message}`, decision.delayMs);
             continue;
-          case "fail":
-            if (raw?.status === 404 && !this.#probeSpecs.has(spec)) await this.#unlessHidden(spec, path);
-            throw this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries);
+          case "fail": {
+            const notFound = raw?.status === 404 && !this.#probeSpecs.has(spec) ? await this.#unlessHidden(spec, path) : undefined;
+            throw this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries, notFound);
+          }
         }
       }
     } catch (error) {
@@ -313,6 +322,7 @@ export class HttpTransport {
     raw: RawResponse | undefined,
     noAnswer: WorkspaceAccessError | undefined,
     waited: number,
+    notFound: WriteNotFound | undefined,
   ): WorkspaceAccessError {
     const { method } = spec;
     const body = raw && readErrorBody(raw.text, this.redact);
@@ -344,7 +354,7 @@ export class HttpTransport {
     const { baseUrl } = this.settings;
     const setting = this.setting("baseUrl") ?? "the base URL";
     const redirect = { location, url: new URL(path, baseUrl), baseUrl, setting, builtFrom: this.deps.addressBuiltFrom };
-    const error = noAnswer ?? errorForStatus(context, describeNeeds(spec.scopes, spec.job), this.redact, redirect);
+    const error = noAnswer ?? errorForStatus(context, { needs: describeNeeds(spec.scopes, spec.job), notFound }, this.redact, redirect);
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries${this.#settingAfter("maxRetries")}.`;
     if (asked !== undefined && askedTooLong(asked, this.settings)) {
@@ -365,9 +375,10 @@ export class HttpTransport {
    * Read integrations), or to a write before one of its kind answered success, the service's "not disclosed" to a key
    * lacking a scope (docs/contract.md). What it costs under the contract's 401/403, where every 404 is the record's: each
    * scope's listing once, should a `GET` needing it answer 404 before any answered success (a member read's: its member list
-   * once, for both), and the record's read per `DELETE` answered 404 before one of its kind answered success.
+   * once, for both), and the record's read per write answered 404 before one of its kind answered success. A write's 404 that
+   * stands is said as what it may mean (`#writeNotFound`), the 404's own words else.
    */
-  async #unlessHidden(spec: RequestSpec, path: string): Promise<void> {
+  async #unlessHidden(spec: RequestSpec, path: string): Promise<WriteNotFound | undefined> {
     const { method } = spec;
     const hidden = method === "GET" ? spec.scopes.filter((s) => DISCLOSURES.has(s.id) && !this.#disclosed.has(s.id)) : [];
     const undisclosed = await this.#undisclosed(spec, hidden, path);
@@ -378,8 +389,45 @@ export class HttpTransport {
       undisclosed.push(readUsers);
     if (undisclosed.length > 0)
       throw this.#apiAnswered ? this.#notDisclosed(spec, undisclosed, path) : this.#notTheApi(spec, undisclosed, path);
-    if (spec.record && !this.#writesAnswered.has(kindOf(spec)) && (await this.#stillThere(spec.record, method, path)))
-      throw this.#writeRefused(spec, path);
+    if (method === "GET") return undefined;
+    if (this.#writesAnswered.has(kindOf(spec))) return this.#writeNotFound(spec, "shown");
+    if (!spec.record) return this.#writeNotFound(spec, "unread");
+    if (!(await this.#stillThere(spec.record, method, path))) return this.#writeNotFound(spec, "gone");
+    if (!spec.target?.alsoNamed) throw this.#writeRefused(spec, path);
+    return this.#writeNotFound(spec, "there");
+  }
+
+  /**
+   * What a write's 404 may mean, as far as is known: its record or what its body names is not there (`gone`: its read answered
+   * 404 too; `shown`: a write of its kind answered this key success, so it has the scopes), or the service answers 404 (not
+   * disclosed) to a key lacking a scope the write needs (`unread`: no read tells; `there`: its record is there, and what else the
+   * body names may be missing); with what tells them apart.
+   */
+  #writeNotFound(spec: RequestSpec, known: "shown" | "unread" | "gone" | "there"): WriteNotFound {
+    return { said: this.#writeNotFoundSaid(spec, known), recordThere: known === "there" };
+  }
+
+  /** The words of {@link #writeNotFound}. */
+  #writeNotFoundSaid(spec: RequestSpec, known: "shown" | "unread" | "gone" | "there"): string {
+    const what = spec.target?.what ?? "the record it addresses";
+    const also = spec.target?.alsoNamed;
+    const read = spec.record && `GET ${new URL(spec.record.path, this.settings.baseUrl).pathname}`;
+    const missing = also ? `${what} or ${also}` : what;
+    const lacking = `the service answers 404 (not disclosed) to a key lacking a scope: this write needs ${describeNeeds(spec.scopes, spec.job)}`;
+    const scopes = "check the key's scopes in the workspace's API settings";
+    switch (known) {
+      case "gone":
+        return `${read} answered 404 too: ${what} is not there. The write was not done.`;
+      case "shown":
+        return `${missing} is not there: a write of this kind answered this key success before, so it holds the scopes. The write was not done.`;
+      case "there":
+        return (
+          `${read} answers that ${what} is there, so either ${also} is not there, or ${lacking}. The write was not done. ` +
+          `To tell which, compare what the body names with what the service has, and ${scopes}.`
+        );
+      case "unread":
+        return `Either ${missing} is not there, or ${lacking}. The write was not done. To tell which, ${scopes}.`;
+    }
   }
 
   /**

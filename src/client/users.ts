@@ -10,10 +10,10 @@ import {
   WorkspaceAccessError,
 } from "./errors";
 import type { JobsApi } from "./jobs";
-import type { HttpTransport } from "./transport";
+import type { HttpTransport, RequestSpec } from "./transport";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
 import { prove } from "./absence";
-import type { Id } from "./ids";
+import { type Id, idOf } from "./ids";
 import { type ListOptions, MAX_PAGE_SIZE, paginate } from "./paginate";
 import { pathOf } from "./path";
 import { userBody } from "./requests";
@@ -38,6 +38,17 @@ export function sharedEmail(email: string, users: readonly User[]): Configuratio
       "or make the emails differ in the service.",
     "email",
   );
+}
+
+/**
+ * A user write: Write users, answered with a job or not (assumed). One of user `id` names it, and its read, which its 404 may
+ * need; a create (no `id`) may find the endpoint missing, which the contract assumes.
+ */
+function userWrite(method: "POST" | "PUT" | "DELETE", path: string, body?: unknown, id?: string): RequestSpec {
+  const record = id === undefined ? undefined : ({ method: "GET", path, scopes: [SCOPES.readUsers] } as const);
+  const what =
+    id === undefined ? "the endpoint POST /users (assumed: no public document shows it; adopting users needs none)" : `user ${idOf(id)}`;
+  return { method, path, body, scopes: [SCOPES.writeUsers], job: "assumed", target: { what }, ...(record && { record }) };
 }
 
 /** How many more searches a miss of {@link UsersApi.findByEmail} may cost to be proven. */
@@ -120,7 +131,7 @@ export class UsersApi {
    */
   async create(attributes: UserAttributes, options: { onJob?: (jobId: string | null) => void } = {}): Promise<User> {
     const began = this.#http.deps.clock.now();
-    const spec = { method: "POST", path: "users", body: userBody(attributes), scopes: [SCOPES.writeUsers], job: "assumed" } as const;
+    const spec = userWrite("POST", "users", userBody(attributes));
     let sent: { data: unknown } | undefined;
     let unread: InvalidResponseError | undefined;
     /** Whether a POST before the last one failed without an answer: it may land late, and the last one's refusal be its doing. */
@@ -235,7 +246,7 @@ export class UsersApi {
   /** Replaces every writable attribute of a user; 404 and 409 raise. */
   async replace(id: string, attributes: UserAttributes): Promise<User> {
     const path = pathOf("users", [id, "user id"]);
-    const spec = { method: "PUT", path, body: userBody(attributes, id), scopes: [SCOPES.writeUsers], job: "assumed" } as const;
+    const spec = userWrite("PUT", path, userBody(attributes, id), id);
     const { data } = await this.#http.request(spec, schemas().userOrJob).catch((error: unknown) => {
       if (isUnreadableSuccess(error)) return { data: undefined };
       throw error;
@@ -249,9 +260,7 @@ export class UsersApi {
   /** Deletes a user (waiting for the job if it answers with one); 404 raises {@link NotFoundError} once the user's read answers 404 too. */
   async delete(id: string): Promise<void> {
     const path = pathOf("users", [id, "user id"]);
-    const record = { method: "GET", path, scopes: [SCOPES.readUsers] } as const;
-    const spec = { method: "DELETE", path, scopes: [SCOPES.writeUsers], job: "assumed", record } as const;
-    const answer = await this.#http.request(spec, schemas().anyAnswer);
+    const answer = await this.#http.request(userWrite("DELETE", path, undefined, id), schemas().anyAnswer);
     await this.#jobs.handleOf(answer, "DELETE", path).wait();
   }
 }

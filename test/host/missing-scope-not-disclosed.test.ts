@@ -229,6 +229,37 @@ describe("a key that reads but cannot write, a service answering 404 for a missi
   });
 });
 
+describe("a key that reads but cannot write, a service answering 404 for a missing scope: an update's 404 says what is known", () => {
+  it("IntegrationEntitlement: the member is read back, found, and the update fails at once naming the entitlements and the write scopes", async () => {
+    const { emu, id, outs } = await setup();
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": READ_ONLY });
+    const news = (await entitlement.check!({}, { integrationId: youtube, userId: alan, entitlements: ["EDITOR"] })).inputs!;
+    emu.clearRequests();
+    const error = await rejection(entitlement.update!(id, outs as never, news));
+    expect(error).toMatchObject({ kind: "api_error", status: 404 });
+    expect(error.message).toContain(
+      `answers that the membership of user ${alan} in integration ${youtube} is there, so either an entitlement the body names ` +
+        "is not there, or the service answers 404 (not disclosed) to a key lacking a scope: this write needs the scopes Write " +
+        "integrations (write:integrations), Write automated jobs (write:automations) and Read automated jobs (read:automations).",
+    );
+    // Read as "removed out of band", the update would converge and send its PATCH again.
+    expect(lines(emu)).toEqual(["PATCH /integrations/:id/users/:id 404", "GET /integrations/:id/users/:id 200"]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["VIEWER"]);
+  });
+
+  it("User: the user is read back, found, and the update fails naming the key and every scope a user write needs", async () => {
+    const emu = await world();
+    await configureFor(emu, fast);
+    const created = wire(await user.create((await user.check!({}, ann)).inputs!));
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": READ_ONLY });
+    const news = (await user.check!({}, { ...ann, lastName: "Smith" })).inputs!;
+    const error = await rejection(user.update!(created.id, created.outs!, news));
+    expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
+    namesWriteScopes(error, ["write:users", "write:automations", "read:automations"]);
+    expect(emu.users.get(created.id)?.lastName).toBe(ann.lastName);
+  });
+});
+
 describe("the contract's 403 for a missing scope: what telling a DELETE's 404 apart costs", () => {
   it("a DELETE answered 404 reads its record back once, until one of its kind answered success; then none", async () => {
     const emu = await world(403);
