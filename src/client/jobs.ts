@@ -1,10 +1,18 @@
-import { acceptedUnread, contractIssue, InvalidResponseError, JobFailedError, JobTimeoutError } from "./errors";
+import {
+  acceptedUnread,
+  ConfigurationError,
+  contractIssue,
+  InvalidResponseError,
+  JobFailedError,
+  JobTimeoutError,
+  NotFoundError,
+} from "./errors";
 import type { HttpTransport } from "./transport";
 import { type Job, type JobDeadline, toJob } from "./models";
 import { pathOf } from "./path";
 import { redactError } from "./redact";
 import { schemas } from "./schemas";
-import { SCOPES } from "./scopes";
+import { describeNeeds, SCOPES } from "./scopes";
 
 /** How to wait for a job. */
 export interface WaitOptions {
@@ -24,6 +32,9 @@ export interface JobHandle {
   wait(options?: WaitOptions): Promise<Job | null>;
 }
 
+/** The request a job was answered to: its method, and its path (relative to the base URL, or absolute). */
+export type Write = { method: string; path: string };
+
 /** The shortest first poll the client learns to make (see {@link JobsApi.wait}). */
 export const MIN_FIRST_POLL_MS = 2;
 /** The first poll of a client that has learnt nothing yet: a quick look before `jobPollIntervalMs`'s schedule. */
@@ -36,6 +47,8 @@ export class JobsApi {
   readonly #http: HttpTransport;
   /** How long a wait sleeps before its first poll, learnt from the jobs waited for (`undefined`: nothing learnt yet). */
   #firstPollMs: number | undefined;
+  /** Whether a job read answered this key: Read automated jobs is disclosed to it, and a job's 404 is the job's. */
+  #jobsShown = false;
 
   /** @internal Built by {@link WorkspaceAccessClient}. */
   constructor(http: HttpTransport) {
@@ -48,6 +61,7 @@ export class JobsApi {
       { method: "GET", path: pathOf("jobs", [id, "job id"]), scopes: [SCOPES.readJobs] },
       schemas().job,
     );
+    this.#jobsShown = true;
     return toJob(data.data);
   }
 
@@ -56,6 +70,14 @@ export class JobsApi {
    * first learnt ({@link PROBE_POLL_MS}): a create holds an engine `--parallel` slot till its job is done, so quick jobs must not cost 625 ms.
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Job> {
+    return this.#wait(id, options);
+  }
+
+  /**
+   * {@link wait}; `write`: the request that answered with the job just now (its path relative), whose job cannot have ended
+   * and been forgotten by its first read: a 404 then, before any job answered this key, is the service hiding jobs from it.
+   */
+  async #wait(id: string, options: WaitOptions, write?: Write): Promise<Job> {
     const { settings, deps } = this.#http;
     const end = options.timeoutMs === undefined ? (options.deadline ?? deps.jobDeadline?.()) : undefined;
     const timeoutMs = options.timeoutMs ?? (end ? Math.max(0, end.at - deps.clock.now()) : settings.jobTimeoutSeconds * 1000);
@@ -81,7 +103,9 @@ export class JobsApi {
       // 50 ms; the third poll at 450 ms, as without probes; one of 1 s: 4 polls).
       const grown = probing && polls === 1 ? Math.round(settings.jobPollIntervalMs * 1.5) + first : Math.round(interval * 1.5);
       interval = probing && polls === 0 ? first : Math.min(grown, settings.jobPollMaxIntervalMs);
-      const job = await this.get(id);
+      const job = await this.get(id).catch((error: unknown) => {
+        throw write !== undefined && polls === 0 && !this.#jobsShown ? this.#notDisclosed(error, write) : error;
+      });
       polls++;
       if (job.status === null) {
         const path = new URL(pathOf("jobs", [id, "job id"]), settings.baseUrl).pathname;
@@ -107,9 +131,28 @@ export class JobsApi {
     else this.#firstPollMs = this.#http.settings.jobPollIntervalMs;
   }
 
-  /** Waits for a job a write answered with, as {@link wait} unless it is finished (one in `error` is polled for its details). */
-  async until(answer: Job, options: WaitOptions = {}): Promise<Job> {
-    return answer.status === "finished" ? answer : await this.wait(answer.id, options);
+  /**
+   * `error`, a job's first read's, as said of a job `write` answered with just now: a 404 there is no job ended and forgotten,
+   * but the service's "not disclosed" to a key lacking Read automated jobs (the contract's 401/403 would say so).
+   */
+  #notDisclosed(error: unknown, write: Write): unknown {
+    if (!NotFoundError.isInstance(error)) return error;
+    const named = this.#http.setting("apiKey");
+    const request = `${write.method} ${new URL(write.path, this.#http.settings.baseUrl).pathname}`;
+    const message =
+      `${error.method} ${error.path} answered 404 at the first read of the job ${request} had just answered with, before any job ` +
+      "answered this key: a job just started has not ended and been forgotten, so the service does not disclose jobs to this " +
+      `key (it answers 404, not disclosed, to a key lacking a scope). Give ${named === undefined ? "the API key" : `the key in ${named}`} ` +
+      `${describeNeeds([SCOPES.readJobs])}, which waiting for a job needs. The write was accepted: its job may still finish.`;
+    return new ConfigurationError(this.#http.redact(message), "apiKey");
+  }
+
+  /**
+   * Waits for a job a write answered with, as {@link wait} unless it is finished (one in `error` is polled for its details);
+   * `write`, the request that answered with it just now, tells a 404 at its first read apart.
+   */
+  async until(answer: Job, options: WaitOptions = {}, write?: Write): Promise<Job> {
+    return answer.status === "finished" ? answer : await this.#wait(answer.id, options, write);
   }
 
   /** The job a write answered with (no job: the write is done, `id: null`); a job not of the contract raises, naming the field. @internal */
@@ -121,7 +164,7 @@ export class JobsApi {
     const parsed = schemas().jobAnswer.safeParse(record);
     if (parsed.success) {
       const job = toJob(parsed.data);
-      return { id: job.id, status: job.status, wait: (options) => this.until(job, options) };
+      return { id: job.id, status: job.status, wait: (options) => this.until(job, options, { method, path }) };
     }
     const { field, said } = contractIssue(parsed.error.issues, ["data"]);
     const where = new URL(path, this.#http.settings.baseUrl).pathname;

@@ -165,7 +165,7 @@ export class UsersApi {
       const job = toJob(answer.data as JobRecord);
       if (job.status !== "finished") options.onJob?.(job.id);
       try {
-        await this.#jobs.until(job);
+        await this.#jobs.until(job, {}, { method: "POST", path: "users" });
       } catch (error) {
         if (!resent || !JobFailedError.isInstance(error)) throw error;
         // Not this create's user (none, or one older than it): the job's failure is the answer, as without a POST before it.
@@ -253,7 +253,7 @@ export class UsersApi {
     });
     // Without a body (204), with one that could not be read, or with a job, the user is read back once.
     if (data && data.data.type !== "job") return toUser(data.data as UserRecord);
-    if (data) await this.#jobs.until(toJob(data.data as JobRecord));
+    if (data) await this.#jobs.until(toJob(data.data as JobRecord), {}, { method: "PUT", path });
     return this.get(id);
   }
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { collect, JobFailedError, JobTimeoutError } from "../../src/client";
+import { collect, JobFailedError, JobTimeoutError, NotFoundError } from "../../src/client";
 import { withStub } from "../conformance/harness";
 import { MIN_FIRST_POLL_MS, PROBE_POLL_MS } from "../../src/client/jobs";
-import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
-import { clientFor, emulator, rejection } from "../support/fixtures";
+import { ALL_SCOPES, DEFAULT_IDS, defaultSeed } from "../../src/emulator";
+import { clientFor, emulator, issuedKeys, rejection } from "../support/fixtures";
 
 const { youtube } = DEFAULT_IDS.integrations;
 const { alan, katherine, grace } = DEFAULT_IDS.users;
@@ -202,5 +202,52 @@ describe("waiting for jobs", () => {
       expect(error.message).toContain("(last status: cancelled). That status is not one the contract lists");
       expect(error.message).not.toContain("It may still finish");
     });
+  });
+});
+
+describe("a job a write just answered with, answered 404 at its first read (a service answering 404 for a missing scope)", () => {
+  const noJobReads = `wa_no_job_reads_${"3".repeat(16)}`;
+  issuedKeys.add(noJobReads);
+  const keys = { [noJobReads]: ALL_SCOPES.filter((s) => s !== "read:automations") };
+
+  it("is no job ended: it fails naming Read automated jobs and the key, the write accepted", async () => {
+    const emu = await emulator({ seed: defaultSeed(), keys, missingScopeStatus: 404 });
+    const settingName = (name: string) => (name === "apiKey" ? "workspace-access:apiKey" : undefined);
+    const { client } = clientFor(emu, { apiKey: noJobReads, settingName });
+    const job = await client.integrations.setEntitlements(youtube, grace, ["VIEWER"]);
+    const error = await rejection(job.wait());
+    expect(NotFoundError.isInstance(error)).toBe(false);
+    expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
+    expect(error.message).toBe(
+      `GET /api/v1/jobs/${job.id} answered 404 at the first read of the job PATCH /api/v1/integrations/${youtube}/users/${grace} ` +
+        "had just answered with, before any job answered this key: a job just started has not ended and been forgotten, so the " +
+        "service does not disclose jobs to this key (it answers 404, not disclosed, to a key lacking a scope). Give the key in " +
+        "workspace-access:apiKey the scope Read automated jobs (read:automations), which waiting for a job needs. The write was " +
+        "accepted: its job may still finish.",
+    );
+    // One read of the job: no request more than a wait's.
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `PATCH /integrations/${youtube}/users/${grace} 200`,
+      `GET /jobs/${job.id} 404`,
+    ]);
+  });
+
+  it("a user write's job too (user writes answered with jobs)", async () => {
+    const emu = await emulator({ seed: defaultSeed(), keys, missingScopeStatus: 404, userWritesAsJobs: true });
+    const { client } = clientFor(emu, { apiKey: noJobReads });
+    const attributes = { email: "alan@example.com", firstName: "Alan", lastName: "Turing", role: "workspace_login_only", isGuest: false };
+    const error = await rejection(client.users.replace(alan, attributes));
+    expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
+    expect(error.message).toMatch(/^GET \/api\/v1\/jobs\/\S+ answered 404 at the first read of the job PUT \/api\/v1\/users\//);
+  });
+
+  it("a job read by its id alone (an earlier run's), or after a job answered this key, stays the contract's 404: the job unknown", async () => {
+    const emu = await emulator({ seed: defaultSeed(), missingScopeStatus: 404, job: { finishAfterPolls: 1 } });
+    const { client } = clientFor(emu);
+    expect(NotFoundError.isInstance(await rejection(client.jobs.wait("00000000-0000-4000-8000-00000000beef")))).toBe(true);
+    await (await client.integrations.setEntitlements(youtube, grace, ["VIEWER"])).wait();
+    emu.fault({ method: "GET", path: /^\/jobs\//, status: 404 });
+    const job = await client.integrations.setEntitlements(youtube, grace, ["EDITOR"]);
+    expect(NotFoundError.isInstance(await rejection(job.wait()))).toBe(true);
   });
 });
