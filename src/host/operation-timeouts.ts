@@ -1,8 +1,8 @@
 /**
  * A resource's `customTimeouts` in the host: the hidden input the classes register (`__customTimeouts`), which no handler sees.
  * `providerOf` takes it out of what it hands them (so no `diff` compares it, and no schema needs it), bounds the create, update
- * or delete by it (`ProviderContext.bounded`), and records it among the outputs, for a destroy, which gets no inputs. A
- * refresh's read is not bounded by it: Pulumi hands a provider's refresh no timeout.
+ * or delete by it (`ProviderContext.bounded`), and records it among the outputs, for a destroy and a refresh, which get no
+ * inputs: each is bounded by the state's (`delete`, `read`).
  */
 import type { JobDeadline } from "../client";
 import { CUSTOM_TIMEOUTS } from "../shared/input-constants";
@@ -45,5 +45,6 @@ export function deadlineOf(timeouts: unknown, operation: TimedOperation, now: nu
   const ms = typeof given === "string" ? durationMs(given) : undefined;
   if (ms === undefined || ms <= 0) return undefined;
   const name = `customTimeouts.${operation}`;
-  return { at: now + ms, within: `this resource's ${name}, ${given} from the start of its ${operation}`, raise: name };
+  const what = operation === "read" ? "refresh" : operation;
+  return { at: now + ms, within: `this resource's ${name}, ${given} from the start of its ${what}`, raise: name };
 }

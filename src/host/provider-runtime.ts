@@ -45,7 +45,8 @@ export interface Handlers<Inputs, Outputs> {
 /**
  * The provider object the host loads: `configure` builds the context, every other method hands it to its handler. The hidden
  * `customTimeouts` input (`operation-timeouts.ts`) stays here: `check` validates it and hands it on, no handler sees it, a
- * create, update or delete has its job waits end by the resource's timeout for it, and the state keeps it for a destroy.
+ * create, update, delete or refresh has its job waits end by the resource's timeout for it, and the state keeps it for a
+ * destroy and a refresh.
  */
 export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
   const { check, diff, read, update } = handlers;
@@ -77,11 +78,11 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
     },
     ...(read && {
       async read(id: string, props?: Outputs) {
-        // Not bounded: Pulumi hands a refresh no timeout (each job wait ends at jobTimeoutSeconds). What the state recorded is
-        // kept for the destroy.
+        // Bounded by the `read` the state recorded (a refresh gets no inputs); what it recorded is kept for the destroy.
+        const timeouts = timeoutsOf(props);
         const ctx = currentContext();
-        const result = await ctx.bounded(undefined, () => read(ctx, id, withoutTimeouts(props)));
-        return result.id ? { ...result, props: withTimeouts(result.props, timeoutsOf(props)) } : result;
+        const result = await ctx.bounded(deadlineOf(timeouts, "read", ctx.clock.now()), () => read(ctx, id, withoutTimeouts(props)));
+        return result.id ? { ...result, props: withTimeouts(result.props, timeouts) } : result;
       },
     }),
     ...(update && {

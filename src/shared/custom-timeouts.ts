@@ -5,8 +5,11 @@
  * in the program (no zod) and in `check` alike.
  */
 
-/** The operations a custom timeout bounds. A refresh (`read`) is not one: Pulumi hands no read timeout to a provider's refresh. */
-export const TIMED_OPERATIONS = ["create", "update", "delete"] as const;
+/**
+ * The operations a custom timeout bounds. A refresh (`read`) is one too: the engine hands it no timeout either, and it is bounded
+ * by the `read` the state recorded at the resource's last create or update, as a destroy is by the state's `delete`.
+ */
+export const TIMED_OPERATIONS = ["create", "update", "delete", "read"] as const;
 
 /** A timed operation. */
 export type TimedOperation = (typeof TIMED_OPERATIONS)[number];
@@ -48,7 +51,7 @@ export function timeoutProblem(operation: TimedOperation, value: unknown): strin
 
 /**
  * Each problem of the hidden input as `check` reports it (`property`: `customTimeouts.create`); none when it is absent. A key
- * other than the three operations is not looked at (the classes never send one).
+ * other than the four operations is not looked at (the classes never send one).
  */
 export function customTimeoutsFailures(given: unknown): Array<{ property: string; reason: string }> {
   if (given === undefined || given === null) return [];
@@ -64,9 +67,9 @@ export function customTimeoutsFailures(given: unknown): Array<{ property: string
 }
 
 /**
- * The hidden input of a resource declared with `customTimeouts` (`undefined`: none given): `create`, `update` and `delete`, an
- * empty one left out as the SDK leaves it out. `read` is left out too: a refresh is not bounded by it. A value that is not a
- * duration throws, naming the resource (`what`) and the option.
+ * The hidden input of a resource declared with `customTimeouts` (`undefined`: none given): `create`, `update`, `delete` and
+ * `read`, an empty one left out as the SDK leaves it out. A value that is not a duration throws, naming the resource (`what`)
+ * and the option.
  */
 export function customTimeoutsInput(what: string, given: unknown): CustomTimeouts | undefined {
   if (given === undefined || given === null) return undefined;

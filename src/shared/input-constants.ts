@@ -28,10 +28,10 @@ export const SECRET_USERS = "__secretUsers";
 export const SECRET_EMAIL = "__secretEmail";
 
 /**
- * The hidden input of every resource declared with the `customTimeouts` option: its `create`, `update` and `delete` as given
- * (`custom-timeouts.ts`). The engine hands a dynamic provider no operation timeout, so the host bounds the operation's job waits
- * by this instead of `jobTimeoutSeconds`. Never compared by `diff`; the state keeps it among the outputs, for a destroy, which
- * gets no inputs.
+ * The hidden input of every resource declared with the `customTimeouts` option: its `create`, `update`, `delete` and `read` as
+ * given (`custom-timeouts.ts`). The engine hands a dynamic provider no operation timeout, so the host bounds the operation's job
+ * waits by this instead of `jobTimeoutSeconds`. Never compared by `diff`; the state keeps it among the outputs, for a destroy and
+ * a refresh, which get no inputs.
  */
 export const CUSTOM_TIMEOUTS = "__customTimeouts";
 

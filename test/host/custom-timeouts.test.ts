@@ -1,8 +1,8 @@
 /**
  * The `customTimeouts` option in the host, over real HTTP to the emulator (virtual clock: a wait takes no real time). The
  * classes pass it as the hidden `__customTimeouts` (test/program/custom-timeouts.test.ts); here each provider checks it, never
- * diffs it, bounds its create, update and delete's job waits by it instead of `jobTimeoutSeconds`, and records a write that may
- * still land as pending when it expires, as at a `jobTimeoutSeconds` expiry. A refresh is not bounded by it.
+ * diffs it, bounds its create, update, delete and refresh's job waits by it instead of `jobTimeoutSeconds`, and records a write that may
+ * still land as pending when it expires, as at a `jobTimeoutSeconds` expiry. A refresh is bounded by the `read` the state recorded.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
@@ -193,7 +193,7 @@ describe("jobTimeoutSeconds stays the bound where customTimeouts gives none", ()
     expect(outs?.email).toBe("alicia@example.com");
   });
 
-  it("a refresh is not bounded by it: a pending create's job is waited for jobTimeoutSeconds, and the state keeps the timeouts", async () => {
+  it("a refresh without customTimeouts.read: a pending create's job is waited for jobTimeoutSeconds, and the state keeps the timeouts", async () => {
     const { emu, clock } = await setup({}, { "workspace-access:jobTimeoutSeconds": "5" });
     emu.jobs.hangNext(1);
     const timeouts = { create: "1s", update: "1s", delete: "1s" };
@@ -204,5 +204,31 @@ describe("jobTimeoutSeconds stays the bound where customTimeouts gives none", ()
     expect(read.props?.pendingCreates).toHaveLength(1);
     expect((read.props as unknown as Props).__customTimeouts).toEqual(timeouts);
     expect(read.inputs).not.toHaveProperty("__customTimeouts");
+  });
+});
+
+describe("a refresh: its job waits (a WorkspaceUsers' pending creates') end at the customTimeouts.read the state recorded", () => {
+  it("WorkspaceUsers: a pending create's job is waited for 20 s, not jobTimeoutSeconds (900), and stays pending", async () => {
+    const { emu, clock } = await setup();
+    emu.jobs.hangNext(1);
+    const timeouts = { create: "1s", read: "20s" };
+    const error = (await rejection(set.create(await checked(set, setOf(ann), timeouts)))) as Recorded & { properties?: Outputs };
+    expect(error.properties?.__customTimeouts).toEqual(timeouts);
+    const started = clock.now();
+    const read = await set.read!("workspace-users", error.properties);
+    expect(clock.now() - started).toBeGreaterThanOrEqual(20_000);
+    expect(clock.now() - started).toBeLessThan(60_000);
+    expect(read.props?.pendingCreates).toHaveLength(1);
+    expect((read.props as unknown as Props).__customTimeouts).toEqual(timeouts);
+    // Still running: each read of the job was a request the service received.
+    expect(emu.requests.filter((r) => r.path.startsWith("/jobs/")).length).toBeGreaterThan(1);
+  });
+
+  it("check refuses a read timeout that is not a duration, naming it", async () => {
+    await setup();
+    const result = await user.check!({}, { ...alice, __customTimeouts: { read: "soon" } });
+    expect(result.failures).toEqual([
+      { property: "customTimeouts.read", reason: expect.stringContaining('customTimeouts.read "soon" is not a duration') },
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The `customTimeouts` option as the classes register it: the engine hands a dynamic provider no operation timeout, so each class
- * passes `create`, `update` and `delete` to its provider in the hidden input `__customTimeouts` (the host bounds the operation's
+ * passes `create`, `update`, `delete` and `read` to its provider in the hidden input `__customTimeouts` (the host bounds the operation's
  * job waits by it), and refuses a value that is not a duration where the resource is declared.
  */
 import { randomUUID } from "node:crypto";
@@ -39,7 +39,7 @@ const CLASSES = ["user", "entitlement", "members", "set"];
 const registered = (resources: pulumi.CustomResource[]) => Promise.all(resources.map((r) => new Promise((resolve) => r.id.apply(resolve))));
 
 describe("customTimeouts on each class", () => {
-  it("registers create, update and delete as the hidden __customTimeouts (read and empty ones left out), none without the option", async () => {
+  it("registers create, update, delete and read as the hidden __customTimeouts (empty ones left out), none without the option", async () => {
     const inputs = await recordedInputs();
     await registered([
       ...declareAll("timed", { customTimeouts: { create: "90s", update: "1h30m", delete: "5m", read: "1m" } }),
@@ -48,7 +48,7 @@ describe("customTimeouts on each class", () => {
       ...declareAll("empty", { customTimeouts: {} }),
     ]);
     for (const kind of CLASSES) {
-      expect(inputs.get(`timed-${kind}`)?.__customTimeouts, kind).toEqual({ create: "90s", update: "1h30m", delete: "5m" });
+      expect(inputs.get(`timed-${kind}`)?.__customTimeouts, kind).toEqual({ create: "90s", update: "1h30m", delete: "5m", read: "1m" });
       expect(inputs.get(`partly-${kind}`)?.__customTimeouts, kind).toEqual({ create: "2m" });
       expect(inputs.get(`plain-${kind}`), kind).not.toHaveProperty("__customTimeouts");
       expect(inputs.get(`empty-${kind}`), kind).not.toHaveProperty("__customTimeouts");
