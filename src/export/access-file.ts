@@ -83,6 +83,11 @@ export interface AccessLeftOut {
   id?: string | undefined;
   email?: string | undefined;
   /**
+   * For a record with neither id nor email (its id could not be read), how many the workspace leaves out of its kind (and
+   * integration): nothing tells them apart, so they are one record (absent: one).
+   */
+  count?: number | undefined;
+  /**
    * What it held when read whole, so that `--check` notices a change: a user's workspace role and guest
    * flag, a membership's role as the service reports it (`owner`, `collaborator`) and its sorted entitlements.
    */
@@ -103,7 +108,10 @@ export interface AccessFile {
   users: AccessUser[];
   /** Sorted by name. */
   integrations: AccessIntegration[];
-  /** The records the export left out, one per key ({@link leftOutKey}: a file with two is refused), sorted ({@link sortedLeftOut}). */
+  /**
+   * The records the export left out, one per key ({@link leftOutKey}: a file with two is refused; those with neither id nor
+   * email are one record with their `count`), sorted ({@link sortedLeftOut}).
+   */
   leftOut: AccessLeftOut[];
 }
 
@@ -143,6 +151,12 @@ const unlessEmpty = <T extends z.ZodType>(schema: T) =>
 const entitlements = z.array(nonEmpty, { error: "must be a list" }).transform((ids) => [...new Set(ids)].sort());
 /** The entitlements a record left out held: as {@link entitlements}, an empty id left out (as {@link unlessEmpty}). */
 const heldEntitlements = z.array(text, { error: "must be a list" }).transform((ids) => [...new Set(ids.filter((id) => id !== ""))].sort());
+/** How many records one left out stands for: a whole number, 1 written as absent. */
+const count = z
+  .number({ error: "must be a whole number" })
+  .int({ error: "must be a whole number" })
+  .min(1, { error: "must be 1 or more" })
+  .transform((n) => (n === 1 ? undefined : n));
 
 const userSchema = z.strictObject(
   {
@@ -189,6 +203,7 @@ const leftOutSchema = z.strictObject(
     integration: optional(id),
     id: optional(id),
     email: unlessEmpty(nonEmpty),
+    count: optional(count),
     role: unlessEmpty(nonEmpty),
     isGuest: optional(bool),
     entitlements: optional(heldEntitlements),
@@ -269,13 +284,29 @@ export function leftOutKey(record: Pick<AccessLeftOut, "kind" | "id" | "integrat
   return `${record.kind}\u0000${record.integration ?? ""}\u0000${who}`;
 }
 
-/** The file's left-out records in their order (kind, integration id, id, email, reason), one per key. */
-function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
+/** Whether a record left out has neither id nor email: nothing tells two of one kind (and integration) apart. */
+export const unidentified = (record: Pick<AccessLeftOut, "id" | "email">): boolean => record.id === undefined && record.email === undefined;
+
+/**
+ * The file's left-out records in their order (kind, integration id, id, email, reason), one per key. Those with neither id
+ * nor email under one key are one record, with their `count` and each reason once: the file cannot tell them apart, and
+ * must not drop one. Of others under one key, the first (the reader refuses a file with two).
+ */
+export function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
   const order = (r: AccessLeftOut) =>
     `${LEFT_OUT_KINDS.indexOf(r.kind)}\u0000${r.integration ?? ""}\u0000${r.id ?? ""}\u0000${r.email ?? ""}\u0000${r.reason}`;
-  const sorted = [...records].sort(byKey(order));
-  const keys = new Set<string>();
-  return sorted.filter((r) => !keys.has(leftOutKey(r)) && keys.add(leftOutKey(r)));
+  const groups = new Map<string, AccessLeftOut[]>();
+  for (const record of [...records].sort(byKey(order))) groups.set(leftOutKey(record), [...(groups.get(leftOutKey(record)) ?? []), record]);
+  return [...groups.values()].map(([first, ...others]) => {
+    if (others.length === 0 || !unidentified(first!)) return first!;
+    const group = [first!, ...others];
+    return {
+      kind: first!.kind,
+      ...(first!.integration === undefined ? {} : { integration: first!.integration }),
+      count: group.reduce((n, r) => n + (r.count ?? 1), 0),
+      reason: [...new Set(group.map((r) => r.reason))].join(" | "),
+    };
+  });
 }
 
 const HEADER = [
@@ -410,7 +441,8 @@ function checkRecords(file: AccessFile, fail: (path: ReadonlyArray<PropertyKey>,
 
 /**
  * Two records left out under one key ({@link leftOutKey}) cannot be told apart: keeping one would drop what was written of
- * the other without a word. The second is refused, naming the first's line too.
+ * the other without a word. The second is refused, naming the first's line too; those with neither id nor email are one
+ * record with a `count`, which no other record has (its id or email tells it apart).
  */
 function refuseLeftOutTwice(
   records: readonly AccessLeftOut[],
@@ -419,6 +451,12 @@ function refuseLeftOutTwice(
 ): void {
   const seen = new Map<string, number>();
   records.forEach((record, i) => {
+    if (record.count !== undefined && !unidentified(record)) {
+      fail(
+        ["leftOut", i, "count"],
+        `leftOut[${i}]: a count is for records with neither id nor email (nothing else tells them apart): remove the count`,
+      );
+    }
     const first = seen.get(leftOutKey(record));
     if (first === undefined) {
       seen.set(leftOutKey(record), i);
@@ -427,10 +465,14 @@ function refuseLeftOutTwice(
     const who = record.id ?? record.email ?? "(no id, no email)";
     const named =
       record.kind === "membership" ? `membership of ${who} in integration ${record.integration ?? "(no id)"}` : `${record.kind} ${who}`;
+    const twice = `leftOut[${i}]: ${named} is left out twice, here and at leftOut[${first}] (${lineAt(["leftOut", first]).slice(2)})`;
+    const total = (records[first]!.count ?? 1) + (record.count ?? 1);
+    const counted = "records with neither id nor email cannot be told apart, so one stands for all of them";
     fail(
       ["leftOut", i],
-      `leftOut[${i}]: ${named} is left out twice, here and at leftOut[${first}] (${lineAt(["leftOut", first]).slice(2)}): remove one ` +
-        "(records left out are told apart by kind, integration and id, else email)",
+      unidentified(record)
+        ? `${twice}: ${counted}: remove this one and give that one \`count: ${total}\``
+        : `${twice}: remove one (records left out are told apart by kind, integration and id, else email)`,
     );
   });
 }

@@ -15,14 +15,20 @@ export interface LeftOut extends AccessLeftOut {
 
 /**
  * `user u-scim <scim@x.example>`, `membership of u-scim <scim@x.example> in "YouTube acme"`, `integration 3c9e… ("YouTube
- * acme")`: a user by id and email, else the one known (one `access.yaml` records without an id, added by hand, by its email).
+ * acme")`: a user by id and email, else the one known (one `access.yaml` records without an id, added by hand, by its email);
+ * a record that stands for several with neither (its `count`) by their number: `2 users (no id)`.
  */
 export function leftOutName(record: AccessLeftOut, label: string | undefined): string {
-  const { id, email } = record;
+  const { id, email, count } = record;
   const who = id !== undefined && email !== undefined ? `${id} <${email}>` : (id ?? email ?? "(no id)");
+  const shown = label === undefined || label === record.id ? "" : ` ("${label}")`;
+  if (count !== undefined && count > 1) {
+    const where = record.kind === "membership" ? ` in "${label}"` : record.kind === "integration" ? shown : "";
+    return `${count} ${record.kind}s (no id)${where}`;
+  }
   if (record.kind === "user") return `user ${who}`;
   if (record.kind === "membership") return `membership of ${who} in "${label}"`;
-  return `integration ${record.id ?? "(no id)"}${label === undefined || label === record.id ? "" : ` ("${label}")`}`;
+  return `integration ${record.id ?? "(no id)"}${shown}`;
 }
 
 /** A text as `access.yaml` records it: empty is absent (a pending user's email may be `""`), as the reader takes it. */

@@ -8,7 +8,7 @@
 import { idOf } from "../client";
 import { emailKey } from "../client/models";
 import { integrationEntitlementInputs, inviteRole, userInputs } from "../shared/inputs";
-import { ACCESS_FILE_VERSION, type AccessFile, type AccessIntegration, type AccessUser } from "./access-file";
+import { ACCESS_FILE_VERSION, type AccessFile, type AccessIntegration, type AccessUser, sortedLeftOut } from "./access-file";
 import { type LeftOut, LeftOutList } from "./build-left-out";
 import { byKey, integrationBaseName, uniqueNames, userBaseName } from "./names";
 import { oncePerId, type Snapshot, type SnapshotMember, type SnapshotUser } from "./snapshot";
@@ -64,7 +64,8 @@ export function buildAccessFile(
     scope: { ...(options.scopeIds ? { integrations: [...options.scopeIds].sort() } : {}), membersOnly: options.membersOnly },
     users: accessUsers(exported),
     integrations,
-    leftOut: sorted,
+    // As the file writes them: those with neither id nor email as one record with their count (`leftOut` lists each).
+    leftOut: sortedLeftOut(sorted),
   };
   return { file, leftOut: sorted, unnamed };
 }

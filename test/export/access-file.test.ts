@@ -357,12 +357,18 @@ describe("access.yaml's leftOut", () => {
   it.each([
     ["the same id", twice("    id: u-1\n", "    id: U-1\n"), 6, "user u-1"],
     ["no id and the same email, whatever its case", twice("    email: a@x.example\n", "    email: A@x.example\n"), 6, "user A@x.example"],
-    ["neither id nor email", twice("", ""), 5, "user (no id, no email)"],
   ])("refuses two records it cannot tell apart (%s), naming both lines", (_what, text, line, named) => {
     expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(AccessFileError);
     expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(
       `/p/access.yaml, line ${line}: leftOut[1]: ${named} is left out twice, here and at leftOut[0] (line 3): remove one ` +
         "(records left out are told apart by kind, integration and id, else email)",
+    );
+  });
+
+  it("refuses two records with neither id nor email, naming both lines and the count that stands for both", () => {
+    expect(() => parseAccessFile(twice("", "    count: 2\n"), "/p/access.yaml")).toThrow(
+      "/p/access.yaml, line 5: leftOut[1]: user (no id, no email) is left out twice, here and at leftOut[0] (line 3): records " +
+        "with neither id nor email cannot be told apart, so one stands for all of them: remove this one and give that one `count: 3`",
     );
   });
 

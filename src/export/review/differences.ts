@@ -15,6 +15,7 @@ import {
   type AccessMember,
   type AccessUser,
   leftOutKey,
+  unidentified,
 } from "../access-file";
 import { namedUpTo } from "../../shared/named-up-to";
 import { byKey } from "../names";
@@ -189,7 +190,8 @@ export function userOf(
  * The record of `access.yaml` (`then`) each record the workspace leaves out now (`now`) is (absent: none), one to one: by
  * kind, integration and id, else by kind, integration and email as {@link leftOutOf} matches a user's: `access.yaml`'s
  * record only when it has no id (added by hand), and never the workspace's of a user whose id `access.yaml` records
- * (`recordedIds`, by `idOf`): that one is theirs.
+ * (`recordedIds`, by `idOf`): that one is theirs. Records with neither id nor email (each a `count` of them) by kind and
+ * integration: nothing else tells them apart.
  */
 export function matchLeftOut(
   then: readonly AccessLeftOut[],
@@ -204,6 +206,7 @@ export function matchLeftOut(
       const byEmail = side === "was" ? r.id === undefined : r.id === undefined || !recordedIds.has(idOf(r.id));
       return byEmail ? leftOutKey({ ...at(r), email: r.email }) : undefined;
     },
+    (r) => (unidentified(r) ? leftOutKey(at(r)) : undefined),
   ]);
 }
 

@@ -1,8 +1,9 @@
 /**
  * The review's records a project cannot declare (`leftOut`), matched by kind and ids, else by email (`matchLeftOut`: one
- * `access.yaml` records without an id). One both sides leave out is compared by what is known of it; one only a side leaves
- * out is worded by what the other holds: declared, or nothing. Its reason follows a colon, never parentheses: a reason may
- * end in its own (`its user is left out (no last name)`).
+ * `access.yaml` records without an id), else, with neither, by kind (one record with their `count`). One both sides leave
+ * out is compared by what is known of it (with neither id nor email, their count); one only a side leaves out is worded by
+ * what the other holds: declared, or nothing. Its reason follows a colon, never parentheses: a reason may end in its own
+ * (`its user is left out (no last name)`).
  */
 import { idOf } from "../../client";
 import type { AccessFile, AccessLeftOut } from "../access-file";
@@ -28,7 +29,13 @@ import {
 export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
   for (const [key, now] of sides.leftNow) {
     const was = sides.pairedLeft.get(now);
-    if (was && accessDiffers(was, now)) {
+    if (was && countOf(was) !== countOf(now)) {
+      // Records with neither id nor email, one record for all of them: how many there are is what can be compared.
+      yield difference(
+        { ...about(now, sides), side: "both", accessYaml: records(countOf(was)), workspace: records(countOf(now)) },
+        `access.yaml records ${nameOf(was, sides)} as left out; the workspace has ${countOf(now)}, left out: ${now.reason}`,
+      );
+    } else if (was && accessDiffers(was, now)) {
       const [name, then, held] = [nameOf(now, sides), leftOutValue(was), leftOutValue(now)];
       // Compared only when read whole now; access.yaml may record none of its access (a record added by hand).
       const recorded = leftOutHeld(was) === undefined ? ", with no access recorded" : ` with ${then}`;
@@ -46,12 +53,20 @@ export function* leftOutDifferences(sides: Sides): Iterable<AccessDifference> {
   }
 }
 
+/** How many records one left out stands for (`count`: those with neither id nor email), and that number in words. */
+const countOf = (record: AccessLeftOut) => record.count ?? 1;
+const records = (n: number) => `${n} record${n === 1 ? "" : "s"}`;
+
 const integrationOf = (record: AccessLeftOut) =>
   record.kind === "membership" ? record.integration : record.kind === "integration" ? record.id : undefined;
 
 /** `user u-scim <scim@x.example>`, `the membership of scim@x.example in "YouTube acme"`, `integration 3c9e… ("YouTube acme")` */
-const nameOf = (record: AccessLeftOut, sides: Sides) =>
-  `${record.kind === "membership" ? "the " : ""}${leftOutName(record, sides.label(integrationOf(record)))}`;
+const nameOf = (record: AccessLeftOut, sides: Sides) => {
+  // A user has no label; an integration without an id none to be found (a membership's, unknown, is `?`).
+  const label =
+    record.kind === "user" || (record.kind === "integration" && record.id === undefined) ? undefined : sides.label(integrationOf(record));
+  return `${record.kind === "membership" ? "the " : ""}${leftOutName(record, label)}`;
+};
 
 function about(
   record: AccessLeftOut,
@@ -122,7 +137,7 @@ function leftOutNow(record: AccessLeftOut, sides: Sides): AccessDifference {
   const held = leftOutHeld(now) ?? (now.kind === "integration" ? "its members not read" : "its access not read");
   return difference(
     { ...about(now, sides), side: "workspace", workspace: value },
-    `the workspace has ${name} (${held}), which a project cannot declare: ${now.reason}; access.yaml does not record it`,
+    `the workspace has ${name} (${held}), which a project cannot declare: ${now.reason}; access.yaml does not record ${countOf(now) > 1 ? "them" : "it"}`,
   );
 }
 
@@ -154,7 +169,7 @@ function* leftOutThen(record: AccessLeftOut, sides: Sides): Iterable<AccessDiffe
         )
       : difference(
           { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was) },
-          `access.yaml records ${name} as left out: ${was.reason}; the workspace has no such ${was.kind}`,
+          `access.yaml records ${name} as left out: ${was.reason}; the workspace has no such ${was.kind}${countOf(was) > 1 ? "s" : ""}`,
         );
   }
 }
