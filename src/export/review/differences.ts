@@ -148,9 +148,29 @@ function matchedByEmail(
 }
 
 /**
+ * The record of `records` (one side's) that claims the email of `record`, one of that side without an id (added by hand):
+ * a record of its kind (and integration) with an id, that email (case aside), and an id the workspace still lists
+ * (`listedIds`: as {@link mayMatchByEmail} has it, one listed no more frees its email). The two are one user's: the one
+ * without an id duplicates it, and is never paired by its email with a record of the other side.
+ */
+export function claimOf(
+  record: AccessLeftOut,
+  records: Iterable<AccessLeftOut>,
+  listedIds: ReadonlySet<string>,
+): AccessLeftOut | undefined {
+  if (record.kind === "integration" || record.id !== undefined || record.email === undefined) return undefined;
+  for (const other of records) {
+    if (other.kind !== record.kind || other.id === undefined || other.email === undefined) continue;
+    if (record.kind === "membership" && other.integration !== record.integration) continue;
+    if (emailKey(other.email) === emailKey(record.email) && !mayMatchByEmail(other, listedIds)) return other;
+  }
+  return undefined;
+}
+
+/**
  * The left-out record of a user (`who`, of the other side), or of their membership of `integration`, among the records
  * of `side` (`left`): by the user's id (a record that broke the contract is recorded without its email), else by email as
- * {@link matchedByEmail} allows.
+ * {@link matchedByEmail} allows, never one another record of `access.yaml` claims ({@link claimOf}).
  */
 export function leftOutOf(
   left: Map<string, AccessLeftOut>,
@@ -165,7 +185,8 @@ export function leftOutOf(
   if (byId) return byId;
   for (const record of left.values()) {
     if (record.kind !== kind || record.email === undefined || emailKey(record.email) !== emailKey(who.email)) continue;
-    if (matchedByEmail(record, who, side, listedIds) && (kind === "user" || record.integration === at)) return record;
+    if (!matchedByEmail(record, who, side, listedIds) || (kind === "membership" && record.integration !== at)) continue;
+    if (side === "workspace" || claimOf(record, left.values(), listedIds) === undefined) return record;
   }
   return undefined;
 }
@@ -189,21 +210,26 @@ export function userOf(
 /**
  * The record of `access.yaml` (`then`) each record the workspace leaves out now (`now`) is (absent: none), one to one: by
  * kind, integration and id, else by kind, integration and email as {@link leftOutOf} matches a user's: `access.yaml`'s
- * record only when it has no id (added by hand), and never the workspace's of a user whose id `access.yaml` records
- * (`recordedIds`, by `idOf`): that one is theirs. Records with neither id nor email (each a `count` of them) by kind and
- * integration: nothing else tells them apart.
+ * record only when it has no id (added by hand) and no record of it with an id claims the email ({@link claimOf}: `listedIds`,
+ * the ids the workspace lists), and never the workspace's of a user whose id `access.yaml` records (`recordedIds`, by
+ * `idOf`): that one is theirs. Records with neither id nor email (each a `count` of them) by kind and integration: nothing
+ * else tells them apart.
  */
 export function matchLeftOut(
   then: readonly AccessLeftOut[],
   now: readonly AccessLeftOut[],
   recordedIds: ReadonlySet<string>,
+  listedIds: ReadonlySet<string>,
 ): Map<AccessLeftOut, AccessLeftOut> {
   const at = (r: AccessLeftOut) => ({ kind: r.kind, integration: r.kind === "membership" ? r.integration : undefined });
   return matchBy(then, now, [
     (r) => (r.id === undefined ? undefined : leftOutKey({ ...at(r), id: idOf(r.id) })),
     (r, side) => {
       if (r.kind === "integration" || r.email === undefined) return undefined;
-      const byEmail = side === "was" ? r.id === undefined : r.id === undefined || !recordedIds.has(idOf(r.id));
+      const byEmail =
+        side === "was"
+          ? r.id === undefined && claimOf(r, then, listedIds) === undefined
+          : r.id === undefined || !recordedIds.has(idOf(r.id));
       return byEmail ? leftOutKey({ ...at(r), email: r.email }) : undefined;
     },
     (r) => (unidentified(r) ? leftOutKey(at(r)) : undefined),
@@ -309,7 +335,7 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
     leftThen,
     leftNow,
     /** The record of `access.yaml` each record the workspace leaves out now is (`matchLeftOut`: by ids, else by email). */
-    pairedLeft: matchLeftOut([...leftThen.values()], [...leftNow.values()], recordedIds),
+    pairedLeft: matchLeftOut([...leftThen.values()], [...leftNow.values()], recordedIds, listedIds),
     membersThen: placedMembers(recorded),
     membersNow: placedMembers(live),
     /** A user's id by email (`emailKey`), where the file records one. */

@@ -10,6 +10,7 @@ import type { AccessFile, AccessLeftOut } from "../access-file";
 import { leftOutName } from "../build-left-out";
 import {
   type AccessDifference,
+  claimOf,
   difference,
   integrationLeftOut,
   type LeftOutSide,
@@ -145,6 +146,16 @@ function leftOutNow(record: AccessLeftOut, sides: Sides): AccessDifference {
 function* leftOutThen(record: AccessLeftOut, sides: Sides): Iterable<AccessDifference> {
   const was = withEmail(record, "access.yaml", sides);
   const name = nameOf(was, sides);
+  // Added by hand without an id beside the record of that user's id: one user's, and the review compares the other.
+  const claimed = claimOf(was, sides.leftThen.values(), sides.listedIds);
+  if (claimed !== undefined) {
+    yield difference(
+      { ...about(was, sides), side: "access.yaml", userId: claimed.id!, accessYaml: leftOutValue(was) },
+      `access.yaml records ${name} as left out: ${was.reason}; it duplicates access.yaml's record of ${nameOf(claimed, sides)}, ` +
+        "the one compared: remove the one without an id",
+    );
+    return;
+  }
   const now = declaredIn(sides.live, sides.membersNow, was, "access.yaml", sides.listedIds);
   if (now !== undefined) {
     yield difference(
