@@ -15,7 +15,7 @@ import { type LeftOut, leftOutName } from "./build-left-out";
 import { acceptAccess, declaredLeftOut } from "./review/accept";
 import { matchUsers, stillListed } from "./review/match";
 import { type AccessDifference, compareAccess, userOf } from "./review/differences";
-import type { Review } from "./review/render";
+import { printable, type Review } from "./review/render";
 import { ACCESS_FILE, type ExportOptions, readBuilt } from "./run";
 import { replaceFiles } from "./write";
 
@@ -114,15 +114,17 @@ function inScope(recorded: AccessFile, scopeIds: readonly string[]): AccessFile 
 /**
  * `--accept` takes the workspace's side only where it was read: not when whether the workspace holds what `access.yaml`
  * declares could not be told (a record that broke the contract, its email unread, may be it). Taking the workspace's side
- * would drop an entry on an absence nobody proved, and the next `pulumi up` would remove that access.
+ * would drop an entry on an absence nobody proved, and the next `pulumi up` would remove that access. The entries are
+ * listed one a line, as the review prints them: each holds semicolons of its own.
  */
 function refuseUntold(changes: readonly AccessDifference[]): void {
   const untold = changes.filter((c) => c.untold === true);
   if (untold.length === 0) return;
   const [these, them] = untold.length === 1 ? ["an entry", "it"] : [`${untold.length} entries`, "them"];
   throw new ExportError(
-    `--accept would take out of ${ACCESS_FILE} ${these} whose absence from the workspace could not be told: ` +
-      `${untold.map((c) => c.text).join("; ")}. ${ACCESS_FILE} was left as it is. Have the record that breaks the contract ` +
+    `--accept would take out of ${ACCESS_FILE} ${these} whose absence from the workspace could not be told:\n` +
+      untold.map((c) => `  - ${printable(c.text)}\n`).join("") +
+      `${ACCESS_FILE} was left as it is. Have the record that breaks the contract ` +
       `corrected in the workspace (or its email made readable) and check again; or, to stop declaring ${them}, remove ` +
       `${untold.length === 1 ? "its entry" : "their entries"} from ${ACCESS_FILE} yourself, then run --check --accept again.`,
   );

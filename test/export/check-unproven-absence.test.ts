@@ -99,8 +99,10 @@ describe("--check of a user added by hand whose records break the contract", () 
       expect(review.changes.map((c) => c.text).join("\n")).not.toMatch(/no such user|not a member there/);
       const refused = await rejection(check(emulator, dir, true));
       expect(refused).toBeInstanceOf(ExportError);
+      // One entry a line: each line holds semicolons of its own.
       expect(refused.message).toBe(
-        `--accept would take out of access.yaml 2 entries whose absence from the workspace could not be told: ${untold.map((c) => c.text).join("; ")}. ` +
+        "--accept would take out of access.yaml 2 entries whose absence from the workspace could not be told:\n" +
+          `${untold.map((c) => `  - ${c.text}\n`).join("")}` +
           "access.yaml was left as it is. Have the record that breaks the contract corrected in the workspace (or its email made " +
           "readable) and check again; or, to stop declaring them, remove their entries from access.yaml yourself, then run " +
           "--check --accept again.",
