@@ -34,7 +34,7 @@ async function world(n: number, options: { batchInviteFailure?: BatchInviteFailu
   });
   const users = Array.from({ length: n }, (_, i) => emu.users.add({ email: `u${i}@example.com`, firstName: "U", lastName: `${i}` }).id);
   const { client, clock } = clientFor(emu, { maxRetries: 0, jobTimeoutSeconds: 1 });
-  return { emu, users, clock, batcher: new InviteBatcher(client, clock) };
+  return { emu, users, clock, client, batcher: new InviteBatcher(client, clock) };
 }
 
 const invitation = (userId: string, entitlements: string[] = ["VIEWER"]): Invitation => ({
@@ -589,4 +589,27 @@ it("a failed batch job whose member list skipped a member the job applied (a pag
   const applied = appliedPerUser(emu, "partial");
   for (const u of users) expect(applied.get(u) ?? 0, u).toBe(u === bad ? 0 : 1);
   expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([6, 1]);
+});
+
+describe("invitations bound by a customTimeouts, batched together", () => {
+  it("each waits for the batch's job till its own end: one begun later is invited when the job finishes after the earlier one's end", async () => {
+    const { emu, users, clock, client } = await world(2, { finishAfterMs: 20_000 });
+    // Two creates bound by the same customTimeouts.create ("30s"), the first begun 20 s before the second: their ends are
+    // 10 s and 30 s from now, the job's end 20 s from now.
+    const within = "this resource's customTimeouts.create, 30s from the start of its create";
+    const ends = [clock.now() + 10_000, clock.now() + 30_000];
+    let next = 0;
+    const batcher = new InviteBatcher(client, clock, () => ({ at: ends[next++]!, within, raise: "customTimeouts.create" }));
+    const began = clock.now();
+    const [first, second] = await Promise.all(users.map((u) => batcher.submit(invitation(u))));
+    // One invitation for both, as before.
+    expect(invitePosts(emu).map((p) => p.userIds)).toEqual([users]);
+    const job = emu.jobs.list()[0]!;
+    // The first's end came before the job finished: it may still land, recorded with the job.
+    expect(first).toMatchObject({ kind: "pending", jobId: job.id });
+    expect((first as { error: Error }).error.message).toContain(`did not finish within ${within}`);
+    // The second's did not: it waited on, and the job finished within it.
+    expect(second).toEqual({ kind: "invited", jobId: job.id });
+    expect(clock.now() - began).toBeLessThan(30_000);
+  });
 });

@@ -99,7 +99,7 @@ function full(queue: Queue): boolean {
 
 /**
  * Batches the invitations of one client. Each invitation keeps the end of its operation's job waits (`deadline`: a resource's
- * `customTimeouts`), and only invitations bound alike share a batch, whose job is waited for till the earliest of their ends.
+ * `customTimeouts`), and only invitations bound alike share a batch, whose job each waits for till its own end.
  */
 export class InviteBatcher {
   readonly #client: WorkspaceAccessClient;

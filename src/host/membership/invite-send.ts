@@ -12,7 +12,8 @@
  *   twice); those it missed are confirmed absent (`member-list.ts`) and only those sent again in halves (one whose record
  *   cannot be used is `pending` alone), unless the integration's catalogue does not offer the set: then they all fail
  *   with the job's error, none sent again. No list, or no confirmation: `pending`;
- * - waiting for the job fails otherwise (a timeout, polling that fails): every user is `pending` with the job.
+ * - waiting for the job fails otherwise (a timeout, polling that fails): every user is `pending` with the job; a timeout at
+ *   the end of some users' operations (their resources' `customTimeouts`) those alone, the others waiting on till theirs.
  *
  * A batch of one is the single invitation: an ambiguous failure or a 409 reads that member, a job in `error` fails with
  * {@link JobFailedError}. Errors shared by several users are copied per user, naming the user and the batch.
@@ -26,9 +27,9 @@ import {
   isUnreadableSuccess,
   JobFailedError,
   type JobDeadline,
+  JobTimeoutError,
   type JobHandle,
   unlessNotFound,
-  type WaitOptions,
   type WorkspaceAccessClient,
 } from "../../client";
 import { inviteRole } from "../../shared/input-constants";
@@ -44,14 +45,11 @@ export interface Entry {
   reject(error: unknown): void;
 }
 
-/**
- * How a batch waits for its job: till the earliest end of its invitations' operations (the batcher batches only invitations
- * bound alike, which joined within its window), so that none waits past its own; without one, as the client waits.
- */
-function waitOf(batch: Entry[]): WaitOptions {
+/** The earliest end of `entries`' operations' job waits, if any of them has one. */
+function earliestEnd(entries: readonly Entry[]): JobDeadline | undefined {
   let first: JobDeadline | undefined;
-  for (const { deadline } of batch) if (deadline && (!first || deadline.at < first.at)) first = deadline;
-  return first ? { deadline: first } : {};
+  for (const { deadline } of entries) if (deadline && (!first || deadline.at < first.at)) first = deadline;
+  return first;
 }
 
 /** Status codes of a refusal that may be about one user of the batch: split to find them. */
@@ -85,14 +83,27 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
     if (ApiError.isInstance(error) && USER_STATUSES.has(error.status)) return split(client, batch);
     return failAll(batch, error);
   }
-  try {
-    await job.wait(waitOf(batch));
-  } catch (error) {
-    if (!JobFailedError.isInstance(error)) return pendingAll(batch, error, job.id);
-    if (batch.length === 1) return batch[0]!.reject(error);
-    return afterJobFailed(client, batch, error);
+  // Each invitation waits for the job till its own end. The batcher batches only invitations bound alike (one customTimeouts
+  // entry and value), but two operations begun apart end apart: the earliest end first, the invitations it ends left pending,
+  // the others waiting on. Without an end, as the client waits.
+  let waiting = batch;
+  for (;;) {
+    const end = earliestEnd(waiting);
+    try {
+      await job.wait(end ? { deadline: end } : {});
+      break;
+    } catch (error) {
+      if (JobFailedError.isInstance(error)) {
+        if (batch.length === 1) return batch[0]!.reject(error);
+        return afterJobFailed(client, waiting, error);
+      }
+      const ended = end && JobTimeoutError.isInstance(error) ? waiting.filter((e) => e.deadline && e.deadline.at <= end.at) : waiting;
+      pendingAll(ended, error, job.id, batch.length);
+      waiting = waiting.filter((entry) => !ended.includes(entry));
+      if (waiting.length === 0) return;
+    }
   }
-  for (const entry of batch) entry.resolve({ kind: "invited", jobId: job.id });
+  for (const entry of waiting) entry.resolve({ kind: "invited", jobId: job.id });
 }
 
 /** A single invitation that failed: no member after an ambiguous failure proves nothing (its job may not have ended): `pending`. */
