@@ -591,6 +591,30 @@ it("a failed batch job whose member list skipped a member the job applied (a pag
   expect(invitePosts(emu).map((p) => p.userIds.length)).toEqual([6, 1]);
 });
 
+describe("a batch into an integration deleted since its members were read", () => {
+  it("its 404 reads the integration once: gone, every user fails with it, and the batch is not halved down to each user", async () => {
+    const { emu, users, batcher } = await world(8);
+    emu.integrations.remove(INTEGRATION);
+    const results = await settle(users.map((u) => batcher.submit(invitation(u))));
+    results.forEach((r, i) => {
+      expect(r.status).toBe("rejected");
+      const error = (r as PromiseRejectedResult).reason as Error;
+      expect(NotFoundError.isInstance(error)).toBe(true);
+      expect(error.message).toContain(`Inviting user ${users[i]} (one of 8 invited together)`);
+    });
+    // One invitation, then the integration's own read: not 15 POSTs (8 halved down to 1), each answering 404 alike.
+    expect(invitePosts(emu)).toHaveLength(1);
+    expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}`)).toHaveLength(1);
+  });
+
+  it("a 404 while the integration answers is one user's: halved down to that user, as before", async () => {
+    const { emu, users, batcher } = await world(4);
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, userId: users[1]!, status: 404, times: 10 });
+    const results = await settle(users.map((u) => batcher.submit(invitation(u))));
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+  });
+});
+
 describe("invitations bound by a customTimeouts, batched together", () => {
   it("each waits for the batch's job till its own end: one begun later is invited when the job finishes after the earlier one's end", async () => {
     const { emu, users, clock, client } = await world(2, { finishAfterMs: 20_000 });

@@ -6,7 +6,8 @@
  *   found members are done; the others `pending`, no job known;
  * - the POST answers 409: one member list read; those members are handed back as existing (the caller's adoption rules
  *   apply); the others are sent again as one batch (in halves if no member is found);
- * - another 400, 404 or 422 (a user the service refuses): nothing was done; halves sent again, down to the user at fault;
+ * - another 400, 404 or 422 (a user the service refuses): nothing was done; halves sent again, down to the user at fault (a 404
+ *   of an integration its own read finds gone: every user fails with it);
  * - any other error (401, 403, 429 after the client's retries): not about a user; every user fails with it;
  * - the job ends in `error`: one member list read (a service that applies the others anyway must not see them invited
  *   twice); those it missed are confirmed absent (`member-list.ts`) and only those sent again in halves (one whose record
@@ -29,6 +30,7 @@ import {
   type JobDeadline,
   JobTimeoutError,
   type JobHandle,
+  NotFoundError,
   unlessNotFound,
   type WorkspaceAccessClient,
 } from "../../client";
@@ -80,7 +82,12 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
     if (batch.length === 1) return afterOneFailed(client, batch[0]!, error);
     if (mayHaveLanded(error)) return afterAmbiguous(client, batch, error);
     if (ConflictError.isInstance(error)) return afterConflict(client, batch);
-    if (ApiError.isInstance(error) && USER_STATUSES.has(error.status)) return split(client, batch);
+    if (ApiError.isInstance(error) && USER_STATUSES.has(error.status)) {
+      // A 404 may be the integration's (deleted since its members were read), which each half would get again, down to each
+      // user: its own read (shared, `integrations.presence`) tells first. There, or unread, the 404 is one user's.
+      if (NotFoundError.isInstance(error) && (await isGone(client, integrationId))) return failAll(batch, error);
+      return split(client, batch);
+    }
     return failAll(batch, error);
   }
   // Each invitation waits for the job till its own end. The batcher batches only invitations bound alike (one customTimeouts
@@ -105,6 +112,13 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
   }
   for (const entry of waiting) entry.resolve({ kind: "invited", jobId: job.id });
 }
+
+/** Whether integration `integrationId` is gone, as its own read tells (`false` when it answers, or the read fails). */
+const isGone = (client: WorkspaceAccessClient, integrationId: string) =>
+  client.integrations.presence(integrationId).then(
+    (presence) => presence.kind === "gone",
+    () => false,
+  );
 
 /** A single invitation that failed: no member after an ambiguous failure proves nothing (its job may not have ended): `pending`. */
 async function afterOneFailed(client: WorkspaceAccessClient, entry: Entry, error: unknown): Promise<void> {
