@@ -282,6 +282,24 @@ describe("a key that writes but cannot read jobs, a service answering 404 for a 
   });
 });
 
+describe("a key that reads but cannot write, a service answering 404 for a missing scope: a create's invitation", () => {
+  it("IntegrationEntitlement: its POST's 404, the integration there, names what else it may be: the user, or the key's write scopes", async () => {
+    const emu = await world();
+    const newcomer = emu.users.add({ email: "newcomer@example.com", firstName: "New", lastName: "Comer" }).id;
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": READ_ONLY });
+    const { inputs } = await entitlement.check!({}, { integrationId: youtube, userId: newcomer, entitlements: ["VIEWER"] });
+    emu.clearRequests();
+    const error = await rejection(entitlement.create(inputs!));
+    expect(error.message).toContain(`Integration ${youtube} answers GET /integrations/${youtube}, so it exists`);
+    // Not the integration's 404: a user the workspace does not have, or the service's answer to a key lacking a scope.
+    expect(error.message).toContain(`user ${newcomer}`);
+    expect(error.message).toContain("(write:integrations)");
+    expect(error.message).toContain("workspace-access:apiKey");
+    expect(lines(emu)).toContain("POST /integrations/:id/users 404");
+    expect(emu.integrations.members(youtube).some((m) => m.userId === newcomer)).toBe(false);
+  });
+});
+
 describe("the contract's 403 for a missing scope: what telling a DELETE's 404 apart costs", () => {
   it("a DELETE answered 404 reads its record back once, until one of its kind answered success; then none", async () => {
     const emu = await world(403);

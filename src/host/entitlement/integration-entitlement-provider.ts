@@ -155,7 +155,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           // A 404 (the invitation's POST, which the client does not prove as it proves a read's): the integration's own read
           // tells whether it is gone, or the 404 was another's.
           if (NotFoundError.isInstance(error)) {
-            if (!(await ctx.connection().memberships.of(integrationId).goneAfter(error))) throw integrationAnswers(integrationId, error);
+            if (!(await ctx.connection().memberships.of(integrationId).goneAfter(error)))
+              throw integrationAnswers(integrationId, error, userId, ctx.keySource);
             throw new ConfigurationError(integrationDoesNotExist(integrationId, userId, requestOf(error)), "integrationId");
           }
           // Recorded as a partial create, the membership may yet land: this resource's as well.

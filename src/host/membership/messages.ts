@@ -1,5 +1,7 @@
 /** The long messages both membership resources ({@link IntegrationMembers}, {@link IntegrationEntitlement}) give. */
 import type { NotFoundError } from "../../client";
+import { describeScopes, OPERATION_SCOPES } from "../../client/scopes";
+import { type KeySource, keySourceHint } from "../../shared/hints";
 import { namedUpTo } from "../../shared/named-up-to";
 
 /** A copy of `error` (same class and data) saying `message`: an error several operations share is never changed in place. */
@@ -12,11 +14,25 @@ export function withMessage<E extends Error>(error: E, message: string): E {
 /** The request a 404 answered, as its error names it: `POST /api/v1/integrations/{id}/users`. */
 export const requestOf = (error: NotFoundError) => `${error.method} ${error.path}`;
 
-/** A create's request answered 404 (`notFound`), but integration `integrationId` answers its own read: the 404's words, and that. */
-export function integrationAnswers(integrationId: string, notFound: NotFoundError): NotFoundError {
+/**
+ * A create's request about user `userId` answered 404 (`notFound`), but integration `integrationId` answers its own read: the
+ * 404's words, that, and what else the 404 may be, with its fix: the user (an invitation's, one the workspace does not have; a
+ * `PATCH`'s, no longer a member), or a service's answer to a key lacking a scope the write needs (`keySource`: where the key is set).
+ */
+export function integrationAnswers(
+  integrationId: string,
+  notFound: NotFoundError,
+  userId: string,
+  keySource: KeySource | undefined,
+): NotFoundError {
+  const invite = notFound.method === "POST";
+  const user = invite ? "not a user of the workspace" : "no longer a member";
+  const scopes = describeScopes(invite ? OPERATION_SCOPES.invite : OPERATION_SCOPES.memberWrite);
   return withMessage(
     notFound,
-    `${notFound.message} Integration ${integrationId} answers GET /integrations/${integrationId}, so it exists: this 404 is not for want of it.`,
+    `${notFound.message} Integration ${integrationId} answers GET /integrations/${integrationId}, so it exists: this 404 is not for want of it. ` +
+      `It may be user ${userId}'s (${user}: check userId), or the service's answer to a key lacking a scope this write needs, ` +
+      `which it does not disclose (${scopes}): check the key's scopes.${keySourceHint(keySource)}`,
   );
 }
 
