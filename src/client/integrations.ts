@@ -119,7 +119,12 @@ export class IntegrationsApi {
    * (when it has one) as a list names it: its position alone tells the service's admin nothing.
    */
   async listEntitlements(id: string): Promise<Entitlement[]> {
-    const spec = { method: "GET", path: under(id, "entitlements"), scopes: OPERATION_SCOPES.listEntitlements } as const;
+    const spec = {
+      method: "GET",
+      path: under(id, "entitlements"),
+      scopes: OPERATION_SCOPES.listEntitlements,
+      scopesInDoubt: true,
+    } as const;
     const { status, data } = await this.#http.request(spec, schemas().page);
     return data.data.map((item, i) => {
       const parsed = schemas().entitlementRecord.safeParse(item);

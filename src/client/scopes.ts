@@ -8,9 +8,14 @@ export const SCOPES = {
   writeJobs: { id: "write:automations", name: "Write automated jobs" },
 } as const;
 
-/** The scopes of operations whose description names others than the contract's summary table (named in 401/403 messages). */
+/**
+ * The scopes of operations whose description in the public document names others than the contract's summary table, as
+ * 401/403 messages name them: both tables' where they differ. The entitlement catalogue: Read integrations (the contract's
+ * "integration, entitlement and integration user reads") and Write integrations (the document's operation); which one the
+ * service enforces is not known (`RequestSpec.scopesInDoubt`).
+ */
 export const OPERATION_SCOPES = {
-  listEntitlements: [SCOPES.writeIntegrations],
+  listEntitlements: [SCOPES.readIntegrations, SCOPES.writeIntegrations],
   invite: [SCOPES.writeIntegrations, SCOPES.readJobs],
   memberWrite: [SCOPES.writeIntegrations, SCOPES.writeJobs],
 } as const;

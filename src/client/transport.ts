@@ -90,6 +90,12 @@ export interface RequestSpec {
   /** A write's: whether it answers with a job, whose scopes its refusals name too (`describeNeeds`). */
   job?: JobAnswer;
   /**
+   * A `GET` needing one of `scopes`, which one not known (the entitlement catalogue: Read integrations by the contract's table,
+   * Write integrations by the document's operation): its refusals name them all, but its success shows no read scope disclosed
+   * to the key (a key holding the other may be served it), and its 404 asks no scope's listing (its caller reads further).
+   */
+  scopesInDoubt?: true;
+  /**
    * A `GET`'s: one request needing every read scope it needs (its listing, one record), asked instead of each scope's own
    * listing when its 404 comes before more of them than one were disclosed to the key (a member read's: its integration's
    * member list, which needs Read integrations and Read users): one request, where each scope's would be two.
@@ -281,7 +287,8 @@ export class HttpTransport {
         switch (decision.action) {
           case "accept": {
             this.#apiAnswered = true;
-            if (method === "GET") for (const scope of spec.scopes) if (DISCLOSURES.has(scope.id)) this.#disclosed.add(scope.id);
+            if (method === "GET" && !spec.scopesInDoubt)
+              for (const scope of spec.scopes) if (DISCLOSURES.has(scope.id)) this.#disclosed.add(scope.id);
             if (method !== "GET") this.#writesAnswered.add(kindOf(spec));
             // Every success status is success: a write answered 200 or 204 without a body has landed.
             const empty = method !== "GET" && raw!.text.trim() === "";
@@ -381,7 +388,8 @@ export class HttpTransport {
    */
   async #unlessHidden(spec: RequestSpec, path: string): Promise<WriteNotFound | undefined> {
     const { method } = spec;
-    const hidden = method === "GET" ? spec.scopes.filter((s) => DISCLOSURES.has(s.id) && !this.#disclosed.has(s.id)) : [];
+    const hidden =
+      method === "GET" && !spec.scopesInDoubt ? spec.scopes.filter((s) => DISCLOSURES.has(s.id) && !this.#disclosed.has(s.id)) : [];
     const undisclosed = await this.#undisclosed(spec, hidden, path);
     // Before anything answered, the 404 may be the address's: the users' listing, unless asked already, tells the two apart.
     const { readUsers } = SCOPES;

@@ -75,6 +75,52 @@ describe("integrations.list", () => {
   });
 });
 
+describe("the entitlement catalogue's refusals name the contract's scope and the document's", () => {
+  // The contract's table: Read integrations covers "integration, entitlement and integration user reads"; the document's
+  // operation asks for Write integrations. Which the service enforces is not known: a refusal names both.
+  const both = "needs the scopes Read integrations (read:integrations) and Write integrations (write:integrations)";
+
+  it.each([
+    ["contract", "Read integrations", ALL_SCOPES.filter((s) => s !== "read:integrations")],
+    ["document", "Write integrations", ALL_SCOPES.filter((s) => s !== "write:integrations")],
+  ] as const)("under the %s table, a key without %s is refused (403), and the error names both", async (scopeTable, _lacking, held) => {
+    const key = "wa_catalogue_scoped_key_0000000000";
+    const emu = await emulator({ seed: defaultSeed(), scopeTable, keys: { [key]: [...held] } });
+    const { client } = clientFor(emu, { apiKey: key });
+    const error = await rejection(client.integrations.listEntitlements(youtube));
+    expect(ForbiddenError.isInstance(error)).toBe(true);
+    expect(error.message).toContain(both);
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`GET /integrations/${youtube}/entitlements 403`]);
+  });
+
+  it("its success vouches for no read scope: a key served it under the document's table may still be hidden integrations", async () => {
+    // A key with Write integrations but not Read integrations, from a service answering 404 for a missing scope: the catalogue
+    // is served, and the integration's own read answering 404 afterwards is still proven (its listing), not read as gone.
+    const key = "wa_catalogue_write_only_key_000000";
+    const held = ALL_SCOPES.filter((s) => s !== "read:integrations");
+    const emu = await emulator({ seed: defaultSeed(), keys: { [key]: held }, missingScopeStatus: 404 });
+    const { client } = clientFor(emu, { apiKey: key });
+    expect((await client.integrations.listEntitlements(youtube)).length).toBeGreaterThan(0);
+    const presence = await client.integrations.presence(youtube);
+    expect(presence.kind).toBe("undisclosed");
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET /integrations/${youtube}/entitlements 200`,
+      `GET /integrations/${youtube} 404`,
+      "GET /integrations 404",
+    ]);
+  });
+
+  it("its 404 is left to its caller (the integration's own read tells), not proven by the integrations' listing", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const { client } = clientFor(emu);
+    await collect(client.users.list({ pageSize: 1 }));
+    emu.fault({ method: "GET", path: `/integrations/${youtube}/entitlements`, status: 404 });
+    emu.clearRequests();
+    expect(NotFoundError.isInstance(await rejection(client.integrations.listEntitlements(youtube)))).toBe(true);
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`GET /integrations/${youtube}/entitlements 404`]);
+  });
+});
+
 describe("under either scope table the emulator enforces (the public document's, the contract's)", () => {
   it.each([
     ["document", ["write:integrations"], ["write:integrations", "read:automations"]],

@@ -106,9 +106,9 @@ describe("check against the catalogue", () => {
 
   it.each([
     [
-      "403 (a key without Write integrations, which the document asks for)",
+      "403 (a key without Read integrations, which the contract asks for, or Write integrations, which the document does)",
       { status: 403 },
-      "needs the scope Write integrations (write:integrations)",
+      "needs the scopes Read integrations (read:integrations) and Write integrations (write:integrations)",
     ],
     ["503 after the client's retries", { status: 503, times: 5 }, "answered 503"],
     [
@@ -200,6 +200,18 @@ describe("check against the catalogue", () => {
       expect(failures).toEqual([{ property: "entitlements", reason: expect.stringContaining('offers no entitlement "NOPE"') }]);
       expect(catalogueRequests(emu)).toEqual([`/integrations/${youtube}/entitlements`]);
     }
+  });
+
+  it("under the contract's scope table, a key without Read integrations (403) only warns, naming it, as under the document's", async () => {
+    const emu = await emulator({ seed: defaultSeed(), scopeTable: "contract" });
+    emu.addKey("wa_emu_writeonly_0123456789abcdef", ["read:users", "write:integrations", "read:automations", "write:automations"]);
+    await configureFor(emu, { "workspace-access:apiKey": "wa_emu_writeonly_0123456789abcdef" }, { warn });
+    const { failures } = wire(await provider.check!({}, { ...base, entitlements: ["NOPE"] }));
+    expect(failures).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`The entitlements of integration ${youtube} were not checked`);
+    expect(warnings[0]).toContain("needs the scopes Read integrations (read:integrations) and Write integrations (write:integrations)");
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`GET /integrations/${youtube}/entitlements 403`]);
   });
 
   it("warns and lets the check pass when the catalogue is empty", async () => {
@@ -330,7 +342,7 @@ describe("IntegrationMembers: check against the catalogue", () => {
     emu.fault({ method: "GET", path: `/integrations/${youtube}/entitlements`, status: 403 });
     expect(wire(await membersProvider.check!({}, members([alan, ["NOPE"]]))).failures).toEqual([]);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain("needs the scope Write integrations");
+    expect(warnings[0]).toContain("needs the scopes Read integrations (read:integrations) and Write integrations (write:integrations)");
   });
 
   it("fails the check, once for the resource, when the service refuses the key (401)", async () => {
