@@ -7,7 +7,8 @@
 
 /**
  * The operations a custom timeout bounds. A refresh (`read`) is one too: the engine hands it no timeout either, and it is bounded
- * by the `read` the state recorded at the resource's last create or update, as a destroy is by the state's `delete`.
+ * by the `read` the state recorded at the resource's last create or update, as a destroy is by the state's `delete`. Only a
+ * `WorkspaceUsers`' refresh waits for jobs (its pending creates'); the others read a job once at most, so `read` bounds nothing there.
  */
 export const TIMED_OPERATIONS = ["create", "update", "delete", "read"] as const;
 
