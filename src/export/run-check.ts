@@ -81,7 +81,7 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
     if (edited.rewritten !== undefined) {
       notes.push(`${ACCESS_FILE} was written anew, its comments not kept: ${edited.rewritten}.`);
     } else if (edited.lost.length > 0) {
-      notes.push(`The comments of ${ACCESS_FILE} on what --accept took out went with it: ${edited.lost.join("; ")}.`);
+      notes.push(`The comments of ${ACCESS_FILE} on what --accept took out went with it:${oneALine(edited.lost)}`);
     }
   }
   if (unrecorded > 0) notes.push(idsNote(unrecorded, accepted, narrowed(options, recorded)));
@@ -112,18 +112,24 @@ function inScope(recorded: AccessFile, scopeIds: readonly string[]): AccessFile 
 }
 
 /**
+ * What `--accept` names in a refusal or a note, one a line (each on a line of its own after the one it ends, indented
+ * `  - `), printable as the review prints its lines: an entry (a review's line, a reason) may hold semicolons of its own.
+ */
+const oneALine = (entries: readonly string[]): string => entries.map((entry) => `\n  - ${printable(entry)}`).join("");
+
+/**
  * `--accept` takes the workspace's side only where it was read: not when whether the workspace holds what `access.yaml`
  * declares could not be told (a record that broke the contract, its email unread, may be it). Taking the workspace's side
  * would drop an entry on an absence nobody proved, and the next `pulumi up` would remove that access. The entries are
- * listed one a line, as the review prints them: each holds semicolons of its own.
+ * listed {@link oneALine}, as the review prints them.
  */
 function refuseUntold(changes: readonly AccessDifference[]): void {
   const untold = changes.filter((c) => c.untold === true);
   if (untold.length === 0) return;
   const [these, them] = untold.length === 1 ? ["an entry", "it"] : [`${untold.length} entries`, "them"];
   throw new ExportError(
-    `--accept would take out of ${ACCESS_FILE} ${these} whose absence from the workspace could not be told:\n` +
-      untold.map((c) => `  - ${printable(c.text)}\n`).join("") +
+    `--accept would take out of ${ACCESS_FILE} ${these} whose absence from the workspace could not be told:` +
+      `${oneALine(untold.map((c) => c.text))}\n` +
       `${ACCESS_FILE} was left as it is. Have the record that breaks the contract ` +
       `corrected in the workspace (or its email made readable) and check again; or, to stop declaring ${them}, remove ` +
       `${untold.length === 1 ? "its entry" : "their entries"} from ${ACCESS_FILE} yourself, then run --check --accept again.`,
@@ -133,6 +139,7 @@ function refuseUntold(changes: readonly AccessDifference[]): void {
 /**
  * `--accept` takes the workspace's side only where the next `pulumi up` then writes nothing: not when that would drop the
  * entries of records the workspace still has in a form a project cannot declare (the `up` would remove what they grant).
+ * The records are listed {@link oneALine}, each with its reason.
  */
 function refuseDropping(recorded: AccessData, leftOut: readonly LeftOut[], listedIds: ReadonlySet<string>): void {
   const kept = declaredLeftOut(recorded, leftOut, listedIds);
@@ -144,7 +151,7 @@ function refuseDropping(recorded: AccessData, leftOut: readonly LeftOut[], liste
   const [these, them] = kept.length === 1 ? ["a record", "it"] : [`${kept.length} records`, "them"];
   throw new ExportError(
     `--accept would take out of ${ACCESS_FILE} what it declares of ${these} the workspace still has, in a form a project cannot ` +
-      `declare: ${named.join("; ")}. The next pulumi up would then remove what the project can of ${them} (an IntegrationMembers ` +
+      `declare:${oneALine(named)}\nThe next pulumi up would then remove what the project can of ${them} (an IntegrationMembers ` +
       `removes a member it no longer lists), so ${ACCESS_FILE} was left as it is. Complete ${them} in the workspace and check ` +
       `again; or, to stop declaring ${them}, remove ${kept.length === 1 ? "its entries" : "their entries"} from ${ACCESS_FILE} ` +
       "yourself (pulumi up then does what the file says), then run --check --accept again.",

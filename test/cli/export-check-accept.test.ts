@@ -64,8 +64,8 @@ describe.skipIf(!cliAvailable)(
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(
         "--accept would take out of access.yaml what it declares of 2 records the workspace still has, in a form a project " +
-          'cannot declare: user u-bob <bob@x.example>: no last name; membership of u-bob <bob@x.example> in "YouTube acme": ' +
-          "its user is left out (no last name).",
+          "cannot declare:\n  - user u-bob <bob@x.example>: no last name\n" +
+          '  - membership of u-bob <bob@x.example> in "YouTube acme": its user is left out (no last name)\nThe next pulumi up',
       );
       expect(await fs.promises.readFile(file, "utf8")).toBe(before);
 

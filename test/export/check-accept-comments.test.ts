@@ -63,7 +63,7 @@ describe("--check --accept of an access.yaml with comments", () => {
       emulator.users.remove("u-bob");
       emulator.users.add({ id: "u-cy", email: "cy@x.example", firstName: "Cy", lastName: "Day" });
       const review = await accept(emulator, dir);
-      expect(review.notes).toEqual(["The comments of access.yaml on what --accept took out went with it: user bob@x.example."]);
+      expect(review.notes).toEqual(["The comments of access.yaml on what --accept took out went with it:\n  - user bob@x.example"]);
       // bob's user (with the comment above it) and membership out, cy's user in, as the export writes it: nothing else.
       const bob = /\n {2}# bob leaves in May\n {2}- name: bob-at-x\.example\n(?: {4}.*\n)+/.exec(commented)![0];
       const bobMember = /\n {6}- user: bob@x\.example\n(?: {8}.*\n)+/.exec(commented)![0];
@@ -74,6 +74,27 @@ describe("--check --accept of an access.yaml with comments", () => {
       const after = fs.readFileSync(file, "utf8");
       expect(parseAccessFile(after).users.map((u) => u.email)).toEqual(["ann@x.example", "cy@x.example"]);
       expect((await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) })).changes).toEqual([]);
+    });
+  });
+
+  it("lists the records whose comments went with them one a line, as the refusals list theirs", async () => {
+    await withExport(async (emulator, dir, file) => {
+      fs.writeFileSync(
+        file,
+        fs
+          .readFileSync(file, "utf8")
+          .replace("  - name: bob-at-x.example\n", "  # bob leaves in May; see HR-9\n  - name: bob-at-x.example\n")
+          .replace("      - user: bob@x.example\n", "      - user: bob@x.example # approved; until May\n"),
+      );
+      emulator.integrations.removeMember(YT, "u-bob");
+      emulator.users.remove("u-bob");
+      const review = await accept(emulator, dir);
+      expect(review.accepted).toBe(true);
+      expect(review.notes).toEqual([
+        "The comments of access.yaml on what --accept took out went with it:\n" +
+          "  - user bob@x.example\n" +
+          "  - member bob@x.example of integration YouTube acme",
+      ]);
     });
   });
 });
@@ -156,7 +177,7 @@ describe("--check --accept of an access.yaml whose records a person ordered", ()
       emulator.users.remove("u-ann");
       const review = await accept(emulator, dir);
       expect(review.accepted).toBe(true);
-      expect(review.notes).toEqual(["The comments of access.yaml on what --accept took out went with it: user ann@x.example."]);
+      expect(review.notes).toEqual(["The comments of access.yaml on what --accept took out went with it:\n  - user ann@x.example"]);
       const cy = "  - name: cy-at-x.example\n    email: cy@x.example\n    firstName: Cy\n    lastName: Day\n";
       const annMember = /\n {6}- user: ann@x\.example\n(?: {8}.*\n)+/.exec(reordered)![0];
       expect(fs.readFileSync(file, "utf8")).toBe(

@@ -75,7 +75,7 @@ describe("--check --accept of a user whose email changed (the same id recorded)"
       ]);
       // bob's membership (the review's 'access.yaml grants bob…') is taken out with its comment; cy's comes in as written.
       expect(review.notes).toEqual([
-        "The comments of access.yaml on what --accept took out went with it: member bob@x.example of integration YouTube acme.",
+        "The comments of access.yaml on what --accept took out went with it:\n  - member bob@x.example of integration YouTube acme",
       ]);
       const after = fs.readFileSync(file, "utf8");
       expect(after).not.toContain("HR-42");

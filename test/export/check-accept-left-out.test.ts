@@ -42,8 +42,11 @@ describe("--check --accept of a record access.yaml declares that the workspace h
       expect(refused).toBeInstanceOf(ExportError);
       expect(refused.message).toBe(
         "--accept would take out of access.yaml what it declares of 2 records the workspace still has, in a form a project " +
-          'cannot declare: user u-bob <bob@x.example>: no last name; membership of u-bob <bob@x.example> in "YouTube acme": ' +
-          `its user is left out (no last name). ${fix}`,
+          "cannot declare:\n" +
+          // One a line: a reason may hold semicolons of its own.
+          "  - user u-bob <bob@x.example>: no last name\n" +
+          '  - membership of u-bob <bob@x.example> in "YouTube acme": its user is left out (no last name)\n' +
+          fix,
       );
       expect(fs.readFileSync(file, "utf8")).toBe(before);
       expect(emulator.requests.every((r) => r.method === "GET")).toBe(true);
@@ -71,7 +74,7 @@ describe("--check --accept of a record access.yaml declares that the workspace h
       answerWith(emulator, "users", users);
       const refused = await rejection(runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true }));
       expect(refused.message).toMatch(
-        /^--accept would take out of access\.yaml what it declares of 2 records the workspace still has, in a form a project cannot declare: user u-bob <bob@x\.example>: GET \/api\/v1\/users answered 200 with a record \(id u-bob\) that does not match the API contract: .*; membership of u-bob <bob@x\.example> in "YouTube acme": its user is left out \(its record does not match the API contract\)\. The next pulumi up/,
+        /^--accept would take out of access\.yaml what it declares of 2 records the workspace still has, in a form a project cannot declare:\n {2}- user u-bob <bob@x\.example>: GET \/api\/v1\/users answered 200 with a record \(id u-bob\) that does not match the API contract: .*\n {2}- membership of u-bob <bob@x\.example> in "YouTube acme": its user is left out \(its record does not match the API contract\)\nThe next pulumi up/,
       );
       expect(fs.readFileSync(file, "utf8")).toBe(before);
     });
@@ -84,8 +87,8 @@ describe("--check --accept of a record access.yaml declares that the workspace h
       const refused = await rejection(runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true }));
       expect(refused.message).toBe(
         "--accept would take out of access.yaml what it declares of a record the workspace still has, in a form a project " +
-          'cannot declare: membership of u-bob <bob@x.example> in "YouTube acme": no entitlements (an IntegrationEntitlement ' +
-          "declares at least one). The next pulumi up would then remove what the project can of it (an IntegrationMembers " +
+          'cannot declare:\n  - membership of u-bob <bob@x.example> in "YouTube acme": no entitlements (an IntegrationEntitlement ' +
+          "declares at least one)\nThe next pulumi up would then remove what the project can of it (an IntegrationMembers " +
           "removes a member it no longer lists), so access.yaml was left as it is. Complete it in the workspace and check again; " +
           "or, to stop declaring it, remove its entries from access.yaml yourself (pulumi up then does what the file says), then " +
           "run --check --accept again.",

@@ -260,4 +260,12 @@ describe("values read from the workspace, printed", () => {
       "| eve@acme.example | workspace | user | — | Eve &lt;ext&gt; Moss ::error::no difference\\u001b[2K, workspace_login_only |",
     );
   });
+
+  it("markdown: a note of several lines (a list) stays inside its quote", () => {
+    const note = "The comments of access.yaml on what --accept took out went with it:\n  - user a@x.example\n  - user b@x.example";
+    const text = renderReview({ ...odd, notes: [note] }, { format: "markdown", verbose: false, out: "." });
+    expect(text).toContain(
+      "> Note: The comments of access.yaml on what --accept took out went with it:\n>   - user a@x.example\n>   - user b@x.example\n",
+    );
+  });
 });

@@ -106,7 +106,8 @@ function markdown(review: Review, options: RenderOptions): string {
       out.push(`<details><summary>${line}</summary>`, "", ...review.leftOut.map((r) => `- ${cell(r.text)}`), "", "</details>", "");
     } else out.push(`${line} (\`--verbose\` lists them).`, "");
   }
-  for (const note of review.notes) out.push(`> Note: ${note}`, "");
+  // A note may list entries a line each: every line of it in the quote.
+  for (const note of review.notes) out.push(`> Note: ${note.split("\n").join("\n> ")}`, "");
   return `${out.join("\n").trimEnd()}\n`;
 }
 
