@@ -84,7 +84,7 @@ describe("records left out with neither id nor email", () => {
           "X 3, workspace_login_only",
           "(could not be told)",
           "access.yaml declares user x3@x.example (X 3, workspace_login_only); whether the workspace has them could not be told " +
-            "(a user record of the workspace breaks the contract and its email could not be read: (no id), (no id), (no id))",
+            "(3 user records of the workspace break the contract, and neither their ids nor their emails could be read)",
         ],
       ]);
       expect(review.leftOut).toHaveLength(5);

@@ -431,6 +431,49 @@ describe("compareAccess", () => {
       'access.yaml grants bob@x.example READ, WRITE in "GitHub acme" as account_collaborator; the workspace does not (not a member there)',
     ]);
   });
+
+  it.each<[string, NonNullable<Parameters<typeof compareAccess>[2]>["unnamed"], string]>([
+    ["its id", [{ kind: "user", id: "u-x1" }], "a user record of the workspace breaks the contract and its email could not be read: u-x1"],
+    [
+      "that it has no id",
+      [{ kind: "user" }],
+      "a user record of the workspace breaks the contract, and neither its id nor its email could be read",
+    ],
+    [
+      "how many have no id",
+      [{ kind: "user" }, { kind: "user" }, { kind: "user" }],
+      "3 user records of the workspace break the contract, and neither their ids nor their emails could be read",
+    ],
+    [
+      "the ids, and how many have none",
+      [{ kind: "user", id: "u-x1" }, { kind: "user" }, { kind: "user", id: "u-x2" }, { kind: "user" }],
+      "4 user records of the workspace break the contract and their emails could not be read: u-x1, u-x2 and 2 with no id",
+    ],
+    [
+      "the first ids, and how many more",
+      ["u-x1", "u-x2", "u-x3", "u-x4", undefined].map((id) => ({ kind: "user" as const, id })),
+      "5 user records of the workspace break the contract and their emails could not be read: u-x1, u-x2, u-x3 and 1 more, and 1 with no id",
+    ],
+  ])("names the records that may be a user it cannot tell, their email unread, by %s", (_, unnamed, why) => {
+    const live = file((f) => {
+      f.users = [f.users[0]!];
+      drop(f, "bob@x.example");
+    });
+    const texts = compareAccess(file(), live, { unnamed }).map((d) => d.text);
+    expect(texts).toEqual([
+      `access.yaml declares user bob@x.example (Bob Ray, workspace_login_only); whether the workspace has them could not be told (${why})`,
+      'access.yaml grants bob@x.example READ, WRITE in "GitHub acme" as account_collaborator; the workspace does not (not a member there)',
+    ]);
+  });
+
+  it("names the member records that may be a member it cannot tell by how many have no id", () => {
+    const live = file((f) => drop(f, "bob@x.example"));
+    const unnamed = [1, 2].map(() => ({ kind: "membership" as const, integration: GH }));
+    expect(compareAccess(file(), live, { unnamed }).map((d) => d.text)).toEqual([
+      'access.yaml grants bob@x.example READ, WRITE in "GitHub acme" as account_collaborator; whether the workspace does could not ' +
+        "be told (2 member records of the workspace break the contract, and neither their ids nor their emails could be read)",
+    ]);
+  });
 });
 
 describe("acceptAccess", () => {

@@ -272,14 +272,21 @@ export interface CompareOptions {
 /** What the workspace holds when it could not be told (`workspace` of a difference). */
 export const UNTOLD = "(could not be told)";
 
-/** What a line says when the workspace's side could not be told: the unnamed records that may be the one named. */
+/**
+ * What a line says when the workspace's side could not be told: the unnamed records (of one kind) that may be the one named,
+ * by their ids (the first few), and those whose id could not be read either by their number: nothing else tells them apart.
+ */
 export function untoldWhy(records: ReadonlyArray<Pick<AccessLeftOut, "kind" | "id">>): string {
-  const shown = namedUpTo(
-    records.map((r) => r.id ?? "(no id)"),
-    3,
-  );
   const kind = records[0]?.kind === "membership" ? "member" : "user";
-  return `a ${kind} record of the workspace breaks the contract and its email could not be read: ${shown}`;
+  const one = records.length === 1;
+  const broken = one
+    ? `a ${kind} record of the workspace breaks the contract`
+    : `${records.length} ${kind} records of the workspace break the contract`;
+  const ids = records.flatMap((r) => (r.id === undefined ? [] : [r.id]));
+  if (ids.length === 0) return `${broken}, and neither ${one ? "its id nor its email" : "their ids nor their emails"} could be read`;
+  const noId = records.length - ids.length;
+  const unnamed = noId === 0 ? "" : `${ids.length > 3 ? "," : ""} and ${noId} with no id`;
+  return `${broken} and ${one ? "its email" : "their emails"} could not be read: ${namedUpTo(ids, 3)}${unnamed}`;
 }
 
 function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
