@@ -109,8 +109,9 @@ export interface AccessFile {
   /** Sorted by name. */
   integrations: AccessIntegration[];
   /**
-   * The records the export left out, one per key ({@link leftOutKey}: a file with two is refused; those with neither id nor
-   * email are one record with their `count`), sorted ({@link sortedLeftOut}).
+   * The records the export left out, one per key ({@link leftOutKey}: a file with two is refused; several the export found
+   * under one key are one record giving each reason, those with neither id nor email with their `count`), sorted
+   * ({@link sortedLeftOut}).
    */
   leftOut: AccessLeftOut[];
 }
@@ -288,25 +289,42 @@ export function leftOutKey(record: Pick<AccessLeftOut, "kind" | "id" | "integrat
 export const unidentified = (record: Pick<AccessLeftOut, "id" | "email">): boolean => record.id === undefined && record.email === undefined;
 
 /**
- * The file's left-out records in their order (kind, integration id, id, email, reason), one per key. Those with neither id
- * nor email under one key are one record, with their `count` and each reason once: the file cannot tell them apart, and
- * must not drop one. Of others under one key, the first (the reader refuses a file with two).
+ * The file's left-out records in their order (kind, integration id, id, email, reason), one per key: the reader refuses a
+ * file with two, and the file must not drop one without a word. Several under one key are one record giving each reason
+ * once, sorted (`a | b`): those with neither id nor email, which nothing tells apart, with their `count`; those of one id
+ * (a record the export read in several copies: one that breaks the contract, two that differ) with the email one of them
+ * gives, and what was read of its access where every one of them says the same.
  */
 export function sortedLeftOut(records: readonly AccessLeftOut[]): AccessLeftOut[] {
   const order = (r: AccessLeftOut) =>
     `${LEFT_OUT_KINDS.indexOf(r.kind)}\u0000${r.integration ?? ""}\u0000${r.id ?? ""}\u0000${r.email ?? ""}\u0000${r.reason}`;
   const groups = new Map<string, AccessLeftOut[]>();
   for (const record of [...records].sort(byKey(order))) groups.set(leftOutKey(record), [...(groups.get(leftOutKey(record)) ?? []), record]);
-  return [...groups.values()].map(([first, ...others]) => {
-    if (others.length === 0 || !unidentified(first!)) return first!;
-    const group = [first!, ...others];
-    return {
-      kind: first!.kind,
-      ...(first!.integration === undefined ? {} : { integration: first!.integration }),
-      count: group.reduce((n, r) => n + (r.count ?? 1), 0),
-      reason: [...new Set(group.map((r) => r.reason))].join(" | "),
-    };
-  });
+  return [...groups.values()].map((group) => (group.length === 1 ? group[0]! : oneOf(group)));
+}
+
+/** Records left out under one key as one: see {@link sortedLeftOut}. */
+function oneOf(group: readonly AccessLeftOut[]): AccessLeftOut {
+  const first = group[0]!;
+  const reason = [...new Set(group.map((r) => r.reason))].sort().join(" | ");
+  const at = first.integration === undefined ? {} : { integration: first.integration };
+  if (unidentified(first)) return { kind: first.kind, ...at, count: group.reduce((n, r) => n + (r.count ?? 1), 0), reason };
+  const email = group.find((r) => r.email !== undefined)?.email;
+  const agreed = <K extends "role" | "isGuest" | "entitlements">(key: K): Pick<AccessLeftOut, K> | undefined => {
+    const value = first[key];
+    const same = value !== undefined && group.every((r) => JSON.stringify(r[key]) === JSON.stringify(value));
+    return same ? ({ [key]: value } as Pick<AccessLeftOut, K>) : undefined;
+  };
+  return {
+    kind: first.kind,
+    ...at,
+    id: first.id,
+    ...(email === undefined ? {} : { email }),
+    ...agreed("role"),
+    ...agreed("isGuest"),
+    ...agreed("entitlements"),
+    reason,
+  };
 }
 
 const HEADER = [

@@ -4,7 +4,7 @@
  * URN-safe, unique, stable, collisions broken by each record's own hash.
  */
 import { describe, expect, it } from "vitest";
-import { type AccessFile, formatAccessFile, parseAccessFile } from "../../src/export/access-file";
+import { type AccessFile, type AccessLeftOut, formatAccessFile, parseAccessFile } from "../../src/export/access-file";
 import { AccessFileError } from "../../src/export/errors";
 import { integrationBaseName, MAX_NAME_LENGTH, membershipName, uniqueNames, userBaseName } from "../../src/export/names";
 
@@ -330,10 +330,33 @@ describe("access.yaml as any YAML reader writes it", () => {
 describe("access.yaml's leftOut", () => {
   it("is written sorted (integrations, users, memberships), one per key, and read back so", () => {
     const unsorted: AccessFile = { ...SAMPLE, leftOut: [...SAMPLE.leftOut!].reverse() };
-    unsorted.leftOut!.push({ ...SAMPLE.leftOut![1]!, reason: "other reason, same key" });
     const text = formatAccessFile(unsorted);
     expect(text).toBe(formatAccessFile(SAMPLE));
     expect(parseAccessFile(text).leftOut).toEqual(SAMPLE.leftOut);
+  });
+
+  it("writes records of one id as one, each reason once, and what was read of its access where they agree", () => {
+    const [integration, user, membership] = SAMPLE.leftOut as [AccessLeftOut, AccessLeftOut, AccessLeftOut];
+    const held = { role: "collaborator", entitlements: ["READ"] };
+    const twice: AccessFile = {
+      ...SAMPLE,
+      leftOut: [
+        integration,
+        { ...user, reason: "listed twice, differently" },
+        { ...user, email: undefined, role: "workspace_login_only", reason: "no first name" },
+        { ...user, reason: "listed twice, differently" },
+        { ...membership, ...held, reason: "listed twice, differently" },
+        { ...membership, ...held },
+      ],
+    };
+    const read = parseAccessFile(formatAccessFile(twice)).leftOut;
+    expect(read).toEqual([
+      integration,
+      // The email one copy gives; a role only one copy was read with is not what the record held.
+      { ...user, reason: "listed twice, differently | no first name" },
+      { ...membership, ...held, reason: "its user is left out (no first name) | listed twice, differently" },
+    ]);
+    expect(formatAccessFile({ ...twice, leftOut: read })).toBe(formatAccessFile(twice));
   });
 
   it("keeps records added by hand without ids, of the same kind and integration, apart by their emails", () => {
