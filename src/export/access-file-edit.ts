@@ -64,7 +64,7 @@ function identity(was: AccessFile, now: AccessFile, listed: Iterable<string>): I
   const userNow = new Map([...users].map(([user, then]) => [emailKey(then.email), emailKey(user.email)]));
   const memberNow = memberEmailsNow(was.users, now.users, users);
   // The file's own ids (`listedIdsOf` of it): a record of the workspace with one of them is that one's, never paired by email.
-  const left = matchLeftOut(was.leftOut, now.leftOut, listedIdsOf(was), listedIds);
+  const left = matchLeftOut(was, now.leftOut, listedIdsOf(was), listedIds);
   const leftNow = new Map([...left].map(([record, then]) => [leftOutKey(then), leftOutKey(record)]));
   const key = (l: Record_) => leftOutKey(l as Parameters<typeof leftOutKey>[0]);
   return {

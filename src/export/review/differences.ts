@@ -147,46 +147,65 @@ function matchedByEmail(
   return side === "workspace" ? mayMatchByEmail(user, listedIds) : record.id === undefined;
 }
 
+/** What `access.yaml` holds beside its records left out, for {@link claimOf}: its users, its integrations' members. */
+export type Claimable = Pick<AccessFile, "users" | "integrations"> & { leftOut: Iterable<AccessLeftOut> };
+
 /**
- * The record of `records` (one side's) that claims the email of `record`, one of that side without an id (added by hand):
- * a record of its kind (and integration) with an id, that email (case aside), and an id the workspace still lists
- * (`listedIds`: as {@link mayMatchByEmail} has it, one listed no more frees its email). The two are one user's: the one
- * without an id duplicates it, and is never paired by its email with a record of the other side.
+ * Whose a record `access.yaml` leaves out without an id (added by hand) is, when another entry of the file holds its email
+ * under an id the workspace still lists (as {@link mayMatchByEmail} has it: that id is that user, under whatever email; one
+ * listed no more frees its email). `copies`: an entry of that user's own the review compares already (`record`: a record
+ * left out of its kind and integration with the id; `user`: the user `users` declares; `member`: their membership an
+ * integration declares), which the one without an id duplicates: it is paired with nothing. None: a membership of a user
+ * `users` declares that no integration declares, the record is theirs, as if it had their `id`.
  */
-export function claimOf(
-  record: AccessLeftOut,
-  records: Iterable<AccessLeftOut>,
-  listedIds: ReadonlySet<string>,
-): AccessLeftOut | undefined {
+export type Claim =
+  | { id: string; copies: "record"; record: AccessLeftOut }
+  | { id: string; copies: "user"; user: AccessUser }
+  | { id: string; copies: "member"; user: AccessUser; placed: Placed }
+  | { id: string; copies?: undefined; user: AccessUser };
+
+/** The {@link Claim} on `record`, one of `recorded`'s (`listedIds`: every user the workspace lists); none for one with an id. */
+export function claimOf(record: AccessLeftOut, recorded: Claimable, listedIds: ReadonlySet<string>): Claim | undefined {
   if (record.kind === "integration" || record.id !== undefined || record.email === undefined) return undefined;
-  for (const other of records) {
+  const email = emailKey(record.email);
+  for (const other of recorded.leftOut) {
     if (other.kind !== record.kind || other.id === undefined || other.email === undefined) continue;
     if (record.kind === "membership" && other.integration !== record.integration) continue;
-    if (emailKey(other.email) === emailKey(record.email) && !mayMatchByEmail(other, listedIds)) return other;
+    if (emailKey(other.email) === email && !mayMatchByEmail(other, listedIds)) return { id: other.id, copies: "record", record: other };
   }
-  return undefined;
+  const user = recorded.users.find((u) => u.id !== undefined && emailKey(u.email) === email && !mayMatchByEmail(u, listedIds));
+  if (user?.id === undefined) return undefined;
+  if (record.kind === "user") return { id: user.id, copies: "user", user };
+  const integration = recorded.integrations.find((i) => i.id === record.integration);
+  const member = integration?.members.find((m) => emailKey(m.user) === email);
+  return integration && member ? { id: user.id, copies: "member", user, placed: { integration, member } } : { id: user.id, user };
 }
 
 /**
  * The left-out record of a user (`who`, of the other side), or of their membership of `integration`, among the records
- * of `side` (`left`): by the user's id (a record that broke the contract is recorded without its email), else by email as
- * {@link matchedByEmail} allows, never one another record of `access.yaml` claims ({@link claimOf}).
+ * of `side`: by the user's id (a record that broke the contract is recorded without its email), else by email as
+ * {@link matchedByEmail} allows; of `access.yaml`'s, never one that copies another entry ({@link claimOf}), and one that
+ * is a user's by their id, only theirs.
  */
 export function leftOutOf(
-  left: Map<string, AccessLeftOut>,
+  sides: Pick<Sides, "leftThen" | "leftNow" | "listedIds" | "claimOf">,
   side: LeftOutSide,
-  listedIds: ReadonlySet<string>,
   kind: "user" | "membership",
   who: Who,
   integration?: string,
 ): AccessLeftOut | undefined {
+  const left = side === "access.yaml" ? sides.leftThen : sides.leftNow;
   const at = kind === "membership" ? integration : undefined;
   const byId = who.id === undefined ? undefined : left.get(leftOutKey({ kind, integration: at, id: idOf(who.id) }));
   if (byId) return byId;
   for (const record of left.values()) {
-    if (record.kind !== kind || record.email === undefined || emailKey(record.email) !== emailKey(who.email)) continue;
-    if (!matchedByEmail(record, who, side, listedIds) || (kind === "membership" && record.integration !== at)) continue;
-    if (side === "workspace" || claimOf(record, left.values(), listedIds) === undefined) return record;
+    if (record.kind !== kind || record.email === undefined || (kind === "membership" && record.integration !== at)) continue;
+    const claim = side === "access.yaml" ? sides.claimOf(record) : undefined;
+    if (claim !== undefined) {
+      if (claim.copies === undefined && who.id !== undefined && idOf(who.id) === idOf(claim.id)) return record;
+      continue;
+    }
+    if (emailKey(record.email) === emailKey(who.email) && matchedByEmail(record, who, side, sides.listedIds)) return record;
   }
   return undefined;
 }
@@ -208,28 +227,31 @@ export function userOf(
 }
 
 /**
- * The record of `access.yaml` (`then`) each record the workspace leaves out now (`now`) is (absent: none), one to one: by
- * kind, integration and id, else by kind, integration and email as {@link leftOutOf} matches a user's: `access.yaml`'s
- * record only when it has no id (added by hand) and no record of it with an id claims the email ({@link claimOf}: `listedIds`,
- * the ids the workspace lists), and never the workspace's of a user whose id `access.yaml` records (`recordedIds`, by
- * `idOf`): that one is theirs. Records with neither id nor email (each a `count` of them) by kind and integration: nothing
- * else tells them apart.
+ * The record of `access.yaml` (`recorded`'s) each record the workspace leaves out now (`now`) is (absent: none), one to
+ * one: by kind, integration and id (of `access.yaml`'s, one a user's by their id, {@link claimOf}), else by kind,
+ * integration and email as {@link leftOutOf} matches a user's: `access.yaml`'s record only when it has no id (added by
+ * hand) and no other entry claims its email ({@link claimOf}: `listedIds`, the ids the workspace lists), and never the
+ * workspace's of a user whose id `access.yaml` records (`recordedIds`, by `idOf`): that one is theirs. Records with
+ * neither id nor email (each a `count` of them) by kind and integration: nothing else tells them apart.
  */
 export function matchLeftOut(
-  then: readonly AccessLeftOut[],
+  recorded: Claimable & { leftOut: readonly AccessLeftOut[] },
   now: readonly AccessLeftOut[],
   recordedIds: ReadonlySet<string>,
   listedIds: ReadonlySet<string>,
 ): Map<AccessLeftOut, AccessLeftOut> {
   const at = (r: AccessLeftOut) => ({ kind: r.kind, integration: r.kind === "membership" ? r.integration : undefined });
-  return matchBy(then, now, [
-    (r) => (r.id === undefined ? undefined : leftOutKey({ ...at(r), id: idOf(r.id) })),
+  const claims = new Map(recorded.leftOut.map((r) => [r, claimOf(r, recorded, listedIds)]));
+  return matchBy(recorded.leftOut, now, [
+    (r, side) => {
+      const claim = side === "was" ? claims.get(r) : undefined;
+      const id = r.id ?? (claim?.copies === undefined ? claim?.id : undefined);
+      return id === undefined ? undefined : leftOutKey({ ...at(r), id: idOf(id) });
+    },
     (r, side) => {
       if (r.kind === "integration" || r.email === undefined) return undefined;
       const byEmail =
-        side === "was"
-          ? r.id === undefined && claimOf(r, then, listedIds) === undefined
-          : r.id === undefined || !recordedIds.has(idOf(r.id));
+        side === "was" ? r.id === undefined && claims.get(r) === undefined : r.id === undefined || !recordedIds.has(idOf(r.id));
       return byEmail ? leftOutKey({ ...at(r), email: r.email }) : undefined;
     },
     (r) => (unidentified(r) ? leftOutKey(at(r)) : undefined),
@@ -309,6 +331,7 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
   const emailsRead = new Set(live.users.map((u) => emailKey(u.email)));
   const matched = matchUsers(recorded.users, live.users, listedIds);
   const [leftThen, leftNow] = [byLeftKey(recorded.leftOut), byLeftKey(live.leftOut)];
+  const claimable = { users: recorded.users, integrations: recorded.integrations, leftOut: [...leftThen.values()] };
   const emailNow = memberEmailsNow(recorded.users, live.users, matched);
   return {
     recorded,
@@ -342,7 +365,9 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
     leftThen,
     leftNow,
     /** The record of `access.yaml` each record the workspace leaves out now is (`matchLeftOut`: by ids, else by email). */
-    pairedLeft: matchLeftOut([...leftThen.values()], [...leftNow.values()], recordedIds, listedIds),
+    pairedLeft: matchLeftOut(claimable, [...leftNow.values()], recordedIds, listedIds),
+    /** Whose a record of `access.yaml` left out without an id is, when another entry of the file holds its email (`claimOf`). */
+    claimOf: (record: AccessLeftOut) => claimOf(record, claimable, listedIds),
     membersThen: placedMembers(recorded),
     membersNow: placedMembers(live),
     /** A user's id by email (`emailKey`), where the file records one. */

@@ -10,7 +10,7 @@ import type { AccessFile, AccessLeftOut } from "../access-file";
 import { leftOutName } from "../build-left-out";
 import {
   type AccessDifference,
-  claimOf,
+  type Claim,
   difference,
   integrationLeftOut,
   type LeftOutSide,
@@ -146,20 +146,21 @@ function leftOutNow(record: AccessLeftOut, sides: Sides): AccessDifference {
 function* leftOutThen(record: AccessLeftOut, sides: Sides): Iterable<AccessDifference> {
   const was = withEmail(record, "access.yaml", sides);
   const name = nameOf(was, sides);
-  // Added by hand without an id beside the record of that user's id: one user's, and the review compares the other.
-  const claimed = claimOf(was, sides.leftThen.values(), sides.listedIds);
-  if (claimed !== undefined) {
+  // Added by hand without an id beside another entry of that user's id: one user's, and the review compares the other.
+  const claim = sides.claimOf(was);
+  if (claim?.copies !== undefined) {
     yield difference(
-      { ...about(was, sides), side: "access.yaml", userId: claimed.id!, accessYaml: leftOutValue(was) },
-      `access.yaml records ${name} as left out: ${was.reason}; it duplicates access.yaml's record of ${nameOf(claimed, sides)}, ` +
-        "the one compared: remove the one without an id",
+      { ...about(was, sides), side: "access.yaml", userId: claim.id, accessYaml: leftOutValue(was) },
+      `access.yaml records ${name} as left out: ${was.reason}; ${copied(claim, sides)}`,
     );
     return;
   }
-  const now = declaredIn(sides.live, sides.membersNow, was, "access.yaml", sides.listedIds);
+  // A membership of a user access.yaml declares with an id, that no integration declares: theirs, found by that id.
+  const theirs = claim === undefined ? was : { ...was, id: claim.id };
+  const now = declaredIn(sides.live, sides.membersNow, theirs, "access.yaml", sides.listedIds);
   if (now !== undefined) {
     yield difference(
-      { ...about(was, sides), side: "workspace", accessYaml: `left out: ${leftOutValue(was)}`, workspace: now },
+      { ...about(theirs, sides), side: "workspace", accessYaml: `left out: ${leftOutValue(was)}`, workspace: now },
       `the workspace has ${name} (${now}); access.yaml records it only as left out: ${was.reason}`,
     );
   } else if (was.kind === "user" && sides.live.scope.membersOnly && sides.workspaceHas(was)) {
@@ -167,20 +168,33 @@ function* leftOutThen(record: AccessLeftOut, sides: Sides): Iterable<AccessDiffe
     // of the scope went unread. Without it, every user is read: one neither declared nor left out now is not there.
     if (sides.scopeUnread) return;
     yield difference(
-      { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was), workspace: "no membership in scope" },
+      { ...about(theirs, sides), side: "access.yaml", accessYaml: leftOutValue(was), workspace: "no membership in scope" },
       `access.yaml records ${name} as left out: ${was.reason}; the workspace has them with no membership in scope (--members-only)`,
     );
   } else {
     // Recorded without an id, it is matched by email: an unnamed record of the workspace may be it.
-    const untold = was.kind === "integration" || was.id !== undefined ? [] : sides.untold(was.kind, was.integration);
+    const untold = was.kind === "integration" || theirs.id !== undefined ? [] : sides.untold(was.kind, was.integration);
     yield untold.length > 0
       ? difference(
-          { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was), workspace: UNTOLD, untold: true },
+          { ...about(theirs, sides), side: "access.yaml", accessYaml: leftOutValue(was), workspace: UNTOLD, untold: true },
           `access.yaml records ${name} as left out: ${was.reason}; whether the workspace has it could not be told (${untoldWhy(untold)})`,
         )
       : difference(
-          { ...about(was, sides), side: "access.yaml", accessYaml: leftOutValue(was) },
+          { ...about(theirs, sides), side: "access.yaml", accessYaml: leftOutValue(was) },
           `access.yaml records ${name} as left out: ${was.reason}; the workspace has no such ${was.kind}${countOf(was) > 1 ? "s" : ""}`,
         );
   }
+}
+
+/** What a record `access.yaml` leaves out without an id duplicates (`claim`: its user's entry the review compares), and what to do. */
+function copied(claim: Claim & { copies: string }, sides: Sides): string {
+  if (claim.copies === "record") {
+    return `it duplicates access.yaml's record of ${nameOf(claim.record, sides)}, the one compared: remove the one without an id`;
+  }
+  const who = `${claim.id} <${claim.user.email}>`;
+  const declares =
+    claim.copies === "user"
+      ? `that user, ${who} (${userValue(claim.user)})`
+      : `that membership, of ${who} (${memberValue(claim.placed.member)})`;
+  return `access.yaml declares ${declares}, the one compared: remove the record left out`;
 }

@@ -31,7 +31,7 @@ export function* membershipDifferences(sides: Sides): Iterable<AccessDifference>
     if (was) yield* memberDifferences(was, now, sides.label(now.integration.id));
     // Recorded as left out (the member, or the whole integration): the left-out part says what access.yaml records.
     else if (
-      !leftOutOf(sides.leftThen, "access.yaml", sides.listedIds, "membership", who(now, sides.idsNow), now.integration.id) &&
+      !leftOutOf(sides, "access.yaml", "membership", who(now, sides.idsNow), now.integration.id) &&
       !integrationLeftOut(sides.leftThen, now.integration.id)
     ) {
       yield onlyOneSide("workspace", now, sides.label(now.integration.id));
@@ -41,7 +41,7 @@ export function* membershipDifferences(sides: Sides): Iterable<AccessDifference>
     const key = sides.keyNow(was);
     if (key !== undefined && sides.membersNow.has(key)) continue;
     const label = sides.label(was.integration.id);
-    const left = leftOutOf(sides.leftNow, "workspace", sides.listedIds, "membership", who(was, sides.idsThen), was.integration.id);
+    const left = leftOutOf(sides, "workspace", "membership", who(was, sides.idsThen), was.integration.id);
     if (left?.entitlements?.length === 0) {
       // Still a member, with no entitlement: the entitlements access.yaml grants and the workspace does not.
       sides.reported.add(leftOutKey(left));

@@ -13,7 +13,7 @@ export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
     const was = sides.matched.get(user);
     if (was) yield* attributeDifferences(was, user);
     // Recorded as left out: the left-out part says what access.yaml records of it.
-    else if (!leftOutOf(sides.leftThen, "access.yaml", sides.listedIds, "user", user)) {
+    else if (!leftOutOf(sides, "access.yaml", "user", user)) {
       const value = userValue(user);
       yield difference(
         { kind: "user", side: "workspace", user: user.email, workspace: value },
@@ -24,7 +24,7 @@ export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
   const matched = new Set(sides.matched.values());
   for (const user of sides.recorded.users) {
     // Still there, in a form access.yaml cannot declare (a record that broke the contract, by its id): the left-out part says why.
-    if (matched.has(user) || leftOutOf(sides.leftNow, "workspace", sides.listedIds, "user", user)) continue;
+    if (matched.has(user) || leftOutOf(sides, "workspace", "user", user)) continue;
     // Under --members-only, with members of the scope unread: they may hold a membership that was not read.
     if (sides.scopeUnread && sides.stillListed(user)) continue;
     const declares = `access.yaml declares user ${user.email} (${userValue(user)})`;
