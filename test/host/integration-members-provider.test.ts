@@ -918,6 +918,30 @@ describe("a list is not proof of absence", () => {
     expect(emu.requests.filter((r) => r.method === "DELETE")).toEqual([]);
   });
 
+  /** The words of a member list's 404 whose integration's own read then answered 503: both said, nothing read as gone. */
+  const integrationUnread = (status: number) =>
+    new RegExp(
+      `^GET /api/v1${listPath} answered 404, and GET /integrations/${BIG}, which tells whether the integration is gone, did ` +
+        `not answer it, so nothing was read as gone: GET /api/v1/integrations/${BIG} answered ${status}`,
+    );
+
+  it.each([
+    ["a refresh", (state: IntegrationMembersOutputs) => provider.read!(BIG, state)],
+    ["a destroy", (state: IntegrationMembersOutputs) => provider.delete!(BIG, state)],
+  ])("%s whose member list answers 404 and whose integration cannot be read says both: nothing dropped or removed", async (_op, run) => {
+    const emu = await big();
+    await configureFor(emu, { "workspace-access:maxRetries": "0" });
+    const before = emu.integrations.members(BIG).length;
+    emu.fault({ method: "GET", path: listPath, status: 404 });
+    emu.fault({ method: "GET", path: `/integrations/${BIG}`, status: 503 });
+    emu.clearRequests();
+    const error = await rejection(Promise.resolve(run(stateOf(managedAll().map(collaborator)))));
+    expect(error).toMatchObject({ status: 503 });
+    expect(error.message).toMatch(integrationUnread(503));
+    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof, `GET /api/v1/integrations/${BIG} 503`]);
+    expect(emu.integrations.members(BIG)).toHaveLength(before);
+  });
+
   it("a create failing for two members with nothing managed records no resource", async () => {
     const emu = await big();
     const [P, Q] = ["cccccccc-0000-4000-8000-00000000fff1", "cccccccc-0000-4000-8000-00000000fff2"];

@@ -144,7 +144,9 @@ async function read(
     acts = await planAgainstService(ctx, { op: "read", integrationId: id, prior }, props?.members);
   } catch (error) {
     if (!NotFoundError.isInstance(error)) throw error;
-    if (await ctx.connection().memberships.of(id).visible()) throw new Error(membersNotDisclosed(id, "refresh"), { cause: error });
+    // The integration's read failing is thrown naming the list's 404 too (`goneAfter`), nothing read as gone.
+    if (!(await ctx.connection().memberships.of(id).goneAfter(error)))
+      throw new Error(membersNotDisclosed(id, "refresh"), { cause: error });
     ctx.warn(integrationGone(id));
     return { id: "", props: {} as IntegrationMembersOutputs };
   }
@@ -190,7 +192,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     // Gone with its integration (which answers 404 too): nothing left to remove. An integration that answers while its
     // member list does not is hidden from this key, not empty: forgetting its members would leave them their access.
     if (NotFoundError.isInstance(error)) {
-      if (!(await ctx.connection().memberships.of(id).visible())) return;
+      if (await ctx.connection().memberships.of(id).goneAfter(error)) return;
       throw new Error(membersNotDisclosed(id, "destroy"), { cause: error });
     }
     throw error;

@@ -104,9 +104,9 @@ export class MembershipView {
   }
 
   /**
-   * Whether the integration is gone, after `notFound`, a 404 one of a create's requests of it got (a `POST`'s is no read, which
-   * the client would prove): its own read, {@link visible}, sent only then, one for the creates that ask together. Failing, it is thrown naming
-   * that 404, nothing read as gone.
+   * Whether the integration is gone, after `notFound`, a 404 one of an operation's requests of it got (a member list's, proven by
+   * the client; a write's, which no read proves): its own read, {@link visible}, sent only then, one for the operations that ask
+   * together. Failing, it is thrown naming that 404, nothing read as gone.
    */
   async goneAfter(notFound: NotFoundError): Promise<boolean> {
     try {
