@@ -951,6 +951,54 @@ describe("a refresh where the integration answers 404", () => {
     expect(invites(emu).filter((r) => r.status !== 404)).toEqual([]);
   });
 
+  /** An update's own words for an integration whose 404 is confirmed, `request` the one whose 404 read it. */
+  const doesNotExistOnUpdate = (userId: string, request: string) =>
+    `Integration ${youtube} does not exist: ${request} answered 404 to the update of user ${userId}'s membership of it, ` +
+    `and so does the integration itself (GET /integrations/${youtube}; the 404 is confirmed: this key is shown integrations, ` +
+    "so it is not a scope the key lacks). It was deleted since the state was written: nothing was changed, and the state " +
+    "keeps the resource. Remove this IntegrationEntitlement from the program (its destroy then finds the integration gone " +
+    "and removes no one), or point its integrationId at an existing integration; pulumi refresh drops it from the state, " +
+    "its integration confirmed gone (removing no one).";
+
+  it("an update after the integration was deleted fails saying it does not exist, and what to do: the state kept, not read as removed", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    emu.integrations.remove(youtube);
+    const { inputs } = await check({ ...base, entitlements: ["VIEWER"] });
+    clockOf(emu).advance(PRESENCE_MAX_AGE_MS + 1);
+    emu.clearRequests();
+    const error = (await rejection(provider.update!(id, outs!, inputs!))) as PartialCreate;
+    expect(error).toMatchObject({ kind: "configuration", setting: "integrationId" });
+    expect(error.message).toBe(doesNotExistOnUpdate(base.userId, `POST /api/v1/integrations/${youtube}/users`));
+    // No state with the error: the engine keeps the resource as it was.
+    expect(error.properties).toBeUndefined();
+    // The PATCH's 404 read its member back (404: not there), as a member removed by hand; the invitation's 404 then read the
+    // integration, once.
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `PATCH /integrations/${youtube}/users/${base.userId} 404`,
+      `GET /integrations/${youtube}/users/${base.userId} 404`,
+      `GET /integrations/${youtube}/users/${base.userId} 404`,
+      `POST /integrations/${youtube}/users 404`,
+      `GET /integrations/${youtube} 404`,
+    ]);
+  });
+
+  it("an update whose invitation answers 404 while the integration answers says what else the 404 may be: not called gone", async () => {
+    const emu = await setup();
+    const { id, outs } = await provider.create((await check(base)).inputs!);
+    emu.integrations.removeMember(youtube, base.userId);
+    const { inputs } = await check({ ...base, entitlements: ["VIEWER"] });
+    clockOf(emu).advance(PRESENCE_MAX_AGE_MS + 1);
+    emu.fault({ method: "POST", path: `/integrations/${youtube}/users`, status: 404 });
+    emu.clearRequests();
+    const error = await rejection(provider.update!(id, outs!, inputs!));
+    expect(error).toMatchObject({ kind: "not_found", status: 404 });
+    expect(error.message).toContain(`Integration ${youtube} answers GET /integrations/${youtube}, so it exists`);
+    expect(error.message).toContain(`user ${base.userId}`);
+    expect(error.message).not.toContain("does not exist");
+    expect(emu.requests.filter((r) => r.path === `/integrations/${youtube}`).map((r) => r.status)).toEqual([200]);
+  });
+
   it("a membership truly gone (the integration answers) is still dropped, with one integration read for all resources", async () => {
     const emu = await setup();
     emu.integrations.removeMember(youtube, grace);

@@ -849,6 +849,43 @@ describe("a list is not proof of absence", () => {
     expect(writes(emu)).toEqual([]);
   });
 
+  it("an update whose integration was deleted since the state was written fails saying it does not exist, and what to do: nothing written, the state kept", async () => {
+    const emu = await big();
+    emu.integrations.remove(BIG);
+    emu.clearRequests();
+    const error = (await rejection(provider.update!(BIG, stateOf(managedAll().map(collaborator)), inputs(managedAll())))) as Error & {
+      properties?: unknown;
+    };
+    expect(error).toMatchObject({ kind: "configuration", setting: "integrationId" });
+    expect(error.message).toBe(
+      `Integration ${BIG} does not exist: GET /api/v1${listPath} answered 404 to the update, and so does the ` +
+        `integration itself (GET /integrations/${BIG}; the 404 is confirmed: this key is shown integrations and users, so it ` +
+        "is not a scope the key lacks). It was deleted since the state was written: nothing was changed, and the state keeps " +
+        "the resource. Remove this IntegrationMembers from the program (its destroy then finds the integration gone and " +
+        "removes no one), or point its integrationId at an existing integration; pulumi refresh drops it from the state, its " +
+        "integration confirmed gone (removing no one).",
+    );
+    // No state with the error: the engine keeps the resource as it was, its members not read as removed.
+    expect(error.properties).toBeUndefined();
+    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof, `GET /api/v1/integrations/${BIG} 404`]);
+    expect(writes(emu)).toEqual([]);
+  });
+
+  it("an update whose member list answers 404 while the integration answers fails saying the members are withheld: nothing is written", async () => {
+    const emu = await big();
+    emu.fault({ method: "GET", path: listPath, status: 404 });
+    emu.clearRequests();
+    const error = await rejection(provider.update!(BIG, stateOf(managedAll().map(collaborator)), inputs(managedAll())));
+    expect(error.message).toBe(
+      `Integration ${BIG} answers GET /integrations/${BIG}, but its member list answered 404 (the 404 is confirmed: this ` +
+        "key is shown integrations and users, so it is not a scope the key lacks): the service withholds this " +
+        "integration's members from this key. Nothing was changed. Check the key's access to this integration's members, " +
+        "then run pulumi up again.",
+    );
+    expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof, `GET /api/v1/integrations/${BIG} 200`]);
+    expect(writes(emu)).toEqual([]);
+  });
+
   it("a create whose member list answers 404 while the integration answers fails saying the members are withheld: nothing is written", async () => {
     const emu = await big();
     emu.fault({ method: "GET", path: listPath, status: 404 });

@@ -12,6 +12,7 @@
  * | | any 404: `GET /integrations/{id}` once (for every create of it); 404 too: the integration does not exist |
  * | create with `import` | `GET .../users/{userId}` (404 fails), then the adoption above |
  * | update | `PATCH .../users/{userId}` and its job; resuming a partial create: its job waited for, then the create's writes |
+ * | | (a 404 of the writes: `GET /integrations/{id}` once; 404 too: the integration does not exist, the state kept) |
  * | read | the member from the view (a refresh's reads share one list); a pending write's job once; not a member: `GET /integrations/{id}` once |
  * | | (404: the integration gone, the resource dropped with a warning) |
  * | delete | the member's role from the view (a destroy's reads share one list), then `DELETE .../users/{userId}` and its job (404: gone); |
@@ -78,6 +79,22 @@ async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInpu
   const member = usable(await ctx.connection().memberships.of(integrationId).read(userId));
   if (member) return member;
   throw new ConfigurationError(noMembershipToImport(inputs), "import");
+}
+
+/**
+ * A create's or update's 404 (the invitation's POST, a PATCH whose member is gone, neither proven by the client as a read is):
+ * the error to throw. The integration's own read (shared, `goneAfter`) tells whether it is gone (it does not exist), or the
+ * 404 was another's: the user, or a key lacking the write's scopes (`integrationAnswers`).
+ */
+async function writeNotFound(
+  ctx: ProviderContext,
+  { integrationId, userId }: IntegrationEntitlementInputs,
+  error: NotFoundError,
+  op: "create" | "update",
+): Promise<Error> {
+  if (!(await ctx.connection().memberships.of(integrationId).goneAfter(error)))
+    return integrationAnswers(integrationId, error, userId, ctx.keySource);
+  return new ConfigurationError(integrationDoesNotExist(integrationId, userId, requestOf(error), op), "integrationId");
 }
 
 /**
@@ -152,13 +169,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           ctx.takeovers.add(memberKey(integrationId, userId));
           return { id: membershipId(integrationId, userId), outs: outputs(written.member, inputs, written.jobId, written.existed) };
         } catch (error) {
-          // A 404 (the invitation's POST, which the client does not prove as it proves a read's): the integration's own read
-          // tells whether it is gone, or the 404 was another's.
-          if (NotFoundError.isInstance(error)) {
-            if (!(await ctx.connection().memberships.of(integrationId).goneAfter(error)))
-              throw integrationAnswers(integrationId, error, userId, ctx.keySource);
-            throw new ConfigurationError(integrationDoesNotExist(integrationId, userId, requestOf(error)), "integrationId");
-          }
+          if (NotFoundError.isInstance(error)) throw await writeNotFound(ctx, inputs, error, "create");
           // Recorded as a partial create, the membership may yet land: this resource's as well.
           if (PartialWriteError.isInstance(error)) ctx.takeovers.add(memberKey(integrationId, userId));
           // Adopted: imported, or taken back from a delete that left it as adopted (a forced `--replace`).
@@ -252,6 +263,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           const { member, jobId } = await converge(ctx, inputs);
           return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null, adopted) };
         } catch (error) {
+          // Into an integration deleted since the state was written: said as a create says it, the resource kept (no removal).
+          if (NotFoundError.isInstance(error)) throw await writeNotFound(ctx, inputs, error, "update");
           // This write's own job, if one is left in flight, is recorded in turn.
           throw partialCreate(error, news, inputs, before);
         }

@@ -1,6 +1,7 @@
 /** An {@link IntegrationEntitlement}'s long messages: each names the user and the integration, what was kept, and the fix. */
 import type { IntegrationUser } from "../../client";
 import { DEFAULT_INTEGRATION_ROLE, entitlementSet, type IntegrationEntitlementInputs } from "../../shared/inputs";
+import { goneSinceWritten } from "../membership/messages";
 import { membershipId } from "./entitlement-state";
 
 /** A membership: the integration and the user. */
@@ -24,15 +25,19 @@ export function integrationGone(integrationId: string, userId: string): string {
 }
 
 /**
- * A create of `userId`'s membership got a 404 to `request`, and the integration's own read answered 404 too, which
- * the client trusts once the key is shown integrations (the create's member read made sure): it does not exist.
+ * A create or update (`op`) of `userId`'s membership got a 404 to `request`, and the integration's own read answered 404 too,
+ * which the client trusts once the key is shown integrations (the operation's member read made sure): it does not exist.
  */
-export function integrationDoesNotExist(integrationId: string, userId: string, request: string): string {
+export function integrationDoesNotExist(integrationId: string, userId: string, request: string, op: "create" | "update"): string {
+  const outcome =
+    op === "create"
+      ? "Nothing was created. Remove this IntegrationEntitlement from the program, or point its integrationId at an existing " +
+        "integration (getIntegration looks one up by name)."
+      : goneSinceWritten("IntegrationEntitlement");
   return (
-    `Integration ${integrationId} does not exist: ${request} answered 404 to the create of user ${userId}'s membership of ` +
+    `Integration ${integrationId} does not exist: ${request} answered 404 to the ${op} of user ${userId}'s membership of ` +
     `it, and so does the integration itself (GET /integrations/${integrationId}; the 404 is confirmed: this key is ` +
-    "shown integrations, so it is not a scope the key lacks). Nothing was created. Remove this IntegrationEntitlement from " +
-    "the program, or point its integrationId at an existing integration (getIntegration looks one up by name)."
+    `shown integrations, so it is not a scope the key lacks). ${outcome}`
   );
 }
 

@@ -9,6 +9,7 @@
  * | create, `import` | the list; `POST .../users` per 100 new members of a role and set, its job, a read-back; `PATCH`es. Removes no one |
  * | | (a create's or import's list answering 404: `GET /integrations/{id}`; 404 too: the integration does not exist; there: the members withheld) |
  * | update | jobs left running waited for; the list; a `DELETE` per member dropped, shown unmanaged, or changing role; invitations; `PATCH`es |
+ * | | (the list answering 404: `GET /integrations/{id}`; 404 too: the integration does not exist, the state kept; there: the members withheld) |
  * | read | the list; a 404 (trusted by the client once the key is shown integrations and users): `GET /integrations/{id}`, 404: gone, dropped with a warning |
  * | delete | jobs left running waited for; the list; a `DELETE` per managed member there, not adopted (unless `deleteOnDestroy`) or taken over |
  *
@@ -73,6 +74,24 @@ async function planAgainstService(
 /** Whether another resource of this deployment took the member over: no longer this one's to remove. */
 const claimedIn = (ctx: ProviderContext, integrationId: string) => (userId: string) => ctx.takeovers.has(memberKey(integrationId, userId));
 
+/**
+ * A create's, import's or update's member list answered 404, proven by the client: the integration's own read tells gone from
+ * withheld (as a refresh's does). The error to throw: withheld, saying so; gone, that it does not exist (an import of `importId`:
+ * that there is none).
+ * An update's 404 is no removal: the state keeps the resource, which a refresh drops.
+ */
+async function listNotFound(
+  ctx: ProviderContext,
+  id: string,
+  error: NotFoundError,
+  op: "create" | "import" | "update",
+  importId = id,
+): Promise<Error> {
+  if (!(await ctx.connection().memberships.of(id).goneAfter(error))) return new Error(membersNotDisclosed(id, op), { cause: error });
+  if (op === "import") return new ConfigurationError(noIntegrationToImport(importId), "import");
+  return new ConfigurationError(integrationDoesNotExist(id, requestOf(error), op), "integrationId");
+}
+
 /** A create: declared members already there are adopted (a differing declared role fails it before any write), the others invited. */
 async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, news: Props): Promise<IntegrationMembersOutputs> {
   const importId = news[IMPORT_ID];
@@ -85,13 +104,9 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
     acts = await planAgainstService(ctx, base);
   } catch (error) {
     if (!NotFoundError.isInstance(error)) throw error;
-    // The list's 404 proven by the client, the integration's own read tells gone from withheld (as a refresh's does), an
-    // import's too: a withheld list is no proof that there is nothing to import.
-    const id = inputs.integrationId;
-    const op = typeof importId === "string" ? "import" : "create";
-    if (!(await ctx.connection().memberships.of(id).goneAfter(error))) throw new Error(membersNotDisclosed(id, op), { cause: error });
-    if (typeof importId === "string") throw new ConfigurationError(noIntegrationToImport(importId), "import");
-    throw new ConfigurationError(integrationDoesNotExist(id, requestOf(error)), "integrationId");
+    // An import's too: a withheld list is no proof that there is nothing to import.
+    if (typeof importId !== "string") throw await listNotFound(ctx, inputs.integrationId, error, "create");
+    throw await listNotFound(ctx, inputs.integrationId, error, "import", importId);
   }
   const run = await applyPlan(ctx, inputs.integrationId, acts);
   const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: run.adopted });
@@ -119,7 +134,13 @@ async function update(
     running,
     keepUndeclaredOwners: inputs.deleteOnDestroy !== true,
   };
-  const acts = await planAgainstService(ctx, base, olds.members);
+  let acts: Actions;
+  try {
+    acts = await planAgainstService(ctx, base, olds.members);
+  } catch (error) {
+    if (!NotFoundError.isInstance(error)) throw error;
+    throw await listNotFound(ctx, inputs.integrationId, error, "update");
+  }
   if (acts.keptOwners.length > 0) ctx.warn(ownersLeft(inputs.integrationId, acts.keptOwners));
   const run = await applyPlan(ctx, inputs.integrationId, acts);
   // What the destroy reads: who were members before (the state's record, and those this update took over).

@@ -1,6 +1,7 @@
 /** An {@link IntegrationMembers}' long messages: each names the integration and the users, what was (not) done, and the fix. */
 import { ConfigurationError } from "../../client";
 import type { MemberInputs } from "../../shared/inputs";
+import { goneSinceWritten } from "../membership/messages";
 
 /** Refusing to remove the last `owners` and the `unknown` (users whose role is unknown, who may be the owner). */
 export function lastOwnerRefusal(integrationId: string, owners: readonly string[], unknown: readonly string[]): string {
@@ -84,19 +85,24 @@ export function integrationGone(id: string): string {
   );
 }
 
-/** A create got a 404 to `request` (its member list), and so does the integration's own read: it does not exist. */
-export function integrationDoesNotExist(id: string, request: string): string {
+/** A create or update (`op`) got a 404 to `request` (its member list, a write), and so does the integration's own read: it does not exist. */
+export function integrationDoesNotExist(id: string, request: string, op: "create" | "update"): string {
+  const outcome =
+    op === "create"
+      ? "Nothing was created. Remove this IntegrationMembers from the program, or point its integrationId at an existing " +
+        "integration (getIntegration looks one up by name)."
+      : goneSinceWritten("IntegrationMembers");
   return (
-    `Integration ${id} does not exist: ${request} answered 404 to the create, and so does the integration itself ` +
+    `Integration ${id} does not exist: ${request} answered 404 to the ${op}, and so does the integration itself ` +
     `(GET /integrations/${id}; the 404 is confirmed: this key is shown integrations and users, so it is not a scope the key ` +
-    "lacks). Nothing was created. Remove this IntegrationMembers from the program, or point its integrationId at an existing " +
-    "integration (getIntegration looks one up by name)."
+    `lacks). ${outcome}`
   );
 }
 
-/** What a create, import, refresh or destroy did when the member list was withheld, and what to do. */
+/** What a create, import, update, refresh or destroy did when the member list was withheld, and what to do. */
 const WITHHELD_OUTCOMES = {
   create: "Nothing was created. Check the key's access to this integration's members, then run pulumi up again.",
+  update: "Nothing was changed. Check the key's access to this integration's members, then run pulumi up again.",
   import: "Nothing was imported or changed. Check the key's access to this integration's members, then run pulumi up again.",
   refresh: "The refresh changes nothing in the state. Check the key's access to this integration's members, then refresh again.",
   destroy:
@@ -105,7 +111,7 @@ const WITHHELD_OUTCOMES = {
 } as const;
 
 /**
- * A create, import, refresh or destroy whose member list answered 404 while the integration itself answers: neither a scope the
+ * A create, import, update, refresh or destroy whose member list answered 404 while the integration itself answers: neither a scope the
  * key lacks (the 404 is confirmed) nor the integration gone, so the service withholds this integration's members alone.
  */
 export function membersNotDisclosed(id: string, op: keyof typeof WITHHELD_OUTCOMES): string {

@@ -15,7 +15,7 @@ export function withMessage<E extends Error>(error: E, message: string): E {
 export const requestOf = (error: NotFoundError) => `${error.method} ${error.path}`;
 
 /**
- * A create's request about user `userId` answered 404 (`notFound`), but integration `integrationId` answers its own read: the
+ * A create's or update's request about user `userId` answered 404 (`notFound`), but integration `integrationId` answers its own read: the
  * 404's words, that, and what else the 404 may be, with its fix: the user (an invitation's, one the workspace does not have; a
  * `PATCH`'s, no longer a member), or a service's answer to a key lacking a scope the write needs (`keySource`: where the key is set).
  */
@@ -33,6 +33,18 @@ export function integrationAnswers(
     `${notFound.message} Integration ${integrationId} answers GET /integrations/${integrationId}, so it exists: this 404 is not for want of it. ` +
       `It may be user ${userId}'s (${user}: check userId), or the service's answer to a key lacking a scope this write needs, ` +
       `which it does not disclose (${scopes}): check the key's scopes.${keySourceHint(keySource)}`,
+  );
+}
+
+/**
+ * What an update whose integration does not exist did (nothing), and what to do with `resource`: the 404 is no removal of the
+ * resource, which a refresh, its integration's 404 confirmed, drops from the state.
+ */
+export function goneSinceWritten(resource: "IntegrationEntitlement" | "IntegrationMembers"): string {
+  return (
+    "It was deleted since the state was written: nothing was changed, and the state keeps the resource. " +
+    `Remove this ${resource} from the program (its destroy then finds the integration gone and removes no one), or point its ` +
+    "integrationId at an existing integration; pulumi refresh drops it from the state, its integration confirmed gone (removing no one)."
   );
 }
 
