@@ -886,6 +886,62 @@ describe("a list is not proof of absence", () => {
     expect(writes(emu)).toEqual([]);
   });
 
+  it("an update's writes answered 404 after its list, the integration gone meanwhile: each member fails saying it does not exist, one integration read", async () => {
+    const emu = await big();
+    const [N1, N2] = ["cccccccc-0000-4000-8000-00000000fff5", "cccccccc-0000-4000-8000-00000000fff6"];
+    for (const id of [N1, N2]) emu.users.add({ id, email: `${id.slice(-4)}@example.com`, firstName: "N", lastName: "N" });
+    // Deleted after the list was read: the invitation, the PATCH and its member's read back, and the integration answer 404.
+    emu.fault({ method: "POST", path: listPath, status: 404 });
+    emu.fault({ method: "PATCH", path: `${listPath}/${D}`, status: 404 });
+    emu.fault({ method: "GET", path: `${listPath}/${D}`, status: 404 });
+    emu.fault({ method: "GET", path: `/integrations/${BIG}`, status: 404, times: 2 });
+    emu.clearRequests();
+    const olds = stateOf(managedAll().map(collaborator));
+    const error = (await rejection(
+      provider.update!(
+        BIG,
+        olds,
+        inputs([...managedAll(), N1, N2], (id) => (id === D ? ["EDITOR"] : ["VIEWER"])),
+      ),
+    )) as Error & { reasons: string[] };
+    expect(error.reasons).toHaveLength(3);
+    for (const [userId, request] of [
+      [N1, `POST /api/v1${listPath}`],
+      [N2, `POST /api/v1${listPath}`],
+      [D, `PATCH /api/v1${listPath}/${D}`],
+    ] as const) {
+      const reason = error.reasons.find((r) => r.startsWith(`user ${userId}: `));
+      expect(reason).toContain(
+        `Integration ${BIG} does not exist: ${request} answered 404 to the update, and so does the integration itself`,
+      );
+      expect(reason).toContain("pulumi refresh drops it from the state");
+    }
+    // The batch's 404 read the integration (not halved: it is gone); the members' failures reuse that answer.
+    expect(sent(emu).filter((r) => r.startsWith(`GET /api/v1/integrations/${BIG} `))).toEqual([`GET /api/v1/integrations/${BIG} 404`]);
+    expect(writes(emu)).toEqual([`POST ${listPath}`, `PATCH ${listPath}/${D}`]);
+  });
+
+  it("an update's invitation answered 404 whose integration cannot be read says both, nothing read as gone", async () => {
+    const emu = await big();
+    await configureFor(emu, { "workspace-access:maxRetries": "0" });
+    const N1 = "cccccccc-0000-4000-8000-00000000fff5";
+    emu.users.add({ id: N1, email: "fff5@example.com", firstName: "N", lastName: "N" });
+    emu.fault({ method: "POST", path: listPath, status: 404 });
+    emu.fault({ method: "GET", path: `/integrations/${BIG}`, status: 503 });
+    emu.clearRequests();
+    const olds = stateOf(managedAll().map(collaborator));
+    const error = (await rejection(provider.update!(BIG, olds, inputs([...managedAll(), N1])))) as Error & { reasons: string[] };
+    expect(error.reasons).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^user ${N1}: POST /api/v1${listPath} answered 404, and GET /integrations/${BIG}, which tells whether the integration ` +
+            `is gone, did not answer it, so nothing was read as gone: GET /api/v1/integrations/${BIG} answered 503`,
+        ),
+      ),
+    ]);
+    expect(sent(emu).filter((r) => r.startsWith(`GET /api/v1/integrations/${BIG} `))).toEqual([`GET /api/v1/integrations/${BIG} 503`]);
+  });
+
   it("a create whose member list answers 404 while the integration answers fails saying the members are withheld: nothing is written", async () => {
     const emu = await big();
     emu.fault({ method: "GET", path: listPath, status: 404 });

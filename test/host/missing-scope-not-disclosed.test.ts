@@ -300,6 +300,75 @@ describe("a key that reads but cannot write, a service answering 404 for a missi
   });
 });
 
+describe("a key that reads but cannot write, a service answering 404 for a missing scope: an IntegrationMembers' writes", () => {
+  /** The reasons of a members run's error, by the user each names. */
+  const reasonOf = (error: Error, userId: string) =>
+    (error as Error & { reasons: string[] }).reasons.find((r) => r.startsWith(`user ${userId}:`));
+
+  it("an update's POST and PATCH answered 404, the integration there: each names the user or the key's write scopes and its setting", async () => {
+    const emu = await world();
+    const newcomer = emu.users.add({ email: "newcomer@example.com", firstName: "New", lastName: "Comer" }).id;
+    await configureFor(emu, fast);
+    const declared = { integrationId: youtube, members: [{ userId: alan, entitlements: ["VIEWER"] }] };
+    const created = wire(await members.create((await members.check!({}, declared)).inputs!));
+    const changed = {
+      integrationId: youtube,
+      members: [
+        { userId: alan, entitlements: ["EDITOR"] },
+        { userId: newcomer, entitlements: ["VIEWER"] },
+      ],
+    };
+    const { inputs } = await members.check!({}, changed);
+    // The update's own process (its check read the integration already).
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": READ_ONLY });
+    emu.clearRequests();
+    const error = await rejection(members.update!(created.id, created.outs!, inputs!));
+    // The invitation: not the integration's 404 (it answers), so the user's or the key's.
+    const invited = reasonOf(error, newcomer)!;
+    expect(invited).toContain(`Integration ${youtube} answers GET /integrations/${youtube}, so it exists`);
+    expect(invited).toContain(`It may be user ${newcomer}'s (not a user of the workspace: check userId)`);
+    expect(invited).toContain("(write:integrations)");
+    expect(invited).toContain("The key comes from workspace-access:apiKey");
+    // The PATCH: its member read answers, so an entitlement or the key's scopes; the setting holding the key named too.
+    const patched = reasonOf(error, alan)!;
+    expect(patched).toContain(`answers that the membership of user ${alan} in integration ${youtube} is there`);
+    expect(patched).toContain("(write:integrations)");
+    expect(patched).toContain("The key comes from workspace-access:apiKey");
+    // The member list and its proof of the newcomer's absence; the integration read once, after the writes' 404s.
+    expect(lines(emu)).toEqual([
+      "GET /integrations/:id/users 200",
+      "GET /integrations/:id/users 200",
+      "POST /integrations/:id/users 404",
+      "PATCH /integrations/:id/users/:id 404",
+      "GET /integrations/:id/users/:id 200",
+      "GET /integrations/:id 200",
+    ]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["VIEWER"]);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === newcomer)).toBe(false);
+  });
+
+  it("a create's POST answered 404, the integration there: names the user or the key's write scopes and its setting, one integration read", async () => {
+    const emu = await world();
+    const newcomer = emu.users.add({ email: "newcomer@example.com", firstName: "New", lastName: "Comer" }).id;
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": READ_ONLY });
+    const { inputs } = await members.check!({}, { integrationId: youtube, members: [{ userId: newcomer, entitlements: ["VIEWER"] }] });
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": READ_ONLY });
+    emu.clearRequests();
+    const error = await rejection(members.create(inputs!));
+    expect(error.message).toContain(`Integration ${youtube} answers GET /integrations/${youtube}, so it exists`);
+    expect(error.message).toContain(`user ${newcomer}`);
+    expect(error.message).toContain("(write:integrations)");
+    expect(error.message).toContain("The key comes from workspace-access:apiKey");
+    // The member list, its proof of the newcomer's absence (another page size), the POST, and the integration once after it.
+    expect(lines(emu)).toEqual([
+      "GET /integrations/:id/users 200",
+      "GET /integrations/:id/users 200",
+      "POST /integrations/:id/users 404",
+      "GET /integrations/:id 200",
+    ]);
+  });
+});
+
 describe("the contract's 403 for a missing scope: what telling a DELETE's 404 apart costs", () => {
   it("a DELETE answered 404 reads its record back once, until one of its kind answered success; then none", async () => {
     const emu = await world(403);

@@ -10,6 +10,7 @@
  * | | (a create's or import's list answering 404: `GET /integrations/{id}`; 404 too: the integration does not exist; there: the members withheld) |
  * | update | jobs left running waited for; the list; a `DELETE` per member dropped, shown unmanaged, or changing role; invitations; `PATCH`es |
  * | | (the list answering 404: `GET /integrations/{id}`; 404 too: the integration does not exist, the state kept; there: the members withheld) |
+ * | | (create or update: an invitation or `PATCH` answering 404, `GET /integrations/{id}` once; each member's failure says what is known) |
  * | read | the list; a 404 (trusted by the client once the key is shown integrations and users): `GET /integrations/{id}`, 404: gone, dropped with a warning |
  * | delete | jobs left running waited for; the list; a `DELETE` per managed member there, not adopted (unless `deleteOnDestroy`) or taken over |
  *
@@ -108,7 +109,7 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
     if (typeof importId !== "string") throw await listNotFound(ctx, inputs.integrationId, error, "create");
     throw await listNotFound(ctx, inputs.integrationId, error, "import", importId);
   }
-  const run = await applyPlan(ctx, inputs.integrationId, acts);
+  const run = await applyPlan(ctx, inputs.integrationId, acts, "create");
   const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: run.adopted });
   if (run.failures.length === 0) return outputs;
   // Nothing managed (every write failed before it was accepted): no resource to record.
@@ -142,7 +143,7 @@ async function update(
     throw await listNotFound(ctx, inputs.integrationId, error, "update");
   }
   if (acts.keptOwners.length > 0) ctx.warn(ownersLeft(inputs.integrationId, acts.keptOwners));
-  const run = await applyPlan(ctx, inputs.integrationId, acts);
+  const run = await applyPlan(ctx, inputs.integrationId, acts, "update");
   // What the destroy reads: who were members before (the state's record, and those this update took over).
   const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: [...(olds.adoptedMembers ?? []), ...run.adopted] });
   if (run.failures.length > 0) throw runError(run, outputs, news.__provider);
@@ -224,7 +225,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   if (left.length > 0) ctx.warn(adoptedMembersLeft(id, left));
   if (acts.keptOwners.length > 0) ctx.warn(ownersLeft(id, acts.keptOwners));
   if (acts.notInvited.length > 0) ctx.warn(notInvitedLeft(id, acts.notInvited));
-  const run = await applyPlan(ctx, id, { ...acts, stillRunning: [] });
+  const run = await applyPlan(ctx, id, { ...acts, stillRunning: [] }, "delete");
   for (const p of acts.stillRunning) {
     run.failures.push({ userId: p.userId, error: new Error(stillRunningOnDestroy(`the invitation's job ${p.jobId}`)) });
   }

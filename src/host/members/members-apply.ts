@@ -3,14 +3,23 @@
  * and the run records what the service then has, so that the state of a partial create or update is true.
  */
 import { type Id, idOf } from "../../client/ids";
-import { type IntegrationRole, unlessNotFound, type WorkspaceAccessClient } from "../../client";
+import {
+  ApiError,
+  ConfigurationError,
+  type IntegrationRole,
+  NotFoundError,
+  unlessNotFound,
+  type WorkspaceAccessClient,
+} from "../../client";
+import { keySourceHint } from "../../shared/hints";
 import type { ProviderContext } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import { type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { PartialWriteError } from "../membership/partial-write";
 import type { Actions, PlannedInvite } from "./members-plan";
-import { cannotReadBack, notAsInvited, roleMismatch, stillRunning } from "./messages";
+import { integrationAnswers, integrationUnread, requestOf, withMessage } from "../membership/messages";
+import { cannotReadBack, integrationDoesNotExist, notAsInvited, roleMismatch, stillRunning } from "./messages";
 import { asPlanned, byKey, type IntegrationMembersOutputs, type Run, serviceMember, type ServiceMember } from "./members-state";
 import type { MembershipView } from "../membership/membership-view";
 import type { Submitted } from "../membership/invite-batcher";
@@ -29,9 +38,18 @@ export function runOf(integrationId: string, acts: Actions): Run {
   return run;
 }
 
-/** Applies the writes of a plan: removals, then invitations (role changes only once removed) and sets; the run records what came of them. */
-export async function applyPlan(ctx: ProviderContext, integrationId: string, acts: Actions): Promise<Run> {
+/**
+ * Applies the writes of a plan (of operation `op`): removals, then invitations (role changes only once removed) and sets; the
+ * run records what came of them, a write's 404 said as what it may be ({@link explainNotFound}).
+ */
+export async function applyPlan(
+  ctx: ProviderContext,
+  integrationId: string,
+  acts: Actions,
+  op: "create" | "update" | "delete",
+): Promise<Run> {
   const run = runOf(integrationId, acts);
+  const planned = run.failures.length;
   const { client, memberships } = ctx.connection();
   const removed = new Set<string>();
   try {
@@ -42,11 +60,50 @@ export async function applyPlan(ctx: ProviderContext, integrationId: string, act
     );
     const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
     const [made] = await Promise.all([addMembers(ctx, run, invites), ...acts.setEntitlements.map((m) => setEntitlements(client, run, m))]);
+    // A destroy only removes (a DELETE's 404 is done, or refused naming the key by the client).
+    if (op !== "delete") await explainNotFound(ctx, run, planned, op);
     if (made.length > 0) await checkMade(memberships.of(run.integrationId), run, made);
     return run;
   } finally {
     // Each member this resource manages now, found or invited: the delete of a resource it replaced leaves them (`takeovers.ts`).
     for (const key of run.managed.keys()) ctx.takeovers.add(memberKey(run.integrationId, key));
+  }
+}
+
+/** A member's invitation (`POST`) or set (`PATCH`) answered 404: the integration, the user or member, or a key lacking a write scope. */
+const writeNotFound = (error: unknown): error is ApiError =>
+  ApiError.isInstance(error) && error.status === 404 && (error.method === "POST" || error.method === "PATCH");
+
+/**
+ * Says what the writes' 404s among the run's failures (from index `from`) may be. A `PATCH` whose member the client read back
+ * there (no {@link NotFoundError}) was refused for an entitlement or a key lacking its scopes, which it names: the setting holding
+ * the key is added. Any other is told by the integration's own read, once for the operation (shared: `integrations.presence`,
+ * which a batch's 404 may have asked already), and never on success: gone, it does not exist; there, the user or member, or the
+ * key's write scopes (`integrationAnswers`); unread, each 404 is said with that read's failure, nothing read as gone.
+ */
+async function explainNotFound(ctx: ProviderContext, run: Run, from: number, op: "create" | "update"): Promise<void> {
+  const failed = run.failures.slice(from).filter((f) => writeNotFound(f.error));
+  if (failed.length === 0) return;
+  const { integrationId } = run;
+  let presence: { gone: boolean } | { unread: unknown } = { gone: false };
+  if (failed.some((f) => NotFoundError.isInstance(f.error))) {
+    presence = await ctx
+      .connection()
+      .memberships.of(integrationId)
+      .visible()
+      .then(
+        (there) => ({ gone: !there }),
+        (unread: unknown) => ({ unread }),
+      );
+  }
+  for (const failure of failed) {
+    const error = failure.error;
+    if (!NotFoundError.isInstance(error)) {
+      failure.error = withMessage(error as ApiError, `${(error as ApiError).message}${keySourceHint(ctx.keySource)}`);
+    } else if ("unread" in presence) failure.error = integrationUnread(integrationId, error, presence.unread);
+    else if (presence.gone)
+      failure.error = new ConfigurationError(integrationDoesNotExist(integrationId, requestOf(error), op), "integrationId");
+    else failure.error = integrationAnswers(integrationId, error, failure.userId, ctx.keySource);
   }
 }
 
