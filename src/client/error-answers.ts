@@ -72,14 +72,20 @@ const STATUSES: Record<number, [typeof ApiError, (needs: string, meta: unknown) 
 export type Redirect = { location: string | undefined; url: URL; baseUrl: URL; setting: string; builtFrom?: AddressParts | undefined };
 
 /**
+ * What a write's 404 may mean, where the transport knows more than "not found, or not disclosed": in words (`said`); whether
+ * the record it addresses was found there (`recordThere`), which makes it no {@link NotFoundError}: no caller may read it as
+ * gone; whether a write of its kind answered the key success before (`scopesHeld`, kept on the {@link NotFoundError}).
+ */
+export type WriteNotFound = { said: string; recordThere: boolean; scopesHeld: boolean };
+
+/**
  * The error for an error status: its class and what to do about it (`needs`: the scopes the operation needs, in words, as
- * `describeNeeds` says them; `notFound`: what a 404 may mean, where the caller knows more than "not found, or not disclosed",
- * and whether the record it addresses was found there, which makes it no {@link NotFoundError}: no caller may read it as gone;
- * `redirect`: what a 3xx needs to say where it leads).
+ * `describeNeeds` says them; `notFound`: what a write's 404 may mean ({@link WriteNotFound}); `redirect`: what a 3xx needs to
+ * say where it leads).
  */
 export function errorForStatus(
   context: ApiErrorContext,
-  { needs, notFound }: { needs: string; notFound?: { said: string; recordThere: boolean } | undefined },
+  { needs, notFound }: { needs: string; notFound?: WriteNotFound | undefined },
   redact: (text: string) => string,
   redirect?: Redirect,
 ): ApiError {
@@ -90,7 +96,8 @@ export function errorForStatus(
   const message = (hint: string) => redact(`${head} ${hint}`.trim());
   if (status >= 300 && status < 400 && redirect) return new ApiError(message(redirectHint(redirect)), context);
   const row = STATUSES[status];
-  if (status === 404 && notFound) return new (notFound.recordThere ? ApiError : NotFoundError)(message(notFound.said), context);
+  if (status === 404 && notFound?.recordThere) return new ApiError(message(notFound.said), context);
+  if (status === 404 && notFound) return new NotFoundError(message(notFound.said), { ...context, scopesHeld: notFound.scopesHeld });
   if (row) return new row[0](message(row[1](needs, body?.meta)), context);
   if (!isTransientStatus(status)) return new ApiError(message(""), context);
   const failed = `The service failed.${method === "POST" ? " The request may or may not have been carried out." : ""}`;

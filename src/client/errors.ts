@@ -150,7 +150,19 @@ export class UnknownFailureError extends ofKind(ApiError, "unknown_failure") {}
 /** 403: the key may not do this. */
 export class ForbiddenError extends ofKind(ApiError, "forbidden") {}
 /** 404: not found, or not disclosed to this key. */
-export class NotFoundError extends ofKind(ApiError, "not_found") {}
+export class NotFoundError extends ofKind(ApiError, "not_found") {
+  /**
+   * A write's 404: `true` when a write of its kind answered this key success before, so the key holds the write's scopes and
+   * the 404 is what the write names (its record, or a record its body names), never a service's answer to a missing scope.
+   * `false`: not known (any other 404).
+   */
+  readonly scopesHeld: boolean;
+
+  constructor(message: string, context: ApiErrorContext & { scopesHeld?: boolean }) {
+    super(message, context);
+    this.scopesHeld = context.scopesHeld === true;
+  }
+}
 /** 409: conflicts with the current state, e.g. an email already taken. */
 export class ConflictError extends ofKind(ApiError, "conflict") {}
 /** 429: rate limited, and waiting was not possible within the configured limits. */

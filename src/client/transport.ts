@@ -1,6 +1,6 @@
 import type { Pool } from "undici";
 import type { z } from "zod";
-import { errorForStatus, readErrorBody } from "./error-answers";
+import { errorForStatus, readErrorBody, type WriteNotFound } from "./error-answers";
 import {
   acceptedUnread,
   ConfigurationError,
@@ -133,8 +133,8 @@ export type TransportDeps = Required<Pick<ClientOptions, "clock" | "random">> &
     jobDeadline?: () => JobDeadline | undefined;
   };
 
-/** What a write's 404 may mean, in words, and whether its record was read back and found there (then it is no "not found"). */
-type WriteNotFound = { said: string; recordThere: boolean };
+/** `text` beginning a sentence: "The membership of user ...". */
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** A listing of `path`, one record: the request that shows whether `scope` is disclosed to a key. */
 const listingOf = (path: string, scope: Scope): RequestSpec => ({ method: "GET", path, query: { "page[size]": 1 }, scopes: [scope] });
@@ -413,7 +413,7 @@ export class HttpTransport {
    * body names may be missing); with what tells them apart.
    */
   #writeNotFound(spec: RequestSpec, known: "shown" | "unread" | "gone" | "there"): WriteNotFound {
-    return { said: this.#writeNotFoundSaid(spec, known), recordThere: known === "there" };
+    return { said: this.#writeNotFoundSaid(spec, known), recordThere: known === "there", scopesHeld: known === "shown" };
   }
 
   /** The words of {@link #writeNotFound}. */
@@ -428,7 +428,7 @@ export class HttpTransport {
       case "gone":
         return `${read} answered 404 too: ${what} is not there. The write was not done.`;
       case "shown":
-        return `${missing} is not there: a write of this kind answered this key success before, so it holds the scopes. The write was not done.`;
+        return `${capitalized(missing)} is not there: a write of this kind answered this key success before, so it holds the scopes. The write was not done.`;
       case "there":
         return (
           `${read} answers that ${what} is there, so either ${also} is not there, or ${lacking}. The write was not done. ` +

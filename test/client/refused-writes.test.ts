@@ -129,6 +129,8 @@ describe("a write answered 404 by a service answering 404 for a missing scope sa
     const { client } = clientFor(emu, { apiKey: key });
     const error = await rejection(client.integrations.invite(youtube, { userIds: [alan], entitlements: ["VIEWER"] }));
     expect(NotFoundError.isInstance(error)).toBe(true);
+    // No write of its kind answered this key: the key is not known to hold the scopes.
+    expect(error).toMatchObject({ scopesHeld: false });
     expect(error.message).toContain(
       `Either integration ${youtube} or a user or an entitlement the invitation names is not there, or the service answers 404 (not ` +
         "disclosed) to a key lacking a scope: this write needs the scopes Write integrations (write:integrations), Read automated " +
@@ -162,8 +164,10 @@ describe("a write answered 404 by a service answering 404 for a missing scope sa
     emu.clearRequests();
     const error = await rejection(client.integrations.setEntitlements(youtube, grace, ["EDITOR"]));
     expect(NotFoundError.isInstance(error)).toBe(true);
+    // Kept as data: a resource's message then suggests no key (its scopes are held).
+    expect(error).toMatchObject({ scopesHeld: true });
     expect(error.message).toContain(
-      `the membership of user ${grace} in integration ${youtube} or an entitlement the body names is not there: a write of ` +
+      `${youtube}. The membership of user ${grace} in integration ${youtube} or an entitlement the body names is not there: a write of ` +
         "this kind answered this key success before, so it holds the scopes.",
     );
     expect(lines(emu)).toEqual(["PATCH /integrations/:id/users/:id 404"]);

@@ -17,7 +17,8 @@ export const requestOf = (error: NotFoundError) => `${error.method} ${error.path
 /**
  * A create's or update's request about user `userId` answered 404 (`notFound`), but integration `integrationId` answers its own read: the
  * 404's words, that, and what else the 404 may be, with its fix: the user (an invitation's, one the workspace does not have; a
- * `PATCH`'s, no longer a member), or a service's answer to a key lacking a scope the write needs (`keySource`: where the key is set).
+ * `PATCH`'s, no longer a member), or, unless the client knows the key holds the write's scopes (`scopesHeld`: a write of its kind
+ * answered it success), a service's answer to a key lacking a scope the write needs (`keySource`: where the key is set).
  */
 export function integrationAnswers(
   integrationId: string,
@@ -26,12 +27,13 @@ export function integrationAnswers(
   keySource: KeySource | undefined,
 ): NotFoundError {
   const invite = notFound.method === "POST";
-  const user = invite ? "not a user of the workspace" : "no longer a member";
+  const user = `user ${userId}'s (${invite ? "not a user of the workspace" : "no longer a member"}: check userId)`;
+  const answers = `${notFound.message} Integration ${integrationId} answers GET /integrations/${integrationId}, so it exists: this 404 is not for want of it.`;
+  if (notFound.scopesHeld) return withMessage(notFound, `${answers} It may be ${user}, not the key's, which holds the scopes.`);
   const scopes = describeScopes(invite ? OPERATION_SCOPES.invite : OPERATION_SCOPES.memberWrite);
   return withMessage(
     notFound,
-    `${notFound.message} Integration ${integrationId} answers GET /integrations/${integrationId}, so it exists: this 404 is not for want of it. ` +
-      `It may be user ${userId}'s (${user}: check userId), or the service's answer to a key lacking a scope this write needs, ` +
+    `${answers} It may be ${user}, or the service's answer to a key lacking a scope this write needs, ` +
       `which it does not disclose (${scopes}): check the key's scopes.${keySourceHint(keySource)}`,
   );
 }

@@ -1,0 +1,134 @@
+/**
+ * A membership write answered 404 after a write of its kind answered this key success: the client says the key holds the
+ * write's scopes (the 404 is the member's, the user's or an entitlement's), and the resource's message must not then suggest
+ * the key, nor name the setting holding it. Both membership resources, create, import and update; a `PATCH` and a `POST`.
+ */
+import { describe, expect, it } from "vitest";
+import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
+import { provider as entitlement } from "../../src/host/entitlement/integration-entitlement-provider";
+import { provider as members } from "../../src/host/members/integration-members-provider";
+import { IMPORT_ID } from "../../src/shared/input-constants";
+import { emulator, rejection } from "../support/fixtures";
+import { configureFor, wire } from "../support/provider";
+
+const { youtube } = DEFAULT_IDS.integrations;
+const { alan, grace } = DEFAULT_IDS.users;
+const fast = { "workspace-access:jobTimeoutSeconds": "5" };
+
+/** The requests since the last `clearRequests`, as `METHOD /path status`, ids as `:id`. */
+const lines = (emu: Emulator) => emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`);
+
+/** The default world (grace a member of YouTube, EDITOR), one process's context with a key that may write everything. */
+async function world() {
+  const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 }, missingScopeStatus: 404 });
+  await configureFor(emu, fast);
+  return emu;
+}
+
+/** A member write of this process answered success: alan made a member of YouTube, then his set replaced (a `PATCH`). */
+async function afterAWrite() {
+  const made = wire(
+    await entitlement.create((await entitlement.check!({}, { integrationId: youtube, userId: alan, entitlements: ["VIEWER"] })).inputs!),
+  );
+  const news = (await entitlement.check!({}, { integrationId: youtube, userId: alan, entitlements: ["EDITOR"] })).inputs!;
+  const updated = wire(await entitlement.update!(made.id, made.outs as never, news));
+  return { id: made.id, outs: updated.outs! };
+}
+
+/** The message says the key holds the scopes, and nowhere that the key may lack one, nor where the key is set. */
+function keyNotSuspected(message: string, integrationId = youtube) {
+  expect(message).toContain("a write of this kind answered this key success before, so it holds the scopes");
+  expect(message).toContain(`Integration ${integrationId} answers GET /integrations/${integrationId}, so it exists`);
+  expect(message).toContain("not the key's");
+  expect(message).not.toContain("lacking a scope");
+  expect(message).not.toContain("check the key's scopes");
+  expect(message).not.toContain("The key comes from");
+}
+
+const patchGrace = { method: "PATCH", path: `/integrations/${youtube}/users/${grace}`, status: 404, times: 10 } as const;
+
+describe("IntegrationEntitlement: a PATCH answered 404 after one answered this key success", () => {
+  it("a create adopting a member: names the member, not the key; the PATCH not read back, the integration read once", async () => {
+    const emu = await world();
+    await afterAWrite();
+    emu.fault(patchGrace);
+    const { inputs } = await entitlement.check!(
+      {},
+      { integrationId: youtube, userId: grace, entitlements: ["VIEWER"], adoptExisting: true },
+    );
+    emu.clearRequests();
+    const error = await rejection(entitlement.create(inputs!));
+    keyNotSuspected(error.message);
+    expect(error.message).toContain(`It may be user ${grace}'s (no longer a member: check userId)`);
+    // The member found (the creates' list), the PATCH, then the integration's read: no member read back.
+    expect(lines(emu)).toEqual(["GET /integrations/:id/users 200", "PATCH /integrations/:id/users/:id 404", "GET /integrations/:id 200"]);
+  });
+
+  it("an import: the same", async () => {
+    const emu = await world();
+    await afterAWrite();
+    emu.fault(patchGrace);
+    const { inputs } = await entitlement.check!(
+      {},
+      { integrationId: youtube, userId: grace, entitlements: ["VIEWER"], adoptExisting: true },
+    );
+    const error = await rejection(entitlement.create({ ...inputs!, [IMPORT_ID]: `${youtube}/${grace}` }));
+    keyNotSuspected(error.message);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
+  });
+
+  it("an update: the same", async () => {
+    const emu = await world();
+    const { id, outs } = await afterAWrite();
+    emu.fault({ ...patchGrace, path: `/integrations/${youtube}/users/${alan}` });
+    const news = (await entitlement.check!({}, { integrationId: youtube, userId: alan, entitlements: ["MANAGER"] })).inputs!;
+    const error = await rejection(entitlement.update!(id, outs as never, news));
+    keyNotSuspected(error.message);
+    expect(error.message).toContain(`It may be user ${alan}'s (no longer a member: check userId)`);
+  });
+
+  it("a create's invitation answered 404 after one answered success: names the user, not the key", async () => {
+    const emu = await world();
+    await afterAWrite();
+    const newcomer = emu.users.add({ email: "newcomer@example.com", firstName: "New", lastName: "Comer" }).id;
+    emu.fault({ method: "POST", path: `/integrations/${youtube}/users`, status: 404, times: 10 });
+    const { inputs } = await entitlement.check!({}, { integrationId: youtube, userId: newcomer, entitlements: ["VIEWER"] });
+    const error = await rejection(entitlement.create(inputs!));
+    keyNotSuspected(error.message);
+    expect(error.message).toContain(`It may be user ${newcomer}'s (not a user of the workspace: check userId)`);
+  });
+});
+
+describe("IntegrationMembers: a write answered 404 after one of its kind answered this key success", () => {
+  /** The reasons of a members run's error, by the user each names. */
+  const reasonOf = (error: Error, userId: string) =>
+    (error as Error & { reasons: string[] }).reasons.find((r) => r.startsWith(`user ${userId}:`));
+
+  it("an update's PATCH and POST: each names the member or user, not the key", async () => {
+    const emu = await world();
+    const newcomer = emu.users.add({ email: "newcomer@example.com", firstName: "New", lastName: "Comer" }).id;
+    await afterAWrite();
+    const declared = { integrationId: youtube, members: [{ userId: grace, entitlements: ["EDITOR"], role: "account_collaborator" }] };
+    const created = wire(await members.create((await members.check!({}, declared)).inputs!));
+    emu.fault(patchGrace);
+    emu.fault({ method: "POST", path: `/integrations/${youtube}/users`, status: 404, times: 10 });
+    const changed = {
+      integrationId: youtube,
+      members: [
+        { userId: grace, entitlements: ["VIEWER"], role: "account_collaborator" },
+        { userId: newcomer, entitlements: ["VIEWER"] },
+      ],
+    };
+    const { inputs } = await members.check!({}, changed);
+    emu.clearRequests();
+    const error = await rejection(members.update!(created.id, created.outs!, inputs!));
+    keyNotSuspected(reasonOf(error, grace)!);
+    expect(reasonOf(error, grace)).toContain(`It may be user ${grace}'s (no longer a member: check userId)`);
+    keyNotSuspected(reasonOf(error, newcomer)!);
+    expect(reasonOf(error, newcomer)).toContain(`It may be user ${newcomer}'s (not a user of the workspace: check userId)`);
+    // Neither read back (the key holds the scopes), the integration read once after both.
+    const writes = lines(emu).filter((l) => !l.startsWith("GET /integrations/:id/users "));
+    expect(writes.slice(0, 2).sort()).toEqual(["PATCH /integrations/:id/users/:id 404", "POST /integrations/:id/users 404"]);
+    expect(writes.slice(2)).toEqual(["GET /integrations/:id 200"]);
+  });
+});
