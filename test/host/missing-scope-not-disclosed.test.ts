@@ -11,6 +11,7 @@ import { provider as entitlement } from "../../src/host/entitlement/integration-
 import { provider as members } from "../../src/host/members/integration-members-provider";
 import { provider as user } from "../../src/host/user/user-provider";
 import { provider as workspaceUsers } from "../../src/host/users/workspace-users-provider";
+import { IMPORT_ID } from "../../src/shared/input-constants";
 import { emulator, issuedKeys, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 import { ann, type Outputs, setOf } from "./workspace-users-support";
@@ -242,10 +243,33 @@ describe("a key that reads but cannot write, a service answering 404 for a missi
         "is not there, or the service answers 404 (not disclosed) to a key lacking a scope: this write needs the scopes Write " +
         "integrations (write:integrations), Write automated jobs (write:automations) and Read automated jobs (read:automations).",
     );
+    // The setting holding the key, as every other write's 404 names it.
+    expect(error.message).toContain("The key comes from workspace-access:apiKey");
     // Read as "removed out of band", the update would converge and send its PATCH again.
     expect(lines(emu)).toEqual(["PATCH /integrations/:id/users/:id 404", "GET /integrations/:id/users/:id 200"]);
     expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["VIEWER"]);
   });
+
+  it.each([
+    ["a create adopting a member", {}],
+    ["an import", { [IMPORT_ID]: `${youtube}/${grace}` }],
+  ])(
+    "IntegrationEntitlement, %s: the PATCH's member read back, found, and the create names the write scopes and the setting holding the key",
+    async (_, extra) => {
+      const emu = await world();
+      await configureFor(emu, { ...fast, "workspace-access:apiKey": READ_ONLY });
+      const declared = { integrationId: youtube, userId: grace, entitlements: ["VIEWER"], adoptExisting: true };
+      const { inputs } = await entitlement.check!({}, declared);
+      emu.clearRequests();
+      const error = await rejection(entitlement.create({ ...inputs!, ...extra }));
+      expect(error).toMatchObject({ kind: "api_error", status: 404 });
+      expect(error.message).toContain(`answers that the membership of user ${grace} in integration ${youtube} is there`);
+      expect(error.message).toContain("(write:integrations)");
+      expect(error.message).toContain("The key comes from workspace-access:apiKey");
+      expect(lines(emu).slice(-2)).toEqual(["PATCH /integrations/:id/users/:id 404", "GET /integrations/:id/users/:id 200"]);
+      expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
+    },
+  );
 
   it("User: the user is read back, found, and the update fails naming the key and every scope a user write needs", async () => {
     const emu = await world();

@@ -37,7 +37,7 @@ import {
   optIn,
 } from "../../shared/inputs";
 import { afterJobWait, PartialWriteError, waitForPending } from "../membership/partial-write";
-import { integrationAnswers, requestOf, stillRunningOnDestroy } from "../membership/messages";
+import { integrationAnswers, isWriteNotFound, requestOf, stillRunningOnDestroy, withKeySource } from "../membership/messages";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import {
@@ -170,6 +170,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           return { id: membershipId(integrationId, userId), outs: outputs(written.member, inputs, written.jobId, written.existed) };
         } catch (error) {
           if (NotFoundError.isInstance(error)) throw await writeNotFound(ctx, inputs, error, "create");
+          // An adoption's PATCH whose member the client read back there: an entitlement or the key, which it names with its setting.
+          if (isWriteNotFound(error)) throw withKeySource(error, ctx.keySource);
           // Recorded as a partial create, the membership may yet land: this resource's as well.
           if (PartialWriteError.isInstance(error)) ctx.takeovers.add(memberKey(integrationId, userId));
           // Adopted: imported, or taken back from a delete that left it as adopted (a forced `--replace`).
@@ -265,6 +267,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         } catch (error) {
           // Into an integration deleted since the state was written: said as a create says it, the resource kept (no removal).
           if (NotFoundError.isInstance(error)) throw await writeNotFound(ctx, inputs, error, "update");
+          if (isWriteNotFound(error)) throw withKeySource(error, ctx.keySource);
           // This write's own job, if one is left in flight, is recorded in turn.
           throw partialCreate(error, news, inputs, before);
         }

@@ -4,21 +4,20 @@
  */
 import { type Id, idOf } from "../../client/ids";
 import {
-  ApiError,
+  type ApiError,
   ConfigurationError,
   type IntegrationRole,
   NotFoundError,
   unlessNotFound,
   type WorkspaceAccessClient,
 } from "../../client";
-import { keySourceHint } from "../../shared/hints";
 import type { ProviderContext } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import { type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
 import { PartialWriteError } from "../membership/partial-write";
 import type { Actions, PlannedInvite } from "./members-plan";
-import { integrationAnswers, integrationUnread, requestOf, withMessage } from "../membership/messages";
+import { integrationAnswers, integrationUnread, isWriteNotFound, requestOf, withKeySource } from "../membership/messages";
 import { cannotReadBack, integrationDoesNotExist, notAsInvited, roleMismatch, stillRunning } from "./messages";
 import { asPlanned, byKey, type IntegrationMembersOutputs, type Run, serviceMember, type ServiceMember } from "./members-state";
 import type { MembershipView } from "../membership/membership-view";
@@ -70,10 +69,6 @@ export async function applyPlan(
   }
 }
 
-/** A member's invitation (`POST`) or set (`PATCH`) answered 404: the integration, the user or member, or a key lacking a write scope. */
-const writeNotFound = (error: unknown): error is ApiError =>
-  ApiError.isInstance(error) && error.status === 404 && (error.method === "POST" || error.method === "PATCH");
-
 /**
  * Says what the writes' 404s among the run's failures (from index `from`) may be. A `PATCH` whose member the client read back
  * there (no {@link NotFoundError}) was refused for an entitlement or a key lacking its scopes, which it names: the setting holding
@@ -82,7 +77,7 @@ const writeNotFound = (error: unknown): error is ApiError =>
  * key's write scopes (`integrationAnswers`); unread, each 404 is said with that read's failure, nothing read as gone.
  */
 async function explainNotFound(ctx: ProviderContext, run: Run, from: number, op: "create" | "update"): Promise<void> {
-  const failed = run.failures.slice(from).filter((f) => writeNotFound(f.error));
+  const failed = run.failures.slice(from).filter((f) => isWriteNotFound(f.error));
   if (failed.length === 0) return;
   const { integrationId } = run;
   let presence: { gone: boolean } | { unread: unknown } = { gone: false };
@@ -98,9 +93,8 @@ async function explainNotFound(ctx: ProviderContext, run: Run, from: number, op:
   }
   for (const failure of failed) {
     const error = failure.error;
-    if (!NotFoundError.isInstance(error)) {
-      failure.error = withMessage(error as ApiError, `${(error as ApiError).message}${keySourceHint(ctx.keySource)}`);
-    } else if ("unread" in presence) failure.error = integrationUnread(integrationId, error, presence.unread);
+    if (!NotFoundError.isInstance(error)) failure.error = withKeySource(error as ApiError, ctx.keySource);
+    else if ("unread" in presence) failure.error = integrationUnread(integrationId, error, presence.unread);
     else if (presence.gone)
       failure.error = new ConfigurationError(integrationDoesNotExist(integrationId, requestOf(error), op), "integrationId");
     else failure.error = integrationAnswers(integrationId, error, failure.userId, ctx.keySource);

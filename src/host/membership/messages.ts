@@ -1,5 +1,5 @@
 /** The long messages both membership resources ({@link IntegrationMembers}, {@link IntegrationEntitlement}) give. */
-import type { NotFoundError } from "../../client";
+import { ApiError, type NotFoundError } from "../../client";
 import { describeScopes, OPERATION_SCOPES } from "../../client/scopes";
 import { type KeySource, keySourceHint } from "../../shared/hints";
 import { namedUpTo } from "../../shared/named-up-to";
@@ -9,6 +9,19 @@ export function withMessage<E extends Error>(error: E, message: string): E {
   const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as E;
   copy.message = message;
   return copy;
+}
+
+/** A member's invitation (`POST`) or set (`PATCH`) answered 404: the integration, the user or member, or a key lacking a write scope. */
+export const isWriteNotFound = (error: unknown): error is ApiError =>
+  ApiError.isInstance(error) && error.status === 404 && (error.method === "POST" || error.method === "PATCH");
+
+/**
+ * A write's 404 that is no {@link NotFoundError} (a `PATCH` whose member the client read back there: an entitlement, or the key's
+ * scopes) with the setting holding the key (`keySource`) added, once, as every write's 404 that may be the key's names it.
+ */
+export function withKeySource(error: ApiError, keySource: KeySource | undefined): ApiError {
+  const hint = keySourceHint(keySource);
+  return error.message.includes(hint) ? error : withMessage(error, `${error.message}${hint}`);
 }
 
 /** The request a 404 answered, as its error names it: `POST /api/v1/integrations/{id}/users`. */
