@@ -393,6 +393,124 @@ describe("a key that reads but cannot write, a service answering 404 for a missi
   });
 });
 
+describe("a key that reads but cannot write, a service answering 404 for a missing scope: a batch of invitations", () => {
+  /** The reasons of a members run's error, in the order of its members' ids. */
+  const reasonsOf = (error: Error) => (error as Error & { reasons: string[] }).reasons;
+  /** The `userIds` of each invitation the server received. */
+  const invited = (emu: Emulator) =>
+    emu.requests
+      .filter((r) => r.method === "POST")
+      .map((r) => (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds);
+  /** `n` users of the workspace, none a member of YouTube, in the order of their ids (an IntegrationMembers invites in that order). */
+  const newcomers = (emu: Emulator, n: number) =>
+    Array.from({ length: n }, (_, i) => emu.users.add({ email: `n${i}@example.com`, firstName: "N", lastName: `${i}` }).id).sort();
+  /** An IntegrationMembers create of `users`, VIEWER each, with `key`: its error. */
+  async function createMembers(emu: Emulator, users: string[], key = READ_ONLY) {
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": key });
+    const declared = { integrationId: youtube, members: users.map((userId) => ({ userId, entitlements: ["VIEWER"] })) };
+    const { inputs } = await members.check!({}, declared);
+    emu.clearRequests();
+    return rejection(members.create(inputs!));
+  }
+  /** The message every invitation fails with: refused to the key, its scopes and the setting holding it; none sent again. */
+  function refusedToKey(reason: string) {
+    expect(reason).toContain("so the service refused the invitations to the key");
+    expect(reason).toContain(
+      "An invitation needs the scopes Write integrations (write:integrations), Read automated jobs (read:automations) and Write " +
+        "automated jobs (write:automations): give the key those it lacks.",
+    );
+    expect(reason).toContain("Nothing was invited, and none was sent again.");
+    expect(reason).toContain("The key comes from workspace-access:apiKey");
+    // Not said to be a user's: the workspace has both users tried alone.
+    expect(reason).not.toContain("check userId");
+  }
+
+  it("an IntegrationMembers create of 8: the batch's POST and two users' alone, not 15, each member failing naming the key", async () => {
+    const emu = await world();
+    const users = newcomers(emu, 8);
+    const error = await createMembers(emu, users);
+    expect(reasonsOf(error)).toHaveLength(8);
+    for (const reason of reasonsOf(error)) refusedToKey(reason);
+    expect(reasonsOf(error)[0]).toContain(`and again to user ${users[0]}'s and user ${users[1]}'s, each sent alone`);
+    // The catalogue, which this key may not read (the document's scope table): an entitlement it does not offer is not ruled out.
+    expect(reasonsOf(error)[0]).toContain("its catalogue did not answer");
+    expect(invited(emu)).toEqual([users, [users[0]], [users[1]]]);
+    // After the member list and its proof of the misses: each user's read once, the catalogue once (the integration's read, the
+    // check's, reused: it answers).
+    expect(lines(emu).slice(2)).toEqual([
+      "POST /integrations/:id/users 404",
+      "POST /integrations/:id/users 404",
+      "GET /users/:id 200",
+      "POST /integrations/:id/users 404",
+      "GET /users/:id 200",
+      "GET /integrations/:id/entitlements 404",
+    ]);
+    expect(emu.integrations.members(youtube).some((m) => users.includes(m.userId))).toBe(false);
+  });
+
+  it("the catalogue answering (the contract's scope table): it offers the set, so the key alone is named", async () => {
+    const emu = await emulator({
+      seed: defaultSeed(),
+      job: { finishAfterPolls: 1 },
+      keys: { [READ_ONLY]: ALL_SCOPES.filter((scope) => scope.startsWith("read:")) },
+      missingScopeStatus: 404,
+      scopeTable: "contract",
+    });
+    const error = await createMembers(emu, newcomers(emu, 4));
+    for (const reason of reasonsOf(error)) refusedToKey(reason);
+    expect(reasonsOf(error)[0]).toContain("and the integration offers the entitlements asked (its catalogue)");
+    expect(reasonsOf(error)[0]).not.toContain("its catalogue did not answer");
+    expect(invited(emu)).toHaveLength(3);
+  });
+
+  it("IntegrationEntitlement creates batched together: each fails naming the key and its setting, three POSTs", async () => {
+    const emu = await world();
+    const users = newcomers(emu, 4);
+    await configureFor(emu, { ...fast, "workspace-access:apiKey": READ_ONLY });
+    const checked = await Promise.all(
+      users.map(async (userId) => (await entitlement.check!({}, { integrationId: youtube, userId, entitlements: ["VIEWER"] })).inputs!),
+    );
+    emu.clearRequests();
+    const errors = await Promise.all(checked.map((inputs) => rejection(entitlement.create(inputs))));
+    for (const error of errors) {
+      expect(error).toMatchObject({ kind: "api_error", status: 404 });
+      refusedToKey(error.message);
+    }
+    expect(invited(emu).map((ids) => ids.length)).toEqual([4, 1, 1]);
+  });
+
+  it("a user the workspace does not have, tried alone first: fails alone (a 404 maybe theirs); the others are refused to the key", async () => {
+    const emu = await world();
+    // The lowest id: tried alone first.
+    const ghost = "00000000-0000-4000-8000-000000000001";
+    const users = [ghost, ...newcomers(emu, 3)];
+    const error = await createMembers(emu, users);
+    const [first, ...others] = reasonsOf(error);
+    expect(first).toContain(`It may be user ${ghost}'s (not a user of the workspace: check userId)`);
+    for (const reason of others) refusedToKey(reason);
+    // The batch of 4, the ghost alone (404; no such user), the other 3, then two of them alone.
+    expect(invited(emu)).toEqual([users, [ghost], users.slice(1), [users[1]], [users[2]]]);
+  });
+
+  it.each([
+    ["the first", 0],
+    ["the third", 2],
+  ])(
+    "a key that can write, %s user refused 404 though the workspace has them: that user fails alone, the others are invited",
+    async (_, bad) => {
+      const emu = await world();
+      const users = newcomers(emu, 4);
+      emu.fault({ method: "POST", path: `/integrations/${youtube}/users`, userId: users[bad]!, status: 404, times: 10 });
+      const error = await createMembers(emu, users, emu.apiKey);
+      expect(reasonsOf(error)).toHaveLength(1);
+      expect(reasonsOf(error)[0]).toContain(`user ${users[bad]}`);
+      expect(reasonsOf(error)[0]).not.toContain("so the service refused the invitations to the key");
+      const made = emu.integrations.members(youtube).map((m) => m.userId);
+      expect(users.filter((u) => made.includes(u))).toEqual(users.filter((_, i) => i !== bad));
+    },
+  );
+});
+
 describe("the contract's 403 for a missing scope: what telling a DELETE's 404 apart costs", () => {
   it("a DELETE answered 404 reads its record back once, until one of its kind answered success; then none", async () => {
     const emu = await world(403);

@@ -170,7 +170,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           return { id: membershipId(integrationId, userId), outs: outputs(written.member, inputs, written.jobId, written.existed) };
         } catch (error) {
           if (NotFoundError.isInstance(error)) throw await writeNotFound(ctx, inputs, error, "create");
-          // An adoption's PATCH whose member the client read back there: an entitlement or the key, which it names with its setting.
+          // A 404 that is no miss (an adoption's PATCH whose member reads back there, invitations found refused to the key):
+          // the setting holding the key named.
           if (isWriteNotFound(error)) throw withKeySource(error, ctx.keySource);
           // Recorded as a partial create, the membership may yet land: this resource's as well.
           if (PartialWriteError.isInstance(error)) ctx.takeovers.add(memberKey(integrationId, userId));

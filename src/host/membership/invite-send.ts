@@ -7,7 +7,9 @@
  * - the POST answers 409: one member list read; those members are handed back as existing (the caller's adoption rules
  *   apply); the others are sent again as one batch (in halves if no member is found);
  * - another 400, 404 or 422 (a user the service refuses): nothing was done; halves sent again, down to the user at fault (a 404
- *   of an integration its own read finds gone: every user fails with it);
+ *   of an integration its own read finds gone: every user fails with it). A 404 before any invitation answered this key success,
+ *   its integration there, may be the service's answer to a key that cannot write, which every half would get: two users are
+ *   invited alone first ({@link probeAlone}); both refused so, the workspace having them, every user fails naming the key;
  * - any other error (401, 403, 429 after the client's retries): not about a user; every user fails with it;
  * - the job ends in `error`: one member list read (a service that applies the others anyway must not see them invited
  *   twice); those it missed are confirmed absent (`member-list.ts`) and only those sent again in halves (one whose record
@@ -38,6 +40,7 @@ import { inviteRole } from "../../shared/input-constants";
 import { entitlementSet, sameSet } from "../../shared/inputs";
 import type { Invitation, InvitationResult } from "./invite-batcher";
 import { confirm, type Found, memberList } from "./member-list";
+import { inviteRefusedToKey } from "./messages";
 
 /** One invitation waiting for its result, with the end of its operation's job waits (none: `jobTimeoutSeconds`). */
 export interface Entry {
@@ -84,8 +87,11 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
     if (ConflictError.isInstance(error)) return afterConflict(client, batch);
     if (ApiError.isInstance(error) && USER_STATUSES.has(error.status)) {
       // A 404 may be the integration's (deleted since its members were read), which each half would get again, down to each
-      // user: its own read (shared, `integrations.presence`) tells first. There, or unread, the 404 is one user's.
-      if (NotFoundError.isInstance(error) && (await isGone(client, integrationId))) return failAll(batch, error);
+      // user: its own read (shared, `integrations.presence`) tells first. Unread, the 404 is one user's.
+      const presence = NotFoundError.isInstance(error) ? await presenceOf(client, integrationId) : undefined;
+      if (presence === "gone") return failAll(batch, error);
+      // There, and no invitation having answered this key success, it may be the key's: two users alone tell.
+      if (presence === "there" && NotFoundError.isInstance(error) && !error.scopesHeld) return probeAlone(client, batch);
       return split(client, batch);
     }
     return failAll(batch, error);
@@ -113,12 +119,75 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
   for (const entry of waiting) entry.resolve({ kind: "invited", jobId: job.id });
 }
 
-/** Whether integration `integrationId` is gone, as its own read tells (`false` when it answers, or the read fails). */
-const isGone = (client: WorkspaceAccessClient, integrationId: string) =>
+/** What integration `integrationId`'s own read tells of it (`unread`: the read failed). */
+const presenceOf = (client: WorkspaceAccessClient, integrationId: string) =>
   client.integrations.presence(integrationId).then(
-    (presence) => presence.kind === "gone",
+    (presence) => presence.kind,
+    () => "unread" as const,
+  );
+
+/**
+ * A batch (of several) answered 404 before any invitation answered this key success, its integration there: the key may lack a
+ * scope (a service answering 404 for it), and each half would get it again, down to each user (2n - 1 invitations). Its first
+ * two users are invited alone, one after the other: one invited, the key can write, and the rest is halved or sent again as
+ * before; one refused otherwise, or whose user the workspace does not have (a 404 that may be theirs), fails alone. Both
+ * answered 404 for users the workspace has, neither user is the cause: the key is ({@link keyRefusal}), and every invitation
+ * fails with it, none sent again. At most three invitations and a few reads where halving would send 2n - 1.
+ */
+async function probeAlone(client: WorkspaceAccessClient, batch: Entry[]): Promise<void> {
+  const [first, second, ...rest] = batch as [Entry, Entry, ...Entry[]];
+  const one = await alone(client, first);
+  if (!one) return split(client, [second, ...rest]);
+  if (!(await keyMayBeWhy(client, first.invitation, one.error))) {
+    first.reject(one.error);
+    return sendBatch(client, [second, ...rest]);
+  }
+  // A 404 for a user the workspace has: the key's, or that user's alone (a refusal the contract does not name). A second user tells.
+  const two = await alone(client, second);
+  if (two && (await keyMayBeWhy(client, second.invitation, two.error))) {
+    return failAll(batch, await keyRefusal(client, batch, one.error as NotFoundError));
+  }
+  first.reject(one.error);
+  if (two) second.reject(two.error);
+  if (rest.length > 0) await sendBatch(client, rest);
+}
+
+/** Invites `entry`'s user alone: nothing once that settled it (invited, found a member, pending), else the error it was refused with. */
+async function alone(client: WorkspaceAccessClient, entry: Entry): Promise<{ error: unknown } | undefined> {
+  let refused: { error: unknown } | undefined;
+  const reject = (error: unknown) => {
+    refused = { error };
+  };
+  await sendBatch(client, [{ ...entry, reject }]);
+  return refused;
+}
+
+/**
+ * Whether `refused`, a lone invitation's error, may be the key's: a 404 before any invitation answered this key success, for a
+ * user the workspace has (its read answers; a 404 there, or no answer, leaves it the user's).
+ */
+async function keyMayBeWhy(client: WorkspaceAccessClient, { userId }: Invitation, refused: unknown): Promise<boolean> {
+  if (!NotFoundError.isInstance(refused) || refused.scopesHeld) return false;
+  return client.users.get(userId).then(
+    () => true,
     () => false,
   );
+}
+
+/**
+ * The error every invitation of `batch` fails with when its first two users' own 404s (`notFound`, the first's) are the key's:
+ * its scopes named ({@link inviteRefusedToKey}), or, should the catalogue not offer the set, that instead. An {@link ApiError},
+ * no {@link NotFoundError}: nobody reads it as gone, and the resources add the setting holding the key.
+ */
+async function keyRefusal(client: WorkspaceAccessClient, batch: Entry[], notFound: NotFoundError): Promise<ApiError> {
+  const { integrationId, entitlements } = batch[0]!.invitation;
+  const unoffered = await notOffered(client, integrationId, entitlements);
+  const { method, path, status, code, title, detail, meta, requestId } = notFound;
+  const refusal = (message: string) => new ApiError(message, { method, path, status, body: { code, title, detail, meta }, requestId });
+  if (unoffered?.length) return withUnoffered(refusal(notFound.message), integrationId, unoffered, "after its 404");
+  const users = batch.slice(0, 2).map((e) => e.invitation.userId);
+  return refusal(inviteRefusedToKey(integrationId, notFound, users, batch.length, unoffered !== undefined));
+}
 
 /** A single invitation that failed: no member after an ambiguous failure proves nothing (its job may not have ended): `pending`. */
 async function afterOneFailed(client: WorkspaceAccessClient, entry: Entry, error: unknown): Promise<void> {
@@ -209,24 +278,28 @@ async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], err
   // A set the integration does not offer (retired since the preview) fails every user alike: halving would send 2n - 1
   // invitations, each failing, each followed by a member list. Asked of the catalogue once; unread, the halves are sent.
   const unoffered = await notOffered(client, integrationId, batch[0]!.invitation.entitlements);
-  if (unoffered.length > 0) return failAll(rest, withUnoffered(error, integrationId, unoffered));
+  if (unoffered?.length) return failAll(rest, withUnoffered(error, integrationId, unoffered, "after the job failed"));
   await split(client, rest);
 }
 
-/** The ids of `entitlements` the integration's catalogue does not offer; none when it cannot be read (or is empty: not published). */
-async function notOffered(client: WorkspaceAccessClient, integrationId: string, entitlements: readonly string[]): Promise<string[]> {
+/** The ids of `entitlements` the integration's catalogue does not offer; `undefined`: it cannot be read, or is empty (not published). */
+async function notOffered(
+  client: WorkspaceAccessClient,
+  integrationId: string,
+  entitlements: readonly string[],
+): Promise<string[] | undefined> {
   const catalogue = await client.integrations.listEntitlements(integrationId).catch(() => []);
-  if (catalogue.length === 0) return [];
+  if (catalogue.length === 0) return undefined;
   const offered = new Set(catalogue.map((e) => e.id));
   return entitlements.filter((id) => !offered.has(id));
 }
 
-/** The job's error, saying why it failed for the whole set. */
-function withUnoffered(error: unknown, integrationId: string, unoffered: readonly string[]): unknown {
+/** The batch's error (`when`: read after what), saying why it failed for the whole set. */
+function withUnoffered<E>(error: E, integrationId: string, unoffered: readonly string[], when: string): E {
   if (error instanceof Error) {
     error.message +=
-      ` The integration ${integrationId} does not offer ${unoffered.map((id) => `"${id}"`).join(", ")} (its catalogue, read after ` +
-      "the job failed): every invitation with this set fails alike, so none was sent again. Declare entitlements it offers.";
+      ` The integration ${integrationId} does not offer ${unoffered.map((id) => `"${id}"`).join(", ")} (its catalogue, read ${when}): ` +
+      "every invitation with this set fails alike, so none was sent again. Declare entitlements it offers.";
   }
   return error;
 }

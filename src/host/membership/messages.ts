@@ -1,6 +1,6 @@
 /** The long messages both membership resources ({@link IntegrationMembers}, {@link IntegrationEntitlement}) give. */
 import { ApiError, type NotFoundError } from "../../client";
-import { describeScopes, OPERATION_SCOPES } from "../../client/scopes";
+import { describeNeeds, describeScopes, OPERATION_SCOPES } from "../../client/scopes";
 import { type KeySource, keySourceHint } from "../../shared/hints";
 import { namedUpTo } from "../../shared/named-up-to";
 
@@ -17,7 +17,8 @@ export const isWriteNotFound = (error: unknown): error is ApiError =>
 
 /**
  * A write's 404 that is no {@link NotFoundError} (a `PATCH` whose member the client read back there: an entitlement, or the key's
- * scopes) with the setting holding the key (`keySource`) added, once, as every write's 404 that may be the key's names it.
+ * scopes; invitations found refused to the key, {@link inviteRefusedToKey}) with the setting holding the key (`keySource`) added,
+ * once, as every write's 404 that may be the key's names it.
  */
 export function withKeySource(error: ApiError, keySource: KeySource | undefined): ApiError {
   const hint = keySourceHint(keySource);
@@ -48,6 +49,36 @@ export function integrationAnswers(
     notFound,
     `${answers} It may be ${user}, or the service's answer to a key lacking a scope this write needs, ` +
       `which it does not disclose (${scopes}): check the key's scopes.${keySourceHint(keySource)}`,
+  );
+}
+
+/**
+ * A batch of `size` invitations into `integrationId` answered 404 before any invitation answered this key success, and so did
+ * two of its users' alone (`users`; `notFound`, the first's), while the integration answers its own read and the workspace has
+ * both users: the 404 is the service's answer (not disclosed) to a key lacking a scope an invitation needs, which every
+ * invitation gets alike. `offered`: the integration's catalogue offers the set asked; not known (it did not answer, or
+ * publishes none), an entitlement it does not offer is named as the other cause every invitation shares.
+ */
+export function inviteRefusedToKey(
+  integrationId: string,
+  notFound: NotFoundError,
+  users: readonly string[],
+  size: number,
+  offered: boolean,
+): string {
+  const each = users.map((id) => `user ${id}'s`).join(" and ");
+  const catalogue = offered ? ", and the integration offers the entitlements asked (its catalogue)" : "";
+  const entitlement = offered
+    ? ""
+    : " (or to an entitlement asked that the integration does not offer, which every invitation of this set would be refused for " +
+      "alike: its catalogue did not answer)";
+  return (
+    `${requestOf(notFound)} answered 404 to ${size} invitations sent together, before any invitation answered this key success, ` +
+    `and again to ${each}, each sent alone, though integration ${integrationId} answers GET /integrations/${integrationId} and ` +
+    `the workspace has ${users.length === 1 ? "that user" : "both users"} (GET /users/{id})${catalogue}: so the service refused ` +
+    `the invitations to the key, answering 404 (not disclosed) to a key lacking a scope an invitation needs${entitlement}. An ` +
+    `invitation needs ${describeNeeds(OPERATION_SCOPES.invite, "always")}: give the key those it lacks. Nothing was invited, ` +
+    "and none was sent again."
   );
 }
 
