@@ -935,6 +935,19 @@ describe("a refresh where the integration answers 404", () => {
     expect(emu.integrations.members(youtube).some((m) => m.userId === base.userId)).toBe(false);
   });
 
+  it("a create whose invitation answers 404 while the integration answers names every scope an invitation needs, as the client's words do", async () => {
+    const emu = await setup();
+    const { inputs } = await check(base);
+    emu.fault({ method: "POST", path: `/integrations/${youtube}/users`, status: 404 });
+    const error = await rejection(provider.create(inputs!));
+    const every =
+      "Write integrations (write:integrations), Read automated jobs (read:automations) and Write automated jobs (write:automations)";
+    // The client's words name the invitation's job scopes too; the resource's, after them, must not name fewer.
+    const [client, resource] = error.message.split("so it exists: this 404 is not for want of it.");
+    expect(client).toContain(`this write needs the scopes ${every}`);
+    expect(resource).toContain(`this write needs the scopes ${every}`);
+  });
+
   it("an integration deleted during the deployment is called gone by a later create, not present from an earlier create's answer", async () => {
     const emu = await setup();
     const clock = await configureFor(emu, fast);

@@ -1,6 +1,6 @@
 /** The long messages both membership resources ({@link IntegrationMembers}, {@link IntegrationEntitlement}) give. */
 import { ApiError, type NotFoundError } from "../../client";
-import { describeNeeds, describeScopes, OPERATION_SCOPES } from "../../client/scopes";
+import { describeNeeds, OPERATION_SCOPES } from "../../client/scopes";
 import { type KeySource, keySourceHint } from "../../shared/hints";
 import { namedUpTo } from "../../shared/named-up-to";
 
@@ -44,11 +44,12 @@ export function integrationAnswers(
   const user = `user ${userId}'s (${invite ? "not a user of the workspace" : "no longer a member"}: check userId)`;
   const answers = `${notFound.message} Integration ${integrationId} answers GET /integrations/${integrationId}, so it exists: this 404 is not for want of it.`;
   if (notFound.scopesHeld) return withMessage(notFound, `${answers} It may be ${user}, not the key's, which holds the scopes.`);
-  const scopes = describeScopes(invite ? OPERATION_SCOPES.invite : OPERATION_SCOPES.memberWrite);
+  // As the client's words before it name them: the write's own scopes and its job's (`describeNeeds`).
+  const needs = describeNeeds(invite ? OPERATION_SCOPES.invite : OPERATION_SCOPES.memberWrite, "always");
   return withMessage(
     notFound,
-    `${answers} It may be ${user}, or the service's answer to a key lacking a scope this write needs, ` +
-      `which it does not disclose (${scopes}): check the key's scopes.${keySourceHint(keySource)}`,
+    `${answers} It may be ${user}, or the service's answer (not disclosed) to a key lacking a scope: this write needs ` +
+      `${needs}: check the key's scopes.${keySourceHint(keySource)}`,
   );
 }
 
