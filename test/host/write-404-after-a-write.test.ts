@@ -77,14 +77,20 @@ describe("IntegrationEntitlement: a PATCH answered 404 after one answered this k
     expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
   });
 
-  it("an update: the same", async () => {
+  it("an update whose PATCH answered 404 finds its member there: not read as removed, the PATCH not sent again", async () => {
     const emu = await world();
     const { id, outs } = await afterAWrite();
     emu.fault({ ...patchGrace, path: `/integrations/${youtube}/users/${alan}` });
     const news = (await entitlement.check!({}, { integrationId: youtube, userId: alan, entitlements: ["MANAGER"] })).inputs!;
+    emu.clearRequests();
     const error = await rejection(entitlement.update!(id, outs as never, news));
-    keyNotSuspected(error.message);
-    expect(error.message).toContain(`It may be user ${alan}'s (no longer a member: check userId)`);
+    expect(lines(emu)).toEqual(["PATCH /integrations/:id/users/:id 404", "GET /integrations/:id/users/:id 200"]);
+    expect(error.message).toContain(`answers that user ${alan} is a member of integration ${youtube}`);
+    expect(error.message).toContain("a write of this kind answered this key success before, so it holds the scopes");
+    expect(error.message).not.toContain("no longer a member");
+    expect(error.message).not.toContain("lacking a scope");
+    expect(error.message).not.toContain("The key comes from");
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["EDITOR"]);
   });
 
   it("a create's invitation answered 404 after one answered success: names the user, not the key", async () => {

@@ -2,12 +2,13 @@
  * An {@link IntegrationEntitlement}'s writes: the one-member case of the members planner, with this resource's adoption rules
  * (a membership that existed is taken over only with `adoptExisting` and the declared role), learnt from the membership view.
  */
-import { ConfigurationError, idOf, type IntegrationUser, WorkspaceAccessError } from "../../client";
+import { ConfigurationError, idOf, type IntegrationUser, type NotFoundError, WorkspaceAccessError } from "../../client";
 import { DEFAULT_INTEGRATION_ROLE, type IntegrationEntitlementInputs, inviteRole, sameSet } from "../../shared/inputs";
 import { type Actions, planMembers } from "../members/members-plan";
 import { serviceMember } from "../members/members-state";
 import type { Invitation, InvitationResult } from "../membership/invite-batcher";
 import type { Found } from "../membership/member-list";
+import { memberThereAfterPatch } from "../membership/messages";
 import { afterJobWait, PartialWriteError } from "../membership/partial-write";
 import type { ProviderContext } from "../provider-runtime";
 import * as messages from "./messages";
@@ -148,8 +149,10 @@ async function memberAfterInvite(
 }
 
 /** An update that resumes a partial create, or restores a membership removed out of band: invites, or takes over as its own. */
-export async function converge(ctx: ProviderContext, inputs: IntegrationEntitlementInputs): Promise<Written> {
+export async function converge(ctx: ProviderContext, inputs: IntegrationEntitlementInputs, patched?: NotFoundError): Promise<Written> {
   const member = usable(await ctx.connection().memberships.of(inputs.integrationId).read(inputs.userId));
+  // After a PATCH of this set answered 404 (`patched`): a member there was not removed, and the same PATCH would get it again.
+  if (member && patched) throw memberThereAfterPatch(inputs.integrationId, inputs.userId, patched, ctx.keySource);
   if (member) return adopt(ctx, inputs, member, "resume");
   return afterInvitation(ctx, inputs, await ctx.connection().invites.submit(invitationOf(inputs)), "resume");
 }

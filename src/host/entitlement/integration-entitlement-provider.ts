@@ -241,9 +241,17 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       async () => {
         const { client } = ctx.connection();
         try {
+          // The PATCH's 404, which converge's read of the member tells apart: removed out of band, or there (not sent again).
+          let patched: NotFoundError | undefined;
           if (!olds.pendingInvitations?.length) {
             // The member is known from the last outputs: no read. One removed out of band (404) falls through to converge.
-            const job = await unlessNotFound(client.integrations.setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements));
+            const job = await client.integrations
+              .setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements)
+              .catch((error: unknown) => {
+                if (!NotFoundError.isInstance(error)) throw error;
+                patched = error;
+                return undefined;
+              });
             if (job) {
               await job.wait().catch((error: unknown) => {
                 throw afterJobWait(error, job.id);
@@ -263,7 +271,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           }
           // A create's job gets its time once more (a slow invitation is not sent twice); still running, it is stuck: invite again.
           await waitForPending(client, olds.pendingInvitations);
-          const { member, jobId } = await converge(ctx, inputs);
+          const { member, jobId } = await converge(ctx, inputs, patched);
           return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null, adopted) };
         } catch (error) {
           // Into an integration deleted since the state was written: said as a create says it, the resource kept (no removal).

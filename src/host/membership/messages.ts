@@ -1,5 +1,5 @@
 /** The long messages both membership resources ({@link IntegrationMembers}, {@link IntegrationEntitlement}) give. */
-import { ApiError, type NotFoundError } from "../../client";
+import { ApiError, ConfigurationError, type NotFoundError } from "../../client";
 import { describeNeeds, OPERATION_SCOPES } from "../../client/scopes";
 import { type KeySource, keySourceHint } from "../../shared/hints";
 import { namedUpTo } from "../../shared/named-up-to";
@@ -51,6 +51,32 @@ export function integrationAnswers(
     `${answers} It may be ${user}, or the service's answer (not disclosed) to a key lacking a scope: this write needs ` +
       `${needs}: check the key's scopes.${keySourceHint(keySource)}`,
   );
+}
+
+/**
+ * A member's `PATCH` answered 404 (`notFound`) whose member `userId` reads back there after it (the client did not read it: a
+ * write of its kind had answered the key success): no member removed, so the 404 is an entitlement the body names, or, unless
+ * the key holds the write's scopes (`scopesHeld`), the service's answer to a key lacking one (`keySource`: where the key is
+ * set). No {@link NotFoundError}: nobody reads it as gone, nor sends the `PATCH` again; the key holding the scopes, a
+ * {@link ConfigurationError} of `entitlements`.
+ */
+export function memberThereAfterPatch(
+  integrationId: string,
+  userId: string,
+  notFound: NotFoundError,
+  keySource: KeySource | undefined,
+): ApiError | ConfigurationError {
+  const { method, path, status, code, title, detail, meta, requestId } = notFound;
+  const key = notFound.scopesHeld
+    ? ""
+    : `, or the service's answer (not disclosed) to a key lacking a scope: this write needs ${describeNeeds(OPERATION_SCOPES.memberWrite, "always")}: check the key's scopes.${keySourceHint(keySource)}`;
+  const message =
+    `${notFound.message} GET /integrations/${integrationId}/users/${userId} then answers that user ${userId} is a member of ` +
+    `integration ${integrationId}: the 404 is not for want of the member, but an entitlement the PATCH names that the ` +
+    `integration does not offer (check entitlements against its catalogue)${key || "."} The PATCH was not sent again.`;
+  // The key holds the scopes: the entitlements are at fault (an ApiError would have the key's setting named after it).
+  if (notFound.scopesHeld) return new ConfigurationError(message, "entitlements");
+  return new ApiError(message, { method, path, status, body: { code, title, detail, meta }, requestId });
 }
 
 /**
