@@ -45,10 +45,27 @@ function keyNotSuspected(message: string, integrationId = youtube) {
   expect(message).not.toContain("The key comes from");
 }
 
+/**
+ * An adoption's PATCH answered 404, the key holding the scopes: the member was found just before it, so the likely cause is an
+ * entitlement the PATCH names (the `entitlements` setting), not the member gone, nor the key.
+ */
+function memberFoundBefore(error: Error, userId: string, integrationId = youtube) {
+  expect(error).toMatchObject({ kind: "configuration", setting: "entitlements" });
+  expect(error.message).toContain("a write of this kind answered this key success before, so it holds the scopes");
+  expect(error.message).toContain(
+    `User ${userId} was found a member of integration ${integrationId} just before the PATCH, and the integration answers ` +
+      `GET /integrations/${integrationId}: the 404 is likely not for want of the member, but an entitlement the PATCH names`,
+  );
+  expect(error.message).toContain("The PATCH was not sent again.");
+  expect(error.message).not.toContain("no longer a member");
+  expect(error.message).not.toContain("lacking a scope");
+  expect(error.message).not.toContain("The key comes from");
+}
+
 const patchGrace = { method: "PATCH", path: `/integrations/${youtube}/users/${grace}`, status: 404, times: 10 } as const;
 
 describe("IntegrationEntitlement: a PATCH answered 404 after one answered this key success", () => {
-  it("a create adopting a member: names the member, not the key; the PATCH not read back, the integration read once", async () => {
+  it("a create adopting a member: says the member was found and an entitlement is the likely cause, not the key; the PATCH not read back", async () => {
     const emu = await world();
     await afterAWrite();
     emu.fault(patchGrace);
@@ -58,13 +75,13 @@ describe("IntegrationEntitlement: a PATCH answered 404 after one answered this k
     );
     emu.clearRequests();
     const error = await rejection(entitlement.create(inputs!));
-    keyNotSuspected(error.message);
-    expect(error.message).toContain(`It may be user ${grace}'s (no longer a member: check userId)`);
-    // The member found (the creates' list), the PATCH, then the integration's read: no member read back.
+    memberFoundBefore(error, grace);
+    // The member found (the creates' list), the PATCH, then the integration's read: no member read back, no PATCH again.
     expect(lines(emu)).toEqual(["GET /integrations/:id/users 200", "PATCH /integrations/:id/users/:id 404", "GET /integrations/:id 200"]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
   });
 
-  it("an import: the same", async () => {
+  it("an import: the same, its member read before the PATCH", async () => {
     const emu = await world();
     await afterAWrite();
     emu.fault(patchGrace);
@@ -72,8 +89,14 @@ describe("IntegrationEntitlement: a PATCH answered 404 after one answered this k
       {},
       { integrationId: youtube, userId: grace, entitlements: ["VIEWER"], adoptExisting: true },
     );
+    emu.clearRequests();
     const error = await rejection(entitlement.create({ ...inputs!, [IMPORT_ID]: `${youtube}/${grace}` }));
-    keyNotSuspected(error.message);
+    memberFoundBefore(error, grace);
+    expect(lines(emu)).toEqual([
+      "GET /integrations/:id/users/:id 200",
+      "PATCH /integrations/:id/users/:id 404",
+      "GET /integrations/:id 200",
+    ]);
     expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
   });
 

@@ -84,7 +84,8 @@ async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInpu
 /**
  * A create's or update's 404 (the invitation's POST, a PATCH whose member is gone, neither proven by the client as a read is):
  * the error to throw. The integration's own read (shared, `goneAfter`) tells whether it is gone (it does not exist), or the
- * 404 was another's: the user, or a key lacking the write's scopes (`integrationAnswers`).
+ * 404 was another's: the user, or a key lacking the write's scopes (`integrationAnswers`). A PATCH that reaches here is an
+ * adoption's, its member found just before it (the update's own PATCH is told apart by `converge`).
  */
 async function writeNotFound(
   ctx: ProviderContext,
@@ -93,7 +94,7 @@ async function writeNotFound(
   op: "create" | "update",
 ): Promise<Error> {
   if (!(await ctx.connection().memberships.of(integrationId).goneAfter(error)))
-    return integrationAnswers(integrationId, error, userId, ctx.keySource);
+    return integrationAnswers(integrationId, error, userId, ctx.keySource, error.method === "PATCH");
   return new ConfigurationError(integrationDoesNotExist(integrationId, userId, requestOf(error), op), "integrationId");
 }
 

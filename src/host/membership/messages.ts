@@ -32,15 +32,21 @@ export const requestOf = (error: NotFoundError) => `${error.method} ${error.path
  * A create's or update's request about user `userId` answered 404 (`notFound`), but integration `integrationId` answers its own read: the
  * 404's words, that, and what else the 404 may be, with its fix: the user (an invitation's, one the workspace does not have; a
  * `PATCH`'s, no longer a member), or, unless the client knows the key holds the write's scopes (`scopesHeld`: a write of its kind
- * answered it success), a service's answer to a key lacking a scope the write needs (`keySource`: where the key is set).
+ * answered it success), a service's answer to a key lacking a scope the write needs (`keySource`: where the key is set). A `PATCH`
+ * of a member found just before it (`memberFound`: an adoption's), the key holding the scopes: neither, but likely an entitlement
+ * ({@link memberThereAfterPatch}).
  */
 export function integrationAnswers(
   integrationId: string,
   notFound: NotFoundError,
   userId: string,
   keySource: KeySource | undefined,
-): NotFoundError {
+  memberFound = false,
+): NotFoundError | ApiError | ConfigurationError {
   const invite = notFound.method === "POST";
+  if (!invite && memberFound && notFound.scopesHeld) {
+    return memberThereAfterPatch(integrationId, userId, notFound, keySource, "before");
+  }
   const user = `user ${userId}'s (${invite ? "not a user of the workspace" : "no longer a member"}: check userId)`;
   const answers = `${notFound.message} Integration ${integrationId} answers GET /integrations/${integrationId}, so it exists: this 404 is not for want of it.`;
   if (notFound.scopesHeld) return withMessage(notFound, `${answers} It may be ${user}, not the key's, which holds the scopes.`);
@@ -54,9 +60,10 @@ export function integrationAnswers(
 }
 
 /**
- * A member's `PATCH` answered 404 (`notFound`) whose member `userId` reads back there after it (the client did not read it: a
- * write of its kind had answered the key success): no member removed, so the 404 is an entitlement the body names, or, unless
- * the key holds the write's scopes (`scopesHeld`), the service's answer to a key lacking one (`keySource`: where the key is
+ * A member's `PATCH` answered 404 (`notFound`) whose member `userId` is there (the client did not read it: a write of its kind had
+ * answered the key success): read back after it (`seen`: `after`, an update's), no member removed, so the 404 is an entitlement
+ * the body names; found just before it (`before`, an adoption's), its integration answering after, that is the likely cause; or,
+ * unless the key holds the write's scopes (`scopesHeld`), the service's answer to a key lacking one (`keySource`: where the key is
  * set). No {@link NotFoundError}: nobody reads it as gone, nor sends the `PATCH` again; the key holding the scopes, a
  * {@link ConfigurationError} of `entitlements`.
  */
@@ -65,15 +72,23 @@ export function memberThereAfterPatch(
   userId: string,
   notFound: NotFoundError,
   keySource: KeySource | undefined,
+  seen: "after" | "before" = "after",
 ): ApiError | ConfigurationError {
   const { method, path, status, code, title, detail, meta, requestId } = notFound;
+  const needs = describeNeeds(OPERATION_SCOPES.memberWrite, "always");
   const key = notFound.scopesHeld
     ? ""
-    : `, or the service's answer (not disclosed) to a key lacking a scope: this write needs ${describeNeeds(OPERATION_SCOPES.memberWrite, "always")}: check the key's scopes.${keySourceHint(keySource)}`;
+    : `, or the service's answer (not disclosed) to a key lacking a scope: this write needs ${needs}: check the key's scopes.` +
+      keySourceHint(keySource);
+  const there =
+    seen === "after"
+      ? `GET /integrations/${integrationId}/users/${userId} then answers that user ${userId} is a member of integration ` +
+        `${integrationId}: the 404 is not for want of the member`
+      : `User ${userId} was found a member of integration ${integrationId} just before the PATCH, and the integration answers ` +
+        `GET /integrations/${integrationId}: the 404 is likely not for want of the member`;
   const message =
-    `${notFound.message} GET /integrations/${integrationId}/users/${userId} then answers that user ${userId} is a member of ` +
-    `integration ${integrationId}: the 404 is not for want of the member, but an entitlement the PATCH names that the ` +
-    `integration does not offer (check entitlements against its catalogue)${key || "."} The PATCH was not sent again.`;
+    `${notFound.message} ${there}, but an entitlement the PATCH names that the integration does not offer (check ` +
+    `entitlements against its catalogue)${key || "."} The PATCH was not sent again.`;
   // The key holds the scopes: the entitlements are at fault (an ApiError would have the key's setting named after it).
   if (notFound.scopesHeld) return new ConfigurationError(message, "entitlements");
   return new ApiError(message, { method, path, status, body: { code, title, detail, meta }, requestId });
