@@ -7,8 +7,8 @@
  */
 import diagnostics from "node:diagnostics_channel";
 import { describe, expect, it } from "vitest";
-import { ConnectionError, JobFailedError, JobTimeoutError, NotFoundError } from "../../src/client";
-import type { BatchInviteFailure, Emulator } from "../../src/emulator";
+import { ConfigurationError, ConnectionError, JobFailedError, JobTimeoutError, NotFoundError } from "../../src/client";
+import { ALL_SCOPES, type BatchInviteFailure, type Emulator } from "../../src/emulator";
 import {
   type Invitation,
   type InvitationResult,
@@ -21,7 +21,7 @@ import {
   WINDOW_MS,
 } from "../../src/host/membership/invite-batcher";
 import { PartialWriteError } from "../../src/host/membership/partial-write";
-import { clientFor, emulator } from "../support/fixtures";
+import { clientFor, emulator, issuedKeys } from "../support/fixtures";
 import { appliedPerUser, invitePosts as postsInto } from "../support/invitations";
 
 const INTEGRATION = "5b1c0d2e-0000-4000-8000-00000000be0c";
@@ -612,6 +612,38 @@ describe("a batch into an integration deleted since its members were read", () =
     emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, userId: users[1]!, status: 404, times: 10 });
     const results = await settle(users.map((u) => batcher.submit(invitation(u))));
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled"]);
+  });
+});
+
+describe("a batch into an integration the key is not shown (a service answering 404 for a missing scope)", () => {
+  /** Neither reads nor writes integrations: its invitation answers 404, and so does the integration's own read. */
+  const BLIND = `wa_blind_${"3".repeat(16)}`;
+  issuedKeys.add(BLIND);
+
+  it("its 404 cannot be told apart for any user: every user fails naming read:integrations and the key's setting, nothing sent again", async () => {
+    const emu = await emulator({
+      seed: { integrations: [{ id: INTEGRATION, application: "app", entitlements: [{ id: "VIEWER" }] }] },
+      job: { finishAfterPolls: 1 },
+      keys: { [BLIND]: ALL_SCOPES.filter((scope) => !scope.endsWith(":integrations")) },
+      missingScopeStatus: 404,
+    });
+    const users = Array.from({ length: 8 }, (_, i) => emu.users.add({ email: `u${i}@example.com`, firstName: "U", lastName: `${i}` }).id);
+    const { client, clock } = clientFor(emu, { apiKey: BLIND, maxRetries: 0, jobTimeoutSeconds: 1 });
+    const batcher = new InviteBatcher(client, clock);
+    const results = await settle(users.map((u) => batcher.submit(invitation(u))));
+    results.forEach((r, i) => {
+      expect(r.status).toBe("rejected");
+      const error = (r as PromiseRejectedResult).reason as ConfigurationError;
+      expect(ConfigurationError.isInstance(error)).toBe(true);
+      expect(error.setting).toBe("apiKey");
+      expect(error.message).toContain(`Inviting user ${users[i]} (one of 8 invited together)`);
+      expect(error.message).toContain(`/integrations/${INTEGRATION}/users answered 404`);
+      expect(error.message).toContain("Read integrations (read:integrations)");
+    });
+    // One invitation and the integration's read (with its listing, which tells it withheld): not 15 POSTs, halved down to each user.
+    expect(invitePosts(emu)).toHaveLength(1);
+    expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}`)).toHaveLength(1);
+    expect(emu.integrations.members(INTEGRATION)).toEqual([]);
   });
 });
 

@@ -7,7 +7,8 @@
  * - the POST answers 409: one member list read; those members are handed back as existing (the caller's adoption rules
  *   apply); the others are sent again as one batch (in halves if no member is found);
  * - another 400, 404 or 422 (a user the service refuses): nothing was done; halves sent again, down to the user at fault (a 404
- *   of an integration its own read finds gone: every user fails with it). A 404 before any invitation answered this key success,
+ *   of an integration its own read finds gone: every user fails with it; one the key is not shown: every user fails naming
+ *   the scope it lacks, as no 404 of it can be told apart). A 404 before any invitation answered this key success,
  *   its integration there, may be the service's answer to a key that cannot write, which every half would get: two users are
  *   invited alone first ({@link probeAlone}); both refused so, the workspace having them, every user fails naming the key;
  * - any other error (401, 403, 429 after the client's retries): not about a user; every user fails with it;
@@ -40,7 +41,7 @@ import { inviteRole } from "../../shared/input-constants";
 import { entitlementSet, sameSet } from "../../shared/inputs";
 import type { Invitation, InvitationResult } from "./invite-batcher";
 import { confirm, type Found, memberList } from "./member-list";
-import { inviteRefusedToKey } from "./messages";
+import { integrationUnread, inviteRefusedToKey } from "./messages";
 
 /** One invitation waiting for its result, with the end of its operation's job waits (none: `jobTimeoutSeconds`). */
 export interface Entry {
@@ -88,10 +89,14 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
     if (ApiError.isInstance(error) && USER_STATUSES.has(error.status)) {
       // A 404 may be the integration's (deleted since its members were read), which each half would get again, down to each
       // user: its own read (shared, `integrations.presence`) tells first. Unread, the 404 is one user's.
-      const presence = NotFoundError.isInstance(error) ? await presenceOf(client, integrationId) : undefined;
-      if (presence === "gone") return failAll(batch, error);
-      // There, and no invitation having answered this key success, it may be the key's: two users alone tell.
-      if (presence === "there" && NotFoundError.isInstance(error) && !error.scopesHeld) return probeAlone(client, batch);
+      if (NotFoundError.isInstance(error)) {
+        const presence = await presenceOf(client, integrationId);
+        if (presence.kind === "gone") return failAll(batch, error);
+        // Not shown to the key, no 404 of it can be told apart, a half's nor a user's alone: every user fails naming the scope.
+        if (presence.kind === "undisclosed") return failAll(batch, integrationUnread(integrationId, error, presence.error));
+        // There, and no invitation having answered this key success, it may be the key's: two users alone tell.
+        if (presence.kind === "there" && !error.scopesHeld) return probeAlone(client, batch);
+      }
       return split(client, batch);
     }
     return failAll(batch, error);
@@ -122,8 +127,8 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
 /** What integration `integrationId`'s own read tells of it (`unread`: the read failed). */
 const presenceOf = (client: WorkspaceAccessClient, integrationId: string) =>
   client.integrations.presence(integrationId).then(
-    (presence) => presence.kind,
-    () => "unread" as const,
+    (presence) => presence,
+    () => ({ kind: "unread" }) as const,
   );
 
 /**
