@@ -46,20 +46,19 @@ function keyNotSuspected(message: string, integrationId = youtube) {
 }
 
 /**
- * An adoption's PATCH answered 404, the key holding the scopes: the member was found just before it, so the likely cause is an
- * entitlement the PATCH names (the `entitlements` setting), not the member gone, nor the key.
+ * A PATCH of a member found just before it (an adoption's, an `IntegrationMembers`' own list) answered 404, the key holding the
+ * scopes: the likely cause is an entitlement the PATCH names, not the member gone, nor the key.
  */
-function memberFoundBefore(error: Error, userId: string, integrationId = youtube) {
-  expect(error).toMatchObject({ kind: "configuration", setting: "entitlements" });
-  expect(error.message).toContain("a write of this kind answered this key success before, so it holds the scopes");
-  expect(error.message).toContain(
+function memberFoundBefore(message: string, userId: string, integrationId = youtube) {
+  expect(message).toContain("a write of this kind answered this key success before, so it holds the scopes");
+  expect(message).toContain(
     `User ${userId} was found a member of integration ${integrationId} just before the PATCH, and the integration answers ` +
       `GET /integrations/${integrationId}: the 404 is likely not for want of the member, but an entitlement the PATCH names`,
   );
-  expect(error.message).toContain("The PATCH was not sent again.");
-  expect(error.message).not.toContain("no longer a member");
-  expect(error.message).not.toContain("lacking a scope");
-  expect(error.message).not.toContain("The key comes from");
+  expect(message).toContain("The PATCH was not sent again.");
+  expect(message).not.toContain("no longer a member");
+  expect(message).not.toContain("lacking a scope");
+  expect(message).not.toContain("The key comes from");
 }
 
 const patchGrace = { method: "PATCH", path: `/integrations/${youtube}/users/${grace}`, status: 404, times: 10 } as const;
@@ -75,7 +74,8 @@ describe("IntegrationEntitlement: a PATCH answered 404 after one answered this k
     );
     emu.clearRequests();
     const error = await rejection(entitlement.create(inputs!));
-    memberFoundBefore(error, grace);
+    expect(error).toMatchObject({ kind: "configuration", setting: "entitlements" });
+    memberFoundBefore(error.message, grace);
     // The member found (the creates' list), the PATCH, then the integration's read: no member read back, no PATCH again.
     expect(lines(emu)).toEqual(["GET /integrations/:id/users 200", "PATCH /integrations/:id/users/:id 404", "GET /integrations/:id 200"]);
     expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
@@ -91,7 +91,8 @@ describe("IntegrationEntitlement: a PATCH answered 404 after one answered this k
     );
     emu.clearRequests();
     const error = await rejection(entitlement.create({ ...inputs!, [IMPORT_ID]: `${youtube}/${grace}` }));
-    memberFoundBefore(error, grace);
+    expect(error).toMatchObject({ kind: "configuration", setting: "entitlements" });
+    memberFoundBefore(error.message, grace);
     expect(lines(emu)).toEqual([
       "GET /integrations/:id/users/:id 200",
       "PATCH /integrations/:id/users/:id 404",
@@ -133,7 +134,7 @@ describe("IntegrationMembers: a write answered 404 after one of its kind answere
   const reasonOf = (error: Error, userId: string) =>
     (error as Error & { reasons: string[] }).reasons.find((r) => r.startsWith(`user ${userId}:`));
 
-  it("an update's PATCH and POST: each names the member or user, not the key", async () => {
+  it("an update's PATCH and POST: the PATCH's member found in the list before it, an entitlement the likely cause; the POST names the user, not the key", async () => {
     const emu = await world();
     const newcomer = emu.users.add({ email: "newcomer@example.com", firstName: "New", lastName: "Comer" }).id;
     await afterAWrite();
@@ -151,13 +152,32 @@ describe("IntegrationMembers: a write answered 404 after one of its kind answere
     const { inputs } = await members.check!({}, changed);
     emu.clearRequests();
     const error = await rejection(members.update!(created.id, created.outs!, inputs!));
-    keyNotSuspected(reasonOf(error, grace)!);
-    expect(reasonOf(error, grace)).toContain(`It may be user ${grace}'s (no longer a member: check userId)`);
+    memberFoundBefore(reasonOf(error, grace)!, grace);
     keyNotSuspected(reasonOf(error, newcomer)!);
     expect(reasonOf(error, newcomer)).toContain(`It may be user ${newcomer}'s (not a user of the workspace: check userId)`);
     // Neither read back (the key holds the scopes), the integration read once after both.
     const writes = lines(emu).filter((l) => !l.startsWith("GET /integrations/:id/users "));
     expect(writes.slice(0, 2).sort()).toEqual(["PATCH /integrations/:id/users/:id 404", "POST /integrations/:id/users 404"]);
     expect(writes.slice(2)).toEqual(["GET /integrations/:id 200"]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
+  });
+
+  it("a create adopting a listed member whose PATCH answered 404: an entitlement of members the likely cause, the PATCH not read back nor sent again", async () => {
+    const emu = await world();
+    await afterAWrite();
+    emu.fault(patchGrace);
+    const declared = { integrationId: youtube, members: [{ userId: grace, entitlements: ["VIEWER"], role: "account_collaborator" }] };
+    const { inputs } = await members.check!({}, declared);
+    emu.clearRequests();
+    const error = await rejection(members.create(inputs!));
+    memberFoundBefore(reasonOf(error, grace)!, grace);
+    expect(error.cause).toMatchObject({ kind: "configuration", setting: "members" });
+    // The member list found grace, the PATCH, then the integration's read: no member read back, no PATCH again.
+    expect(lines(emu).filter((l) => !l.startsWith("GET /integrations/:id/users 200"))).toEqual([
+      "PATCH /integrations/:id/users/:id 404",
+      "GET /integrations/:id 200",
+    ]);
+    expect(lines(emu)[0]).toBe("GET /integrations/:id/users 200");
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
   });
 });

@@ -74,7 +74,9 @@ export async function applyPlan(
  * there (no {@link NotFoundError}) was refused for an entitlement or a key lacking its scopes, which it names: the setting holding
  * the key is added. Any other is told by the integration's own read, once for the operation (shared: `integrations.presence`,
  * which a batch's 404 may have asked already), and never on success: gone, it does not exist; there, the user or member, or the
- * key's write scopes (`integrationAnswers`); unread, each 404 is said with that read's failure, nothing read as gone.
+ * key's write scopes (`integrationAnswers`: a `PATCH`'s member was found just before it, listed or after its invitation, so the
+ * key holding the scopes, an entitlement of `members` is the likely cause); unread, each 404 is said with that read's failure,
+ * nothing read as gone.
  */
 async function explainNotFound(ctx: ProviderContext, run: Run, from: number, op: "create" | "update"): Promise<void> {
   const failed = run.failures.slice(from).filter((f) => isWriteNotFound(f.error));
@@ -97,7 +99,7 @@ async function explainNotFound(ctx: ProviderContext, run: Run, from: number, op:
     else if ("unread" in presence) failure.error = integrationUnread(integrationId, error, presence.unread);
     else if (presence.gone)
       failure.error = new ConfigurationError(integrationDoesNotExist(integrationId, requestOf(error), op), "integrationId");
-    else failure.error = integrationAnswers(integrationId, error, failure.userId, ctx.keySource);
+    else failure.error = integrationAnswers(integrationId, error, failure.userId, ctx.keySource, error.method === "PATCH", "members");
   }
 }
 

@@ -33,8 +33,8 @@ export const requestOf = (error: NotFoundError) => `${error.method} ${error.path
  * 404's words, that, and what else the 404 may be, with its fix: the user (an invitation's, one the workspace does not have; a
  * `PATCH`'s, no longer a member), or, unless the client knows the key holds the write's scopes (`scopesHeld`: a write of its kind
  * answered it success), a service's answer to a key lacking a scope the write needs (`keySource`: where the key is set). A `PATCH`
- * of a member found just before it (`memberFound`: an adoption's), the key holding the scopes: neither, but likely an entitlement
- * ({@link memberThereAfterPatch}).
+ * of a member found just before it (`memberFound`: an adoption's, an {@link IntegrationMembers}' listed member), the key holding
+ * the scopes: neither, but likely an entitlement, of the resource's property `entitlementsAt` ({@link memberThereAfterPatch}).
  */
 export function integrationAnswers(
   integrationId: string,
@@ -42,10 +42,11 @@ export function integrationAnswers(
   userId: string,
   keySource: KeySource | undefined,
   memberFound = false,
+  entitlementsAt = "entitlements",
 ): NotFoundError | ApiError | ConfigurationError {
   const invite = notFound.method === "POST";
   if (!invite && memberFound && notFound.scopesHeld) {
-    return memberThereAfterPatch(integrationId, userId, notFound, keySource, "before");
+    return memberThereAfterPatch(integrationId, userId, notFound, keySource, "before", entitlementsAt);
   }
   const user = `user ${userId}'s (${invite ? "not a user of the workspace" : "no longer a member"}: check userId)`;
   const answers = `${notFound.message} Integration ${integrationId} answers GET /integrations/${integrationId}, so it exists: this 404 is not for want of it.`;
@@ -65,7 +66,7 @@ export function integrationAnswers(
  * the body names; found just before it (`before`, an adoption's), its integration answering after, that is the likely cause; or,
  * unless the key holds the write's scopes (`scopesHeld`), the service's answer to a key lacking one (`keySource`: where the key is
  * set). No {@link NotFoundError}: nobody reads it as gone, nor sends the `PATCH` again; the key holding the scopes, a
- * {@link ConfigurationError} of `entitlements`.
+ * {@link ConfigurationError} of the resource's property holding the set (`entitlementsAt`: `members` for an {@link IntegrationMembers}).
  */
 export function memberThereAfterPatch(
   integrationId: string,
@@ -73,6 +74,7 @@ export function memberThereAfterPatch(
   notFound: NotFoundError,
   keySource: KeySource | undefined,
   seen: "after" | "before" = "after",
+  entitlementsAt = "entitlements",
 ): ApiError | ConfigurationError {
   const { method, path, status, code, title, detail, meta, requestId } = notFound;
   const needs = describeNeeds(OPERATION_SCOPES.memberWrite, "always");
@@ -90,7 +92,7 @@ export function memberThereAfterPatch(
     `${notFound.message} ${there}, but an entitlement the PATCH names that the integration does not offer (check ` +
     `entitlements against its catalogue)${key || "."} The PATCH was not sent again.`;
   // The key holds the scopes: the entitlements are at fault (an ApiError would have the key's setting named after it).
-  if (notFound.scopesHeld) return new ConfigurationError(message, "entitlements");
+  if (notFound.scopesHeld) return new ConfigurationError(message, entitlementsAt);
   return new ApiError(message, { method, path, status, body: { code, title, detail, meta }, requestId });
 }
 
