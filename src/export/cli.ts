@@ -120,11 +120,11 @@ async function run({ check, format, verbose, options: given }: Exclude<ReturnTyp
   const progress = progressPrinter(process.stderr);
   const options = { ...given, onProgress: progress.update };
   if (check) {
-    const { renderReview } = require("./review/render") as typeof import("./review/render");
+    const { notesText, renderReview } = require("./review/render") as typeof import("./review/render");
     const review = await checkWorkspace(options);
     progress.done();
     // The text review keeps stdout for the differences; markdown and json carry the notes themselves.
-    if (format === "text") for (const note of review.notes) process.stderr.write(`${NAME}: note: ${note}\n`);
+    if (format === "text") process.stderr.write(notesText(review.notes, NAME));
     process.stdout.write(renderReview(review, { format, verbose, out: options.out }));
     return review.changes.length === 0 || review.accepted ? 0 : 1;
   }

@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import type { AccessFile } from "../../src/export/access-file";
 import type { LeftOut } from "../../src/export/build-left-out";
 import { compareAccess, DIFFERENCE_KINDS } from "../../src/export/review/differences";
-import { type RenderOptions, type Review, renderReview } from "../../src/export/review/render";
+import { notesText, type RenderOptions, type Review, renderReview } from "../../src/export/review/render";
 
 const GOLDEN = path.join(__dirname, "golden");
 const UPDATE = process.env["UPDATE_GOLDEN"] === "1";
@@ -222,6 +222,28 @@ describe("the review's formats", () => {
       `${review.changes.length} differences between access.yaml and the workspace: access.yaml now holds the workspace's side.`,
     );
     expect(text).not.toContain("--accept");
+  });
+});
+
+describe("the notes", () => {
+  const listing = "The comments of access.yaml on what --accept took out went with it:\n  - the user bob\n  - the user cy";
+
+  it("text, on stderr: every line of a note carries the prefix, as markdown quotes every line", () => {
+    expect(notesText([listing, "one line."], "tool")).toBe(
+      "tool: note: The comments of access.yaml on what --accept took out went with it:\n" +
+        "tool: note:   - the user bob\n" +
+        "tool: note:   - the user cy\n" +
+        "tool: note: one line.\n",
+    );
+    const md = renderReview({ ...review, notes: [listing] }, { format: "markdown", verbose: false, out: "." });
+    expect(
+      md.endsWith("> Note: The comments of access.yaml on what --accept took out went with it:\n>   - the user bob\n>   - the user cy\n"),
+    ).toBe(true);
+  });
+
+  it("text: a note of one line as before", () => {
+    expect(notesText(review.notes, "tool")).toBe(`tool: note: ${review.notes[0]}\n`);
+    expect(notesText([], "tool")).toBe("");
   });
 });
 

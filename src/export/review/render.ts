@@ -111,6 +111,20 @@ function markdown(review: Review, options: RenderOptions): string {
   return `${out.join("\n").trimEnd()}\n`;
 }
 
+/**
+ * The notes of a `text` review, for stderr (stdout keeps the differences): every line prefixed `<name>: note: `, as the
+ * markdown quotes every line, so a note listing entries a line each reads as one note, and no line of it as output of its own.
+ */
+export const notesText = (notes: readonly string[], name: string): string =>
+  notes
+    .map((note) =>
+      note
+        .split("\n")
+        .map((line) => `${name}: note: ${line}\n`)
+        .join(""),
+    )
+    .join("");
+
 /** The `json` shape: see `docs/export.md`. */
 function reviewJson(review: Review) {
   return {
