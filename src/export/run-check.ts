@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { idOf } from "../client/ids";
 import { emailKey } from "../client/models";
-import { type AccessData, type AccessFile, parseAccessFile } from "./access-file";
+import { type AccessData, type AccessFile, leftOutKey, parseAccessFile, sortedLeftOut } from "./access-file";
 import { editAccessFile } from "./access-file-edit";
 import { type ExportDeps, exportConnection } from "./connect";
 import { ExportError } from "./errors";
@@ -139,15 +139,19 @@ function refuseUntold(changes: readonly AccessDifference[]): void {
 /**
  * `--accept` takes the workspace's side only where the next `pulumi up` then writes nothing: not when that would drop the
  * entries of records the workspace still has in a form a project cannot declare (the `up` would remove what they grant).
- * The records are listed {@link oneALine}, each with its reason.
+ * The records are listed {@link oneALine}, each once with its reasons (the build lists one per reason).
  */
 function refuseDropping(recorded: AccessData, leftOut: readonly LeftOut[], listedIds: ReadonlySet<string>): void {
-  const kept = declaredLeftOut(recorded, leftOut, listedIds);
-  if (kept.length === 0) return;
+  const declared = declaredLeftOut(recorded, leftOut, listedIds);
+  if (declared.length === 0) return;
+  // The build lists a record once per reason: one each, its reasons joined, as access.yaml would record it.
+  const labels = new Map(declared.map((r) => [leftOutKey(r), r.label]));
+  const kept = sortedLeftOut(declared);
   // A record that broke the contract has no email: named with the one access.yaml has for its id.
-  const named = kept.map(
-    (r) => `${leftOutName({ ...r, email: r.email ?? userOf(recorded, r, "workspace", listedIds)?.email }, r.label)}: ${r.reason}`,
-  );
+  const named = kept.map((r) => {
+    const email = r.email ?? userOf(recorded, r, "workspace", listedIds)?.email;
+    return `${leftOutName({ ...r, email }, labels.get(leftOutKey(r)))}: ${r.reason}`;
+  });
   const [these, them] = kept.length === 1 ? ["a record", "it"] : [`${kept.length} records`, "them"];
   throw new ExportError(
     `--accept would take out of ${ACCESS_FILE} what it declares of ${these} the workspace still has, in a form a project cannot ` +

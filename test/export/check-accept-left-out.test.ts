@@ -14,7 +14,7 @@ import { ExportError } from "../../src/export/errors";
 import { runExport } from "../../src/export/run";
 import { runCheck } from "../../src/export/run-check";
 import { rejection } from "../support/fixtures";
-import { answerWith, env, options, rawPage, twoMembers, YT } from "./support";
+import { answerWith, copy, env, options, rawPage, twoMembers, YT } from "./support";
 
 /** Exports the two-member workspace in the sets shape, runs `test` on it; the emulator closed after. */
 async function withExport(test: (emulator: Emulator, dir: string, file: string) => Promise<void>): Promise<void> {
@@ -77,6 +77,27 @@ describe("--check --accept of a record access.yaml declares that the workspace h
         /^--accept would take out of access\.yaml what it declares of 2 records the workspace still has, in a form a project cannot declare:\n {2}- user u-bob <bob@x\.example>: GET \/api\/v1\/users answered 200 with a record \(id u-bob\) that does not match the API contract: .*\n {2}- membership of u-bob <bob@x\.example> in "YouTube acme": its user is left out \(its record does not match the API contract\)\nThe next pulumi up/,
       );
       expect(fs.readFileSync(file, "utf8")).toBe(before);
+    });
+  });
+
+  it("names a record left out for two reasons under one id once, its reasons joined as access.yaml joins them", async () => {
+    await withExport(async (emulator, dir) => {
+      // Bob listed again in a copy that breaks the contract and in one that differs: left out twice under u-bob.
+      const users = await rawPage(emulator, "users");
+      const bob = users.data.find((r) => r.id === "u-bob")!;
+      const [bad, other] = [copy(bob), copy(bob)];
+      bad.attributes["firstName"] = 42;
+      other.attributes["lastName"] = "Ray-Smith";
+      answerWith(emulator, "users", { ...users, data: [...users.data, bad, other] }, 100);
+      const refused = await rejection(runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator), accept: true }));
+      const listed = refused.message.split("\n").filter((line) => line.startsWith("  - "));
+      expect(refused.message).toMatch(/^--accept would take out of access\.yaml what it declares of 2 records /);
+      expect(listed).toEqual([
+        expect.stringMatching(
+          /^ {2}- user u-bob <bob@x\.example>: GET \/api\/v1\/users answered 200 with a record \(id u-bob\) .* \| listed twice, differently \(lastName: "Ray" \/ "Ray-Smith"\)$/,
+        ),
+        expect.stringMatching(/^ {2}- membership of u-bob <bob@x\.example> in "YouTube acme": its user is left out/),
+      ]);
     });
   });
 
