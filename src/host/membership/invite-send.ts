@@ -41,7 +41,7 @@ import { inviteRole } from "../../shared/input-constants";
 import { entitlementSet, sameSet } from "../../shared/inputs";
 import type { Invitation, InvitationResult } from "./invite-batcher";
 import { confirm, type Found, memberList } from "./member-list";
-import { integrationUnread, inviteRefusedToKey } from "./messages";
+import { integrationUnread, inviteRefusedToKey, notFoundAs, withMessage } from "./messages";
 
 /** One invitation waiting for its result, with the end of its operation's job waits (none: `jobTimeoutSeconds`). */
 export interface Entry {
@@ -64,10 +64,7 @@ const USER_STATUSES: ReadonlySet<number> = new Set([400, 404, 409, 422]);
 /** A copy of `error` (same class and data) whose message names the user, for an error shared by a batch. */
 function forUser(error: unknown, userId: string, size: number): unknown {
   if (!(error instanceof Error) || size <= 1) return error;
-  // Every own property, the hidden marker of `isInstance` included.
-  const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as Error;
-  copy.message = `Inviting user ${userId} (one of ${size} invited together): ${error.message}`;
-  return copy;
+  return withMessage(error, `Inviting user ${userId} (one of ${size} invited together): ${error.message}`);
 }
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
@@ -187,11 +184,9 @@ async function keyMayBeWhy(client: WorkspaceAccessClient, { userId }: Invitation
 async function keyRefusal(client: WorkspaceAccessClient, batch: Entry[], notFound: NotFoundError): Promise<ApiError> {
   const { integrationId, entitlements } = batch[0]!.invitation;
   const unoffered = await notOffered(client, integrationId, entitlements);
-  const { method, path, status, code, title, detail, meta, requestId } = notFound;
-  const refusal = (message: string) => new ApiError(message, { method, path, status, body: { code, title, detail, meta }, requestId });
-  if (unoffered?.length) return withUnoffered(refusal(notFound.message), integrationId, unoffered, "after its 404");
+  if (unoffered?.length) return withUnoffered(notFoundAs(notFound, notFound.message), integrationId, unoffered, "after its 404");
   const users = batch.slice(0, 2).map((e) => e.invitation.userId);
-  return refusal(inviteRefusedToKey(integrationId, notFound, users, batch.length, unoffered !== undefined));
+  return notFoundAs(notFound, inviteRefusedToKey(integrationId, notFound, users, batch.length, unoffered !== undefined));
 }
 
 /** A single invitation that failed: no member after an ambiguous failure proves nothing (its job may not have ended): `pending`. */

@@ -76,7 +76,6 @@ export function memberThereAfterPatch(
   seen: "after" | "before" = "after",
   entitlementsAt = "entitlements",
 ): ApiError | ConfigurationError {
-  const { method, path, status, code, title, detail, meta, requestId } = notFound;
   const needs = describeNeeds(OPERATION_SCOPES.memberWrite, "always");
   const key = notFound.scopesHeld
     ? ""
@@ -93,6 +92,15 @@ export function memberThereAfterPatch(
     `entitlements against its catalogue)${key || "."} The PATCH was not sent again.`;
   // The key holds the scopes: the entitlements are at fault (an ApiError would have the key's setting named after it).
   if (notFound.scopesHeld) return new ConfigurationError(message, entitlementsAt);
+  return notFoundAs(notFound, message);
+}
+
+/**
+ * `notFound`'s request and answer as an {@link ApiError} saying `message`: no {@link NotFoundError}, so nobody reads it as the
+ * record gone, nor sends the write again; the resources add the setting holding the key ({@link withKeySource}).
+ */
+export function notFoundAs(notFound: NotFoundError, message: string): ApiError {
+  const { method, path, status, code, title, detail, meta, requestId } = notFound;
   return new ApiError(message, { method, path, status, body: { code, title, detail, meta }, requestId });
 }
 
