@@ -13,7 +13,7 @@ import { type Emulator, startEmulator } from "../../src/emulator/index";
 import { parseAccessFile } from "../../src/export/access-file";
 import { runExport } from "../../src/export/run";
 import { runCheck } from "../../src/export/run-check";
-import { env, options, twoMembers, YT } from "./support";
+import { env, options, twoMembers, twoMembersAndCy, YT } from "./support";
 
 /** The records a person adds by hand: cy's user and membership, by email alone. */
 const BY_HAND =
@@ -28,14 +28,7 @@ async function withDuplicate(
   change: (emulator: Emulator) => void,
   test: (check: (accept?: boolean) => ReturnType<typeof runCheck>, file: string, emulator: Emulator) => Promise<void>,
 ): Promise<void> {
-  const seed = twoMembers();
-  const yt = seed.integrations[0]!;
-  const emulator = await startEmulator({
-    seed: {
-      users: [...seed.users, { id: "u-cy", email: "cy@x.example", firstName: null, lastName: "Doe" }],
-      integrations: [{ ...yt, users: [...yt.users, { userId: "u-cy", entitlements: ["VIEWER"] }] }],
-    },
-  });
+  const emulator = await startEmulator({ seed: twoMembersAndCy() });
   try {
     const exported = await runExport(options(emulator));
     const file = path.join(exported.dir, "access.yaml");

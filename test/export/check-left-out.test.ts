@@ -10,7 +10,7 @@ import { type Emulator, startEmulator } from "../../src/emulator/index";
 import { type AccessFile, formatAccessFile, parseAccessFile } from "../../src/export/access-file";
 import { runExport } from "../../src/export/run";
 import { runCheck } from "../../src/export/run-check";
-import { answerWith, env, options, rawPage, twoMembers, YT } from "./support";
+import { answerWith, env, options, rawPage, twoMembers, twoMembersAndCy, YT } from "./support";
 
 describe("--check and the records the export leaves out", () => {
   /** Exports a fresh two-member workspace (with `extra` users), runs `change`, then checks. */
@@ -144,14 +144,7 @@ describe("--check and the records the export leaves out", () => {
   });
 
   it("takes a user access.yaml records as left out with an id for that user alone, not a newcomer given their email", async () => {
-    const seed = twoMembers();
-    const yt = seed.integrations[0]!;
-    const emulator = await startEmulator({
-      seed: {
-        users: [...seed.users, { id: "u-cy", email: "cy@x.example", firstName: null, lastName: "Doe" }],
-        integrations: [{ ...yt, users: [...yt.users, { userId: "u-cy", entitlements: ["VIEWER"] }] }],
-      },
-    });
+    const emulator = await startEmulator({ seed: twoMembersAndCy() });
     try {
       const exported = await runExport(options(emulator));
       // u-cy deleted; someone else now holds the email, in a form a project can declare, a member too.

@@ -52,6 +52,16 @@ export const twoMembers = () => ({
   ],
 });
 
+/** The two-member workspace with cy too, who has no first name (so left out, with their membership of "YouTube acme", as u-cy). */
+export function twoMembersAndCy() {
+  const seed = twoMembers();
+  const yt = seed.integrations[0]!;
+  return {
+    users: [...seed.users, { id: "u-cy", email: "cy@x.example", firstName: null, lastName: "Doe" }],
+    integrations: [{ ...yt, users: [...yt.users, { userId: "u-cy", entitlements: ["VIEWER"] }] }],
+  };
+}
+
 /** The second integration of {@link withTwoIntegrations}, "Slack acme". */
 export const OTHER = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a02";
 
