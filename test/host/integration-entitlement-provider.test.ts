@@ -909,8 +909,46 @@ describe("a refresh where the integration answers 404", () => {
           `integration is gone, did not answer it, so nothing was read as gone: GET /api/v1/integrations/${youtube} answered 503`,
       ),
     );
+    expect(error.message).toContain(
+      "Nothing was invited, and no invitation was sent again: run pulumi up again once the service answers. Should the 404 " +
+        "come back while the integration answers its read, check the key's scopes (an invitation needs the scopes Write " +
+        "integrations (write:integrations), Read automated jobs (read:automations) and Write automated jobs " +
+        `(write:automations)) and the integrationId (${youtube}).`,
+    );
     expect(invites(emu).map((r) => r.status)).toEqual([404]);
     expect(emu.requests.filter((r) => r.path === `/integrations/${youtube}`).map((r) => r.status)).toEqual([503]);
+  });
+
+  it("creates batched together whose invitation answers 404 and whose integration cannot be read each fail at once, as a lone one does: not halved", async () => {
+    const emu = await setup();
+    // Three users of the workspace, none a member of YouTube.
+    const users = [1, 2, 3].map((i) => emu.users.add({ email: `n${i}@example.com`, firstName: "N", lastName: `${i}` }).id);
+    const inputs = await Promise.all(users.map(async (userId) => (await check({ ...base, userId })).inputs!));
+    await configureFor(emu, { ...fast, "workspace-access:maxRetries": "0" });
+    emu.fault({ method: "POST", path: `/integrations/${youtube}/users`, status: 404, times: 20 });
+    emu.fault({ method: "GET", path: `/integrations/${youtube}`, status: 503, times: 20 });
+    emu.clearRequests();
+    const errors = await Promise.all(inputs.map((news) => rejection(provider.create(news))));
+    // One invitation of the three, one read of the integration: not 5 invitations (halved down to each user), each read after.
+    expect(invites(emu).map((r) => (r.body as { data: { attributes: { userIds: string[] } } }).data.attributes.userIds.length)).toEqual([
+      3,
+    ]);
+    expect(emu.requests.filter((r) => r.path === `/integrations/${youtube}`).map((r) => r.status)).toEqual([503]);
+    errors.forEach((error, i) => {
+      // The read's error, as a lone create's: no 404, so nothing is read as gone; no state (nothing done), so the next up invites.
+      expect(error).toMatchObject({ status: 503 });
+      expect((error as PartialCreate).properties).toBeUndefined();
+      expect(error.message).toMatch(
+        new RegExp(
+          `^Inviting user ${users[i]} \\(one of 3 invited together\\): POST /api/v1/integrations/${youtube}/users answered 404, ` +
+            `and GET /integrations/${youtube}, which tells whether the integration is gone, did not answer it, so nothing was ` +
+            `read as gone: GET /api/v1/integrations/${youtube} answered 503`,
+        ),
+      );
+      expect(error.message).toContain("Nothing was invited, and no invitation was sent again: run pulumi up again");
+      expect(error.message).toContain(`check the key's scopes (an invitation needs the scopes Write integrations`);
+    });
+    expect(emu.integrations.members(youtube).filter((m) => users.includes(m.userId))).toEqual([]);
   });
 
   it("a create whose invitation answers 404 while the integration answers says what the 404 said: the integration is not called gone", async () => {

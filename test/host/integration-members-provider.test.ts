@@ -942,6 +942,46 @@ describe("a list is not proof of absence", () => {
     expect(sent(emu).filter((r) => r.startsWith(`GET /api/v1/integrations/${BIG} `))).toEqual([`GET /api/v1/integrations/${BIG} 503`]);
   });
 
+  it("an update's batch of invitations answered 404 whose integration cannot be read fails each at once, not halved: none invited, none recorded", async () => {
+    const emu = await big();
+    await configureFor(emu, { "workspace-access:maxRetries": "0" });
+    const newcomers = Array.from({ length: 6 }, (_, i) => `cccccccc-0000-4000-8000-00000000ffe${i}`);
+    for (const id of newcomers) emu.users.add({ id, email: `${id.slice(-4)}@example.com`, firstName: "N", lastName: "N" });
+    emu.fault({ method: "POST", path: listPath, status: 404, times: 20 });
+    emu.fault({ method: "GET", path: `/integrations/${BIG}`, status: 503, times: 20 });
+    emu.clearRequests();
+    const olds = stateOf(managedAll().map(collaborator));
+    const error = (await rejection(provider.update!(BIG, olds, inputs([...managedAll(), ...newcomers])))) as Error & {
+      reasons: string[];
+      properties?: IntegrationMembersOutputs;
+    };
+    // One invitation of the six, one read of the integration: not 11 invitations (halved down to each user), each read after.
+    expect(writes(emu)).toEqual([`POST ${listPath}`]);
+    expect(sent(emu).filter((r) => r.startsWith(`GET /api/v1/integrations/${BIG} `))).toEqual([`GET /api/v1/integrations/${BIG} 503`]);
+    expect(error.reasons).toHaveLength(6);
+    newcomers.forEach((userId, i) => {
+      const reason = error.reasons[i]!;
+      expect(reason).toMatch(
+        new RegExp(
+          `^user ${userId}: Inviting user ${userId} \\(one of 6 invited together\\): POST /api/v1${listPath} answered 404, and ` +
+            `GET /integrations/${BIG}, which tells whether the integration is gone, did not answer it, so nothing was read as ` +
+            `gone: GET /api/v1/integrations/${BIG} answered 503`,
+        ),
+      );
+      expect(reason).toContain(
+        "Nothing was invited, and no invitation was sent again: run pulumi up again once the service answers. Should the 404 " +
+          "come back while the integration answers its read, check the key's scopes (an invitation needs the scopes Write " +
+          "integrations (write:integrations), Read automated jobs (read:automations) and Write automated jobs " +
+          `(write:automations)) and the integrationId (${BIG}).`,
+      );
+    });
+    // Nothing done, nothing pending: the next up invites them again.
+    const recorded = error.properties ?? olds;
+    for (const id of newcomers) expect(recorded.members.some((m) => m.userId === id)).toBe(false);
+    expect(JSON.stringify(recorded.pendingInvitations ?? [])).not.toContain("ffe");
+    expect(emu.integrations.members(BIG).some((m) => newcomers.includes(m.userId))).toBe(false);
+  });
+
   it("a create whose member list answers 404 while the integration answers fails saying the members are withheld: nothing is written", async () => {
     const emu = await big();
     emu.fault({ method: "GET", path: listPath, status: 404 });
@@ -1031,6 +1071,11 @@ describe("a list is not proof of absence", () => {
     const error = await rejection(Promise.resolve(run(stateOf(managedAll().map(collaborator)))));
     expect(error).toMatchObject({ status: 503 });
     expect(error.message).toMatch(integrationUnread(503));
+    expect(error.message).toContain(
+      "Nothing was dropped, removed or written: run the command again once the service answers. Should the 404 come back " +
+        "while the integration answers its read, check the key's scopes (a member list needs the scopes Read integrations " +
+        `(read:integrations) and Read users (read:users)) and the integrationId (${BIG}).`,
+    );
     expect(sent(emu)).toEqual([`GET /api/v1${listPath}?page%5Bsize%5D=100 404`, ...proof, `GET /api/v1/integrations/${BIG} 503`]);
     expect(emu.integrations.members(BIG)).toHaveLength(before);
   });

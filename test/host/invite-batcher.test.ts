@@ -615,6 +615,52 @@ describe("a batch into an integration deleted since its members were read", () =
   });
 });
 
+describe("a batch answered 404 whose integration's own read fails (a 503, a 429, no answer)", () => {
+  // The read as the client gives up on it: a 503 not retried (maxRetries 0), a 429 once its two waits are spent
+  // (maxRateLimitRetries 2: three reads), a connection reset.
+  it.each([
+    ["503", { status: 503 }, "answered 503", 1],
+    ["429", { status: 429, headers: { "Retry-After": "1" } }, "answered 429", 3],
+    ["a reset connection", { reset: true }, `GET /api/v1/integrations/${INTEGRATION}`, 1],
+  ] as const)(
+    "its read %s: every user fails at once naming the 404 and that read, not halved, nothing sent again",
+    async (_, fault, how, reads) => {
+      const { emu, users } = await world(8);
+      const { client, clock } = clientFor(emu, { maxRetries: 0, maxRateLimitRetries: 2, jobTimeoutSeconds: 1 });
+      const batcher = new InviteBatcher(client, clock);
+      emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, status: 404, times: 100 });
+      emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}`, ...fault, times: 100 });
+      emu.clearRequests();
+      const results = await settle(users.map((u) => batcher.submit(invitation(u))));
+      results.forEach((r, i) => {
+        expect(r.status).toBe("rejected");
+        const error = (r as PromiseRejectedResult).reason as Error;
+        // Not a 404: nobody reads it as the integration gone, nor a user's.
+        expect(NotFoundError.isInstance(error)).toBe(false);
+        expect(error.message).toContain(`Inviting user ${users[i]} (one of 8 invited together)`);
+        expect(error.message).toContain(
+          `POST /api/v1/integrations/${INTEGRATION}/users answered 404, and GET /integrations/${INTEGRATION}`,
+        );
+        expect(error.message).toContain("did not answer it, so nothing was read as gone");
+        expect(error.message).toContain(how);
+        expect(error.message).toContain("Nothing was invited, and no invitation was sent again: run pulumi up again");
+        expect(error.message).toContain("check the key's scopes");
+        expect(error.message).toContain("the integrationId");
+      });
+      // One invitation (its 404 the client's first answer: the address's proof, GET /users), then the integration's read: not 15
+      // invitations (8 halved down to each user), each 404 followed by a read.
+      const integrationReads = emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}`);
+      expect(emu.requests.filter((r) => !integrationReads.includes(r)).map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+        `POST /integrations/${INTEGRATION}/users 404`,
+        "GET /users 200",
+      ]);
+      expect(integrationReads).toHaveLength(reads);
+      expect(emu.requests.at(-1)).toBe(integrationReads.at(-1));
+      expect(emu.integrations.members(INTEGRATION)).toEqual([]);
+    },
+  );
+});
+
 describe("a batch into an integration the key is not shown (a service answering 404 for a missing scope)", () => {
   /** Neither reads nor writes integrations: its invitation answers 404, and so does the integration's own read. */
   const BLIND = `wa_blind_${"3".repeat(16)}`;

@@ -8,9 +8,11 @@
  *   apply); the others are sent again as one batch (in halves if no member is found);
  * - another 400, 404 or 422 (a user the service refuses): nothing was done; halves sent again, down to the user at fault (a 404
  *   of an integration its own read finds gone: every user fails with it; one the key is not shown: every user fails naming
- *   the scope it lacks, as no 404 of it can be told apart). A 404 before any invitation answered this key success,
- *   its integration there, may be the service's answer to a key that cannot write, which every half would get: two users are
- *   invited alone first ({@link probeAlone}); both refused so, the workspace having them, every user fails naming the key;
+ *   the scope it lacks, as no 404 of it can be told apart; one whose own read fails: every user fails naming the 404 and that
+ *   read, none sent again, where halves would send 2n - 1 to a failing service). A 404 before any invitation answered this
+ *   key success, its integration there, may be the service's answer to a key that cannot write, which every half would get:
+ *   two users are invited alone first ({@link probeAlone}); both refused so, the workspace having them, every user fails
+ *   naming the key;
  * - any other error (401, 403, 429 after the client's retries): not about a user; every user fails with it;
  * - the job ends in `error`: one member list read (a service that applies the others anyway must not see them invited
  *   twice); those it missed are confirmed absent (`member-list.ts`) and only those sent again in halves (one whose record
@@ -85,14 +87,17 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
     if (ConflictError.isInstance(error)) return afterConflict(client, batch);
     if (ApiError.isInstance(error) && USER_STATUSES.has(error.status)) {
       // A 404 may be the integration's (deleted since its members were read), which each half would get again, down to each
-      // user: its own read (shared, `integrations.presence`) tells first. Unread, the 404 is one user's.
+      // user: its own read (shared, `integrations.presence`) tells first.
       if (NotFoundError.isInstance(error)) {
         const presence = await presenceOf(client, integrationId);
         if (presence.kind === "gone") return failAll(batch, error);
+        // Unread (a 5xx or 429 past the client's retries, no answer): halves would send 2n - 1 invitations to a service failing
+        // so, each 404 asking again. Every user fails at once, nothing invited: the next up sends them again.
+        if (presence.kind === "unread") return failAll(batch, integrationUnread(integrationId, error, presence.error));
         // Not shown to the key, no 404 of it can be told apart, a half's nor a user's alone: every user fails naming the scope.
         if (presence.kind === "undisclosed") return failAll(batch, integrationUnread(integrationId, error, presence.error));
         // There, and no invitation having answered this key success, it may be the key's: two users alone tell.
-        if (presence.kind === "there" && !error.scopesHeld) return probeAlone(client, batch);
+        if (!error.scopesHeld) return probeAlone(client, batch);
       }
       return split(client, batch);
     }
@@ -121,11 +126,11 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
   for (const entry of waiting) entry.resolve({ kind: "invited", jobId: job.id });
 }
 
-/** What integration `integrationId`'s own read tells of it (`unread`: the read failed). */
+/** What integration `integrationId`'s own read tells of it (`unread`: the read failed, with `error`). */
 const presenceOf = (client: WorkspaceAccessClient, integrationId: string) =>
   client.integrations.presence(integrationId).then(
     (presence) => presence,
-    () => ({ kind: "unread" }) as const,
+    (error: unknown) => ({ kind: "unread", error }) as const,
   );
 
 /**

@@ -1,6 +1,6 @@
 /** The long messages both membership resources ({@link IntegrationMembers}, {@link IntegrationEntitlement}) give. */
 import { ApiError, ConfigurationError, type NotFoundError } from "../../client";
-import { describeNeeds, OPERATION_SCOPES } from "../../client/scopes";
+import { describeNeeds, OPERATION_SCOPES, SCOPES } from "../../client/scopes";
 import { type KeySource, keySourceHint } from "../../shared/hints";
 import { namedUpTo } from "../../shared/named-up-to";
 
@@ -146,13 +146,41 @@ export function goneSinceWritten(resource: "IntegrationEntitlement" | "Integrati
   );
 }
 
-/** The integration's own read, sent to tell whether a 404 (`notFound`) meant it gone, failed with `error`: nothing read as gone. */
+/**
+ * The integration's own read, sent to tell whether a 404 (`notFound`) meant it gone, failed with `error`: both said, nothing read
+ * as gone. A read that failed (a 5xx or 429 past the client's retries, no answer) adds what was done and what to do
+ * ({@link afterUnread}); one the transport refused to read as an absence (a {@link ConfigurationError}: not disclosed to the key)
+ * names its fix itself. A copy of `error`, its class and data kept: no {@link NotFoundError}, so nobody reads it as the
+ * integration, user or member gone.
+ */
 export function integrationUnread(integrationId: string, notFound: NotFoundError, error: unknown): unknown {
   if (!(error instanceof Error)) return error;
+  const next = ConfigurationError.isInstance(error) ? "" : ` ${afterUnread(integrationId, notFound)}`;
   return withMessage(
     error,
     `${requestOf(notFound)} answered 404, and GET /integrations/${integrationId}, which tells whether the integration is gone, ` +
-      `did not answer it, so nothing was read as gone: ${error.message}`,
+      `did not answer it, so nothing was read as gone: ${error.message}${next}`,
+  );
+}
+
+/** What a request of each method left when answered 404 (a refusal, not sent again), what to run again, and the scopes it needs. */
+const AFTER_404 = {
+  POST: ["Nothing was invited, and no invitation was sent again: run pulumi up", "an invitation needs", OPERATION_SCOPES.invite],
+  PATCH: ["Nothing was changed, and the PATCH was not sent again: run pulumi up", "this write needs", OPERATION_SCOPES.memberWrite],
+  GET: ["Nothing was dropped, removed or written: run the command", "a member list needs", [SCOPES.readIntegrations, SCOPES.readUsers]],
+} as const;
+
+/**
+ * What a request answered 404 (`notFound`), its integration unread, did (nothing) and what to do: run again once the service
+ * answers; the 404 back, check the key's scopes (the request's, by the contract's table) and the integration id.
+ */
+function afterUnread(integrationId: string, { method }: NotFoundError): string {
+  const write = method === "POST" || method === "PATCH";
+  const [done, needed, scopes] = write ? AFTER_404[method] : AFTER_404.GET;
+  const needs = describeNeeds(scopes, write ? "always" : undefined);
+  return (
+    `${done} again once the service answers. Should the 404 come back while the integration answers its read, check the ` +
+    `key's scopes (${needed} ${needs}) and the integrationId (${integrationId}).`
   );
 }
 
