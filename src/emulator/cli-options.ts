@@ -23,9 +23,9 @@ Options:
                   three integrations, one with 300 members) or "adversarial" (the populated
                   world plus another admin's records, with every quirk below on but
                   openUserRoles, integrationWriteAnswer, jobProgress, memberEntitlements,
-                  lowerCaseEmails, userFilter, unknownEntitlement, errorStatus, absentFields:
-                  unlisted roles stay refused and integration writes answer a job, the harder
-                  answers; the last seven are played on their own)
+                  lowerCaseEmails, userFilter, unknownEntitlement, errorStatus, absentFields,
+                  nonMemberWrite: unlisted roles stay refused and integration writes answer a
+                  job, the harder answers; the last eight are played on their own)
   --quirk N=V     turn on (or, with the adversarial world, off) a behaviour the contract allows;
                   repeatable: shiftPages=remove|insert|false, repeatRecords=true|false,
                   inviteExisting=conflict|merge|fail, upperCaseIds=true|false,
@@ -34,7 +34,7 @@ Options:
                   jobProgress=running|varied, memberEntitlements=records|ids,
                   lowerCaseEmails=true|false, userFilter=contains|exact|case-sensitive,
                   unknownEntitlement=job-error|bad-request|not-found, errorStatus=number|string,
-                  absentFields=true|false
+                  absentFields=true|false, nonMemberWrite=not-found|job-error
   --empty         start with no users and no integrations
   --job-polls N   a job ends on its N-th read (GET /jobs/{id}); earlier reads see it running
                   (default 2; 0: done before the write answers)

@@ -258,6 +258,12 @@ export interface EmulatorQuirks {
    * attribute may be null or absent"), whether `nullFields` is on or not.
    */
   absentFields?: boolean;
+  /**
+   * How a `PATCH` (the set, or its additions and removals) or a `DELETE` of an integration user who is not a member answers
+   * (the document shows only the job each answers with): 404 at once (`"not-found"`, the default), or accepted, its job
+   * ending in `error` (`user_not_member`) with nothing applied (`"job-error"`).
+   */
+  nonMemberWrite?: "not-found" | "job-error";
 }
 
 /** What {@link Emulator.onPage} hooks are told: the list and the page about to be answered. */

@@ -41,6 +41,7 @@ describe("workspace-access-emulator's command line", () => {
       "unknownEntitlement",
       "errorStatus",
       "absentFields",
+      "nonMemberWrite",
     ]);
     expect(USAGE.replace(/\s+/g, " ")).toContain(`with every quirk below on but ${off.join(", ")}`);
   });

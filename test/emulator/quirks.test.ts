@@ -619,6 +619,43 @@ describe("unknownEntitlement", () => {
   });
 });
 
+describe("nonMemberWrite", () => {
+  const VIEWER = [{ id: "VIEWER" }];
+  /** A PATCH of the set, one of its additions and removals, and a DELETE, each naming cy, who is not a member. */
+  const writes = (e: Emulator) => [
+    call(e, "PATCH", `integrations/${TEAM.tube}/users/${TEAM.cy}`, {
+      body: { data: { type: "update_user_entitlement", attributes: { entitlements: VIEWER } } },
+    }),
+    call(e, "PATCH", `integrations/${TEAM.tube}/users/${TEAM.cy}/entitlements`, { body: { data: { add: { entitlements: VIEWER } } } }),
+    call(e, "DELETE", `integrations/${TEAM.tube}/users/${TEAM.cy}`),
+  ];
+
+  it("not-found (the default): each write of a user who is not a member answers 404 at once; nothing starts", async () => {
+    const e = await start({ seed: teamSeed() });
+    expect((await Promise.all(writes(e))).map((a) => a.status)).toEqual([404, 404, 404]);
+    expect(e.jobs.list()).toEqual([]);
+  });
+
+  it("job-error: each is accepted and its job ends in error (user_not_member), nothing applied; a member's writes as before", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { nonMemberWrite: "job-error" } });
+    const before = e.integrations.members(TEAM.tube);
+    for (const answer of await Promise.all(writes(e))) {
+      const job = await finish(e, answer);
+      expect(at(job.json, "data", "attributes", "status")).toBe("error");
+      expect(at(job.json, "data", "attributes", "errorDetails", "errorType")).toBe("user_not_member");
+    }
+    expect(e.integrations.members(TEAM.tube)).toEqual(before);
+    const removed = await finish(e, await call(e, "DELETE", `integrations/${TEAM.tube}/users/${TEAM.bob}`));
+    expect(at(removed.json, "data", "attributes", "status")).toBe("finished");
+    expect(e.integrations.members(TEAM.tube).some((m) => m.userId === TEAM.bob)).toBe(false);
+  });
+
+  it("parses from --quirk", () => {
+    expect(parseQuirk("nonMemberWrite=job-error")).toEqual({ nonMemberWrite: "job-error" });
+    expect(() => parseQuirk("nonMemberWrite=ok")).toThrow(/not-found, job-error/);
+  });
+});
+
 describe("errorStatus", () => {
   it("string: every error entry's status is a string, whatever answered it (a route, the router, the key check)", async () => {
     const e = await start({ seed: teamSeed(), quirks: { errorStatus: "string" } });

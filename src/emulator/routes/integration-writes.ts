@@ -49,6 +49,16 @@ function notMember(integration: IntegrationRow, userId: string): JobFailure {
   };
 }
 
+/**
+ * The member a `PATCH` or `DELETE` names: a user who is not a member answers 404 at once (the default), or, with
+ * `nonMemberWrite: "job-error"`, the write is accepted and its job ends in `error` (`user_not_member`), nothing applied.
+ */
+function writtenMember(ctx: RequestContext, integration: IntegrationRow): string {
+  const userId = param(ctx, "userId");
+  if ((ctx.world.quirks.nonMemberWrite ?? "not-found") === "job-error") return integration.members.get(userId)?.userId ?? userId;
+  return memberOf(integration, userId).userId;
+}
+
 function integrationGone(integration: IntegrationRow): JobFailure {
   return {
     errorDetails: { errorType: "integration_not_found", userRequired: false },
@@ -206,22 +216,16 @@ export const setEntitlements: Route = {
       requireJsonBody(ctx.body, ctx.invalidJson),
     );
     const integration = integrationOf(ctx);
-    const member = memberOf(integration, param(ctx, "userId"));
+    const userId = writtenMember(ctx, integration);
     const ids = body.data.attributes.entitlements;
     refuseUnknownEntitlements(ctx, integration, ids, ["body", "data", "attributes", "entitlements"]);
-    return startJob(
-      ctx,
-      integration,
-      INTEGRATION_WORKFLOWS.update,
-      { userId: member.userId, entitlements: ids.map((id) => ({ id })) },
-      () => {
-        const failure = unknownEntitlements(integration, ids);
-        if (failure !== undefined) return failure;
-        if (!integration.members.has(member.userId)) return notMember(integration, member.userId);
-        ctx.world.store.setMember(integration.id, member.userId, { entitlements: ids });
-        return undefined;
-      },
-    );
+    return startJob(ctx, integration, INTEGRATION_WORKFLOWS.update, { userId, entitlements: ids.map((id) => ({ id })) }, () => {
+      const failure = unknownEntitlements(integration, ids);
+      if (failure !== undefined) return failure;
+      if (!integration.members.has(userId)) return notMember(integration, userId);
+      ctx.world.store.setMember(integration.id, userId, { entitlements: ids });
+      return undefined;
+    });
   },
 };
 
@@ -239,24 +243,24 @@ export const addRemoveEntitlements: Route = {
       throw ApiError.validation([{ loc: ["body", "data"], msg, type: "value_error.missing" }]);
     }
     const integration = integrationOf(ctx);
-    const member = memberOf(integration, param(ctx, "userId"));
+    const userId = writtenMember(ctx, integration);
     const adding = toAdd ?? [];
     const removing = toRemove ?? [];
     refuseUnknownEntitlements(ctx, integration, adding, ["body", "data", "add", "entitlements"]);
     refuseUnknownEntitlements(ctx, integration, removing, ["body", "data", "remove", "entitlements"]);
     const payload = {
-      userId: member.userId,
+      userId,
       add: { entitlements: adding.map((id) => ({ id })) },
       remove: { entitlements: removing.map((id) => ({ id })) },
     };
     return startJob(ctx, integration, INTEGRATION_WORKFLOWS.update, payload, () => {
       const failure = unknownEntitlements(integration, [...adding, ...removing]);
       if (failure !== undefined) return failure;
-      const current = integration.members.get(member.userId);
-      if (current === undefined) return notMember(integration, member.userId);
+      const current = integration.members.get(userId);
+      if (current === undefined) return notMember(integration, userId);
       // Removal wins over an addition of the same id: the request's last word is "not this one".
       const next = [...current.entitlements, ...adding].filter((id) => !removing.includes(id));
-      ctx.world.store.setMember(integration.id, member.userId, { entitlements: next });
+      ctx.world.store.setMember(integration.id, userId, { entitlements: next });
       return undefined;
     });
   },
@@ -268,10 +272,13 @@ export const removeMember: Route = {
   scopes: (world) => scopesOf("DELETE /integrations/:id/users/:userId", world.scopeTable),
   handle(ctx) {
     const integration = integrationOf(ctx);
-    const member = memberOf(integration, param(ctx, "userId"));
-    // A member already gone when the job runs is still "revoked": the end state is what was asked.
-    return startJob(ctx, integration, INTEGRATION_WORKFLOWS.revoke, { userId: member.userId }, () => {
-      ctx.world.store.removeMember(integration.id, member.userId);
+    const wasMember = integration.members.has(param(ctx, "userId"));
+    const userId = writtenMember(ctx, integration);
+    // A member already gone when the job runs is still "revoked": the end state is what was asked. One who was not a member
+    // when the write was accepted (`nonMemberWrite: "job-error"`) is not: that job ends in error.
+    return startJob(ctx, integration, INTEGRATION_WORKFLOWS.revoke, { userId }, () => {
+      if (!wasMember && !integration.members.has(userId)) return notMember(integration, userId);
+      ctx.world.store.removeMember(integration.id, userId);
       return undefined;
     });
   },
