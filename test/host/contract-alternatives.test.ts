@@ -4,7 +4,8 @@
  * and `retrying` before they end (`jobProgress: "varied"`), an integration user's entitlements answered as
  * plain ids (`memberEntitlements: "ids"`), emails answered in lower case (`lowerCaseEmails`), and a write naming an
  * entitlement outside the catalogue refused at once rather than by its job (`unknownEntitlement`), and an error's
- * `status` written as a string (`errorStatus`), and optional fields null or left out (`nullFields`, `absentFields`). Each runs the
+ * `status` written as a string (`errorStatus`), optional fields null or left out (`nullFields`, `absentFields`), and a write of a
+ * member removed out of band failed by its job rather than answered 404 (`nonMemberWrite`). Each runs the
  * same steps as under the emulator's defaults, with the same outcome.
  */
 import { describe, expect, it } from "vitest";
@@ -53,6 +54,87 @@ describe("IntegrationEntitlement", () => {
     await configureFor(emu, fast);
     await entitlement.delete!(id, updated!);
     expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(false);
+  });
+});
+
+describe("IntegrationEntitlement, a member removed out of band (nonMemberWrite)", () => {
+  const member = `/integrations/${youtube}/users/${alan}`;
+  /** What the service was sent, reads of jobs left out: method and path, an invitation with its users and set. */
+  const sent = (emu: Awaited<ReturnType<typeof emulator>>) =>
+    emu.requests
+      .filter((r) => !r.path.startsWith("/jobs/"))
+      .map((r) => {
+        const invited = (r.body as { data?: { attributes?: { userIds?: string[]; entitlements?: { id: string }[] } } })?.data?.attributes;
+        return r.method === "POST"
+          ? `POST ${r.path} ${invited?.userIds} ${invited?.entitlements?.map((e) => e.id)}`
+          : `${r.method} ${r.path} ${r.status}`;
+      });
+  const created = async (emu: Awaited<ReturnType<typeof emulator>>) => {
+    await configureFor(emu, fast);
+    const { id, outs } = wire(await entitlement.create(await checkEntitlement(base)));
+    emu.integrations.removeMember(youtube, alan);
+    emu.clearRequests();
+    await configureFor(emu, fast);
+    return { id, outs: outs! };
+  };
+
+  it.each(["not-found", "job-error"] as const)(
+    "%s: an update's PATCH of the member gone reads the member and invites them again with the declared set",
+    async (nonMemberWrite) => {
+      const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 }, quirks: { nonMemberWrite } });
+      const { id, outs } = await created(emu);
+      const { outs: updated } = wire(await entitlement.update!(id, outs, await checkEntitlement({ ...base, entitlements: ["MANAGER"] })));
+      expect(updated).toMatchObject({ entitlements: ["MANAGER"], pendingInvitations: [] });
+      expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["MANAGER"]);
+      const patched = nonMemberWrite === "job-error" ? 200 : 404;
+      const lines = sent(emu);
+      expect(lines.filter((line) => !line.startsWith("GET"))).toEqual([
+        `PATCH ${member} ${patched}`,
+        `POST /integrations/${youtube}/users ${alan} MANAGER`,
+      ]);
+      // The member read between the PATCH and the invitation: a job's failure is not taken for an absence unread.
+      const between = lines.slice(
+        lines.indexOf(`PATCH ${member} ${patched}`),
+        lines.findIndex((line) => line.startsWith("POST")),
+      );
+      expect(between).toContain(`GET ${member} 404`);
+    },
+  );
+
+  it.each(["not-found", "job-error"] as const)("%s: a destroy of the member gone removes nothing and succeeds", async (nonMemberWrite) => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 }, quirks: { nonMemberWrite } });
+    const { id, outs } = await created(emu);
+    await entitlement.delete!(id, outs);
+    const deletes = sent(emu).filter((line) => line.startsWith("DELETE"));
+    expect(deletes).toEqual([`DELETE ${member} ${nonMemberWrite === "job-error" ? 200 : 404}`]);
+    if (nonMemberWrite === "job-error") expect(sent(emu).at(-1)).toBe(`GET ${member} 404`);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(false);
+  });
+
+  it("a job that fails for a member who is there still fails the update and the destroy, the member read once", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 }, quirks: { nonMemberWrite: "job-error" } });
+    await configureFor(emu, fast);
+    const { id, outs } = wire(await entitlement.create(await checkEntitlement(base)));
+    emu.clearRequests();
+    emu.jobs.failNext(1, { errorType: "provider_unavailable" });
+    await configureFor(emu, fast);
+    const update = await rejection(entitlement.update!(id, outs!, await checkEntitlement({ ...base, entitlements: ["MANAGER"] })));
+    expect(update.message).toContain("provider_unavailable");
+    expect(sent(emu).filter((line) => !line.includes("/entitlements "))).toEqual([`PATCH ${member} 200`, `GET ${member} 200`]);
+    expect(
+      emu.integrations
+        .members(youtube)
+        .find((m) => m.userId === alan)
+        ?.entitlements.sort(),
+    ).toEqual(["EDITOR", "VIEWER"]);
+
+    emu.clearRequests();
+    emu.jobs.failNext(1, { errorType: "provider_unavailable" });
+    await configureFor(emu, fast);
+    expect((await rejection(entitlement.delete!(id, outs!))).message).toContain("provider_unavailable");
+    expect(sent(emu).filter((line) => !line.startsWith("GET"))).toEqual([`DELETE ${member} 200`]);
+    expect(sent(emu).at(-1)).toBe(`GET ${member} 200`);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(true);
   });
 });
 

@@ -636,6 +636,30 @@ describe("a list is not proof of absence", () => {
     expect(outs.unmanagedMembers.map((m) => m.userId)).not.toContain(D);
   });
 
+  it.each(["not-found", "job-error"] as const)(
+    "nonMemberWrite %s: a destroy whose member leaves between the listing and its DELETE succeeds (a failed job: the member read)",
+    async (nonMemberWrite) => {
+      const emu = await big({ nonMemberWrite });
+      const managed = managedAll();
+      let left = false;
+      // A1 (page 1) leaves while page 2 is read: listed, then written to as a member no more.
+      const off = emu.onPage((list) => {
+        if (list.path !== listPath) return;
+        off();
+        emu.integrations.removeMember(BIG, A1);
+        left = true;
+      });
+      emu.clearRequests();
+      await provider.delete!(BIG, stateOf(managed.map(collaborator)));
+      expect(left).toBe(true);
+      const deletes = emu.requests.filter((r) => r.method === "DELETE");
+      expect(deletes).toHaveLength(managed.length);
+      expect(deletes.find((r) => r.path === `${listPath}/${A1}`)?.status).toBe(nonMemberWrite === "job-error" ? 200 : 404);
+      if (nonMemberWrite === "job-error") expect(directReads(emu)).toContain(A1);
+      expect(emu.integrations.members(BIG).filter((m) => managed.includes(m.userId))).toEqual([]);
+    },
+  );
+
   it.each(shifts)("%s: a destroy removes every managed member, the one the shift skips included", async (_how, shift) => {
     const emu = await big();
     const managed = managedAll();

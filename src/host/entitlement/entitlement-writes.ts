@@ -148,9 +148,17 @@ async function memberAfterInvite(
   return member;
 }
 
-/** An update that resumes a partial create, or restores a membership removed out of band: invites, or takes over as its own. */
-export async function converge(ctx: ProviderContext, inputs: IntegrationEntitlementInputs, patched?: NotFoundError): Promise<Written> {
-  const member = usable(await ctx.connection().memberships.of(inputs.integrationId).read(inputs.userId));
+/**
+ * An update that resumes a partial create, or restores a membership removed out of band: invites, or takes over as its own.
+ * `absent`: the member was just read and is not there (after a `PATCH` whose job failed), so not read again.
+ */
+export async function converge(
+  ctx: ProviderContext,
+  inputs: IntegrationEntitlementInputs,
+  patched?: NotFoundError,
+  absent = false,
+): Promise<Written> {
+  const member = absent ? undefined : usable(await ctx.connection().memberships.of(inputs.integrationId).read(inputs.userId));
   // After a PATCH of this set answered 404 (`patched`): a member there was not removed, and the same PATCH would get it again.
   if (member && patched) throw memberThereAfterPatch(inputs.integrationId, inputs.userId, patched, ctx.keySource);
   if (member) return adopt(ctx, inputs, member, "resume");

@@ -244,8 +244,11 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         try {
           // The PATCH's 404, which converge's read of the member tells apart: removed out of band, or there (not sent again).
           let patched: NotFoundError | undefined;
+          // Its job failed and the member is not there: removed out of band, as a 404 would have said (read once, not again).
+          let absent = false;
           if (!olds.pendingInvitations?.length) {
-            // The member is known from the last outputs: no read. One removed out of band (404) falls through to converge.
+            // The member is known from the last outputs: no read. One removed out of band (404, or a job that failed and a read
+            // that finds no member) falls through to converge.
             const job = await client.integrations
               .setEntitlements(inputs.integrationId, inputs.userId, inputs.entitlements)
               .catch((error: unknown) => {
@@ -254,9 +257,20 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
                 return undefined;
               });
             if (job) {
-              await job.wait().catch((error: unknown) => {
-                throw afterJobWait(error, job.id);
-              });
+              try {
+                await job.wait();
+              } catch (error) {
+                await ctx
+                  .connection()
+                  .memberships.of(inputs.integrationId)
+                  .unlessGone(inputs.userId, error)
+                  .catch((stands: unknown) => {
+                    throw afterJobWait(stands, job.id);
+                  });
+                absent = true;
+              }
+            }
+            if (job && !absent) {
               return {
                 outs: {
                   ...kept,
@@ -272,7 +286,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           }
           // A create's job gets its time once more (a slow invitation is not sent twice); still running, it is stuck: invite again.
           await waitForPending(client, olds.pendingInvitations);
-          const { member, jobId } = await converge(ctx, inputs, patched);
+          const { member, jobId } = await converge(ctx, inputs, patched, absent);
           return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null, adopted) };
         } catch (error) {
           // Into an integration deleted since the state was written: said as a create says it, the resource kept (no removal).
@@ -339,7 +353,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           );
         }
         const job = await unlessNotFound(ctx.connection().client.integrations.removeUser(integrationId, userId));
-        await job?.wait();
+        // Gone already: its 404, or its job failed and the member is not there (a service may accept the DELETE of a non-member).
+        await job?.wait().catch((error: unknown) => ctx.connection().memberships.of(integrationId).unlessGone(userId, error));
       },
       integrationId,
       userId,

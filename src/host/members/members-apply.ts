@@ -54,7 +54,7 @@ export async function applyPlan(
   try {
     await Promise.all(
       acts.remove.map(async (id) => {
-        if (await removeMember(client, run, id)) removed.add(idOf(id));
+        if (await removeMember(client, memberships.of(integrationId), run, id)) removed.add(idOf(id));
       }),
     );
     const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
@@ -137,11 +137,11 @@ async function checkMade(view: MembershipView, run: Run, made: readonly PlannedI
   }
 }
 
-/** Removes a member and waits for the job; gone already (404) counts as done. */
-async function removeMember(client: WorkspaceAccessClient, run: Run, userId: string): Promise<boolean> {
+/** Removes a member and waits for the job; gone already (404, or a job that failed and a read that finds no member) counts as done. */
+async function removeMember(client: WorkspaceAccessClient, view: MembershipView, run: Run, userId: string): Promise<boolean> {
   try {
     const job = await unlessNotFound(client.integrations.removeUser(run.integrationId, userId));
-    await job?.wait();
+    await job?.wait().catch((error: unknown) => view.unlessGone(userId, error));
     run.present.delete(idOf(userId));
     run.managed.delete(idOf(userId));
     return true;

@@ -3,7 +3,7 @@
  * shared listings, the proof that a miss is an absence, the one member read, and what a write makes it forget.
  */
 import { idOf } from "../../client/ids";
-import type { Clock, Id, NotFoundError, WorkspaceAccessClient } from "../../client";
+import { type Clock, type Id, JobFailedError, type NotFoundError, type WorkspaceAccessClient } from "../../client";
 import { READ_WINDOW_MS, SharedListing } from "../read-cache";
 import { integrationUnread } from "./messages";
 import { confirm, type Found, type Members, memberList, pagesOf, prove, type Proof, readEach, readMember } from "./member-list";
@@ -71,6 +71,18 @@ export class MembershipView {
   /** The one direct read: the member, `undefined` when the service answers 404, the error when the record is unusable. */
   read(userId: string): Promise<Found | undefined> {
     return readMember(this.#client, this.#integrationId, userId);
+  }
+
+  /**
+   * Throws `error`, a write's of `userId` (a `PATCH` or `DELETE`), unless its job ended in `error` and the user is no member: a
+   * service may accept a write of a user who is not a member and fail its job, rather than answer 404 at once (assumed,
+   * docs/contract.md). One direct read, only after such a job: gone, this returns, and the caller goes on as after that 404;
+   * there, unusable or unread, `error` stands.
+   */
+  async unlessGone(userId: string, error: unknown): Promise<void> {
+    if (!JobFailedError.isInstance(error)) throw error;
+    const member = await this.read(userId).catch(() => Promise.reject(error));
+    if (member !== undefined) throw error;
   }
 
   /** A complete listing now (not shared: an `IntegrationMembers` operation plans on what the service has now). */
