@@ -264,6 +264,13 @@ export interface EmulatorQuirks {
    * ending in `error` (`user_not_member`) with nothing applied (`"job-error"`).
    */
   nonMemberWrite?: "not-found" | "job-error";
+  /**
+   * How `POST /users` (itself assumed) answers for an email a user has already, in any case: 409 (`"conflict"`, the default,
+   * as the contract assumes), 400 naming `data.attributes.email` (`"bad-request"`), or as a create that succeeded, changing
+   * nothing (`"existing"`: a service whose create merges into the user who has the email answers that user, 201 with the
+   * record, or 204 or a job as `userWriteAnswer` and `userWritesAsJobs` say).
+   */
+  userCreateTaken?: "conflict" | "bad-request" | "existing";
 }
 
 /** What {@link Emulator.onPage} hooks are told: the list and the page about to be answered. */

@@ -42,6 +42,7 @@ describe("workspace-access-emulator's command line", () => {
       "errorStatus",
       "absentFields",
       "nonMemberWrite",
+      "userCreateTaken",
     ]);
     expect(USAGE.replace(/\s+/g, " ")).toContain(`with every quirk below on but ${off.join(", ")}`);
   });

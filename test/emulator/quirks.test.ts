@@ -656,6 +656,49 @@ describe("nonMemberWrite", () => {
   });
 });
 
+describe("userCreateTaken", () => {
+  /** A create of Bob's email, written in another case. */
+  const createBob = (e: Emulator) =>
+    call(e, "POST", "users", {
+      body: {
+        data: { type: "user", attributes: { email: "BOB@example.com", firstName: "B", lastName: "B", role: "workspace_login_only" } },
+      },
+    });
+
+  it("conflict (the default): 409", async () => {
+    const e = await start({ seed: teamSeed() });
+    expect((await createBob(e)).status).toBe(409);
+  });
+
+  it("bad-request: 400 naming data.attributes.email; nothing made", async () => {
+    const e = await start({ seed: teamSeed() });
+    e.quirks.userCreateTaken = "bad-request";
+    const answer = await createBob(e);
+    expect([answer.status, at(answer.json, "errors", 0, "meta", "loc")]).toEqual([400, ["body", "data", "attributes", "email"]]);
+    expect(e.users.list()).toHaveLength(teamSeed().users.length);
+  });
+
+  it("existing: 201 with the user who has the email, unchanged", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { userCreateTaken: "existing" } });
+    const before = e.users.get(TEAM.bob);
+    const answer = await createBob(e);
+    expect([answer.status, at(answer.json, "data", "id"), at(answer.json, "data", "attributes", "email")]).toEqual([
+      201,
+      TEAM.bob,
+      "bob@example.com",
+    ]);
+    expect(e.users.get(TEAM.bob)).toEqual(before);
+    expect(e.users.list()).toHaveLength(teamSeed().users.length);
+  });
+
+  it("existing, with user writes answered by jobs: a job that finishes, nothing made", async () => {
+    const jobs = await start({ seed: teamSeed(), quirks: { userCreateTaken: "existing" }, userWritesAsJobs: true });
+    const job = await finish(jobs, await createBob(jobs));
+    expect(at(job.json, "data", "attributes", "status")).toBe("finished");
+    expect(jobs.users.list()).toHaveLength(teamSeed().users.length);
+  });
+});
+
 describe("errorStatus", () => {
   it("string: every error entry's status is a string, whatever answered it (a route, the router, the key check)", async () => {
     const e = await start({ seed: teamSeed(), quirks: { errorStatus: "string" } });

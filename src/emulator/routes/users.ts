@@ -9,7 +9,7 @@ import { ApiError } from "../errors";
 import type { JobFailure } from "../jobs";
 import { integrationJobRecord, jobEnvelope, userRecord } from "../records";
 import { type Scope, scopesOf, USER_WRITE_JOB_SCOPE } from "../scopes";
-import type { UserAttributes } from "../store";
+import type { UserAttributes, UserRow } from "../store";
 import { field, parseBody, requireJsonBody } from "../validation";
 import { listPage, param, type Reply, type RequestContext, type Route, type World } from "./context";
 
@@ -74,6 +74,23 @@ function parseUserBody(ctx: RequestContext, pathId?: string): UserAttributes {
 
 function emailConflict(email: string): ApiError {
   return ApiError.conflict(`A user with the email ${email} already exists.`, { field: "email" });
+}
+
+/**
+ * A `POST /users` of an email someone has, as `userCreateTaken` says: 409 (`"conflict"`, the default), 400 naming the
+ * email (`"bad-request"`), or success that changes nothing (`"existing"`): the user who has it, as a write of that kind
+ * answers (201 with the record, 204, or a job that finishes).
+ */
+function emailTakenReply(ctx: RequestContext, email: string, owner: UserRow): Reply {
+  const mode = ctx.world.quirks.userCreateTaken ?? "conflict";
+  if (mode === "conflict") throw emailConflict(email);
+  if (mode === "bad-request") {
+    const msg = `A user with the email ${email} already exists.`;
+    throw ApiError.validation([{ loc: ["body", "data", "attributes", "email"], msg, type: "value_error.email.taken" }]);
+  }
+  if (ctx.world.userWritesAsJobs) return jobReply(ctx, USER_WORKFLOWS.create, { email: owner.email }, () => undefined);
+  if (ctx.world.userWritesNoContent) return { status: 204 };
+  return { status: 201, body: { data: userRecord(owner, false), links: { self: self(owner.id) }, meta: {} } };
 }
 
 function jobReply(ctx: RequestContext, workflowType: string, payload: Record<string, unknown>, run: () => JobFailure | undefined): Reply {
@@ -163,7 +180,8 @@ const create: Route = {
   handle(ctx) {
     const attributes = parseUserBody(ctx);
     const { store } = ctx.world;
-    if (store.emailTaken(attributes.email)) throw emailConflict(attributes.email);
+    const owner = store.userByEmail(attributes.email);
+    if (owner !== undefined) return emailTakenReply(ctx, attributes.email, owner);
     const add = () => store.addUser({ ...attributes, status: "pending" });
     if (ctx.world.userWritesAsJobs) {
       return jobReply(ctx, USER_WORKFLOWS.create, { ...attributes }, () => {
