@@ -160,7 +160,10 @@ export class UsersApi {
       }
     }
     const answer = sent.data as { data: UserRecord | JobRecord } | undefined;
-    if (answer && answer.data.type !== "job") return toUser(answer.data as UserRecord);
+    // A user the service says it created before this request (a service answering a create of a taken email with the user who
+    // has it) is no more this create's than one read back: a 409, so that no one deletes it as this stack's.
+    if (answer && answer.data.type !== "job")
+      return this.#createdSince(toUser(answer.data as UserRecord), began, "answered with a user", true);
     if (answer) {
       const job = toJob(answer.data as JobRecord);
       if (job.status !== "finished") options.onJob?.(job.id);

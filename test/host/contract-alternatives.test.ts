@@ -5,12 +5,13 @@
  * plain ids (`memberEntitlements: "ids"`), emails answered in lower case (`lowerCaseEmails`), and a write naming an
  * entitlement outside the catalogue refused at once rather than by its job (`unknownEntitlement`), and an error's
  * `status` written as a string (`errorStatus`), optional fields null or left out (`nullFields`, `absentFields`), and a write of a
- * member removed out of band failed by its job rather than answered 404 (`nonMemberWrite`). Each runs the
+ * member removed out of band failed by its job rather than answered 404 (`nonMemberWrite`), and a create of a taken email answered
+ * 400 or with the user who has it rather than 409 (`userCreateTaken`). Each runs the
  * same steps as under the emulator's defaults, with the same outcome.
  */
 import { describe, expect, it } from "vitest";
 import { ConflictError } from "../../src/client";
-import { DEFAULT_IDS, defaultSeed, type EmulatorQuirks } from "../../src/emulator";
+import { DEFAULT_IDS, defaultSeed, type EmulatorOptions, type EmulatorQuirks } from "../../src/emulator";
 import { provider as entitlement } from "../../src/host/entitlement/integration-entitlement-provider";
 import { provider as user } from "../../src/host/user/user-provider";
 import { emulator, rejection } from "../support/fixtures";
@@ -199,6 +200,40 @@ describe("User, a search that matches only in the case written (userFilter: case
     expect(error.message).toContain(`A user with the email ${declared.email} already exists.`);
     expect(error.message).toMatch(/Who has it is not known: looking for it failed \(GET \/api\/v1\/users answered 500/);
     expect(emu.requests.filter((r) => r.method === "POST").map((r) => r.status)).toEqual([409]);
+  });
+});
+
+describe("User, a create of an email someone has answered otherwise than 409 (userCreateTaken)", () => {
+  const declared = { email: "ALICE.Doe@example.com", firstName: "Alice", lastName: "Doe" };
+  /** A search that misses the email declared in another case, so the POST is sent; the user made well before it. */
+  async function taken(userCreateTaken: "existing" | "bad-request", options: Partial<EmulatorOptions> = {}) {
+    const emu = await emulator({ quirks: { userFilter: "case-sensitive", userCreateTaken }, ...options });
+    const existing = emu.users.add({ ...declared, email: "alice.doe@example.com", role: "workspace_super_admin" });
+    (await configureFor(emu, fast, { info: () => undefined })).advance(3_600_000);
+    return { emu, existing };
+  }
+
+  it.each([
+    ["201 with their record", {}],
+    ["204", { userWriteAnswer: "no-content" as const }],
+    ["a job that finishes", { userWritesAsJobs: true }],
+  ])("existing, answered %s: the user made before is not taken for this create's; adoptExisting adopts them", async (_how, options) => {
+    const { emu, existing } = await taken("existing", options);
+    const error = await rejection(user.create(await checkUser(declared)));
+    expect(ConflictError.isInstance(error)).toBe(true);
+    expect(error.message).toContain(`(id ${existing.id}). To manage that user with this resource, set adoptExisting: true.`);
+    const { id, outs } = wire(await user.create(await checkUser({ ...declared, adoptExisting: true })));
+    expect([id, outs?.adopted]).toEqual([existing.id, true]);
+    expect(emu.users.list()).toEqual([existing]);
+    expect(emu.requests.filter((r) => r.method === "DELETE")).toEqual([]);
+  });
+
+  it("bad-request: the create fails with the service's refusal, one POST, nothing adopted or written", async () => {
+    const { emu, existing } = await taken("bad-request");
+    const error = await rejection(user.create(await checkUser({ ...declared, adoptExisting: true })));
+    expect(error.message).toContain("data.attributes.email");
+    expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.status}`)).toEqual(["POST 400"]);
+    expect(emu.users.list()).toEqual([existing]);
   });
 });
 
