@@ -24,8 +24,9 @@ Options:
                   world plus another admin's records, with every quirk below on but
                   openUserRoles, integrationWriteAnswer, jobProgress, memberEntitlements,
                   lowerCaseEmails, userFilter, unknownEntitlement, errorStatus, absentFields,
-                  nonMemberWrite, userCreateTaken: unlisted roles stay refused and integration
-                  writes answer a job, the harder answers; the last nine are played on their own)
+                  nonMemberWrite, userCreateTaken, unknownQuery: unlisted roles stay refused and
+                  integration writes answer a job, the harder answers; the last ten are played on
+                  their own)
   --quirk N=V     turn on (or, with the adversarial world, off) a behaviour the contract allows;
                   repeatable: shiftPages=remove|insert|false, repeatRecords=true|false,
                   inviteExisting=conflict|merge|fail, upperCaseIds=true|false,
@@ -35,7 +36,7 @@ Options:
                   lowerCaseEmails=true|false, userFilter=contains|exact|case-sensitive,
                   unknownEntitlement=job-error|bad-request|not-found, errorStatus=number|string,
                   absentFields=true|false, nonMemberWrite=not-found|job-error,
-                  userCreateTaken=conflict|bad-request|existing
+                  userCreateTaken=conflict|bad-request|existing, unknownQuery=ignore|refuse
   --empty         start with no users and no integrations
   --job-polls N   a job ends on its N-th read (GET /jobs/{id}); earlier reads see it running
                   (default 2; 0: done before the write answers)

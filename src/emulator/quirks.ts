@@ -15,7 +15,7 @@ import type { EmulatorQuirks, PageHook } from "./types";
  * and a job (waited for, polled, perhaps still running at a timeout) is the harder answer; one done at once is the
  * lenient one, proven on its own (test/host "integration writes answered without a job").
  * `jobProgress`, `memberEntitlements`, `lowerCaseEmails`, `userFilter`, `unknownEntitlement`, `errorStatus`, `absentFields`,
- * `nonMemberWrite` and `userCreateTaken` stay at their defaults as well, so that the world the reliability suites and the export run in
+ * `nonMemberWrite`, `userCreateTaken` and `unknownQuery` stay at their defaults as well, so that the world the reliability suites and the export run in
  * stays as it was: each is proven on its own (test/client and test/host "contract-alternatives").
  */
 export function adversarialQuirks(): EmulatorQuirks {
@@ -41,6 +41,7 @@ export const QUIRK_VALUES = {
   absentFields: ["true", "false"],
   nonMemberWrite: ["not-found", "job-error"],
   userCreateTaken: ["conflict", "bad-request", "existing"],
+  unknownQuery: ["ignore", "refuse"],
 } as const satisfies Record<keyof EmulatorQuirks, readonly string[]>;
 
 /** Parses one `name=value`; throws naming the allowed names or values. */

@@ -11,7 +11,7 @@ import type { Reply, World } from "./routes/context";
 import { errorStatusAsString, lowerCaseUuids, lowerCaseUuidsIn, nullOptionalFields, reshapeUserRecords, upperCaseUuids } from "./quirks";
 import { API_PREFIX, type Incoming, MAX_BODY_BYTES, receive } from "./incoming";
 import { missingScopes } from "./scopes";
-import { requireJsonContentType } from "./validation";
+import { refuseUnknownQuery, requireJsonContentType } from "./validation";
 import { idKey } from "./store";
 import type { AnsweredRequest, Fault, MissingScopeStatus, RecordedRequest } from "./types";
 
@@ -182,6 +182,7 @@ export class EmulatorServer {
     try {
       // A write's body is JSON, said so by its Content-Type (the contract); a write without a body fails in its route.
       if (incoming.hasBody && BODY_METHODS.has(method)) requireJsonContentType(incoming.contentType);
+      if (world.quirks.unknownQuery === "refuse") refuseUnknownQuery(incoming.query, match.route.query);
       return match.route.handle({
         world,
         // Every path parameter is an id, and the store keeps ids in lower case: any id matches in any case, UUID-shaped or not.

@@ -271,6 +271,12 @@ export interface EmulatorQuirks {
    * record, or 204 or a job as `userWriteAnswer` and `userWritesAsJobs` say).
    */
   userCreateTaken?: "conflict" | "bad-request" | "existing";
+  /**
+   * A query parameter an operation does not take (the contract: "unknown ones are ignored", assumed): ignored (`"ignore"`,
+   * the default), or answered 400 naming it (`"refuse"`), as a service validating its query would. The contract names
+   * `page[number]` and `page[size]` for the lists, `filter` and `mfaStatus` for `GET /users`, `mfaStatus` for `GET /users/{id}`.
+   */
+  unknownQuery?: "ignore" | "refuse";
 }
 
 /** What {@link Emulator.onPage} hooks are told: the list and the page about to be answered. */

@@ -26,6 +26,18 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 const ENUM = "value is not a valid enumeration member";
 
+/**
+ * With `unknownQuery: "refuse"`: a query parameter the route does not take (`known`) answers 400 naming it, each one, as a
+ * service that validates its query would; the contract assumes they are ignored.
+ */
+export function refuseUnknownQuery(query: URLSearchParams, known: readonly string[] = []): void {
+  const unknown = [...new Set(query.keys())].filter((name) => !known.includes(name));
+  if (unknown.length === 0) return;
+  throw ApiError.validation(
+    unknown.map((name) => ({ loc: ["query", name], msg: "extra fields not permitted", type: "value_error.extra" })),
+  );
+}
+
 /** Whether a value is a plain JSON object. */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -3,7 +3,8 @@
  * an emulator switch (docs/contract.md lists the assumptions): a job not yet done that reads `created`,
  * `started` or `retrying` rather than `running` (`jobProgress: "varied"`), an integration user's
  * entitlements answered as plain ids (`memberEntitlements: "ids"`), emails answered in lower case
- * (`lowerCaseEmails`), and `GET /users?filter=` matching otherwise (`userFilter`).
+ * (`lowerCaseEmails`), `GET /users?filter=` matching otherwise (`userFilter`), and a query parameter an operation does not
+ * take refused rather than ignored (`unknownQuery: "refuse"`).
  */
 import { describe, expect, it } from "vitest";
 import { collect } from "../../src/client";
@@ -30,7 +31,7 @@ describe("an integration user's entitlements answered as plain ids (memberEntitl
     const emu = await emulator({ seed: defaultSeed(), quirks: { memberEntitlements: "ids" } });
     const { client } = clientFor(emu);
     expect(await client.integrations.getUser(youtube, grace)).toMatchObject({ entitlements: ["EDITOR"], role: "collaborator" });
-    const members = await collect(client.integrations.listUsers(youtube));
+    const members = await collect(client.integrations.listUsers(youtube, { pageSize: 1 }));
     const byId = Object.fromEntries(members.map((m) => [m.id, m.entitlements]));
     expect(byId).toEqual(
       Object.fromEntries(emu.integrations.members(youtube).map((m) => [m.userId, m.entitlements])) as Record<string, string[]>,
@@ -86,5 +87,37 @@ describe("a create read back by email where the search matches only in the case 
     expect(user.id).toBe(emu.users.list()[0]!.id);
     expect(emu.users.list()).toHaveLength(1);
     expect(emu.requests.filter((r) => r.method === "POST").length).toBe(1);
+  });
+});
+
+describe("a query parameter an operation does not take refused, 400, rather than ignored (unknownQuery: refuse)", () => {
+  it("every operation of the client sends only those the contract names, and each is answered", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 }, quirks: { unknownQuery: "refuse" } });
+    const { client } = clientFor(emu);
+    await collect(client.users.list({ filter: "example", mfaStatus: true, pageSize: 2 }));
+    await client.users.get(ada, { mfaStatus: true });
+    await client.users.findByEmail("ada@example.com");
+    await client.users.findExisting("nobody@example.com");
+    const attributes = { email: "joan@example.com", firstName: "Joan", lastName: "Clarke", role: "workspace_login_only", isGuest: false };
+    const joan = await client.users.create(attributes);
+    await client.users.replace(joan.id, { ...attributes, lastName: "Murray" });
+    await collect(client.integrations.list({ pageSize: 1 }));
+    await client.integrations.get(youtube);
+    await client.integrations.presence(youtube);
+    await client.integrations.listEntitlements(youtube);
+    await collect(client.integrations.listUsers(youtube, { pageSize: 1 }));
+    await (await client.integrations.invite(youtube, { userIds: [joan.id], entitlements: ["VIEWER"] })).wait();
+    await client.integrations.getUser(youtube, joan.id);
+    await (await client.integrations.setEntitlements(youtube, joan.id, ["EDITOR"])).wait();
+    await (await client.integrations.changeEntitlements(youtube, joan.id, { add: ["VIEWER"], remove: ["EDITOR"] })).wait();
+    await (await client.integrations.removeUser(youtube, joan.id)).wait();
+    await client.users.delete(joan.id);
+    expect(emu.requests.filter((r) => r.status >= 400).map((r) => `${r.method} ${r.rawPath} ${r.status}`)).toEqual([]);
+    const sent = new Set(emu.requests.flatMap((r) => Object.keys(r.query).map((name) => `${r.method} ${r.path.split("/")[1]} ${name}`)));
+    // The lists were read past their first page (page[number] from the links), and every parameter was one the contract names.
+    expect([...sent].sort()).toEqual(
+      expect.arrayContaining(["GET users page[number]", "GET users page[size]", "GET users filter", "GET users mfaStatus"]),
+    );
+    expect(emu.requests.filter((r) => r.path.startsWith("/integrations/") && "page[number]" in r.query).length).toBeGreaterThan(0);
   });
 });

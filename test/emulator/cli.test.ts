@@ -43,6 +43,7 @@ describe("workspace-access-emulator's command line", () => {
       "absentFields",
       "nonMemberWrite",
       "userCreateTaken",
+      "unknownQuery",
     ]);
     expect(USAGE.replace(/\s+/g, " ")).toContain(`with every quirk below on but ${off.join(", ")}`);
   });

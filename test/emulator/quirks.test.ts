@@ -699,6 +699,36 @@ describe("userCreateTaken", () => {
   });
 });
 
+describe("unknownQuery", () => {
+  it("refuse: a query parameter the operation does not take answers 400 naming each; those the contract names are taken", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { unknownQuery: "refuse" } });
+    const refused = await call(e, "GET", `users?page%5Bsize%5D=2&sort=email&include=x&include=y`);
+    expect(refused.status).toBe(400);
+    expect((at(refused.json, "errors") as unknown[]).map((entry) => at(entry, "meta", "loc"))).toEqual([
+      ["query", "sort"],
+      ["query", "include"],
+    ]);
+    expect((await call(e, "GET", `integrations/${TEAM.tube}/entitlements?page%5Bsize%5D=10`)).status).toBe(400);
+    expect((await call(e, "GET", `jobs/00000000-0000-4000-8000-000000000000?x=1`)).status).toBe(400);
+    for (const path of [
+      "users?page%5Bnumber%5D=1&page%5Bsize%5D=2&filter=bob&mfaStatus=true",
+      `users/${TEAM.bob}?mfaStatus=true`,
+      "integrations?page%5Bsize%5D=1&page%5Bnumber%5D=1",
+      `integrations/${TEAM.tube}/users?page%5Bsize%5D=1&page%5Bnumber%5D=2`,
+      `integrations/${TEAM.tube}/user?page%5Bsize%5D=1`,
+      `integrations/${TEAM.tube}/entitlements`,
+    ]) {
+      expect((await call(e, "GET", path)).status, path).toBe(200);
+    }
+  });
+
+  it("ignore (the default): any query parameter is ignored", async () => {
+    const e = await start({ seed: teamSeed() });
+    expect((await call(e, "GET", `users?sort=email`)).status).toBe(200);
+    expect((await call(e, "GET", `integrations/${TEAM.tube}/entitlements?page%5Bsize%5D=10`)).status).toBe(200);
+  });
+});
+
 describe("errorStatus", () => {
   it("string: every error entry's status is a string, whatever answered it (a route, the router, the key check)", async () => {
     const e = await start({ seed: teamSeed(), quirks: { errorStatus: "string" } });

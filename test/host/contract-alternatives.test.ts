@@ -6,7 +6,8 @@
  * entitlement outside the catalogue refused at once rather than by its job (`unknownEntitlement`), and an error's
  * `status` written as a string (`errorStatus`), optional fields null or left out (`nullFields`, `absentFields`), and a write of a
  * member removed out of band failed by its job rather than answered 404 (`nonMemberWrite`), and a create of a taken email answered
- * 400 or with the user who has it rather than 409 (`userCreateTaken`). Each runs the
+ * 400 or with the user who has it rather than 409 (`userCreateTaken`), and a query parameter an operation does not take refused
+ * (`unknownQuery`). Each runs the
  * same steps as under the emulator's defaults, with the same outcome.
  */
 import { describe, expect, it } from "vitest";
@@ -29,6 +30,7 @@ const ALTERNATIVES: ReadonlyArray<[string, EmulatorQuirks]> = [
   ["jobProgress: varied", { jobProgress: "varied" }],
   ["memberEntitlements: ids", { memberEntitlements: "ids" }],
   ["both", { jobProgress: "varied", memberEntitlements: "ids" }],
+  ["unknownQuery: refuse", { unknownQuery: "refuse" }],
 ];
 
 describe("IntegrationEntitlement", () => {

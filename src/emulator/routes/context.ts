@@ -56,6 +56,8 @@ export interface Route {
   pattern: string;
   /** The scopes a key needs; a function because user writes need more when they start jobs. */
   scopes(world: World): Scope[];
+  /** The query parameters the contract names for it (none when absent): `unknownQuery: "refuse"` answers any other 400. */
+  query?: readonly string[];
   handle(ctx: RequestContext): Reply;
 }
 
@@ -65,6 +67,9 @@ export function param(ctx: RequestContext, name: string): string {
   if (value === undefined) throw new Error(`emulator: route has no parameter ${name}`);
   return value;
 }
+
+/** The paging parameters of every list (the contract's "paging"). */
+export const PAGE_QUERY = ["page[number]", "page[size]"] as const;
 
 /** The prefix of every `links` path. */
 const LINK_PREFIX = "/api/v1";

@@ -1,6 +1,6 @@
 import { entitlementRecord, integrationRecord } from "../records";
 import { scopesOf } from "../scopes";
-import { listPage, param, type Route } from "./context";
+import { listPage, PAGE_QUERY, param, type Route } from "./context";
 import { base, integrationOf, memberOf, userRecordOf } from "./integration-rows";
 import { addRemoveEntitlements, invite, removeMember, setEntitlements } from "./integration-writes";
 
@@ -10,6 +10,7 @@ const listIntegrations: Route = {
   method: "GET",
   pattern: "/integrations",
   scopes: (world) => scopesOf("GET /integrations", world.scopeTable),
+  query: PAGE_QUERY,
   handle(ctx) {
     const { store } = ctx.world;
     const body = listPage(ctx, "/api/v1/integrations", () => store.listIntegrations(), {
@@ -54,6 +55,7 @@ const listMembers: Route = {
   method: "GET",
   pattern: "/integrations/:id/users",
   scopes: (world) => scopesOf("GET /integrations/:id/users", world.scopeTable),
+  query: PAGE_QUERY,
   handle(ctx) {
     const integration = integrationOf(ctx);
     const { store } = ctx.world;

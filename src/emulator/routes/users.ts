@@ -11,7 +11,7 @@ import { integrationJobRecord, jobEnvelope, userRecord } from "../records";
 import { type Scope, scopesOf, USER_WRITE_JOB_SCOPE } from "../scopes";
 import type { UserAttributes, UserRow } from "../store";
 import { field, parseBody, requireJsonBody } from "../validation";
-import { listPage, param, type Reply, type RequestContext, type Route, type World } from "./context";
+import { listPage, PAGE_QUERY, param, type Reply, type RequestContext, type Route, type World } from "./context";
 
 /** The workspace roles the public document enumerates. */
 export const USER_ROLES = [
@@ -124,6 +124,7 @@ const list: Route = {
   method: "GET",
   pattern: "/users",
   scopes: (world) => scopesOf("GET /users", world.scopeTable),
+  query: [...PAGE_QUERY, "filter", "mfaStatus"],
   handle(ctx) {
     const filter = ctx.query.get("filter") ?? "";
     const matches = filterOf(filter, ctx.world.quirks.userFilter ?? "contains");
@@ -165,6 +166,7 @@ const read: Route = {
   method: "GET",
   pattern: "/users/:id",
   scopes: (world) => scopesOf("GET /users/:id", world.scopeTable),
+  query: ["mfaStatus"],
   handle(ctx) {
     const id = param(ctx, "id");
     const user = ctx.world.store.user(id);
