@@ -239,6 +239,33 @@ describe("User, a create of an email someone has answered otherwise than 409 (us
   });
 });
 
+describe("User, POST /users not served (userCreate: false)", () => {
+  const declared = { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" };
+
+  it("an adoption reads and writes with the documented endpoints alone, and a destroy leaves the adopted user", async () => {
+    const emu = await emulator({ seed: defaultSeed(), userCreate: false });
+    await configureFor(emu, fast, { info: () => undefined, warn: () => undefined });
+    const { id, outs } = wire(await user.create(await checkUser({ ...declared, lastName: "King", adoptExisting: true })));
+    expect([id, outs?.adopted, emu.users.get(id)?.lastName]).toEqual([DEFAULT_IDS.users.ada, true, "King"]);
+    await user.delete!(id, outs!);
+    expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `PUT /users/${id} 200`,
+    ]);
+  });
+
+  it("a create of a user nobody has fails with the 405, saying to create the user in the service and adopt them; nothing else is written", async () => {
+    const emu = await emulator({ seed: defaultSeed(), userCreate: false });
+    await configureFor(emu, fast);
+    const error = await rejection(user.create(await checkUser({ email: "joan@example.com", firstName: "Joan", lastName: "Clarke" })));
+    expect(error.message).toMatch(/POST \S*users/);
+    expect(error.message).toContain("405");
+    expect(error.message).toContain(
+      "create joan@example.com in the service (an invitation), then manage that user with adoptExisting: true.",
+    );
+    expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.status}`)).toEqual(["POST 405"]);
+  });
+});
+
 describe("IntegrationEntitlement, an entitlement the service does not offer (unknownEntitlement)", () => {
   it.each(["job-error", "bad-request", "not-found"] as const)(
     "%s: an update to it fails saying so, and the membership is left as it was, nobody invited again",

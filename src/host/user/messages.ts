@@ -57,6 +57,17 @@ export function emailTaken(email: string, existingId: string | undefined, adopts
   return ` A user with the email ${email} already exists${existingId ? ` (id ${existingId})` : ""}.${fix}`;
 }
 
+/**
+ * A create's `POST /users` refused as a method the service does not serve (405): that endpoint is assumed (no public document
+ * shows it), and adoption does not need it.
+ */
+export function noUserCreate(email: string): string {
+  return (
+    ` This service does not create users through its API (POST /users is not in its public document): create ${email} in ` +
+    "the service (an invitation), then manage that user with adoptExisting: true."
+  );
+}
+
 /** The service's record of `user`, read before a delete, has no role: whether it is a workspace owner is not known. */
 export function noRoleToDelete(user: Pick<User, "id" | "email">): string {
   return `User ${user.id}${user.email ? ` (${user.email})` : ""}: the service's record has no role (field "data.attributes.role").`;

@@ -36,6 +36,7 @@ import {
   sameId,
   unlessNotFound,
   type User,
+  WorkspaceAccessError,
 } from "../../client";
 import type { UserAttributes, WorkspaceAccessClient } from "../../client";
 import {
@@ -49,6 +50,7 @@ import {
   noGuestFlagToKeep,
   noRoleToKeep,
   noRoleToDelete,
+  noUserCreate,
   noUserToImport,
   ownerUnknown,
   createStillRunning,
@@ -413,6 +415,7 @@ export async function createUser(
     return { user, taken: false };
   } catch (error) {
     if (job.pending !== null) throw afterJobWait(error, job.pending);
+    if (WorkspaceAccessError.isInstance(error) && error.status === 405) error.message += noUserCreate(inputs.email);
     if (!ConflictError.isInstance(error)) throw error;
     // A lookup that fails leaves the 409 the error: someone has the email, only who is not known.
     const existing = await takenBy({ client, cache }, inputs.email).catch((lookup: unknown) => {
