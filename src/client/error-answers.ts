@@ -48,8 +48,8 @@ export function readErrorBody(text: string, redact: (text: string) => string): A
 }
 
 /** The class and advice of each error status of the contract (not 429, whose wait the transport handles; 5xx below). */
-const STATUSES: Record<number, [typeof ApiError, (needs: string, meta: unknown) => string]> = {
-  400: [BadRequestError, (_, meta) => `The service rejected the request${validationSummary(meta)}.`],
+const STATUSES: Record<number, [typeof ApiError, (needs: string, meta: unknown, said: string | undefined) => string]> = {
+  400: [BadRequestError, (_, meta, said) => `The service rejected the request${validationSummary(meta, said)}.`],
   401: [
     UnauthorizedError,
     (needs) =>
@@ -98,7 +98,7 @@ export function errorForStatus(
   const row = STATUSES[status];
   if (status === 404 && notFound?.recordThere) return new ApiError(message(notFound.said), context);
   if (status === 404 && notFound) return new NotFoundError(message(notFound.said), { ...context, scopesHeld: notFound.scopesHeld });
-  if (row) return new row[0](message(row[1](needs, body?.meta)), context);
+  if (row) return new row[0](message(row[1](needs, body?.meta, said)), context);
   if (!isTransientStatus(status)) return new ApiError(message(""), context);
   const failed = `The service failed.${method === "POST" ? " The request may or may not have been carried out." : ""}`;
   return new ServerError(message(failed), context);
@@ -131,9 +131,12 @@ function redirectHint({ location, url: from, baseUrl, setting, builtFrom }: Redi
   return `It redirects to ${to}. The API does not redirect, and the client follows no redirect (the API key would go with it): ${check}`;
 }
 
-/** " (data.attributes.email: value is not a valid email)" from the API's validation `meta`. */
-function validationSummary(meta: unknown): string {
-  const parts = validationParts(meta);
+/**
+ * " (data.attributes.email: value is not a valid email)" from the API's validation `meta`, leaving out what the entry's own
+ * words (`said`, its detail or title, already in the message) say already: a problem is named once.
+ */
+function validationSummary(meta: unknown, said: string | undefined): string {
+  const parts = validationParts(meta).filter((part) => !said?.includes(part));
   return parts.length ? ` (${parts.join("; ")})` : "";
 }
 

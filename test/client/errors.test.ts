@@ -190,6 +190,20 @@ describe("an error answer listing several problems (a 400 with an entry per prob
     expect(error.message).not.toContain(emu.apiKey);
   });
 
+  it("names a problem once when the entry's detail already says what its validation meta does", async () => {
+    // The emulator's own 400, as a new user meets it: a role that does not exist, its detail `loc: msg` and its meta the same.
+    const emu = await emulator();
+    const { client } = clientFor(emu);
+    const error = await rejection(
+      client.users.create({ email: "a@example.com", firstName: "A", lastName: "B", role: "workspace_admin" as "workspace_owner" }),
+    );
+    const problem = "body.data.attributes.role: value is not a valid enumeration member";
+    expect(error.message).toContain(`POST /api/v1/users answered 400: ${problem}`);
+    expect(error.message.split(problem)).toHaveLength(2);
+    expect(error.message).toContain("The service rejected the request.");
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(["POST /users 400"]);
+  });
+
   it("past ten, says how many more", async () => {
     const emu = await emulator();
     const errors = Array.from({ length: 13 }, (_, i) => ({ code: "bad", title: "Bad", detail: `problem ${i}`, status: 400 }));
