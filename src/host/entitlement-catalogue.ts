@@ -42,21 +42,25 @@ async function refusedOutright(client: WorkspaceAccessClient, integrationId: str
 
 /**
  * Why a catalogue answered 404, as the integration's own read (`integrations.presence`) tells: gone (a 404 the client proves), or
- * there with a catalogue not disclosed to this key. A key the service does not disclose integrations to gets the client's
- * ConfigurationError, thrown: an up with it would fail every membership read, so the preview fails as for a key refused.
+ * there with a catalogue not disclosed to this key (`why`; `gone`: the integration is not there, so its id is what to check). A
+ * key the service does not disclose integrations to gets the client's ConfigurationError, thrown: an up with it would fail
+ * every membership read, so the preview fails as for a key refused.
  */
-async function whyNoCatalogue(client: WorkspaceAccessClient, integrationId: string): Promise<Error> {
+async function whyNoCatalogue(client: WorkspaceAccessClient, integrationId: string): Promise<{ why: Error; gone: boolean }> {
   let presence: IntegrationPresence;
   try {
     presence = await client.integrations.presence(integrationId);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    return new Error(`the integration was not found, or is not disclosed to this key, and its own read failed: ${why}`);
+    return {
+      why: new Error(`the integration was not found, or is not disclosed to this key, and its own read failed: ${why}`),
+      gone: false,
+    };
   }
   if (presence.kind === "undisclosed") throw presence.error;
-  return new Error(
-    presence.kind === "there" ? "the integration answers, but its catalogue is not disclosed to this key" : "the integration was not found",
-  );
+  if (presence.kind === "there")
+    return { why: new Error("the integration answers, but its catalogue is not disclosed to this key"), gone: false };
+  return { why: new Error("the integration was not found"), gone: true };
 }
 
 /** The 401 of a catalogue read, worded for the preview it fails; class and data kept (every check awaiting it gets this one). */
@@ -182,6 +186,7 @@ export class EntitlementCatalogue {
   async #read(client: WorkspaceAccessClient, integrationId: string): Promise<string[] | undefined> {
     let why: unknown;
     let notFound = false;
+    let gone = false;
     try {
       const catalogue = await unlessNotFound(client.integrations.listEntitlements(integrationId));
       // An empty catalogue more likely means the service does not publish it than that nothing may be granted.
@@ -193,8 +198,8 @@ export class EntitlementCatalogue {
         throw refusedKey(error, integrationId, this.#keySource);
       why = error;
     }
-    if (notFound) why = await whyNoCatalogue(client, integrationId);
-    this.#warn(entitlementsNotChecked(integrationId, why));
+    if (notFound) ({ why, gone } = await whyNoCatalogue(client, integrationId));
+    this.#warn(entitlementsNotChecked(integrationId, why, gone));
     return undefined;
   }
 }

@@ -160,6 +160,9 @@ describe("the entitlement catalogue, a key without read:integrations, the contra
     const result = await entitlement.check!({}, { integrationId: gone, userId: alan, entitlements: ["VIEWER"] });
     expect(result.failures ?? []).toEqual([]);
     expect(warnings.join("\n")).toContain("the integration was not found");
+    // What to check is the integration's id, not an entitlement's: the up fails on the integration itself.
+    expect(warnings.join("\n")).toContain("check integrationId");
+    expect(warnings.join("\n")).not.toContain("a wrong entitlement id");
     expect(lines(emu)).toEqual([
       "GET /integrations/:id/entitlements 404",
       "GET /users?1 200",

@@ -192,13 +192,16 @@ export function stillRunningOnDestroy(job: string, stuck = ""): string {
   );
 }
 
-/** The entitlements of `integrationId` could not be checked against its catalogue (`error` says why). */
-export function entitlementsNotChecked(integrationId: string, error: unknown): string {
+/**
+ * The entitlements of `integrationId` could not be checked against its catalogue (`error` says why; `notFound`: the integration
+ * itself was not found, so what an up would fail on is its id, not an entitlement's).
+ */
+export function entitlementsNotChecked(integrationId: string, error: unknown, notFound = false): string {
   const why = error instanceof Error ? error.message : String(error);
-  return (
-    `The entitlements of integration ${integrationId} were not checked against its catalogue (${why}). ` +
-    "The preview goes on; a wrong entitlement id will fail the invite's job during up."
-  );
+  const then = notFound
+    ? "The preview goes on, but an up fails unless the integration exists by then: check integrationId (getIntegration looks an integration up by name)."
+    : "The preview goes on; a wrong entitlement id will fail the invite's job during up.";
+  return `The entitlements of integration ${integrationId} were not checked against its catalogue (${why}). ${then}`;
 }
 
 /** "integration X offers no entitlement "VEIWER"; it offers (closest first): VIEWER, EDITOR, MANAGER" (`closest`: offered, nearest first). */
