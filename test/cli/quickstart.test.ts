@@ -122,10 +122,10 @@ describe.skipIf(!cliAvailable)(
 
     beforeAll(async () => {
       expect(commands).toEqual([
+        "pulumi login --local",
         "pulumi new typescript --dir access && cd access",
         `npm install ../${tarballName}`,
         "npx workspace-access-emulator --port 8080 --log-requests",
-        "pulumi login --local",
         "pulumi config set workspace-access:baseUrl http://127.0.0.1:8080/api/v1/",
         "pulumi config set --secret workspace-access:apiKey <the key it printed>",
       ]);
@@ -135,10 +135,10 @@ describe.skipIf(!cliAvailable)(
       project = path.join(tmp, "access");
       await fs.promises.mkdir(project);
       for (const [file, content] of Object.entries(NEW_TYPESCRIPT)) await fs.promises.writeFile(path.join(project, file), content);
-      await ok(commands[1] ?? "", project);
+      await ok(commands[2] ?? "", project);
 
       // Its own port rather than 8080, which may be taken on a shared machine; its own process group, to stop npx and the emulator.
-      emulator = spawn("sh", ["-c", (commands[2] ?? "").replace("--port 8080", "--port 0")], {
+      emulator = spawn("sh", ["-c", (commands[3] ?? "").replace("--port 8080", "--port 0")], {
         cwd: project,
         env: shellEnv(),
         detached: true,
