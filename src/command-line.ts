@@ -70,8 +70,6 @@ export interface Command<A> {
   run(args: A): Promise<number>;
   /** The exit status of a failure `run` rejects with, a {@link UsageError} aside (2); default 2. */
   failureStatus?: number;
-  /** Written before a failure's line (the export's, to end its progress line). */
-  failurePrefix?: string;
 }
 
 /** Runs `command` with the process's arguments and sets the exit status. */
@@ -104,7 +102,7 @@ export function runCommand<A>(command: Command<A>): void {
       const key = process.env.WORKSPACE_ACCESS_API_KEY?.trim();
       let message = error instanceof Error ? error.message : String(error);
       if (key) message = message.split(key).join("[redacted]");
-      process.stderr.write(`${command.failurePrefix ?? ""}${name}: ${message}\n`);
+      process.stderr.write(`${name}: ${message}\n`);
       process.exitCode = UsageError.isInstance(error) ? 2 : (command.failureStatus ?? 2);
     },
   );

@@ -92,11 +92,15 @@ function parse(argv: string[]) {
   };
 }
 
-/** Prints the progress line on stderr: in place on a terminal, else at most every 2 s, and once at the end. */
+/**
+ * Prints the progress line on stderr: in place on a terminal, else at most every 2 s, and once at the end; `interrupted` ends
+ * a line left open on a terminal, so that a failure's message starts a line of its own (and no blank line comes before it).
+ */
 function progressPrinter(stderr: NodeJS.WriteStream) {
   const started = performance.now();
   let last = 0;
   let line = "";
+  let open = false;
   return {
     update(p: ExportProgress) {
       const [users, memberships] = [p.users.toLocaleString("en-US"), p.memberships.toLocaleString("en-US")];
@@ -105,19 +109,38 @@ function progressPrinter(stderr: NodeJS.WriteStream) {
       if (now - last < (stderr.isTTY ? 100 : 2000)) return;
       last = now;
       stderr.write(stderr.isTTY ? `\r${line}` : `${line}\n`);
+      open = stderr.isTTY === true;
     },
     done() {
       if (line === "") return;
       const elapsed = `${((performance.now() - started) / 1000).toFixed(1)} s`;
       stderr.write(`${stderr.isTTY ? "\r" : ""}${line.replace(/[\d.]+ s$/, elapsed)}\n`);
+      open = false;
+    },
+    interrupted() {
+      if (open) stderr.write("\n");
+      open = false;
     },
   };
 }
 
 /** Runs the export or the check, loading them only now: on a Node.js too old, its one line is all that is printed. */
-async function run({ check, format, verbose, options: given }: Exclude<ReturnType<typeof parse>, "help">): Promise<number> {
-  const { checkWorkspace, exportWorkspace } = require("./index") as typeof import("./index");
+async function run(args: Exclude<ReturnType<typeof parse>, "help">): Promise<number> {
   const progress = progressPrinter(process.stderr);
+  try {
+    return await exportOrCheck(args, progress);
+  } catch (error) {
+    progress.interrupted();
+    throw error;
+  }
+}
+
+/** The export or the check of {@link run}, its progress on `progress`; resolves to the exit status. */
+async function exportOrCheck(
+  { check, format, verbose, options: given }: Exclude<ReturnType<typeof parse>, "help">,
+  progress: ReturnType<typeof progressPrinter>,
+): Promise<number> {
+  const { checkWorkspace, exportWorkspace } = require("./index") as typeof import("./index");
   const options = { ...given, onProgress: progress.update };
   if (check) {
     const { notesText, renderReview } = require("./review/render") as typeof import("./review/render");
@@ -149,4 +172,4 @@ async function run({ check, format, verbose, options: given }: Exclude<ReturnTyp
   return 0;
 }
 
-runCommand({ name: NAME, usage: USAGE, parse, run, failurePrefix: "\n" });
+runCommand({ name: NAME, usage: USAGE, parse, run });

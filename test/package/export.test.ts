@@ -282,6 +282,8 @@ describe("the command's exit status and output", { timeout: 120_000 }, () => {
     const result = await runExportCli(["--out", dir, "--base-url", emulator.url], key());
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`workspace-access-export: ${dir} is not empty`);
+    // Its first line: no blank line before it (stderr is no terminal here, so no progress line is left to end).
+    expect(result.stderr.startsWith("workspace-access-export: ")).toBe(true);
     expect(fs.readdirSync(dir)).toEqual(["notes.txt"]);
   });
 
