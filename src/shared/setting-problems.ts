@@ -20,7 +20,9 @@ export type SettingProblem =
     }
   | { readonly kind: "no-stack-key"; readonly key: "apiKey" }
   | { readonly kind: "no-stack-address"; readonly key: "baseUrl" }
-  | { readonly kind: "project-name"; readonly key: string; readonly project: string; readonly keys: readonly string[] };
+  | { readonly kind: "project-name"; readonly key: string; readonly project: string; readonly keys: readonly string[] }
+  /** `key` is not set, and `projectKey`, the same setting under the project's own namespace, is (a key set without one). */
+  | { readonly kind: "under-project"; readonly key: ConfigKey; readonly projectKey: string };
 
 /** The command (or assignment) that sets `key` to `placeholder` where it is set. */
 function setting(key: string, placeholder: string, source: SettingsSource): string {
@@ -85,6 +87,16 @@ export function renderProblem(problem: SettingProblem, wordedFor: SettingsSource
             `rename the project (\`name:\` in Pulumi.yaml) instead. Otherwise run: pulumi config rm ${problem.key}`
           : `the settings are ${Object.keys(CONFIG_KEYS).join(", ")}. Run: pulumi config rm ${problem.key}`;
       return `Unknown setting \`${problem.key}\`: ${hint}`;
+    }
+    case "under-project": {
+      const own = problem.projectKey.slice(problem.projectKey.indexOf(":") + 1);
+      // Never `config rm` alone: the key may be the project's own (another service's key), which the fix must not delete.
+      return (
+        `${settingName(problem.key, "stack")} is not set, but \`${problem.projectKey}\` is: a key set without a namespace is the ` +
+        `project's own, and the package reads its settings under ${CONFIG_NAMESPACE}: only. Run: ` +
+        `${setting(problem.key, problem.key === "apiKey" ? "<key>" : "<value>", "stack")} (and, if \`${problem.projectKey}\` was ` +
+        `meant for this package, pulumi config rm ${own})`
+      );
     }
     case "project-name":
       return (

@@ -14,7 +14,15 @@ import {
   settingFields,
   zod,
 } from "../client/settings";
-import { CONFIG_KEYS, CONFIG_NAMESPACE, type ConfigKey, keyProblems, type RawSettings, type SettingsSource } from "./config-keys";
+import {
+  CONFIG_KEYS,
+  CONFIG_NAMESPACE,
+  type ConfigKey,
+  closestKey,
+  keyProblems,
+  type RawSettings,
+  type SettingsSource,
+} from "./config-keys";
 import { type SettingProblem, settingsError } from "./setting-problems";
 
 export * from "./config-keys";
@@ -179,7 +187,7 @@ function checkValues(raw: RawSettings): { problems: SettingProblem[]; settings?:
 /** The settings of `raw`, or a {@link ConfigurationError} for the first problem (with `keys`, of the keys first), worded for `source`. */
 export function resolveProviderSettings(raw: RawSettings, source: SettingsSource = "stack", keys?: KeyContext): ProviderSettings {
   const { problems, settings } = checkValues(raw);
-  const [problem] = [...(keys ? keyProblems(keys.configuredKeys, keys.project) : []), ...problems];
+  const [problem] = keys ? [...keyProblems(keys.configuredKeys, keys.project), ...underProject(keys, problems)] : problems;
   if (problem || !settings) throw settingsError(problem ?? { kind: "missing", key: "baseUrl" }, source);
   return settings;
 }
@@ -192,5 +200,32 @@ export interface KeyContext {
 
 /** Every problem of the settings in force: those of the keys, then those of the values. `check` reports them, so `pulumi preview` fails on them. */
 export function allProblems(keys: KeyContext, raw: RawSettings): SettingProblem[] {
-  return [...keyProblems(keys.configuredKeys, keys.project), ...checkValues(raw).problems];
+  return [...keyProblems(keys.configuredKeys, keys.project), ...underProject(keys, checkValues(raw).problems)];
+}
+
+/** The package's keys that would give what a problem says is missing: the key, or the workspace's address. */
+function keysMissing(problem: SettingProblem): readonly ConfigKey[] {
+  if (problem.kind === "no-stack-key" || (problem.kind === "missing" && problem.key === "apiKey")) return ["apiKey"];
+  const address =
+    problem.kind === "no-address" || problem.kind === "no-stack-address" || (problem.kind === "missing" && problem.key === "baseUrl");
+  return address ? ["baseUrl", "workspace", "host"] : [];
+}
+
+/**
+ * `problems`, each setting missing that the stack config holds under the project's own namespace instead (`pulumi config set
+ * apiKey`, without `workspace-access:`, sets `<project>:apiKey`) told as such: that key named, and the commands that move it.
+ * A project's own key is never a problem by itself: only when the package's setting is missing.
+ */
+function underProject(keys: KeyContext, problems: SettingProblem[]): SettingProblem[] {
+  const { project } = keys;
+  if (project === undefined || project === CONFIG_NAMESPACE) return problems;
+  const projectKeys = [...keys.configuredKeys].filter((key) => key.startsWith(`${project}:`));
+  return problems.map((problem) => {
+    const missing = keysMissing(problem);
+    for (const projectKey of projectKeys) {
+      const meant = closestKey(projectKey);
+      if (meant && missing.includes(meant)) return { kind: "under-project", key: meant, projectKey };
+    }
+    return problem;
+  });
 }

@@ -469,3 +469,55 @@ describe("a project named like the package's namespace", () => {
     }
   });
 });
+
+describe("a setting set under the project's own namespace (pulumi config set apiKey, without workspace-access:)", () => {
+  const keys = ["app:apiKey", "app:baseUrl"];
+  const raw = readRawSettings(config({ "app:apiKey": "wa_key_12345678", "app:baseUrl": "https://acme.example.com/api/v1/" }), {});
+
+  it("names the key set and the one the package reads, with the commands that move it", () => {
+    expect(rendered(keys, raw, "app")).toEqual([
+      "workspace-access:apiKey is not set, but `app:apiKey` is: a key set without a namespace is the project's own, and the " +
+        "package reads its settings under workspace-access: only. Run: pulumi config set --secret workspace-access:apiKey <key> " +
+        "(and, if `app:apiKey` was meant for this package, pulumi config rm apiKey)",
+      "workspace-access:baseUrl is not set, but `app:baseUrl` is: a key set without a namespace is the project's own, and the " +
+        "package reads its settings under workspace-access: only. Run: pulumi config set workspace-access:baseUrl <value> " +
+        "(and, if `app:baseUrl` was meant for this package, pulumi config rm baseUrl)",
+    ]);
+  });
+
+  it("in the program too, before any request (the lookups' and getJob's settings)", () => {
+    expect(() => resolveProviderSettings(raw, "stack", { configuredKeys: keys, project: "app" })).toThrow(
+      /^workspace-access:apiKey is not set, but `app:apiKey` is: .* Run: pulumi config set --secret workspace-access:apiKey <key> \(and, if/,
+    );
+  });
+
+  it("leaves a project's own key of the same name alone when the package's is set", () => {
+    const both = readRawSettings(
+      config({
+        "app:apiKey": "other",
+        "workspace-access:apiKey": "wa_key_12345678",
+        "workspace-access:baseUrl": "https://a.example.com/api/v1/",
+      }),
+      {},
+    );
+    expect(rendered(["app:apiKey", "workspace-access:apiKey", "workspace-access:baseUrl"], both, "app")).toEqual([]);
+  });
+
+  it("is told by the provider host from the stack config and the project's name it hands configure", async () => {
+    const rawConfig: Record<string, string> = { "app:apiKey": "wa_key_12345678", "app:baseUrl": "https://acme.example.com/api/v1/" };
+    const hostConfig = {
+      rawConfig,
+      projectName: "app",
+      get: (key: string) => rawConfig[key],
+      require: (key: string) => rawConfig[key] ?? "",
+    };
+    try {
+      await configure({ config: hostConfig });
+      const [failure, ...rest] = currentContext().settingsFailures();
+      expect(rest).toEqual([]);
+      expect(failure?.reason).toMatch(/^workspace-access:apiKey is not set, but `app:apiKey` is: .* pulumi config rm apiKey\)$/);
+    } finally {
+      useContext(undefined);
+    }
+  });
+});
