@@ -1,5 +1,5 @@
 // Two workspace users, their access to two integrations, and the job of the last change.
-// Configure the stack first (see the README): workspace-access:workspace, :host and a secret :apiKey.
+// Configure the stack first (see this folder's README): workspace-access:baseUrl (or :workspace and :host) and a secret :apiKey.
 import * as wa from "pulumi-workspace-access";
 
 // What the workspace already has is looked up by the names people know, not pasted as UUIDs.
