@@ -168,12 +168,25 @@ export function checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; 
   const unknown = !result.success && containsUnknown(inputs);
   const failures = (result.error?.issues ?? [])
     .filter((issue) => !unknown || !aboutUnknown(issue, inputs))
-    .map((issue) => ({
-      property: propertyOf(issue),
-      reason: issue.code === "unrecognized_keys" ? unknownKeysReason(issue.keys, schema) : issue.message,
-    }));
+    .map((issue) => ({ property: propertyOf(issue), reason: reasonOf(issue, schema) }));
   const parsed = result.success && !containsUnknown(inputs);
   return { inputs: parsed ? (result.data as Props) : inputs, failures, parsed };
+}
+
+/** Said after a refused integrationId in `check`: a label or application written where the id goes is looked up instead. */
+const INTEGRATION_LOOKUP =
+  ' (to name an integration by its application or label: integrationId: wa.getIntegrationOutput({ application: "YouTube" }).id)';
+
+/**
+ * A failure's reason in `check`: an unknown key's names the keys meant; a text integrationId that is no UUID (a label or an
+ * application pasted) says how to look the id up. The export words its own reasons from the schema's, for access.yaml.
+ */
+function reasonOf(issue: z.core.$ZodIssue, schema: z.ZodObject): string {
+  if (issue.code === "unrecognized_keys") return unknownKeysReason(issue.keys, schema);
+  if (issue.code === "invalid_format" && issue.path.length === 1 && issue.path[0] === "integrationId") {
+    return `${issue.message}${INTEGRATION_LOOKUP}`;
+  }
+  return issue.message;
 }
 
 /** Whether a failure is about a value not known yet: the value at its path is, holds one, or sits inside one. */

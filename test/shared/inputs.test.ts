@@ -120,6 +120,16 @@ describe("check during an up: an id another resource has not made is left out by
       "userId must be a string",
     ]);
   });
+
+  it("an integration named where its id goes (a label, an application) says how to look the id up", () => {
+    const { failures } = checkInputs(integrationEntitlementInputs, { integrationId: "youtube", userId: "u1", entitlements: ["A"] });
+    expect(failures.map((f) => f.reason)).toEqual([
+      "integrationId must be a UUID such as d538422e-b135-4ee0-8393-54eecbcb4a07 (to name an integration by its application " +
+        'or label: integrationId: wa.getIntegrationOutput({ application: "YouTube" }).id)',
+    ]);
+    const members = checkInputs(integrationMembersInputs, { integrationId: "YouTube acme", members: [] });
+    expect(members.failures.map((f) => f.reason)).toEqual([expect.stringContaining("wa.getIntegrationOutput({ application: ")]);
+  });
 });
 
 describe("check: a property given as null is not set, as one left out", () => {
