@@ -168,7 +168,7 @@ export function checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; 
   const unknown = !result.success && containsUnknown(inputs);
   const failures = (result.error?.issues ?? [])
     .filter((issue) => !unknown || !aboutUnknown(issue, inputs))
-    .map((issue) => ({ property: propertyOf(issue), reason: reasonOf(issue, schema) }));
+    .map((issue) => ({ property: propertyOf(issue), reason: reasonOf(issue, schema, inputs) }));
   const parsed = result.success && !containsUnknown(inputs);
   return { inputs: parsed ? (result.data as Props) : inputs, failures, parsed };
 }
@@ -177,16 +177,25 @@ export function checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; 
 const INTEGRATION_LOOKUP =
   ' (to name an integration by its application or label: integrationId: wa.getIntegrationOutput({ application: "YouTube" }).id)';
 
+/** Said after a refused userId that is an email (never echoed: it may be a secret): the user's id is looked up by it instead. */
+const USER_LOOKUP = ' (an email: userId: wa.getUserOutput({ email: "<the email>" }).id, or a User\'s id: userId: <user>.id)';
+
 /**
  * A failure's reason in `check`: an unknown key's names the keys meant; a text integrationId that is no UUID (a label or an
- * application pasted) says how to look the id up. The export words its own reasons from the schema's, for access.yaml.
+ * application pasted) and a userId that is an email say how to look the id up. The export words its own reasons from the
+ * schema's, for access.yaml.
  */
-function reasonOf(issue: z.core.$ZodIssue, schema: z.ZodObject): string {
+function reasonOf(issue: z.core.$ZodIssue, schema: z.ZodObject, inputs: Props): string {
   if (issue.code === "unrecognized_keys") return unknownKeysReason(issue.keys, schema);
-  if (issue.code === "invalid_format" && issue.path.length === 1 && issue.path[0] === "integrationId") {
-    return `${issue.message}${INTEGRATION_LOOKUP}`;
-  }
-  return issue.message;
+  if (issue.code !== "invalid_format") return issue.message;
+  if (issue.path.length === 1 && issue.path[0] === "integrationId") return `${issue.message}${INTEGRATION_LOOKUP}`;
+  const value = issue.path.reduce<unknown>(
+    (at, key) => (typeof at === "object" && at !== null ? (at as Props)[key as string] : undefined),
+    inputs,
+  );
+  return issue.path.at(-1) === "userId" && typeof value === "string" && value.includes("@")
+    ? `${issue.message}${USER_LOOKUP}`
+    : issue.message;
 }
 
 /** Whether a failure is about a value not known yet: the value at its path is, holds one, or sits inside one. */

@@ -130,6 +130,24 @@ describe("check during an up: an id another resource has not made is left out by
     const members = checkInputs(integrationMembersInputs, { integrationId: "YouTube acme", members: [] });
     expect(members.failures.map((f) => f.reason)).toEqual([expect.stringContaining("wa.getIntegrationOutput({ application: ")]);
   });
+
+  it("an email where a userId goes says how to look the id up, without echoing the email", () => {
+    const hint =
+      'userId must contain only letters, digits, "_" and "-" (an email: userId: wa.getUserOutput({ email: "<the email>" }).id, or a User\'s id: userId: <user>.id)';
+    const one = checkInputs(integrationEntitlementInputs, { integrationId: INTEGRATION, userId: "alan@example.com", entitlements: ["A"] });
+    expect(one.failures).toEqual([{ property: "userId", reason: hint }]);
+    const members = checkInputs(integrationMembersInputs, {
+      integrationId: INTEGRATION,
+      members: [
+        { userId: "u1", entitlements: ["A"] },
+        { userId: "Alan@Example.com", entitlements: ["A"] },
+      ],
+    });
+    expect(members.failures).toEqual([{ property: "members[1].userId", reason: hint }]);
+    // Another character refused is no email: the message alone.
+    const other = checkInputs(integrationEntitlementInputs, { integrationId: INTEGRATION, userId: "a/b", entitlements: ["A"] });
+    expect(other.failures.map((f) => f.reason)).toEqual(['userId must contain only letters, digits, "_" and "-"']);
+  });
 });
 
 describe("check: a property given as null is not set, as one left out", () => {
