@@ -127,7 +127,7 @@ describe.skipIf(!cliAvailable)(
       const up = await h.step((s) => s.run(["up", "--yes", "--skip-preview", "--continue-on-error"], failing));
       expect(up.run.code).not.toBe(0);
       expect(up.run.output).toContain(
-        `A user with the email kim@example.com already exists (id ${kim}). To manage that user with this resource, set adoptExisting: true.`,
+        `A user with the email kim@example.com already exists. It conflicts with the current state of the workspace. That user's id is ${kim}. To manage that user with this resource, set adoptExisting: true.`,
       );
       expect(up.run.output).toContain("WorkspaceUsers adopted 1 existing user(s) of those added, and created 0.");
       // The refused POST is the only write; its membership waits for the user (the engine skips it).

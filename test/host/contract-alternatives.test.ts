@@ -185,7 +185,7 @@ describe("User, a search that matches only in the case written (userFilter: case
     const existing = emu.users.add({ ...declared, email: "alice.doe@example.com" });
     await configureFor(emu);
     const error = await rejection(user.create(await checkUser(declared)));
-    expect(error.message).toContain(`(id ${existing.id}). To manage that user with this resource, set adoptExisting: true.`);
+    expect(error.message).toContain(`That user's id is ${existing.id}. To manage that user with this resource, set adoptExisting: true.`);
   });
 
   it("a listing that fails then leaves the 409 the error, saying who has the email is not known", async () => {

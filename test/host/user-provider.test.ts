@@ -101,10 +101,14 @@ describe("create, read, update, delete", () => {
 
   it("fails on 409 with a message suggesting adoptExisting, or an alias when the resource was renamed", async () => {
     const emu = await emulator();
-    emu.users.add({ ...alice, email: "ALICE@example.com" });
+    const taken = emu.users.add({ ...alice, email: "ALICE@example.com" });
     await configureFor(emu);
     const error = await rejection(provider.create((await check(alice)).inputs!));
     expect(error.message).toContain("set adoptExisting: true");
+    // The service's own words name the email taken (the emulator's 409): said once, then who has it.
+    expect(error.message).toContain("POST /api/v1/users answered 409: A user with the email alice@example.com already exists.");
+    expect(error.message.split("already exists")).toHaveLength(2);
+    expect(error.message).toContain(`That user's id is ${taken.id}. To manage that user with this resource, set adoptExisting: true.`);
     // A rename without an alias is the usual cause in a stack that created the user: the alias keeps it, writing nothing.
     expect(error.message).toContain(`If this resource was renamed, give it the option aliases: [{ name: "<its old name>" }] instead`);
     expect(emu.users.list()).toHaveLength(1);

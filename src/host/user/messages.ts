@@ -48,12 +48,16 @@ export function keptDeclaredRoleRefused(role: string, declared: string): string 
   );
 }
 
-/** A create was refused because a user has `email` already (`existingId`, when found); the fix unless the resource adopts. */
-export function emailTaken(email: string, existingId: string | undefined, adopts: boolean): string {
+/**
+ * A create was refused because a user has `email` already (`existingId`, when found); the fix unless the resource adopts.
+ * `said`: the service's own words (the answer's detail), which, when they name the email, say it already: then only who.
+ */
+export function emailTaken(email: string, existingId: string | undefined, adopts: boolean, said?: string): string {
   const fix = adopts
     ? ""
     : " To manage that user with this resource, set adoptExisting: true. If this resource was renamed, give it the option " +
       'aliases: [{ name: "<its old name>" }] instead: the stack keeps managing the user, and nothing is written.';
+  if (said?.toLowerCase().includes(email.toLowerCase())) return `${existingId ? ` That user's id is ${existingId}.` : ""}${fix}`;
   return ` A user with the email ${email} already exists${existingId ? ` (id ${existingId})` : ""}.${fix}`;
 }
 

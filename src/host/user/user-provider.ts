@@ -419,11 +419,11 @@ export async function createUser(
     if (!ConflictError.isInstance(error)) throw error;
     // A lookup that fails leaves the 409 the error: someone has the email, only who is not known.
     const existing = await takenBy({ client, cache }, inputs.email).catch((lookup: unknown) => {
-      error.message += `${emailTaken(inputs.email, undefined, adoptTaken)} Who has it is not known: looking for it failed (${reasonOf(lookup)}).`;
+      error.message += `${emailTaken(inputs.email, undefined, adoptTaken, error.detail)} Who has it is not known: looking for it failed (${reasonOf(lookup)}).`;
       throw error;
     });
     if (adoptTaken && existing) return { user: existing, taken: true };
-    error.message += emailTaken(inputs.email, existing?.id, adoptTaken);
+    error.message += emailTaken(inputs.email, existing?.id, adoptTaken, error.detail);
     throw error;
   }
 }
