@@ -9,6 +9,20 @@ import { startEmulator } from "./emulator";
 import { DEFAULT_FINISH_AFTER_POLLS } from "./jobs";
 import type { AnsweredRequest, JobTiming } from "./types";
 
+/** Why the emulator did not start: its port taken (another emulator still running?), else a seed that does not load. */
+function startFailure(error: unknown): string {
+  const { code, address, port } = (error ?? {}) as { code?: unknown; address?: unknown; port?: unknown };
+  if (code === "EADDRINUSE") {
+    return (
+      `port ${String(port)} of ${String(address)} is in use (another emulator still running?): give another --port, ` +
+      "or leave --port out to take a free one."
+    );
+  }
+  // A seed whose records do not fit together (an email twice, a member who is not a user).
+  const message = error instanceof Error ? error.message.replace(/^emulator: /, "") : String(error);
+  return `the seed does not load: ${message}`;
+}
+
 async function main(): Promise<void> {
   const tooOld = nodeVersionProblem();
   if (tooOld !== undefined) {
@@ -36,9 +50,7 @@ async function main(): Promise<void> {
     emulator = await startEmulator({ ...options, onAnswered });
     key = emulator.apiKey;
   } catch (error) {
-    // A seed whose records do not fit together (an email twice, a member who is not a user).
-    const message = error instanceof Error ? error.message.replace(/^emulator: /, "") : String(error);
-    process.stderr.write(`workspace-access-emulator: the seed does not load: ${message}\n`);
+    process.stderr.write(`workspace-access-emulator: ${startFailure(error)}\n`);
     process.exit(2);
   }
   const lines = [

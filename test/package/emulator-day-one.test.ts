@@ -162,6 +162,22 @@ describe("--seed", () => {
   });
 });
 
+describe("the command on a port already taken (another emulator on 8080, as the quickstart starts one)", () => {
+  it("stops naming the port and the fix, not the seed", async () => {
+    const other = await startEmulator();
+    started.push(other);
+    const port = new URL(other.url).port;
+    const run = spawnSync(process.execPath, [cli, "--port", port], { encoding: "utf8", timeout: 20_000 });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(
+      `workspace-access-emulator: port ${port} of 127.0.0.1 is in use (another emulator still running?): give another --port, ` +
+        "or leave --port out to take a free one.\n",
+    );
+    // The emulator already there keeps answering.
+    expect((await fetch(`${other.url}users`, { headers: { "X-API-Key": other.apiKey } })).status).toBe(200);
+  });
+});
+
 /** The `sh` code blocks of docs/emulator.md after `heading`, up to the next heading of that level. */
 function shBlocks(heading: string): string[] {
   const doc = fs.readFileSync(path.join(repoRoot, "docs", "emulator.md"), "utf8");
