@@ -108,6 +108,14 @@ describe.skipIf(!cliAvailable)(
         ["No API key in the stack config, which names the workspace's address", "pulumi config set --secret workspace-access:apiKey <key>"],
       ],
       [
+        "the key set without the namespace (pulumi config set --secret apiKey: the project's own key)",
+        () => ({ ...without("workspace-access:apiKey"), "preview-checks:apiKey": { secret: emulator.apiKey } }),
+        [
+          "workspace-access:apiKey is not set, but `preview-checks:apiKey` is",
+          "Run: pulumi config set --secret workspace-access:apiKey <key> (and, if `preview-checks:apiKey` was meant for this package, pulumi config rm apiKey)",
+        ],
+      ],
+      [
         "baseurl for baseUrl",
         () => ({ ...without("workspace-access:baseUrl"), "workspace-access:baseurl": emulator.url }),
         ["Unknown setting `workspace-access:baseurl`: did you mean `workspace-access:baseUrl`?"],
