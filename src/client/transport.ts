@@ -19,6 +19,7 @@ import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeEchoTest, makeRedactor, makeValueRedactor, redactDeep, redactError } from "./redact";
 import { askedTooLong, backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
 import { schemas } from "./schemas";
+import { ServiceClock } from "./service-clock";
 import { describeNeeds, type JobAnswer, SCOPES, type Scope } from "./scopes";
 import {
   type AddressParts,
@@ -177,6 +178,8 @@ export class HttpTransport {
   #closing: Promise<void> | undefined;
   /** Requests sent (attempts, not operations): what the benchmarks and request-count tests read. */
   requestCount = 0;
+  /** The service's clock as its successful answers' `Date` headers show it (`service-clock.ts`). */
+  readonly serviceClock = new ServiceClock();
   /** Whether the base URL has answered as the workspace API (a success, or a probe below): until then a 404 may be the address's. */
   #apiAnswered = false;
   /**
@@ -278,15 +281,15 @@ export class HttpTransport {
         } finally {
           this.pacer.release(ticket);
         }
+        const arrivedAt = this.deps.clock.now();
         if (raw) this.pacer.observe(raw.status, raw.headers, ticket);
         const retryAfter = [raw?.headers["retry-after"]].flat()[0];
-        const outcome: Outcome = raw
-          ? { kind: "answer", status: raw.status, retryAfter, now: this.deps.clock.now() }
-          : { kind: "no-answer" };
+        const outcome: Outcome = raw ? { kind: "answer", status: raw.status, retryAfter, now: arrivedAt } : { kind: "no-answer" };
         const decision = decide(attempt, outcome, this.settings, this.deps.random);
         switch (decision.action) {
           case "accept": {
             this.#apiAnswered = true;
+            this.serviceClock.observe(raw!.headers["date"], arrivedAt);
             if (method === "GET" && !spec.scopesInDoubt)
               for (const scope of spec.scopes) if (DISCLOSURES.has(scope.id)) this.#disclosed.add(scope.id);
             if (method !== "GET") this.#writesAnswered.add(kindOf(spec));

@@ -20,6 +20,7 @@ import { userBody } from "./requests";
 import { type JobRecord, schemas, type UserRecord } from "./schemas";
 import { askedTooLong, transientDelay } from "./retry-policy";
 import { SCOPES } from "./scopes";
+import { madeSince } from "./service-clock";
 
 /** Options of {@link UsersApi.list}. */
 export interface UserListOptions extends ListOptions {
@@ -235,10 +236,14 @@ export class UsersApi {
     return same[0];
   }
 
-  /** `user` if the service created it after `began` (a minute of clock skew allowed), else a 409; a time not said: `unsaidIsNew`. */
+  /**
+   * `user` if the service created it after `began` (the client's clock), else a 409; a time not said: `unsaidIsNew`. Judged on the
+   * service's clock where its answers carry `Date`, so a client whose clock is off from the service's judges alike; a user made
+   * by someone else a few seconds before the create began is still taken for its own (`madeSince` in `service-clock.ts`).
+   */
   #createdSince(user: User, began: number, how: string, unsaidIsNew = false): User {
     const created = user.createdAt ? Date.parse(user.createdAt) : Number.NaN;
-    if (Number.isNaN(created) ? unsaidIsNew : created >= began - 60_000) return user;
+    if (Number.isNaN(created) ? unsaidIsNew : madeSince(created, began, this.#http.serviceClock.aheadMs)) return user;
     throw new ConflictError(
       `POST users ${how}, and a user with the email ${user.email} already existed before it ` +
         `(id ${user.id}, created ${user.createdAt ?? "at an unknown time"}).`,

@@ -29,3 +29,11 @@ export const systemClock: EmulatorClock = {
     return () => clearTimeout(timer);
   },
 };
+
+/**
+ * `clock` as a service whose clock is `skewSeconds()` ahead of it (negative: behind) reads it (the `clockSkew` quirk, read at
+ * each call so that a test may change it): the times it stamps and sends. Its timers are `clock`'s: a delay is as long.
+ */
+export function skewedClock(clock: EmulatorClock, skewSeconds: () => number | undefined): EmulatorClock {
+  return { now: () => clock.now() + (skewSeconds() ?? 0) * 1000, setTimer: (fn, ms) => clock.setTimer(fn, ms) };
+}

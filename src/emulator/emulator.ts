@@ -2,7 +2,7 @@
  * Assembles an emulator: state, jobs, keys, faults, rate limit and the HTTP server, and the
  * {@link Emulator} handle tests drive it through.
  */
-import { systemClock } from "./clock";
+import { skewedClock, systemClock } from "./clock";
 import { FaultQueue, InviteFailures } from "./faults";
 import { JobEngine } from "./jobs";
 import { KeyRing, randomApiKey } from "./keys";
@@ -76,17 +76,19 @@ function worldSeed(world: EmulatorOptions["world"]): EmulatorSeed {
  * `{ seed: {} }` or `{ world: "empty" }` starts with no users and no integrations.
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const clock = options.clock ?? systemClock;
-  const store = new Store(() => clock.now());
   // The same worlds as the command's: `seed: {}` and `world: "empty"` start empty.
   if (options.seed !== undefined && options.world !== undefined) throw new Error("emulator: give a seed or a world, not both");
   const world = options.world;
-  applySeed(store, options.seed ?? worldSeed(world));
-  if (world === "adversarial") markOtherAdmin(store);
   // The live quirks: the adversarial world's, overridden by the options'.
   const quirks: EmulatorQuirks = { ...(world === "adversarial" ? adversarialQuirks() : {}), ...options.quirks };
+  const clock = options.clock ?? systemClock;
+  // The service's own clock (`clockSkew`): what records, jobs, `Date` and a dated `Retry-After` read.
+  const service = skewedClock(clock, () => quirks.clockSkew);
+  const store = new Store(() => service.now());
+  applySeed(store, options.seed ?? worldSeed(world));
+  if (world === "adversarial") markOtherAdmin(store);
   const walks = new ListWalks(quirks);
-  const jobs = new JobEngine(options.job, { id: store.operatorId, name: OPERATOR_NAME }, clock);
+  const jobs = new JobEngine(options.job, { id: store.operatorId, name: OPERATOR_NAME }, service);
   const apiKey = options.apiKey ?? randomApiKey();
   const keys = new KeyRing(apiKey, options.keys);
   const limiter = new RateLimiter(options.rateLimit, clock);
@@ -107,7 +109,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   };
   const routes = options.userCreate === false ? allRoutes.filter((route) => !isUserCreate(route)) : allRoutes;
   const server = new EmulatorServer({
-    ...{ world: state, router: new Router(routes), keys, faults, limiter, log, settings, clock },
+    ...{ world: state, router: new Router(routes), keys, faults, limiter, log, settings, clock, service },
     onAnswered: options.onAnswered,
   });
 

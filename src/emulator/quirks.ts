@@ -2,8 +2,9 @@
  * Behaviours the contract allows that a well-behaved service would not show (see
  * {@link EmulatorQuirks}): pages that shift between reads, records listed twice, ids answered
  * in upper case, 204 answers, integration writes done with no job, null fields, jobs read in
- * every state not done, members' entitlements as plain ids, and emails in lower case. Invitations of existing members live in the
- * invitation route; this module holds what the list routes and the server share.
+ * every state not done, members' entitlements as plain ids, emails in lower case, and a clock off
+ * from the client's. Invitations of existing members live in the invitation route; this module
+ * holds what the list routes and the server share.
  */
 import type { EmulatorQuirks, PageHook } from "./types";
 
@@ -15,12 +16,15 @@ import type { EmulatorQuirks, PageHook } from "./types";
  * and a job (waited for, polled, perhaps still running at a timeout) is the harder answer; one done at once is the
  * lenient one, proven on its own (test/host "integration writes answered without a job").
  * `jobProgress`, `memberEntitlements`, `lowerCaseEmails`, `userFilter`, `unknownEntitlement`, `errorStatus`, `absentFields`,
- * `nonMemberWrite`, `userCreateTaken` and `unknownQuery` stay at their defaults as well, so that the world the reliability suites and the export run in
+ * `nonMemberWrite`, `userCreateTaken`, `unknownQuery` and `clockSkew` stay at their defaults as well, so that the world the reliability suites and the export run in
  * stays as it was: each is proven on its own (test/client and test/host "contract-alternatives").
  */
 export function adversarialQuirks(): EmulatorQuirks {
   return { shiftPages: "remove", repeatRecords: true, inviteExisting: "merge", upperCaseIds: true, noContent: true, nullFields: true };
 }
+
+/** What a quirk taking a number of seconds lists as its values (`clockSkew=-600`). */
+const SECONDS = "<seconds>";
 
 /** The quirks' names and the values each accepts, for the command's `--quirk name=value`. */
 export const QUIRK_VALUES = {
@@ -42,6 +46,7 @@ export const QUIRK_VALUES = {
   nonMemberWrite: ["not-found", "job-error"],
   userCreateTaken: ["conflict", "bad-request", "existing"],
   unknownQuery: ["ignore", "refuse"],
+  clockSkew: [SECONDS],
 } as const satisfies Record<keyof EmulatorQuirks, readonly string[]>;
 
 /** Parses one `name=value`; throws naming the allowed names or values. */
@@ -53,6 +58,11 @@ export function parseQuirk(text: string): Partial<EmulatorQuirks> {
     throw new Error(`unknown quirk "${name}"; known: ${Object.keys(QUIRK_VALUES).join(", ")}`);
   }
   const allowed: readonly string[] = QUIRK_VALUES[name as keyof EmulatorQuirks];
+  if (allowed[0] === SECONDS) {
+    const seconds = value === "" ? Number.NaN : Number(value);
+    if (!Number.isFinite(seconds)) throw new Error(`--quirk ${name} must be a number of seconds (negative: behind), got "${value}"`);
+    return { [name]: seconds } as Partial<EmulatorQuirks>;
+  }
   if (!allowed.includes(value)) throw new Error(`--quirk ${name} must be one of ${allowed.join(", ")}, got "${value}"`);
   const parsed = value === "true" ? true : value === "false" ? false : value;
   return { [name]: parsed } as Partial<EmulatorQuirks>;

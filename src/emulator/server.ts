@@ -43,6 +43,8 @@ export interface ServerParts {
   log: RequestLog;
   settings: LiveSettings;
   clock: EmulatorClock;
+  /** The service's own clock (`clockSkew`): what `Date` and a dated `Retry-After` say. */
+  service: EmulatorClock;
   onAnswered?: ((answer: AnsweredRequest) => void) | undefined;
 }
 
@@ -145,7 +147,7 @@ export class EmulatorServer {
     const admission = limiter.admit(apiKey);
     if (!admission.ok) {
       log.rateLimited += 1;
-      const retryAfter = retryAfterHeader(limiter.current?.retryAfter, admission.retryAfterMs, this.#parts.clock.now());
+      const retryAfter = retryAfterHeader(limiter.current?.retryAfter, admission.retryAfterMs, this.#parts.service.now());
       const headers: Record<string, string> = retryAfter === undefined ? {} : { "Retry-After": retryAfter };
       return { ...fail(429, "Too many requests for this API key; retry later."), headers };
     }
@@ -200,7 +202,8 @@ export class EmulatorServer {
 
   #send(res: ServerResponse, record: RecordedRequest, reply: Reply, raw?: string): void {
     if (res.destroyed) return;
-    const headers: Record<string, string> = { "X-Request-Id": record.requestId };
+    // Node's own `Date` would read the machine's clock: the service's is the emulator's (virtual in tests), skewed or not.
+    const headers: Record<string, string> = { Date: this.#date(), "X-Request-Id": record.requestId };
     let payload: string | undefined = raw;
     if (payload === undefined && reply.body !== undefined && reply.status !== 204) payload = JSON.stringify(reply.body);
     if (payload !== undefined) headers["Content-Type"] = "application/json";
@@ -209,6 +212,11 @@ export class EmulatorServer {
     res.writeHead(reply.status, headers);
     res.end(payload);
     this.#answered(record);
+  }
+
+  /** An answer's `Date` (RFC 9110's IMF-fixdate, to the second) on the service's clock. */
+  #date(): string {
+    return new Date(this.#parts.service.now()).toUTCString();
   }
 
   #answered(record: RecordedRequest): void {
@@ -246,7 +254,7 @@ export class EmulatorServer {
     // Reached only when reading the request itself failed (e.g. the client went away mid-body).
     const detail = `Emulator error: ${error instanceof Error ? error.message : String(error)}`;
     if (!res.headersSent && !res.destroyed) {
-      res.writeHead(500, { "Content-Type": "application/json" });
+      res.writeHead(500, { Date: this.#date(), "Content-Type": "application/json" });
       res.end(JSON.stringify(errorBody(500, detail)));
     } else {
       res.destroy();

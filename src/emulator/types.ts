@@ -277,6 +277,13 @@ export interface EmulatorQuirks {
    * `page[number]` and `page[size]` for the lists, `filter` and `mfaStatus` for `GET /users`, `mfaStatus` for `GET /users/{id}`.
    */
   unknownQuery?: "ignore" | "refuse";
+  /**
+   * The service's clock this many seconds ahead of the emulator's own (negative: behind), as a service's may be of the
+   * machine a client runs on (neither document says how far): the `Date` header of every answer and the times it records
+   * (a user's or an integration's `createdAt` and `updatedAt`, a job's, an HTTP-date `Retry-After`) read it; delays and job
+   * deadlines still run on the emulator's clock. Default 0.
+   */
+  clockSkew?: number;
 }
 
 /** What {@link Emulator.onPage} hooks are told: the list and the page about to be answered. */

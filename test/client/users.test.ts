@@ -229,9 +229,13 @@ describe("users.replace and users.delete", () => {
 
 describe("a user write answered success with a body that cannot be read has landed: the user is read back", () => {
   const id = "7f1c0c3e-0000-4000-8000-000000000001";
-  /** A service that answers writes 2xx `text/plain` and serves `alice`, created when the client's virtual clock starts, to reads. */
+  /**
+   * A service that answers writes 2xx `text/plain` and serves `alice`, created when the client's virtual clock starts, to reads;
+   * its clock, as its `Date` says, is the one it stamped her with.
+   */
   const service = (status: number) =>
     oddServer((req, res) => {
+      res.setHeader("date", new Date(new VirtualClock().now()).toUTCString());
       if (req.method !== "GET") {
         res.writeHead(status, { "content-type": "text/plain" });
         res.end("Created");
@@ -269,6 +273,42 @@ describe("a user write answered success with a body that cannot be read has land
     const { client } = clientOf(server);
     expect(await client.users.replace(id, alice)).toMatchObject({ id, email: alice.email });
     expect(server.received).toEqual([`PUT /api/v1/users/${id}`, `GET /api/v1/users/${id}`]);
+  });
+});
+
+describe("users.create: whether the user an answer names is the create's own, on the service's clock", () => {
+  const id = "7f1c0c3e-0000-4000-8000-000000000002";
+  const start = new VirtualClock().now();
+  /**
+   * A service answering `POST /users` 201 with `alice`, made `age` ms before the client's clock began the create, on a clock `skew`
+   * ms ahead of the client's, which its `Date` says (`"unreadable"`: a `Date` that is no HTTP date; `"none"`: no `Date`).
+   */
+  const service = (age: number, skew: number, date: "sent" | "none" | "unreadable" = "sent") =>
+    oddServer((_req, res) => {
+      if (date === "none") res.sendDate = false;
+      else res.setHeader("date", date === "unreadable" ? "yesterday" : new Date(start + skew).toUTCString());
+      const record = { id, type: "user", attributes: { ...alice, createdAt: new Date(start + skew - age).toISOString() } };
+      res.writeHead(201, { "content-type": "application/json" });
+      res.end(JSON.stringify({ data: record }));
+    });
+
+  it.each([
+    ["in step, a user made 3 s before (within the margin: someone else's, made so late, passes as the create's)", 3_000, 0, "sent", true],
+    ["in step, made 30 s before", 30_000, 0, "sent", false],
+    ["10 minutes behind, made as the POST landed", 0, -600_000, "sent", true],
+    ["10 minutes behind, made 30 s before", 30_000, -600_000, "sent", false],
+    ["10 minutes ahead, made as the POST landed", 0, 600_000, "sent", true],
+    ["10 minutes ahead, made 2 minutes before", 120_000, 600_000, "sent", false],
+    ["without a Date, in step, made 30 s before (a minute allowed, as before)", 30_000, 0, "none", true],
+    ["without a Date, in step, made 2 minutes before", 120_000, 0, "none", false],
+    ["with a Date that is no HTTP date, made 30 s before (a minute allowed)", 30_000, 0, "unreadable", true],
+  ] as const)("a service clock %s", async (_name, age, skew, date, own) => {
+    const server = await service(age, skew, date);
+    const { client } = clientOf(server);
+    const made = client.users.create(alice);
+    if (own) expect(await made).toMatchObject({ id });
+    else expect(ConflictError.isInstance(await rejection(made))).toBe(true);
+    expect(server.received).toEqual(["POST /api/v1/users"]);
   });
 });
 

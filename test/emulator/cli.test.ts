@@ -44,6 +44,7 @@ describe("workspace-access-emulator's command line", () => {
       "nonMemberWrite",
       "userCreateTaken",
       "unknownQuery",
+      "clockSkew",
     ]);
     expect(USAGE.replace(/\s+/g, " ")).toContain(`with every quirk below on but ${off.join(", ")}`);
   });

@@ -18,6 +18,8 @@ import {
   startEmulator,
 } from "../../src/emulator/index";
 import { parseQuirk } from "../../src/emulator/quirks";
+import { formatTimestamp } from "../../src/emulator/time";
+import { VirtualClock } from "../support/virtual-clock";
 import { type Answer, at, call, manyUsers, TEAM, teamSeed } from "./helpers";
 
 let emulator: Emulator | undefined;
@@ -799,6 +801,56 @@ describe("the adversarial world", () => {
   });
 });
 
+describe("clockSkew", () => {
+  const createCarol = (e: Emulator) =>
+    call(e, "POST", "users", {
+      body: {
+        data: { type: "user", attributes: { email: "carol@example.com", firstName: "C", lastName: "R", role: "workspace_login_only" } },
+      },
+    });
+
+  it("absent: Date reads the emulator's clock (a virtual one in tests), not the machine's", async () => {
+    const clock = new VirtualClock();
+    const e = await start({ seed: teamSeed(), clock });
+    const answer = await createCarol(e);
+    expect(answer.headers.get("date")).toBe(new Date(clock.now()).toUTCString());
+    expect(at(answer.json, "data", "attributes", "createdAt")).toBe(formatTimestamp(clock.now()));
+  });
+
+  it.each([-600, 600])(
+    "%i: Date, a user's and a job's times and a dated Retry-After read the service's clock, that many seconds off the emulator's",
+    async (clockSkew) => {
+      const clock = new VirtualClock();
+      const e = await start({ seed: teamSeed(), clock, quirks: { clockSkew } });
+      const service = () => clock.now() + clockSkew * 1000;
+      const made = await createCarol(e);
+      expect(made.headers.get("date")).toBe(new Date(service()).toUTCString());
+      expect(at(made.json, "data", "attributes", "createdAt")).toBe(formatTimestamp(service()));
+      expect(e.users.add({ email: "dan@example.com", firstName: "D", lastName: "N" }).createdAt).toBe(formatTimestamp(service()));
+
+      const jobs = await startEmulator({ seed: teamSeed(), clock, quirks: { clockSkew }, userWritesAsJobs: true });
+      const rateLimit = { requests: 1, windowMs: 60_000, retryAfter: "date" } as const;
+      const limited = await startEmulator({ seed: {}, clock, quirks: { clockSkew }, rateLimit });
+      try {
+        const job = await call(jobs, "GET", `jobs/${at((await createCarol(jobs)).json, "data", "id")}`);
+        expect(at(job.json, "data", "attributes", "createdAt")).toBe(formatTimestamp(service()));
+        await call(limited, "GET", "users");
+        const refused = await call(limited, "GET", "users");
+        expect([refused.status, refused.headers.get("retry-after")]).toEqual([429, new Date(service() + 60_000).toUTCString()]);
+      } finally {
+        await Promise.all([jobs.close(), limited.close()]);
+      }
+    },
+  );
+
+  it("changed while running: the next answer's Date reads it", async () => {
+    const clock = new VirtualClock();
+    const e = await start({ seed: teamSeed(), clock });
+    e.quirks.clockSkew = -30;
+    expect((await call(e, "GET", "users")).headers.get("date")).toBe(new Date(clock.now() - 30_000).toUTCString());
+  });
+});
+
 describe("parseQuirk (the command's --quirk)", () => {
   it.each([
     ["shiftPages=remove", { shiftPages: "remove" }],
@@ -815,6 +867,8 @@ describe("parseQuirk (the command's --quirk)", () => {
     ["unknownEntitlement=bad-request", { unknownEntitlement: "bad-request" }],
     ["errorStatus=string", { errorStatus: "string" }],
     ["absentFields", { absentFields: true }],
+    ["clockSkew=-600", { clockSkew: -600 }],
+    ["clockSkew=90.5", { clockSkew: 90.5 }],
   ])("%s", (text, expected) => {
     expect(parseQuirk(text)).toEqual(expected);
   });
@@ -826,6 +880,9 @@ describe("parseQuirk (the command's --quirk)", () => {
     "integrationWriteAnswer=true",
     "jobProgress=true",
     "memberEntitlements=strings",
+    "clockSkew",
+    "clockSkew=",
+    "clockSkew=ten",
   ])("refuses %s", (text) => {
     expect(() => parseQuirk(text)).toThrow(/quirk/);
   });

@@ -7,7 +7,7 @@
  * `status` written as a string (`errorStatus`), optional fields null or left out (`nullFields`, `absentFields`), and a write of a
  * member removed out of band failed by its job rather than answered 404 (`nonMemberWrite`), and a create of a taken email answered
  * 400 or with the user who has it rather than 409 (`userCreateTaken`), and a query parameter an operation does not take refused
- * (`unknownQuery`). Each runs the
+ * (`unknownQuery`), and a service whose clock is minutes off from the client's (`clockSkew`). Each runs the
  * same steps as under the emulator's defaults, with the same outcome.
  */
 import { describe, expect, it } from "vitest";
@@ -15,7 +15,7 @@ import { ConflictError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed, type EmulatorOptions, type EmulatorQuirks } from "../../src/emulator";
 import { provider as entitlement } from "../../src/host/entitlement/integration-entitlement-provider";
 import { provider as user } from "../../src/host/user/user-provider";
-import { emulator, rejection } from "../support/fixtures";
+import { clockOf, emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 
 const { youtube } = DEFAULT_IDS.integrations;
@@ -237,6 +237,50 @@ describe("User, a create of an email someone has answered otherwise than 409 (us
     expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.status}`)).toEqual(["POST 400"]);
     expect(emu.users.list()).toEqual([existing]);
   });
+});
+
+describe("User, a service whose clock is off from the client's (clockSkew)", () => {
+  const declared = { email: "ALICE.Doe@example.com", firstName: "Alice", lastName: "Doe" };
+  const SKEWS = [
+    ["10 minutes behind", -600],
+    ["10 minutes ahead", 600],
+  ] as const;
+  const ANSWERS = [
+    ["201 with the record", {}],
+    ["a job, then read back", { userWritesAsJobs: true }],
+  ] as const;
+
+  it.each(SKEWS.flatMap(([skew, seconds]) => ANSWERS.map(([how, options]) => [skew, how, seconds, options] as const)))(
+    "%s, a create answered %s is the stack's own: not adopted, and its destroy deletes it",
+    async (_skew, _how, clockSkew, options) => {
+      const emu = await emulator({ quirks: { clockSkew }, ...options });
+      (await configureFor(emu, fast, { info: () => undefined })).advance(3_600_000);
+      const { id, outs } = wire(await user.create(await checkUser(declared)));
+      expect([emu.users.get(id)?.email, outs?.adopted]).toEqual([declared.email, false]);
+      // The record was stamped on the service's clock, off from the client's by the skew.
+      expect(Date.parse(emu.users.get(id)!.createdAt) - clockOf(emu).now()).toBe(clockSkew * 1000);
+      await configureFor(emu, fast);
+      await user.delete!(id, outs!);
+      expect(emu.users.list()).toEqual([]);
+    },
+  );
+
+  it.each(SKEWS.flatMap(([skew, seconds]) => ANSWERS.map(([how, options]) => [skew, how, seconds, options] as const)))(
+    "%s, a user made two minutes before the POST and answered as made by it (%s) is still refused as a 409",
+    async (_skew, _how, clockSkew, options) => {
+      const emu = await emulator({ quirks: { clockSkew, userFilter: "case-sensitive", userCreateTaken: "existing" }, ...options });
+      const clock = clockOf(emu);
+      clock.advance(3_600_000);
+      const existing = emu.users.add({ ...declared, email: "alice.doe@example.com", role: "workspace_super_admin" });
+      clock.advance(120_000);
+      await configureFor(emu, fast, { info: () => undefined });
+      const error = await rejection(user.create(await checkUser(declared)));
+      expect(ConflictError.isInstance(error)).toBe(true);
+      expect(error.message).toContain(`(id ${existing.id}). To manage that user with this resource, set adoptExisting: true.`);
+      expect(emu.users.list()).toEqual([existing]);
+      expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)).toEqual(["POST /users"]);
+    },
+  );
 });
 
 describe("User, POST /users not served (userCreate: false)", () => {

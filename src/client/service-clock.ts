@@ -1,0 +1,52 @@
+/**
+ * The service's clock as its answers show it, for the one judgement that compares a time the service wrote with the client's:
+ * whether a user record a create found was made by that create (`users.ts`). RFC 9110 has an origin server with a clock send
+ * `Date`, to the second: how far the service's clock is ahead of the client's (behind: negative) is learnt from it, and a
+ * machine whose clock is minutes off from the service's (a CI runner) judges as well as one in step.
+ */
+import { httpDateReader } from "./retry-policy";
+
+/** Without a usable `Date`, the clocks are taken to agree within this (docs/contract.md). */
+export const UNKNOWN_SKEW_MS = 60_000;
+
+/**
+ * With a `Date`, what a record may still be older than the earliest the service's clock read when the create began, and be taken
+ * as the create's: a `Date` a server rounded rather than cut to the second, and a `Date` and a `createdAt` stamped by two of the
+ * service's machines a little apart.
+ */
+export const DATE_MARGIN_MS = 5_000;
+
+/** The offset of the service's clock from the client's, from the latest successful answer that carried a usable `Date`. @internal */
+export class ServiceClock {
+  #aheadMs: number | undefined;
+  #read: ((text: string) => Date | undefined) | undefined;
+
+  /**
+   * Told each successful answer's `Date` header and the client's clock when the answer arrived. An absent or unreadable one
+   * changes nothing. The service's clock read `Date` (cut to the second) when it answered, before the answer arrived: it is
+   * at least `Date - arrival` ahead, and at most one second and the request's latency more.
+   */
+  observe(date: string | string[] | undefined, arrivedAt: number): void {
+    const text = [date].flat()[0]?.trim();
+    if (!text) return;
+    this.#read ??= httpDateReader();
+    const said = this.#read(text)?.getTime();
+    if (said !== undefined && Number.isFinite(said)) this.#aheadMs = said - arrivedAt;
+  }
+
+  /** How far the service's clock is ahead of the client's at least (negative: behind); `undefined` until an answer said. */
+  get aheadMs(): number | undefined {
+    return this.#aheadMs;
+  }
+}
+
+/**
+ * Whether a record the service says it made at `createdAt` (its clock) was made after `began` (the client's clock), with the
+ * service's clock `aheadMs` ahead at least ({@link ServiceClock}): on the service's clock when `aheadMs` is known, a record
+ * older than `began` there less {@link DATE_MARGIN_MS} is not; else on the client's, a minute of skew allowed. A record made by
+ * someone else just before the create began (within that margin, the `Date`'s second and the latency of the answer it was
+ * learnt from; within the minute without a `Date`) is not told from the create's own: that race stays ambiguous.
+ */
+export function madeSince(createdAt: number, began: number, aheadMs: number | undefined): boolean {
+  return aheadMs === undefined ? createdAt >= began - UNKNOWN_SKEW_MS : createdAt >= began + aheadMs - DATE_MARGIN_MS;
+}
