@@ -274,6 +274,27 @@ describe("update, read and delete", () => {
     expect(warnings.join("\n")).toContain("olga@example.com");
   });
 
+  it("a forced --replace (check, delete, then create) takes its users back as it held them: one it created stays its own", async () => {
+    const { emu, warnings } = await world();
+    const first = (await provider.create(setOf(ann, cara))).outs as Outputs;
+    const caraId = first.userIds["cara@example.com"]!;
+    await nextDeployment(emu, warnings);
+    emu.clearRequests();
+    // The engine checks the new inputs, deletes the old resource, then creates the new one (delete first).
+    await provider.check!({}, setOf(ann, cara));
+    await provider.delete!("workspace-users", first);
+    const replaced = (await provider.create(setOf(ann, cara))).outs as Outputs;
+    expect(writes(emu.requests)).toEqual([]);
+    expect(replaced.users["cara@example.com"]).toMatchObject({ id: caraId, created: true });
+    expect(replaced.users["ann@example.com"]?.created).toBeUndefined();
+    // A later destroy deletes the user it created, and leaves the one it adopted.
+    await nextDeployment(emu, warnings);
+    emu.clearRequests();
+    await provider.delete!("workspace-users", replaced);
+    expect(writes(emu.requests)).toEqual([`DELETE /users/${caraId}`]);
+    expect(emu.users.get(ANN)).toBeDefined();
+  });
+
   it("a removal reads the role first: a user it created whom someone made an owner since is left, with a warning", async () => {
     const { emu, warnings } = await world();
     const { outs } = await provider.create(setOf(ann, cara));

@@ -205,6 +205,16 @@ function byEmail(listing: Map<string, ListedUser>): Map<string, User[]> {
   return users;
 }
 
+/**
+ * Whether `user` is one this deployment's delete left in place (`ctx.leftInPlace`) as created by the stack: a forced
+ * `--replace` of a set deletes first, its delete leaving the users the replacement declares, whose create then takes them back
+ * as the deleted set held them. Recorded as adopted instead, they would be left in the workspace by every later destroy.
+ */
+function heldAsCreated(ctx: ProviderContext, user: { id: string; email?: string | null }): boolean {
+  const left = user.email ? ctx.leftInPlace.get(declaredUserKey(user.email)) : undefined;
+  return left !== undefined && !left.adopted && left.userId !== undefined && idOf(left.userId) === idOf(user.id);
+}
+
 /** Creates a user proven absent; one who appeared since (409) is adopted, as `User` with `adoptExisting` does. */
 async function create(ctx: ProviderContext, inputs: WorkspaceUserInputs): Promise<WorkspaceUserState> {
   const { user, taken } = await createUser(ctx.connection(), inputs, true);
@@ -242,7 +252,10 @@ async function adoptOrCreate(
       if (others.length > 0) throw sharedEmail(inputs.email, [existing!, ...others]);
       if (!existing && !proven)
         throw new Error(`could not prove that no user has the email ${inputs.email} (users came or went): not created; run again`);
-      into.set(key, existing ? await adopt(ctx, existing, inputs, own.has(key)) : await create(ctx, inputs));
+      into.set(
+        key,
+        existing ? await adopt(ctx, existing, inputs, own.has(key) || heldAsCreated(ctx, existing)) : await create(ctx, inputs),
+      );
     } catch (error) {
       if (unread.length > 0 && ConflictError.isInstance(error)) error.message += unreadTaken(unread);
       // Accepted, its job not seen to finish: recorded, so the next up or refresh waits for the job instead of adopting the user.
@@ -259,7 +272,10 @@ async function adoptOrCreate(
   });
 }
 
-/** Deletes users this resource created (adopted ones only with `deleteOnDestroy`), never an owner; warns once for those left. */
+/**
+ * Deletes users this resource created (adopted ones only with `deleteOnDestroy`), never an owner; warns once for those left.
+ * `deleting`: the resource's own delete, whose users left in place a forced `--replace`'s create takes back (`heldAsCreated`).
+ */
 async function release(
   ctx: ProviderContext,
   users: Array<[string, WorkspaceUserState]>,
@@ -267,6 +283,7 @@ async function release(
   failures: Failure[],
   secret: boolean,
   declaredElsewhere: readonly string[] = [],
+  deleting = false,
 ) {
   const left: string[] = [];
   const handedOver: string[] = [];
@@ -276,12 +293,18 @@ async function release(
     if (ctx.takeovers.has(userKey(user.id))) return;
     // Another resource of the program declares the user (moved there): handed over, whichever the engine runs first (its
     // email known with the set's own), or once its check ran (one known later).
+    // What a create later in the deployment (a forced `--replace`'s) takes back as this set held it (`ctx.leftInPlace`).
+    const leave = () => {
+      if (deleting) ctx.leftInPlace.set(declaredUserKey(user.email), { adopted: user.created !== true, userId: user.id });
+    };
     if (elsewhere.has(digestOf("email", user.email)) || ctx.declared.has(declaredUserKey(user.email))) {
       handedOver.push(user.email);
+      leave();
       return;
     }
     if (user.role === OWNER_ROLE || (!user.created && deleteOnDestroy !== true)) {
       left.push(user.email);
+      leave();
       return;
     }
     try {
@@ -339,10 +362,15 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   // What was done: an added user that failed is neither adopted nor created (the error names it).
   const done = [...added.keys()].flatMap((key) => users.get(key) ?? []);
   const created = done.filter((user) => user.created).length;
+  // Taken back, not created: no POST was sent for them.
+  const back = done.filter((user) => user.created && heldAsCreated(ctx, user)).length;
   const unmade = added.size - done.length;
   if (added.size > 0) {
     const failedToo = unmade > 0 ? `; ${unmade} failed (named in the error)` : "";
-    ctx.info(`WorkspaceUsers adopted ${done.length - created} existing user(s) of those added, and created ${created}${failedToo}.`);
+    const tookBack = back > 0 ? `; took back ${back} the set it replaces had created (its delete left them), as its own` : "";
+    ctx.info(
+      `WorkspaceUsers adopted ${done.length - created} existing user(s) of those added, and created ${created - back}${tookBack}${failedToo}.`,
+    );
   }
   // A user the set's own create made since, whom the program no longer declares, is released as one it created.
   const ownGone = await ownUndeclared(
@@ -555,7 +583,7 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
       const { own, running } = await settlePending(ctx, props.pendingCreates);
       for (const [key, p] of running) failures.push({ key, error: stillRunning(p, "not deleted", ctx.waitLimit()) });
       const gone = [...Object.entries(props.users ?? {}), ...(await ownUndeclared(ctx, own, failures, new Map()))];
-      await release(ctx, gone, props.deleteOnDestroy, failures, secret);
+      await release(ctx, gone, props.deleteOnDestroy, failures, secret, [], true);
       if (failures.length > 0) throw failed(failures, hiderIf(secret, emailsOf(props)));
     });
   },
