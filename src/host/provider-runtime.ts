@@ -42,6 +42,24 @@ export interface Handlers<Inputs, Outputs> {
   delete?(context: ProviderContext, id: string, props: Outputs): Promise<void>;
 }
 
+/** The errors of JavaScript itself: a bug of the package's, whose stack trace a report of it needs. */
+const BUGS = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError];
+
+/**
+ * Runs a `check`, `diff`, `read` or `delete`, whose failure the SDK's host prints to stderr with its stack trace before the
+ * engine shows its message (`${error}: ${error.stack}`, a create's or update's it does not): a refresh or destroy the service
+ * refuses would print ten lines of the package's files for each resource, under the stack, as no other provider does. The
+ * package's own errors say all there is to say in their message, so their trace is dropped; a bug's is kept.
+ */
+async function untraced<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof Error && !BUGS.some((bug) => error instanceof bug)) error.stack = "";
+    throw error;
+  }
+}
+
 /**
  * The provider object the host loads: `configure` builds the context, every other method hands it to its handler. The hidden
  * `customTimeouts` input (`operation-timeouts.ts`) stays here: `check` validates it and hands it on, no handler sees it, a
@@ -62,14 +80,16 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
   };
   return {
     configure,
-    async check(olds: Inputs, news: Inputs) {
-      const timeouts = timeoutsOf(news);
-      const result = check ? await check(currentContext(), withoutTimeouts(olds), withoutTimeouts(news)) : { inputs: news };
-      const failures = [...(result.failures ?? []), ...customTimeoutsFailures(timeouts)];
-      return { inputs: withTimeouts(result.inputs, timeouts), failures };
-    },
+    check: (olds: Inputs, news: Inputs) =>
+      untraced(async () => {
+        const timeouts = timeoutsOf(news);
+        const result = check ? await check(currentContext(), withoutTimeouts(olds), withoutTimeouts(news)) : { inputs: news };
+        const failures = [...(result.failures ?? []), ...customTimeoutsFailures(timeouts)];
+        return { inputs: withTimeouts(result.inputs, timeouts), failures };
+      }),
     ...(diff && {
-      diff: (id: string, olds: Outputs, news: Inputs) => diff(currentContext(), id, withoutTimeouts(olds), withoutTimeouts(news)),
+      diff: (id: string, olds: Outputs, news: Inputs) =>
+        untraced(() => diff(currentContext(), id, withoutTimeouts(olds), withoutTimeouts(news))),
     }),
     async create(inputs: Inputs) {
       const timeouts = timeoutsOf(inputs);
@@ -77,13 +97,14 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
       return { ...result, outs: withTimeouts(result.outs, timeouts) };
     },
     ...(read && {
-      async read(id: string, props?: Outputs) {
-        // Bounded by the `read` the state recorded (a refresh gets no inputs); what it recorded is kept for the destroy.
-        const timeouts = timeoutsOf(props);
-        const ctx = currentContext();
-        const result = await ctx.bounded(deadlineOf(timeouts, "read", ctx.clock.now()), () => read(ctx, id, withoutTimeouts(props)));
-        return result.id ? { ...result, props: withTimeouts(result.props, timeouts) } : result;
-      },
+      read: (id: string, props?: Outputs) =>
+        untraced(async () => {
+          // Bounded by the `read` the state recorded (a refresh gets no inputs); what it recorded is kept for the destroy.
+          const timeouts = timeoutsOf(props);
+          const ctx = currentContext();
+          const result = await ctx.bounded(deadlineOf(timeouts, "read", ctx.clock.now()), () => read(ctx, id, withoutTimeouts(props)));
+          return result.id ? { ...result, props: withTimeouts(result.props, timeouts) } : result;
+        }),
     }),
     ...(update && {
       async update(id: string, olds: Outputs, news: Inputs) {
@@ -93,7 +114,8 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
       },
     }),
     ...(remove && {
-      delete: (id: string, props: Outputs) => timed(timeoutsOf(props), "delete", (ctx) => remove(ctx, id, withoutTimeouts(props))),
+      delete: (id: string, props: Outputs) =>
+        untraced(() => timed(timeoutsOf(props), "delete", (ctx) => remove(ctx, id, withoutTimeouts(props)))),
     }),
   };
 }

@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_IDS } from "../../src/emulator/index";
+import { ALL_SCOPES, DEFAULT_IDS } from "../../src/emulator/index";
 import { SETUP_TIMEOUT_MS } from "./scenario.ts";
 import { type HabitsStack, habitsStack, programHeader } from "./habits-support.ts";
 import { cliAvailable, dynamicResources, skipNote, writesOf } from "./support.ts";
@@ -79,6 +79,25 @@ describe.skipIf(!cliAvailable)(`what CI runs, through the real pulumi CLI${skipN
     const held = team?.outputs?.["users"] as Record<string, { id: string; created?: boolean }> | undefined;
     expect(held?.["lee@example.com"]).toMatchObject({ id: lee, created: true });
     await h.stack.preview("--expect-no-changes");
+  });
+
+  it("a refresh and a destroy refused by the service print the package's message alone, not the JavaScript stack trace", async () => {
+    // The key loses every scope (a missing scope answers 401 as a revoked key does), then gets them back.
+    h.emulator.addKey(h.emulator.apiKey, []);
+    h.emulator.setMissingScopeStatus(401);
+    try {
+      const failing = { allowFailure: true };
+      const refresh = await h.stack.run(["refresh", "--yes", "--skip-preview"], failing);
+      const destroy = await h.stack.run(["destroy", "--yes", "--skip-preview", "--target", h.urn("WorkspaceUsers", "team")], failing);
+      for (const run of [refresh, destroy]) {
+        expect(run.code).not.toBe(0);
+        expect(run.output).toContain("The API key was not accepted");
+        expect(run.output).not.toMatch(/^\s+at /m);
+        expect(run.output).not.toContain("node_modules");
+      }
+    } finally {
+      h.emulator.addKey(h.emulator.apiKey, [...ALL_SCOPES]);
+    }
   });
 
   it("destroy --exclude-protected leaves the protected User and what depends on it; state unprotect, then destroy removes it", async () => {
