@@ -45,7 +45,8 @@ export function registration(
   const props = {
     ...inputs,
     ...Object.fromEntries(outputs.map((name) => [name, undefined])),
-    [IMPORT_ID]: importId,
+    // Whitespace around an id (pasted, or read from a file with its newline) is no part of it: no record's id has any.
+    [IMPORT_ID]: typeof importId === "string" ? importId.trim() : importId,
     // Kept in the options too: the engine records them, and refuses one its own parser cannot read.
     [CUSTOM_TIMEOUTS]: customTimeoutsInput(`${CLASSES[provider]} "${name}"`, opts?.customTimeouts),
     __provider: `exports.handler = () => require("pulumi-workspace-access/provider/${provider}").provider;\n`,

@@ -3,7 +3,8 @@
  * CLI. The engine's own import cannot reach a dynamic provider (pulumi/pulumi#3550): the classes
  * take the option and their create adopts the record with that id, writing only what differs.
  * Removing `import` afterwards plans nothing; destroy gives back what was adopted unless the
- * program opts in (`deleteOnDestroy`); an id that names another record, or none, fails clearly.
+ * program opts in (`deleteOnDestroy`); an id that names another record, or none, fails clearly. An id in another case,
+ * or with whitespace around it (pasted, or read from a file), names the same record.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS } from "../../src/emulator/index";
@@ -17,7 +18,8 @@ const MISSING = "0b0b0b0b-0000-4000-8000-000000000000";
 
 const program = `${programHeader({ ADA: users.ada, GRACE: users.grace, ALAN: users.alan, KATHERINE: users.katherine, YOUTUBE: integrations.youtube, SLACK: integrations.slack, MISSING })}
 const mode = config.get("mode") ?? "import";
-const imported = (id: string): pulumi.CustomResourceOptions => (mode === "import" ? { import: id } : {});
+// As ids get pasted, or read from a file: in upper case, with whitespace around them.
+const imported = (id: string): pulumi.CustomResourceOptions => (mode === "import" ? { import: " " + id.toUpperCase() + "\\n" } : {});
 if (mode === "wrong") {
   new wa.User("wrong-email", { email: "grace@example.com", firstName: "Grace", lastName: "Hopper" }, { import: ADA });
   new wa.User("missing", { email: "nobody@example.com", firstName: "No", lastName: "Body" }, { import: MISSING });
