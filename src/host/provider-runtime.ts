@@ -7,6 +7,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { customTimeoutsFailures, type TimedOperation } from "../shared/custom-timeouts";
 import { deadlineOf, timeoutsOf, withoutTimeouts, withTimeouts, withTimeoutsRecorded } from "./operation-timeouts";
 import { ProviderContext } from "./provider-context";
+import { replacePathsOf, replacesFor, withoutReplacePaths, withReplacePaths } from "./replace-on-changes";
 
 export { type Connection, type ContextOptions, ProviderContext } from "./provider-context";
 
@@ -35,7 +36,16 @@ export function useContext(context: ProviderContext | undefined): void {
 /** The handlers of one resource type: those of `pulumi.dynamic.ResourceProvider`, each given the process's context first. */
 export interface Handlers<Inputs, Outputs> {
   check?(context: ProviderContext, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult<Inputs>>;
-  diff?(context: ProviderContext, id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.DiffResult>;
+  /** `replacing`: the properties the resource's `replaceOnChanges` asks to replace it for (`replace-on-changes.ts`). */
+  diff?(
+    context: ProviderContext,
+    id: string,
+    olds: Outputs,
+    news: Inputs,
+    replacing: readonly string[],
+  ): Promise<pulumi.dynamic.DiffResult>;
+  /** The input properties a diff finds changed, as paths (`lastName`, `users[ann@example.com].role`), for `replaceOnChanges`. */
+  changed?(olds: Outputs, news: Inputs): string[];
   create(context: ProviderContext, inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
   read?(context: ProviderContext, id: string, props?: Outputs): Promise<pulumi.dynamic.ReadResult<Outputs>>;
   update?(context: ProviderContext, id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult<Outputs>>;
@@ -67,7 +77,9 @@ async function untraced<T>(operation: () => Promise<T>): Promise<T> {
  * destroy and a refresh.
  */
 export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
-  const { check, diff, read, update } = handlers;
+  const { check, diff, read, update, changed } = handlers;
+  /** What a handler gets of the program's inputs: neither hidden input the host handles itself. */
+  const bare = <T>(props: T): T => withoutReplacePaths(withoutTimeouts(props));
   const remove = handlers.delete;
   /** Runs `operation` of a resource bounded by its hidden input `timeouts`; a partial state it records keeps `timeouts`. */
   const timed = async <T>(timeouts: unknown, name: TimedOperation, operation: (ctx: ProviderContext) => Promise<T>): Promise<T> => {
@@ -83,17 +95,25 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
     check: (olds: Inputs, news: Inputs) =>
       untraced(async () => {
         const timeouts = timeoutsOf(news);
-        const result = check ? await check(currentContext(), withoutTimeouts(olds), withoutTimeouts(news)) : { inputs: news };
+        const result = check ? await check(currentContext(), bare(olds), bare(news)) : { inputs: bare(news) };
         const failures = [...(result.failures ?? []), ...customTimeoutsFailures(timeouts)];
-        return { inputs: withTimeouts(result.inputs, timeouts), failures };
+        return { inputs: withReplacePaths(withTimeouts(result.inputs, timeouts), news), failures };
       }),
     ...(diff && {
       diff: (id: string, olds: Outputs, news: Inputs) =>
-        untraced(() => diff(currentContext(), id, withoutTimeouts(olds), withoutTimeouts(news))),
+        untraced(async () => {
+          // The engine applies `replaceOnChanges` to the properties a diff names, which a dynamic provider's cannot: asked here,
+          // and told the handler first (what it keeps of a record depends on whether the resource is replaced).
+          const paths = replacePathsOf(news);
+          const replacing = paths.length > 0 && changed ? replacesFor(paths, changed(bare(olds), bare(news))) : [];
+          const result = await diff(currentContext(), id, bare(olds), bare(news), replacing);
+          if (replacing.length === 0) return result;
+          return { ...result, changes: true, replaces: [...new Set([...(result.replaces ?? []), ...replacing])] };
+        }),
     }),
     async create(inputs: Inputs) {
       const timeouts = timeoutsOf(inputs);
-      const result = await timed(timeouts, "create", (ctx) => handlers.create(ctx, withoutTimeouts(inputs)));
+      const result = await timed(timeouts, "create", (ctx) => handlers.create(ctx, bare(inputs)));
       return { ...result, outs: withTimeouts(result.outs, timeouts) };
     },
     ...(read && {
@@ -109,7 +129,7 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
     ...(update && {
       async update(id: string, olds: Outputs, news: Inputs) {
         const timeouts = timeoutsOf(news);
-        const result = await timed(timeouts, "update", (ctx) => update(ctx, id, withoutTimeouts(olds), withoutTimeouts(news)));
+        const result = await timed(timeouts, "update", (ctx) => update(ctx, id, bare(olds), bare(news)));
         return { ...result, outs: withTimeouts(result.outs, timeouts) };
       },
     }),

@@ -4,11 +4,12 @@
  * defaults to true: two of these records cannot coexist, and `up --replace` never asks the diff. `__provider` is,
  * instead of the closure serializer's output, one line that loads this package's provider module by name from the
  * program's own `node_modules`, so nothing is captured. `customTimeouts`: the engine hands a dynamic provider no operation
- * timeout, so the option goes to the provider as a hidden input as well, which bounds the operation's job waits.
+ * timeout, so the option goes to the provider as a hidden input as well, which bounds the operation's job waits. So does
+ * `replaceOnChanges`: the engine applies it to the properties a diff names, and a dynamic provider's diff names none.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { customTimeoutsInput } from "../shared/custom-timeouts";
-import { CUSTOM_TIMEOUTS, IMPORT_ID } from "../shared/input-constants";
+import { CUSTOM_TIMEOUTS, IMPORT_ID, REPLACE_ON_CHANGES } from "../shared/input-constants";
 import { warnIfPlaintextApiKey } from "./program-checks";
 
 /** The type token the engine routes to the Node.js dynamic-provider host, as `pulumi.dynamic.Resource` builds it. */
@@ -49,6 +50,8 @@ export function registration(
     [IMPORT_ID]: typeof importId === "string" ? importId.trim() : importId,
     // Kept in the options too: the engine records them, and refuses one its own parser cannot read.
     [CUSTOM_TIMEOUTS]: customTimeoutsInput(`${CLASSES[provider]} "${name}"`, opts?.customTimeouts),
+    // The engine cannot apply it to a dynamic resource (its diff names no property): the provider's diff does.
+    [REPLACE_ON_CHANGES]: rest.replaceOnChanges?.length ? [...rest.replaceOnChanges] : undefined,
     __provider: `exports.handler = () => require("pulumi-workspace-access/provider/${provider}").provider;\n`,
   };
   const secrets =

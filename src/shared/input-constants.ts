@@ -35,6 +35,13 @@ export const SECRET_EMAIL = "__secretEmail";
  */
 export const CUSTOM_TIMEOUTS = "__customTimeouts";
 
+/**
+ * The hidden input of every resource declared with the `replaceOnChanges` option: its paths as given. The engine applies the
+ * option to the properties a provider's diff names, and a dynamic provider's diff names none, so the host's diff asks for the
+ * replacement itself of each named property that changed. Never compared by `diff`, nor kept in the outputs.
+ */
+export const REPLACE_ON_CHANGES = "__replaceOnChanges";
+
 /** A member's role as the API reads it (`owner`: the invite role without `account_`) as the invite role; `undefined` for one not known (never guessed). */
 export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
   const role = memberRole?.toLowerCase();

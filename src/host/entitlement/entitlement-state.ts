@@ -73,15 +73,7 @@ export function outputs(
 
 /** What a change of inputs means: which properties change, which force a replacement. */
 export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props): pulumi.dynamic.DiffResult {
-  const old: Props = { ...olds };
-  const differs = (key: string, same: (a: unknown, b: unknown) => boolean) => isUnknown(news[key]) || !same(old[key], news[key]);
-  // Ids compare in their one form (`idOf`).
-  const moved = ["integrationId", "userId"].filter((key) =>
-    differs(key, (a, b) => a === b || (typeof a === "string" && typeof b === "string" && sameId(a, b))),
-  );
-  // A role the program leaves out is the service's: never a change (as a member's of IntegrationMembers).
-  const roleChanged = news.role !== undefined && differs("role", (a, b) => (a ?? DEFAULT_INTEGRATION_ROLE) === b);
-  const entitlementsChanged = containsUnknown(news.entitlements) || !sameSet(olds.entitlements, news.entitlements);
+  const { moved, roleChanged, entitlementsChanged } = changesOf(olds, news);
   const replaces = [...moved, ...(roleChanged ? ["role"] : [])];
   return {
     // A pending write is resumed by an update (the set it asked is not known to be held); a role declared or left out anew,
@@ -96,6 +88,31 @@ export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props
     // The API cannot change a member's role: the old membership goes first (when both are the same membership).
     deleteBeforeReplace: roleChanged && moved.length === 0,
   };
+}
+
+/** What differs between the state and the program's inputs: the membership's key (`moved`), its role, its set. */
+function changesOf(olds: IntegrationEntitlementOutputs, news: Props) {
+  const old: Props = { ...olds };
+  const differs = (key: string, same: (a: unknown, b: unknown) => boolean) => isUnknown(news[key]) || !same(old[key], news[key]);
+  // Ids compare in their one form (`idOf`).
+  const moved = ["integrationId", "userId"].filter((key) =>
+    differs(key, (a, b) => a === b || (typeof a === "string" && typeof b === "string" && sameId(a, b))),
+  );
+  // A role the program leaves out is the service's: never a change (as a member's of IntegrationMembers).
+  const roleChanged = news.role !== undefined && differs("role", (a, b) => (a ?? DEFAULT_INTEGRATION_ROLE) === b);
+  const entitlementsChanged = containsUnknown(news.entitlements) || !sameSet(olds.entitlements, news.entitlements);
+  return { moved, roleChanged, entitlementsChanged };
+}
+
+/** The input properties that differ between the state and the program's inputs, for `replaceOnChanges`. */
+export function changedEntitlementProperties(olds: IntegrationEntitlementOutputs, news: Props): string[] {
+  const { moved, roleChanged, entitlementsChanged } = changesOf(olds, news);
+  return [
+    ...moved,
+    ...(roleChanged ? ["role"] : []),
+    ...(entitlementsChanged ? ["entitlements"] : []),
+    ...(optInChanged(olds, news) ? ["deleteOnDestroy"] : []),
+  ];
 }
 
 /**

@@ -42,6 +42,7 @@ import { type ProviderContext, providerOf } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import {
   declaredRoleChanged,
+  changedEntitlementProperties,
   diffEntitlement,
   type IntegrationEntitlementOutputs,
   inputsOf,
@@ -130,8 +131,11 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     return { inputs, failures };
   },
 
-  async diff(ctx, _id, olds, news) {
-    const diff = diffEntitlement(olds, news);
+  changed: changedEntitlementProperties,
+
+  async diff(ctx, _id, olds, news, replacing) {
+    const found = diffEntitlement(olds, news);
+    const diff = replacing.length > 0 ? { ...found, replaces: [...new Set([...(found.replaces ?? []), ...replacing])] } : found;
     const key = memberKey(olds.integrationId, olds.userId);
     // Only a diff of the program's resource, whose `check` ran in this deployment, plans a write: the engine diffs a refresh's
     // reads too (`pulumi refresh`, `up --refresh`, `destroy --refresh`, `refresh: always`), against the old inputs.

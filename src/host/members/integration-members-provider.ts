@@ -38,7 +38,7 @@ import {
 } from "./messages";
 import { requestOf, stillRunningOnDestroy } from "../membership/messages";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
-import { declaredOf, diffMembers } from "./members-diff";
+import { changedMembersProperties, declaredOf, diffMembers } from "./members-diff";
 import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import type { HeldNow } from "../entitlement-catalogue";
@@ -246,8 +246,11 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
     return { inputs, failures };
   },
 
-  async diff(ctx, _id, olds, news) {
-    const diff = diffMembers(olds, news);
+  changed: changedMembersProperties,
+
+  async diff(ctx, _id, olds, news, replacing) {
+    const found = diffMembers(olds, news);
+    const diff = replacing.length > 0 ? { ...found, replaces: [...new Set([...(found.replaces ?? []), ...replacing])] } : found;
     // The members this resource keeps managing (those the program declares): the delete of a resource it replaced under another
     // name leaves them (`takeovers.ts`).
     if (!diff.replaces?.length) {

@@ -14,20 +14,42 @@ export const declaredOf = (inputs: IntegrationMembersInputs) => ({
   deleteOnDestroy: inputs.deleteOnDestroy,
 });
 
-/** A change of inputs: the integration replaces the resource; members, their sets and declared roles, and pending removals update it. */
-export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynamic.DiffResult {
-  const replaces = isUnknown(news.integrationId) || !sameId(String(news.integrationId), olds.integrationId) ? ["integrationId"] : [];
-  const removeUnmanaged = news.removeUnmanaged === true;
-  const unmanaged = olds.unmanagedMembers;
-  const flagChanged = isUnknown(news.removeUnmanaged) || removeUnmanaged !== (olds.removeUnmanaged === true);
-  if (containsUnknown(news.members) || !Array.isArray(news.members)) return { changes: true, replaces, deleteBeforeReplace: false };
+/** Whether the declared members (their sets and roles) differ from the state's; unknown members count as changed. */
+function membersChangedOf(olds: IntegrationMembersOutputs, news: Props): boolean {
+  if (containsUnknown(news.members) || !Array.isArray(news.members)) return true;
   const declared = news.members as MemberInputs[];
   const state = byKey(olds.members);
   const changedMember = (m: MemberInputs) => {
     const s = state.get(idOf(m.userId));
     return !s || !unchanged(m, s);
   };
-  const membersChanged = declared.length !== state.size || declared.some(changedMember);
+  return declared.length !== state.size || declared.some(changedMember);
+}
+
+const integrationChanged = (olds: IntegrationMembersOutputs, news: Props) =>
+  isUnknown(news.integrationId) || !sameId(String(news.integrationId), olds.integrationId);
+const flagChangedOf = (olds: IntegrationMembersOutputs, news: Props) =>
+  isUnknown(news.removeUnmanaged) || (news.removeUnmanaged === true) !== (olds.removeUnmanaged === true);
+
+/** The input properties that differ between the state and the program's inputs, for `replaceOnChanges`. */
+export function changedMembersProperties(olds: IntegrationMembersOutputs, news: Props): string[] {
+  return [
+    ...(integrationChanged(olds, news) ? ["integrationId"] : []),
+    ...(membersChangedOf(olds, news) ? ["members"] : []),
+    ...(flagChangedOf(olds, news) ? ["removeUnmanaged"] : []),
+    ...(optInChanged(olds, news) ? ["deleteOnDestroy"] : []),
+  ];
+}
+
+/** A change of inputs: the integration replaces the resource; members, their sets and declared roles, and pending removals update it. */
+export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynamic.DiffResult {
+  const replaces = integrationChanged(olds, news) ? ["integrationId"] : [];
+  const removeUnmanaged = news.removeUnmanaged === true;
+  const unmanaged = olds.unmanagedMembers;
+  const flagChanged = flagChangedOf(olds, news);
+  if (containsUnknown(news.members) || !Array.isArray(news.members)) return { changes: true, replaces, deleteBeforeReplace: false };
+  const declared = news.members as MemberInputs[];
+  const membersChanged = membersChangedOf(olds, news);
   // A role newly (or no longer) declared as the service has it: no write, but the state must learn it, for the refresh's inputs.
   const ids = (list: readonly string[]) => JSON.stringify([...list].map(idOf).sort());
   const recordChanged = (recorded: readonly string[] | undefined, which: (m: MemberInputs) => boolean) =>

@@ -206,6 +206,8 @@ export const provider = providerOf<Props, UserOutputs>({
     return ctx.checkInputs(userInputs, news);
   },
 
+  changed: (olds, news) => [...changedUserProperties(olds, news), ...(optInChanged(olds, news) ? ["deleteOnDestroy"] : [])],
+
   async diff(ctx, id, olds, news) {
     // An adopted user this resource keeps: the delete of a resource it replaced under another name leaves it (`takeovers.ts`).
     if (olds.adopted === true && knownString(news.email) && ctx.declared.has(declaredUserKey(news.email))) ctx.takeovers.add(userKey(id));

@@ -545,6 +545,8 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
     return checked;
   },
 
+  changed: changedPaths,
+
   async diff(ctx, _id, olds, news) {
     // The adopted users this resource keeps (those the program declares): the delete of a resource it replaced under another
     // name leaves them (`takeovers.ts`).
