@@ -207,7 +207,12 @@ export class EmulatorServer {
     let payload: string | undefined = raw;
     if (payload === undefined && reply.body !== undefined && reply.status !== 204) payload = JSON.stringify(reply.body);
     if (payload !== undefined) headers["Content-Type"] = "application/json";
-    Object.assign(headers, reply.headers);
+    for (const [name, value] of Object.entries(reply.headers ?? {})) {
+      if (value !== null) headers[name] = value;
+      else for (const sent of Object.keys(headers)) if (sent.toLowerCase() === name.toLowerCase()) delete headers[sent];
+    }
+    // Node adds a `Date` of the machine's clock to an answer without one: a `Date` left out is not sent at all.
+    res.sendDate = "Date" in headers;
     record.status = reply.status;
     res.writeHead(reply.status, headers);
     res.end(payload);

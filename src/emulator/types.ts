@@ -404,8 +404,11 @@ export interface Fault {
   times?: number;
   /** Answer this status with an error body in the contract's shape. */
   status?: number;
-  /** Extra response headers (e.g. `Retry-After`). */
-  headers?: Record<string, string>;
+  /**
+   * Extra response headers (e.g. `Retry-After`); one given `null` is left out of the answer: `{ Date: null }` answers without
+   * `Date`, as RFC 9110 lets a 5xx (or a gateway's answer) be sent.
+   */
+  headers?: Record<string, string | null>;
   /** Answer this raw body instead (with `status`, default 200). */
   body?: string;
   /** Destroy the socket without answering. */

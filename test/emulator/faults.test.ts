@@ -27,6 +27,16 @@ describe("status faults", () => {
     expect((await call(emulator, "GET", "users")).headers.get("retry-after")).toBe("1");
   });
 
+  it("leaves out a header the fault gives null: { Date: null } answers without Date (RFC 9110 lets a 5xx), nor does Node add one", async () => {
+    emulator.fault({ path: "/users", status: 503, headers: { "Retry-After": "1", Date: null } });
+    emulator.fault({ path: "/users", headers: { date: null } });
+    const refused = await call(emulator, "GET", "users");
+    expect([refused.status, refused.headers.get("retry-after"), refused.headers.get("date")]).toEqual([503, "1", null]);
+    const served = await call(emulator, "GET", "users");
+    expect([served.status, served.headers.get("date")]).toEqual([200, null]);
+    expect((await call(emulator, "GET", "users")).headers.get("date")).toBe(new Date(clock.now()).toUTCString());
+  });
+
   it("applies before authentication", async () => {
     emulator.fault({ path: "/users", status: 500 });
     expect((await call(emulator, "GET", "users", { key: null })).status).toBe(500);

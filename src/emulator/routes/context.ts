@@ -46,7 +46,8 @@ export interface Reply {
   status: number;
   /** Serialized as JSON; undefined means no body (204). */
   body?: unknown;
-  headers?: Record<string, string>;
+  /** A header given `null` is left out (a fault's `{ Date: null }`). */
+  headers?: Record<string, string | null>;
 }
 
 /** One operation of the API. */
