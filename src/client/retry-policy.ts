@@ -21,6 +21,7 @@ export type Attempt = { method: string; transientRetries: number; rateLimitRetri
 
 /** What came of an attempt. */
 export type Outcome =
+  /** `now`: the service's clock when the answer arrived, which a dated `Retry-After` is measured from (`ServiceClock.aheadFor`). */
   | { kind: "answer"; status: number; retryAfter?: string | undefined; now: number }
   /** No (complete) answer: a reset connection or a timeout. */
   | { kind: "no-answer" };
@@ -81,7 +82,11 @@ export function transientDelay(attempt: number, askedMs: number | undefined, lim
   return Math.max(backoffDelay(attempt, limits.retryBaseDelayMs, limits.retryMaxDelayMs, random), askedMs ?? 0);
 }
 
-/** `Retry-After` in milliseconds: delta-seconds or an HTTP-date in any of its three forms (RFC 9110); `undefined` when absent or unreadable. */
+/**
+ * `Retry-After` in milliseconds: delta-seconds or an HTTP-date in any of its three forms (RFC 9110), a date measured from
+ * `nowMs`, the service's clock (the answer's `Date`, or the client's shifted by the offset learnt); `undefined` when absent or
+ * unreadable.
+ */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();

@@ -1,8 +1,9 @@
 /**
- * The service's clock as its answers show it, for the one judgement that compares a time the service wrote with the client's:
- * whether a user record a create found was made by that create (`users.ts`). RFC 9110 has an origin server with a clock send
+ * The service's clock as its answers show it, for what compares a time the service wrote with the client's: whether a user
+ * record a create found was made by that create (`users.ts`), and how long a dated `Retry-After` (or an epoch
+ * `RateLimit-Reset`) asks the client to wait (`transport.ts`, `pacer.ts`). RFC 9110 has an origin server with a clock send
  * `Date`, to the second: how far the service's clock is ahead of the client's (behind: negative) is learnt from it, and a
- * machine whose clock is minutes off from the service's (a CI runner) judges as well as one in step.
+ * machine whose clock is minutes off from the service's (a CI runner) judges and waits as well as one in step.
  */
 import { httpDateReader } from "./retry-policy";
 
@@ -27,11 +28,27 @@ export class ServiceClock {
    * at least `Date - arrival` ahead, and at most one second and the request's latency more.
    */
   observe(date: string | string[] | undefined, arrivedAt: number): void {
+    const ahead = this.#dateAhead(date, arrivedAt);
+    if (ahead !== undefined) this.#aheadMs = ahead;
+  }
+
+  /**
+   * How far the service's clock is ahead of the client's for the times an answer that arrived at `arrivedAt` names (a dated
+   * `Retry-After`, an epoch `RateLimit-Reset`): by the answer's own `Date` when it carries a usable one (the service stamped
+   * both: a `Retry-After` date less that `Date` is the very wait it means, whatever the answer's status), else by the offset
+   * learnt ({@link aheadMs}), else 0 (the clocks taken to agree). Learns nothing: only successes teach the offset.
+   */
+  aheadFor(date: string | string[] | undefined, arrivedAt: number): number {
+    return this.#dateAhead(date, arrivedAt) ?? this.#aheadMs ?? 0;
+  }
+
+  /** `Date` less `arrivedAt`; `undefined` for a `Date` absent or not an HTTP date. */
+  #dateAhead(date: string | string[] | undefined, arrivedAt: number): number | undefined {
     const text = [date].flat()[0]?.trim();
-    if (!text) return;
+    if (!text) return undefined;
     this.#read ??= httpDateReader();
     const said = this.#read(text)?.getTime();
-    if (said !== undefined && Number.isFinite(said)) this.#aheadMs = said - arrivedAt;
+    return said !== undefined && Number.isFinite(said) ? said - arrivedAt : undefined;
   }
 
   /** How far the service's clock is ahead of the client's at least (negative: behind); `undefined` until an answer said. */

@@ -282,9 +282,12 @@ export class HttpTransport {
           this.pacer.release(ticket);
         }
         const arrivedAt = this.deps.clock.now();
+        // A dated Retry-After is the service's time: measured on its clock.
+        const aheadMs = raw ? this.serviceClock.aheadFor(raw.headers["date"], arrivedAt) : 0;
         if (raw) this.pacer.observe(raw.status, raw.headers, ticket);
         const retryAfter = [raw?.headers["retry-after"]].flat()[0];
-        const outcome: Outcome = raw ? { kind: "answer", status: raw.status, retryAfter, now: arrivedAt } : { kind: "no-answer" };
+        const serviceNow = arrivedAt + aheadMs;
+        const outcome: Outcome = raw ? { kind: "answer", status: raw.status, retryAfter, now: serviceNow } : { kind: "no-answer" };
         const decision = decide(attempt, outcome, this.settings, this.deps.random);
         switch (decision.action) {
           case "accept": {

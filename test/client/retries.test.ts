@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConflictError, ConnectionError, InvalidResponseError, RateLimitError, ServerError, TimeoutError } from "../../src/client";
-import { clientFor, emulator, rejection } from "../support/fixtures";
+import type { Emulator } from "../../src/emulator/index";
+import { clientFor, clockOf, emulator, rejection } from "../support/fixtures";
 import { clientOf, oddServer } from "../support/odd-server";
 import { SELF_SIGNED } from "../support/self-signed";
 
@@ -444,4 +445,68 @@ describe("a create never takes over, or repeats, what it cannot prove is its own
     await rejection(client.users.create(alice));
     expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
   });
+});
+
+describe("a dated Retry-After is measured on the service's clock, not the client's (clockSkew)", () => {
+  /** An HTTP date `seconds` after the service's clock reads now: `clockSkew` seconds off the client's. */
+  const serviceDate = (emu: Emulator, seconds: number) =>
+    new Date(clockOf(emu).now() + ((emu.quirks.clockSkew ?? 0) + seconds) * 1000).toUTCString();
+  const statuses = (emu: Emulator) => emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`);
+
+  it.each([-600, 600])(
+    "%i s: a 429 of the rate limit asking 30 s by a date, beside its Date, is waited 30 s of the client's clock, then served",
+    async (clockSkew) => {
+      const rateLimit = { requests: 1, windowMs: 30_000, retryAfter: "date" } as const;
+      const emu = await emulator({ quirks: { clockSkew }, rateLimit });
+      const { client, clock } = clientFor(emu);
+      await client.users.list().next();
+      await client.users.list().next();
+      // Behind, the date read on the client's clock is long past (no wait: the service is asked again at once, 429 after
+      // 429); ahead, it is ten minutes more than it says (over maxRateLimitWaitSeconds: the run fails).
+      expect(clock.sleeps).toEqual([30_000]);
+      expect(statuses(emu)).toEqual(["GET /users 200", "GET /users 429", "GET /users 200"]);
+    },
+  );
+
+  it.each([-600, 600])(
+    "%i s: a 429 without Date asking 30 s by a date is measured by the offset an earlier answer's Date taught",
+    async (clockSkew) => {
+      const emu = await emulator({ quirks: { clockSkew } });
+      const { client, clock } = clientFor(emu);
+      await client.users.list().next();
+      emu.fault({ path: "/users", status: 429, headers: { "Retry-After": serviceDate(emu, 30), Date: null } });
+      await client.users.list().next();
+      expect(clock.sleeps).toEqual([30_000]);
+      expect(statuses(emu)).toEqual(["GET /users 200", "GET /users 429", "GET /users 200"]);
+    },
+  );
+
+  it.each([
+    [-600, "its Date", {}],
+    [600, "its Date", {}],
+    [-600, "no Date (the offset learnt)", { Date: null }],
+    [600, "no Date (the offset learnt)", { Date: null }],
+  ])("%i s: a 503 asking 10 s by a date, with %s, is asked again after 10 s of the client's clock", async (clockSkew, _how, date) => {
+    const emu = await emulator({ quirks: { clockSkew } });
+    const { client, clock } = clientFor(emu);
+    await client.users.list().next();
+    emu.fault({ path: "/users", status: 503, headers: { "Retry-After": serviceDate(emu, 10), ...date } });
+    await client.users.list().next();
+    // Behind, the back-off alone (375 ms); ahead, ten minutes more than a retry waits (retryMaxDelayMs): failed at once.
+    expect(clock.sleeps).toEqual([10_000]);
+    expect(statuses(emu)).toEqual(["GET /users 200", "GET /users 503", "GET /users 200"]);
+  });
+
+  it.each([-600, 600])(
+    "%i s: a POST /users answered 503 asking 10 s by a date is sent again after 10 s of the client's clock",
+    async (clockSkew) => {
+      const emu = await emulator({ quirks: { clockSkew } });
+      const { client, clock } = clientFor(emu);
+      emu.fault({ method: "POST", path: "/users", status: 503, headers: { "Retry-After": serviceDate(emu, 10) } });
+      await client.users.create(alice);
+      expect(clock.sleeps).toEqual([10_000]);
+      expect(statuses(emu)).toEqual(["POST /users 503", "GET /users 200", "GET /users 200", "POST /users 201"]);
+      expect(emu.users.list()).toHaveLength(1);
+    },
+  );
 });
