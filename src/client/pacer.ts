@@ -134,8 +134,12 @@ export class Pacer {
     this.#resumeAt = Math.max(this.#resumeAt, this.#clock.now() + ms);
   }
 
-  /** Learns from an answer's status and headers; `ticket` tells a 429 for a request sent before the limit was learnt (it does not lower it again). */
-  observe(status: number, headers: Record<string, string | string[] | undefined>, ticket = this.#sends): void {
+  /**
+   * Learns from an answer's status and headers; `ticket` tells a 429 for a request sent before the limit was learnt (it does
+   * not lower it again); `serviceAheadMs`, how far the service's clock is ahead of the client's (`ServiceClock.aheadFor`), which
+   * an epoch `RateLimit-Reset` is measured on.
+   */
+  observe(status: number, headers: Record<string, string | string[] | undefined>, ticket = this.#sends, serviceAheadMs = 0): void {
     const now = this.#clock.now();
     if (status === 429) {
       this.rateLimited++;
@@ -157,7 +161,7 @@ export class Pacer {
     }
     this.#accepted.push(now);
     if (this.#accepted.length > 1024) this.#recent(now);
-    this.#headers(headers, now);
+    this.#headers(headers, now, serviceAheadMs);
     if (this.#limit && now - this.#calmSince >= PROBE_AFTER_MS) {
       // The calm stretch confirmed the limit: remembered, the probe's is not yet.
       this.#remember(this.#limit);
@@ -204,8 +208,8 @@ export class Pacer {
     return this.#accepted.length;
   }
 
-  #headers(headers: Record<string, string | string[] | undefined>, now: number): void {
-    const said = readRateLimitHeaders(headers, now);
+  #headers(headers: Record<string, string | string[] | undefined>, now: number, serviceAheadMs: number): void {
+    const said = readRateLimitHeaders(headers, now + serviceAheadMs);
     if (!said) return;
     this.#windowMs = Math.max(this.#windowMs, said.resetMs);
     const { limit, remaining } = said;
@@ -224,8 +228,11 @@ export class Pacer {
   }
 }
 
-/** What `RateLimit-Limit`, `-Remaining` and `-Reset` say (IETF draft, or `X-` prefixed); `undefined` without a reset, which gives both their window. */
-function readRateLimitHeaders(headers: Record<string, string | string[] | undefined>, now: number) {
+/**
+ * What `RateLimit-Limit`, `-Remaining` and `-Reset` say (IETF draft, or `X-` prefixed); `undefined` without a reset, which gives
+ * both their window. `serviceNow`: the service's clock when the answer arrived, which an epoch reset is measured from.
+ */
+function readRateLimitHeaders(headers: Record<string, string | string[] | undefined>, serviceNow: number) {
   const read = (name: string) => {
     const value = headers[name] ?? headers[`x-${name}`];
     const n = Number(Array.isArray(value) ? value[0] : value);
@@ -233,8 +240,9 @@ function readRateLimitHeaders(headers: Record<string, string | string[] | undefi
   };
   const reset = read("ratelimit-reset");
   if (reset === undefined) return undefined;
-  // `reset` is delta seconds in the IETF draft; an epoch value is taken as such, in seconds or (past 1e12) milliseconds.
-  const resetMs = Math.max(0, reset > 1e12 ? reset - now : reset > 1e9 ? reset * 1000 - now : reset * 1000);
+  // `reset` is delta seconds in the IETF draft; an epoch value is taken as such, in seconds or (past 1e12) milliseconds, a
+  // time on the service's clock.
+  const resetMs = Math.max(0, reset > 1e12 ? reset - serviceNow : reset > 1e9 ? reset * 1000 - serviceNow : reset * 1000);
   if (resetMs > MAX_HEADER_WINDOW_MS) return undefined;
   return { resetMs, limit: read("ratelimit-limit"), remaining: read("ratelimit-remaining") };
 }

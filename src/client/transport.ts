@@ -282,9 +282,9 @@ export class HttpTransport {
           this.pacer.release(ticket);
         }
         const arrivedAt = this.deps.clock.now();
-        // A dated Retry-After is the service's time: measured on its clock.
+        // The times an answer names (a dated Retry-After, an epoch RateLimit-Reset) are the service's: measured on its clock.
         const aheadMs = raw ? this.serviceClock.aheadFor(raw.headers["date"], arrivedAt) : 0;
-        if (raw) this.pacer.observe(raw.status, raw.headers, ticket);
+        if (raw) this.pacer.observe(raw.status, raw.headers, ticket, aheadMs);
         const retryAfter = [raw?.headers["retry-after"]].flat()[0];
         const serviceNow = arrivedAt + aheadMs;
         const outcome: Outcome = raw ? { kind: "answer", status: raw.status, retryAfter, now: serviceNow } : { kind: "no-answer" };

@@ -325,3 +325,28 @@ describe("maxRequestsPerSecond", () => {
     expect(busiestSecond(emu.requests.map((r) => r.at))).toBeLessThanOrEqual(4);
   });
 });
+
+describe("a RateLimit-Reset given as an epoch time is measured on the service's clock (clockSkew)", () => {
+  it.each([
+    [-600, "its Date", {}],
+    [600, "its Date", {}],
+    [-600, "no Date (the offset learnt)", { Date: null }],
+    [600, "no Date (the offset learnt)", { Date: null }],
+  ])("%i s: a budget spent until 5 s on, with %s, holds the next request 5 s of the client's clock", async (clockSkew, _how, date) => {
+    const emu = await emulator({ quirks: { clockSkew } });
+    const { client, clock } = clientFor(emu);
+    await client.users.list().next();
+    const resetAt = (clock.now() + (clockSkew + 5) * 1000) / 1000;
+    emu.fault({ path: "/users", headers: { "RateLimit-Remaining": "0", "RateLimit-Reset": String(resetAt), ...date } });
+    await client.users.list().next();
+    await client.users.list().next();
+    // Behind, the reset read on the client's clock is long past (no hold: the service is asked at once); ahead, ten
+    // minutes more than it says, over the ten minutes a header may teach (ignored: no hold either).
+    expect(clock.sleeps).toEqual([5000]);
+    expect(emu.requests.map((r) => `${r.path} ${r.status} ${r.at - emu.requests[0]!.at}`)).toEqual([
+      "/users 200 0",
+      "/users 200 0",
+      "/users 200 5000",
+    ]);
+  });
+});
