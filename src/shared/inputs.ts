@@ -159,11 +159,13 @@ export type CheckFailure = pulumi.dynamic.CheckFailure;
  * What `check` returns for `news` against `schema`: every failure with its property (`entitlements[1]`), except those about a
  * value the preview does not know yet (`userId: alice.id` before alice exists: checked when it arrives), wherever it sits; the
  * other members' and users' values are checked around it. A property given as `null` is not set, as one left out. The inputs:
- * the schema's output once every value is known and valid, else as given without `undefined`s or `null`s.
+ * the schema's output once every value is known and valid, else as given without `null`s or `undefined`s (these at any depth).
  */
 export function checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; failures: CheckFailure[]; parsed: boolean } {
   const { __provider: _, ...given } = news;
-  const inputs = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined && v !== null));
+  const inputs = Object.fromEntries(
+    Object.entries(given).flatMap(([k, v]) => (v === undefined || v === null ? [] : [[k, withoutUndefined(v)]])),
+  );
   const result = schema.safeParse(inputs);
   const unknown = !result.success && containsUnknown(inputs);
   const failures = (result.error?.issues ?? [])
@@ -171,6 +173,17 @@ export function checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; 
     .map((issue) => ({ property: propertyOf(issue), reason: reasonOf(issue, schema, inputs) }));
   const parsed = result.success && !containsUnknown(inputs);
   return { inputs: parsed ? (result.data as Props) : inputs, failures, parsed };
+}
+
+/**
+ * `value` without a property given as `undefined`, at any depth (a member's, a set's user's), as the engine would send it: the
+ * inputs `check` hands back when they do not parse are these, and the host cannot encode an `undefined`. One in a list becomes
+ * `null`, as JSON writes it.
+ */
+function withoutUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : withoutUndefined(v)));
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (v === undefined ? [] : [[k, withoutUndefined(v)]])));
 }
 
 /** Said after a refused integrationId in `check`: a label or application written where the id goes is looked up instead. */

@@ -1,0 +1,36 @@
+/**
+ * `check` of the properties inside a list or a map (a member of an `IntegrationMembers`, a user of a `WorkspaceUsers`): as the
+ * inputs' own properties, a value given as `undefined` is not set, and none comes back in the result (the host cannot encode
+ * one). Found by the generated cases (test/host/generative/check.test.ts).
+ */
+import { describe, expect, it } from "vitest";
+import { provider as membersProvider } from "../../src/host/members/integration-members-provider";
+import { provider as usersProvider } from "../../src/host/users/workspace-users-provider";
+import { emulator } from "../support/fixtures";
+import { configureFor, wire } from "../support/provider";
+
+const INTEGRATION = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a01";
+const A = "00000000-0000-4000-8000-00000000000a";
+
+describe("check: a property inside a member or a set's user given as undefined", () => {
+  it("an IntegrationMembers whose check fails returns no undefined, and names the failure, with no request", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const result = wire(
+      await membersProvider.check!({}, { integrationId: INTEGRATION, members: [{ userId: A, entitlements: [], role: undefined }] }),
+    );
+    expect(result.failures?.map((f) => f.property)).toEqual(["members[0].entitlements"]);
+    expect(result.inputs).toEqual({ integrationId: INTEGRATION, members: [{ userId: A, entitlements: [] }] });
+    expect(emu.requests).toEqual([]);
+  });
+
+  it("a WorkspaceUsers whose check fails returns no undefined, and names the failure, with no request", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const users = { "ann@example.com": { email: "ann@example.com", firstName: "", lastName: "Lee", role: undefined } };
+    const result = wire(await usersProvider.check!({}, { users }));
+    expect(result.failures?.map((f) => f.property)).toEqual(['users["ann@example.com"].firstName']);
+    expect(result.inputs).toEqual({ users: { "ann@example.com": { email: "ann@example.com", firstName: "", lastName: "Lee" } } });
+    expect(emu.requests).toEqual([]);
+  });
+});
