@@ -158,14 +158,12 @@ export type CheckFailure = pulumi.dynamic.CheckFailure;
 /**
  * What `check` returns for `news` against `schema`: every failure with its property (`entitlements[1]`), except those about a
  * value the preview does not know yet (`userId: alice.id` before alice exists: checked when it arrives), wherever it sits; the
- * other members' and users' values are checked around it. A property given as `null` is not set, as one left out. The inputs:
- * the schema's output once every value is known and valid, else as given without `null`s or `undefined`s (these at any depth).
+ * other members' and users' values are checked around it. A property given as `null` is not set, as one left out, at any depth
+ * (a member's `role`). The inputs: the schema's output once every value is known and valid, else as given without those.
  */
 export function checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; failures: CheckFailure[]; parsed: boolean } {
   const { __provider: _, ...given } = news;
-  const inputs = Object.fromEntries(
-    Object.entries(given).flatMap(([k, v]) => (v === undefined || v === null ? [] : [[k, withoutUndefined(v)]])),
-  );
+  const inputs = withoutUnset(given) as Props;
   const result = schema.safeParse(inputs);
   const unknown = !result.success && containsUnknown(inputs);
   const failures = (result.error?.issues ?? [])
@@ -176,14 +174,14 @@ export function checkInputs(schema: z.ZodObject, news: Props): { inputs: Props; 
 }
 
 /**
- * `value` without a property given as `undefined`, at any depth (a member's, a set's user's), as the engine would send it: the
- * inputs `check` hands back when they do not parse are these, and the host cannot encode an `undefined`. One in a list becomes
- * `null`, as JSON writes it.
+ * `value` without the properties given as `undefined` or `null`, at any depth (the inputs', a member's, a set's user's): not
+ * set, as left out. The inputs `check` hands back when they do not parse are these, and the host cannot encode an `undefined`:
+ * one in a list becomes `null`, as JSON writes it (a list keeps its places, so a failure names the element given).
  */
-function withoutUndefined(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : withoutUndefined(v)));
+function withoutUnset(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : withoutUnset(v)));
   if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (v === undefined ? [] : [[k, withoutUndefined(v)]])));
+  return Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (v === undefined || v === null ? [] : [[k, withoutUnset(v)]])));
 }
 
 /** Said after a refused integrationId in `check`: a label or application written where the id goes is looked up instead. */

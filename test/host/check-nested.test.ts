@@ -1,7 +1,7 @@
 /**
  * `check` of the properties inside a list or a map (a member of an `IntegrationMembers`, a user of a `WorkspaceUsers`): as the
- * inputs' own properties, a value given as `undefined` is not set, and none comes back in the result (the host cannot encode
- * one). Found by the generated cases (test/host/generative/check.test.ts).
+ * inputs' own properties, a value given as `undefined` or `null` (a program's JSON or YAML config) is not set, and no `undefined`
+ * comes back in the result (the host cannot encode one). Found by the generated cases (test/host/generative/check.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import { provider as membersProvider } from "../../src/host/members/integration-members-provider";
@@ -31,6 +31,35 @@ describe("check: a property inside a member or a set's user given as undefined",
     const result = wire(await usersProvider.check!({}, { users }));
     expect(result.failures?.map((f) => f.property)).toEqual(['users["ann@example.com"].firstName']);
     expect(result.inputs).toEqual({ users: { "ann@example.com": { email: "ann@example.com", firstName: "", lastName: "Lee" } } });
+    expect(emu.requests).toEqual([]);
+  });
+});
+
+describe("check: a property inside a member or a set's user given as null is not set, as one left out", () => {
+  it("an IntegrationMembers member's role: no failure, the role left out (the service's kept); the catalogue read as for any new set", async () => {
+    const emu = await emulator({
+      seed: { integrations: [{ id: INTEGRATION, application: "App", entitlements: [{ id: "VIEWER" }] }] },
+    });
+    await configureFor(emu);
+    const result = wire(
+      await membersProvider.check!({}, { integrationId: INTEGRATION, members: [{ userId: A, entitlements: ["VIEWER"], role: null }] }),
+    );
+    expect(result).toEqual({
+      inputs: { integrationId: INTEGRATION, members: [{ userId: A, entitlements: ["VIEWER"] }], removeUnmanaged: false },
+      failures: [],
+    });
+    expect(emu.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /integrations/${INTEGRATION}/entitlements`]);
+  });
+
+  it("a WorkspaceUsers user's role and isGuest: no failure, both left out (the service's kept), with no request", async () => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const users = { "ann@example.com": { email: "Ann@example.com", firstName: "Ann", lastName: "Lee", role: null, isGuest: null } };
+    const result = wire(await usersProvider.check!({}, { users }));
+    expect(result).toEqual({
+      inputs: { users: { "ann@example.com": { email: "Ann@example.com", firstName: "Ann", lastName: "Lee" } } },
+      failures: [],
+    });
     expect(emu.requests).toEqual([]);
   });
 });

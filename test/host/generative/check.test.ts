@@ -41,7 +41,7 @@ type Way = "valid" | "invalid" | "unknown" | "absent" | "null" | "undefined";
 /** How a case may give a property of the inputs: every way, valid twice as often. */
 const WAYS: readonly Way[] = ["valid", "valid", "invalid", "unknown", "absent", "null", "undefined"];
 /** How a case may give a property of a member or of a set's user. */
-const NESTED_WAYS: readonly Way[] = ["valid", "valid", "invalid", "unknown", "absent", "undefined"];
+const NESTED_WAYS: readonly Way[] = ["valid", "valid", "invalid", "unknown", "absent", "undefined", "null"];
 
 /** A property given in one of `ways`: valid, invalid, unknown, left out, null or undefined. */
 function give(rng: Rng, name: string, spec: Spec, ways: readonly Way[]): Given {
