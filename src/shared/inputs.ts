@@ -6,7 +6,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { idOf } from "../client/ids";
 import { IMPORT_ID, INTEGRATION_ROLES, SECRET_EMAIL } from "./input-constants";
-import { containsUnknown, isUnknown } from "./unknown";
+import { containsUnknown, isUnknown, knownString } from "./unknown";
 
 export { IMPORT_ID, inviteRole } from "./input-constants";
 
@@ -117,20 +117,26 @@ export const integrationMembersInputs = z.strictObject({
   integrationId,
   members: z
     .array(memberInput, { error: 'members must be a list of members such as [{ userId: alice.id, entitlements: ["VIEWER"] }]' })
-    .superRefine((members, ctx) => {
-      // The ids are in their one form here (`pathId`): `A` and `a` are one user.
-      const first = new Map<string, number>();
-      members.forEach((member, i) => {
-        const earlier = first.get(member.userId);
-        if (earlier === undefined) first.set(member.userId, i);
-        else
-          ctx.addIssue({
-            code: "custom",
-            path: [i, "userId"],
-            message: `user ${member.userId} is listed twice (also members[${earlier}]): list each member once`,
-          });
-      });
-    })
+    .superRefine(
+      (members, ctx) => {
+        // `A` and `a` are one user (`idOf`). Another member that failed, or holds a value not known yet, hides no user
+        // listed twice (`when`): its own id may be as given, or any value, then; a user not known yet is checked when known.
+        const first = new Map<string, number>();
+        members.forEach((member: unknown, i) => {
+          const userId = typeof member === "object" && member !== null ? (member as Props).userId : undefined;
+          if (!knownString(userId) || !/^[A-Za-z0-9_-]+$/.test(userId)) return;
+          const earlier = first.get(idOf(userId));
+          if (earlier === undefined) first.set(idOf(userId), i);
+          else
+            ctx.addIssue({
+              code: "custom",
+              path: [i, "userId"],
+              message: `user ${idOf(userId)} is listed twice (also members[${earlier}]): list each member once`,
+            });
+        });
+      },
+      { when: (payload) => Array.isArray(payload.value) },
+    )
     .transform((members) => members.sort((a, b) => (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0))),
   removeUnmanaged: z.boolean({ error: "removeUnmanaged must be true or false" }).default(false),
   deleteOnDestroy,

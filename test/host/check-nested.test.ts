@@ -8,6 +8,7 @@ import { provider as membersProvider } from "../../src/host/members/integration-
 import { provider as usersProvider } from "../../src/host/users/workspace-users-provider";
 import { emulator } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
+import { UNKNOWN } from "../../src/shared/unknown";
 
 const INTEGRATION = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a01";
 const A = "00000000-0000-4000-8000-00000000000a";
@@ -60,6 +61,26 @@ describe("check: a property inside a member or a set's user given as null is not
       inputs: { users: { "ann@example.com": { email: "Ann@example.com", firstName: "Ann", lastName: "Lee" } } },
       failures: [],
     });
+    expect(emu.requests).toEqual([]);
+  });
+});
+
+describe("check: a user listed twice in an IntegrationMembers is named beside the other members' failures", () => {
+  const B = "00000000-0000-4000-8000-00000000000b";
+  it.each([
+    ["another member's entitlements not known yet (a preview)", UNKNOWN, ["members[2].userId"]],
+    ["another member's entitlements not a list", "VIEWER", ["members[0].entitlements", "members[2].userId"]],
+  ])("%s", async (_what, entitlements, properties) => {
+    const emu = await emulator();
+    await configureFor(emu);
+    const members = [
+      { userId: B, entitlements },
+      { userId: A, entitlements: ["VIEWER"] },
+      { userId: A.toUpperCase(), entitlements: ["VIEWER"] },
+    ];
+    const result = wire(await membersProvider.check!({}, { integrationId: INTEGRATION, members }));
+    expect(result.failures?.map((f) => f.property)).toEqual(properties);
+    expect(result.failures?.at(-1)?.reason).toContain("is listed twice (also members[1])");
     expect(emu.requests).toEqual([]);
   });
 });
