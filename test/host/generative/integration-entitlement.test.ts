@@ -81,6 +81,8 @@ function programOf(rng: Rng, integrationId: string, userId: string, set: string[
   };
   if (role === undefined) program = leaveOut(rng, program, "role");
   if (!adoptExisting && rng.bool()) program = leaveOut(rng, program, "adoptExisting");
+  // The destroy opt-in not set: false, left out or null are one.
+  if (rng.bool()) program = rng.bool() ? { ...program, deleteOnDestroy: false } : leaveOut(rng, program, "deleteOnDestroy");
   return program;
 }
 
@@ -113,13 +115,35 @@ describe("IntegrationEntitlement, generated", () => {
     });
   });
 
+  it("an import naming the membership's ids in any case writes nothing, records them in their one form, and diffs as no change", async () => {
+    await forCases("entitlement import", CASES, async (rng) => {
+      const w = await world(rng);
+      const user = rng.pick(w.users);
+      const set = rng.subset(CATALOGUE);
+      const memberRole = rng.pick(["owner", "collaborator"] as const);
+      w.emu.integrations.setMember(w.integrationId, user.id, { role: memberRole, entitlements: rng.setOf(set) });
+      const role = rng.bool() ? undefined : ROLE[memberRole];
+      const importId = () => `${rng.caseOf(w.integrationId)}/${rng.caseOf(user.id)}`;
+      const program = { ...programOf(rng, w.integrationId, user.id, set, role, false), __importId: importId() };
+      const { id, outs } = wire(await provider.create(await checked(program)));
+      const what = { quirks: w.quirks, memberRole, program };
+      expect(writes(w.emu), shown(what)).toEqual([]);
+      expect(id, shown(what)).toBe(`${w.integrationId}/${user.id}`);
+      const again = { ...programOf(rng, w.integrationId, user.id, set, role, false), __importId: importId() };
+      await expectDiff(engine(outs), await checked(again), NO_CHANGE, { ...what, again });
+    });
+  });
+
   it("a refresh of an unchanged membership hands back inputs and outputs that diff as no change, from the program's inputs too", async () => {
     await forCases("entitlement refresh", CASES, async (rng) => {
       const m = await made(rng);
       // The state's id as recorded, or in another case (ids name one record in any case).
+      // Now and then the service answers the member's optional fields (role, email, status) as null, or leaves them out.
+      const empty = rng.pick(["none", "none", "nullFields", "absentFields"] as const);
+      if (empty !== "none") m.emu.quirks[empty] = true;
       const stateId = rng.bool() ? m.id : rng.caseOf(m.id);
       const read = wire(await provider.read!(stateId, state(m.outs)));
-      const what = { ...m.what, stateId, read };
+      const what = { ...m.what, empty, stateId, read };
       expect(undefinedPaths(read)).toEqual([]);
       expect(read.id, shown(what)).toBe(stateId);
       const props = engine(read.props);

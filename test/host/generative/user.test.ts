@@ -44,6 +44,8 @@ function equivalent(rng: Rng, user: Pick<EmulatedUser, "email" | "firstName" | "
   if (rng.bool()) program = leaveOut(rng, program, "role");
   if (rng.bool()) program = leaveOut(rng, program, "isGuest");
   if (!adoptExisting && rng.bool()) program = leaveOut(rng, program, "adoptExisting");
+  // The destroy opt-in not set: false, left out or null are one.
+  if (rng.bool()) program = rng.bool() ? { ...program, deleteOnDestroy: false } : leaveOut(rng, program, "deleteOnDestroy");
   return program;
 }
 
@@ -95,6 +97,20 @@ describe("User, generated", () => {
       expect(writes(emu), shown({ quirks, record, program })).toEqual([]);
       expect(id).toBe(record.id);
       await expectNoChange(id, engine(outs), await checked(equivalent(rng, record, true)), { quirks, record, program });
+    });
+  });
+
+  it("an import naming the user's id in any case writes nothing, records the id in its one form, and diffs as no change", async () => {
+    await forCases("user import", CASES, async (rng) => {
+      const { emu, quirks } = await service(rng);
+      const record = recordOf(rng);
+      emu.users.add(record);
+      const program = { ...equivalent(rng, record), __importId: rng.caseOf(record.id) };
+      const { id, outs } = wire(await provider.create(await checked(program)));
+      const what = { quirks, record, program };
+      expect(writes(emu), shown(what)).toEqual([]);
+      expect(id, shown(what)).toBe(record.id);
+      await expectNoChange(id, engine(outs), await checked({ ...equivalent(rng, record), __importId: rng.caseOf(record.id) }), what);
     });
   });
 

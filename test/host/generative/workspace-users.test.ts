@@ -55,9 +55,11 @@ function declaredOf(rng: Rng, p: Person, keepOptional = false): Props {
 }
 
 /** The set's inputs as the program's class gives them: keyed by email in lower case, in any order. */
-function programOf(rng: Rng, people: readonly Person[], keepOptional = false, deleteOnDestroy?: boolean): Props {
+function programOf(rng: Rng, people: readonly Person[], keepOptional = false, deleteOnDestroy?: boolean | null): Props {
   const users = Object.fromEntries(rng.shuffle(people).map((p) => [p.email.toLowerCase(), declaredOf(rng, p, keepOptional)]));
-  return { users, ...(deleteOnDestroy === undefined ? {} : { deleteOnDestroy }) };
+  // The destroy opt-in not set: false, left out or null are one.
+  const optIn = deleteOnDestroy ?? rng.pick([undefined, false, null]);
+  return { users, ...(optIn === undefined ? {} : { deleteOnDestroy: optIn }) };
 }
 
 function person(rng: Rng): Person {
