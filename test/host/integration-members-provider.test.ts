@@ -140,8 +140,12 @@ describe("diff", () => {
   it("a role declared anew (or no longer) with the service's value is a change, so the state records it; a state without that record is not", async () => {
     const recorded = { ...olds, declaredRoles: [] };
     const ownerDeclared = [...declared.slice(1), { userId: O, entitlements: ["VIEWER"], role: "account_owner" }];
-    const run = (prior: IntegrationMembersOutputs, members: unknown[]) =>
-      provider.diff!(INTEGRATION, prior, { integrationId: INTEGRATION, removeUnmanaged: false, members });
+    // The engine diffs the program's inputs after its check (the same sets: no catalogue read); without it, a refresh's read.
+    const run = async (prior: IntegrationMembersOutputs, members: unknown[]) => {
+      const news = { integrationId: INTEGRATION, removeUnmanaged: false, members };
+      await provider.check!(news, news);
+      return provider.diff!(INTEGRATION, prior, news);
+    };
     expect((await run(recorded, declared)).changes).toBe(false);
     expect((await run(recorded, ownerDeclared)).changes).toBe(true);
     expect((await run({ ...olds, declaredRoles: [O] }, ownerDeclared)).changes).toBe(false);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator/index";
-import { header, scenarios, writes } from "./support";
+import { header, scenarios, stepOf, writes } from "./support";
 import { cliAvailable, skipNote } from "../cli/support.ts";
 
 const start = scenarios();
@@ -27,5 +27,20 @@ describe.skipIf(!cliAvailable)(`a member made an owner by hand, through the real
     expect(writes(s.emu)).toEqual([]);
     expect(s.emu.integrations.members(youtube).find((m) => m.userId === alan)?.role).toBe("owner");
     expect(run.output).toContain(`The membership of user ${alan}`);
+  });
+});
+
+describe.skipIf(!cliAvailable)(`a declared role changed by hand, then refreshed twice, through the real pulumi CLI${skipNote}`, () => {
+  it("the first refresh shows the role changed, the second no change; nothing is written", async () => {
+    const s = await start({ program, emulator: { seed: defaultSeed(), job: { finishAfterPolls: 1 } } });
+    await s.up();
+    s.emu.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["VIEWER"] });
+    s.emu.clearRequests();
+    const first = await s.refresh();
+    expect(stepOf(first, "alan-youtube")).toMatchObject({ op: "update", diffs: ["role"] });
+    // The second diffs the read against the inputs the first recorded (the role it read): no change.
+    const second = await s.refresh();
+    expect(stepOf(second, "alan-youtube")).toMatchObject({ op: "same", diffs: [] });
+    expect(writes(s.emu)).toEqual([]);
   });
 });

@@ -71,8 +71,13 @@ export function outputs(
   };
 }
 
-/** What a change of inputs means: which properties change, which force a replacement. */
-export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props): pulumi.dynamic.DiffResult {
+/**
+ * What a change of inputs means: which properties change, which force a replacement. `declared`: `news` are the program's (its
+ * `check` ran in this deployment). Else they are the state's inputs, as the engine diffs a refresh's read against them: their
+ * role is the one a refresh read (`inputsOf`), which tells nothing of what the program declares, so it is no change of the
+ * declaration; against the role read now, it shows a role changed in the service (`roleChanged`).
+ */
+export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props, declared = true): pulumi.dynamic.DiffResult {
   const { moved, roleChanged, entitlementsChanged } = changesOf(olds, news);
   const replaces = [...moved, ...(roleChanged ? ["role"] : [])];
   return {
@@ -83,7 +88,7 @@ export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props
       entitlementsChanged ||
       (olds.pendingInvitations?.length ?? 0) > 0 ||
       optInChanged(olds, news) ||
-      declaredRoleChanged(olds, news),
+      (declared && declaredRoleChanged(olds, news)),
     replaces,
     // The API cannot change a member's role: the old membership goes first (when both are the same membership).
     deleteBeforeReplace: roleChanged && moved.length === 0,

@@ -134,12 +134,12 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   changed: changedEntitlementProperties,
 
   async diff(ctx, _id, olds, news, replacing) {
-    const found = diffEntitlement(olds, news);
-    const diff = replacing.length > 0 ? { ...found, replaces: [...new Set([...(found.replaces ?? []), ...replacing])] } : found;
     const key = memberKey(olds.integrationId, olds.userId);
     // Only a diff of the program's resource, whose `check` ran in this deployment, plans a write: the engine diffs a refresh's
     // reads too (`pulumi refresh`, `up --refresh`, `destroy --refresh`, `refresh: always`), against the old inputs.
     const planned = ctx.declared.has(key);
+    const found = diffEntitlement(olds, news, planned);
+    const diff = replacing.length > 0 ? { ...found, replaces: [...new Set([...(found.replaces ?? []), ...replacing])] } : found;
     // A role changes by removing the member first, which this resource never does to a membership it adopted: a replacement
     // would leave the member, then fail to invite them, the old state gone. Refused before anything is sent.
     if (planned && diff.deleteBeforeReplace && olds.adopted === true && olds.deleteOnDestroy !== true && !isUnknown(news.role)) {

@@ -249,7 +249,13 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
   changed: changedMembersProperties,
 
   async diff(ctx, _id, olds, news, replacing) {
-    const found = diffMembers(olds, news);
+    // The program's inputs when its `check` ran in this deployment (it records each member it declares); else a refresh's diff.
+    const declared = Array.isArray(news.members)
+      ? (news.members as Array<{ userId?: unknown }>).some(
+          (m) => knownString(m?.userId) && ctx.declared.has(memberKey(olds.integrationId, m.userId)),
+        )
+      : true;
+    const found = diffMembers(olds, news, declared);
     const diff = replacing.length > 0 ? { ...found, replaces: [...new Set([...(found.replaces ?? []), ...replacing])] } : found;
     // The members this resource keeps managing (those the program declares): the delete of a resource it replaced under another
     // name leaves them (`takeovers.ts`).

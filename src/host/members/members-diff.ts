@@ -17,13 +17,13 @@ export const declaredOf = (inputs: IntegrationMembersInputs) => ({
 /** Whether the declared members (their sets and roles) differ from the state's; unknown members count as changed. */
 function membersChangedOf(olds: IntegrationMembersOutputs, news: Props): boolean {
   if (containsUnknown(news.members) || !Array.isArray(news.members)) return true;
-  const declared = news.members as MemberInputs[];
+  const members = news.members as MemberInputs[];
   const state = byKey(olds.members);
   const changedMember = (m: MemberInputs) => {
     const s = state.get(idOf(m.userId));
     return !s || !unchanged(m, s);
   };
-  return declared.length !== state.size || declared.some(changedMember);
+  return members.length !== state.size || members.some(changedMember);
 }
 
 const integrationChanged = (olds: IntegrationMembersOutputs, news: Props) =>
@@ -41,21 +41,28 @@ export function changedMembersProperties(olds: IntegrationMembersOutputs, news: 
   ];
 }
 
-/** A change of inputs: the integration replaces the resource; members, their sets and declared roles, and pending removals update it. */
-export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulumi.dynamic.DiffResult {
+/**
+ * A change of inputs: the integration replaces the resource; members, their sets and declared roles, and pending removals update it.
+ * `declared`: `news` are the program's (its `check` ran in this deployment). Else they are the state's inputs, as the engine diffs
+ * a refresh's read against them: their roles are those a refresh read, which tell nothing of whose role the program declares, so
+ * they change no record of it; against the roles read now, they show a role changed in the service.
+ */
+export function diffMembers(olds: IntegrationMembersOutputs, news: Props, declared = true): pulumi.dynamic.DiffResult {
   const replaces = integrationChanged(olds, news) ? ["integrationId"] : [];
   const removeUnmanaged = news.removeUnmanaged === true;
   const unmanaged = olds.unmanagedMembers;
   const flagChanged = flagChangedOf(olds, news);
   if (containsUnknown(news.members) || !Array.isArray(news.members)) return { changes: true, replaces, deleteBeforeReplace: false };
-  const declared = news.members as MemberInputs[];
+  const members = news.members as MemberInputs[];
   const membersChanged = membersChangedOf(olds, news);
   // A role newly (or no longer) declared as the service has it: no write, but the state must learn it, for the refresh's inputs.
   const ids = (list: readonly string[]) => JSON.stringify([...list].map(idOf).sort());
   const recordChanged = (recorded: readonly string[] | undefined, which: (m: MemberInputs) => boolean) =>
-    recorded !== undefined && ids(recorded) !== ids(declared.filter(which).map((m) => m.userId));
+    recorded !== undefined && ids(recorded) !== ids(members.filter(which).map((m) => m.userId));
   const rolesChanged =
-    recordChanged(olds.declaredRoles, (m) => m.role !== undefined) || recordChanged(olds.declaredOwners, (m) => m.role === "account_owner");
+    declared &&
+    (recordChanged(olds.declaredRoles, (m) => m.role !== undefined) ||
+      recordChanged(olds.declaredOwners, (m) => m.role === "account_owner"));
   const pendingRemovals = removeUnmanaged && unmanaged.length > 0;
   const unfinished = (olds.pendingInvitations ?? []).length > 0;
   // The destroy opt-in: no request, but the state (which the delete reads) must learn it.
@@ -66,7 +73,7 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props): pulum
     planMembers({
       op: "diff",
       integrationId: olds.integrationId,
-      declared,
+      declared: members,
       removeUnmanaged,
       prior: olds,
       listed: byKey([...unmanaged, ...olds.members.map((m) => ({ ...m, email: null }))]),

@@ -70,6 +70,9 @@ async function world(rng: Rng) {
   return { emu, quirks, users, integrationId: integration.id, otherIntegrationId: other.id };
 }
 
+/** A deployment of its own (a `pulumi refresh`, the next `up`): a new context, as a new provider host has. */
+const deployment = (emu: Emulator) => configureFor(emu, { "workspace-access:jobTimeoutSeconds": "30" }, { info: () => {}, warn: () => {} });
+
 /** The program's inputs for a membership of `set` and `role` (undefined: left out), ids and set written another way each time. */
 function programOf(rng: Rng, integrationId: string, userId: string, set: string[], role: string | undefined, adoptExisting: boolean) {
   let program: Props = {
@@ -154,6 +157,43 @@ describe("IntegrationEntitlement, generated", () => {
       // A second refresh reads the same.
       const second = wire(await provider.read!(String(read.id), state(props)));
       expect(engine(second), shown(what)).toEqual(engine(read));
+    });
+  });
+
+  it("a set or role changed in the service: the refresh's own inputs diff as no change, the program's as exactly that change", async () => {
+    await forCases("entitlement drift", CASES, async (rng) => {
+      const m = await made(rng);
+      const held = m.emu.integrations.members(m.integrationId).find((s) => s.userId === m.user.id)!;
+      const drift = rng.pick(["entitlements", "role"] as const);
+      let set = held.entitlements;
+      if (drift === "entitlements")
+        while ([...new Set(set)].sort().join() === [...new Set(held.entitlements)].sort().join()) set = rng.subset(CATALOGUE);
+      const role = drift === "role" ? (held.role === "owner" ? "collaborator" : "owner") : held.role;
+      m.emu.integrations.setMember(m.integrationId, m.user.id, { role, entitlements: rng.setOf(set) });
+      // `pulumi refresh` is a deployment of its own, which checks no program: the engine diffs the read against the state's inputs.
+      await deployment(m.emu);
+      const read = wire(await provider.read!(m.id, state(m.outs)));
+      const props = engine(read.props);
+      const what = { ...m.what, drift, set, role, read };
+      await expectDiff(props, engine(read.inputs), NO_CHANGE, what);
+      // The next refresh of the record, unchanged since, against the inputs the first one recorded.
+      await deployment(m.emu);
+      const second = wire(await provider.read!(m.id, state(props)));
+      await expectDiff(engine(second.props), engine(read.inputs), NO_CHANGE, { ...what, second });
+      // The next up: the program's inputs.
+      if (drift === "role" && m.role !== undefined && m.what.adopt) {
+        // Documented: an adopted membership's role never changes by a replacement (it would remove the member).
+        await expect(provider.diff!(m.id, state(props), await checked(m.program))).rejects.toThrow(/^role: .* cannot change from/);
+        return;
+      }
+      // A role the program leaves out is the service's: no change. A declared one replaces, deleting first.
+      const expected =
+        drift === "entitlements"
+          ? { changes: true, replaces: [], deleteBeforeReplace: false }
+          : m.role === undefined
+            ? NO_CHANGE
+            : { changes: true, replaces: ["role"], deleteBeforeReplace: true };
+      await expectDiff(props, await checked(m.program), expected, what);
     });
   });
 

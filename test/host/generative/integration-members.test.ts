@@ -42,6 +42,9 @@ interface Declared {
   role?: string;
 }
 
+/** A deployment of its own (a `pulumi refresh`, the next `up`): a new context, as a new provider host has. */
+const deployment = (emu: Emulator) => configureFor(emu, { "workspace-access:jobTimeoutSeconds": "30" }, { info: () => {}, warn: () => {} });
+
 /** The program's inputs for `declared`: members shuffled, each id in any case, each set shuffled with repeats. */
 function programOf(rng: Rng, integrationId: string, declared: readonly Declared[]): Props {
   const members = rng.shuffle(declared).map((d) => ({
@@ -129,6 +132,49 @@ describe("IntegrationMembers, generated", () => {
       await expectDiff(props, await checked(programOf(rng, m.integrationId, m.declared)), NO_CHANGE, what);
       const second = wire(await provider.read!(String(read.id), state(props)));
       expect(engine(second), shown(what)).toEqual(engine(read));
+    });
+  });
+
+  it("a member's set changed in the service: the refresh's own inputs diff as no change, the program's as a change in place", async () => {
+    await forCases("members drift", CASES, async (rng) => {
+      const m = await made(rng);
+      if (m.declared.length === 0) return;
+      const target = rng.pick(m.declared);
+      const held = m.emu.integrations.members(m.integrationId).find((s) => s.userId === target.userId)!;
+      let set = held.entitlements;
+      while ([...new Set(set)].sort().join() === [...new Set(held.entitlements)].sort().join()) set = rng.subset(CATALOGUE);
+      m.emu.integrations.setMember(m.integrationId, target.userId, { role: held.role, entitlements: rng.setOf(set) });
+      const read = wire(await provider.read!(m.id, state(m.outs)));
+      const props = engine(read.props);
+      const what = { ...m.what, target, set, read };
+      await expectDiff(props, engine(read.inputs), NO_CHANGE, what);
+      await expectDiff(props, await checked(m.program), { changes: true, replaces: [], deleteBeforeReplace: false }, what);
+    });
+  });
+
+  it("a declared member's role changed in the service: the refresh's own inputs diff as no change", async () => {
+    await forCases("members role drift", CASES, async (rng) => {
+      const m = await made(rng);
+      const declared = m.declared.filter((d) => d.role !== undefined);
+      if (declared.length === 0) return;
+      const target = rng.pick(declared);
+      const held = m.emu.integrations.members(m.integrationId).find((s) => s.userId === target.userId)!;
+      m.emu.integrations.setMember(m.integrationId, target.userId, {
+        role: held.role === "owner" ? "collaborator" : "owner",
+        entitlements: held.entitlements,
+      });
+      // `pulumi refresh` is a deployment of its own, which checks no program: the engine diffs the read against the state's inputs.
+      await deployment(m.emu);
+      const read = wire(await provider.read!(m.id, state(m.outs)));
+      const props = engine(read.props);
+      const what = { ...m.what, target, read };
+      await expectDiff(props, engine(read.inputs), NO_CHANGE, what);
+      // The next refresh of the members, unchanged since, against the inputs the first one recorded.
+      await deployment(m.emu);
+      const second = wire(await provider.read!(m.id, state(props)));
+      await expectDiff(engine(second.props), engine(read.inputs), NO_CHANGE, { ...what, second });
+      // The next up, the program unchanged: the declared role differs from the service's, a change (a removal and an invitation).
+      await expectDiff(props, await checked(m.program), { changes: true, replaces: [], deleteBeforeReplace: false }, what);
     });
   });
 
