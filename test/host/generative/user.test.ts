@@ -195,29 +195,41 @@ describe("User, generated", () => {
       emu.users.add(record);
       const program = { ...equivalent(rng, record, true), role: record.role, isGuest: record.isGuest };
       const created = wire(await provider.create(await checked(program)));
-      const [property, drifted] = rng.shuffle(["firstName", "lastName", "role"] as const);
+      const property = rng.pick(["firstName", "lastName", "role"] as const);
+      const drifted = rng.pick((["email", "firstName", "lastName", "role"] as const).filter((p) => p !== property));
       const changed: Props = { ...program };
       const other = (key: "firstName" | "lastName" | "role", value: string) =>
         key === "role" ? rng.pick(ROLES.filter((r) => r !== record.role)) : `${value}${key === "firstName" ? "x" : "y"}`;
-      changed[property!] = other(property!, record[property!]);
+      changed[property] = other(property, record[property]);
       // Someone changes another attribute in the service after the state last read the user.
-      const theirs = drifted === "role" ? rng.pick(ROLES.filter((r) => r !== record.role)) : `${record[drifted!]}z`;
-      emu.users.update(record.id, { [drifted!]: theirs });
+      const theirs =
+        drifted === "role"
+          ? rng.pick(ROLES.filter((r) => r !== record.role))
+          : drifted === "email"
+            ? `z${record.email}`
+            : `${record[drifted]}z`;
+      emu.users.update(record.id, { [drifted]: theirs });
       const news = await checked(changed);
       const what = { quirks, record, program, changed, drifted, theirs };
       emu.clearRequests();
       const { outs } = wire(await provider.update!(created.id, state(created.outs), news));
       const put = emu.requests.find((r) => r.method === "PUT")?.body as { data: { attributes: Props } } | undefined;
-      expect(put?.data.attributes[property!], shown(what)).toEqual(changed[property!]);
-      expect(put?.data.attributes[drifted!], shown(what)).toEqual(theirs);
+      expect(put?.data.attributes[property], shown(what)).toEqual(changed[property]);
+      // The service's value, as it answers it (an email in lower case, under lowerCaseEmails).
+      const kept = put?.data.attributes[drifted];
+      expect(drifted === "email" ? String(kept).toLowerCase() : kept, shown(what)).toEqual(
+        drifted === "email" ? theirs.toLowerCase() : theirs,
+      );
       await expectNoChange(created.id, engine(outs), news, what);
+      // The program's email in another case is the same email, beside a value left unsent.
+      await expectNoChange(created.id, engine(outs), await checked({ ...changed, email: rng.caseOf(String(changed.email)) }), what);
       // A refresh reads the service's value: the program's then differs in that attribute alone, and the next up writes it.
       const read = wire(await provider.read!(created.id, state(outs)));
       const props = engine(read.props);
       expect(changedUserProperties(props, news), shown({ ...what, read })).toEqual([drifted]);
       await expectNoChange(created.id, props, engine(read.inputs), { ...what, read });
       const again = wire(await provider.update!(created.id, state(props), news));
-      expect(emu.users.get(record.id)?.[drifted!], shown(what)).toEqual(changed[drifted!]);
+      expect(emu.users.get(record.id)?.[drifted], shown(what)).toEqual(changed[drifted]);
       await expectNoChange(created.id, engine(again.outs), news, what);
     });
   });
