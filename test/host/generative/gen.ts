@@ -107,9 +107,13 @@ export function leaveOut(rng: Rng, props: Record<string, unknown>, key: string):
   return how.present ? { ...rest, [key]: how.value } : rest;
 }
 
-/** What the engine hands a provider: JSON, so no `undefined` value survives. */
+/** The one-line provider every resource of the package records, which the engine hands back with its inputs and state. */
+const PROVIDER = 'exports.handler = () => require("pulumi-workspace-access/provider/user").provider;\n';
+
+/** What the engine hands a provider: JSON, so no `undefined` value survives, with the `__provider` the state and inputs hold. */
 export function engine(value: unknown): Props {
-  return JSON.parse(JSON.stringify(value ?? null)) as Props;
+  const json = JSON.parse(JSON.stringify(value ?? null)) as Props | null;
+  return json === null || Array.isArray(json) ? (json as Props) : { ...json, __provider: PROVIDER };
 }
 
 /** The paths of every `undefined` in `value` (a check or read result must have none: the host cannot encode them). */

@@ -19,7 +19,7 @@ const ROLE: Record<MemberRole, string> = { owner: "account_owner", collaborator:
 const NO_CHANGE = { changes: false, replaces: [], deleteBeforeReplace: false };
 
 async function checked(program: Props): Promise<Props> {
-  const result = await provider.check!({}, program);
+  const result = await provider.check!({}, engine(program));
   expect(result.failures, shown({ program, failures: result.failures })).toEqual([]);
   expect(undefinedPaths(result)).toEqual([]);
   return engine(result.inputs);

@@ -19,7 +19,7 @@ const GUEST_ROLES = new Set(["workspace_guest_user", "workspace_guest_admin"]);
 
 /** What the engine hands `create` or `diff` for `program`: `check`'s inputs, as JSON. */
 async function checked(program: Props): Promise<Props> {
-  const result = await provider.check!({}, program);
+  const result = await provider.check!({}, engine(program));
   expect(result.failures, shown({ program, failures: result.failures })).toEqual([]);
   expect(undefinedPaths(result)).toEqual([]);
   return engine(result.inputs);

@@ -27,7 +27,7 @@ interface Person {
 }
 
 async function checked(program: Props): Promise<Props> {
-  const result = await provider.check!({}, program);
+  const result = await provider.check!({}, engine(program));
   expect(result.failures, shown({ program, failures: result.failures })).toEqual([]);
   expect(undefinedPaths(result)).toEqual([]);
   return engine(result.inputs);
