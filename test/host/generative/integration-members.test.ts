@@ -182,9 +182,14 @@ describe("IntegrationMembers, generated", () => {
     await forCases("members change", CASES, async (rng) => {
       const m = await made(rng);
       const newcomers = m.users.filter((u) => !m.declared.some((d) => d.userId === u.id));
-      const kind = rng.pick(["entitlements", "member", "integrationId"] as const);
+      const kind = rng.pick(["entitlements", "member", "integrationId", "role"] as const);
       if (kind === "entitlements" && m.declared.length === 0) return;
       if (kind === "member" && newcomers.length === 0) return;
+      // A declared role changed: the member removed and invited again, never the last owner (refused: a case of its own).
+      const present = m.emu.integrations.members(m.integrationId);
+      const owners = present.filter((s) => s.role === "owner").map((s) => s.userId);
+      const flippable = m.declared.filter((d) => d.role !== undefined && !(d.role === "account_owner" && owners.length === 1));
+      if (kind === "role" && flippable.length === 0) return;
       let declared = m.declared;
       let integrationId = m.integrationId;
       if (kind === "entitlements") {
@@ -195,6 +200,11 @@ describe("IntegrationMembers, generated", () => {
       }
       if (kind === "member") declared = [...declared, { userId: rng.pick(newcomers).id, set: rng.subset(CATALOGUE) }];
       if (kind === "integrationId") integrationId = m.otherId;
+      if (kind === "role") {
+        const target = rng.pick(flippable);
+        const role = target.role === "account_owner" ? "account_collaborator" : "account_owner";
+        declared = declared.map((d) => (d === target ? { ...d, role } : d));
+      }
       const program = programOf(rng, integrationId, declared);
       const news = await checked(program);
       const what = { ...m.what, kind, changed: program };
@@ -210,6 +220,8 @@ describe("IntegrationMembers, generated", () => {
       // The service holds every declared member with the declared set (a newcomer who was a member already may need no write).
       const held = new Map(m.emu.integrations.members(m.integrationId).map((s) => [s.userId, [...new Set(s.entitlements)].sort()]));
       for (const d of declared) expect(held.get(d.userId), shown({ ...what, writes: writes(m.emu) })).toEqual([...new Set(d.set)].sort());
+      const roles = new Map(m.emu.integrations.members(m.integrationId).map((s) => [s.userId, `account_${s.role}`]));
+      for (const d of declared.filter((d) => d.role !== undefined)) expect(roles.get(d.userId), shown(what)).toBe(d.role);
       await expectDiff(engine(outs), news, NO_CHANGE, what);
       const read = wire(await provider.read!(m.id, state(outs)));
       await expectDiff(engine(read.props), news, NO_CHANGE, { ...what, read });
