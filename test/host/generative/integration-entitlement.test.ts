@@ -93,8 +93,9 @@ function programOf(rng: Rng, integrationId: string, userId: string, set: string[
 async function made(rng: Rng) {
   const w = await world(rng);
   const user = rng.pick(w.users);
-  const set = rng.subset(CATALOGUE);
   const adopt = rng.bool();
+  // An adopted member may hold an id the integration no longer offers (retired since): declared, it only warns.
+  const set = [...rng.subset(CATALOGUE), ...(adopt && rng.bool(0.3) ? ["RETIRED"] : [])];
   const memberRole = rng.pick(["owner", "collaborator"] as const);
   if (adopt) w.emu.integrations.setMember(w.integrationId, user.id, { role: memberRole, entitlements: rng.setOf(set) });
   // Left out, or declared as the service holds it (an invitation: as it is invited).
