@@ -146,6 +146,30 @@ export function failureMessage(diagnostics: readonly EngineDiagnostic[], command
 }
 
 /**
+ * The sentences of a message, split after a full stop outside parentheses: a sentence within a parenthesis (the reason a
+ * lookup failed, `(GET ... answered 503: ... Gave up after 5 retries (...)).`) belongs to the sentence around it, and
+ * dropping it as said already would leave that parenthesis open and the sentence cut short.
+ */
+function sentencesOf(text: string): string[] {
+  const sentences: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "(") depth++;
+    else if (c === ")") depth = Math.max(0, depth - 1);
+    else if (depth === 0 && c === "." && /\s/.test(text[i + 1] ?? "")) {
+      sentences.push(text.slice(start, i + 1));
+      start = i + 1;
+      while (/\s/.test(text[start] ?? "")) start++;
+      i = start - 1;
+    }
+  }
+  if (start < text.length) sentences.push(text.slice(start));
+  return sentences;
+}
+
+/**
  * A stack's messages with each hint once: a key refused to every resource of a stack would otherwise repeat the same
  * sentences (where the key comes from, how to check it) resource after resource. Each message keeps its first sentence
  * (its own error) and the sentences no earlier message said; resources with the same message share it: `User a, User b: ...`.
@@ -154,7 +178,7 @@ function saidOnce(messages: ReadonlyArray<{ resource: string; text: string }>): 
   const said = new Set<string>();
   return [...byText(messages)]
     .map(([text, resources]) => {
-      const sentences = text.split(/(?<=\.)\s+/);
+      const sentences = sentencesOf(text);
       const kept = sentences.filter((sentence, i) => i === 0 || !said.has(sentence));
       for (const sentence of sentences) said.add(sentence);
       return named(resources, kept.join(" "));

@@ -158,6 +158,28 @@ describe("failureMessage", () => {
     );
   });
 
+  it("keeps a sentence within a parenthesis with the sentence around it: no parenthesis is left open", () => {
+    const doubt = (email: string) =>
+      `error: POST /api/v1/users answered 503: Down. The request may or may not have been carried out. Whether it created ${email} ` +
+      "is not known: looking the email up failed (GET /api/v1/users answered 503: Down. Gave up after 5 retries (workspace-access:maxRetries)).";
+    const diagnostics = [
+      {
+        urn: STACK_URN,
+        message: "error: GET /api/v1/integrations answered 503: Down. Gave up after 5 retries (workspace-access:maxRetries).",
+      },
+      { urn: urn("bob@acme.example"), message: doubt("bob@acme.example") },
+      { urn: urn("alice@acme.example"), message: doubt("alice@acme.example") },
+    ];
+    expect(failureMessage(diagnostics, "")).toBe(
+      "GET /api/v1/integrations answered 503: Down. Gave up after 5 retries (workspace-access:maxRetries).; " +
+        "User bob@acme.example: POST /api/v1/users answered 503: Down. The request may or may not have been carried out. " +
+        "Whether it created bob@acme.example is not known: looking the email up failed (GET /api/v1/users answered 503: Down. " +
+        "Gave up after 5 retries (workspace-access:maxRetries)).; " +
+        "User alice@acme.example: POST /api/v1/users answered 503: Down. Whether it created alice@acme.example is not known: " +
+        "looking the email up failed (GET /api/v1/users answered 503: Down. Gave up after 5 retries (workspace-access:maxRetries)).",
+    );
+  });
+
   it("falls back to the CLI's error lines when the engine never ran", () => {
     const output = "code: 255\n stdout: \n stderr: error: decrypting secret value: incorrect passphrase\nerror: update failed\n\n err?: \n";
     expect(failureMessage([], output)).toBe("decrypting secret value: incorrect passphrase");

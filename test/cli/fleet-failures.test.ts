@@ -1,0 +1,56 @@
+/**
+ * How `workspace-access-fleet` reports a workspace that fails a rollout, through the real `pulumi` CLI, run from the packed
+ * tarball's bin: a 503 storm (every request refused, past every retry) names each resource whose create is in doubt, each
+ * sentence whole (one said already is left out, never a closing parenthesis with it).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FleetFixture, fleetFixture } from "./fleet-support.ts";
+import { SETUP_TIMEOUT_MS } from "./scenario.ts";
+import { cliAvailable, skipNote } from "./support.ts";
+
+interface FleetJson {
+  stacks: Array<{ stack: string; result: string; error?: string }>;
+}
+
+/** Whether every parenthesis of `text` is closed, in order. */
+function balanced(text: string): boolean {
+  let depth = 0;
+  for (const c of text) {
+    depth += c === "(" ? 1 : c === ")" ? -1 : 0;
+    if (depth < 0) return false;
+  }
+  return depth === 0;
+}
+
+describe.skipIf(!cliAvailable)(`workspace-access-fleet: a workspace failing a rollout${skipNote}`, { timeout: 300_000 }, () => {
+  let f: FleetFixture;
+
+  beforeAll(async () => {
+    f = await fleetFixture();
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await f?.dispose();
+  });
+
+  it("a 503 storm: each user whose create is in doubt is named, and no sentence of the error is cut short", async () => {
+    f.emu.fault({ path: /.*/, status: 503, times: 100_000 });
+    const run = await f.fleet(["up", "--format", "json"]);
+    f.emu.clearFaults();
+    expect(run.code).toBe(1);
+    const acme = (JSON.parse(run.stdout) as FleetJson).stacks[0];
+    expect(acme?.result).toBe("failed");
+    const error = acme?.error ?? "";
+    // Both creates were sent and refused; nothing was created.
+    const posts = f.emu.requests.filter((r) => r.method === "POST" && r.path === "/users");
+    expect(posts.length).toBeGreaterThanOrEqual(2);
+    expect(posts.every((r) => r.status === 503)).toBe(true);
+    expect(f.emu.users.findByEmail("alice@acme.example")).toBeUndefined();
+    for (const email of ["alice@acme.example", "bob@acme.example"]) {
+      expect(error).toContain(`User ${email}: POST /api/v1/users answered 503`);
+      expect(error).toContain(`Whether it created ${email} is not known: looking the email up failed (GET /api/v1/users answered 503`);
+    }
+    expect(balanced(error), error).toBe(true);
+    expect(error.includes(f.emu.apiKey.slice(-12))).toBe(false);
+  });
+});
