@@ -191,6 +191,24 @@ async function decryptedConfig(workspace: LocalWorkspace, stack: string): Promis
   }
 }
 
+/** What pulumi says of a stack another update holds: a file backend's lock, Pulumi Cloud's 409. */
+const LOCKED = /currently locked by \d+ lock|another update is currently in progress/i;
+
+/**
+ * A locked stack's message with the fix for this stack: pulumi's own says `pulumi cancel` without a stack, which in the
+ * project's folder reaches the selected stack (the one before the run, or none), not this one; and a lock is more often
+ * another run still going (a second rollout, someone's `pulumi up`) than one left behind, which `pulumi cancel` would
+ * break in its middle.
+ */
+export function withLockHint(message: string, stack: string): string {
+  if (!LOCKED.test(message)) return message;
+  return (
+    `${message} Another pulumi holds ${stack} (another fleet run, or a pulumi up of it): wait for it to end, then run the fleet ` +
+    `again. If none is running (a run killed in its middle left the lock), unlock it with pulumi cancel --yes --stack ${stack}, ` +
+    `then check it with pulumi refresh --run-program --stack ${stack}.`
+  );
+}
+
 /** Runs `options.command` on one stack; see the top of this file. */
 export async function runStack(name: string, options: StackRunOptions): Promise<StackReport> {
   const events = new EventCollector();
@@ -213,9 +231,9 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
   });
   const { signal, release } = forwardedCancel(options.cancel);
   let operating = false;
+  const fullName = options.fullName ?? name;
   try {
     if (options.cancel.aborted) return skipped();
-    const fullName = options.fullName ?? name;
     // The settings file says which leaves of a secret object are secret; without it (another config source), every leaf is.
     redact = secretsRedactor(
       await decryptedConfig(options.workspace, fullName),
@@ -255,7 +273,7 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     // A step before the operation that failed once the run was stopped or cancelled: the Ctrl-C killed it, nothing ran.
     if (!operating && options.cancel.aborted) return skipped();
     if (!operating && options.stop?.aborted === true) return skipped(INTERRUPTED_BEFORE_START);
-    const message = failureMessage(events.diagnostics, error instanceof Error ? error.message : String(error));
+    const message = withLockHint(failureMessage(events.diagnostics, error instanceof Error ? error.message : String(error)), fullName);
     return {
       stack: name,
       result: "failed",

@@ -1,8 +1,12 @@
 /**
  * How `workspace-access-fleet` reports a workspace that fails a rollout, through the real `pulumi` CLI, run from the packed
  * tarball's bin: a 503 storm (every request refused, past every retry) names each resource whose create is in doubt, each
- * sentence whole (one said already is left out, never a closing parenthesis with it).
+ * sentence whole (one said already is left out, never a closing parenthesis with it); and a stack left locked by a
+ * rollout that was killed (a CI runner's SIGKILL after its grace period) fails naming the stack in the command that
+ * unlocks it, which the platform team then runs as written before the rollout goes through.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FleetFixture, fleetFixture } from "./fleet-support.ts";
 import { SETUP_TIMEOUT_MS } from "./scenario.ts";
@@ -52,5 +56,41 @@ describe.skipIf(!cliAvailable)(`workspace-access-fleet: a workspace failing a ro
     }
     expect(balanced(error), error).toBe(true);
     expect(error.includes(f.emu.apiKey.slice(-12))).toBe(false);
+  });
+
+  it("a stack left locked by a killed rollout names pulumi cancel with the stack; run as written, the rollout goes through", async () => {
+    const locks = path.join(f.acme.backendDir, ".pulumi", "locks");
+    const lockHeld = () => fs.existsSync(locks) && fs.readdirSync(locks, { recursive: true }).some((p) => String(p).endsWith(".json"));
+    // Held at the first request: pulumi has taken the stack's lock by then.
+    f.emu.fault({ path: /.*/, delayMs: 120_000, times: 1 });
+    await f.acme.run(["up", "--yes", "--skip-preview"], {
+      allowFailure: true,
+      onStart: (child) => {
+        const poll = setInterval(() => {
+          if (!lockHeld()) return;
+          clearInterval(poll);
+          child.kill("SIGKILL");
+        }, 50);
+        child.on("exit", () => clearInterval(poll));
+      },
+    });
+    f.emu.clearFaults();
+    expect(lockHeld()).toBe(true);
+
+    const locked = await f.fleet(["up", "--format", "json"]);
+    expect(locked.code).toBe(1);
+    const error = (JSON.parse(locked.stdout) as FleetJson).stacks[0]?.error ?? "";
+    expect(error).toContain("currently locked");
+    const cancel = /pulumi cancel --yes --stack (\S+?)[,;.]? /.exec(error);
+    expect(cancel, error).not.toBeNull();
+    expect(cancel?.[1]).toMatch(/(^|\/)acme$/);
+    expect(error).toContain("wait for it to end");
+
+    // The command as the error gives it.
+    await f.acme.run(["cancel", "--yes", "--stack", cancel?.[1] ?? ""], { stack: false });
+    expect(lockHeld()).toBe(false);
+    const rollout = await f.fleet(["up", "--format", "json"]);
+    expect(rollout.code).toBe(0);
+    expect(f.emu.users.findByEmail("alice@acme.example")).toBeDefined();
   });
 });
