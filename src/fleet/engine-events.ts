@@ -12,6 +12,9 @@ const OP_ORDER = ["create", "update", "replace", "delete"];
 /** The engine's closing lines, which say only that something failed above. */
 const GENERIC = /^(error: )?(update|preview|refresh|destroy) failed\.?$|^an error occurred/i;
 
+/** The engine's opening of a resource step's error: `Preview failed: GET ... answered 401: ...`. */
+const STEP_FAILED = /^(preview|update|refresh|destroy|import) failed:\s*/i;
+
 type EngineDiagnostic = { urn: string | undefined; message: string };
 
 /** The engine's counts in the report's shape (a replacement counts once, as `replace`). */
@@ -128,7 +131,9 @@ export function failureMessage(diagnostics: readonly EngineDiagnostic[], command
   const messages: Array<{ resource: string; text: string }> = [];
   for (const { urn, message } of diagnostics) {
     // The fleet's refreshes run the program (with the stack config's key): the hint to run one that does is moot.
-    const text = lineOf(message).replace(REFRESH_HINT.trim(), "").trim();
+    // The engine gives a step's error as `Preview failed: ...`, at times beside the same error without it (a drift
+    // check's refresh of a resource): one error, said once, without the engine's words for which command it was.
+    const text = lineOf(message).replace(REFRESH_HINT.trim(), "").trim().replace(STEP_FAILED, "");
     if (text !== "") messages.push({ resource: resourceNamed(urn), text });
   }
   if (messages.length > 0) return saidOnce(messages);

@@ -142,19 +142,35 @@ describe("failureMessage", () => {
     // Each fleet refresh runs the program with the stack config's key: the hint to run one that does is left out.
     expect(message).not.toContain("--run-program");
     expect(message).toBe(
-      "IntegrationEntitlement alice@acme.example/YouTube: Preview failed: GET /api/v1/integrations/i1/users/u1 answered 401: " +
+      "IntegrationEntitlement alice@acme.example/YouTube: GET /api/v1/integrations/i1/users/u1 answered 401: " +
         "The API key lacks the scope read:integrations. The API key was not accepted: it may be missing, expired or revoked, or lack " +
         `the scope this operation needs: read:integrations. ${checkKey} ${hint}; ` +
-        "User bob@acme.example: Preview failed: GET /api/v1/users/u2 answered 401: The API key lacks the scope read:users. " +
+        "User bob@acme.example: GET /api/v1/users/u2 answered 401: The API key lacks the scope read:users. " +
         "The API key was not accepted: it may be missing, expired or revoked, or lack the scope this operation needs: read:users.; " +
-        "IntegrationEntitlement alice@acme.example/Slack: Preview failed: GET /api/v1/integrations/i2/users/u1 answered 401: " +
+        "IntegrationEntitlement alice@acme.example/Slack: GET /api/v1/integrations/i2/users/u1 answered 401: " +
         "The API key lacks the scope read:integrations.; " +
-        "User alice@acme.example: Preview failed: GET /api/v1/users/u1 answered 401: The API key lacks the scope read:users.; " +
+        "User alice@acme.example: GET /api/v1/users/u1 answered 401: The API key lacks the scope read:users.; " +
         "User carol@acme.example: POST /api/v1/users answered 403: Forbidden.",
     );
     // Resources with the same message share it.
     expect(failureMessage([diagnostics[5]!, { ...diagnostics[5]!, urn: urn("dan@acme.example") }], "")).toBe(
       `User carol@acme.example, User dan@acme.example: POST /api/v1/users answered 403: Forbidden. ${checkKey} ${hint}`,
+    );
+  });
+
+  it("names each resource's error once when the engine gives it both bare and as `Preview failed: ...` (a drift check)", () => {
+    // As pulumi 3.274 gave them in a drift check of a workspace whose key was revoked: p1's error twice, p2's once.
+    const refused = (id: string) =>
+      `GET /api/v1/users/${id} answered 401: The API key lacks the scope read:users required by GET /users/:id. ` +
+      "The key comes from workspace-access:apiKey (pulumi config set --secret workspace-access:apiKey <key>).";
+    const diagnostics = [
+      { urn: urn("p1@initech.example"), message: `error: ${refused("u1")}` },
+      { urn: urn("p1@initech.example"), message: `error: Preview failed: ${refused("u1")}` },
+      { urn: urn("p2@initech.example"), message: `error: Preview failed: ${refused("u2")}` },
+    ];
+    expect(failureMessage(diagnostics, "")).toBe(
+      `User p1@initech.example: ${refused("u1")}; ` +
+        "User p2@initech.example: GET /api/v1/users/u2 answered 401: The API key lacks the scope read:users required by GET /users/:id.",
     );
   });
 
