@@ -46,6 +46,8 @@ export class EventCollector {
   /** The warning diagnostics, as they came: {@link warningsOf} gives them to the report. */
   readonly warnings: EngineDiagnostic[] = [];
   readonly #resources = new Map<string, ChangedResource>();
+  /** The changes the engine reports done (an outputs event): what a failed up or refresh changed before it stopped. */
+  readonly #applied = new Map<string, ChangedResource>();
 
   readonly onEvent = (event: EngineEvent): void => {
     const diagnostic = event.diagnosticEvent;
@@ -57,7 +59,9 @@ export class EventCollector {
     if (!step || step.type === "pulumi:pulumi:Stack" || step.type.startsWith("pulumi:providers:")) return;
     const changed = (op: string) => {
       const { name } = resourceOf(step.urn);
-      this.#resources.set(step.urn, { op, type: step.type.split(/[:/]/).at(-1) ?? step.type, name: name || step.urn });
+      const resource = { op, type: step.type.split(/[:/]/).at(-1) ?? step.type, name: name || step.urn };
+      this.#resources.set(step.urn, resource);
+      if (event.resOutputsEvent) this.#applied.set(step.urn, resource);
     };
     if (OP_ORDER.includes(step.op)) changed(step.op);
     // A refresh's steps are `refresh`: its outputs event says whether the resource drifted or is gone.
@@ -70,11 +74,19 @@ export class EventCollector {
 
   /** By operation, type and name: the engine reaches them in no fixed order, and a comment should change only with them. */
   resources(): ChangedResource[] {
-    const rank = (op: string) => OP_ORDER.indexOf(op);
-    return [...this.#resources.values()].sort(
-      (a, b) => rank(a.op) - rank(b.op) || a.type.localeCompare(b.type) || a.name.localeCompare(b.name),
-    );
+    return sorted(this.#resources);
   }
+
+  /** The changes made, in the order of {@link resources}: a failed up's or refresh's, which the report lists under its error. */
+  applied(): ChangedResource[] {
+    return sorted(this.#applied);
+  }
+}
+
+/** By operation, type and name. */
+function sorted(resources: ReadonlyMap<string, ChangedResource>): ChangedResource[] {
+  const rank = (op: string) => OP_ORDER.indexOf(op);
+  return [...resources.values()].sort((a, b) => rank(a.op) - rank(b.op) || a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
 }
 
 /** A diagnostic's text on one line: no colours, no trace, no `error:`/`warning:` or `[runtime]` prefix, no engine's closing line. */

@@ -8,6 +8,8 @@ const NO_SUMMARY = "no summary from the engine";
 const UNKNOWN_COUNTS = `changes unknown: ${NO_SUMMARY} (pulumi ended mid-stream, or its event log was cut)`;
 /** A table's cell of one count: `?` when the counts are unknown. */
 const countCell = (stack: StackReport, count: keyof ChangeCounts) => (stack.changes === null ? "?" : String(stack.changes[count]));
+/** What heads the changes a failed stack made before it stopped. */
+const FAILED_MIDWAY = "changed before it failed:";
 /** How the text format marks each operation, as `pulumi` does. */
 const MARKS: Record<string, string> = { create: "+", update: "~", delete: "-", replace: "+-" };
 
@@ -78,12 +80,14 @@ function summaryLine(report: FleetReport): string {
  */
 function details(stack: StackReport, resources = Number.POSITIVE_INFINITY): string[] {
   const warnings = (stack.warnings ?? []).map((warning) => `warning: ${warning}`);
-  if (stack.result === "failed") return [`error: ${stack.error ?? "failed"}`, ...warnings];
-  if (stack.result === "skipped") return [`skipped: ${stack.skippedBecause ?? "not run"}`];
-  const unknown = stack.changes === null ? [UNKNOWN_COUNTS] : [];
   const listed = stack.resources.slice(0, resources).map((r) => `${MARKS[r.op] ?? r.op} ${r.type} ${r.name}`);
   const more = stack.resources.length - listed.length;
   const rest = more === 0 ? [] : [`and ${more} more changed resource${more === 1 ? "" : "s"} (--format text lists every one)`];
+  // A failed up or refresh may have changed some resources before it stopped: the workspace is half rolled out.
+  const before = stack.resources.length === 0 ? [] : [FAILED_MIDWAY, ...listed, ...rest];
+  if (stack.result === "failed") return [`error: ${stack.error ?? "failed"}`, ...before, ...warnings];
+  if (stack.result === "skipped") return [`skipped: ${stack.skippedBecause ?? "not run"}`];
+  const unknown = stack.changes === null ? [UNKNOWN_COUNTS] : [];
   return [...unknown, ...listed, ...rest, ...warnings];
 }
 

@@ -273,13 +273,15 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     // A step before the operation that failed once the run was stopped or cancelled: the Ctrl-C killed it, nothing ran.
     if (!operating && options.cancel.aborted) return skipped();
     if (!operating && options.stop?.aborted === true) return skipped(INTERRUPTED_BEFORE_START);
+    const writes = options.command === "up" || options.command === "refresh";
     const message = withLockHint(failureMessage(events.diagnostics, error instanceof Error ? error.message : String(error)), fullName);
     return {
       stack: name,
       result: "failed",
       // What the engine counted before it stopped, when its summary came; else unknown, not none.
       changes: events.summary ?? null,
-      resources: resources(),
+      // What a failed up or refresh changed before it stopped (a preview's or a drift check's plan changed nothing).
+      resources: writes ? events.applied().map((r) => ({ ...r, name: redact(r.name) })) : [],
       error: redact(options.cancel.aborted ? `cancelled: ${message}` : message),
       ...warnings(),
     };

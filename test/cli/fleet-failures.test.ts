@@ -58,6 +58,21 @@ describe.skipIf(!cliAvailable)(`workspace-access-fleet: a workspace failing a ro
     expect(error.includes(f.emu.apiKey.slice(-12))).toBe(false);
   });
 
+  it("an up that fails midway lists under its error what it changed before it stopped, and nothing else", async () => {
+    // The first user's create refused for good: the other user (and its entitlements, if it is alice) is created.
+    f.emu.fault({ method: "POST", path: "/users", status: 400, times: 1 });
+    const run = await f.fleet(["up"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^acme +failed /m);
+    const created = ["alice@acme.example", "bob@acme.example"].filter((email) => f.emu.users.findByEmail(email) !== undefined);
+    expect(created).toHaveLength(1);
+    const row = run.stdout.slice(run.stdout.indexOf("acme "), run.stdout.indexOf("workspace-access-fleet up:"));
+    expect(row).toContain("    changed before it failed:\n");
+    for (const email of ["alice@acme.example", "bob@acme.example"]) {
+      expect(row.includes(`    + User ${email}\n`), `${email} listed as created`).toBe(created.includes(email));
+    }
+  });
+
   it("a stack left locked by a killed rollout names pulumi cancel with the stack; run as written, the rollout goes through", async () => {
     const locks = path.join(f.acme.backendDir, ".pulumi", "locks");
     const lockHeld = () => fs.existsSync(locks) && fs.readdirSync(locks, { recursive: true }).some((p) => String(p).endsWith(".json"));

@@ -133,6 +133,29 @@ describe("renderFleetReport", () => {
     );
   });
 
+  it("lists under a failed stack's error what it changed before it stopped, in every format but json", () => {
+    const failed: FleetReport = {
+      command: "up",
+      expectNoChanges: false,
+      interrupted: false,
+      stacks: [
+        {
+          stack: "acme",
+          result: "failed",
+          changes: { ...noChanges(), create: 2 },
+          resources: [{ op: "create", type: "User", name: "bob@acme.example" }],
+          error: "User alice@acme.example: POST /api/v1/users answered 400: Bad.",
+        },
+      ],
+    };
+    expect(renderFleetReport(failed, "text")).toContain(
+      "    error: User alice@acme.example: POST /api/v1/users answered 400: Bad.\n    changed before it failed:\n    + User bob@acme.example\n",
+    );
+    expect(renderFleetReport(failed, "markdown")).toContain(
+      "`error: User alice@acme.example: POST /api/v1/users answered 400: Bad.`<br>`changed before it failed:`<br>`+ User bob@acme.example` |",
+    );
+  });
+
   it("counts the drifted stacks of a drift check, a failed one as failed only", () => {
     const stacks: FleetReport["stacks"] = [
       {
