@@ -10,8 +10,16 @@
  */
 import { type FleetCommand, type FleetReport, INTERRUPTED_BEFORE_IT_STARTED, noChanges, type StackReport } from "./types";
 
-/** Where to look after a pulumi was stopped or left running: the stack may hold pending operations, or stay locked. */
-const CHECK = "run pulumi refresh on it to find operations left pending (and pulumi cancel if it stays locked)";
+/**
+ * Where to look after a pulumi was stopped or left running: the stack may hold pending operations, or stay locked. Each
+ * command names the stack: in the project's folder a bare `pulumi refresh` reaches the stack selected there (after a third
+ * Ctrl-C, the last one the run selected), not the one to check.
+ */
+const check = (stack: string) =>
+  `run pulumi refresh --run-program --stack ${stack} to find operations left pending (and pulumi cancel --yes --stack ${stack} if it stays locked)`;
+
+/** {@link check} for each stack: `for acme, run ...; for globex, run ...`. */
+const checkEach = (stacks: readonly string[]) => stacks.map((stack) => `for ${stack}, ${check(stack)}`).join("; ");
 
 /**
  * A run as its `onStacks`, `onStart` and `onDone` tell it: the stacks running now, and the report of the run so far, which
@@ -56,7 +64,7 @@ export class FleetProgress {
       if (!this.#started.includes(stack)) {
         return { stack, result: "skipped", changes: noChanges(), resources: [], skippedBecause: INTERRUPTED_BEFORE_IT_STARTED };
       }
-      const error = `its outcome is unknown: ${this.name} exited without waiting for its pulumi (a third Ctrl-C); ${CHECK}`;
+      const error = `its outcome is unknown: ${this.name} exited without waiting for its pulumi (a third Ctrl-C); ${check(stack)}`;
       return { stack, result: "failed", changes: null, resources: [], error };
     };
     return { command: this.command, expectNoChanges: this.expectNoChanges, interrupted: true, stacks: stacks.map(report) };
@@ -110,10 +118,12 @@ export function fleetSignals(options: FleetSignalOptions): FleetSignals {
       stop.abort();
       cancel.abort();
       const why = signal === "SIGTERM" ? "terminated (SIGTERM): no new stack starts; cancelling" : "cancelling";
+      const running = options.progress.running();
+      const stopped = running.length === 0 ? "" : ` instead: ${checkEach(running)}`;
       write(
         `\n${name}: ${why} the running stacks (${list()}): each pulumi gets SIGINT, and waits for its resource operations ` +
-          "in flight. A pulumi that got two (in a terminal, each Ctrl-C reaches it too) stops at once instead: for each " +
-          `such stack, ${CHECK}. Waiting for every pulumi to end; Ctrl-C again prints the report so far and exits without waiting.\n`,
+          `in flight. A pulumi that got two (in a terminal, each Ctrl-C reaches it too) stops at once${stopped}. ` +
+          "Waiting for every pulumi to end; Ctrl-C again prints the report so far and exits without waiting.\n",
       );
     } else if (signal === "SIGTERM") {
       write(`\n${name}: already cancelling; waiting for every pulumi to end (${list()})\n`);
@@ -123,7 +133,7 @@ export function fleetSignals(options: FleetSignalOptions): FleetSignals {
       write(
         running.length === 0
           ? `\n${name}: exiting without waiting; the report of the stacks so far follows\n`
-          : `\n${name}: exiting without waiting for ${running.join(", ")}: for each, ${CHECK}; the report of the stacks so far follows\n`,
+          : `\n${name}: exiting without waiting for ${running.join(", ")}: ${checkEach(running)}; the report of the stacks so far follows\n`,
       );
       options.print(options.progress.soFar(), () => options.exit(INTERRUPTED_EXIT));
     } else options.exit(INTERRUPTED_EXIT);

@@ -42,10 +42,16 @@ describe("fleetSignals", () => {
     expect(second).toContain("fleet: cancelling the running stacks (running: acme, globex)");
     // Not "in-flight operations finish": a pulumi that got two SIGINTs stops at once.
     expect(second).toContain("A pulumi that got two (in a terminal, each Ctrl-C reaches it too) stops at once instead");
-    expect(second).toContain("run pulumi refresh on it to find operations left pending (and pulumi cancel if it stays locked)");
+    // Each command names its stack: a bare pulumi refresh in the folder reaches the stack selected there, not these.
+    expect(second).toContain(
+      "for acme, run pulumi refresh --run-program --stack acme to find operations left pending (and pulumi cancel --yes --stack acme " +
+        "if it stays locked); for globex, run pulumi refresh --run-program --stack globex",
+    );
     expect(s.exits).toEqual([]);
     s.handle("SIGINT");
-    expect(s.out.at(-1)).toContain("fleet: exiting without waiting for acme, globex: for each, run pulumi refresh");
+    expect(s.out.at(-1)).toContain(
+      "fleet: exiting without waiting for acme, globex: for acme, run pulumi refresh --run-program --stack acme",
+    );
     expect(s.exits).toEqual([INTERRUPTED_EXIT]);
   });
 
@@ -55,8 +61,8 @@ describe("fleetSignals", () => {
     s.progress.ended(acme);
     for (const _ of [1, 2, 3]) s.handle("SIGINT");
     expect(s.out.at(-1)).toBe(
-      "\nfleet: exiting without waiting for globex: for each, run pulumi refresh on it to find operations left pending " +
-        "(and pulumi cancel if it stays locked); the report of the stacks so far follows\n",
+      "\nfleet: exiting without waiting for globex: for globex, run pulumi refresh --run-program --stack globex to find operations " +
+        "left pending (and pulumi cancel --yes --stack globex if it stays locked); the report of the stacks so far follows\n",
     );
     expect(s.printed).toEqual([
       {
@@ -72,8 +78,8 @@ describe("fleetSignals", () => {
             changes: null,
             resources: [],
             error:
-              "its outcome is unknown: fleet exited without waiting for its pulumi (a third Ctrl-C); run pulumi refresh on it " +
-              "to find operations left pending (and pulumi cancel if it stays locked)",
+              "its outcome is unknown: fleet exited without waiting for its pulumi (a third Ctrl-C); run pulumi refresh --run-program " +
+              "--stack globex to find operations left pending (and pulumi cancel --yes --stack globex if it stays locked)",
           },
           { stack: "initech", result: "skipped", changes: noChanges(), resources: [], skippedBecause: "interrupted before it started" },
         ],
