@@ -480,6 +480,8 @@ describe("getIntegration", () => {
     );
     const byId = await lookupError(getIntegration({ id: "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" }), "lookup_not_found");
     expect(byId.message).toContain('getIntegration: no integration with id "3c9e7a10-0000-4d4e-9f0a-1b2c3d4e5a99" in the workspace at');
+    // The fix: deleted since, or another workspace's id; the lookups that find it.
+    expect(byId.message).toContain("look the integration up by its application or label (getIntegrationOutput({ application }))");
   });
 
   it("names at most 20 labels there, and how many more, in a workspace of many integrations; likewise the candidates", async () => {

@@ -87,6 +87,11 @@ const lookedUp = ({ workspace: _, ...integration }: Integration): LookedUpIntegr
 
 const describe = (i: Integration) => `${i.id} (label ${i.label === null ? "none" : JSON.stringify(i.label)})`;
 
+/** What to do about an integration id no integration has: deleted since, or another workspace's. */
+const NO_INTEGRATION_FIX =
+  "It may have been deleted, or the id may be another workspace's: look the integration up by its application or label " +
+  "(getIntegrationOutput({ application })), or list them with getIntegrations()";
+
 /**
  * One integration, by `id`, `label` or `application` (exact). Fails when none matches, naming what was looked for and
  * the workspace, and when several match, listing each one's id and label: it never picks one.
@@ -103,7 +108,7 @@ export function getIntegration(args: GetIntegrationArgs, opts?: pulumi.InvokeOpt
     async ({ id, label, application }, session) => {
       if (id !== undefined) {
         const integration = await session.integration(id);
-        if (!integration) throw notFound(session, "getIntegration", `no integration with id "${id}"`);
+        if (!integration) throw notFound(session, "getIntegration", `no integration with id "${id}"`, NO_INTEGRATION_FIX);
         return lookedUp(integration);
       }
       const [field, value] = label !== undefined ? (["label", label] as const) : (["application", application!] as const);
@@ -180,7 +185,8 @@ export function getIntegrationEntitlements(
     args,
     async ({ integrationId }, session) => {
       const catalogue = await session.entitlements(integrationId);
-      if (!catalogue) throw notFound(session, "getIntegrationEntitlements", `no integration with id "${integrationId}"`);
+      if (!catalogue)
+        throw notFound(session, "getIntegrationEntitlements", `no integration with id "${integrationId}"`, NO_INTEGRATION_FIX);
       const entitlements = catalogue.map(({ id, label, group }) => ({ id, label, group }));
       return { entitlements, ids: entitlements.map((e) => e.id) };
     },
@@ -206,7 +212,7 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, opts?: pu
     args,
     async ({ integrationId }, session) => {
       const listed = await session.members(integrationId);
-      if (!listed) throw notFound(session, "getIntegrationMembers", `no integration with id "${integrationId}"`);
+      if (!listed) throw notFound(session, "getIntegrationMembers", `no integration with id "${integrationId}"`, NO_INTEGRATION_FIX);
       const members = whole(session, "getIntegrationMembers", `members of integration ${integrationId}`, listed)
         .map((m) => ({
           userId: m.id,

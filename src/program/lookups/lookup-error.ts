@@ -24,8 +24,12 @@ export class LookupError extends WorkspaceAccessError {
 }
 
 /** A lookup that matched nothing: `getUser: no user with id "x" in the workspace at acme.example.com.` */
-export function notFound(session: { workspace: string }, lookup: string, what: string): LookupError {
-  return new LookupError(`${lookup}: ${what} in the workspace at ${session.workspace}.`, "lookup_not_found", lookup);
+export function notFound(session: { workspace: string }, lookup: string, what: string, fix?: string): LookupError {
+  return new LookupError(
+    `${lookup}: ${what} in the workspace at ${session.workspace}.${fix ? ` ${fix}.` : ""}`,
+    "lookup_not_found",
+    lookup,
+  );
 }
 
 /**
