@@ -1,5 +1,6 @@
 /** The records an export leaves out, as the build finds them: each with its reason, what was read of it, one line for people. */
 import type { Integration } from "../client";
+import { idOf } from "../client";
 import { emailKey } from "../client/models";
 import { type AccessLeftOut, LEFT_OUT_KINDS } from "./access-file";
 import { byKey } from "./names";
@@ -18,16 +19,18 @@ export interface LeftOut extends AccessLeftOut {
  * acme")`: a user by id and email, else the one known (one `access.yaml` records without an id, added by hand, by its email);
  * a record that stands for several with neither (its `count`) by their number: `2 users (no id)`.
  */
-export function leftOutName(record: AccessLeftOut, label: string | undefined): string {
+export function leftOutName(record: AccessLeftOut, label: string | undefined, sharedBy?: string): string {
   const { id, email, count } = record;
   const who = id !== undefined && email !== undefined ? `${id} <${email}>` : (id ?? email ?? "(no id)");
   const shown = label === undefined || label === record.id ? "" : ` ("${label}")`;
+  // A membership's integration by its label, and its id too when another integration has that label (`sharedBy`).
+  const inIntegration = ` in "${label}"${sharedBy === undefined ? "" : ` (${sharedBy})`}`;
   if (count !== undefined && count > 1) {
-    const where = record.kind === "membership" ? ` in "${label}"` : record.kind === "integration" ? shown : "";
+    const where = record.kind === "membership" ? inIntegration : record.kind === "integration" ? shown : "";
     return `${count} ${record.kind}s (no id)${where}`;
   }
   if (record.kind === "user") return `user ${who}`;
-  if (record.kind === "membership") return `membership of ${who} in "${label}"`;
+  if (record.kind === "membership") return `membership of ${who}${inIntegration}`;
   return `integration ${record.id ?? "(no id)"}${shown}`;
 }
 
@@ -37,9 +40,18 @@ const given = (value: string | null | undefined): string | undefined => (value =
 /** The list of records left out, as the build adds them. */
 export class LeftOutList {
   readonly #records: LeftOut[] = [];
+  /** The labels that more than one of the integrations read hold: a membership's text names its integration's id too. */
+  readonly #shared: Set<string>;
+
+  constructor(integrations: ReadonlyArray<Pick<Integration, "id" | "label">> = []) {
+    const holders = new Map<string, Set<string>>();
+    for (const { id, label } of integrations) if (label) holders.set(label, (holders.get(label) ?? new Set()).add(idOf(id)));
+    this.#shared = new Set([...holders].filter(([, ids]) => ids.size > 1).map(([label]) => label));
+  }
 
   #add(record: AccessLeftOut, label?: string): void {
-    this.#records.push({ ...record, label, text: `${leftOutName(record, label)}: ${record.reason}` });
+    const sharedBy = record.kind === "membership" && label !== undefined && this.#shared.has(label) ? record.integration : undefined;
+    this.#records.push({ ...record, label, text: `${leftOutName(record, label, sharedBy)}: ${record.reason}` });
   }
 
   /** A user; `user` given when read whole (its role and guest flag are recorded). */

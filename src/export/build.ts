@@ -27,7 +27,7 @@ export function buildAccessFile(
   snapshot: Snapshot,
   options: { workspace: string; scopeIds: string[] | undefined; membersOnly: boolean },
 ): { file: AccessFile; leftOut: LeftOut[]; unnamed: LeftOut[] } {
-  const leftOut = new LeftOutList();
+  const leftOut = new LeftOutList(snapshot.integrations.map((i) => i.integration));
   const problems = new Map<string, string>();
   // Members whose record, or one copy of it, broke the contract.
   const invalidMembers = new Set<string>();

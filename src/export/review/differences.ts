@@ -56,7 +56,7 @@ export interface AccessDifference {
    */
   user: string;
   userId?: string;
-  /** The integration's label (else name, else id). */
+  /** The integration's label (else name, else id), followed by ` (<id>)` when another integration has that label. */
   integration?: string;
   integrationId?: string;
   /** What each side holds, in words (`READ`, `workspace_owner`, `Ann Lee`); null: nothing. */
@@ -319,6 +319,10 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
   };
   const ids = (file: AccessFile) => new Map(file.users.flatMap((u) => (u.id === undefined ? [] : [[emailKey(u.email), u.id] as const])));
   const labels = new Map([...recorded.integrations, ...live.integrations].map((i) => [i.id, i.label ?? i.name]));
+  // A label two integrations hold (the service does not make labels unique): each is named with its id too.
+  const holders = new Map<string, Set<string>>();
+  for (const [id, label] of labels) holders.set(label, (holders.get(label) ?? new Set()).add(idOf(id)));
+  const shared = (id: string) => (holders.get(labels.get(id) ?? "")?.size ?? 0) > 1;
   // An unnamed record whose id access.yaml records (a user's, a record left out) is that one's, matched by the id.
   const recordedIds = new Set(
     [...recorded.users, ...recorded.leftOut.filter((l) => l.kind !== "integration")].flatMap((r) =>
@@ -375,8 +379,15 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
     idsNow: ids(live),
     /** Left-out keys a membership comparison has reported already. */
     reported: new Set<string>(),
-    /** An integration's label, else name, else id, from either side. */
-    label: (id: string | undefined) => (id === undefined ? "?" : (labels.get(id) ?? id)),
+    /** An integration's label, else name, else id, from either side; followed by ` (<id>)` when another integration has that label. */
+    label: (id: string | undefined) => (id === undefined ? "?" : shared(id) ? `${labels.get(id)} (${id})` : (labels.get(id) ?? id)),
+    /** An integration's label, else name, else id, from either side, alone. */
+    plainLabel: (id: string | undefined) => (id === undefined ? "?" : (labels.get(id) ?? id)),
+    /** An integration as a sentence names it: its label quoted (`"GitHub acme"`), then its id when another has that label. */
+    named: (id: string | undefined) =>
+      id === undefined ? '"?"' : shared(id) ? `"${labels.get(id)}" (${id})` : `"${labels.get(id) ?? id}"`,
+    /** The id to name after an integration's label (`leftOutName`), when another integration has that label. */
+    sharedLabel: (id: string | undefined) => (id !== undefined && shared(id) ? id : undefined),
   };
 }
 
@@ -389,7 +400,7 @@ export function compareAccess(recorded: AccessFile, live: AccessFile, options: C
   // In this order: the memberships' part records what it reported of the left-out part (`reported`).
   const differences = [...userDifferences(both), ...membershipDifferences(both), ...leftOutDifferences(both)];
   const order = (d: AccessDifference) => {
-    const where = d.integration === undefined ? "" : `\u0001${d.integration}`;
+    const where = d.integration === undefined ? "" : `\u0001${d.integration}\u0001${d.integrationId ?? ""}`;
     return [emailKey(d.user), where, DIFFERENCE_KINDS.indexOf(d.kind), d.side, d.text].join("\u0000");
   };
   return differences.sort(byKey(order));

@@ -65,8 +65,10 @@ const integrationOf = (record: AccessLeftOut) =>
 const nameOf = (record: AccessLeftOut, sides: Sides) => {
   // A user has no label; an integration without an id none to be found (a membership's, unknown, is `?`).
   const label =
-    record.kind === "user" || (record.kind === "integration" && record.id === undefined) ? undefined : sides.label(integrationOf(record));
-  return `${record.kind === "membership" ? "the " : ""}${leftOutName(record, label)}`;
+    record.kind === "user" || (record.kind === "integration" && record.id === undefined)
+      ? undefined
+      : sides.plainLabel(integrationOf(record));
+  return `${record.kind === "membership" ? "the " : ""}${leftOutName(record, label, sides.sharedLabel(integrationOf(record)))}`;
 };
 
 function about(

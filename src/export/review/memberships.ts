@@ -28,19 +28,19 @@ export function* membershipDifferences(sides: Sides): Iterable<AccessDifference>
   }
   for (const [key, now] of sides.membersNow) {
     const was = then.get(key);
-    if (was) yield* memberDifferences(was, now, sides.label(now.integration.id));
+    if (was) yield* memberDifferences(was, now, at(sides, now.integration.id));
     // Recorded as left out (the member, or the whole integration): the left-out part says what access.yaml records.
     else if (
       !leftOutOf(sides, "access.yaml", "membership", who(now, sides.idsNow), now.integration.id) &&
       !integrationLeftOut(sides.leftThen, now.integration.id)
     ) {
-      yield onlyOneSide("workspace", now, sides.label(now.integration.id));
+      yield onlyOneSide("workspace", now, at(sides, now.integration.id));
     }
   }
   for (const was of sides.membersThen.values()) {
     const key = sides.keyNow(was);
     if (key !== undefined && sides.membersNow.has(key)) continue;
-    const label = sides.label(was.integration.id);
+    const where = at(sides, was.integration.id);
     const left = leftOutOf(sides, "workspace", "membership", who(was, sides.idsThen), was.integration.id);
     if (left?.entitlements?.length === 0) {
       // Still a member, with no entitlement: the entitlements access.yaml grants and the workspace does not.
@@ -48,14 +48,14 @@ export function* membershipDifferences(sides: Sides): Iterable<AccessDifference>
       const { user, entitlements } = was.member;
       const held = entitlements.join(", ");
       yield difference(
-        { ...placed(was, label), kind: "entitlements", side: "access.yaml", accessYaml: held, workspace: "no entitlement", entitlements },
-        `access.yaml grants ${user} ${held} in "${label}"; the workspace does not (a member there with no entitlement)`,
+        { ...placed(was, where), kind: "entitlements", side: "access.yaml", accessYaml: held, workspace: "no entitlement", entitlements },
+        `access.yaml grants ${user} ${held} in ${where.named}; the workspace does not (a member there with no entitlement)`,
       );
     }
     // Still there, in a form access.yaml cannot declare (the member, or its integration): the left-out part says why.
     else if (!left && !integrationLeftOut(sides.leftNow, was.integration.id)) {
       const untold = sides.untold("membership", was.integration.id);
-      yield untold.length === 0 ? onlyOneSide("access.yaml", was, label) : untoldMember(was, label, untold);
+      yield untold.length === 0 ? onlyOneSide("access.yaml", was, where) : untoldMember(was, where, untold);
     }
   }
 }
@@ -63,33 +63,40 @@ export function* membershipDifferences(sides: Sides): Iterable<AccessDifference>
 /** A member's user, with the id the same side records for them. */
 const who = ({ member }: Placed, ids: ReadonlyMap<string, string>) => ({ email: member.user, id: ids.get(emailKey(member.user)) });
 
-const placed = ({ integration, member }: Placed, label: string) => ({
+/** An integration as a difference names it: `label` for its field, `named` for its sentence (`Sides.label`, `Sides.named`). */
+interface Where {
+  label: string;
+  named: string;
+}
+const at = (sides: Sides, id: string): Where => ({ label: sides.label(id), named: sides.named(id) });
+
+const placed = ({ integration, member }: Placed, where: Where) => ({
   user: member.user,
-  integration: label,
+  integration: where.label,
   integrationId: integration.id,
 });
 
-function onlyOneSide(side: "access.yaml" | "workspace", held: Placed, label: string): AccessDifference {
+function onlyOneSide(side: "access.yaml" | "workspace", held: Placed, where: Where): AccessDifference {
   const { user, role, entitlements } = held.member;
   return difference(
     {
-      ...placed(held, label),
+      ...placed(held, where),
       kind: "membership",
       side,
       [side === "workspace" ? "workspace" : "accessYaml"]: memberValue(held.member),
       entitlements,
     },
-    `${SIDE_NAME[side]} grants ${user} ${entitlements.join(", ")} in "${label}" as ${role}; ` +
+    `${SIDE_NAME[side]} grants ${user} ${entitlements.join(", ")} in ${where.named} as ${role}; ` +
       (side === "workspace" ? "access.yaml does not" : "the workspace does not (not a member there)"),
   );
 }
 
 /** A membership of `access.yaml` that a member record of the workspace, its email unread, may be: no absence is claimed. */
-function untoldMember(held: Placed, label: string, untold: Parameters<typeof untoldWhy>[0]): AccessDifference {
+function untoldMember(held: Placed, where: Where, untold: Parameters<typeof untoldWhy>[0]): AccessDifference {
   const { user, role, entitlements } = held.member;
   return difference(
     {
-      ...placed(held, label),
+      ...placed(held, where),
       kind: "membership",
       side: "access.yaml",
       accessYaml: memberValue(held.member),
@@ -97,17 +104,17 @@ function untoldMember(held: Placed, label: string, untold: Parameters<typeof unt
       entitlements,
       untold: true,
     },
-    `access.yaml grants ${user} ${entitlements.join(", ")} in "${label}" as ${role}; whether the workspace does could not be told (${untoldWhy(untold)})`,
+    `access.yaml grants ${user} ${entitlements.join(", ")} in ${where.named} as ${role}; whether the workspace does could not be told (${untoldWhy(untold)})`,
   );
 }
 
 /** A membership both sides have: the member's role, and the entitlements one side grants and the other does not. */
-function* memberDifferences(was: Placed, now: Placed, label: string): Iterable<AccessDifference> {
+function* memberDifferences(was: Placed, now: Placed, where: Where): Iterable<AccessDifference> {
   const user = now.member.user;
   if (was.member.role !== now.member.role) {
     yield difference(
-      { ...placed(now, label), kind: "member-role", side: "both", accessYaml: was.member.role, workspace: now.member.role },
-      `access.yaml makes ${user} ${was.member.role} in "${label}"; the workspace makes them ${now.member.role}`,
+      { ...placed(now, where), kind: "member-role", side: "both", accessYaml: was.member.role, workspace: now.member.role },
+      `access.yaml makes ${user} ${was.member.role} in ${where.named}; the workspace makes them ${now.member.role}`,
     );
   }
   const sides = [
@@ -119,13 +126,13 @@ function* memberDifferences(was: Placed, now: Placed, label: string): Iterable<A
     if (only.length === 0) continue;
     yield difference(
       {
-        ...placed(now, label),
+        ...placed(now, where),
         kind: "entitlements",
         side,
         [side === "workspace" ? "workspace" : "accessYaml"]: only.join(", "),
         entitlements: only,
       },
-      `${SIDE_NAME[side]} grants ${user} ${only.join(", ")} in "${label}"; ${side === "workspace" ? "access.yaml" : "the workspace"} does not`,
+      `${SIDE_NAME[side]} grants ${user} ${only.join(", ")} in ${where.named}; ${side === "workspace" ? "access.yaml" : "the workspace"} does not`,
     );
   }
 }
