@@ -21,6 +21,7 @@ const UPDATE = process.env["UPDATE_GOLDEN"] === "1";
 
 const GH = "5b1f0000-0000-4000-8000-000000000002";
 const SLACK = "5b1f0000-0000-4000-8000-000000000003";
+const ZOOM = "5b1f0000-0000-4000-8000-000000000004";
 
 const recorded: AccessFile = {
   version: 1,
@@ -88,6 +89,8 @@ const recorded: AccessFile = {
       label: "Slack | acme",
       members: [{ user: "bob@acme.example", role: "account_collaborator", entitlements: ["MEMBER"] }],
     },
+    // Deleted from the workspace since, with no member.
+    { name: "zoom-acme", id: ZOOM, label: "Zoom acme", members: [] },
   ],
   leftOut: [{ kind: "user", id: "u-old", email: "old@acme.example", role: "workspace_login_only", reason: "no first name" }],
 };

@@ -35,6 +35,7 @@ export const DIFFERENCE_KINDS = [
   "user-name",
   "user-role",
   "user-guest",
+  "integration",
   "membership",
   "member-role",
   "entitlements",
@@ -398,10 +399,57 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
 export function compareAccess(recorded: AccessFile, live: AccessFile, options: CompareOptions = {}): AccessDifference[] {
   const both = sides(recorded, live, options);
   // In this order: the memberships' part records what it reported of the left-out part (`reported`).
-  const differences = [...userDifferences(both), ...membershipDifferences(both), ...leftOutDifferences(both)];
+  const differences = [
+    ...userDifferences(both),
+    ...integrationDifferences(both),
+    ...membershipDifferences(both),
+    ...leftOutDifferences(both),
+  ];
   const order = (d: AccessDifference) => {
     const where = d.integration === undefined ? "" : `\u0001${d.integration}\u0001${d.integrationId ?? ""}`;
-    return [emailKey(d.user), where, DIFFERENCE_KINDS.indexOf(d.kind), d.side, d.text].join("\u0000");
+    // The kind's place, two digits: compared as text, as the rest of the key.
+    const kind = String(DIFFERENCE_KINDS.indexOf(d.kind)).padStart(2, "0");
+    return [emailKey(d.user), where, kind, d.side, d.text].join("\u0000");
   };
   return differences.sort(byKey(order));
+}
+
+/**
+ * An integration with no member that one side lists and the other does not (nor leaves out): `access.yaml`'s, gone from
+ * the workspace, is still declared (the sets shape, an `IntegrationMembers` of no member, whose next create fails while it
+ * is gone); the workspace's is one `--accept` adds. The integrations' listing is proven (read until two listings agree), so
+ * an absence is claimed. One with members is told by its members' lines.
+ */
+function* integrationDifferences(sides: Sides): Iterable<AccessDifference> {
+  const listed = new Set(sides.live.integrations.map((i) => idOf(i.id)));
+  const recorded = new Set(sides.recorded.integrations.map((i) => idOf(i.id)));
+  for (const integration of sides.live.integrations) {
+    if (integration.members.length > 0 || recorded.has(idOf(integration.id)) || integrationLeftOut(sides.leftThen, integration.id))
+      continue;
+    yield difference(
+      {
+        kind: "integration",
+        side: "workspace",
+        user: "",
+        integration: sides.label(integration.id),
+        integrationId: integration.id,
+        workspace: "no member",
+      },
+      `the workspace has the integration ${sides.named(integration.id)} (${integration.id}), with no member; access.yaml does not`,
+    );
+  }
+  for (const integration of sides.recorded.integrations) {
+    if (integration.members.length > 0 || listed.has(idOf(integration.id)) || integrationLeftOut(sides.leftNow, integration.id)) continue;
+    yield difference(
+      {
+        kind: "integration",
+        side: "access.yaml",
+        user: "",
+        integration: sides.label(integration.id),
+        integrationId: integration.id,
+        accessYaml: "no member",
+      },
+      `access.yaml declares the integration ${sides.named(integration.id)} (${integration.id}), with no member; the workspace has no such integration`,
+    );
+  }
 }
