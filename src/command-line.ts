@@ -1,5 +1,6 @@
 /** The frame of the package's commands: a Node.js too old, a usage mistake (exit 2), `--help`, a failure in one line without the key. */
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
+import { makeRedactor } from "./client/redact";
 import { nodeVersionProblem } from "./node-version";
 import { editDistance } from "./shared/edit-distance";
 
@@ -85,7 +86,8 @@ export function runCommand<A>(command: Command<A>): void {
     try {
       args = command.parse(process.argv.slice(2));
     } catch (error) {
-      process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
+      // A refused argument is quoted: it may be the key, typed after the command or a variable expanded in the wrong place.
+      process.stderr.write(`${name}: ${withoutKey(error instanceof Error ? error.message : String(error))}\n\n${usage}`);
       return 2;
     }
     if (args === "help") {
@@ -99,11 +101,14 @@ export function runCommand<A>(command: Command<A>): void {
       process.exitCode = code;
     },
     (error: unknown) => {
-      const key = process.env.WORKSPACE_ACCESS_API_KEY?.trim();
-      let message = error instanceof Error ? error.message : String(error);
-      if (key) message = message.split(key).join("[redacted]");
-      process.stderr.write(`${name}: ${message}\n`);
+      process.stderr.write(`${name}: ${withoutKey(error instanceof Error ? error.message : String(error))}\n`);
       process.exitCode = UsageError.isInstance(error) ? 2 : (command.failureStatus ?? 2);
     },
   );
+}
+
+/** `message` without `WORKSPACE_ACCESS_API_KEY`'s key, whole or any run of it, as the client removes it from its own texts. */
+function withoutKey(message: string): string {
+  const key = process.env.WORKSPACE_ACCESS_API_KEY?.trim();
+  return key ? makeRedactor(key)(message) : message;
 }
