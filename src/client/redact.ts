@@ -30,14 +30,39 @@ function removeRuns(text: string, secret: string, min: number): string {
   return out + text.slice(plainFrom);
 }
 
-/** The forms the whole key takes in a text: as is, inside a JSON string (non-ASCII escaped or not), URL-encoded; longest first. */
+/**
+ * The forms the whole key takes in a text: as is, inside a JSON string (non-ASCII escaped or not), URL-encoded, encoded
+ * ({@link encodedForms}); longest first.
+ */
 function keyForms(secret: string): string[] {
   const url = urlForm(secret);
   // Inside a JSON string, and that with every non-ASCII character escaped too, as some serializers write them.
   const json = JSON.stringify(secret).slice(1, -1);
   const ascii = json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   // Longest first, so a longer form is not left half-replaced by a shorter one.
-  return [...new Set([secret, json, ascii, url, lowerHex(url)])].sort((a, b) => b.length - a.length);
+  return [...new Set([secret, json, ascii, url, lowerHex(url), ...encodedForms(secret)])].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * The key's bytes (UTF-8, and the Latin-1 a header carries) as a gateway may echo them: base64 in either alphabet, as
+ * HTTP Basic credentials or a token it minted hold them, and hex in either case. Inside a longer base64 text the key
+ * starts at one of three alignments, each spelling it differently: each form is cut to the characters the key alone
+ * decides, so it is found whatever surrounds the key. Forms of the whole key only: a piece of one decodes to no text.
+ */
+function encodedForms(secret: string): string[] {
+  const encodings = [Buffer.from(secret, "utf8")];
+  if ([...secret].every((c) => c.codePointAt(0)! <= 0xff)) encodings.push(Buffer.from(secret, "latin1"));
+  return encodings.flatMap((bytes) => {
+    // The key encoded alone, padding included, goes whole; inside a longer text, the characters below.
+    const forms = [bytes.toString("hex"), bytes.toString("hex").toUpperCase(), bytes.toString("base64"), bytes.toString("base64url")];
+    for (let offset = 0; offset < 3; offset++) {
+      const base64 = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64");
+      // A base64 character spells 6 bits: those wholly within the key's bytes, which start after `offset` others.
+      const inner = base64.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
+      forms.push(inner, inner.replaceAll("+", "-").replaceAll("/", "_"));
+    }
+    return forms;
+  });
 }
 
 /** The key URL-encoded (upper-case hex, as `encodeURIComponent` writes it); the key itself where it cannot be. */
@@ -53,14 +78,14 @@ function urlForm(secret: string): string {
 const lowerHex = (url: string) => url.replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase());
 
 /**
- * Whether a response body may hold the whole key once parsed: it holds the key as is or URL-encoded, or any escape (a
+ * Whether a response body may hold the whole key once parsed: it holds the key as is, URL-encoded or encoded, or any escape (a
  * JSON string's escapes, `\/`, `\u0077` or `\u00F1` in any case, can spell the key out of sight of a plain search). A test
  * cheap enough for every answer's body: the bodies it passes are redacted value by value ({@link makeValueRedactor}).
  */
 export function makeEchoTest(secret: string): (text: string) => boolean {
   if (secret === "") return () => false;
   const url = urlForm(secret);
-  const forms = [...new Set([secret, url, lowerHex(url)])];
+  const forms = [...new Set([secret, url, lowerHex(url), ...encodedForms(secret)])];
   return (text) => text.includes("\\") || forms.some((form) => text.includes(form));
 }
 

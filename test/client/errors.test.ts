@@ -467,3 +467,62 @@ describe("records that echo the key in a serializer's own escapes", () => {
     }
   });
 });
+
+describe("the key echoed base64-encoded or as hex", () => {
+  /** Runs of 8 characters of `key` that decoding a base64 (either alphabet, at any of its 4 offsets) or hex token of `text` gives back. */
+  function decodedRuns(key: string, text: string): string[] {
+    const found = new Set<string>();
+    const look = (decoded: string) => {
+      for (const run of runsOf(key, decoded)) found.add(run);
+    };
+    for (const token of text.match(/[A-Za-z0-9+/_-]{8,}/g) ?? []) {
+      for (let at = 0; at < 4; at++) {
+        const standard = token.slice(at).replace(/[^A-Za-z0-9+/]/g, "");
+        const url = token.slice(at).replace(/[^A-Za-z0-9_-]/g, "");
+        look(Buffer.from(standard, "base64").toString("utf8"));
+        look(Buffer.from(standard, "base64").toString("latin1"));
+        look(Buffer.from(url, "base64url").toString("utf8"));
+      }
+    }
+    for (const token of text.match(/[0-9a-fA-F]{16,}/g) ?? []) {
+      for (let at = 0; at < 2; at++) look(Buffer.from(token.slice(at), "hex").toString("utf8"));
+    }
+    return [...found];
+  }
+  const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+  const b64url = (text: string) => Buffer.from(text, "utf8").toString("base64url");
+  // A gateway's copy of what it was sent: as HTTP Basic credentials, inside a token it minted (the key at each of the
+  // three alignments a base64 text can give it), or as hex.
+  const echoes: Record<string, (key: string) => string> = {
+    "whole, base64": (key) => `invalid key ${b64(key)}`,
+    "as Basic credentials": (key) => `Authorization: Basic ${b64(`${key}:`)}`,
+    "inside a token, at offset 0 mod 3": (key) => `token ${b64url(`{"k":"${key}"}`)}`,
+    "inside a token, at offset 1 mod 3": (key) => `token ${b64url(`{"ky":"${key}"}`)}`,
+    "inside a token, at offset 2 mod 3": (key) => `token ${b64url(`{"key":"${key}"}`)}`,
+    "as hex, in capitals": (key) => `key=${Buffer.from(key, "utf8").toString("hex").toUpperCase()}`,
+  };
+
+  it.each(Object.entries(KEYS))("is redacted from an error answer (%s key)", async (_kind, key) => {
+    const emu = await emulator({ apiKey: key });
+    const { client } = clientFor(emu, { maxRetries: 0 });
+    for (const [how, echo] of Object.entries(echoes)) {
+      const meta = { authorization: echo(key) };
+      const body = JSON.stringify({ errors: [{ code: "denied", title: "Denied", detail: echo(key), status: 401, meta }] });
+      emu.fault({ method: "GET", path: `/users/${USER}`, status: 401, body });
+      const error = await rejection(client.users.get(USER));
+      const texts = [error.message, String(error.stack), inspect(error, { depth: 8, showHidden: true })].join("\n");
+      expect(decodedRuns(key, body), how).not.toEqual([]);
+      expect(decodedRuns(key, texts), how).toEqual([]);
+      expect(error.message, how).toContain("[redacted]");
+    }
+  });
+
+  it.each(Object.entries(KEYS))("is redacted from a record that echoes it (%s key)", async (_kind, key) => {
+    const emu = await emulator({ apiKey: key });
+    const user = emu.users.add({ email: "cy@example.com", firstName: b64(key), lastName: `x${b64url(`{"key":"${key}"}`)}` });
+    const { client } = clientFor(emu);
+    const read = await client.users.get(user.id);
+    expect(decodedRuns(key, JSON.stringify(read))).toEqual([]);
+    expect(read.firstName).toBe("[redacted]");
+  });
+});

@@ -72,6 +72,24 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       expect(runs(s.captured())).toEqual([]);
     });
 
+    it("echoed base64-encoded (a gateway's Basic credentials, a header too), reaches nothing captured", async () => {
+      const s = await start({ program: userProgram({ alice }), config: { maxRetries: "0" } });
+      const basic = Buffer.from(`${s.key}:`).toString("base64");
+      const body = JSON.stringify({
+        errors: [
+          { code: "denied", title: "Denied", detail: `bad credentials Basic ${basic}`, status: 401, meta: { authorization: basic } },
+        ],
+      });
+      s.emu.fault({ method: "POST", path: "/users", status: 401, body, headers: { "x-request-id": basic } });
+      const error = await s.fails("up");
+      expect(error.message).toContain("bad credentials Basic [redacted]");
+      // The key alone decides all but the last characters of its Basic credentials (`:` pads them).
+      const decided = Buffer.from(s.key)
+        .toString("base64")
+        .slice(0, Math.floor((s.key.length * 8) / 6));
+      expect(s.captured()).not.toContain(decided);
+    });
+
     it("apiKey in plaintext stack config warns, suggesting --secret", async () => {
       const s = await start({ program: userProgram({ alice }), secretKey: false });
       const preview = await s.preview();
