@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, type JobDeadline, systemClock, WorkspaceAccessClient } from "../client";
+import { makeRedactor } from "../client/redact";
 import { EntitlementCatalogue } from "./entitlement-catalogue";
 import { InviteBatcher } from "./membership/invite-batcher";
 import { MembershipViews } from "./membership/membership-view";
@@ -58,6 +59,12 @@ export class ProviderContext {
   readonly clock: Clock;
   readonly warn: (message: string) => void;
   readonly info: (message: string) => void;
+  /**
+   * `text` without the key in force, whole, in its forms or in any run of 8 of its characters (`client/redact.ts`): for what
+   * the engine is told. The package's messages quote the service's texts (a job's id, a record's), which a gateway may make
+   * of the key; warnings and information pass here, and every handler's error (`provider-runtime.ts`).
+   */
+  readonly redact: (text: string) => string;
   readonly #raw: RawSettings;
   /** Where the key in force came from, for the hint a refused key gets: the stack config or the environment. */
   readonly keySource: KeySource | undefined;
@@ -95,9 +102,13 @@ export class ProviderContext {
   constructor(config: StackConfig | undefined, options: ContextOptions = {}) {
     const env = options.env ?? process.env;
     this.clock = options.clock ?? systemClock;
-    this.warn = options.warn ?? ((message) => void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).warn(message));
-    this.info = options.info ?? ((message) => void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).info(message));
     this.#raw = readRawSettings((key) => config?.get(key), env);
+    const key = this.#raw.apiKey?.trim();
+    this.redact = key ? makeRedactor(key) : (text) => text;
+    const warn = options.warn ?? ((message) => void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).warn(message));
+    const info = options.info ?? ((message) => void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).info(message));
+    this.warn = (message) => warn(this.redact(message));
+    this.info = (message) => info(this.redact(message));
     this.keySource = keySourceOf(this.#raw);
     // Unconfigured (a unit test calling a handler directly) there is no stack config to check.
     const problems = config ? allProblems({ configuredKeys: stackConfigKeys(config), project: projectOf(config, env) }, this.#raw) : [];

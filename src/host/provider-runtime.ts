@@ -4,6 +4,7 @@
  * no context, so this module keeps it: the provider's only module-level variable, set by `configure` (or by a test).
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { redactError } from "../client/redact";
 import { customTimeoutsFailures, type TimedOperation } from "../shared/custom-timeouts";
 import { deadlineOf, timeoutsOf, withoutTimeouts, withTimeouts, withTimeoutsRecorded } from "./operation-timeouts";
 import { ProviderContext } from "./provider-context";
@@ -59,15 +60,31 @@ const BUGS = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError];
  * Runs a `check`, `diff`, `read` or `delete`, whose failure the SDK's host prints to stderr with its stack trace before the
  * engine shows its message (`${error}: ${error.stack}`, a create's or update's it does not): a refresh or destroy the service
  * refuses would print ten lines of the package's files for each resource, under the stack, as no other provider does. The
- * package's own errors say all there is to say in their message, so their trace is dropped; a bug's is kept.
+ * package's own errors say all there is to say in their message, so their trace is dropped; a bug's is kept. Without the key
+ * ({@link keyless}).
  */
 async function untraced<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
     if (error instanceof Error && !BUGS.some((bug) => error instanceof bug)) error.stack = "";
-    throw error;
+    throw keyless(error);
   }
+}
+
+/**
+ * `error` without the key (`ProviderContext.redact`): its message, stack, fields and cause. Its `id` and `properties`, the
+ * resource and the state a partial write records, are kept as they are: the next `up` needs them as the service said them
+ * (a job's id, to wait for it).
+ */
+function keyless(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const recorded = error as Error & { id?: unknown; properties?: unknown };
+  const { id, properties } = recorded;
+  redactError(recorded, currentContext().redact);
+  if (id !== undefined) recorded.id = id;
+  if (properties !== undefined) recorded.properties = properties;
+  return recorded;
 }
 
 /**
@@ -87,7 +104,7 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
     try {
       return await ctx.bounded(deadlineOf(timeouts, name, ctx.clock.now()), () => operation(ctx));
     } catch (error) {
-      throw withTimeoutsRecorded(error, timeouts);
+      throw keyless(withTimeoutsRecorded(error, timeouts));
     }
   };
   return {

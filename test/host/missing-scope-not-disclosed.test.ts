@@ -20,11 +20,11 @@ const { youtube } = DEFAULT_IDS.integrations;
 const { alan, grace } = DEFAULT_IDS.users;
 const fast = { "workspace-access:jobTimeoutSeconds": "5" };
 /** Every scope but `read:users`: it writes memberships, reads integrations and jobs, and cannot read a user or a member. */
-const NO_READ_USERS = `wa_no_read_users_${"0".repeat(16)}`;
+const NO_READ_USERS = "wa_no_read_users_7f3k9q2m5x8v1b4n";
 issuedKeys.add(NO_READ_USERS);
 
 /** Every read scope and no write: it reads users, members, integrations and jobs, and cannot write any of them. */
-const READ_ONLY = `wa_read_only_${"0".repeat(16)}`;
+const READ_ONLY = "wa_read_only_h6t2w9c4r8y3p5j1";
 issuedKeys.add(READ_ONLY);
 
 /** The default world, with the keys above; 404 for a missing scope unless `missingScopeStatus` says otherwise. */
