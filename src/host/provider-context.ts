@@ -7,11 +7,11 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type * as pulumi from "@pulumi/pulumi";
 import { type Clock, type JobDeadline, systemClock, WorkspaceAccessClient } from "../client";
-import { makeRedactor } from "../client/redact";
 import { EntitlementCatalogue } from "./entitlement-catalogue";
 import { InviteBatcher } from "./membership/invite-batcher";
 import { MembershipViews } from "./membership/membership-view";
 import { ReadCache } from "./read-cache";
+import { keyRedactorOf } from "../shared/hide-secrets";
 import { hinted, type KeySource } from "../shared/hints";
 import type { z } from "zod";
 import { type CheckFailure, checkInputs, parseInputs, type Props } from "../shared/inputs";
@@ -60,7 +60,7 @@ export class ProviderContext {
   readonly warn: (message: string) => void;
   readonly info: (message: string) => void;
   /**
-   * `text` without the key in force, whole, in its forms or in any run of 8 of its characters (`client/redact.ts`): for what
+   * `text` without the key in force, whole, in its forms or in any run of 8 of its characters (`keyRedactorOf`): for what
    * the engine is told. The package's messages quote the service's texts (a job's id, a record's), which a gateway may make
    * of the key; warnings and information pass here, and every handler's error (`provider-runtime.ts`).
    */
@@ -103,8 +103,7 @@ export class ProviderContext {
     const env = options.env ?? process.env;
     this.clock = options.clock ?? systemClock;
     this.#raw = readRawSettings((key) => config?.get(key), env);
-    const key = this.#raw.apiKey?.trim();
-    this.redact = key ? makeRedactor(key) : (text) => text;
+    this.redact = keyRedactorOf(this.#raw);
     const warn = options.warn ?? ((message) => void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).warn(message));
     const info = options.info ?? ((message) => void (require("@pulumi/pulumi/log") as typeof import("@pulumi/pulumi/log")).info(message));
     this.warn = (message) => warn(this.redact(message));

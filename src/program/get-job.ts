@@ -3,10 +3,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type { Clock, Job as ClientJob } from "../client";
 import { systemClock } from "../client/clock";
 import { JobFailedError, JobTimeoutError } from "../client/errors";
-import { hinted } from "../shared/hints";
 import { checkArguments, type SpecOf } from "./lookups/arguments";
-import { outputOf, printedAsOneLine } from "./lookups/run";
-import { programClient, programKeySource } from "./program-settings";
+import { outputOf, programFailure } from "./lookups/run";
+import { programClient } from "./program-settings";
 
 /** Arguments of {@link getJob}. */
 export interface GetJobArgs {
@@ -34,11 +33,12 @@ const SPEC: SpecOf<GetJobArgs> = {
 
 /**
  * Reads a job; with `waitForCompletion`, waits until it ends or the timeout, and says which (a preview reads it once:
- * `not_waited`). A key refused (401/403) says where the key comes from, as the lookups' errors do.
+ * `not_waited`). A key refused (401/403) says where the key comes from, and no failure holds a run of the key, as the lookups'
+ * errors (`programFailure`).
  */
 export function getJob(args: GetJobArgs): Promise<Job> {
   return readJob(args, systemClock).catch((error: unknown) => {
-    throw printedAsOneLine(hinted(error, false, programKeySource()));
+    throw programFailure(error);
   });
 }
 

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Clock, WorkspaceAccessClient } from "../client";
+import { keyRedactorOf } from "../shared/hide-secrets";
 import type { KeySource } from "../shared/hints";
 import {
   keySourceOf,
@@ -15,6 +16,9 @@ const programRaw = (): RawSettings => readRawSettings((key) => pulumi.runtime.ge
 
 /** Where the key the program's lookups and `getJob` send came from, for the hint a refused key gets. */
 export const programKeySource = (): KeySource | undefined => keySourceOf(programRaw());
+
+/** The key the program's lookups and `getJob` send, removed from a text (`keyRedactorOf`, the provider's too): for their failures. */
+export const programRedactor = (): ((text: string) => string) => keyRedactorOf(programRaw());
 
 /**
  * The settings the program's lookups and `getJob` use (stack config, environment fallback), checked before any

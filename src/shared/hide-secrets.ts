@@ -1,4 +1,9 @@
-/** How a message printed where Pulumi shows it (a lookup's failure, a provider's warning or error) leaves out values given as secrets. */
+/**
+ * How a message printed where Pulumi shows it (a lookup's failure, a provider's warning or error) leaves out values given as
+ * secrets, and the API key in force.
+ */
+import { makeRedactor } from "../client/redact";
+import type { RawSettings } from "./settings";
 
 /** What a message prints for a secret value, as Pulumi prints a secret. */
 export const SECRET = "[secret]";
@@ -24,4 +29,14 @@ export const shown = (text: string): string => text;
  */
 export function hiderIf(secret: boolean, values: Iterable<unknown>): (text: string) => string {
   return secret ? hiderOf([...values].filter((v): v is string => typeof v === "string")) : shown;
+}
+
+/**
+ * `text` without the key in force (`raw`'s), whole, in its forms or in any run of 8 of its characters (`client/redact.ts`): the
+ * last step of what the package tells Pulumi, the provider's every message and the lookups' and `getJob`'s errors alike. Their
+ * messages quote the service's texts (a job's id, a record's label), which a gateway may make of the key.
+ */
+export function keyRedactorOf(raw: RawSettings): (text: string) => string {
+  const key = raw.apiKey?.trim();
+  return key ? makeRedactor(key) : shown;
 }

@@ -5,7 +5,7 @@ import { redactError } from "../../client/redact";
 import { hiderOf } from "../../shared/hide-secrets";
 import { emailKey } from "../../client/models";
 import { hinted } from "../../shared/hints";
-import { programKeySource } from "../program-settings";
+import { programKeySource, programRedactor } from "../program-settings";
 import { type ArgumentSpec, checkArguments } from "./arguments";
 import { lookupSession, type LookupSession } from "./session";
 
@@ -36,14 +36,20 @@ export async function runLookup<A, R>(
     const after = (opts as Record<symbol, unknown> | undefined)?.[AFTER_RESOURCES];
     return await lookup(checked, typeof after === "string" ? session.after(after) : session);
   } catch (error) {
-    throw printedAsOneLine(hinted(error, false, programKeySource()));
+    throw programFailure(error);
   }
 }
 
-/** Marks a package error as Pulumi marks its `RunError`: the language host prints its message alone, not a stack and the object. */
-export function printedAsOneLine(error: unknown): unknown {
-  if (WorkspaceAccessError.isInstance(error)) Object.defineProperty(error, "__pulumiRunError", { value: true, configurable: true });
-  return error;
+/**
+ * A lookup's or `getJob`'s failure as the program gets it: a 401/403 says where the key came from; then, the last step, every text
+ * of it (message, stack, fields, cause) loses the key in force, whole or any run of 8 of its characters, as the provider's messages
+ * do (`programRedactor`): they quote the service's texts (a record's label or id), which a gateway may make of the key. A package
+ * error is marked as Pulumi marks its `RunError`: the language host prints its message alone, not a stack and the object.
+ */
+export function programFailure(error: unknown): unknown {
+  const failure = redactError(hinted(error, false, programKeySource()), programRedactor());
+  if (WorkspaceAccessError.isInstance(failure)) Object.defineProperty(failure, "__pulumiRunError", { value: true, configurable: true });
+  return failure;
 }
 
 /** An output form's parameters, `args` and `opts`: `args` may be left out where the lookup's may (no labels: TypeScript 3.8). */
