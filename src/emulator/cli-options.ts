@@ -105,11 +105,25 @@ export interface CommandLine {
 /**
  * One line of `--log-requests`: `GET /api/v1/users?filter=ann 200 3 ms` (`reset` for a socket
  * reset instead of an answer). The key travels in a header, never printed; one pasted into a URL is
- * replaced too.
+ * replaced too, as is or URL-encoded ({@link urlSpellings}).
  */
 export function requestLogLine(answer: AnsweredRequest, apiKey: string): string {
   const line = `${answer.method} ${answer.rawPath} ${answer.status === 0 ? "reset" : answer.status} ${Math.round(answer.ms)} ms`;
-  return apiKey === "" ? line : line.split(apiKey).join("[key]");
+  return apiKey === "" ? line : line.replace(urlSpellings(apiKey), "[key]");
+}
+
+/**
+ * Every way a URL may spell `key`: each character as is or percent-encoded (its UTF-8 bytes, hex in either case), a space
+ * also `+` (a form's encoding), so a key encoded whole, in part (`encodeURI` leaves `/` and `+`) or by a form is matched.
+ * The emulator imports nothing of the client: its redactor's other forms (base64, hex, runs of the key) are the client's.
+ */
+function urlSpellings(key: string): RegExp {
+  const hex = (byte: number) => [...byte.toString(16).padStart(2, "0")].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d));
+  const spellings = [...key].map((c) => {
+    const escaped = [...new TextEncoder().encode(c)].map((byte) => `%${hex(byte).join("")}`).join("");
+    return `(?:${c.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|${escaped}${c === " " ? "|\\+" : ""})`;
+  });
+  return new RegExp(spellings.join(""), "g");
 }
 
 /** The command's default `--job-settle`, in seconds: long enough for any client that polls, short enough for a `curl`. */

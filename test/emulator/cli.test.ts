@@ -185,6 +185,38 @@ describe("workspace-access-emulator's command line", () => {
     }
   });
 
+  it("never logs the key URL-encoded either: in a query or a path, either hex case, a space as +", async () => {
+    // A key with characters a URL escapes: its encoded form is not the key as is.
+    const apiKey = "wa_emu/Kx9+Vb4=Nm6&Pc3 Rw8ñJd5";
+    const answers: AnsweredRequest[] = [];
+    const emulator = await startEmulator({ apiKey, onAnswered: (answer) => answers.push(answer) });
+    try {
+      const encoded = encodeURIComponent(apiKey);
+      const lowerHex = encoded.replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase());
+      const form = new URLSearchParams({ key: apiKey }).toString();
+      const headers = { "X-API-Key": "wa_emu_wrong" };
+      for (const path of [
+        `users?key=${encoded}`,
+        `users?key=${lowerHex}`,
+        `users?${form}`,
+        `users/${encoded}`,
+        `users?a=${encodeURI(apiKey)}`,
+      ]) {
+        await fetch(`${emulator.url}${path}`, { headers });
+      }
+      const lines = answers.map((answer) => requestLogLine(answer, apiKey).replace(/ \d+ ms$/, " N ms"));
+      expect(lines).toEqual([
+        "GET /api/v1/users?key=[key] 401 N ms",
+        "GET /api/v1/users?key=[key] 401 N ms",
+        "GET /api/v1/users?key=[key] 401 N ms",
+        "GET /api/v1/users/[key] 401 N ms",
+        "GET /api/v1/users?a=[key] 401 N ms",
+      ]);
+    } finally {
+      await emulator.close();
+    }
+  });
+
   it("a reset socket logs as reset", () => {
     expect(requestLogLine({ method: "POST", rawPath: "/api/v1/users", status: 0, ms: 12.4 }, "k")).toBe("POST /api/v1/users reset 12 ms");
   });
