@@ -1,6 +1,6 @@
 /**
  * Defence in depth: every text sent or received passes here before it is cut, escaped or stored, and every value of an
- * answer once parsed (its escapes decoded): no echo of the key, escaped or in part, leaks.
+ * answer once parsed (its escapes decoded): no echo of the key, escaped, in part or in another case, leaks.
  */
 
 const REDACTED = "[redacted]";
@@ -8,21 +8,55 @@ const REDACTED = "[redacted]";
 /** The shortest key accepted, and the shortest piece of it removed on its own: a shorter key is a copy-paste accident (`x`, `true`). */
 export const MIN_API_KEY_LENGTH = 8;
 
-/** Removes every run of `min` or more consecutive characters of `secret` from `text`, longest first. */
+/**
+ * `text` lower-cased character by character, each keeping its length, so that an index into the result is one into `text`:
+ * the key is matched in any case (the client lower-cases ids where they enter, `ids.ts`; a gateway may fold what it echoes).
+ */
+function fold(text: string): string {
+  const lower = text.toLowerCase();
+  if (lower.length === text.length) return lower;
+  // A character whose lower case is longer (`İ`) stays as it is.
+  return Array.from(text, (c) => {
+    const l = c.toLowerCase();
+    return l.length === c.length ? l : c;
+  }).join("");
+}
+
+/** `text` with every occurrence of `secret` in any case ({@link fold}) as `[redacted]`. */
+function removeAnyCase(text: string, secret: string): string {
+  const folded = fold(text);
+  const target = fold(secret);
+  let at = folded.indexOf(target);
+  if (at < 0) return text;
+  let out = "";
+  let plainFrom = 0;
+  for (; at >= 0; at = folded.indexOf(target, plainFrom)) {
+    out += text.slice(plainFrom, at) + REDACTED;
+    plainFrom = at + target.length;
+  }
+  return out + text.slice(plainFrom);
+}
+
+/**
+ * Removes every run of `min` or more consecutive characters of `secret`, in any case ({@link fold}), from `text`, longest
+ * first. In any case, a run of 8 of a random key still matches a text by chance about once in 36^8 (UUIDs and ids stay).
+ */
 function removeRuns(text: string, secret: string, min: number): string {
   if (secret.length < min || text.length < min) return text;
+  const key = fold(secret);
+  const folded = fold(text);
   const grams = new Set<string>();
-  for (let i = 0; i + min <= secret.length; i++) grams.add(secret.slice(i, i + min));
+  for (let i = 0; i + min <= key.length; i++) grams.add(key.slice(i, i + min));
   let out = "";
   let i = 0;
   let plainFrom = 0;
   while (i + min <= text.length) {
-    if (!grams.has(text.slice(i, i + min))) {
+    if (!grams.has(folded.slice(i, i + min))) {
       i++;
       continue;
     }
     let end = i + min;
-    while (end < text.length && secret.includes(text.slice(i, end + 1))) end++;
+    while (end < text.length && key.includes(folded.slice(i, end + 1))) end++;
     out += text.slice(plainFrom, i) + REDACTED;
     i = end;
     plainFrom = end;
@@ -78,20 +112,22 @@ function urlForm(secret: string): string {
 const lowerHex = (url: string) => url.replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase());
 
 /**
- * Whether a response body may hold the whole key once parsed: it holds the key as is, URL-encoded or encoded, or any escape (a
+ * Whether a response body may hold the whole key once parsed: it holds the key in any case, URL-encoded or encoded, or any escape (a
  * JSON string's escapes, `\/`, `\u0077` or `\u00F1` in any case, can spell the key out of sight of a plain search). A test
  * cheap enough for every answer's body: the bodies it passes are redacted value by value ({@link makeValueRedactor}).
  */
 export function makeEchoTest(secret: string): (text: string) => boolean {
   if (secret === "") return () => false;
   const url = urlForm(secret);
-  const forms = [...new Set([secret, url, lowerHex(url), ...encodedForms(secret)])];
-  return (text) => text.includes("\\") || forms.some((form) => text.includes(form));
+  const forms = [...new Set([url, lowerHex(url), ...encodedForms(secret)])];
+  const key = fold(secret);
+  return (text) => text.includes("\\") || forms.some((form) => text.includes(form)) || fold(text).includes(key);
 }
 
 /**
- * A function removing the whole key, in any of its forms, from a value already parsed from JSON (every escape decoded):
- * a record that echoes the key holds `[redacted]` there, and nothing else of it or of any other record changes.
+ * A function removing the whole key, in any of its forms, from a value already parsed from JSON (every escape decoded), the
+ * key itself in any case too ({@link fold}; base64 keeps its case, a folded base64 text spells other bytes): a record that
+ * echoes the key holds `[redacted]` there, and nothing else of it or of any other record changes.
  */
 export function makeValueRedactor(secret: string): (value: string) => string {
   if (secret === "") return (value) => value;
@@ -99,11 +135,11 @@ export function makeValueRedactor(secret: string): (value: string) => string {
   return (value) => {
     let out = value;
     for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
-    return out;
+    return removeAnyCase(out, secret);
   };
 }
 
-/** A function removing `secret` from any text (see the module's comment): the whole key in its forms, then every run of it. */
+/** A function removing `secret` from any text (see the module's comment): the whole key in its forms, then every run of it, in any case. */
 export function makeRedactor(secret: string): (text: string) => string {
   // Settings refuse keys shorter than MIN_API_KEY_LENGTH, so every key that is sent is redacted.
   if (secret === "") return (text) => text;

@@ -32,7 +32,7 @@ export function hiderIf(secret: boolean, values: Iterable<unknown>): (text: stri
 }
 
 /**
- * `text` without the key in force (`raw`'s), whole, in its forms or in any run of 8 of its characters (`client/redact.ts`): the
+ * `text` without the key in force (`raw`'s), whole, in its forms or in any run of 8 of its characters, in any case (`client/redact.ts`): the
  * last step of what the package tells Pulumi, the provider's every message and the lookups' and `getJob`'s errors alike. Their
  * messages quote the service's texts (a job's id, a record's label), which a gateway may make of the key.
  */

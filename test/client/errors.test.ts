@@ -412,6 +412,17 @@ describe("records that echo the key", () => {
   });
 });
 
+describe("records that echo the key in another case", () => {
+  it.each(Object.entries(KEYS))("are redacted once parsed, in upper and lower case (%s key)", async (_kind, key) => {
+    const emu = await emulator({ apiKey: key });
+    const upper = emu.users.add({ email: "cy@example.com", firstName: "Cy", lastName: key.toUpperCase() });
+    const lower = emu.users.add({ email: "di@example.com", firstName: "Di", lastName: `x${key.toLowerCase()}` });
+    const { client } = clientFor(emu);
+    expect((await client.users.get(upper.id)).lastName).toBe("[redacted]");
+    expect((await client.users.get(lower.id)).lastName).toBe("x[redacted]");
+  });
+});
+
 describe("records that echo the key in a serializer's own escapes", () => {
   // Serializers spell strings their own way: PHP writes "/" as "\/", Jackson and .NET write "\u00F1" in capitals, Go
   // writes "&", "<" and ">" as "\u0026", "\u003c" and "\u003e", and any may escape a character it need not.

@@ -15,10 +15,11 @@ const KEY = "wa_live_Hq7Zt2Kx9Vb4Nm6Pc3Rw8Jd5";
 /** The gateway's job id: 20 characters of the key in it. */
 const JOB = `job_${KEY.slice(0, 20)}`;
 
-/** Runs of 8 characters of the key in `text`. */
+/** Runs of 8 characters of the key in `text`, in any case: ids are lower-cased where they enter (client/ids.ts). */
 function runsOf(text: string): string[] {
   const found = new Set<string>();
-  for (let i = 0; i + 8 <= KEY.length; i++) if (text.includes(KEY.slice(i, i + 8))) found.add(KEY.slice(i, i + 8));
+  const folded = text.toLowerCase();
+  for (let i = 0; i + 8 <= KEY.length; i++) if (folded.includes(KEY.slice(i, i + 8).toLowerCase())) found.add(KEY.slice(i, i + 8));
   return [...found];
 }
 
@@ -31,10 +32,10 @@ function textsOf(error: Error): string {
   return [error.message, error.stack, inspect(fields, { depth: 8 }), inspect(error.cause, { depth: 8, showHidden: true })].join("\n");
 }
 
-/** A `POST /users` answered 202 with the gateway's job, in `status`; its reads answer the same. */
-async function gateway(status: string) {
+/** A `POST /users` answered 202 with the gateway's job (`id`), in `status`; its reads answer the same. */
+async function gateway(status: string, id = JOB) {
   const emu = await emulator({ apiKey: KEY });
-  const job = JSON.stringify({ data: { id: JOB, type: "job", attributes: { status } } });
+  const job = JSON.stringify({ data: { id, type: "job", attributes: { status } } });
   emu.fault({ method: "POST", path: "/users", status: 202, body: job });
   emu.fault({ method: "GET", path: /^\/jobs\//, body: job, times: 100 });
   const warnings: string[] = [];
@@ -57,6 +58,15 @@ describe("a job id made of the key, in part, stays out of what the host says", (
     const { inputs } = await user.check!({}, { email: "cy@example.com", firstName: "Cy", lastName: "Young" });
     const error = await rejection(user.create(inputs!));
     expect(error.message).toContain("The service accepted the create of cy@example.com (job ");
+    expect(runsOf(textsOf(error))).toEqual([]);
+    expect(runsOf(warnings.join("\n"))).toEqual([]);
+  });
+
+  it("User: a create whose job outlived jobTimeoutSeconds, the job id in lower case (a gateway's, or as ids enter)", async () => {
+    const { warnings } = await gateway("running", JOB.toLowerCase());
+    const { inputs } = await user.check!({}, { email: "cy@example.com", firstName: "Cy", lastName: "Young" });
+    const error = await rejection(user.create(inputs!));
+    expect(error.message).toContain("The service accepted the create of cy@example.com (job job_[redacted])");
     expect(runsOf(textsOf(error))).toEqual([]);
     expect(runsOf(warnings.join("\n"))).toEqual([]);
   });

@@ -12,10 +12,11 @@ import { emulator, rejection } from "../support/fixtures";
 
 const KEY = "wa_live_Hq7Zt2Kx9Vb4Nm6Pc3Rw8Jd5";
 
-/** Runs of 8 characters of the key in `text`. */
+/** Runs of 8 characters of the key in `text`, in any case: ids are lower-cased where they enter (client/ids.ts). */
 function runsOf(text: string): string[] {
   const found = new Set<string>();
-  for (let i = 0; i + 8 <= KEY.length; i++) if (text.includes(KEY.slice(i, i + 8))) found.add(KEY.slice(i, i + 8));
+  const folded = text.toLowerCase();
+  for (let i = 0; i + 8 <= KEY.length; i++) if (folded.includes(KEY.slice(i, i + 8).toLowerCase())) found.add(KEY.slice(i, i + 8));
   return [...found];
 }
 
@@ -83,8 +84,10 @@ describe("a service text made of the key, in part, stays out of what the lookups
     await program(emu);
     const warnings = logged();
     const error = await rejection(getUser({ email: "cy@example.com" }));
-    // Ids are lower-cased where they enter (client/ids.ts): the key's first 8 characters, lower case already, are the run here.
-    expect(error.message).toMatch(/getUser: 2 users in the workspace at .* have the email "cy@example.com": usr_\[redacted\]/);
+    // Ids are lower-cased where they enter (client/ids.ts): each id is a run of the key in lower case, and goes whole.
+    expect(error.message).toMatch(
+      /getUser: 2 users in the workspace at .* have the email "cy@example.com": usr_\[redacted\] \(cy@example.com\), usr_\[redacted\] \(/,
+    );
     expect(runsOf(textsOf(error))).toEqual([]);
     expect(runsOf(warnings.join("\n"))).toEqual([]);
   });
