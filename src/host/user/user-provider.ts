@@ -208,9 +208,12 @@ export const provider = providerOf<Props, UserOutputs>({
 
   changed: (olds, news) => [...changedUserProperties(olds, news), ...(optInChanged(olds, news) ? ["deleteOnDestroy"] : [])],
 
-  async diff(ctx, id, olds, news) {
+  async diff(ctx, id, olds, news, replacing) {
     // An adopted user this resource keeps: the delete of a resource it replaced under another name leaves it (`takeovers.ts`).
-    if (olds.adopted === true && knownString(news.email) && ctx.declared.has(declaredUserKey(news.email))) ctx.takeovers.add(userKey(id));
+    // Not one its `replaceOnChanges` replaces for another email (`replacing`): the replacement declares another user, and the
+    // delete is of this one, as the opt-in says.
+    const kept = knownString(news.email) && (replacing.length === 0 || sameEmail(olds.email, news.email));
+    if (olds.adopted === true && kept && ctx.declared.has(declaredUserKey(news.email as string))) ctx.takeovers.add(userKey(id));
     // PUT updates every field: no replacement. A forced one deletes first (two users cannot share an email); `import` is not compared.
     const changes = changedUserProperties(olds, news).length > 0 || optInChanged(olds, news);
     return { changes, replaces: [], deleteBeforeReplace: true };
