@@ -71,3 +71,22 @@ describe("--check of an integration access.yaml lists with no member, gone from 
     }
   });
 });
+
+describe("--check of an integration with no member whose label another integration has", () => {
+  it("names its id once, after its label", async () => {
+    const emulator = await startEmulator({ seed: twoMembers() });
+    try {
+      const { dir } = await runExport(options(emulator));
+      // Another integration labelled as one access.yaml records (the service does not make labels unique).
+      emulator.integrations.add({ id: ZOOM, application: "Zoom", label: "YouTube acme", entitlements: [{ id: "USER" }], users: [] });
+      emulator.clearRequests();
+      const review = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
+      expect(gets(emulator).every((l) => l.startsWith("GET "))).toBe(true);
+      expect(review.changes.filter((c) => c.kind === "integration").map((c) => c.text)).toEqual([
+        `the workspace has the integration "YouTube acme" (${ZOOM}), with no member; access.yaml does not`,
+      ]);
+    } finally {
+      await emulator.close();
+    }
+  });
+});

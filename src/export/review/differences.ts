@@ -423,6 +423,7 @@ export function compareAccess(recorded: AccessFile, live: AccessFile, options: C
 function* integrationDifferences(sides: Sides): Iterable<AccessDifference> {
   const listed = new Set(sides.live.integrations.map((i) => idOf(i.id)));
   const recorded = new Set(sides.recorded.integrations.map((i) => idOf(i.id)));
+  // Each sentence names the integration's id after its label, whether or not another has that label (`named` would twice).
   for (const integration of sides.live.integrations) {
     if (integration.members.length > 0 || recorded.has(idOf(integration.id)) || integrationLeftOut(sides.leftThen, integration.id))
       continue;
@@ -435,7 +436,7 @@ function* integrationDifferences(sides: Sides): Iterable<AccessDifference> {
         integrationId: integration.id,
         workspace: "no member",
       },
-      `the workspace has the integration ${sides.named(integration.id)} (${integration.id}), with no member; access.yaml does not`,
+      `the workspace has the integration "${sides.plainLabel(integration.id)}" (${integration.id}), with no member; access.yaml does not`,
     );
   }
   for (const integration of sides.recorded.integrations) {
@@ -449,7 +450,7 @@ function* integrationDifferences(sides: Sides): Iterable<AccessDifference> {
         integrationId: integration.id,
         accessYaml: "no member",
       },
-      `access.yaml declares the integration ${sides.named(integration.id)} (${integration.id}), with no member; the workspace has no such integration`,
+      `access.yaml declares the integration "${sides.plainLabel(integration.id)}" (${integration.id}), with no member; the workspace has no such integration`,
     );
   }
 }
