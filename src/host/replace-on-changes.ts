@@ -20,12 +20,11 @@ export function withoutReplacePaths<T>(props: T): T {
   return rest as T;
 }
 
-/** `props` (the inputs `check` returns) with the hidden input given back, when the program gave one. */
+/** `props` (the inputs `check` returns) with the hidden input given back, when the program gave one (not `undefined`: unencodable). */
 export function withReplacePaths<T>(props: T, from: unknown): T {
-  if (props === null || typeof props !== "object" || from === null || typeof from !== "object" || !(REPLACE_ON_CHANGES in from)) {
-    return props;
-  }
-  return { ...props, [REPLACE_ON_CHANGES]: (from as Record<string, unknown>)[REPLACE_ON_CHANGES] };
+  const paths = from !== null && typeof from === "object" ? (from as Record<string, unknown>)[REPLACE_ON_CHANGES] : undefined;
+  if (props === null || typeof props !== "object" || paths === undefined) return props;
+  return { ...props, [REPLACE_ON_CHANGES]: paths };
 }
 
 /** A path in one form: `["users"]["ann@example.com"].role` and `users["ann@example.com"].role` alike as `users[ann@example.com].role`. */

@@ -36,3 +36,15 @@ describe("replaceOnChanges of an adopted User's email", () => {
     expect(emu.users.list().map((u) => u.email)).not.toContain("alan@example.com");
   });
 });
+
+describe("check of a resource whose replaceOnChanges is given as undefined (a direct caller of the provider object)", () => {
+  it("hands back no undefined, which the host cannot encode, and sends nothing", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    await configureFor(emu, {}, { warn: () => {}, info: () => {} });
+    const result = await user.check!({}, { email: "cy@example.com", firstName: "Cy", lastName: "Young", [REPLACE]: undefined });
+    expect(result.failures).toEqual([]);
+    expect(() => wire(result)).not.toThrow();
+    expect(REPLACE in result.inputs!).toBe(false);
+    expect(emu.requests).toEqual([]);
+  });
+});
