@@ -292,13 +292,16 @@ export class HttpTransport {
         switch (decision.action) {
           case "accept": {
             this.#apiAnswered = true;
-            this.serviceClock.observe(raw!.headers["date"], arrivedAt);
             if (method === "GET" && !spec.scopesInDoubt)
               for (const scope of spec.scopes) if (DISCLOSURES.has(scope.id)) this.#disclosed.add(scope.id);
             if (method !== "GET") this.#writesAnswered.add(kindOf(spec));
             // Every success status is success: a write answered 200 or 204 without a body has landed.
             const empty = method !== "GET" && raw!.text.trim() === "";
-            return { status: raw!.status, data: (empty ? undefined : this.#parse(schema, raw!, method, path)) as z.infer<S> };
+            const data = (empty ? undefined : this.#parse(schema, raw!, method, path)) as z.infer<S>;
+            // Its `Date` teaches the service's clock once the answer is the API's: a gateway's page answered 200 (not the
+            // API's body) keeps its own clock's, which would shift every wait and judgement after it.
+            this.serviceClock.observe(raw!.headers["date"], arrivedAt);
+            return { status: raw!.status, data };
           }
           case "wait":
             this.pacer.pause(decision.waitMs);

@@ -510,3 +510,25 @@ describe("a dated Retry-After is measured on the service's clock, not the client
     },
   );
 });
+
+describe("the service's clock is learnt from the API's answers only", () => {
+  it("a 200 that is not the API's (a gateway's page, its own Date) teaches no offset: a later dated Retry-After without Date is waited in full", async () => {
+    const emu = await emulator();
+    const { client, clock } = clientFor(emu);
+    await client.users.list().next();
+    // A gateway's page, answered 200 with its own clock's Date, ten minutes ahead of the service's.
+    const gateway = new Date(clockOf(emu).now() + 600_000).toUTCString();
+    emu.fault({ path: "/users", status: 200, body: "<html>Signing you in...</html>", headers: { Date: gateway } });
+    await rejection(client.users.list().next());
+    const date = new Date(clockOf(emu).now() + 10_000).toUTCString();
+    emu.fault({ path: "/users", status: 503, headers: { "Retry-After": date, Date: null } });
+    await client.users.list().next();
+    expect(clock.sleeps).toEqual([10_000]);
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      "GET /users 200",
+      "GET /users 200",
+      "GET /users 503",
+      "GET /users 200",
+    ]);
+  });
+});
