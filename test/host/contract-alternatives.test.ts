@@ -15,6 +15,7 @@ import { ConflictError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed, type EmulatorOptions, type EmulatorQuirks } from "../../src/emulator";
 import { provider as entitlement } from "../../src/host/entitlement/integration-entitlement-provider";
 import { provider as user } from "../../src/host/user/user-provider";
+import { provider as set } from "../../src/host/users/workspace-users-provider";
 import { clockOf, emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 
@@ -306,6 +307,18 @@ describe("User, POST /users not served (userCreate: false)", () => {
     expect(error.message).toContain(
       "create joan@example.com in the service (an invitation), then manage that user with adoptExisting: true.",
     );
+    expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.status}`)).toEqual(["POST 405"]);
+  });
+
+  it("a WorkspaceUsers' create of a user nobody has names the fix a set takes: the next up adopts them (a set has no adoptExisting)", async () => {
+    const emu = await emulator({ seed: defaultSeed(), userCreate: false });
+    await configureFor(emu, fast, { info: () => undefined, warn: () => undefined });
+    const joan = { email: "joan@example.com", firstName: "Joan", lastName: "Clarke" };
+    const { inputs } = await set.check!({}, { users: { [joan.email]: joan } });
+    const error = await rejection(set.create(inputs!));
+    expect(error.message).toContain("405");
+    expect(error.message).toContain("create joan@example.com in the service (an invitation); the next pulumi up adopts them.");
+    expect(error.message).not.toContain("adoptExisting");
     expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.status}`)).toEqual(["POST 405"]);
   });
 });

@@ -63,12 +63,14 @@ export function emailTaken(email: string, existingId: string | undefined, adopts
 
 /**
  * A create's `POST /users` refused as a method the service does not serve (405): that endpoint is assumed (no public document
- * shows it), and adoption does not need it.
+ * shows it), and adoption does not need it. `adopts`: the resource adopts a user it finds already (a `WorkspaceUsers`, which
+ * has no `adoptExisting`, or a `User` with it), so the next up does.
  */
-export function noUserCreate(email: string): string {
+export function noUserCreate(email: string, adopts: boolean): string {
+  const then = adopts ? "; the next pulumi up adopts them." : ", then manage that user with adoptExisting: true.";
   return (
     ` This service does not create users through its API (POST /users is not in its public document): create ${email} in ` +
-    "the service (an invitation), then manage that user with adoptExisting: true."
+    `the service (an invitation)${then}`
   );
 }
 

@@ -420,7 +420,7 @@ export async function createUser(
     return { user, taken: false };
   } catch (error) {
     if (job.pending !== null) throw afterJobWait(error, job.pending);
-    if (WorkspaceAccessError.isInstance(error) && error.status === 405) error.message += noUserCreate(inputs.email);
+    if (WorkspaceAccessError.isInstance(error) && error.status === 405) error.message += noUserCreate(inputs.email, adoptTaken);
     if (!ConflictError.isInstance(error)) throw error;
     // A lookup that fails leaves the 409 the error: someone has the email, only who is not known.
     const existing = await takenBy({ client, cache }, inputs.email).catch((lookup: unknown) => {
