@@ -24,8 +24,9 @@ export class ServiceClock {
 
   /**
    * Told each successful answer's `Date` header and the client's clock when the answer arrived, once the answer parsed as the
-   * API's (`transport.ts`: a gateway's page answered 200 carries its own clock's). An absent or unreadable one changes nothing. The service's clock read `Date` (cut to the second) when it answered, before the answer arrived: it is
-   * at least `Date - arrival` ahead, and at most one second and the request's latency more.
+   * API's (`transport.ts`: a gateway's page answered 200 carries its own clock's). An absent or unreadable one changes nothing.
+   * The service's clock read `Date` (cut to the second) when it answered, before the answer arrived: it is at least
+   * `Date - arrival` ahead, and at most one second and the request's latency more.
    */
   observe(date: string | string[] | undefined, arrivedAt: number): void {
     const ahead = this.#dateAhead(date, arrivedAt);
