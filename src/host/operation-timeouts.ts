@@ -7,24 +7,16 @@
 import type { JobDeadline } from "../client";
 import { CUSTOM_TIMEOUTS } from "../shared/input-constants";
 import { durationMs, type TimedOperation } from "../shared/custom-timeouts";
+import { hiddenOf, withHidden, withoutHidden } from "./hidden-inputs";
 
 /** The hidden input of a resource's inputs or state (`undefined`: none given). */
-export function timeoutsOf(props: unknown): unknown {
-  return props !== null && typeof props === "object" ? (props as Record<string, unknown>)[CUSTOM_TIMEOUTS] : undefined;
-}
+export const timeoutsOf = (props: unknown): unknown => hiddenOf(props, CUSTOM_TIMEOUTS);
 
 /** `props` without the hidden input: what the handlers get. A copy only where it is there. */
-export function withoutTimeouts<T>(props: T): T {
-  if (props === null || typeof props !== "object" || !(CUSTOM_TIMEOUTS in props)) return props;
-  const { [CUSTOM_TIMEOUTS]: _, ...rest } = props as Record<string, unknown>;
-  return rest as T;
-}
+export const withoutTimeouts = <T>(props: T): T => withoutHidden(props, CUSTOM_TIMEOUTS);
 
 /** `props` (a handler's outputs, or inputs `check` returns) with the hidden input `timeouts`, when one was given. */
-export function withTimeouts<T>(props: T, timeouts: unknown): T {
-  if (timeouts === undefined || props === null || typeof props !== "object") return props;
-  return { ...props, [CUSTOM_TIMEOUTS]: timeouts };
-}
+export const withTimeouts = <T>(props: T, timeouts: unknown): T => withHidden(props, CUSTOM_TIMEOUTS, timeouts);
 
 /** A handler's error that records a state (a partial create or update: its `properties`), which keeps the hidden input too. */
 export function withTimeoutsRecorded(error: unknown, timeouts: unknown): unknown {

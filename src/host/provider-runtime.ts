@@ -6,9 +6,11 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { redactError } from "../client/redact";
 import { customTimeoutsFailures, type TimedOperation } from "../shared/custom-timeouts";
+import { CUSTOM_TIMEOUTS, REPLACE_ON_CHANGES } from "../shared/input-constants";
 import { deadlineOf, timeoutsOf, withoutTimeouts, withTimeouts, withTimeoutsRecorded } from "./operation-timeouts";
 import { ProviderContext } from "./provider-context";
-import { replacePathsOf, replacesFor, withoutReplacePaths, withReplacePaths } from "./replace-on-changes";
+import { withoutHidden } from "./hidden-inputs";
+import { replacePathsOf, replacesFor, withReplacePaths } from "./replace-on-changes";
 
 export { type Connection, type ContextOptions, ProviderContext } from "./provider-context";
 
@@ -96,7 +98,7 @@ function keyless(error: unknown): unknown {
 export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
   const { check, diff, read, update, changed } = handlers;
   /** What a handler gets of the program's inputs: neither hidden input the host handles itself. */
-  const bare = <T>(props: T): T => withoutReplacePaths(withoutTimeouts(props));
+  const bare = <T>(props: T): T => withoutHidden(props, CUSTOM_TIMEOUTS, REPLACE_ON_CHANGES);
   const remove = handlers.delete;
   /** Runs `operation` of a resource bounded by its hidden input `timeouts`; a partial state it records keeps `timeouts`. */
   const timed = async <T>(timeouts: unknown, name: TimedOperation, operation: (ctx: ProviderContext) => Promise<T>): Promise<T> => {

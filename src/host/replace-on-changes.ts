@@ -6,26 +6,17 @@
  * path names that the handler's `changed` lists. Not kept in the outputs: a diff reads it from the program's inputs.
  */
 import { REPLACE_ON_CHANGES } from "../shared/input-constants";
+import { hiddenOf, withHidden } from "./hidden-inputs";
 
 /** The hidden input's paths (none when the option was not given). */
 export function replacePathsOf(props: unknown): string[] {
-  const paths = props !== null && typeof props === "object" ? (props as Record<string, unknown>)[REPLACE_ON_CHANGES] : undefined;
+  const paths = hiddenOf(props, REPLACE_ON_CHANGES);
   return Array.isArray(paths) ? paths.filter((p): p is string => typeof p === "string") : [];
 }
 
-/** `props` without the hidden input: what the handlers get. A copy only where it is there. */
-export function withoutReplacePaths<T>(props: T): T {
-  if (props === null || typeof props !== "object" || !(REPLACE_ON_CHANGES in props)) return props;
-  const { [REPLACE_ON_CHANGES]: _, ...rest } = props as Record<string, unknown>;
-  return rest as T;
-}
-
 /** `props` (the inputs `check` returns) with the hidden input given back, when the program gave one (not `undefined`: unencodable). */
-export function withReplacePaths<T>(props: T, from: unknown): T {
-  const paths = from !== null && typeof from === "object" ? (from as Record<string, unknown>)[REPLACE_ON_CHANGES] : undefined;
-  if (props === null || typeof props !== "object" || paths === undefined) return props;
-  return { ...props, [REPLACE_ON_CHANGES]: paths };
-}
+export const withReplacePaths = <T>(props: T, from: unknown): T =>
+  withHidden(props, REPLACE_ON_CHANGES, hiddenOf(from, REPLACE_ON_CHANGES));
 
 /** A path in one form: `["users"]["ann@example.com"].role` and `users["ann@example.com"].role` alike as `users[ann@example.com].role`. */
 function canonical(path: string): string {

@@ -1,0 +1,23 @@
+/**
+ * The hidden inputs the classes register beside a resource's own (`__customTimeouts`, `__replaceOnChanges`): read from the
+ * inputs or state the engine hands the host, taken out of what the handlers get, and given back where the host keeps them.
+ */
+
+/** The hidden input `key` of a resource's inputs or state (`undefined`: none given). */
+export function hiddenOf(props: unknown, key: string): unknown {
+  return props !== null && typeof props === "object" ? (props as Record<string, unknown>)[key] : undefined;
+}
+
+/** `props` without the hidden inputs `keys`: what the handlers get. One copy, only where one of them is there. */
+export function withoutHidden<T>(props: T, ...keys: string[]): T {
+  if (props === null || typeof props !== "object" || !keys.some((key) => key in props)) return props;
+  const rest = { ...(props as Record<string, unknown>) };
+  for (const key of keys) delete rest[key];
+  return rest as T;
+}
+
+/** `props` with the hidden input `key` set to `value`, when one was given (never `undefined`: the host cannot encode it). */
+export function withHidden<T>(props: T, key: string, value: unknown): T {
+  if (value === undefined || props === null || typeof props !== "object") return props;
+  return { ...props, [key]: value };
+}
