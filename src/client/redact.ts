@@ -22,10 +22,9 @@ function fold(text: string): string {
   }).join("");
 }
 
-/** `text` with every occurrence of `secret` in any case ({@link fold}) as `[redacted]`. */
-function removeAnyCase(text: string, secret: string): string {
+/** `text` with every occurrence of the key in any case (`target`: the key {@link fold}ed) as `[redacted]`. */
+function removeAnyCase(text: string, target: string): string {
   const folded = fold(text);
-  const target = fold(secret);
   let at = folded.indexOf(target);
   if (at < 0) return text;
   let out = "";
@@ -38,15 +37,21 @@ function removeAnyCase(text: string, secret: string): string {
 }
 
 /**
- * Removes every run of `min` or more consecutive characters of `secret`, in any case ({@link fold}), from `text`, longest
+ * A function removing every run of `min` or more consecutive characters of `secret`, in any case ({@link fold}), from a text, longest
  * first. In any case, a run of 8 of a random key still matches a text by chance about once in 36^8 (UUIDs and ids stay).
  */
-function removeRuns(text: string, secret: string, min: number): string {
-  if (secret.length < min || text.length < min) return text;
+function runsRemover(secret: string, min: number): (text: string) => string {
+  if (secret.length < min) return (text) => text;
+  // The key folded and its runs of `min`, once per redactor: it runs on every text the package prints or stores.
   const key = fold(secret);
-  const folded = fold(text);
   const grams = new Set<string>();
   for (let i = 0; i + min <= key.length; i++) grams.add(key.slice(i, i + min));
+  return (text) => (text.length < min ? text : removeRuns(text, key, grams, min));
+}
+
+/** {@link runsRemover}'s work on one text: `key` is the key folded, `grams` its runs of `min`. */
+function removeRuns(text: string, key: string, grams: ReadonlySet<string>, min: number): string {
+  const folded = fold(text);
   let out = "";
   let i = 0;
   let plainFrom = 0;
@@ -132,10 +137,11 @@ export function makeEchoTest(secret: string): (text: string) => boolean {
 export function makeValueRedactor(secret: string): (value: string) => string {
   if (secret === "") return (value) => value;
   const forms = keyForms(secret);
+  const target = fold(secret);
   return (value) => {
     let out = value;
     for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
-    return removeAnyCase(out, secret);
+    return removeAnyCase(out, target);
   };
 }
 
@@ -144,7 +150,8 @@ export function makeRedactor(secret: string): (text: string) => string {
   // Settings refuse keys shorter than MIN_API_KEY_LENGTH, so every key that is sent is redacted.
   if (secret === "") return (text) => text;
   const whole = makeValueRedactor(secret);
-  return (text) => removeRuns(whole(String(text)), secret, MIN_API_KEY_LENGTH);
+  const runs = runsRemover(secret, MIN_API_KEY_LENGTH);
+  return (text) => runs(whole(String(text)));
 }
 
 /** A copy of a parsed JSON value with `redact` applied to every string, keys included: for what was parsed before it could be redacted as text. */
