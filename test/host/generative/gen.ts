@@ -6,6 +6,7 @@
  * The seed is fixed (`SEED`) so that every run checks the same cases; `WA_GEN_SEED=<n>` runs others, and a failure prints
  * the seed and the case's index to run it again alone (`WA_GEN_CASE=<i>`).
  */
+import { expect } from "vitest";
 import type { Props } from "../../../src/shared/inputs";
 import { UNKNOWN } from "../../../src/shared/unknown";
 
@@ -114,6 +115,17 @@ const PROVIDER = 'exports.handler = () => require("pulumi-workspace-access/provi
 export function engine(value: unknown): Props {
   const json = JSON.parse(JSON.stringify(value ?? null)) as Props | null;
   return json === null || Array.isArray(json) ? (json as Props) : { ...json, __provider: PROVIDER };
+}
+
+/** A provider's `check`, as the suite calls it. */
+type Checks = { check?(olds: Props, news: Props): Promise<{ inputs?: unknown; failures?: unknown[] }> };
+
+/** What the engine hands `create` or `diff` for `program`: `provider`'s `check` inputs, as JSON; the check passes, with no `undefined`. */
+export async function checkedBy(provider: Checks, program: Props): Promise<Props> {
+  const result = await provider.check!({}, engine(program));
+  expect(result.failures, shown({ program, failures: result.failures })).toEqual([]);
+  expect(undefinedPaths(result)).toEqual([]);
+  return engine(result.inputs);
 }
 
 /** The paths of every `undefined` in `value` (a check or read result must have none: the host cannot encode them). */

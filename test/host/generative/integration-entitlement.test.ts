@@ -11,7 +11,7 @@ import { provider } from "../../../src/host/entitlement/integration-entitlement-
 import type { Props } from "../../../src/shared/inputs";
 import { emulator } from "../../support/fixtures";
 import { configureFor, wire } from "../../support/provider";
-import { engine, forCases, leaveOut, type Rng, shown, undefinedPaths } from "./gen";
+import { engine, forCases, leaveOut, type Rng, shown, undefinedPaths, checkedBy } from "./gen";
 
 const CASES = 40;
 /** A catalogue with ids of every shape an entitlement id may take. */
@@ -19,12 +19,7 @@ const CATALOGUE = ["VIEWER", "EDITOR", "ADMIN", "billing", "ops.read", "team:lea
 const ROLE: Record<MemberRole, string> = { owner: "account_owner", collaborator: "account_collaborator" };
 
 /** What the engine hands `create` or `diff` for `program`: `check`'s inputs, as JSON. */
-async function checked(program: Props): Promise<Props> {
-  const result = await provider.check!({}, engine(program));
-  expect(result.failures, shown({ program, failures: result.failures })).toEqual([]);
-  expect(undefinedPaths(result)).toEqual([]);
-  return engine(result.inputs);
-}
+const checked = (program: Props) => checkedBy(provider, program);
 
 async function expectDiff(olds: Props, news: Props, expected: Props, what: Record<string, unknown>) {
   const id = `${String(olds.integrationId)}/${String(olds.userId)}`;

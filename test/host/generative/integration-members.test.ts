@@ -11,19 +11,15 @@ import { provider } from "../../../src/host/members/integration-members-provider
 import type { Props } from "../../../src/shared/inputs";
 import { emulator } from "../../support/fixtures";
 import { configureFor, wire } from "../../support/provider";
-import { engine, forCases, leaveOut, type Rng, shown, undefinedPaths } from "./gen";
+import { engine, forCases, leaveOut, type Rng, shown, undefinedPaths, checkedBy } from "./gen";
 
 const CASES = 30;
 const CATALOGUE = ["VIEWER", "EDITOR", "ADMIN", "billing", "ops.read", "team:lead"];
 const ROLE: Record<MemberRole, string> = { owner: "account_owner", collaborator: "account_collaborator" };
 const NO_CHANGE = { changes: false, replaces: [], deleteBeforeReplace: false };
 
-async function checked(program: Props): Promise<Props> {
-  const result = await provider.check!({}, engine(program));
-  expect(result.failures, shown({ program, failures: result.failures })).toEqual([]);
-  expect(undefinedPaths(result)).toEqual([]);
-  return engine(result.inputs);
-}
+/** What the engine hands `create` or `diff` for `program`: `check`'s inputs, as JSON. */
+const checked = (program: Props) => checkedBy(provider, program);
 
 async function expectDiff(olds: Props, news: Props, expected: Props, what: Record<string, unknown>) {
   const diff = wire(await provider.diff!(String(olds.integrationId), olds as unknown as IntegrationMembersOutputs, news));

@@ -10,7 +10,7 @@ import { changedUserProperties, provider, type UserOutputs } from "../../../src/
 import type { Props } from "../../../src/shared/inputs";
 import { emulator } from "../../support/fixtures";
 import { configureFor, wire } from "../../support/provider";
-import { engine, forCases, leaveOut, type Rng, shown, undefinedPaths } from "./gen";
+import { engine, forCases, leaveOut, type Rng, shown, undefinedPaths, checkedBy } from "./gen";
 
 const CASES = 60;
 /** Roles a case may give a record or declare: the owner is left out (its destroy is not what is checked here). */
@@ -18,12 +18,7 @@ const ROLES = KNOWN_USER_ROLES.filter((role) => role !== "workspace_owner");
 const GUEST_ROLES = new Set(["workspace_guest_user", "workspace_guest_admin"]);
 
 /** What the engine hands `create` or `diff` for `program`: `check`'s inputs, as JSON. */
-async function checked(program: Props): Promise<Props> {
-  const result = await provider.check!({}, engine(program));
-  expect(result.failures, shown({ program, failures: result.failures })).toEqual([]);
-  expect(undefinedPaths(result)).toEqual([]);
-  return engine(result.inputs);
-}
+const checked = (program: Props) => checkedBy(provider, program);
 
 /** A service record a case starts from. */
 function recordOf(rng: Rng) {

@@ -10,7 +10,7 @@ import { changedPaths, provider, type WorkspaceUsersOutputs } from "../../../src
 import type { Props } from "../../../src/shared/inputs";
 import { emulator } from "../../support/fixtures";
 import { configureFor, wire } from "../../support/provider";
-import { engine, forCases, type Rng, shown, undefinedPaths } from "./gen";
+import { engine, forCases, type Rng, shown, undefinedPaths, checkedBy } from "./gen";
 
 const CASES = 30;
 const ROLES = KNOWN_USER_ROLES.filter((role) => role !== "workspace_owner");
@@ -26,12 +26,8 @@ interface Person {
   isGuest: boolean;
 }
 
-async function checked(program: Props): Promise<Props> {
-  const result = await provider.check!({}, engine(program));
-  expect(result.failures, shown({ program, failures: result.failures })).toEqual([]);
-  expect(undefinedPaths(result)).toEqual([]);
-  return engine(result.inputs);
-}
+/** What the engine hands `create` or `diff` for `program`: `check`'s inputs, as JSON. */
+const checked = (program: Props) => checkedBy(provider, program);
 
 async function expectDiff(olds: Props, news: Props, expected: Props, what: Record<string, unknown>) {
   const diff = wire(await provider.diff!("workspace-users", olds as unknown as WorkspaceUsersOutputs, news));
