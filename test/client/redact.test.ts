@@ -5,17 +5,9 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { makeEchoTest, makeRedactor, makeValueRedactor } from "../../src/client/redact";
+import { RUNS_KEY, runsOf } from "../support/key-runs";
 
-/** A realistic key: a prefix and random-looking letters and digits. */
-const KEY = "wa_live_Hq7Zt2Kx9Vb4Nm6Pc3Rw8Jd5";
-
-/** Runs of 8 characters of the key in `text`, in any case. */
-function runsOf(text: string): string[] {
-  const found = new Set<string>();
-  const folded = text.toLowerCase();
-  for (let i = 0; i + 8 <= KEY.length; i++) if (folded.includes(KEY.slice(i, i + 8).toLowerCase())) found.add(KEY.slice(i, i + 8));
-  return [...found];
-}
+const KEY = RUNS_KEY;
 
 describe("the key in another case", () => {
   const redact = makeRedactor(KEY);

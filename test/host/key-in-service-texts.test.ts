@@ -10,18 +10,11 @@ import { provider as set } from "../../src/host/users/workspace-users-provider";
 import { emulator, rejection } from "../support/fixtures";
 import { configureFor } from "../support/provider";
 import { ann, setOf } from "./workspace-users-support";
+import { RUNS_KEY, runsOf } from "../support/key-runs";
 
-const KEY = "wa_live_Hq7Zt2Kx9Vb4Nm6Pc3Rw8Jd5";
+const KEY = RUNS_KEY;
 /** The gateway's job id: 20 characters of the key in it. */
 const JOB = `job_${KEY.slice(0, 20)}`;
-
-/** Runs of 8 characters of the key in `text`, in any case: ids are lower-cased where they enter (client/ids.ts). */
-function runsOf(text: string): string[] {
-  const found = new Set<string>();
-  const folded = text.toLowerCase();
-  for (let i = 0; i + 8 <= KEY.length; i++) if (folded.includes(KEY.slice(i, i + 8).toLowerCase())) found.add(KEY.slice(i, i + 8));
-  return [...found];
-}
 
 /**
  * What the engine and a log may show of an error: its message, stack, fields and cause; not `properties`, the state a partial

@@ -9,16 +9,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { getIntegration, getJob, getUser, LookupError } from "../../src";
 import type { Emulator } from "../../src/emulator";
 import { emulator, rejection } from "../support/fixtures";
+import { RUNS_KEY, runsOf } from "../support/key-runs";
 
-const KEY = "wa_live_Hq7Zt2Kx9Vb4Nm6Pc3Rw8Jd5";
-
-/** Runs of 8 characters of the key in `text`, in any case: ids are lower-cased where they enter (client/ids.ts). */
-function runsOf(text: string): string[] {
-  const found = new Set<string>();
-  const folded = text.toLowerCase();
-  for (let i = 0; i + 8 <= KEY.length; i++) if (folded.includes(KEY.slice(i, i + 8).toLowerCase())) found.add(KEY.slice(i, i + 8));
-  return [...found];
-}
+const KEY = RUNS_KEY;
 
 /** What a program's output may show of an error: its message, stack, fields and cause. */
 const textsOf = (error: Error) =>
