@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import type { GetJobArgs } from "../../src";
-import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
+import { type GetJobArgs, NotFoundError } from "../../src";
+import { ALL_SCOPES, DEFAULT_IDS, defaultSeed } from "../../src/emulator";
 import { getJob as getJobAsExported, readJob } from "../../src/program/get-job";
 import type { VirtualClock } from "../support/virtual-clock";
-import { clockOf, emulator } from "../support/fixtures";
+import { clockOf, emulator, issuedKeys, rejection } from "../support/fixtures";
 
 /** Job polls and timeouts on the emulator's virtual clock: no real waiting. */
 let clock: VirtualClock;
@@ -125,6 +125,45 @@ describe("getJob refused the key", () => {
     );
     await expect(failure).rejects.not.toThrow(revoked);
     expect(emu.requests.map((r) => [r.method, r.path, r.status, r.hasApiKey])).toEqual([["GET", `/jobs/${id}`, 401, true]]);
+  });
+});
+
+describe("getJob of an id answered 404", () => {
+  const noJobReads = `wa_no_job_reads_${"7".repeat(16)}`;
+  issuedKeys.add(noJobReads);
+  const unknown = "00000000-0000-4000-8000-00000000beef";
+  // After the service's own words, which differ (the emulator's: "No job with id …", "Not found: GET /jobs/…").
+  const said = (id: string, emu: { url: string }) =>
+    `The job ${id} is unknown to this key, for one of two reasons the service does not tell apart. Either the workspace at ` +
+    `${new URL(emu.url).host} has no such job: a wrong id (check it against the ` +
+    "write that answered with it, such as a resource's lastJobId), a job of another workspace (read it with that workspace's " +
+    "address and key), or one the service no longer keeps after it ended (no read brings it back). Or the key in " +
+    "workspace-access:apiKey lacks Read automated jobs (read:automations), and the service answers 404 (not disclosed), not 401 " +
+    "or 403, to a key lacking a scope: give the key that scope.";
+
+  // A key that reads jobs asking for an id the workspace does not have, and one the service hides jobs from (404 for a missing
+  // scope) asking for a job it has: the same answer, so the same words, naming both causes and the fix of each.
+  it.each([
+    ["no such job, a key that reads jobs", "unknown", false, false],
+    ["no such job, a key that reads jobs, waited for", "unknown", false, true],
+    ["a job there, a key without read:automations (404 for a missing scope)", "there", true, false],
+    ["a job there, a key without read:automations, waited for", "there", true, true],
+  ] as const)("%s: names the id, both causes and their fixes, never the key", async (_case, job, hidden, waitForCompletion) => {
+    const keys = { [noJobReads]: ALL_SCOPES.filter((s) => s !== "read:automations") };
+    const emu = await emulator({ seed: defaultSeed(), keys, missingScopeStatus: 404 });
+    const id = job === "unknown" ? unknown : await jobOf(emu);
+    const apiKey = hidden ? noJobReads : emu.apiKey;
+    pulumi.runtime.setAllConfig({ "workspace-access:baseUrl": emu.url, "workspace-access:apiKey": apiKey }, ["workspace-access:apiKey"]);
+    await pulumi.runtime.setMocks({ newResource: (a) => ({ id: "id", state: a.inputs }), call: (a) => a.inputs }, "p", "s", false);
+    emu.clearRequests();
+    // The entry's getJob, as a program gets its failure (a 404 is not retried, the wait ends at its first poll: no real waiting).
+    const error = (await rejection(getJobAsExported({ id, waitForCompletion }))) as NotFoundError;
+    expect(NotFoundError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ kind: "not_found", status: 404, __pulumiRunError: true });
+    expect(error.message).toBe(`GET /api/v1/jobs/${id} answered 404: ${error.detail?.replace(/\.$/, "")}. ${said(id, emu)}`);
+    expect(error.message).not.toContain(apiKey);
+    // The job's read, and the address's proof that a first 404 asks for: no request more.
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`GET /jobs/${id} 404`, "GET /users 200"]);
   });
 });
 
