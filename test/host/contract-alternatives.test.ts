@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { ConflictError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed, type EmulatorOptions, type EmulatorQuirks } from "../../src/emulator";
 import { provider as entitlement } from "../../src/host/entitlement/integration-entitlement-provider";
-import { provider as user } from "../../src/host/user/user-provider";
+import { changedUserProperties, provider as user } from "../../src/host/user/user-provider";
 import { provider as set } from "../../src/host/users/workspace-users-provider";
 import { clockOf, emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
@@ -380,5 +380,41 @@ describe("User, optional fields answered null or left out (nullFields, absentFie
       body: { data: { attributes: { firstName: "Alicia", role: "workspace_login_only", isGuest: false } } },
     });
     expect(emu.users.get(id)).toMatchObject({ firstName: "Alicia", isGuest: false });
+  });
+
+  // A record that keeps no names (empty, or none: pending and SCIM-provisioned users), adopted or imported by a program that
+  // declares them (it must: an empty or missing name fails `check`). One PUT writes them; then every read shows them, and
+  // neither a refresh nor the next up finds a change or writes again. A service that does not keep them is drift, shown as such.
+  it.each([
+    ["empty names answered null (nullFields), adopted", { nullFields: true }, "", "adoptExisting"],
+    ["no names answered null (nullFields), imported", { nullFields: true }, null, "import"],
+    ["empty names left out (absentFields), imported", { absentFields: true }, "", "import"],
+    ["no names left out (absentFields), adopted", { absentFields: true }, null, "adoptExisting"],
+  ] as const)("%s: the declared names are written once, and then no change", async (_name, quirks, names, how) => {
+    const emu = await emulator({ quirks });
+    await configureFor(emu, {}, { info: () => {} });
+    const sam = emu.users.add({ email: "sam@example.com", firstName: names, lastName: names, status: "pending" });
+    const declared = { email: "sam@example.com", firstName: "Sam", lastName: "Lee" };
+    const inputs = await checkUser(how === "import" ? { ...declared, __importId: sam.id } : { ...declared, adoptExisting: true });
+    const writes = () => emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+    const { id, outs } = wire(await user.create(inputs));
+    expect(writes()).toEqual([`PUT /users/${sam.id}`]);
+    expect(outs).toMatchObject({ firstName: "Sam", lastName: "Lee" });
+    let state = outs;
+    for (let run = 0; run < 2; run++) {
+      emu.clearRequests();
+      const read = wire(await user.read!(id, state));
+      expect(read.props).toMatchObject({ firstName: "Sam", lastName: "Lee" });
+      expect((await user.diff!(id, read.props!, { ...read.inputs })).changes).toBe(false);
+      expect((await user.diff!(id, read.props!, inputs)).changes).toBe(false);
+      expect(writes()).toEqual([]);
+      state = read.props!;
+    }
+    // The names emptied in the service: the read shows none, and the next up's diff names exactly them.
+    emu.users.update(sam.id, { firstName: "", lastName: "" });
+    const drifted = wire(await user.read!(id, state));
+    expect(drifted.props).toMatchObject({ firstName: null, lastName: null });
+    expect((await user.diff!(id, drifted.props!, { ...drifted.inputs })).changes).toBe(false);
+    expect(changedUserProperties(drifted.props!, inputs)).toEqual(["firstName", "lastName"]);
   });
 });
