@@ -31,9 +31,10 @@ Options:
                         (up runs the first stack alone first, the canary; a failure stops the rest)
   --expect-no-changes   exit 1 when a stack plans (preview), makes (up) or finds (refresh) a change,
                         or its counts are unknown (pulumi sent no summary: ? in the table)
-  --format F            text (default: progress on stderr, a table at the end), markdown (a table
-                        for a pull-request comment, kept within GitHub's 65,536 characters: 50 changed
-                        resources a stack, then how many more) or json (one document, for tools)
+  --format F            the report on stdout: text (default: a table), markdown (a table for a
+                        pull-request comment, kept within GitHub's 65,536 characters: 50 changed
+                        resources a stack, then how many more) or json (one document, for tools);
+                        in every format each stack's start and end go to stderr as it runs
   --cwd DIR             the project's folder (default: the current one)
   -h, --help            show this help
 
@@ -55,10 +56,12 @@ async function run(args: FleetArgs): Promise<number> {
   const { runFleet, renderFleetReport, exitStatus } = require("./index") as typeof import("./index");
   const { stackDoneLine } = require("./render") as typeof import("./render");
   const { expectsNoChanges } = require("./types") as typeof import("./types");
-  const progress = args.format === "text";
-  // The report is preceded by a blank line after the progress lines (text).
+  // Progress goes to stderr in every format: stdout holds the report alone (`> comment.md`), and a CI job running the
+  // markdown or json format still shows each stack as it starts and ends. In a terminal the text table is set apart from
+  // the progress lines by a blank line; the other formats' stdout is the document, nothing before it.
+  const blankLine = args.format === "text" ? "\n" : "";
   const print = (report: FleetReport, printed?: () => void) =>
-    process.stdout.write(`${progress ? "\n" : ""}${renderFleetReport(report, args.format)}`, printed);
+    process.stdout.write(`${blankLine}${renderFleetReport(report, args.format)}`, printed);
   const soFar = new FleetProgress(args.command, expectsNoChanges(args.command, args.expectNoChanges), FLEET_NAME);
   const signals = fleetSignals({
     name: FLEET_NAME,
@@ -77,11 +80,11 @@ async function run(args: FleetArgs): Promise<number> {
     onStacks: soFar.planned,
     onStart: (stack) => {
       soFar.started(stack);
-      if (progress) process.stderr.write(`${stack}: ${args.command} started\n`);
+      process.stderr.write(`${stack}: ${args.command} started\n`);
     },
     onDone: (report) => {
       soFar.ended(report);
-      if (progress) process.stderr.write(`${stackDoneLine(report)}\n`);
+      process.stderr.write(`${stackDoneLine(report)}\n`);
     },
   });
   print(report);

@@ -41,7 +41,7 @@ function jsonOf(report: FleetReport) {
 }
 
 /**
- * The progress line of a stack that ended (stderr, `--format text`): how it ended, its changes, and how many warnings it
+ * The progress line of a stack that ended (stderr, in every format): how it ended, its changes, and how many warnings it
  * gave (the report's table lists them), so that a warning is seen while the other stacks still run.
  */
 export function stackDoneLine(report: StackReport): string {

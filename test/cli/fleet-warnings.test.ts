@@ -2,7 +2,8 @@
  * `workspace-access-fleet` keeps the warnings a stack's run gave, through the real `pulumi` CLI, run from the packed
  * tarball's bin: acme's key is in its stack config in plain text, and it may not read entitlement catalogues. pulumi
  * itself shows the warnings and succeeds; the fleet's report gives each once, in every format, with the stack still
- * `succeeded` and the summary counting the stacks that warned. No output holds the key.
+ * `succeeded` and the summary counting the stacks that warned. Every format tells the stack's progress on stderr (a CI job
+ * running the markdown comment is not silent), stdout holding the report alone. No output holds the key.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FleetFixture, fleetFixture } from "./fleet-support.ts";
@@ -13,6 +14,8 @@ import { type CliStack, cliAvailable, skipNote } from "./support.ts";
 const KEY = "wa_emu_5f2c9e0b7d1a4c3e8b6a0f9d2e7c1b4a";
 const PLAINTEXT = "workspace-access:apiKey is stored in plaintext in the stack config";
 const CATALOGUE = /[Ee]ntitlements .*were not checked against .*catalogue/;
+/** What every format writes on stderr while the preview runs: the stack's start, and its end with its counts and warnings. */
+const PROGRESS = "acme: preview started\nacme: succeeded: 5 create; 3 warnings (listed in the report)\n";
 
 describe.skipIf(!cliAvailable)(
   `workspace-access-fleet reports each stack's warnings, through the real pulumi CLI${skipNote}`,
@@ -49,6 +52,7 @@ describe.skipIf(!cliAvailable)(
       expect(warnings.filter((w) => CATALOGUE.test(w))).toHaveLength(2);
       expect(new Set(warnings).size).toBe(warnings.length);
       expect(warnings.every((w) => !w.includes("[runtime]") && !w.startsWith("warning:"))).toBe(true);
+      expect(json.stderr).toBe(PROGRESS);
 
       const text = await fleet(["preview"]);
       expect(text.code).toBe(0);
@@ -59,6 +63,10 @@ describe.skipIf(!cliAvailable)(
       expect(markdown.stdout).toContain(`\`warning: ${PLAINTEXT}`);
       expect(markdown.stdout).toMatch(CATALOGUE);
       expect(markdown.stdout).toContain("1 with warnings");
+      // The comment alone on stdout (`> comment.md`), the progress on stderr as the text format's.
+      expect(markdown.stdout).toMatch(/^### workspace-access-fleet preview: /);
+      expect(markdown.stderr).toBe(PROGRESS);
+      expect(text.stderr).toBe(PROGRESS);
     });
 
     it("no output of any run holds the key, whole or in part", () => {
