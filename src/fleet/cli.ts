@@ -33,7 +33,8 @@ Options:
                         or its counts are unknown (pulumi sent no summary: ? in the table)
   --format F            the report on stdout: text (default: a table), markdown (a table for a
                         pull-request comment, kept within GitHub's 65,536 characters: 50 changed
-                        resources a stack, then how many more) or json (one document, for tools);
+                        resources a stack, then how many more) or json (one document, for tools,
+                        with every changed resource and its URN);
                         in every format each stack's start and end go to stderr as it runs
   --cwd DIR             the project's folder (default: the current one)
   -h, --help            show this help

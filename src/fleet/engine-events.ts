@@ -59,7 +59,7 @@ export class EventCollector {
     if (!step || step.type === "pulumi:pulumi:Stack" || step.type.startsWith("pulumi:providers:")) return;
     const changed = (op: string) => {
       const { name } = resourceOf(step.urn);
-      const resource = { op, type: step.type.split(/[:/]/).at(-1) ?? step.type, name: name || step.urn };
+      const resource = { op, type: step.type.split(/[:/]/).at(-1) ?? step.type, name: name || step.urn, urn: step.urn };
       this.#resources.set(step.urn, resource);
       if (event.resOutputsEvent) this.#applied.set(step.urn, resource);
     };
@@ -72,7 +72,7 @@ export class EventCollector {
     }
   };
 
-  /** By operation, type and name: the engine reaches them in no fixed order, and a comment should change only with them. */
+  /** By operation, type, name and URN: the engine reaches them in no fixed order, and a comment should change only with them. */
   resources(): ChangedResource[] {
     return sorted(this.#resources);
   }
@@ -83,10 +83,13 @@ export class EventCollector {
   }
 }
 
-/** By operation, type and name. */
+/** By operation, type and name, then URN (two of one type and name, under two parents). */
 function sorted(resources: ReadonlyMap<string, ChangedResource>): ChangedResource[] {
   const rank = (op: string) => OP_ORDER.indexOf(op);
-  return [...resources.values()].sort((a, b) => rank(a.op) - rank(b.op) || a.type.localeCompare(b.type) || a.name.localeCompare(b.name));
+  return [...resources.values()].sort(
+    (a, b) =>
+      rank(a.op) - rank(b.op) || a.type.localeCompare(b.type) || a.name.localeCompare(b.name) || (a.urn ?? "").localeCompare(b.urn ?? ""),
+  );
 }
 
 /** A diagnostic's text on one line: no colours, no trace, no `error:`/`warning:` or `[runtime]` prefix, no engine's closing line. */

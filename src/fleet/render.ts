@@ -22,7 +22,8 @@ export function renderFleetReport(report: FleetReport, format: Format): string {
 /**
  * The JSON document: the command, whether a change fails the run and whether the run was interrupted (the exit status
  * follows from these and the stacks), and per stack its result, its counts (`null`: unknown), (failed only) its error,
- * (skipped only) why, and any warnings: what the text report says, for a tool.
+ * (skipped only) why, any warnings, and any changed resources, each of them (no limit, as the text's): what the text report
+ * says, for a tool. A field a stack has none of is left out: a report with no change reads as before resources were listed.
  */
 function jsonOf(report: FleetReport) {
   return {
@@ -36,6 +37,7 @@ function jsonOf(report: FleetReport) {
       ...(s.result === "failed" && s.error !== undefined ? { error: s.error } : {}),
       ...(s.result === "skipped" && s.skippedBecause !== undefined ? { skippedBecause: s.skippedBecause } : {}),
       ...(s.warnings !== undefined && s.warnings.length > 0 ? { warnings: s.warnings } : {}),
+      ...(s.resources.length > 0 ? { resources: s.resources.map(({ op, type, name, urn }) => ({ op, type, name, urn })) } : {}),
     })),
   };
 }

@@ -5,7 +5,7 @@
 import { type ConfigMap, type LocalWorkspace, Stack, type StackSettings, type UpdateSummary } from "@pulumi/pulumi/automation";
 import { MIN_API_KEY_LENGTH, makeRedactor, makeValueRedactor } from "../client/redact";
 import { countsOf, EventCollector, failureMessage, warningsOf } from "./engine-events";
-import { type ChangeCounts, type FleetCommand, noChanges, type StackReport } from "./types";
+import { type ChangeCounts, type ChangedResource, type FleetCommand, noChanges, type StackReport } from "./types";
 
 /** Options of {@link runStack}: `serially` runs a `select` alone (`pulumi stack select` writes the project's one file). */
 export interface StackRunOptions {
@@ -213,7 +213,9 @@ export function withLockHint(message: string, stack: string): string {
 export async function runStack(name: string, options: StackRunOptions): Promise<StackReport> {
   const events = new EventCollector();
   let redact = secretsRedactor({});
-  const resources = () => events.resources().map((r) => ({ ...r, name: redact(r.name) }));
+  // Each text of a resource redacted: a program may name one after a secret, and its URN holds that name.
+  const redacted = (resources: ChangedResource[]): ChangedResource[] =>
+    resources.map((r) => ({ ...r, type: redact(r.type), name: redact(r.name), ...(r.urn === undefined ? {} : { urn: redact(r.urn) }) }));
   // What could not be read after pulumi's operation succeeded: a warning, not a failure (see guardReadsAfterSuccess).
   const afterwards: string[] = [];
   // Redacted one by one, then each once again: two warnings may differ only by what redaction removes.
@@ -268,7 +270,7 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     } else if (options.command === "up")
       changes = summaryCounts((await stack.up({ ...common, ...refreshing(refresh), suppressOutputs: true })).summary);
     else changes = summaryCounts((await stack.refresh({ ...common, runProgram: true, suppressOutputs: true })).summary);
-    return { stack: name, result: "succeeded", changes, resources: resources(), ...warnings() };
+    return { stack: name, result: "succeeded", changes, resources: redacted(events.resources()), ...warnings() };
   } catch (error) {
     // A step before the operation that failed once the run was stopped or cancelled: the Ctrl-C killed it, nothing ran.
     if (!operating && options.cancel.aborted) return skipped();
@@ -281,7 +283,7 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
       // What the engine counted before it stopped, when its summary came; else unknown, not none.
       changes: events.summary ?? null,
       // What a failed up or refresh changed before it stopped (a preview's or a drift check's plan changed nothing).
-      resources: writes ? events.applied().map((r) => ({ ...r, name: redact(r.name) })) : [],
+      resources: writes ? redacted(events.applied()) : [],
       error: redact(options.cancel.aborted ? `cancelled: ${message}` : message),
       ...warnings(),
     };

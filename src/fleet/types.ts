@@ -27,6 +27,11 @@ export interface ChangedResource {
   /** The resource type's last part. */
   type: string;
   name: string;
+  /**
+   * The engine's URN of the resource (`urn:pulumi:acme::proj::...:User::alice@acme.example`), which tells apart two of one
+   * type and name and is what `pulumi up --target` takes; always there in a report `runFleet` gives.
+   */
+  urn?: string;
 }
 
 /** One stack's part of a fleet run. */
@@ -48,6 +53,11 @@ export interface StackReport {
    * once, with the resources that gave it, never the key; absent when there were none. A warning fails no stack.
    */
   warnings?: string[];
+  /**
+   * The resources changed, by operation, type, name and URN (the stack itself and the providers, which the counts include,
+   * are not listed): a succeeded stack's planned, made or found; a failed up's or refresh's made before it stopped (a
+   * failed preview's or drift check's, none). Never the key. With counts unknown, those the events named before the cut.
+   */
   resources: ChangedResource[];
 }
 

@@ -2,8 +2,9 @@
  * `workspace-access-fleet` keeps the warnings a stack's run gave, through the real `pulumi` CLI, run from the packed
  * tarball's bin: acme's key is in its stack config in plain text, and it may not read entitlement catalogues. pulumi
  * itself shows the warnings and succeeds; the fleet's report gives each once, in every format, with the stack still
- * `succeeded` and the summary counting the stacks that warned. Every format tells the stack's progress on stderr (a CI job
- * running the markdown comment is not silent), stdout holding the report alone. No output holds the key.
+ * `succeeded` and the summary counting the stacks that warned; the JSON document lists the resources the preview would
+ * change. Every format tells the stack's progress on stderr (a CI job running the markdown comment is not silent), stdout
+ * holding the report alone. No output holds the key.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FleetFixture, fleetFixture } from "./fleet-support.ts";
@@ -44,8 +45,21 @@ describe.skipIf(!cliAvailable)(
 
       const json = await fleet(["preview", "--format", "json"]);
       expect(json.code).toBe(0);
-      const [stack] = (JSON.parse(json.stdout) as { stacks: Array<{ result: string; warnings?: string[] }> }).stacks;
+      const [stack] = (JSON.parse(json.stdout) as { stacks: Array<{ result: string; warnings?: string[]; resources?: unknown[] }> }).stacks;
       expect(stack?.result).toBe("succeeded");
+      // For a tool, each resource the preview would change, with the engine's URN (counted, the stack itself is not listed).
+      const created = (type: string, name: string) => ({
+        op: "create",
+        type,
+        name,
+        urn: expect.stringMatching(new RegExp(`^urn:pulumi:acme::[^:]+::[^$]*:${type}::${name.replace(/\./g, "\\.")}$`)),
+      });
+      expect(stack?.resources).toEqual([
+        created("IntegrationEntitlement", "alice@acme.example/Slack"),
+        created("IntegrationEntitlement", "alice@acme.example/YouTube"),
+        created("User", "alice@acme.example"),
+        created("User", "bob@acme.example"),
+      ]);
       const warnings = stack?.warnings ?? [];
       expect(warnings.filter((w) => w.includes(PLAINTEXT))).toHaveLength(1);
       // One per integration the program grants entitlements of (YouTube, Slack), each once.

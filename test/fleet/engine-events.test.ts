@@ -29,9 +29,9 @@ describe("EventCollector", () => {
     events.onEvent(event({ summaryEvent: { resourceChanges: { create: 1, update: 1, same: 2 } } as never }));
     expect(events.summary).toEqual({ create: 1, update: 1, delete: 0, replace: 0, same: 2 });
     expect(events.resources()).toEqual([
-      { op: "create", type: "User", name: "aaron@acme.example" },
-      { op: "create", type: "User", name: "alice@acme.example" },
-      { op: "update", type: "User", name: "carol@acme.example" },
+      { op: "create", type: "User", name: "aaron@acme.example", urn: urn("aaron@acme.example") },
+      { op: "create", type: "User", name: "alice@acme.example", urn: urn("alice@acme.example") },
+      { op: "update", type: "User", name: "carol@acme.example", urn: urn("carol@acme.example") },
     ]);
   });
 
@@ -44,7 +44,24 @@ describe("EventCollector", () => {
     events.onEvent(event({ resOutputsEvent: { metadata: at("pulumi:pulumi:Stack", "access-acme") } }));
     events.onEvent(event({ resOutputsEvent: { metadata: at("pulumi:providers:pulumi-nodejs", "default") } }));
     events.onEvent(event({ resourcePreEvent: { metadata: step("create", "alice@acme.example") } }));
-    expect(events.resources()).toEqual([{ op: "create", type: "User", name: "alice@acme.example" }]);
+    expect(events.resources()).toEqual([{ op: "create", type: "User", name: "alice@acme.example", urn: urn("alice@acme.example") }]);
+  });
+
+  it("keeps each resource's URN, which sets apart two of one type and name (under two parents), in a fixed order", () => {
+    const under = (parent: string) => `urn:pulumi:acme::access::my:index:${parent}$${USER}::alice@acme.example`;
+    const listed = (parents: string[]) => {
+      const events = new EventCollector();
+      for (const parent of parents) {
+        events.onEvent(event({ resourcePreEvent: { metadata: { ...step("create", "alice@acme.example"), urn: under(parent) } } }));
+      }
+      return events.resources();
+    };
+    const both = [
+      { op: "create", type: "User", name: "alice@acme.example", urn: under("Admins") },
+      { op: "create", type: "User", name: "alice@acme.example", urn: under("Editors") },
+    ];
+    expect(listed(["Editors", "Admins"])).toEqual(both);
+    expect(listed(["Admins", "Editors"])).toEqual(both);
   });
 
   it("lists a refresh's drifted resource as an update and a vanished one as a delete", () => {
@@ -56,8 +73,8 @@ describe("EventCollector", () => {
     events.onEvent(event({ resOutputsEvent: { metadata: step("refresh", "bob@acme.example", { old: state, new: state, diffs: [] }) } }));
     events.onEvent(event({ resOutputsEvent: { metadata: step("refresh", "dan@acme.example", { old: state }) } }));
     expect(events.resources()).toEqual([
-      { op: "update", type: "User", name: "alice@acme.example" },
-      { op: "delete", type: "User", name: "dan@acme.example" },
+      { op: "update", type: "User", name: "alice@acme.example", urn: urn("alice@acme.example") },
+      { op: "delete", type: "User", name: "dan@acme.example", urn: urn("dan@acme.example") },
     ]);
   });
 

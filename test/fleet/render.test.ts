@@ -7,6 +7,9 @@ import { describe, expect, it } from "vitest";
 import { MARKDOWN_LIMIT, renderFleetReport, stackDoneLine } from "../../src/fleet/render";
 import { type ChangeCounts, exitStatus, type FleetReport, noChanges } from "../../src/fleet/types";
 
+/** The engine's URN of a resource of the package's, but for its type's last part and its name. */
+const URN = "urn:pulumi:acme::access::pulumi-nodejs:dynamic/workspace-access:";
+
 const report: FleetReport = {
   command: "up",
   expectNoChanges: false,
@@ -17,9 +20,14 @@ const report: FleetReport = {
       result: "succeeded",
       changes: { create: 2, update: 1, delete: 0, replace: 0, same: 1 },
       resources: [
-        { op: "create", type: "User", name: "alice@acme.example" },
-        { op: "create", type: "IntegrationEntitlement", name: "alice@acme.example/Slack" },
-        { op: "update", type: "User", name: "bob|acme" },
+        { op: "create", type: "User", name: "alice@acme.example", urn: `${URN}User::alice@acme.example` },
+        {
+          op: "create",
+          type: "IntegrationEntitlement",
+          name: "alice@acme.example/Slack",
+          urn: `${URN}IntegrationEntitlement::alice@acme.example/Slack`,
+        },
+        { op: "update", type: "User", name: "bob|acme", urn: `${URN}User::bob|acme` },
       ],
     },
     {
@@ -34,13 +42,28 @@ const report: FleetReport = {
 };
 
 describe("renderFleetReport", () => {
-  it("json: the command, whether interrupted, and per stack its result, the engine's counts, a failed one's error, why one was skipped", () => {
+  it("json: the command, whether interrupted, and per stack its result, the engine's counts, its changed resources, a failed one's error, why one was skipped", () => {
     expect(JSON.parse(renderFleetReport(report, "json"))).toEqual({
       command: "up",
       expectNoChanges: false,
       interrupted: false,
       stacks: [
-        { stack: "acme", result: "succeeded", changes: { create: 2, update: 1, delete: 0, replace: 0, same: 1 } },
+        {
+          stack: "acme",
+          result: "succeeded",
+          changes: { create: 2, update: 1, delete: 0, replace: 0, same: 1 },
+          // Each one, as the engine named it (no markdown escaping): a tool can target it by its URN.
+          resources: [
+            { op: "create", type: "User", name: "alice@acme.example", urn: `${URN}User::alice@acme.example` },
+            {
+              op: "create",
+              type: "IntegrationEntitlement",
+              name: "alice@acme.example/Slack",
+              urn: `${URN}IntegrationEntitlement::alice@acme.example/Slack`,
+            },
+            { op: "update", type: "User", name: "bob|acme", urn: `${URN}User::bob|acme` },
+          ],
+        },
         {
           stack: "globex",
           result: "failed",
@@ -133,7 +156,7 @@ describe("renderFleetReport", () => {
     );
   });
 
-  it("lists under a failed stack's error what it changed before it stopped, in every format but json", () => {
+  it("lists under a failed stack's error what it changed before it stopped, in every format", () => {
     const failed: FleetReport = {
       command: "up",
       expectNoChanges: false,
@@ -154,6 +177,13 @@ describe("renderFleetReport", () => {
     expect(renderFleetReport(failed, "markdown")).toContain(
       "`error: User alice@acme.example: POST /api/v1/users answered 400: Bad.`<br>`changed before it failed:`<br>`+ User bob@acme.example` |",
     );
+    expect(JSON.parse(renderFleetReport(failed, "json")).stacks[0]).toEqual({
+      stack: "acme",
+      result: "failed",
+      changes: { ...noChanges(), create: 2 },
+      error: "User alice@acme.example: POST /api/v1/users answered 400: Bad.",
+      resources: [{ op: "create", type: "User", name: "bob@acme.example" }],
+    });
   });
 
   it("counts the drifted stacks of a drift check, a failed one as failed only", () => {
@@ -197,6 +227,7 @@ describe("renderFleetReport: warnings", () => {
         stack: "acme",
         result: "succeeded",
         changes: { ...noChanges(), create: 1 },
+        resources: [{ op: "create", type: "User", name: "a" }],
         warnings: ["workspace-access:apiKey is stored in plaintext | in the stack config"],
       },
       { stack: "globex", result: "failed", changes: noChanges(), error: "401", warnings: ["not checked"] },
@@ -331,8 +362,9 @@ describe("markdown within a pull-request comment's limit (GitHub refuses one ove
     const markdown = renderFleetReport(preview([creating("acme", 51)]), "markdown");
     expect(markdown).toContain("`+ User someone-49@acme.example`<br>`and 1 more changed resource (--format text lists every one)` |");
     expect(markdown).not.toContain("someone-50@");
-    // The text format lists every one.
+    // The text format lists every one, and so does the JSON document, for tools.
     expect(renderFleetReport(preview([creating("acme", 51)]), "text")).toContain("    + User someone-50@acme.example\n");
+    expect(JSON.parse(renderFleetReport(preview([creating("acme", 51)]), "json")).stacks[0].resources).toHaveLength(51);
   });
 
   it("a first preview of many large workspaces: counts only; and with hundreds of stacks, the rows that fit and how many more", () => {

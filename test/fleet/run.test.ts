@@ -17,6 +17,7 @@ import { pickStacks } from "../../src/fleet/project";
 import { renderFleetReport } from "../../src/fleet/render";
 import { checkRunProgram, type FleetOptions, runFleet } from "../../src/fleet/run";
 import { exitStatus } from "../../src/fleet/types";
+import { RUNS_KEY, runsOf } from "../support/key-runs";
 
 /** The fake backend: its stacks by fully-qualified name, the one selected, and what ran. */
 const fake = vi.hoisted(() => ({
@@ -31,6 +32,8 @@ const fake = vi.hoisted(() => ({
   pulumiVersion: "3.274.1",
   /** What `pulumi stack history` answers (its stdout), or how it fails. */
   history: "[]" as string | Error,
+  /** What `pulumi config --show-secrets --json` answers: the stack's config, its secrets decrypted. */
+  config: {} as Record<string, { value: string; secret: boolean }>,
   /** How `pulumi config --show-secrets --json` fails, if it does (the Automation API's error, or its JSON.parse's). */
   configFails: undefined as (() => Error) | undefined,
   /** The engine events each pulumi operation sends before it ends (none: a pulumi that ended mid-stream sent no summary). */
@@ -71,7 +74,7 @@ function fakeWorkspace() {
     async getAllConfig(name: string) {
       await step(`config ${name}`);
       if (fake.configFails) throw fake.configFails();
-      return {};
+      return fake.config;
     },
     async selectStack(name: string) {
       await step(`select ${name}`);
@@ -154,6 +157,7 @@ beforeEach(() => {
   fake.opened = 0;
   fake.pulumiVersion = "3.274.1";
   fake.history = "[]";
+  fake.config = {};
   fake.configFails = undefined;
   fake.events = [];
   fake.exit = undefined;
@@ -268,17 +272,20 @@ describe("runFleet: the drift check", () => {
   });
 });
 
+const USER = "pulumi-nodejs:dynamic/workspace-access:User";
+/** The engine's URN of acme's user `name`. */
+const userUrn = (name: string) => `urn:pulumi:acme::proj::${USER}::${name}`;
+let sequence = 0;
+/** The engine's event that `op` starts on the user `name`, or (`done`) that it ended, its outputs recorded. */
+const step = (op: string, name: string, done = false): EngineEvent => ({
+  sequence: sequence++,
+  timestamp: 0,
+  [done ? "resOutputsEvent" : "resourcePreEvent"]: { metadata: { op, urn: userUrn(name), type: USER, provider: "" } as never },
+});
+const summary = (resourceChanges: Record<string, number>): EngineEvent =>
+  ({ sequence: sequence++, timestamp: 0, summaryEvent: { resourceChanges } }) as never;
+
 describe("runFleet: the counts, the engine's summary's alone", () => {
-  const USER = "pulumi-nodejs:dynamic/workspace-access:User";
-  let sequence = 0;
-  /** The engine's event that `op` starts on the user `name`. */
-  const step = (op: string, name: string): EngineEvent => ({
-    sequence: sequence++,
-    timestamp: 0,
-    resourcePreEvent: { metadata: { op, urn: `urn:pulumi:acme::proj::${USER}::${name}`, type: USER, provider: "" } as never },
-  });
-  const summary = (resourceChanges: Record<string, number>): EngineEvent =>
-    ({ sequence: sequence++, timestamp: 0, summaryEvent: { resourceChanges } }) as never;
   const none = { create: 0, update: 0, delete: 0, replace: 0, same: 0 };
 
   it("drift: a stack whose engine sent no summary (pulumi ended mid-stream, its event log cut) is not reported without drift", async () => {
@@ -308,7 +315,12 @@ describe("runFleet: the counts, the engine's summary's alone", () => {
     fake.events = [step("create", "alice@acme.example")];
     const report = await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"] });
     expect(report.stacks).toEqual([
-      { stack: "acme", result: "succeeded", changes: null, resources: [{ op: "create", type: "User", name: "alice@acme.example" }] },
+      {
+        stack: "acme",
+        result: "succeeded",
+        changes: null,
+        resources: [{ op: "create", type: "User", name: "alice@acme.example", urn: userUrn("alice@acme.example") }],
+      },
     ]);
     expect(exitStatus(report)).toBe(0);
     expect(exitStatus(await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"], expectNoChanges: true }))).toBe(1);
@@ -322,6 +334,46 @@ describe("runFleet: the counts, the engine's summary's alone", () => {
     fake.events = [step("update", "bob@acme.example"), summary({ update: 1, same: 2 })];
     const counted = await runFleet({ command: "drift", cwd: "/proj", stacks: ["acme"] });
     expect(counted.stacks).toMatchObject([{ stack: "acme", result: "failed", changes: { ...none, update: 1, same: 2 } }]);
+  });
+});
+
+describe("runFleet: the changed resources, for the JSON report", () => {
+  /** A stack whose key is in its config: a program may still name a resource after it, whole or in part. */
+  const withKey = () => {
+    fake.config = { "workspace-access:apiKey": { value: RUNS_KEY, secret: true } };
+  };
+
+  it("lists each with its operation, type, name and URN, the stack's key removed from every one, whole or in part", async () => {
+    withKey();
+    fake.events = [
+      step("create", `echo-${RUNS_KEY}`),
+      step("update", `part-${RUNS_KEY.slice(4, 16).toLowerCase()}`),
+      step("create", "alice@acme.example"),
+      summary({ create: 2, update: 1 }),
+    ];
+    const report = await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"] });
+    const json = renderFleetReport(report, "json");
+    expect(runsOf(json)).toEqual([]);
+    expect(JSON.parse(json).stacks[0].resources).toEqual([
+      { op: "create", type: "User", name: "alice@acme.example", urn: userUrn("alice@acme.example") },
+      { op: "create", type: "User", name: "echo-[redacted]", urn: userUrn("echo-[redacted]") },
+      { op: "update", type: "User", name: "part-[redacted]", urn: userUrn("part-[redacted]") },
+    ]);
+  });
+
+  it("a failed up: what it changed before it stopped, the key removed alike; a failed preview lists none", async () => {
+    withKey();
+    fake.exit = new Error("code: 255\n stdout: \n stderr: error: update failed\n");
+    fake.events = [step("create", `made-${RUNS_KEY}`), step("create", `made-${RUNS_KEY}`, true), step("create", "planned@acme.example")];
+    const up = await runFleet({ command: "up", cwd: "/proj", stacks: ["acme"] });
+    const json = renderFleetReport(up, "json");
+    expect(runsOf(json)).toEqual([]);
+    expect(JSON.parse(json).stacks[0]).toMatchObject({
+      result: "failed",
+      resources: [{ op: "create", type: "User", name: "made-[redacted]", urn: userUrn("made-[redacted]") }],
+    });
+    const preview = await runFleet({ command: "preview", cwd: "/proj", stacks: ["acme"] });
+    expect(JSON.parse(renderFleetReport(preview, "json")).stacks[0]).not.toHaveProperty("resources");
   });
 });
 
