@@ -6,10 +6,10 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { redactError } from "../client/redact";
 import { customTimeoutsFailures, type TimedOperation } from "../shared/custom-timeouts";
-import { CUSTOM_TIMEOUTS, REPLACE_ON_CHANGES } from "../shared/input-constants";
+import { CUSTOM_TIMEOUTS, GET_READ, REPLACE_ON_CHANGES } from "../shared/input-constants";
 import { deadlineOf, timeoutsOf, withoutTimeouts, withTimeouts, withTimeoutsRecorded } from "./operation-timeouts";
 import { ProviderContext } from "./provider-context";
-import { withoutHidden } from "./hidden-inputs";
+import { hiddenOf, withHidden, withoutHidden } from "./hidden-inputs";
 import { replacePathsOf, replacesFor, withReplacePaths } from "./replace-on-changes";
 
 export { type Connection, type ContextOptions, ProviderContext } from "./provider-context";
@@ -50,7 +50,12 @@ export interface Handlers<Inputs, Outputs> {
   /** The input properties a diff finds changed, as paths (`lastName`, `users[ann@example.com].role`), for `replaceOnChanges`. */
   changed?(olds: Outputs, news: Inputs): string[];
   create(context: ProviderContext, inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
-  read?(context: ProviderContext, id: string, props?: Outputs): Promise<pulumi.dynamic.ReadResult<Outputs>>;
+  /**
+   * A refresh's read, of the state `props` (none: the resource is a class's static `get`'s, whose outputs are the service's
+   * alone). `get`: the read of a `get` itself (its hidden `__get`), with no state, of the record `id` names, which fails,
+   * naming the type and the id, when it is not there (a refresh drops the resource instead), and is no refresh for the key's hint.
+   */
+  read?(context: ProviderContext, id: string, props: Outputs | undefined, get: boolean): Promise<pulumi.dynamic.ReadResult<Outputs>>;
   update?(context: ProviderContext, id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult<Outputs>>;
   delete?(context: ProviderContext, id: string, props: Outputs): Promise<void>;
 }
@@ -141,8 +146,15 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
           // Bounded by the `read` the state recorded (a refresh gets no inputs); what it recorded is kept for the destroy.
           const timeouts = timeoutsOf(props);
           const ctx = currentContext();
-          const result = await ctx.bounded(deadlineOf(timeouts, "read", ctx.clock.now()), () => read(ctx, id, withoutTimeouts(props)));
-          return result.id ? { ...result, props: withTimeouts(result.props, timeouts) } : result;
+          // A class's static `get` registers its marker and no state, and the engine hands every read step what was registered:
+          // the handler reads the record the id names. A refresh of such a resource holds the outputs that read wrote, the
+          // marker kept among them: it reads with no state too, and a record gone is dropped, as any refresh drops one.
+          const marked = hiddenOf(props, GET_READ) === true;
+          const get = marked && Object.keys(props ?? {}).every((key) => key.startsWith("__"));
+          const state = marked ? undefined : withoutTimeouts(props);
+          const result = await ctx.bounded(deadlineOf(timeouts, "read", ctx.clock.now()), () => read(ctx, id, state, get));
+          if (!result.id) return result;
+          return { ...result, props: withHidden(withTimeouts(result.props, timeouts), GET_READ, marked || undefined) };
         }),
     }),
     ...(update && {

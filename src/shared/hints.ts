@@ -18,12 +18,15 @@ export function keySourceHint(from?: KeySource): string {
   return `${HINT_LEAD}${stack} or ${CONFIG_KEYS.apiKey}.`;
 }
 
-/** Runs a read (a refresh's), adding to a 401/403 error's message where the key comes from (class and data kept). */
-export async function withHints<T>(read: () => Promise<T>, from?: KeySource): Promise<T> {
+/**
+ * Runs a read, adding to a 401/403 error's message where the key comes from (class and data kept), and for a refresh's
+ * (`refresh`, the default) what a refresh runs with. A class's static `get` is read in a preview or up, with the stack config now.
+ */
+export async function withHints<T>(read: () => Promise<T>, from?: KeySource, refresh = true): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    throw hinted(error, true, from);
+    throw hinted(error, refresh, from);
   }
 }
 

@@ -7,6 +7,14 @@ export const INTEGRATION_ROLES = ["account_owner", "account_collaborator"] as co
 export const IMPORT_ID = "__importId";
 
 /**
+ * The hidden input of a resource a class's static `get` reads (`true`): the engine hands the host the properties the class
+ * registered, and this tells the host the read is of the record the id names, with no state (`Handlers.read` in
+ * `provider-runtime.ts`): a record not there fails, naming the type and the id, where a refresh's read drops the resource. Kept
+ * in the outputs: a refresh of the resource reads with no state as well (an `IntegrationMembers`' every member, none unmanaged).
+ */
+export const GET_READ = "__get";
+
+/**
  * The hidden input of a `WorkspaceUsers`: digests of the emails the program's other resources declare, so that a user it
  * created and the program moved to another resource is handed over, not deleted, whichever of the two the engine runs first.
  * Registered as a secret: the emails may be secrets where they are declared.

@@ -14,7 +14,7 @@
  * | update | `PATCH .../users/{userId}` and its job; resuming a partial create: its job waited for, then the create's writes |
  * | | (a 404 of the writes: `GET /integrations/{id}` once; 404 too: the integration does not exist, the state kept) |
  * | read | the member from the view (a refresh's reads share one list); a pending write's job once; not a member: `GET /integrations/{id}` once |
- * | | (404: the integration gone, the resource dropped with a warning) |
+ * | | (404: the integration gone, the resource dropped with a warning; an `IntegrationEntitlement.get`'s read fails instead, naming the id) |
  * | delete | the member's role from the view (a destroy's reads share one list), then `DELETE .../users/{userId}` and its job (404: gone); |
  * | | a pending write's job first. Left unless `deleteOnDestroy`: an adopted membership, and a member made an owner the program did not declare; |
  * | | left always: a partial create's member holding another role than its invitation asked (someone else's) |
@@ -57,6 +57,7 @@ import {
   importedOtherMembership,
   integrationDoesNotExist,
   integrationGone,
+  noMembershipToGet,
   noMembershipToImport,
   notInvitedMembershipLeft,
   ownerMembershipLeft,
@@ -190,43 +191,51 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     );
   },
 
-  async read(ctx, id, props) {
+  async read(ctx, id, props, get) {
     const { integrationId, userId } = parseId(id);
-    return withHints(async () => {
-      const { memberships, client } = ctx.connection();
-      const view = memberships.of(integrationId);
-      const member = usable(await view.member(userId));
-      if (!member) {
-        // A partial create whose invitation still runs is kept: dropped, the next up would invite again and lose the job. So is
-        // one whose answer was lost (no job known): it may land yet, and the next up's resume takes it as its own, where a
-        // create would find someone else's membership.
-        const pending = props?.pendingInvitations?.[0];
-        if (props && pending && (pending.jobId === null || (await isJobRunning(client, pending.jobId)))) {
-          return { id, props, inputs: inputsOf(props) };
+    return withHints(
+      async () => {
+        const { memberships, client } = ctx.connection();
+        const view = memberships.of(integrationId);
+        const member = usable(await view.member(userId));
+        if (!member) {
+          // A partial create whose invitation still runs is kept: dropped, the next up would invite again and lose the job. So is
+          // one whose answer was lost (no job known): it may land yet, and the next up's resume takes it as its own, where a
+          // create would find someone else's membership.
+          const pending = props?.pendingInvitations?.[0];
+          if (props && pending && (pending.jobId === null || (await isJobRunning(client, pending.jobId)))) {
+            return { id, props, inputs: inputsOf(props) };
+          }
+          // The integration gone (the client trusts its 404 once the key is shown integrations): dropped, as a membership gone is.
+          // The next up's create then fails saying it does not exist, and the drop removes no one. A get has nothing
+          // to drop: the program names a membership it expects.
+          const there = await view.visible();
+          if (get) throw new ConfigurationError(noMembershipToGet({ integrationId, userId }, there), "id");
+          // A refresh of a `get`'s resource (no state) drops it as any refresh does: the program declares nothing to remove.
+          if (!there && props) ctx.warn(integrationGone(integrationId, userId));
+          return { id: "", props: {} as IntegrationEntitlementOutputs };
         }
-        // The integration gone (the client trusts its 404 once the key is shown integrations): dropped, as a membership gone is.
-        // The next up's create then fails saying it does not exist, and the drop removes no one.
-        if (!(await view.visible())) ctx.warn(integrationGone(integrationId, userId));
-        return { id: "", props: {} as IntegrationEntitlementOutputs };
-      }
-      // A partial create's member holding another role was not made by its invitation: someone else's. Kept as recorded, the
-      // next up's resume refuses it; taken as read, the role's diff would replace it, deleting that membership first.
-      if (props?.pendingInvitations?.length && otherRole(member, inputsOf(props), true)) return { id, props, inputs: inputsOf(props) };
-      // The declared role as the state records it (none without a state: an import's read). A state written before the record
-      // hands back its role as before, and stays without it: its `role` is the service's, no proof of what was declared.
-      const recorded = props !== undefined && "declaredRole" in props;
-      const declared = {
-        integrationId,
-        userId,
-        entitlements: [],
-        role: recorded ? (props.declaredRole ?? undefined) : props ? (props.role ?? DEFAULT_INTEGRATION_ROLE) : undefined,
-        adoptExisting: props?.adoptExisting === true,
-        deleteOnDestroy: props?.deleteOnDestroy,
-      };
-      const outs = outputs(member, declared, props?.lastJobId ?? null, props?.adopted === true);
-      if (props && !recorded) delete outs.declaredRole;
-      return { id, props: outs, inputs: inputsOf(outs) };
-    }, ctx.keySource);
+        // A partial create's member holding another role was not made by its invitation: someone else's. Kept as recorded, the
+        // next up's resume refuses it; taken as read, the role's diff would replace it, deleting that membership first.
+        if (props?.pendingInvitations?.length && otherRole(member, inputsOf(props), true)) return { id, props, inputs: inputsOf(props) };
+        // The declared role as the state records it (none without a state: an import's read). A state written before the record
+        // hands back its role as before, and stays without it: its `role` is the service's, no proof of what was declared.
+        const recorded = props !== undefined && "declaredRole" in props;
+        const declared = {
+          integrationId,
+          userId,
+          entitlements: [],
+          role: recorded ? (props.declaredRole ?? undefined) : props ? (props.role ?? DEFAULT_INTEGRATION_ROLE) : undefined,
+          adoptExisting: props?.adoptExisting === true,
+          deleteOnDestroy: props?.deleteOnDestroy,
+        };
+        const outs = outputs(member, declared, props?.lastJobId ?? null, props?.adopted === true);
+        if (props && !recorded) delete outs.declaredRole;
+        return { id, props: outs, inputs: inputsOf(outs) };
+      },
+      ctx.keySource,
+      !get,
+    );
   },
 
   async update(ctx, _id, olds, news) {

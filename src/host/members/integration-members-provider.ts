@@ -12,6 +12,7 @@
  * | | (the list answering 404: `GET /integrations/{id}`; 404 too: the integration does not exist, the state kept; there: the members withheld) |
  * | | (create or update: an invitation or `PATCH` answering 404, `GET /integrations/{id}` once; each member's failure says what is known) |
  * | read | the list; a 404 (trusted by the client once the key is shown integrations and users): `GET /integrations/{id}`, 404: gone, dropped with a warning |
+ * | | (the read of an `IntegrationMembers.get`, with no state: every member; an integration gone fails it, naming the id) |
  * | delete | jobs left running waited for; the list; a `DELETE` per managed member there, not adopted (unless `deleteOnDestroy`) or taken over |
  *
  * It manages the members in its state (invited, adopted or declared); everyone else is reported unmanaged. No operation
@@ -31,6 +32,7 @@ import {
   integrationDoesNotExist,
   integrationGone,
   membersNotDisclosed,
+  noIntegrationToGet,
   noIntegrationToImport,
   notInvitedLeft,
   notTheDeclaredIntegration,
@@ -154,11 +156,14 @@ async function update(
  * A read: the member list, and a direct read of each managed member it misses before forgetting them. A 404 to the list
  * (confirmed by the client: the key is shown integrations and users) reads the integration: gone too, the resource is dropped
  * with a warning (removing no one; the next up's create fails saying it does not exist); there, the list is withheld and the refresh fails.
+ * Without a state (an `IntegrationMembers.get`'s resource) every member is read into `members`; `get` (the get's own read): an
+ * integration gone fails the read.
  */
 async function read(
   ctx: ProviderContext,
   id: string,
   props: IntegrationMembersOutputs | undefined,
+  get: boolean,
 ): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
   const prior = props?.members ? props : undefined;
   let acts: Actions;
@@ -168,8 +173,11 @@ async function read(
     if (!NotFoundError.isInstance(error)) throw error;
     // The integration's read failing is thrown naming the list's 404 too (`goneAfter`), nothing read as gone.
     if (!(await ctx.connection().memberships.of(id).goneAfter(error)))
-      throw new Error(membersNotDisclosed(id, "refresh"), { cause: error });
-    ctx.warn(integrationGone(id));
+      throw new Error(membersNotDisclosed(id, get ? "get" : "refresh"), { cause: error });
+    // A get has nothing to drop: the program names an integration it expects.
+    if (get) throw new ConfigurationError(noIntegrationToGet(id), "id");
+    // A refresh of a `get`'s resource (no state) drops it as any refresh does: the program declares nothing to remove.
+    if (props) ctx.warn(integrationGone(id));
     return { id: "", props: {} as IntegrationMembersOutputs };
   }
   const run = runOf(id, acts);
@@ -273,8 +281,8 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
     return ctx.withWrite(async () => ({ id: inputs.integrationId, outs: await create(ctx, inputs, news) }), inputs.integrationId);
   },
 
-  async read(ctx, id, props) {
-    return withHints(() => read(ctx, id, props), ctx.keySource);
+  async read(ctx, id, props, get) {
+    return withHints(() => read(ctx, id, props, get), ctx.keySource, !get);
   },
 
   async update(ctx, _id, olds, news) {

@@ -105,6 +105,7 @@ const WITHHELD_OUTCOMES = {
   update: "Nothing was changed. Check the key's access to this integration's members, then run pulumi up again.",
   import: "Nothing was imported or changed. Check the key's access to this integration's members, then run pulumi up again.",
   refresh: "The refresh changes nothing in the state. Check the key's access to this integration's members, then refresh again.",
+  get: "IntegrationMembers.get read nothing. Check the key's access to this integration's members, then run pulumi up again.",
   destroy:
     "Its members were not removed and the resource is kept. Check the key's access to this integration's members, then " +
     "destroy again; to stop managing them without removing anyone, pulumi state delete this resource.",
@@ -136,6 +137,15 @@ export function noIntegrationToImport(importId: string): string {
     `import: there is no integration ${importId}: its member list and the integration itself answer 404 (GET ` +
     `/integrations/${importId}; the 404 is confirmed: this key is shown integrations and users, so it is not a scope the key ` +
     "lacks), so there is nothing to import. Nothing was changed. Check the id."
+  );
+}
+
+/** `IntegrationMembers.get` names integration `id`, whose member list and own read answered 404: there is no such integration. */
+export function noIntegrationToGet(id: string): string {
+  return (
+    `IntegrationMembers.get: there is no integration ${id}: its member list and the integration itself answer 404 (GET ` +
+    `/integrations/${id}; the 404 is confirmed: this key is shown integrations and users, so it is not a scope the key lacks), ` +
+    "so there is nothing to read. Check the id (getIntegrations lists them)."
   );
 }
 

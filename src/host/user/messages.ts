@@ -123,6 +123,14 @@ export function noUserToImport(id: string): string {
   );
 }
 
+/** `User.get` names user `id`, whom the workspace does not have. */
+export function noUserToGet(id: string): string {
+  return (
+    `User.get: no user has the id ${id} in this workspace (GET /users/${id} answered 404), so there is nothing to read. ` +
+    "Check the id (the export command and getUsers list them)."
+  );
+}
+
 /** `import` names user `id`, whose email (`found`) is not the `declared` one. */
 export function importedEmailDiffers(id: string, found: string | null, declared: string): string {
   return (

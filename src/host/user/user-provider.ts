@@ -8,7 +8,7 @@
  * | create with `adoptExisting` | first `GET /users?filter=<email>` (every page); `POST /users` only when nobody has the email. A user found is |
  * | | adopted: `GET /users/{id}` and `PUT /users/{id}` only when a declared attribute differs |
  * | create with `import` | `GET /users/{id}` and the same adoption (the email must match) |
- * | read | `GET /users/{id}`, or one `GET /users` list shared by the reads of a refresh |
+ * | read | `GET /users/{id}`, or one `GET /users` list shared by the reads of a refresh (a `User.get`'s read: a user not there fails it) |
  * | update | `GET /users/{id}`, then `PUT /users/{id}` with the attributes the program changed and the service's values of the |
  * | | others (a `PUT` replaces every attribute): what the program did not change is never written back, ignored or not |
  * | delete | `GET /users/{id}` (the role now), then `DELETE /users/{id}`; 404 means already gone. An adopted user or a workspace owner (in |
@@ -51,6 +51,7 @@ import {
   noRoleToKeep,
   noRoleToDelete,
   noUserCreate,
+  noUserToGet,
   noUserToImport,
   ownerUnknown,
   createStillRunning,
@@ -247,20 +248,26 @@ export const provider = providerOf<Props, UserOutputs>({
     );
   },
 
-  async read(ctx, id, props) {
+  async read(ctx, id, props, get) {
     return hiding(hiderFor(props?.[SECRET_EMAIL] === true, props?.email), () =>
-      withHints(async () => {
-        const user = await ctx.connection().cache.user(id);
-        if (!user) return { id: "", props: {} as UserOutputs };
-        // No state (a read that imports the user): both are managed, as the service has them.
-        const managedBefore = props?.managedAttributes ?? [...OPTIONAL];
-        const outs = outputs(user, props ?? {}, props?.adopted === true);
-        outs.managedAttributes = managedBefore;
-        const { email, firstName, lastName, adoptExisting, deleteOnDestroy } = outs;
-        const inputs = { email, firstName, lastName, adoptExisting, deleteOnDestroy, ...managedValues(outs, managedBefore) };
-        // The id as the state has it: one in another case must not change it (every resource using `user.id` would be replaced).
-        return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as UserOutputs };
-      }, ctx.keySource),
+      withHints(
+        async () => {
+          const user = await ctx.connection().cache.user(id);
+          // A `User.get` names a user the program expects, not one a refresh may find gone.
+          if (!user && get) throw new ConfigurationError(noUserToGet(id), "id");
+          if (!user) return { id: "", props: {} as UserOutputs };
+          // No state (a `User.get`): both are managed, as the service has them.
+          const managedBefore = props?.managedAttributes ?? [...OPTIONAL];
+          const outs = outputs(user, props ?? {}, props?.adopted === true);
+          outs.managedAttributes = managedBefore;
+          const { email, firstName, lastName, adoptExisting, deleteOnDestroy } = outs;
+          const inputs = { email, firstName, lastName, adoptExisting, deleteOnDestroy, ...managedValues(outs, managedBefore) };
+          // The id as the state has it: one in another case must not change it (every resource using `user.id` would be replaced).
+          return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as UserOutputs };
+        },
+        ctx.keySource,
+        !get,
+      ),
     );
   },
 
