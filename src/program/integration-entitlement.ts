@@ -1,7 +1,15 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { IntegrationRole } from "../client";
 import { ownedIntegration, ownedMembership } from "./owners";
-import { afterRegistration, beforeRegistration, dynamicType, refuseSetPlaces, registration } from "./resource-options";
+import {
+  afterRegistration,
+  beforeRegistration,
+  dynamicType,
+  type EveryOutput,
+  readById,
+  refuseSetPlaces,
+  registration,
+} from "./resource-options";
 
 /** An integration role as invitations take it and `getIntegrationMembers` returns it: closed, so `owner` fails to compile, not the preview. */
 export type IntegrationEntitlementRole = IntegrationRole;
@@ -28,10 +36,25 @@ export interface IntegrationEntitlementArgs {
   deleteOnDestroy?: pulumi.Input<boolean>;
 }
 
+/** Every output of an {@link IntegrationEntitlement}, for its `get`. */
+const OUTPUTS = {
+  integrationId: true,
+  userId: true,
+  entitlements: true,
+  role: true,
+  adoptExisting: true,
+  email: true,
+  status: true,
+  lastJobId: true,
+  pendingInvitations: true,
+  adopted: true,
+} satisfies EveryOutput<IntegrationEntitlement>;
+
 /**
  * A user's membership of an integration with exactly the declared entitlements; the id is `<integrationId>/<userId>`.
  * Every write waits for its job. A replacement deletes first (one user has one membership of an integration);
- * `import: "<integrationId>/<userId>"` adopts that membership (docs/pulumi-habits.md).
+ * `import: "<integrationId>/<userId>"` adopts that membership; {@link IntegrationEntitlement.get} reads one without managing it
+ * (docs/pulumi-habits.md).
  */
 export class IntegrationEntitlement extends pulumi.CustomResource {
   declare readonly integrationId: pulumi.Output<string>;
@@ -55,7 +78,34 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   /** The type token the engine sees. */
   static readonly type = dynamicType("IntegrationEntitlement");
 
-  constructor(name: string, args: IntegrationEntitlementArgs, opts?: pulumi.CustomResourceOptions) {
+  /**
+   * Reads the existing membership `id` names, `<integrationId>/<userId>` (in any case, whitespace around it ignored), into a
+   * resource the stack does not manage, as a generated provider's `get` does: the engine records it as external (a `read` in a
+   * preview), `pulumi refresh` reads it again, and a destroy, or removing it from the program, never removes the membership.
+   * Its outputs are the service's: the set, the role, the member's email (`adopted` is false). It declares nothing to the
+   * program's checks, so a resource that manages the same membership or integration may stand beside it. A user who is not a
+   * member, or an integration there is not, fails the preview and the up, naming the id. There is no `state` argument, as a
+   * generated `get` has: the id alone names the membership, so a state could add nothing to the read. The options are a
+   * resource's, but `import` and `provider`, which it refuses.
+   */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): IntegrationEntitlement {
+    return new IntegrationEntitlement(name, undefined, { ...opts, id });
+  }
+
+  constructor(name: string, args: IntegrationEntitlementArgs, opts?: pulumi.CustomResourceOptions);
+  /** @internal {@link IntegrationEntitlement.get}'s read: `opts.id` names the membership. */
+  constructor(name: string, args: undefined, opts: pulumi.CustomResourceOptions);
+  constructor(name: string, args: IntegrationEntitlementArgs | undefined, opts?: pulumi.CustomResourceOptions) {
+    if (args === undefined) {
+      const limit = beforeRegistration();
+      try {
+        super(IntegrationEntitlement.type, name, ...readById(name, "integration-entitlement", OUTPUTS, opts));
+      } catch (error) {
+        throw afterRegistration(limit, error);
+      }
+      afterRegistration(limit);
+      return;
+    }
     refuseSetPlaces("IntegrationEntitlement", name, opts);
     // This resource, for the owner checks: its integration and its membership are declared by the one resource.
     const owner = {};

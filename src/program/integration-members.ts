@@ -1,7 +1,15 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ownedIntegration } from "./owners";
 import type { IntegrationEntitlementRole } from "./integration-entitlement";
-import { afterRegistration, beforeRegistration, dynamicType, refuseSetPlaces, registration } from "./resource-options";
+import {
+  afterRegistration,
+  beforeRegistration,
+  dynamicType,
+  type EveryOutput,
+  readById,
+  refuseSetPlaces,
+  registration,
+} from "./resource-options";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../shared/member-state";
 
 /** One member an {@link IntegrationMembers} declares. */
@@ -32,12 +40,25 @@ export interface IntegrationMembersArgs {
   deleteOnDestroy?: pulumi.Input<boolean>;
 }
 
+/** Every output of an {@link IntegrationMembers}, for its `get`. */
+const OUTPUTS = {
+  integrationId: true,
+  members: true,
+  removeUnmanaged: true,
+  unmanagedMembers: true,
+  pendingInvitations: true,
+  declaredRoles: true,
+  declaredOwners: true,
+  adoptedMembers: true,
+} satisfies EveryOutput<IntegrationMembers>;
+
 /**
  * The whole member set of one integration, each declared member with exactly the declared entitlements; the id is
  * the integration id. Invitations go in batches (one request and job for up to 100 of one role and set), each changed
  * member is one `PATCH`, every write waits for its job. Delete removes the managed members, not the adopted ones
  * (unless `deleteOnDestroy`). No `IntegrationEntitlement` of the program may manage the same integration. A replacement
- * deletes first; `import: "<integrationId>"` adopts its declared members. See docs/integration-members.md.
+ * deletes first; `import: "<integrationId>"` adopts its declared members; {@link IntegrationMembers.get} reads the set without
+ * managing it. See docs/integration-members.md.
  */
 export class IntegrationMembers extends pulumi.CustomResource {
   declare readonly integrationId: pulumi.Output<string>;
@@ -58,7 +79,33 @@ export class IntegrationMembers extends pulumi.CustomResource {
   /** The type token the engine sees. */
   static readonly type = dynamicType("IntegrationMembers");
 
-  constructor(name: string, args: IntegrationMembersArgs, opts?: pulumi.CustomResourceOptions) {
+  /**
+   * Reads the member set of the existing integration `id` names (in any case, whitespace around it ignored) into a resource the
+   * stack does not manage, as a generated provider's `get` does: the engine records it as external (a `read` in a preview),
+   * `pulumi refresh` reads it again, and a destroy, or removing it from the program, never removes a member. Every member is
+   * in `members`, as the service has them (`unmanagedMembers` is empty). It declares nothing to the program's checks, so a
+   * resource that manages the same integration may stand beside it. An integration there is not fails the preview and the
+   * up, naming the id. There is no `state` argument, as a generated `get` has: the id alone names the set, so a state could
+   * add nothing to the read. The options are a resource's, but `import` and `provider`, which it refuses.
+   */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): IntegrationMembers {
+    return new IntegrationMembers(name, undefined, { ...opts, id });
+  }
+
+  constructor(name: string, args: IntegrationMembersArgs, opts?: pulumi.CustomResourceOptions);
+  /** @internal {@link IntegrationMembers.get}'s read: `opts.id` names the integration. */
+  constructor(name: string, args: undefined, opts: pulumi.CustomResourceOptions);
+  constructor(name: string, args: IntegrationMembersArgs | undefined, opts?: pulumi.CustomResourceOptions) {
+    if (args === undefined) {
+      const limit = beforeRegistration();
+      try {
+        super(IntegrationMembers.type, name, ...readById(name, "integration-members", OUTPUTS, opts));
+      } catch (error) {
+        throw afterRegistration(limit, error);
+      }
+      afterRegistration(limit);
+      return;
+    }
     refuseSetPlaces("IntegrationMembers", name, opts);
     const inputs = {
       integrationId: ownedIntegration(args.integrationId, "IntegrationMembers", name, {}),

@@ -5,11 +5,15 @@
  * instead of the closure serializer's output, one line that loads this package's provider module by name from the
  * program's own `node_modules`, so nothing is captured. `customTimeouts`: the engine hands a dynamic provider no operation
  * timeout, so the option goes to the provider as a hidden input as well, which bounds the operation's job waits. So does
- * `replaceOnChanges`: the engine applies it to the properties a diff names, and a dynamic provider's diff names none.
+ * `replaceOnChanges`: the engine applies it to the properties a diff names, and a dynamic provider's diff names none. A
+ * class's static `get` registers a read instead ({@link readById}), which the constructor's `id` option would make without
+ * telling the host, so the option is refused there.
  */
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
+import { idOf } from "../client/ids";
 import { customTimeoutsInput } from "../shared/custom-timeouts";
-import { CUSTOM_TIMEOUTS, IMPORT_ID, REPLACE_ON_CHANGES } from "../shared/input-constants";
+import { CUSTOM_TIMEOUTS, GET_READ, IMPORT_ID, REPLACE_ON_CHANGES } from "../shared/input-constants";
+import { programError } from "./messages";
 import { warnIfPlaintextApiKey } from "./program-checks";
 
 /** The type token the engine routes to the Node.js dynamic-provider host, as `pulumi.dynamic.Resource` builds it. */
@@ -34,12 +38,16 @@ export function registration(
   secretOutputs: readonly string[] = [],
 ): [pulumi.Inputs, pulumi.CustomResourceOptions] {
   warnIfPlaintextApiKey();
-  if (opts?.provider !== undefined) {
-    // An explicit provider's configure gets that provider's inputs, not the stack config: every request would lack the key.
+  refuseProvider(provider, name, opts);
+  if (opts?.id !== undefined) {
+    // The SDK would read the record, with the args for its state, while the program's checks count the resource as managed.
+    const kind = CLASSES[provider];
     throw new Error(
-      `${CLASSES[provider]} "${name}": the provider option does not apply to this package's resources: they read their ` +
-        "settings (workspace-access:baseUrl, workspace-access:apiKey, ...) from the stack's config, which an explicit provider " +
-        "does not get. Remove the option; a stack manages one workspace, so another workspace takes a stack of its own.",
+      provider === "workspace-users"
+        ? `${kind} "${name}": the id option reads an existing record, and WorkspaceUsers has no get: its id names no record ` +
+            "(every set's is the same). Remove the option; getUsers reads the workspace's users."
+        : `${kind} "${name}": the id option reads an existing record: use ${kind}.get(${JSON.stringify(name)}, id), which ` +
+            "manages nothing, instead of this constructor, which declares a resource to manage.",
     );
   }
   const { import: importId, ...rest } = opts ?? {};
@@ -52,11 +60,75 @@ export function registration(
     [CUSTOM_TIMEOUTS]: customTimeoutsInput(`${CLASSES[provider]} "${name}"`, opts?.customTimeouts),
     // The engine cannot apply it to a dynamic resource (its diff names no property): the provider's diff does.
     [REPLACE_ON_CHANGES]: rest.replaceOnChanges?.length ? [...rest.replaceOnChanges] : undefined,
-    __provider: `exports.handler = () => require("pulumi-workspace-access/provider/${provider}").provider;\n`,
+    __provider: providerLine(provider),
   };
   const secrets =
     secretOutputs.length > 0 ? { additionalSecretOutputs: [...new Set([...(rest.additionalSecretOutputs ?? []), ...secretOutputs])] } : {};
   return [props, { ...rest, ...secrets, deleteBeforeReplace: rest.deleteBeforeReplace ?? true }];
+}
+
+/** The one line of `__provider`: it loads the provider module `provider` from the program's own `node_modules`. */
+const providerLine = (provider: keyof typeof CLASSES) =>
+  `exports.handler = () => require("pulumi-workspace-access/provider/${provider}").provider;\n`;
+
+/** Fails an explicit provider: its `configure` gets that provider's inputs, not the stack config, so every request would lack the key. */
+function refuseProvider(provider: keyof typeof CLASSES, name: string, opts: pulumi.CustomResourceOptions | undefined): void {
+  if (opts?.provider === undefined) return;
+  throw new Error(
+    `${CLASSES[provider]} "${name}": the provider option does not apply to this package's resources: they read their ` +
+      "settings (workspace-access:baseUrl, workspace-access:apiKey, ...) from the stack's config, which an explicit provider " +
+      "does not get. Remove the option; a stack manages one workspace, so another workspace takes a stack of its own.",
+  );
+}
+
+/** The names of the outputs a class declares: its `pulumi.Output` fields but `id` and `urn`. */
+type OutputNames<T> = Exclude<{ [K in keyof T]: T[K] extends pulumi.OutputInstance<unknown> ? K : never }[keyof T], "id" | "urn">;
+
+/** Each output of class `T`, named once: written `satisfies EveryOutput<T>`, the compiler refuses one left out or one not declared. */
+export type EveryOutput<T> = Record<OutputNames<T>, true>;
+
+/**
+ * What a class's static `get` registers: the read of the record `opts.id` names (the engine's `ReadResource`, a `read` step),
+ * with no inputs but the hidden `__get` (the host then reads with no state, and fails for a record not there) and
+ * `__provider`, and each of the class's `outputs` empty so the engine gives it. The id is trimmed and in the one form of an id
+ * (`idOf`), as the `import` option's is compared. Nothing is declared to the program's checks (`owners.ts`): a get manages
+ * nothing. Refuses `provider` (as {@link registration} does) and `import` (which adopts a record into a resource the program
+ * manages), and an empty id, naming the resource.
+ */
+export function readById(
+  name: string,
+  provider: Exclude<keyof typeof CLASSES, "workspace-users">,
+  outputs: Readonly<Record<string, true>>,
+  opts: pulumi.CustomResourceOptions | undefined,
+): [pulumi.Inputs, pulumi.CustomResourceOptions] {
+  warnIfPlaintextApiKey();
+  const kind = CLASSES[provider];
+  const given = opts?.id;
+  // Only a JavaScript caller that leaves out a constructor's args gets here without an id.
+  if (given === undefined) throw new Error(`${kind} "${name}": give its args to declare it, or read an existing one with ${kind}.get.`);
+  refuseProvider(provider, name, opts);
+  if (opts?.import !== undefined) {
+    throw new Error(
+      `${kind} "${name}": ${kind}.get reads the record its id names; the import option adopts one into a resource the program ` +
+        `manages (new ${kind}(name, args, { import })). Use one of them.`,
+    );
+  }
+  const empty = () => `${kind} "${name}": ${kind}.get was given an empty id.`;
+  const normal = (id: string) => idOf(id.trim());
+  if (typeof given === "string" && given.trim() === "") throw new Error(empty());
+  const id =
+    typeof given === "string"
+      ? normal(given)
+      : pulumi.output(given).apply((id) => {
+          if (id.trim() === "") throw programError(empty());
+          return normal(id);
+        });
+  const props = {
+    ...Object.fromEntries(Object.keys(outputs).map((key) => [key, undefined])),
+    [GET_READ]: true,
+    __provider: providerLine(provider),
+  };
+  return [props, { ...opts, id }];
 }
 
 /** Each provider module's class, as errors name it. */

@@ -3,7 +3,7 @@ import type { KNOWN_USER_ROLES } from "../client";
 import { SECRET_EMAIL } from "../shared/input-constants";
 import { ownedEmail } from "./owners";
 import { warnIfUnknownRole } from "./program-checks";
-import { afterRegistration, beforeRegistration, dynamicType, registration } from "./resource-options";
+import { afterRegistration, beforeRegistration, dynamicType, type EveryOutput, readById, registration } from "./resource-options";
 
 /** A workspace role: a documented one, or any other string, sent as is with a warning (`string & {}` keeps editors completing the known ones). */
 export type UserRole = (typeof KNOWN_USER_ROLES)[number] | (string & {});
@@ -32,9 +32,25 @@ export interface UserArgs {
   deleteOnDestroy?: pulumi.Input<boolean>;
 }
 
+/** Every output of a {@link User}, for its `get`. */
+const OUTPUTS = {
+  email: true,
+  firstName: true,
+  lastName: true,
+  role: true,
+  isGuest: true,
+  adoptExisting: true,
+  status: true,
+  createdAt: true,
+  updatedAt: true,
+  managedAttributes: true,
+  adopted: true,
+} satisfies EveryOutput<User>;
+
 /**
  * A workspace user; the id is its UUID. Every change is an update in place (`PUT`); a forced replacement deletes
- * first (two users cannot share an email). `import: "<id>"` adopts that user (docs/pulumi-habits.md).
+ * first (two users cannot share an email). `import: "<id>"` adopts that user; {@link User.get} reads one without managing it
+ * (docs/pulumi-habits.md).
  *
  * ```ts
  * const alice = new wa.User("alice", { email: "alice@example.com", firstName: "Alice", lastName: "Doe" });
@@ -67,7 +83,38 @@ export class User extends pulumi.CustomResource {
   /** The type token the engine sees. */
   static readonly type = dynamicType("User");
 
-  constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions) {
+  /**
+   * Reads the existing user `id` names (its UUID, in any case, whitespace around it ignored) into a resource the stack does
+   * not manage, as a generated provider's `get` does: the engine records it as external (a `read` in a preview), `pulumi
+   * refresh` reads it again, and a destroy, or removing it from the program, never deletes the user. Its outputs are the
+   * service's (`adopted` is false: the stack neither created nor adopted it). It declares nothing to the program's checks, so
+   * a `User` that manages the same user may stand beside it. A user not there fails the preview and the up, naming the id.
+   * There is no `state` argument, as a generated `get` has: the id alone names the user, so a state could add nothing to the
+   * read. The options are a resource's (`protect`, `dependsOn`, ...), but `import` and `provider`, which it refuses.
+   *
+   * ```ts
+   * const grace = wa.User.get("grace", "6f1d2c3b-4a5e-4f60-8a71-0b2c3d4e5f02");
+   * export const graceEmail = grace.email;
+   * ```
+   */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): User {
+    return new User(name, undefined, { ...opts, id });
+  }
+
+  constructor(name: string, args: UserArgs, opts?: pulumi.CustomResourceOptions);
+  /** @internal {@link User.get}'s read: `opts.id` names the user. */
+  constructor(name: string, args: undefined, opts: pulumi.CustomResourceOptions);
+  constructor(name: string, args: UserArgs | undefined, opts?: pulumi.CustomResourceOptions) {
+    if (args === undefined) {
+      const limit = beforeRegistration();
+      try {
+        super(User.type, name, ...readById(name, "user", OUTPUTS, opts));
+      } catch (error) {
+        throw afterRegistration(limit, error);
+      }
+      afterRegistration(limit);
+      return;
+    }
     const email = pulumi.output(args.email);
     const inputs = {
       email: ownedEmail(email, name, {}),

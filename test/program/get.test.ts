@@ -1,0 +1,116 @@
+/**
+ * The classes' static `get`: what it registers (a read of the record its id names, through the engine's `ReadResource`:
+ * Pulumi's mocks hand `newResource` the read's id), what it declares to the program's own checks (nothing), and the
+ * options it refuses. The provider's read of it is tested in test/host/get.test.ts, and the whole through the real CLI in
+ * test/cli/habits-import.test.ts.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { beforeEach, describe, expect, it } from "vitest";
+import { IntegrationEntitlement, IntegrationMembers, User, WorkspaceUsers } from "../../src";
+
+const USER = "6f1d2c3b-4a5e-4f60-8a71-0b2c3d4e5f02";
+const INTEGRATION = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a01";
+const PROVIDER = (module: string) => `exports.handler = () => require("pulumi-workspace-access/provider/${module}").provider;\n`;
+
+/** What each resource registered, by name; `id` is not empty for a read. */
+let registered: Map<string, pulumi.runtime.MockResourceArgs>;
+
+beforeEach(async () => {
+  registered = new Map();
+  await pulumi.runtime.setMocks(
+    {
+      newResource: (args) => {
+        registered.set(args.name, args);
+        // A read (its id given) answers as the provider would: the record's fields; a registration, its inputs.
+        const state = args.id ? { email: "grace@example.com", entitlements: ["EDITOR"], members: [] } : args.inputs;
+        return { id: args.id || `${args.name}-id`, state };
+      },
+      call: (args) => args.inputs,
+    },
+    "p",
+    "s",
+    false,
+  );
+});
+
+const output = <T>(o: pulumi.Output<T>) => new Promise<T>((resolve) => o.apply(resolve));
+
+describe("static get", () => {
+  it("reads a User by its id, trimmed and in the one form of an id, registering only the hidden read marker and __provider", async () => {
+    const grace = User.get("grace", ` ${USER.toUpperCase()}\n`);
+    expect(grace).toBeInstanceOf(User);
+    expect(await output(grace.id)).toBe(USER);
+    expect(await output(grace.email)).toBe("grace@example.com");
+    const read = registered.get("grace")!;
+    expect(read.type).toBe("pulumi-nodejs:dynamic/workspace-access:User");
+    expect(read.id).toBe(USER);
+    // Nothing the provider would take for a state: the record is named by the id alone.
+    expect(read.inputs).toEqual({ __get: true, __provider: PROVIDER("user") });
+  });
+
+  it("reads an IntegrationEntitlement by <integrationId>/<userId> and an IntegrationMembers by its integration id", async () => {
+    const membership = IntegrationEntitlement.get("grace-youtube", `${INTEGRATION}/${USER}`.toUpperCase());
+    const members = IntegrationMembers.get("youtube", pulumi.output(` ${INTEGRATION} `));
+    expect(await output(membership.entitlements)).toEqual(["EDITOR"]);
+    expect(await output(members.members)).toEqual([]);
+    expect(registered.get("grace-youtube")).toMatchObject({
+      type: "pulumi-nodejs:dynamic/workspace-access:IntegrationEntitlement",
+      id: `${INTEGRATION}/${USER}`,
+      inputs: { __get: true, __provider: PROVIDER("integration-entitlement") },
+    });
+    expect(registered.get("youtube")).toMatchObject({
+      type: "pulumi-nodejs:dynamic/workspace-access:IntegrationMembers",
+      id: INTEGRATION,
+      inputs: { __get: true, __provider: PROVIDER("integration-members") },
+    });
+  });
+
+  it("declares nothing to the program's checks: a get beside the resource managing the same record registers both", async () => {
+    // Two resources managing one integration's members fail the program (owners.ts); a get manages nothing.
+    const managed = new IntegrationMembers("youtube", {
+      integrationId: INTEGRATION,
+      members: [{ userId: USER, entitlements: ["EDITOR"] }],
+    });
+    const whole = IntegrationMembers.get("youtube-read", INTEGRATION);
+    const one = IntegrationEntitlement.get("grace-youtube-read", `${INTEGRATION}/${USER}`);
+    const grace = new User("grace", { email: "grace@example.com", firstName: "Grace", lastName: "Hopper" });
+    const graceRead = User.get("grace-read", USER);
+    await Promise.all([managed, whole, one, grace, graceRead].map((r) => output(r.id)));
+    expect(registered.get("youtube")?.inputs).toMatchObject({ integrationId: INTEGRATION });
+    expect(registered.get("grace")?.inputs).toMatchObject({ email: "grace@example.com" });
+    expect([...registered.keys()].sort()).toEqual(["grace", "grace-read", "grace-youtube-read", "youtube", "youtube-read"]);
+  });
+
+  it("keeps the program's own options (protect, additionalSecretOutputs) and refuses import and provider, naming the resource", async () => {
+    const kept = User.get("kept", USER, { protect: true, additionalSecretOutputs: ["email"] });
+    await output(kept.id);
+    class Explicit extends pulumi.ProviderResource {}
+    const provider = new Explicit("pulumi-nodejs", "explicit", {});
+    expect(() => User.get("imported", USER, { import: USER })).toThrow(
+      'User "imported": User.get reads the record its id names; the import option adopts one into a resource the program manages',
+    );
+    expect(() => IntegrationMembers.get("explicit", INTEGRATION, { provider })).toThrow(
+      'IntegrationMembers "explicit": the provider option does not apply',
+    );
+    expect([...registered.keys()]).toEqual(["kept"]);
+  });
+
+  it("an empty id fails naming the class and the resource, with nothing registered", () => {
+    expect(() => User.get("empty", " \n")).toThrow('User "empty": User.get was given an empty id');
+    expect(registered.has("empty")).toBe(false);
+  });
+
+  it("refuses the id option on the constructor, which would read the record while the program's checks count it as managed", () => {
+    expect(() => new User("by-id", { email: "grace@example.com", firstName: "Grace", lastName: "Hopper" }, { id: USER })).toThrow(
+      'User "by-id": the id option reads an existing record: use User.get("by-id", id)',
+    );
+    expect(() => new WorkspaceUsers("people", { users: [] }, { id: "workspace-users" })).toThrow(
+      "WorkspaceUsers has no get: its id names no record",
+    );
+    expect(registered.size).toBe(0);
+  });
+
+  it("is not offered by WorkspaceUsers, whose id names no record", () => {
+    expect("get" in WorkspaceUsers).toBe(false);
+  });
+});
