@@ -4,14 +4,14 @@
  * take the option and their create adopts the record with that id, writing only what differs.
  * Removing `import` afterwards plans nothing; destroy gives back what was adopted unless the
  * program opts in (`deleteOnDestroy`); an id that names another record, or none, fails clearly. An id in another case,
- * or with whitespace around it (pasted, or read from a file), names the same record.
+ * or with whitespace around it (pasted, or read from a file), names the same record. The classes' static `get` reads a
+ * record by the same ids without managing it: a `read` step, an external resource that refresh reads again and destroy leaves.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS } from "../../src/emulator/index";
 import { SETUP_TIMEOUT_MS } from "./scenario.ts";
 import { type HabitsStack, habitsStack, programHeader } from "./habits-support.ts";
-import { writesOf } from "./support.ts";
-import { cliAvailable, dynamicResources, skipNote } from "./support.ts";
+import { cliAvailable, dynamicResources, skipNote, writesOf } from "./support.ts";
 
 const { users, integrations } = DEFAULT_IDS;
 const MISSING = "0b0b0b0b-0000-4000-8000-000000000000";
@@ -20,12 +20,19 @@ const program = `${programHeader({ ADA: users.ada, GRACE: users.grace, ALAN: use
 const mode = config.get("mode") ?? "import";
 // As ids get pasted, or read from a file: in upper case, with whitespace around them.
 const imported = (id: string): pulumi.CustomResourceOptions => (mode === "import" ? { import: " " + id.toUpperCase() + "\\n" } : {});
+let got: Record<string, pulumi.Output<unknown>> = {};
 if (mode === "wrong") {
   new wa.User("wrong-email", { email: "grace@example.com", firstName: "Grace", lastName: "Hopper" }, { import: ADA });
   new wa.User("missing", { email: "nobody@example.com", firstName: "No", lastName: "Body" }, { import: MISSING });
   new wa.IntegrationEntitlement("wrong-member", { integrationId: YOUTUBE, userId: GRACE, entitlements: ["EDITOR"] }, { import: YOUTUBE + "/" + ADA });
   new wa.IntegrationEntitlement("not-member", { integrationId: YOUTUBE, userId: KATHERINE, entitlements: ["VIEWER"] }, { import: YOUTUBE + "/" + KATHERINE });
   new wa.IntegrationMembers("wrong-integration", { integrationId: SLACK, members: [{ userId: ALAN, entitlements: ["MEMBER"] }] }, { import: YOUTUBE });
+} else if (mode === "get") {
+  const grace = wa.User.get("grace-read", " " + GRACE.toUpperCase() + "\\n");
+  const membership = wa.IntegrationEntitlement.get("ada-youtube-read", YOUTUBE + "/" + ADA);
+  const slack = wa.IntegrationMembers.get("slack-read", SLACK);
+  if (flag("missing")) wa.User.get("nobody", MISSING);
+  got = { firstName: grace.firstName, email: grace.email, entitlements: membership.entitlements, slack: slack.members };
 } else {
   const grace = new wa.User("grace", { email: "grace@example.com", firstName: config.get("graceFirst") ?? "Grace", lastName: "Hopper" }, imported(GRACE));
   new wa.IntegrationEntitlement(
@@ -35,6 +42,7 @@ if (mode === "wrong") {
   );
   new wa.IntegrationMembers("slack", { integrationId: SLACK, members: [{ userId: ALAN, entitlements: ["MEMBER", "BILLING"] }] }, imported(SLACK));
 }
+export const read = got;
 `;
 
 describe.skipIf(!cliAvailable)(`the import resource option, through the real pulumi CLI${skipNote}`, { timeout: 300_000 }, () => {
@@ -109,5 +117,65 @@ describe.skipIf(!cliAvailable)(`the import resource option, through the real pul
     expect(out).toContain(`import: user ${users.katherine} is not a member of integration ${integrations.youtube}`);
     expect(out).toContain(`import: "${integrations.youtube}" is not the integration this resource declares (${integrations.slack})`);
     expect(out.includes(h.emulator.apiKey)).toBe(false);
+  });
+
+  it("get reads a record by its id without managing it: a read in preview, refreshed by refresh, left by destroy", async () => {
+    await h.stack.setConfig("habits-import:mode", "get");
+    const preview = await h.step((s) => s.preview("--json"));
+    const steps = (JSON.parse(preview.run.stdout) as { steps: Array<{ op: string; urn: string }> }).steps;
+    expect(
+      steps
+        .filter((step) => step.op === "read")
+        .map((step) => step.urn.split("::").pop())
+        .sort(),
+    ).toEqual(["ada-youtube-read", "grace-read", "slack-read"]);
+    expect(new Set(preview.requests.map((r) => r.method))).toEqual(new Set(["GET"]));
+
+    const up = await h.step((s) => s.up());
+    expect(new Set(up.requests.map((r) => r.method))).toEqual(new Set(["GET"]));
+    const state = dynamicResources(await h.stack.exportState());
+    expect(state.map((r) => [r.urn.split("::").pop(), r.id, (r as { external?: boolean }).external]).sort()).toEqual([
+      ["ada-youtube-read", `${integrations.youtube}/${users.ada}`, true],
+      ["grace-read", users.grace, true],
+      ["slack-read", integrations.slack, true],
+    ]);
+    const slackMembers = h.emulator.integrations
+      .members(integrations.slack)
+      .map((m) => ({ userId: m.userId, entitlements: m.entitlements }));
+    expect((await h.stack.outputs())["read"]).toMatchObject({
+      firstName: h.emulator.users.get(users.grace)?.firstName,
+      email: "grace@example.com",
+      entitlements: ["MANAGER"],
+      slack: slackMembers.map((m) => expect.objectContaining({ ...m, entitlements: [...m.entitlements].sort() })),
+    });
+
+    // Changed by hand: a refresh reads each record again, writing nothing; a member added since is no unmanaged one.
+    h.emulator.users.update(users.grace, { firstName: "Amazing Grace" });
+    h.emulator.integrations.setMember(integrations.slack, users.grace, { role: "collaborator", entitlements: ["MEMBER"] });
+    const refresh = await h.step((s) => s.refresh());
+    expect(writesOf(refresh.requests)).toEqual([]);
+    expect(refresh.requests.map((r) => `${r.method} ${r.path}`)).toContain(`GET /users/${users.grace}`);
+    const refreshed = dynamicResources(await h.stack.exportState());
+    expect(refreshed.find((r) => r.urn.endsWith("::grace-read"))?.outputs).toMatchObject({ firstName: "Amazing Grace" });
+    const slack = refreshed.find((r) => r.urn.endsWith("::slack-read"))?.outputs;
+    expect(slack).toMatchObject({
+      members: expect.arrayContaining([expect.objectContaining({ userId: users.grace })]),
+      unmanagedMembers: [],
+    });
+
+    // The records stay: nothing is sent for a resource read by get.
+    const destroy = await h.step((s) => s.destroy());
+    expect(writesOf(destroy.requests)).toEqual([]);
+    expect(dynamicResources(await h.stack.exportState())).toEqual([]);
+    expect(h.emulator.users.get(users.grace)?.firstName).toBe("Amazing Grace");
+    expect(h.emulator.integrations.members(integrations.youtube).map((m) => m.userId)).toContain(users.ada);
+
+    // An id no user has fails the preview, naming the type and the id; nothing is written.
+    await h.stack.setConfig("habits-import:missing", "true");
+    const missing = await h.step((s) => s.run(["preview"], { allowFailure: true }));
+    expect(missing.run.code).not.toBe(0);
+    expect(missing.run.output).toContain(`User.get: no user has the id ${MISSING} in this workspace`);
+    expect(writesOf(missing.requests)).toEqual([]);
+    expect(missing.run.output.includes(h.emulator.apiKey)).toBe(false);
   });
 });
