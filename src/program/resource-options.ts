@@ -90,8 +90,10 @@ export type EveryOutput<T> = Record<OutputNames<T>, true>;
 /**
  * What a class's static `get` registers: the read of the record `opts.id` names (the engine's `ReadResource`, a `read` step),
  * with no inputs but the hidden `__get` (the host then reads with no state, and fails for a record not there) and
- * `__provider`, and each of the class's `outputs` empty so the engine gives it. The id is trimmed and in the one form of an id
- * (`idOf`), as the `import` option's is compared. Nothing is declared to the program's checks (`owners.ts`): a get manages
+ * `__provider`, and each of the class's `outputs` empty so the engine gives it. The id is trimmed and in the form the managed
+ * resource's state records, which the engine compares it with when a program turns that resource into this `get`: the one form
+ * of an id (`idOf`) for the ids the package makes (`<integrationId>/<userId>`, an integration's), the case given for a user's,
+ * whose state keeps the service's. Nothing is declared to the program's checks (`owners.ts`): a get manages
  * nothing. Refuses `provider` (as {@link registration} does) and `import` (which adopts a record into a resource the program
  * manages), and an empty id, naming the resource.
  */
@@ -114,7 +116,7 @@ export function readById(
     );
   }
   const empty = () => `${kind} "${name}": ${kind}.get was given an empty id.`;
-  const normal = (id: string) => idOf(id.trim());
+  const normal = (id: string) => (provider === "user" ? id.trim() : idOf(id.trim()));
   if (typeof given === "string" && given.trim() === "") throw new Error(empty());
   const id =
     typeof given === "string"

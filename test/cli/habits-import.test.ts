@@ -140,7 +140,7 @@ describe.skipIf(!cliAvailable)(`the import resource option, through the real pul
     const state = dynamicResources(await h.stack.exportState());
     expect(state.map((r) => [r.urn.split("::").pop(), r.id, (r as { external?: boolean }).external]).sort()).toEqual([
       ["ada-youtube-read", `${integrations.youtube}/${users.ada}`, true],
-      ["grace-read", users.grace, true],
+      ["grace-read", users.grace.toUpperCase(), true],
       ["slack-read", integrations.slack, true],
     ]);
     const slackMembers = h.emulator.integrations
