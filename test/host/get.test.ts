@@ -2,14 +2,17 @@
  * The provider's read of a class's static `get` (test/program/get.test.ts): the engine hands the host the properties the
  * class registered, its hidden `__get` among them, and the host reads the record the id names with no state. What the
  * service has becomes the outputs; a record not there fails naming the type and the id (a refresh's read drops the
- * resource instead); only reads are sent, and no message holds the key. A refresh of the resource reads with no state too.
+ * resource instead); only reads are sent, and no message holds the key. A refresh of the resource reads with no state too. A key
+ * refused (401/403) is told where it comes from and never the refresh's hint; a 404 the service may give to hide an integration
+ * is said to be that, not an absence.
  */
 import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/client";
-import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
+import { DEFAULT_IDS, defaultSeed, type MissingScopeStatus } from "../../src/emulator";
 import { provider as entitlementProvider } from "../../src/host/entitlement/integration-entitlement-provider";
 import { provider as membersProvider } from "../../src/host/members/integration-members-provider";
 import { provider as userProvider } from "../../src/host/user/user-provider";
+import { REFRESH_HINT } from "../../src/shared/hints";
 import { emulator, issuedKeys, rejection } from "../support/fixtures";
 import { configureFor } from "../support/provider";
 
@@ -22,6 +25,19 @@ const got = (module: string) =>
     __get: true,
     __provider: `exports.handler = () => require("pulumi-workspace-access/provider/${module}").provider;\n`,
   }) as never;
+
+/** A key the emulator issues holding only `scopes`, for a service answering `status` to a key lacking one. */
+const LIMITED_KEY = "wa_limited_key_get_00000000000000";
+
+/** An emulator of the default world answering `status` to a key lacking a scope, the provider configured with a key of `scopes`. */
+async function limited(scopes: string[], status: MissingScopeStatus) {
+  const emu = await emulator({ seed: defaultSeed(), missingScopeStatus: status, keys: { [LIMITED_KEY]: scopes } });
+  issuedKeys.add(LIMITED_KEY);
+  const warnings: string[] = [];
+  await configureFor(emu, { "workspace-access:apiKey": LIMITED_KEY }, { warn: (message) => warnings.push(message) });
+  const sent = () => emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`);
+  return { emu, warnings, sent };
+}
 
 /** An emulator of the default world, the provider configured for it, and the warnings it gives. */
 async function world() {
@@ -143,5 +159,157 @@ describe("a refresh of a resource a get read", () => {
     expect(await userProvider.read!(users.alan, { ...user.props, __provider: "p" } as never)).toEqual({ id: "", props: {} });
     expect(warnings).toEqual([]);
     expect(new Set(methods())).toEqual(new Set(["GET"]));
+  });
+});
+
+describe("a get whose key the service refuses", () => {
+  const { youtube, slack } = integrations;
+  const path = {
+    user: `/users/${users.grace}`,
+    member: `/integrations/${youtube}/users/${users.grace}`,
+    members: `/integrations/${slack}/users`,
+  };
+  // A key of Read integrations alone is refused a user's read; one of Read users alone, a membership's and a member list's.
+  const reads = [
+    ["User", ["read:integrations"], path.user, "Read users (read:users)", () => userProvider.read!(users.grace, got("user"))],
+    [
+      "IntegrationEntitlement",
+      ["read:users"],
+      path.member,
+      "Read integrations (read:integrations)",
+      () => entitlementProvider.read!(`${youtube}/${users.grace}`, got("integration-entitlement")),
+    ],
+    [
+      "IntegrationMembers",
+      ["read:users"],
+      path.members,
+      "Read integrations (read:integrations)",
+      () => membersProvider.read!(slack, got("integration-members")),
+    ],
+  ] as const;
+  const cases = reads.flatMap(([type, scopes, sentTo, scope, read]) =>
+    ([401, 403] as const).map((status) => ({ type, scopes: [...scopes], sentTo, scope, read, status })),
+  );
+
+  it.each(cases)("$type, $status: names the scope and where the key comes from, no refresh hint, no key", async (c) => {
+    const { sent, warnings } = await limited(c.scopes, c.status);
+    const error = await rejection(c.read());
+    expect(error.message).toContain(`GET /api/v1${c.sentTo} answered ${c.status}`);
+    expect(error.message).toContain(c.scope);
+    expect(error.message).toContain(
+      "The key comes from workspace-access:apiKey (pulumi config set --secret workspace-access:apiKey <key>).",
+    );
+    expect(error.message).not.toContain(REFRESH_HINT.trim());
+    expect(error.message).not.toContain("pulumi refresh");
+    expect(error.message).not.toContain(LIMITED_KEY);
+    expect(sent()).toEqual([`GET ${c.sentTo} ${c.status}`]);
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe("a get of an integration the service hides from the key (404, not disclosed)", () => {
+  const { youtube, slack } = integrations;
+  const hidden = (message: string) => {
+    expect(message).toContain("the service does not disclose integrations to this key");
+    expect(message).toContain("nothing was read as gone");
+    expect(message).toContain("Give the key in workspace-access:apiKey the scope Read integrations (read:integrations)");
+    expect(message).not.toContain("there is no integration");
+    expect(message).not.toContain("is not a member");
+    expect(message).not.toContain(LIMITED_KEY);
+  };
+
+  it("IntegrationEntitlement.get says the integration is not disclosed, not that the membership does not exist", async () => {
+    const { sent, warnings } = await limited(["read:users"], 404);
+    const error = await rejection(entitlementProvider.read!(`${youtube}/${users.grace}`, got("integration-entitlement")));
+    hidden(error.message);
+    expect(error.message).toContain(`GET /api/v1/integrations/${youtube}/users/${users.grace} answered 404`);
+    // The member, the member list, then the integrations listing that shows the 404 is the service's, not the record's.
+    expect(sent()).toEqual([
+      `GET /integrations/${youtube}/users/${users.grace} 404`,
+      `GET /integrations/${youtube}/users 404`,
+      "GET /integrations 404",
+      "GET /users 200",
+    ]);
+    expect(warnings).toEqual([]);
+  });
+
+  it("IntegrationMembers.get says the integration is not disclosed, not that there is no integration", async () => {
+    const { sent, warnings } = await limited(["read:users"], 404);
+    const error = await rejection(membersProvider.read!(slack, got("integration-members")));
+    hidden(error.message);
+    expect(error.message).toContain(`GET /api/v1/integrations/${slack}/users answered 404`);
+    expect(sent()).toEqual([`GET /integrations/${slack}/users 404`, "GET /integrations 404", "GET /users 200"]);
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe("a refresh of a get's resource whose record was removed at the service", () => {
+  const { youtube, slack } = integrations;
+  const refreshOf = (props: object) => ({ ...props, __provider: "p" }) as never;
+
+  it("an IntegrationEntitlement's membership removed, or its integration: an empty id, no warning, only reads", async () => {
+    const { emu, warnings, methods } = await world();
+    const id = `${youtube}/${users.grace}`;
+    const read = await entitlementProvider.read!(id, got("integration-entitlement"));
+    expect(read.props).toHaveProperty("__get", true);
+    emu.integrations.removeMember(youtube, users.grace);
+    expect(await entitlementProvider.read!(id, refreshOf(read.props!))).toEqual({ id: "", props: {} });
+
+    const other = `${slack}/${users.alan}`;
+    const second = await entitlementProvider.read!(other, got("integration-entitlement"));
+    emu.integrations.remove(slack);
+    expect(await entitlementProvider.read!(other, refreshOf(second.props!))).toEqual({ id: "", props: {} });
+    expect(warnings).toEqual([]);
+    expect(new Set(methods())).toEqual(new Set(["GET"]));
+  });
+
+  it("an IntegrationMembers' integration removed: an empty id, no warning, only reads", async () => {
+    const { emu, warnings, methods } = await world();
+    const read = await membersProvider.read!(slack, got("integration-members"));
+    expect(read.props).toHaveProperty("__get", true);
+    emu.integrations.remove(slack);
+    emu.clearRequests();
+    expect(await membersProvider.read!(slack, refreshOf(read.props!))).toEqual({ id: "", props: {} });
+    // The list's 404, then the integration's own: gone, not hidden.
+    expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET /integrations/${slack}/users 404`,
+      `GET /integrations/${slack} 404`,
+    ]);
+    expect(warnings).toEqual([]);
+    expect(new Set(methods())).toEqual(new Set(["GET"]));
+  });
+});
+
+describe("an IntegrationMembers' get of more members than a page holds", () => {
+  it("reads every page: every member in members, none unmanaged", async () => {
+    // The client asks pages of 100, the most the service gives: 130 members take two.
+    const count = 130;
+    const id = "3c9e7a10-58b2-4d4e-9f0a-1b2c3d4e5a09";
+    const ids = Array.from({ length: count }, (_, i) => `6f1d2c3b-4a5e-4f60-8a71-${String(i).padStart(12, "0")}`);
+    const emu = await emulator({
+      seed: {
+        users: ids.map((userId, i) => ({ id: userId, email: `member${i}@example.com`, firstName: null, lastName: null })),
+        integrations: [
+          {
+            id,
+            application: "slack",
+            entitlements: [{ id: "MEMBER" }],
+            users: ids.map((userId) => ({ userId, entitlements: ["MEMBER"] })),
+          },
+        ],
+      },
+    });
+    await configureFor(emu);
+    const result = await membersProvider.read!(id, got("integration-members"));
+    expect(result.id).toBe(id);
+    expect(result.props?.members.map((m) => m.userId)).toEqual([...ids].sort());
+    expect(result.props?.members.every((m) => m.role === "account_collaborator")).toBe(true);
+    expect(result.props?.unmanagedMembers).toEqual([]);
+    const pages = emu.requests.filter((r) => r.path === `/integrations/${id}/users`);
+    expect(pages.map((r) => [r.query["page[number]"] ?? "1", r.query["page[size]"], r.status])).toEqual([
+      ["1", "100", 200],
+      ["2", "100", 200],
+    ]);
+    expect(new Set(emu.requests.map((r) => r.method))).toEqual(new Set(["GET"]));
   });
 });
