@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WorkspaceAccessClient } from "../../src/client/index";
 import { DEFAULT_IDS } from "../../src/emulator/index";
 import { repoRoot } from "../support/paths.ts";
+import { removeTree } from "../support/project.ts";
 import { packedTarball } from "../support/packed.ts";
 import { NO_FALLBACKS } from "./scenario.ts";
 import { type CliStack, cliAvailable, openCliStack, skipNote } from "./support.ts";
@@ -175,7 +176,7 @@ describe.skipIf(!cliAvailable)(
     afterAll(async () => {
       for (const s of stacks) await s.remove();
       if (emulator?.pid) process.kill(-emulator.pid, "SIGTERM");
-      if (tmp) await fs.promises.rm(tmp, { recursive: true, force: true });
+      if (tmp) await removeTree(tmp);
     });
 
     /** The emulator's request log lines printed since `from`. */

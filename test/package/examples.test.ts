@@ -17,7 +17,7 @@ import { accessConfig, NO_FALLBACKS, startTestEmulator } from "../cli/scenario.t
 import { cliAvailable, skipNote } from "../cli/support.ts";
 import { packedTarball } from "../support/packed.ts";
 import { repoRoot } from "../support/paths.ts";
-import { installTarball } from "../support/project.ts";
+import { installTarball, removeTree } from "../support/project.ts";
 
 const examplesDir = path.join(repoRoot, "examples");
 const EXAMPLES = fs.readdirSync(examplesDir).filter((name) => fs.statSync(path.join(examplesDir, name)).isDirectory());
@@ -66,7 +66,7 @@ describe.each(EXAMPLES)("examples/%s, copied out of the repository", { timeout: 
   }, 300_000);
 
   afterAll(async () => {
-    if (dir) await fs.promises.rm(dir, { recursive: true, force: true });
+    if (dir) await removeTree(dir);
   });
 
   it("is a Pulumi project of its own: package.json, Pulumi.yaml, the template's tsconfig and a README", () => {

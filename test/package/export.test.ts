@@ -15,7 +15,7 @@ import { projectFiles } from "../../src/export/project";
 import { NO_FALLBACKS, SETUP_TIMEOUT_MS } from "../cli/scenario.ts";
 import { packedTarball } from "../support/packed.ts";
 import { repoRoot } from "../support/paths.ts";
-import { installTarball } from "../support/project.ts";
+import { installTarball, removeTree } from "../support/project.ts";
 
 const CLI = path.join(repoRoot, "dist", "export", "cli.js");
 
@@ -73,7 +73,7 @@ describe("workspace-access-export of the populated world, deployed from the pack
 
   afterAll(async () => {
     await emulator?.close();
-    if (tmp) await fs.promises.rm(tmp, { recursive: true, force: true });
+    if (tmp) await removeTree(tmp);
   });
 
   it("exports with reads only: each list twice, 100 then 99 a page (the second proves the first)", () => {
@@ -194,7 +194,7 @@ describe("the command's exit status and output", { timeout: 120_000 }, () => {
 
   afterAll(async () => {
     await emulator?.close();
-    if (tmp) await fs.promises.rm(tmp, { recursive: true, force: true });
+    if (tmp) await removeTree(tmp);
   });
 
   const key = () => ({ WORKSPACE_ACCESS_API_KEY: emulator.apiKey });

@@ -74,8 +74,32 @@ export async function createProject(options: ProjectOptions = {}): Promise<Proje
     dir,
     name,
     write,
-    remove: () => fs.promises.rm(dir, { recursive: true, force: true }),
+    remove: () => removeTree(dir),
   };
+}
+
+/**
+ * Removes a temporary tree, waiting for it at most `waitMs`: a test's clean-up never fails its file. An npm-installed tree
+ * is tens of thousands of files, and on a busy machine its removal once outlasted an `afterAll`'s two minutes (a fresh
+ * clone's CI, 2026-11-30, every test passed). A removal still running then finishes in the background, in the OS's
+ * temporary folder.
+ */
+export async function removeTree(dir: string, waitMs = 60_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const removal = fs.promises
+    .rm(dir, { recursive: true, force: true, maxRetries: 2 })
+    .catch((error: unknown) => console.warn(`could not remove ${dir}: ${String(error)}`));
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      console.warn(`still removing ${dir} after ${waitMs / 1000} s: it finishes in the background`);
+      resolve();
+    }, waitMs);
+  });
+  try {
+    await Promise.race([removal, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function linkedPackages(projectDir: string): string[] {
