@@ -1,6 +1,6 @@
 /** The frame of the package's commands: a Node.js too old, a usage mistake (exit 2), `--help`, a failure in one line without the key. */
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
-import { MIN_API_KEY_LENGTH, makeRedactor } from "./client/redact";
+import { makeRedactor } from "./client/redact";
 import { nodeVersionProblem } from "./node-version";
 import { editDistance } from "./shared/edit-distance";
 
@@ -108,11 +108,10 @@ export function runCommand<A>(command: Command<A>): void {
 }
 
 /**
- * `message` without `WORKSPACE_ACCESS_API_KEY`'s key, whole or any run of it, as the client removes it from its own texts. A key
- * shorter than {@link MIN_API_KEY_LENGTH} is refused before any request (no answer can echo it): nothing removed, where `key`
- * removed would leave the line naming that problem unreadable.
+ * `message` without `WORKSPACE_ACCESS_API_KEY`'s key, whole or any run of it, as the client removes it from its own texts (a key
+ * too short to be sent: nothing, `makeRedactor`).
  */
 function withoutKey(message: string): string {
   const key = process.env.WORKSPACE_ACCESS_API_KEY?.trim();
-  return key && key.length >= MIN_API_KEY_LENGTH ? makeRedactor(key)(message) : message;
+  return key ? makeRedactor(key)(message) : message;
 }

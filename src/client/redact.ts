@@ -145,10 +145,13 @@ export function makeValueRedactor(secret: string): (value: string) => string {
   };
 }
 
-/** A function removing `secret` from any text (see the module's comment): the whole key in its forms, then every run of it, in any case. */
+/**
+ * A function removing `secret` from any text (see the module's comment): the whole key in its forms, then every run of it, in
+ * any case. A key shorter than {@link MIN_API_KEY_LENGTH} is never sent (settings refuse it), so no answer can echo it: nothing
+ * is removed, where `x` or `key` removed would leave the very message naming the problem unreadable (`API [redacted]`).
+ */
 export function makeRedactor(secret: string): (text: string) => string {
-  // Settings refuse keys shorter than MIN_API_KEY_LENGTH, so every key that is sent is redacted.
-  if (secret === "") return (text) => text;
+  if (secret.length < MIN_API_KEY_LENGTH) return (text) => text;
   const whole = makeValueRedactor(secret);
   const runs = runsRemover(secret, MIN_API_KEY_LENGTH);
   return (text) => runs(whole(String(text)));

@@ -209,7 +209,8 @@ export function problemsOf(
 
 /** Whether a refused value may be shown beside `apiKey`: not when it holds 8 characters of it in a row (redaction's rule). */
 function shown(apiKey: unknown): (value: string) => boolean {
-  if (typeof apiKey !== "string" || apiKey.trim().length < MIN_API_KEY_LENGTH) return () => true;
+  if (typeof apiKey !== "string") return () => true;
+  // A key too short to be sent is not redacted (`makeRedactor`): every value is shown beside it.
   const redact = makeRedactor(apiKey.trim());
   return (value) => redact(value) === value;
 }

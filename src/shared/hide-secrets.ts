@@ -2,7 +2,7 @@
  * How a message printed where Pulumi shows it (a lookup's failure, a provider's warning or error) leaves out values given as
  * secrets, and the API key in force.
  */
-import { MIN_API_KEY_LENGTH, makeRedactor } from "../client/redact";
+import { makeRedactor } from "../client/redact";
 import type { RawSettings } from "./settings";
 
 /** What a message prints for a secret value, as Pulumi prints a secret. */
@@ -34,11 +34,10 @@ export function hiderIf(secret: boolean, values: Iterable<unknown>): (text: stri
 /**
  * `text` without the key in force (`raw`'s), whole, in its forms or in any run of 8 of its characters, in any case (`client/redact.ts`): the
  * last step of what the package tells Pulumi, the provider's every message and the lookups' and `getJob`'s errors alike. Their
- * messages quote the service's texts (a job's id, a record's label), which a gateway may make of the key. A key shorter than
- * {@link MIN_API_KEY_LENGTH} is never sent (settings refuse it), so no answer can echo it: nothing is removed, where `x` or
- * `key` removed would leave the very message naming the problem unreadable (`API [redacted]`).
+ * messages quote the service's texts (a job's id, a record's label), which a gateway may make of the key; a key too short to be
+ * sent is not removed (`makeRedactor`).
  */
 export function keyRedactorOf(raw: RawSettings): (text: string) => string {
   const key = raw.apiKey?.trim();
-  return key && key.length >= MIN_API_KEY_LENGTH ? makeRedactor(key) : shown;
+  return key ? makeRedactor(key) : shown;
 }
