@@ -72,7 +72,8 @@ const STATUSES: Record<number, [typeof ApiError, (needs: string, meta: unknown, 
 export type Redirect = { location: string | undefined; url: URL; baseUrl: URL; setting: string; builtFrom?: AddressParts | undefined };
 
 /**
- * What a write's 404 may mean, where the transport knows more than "not found, or not disclosed": in words (`said`); whether
+ * What a write's 404 may mean (or a read's, as its request says: `RequestSpec.notFound`), where the transport knows more than
+ * "not found, or not disclosed": in words (`said`); whether
  * the record it addresses was found there (`recordThere`), which makes it no {@link NotFoundError}: no caller may read it as
  * gone; whether a write of its kind answered the key success before (`scopesHeld`, kept on the {@link NotFoundError}).
  */

@@ -274,6 +274,13 @@ export class JobTimeoutError extends WorkspaceAccessError {
   }
 }
 
+/** A copy of `error` (same class and data) saying `message`: an error several operations share is never changed in place. */
+export function withMessage<E extends Error>(error: E, message: string): E {
+  const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as E;
+  copy.message = message;
+  return copy;
+}
+
 /** What `error` said, without its last full stop: to be quoted inside another message, "... failed (<reason>)." */
 export function reasonOf(error: unknown): string {
   return error instanceof Error ? error.message.replace(/\.$/, "") : String(error);

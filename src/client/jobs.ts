@@ -57,11 +57,11 @@ export class JobsApi {
 
   /** Reads a job. 404 raises {@link NotFoundError}, saying what it may mean (see {@link #unknown}). */
   async get(id: string): Promise<Job> {
-    const { data } = await this.#http
-      .request({ method: "GET", path: pathOf("jobs", [id, "job id"]), scopes: [SCOPES.readJobs] }, schemas().job)
-      .catch((error: unknown) => {
-        throw NotFoundError.isInstance(error) ? this.#unknown(error, id) : error;
-      });
+    const path = pathOf("jobs", [id, "job id"]);
+    const { data } = await this.#http.request(
+      { method: "GET", path, scopes: [SCOPES.readJobs], notFound: () => this.#unknown(id) },
+      schemas().job,
+    );
     this.#jobsShown = true;
     return toJob(data.data);
   }
@@ -71,24 +71,19 @@ export class JobsApi {
    * service does not disclose jobs to (its 404 for a missing scope): nothing cheap tells the two apart (no listing of jobs to
    * probe, and a job's read needs its id), so both are named; after one answered, the key reads jobs, and the job's alone is.
    */
-  #unknown(error: NotFoundError, id: string): NotFoundError {
-    const said = error.detail ?? error.title;
-    const head = `${error.method} ${error.path} answered 404${said ? `: ${said.replace(/\.?$/, ".")}` : "."}`;
+  #unknown(id: string): string {
     const workspace = `workspace at ${this.#http.settings.baseUrl.host}`;
     const causes =
       "a wrong id (check it against the write that answered with it, such as a resource's lastJobId), a job of another " +
       "workspace (read it with that workspace's address and key), or one the service no longer keeps after it ended (no read " +
       "brings it back)";
     const named = this.#http.setting("apiKey");
-    const message = this.#jobsShown
-      ? `${head} The ${workspace} has no job ${id} (this key reads jobs: a job read answered it): ${causes}.`
-      : `${head} The job ${id} is unknown to this key, for one of two reasons the service does not tell apart. Either the ` +
-        `${workspace} has no such job: ${causes}. Or ${named === undefined ? "the API key" : `the key in ${named}`} lacks ` +
-        `${describeScopes([SCOPES.readJobs])}, and the service answers 404 (not disclosed), not 401 or 403, to a key lacking a ` +
-        "scope: give the key that scope.";
-    const { method, path, status, code, title, detail, meta, requestId } = error;
-    const body = { ...(code && { code }), ...(title && { title }), ...(detail && { detail }), ...(meta !== undefined && { meta }) };
-    return new NotFoundError(this.#http.redact(message), { method, path, status, body, ...(requestId && { requestId }) });
+    return this.#jobsShown
+      ? `The ${workspace} has no job ${id} (this key reads jobs: a job read answered it): ${causes}.`
+      : `The job ${id} is unknown to this key, for one of two reasons the service does not tell apart. Either the ` +
+          `${workspace} has no such job: ${causes}. Or ${named === undefined ? "the API key" : `the key in ${named}`} lacks ` +
+          `${describeScopes([SCOPES.readJobs])}, and the service answers 404 (not disclosed), not 401 or 403, to a key lacking a ` +
+          "scope: give the key that scope.";
   }
 
   /**

@@ -12,6 +12,7 @@ import {
   RateLimitError,
   TimeoutError,
   type WorkspaceAccessError,
+  withMessage,
 } from "./errors";
 import type { JobDeadline } from "./models";
 import { Pacer } from "./pacer";
@@ -114,6 +115,11 @@ export interface RequestSpec {
    * answer; one there is a refusal, unless the body names other records (`target.alsoNamed`), which may be the missing ones.
    */
   record?: RequestSpec;
+  /**
+   * A `GET`'s: what its 404 means, in words, said after the answer in place of the status's own (a job's read: its caller knows
+   * whether the key reads jobs). Asked when the 404 comes, after any scope's listing that tells it apart.
+   */
+  notFound?: () => string;
 }
 
 interface RawResponse {
@@ -407,7 +413,7 @@ export class HttpTransport {
       undisclosed.push(readUsers);
     if (undisclosed.length > 0)
       throw this.#apiAnswered ? this.#notDisclosed(spec, undisclosed, path) : this.#notTheApi(spec, undisclosed, path);
-    if (method === "GET") return undefined;
+    if (method === "GET") return spec.notFound && { said: spec.notFound(), recordThere: false, scopesHeld: false };
     if (this.#writesAnswered.has(kindOf(spec))) return this.#writeNotFound(spec, "shown");
     if (!spec.record) return this.#writeNotFound(spec, "unread");
     if (!(await this.#stillThere(spec.record, method, path))) return this.#writeNotFound(spec, "gone");
@@ -519,12 +525,12 @@ export class HttpTransport {
     } catch (error) {
       // The first 404s of many requests wait for one proof: each gets its own copy of its error, naming its own request.
       if (!(error instanceof Error)) throw error;
-      const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as Error;
       const probed = new URL(probe.path, this.settings.baseUrl).pathname;
-      copy.message =
+      throw withMessage(
+        error,
         `${method} ${path} answered 404, and GET ${probed}, which tells a record's 404 from that of an address not the API's ` +
-        `root or of a scope the key lacks, got no answer to go by, so nothing was read as gone: ${error.message}`;
-      throw copy;
+          `root or of a scope the key lacks, got no answer to go by, so nothing was read as gone: ${error.message}`,
+      );
     }
   }
 

@@ -258,4 +258,21 @@ describe("a job a write just answered with, answered 404 at its first read (a se
     expect(after.message).toContain(`has no job ${job.id} (this key reads jobs: a job read answered it): a wrong id`);
     expect(after.message).not.toContain("Read automated jobs");
   });
+
+  it("a job's 404 keeps the whole answer, as every other 404 does: its further entries (It also said) and its fields", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
+    const { client } = clientFor(emu);
+    const errors = [
+      { status: "404", code: "Not found", title: "Job not found", detail: "No job with this id" },
+      { status: "404", title: "Jobs are kept for 24 hours" },
+    ];
+    emu.fault({ method: "GET", path: /^\/jobs\//, status: 404, body: JSON.stringify({ errors }) });
+    const error = await rejection(client.jobs.get("00000000-0000-4000-8000-00000000beef"));
+    expect(NotFoundError.isInstance(error)).toBe(true);
+    expect(error.message).toMatch(
+      /^GET \/[^ ]*jobs\/00000000-0000-4000-8000-00000000beef answered 404: No job with this id\. It also said: Jobs are kept for 24 hours\. The job 00000000-0000-4000-8000-00000000beef is unknown to this key/,
+    );
+    expect(error).toMatchObject({ status: 404, method: "GET", code: "Not found", title: "Job not found", detail: "No job with this id" });
+    expect(emu.requests.filter((r) => r.path.includes("/jobs/"))).toHaveLength(1);
+  });
 });

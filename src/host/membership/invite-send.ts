@@ -37,13 +37,14 @@ import {
   type JobHandle,
   NotFoundError,
   unlessNotFound,
+  withMessage,
   type WorkspaceAccessClient,
 } from "../../client";
 import { inviteRole } from "../../shared/input-constants";
 import { entitlementSet, sameSet } from "../../shared/inputs";
 import type { Invitation, InvitationResult } from "./invite-batcher";
 import { confirm, type Found, memberList } from "./member-list";
-import { integrationUnread, inviteRefusedToKey, notFoundAs, withMessage } from "./messages";
+import { integrationUnread, inviteRefusedToKey, notFoundAs } from "./messages";
 
 /** One invitation waiting for its result, with the end of its operation's job waits (none: `jobTimeoutSeconds`). */
 export interface Entry {

@@ -1,15 +1,8 @@
 /** The long messages both membership resources ({@link IntegrationMembers}, {@link IntegrationEntitlement}) give. */
-import { ApiError, ConfigurationError, type NotFoundError } from "../../client";
+import { ApiError, ConfigurationError, type NotFoundError, withMessage } from "../../client";
 import { describeNeeds, OPERATION_SCOPES, SCOPES } from "../../client/scopes";
 import { type KeySource, keySourceHint } from "../../shared/hints";
 import { namedUpTo } from "../../shared/named-up-to";
-
-/** A copy of `error` (same class and data) saying `message`: an error several operations share is never changed in place. */
-export function withMessage<E extends Error>(error: E, message: string): E {
-  const copy = Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as E;
-  copy.message = message;
-  return copy;
-}
 
 /** A member's invitation (`POST`) or set (`PATCH`) answered 404: the integration, the user or member, or a key lacking a write scope. */
 export const isWriteNotFound = (error: unknown): error is ApiError =>
