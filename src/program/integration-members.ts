@@ -80,13 +80,15 @@ export class IntegrationMembers extends pulumi.CustomResource {
   static readonly type = dynamicType("IntegrationMembers");
 
   /**
-   * Reads the member set of the existing integration `id` names (in any case, whitespace around it ignored) into a resource the
-   * stack does not manage, as a generated provider's `get` does: the engine records it as external (a `read` in a preview),
-   * `pulumi refresh` reads it again, and a destroy, or removing it from the program, never removes a member. Every member is
-   * in `members`, as the service has them (`unmanagedMembers` is empty). It declares nothing to the program's checks, so a
-   * resource that manages the same integration may stand beside it. An integration there is not fails the preview and the
-   * up, naming the id. There is no `state` argument, as a generated `get` has: the id alone names the set, so a state could
-   * add nothing to the read. The options are a resource's, but `import` and `provider`, which it refuses.
+   * Reads the member set of the existing integration `id` names (in any case, whitespace around it ignored) into a resource
+   * the stack does not manage, as a generated provider's `get` does: the engine records it as external (a `read` in a
+   * preview), `pulumi refresh` reads it again, and a destroy, or removing it from the program, never removes a member. Every
+   * member is in `members`, as the service has them (`unmanagedMembers` is empty). It declares nothing to the program's
+   * checks, so a resource that manages the same integration may stand beside it. An integration there is not fails the preview
+   * and the up, naming the id. There is no `state` argument, as a generated `get` has: the id alone names the set, so a state
+   * could add nothing to the read. The options are those Pulumi's read of an existing record takes (`parent`, `dependsOn`,
+   * `additionalSecretOutputs`); `import`, `provider` and those a read does not carry (`protect`, `retainOnDelete`, `aliases`,
+   * `ignoreChanges`, ...) are refused, saying why.
    */
   static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): IntegrationMembers {
     return new IntegrationMembers(name, undefined, { ...opts, id });

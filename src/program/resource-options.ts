@@ -94,8 +94,8 @@ export type EveryOutput<T> = Record<OutputNames<T>, true>;
  * resource's state records, which the engine compares it with when a program turns that resource into this `get`: the one form
  * of an id (`idOf`) for the ids the package makes (`<integrationId>/<userId>`, an integration's), the case given for a user's,
  * whose state keeps the service's. Nothing is declared to the program's checks (`owners.ts`): a get manages
- * nothing. Refuses `provider` (as {@link registration} does) and `import` (which adopts a record into a resource the program
- * manages), and an empty id, naming the resource.
+ * nothing. Refuses `provider` (as {@link registration} does), `import` (which adopts a record into a resource the program
+ * manages), the options the engine's read does not carry ({@link DROPPED_ON_READ}), and an empty id, naming the resource.
  */
 export function readById(
   name: string,
@@ -109,6 +109,7 @@ export function readById(
   // Only a JavaScript caller that leaves out a constructor's args gets here without an id.
   if (given === undefined) throw new Error(`${kind} "${name}": give its args to declare it, or read an existing one with ${kind}.get.`);
   refuseProvider(provider, name, opts);
+  refuseDroppedOnRead(kind, name, opts);
   if (opts?.import !== undefined) {
     throw new Error(
       `${kind} "${name}": ${kind}.get reads the record its id names; the import option adopts one into a resource the program ` +
@@ -131,6 +132,46 @@ export function readById(
     __provider: providerLine(provider),
   };
   return [props, { ...opts, id }];
+}
+
+/** The reasons a read resource has no use for an option: Pulumi's ReadResource does not carry it, so the engine never sees it. */
+const NOTHING_DELETED = "the stack never deletes a record it reads (a destroy, or removing the get, sends nothing for it)";
+const NO_INPUTS = "a get has no inputs to change, diff or replace: the read writes the service's values";
+
+/**
+ * The options Pulumi's read of an existing record (`ReadResource`, any provider's `get`) does not take, each with why it has no
+ * use there. The engine would drop each silently, and a program counting on one would be wrong: `aliases` above all, which
+ * cannot turn a managed resource under another name into the get, so the engine deletes that resource's record.
+ */
+const DROPPED_ON_READ: Record<string, (value: unknown) => string | undefined> = {
+  protect: (on) => (on === true ? NOTHING_DELETED : undefined),
+  retainOnDelete: (on) => (on === true ? NOTHING_DELETED : undefined),
+  deletedWith: (resource) => (resource !== undefined ? NOTHING_DELETED : undefined),
+  aliases: (aliases) =>
+    Array.isArray(aliases) && aliases.length > 0
+      ? "the engine finds a read's earlier state by its name alone, so an alias cannot turn a resource the stack manages " +
+        "under another name into this get: the engine would delete the record that resource manages. A get renamed needs none " +
+        "(the old read is dropped, nothing sent); to stop managing a record, see docs/pulumi-habits.md (get)"
+      : undefined,
+  ignoreChanges: (paths) => (Array.isArray(paths) && paths.length > 0 ? NO_INPUTS : undefined),
+  replaceOnChanges: (paths) => (Array.isArray(paths) && paths.length > 0 ? NO_INPUTS : undefined),
+  deleteBeforeReplace: (on) => (on === true ? NO_INPUTS : undefined),
+  customTimeouts: (timeouts) =>
+    timeouts && Object.values(timeouts).some((value) => value !== undefined)
+      ? "a get's read waits for no job, and each of its requests is bounded by workspace-access:requestTimeoutSeconds"
+      : undefined,
+};
+
+/** Fails an option {@link DROPPED_ON_READ} names, set to do something (`protect: false`, `aliases: []` pass), naming the resource. */
+function refuseDroppedOnRead(kind: string, name: string, opts: pulumi.CustomResourceOptions | undefined): void {
+  for (const [option, why] of Object.entries(DROPPED_ON_READ)) {
+    const reason = why(opts?.[option as keyof pulumi.CustomResourceOptions]);
+    if (reason === undefined) continue;
+    throw new Error(
+      `${kind} "${name}": ${kind}.get does not take the ${option} option: Pulumi's read of an existing record does not carry ` +
+        `it, for any provider, and ${reason}. Remove the option.`,
+    );
+  }
 }
 
 /** Each provider module's class, as errors name it. */

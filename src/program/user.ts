@@ -90,7 +90,9 @@ export class User extends pulumi.CustomResource {
    * service's (`adopted` is false: the stack neither created nor adopted it). It declares nothing to the program's checks, so
    * a `User` that manages the same user may stand beside it. A user not there fails the preview and the up, naming the id.
    * There is no `state` argument, as a generated `get` has: the id alone names the user, so a state could add nothing to the
-   * read. The options are a resource's (`protect`, `dependsOn`, ...), but `import` and `provider`, which it refuses.
+   * read. The options are those Pulumi's read of an existing record takes (`parent`, `dependsOn`, `additionalSecretOutputs`);
+   * `import`, `provider` and those a read does not carry (`protect`, `retainOnDelete`, `aliases`, `ignoreChanges`, ...) are
+   * refused, saying why.
    *
    * ```ts
    * const grace = wa.User.get("grace", "6f1d2c3b-4a5e-4f60-8a71-0b2c3d4e5f02");

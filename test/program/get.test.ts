@@ -81,8 +81,9 @@ describe("static get", () => {
     expect([...registered.keys()].sort()).toEqual(["grace", "grace-read", "grace-youtube-read", "youtube", "youtube-read"]);
   });
 
-  it("keeps the program's own options (protect, additionalSecretOutputs) and refuses import and provider, naming the resource", async () => {
-    const kept = User.get("kept", USER, { protect: true, additionalSecretOutputs: ["email"] });
+  it("keeps the options Pulumi's read takes (dependsOn, additionalSecretOutputs) and refuses import and provider, naming the resource", async () => {
+    const before = User.get("before", USER);
+    const kept = User.get("kept", USER, { dependsOn: [before], additionalSecretOutputs: ["email"] });
     await output(kept.id);
     class Explicit extends pulumi.ProviderResource {}
     const provider = new Explicit("pulumi-nodejs", "explicit", {});
@@ -92,7 +93,7 @@ describe("static get", () => {
     expect(() => IntegrationMembers.get("explicit", INTEGRATION, { provider })).toThrow(
       'IntegrationMembers "explicit": the provider option does not apply',
     );
-    expect([...registered.keys()]).toEqual(["kept"]);
+    expect([...registered.keys()]).toEqual(["before", "kept"]);
   });
 
   it("an empty id fails naming the class and the resource, with nothing registered", () => {
@@ -112,5 +113,74 @@ describe("static get", () => {
 
   it("is not offered by WorkspaceUsers, whose id names no record", () => {
     expect("get" in WorkspaceUsers).toBe(false);
+  });
+});
+
+describe("static get's resource options", () => {
+  /** Options Pulumi's ReadResource does not carry: the engine would drop each, silently, and the program would count on it. */
+  const dropped: Array<[string, pulumi.CustomResourceOptions, string]> = [
+    ["protect", { protect: true }, "never deletes a record it reads"],
+    ["retainOnDelete", { retainOnDelete: true }, "never deletes a record it reads"],
+    ["deletedWith", { deletedWith: new pulumi.ComponentResource("my:Group", "group-for-deleted-with") }, "never deletes a record it reads"],
+    ["aliases", { aliases: [{ name: "grace" }] }, "the engine would delete the record"],
+    ["ignoreChanges", { ignoreChanges: ["email"] }, "has no inputs"],
+    ["replaceOnChanges", { replaceOnChanges: ["email"] }, "has no inputs"],
+    ["deleteBeforeReplace", { deleteBeforeReplace: true }, "has no inputs"],
+    ["customTimeouts", { customTimeouts: { read: "5m" } }, "waits for no job"],
+  ];
+
+  it.each(dropped)(
+    "refuses %s, which Pulumi's read of an existing record does not take, naming the resource and why",
+    (option, opts, why) => {
+      const message = (() => {
+        try {
+          IntegrationEntitlement.get("read", `${INTEGRATION}/${USER}`, opts);
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return "nothing thrown";
+      })();
+      expect(message).toContain(`IntegrationEntitlement "read": IntegrationEntitlement.get does not take the ${option} option`);
+      expect(message).toContain(why);
+      expect(message).toContain("Remove the option");
+      expect(registered.has("read")).toBe(false);
+    },
+  );
+
+  it("takes those options left empty or false, as a shared set of options writes them", async () => {
+    const read = User.get("lenient", USER, {
+      protect: false,
+      retainOnDelete: false,
+      aliases: [],
+      ignoreChanges: [],
+      replaceOnChanges: [],
+      customTimeouts: {},
+    });
+    expect(await output(read.id)).toBe(USER);
+  });
+
+  it("under a parent, has the URN a generated provider's get has there: the parent's type chain before its own", async () => {
+    class Group extends pulumi.ComponentResource {
+      constructor(name: string, opts?: pulumi.ComponentResourceOptions) {
+        super("my:access:Group", name, {}, opts);
+      }
+    }
+    const outer = new Group("outer");
+    const inner = new Group("inner", { parent: outer });
+    const read = IntegrationMembers.get("youtube", INTEGRATION, { parent: inner });
+    // What a generated SDK's get registers: a CustomResource read with opts.id under the same parent.
+    class Generated extends pulumi.CustomResource {
+      constructor(name: string, id: string, opts: pulumi.CustomResourceOptions) {
+        super("other:index:Thing", name, {}, { ...opts, id });
+      }
+    }
+    const generated = new Generated("thing", "x", { parent: inner });
+    // The mocks' URN names the parent's own type (the engine's, its whole chain); the same for both either way.
+    const urn = await output(read.urn);
+    expect(urn).toMatch(/\$pulumi-nodejs:dynamic\/workspace-access:IntegrationMembers::youtube$/);
+    expect(urn.replace("pulumi-nodejs:dynamic/workspace-access:IntegrationMembers::youtube", "")).toBe(
+      (await output(generated.urn)).replace("other:index:Thing::thing", ""),
+    );
+    expect(registered.get("youtube")?.id).toBe(INTEGRATION);
   });
 });
