@@ -313,3 +313,38 @@ describe("an IntegrationMembers' get of more members than a page holds", () => {
     expect(new Set(emu.requests.map((r) => r.method))).toEqual(new Set(["GET"]));
   });
 });
+
+describe("a get beside the resource managing the same record, in one deployment", () => {
+  it("reads before the write and after it (dependsOn): the write is the managed resource's alone, and the read after it sees it", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
+    const warnings: string[] = [];
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "5" }, { warn: (message) => warnings.push(message) });
+    const { youtube } = integrations;
+    const before = await membersProvider.read!(youtube, got("integration-members"));
+    expect(before.props?.members.map((m) => m.userId)).not.toContain(users.alan);
+
+    const program = { integrationId: youtube, userId: users.alan, entitlements: ["VIEWER"] };
+    const news = (await entitlementProvider.check!({}, program)).inputs!;
+    const created = await entitlementProvider.create(news);
+    expect(created.outs?.adopted).toBe(false);
+
+    // Read after the write, as a get with dependsOn on the managed resource is: neither its listing nor its member read is stale.
+    const one = await entitlementProvider.read!(`${youtube}/${users.alan}`, got("integration-entitlement"));
+    expect(one.props).toMatchObject({ userId: users.alan, entitlements: ["VIEWER"], adopted: false });
+    const whole = await membersProvider.read!(youtube, got("integration-members"));
+    expect(whole.props?.members.map((m) => m.userId)).toContain(users.alan);
+    expect(whole.props?.adoptedMembers).toEqual([]);
+
+    // The managed user's create beside a get of it: the get reads the user the create made, and changes nothing.
+    const user = await userProvider.create({ email: "kate@example.com", firstName: "Kate", lastName: "Bell" } as never);
+    const read = await userProvider.read!(user.id, got("user"));
+    expect(read.props).toMatchObject({ email: "kate@example.com", adopted: false });
+
+    // Only the two creates wrote; every read of a get was a GET.
+    expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /integrations/${youtube}/users`,
+      "POST /users",
+    ]);
+    expect(warnings).toEqual([]);
+  });
+});
