@@ -52,10 +52,16 @@ export interface Handlers<Inputs, Outputs> {
   create(context: ProviderContext, inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
   /**
    * A refresh's read, of the state `props` (none: the resource is a class's static `get`'s, whose outputs are the service's
-   * alone). `get`: the read of a `get` itself (its hidden `__get`), with no state, of the record `id` names, which fails,
-   * naming the type and the id, when it is not there (a refresh drops the resource instead), and is no refresh for the key's hint.
+   * alone). `get`: for the read of a `get` itself (its hidden `__get`), the id as the program gave it (`id` is in the one form),
+   * else undefined. That read has no state, of the record `id` names, and fails, naming the type and the id as given, when it is
+   * not there (a refresh drops the resource instead), and is no refresh for the key's hint.
    */
-  read?(context: ProviderContext, id: string, props: Outputs | undefined, get: boolean): Promise<pulumi.dynamic.ReadResult<Outputs>>;
+  read?(
+    context: ProviderContext,
+    id: string,
+    props: Outputs | undefined,
+    get: string | undefined,
+  ): Promise<pulumi.dynamic.ReadResult<Outputs>>;
   update?(context: ProviderContext, id: string, olds: Outputs, news: Inputs): Promise<pulumi.dynamic.UpdateResult<Outputs>>;
   delete?(context: ProviderContext, id: string, props: Outputs): Promise<void>;
 }
@@ -149,8 +155,11 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
           // A class's static `get` registers its marker and no state, and the engine hands every read step what was registered:
           // the handler reads the record the id names. A refresh of such a resource holds the outputs that read wrote, the
           // marker kept among them: it reads with no state too, and a record gone is dropped, as any refresh drops one.
-          const marked = hiddenOf(props, GET_READ) === true;
-          const get = marked && Object.keys(props ?? {}).every((key) => key.startsWith("__"));
+          // The get's own read has the id as given; a refresh, the marker the read kept (`true`).
+          const mark = hiddenOf(props, GET_READ);
+          const marked = mark === true || typeof mark === "string";
+          const get =
+            marked && Object.keys(props ?? {}).every((key) => key.startsWith("__")) ? (typeof mark === "string" ? mark : id) : undefined;
           const state = marked ? undefined : withoutTimeouts(props);
           const result = await ctx.bounded(deadlineOf(timeouts, "read", ctx.clock.now()), () => read(ctx, id, state, get));
           if (!result.id) return result;

@@ -84,10 +84,11 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
    * preview), `pulumi refresh` reads it again, and a destroy, or removing it from the program, never removes the membership.
    * Its outputs are the service's: the set, the role, the member's email (`adopted` is false). It declares nothing to the
    * program's checks, so a resource that manages the same membership or integration may stand beside it. A user who is not a
-   * member, or an integration there is not, fails the preview and the up, naming the id. There is no `state` argument, as a
-   * generated `get` has: the id alone names the membership, so a state could add nothing to the read. The options are those
-   * Pulumi's read of an existing record takes (`parent`, `dependsOn`, `additionalSecretOutputs`); `import`, `provider` and
-   * those a read does not carry (`protect`, `retainOnDelete`, `aliases`, `ignoreChanges`, ...) are refused, saying why.
+   * member, or an integration there is not, fails the preview and the up, naming the id as given; an id not of that form fails
+   * here. There is no `state` argument, as a generated `get` has: the id alone names the membership, so a state could add
+   * nothing to the read. The options are those Pulumi's read of an existing record takes (`parent`, `dependsOn`,
+   * `additionalSecretOutputs`); `import`, `provider` and those a read does not carry (`protect`, `retainOnDelete`, `aliases`,
+   * `ignoreChanges`, ...) are refused, saying why.
    */
   static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): IntegrationEntitlement {
     return new IntegrationEntitlement(name, undefined, { ...opts, id });

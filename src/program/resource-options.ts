@@ -93,9 +93,11 @@ export type EveryOutput<T> = Record<OutputNames<T>, true>;
  * `__provider`, and each of the class's `outputs` empty so the engine gives it. The id is trimmed and in the form the managed
  * resource's state records, which the engine compares it with when a program turns that resource into this `get`: the one form
  * of an id (`idOf`) for the ids the package makes (`<integrationId>/<userId>`, an integration's), the case given for a user's,
- * whose state keeps the service's. Nothing is declared to the program's checks (`owners.ts`): a get manages
- * nothing. Refuses `provider` (as {@link registration} does), `import` (which adopts a record into a resource the program
- * manages), the options the engine's read does not carry ({@link DROPPED_ON_READ}), and an empty id, naming the resource.
+ * whose state keeps the service's; `__get` holds the id as given (trimmed), which the provider's messages name. Nothing is
+ * declared to the program's checks (`owners.ts`): a get manages nothing. Refuses `provider` (as {@link registration} does),
+ * `import` (which adopts a record into a resource the program manages), the options the engine's read does not carry
+ * ({@link DROPPED_ON_READ}), and an empty id (a membership's not of the form `<integrationId>/<userId>`), naming the resource
+ * and the id.
  */
 export function readById(
   name: string,
@@ -116,19 +118,29 @@ export function readById(
         `manages (new ${kind}(name, args, { import })). Use one of them.`,
     );
   }
-  const empty = () => `${kind} "${name}": ${kind}.get was given an empty id.`;
-  const normal = (id: string) => (provider === "user" ? id.trim() : idOf(id.trim()));
-  if (typeof given === "string" && given.trim() === "") throw new Error(empty());
+  const problem = (id: string) => {
+    if (id === "") return `${kind} "${name}": ${kind}.get was given an empty id.`;
+    const parts = id.split("/");
+    if (provider === "integration-entitlement" && (parts.length !== 2 || parts.includes(""))) {
+      return `${kind} "${name}": ${kind}.get was given "${id}", which is not a membership's id: expected <integrationId>/<userId>.`;
+    }
+    return undefined;
+  };
+  const normal = (id: string) => (provider === "user" ? id : idOf(id));
+  const trimmed = typeof given === "string" ? given.trim() : pulumi.output(given).apply((id) => id.trim());
+  if (typeof trimmed === "string" && problem(trimmed) !== undefined) throw new Error(problem(trimmed));
   const id =
-    typeof given === "string"
-      ? normal(given)
-      : pulumi.output(given).apply((id) => {
-          if (id.trim() === "") throw programError(empty());
+    typeof trimmed === "string"
+      ? normal(trimmed)
+      : trimmed.apply((id) => {
+          const wrong = problem(id);
+          if (wrong !== undefined) throw programError(wrong);
           return normal(id);
         });
   const props = {
     ...Object.fromEntries(Object.keys(outputs).map((key) => [key, undefined])),
-    [GET_READ]: true,
+    // The id as given (trimmed), for the provider's messages: the engine's is in the one form, which the program did not write.
+    [GET_READ]: trimmed,
     __provider: providerLine(provider),
   };
   return [props, { ...opts, id }];

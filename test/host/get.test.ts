@@ -348,3 +348,31 @@ describe("a get beside the resource managing the same record, in one deployment"
     expect(warnings).toEqual([]);
   });
 });
+
+describe("a get's id in another case than the one form", () => {
+  // The program registers a membership's and an integration's id in the one form (lower case) and hands the id as given in
+  // `__get`: the outputs are those of the one form, the messages name the id as the program wrote it.
+  const given = (module: string, id: string) => ({ ...(got(module) as object), __get: id }) as never;
+  const { youtube } = integrations;
+
+  it("reads the same outputs as the id in the one form", async () => {
+    await world();
+    const id = `${youtube}/${users.grace}`;
+    const plain = await entitlementProvider.read!(id, got("integration-entitlement"));
+    const upper = await entitlementProvider.read!(id, given("integration-entitlement", id.toUpperCase()));
+    expect(upper).toEqual(plain);
+    const members = await membersProvider.read!(youtube, given("integration-members", youtube.toUpperCase()));
+    expect(members).toEqual(await membersProvider.read!(youtube, got("integration-members")));
+    expect(members.props).not.toHaveProperty("__get", youtube.toUpperCase());
+    expect(members.props).toHaveProperty("__get", true);
+  });
+
+  it("a membership or integration not there is named as the program gave it", async () => {
+    await world();
+    const written = `${youtube}/${users.alan}`.toUpperCase();
+    const notMember = await rejection(entitlementProvider.read!(`${youtube}/${users.alan}`, given("integration-entitlement", written)));
+    expect(notMember.message).toContain(`Check the id given, ${written} (<integrationId>/<userId>`);
+    const gone = await rejection(membersProvider.read!(MISSING, given("integration-members", MISSING.toUpperCase())));
+    expect(gone.message).toContain(`Check the id given, ${MISSING.toUpperCase()} (`);
+  });
+});

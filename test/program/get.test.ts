@@ -45,7 +45,7 @@ describe("static get", () => {
     expect(read.type).toBe("pulumi-nodejs:dynamic/workspace-access:User");
     expect(read.id).toBe(USER.toUpperCase());
     // Nothing the provider would take for a state: the record is named by the id alone.
-    expect(read.inputs).toEqual({ __get: true, __provider: PROVIDER("user") });
+    expect(read.inputs).toEqual({ __get: USER.toUpperCase(), __provider: PROVIDER("user") });
   });
 
   it("reads an IntegrationEntitlement by <integrationId>/<userId> and an IntegrationMembers by its integration id", async () => {
@@ -53,15 +53,16 @@ describe("static get", () => {
     const members = IntegrationMembers.get("youtube", pulumi.output(` ${INTEGRATION} `));
     expect(await output(membership.entitlements)).toEqual(["EDITOR"]);
     expect(await output(members.members)).toEqual([]);
+    // The id in the one form, as the state of the resource managing it records it; the id as given for the provider's messages.
     expect(registered.get("grace-youtube")).toMatchObject({
       type: "pulumi-nodejs:dynamic/workspace-access:IntegrationEntitlement",
       id: `${INTEGRATION}/${USER}`,
-      inputs: { __get: true, __provider: PROVIDER("integration-entitlement") },
+      inputs: { __get: `${INTEGRATION}/${USER}`.toUpperCase(), __provider: PROVIDER("integration-entitlement") },
     });
     expect(registered.get("youtube")).toMatchObject({
       type: "pulumi-nodejs:dynamic/workspace-access:IntegrationMembers",
       id: INTEGRATION,
-      inputs: { __get: true, __provider: PROVIDER("integration-members") },
+      inputs: { __get: INTEGRATION, __provider: PROVIDER("integration-members") },
     });
   });
 
@@ -99,6 +100,16 @@ describe("static get", () => {
   it("an empty id fails naming the class and the resource, with nothing registered", () => {
     expect(() => User.get("empty", " \n")).toThrow('User "empty": User.get was given an empty id');
     expect(registered.has("empty")).toBe(false);
+  });
+
+  it("a membership's id not of the form <integrationId>/<userId> fails where it is declared, naming it as given", async () => {
+    const given = ` ${USER.toUpperCase()} `;
+    expect(() => IntegrationEntitlement.get("bare", given)).toThrow(
+      `IntegrationEntitlement "bare": IntegrationEntitlement.get was given "${given.trim()}", which is not a membership's id: ` +
+        "expected <integrationId>/<userId>",
+    );
+    expect(() => IntegrationEntitlement.get("three", `${INTEGRATION}/${USER}/x`)).toThrow("is not a membership's id");
+    expect(registered.has("bare")).toBe(false);
   });
 
   it("refuses the id option on the constructor, which would read the record while the program's checks count it as managed", () => {

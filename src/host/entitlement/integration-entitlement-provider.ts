@@ -210,7 +210,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           // The next up's create then fails saying it does not exist, and the drop removes no one. A get has nothing
           // to drop: the program names a membership it expects.
           const there = await view.visible();
-          if (get) throw new ConfigurationError(noMembershipToGet({ integrationId, userId }, there), "id");
+          if (get) throw new ConfigurationError(noMembershipToGet({ integrationId, userId }, there, get), "id");
           // A refresh of a `get`'s resource (no state) drops it as any refresh does: the program declares nothing to remove.
           if (!there && props) ctx.warn(integrationGone(integrationId, userId));
           return { id: "", props: {} as IntegrationEntitlementOutputs };

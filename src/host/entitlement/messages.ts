@@ -62,14 +62,17 @@ export function noMembershipToImport({ integrationId, userId }: Membership): str
 
 /**
  * `IntegrationEntitlement.get` names a membership that does not exist: the user is not a member, or (`integrationThere` false) the
- * integration itself answers 404 too.
+ * integration itself answers 404 too. `given`: the id as the program wrote it.
  */
-export function noMembershipToGet({ integrationId, userId }: Membership, integrationThere: boolean): string {
+export function noMembershipToGet({ integrationId, userId }: Membership, integrationThere: boolean, given: string): string {
   const why = integrationThere
     ? `user ${userId} is not a member of integration ${integrationId} (GET /integrations/${integrationId}/users/${userId} answered 404)`
     : `there is no integration ${integrationId} (GET /integrations/${integrationId} answered 404, as did its member ${userId}; ` +
       "the 404 is confirmed: this key is shown integrations, so it is not a scope the key lacks)";
-  return `IntegrationEntitlement.get: ${why}, so there is nothing to read. Check the id, <integrationId>/<userId> (getIntegrationMembers lists the members).`;
+  return (
+    `IntegrationEntitlement.get: ${why}, so there is nothing to read. Check the id given, ${given} (<integrationId>/<userId>: ` +
+    "getIntegrationMembers lists the members)."
+  );
 }
 
 /** A destroy leaves the adopted membership of `userId` (`email`, when known) as it is. */

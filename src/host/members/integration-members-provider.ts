@@ -156,14 +156,14 @@ async function update(
  * A read: the member list, and a direct read of each managed member it misses before forgetting them. A 404 to the list
  * (confirmed by the client: the key is shown integrations and users) reads the integration: gone too, the resource is dropped
  * with a warning (removing no one; the next up's create fails saying it does not exist); there, the list is withheld and the refresh fails.
- * Without a state (an `IntegrationMembers.get`'s resource) every member is read into `members`; `get` (the get's own read): an
- * integration gone fails the read.
+ * Without a state (an `IntegrationMembers.get`'s resource) every member is read into `members`; `get` (the get's own read, the
+ * id as the program gave it): an integration gone fails the read, naming it.
  */
 async function read(
   ctx: ProviderContext,
   id: string,
   props: IntegrationMembersOutputs | undefined,
-  get: boolean,
+  get: string | undefined,
 ): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
   const prior = props?.members ? props : undefined;
   let acts: Actions;
@@ -175,7 +175,7 @@ async function read(
     if (!(await ctx.connection().memberships.of(id).goneAfter(error)))
       throw new Error(membersNotDisclosed(id, get ? "get" : "refresh"), { cause: error });
     // A get has nothing to drop: the program names an integration it expects.
-    if (get) throw new ConfigurationError(noIntegrationToGet(id), "id");
+    if (get) throw new ConfigurationError(noIntegrationToGet(id, get), "id");
     // A refresh of a `get`'s resource (no state) drops it as any refresh does: the program declares nothing to remove.
     if (props) ctx.warn(integrationGone(id));
     return { id: "", props: {} as IntegrationMembersOutputs };

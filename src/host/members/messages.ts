@@ -140,12 +140,15 @@ export function noIntegrationToImport(importId: string): string {
   );
 }
 
-/** `IntegrationMembers.get` names integration `id`, whose member list and own read answered 404: there is no such integration. */
-export function noIntegrationToGet(id: string): string {
+/**
+ * `IntegrationMembers.get` names integration `id` (`given`, as the program wrote it), whose member list and own read answered
+ * 404: there is no such integration.
+ */
+export function noIntegrationToGet(id: string, given: string): string {
   return (
     `IntegrationMembers.get: there is no integration ${id}: its member list and the integration itself answer 404 (GET ` +
     `/integrations/${id}; the 404 is confirmed: this key is shown integrations and users, so it is not a scope the key lacks), ` +
-    "so there is nothing to read. Check the id (getIntegrations lists them)."
+    `so there is nothing to read. Check the id given, ${given} (getIntegrations lists them).`
   );
 }
 
