@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS } from "../../src/emulator/index";
+import { UNKNOWN } from "../../src/shared/unknown";
 import { SETUP_TIMEOUT_MS } from "./scenario.ts";
 import { type HabitsStack, habitsStack, programHeader } from "./habits-support.ts";
 import { cliAvailable, dynamicResources, skipNote, writesOf } from "./support.ts";
@@ -35,8 +36,14 @@ if (mode === "wrong") {
   got = { firstName: grace.firstName, email: grace.email, entitlements: membership.entitlements, slack: slack.members };
 } else if (mode === "managed" || mode === "switched") {
   // One resource the stack creates, then read by get under the same name and the id as the program wrote it.
-  if (mode === "managed") new wa.IntegrationEntitlement("katherine-youtube", { integrationId: YOUTUBE.toUpperCase(), userId: KATHERINE, entitlements: ["VIEWER"] });
-  else wa.IntegrationEntitlement.get("katherine-youtube", YOUTUBE.toUpperCase() + "/" + KATHERINE);
+  if (mode === "managed") {
+    const managed = new wa.IntegrationEntitlement("katherine-youtube", { integrationId: YOUTUBE.toUpperCase(), userId: KATHERINE, entitlements: ["VIEWER"] });
+    // Beside it, gets of the record it creates, by its id: read in the same up after the create; the user's id is built on
+    // the get's own id (in a preview, unknown: nothing read).
+    const again = wa.IntegrationEntitlement.get("katherine-youtube-again", managed.id);
+    const user = wa.User.get("katherine-again", again.id.apply((id) => id.split("/")[1]));
+    got = { againEntitlements: again.entitlements, againAdopted: again.adopted, againEmail: user.email };
+  } else wa.IntegrationEntitlement.get("katherine-youtube", YOUTUBE.toUpperCase() + "/" + KATHERINE);
 } else {
   const grace = new wa.User("grace", { email: "grace@example.com", firstName: config.get("graceFirst") ?? "Grace", lastName: "Hopper" }, imported(GRACE));
   new wa.IntegrationEntitlement(
@@ -187,10 +194,27 @@ describe.skipIf(!cliAvailable)(`the import resource option, through the real pul
     // in both), so nothing is removed. Another id would make the engine delete the managed record (docs/pulumi-habits.md).
     await h.stack.setConfig("habits-import:missing", "false");
     await h.stack.setConfig("habits-import:mode", "managed");
-    await h.step((s) => s.up());
+    // With its preview (an up's first phase), where the membership's id is unknown: the gets built on it read nothing.
+    const managed = await h.step((s) => s.run(["up", "--yes"]));
     expect(h.emulator.integrations.members(integrations.youtube).map((m) => m.userId)).toContain(users.katherine);
     const membershipId = `${integrations.youtube}/${users.katherine}`;
-    expect(dynamicResources(await h.stack.exportState()).map((r) => r.id)).toEqual([membershipId]);
+    // The gets beside it read the membership its create made, and the user by an id built on theirs; the one write is the create's.
+    expect(writesOf(managed.requests)).toEqual([`POST /integrations/${integrations.youtube}/users`]);
+    expect(managed.requests.filter((r) => r.path.includes(UNKNOWN))).toEqual([]);
+    expect(
+      dynamicResources(await h.stack.exportState())
+        .map((r) => [r.urn.split("::").pop(), r.id, (r as { external?: boolean }).external ?? false])
+        .sort(),
+    ).toEqual([
+      ["katherine-again", users.katherine, true],
+      ["katherine-youtube", membershipId, false],
+      ["katherine-youtube-again", membershipId, true],
+    ]);
+    expect((await h.stack.outputs())["read"]).toMatchObject({
+      againEntitlements: ["VIEWER"],
+      againAdopted: false,
+      againEmail: h.emulator.users.get(users.katherine)?.email,
+    });
     await h.stack.setConfig("habits-import:mode", "switched");
     const switched = await h.step((s) => s.up());
     expect(writesOf(switched.requests)).toEqual([]);
