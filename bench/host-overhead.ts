@@ -8,7 +8,9 @@
  *   only sends the same `POST /users` with undici (the least any provider that creates a user can do: no check, no
  *   retry, no pacing, no parsing beyond `JSON.parse`), and the package's `User`. The floor is the no-op's time plus the
  *   same POSTs sent raw, `BENCH_INFLIGHT` at a time, from this process (`rawMs`); the bare POST provider's time is given
- *   beside it. Median of `BENCH_RUNS` (3) runs, each run's ratios kept.
+ *   beside it. Median of `BENCH_RUNS` (3) runs, each run's ratios kept. A second floor sends the same POSTs from a fresh
+ *   process (`coldRawMs`: undici loaded, then the POSTs, in a new `node`), as each host is a fresh process: this process's
+ *   sender has run the same code hundreds of times before, the host's runs it cold.
  * - **In process** (no host, no gRPC, which the no-op pays alike): the provider's `create` called in this process against
  *   the same raw POSTs. Best of the runs. `node --cpu-prof bench/host-overhead.ts` profiles it.
  *
@@ -182,6 +184,45 @@ async function inProcess(): Promise<number> {
   }
 }
 
+/**
+ * The sender of {@link coldRaw}, run by a fresh `node` in the repository (the undici {@link raw} uses): its time from loading
+ * undici to the last answer read, in ms, on stdout.
+ */
+const COLD_SENDER = `const began = performance.now();
+const undici = require("undici");
+const { url, apiKey, bodies, inFlight } = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+const agent = new undici.Pool(new URL(url).origin, { connections: inFlight });
+const path = new URL(url).pathname.replace(/\\/$/, "") + "/users";
+const headers = { "x-api-key": apiKey, "content-type": "application/json", accept: "application/json" };
+let next = 0;
+Promise.all(Array.from({ length: inFlight }, async () => {
+  for (let i = next++; i < bodies.length; i = next++) {
+    const body = JSON.stringify({ data: { type: "user", attributes: bodies[i] } });
+    const res = await agent.request({ method: "POST", path, headers, body });
+    JSON.parse(await res.body.text());
+  }
+})).then(() => { process.stdout.write(String(performance.now() - began)); return agent.close(); });
+`;
+
+/** The same `POST /users` as {@link raw}, sent from a fresh process (as each host is): the time it reports. */
+async function coldRaw(): Promise<number> {
+  const emu: Emulator = await startEmulator({});
+  try {
+    const input = JSON.stringify({ url: emu.url, apiKey: emu.apiKey, inFlight, bodies: Array.from({ length: n }, (_, i) => userBody(i)) });
+    const child = childProcess.spawn(process.execPath, ["-e", COLD_SENDER], { cwd: repoRoot, stdio: ["pipe", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      out += chunk;
+    });
+    child.stdin.end(input);
+    const code = await new Promise<number | null>((resolve, reject) => child.on("error", reject).on("close", resolve));
+    if (code !== 0 || !Number.isFinite(Number(out))) throw new Error(`the fresh process sending the POSTs exited ${code}: ${out}`);
+    return Number(out);
+  } finally {
+    await emu.close();
+  }
+}
+
 /** The same `POST /users` sent raw with undici, `BENCH_INFLIGHT` at a time, from this process. */
 async function raw(): Promise<number> {
   const emu: Emulator = await startEmulator({});
@@ -219,7 +260,13 @@ export interface HostOverhead {
     barePostRatios: number[];
     /** `package / barePost`: what the package adds to the least a provider can do. */
     overBarePost: number;
-    each: Record<Twin | "raw", number[]>;
+    /** The POSTs sent from a fresh process (median), and both providers against `noop + coldRaw`: median and each run's. */
+    coldRawMs: number;
+    coldRatio: number;
+    coldRatios: number[];
+    barePostColdRatio: number;
+    barePostColdRatios: number[];
+    each: Record<Twin | "raw" | "coldRaw", number[]>;
     /** The host's CPU per create (median of the runs), from the first `Check` to the last `Create`: 0 where /proc is not. */
     hostCpuPerCreateMs: Record<Twin, number>;
   };
@@ -238,7 +285,7 @@ const round2 = (x: number) => Number(x.toFixed(2));
 export async function benchHostOverhead(): Promise<HostOverhead> {
   const load = os.loadavg().map((x) => x.toFixed(2));
   const dir = hostProject();
-  const each: Record<Twin | "raw", number[]> = { noop: [], barePost: [], package: [], raw: [] };
+  const each: Record<Twin | "raw" | "coldRaw", number[]> = { noop: [], barePost: [], package: [], raw: [], coldRaw: [] };
   const inProc = { package: [] as number[], raw: [] as number[] };
   const cpu: Record<Twin, number[]> = { noop: [], barePost: [], package: [] };
   try {
@@ -246,10 +293,12 @@ export async function benchHostOverhead(): Promise<HostOverhead> {
     for (const twin of ["noop", "barePost", "package"] as const) await throughHost(dir, twin);
     await raw();
     for (let run = 0; run < runs; run++) {
-      // The order turns with each run: none of the four always goes first, on a machine still busy with the last.
-      const order: (Twin | "raw")[] = ["raw", "noop", "barePost", "package"];
-      for (const twin of [...order.slice(run % 4), ...order.slice(0, run % 4)])
+      // The order turns with each run: none of the five always goes first, on a machine still busy with the last.
+      const order: (Twin | "raw" | "coldRaw")[] = ["raw", "coldRaw", "noop", "barePost", "package"];
+      const turn = run % order.length;
+      for (const twin of [...order.slice(turn), ...order.slice(0, turn)])
         if (twin === "raw") each.raw.push(await raw());
+        else if (twin === "coldRaw") each.coldRaw.push(await coldRaw());
         else {
           const { ms, hostCpuMs } = await throughHost(dir, twin);
           each[twin].push(ms);
@@ -263,6 +312,8 @@ export async function benchHostOverhead(): Promise<HostOverhead> {
   }
   const ratios = each.package.map((p, r) => p / (each.noop[r]! + each.raw[r]!));
   const barePostRatios = each.barePost.map((b, r) => b / (each.noop[r]! + each.raw[r]!));
+  const coldRatios = each.package.map((p, r) => p / (each.noop[r]! + each.coldRaw[r]!));
+  const barePostColdRatios = each.barePost.map((b, r) => b / (each.noop[r]! + each.coldRaw[r]!));
   const best = (xs: number[]) => Math.min(...xs);
   return {
     n,
@@ -278,7 +329,12 @@ export async function benchHostOverhead(): Promise<HostOverhead> {
       barePostRatio: round2(median(barePostRatios)),
       barePostRatios: barePostRatios.map(round2),
       overBarePost: round2(median(each.package.map((p, r) => p / each.barePost[r]!))),
-      each: Object.fromEntries(Object.entries(each).map(([k, v]) => [k, v.map(Math.round)])) as Record<Twin | "raw", number[]>,
+      coldRawMs: Math.round(median(each.coldRaw)),
+      coldRatio: round2(median(coldRatios)),
+      coldRatios: coldRatios.map(round2),
+      barePostColdRatio: round2(median(barePostColdRatios)),
+      barePostColdRatios: barePostColdRatios.map(round2),
+      each: Object.fromEntries(Object.entries(each).map(([k, v]) => [k, v.map(Math.round)])) as Record<Twin | "raw" | "coldRaw", number[]>,
       hostCpuPerCreateMs: Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, Number((median(v) / n).toFixed(2))])) as Record<
         Twin,
         number
@@ -315,6 +371,20 @@ export function hostTable(r: HostOverhead): string {
       xs(r.host.barePostRatios),
     ],
     ["  the package against that provider", ms(r.host.packageMs), ms(r.host.barePostMs), `${r.host.overBarePost.toFixed(2)}×`, ""],
+    [
+      "  the package, the POSTs of the floor sent from a fresh process",
+      ms(r.host.packageMs),
+      `no-op ${ms(r.host.noopMs)} + raw POSTs ${ms(r.host.coldRawMs)}`,
+      `${r.host.coldRatio.toFixed(2)}×`,
+      xs(r.host.coldRatios),
+    ],
+    [
+      "  the bare POST provider, that floor",
+      ms(r.host.barePostMs),
+      "the same floor",
+      `${r.host.barePostColdRatio.toFixed(2)}×`,
+      xs(r.host.barePostColdRatios),
+    ],
     [
       "  the host's CPU per create: package, bare POSTs, no-op",
       ms(r.host.hostCpuPerCreateMs.package),
