@@ -17,9 +17,11 @@ export interface OddServer {
 }
 
 const open: Array<() => unknown> = [];
-afterEach(async () => {
+/** Closes the servers and clients the test opened: after each test, here and, per file, in the unit tier's shared workers. */
+export async function closeOddServers(): Promise<void> {
   await Promise.all(open.splice(0).map((close) => close()));
-});
+}
+afterEach(closeOddServers);
 
 /** Starts a `node:http` server on loopback, or `node:https` with `tls` (a key and certificate in PEM). */
 export async function oddServer(handler: http.RequestListener, tls?: { key: string; cert: string }): Promise<OddServer> {

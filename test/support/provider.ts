@@ -4,8 +4,14 @@ import { type ContextOptions, ProviderContext, useContext } from "../../src/host
 import { clockOf } from "./fixtures";
 import type { VirtualClock } from "./virtual-clock";
 
-// Each test builds its own context (its takeovers, catalogues and client go with it).
-afterEach(() => useContext(undefined));
+/**
+ * Each test builds its own context (its takeovers, catalogues and client go with it): forgotten after each test, here and,
+ * per file, in the unit tier's shared workers.
+ */
+export function forgetContext(): void {
+  useContext(undefined);
+}
+afterEach(forgetContext);
 
 /**
  * Builds the provider's context as the host's `configure` would (fully-qualified stack config
