@@ -3,7 +3,7 @@
  * fail naming them and the offered ones (closest first); an unchanged set sends nothing; one
  * catalogue request per integration serves every resource; an unreadable catalogue warns.
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
 import { closestFirst } from "../../src/host/entitlement-catalogue";
 import { provider } from "../../src/host/entitlement/integration-entitlement-provider";
@@ -18,6 +18,10 @@ const { alan, grace } = DEFAULT_IDS.users;
 const base = { integrationId: youtube, userId: alan, entitlements: ["VIEWER"] };
 const prior = { ...base, entitlements: ["VIEWER"], role: "account_collaborator" };
 
+/** The process's environment as the file found it (the unit tier's files share their worker's process). */
+const environment = process.env;
+const SETTINGS_VARIABLES = ["WORKSPACE_ACCESS_API_KEY", "WORKSPACE_ACCESS_BASE_URL", "WORKSPACE_ACCESS_WORKSPACE", "WORKSPACE_ACCESS_HOST"];
+const settingsFound = SETTINGS_VARIABLES.map((name) => process.env[name]);
 let warnings: string[] = [];
 const warn = (message: string) => void warnings.push(message);
 beforeEach(() => {
@@ -223,9 +227,7 @@ describe("check against the catalogue", () => {
   });
 
   it("warns once and lets the check pass without settings", async () => {
-    const saved = { ...process.env };
-    for (const name of ["WORKSPACE_ACCESS_API_KEY", "WORKSPACE_ACCESS_BASE_URL", "WORKSPACE_ACCESS_WORKSPACE", "WORKSPACE_ACCESS_HOST"])
-      delete process.env[name];
+    for (const name of SETTINGS_VARIABLES) vi.stubEnv(name, undefined);
     try {
       // Unconfigured, as a handler called outside the host: the settings come from the environment alone.
       useContext(new ProviderContext(undefined, { warn }));
@@ -234,8 +236,13 @@ describe("check against the catalogue", () => {
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toContain("No API key");
     } finally {
-      process.env = saved;
+      vi.unstubAllEnvs();
     }
+  });
+
+  it("leaves the process's environment as it found it: the unit tier's next files run in the same process", () => {
+    expect(process.env).toBe(environment);
+    expect(SETTINGS_VARIABLES.map((name) => process.env[name])).toEqual(settingsFound);
   });
 });
 
