@@ -92,7 +92,8 @@ const UNIT = [
 /**
  * Unit files that need a process of their own (the rest of the tier shares its workers, below): module mocks of
  * `node:fs`, `node:child_process` and the Automation API, and a time zone set through `process.env.TZ` (in a shared
- * worker it once did not take effect, after another file).
+ * worker it once did not take effect: a file before it had replaced `process.env` with a copy, which no longer reaches the
+ * process's time zone; no test does that now, and this one would fail, saying its zone is not in force, if one did).
  */
 const UNIT_OWN_PROCESS = ["test/fleet/run.test.ts", "test/client/retry-policy.test.ts"];
 const LOAD = ["test/load/**/*.test.ts"];

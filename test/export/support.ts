@@ -16,9 +16,11 @@ export function freshDir(): string {
   dirs.push(parent);
   return path.join(parent, "access");
 }
-afterAll(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+/** Removes the fresh directories made so far: after a file's tests, here and, per file, in the unit tier's shared workers. */
+export function removeFreshDirs(): void {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+}
+afterAll(removeFreshDirs);
 
 export const env = (emulator: Emulator, key = emulator.apiKey) => ({ WORKSPACE_ACCESS_API_KEY: key });
 export const options = (emulator: Emulator, extra: Partial<ExportOptions> = {}): ExportOptions => ({

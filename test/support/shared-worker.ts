@@ -6,9 +6,10 @@
  * A module a file imports is evaluated once per worker, by the first file that imports it, so a hook it registers at its top
  * level runs in that file alone; this file, set up again before each file, registers the helpers' hooks for every file:
  * after each test, the emulators, servers and clients it opened are closed and the provider's context is forgotten
- * (test/shared/shared-worker.test.ts).
+ * (test/shared/shared-worker.test.ts); after each file, the export tests' fresh directories are removed.
  */
 import { afterAll, afterEach, vi } from "vitest";
+import { removeFreshDirs } from "../export/support";
 import { closeOpened } from "./fixtures";
 import { closeOddServers } from "./odd-server";
 import { forgetContext } from "./provider";
@@ -19,6 +20,7 @@ afterEach(async () => {
 });
 
 afterAll(() => {
+  removeFreshDirs();
   vi.restoreAllMocks();
   vi.unstubAllEnvs();
   vi.unstubAllGlobals();
