@@ -172,6 +172,13 @@ const DROPPED_ON_READ: Record<string, (value: unknown) => string | undefined> = 
     timeouts && Object.values(timeouts).some((value) => value !== undefined)
       ? "a get's read waits for no job, and each of its requests is bounded by workspace-access:requestTimeoutSeconds"
       : undefined,
+  replaceWith: (resources) => (Array.isArray(resources) && resources.length > 0 ? NO_INPUTS : undefined),
+  replacementTrigger: (trigger) => (trigger !== undefined ? NO_INPUTS : undefined),
+  hideDiffs: (paths) => (Array.isArray(paths) && paths.length > 0 ? NO_INPUTS : undefined),
+  hooks: (hooks) =>
+    hooks && Object.values(hooks).some((bound) => Array.isArray(bound) && bound.length > 0)
+      ? "the engine runs no hook for a read: a get is never created, updated or deleted"
+      : undefined,
 };
 
 /** Fails an option {@link DROPPED_ON_READ} names, set to do something (`protect: false`, `aliases: []` pass), naming the resource. */

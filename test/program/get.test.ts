@@ -138,6 +138,10 @@ describe("static get's resource options", () => {
     ["replaceOnChanges", { replaceOnChanges: ["email"] }, "has no inputs"],
     ["deleteBeforeReplace", { deleteBeforeReplace: true }, "has no inputs"],
     ["customTimeouts", { customTimeouts: { read: "5m" } }, "waits for no job"],
+    ["replaceWith", { replaceWith: [new pulumi.ComponentResource("my:Group", "group-for-replace-with")] }, "has no inputs"],
+    ["replacementTrigger", { replacementTrigger: "rotate-1" }, "has no inputs"],
+    ["hideDiffs", { hideDiffs: ["email"] }, "has no inputs"],
+    ["hooks", { hooks: { afterCreate: [() => undefined] } }, "runs no hook for a read"],
   ];
 
   it.each(dropped)(
@@ -166,6 +170,9 @@ describe("static get's resource options", () => {
       ignoreChanges: [],
       replaceOnChanges: [],
       customTimeouts: {},
+      replaceWith: [],
+      hideDiffs: [],
+      hooks: { beforeCreate: [] },
     });
     expect(await output(read.id)).toBe(USER);
   });
