@@ -155,11 +155,11 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
           // A class's static `get` registers its marker and no state, and the engine hands every read step what was registered:
           // the handler reads the record the id names. A refresh of such a resource holds the outputs that read wrote, the
           // marker kept among them: it reads with no state too, and a record gone is dropped, as any refresh drops one.
-          // The get's own read has the id as given; a refresh, the marker the read kept (`true`).
+          // The get's own read has the marker the class registered, the id as the program gave it; a refresh, the `true` the
+          // read kept among its outputs.
           const mark = hiddenOf(props, GET_READ);
-          const marked = mark === true || typeof mark === "string";
-          const get =
-            marked && Object.keys(props ?? {}).every((key) => key.startsWith("__")) ? (typeof mark === "string" ? mark : id) : undefined;
+          const get = typeof mark === "string" ? mark : undefined;
+          const marked = get !== undefined || mark === true;
           const state = marked ? undefined : withoutTimeouts(props);
           const result = await ctx.bounded(deadlineOf(timeouts, "read", ctx.clock.now()), () => read(ctx, id, state, get));
           if (!result.id) return result;

@@ -19,10 +19,10 @@ import { configureFor } from "../support/provider";
 const { users, integrations } = DEFAULT_IDS;
 const MISSING = "0b0b0b0b-0000-4000-8000-000000000000";
 
-/** What the engine hands the host for a `get` of the class whose provider module is `module`. */
-const got = (module: string) =>
+/** What the engine hands the host for a `get` of `id` (as the program gave it) of the class whose provider module is `module`. */
+const got = (module: string, id: string) =>
   ({
-    __get: true,
+    __get: id,
     __provider: `exports.handler = () => require("pulumi-workspace-access/provider/${module}").provider;\n`,
   }) as never;
 
@@ -51,7 +51,7 @@ async function world() {
 describe("a User's get", () => {
   it("reads the user its id names into the outputs, sending only GETs and keeping no marker", async () => {
     const { methods } = await world();
-    const result = await userProvider.read!(users.grace, got("user"));
+    const result = await userProvider.read!(users.grace, got("user", users.grace));
     expect(result.id).toBe(users.grace);
     expect(result.props).toMatchObject({
       email: "grace@example.com",
@@ -68,7 +68,7 @@ describe("a User's get", () => {
 
   it("fails for an id no user has, naming the type and the id, where a refresh's read would drop the resource", async () => {
     const { methods } = await world();
-    const error = await rejection(userProvider.read!(MISSING, got("user")));
+    const error = await rejection(userProvider.read!(MISSING, got("user", MISSING)));
     expect(ConfigurationError.isInstance(error)).toBe(true);
     expect(error.message).toContain(`User.get: no user has the id ${MISSING} in this workspace`);
     expect(new Set(methods())).toEqual(new Set(["GET"]));
@@ -78,7 +78,7 @@ describe("a User's get", () => {
     const emu = await emulator({ seed: defaultSeed() });
     issuedKeys.add("wa_wrong_key_get_000000000000");
     await configureFor(emu, { "workspace-access:apiKey": "wa_wrong_key_get_000000000000" });
-    const error = await rejection(userProvider.read!(users.grace, got("user")));
+    const error = await rejection(userProvider.read!(users.grace, got("user", users.grace)));
     expect(error.message).toContain("answered 401");
     expect(error.message).toContain("pulumi config set --secret workspace-access:apiKey");
     expect(error.message).not.toContain("pulumi refresh uses the provider configuration");
@@ -89,7 +89,7 @@ describe("an IntegrationEntitlement's get", () => {
   it("reads the membership <integrationId>/<userId> names: its set, its role and the member's email", async () => {
     const { methods } = await world();
     const id = `${integrations.youtube}/${users.grace}`;
-    const result = await entitlementProvider.read!(id, got("integration-entitlement"));
+    const result = await entitlementProvider.read!(id, got("integration-entitlement", id));
     expect(result.id).toBe(id);
     expect(result.props).toMatchObject({
       integrationId: integrations.youtube,
@@ -104,13 +104,20 @@ describe("an IntegrationEntitlement's get", () => {
 
   it("fails for a user who is not a member, and for an integration there is not, with no warning of a drop", async () => {
     const { methods, warnings } = await world();
-    const notMember = await rejection(entitlementProvider.read!(`${integrations.youtube}/${users.alan}`, got("integration-entitlement")));
+    const notMember = await rejection(
+      entitlementProvider.read!(
+        `${integrations.youtube}/${users.alan}`,
+        got("integration-entitlement", `${integrations.youtube}/${users.alan}`),
+      ),
+    );
     expect(notMember.message).toContain(
       `IntegrationEntitlement.get: user ${users.alan} is not a member of integration ${integrations.youtube}`,
     );
-    const gone = await rejection(entitlementProvider.read!(`${MISSING}/${users.alan}`, got("integration-entitlement")));
+    const gone = await rejection(
+      entitlementProvider.read!(`${MISSING}/${users.alan}`, got("integration-entitlement", `${MISSING}/${users.alan}`)),
+    );
     expect(gone.message).toContain(`IntegrationEntitlement.get: there is no integration ${MISSING}`);
-    const malformed = await rejection(entitlementProvider.read!(users.alan, got("integration-entitlement")));
+    const malformed = await rejection(entitlementProvider.read!(users.alan, got("integration-entitlement", users.alan)));
     expect(malformed.message).toContain(`"${users.alan}" is not an IntegrationEntitlement id: expected <integrationId>/<userId>`);
     expect(warnings).toEqual([]);
     expect(new Set(methods())).toEqual(new Set(["GET"]));
@@ -120,7 +127,7 @@ describe("an IntegrationEntitlement's get", () => {
 describe("an IntegrationMembers' get", () => {
   it("reads every member of the integration into members, none unmanaged", async () => {
     const { methods } = await world();
-    const result = await membersProvider.read!(integrations.slack, got("integration-members"));
+    const result = await membersProvider.read!(integrations.slack, got("integration-members", integrations.slack));
     expect(result.id).toBe(integrations.slack);
     expect(result.props).toMatchObject({
       integrationId: integrations.slack,
@@ -136,7 +143,7 @@ describe("an IntegrationMembers' get", () => {
 
   it("fails for an integration there is not, naming the type and the id, with no warning of a drop", async () => {
     const { methods, warnings } = await world();
-    const error = await rejection(membersProvider.read!(MISSING, got("integration-members")));
+    const error = await rejection(membersProvider.read!(MISSING, got("integration-members", MISSING)));
     expect(ConfigurationError.isInstance(error)).toBe(true);
     expect(error.message).toContain(`IntegrationMembers.get: there is no integration ${MISSING}`);
     expect(warnings).toEqual([]);
@@ -147,14 +154,14 @@ describe("an IntegrationMembers' get", () => {
 describe("a refresh of a resource a get read", () => {
   it("reads with no state as well: a member added since is in members, not unmanaged; a record gone is dropped, silently", async () => {
     const { emu, warnings, methods } = await world();
-    const read = await membersProvider.read!(integrations.slack, got("integration-members"));
+    const read = await membersProvider.read!(integrations.slack, got("integration-members", integrations.slack));
     emu.integrations.setMember(integrations.slack, users.grace, { role: "collaborator", entitlements: ["MEMBER"] });
     const refreshed = await membersProvider.read!(integrations.slack, { ...read.props, __provider: "p" } as never);
     expect(refreshed.props?.members.map((m) => m.userId)).toEqual([users.ada, users.grace, users.alan].sort());
     expect(refreshed.props?.unmanagedMembers).toEqual([]);
     expect(refreshed.props).toHaveProperty("__get", true);
 
-    const user = await userProvider.read!(users.alan, got("user"));
+    const user = await userProvider.read!(users.alan, got("user", users.alan));
     emu.users.remove(users.alan);
     expect(await userProvider.read!(users.alan, { ...user.props, __provider: "p" } as never)).toEqual({ id: "", props: {} });
     expect(warnings).toEqual([]);
@@ -171,20 +178,20 @@ describe("a get whose key the service refuses", () => {
   };
   // A key of Read integrations alone is refused a user's read; one of Read users alone, a membership's and a member list's.
   const reads = [
-    ["User", ["read:integrations"], path.user, "Read users (read:users)", () => userProvider.read!(users.grace, got("user"))],
+    ["User", ["read:integrations"], path.user, "Read users (read:users)", () => userProvider.read!(users.grace, got("user", users.grace))],
     [
       "IntegrationEntitlement",
       ["read:users"],
       path.member,
       "Read integrations (read:integrations)",
-      () => entitlementProvider.read!(`${youtube}/${users.grace}`, got("integration-entitlement")),
+      () => entitlementProvider.read!(`${youtube}/${users.grace}`, got("integration-entitlement", `${youtube}/${users.grace}`)),
     ],
     [
       "IntegrationMembers",
       ["read:users"],
       path.members,
       "Read integrations (read:integrations)",
-      () => membersProvider.read!(slack, got("integration-members")),
+      () => membersProvider.read!(slack, got("integration-members", slack)),
     ],
   ] as const;
   const cases = reads.flatMap(([type, scopes, sentTo, scope, read]) =>
@@ -220,7 +227,9 @@ describe("a get of an integration the service hides from the key (404, not discl
 
   it("IntegrationEntitlement.get says the integration is not disclosed, not that the membership does not exist", async () => {
     const { sent, warnings } = await limited(["read:users"], 404);
-    const error = await rejection(entitlementProvider.read!(`${youtube}/${users.grace}`, got("integration-entitlement")));
+    const error = await rejection(
+      entitlementProvider.read!(`${youtube}/${users.grace}`, got("integration-entitlement", `${youtube}/${users.grace}`)),
+    );
     hidden(error.message);
     expect(error.message).toContain(`GET /api/v1/integrations/${youtube}/users/${users.grace} answered 404`);
     // The member, the member list, then the integrations listing that shows the 404 is the service's, not the record's.
@@ -235,7 +244,7 @@ describe("a get of an integration the service hides from the key (404, not discl
 
   it("IntegrationMembers.get says the integration is not disclosed, not that there is no integration", async () => {
     const { sent, warnings } = await limited(["read:users"], 404);
-    const error = await rejection(membersProvider.read!(slack, got("integration-members")));
+    const error = await rejection(membersProvider.read!(slack, got("integration-members", slack)));
     hidden(error.message);
     expect(error.message).toContain(`GET /api/v1/integrations/${slack}/users answered 404`);
     expect(sent()).toEqual([`GET /integrations/${slack}/users 404`, "GET /integrations 404", "GET /users 200"]);
@@ -250,13 +259,13 @@ describe("a refresh of a get's resource whose record was removed at the service"
   it("an IntegrationEntitlement's membership removed, or its integration: an empty id, no warning, only reads", async () => {
     const { emu, warnings, methods } = await world();
     const id = `${youtube}/${users.grace}`;
-    const read = await entitlementProvider.read!(id, got("integration-entitlement"));
+    const read = await entitlementProvider.read!(id, got("integration-entitlement", id));
     expect(read.props).toHaveProperty("__get", true);
     emu.integrations.removeMember(youtube, users.grace);
     expect(await entitlementProvider.read!(id, refreshOf(read.props!))).toEqual({ id: "", props: {} });
 
     const other = `${slack}/${users.alan}`;
-    const second = await entitlementProvider.read!(other, got("integration-entitlement"));
+    const second = await entitlementProvider.read!(other, got("integration-entitlement", other));
     emu.integrations.remove(slack);
     expect(await entitlementProvider.read!(other, refreshOf(second.props!))).toEqual({ id: "", props: {} });
     expect(warnings).toEqual([]);
@@ -265,7 +274,7 @@ describe("a refresh of a get's resource whose record was removed at the service"
 
   it("an IntegrationMembers' integration removed: an empty id, no warning, only reads", async () => {
     const { emu, warnings, methods } = await world();
-    const read = await membersProvider.read!(slack, got("integration-members"));
+    const read = await membersProvider.read!(slack, got("integration-members", slack));
     expect(read.props).toHaveProperty("__get", true);
     emu.integrations.remove(slack);
     emu.clearRequests();
@@ -300,7 +309,7 @@ describe("an IntegrationMembers' get of more members than a page holds", () => {
       },
     });
     await configureFor(emu);
-    const result = await membersProvider.read!(id, got("integration-members"));
+    const result = await membersProvider.read!(id, got("integration-members", id));
     expect(result.id).toBe(id);
     expect(result.props?.members.map((m) => m.userId)).toEqual([...ids].sort());
     expect(result.props?.members.every((m) => m.role === "account_collaborator")).toBe(true);
@@ -320,7 +329,7 @@ describe("a get beside the resource managing the same record, in one deployment"
     const warnings: string[] = [];
     await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "5" }, { warn: (message) => warnings.push(message) });
     const { youtube } = integrations;
-    const before = await membersProvider.read!(youtube, got("integration-members"));
+    const before = await membersProvider.read!(youtube, got("integration-members", youtube));
     expect(before.props?.members.map((m) => m.userId)).not.toContain(users.alan);
 
     const program = { integrationId: youtube, userId: users.alan, entitlements: ["VIEWER"] };
@@ -329,15 +338,15 @@ describe("a get beside the resource managing the same record, in one deployment"
     expect(created.outs?.adopted).toBe(false);
 
     // Read after the write, as a get with dependsOn on the managed resource is: neither its listing nor its member read is stale.
-    const one = await entitlementProvider.read!(`${youtube}/${users.alan}`, got("integration-entitlement"));
+    const one = await entitlementProvider.read!(`${youtube}/${users.alan}`, got("integration-entitlement", `${youtube}/${users.alan}`));
     expect(one.props).toMatchObject({ userId: users.alan, entitlements: ["VIEWER"], adopted: false });
-    const whole = await membersProvider.read!(youtube, got("integration-members"));
+    const whole = await membersProvider.read!(youtube, got("integration-members", youtube));
     expect(whole.props?.members.map((m) => m.userId)).toContain(users.alan);
     expect(whole.props?.adoptedMembers).toEqual([]);
 
     // The managed user's create beside a get of it: the get reads the user the create made, and changes nothing.
     const user = await userProvider.create({ email: "kate@example.com", firstName: "Kate", lastName: "Bell" } as never);
-    const read = await userProvider.read!(user.id, got("user"));
+    const read = await userProvider.read!(user.id, got("user", user.id));
     expect(read.props).toMatchObject({ email: "kate@example.com", adopted: false });
 
     // Only the two creates wrote; every read of a get was a GET.
@@ -352,17 +361,16 @@ describe("a get beside the resource managing the same record, in one deployment"
 describe("a get's id in another case than the one form", () => {
   // The program registers a membership's and an integration's id in the one form (lower case) and hands the id as given in
   // `__get`: the outputs are those of the one form, the messages name the id as the program wrote it.
-  const given = (module: string, id: string) => ({ ...(got(module) as object), __get: id }) as never;
   const { youtube } = integrations;
 
   it("reads the same outputs as the id in the one form", async () => {
     await world();
     const id = `${youtube}/${users.grace}`;
-    const plain = await entitlementProvider.read!(id, got("integration-entitlement"));
-    const upper = await entitlementProvider.read!(id, given("integration-entitlement", id.toUpperCase()));
+    const plain = await entitlementProvider.read!(id, got("integration-entitlement", id));
+    const upper = await entitlementProvider.read!(id, got("integration-entitlement", id.toUpperCase()));
     expect(upper).toEqual(plain);
-    const members = await membersProvider.read!(youtube, given("integration-members", youtube.toUpperCase()));
-    expect(members).toEqual(await membersProvider.read!(youtube, got("integration-members")));
+    const members = await membersProvider.read!(youtube, got("integration-members", youtube.toUpperCase()));
+    expect(members).toEqual(await membersProvider.read!(youtube, got("integration-members", youtube)));
     expect(members.props).not.toHaveProperty("__get", youtube.toUpperCase());
     expect(members.props).toHaveProperty("__get", true);
   });
@@ -370,9 +378,9 @@ describe("a get's id in another case than the one form", () => {
   it("a membership or integration not there is named as the program gave it", async () => {
     await world();
     const written = `${youtube}/${users.alan}`.toUpperCase();
-    const notMember = await rejection(entitlementProvider.read!(`${youtube}/${users.alan}`, given("integration-entitlement", written)));
+    const notMember = await rejection(entitlementProvider.read!(`${youtube}/${users.alan}`, got("integration-entitlement", written)));
     expect(notMember.message).toContain(`Check the id given, ${written} (<integrationId>/<userId>`);
-    const gone = await rejection(membersProvider.read!(MISSING, given("integration-members", MISSING.toUpperCase())));
+    const gone = await rejection(membersProvider.read!(MISSING, got("integration-members", MISSING.toUpperCase())));
     expect(gone.message).toContain(`Check the id given, ${MISSING.toUpperCase()} (`);
   });
 });
