@@ -178,6 +178,32 @@ describe("WorkspaceUsers: a pending create whose job finished, settled by a list
   });
 });
 
+describe("WorkspaceUsers: a refresh settling a finished pending create, whose search meets another user's odd record", () => {
+  it("refreshes the set all the same: the create stays recorded (a search proves presence only), the others' drift is read", async () => {
+    const emu = await emulator({ userWritesAsJobs: true, job: { finishAfterPolls: 1 } });
+    await deployment(emu);
+    const first = (await set.create(setOf(cara))).outs as Outputs;
+    emu.jobs.hangNext(1);
+    const error = (await rejection(set.update!("workspace-users", first, setOf(ann, cara)))) as Partial;
+    const job = hung(emu);
+    emu.jobs.release(job.id);
+    // Ann's user, made by the job, is deleted by hand; another user, whose email holds ann's, has a record the search cannot read.
+    emu.users.remove(emu.users.findByEmail(ann.email)!.id);
+    const jo = emu.users.add({ email: "joann@example.com", firstName: "Jo", lastName: "Ann" });
+    emu.users.update(jo.id, { firstName: 42 as unknown as string });
+    emu.users.update(first.userIds["cara@example.com"]!, { lastName: "Roy" });
+    await deployment(emu);
+    emu.clearRequests();
+    const read = await set.read!("workspace-users", error.properties!);
+    expect(read.props?.users["cara@example.com"]?.lastName).toBe("Roy");
+    expect(read.props?.pendingCreates).toEqual([{ email: ann.email, jobId: job.id }]);
+    // One search, no proof of absence (nothing is forgotten on a miss), and no write.
+    const searches = emu.requests.filter((r) => r.method === "GET" && r.path === "/users" && r.query.filter !== undefined);
+    expect(searches).toHaveLength(1);
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+});
+
 describe("WorkspaceUsers: the up that settles a finished pending create fails that user's write", () => {
   it("keeps the create recorded, so the next up records the user as created (not adopted)", async () => {
     const emu = await hanging();

@@ -12,7 +12,7 @@
  * | | at create; a removed user, see delete |
  * | read | one `GET /users` listing (shared with the refresh's other reads); a user it misses is read directly before it is forgotten; |
  * | | one whose record cannot be used keeps what the state recorded, with a warning; the user of a pending create whose job |
- * | | finished, searched for by email when the listing misses them (`findByEmail`), else the create stays recorded |
+ * | | finished, searched for by email when the listing misses them (one `GET /users?filter=`), else the create stays recorded |
  * | delete | the jobs of creates left running, as at update (one still running fails the destroy); `GET /users/{id}` (the role now), |
  * | | then `DELETE /users/{id}`, per user it created; adopted users (unless `deleteOnDestroy`) and owners (in the state or |
  * | | now) are left, with a warning; a record without a role fails that user |
@@ -399,6 +399,19 @@ async function readUser(client: WorkspaceAccessClient, id: string): Promise<List
 }
 
 /**
+ * The one user a search finds with `email` (in any case), for a refresh settling a finished create: presence only, since a miss
+ * forgets nothing (the create stays recorded). No proof of absence is asked for, so a record the search cannot read (another
+ * user's, whose name or email holds the text) or pages that shift fail nothing: such a record is skipped, and two users of the
+ * email, which the next up names, are no one.
+ */
+async function searched(client: WorkspaceAccessClient, email: string): Promise<User | undefined> {
+  const hits: User[] = [];
+  for await (const user of client.users.list({ filter: email.trim(), onInvalid: () => {} }))
+    if (sameEmail(user.email, email)) hits.push(user);
+  return hits.length === 1 ? hits[0] : undefined;
+}
+
+/**
  * A refresh: every user from the one listing (a miss read directly, forgotten only on 404); the inputs as the program declares them.
  * A user whose record cannot be used is there still: it keeps what the state recorded, and the warning names the record and why.
  * A pending create is forgotten only once its user is recorded as created, or its job failed or is unknown to the service.
@@ -419,7 +432,7 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
     IN_FLIGHT,
     async ([key, p]) => {
       const [one, ...others] = listed.get(key) ?? [];
-      const user = one && others.length === 0 ? one : await client.users.findByEmail(p.email);
+      const user = one && others.length === 0 ? one : await searched(client, p.email);
       if (user) users.set(key, stateOf(user, p, [], true));
       else unsettled.set(key, p);
     },
