@@ -185,6 +185,25 @@ describe("create", () => {
     expect(emu.users.get(made.id)).toBeDefined();
   });
 
+  it("a miss whose proving listing fails is not created, and the error names that listing's failure, not users coming or going", async () => {
+    const { emu } = await world();
+    // The first listing answers; the one at another page size, which would prove cara absent, is refused (400: not retried).
+    const listed = JSON.stringify({
+      data: [{ id: ANN, type: "user", attributes: ann }],
+      links: { next: null },
+      meta: { page: { total: 1 } },
+    });
+    emu.fault({ method: "GET", path: "/users", body: listed });
+    emu.fault({ method: "GET", path: "/users", status: 400 });
+    const error = (await rejection(provider.create(setOf(ann, cara)))) as Error & { properties?: Outputs };
+    expect(listings(emu.requests).map((r) => `${r.query["page[size]"]} ${r.status}`)).toEqual(["100 200", "99 400"]);
+    expect(error.message).toContain("cara@example.com: could not prove that no user has the email cara@example.com: listing the users");
+    expect(error.message).toContain("answered 400");
+    expect(error.message).not.toContain("came or went");
+    expect(error.properties?.userIds).toEqual({ "ann@example.com": ANN });
+    expect(writes(emu.requests)).toEqual([]);
+  });
+
   it("a 409 whose lookup finds nobody with the email fails that user, naming the email, without the User's adoptExisting fix", async () => {
     const { emu } = await world();
     emu.fault({ method: "POST", path: "/users", status: 409 });

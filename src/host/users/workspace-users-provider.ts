@@ -238,11 +238,13 @@ async function adoptOrCreate(
   const found = byEmail(first);
   let last = first;
   let proven = true;
+  let proofError: unknown;
   if ([...wanted.keys()].some((key) => !found.has(key))) {
     // The users this deployment's own resources created or deleted meanwhile (a `User` beside the set) are no sign of a shift.
     const proof = await prove((size) => listUsers(client, size), first, { listings: SEARCH_PROOF_LISTINGS, ignored: cache.written });
     for (const [key, users] of byEmail(proof.listing)) if (!found.has(key)) found.set(key, users);
     proven = proof.proven;
+    proofError = proof.error;
     last = proof.listing;
   }
   const unread = unusable(last);
@@ -250,8 +252,7 @@ async function adoptOrCreate(
     try {
       const [existing, ...others] = found.get(key) ?? [];
       if (others.length > 0) throw sharedEmail(inputs.email, [existing!, ...others]);
-      if (!existing && !proven)
-        throw new Error(`could not prove that no user has the email ${inputs.email} (users came or went): not created; run again`);
+      if (!existing && !proven) throw unproven(inputs.email, proofError);
       into.set(
         key,
         existing ? await adopt(ctx, existing, inputs, own.has(key) || heldAsCreated(ctx, existing)) : await create(ctx, inputs),
@@ -452,6 +453,20 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
   });
   const inputs = { users: Object.fromEntries(declared), ...optIn(outs.deleteOnDestroy) };
   return { id: RESOURCE_ID, props: outs, inputs: inputs as unknown as WorkspaceUsersOutputs };
+}
+
+/**
+ * A miss of a create that no listing at another page size confirmed: not created. `error`, why that listing failed (a 400, a
+ * 5xx past its retries): named, since running again does not help until it succeeds; none, the listings disagreed.
+ */
+function unproven(email: string, error: unknown): Error {
+  if (error === undefined)
+    return new Error(`could not prove that no user has the email ${email} (users came or went): not created; run again`);
+  return new Error(
+    `could not prove that no user has the email ${email}: listing the users again, at another page size, failed ` +
+      `(${reasonOf(error)}): not created; run again once that listing succeeds`,
+    { cause: error },
+  );
 }
 
 /** A 409 for an email no readable record has, while the listing held records it could not use (`unread`, their ids): one may have it. */
