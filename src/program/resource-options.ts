@@ -13,6 +13,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { idOf } from "../client/ids";
 import { customTimeoutsInput } from "../shared/custom-timeouts";
 import { CUSTOM_TIMEOUTS, GET_READ, IMPORT_ID, REPLACE_ON_CHANGES } from "../shared/input-constants";
+import { MEMBERSHIP_ID_FORM, splitMembershipId } from "../shared/membership-id";
 import { programError } from "./messages";
 import { warnIfPlaintextApiKey } from "./program-checks";
 
@@ -120,15 +121,15 @@ export function readById(
   }
   const problem = (id: string) => {
     if (id === "") return `${kind} "${name}": ${kind}.get was given an empty id.`;
-    const parts = id.split("/");
-    if (provider === "integration-entitlement" && (parts.length !== 2 || parts.includes(""))) {
-      return `${kind} "${name}": ${kind}.get was given "${id}", which is not a membership's id: expected <integrationId>/<userId>.`;
+    if (provider === "integration-entitlement" && !splitMembershipId(id)) {
+      return `${kind} "${name}": ${kind}.get was given "${id}", which is not a membership's id: expected ${MEMBERSHIP_ID_FORM}.`;
     }
     return undefined;
   };
   const normal = (id: string) => (provider === "user" ? id : idOf(id));
   const trimmed = typeof given === "string" ? given.trim() : pulumi.output(given).apply((id) => id.trim());
-  if (typeof trimmed === "string" && problem(trimmed) !== undefined) throw new Error(problem(trimmed));
+  const wrongNow = typeof trimmed === "string" ? problem(trimmed) : undefined;
+  if (wrongNow !== undefined) throw new Error(wrongNow);
   const id =
     typeof trimmed === "string"
       ? normal(trimmed)

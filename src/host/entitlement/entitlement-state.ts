@@ -13,6 +13,7 @@ import {
   optInChanged,
 } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
+import { MEMBERSHIP_ID_FORM, splitMembershipId } from "../../shared/membership-id";
 import type { PendingInvitation } from "../membership/partial-write";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
@@ -38,13 +39,11 @@ export interface IntegrationEntitlementOutputs extends Omit<IntegrationEntitleme
 /** The resource id of a membership. */
 export const membershipId = (integrationId: string, userId: string) => `${integrationId}/${userId}`;
 
-/** Splits `<integrationId>/<userId>`. */
+/** Splits `<integrationId>/<userId>` ({@link splitMembershipId}); any other form fails, naming the id. */
 export function parseId(id: string): { integrationId: string; userId: string } {
-  const [integrationId, userId, ...rest] = id.split("/");
-  if (!integrationId || !userId || rest.length > 0) {
-    throw new ConfigurationError(`"${id}" is not an IntegrationEntitlement id: expected <integrationId>/<userId>`, "id");
-  }
-  return { integrationId, userId };
+  const parts = splitMembershipId(id);
+  if (!parts) throw new ConfigurationError(`"${id}" is not an IntegrationEntitlement id: expected ${MEMBERSHIP_ID_FORM}`, "id");
+  return parts;
 }
 
 /** The outputs of a membership the service has: the set and role it holds (the declared role when it does not say; else none). */
