@@ -91,11 +91,11 @@ const UNIT = [
 ];
 /**
  * Unit files that need a process of their own (the rest of the tier shares its workers, below): module mocks of
- * `node:fs`, `node:child_process` and the Automation API, and a time zone set through `process.env.TZ` (in a shared
- * worker it once did not take effect: a file before it had replaced `process.env` with a copy, which no longer reaches the
- * process's time zone; no test does that now, and this one would fail, saying its zone is not in force, if one did).
+ * `node:fs`, `node:child_process` and the Automation API. (test/client/retry-policy.test.ts sets `process.env.TZ` and
+ * shares a worker: it fails, saying its zone is not in force, if a file before it replaced `process.env` with a copy,
+ * which no longer reaches the process's time zone.)
  */
-const UNIT_OWN_PROCESS = ["test/fleet/run.test.ts", "test/client/retry-policy.test.ts"];
+const UNIT_OWN_PROCESS = ["test/fleet/run.test.ts"];
 const LOAD = ["test/load/**/*.test.ts"];
 /** In test/reliability but need no CLI: a FIFO in the cache folder, writers in other processes (processes: not in the unit tier). */
 const HOST_ONLY = ["rate-memory-special-files.test.ts", "rate-memory-processes.test.ts"];
