@@ -113,7 +113,7 @@ export class WorkspaceUsers extends pulumi.CustomResource {
   declare readonly userIds: pulumi.Output<Record<string, string>>;
   /**
    * User creates the service accepted whose job was not seen to finish (absent: none): the next `up` or refresh waits for each
-   * job, and records the user it made as created by this resource.
+   * job, and records the user it made as created by this resource. Always a secret (it holds emails, which may be secrets).
    */
   declare readonly pendingCreates: pulumi.Output<Array<{ email: string; jobId: string }> | undefined>;
 
@@ -140,7 +140,10 @@ export class WorkspaceUsers extends pulumi.CustomResource {
     };
     const limit = beforeRegistration();
     try {
-      super(WorkspaceUsers.type, name, ...registration(name, "workspace-users", inputs, ["userIds", "pendingCreates"], opts));
+      // `pendingCreates` (the emails of creates left running) is encrypted: the set's emails may be secrets, which the program
+      // knows only once they resolve, after these options are set.
+      const outputs = ["userIds", "pendingCreates"];
+      super(WorkspaceUsers.type, name, ...registration(name, "workspace-users", inputs, outputs, opts, ["pendingCreates"]));
     } catch (error) {
       throw afterRegistration(limit, error);
     }
