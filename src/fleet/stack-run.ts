@@ -23,9 +23,10 @@ export interface StackRunOptions {
    */
   cancel: AbortSignal;
   /**
-   * The run's stop (the first Ctrl-C). In a terminal that Ctrl-C also reaches the `pulumi` commands run before the
-   * operation (the stack's config read, its select), which it kills: once aborted, such a failure reports the stack
-   * `skipped`, not `failed` with a killed command's line.
+   * The run's stop (the first Ctrl-C): once aborted, this stack's pulumi operation does not start (the stack is reported
+   * `skipped`); one already started goes on. A Ctrl-C that reached the fleet alone (a CI runner's SIGINT) leaves the steps
+   * before the operation (the stack's config read, its select) to end, and one in a terminal also reaches a `pulumi`
+   * command among them, which it kills: either way the operation, which no Ctrl-C has reached, would run whole.
    */
   stop?: AbortSignal | undefined;
   serially<T>(select: () => Promise<T>): Promise<T>;
@@ -223,7 +224,6 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     const found = [...new Set([...warningsOf(events.warnings), ...afterwards].map(redact))];
     return found.length > 0 ? { warnings: found } : {};
   };
-  // Checked before each step that precedes pulumi's operation: a cancel there reports the stack as never run.
   const skipped = (because = CANCELLED_BEFORE_START): StackReport => ({
     stack: name,
     result: "skipped",
@@ -231,20 +231,28 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     resources: [],
     skippedBecause: because,
   });
+  // Checked before each step that precedes pulumi's operation: a cancel or a stop there reports the stack as never run.
+  const halted = (): StackReport | undefined => {
+    if (options.cancel.aborted) return skipped();
+    return options.stop?.aborted === true ? skipped(INTERRUPTED_BEFORE_START) : undefined;
+  };
   const { signal, release } = forwardedCancel(options.cancel);
   let operating = false;
   const fullName = options.fullName ?? name;
   try {
-    if (options.cancel.aborted) return skipped();
+    const before = halted();
+    if (before) return before;
     // The settings file says which leaves of a secret object are secret; without it (another config source), every leaf is.
     redact = secretsRedactor(
       await decryptedConfig(options.workspace, fullName),
       process.env,
       await settingsOf(options.workspace, fullName),
     );
-    if (options.cancel.aborted) return skipped();
+    const afterConfig = halted();
+    if (afterConfig) return afterConfig;
     const stack = await options.serially(() => Stack.select(fullName, options.workspace));
-    if (options.cancel.aborted) return skipped();
+    const afterSelect = halted();
+    if (afterSelect) return afterSelect;
     guardReadsAfterSuccess(stack, (reason) =>
       afterwards.push(
         `the ${options.command} succeeded, but its summary could not be read from the stack's history (${reason}): its ` +

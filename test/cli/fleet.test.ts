@@ -263,15 +263,18 @@ describe.skipIf(!cliAvailable)(
     });
 
     it("Ctrl-C starts no new stack and lets the running one finish", async () => {
-      const run = await fleet(["preview", "--stacks", "initech,acme", "--parallel", "1"], (child) => {
-        // Interrupted once the first stack has started: the fleet's process alone gets the signal
-        // (not its pulumi child), as when a CI runner cancels the job.
-        let sent = false;
-        child.stderr?.on("data", (chunk: string) => {
-          if (!sent && chunk.includes("initech: preview started")) child.kill("SIGINT");
-          sent ||= chunk.includes("initech: preview started");
-        });
+      clearRequests();
+      const run = await fleet(["preview", "--refresh", "--stacks", "initech,acme", "--parallel", "1"], (child) => {
+        // Interrupted once the first stack's pulumi is running (its refresh's first request): the fleet's process alone
+        // gets the signal (not its pulumi child), as when a CI runner cancels the job.
+        const poll = setInterval(() => {
+          if (services.initech.requests.length === 0) return;
+          clearInterval(poll);
+          child.kill("SIGINT");
+        }, 20);
+        child.on("exit", () => clearInterval(poll));
       });
+      expect(services.initech.requests.length).toBeGreaterThan(0);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain("interrupted: no new stack starts");
       expect(run.stdout).toMatch(/^initech +succeeded /m);

@@ -234,6 +234,23 @@ describe("runFleet: a cancel", () => {
     expect(exitStatus(report)).toBe(1);
   });
 
+  it.each([
+    ["while the stack's config is read", "config", ["config organization/proj/acme", "unselect"]],
+    ["while the stack is selected", "select", ["config organization/proj/acme", "select organization/proj/acme", "unselect"]],
+  ])("a Ctrl-C that reaches the fleet alone %s (a CI runner's SIGINT): no pulumi operation starts after it", async (_when, at, calls) => {
+    const stop = new AbortController();
+    // The step itself goes on: nothing killed it (exec'd in CI, or a select waiting its turn in a terminal).
+    fake.during[at] = () => stop.abort();
+    const report = await runFleet({ command: "up", cwd: "/proj", stop: stop.signal });
+    expect(fake.calls).toEqual(calls);
+    expect(report.stacks.map((s) => [s.stack, s.result, s.skippedBecause])).toEqual([
+      ["acme", "skipped", "interrupted before pulumi started"],
+      ["globex", "skipped", "interrupted before it started"],
+    ]);
+    expect(report.interrupted).toBe(true);
+    expect(exitStatus(report)).toBe(1);
+  });
+
   it("in the Automation API's gap before it listens for the cancel still reaches pulumi (SIGINT)", async () => {
     const cancel = new AbortController();
     // The Automation API prepares pulumi's arguments after the fleet's last check and before it spawns pulumi.
