@@ -49,7 +49,14 @@ export async function schedule(options: ScheduleOptions): Promise<{ reports: Sta
     }
   };
 
-  const blocked = () => told !== undefined || options.stop?.aborted === true || (options.stopOnFailure && firstFailure !== undefined);
+  // What first kept the next stack from starting, a stop or a failure: every stack left unstarted is skipped for it (a
+  // Ctrl-C pressed on seeing a failure did not stop the stacks that failure had stopped already).
+  let blockedBy: "stop" | "failure" | undefined;
+  const blocked = () => {
+    if (options.stop?.aborted === true) blockedBy ??= "stop";
+    else if (options.stopOnFailure && firstFailure !== undefined) blockedBy ??= "failure";
+    return told !== undefined || blockedBy !== undefined;
+  };
   const runOne = async (stack: string) => {
     if (!tell(() => options.onStart?.(stack))) return;
     const report = await options.run(stack).catch(
@@ -78,11 +85,12 @@ export async function schedule(options: ScheduleOptions): Promise<{ reports: Sta
   if (told !== undefined) throw told.error;
 
   const interrupted = options.stop?.aborted === true && options.stacks.some((s) => !reports.has(s));
-  const why = interrupted
-    ? INTERRUPTED_BEFORE_IT_STARTED
-    : canaryFailed
-      ? `the canary ${firstFailure} failed`
-      : `${firstFailure} failed (--continue-on-error runs the rest)`;
+  const why =
+    blockedBy !== "failure"
+      ? INTERRUPTED_BEFORE_IT_STARTED
+      : canaryFailed
+        ? `the canary ${firstFailure} failed`
+        : `${firstFailure} failed (--continue-on-error runs the rest)`;
   return {
     interrupted,
     reports: options.stacks.map(

@@ -123,6 +123,40 @@ describe("schedule", () => {
     expect(reports[3]?.skippedBecause).toBe("b failed (--continue-on-error runs the rest)");
   });
 
+  it("a stop after a failure had already stopped the rest: each is skipped for that failure, not for the stop", async () => {
+    const fake = fakeStacks();
+    const stop = new AbortController();
+    const done = schedule(options(fake, { canary: true, stopOnFailure: true, stop: stop.signal }));
+    await fake.startedCount(1);
+    fake.end("a");
+    await fake.startedCount(3);
+    fake.end("b", "failed");
+    await settle();
+    // The operator, seeing b fail, presses Ctrl-C while c still runs.
+    stop.abort();
+    fake.end("c");
+    const { reports, interrupted } = await done;
+    expect(fake.started).toEqual(["a", "b", "c"]);
+    expect(reports.slice(3).map((r) => [r.stack, r.skippedBecause])).toEqual([
+      ["d", "b failed (--continue-on-error runs the rest)"],
+      ["e", "b failed (--continue-on-error runs the rest)"],
+    ]);
+    // The Ctrl-C still reached the run (in a terminal, c's pulumi too).
+    expect(interrupted).toBe(true);
+  });
+
+  it("a failure after a stop: the rest are skipped for the stop", async () => {
+    const fake = fakeStacks();
+    const stop = new AbortController();
+    const done = schedule(options(fake, { stopOnFailure: true, stop: stop.signal }));
+    await fake.startedCount(2);
+    stop.abort();
+    fake.end("a", "failed");
+    fake.end("b");
+    const { reports } = await done;
+    expect(reports.slice(2).map((r) => r.skippedBecause)).toEqual(Array(3).fill("interrupted before it started"));
+  });
+
   it("runs every stack of a preview or refresh within `parallel`, failures or not", async () => {
     const fake = fakeStacks();
     const done = schedule(options(fake, { parallel: 3 }));
