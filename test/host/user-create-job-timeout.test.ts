@@ -298,3 +298,29 @@ describe("WorkspaceUsers: a finished pending create the program dropped, where t
     expect(outs?.pendingCreates).toBeUndefined();
   });
 });
+
+describe("WorkspaceUsers: a pending create whose job's record cannot be read", () => {
+  it("fails that user alone: the others' changes are written, the create stays recorded, unposted; a refresh keeps it, warning", async () => {
+    const emu = await hanging();
+    const error = (await rejection(set.create(setOf(ann, cara)))) as Partial;
+    const job = hung(emu);
+    const renamed = { ...cara, lastName: "Renamed" };
+    // The job's record has no status: it cannot be waited for (every read of it answers so).
+    const odd = JSON.stringify({ data: { type: "job", id: job.id, attributes: { status: null } } });
+    emu.fault({ method: "GET", path: `/jobs/${job.id}`, body: odd, status: 200, times: 10 });
+    await deployment(emu);
+    emu.clearRequests();
+    const again = (await rejection(set.update!("workspace-users", error.properties!, setOf(ann, renamed)))) as Partial;
+    expect(again.message).toContain(`the create of ann@example.com may have made the user, but its job ${job.id} cannot be read`);
+    expect(again.message).toContain("so that user is not written");
+    expect(again.message).toContain('"data.attributes.status"');
+    expect(writes(emu)).toEqual([`PUT /users/${error.properties!.userIds["cara@example.com"]}`]);
+    expect(again.properties?.users["cara@example.com"]).toMatchObject({ lastName: "Renamed" });
+    expect(again.properties?.pendingCreates).toEqual([{ email: ann.email, jobId: job.id }]);
+    const warnings: string[] = [];
+    await deployment(emu, warnings);
+    const read = await set.read!("workspace-users", again.properties!);
+    expect(read.props?.pendingCreates).toEqual([{ email: ann.email, jobId: job.id }]);
+    expect(warnings.join("\n")).toContain(`its job ${job.id} cannot be read`);
+  });
+});

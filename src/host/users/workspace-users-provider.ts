@@ -118,18 +118,30 @@ function emailsOf(olds: WorkspaceUsersOutputs | undefined, declared?: Record<str
 
 /**
  * The creates an earlier deployment left running (`prior`), their jobs given their time once more: `own`, the keys whose job
- * finished (the user found with that email is the set's); `running`, those still running (kept, and neither written nor
- * forgotten); the others (the job failed, or the service no longer knows it) are dropped: a user found is adopted.
+ * finished (the user found with that email is the set's); `running`, those still running, and those whose job's record cannot
+ * be read (`unread`, each with why: whether it made the user is not known), kept, and neither written nor forgotten; the
+ * others (the job failed, or the service no longer knows it) are dropped: a user found is adopted. One odd job record fails
+ * its user alone.
  */
 async function settlePending(ctx: ProviderContext, prior: readonly PendingUserCreate[] | undefined) {
   const own = new Map<string, PendingUserCreate>();
   const running: Pending = new Map();
+  const unread = new Map<string, InvalidResponseError>();
   await mapBounded(prior ?? [], IN_FLIGHT, async (p) => {
-    const outcome = await settleJob(ctx.connection().client, p.jobId);
+    const outcome = await settleJob(ctx.connection().client, p.jobId).catch((error: unknown) => {
+      if (!InvalidResponseError.isInstance(error)) throw error;
+      unread.set(emailKey(p.email), error);
+      return "running" as const;
+    });
     if (outcome === "finished") own.set(emailKey(p.email), p);
     else if (outcome === "running") running.set(emailKey(p.email), p);
   });
-  return { own, running };
+  /** Why the create of `key`, kept, was neither written nor forgotten (`what`), with `limit` (`ProviderContext.waitLimit`). */
+  const whyKept = (key: string, p: PendingUserCreate, what: string, limit: string) => {
+    const error = unread.get(key);
+    return error ? jobUnread(p, error, what) : stillRunning(p, what, limit);
+  };
+  return { own, running, unread, whyKept };
 }
 
 /**
@@ -140,6 +152,15 @@ const stillRunning = (p: PendingUserCreate, what: string, limit: string) =>
   new Error(
     `the create of ${p.email} is still running (job ${p.jobId}; check it with getJob): ${what}; run pulumi up again once it ` +
       `has finished, or raise ${limit}.`,
+  );
+
+/** A create an earlier deployment left running whose job's record cannot be read: whether it made the user is not known. */
+const jobUnread = (p: PendingUserCreate, error: InvalidResponseError, what?: string) =>
+  new Error(
+    `the create of ${p.email} may have made the user, but its job ${p.jobId} cannot be read (${reasonOf(error)})` +
+      `${what ? `, so that user is ${what}` : ""}; the state keeps the create, and the next pulumi up or refresh reads the job ` +
+      "again. Check the job with getJob or in the service.",
+    { cause: error },
   );
 
 /**
@@ -335,9 +356,9 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   const users = new Map(Object.entries(olds.users ?? {}));
   const failures: Failure[] = [];
   // Creates an earlier deployment left running: still running, they stay recorded; finished, the user found is the set's.
-  const { own, running: pending } = await settlePending(ctx, olds.pendingCreates);
+  const { own, running: pending, whyKept } = await settlePending(ctx, olds.pendingCreates);
   for (const [key, p] of pending)
-    failures.push({ key, error: stillRunning(p, key in inputs.users ? "not written" : "not removed", ctx.waitLimit()) });
+    failures.push({ key, error: whyKept(key, p, key in inputs.users ? "not written" : "not removed", ctx.waitLimit()) });
   const added = new Map<string, WorkspaceUserInputs>();
   const changed: Array<[string, WorkspaceUserInputs, WorkspaceUserState]> = [];
   for (const [key, declared] of Object.entries(inputs.users)) {
@@ -420,7 +441,7 @@ async function searched(client: WorkspaceAccessClient, email: string): Promise<U
 async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefined) {
   if (!props?.users) throw new ConfigurationError(NO_IMPORT, "import");
   const { cache, client } = ctx.connection();
-  const { own, running } = await settlePending(ctx, props.pendingCreates);
+  const { own, running, unread: jobsUnread } = await settlePending(ctx, props.pendingCreates);
   const listing = await cache.all();
   const users = new Map<string, WorkspaceUserState>();
   const unread: string[] = [];
@@ -447,6 +468,10 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
     } else if (user) users.set(key, stateOf(user, prior, prior.managedAttributes, prior.created));
   });
   if (unread.length > 0) ctx.warn(hiderIf(props[SECRET_USERS] === true, emailsOf(props))(unreadable(unread)));
+  for (const [key, error] of jobsUnread) {
+    const p = running.get(key)!;
+    ctx.warn(hiderIf(props[SECRET_USERS] === true, emailsOf(props))(`WorkspaceUsers: ${jobUnread(p, error).message}`));
+  }
   const outs = outputsOf(users, props.deleteOnDestroy, unsettled, props[SECRET_USERS] === true);
   const declared = Object.entries(outs.users).map(([key, u]) => {
     return [key, { email: u.email, firstName: u.firstName, lastName: u.lastName, ...managedValues(u, u.managedAttributes) }];
@@ -610,8 +635,8 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
       const failures: Failure[] = [];
       // A create still running fails the destroy (the resource stays); one that finished made a user of the set's.
       const secret = props[SECRET_USERS] === true;
-      const { own, running } = await settlePending(ctx, props.pendingCreates);
-      for (const [key, p] of running) failures.push({ key, error: stillRunning(p, "not deleted", ctx.waitLimit()) });
+      const { own, running, whyKept } = await settlePending(ctx, props.pendingCreates);
+      for (const [key, p] of running) failures.push({ key, error: whyKept(key, p, "not deleted", ctx.waitLimit()) });
       const gone = [...Object.entries(props.users ?? {}), ...(await ownUndeclared(ctx, own, failures, new Map()))];
       await release(ctx, gone, props.deleteOnDestroy, failures, secret, [], true);
       if (failures.length > 0) throw failed(failures, hiderIf(secret, emailsOf(props)));
