@@ -22,6 +22,7 @@ import * as fs from "node:fs";
 import { createRequire } from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
+import * as vm from "node:vm";
 import type { Emulator } from "../src/emulator/index";
 import { repoRoot } from "../test/support/paths.ts";
 import { NOOP_PROVIDER, startEmulator, userBody } from "./workload.ts";
@@ -184,31 +185,60 @@ async function inProcess(): Promise<number> {
   }
 }
 
+/** What {@link SENDER} is handed: the emulator, and the attributes of each user to `POST`. */
+interface SenderInput {
+  url: string;
+  apiKey: string;
+  bodies: ReturnType<typeof userBody>[];
+  inFlight: number;
+}
+
 /**
- * The sender of {@link coldRaw}, run by a fresh `node` in the repository (the undici {@link raw} uses), sending as {@link raw}
- * does: its time from loading undici to the last answer read, in ms, on stdout.
+ * The one sender of both floors' `POST /users` (plain JavaScript, a function's source): undici's `Pool`, `inFlight` at a time,
+ * each answer read (no parse). {@link raw} compiles it in this process (warm after the first round), {@link coldRaw} hands it
+ * to a fresh `node`, so the two floors differ only in the sender's warmth.
  */
+const SENDER = `(async (undici, { url, apiKey, bodies, inFlight }) => {
+  const agent = new undici.Pool(new URL(url).origin, { connections: inFlight });
+  const path = new URL(url).pathname.replace(/\\/$/, "") + "/users";
+  const headers = { "x-api-key": apiKey, "content-type": "application/json", accept: "application/json" };
+  let next = 0;
+  try {
+    await Promise.all(Array.from({ length: inFlight }, async () => {
+      for (let i = next++; i < bodies.length; i = next++) {
+        const body = JSON.stringify({ data: { type: "user", attributes: bodies[i] } });
+        const res = await agent.request({ method: "POST", path, headers, body });
+        await res.body.text();
+      }
+    }));
+  } finally {
+    await agent.close();
+  }
+})`;
+
+/** {@link SENDER} as this process runs it. */
+const send = vm.runInThisContext(SENDER) as (undici: unknown, input: SenderInput) => Promise<void>;
+
+/** The script of {@link coldRaw}'s fresh `node`: its time from loading undici to the last answer read, in ms, on stdout. */
 const COLD_SENDER = `const began = performance.now();
 const undici = require("undici");
-const { url, apiKey, bodies, inFlight } = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
-const agent = new undici.Pool(new URL(url).origin, { connections: inFlight });
-const path = new URL(url).pathname.replace(/\\/$/, "") + "/users";
-const headers = { "x-api-key": apiKey, "content-type": "application/json", accept: "application/json" };
-let next = 0;
-Promise.all(Array.from({ length: inFlight }, async () => {
-  for (let i = next++; i < bodies.length; i = next++) {
-    const body = JSON.stringify({ data: { type: "user", attributes: bodies[i] } });
-    const res = await agent.request({ method: "POST", path, headers, body });
-    await res.body.text();
-  }
-})).then(() => { process.stdout.write(String(performance.now() - began)); return agent.close(); });
+const input = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+${SENDER}(undici, input).then(() => process.stdout.write(String(performance.now() - began)));
 `;
+
+/** The emulator's side of {@link SENDER}'s input, for `emu`. */
+const senderInput = (emu: Emulator): SenderInput => ({
+  url: emu.url,
+  apiKey: emu.apiKey,
+  inFlight,
+  bodies: Array.from({ length: n }, (_, i) => userBody(i)),
+});
 
 /** The same `POST /users` as {@link raw}, sent from a fresh process (as each host is): the time it reports. */
 async function coldRaw(): Promise<number> {
   const emu: Emulator = await startEmulator({});
   try {
-    const input = JSON.stringify({ url: emu.url, apiKey: emu.apiKey, inFlight, bodies: Array.from({ length: n }, (_, i) => userBody(i)) });
+    const input = JSON.stringify(senderInput(emu));
     const child = childProcess.spawn(process.execPath, ["-e", COLD_SENDER], { cwd: repoRoot, stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -223,21 +253,15 @@ async function coldRaw(): Promise<number> {
   }
 }
 
-/** The same `POST /users` sent raw with undici, `BENCH_INFLIGHT` at a time, from this process. */
+/** The same `POST /users` sent raw with undici ({@link SENDER}), `BENCH_INFLIGHT` at a time, from this process. */
 async function raw(): Promise<number> {
   const emu: Emulator = await startEmulator({});
-  const undici = requireDist("undici") as typeof import("undici");
-  const agent = new undici.Pool(new URL(emu.url).origin, { connections: inFlight });
-  const base = new URL(emu.url).pathname.replace(/\/$/, "");
+  const input = senderInput(emu);
   try {
-    return await pool(async (i) => {
-      const body = JSON.stringify({ data: { type: "user", attributes: userBody(i) } });
-      const headers = { "x-api-key": emu.apiKey, "content-type": "application/json", accept: "application/json" };
-      const res = await agent.request({ method: "POST", path: `${base}/users`, headers, body });
-      await res.body.text();
-    });
+    const began = performance.now();
+    await send(requireDist("undici"), input);
+    return performance.now() - began;
   } finally {
-    await agent.close();
     await emu.close();
   }
 }
