@@ -1,4 +1,5 @@
 import {
+  BadRequestError,
   ConfigurationError,
   ConflictError,
   type InvalidResponseError,
@@ -52,6 +53,17 @@ function userWrite(method: "POST" | "PUT" | "DELETE", path: string, body?: unkno
   return { method, path, body, scopes: [SCOPES.writeUsers], job: "assumed", target: { what }, ...(record && { record }) };
 }
 
+/**
+ * Whether a replace's 400 names its `data.id` (the body is assumed, its `id` "may be present"): a service whose body has no
+ * `id`, as its own `PATCH` of a member has none, and forbids other fields refuses it so (`loc` `["body", "data", "id"]`).
+ */
+function refusesDataId(error: unknown): boolean {
+  if (!BadRequestError.isInstance(error)) return false;
+  const loc = (error.meta as { loc?: unknown } | null | undefined)?.loc;
+  if (Array.isArray(loc)) return loc.map(String).join(".").endsWith("data.id");
+  return /(^|[\s.])data\.id\b/.test(error.detail ?? "");
+}
+
 /** How many more searches a miss of {@link UsersApi.findByEmail} may cost to be proven. */
 export const SEARCH_PROOF_LISTINGS = 2;
 
@@ -59,6 +71,8 @@ export const SEARCH_PROOF_LISTINGS = 2;
 export class UsersApi {
   readonly #http: HttpTransport;
   readonly #jobs: JobsApi;
+  /** A replace's `data.id` was refused once (see {@link refusesDataId}): every later replace leaves it out. */
+  #replaceWithoutId = false;
 
   /** @internal Built by {@link WorkspaceAccessClient}. */
   constructor(http: HttpTransport, jobs: JobsApi) {
@@ -254,11 +268,20 @@ export class UsersApi {
   /** Replaces every writable attribute of a user; 404 and 409 raise. */
   async replace(id: string, attributes: UserAttributes): Promise<User> {
     const path = pathOf("users", [id, "user id"]);
-    const spec = userWrite("PUT", path, userBody(attributes, id), id);
-    const { data } = await this.#http.request(spec, schemas().userOrJob).catch((error: unknown) => {
-      if (isUnreadableSuccess(error)) return { data: undefined };
-      throw error;
-    });
+    const send = (withId: boolean) =>
+      this.#http.request(userWrite("PUT", path, userBody(attributes, withId ? id : undefined), id), schemas().userOrJob);
+    const withId = !this.#replaceWithoutId;
+    const { data } = await send(withId)
+      .catch((error: unknown) => {
+        // Refused for its `data.id` alone: sent again without it, and left out from then on (one request more, once).
+        if (!withId || !refusesDataId(error)) throw error;
+        this.#replaceWithoutId = true;
+        return send(false);
+      })
+      .catch((error: unknown) => {
+        if (isUnreadableSuccess(error)) return { data: undefined };
+        throw error;
+      });
     // Without a body (204), with one that could not be read, or with a job, the user is read back once.
     if (data && data.data.type !== "job") return toUser(data.data as UserRecord);
     if (data) await this.#jobs.until(toJob(data.data as JobRecord), {}, { method: "PUT", path });

@@ -24,9 +24,9 @@ Options:
                   world plus another admin's records, with every quirk below on but
                   openUserRoles, integrationWriteAnswer, jobProgress, memberEntitlements,
                   lowerCaseEmails, userFilter, unknownEntitlement, errorStatus, absentFields,
-                  nonMemberWrite, userCreateTaken, unknownQuery, clockSkew: unlisted roles stay
-                  refused and integration writes answer a job, the harder answers; the last eleven
-                  are played on their own)
+                  nonMemberWrite, userCreateTaken, userReplaceId, unknownQuery, clockSkew:
+                  unlisted roles stay refused and integration writes answer a job, the harder
+                  answers; the last twelve are played on their own)
   --quirk N=V     turn on (or, with the adversarial world, off) a behaviour the contract allows;
                   repeatable: shiftPages=remove|insert|false, repeatRecords=true|false,
                   inviteExisting=conflict|merge|fail, upperCaseIds=true|false,
@@ -36,7 +36,8 @@ Options:
                   lowerCaseEmails=true|false, userFilter=contains|exact|case-sensitive,
                   unknownEntitlement=job-error|bad-request|not-found, errorStatus=number|string,
                   absentFields=true|false, nonMemberWrite=not-found|job-error,
-                  userCreateTaken=conflict|bad-request|existing, unknownQuery=ignore|refuse,
+                  userCreateTaken=conflict|bad-request|existing, userReplaceId=accept|refuse,
+                  unknownQuery=ignore|refuse,
                   clockSkew=<seconds> (the service's clock that far ahead of the emulator's, in
                   Date and the times it records; negative: behind)
   --empty         start with no users and no integrations

@@ -16,7 +16,7 @@ import type { EmulatorQuirks, PageHook } from "./types";
  * and a job (waited for, polled, perhaps still running at a timeout) is the harder answer; one done at once is the
  * lenient one, proven on its own (test/host "integration writes answered without a job").
  * `jobProgress`, `memberEntitlements`, `lowerCaseEmails`, `userFilter`, `unknownEntitlement`, `errorStatus`, `absentFields`,
- * `nonMemberWrite`, `userCreateTaken`, `unknownQuery` and `clockSkew` stay at their defaults as well, so that the world the reliability suites and the export run in
+ * `nonMemberWrite`, `userCreateTaken`, `userReplaceId`, `unknownQuery` and `clockSkew` stay at their defaults as well, so that the world the reliability suites and the export run in
  * stays as it was: each is proven on its own (test/client and test/host "contract-alternatives").
  */
 export function adversarialQuirks(): EmulatorQuirks {
@@ -45,6 +45,7 @@ export const QUIRK_VALUES = {
   absentFields: ["true", "false"],
   nonMemberWrite: ["not-found", "job-error"],
   userCreateTaken: ["conflict", "bad-request", "existing"],
+  userReplaceId: ["accept", "refuse"],
   unknownQuery: ["ignore", "refuse"],
   clockSkew: [SECONDS],
 } as const satisfies Record<keyof EmulatorQuirks, readonly string[]>;

@@ -272,6 +272,12 @@ export interface EmulatorQuirks {
    */
   userCreateTaken?: "conflict" | "bad-request" | "existing";
   /**
+   * How `PUT /users/{id}` (its body assumed) takes a `data.id`: read, and refused 409 when it is not the path's (`"accept"`, the
+   * default, as the contract assumes: "may be present and must equal the path id"), or refused 400 naming `data.id` whatever its
+   * value (`"refuse"`), as a service whose body has no `id`, as its own `PATCH` of a member has none, and forbids other fields would.
+   */
+  userReplaceId?: "accept" | "refuse";
+  /**
    * A query parameter an operation does not take (the contract: "unknown ones are ignored", assumed): ignored (`"ignore"`,
    * the default), or answered 400 naming it (`"refuse"`), as a service validating its query would. The contract names
    * `page[number]` and `page[size]` for the lists, `filter` and `mfaStatus` for `GET /users`, `mfaStatus` for `GET /users/{id}`.

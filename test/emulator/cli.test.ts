@@ -43,6 +43,7 @@ describe("workspace-access-emulator's command line", () => {
       "absentFields",
       "nonMemberWrite",
       "userCreateTaken",
+      "userReplaceId",
       "unknownQuery",
       "clockSkew",
     ]);

@@ -701,6 +701,31 @@ describe("userCreateTaken", () => {
   });
 });
 
+describe("userReplaceId", () => {
+  /** A replace of Bob, `id` given in `data` or not. */
+  const replaceBob = (e: Emulator, id?: string) => {
+    const attributes = { email: "bob@example.com", firstName: "Robert", lastName: "B", role: "workspace_login_only", isGuest: false };
+    return call(e, "PUT", `users/${TEAM.bob}`, { body: { data: { type: "user", ...(id === undefined ? {} : { id }), attributes } } });
+  };
+
+  it("accept (the default): data.id read, 409 when it is not the path's, taken when it is or is left out", async () => {
+    const e = await start({ seed: teamSeed() });
+    expect((await replaceBob(e, TEAM.tube)).status).toBe(409);
+    expect((await replaceBob(e, TEAM.bob)).status).toBe(200);
+    expect((await replaceBob(e)).status).toBe(200);
+  });
+
+  it("refuse: a data.id, even the path's, answers 400 naming it, nothing changed; a body without one is taken", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { userReplaceId: "refuse" } });
+    const before = e.users.get(TEAM.bob);
+    const refused = await replaceBob(e, TEAM.bob);
+    expect([refused.status, at(refused.json, "errors", 0, "meta", "loc")]).toEqual([400, ["body", "data", "id"]]);
+    expect(e.users.get(TEAM.bob)).toEqual(before);
+    expect((await replaceBob(e)).status).toBe(200);
+    expect(e.users.get(TEAM.bob)?.firstName).toBe("Robert");
+  });
+});
+
 describe("unknownQuery", () => {
   it("refuse: a query parameter the operation does not take answers 400 naming each; those the contract names are taken", async () => {
     const e = await start({ seed: teamSeed(), quirks: { unknownQuery: "refuse" } });

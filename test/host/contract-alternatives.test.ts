@@ -6,7 +6,7 @@
  * entitlement outside the catalogue refused at once rather than by its job (`unknownEntitlement`), and an error's
  * `status` written as a string (`errorStatus`), optional fields null or left out (`nullFields`, `absentFields`), and a write of a
  * member removed out of band failed by its job rather than answered 404 (`nonMemberWrite`), and a create of a taken email answered
- * 400 or with the user who has it rather than 409 (`userCreateTaken`), and a query parameter an operation does not take refused
+ * 400 or with the user who has it rather than 409 (`userCreateTaken`), a replace's `data.id` refused (`userReplaceId`), and a query parameter an operation does not take refused
  * (`unknownQuery`), and a service whose clock is minutes off from the client's (`clockSkew`). Each runs the
  * same steps as under the emulator's defaults, with the same outcome.
  */
@@ -282,6 +282,28 @@ describe("User, a service whose clock is off from the client's (clockSkew)", () 
       expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)).toEqual(["POST /users"]);
     },
   );
+});
+
+describe("User, a replace whose data.id the service refuses (userReplaceId)", () => {
+  const declared = { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" };
+  const puts = (emu: Awaited<ReturnType<typeof emulator>>) => emu.requests.filter((r) => r.method === "PUT");
+  const dataIdOf = (body: unknown) => (body as { data: { id?: unknown } }).data.id;
+
+  it.each([
+    ["accept", [200, 200], [DEFAULT_IDS.users.ada, DEFAULT_IDS.users.ada]],
+    // Refused once: sent again without it, and left out of every later replace of the client.
+    ["refuse", [400, 200, 200], [DEFAULT_IDS.users.ada, undefined, undefined]],
+  ] as const)("%s: an adoption and an update write the user, each PUT answered %j", async (userReplaceId, statuses, ids) => {
+    const emu = await emulator({ seed: defaultSeed(), quirks: { userReplaceId } });
+    await configureFor(emu, fast, { info: () => undefined, warn: () => undefined });
+    const inputs = await checkUser({ ...declared, lastName: "King", adoptExisting: true });
+    const { id, outs } = wire(await user.create(inputs));
+    expect([id, emu.users.get(id)?.lastName]).toEqual([DEFAULT_IDS.users.ada, "King"]);
+    const { outs: updated } = wire(await user.update!(id, outs!, await checkUser({ ...inputs, firstName: "Augusta" })));
+    expect([updated?.firstName, emu.users.get(id)?.firstName, emu.users.get(id)?.lastName]).toEqual(["Augusta", "Augusta", "King"]);
+    expect(puts(emu).map((r) => r.status)).toEqual(statuses);
+    expect(puts(emu).map((r) => dataIdOf(r.body))).toEqual(ids);
+  });
 });
 
 describe("User, POST /users not served (userCreate: false)", () => {

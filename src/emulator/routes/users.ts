@@ -65,6 +65,10 @@ function parseUserBody(ctx: RequestContext, pathId?: string): UserAttributes {
   );
   const { email, firstName, lastName, role, isGuest } = body.data.attributes;
   const dataId = pathId === undefined ? undefined : ((body.data.id as string | null | undefined) ?? undefined);
+  if (dataId !== undefined && ctx.world.quirks.userReplaceId === "refuse") {
+    // `userReplaceId: "refuse"`: a body that has no `id` and forbids other fields (the query's `unknownQuery: "refuse"` alike).
+    throw ApiError.validation([{ loc: ["body", "data", "id"], msg: "extra fields not permitted", type: "value_error.extra" }]);
+  }
   if (pathId !== undefined && dataId !== undefined && dataId !== pathId) {
     // JSON:API answers an id that contradicts the URL with 409.
     throw ApiError.conflict(`data.id ${dataId} does not match the user id ${pathId} of the URL.`);
