@@ -180,14 +180,39 @@ async function hiding<T>(hide: Hide, work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The fields `diff` compares, each with how to compare it; `role` and `isGuest` only when declared. */
-const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown) => boolean]> = [
+/**
+ * The fields `diff` compares, each with how to compare the old value (a state's, or the service's) with the declared one;
+ * `role` and `isGuest` only when declared. `isGuest` is read as the package reads a record (`guestOf`, beside the old role): a
+ * flag left out beside a role that is not a guest's is `false`; beside a guest role (or no role) it says nothing, so no
+ * declared value holds: the update writes it.
+ */
+const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown, oldRole: unknown) => boolean]> = [
   ["email", (a, b) => typeof a === "string" && typeof b === "string" && sameEmail(a, b)],
   ["firstName", (a, b) => a === b],
   ["lastName", (a, b) => a === b],
   ["role", (a, b) => b === undefined || a === b],
-  ["isGuest", (a, b) => b === undefined || (a ?? false) === b],
+  ["isGuest", (a, b, role) => b === undefined || guestOf({ isGuest: flagOf(a), role: typeof role === "string" ? role : null }) === b],
 ];
+
+/** A guest flag as a record may hold it: a boolean, else not reported. */
+const flagOf = (value: unknown): boolean | null => (typeof value === "boolean" ? value : null);
+
+/**
+ * A write's answer, `sent` the guest flag the write sent: one that leaves the flag out beside a guest role (it says nothing of
+ * it, `guestOf`) after the write sent `false` has `false`, which a service may leave out. After `true`, it stays unknown: a
+ * service that leaves `false` out reports `true`.
+ */
+const answered = (user: User, sent: boolean | undefined): User =>
+  guestOf(user) === undefined && sent === false ? { ...user, isGuest: false } : user;
+
+/**
+ * A refresh's record, `prior` the user as the state records it: one that leaves the flag out beside a guest role keeps the
+ * state's `false` while the role is the state's (nothing says the flag changed: a service may leave `false` out, and the write
+ * of it recorded it). Not the state's `true` (a service that leaves `false` out reports `true`: the flag may have changed), nor
+ * beside another role (the record changed): the flag is then not known.
+ */
+export const refreshed = (user: User, prior: { isGuest?: unknown; role?: unknown } | undefined): User =>
+  guestOf(user) === undefined && prior?.isGuest === false && prior.role === user.role ? { ...user, isGuest: false } : user;
 
 /**
  * The properties whose declared values `news` differ from `olds`, a state or the service's user (a value not known yet counts as a
@@ -197,7 +222,7 @@ export function changedUserProperties(olds: Declared & { unapplied?: Unapplied }
   return COMPARED.filter(([key, same]) => {
     if (isUnknown(news[key])) return true;
     const unsent = olds.unapplied?.[key as keyof Unapplied];
-    return unsent !== undefined && news[key] !== undefined ? digestOf(key, news[key]) !== unsent : !same(olds[key], news[key]);
+    return unsent !== undefined && news[key] !== undefined ? digestOf(key, news[key]) !== unsent : !same(olds[key], news[key], olds.role);
   }).map(([key]) => key);
 }
 
@@ -252,7 +277,8 @@ export const provider = providerOf<Props, UserOutputs>({
     return hiding(hiderFor(props?.[SECRET_EMAIL] === true, props?.email), () =>
       withHints(
         async () => {
-          const user = await ctx.connection().cache.user(id);
+          const listed = await ctx.connection().cache.user(id);
+          const user = listed && refreshed(listed, props);
           // A `User.get` names a user the program expects, not one a refresh may find gone.
           if (!user && get) throw new ConfigurationError(noUserToGet(id), "id");
           if (!user) return { id: "", props: {} as UserOutputs };
@@ -363,7 +389,7 @@ export async function replaceUser(
       error.message += unreadableRoleToKeep();
       throw error;
     }
-    return { user: await client.users.replace(id, { email, firstName, lastName, role, isGuest }) };
+    return { user: answered(await client.users.replace(id, { email, firstName, lastName, role, isGuest }), isGuest) };
   }
   const sent: Attributes = { ...inputs };
   const unapplied: Unapplied = {};
@@ -375,7 +401,7 @@ export async function replaceUser(
     if (declared === undefined || changed.includes(key) || !userInputs.shape[key].safeParse(theirs).success || theirs === undefined)
       continue;
     (sent as Record<string, unknown>)[key] = theirs;
-    if (!same(declared, theirs)) unapplied[key as keyof Unapplied] = digestOf(key, declared);
+    if (!same(theirs, declared, current.role)) unapplied[key as keyof Unapplied] = digestOf(key, declared);
   }
   const user = await put(client, id, sent, current, inputs.role);
   return Object.keys(unapplied).length === 0 ? { user } : { user, unapplied };
@@ -395,7 +421,7 @@ async function put(
 ): Promise<User> {
   const attributes = attributesOf(inputs, current);
   try {
-    return await client.users.replace(id, attributes);
+    return answered(await client.users.replace(id, attributes), attributes.isGuest);
   } catch (error) {
     const kept = attributes.role === current.role ? current.role : undefined;
     if (BadRequestError.isInstance(error) && kept && !(KNOWN_USER_ROLES as readonly string[]).includes(kept)) {
@@ -418,11 +444,15 @@ export async function createUser(
   // The job of the accepted POST while it is waited for: an error then leaves a create that may still land.
   const job: { pending: string | null } = { pending: null };
   try {
-    const user = await client.users.create(attributesOf(inputs), {
-      onJob: (jobId) => {
-        job.pending = jobId;
-      },
-    });
+    const attributes = attributesOf(inputs);
+    const user = answered(
+      await client.users.create(attributes, {
+        onJob: (jobId) => {
+          job.pending = jobId;
+        },
+      }),
+      attributes.isGuest,
+    );
     cache.wrote(user.id);
     return { user, taken: false };
   } catch (error) {

@@ -52,6 +52,7 @@ import {
   managedOf,
   managedValues,
   OWNER_ROLE,
+  refreshed,
   replaceUser,
   saidOfUpdate,
   takeOver,
@@ -465,7 +466,7 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
       users.set(key, prior);
       // There, but unreadable: never proof of absence, nor of a change; what the state recorded stands.
       unread.push(`${prior.email} (${prior.id}): ${reasonOf(user)}`);
-    } else if (user) users.set(key, stateOf(user, prior, prior.managedAttributes, prior.created));
+    } else if (user) users.set(key, stateOf(refreshed(user, prior), prior, prior.managedAttributes, prior.created));
   });
   if (unread.length > 0) ctx.warn(hiderIf(props[SECRET_USERS] === true, emailsOf(props))(unreadable(unread)));
   for (const [key, error] of jobsUnread) {
