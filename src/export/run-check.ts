@@ -65,7 +65,9 @@ export async function runCheck(options: CheckOptions, deps: ExportDeps = {}): Pr
   const workspaceIds = new Set(listed.flatMap((u) => (u.id === undefined ? [] : [idOf(u.id)])));
   // Members the check did not read: an integration left out (its members unread), or those --integration leaves aside.
   const scopeUnread = live.scope.membersOnly && (options.integrations !== undefined || live.leftOut.some((l) => l.kind === "integration"));
-  const changes = compareAccess(before, live, { workspaceEmails, workspaceIds, scopeUnread, unnamed });
+  // An integration record whose id could not be read may be any integration access.yaml declares that the read did not find.
+  const unidentified = (snapshot.unidentifiedIntegrations ?? []).map(() => ({ kind: "integration" as const, id: undefined }));
+  const changes = compareAccess(before, live, { workspaceEmails, workspaceIds, scopeUnread, unnamed: [...unnamed, ...unidentified] });
   // Users added by hand have no id recorded (no difference): the sets shape declares their members through `userIds`.
   const withId = new Set(live.users.flatMap((u) => (u.id === undefined ? [] : [emailKey(u.email)])));
   const unrecorded = before.users.filter((u) => u.id === undefined && withId.has(emailKey(u.email))).length;

@@ -40,6 +40,11 @@ export interface Snapshot {
   users: SnapshotUser[];
   integrations: Array<{ integration: Integration; members: SnapshotMember[] }>;
   invalid: InvalidRecord[];
+  /**
+   * The integration records that broke the contract with no id that could be read, whatever the scope (`invalid` holds them
+   * only when every integration is in it): any integration the read does not find by id may be one of them.
+   */
+  unidentifiedIntegrations?: InvalidRecord[];
 }
 
 /** Progress of a read, for the progress line. */
@@ -188,10 +193,11 @@ export async function readWorkspace(
     if (reason === undefined) lists.push({ integration, members: [] });
     else invalid.push({ what: "integration", id: integration.id, integration, reason });
   }
-  // A record without an id is in no selection but the whole list's.
-  if (selected.length === all.length) {
-    for (const { id, reason } of read.invalid) if (id === undefined) invalid.push({ what: "integration", id, reason });
-  }
+  // A record without an id is in no selection but the whole list's; any integration not found by id may be it, in scope or not.
+  const unidentifiedIntegrations = read.invalid.flatMap(({ id, reason }) =>
+    id === undefined ? [{ what: "integration" as const, id, reason }] : [],
+  );
+  if (selected.length === all.length) invalid.push(...unidentifiedIntegrations);
 
   const counter = (what: keyof typeof progress) => () => {
     progress[what]++;
@@ -247,7 +253,7 @@ export async function readWorkspace(
   for (const [{ integration }, why] of unread) {
     if (why !== "gone") invalid.push({ what: "integration", id: integration.id, integration, reason: why });
   }
-  return { users, integrations: lists.filter((entry) => !unread.has(entry)), invalid };
+  return { users, integrations: lists.filter((entry) => !unread.has(entry)), invalid, unidentifiedIntegrations };
 }
 
 /**

@@ -287,7 +287,9 @@ export interface CompareOptions {
   /**
    * The workspace's records left out that broke the contract (or whose user's record did) with no email that could be read
    * (`buildAccessFile`'s `unnamed`): one whose id `access.yaml` does not record may be a user or member it names, and the
-   * absence of that user or member then cannot be told.
+   * absence of that user or member then cannot be told. An integration's with no id that could be read (`kind`
+   * `integration`) may be any integration `access.yaml` declares that the read did not find: its members' absence, and its
+   * own, cannot be told.
    */
   unnamed?: ReadonlyArray<Pick<AccessLeftOut, "kind" | "id" | "integration">>;
 }
@@ -300,11 +302,13 @@ export const UNTOLD = "(could not be told)";
  * by their ids (the first few), and those whose id could not be read either by their number: nothing else tells them apart.
  */
 export function untoldWhy(records: ReadonlyArray<Pick<AccessLeftOut, "kind" | "id">>): string {
-  const kind = records[0]?.kind === "membership" ? "member" : "user";
+  const kind = records[0]?.kind === "membership" ? "member" : records[0]?.kind === "integration" ? "integration" : "user";
   const one = records.length === 1;
   const broken = one
-    ? `a ${kind} record of the workspace breaks the contract`
+    ? `a${kind === "integration" ? "n" : ""} ${kind} record of the workspace breaks the contract`
     : `${records.length} ${kind} records of the workspace break the contract`;
+  // An integration's record is named by its id alone: one without is told by nothing.
+  if (kind === "integration") return `${broken}, and ${one ? "its id" : "their ids"} could not be read`;
   const ids = records.flatMap((r) => (r.id === undefined ? [] : [r.id]));
   if (ids.length === 0) return `${broken}, and neither ${one ? "its id nor its email" : "their ids nor their emails"} could be read`;
   const noId = records.length - ids.length;
@@ -332,6 +336,11 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
   );
   const unplaced = (beyond.unnamed ?? []).filter((r) => r.id === undefined || !recordedIds.has(idOf(r.id)));
   const listedIds = listedIdsOf(live, beyond.workspaceIds);
+  // The integrations the read found by id: read, or left out.
+  const integrationsRead = new Set([
+    ...live.integrations.map((i) => idOf(i.id)),
+    ...live.leftOut.flatMap((l) => (l.kind === "integration" && l.id !== undefined ? [idOf(l.id)] : [])),
+  ]);
   const listed = { ids: listedIds, emails: beyond.workspaceEmails ?? new Set<string>() };
   const emailsRead = new Set(live.users.map((u) => emailKey(u.email)));
   const matched = matchUsers(recorded.users, live.users, listedIds);
@@ -367,6 +376,12 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
      */
     untold: (kind: "user" | "membership", integration?: string) =>
       unplaced.filter((r) => r.kind === kind && (kind === "user" || r.integration === integration)),
+    /**
+     * The unnamed integration records that may be the integration `id` when the read did not find it by id (neither read nor
+     * left out): while there is one, the absence of that integration, and of its members, cannot be told.
+     */
+    integrationUntold: (id: string | undefined) =>
+      id === undefined || integrationsRead.has(idOf(id)) ? [] : unplaced.filter((r) => r.kind === "integration"),
     leftThen,
     leftNow,
     /** The record of `access.yaml` each record the workspace leaves out now is (`matchLeftOut`: by ids, else by email). */
@@ -441,6 +456,25 @@ function* integrationDifferences(sides: Sides): Iterable<AccessDifference> {
   }
   for (const integration of sides.recorded.integrations) {
     if (integration.members.length > 0 || listed.has(idOf(integration.id)) || integrationLeftOut(sides.leftNow, integration.id)) continue;
+    const untold = sides.integrationUntold(integration.id);
+    if (untold.length > 0) {
+      // An integration record whose id could not be read may be this one: no absence is claimed.
+      yield difference(
+        {
+          kind: "integration",
+          side: "access.yaml",
+          user: "",
+          integration: sides.label(integration.id),
+          integrationId: integration.id,
+          accessYaml: "no member",
+          workspace: UNTOLD,
+          untold: true,
+        },
+        `access.yaml declares the integration "${sides.plainLabel(integration.id)}" (${integration.id}), with no member; ` +
+          `whether the workspace has it could not be told (${untoldWhy(untold)})`,
+      );
+      continue;
+    }
     yield difference(
       {
         kind: "integration",

@@ -175,7 +175,9 @@ function* leftOutThen(record: AccessLeftOut, sides: Sides): Iterable<AccessDiffe
     );
   } else {
     // Recorded without an id, it is matched by email: an unnamed record of the workspace may be it.
-    const untold = was.kind === "integration" || theirs.id !== undefined ? [] : sides.untold(was.kind, was.integration);
+    const members = was.kind === "integration" || theirs.id !== undefined ? [] : sides.untold(was.kind, was.integration);
+    // Of an integration the read did not find by id, a record whose id could not be read may be it.
+    const untold = members.length > 0 ? members : sides.integrationUntold(integrationOf(was));
     yield untold.length > 0
       ? difference(
           { ...about(theirs, sides), side: "access.yaml", accessYaml: leftOutValue(was), workspace: UNTOLD, untold: true },

@@ -54,7 +54,9 @@ export function* membershipDifferences(sides: Sides): Iterable<AccessDifference>
     }
     // Still there, in a form access.yaml cannot declare (the member, or its integration): the left-out part says why.
     else if (!left && !integrationLeftOut(sides.leftNow, was.integration.id)) {
-      const untold = sides.untold("membership", was.integration.id);
+      // A member record whose email could not be read, or, the integration not found by id, one whose id could not be: either may be it.
+      const members = sides.untold("membership", was.integration.id);
+      const untold = members.length > 0 ? members : sides.integrationUntold(was.integration.id);
       yield untold.length === 0 ? onlyOneSide("access.yaml", was, where) : untoldMember(was, where, untold);
     }
   }
