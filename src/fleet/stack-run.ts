@@ -26,7 +26,8 @@ export interface StackRunOptions {
    * The run's stop (the first Ctrl-C): once aborted, this stack's pulumi operation does not start (the stack is reported
    * `skipped`); one already started goes on. A Ctrl-C that reached the fleet alone (a CI runner's SIGINT) leaves the steps
    * before the operation (the stack's config read, its select) to end, and one in a terminal also reaches a `pulumi`
-   * command among them, which it kills: either way the operation, which no Ctrl-C has reached, would run whole.
+   * command among them, which it kills: either way the operation, which no Ctrl-C has reached, would run whole. A step
+   * that fails on its own (not killed by a signal) fails the stack, as it would have without the stop.
    */
   stop?: AbortSignal | undefined;
   serially<T>(select: () => Promise<T>): Promise<T>;
@@ -34,8 +35,23 @@ export interface StackRunOptions {
 
 /** The `skippedBecause` of a stack cancelled before its pulumi started. */
 export const CANCELLED_BEFORE_START = "cancelled before pulumi started";
-/** The `skippedBecause` of a stack whose steps before pulumi's operation failed once the run was stopped (a Ctrl-C). */
+/** The `skippedBecause` of a stack whose steps before pulumi's operation a stop (a Ctrl-C) ended or killed. */
 export const INTERRUPTED_BEFORE_START = "interrupted before pulumi started";
+
+/**
+ * Whether a pulumi command failed because a signal killed it (SIGINT or SIGTERM): in a terminal a Ctrl-C reaches every
+ * pulumi the fleet runs. Node's error says so (its `signal`, execa's message), and the Automation API keeps it
+ * (`commandResult.err`); any other failure (a config that does not decrypt) is the command's own, whatever else happened.
+ */
+export function killedBySignal(error: unknown): boolean {
+  let inner: unknown = error;
+  for (let depth = 0; typeof inner === "object" && inner !== null && depth < 4; depth++) {
+    const { signal, commandResult, cause } = inner as { signal?: unknown; commandResult?: { err?: unknown }; cause?: unknown };
+    if (signal === "SIGINT" || signal === "SIGTERM") return true;
+    inner = commandResult?.err ?? cause;
+  }
+  return /\bCommand was killed with SIG(INT|TERM)\b/.test(error instanceof Error ? error.message : String(error));
+}
 
 /**
  * A signal for the Automation API that follows `cancel`, and a function to stop following it. The Automation API adds
@@ -280,9 +296,12 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     else changes = summaryCounts((await stack.refresh({ ...common, runProgram: true, suppressOutputs: true })).summary);
     return { stack: name, result: "succeeded", changes, resources: redacted(events.resources()), ...warnings() };
   } catch (error) {
-    // A step before the operation that failed once the run was stopped or cancelled: the Ctrl-C killed it, nothing ran.
-    if (!operating && options.cancel.aborted) return skipped();
-    if (!operating && options.stop?.aborted === true) return skipped(INTERRUPTED_BEFORE_START);
+    // A step before the operation that the Ctrl-C killed (in a terminal it reaches every pulumi), once the run was stopped
+    // or cancelled: nothing ran. A step that failed on its own (a config that does not decrypt) is the stack's failure.
+    if (!operating && killedBySignal(error)) {
+      if (options.cancel.aborted) return skipped();
+      if (options.stop?.aborted === true) return skipped(INTERRUPTED_BEFORE_START);
+    }
     const writes = options.command === "up" || options.command === "refresh";
     const message = withLockHint(failureMessage(events.diagnostics, error instanceof Error ? error.message : String(error)), fullName);
     return {
@@ -292,7 +311,7 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
       changes: events.summary ?? null,
       // What a failed up or refresh changed before it stopped (a preview's or a drift check's plan changed nothing).
       resources: writes ? redacted(events.applied()) : [],
-      error: redact(options.cancel.aborted ? `cancelled: ${message}` : message),
+      error: redact(operating && options.cancel.aborted ? `cancelled: ${message}` : message),
       ...warnings(),
     };
   } finally {

@@ -11,6 +11,8 @@ import * as grpc from "@grpc/grpc-js";
 import type { EngineEvent } from "@pulumi/pulumi/automation";
 import * as eventsRpc from "@pulumi/pulumi/proto/events_grpc_pb";
 import { EventRequest } from "@pulumi/pulumi/proto/events_pb";
+import * as automationCmd from "@pulumi/pulumi/automation/cmd";
+import * as automationErrors from "@pulumi/pulumi/automation/errors";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { UsageError } from "../../src/command-line";
 import { pickStacks } from "../../src/fleet/project";
@@ -232,6 +234,40 @@ describe("runFleet: a cancel", () => {
     ]);
     expect(report.interrupted).toBe(true);
     expect(exitStatus(report)).toBe(1);
+  });
+
+  it.each(["stop", "cancel"] as const)(
+    "a real failure of a stack's config read after a %s (not the Ctrl-C's doing) is reported as the failure it is",
+    async (signal) => {
+      const stop = new AbortController();
+      const cancel = new AbortController();
+      // The Ctrl-C reached the fleet alone (a CI runner's SIGINT): the config read went on, and failed on its own.
+      fake.during["config"] = () => (signal === "stop" ? stop : cancel).abort();
+      fake.configFails = () => new Error("code: 255\n stdout: \n stderr: error: failed to decrypt config: incorrect passphrase\n");
+      const report = await runFleet({ command: "up", cwd: "/proj", stop: stop.signal, cancel: cancel.signal });
+      expect(pulumiRuns()).toEqual([]);
+      expect(report.stacks.map((s) => [s.stack, s.result, s.skippedBecause])).toEqual([
+        ["acme", "failed", undefined],
+        ["globex", "skipped", "interrupted before it started"],
+      ]);
+      expect(report.stacks[0]?.error).toContain("failed to decrypt config: incorrect passphrase");
+      // No pulumi operation was cancelled: the error is the config's own.
+      expect(report.stacks[0]?.error).not.toMatch(/^cancelled/);
+      expect(report.interrupted).toBe(true);
+    },
+  );
+
+  it("a stack's select killed by the Ctrl-C (the Automation API's CommandError, pulumi killed by SIGINT): skipped, not failed", async () => {
+    const stop = new AbortController();
+    fake.during["select"] = () => {
+      stop.abort();
+      throw killedBySigint("pulumi stack select organization/proj/acme");
+    };
+    const report = await runFleet({ command: "up", cwd: "/proj", stop: stop.signal });
+    expect(report.stacks.map((s) => [s.stack, s.result, s.skippedBecause])).toEqual([
+      ["acme", "skipped", "interrupted before pulumi started"],
+      ["globex", "skipped", "interrupted before it started"],
+    ]);
   });
 
   it.each([
@@ -462,6 +498,19 @@ describe("runFleet: a stack whose config cannot be read", () => {
     expect(pulumiRuns()).toEqual([]);
   });
 });
+
+/**
+ * What the Automation API throws for a pulumi command that a Ctrl-C in a terminal killed: execa's error, wrapped by its own
+ * (internal) `createCommandError`, as its `exec` does.
+ */
+function killedBySigint(command: string): Error {
+  const { CommandResult } = automationCmd as unknown as { CommandResult: new (...args: unknown[]) => unknown };
+  const { createCommandError } = automationErrors as unknown as { createCommandError(result: unknown): Error };
+  const killed = Object.assign(new Error(`Command was killed with SIGINT (User interruption with CTRL-C): ${command}`), {
+    signal: "SIGINT",
+  });
+  return createCommandError(new CommandResult("", killed.message, -2, killed));
+}
 
 /** The error JSON.parse throws for `text`: its message quotes the text. */
 function syntaxErrorOf(text: string): Error {
