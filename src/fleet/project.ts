@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { UsageError } from "../command-line";
+import { killedBySignal } from "./stack-run";
 
 /** The project files `pulumi` reads, in its order. */
 const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"];
@@ -87,14 +88,17 @@ function pulumi(workspace: LocalWorkspace, args: string[]): Promise<string> {
       workspace.pulumiCommand.command,
       [...args, "--non-interactive"],
       { cwd: workspace.workDir, env, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${String(stderr)}`)) : resolve(String(stdout))),
+      // The error kept as the cause: its `signal` says whether a signal (a Ctrl-C) killed pulumi.
+      (error, stdout, stderr) =>
+        error ? reject(new Error(`${error.message}\n${String(stderr)}`, { cause: error })) : resolve(String(stdout)),
     );
   });
 }
 
 /**
  * Opens the project in `cwd`: its workspace, the stacks to run in order, and the stack selected before the run (selected
- * again after, by {@link restoreSelection}); a {@link UsageError} when there is none to run.
+ * again after, by {@link restoreSelection}); a {@link UsageError} when there is none to run, or an `Error` saying so when
+ * a signal (a Ctrl-C) killed the pulumi listing the stacks.
  */
 export async function openFleetProject(cwd: string, wanted: readonly string[] | undefined): Promise<FleetProject> {
   const dir = path.resolve(cwd);
@@ -108,6 +112,8 @@ export async function openFleetProject(cwd: string, wanted: readonly string[] | 
     // Fully-qualified names: a stack asked for by either name is found, and each run selects exactly the stack listed.
     listed = JSON.parse(await pulumi(workspace, ["stack", "ls", "--json", "--fully-qualify-stack-names"])) as ListedStack[];
   } catch (error) {
+    // In a terminal a Ctrl-C reaches the pulumi listing the stacks too, which it kills: no login is missing.
+    if (killedBySignal(error)) throw new Error(`interrupted while listing the stacks of ${dir}: no stack ran`);
     const detail = (error instanceof Error ? error.message : String(error)).split("\n").find((l) => /error:|ENOENT|not found/i.test(l));
     throw new UsageError(
       `could not list the stacks of ${dir} with the pulumi CLI${detail ? ` (${detail.trim()})` : ""}: ` +

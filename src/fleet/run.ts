@@ -88,7 +88,10 @@ export function checkRunProgram(pulumiVersion: () => string, command: FleetComma
   );
 }
 
-/** Runs the command over the stacks; rejects with a `UsageError` (`FleetUsageError` in the package's exports) before any stack runs, else never. */
+/**
+ * Runs the command over the stacks; rejects only before any stack runs: with a `UsageError` (`FleetUsageError` in the
+ * package's exports), or, when a Ctrl-C (or SIGTERM) killed the pulumi listing the stacks, with an `Error` saying so.
+ */
 export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   checkOptions(options);
   const project = await openFleetProject(options.cwd ?? process.cwd(), options.stacks);

@@ -42,6 +42,8 @@ const fake = vi.hoisted(() => ({
   events: [] as unknown[],
   /** How each pulumi operation fails once its events are sent, if it does (the Automation API's error). */
   exit: undefined as Error | undefined,
+  /** How `pulumi stack ls` fails, if it does (node's execFile error). */
+  listFails: undefined as (() => Error) | undefined,
 }));
 
 /** Sends `events` to the Automation API's events server at `address` (`127.0.0.1:PORT`), as pulumi does, and ends the stream. */
@@ -137,7 +139,9 @@ vi.mock("@pulumi/pulumi/automation", async (importOriginal) => {
 vi.mock("node:child_process", () => ({
   execFile: (_command: string, args: string[], _options: unknown, done: (e: Error | null, out: string, err: string) => void) => {
     if (args[0] === "stack" && args[1] === "ls") {
-      setImmediate(() => done(null, JSON.stringify(fake.stacks.map((name) => ({ name, current: name === fake.selected }))), ""));
+      const fails = fake.listFails;
+      if (fails) setImmediate(() => done(fails(), "", ""));
+      else setImmediate(() => done(null, JSON.stringify(fake.stacks.map((name) => ({ name, current: name === fake.selected }))), ""));
     } else if (args[0] === "stack" && args[1] === "unselect") {
       fake.calls.push("unselect");
       fake.selected = undefined;
@@ -163,6 +167,7 @@ beforeEach(() => {
   fake.configFails = undefined;
   fake.events = [];
   fake.exit = undefined;
+  fake.listFails = undefined;
 });
 
 const pulumiRuns = () => fake.calls.filter((c) => c.startsWith("pulumi "));
@@ -598,6 +603,33 @@ describe("runFleet: stack names and the selection", () => {
     await runFleet({ command: "preview", cwd: "/proj", stacks: ["globex"] });
     expect(fake.calls.at(-1)).toBe("select organization/proj/acme");
     expect(fake.selected).toBe("organization/proj/acme");
+  });
+});
+
+describe("runFleet: the stack listing", () => {
+  it("killed by a Ctrl-C (in a terminal it reaches pulumi stack ls): rejects saying it was interrupted and nothing ran, no login advice", async () => {
+    const stop = new AbortController();
+    fake.listFails = () => {
+      stop.abort();
+      // Node's execFile error for a child a signal killed.
+      return Object.assign(new Error("Command failed: pulumi stack ls --json --fully-qualify-stack-names --non-interactive\n"), {
+        killed: false,
+        code: null,
+        signal: "SIGINT",
+      });
+    };
+    const run = runFleet({ command: "up", cwd: "/proj", stop: stop.signal });
+    await expect(run).rejects.toThrow(/^interrupted while listing the stacks of \/proj: no stack ran$/);
+    await expect(run).rejects.not.toThrow(UsageError);
+    expect(fake.calls).toEqual([]);
+  });
+
+  it("that fails on its own: a usage error naming pulumi's error, and how to log in", async () => {
+    fake.listFails = () =>
+      Object.assign(new Error("Command failed: pulumi stack ls\nerror: PULUMI_ACCESS_TOKEN must be set for login\n"), { code: 255 });
+    const run = runFleet({ command: "up", cwd: "/proj" });
+    await expect(run).rejects.toThrow(UsageError);
+    await expect(run).rejects.toThrow(/\(error: PULUMI_ACCESS_TOKEN must be set for login\): put pulumi on PATH and log in/);
   });
 });
 
