@@ -35,7 +35,7 @@ Options:
                         pull-request comment, kept within GitHub's 65,536 characters: 50 changed
                         resources a stack, then how many more) or json (one document, for tools,
                         with every changed resource and its URN);
-                        in every format each stack's start and end go to stderr as it runs
+                        in every format each stack's start and end (or skip) go to stderr
   --cwd DIR             the project's folder (default: the current one)
   -h, --help            show this help
 

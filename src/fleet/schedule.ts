@@ -2,8 +2,8 @@
  * The order stacks run in, with no Pulumi in it: for `up`, the canary alone first; then at most `parallel` at
  * once, each slot taking the next stack as its last one ends, so one slow workspace holds up one slot. A failure
  * (with `stopOnFailure`) or `stop` (Ctrl-C) starts no new stack: those left are `skipped`, with the reason, and
- * the running ones are awaited, never abandoned. So does an `onStart` or `onDone` that throws (the caller's code): the
- * running stacks end, then the schedule rejects with that error.
+ * the running ones are awaited, never abandoned, and each stack left is told to `onDone` as `skipped`. So does an
+ * `onStart` or `onDone` that throws (the caller's code): the running stacks end, then the schedule rejects with that error.
  */
 import { INTERRUPTED_BEFORE_IT_STARTED, noChanges, type StackReport } from "./types";
 
@@ -22,6 +22,10 @@ export interface ScheduleOptions {
   stop?: AbortSignal | undefined;
   /** Told before a stack starts; should it throw, that stack and every other not yet started is left unrun. */
   onStart?: ((stack: string) => void) | undefined;
+  /**
+   * Told of each stack's report, once: as a started stack ends, and, for each stack left unstarted (`skipped`), once the
+   * running ones have ended.
+   */
   onDone?: ((report: StackReport) => void) | undefined;
 }
 
@@ -82,7 +86,6 @@ export async function schedule(options: ScheduleOptions): Promise<{ reports: Sta
   };
   // A slot that finds the run blocked has taken a stack off the queue unrun: every stack without a report is reported below.
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, queue.length)) }, slot));
-  if (told !== undefined) throw told.error;
 
   const interrupted = options.stop?.aborted === true && options.stacks.some((s) => !reports.has(s));
   const why =
@@ -91,10 +94,14 @@ export async function schedule(options: ScheduleOptions): Promise<{ reports: Sta
       : canaryFailed
         ? `the canary ${firstFailure} failed`
         : `${firstFailure} failed (--continue-on-error runs the rest)`;
-  return {
-    interrupted,
-    reports: options.stacks.map(
-      (stack) => reports.get(stack) ?? { stack, result: "skipped", changes: noChanges(), resources: [], skippedBecause: why },
-    ),
-  };
+  // Each stack left unstarted is told to onDone too, in order, once the running ones have ended: every stack gets its one
+  // report there (its progress line), as a stack skipped in its own steps does; once a hook has thrown, none is told.
+  for (const stack of options.stacks) {
+    if (reports.has(stack)) continue;
+    const report: StackReport = { stack, result: "skipped", changes: noChanges(), resources: [], skippedBecause: why };
+    reports.set(stack, report);
+    if (told === undefined) tell(() => options.onDone?.(report));
+  }
+  if (told !== undefined) throw told.error;
+  return { interrupted, reports: options.stacks.map((stack) => reports.get(stack) as StackReport) };
 }

@@ -202,6 +202,10 @@ describe.skipIf(!cliAvailable)(
         changes: { create: 0, update: 0, delete: 0, replace: 0, same: 0 },
         skippedBecause: "the canary globex failed",
       });
+      // Each stack has its progress line on stderr, the skipped ones too (the CI log of a json or markdown run).
+      expect(run.stderr).toMatch(
+        /globex: failed: [^\n]*\nacme: skipped \(the canary globex failed\)\ninitech: skipped \(the canary globex failed\)\n/,
+      );
       expect(services.acme.requests).toEqual([]);
       expect(services.initech.requests).toEqual([]);
       expect(services.acme.users.findByEmail("alice@acme.example")).toBeUndefined();

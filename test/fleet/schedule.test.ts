@@ -95,6 +95,49 @@ describe("schedule", () => {
     expect(reports[1]).toMatchObject({ skippedBecause: "the canary a failed", changes: noChanges() });
   });
 
+  it("tells onDone of every stack once, each skipped one too, with the report the schedule returns; onStart of those that start", async () => {
+    const fake = fakeStacks();
+    const told: string[] = [];
+    const done: StackReport[] = [];
+    const run = schedule(
+      options(fake, {
+        canary: true,
+        stopOnFailure: true,
+        onStart: (stack) => told.push(`start ${stack}`),
+        onDone: (report) => {
+          told.push(`done ${report.stack} ${report.result}`);
+          done.push(report);
+        },
+      }),
+    );
+    await fake.startedCount(1);
+    fake.end("a", "failed");
+    const { reports } = await run;
+    expect(told).toEqual(["start a", "done a failed", ...["b", "c", "d", "e"].map((s) => `done ${s} skipped`)]);
+    expect(done).toEqual(reports);
+  });
+
+  it("an onDone that throws for a skipped stack: the schedule rejects with its error, once", async () => {
+    const fake = fakeStacks();
+    const boom = new Error("the caller's onDone broke on a skipped stack");
+    let calls = 0;
+    const run = schedule(
+      options(fake, {
+        canary: true,
+        stopOnFailure: true,
+        onDone: (report) => {
+          calls++;
+          if (report.result === "skipped") throw boom;
+        },
+      }),
+    );
+    await fake.startedCount(1);
+    fake.end("a", "failed");
+    await expect(run).rejects.toBe(boom);
+    // a's end, then b's skip, which threw: no other hook call after it.
+    expect(calls).toBe(2);
+  });
+
   it("runs the rest after a failed canary with continue-on-error (stopOnFailure off)", async () => {
     const fake = fakeStacks();
     const done = schedule(options(fake, { canary: true, stopOnFailure: false, parallel: 4 }));
