@@ -40,8 +40,9 @@ Options:
   -h, --help            show this help
 
 Exit status: 0 every stack succeeded (with --expect-no-changes, or drift: and each had no change),
-1 otherwise (or interrupted), 2 a usage error (an unknown stack or flag, no project), 130 after a
-third Ctrl-C.
+1 otherwise (or interrupted, or the stack selected before the run could not be selected again: the
+report names the stack left selected), 2 a usage error (an unknown stack or flag, no project), 130
+after a third Ctrl-C.
 
 An unknown flag names the one likely meant (--stack: --stacks, --json: --format json, -C: --cwd).
 
@@ -88,6 +89,9 @@ async function run(args: FleetArgs): Promise<number> {
       process.stderr.write(`${stackDoneLine(report)}\n`);
     },
   });
+  // Said on stderr as well: the markdown and json formats' stdout goes to a file, and the user's next pulumi up in this
+  // folder would reach the stack named.
+  if (report.selectionNotRestored !== undefined) process.stderr.write(`${FLEET_NAME}: ${report.selectionNotRestored}\n`);
   print(report);
   return exitStatus(report);
 }

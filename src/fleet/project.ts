@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { UsageError } from "../command-line";
+import { failureMessage } from "./engine-events";
 import { killedBySignal } from "./stack-run";
 
 /** The project files `pulumi` reads, in its order. */
@@ -131,4 +132,20 @@ export async function openFleetProject(cwd: string, wanted: readonly string[] | 
 export async function restoreSelection(project: Pick<FleetProject, "workspace" | "current">): Promise<void> {
   if (project.current !== undefined) await project.workspace.selectStack(project.current);
   else await pulumi(project.workspace, ["stack", "unselect"]);
+}
+
+/**
+ * What a {@link restoreSelection} that failed leaves (the report's `selectionNotRestored`): `selected`, the last stack the
+ * run selected, stays selected in the folder, and the user's next bare `pulumi up` there would reach that workspace; how
+ * to select theirs again (or none, as before the run).
+ */
+export function selectionNotRestored(project: Pick<FleetProject, "workspace" | "current">, selected: string, error: unknown): string {
+  const why = failureMessage([], error instanceof Error ? error.message : String(error));
+  const { current } = project;
+  const what = current === undefined ? "unselect the stack" : `select ${current} again`;
+  const fix = current === undefined ? "pulumi stack unselect" : `pulumi stack select ${current}`;
+  return (
+    `could not ${what} after the run (${why}): ${selected}, the last stack the run selected, stays selected in ` +
+    `${project.workspace.workDir}, where a bare pulumi up would reach it; run ${fix} there`
+  );
 }

@@ -20,8 +20,8 @@ export function renderFleetReport(report: FleetReport, format: Format): string {
 }
 
 /**
- * The JSON document: the command, whether a change fails the run and whether the run was interrupted (the exit status
- * follows from these and the stacks), and per stack its result, its counts (`null`: unknown), (failed only) its error,
+ * The JSON document: the command, whether a change fails the run, whether the run was interrupted, and (only then) the
+ * selection it could not put back (the exit status follows from these and the stacks), and per stack its result, its counts (`null`: unknown), (failed only) its error,
  * (skipped only) why, any warnings, and any changed resources, each of them (no limit, as the text's): what the text report
  * says, for a tool. A field a stack has none of is left out: a report with no change reads as before resources were listed.
  */
@@ -30,6 +30,7 @@ function jsonOf(report: FleetReport) {
     command: report.command,
     expectNoChanges: report.expectNoChanges,
     interrupted: report.interrupted,
+    ...(report.selectionNotRestored === undefined ? {} : { selectionNotRestored: report.selectionNotRestored }),
     stacks: report.stacks.map((s) => ({
       stack: s.stack,
       result: s.result,
@@ -107,7 +108,8 @@ function textOf(report: FleetReport): string {
     out.push(line(rows[i] ?? []));
     for (const detail of details(stack)) out.push(`    ${detail}`);
   });
-  return `${out.join("\n")}\n\n${summaryLine(report)}\n`;
+  const selection = report.selectionNotRestored === undefined ? "" : `warning: ${report.selectionNotRestored}\n`;
+  return `${out.join("\n")}\n\n${summaryLine(report)}\n${selection}`;
 }
 
 function cell(text: string): string {
@@ -130,9 +132,11 @@ function markdownOf(report: FleetReport, resources = ROW_RESOURCES): string {
     const detail = details(s, resources).map((d) => `\`${cell(d).replace(/`/g, "'")}\``);
     return `| ${cell(s.stack)} | ${icon[s.result] ?? ""} ${s.result} | ${counts.join(" | ")} | ${detail.join("<br>")} |`;
   });
+  const selection = report.selectionNotRestored === undefined ? [] : [`warning: ${cell(report.selectionNotRestored)}`, ""];
   const head = [
     `### ${summaryLine(report)}`,
     "",
+    ...selection,
     "| stack | result | create | update | delete | replace | same | changed resources |",
     "|---|---|--:|--:|--:|--:|--:|---|",
   ];

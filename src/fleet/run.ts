@@ -1,7 +1,7 @@
 /** `runFleet`: one command over every stack of a project, in the order `schedule.ts` gives, each run by `stack-run.ts`. */
 import { UsageError } from "../command-line";
 import { checkContinueOnError, checkNamedOnce, checkParallel, checkRefresh, DEFAULT_PARALLEL } from "./args";
-import { openFleetProject, restoreSelection } from "./project";
+import { openFleetProject, restoreSelection, selectionNotRestored } from "./project";
 import { type ScheduleOptions, schedule } from "./schedule";
 import { runStack } from "./stack-run";
 import { expectsNoChanges, FLEET_COMMANDS, type FleetCommand, type FleetReport } from "./types";
@@ -109,8 +109,12 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   const stop = options.stop === undefined ? cancel : AbortSignal.any([options.stop, cancel]);
   const isUp = options.command === "up";
   const expectNoChanges = expectsNoChanges(options.command, options.expectNoChanges);
+  // The last stack a select of the run selected: the one selected in the folder until the selection is put back.
+  let lastSelected: string | undefined;
+  let notRestored: string | undefined;
+  let scheduled: Awaited<ReturnType<typeof schedule>>;
   try {
-    const { reports, interrupted } = await schedule({
+    scheduled = await schedule({
       stacks: project.stacks,
       parallel: options.parallel ?? DEFAULT_PARALLEL,
       canary: isUp,
@@ -124,18 +128,34 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
           refresh: options.refresh,
           cancel,
           stop,
-          serially,
+          serially: (select) =>
+            serially(async () => {
+              const selected = await select();
+              lastSelected = project.fullNames.get(stack) ?? stack;
+              return selected;
+            }),
         }),
       stop,
       onStart: options.onStart,
       onDone: options.onDone,
     });
-    // A cancel that reached a running stack, or a stop that a stack's own steps met before its operation, leaves every
-    // stack reported, yet the run did not end as asked.
-    const stopped = stop.aborted && reports.some((report) => report.result === "skipped");
-    return { command: options.command, expectNoChanges, interrupted: interrupted || stopped || cancel.aborted, stacks: reports };
   } finally {
-    // The user's `pulumi` in this folder goes on with the stack it had selected, or with none, as before the run.
-    await serially(() => restoreSelection(project)).catch(() => undefined);
+    // The user's `pulumi` in this folder goes on with the stack it had selected, or with none, as before the run. Should
+    // that fail after the run selected a stack, the report says which stays selected (a run that selected none changed
+    // nothing); a rejection of the schedule (a caller's hook) still wins.
+    await serially(() => restoreSelection(project)).catch((error: unknown) => {
+      if (lastSelected !== undefined) notRestored = selectionNotRestored(project, lastSelected, error);
+    });
   }
+  const { reports, interrupted } = scheduled;
+  // A cancel that reached a running stack, or a stop that a stack's own steps met before its operation, leaves every
+  // stack reported, yet the run did not end as asked.
+  const stopped = stop.aborted && reports.some((report) => report.result === "skipped");
+  return {
+    command: options.command,
+    expectNoChanges,
+    interrupted: interrupted || stopped || cancel.aborted,
+    stacks: reports,
+    ...(notRestored === undefined ? {} : { selectionNotRestored: notRestored }),
+  };
 }

@@ -69,6 +69,12 @@ export interface FleetReport {
   /** Whether a signal (Ctrl-C, SIGTERM, or the caller's `stop` or `cancel`) stopped the run before every stack had started, or cancelled one. */
   interrupted: boolean;
   stacks: StackReport[];
+  /**
+   * Only when the stack selected in the project's folder before the run (or none) could not be selected again after it:
+   * which stack the run left selected, where a bare `pulumi up` would reach it, and how to select the user's again. It
+   * fails the run (exit 1): the next `pulumi` command in that folder would reach another workspace.
+   */
+  selectionNotRestored?: string;
 }
 
 /** Whether a change fails the run (and counts unknown, which prove none absent): when asked (`--expect-no-changes`), and always for `drift`. */
@@ -96,9 +102,9 @@ export function mayHaveChanged(changes: ChangeCounts | null): boolean {
 
 /**
  * The exit status: 0 when every stack succeeded (and with `expectNoChanges`, each is known to have no change: counts
- * unknown fail it, a drift check above all), else 1.
+ * unknown fail it, a drift check above all) and the selection was put back, else 1.
  */
 export function exitStatus(report: FleetReport): 0 | 1 {
   const bad = report.stacks.some((s) => s.result !== "succeeded" || (report.expectNoChanges && mayHaveChanged(s.changes)));
-  return bad || report.interrupted ? 1 : 0;
+  return bad || report.interrupted || report.selectionNotRestored !== undefined ? 1 : 0;
 }

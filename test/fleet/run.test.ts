@@ -42,6 +42,10 @@ const fake = vi.hoisted(() => ({
   events: [] as unknown[],
   /** How each pulumi operation fails once its events are sent, if it does (the Automation API's error). */
   exit: undefined as Error | undefined,
+  /** How `pulumi stack select NAME` fails, if it does (the Automation API's error). */
+  selectFails: undefined as ((name: string) => Error | undefined) | undefined,
+  /** How `pulumi stack unselect` fails, if it does (node's execFile error). */
+  unselectFails: undefined as Error | undefined,
   /** How `pulumi stack ls` fails, if it does (node's execFile error). */
   listFails: undefined as (() => Error) | undefined,
 }));
@@ -82,6 +86,8 @@ function fakeWorkspace() {
     },
     async selectStack(name: string) {
       await step(`select ${name}`);
+      const fails = fake.selectFails?.(name);
+      if (fails) throw fails;
       fake.selected = fake.stacks.find((s) => s === name || short(s) === name);
     },
     // What the fleet used to list the stacks with (the file backend's short names).
@@ -144,8 +150,12 @@ vi.mock("node:child_process", () => ({
       else setImmediate(() => done(null, JSON.stringify(fake.stacks.map((name) => ({ name, current: name === fake.selected }))), ""));
     } else if (args[0] === "stack" && args[1] === "unselect") {
       fake.calls.push("unselect");
-      fake.selected = undefined;
-      setImmediate(() => done(null, "", ""));
+      const fails = fake.unselectFails;
+      if (fails) setImmediate(() => done(fails, "", "error: could not write the workspace file: permission denied\n"));
+      else {
+        fake.selected = undefined;
+        setImmediate(() => done(null, "", ""));
+      }
     } else setImmediate(() => done(new Error(`unexpected pulumi ${args.join(" ")}`), "", ""));
   },
 }));
@@ -168,6 +178,8 @@ beforeEach(() => {
   fake.events = [];
   fake.exit = undefined;
   fake.listFails = undefined;
+  fake.selectFails = undefined;
+  fake.unselectFails = undefined;
 });
 
 const pulumiRuns = () => fake.calls.filter((c) => c.startsWith("pulumi "));
@@ -630,6 +642,51 @@ describe("runFleet: the stack listing", () => {
     const run = runFleet({ command: "up", cwd: "/proj" });
     await expect(run).rejects.toThrow(UsageError);
     await expect(run).rejects.toThrow(/\(error: PULUMI_ACCESS_TOKEN must be set for login\): put pulumi on PATH and log in/);
+  });
+});
+
+describe("runFleet: a selection that cannot be put back", () => {
+  const denied = () => new Error("code: 255\n stdout: \n stderr: error: could not write the workspace file: permission denied\n");
+
+  it("says which stack the run left selected and how to select the user's again, and fails the run (exit 1)", async () => {
+    fake.selected = "organization/proj/acme";
+    fake.selectFails = (name) => (name === "organization/proj/acme" ? denied() : undefined);
+    const report = await runFleet({ command: "preview", cwd: "/proj", stacks: ["globex"] });
+    expect(report.stacks.map((s) => s.result)).toEqual(["succeeded"]);
+    expect(fake.selected).toBe("organization/proj/globex");
+    expect(report.selectionNotRestored).toBe(
+      "could not select organization/proj/acme again after the run (could not write the workspace file: permission denied): " +
+        "organization/proj/globex, the last stack the run selected, stays selected in /proj, where a bare pulumi up would " +
+        "reach it; run pulumi stack select organization/proj/acme there",
+    );
+    expect(exitStatus(report)).toBe(1);
+    expect(JSON.parse(renderFleetReport(report, "json")).selectionNotRestored).toBe(report.selectionNotRestored);
+    for (const format of ["text", "markdown"] as const) {
+      expect(renderFleetReport(report, format)).toContain(`warning: ${report.selectionNotRestored}`);
+    }
+  });
+
+  it("none selected before the run, the unselect failing: names the stack left selected and pulumi stack unselect", async () => {
+    fake.unselectFails = Object.assign(new Error("Command failed: pulumi stack unselect --non-interactive\n"), { code: 1 });
+    const report = await runFleet({ command: "preview", cwd: "/proj", parallel: 1 });
+    expect(report.selectionNotRestored).toBe(
+      "could not unselect the stack after the run (could not write the workspace file: permission denied): " +
+        "organization/proj/globex, the last stack the run selected, stays selected in /proj, where a bare pulumi up would " +
+        "reach it; run pulumi stack unselect there",
+    );
+    expect(exitStatus(report)).toBe(1);
+  });
+
+  it("is no matter when the run selected no stack (the selection is as it was), nor when it is put back", async () => {
+    const cancel = new AbortController();
+    fake.unselectFails = new Error("Command failed: pulumi stack unselect --non-interactive\n");
+    const cancelled = await runFleet({ command: "up", cwd: "/proj", cancel: cancel.signal, onStart: () => cancel.abort() });
+    expect(cancelled.selectionNotRestored).toBeUndefined();
+    fake.unselectFails = undefined;
+    const report = await runFleet({ command: "preview", cwd: "/proj" });
+    expect(report).not.toHaveProperty("selectionNotRestored");
+    expect(JSON.parse(renderFleetReport(report, "json"))).not.toHaveProperty("selectionNotRestored");
+    expect(exitStatus(report)).toBe(0);
   });
 });
 
