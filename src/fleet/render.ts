@@ -21,9 +21,10 @@ export function renderFleetReport(report: FleetReport, format: Format): string {
 
 /**
  * The JSON document: the command, whether a change fails the run, whether the run was interrupted, and (only then) the
- * selection it could not put back (the exit status follows from these and the stacks), and per stack its result, its counts (`null`: unknown), (failed only) its error,
- * (skipped only) why, any warnings, and any changed resources, each of them (no limit, as the text's): what the text report
- * says, for a tool. A field a stack has none of is left out: a report with no change reads as before resources were listed.
+ * selection it could not put back (the exit status follows from these and the stacks), and per stack its result, its counts
+ * (`null`: unknown), (failed only) its error, (skipped only) why, any warnings, and any changed resources, each of them (no
+ * limit, as the text's): what the text report says, for a tool. A field a stack has none of is left out: a report with no
+ * change reads as before resources were listed.
  */
 function jsonOf(report: FleetReport) {
   return {
