@@ -3,7 +3,8 @@
  * answer once parsed (its escapes decoded): no echo of the key, escaped, in part or in another case, leaks.
  */
 
-const REDACTED = "[redacted]";
+/** What a text holds where the key was removed. */
+export const REDACTED = "[redacted]";
 
 /** The shortest key accepted, and the shortest piece of it removed on its own: a shorter key is a copy-paste accident (`x`, `true`). */
 export const MIN_API_KEY_LENGTH = 8;

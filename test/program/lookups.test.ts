@@ -913,6 +913,23 @@ describe("records a listing cannot read", () => {
     expect(LookupError.isInstance(error)).toBe(false);
   });
 
+  it("do not fail a getUser by another email: a record whose email is readable is not the user looked for unless it is that email", async () => {
+    const emu = await emulator({ seed: world() });
+    emu.fault({ method: "GET", path: "/users", body: usersWithBob, times: 10 });
+    await program(emu);
+    // Bob's record is unreadable, but its email says it is Bob's: Dan is proven absent, a miss like any other.
+    const miss = await lookupError(getUser({ email: "dan@example.com" }), "lookup_not_found");
+    expect(miss.message).toContain('no user with email "dan@example.com"');
+    expect(sent(emu)).toEqual(provenListing("/users", 1));
+    // A record whose email cannot be read may be anyone's: the miss is still not decided.
+    const other = await emulator({ seed: world() });
+    const noEmail = page([userRecord("u-1", "ann@example.com"), { id: "u-5", type: "user", attributes: { email: 5 } }]);
+    other.fault({ method: "GET", path: "/users", body: noEmail, times: 10 });
+    await program(other);
+    const error = await invalid(getUser({ email: "dan@example.com" }));
+    expect(error.message).toContain("(ids u-5;");
+  });
+
   it("fail getIntegrationMembers, naming the member and the field", async () => {
     const emu = await emulator({ seed: world() });
     const member = (id: string, email: string, extra: object = {}) => ({

@@ -19,17 +19,23 @@ const LOOKUP_BATCH_WINDOW_MS = 5;
 /** How many more listings a list may cost to be proven complete (two in a row agreeing at different page sizes). */
 const LOOKUP_PROOF_LISTINGS = 2;
 
-/** A paged list read at a page size, handing each record it cannot read to `onInvalid`. */
-type ListAt<T> = (pageSize: number, onInvalid: (id: string | undefined, error: InvalidResponseError) => void) => AsyncIterable<T>;
+/** A paged list read at a page size, handing each record it cannot read to `onInvalid` (with its email, when that is text). */
+type ListAt<T> = (
+  pageSize: number,
+  onInvalid: (id: string | undefined, error: InvalidResponseError, readable: { email?: string }) => void,
+) => AsyncIterable<T>;
 
 /** A record a listing served and could not read (a field of the wrong type): it is there, but what it holds is unknown. */
 export class UnreadRecord {
   /** Its id as the service sent it, `undefined` when it had none. */
   readonly id: string | undefined;
   readonly error: InvalidResponseError;
-  constructor(id: string | undefined, error: InvalidResponseError) {
+  /** Its `email`, when that is text (the record is someone's: a lookup by another email need not wait on it); else `undefined`. */
+  readonly email: string | undefined;
+  constructor(id: string | undefined, error: InvalidResponseError, email?: string) {
     this.id = id;
     this.error = error;
+    this.email = email;
   }
 }
 
@@ -209,8 +215,8 @@ export class LookupSession {
 async function mapById<T extends { id: string }>(listAt: ListAt<T>, pageSize: number): Promise<Listing<T>> {
   const byId: Listing<T> = new Map();
   let withoutId = 0;
-  const onInvalid = (id: string | undefined, error: InvalidResponseError) =>
-    void byId.set(id === undefined ? (`(no id ${++withoutId})` as Id) : idOf(id), new UnreadRecord(id, error));
+  const onInvalid = (id: string | undefined, error: InvalidResponseError, { email }: { email?: string }) =>
+    void byId.set(id === undefined ? (`(no id ${++withoutId})` as Id) : idOf(id), new UnreadRecord(id, error, email));
   for await (const record of listAt(pageSize, onInvalid)) byId.set(idOf(record.id), record);
   return byId;
 }

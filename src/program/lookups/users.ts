@@ -2,9 +2,11 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { User } from "../../client";
 import { guestOf, sameEmail } from "../../client/models";
+import { REDACTED } from "../../client/redact";
 import type { SpecOf } from "./arguments";
 import { guestUntold, LookupError, notFound, unreadable, whole } from "./lookup-error";
 import { byEmail, nullsLast, outputOf, runLookup } from "./run";
+import type { UnreadRecord } from "./session";
 
 /** A workspace user as the lookups return it: the client's, without `mfaStatus` (the list leaves it empty); missing attributes are `null`. */
 export type LookedUpUser = Omit<User, "mfaStatus">;
@@ -54,6 +56,13 @@ export interface GetUsersResult {
 
 const lookedUp = ({ mfaStatus: _, ...user }: User): LookedUpUser => user;
 
+/**
+ * Whether a record the listing could not read may be the user with `email`: unless its email is text, and another (a record is
+ * its email's; one the key's redaction touched is not compared).
+ */
+const mayBe = (record: UnreadRecord, email: string): boolean =>
+  record.email === undefined || record.email.includes(REDACTED) || sameEmail(record.email, email);
+
 /** Whether a part of the user's email or full name is `search` (trimmed), in any case; an empty search matches everyone. */
 function contains(user: User, search: string): boolean {
   const needle = search.trim().toLowerCase();
@@ -84,15 +93,16 @@ export function getUser(args: GetUserArgs, opts?: pulumi.InvokeOptions): Promise
       }
       const withEmail = (list: User[]) => list.filter((user) => typeof user.email === "string" && sameEmail(user.email, email!));
       // Found in the run's listing: there. Missed: a page shift may have skipped the user, so a proven listing decides.
-      // A user the proven listing could not read may be the one: a miss is then not decided.
+      // A user the proven listing could not read may be the one (unless its email, readable, is another): a miss is then not decided.
       let users = await session.listedUsers();
       let matches = withEmail(users);
       if (matches.length === 0) {
         const proven = await session.users();
         users = proven.records;
         matches = withEmail(users);
-        if (matches.length === 0 && proven.unread.length > 0)
-          throw unreadable(session, "getUser", "users", proven.unread, "look the user up by id");
+        const mayBeThem = proven.unread.filter((record) => mayBe(record, email!));
+        if (matches.length === 0 && mayBeThem.length > 0)
+          throw unreadable(session, "getUser", "users", mayBeThem, "look the user up by id");
       }
       if (matches.length === 0)
         throw notFound(session, "getUser", `no user with email "${email}" (${users.length} users, emails compared case-insensitively)`);
