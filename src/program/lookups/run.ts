@@ -128,7 +128,9 @@ async function resourcesWaitedFor(args: object | undefined, dependsOn: unknown):
         : [dependsOn].flat().filter((r): r is pulumi.Resource => pulumi.Resource.isInstance(r));
   const fromArgs: pulumi.Resource[] = [];
   if (serializePropertiesReturnDeps && args !== undefined) {
-    const [, deps] = await serializePropertiesReturnDeps("lookup arguments", args);
+    // Under a key of their own: arguments given as one output (or a promise) are walked as a value, their resources found too
+    // (the SDK walks the keys of the object it is handed, and an output's own keys are not the arguments).
+    const [, deps] = await serializePropertiesReturnDeps("lookup arguments", { args });
     for (const resources of deps.values()) fromArgs.push(...resources);
   }
   return withChildren([...new Set([...explicit, ...fromArgs])]);
