@@ -10,11 +10,16 @@ export interface ListOptions {
   /** Items per page, 1..100 (the contract's maximum; default 100: fewest requests). */
   pageSize?: number;
   /**
-   * Called for a record that does not match the contract (`id`, when it has one; `readable.email`, when its `email` is text
-   * that is not empty, so that it can still be named); the rest of the page is still served.
+   * Called for a record that does not match the contract (`id`, when it has one; in `readable`, each of its `email`, `label` and
+   * `application` that is text, not empty, so that it can still be named and told from the record looked for); the rest of the
+   * page is still served.
    */
-  onInvalid?: (id: string | undefined, error: InvalidResponseError, readable: { email?: string }) => void;
+  onInvalid?: (id: string | undefined, error: InvalidResponseError, readable: ReadableFields) => void;
 }
+
+/** The attributes of a record that breaks the contract that are text all the same (redacted), by name. */
+export type ReadableFields = { email?: string; label?: string; application?: string };
+const READABLE = ["email", "label", "application"] as const;
 
 /** The contract's largest page. */
 export const MAX_PAGE_SIZE = 100;
@@ -93,8 +98,11 @@ export async function* paginate<T extends z.ZodType, R>(
       }
       const { id, error } = invalidRecord(http, path, status, item, parsed.error.issues);
       const attributes = item && typeof item === "object" ? (item as { attributes?: unknown }).attributes : undefined;
-      const email = attributes && typeof attributes === "object" ? (attributes as { email?: unknown }).email : undefined;
-      const readable = typeof email === "string" && email.trim() !== "" ? { email: http.redact(email) } : {};
+      const readable: ReadableFields = {};
+      for (const name of READABLE) {
+        const value = attributes && typeof attributes === "object" ? (attributes as Record<string, unknown>)[name] : undefined;
+        if (typeof value === "string" && value.trim() !== "") readable[name] = http.redact(value);
+      }
       onInvalid?.(id === undefined ? undefined : http.redact(id), error, readable);
     }
     if (!next || data.data.length === 0) return;

@@ -979,10 +979,40 @@ describe("records a listing cannot read", () => {
     const byLabel = await invalid(getIntegration({ label: "Slack acme" }));
     expect(byLabel.message).toContain("or look it up by id.");
     expect((await getIntegration({ id: integrations.slack })).id).toBe(integrations.slack);
+    // By application: the record could be a second Slack.
+    await invalid(getIntegration({ application: "Slack" }));
     // By id, a record the listing could not read is read directly (here the service has none: a 404).
     emu.clearRequests();
     await lookupError(getIntegration({ id: "i-2" }), "lookup_not_found");
     expect(sent(emu)).toEqual(["GET /integrations/i-2"]);
+  });
+});
+
+describe("an integration record a listing cannot read, whose label and application it can", () => {
+  it("does not fail getIntegration by another label or application: it is not the one looked for", async () => {
+    const emu = await emulator({ seed: world() });
+    const integration = (id: string, attributes: object) => ({ id, type: "integration", attributes });
+    // i-2's createdAt is a number: the record cannot be read, but its label and application can.
+    const body = JSON.stringify({
+      data: [
+        integration("i-1", { application: "Slack", label: "Slack acme" }),
+        integration("i-2", { application: "Jira", label: "Jira ops", createdAt: 42 }),
+      ],
+      links: { next: null },
+      meta: {},
+    });
+    emu.fault({ method: "GET", path: "/integrations", body, times: 20 });
+    await program(emu);
+    expect((await getIntegration({ label: "Slack acme" })).id).toBe("i-1");
+    expect((await getIntegration({ application: "Slack" })).id).toBe("i-1");
+    await lookupError(getIntegration({ application: "YouTube" }), "lookup_not_found");
+    // By its own label or application, it may be the one: nothing is decided.
+    for (const args of [{ label: "Jira ops" }, { application: "Jira" }] as const) {
+      const error = await rejection(getIntegration(args));
+      expect(InvalidResponseError.isInstance(error) && error.message).toContain("(ids i-2;");
+    }
+    // The whole list is not complete without it.
+    expect(InvalidResponseError.isInstance(await rejection(getIntegrations()))).toBe(true);
   });
 });
 

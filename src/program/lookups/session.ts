@@ -9,7 +9,8 @@ import { prove } from "../../client/absence";
 import { systemClock } from "../../client/clock";
 import { InvalidResponseError, isAmbiguous, NotFoundError, unlessNotFound, WorkspaceAccessError } from "../../client/errors";
 import { type Id, idOf } from "../../client/ids";
-import { MAX_PAGE_SIZE } from "../../client/paginate";
+import { MAX_PAGE_SIZE, type ReadableFields } from "../../client/paginate";
+import { REDACTED } from "../../client/redact";
 import { programClient, programSettings } from "../program-settings";
 import { thisRun } from "../program-run";
 import { BatchWindow } from "../../shared/batch-window";
@@ -19,10 +20,10 @@ const LOOKUP_BATCH_WINDOW_MS = 5;
 /** How many more listings a list may cost to be proven complete (two in a row agreeing at different page sizes). */
 const LOOKUP_PROOF_LISTINGS = 2;
 
-/** A paged list read at a page size, handing each record it cannot read to `onInvalid` (with its email, when that is text). */
+/** A paged list read at a page size, handing each record it cannot read to `onInvalid` (with its fields that are text). */
 type ListAt<T> = (
   pageSize: number,
-  onInvalid: (id: string | undefined, error: InvalidResponseError, readable: { email?: string }) => void,
+  onInvalid: (id: string | undefined, error: InvalidResponseError, readable: ReadableFields) => void,
 ) => AsyncIterable<T>;
 
 /** A record a listing served and could not read (a field of the wrong type): it is there, but what it holds is unknown. */
@@ -30,12 +31,21 @@ export class UnreadRecord {
   /** Its id as the service sent it, `undefined` when it had none. */
   readonly id: string | undefined;
   readonly error: InvalidResponseError;
-  /** Its `email`, when that is text (the record is someone's: a lookup by another email need not wait on it); else `undefined`. */
-  readonly email: string | undefined;
-  constructor(id: string | undefined, error: InvalidResponseError, email?: string) {
+  /** Its `email`, `label` and `application` that are text: a lookup by another value of one of them need not wait on it. */
+  readonly readable: ReadableFields;
+  constructor(id: string | undefined, error: InvalidResponseError, readable: ReadableFields = {}) {
     this.id = id;
     this.error = error;
-    this.email = email;
+    this.readable = readable;
+  }
+
+  /**
+   * Whether it may be the record whose `field` is `value`: unless that field is text, and another (one the key's redaction
+   * touched is not compared). `same` compares two values (emails: in any case).
+   */
+  mayHave(field: keyof ReadableFields, value: string, same = (a: string, b: string) => a === b): boolean {
+    const its = this.readable[field];
+    return its === undefined || its.includes(REDACTED) || same(its, value);
   }
 }
 
@@ -215,8 +225,8 @@ export class LookupSession {
 async function mapById<T extends { id: string }>(listAt: ListAt<T>, pageSize: number): Promise<Listing<T>> {
   const byId: Listing<T> = new Map();
   let withoutId = 0;
-  const onInvalid = (id: string | undefined, error: InvalidResponseError, { email }: { email?: string }) =>
-    void byId.set(id === undefined ? (`(no id ${++withoutId})` as Id) : idOf(id), new UnreadRecord(id, error, email));
+  const onInvalid = (id: string | undefined, error: InvalidResponseError, readable: ReadableFields) =>
+    void byId.set(id === undefined ? (`(no id ${++withoutId})` as Id) : idOf(id), new UnreadRecord(id, error, readable));
   for await (const record of listAt(pageSize, onInvalid)) byId.set(idOf(record.id), record);
   return byId;
 }

@@ -2,11 +2,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { User } from "../../client";
 import { guestOf, sameEmail } from "../../client/models";
-import { REDACTED } from "../../client/redact";
 import type { SpecOf } from "./arguments";
 import { guestUntold, LookupError, notFound, unreadable, whole } from "./lookup-error";
 import { byEmail, nullsLast, outputOf, runLookup } from "./run";
-import type { UnreadRecord } from "./session";
 
 /** A workspace user as the lookups return it: the client's, without `mfaStatus` (the list leaves it empty); missing attributes are `null`. */
 export type LookedUpUser = Omit<User, "mfaStatus">;
@@ -56,13 +54,6 @@ export interface GetUsersResult {
 
 const lookedUp = ({ mfaStatus: _, ...user }: User): LookedUpUser => user;
 
-/**
- * Whether a record the listing could not read may be the user with `email`: unless its email is text, and another (a record is
- * its email's; one the key's redaction touched is not compared).
- */
-const mayBe = (record: UnreadRecord, email: string): boolean =>
-  record.email === undefined || record.email.includes(REDACTED) || sameEmail(record.email, email);
-
 /** Whether a part of the user's email or full name is `search` (trimmed), in any case; an empty search matches everyone. */
 function contains(user: User, search: string): boolean {
   const needle = search.trim().toLowerCase();
@@ -100,7 +91,7 @@ export function getUser(args: GetUserArgs, opts?: pulumi.InvokeOptions): Promise
         const proven = await session.users();
         users = proven.records;
         matches = withEmail(users);
-        const mayBeThem = proven.unread.filter((record) => mayBe(record, email!));
+        const mayBeThem = proven.unread.filter((record) => record.mayHave("email", email!, sameEmail));
         if (matches.length === 0 && mayBeThem.length > 0)
           throw unreadable(session, "getUser", "users", mayBeThem, "look the user up by id");
       }
