@@ -1458,3 +1458,53 @@ describe("a pending invitation whose job ended without making the member", () =>
     expect(updated.adoptedMembers).toEqual([]);
   });
 });
+
+describe("a pending invitation whose job's record cannot be read", () => {
+  it("fails that member alone: the others' changes are made, by an update and by a destroy; the invitation stays recorded", async () => {
+    const [O, A, B] = idsOf("9", 3);
+    const emu = await ownedWorld(O, [A, B]);
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    // Two sets: two invitations, two jobs; the first hangs.
+    const declare = (sets: Record<string, string[]>) => ({
+      integrationId: INTEGRATION,
+      members: Object.entries(sets).map(([userId, entitlements]) => ({ userId, entitlements })),
+      removeUnmanaged: false,
+      __provider: "p",
+    });
+    emu.jobs.hangNext(1);
+    const partial = (await rejection(provider.create!(declare({ [A]: ["VIEWER"], [B]: ["EDITOR"] })))) as Error & {
+      properties: IntegrationMembersOutputs;
+    };
+    const state = wire(partial.properties);
+    const job = emu.jobs.list().find((j) => j.status === "running")!;
+    expect(state.pendingInvitations).toHaveLength(1);
+    const { userId: stuck } = state.pendingInvitations![0]!;
+    const other = stuck === A ? B : A;
+    const sets = { [stuck]: stuck === A ? ["VIEWER"] : ["EDITOR"], [other]: ["EDITOR", "VIEWER"] };
+    // The job's record has no status: it cannot be waited for (every read of it answers so).
+    const odd = JSON.stringify({ data: { type: "job", id: job.id, attributes: { status: null } } });
+    emu.fault({ method: "GET", path: `/jobs/${job.id}`, body: odd, status: 200, times: 100 });
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.clearRequests();
+    const failed = (await rejection(provider.update!(INTEGRATION, state, declare(sets)))) as Error & {
+      reasons: string[];
+      properties: IntegrationMembersOutputs;
+    };
+    expect(failed.reasons).toEqual([expect.stringContaining(`user ${stuck}: the invitation's job ${job.id} cannot be read`)]);
+    expect(failed.message).toContain('"data.attributes.status"');
+    expect(failed.message).toContain("not invited again");
+    expect(writeLinesOf(emu)).toEqual([`PATCH /integrations/${INTEGRATION}/users/${other}`]);
+    const updated = wire(failed.properties);
+    expect(updated.pendingInvitations).toEqual([{ userId: stuck, jobId: job.id }]);
+    expect(updated.members.find((m) => m.userId === other)).toMatchObject({ entitlements: ["EDITOR", "VIEWER"] });
+
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.clearRequests();
+    const destroyed = await rejection(provider.delete!(INTEGRATION, updated));
+    expect(destroyed.message).toContain(`user ${stuck}: the invitation's job ${job.id} cannot be read`);
+    expect(writeLinesOf(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${other}`]);
+    expect(emu.integrations.members(INTEGRATION).map((m) => m.userId)).toEqual([O]);
+  });
+});
+
+const writeLinesOf = (emu: Emulator) => emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);

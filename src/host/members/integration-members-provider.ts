@@ -25,11 +25,12 @@ import { memberKey } from "../takeovers";
 import { knownString } from "../../shared/unknown";
 import { IMPORT_ID, type IntegrationMembersInputs, integrationMembersInputs, type Props, optIn } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import { waitForPending } from "../membership/partial-write";
+import { waitForEachPending } from "../membership/partial-write";
 import { applyPlan, failedError, runError, runOf } from "./members-apply";
 import {
   adoptedMembersLeft,
   integrationDoesNotExist,
+  jobUnread,
   integrationGone,
   membersNotDisclosed,
   noIntegrationToGet,
@@ -126,7 +127,8 @@ async function update(
   inputs: IntegrationMembersInputs,
   news: Props,
 ): Promise<IntegrationMembersOutputs> {
-  const running = await waitForPending(ctx.connection().client, olds.pendingInvitations);
+  // A job whose record cannot be read counts as running: its member alone is neither invited again nor forgotten.
+  const { running, unread } = await waitForEachPending(ctx.connection().client, olds.pendingInvitations);
   const base = {
     op: "update" as const,
     integrationId: inputs.integrationId,
@@ -134,7 +136,7 @@ async function update(
     removeUnmanaged: inputs.removeUnmanaged,
     prior: olds,
     claimed: claimedIn(ctx, inputs.integrationId),
-    running,
+    running: [...running, ...unread.keys()],
     keepUndeclaredOwners: inputs.deleteOnDestroy !== true,
   };
   let acts: Actions;
@@ -145,7 +147,7 @@ async function update(
     throw await listNotFound(ctx, inputs.integrationId, error, "update");
   }
   if (acts.keptOwners.length > 0) ctx.warn(ownersLeft(inputs.integrationId, acts.keptOwners));
-  const run = await applyPlan(ctx, inputs.integrationId, acts, "update");
+  const run = await applyPlan(ctx, inputs.integrationId, acts, "update", unread);
   // What the destroy reads: who were members before (the state's record, and those this update took over).
   const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: [...(olds.adoptedMembers ?? []), ...run.adopted] });
   if (run.failures.length > 0) throw runError(run, outputs, news.__provider);
@@ -203,7 +205,7 @@ async function read(
 
 /** A delete: removes every managed member there, not taken over or adopted; one whose invitation still runs fails it. */
 async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
-  const running = await waitForPending(ctx.connection().client, props.pendingInvitations);
+  const { running, unread } = await waitForEachPending(ctx.connection().client, props.pendingInvitations);
   // Members who were members before this resource managed them are given back as they are.
   const adopted = new Set(props.deleteOnDestroy === true ? [] : (props.adoptedMembers ?? []).map(idOf));
   const taken = claimedIn(ctx, id);
@@ -214,7 +216,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
       integrationId: id,
       prior: props,
       claimed: (userId: string) => taken(userId) || adopted.has(idOf(userId)),
-      running,
+      running: [...running, ...unread.keys()],
       keepUndeclaredOwners: props.deleteOnDestroy !== true,
     };
     acts = await planAgainstService(ctx, base, props.members);
@@ -235,7 +237,11 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   if (acts.notInvited.length > 0) ctx.warn(notInvitedLeft(id, acts.notInvited));
   const run = await applyPlan(ctx, id, { ...acts, stillRunning: [] }, "delete");
   for (const p of acts.stillRunning) {
-    run.failures.push({ userId: p.userId, error: new Error(stillRunningOnDestroy(`the invitation's job ${p.jobId}`)) });
+    const why = p.jobId === null ? undefined : unread.get(p.jobId);
+    const error = why
+      ? jobUnread(p.jobId!, why, "kept, and this resource stays in the stack")
+      : stillRunningOnDestroy(`the invitation's job ${p.jobId}`);
+    run.failures.push({ userId: p.userId, error: new Error(error) });
   }
   if (run.failures.length > 0) {
     const total = acts.remove.length + acts.stillRunning.length;

@@ -18,13 +18,16 @@ import type { IntegrationMemberState } from "../../shared/member-state";
 import { PartialWriteError } from "../membership/partial-write";
 import type { Actions, PlannedInvite } from "./members-plan";
 import { integrationAnswers, integrationUnread, isWriteNotFound, requestOf, withKeySource } from "../membership/messages";
-import { cannotReadBack, integrationDoesNotExist, notAsInvited, roleMismatch, stillRunning } from "./messages";
+import { cannotReadBack, integrationDoesNotExist, jobUnread, notAsInvited, roleMismatch, stillRunning } from "./messages";
 import { asPlanned, byKey, type IntegrationMembersOutputs, type Run, serviceMember, type ServiceMember } from "./members-state";
 import type { MembershipView } from "../membership/membership-view";
 import type { Submitted } from "../membership/invite-batcher";
 
-/** A run that starts from a plan: the members it keeps, and the invitations that may still land. */
-export function runOf(integrationId: string, acts: Actions): Run {
+/**
+ * A run that starts from a plan: the members it keeps, and the invitations that may still land. `unread`: the recorded jobs
+ * whose record cannot be read (`waitForEachPending`), their members failing saying so rather than that the job still runs.
+ */
+export function runOf(integrationId: string, acts: Actions, unread?: ReadonlyMap<string, Error>): Run {
   const run: Run = {
     integrationId,
     present: byKey(acts.present),
@@ -33,7 +36,10 @@ export function runOf(integrationId: string, acts: Actions): Run {
     pending: new Map(acts.pending.map((p) => [idOf(p.userId), p])),
     adopted: [...acts.takeOver],
   };
-  for (const p of acts.stillRunning) run.failures.push({ userId: p.userId, error: new Error(stillRunning(p.jobId)) });
+  for (const p of acts.stillRunning) {
+    const why = p.jobId === null ? undefined : unread?.get(p.jobId);
+    run.failures.push({ userId: p.userId, error: new Error(why ? jobUnread(p.jobId!, why, "not invited again") : stillRunning(p.jobId)) });
+  }
   return run;
 }
 
@@ -46,8 +52,9 @@ export async function applyPlan(
   integrationId: string,
   acts: Actions,
   op: "create" | "update" | "delete",
+  unread?: ReadonlyMap<string, Error>,
 ): Promise<Run> {
-  const run = runOf(integrationId, acts);
+  const run = runOf(integrationId, acts, unread);
   const planned = run.failures.length;
   const { client, memberships } = ctx.connection();
   const removed = new Set<string>();

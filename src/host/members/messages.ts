@@ -66,6 +66,18 @@ export function stillRunning(jobId: string | null): string {
   );
 }
 
+/**
+ * The invitation's job `jobId` an earlier up left running cannot be read (`error`, its record has no status): whether it made the
+ * member is not known, so the user is `what` (not invited again by an update; kept by a destroy).
+ */
+export function jobUnread(jobId: string, error: Error, what: string): string {
+  return (
+    `the invitation's job ${jobId} cannot be read (${error.message.replace(/\.$/, "")}): whether it made the member is not known, ` +
+    `so the user is ${what}. The state keeps the invitation, and the next up or destroy reads the job again. Check the job ` +
+    "with getJob or in the service; if it is stuck, leave the member out of members for one up, then declare them again."
+  );
+}
+
 /** An invitation finished, but reading back what it made failed with `error`. */
 export function cannotReadBack(error: unknown): string {
   const why = error instanceof Error ? error.message : String(error);

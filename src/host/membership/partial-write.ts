@@ -3,7 +3,7 @@
  * {@link PartialWriteError} with a record as partially created (gRPC `ErrorResourceInitFailed`, from its `id`, `properties`
  * and `reasons`): the next `pulumi up` waits for its job ({@link waitForPending}).
  */
-import { JobFailedError, JobTimeoutError, NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { InvalidResponseError, JobFailedError, JobTimeoutError, NotFoundError, type WorkspaceAccessClient } from "../../client";
 
 const MARKER = Symbol.for("pulumi-workspace-access.PartialWriteError");
 
@@ -76,12 +76,33 @@ export async function settleJob(client: WorkspaceAccessClient, jobId: string): P
 
 /** Gives the jobs an earlier deployment left their time once more (a slow invitation is not sent twice); answers those still running. */
 export async function waitForPending(client: WorkspaceAccessClient, pending: readonly PendingInvitation[] | undefined): Promise<string[]> {
+  const { running, unread } = await waitForEachPending(client, pending);
+  const [first] = unread.values();
+  if (first) throw first;
+  return running;
+}
+
+/**
+ * As {@link waitForPending}, for a resource of many members: a job whose record cannot be read (a job with no status) is
+ * answered in `unread`, with why, instead of failing the operation: whether it made its member is not known, so that member
+ * alone is kept as if still running (neither invited again nor forgotten), and one odd job record breaks no other member's write.
+ */
+export async function waitForEachPending(
+  client: WorkspaceAccessClient,
+  pending: readonly PendingInvitation[] | undefined,
+): Promise<{ running: string[]; unread: Map<string, InvalidResponseError> }> {
   const running: string[] = [];
+  const unread = new Map<string, InvalidResponseError>();
   const jobIds = (pending ?? []).flatMap((p) => (p.jobId === null ? [] : [p.jobId]));
   await Promise.all(
     jobIds.map(async (id) => {
-      if ((await settleJob(client, id)) === "running") running.push(id);
+      const outcome = await settleJob(client, id).catch((error: unknown) => {
+        if (!InvalidResponseError.isInstance(error)) throw error;
+        unread.set(id, error);
+        return "unread" as const;
+      });
+      if (outcome === "running") running.push(id);
     }),
   );
-  return running.sort();
+  return { running: running.sort(), unread };
 }
