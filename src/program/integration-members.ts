@@ -83,7 +83,8 @@ export class IntegrationMembers extends pulumi.CustomResource {
    * Reads the member set of the existing integration `id` names (in any case, whitespace around it ignored) into a resource
    * the stack does not manage, as a generated provider's `get` does: the engine records it as external (a `read` in a
    * preview), `pulumi refresh` reads it again, and a destroy, or removing it from the program, never removes a member. Every
-   * member is in `members`, as the service has them (`unmanagedMembers` is empty). It declares nothing to the program's
+   * member is in `members`, as the service has them (`unmanagedMembers` is empty), read from listings that agree (a member a
+   * shifting page skipped is not left out; listings that never agree fail the read). It declares nothing to the program's
    * checks, so a resource that manages the same integration may stand beside it. An integration there is not fails the preview
    * and the up, naming the id. There is no `state` argument, as a generated `get` has: the id alone names the set, so a state
    * could add nothing to the read. The options are those Pulumi's read of an existing record takes (`parent`, `dependsOn`,

@@ -736,6 +736,19 @@ describe("a list is not proof of absence", () => {
     expect(emu.integrations.members(BIG)).toHaveLength(351);
   });
 
+  it("IntegrationMembers.get (and its refresh) reads every member, pages shifting: a set is answered from listings that agree", async () => {
+    const emu = await big({ shiftPages: "remove" });
+    const get = { __get: BIG, __provider: "p" } as never;
+    const read = wire(await provider.read!(BIG, get));
+    expect(read.props!.members).toHaveLength(151);
+    expect(read.props!.unmanagedMembers).toEqual([]);
+    // A refresh of the get's resource reads with no state as well; a write arms the shift again.
+    emu.integrations.setMember(BIG, member(150), { role: "collaborator", entitlements: ["EDITOR"] });
+    const again = wire(await provider.read!(BIG, { ...read.props, __provider: "p" } as never));
+    expect(again.props!.members).toHaveLength(151);
+    expect(emu.requests.every((r) => r.method === "GET")).toBe(true);
+  });
+
   it("records listed twice count once: no member unmanaged twice, nothing read or written beyond the change", async () => {
     const emu = await big({ repeatRecords: true });
     const olds = stateOf(managedAll().map(collaborator));
@@ -1504,6 +1517,30 @@ describe("a pending invitation whose job's record cannot be read", () => {
     expect(destroyed.message).toContain(`user ${stuck}: the invitation's job ${job.id} cannot be read`);
     expect(writeLinesOf(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${other}`]);
     expect(emu.integrations.members(INTEGRATION).map((m) => m.userId)).toEqual([O]);
+  });
+});
+
+describe("IntegrationMembers.get of an integration whose listings never agree", () => {
+  it("fails naming the integration and what to do, rather than answer a set a listing may have skipped a member of", async () => {
+    const [O, A, B] = idsOf("8", 3);
+    const emu = await ownedWorld(O, [A, B]);
+    await configureFor(emu);
+    const page = (ids: string[]) =>
+      JSON.stringify({
+        data: ids.map((id) => ({ id, type: "user", attributes: { role: "collaborator", entitlements: [{ id: "VIEWER" }] } })),
+        links: { next: null },
+        meta: { page: { maxSize: 100, total: ids.length } },
+      });
+    // Each listing (one page) answers another set: someone adds and removes members while they are read.
+    for (const ids of [
+      [O, A],
+      [O, B],
+      [O, A],
+    ])
+      emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, body: page(ids) });
+    const error = await rejection(provider.read!(INTEGRATION, { __get: INTEGRATION, __provider: "p" } as never));
+    expect(error.message).toContain(`Could not read the members of integration ${INTEGRATION} completely: 3 listings`);
+    expect(error.message).toContain("IntegrationMembers.get read nothing; run it again.");
   });
 });
 

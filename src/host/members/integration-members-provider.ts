@@ -12,14 +12,14 @@
  * | | (the list answering 404: `GET /integrations/{id}`; 404 too: the integration does not exist, the state kept; there: the members withheld) |
  * | | (create or update: an invitation or `PATCH` answering 404, `GET /integrations/{id}` once; each member's failure says what is known) |
  * | read | the list; a 404 (trusted by the client once the key is shown integrations and users): `GET /integrations/{id}`, 404: gone, dropped with a warning |
- * | | (the read of an `IntegrationMembers.get`, with no state: every member; an integration gone fails it, naming the id) |
+ * | | (the read of an `IntegrationMembers.get`, with no state: every member, listings until two agree; an integration gone fails it, naming the id) |
  * | delete | jobs left running waited for; the list; a `DELETE` per managed member there, not adopted (unless `deleteOnDestroy`) or taken over |
  *
  * It manages the members in its state (invited, adopted or declared); everyone else is reported unmanaged. No operation
  * removes the last owner. When some writes fail, the others still happen, and the state records what the service then has.
  */
 import type * as pulumi from "@pulumi/pulumi";
-import { ConfigurationError, NotFoundError } from "../../client";
+import { ConfigurationError, NotFoundError, WorkspaceAccessError } from "../../client";
 import { idOf, sameId } from "../../client/ids";
 import { memberKey } from "../takeovers";
 import { knownString } from "../../shared/unknown";
@@ -32,6 +32,7 @@ import {
   integrationDoesNotExist,
   jobUnread,
   integrationGone,
+  membersNotComplete,
   membersNotDisclosed,
   noIntegrationToGet,
   noIntegrationToImport,
@@ -40,6 +41,8 @@ import {
   ownersLeft,
 } from "./messages";
 import { requestOf, stillRunningOnDestroy } from "../membership/messages";
+import type { MembershipView } from "../membership/membership-view";
+import { type Members, PROOF_LISTINGS } from "../membership/member-list";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { changedMembersProperties, declaredOf, diffMembers } from "./members-diff";
 import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
@@ -58,14 +61,19 @@ function heldNow(ctx: ProviderContext, inputs: Props): HeldNow {
   };
 }
 
-/** The plan against the service: one member list, then (only when the plan rests on an absence from it) its confirmations, and the plan again. */
+/**
+ * The plan against the service: one member list, then (only when the plan rests on an absence from it) its confirmations, and the
+ * plan again. A read without state (a `get`'s, whose `members` is the whole set) takes its listing proven complete instead:
+ * a member a shifting page skipped would be missing from the set (`op` names that read in the failure's message).
+ */
 async function planAgainstService(
   ctx: ProviderContext,
   base: Omit<PlanInput, "listed" | "confirmed">,
   recorded: readonly IntegrationMemberState[] = [],
+  op: "get" | "refresh" = "refresh",
 ): Promise<Actions> {
   const view = ctx.connection().memberships.of(base.integrationId);
-  const listing = await view.list();
+  const listing = base.op === "read" && !base.prior ? await wholeSet(view, base.integrationId, op) : await view.list();
   const listed = asPlanned(listing, recorded);
   let confirmed = new Map<string, ServiceMember | null>();
   for (;;) {
@@ -73,6 +81,15 @@ async function planAgainstService(
     if (plan.kind === "act") return plan;
     confirmed = new Map([...confirmed, ...asPlanned(await view.confirm(listing, plan.userIds), recorded)]);
   }
+}
+
+/** Every member of integration `integrationId`, from listings that agree; their disagreeing to the end fails the read (`op`). */
+async function wholeSet(view: MembershipView, integrationId: string, op: "get" | "refresh"): Promise<Members> {
+  const { listing, proven, error } = await view.provenList();
+  if (proven) return listing;
+  if (error !== undefined) throw error;
+  const message = membersNotComplete(integrationId, PROOF_LISTINGS + 1, op);
+  throw new WorkspaceAccessError(message, { kind: "invalid_response", method: "GET" });
 }
 
 /** Whether another resource of this deployment took the member over: no longer this one's to remove. */
@@ -170,7 +187,7 @@ async function read(
   const prior = props?.members ? props : undefined;
   let acts: Actions;
   try {
-    acts = await planAgainstService(ctx, { op: "read", integrationId: id, prior }, props?.members);
+    acts = await planAgainstService(ctx, { op: "read", integrationId: id, prior }, props?.members, get ? "get" : "refresh");
   } catch (error) {
     if (!NotFoundError.isInstance(error)) throw error;
     // The integration's read failing is thrown naming the list's 404 too (`goneAfter`), nothing read as gone.

@@ -135,6 +135,16 @@ export function membersNotDisclosed(id: string, op: keyof typeof WITHHELD_OUTCOM
   );
 }
 
+/** A read of integration `id`'s whole member set (`op`: a get, or its refresh) whose `listings` listings never agreed. */
+export function membersNotComplete(id: string, listings: number, op: "get" | "refresh"): string {
+  const outcome = op === "get" ? "IntegrationMembers.get read nothing" : "The refresh changes nothing in the state";
+  return (
+    `Could not read the members of integration ${id} completely: ${listings} listings at different page sizes disagreed ` +
+    "(members came or went while they were read), and a member one listing skipped would be missing from the set. " +
+    `${outcome}; run it again.`
+  );
+}
+
 /** `import` names integration `importId`, not the declared `integrationId`. */
 export function notTheDeclaredIntegration(importId: string, integrationId: string): string {
   return (

@@ -90,6 +90,14 @@ export class MembershipView {
     return memberList(this.#client, this.#integrationId);
   }
 
+  /**
+   * A complete listing for a read that answers the whole set (an `IntegrationMembers.get`'s): proven, a second listing at another
+   * page size agreeing (`member-list.ts`), as a lookup's set is; else the proof as it ended (`proven: false`, a listing's error).
+   */
+  async provenList(): Promise<Proof> {
+    return prove(this.#client, this.#integrationId, await this.list());
+  }
+
   /** Confirms the misses `userIds` of `listed` (see `member-list.ts`): what was found, `undefined` when absent. */
   confirm(listed: Members, userIds: readonly string[]): Promise<Map<Id, Found | undefined>> {
     return confirm(this.#client, this.#integrationId, listed, userIds);
