@@ -7,7 +7,7 @@ import {
   JobTimeoutError,
   NotFoundError,
 } from "./errors";
-import type { HttpTransport } from "./transport";
+import type { HttpTransport, RequestSpec } from "./transport";
 import { type Job, type JobDeadline, toJob } from "./models";
 import { pathOf } from "./path";
 import { redactError } from "./redact";
@@ -57,9 +57,14 @@ export class JobsApi {
 
   /** Reads a job. 404 raises {@link NotFoundError}, saying what it may mean (see {@link #unknown}). */
   async get(id: string): Promise<Job> {
+    return this.#read(id);
+  }
+
+  /** {@link get}; `waitEnds`: a poll's, the end of the wait it serves, which a 429 is not waited past (`RequestSpec.waitEnds`). */
+  async #read(id: string, waitEnds?: RequestSpec["waitEnds"]): Promise<Job> {
     const path = pathOf("jobs", [id, "job id"]);
     const { data } = await this.#http.request(
-      { method: "GET", path, scopes: [SCOPES.readJobs], notFound: () => this.#unknown(id) },
+      { method: "GET", path, scopes: [SCOPES.readJobs], notFound: () => this.#unknown(id), ...(waitEnds && { waitEnds }) },
       schemas().job,
     );
     this.#jobsShown = true;
@@ -110,21 +115,28 @@ export class JobsApi {
     let interval = first;
     let polls = 0;
     let last = "created";
+    // A timeout the caller gave is not the setting's: raising the setting would not lengthen it.
+    const late = () => {
+      const setting = options.timeoutMs === undefined ? this.#http.setting("jobTimeoutSeconds") : undefined;
+      return new JobTimeoutError(id, last, timeoutMs / 1000, setting, this.#http.redact, end);
+    };
+    // A poll's 429 asking to wait past the end ends the wait at its end, saying why, rather than minutes after it.
+    const ended = (rateLimited: Error) => {
+      const error = late();
+      error.message += ` Its last poll ${rateLimited.message.replace(/^GET \S+ /, "")}`;
+      return error;
+    };
     for (;;) {
       const remaining = deadline - deps.clock.now();
       // A wait whose end passed before it began (a resource's customTimeouts spent in a batch window) reads the job once: the
       // status it reports was seen, and a job done by then is not called late.
-      if (remaining <= 0 && polls > 0) {
-        // A timeout the caller gave is not the setting's: raising the setting would not lengthen it.
-        const setting = options.timeoutMs === undefined ? this.#http.setting("jobTimeoutSeconds") : undefined;
-        throw new JobTimeoutError(id, last, timeoutMs / 1000, setting, this.#http.redact, end);
-      }
+      if (remaining <= 0 && polls > 0) throw late();
       if (remaining > 0) await deps.clock.sleep(Math.min(interval, remaining));
       // Probing: two probes `first` apart, then the setting's schedule from its second step, a probe later (a quick job:
       // 50 ms; the third poll at 450 ms, as without probes; one of 1 s: 4 polls).
       const grown = probing && polls === 1 ? Math.round(settings.jobPollIntervalMs * 1.5) + first : Math.round(interval * 1.5);
       interval = probing && polls === 0 ? first : Math.min(grown, settings.jobPollMaxIntervalMs);
-      const job = await this.get(id).catch((error: unknown) => {
+      const job = await this.#read(id, { at: deadline, ended }).catch((error: unknown) => {
         throw write !== undefined && polls === 0 && !this.#jobsShown ? this.#notDisclosed(error, write) : error;
       });
       polls++;

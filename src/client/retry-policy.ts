@@ -16,8 +16,11 @@ export type RetryLimits = Pick<
   "maxRetries" | "maxRateLimitRetries" | "maxRateLimitWaitSeconds" | "retryBaseDelayMs" | "retryMaxDelayMs"
 >;
 
-/** An attempt: its method, the retries of transient failures (5xx, no answer) and the 429s waited out so far. */
-export type Attempt = { method: string; transientRetries: number; rateLimitRetries: number };
+/**
+ * An attempt: its method, the retries of transient failures (5xx, no answer) and the 429s waited out so far; `leftMs`, how
+ * long its caller may still wait when the answer arrived (a job's poll: until the wait for the job ends), if it is bounded.
+ */
+export type Attempt = { method: string; transientRetries: number; rateLimitRetries: number; leftMs?: number };
 
 /** What came of an attempt. */
 export type Outcome =
@@ -38,8 +41,17 @@ export type Decision =
    * `Retry-After`, when it said one), or at once when that asks for longer than a retry may wait ({@link askedTooLong}).
    */
   | { action: "fail"; why: "error" | "transient"; retried: number; askedMs?: number }
-  /** Give up on a 429 (its wait is over the cap, or its retries are spent), still holding the client's other requests for `holdMs`. */
-  | { action: "fail"; why: "rate-limit-too-long" | "rate-limit-retries-spent"; waitMs: number; given: boolean; holdMs: number };
+  /**
+   * Give up on a 429 (its wait is over the cap, its retries are spent, or it would end after the caller's wait, `Attempt.leftMs`),
+   * still holding the client's other requests for `holdMs`.
+   */
+  | {
+      action: "fail";
+      why: "rate-limit-too-long" | "rate-limit-retries-spent" | "rate-limit-past-end";
+      waitMs: number;
+      given: boolean;
+      holdMs: number;
+    };
 
 /** The policy: see {@link Decision}. `random` gives the back-off's jitter. */
 export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, random: () => number): Decision {
@@ -51,6 +63,11 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
     const given = retryAfterMs !== undefined;
     // A wait over the cap holds nothing back: the other requests fail as fast on their own 429s.
     if (waitMs > limits.maxRateLimitWaitSeconds * 1000) return { action: "fail", why: "rate-limit-too-long", waitMs, given, holdMs: 0 };
+    // A wait its caller cannot afford (a job's poll near the end of the wait for the job) is not begun: the caller's end is
+    // kept, and the other requests still held, as the service asked.
+    if (attempt.leftMs !== undefined && waitMs > attempt.leftMs) {
+      return { action: "fail", why: "rate-limit-past-end", waitMs, given, holdMs: waitMs };
+    }
     // Out of 429 retries, the other requests are still held: they would collect 429s of their own during the Retry-After.
     if (attempt.rateLimitRetries >= limits.maxRateLimitRetries) {
       return { action: "fail", why: "rate-limit-retries-spent", waitMs, given, holdMs: waitMs };

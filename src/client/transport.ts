@@ -18,7 +18,7 @@ import type { JobDeadline } from "./models";
 import { Pacer } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeEchoTest, makeRedactor, makeValueRedactor, redactDeep, redactError } from "./redact";
-import { askedTooLong, backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
+import { type Attempt, askedTooLong, backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
 import { schemas } from "./schemas";
 import { ServiceClock } from "./service-clock";
 import { describeNeeds, type JobAnswer, SCOPES, type Scope } from "./scopes";
@@ -120,6 +120,12 @@ export interface RequestSpec {
    * whether the key reads jobs). Asked when the 404 comes, after any scope's listing that tells it apart.
    */
   notFound?: () => string;
+  /**
+   * A `GET`'s, for a caller whose wait is bounded (a job's poll): `at`, when that wait ends (the client's clock). A 429 asking
+   * to wait past it is not waited for (the client's other requests are still held): `ended` gives the error thrown instead,
+   * from the 429's {@link RateLimitError}.
+   */
+  waitEnds?: { at: number; ended: (rateLimited: RateLimitError) => Error };
 }
 
 interface RawResponse {
@@ -269,7 +275,7 @@ export class HttpTransport {
       const url = this.#url(spec);
       const { method } = spec;
       const path = url.pathname;
-      const attempt = { method, transientRetries: 0, rateLimitRetries: 0 };
+      const attempt: Attempt = { method, transientRetries: 0, rateLimitRetries: 0 };
       if (this.#recalling) {
         await this.#recalling;
         this.#recalling = undefined;
@@ -294,6 +300,7 @@ export class HttpTransport {
         const retryAfter = [raw?.headers["retry-after"]].flat()[0];
         const serviceNow = arrivedAt + aheadMs;
         const outcome: Outcome = raw ? { kind: "answer", status: raw.status, retryAfter, now: serviceNow } : { kind: "no-answer" };
+        if (spec.waitEnds) attempt.leftMs = spec.waitEnds.at - arrivedAt;
         const decision = decide(attempt, outcome, this.settings, this.deps.random);
         switch (decision.action) {
           case "accept": {
@@ -319,7 +326,10 @@ export class HttpTransport {
             continue;
           case "fail": {
             const notFound = raw?.status === 404 && !this.#probeSpecs.has(spec) ? await this.#unlessHidden(spec, path) : undefined;
-            throw this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries, notFound);
+            const failure = this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries, notFound);
+            if (decision.why === "rate-limit-past-end" && spec.waitEnds && RateLimitError.isInstance(failure))
+              throw spec.waitEnds.ended(failure);
+            throw failure;
           }
         }
       }
@@ -356,21 +366,29 @@ export class HttpTransport {
       // A 5xx's Retry-After, kept on its ServerError: `users.create`, which sends its POST again itself, waits it out too.
       ...(asked !== undefined && { retryAfterMs: asked }),
     };
-    if (decision.why === "rate-limit-too-long" || decision.why === "rate-limit-retries-spent") {
+    if ("holdMs" in decision) {
       if (decision.holdMs > 0) this.pacer.pause(decision.holdMs);
       const why = decision.given
         ? `with Retry-After: ${Math.ceil(decision.waitMs / 1000)} s`
         : `without Retry-After, so the API's rule is to wait five minutes (${DEFAULT_RATE_LIMIT_WAIT_SECONDS} s)`;
-      const longest = this.setting("maxRateLimitWaitSeconds");
-      const limit = `${this.settings.maxRateLimitWaitSeconds} s`;
-      const message =
-        decision.why === "rate-limit-too-long"
-          ? `${method} ${path} answered 429 (rate limited) ${why}, ` +
-            (longest === undefined
-              ? `longer than a wait may last (${limit}). Run again later.`
-              : `longer than ${longest} (${limit}). Raise that setting to wait it out, or run again later.`)
-          : `${method} ${path} answered 429 (rate limited) again after waiting ${waited} times${this.#settingAfter("maxRateLimitRetries")}. ` +
-            "Lower the number of parallel operations or run again later.";
+      const said = `${method} ${path} answered 429 (rate limited)`;
+      let message: string;
+      if (decision.why === "rate-limit-too-long") {
+        const longest = this.setting("maxRateLimitWaitSeconds");
+        const limit = `${this.settings.maxRateLimitWaitSeconds} s`;
+        message =
+          `${said} ${why}, ` +
+          (longest === undefined
+            ? `longer than a wait may last (${limit}). Run again later.`
+            : `longer than ${longest} (${limit}). Raise that setting to wait it out, or run again later.`);
+      } else if (decision.why === "rate-limit-past-end") {
+        const left = Math.max(0, Math.ceil(((spec.waitEnds?.at ?? 0) - this.deps.clock.now()) / 1000));
+        message = `${said} ${why}, longer than the wait it was sent for may still last (${left} s).`;
+      } else {
+        message =
+          `${said} again after waiting ${waited} times${this.#settingAfter("maxRateLimitRetries")}. ` +
+          "Lower the number of parallel operations or run again later.";
+      }
       return new RateLimitError(this.redact(message), context, decision.waitMs);
     }
     const location = [raw?.headers["location"]].flat()[0];

@@ -167,6 +167,28 @@ describe("waiting for jobs", () => {
     expect(error.message).not.toContain("jobTimeoutSeconds");
   });
 
+  it("a poll answered 429 asking to wait past the wait's end ends the wait at its end, not after the 429's five minutes", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    emu.jobs.hangNext(1);
+    const { client, clock } = clientFor(emu, { jobTimeoutSeconds: 30 });
+    const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    const began = clock.now();
+    // The second poll meets a 429 without Retry-After: the contract's 300 s, well past the wait's 30 s.
+    const onPoll = () => emu.fault({ method: "GET", path: `/jobs/${job.id}`, status: 429, times: 10 });
+    const error = await rejection(job.wait({ onPoll }));
+    expect(JobTimeoutError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ jobId: job.id, lastStatus: "running" });
+    expect(error.message).toMatch(/within 30 s \(last status: running\)/);
+    expect(error.message).toContain("answered 429 (rate limited) without Retry-After");
+    expect(clock.now() - began).toBeLessThanOrEqual(30_000);
+    const polls = emu.requests.filter((r) => r.method === "GET" && r.path === `/jobs/${job.id}`).map((r) => r.status);
+    expect(polls).toEqual([200, 429]);
+    // The 429 still holds the client's next request for its wait: the service asked for it.
+    const resumed = clock.now();
+    await client.jobs.get(job.id!);
+    expect(clock.now() - resumed).toBeGreaterThanOrEqual(300_000 - (resumed - began));
+  });
+
   it("a wait whose end has passed reads the job once: done is done, and a late one's status is one it saw", async () => {
     const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
     const { client, clock } = clientFor(emu);

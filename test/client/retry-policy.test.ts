@@ -75,6 +75,18 @@ describe("decide", () => {
       answer(429, "3"),
       { action: "fail", why: "rate-limit-retries-spent", waitMs: 3000, given: true, holdMs: 3000 },
     ],
+    [
+      "429 asking to wait past its caller's end (a job's poll) fails, still holding the other requests for the wait",
+      { ...fresh("GET"), leftMs: 2999 },
+      answer(429, "3"),
+      { action: "fail", why: "rate-limit-past-end", waitMs: 3000, given: true, holdMs: 3000 },
+    ],
+    [
+      "429 whose wait ends by its caller's end is waited out",
+      { ...fresh("GET"), leftMs: 3000 },
+      answer(429, "3"),
+      { action: "wait", waitMs: 3000, given: true },
+    ],
     ["500 to a GET is retried after the first back-off step", fresh("GET"), answer(500), { action: "retry", delayMs: 300 }],
     [
       "503 to a PUT on its third retry backs off 2^2 steps",
