@@ -210,7 +210,7 @@ export class Pacer {
 
   #headers(headers: Record<string, string | string[] | undefined>, now: number, serviceAheadMs: number): void {
     const said = readRateLimitHeaders(headers, now + serviceAheadMs);
-    if (!said) return;
+    if (!said || said.resetMs > MAX_HEADER_WINDOW_MS) return;
     this.#windowMs = Math.max(this.#windowMs, said.resetMs);
     const { limit, remaining } = said;
     if (limit !== undefined && limit >= 1 && this.#windowMs > 0) {
@@ -230,9 +230,10 @@ export class Pacer {
 
 /**
  * What `RateLimit-Limit`, `-Remaining` and `-Reset` say (IETF draft, or `X-` prefixed); `undefined` without a reset, which gives
- * both their window. `serviceNow`: the service's clock when the answer arrived, which an epoch reset is measured from.
+ * both their window. `serviceNow`: the service's clock when the answer arrived, which an epoch reset is measured from. A reset
+ * over {@link MAX_HEADER_WINDOW_MS} teaches the pacer nothing; a 429's is its wait all the same (`transport.ts`). @internal
  */
-function readRateLimitHeaders(headers: Record<string, string | string[] | undefined>, serviceNow: number) {
+export function readRateLimitHeaders(headers: Record<string, string | string[] | undefined>, serviceNow: number) {
   const read = (name: string) => {
     const value = headers[name] ?? headers[`x-${name}`];
     const n = Number(Array.isArray(value) ? value[0] : value);
@@ -243,6 +244,5 @@ function readRateLimitHeaders(headers: Record<string, string | string[] | undefi
   // `reset` is delta seconds in the IETF draft; an epoch value is taken as such, in seconds or (past 1e12) milliseconds, a
   // time on the service's clock.
   const resetMs = Math.max(0, reset > 1e12 ? reset - serviceNow : reset > 1e9 ? reset * 1000 - serviceNow : reset * 1000);
-  if (resetMs > MAX_HEADER_WINDOW_MS) return undefined;
   return { resetMs, limit: read("ratelimit-limit"), remaining: read("ratelimit-remaining") };
 }

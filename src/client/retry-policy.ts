@@ -24,8 +24,12 @@ export type Attempt = { method: string; transientRetries: number; rateLimitRetri
 
 /** What came of an attempt. */
 export type Outcome =
-  /** `now`: the service's clock when the answer arrived, which a dated `Retry-After` is measured from (`ServiceClock.aheadFor`). */
-  | { kind: "answer"; status: number; retryAfter?: string | undefined; now: number }
+  /**
+   * `now`: the service's clock when the answer arrived, which a dated `Retry-After` is measured from (`ServiceClock.aheadFor`);
+   * `resetMs`: a 429's wait until its `RateLimit-Reset`, when its `RateLimit-Remaining` is 0 or absent (the window it was
+   * refused for), which it waits for without a readable `Retry-After`.
+   */
+  | { kind: "answer"; status: number; retryAfter?: string | undefined; now: number; resetMs?: number | undefined }
   /** No (complete) answer: a reset connection or a timeout. */
   | { kind: "no-answer" };
 
@@ -34,8 +38,8 @@ export type Decision =
   | { action: "accept" }
   /** A transient failure: send again after `delayMs`. */
   | { action: "retry"; delayMs: number }
-  /** A 429: hold every request of the client for `waitMs`, then send again. */
-  | { action: "wait"; waitMs: number; given: boolean }
+  /** A 429: hold every request of the client for `waitMs`, then send again; `from`: the header that gave it, if not `Retry-After`. */
+  | { action: "wait"; waitMs: number; given: boolean; from?: "RateLimit-Reset" }
   /**
    * Give up: an error answer no retry helps, or a transient failure after `retried` retries (`askedMs`: its 5xx's
    * `Retry-After`, when it said one), or at once when that asks for longer than a retry may wait ({@link askedTooLong}).
@@ -50,6 +54,7 @@ export type Decision =
       why: "rate-limit-too-long" | "rate-limit-retries-spent" | "rate-limit-past-end";
       waitMs: number;
       given: boolean;
+      from?: "RateLimit-Reset";
       holdMs: number;
     };
 
@@ -59,20 +64,24 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
   if (outcome.kind === "answer" && outcome.status >= 200 && outcome.status < 300) return { action: "accept" };
   if (outcome.kind === "answer" && outcome.status === 429) {
     const retryAfterMs = parseRetryAfter(outcome.retryAfter, outcome.now);
-    const waitMs = retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
-    const given = retryAfterMs !== undefined;
+    // Without a Retry-After, the window's reset is the wait the service names; only with neither, the contract's five minutes.
+    const from = retryAfterMs === undefined && outcome.resetMs !== undefined ? ({ from: "RateLimit-Reset" } as const) : {};
+    const waitMs = retryAfterMs ?? outcome.resetMs ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
+    const given = retryAfterMs !== undefined || outcome.resetMs !== undefined;
     // A wait over the cap holds nothing back: the other requests fail as fast on their own 429s.
-    if (waitMs > limits.maxRateLimitWaitSeconds * 1000) return { action: "fail", why: "rate-limit-too-long", waitMs, given, holdMs: 0 };
+    if (waitMs > limits.maxRateLimitWaitSeconds * 1000) {
+      return { action: "fail", why: "rate-limit-too-long", waitMs, given, ...from, holdMs: 0 };
+    }
     // A wait its caller cannot afford (a job's poll near the end of the wait for the job) is not begun: the caller's end is
     // kept, and the other requests still held, as the service asked.
     if (attempt.leftMs !== undefined && waitMs > attempt.leftMs) {
-      return { action: "fail", why: "rate-limit-past-end", waitMs, given, holdMs: waitMs };
+      return { action: "fail", why: "rate-limit-past-end", waitMs, given, ...from, holdMs: waitMs };
     }
     // Out of 429 retries, the other requests are still held: they would collect 429s of their own during the Retry-After.
     if (attempt.rateLimitRetries >= limits.maxRateLimitRetries) {
-      return { action: "fail", why: "rate-limit-retries-spent", waitMs, given, holdMs: waitMs };
+      return { action: "fail", why: "rate-limit-retries-spent", waitMs, given, ...from, holdMs: waitMs };
     }
-    return { action: "wait", waitMs, given };
+    return { action: "wait", waitMs, given, ...from };
   }
   if (!transient) return { action: "fail", why: "error", retried: 0 };
   const asked = outcome.kind === "answer" ? parseRetryAfter(outcome.retryAfter, outcome.now) : undefined;

@@ -15,7 +15,7 @@ import {
   withMessage,
 } from "./errors";
 import type { JobDeadline } from "./models";
-import { Pacer } from "./pacer";
+import { Pacer, readRateLimitHeaders } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeEchoTest, makeRedactor, makeValueRedactor, redactDeep, redactError } from "./redact";
 import { type Attempt, askedTooLong, backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
@@ -167,6 +167,16 @@ const DISCLOSURES: ReadonlyMap<string, { what: string; probe: RequestSpec }> = n
 const joined = (words: readonly string[]) =>
   words.length <= 1 ? (words[0] ?? "") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`;
 
+/**
+ * A 429's wait until its `RateLimit-Reset` (`serviceNow`: the service's clock, which an epoch reset is read on), when its
+ * `RateLimit-Remaining` is 0 or absent: the window it was refused for. A request still remaining says the 429 is not that
+ * window's: no wait is read from it.
+ */
+function windowReset(headers: RawResponse["headers"], serviceNow: number): number | undefined {
+  const said = readRateLimitHeaders(headers, serviceNow);
+  return said && (said.remaining === undefined || said.remaining <= 0) ? said.resetMs : undefined;
+}
+
 /** A request's kind, as far as a key's scopes go: the scopes it needs (a member's PATCH and DELETE are one kind; so are two integrations' member lists). */
 const kindOf = (spec: RequestSpec) => spec.scopes.map((scope) => scope.id).join(" ");
 
@@ -299,7 +309,8 @@ export class HttpTransport {
         if (raw) this.pacer.observe(raw.status, raw.headers, ticket, aheadMs);
         const retryAfter = [raw?.headers["retry-after"]].flat()[0];
         const serviceNow = arrivedAt + aheadMs;
-        const outcome: Outcome = raw ? { kind: "answer", status: raw.status, retryAfter, now: serviceNow } : { kind: "no-answer" };
+        const resetMs = raw?.status === 429 ? windowReset(raw.headers, serviceNow) : undefined;
+        const outcome: Outcome = raw ? { kind: "answer", status: raw.status, retryAfter, now: serviceNow, resetMs } : { kind: "no-answer" };
         if (spec.waitEnds) attempt.leftMs = spec.waitEnds.at - arrivedAt;
         const decision = decide(attempt, outcome, this.settings, this.deps.random);
         switch (decision.action) {
@@ -369,7 +380,7 @@ export class HttpTransport {
     if ("holdMs" in decision) {
       if (decision.holdMs > 0) this.pacer.pause(decision.holdMs);
       const why = decision.given
-        ? `with Retry-After: ${Math.ceil(decision.waitMs / 1000)} s`
+        ? `with ${decision.from ?? "Retry-After"}: ${Math.ceil(decision.waitMs / 1000)} s`
         : `without Retry-After, so the API's rule is to wait five minutes (${DEFAULT_RATE_LIMIT_WAIT_SECONDS} s)`;
       const said = `${method} ${path} answered 429 (rate limited)`;
       let message: string;

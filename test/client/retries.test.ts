@@ -34,6 +34,39 @@ describe("429 rate limits", () => {
     expect(clock.sleeps).toEqual([300_000]);
   });
 
+  it.each<[string, Record<string, string>, number]>([
+    ["RateLimit-Reset in seconds, Remaining 0", { "RateLimit-Remaining": "0", "RateLimit-Reset": "5" }, 5000],
+    ["X-RateLimit-Reset, Remaining absent", { "X-RateLimit-Reset": "7" }, 7000],
+    ["RateLimit-Reset beside Retry-After: Retry-After says", { "RateLimit-Reset": "5", "Retry-After": "2" }, 2000],
+    [
+      "RateLimit-Reset with requests still Remaining: not this window's 429, five minutes",
+      { "RateLimit-Remaining": "3", "RateLimit-Reset": "5" },
+      300_000,
+    ],
+  ])("a 429 without Retry-After whose RateLimit-Reset says when its window resets waits until then (%s)", async (_, headers, waited) => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", status: 429, headers });
+    const { client, clock } = clientFor(emu);
+    await client.users.list().next();
+    expect(clock.sleeps).toEqual([waited]);
+    expect(emu.requests.map((r) => r.status)).toEqual([429, 200]);
+  });
+
+  it("a RateLimit-Reset given as an epoch time is read on the service's clock; one past the cap fails at once, naming it", async () => {
+    const emu = await emulator();
+    const { client, clock } = clientFor(emu, { maxRateLimitWaitSeconds: 60 });
+    const date = new Date(clock.now() - 600_000);
+    const epoch = (ms: number) => String(Math.round((date.getTime() + ms) / 1000));
+    emu.fault({ path: "/users", status: 429, headers: { Date: date.toUTCString(), "RateLimit-Reset": epoch(4000) } });
+    await client.users.list().next();
+    expect(clock.sleeps).toEqual([4000]);
+    emu.fault({ path: "/users", status: 429, headers: { "RateLimit-Remaining": "0", "RateLimit-Reset": "3600" } });
+    const error = await rejection(client.users.list().next());
+    expect(RateLimitError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("answered 429 (rate limited) with RateLimit-Reset: 3600 s, longer than maxRateLimitWaitSeconds (60 s)");
+    expect(clock.sleeps).toEqual([4000]);
+  });
+
   it("fails fast when the wait is longer than maxRateLimitWaitSeconds, naming the setting and the five-minute rule", async () => {
     const emu = await emulator();
     emu.fault({ path: "/users", status: 429 });

@@ -25,6 +25,8 @@ const fresh = (method: string): Attempt => ({ method, transientRetries: 0, rateL
 const spent = (method: string): Attempt => ({ method, transientRetries: 3, rateLimitRetries: 2 });
 const answer = (status: number, retryAfter?: string): Outcome => ({ kind: "answer", status, retryAfter, now });
 const noAnswer: Outcome = { kind: "no-answer" };
+/** A 429 whose `RateLimit-Reset` names its window's end `resetMs` from now (its `RateLimit-Remaining` 0). */
+const reset = (resetMs: number, retryAfter?: string): Outcome => ({ kind: "answer", status: 429, retryAfter, now, resetMs });
 
 describe("decide", () => {
   it.each<[string, Attempt, Outcome, Decision]>([
@@ -50,6 +52,24 @@ describe("decide", () => {
       fresh("GET"),
       answer(429),
       { action: "wait", waitMs: 300_000, given: false },
+    ],
+    [
+      "429 without Retry-After waits until its window's RateLimit-Reset",
+      fresh("GET"),
+      reset(4000),
+      { action: "wait", waitMs: 4000, given: true, from: "RateLimit-Reset" },
+    ],
+    [
+      "429 with Retry-After waits that, whatever its RateLimit-Reset",
+      fresh("GET"),
+      reset(4000, "2"),
+      { action: "wait", waitMs: 2000, given: true },
+    ],
+    [
+      "429 whose RateLimit-Reset is past the cap fails at once, saying which header asked",
+      fresh("GET"),
+      reset(3_600_000),
+      { action: "fail", why: "rate-limit-too-long", waitMs: 3_600_000, given: true, from: "RateLimit-Reset", holdMs: 0 },
     ],
     [
       "429 with an unreadable Retry-After waits five minutes",
