@@ -1,10 +1,18 @@
-/** The contract's answers: only a record's `id` is certain, others nullish, unknown fields kept, open enums any string; a wrong type fails it. */
+/**
+ * The contract's answers: only a record's `id` is certain, others nullish, unknown fields kept, open enums any string; a wrong
+ * type fails it, but for what the package never decides by: `links.self` and `links.previous`, and the page meta, which only
+ * sizes a list's read-ahead: one not the contract's (a total as text) is taken as absent.
+ */
 import type { z as Z } from "zod";
 
 function build(z: typeof Z) {
-  const links = z.looseObject({ self: z.string().nullish(), next: z.string().nullish(), previous: z.string().nullish() }).nullish();
+  /** Read by nothing the package decides: a wrong type is as absent. */
+  const unread = <T extends Z.ZodType>(schema: T) => schema.optional().catch(undefined);
+  const links = z
+    .looseObject({ self: unread(z.string().nullish()), next: z.string().nullish(), previous: unread(z.string().nullish()) })
+    .nullish();
   const page = z.looseObject({ maxSize: z.number().nullish(), total: z.number().nullish() }).nullish();
-  const pageMeta = z.looseObject({ page }).nullish();
+  const pageMeta = unread(z.looseObject({ page }).nullish());
 
   const text = z.string().nullish();
   const record = <A extends Z.core.$ZodLooseShape, E extends Z.core.$ZodLooseShape = Record<never, never>>(attributes: A, extra?: E) =>

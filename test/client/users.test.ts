@@ -132,6 +132,25 @@ describe("users.list", () => {
     });
   });
 
+  it("reads a list whose page meta is not the contract's (a total and a maxSize as text, a previous link as a number): the meta only sizes the read-ahead", async () => {
+    await withStub(async (stub, client) => {
+      const record = (i: number) => ({
+        type: "user",
+        id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+        attributes: { email: `u${i}@x.example` },
+      });
+      const link = "/api/v1/users?page%5Bnumber%5D=2&page%5Bsize%5D=100";
+      const meta = { page: { total: "2", maxSize: "100" } };
+      stub.queue.push(
+        { status: 200, body: { data: [record(1)], links: { next: link, previous: 0 }, meta } },
+        { status: 200, body: { data: [record(2)], links: { next: null }, meta } },
+      );
+      const users = await collect(client.users.list({ pageSize: 100 }));
+      expect(users.map((u) => u.email)).toEqual(["u1@x.example", "u2@x.example"]);
+      expect(stub.requests.map((r) => r.path)).toEqual(["/api/v1/users?page%5Bsize%5D=100", link]);
+    });
+  });
+
   it("sends the filter and finds a user by email case-insensitively", async () => {
     const emu = await emulator();
     emu.users.add({ ...alice, email: "Alice@Example.com" });
