@@ -105,7 +105,9 @@ export async function* paginate<T extends z.ZodType, R>(
       }
       onInvalid?.(id === undefined ? undefined : http.redact(id), error, readable);
     }
-    if (!next || data.data.length === 0) return;
+    // A page whose next link is itself (a service that links the last page to itself) ends the list: read again it brings
+    // the same page. Ending early claims nothing: a list proves presence only.
+    if (!next || data.data.length === 0 || (spec !== first && next === spec.path)) return;
     stale = fresh ? 0 : stale + 1;
     if (stale >= 2) {
       // A page past the end answered as the last one again (page numbers clamped), each linking to one more: it never ends.

@@ -151,6 +151,27 @@ describe("users.list", () => {
     });
   });
 
+  it("ends at a page whose links.next is itself; a next link that comes back to an earlier page fails, naming the link", async () => {
+    const record = (i: number) => ({
+      type: "user",
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+      attributes: { email: `u${i}@x.example` },
+    });
+    const link = (n: number) => `/api/v1/users?page%5Bnumber%5D=${n}&page%5Bsize%5D=100`;
+    const page = (i: number, next: string | null) => ({ status: 200, body: { data: [record(i)], links: { next } } });
+    await withStub(async (stub, client) => {
+      stub.queue.push(page(1, link(2)), page(2, link(2)));
+      const users = await collect(client.users.list({ pageSize: 100 }));
+      expect(users.map((u) => u.email)).toEqual(["u1@x.example", "u2@x.example"]);
+      expect(stub.requests.map((r) => r.path)).toEqual(["/api/v1/users?page%5Bsize%5D=100", link(2)]);
+    });
+    await withStub(async (stub, client) => {
+      stub.queue.push(page(1, link(2)), page(2, link(3)), page(3, link(2)));
+      const error = await rejection(collect(client.users.list({ pageSize: 100 })));
+      expect(String(error)).toContain(`returned the same links.next twice (${link(2)})`);
+    });
+  });
+
   it("sends the filter and finds a user by email case-insensitively", async () => {
     const emu = await emulator();
     emu.users.add({ ...alice, email: "Alice@Example.com" });
