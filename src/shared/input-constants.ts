@@ -7,6 +7,13 @@ export const INTEGRATION_ROLES = ["account_owner", "account_collaborator"] as co
 export const IMPORT_ID = "__importId";
 
 /**
+ * The hidden input of a `User` declared with the `ignoreChanges` option: its paths as given. The engine applies the option to an
+ * update alone; Pulumi's import leaves an ignored property as the record has it, so the adoption of a user (`import`,
+ * `adoptExisting`) writes nothing for an attribute a path names. Never compared by `diff`.
+ */
+export const IGNORE_CHANGES = "__ignoreChanges";
+
+/**
  * The hidden input of a resource a class's static `get` reads (`true`): the engine hands the host the properties the class
  * registered, and this tells the host the read is of the record the id names, with no state (`Handlers.read` in
  * `provider-runtime.ts`): a record not there fails, naming the type and the id, where a refresh's read drops the resource. Kept

@@ -5,7 +5,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { idOf } from "../client/ids";
-import { IMPORT_ID, INTEGRATION_ROLES, SECRET_EMAIL } from "./input-constants";
+import { IGNORE_CHANGES, IMPORT_ID, INTEGRATION_ROLES, SECRET_EMAIL } from "./input-constants";
 import { containsUnknown, isUnknown, knownString } from "./unknown";
 
 export { IMPORT_ID, inviteRole } from "./input-constants";
@@ -91,6 +91,7 @@ export const userInputs = z.strictObject({
   deleteOnDestroy,
   [IMPORT_ID]: importId,
   [SECRET_EMAIL]: z.boolean().optional(),
+  [IGNORE_CHANGES]: z.array(z.string()).optional(),
 });
 
 /** Inputs of an {@link IntegrationEntitlement}. */

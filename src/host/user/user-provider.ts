@@ -65,7 +65,7 @@ import { DEFAULT_USER_ROLE, defined, IMPORT_ID, type Props, type UserInputs, use
 import { type Connection, type ProviderContext, providerOf } from "../provider-runtime";
 import { digestOf } from "../../shared/digest";
 import { hiderIf, shown } from "../../shared/hide-secrets";
-import { SECRET_EMAIL } from "../../shared/input-constants";
+import { IGNORE_CHANGES, SECRET_EMAIL } from "../../shared/input-constants";
 import { withHints } from "../../shared/hints";
 import { isUnknown, knownString } from "../../shared/unknown";
 
@@ -251,7 +251,10 @@ export const provider = providerOf<Props, UserOutputs>({
     return hiding(hide, () =>
       ctx.withWrite(async () => {
         const { client } = ctx.connection();
-        if (typeof news[IMPORT_ID] === "string") return adopt(ctx, await imported(ctx, news[IMPORT_ID], inputs), inputs, hide, true);
+        const ignored = ignoredAttributes(news[IGNORE_CHANGES]);
+        if (typeof news[IMPORT_ID] === "string") {
+          return adopt(ctx, await imported(ctx, news[IMPORT_ID], inputs), inputs, hide, ignored, true);
+        }
         // The user this deployment's delete left in place (a forced `--replace`): taken back as the deleted resource held it.
         const left = ctx.leftInPlace.get(declaredUserKey(inputs.email));
         const kept = left?.userId ? await unlessNotFound(client.users.get(left.userId)) : undefined;
@@ -261,14 +264,14 @@ export const provider = providerOf<Props, UserOutputs>({
         }
         // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
         const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
-        if (found) return adopt(ctx, found, inputs, hide);
+        if (found) return adopt(ctx, found, inputs, hide, ignored);
         const { user, taken } = await createUser(ctx.connection(), inputs, inputs.adoptExisting === true).catch((error: unknown) => {
           // A User's id is the user's, unknown till the job ends: no partial state can hold it, so the message says what to do.
           if (PartialWriteError.isInstance(error) && error.pendingJobId !== null)
             error.message += createStillRunning(inputs.email, error.pendingJobId);
           throw error;
         });
-        return taken ? adopt(ctx, user, inputs, hide) : { id: user.id, outs: outputs(user, inputs) };
+        return taken ? adopt(ctx, user, inputs, hide, ignored) : { id: user.id, outs: outputs(user, inputs) };
       }),
     );
   },
@@ -486,42 +489,84 @@ async function takenBy({ client, cache }: Pick<Connection, "client" | "cache">, 
 /** Every attribute a user's inputs may declare: an adoption sends each declared one as declared. */
 const DECLARABLE = COMPARED.map(([key]) => key);
 
+/** The attributes an adoption does not write: the optional ones `ignoreChanges` paths name (`"*"`: all); never the email, the key. */
+export function ignoredAttributes(paths: unknown): string[] {
+  if (!Array.isArray(paths)) return [];
+  const roots = paths
+    .map((path) => (typeof path === "string" ? /^\s*(?:\["([^"]*)"\]|([^.[\s]+))/.exec(path) : null))
+    .map((m) => m?.[1] ?? m?.[2]);
+  return DECLARABLE.filter((key) => key !== "email" && roots.some((root) => root === key || root === "*"));
+}
+
+/**
+ * `inputs` with the service's value of each `ignored` attribute the program declares (one the program could not declare, an
+ * empty name, is left as declared), and the declared values so kept from the write, as digests ({@link Unapplied}).
+ */
+function keepIgnored(existing: User, inputs: Attributes, ignored: readonly string[]): { sent: Attributes; unapplied?: Unapplied } {
+  const sent: Attributes = { ...inputs };
+  const unapplied: Unapplied = {};
+  for (const [key, same] of COMPARED) {
+    const declared = inputs[key as keyof Attributes];
+    const theirs = existing[key as keyof User];
+    if (!ignored.includes(key) || declared === undefined || theirs === undefined || !userInputs.shape[key].safeParse(theirs).success)
+      continue;
+    (sent as Record<string, unknown>)[key] = theirs;
+    if (!same(theirs, declared, existing.role)) unapplied[key as keyof Unapplied] = digestOf(key, declared);
+  }
+  return Object.keys(unapplied).length === 0 ? { sent } : { sent, unapplied };
+}
+
 /**
  * Takes over an existing user (`User` or one of `WorkspaceUsers`): nothing is written when every declared attribute holds
  * already. Else one `PUT` sets the declared attributes and keeps the service's value of each optional one left out (an owner
  * stays an owner, a guest a guest): its value now, read with `GET /users/{id}` first, since `existing` may come from a
- * listing taken minutes ago (a proof's, or the shared read cache's); `read`: `existing` is such a read already.
+ * listing taken minutes ago (a proof's, or the shared read cache's); `read`: `existing` is such a read already. An attribute
+ * `ignored` names keeps the service's value too, as Pulumi's import leaves an ignored property; `unapplied` the declared values
+ * so left unsent.
  */
 export async function takeOver(
   ctx: ProviderContext,
   existing: User,
   inputs: Attributes,
   read = false,
-): Promise<{ user: User; written: boolean }> {
-  const held = changedUserProperties(existing, inputs).length === 0;
+  ignored: readonly string[] = [],
+): Promise<{ user: User; written: boolean; unapplied?: Unapplied }> {
+  const kept = keepIgnored(existing, inputs, ignored);
+  const held = changedUserProperties(existing, kept.sent).length === 0;
   const { client } = ctx.connection();
-  const user = held
-    ? existing
-    : read
-      ? await put(client, existing.id, inputs, existing, inputs.role)
-      : (await replaceUser(client, existing.id, inputs, DECLARABLE)).user;
+  let user = existing;
+  let unapplied = kept.unapplied;
+  if (!held && read) user = await put(client, existing.id, kept.sent, existing, inputs.role);
+  else if (!held)
+    ({ user, unapplied } = await replaceUser(
+      client,
+      existing.id,
+      inputs,
+      DECLARABLE.filter((key) => !ignored.includes(key)),
+    ));
   ctx.takeovers.add(userKey(user.id));
-  return { user, written: !held };
+  return { user, written: !held, ...(unapplied ? { unapplied } : {}) };
 }
 
-/** Takes over `existing` for a `User` declaring `inputs` (`hide`: how its messages print its email; `read`: as {@link takeOver}'s). */
+/**
+ * Takes over `existing` for a `User` declaring `inputs` (`hide`: how its messages print its email; `ignored`, `read`: as
+ * {@link takeOver}'s).
+ */
 async function adopt(
   ctx: ProviderContext,
   existing: User,
   inputs: UserInputs,
   hide: Hide,
+  ignored: readonly string[],
   read = false,
 ): Promise<pulumi.dynamic.CreateResult<UserOutputs>> {
-  const { user, written } = await takeOver(ctx, existing, inputs, read);
+  const { user, written, unapplied } = await takeOver(ctx, existing, inputs, read, ignored);
   // Said in the up's output: the engine reports the adoption as "created" either way.
-  if (!written)
-    ctx.info(hide(`Adopted user ${inputs.email} (${existing.id}): it holds every declared attribute already; nothing was written.`));
-  return { id: user.id, outs: outputs(user, inputs, true) };
+  if (!written) {
+    const held = unapplied ? "every declared attribute ignoreChanges does not name" : "every declared attribute";
+    ctx.info(hide(`Adopted user ${inputs.email} (${existing.id}): it holds ${held} already; nothing was written.`));
+  }
+  return { id: user.id, outs: { ...outputs(user, inputs, true), ...(unapplied ? { unapplied } : {}) } };
 }
 
 /** The user `import` names, read directly: one that does not exist or has another email fails, naming both, before any write. */
