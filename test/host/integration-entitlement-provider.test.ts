@@ -575,6 +575,63 @@ describe("resuming and roles", () => {
   });
 });
 
+describe("an update whose own PATCH is left in flight (its job not seen to finish)", () => {
+  const id = `${youtube}/${alan}`;
+  /** The stack's membership of alan (`declare`), changed to `MANAGER` by an update whose PATCH's job hangs past the timeout. */
+  async function hungPatch(declare: Record<string, unknown>, byHand?: (emu: Emulator) => void) {
+    const emu = await setup();
+    const created = (await provider.create((await check({ ...base, ...declare })).inputs!)).outs!;
+    byHand?.(emu);
+    const olds = byHand ? wire(await provider.read!(id, created)).props! : created;
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.jobs.hangNext(1);
+    const news = { ...(await check({ ...base, ...declare, entitlements: ["MANAGER"] })).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.update!(id, olds, news))) as PartialCreate;
+    const job = emu.jobs.list().find((j) => j.status === "running")!;
+    return { emu, error, job, news };
+  }
+
+  it("keeps the membership this resource's: a member someone made an owner is not taken for someone else's", async () => {
+    const { emu, error, job, news } = await hungPatch({}, (e) =>
+      e.integrations.setMember(youtube, alan, { role: "owner", entitlements: ["EDITOR", "VIEWER"] }),
+    );
+    expect(error.message).toMatch(/did not finish within 1 s/);
+    // Recorded with the set asked and its job, for the next up to wait for, with the role the member holds.
+    expect(error.id).toBe(id);
+    expect(error.properties).toMatchObject({
+      entitlements: ["MANAGER"],
+      role: "account_owner",
+      declaredRole: null,
+      lastJobId: job.id,
+      pendingInvitations: [{ userId: alan, jobId: job.id }],
+      adopted: false,
+      __provider: "serialized",
+    });
+    emu.jobs.release(job.id);
+    await configureFor(emu, fast);
+    const state = error.properties as never;
+    // A refresh reads the membership the PATCH landed in: no longer pending.
+    expect(wire(await provider.read!(id, state)).props).toMatchObject({ entitlements: ["MANAGER"], pendingInvitations: [] });
+    // The next up (no refresh) waits for the job and takes the member as its own: not refused, nobody invited or removed.
+    expect((await provider.diff!(id, state, news)).changes).toBe(true);
+    emu.clearRequests();
+    const { outs } = wire(await provider.update!(id, state, news));
+    expect(outs).toMatchObject({ entitlements: ["MANAGER"], role: "account_owner", adopted: false, pendingInvitations: [] });
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)).toMatchObject({ role: "owner", entitlements: ["MANAGER"] });
+  });
+
+  it("does not record a membership the stack invited as adopted (adoptExisting): destroy still removes it", async () => {
+    const { emu, error, job } = await hungPatch({ adoptExisting: true });
+    expect(error.properties).toMatchObject({ adopted: false, pendingInvitations: [{ userId: alan, jobId: job.id }] });
+    emu.jobs.release(job.id);
+    await configureFor(emu, fast);
+    await provider.delete!(id, error.properties as never);
+    expect(emu.requests.filter((r) => r.method === "DELETE")).toHaveLength(1);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(false);
+  });
+});
+
 describe("a role the program leaves out is the service's", () => {
   it("a member made an owner by hand is neither replaced nor demoted: a refresh shows the role, no diff follows, an update only sets", async () => {
     const emu = await setup();

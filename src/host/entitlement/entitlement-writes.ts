@@ -56,7 +56,9 @@ type DeclaredRole = { role?: IntegrationEntitlementInputs["role"] | null };
 
 /**
  * The member's role when it is known and not the declared one (the API cannot change a role in place); none when the program
- * leaves the role out. `asInvited`: compared with the role this resource's invitation asked (whether the member is its own).
+ * leaves the role out. `asInvited`: compared with the role this resource's write expects (whether the member is its own): an
+ * invitation's, or, given a state with a write pending, the role it records (an invitation's, or the role the member held
+ * when an update's own `PATCH` was left in flight).
  */
 export function otherRole(member: IntegrationUser, inputs: DeclaredRole, asInvited = false): string | undefined {
   const current = inviteRole(member.role);
@@ -70,9 +72,11 @@ export async function adopt(
   inputs: IntegrationEntitlementInputs,
   member: IntegrationUser,
   how: Arrival,
+  recorded?: DeclaredRole,
 ): Promise<Written> {
   const current = otherRole(member, inputs);
-  const notInvited = otherRole(member, inputs, true);
+  // Resuming: compared with the role the state's pending write expects (`recorded`), else the invitation's of the inputs.
+  const notInvited = otherRole(member, recorded ?? inputs, true);
   // Resuming, a member with another role than invited was not made by this resource's invitation: someone else's.
   if (!inputs.adoptExisting && (how === "create" || (notInvited && how === "resume"))) {
     const roleHint = current ? ` and role: "${current}"` : "";
@@ -150,17 +154,19 @@ async function memberAfterInvite(
 
 /**
  * An update that resumes a partial create, or restores a membership removed out of band: invites, or takes over as its own.
- * `absent`: the member was just read and is not there (after a `PATCH` whose job failed), so not read again.
+ * `absent`: the member was just read and is not there (after a `PATCH` whose job failed), so not read again. `recorded`: the
+ * state resumed, whose role is the one its pending write expects the member to hold.
  */
 export async function converge(
   ctx: ProviderContext,
   inputs: IntegrationEntitlementInputs,
   patched?: NotFoundError,
   absent = false,
+  recorded?: DeclaredRole,
 ): Promise<Written> {
   const member = absent ? undefined : usable(await ctx.connection().memberships.of(inputs.integrationId).read(inputs.userId));
   // After a PATCH of this set answered 404 (`patched`): a member there was not removed, and the same PATCH would get it again.
   if (member && patched) throw memberThereAfterPatch(inputs.integrationId, inputs.userId, patched, ctx.keySource);
-  if (member) return adopt(ctx, inputs, member, "resume");
+  if (member) return adopt(ctx, inputs, member, "resume", recorded);
   return afterInvitation(ctx, inputs, await ctx.connection().invites.submit(invitationOf(inputs)), "resume");
 }

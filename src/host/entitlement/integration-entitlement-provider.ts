@@ -21,7 +21,8 @@
  * | | (a forced `--replace` then takes the member back: the create finds them, `ctx.leftInPlace`, and adopts them without `adoptExisting`) |
  *
  * A write accepted and not seen to finish (a timeout, an answer lost), or whose member cannot be read back after its job
- * finished, records a partial create (`partialCreate`).
+ * finished, records a partial create (`partialCreate`); an update's own `PATCH` left in flight, the membership as it was with
+ * that write pending (`patchLeftInFlight`).
  */
 import { ConfigurationError, NotFoundError, sameId, unlessNotFound, type WorkspaceAccessClient } from "../../client";
 import { hinted, withHints } from "../../shared/hints";
@@ -111,7 +112,8 @@ function partialCreate(
   inputs: IntegrationEntitlementInputs,
   before: { lastJobId: string | null; adopted: boolean; email?: string | null; status?: string | null },
 ): unknown {
-  if (!PartialWriteError.isInstance(error)) return error;
+  // Not written, or recorded already (an update's own PATCH left in flight).
+  if (!PartialWriteError.isInstance(error) || error.id !== undefined) return error;
   const state: IntegrationEntitlementOutputs = {
     ...inputs,
     email: before.email ?? null,
@@ -122,6 +124,18 @@ function partialCreate(
     declaredRole: inputs.role ?? null,
   };
   return error.recordedAs({ id: membershipId(inputs.integrationId, inputs.userId), properties: { ...state, __provider: news.__provider } });
+}
+
+/**
+ * An update's own `PATCH` left in flight (its job not seen to finish): recorded with the set asked and the job, pending as a
+ * partial create's invitation is (the next `up` waits for it; a diff, even of a reverted set, is a change), but as the
+ * membership it was: this resource's, `adopted` and the role it holds unchanged (the resume, a refresh and a destroy compare a
+ * member found with that role, not an invitation's: an owner someone promoted is not taken for someone else's membership).
+ */
+function patchLeftInFlight(error: unknown, id: string, state: IntegrationEntitlementOutputs, news: Props): unknown {
+  if (!PartialWriteError.isInstance(error)) return error;
+  const pendingInvitations = [{ userId: state.userId, jobId: error.pendingJobId }];
+  return error.recordedAs({ id, properties: { ...state, lastJobId: error.pendingJobId, pendingInvitations, __provider: news.__provider } });
 }
 
 export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
@@ -217,7 +231,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         }
         // A partial create's member holding another role was not made by its invitation: someone else's. Kept as recorded, the
         // next up's resume refuses it; taken as read, the role's diff would replace it, deleting that membership first.
-        if (props?.pendingInvitations?.length && otherRole(member, inputsOf(props), true)) return { id, props, inputs: inputsOf(props) };
+        if (props?.pendingInvitations?.length && otherRole(member, props, true)) return { id, props, inputs: inputsOf(props) };
         // The declared role as the state records it (none without a state: an import's read). A state written before the record
         // hands back its role as before, and stays without it: its `role` is the service's, no proof of what was declared.
         const recorded = props !== undefined && "declaredRole" in props;
@@ -238,7 +252,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     );
   },
 
-  async update(ctx, _id, olds, news) {
+  async update(ctx, id, olds, news) {
     const inputs = ctx.parseInputs(integrationEntitlementInputs, news);
     const adopted = olds.adopted === true;
     const { deleteOnDestroy: _, ...kept } = olds;
@@ -269,6 +283,16 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
                 patched = error;
                 return undefined;
               });
+            // The membership as it stands after this PATCH: this resource's, its role and `adopted` as they were.
+            const patchedState: IntegrationEntitlementOutputs = {
+              ...kept,
+              ...inputs,
+              role: inputs.role ?? olds.role,
+              declaredRole,
+              lastJobId: job?.id ?? olds.lastJobId ?? null,
+              pendingInvitations: [],
+              adopted,
+            };
             if (job) {
               try {
                 await job.wait();
@@ -278,28 +302,16 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
                   .memberships.of(inputs.integrationId)
                   .unlessGone(inputs.userId, error)
                   .catch((stands: unknown) => {
-                    throw afterJobWait(stands, job.id);
+                    throw patchLeftInFlight(afterJobWait(stands, job.id), id, patchedState, news);
                   });
                 absent = true;
               }
             }
-            if (job && !absent) {
-              return {
-                outs: {
-                  ...kept,
-                  ...inputs,
-                  role: inputs.role ?? olds.role,
-                  declaredRole,
-                  lastJobId: job.id ?? olds.lastJobId ?? null,
-                  pendingInvitations: [],
-                  adopted,
-                },
-              };
-            }
+            if (job && !absent) return { outs: patchedState };
           }
           // A create's job gets its time once more (a slow invitation is not sent twice); still running, it is stuck: invite again.
           await waitForPending(client, olds.pendingInvitations);
-          const { member, jobId } = await converge(ctx, inputs, patched, absent);
+          const { member, jobId } = await converge(ctx, inputs, patched, absent, olds);
           return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null, adopted) };
         } catch (error) {
           // Into an integration deleted since the state was written: said as a create says it, the resource kept (no removal).
@@ -338,7 +350,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     // and the resume take them), left as an adopted membership is, whatever the opt-in (as an IntegrationMembers' destroy leaves one).
     if (props?.pendingInvitations?.length && !ctx.roleReplacements.has(key)) {
       const member = await memberNow();
-      if (member && !(member instanceof Error) && otherRole(member, inputsOf(props), true)) {
+      if (member && !(member instanceof Error) && otherRole(member, props, true)) {
         ctx.warn(notInvitedMembershipLeft(integrationId, userId, member));
         ctx.leftInPlace.set(key, { adopted: true });
         return;
