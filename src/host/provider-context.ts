@@ -87,6 +87,12 @@ export class ProviderContext {
    * first (a forced `--replace`), which takes the record back as the deleted resource held it instead of failing on it.
    */
   readonly leftInPlace = new Map<string, { adopted: boolean; userId?: string }>();
+  /**
+   * The keys (`takeovers.ts`) of the memberships an `IntegrationEntitlement`'s delete of this deployment removed: a create of the
+   * same one later in the deployment is a replacement that deleted first, which makes it anew whatever `import` the program
+   * still gives (Pulumi ignores `import` for a resource in the state).
+   */
+  readonly removedMemberships = new Set<string>();
   /** The integrations' entitlement catalogues, read once each for `check` (`entitlement-catalogue.ts`). */
   readonly catalogue: EntitlementCatalogue;
   #connection: Connection | undefined;

@@ -1230,3 +1230,34 @@ describe("a membership this deployment removed, created again (a replacement's d
     expect(emu.integrations.members(youtube).find((m) => m.userId === grace)).toMatchObject({ entitlements: ["EDITOR", "VIEWER"] });
   });
 });
+
+describe("a replacement of an imported membership the program still gives `import`", () => {
+  // grace is a collaborator on YouTube in the seed. The resource imported her membership, with the opt-in that lets a
+  // replacement remove it first (docs/adoption.md: a role change of an adopted membership).
+  const imported = { ...base, userId: grace, __importId: `${youtube}/${grace}`, deleteOnDestroy: true };
+  const id = `${youtube}/${grace}`;
+  it.each([
+    ["a declared role change", { role: "account_owner" }, "owner"],
+    ["a forced --replace (no diff)", {}, "collaborator"],
+  ])(
+    "%s: the delete removes the member, and the create invites them again, not refused as nothing to import",
+    async (_what, change, role) => {
+      const emu = await setup();
+      const { outs } = await provider.create((await check(imported)).inputs!);
+      expect(outs).toMatchObject({ adopted: true });
+      await configureFor(emu, fast);
+      const news = (await check({ ...imported, ...change })).inputs!;
+      if (Object.keys(change).length > 0) expect(await provider.diff!(id, outs!, news)).toMatchObject({ deleteBeforeReplace: true });
+      emu.clearRequests();
+      await provider.delete!(id, outs!);
+      const created = wire(await provider.create(news));
+      // Made anew by the stack: no longer adopted.
+      expect(created.outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], adopted: false });
+      expect(emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`)).toEqual([
+        `DELETE /integrations/${youtube}/users/${grace}`,
+        `POST /integrations/${youtube}/users`,
+      ]);
+      expect(emu.integrations.members(youtube).find((m) => m.userId === grace)).toMatchObject({ role, entitlements: ["EDITOR", "VIEWER"] });
+    },
+  );
+});

@@ -19,6 +19,7 @@
  * | | a pending write's job first. Left unless `deleteOnDestroy`: an adopted membership, and a member made an owner the program did not declare; |
  * | | left always: a partial create's member holding another role than its invitation asked (someone else's) |
  * | | (a forced `--replace` then takes the member back: the create finds them, `ctx.leftInPlace`, and adopts them without `adoptExisting`) |
+ * | | (one it removed, `ctx.removedMemberships`, a replacement's create invites again, the program's `import` no longer applying) |
  *
  * A write accepted and not seen to finish (a timeout, an answer lost), or whose member cannot be read back after its job
  * finished, records a partial create (`partialCreate`); an update's own `PATCH` left in flight, the membership as it was with
@@ -170,10 +171,13 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   async create(ctx, news) {
     const inputs = ctx.parseInputs(integrationEntitlementInputs, news);
     const { integrationId, userId } = inputs;
+    // A replacement whose delete removed the membership in this deployment (a role change, a forced `--replace`, with
+    // `deleteOnDestroy`) creates it anew: the program's `import` named the record the replaced resource held, which Pulumi
+    // ignores once the resource is in the state. Taken, it would refuse the membership just removed as nothing to import.
+    const importId = ctx.removedMemberships.has(memberKey(integrationId, userId)) ? undefined : news[IMPORT_ID];
     return ctx.withWrite(
       async () => {
         try {
-          const importId = news[IMPORT_ID];
           let written: Written;
           if (typeof importId === "string") written = await adopt(ctx, inputs, await imported(ctx, inputs, importId), "import");
           else {
@@ -196,7 +200,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           // Recorded as a partial create, the membership may yet land: this resource's as well.
           if (PartialWriteError.isInstance(error)) ctx.takeovers.add(memberKey(integrationId, userId));
           // Adopted: imported, or taken back from a delete that left it as adopted (a forced `--replace`).
-          const adopted = typeof news[IMPORT_ID] === "string" || ctx.leftInPlace.get(memberKey(integrationId, userId))?.adopted === true;
+          const adopted = typeof importId === "string" || ctx.leftInPlace.get(memberKey(integrationId, userId))?.adopted === true;
           throw partialCreate(error, news, inputs, { lastJobId: null, adopted });
         }
       },
@@ -380,6 +384,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         const job = await unlessNotFound(ctx.connection().client.integrations.removeUser(integrationId, userId));
         // Gone already: its 404, or its job failed and the member is not there (a service may accept the DELETE of a non-member).
         await job?.wait().catch((error: unknown) => ctx.connection().memberships.of(integrationId).unlessGone(userId, error));
+        // A replacement's create of it later in this deployment makes it anew (its `import` no longer applies).
+        ctx.removedMemberships.add(key);
       },
       integrationId,
       userId,
