@@ -6,6 +6,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { idOf } from "../client/ids";
 import { IGNORE_CHANGES, IMPORT_ID, INTEGRATION_ROLES, SECRET_EMAIL } from "./input-constants";
+import { MEMBERSHIP_ID_FORM, splitMembershipId } from "./membership-id";
 import { containsUnknown, isUnknown, knownString } from "./unknown";
 
 export { IMPORT_ID, inviteRole } from "./input-constants";
@@ -73,6 +74,18 @@ const importId = z
   .min(1, "import must not be empty")
   .optional();
 
+/**
+ * An `IntegrationEntitlement`'s `import`: a membership's id, whitespace around it aside (the class trims it), checked at
+ * preview: any other form would fail only at the create, naming no `import`.
+ */
+const membershipImportId = z
+  .string({ error: "import must be the id of the membership to adopt, a string" })
+  .refine(
+    (id) => splitMembershipId(id.trim()) !== undefined,
+    `import must be the membership's id, ${MEMBERSHIP_ID_FORM}: the integration's UUID, "/", then the user's id (getIntegrationMembers lists them)`,
+  )
+  .optional();
+
 const deleteOnDestroy = z.boolean({ error: "deleteOnDestroy must be true or false" }).optional();
 
 const adoptExisting = z.boolean({ error: "adoptExisting must be true or false" }).default(false);
@@ -103,7 +116,7 @@ export const integrationEntitlementInputs = z.strictObject({
   role: integrationRole.optional(),
   adoptExisting,
   deleteOnDestroy,
-  [IMPORT_ID]: importId,
+  [IMPORT_ID]: membershipImportId,
 });
 
 /** One member of an {@link IntegrationMembers}: `role` absent when not declared (the service's is kept). */

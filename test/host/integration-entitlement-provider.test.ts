@@ -68,6 +68,21 @@ describe("check", () => {
     expect(emu.requests).toHaveLength(0);
   });
 
+  it("refuses an import that is not a membership's id at preview, naming import and the form, with no request sent", async () => {
+    const emu = await setup();
+    // The integration's id alone (an IntegrationMembers' import takes one): it would fail only at the create, naming "id".
+    const { failures } = wire(await check({ ...base, __importId: youtube }));
+    expect(failures).toEqual([
+      {
+        property: "__importId",
+        reason: expect.stringContaining("import must be the membership's id, <integrationId>/<userId>"),
+      },
+    ]);
+    expect(emu.requests).toHaveLength(0);
+    // Whitespace around an id is no part of it (the class trims it too).
+    expect(wire(await check({ ...base, __importId: ` ${youtube}/${alan}\n` })).failures).toEqual([]);
+  });
+
   it("lets values not known yet through (preview: userId: alice.id)", async () => {
     const result = wire(await check({ ...base, userId: UNKNOWN, entitlements: ["VIEWER", UNKNOWN] }));
     expect(result.failures).toEqual([]);
