@@ -88,11 +88,11 @@ export class ProviderContext {
    */
   readonly leftInPlace = new Map<string, { adopted: boolean; userId?: string }>();
   /**
-   * The keys (`takeovers.ts`) of the memberships an `IntegrationEntitlement`'s delete of this deployment removed: a create of the
-   * same one later in the deployment is a replacement that deleted first, which makes it anew whatever `import` the program
-   * still gives (Pulumi ignores `import` for a resource in the state).
+   * The keys (`takeovers.ts`) of the records a delete of this deployment removed (an `IntegrationEntitlement`'s membership, a
+   * `User`'s user): a create of the same one later in the deployment is a replacement that deleted first, which makes it anew
+   * whatever `import` the program still gives (Pulumi ignores `import` for a resource in the state).
    */
-  readonly removedMemberships = new Set<string>();
+  readonly removedRecords = new Set<string>();
   /** The integrations' entitlement catalogues, read once each for `check` (`entitlement-catalogue.ts`). */
   readonly catalogue: EntitlementCatalogue;
   #connection: Connection | undefined;

@@ -142,6 +142,21 @@ describe("a forced replacement of what the delete leaves", () => {
     expect((await rejection(users.create((await users.check!({}, grace)).inputs!))).message).toContain("set adoptExisting: true");
   });
 
+  it("an imported User with deleteOnDestroy, the program still giving import: the delete removes it, the create makes it anew", async () => {
+    const { emu } = await setup();
+    const declared = { ...grace, __importId: ids.grace, deleteOnDestroy: true };
+    const { outs } = await users.create((await users.check!({}, declared)).inputs!);
+    await configureFor(emu, {});
+    emu.clearRequests();
+    await users.delete!(ids.grace, outs!);
+    // Pulumi applies import to a resource's first create alone: the replacement's is a create, not refused as nothing to import.
+    const again = await users.create((await users.check!({}, declared)).inputs!);
+    expect(again.id).not.toBe(ids.grace);
+    expect(again.outs).toMatchObject({ adopted: false, email: "grace@example.com" });
+    expect(writes(emu)).toEqual([`DELETE /users/${ids.grace}`, "POST /users"]);
+    expect(emu.users.findByEmail("grace@example.com")?.id).toBe(again.id);
+  });
+
   it("an imported IntegrationEntitlement, without adoptExisting: taken back as adopted, its set written when changed", async () => {
     const { emu } = await setup();
     const declared = { integrationId: integrations.youtube, userId: ids.grace, entitlements: ["EDITOR"] };

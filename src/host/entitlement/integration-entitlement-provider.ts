@@ -19,7 +19,7 @@
  * | | a pending write's job first. Left unless `deleteOnDestroy`: an adopted membership, and a member made an owner the program did not declare; |
  * | | left always: a partial create's member holding another role than its invitation asked (someone else's) |
  * | | (a forced `--replace` then takes the member back: the create finds them, `ctx.leftInPlace`, and adopts them without `adoptExisting`) |
- * | | (one it removed, `ctx.removedMemberships`, a replacement's create invites again, the program's `import` no longer applying) |
+ * | | (one it removed, `ctx.removedRecords`, a replacement's create invites again, the program's `import` no longer applying) |
  *
  * A write accepted and not seen to finish (a timeout, an answer lost), or whose member cannot be read back after its job
  * finished, records a partial create (`partialCreate`); an update's own `PATCH` left in flight, the membership as it was with
@@ -174,7 +174,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     // A replacement whose delete removed the membership in this deployment (a role change, a forced `--replace`, with
     // `deleteOnDestroy`) creates it anew: the program's `import` named the record the replaced resource held, which Pulumi
     // ignores once the resource is in the state. Taken, it would refuse the membership just removed as nothing to import.
-    const importId = ctx.removedMemberships.has(memberKey(integrationId, userId)) ? undefined : news[IMPORT_ID];
+    const importId = ctx.removedRecords.has(memberKey(integrationId, userId)) ? undefined : news[IMPORT_ID];
     return ctx.withWrite(
       async () => {
         try {
@@ -385,7 +385,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         // Gone already: its 404, or its job failed and the member is not there (a service may accept the DELETE of a non-member).
         await job?.wait().catch((error: unknown) => ctx.connection().memberships.of(integrationId).unlessGone(userId, error));
         // A replacement's create of it later in this deployment makes it anew (its `import` no longer applies).
-        ctx.removedMemberships.add(key);
+        ctx.removedRecords.add(key);
       },
       integrationId,
       userId,

@@ -252,8 +252,10 @@ export const provider = providerOf<Props, UserOutputs>({
       ctx.withWrite(async () => {
         const { client } = ctx.connection();
         const ignored = ignoredAttributes(news[IGNORE_CHANGES]);
-        if (typeof news[IMPORT_ID] === "string") {
-          return adopt(ctx, await imported(ctx, news[IMPORT_ID], inputs), inputs, hide, ignored, true);
+        // The user this deployment's delete removed (a replacement deleting first, the program's `import` still given): made anew.
+        const importId = news[IMPORT_ID];
+        if (typeof importId === "string" && !ctx.removedRecords.has(userKey(importId.trim()))) {
+          return adopt(ctx, await imported(ctx, importId, inputs), inputs, hide, ignored, true);
         }
         // The user this deployment's delete left in place (a forced `--replace`): taken back as the deleted resource held it.
         const left = ctx.leftInPlace.get(declaredUserKey(inputs.email));
@@ -347,8 +349,11 @@ export const provider = providerOf<Props, UserOutputs>({
           if (owner) {
             ctx.warn(hiderFor(secret, props?.email, owner.email)(leftInWorkspace(id, owner.email ?? props?.email, OWNER)));
             leave(owner.email ?? props?.email);
+            return;
           }
         }
+        // What a replacement's create then makes anew, whatever `import` the program still gives (`ctx.removedRecords`).
+        ctx.removedRecords.add(userKey(id));
       }),
     );
   },
