@@ -34,9 +34,10 @@ const SPEC: SpecOf<GetJobArgs> = {
 /**
  * Reads a job; with `waitForCompletion`, waits until it ends or the timeout, and says which (a preview reads it once:
  * `not_waited`). A key refused (401/403) says where the key comes from, and no failure holds a run of the key, as the lookups'
- * errors (`programFailure`).
+ * errors (`programFailure`). `opts`, Pulumi's `InvokeOptions`, is taken for the usual shape, as by the lookups, and changes
+ * nothing (the job is read in the program, not through a provider; {@link getJobOutput} waits for its `dependsOn`).
  */
-export function getJob(args: GetJobArgs): Promise<Job> {
+export function getJob(args: GetJobArgs, _opts?: pulumi.InvokeOptions): Promise<Job> {
   return readJob(args, systemClock).catch((error: unknown) => {
     throw programFailure(error);
   });

@@ -36,6 +36,8 @@ describe("getJob", () => {
     await program(emu, false);
     const id = await jobOf(emu);
     expect(await getJob({ id })).toMatchObject({ id, status: "running", waitOutcome: "not_waited" });
+    // Pulumi's InvokeOptions, as every lookup takes them (docs/lookups.md): the same read.
+    expect(await getJobAsExported({ id }, { async: true })).toMatchObject({ id, waitOutcome: "not_waited" });
     const job = await getJob({ id, waitForCompletion: true, timeoutSeconds: 30 });
     expect(job).toMatchObject({ id, status: "finished", waitOutcome: "finished", workflowType: "provide_access" });
   });
