@@ -167,6 +167,7 @@ describe("getUser", () => {
     const error = await lookupError(getUser({ email: "nobody@example.com" }), "lookup_not_found");
     expect(sent(emu)).toEqual(provenListing("/users", 1));
     expect(error.message).toContain('no user with email "nobody@example.com"');
+    expect(error.message).toContain("Check the email, or declare the user with a User resource");
     expect(error.message).toContain(`in the workspace at ${new URL(emu.url).host}`);
     expect(NotFoundError.isInstance(error)).toBe(false);
   });
@@ -176,6 +177,7 @@ describe("getUser", () => {
     await program(emu);
     const error = await lookupError(getUser({ id: "6f1d2c3b-0000-4f60-8a71-0b2c3d4e5f99" }), "lookup_not_found");
     expect(error.message).toContain('no user with id "6f1d2c3b-0000-4f60-8a71-0b2c3d4e5f99"');
+    expect(error.message).toContain("look the user up by email (getUserOutput({ email }))");
   });
 
   it("a read that failed is not kept for the run: the same lookup asked again reads again, and answers", async () => {

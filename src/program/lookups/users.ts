@@ -72,6 +72,13 @@ function contains(user: User, search: string): boolean {
  * new wa.IntegrationEntitlement("alice-youtube", { integrationId, userId: alice.id, entitlements: ["VIEWER"] });
  * ```
  */
+const NO_USER_WITH_ID_FIX =
+  "It may have been deleted, or the id may be another workspace's: look the user up by email (getUserOutput({ email })), " +
+  "or list the users with getUsers()";
+const NO_USER_WITH_EMAIL_FIX =
+  "Check the email, or declare the user with a User resource (new wa.User(name, { email, firstName, lastName })), whose " +
+  "id its outputs give";
+
 export function getUser(args: GetUserArgs, opts?: pulumi.InvokeOptions): Promise<LookedUpUser> {
   return runLookup(
     USER_ARGS,
@@ -79,7 +86,7 @@ export function getUser(args: GetUserArgs, opts?: pulumi.InvokeOptions): Promise
     async ({ id, email }, session) => {
       if (id !== undefined) {
         const user = await session.user(id);
-        if (!user) throw notFound(session, "getUser", `no user with id "${id}"`);
+        if (!user) throw notFound(session, "getUser", `no user with id "${id}"`, NO_USER_WITH_ID_FIX);
         return lookedUp(user);
       }
       const withEmail = (list: User[]) => list.filter((user) => typeof user.email === "string" && sameEmail(user.email, email!));
@@ -96,7 +103,12 @@ export function getUser(args: GetUserArgs, opts?: pulumi.InvokeOptions): Promise
           throw unreadable(session, "getUser", "users", mayBeThem, "look the user up by id");
       }
       if (matches.length === 0)
-        throw notFound(session, "getUser", `no user with email "${email}" (${users.length} users, emails compared case-insensitively)`);
+        throw notFound(
+          session,
+          "getUser",
+          `no user with email "${email}" (${users.length} users, emails compared case-insensitively)`,
+          NO_USER_WITH_EMAIL_FIX,
+        );
       if (matches.length > 1) {
         const list = matches.map((user) => `${user.id} (${user.email})`).join(", ");
         throw new LookupError(
