@@ -45,6 +45,19 @@ async function keyed(
   return keyedUsers;
 }
 
+/**
+ * Each user's email, known as soon as it is, whatever the user's other values: a user given as one output (or a list given as
+ * one) gives its email with the rest.
+ */
+function emailsOf(users: WorkspaceUsersArgs["users"]): pulumi.Output<unknown[]> {
+  const emailOf = (user: unknown) => (typeof user === "object" && user !== null ? (user as { email?: unknown }).email : undefined);
+  if (!Array.isArray(users)) return pulumi.output(users).apply((list) => (Array.isArray(list) ? list.map(emailOf) : []));
+  const emails = (users as unknown[]).map((user) =>
+    pulumi.Output.isInstance(user) || user instanceof Promise ? pulumi.output(user).apply(emailOf) : emailOf(user),
+  );
+  return pulumi.output(emails) as pulumi.Output<unknown[]>;
+}
+
 /** The string a path's quoted key holds (`"ann@example.com"`); `undefined` for one that is not valid JSON. */
 function quoted(text: string): string | undefined {
   try {
@@ -127,7 +140,21 @@ export class WorkspaceUsers extends pulumi.CustomResource {
     const given = pulumi.output(args.users);
     // The resource the warnings name, once it is registered (the users are keyed later, once known).
     const warnings: { resource?: pulumi.Resource } = {};
-    const users = given.apply(async (users) => keyed(users, name, self, await pulumi.isSecret(given), warnings));
+    // The emails are declared as soon as they are known, not once every value of the set is: in a preview, a value another
+    // resource has not made yet (a name, a role) leaves the set unknown, which would hide a user another resource manages.
+    const declared = emailsOf(args.users).apply(async (emails) => {
+      const secret = await pulumi.isSecret(given);
+      await ownedEmails(
+        emails.flatMap((email) => (typeof email === "string" ? [{ email }] : [])),
+        name,
+        self,
+        { label: "WorkspaceUsers", secret },
+      );
+      return emails;
+    });
+    const users = pulumi
+      .all([declared, given])
+      .apply(async ([, users]) => keyed(users, name, self, await pulumi.isSecret(given), warnings));
     const inputs = {
       users,
       deleteOnDestroy: args.deleteOnDestroy,

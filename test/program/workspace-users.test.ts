@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { ownedEmails } from "../../src/program/owners";
 import { IntegrationEntitlement } from "../../src/program/integration-entitlement";
 import { IntegrationMembers } from "../../src/program/integration-members";
+import { User } from "../../src/program/user";
 import { WorkspaceUsers } from "../../src/program/workspace-users";
 import { recordedInputs } from "../support/recorded-inputs";
 
@@ -172,5 +173,54 @@ describe("one owner per user: resources told apart by instance, not by name", ()
     await expect(
       Promise.all([ownedEmails([{ email: "x@example.com" }], "x", self), ownedEmails([{ email: "x@example.com" }], "x", self)]),
     ).resolves.toHaveLength(2);
+  });
+});
+
+/** A resource of another provider whose `name` a preview does not know yet (the mocks make it no id, as a create's preview). */
+class Unmade extends pulumi.CustomResource {
+  declare readonly name: pulumi.Output<string>;
+  constructor(name: string) {
+    super("test:index:Unmade", name, { name: undefined });
+  }
+}
+
+describe("one owner per user: a set declares its emails once they are known", () => {
+  it("in a preview, a user another resource manages fails both, though another value of the set is not known yet", async () => {
+    const registered: string[] = [];
+    await pulumi.runtime.setMocks(
+      {
+        newResource: (a) => {
+          registered.push(a.name);
+          return { id: a.type === "test:index:Unmade" ? (undefined as unknown as string) : `${a.name}-id`, state: a.inputs };
+        },
+        call: (a) => a.inputs,
+      },
+      "p",
+      "s",
+      true,
+    );
+    // The rejections of the failed resources' outputs, which Pulumi's output chain leaves unhandled.
+    const failures: string[] = [];
+    const listeners = process.listeners("unhandledRejection");
+    process.removeAllListeners("unhandledRejection");
+    process.on("unhandledRejection", (reason) => failures.push(String(reason)));
+    try {
+      const name = new Unmade("hr-record").name;
+      const ann = new User("ann", { email: "ann@example.com", firstName: "Ann", lastName: "Lee" });
+      const people = new WorkspaceUsers("people", { users: [{ email: "ANN@example.com", firstName: name, lastName: "Lee" }] });
+      // The control: a set of other users, one of its values unknown, registers.
+      const others = new WorkspaceUsers("others", { users: [{ email: "carl@example.com", firstName: name, lastName: "Cole" }] });
+      await new Promise((resolve) => others.urn.apply(resolve));
+      const urnOf = (resource: pulumi.Resource) => (resource.urn as unknown as { promise(): Promise<string> }).promise();
+      await Promise.allSettled([urnOf(ann), urnOf(people)]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(registered).toEqual(["hr-record", "others"]);
+      const collision = 'User "ann" and WorkspaceUsers "people" both manage the user with the email';
+      expect(failures.some((f) => f.includes(collision) && f.includes('Nothing was sent to the service for "people"'))).toBe(true);
+      expect(failures.some((f) => f.includes(collision) && f.includes('Nothing was sent to the service for "ann"'))).toBe(true);
+    } finally {
+      process.removeAllListeners("unhandledRejection");
+      for (const listener of listeners) process.on("unhandledRejection", listener);
+    }
   });
 });
