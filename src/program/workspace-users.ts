@@ -20,6 +20,24 @@ export interface WorkspaceUsersArgs {
 }
 
 /**
+ * Fails a set whose users are not a list, or one of whose users has no email, a string (a JavaScript program, which no type
+ * checks): named by place, the key being what is missing, before a check fails on it unclearly. No value is printed.
+ */
+export function refuseUsersWithoutEmail(users: unknown, name: string): void {
+  if (!Array.isArray(users)) throw programError(`WorkspaceUsers "${name}": users must be a list of users, got ${typeof users}.`);
+  users.forEach((user, i) => {
+    const email = typeof user === "object" && user !== null ? (user as { email?: unknown }).email : undefined;
+    if (typeof email !== "string" || email.trim() === "") {
+      const got =
+        typeof user !== "object" || user === null ? `a ${user === null ? "null" : typeof user}` : `an email of type ${typeof email}`;
+      throw programError(
+        `WorkspaceUsers "${name}": users[${i}] needs an email, a string that is not empty (got ${got}): give each user its email.`,
+      );
+    }
+  });
+}
+
+/**
  * The users keyed by email in lower case (how the provider compares them); a user listed twice fails the program, naming both
  * emails unless `secret` (the set holds a secret: Pulumi then keeps the whole set, its emails with it, as one).
  */
@@ -30,6 +48,7 @@ async function keyed(
   secret: boolean,
   warnings: { resource?: pulumi.Resource },
 ) {
+  refuseUsersWithoutEmail(users, name);
   const byKey = new Map<string, Record<string, unknown>>();
   for (const user of await ownedEmails(users, name, owner, { label: "WorkspaceUsers", secret })) {
     const key = emailKey(user.email);

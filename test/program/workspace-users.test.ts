@@ -4,7 +4,7 @@ import { ownedEmails } from "../../src/program/owners";
 import { IntegrationEntitlement } from "../../src/program/integration-entitlement";
 import { IntegrationMembers } from "../../src/program/integration-members";
 import { User } from "../../src/program/user";
-import { WorkspaceUsers } from "../../src/program/workspace-users";
+import { refuseUsersWithoutEmail, WorkspaceUsers } from "../../src/program/workspace-users";
 import { recordedInputs } from "../support/recorded-inputs";
 
 async function newProgram(): Promise<void> {
@@ -222,5 +222,21 @@ describe("one owner per user: a set declares its emails once they are known", ()
       process.removeAllListeners("unhandledRejection");
       for (const listener of listeners) process.on("unhandledRejection", listener);
     }
+  });
+});
+
+describe("a set's users as a JavaScript program may give them", () => {
+  it("a user without an email, or not a user, fails naming the set and the place, printing no value", () => {
+    expect(() => refuseUsersWithoutEmail([{ email: "ann@example.com" }, { firstName: "Bob" }], "people")).toThrow(
+      'WorkspaceUsers "people": users[1] needs an email, a string that is not empty (got an email of type undefined): give each user its email.',
+    );
+    expect(() => refuseUsersWithoutEmail([{ email: 42, firstName: "Secret" }], "people")).toThrow("users[0] needs an email");
+    expect(() => refuseUsersWithoutEmail([{ email: 42, firstName: "Secret" }], "people")).not.toThrow("Secret");
+    expect(() => refuseUsersWithoutEmail(["ann@example.com"], "people")).toThrow("(got a string)");
+    expect(() => refuseUsersWithoutEmail([{ email: "  " }], "people")).toThrow("users[0] needs an email");
+    expect(() => refuseUsersWithoutEmail({ ann: { email: "ann@example.com" } }, "people")).toThrow(
+      "users must be a list of users, got object",
+    );
+    expect(() => refuseUsersWithoutEmail([{ email: "ann@example.com" }], "people")).not.toThrow();
   });
 });
