@@ -127,7 +127,16 @@ export function readById(
     return undefined;
   };
   const normal = (id: string) => (provider === "user" ? id : idOf(id));
-  const trimmed = typeof given === "string" ? given.trim() : pulumi.output(given).apply((id) => id.trim());
+  // A JavaScript program may give another type: named, not a TypeError at `trim`.
+  const notText = (id: unknown) => `${kind} "${name}": ${kind}.get was given an id of type ${typeof id}: give the record's id, a string.`;
+  if (typeof given !== "string" && !pulumi.Output.isInstance(given) && !(given instanceof Promise)) throw new Error(notText(given));
+  const trimmed =
+    typeof given === "string"
+      ? given.trim()
+      : pulumi.output(given).apply((id: unknown) => {
+          if (typeof id !== "string") throw programError(notText(id));
+          return id.trim();
+        });
   const wrongNow = typeof trimmed === "string" ? problem(trimmed) : undefined;
   if (wrongNow !== undefined) throw new Error(wrongNow);
   const id =

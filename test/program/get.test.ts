@@ -97,6 +97,14 @@ describe("static get", () => {
     expect([...registered.keys()]).toEqual(["before", "kept"]);
   });
 
+  it("an id of another type (a JavaScript program's) fails naming the class, the resource and the type, with nothing registered", () => {
+    expect(() => User.get("numbered", 42 as unknown as string)).toThrow(
+      'User "numbered": User.get was given an id of type number: give the record\'s id, a string.',
+    );
+    expect(() => IntegrationMembers.get("nothing", undefined as unknown as string)).toThrow("IntegrationMembers.get");
+    expect(registered.has("numbered")).toBe(false);
+  });
+
   it("an empty id fails naming the class and the resource, with nothing registered", () => {
     expect(() => User.get("empty", " \n")).toThrow('User "empty": User.get was given an empty id');
     expect(registered.has("empty")).toBe(false);
