@@ -104,6 +104,12 @@ export class ProviderContext {
    * the waits sit deep in the client (a user create's); an async context carries it to them, set once by `bounded`.
    */
   readonly #deadlines = new AsyncLocalStorage<JobDeadline | undefined>();
+  /**
+   * Whether the engine checked a resource in this process: it checks what a program declares, with the stack config in force.
+   * A process that checked none (a `pulumi refresh` or `destroy`, which run no program) may run with the provider configuration
+   * the state recorded at the last `pulumi up`, which a fix of the stack config since then does not reach.
+   */
+  #checkSeen = false;
 
   constructor(config: StackConfig | undefined, options: ContextOptions = {}) {
     const env = options.env ?? process.env;
@@ -129,6 +135,16 @@ export class ProviderContext {
   /** For `check`: a failure per settings problem, so `pulumi preview` fails on them without a request. A copy: callers add theirs. */
   settingsFailures(): CheckFailure[] {
     return [...this.#failures];
+  }
+
+  /** Records that the engine checked a resource in this process (`providerOf`'s `check`): the stack config now is in force. */
+  noteCheck(): void {
+    this.#checkSeen = true;
+  }
+
+  /** Whether the configuration in force may be the state's, not the stack config now: no resource was checked in this process. */
+  mayRunOnState(): boolean {
+    return !this.#checkSeen;
   }
 
   /** What `check` returns for `news` against `schema` (`checkInputs`), the settings' failures first. */

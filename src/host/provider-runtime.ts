@@ -6,6 +6,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { redactError } from "../client/redact";
 import { customTimeoutsFailures, type TimedOperation } from "../shared/custom-timeouts";
+import { type StateCommand, stateHinted } from "../shared/hints";
 import { CUSTOM_TIMEOUTS, GET_READ, REPLACE_ON_CHANGES } from "../shared/input-constants";
 import { deadlineOf, timeoutsOf, withoutTimeouts, withTimeouts, withTimeoutsRecorded } from "./operation-timeouts";
 import { ProviderContext } from "./provider-context";
@@ -106,6 +107,18 @@ function keyless(error: unknown): unknown {
  * create, update, delete or refresh has its job waits end by the resource's timeout for it, and the state keeps it for a
  * destroy and a refresh.
  */
+/**
+ * Runs a refresh's read or a destroy's delete (`command`): where no resource was checked in this process, the configuration
+ * in force may be the one the state recorded, and its errors say so (`stateHinted`).
+ */
+async function onState<T>(ctx: ProviderContext, command: StateCommand, operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw ctx.mayRunOnState() ? stateHinted(error, command) : error;
+  }
+}
+
 export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
   const { check, diff, read, update, changed } = handlers;
   /** What a handler gets of the program's inputs: neither hidden input the host handles itself. */
@@ -124,6 +137,7 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
     configure,
     check: (olds: Inputs, news: Inputs) =>
       untraced(async () => {
+        currentContext().noteCheck();
         const timeouts = timeoutsOf(news);
         const result = check ? await check(currentContext(), bare(olds), bare(news)) : { inputs: bare(news) };
         const failures = [...(result.failures ?? []), ...customTimeoutsFailures(timeouts)];
@@ -161,7 +175,9 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
           const get = typeof mark === "string" ? mark : undefined;
           const marked = get !== undefined || mark === true;
           const state = marked ? undefined : withoutTimeouts(props);
-          const result = await ctx.bounded(deadlineOf(timeouts, "read", ctx.clock.now()), () => read(ctx, id, state, get));
+          const reading = () => ctx.bounded(deadlineOf(timeouts, "read", ctx.clock.now()), () => read(ctx, id, state, get));
+          // A class's static `get` is read in a preview or an up, with the stack config now.
+          const result = await (get === undefined ? onState(ctx, "refresh", reading) : reading());
           if (!result.id) return result;
           return { ...result, props: withHidden(withTimeouts(result.props, timeouts), GET_READ, marked || undefined) };
         }),
@@ -175,7 +191,7 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
     }),
     ...(remove && {
       delete: (id: string, props: Outputs) =>
-        untraced(() => timed(timeoutsOf(props), "delete", (ctx) => remove(ctx, id, withoutTimeouts(props)))),
+        untraced(() => timed(timeoutsOf(props), "delete", (ctx) => onState(ctx, "destroy", () => remove(ctx, id, withoutTimeouts(props))))),
     }),
   };
 }

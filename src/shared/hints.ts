@@ -1,6 +1,6 @@
 /** Where the API key comes from, added to the errors that say it was refused, in the host and in the program alike. */
-import { ForbiddenError, UnauthorizedError } from "../client/errors";
-import { CONFIG_KEYS, type KeySource, settingName } from "./settings";
+import { ConfigurationError, ForbiddenError, UnauthorizedError } from "../client/errors";
+import { CONFIG_KEYS, CONFIG_NAMESPACE, type KeySource, settingName } from "./settings";
 
 export type { KeySource };
 
@@ -48,3 +48,26 @@ export function hinted(error: unknown, refresh = false, from?: KeySource): unkno
 export const REFRESH_HINT =
   " pulumi refresh uses the provider configuration recorded in the state at the last pulumi up, so after a key rotation it still sends the old key:" +
   " run pulumi up (or pulumi refresh --run-program) first, then refresh.";
+
+/** A command the engine runs without the program (unless `--run-program`): with the provider configuration the state recorded. */
+export type StateCommand = "refresh" | "destroy";
+
+/**
+ * Said when a setting of the stack config is refused in a `pulumi refresh` or `destroy`: without `--run-program` it runs with the
+ * provider configuration the state recorded at the last `pulumi up`, so fixing the stack config alone does not reach it.
+ */
+export const stateSettingHint = (command: StateCommand): string =>
+  ` Without --run-program, pulumi ${command} uses the provider configuration recorded in the state at the last pulumi up, not the ` +
+  `stack config now: once the stack config is fixed, run pulumi ${command} --run-program (or pulumi up first).`;
+
+/**
+ * The error of a `command`'s operation run where the configuration in force may be the state's: a refused setting of the stack
+ * config says the fix reaches the command only with `--run-program` or after an `up` (one the environment gave is read now).
+ */
+export function stateHinted(error: unknown, command: StateCommand): unknown {
+  if (ConfigurationError.isInstance(error) && error.setting.startsWith(`${CONFIG_NAMESPACE}:`)) {
+    const hint = stateSettingHint(command);
+    if (!error.message.includes(hint)) error.message = `${error.message.replace(/\.?$/, ".")}${hint}`;
+  }
+  return error;
+}
