@@ -115,7 +115,7 @@ async function onState<T>(ctx: ProviderContext, command: StateCommand, operation
   try {
     return await operation();
   } catch (error) {
-    throw ctx.mayRunOnState() ? stateHinted(error, command) : error;
+    throw ctx.mayRunOnState() ? stateHinted(error, command, ctx.keySource) : error;
   }
 }
 

@@ -61,13 +61,28 @@ export const stateSettingHint = (command: StateCommand): string =>
   `stack config now: once the stack config is fixed, run pulumi ${command} --run-program (or pulumi up first).`;
 
 /**
- * The error of a `command`'s operation run where the configuration in force may be the state's: a refused setting of the stack
- * config says the fix reaches the command only with `--run-program` or after an `up` (one the environment gave is read now).
+ * Said when a destroy is refused the key (a 401/403) that the stack config gave: after a key rotation, the state still holds
+ * the old one. A refresh's read says {@link REFRESH_HINT}.
  */
-export function stateHinted(error: unknown, command: StateCommand): unknown {
+export const DESTROY_HINT =
+  " Without --run-program, pulumi destroy uses the provider configuration recorded in the state at the last pulumi up, so after a key" +
+  " rotation it still sends the old key: run pulumi destroy --run-program (or pulumi up first).";
+
+/**
+ * The error of a `command`'s operation run where the configuration in force may be the state's: a refused setting of the stack
+ * config says the fix reaches the command only with `--run-program` or after an `up` (one the environment gave is read now);
+ * a destroy refused the stack's key (`from`), that the key sent may be the old one.
+ */
+export function stateHinted(error: unknown, command: StateCommand, from?: KeySource): unknown {
   if (ConfigurationError.isInstance(error) && error.setting.startsWith(`${CONFIG_NAMESPACE}:`)) {
     const hint = stateSettingHint(command);
     if (!error.message.includes(hint)) error.message = `${error.message.replace(/\.?$/, ".")}${hint}`;
+  } else if (command === "destroy" && from !== "env" && error instanceof Error && (refused(error) || refused(error.cause))) {
+    // A `WorkspaceUsers`' delete fails with its users' failures together, the first of them its cause.
+    if (!error.message.includes(DESTROY_HINT)) error.message += DESTROY_HINT;
   }
   return error;
 }
+
+/** Whether `error` is the service refusing the key (a 401 or a 403). */
+const refused = (error: unknown): boolean => UnauthorizedError.isInstance(error) || ForbiddenError.isInstance(error);

@@ -3,7 +3,9 @@
  * last `pulumi up`, not the stack config now, through the real `pulumi` CLI: a setting fixed since is not read, and the
  * error says so and what to run; with `--run-program` the fix is read. Each step asserts on what the emulator received.
  */
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ALL_SCOPES } from "../../src/emulator/index";
 import { SETUP_TIMEOUT_MS } from "./scenario.ts";
 import { type HabitsStack, habitsStack, programHeader } from "./habits-support.ts";
 import { cliAvailable, skipNote } from "./support.ts";
@@ -43,6 +45,26 @@ describe.skipIf(!cliAvailable)(
       const refresh = await h.step((s) => s.run(["refresh", "--yes", "--skip-preview", "--run-program"]));
       expect(refresh.run.code).toBe(0);
       expect(refresh.requests.map((r) => `${r.method} ${r.status}`)).toContain("GET 200");
+    });
+
+    it("a key rotation: destroy still sends the old key, saying to run it with --run-program, which sends the new one", async () => {
+      await h.stack.up();
+      const bob = h.emulator.users.findByEmail("bob@example.com")?.id;
+      const newKey = `wa_emu_${randomBytes(16).toString("hex")}`;
+      h.emulator.addKey(newKey, [...ALL_SCOPES]);
+      // Revoked: the old key keeps no scope, and a missing scope answers 401 as an expired key does.
+      h.emulator.addKey(h.emulator.apiKey, []);
+      h.emulator.setMissingScopeStatus(401);
+      await h.stack.setConfig("workspace-access:apiKey", { secret: newKey });
+      const refused = await h.step((s) => s.run(["destroy", "--yes", "--skip-preview"], { allowFailure: true }));
+      expect(refused.run.code).not.toBe(0);
+      expect(refused.run.output).toContain("so after a key rotation it still sends the old key: run pulumi destroy --run-program");
+      expect(refused.requests.map((r) => r.status)).toEqual([401]);
+      expect(refused.run.output.includes(newKey) || refused.run.output.includes(h.emulator.apiKey)).toBe(false);
+      const destroy = await h.step((s) => s.run(["destroy", "--yes", "--skip-preview", "--run-program"]));
+      expect(destroy.run.code).toBe(0);
+      expect(destroy.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toContain(`DELETE /users/${bob} 204`);
+      expect(h.emulator.users.findByEmail("bob@example.com")).toBeUndefined();
     });
   },
 );
