@@ -168,18 +168,36 @@ export function redactDeep(value: unknown, redact: (text: string) => string): un
   return value;
 }
 
-/** `error` itself, with `redact` applied to its message, stack, every string field and its cause: no field can carry the key. */
+/**
+ * `error` itself, with `redact` applied to its message, stack, every string field and its cause: no field can carry the key. A
+ * field that cannot be redefined nor written (zod's `_zod`, a frozen error's) is left as it is: the error stays the one thrown,
+ * not a `TypeError` of the redaction (what the engine shows of it is its message and stack).
+ */
 export function redactError<E>(error: E, redact: (text: string) => string, seen = new Set<unknown>()): E {
   if (typeof error !== "object" || error === null || seen.has(error)) return error;
   seen.add(error);
   const target = error as Record<string, unknown>;
   for (const key of [...Object.getOwnPropertyNames(error), "message", "stack"]) {
     const value = target[key];
-    if (typeof value === "string") Object.defineProperty(error, key, { value: redact(value), writable: true, configurable: true });
+    if (typeof value === "string") replaceField(target, key, redact(value));
     else if (key === "cause" || value instanceof Error) redactError(value, redact, seen);
     else if (value !== null && typeof value === "object" && key !== "stack") {
-      Object.defineProperty(error, key, { value: redactDeep(value, redact), writable: true, configurable: true });
+      replaceField(target, key, redactDeep(value, redact));
     }
   }
   return error;
+}
+
+/** Sets `target[key]` to `value` when the field can be redefined or written; false when it cannot (nothing changed). */
+function replaceField(target: Record<string, unknown>, key: string, value: unknown): boolean {
+  if (target[key] === value) return true;
+  const own = Object.getOwnPropertyDescriptor(target, key);
+  if (!own || own.configurable) {
+    if (!Object.isExtensible(target) && !own) return false;
+    Object.defineProperty(target, key, { value, writable: true, configurable: true });
+    return true;
+  }
+  if (!own.writable || !("value" in own)) return false;
+  target[key] = value;
+  return true;
 }

@@ -87,12 +87,14 @@ async function untraced<T>(operation: () => Promise<T>): Promise<T> {
 }
 
 /**
- * `error` without the key (`ProviderContext.redact`): its message, stack, fields and cause. Its `id` and `properties`, the
+ * `error` without the key (`ProviderContext.redact`): its message, stack, fields and cause, whether an `Error` or another
+ * object; a thrown string (or other value not an object) becomes an error of its text without the key. Its `id` and `properties`, the
  * resource and the state a partial write records, are kept as they are: the next `up` needs them as the service said them
  * (a job's id, to wait for it).
  */
 function keyless(error: unknown): unknown {
-  if (!(error instanceof Error)) return error;
+  // A library's string (or number): the host prints it, or reads its `message` (none), as it is.
+  if (typeof error !== "object" || error === null) return new Error(currentContext().redact(String(error)));
   const recorded = error as Error & { id?: unknown; properties?: unknown };
   const { id, properties } = recorded;
   redactError(recorded, currentContext().redact);
