@@ -10,6 +10,7 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -229,6 +230,33 @@ describe.skipIf(!cliAvailable)(
       } finally {
         await fs.promises.writeFile(path.join(project, "index.ts"), indexTs);
       }
+    });
+
+    it("an emulator not running fails pulumi preview in one clean line naming the address, after its retries too", async () => {
+      // A port nothing listens on: the emulator stopped, or another port. The retries make the lookup fail after the program
+      // has finished, when the SDK prints an error's `stack` as it is: it must hold the message alone there too.
+      const closed = await new Promise<number>((resolve) => {
+        const server = net.createServer().listen(0, "127.0.0.1", () => {
+          const { port } = server.address() as net.AddressInfo;
+          server.close(() => resolve(port));
+        });
+      });
+      const down = await openCliStack({
+        secrets: "passphrase",
+        projectDir: project,
+        stackName: "emulator-down",
+        env: AS_USERS_RUN,
+        config: {
+          "workspace-access:baseUrl": `http://127.0.0.1:${closed}/api/v1/`,
+          "workspace-access:apiKey": { secret: key },
+          "workspace-access:maxRetries": "2",
+        },
+      });
+      stacks.push(down);
+      const preview = await down.run(["preview"], { allowFailure: true });
+      expect(preview.code).not.toBe(0);
+      expectOneCleanLine(preview.output, `(ECONNREFUSED): check that http://127.0.0.1:${closed} is reachable`);
+      expect(preview.output).not.toContain("ConnectionError:");
     });
 
     it("the export run from the project depends on the tarball, installs, and its up after --check --accept writes nothing", async () => {

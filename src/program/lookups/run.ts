@@ -44,11 +44,16 @@ export async function runLookup<A, R>(
  * A lookup's or `getJob`'s failure as the program gets it: a 401/403 says where the key came from; then, the last step, every text
  * of it (message, stack, fields, cause) loses the key in force, whole or any run of 8 of its characters, as the provider's messages
  * do (`programRedactor`): they quote the service's texts (a record's label or id), which a gateway may make of the key. A package
- * error is marked as Pulumi marks its `RunError`: the language host prints its message alone, not a stack and the object.
+ * error is marked as Pulumi marks its `RunError`: the language host prints its message alone, not a stack and the object. Its
+ * `stack` is its message too: a failure that arrives once the program has finished (a connection refused, then retried) is
+ * printed by the SDK as its `stack`, whatever its mark, and the package's frames tell a user nothing.
  */
 export function programFailure(error: unknown): unknown {
   const failure = redactError(hinted(error, false, programKeySource()), programRedactor());
-  if (WorkspaceAccessError.isInstance(failure)) Object.defineProperty(failure, "__pulumiRunError", { value: true, configurable: true });
+  if (WorkspaceAccessError.isInstance(failure)) {
+    Object.defineProperty(failure, "__pulumiRunError", { value: true, configurable: true });
+    Object.defineProperty(failure, "stack", { value: failure.message, writable: true, configurable: true });
+  }
   return failure;
 }
 
