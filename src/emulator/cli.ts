@@ -7,7 +7,7 @@ import { nodeVersionProblem } from "../node-version";
 import { type CommandLine, parseCommandLine, requestLogLine, USAGE } from "./cli-options";
 import { startEmulator } from "./emulator";
 import { DEFAULT_FINISH_AFTER_POLLS } from "./jobs";
-import type { AnsweredRequest, JobTiming } from "./types";
+import type { AnsweredRequest, EmulatedIntegration, JobTiming } from "./types";
 
 /** Why the emulator did not start: its port taken (another emulator still running?), else a seed that does not load. */
 function startFailure(error: unknown): string {
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     "workspace-access-emulator is running",
     `  base URL: ${emulator.url}`,
     `  API key:  ${emulator.apiKey}`,
-    ...emulator.integrations.list().map((i) => `  integration ${i.application}: ${i.id}`),
+    ...integrationLines(emulator.integrations.list()),
     `  jobs: ${jobTiming(options.job)}`,
     ...(options.scopeTable === "contract"
       ? ["  scopes: the contract's table (the entitlement catalogue needs read:integrations, an invitation write:automations)"]
@@ -93,6 +93,15 @@ async function main(): Promise<void> {
   };
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));
+}
+
+/**
+ * The banner's line per integration: `integration YouTube: <id>`, with its label where another integration has the same
+ * application (`integration GitHub ("GitHub acme"): <id>`), so that the two ids can be told apart.
+ */
+function integrationLines(integrations: readonly EmulatedIntegration[]): string[] {
+  const shared = (application: string) => integrations.filter((i) => i.application === application).length > 1;
+  return integrations.map((i) => `  integration ${i.application}${shared(i.application) ? ` (${JSON.stringify(i.label)})` : ""}: ${i.id}`);
 }
 
 /** How jobs end, for the banner: `done on read 2 of GET /jobs/{id}, or by themselves 30 s after they start`. */

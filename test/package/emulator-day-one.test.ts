@@ -81,6 +81,18 @@ describe("the default world", () => {
   });
 });
 
+describe("--world populated", () => {
+  it("prints its two GitHub integrations told apart by label, as getIntegration({ label }) finds them; one of an application alone", async () => {
+    const printed = await startCli("--world", "populated");
+    const lines = printed.split("\n").filter((line) => line.startsWith("  integration "));
+    expect(lines).toEqual([
+      "  integration Salesforce: 5b1f0000-0000-4000-8000-000000000001",
+      '  integration GitHub ("GitHub acme"): 5b1f0000-0000-4000-8000-000000000002',
+      '  integration GitHub ("GitHub acme-labs"): 5b1f0000-0000-4000-8000-000000000003',
+    ]);
+  });
+});
+
 describe("--seed", () => {
   it("loads the documented example file", async () => {
     const printed = await startCli("--seed", seedExample);
