@@ -23,6 +23,19 @@ function startFailure(error: unknown): string {
   return `the seed does not load: ${message}`;
 }
 
+/**
+ * Writes to stdout while someone reads it. Once what read it is gone (`| head`, `| grep -m1 key`, a closed terminal), the
+ * writes fail (EPIPE) and are dropped: the emulator keeps answering, and stops on a signal as usual, rather than dying with
+ * Node's unhandled `error` event at the next request line or at Ctrl+C.
+ */
+let stdoutGone = false;
+process.stdout.on("error", () => {
+  stdoutGone = true;
+});
+function print(text: string): void {
+  if (!stdoutGone) process.stdout.write(text);
+}
+
 async function main(): Promise<void> {
   const tooOld = nodeVersionProblem();
   if (tooOld !== undefined) {
@@ -45,7 +58,7 @@ async function main(): Promise<void> {
   const { logRequests, ...options } = parsed;
   // Set once started: the lines need the key to keep it out of them.
   let key = "";
-  const onAnswered = logRequests ? (answer: AnsweredRequest) => process.stdout.write(`${requestLogLine(answer, key)}\n`) : undefined;
+  const onAnswered = logRequests ? (answer: AnsweredRequest) => print(`${requestLogLine(answer, key)}\n`) : undefined;
   try {
     emulator = await startEmulator({ ...options, onAnswered });
     key = emulator.apiKey;
@@ -83,9 +96,9 @@ async function main(): Promise<void> {
     ...(logRequests ? ["Requests are logged below, one line each: method, path, status, milliseconds."] : []),
     "Press Ctrl+C to stop.",
   ];
-  process.stdout.write(`${lines.join("\n")}\n`);
+  print(`${lines.join("\n")}\n`);
   const stop = (signal: string) => {
-    process.stdout.write(`\nReceived ${signal}, stopping.\n`);
+    print(`\nReceived ${signal}, stopping.\n`);
     emulator.close().then(
       () => process.exit(0),
       () => process.exit(1),

@@ -274,4 +274,29 @@ describe("--log-requests", () => {
     expect(out.slice(banner.length)).toMatch(/^GET \/api\/v1\/users\?filter=ada 200 \d+ ms\n$/);
     expect(out.slice(banner.length)).not.toContain(key.slice(0, 8));
   });
+
+  it("keeps answering once its output is gone (`| head`, `| grep -m1 key`), and stops cleanly on a signal", async () => {
+    const child = spawn(process.execPath, [cli, "--port", "0", "--log-requests"], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+    running.push(child);
+    let out = "";
+    let err = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      err += chunk.toString("utf8");
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    await new Promise<void>((resolve) => {
+      child.stdout?.on("data", (chunk: Buffer) => {
+        out += chunk.toString("utf8");
+        if (out.includes("Press Ctrl+C")) resolve();
+      });
+    });
+    const url = /base URL: (\S+)/.exec(out)?.[1] ?? "";
+    const key = /API key: +(\S+)/.exec(out)?.[1] ?? "";
+    // What reads the output stops reading: each line the emulator writes from now on meets a closed pipe (EPIPE).
+    child.stdout?.destroy();
+    for (let i = 0; i < 3; i++) expect((await fetch(`${url}users`, { headers: { "X-API-Key": key } })).status).toBe(200);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(err).toBe("");
+  });
 });
