@@ -87,7 +87,9 @@ export function runCommand<A>(command: Command<A>): void {
       args = command.parse(process.argv.slice(2));
     } catch (error) {
       // A refused argument is quoted: it may be the key, typed after the command or a variable expanded in the wrong place.
-      process.stderr.write(`${name}: ${withoutKey(error instanceof Error ? error.message : String(error))}\n\n${usage}`);
+      // The mistake is said after the usage too, where a terminal leaves it in sight (the usage is some 40 lines).
+      const mistake = `${name}: ${withoutKey(error instanceof Error ? error.message : String(error))}\n`;
+      process.stderr.write(`${mistake}\n${usage}\n${mistake}`);
       return 2;
     }
     if (args === "help") {

@@ -51,7 +51,9 @@ async function main(): Promise<void> {
     }
     parsed = line;
   } catch (error) {
-    process.stderr.write(`workspace-access-emulator: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    // Said again after the usage, where a terminal leaves it in sight (the usage is some 60 lines).
+    const mistake = `workspace-access-emulator: ${error instanceof Error ? error.message : String(error)}\n`;
+    process.stderr.write(`${mistake}\n${USAGE}\n${mistake}`);
     process.exit(2);
   }
   let emulator: Awaited<ReturnType<typeof startEmulator>>;

@@ -174,6 +174,18 @@ describe("--seed", () => {
   });
 });
 
+describe("the command given a flag it does not take", () => {
+  it("says the mistake first and again after the usage, where a terminal leaves it in sight, and exits 2", () => {
+    const run = spawnSync(process.execPath, [cli, "--wrold", "populated"], { encoding: "utf8", timeout: 20_000 });
+    expect(run.status).toBe(2);
+    const lines = run.stderr.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^workspace-access-emulator: .*--wrold/);
+    expect(lines.at(-1)).toBe(lines[0]);
+    expect(run.stderr).toContain("--world");
+    expect(lines.length).toBeGreaterThan(10);
+  });
+});
+
 describe("the command on a port already taken (another emulator on 8080, as the quickstart starts one)", () => {
   it("stops naming the port and the fix, not the seed", async () => {
     const other = await startEmulator();

@@ -272,6 +272,8 @@ describe("the command's exit status and output", { timeout: 120_000 }, () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).toContain("Usage: workspace-access-export --out DIR");
+    // Said again after the usage: the terminal's last line.
+    expect(result.stderr.trimEnd().split("\n").at(-1)).toMatch(message);
     expect(result.stderr).not.toContain("wa_secret_123456");
   });
 
