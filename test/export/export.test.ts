@@ -13,6 +13,8 @@ import { type Emulator, POPULATED_IDS, startEmulator } from "../../src/emulator/
 import { parseAccessFile } from "../../src/export/access-file";
 import { type ExportOptions, runExport } from "../../src/export/run";
 import { exportConnection, withClient } from "../../src/export/connect";
+import { choosePackageSpec } from "../../src/export/package-spec";
+import { projectFiles } from "../../src/export/project";
 import { runCheck } from "../../src/export/run-check";
 import { VirtualClock } from "../support/virtual-clock";
 import { env, freshDir, gets, options, readFiles } from "./support";
@@ -111,14 +113,25 @@ describe("an export of the populated world", () => {
     // A tarball npm pack wrote beside this checkout (or its folder) is what the export picks first: the test must not depend on one.
     const root = path.join(__dirname, "..", "..");
     const beside = [path.dirname(root), root].some((dir) => fs.existsSync(path.join(dir, `pulumi-workspace-access-${version}.tgz`)));
-    if (beside) expect(dependency(plain.dir)).toMatch(new RegExp(`^file:.*pulumi-workspace-access-${version}\\.tgz$`));
-    else {
-      expect(dependency(plain.dir)).toBe(`^${version}`);
-      const readme = fs.readFileSync(path.join(plain.dir, "README.md"), "utf8").replace(/\s+/g, " ");
+    // What the README says to put there until the package is published.
+    const saysWhatUntilPublished = (text: string) => {
+      const readme = text.replace(/\s+/g, " ");
       expect(readme).toContain(`depends on pulumi-workspace-access at \`^${version}\`. Until pulumi-workspace-access is published`);
       expect(readme).toContain(`"pulumi-workspace-access": "file:../pulumi-workspace-access-${version}.tgz"`);
       expect(readme).toContain("or export again with `--package-spec`");
+    };
+    if (beside) expect(dependency(plain.dir)).toMatch(new RegExp(`^file:.*pulumi-workspace-access-${version}\\.tgz$`));
+    else {
+      expect(dependency(plain.dir)).toBe(`^${version}`);
+      saysWhatUntilPublished(fs.readFileSync(path.join(plain.dir, "README.md"), "utf8"));
     }
+    // And whatever lies beside this checkout (a tarball there takes the branch above away from those words): the project
+    // as the export writes it with the spec chosen where nothing the package came from is known.
+    const nowhere = path.join(path.dirname(freshDir()), "clone");
+    const unknown = choosePackageSpec(path.join(path.dirname(nowhere), "access"), nowhere);
+    expect(unknown.spec).toBe(`^${version}`);
+    const counts = { users: 1, memberships: 0, integrations: 0 };
+    saysWhatUntilPublished(projectFiles(emulator.url, counts, unknown, "records")["README.md"] ?? "");
 
     const spec = "git+https://git.example.com/acme/pulumi-workspace-access.git#v0.1.0";
     const given = await runExport(options(emulator, { packageSpec: spec }));
