@@ -126,9 +126,15 @@ describe("delay faults", () => {
 
   it("wait before another effect", async () => {
     emulator.fault({ path: "/users", delayMs: 60, status: 504 });
-    const answer = call(emulator, "GET", "users");
+    let answered = false;
+    const answer = call(emulator, "GET", "users").finally(() => {
+      answered = true;
+    });
     await delayed();
-    clock.advance(60);
+    clock.advance(59);
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
+    clock.advance(1);
     expect((await answer).status).toBe(504);
   });
 
