@@ -13,6 +13,7 @@ import { type KeySource, keySourceHint } from "../shared/hints";
 import { type CheckFailure, entitlementSet, type Props, sameSet } from "../shared/inputs";
 import { containsUnknown, knownString } from "../shared/unknown";
 import { entitlementsNotChecked, heldAlready, unoffered } from "./membership/messages";
+import type { MembershipView } from "./membership/membership-view";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 const knownSet = (value: unknown): value is string[] =>
@@ -76,6 +77,18 @@ function refusedKey(error: UnauthorizedError, integrationId: string, keySource: 
 /** The entitlements each of `userIds` holds in the integration now (by user id in its one form), `undefined` for one not a member. */
 export type HeldNow = (userIds: readonly string[]) => Promise<ReadonlyMap<string, readonly string[] | undefined>>;
 
+/**
+ * What the members named hold now, read through the integration's membership view (`view`: a miss confirmed absent), for the
+ * inputs of an `IntegrationMembers` or an `IntegrationEntitlement`: the catalogue lets a retired id they hold through.
+ */
+export function heldIn(view: () => MembershipView, inputs: Props): HeldNow {
+  return async (userIds) => {
+    const declared = Array.isArray(inputs.members) ? inputs.members.length : userIds.length;
+    const found = await view().find(userIds, declared);
+    return new Map([...found].map(([id, member]) => [id, member && !(member instanceof Error) ? member.entitlements : undefined]));
+  };
+}
+
 /** The catalogues of one provider context ({@link ProviderContext.catalogue}): the offered ids per integration, read once. */
 export class EntitlementCatalogue {
   readonly #client: () => WorkspaceAccessClient;
@@ -95,17 +108,20 @@ export class EntitlementCatalogue {
 
   /**
    * The check failures of an `IntegrationEntitlement`: its one member's (see {@link unofferedMemberEntitlements}). With
-   * `adoptExisting`, a warning instead: the membership adopted may hold an entitlement since retired (an export's first preview).
+   * `adoptExisting`, the membership adopted may hold an entitlement since retired: with `held` and the user known, an id the
+   * member holds already only warns, and one they do not (misspelt in an edit of an exported project) still fails; with the
+   * user not known yet (an exported project's first preview, its users not adopted yet), a warning instead.
    */
-  async unofferedEntitlements(olds: Props, news: Props): Promise<CheckFailure[]> {
+  async unofferedEntitlements(olds: Props, news: Props, held?: HeldNow): Promise<CheckFailure[]> {
     // One member, compared by its set alone (a new user with the same set needs no new check).
-    const asMembers = (p: Props) => ({ integrationId: p.integrationId, members: [{ userId: "member", entitlements: p.entitlements }] });
-    const failures = await this.unofferedMemberEntitlements(asMembers(olds), asMembers(news));
-    if (news.adoptExisting !== true) return failures.map((f) => (f.property ? { ...f, property: "entitlements" } : f));
+    const byHolding = news.adoptExisting === true && held !== undefined && knownString(news.userId);
+    const userId = byHolding ? news.userId : "member";
+    const asMembers = (p: Props) => ({ integrationId: p.integrationId, members: [{ userId, entitlements: p.entitlements }] });
+    const failures = await this.unofferedMemberEntitlements(asMembers(olds), asMembers(news), byHolding ? held : undefined, "entitlements");
+    if (news.adoptExisting !== true || byHolding) return failures.map((f) => (f.property ? { ...f, property: "entitlements" } : f));
+    const who = knownString(news.userId) ? `user ${news.userId}` : "a user not known yet";
     for (const f of failures.filter((f) => f.property)) {
-      this.#warn(
-        `entitlements of user ${String(news.userId)}: ${f.reason} Let through because adoptExisting is set: the membership may hold it already.`,
-      );
+      this.#warn(`entitlements of ${who}: ${f.reason} Let through because adoptExisting is set: the membership may hold it already.`);
     }
     return failures.filter((f) => !f.property);
   }
@@ -115,8 +131,9 @@ export class EntitlementCatalogue {
    * `olds` with that set, another integration, or a user id not known yet) and names an id not offered (`members[i].entitlements`).
    * With `held` (what members hold now), a member who holds every such id already is let through with a warning: the
    * integration stopped offering it after granting it (an exported project's first preview); a misspelt id still fails.
+   * `property`: what a failure names (default `members[i].entitlements`).
    */
-  async unofferedMemberEntitlements(olds: Props, news: Props, held?: HeldNow): Promise<CheckFailure[]> {
+  async unofferedMemberEntitlements(olds: Props, news: Props, held?: HeldNow, property?: string): Promise<CheckFailure[]> {
     const { integrationId, members } = news;
     if (!knownString(integrationId) || !Array.isArray(members)) return [];
     const priorSets = new Map<string, unknown>();
@@ -142,7 +159,10 @@ export class EntitlementCatalogue {
     const failing = fresh.flatMap(({ i, entitlements, userId }) => {
       const unknown = entitlementSet(entitlements).filter((id) => !offered?.includes(id));
       if (!offered || unknown.length === 0) return [];
-      const failure = { property: `members[${i}].entitlements`, reason: unoffered(integrationId, unknown, closestFirst(unknown, offered)) };
+      const failure = {
+        property: property ?? `members[${i}].entitlements`,
+        reason: unoffered(integrationId, unknown, closestFirst(unknown, offered)),
+      };
       return [{ failure, unknown, userId }];
     });
     const known = failing.flatMap((f) => (f.userId === undefined ? [] : [f.userId]));

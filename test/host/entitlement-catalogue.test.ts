@@ -50,13 +50,43 @@ describe("check against the catalogue", () => {
     expect(warnings).toEqual([]);
   });
 
-  it("with adoptExisting, warns instead of failing (the membership adopted may hold an id the integration no longer offers)", async () => {
-    await setup();
-    const { failures } = wire(await provider.check!({}, { ...base, entitlements: ["RETIRED", "VIEWER"], adoptExisting: true }));
+  it("with adoptExisting, warns instead of failing while the user is not known yet (an exported project's first preview)", async () => {
+    const emu = await setup();
+    const { failures } = wire(
+      await provider.check!({}, { ...base, userId: UNKNOWN, entitlements: ["RETIRED", "VIEWER"], adoptExisting: true }),
+    );
     expect(failures).toEqual([]);
     expect(warnings).toEqual([
-      `entitlements of user ${alan}: integration ${youtube} offers no entitlement "RETIRED"; it offers (closest first): EDITOR, VIEWER, MANAGER. See getIntegrationEntitlements({ integrationId }). Let through because adoptExisting is set: the membership may hold it already.`,
+      `entitlements of a user not known yet: integration ${youtube} offers no entitlement "RETIRED"; it offers (closest first): EDITOR, VIEWER, MANAGER. See getIntegrationEntitlements({ integrationId }). Let through because adoptExisting is set: the membership may hold it already.`,
     ]);
+    expect(catalogueRequests(emu)).toEqual([`/integrations/${youtube}/entitlements`]);
+  });
+
+  it("with adoptExisting and the user known, lets through only an id the member holds already: a misspelt one fails", async () => {
+    const emu = await setup();
+    emu.integrations.setMember(slack, alan, { entitlements: ["MEMBER", "RETIRED"] });
+    const adopted = { integrationId: slack, userId: alan, role: "account_collaborator", entitlements: ["MEMBER"], adoptExisting: true };
+    const offers = "it offers (closest first)";
+    // An edit of access.yaml (records shape): MEMBER misspelt. The member does not hold it: the preview fails, as without adoptExisting.
+    const misspelt = wire(await provider.check!(adopted, { ...adopted, entitlements: ["MEMBR"] }));
+    expect(misspelt.failures).toEqual([
+      {
+        property: "entitlements",
+        reason: `integration ${slack} offers no entitlement "MEMBR"; ${offers}: MEMBER, ADMIN, BILLING. See getIntegrationEntitlements({ integrationId }).`,
+      },
+    ]);
+    expect(warnings).toEqual([]);
+    // RETIRED, which alan holds (granted before the integration stopped offering it): let through with a warning.
+    const held = wire(await provider.check!(adopted, { ...adopted, entitlements: ["ADMIN", "RETIRED"] }));
+    expect(held.failures).toEqual([]);
+    expect(warnings).toEqual([
+      `entitlements of user ${alan}: integration ${slack} offers no entitlement "RETIRED"; ${offers}: MEMBER, ADMIN, BILLING. ` +
+        "See getIntegrationEntitlements({ integrationId }). Let through: the member holds it already (granted before the integration stopped offering it).",
+    ]);
+    // A user who is not a member: nothing is held, the failure stands.
+    const { katherine } = DEFAULT_IDS.users;
+    const newMember = wire(await provider.check!({}, { ...adopted, userId: katherine, entitlements: ["RETIRED"] }));
+    expect(newMember.failures?.map((f) => f.property)).toEqual(["entitlements"]);
   });
 
   it("passes ids the integration offers", async () => {

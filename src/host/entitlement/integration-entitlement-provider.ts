@@ -41,6 +41,7 @@ import {
 import { afterJobWait, PartialWriteError, waitForPending } from "../membership/partial-write";
 import { integrationAnswers, isWriteNotFound, requestOf, stillRunningOnDestroy, withKeySource } from "../membership/messages";
 import { type ProviderContext, providerOf } from "../provider-runtime";
+import { heldIn } from "../entitlement-catalogue";
 import { memberKey } from "../takeovers";
 import {
   declaredRoleChanged,
@@ -143,7 +144,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   async check(ctx, olds, news) {
     if (knownString(news.integrationId) && knownString(news.userId)) ctx.declared.add(memberKey(news.integrationId, news.userId));
     const { inputs, failures } = ctx.checkInputs(integrationEntitlementInputs, news);
-    if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedEntitlements(olds, news)));
+    // With adoptExisting, an id not offered passes only if the member holds it already (read only when one is named).
+    const held = heldIn(() => ctx.connection().memberships.of(String(news.integrationId)), news);
+    if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedEntitlements(olds, news, held)));
     return { inputs, failures };
   },
 

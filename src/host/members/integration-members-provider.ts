@@ -47,19 +47,10 @@ import { type Actions, type PlanInput, planMembers } from "./members-plan";
 import { changedMembersProperties, declaredOf, diffMembers } from "./members-diff";
 import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
 import { type ProviderContext, providerOf } from "../provider-runtime";
-import type { HeldNow } from "../entitlement-catalogue";
+import { heldIn } from "../entitlement-catalogue";
 import { withHints } from "../../shared/hints";
 
 export type { IntegrationMembersOutputs } from "./members-state";
-
-/** What the members named hold now (a miss confirmed absent, `membership-view.ts`): the catalogue lets a retired id they hold through. */
-function heldNow(ctx: ProviderContext, inputs: Props): HeldNow {
-  return async (userIds) => {
-    const declared = Array.isArray(inputs.members) ? inputs.members.length : userIds.length;
-    const found = await ctx.connection().memberships.of(String(inputs.integrationId)).find(userIds, declared);
-    return new Map([...found].map(([id, member]) => [id, member && !(member instanceof Error) ? member.entitlements : undefined]));
-  };
-}
 
 /**
  * The plan against the service: one member list, then (only when the plan rests on an absence from it) its confirmations, and the
@@ -273,7 +264,8 @@ export const provider = providerOf<Props, IntegrationMembersOutputs>({
         if (knownString(m?.userId)) ctx.declared.add(memberKey(news.integrationId, m.userId));
     }
     const { inputs, failures } = ctx.checkInputs(integrationMembersInputs, news);
-    if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news, heldNow(ctx, inputs))));
+    const held = heldIn(() => ctx.connection().memberships.of(String(inputs.integrationId)), inputs);
+    if (failures.length === 0) failures.push(...(await ctx.catalogue.unofferedMemberEntitlements(olds, news, held)));
     return { inputs, failures };
   },
 
