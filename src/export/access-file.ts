@@ -11,6 +11,7 @@ import { idOf } from "../client";
 import { readBaseUrl, refusal } from "../client/settings";
 import { emailKey } from "../client/models";
 import { editDistance } from "../shared/edit-distance";
+import { integrationEntitlementInputs, userInputs } from "../shared/inputs";
 import { AccessFileError } from "./errors";
 import { byKey, membershipName } from "./names";
 
@@ -370,6 +371,14 @@ export function formatAccessFile(file: AccessFile): string {
 
 /** Reads and checks the text of an `access.yaml`; `source` names it in errors. */
 export function parseAccessFile(text: string, source = "access.yaml"): AccessData {
+  return readText(text, source, false);
+}
+
+/**
+ * {@link parseAccessFile}; with `declarable`, a value the resources' `check` would refuse (an integration's id that is not a
+ * UUID, an email or name a `User` refuses, an entitlement id no resource takes) is refused too, naming its line.
+ */
+function readText(text: string, source: string, declarable: boolean): AccessData {
   const lines = new LineCounter();
   // prettyErrors off: the library's message is only the problem, with no place or excerpt of the file appended; the
   // place is named here, from the offset the error records.
@@ -395,6 +404,7 @@ export function parseAccessFile(text: string, source = "access.yaml"): AccessDat
   }
   const file = parsed.data!;
   const memberships = checkRecords(file, fail);
+  if (declarable) refuseUndeclarable(file, fail);
   refuseLeftOutTwice(file.leftOut, fail, (path) => lineOf(doc, lines, path));
   return { ...file, version: ACCESS_FILE_VERSION, leftOut: sortedLeftOut(file.leftOut), memberships };
 }
@@ -455,6 +465,45 @@ function checkRecords(file: AccessFile, fail: (path: ReadonlyArray<PropertyKey>,
     });
   });
   return memberships;
+}
+
+/** The inputs' rules a program's resources check, each named by the file's field instead of the input's. */
+const declaredIntegrationId = integrationEntitlementInputs.shape.integrationId;
+const declaredEntitlements = integrationEntitlementInputs.shape.entitlements;
+
+/**
+ * What the program's resources would refuse at preview, named there by a resource and a program's fix: refused here by the
+ * file's line and field. The export writes none of it (it leaves such records out, `build.ts`); a hand edit may.
+ */
+function refuseUndeclarable(file: AccessFile, fail: (path: ReadonlyArray<PropertyKey>, what: string) => never): void {
+  // `email must be ...` as `users[0].email must be ...`: the inputs' messages begin with the input's name, the file's key.
+  const named = (path: ReadonlyArray<PropertyKey>, message: string) => {
+    const key = String(path.at(-1));
+    return message.startsWith(`${key} `) ? `${fieldName(path)}${message.slice(key.length)}` : `${fieldName(path)}: ${message}`;
+  };
+  file.users.forEach((u, i) => {
+    const { role, isGuest } = u;
+    const given = { email: u.email, firstName: u.firstName, lastName: u.lastName, ...(role === undefined ? {} : { role }) };
+    const parsed = userInputs.safeParse({ ...given, ...(isGuest === undefined ? {} : { isGuest }) });
+    const [issue] = parsed.error?.issues ?? [];
+    if (issue) fail(["users", i, ...issue.path], named(["users", i, ...issue.path], issue.message));
+  });
+  file.integrations.forEach((g, i) => {
+    if (!declaredIntegrationId.safeParse(g.id).success) {
+      fail(
+        ["integrations", i, "id"],
+        `integrations[${i}].id must be the integration's UUID, such as d538422e-b135-4ee0-8393-54eecbcb4a07, not its label or ` +
+          "application: `workspace-access-export --check --out .` names each integration the workspace has by label and id",
+      );
+    }
+    g.members.forEach((m, j) => {
+      // Named by its value: the file's ids are read as a sorted set, so a position would not be the file's.
+      const [issue] = declaredEntitlements.safeParse(m.entitlements).error?.issues ?? [];
+      const path = ["integrations", i, "members", j, "entitlements"];
+      const bad = typeof issue?.path[0] === "number" ? ` has ${JSON.stringify(m.entitlements[issue.path[0]])}:` : "";
+      if (issue) fail(path, `${fieldName(path)}${bad} ${issue.message}`);
+    });
+  });
 }
 
 /**
@@ -594,5 +643,5 @@ function lineOf(doc: Document, lines: LineCounter, path: ReadonlyArray<PropertyK
  * ```
  */
 export function readAccessFile(file: string): AccessData {
-  return parseAccessFile(fs.readFileSync(file, "utf8"), file);
+  return readText(fs.readFileSync(file, "utf8"), file, true);
 }

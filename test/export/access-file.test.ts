@@ -3,8 +3,11 @@
  * the same, the file's shape and its checks naming the line and the field, and resource names:
  * URN-safe, unique, stable, collisions broken by each record's own hash.
  */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { type AccessFile, type AccessLeftOut, formatAccessFile, parseAccessFile } from "../../src/export/access-file";
+import { type AccessFile, type AccessLeftOut, formatAccessFile, parseAccessFile, readAccessFile } from "../../src/export/access-file";
 import { AccessFileError } from "../../src/export/errors";
 import { integrationBaseName, MAX_NAME_LENGTH, membershipName, uniqueNames, userBaseName } from "../../src/export/names";
 
@@ -316,6 +319,62 @@ describe("access.yaml", () => {
   ])("refuses %s, naming the place", (_what, text, message) => {
     expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(AccessFileError);
     expect(() => parseAccessFile(text, "/p/access.yaml")).toThrow(message);
+  });
+});
+
+describe("readAccessFile, the exported program's read", () => {
+  // What a resource's check refuses would else fail the preview naming a resource and a program's fix, not access.yaml's line.
+  const user = (email: string, extra = "") => `  - name: a\n    email: ${email}\n    firstName: A\n    lastName: B\n${extra}`;
+  const ok = "7a5e0000-0000-4000-8000-000000000001";
+  const integration = (id: string, entitlements = "[VIEWER]") =>
+    `integrations:\n  - name: s\n    id: ${id}\n    members:\n      - user: a@x.example\n        entitlements: ${entitlements}\n`;
+  const read = (text: string) => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pwa-access-read-")), "access.yaml");
+    fs.writeFileSync(file, text);
+    try {
+      return readAccessFile(file);
+    } finally {
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    }
+  };
+  it.each([
+    [
+      "an integration named by its label, not its id",
+      `version: 1\nusers:\n${user("a@x.example")}${integration("Salesforce acme")}`,
+      /^.*access\.yaml, line 9: integrations\[0\]\.id must be the integration's UUID, such as d538422e-b135-4ee0-8393-54eecbcb4a07, not its label or application: `workspace-access-export --check --out \.` names each integration the workspace has by label and id$/,
+    ],
+    [
+      "an email the service would refuse",
+      `version: 1\nusers:\n${user("ann@x")}`,
+      /^.*access\.yaml, line 4: users\[0\]\.email must be a valid address such as alice@example\.com$/,
+    ],
+    [
+      "an email with a space at its end, quoted",
+      `version: 1\nusers:\n${user('"a@x.example "')}`,
+      /^.*access\.yaml, line 4: users\[0\]\.email must not start or end with spaces$/,
+    ],
+    [
+      "a name over 100 characters",
+      `version: 1\nusers:\n  - name: a\n    email: a@x.example\n    firstName: ${"A".repeat(101)}\n    lastName: B\n`,
+      /^.*access\.yaml, line 5: users\[0\]\.firstName must be at most 100 characters$/,
+    ],
+    [
+      "an entitlement id no resource can declare",
+      `version: 1\nusers:\n${user("a@x.example")}${integration(ok, '["VIEW ER"]')}`,
+      /^.*access\.yaml, line 12: integrations\[0\]\.members\[0\]\.entitlements has "VIEW ER": each entitlement id must be letters, digits and "_\.:@\+-"/,
+    ],
+  ])("refuses %s, naming the line and the fix", (_what, text, message) => {
+    expect(() => read(text)).toThrow(AccessFileError);
+    expect(() => read(text)).toThrow(message);
+  });
+
+  it("reads what the resources take, as parseAccessFile does", () => {
+    const text =
+      `version: 1\nusers:\n${user("Ann.Lee+ops@X.example", `    role: workspace_billing_admin\n    id: ${ok}\n`)}${integration(ok)}`.replace(
+        "user: a@x.example",
+        "user: ann.lee+ops@x.example",
+      );
+    expect(read(text)).toEqual(parseAccessFile(text));
   });
 });
 
