@@ -555,6 +555,9 @@ function unknownKey(path: ReadonlyArray<PropertyKey>, key: string): string {
   const distance = (k: string) => editDistance(key.toLowerCase(), k.toLowerCase());
   const [meant] = known.filter((k) => distance(k) <= Math.max(2, Math.ceil(key.length / 3))).sort((a, b) => distance(a) - distance(b));
   const where = path.length === 0 ? "the file" : fieldName(path);
+  // YAML 1.2 has no merge key: `<<` is a key of its own, which no edit distance should take for one of the file's.
+  if (key === "<<")
+    return `${where} has a merge key "<<", which access.yaml does not read (it is YAML 1.2): write each key out; an alias (*name) may stand for a whole value`;
   const fix = meant === undefined ? `: the keys of ${mapping.what} are ${known.join(", ")}` : ` (did you mean "${meant}"?)`;
   return `${where} has an unknown key ${JSON.stringify(key)}${fix}`;
 }

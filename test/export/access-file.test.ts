@@ -269,6 +269,12 @@ describe("access.yaml", () => {
       "version: 1\nusers:\n  - name: a\n    emial: a@x.example\n    firstName: A\n    lastName: B\n",
       /^\/p\/access\.yaml, line 4: users\[0\] has an unknown key "emial" \(did you mean "email"\?\)$/,
     ],
+    // YAML 1.2 has no merge key: `<<` is read as a key of its own, not as the keys of the mapping it names.
+    [
+      "a merge key, not taken for a misspelt key",
+      `${base}  - <<: {firstName: A, lastName: B}\n    name: b\n    email: b@x.example\n`,
+      /^\/p\/access\.yaml, line 7: users\[1\] has a merge key "<<", which access\.yaml does not read \(it is YAML 1\.2\): write each key out; an alias \(\*name\) may stand for a whole value$/,
+    ],
     [
       "a key like none of the file's",
       "version: 1\nowner: ann\n",
