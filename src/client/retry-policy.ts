@@ -66,8 +66,11 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
     const retryAfterMs = parseRetryAfter(outcome.retryAfter, outcome.now);
     // Without a Retry-After, the window's reset is the wait the service names; only with neither, the contract's five minutes.
     const from = retryAfterMs === undefined && outcome.resetMs !== undefined ? ({ from: "RateLimit-Reset" } as const) : {};
-    const waitMs = retryAfterMs ?? outcome.resetMs ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
+    const named = retryAfterMs ?? outcome.resetMs ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
     const given = retryAfterMs !== undefined || outcome.resetMs !== undefined;
+    // A 429 that says to send again at once (`Retry-After: 0`, a date or reset past) is a service under pressure: its retries
+    // back off as a 5xx's do, rather than resend at once up to `maxRateLimitRetries` times.
+    const waitMs = named > 0 ? named : backoffDelay(attempt.rateLimitRetries, limits.retryBaseDelayMs, limits.retryMaxDelayMs, random);
     // A wait over the cap holds nothing back: the other requests fail as fast on their own 429s.
     if (waitMs > limits.maxRateLimitWaitSeconds * 1000) {
       return { action: "fail", why: "rate-limit-too-long", waitMs, given, ...from, holdMs: 0 };
