@@ -55,6 +55,14 @@ export function exportConnection(
     return { apiKey, baseUrl: withApiPath(parseBaseUrl(baseUrlFlag, "--base-url"), "--base-url"), baseUrlFrom: "--base-url" };
   }
   const raw = readRawSettings(() => undefined, env as NodeJS.ProcessEnv);
+  if (!raw.baseUrl && Boolean(raw.workspace) !== Boolean(raw.host)) {
+    // One of the two set alone: the address it was meant to build must not give way, silently, to another (access.yaml's).
+    const [given, missing] = raw.workspace ? [ENV.workspace, ENV.host] : [ENV.host, ENV.workspace];
+    throw new ExportError(
+      `${given} is set but ${missing} is not: the address is built from the two (https://<workspace>.<host>/api/v1/). ` +
+        `Set ${missing} too, or set ${ENV.baseUrl} to the whole address, or pass --base-url.`,
+    );
+  }
   if (!raw.baseUrl && !(raw.workspace && raw.host)) {
     if (recorded?.baseUrl === undefined) {
       throw new ExportError(

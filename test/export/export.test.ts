@@ -405,6 +405,22 @@ describe("errors name the fix, never the key", () => {
     });
   });
 
+  it("one of WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST set alone is refused naming the other, not passed over for access.yaml's", () => {
+    const recorded = { baseUrl: "https://acme.example.com/api/v1/", file: "access.yaml" };
+    const key = { WORKSPACE_ACCESS_API_KEY: "wa_key_0123456789" };
+    expect(() => exportConnection(undefined, { ...key, WORKSPACE_ACCESS_WORKSPACE: "globex" }, recorded)).toThrow(
+      "WORKSPACE_ACCESS_WORKSPACE is set but WORKSPACE_ACCESS_HOST is not: the address is built from the two " +
+        "(https://<workspace>.<host>/api/v1/). Set WORKSPACE_ACCESS_HOST too, or set WORKSPACE_ACCESS_BASE_URL to the whole address, or pass --base-url.",
+    );
+    expect(() => exportConnection(undefined, { ...key, WORKSPACE_ACCESS_HOST: "example.com" })).toThrow(
+      "WORKSPACE_ACCESS_HOST is set but WORKSPACE_ACCESS_WORKSPACE is not",
+    );
+    // Either wins whole: the flag, or the base URL variable.
+    expect(exportConnection("https://acme.example.com/api/v1/", { ...key, WORKSPACE_ACCESS_HOST: "example.com" })).toMatchObject({
+      baseUrlFrom: "--base-url",
+    });
+  });
+
   it("an address with no path recorded in access.yaml, refused naming the file and the fix", () => {
     const recorded = { baseUrl: "https://acme.example.com", file: "access.yaml" };
     expect(() => exportConnection(undefined, { WORKSPACE_ACCESS_API_KEY: "wa_key_0123456789" }, recorded)).toThrow(
