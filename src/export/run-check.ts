@@ -133,7 +133,8 @@ function refuseUntold(changes: readonly AccessDifference[]): void {
     `--accept would take out of ${ACCESS_FILE} ${these} whose absence from the workspace could not be told:` +
       `${oneALine(untold.map((c) => c.text))}\n` +
       `${ACCESS_FILE} was left as it is. Have the record that breaks the contract ` +
-      `corrected in the workspace (or its email made readable) and check again; or, to stop declaring ${them}, remove ` +
+      `corrected in the workspace (or the field it breaks made readable: a user's email, an integration's id) and check again; ` +
+      `or, to stop declaring ${them}, remove ` +
       `${untold.length === 1 ? "its entry" : "their entries"} from ${ACCESS_FILE} yourself, then run --check --accept again.`,
   );
 }

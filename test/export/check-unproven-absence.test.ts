@@ -103,9 +103,9 @@ describe("--check of a user added by hand whose records break the contract", () 
       expect(refused.message).toBe(
         "--accept would take out of access.yaml 2 entries whose absence from the workspace could not be told:\n" +
           `${untold.map((c) => `  - ${c.text}\n`).join("")}` +
-          "access.yaml was left as it is. Have the record that breaks the contract corrected in the workspace (or its email made " +
-          "readable) and check again; or, to stop declaring them, remove their entries from access.yaml yourself, then run " +
-          "--check --accept again.",
+          "access.yaml was left as it is. Have the record that breaks the contract corrected in the workspace (or the field it " +
+          "breaks made readable: a user's email, an integration's id) and check again; or, to stop declaring them, remove " +
+          "their entries from access.yaml yourself, then run --check --accept again.",
       );
       expect(fs.readFileSync(file, "utf8")).toBe(before);
       expect(emulator.requests.every((r) => r.method === "GET")).toBe(true);
