@@ -456,25 +456,9 @@ function* integrationDifferences(sides: Sides): Iterable<AccessDifference> {
   }
   for (const integration of sides.recorded.integrations) {
     if (integration.members.length > 0 || listed.has(idOf(integration.id)) || integrationLeftOut(sides.leftNow, integration.id)) continue;
+    // An integration record whose id could not be read may be this one: no absence is claimed then.
     const untold = sides.integrationUntold(integration.id);
-    if (untold.length > 0) {
-      // An integration record whose id could not be read may be this one: no absence is claimed.
-      yield difference(
-        {
-          kind: "integration",
-          side: "access.yaml",
-          user: "",
-          integration: sides.label(integration.id),
-          integrationId: integration.id,
-          accessYaml: "no member",
-          workspace: UNTOLD,
-          untold: true,
-        },
-        `access.yaml declares the integration "${sides.plainLabel(integration.id)}" (${integration.id}), with no member; ` +
-          `whether the workspace has it could not be told (${untoldWhy(untold)})`,
-      );
-      continue;
-    }
+    const declared = `access.yaml declares the integration "${sides.plainLabel(integration.id)}" (${integration.id}), with no member`;
     yield difference(
       {
         kind: "integration",
@@ -483,8 +467,11 @@ function* integrationDifferences(sides: Sides): Iterable<AccessDifference> {
         integration: sides.label(integration.id),
         integrationId: integration.id,
         accessYaml: "no member",
+        ...(untold.length > 0 ? { workspace: UNTOLD, untold: true } : {}),
       },
-      `access.yaml declares the integration "${sides.plainLabel(integration.id)}" (${integration.id}), with no member; the workspace has no such integration`,
+      untold.length > 0
+        ? `${declared}; whether the workspace has it could not be told (${untoldWhy(untold)})`
+        : `${declared}; the workspace has no such integration`,
     );
   }
 }
