@@ -96,3 +96,44 @@ describe("User: a guest role whose record leaves isGuest out", () => {
     expect(writes(emu)).toMatchObject([{ method: "PUT", body: { data: { attributes: { isGuest: true } } } }]);
   });
 });
+
+describe("User: a service that leaves false out beside a role that is not a guest's (the record says false)", () => {
+  it("an update of another attribute keeps the flag the service changed, as it keeps any attribute the program did not change", async () => {
+    const emu = await emulator({ quirks: { nullFields: true } });
+    await configureFor(emu, {}, { info: () => {} });
+    const declared = (await check({ ...kay, role: "workspace_login_only", isGuest: true })).inputs!;
+    const { id, outs } = wire(await provider.create(declared));
+    expect(outs).toMatchObject({ role: "workspace_login_only", isGuest: true });
+    // Made a member in the service (the record now leaves the flag out: false); the program then renames the user.
+    emu.users.update(id, { isGuest: false });
+    emu.clearRequests();
+    const renamed = (await check({ ...kay, lastName: "Roe", role: "workspace_login_only", isGuest: true })).inputs!;
+    const { outs: updated } = wire(await provider.update!(id, outs!, renamed));
+    expect(writes(emu)).toMatchObject([{ method: "PUT", body: { data: { attributes: { lastName: "Roe", isGuest: false } } } }]);
+    expect(emu.users.get(id)).toMatchObject({ lastName: "Roe", isGuest: false });
+    // The declared value left unsent causes no diff of its own, as any unapplied one.
+    expect(updated).toHaveProperty("unapplied.isGuest");
+    expect(wire(await provider.diff!(id, updated!, renamed)).changes).toBe(false);
+  });
+
+  it("an import whose ignoreChanges names isGuest writes no flag: a member is not made a guest", async () => {
+    const emu = await emulator({ quirks: { nullFields: true } });
+    await configureFor(emu, {}, { info: () => {} });
+    const existing = emu.users.add({ ...kay, role: "workspace_login_only", isGuest: false });
+    const declared = { ...kay, role: "workspace_login_only", isGuest: true, __importId: existing.id, __ignoreChanges: ["isGuest"] };
+    const { outs } = wire(await provider.create((await check(declared)).inputs!));
+    expect(writes(emu)).toEqual([]);
+    expect(emu.users.get(existing.id)).toMatchObject({ isGuest: false });
+    expect(outs).toHaveProperty("unapplied.isGuest");
+  });
+
+  it("an adoption (adoptExisting) whose ignoreChanges names isGuest and that writes a name keeps the flag", async () => {
+    const emu = await emulator({ quirks: { nullFields: true } });
+    await configureFor(emu, {}, { info: () => {} });
+    const existing = emu.users.add({ ...kay, lastName: "Old", role: "workspace_login_only", isGuest: false });
+    const declared = { ...kay, role: "workspace_login_only", isGuest: true, adoptExisting: true, __ignoreChanges: ["isGuest"] };
+    await provider.create((await check(declared)).inputs!);
+    expect(writes(emu)).toMatchObject([{ method: "PUT", body: { data: { attributes: { lastName: "Doe", isGuest: false } } } }]);
+    expect(emu.users.get(existing.id)).toMatchObject({ lastName: "Doe", isGuest: false });
+  });
+});

@@ -194,6 +194,12 @@ const COMPARED: Array<[keyof UserInputs, (old: unknown, declared: unknown, oldRo
   ["isGuest", (a, b, role) => b === undefined || guestOf({ isGuest: flagOf(a), role: typeof role === "string" ? role : null }) === b],
 ];
 
+/**
+ * The value of attribute `key` the service's `user` holds, as the package reads a record: its guest flag as {@link guestOf}
+ * reads it (left out beside a role that is not a guest's: `false`; beside a guest role: `undefined`, not known).
+ */
+const serviceValue = (user: User, key: keyof UserInputs): unknown => (key === "isGuest" ? guestOf(user) : user[key as keyof User]);
+
 /** A guest flag as a record may hold it: a boolean, else not reported. */
 const flagOf = (value: unknown): boolean | null => (typeof value === "boolean" ? value : null);
 
@@ -403,7 +409,7 @@ export async function replaceUser(
   const unapplied: Unapplied = {};
   for (const [key, same] of COMPARED) {
     const declared = inputs[key as keyof Attributes];
-    const theirs = current[key as keyof User];
+    const theirs = serviceValue(current, key);
     // The service's value is kept only where the program did not change it and the value is one the program could declare
     // (an empty name, say, is replaced by the declared one: the PUT would be refused).
     if (declared === undefined || changed.includes(key) || !userInputs.shape[key].safeParse(theirs).success || theirs === undefined)
@@ -512,7 +518,7 @@ function keepIgnored(existing: User, inputs: Attributes, ignored: readonly strin
   const unapplied: Unapplied = {};
   for (const [key, same] of COMPARED) {
     const declared = inputs[key as keyof Attributes];
-    const theirs = existing[key as keyof User];
+    const theirs = serviceValue(existing, key);
     if (!ignored.includes(key) || declared === undefined || theirs === undefined || !userInputs.shape[key].safeParse(theirs).success)
       continue;
     (sent as Record<string, unknown>)[key] = theirs;
