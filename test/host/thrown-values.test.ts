@@ -62,6 +62,20 @@ describe("what a handler throws, whatever it is, reaches the engine without the 
     }
   });
 
+  it.each([
+    ["a frozen error", () => Object.freeze(new Error(`the gateway said: ${KEY}`))],
+    ["a frozen plain object", () => Object.freeze({ message: `the gateway said: ${KEY}` })],
+    [
+      "an error whose message cannot be redefined nor written",
+      () => Object.defineProperty(new Error("x"), "message", { value: `the gateway said: ${KEY}`, writable: false, configurable: false }),
+    ],
+  ])("%s, whose key cannot be redacted in place: its message without the key", async (_, thrown) => {
+    for (const [method, error] of await thrownAt(thrown)) {
+      expect([method, shownOf(error).includes(RUN)]).toEqual([method, false]);
+      expect([method, (error as Error).message]).toEqual([method, "the gateway said: [redacted]"]);
+    }
+  });
+
   it("an error whose fields cannot be redefined (a ZodError) reaches the engine as itself, not as the redaction's TypeError", async () => {
     for (const [method, error] of await thrownAt(() => z.object({ n: z.string() }).parse({ n: 1 }))) {
       expect([method, error]).toEqual([method, expect.any(z.ZodError)]);
