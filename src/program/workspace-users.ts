@@ -65,16 +65,17 @@ async function keyed(
 }
 
 /**
- * Each user's email, known as soon as it is, whatever the user's other values: a user given as one output (or a list given as
- * one) gives its email with the rest.
+ * Each user's email, each known as soon as it is, whatever the user's other values and the other users' emails: a user given
+ * as one output (or a list given as one) gives its email with the rest.
  */
-function emailsOf(users: WorkspaceUsersArgs["users"]): pulumi.Output<unknown[]> {
+function emailsOf(users: WorkspaceUsersArgs["users"]): Array<pulumi.Output<unknown[]>> {
   const emailOf = (user: unknown) => (typeof user === "object" && user !== null ? (user as { email?: unknown }).email : undefined);
-  if (!Array.isArray(users)) return pulumi.output(users).apply((list) => (Array.isArray(list) ? list.map(emailOf) : []));
-  const emails = (users as unknown[]).map((user) =>
-    pulumi.Output.isInstance(user) || user instanceof Promise ? pulumi.output(user).apply(emailOf) : emailOf(user),
+  if (!Array.isArray(users)) return [pulumi.output(users).apply((list) => (Array.isArray(list) ? list.map(emailOf) : []))];
+  return (users as unknown[]).map((user) =>
+    (pulumi.Output.isInstance(user) || user instanceof Promise ? pulumi.output(user).apply(emailOf) : pulumi.output(emailOf(user))).apply(
+      (email) => [email],
+    ),
   );
-  return pulumi.output(emails) as pulumi.Output<unknown[]>;
 }
 
 /** The string a path's quoted key holds (`"ann@example.com"`); `undefined` for one that is not valid JSON. */
@@ -161,7 +162,8 @@ export class WorkspaceUsers extends pulumi.CustomResource {
     const warnings: { resource?: pulumi.Resource } = {};
     // The emails are declared as soon as they are known, not once every value of the set is: in a preview, a value another
     // resource has not made yet (a name, a role) leaves the set unknown, which would hide a user another resource manages.
-    const declared = emailsOf(args.users).apply(async (emails) => {
+    // Each user's apart: one email not known yet (made by another resource) holds back none of the others.
+    const declare = async (emails: unknown[]) => {
       const secret = await pulumi.isSecret(given);
       await ownedEmails(
         emails.flatMap((email) => (typeof email === "string" ? [{ email }] : [])),
@@ -170,7 +172,8 @@ export class WorkspaceUsers extends pulumi.CustomResource {
         { label: "WorkspaceUsers", secret },
       );
       return emails;
-    });
+    };
+    const declared = pulumi.all(emailsOf(args.users).map((emails) => emails.apply(declare)));
     const users = pulumi
       .all([declared, given])
       .apply(async ([, users]) => keyed(users, name, self, await pulumi.isSecret(given), warnings));

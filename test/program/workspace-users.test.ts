@@ -240,3 +240,46 @@ describe("a set's users as a JavaScript program may give them", () => {
     expect(() => refuseUsersWithoutEmail([{ email: "ann@example.com" }], "people")).not.toThrow();
   });
 });
+
+describe("one owner per user: a set declares each email once it is known", () => {
+  it("in a preview, a user another resource manages fails both, though another user's email is not known yet", async () => {
+    const registered: string[] = [];
+    await pulumi.runtime.setMocks(
+      {
+        newResource: (a) => {
+          registered.push(a.name);
+          return { id: a.type === "test:index:Unmade" ? (undefined as unknown as string) : `${a.name}-id`, state: a.inputs };
+        },
+        call: (a) => a.inputs,
+      },
+      "p",
+      "s",
+      true,
+    );
+    // The rejections of the failed resources' outputs, which Pulumi's output chain leaves unhandled.
+    const failures: string[] = [];
+    const listeners = process.listeners("unhandledRejection");
+    process.removeAllListeners("unhandledRejection");
+    process.on("unhandledRejection", (reason) => failures.push(String(reason)));
+    try {
+      const name = new Unmade("hr-record").name;
+      const ann = new User("ann", { email: "ann@example.com", firstName: "Ann", lastName: "Lee" });
+      // Ann's email is known; the other user's is made from a resource the preview has not made yet.
+      const users = [
+        { email: "ANN@example.com", firstName: "Ann", lastName: "Lee" },
+        { email: name.apply((n) => `${n}@example.com`), firstName: "Dee", lastName: "Moe" },
+      ];
+      const people = new WorkspaceUsers("people", { users });
+      const urnOf = (resource: pulumi.Resource) => (resource.urn as unknown as { promise(): Promise<string> }).promise();
+      await Promise.allSettled([urnOf(ann), urnOf(people)]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(registered).toEqual(["hr-record"]);
+      const collision = 'User "ann" and WorkspaceUsers "people" both manage the user with the email';
+      expect(failures.some((f) => f.includes(collision) && f.includes('Nothing was sent to the service for "people"'))).toBe(true);
+      expect(failures.some((f) => f.includes(collision) && f.includes('Nothing was sent to the service for "ann"'))).toBe(true);
+    } finally {
+      process.removeAllListeners("unhandledRejection");
+      for (const listener of listeners) process.on("unhandledRejection", listener);
+    }
+  });
+});
