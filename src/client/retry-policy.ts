@@ -38,8 +38,11 @@ export type Decision =
   | { action: "accept" }
   /** A transient failure: send again after `delayMs`. */
   | { action: "retry"; delayMs: number }
-  /** A 429: hold every request of the client for `waitMs`, then send again; `from`: the header that gave it, if not `Retry-After`. */
-  | { action: "wait"; waitMs: number; given: boolean; from?: "RateLimit-Reset" }
+  /**
+   * A 429: hold every request of the client for `waitMs`, then send again; `from`: the header that gave it, if not `Retry-After`;
+   * `backoff`: it asked for no wait, and `waitMs` is the client's back-off.
+   */
+  | { action: "wait"; waitMs: number; given: boolean; from?: "RateLimit-Reset"; backoff?: true }
   /**
    * Give up: an error answer no retry helps, or a transient failure after `retried` retries (`askedMs`: its 5xx's
    * `Retry-After`, when it said one), or at once when that asks for longer than a retry may wait ({@link askedTooLong}).
@@ -55,6 +58,7 @@ export type Decision =
       waitMs: number;
       given: boolean;
       from?: "RateLimit-Reset";
+      backoff?: true;
       holdMs: number;
     };
 
@@ -65,12 +69,17 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
   if (outcome.kind === "answer" && outcome.status === 429) {
     const retryAfterMs = parseRetryAfter(outcome.retryAfter, outcome.now);
     // Without a Retry-After, the window's reset is the wait the service names; only with neither, the contract's five minutes.
-    const from = retryAfterMs === undefined && outcome.resetMs !== undefined ? ({ from: "RateLimit-Reset" } as const) : {};
     const named = retryAfterMs ?? outcome.resetMs ?? DEFAULT_RATE_LIMIT_WAIT_SECONDS * 1000;
     const given = retryAfterMs !== undefined || outcome.resetMs !== undefined;
     // A 429 that says to send again at once (`Retry-After: 0`, a date or reset past) is a service under pressure: its retries
-    // back off as a 5xx's do, rather than resend at once up to `maxRateLimitRetries` times.
-    const waitMs = named > 0 ? named : backoffDelay(attempt.rateLimitRetries, limits.retryBaseDelayMs, limits.retryMaxDelayMs, random);
+    // back off as a 5xx's do, rather than resend at once up to `maxRateLimitRetries` times. The back-off is the client's own
+    // wait, never longer than a 429's may last: the service asked for none, so none is refused as too long.
+    const backoff = named > 0 ? undefined : backoffDelay(attempt.rateLimitRetries, limits.retryBaseDelayMs, limits.retryMaxDelayMs, random);
+    const waitMs = backoff === undefined ? named : Math.min(backoff, limits.maxRateLimitWaitSeconds * 1000);
+    const from = {
+      ...(retryAfterMs === undefined && outcome.resetMs !== undefined && { from: "RateLimit-Reset" as const }),
+      ...(backoff !== undefined && { backoff: true as const }),
+    };
     // A wait over the cap holds nothing back: the other requests fail as fast on their own 429s.
     if (waitMs > limits.maxRateLimitWaitSeconds * 1000) {
       return { action: "fail", why: "rate-limit-too-long", waitMs, given, ...from, holdMs: 0 };

@@ -379,9 +379,12 @@ export class HttpTransport {
     };
     if ("holdMs" in decision) {
       if (decision.holdMs > 0) this.pacer.pause(decision.holdMs);
-      const why = decision.given
-        ? `with ${decision.from ?? "Retry-After"}: ${Math.ceil(decision.waitMs / 1000)} s`
-        : `without Retry-After, so the API's rule is to wait five minutes (${DEFAULT_RATE_LIMIT_WAIT_SECONDS} s)`;
+      // A 429 that asked for no wait is named by what it said (0 s), then the client's back-off.
+      const why = decision.backoff
+        ? `with ${decision.from ?? "Retry-After"}: 0 s, after which the client backs off ${Math.ceil(decision.waitMs / 1000)} s`
+        : decision.given
+          ? `with ${decision.from ?? "Retry-After"}: ${Math.ceil(decision.waitMs / 1000)} s`
+          : `without Retry-After, so the API's rule is to wait five minutes (${DEFAULT_RATE_LIMIT_WAIT_SECONDS} s)`;
       const said = `${method} ${path} answered 429 (rate limited)`;
       let message: string;
       if (decision.why === "rate-limit-too-long") {

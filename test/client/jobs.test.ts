@@ -189,6 +189,20 @@ describe("waiting for jobs", () => {
     expect(clock.now() - resumed).toBeGreaterThanOrEqual(300_000 - (resumed - began));
   });
 
+  it("a poll's 429 asking for no wait, backed off past the wait's end, says what the service asked, then the back-off", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    emu.jobs.hangNext(1);
+    const { client, clock } = clientFor(emu, { jobTimeoutSeconds: 30 });
+    const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    const began = clock.now();
+    // Backed off 375 ms, doubling to 15 s (retryMaxDelayMs' 20 s, half jittered): the seventh would end past the 30 s.
+    const onPoll = () => emu.fault({ method: "GET", path: `/jobs/${job.id}`, status: 429, headers: { "Retry-After": "0" }, times: 20 });
+    const error = await rejection(job.wait({ onPoll }));
+    expect(JobTimeoutError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("answered 429 (rate limited) with Retry-After: 0 s, after which the client backs off 15 s");
+    expect(clock.now() - began).toBeLessThanOrEqual(30_000);
+  });
+
   it("a wait whose end has passed reads the job once: done is done, and a late one's status is one it saw", async () => {
     const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
     const { client, clock } = clientFor(emu);

@@ -77,6 +77,25 @@ describe("429 rate limits", () => {
     expect(clock.slept).toBe(0);
   });
 
+  it("a 429 asking for no wait backs off no longer than maxRateLimitWaitSeconds allows: the service named no wait to refuse", async () => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", status: 429, headers: { "Retry-After": "0" }, times: 4 });
+    // The back-off (500 ms, doubling) would pass 1 s at its third step: a wait the service never asked for.
+    const { client, clock } = clientFor(emu, { maxRateLimitWaitSeconds: 1 });
+    await client.users.list().next();
+    expect(emu.requests.map((r) => r.status)).toEqual([429, 429, 429, 429, 200]);
+    expect(clock.sleeps).toEqual([375, 750, 1000, 1000]);
+  });
+
+  it("a 429 asking for no wait, under maxRateLimitWaitSeconds: 0, is sent again at once, not failed as too long", async () => {
+    const emu = await emulator();
+    emu.fault({ path: "/users", status: 429, headers: { "Retry-After": "0" }, times: 2 });
+    const { client, clock } = clientFor(emu, { maxRateLimitWaitSeconds: 0 });
+    await client.users.list().next();
+    expect(emu.requests.map((r) => r.status)).toEqual([429, 429, 200]);
+    expect(clock.slept).toBe(0);
+  });
+
   it("gives up after maxRateLimitRetries waits", async () => {
     const emu = await emulator();
     emu.fault({ path: "/users", status: 429, headers: { "Retry-After": "1" }, times: 5 });

@@ -63,19 +63,19 @@ describe("decide", () => {
       "429 with Retry-After: 0 backs off as a 5xx does (a service under pressure), not resending at once",
       fresh("GET"),
       answer(429, "0"),
-      { action: "wait", waitMs: 300, given: true },
+      { action: "wait", waitMs: 300, given: true, backoff: true },
     ],
     [
       "a second 429 with Retry-After: 0 backs off twice as long",
       { method: "GET", transientRetries: 0, rateLimitRetries: 1 },
       answer(429, "0"),
-      { action: "wait", waitMs: 600, given: true },
+      { action: "wait", waitMs: 600, given: true, backoff: true },
     ],
     [
       "429 whose window's RateLimit-Reset is now backs off too",
       fresh("GET"),
       reset(0),
-      { action: "wait", waitMs: 300, given: true, from: "RateLimit-Reset" },
+      { action: "wait", waitMs: 300, given: true, from: "RateLimit-Reset", backoff: true },
     ],
     [
       "429 with Retry-After waits that, whatever its RateLimit-Reset",
