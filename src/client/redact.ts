@@ -3,6 +3,8 @@
  * answer once parsed (its escapes decoded): no echo of the key, escaped, in part or in another case, leaks.
  */
 
+import { isDeepStrictEqual } from "node:util";
+
 /** What a text holds where the key was removed. */
 export const REDACTED = "[redacted]";
 
@@ -171,21 +173,46 @@ export function redactDeep(value: unknown, redact: (text: string) => string): un
 /**
  * `error` itself, with `redact` applied to its message, stack, every string field and its cause: no field can carry the key. A
  * field that cannot be redefined nor written (zod's `_zod`, a frozen error's) is left as it is: the error stays the one thrown,
- * not a `TypeError` of the redaction (what the engine shows of it is its message and stack).
+ * not a `TypeError` of the redaction (what the engine shows of it is its message and stack). Should such a field hold what the
+ * redaction removes (a frozen error's message with the key), a copy is returned instead, of the error's class, every field
+ * redacted: the key never passes for the error's sake.
  */
 export function redactError<E>(error: E, redact: (text: string) => string, seen = new Set<unknown>()): E {
   if (typeof error !== "object" || error === null || seen.has(error)) return error;
   seen.add(error);
   const target = error as Record<string, unknown>;
+  const fields = new Map<string, unknown>();
+  let stuck = false;
   for (const key of [...Object.getOwnPropertyNames(error), "message", "stack"]) {
     const value = target[key];
-    if (typeof value === "string") replaceField(target, key, redact(value));
-    else if (key === "cause" || value instanceof Error) redactError(value, redact, seen);
-    else if (value !== null && typeof value === "object" && key !== "stack") {
-      replaceField(target, key, redactDeep(value, redact));
-    }
+    let redacted: unknown;
+    if (typeof value === "string") redacted = redact(value);
+    else if (key === "cause" || value instanceof Error) redacted = redactError(value, redact, seen);
+    else if (value !== null && typeof value === "object" && key !== "stack") redacted = redactDeep(value, redact);
+    else continue;
+    fields.set(key, redacted);
+    if (!replaceField(target, key, redacted) && changes(value, redacted)) stuck = true;
   }
-  return error;
+  if (!stuck) return error;
+  // Symbol-keyed fields too: the package's errors are told by a symbol (`isInstance`).
+  const copy = Object.create(Object.getPrototypeOf(error)) as Record<PropertyKey, unknown>;
+  for (const key of Reflect.ownKeys(error)) {
+    const enumerable = Object.getOwnPropertyDescriptor(error, key)?.enumerable ?? false;
+    const value = typeof key === "string" && fields.has(key) ? fields.get(key) : (error as Record<PropertyKey, unknown>)[key];
+    Object.defineProperty(copy, key, { value, writable: true, configurable: true, enumerable });
+  }
+  for (const key of ["message", "stack"]) if (fields.has(key) && !Object.hasOwn(copy, key)) replaceField(copy, key, fields.get(key));
+  return copy as E;
+}
+
+/** Whether `redacted` (what {@link redactError} made of `value`) differs from it: a field left as it was would keep that. */
+function changes(value: unknown, redacted: unknown): boolean {
+  if (typeof value === "string" || value instanceof Error || value === redacted) return value !== redacted;
+  // A copy of an object ({@link redactDeep}): whether it differs from the same copy unredacted.
+  return !isDeepStrictEqual(
+    redactDeep(value, (text) => text),
+    redacted,
+  );
 }
 
 /** Sets `target[key]` to `value` when the field can be redefined or written; false when it cannot (nothing changed). */

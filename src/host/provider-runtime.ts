@@ -81,8 +81,10 @@ async function untraced<T>(operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    if (error instanceof Error && !BUGS.some((bug) => error instanceof bug)) error.stack = "";
-    throw keyless(error);
+    // Redacted first: a frozen error's stack cannot be emptied, and the TypeError of trying quotes its message, key and all.
+    const shown = keyless(error);
+    if (shown instanceof Error && !BUGS.some((bug) => shown instanceof bug) && !Object.isFrozen(shown)) shown.stack = "";
+    throw shown;
   }
 }
 
@@ -98,31 +100,11 @@ function keyless(error: unknown): unknown {
   if (typeof error !== "object" || error === null) return new Error(redact(String(error)));
   const recorded = error as Error & { id?: unknown; properties?: unknown };
   const { id, properties } = recorded;
-  redactError(recorded, redact);
-  // A field the redaction could not replace (a frozen error's, a message that cannot be written) still holds the key: a copy instead.
-  if (textsOf(recorded).some((text) => redact(text) !== text)) return keylessCopy(recorded, redact);
-  if (id !== undefined) recorded.id = id;
-  if (properties !== undefined) recorded.properties = properties;
-  return recorded;
-}
-
-/** The texts of `error` the host may show: its message, stack and every field that is text. */
-const textsOf = (error: object): string[] =>
-  [...Object.getOwnPropertyNames(error), "message", "stack"]
-    .map((key) => (error as Record<string, unknown>)[key])
-    .filter((value): value is string => typeof value === "string");
-
-/**
- * An error of `error`'s message and stack without the key, for one whose fields cannot be redacted in place: its `id`,
- * `properties` and `reasons` (a partial write's record, the engine reads them) kept, the reasons without the key too.
- */
-function keylessCopy(error: Error & { id?: unknown; properties?: unknown; reasons?: unknown }, redact: (text: string) => string): Error {
-  const copy = new Error(redact(String(error.message ?? error))) as Error & { id?: unknown; properties?: unknown; reasons?: unknown };
-  copy.stack = typeof error.stack === "string" ? redact(error.stack) : "";
-  if (error.id !== undefined) copy.id = error.id;
-  if (error.properties !== undefined) copy.properties = error.properties;
-  if (Array.isArray(error.reasons)) copy.reasons = error.reasons.map((reason) => redact(String(reason)));
-  return copy;
+  // Itself, or a copy when a field holding the key cannot be replaced (a frozen error's message): `redactError`.
+  const redacted = redactError(recorded, redact);
+  if (id !== undefined && redacted.id !== id) redacted.id = id;
+  if (properties !== undefined && redacted.properties !== properties) redacted.properties = properties;
+  return redacted;
 }
 
 /**

@@ -4,7 +4,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { makeEchoTest, makeRedactor, makeValueRedactor } from "../../src/client/redact";
+import { makeEchoTest, makeRedactor, makeValueRedactor, redactError } from "../../src/client/redact";
+import { ServerError } from "../../src/client";
 import { RUNS_KEY, runsOf } from "../support/key-runs";
 
 const KEY = RUNS_KEY;
@@ -68,5 +69,24 @@ describe("a record's value holding the key in another case", () => {
     const value = KEY.slice(0, 12).toLowerCase();
     expect(makeEchoTest(KEY)(JSON.stringify({ firstName: value }))).toBe(false);
     expect(makeValueRedactor(KEY)(value)).toBe(value);
+  });
+});
+
+describe("redactError", () => {
+  it("an error whose fields cannot be replaced (frozen) is returned as a copy of its class without the key, its cause too", () => {
+    const redact = makeRedactor(KEY);
+    const cause = Object.freeze(new Error(`echoed ${KEY}`));
+    const error = Object.freeze(new ServerError(`failed: ${KEY}`, { method: "GET", path: "/users", status: 502 }));
+    const outer = new Error("outer", { cause });
+    const shown = redactError(error, redact);
+    expect(ServerError.isInstance(shown)).toBe(true);
+    expect(shown.message).toBe("failed: [redacted]");
+    expect(`${shown.stack} ${shown.message}`).not.toContain(KEY);
+    // An extensible error is redacted in place; its frozen cause is replaced by a copy.
+    expect(redactError(outer, redact)).toBe(outer);
+    expect((outer.cause as Error).message).toBe("echoed [redacted]");
+    // One with nothing to redact stays itself, frozen or not.
+    const clean = Object.freeze(new Error("nothing here"));
+    expect(redactError(clean, redact)).toBe(clean);
   });
 });

@@ -55,6 +55,8 @@ describe("what a handler throws, whatever it is, reaches the engine without the 
   it.each([
     ["a string", () => `the gateway said: ${KEY}`],
     ["a plain object with a message", () => ({ message: `the gateway said: ${KEY}`, detail: { echoed: KEY.toLowerCase() } })],
+    ["a frozen object with a message", () => Object.freeze({ message: `the gateway said: ${KEY}`, detail: { echoed: KEY.toLowerCase() } })],
+    ["a frozen error", () => Object.freeze(new Error(`the gateway said: ${KEY}`))],
   ])("%s", async (_, thrown) => {
     for (const [method, error] of await thrownAt(thrown)) {
       expect([method, shownOf(error).includes(RUN)]).toEqual([method, false]);
