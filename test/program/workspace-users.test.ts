@@ -184,44 +184,59 @@ class Unmade extends pulumi.CustomResource {
   }
 }
 
+/**
+ * A preview under Pulumi's mocks, `declare` run in it (a resource of type `test:index:Unmade` gets no id, its outputs unknown):
+ * the resources registered, by name, and the failures of those that were not (the rejections of their outputs, which
+ * Pulumi's output chain leaves unhandled), once the resources `declare` returns have settled.
+ */
+async function previewOf(declare: () => pulumi.Resource[]): Promise<{ registered: string[]; failures: string[] }> {
+  const registered: string[] = [];
+  await pulumi.runtime.setMocks(
+    {
+      newResource: (a) => {
+        registered.push(a.name);
+        return { id: a.type === "test:index:Unmade" ? (undefined as unknown as string) : `${a.name}-id`, state: a.inputs };
+      },
+      call: (a) => a.inputs,
+    },
+    "p",
+    "s",
+    true,
+  );
+  const failures: string[] = [];
+  const listeners = process.listeners("unhandledRejection");
+  process.removeAllListeners("unhandledRejection");
+  process.on("unhandledRejection", (reason) => failures.push(String(reason)));
+  try {
+    const urnOf = (resource: pulumi.Resource) => (resource.urn as unknown as { promise(): Promise<string> }).promise();
+    await Promise.allSettled(declare().map(urnOf));
+    await new Promise((resolve) => setImmediate(resolve));
+    return { registered, failures };
+  } finally {
+    process.removeAllListeners("unhandledRejection");
+    for (const listener of listeners) process.on("unhandledRejection", listener);
+  }
+}
+
+/** Whether `failures` fail both `User "ann"` and `WorkspaceUsers "people"` for the one user they both manage. */
+function bothFailed(failures: string[]): void {
+  const collision = 'User "ann" and WorkspaceUsers "people" both manage the user with the email';
+  expect(failures.some((f) => f.includes(collision) && f.includes('Nothing was sent to the service for "people"'))).toBe(true);
+  expect(failures.some((f) => f.includes(collision) && f.includes('Nothing was sent to the service for "ann"'))).toBe(true);
+}
+
 describe("one owner per user: a set declares its emails once they are known", () => {
   it("in a preview, a user another resource manages fails both, though another value of the set is not known yet", async () => {
-    const registered: string[] = [];
-    await pulumi.runtime.setMocks(
-      {
-        newResource: (a) => {
-          registered.push(a.name);
-          return { id: a.type === "test:index:Unmade" ? (undefined as unknown as string) : `${a.name}-id`, state: a.inputs };
-        },
-        call: (a) => a.inputs,
-      },
-      "p",
-      "s",
-      true,
-    );
-    // The rejections of the failed resources' outputs, which Pulumi's output chain leaves unhandled.
-    const failures: string[] = [];
-    const listeners = process.listeners("unhandledRejection");
-    process.removeAllListeners("unhandledRejection");
-    process.on("unhandledRejection", (reason) => failures.push(String(reason)));
-    try {
+    const { registered, failures } = await previewOf(() => {
       const name = new Unmade("hr-record").name;
       const ann = new User("ann", { email: "ann@example.com", firstName: "Ann", lastName: "Lee" });
       const people = new WorkspaceUsers("people", { users: [{ email: "ANN@example.com", firstName: name, lastName: "Lee" }] });
       // The control: a set of other users, one of its values unknown, registers.
       const others = new WorkspaceUsers("others", { users: [{ email: "carl@example.com", firstName: name, lastName: "Cole" }] });
-      await new Promise((resolve) => others.urn.apply(resolve));
-      const urnOf = (resource: pulumi.Resource) => (resource.urn as unknown as { promise(): Promise<string> }).promise();
-      await Promise.allSettled([urnOf(ann), urnOf(people)]);
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(registered).toEqual(["hr-record", "others"]);
-      const collision = 'User "ann" and WorkspaceUsers "people" both manage the user with the email';
-      expect(failures.some((f) => f.includes(collision) && f.includes('Nothing was sent to the service for "people"'))).toBe(true);
-      expect(failures.some((f) => f.includes(collision) && f.includes('Nothing was sent to the service for "ann"'))).toBe(true);
-    } finally {
-      process.removeAllListeners("unhandledRejection");
-      for (const listener of listeners) process.on("unhandledRejection", listener);
-    }
+      return [ann, people, others];
+    });
+    expect(registered).toEqual(["hr-record", "others"]);
+    bothFailed(failures);
   });
 });
 
@@ -243,25 +258,7 @@ describe("a set's users as a JavaScript program may give them", () => {
 
 describe("one owner per user: a set declares each email once it is known", () => {
   it("in a preview, a user another resource manages fails both, though another user's email is not known yet", async () => {
-    const registered: string[] = [];
-    await pulumi.runtime.setMocks(
-      {
-        newResource: (a) => {
-          registered.push(a.name);
-          return { id: a.type === "test:index:Unmade" ? (undefined as unknown as string) : `${a.name}-id`, state: a.inputs };
-        },
-        call: (a) => a.inputs,
-      },
-      "p",
-      "s",
-      true,
-    );
-    // The rejections of the failed resources' outputs, which Pulumi's output chain leaves unhandled.
-    const failures: string[] = [];
-    const listeners = process.listeners("unhandledRejection");
-    process.removeAllListeners("unhandledRejection");
-    process.on("unhandledRejection", (reason) => failures.push(String(reason)));
-    try {
+    const { registered, failures } = await previewOf(() => {
       const name = new Unmade("hr-record").name;
       const ann = new User("ann", { email: "ann@example.com", firstName: "Ann", lastName: "Lee" });
       // Ann's email is known; the other user's is made from a resource the preview has not made yet.
@@ -269,17 +266,9 @@ describe("one owner per user: a set declares each email once it is known", () =>
         { email: "ANN@example.com", firstName: "Ann", lastName: "Lee" },
         { email: name.apply((n) => `${n}@example.com`), firstName: "Dee", lastName: "Moe" },
       ];
-      const people = new WorkspaceUsers("people", { users });
-      const urnOf = (resource: pulumi.Resource) => (resource.urn as unknown as { promise(): Promise<string> }).promise();
-      await Promise.allSettled([urnOf(ann), urnOf(people)]);
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(registered).toEqual(["hr-record"]);
-      const collision = 'User "ann" and WorkspaceUsers "people" both manage the user with the email';
-      expect(failures.some((f) => f.includes(collision) && f.includes('Nothing was sent to the service for "people"'))).toBe(true);
-      expect(failures.some((f) => f.includes(collision) && f.includes('Nothing was sent to the service for "ann"'))).toBe(true);
-    } finally {
-      process.removeAllListeners("unhandledRejection");
-      for (const listener of listeners) process.on("unhandledRejection", listener);
-    }
+      return [ann, new WorkspaceUsers("people", { users })];
+    });
+    expect(registered).toEqual(["hr-record"]);
+    bothFailed(failures);
   });
 });
