@@ -61,15 +61,21 @@ export function afterJobWait(error: unknown, jobId: string | null): unknown {
 
 /**
  * What became of the job of a write an earlier deployment left running, given its time once more: `finished`; `running` still;
- * `ended` otherwise (failed, or unknown to the service: what it did, if anything, is not known to be the resource's).
+ * `ended` otherwise (failed, or unknown to the service: what it did, if anything, is not known to be the resource's); `unread`,
+ * its record cannot be read (a job with no status), with why: whether it did its write is not known, so its caller keeps it as
+ * if still running, and one odd job record fails only what it wrote.
  */
-export async function settleJob(client: WorkspaceAccessClient, jobId: string): Promise<"finished" | "running" | "ended"> {
+export async function settleJob(
+  client: WorkspaceAccessClient,
+  jobId: string,
+): Promise<"finished" | "running" | "ended" | { unread: InvalidResponseError }> {
   try {
     await client.jobs.wait(jobId);
     return "finished";
   } catch (error) {
     if (JobTimeoutError.isInstance(error)) return "running";
     if (JobFailedError.isInstance(error) || NotFoundError.isInstance(error)) return "ended";
+    if (InvalidResponseError.isInstance(error)) return { unread: error };
     throw error;
   }
 }
@@ -96,12 +102,9 @@ export async function waitForEachPending(
   const jobIds = (pending ?? []).flatMap((p) => (p.jobId === null ? [] : [p.jobId]));
   await Promise.all(
     jobIds.map(async (id) => {
-      const outcome = await settleJob(client, id).catch((error: unknown) => {
-        if (!InvalidResponseError.isInstance(error)) throw error;
-        unread.set(id, error);
-        return "unread" as const;
-      });
-      if (outcome === "running") running.push(id);
+      const outcome = await settleJob(client, id);
+      if (typeof outcome === "object") unread.set(id, outcome.unread);
+      else if (outcome === "running") running.push(id);
     }),
   );
   return { running: running.sort(), unread };

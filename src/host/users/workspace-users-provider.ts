@@ -129,13 +129,10 @@ async function settlePending(ctx: ProviderContext, prior: readonly PendingUserCr
   const running: Pending = new Map();
   const unread = new Map<string, InvalidResponseError>();
   await mapBounded(prior ?? [], IN_FLIGHT, async (p) => {
-    const outcome = await settleJob(ctx.connection().client, p.jobId).catch((error: unknown) => {
-      if (!InvalidResponseError.isInstance(error)) throw error;
-      unread.set(emailKey(p.email), error);
-      return "running" as const;
-    });
+    const outcome = await settleJob(ctx.connection().client, p.jobId);
+    if (typeof outcome === "object") unread.set(emailKey(p.email), outcome.unread);
     if (outcome === "finished") own.set(emailKey(p.email), p);
-    else if (outcome === "running") running.set(emailKey(p.email), p);
+    else if (outcome === "running" || typeof outcome === "object") running.set(emailKey(p.email), p);
   });
   /** Why the create of `key`, kept, was neither written nor forgotten (`what`), with `limit` (`ProviderContext.waitLimit`). */
   const whyKept = (key: string, p: PendingUserCreate, what: string, limit: string) => {
