@@ -75,9 +75,10 @@ export type Redirect = { location: string | undefined; url: URL; baseUrl: URL; s
  * What a write's 404 may mean (or a read's, as its request says: `RequestSpec.notFound`), where the transport knows more than
  * "not found, or not disclosed": in words (`said`); whether
  * the record it addresses was found there (`recordThere`), which makes it no {@link NotFoundError}: no caller may read it as
- * gone; whether a write of its kind answered the key success before (`scopesHeld`, kept on the {@link NotFoundError}).
+ * gone; whether a write of its kind answered the key success before (`scopesHeld`, kept on the {@link NotFoundError}); whether
+ * the record is known gone (`recordGone`: its read answered 404 too, or the key holds the write's scopes).
  */
-export type WriteNotFound = { said: string; recordThere: boolean; scopesHeld: boolean };
+export type WriteNotFound = { said: string; recordThere: boolean; scopesHeld: boolean; recordGone: boolean };
 
 /**
  * The error for an error status: its class and what to do about it (`needs`: the scopes the operation needs, in words, as

@@ -171,7 +171,10 @@ export class IntegrationsApi {
     return this.#write("PATCH", id, userId, under(id, "users", [userId, "user id"], "entitlements"), body, ENTITLEMENTS);
   }
 
-  /** Removes a member from an integration; 404 raises {@link NotFoundError} once the member's read answers 404 too. */
+  /**
+   * Removes a member from an integration; 404 raises {@link NotFoundError} once the member's read answers 404 too, unless the
+   * `DELETE` was sent again after one without a final answer: that one most likely removed them, and it is done (no job).
+   */
   async removeUser(id: string, userId: string): Promise<JobHandle> {
     return this.#write("DELETE", id, userId, memberRead(id, userId).path);
   }

@@ -278,7 +278,10 @@ export class HttpTransport {
     return named === undefined ? "" : ` (${named})`;
   }
 
-  /** Sends `spec` as the retry policy allows, parses the answer (`data` undefined: no body), redacts every error whole (a link may carry the key). */
+  /**
+   * Sends `spec` as the retry policy allows, parses the answer (`data` undefined: no body), redacts every error whole (a link may
+   * carry the key). A `DELETE` sent again after an attempt without a final answer, answered 404 with its record gone, is done.
+   */
   async request<S extends z.ZodType>(spec: RequestSpec, schema: S): Promise<{ status: number; data: z.infer<S> }> {
     // One function, not a redacting wrapper around an exchange: a frame shorter to the socket.
     try {
@@ -337,6 +340,12 @@ export class HttpTransport {
             continue;
           case "fail": {
             const notFound = raw?.status === 404 && !this.#probeSpecs.has(spec) ? await this.#unlessHidden(spec, path) : undefined;
+            // A DELETE sent again after one without a final answer (none, or a 5xx a gateway may give after the service acted),
+            // whose record is gone: that one most likely deleted it, and its answer was lost. Done, not "not found".
+            if (method === "DELETE" && attempt.transientRetries > 0 && notFound?.recordGone) {
+              this.#log(`${method} ${path}: 404 after an attempt without a final answer, and the record is gone: done`);
+              return { status: raw!.status, data: undefined as z.infer<S> };
+            }
             const failure = this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries, notFound);
             if (decision.why === "rate-limit-past-end" && spec.waitEnds && RateLimitError.isInstance(failure))
               throw spec.waitEnds.ended(failure);
@@ -445,7 +454,7 @@ export class HttpTransport {
       undisclosed.push(readUsers);
     if (undisclosed.length > 0)
       throw this.#apiAnswered ? this.#notDisclosed(spec, undisclosed, path) : this.#notTheApi(spec, undisclosed, path);
-    if (method === "GET") return spec.notFound && { said: spec.notFound(), recordThere: false, scopesHeld: false };
+    if (method === "GET") return spec.notFound && { said: spec.notFound(), recordThere: false, scopesHeld: false, recordGone: false };
     if (this.#writesAnswered.has(kindOf(spec))) return this.#writeNotFound(spec, "shown");
     if (!spec.record) return this.#writeNotFound(spec, "unread");
     if (!(await this.#stillThere(spec.record, method, path))) return this.#writeNotFound(spec, "gone");
@@ -460,7 +469,8 @@ export class HttpTransport {
    * body names may be missing); with what tells them apart.
    */
   #writeNotFound(spec: RequestSpec, known: "shown" | "unread" | "gone" | "there"): WriteNotFound {
-    return { said: this.#writeNotFoundSaid(spec, known), recordThere: known === "there", scopesHeld: known === "shown" };
+    const said = this.#writeNotFoundSaid(spec, known);
+    return { said, recordThere: known === "there", scopesHeld: known === "shown", recordGone: known === "gone" || known === "shown" };
   }
 
   /** The words of {@link #writeNotFound}. */

@@ -288,7 +288,10 @@ export class UsersApi {
     return this.get(id);
   }
 
-  /** Deletes a user (waiting for the job if it answers with one); 404 raises {@link NotFoundError} once the user's read answers 404 too. */
+  /**
+   * Deletes a user (waiting for the job if it answers with one); 404 raises {@link NotFoundError} once the user's read answers 404
+   * too, unless the `DELETE` was sent again after one without a final answer: that one most likely deleted it, and it is done.
+   */
   async delete(id: string): Promise<void> {
     const path = pathOf("users", [id, "user id"]);
     const answer = await this.#http.request(userWrite("DELETE", path, undefined, id), schemas().anyAnswer);

@@ -1,10 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { ConflictError, ConnectionError, InvalidResponseError, RateLimitError, ServerError, TimeoutError } from "../../src/client";
-import type { Emulator } from "../../src/emulator/index";
-import { clientFor, clockOf, emulator, rejection } from "../support/fixtures";
+import {
+  ConflictError,
+  ConnectionError,
+  InvalidResponseError,
+  NotFoundError,
+  RateLimitError,
+  ServerError,
+  TimeoutError,
+} from "../../src/client";
+import { ALL_SCOPES, DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator/index";
+import { clientFor, clockOf, emulator, issuedKeys, rejection } from "../support/fixtures";
 import { clientOf, oddServer } from "../support/odd-server";
 import { SELF_SIGNED } from "../support/self-signed";
 
+const { youtube } = DEFAULT_IDS.integrations;
+const { grace } = DEFAULT_IDS.users;
 const alice = { email: "alice@example.com", firstName: "Alice", lastName: "Doe", role: "workspace_login_only" };
 
 describe("429 rate limits", () => {
@@ -261,6 +271,63 @@ describe("transient failures", () => {
     const error = await rejection(client.users.list().next());
     expect(ConnectionError.isInstance(error)).toBe(true);
     expect(error.message).toContain(new URL(emu.url).origin);
+  });
+});
+
+describe("a DELETE whose answer was lost, answered 404 when sent again, is done (most likely by the one whose answer was lost)", () => {
+  const lines = (emu: Emulator) => emu.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ":id")} ${r.status}`);
+
+  it.each([
+    ["a reset socket", { reset: true }, 0],
+    ["a gateway's 502", { status: 502, body: "Bad Gateway" }, 502],
+  ])("a user's, after %s once the service had deleted it: resolves, the user read back gone", async (_, fault, first) => {
+    const emu = await emulator();
+    const user = emu.users.add(alice);
+    emu.fault({ method: "DELETE", path: `/users/${user.id}`, afterHandling: true, ...fault });
+    const logged: string[] = [];
+    const { client, clock } = clientFor(emu, { logger: (m) => logged.push(m) });
+    await client.users.delete(user.id);
+    expect(emu.users.get(user.id)).toBeUndefined();
+    // The DELETE sent again, the address's proof (nothing had answered yet), and the user's read: gone.
+    expect(lines(emu)).toEqual([`DELETE /users/:id ${first}`, "DELETE /users/:id 404", "GET /users 200", "GET /users/:id 404"]);
+    expect(clock.sleeps).toEqual([375]);
+    expect(logged.at(-1)).toContain(`DELETE /api/v1/users/${user.id}: 404 after an attempt without a final answer`);
+  });
+
+  it("a member's, whose job the service had done: a handle with no job to wait for", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 0 } });
+    const { client } = clientFor(emu);
+    emu.fault({ method: "DELETE", path: `/integrations/${youtube}/users/${grace}`, reset: true, afterHandling: true });
+    const job = await client.integrations.removeUser(youtube, grace);
+    expect(job.id).toBeNull();
+    expect(await job.wait()).toBeNull();
+    expect(emu.integrations.members(youtube).some((m) => m.userId === grace)).toBe(false);
+    expect(lines(emu).filter((l) => l.startsWith("DELETE"))).toEqual([
+      "DELETE /integrations/:id/users/:id 0",
+      "DELETE /integrations/:id/users/:id 404",
+    ]);
+  });
+
+  it("a DELETE answered 404 at its first attempt still raises NotFoundError: nothing this client sent deleted it", async () => {
+    const emu = await emulator();
+    const user = emu.users.add(alice);
+    emu.users.remove(user.id);
+    const { client } = clientFor(emu);
+    const error = await rejection(client.users.delete(user.id));
+    expect(NotFoundError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("The write was not done.");
+  });
+
+  it("a 404 when sent again whose record its read finds there is still refused, not taken as done", async () => {
+    const key = `wa_no_user_writes_${"5".repeat(16)}`;
+    issuedKeys.add(key);
+    const emu = await emulator({ keys: { [key]: ALL_SCOPES.filter((s) => s !== "write:users") }, missingScopeStatus: 404 });
+    const user = emu.users.add(alice);
+    emu.fault({ method: "DELETE", path: `/users/${user.id}`, reset: true });
+    const { client } = clientFor(emu, { apiKey: key });
+    const error = await rejection(client.users.delete(user.id));
+    expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
+    expect(emu.users.get(user.id)).toBeDefined();
   });
 });
 
