@@ -120,10 +120,11 @@ export class JobsApi {
       const setting = options.timeoutMs === undefined ? this.#http.setting("jobTimeoutSeconds") : undefined;
       return new JobTimeoutError(id, last, timeoutMs / 1000, setting, this.#http.redact, end);
     };
-    // A poll's 429 asking to wait past the end ends the wait at its end, saying why, rather than minutes after it.
-    const ended = (rateLimited: Error) => {
+    // A poll's 429 asking to wait past the end, or a poll the client holds past it, ends the wait at its end, saying why,
+    // rather than minutes after it.
+    const ended = (lastTry: Error) => {
       const error = late();
-      error.message += ` Its last poll ${rateLimited.message.replace(/^GET \S+ /, "")}`;
+      error.message += ` Its last poll ${lastTry.message.replace(/^GET \S+ /, "")}`;
       return error;
     };
     for (;;) {

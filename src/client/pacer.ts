@@ -15,6 +15,12 @@ export const MAX_HEADER_WINDOW_MS = 10 * 60_000;
 /** After this long without a 429, one more request per window, to find a limit misjudged low (long: a failed probe costs a pause). */
 const PROBE_AFTER_MS = 60_000;
 
+/** A request {@link Pacer.acquire} did not send: it would be held `heldMs` more, past its `until`; `paused`: by a 429's pause. */
+export interface Held {
+  heldMs: number;
+  paused: boolean;
+}
+
 /** At most `count` request starts in any `windowMs`. */
 export interface WindowLimit {
   count: number;
@@ -95,8 +101,14 @@ export class Pacer {
     return this.#limit && { count: this.#limit.count, windowMs: this.#limit.windowMs };
   }
 
-  /** Resolves, to the request's ticket (for {@link observe}), when a request may be sent; {@link release} its slot when answered. */
-  async acquire(): Promise<number> {
+  /**
+   * Resolves, to the request's ticket (for {@link observe}), when a request may be sent; {@link release} its slot when answered.
+   * `until`: the latest it may be sent (a job's poll: the end of its wait). Held past it, by a pause or the window, it is not
+   * sent: it resolves to how long it would be held (`held`, in ms, `paused`: by a 429's pause), its slot given back.
+   */
+  async acquire(): Promise<number>;
+  async acquire(until: number): Promise<number | Held>;
+  async acquire(until = Number.POSITIVE_INFINITY): Promise<number | Held> {
     if (this.#inFlight >= this.#maxInFlight) {
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
     } else {
@@ -109,14 +121,19 @@ export class Pacer {
         this.pause(this.#budgetResetAt - now);
         this.#budget = undefined;
       }
-      const wait = Math.max(this.#resumeAt - now, this.#windowWait(now));
+      const paused = this.#resumeAt - now;
+      const wait = Math.max(paused, this.#windowWait(now));
       if (wait <= 0) {
         this.#started.set(this.#sends, now);
         if (this.#budget !== undefined) this.#budget--;
         return this.#sends++;
       }
+      // Waiting for an answer to free a place is not held past `until`: the answer comes within the request's timeout.
       if (wait === Number.POSITIVE_INFINITY) await new Promise<void>((resolve) => this.#awaitingRelease.push(resolve));
-      else await this.#clock.sleep(wait);
+      else if (now + wait > until) {
+        this.#giveBack();
+        return { heldMs: wait, paused: paused >= wait };
+      } else await this.#clock.sleep(wait);
     }
   }
 
@@ -124,6 +141,11 @@ export class Pacer {
   release(ticket: number): void {
     if (this.#started.delete(ticket)) this.#done.push(this.#clock.now());
     for (const wake of this.#awaitingRelease.splice(0)) wake();
+    this.#giveBack();
+  }
+
+  /** A slot freed: the next request waiting takes it. */
+  #giveBack(): void {
     const next = this.#waiting.shift();
     if (next) next();
     else this.#inFlight--;

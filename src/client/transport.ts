@@ -15,7 +15,7 @@ import {
   withMessage,
 } from "./errors";
 import type { JobDeadline } from "./models";
-import { Pacer, readRateLimitHeaders } from "./pacer";
+import { type Held, Pacer, readRateLimitHeaders } from "./pacer";
 import { memoryKey, RateLimitMemory } from "./rate-memory";
 import { makeEchoTest, makeRedactor, makeValueRedactor, redactDeep, redactError } from "./redact";
 import { type Attempt, askedTooLong, backoffDelay, type Decision, decide, type Outcome } from "./retry-policy";
@@ -122,10 +122,11 @@ export interface RequestSpec {
   notFound?: () => string;
   /**
    * A `GET`'s, for a caller whose wait is bounded (a job's poll): `at`, when that wait ends (the client's clock). A 429 asking
-   * to wait past it is not waited for (the client's other requests are still held): `ended` gives the error thrown instead,
-   * from the 429's {@link RateLimitError}.
+   * to wait past it is not waited for (the client's other requests are still held), nor is the request sent when the client
+   * holds it past it (another request's 429, the pace learnt): `ended` gives the error thrown instead, from the 429's
+   * {@link RateLimitError}, or an error saying how long it was held.
    */
-  waitEnds?: { at: number; ended: (rateLimited: RateLimitError) => Error };
+  waitEnds?: { at: number; ended: (lastTry: Error) => Error };
 }
 
 interface RawResponse {
@@ -294,7 +295,8 @@ export class HttpTransport {
         this.#recalling = undefined;
       }
       for (;;) {
-        const ticket = await this.pacer.acquire();
+        const ticket = spec.waitEnds ? await this.pacer.acquire(spec.waitEnds.at) : await this.pacer.acquire();
+        if (typeof ticket !== "number") throw spec.waitEnds!.ended(this.#heldPastEnd(spec, path, ticket));
         this.requestCount++;
         let raw: RawResponse | undefined;
         let noAnswer: WorkspaceAccessError | undefined;
@@ -356,6 +358,16 @@ export class HttpTransport {
     } catch (error) {
       throw redactError(error, this.redact);
     }
+  }
+
+  /** Why a request bounded by its caller's wait (`RequestSpec.waitEnds`) was not sent: the client held it past that wait's end. */
+  #heldPastEnd(spec: RequestSpec, path: string, held: Held): Error {
+    const left = Math.max(0, Math.ceil(((spec.waitEnds?.at ?? 0) - this.deps.clock.now()) / 1000));
+    const why = held.paused ? "after a 429 (rate limited)" : "to keep to the rate limit it learnt";
+    return new Error(
+      `${spec.method} ${path} was not sent: the client holds its requests ${Math.ceil(held.heldMs / 1000)} s more ${why}, longer ` +
+        `than the wait it was sent for may still last (${left} s).`,
+    );
   }
 
   /** Says why retry `attempt + 1` comes and sleeps `ms`: by default the policy's back-off, for `users.create`, which retries itself. */

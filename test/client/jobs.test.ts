@@ -189,6 +189,23 @@ describe("waiting for jobs", () => {
     expect(clock.now() - resumed).toBeGreaterThanOrEqual(300_000 - (resumed - began));
   });
 
+  it("a poll the client holds past the wait's end, for another request's 429, is not sent: the wait ends at once, saying why", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    emu.jobs.hangNext(1);
+    const { client, clock } = clientFor(emu, { jobTimeoutSeconds: 30, maxRateLimitRetries: 0 });
+    const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    // Another request's 429 asks for two minutes: it gives up (no retries), and the client holds every request that long.
+    emu.fault({ method: "GET", path: "/users", status: 429, headers: { "Retry-After": "120" } });
+    await rejection(client.users.list().next());
+    const began = clock.now();
+    const error = await rejection(job.wait());
+    expect(JobTimeoutError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("did not finish within 30 s");
+    expect(error.message).toContain("Its last poll was not sent: the client holds its requests 120 s more after a 429 (rate limited)");
+    expect(clock.now() - began).toBeLessThanOrEqual(30_000);
+    expect(emu.requests.filter((r) => r.path === `/jobs/${job.id}`)).toEqual([]);
+  });
+
   it("a poll's 429 asking for no wait, backed off past the wait's end, says what the service asked, then the back-off", async () => {
     const emu = await emulator({ seed: defaultSeed() });
     emu.jobs.hangNext(1);

@@ -39,6 +39,17 @@ describe("Pacer", () => {
     expect(clock.now() - start).toBe(1020);
   });
 
+  it("a request bounded by `until` is not held past it: it says how long it would be held, by what, and gives its place back", async () => {
+    const clock = new VirtualClock();
+    const pacer = new Pacer(clock, 1);
+    pacer.pause(5000);
+    expect(await pacer.acquire(clock.now() + 4999)).toEqual({ heldMs: 5000, paused: true });
+    expect(clock.slept).toBe(0);
+    // Within its bound, it waits as any other; its place was given back, so one of a single place goes.
+    expect(await pacer.acquire(clock.now() + 5000)).toBe(0);
+    expect(clock.sleeps).toEqual([5000]);
+  });
+
   it("counts a request from when it was answered, so a slow burst does not let the next window start early", async () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock);
