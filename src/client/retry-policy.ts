@@ -49,6 +49,11 @@ export type Decision =
    */
   | { action: "fail"; why: "error" | "transient"; retried: number; askedMs?: number }
   /**
+   * Give up on a transient failure whose retry would wait `delayMs`, past the caller's end (`Attempt.leftMs`: a job's poll
+   * near the end of the wait for the job); `askedMs` as above.
+   */
+  | { action: "fail"; why: "transient-past-end"; retried: number; delayMs: number; askedMs?: number }
+  /**
    * Give up on a 429 (its wait is over the cap, its retries are spent, or it would end after the caller's wait, `Attempt.leftMs`),
    * still holding the client's other requests for `holdMs`.
    */
@@ -100,7 +105,12 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
   const said = asked === undefined ? {} : { askedMs: asked };
   if (askedTooLong(asked, limits)) return { action: "fail", why: "transient", retried: attempt.transientRetries, ...said };
   if (IDEMPOTENT_METHODS.has(attempt.method) && attempt.transientRetries < limits.maxRetries) {
-    return { action: "retry", delayMs: transientDelay(attempt.transientRetries, asked, limits, random) };
+    const delayMs = transientDelay(attempt.transientRetries, asked, limits, random);
+    // A back-off its caller cannot afford is not begun, as a 429's wait is not: the caller's end is kept.
+    if (attempt.leftMs !== undefined && delayMs > attempt.leftMs) {
+      return { action: "fail", why: "transient-past-end", retried: attempt.transientRetries, delayMs, ...said };
+    }
+    return { action: "retry", delayMs };
   }
   return { action: "fail", why: "transient", retried: attempt.transientRetries, ...said };
 }

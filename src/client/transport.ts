@@ -349,8 +349,9 @@ export class HttpTransport {
               return { status: raw!.status, data: undefined as z.infer<S> };
             }
             const failure = this.#failure(decision, spec, path, raw, noAnswer, attempt.rateLimitRetries, notFound);
-            if (decision.why === "rate-limit-past-end" && spec.waitEnds && RateLimitError.isInstance(failure))
-              throw spec.waitEnds.ended(failure);
+            const pastEnd =
+              decision.why === "transient-past-end" || (decision.why === "rate-limit-past-end" && RateLimitError.isInstance(failure));
+            if (pastEnd && spec.waitEnds) throw spec.waitEnds.ended(failure);
             throw failure;
           }
         }
@@ -392,7 +393,7 @@ export class HttpTransport {
     const { method } = spec;
     const body = raw && readErrorBody(raw.text, this.redact);
     const requestId = raw?.headers["x-request-id"];
-    const asked = decision.why === "transient" ? decision.askedMs : undefined;
+    const asked = decision.why === "transient" || decision.why === "transient-past-end" ? decision.askedMs : undefined;
     const context = {
       ...{ method, path, status: raw?.status ?? 0, ...(body && { body }), ...(typeof requestId === "string" && { requestId }) },
       // A 5xx's Retry-After, kept on its ServerError: `users.create`, which sends its POST again itself, waits it out too.
@@ -433,6 +434,10 @@ export class HttpTransport {
     const error = noAnswer ?? errorForStatus(context, { needs: describeNeeds(spec.scopes, spec.job), notFound }, this.redact, redirect);
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries${this.#settingAfter("maxRetries")}.`;
+    if (decision.why === "transient-past-end") {
+      const left = Math.max(0, Math.ceil(((spec.waitEnds?.at ?? 0) - this.deps.clock.now()) / 1000));
+      error.message += ` A retry waits ${Math.ceil(decision.delayMs / 1000)} s, longer than the wait it was sent for may still last (${left} s).`;
+    }
     if (asked !== undefined && askedTooLong(asked, this.settings)) {
       // A POST is never retried by the transport (`users.create` sends its own again): raising the setting would not wait for it.
       const longest = this.setting("retryMaxDelayMs");

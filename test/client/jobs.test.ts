@@ -189,6 +189,24 @@ describe("waiting for jobs", () => {
     expect(clock.now() - resumed).toBeGreaterThanOrEqual(300_000 - (resumed - began));
   });
 
+  it("a poll answered 5xx whose retry would wait past the wait's end ends the wait then, not after its retries' back-off", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    emu.jobs.hangNext(1);
+    const { client, clock } = clientFor(emu, { jobTimeoutSeconds: 30 });
+    const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    const began = clock.now();
+    // From the second poll on, 503s asking 15 s each: five retries would end 75 s on, and fail as a ServerError.
+    const onPoll = () => emu.fault({ method: "GET", path: `/jobs/${job.id}`, status: 503, headers: { "Retry-After": "15" }, times: 10 });
+    const error = await rejection(job.wait({ onPoll }));
+    expect(JobTimeoutError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ jobId: job.id, lastStatus: "running" });
+    expect(error.message).toContain("Its last poll answered 503");
+    expect(error.message).toMatch(/A retry waits 15 s, longer than the wait it was sent for may still last \(1[45] s\)\.$/);
+    expect(clock.now() - began).toBeLessThanOrEqual(30_000);
+    const polls = emu.requests.filter((r) => r.path === `/jobs/${job.id}`).map((r) => r.status);
+    expect(polls).toEqual([200, 503, 503]);
+  });
+
   it("a poll the client holds past the wait's end, for another request's 429, is not sent: the wait ends at once, saying why", async () => {
     const emu = await emulator({ seed: defaultSeed() });
     emu.jobs.hangNext(1);

@@ -144,6 +144,30 @@ describe("decide", () => {
       answer(500),
       { action: "fail", why: "transient", retried: 0 },
     ],
+    [
+      "500 whose back-off would end past its caller's end (a job's poll) fails, saying the retry's wait",
+      { ...fresh("GET"), leftMs: 299 },
+      answer(500),
+      { action: "fail", why: "transient-past-end", retried: 0, delayMs: 300 },
+    ],
+    [
+      "503 whose Retry-After would end past its caller's end fails, saying what it asked",
+      { ...fresh("GET"), leftMs: 1999 },
+      answer(503, "2"),
+      { action: "fail", why: "transient-past-end", retried: 0, delayMs: 2000, askedMs: 2000 },
+    ],
+    [
+      "500 whose back-off ends by its caller's end is retried",
+      { ...fresh("GET"), leftMs: 300 },
+      answer(500),
+      { action: "retry", delayMs: 300 },
+    ],
+    [
+      "no answer whose back-off would end past its caller's end fails",
+      { ...fresh("GET"), leftMs: 0 },
+      noAnswer,
+      { action: "fail", why: "transient-past-end", retried: 0, delayMs: 300 },
+    ],
     ["no answer to a GET is retried", fresh("GET"), noAnswer, { action: "retry", delayMs: 300 }],
     ["no answer to a DELETE with its retries spent fails", spent("DELETE"), noAnswer, { action: "fail", why: "transient", retried: 3 }],
     [
