@@ -1,13 +1,30 @@
-/** Time as the client sees it: injected, so tests of retries, rate limits and job waits run on a virtual clock. */
+/** Time as the client sees it: injected, so tests of retries, rate limits, job waits and request timeouts run on a virtual clock. */
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
   /** Resolves after `ms` milliseconds. */
   sleep(ms: number): Promise<void>;
+  /**
+   * Calls `fire` after `ms` milliseconds unless the function it returns is called first: what bounds each exchange
+   * (`requestTimeoutSeconds`). A clock without it has the exchanges bounded by `setTimeout`, as the system clock does.
+   */
+  timer?(ms: number, fire: () => void): () => void;
 }
 
-/** The wall clock, with `setTimeout` for sleeping. */
+/** `setTimeout`'s timer: the system clock's, and that of a clock without one. */
+const realTimer = (ms: number, fire: () => void): (() => void) => {
+  const timeout = setTimeout(fire, ms);
+  return () => clearTimeout(timeout);
+};
+
+/** The wall clock, with `setTimeout` for sleeping and timers. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+  timer: realTimer,
 };
+
+/** `clock`'s timer ({@link Clock.timer}), or `setTimeout`'s for a clock without one. @internal */
+export function timerOf(clock: Clock): (ms: number, fire: () => void) => () => void {
+  return clock.timer ? (ms, fire) => clock.timer!(ms, fire) : realTimer;
+}

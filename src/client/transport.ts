@@ -1,5 +1,6 @@
 import type { Pool } from "undici";
 import type { z } from "zod";
+import { timerOf } from "./clock";
 import { errorForStatus, readErrorBody, type WriteNotFound } from "./error-answers";
 import {
   acceptedUnread,
@@ -690,9 +691,9 @@ export class HttpTransport {
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const headers = body === undefined ? this.#headers : this.#jsonHeaders;
     // `requestTimeoutSeconds` bounds the whole exchange: undici's `bodyTimeout` alone bounds each gap between chunks, and an
-    // answer trickled a byte at a time would never end.
+    // answer trickled a byte at a time would never end. On the client's clock (`setTimeout`'s for a clock without a timer).
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), this.settings.requestTimeoutSeconds * 1000);
+    const cancel = timerOf(this.deps.clock)(this.settings.requestTimeoutSeconds * 1000, () => deadline.abort());
     try {
       const options = { method: spec.method, path: url.pathname + url.search, headers, body, signal: deadline.signal };
       const res = await undici().request.call(this.#pool, options);
@@ -700,7 +701,7 @@ export class HttpTransport {
     } catch (cause) {
       throw this.#noAnswer(cause, spec.method, url.pathname, deadline.signal.aborted);
     } finally {
-      clearTimeout(timer);
+      cancel();
     }
   }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { type Clock, systemClock, timerOf } from "../../src/client/clock";
 import { undiciParts } from "../../src/client/transport";
 import { emulator } from "../support/fixtures";
 
@@ -36,5 +37,22 @@ describe("undici's parts", () => {
     });
     expect(parts.Pool).toBe(require("undici").Pool);
     expect(await listUsers(parts)).toEqual({ status: 200, received: ["GET /users true"] });
+  });
+});
+
+describe("the timer bounding each exchange (requestTimeoutSeconds)", () => {
+  it("is setTimeout's on the system clock, as on a clock without one: it fires after its time, and not once cancelled", async () => {
+    const bare: Clock = { now: () => Date.now(), sleep: async () => {} };
+    for (const timer of [timerOf(systemClock), timerOf(bare)]) {
+      const fired: string[] = [];
+      timer(1, () => fired.push("cancelled"))();
+      await new Promise<void>((resolve) =>
+        timer(5, () => {
+          fired.push("fired");
+          resolve();
+        }),
+      );
+      expect(fired).toEqual(["fired"]);
+    }
   });
 });

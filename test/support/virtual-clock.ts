@@ -17,6 +17,16 @@ export class VirtualClock implements Clock, EmulatorClock {
   time = Date.parse("2026-01-01T00:00:00Z");
   readonly sleeps: number[] = [];
   readonly #timers = new Set<Timer>();
+  /**
+   * With `requestTimers`, the client's timeout of each exchange (`requestTimeoutSeconds`) runs on this clock too, and the test
+   * moves time past it. Off by default: sleeps here move time at once, so another request's 300 s wait would time out one
+   * in flight, which takes milliseconds of real time.
+   */
+  readonly timer?: (ms: number, fire: () => void) => () => void;
+
+  constructor(options: { requestTimers?: boolean } = {}) {
+    if (options.requestTimers) this.timer = (ms, fire) => this.setTimer(fire, ms);
+  }
 
   now(): number {
     return this.time;
