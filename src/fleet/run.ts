@@ -90,7 +90,9 @@ export function checkRunProgram(pulumiVersion: () => string, command: FleetComma
 
 /**
  * Runs the command over the stacks; rejects only before any stack runs: with a `UsageError` (`FleetUsageError` in the
- * package's exports), or, when a Ctrl-C (or SIGTERM) killed the pulumi listing the stacks, with an `Error` saying so.
+ * package's exports), or, when a Ctrl-C (or SIGTERM) killed the pulumi listing the stacks, with an `Error` saying so; and,
+ * once the running stacks end, with the error of a caller's hook that threw (with the selection left behind, when it could
+ * not be put back: an `Error` saying both, its `cause` the hook's).
  */
 export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   checkOptions(options);
@@ -113,6 +115,8 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   let lastSelected: string | undefined;
   let notRestored: string | undefined;
   let scheduled: Awaited<ReturnType<typeof schedule>>;
+  // A caller's hook that threw (its error, kept while the selection is put back).
+  let hook: { error: unknown } | undefined;
   try {
     scheduled = await schedule({
       stacks: project.stacks,
@@ -139,15 +143,22 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
       onStart: options.onStart,
       onDone: options.onDone,
     });
-  } finally {
-    // The user's `pulumi` in this folder goes on with the stack it had selected, or with none, as before the run. Should
-    // that fail after the run selected a stack, the report says which stays selected (a run that selected none changed
-    // nothing); a rejection of the schedule (a caller's hook) still wins.
-    await serially(() => restoreSelection(project)).catch((error: unknown) => {
-      if (lastSelected !== undefined) notRestored = selectionNotRestored(project, lastSelected, error);
-    });
+  } catch (error) {
+    hook = { error };
   }
-  const { reports, interrupted } = scheduled;
+  // The user's `pulumi` in this folder goes on with the stack it had selected, or with none, as before the run. Should
+  // that fail after the run selected a stack, the report says which stays selected (a run that selected none changed
+  // nothing).
+  await serially(() => restoreSelection(project)).catch((error: unknown) => {
+    if (lastSelected !== undefined) notRestored = selectionNotRestored(project, lastSelected, error);
+  });
+  if (hook !== undefined) {
+    // A rejection of the schedule (a caller's hook threw) has no report to carry the selection left behind: its error says it.
+    if (notRestored === undefined) throw hook.error;
+    const message = hook.error instanceof Error ? hook.error.message : String(hook.error);
+    throw new Error(`${message}; and ${notRestored}`, { cause: hook.error });
+  }
+  const { reports, interrupted } = scheduled!;
   // A cancel that reached a running stack, or a stop that a stack's own steps met before its operation, leaves every
   // stack reported, yet the run did not end as asked.
   const stopped = stop.aborted && reports.some((report) => report.result === "skipped");

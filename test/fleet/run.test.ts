@@ -677,6 +677,44 @@ describe("runFleet: a selection that cannot be put back", () => {
     expect(exitStatus(report)).toBe(1);
   });
 
+  it("a hook that throws does not hide it: the rejection says both, the hook's error its cause, and the command exits 1", async () => {
+    fake.selected = "organization/proj/acme";
+    fake.selectFails = (name) => (name === "organization/proj/acme" ? denied() : undefined);
+    const broke = new UsageError("the hook broke");
+    const run = runFleet({
+      command: "preview",
+      cwd: "/proj",
+      stacks: ["globex"],
+      onDone: () => {
+        throw broke;
+      },
+    });
+    await expect(run).rejects.toThrow(
+      "the hook broke; and could not select organization/proj/acme again after the run (could not write the workspace file: " +
+        "permission denied): organization/proj/globex, the last stack the run selected, stays selected in /proj, where a bare " +
+        "pulumi up would reach it; run pulumi stack select organization/proj/acme there",
+    );
+    const error = await run.catch((e: unknown) => e);
+    expect((error as Error).cause).toBe(broke);
+    // Not a usage error (exit 2, "nothing ran"): the command's other failures exit 1.
+    expect(UsageError.isInstance(error)).toBe(false);
+    expect(fake.selected).toBe("organization/proj/globex");
+  });
+
+  it("a hook that throws, the selection put back: rejects with the hook's own error", async () => {
+    fake.selected = "organization/proj/acme";
+    const broke = new Error("the hook broke");
+    const run = runFleet({
+      command: "preview",
+      cwd: "/proj",
+      onStart: () => {
+        throw broke;
+      },
+    });
+    await expect(run).rejects.toBe(broke);
+    expect(fake.selected).toBe("organization/proj/acme");
+  });
+
   it("is no matter when the run selected no stack (the selection is as it was), nor when it is put back", async () => {
     const cancel = new AbortController();
     fake.unselectFails = new Error("Command failed: pulumi stack unselect --non-interactive\n");
