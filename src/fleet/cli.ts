@@ -56,7 +56,7 @@ Documentation: node_modules/pulumi-workspace-access/docs/fleet.md, in the instal
 
 async function run(args: FleetArgs): Promise<number> {
   const { runFleet, renderFleetReport, exitStatus } = require("./index") as typeof import("./index");
-  const { stackDoneLine } = require("./render") as typeof import("./render");
+  const { selectionWarningOnStderr, stackDoneLine } = require("./render") as typeof import("./render");
   const { expectsNoChanges } = require("./types") as typeof import("./types");
   // Progress goes to stderr in every format: stdout holds the report alone (`> comment.md`), and a CI job running the
   // markdown or json format still shows each stack as it starts and ends. In a terminal the text table is set apart from
@@ -89,9 +89,9 @@ async function run(args: FleetArgs): Promise<number> {
       process.stderr.write(`${stackDoneLine(report)}\n`);
     },
   });
-  // Said on stderr as well: the markdown and json formats' stdout goes to a file, and the user's next pulumi up in this
-  // folder would reach the stack named.
-  if (report.selectionNotRestored !== undefined) process.stderr.write(`${FLEET_NAME}: ${report.selectionNotRestored}\n`);
+  // Said on stderr as well when stdout goes to a file (the report saved, `> comment.md`), once in a terminal: the user's
+  // next pulumi up in this folder would reach the stack named.
+  process.stderr.write(selectionWarningOnStderr(report, FLEET_NAME, process.stdout.isTTY === true));
   print(report);
   return exitStatus(report);
 }

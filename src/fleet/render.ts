@@ -45,6 +45,16 @@ function jsonOf(report: FleetReport) {
 }
 
 /**
+ * What the command adds on stderr once its report is printed (`name`, the command's): the selection it could not put back,
+ * for whoever does not read stdout now (the report redirected to a file, `> comment.md`), since the next bare `pulumi`
+ * in the folder would reach that stack. Nothing when stdout is a terminal: the report there says it in every format, and
+ * stderr, the same terminal, would print it twice. Nothing either when the selection was put back.
+ */
+export function selectionWarningOnStderr(report: FleetReport, name: string, stdoutIsTerminal: boolean): string {
+  return report.selectionNotRestored === undefined || stdoutIsTerminal ? "" : `${name}: ${report.selectionNotRestored}\n`;
+}
+
+/**
  * The progress line of a stack that ended (stderr, in every format): how it ended, its changes, and how many warnings it
  * gave (the report's table lists them), so that a warning is seen while the other stacks still run.
  */

@@ -4,7 +4,7 @@
  * and the text table; and the exit status each report gives.
  */
 import { describe, expect, it } from "vitest";
-import { MARKDOWN_LIMIT, renderFleetReport, stackDoneLine } from "../../src/fleet/render";
+import { MARKDOWN_LIMIT, renderFleetReport, selectionWarningOnStderr, stackDoneLine } from "../../src/fleet/render";
 import { type ChangeCounts, exitStatus, type FleetReport, noChanges } from "../../src/fleet/types";
 
 /** The engine's URN of a resource of the package's, but for its type's last part and its name. */
@@ -387,5 +387,27 @@ describe("markdown within a pull-request comment's limit (GitHub refuses one ove
     expect(cut).toMatch(/\n_and \d+ more stacks, left out to fit a comment: --format text lists every one\._\n$/);
     expect(cut).toContain("| w0 | ❌ failed |");
     expect(cut.startsWith("### workspace-access-fleet preview: 400 stacks, 0 succeeded, 400 failed, 0 skipped\n")).toBe(true);
+  });
+});
+
+describe("selectionWarningOnStderr: the selection not put back, said once", () => {
+  const left = { ...report, selectionNotRestored: "could not select acme again after the run (denied): globex stays selected" };
+
+  it.each(["text", "markdown", "json"] as const)(
+    "stdout a terminal: the %s report there says it, stderr (the same terminal) adds nothing",
+    (format) => {
+      expect(renderFleetReport(left, format)).toContain(left.selectionNotRestored);
+      expect(selectionWarningOnStderr(left, "workspace-access-fleet", true)).toBe("");
+    },
+  );
+
+  it("stdout redirected (> comment.md): stderr says it, for the one who reads the terminal or the log", () => {
+    expect(selectionWarningOnStderr(left, "workspace-access-fleet", false)).toBe(
+      "workspace-access-fleet: could not select acme again after the run (denied): globex stays selected\n",
+    );
+  });
+
+  it("says nothing when the selection was put back", () => {
+    expect(selectionWarningOnStderr(report, "workspace-access-fleet", false)).toBe("");
   });
 });
