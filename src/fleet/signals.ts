@@ -15,11 +15,11 @@ import { type FleetCommand, type FleetReport, INTERRUPTED_BEFORE_IT_STARTED, noC
  * command names the stack: in the project's folder a bare `pulumi refresh` reaches the stack selected there (after a third
  * Ctrl-C, the last one the run selected), not the one to check.
  */
-const check = (stack: string) =>
+export const stackCheck = (stack: string) =>
   `run pulumi refresh --run-program --stack ${stack} to find operations left pending (and pulumi cancel --yes --stack ${stack} if it stays locked)`;
 
-/** {@link check} for each stack: `for acme, run ...; for globex, run ...`. */
-const checkEach = (stacks: readonly string[]) => stacks.map((stack) => `for ${stack}, ${check(stack)}`).join("; ");
+/** {@link stackCheck} for each stack: `for acme, run ...; for globex, run ...`. */
+const checkEach = (stacks: readonly string[]) => stacks.map((stack) => `for ${stack}, ${stackCheck(stack)}`).join("; ");
 
 /**
  * A run as its `onStacks`, `onStart` and `onDone` tell it: the stacks running now, and the report of the run so far, which
@@ -64,7 +64,7 @@ export class FleetProgress {
       if (!this.#started.includes(stack)) {
         return { stack, result: "skipped", changes: noChanges(), resources: [], skippedBecause: INTERRUPTED_BEFORE_IT_STARTED };
       }
-      const error = `its outcome is unknown: ${this.name} exited without waiting for its pulumi (a third Ctrl-C); ${check(stack)}`;
+      const error = `its outcome is unknown: ${this.name} exited without waiting for its pulumi (a third Ctrl-C); ${stackCheck(stack)}`;
       return { stack, result: "failed", changes: null, resources: [], error };
     };
     return { command: this.command, expectNoChanges: this.expectNoChanges, interrupted: true, stacks: stacks.map(report) };

@@ -5,6 +5,7 @@
 import { type ConfigMap, type LocalWorkspace, Stack, type StackSettings, type UpdateSummary } from "@pulumi/pulumi/automation";
 import { MIN_API_KEY_LENGTH, makeRedactor, makeValueRedactor } from "../client/redact";
 import { countsOf, EventCollector, failureMessage, warningsOf } from "./engine-events";
+import { stackCheck } from "./signals";
 import { type ChangeCounts, type ChangedResource, type FleetCommand, noChanges, type StackReport } from "./types";
 
 /** Options of {@link runStack}: `serially` runs a `select` alone (`pulumi stack select` writes the project's one file). */
@@ -44,13 +45,36 @@ export const INTERRUPTED_BEFORE_START = "interrupted before pulumi started";
  * (`commandResult.err`); any other failure (a config that does not decrypt) is the command's own, whatever else happened.
  */
 export function killedBySignal(error: unknown): boolean {
+  return signalOf(error) !== undefined;
+}
+
+/** The signal that killed a pulumi command ({@link killedBySignal}), if one did. */
+function signalOf(error: unknown): "SIGINT" | "SIGTERM" | undefined {
   let inner: unknown = error;
   for (let depth = 0; typeof inner === "object" && inner !== null && depth < 4; depth++) {
     const { signal, commandResult, cause } = inner as { signal?: unknown; commandResult?: { err?: unknown }; cause?: unknown };
-    if (signal === "SIGINT" || signal === "SIGTERM") return true;
+    if (signal === "SIGINT" || signal === "SIGTERM") return signal;
     inner = commandResult?.err ?? cause;
   }
-  return /\bCommand was killed with SIG(INT|TERM)\b/.test(error instanceof Error ? error.message : String(error));
+  const named = /\bCommand was killed with (SIGINT|SIGTERM)\b/.exec(error instanceof Error ? error.message : String(error));
+  return named?.[1] as "SIGINT" | "SIGTERM" | undefined;
+}
+
+/**
+ * The failure of a stack whose pulumi command a signal killed that the run did not get (someone killed that one pulumi, or
+ * a Ctrl-C that reached it alone): the command's error (execa's `User interruption with CTRL-C`) would tell of a Ctrl-C the
+ * run never had. Killed before the operation (`step`, its config read or its select), nothing ran on the stack; killed
+ * in it, its outcome is unknown: an up's or a refresh's stack may hold pending operations, or stay locked.
+ */
+function killedAlone(signal: string, stack: string, fullName: string, command: FleetCommand, step: string | undefined): string {
+  const again = `run the fleet again for it (--stacks ${stack})`;
+  const notOurs = `was killed by ${signal}, which did not come from this run (it was not interrupted)`;
+  if (step !== undefined) return `${step} ${notOurs}, before pulumi ${command} started on the stack: nothing ran on it; ${again}`;
+  const next =
+    command === "up" || command === "refresh"
+      ? stackCheck(fullName)
+      : `a ${command === "drift" ? "drift check" : "preview"} writes nothing: ${again}`;
+  return `pulumi ${command} ${notOurs}: its outcome is unknown; ${next}`;
 }
 
 /**
@@ -255,9 +279,12 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
   const { signal, release } = forwardedCancel(options.cancel);
   let operating = false;
   const fullName = options.fullName ?? name;
+  // The pulumi command of a step before the operation, while it runs: what a signal that killed it killed.
+  let step: string | undefined;
   try {
     const before = halted();
     if (before) return before;
+    step = `pulumi config --show-secrets --json --stack ${fullName}`;
     // The settings file says which leaves of a secret object are secret; without it (another config source), every leaf is.
     redact = secretsRedactor(
       await decryptedConfig(options.workspace, fullName),
@@ -266,7 +293,9 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
     );
     const afterConfig = halted();
     if (afterConfig) return afterConfig;
+    step = `pulumi stack select ${fullName}`;
     const stack = await options.serially(() => Stack.select(fullName, options.workspace));
+    step = undefined;
     const afterSelect = halted();
     if (afterSelect) return afterSelect;
     guardReadsAfterSuccess(stack, (reason) =>
@@ -303,7 +332,12 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
       if (options.stop?.aborted === true) return skipped(INTERRUPTED_BEFORE_START);
     }
     const writes = options.command === "up" || options.command === "refresh";
-    const message = withLockHint(failureMessage(events.diagnostics, error instanceof Error ? error.message : String(error)), fullName);
+    const killedBy = signalOf(error);
+    const stopped = options.cancel.aborted || options.stop?.aborted === true;
+    const message =
+      killedBy !== undefined && !stopped
+        ? killedAlone(killedBy, name, fullName, options.command, operating ? undefined : step)
+        : withLockHint(failureMessage(events.diagnostics, error instanceof Error ? error.message : String(error)), fullName);
     return {
       stack: name,
       result: "failed",
