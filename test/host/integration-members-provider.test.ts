@@ -1542,6 +1542,34 @@ describe("IntegrationMembers.get of an integration whose listings never agree", 
     expect(error.message).toContain(`Could not read the members of integration ${INTEGRATION} completely: 3 listings`);
     expect(error.message).toContain("IntegrationMembers.get read nothing; run it again.");
   });
+
+  it("an import's read (an empty state) fails saying nothing was imported, not that a refresh changes nothing", async () => {
+    const [O, A, B] = idsOf("9", 3);
+    const emu = await ownedWorld(O, [A, B]);
+    await configureFor(emu);
+    for (const ids of [
+      [O, A],
+      [O, B],
+      [O, A],
+    ])
+      emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, body: shiftingPage(ids) });
+    // The engine's import reads the id with no state of the package's: an empty one.
+    const error = await rejection(provider.read!(INTEGRATION, {} as never));
+    expect(error.message).toContain(`Could not read the members of integration ${INTEGRATION} completely: 3 listings`);
+    expect(error.message).toContain(
+      "Nothing was imported: the stack records nothing of this integration. Run the import again once its members stop changing.",
+    );
+    expect(error.message).not.toContain("refresh");
+    expect(writeLinesOf(emu)).toEqual([]);
+  });
 });
+
+/** One page of a member listing holding `ids`, each a collaborator with one entitlement. */
+const shiftingPage = (ids: string[]) =>
+  JSON.stringify({
+    data: ids.map((id) => ({ id, type: "user", attributes: { role: "collaborator", entitlements: [{ id: "VIEWER" }] } })),
+    links: { next: null },
+    meta: { page: { maxSize: 100, total: ids.length } },
+  });
 
 const writeLinesOf = (emu: Emulator) => emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);

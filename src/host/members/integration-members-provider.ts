@@ -61,7 +61,7 @@ async function planAgainstService(
   ctx: ProviderContext,
   base: Omit<PlanInput, "listed" | "confirmed">,
   recorded: readonly IntegrationMemberState[] = [],
-  op: "get" | "refresh" = "refresh",
+  op: "get" | "refresh" | "import" = "refresh",
 ): Promise<Actions> {
   const view = ctx.connection().memberships.of(base.integrationId);
   const listing = base.op === "read" && !base.prior ? await wholeSet(view, base.integrationId, op) : await view.list();
@@ -75,7 +75,7 @@ async function planAgainstService(
 }
 
 /** Every member of integration `integrationId`, from listings that agree; their disagreeing to the end fails the read (`op`). */
-async function wholeSet(view: MembershipView, integrationId: string, op: "get" | "refresh"): Promise<Members> {
+async function wholeSet(view: MembershipView, integrationId: string, op: "get" | "refresh" | "import"): Promise<Members> {
   const { listing, proven, error } = await view.provenList();
   if (proven) return listing;
   if (error !== undefined) throw error;
@@ -176,14 +176,15 @@ async function read(
   get: string | undefined,
 ): Promise<pulumi.dynamic.ReadResult<IntegrationMembersOutputs>> {
   const prior = props?.members ? props : undefined;
+  // A state without members is none of the package's: the engine's import of the id (a get's resource's refresh has none at all).
+  const op = get ? "get" : props !== undefined && !prior ? "import" : "refresh";
   let acts: Actions;
   try {
-    acts = await planAgainstService(ctx, { op: "read", integrationId: id, prior }, props?.members, get ? "get" : "refresh");
+    acts = await planAgainstService(ctx, { op: "read", integrationId: id, prior }, props?.members, op);
   } catch (error) {
     if (!NotFoundError.isInstance(error)) throw error;
     // The integration's read failing is thrown naming the list's 404 too (`goneAfter`), nothing read as gone.
-    if (!(await ctx.connection().memberships.of(id).goneAfter(error)))
-      throw new Error(membersNotDisclosed(id, get ? "get" : "refresh"), { cause: error });
+    if (!(await ctx.connection().memberships.of(id).goneAfter(error))) throw new Error(membersNotDisclosed(id, op), { cause: error });
     // A get has nothing to drop: the program names an integration it expects.
     if (get) throw new ConfigurationError(noIntegrationToGet(id, get), "id");
     // A refresh of a `get`'s resource (no state) drops it as any refresh does: the program declares nothing to remove.

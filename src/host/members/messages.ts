@@ -135,13 +135,22 @@ export function membersNotDisclosed(id: string, op: keyof typeof WITHHELD_OUTCOM
   );
 }
 
-/** A read of integration `id`'s whole member set (`op`: a get, or its refresh) whose `listings` listings never agreed. */
-export function membersNotComplete(id: string, listings: number, op: "get" | "refresh"): string {
-  const outcome = op === "get" ? "IntegrationMembers.get read nothing" : "The refresh changes nothing in the state";
+/** What a read of a whole member set did when its listings never agreed, and what to do. */
+const INCOMPLETE_OUTCOMES = {
+  get: "IntegrationMembers.get read nothing; run it again.",
+  refresh: "The refresh changes nothing in the state; run it again.",
+  import: "Nothing was imported: the stack records nothing of this integration. Run the import again once its members stop " + "changing.",
+} as const;
+
+/**
+ * A read of integration `id`'s whole member set (`op`: a get, its refresh, or the engine's import of the id, which reads with
+ * no state) whose `listings` listings never agreed.
+ */
+export function membersNotComplete(id: string, listings: number, op: keyof typeof INCOMPLETE_OUTCOMES): string {
   return (
     `Could not read the members of integration ${id} completely: ${listings} listings at different page sizes disagreed ` +
     "(members came or went while they were read), and a member one listing skipped would be missing from the set. " +
-    `${outcome}; run it again.`
+    INCOMPLETE_OUTCOMES[op]
   );
 }
 
