@@ -14,7 +14,7 @@ import { ExportError } from "./errors";
 import { type LeftOut, leftOutName } from "./build-left-out";
 import { acceptAccess, declaredLeftOut } from "./review/accept";
 import { matchUsers, stillListed } from "./review/match";
-import { type AccessDifference, compareAccess, userOf } from "./review/differences";
+import { type AccessDifference, compareAccess, usersOf } from "./review/differences";
 import { printable, type Review } from "./review/render";
 import { ACCESS_FILE, type ExportOptions, readBuilt } from "./run";
 import { replaceFiles } from "./write";
@@ -151,8 +151,9 @@ function refuseDropping(recorded: AccessData, leftOut: readonly LeftOut[], liste
   const labels = new Map(declared.map((r) => [leftOutKey(r), r.label]));
   const kept = sortedLeftOut(declared);
   // A record that broke the contract has no email: named with the one access.yaml has for its id.
+  const userOf = usersOf(recorded, listedIds);
   const named = kept.map((r) => {
-    const email = r.email ?? userOf(recorded, r, "workspace", listedIds)?.email;
+    const email = r.email ?? userOf(r, "workspace")?.email;
     return `${leftOutName({ ...r, email }, labels.get(leftOutKey(r)))}: ${r.reason}`;
   });
   const [these, them] = kept.length === 1 ? ["a record", "it"] : [`${kept.length} records`, "them"];

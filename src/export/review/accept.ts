@@ -10,8 +10,7 @@ import { emailKey } from "../../client/models";
 import { sameSet } from "../../shared/inputs";
 import type { AccessFile, AccessIntegration, AccessLeftOut, AccessMember, AccessUser } from "../access-file";
 import { byKey } from "../names";
-import { placedMembers } from "./differences";
-import { declaredIn } from "./left-out";
+import { declaredIn, declaredSide } from "./left-out";
 import { listedIdsOf, matchUsers, memberEmailsNow } from "./match";
 
 /** A name not in `taken`: `name`, else `name-2`, `name-3`, ... */
@@ -95,8 +94,8 @@ function acceptedIntegrations(
  * what it can (an `IntegrationMembers` removes a member it no longer lists): `--accept` refuses instead.
  */
 export function declaredLeftOut<T extends AccessLeftOut>(recorded: AccessFile, leftOut: readonly T[], listedIds: ReadonlySet<string>): T[] {
-  const members = placedMembers(recorded);
-  return leftOut.filter((record) => declaredIn(recorded, members, record, "workspace", listedIds) !== undefined);
+  const side = declaredSide(recorded, listedIds);
+  return leftOut.filter((record) => declaredIn(side, record, "workspace") !== undefined);
 }
 
 /**

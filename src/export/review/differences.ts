@@ -132,23 +132,7 @@ export interface Who {
 /** The side whose left-out records are looked up or matched. */
 export type LeftOutSide = "access.yaml" | "workspace";
 
-/**
- * Whether a left-out record of `side` and `user`, of the other side, may be matched by their email when no id matches: as
- * {@link mayMatchByEmail} allows for access.yaml's user of the two (`listedIds`: every user the workspace lists). A
- * record of the workspace's, then, when `user` (access.yaml's) has no id recorded or one the workspace lists no more; one
- * `access.yaml` records, only when it has no id: one with an id is that user alone, not whoever has their email now (the
- * user deleted, their email may be another's).
- */
-function matchedByEmail(
-  record: Pick<AccessLeftOut, "id">,
-  user: Pick<AccessUser, "id">,
-  side: LeftOutSide,
-  listedIds: ReadonlySet<string>,
-) {
-  return side === "workspace" ? mayMatchByEmail(user, listedIds) : record.id === undefined;
-}
-
-/** What `access.yaml` holds beside its records left out, for {@link claimOf}: its users, its integrations' members. */
+/** What `access.yaml` holds beside its records left out, for {@link claimsOf}: its users, its integrations' members. */
 export type Claimable = Pick<AccessFile, "users" | "integrations"> & { leftOut: Iterable<AccessLeftOut> };
 
 /**
@@ -165,31 +149,100 @@ export type Claim =
   | { id: string; copies: "member"; user: AccessUser; placed: Placed }
   | { id: string; copies?: undefined; user: AccessUser };
 
-/** The {@link Claim} on `record`, one of `recorded`'s (`listedIds`: every user the workspace lists); none for one with an id. */
-export function claimOf(record: AccessLeftOut, recorded: Claimable, listedIds: ReadonlySet<string>): Claim | undefined {
-  if (record.kind === "integration" || record.id !== undefined || record.email === undefined) return undefined;
-  const email = emailKey(record.email);
-  for (const other of recorded.leftOut) {
-    if (other.kind !== record.kind || other.id === undefined || other.email === undefined) continue;
-    if (record.kind === "membership" && other.integration !== record.integration) continue;
-    if (emailKey(other.email) === email && !mayMatchByEmail(other, listedIds)) return { id: other.id, copies: "record", record: other };
+/**
+ * A key of a record left out by its kind, a membership's integration (a user's has none) and `who`: an email's `emailKey`, or
+ * an id's `idOf`. The matching looks records up by it, each side indexed once, rather than scanning every record for each user.
+ */
+const whoKey = (kind: AccessLeftOut["kind"], integration: string | undefined, who: string) =>
+  `${kind}\u0000${kind === "membership" && integration !== undefined ? `=${integration}` : ""}\u0000${who}`;
+
+/** The first of `items` under each key `keyOf` gives it (none: left out of the index). */
+function firstBy<T>(items: Iterable<T>, keyOf: (item: T) => string | undefined): Map<string, T> {
+  const first = new Map<string, T>();
+  for (const item of items) {
+    const key = keyOf(item);
+    if (key !== undefined && !first.has(key)) first.set(key, item);
   }
-  const user = recorded.users.find((u) => u.id !== undefined && emailKey(u.email) === email && !mayMatchByEmail(u, listedIds));
-  if (user?.id === undefined) return undefined;
-  if (record.kind === "user") return { id: user.id, copies: "user", user };
-  const integration = recorded.integrations.find((i) => i.id === record.integration);
-  const member = integration?.members.find((m) => emailKey(m.user) === email);
-  return integration && member ? { id: user.id, copies: "member", user, placed: { integration, member } } : { id: user.id, user };
+  return first;
+}
+
+/**
+ * The {@link Claim} on each record of `recorded` (`listedIds`: every user the workspace lists), none for one with an id: its
+ * entries indexed once by email, each claim then a few lookups.
+ */
+export function claimsOf(recorded: Claimable, listedIds: ReadonlySet<string>): (record: AccessLeftOut) => Claim | undefined {
+  const held = (r: Pick<AccessLeftOut, "id">) => r.id !== undefined && !mayMatchByEmail(r, listedIds);
+  // Of each kind (and integration) and email, the first record with an id the workspace lists: that user's, under any email.
+  const records = firstBy(recorded.leftOut, (other) =>
+    other.kind === "integration" || other.email === undefined || !held(other)
+      ? undefined
+      : whoKey(other.kind, other.integration, emailKey(other.email)),
+  );
+  const users = firstBy(recorded.users, (u) => (held(u) ? emailKey(u.email) : undefined));
+  const integrations = firstBy(recorded.integrations, (i) => i.id);
+  const members = new Map<AccessIntegration, Map<string, AccessMember>>();
+  const memberOf = (integration: AccessIntegration, email: string) => {
+    const byEmail = members.get(integration) ?? firstBy(integration.members, (m) => emailKey(m.user));
+    members.set(integration, byEmail);
+    return byEmail.get(email);
+  };
+  return (record) => {
+    if (record.kind === "integration" || record.id !== undefined || record.email === undefined) return undefined;
+    const email = emailKey(record.email);
+    const other = records.get(whoKey(record.kind, record.integration, email));
+    if (other?.id !== undefined) return { id: other.id, copies: "record", record: other };
+    const user = users.get(email);
+    if (user?.id === undefined) return undefined;
+    if (record.kind === "user") return { id: user.id, copies: "user", user };
+    const integration = record.integration === undefined ? undefined : integrations.get(record.integration);
+    const member = integration && memberOf(integration, email);
+    return integration && member ? { id: user.id, copies: "member", user, placed: { integration, member } } : { id: user.id, user };
+  };
+}
+
+/**
+ * One side's records left out, indexed for {@link leftOutOf}: by kind, integration and email those an email may match (of
+ * `access.yaml`'s, only one without an id that no other entry claims, {@link claimsOf}), and `access.yaml`'s that a claim
+ * makes a user's by the id the claim names; each record's place in the side's order, the first of two matching being the one.
+ */
+export interface LeftOutIndex {
+  byEmail: ReadonlyMap<string, AccessLeftOut>;
+  byClaim: ReadonlyMap<string, AccessLeftOut>;
+  place: ReadonlyMap<AccessLeftOut, number>;
+}
+
+/** The {@link LeftOutIndex} of `left`, the records of `side` (`claimOf`: `access.yaml`'s claims). */
+export function leftOutIndex(
+  left: ReadonlyMap<string, AccessLeftOut>,
+  side: LeftOutSide,
+  claimOf: (record: AccessLeftOut) => Claim | undefined,
+): LeftOutIndex {
+  const records = [...left.values()].filter((r) => r.kind !== "integration" && r.email !== undefined);
+  const claims = new Map(side === "access.yaml" ? records.map((r) => [r, claimOf(r)] as const) : []);
+  return {
+    byEmail: firstBy(records, (r) =>
+      side === "access.yaml" && (r.id !== undefined || claims.get(r) !== undefined)
+        ? undefined
+        : whoKey(r.kind, r.integration, emailKey(r.email as string)),
+    ),
+    byClaim: firstBy(records, (r) => {
+      const claim = claims.get(r);
+      return claim === undefined || claim.copies !== undefined ? undefined : whoKey(r.kind, r.integration, idOf(claim.id));
+    }),
+    place: new Map(records.map((r, i) => [r, i])),
+  };
 }
 
 /**
  * The left-out record of a user (`who`, of the other side), or of their membership of `integration`, among the records
- * of `side`: by the user's id (a record that broke the contract is recorded without its email), else by email as
- * {@link matchedByEmail} allows; of `access.yaml`'s, never one that copies another entry ({@link claimOf}), and one that
- * is a user's by their id, only theirs.
+ * of `side`: by the user's id (a record that broke the contract is recorded without its email), else by email, as the
+ * rule of an email match allows: a record of the workspace's as {@link mayMatchByEmail} allows for access.yaml's user (no
+ * id recorded, or one the workspace lists no more); one `access.yaml` records only when it has no id (one with an id is
+ * that user alone, not whoever has their email now). Of `access.yaml`'s, never one that copies another entry
+ * ({@link claimsOf}), and one that is a user's by their id, only theirs. Looked up in the side's {@link LeftOutIndex}.
  */
 export function leftOutOf(
-  sides: Pick<Sides, "leftThen" | "leftNow" | "listedIds" | "claimOf">,
+  sides: Pick<Sides, "leftThen" | "leftNow" | "listedIds" | "leftIndex">,
   side: LeftOutSide,
   kind: "user" | "membership",
   who: Who,
@@ -199,39 +252,42 @@ export function leftOutOf(
   const at = kind === "membership" ? integration : undefined;
   const byId = who.id === undefined ? undefined : left.get(leftOutKey({ kind, integration: at, id: idOf(who.id) }));
   if (byId) return byId;
-  for (const record of left.values()) {
-    if (record.kind !== kind || record.email === undefined || (kind === "membership" && record.integration !== at)) continue;
-    const claim = side === "access.yaml" ? sides.claimOf(record) : undefined;
-    if (claim !== undefined) {
-      if (claim.copies === undefined && who.id !== undefined && idOf(who.id) === idOf(claim.id)) return record;
-      continue;
-    }
-    if (emailKey(record.email) === emailKey(who.email) && matchedByEmail(record, who, side, sides.listedIds)) return record;
-  }
-  return undefined;
+  const index = sides.leftIndex[side];
+  // Of the workspace's, by email only as mayMatchByEmail allows for access.yaml's user; access.yaml's index holds those it allows.
+  const emailMatches = side === "access.yaml" || mayMatchByEmail(who, sides.listedIds);
+  const byEmail = emailMatches ? index.byEmail.get(whoKey(kind, at, emailKey(who.email))) : undefined;
+  const byClaim = who.id === undefined ? undefined : index.byClaim.get(whoKey(kind, at, idOf(who.id)));
+  if (byEmail === undefined || byClaim === undefined) return byEmail ?? byClaim;
+  return (index.place.get(byEmail) ?? 0) < (index.place.get(byClaim) ?? 0) ? byEmail : byClaim;
 }
 
 /**
- * The user of one side's file that a record left out (a user, a membership) of the other side (`side`) is of: by the id it
- * records, else by email as {@link matchedByEmail} allows (`listedIds`: every user the workspace lists).
+ * The user of one side's file (`file`) that a record left out (a user, a membership) of the other side (`side`) is of: by the
+ * id it records, else by email as {@link leftOutOf}'s rule allows (`listedIds`: every user the workspace lists). The file's
+ * users indexed once by id and email, each record then a few lookups.
  */
-export function userOf(
-  file: AccessFile,
-  record: Pick<AccessLeftOut, "id" | "email">,
-  side: LeftOutSide,
+export function usersOf(
+  file: Pick<AccessFile, "users">,
   listedIds: ReadonlySet<string>,
-): AccessUser | undefined {
-  const [id, email] = [record.id === undefined ? undefined : idOf(record.id), record.email];
-  const byId = id === undefined ? undefined : file.users.find((u) => u.id !== undefined && idOf(u.id) === id);
-  if (byId || email === undefined) return byId;
-  return file.users.find((u) => emailKey(u.email) === emailKey(email) && matchedByEmail(record, u, side, listedIds));
+): (record: Pick<AccessLeftOut, "id" | "email">, side: LeftOutSide) => AccessUser | undefined {
+  const byId = firstBy(file.users, (u) => (u.id === undefined ? undefined : idOf(u.id)));
+  const byEmail = firstBy(file.users, (u) => emailKey(u.email));
+  // A record of the workspace's finds access.yaml's user by email only where mayMatchByEmail allows it for that user.
+  const mayMatch = firstBy(file.users, (u) => (mayMatchByEmail(u, listedIds) ? emailKey(u.email) : undefined));
+  return (record, side) => {
+    const found = record.id === undefined ? undefined : byId.get(idOf(record.id));
+    if (found || record.email === undefined) return found;
+    // Of access.yaml's, a record matches by email only when it has no id.
+    if (side === "access.yaml") return record.id === undefined ? byEmail.get(emailKey(record.email)) : undefined;
+    return mayMatch.get(emailKey(record.email));
+  };
 }
 
 /**
  * The record of `access.yaml` (`recorded`'s) each record the workspace leaves out now (`now`) is (absent: none), one to
- * one: by kind, integration and id (of `access.yaml`'s, one a user's by their id, {@link claimOf}), else by kind,
+ * one: by kind, integration and id (of `access.yaml`'s, one a user's by their id, {@link claimsOf}), else by kind,
  * integration and email as {@link leftOutOf} matches a user's: `access.yaml`'s record only when it has no id (added by
- * hand) and no other entry claims its email ({@link claimOf}: `listedIds`, the ids the workspace lists), and never the
+ * hand) and no other entry claims its email ({@link claimsOf}: `listedIds`, the ids the workspace lists), and never the
  * workspace's of a user whose id `access.yaml` records (`recordedIds`, by `idOf`): that one is theirs. Records with
  * neither id nor email (each a `count` of them) by kind and integration: nothing else tells them apart.
  */
@@ -242,7 +298,8 @@ export function matchLeftOut(
   listedIds: ReadonlySet<string>,
 ): Map<AccessLeftOut, AccessLeftOut> {
   const at = (r: AccessLeftOut) => ({ kind: r.kind, integration: r.kind === "membership" ? r.integration : undefined });
-  const claims = new Map(recorded.leftOut.map((r) => [r, claimOf(r, recorded, listedIds)]));
+  const claimOf = claimsOf(recorded, listedIds);
+  const claims = new Map(recorded.leftOut.map((r) => [r, claimOf(r)]));
   return matchBy(recorded.leftOut, now, [
     (r, side) => {
       const claim = side === "was" ? claims.get(r) : undefined;
@@ -335,6 +392,14 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
     ),
   );
   const unplaced = (beyond.unnamed ?? []).filter((r) => r.id === undefined || !recordedIds.has(idOf(r.id)));
+  // The unplaced records by kind (and a membership's integration), each group in their order: looked up per user, not filtered.
+  const untoldKey = (kind: AccessLeftOut["kind"], integration?: string) => (kind === "membership" ? `${kind}\u0000${integration}` : kind);
+  const untoldBy = new Map<string, typeof unplaced>();
+  for (const r of unplaced) {
+    const group = untoldBy.get(untoldKey(r.kind, r.integration));
+    if (group === undefined) untoldBy.set(untoldKey(r.kind, r.integration), [r]);
+    else group.push(r);
+  }
   const listedIds = listedIdsOf(live, beyond.workspaceIds);
   // The integrations the read found by id: read, or left out.
   const integrationsRead = new Set([
@@ -346,6 +411,7 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
   const matched = matchUsers(recorded.users, live.users, listedIds);
   const [leftThen, leftNow] = [byLeftKey(recorded.leftOut), byLeftKey(live.leftOut)];
   const claimable = { users: recorded.users, integrations: recorded.integrations, leftOut: [...leftThen.values()] };
+  const claimOf = claimsOf(claimable, listedIds);
   const emailNow = memberEmailsNow(recorded.users, live.users, matched);
   return {
     recorded,
@@ -374,20 +440,24 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
      * The unnamed records that may be a user (`user`) or a membership of `integration` that the workspace does not hold by
      * email or id: while there is one, that absence cannot be told.
      */
-    untold: (kind: "user" | "membership", integration?: string) =>
-      unplaced.filter((r) => r.kind === kind && (kind === "user" || r.integration === integration)),
+    untold: (kind: "user" | "membership", integration?: string) => untoldBy.get(untoldKey(kind, integration)) ?? [],
     /**
      * The unnamed integration records that may be the integration `id` when the read did not find it by id (neither read nor
      * left out): while there is one, the absence of that integration, and of its members, cannot be told.
      */
     integrationUntold: (id: string | undefined) =>
-      id === undefined || integrationsRead.has(idOf(id)) ? [] : unplaced.filter((r) => r.kind === "integration"),
+      id === undefined || integrationsRead.has(idOf(id)) ? [] : (untoldBy.get(untoldKey("integration")) ?? []),
     leftThen,
     leftNow,
     /** The record of `access.yaml` each record the workspace leaves out now is (`matchLeftOut`: by ids, else by email). */
     pairedLeft: matchLeftOut(claimable, [...leftNow.values()], recordedIds, listedIds),
-    /** Whose a record of `access.yaml` left out without an id is, when another entry of the file holds its email (`claimOf`). */
-    claimOf: (record: AccessLeftOut) => claimOf(record, claimable, listedIds),
+    /** Whose a record of `access.yaml` left out without an id is, when another entry of the file holds its email (`claimsOf`). */
+    claimOf,
+    /** Each side's records left out, indexed for `leftOutOf`. */
+    leftIndex: { "access.yaml": leftOutIndex(leftThen, "access.yaml", claimOf), workspace: leftOutIndex(leftNow, "workspace", claimOf) },
+    /** The user of `access.yaml` (`userThen`) or of the workspace (`userNow`) a record left out of the other side is of (`usersOf`). */
+    userThen: usersOf(recorded, listedIds),
+    userNow: usersOf(live, listedIds),
     membersThen: placedMembers(recorded),
     membersNow: placedMembers(live),
     /** A user's id by email (`emailKey`), where the file records one. */

@@ -19,10 +19,11 @@ import {
   memberEmailKey,
   memberValue,
   type Placed,
+  placedMembers,
   type Sides,
   UNTOLD,
   untoldWhy,
-  userOf,
+  usersOf,
   userValue,
 } from "./differences";
 
@@ -95,24 +96,30 @@ function accessDiffers(was: AccessLeftOut, now: AccessLeftOut): boolean {
   return now.kind === "membership" && !same(was.entitlements ?? [], now.entitlements ?? []);
 }
 
+/** One side's file as {@link declaredIn} reads it, indexed once: its members (`placedMembers`), its users (`usersOf`). */
+export interface DeclaredSide {
+  file: Pick<AccessFile, "integrations">;
+  members: ReadonlyMap<string, Placed>;
+  userOf: ReturnType<typeof usersOf>;
+}
+
+/** The {@link DeclaredSide} of `file` (`listedIds`: every user the workspace lists). */
+export function declaredSide(file: AccessFile, listedIds: ReadonlySet<string>): DeclaredSide {
+  return { file, members: placedMembers(file), userOf: usersOf(file, listedIds) };
+}
+
 /**
  * What one side's file declares of a left-out record of the other side (`side`): the user, the member, the integration's
- * members, if anything; a user's by the id the record has, else its email as {@link userOf} allows (a record that broke
- * the contract has no email; `listedIds`: every user the workspace lists).
+ * members, if anything; a user's by the id the record has, else its email as {@link usersOf} allows (a record that broke
+ * the contract has no email).
  */
-export function declaredIn(
-  file: AccessFile,
-  members: Map<string, Placed>,
-  record: AccessLeftOut,
-  side: LeftOutSide,
-  listedIds: ReadonlySet<string>,
-): string | undefined {
+export function declaredIn({ file, members, userOf }: DeclaredSide, record: AccessLeftOut, side: LeftOutSide): string | undefined {
   if (record.kind === "integration") {
     const id = record.id === undefined ? undefined : idOf(record.id);
     const integration = file.integrations.find((i) => idOf(i.id) === id);
     return integration && `${integration.members.length} member${integration.members.length === 1 ? "" : "s"}`;
   }
-  const user = userOf(file, record, side, listedIds);
+  const user = userOf(record, side);
   if (record.kind === "user" || user === undefined) return user && userValue(user);
   const placed = members.get(memberEmailKey(record.integration ?? "", user.email));
   return placed && memberValue(placed.member);
@@ -121,8 +128,8 @@ export function declaredIn(
 /** `record` (of `side`) with the email the other side's file has for its user when the record has none (it broke the contract), to name it. */
 function withEmail(record: AccessLeftOut, side: LeftOutSide, sides: Sides): AccessLeftOut {
   if (record.kind === "integration" || record.email !== undefined) return record;
-  const file = side === "workspace" ? sides.recorded : sides.live;
-  return { ...record, email: userOf(file, record, side, sides.listedIds)?.email };
+  const userOf = side === "workspace" ? sides.userThen : sides.userNow;
+  return { ...record, email: userOf(record, side)?.email };
 }
 
 /** A record the workspace leaves out now that `access.yaml` does not record as left out. */
@@ -130,7 +137,7 @@ function leftOutNow(record: AccessLeftOut, sides: Sides): AccessDifference {
   const now = withEmail(record, "workspace", sides);
   const name = nameOf(now, sides);
   const value = leftOutValue(now);
-  const was = declaredIn(sides.recorded, sides.membersThen, now, "workspace", sides.listedIds);
+  const was = declaredIn({ file: sides.recorded, members: sides.membersThen, userOf: sides.userThen }, now, "workspace");
   if (was !== undefined) {
     return difference(
       { ...about(now, sides), side: "both", accessYaml: was, workspace: value },
@@ -159,7 +166,7 @@ function* leftOutThen(record: AccessLeftOut, sides: Sides): Iterable<AccessDiffe
   }
   // A membership of a user access.yaml declares with an id, that no integration declares: theirs, found by that id.
   const theirs = claim === undefined ? was : { ...was, id: claim.id };
-  const now = declaredIn(sides.live, sides.membersNow, theirs, "access.yaml", sides.listedIds);
+  const now = declaredIn({ file: sides.live, members: sides.membersNow, userOf: sides.userNow }, theirs, "access.yaml");
   if (now !== undefined) {
     yield difference(
       { ...about(theirs, sides), side: "workspace", accessYaml: `left out: ${leftOutValue(was)}`, workspace: now },

@@ -1,0 +1,182 @@
+/**
+ * The review's matching of records left out, at scale and as before: the matching of a user, a member or a record left out
+ * with the other side's records left out reads each record a bounded number of times (indexed by kind, integration and
+ * email or id), not once per user; and on random pairs of files (seeded) it gives what the matching that scanned every
+ * record for each user gave, recorded as a digest per seed (`golden/left-out-matching.json`, written by that matching; a
+ * deliberate change of the review's results rewrites it with `WRITE_GOLDEN=1`, and names the seeds it changed).
+ */
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { AccessFile, AccessLeftOut, AccessUser } from "../../src/export/access-file";
+import { declaredLeftOut } from "../../src/export/review/accept";
+import { compareAccess, matchLeftOut } from "../../src/export/review/differences";
+
+const GOLDEN = path.join(__dirname, "golden", "left-out-matching.json");
+
+/** A small seeded generator (mulberry32): the same files for a seed on every run. */
+function random(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number) => Math.floor(next() * n);
+  return { chance: (p: number) => next() < p, pick: <T>(items: readonly T[]) => items[int(items.length)] as T, int };
+}
+
+const INTEGRATIONS = ["i-1", "i-2"];
+const EMAILS = ["ann@x.example", "bob@x.example", "cy@x.example", "dee@x.example", "eve@x.example", "fay@x.example"];
+const IDS = ["u-1", "u-2", "u-3", "u-4", "u-5", "u-6", "u-7"];
+
+/** Two files (`access.yaml`'s and the workspace's) and what else the workspace lists, sharing a few emails and ids. */
+function casesOf(seed: number) {
+  const r = random(seed);
+  const email = () => {
+    const e = r.pick(EMAILS);
+    return r.chance(0.2) ? e.toUpperCase() : e;
+  };
+  const users = (): AccessUser[] => {
+    const seen = new Set<string>();
+    const out: AccessUser[] = [];
+    for (let i = r.int(5); i > 0; i--) {
+      const e = email();
+      if (seen.has(e.toLowerCase())) continue;
+      seen.add(e.toLowerCase());
+      const id = r.chance(0.7) ? r.pick(IDS) : undefined;
+      out.push({ name: e.toLowerCase(), email: e, firstName: "A", lastName: "B", role: "workspace_login_only", isGuest: false, id });
+    }
+    return out;
+  };
+  const leftOut = (): AccessLeftOut[] => {
+    const out: AccessLeftOut[] = [];
+    for (let i = r.int(7); i > 0; i--) {
+      const kind = r.pick(["user", "membership", "membership", "integration"] as const);
+      if (kind === "integration") {
+        out.push({ kind, id: r.chance(0.8) ? r.pick(INTEGRATIONS) : undefined, reason: "broke the contract" });
+        continue;
+      }
+      const id = r.chance(0.5) ? r.pick(IDS) : undefined;
+      const mail = r.chance(0.8) ? email() : undefined;
+      const record: AccessLeftOut = {
+        kind,
+        ...(kind === "membership" ? { integration: r.pick(INTEGRATIONS) } : {}),
+        id,
+        email: mail,
+        ...(id === undefined && mail === undefined ? { count: 1 + r.int(3) } : {}),
+        ...(kind === "user" && r.chance(0.5) ? { role: r.pick(["workspace_login_only", "workspace_owner"]), isGuest: false } : {}),
+        ...(kind === "membership" && r.chance(0.5) ? { role: "collaborator", entitlements: r.chance(0.3) ? [] : ["READ"] } : {}),
+        reason: r.pick(["no last name", "its user is left out (no last name)"]),
+      };
+      out.push(record);
+    }
+    // One record per key, as a file holds them.
+    const keys = new Set<string>();
+    return out.filter((l) => {
+      const key = `${l.kind}/${l.integration ?? ""}/${l.id ?? (l.email ?? "").toLowerCase()}`;
+      if (keys.has(key)) return false;
+      keys.add(key);
+      return true;
+    });
+  };
+  const fileOf = (): AccessFile => {
+    const us = users();
+    const integrations = INTEGRATIONS.filter(() => r.chance(0.7)).map((id) => ({
+      name: id,
+      id,
+      label: r.chance(0.3) ? "Shared" : id,
+      members: us
+        .filter(() => r.chance(0.5))
+        .map((u) => ({ user: u.email, role: "account_collaborator" as const, entitlements: ["READ"] })),
+    }));
+    return { version: 1, scope: { membersOnly: r.chance(0.3) }, users: us, integrations, leftOut: leftOut() };
+  };
+  const recorded = fileOf();
+  const live = fileOf();
+  const listed = IDS.filter(() => r.chance(0.4));
+  const unnamed = r.chance(0.3)
+    ? [{ kind: r.pick(["user", "membership"] as const), integration: r.pick(INTEGRATIONS), id: r.pick(IDS) }]
+    : [];
+  return { recorded, live, listed, unnamed, emails: EMAILS.filter(() => r.chance(0.3)), scopeUnread: r.chance(0.2) };
+}
+
+/** What the review, `--accept`'s refusal and its edit's pairing make of a seed's files. */
+function resultsOf(seed: number): string {
+  const { recorded, live, listed, unnamed, emails, scopeUnread } = casesOf(seed);
+  const ids = new Set([...listed, ...live.users.flatMap((u) => (u.id === undefined ? [] : [u.id]))]);
+  const differences = compareAccess(recorded, live, {
+    workspaceIds: new Set(listed),
+    workspaceEmails: new Set(emails),
+    scopeUnread,
+    unnamed,
+  });
+  const recordedIds = new Set(recorded.users.flatMap((u) => (u.id === undefined ? [] : [u.id])));
+  const paired = [...matchLeftOut(recorded, live.leftOut, recordedIds, ids)].map(([now, was]) => [
+    live.leftOut.indexOf(now),
+    recorded.leftOut.indexOf(was),
+  ]);
+  const declared = declaredLeftOut(recorded, live.leftOut, ids).map((l) => live.leftOut.indexOf(l));
+  return JSON.stringify({ differences, paired, declared });
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 16);
+
+describe("the review's matching of records left out", () => {
+  it("gives, on 400 random pairs of files, what the matching that scanned every record for each user gave", () => {
+    const seeds = Array.from({ length: 400 }, (_, i) => i + 1);
+    const now = Object.fromEntries(seeds.map((seed) => [seed, digest(resultsOf(seed))]));
+    if (process.env.WRITE_GOLDEN === "1") fs.writeFileSync(GOLDEN, `${JSON.stringify(now, null, 1)}\n`);
+    const golden = JSON.parse(fs.readFileSync(GOLDEN, "utf8")) as Record<string, string>;
+    expect(now).toEqual(golden);
+  });
+
+  it("reads each user and record a bounded number of times, not once per user of the other side: linear in their number", () => {
+    const n = 100;
+    const reads = readsOf(n);
+    // Twice the users and records, twice the reads (a scan per user reads each record once per user of the other side: four times).
+    expect(readsOf(2 * n)).toBeLessThanOrEqual(2.2 * reads);
+  });
+});
+
+/**
+ * How many property reads of its users and records left out `compareAccess` makes for `n` users and `n` records left out
+ * on each side, none of one side's the other's: each user and record is a difference of its own.
+ */
+function readsOf(n: number): number {
+  let reads = 0;
+  /** `value` whose every property read is counted. */
+  const counted = <T extends object>(value: T): T =>
+    new Proxy(value, {
+      get(target, key, receiver) {
+        reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+  const user = (i: number, side: string, id: string): AccessUser =>
+    counted({ name: `${side}-${i}`, email: `${side}-${i}@x.example`, firstName: "A", lastName: "B", role: "workspace_login_only", id });
+  const left = (i: number, side: string, id: string | undefined): AccessLeftOut =>
+    counted({ kind: "user", id, email: `left-${side}-${i}@x.example`, reason: "no last name" });
+  const range = <T>(make: (i: number) => T) => Array.from({ length: n }, (_, i) => make(i));
+  // access.yaml: users under ids the workspace lists, and records left out, half of them added by hand (no id).
+  const recorded: AccessFile = {
+    version: 1,
+    scope: { membersOnly: false },
+    users: range((i) => user(i, "then", `t-${i}`)),
+    integrations: [],
+    leftOut: range((i) => left(i, "then", i % 2 === 0 ? `lt-${i}` : undefined)),
+  };
+  const live: AccessFile = {
+    version: 1,
+    scope: { membersOnly: false },
+    users: range((i) => user(i, "now", `n-${i}`)),
+    integrations: [],
+    leftOut: range((i) => left(i, "now", `ln-${i}`)),
+  };
+  const listed = new Set(recorded.users.map((u) => u.id as string));
+  expect(compareAccess(recorded, live, { workspaceIds: listed })).toHaveLength(4 * n);
+  return reads;
+}
