@@ -4,7 +4,7 @@
  * list proves presence only: a miss is read directly (or proven absent) by the caller.
  */
 import { type Id, idOf } from "../client/ids";
-import { type Clock, systemClock, unlessNotFound, type User, type WorkspaceAccessClient } from "../client";
+import { type Clock, InvalidResponseError, systemClock, unlessNotFound, type User, type WorkspaceAccessClient } from "../client";
 import { BatchWindow } from "../shared/batch-window";
 
 /** How a {@link SharedListing} shares. */
@@ -103,6 +103,19 @@ export async function listUsers(client: WorkspaceAccessClient, pageSize?: number
   return users;
 }
 
+/**
+ * The one direct read of a user: `undefined` when the service answers 404 (gone), the error when its record cannot be used (a
+ * user still, whose attributes are unknown: never proof of absence, nor of a change).
+ */
+export async function readUser(client: WorkspaceAccessClient, id: string): Promise<ListedUser | undefined> {
+  try {
+    return await unlessNotFound(client.users.get(id));
+  } catch (error) {
+    if (InvalidResponseError.isInstance(error)) return error;
+    throw error;
+  }
+}
+
 /** The users' read-through cache over one client (the members': `membership-view.ts`). */
 export class ReadCache {
   readonly #users: SharedListing<ListedUser, Id>;
@@ -123,10 +136,13 @@ export class ReadCache {
     return (await this.#users.current()) ?? listUsers(this.#client);
   }
 
-  /** The user, or `undefined` when it no longer exists (a miss in the shared list, or a record it could not use, is read directly). */
-  async user(id: string): Promise<User | undefined> {
+  /**
+   * The user, `undefined` when it no longer exists, or the error naming why its record cannot be used (a miss in the shared
+   * list, or a record it could not use, is read directly: {@link readUser}).
+   */
+  async user(id: string): Promise<ListedUser | undefined> {
     const listed = (await this.#users.current())?.get(idOf(id));
-    return listed instanceof Error || listed === undefined ? await unlessNotFound(this.#client.users.get(id)) : listed;
+    return listed instanceof Error || listed === undefined ? await readUser(this.#client, id) : listed;
   }
 
   /** Forgets the users' list after a write (a user's, or a membership's: member lists and users share fields). */

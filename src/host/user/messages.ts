@@ -1,5 +1,6 @@
 /** A {@link User}'s long messages: each names the user, what could not be done, and the fix. */
 import { KNOWN_USER_ROLES, type User } from "../../client";
+import { namedUpTo } from "../../shared/named-up-to";
 
 /** The service's record of `user` has no role, and the program declares none. */
 export function noRoleToKeep(user: Pick<User, "id" | "email">): string {
@@ -154,5 +155,17 @@ export function emailTakenOnUpdate(email: string): string {
     ` The service refused the change as a conflict: most likely another user has the email ${email} (an update changes a ` +
     "user's email in place, only to one no other user has). Nothing was written. Free that email in the service, or declare " +
     "another; if another resource of this program gives that email up in this change, run pulumi up again once it has."
+  );
+}
+
+/**
+ * A refresh of `resource` (`User`, `WorkspaceUsers`) could not read the records `unread` (each "email (id): why"): the state
+ * keeps what it recorded for them.
+ */
+export function unreadableKept(resource: string, unread: string[]): string {
+  const named = namedUpTo(unread.sort(), undefined, "; ");
+  return (
+    `${resource} could not read the record of ${unread.length} user(s), and keeps what the state recorded for them: ${named}. ` +
+    "The refresh goes on for the others; the next one reads these again (fix the record in the service if this stays)."
   );
 }

@@ -8,7 +8,8 @@
  * | create with `adoptExisting` | first `GET /users?filter=<email>` (every page); `POST /users` only when nobody has the email. A user found is |
  * | | adopted: `GET /users/{id}` and `PUT /users/{id}` only when a declared attribute differs |
  * | create with `import` | `GET /users/{id}` and the same adoption (the email must match) |
- * | read | `GET /users/{id}`, or one `GET /users` list shared by the reads of a refresh (a `User.get`'s read: a user not there fails it) |
+ * | read | `GET /users/{id}`, or one `GET /users` list shared by the reads of a refresh (a `User.get`'s read: a user not there fails it); |
+ * | | a record that cannot be read keeps what the state recorded, with a warning (a `User.get`'s, with no state, fails) |
  * | update | `GET /users/{id}`, then `PUT /users/{id}` with the attributes the program changed and the service's values of the |
  * | | others (a `PUT` replaces every attribute): what the program did not change is never written back, ignored or not |
  * | delete | `GET /users/{id}` (the role now), then `DELETE /users/{id}`; 404 means already gone. An adopted user or a workspace owner (in |
@@ -56,6 +57,7 @@ import {
   ownerUnknown,
   createStillRunning,
   takenBack,
+  unreadableKept,
   unreadableRoleToKeep,
 } from "./messages";
 import { redactError } from "../../client/redact";
@@ -157,6 +159,12 @@ function outputs(user: User, declared: Declared, adopted = false): UserOutputs {
     adopted,
     ...secretEmail(declared),
   };
+}
+
+/** A refresh's inputs of a user recorded as `outs`: the optional attributes only where the program manages them. */
+function refreshInputs(outs: UserOutputs): UserOutputs {
+  const { email, firstName, lastName, adoptExisting, deleteOnDestroy, managedAttributes } = outs;
+  return defined({ email, firstName, lastName, adoptExisting, deleteOnDestroy, ...managedValues(outs, managedAttributes) }) as UserOutputs;
 }
 
 /** The hidden flag of a user whose email the program gives as a secret, as `declared` (its inputs, or a state) has it; `{}` otherwise. */
@@ -285,22 +293,27 @@ export const provider = providerOf<Props, UserOutputs>({
   },
 
   async read(ctx, id, props, get) {
-    return hiding(hiderFor(props?.[SECRET_EMAIL] === true, props?.email), () =>
+    const hide = hiderFor(props?.[SECRET_EMAIL] === true, props?.email);
+    return hiding(hide, () =>
       withHints(
         async () => {
           const listed = await ctx.connection().cache.user(id);
+          if (listed instanceof Error) {
+            // There, but unreadable: never proof of absence, nor of a change. What the state recorded stands, as a
+            // `WorkspaceUsers` keeps one of its users; a `User.get` has no state to keep.
+            if (!props) throw listed;
+            ctx.warn(hide(unreadableKept("User", [`${props.email} (${id}): ${reasonOf(listed)}`])));
+            return { id, props, inputs: refreshInputs(props) };
+          }
           const user = listed && refreshed(listed, props);
           // A `User.get` names a user the program expects, not one a refresh may find gone.
           if (!user && get) throw new ConfigurationError(noUserToGet(id), "id");
           if (!user) return { id: "", props: {} as UserOutputs };
-          // No state (a `User.get`): both are managed, as the service has them.
-          const managedBefore = props?.managedAttributes ?? [...OPTIONAL];
           const outs = outputs(user, props ?? {}, props?.adopted === true);
-          outs.managedAttributes = managedBefore;
-          const { email, firstName, lastName, adoptExisting, deleteOnDestroy } = outs;
-          const inputs = { email, firstName, lastName, adoptExisting, deleteOnDestroy, ...managedValues(outs, managedBefore) };
+          // No state (a `User.get`): both are managed, as the service has them.
+          outs.managedAttributes = props?.managedAttributes ?? [...OPTIONAL];
           // The id as the state has it: one in another case must not change it (every resource using `user.id` would be replaced).
-          return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: defined(inputs) as UserOutputs };
+          return { id: sameId(user.id, id) ? id : user.id, props: outs, inputs: refreshInputs(outs) };
         },
         ctx.keySource,
         !get,

@@ -23,9 +23,8 @@
 import {
   ConfigurationError,
   ConflictError,
-  InvalidResponseError,
+  type InvalidResponseError,
   reasonOf,
-  unlessNotFound,
   type User,
   type WorkspaceAccessClient,
 } from "../../client";
@@ -43,7 +42,8 @@ import type { PendingUserCreate, WorkspaceUserState } from "../../shared/member-
 import { PartialWriteError, settleJob } from "../membership/partial-write";
 import { type WorkspaceUserInputs, workspaceUsersInputs } from "../../shared/workspace-users-inputs";
 import { type ProviderContext, providerOf } from "../provider-runtime";
-import { type ListedUser, listUsers } from "../read-cache";
+import { type ListedUser, listUsers, readUser } from "../read-cache";
+import { unreadableKept } from "../user/messages";
 import { declaredUserKey, userKey } from "../takeovers";
 import {
   changedUserProperties,
@@ -408,16 +408,6 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   return outs;
 }
 
-/** The one direct read of a user: `undefined` when the service answers 404 (gone), the error when its record cannot be used. */
-async function readUser(client: WorkspaceAccessClient, id: string): Promise<ListedUser | undefined> {
-  try {
-    return await unlessNotFound(client.users.get(id));
-  } catch (error) {
-    if (InvalidResponseError.isInstance(error)) return error;
-    throw error;
-  }
-}
-
 /**
  * The one user a search finds with `email` (in any case), for a refresh settling a finished create: presence only, since a miss
  * forgets nothing (the create stays recorded). No proof of absence is asked for, so a record the search cannot read (another
@@ -465,7 +455,7 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
       unread.push(`${prior.email} (${prior.id}): ${reasonOf(user)}`);
     } else if (user) users.set(key, stateOf(refreshed(user, prior), prior, prior.managedAttributes, prior.created));
   });
-  if (unread.length > 0) ctx.warn(hiderIf(props[SECRET_USERS] === true, emailsOf(props))(unreadable(unread)));
+  if (unread.length > 0) ctx.warn(hiderIf(props[SECRET_USERS] === true, emailsOf(props))(unreadableKept("WorkspaceUsers", unread)));
   for (const [key, error] of jobsUnread) {
     const p = running.get(key)!;
     ctx.warn(hiderIf(props[SECRET_USERS] === true, emailsOf(props))(`WorkspaceUsers: ${jobUnread(p, error).message}`));
@@ -569,15 +559,6 @@ function createKept(): string {
   return (
     " The user's create (this set's) finished: the state keeps it recorded (pendingCreates), and the next pulumi up or " +
     "refresh records the user as created by this resource."
-  );
-}
-
-/** A refresh could not read the records `unread` (each "email (id): why"): the state keeps what it recorded for them. */
-function unreadable(unread: string[]): string {
-  const named = namedUpTo(unread.sort(), undefined, "; ");
-  return (
-    `WorkspaceUsers could not read the record of ${unread.length} user(s), and keeps what the state recorded for them: ${named}. ` +
-    "The refresh goes on for the others; the next one reads these again (fix the record in the service if this stays)."
   );
 }
 
