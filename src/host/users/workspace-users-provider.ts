@@ -212,6 +212,16 @@ export function changedPaths(olds: WorkspaceUsersOutputs, news: Props): string[]
   return optInChanged(olds, news) ? [...paths, "deleteOnDestroy"] : paths;
 }
 
+/**
+ * The emails by which a program may declare the user the set records under `key`: the key (the email the program declared), and
+ * the service's email, which a refresh records in its place when it changed there since.
+ */
+const emailsOfUser = (key: string, user: Pick<WorkspaceUserState, "email">): string[] => [key, user.email];
+
+/** Whether a resource's check in this deployment (`ctx.declared`) saw the program declare the user the set records under `key`. */
+const declaredInDeployment = (ctx: ProviderContext, key: string, user: Pick<WorkspaceUserState, "email">): boolean =>
+  emailsOfUser(key, user).some((email) => ctx.declared.has(declaredUserKey(email)));
+
 /** Adopts an existing user; `created`: the set's own create made them (its job finished after an earlier deployment). */
 const adopt = async (ctx: ProviderContext, existing: User, inputs: WorkspaceUserInputs, created = false) =>
   stateOf((await takeOver(ctx, existing, inputs)).user, inputs, managedOf(inputs), created);
@@ -307,18 +317,22 @@ async function release(
 ) {
   const left: string[] = [];
   const handedOver: string[] = [];
+  // Handed over by the email the program declared alone, the service's being another now (each "email (id, theirs)").
+  const byOldEmail: string[] = [];
   const elsewhere = new Set(declaredElsewhere);
+  const declaredThere = (email: string) => elsewhere.has(digestOf("email", email)) || ctx.declared.has(declaredUserKey(email));
   await mapBounded(users, IN_FLIGHT, async ([key, user]) => {
     // Another resource of this deployment took the user over: no longer this one's to delete.
     if (ctx.takeovers.has(userKey(user.id))) return;
-    // Another resource of the program declares the user (moved there): handed over, whichever the engine runs first (its
-    // email known with the set's own), or once its check ran (one known later).
     // What a create later in the deployment (a forced `--replace`'s) takes back as this set held it (`ctx.leftInPlace`).
     const leave = () => {
       if (deleting) ctx.leftInPlace.set(declaredUserKey(user.email), { adopted: user.created !== true, userId: user.id });
     };
-    if (elsewhere.has(digestOf("email", user.email)) || ctx.declared.has(declaredUserKey(user.email))) {
+    // Another resource of the program declares the user (moved there), by either email the set knows them by: handed over,
+    // whichever the engine runs first (its email known with the set's own), or once its check ran (one known later).
+    if (emailsOfUser(key, user).some(declaredThere)) {
       handedOver.push(user.email);
+      if (!declaredThere(user.email)) byOldEmail.push(`${key} (${user.id}, ${user.email} in the service)`);
       leave();
       return;
     }
@@ -339,6 +353,7 @@ async function release(
   if (handedOver.length > 0) {
     ctx.info(`WorkspaceUsers handed ${handedOver.length} user(s) to another resource of the program: ${names(handedOver)}.`);
   }
+  if (byOldEmail.length > 0) ctx.warn(handedByOldEmail(secret ? [] : byOldEmail, byOldEmail.length));
   if (left.length === 0) return;
   const named = names(left);
   ctx.warn(
@@ -508,7 +523,7 @@ function emailChanges(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   const deletesAdopted = news.deleteOnDestroy === true || isUnknown(news.deleteOnDestroy);
   return Object.entries(state).flatMap(([key, user]): Array<[WorkspaceUserState, Props]> => {
     const deleted = user.created === true || deletesAdopted;
-    if (key in declared || !deleted || user.role === OWNER_ROLE || ctx.declared.has(declaredUserKey(user.email))) return [];
+    if (key in declared || !deleted || user.role === OWNER_ROLE || declaredInDeployment(ctx, key, user)) return [];
     const twin = added.find(([, u]) => nameOf(u) !== undefined && nameOf(u) === nameOf(user));
     return twin ? [[user, twin[1]]] : [];
   });
@@ -543,6 +558,20 @@ function emailChanged(pairs: Array<[WorkspaceUserState, Props]>, secret: boolean
       `WorkspaceUsers: ${gone.email} leaves the set and ${String(added.email)} joins it, both named ${gone.firstName} ${gone.lastName}. ` +
       `The set keys its users by email, so this update deletes the user ${gone.email} (${gone.id}, ${whose(gone)}), with ` +
       `every integration membership they hold, and creates a new user ${String(added.email)}. ${advice}`,
+  );
+}
+
+/**
+ * The set handed `count` users to another resource of the program that declares them by the email this set declared, which
+ * the service no longer has (`named`, each "email (id, the service's)"; none when the set holds secrets).
+ */
+function handedByOldEmail(named: string[], count: number): string {
+  const which = named.length > 0 ? `: ${namedUpTo(named.sort(), undefined, "; ")}` : " (their emails are not shown: the set holds secrets)";
+  return (
+    `WorkspaceUsers handed ${count} user(s) to another resource of the program that declares them by the email this set ` +
+    `declared, which the service no longer has (a refresh recorded the change)${which}. That resource looks a user up by the ` +
+    "email it declares, so it makes another user of the old email: declare the service's email there to take this user over. " +
+    "The user handed over stays in the workspace."
   );
 }
 
@@ -582,8 +611,8 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
   async diff(ctx, _id, olds, news) {
     // The adopted users this resource keeps (those the program declares): the delete of a resource it replaced under another
     // name leaves them (`takeovers.ts`).
-    for (const user of Object.values(olds.users ?? {})) {
-      if (!user.created && ctx.declared.has(declaredUserKey(user.email))) ctx.takeovers.add(userKey(user.id));
+    for (const [key, user] of Object.entries(olds.users ?? {})) {
+      if (!user.created && declaredInDeployment(ctx, key, user)) ctx.takeovers.add(userKey(user.id));
     }
     // The flag unknown (a preview): taken as set, so nothing is printed that may be a secret.
     const secret = news[SECRET_USERS] === true || isUnknown(news[SECRET_USERS]) || olds[SECRET_USERS] === true;
