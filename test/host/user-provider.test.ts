@@ -188,6 +188,34 @@ describe("create, read, update, delete", () => {
     expect(outs).toMatchObject({ role: "workspace_owner", managedAttributes: [], adopted: true });
   });
 
+  it("an adoption whose user has another email by the time it is read (the search is old) writes nothing, and fails saying so", async () => {
+    const emu = await emulator();
+    const others = Array.from({ length: 150 }, (_, i) => ({ ...alice, email: `n${String(i).padStart(3, "0")}.alice@example.com` }));
+    const existing = emu.users.add({ ...alice, lastName: "Old" });
+    for (const other of others) emu.users.add(other);
+    await configureFor(emu);
+    // While the search reads its second page, someone changes Alice's email: the search's record of her is old.
+    emu.onPage(() => void emu.users.update(existing.id, { email: "alice.new@example.com" }));
+    const error = await rejection(provider.create((await check({ ...alice, adoptExisting: true })).inputs!));
+    expect(error.message).toContain(`User ${existing.id}, found with the email alice@example.com, has another email now`);
+    // Her email is not written back on the strength of the old search, nor anything else.
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(emu.users.get(existing.id)).toMatchObject({ email: "alice.new@example.com", lastName: "Old" });
+  });
+
+  it("an adoption whose user's record cannot be read when read again writes nothing, even with role and isGuest declared", async () => {
+    const emu = await emulator();
+    const existing = emu.users.add({ ...alice, lastName: "Old" });
+    await configureFor(emu);
+    const body = { data: { id: existing.id, type: "user", attributes: { email: 42 } }, links: {}, meta: {} };
+    emu.fault({ method: "GET", path: `/users/${existing.id}`, body: JSON.stringify(body) });
+    const declared = { ...alice, role: "workspace_login_only", isGuest: false, adoptExisting: true };
+    const error = await rejection(provider.create((await check(declared)).inputs!));
+    expect(error.message).toContain('field "data.attributes.email"');
+    expect(error.message).toContain("was not taken over and nothing was written: whether it has that email still cannot be read");
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
   it("an adoption whose declared attributes already hold sends no write", async () => {
     const emu = await emulator();
     const existing = emu.users.add({ ...alice, role: "workspace_owner" });

@@ -67,6 +67,23 @@ describe("check and diff", () => {
   });
 });
 
+describe("a listing that is old by the time a user is taken over", () => {
+  it("a user with another email by then is neither adopted nor written, failing alone; the others are adopted", async () => {
+    const emu = await emulator({
+      seed: { users: [{ id: ANN, ...ann, lastName: "Old" }, { id: BOB, ...bob, lastName: "Old" }, ...manyUsers(150)] },
+    });
+    const warnings: string[] = [];
+    await nextDeployment(emu, warnings);
+    // While the set's listing reads its second page, someone changes Ann's email: the listing's record of her is old.
+    emu.onPage(() => void emu.users.update(ANN, { email: "ann.new@example.com" }));
+    const error = (await rejection(provider.create(setOf(ann, bob)))) as Error & { properties?: Outputs };
+    expect(error.message).toContain(`ann@example.com: User ${ANN}, found with the email ann@example.com, has another email now`);
+    expect(writes(emu.requests)).toEqual([`PUT /users/${BOB}`]);
+    expect(emu.users.get(ANN)).toMatchObject({ email: "ann.new@example.com", lastName: "Old" });
+    expect(error.properties?.userIds).toEqual({ "bob@example.com": BOB });
+  });
+});
+
 describe("create", () => {
   it("adopts the users the one listing finds without a write, and sends nothing else", async () => {
     const { emu } = await world();

@@ -23,6 +23,22 @@ export function keptRoleRefused(role: string, declared = false): string {
   );
 }
 
+/**
+ * A takeover read user `id`, which a listing found with the email `declared`, and it has another email now (changed since the
+ * listing): not taken over. The service's email is not named: the program may give the declared one as a secret.
+ */
+export function emailChangedSinceFound(id: string, declared: string): string {
+  return (
+    `User ${id}, found with the email ${declared}, has another email now (changed since the user list was read): it was not ` +
+    "taken over, and nothing was written. Run again: the email is then looked up anew."
+  );
+}
+
+/** A takeover could not read the record of the user a listing found with the email `declared`. */
+export function unreadableToTakeOver(declared: string): string {
+  return ` The user, found with the email ${declared}, was not taken over and nothing was written: whether it has that email still cannot be read.`;
+}
+
 /** An update could not read the user's record, and needs its role (the program leaves the role out). */
 export function unreadableRoleToKeep(): string {
   return (

@@ -42,6 +42,7 @@ import {
 import type { UserAttributes, WorkspaceAccessClient } from "../../client";
 import {
   emailTaken,
+  emailChangedSinceFound,
   emailTakenOnUpdate,
   goneSinceRefresh,
   importedEmailDiffers,
@@ -59,6 +60,7 @@ import {
   takenBack,
   unreadableKept,
   unreadableRoleToKeep,
+  unreadableToTakeOver,
 } from "./messages";
 import { redactError } from "../../client/redact";
 import { afterJobWait, PartialWriteError } from "../membership/partial-write";
@@ -394,19 +396,27 @@ export function saidOfUpdate(email: string, changed: readonly string[]): (error:
 /**
  * An update's `PUT`: it replaces every attribute, so the user is read first, and only what the program `changed` is sent as
  * declared; every other attribute keeps the service's value. A declared value so left unsent, because the service's differs
- * (a change made outside the program, or one `ignoreChanges` hides), is returned as `unapplied`.
+ * (a change made outside the program, or one `ignoreChanges` hides), is returned as `unapplied`. `found`: a takeover of a
+ * user a listing found with the declared email, which may be old: the user read must have that email still (one whose record
+ * cannot be read does not say), else nothing is written.
  */
 export async function replaceUser(
   client: WorkspaceAccessClient,
   id: string,
   inputs: Attributes,
   changed: readonly string[],
+  found = false,
 ): Promise<{ user: User; unapplied?: Unapplied }> {
   let current: User;
   try {
     current = await client.users.get(id);
+    if (found && !sameEmail(current.email, inputs.email)) throw new Error(emailChangedSinceFound(id, inputs.email));
   } catch (error) {
     if (!InvalidResponseError.isInstance(error)) throw error;
+    if (found) {
+      error.message += unreadableToTakeOver(inputs.email);
+      throw error;
+    }
     // A record that cannot be read: the declared values replace it where the program declares the role and `isGuest` (a PUT
     // sends both, and neither may be guessed).
     const { email, firstName, lastName, role } = inputs;
@@ -567,6 +577,7 @@ export async function takeOver(
       existing.id,
       inputs,
       DECLARABLE.filter((key) => !ignored.includes(key)),
+      true,
     ));
   ctx.takeovers.add(userKey(user.id));
   return { user, written: !held, ...(unapplied ? { unapplied } : {}) };
