@@ -21,6 +21,15 @@ describe.skipIf(!cliAvailable)(`a user moved out of the WorkspaceUsers that crea
       "to a User with adoptExisting",
       `${set("a", [yuri]) + set("b", [ann])}new wa.User("xena", { ...${JSON.stringify(xena)}, adoptExisting: true });\n`,
     ],
+    [
+      // Known only once the other resource is made, the email is not known with the set's own: the set waits for the User
+      // (dependsOn), whose create takes the user over first.
+      "to a User whose email is another resource's output, the set depending on it",
+      `const helper = new wa.User("helper", { email: "helper@example.com", firstName: "Hel", lastName: "Per" });\n` +
+        `const xena = new wa.User("xena", { ...${JSON.stringify(xena)}, email: helper.id.apply(() => ${JSON.stringify(xena.email)}), ` +
+        "adoptExisting: true });\n" +
+        `new wa.WorkspaceUsers("a", { users: ${JSON.stringify([yuri])} }, { dependsOn: [xena] });\n${set("b", [ann])}`,
+    ],
   ])("%s: is handed over, never deleted", async (_, moved) => {
     // Ann is there already (b adopts her): two sets creating users at once may each see the other's users come, and then
     // refuse to create ("run again"), as the proof of absence must; this test is about the move, not that.
