@@ -137,7 +137,8 @@ export class JobsApi {
       // 50 ms; the third poll at 450 ms, as without probes; one of 1 s: 4 polls).
       const grown = probing && polls === 1 ? Math.round(settings.jobPollIntervalMs * 1.5) + first : Math.round(interval * 1.5);
       interval = probing && polls === 0 ? first : Math.min(grown, settings.jobPollMaxIntervalMs);
-      const job = await this.#read(id, { at: deadline, ended }).catch((error: unknown) => {
+      // The one read of a wait whose end passed is held by the client's pace as any request: it is what tells done from late.
+      const job = await this.#read(id, { at: deadline, ended, ...(remaining <= 0 && { once: true }) }).catch((error: unknown) => {
         throw write !== undefined && polls === 0 && !this.#jobsShown ? this.#notDisclosed(error, write) : error;
       });
       polls++;

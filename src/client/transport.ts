@@ -125,9 +125,10 @@ export interface RequestSpec {
    * A `GET`'s, for a caller whose wait is bounded (a job's poll): `at`, when that wait ends (the client's clock). A 429 asking
    * to wait past it is not waited for (the client's other requests are still held), nor is the request sent when the client
    * holds it past it (another request's 429, the pace learnt): `ended` gives the error thrown instead, from the 429's
-   * {@link RateLimitError}, or an error saying how long it was held.
+   * {@link RateLimitError}, or an error saying how long it was held. `once`: the one read of a wait whose end passed before it
+   * began, sent when the client's pace lets it (held as any request), so that a job done by then is not called late.
    */
-  waitEnds?: { at: number; ended: (lastTry: Error) => Error };
+  waitEnds?: { at: number; ended: (lastTry: Error) => Error; once?: boolean };
 }
 
 interface RawResponse {
@@ -296,7 +297,7 @@ export class HttpTransport {
         this.#recalling = undefined;
       }
       for (;;) {
-        const ticket = spec.waitEnds ? await this.pacer.acquire(spec.waitEnds.at) : await this.pacer.acquire();
+        const ticket = spec.waitEnds && !spec.waitEnds.once ? await this.pacer.acquire(spec.waitEnds.at) : await this.pacer.acquire();
         if (typeof ticket !== "number") throw spec.waitEnds!.ended(this.#heldPastEnd(spec, path, ticket));
         this.requestCount++;
         let raw: RawResponse | undefined;

@@ -251,6 +251,16 @@ describe("waiting for jobs", () => {
     expect(clock.slept).toBe(0);
   });
 
+  it("a wait whose end has passed still reads the job once when the client's pace holds that read: done is not called late", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
+    // One request a second: the read comes right after the write, so the pace holds it about a second.
+    const { client, clock } = clientFor(emu, { maxRequestsPerSecond: 1 });
+    const done = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    expect((await done.wait({ timeoutMs: 0 }))?.status).toBe("finished");
+    expect(emu.requests.filter((r) => r.method === "GET" && r.path.includes("/jobs/")).length).toBe(1);
+    expect(clock.slept).toBeGreaterThan(0);
+  });
+
   it.each([Number.NaN, -1])(
     "refuses a timeoutMs of %s before any poll (NaN would never end the wait, polling at once)",
     async (timeoutMs) => {
