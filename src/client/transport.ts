@@ -343,10 +343,11 @@ export class HttpTransport {
             await this.backoff(attempt.transientRetries++, `${method} ${path}: ${raw ? raw.status : noAnswer!.message}`, decision.delayMs);
             continue;
           case "fail": {
-            const notFound = raw?.status === 404 && !this.#probeSpecs.has(spec) ? await this.#unlessHidden(spec, path) : undefined;
+            const resent = attempt.transientRetries > 0;
+            const notFound = raw?.status === 404 && !this.#probeSpecs.has(spec) ? await this.#unlessHidden(spec, path, resent) : undefined;
             // A DELETE sent again after one without a final answer (none, or a 5xx a gateway may give after the service acted),
             // whose record is gone: that one most likely deleted it, and its answer was lost. Done, not "not found".
-            if (method === "DELETE" && attempt.transientRetries > 0 && notFound?.recordGone) {
+            if (method === "DELETE" && resent && notFound?.recordGone) {
               this.#log(`${method} ${path}: 404 after an attempt without a final answer, and the record is gone: done`);
               return { status: raw!.status, data: undefined as z.infer<S> };
             }
@@ -459,9 +460,10 @@ export class HttpTransport {
    * lacking a scope (docs/contract.md). What it costs under the contract's 401/403, where every 404 is the record's: each
    * scope's listing once, should a `GET` needing it answer 404 before any answered success (a member read's: its member list
    * once, for both), and the record's read per write answered 404 before one of its kind answered success. A write's 404 that
-   * stands is said as what it may mean (`#writeNotFound`), the 404's own words else.
+   * stands is said as what it may mean (`#writeNotFound`), the 404's own words else; `resent`: after an attempt without a final
+   * answer, which may have landed.
    */
-  async #unlessHidden(spec: RequestSpec, path: string): Promise<WriteNotFound | undefined> {
+  async #unlessHidden(spec: RequestSpec, path: string, resent: boolean): Promise<WriteNotFound | undefined> {
     const { method } = spec;
     const hidden =
       method === "GET" && !spec.scopesInDoubt ? spec.scopes.filter((s) => DISCLOSURES.has(s.id) && !this.#disclosed.has(s.id)) : [];
@@ -474,44 +476,49 @@ export class HttpTransport {
     if (undisclosed.length > 0)
       throw this.#apiAnswered ? this.#notDisclosed(spec, undisclosed, path) : this.#notTheApi(spec, undisclosed, path);
     if (method === "GET") return spec.notFound && { said: spec.notFound(), recordThere: false, scopesHeld: false, recordGone: false };
-    if (this.#writesAnswered.has(kindOf(spec))) return this.#writeNotFound(spec, "shown");
-    if (!spec.record) return this.#writeNotFound(spec, "unread");
-    if (!(await this.#stillThere(spec.record, method, path))) return this.#writeNotFound(spec, "gone");
+    if (this.#writesAnswered.has(kindOf(spec))) return this.#writeNotFound(spec, "shown", resent);
+    if (!spec.record) return this.#writeNotFound(spec, "unread", resent);
+    if (!(await this.#stillThere(spec.record, method, path))) return this.#writeNotFound(spec, "gone", resent);
     if (!spec.target?.alsoNamed) throw this.#writeRefused(spec, path);
-    return this.#writeNotFound(spec, "there");
+    return this.#writeNotFound(spec, "there", resent);
   }
 
   /**
    * What a write's 404 may mean, as far as is known: its record or what its body names is not there (`gone`: its read answered
    * 404 too; `shown`: a write of its kind answered this key success, so it has the scopes), or the service answers 404 (not
    * disclosed) to a key lacking a scope the write needs (`unread`: no read tells; `there`: its record is there, and what else the
-   * body names may be missing); with what tells them apart.
+   * body names may be missing); with what tells them apart. `resent`: an earlier attempt got no final answer, so this 404 says
+   * nothing of whether that one landed (before its record went), only that this one did not.
    */
-  #writeNotFound(spec: RequestSpec, known: "shown" | "unread" | "gone" | "there"): WriteNotFound {
-    const said = this.#writeNotFoundSaid(spec, known);
+  #writeNotFound(spec: RequestSpec, known: "shown" | "unread" | "gone" | "there", resent: boolean): WriteNotFound {
+    const said = this.#writeNotFoundSaid(spec, known, resent);
     return { said, recordThere: known === "there", scopesHeld: known === "shown", recordGone: known === "gone" || known === "shown" };
   }
 
   /** The words of {@link #writeNotFound}. */
-  #writeNotFoundSaid(spec: RequestSpec, known: "shown" | "unread" | "gone" | "there"): string {
+  #writeNotFoundSaid(spec: RequestSpec, known: "shown" | "unread" | "gone" | "there", resent: boolean): string {
     const what = spec.target?.what ?? "the record it addresses";
     const also = spec.target?.alsoNamed;
     const read = spec.record && `GET ${new URL(spec.record.path, this.settings.baseUrl).pathname}`;
     const missing = also ? `${what} or ${also}` : what;
+    // Sent again after an attempt without a final answer, only this attempt is known not done: the earlier may have landed.
+    const gone = known === "gone" ? what : known === "shown" ? missing : undefined;
+    const earlier = `an earlier one got no final answer (none, or a 5xx), and whether it landed${gone ? ` before ${gone} went` : ""} is not known`;
+    const notDone = resent ? `This attempt was not done; ${earlier}.` : "The write was not done.";
     const lacking = `the service answers 404 (not disclosed) to a key lacking a scope: this write needs ${describeNeeds(spec.scopes, spec.job)}`;
     const scopes = "check the key's scopes in the workspace's API settings";
     switch (known) {
       case "gone":
-        return `${read} answered 404 too: ${what} is not there. The write was not done.`;
+        return `${read} answered 404 too: ${what} is not there. ${notDone}`;
       case "shown":
-        return `${capitalized(missing)} is not there: a write of this kind answered this key success before, so it holds the scopes. The write was not done.`;
+        return `${capitalized(missing)} is not there: a write of this kind answered this key success before, so it holds the scopes. ${notDone}`;
       case "there":
         return (
-          `${read} answers that ${what} is there, so either ${also} is not there, or ${lacking}. The write was not done. ` +
+          `${read} answers that ${what} is there, so either ${also} is not there, or ${lacking}. ${notDone} ` +
           `To tell which, compare what the body names with what the service has, and ${scopes}.`
         );
       case "unread":
-        return `Either ${missing} is not there, or ${lacking}. The write was not done. To tell which, ${scopes}.`;
+        return `Either ${missing} is not there, or ${lacking}. ${notDone} To tell which, ${scopes}.`;
     }
   }
 

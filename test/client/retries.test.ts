@@ -336,6 +336,47 @@ describe("a DELETE whose answer was lost, answered 404 when sent again, is done 
   });
 });
 
+describe("a PUT or PATCH sent again after an attempt without a final answer, answered 404 with its record gone", () => {
+  // What is known: the record is gone. Whether the attempt without an answer landed before it went is not.
+  const unknown =
+    /This attempt was not done; an earlier one got no final answer \(none, or a 5xx\), and whether it landed before .+ went is not known\./;
+
+  it("a user's PUT: NotFoundError, not saying the write was not done", async () => {
+    const emu = await emulator();
+    const user = emu.users.add(alice);
+    emu.users.remove(user.id);
+    emu.fault({ method: "PUT", path: `/users/${user.id}`, reset: true });
+    const { client } = clientFor(emu);
+    const error = await rejection(client.users.replace(user.id, { ...alice, firstName: "Alicia" }));
+    expect(NotFoundError.isInstance(error)).toBe(true);
+    expect(error.message).toMatch(unknown);
+    expect(error.message).not.toContain("The write was not done");
+    expect(emu.requests.filter((r) => r.method === "PUT").map((r) => r.status)).toEqual([0, 404]);
+  });
+
+  it("a member's PATCH after a 502, once a write of its kind answered this key: says the same", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const { client } = clientFor(emu);
+    await client.integrations.setEntitlements(youtube, grace, ["VIEWER"]);
+    emu.integrations.removeMember(youtube, grace);
+    emu.fault({ method: "PATCH", path: `/integrations/${youtube}/users/${grace}`, status: 502, body: "Bad Gateway" });
+    const error = await rejection(client.integrations.setEntitlements(youtube, grace, ["EDITOR"]));
+    expect(error.message).toMatch(unknown);
+    expect(error.message).not.toContain("The write was not done");
+  });
+
+  it("answered 404 at its first attempt, it still says the write was not done", async () => {
+    const emu = await emulator();
+    const user = emu.users.add(alice);
+    emu.users.remove(user.id);
+    const { client } = clientFor(emu);
+    const error = await rejection(client.users.replace(user.id, alice));
+    expect(NotFoundError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("The write was not done.");
+    expect(error.message).not.toMatch(unknown);
+  });
+});
+
 describe("POST user create is never blindly re-sent", () => {
   it("a reset after the server created the user: found by email, no duplicate", async () => {
     const emu = await emulator();

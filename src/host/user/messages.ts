@@ -160,7 +160,7 @@ export function importedEmailDiffers(id: string, found: string | null, declared:
 export function goneSinceRefresh(): string {
   return (
     " The user no longer exists in the workspace (deleted outside this program since the state last read it, or hidden from " +
-    "this API key), so nothing was written. Run pulumi refresh (the state then forgets the user), then pulumi up to create " +
+    "this API key): there is nothing to update. Run pulumi refresh (the state then forgets the user), then pulumi up to create " +
     "the user again."
   );
 }
