@@ -102,8 +102,9 @@ export class JobsApi {
   /**
    * {@link wait}; `write`: the request that answered with the job just now (its path relative), whose job cannot have ended
    * and been forgotten by its first read: a 404 then, before any job answered this key, is the service hiding jobs from it.
+   * `known`: the job's status that answer gave, the last status a wait ended before any poll reports (else `created`).
    */
-  async #wait(id: string, options: WaitOptions, write?: Write): Promise<Job> {
+  async #wait(id: string, options: WaitOptions, write?: Write, known?: string | null): Promise<Job> {
     const { settings, deps } = this.#http;
     const end = options.timeoutMs === undefined ? (options.deadline ?? deps.jobDeadline?.()) : undefined;
     const timeoutMs = options.timeoutMs ?? (end ? Math.max(0, end.at - deps.clock.now()) : settings.jobTimeoutSeconds * 1000);
@@ -114,7 +115,7 @@ export class JobsApi {
     const first = Math.min(this.#firstPollMs ?? PROBE_POLL_MS, settings.jobPollIntervalMs);
     let interval = first;
     let polls = 0;
-    let last = "created";
+    let last = known ?? "created";
     // A timeout the caller gave is not the setting's: raising the setting would not lengthen it.
     const late = () => {
       const setting = options.timeoutMs === undefined ? this.#http.setting("jobTimeoutSeconds") : undefined;
@@ -187,7 +188,7 @@ export class JobsApi {
    * `write`, the request that answered with it just now, tells a 404 at its first read apart.
    */
   async until(answer: Job, options: WaitOptions = {}, write?: Write): Promise<Job> {
-    return answer.status === "finished" ? answer : await this.#wait(answer.id, options, write);
+    return answer.status === "finished" ? answer : await this.#wait(answer.id, options, write, answer.status);
   }
 
   /** The job a write answered with (no job: the write is done, `id: null`); a job not of the contract raises, naming the field. @internal */

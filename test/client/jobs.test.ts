@@ -224,6 +224,22 @@ describe("waiting for jobs", () => {
     expect(emu.requests.filter((r) => r.path === `/jobs/${job.id}`)).toEqual([]);
   });
 
+  it("a wait that ends before any poll was sent reports the status the write answered with, not 'created'", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    const { client } = clientFor(emu, { jobTimeoutSeconds: 30, maxRateLimitRetries: 0 });
+    const id = "0b7c2d4e-0000-4000-8000-0000000000d1";
+    const started = { data: { id, type: "job", attributes: { status: "started" } }, links: {}, meta: {} };
+    emu.fault({ method: "POST", path: `/integrations/${youtube}/users`, afterHandling: true, body: JSON.stringify(started) });
+    const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    expect(job.status).toBe("started");
+    emu.fault({ method: "GET", path: "/users", status: 429, headers: { "Retry-After": "120" } });
+    await rejection(client.users.list().next());
+    const error = await rejection(job.wait());
+    expect(error).toMatchObject({ jobId: id, lastStatus: "started" });
+    expect(error.message).toContain("(last status: started)");
+    expect(emu.requests.filter((r) => r.path === `/jobs/${id}`)).toEqual([]);
+  });
+
   it("a poll's 429 asking for no wait, backed off past the wait's end, says what the service asked, then the back-off", async () => {
     const emu = await emulator({ seed: defaultSeed() });
     emu.jobs.hangNext(1);
