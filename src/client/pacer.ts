@@ -15,10 +15,13 @@ export const MAX_HEADER_WINDOW_MS = 10 * 60_000;
 /** After this long without a 429, one more request per window, to find a limit misjudged low (long: a failed probe costs a pause). */
 const PROBE_AFTER_MS = 60_000;
 
-/** A request {@link Pacer.acquire} did not send: it would be held `heldMs` more, past its `until`; `paused`: by a 429's pause. */
+/**
+ * A request {@link Pacer.acquire} did not send: it would be held `heldMs` more, past its `until`, `by` a 429's pause (`429`), a
+ * `RateLimit-Remaining` spent (`remaining`: held till its reset), the limit learnt (`learnt`) or `maxRequestsPerSecond` (`cap`).
+ */
 export interface Held {
   heldMs: number;
-  paused: boolean;
+  by: "429" | "remaining" | "learnt" | "cap";
 }
 
 /** At most `count` request starts in any `windowMs`. */
@@ -69,6 +72,8 @@ export class Pacer {
   readonly #onLimit: ((limit: WindowLimit) => void) | undefined;
   /** The requests waiting for an answer to free a place under the cap (see {@link #limitWait}), woken by the next. */
   readonly #awaitingRelease: Array<() => void> = [];
+  /** What set the pause until `#resumeAt`: a 429 (or the transport's hold after one), or a `RateLimit-Remaining` spent. */
+  #pausedBy: "429" | "remaining" = "429";
   /** The limit last handed to `#onLimit` (or seeded). */
   #remembered: WindowLimit | undefined;
   /** 429s seen. */
@@ -118,11 +123,12 @@ export class Pacer {
       const now = this.#clock.now();
       // Without a known limit, a budget the headers gave is spent: hold back until its reset.
       if (this.#budget !== undefined && this.#budget <= 0 && this.#limit === undefined && now < this.#budgetResetAt) {
-        this.pause(this.#budgetResetAt - now);
+        this.pause(this.#budgetResetAt - now, "remaining");
         this.#budget = undefined;
       }
       const paused = this.#resumeAt - now;
-      const wait = Math.max(paused, this.#windowWait(now));
+      const window = this.#windowWait(now);
+      const wait = Math.max(paused, window.ms);
       if (wait <= 0) {
         this.#started.set(this.#sends, now);
         if (this.#budget !== undefined) this.#budget--;
@@ -132,7 +138,7 @@ export class Pacer {
       if (wait === Number.POSITIVE_INFINITY) await new Promise<void>((resolve) => this.#awaitingRelease.push(resolve));
       else if (now + wait > until) {
         this.#giveBack();
-        return { heldMs: wait, paused: paused >= wait };
+        return { heldMs: wait, by: paused >= wait ? this.#pausedBy : window.by };
       } else await this.#clock.sleep(wait);
     }
   }
@@ -151,9 +157,12 @@ export class Pacer {
     else this.#inFlight--;
   }
 
-  /** Holds every request back for `ms` from now (never shortens a pause already set). */
-  pause(ms: number): void {
-    this.#resumeAt = Math.max(this.#resumeAt, this.#clock.now() + ms);
+  /** Holds every request back for `ms` from now (never shortens a pause already set); `by`: what asked (a 429, by default). */
+  pause(ms: number, by: "429" | "remaining" = "429"): void {
+    const until = this.#clock.now() + ms;
+    if (until <= this.#resumeAt) return;
+    this.#resumeAt = until;
+    this.#pausedBy = by;
   }
 
   /**
@@ -206,11 +215,13 @@ export class Pacer {
     this.#onLimit?.({ ...limit });
   }
 
-  /** How long until one more request fits the learnt window and the cap (0: now). */
-  #windowWait(now: number): number {
+  /** How long until one more request fits the learnt window and the cap (0: now), and which holds it longer. */
+  #windowWait(now: number): { ms: number; by: "learnt" | "cap" } {
     const longest = Math.max(this.#limit?.windowMs ?? RATE_WINDOW_MS, this.#cap?.windowMs ?? 0) * WINDOW_MARGIN;
     while (this.#done.length > 0 && (this.#done[0] ?? 0) <= now - longest) this.#done.shift();
-    return Math.max(this.#limitWait(this.#limit, now, true), this.#limitWait(this.#cap, now, false));
+    const learnt = this.#limitWait(this.#limit, now, true);
+    const cap = this.#limitWait(this.#cap, now, false);
+    return learnt >= cap ? { ms: learnt, by: "learnt" } : { ms: cap, by: "cap" };
   }
 
   /** {@link #windowWait} for one limit (Infinity: after an answer). One in flight counts from its start (`fromStart`), else until answered. */

@@ -367,7 +367,13 @@ export class HttpTransport {
   /** Why a request bounded by its caller's wait (`RequestSpec.waitEnds`) was not sent: the client held it past that wait's end. */
   #heldPastEnd(spec: RequestSpec, path: string, held: Held): Error {
     const left = Math.max(0, Math.ceil(((spec.waitEnds?.at ?? 0) - this.deps.clock.now()) / 1000));
-    const why = held.paused ? "after a 429 (rate limited)" : "to keep to the rate limit it learnt";
+    const cap = `${this.setting("maxRequestsPerSecond") ?? "maxRequestsPerSecond"} (${this.settings.maxRequestsPerSecond} a second)`;
+    const why = {
+      "429": "after a 429 (rate limited)",
+      remaining: "until the service's rate limit window resets (its RateLimit-Remaining was spent)",
+      learnt: "to keep to the rate limit it learnt",
+      cap: `to keep to its pace, ${cap}`,
+    }[held.by];
     return new Error(
       `${spec.method} ${path} was not sent: the client holds its requests ${Math.ceil(held.heldMs / 1000)} s more ${why}, longer ` +
         `than the wait it was sent for may still last (${left} s).`,

@@ -224,6 +224,39 @@ describe("waiting for jobs", () => {
     expect(emu.requests.filter((r) => r.path === `/jobs/${job.id}`)).toEqual([]);
   });
 
+  it("a poll held past the wait's end by maxRequestsPerSecond says so: no limit was learnt, and no 429 came", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    emu.jobs.hangNext(1);
+    const { client } = clientFor(emu, { maxRequestsPerSecond: 1 });
+    const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    const error = await rejection(job.wait({ timeoutMs: 5 }));
+    expect(JobTimeoutError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("Its last poll was not sent: the client holds its requests 2 s more to keep to its pace");
+    expect(error.message).toContain("maxRequestsPerSecond");
+    expect(error.message).not.toContain("429");
+  });
+
+  it("a poll held past the wait's end by a spent RateLimit-Remaining says so, not a 429", async () => {
+    const emu = await emulator({ seed: defaultSeed() });
+    emu.jobs.hangNext(1);
+    const { client } = clientFor(emu, { jobTimeoutSeconds: 30 });
+    const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    // The service says none are left for the next two minutes.
+    emu.fault({
+      method: "GET",
+      path: "/users",
+      status: 200,
+      body: JSON.stringify({ data: [], links: {}, meta: {} }),
+      headers: { "RateLimit-Remaining": "0", "RateLimit-Reset": "120" },
+    });
+    await client.users.list().next();
+    const error = await rejection(job.wait());
+    expect(JobTimeoutError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("Its last poll was not sent: the client holds its requests 120 s more");
+    expect(error.message).toContain("RateLimit-Remaining");
+    expect(error.message).not.toContain("429");
+  });
+
   it("a wait that ends before any poll was sent reports the status the write answered with, not 'created'", async () => {
     const emu = await emulator({ seed: defaultSeed() });
     const { client } = clientFor(emu, { jobTimeoutSeconds: 30, maxRateLimitRetries: 0 });

@@ -43,7 +43,7 @@ describe("Pacer", () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock, 1);
     pacer.pause(5000);
-    expect(await pacer.acquire(clock.now() + 4999)).toEqual({ heldMs: 5000, paused: true });
+    expect(await pacer.acquire(clock.now() + 4999)).toEqual({ heldMs: 5000, by: "429" });
     expect(clock.slept).toBe(0);
     // Within its bound, it waits as any other; its place was given back, so one of a single place goes.
     expect(await pacer.acquire(clock.now() + 5000)).toBe(0);
