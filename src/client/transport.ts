@@ -126,7 +126,8 @@ export interface RequestSpec {
    * to wait past it is not waited for (the client's other requests are still held), nor is the request sent when the client
    * holds it past it (another request's 429, the pace learnt): `ended` gives the error thrown instead, from the 429's
    * {@link RateLimitError}, or an error saying how long it was held. `once`: the one read of a wait whose end passed before it
-   * began, sent when the client's pace lets it (held as any request), so that a job done by then is not called late.
+   * began, sent when the client's pace lets it (held as any request) and retried after a 5xx or no answer as any read, so that
+   * a job done by then is not called late; its 429 is not waited for.
    */
   waitEnds?: { at: number; ended: (lastTry: Error) => Error; once?: boolean };
 }
@@ -318,7 +319,9 @@ export class HttpTransport {
         const serviceNow = arrivedAt + aheadMs;
         const resetMs = raw?.status === 429 ? windowReset(raw.headers, serviceNow) : undefined;
         const outcome: Outcome = raw ? { kind: "answer", status: raw.status, retryAfter, now: serviceNow, resetMs } : { kind: "no-answer" };
-        if (spec.waitEnds) attempt.leftMs = spec.waitEnds.at - arrivedAt;
+        // The one read of a wait begun past its end (`once`) is retried after a 5xx or no answer as any read: it tells done
+        // from late. A 429 asking to wait is not waited for.
+        if (spec.waitEnds && (!spec.waitEnds.once || raw?.status === 429)) attempt.leftMs = spec.waitEnds.at - arrivedAt;
         const decision = decide(attempt, outcome, this.settings, this.deps.random);
         switch (decision.action) {
           case "accept": {

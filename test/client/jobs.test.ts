@@ -310,6 +310,16 @@ describe("waiting for jobs", () => {
     expect(clock.slept).toBeGreaterThan(0);
   });
 
+  it("a wait whose end has passed retries its one read after a 5xx, as any read: done is not called late", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
+    const { client, clock } = clientFor(emu);
+    const done = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    emu.fault({ method: "GET", path: `/jobs/${done.id}`, status: 503 });
+    expect((await done.wait({ timeoutMs: 0 }))?.status).toBe("finished");
+    expect(emu.requests.filter((r) => r.path === `/jobs/${done.id}`).map((r) => r.status)).toEqual([503, 200]);
+    expect(clock.sleeps).toEqual([375]);
+  });
+
   it.each([Number.NaN, -1])(
     "refuses a timeoutMs of %s before any poll (NaN would never end the wait, polling at once)",
     async (timeoutMs) => {
