@@ -323,6 +323,17 @@ describe("a DELETE whose answer was lost, answered 404 when sent again, is done 
     expect(error.message).toContain("The write was not done.");
   });
 
+  it("a DELETE answered 429 and then 404 still raises NotFoundError: a 429 is a final answer (nothing was done)", async () => {
+    const emu = await emulator();
+    const user = emu.users.add(alice);
+    emu.users.remove(user.id);
+    emu.fault({ method: "DELETE", path: `/users/${user.id}`, status: 429, headers: { "Retry-After": "1" } });
+    const { client } = clientFor(emu);
+    const error = await rejection(client.users.delete(user.id));
+    expect(NotFoundError.isInstance(error)).toBe(true);
+    expect(emu.requests.filter((r) => r.method === "DELETE").map((r) => r.status)).toEqual([429, 404]);
+  });
+
   it("a 404 when sent again whose record its read finds there is still refused, not taken as done", async () => {
     const key = `wa_no_user_writes_${"5".repeat(16)}`;
     issuedKeys.add(key);
