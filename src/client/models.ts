@@ -94,7 +94,8 @@ export interface IntegrationUser {
   isGuest: boolean | null;
   status: string | null;
   role: string | null;
-  entitlements: string[];
+  /** `null` where the record leaves them out (or answers null): not known, which is not none; `[]` when it says none. */
+  entitlements: string[] | null;
   dynamicFields: Record<string, unknown>;
 }
 
@@ -156,9 +157,10 @@ export function toIntegration({ id, attributes }: IntegrationRecord): Integratio
 
 /** @internal Maps a parsed record. */
 export function toIntegrationUser({ id, attributes: a, meta }: IntegrationUserRecord): IntegrationUser {
-  const ids = (a?.entitlements ?? []).map((e) => (typeof e === "string" ? e : e.id));
+  const ids = a?.entitlements?.map((e) => (typeof e === "string" ? e : e.id));
   const fields = nullable(a, ["email", "firstName", "lastName", "isGuest", "status", "role"]);
-  return { id: idOf(id), ...fields, entitlements: [...new Set(ids)].sort(), dynamicFields: meta?.dynamicFields ?? {} };
+  const entitlements = ids ? [...new Set(ids)].sort() : null;
+  return { id: idOf(id), ...fields, entitlements, dynamicFields: meta?.dynamicFields ?? {} };
 }
 
 /** @internal Maps a parsed record. */

@@ -32,7 +32,7 @@ Options:
                   inviteExisting=conflict|merge|fail, upperCaseIds=true|false,
                   noContent=true|false, nullFields=true|false, openUserRoles=true|false,
                   integrationWriteAnswer=job|no-content|empty-ok|no-data,
-                  jobProgress=running|varied, memberEntitlements=records|ids,
+                  jobProgress=running|varied, memberEntitlements=records|ids|left-out,
                   lowerCaseEmails=true|false, userFilter=contains|exact|case-sensitive,
                   unknownEntitlement=job-error|bad-request|not-found, errorStatus=number|string,
                   absentFields=true|false, nonMemberWrite=not-found|job-error,

@@ -37,7 +37,7 @@ export const QUIRK_VALUES = {
   openUserRoles: ["true", "false"],
   integrationWriteAnswer: ["job", "no-content", "empty-ok", "no-data"],
   jobProgress: ["running", "varied"],
-  memberEntitlements: ["records", "ids"],
+  memberEntitlements: ["records", "ids", "left-out"],
   lowerCaseEmails: ["true", "false"],
   userFilter: ["contains", "exact", "case-sensitive"],
   unknownEntitlement: ["job-error", "bad-request", "not-found"],
@@ -216,8 +216,8 @@ export function variedJobState(read: number): (typeof VARIED_JOB_STATES)[number]
 }
 
 /**
- * The user records of a body reshaped as `lowerCaseEmails` and `memberEntitlements: "ids"` say: every
- * `email` in lower case; an integration user's `entitlements` as their ids.
+ * The user records of a body reshaped as `lowerCaseEmails` and `memberEntitlements` say: every
+ * `email` in lower case; an integration user's `entitlements` as their ids (`"ids"`), or left out (`"left-out"`).
  */
 export function reshapeUserRecords(body: unknown, quirks: EmulatorQuirks): unknown {
   if (Array.isArray(body)) return body.map((item) => reshapeUserRecords(item, quirks));
@@ -231,6 +231,7 @@ export function reshapeUserRecords(body: unknown, quirks: EmulatorQuirks): unkno
   if (quirks.memberEntitlements === "ids" && Array.isArray(a["entitlements"])) {
     a["entitlements"] = a["entitlements"].map((e) => (isRecord(e) && typeof e["id"] === "string" ? e["id"] : e));
   }
+  if (quirks.memberEntitlements === "left-out") delete a["entitlements"];
   out["attributes"] = a;
   return out;
 }

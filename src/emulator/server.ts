@@ -129,7 +129,7 @@ export class EmulatorServer {
     if (reply.body === undefined || reply.status === 204) return reply;
     let body: unknown = reply.body;
     if (quirks.nullFields === true || quirks.absentFields === true) body = nullOptionalFields(body, quirks.absentFields === true);
-    if (quirks.lowerCaseEmails === true || quirks.memberEntitlements === "ids") body = reshapeUserRecords(body, quirks);
+    if (quirks.lowerCaseEmails === true || (quirks.memberEntitlements ?? "records") !== "records") body = reshapeUserRecords(body, quirks);
     if (quirks.errorStatus === "string" && reply.status >= 400) body = errorStatusAsString(body);
     if (quirks.upperCaseIds === true) body = JSON.parse(upperCaseUuids(JSON.stringify(body)));
     return body === reply.body ? reply : { ...reply, body };

@@ -227,9 +227,10 @@ export interface EmulatorQuirks {
   /**
    * How an integration user's `entitlements` are answered: entitlement records (`"records"`, the default, as the
    * document's examples show) or plain entitlement ids (`"ids"`, as its schema's bare `array` allows and the
-   * contract says to parse).
+   * contract says to parse), or left out of the record (`"left-out"`: the contract's "only `id` is certain", so a member's
+   * record may say nothing of what they hold; the member holds what they hold all the same).
    */
-  memberEntitlements?: "records" | "ids";
+  memberEntitlements?: "records" | "ids" | "left-out";
   /**
    * Every email answered in lower case, whatever case a write or seed gave it, as a service that folds emails
    * would (the contract compares emails case-insensitively; whether the service keeps the case written is not shown).

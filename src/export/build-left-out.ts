@@ -67,7 +67,7 @@ export class LeftOutList {
     reason: string,
     member?: SnapshotMember,
   ): void {
-    const [role, entitlements] = [given(member?.role), member?.entitlements.filter((e) => e !== "").sort()];
+    const [role, entitlements] = [given(member?.role), member?.entitlements?.filter((e) => e !== "").sort()];
     const label = integration ? integration.label || integration.id : "?";
     this.#add(
       { kind: "membership", integration: given(integration?.id), id: given(id), email: given(email), role, entitlements, reason },

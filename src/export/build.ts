@@ -153,8 +153,9 @@ function memberProblem(member: SnapshotMember, integrationId: string, exported: 
   if (!exported.has(member.id)) return "not a user of the workspace's user list";
   const role = inviteRole(member.role);
   if (role === undefined) return member.role ? `role "${member.role}" is neither owner nor collaborator` : "no role";
-  if (member.entitlements.length === 0) return "no entitlements (an IntegrationEntitlement declares at least one)";
   const entitlements = member.entitlements;
+  if (entitlements === null) return "its entitlements are not known (the service's record leaves them out)";
+  if (entitlements.length === 0) return "no entitlements (an IntegrationEntitlement declares at least one)";
   const parsed = integrationEntitlementInputs.safeParse({ integrationId, userId: member.id, entitlements, role, adoptExisting: true });
   return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? "not a valid IntegrationEntitlement");
 }
@@ -193,7 +194,7 @@ function buildIntegrations(
         members.push({
           user: exported.get(member.id)!.email!,
           role: inviteRole(member.role)!,
-          entitlements: [...member.entitlements].sort(),
+          entitlements: [...(member.entitlements ?? [])].sort(),
         });
     }
     return {

@@ -74,7 +74,10 @@ function refusedKey(error: UnauthorizedError, integrationId: string, keySource: 
   return error;
 }
 
-/** The entitlements each of `userIds` holds in the integration now (by user id in its one form), `undefined` for one not a member. */
+/**
+ * The entitlements each of `userIds` holds in the integration now (by user id in its one form), `undefined` for one not a member,
+ * or whose record leaves them out.
+ */
 export type HeldNow = (userIds: readonly string[]) => Promise<ReadonlyMap<string, readonly string[] | undefined>>;
 
 /**
@@ -85,7 +88,9 @@ export function heldIn(view: () => MembershipView, inputs: Props): HeldNow {
   return async (userIds) => {
     const declared = Array.isArray(inputs.members) ? inputs.members.length : userIds.length;
     const found = await view().find(userIds, declared);
-    return new Map([...found].map(([id, member]) => [id, member && !(member instanceof Error) ? member.entitlements : undefined]));
+    return new Map(
+      [...found].map(([id, member]) => [id, member && !(member instanceof Error) ? (member.entitlements ?? undefined) : undefined]),
+    );
   };
 }
 

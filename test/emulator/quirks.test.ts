@@ -517,6 +517,15 @@ describe("memberEntitlements", () => {
     expect(at(catalogue.json, "data", 0)).toMatchObject({ id: "VIEWER", type: "entitlement" });
   });
 
+  it("left-out: an integration user's record has no entitlements field, in the list and the direct read; the store keeps them", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { memberEntitlements: "left-out" } });
+    const list = at((await call(e, "GET", `integrations/${TEAM.tube}/users`)).json, "data") as Array<{ attributes: object }>;
+    expect(list.map((m) => "entitlements" in m.attributes)).toEqual([false, false]);
+    const one = await call(e, "GET", `integrations/${TEAM.tube}/users/${TEAM.ada}`);
+    expect(at(one.json, "data", "attributes")).not.toHaveProperty("entitlements");
+    expect(e.integrations.members(TEAM.tube).find((m) => m.userId === TEAM.ada)?.entitlements).toEqual(["VIEWER"]);
+  });
+
   it("records (the default): entitlement records, as the document's examples show", async () => {
     const e = await start({ seed: teamSeed() });
     const one = await call(e, "GET", `integrations/${TEAM.tube}/users/${TEAM.ada}`);
@@ -887,6 +896,7 @@ describe("parseQuirk (the command's --quirk)", () => {
     ["integrationWriteAnswer=job", { integrationWriteAnswer: "job" }],
     ["jobProgress=varied", { jobProgress: "varied" }],
     ["memberEntitlements=ids", { memberEntitlements: "ids" }],
+    ["memberEntitlements=left-out", { memberEntitlements: "left-out" }],
     ["lowerCaseEmails", { lowerCaseEmails: true }],
     ["userFilter=case-sensitive", { userFilter: "case-sensitive" }],
     ["unknownEntitlement=bad-request", { unknownEntitlement: "bad-request" }],

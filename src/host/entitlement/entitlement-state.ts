@@ -1,6 +1,6 @@
 /** What an {@link IntegrationEntitlement} records, its id (`<integrationId>/<userId>`), and what a change of inputs means. No request. */
 import type * as pulumi from "@pulumi/pulumi";
-import { ConfigurationError, type IntegrationUser } from "../../client";
+import { ConfigurationError } from "../../client";
 import { sameId } from "../../client/ids";
 import {
   DEFAULT_INTEGRATION_ROLE,
@@ -14,6 +14,7 @@ import {
 } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
 import { MEMBERSHIP_ID_FORM, splitMembershipId } from "../../shared/membership-id";
+import type { HeldMember } from "../membership/held-set";
 import type { PendingInvitation } from "../membership/partial-write";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
@@ -48,7 +49,7 @@ export function parseId(id: string): { integrationId: string; userId: string } {
 
 /** The outputs of a membership the service has: the set and role it holds (the declared role when it does not say; else none). */
 export function outputs(
-  member: IntegrationUser,
+  member: HeldMember,
   inputs: IntegrationEntitlementInputs,
   lastJobId: string | null,
   adopted = false,

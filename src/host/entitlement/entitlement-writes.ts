@@ -6,6 +6,7 @@ import { ConfigurationError, idOf, type IntegrationUser, type NotFoundError, Wor
 import { DEFAULT_INTEGRATION_ROLE, type IntegrationEntitlementInputs, inviteRole, sameSet } from "../../shared/inputs";
 import { type Actions, planMembers } from "../members/members-plan";
 import { serviceMember } from "../members/members-state";
+import { type HeldMember, withHeldSet } from "../membership/held-set";
 import type { Invitation, InvitationResult } from "../membership/invite-batcher";
 import type { Found } from "../membership/member-list";
 import { memberThereAfterPatch } from "../membership/messages";
@@ -15,7 +16,7 @@ import * as messages from "./messages";
 
 /** What the writes left: the member as the service has them, the job of the last write, and whether the membership existed before. */
 export interface Written {
-  member: IntegrationUser;
+  member: HeldMember;
   jobId: string | null;
   existed: boolean;
 }
@@ -26,14 +27,27 @@ export interface Written {
  */
 type Arrival = "create" | "import" | "resume" | "kept";
 
-/** A member found, or none; a member whose record cannot be used fails this resource alone, naming it. */
-export function usable(found: Found | undefined): IntegrationUser | undefined {
-  if (found instanceof Error) throw found;
-  return found;
+/** Where a member's set comes from when their record leaves it out ({@link withHeldSet}): the set `recorded`, and who warns. */
+export interface HeldFrom {
+  integrationId: string;
+  recorded?: readonly string[] | undefined;
+  warn?: ((message: string) => void) | undefined;
 }
 
+/**
+ * A member found, or none; a member whose record cannot be used fails this resource alone, naming it. One whose record leaves
+ * their set out holds the set `held` records (else none known), as an `IntegrationMembers`' member does.
+ */
+export function usable(found: Found | undefined, held: HeldFrom): HeldMember | undefined {
+  if (found instanceof Error) throw found;
+  return found && withHeldSet(held.integrationId, found, held.recorded, held.warn);
+}
+
+/** Who warns about a member whose record leaves the set out: the context. */
+export const warnOf = (ctx: ProviderContext) => (message: string) => ctx.warn(message);
+
 /** The members planner's plan for this one member, `member` as the view found them (`undefined`: confirmed absent). */
-function planOne(inputs: IntegrationEntitlementInputs, member: IntegrationUser | undefined): Actions {
+function planOne(inputs: IntegrationEntitlementInputs, member: HeldMember | undefined): Actions {
   const { integrationId, userId, entitlements, role } = inputs;
   const confirmed = new Map([[idOf(userId), member ? serviceMember(member) : null]]);
   const plan = planMembers({ op: "create", integrationId, declared: [{ userId, entitlements, role }], listed: new Map(), confirmed });
@@ -70,7 +84,7 @@ export function otherRole(member: IntegrationUser, inputs: DeclaredRole, asInvit
 export async function adopt(
   ctx: ProviderContext,
   inputs: IntegrationEntitlementInputs,
-  member: IntegrationUser,
+  member: HeldMember,
   how: Arrival,
   recorded?: DeclaredRole,
 ): Promise<Written> {
@@ -119,7 +133,8 @@ export async function afterInvitation(
   if (result.kind === "pending") throw new PartialWriteError(result.error, result.jobId);
   if (result.kind === "member") {
     const theirs = result.existed || otherRole(result.member, inputs, true) !== undefined;
-    return adopt(ctx, inputs, result.member, theirs && how === "create" ? "create" : "resume");
+    const member = withHeldSet(inputs.integrationId, result.member, undefined, warnOf(ctx));
+    return adopt(ctx, inputs, member, theirs && how === "create" ? "create" : "resume");
   }
   const { jobId } = result;
   if (!shared) return { member: await memberAfterInvite(ctx, inputs, jobId), jobId, existed: false };
@@ -130,15 +145,12 @@ export async function afterInvitation(
 }
 
 /** The member after an invitation's job: one not as asked (a service may merge it into a membership that existed) fails. */
-async function memberAfterInvite(
-  ctx: ProviderContext,
-  inputs: IntegrationEntitlementInputs,
-  jobId: string | null,
-): Promise<IntegrationUser> {
+async function memberAfterInvite(ctx: ProviderContext, inputs: IntegrationEntitlementInputs, jobId: string | null): Promise<HeldMember> {
   const { integrationId, userId } = inputs;
-  let member: IntegrationUser | undefined;
+  let member: HeldMember | undefined;
   try {
-    member = usable(await ctx.connection().memberships.of(integrationId).read(userId));
+    // The job finished: a set the record leaves out is the one asked, as far as anyone knows.
+    member = usable(await ctx.connection().memberships.of(integrationId).read(userId), { integrationId, recorded: inputs.entitlements });
   } catch (error) {
     // The job finished, so the invitation landed: unread, it is recorded as a write that may have landed (a partial create),
     // which the next up resumes as this resource's own instead of finding someone else's membership.
@@ -164,7 +176,9 @@ export async function converge(
   absent = false,
   recorded?: DeclaredRole,
 ): Promise<Written> {
-  const member = absent ? undefined : usable(await ctx.connection().memberships.of(inputs.integrationId).read(inputs.userId));
+  // A write the state records pending: the set it asked is not known to be held, so none is kept for a record that leaves it out.
+  const held = { integrationId: inputs.integrationId, warn: warnOf(ctx) };
+  const member = absent ? undefined : usable(await ctx.connection().memberships.of(inputs.integrationId).read(inputs.userId), held);
   // After a PATCH of this set answered 404 (`patched`): a member there was not removed, and the same PATCH would get it again.
   if (member && patched) throw memberThereAfterPatch(inputs.integrationId, inputs.userId, patched, ctx.keySource);
   if (member) return adopt(ctx, inputs, member, "resume", recorded);

@@ -53,7 +53,7 @@ import {
   outputs,
   parseId,
 } from "./entitlement-state";
-import { adopt, afterInvitation, converge, invitationOf, otherRole, usable, type Written } from "./entitlement-writes";
+import { adopt, afterInvitation, converge, invitationOf, otherRole, usable, warnOf, type Written } from "./entitlement-writes";
 import {
   adoptedMembershipLeft,
   adoptedRoleChange,
@@ -81,7 +81,7 @@ async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInpu
   if (!sameId(named.integrationId, integrationId) || !sameId(named.userId, userId)) {
     throw new ConfigurationError(importedOtherMembership(importId, named, inputs), "import");
   }
-  const member = usable(await ctx.connection().memberships.of(integrationId).read(userId));
+  const member = usable(await ctx.connection().memberships.of(integrationId).read(userId), { integrationId, warn: warnOf(ctx) });
   if (member) return member;
   throw new ConfigurationError(noMembershipToImport(inputs), "import");
 }
@@ -185,7 +185,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           if (typeof importId === "string") written = await adopt(ctx, inputs, await imported(ctx, inputs, importId), "import");
           else {
             const { member, shared } = await ctx.connection().memberships.of(integrationId).beforeCreate(userId);
-            const existing = usable(member);
+            const existing = usable(member, { integrationId, warn: warnOf(ctx) });
             // One this deployment's delete left in place (a forced `--replace`): taken back as the deleted resource held it.
             const left = ctx.leftInPlace.get(memberKey(integrationId, userId));
             if (existing && left) written = { ...(await adopt(ctx, inputs, existing, "kept")), existed: left.adopted };
@@ -218,7 +218,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       async () => {
         const { memberships, client } = ctx.connection();
         const view = memberships.of(integrationId);
-        const member = usable(await view.member(userId));
+        // A record that leaves the set out keeps the set the state records: no diff, nor PATCH, on that alone.
+        const member = usable(await view.member(userId), { integrationId, recorded: props?.entitlements, warn: warnOf(ctx) });
         if (!member) {
           // A partial create whose invitation still runs is kept: dropped, the next up would invite again and lose the job. So is
           // one whose answer was lost (no job known): it may land yet, and the next up's resume takes it as its own, where a

@@ -8,7 +8,8 @@ import { membershipId } from "./entitlement-state";
 type Membership = Pick<IntegrationEntitlementInputs, "integrationId" | "userId">;
 
 /** The set of a member, for messages: `VIEWER, EDITOR`, or `none`. */
-const describeSet = (ids: readonly string[]) => (ids.length > 0 ? entitlementSet(ids).join(", ") : "none");
+const describeSet = (ids: readonly string[] | null) =>
+  ids === null ? "not known (the service's record leaves them out)" : ids.length > 0 ? entitlementSet(ids).join(", ") : "none";
 
 /**
  * A refresh found `userId` not a member of integration `integrationId`, and the integration's own read answered 404: the client

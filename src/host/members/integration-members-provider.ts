@@ -65,12 +65,14 @@ async function planAgainstService(
 ): Promise<Actions> {
   const view = ctx.connection().memberships.of(base.integrationId);
   const listing = base.op === "read" && !base.prior ? await wholeSet(view, base.integrationId, op) : await view.list();
-  const listed = asPlanned(listing, recorded);
+  // A member recorded or declared whose record leaves the set out is warned about (its recorded set kept).
+  const notice = { integrationId: base.integrationId, warn: (message: string) => ctx.warn(message), declared: base.declared };
+  const listed = asPlanned(listing, recorded, notice);
   let confirmed = new Map<string, ServiceMember | null>();
   for (;;) {
     const plan = planMembers({ ...base, listed, confirmed });
     if (plan.kind === "act") return plan;
-    confirmed = new Map([...confirmed, ...asPlanned(await view.confirm(listing, plan.userIds), recorded)]);
+    confirmed = new Map([...confirmed, ...asPlanned(await view.confirm(listing, plan.userIds), recorded, notice)]);
   }
 }
 

@@ -15,6 +15,7 @@ import type { ProviderContext } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import { type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
+import { withHeldSet } from "../membership/held-set";
 import { PartialWriteError } from "../membership/partial-write";
 import type { Actions, PlannedInvite } from "./members-plan";
 import { integrationAnswers, integrationUnread, isWriteNotFound, requestOf, withKeySource } from "../membership/messages";
@@ -211,7 +212,8 @@ async function addMembers(ctx: ProviderContext, run: Run, planned: readonly Plan
     } else if (result.kind === "member") {
       // One record that cannot be taken fails that member alone.
       const adopted = async () => {
-        const found = { ...serviceMember(result.member), userId: declared.userId };
+        const held = withHeldSet(run.integrationId, result.member, undefined, (message) => ctx.warn(message));
+        const found = { ...serviceMember(held), userId: declared.userId };
         run.present.set(key, found);
         await adoptFound(ctx, run, declared, role, found, result.existed);
       };

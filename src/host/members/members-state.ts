@@ -1,8 +1,8 @@
 /** What an {@link IntegrationMembers} stores, and how one operation's findings become it. */
 import { type Id, idOf } from "../../client/ids";
-import type { IntegrationUser } from "../../client";
 import { entitlementSet, inviteRole, optIn } from "../../shared/inputs";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../../shared/member-state";
+import { type HeldMember, withHeldSet } from "../membership/held-set";
 import type { Found } from "../membership/member-list";
 import type { PendingInvitation } from "../membership/partial-write";
 
@@ -81,28 +81,44 @@ export function outputsOf(run: Run, declared: Kept): IntegrationMembersOutputs {
   };
 }
 
-/** A member's state from the service's record. */
-export const serviceMember = (member: IntegrationUser): ServiceMember => ({
+/** A member's state from the service's record, its set known ({@link withHeldSet}). */
+export const serviceMember = (member: HeldMember): ServiceMember => ({
   userId: member.id,
   entitlements: entitlementSet(member.entitlements),
   role: inviteRole(member.role) ?? null,
   email: member.email,
 });
 
+/** Whom a plan warns about when their record leaves their set out: `warn`, for the members recorded and those `declared`. */
+export interface HeldSetNotice {
+  integrationId: string;
+  warn: (message: string) => void;
+  declared?: readonly { userId: string }[] | undefined;
+}
+
 /**
  * What the membership view found, as a plan takes it (`null`: absent). A member whose record cannot be used keeps the set the
  * state recorded (an empty one would PATCH the member and show a diff on every up), else none; their role is unknown whatever
- * the state recorded (they may have been made an owner since): never counted as a known non-owner.
+ * the state recorded (they may have been made an owner since): never counted as a known non-owner. A member whose record
+ * leaves the set out keeps the recorded set too ({@link withHeldSet}), their role as read; `notice` says so.
  */
-export function asPlanned(found: ReadonlyMap<Id, Found | undefined>, recordedList: readonly IntegrationMemberState[] = []) {
+export function asPlanned(
+  found: ReadonlyMap<Id, Found | undefined>,
+  recordedList: readonly IntegrationMemberState[] = [],
+  notice?: HeldSetNotice,
+) {
   const recorded = byKey(recordedList);
+  const declared = new Set((notice?.declared ?? []).map((m) => idOf(m.userId)));
   const planned = new Map<Id, ServiceMember | null>();
   for (const [key, member] of found) {
     const known = recorded.get(key);
     if (member === undefined) planned.set(key, null);
     else if (member instanceof Error)
       planned.set(key, { userId: known?.userId ?? key, entitlements: known?.entitlements ?? [], role: null, email: null });
-    else planned.set(key, serviceMember(member));
+    else {
+      const warn = notice && (known || declared.has(key)) ? notice.warn : undefined;
+      planned.set(key, serviceMember(withHeldSet(notice?.integrationId ?? "", member, known?.entitlements, warn)));
+    }
   }
   return planned;
 }

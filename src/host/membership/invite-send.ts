@@ -223,9 +223,9 @@ const membersNow = (client: WorkspaceAccessClient, integrationId: string) => mem
  */
 type Origin = "theirs" | "maybeOurs" | "oursIfAny";
 
-/** Whether a member holds exactly what the invitation asked: what a job that applied it leaves. */
+/** Whether a member holds exactly what the invitation asked: what a job that applied it leaves (a set not known is no sign otherwise). */
 const asInvited = (member: IntegrationUser, { role, entitlements }: Invitation) =>
-  inviteRole(member.role) === role && sameSet(entitlementSet(member.entitlements), entitlements);
+  inviteRole(member.role) === role && (member.entitlements === null || sameSet(entitlementSet(member.entitlements), entitlements));
 
 /**
  * Settles the entries whose user is a member now; returns the rest. A member found is recorded as existing before (given

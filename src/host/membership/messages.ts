@@ -212,3 +212,18 @@ export function heldAlready(ids: readonly string[]): string {
   const them = ids.length === 1 ? "it" : "them";
   return `Let through: the member holds ${them} already (granted before the integration stopped offering ${them}).`;
 }
+
+/**
+ * The service's record of member `userId` of `integrationId` leaves its entitlements out: not known, so the set `recorded` (the
+ * state's) is kept and nothing is written for it; none recorded, taken as none until a write of the declared set makes it known.
+ */
+export function entitlementsLeftOut(integrationId: string, userId: string, recorded: readonly string[] | undefined): string {
+  const head = `The service's record of user ${userId} in integration ${integrationId} leaves out its entitlements (not known, which is not none)`;
+  if (recorded === undefined)
+    return `${head}, and no state records them: taken as none, until a write of the declared set makes them known.`;
+  const set = recorded.length > 0 ? `[${[...recorded].sort().join(", ")}]` : "none";
+  return (
+    `${head}: kept as the state records them (${set}), and nothing is written for it. ` +
+    "A change made to them in the service is not seen until the service's record says them."
+  );
+}

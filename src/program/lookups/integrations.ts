@@ -221,7 +221,8 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, opts?: pu
           userId: m.id,
           email: m.email,
           role: inviteRole(m.role) ?? null,
-          entitlements: [...m.entitlements],
+          // A record that leaves them out is listed with none, as before (the lookup's type has no "not known").
+          entitlements: [...(m.entitlements ?? [])],
           status: m.status,
         }))
         .sort((a, b) => byEmail(a.email, b.email) || nullsLast(a.userId, b.userId));

@@ -1,0 +1,125 @@
+/**
+ * A member record that leaves `entitlements` out (the contract: "only `id` is certain"; the emulator's
+ * `memberEntitlements: "left-out"`) says nothing of what the member holds: both membership resources keep the set
+ * their state records, warn naming the member and the integration, and send no `PATCH` on that alone. A record
+ * that declares `entitlements: []` still holds none.
+ */
+import { describe, expect, it } from "vitest";
+import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
+import { provider as entitlement } from "../../src/host/entitlement/integration-entitlement-provider";
+import { provider as members } from "../../src/host/members/integration-members-provider";
+import { emulator } from "../support/fixtures";
+import { configureFor, wire } from "../support/provider";
+
+const { youtube } = DEFAULT_IDS.integrations;
+const { alan, grace } = DEFAULT_IDS.users;
+const fast = { "workspace-access:jobTimeoutSeconds": "5" };
+const one = { integrationId: youtube, userId: alan, entitlements: ["VIEWER", "EDITOR"] };
+const set = { integrationId: youtube, members: [{ userId: alan, entitlements: ["VIEWER", "EDITOR"] }] };
+const checkOne = async (news: Record<string, unknown>) => (await entitlement.check!({}, news)).inputs!;
+const checkSet = async (news: Record<string, unknown>) => (await members.check!({}, news)).inputs!;
+/** The writes the service received (method and path), reads and job polls left out. */
+const writes = (emu: Emulator) => emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+
+/** An emulator, and a deployment's context on it whose warnings are kept in `warned`. */
+async function setup() {
+  const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
+  const warned: string[] = [];
+  const deployment = () => configureFor(emu, fast, { warn: (m) => void warned.push(m) });
+  await deployment();
+  return { emu, warned, deployment };
+}
+
+const leftOutWarning = (warned: readonly string[]) =>
+  warned.filter((w) => w.includes(`user ${alan}`) && w.includes(`integration ${youtube}`) && w.includes("leaves out"));
+
+describe("IntegrationEntitlement", () => {
+  it("a refresh keeps the recorded set, warns naming the member and the integration, and the next up sends nothing", async () => {
+    const { emu, warned, deployment } = await setup();
+    const { id, outs } = wire(await entitlement.create(await checkOne(one)));
+    emu.quirks.memberEntitlements = "left-out";
+    emu.clearRequests();
+
+    await deployment();
+    const read = wire(await entitlement.read!(id, outs));
+    expect(read.props?.entitlements).toEqual(["EDITOR", "VIEWER"]);
+    expect(read.inputs?.entitlements).toEqual(["EDITOR", "VIEWER"]);
+    expect(leftOutWarning(warned)).toHaveLength(1);
+    expect((await entitlement.diff!(id, read.props!, await checkOne(one))).changes).toBe(false);
+    expect(writes(emu)).toEqual([]);
+  });
+
+  it("a create whose invitation's member reads back without a set records the set asked: the job finished", async () => {
+    const { emu } = await setup();
+    emu.quirks.memberEntitlements = "left-out";
+    const { outs } = wire(await entitlement.create(await checkOne(one)));
+    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], pendingInvitations: [] });
+    expect(writes(emu)).toEqual([`POST /integrations/${youtube}/users`]);
+  });
+
+  it("an adoption of a member whose set is not known (no state records one) writes the declared set once, then a refresh keeps it", async () => {
+    const { emu, warned, deployment } = await setup();
+    emu.quirks.memberEntitlements = "left-out";
+    const adopting = { ...one, userId: grace, entitlements: ["EDITOR"], adoptExisting: true };
+    const { id, outs } = wire(await entitlement.create(await checkOne(adopting)));
+    expect(outs?.entitlements).toEqual(["EDITOR"]);
+    expect(writes(emu)).toEqual([`PATCH /integrations/${youtube}/users/${grace}`]);
+    expect(warned.filter((w) => w.includes(`user ${grace}`) && w.includes("leaves out"))).toHaveLength(1);
+    emu.clearRequests();
+
+    await deployment();
+    const read = wire(await entitlement.read!(id, outs));
+    expect(read.props?.entitlements).toEqual(["EDITOR"]);
+    expect(writes(emu)).toEqual([]);
+  });
+
+  it("a record that declares entitlements: [] holds none: the refresh reads it, and the diff shows the change", async () => {
+    const { emu, warned, deployment } = await setup();
+    const { id, outs } = wire(await entitlement.create(await checkOne(one)));
+    emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: [] });
+
+    await deployment();
+    const read = wire(await entitlement.read!(id, outs));
+    expect(read.props?.entitlements).toEqual([]);
+    expect(leftOutWarning(warned)).toEqual([]);
+    expect((await entitlement.diff!(id, read.props!, await checkOne(one))).changes).toBe(true);
+  });
+});
+
+describe("IntegrationMembers", () => {
+  it("a refresh keeps the recorded set, warns naming the member and the integration, and the next up sends nothing", async () => {
+    const { emu, warned, deployment } = await setup();
+    const { outs } = wire(await members.create(await checkSet(set)));
+    emu.quirks.memberEntitlements = "left-out";
+    emu.clearRequests();
+
+    await deployment();
+    const read = wire(await members.read!(youtube, outs));
+    expect(read.props?.members.find((m) => m.userId === alan)?.entitlements).toEqual(["EDITOR", "VIEWER"]);
+    expect(leftOutWarning(warned)).toHaveLength(1);
+    const news = await checkSet(set);
+    expect((await members.diff!(youtube, read.props!, news)).changes).toBe(false);
+    await members.update!(youtube, read.props!, news);
+    expect(writes(emu)).toEqual([]);
+  });
+
+  it("a create whose invitation's member reads back without a set records the set asked: the job finished", async () => {
+    const { emu } = await setup();
+    emu.quirks.memberEntitlements = "left-out";
+    const { outs } = wire(await members.create(await checkSet(set)));
+    expect(outs?.members).toEqual([{ userId: alan, entitlements: ["EDITOR", "VIEWER"], role: "account_collaborator" }]);
+    expect(writes(emu)).toEqual([`POST /integrations/${youtube}/users`]);
+  });
+
+  it("a record that declares entitlements: [] holds none: the refresh reads it, and the diff shows the change", async () => {
+    const { emu, warned, deployment } = await setup();
+    const { outs } = wire(await members.create(await checkSet(set)));
+    emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: [] });
+
+    await deployment();
+    const read = wire(await members.read!(youtube, outs));
+    expect(read.props?.members.find((m) => m.userId === alan)?.entitlements).toEqual([]);
+    expect(leftOutWarning(warned)).toEqual([]);
+    expect((await members.diff!(youtube, read.props!, await checkSet(set))).changes).toBe(true);
+  });
+});
