@@ -322,6 +322,14 @@ function expectOwnersKept(
 }
 
 /** Whether removing `removed` leaves no owner where there was one: the plan refuses it. */
+/** Every integration that had an owner `before` has one `after`: no removal takes the last. */
+function expectAnOwnerStays(label: string, before: Held, after: Held): void {
+  const owned = (members: ReadonlyMap<string, { role: Role }> | undefined) =>
+    [...(members?.values() ?? [])].some((m) => m.role === "account_owner");
+  for (const [integrationId, members] of before)
+    if (owned(members)) expect(owned(after.get(integrationId)), `${label}: integration ${integrationId} keeps an owner`).toBe(true);
+}
+
 function leavesNoOwner(now: Map<string, { role: Role }>, removed: ReadonlySet<string>): boolean {
   const owners = [...now].filter(([, m]) => m.role === "account_owner").map(([id]) => id);
   return owners.length > 0 && owners.every((id) => removed.has(id));
@@ -705,10 +713,17 @@ async function entitlementScenario(seedNo: number): Promise<string[]> {
       }
       if (d.value.replaces?.length) {
         expect(d.value.replaces, label("replace")).toEqual(["role"]);
+        const gone = await outcome(entitlementProvider.delete!(l.id, l.state));
+        // The last owner is not removed first: the replacement stops there, the membership kept (which one of two removed
+        // together is refused depends on their order: the invariant is that an owner stays).
+        if (!gone.ok && gone.error.message.includes("Refusing to remove") && heldOf(beforeUpdate, l.m)?.role === "account_owner") {
+          notes.push("a role change refused: it would remove the last owner");
+          next.push(l);
+          return;
+        }
+        if (!gone.ok) throw gone.error;
         removable.push(m);
         notes.push("a role change replaced a membership");
-        const gone = await outcome(entitlementProvider.delete!(l.id, l.state));
-        if (!gone.ok) throw gone.error;
         const made = await outcome(create({ ...inputs, __provider: "p" }));
         if (!made.ok) throw Object.assign(made.error, { message: `${label("replacement create")}: ${made.error.message}` });
         next.push({ m, id: made.value.id, state: made.value.outs as IntegrationEntitlementOutputs });
@@ -741,6 +756,7 @@ async function entitlementScenario(seedNo: number): Promise<string[]> {
     })),
   );
   expectHeld("update", afterUpdate, next);
+  expectAnOwnerStays(label("update"), beforeUpdate, afterUpdate);
   live = await settled("update", next);
 
   // ---- destroy: a deployment of its own, every resource at once.
@@ -753,11 +769,18 @@ async function entitlementScenario(seedNo: number): Promise<string[]> {
   };
   emu.clearRequests();
   const results = await Promise.all(live.map((l) => outcome(entitlementProvider.delete!(l.id, l.state))));
+  // The last owner of an integration is not removed: of the owners removed together, the last to ask is refused.
+  const refused = new Set<Live>();
   results.forEach((r, i) => {
-    if (!r.ok) throw Object.assign(r.error, { message: `${label(`delete of ${live[i]!.id}`)}: ${r.error.message}` });
+    const l = live[i]!;
+    if (!r.ok && r.error.message.includes("Refusing to remove") && heldOf(last, l.m)?.role === "account_owner") refused.add(l);
+    else if (!r.ok) throw Object.assign(r.error, { message: `${label(`delete of ${l.id}`)}: ${r.error.message}` });
   });
+  if (refused.size > 0) notes.push("a delete refused: it would remove the last owner");
   const afterDelete = held(emu);
-  const going = live.filter(goes);
+  expectAnOwnerStays(label("delete"), last, afterDelete);
+  for (const l of refused) expect(heldOf(afterDelete, l.m)?.role, label(`delete refused keeps ${l.id}`)).toBe("account_owner");
+  const going = live.filter((l) => goes(l) && !refused.has(l));
   expectOnlyAllowed(
     label("delete"),
     last,

@@ -4,11 +4,12 @@
  */
 import { ConfigurationError, idOf, type IntegrationUser, type NotFoundError, WorkspaceAccessError } from "../../client";
 import { DEFAULT_INTEGRATION_ROLE, type IntegrationEntitlementInputs, inviteRole, sameSet } from "../../shared/inputs";
-import { type Actions, planMembers } from "../members/members-plan";
-import { serviceMember } from "../members/members-state";
+import { type Actions, guardLastOwner, planMembers } from "../members/members-plan";
+import { asPlanned, type ServiceMember, serviceMember } from "../members/members-state";
 import { type HeldMember, withHeldSet } from "../membership/held-set";
 import type { Invitation, InvitationResult } from "../membership/invite-batcher";
 import type { Found } from "../membership/member-list";
+import type { MembershipView } from "../membership/membership-view";
 import { memberThereAfterPatch } from "../membership/messages";
 import { afterJobWait, PartialWriteError } from "../membership/partial-write";
 import type { ProviderContext } from "../provider-runtime";
@@ -183,4 +184,27 @@ export async function converge(
   if (member && patched) throw memberThereAfterPatch(inputs.integrationId, inputs.userId, patched, ctx.keySource);
   if (member) return adopt(ctx, inputs, member, "resume", recorded);
   return afterInvitation(ctx, inputs, await ctx.connection().invites.submit(invitationOf(inputs)), "resume");
+}
+
+/**
+ * Refuses removing `userId` (`member`, as found; `undefined`: not a member, nothing to remove) when they may be the integration's
+ * last owner: the rule an {@link IntegrationMembers}' removals keep (`guardLastOwner`), over every member the view lists (the
+ * one list a destroy's reads share), asked only when the member is an owner or their role is unknown. The members this process
+ * removes already count as gone, and this one is recorded among them in the same turn (the caller forgets it if its removal
+ * fails): deletes arriving together cannot each count on the other owner staying.
+ */
+export async function refuseLastOwner(
+  view: MembershipView,
+  userId: string,
+  member: Found | undefined,
+  keyNamed: (error: unknown) => Promise<never>,
+): Promise<void> {
+  if (member === undefined || (!(member instanceof Error) && inviteRole(member.role) === "account_collaborator")) return;
+  const listed = await view.members().catch(keyNamed);
+  const present = new Map<string, ServiceMember>();
+  // Those this process removes are gone already, as far as this removal goes.
+  for (const [key, found] of asPlanned(new Map([...listed, [idOf(userId), member]])))
+    if (found && (key === idOf(userId) || !view.removals.has(key))) present.set(key, found);
+  guardLastOwner(view.integrationId, present, [userId], "userId");
+  view.removing(userId);
 }

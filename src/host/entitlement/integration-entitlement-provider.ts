@@ -18,6 +18,7 @@
  * | delete | the member's role from the view (a destroy's reads share one list), then `DELETE .../users/{userId}` and its job (404: gone); |
  * | | a pending write's job first. Left unless `deleteOnDestroy`: an adopted membership, and a member made an owner the program did not declare; |
  * | | left always: a partial create's member holding another role than its invitation asked (someone else's) |
+ * | | refused, nothing sent: a removal of the integration's last owner (an owner, or a role unknown, and no other owner listed) |
  * | | (a forced `--replace` then takes the member back: the create finds them, `ctx.leftInPlace`, and adopts them without `adoptExisting`) |
  * | | (one it removed, `ctx.removedRecords`, a replacement's create invites again, the program's `import` no longer applying) |
  *
@@ -53,7 +54,17 @@ import {
   outputs,
   parseId,
 } from "./entitlement-state";
-import { adopt, afterInvitation, converge, invitationOf, otherRole, usable, warnOf, type Written } from "./entitlement-writes";
+import {
+  adopt,
+  afterInvitation,
+  converge,
+  invitationOf,
+  otherRole,
+  refuseLastOwner,
+  usable,
+  warnOf,
+  type Written,
+} from "./entitlement-writes";
 import {
   adoptedMembershipLeft,
   adoptedRoleChange,
@@ -194,6 +205,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
               written = await afterInvitation(ctx, inputs, await ctx.connection().invites.submit(invitationOf(inputs)), "create", shared);
           }
           ctx.takeovers.add(memberKey(integrationId, userId));
+          // A member again (a replacement's create after its delete): no longer counted gone by a removal's last-owner check.
+          ctx.connection().memberships.of(integrationId).removing(userId, false);
           return { id: membershipId(integrationId, userId), outs: outputs(written.member, inputs, written.jobId, written.existed) };
         } catch (error) {
           if (NotFoundError.isInstance(error)) throw await writeNotFound(ctx, inputs, error, "create");
@@ -339,15 +352,12 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
     const { integrationId, userId } = parseId(id);
     const key = memberKey(integrationId, userId);
     if (ctx.takeovers.has(key)) return;
-    // The member now (one listing a destroy's deletes share): a refused key names where it comes from, as the writes' errors do.
-    const memberNow = () =>
-      ctx
-        .connection()
-        .memberships.of(integrationId)
-        .member(userId)
-        .catch((error: unknown) => {
-          throw hinted(error, false, ctx.keySource);
-        });
+    // The member now, read once (one listing a destroy's deletes share): a refused key names where it comes from, as the writes'
+    // errors do.
+    const view = ctx.connection().memberships.of(integrationId);
+    const keyNamed = (error: unknown) => Promise.reject(hinted(error, false, ctx.keySource));
+    let found: ReturnType<typeof view.member> | undefined;
+    const memberNow = () => (found ??= view.member(userId).catch(keyNamed));
     // A membership that existed before the stack adopted it is given back as it is.
     if (props?.adopted === true && props.deleteOnDestroy !== true) {
       ctx.warn(adoptedMembershipLeft(integrationId, userId, props?.email));
@@ -375,24 +385,35 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         return;
       }
     }
-    await ctx.withWrite(
-      async () => {
-        // A partial create's invitation may land after a removal that found nobody: waited for; still running, the delete fails.
-        const [jobId] = await waitForPending(ctx.connection().client, props?.pendingInvitations);
-        if (jobId) {
-          const which = `The invitation's job ${jobId} of user ${userId} to integration ${integrationId}`;
-          throw new Error(
-            stillRunningOnDestroy(which, "; if the job is stuck, check the member in the service, then pulumi state delete this resource"),
-          );
-        }
-        const job = await unlessNotFound(ctx.connection().client.integrations.removeUser(integrationId, userId));
-        // Gone already: its 404, or its job failed and the member is not there (a service may accept the DELETE of a non-member).
-        await job?.wait().catch((error: unknown) => ctx.connection().memberships.of(integrationId).unlessGone(userId, error));
-        // A replacement's create of it later in this deployment makes it anew (its `import` no longer applies).
-        ctx.removedRecords.add(key);
-      },
-      integrationId,
-      userId,
-    );
+    // Never the integration's last owner, whatever removes the member (a destroy, a replacement): refused before anything is sent.
+    await refuseLastOwner(view, userId, await memberNow(), keyNamed);
+    await ctx
+      .withWrite(
+        async () => {
+          // A partial create's invitation may land after a removal that found nobody: waited for; still running, the delete fails.
+          const [jobId] = await waitForPending(ctx.connection().client, props?.pendingInvitations);
+          if (jobId) {
+            const which = `The invitation's job ${jobId} of user ${userId} to integration ${integrationId}`;
+            throw new Error(
+              stillRunningOnDestroy(
+                which,
+                "; if the job is stuck, check the member in the service, then pulumi state delete this resource",
+              ),
+            );
+          }
+          const job = await unlessNotFound(ctx.connection().client.integrations.removeUser(integrationId, userId));
+          // Gone already: its 404, or its job failed and the member is not there (a service may accept the DELETE of a non-member).
+          await job?.wait().catch((error: unknown) => ctx.connection().memberships.of(integrationId).unlessGone(userId, error));
+          // A replacement's create of it later in this deployment makes it anew (its `import` no longer applies).
+          ctx.removedRecords.add(key);
+        },
+        integrationId,
+        userId,
+      )
+      .catch((error: unknown) => {
+        // Not removed: no longer counted gone by another removal's last-owner check.
+        view.removing(userId, false);
+        throw error;
+      });
   },
 });

@@ -304,9 +304,15 @@ function planRead(input: PlanInput, present: ReadonlyMap<string, ServiceMember>,
 
 /**
  * Refuses removing `removed` when no member known to hold the owner role would be left and they include an owner or one whose
- * role is unknown (who may be it). A role change from owner counts: the member is removed before being invited again.
+ * role is unknown (who may be it). A role change from owner counts: the member is removed before being invited again. Both
+ * membership resources' removals keep it (`holder`: the property declaring the member, as {@link lastOwnerRefusal} names it).
  */
-function guardLastOwner(integrationId: string, present: ReadonlyMap<string, ServiceMember>, removed: readonly string[]): void {
+export function guardLastOwner(
+  integrationId: string,
+  present: ReadonlyMap<string, ServiceMember>,
+  removed: readonly string[],
+  holder: "members" | "userId" = "members",
+): void {
   const removedKeys = new Set(removed.map(idOf));
   const gone = (m: ServiceMember) => removedKeys.has(idOf(m.userId));
   const owners = [...present.values()].filter((m) => m.role === "account_owner");
@@ -314,5 +320,5 @@ function guardLastOwner(integrationId: string, present: ReadonlyMap<string, Serv
   const ownerIds = owners.map((m) => m.userId);
   const unknown = [...present.values()].filter((m) => m.role === null && gone(m)).map((m) => m.userId);
   if (owners.length === 0 && unknown.length === 0) return;
-  throw new ConfigurationError(lastOwnerRefusal(integrationId, ownerIds, unknown), "members");
+  throw new ConfigurationError(lastOwnerRefusal(integrationId, ownerIds, unknown, holder), holder);
 }

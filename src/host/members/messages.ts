@@ -3,8 +3,16 @@ import { ConfigurationError } from "../../client";
 import type { MemberInputs } from "../../shared/inputs";
 import { goneSinceWritten } from "../membership/messages";
 
-/** Refusing to remove the last `owners` and the `unknown` (users whose role is unknown, who may be the owner). */
-export function lastOwnerRefusal(integrationId: string, owners: readonly string[], unknown: readonly string[]): string {
+/**
+ * Refusing to remove the last `owners` and the `unknown` (users whose role is unknown, who may be the owner); `holder`, the
+ * property of the resource that declares them: an `IntegrationMembers`' `members`, or an `IntegrationEntitlement`'s `userId`.
+ */
+export function lastOwnerRefusal(
+  integrationId: string,
+  owners: readonly string[],
+  unknown: readonly string[],
+  holder: "members" | "userId" = "members",
+): string {
   const users = (ids: readonly string[]) => (ids.length === 1 ? `user ${ids[0]}` : `users ${ids.join(", ")}`);
   const who = [
     ...(owners.length > 0 ? [`${users(owners)}, ${owners.length === 1 ? "the last member" : "every member"} with the owner role`] : []),
@@ -17,8 +25,11 @@ export function lastOwnerRefusal(integrationId: string, owners: readonly string[
       : "the integration would be left without an owner. ";
   return (
     `Refusing to remove ${who.join(" and ")} of integration ${integrationId}: ${why}` +
-    'Nothing was changed. Add another member with role: "account_owner" first, keep this one in members (with its role), ' +
-    "or, to stop managing the members without removing them, remove the resource from the stack's state (pulumi state delete)."
+    'Nothing was changed. Add another member with role: "account_owner" first, ' +
+    (holder === "members"
+      ? "keep this one in members (with its role), or, to stop managing the members without removing them, "
+      : "keep this resource (with its role), or, to stop managing the membership without removing it, ") +
+    "remove the resource from the stack's state (pulumi state delete)."
   );
 }
 

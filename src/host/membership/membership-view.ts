@@ -29,6 +29,8 @@ export class MembershipView {
    * a shared list (or proof) shows them holding is read again before a create takes it as there.
    */
   readonly #users: ReadonlySet<string>;
+  /** The members this process removes (a removal under way or done): a last-owner check counts them gone. */
+  readonly #removals = new Set<Id>();
   /** The proof of the creates' list's misses, and when it was taken. */
   #proof: { at: number; of: Members; result: Promise<Proof> } | undefined;
   /** The misses of one turn of the event loop, confirmed together. */
@@ -52,9 +54,33 @@ export class MembershipView {
     this.#creates = new SharedListing(clock, { windowMs: CREATE_WINDOW_MS, maxAgeMs: createsAge, afterFirst: true }, list);
   }
 
+  /** The integration whose membership this is. */
+  get integrationId(): string {
+    return this.#integrationId;
+  }
+
   /** A refresh's read: the member, or `undefined` when the user is not one (a miss in a shared list is read directly). */
   async member(userId: string): Promise<Found | undefined> {
     return (await this.#reads.current())?.get(idOf(userId)) ?? (await this.read(userId));
+  }
+
+  /** Every member, as a refresh's or destroy's reads share them (one list for the calls that arrive together; else its own). */
+  async members(): Promise<Members> {
+    return (await this.#reads.current()) ?? (await this.list());
+  }
+
+  /** The members this process removes, by id in its one form ({@link removing}). */
+  get removals(): ReadonlySet<Id> {
+    return this.#removals;
+  }
+
+  /**
+   * This process removes `userId` (`false`: it did not, the removal failed): a last-owner check of another removal counts them
+   * gone, so removals arriving together do not each count on the other owner staying. Recorded in the turn of the check.
+   */
+  removing(userId: string, under = true): void {
+    if (under) this.#removals.add(idOf(userId));
+    else this.#removals.delete(idOf(userId));
   }
 
   /** Whether the user is a member before a create writes (`undefined`: confirmed not one), and whether a shared list answered. */
