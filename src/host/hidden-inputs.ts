@@ -1,6 +1,7 @@
 /**
  * The hidden inputs the classes register beside a resource's own (`__customTimeouts`, `__replaceOnChanges`): read from the
- * inputs or state the engine hands the host, taken out of what the handlers get, and given back where the host keeps them.
+ * inputs or state the engine hands the host, taken out of what the handlers get, and given back where the host keeps them; and
+ * what the `__ignoreChanges` paths name.
  */
 
 /** The hidden input `key` of a resource's inputs or state (`undefined`: none given). */
@@ -20,4 +21,16 @@ export function withoutHidden<T>(props: T, ...keys: string[]): T {
 export function withHidden<T>(props: T, key: string, value: unknown): T {
   if (value === undefined || props === null || typeof props !== "object") return props;
   return { ...props, [key]: value };
+}
+
+/**
+ * The properties of `declarable` that the paths of `__ignoreChanges` (`paths`, as the program gave `ignoreChanges`) name at their
+ * root, `"*"` naming all: what an adoption (`import`, `adoptExisting`) leaves as the record has it, as Pulumi's import does.
+ */
+export function ignoredOf<K extends string>(paths: unknown, declarable: readonly K[]): K[] {
+  if (!Array.isArray(paths)) return [];
+  const roots = paths
+    .map((path) => (typeof path === "string" ? /^\s*(?:\["([^"]*)"\]|([^.[\s]+))/.exec(path) : null))
+    .map((m) => m?.[1] ?? m?.[2]);
+  return declarable.filter((key) => roots.some((root) => root === key || root === "*"));
 }

@@ -117,6 +117,7 @@ export const integrationEntitlementInputs = z.strictObject({
   adoptExisting,
   deleteOnDestroy,
   [IMPORT_ID]: membershipImportId,
+  [IGNORE_CHANGES]: z.array(z.string()).optional(),
 });
 
 /** One member of an {@link IntegrationMembers}: `role` absent when not declared (the service's is kept). */
@@ -155,19 +156,20 @@ export const integrationMembersInputs = z.strictObject({
   removeUnmanaged: z.boolean({ error: "removeUnmanaged must be true or false" }).default(false),
   deleteOnDestroy,
   [IMPORT_ID]: importId,
+  [IGNORE_CHANGES]: z.array(z.string()).optional(),
 });
 
 /** One member of an IntegrationMembers after `check`. */
 export type MemberInputs = z.output<typeof memberInput>;
 
-/** IntegrationMembers inputs after `check` (the `import` id aside). */
-export type IntegrationMembersInputs = Omit<z.output<typeof integrationMembersInputs>, typeof IMPORT_ID>;
+/** IntegrationMembers inputs after `check` (the `import` id and `ignoreChanges` paths aside). */
+export type IntegrationMembersInputs = Omit<z.output<typeof integrationMembersInputs>, typeof IMPORT_ID | typeof IGNORE_CHANGES>;
 
 /** User inputs after `check` (the `import` id aside). */
 export type UserInputs = Omit<z.output<typeof userInputs>, typeof IMPORT_ID>;
 
-/** Integration entitlement inputs after `check` (the `import` id aside). */
-export type IntegrationEntitlementInputs = Omit<z.output<typeof integrationEntitlementInputs>, typeof IMPORT_ID>;
+/** Integration entitlement inputs after `check` (the `import` id and `ignoreChanges` paths aside). */
+export type IntegrationEntitlementInputs = Omit<z.output<typeof integrationEntitlementInputs>, typeof IMPORT_ID | typeof IGNORE_CHANGES>;
 
 /** A resource's properties as the engine hands them to a provider method (inputs, olds, state): not parsed yet. */
 export type Props = Record<string, unknown>;

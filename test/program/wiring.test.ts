@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { IntegrationEntitlement, User } from "../../src";
+import { IntegrationEntitlement, IntegrationMembers, User } from "../../src";
 import { registration } from "../../src/program/resource-options";
 
 const API_KEY = "wa_wiring_secret_key_5d2c1f0e9a8b7c6d";
@@ -53,6 +53,30 @@ describe("resource wiring", () => {
     expect(args.inputs).toMatchObject({ userId: "bob-id", entitlements: ["VIEWER", "EDITOR"] });
     expect(args.inputs.__provider).toContain('require("pulumi-workspace-access/provider/integration-entitlement")');
     expect(JSON.stringify(registered)).not.toContain(API_KEY);
+  });
+
+  it("hands ignoreChanges to both membership resources' providers as the hidden input __ignoreChanges (none without it)", async () => {
+    const integrationId = "1538422e-b135-4ee0-8393-54eecbcb4a07";
+    const one = new IntegrationEntitlement(
+      "ignoring-one",
+      { integrationId, userId: "ivy-id", entitlements: ["VIEWER"] },
+      { ignoreChanges: ["entitlements", "role"] },
+    );
+    const set = new IntegrationMembers(
+      "ignoring-set",
+      { integrationId: "2538422e-b135-4ee0-8393-54eecbcb4a07", members: [] },
+      { ignoreChanges: ["members"] },
+    );
+    const plain = new IntegrationEntitlement("plain-one", {
+      integrationId: "3538422e-b135-4ee0-8393-54eecbcb4a07",
+      userId: "ivy-id",
+      entitlements: ["VIEWER"],
+    });
+    await Promise.all([output(one.id), output(set.id), output(plain.id)]);
+    const inputsOf = (name: string) => registered.find((r) => r.name === name)!.inputs;
+    expect(inputsOf("ignoring-one").__ignoreChanges).toEqual(["entitlements", "role"]);
+    expect(inputsOf("ignoring-set").__ignoreChanges).toEqual(["members"]);
+    expect(inputsOf("plain-one")).not.toHaveProperty("__ignoreChanges");
   });
 
   it("warns about an unknown role instead of failing", async () => {

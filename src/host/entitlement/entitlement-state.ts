@@ -14,7 +14,10 @@ import {
 } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
 import { MEMBERSHIP_ID_FORM, splitMembershipId } from "../../shared/membership-id";
+import { ignoredOf } from "../hidden-inputs";
+import type { Ignorable } from "../members/members-plan";
 import type { HeldMember } from "../membership/held-set";
+import { IGNORE_CHANGES } from "../../shared/input-constants";
 import type { PendingInvitation } from "../membership/partial-write";
 
 /** What an {@link IntegrationEntitlement} stores: its inputs, the member's email and status, and the last job. */
@@ -36,6 +39,9 @@ export interface IntegrationEntitlementOutputs extends Omit<IntegrationEntitleme
    */
   declaredRole?: IntegrationEntitlementInputs["role"] | null;
 }
+
+/** What the program's `ignoreChanges` (`__ignoreChanges` of `news`) leaves as the service has it: the set, the role, or both. */
+export const ignoredOfOne = (news: Props): Ignorable[] => ignoredOf(news[IGNORE_CHANGES], ["entitlements", "role"]);
 
 /** The resource id of a membership. */
 export const membershipId = (integrationId: string, userId: string) => `${integrationId}/${userId}`;
@@ -88,7 +94,7 @@ export function diffEntitlement(olds: IntegrationEntitlementOutputs, news: Props
       entitlementsChanged ||
       (olds.pendingInvitations?.length ?? 0) > 0 ||
       optInChanged(olds, news) ||
-      (declared && declaredRoleChanged(olds, news)),
+      (declared && !ignoredOfOne(news).includes("role") && declaredRoleChanged(olds, news)),
     replaces,
     // The API cannot change a member's role: the old membership goes first (when both are the same membership).
     deleteBeforeReplace: roleChanged && moved.length === 0,
@@ -103,9 +109,13 @@ function changesOf(olds: IntegrationEntitlementOutputs, news: Props) {
   const moved = ["integrationId", "userId"].filter((key) =>
     differs(key, (a, b) => a === b || (typeof a === "string" && typeof b === "string" && sameId(a, b))),
   );
-  // A role the program leaves out is the service's: never a change (as a member's of IntegrationMembers).
-  const roleChanged = news.role !== undefined && differs("role", (a, b) => (a ?? DEFAULT_INTEGRATION_ROLE) === b);
-  const entitlementsChanged = containsUnknown(news.entitlements) || !sameSet(olds.entitlements, news.entitlements);
+  // A role the program leaves out is the service's: never a change (as a member's of IntegrationMembers). What `ignoreChanges`
+  // names is the service's too: the state records what it has, and no declaration changes it.
+  const ignored = ignoredOfOne(news);
+  const roleChanged =
+    !ignored.includes("role") && news.role !== undefined && differs("role", (a, b) => (a ?? DEFAULT_INTEGRATION_ROLE) === b);
+  const entitlementsChanged =
+    !ignored.includes("entitlements") && (containsUnknown(news.entitlements) || !sameSet(olds.entitlements, news.entitlements));
   return { moved, roleChanged, entitlementsChanged };
 }
 

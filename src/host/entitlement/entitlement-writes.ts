@@ -4,7 +4,7 @@
  */
 import { ConfigurationError, idOf, type IntegrationUser, type NotFoundError, WorkspaceAccessError } from "../../client";
 import { DEFAULT_INTEGRATION_ROLE, type IntegrationEntitlementInputs, inviteRole, sameSet } from "../../shared/inputs";
-import { type Actions, guardLastOwner, planMembers } from "../members/members-plan";
+import { type Actions, guardLastOwner, type Ignorable, planMembers } from "../members/members-plan";
 import { asPlanned, type ServiceMember, serviceMember } from "../members/members-state";
 import { type HeldMember, withHeldSet } from "../membership/held-set";
 import type { Invitation, InvitationResult } from "../membership/invite-batcher";
@@ -48,10 +48,11 @@ export function usable(found: Found | undefined, held: HeldFrom): HeldMember | u
 export const warnOf = (ctx: ProviderContext) => (message: string) => ctx.warn(message);
 
 /** The members planner's plan for this one member, `member` as the view found them (`undefined`: confirmed absent). */
-function planOne(inputs: IntegrationEntitlementInputs, member: HeldMember | undefined): Actions {
+function planOne(inputs: IntegrationEntitlementInputs, member: HeldMember | undefined, ignored: readonly Ignorable[] = []): Actions {
   const { integrationId, userId, entitlements, role } = inputs;
   const confirmed = new Map([[idOf(userId), member ? serviceMember(member) : null]]);
-  const plan = planMembers({ op: "create", integrationId, declared: [{ userId, entitlements, role }], listed: new Map(), confirmed });
+  const declared = [{ userId, entitlements, role }];
+  const plan = planMembers({ op: "create", integrationId, declared, listed: new Map(), confirmed, ignored });
   if (plan.kind === "confirm") throw new Error(`the membership of ${userId} was planned unconfirmed`);
   return plan;
 }
@@ -81,13 +82,17 @@ export function otherRole(member: IntegrationUser, inputs: DeclaredRole, asInvit
   return current !== undefined && expected != null && current !== expected ? current : undefined;
 }
 
-/** Takes a member who is there: the adoption rules (at create only with `adoptExisting`), then one `PATCH` of the set when it differs. */
+/**
+ * Takes a member who is there: the adoption rules (at create only with `adoptExisting`), then one `PATCH` of the set when it
+ * differs. What `ignored` names (the program's `ignoreChanges`) is left as the member holds it: no `PATCH`, no role refused.
+ */
 export async function adopt(
   ctx: ProviderContext,
   inputs: IntegrationEntitlementInputs,
   member: HeldMember,
   how: Arrival,
   recorded?: DeclaredRole,
+  ignored: readonly Ignorable[] = [],
 ): Promise<Written> {
   const current = otherRole(member, inputs);
   // Resuming: compared with the role the state's pending write expects (`recorded`), else the invitation's of the inputs.
@@ -97,8 +102,8 @@ export async function adopt(
     const roleHint = current ? ` and role: "${current}"` : "";
     throw new ConfigurationError(messages.existingMembership(member, inputs, roleHint), "adoptExisting");
   }
-  if (current) throw new ConfigurationError(messages.roleDiffers(inputs, current), "role");
-  const [set] = planOne(inputs, member).setEntitlements;
+  if (current && !ignored.includes("role")) throw new ConfigurationError(messages.roleDiffers(inputs, current), "role");
+  const [set] = planOne(inputs, member, ignored).setEntitlements;
   const existed = how !== "resume";
   if (how === "kept") ctx.info(messages.takenBack(inputs));
   if (!set) {
@@ -130,12 +135,13 @@ export async function afterInvitation(
   result: InvitationResult,
   how: Arrival,
   shared = false,
+  ignored: readonly Ignorable[] = [],
 ): Promise<Written> {
   if (result.kind === "pending") throw new PartialWriteError(result.error, result.jobId);
   if (result.kind === "member") {
     const theirs = result.existed || otherRole(result.member, inputs, true) !== undefined;
     const member = withHeldSet(inputs.integrationId, result.member, undefined, warnOf(ctx));
-    return adopt(ctx, inputs, member, theirs && how === "create" ? "create" : "resume");
+    return adopt(ctx, inputs, member, theirs && how === "create" ? "create" : "resume", undefined, ignored);
   }
   const { jobId } = result;
   if (!shared) return { member: await memberAfterInvite(ctx, inputs, jobId), jobId, existed: false };
@@ -176,14 +182,15 @@ export async function converge(
   patched?: NotFoundError,
   absent = false,
   recorded?: DeclaredRole,
+  ignored: readonly Ignorable[] = [],
 ): Promise<Written> {
   // A write the state records pending: the set it asked is not known to be held, so none is kept for a record that leaves it out.
   const held = { integrationId: inputs.integrationId, warn: warnOf(ctx) };
   const member = absent ? undefined : usable(await ctx.connection().memberships.of(inputs.integrationId).read(inputs.userId), held);
   // After a PATCH of this set answered 404 (`patched`): a member there was not removed, and the same PATCH would get it again.
   if (member && patched) throw memberThereAfterPatch(inputs.integrationId, inputs.userId, patched, ctx.keySource);
-  if (member) return adopt(ctx, inputs, member, "resume", recorded);
-  return afterInvitation(ctx, inputs, await ctx.connection().invites.submit(invitationOf(inputs)), "resume");
+  if (member) return adopt(ctx, inputs, member, "resume", recorded, ignored);
+  return afterInvitation(ctx, inputs, await ctx.connection().invites.submit(invitationOf(inputs)), "resume", false, ignored);
 }
 
 /**

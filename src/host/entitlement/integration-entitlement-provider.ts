@@ -48,6 +48,7 @@ import {
   declaredRoleChanged,
   changedEntitlementProperties,
   diffEntitlement,
+  ignoredOfOne,
   type IntegrationEntitlementOutputs,
   inputsOf,
   membershipId,
@@ -193,16 +194,20 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       async () => {
         try {
           let written: Written;
-          if (typeof importId === "string") written = await adopt(ctx, inputs, await imported(ctx, inputs, importId), "import");
+          const ignored = ignoredOfOne(news);
+          if (typeof importId === "string")
+            written = await adopt(ctx, inputs, await imported(ctx, inputs, importId), "import", undefined, ignored);
           else {
             const { member, shared } = await ctx.connection().memberships.of(integrationId).beforeCreate(userId);
             const existing = usable(member, { integrationId, warn: warnOf(ctx) });
             // One this deployment's delete left in place (a forced `--replace`): taken back as the deleted resource held it.
             const left = ctx.leftInPlace.get(memberKey(integrationId, userId));
-            if (existing && left) written = { ...(await adopt(ctx, inputs, existing, "kept")), existed: left.adopted };
-            else if (existing) written = await adopt(ctx, inputs, existing, "create");
-            else
-              written = await afterInvitation(ctx, inputs, await ctx.connection().invites.submit(invitationOf(inputs)), "create", shared);
+            if (existing && left) written = { ...(await adopt(ctx, inputs, existing, "kept", undefined, ignored)), existed: left.adopted };
+            else if (existing) written = await adopt(ctx, inputs, existing, "create", undefined, ignored);
+            else {
+              const result = await ctx.connection().invites.submit(invitationOf(inputs));
+              written = await afterInvitation(ctx, inputs, result, "create", shared, ignored);
+            }
           }
           ctx.takeovers.add(memberKey(integrationId, userId));
           // A member again (a replacement's create after its delete): no longer counted gone by a removal's last-owner check.
@@ -332,7 +337,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           }
           // A create's job gets its time once more (a slow invitation is not sent twice); still running, it is stuck: invite again.
           await waitForPending(client, olds.pendingInvitations);
-          const { member, jobId } = await converge(ctx, inputs, patched, absent, olds);
+          const { member, jobId } = await converge(ctx, inputs, patched, absent, olds, ignoredOfOne(news));
           return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null, adopted) };
         } catch (error) {
           // Into an integration deleted since the state was written: said as a create says it, the resource kept (no removal).

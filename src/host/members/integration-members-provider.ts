@@ -44,7 +44,7 @@ import { requestOf, stillRunningOnDestroy } from "../membership/messages";
 import type { MembershipView } from "../membership/membership-view";
 import { type Members, PROOF_LISTINGS } from "../membership/member-list";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
-import { changedMembersProperties, declaredOf, diffMembers } from "./members-diff";
+import { changedMembersProperties, declaredOf, diffMembers, ignoredOfMembers } from "./members-diff";
 import { asPlanned, type IntegrationMembersOutputs, outputsOf, type ServiceMember } from "./members-state";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { heldIn } from "../entitlement-catalogue";
@@ -112,7 +112,7 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
   if (typeof importId === "string" && !sameId(importId, inputs.integrationId)) {
     throw new ConfigurationError(notTheDeclaredIntegration(importId, inputs.integrationId), "import");
   }
-  const base = { op: "create" as const, integrationId: inputs.integrationId, declared: inputs.members };
+  const base = { op: "create" as const, integrationId: inputs.integrationId, declared: inputs.members, ignored: ignoredOfMembers(news) };
   let acts: Actions;
   try {
     acts = await planAgainstService(ctx, base);
@@ -148,6 +148,7 @@ async function update(
     claimed: claimedIn(ctx, inputs.integrationId),
     running: [...running, ...unread.keys()],
     keepUndeclaredOwners: inputs.deleteOnDestroy !== true,
+    ignored: ignoredOfMembers(news),
   };
   let acts: Actions;
   try {

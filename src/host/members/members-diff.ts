@@ -3,8 +3,14 @@ import { idOf, sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { type IntegrationMembersInputs, type MemberInputs, type Props, optInChanged } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
-import { planMembers, unchanged } from "./members-plan";
+import { type Ignorable, planMembers, unchanged } from "./members-plan";
+import { ignoredOf } from "../hidden-inputs";
+import { IGNORE_CHANGES } from "../../shared/input-constants";
 import { byKey, type IntegrationMembersOutputs } from "./members-state";
+
+/** What of each member the program's `ignoreChanges` leaves as the service has it: naming `members` (or `"*"`), the set and role. */
+export const ignoredOfMembers = (news: Props): Ignorable[] =>
+  ignoredOf(news[IGNORE_CHANGES], ["members"]).length > 0 ? ["entitlements", "role"] : [];
 
 /** What the program declares that the outputs keep: see {@link IntegrationMembersOutputs.declaredRoles}. */
 export const declaredOf = (inputs: IntegrationMembersInputs) => ({
@@ -16,6 +22,8 @@ export const declaredOf = (inputs: IntegrationMembersInputs) => ({
 
 /** Whether the declared members (their sets and roles) differ from the state's; unknown members count as changed. */
 function membersChangedOf(olds: IntegrationMembersOutputs, news: Props): boolean {
+  // Ignored (`ignoreChanges`): the members the state records are what the service has, and no declaration changes them.
+  if (ignoredOfMembers(news).length > 0) return false;
   if (containsUnknown(news.members) || !Array.isArray(news.members)) return true;
   const members = news.members as MemberInputs[];
   const state = byKey(olds.members);
@@ -61,6 +69,7 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props, declar
     recorded !== undefined && ids(recorded) !== ids(members.filter(which).map((m) => m.userId));
   const rolesChanged =
     declared &&
+    ignoredOfMembers(news).length === 0 &&
     (recordChanged(olds.declaredRoles, (m) => m.role !== undefined) ||
       recordChanged(olds.declaredOwners, (m) => m.role === "account_owner"));
   const pendingRemovals = removeUnmanaged && unmanaged.length > 0;
@@ -79,6 +88,7 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props, declar
       listed: byKey([...unmanaged, ...olds.members.map((m) => ({ ...m, email: null }))]),
       // As the update plans: an owner made by hand that the program drops is kept, not counted as removed.
       keepUndeclaredOwners: news.deleteOnDestroy !== true,
+      ignored: ignoredOfMembers(news),
     });
   }
   return { changes, replaces, deleteBeforeReplace: false };

@@ -34,7 +34,15 @@ export interface PlanInput {
   claimed?: (userId: string) => boolean;
   /** Jobs of pending invitations still running after a wait (update, delete). */
   running?: readonly string[];
+  /**
+   * What `ignoreChanges` names of each declared member (`__ignoreChanges`): taken as the service has it for a member there
+   * (no `PATCH` of the set, no role change nor failure), as Pulumi's import leaves an ignored property; absent, as declared.
+   */
+  ignored?: readonly Ignorable[];
 }
+
+/** What of a member `ignoreChanges` can leave as the service has it. */
+export type Ignorable = "entitlements" | "role";
 
 /** An invitation to send: `afterRemoval` for a role change, sent only once the removal is done. */
 export interface PlannedInvite {
@@ -67,9 +75,10 @@ export interface Actions {
 export type Plan = { kind: "confirm"; userIds: string[] } | ({ kind: "act" } & Actions);
 
 /** The plan of one operation: either the absences to confirm first, or the actions. */
-export function planMembers(input: PlanInput): Plan {
+export function planMembers(given: PlanInput): Plan {
   const present = new Map<string, ServiceMember>();
-  for (const [key, member] of [...input.listed, ...(input.confirmed ?? [])]) if (member) present.set(key, member);
+  for (const [key, member] of [...given.listed, ...(given.confirmed ?? [])]) if (member) present.set(key, member);
+  const input = { ...given, declared: withIgnored(given.declared, present, given.ignored) };
   const unconfirmed = absencesThatMatter(input, present).filter((id) => !input.confirmed?.has(idOf(id)));
   if (unconfirmed.length > 0) {
     // Each once, as first named (the program's declaration before the state's record).
@@ -95,6 +104,26 @@ export function planMembers(input: PlanInput): Plan {
   else if (input.op === "delete") planDelete(input, present, acts);
   else planRead(input, present, acts);
   return { kind: "act", ...acts };
+}
+
+/** The declaration with what `ignored` names taken as the service has it, for each declared member it has (see {@link PlanInput}). */
+function withIgnored(
+  declared: readonly MemberInputs[] | undefined,
+  present: ReadonlyMap<string, ServiceMember>,
+  ignored: readonly Ignorable[] = [],
+): readonly MemberInputs[] | undefined {
+  if (!declared || ignored.length === 0) return declared;
+  return declared.map((member) => {
+    const live = present.get(idOf(member.userId));
+    if (!live) return member;
+    // A role left out is the service's.
+    const { role, ...rest } = member;
+    return {
+      ...rest,
+      ...(ignored.includes("role") || role === undefined ? {} : { role }),
+      ...(ignored.includes("entitlements") ? { entitlements: live.entitlements } : {}),
+    };
+  });
 }
 
 /** Whether the member is still this resource's: no other resource of this deployment took them over. */

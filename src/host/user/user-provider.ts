@@ -70,6 +70,7 @@ import { type Connection, type ProviderContext, providerOf } from "../provider-r
 import { digestOf } from "../../shared/digest";
 import { hiderIf, shown } from "../../shared/hide-secrets";
 import { IGNORE_CHANGES, SECRET_EMAIL } from "../../shared/input-constants";
+import { ignoredOf } from "../hidden-inputs";
 import { withHints } from "../../shared/hints";
 import { isUnknown, knownString } from "../../shared/unknown";
 
@@ -525,11 +526,10 @@ const DECLARABLE = COMPARED.map(([key]) => key);
 
 /** The attributes an adoption does not write: the optional ones `ignoreChanges` paths name (`"*"`: all); never the email, the key. */
 export function ignoredAttributes(paths: unknown): string[] {
-  if (!Array.isArray(paths)) return [];
-  const roots = paths
-    .map((path) => (typeof path === "string" ? /^\s*(?:\["([^"]*)"\]|([^.[\s]+))/.exec(path) : null))
-    .map((m) => m?.[1] ?? m?.[2]);
-  return DECLARABLE.filter((key) => key !== "email" && roots.some((root) => root === key || root === "*"));
+  return ignoredOf(
+    paths,
+    DECLARABLE.filter((key) => key !== "email"),
+  );
 }
 
 /**
