@@ -216,6 +216,20 @@ describe("create, read, update, delete", () => {
     expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
   });
 
+  it("an adoption whose user is gone by the time it is read (404) writes nothing, and fails saying so", async () => {
+    const emu = await emulator();
+    const existing = emu.users.add({ ...alice, lastName: "Old" });
+    await configureFor(emu);
+    emu.fault({ method: "GET", path: `/users/${existing.id}`, status: 404 });
+    const error = await rejection(provider.create((await check({ ...alice, adoptExisting: true })).inputs!));
+    expect(error.message).toContain(`answered 404`);
+    expect(error.message).toContain(
+      "The user found with the email alice@example.com is not there now (deleted since the user list was read, or not disclosed to this key): " +
+        "it was not taken over, and nothing was written.",
+    );
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
   it("an adoption whose declared attributes already hold sends no write", async () => {
     const emu = await emulator();
     const existing = emu.users.add({ ...alice, role: "workspace_owner" });

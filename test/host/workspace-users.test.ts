@@ -82,6 +82,25 @@ describe("a listing that is old by the time a user is taken over", () => {
     expect(emu.users.get(ANN)).toMatchObject({ email: "ann.new@example.com", lastName: "Old" });
     expect(error.properties?.userIds).toEqual({ "bob@example.com": BOB });
   });
+
+  it("a user gone by the time it is read (404) is neither adopted nor created, failing alone; the others are adopted", async () => {
+    const emu = await emulator({
+      seed: {
+        users: [
+          { id: ANN, ...ann, lastName: "Old" },
+          { id: BOB, ...bob, lastName: "Old" },
+        ],
+      },
+    });
+    const warnings: string[] = [];
+    await nextDeployment(emu, warnings);
+    emu.fault({ method: "GET", path: `/users/${ANN}`, status: 404 });
+    const error = (await rejection(provider.create(setOf(ann, bob)))) as Error & { properties?: Outputs };
+    expect(error.message).toContain("ann@example.com: ");
+    expect(error.message).toContain("The user found with the email ann@example.com is not there now");
+    expect(writes(emu.requests)).toEqual([`PUT /users/${BOB}`]);
+    expect(error.properties?.userIds).toEqual({ "bob@example.com": BOB });
+  });
 });
 
 describe("create", () => {

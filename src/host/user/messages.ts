@@ -23,6 +23,9 @@ export function keptRoleRefused(role: string, declared = false): string {
   );
 }
 
+/** What a takeover that wrote nothing, its user no longer found as the listing had them, leaves to the next run. */
+const LOOKED_UP_ANEW = "Run again: the email is then looked up anew.";
+
 /**
  * A takeover read user `id`, which a listing found with the email `declared`, and it has another email now (changed since the
  * listing): not taken over. The service's email is not named: the program may give the declared one as a secret.
@@ -30,7 +33,15 @@ export function keptRoleRefused(role: string, declared = false): string {
 export function emailChangedSinceFound(id: string, declared: string): string {
   return (
     `User ${id}, found with the email ${declared}, has another email now (changed since the user list was read): it was not ` +
-    "taken over, and nothing was written. Run again: the email is then looked up anew."
+    `taken over, and nothing was written. ${LOOKED_UP_ANEW}`
+  );
+}
+
+/** A takeover read the user a listing found with the email `declared`, and the service answered 404: gone since, or hidden. */
+export function goneSinceFound(declared: string): string {
+  return (
+    ` The user found with the email ${declared} is not there now (deleted since the user list was read, or not disclosed to ` +
+    `this key): it was not taken over, and nothing was written. ${LOOKED_UP_ANEW}`
   );
 }
 

@@ -44,6 +44,7 @@ import {
   emailTaken,
   emailChangedSinceFound,
   emailTakenOnUpdate,
+  goneSinceFound,
   goneSinceRefresh,
   importedEmailDiffers,
   keptDeclaredRoleRefused,
@@ -398,8 +399,8 @@ export function saidOfUpdate(email: string, changed: readonly string[]): (error:
  * An update's `PUT`: it replaces every attribute, so the user is read first, and only what the program `changed` is sent as
  * declared; every other attribute keeps the service's value. A declared value so left unsent, because the service's differs
  * (a change made outside the program, or one `ignoreChanges` hides), is returned as `unapplied`. `found`: a takeover of a
- * user a listing found with the declared email, which may be old: the user read must have that email still (one whose record
- * cannot be read does not say), else nothing is written.
+ * user a listing found with the declared email, which may be old: the user read must have that email still (one gone, a 404,
+ * or whose record cannot be read, does not), else nothing is written.
  */
 export async function replaceUser(
   client: WorkspaceAccessClient,
@@ -411,13 +412,11 @@ export async function replaceUser(
   let current: User;
   try {
     current = await client.users.get(id);
-    if (found && !sameEmail(current.email, inputs.email)) throw new Error(emailChangedSinceFound(id, inputs.email));
   } catch (error) {
-    if (!InvalidResponseError.isInstance(error)) throw error;
-    if (found) {
-      error.message += unreadableToTakeOver(inputs.email);
-      throw error;
-    }
+    // A takeover's user gone, or whose record does not say it has the email still: nothing is written.
+    if (found && NotFoundError.isInstance(error)) error.message += goneSinceFound(inputs.email);
+    if (found && InvalidResponseError.isInstance(error)) error.message += unreadableToTakeOver(inputs.email);
+    if (found || !InvalidResponseError.isInstance(error)) throw error;
     // A record that cannot be read: the declared values replace it where the program declares the role and `isGuest` (a PUT
     // sends both, and neither may be guessed).
     const { email, firstName, lastName, role } = inputs;
@@ -429,6 +428,7 @@ export async function replaceUser(
     }
     return { user: answered(await client.users.replace(id, { email, firstName, lastName, role, isGuest }), isGuest) };
   }
+  if (found && !sameEmail(current.email, inputs.email)) throw new Error(emailChangedSinceFound(id, inputs.email));
   const sent: Attributes = { ...inputs };
   const unapplied: Unapplied = {};
   for (const [key, same] of COMPARED) {
