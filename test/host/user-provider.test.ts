@@ -230,6 +230,21 @@ describe("create, read, update, delete", () => {
     expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
   });
 
+  it("an adoption whose user has no email in the record read again writes nothing, and fails saying so", async () => {
+    const emu = await emulator();
+    const existing = emu.users.add({ ...alice, lastName: "Old" });
+    await configureFor(emu);
+    const body = {
+      data: { id: existing.id, type: "user", attributes: { email: null, firstName: "Alice", lastName: "Old" } },
+      links: {},
+      meta: {},
+    };
+    emu.fault({ method: "GET", path: `/users/${existing.id}`, body: JSON.stringify(body) });
+    const error = await rejection(provider.create((await check({ ...alice, adoptExisting: true })).inputs!));
+    expect(error.message).toContain(`User ${existing.id}, found with the email alice@example.com, has no email in its record now`);
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
   it("an adoption whose declared attributes already hold sends no write", async () => {
     const emu = await emulator();
     const existing = emu.users.add({ ...alice, role: "workspace_owner" });

@@ -28,13 +28,12 @@ const LOOKED_UP_ANEW = "Run again: the email is then looked up anew.";
 
 /**
  * A takeover read user `id`, which a listing found with the email `declared`, and it has another email now (changed since the
- * listing): not taken over. The service's email is not named: the program may give the declared one as a secret.
+ * listing; `theirs`, none: the record has none): not taken over. The service's email is not named: the program may give the
+ * declared one as a secret.
  */
-export function emailChangedSinceFound(id: string, declared: string): string {
-  return (
-    `User ${id}, found with the email ${declared}, has another email now (changed since the user list was read): it was not ` +
-    `taken over, and nothing was written. ${LOOKED_UP_ANEW}`
-  );
+export function emailChangedSinceFound(id: string, declared: string, theirs: string | null): string {
+  const now = theirs ? "has another email now (changed since the user list was read)" : "has no email in its record now";
+  return `User ${id}, found with the email ${declared}, ${now}: it was not taken over, and nothing was written. ${LOOKED_UP_ANEW}`;
 }
 
 /** A takeover read the user a listing found with the email `declared`, and the service answered 404: gone since, or hidden. */

@@ -428,7 +428,7 @@ export async function replaceUser(
     }
     return { user: answered(await client.users.replace(id, { email, firstName, lastName, role, isGuest }), isGuest) };
   }
-  if (found && !sameEmail(current.email, inputs.email)) throw new Error(emailChangedSinceFound(id, inputs.email));
+  if (found && !sameEmail(current.email, inputs.email)) throw new Error(emailChangedSinceFound(id, inputs.email, current.email));
   const sent: Attributes = { ...inputs };
   const unapplied: Unapplied = {};
   for (const [key, same] of COMPARED) {
