@@ -715,3 +715,16 @@ describe("invitations bound by a customTimeouts, batched together", () => {
     expect(clock.now() - began).toBeLessThan(30_000);
   });
 });
+
+it("a failed batch job whose member found holds the role asked but a record leaving the set out: someone else's, not the job's (no claim on a guess)", async () => {
+  const { emu, users, batcher } = await world(2);
+  emu.quirks.inviteExisting = "fail";
+  emu.quirks.memberEntitlements = "left-out";
+  // A member before the invitation, holding another set than it asks: the job fails naming them, and applies nothing.
+  emu.integrations.setMember(INTEGRATION, users[1]!, { role: "collaborator", entitlements: ["EDITOR"] });
+  const settled = await settle(users.map((u) => batcher.submit(invitation(u))));
+  // Their record says nothing of the set: not shown to be what the job asked, so existing before (given back by a destroy).
+  expect((settled[1] as PromiseFulfilledResult<InvitationResult>).value).toMatchObject({ kind: "member", existed: true });
+  expect((settled[0] as PromiseFulfilledResult<InvitationResult>).value).toMatchObject({ kind: "invited" });
+  expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === users[1])?.entitlements).toEqual(["EDITOR"]);
+});

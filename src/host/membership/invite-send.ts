@@ -223,9 +223,12 @@ const membersNow = (client: WorkspaceAccessClient, integrationId: string) => mem
  */
 type Origin = "theirs" | "maybeOurs" | "oursIfAny";
 
-/** Whether a member holds exactly what the invitation asked: what a job that applied it leaves (a set not known is no sign otherwise). */
+/**
+ * Whether a member is shown holding exactly what the invitation asked: what a job that applied it leaves. A record that leaves
+ * the set out shows nothing: the member is not taken as this invitation's on a guess (a destroy would remove someone else's).
+ */
 const asInvited = (member: IntegrationUser, { role, entitlements }: Invitation) =>
-  inviteRole(member.role) === role && (member.entitlements === null || sameSet(entitlementSet(member.entitlements), entitlements));
+  inviteRole(member.role) === role && member.entitlements !== null && sameSet(entitlementSet(member.entitlements), entitlements);
 
 /**
  * Settles the entries whose user is a member now; returns the rest. A member found is recorded as existing before (given
