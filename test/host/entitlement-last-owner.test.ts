@@ -81,6 +81,18 @@ describe("IntegrationEntitlement: the integration's last owner", () => {
     expect(emu.integrations.members(youtube).filter((m) => m.role === "owner")).toHaveLength(1);
   });
 
+  it("a destroy of many collaborators with deleteOnDestroy reads no member list: the check costs non-owners nothing", async () => {
+    const emu = await setup();
+    const collaborator = (userId: string) => check({ ...owner, userId, role: "account_collaborator", deleteOnDestroy: true });
+    const made = [wire(await provider.create(await collaborator(alan))), wire(await provider.create(await collaborator(katherine)))];
+    await configureFor(emu, fast);
+    emu.clearRequests();
+    await Promise.all(made.map(({ id, outs }) => provider.delete!(id, outs!)));
+    expect(deletes(emu).sort()).toEqual([alan, katherine].map((u) => `/integrations/${youtube}/users/${u}`).sort());
+    // The DELETEs and their jobs' polls alone, as before the check.
+    expect(emu.requests.filter((r) => r.method === "GET" && r.path.startsWith(`/integrations/${youtube}/users`))).toEqual([]);
+  });
+
   it("with another owner left, the destroy removes the declared owner", async () => {
     const emu = await setup();
     const { id, outs } = wire(await provider.create(await check(owner)));

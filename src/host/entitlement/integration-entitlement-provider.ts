@@ -18,7 +18,8 @@
  * | delete | the member's role from the view (a destroy's reads share one list), then `DELETE .../users/{userId}` and its job (404: gone); |
  * | | a pending write's job first. Left unless `deleteOnDestroy`: an adopted membership, and a member made an owner the program did not declare; |
  * | | left always: a partial create's member holding another role than its invitation asked (someone else's) |
- * | | refused, nothing sent: a removal of the integration's last owner (an owner, or a role unknown, and no other owner listed) |
+ * | | refused, nothing sent: a removal of the integration's last owner (an owner, or a role unknown, and no other owner listed); |
+ * | | not asked under deleteOnDestroy of a member the state records as a collaborator (no read: the state's role is trusted) |
  * | | (a forced `--replace` then takes the member back: the create finds them, `ctx.leftInPlace`, and adopts them without `adoptExisting`) |
  * | | (one it removed, `ctx.removedRecords`, a replacement's create invites again, the program's `import` no longer applying) |
  *
@@ -391,7 +392,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       }
     }
     // Never the integration's last owner, whatever removes the member (a destroy, a replacement): refused before anything is sent.
-    await refuseLastOwner(view, userId, await memberNow(), keyNamed);
+    // A member the state records as a collaborator is checked on the read above alone: under deleteOnDestroy (no read), a
+    // destroy of many non-owners sends no list for it, as before the check (a promotion since is known once a refresh records it).
+    if (found !== undefined || props?.role !== "account_collaborator") await refuseLastOwner(view, userId, await memberNow(), keyNamed);
     await ctx
       .withWrite(
         async () => {
