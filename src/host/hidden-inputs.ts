@@ -28,9 +28,31 @@ export function withHidden<T>(props: T, key: string, value: unknown): T {
  * root, `"*"` naming all: what an adoption (`import`, `adoptExisting`) leaves as the record has it, as Pulumi's import does.
  */
 export function ignoredOf<K extends string>(paths: unknown, declarable: readonly K[]): K[] {
-  if (!Array.isArray(paths)) return [];
-  const roots = paths
-    .map((path) => (typeof path === "string" ? /^\s*(?:\["([^"]*)"\]|([^.[\s]+))/.exec(path) : null))
-    .map((m) => m?.[1] ?? m?.[2]);
+  const roots = pathsOf(paths).map((path) => path.root);
   return declarable.filter((key) => roots.some((root) => root === key || root === "*"));
+}
+
+/** Each path of `__ignoreChanges` as its root property and the rest (`""`: the property whole): `members[*].role` is `members`, `[*].role`. */
+function pathsOf(paths: unknown): { root: string; rest: string }[] {
+  if (!Array.isArray(paths)) return [];
+  return paths
+    .map((path) => (typeof path === "string" ? /^\s*(?:\["([^"]*)"\]|([^.[\s]+))(.*?)\s*$/.exec(path) : null))
+    .filter((m) => m !== null)
+    .map((m) => ({ root: m[1] ?? m[2] ?? "", rest: m[3] ?? "" }));
+}
+
+/**
+ * The properties of `declarable` that a path of `paths` names whole (`"*"`: all): a path naming a part of one (`entitlements[0]`)
+ * does not leave the whole as the service has it (the engine keeps that part's old value in an update, as for any property).
+ */
+export function wholeIgnoredOf<K extends string>(paths: unknown, declarable: readonly K[]): K[] {
+  const whole = pathsOf(paths).filter((path) => path.rest === "" || path.root === "*");
+  return declarable.filter((key) => whole.some(({ root }) => root === key || root === "*"));
+}
+
+/** The rest of each path of `paths` under property `key` (`[*].role` of `members[*].role`); one naming `key` whole is `""`. */
+export function ignoredPartsOf(paths: unknown, key: string): string[] {
+  return pathsOf(paths)
+    .filter((path) => path.root === key || path.root === "*")
+    .map((path) => (path.root === "*" ? "" : path.rest));
 }

@@ -57,6 +57,14 @@ describe("IntegrationEntitlement", () => {
     expect((await rejection(entitlement.create(await checkOne(roleDiffers)))).message).toContain("role");
   });
 
+  it("a path naming one entitlement (entitlements[0]) leaves the rest of the set as declared: a set changed later is a change", async () => {
+    await setup();
+    const declared = { integrationId: youtube, userId: alan, entitlements: ["VIEWER"], __ignoreChanges: ["entitlements[0]"] };
+    const { id, outs } = wire(await entitlement.create(await checkOne(declared)));
+    const changed = await checkOne({ ...declared, entitlements: ["VIEWER", "EDITOR"] });
+    expect(wire(await entitlement.diff!(id, outs!, changed)).changes).toBe(true);
+  });
+
   it("without ignoreChanges the import writes the declared set, as before", async () => {
     const emu = await setup();
     const { outs } = wire(await entitlement.create(await checkOne({ ...graceAs, role: undefined, __importId: `${youtube}/${grace}` })));
@@ -93,6 +101,35 @@ describe("IntegrationMembers", () => {
     await configureFor(emu, fast);
     await members.update!(youtube, outs!, await checkSet({ ...declared, deleteOnDestroy: true }));
     expect(writes(emu)).toEqual([]);
+  });
+
+  it("a path naming one member's part (members[0].role) leaves the others as declared: a member added later is a change", async () => {
+    const emu = await setup();
+    const declared = {
+      integrationId: youtube,
+      members: [{ userId: alan, entitlements: ["VIEWER"] }],
+      __ignoreChanges: ["members[0].role"],
+    };
+    const { outs } = wire(await members.create(await checkSet(declared)));
+    const added = await checkSet({ ...declared, members: [...declared.members, { userId: ada, entitlements: ["VIEWER"] }] });
+    expect(wire(await members.diff!(youtube, outs!, added)).changes).toBe(true);
+    expect(memberOf(emu, alan)).toMatchObject({ entitlements: ["VIEWER"] });
+  });
+
+  it("members[*].role leaves every member's role as the service has it, and their sets as declared", async () => {
+    const emu = await setup();
+    // grace: a collaborator with EDITOR; declared an owner with VIEWER.
+    const declared = {
+      integrationId: youtube,
+      members: [{ userId: grace, entitlements: ["VIEWER"], role: "account_owner" }],
+      __importId: youtube,
+      __ignoreChanges: ["members[*].role"],
+    };
+    const news = await checkSet(declared);
+    const { outs } = wire(await members.create(news));
+    expect(writes(emu)).toEqual([`PATCH /integrations/${youtube}/users/${grace}`]);
+    expect(memberOf(emu, grace)).toMatchObject({ role: "collaborator", entitlements: ["VIEWER"] });
+    expect(wire(await members.diff!(youtube, outs!, news)).changes).toBe(false);
   });
 
   it("without ignoreChanges, a declared role that differs fails the import before any write, as before", async () => {

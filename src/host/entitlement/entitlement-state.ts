@@ -14,7 +14,7 @@ import {
 } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
 import { MEMBERSHIP_ID_FORM, splitMembershipId } from "../../shared/membership-id";
-import { ignoredOf } from "../hidden-inputs";
+import { wholeIgnoredOf } from "../hidden-inputs";
 import type { Ignorable } from "../members/members-plan";
 import type { HeldMember } from "../membership/held-set";
 import { IGNORE_CHANGES } from "../../shared/input-constants";
@@ -40,8 +40,11 @@ export interface IntegrationEntitlementOutputs extends Omit<IntegrationEntitleme
   declaredRole?: IntegrationEntitlementInputs["role"] | null;
 }
 
-/** What the program's `ignoreChanges` (`__ignoreChanges` of `news`) leaves as the service has it: the set, the role, or both. */
-export const ignoredOfOne = (news: Props): Ignorable[] => ignoredOf(news[IGNORE_CHANGES], ["entitlements", "role"]);
+/**
+ * What the program's `ignoreChanges` (`__ignoreChanges` of `news`) leaves as the service has it: the set, the role, or both, each
+ * named whole (a path naming one entitlement, `entitlements[0]`, leaves the rest of the set as declared).
+ */
+export const ignoredOfOne = (news: Props): Ignorable[] => wholeIgnoredOf(news[IGNORE_CHANGES], ["entitlements", "role"]);
 
 /** The resource id of a membership. */
 export const membershipId = (integrationId: string, userId: string) => `${integrationId}/${userId}`;

@@ -3,14 +3,31 @@ import { idOf, sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { type IntegrationMembersInputs, type MemberInputs, type Props, optInChanged } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
-import { type Ignorable, planMembers, unchanged } from "./members-plan";
-import { ignoredOf } from "../hidden-inputs";
+import { asIgnored, type Ignorable, planMembers, unchanged } from "./members-plan";
+import { ignoredPartsOf } from "../hidden-inputs";
 import { IGNORE_CHANGES } from "../../shared/input-constants";
 import { byKey, type IntegrationMembersOutputs } from "./members-state";
 
-/** What of each member the program's `ignoreChanges` leaves as the service has it: naming `members` (or `"*"`), the set and role. */
-export const ignoredOfMembers = (news: Props): Ignorable[] =>
-  ignoredOf(news[IGNORE_CHANGES], ["members"]).length > 0 ? ["entitlements", "role"] : [];
+/**
+ * What of every declared member the program's `ignoreChanges` leaves as the service has it: a path naming `members` whole (or
+ * `"*"`), or every member (`members[*]`), their set and role; `members[*].entitlements` or `members[*].role` that alone. A path
+ * naming one member by place (`members[0].role`) leaves nothing here: `check` sorts the members by user id, so the place names
+ * nobody the host can tell (the engine keeps that part's old value in an update, as for any property).
+ */
+export function ignoredOfMembers(news: Props): Ignorable[] {
+  const ignored = new Set<Ignorable>();
+  for (const rest of ignoredPartsOf(news[IGNORE_CHANGES], "members")) {
+    const part = rest === "" ? [] : /^\[\*\](?:\.([A-Za-z]+)|\["([^"]*)"\])?/.exec(rest);
+    if (!part) continue;
+    const field = part[1] ?? part[2];
+    if (field === undefined || field === "entitlements") ignored.add("entitlements");
+    if (field === undefined || field === "role") ignored.add("role");
+  }
+  return [...ignored];
+}
+
+/** Whether `ignoreChanges` names `members` whole (or `"*"`): the engine keeps the old members, and the state records the service's. */
+const membersIgnoredWhole = (news: Props) => ignoredPartsOf(news[IGNORE_CHANGES], "members").includes("");
 
 /** What the program declares that the outputs keep: see {@link IntegrationMembersOutputs.declaredRoles}. */
 export const declaredOf = (inputs: IntegrationMembersInputs) => ({
@@ -23,13 +40,15 @@ export const declaredOf = (inputs: IntegrationMembersInputs) => ({
 /** Whether the declared members (their sets and roles) differ from the state's; unknown members count as changed. */
 function membersChangedOf(olds: IntegrationMembersOutputs, news: Props): boolean {
   // Ignored (`ignoreChanges`): the members the state records are what the service has, and no declaration changes them.
-  if (ignoredOfMembers(news).length > 0) return false;
+  if (membersIgnoredWhole(news)) return false;
   if (containsUnknown(news.members) || !Array.isArray(news.members)) return true;
   const members = news.members as MemberInputs[];
   const state = byKey(olds.members);
+  // What it names of every member (`members[*].role`) is compared as the state records it; a member added is a change still.
+  const ignored = ignoredOfMembers(news);
   const changedMember = (m: MemberInputs) => {
     const s = state.get(idOf(m.userId));
-    return !s || !unchanged(m, s);
+    return !s || !unchanged(asIgnored(m, s, ignored), s);
   };
   return members.length !== state.size || members.some(changedMember);
 }
@@ -69,7 +88,7 @@ export function diffMembers(olds: IntegrationMembersOutputs, news: Props, declar
     recorded !== undefined && ids(recorded) !== ids(members.filter(which).map((m) => m.userId));
   const rolesChanged =
     declared &&
-    ignoredOfMembers(news).length === 0 &&
+    !ignoredOfMembers(news).includes("role") &&
     (recordChanged(olds.declaredRoles, (m) => m.role !== undefined) ||
       recordChanged(olds.declaredOwners, (m) => m.role === "account_owner"));
   const pendingRemovals = removeUnmanaged && unmanaged.length > 0;

@@ -115,15 +115,19 @@ function withIgnored(
   if (!declared || ignored.length === 0) return declared;
   return declared.map((member) => {
     const live = present.get(idOf(member.userId));
-    if (!live) return member;
-    // A role left out is the service's.
-    const { role, ...rest } = member;
-    return {
-      ...rest,
-      ...(ignored.includes("role") || role === undefined ? {} : { role }),
-      ...(ignored.includes("entitlements") ? { entitlements: live.entitlements } : {}),
-    };
+    return live ? asIgnored(member, live, ignored) : member;
   });
+}
+
+/** `member` as declared, with what `ignored` names taken from `live` (their set), or left to the service (their role). */
+export function asIgnored(member: MemberInputs, live: { entitlements: readonly string[] }, ignored: readonly Ignorable[]): MemberInputs {
+  // A role left out is the service's.
+  const { role, ...rest } = member;
+  return {
+    ...rest,
+    ...(ignored.includes("role") || role === undefined ? {} : { role }),
+    ...(ignored.includes("entitlements") ? { entitlements: [...live.entitlements] } : {}),
+  };
 }
 
 /** Whether the member is still this resource's: no other resource of this deployment took them over. */
