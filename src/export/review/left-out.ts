@@ -93,7 +93,8 @@ function accessDiffers(was: AccessLeftOut, now: AccessLeftOut): boolean {
   const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
   if (!same(was.role, now.role)) return true;
   if (now.kind === "user") return !same(was.isGuest, now.isGuest);
-  return now.kind === "membership" && !same(was.entitlements ?? [], now.entitlements ?? []);
+  // A member's record that leaves the entitlements out says nothing of them (not known, not none): only the role is compared.
+  return now.kind === "membership" && now.entitlements !== undefined && !same(was.entitlements ?? [], now.entitlements);
 }
 
 /** One side's file as {@link declaredIn} reads it, indexed once: its members (`placedMembers`), its users (`usersOf`). */
