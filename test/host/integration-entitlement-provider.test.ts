@@ -552,6 +552,28 @@ describe("resuming and roles", () => {
     expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], email: "alan@example.com", adopted: false, pendingInvitations: [] });
   });
 
+  it("an invitation whose job finished but whose member a direct read does not find records the resource: the next up takes it as its own", async () => {
+    const emu = await setup();
+    const memberPath = `/integrations/${youtube}/users/${alan}`;
+    // The read before the invitation answers as the service does (not a member); the read-back after its finished job, 404 too.
+    emu.fault({ method: "GET", path: memberPath, status: 404, times: 2 });
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as PartialCreate;
+    const jobId = emu.jobs.list()[0]?.id;
+    expect(emu.jobs.list()[0]?.status).toBe("finished");
+    expect(error.message).toContain("finished, but the user is not a member");
+    // Not a member to record, nor nothing: a write that may still land (a service whose read lags its jobs), with its job.
+    expect(PartialWriteError.isInstance(error)).toBe(true);
+    expect(error.id).toBe(`${youtube}/${alan}`);
+    expect(error.properties).toMatchObject({ pendingInvitations: [{ userId: alan, jobId }], adopted: false });
+
+    // The next up finds the member there now: this resource's own, no second invitation, no refusal as someone else's.
+    emu.clearRequests();
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, (await check(base)).inputs!));
+    expect(invites(emu)).toEqual([]);
+    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], adopted: false, pendingInvitations: [] });
+  });
+
   it("an update resuming a partial create records the job of its own invitation when that job cannot be polled", async () => {
     const emu = await setup();
     await jobsUnreachable(emu);

@@ -239,6 +239,35 @@ describe("invitations not seen to finish, and roles the service changed (in-proc
   // As the host passes them: with the serialized provider, which a partial create's state keeps.
   const news = { integrationId: INTEGRATION, members: [{ userId: A, entitlements: ["VIEWER"] }], removeUnmanaged: false, __provider: "p" };
 
+  it("an invitation whose job finished but whose member a direct read does not find is recorded pending, not as a member", async () => {
+    const emu = await world([owner]);
+    const clock = clockOf(emu);
+    // Once the invitation is posted, A's read answers 404 (a read that lags the service's jobs).
+    const fault = () => {
+      if (invitePosts(emu).length === 0) return void clock.setTimer(fault, 1);
+      emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users/${A}`, status: 404, times: 1 });
+    };
+    clock.setTimer(fault, 1);
+    const error = (await provider.create!(news).catch((e: unknown) => e)) as Error & {
+      reasons: string[];
+      properties: IntegrationMembersOutputs;
+    };
+    const job = emu.jobs.list()[0]!;
+    expect(job.status).toBe("finished");
+    expect(error.reasons).toEqual([expect.stringContaining(`user ${A}: `)]);
+    expect(error.reasons[0]).toContain("but the user is not a member (its read answers 404)");
+    const state = wire(error.properties);
+    expect(state.members).toEqual([{ userId: A, entitlements: [], role: "account_collaborator" }]);
+    expect(state.pendingInvitations).toEqual([{ userId: A, jobId: job.id }]);
+
+    // The next up finds A there now: this resource's own, no second invitation.
+    emu.clearRequests();
+    const outs = wire(await provider.update!(INTEGRATION, state, news)).outs!;
+    expect(invitePosts(emu)).toEqual([]);
+    expect(outs.members).toEqual([{ userId: A, entitlements: ["VIEWER"], role: "account_collaborator" }]);
+    expect(outs.pendingInvitations).toEqual([]);
+  });
+
   it("a refresh keeps a member whose invitation is still running: the next update does not invite them again, and a destroy waits", async () => {
     const emu = await world([owner]);
     const { state, job } = await hungCreate(emu, news);

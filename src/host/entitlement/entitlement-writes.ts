@@ -163,7 +163,10 @@ async function memberAfterInvite(ctx: ProviderContext, inputs: IntegrationEntitl
     // which the next up resumes as this resource's own instead of finding someone else's membership.
     throw new PartialWriteError(error, jobId);
   }
-  if (!member) throw new WorkspaceAccessError(messages.notAMemberAfterJob(inputs), { kind: "invalid_response" });
+  // Not there though the job finished (a read that lags the service's jobs, or a job that applied nothing): neither a member to
+  // record nor nothing, where the next up would take a late landing for someone else's membership. A write that may still land.
+  if (!member)
+    throw new PartialWriteError(new WorkspaceAccessError(messages.notAMemberAfterJob(inputs), { kind: "invalid_response" }), jobId);
   // A role the service does not say, or says in words this package does not know, is not a finding.
   if (otherRole(member, inputs, true) || !sameSet(member.entitlements, inputs.entitlements)) {
     throw new WorkspaceAccessError(messages.notAsInvited(member, inputs, jobId), { kind: "invalid_response" });

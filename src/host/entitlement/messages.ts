@@ -145,7 +145,8 @@ export function adoptedRoleChange({ integrationId, userId, role }: Membership & 
 export function notAMemberAfterJob({ integrationId, userId }: Membership): string {
   return (
     `The job for ${membershipId(integrationId, userId)} finished, ` +
-    "but the user is not a member of the integration: check the integration in the workspace."
+    "but the user is not a member of the integration (its read answers 404): recorded as an invitation that may still land; " +
+    "the next up reads the member again, takes them as this resource's own if there, else invites them again."
   );
 }
 

@@ -19,7 +19,15 @@ import { withHeldSet } from "../membership/held-set";
 import { PartialWriteError } from "../membership/partial-write";
 import type { Actions, PlannedInvite } from "./members-plan";
 import { integrationAnswers, integrationUnread, isWriteNotFound, requestOf, withKeySource } from "../membership/messages";
-import { cannotReadBack, integrationDoesNotExist, jobUnread, notAsInvited, roleMismatch, stillRunning } from "./messages";
+import {
+  cannotReadBack,
+  integrationDoesNotExist,
+  jobUnread,
+  notAMemberAfterJob,
+  notAsInvited,
+  roleMismatch,
+  stillRunning,
+} from "./messages";
 import { asPlanned, byKey, type IntegrationMembersOutputs, type Run, serviceMember, type ServiceMember } from "./members-state";
 import type { MembershipView } from "../membership/membership-view";
 import type { Submitted } from "../membership/invite-batcher";
@@ -111,11 +119,15 @@ async function explainNotFound(ctx: ProviderContext, run: Run, from: number, op:
   }
 }
 
+/** An invitation whose job finished, with that job. */
+type Made = PlannedInvite & { jobId: string | null };
+
 /**
  * Reads back what finished invitations made: a service may merge an invitation into a membership someone made meanwhile.
- * A member whose role or set is not what was asked fails, recorded as found; one not found is recorded as asked.
+ * A member whose role or set is not what was asked fails, recorded as found; one a direct read does not find fails, recorded
+ * pending with the job (the next up reads again); one whose record cannot be used is recorded as asked.
  */
-async function checkMade(view: MembershipView, run: Run, made: readonly PlannedInvite[]): Promise<void> {
+async function checkMade(view: MembershipView, run: Run, made: readonly Made[]): Promise<void> {
   const userIds = made.map((i) => i.member.userId);
   // A record that cannot be used keeps what was invited: the job finished, and an empty set would fail the member.
   const invited = made.map(({ member, role }) => ({ userId: member.userId, entitlements: member.entitlements, role }));
@@ -129,8 +141,18 @@ async function checkMade(view: MembershipView, run: Run, made: readonly PlannedI
     for (const i of made) run.failures.push({ userId: i.member.userId, error: new Error(cannotReadBack(error)) });
     return;
   }
-  for (const { member, role } of made) {
+  for (const { member, role, jobId } of made) {
     const now = found.get(idOf(member.userId));
+    if (now === null) {
+      // Not there though the job finished (a read that lags the service's jobs, or a job that applied nothing): not a member to
+      // record, nor to forget (a late landing would be taken for someone else's): a write that may still land, as if unanswered.
+      const key = idOf(member.userId);
+      run.present.delete(key);
+      run.managed.set(key, { userId: member.userId, entitlements: [], role });
+      run.pending.set(key, { userId: member.userId, jobId });
+      const error = new Error(notAMemberAfterJob(run.integrationId, member.userId, jobId));
+      run.failures.push({ userId: member.userId, error: new PartialWriteError(error, jobId) });
+    }
     if (!now) continue;
     // Unreadable, the member holds the role this finished invitation gave, as far as anyone knows.
     const state = { userId: member.userId, entitlements: now.entitlements, role: unreadable(idOf(member.userId)) ? role : now.role };
@@ -177,7 +199,7 @@ async function setEntitlements(client: WorkspaceAccessClient, run: Run, target: 
  * Invites the declared members the plan confirmed absent, together (batched by kind); returns those invited. One found a
  * member after all goes to {@link adoptFound}; one that may still land is recorded pending.
  */
-async function addMembers(ctx: ProviderContext, run: Run, planned: readonly PlannedInvite[]): Promise<PlannedInvite[]> {
+async function addMembers(ctx: ProviderContext, run: Run, planned: readonly PlannedInvite[]): Promise<Made[]> {
   if (planned.length === 0) return [];
   let results: Submitted[];
   const invitations = planned.map(({ member, role }) => ({
@@ -191,7 +213,7 @@ async function addMembers(ctx: ProviderContext, run: Run, planned: readonly Plan
   } catch (error) {
     results = planned.map(() => ({ kind: "failed", error }));
   }
-  const made: PlannedInvite[] = [];
+  const made: Made[] = [];
   const adoptions: Promise<void>[] = [];
   planned.forEach((invite, i) => {
     const { member: declared, role } = invite;
@@ -202,7 +224,7 @@ async function addMembers(ctx: ProviderContext, run: Run, planned: readonly Plan
       const state = { userId: declared.userId, entitlements: declared.entitlements, role };
       run.managed.set(key, state);
       run.present.set(key, { ...state, email: null });
-      made.push(invite);
+      made.push({ ...invite, jobId: result.jobId });
     } else if (result.kind === "pending") {
       // The invitation may still land: managed, with no set known, and recorded pending (its job, when one is known, waited
       // for next time; none known, a refresh still keeps the member, and the next up takes them as its own, not adopted).

@@ -69,6 +69,15 @@ export function notAsInvited(integrationId: string, userId: string, asked: Membe
   );
 }
 
+/** The invitation of `userId` finished (its job `jobId`), but a direct read of the member answers 404. */
+export function notAMemberAfterJob(integrationId: string, userId: string, jobId: string | null): string {
+  return (
+    `the invitation of user ${userId} to integration ${integrationId} finished (job ${jobId}), but the user is not a member ` +
+    "(its read answers 404): recorded as an invitation that may still land, not as a member. The next up reads the member " +
+    "again, takes them as this resource's own if there, else invites them again."
+  );
+}
+
 /** An up found the invitation's job `jobId` still running after another wait. */
 export function stillRunning(jobId: string | null): string {
   return (
