@@ -574,6 +574,30 @@ describe("resuming and roles", () => {
     expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], adopted: false, pendingInvitations: [] });
   });
 
+  it("a destroy of a partial create whose invitation got no answer, its member not there, warns that it may still land", async () => {
+    const emu = await setup();
+    const warned: string[] = [];
+    await configureFor(emu, fast, { warn: (message) => void warned.push(message) });
+    // Recorded by a create whose invitation's answer was lost (no job known); alan is no member now.
+    const olds = { ...(await check(base)).inputs!, entitlements: [], email: null, status: null, lastJobId: null };
+    const props = { ...olds, pendingInvitations: [{ userId: alan, jobId: null }], adopted: false };
+    await provider.delete!(`${youtube}/${alan}`, props as never);
+    expect(warned.join("\n")).toContain(`The invitation of user ${alan} to integration ${youtube} got no answer`);
+    expect(warned.join("\n")).toContain("may still land");
+  });
+
+  it("a destroy of a partial create whose invitation got no answer, its member there, removes them without that warning", async () => {
+    const emu = await setup();
+    const warned: string[] = [];
+    await configureFor(emu, fast, { warn: (message) => void warned.push(message) });
+    emu.integrations.setMember(youtube, alan, { role: "collaborator", entitlements: ["VIEWER"] });
+    const olds = { ...(await check(base)).inputs!, entitlements: [], email: null, status: null, lastJobId: null };
+    const props = { ...olds, pendingInvitations: [{ userId: alan, jobId: null }], adopted: false };
+    await provider.delete!(`${youtube}/${alan}`, props as never);
+    expect(emu.integrations.members(youtube).some((m) => m.userId === alan)).toBe(false);
+    expect(warned.join("\n")).not.toContain("got no answer");
+  });
+
   it("an update resuming a partial create records the job of its own invitation when that job cannot be polled", async () => {
     const emu = await setup();
     await jobsUnreachable(emu);

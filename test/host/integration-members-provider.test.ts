@@ -268,6 +268,21 @@ describe("invitations not seen to finish, and roles the service changed (in-proc
     expect(outs.pendingInvitations).toEqual([]);
   });
 
+  it("a destroy of a member whose invitation got no answer, not a member now, warns that it may still land", async () => {
+    const emu = await world([owner]);
+    const warned: string[] = [];
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" }, { warn: (m) => void warned.push(m) });
+    const state = {
+      integrationId: INTEGRATION,
+      removeUnmanaged: false,
+      members: [{ userId: A, entitlements: [], role: "account_collaborator" }],
+      unmanagedMembers: [],
+      pendingInvitations: [{ userId: A, jobId: null }],
+    };
+    await provider.delete!(INTEGRATION, state as never);
+    expect(warned.join("\n")).toContain(`The invitation of user ${A} to integration ${INTEGRATION} got no answer`);
+  });
+
   it("a refresh keeps a member whose invitation is still running: the next update does not invite them again, and a destroy waits", async () => {
     const emu = await world([owner]);
     const { state, job } = await hungCreate(emu, news);

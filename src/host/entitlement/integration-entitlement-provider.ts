@@ -41,7 +41,14 @@ import {
   optIn,
 } from "../../shared/inputs";
 import { afterJobWait, PartialWriteError, waitForPending } from "../membership/partial-write";
-import { integrationAnswers, isWriteNotFound, requestOf, stillRunningOnDestroy, withKeySource } from "../membership/messages";
+import {
+  integrationAnswers,
+  isWriteNotFound,
+  lostInvitationsMayLand,
+  requestOf,
+  stillRunningOnDestroy,
+  withKeySource,
+} from "../membership/messages";
 import { type ProviderContext, providerOf } from "../provider-runtime";
 import { heldIn } from "../entitlement-catalogue";
 import { memberKey } from "../takeovers";
@@ -411,7 +418,13 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           }
           const job = await unlessNotFound(ctx.connection().client.integrations.removeUser(integrationId, userId));
           // Gone already: its 404, or its job failed and the member is not there (a service may accept the DELETE of a non-member).
-          await job?.wait().catch((error: unknown) => ctx.connection().memberships.of(integrationId).unlessGone(userId, error));
+          let gone = job === undefined;
+          await job?.wait().catch(async (error: unknown) => {
+            await ctx.connection().memberships.of(integrationId).unlessGone(userId, error);
+            gone = true;
+          });
+          // Not there, its invitation's answer lost: it may land yet, after the resource is gone.
+          if (gone && props?.pendingInvitations?.some((p) => p.jobId === null)) ctx.warn(lostInvitationsMayLand(integrationId, [userId]));
           // A replacement's create of it later in this deployment makes it anew (its `import` no longer applies).
           ctx.removedRecords.add(key);
         },

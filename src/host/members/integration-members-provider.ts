@@ -40,7 +40,7 @@ import {
   notTheDeclaredIntegration,
   ownersLeft,
 } from "./messages";
-import { requestOf, stillRunningOnDestroy } from "../membership/messages";
+import { lostInvitationsMayLand, requestOf, stillRunningOnDestroy } from "../membership/messages";
 import type { MembershipView } from "../membership/membership-view";
 import { type Members, PROOF_LISTINGS } from "../membership/member-list";
 import { type Actions, type PlanInput, planMembers } from "./members-plan";
@@ -221,13 +221,14 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   // Members who were members before this resource managed them are given back as they are.
   const adopted = new Set(props.deleteOnDestroy === true ? [] : (props.adoptedMembers ?? []).map(idOf));
   const taken = claimedIn(ctx, id);
+  const claimed = (userId: string) => taken(userId) || adopted.has(idOf(userId));
   let acts: Actions;
   try {
     const base = {
       op: "delete" as const,
       integrationId: id,
       prior: props,
-      claimed: (userId: string) => taken(userId) || adopted.has(idOf(userId)),
+      claimed,
       running: [...running, ...unread.keys()],
       keepUndeclaredOwners: props.deleteOnDestroy !== true,
     };
@@ -247,6 +248,16 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   if (left.length > 0) ctx.warn(adoptedMembersLeft(id, left));
   if (acts.keptOwners.length > 0) ctx.warn(ownersLeft(id, acts.keptOwners));
   if (acts.notInvited.length > 0) ctx.warn(notInvitedLeft(id, acts.notInvited));
+  // Not there (confirmed: they are this resource's), their invitation's answer lost: it may land yet, after the resource is gone.
+  const there = (userId: string) => acts.present.some((m) => sameId(m.userId, userId));
+  const lost = (props.pendingInvitations ?? []).filter((p) => p.jobId === null && !claimed(p.userId) && !there(p.userId));
+  if (lost.length > 0)
+    ctx.warn(
+      lostInvitationsMayLand(
+        id,
+        lost.map((p) => p.userId),
+      ),
+    );
   const run = await applyPlan(ctx, id, { ...acts, stillRunning: [] }, "delete");
   for (const p of acts.stillRunning) {
     const why = p.jobId === null ? undefined : unread.get(p.jobId);
