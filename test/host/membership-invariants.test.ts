@@ -321,7 +321,6 @@ function expectOwnersKept(
   }
 }
 
-/** Whether removing `removed` leaves no owner where there was one: the plan refuses it. */
 /** Every integration that had an owner `before` has one `after`: no removal takes the last. */
 function expectAnOwnerStays(label: string, before: Held, after: Held): void {
   const owned = (members: ReadonlyMap<string, { role: Role }> | undefined) =>
@@ -330,6 +329,7 @@ function expectAnOwnerStays(label: string, before: Held, after: Held): void {
     if (owned(members)) expect(owned(after.get(integrationId)), `${label}: integration ${integrationId} keeps an owner`).toBe(true);
 }
 
+/** Whether removing `removed` leaves no owner where there was one: the plan refuses it. */
 function leavesNoOwner(now: Map<string, { role: Role }>, removed: ReadonlySet<string>): boolean {
   const owners = [...now].filter(([, m]) => m.role === "account_owner").map(([id]) => id);
   return owners.length > 0 && owners.every((id) => removed.has(id));
