@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
 import { provider } from "../../src/host/entitlement/integration-entitlement-provider";
+import { provider as membersProvider } from "../../src/host/members/integration-members-provider";
 import { emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 
@@ -91,6 +92,18 @@ describe("IntegrationEntitlement: the integration's last owner", () => {
     expect(deletes(emu).sort()).toEqual([alan, katherine].map((u) => `/integrations/${youtube}/users/${u}`).sort());
     // The DELETEs and their jobs' polls alone, as before the check.
     expect(emu.requests.filter((r) => r.method === "GET" && r.path.startsWith(`/integrations/${youtube}/users`))).toEqual([]);
+  });
+
+  it("a destroy of the last two owners, one an IntegrationEntitlement's and one an IntegrationMembers', keeps one of them", async () => {
+    const emu = await setup();
+    const one = wire(await provider.create(await check(owner)));
+    const set = { integrationId: youtube, members: [{ userId: alan, entitlements: ["EDITOR"], role: "account_owner" }] };
+    const many = wire(await membersProvider.create((await membersProvider.check!({}, set)).inputs!));
+    emu.integrations.removeMember(youtube, ada);
+    await configureFor(emu, fast);
+    const ends = await Promise.allSettled([provider.delete!(one.id, one.outs!), membersProvider.delete!(many.id, many.outs!)]);
+    expect(ends.map((end) => end.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect(emu.integrations.members(youtube).filter((m) => m.role === "owner")).toHaveLength(1);
   });
 
   it("with another owner left, the destroy removes the declared owner", async () => {

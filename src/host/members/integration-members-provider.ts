@@ -69,8 +69,12 @@ async function planAgainstService(
   const notice = { integrationId: base.integrationId, warn: (message: string) => ctx.warn(message), declared: base.declared };
   const listed = asPlanned(listing, recorded, notice);
   let confirmed = new Map<string, ServiceMember | null>();
+  // A removal's last-owner check counts gone those another removal of this process takes (an IntegrationEntitlement's destroy),
+  // and this plan's removals are recorded among them in the turn of its check (forgotten by one that fails: `removeMember`).
+  const removing = base.op === "update" || base.op === "delete" ? view.removals : undefined;
   for (;;) {
-    const plan = planMembers({ ...base, listed, confirmed });
+    const plan = planMembers({ ...base, listed, confirmed, ...(removing ? { removing } : {}) });
+    if (plan.kind === "act" && removing) for (const userId of plan.remove) view.removing(userId);
     if (plan.kind === "act") return plan;
     confirmed = new Map([...confirmed, ...asPlanned(await view.confirm(listing, plan.userIds), recorded, notice)]);
   }

@@ -176,6 +176,8 @@ async function removeMember(client: WorkspaceAccessClient, view: MembershipView,
     run.managed.delete(idOf(userId));
     return true;
   } catch (error) {
+    // Not removed: no longer counted gone by another removal's last-owner check.
+    view.removing(userId, false);
     run.failures.push({ userId, error });
     return false;
   }
@@ -219,6 +221,9 @@ async function addMembers(ctx: ProviderContext, run: Run, planned: readonly Plan
     const { member: declared, role } = invite;
     const key = idOf(declared.userId);
     const result = results[i]!;
+    // A member again (invited after its removal, a role change): no longer counted gone by a removal's last-owner check.
+    if (result.kind === "invited" || result.kind === "member")
+      ctx.connection().memberships.of(run.integrationId).removing(declared.userId, false);
     if (result.kind === "invited") {
       // Recorded as asked until read back (see checkMade).
       const state = { userId: declared.userId, entitlements: declared.entitlements, role };

@@ -39,6 +39,11 @@ export interface PlanInput {
    * (no `PATCH` of the set, no role change nor failure), as Pulumi's import leaves an ignored property; absent, as declared.
    */
   ignored?: readonly Ignorable[];
+  /**
+   * The members other removals of this process take away (an `IntegrationEntitlement`'s destroy, `MembershipView.removals`): the
+   * last-owner guard counts them gone, so removals arriving together do not each count on the other's owner staying.
+   */
+  removing?: ReadonlySet<string>;
 }
 
 /** What of a member `ignoreChanges` can leave as the service has it. */
@@ -240,7 +245,7 @@ function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
   const stateRoleDiffers = (m: MemberInputs) => roleChanged(wasManaged.get(idOf(m.userId))?.role ?? null, m);
   const roleChanges = declared.filter((m) => wasManaged.has(idOf(m.userId)) && liveRoleDiffers(m) && stateRoleDiffers(m));
   acts.remove.push(...dropped, ...unmanaged, ...roleChanges.map((m) => m.userId));
-  guardLastOwner(input.integrationId, present, acts.remove);
+  guardLastOwner(input.integrationId, present, acts.remove, "members", input.removing);
   for (const member of declared)
     planDeclared(input, member, { live: live(member.userId), wasManaged, roleChange: roleChanges.includes(member) }, acts);
 }
@@ -311,7 +316,7 @@ function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember
     const pending = pendingOf(input, m.userId);
     if (pending) acts.stillRunning.push(pending);
   }
-  guardLastOwner(input.integrationId, present, acts.remove);
+  guardLastOwner(input.integrationId, present, acts.remove, "members", input.removing);
 }
 
 /** A read: the managed members as the service has them, those confirmed absent forgotten unless their invitation may still land. */
@@ -345,13 +350,16 @@ export function guardLastOwner(
   present: ReadonlyMap<string, ServiceMember>,
   removed: readonly string[],
   holder: "members" | "userId" = "members",
+  removing: ReadonlySet<string> = new Set(),
 ): void {
   const removedKeys = new Set(removed.map(idOf));
   const gone = (m: ServiceMember) => removedKeys.has(idOf(m.userId));
-  const owners = [...present.values()].filter((m) => m.role === "account_owner");
+  // Those other removals of this process take away are not there to stay, as far as this removal goes.
+  const staying = [...present.values()].filter((m) => gone(m) || !removing.has(idOf(m.userId)));
+  const owners = staying.filter((m) => m.role === "account_owner");
   if (owners.some((m) => !gone(m))) return;
   const ownerIds = owners.map((m) => m.userId);
-  const unknown = [...present.values()].filter((m) => m.role === null && gone(m)).map((m) => m.userId);
+  const unknown = staying.filter((m) => m.role === null && gone(m)).map((m) => m.userId);
   if (owners.length === 0 && unknown.length === 0) return;
   throw new ConfigurationError(lastOwnerRefusal(integrationId, ownerIds, unknown, holder), holder);
 }
