@@ -19,6 +19,7 @@ export { type IntegrationMemberArgs, IntegrationMembers, type IntegrationMembers
 export type { IntegrationMemberState, UnmanagedIntegrationMember, WorkspaceUserState } from "./shared/member-state";
 export { type WorkspaceUserArgs, WorkspaceUsers, type WorkspaceUsersArgs } from "./program/workspace-users";
 export { getJob, getJobOutput, type GetJobArgs, type Job } from "./program/get-job";
+export { applyTransformedOptions } from "./program/transformed-options";
 export {
   type GetIntegrationArgs,
   type GetIntegrationEntitlementsArgs,

@@ -25,6 +25,8 @@ export interface ProgramRun {
   readonly warned: Set<string>;
   /** The lookups' sessions, by a hash of the settings (`lookups/session.ts`). */
   readonly lookups: Map<string, Promise<LookupSession>>;
+  /** Settles once the package's stack transform is registered (`applyTransformedOptions`); `undefined` until it is asked for. */
+  transformedOptions: Promise<void> | undefined;
   /** The values that become known together are checked once they have all been declared: that round. */
   round: Promise<void> | undefined;
 }
@@ -38,7 +40,7 @@ export function thisRun(): ProgramRun {
   const monitor = pulumi.runtime.getMonitor() ?? OUTSIDE;
   let run = runs.get(monitor);
   if (!run) {
-    run = { owners: new Map(), warned: new Set(), lookups: new Map(), round: undefined };
+    run = { owners: new Map(), warned: new Set(), lookups: new Map(), round: undefined, transformedOptions: undefined };
     runs.set(monitor, run);
   }
   return run;

@@ -7,14 +7,16 @@
  * timeout, so the option goes to the provider as a hidden input as well, which bounds the operation's job waits. So does
  * `replaceOnChanges`: the engine applies it to the properties a diff names, and a dynamic provider's diff names none. A
  * class's static `get` registers a read instead ({@link readById}), which the constructor's `id` option would make without
- * telling the host, so the option is refused there.
+ * telling the host, so the option is refused there. A transform runs after the class has filled these hidden inputs: the package's
+ * own transform ({@link followTransformedOptions}) fills them again from the options the transforms before it leave.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { idOf } from "../client/ids";
 import { customTimeoutsInput } from "../shared/custom-timeouts";
-import { CUSTOM_TIMEOUTS, GET_READ, IMPORT_ID, REPLACE_ON_CHANGES } from "../shared/input-constants";
+import { CUSTOM_TIMEOUTS, GET_READ, IGNORE_CHANGES, IMPORT_ID, REPLACE_ON_CHANGES } from "../shared/input-constants";
 import { MEMBERSHIP_ID_FORM, splitMembershipId } from "../shared/membership-id";
 import { programError } from "./messages";
+import { thisRun } from "./program-run";
 import { warnIfPlaintextApiKey } from "./program-checks";
 
 /** The type token the engine routes to the Node.js dynamic-provider host, as `pulumi.dynamic.Resource` builds it. */
@@ -51,21 +53,84 @@ export function registration(
             "manages nothing, instead of this constructor, which declares a resource to manage.",
     );
   }
-  const { import: importId, ...rest } = opts ?? {};
+  const { import: _, ...rest } = opts ?? {};
   const props = {
     ...inputs,
     ...Object.fromEntries(outputs.map((name) => [name, undefined])),
+    ...optionInputs(provider, name, opts),
+    // Registered once the package's stack transform is (`applyTransformedOptions`), so that it runs for this resource.
+    __provider: thisRun().transformedOptions?.then(() => providerLine(provider)) ?? providerLine(provider),
+  };
+  const secrets =
+    secretOutputs.length > 0 ? { additionalSecretOutputs: [...new Set([...(rest.additionalSecretOutputs ?? []), ...secretOutputs])] } : {};
+  // The resource's own transforms run before the engine's copy of its options is final: the last of them copies them again.
+  const transforms = rest.transforms?.length ? { transforms: [...rest.transforms, followTransformedOptions] } : {};
+  return [props, { ...rest, ...secrets, ...transforms, deleteBeforeReplace: rest.deleteBeforeReplace ?? true }];
+}
+
+/**
+ * The hidden inputs that carry the options a dynamic provider is never handed, as `opts` gives them: `import`, `customTimeouts`
+ * (a timeout that is not a duration throws, naming the resource), `replaceOnChanges`, and a `User`'s `ignoreChanges` (its
+ * adoption writes nothing for an attribute a path names). Each is `undefined` where the option is not given. Computed where the
+ * class registers the resource and again, from the options the transforms give, by {@link followTransformedOptions}.
+ */
+export function optionInputs(
+  provider: keyof typeof CLASSES,
+  name: string,
+  opts: pulumi.CustomResourceOptions | undefined,
+): Record<string, unknown> {
+  const importId = opts?.import;
+  return {
     // Whitespace around an id (pasted, or read from a file with its newline) is no part of it: no record's id has any.
     [IMPORT_ID]: typeof importId === "string" ? importId.trim() : importId,
     // Kept in the options too: the engine records them, and refuses one its own parser cannot read.
     [CUSTOM_TIMEOUTS]: customTimeoutsInput(`${CLASSES[provider]} "${name}"`, opts?.customTimeouts),
     // The engine cannot apply it to a dynamic resource (its diff names no property): the provider's diff does.
-    [REPLACE_ON_CHANGES]: rest.replaceOnChanges?.length ? [...rest.replaceOnChanges] : undefined,
-    __provider: providerLine(provider),
+    [REPLACE_ON_CHANGES]: opts?.replaceOnChanges?.length ? [...opts.replaceOnChanges] : undefined,
+    // Pulumi's import leaves an ignored property as the record has it: a user's adoption writes nothing for one a path names.
+    ...(provider === "user" ? { [IGNORE_CHANGES]: opts?.ignoreChanges?.length ? [...opts.ignoreChanges] : undefined } : {}),
   };
-  const secrets =
-    secretOutputs.length > 0 ? { additionalSecretOutputs: [...new Set([...(rest.additionalSecretOutputs ?? []), ...secretOutputs])] } : {};
-  return [props, { ...rest, ...secrets, deleteBeforeReplace: rest.deleteBeforeReplace ?? true }];
+}
+
+/** Each provider module's class, as errors name it. */
+const CLASSES = {
+  user: "User",
+  "integration-entitlement": "IntegrationEntitlement",
+  "integration-members": "IntegrationMembers",
+  "workspace-users": "WorkspaceUsers",
+};
+
+/** Each class's provider module, by the type token the engine hands a transform. */
+const PROVIDER_OF: Readonly<Record<string, keyof typeof CLASSES>> = Object.freeze(
+  Object.fromEntries(Object.entries(CLASSES).map(([provider, kind]) => [dynamicType(kind), provider as keyof typeof CLASSES])),
+);
+
+/**
+ * The transform that copies the options as the transforms before it leave them into the hidden inputs ({@link optionInputs}),
+ * for a resource of the package's types (any other's is not looked at). It returns nothing when they hold what the class put
+ * there (a program whose transforms set none of these options): the engine keeps its properties and options as they are. Else
+ * it returns the properties with the hidden inputs replaced, and keeps the options (the SDK then sends the engine's unchanged),
+ * but for an `import` a transform added: that moves to the hidden input and is cleared from the options, as the class does,
+ * since the engine's own import of a dynamic resource fails. Refuses a path naming an element of a set by place, as the class
+ * does. Registered last of a resource's own transforms by {@link registration}, and as a stack transform by
+ * `applyTransformedOptions` (`transformed-options.ts`), which runs after the parents' transforms as well.
+ */
+export function followTransformedOptions(args: pulumi.ResourceTransformArgs): pulumi.ResourceTransformResult | undefined {
+  const provider = PROVIDER_OF[args.type];
+  if (provider === undefined || !args.custom || args.props[GET_READ] !== undefined) return undefined;
+  const opts = args.opts as pulumi.CustomResourceOptions;
+  const kind = CLASSES[provider];
+  if (kind === "IntegrationMembers" || kind === "IntegrationEntitlement") refuseSetPlaces(kind, args.name, opts);
+  const imported = typeof opts.import === "string" && opts.import !== "";
+  const wanted = optionInputs(provider, args.name, opts);
+  // No import in the options: the class moved the one it was given to the hidden input, which stays.
+  if (!imported) delete wanted[IMPORT_ID];
+  const changed = Object.entries(wanted).filter(([key, value]) => JSON.stringify(args.props[key]) !== JSON.stringify(value));
+  if (changed.length === 0 && !imported) return undefined;
+  const props = { ...args.props, ...Object.fromEntries(changed) };
+  // The SDK keeps the engine's options when a transform returns none.
+  const kept = imported ? ({ ...opts, import: "" } satisfies pulumi.CustomResourceOptions) : undefined;
+  return { props, opts: kept as pulumi.ResourceOptions };
 }
 
 /** The one line of `__provider`: it loads the provider module `provider` from the program's own `node_modules`. */
@@ -202,14 +267,6 @@ function refuseDroppedOnRead(kind: string, name: string, opts: pulumi.CustomReso
     );
   }
 }
-
-/** Each provider module's class, as errors name it. */
-const CLASSES = {
-  user: "User",
-  "integration-entitlement": "IntegrationEntitlement",
-  "integration-members": "IntegrationMembers",
-  "workspace-users": "WorkspaceUsers",
-};
 
 /** The resource options that take property paths. */
 export const PATH_OPTIONS = ["ignoreChanges", "replaceOnChanges"] as const;

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { KNOWN_USER_ROLES } from "../client";
-import { IGNORE_CHANGES, SECRET_EMAIL } from "../shared/input-constants";
+import { SECRET_EMAIL } from "../shared/input-constants";
 import { ownedEmail } from "./owners";
 import { warnIfUnknownRole } from "./program-checks";
 import { afterRegistration, beforeRegistration, dynamicType, type EveryOutput, readById, registration } from "./resource-options";
@@ -129,8 +129,6 @@ export class User extends pulumi.CustomResource {
       // Whether the email is a secret (known in a preview, whatever is unknown): the provider cannot see it, and then names
       // the email in none of its messages.
       [SECRET_EMAIL]: pulumi.output(pulumi.isSecret(email)).apply((secret) => (secret ? true : undefined)),
-      // An adoption writes nothing for an attribute the option names, as Pulumi's import leaves an ignored property alone.
-      [IGNORE_CHANGES]: opts?.ignoreChanges?.length ? [...opts.ignoreChanges] : undefined,
     };
     const limit = beforeRegistration();
     try {
