@@ -1,5 +1,4 @@
 import * as pulumi from "@pulumi/pulumi";
-import { IGNORE_CHANGES } from "../shared/input-constants";
 import type { IntegrationRole } from "../client";
 import { ownedIntegration, ownedMembership } from "./owners";
 import {
@@ -119,8 +118,6 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
       role: args.role,
       adoptExisting: args.adoptExisting,
       deleteOnDestroy: args.deleteOnDestroy,
-      // An adoption (`import`, `adoptExisting`) leaves what the option names as the record has it, as Pulumi's import does.
-      [IGNORE_CHANGES]: opts?.ignoreChanges?.length ? [...opts.ignoreChanges] : undefined,
     };
     const limit = beforeRegistration();
     try {

@@ -1,5 +1,4 @@
 import * as pulumi from "@pulumi/pulumi";
-import { IGNORE_CHANGES } from "../shared/input-constants";
 import { ownedIntegration } from "./owners";
 import type { IntegrationEntitlementRole } from "./integration-entitlement";
 import {
@@ -117,7 +116,6 @@ export class IntegrationMembers extends pulumi.CustomResource {
       removeUnmanaged: args.removeUnmanaged,
       deleteOnDestroy: args.deleteOnDestroy,
       // A create (`import` among them) takes the declared members there as they have what the option names, as Pulumi's import does.
-      [IGNORE_CHANGES]: opts?.ignoreChanges?.length ? [...opts.ignoreChanges] : undefined,
     };
     const limit = beforeRegistration();
     try {

@@ -70,8 +70,8 @@ export function registration(
 
 /**
  * The hidden inputs that carry the options a dynamic provider is never handed, as `opts` gives them: `import`, `customTimeouts`
- * (a timeout that is not a duration throws, naming the resource), `replaceOnChanges`, and a `User`'s `ignoreChanges` (its
- * adoption writes nothing for an attribute a path names). Each is `undefined` where the option is not given. Computed where the
+ * (a timeout that is not a duration throws, naming the resource), `replaceOnChanges`, and `ignoreChanges` but for a `WorkspaceUsers` (an
+ * adoption writes nothing for a property a path names). Each is `undefined` where the option is not given. Computed where the
  * class registers the resource and again, from the options the transforms give, by {@link followTransformedOptions}.
  */
 export function optionInputs(
@@ -87,8 +87,9 @@ export function optionInputs(
     [CUSTOM_TIMEOUTS]: customTimeoutsInput(`${CLASSES[provider]} "${name}"`, opts?.customTimeouts),
     // The engine cannot apply it to a dynamic resource (its diff names no property): the provider's diff does.
     [REPLACE_ON_CHANGES]: opts?.replaceOnChanges?.length ? [...opts.replaceOnChanges] : undefined,
-    // Pulumi's import leaves an ignored property as the record has it: a user's adoption writes nothing for one a path names.
-    ...(provider === "user" ? { [IGNORE_CHANGES]: opts?.ignoreChanges?.length ? [...opts.ignoreChanges] : undefined } : {}),
+    // Pulumi's import leaves an ignored property as the record has it: an adoption (`import`, `adoptExisting`) writes nothing
+    // for one a path names.
+    ...(provider === "workspace-users" ? {} : { [IGNORE_CHANGES]: opts?.ignoreChanges?.length ? [...opts.ignoreChanges] : undefined }),
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
+import { IntegrationEntitlement } from "../../src/program/integration-entitlement";
 import { IntegrationMembers } from "../../src/program/integration-members";
 import { followTransformedOptions, registration } from "../../src/program/resource-options";
 import { User } from "../../src/program/user";
@@ -49,7 +50,11 @@ describe("followTransformedOptions", () => {
       __ignoreChanges: ["role"],
     });
     expect(result?.opts).toBeUndefined();
-    // Only a User's adoption reads ignoreChanges.
+    // The membership resources' adoptions read ignoreChanges too; a WorkspaceUsers' does not.
+    const membership = followTransformedOptions(args(IntegrationEntitlement.type, { userId: "u-1" }, { ignoreChanges: ["entitlements"] }));
+    expect(membership?.props).toEqual({ userId: "u-1", __ignoreChanges: ["entitlements"] });
+    const members = followTransformedOptions(args(IntegrationMembers.type, { members: [] }, { ignoreChanges: ["members"] }));
+    expect(members?.props).toEqual({ members: [], __ignoreChanges: ["members"] });
     const set = followTransformedOptions(
       args(WorkspaceUsers.type, { users: [] }, { ignoreChanges: ["users"], replaceOnChanges: ["users"] }),
     );
