@@ -89,4 +89,11 @@ describe("registration", () => {
     expect(opts.transforms).toEqual([own, followTransformedOptions]);
     expect(registration("r", "user", {}, [], {})[1]).not.toHaveProperty("transforms");
   });
+
+  it("registers a resource without transforms as before: __provider a plain string, the options the class always gave", () => {
+    const [props, opts] = registration("r", "user", { email: "a@example.com" }, ["status"], {});
+    expect(typeof props.__provider).toBe("string");
+    expect(opts).toEqual({ deleteBeforeReplace: true });
+    expect(registration("r", "user", {}, [], { transforms: [] })[1]).toEqual({ transforms: [], deleteBeforeReplace: true });
+  });
 });
