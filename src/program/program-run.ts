@@ -27,6 +27,8 @@ export interface ProgramRun {
   readonly lookups: Map<string, Promise<LookupSession>>;
   /** Settles once the package's stack transform is registered (`applyTransformedOptions`); `undefined` until it is asked for. */
   transformedOptions: Promise<void> | undefined;
+  /** The first of the package's resources the run declared (`User "grace"`), which `applyTransformedOptions` must precede. */
+  firstDeclared: string | undefined;
   /** The values that become known together are checked once they have all been declared: that round. */
   round: Promise<void> | undefined;
 }
@@ -40,7 +42,14 @@ export function thisRun(): ProgramRun {
   const monitor = pulumi.runtime.getMonitor() ?? OUTSIDE;
   let run = runs.get(monitor);
   if (!run) {
-    run = { owners: new Map(), warned: new Set(), lookups: new Map(), round: undefined, transformedOptions: undefined };
+    run = {
+      owners: new Map(),
+      warned: new Set(),
+      lookups: new Map(),
+      round: undefined,
+      transformedOptions: undefined,
+      firstDeclared: undefined,
+    };
     runs.set(monitor, run);
   }
   return run;

@@ -54,12 +54,14 @@ export function registration(
     );
   }
   const { import: _, ...rest } = opts ?? {};
+  const run = thisRun();
+  run.firstDeclared ??= `${CLASSES[provider]} "${name}"`;
   const props = {
     ...inputs,
     ...Object.fromEntries(outputs.map((name) => [name, undefined])),
     ...optionInputs(provider, name, opts),
     // Registered once the package's stack transform is (`applyTransformedOptions`), so that it runs for this resource.
-    __provider: thisRun().transformedOptions?.then(() => providerLine(provider)) ?? providerLine(provider),
+    __provider: run.transformedOptions?.then(() => providerLine(provider)) ?? providerLine(provider),
   };
   const secrets =
     secretOutputs.length > 0 ? { additionalSecretOutputs: [...new Set([...(rest.additionalSecretOutputs ?? []), ...secretOutputs])] } : {};

@@ -13,7 +13,8 @@ import { followTransformedOptions } from "./resource-options";
 /**
  * Registers, once a run, the stack transform that copies the options the transforms before it give a resource of this package
  * into the hidden inputs the provider reads: call it after the program registers its own stack transforms
- * (`pulumi.runtime.registerResourceTransform`); the parents' transforms always run before it. It waits for the stack transforms
+ * (`pulumi.runtime.registerResourceTransform`) and before it declares any of the package's resources (it throws after one: that
+ * one may reach the engine before the transform does); the parents' transforms always run before it. It waits for the stack transforms
  * registered before it, so the engine runs it after them, and the package's resources are registered once it is. A stack
  * transform registered after it runs after it, and what that one sets is not copied. Fails where the CLI runs no stack
  * transforms, as `registerResourceTransform` does: each of the package's resources then fails, with its error.
@@ -21,6 +22,14 @@ import { followTransformedOptions } from "./resource-options";
 export function applyTransformedOptions(): void {
   const run = thisRun();
   if (run.transformedOptions !== undefined) return;
+  if (run.firstDeclared !== undefined) {
+    // That resource may already be on its way to the engine, which would then run the stack transform for none of it.
+    throw new Error(
+      `applyTransformedOptions() was called after ${run.firstDeclared} was declared: the options transforms set would not reach ` +
+        "the resources declared before it. Call it before declaring any of the package's resources, after the program's own " +
+        "registerResourceTransform calls.",
+    );
+  }
   run.transformedOptions = (async () => {
     await pulumi.runtime.awaitStackRegistrations();
     pulumi.runtime.registerResourceTransform(followTransformedOptions);
