@@ -16,8 +16,9 @@ import { followTransformedOptions } from "./resource-options";
  * (`pulumi.runtime.registerResourceTransform`) and before it declares any of the package's resources (it throws after one: that
  * one may reach the engine before the transform does); the parents' transforms always run before it. It waits for the stack transforms
  * registered before it, so the engine runs it after them, and the package's resources are registered once it is. A stack
- * transform registered after it runs after it, and what that one sets is not copied. Fails where the CLI runs no stack
- * transforms, as `registerResourceTransform` does: each of the package's resources then fails, with its error.
+ * transform registered after it may reach the engine before or after it: what that one sets may not be copied. Where the engine refuses the stack transform
+ * (a CLI or a Node.js language host older than stack transforms), each of the package's resources fails with an error naming
+ * `applyTransformedOptions` and what to do instead.
  */
 export function applyTransformedOptions(): void {
   const run = thisRun();
@@ -30,11 +31,35 @@ export function applyTransformedOptions(): void {
         "registerResourceTransform calls.",
     );
   }
-  run.transformedOptions = (async () => {
-    await pulumi.runtime.awaitStackRegistrations();
-    pulumi.runtime.registerResourceTransform(followTransformedOptions);
-    await pulumi.runtime.awaitStackRegistrations();
-  })();
+  run.transformedOptions = registerStackTransform();
   // Its failure fails the registration of each of the package's resources, which waits for it; with none, nothing is lost.
   run.transformedOptions.catch(() => undefined);
+}
+
+/**
+ * `pulumi.runtime.registerResourceTransform(followTransformedOptions)`, done as the SDK does it (its callback server, then the
+ * monitor's `RegisterStackTransform`) after the stack transforms registered before it, but with the engine's answer: the SDK's
+ * own call leaves a refusal an unhandled rejection of `undefined`, which a language host that does not pass the call on
+ * (`pulumi-language-nodejs` 3.68) gives; the program then fails with an error that names neither the call nor the cause.
+ */
+async function registerStackTransform(): Promise<void> {
+  await pulumi.runtime.awaitStackRegistrations();
+  const callbacks = pulumi.runtime.getCallbacks();
+  const monitor = pulumi.runtime.getMonitor();
+  if (callbacks === undefined || monitor === undefined) {
+    throw new Error(
+      "applyTransformedOptions: no Pulumi engine to register the package's stack transform with: call it in a Pulumi program.",
+    );
+  }
+  try {
+    const callback = await callbacks.registerTransform(followTransformedOptions);
+    await new Promise<void>((resolve, reject) => monitor.registerStackTransform(callback, (error) => (error ? reject(error) : resolve())));
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `applyTransformedOptions: the Pulumi engine did not register the package's stack transform (${why}). ` +
+        "A Pulumi CLI, or a Node.js language host (pulumi-language-nodejs), older than stack transforms does not pass one on: " +
+        "update it, or set these options in each resource's own options or its own transforms, which need no stack transform.",
+    );
+  }
 }

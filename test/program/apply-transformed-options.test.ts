@@ -1,9 +1,11 @@
 /**
  * `applyTransformedOptions`, through Pulumi's mocks (which record a stack transform, not run it): that it registers the
  * package's transform before the package's resources, that it refuses to come after one of them (which would register without
- * it). Through the real CLI: test/cli/habits-transforms.test.ts.
+ * it), and that an engine or language host that refuses the stack transform fails the package's resources with an error naming
+ * it, not an unhandled rejection. Through the real CLI: test/cli/habits-transforms.test.ts.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { applyTransformedOptions, User } from "../../src";
 import { thisRun } from "../../src/program/program-run";
@@ -58,6 +60,26 @@ describe("applyTransformedOptions", () => {
       /applyTransformedOptions\(\) was called after User "ada" was declared: .*Call it before declaring any of the package's resources/s,
     );
     expect(thisRun().transformedOptions).toBeUndefined();
+  });
+
+  it("fails with an error naming it, which each of the package's resources fails with, when the engine refuses the stack transform, not an unhandled rejection", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      vi.spyOn(MockMonitor.prototype, "registerStackTransform").mockImplementation(
+        (_req: unknown, callback: (error: Error | null, response: unknown) => void) =>
+          callback(Object.assign(new Error("12 UNIMPLEMENTED: unknown method RegisterStackTransform"), { code: 12 }), undefined),
+      );
+      applyTransformedOptions();
+      await expect(thisRun().transformedOptions).rejects.toThrow(
+        /applyTransformedOptions: the Pulumi engine did not register the package's stack transform \(12 UNIMPLEMENTED: unknown method RegisterStackTransform\)\. .*language host/s,
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
   });
 });
 
