@@ -115,7 +115,6 @@ export class IntegrationMembers extends pulumi.CustomResource {
       members: args.members,
       removeUnmanaged: args.removeUnmanaged,
       deleteOnDestroy: args.deleteOnDestroy,
-      // A create (`import` among them) takes the declared members there as they have what the option names, as Pulumi's import does.
     };
     const limit = beforeRegistration();
     try {
