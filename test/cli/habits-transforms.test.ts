@@ -4,7 +4,8 @@
  * the package copies them again from the options the transforms leave: after the resource's own `transforms` by itself, after
  * a component's `transforms` and the stack's with `applyTransformedOptions()`. A `customTimeouts.create` a transform adds bounds
  * the create's job wait (`jobTimeoutSeconds` is 60 s here: the class's copy alone would wait that long), and an `import` with
- * `ignoreChanges` adopts the user, writing nothing for the ignored attributes.
+ * `ignoreChanges` adopts the user, writing nothing for the ignored attributes. Where the language host passes no stack transform
+ * on, `applyTransformedOptions()` fails the package's resources with its own error, before anything is sent.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -106,3 +107,28 @@ for (const [kind, program] of Object.entries(PROGRAMS)) {
     },
   );
 }
+
+describe.skipIf(!cliAvailable || hostRunsStackTransforms)(
+  `applyTransformedOptions where the Node.js language host runs no stack transforms, through the real pulumi CLI${skipNote}`,
+  { timeout: 300_000 },
+  () => {
+    let h: HabitsStack;
+
+    beforeAll(async () => {
+      h = await habitsStack("habits-transforms-refused", `${header}wa.applyTransformedOptions();\nnew wa.User("grace", ${GRACE_ARGS});\n`);
+    }, SETUP_TIMEOUT_MS);
+
+    afterAll(async () => {
+      await h?.dispose();
+    });
+
+    it("fails the package's resources with an error naming it and the engine's refusal, sending nothing", async () => {
+      const { run, requests } = await h.step((s) => s.run(["up", "--yes", "--skip-preview"], { allowFailure: true }));
+      expect(run.code).not.toBe(0);
+      expect(run.output).toContain("applyTransformedOptions: the Pulumi engine did not register the package's stack transform (");
+      expect(run.output).toContain("older than stack transforms does not pass one on");
+      expect(writesOf(requests)).toEqual([]);
+      expect(dynamicResources(await h.stack.exportState())).toEqual([]);
+    });
+  },
+);
