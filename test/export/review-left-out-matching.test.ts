@@ -14,6 +14,8 @@ import { declaredLeftOut } from "../../src/export/review/accept";
 import { compareAccess, matchLeftOut } from "../../src/export/review/differences";
 
 const GOLDEN = path.join(__dirname, "golden", "left-out-matching.json");
+/** The digests of {@link edgeCasesOf}'s pairs, written by the matching that scanned every record. */
+const EDGES = path.join(__dirname, "golden", "left-out-matching-edges.json");
 
 /** A small seeded generator (mulberry32): the same files for a seed on every run. */
 function random(seed: number) {
@@ -104,9 +106,79 @@ function casesOf(seed: number) {
   return { recorded, live, listed, unnamed, emails: EMAILS.filter(() => r.chance(0.3)), scopeUnread: r.chance(0.2) };
 }
 
+/**
+ * Two files as {@link casesOf} gives, with what its files never hold: ids in any case (`idOf` folds them) and emails in any
+ * case or padded (`emailKey`), two users with one email or one id, two records left out under one key, two members of one
+ * email, integrations of one id or of an id in another case, empty emails, ids and integrations, a membership left out
+ * with no integration, several unnamed records (an integration's, one with no id, one with an empty integration), and
+ * users of the workspace under an id of access.yaml's with another email. Its digests were written by the scanning code.
+ */
+function edgeCasesOf(seed: number) {
+  const r = random(seed);
+  const cased = (s: string) => (r.chance(0.25) ? s.toUpperCase() : s);
+  const email = () => {
+    if (r.chance(0.08)) return "";
+    const e = cased(r.pick(EMAILS.slice(0, 4)));
+    return r.chance(0.15) ? ` ${e} ` : e;
+  };
+  const id = () => (r.chance(0.06) ? "" : cased(r.pick(IDS.slice(0, 5))));
+  const integration = () => (r.chance(0.1) ? "" : r.chance(0.1) ? undefined : cased(r.pick(INTEGRATIONS)));
+  // The workspace's users: some of them access.yaml's under their id, with another email (the user changed it).
+  const users = (then: readonly AccessUser[] = []): AccessUser[] =>
+    Array.from({ length: r.int(6) }, () => {
+      const e = email();
+      const was = then.length > 0 && r.chance(0.6) ? r.pick(then) : undefined;
+      const theirs = was?.id !== undefined ? was.id : r.chance(0.7) ? id() : undefined;
+      return { name: e.trim().toLowerCase(), email: e, firstName: "A", lastName: "B", role: "workspace_login_only", id: theirs };
+    });
+  const leftOut = (): AccessLeftOut[] =>
+    Array.from({ length: r.int(12) }, (): AccessLeftOut => {
+      const kind = r.pick(["user", "membership", "membership", "integration"] as const);
+      if (kind === "integration")
+        return { kind, id: r.chance(0.8) ? cased(r.pick(INTEGRATIONS)) : undefined, reason: "broke the contract" };
+      const at = kind === "membership" ? integration() : undefined;
+      const [who, mail] = [r.chance(0.5) ? id() : undefined, r.chance(0.8) ? email() : undefined];
+      return {
+        kind,
+        ...(at === undefined ? {} : { integration: at }),
+        id: who,
+        email: mail,
+        ...(who === undefined && mail === undefined ? { count: 1 + r.int(3) } : {}),
+        ...(kind === "user" && r.chance(0.5) ? { role: r.pick(["workspace_login_only", "workspace_owner"]), isGuest: r.chance(0.2) } : {}),
+        ...(kind === "membership" && r.chance(0.5)
+          ? { role: "collaborator", ...(r.chance(0.8) ? { entitlements: r.chance(0.3) ? [] : ["READ"] } : {}) }
+          : {}),
+        reason: r.pick(["no last name", "its user is left out (no last name)"]),
+      };
+    });
+  const fileOf = (then?: AccessFile): AccessFile => {
+    const us = users(then?.users);
+    const integrations = [...INTEGRATIONS, cased(r.pick(INTEGRATIONS))]
+      .filter(() => r.chance(0.6))
+      .map((iid) => ({
+        name: iid,
+        id: iid,
+        label: r.chance(0.3) ? "Shared" : iid,
+        members: [...us, ...us]
+          .filter(() => r.chance(0.3))
+          .map((u) => ({ user: cased(u.email), role: "account_collaborator" as const, entitlements: r.chance(0.5) ? ["READ"] : [] })),
+      }));
+    return { version: 1, scope: { membersOnly: r.chance(0.3) }, users: us, integrations, leftOut: leftOut() };
+  };
+  const recorded = fileOf();
+  const live = fileOf(recorded);
+  const listed = IDS.filter(() => r.chance(0.6)).map(cased);
+  const unnamed = Array.from({ length: r.int(4) }, () => ({
+    kind: r.pick(["user", "membership", "integration"] as const),
+    ...(r.chance(0.8) ? { integration: integration() } : {}),
+    ...(r.chance(0.7) ? { id: id() } : {}),
+  }));
+  return { recorded, live, listed, unnamed, emails: EMAILS.filter(() => r.chance(0.3)), scopeUnread: r.chance(0.2) };
+}
+
 /** What the review, `--accept`'s refusal and its edit's pairing make of a seed's files. */
-function resultsOf(seed: number): string {
-  const { recorded, live, listed, unnamed, emails, scopeUnread } = casesOf(seed);
+function resultsOf(seed: number, cases: typeof casesOf | typeof edgeCasesOf = casesOf): string {
+  const { recorded, live, listed, unnamed, emails, scopeUnread } = cases(seed);
   const ids = new Set([...listed, ...live.users.flatMap((u) => (u.id === undefined ? [] : [u.id]))]);
   const differences = compareAccess(recorded, live, {
     workspaceIds: new Set(listed),
@@ -131,6 +203,14 @@ describe("the review's matching of records left out", () => {
     const now = Object.fromEntries(seeds.map((seed) => [seed, digest(resultsOf(seed))]));
     if (process.env.WRITE_GOLDEN === "1") fs.writeFileSync(GOLDEN, `${JSON.stringify(now, null, 1)}\n`);
     const golden = JSON.parse(fs.readFileSync(GOLDEN, "utf8")) as Record<string, string>;
+    expect(now).toEqual(golden);
+  });
+
+  it("gives what it gave on 400 random pairs with the edge cases (case, padding, duplicates, empty fields, unnamed records)", () => {
+    const seeds = Array.from({ length: 400 }, (_, i) => i + 1);
+    const now = Object.fromEntries(seeds.map((seed) => [seed, digest(resultsOf(seed, edgeCasesOf))]));
+    if (process.env.WRITE_GOLDEN === "1") fs.writeFileSync(EDGES, `${JSON.stringify(now, null, 1)}\n`);
+    const golden = JSON.parse(fs.readFileSync(EDGES, "utf8")) as Record<string, string>;
     expect(now).toEqual(golden);
   });
 
