@@ -260,3 +260,20 @@ function readsOf(n: number): number {
   expect(compareAccess(recorded, live, { workspaceIds: listed })).toHaveLength(4 * n);
   return reads;
 }
+
+describe("the review's lookup of unnamed records by integration", () => {
+  it("tells a membership of no integration from one of an integration whose id reads 'undefined', as the filter it replaced did", () => {
+    const file = (leftOut: AccessLeftOut[]): AccessFile => ({
+      version: 1,
+      scope: { membersOnly: false },
+      users: [],
+      integrations: [],
+      leftOut,
+    });
+    const recorded = file([{ kind: "membership", integration: "undefined", email: "ann@x.example", reason: "no last name" }]);
+    const unnamed = [{ kind: "membership" as const, id: "u-9" }];
+    const [difference] = compareAccess(recorded, file([]), { workspaceIds: new Set(["u-9"]), unnamed });
+    expect(difference?.untold).toBeUndefined();
+    expect(difference?.text).toMatch(/the workspace has no such membership$/);
+  });
+});
