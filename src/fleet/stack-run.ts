@@ -69,12 +69,14 @@ function signalOf(error: unknown): "SIGINT" | "SIGTERM" | undefined {
 function killedAlone(signal: string, stack: string, fullName: string, command: FleetCommand, step: string | undefined): string {
   const again = `run the fleet again for it (--stacks ${stack})`;
   const notOurs = `was killed by ${signal}, which did not come from this run (it was not interrupted)`;
-  if (step !== undefined) return `${step} ${notOurs}, before pulumi ${command} started on the stack: nothing ran on it; ${again}`;
+  // The pulumi the command runs: a drift check is a preview with refresh (pulumi has no drift).
+  const ran = `pulumi ${command === "drift" ? "preview --refresh" : command}`;
+  if (step !== undefined) return `${step} ${notOurs}, before ${ran} started on the stack: nothing ran on it; ${again}`;
   const next =
     command === "up" || command === "refresh"
       ? stackCheck(fullName)
       : `a ${command === "drift" ? "drift check" : "preview"} writes nothing: ${again}`;
-  return `pulumi ${command} ${notOurs}: its outcome is unknown; ${next}`;
+  return `${ran} ${notOurs}: its outcome is unknown; ${next}`;
 }
 
 /**

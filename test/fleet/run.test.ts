@@ -305,21 +305,22 @@ describe("runFleet: a cancel", () => {
   });
 
   it.each([
-    ["config read", "config", "pulumi config --show-secrets --json --stack organization/proj/acme"],
-    ["select", "select", "pulumi stack select organization/proj/acme"],
-  ])(
+    ["config read", "config", "pulumi config --show-secrets --json --stack organization/proj/acme", "preview", "preview"],
+    ["select", "select", "pulumi stack select organization/proj/acme", "preview", "preview"],
+    ["select, of a drift check", "select", "pulumi stack select organization/proj/acme", "drift", "preview --refresh"],
+  ] as const)(
     "a stack's %s killed by a SIGINT the run did not get (someone killed that pulumi): failed, saying so, and nothing ran",
-    async (_step, at, command) => {
+    async (_step, at, command, fleetCommand, ran) => {
       fake.during[at] = () => {
         if (!fake.calls.some((call) => call.endsWith("globex"))) throw killedBySigint(command);
       };
-      const report = await runFleet({ command: "preview", cwd: "/proj", parallel: 1 });
+      const report = await runFleet({ command: fleetCommand, cwd: "/proj", parallel: 1 });
       expect(report.stacks.map((s) => [s.stack, s.result])).toEqual([
         ["acme", "failed"],
         ["globex", "succeeded"],
       ]);
       expect(report.stacks[0]?.error).toBe(
-        `${command} was killed by SIGINT, which did not come from this run (it was not interrupted), before pulumi preview ` +
+        `${command} was killed by SIGINT, which did not come from this run (it was not interrupted), before pulumi ${ran} ` +
           "started on the stack: nothing ran on it; run the fleet again for it (--stacks acme)",
       );
       expect(report.interrupted).toBe(false);
@@ -327,20 +328,28 @@ describe("runFleet: a cancel", () => {
     },
   );
 
+  // Each command as the pulumi it runs: a drift check is a pulumi preview --refresh (there is no pulumi drift).
   it.each([
-    ["up", "run pulumi refresh --run-program --stack organization/proj/acme to find operations left pending"],
-    ["preview", "a preview writes nothing: run the fleet again for it (--stacks acme)"],
-  ] as const)("a pulumi %s killed by a signal the run did not get: failed, its outcome unknown, with what to do", async (command, next) => {
-    fake.exit = killedBySigint(`pulumi ${command} --stack organization/proj/acme`);
-    const report = await runFleet({ command, cwd: "/proj", stacks: ["acme"] });
-    expect(report.stacks[0]?.result).toBe("failed");
-    expect(report.stacks[0]?.error).toMatch(
-      new RegExp(`^pulumi ${command} was killed by SIGINT, which did not come from this run \\(it was not interrupted\\): `),
-    );
-    expect(report.stacks[0]?.error).toContain(next);
-    expect(report.stacks[0]?.error).not.toContain("CTRL-C");
-    expect(report.interrupted).toBe(false);
-  });
+    ["up", "up", "run pulumi refresh --run-program --stack organization/proj/acme to find operations left pending"],
+    ["refresh", "refresh", "run pulumi refresh --run-program --stack organization/proj/acme to find operations left pending"],
+    ["preview", "preview", "a preview writes nothing: run the fleet again for it (--stacks acme)"],
+    ["drift", "preview --refresh", "a drift check writes nothing: run the fleet again for it (--stacks acme)"],
+  ] as const)(
+    "a fleet %s whose pulumi a signal the run did not get killed: failed, its outcome unknown, with what to do",
+    async (command, ran, next) => {
+      fake.exit = killedBySigint(`pulumi ${ran} --stack organization/proj/acme`);
+      const report = await runFleet({ command, cwd: "/proj", stacks: ["acme"] });
+      expect(report.stacks[0]?.result).toBe("failed");
+      expect(report.stacks[0]?.error).toMatch(
+        new RegExp(
+          `^pulumi ${ran} was killed by SIGINT, which did not come from this run \\(it was not interrupted\\): its outcome is unknown; `,
+        ),
+      );
+      expect(report.stacks[0]?.error).toContain(next);
+      expect(report.stacks[0]?.error).not.toContain("CTRL-C");
+      expect(report.interrupted).toBe(false);
+    },
+  );
 
   it("in the Automation API's gap before it listens for the cancel still reaches pulumi (SIGINT)", async () => {
     const cancel = new AbortController();
