@@ -126,6 +126,35 @@ describe("--check and the records the export leaves out", () => {
     }
   });
 
+  it("a membership left out then whose role changed, its record now leaving the entitlements out, is reported with the role it has now", async () => {
+    const seed = twoMembers();
+    const emulator = await startEmulator({
+      seed: {
+        users: [
+          ...seed.users,
+          { id: "u-scim", email: "scim@x.example", firstName: "Sc", lastName: null, role: "workspace_login_only", isGuest: false },
+        ],
+        integrations: [
+          { ...seed.integrations[0]!, users: [...seed.integrations[0]!.users, { userId: "u-scim", entitlements: ["VIEWER"] }] },
+        ],
+      },
+    });
+    try {
+      const exported = await runExport(options(emulator));
+      emulator.integrations.setMember(YT, "u-scim", { role: "owner", entitlements: ["VIEWER"] });
+      emulator.quirks.memberEntitlements = "left-out";
+      const result = await runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
+      const [change] = result.changes.filter((c) => c.text.includes("u-scim"));
+      // The role is what was read, and what changed: the workspace's side names it, not "(not read)".
+      expect(change?.workspace).toBe("owner, entitlements not known");
+      expect(change?.text).toContain(
+        "as left out with VIEWER as collaborator; the workspace has owner, entitlements not known, left out: ",
+      );
+    } finally {
+      await emulator.close();
+    }
+  });
+
   it("reports a member with a role a project cannot declare as declared in access.yaml and undeclarable in the workspace, not as missing", async () => {
     const { texts } = await exportChangeCheck(async (emulator) => {
       const page = await rawPage(emulator, `integrations/${YT}/users`);

@@ -91,12 +91,15 @@ export function memberValue(member: Pick<AccessMember, "entitlements"> & { role?
 }
 
 /**
- * What is known of a record left out: `workspace_login_only`, `VIEWER as collaborator`; undefined when nothing was read of
+ * What is known of a record left out: `workspace_login_only`, `VIEWER as collaborator` (`collaborator, entitlements not
+ * known` when its record left the entitlements out); undefined when nothing was read of
  * its access (an integration, a record read in two differing copies or breaking the contract, one added by hand).
  */
 export function leftOutHeld(record: AccessLeftOut): string | undefined {
   if (record.kind === "membership" && record.entitlements !== undefined)
     return memberValue({ entitlements: record.entitlements, role: record.role });
+  // A member's record that left the entitlements out: its role was read (and is what --check compares), its set not.
+  if (record.kind === "membership" && record.role !== undefined) return `${record.role}, entitlements not known`;
   if (record.kind === "user" && (record.role !== undefined || record.isGuest !== undefined)) {
     return [record.role ?? "no role", record.isGuest ? "guest" : undefined].filter((p) => p !== undefined).join(", ");
   }
