@@ -28,8 +28,9 @@ export interface IntegrationEntitlementArgs {
    */
   role?: pulumi.Input<IntegrationEntitlementRole>;
   /**
-   * At create, take over a membership the user already has (its entitlements become the declared set) instead of
-   * failing and changing nothing, the default. Matters only at create; never causes a diff.
+   * At create, take over a membership the user already has (its entitlements become the declared set, unless the
+   * `ignoreChanges` option names `entitlements`) instead of failing and changing nothing, the default. Matters only at
+   * create; never causes a diff.
    */
   adoptExisting?: pulumi.Input<boolean>;
   /** Destroy removes the membership even when the stack adopted it; left out, it is left, with a warning (docs/adoption.md). */

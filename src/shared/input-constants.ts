@@ -7,9 +7,10 @@ export const INTEGRATION_ROLES = ["account_owner", "account_collaborator"] as co
 export const IMPORT_ID = "__importId";
 
 /**
- * The hidden input of a `User` declared with the `ignoreChanges` option: its paths as given. The engine applies the option to an
- * update alone; Pulumi's import leaves an ignored property as the record has it, so the adoption of a user (`import`,
- * `adoptExisting`) writes nothing for an attribute a path names. Never compared by `diff`.
+ * The hidden input of a resource (any but a `WorkspaceUsers`) declared with the `ignoreChanges` option: its paths as given. The
+ * engine applies the option to an update alone; Pulumi's import leaves an ignored property as the record has it, so an adoption
+ * (`import`, `adoptExisting`) writes nothing for a property a path names (a user's attribute, a membership's set or role). Never
+ * compared by `diff`.
  */
 export const IGNORE_CHANGES = "__ignoreChanges";
 
