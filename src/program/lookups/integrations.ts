@@ -71,7 +71,7 @@ export interface LookedUpMember {
   email: string | null;
   /** The role in the words the resources take (the service's `owner` is `account_owner`); `null` when none or not known. */
   role: IntegrationEntitlementRole | null;
-  /** The ids of the member's entitlements, sorted. */
+  /** The ids of the member's entitlements, sorted; `[]` also when the service's record leaves them out (not known). */
   entitlements: string[];
   status: string | null;
 }
