@@ -71,7 +71,10 @@ export class IntegrationEntitlement extends pulumi.CustomResource {
   declare readonly status: pulumi.Output<string | null>;
   /** The job of the last write this resource made (null when none was needed); see {@link getJobOutput}. */
   declare readonly lastJobId: pulumi.Output<string | null>;
-  /** The last write while it may still land (accepted, not seen to finish), with its job (null when none is known): the next `up` waits for it. */
+  /**
+   * The last write while it may still land (accepted, not seen to finish, or finished with the member not found by a direct
+   * read), with its job (null when none is known): the next `up` waits for it, or looks for the member.
+   */
   declare readonly pendingInvitations: pulumi.Output<Array<{ userId: string; jobId: string | null }>>;
   /** Whether the stack adopted the membership (it existed before): destroy then leaves it, unless `deleteOnDestroy`. */
   declare readonly adopted: pulumi.Output<boolean>;

@@ -67,7 +67,10 @@ export class IntegrationMembers extends pulumi.CustomResource {
   declare readonly removeUnmanaged: pulumi.Output<boolean>;
   /** Members of the integration the program does not list, as of the last refresh or `up`. */
   declare readonly unmanagedMembers: pulumi.Output<UnmanagedIntegrationMember[]>;
-  /** Invitations not seen to finish (a timeout), each with its job: the next `up` waits for it, and invites no one twice. */
+  /**
+   * Invitations not seen to finish (a timeout), or finished with the member not found by a direct read, each with its job:
+   * the next `up` waits for it and reads the member before inviting them again.
+   */
   declare readonly pendingInvitations: pulumi.Output<Array<{ userId: string; jobId: string | null }>>;
   /** The user ids of the members whose `role` the program declares; the others keep the service's role (shown in `members`). */
   declare readonly declaredRoles: pulumi.Output<string[]>;
