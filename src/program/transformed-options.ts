@@ -11,14 +11,14 @@ import { thisRun } from "./program-run";
 import { followTransformedOptions } from "./resource-options";
 
 /**
- * Registers, once a run, the stack transform that copies the options the transforms before it give a resource of this package
- * into the hidden inputs the provider reads: call it after the program registers its own stack transforms
- * (`pulumi.runtime.registerResourceTransform`) and before it declares any of the package's resources (it throws after one: that
- * one may reach the engine before the transform does); the parents' transforms always run before it. It waits for the stack transforms
- * registered before it, so the engine runs it after them, and the package's resources are registered once it is. A stack
- * transform registered after it may reach the engine before or after it: what that one sets may not be copied. Where the engine refuses the stack transform
- * (a CLI or a Node.js language host older than stack transforms), each of the package's resources fails with an error naming
- * `applyTransformedOptions` and what to do instead.
+ * Makes `import`, `customTimeouts`, `replaceOnChanges` and `ignoreChanges` set by a component's `transforms` or by a stack
+ * transform (`pulumi.runtime.registerResourceTransform`) reach the package's resources, by registering the package's own stack
+ * transform, once a run (a resource's own `transforms` need nothing). Call it after the program's own stack transforms, which
+ * it waits for so that the engine runs it after them, and before declaring any of the package's resources, which wait for it:
+ * after one, it throws, naming it. What a stack transform registered after it sets may be missed. Opt-in: a stack transform
+ * costs every resource of the stack a call from the engine; where the Pulumi CLI or its Node.js language host refuses stack
+ * transforms, each of the package's resources fails with an error naming `applyTransformedOptions` and what to do instead.
+ * See docs/pulumi-habits.md.
  */
 export function applyTransformedOptions(): void {
   const run = thisRun();
