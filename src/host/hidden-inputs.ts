@@ -49,10 +49,3 @@ export function wholeIgnoredOf<K extends string>(paths: unknown, declarable: rea
   const whole = pathsOf(paths).filter((path) => path.rest === "" || path.root === "*");
   return declarable.filter((key) => whole.some(({ root }) => root === key || root === "*"));
 }
-
-/** The rest of each path of `paths` under property `key` (`[*].role` of `members[*].role`); one naming `key` whole is `""`. */
-export function ignoredPartsOf(paths: unknown, key: string): string[] {
-  return pathsOf(paths)
-    .filter((path) => path.root === key || path.root === "*")
-    .map((path) => (path.root === "*" ? "" : path.rest));
-}

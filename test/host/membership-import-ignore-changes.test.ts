@@ -116,22 +116,6 @@ describe("IntegrationMembers", () => {
     expect(memberOf(emu, alan)).toMatchObject({ entitlements: ["VIEWER"] });
   });
 
-  it("members[*].role leaves every member's role as the service has it, and their sets as declared", async () => {
-    const emu = await setup();
-    // grace: a collaborator with EDITOR; declared an owner with VIEWER.
-    const declared = {
-      integrationId: youtube,
-      members: [{ userId: grace, entitlements: ["VIEWER"], role: "account_owner" }],
-      __importId: youtube,
-      __ignoreChanges: ["members[*].role"],
-    };
-    const news = await checkSet(declared);
-    const { outs } = wire(await members.create(news));
-    expect(writes(emu)).toEqual([`PATCH /integrations/${youtube}/users/${grace}`]);
-    expect(memberOf(emu, grace)).toMatchObject({ role: "collaborator", entitlements: ["VIEWER"] });
-    expect(wire(await members.diff!(youtube, outs!, news)).changes).toBe(false);
-  });
-
   it("without ignoreChanges, a declared role that differs fails the import before any write, as before", async () => {
     const emu = await setup();
     const declared = {

@@ -3,31 +3,18 @@ import { idOf, sameId } from "../../client/ids";
 import type * as pulumi from "@pulumi/pulumi";
 import { type IntegrationMembersInputs, type MemberInputs, type Props, optInChanged } from "../../shared/inputs";
 import { containsUnknown, isUnknown } from "../../shared/unknown";
-import { asIgnored, type Ignorable, planMembers, unchanged } from "./members-plan";
-import { ignoredPartsOf } from "../hidden-inputs";
+import { type Ignorable, planMembers, unchanged } from "./members-plan";
+import { wholeIgnoredOf } from "../hidden-inputs";
 import { IGNORE_CHANGES } from "../../shared/input-constants";
 import { byKey, type IntegrationMembersOutputs } from "./members-state";
 
 /**
- * What of every declared member the program's `ignoreChanges` leaves as the service has it: a path naming `members` whole (or
- * `"*"`), or every member (`members[*]`), their set and role; `members[*].entitlements` or `members[*].role` that alone. A path
- * naming one member by place (`members[0].role`) leaves nothing here: `check` sorts the members by user id, so the place names
- * nobody the host can tell (the engine keeps that part's old value in an update, as for any property).
+ * What of every declared member the program's `ignoreChanges` leaves as the service has it: their set and role, where a path
+ * names `members` whole (or `"*"`). A path naming a part (`members[0].role`, `members[*].role`) leaves nothing here: the classes
+ * refuse one (`refuseSetPlaces`: `check` sorts the members by user id, so a place names nobody the program meant).
  */
-export function ignoredOfMembers(news: Props): Ignorable[] {
-  const ignored = new Set<Ignorable>();
-  for (const rest of ignoredPartsOf(news[IGNORE_CHANGES], "members")) {
-    const part = rest === "" ? [] : /^\[\*\](?:\.([A-Za-z]+)|\["([^"]*)"\])?/.exec(rest);
-    if (!part) continue;
-    const field = part[1] ?? part[2];
-    if (field === undefined || field === "entitlements") ignored.add("entitlements");
-    if (field === undefined || field === "role") ignored.add("role");
-  }
-  return [...ignored];
-}
-
-/** Whether `ignoreChanges` names `members` whole (or `"*"`): the engine keeps the old members, and the state records the service's. */
-const membersIgnoredWhole = (news: Props) => ignoredPartsOf(news[IGNORE_CHANGES], "members").includes("");
+export const ignoredOfMembers = (news: Props): Ignorable[] =>
+  wholeIgnoredOf(news[IGNORE_CHANGES], ["members"]).length > 0 ? ["entitlements", "role"] : [];
 
 /** What the program declares that the outputs keep: see {@link IntegrationMembersOutputs.declaredRoles}. */
 export const declaredOf = (inputs: IntegrationMembersInputs) => ({
@@ -40,15 +27,13 @@ export const declaredOf = (inputs: IntegrationMembersInputs) => ({
 /** Whether the declared members (their sets and roles) differ from the state's; unknown members count as changed. */
 function membersChangedOf(olds: IntegrationMembersOutputs, news: Props): boolean {
   // Ignored (`ignoreChanges`): the members the state records are what the service has, and no declaration changes them.
-  if (membersIgnoredWhole(news)) return false;
+  if (ignoredOfMembers(news).length > 0) return false;
   if (containsUnknown(news.members) || !Array.isArray(news.members)) return true;
   const members = news.members as MemberInputs[];
   const state = byKey(olds.members);
-  // What it names of every member (`members[*].role`) is compared as the state records it; a member added is a change still.
-  const ignored = ignoredOfMembers(news);
   const changedMember = (m: MemberInputs) => {
     const s = state.get(idOf(m.userId));
-    return !s || !unchanged(asIgnored(m, s, ignored), s);
+    return !s || !unchanged(m, s);
   };
   return members.length !== state.size || members.some(changedMember);
 }
