@@ -12,6 +12,20 @@ import { runExport } from "../../src/export/run";
 import { runCheck } from "../../src/export/run-check";
 import { answerWith, env, options, rawPage, twoMembers, twoMembersAndCy, YT } from "./support";
 
+/** The emulator of {@link twoMembers} with one more user, left out of the export (no last name), and their membership. */
+function withScimUser() {
+  const seed = twoMembers();
+  return startEmulator({
+    seed: {
+      users: [
+        ...seed.users,
+        { id: "u-scim", email: "scim@x.example", firstName: "Sc", lastName: null, role: "workspace_login_only", isGuest: false },
+      ],
+      integrations: [{ ...seed.integrations[0]!, users: [...seed.integrations[0]!.users, { userId: "u-scim", entitlements: ["VIEWER"] }] }],
+    },
+  });
+}
+
 describe("--check and the records the export leaves out", () => {
   /** Exports a fresh two-member workspace (with `extra` users), runs `change`, then checks. */
   async function exportChangeCheck(change: (emulator: Emulator) => void | Promise<void>, extra: Array<Record<string, unknown>> = []) {
@@ -58,18 +72,7 @@ describe("--check and the records the export leaves out", () => {
   });
 
   it("compares a record left out then and now by what is known of it: a user made owner, a membership made owner with one more entitlement", async () => {
-    const seed = twoMembers();
-    const emulator = await startEmulator({
-      seed: {
-        users: [
-          ...seed.users,
-          { id: "u-scim", email: "scim@x.example", firstName: "Sc", lastName: null, role: "workspace_login_only", isGuest: false },
-        ],
-        integrations: [
-          { ...seed.integrations[0]!, users: [...seed.integrations[0]!.users, { userId: "u-scim", entitlements: ["VIEWER"] }] },
-        ],
-      },
-    });
+    const emulator = await withScimUser();
     try {
       const exported = await runExport(options(emulator));
       const check = () => runCheck({ out: exported.dir, baseUrl: emulator.url, env: env(emulator) });
@@ -104,18 +107,7 @@ describe("--check and the records the export leaves out", () => {
   });
 
   it("a membership left out then, whose record now leaves its entitlements out, is not reported changed: its set is not known", async () => {
-    const seed = twoMembers();
-    const emulator = await startEmulator({
-      seed: {
-        users: [
-          ...seed.users,
-          { id: "u-scim", email: "scim@x.example", firstName: "Sc", lastName: null, role: "workspace_login_only", isGuest: false },
-        ],
-        integrations: [
-          { ...seed.integrations[0]!, users: [...seed.integrations[0]!.users, { userId: "u-scim", entitlements: ["VIEWER"] }] },
-        ],
-      },
-    });
+    const emulator = await withScimUser();
     try {
       const exported = await runExport(options(emulator));
       emulator.quirks.memberEntitlements = "left-out";
@@ -127,18 +119,7 @@ describe("--check and the records the export leaves out", () => {
   });
 
   it("a membership left out then whose role changed, its record now leaving the entitlements out, is reported with the role it has now", async () => {
-    const seed = twoMembers();
-    const emulator = await startEmulator({
-      seed: {
-        users: [
-          ...seed.users,
-          { id: "u-scim", email: "scim@x.example", firstName: "Sc", lastName: null, role: "workspace_login_only", isGuest: false },
-        ],
-        integrations: [
-          { ...seed.integrations[0]!, users: [...seed.integrations[0]!.users, { userId: "u-scim", entitlements: ["VIEWER"] }] },
-        ],
-      },
-    });
+    const emulator = await withScimUser();
     try {
       const exported = await runExport(options(emulator));
       emulator.integrations.setMember(YT, "u-scim", { role: "owner", entitlements: ["VIEWER"] });

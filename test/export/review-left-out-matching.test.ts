@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import type { AccessFile, AccessLeftOut, AccessUser } from "../../src/export/access-file";
 import { declaredLeftOut } from "../../src/export/review/accept";
 import { compareAccess, matchLeftOut } from "../../src/export/review/differences";
+import { mulberry32 } from "../support/mulberry32";
 
 const GOLDEN = path.join(__dirname, "golden", "left-out-matching.json");
 /** The digests of {@link edgeCasesOf}'s pairs, written by the matching that scanned every record. */
@@ -19,14 +20,7 @@ const EDGES = path.join(__dirname, "golden", "left-out-matching-edges.json");
 
 /** A small seeded generator (mulberry32): the same files for a seed on every run. */
 function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (n: number) => Math.floor(next() * n);
   return { chance: (p: number) => next() < p, pick: <T>(items: readonly T[]) => items[int(items.length)] as T, int };
 }

@@ -23,17 +23,11 @@ import type { IntegrationMembersOutputs } from "../../src/host/members/integrati
 import { provider as membersProvider } from "../../src/host/members/integration-members-provider";
 import { emulator } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
+import { mulberry32 } from "../support/mulberry32";
 
 /** mulberry32: a tiny deterministic PRNG, enough to pick and shuffle. */
 function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
   const chance = (p: number) => next() < p;
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;

@@ -9,6 +9,7 @@
 import { expect } from "vitest";
 import type { Props } from "../../../src/shared/inputs";
 import { UNKNOWN } from "../../../src/shared/unknown";
+import { mulberry32 } from "../../support/mulberry32";
 
 export const SEED = Number(process.env["WA_GEN_SEED"] ?? 20261130);
 /** One case alone (its index in a property's run), to replay a failure. */
@@ -16,19 +17,15 @@ const ONLY = process.env["WA_GEN_CASE"] === undefined ? undefined : Number(proce
 
 /** A seeded generator of numbers in [0, 1) and of the choices the cases make. */
 export class Rng {
-  #state: number;
+  readonly #next: () => number;
 
   constructor(seed: number) {
-    this.#state = seed >>> 0;
+    this.#next = mulberry32(seed);
   }
 
-  /** mulberry32: small, fast and well spread for test data. */
+  /** The next number in [0, 1): mulberry32, small, fast and well spread for test data. */
   next(): number {
-    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
-    let t = this.#state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.#next();
   }
 
   /** An integer in [min, max]. */
