@@ -109,7 +109,7 @@ export class Pacer {
   /**
    * Resolves, to the request's ticket (for {@link observe}), when a request may be sent; {@link release} its slot when answered.
    * `until`: the latest it may be sent (a job's poll: the end of its wait). Held past it, by a pause or the window, it is not
-   * sent: it resolves to how long it would be held (`held`, in ms, `paused`: by a 429's pause), its slot given back.
+   * sent: it resolves to how long it would be held and by what ({@link Held}), its slot given back.
    */
   async acquire(): Promise<number>;
   async acquire(until: number): Promise<number | Held>;

@@ -367,9 +367,14 @@ export class HttpTransport {
     }
   }
 
+  /** Said of a wait past the end of the caller's (`RequestSpec.waitEnds`): how long that may still last, in whole seconds. */
+  #longerThanWaitLeft(spec: RequestSpec): string {
+    const left = Math.max(0, Math.ceil(((spec.waitEnds?.at ?? 0) - this.deps.clock.now()) / 1000));
+    return `longer than the wait it was sent for may still last (${left} s)`;
+  }
+
   /** Why a request bounded by its caller's wait (`RequestSpec.waitEnds`) was not sent: the client held it past that wait's end. */
   #heldPastEnd(spec: RequestSpec, path: string, held: Held): Error {
-    const left = Math.max(0, Math.ceil(((spec.waitEnds?.at ?? 0) - this.deps.clock.now()) / 1000));
     const cap = `${this.setting("maxRequestsPerSecond") ?? "maxRequestsPerSecond"} (${this.settings.maxRequestsPerSecond} a second)`;
     const why = {
       "429": "after a 429 (rate limited)",
@@ -378,8 +383,8 @@ export class HttpTransport {
       cap: `to keep to its pace, ${cap}`,
     }[held.by];
     return new Error(
-      `${spec.method} ${path} was not sent: the client holds its requests ${Math.ceil(held.heldMs / 1000)} s more ${why}, longer ` +
-        `than the wait it was sent for may still last (${left} s).`,
+      `${spec.method} ${path} was not sent: the client holds its requests ${Math.ceil(held.heldMs / 1000)} s more ${why}, ` +
+        `${this.#longerThanWaitLeft(spec)}.`,
     );
   }
 
@@ -430,8 +435,7 @@ export class HttpTransport {
             ? `longer than a wait may last (${limit}). Run again later.`
             : `longer than ${longest} (${limit}). Raise that setting to wait it out, or run again later.`);
       } else if (decision.why === "rate-limit-past-end") {
-        const left = Math.max(0, Math.ceil(((spec.waitEnds?.at ?? 0) - this.deps.clock.now()) / 1000));
-        message = `${said} ${why}, longer than the wait it was sent for may still last (${left} s).`;
+        message = `${said} ${why}, ${this.#longerThanWaitLeft(spec)}.`;
       } else {
         message =
           `${said} again after waiting ${waited} times${this.#settingAfter("maxRateLimitRetries")}. ` +
@@ -447,8 +451,7 @@ export class HttpTransport {
     if (decision.why === "transient" && decision.retried > 0)
       error.message += ` Gave up after ${decision.retried} retries${this.#settingAfter("maxRetries")}.`;
     if (decision.why === "transient-past-end") {
-      const left = Math.max(0, Math.ceil(((spec.waitEnds?.at ?? 0) - this.deps.clock.now()) / 1000));
-      error.message += ` A retry waits ${Math.ceil(decision.delayMs / 1000)} s, longer than the wait it was sent for may still last (${left} s).`;
+      error.message += ` A retry waits ${Math.ceil(decision.delayMs / 1000)} s, ${this.#longerThanWaitLeft(spec)}.`;
     }
     if (asked !== undefined && askedTooLong(asked, this.settings)) {
       // A POST is never retried by the transport (`users.create` sends its own again): raising the setting would not wait for it.
