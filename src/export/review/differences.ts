@@ -396,9 +396,8 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
   );
   const unplaced = (beyond.unnamed ?? []).filter((r) => r.id === undefined || !recordedIds.has(idOf(r.id)));
   // The unplaced records by kind (and a membership's integration), each group in their order: looked up per user, not filtered.
-  // No integration is not an integration whose id reads "undefined": a membership's is told apart as whoKey tells it.
-  const untoldKey = (kind: AccessLeftOut["kind"], integration?: string) =>
-    kind === "membership" ? `${kind}\u0000${integration === undefined ? "" : `=${integration}`}` : kind;
+  // Keyed as whoKey keys a record with no one named: no integration is not an integration whose id reads "undefined".
+  const untoldKey = (kind: AccessLeftOut["kind"], integration?: string) => whoKey(kind, integration, "");
   const untoldBy = new Map<string, typeof unplaced>();
   for (const r of unplaced) {
     const group = untoldBy.get(untoldKey(r.kind, r.integration));
