@@ -292,16 +292,17 @@ export function usersOf(
  * integration and email as {@link leftOutOf} matches a user's: `access.yaml`'s record only when it has no id (added by
  * hand) and no other entry claims its email ({@link claimsOf}: `listedIds`, the ids the workspace lists), and never the
  * workspace's of a user whose id `access.yaml` records (`recordedIds`, by `idOf`): that one is theirs. Records with
- * neither id nor email (each a `count` of them) by kind and integration: nothing else tells them apart.
+ * neither id nor email (each a `count` of them) by kind and integration: nothing else tells them apart. `claimOf`: the
+ * claims of `recorded` and `listedIds` ({@link claimsOf}), when the caller has them indexed already.
  */
 export function matchLeftOut(
   recorded: Claimable & { leftOut: readonly AccessLeftOut[] },
   now: readonly AccessLeftOut[],
   recordedIds: ReadonlySet<string>,
   listedIds: ReadonlySet<string>,
+  claimOf = claimsOf(recorded, listedIds),
 ): Map<AccessLeftOut, AccessLeftOut> {
   const at = (r: AccessLeftOut) => ({ kind: r.kind, integration: r.kind === "membership" ? r.integration : undefined });
-  const claimOf = claimsOf(recorded, listedIds);
   const claims = new Map(recorded.leftOut.map((r) => [r, claimOf(r)]));
   return matchBy(recorded.leftOut, now, [
     (r, side) => {
@@ -454,7 +455,7 @@ function sides(recorded: AccessFile, live: AccessFile, beyond: CompareOptions) {
     leftThen,
     leftNow,
     /** The record of `access.yaml` each record the workspace leaves out now is (`matchLeftOut`: by ids, else by email). */
-    pairedLeft: matchLeftOut(claimable, [...leftNow.values()], recordedIds, listedIds),
+    pairedLeft: matchLeftOut(claimable, [...leftNow.values()], recordedIds, listedIds, claimOf),
     /** Whose a record of `access.yaml` left out without an id is, when another entry of the file holds its email (`claimsOf`). */
     claimOf,
     /** Each side's records left out, indexed for `leftOutOf`. */
