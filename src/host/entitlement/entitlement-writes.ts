@@ -212,9 +212,8 @@ export async function refuseLastOwner(
   if (member === undefined || (!(member instanceof Error) && inviteRole(member.role) === "account_collaborator")) return;
   const listed = await view.members().catch(keyNamed);
   const present = new Map<string, ServiceMember>();
+  for (const [key, found] of asPlanned(new Map([...listed, [idOf(userId), member]]))) if (found) present.set(key, found);
   // Those this process removes are gone already, as far as this removal goes.
-  for (const [key, found] of asPlanned(new Map([...listed, [idOf(userId), member]])))
-    if (found && (key === idOf(userId) || !view.removals.has(key))) present.set(key, found);
-  guardLastOwner(view.integrationId, present, [userId], "userId");
+  guardLastOwner(view.integrationId, present, [userId], "userId", view.removals);
   view.removing(userId);
 }
