@@ -125,7 +125,7 @@ function withIgnored(
 }
 
 /** `member` as declared, with what `ignored` names taken from `live` (their set), or left to the service (their role). */
-export function asIgnored(member: MemberInputs, live: { entitlements: readonly string[] }, ignored: readonly Ignorable[]): MemberInputs {
+function asIgnored(member: MemberInputs, live: { entitlements: readonly string[] }, ignored: readonly Ignorable[]): MemberInputs {
   // A role left out is the service's.
   const { role, ...rest } = member;
   return {
