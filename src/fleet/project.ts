@@ -137,10 +137,16 @@ export async function restoreSelection(project: Pick<FleetProject, "workspace" |
 /**
  * What a {@link restoreSelection} that failed leaves (the report's `selectionNotRestored`): `selected`, the last stack the
  * run selected, stays selected in the folder, and the user's next bare `pulumi up` there would reach that workspace; how
- * to select theirs again (or none, as before the run).
+ * to select theirs again (or none, as before the run). Pulumi's error passes through `redact`, as a stack's own errors do
+ * (the redactors of the stacks whose config the run read: `secretsRedactor`, `stack-run.ts`).
  */
-export function selectionNotRestored(project: Pick<FleetProject, "workspace" | "current">, selected: string, error: unknown): string {
-  const why = failureMessage([], error instanceof Error ? error.message : String(error));
+export function selectionNotRestored(
+  project: Pick<FleetProject, "workspace" | "current">,
+  selected: string,
+  error: unknown,
+  redact: (text: string) => string,
+): string {
+  const why = redact(failureMessage([], error instanceof Error ? error.message : String(error)));
   const { current } = project;
   const what = current === undefined ? "unselect the stack" : `select ${current} again`;
   const fix = current === undefined ? "pulumi stack unselect" : `pulumi stack select ${current}`;

@@ -3,7 +3,7 @@ import { UsageError } from "../command-line";
 import { checkContinueOnError, checkNamedOnce, checkParallel, checkRefresh, DEFAULT_PARALLEL } from "./args";
 import { openFleetProject, restoreSelection, selectionNotRestored } from "./project";
 import { type ScheduleOptions, schedule } from "./schedule";
-import { runStack } from "./stack-run";
+import { runStack, secretsRedactor } from "./stack-run";
 import { expectsNoChanges, FLEET_COMMANDS, type FleetCommand, type FleetReport } from "./types";
 
 /** Options of {@link runFleet}. */
@@ -117,6 +117,10 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   let scheduled: Awaited<ReturnType<typeof schedule>>;
   // A caller's hook that threw (its error, kept while the selection is put back).
   let hook: { error: unknown } | undefined;
+  // The secrets of every stack whose config the run read (and the environment's key): pulumi's error when the selection
+  // cannot be put back is redacted of them, as each stack's own messages are of its own.
+  const redactors = [secretsRedactor({})];
+  const redact = (text: string) => redactors.reduce((out, redactor) => redactor(out), text);
   try {
     scheduled = await schedule({
       stacks: project.stacks,
@@ -132,6 +136,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
           refresh: options.refresh,
           cancel,
           stop,
+          onRedactor: (redactor) => redactors.push(redactor),
           serially: (select) =>
             serially(async () => {
               const selected = await select();
@@ -150,7 +155,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   // that fail after the run selected a stack, the report says which stays selected (a run that selected none changed
   // nothing).
   await serially(() => restoreSelection(project)).catch((error: unknown) => {
-    if (lastSelected !== undefined) notRestored = selectionNotRestored(project, lastSelected, error);
+    if (lastSelected !== undefined) notRestored = selectionNotRestored(project, lastSelected, error, redact);
   });
   if (hook !== undefined) {
     // A rejection of the schedule (a caller's hook threw) has no report to carry the selection left behind: its error says it.

@@ -32,6 +32,11 @@ export interface StackRunOptions {
    */
   stop?: AbortSignal | undefined;
   serially<T>(select: () => Promise<T>): Promise<T>;
+  /**
+   * Told the stack's redactor ({@link secretsRedactor}) once its config is read: the run redacts with it what pulumi says
+   * outside the stack's own run (the selection put back after the run).
+   */
+  onRedactor?: ((redact: (text: string) => string) => void) | undefined;
 }
 
 /** The `skippedBecause` of a stack cancelled before its pulumi started. */
@@ -293,6 +298,7 @@ export async function runStack(name: string, options: StackRunOptions): Promise<
       process.env,
       await settingsOf(options.workspace, fullName),
     );
+    options.onRedactor?.(redact);
     const afterConfig = halted();
     if (afterConfig) return afterConfig;
     step = `pulumi stack select ${fullName}`;

@@ -16,7 +16,7 @@ import * as automationErrors from "@pulumi/pulumi/automation/errors";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { UsageError } from "../../src/command-line";
 import { pickStacks } from "../../src/fleet/project";
-import { renderFleetReport } from "../../src/fleet/render";
+import { renderFleetReport, selectionWarningOnStderr } from "../../src/fleet/render";
 import { checkRunProgram, type FleetOptions, runFleet } from "../../src/fleet/run";
 import { exitStatus } from "../../src/fleet/types";
 import { RUNS_KEY, runsOf } from "../support/key-runs";
@@ -721,6 +721,39 @@ describe("runFleet: a selection that cannot be put back", () => {
         "organization/proj/globex, the last stack the run selected, stays selected in /proj, where a bare pulumi up would " +
         "reach it; run pulumi stack unselect there",
     );
+    expect(exitStatus(report)).toBe(1);
+  });
+
+  it("redacts pulumi's error of the failed select: a secret config value and the key reach no format of the report, nor stderr", async () => {
+    const email = "ceo.private@acme.example";
+    fake.config = {
+      "workspace-access:apiKey": { value: RUNS_KEY, secret: true },
+      "proj:owner": { value: email, secret: true },
+      "proj:region": { value: "eu-west-1-region", secret: false },
+    };
+    fake.selected = "organization/proj/acme";
+    fake.selectFails = (name) =>
+      name === "organization/proj/acme"
+        ? new Error(
+            "code: 255\n stdout: \n stderr: error: could not save the workspace file: " +
+              `proj:owner ${email.toUpperCase()}, workspace-access:apiKey ${RUNS_KEY.slice(3, 20)}, proj:region eu-west-1-region\n`,
+          )
+        : undefined;
+    const report = await runFleet({ command: "preview", cwd: "/proj", stacks: ["globex"] });
+    expect(report.selectionNotRestored).toBe(
+      "could not select organization/proj/acme again after the run (could not save the workspace file: proj:owner [redacted], " +
+        "workspace-access:apiKey [redacted], proj:region eu-west-1-region): organization/proj/globex, the last stack the run " +
+        "selected, stays selected in /proj, where a bare pulumi up would reach it; run pulumi stack select organization/proj/acme there",
+    );
+    const printed = [
+      ...(["text", "markdown", "json"] as const).map((format) => renderFleetReport(report, format)),
+      selectionWarningOnStderr(report, "workspace-access-fleet", false),
+    ];
+    expect(printed[3]).toContain("[redacted]");
+    for (const text of printed) {
+      expect(runsOf(text)).toEqual([]);
+      expect(text.toLowerCase()).not.toContain(email);
+    }
     expect(exitStatus(report)).toBe(1);
   });
 
