@@ -41,8 +41,9 @@ Options:
 
 Exit status: 0 every stack succeeded (with --expect-no-changes, or drift: and each had no change),
 1 otherwise (or interrupted, or the stack selected before the run could not be selected again: the
-report names the stack left selected), 2 a usage error (an unknown stack or flag, no project), 130
-after a third Ctrl-C.
+report names the stack left selected; or, with no report, pulumi cannot read the project's
+Pulumi.yaml), 2 a usage error, nothing run (an unknown stack or flag, no project, the pulumi CLI
+missing, logged out or too old), 130 after a third Ctrl-C.
 
 An unknown flag names the one likely meant (--stack: --stacks, --json: --format json, -C: --cwd).
 

@@ -13,6 +13,9 @@ import { killedBySignal } from "./stack-run";
 /** The project files `pulumi` reads, in its order. */
 const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"];
 
+/** What pulumi says of a project file it cannot read or that is not valid: `error: could not load current project: ...`. */
+const PROJECT_UNREAD = /error:\s*could not load current project/i;
+
 /** A stack as `pulumi stack ls --json --fully-qualify-stack-names` lists it: `organization/proj/acme`. */
 interface ListedStack {
   name: string;
@@ -99,7 +102,7 @@ function pulumi(workspace: LocalWorkspace, args: string[]): Promise<string> {
 /**
  * Opens the project in `cwd`: its workspace, the stacks to run in order, and the stack selected before the run (selected
  * again after, by {@link restoreSelection}); a {@link UsageError} when there is none to run, or an `Error` saying so when
- * a signal (a Ctrl-C) killed the pulumi listing the stacks.
+ * a signal (a Ctrl-C) killed the pulumi listing the stacks, or when pulumi cannot read the project's file (its Pulumi.yaml).
  */
 export async function openFleetProject(cwd: string, wanted: readonly string[] | undefined): Promise<FleetProject> {
   const dir = path.resolve(cwd);
@@ -115,7 +118,14 @@ export async function openFleetProject(cwd: string, wanted: readonly string[] | 
   } catch (error) {
     // In a terminal a Ctrl-C reaches the pulumi listing the stacks too, which it kills: no login is missing.
     if (killedBySignal(error)) throw new Error(`interrupted while listing the stacks of ${dir}: no stack ran`);
-    const detail = (error instanceof Error ? error.message : String(error)).split("\n").find((l) => /error:|ENOENT|not found/i.test(l));
+    const lines = (error instanceof Error ? error.message : String(error)).split("\n");
+    // The project's file is the project's mistake, not the command line's (nor a login missing): no usage error.
+    const unread = lines.find((l) => PROJECT_UNREAD.test(l))?.replace(/^\s*error:\s*/i, "");
+    if (unread !== undefined) {
+      const file = PROJECT_FILES.find((name) => fs.existsSync(path.join(dir, name))) ?? PROJECT_FILES[0];
+      throw new Error(`pulumi cannot read the project in ${dir} (${unread.trim()}): fix its ${file}; no stack ran`);
+    }
+    const detail = lines.find((l) => /error:|ENOENT|not found/i.test(l));
     throw new UsageError(
       `could not list the stacks of ${dir} with the pulumi CLI${detail ? ` (${detail.trim()})` : ""}: ` +
         "put pulumi on PATH and log in to the stacks' backend (pulumi login, or PULUMI_BACKEND_URL)",

@@ -88,17 +88,43 @@ export function checkRunProgram(pulumiVersion: () => string, command: FleetComma
   );
 }
 
+/** The caller's hooks of {@link FleetOptions}. */
+type Hook = "onStacks" | "onStart" | "onDone";
+
+/**
+ * A caller's hook that threw: its name (and the stack it was told of) before its message, its `cause` the hook's error.
+ * Never a `UsageError`, whatever the hook threw: the run's options were right, and stacks may have run (exit 1, not 2).
+ */
+class HookFailed extends Error {
+  constructor(hook: Hook, stack: string | undefined, error: unknown) {
+    const message = error instanceof Error ? error.message : String(error);
+    super(`the ${hook} hook failed${stack === undefined ? "" : ` for ${stack}`}: ${message}`, { cause: error });
+  }
+}
+
+/** `call` (a caller's hook, if given), its errors as {@link HookFailed}. */
+function guarded<A>(hook: Hook, call: ((arg: A) => void) | undefined, stackOf: (arg: A) => string | undefined) {
+  if (call === undefined) return undefined;
+  return (arg: A): void => {
+    try {
+      call(arg);
+    } catch (error) {
+      throw new HookFailed(hook, stackOf(arg), error);
+    }
+  };
+}
+
 /**
  * Runs the command over the stacks; rejects only before any stack runs: with a `UsageError` (`FleetUsageError` in the
  * package's exports), or, when a Ctrl-C (or SIGTERM) killed the pulumi listing the stacks, with an `Error` saying so; and,
- * once the running stacks end, with the error of a caller's hook that threw (with the selection left behind, when it could
- * not be put back: an `Error` saying both, its `cause` the hook's).
+ * once the running stacks end, when a caller's hook threw: an `Error` naming the hook (and the stack it was told of), its
+ * `cause` the hook's error, and saying the selection left behind when it could not be put back.
  */
 export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   checkOptions(options);
   const project = await openFleetProject(options.cwd ?? process.cwd(), options.stacks);
   checkRunProgram(() => project.workspace.pulumiVersion, options.command, options.refresh === true);
-  options.onStacks?.(project.stacks);
+  guarded("onStacks", options.onStacks, () => undefined)?.(project.stacks);
   // `pulumi stack select` writes one file per project: selects run one after another.
   let selects: Promise<unknown> = Promise.resolve();
   const serially = <T>(select: () => Promise<T>): Promise<T> => {
@@ -115,7 +141,7 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   let lastSelected: string | undefined;
   let notRestored: string | undefined;
   let scheduled: Awaited<ReturnType<typeof schedule>>;
-  // A caller's hook that threw (its error, kept while the selection is put back).
+  // A caller's hook that threw (its {@link HookFailed}, kept while the selection is put back).
   let hook: { error: unknown } | undefined;
   // The secrets of every stack whose config the run read (and the environment's key): pulumi's error when the selection
   // cannot be put back is redacted of them, as each stack's own messages are of its own.
@@ -145,8 +171,8 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
             }),
         }),
       stop,
-      onStart: options.onStart,
-      onDone: options.onDone,
+      onStart: guarded("onStart", options.onStart, (stack) => stack),
+      onDone: guarded("onDone", options.onDone, (report) => report.stack),
     });
   } catch (error) {
     hook = { error };
@@ -159,9 +185,10 @@ export async function runFleet(options: FleetOptions): Promise<FleetReport> {
   });
   if (hook !== undefined) {
     // A rejection of the schedule (a caller's hook threw) has no report to carry the selection left behind: its error says it.
-    if (notRestored === undefined) throw hook.error;
-    const message = hook.error instanceof Error ? hook.error.message : String(hook.error);
-    throw new Error(`${message}; and ${notRestored}`, { cause: hook.error });
+    const { error } = hook;
+    if (notRestored === undefined) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${message}; and ${notRestored}`, { cause: error instanceof HookFailed ? error.cause : error });
   }
   const { reports, interrupted } = scheduled!;
   // A cancel that reached a running stack, or a stop that a stack's own steps met before its operation, leaves every

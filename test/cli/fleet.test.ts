@@ -161,6 +161,24 @@ describe.skipIf(!cliAvailable)(
       expect(NAMES.every((name) => services[name].requests.length === 0)).toBe(true);
     });
 
+    it("exits 1, not 2, when pulumi cannot read the project's Pulumi.yaml: the project's mistake, not the command line's", async () => {
+      const broken = `${emptyDir}-broken`;
+      await fs.promises.mkdir(broken, { recursive: true });
+      try {
+        await fs.promises.writeFile(path.join(broken, "Pulumi.yaml"), "name: proj\nruntime: nodejs\n  bad: [\n");
+        const run = await fleet(["preview", "--cwd", broken]);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toMatch(
+          new RegExp(
+            `^workspace-access-fleet: pulumi cannot read the project in ${broken} \\(could not load current project: .*\\): fix its Pulumi\\.yaml; no stack ran\n$`,
+          ),
+        );
+        expect(run.stdout).toBe("");
+      } finally {
+        await fs.promises.rm(broken, { recursive: true, force: true });
+      }
+    });
+
     it("docs/fleet.md's pull-request step, as written: one preview comment for the three workspaces, globex's refused key in it", async () => {
       const step = await workflowStep("Preview every workspace");
       // Exit 1 (globex failed) is kept for the step that fails the job after the comment is posted.

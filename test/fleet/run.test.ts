@@ -13,8 +13,8 @@ import * as eventsRpc from "@pulumi/pulumi/proto/events_grpc_pb";
 import { EventRequest } from "@pulumi/pulumi/proto/events_pb";
 import * as automationCmd from "@pulumi/pulumi/automation/cmd";
 import * as automationErrors from "@pulumi/pulumi/automation/errors";
-import { beforeEach, describe, expect, it, vi } from "vitest";
-import { UsageError } from "../../src/command-line";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { runCommand, UsageError } from "../../src/command-line";
 import { pickStacks } from "../../src/fleet/project";
 import { renderFleetReport, selectionWarningOnStderr } from "../../src/fleet/render";
 import { checkRunProgram, type FleetOptions, runFleet } from "../../src/fleet/run";
@@ -683,6 +683,25 @@ describe("runFleet: the stack listing", () => {
     expect(fake.calls).toEqual([]);
   });
 
+  it("that fails on the project's Pulumi.yaml: not a usage error (the command line was right), pulumi's error, no login advice", async () => {
+    fake.listFails = () =>
+      Object.assign(
+        new Error(
+          "Command failed: pulumi stack ls --json --fully-qualify-stack-names --non-interactive\n" +
+            "error: could not load current project: could not unmarshal '/proj/Pulumi.yaml': invalid YAML file: " +
+            "yaml: line 3: mapping values are not allowed in this context\n",
+        ),
+        { code: 1 },
+      );
+    const error = await runFleet({ command: "up", cwd: "/proj" }).catch((e: unknown) => e);
+    expect(UsageError.isInstance(error)).toBe(false);
+    expect((error as Error).message).toBe(
+      "pulumi cannot read the project in /proj (could not load current project: could not unmarshal '/proj/Pulumi.yaml': " +
+        "invalid YAML file: yaml: line 3: mapping values are not allowed in this context): fix its Pulumi.yaml; no stack ran",
+    );
+    expect(fake.calls).toEqual([]);
+  });
+
   it("that fails on its own: a usage error naming pulumi's error, and how to log in", async () => {
     fake.listFails = () =>
       Object.assign(new Error("Command failed: pulumi stack ls\nerror: PULUMI_ACCESS_TOKEN must be set for login\n"), { code: 255 });
@@ -770,7 +789,7 @@ describe("runFleet: a selection that cannot be put back", () => {
       },
     });
     await expect(run).rejects.toThrow(
-      "the hook broke; and could not select organization/proj/acme again after the run (could not write the workspace file: " +
+      "the onDone hook failed for globex: the hook broke; and could not select organization/proj/acme again after the run (could not write the workspace file: " +
         "permission denied): organization/proj/globex, the last stack the run selected, stays selected in /proj, where a bare " +
         "pulumi up would reach it; run pulumi stack select organization/proj/acme there",
     );
@@ -781,7 +800,7 @@ describe("runFleet: a selection that cannot be put back", () => {
     expect(fake.selected).toBe("organization/proj/globex");
   });
 
-  it("a hook that throws, the selection put back: rejects with the hook's own error", async () => {
+  it("a hook that throws, the selection put back: rejects naming the hook, the hook's error its cause", async () => {
     fake.selected = "organization/proj/acme";
     const broke = new Error("the hook broke");
     const run = runFleet({
@@ -791,7 +810,8 @@ describe("runFleet: a selection that cannot be put back", () => {
         throw broke;
       },
     });
-    await expect(run).rejects.toBe(broke);
+    await expect(run).rejects.toThrow(/^the onStart hook failed for acme: the hook broke$/);
+    expect(((await run.catch((e: unknown) => e)) as Error).cause).toBe(broke);
     expect(fake.selected).toBe("organization/proj/acme");
   });
 
@@ -805,6 +825,63 @@ describe("runFleet: a selection that cannot be put back", () => {
     expect(report).not.toHaveProperty("selectionNotRestored");
     expect(JSON.parse(renderFleetReport(report, "json"))).not.toHaveProperty("selectionNotRestored");
     expect(exitStatus(report)).toBe(0);
+  });
+});
+
+describe("runFleet: a hook that throws a UsageError (the caller's code, not the command line)", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    process.exitCode = undefined;
+  });
+
+  const throwing = (hook: "onStacks" | "onStart" | "onDone", error: unknown): Partial<FleetOptions> => ({
+    [hook]: () => {
+      throw error;
+    },
+  });
+
+  it.each([
+    ["onStacks", /^the onStacks hook failed: --stacks is wrong somewhere else$/, []],
+    ["onStart", /^the onStart hook failed for acme: --stacks is wrong somewhere else$/, []],
+    ["onDone", /^the onDone hook failed for acme: --stacks is wrong somewhere else$/, ["acme"]],
+  ] as const)("%s: rejects with an Error naming the hook, not a usage error, its cause the hook's", async (hook, message, ran) => {
+    fake.selected = "organization/proj/acme";
+    const broke = new UsageError("--stacks is wrong somewhere else");
+    const run = runFleet({ command: "up", cwd: "/proj", ...throwing(hook, broke) });
+    const error = await run.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(message);
+    expect(UsageError.isInstance(error)).toBe(false);
+    expect((error as Error).cause).toBe(broke);
+    expect(
+      pulumiRuns()
+        .filter((r) => r.startsWith("pulumi up"))
+        .map((r) => r.split(" --stack ")[1]?.split(" ")[0]),
+    ).toEqual(ran.map((stack) => `organization/proj/${stack}`));
+    expect(fake.selected).toBe("organization/proj/acme");
+  });
+
+  it("the command exits 1, as for any failure after its stacks ran (2 says nothing ran), the hook named on stderr", async () => {
+    const written: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0);
+    let finished!: () => void;
+    const done = new Promise<void>((resolve) => {
+      finished = resolve;
+    });
+    runCommand({
+      name: "workspace-access-fleet",
+      usage: "",
+      parse: () => ({}),
+      run: () =>
+        runFleet({ command: "preview", cwd: "/proj", ...throwing("onDone", new UsageError("the hook broke")) })
+          .finally(() => setTimeout(finished, 0))
+          .then(exitStatus),
+      failureStatus: 1,
+    });
+    await done;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(written.join("")).toBe("workspace-access-fleet: the onDone hook failed for acme: the hook broke\n");
+    expect(process.exitCode).toBe(1);
   });
 });
 
