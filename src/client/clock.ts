@@ -6,7 +6,8 @@ export interface Clock {
   sleep(ms: number): Promise<void>;
   /**
    * Calls `fire` after `ms` milliseconds unless the function it returns is called first: what bounds each exchange
-   * (`requestTimeoutSeconds`). A clock without it has the exchanges bounded by `setTimeout`, as the system clock does.
+   * (`requestTimeoutSeconds`), and a job poll's wait for a free connection (the end of its wait). A clock without it has
+   * them bounded by `setTimeout`, as the system clock does.
    */
   timer?(ms: number, fire: () => void): () => void;
 }

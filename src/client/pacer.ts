@@ -1,4 +1,4 @@
-import type { Clock } from "./clock";
+import { type Clock, timerOf } from "./clock";
 
 /** The window a limit learnt from 429s is counted in (the service publishes none): the answers accepted in the last second. */
 export const RATE_WINDOW_MS = 1000;
@@ -18,10 +18,13 @@ const PROBE_AFTER_MS = 60_000;
 /**
  * A request {@link Pacer.acquire} did not send: it would be held `heldMs` more, past its `until`, `by` a 429's pause (`429`), a
  * `RateLimit-Remaining` spent (`remaining`: held till its reset), the limit learnt (`learnt`) or `maxRequestsPerSecond` (`cap`).
+ * `awaiting`: a hold with no known end, till an answer to a request in flight frees a place (one of the `maxInFlight`, by
+ * `connections`; or one under the limit `by` names), waited for `heldMs`, till `until` passed.
  */
 export interface Held {
   heldMs: number;
-  by: "429" | "remaining" | "learnt" | "cap";
+  by: "429" | "remaining" | "learnt" | "cap" | "connections";
+  awaiting?: true;
 }
 
 /** At most `count` request starts in any `windowMs`. */
@@ -109,13 +112,17 @@ export class Pacer {
   /**
    * Resolves, to the request's ticket (for {@link observe}), when a request may be sent; {@link release} its slot when answered.
    * `until`: the latest it may be sent (a job's poll: the end of its wait). Held past it, by a pause or the window, it is not
-   * sent: it resolves to how long it would be held and by what ({@link Held}), its slot given back.
+   * sent: it resolves to how long it would be held and by what ({@link Held}), its slot given back. Waiting for an answer to
+   * free a place (every slot taken, or the window full of requests in flight), it waits till `until` at most, then says so.
    */
   async acquire(): Promise<number>;
   async acquire(until: number): Promise<number | Held>;
   async acquire(until = Number.POSITIVE_INFINITY): Promise<number | Held> {
+    const began = this.#clock.now();
     if (this.#inFlight >= this.#maxInFlight) {
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+      // Not handed a slot by `#giveBack` by `until`: it took none, so gives none back.
+      const handed = await this.#queued(this.#waiting, until);
+      if (!handed) return { heldMs: this.#clock.now() - began, by: "connections", awaiting: true };
     } else {
       this.#inFlight++;
     }
@@ -134,13 +141,40 @@ export class Pacer {
         if (this.#budget !== undefined) this.#budget--;
         return this.#sends++;
       }
-      // Waiting for an answer to free a place is not held past `until`: the answer comes within the request's timeout.
-      if (wait === Number.POSITIVE_INFINITY) await new Promise<void>((resolve) => this.#awaitingRelease.push(resolve));
-      else if (now + wait > until) {
+      if (wait === Number.POSITIVE_INFINITY) {
+        if (await this.#queued(this.#awaitingRelease, until)) continue;
+        this.#giveBack();
+        return { heldMs: this.#clock.now() - began, by: window.by, awaiting: true };
+      }
+      if (now + wait > until) {
         this.#giveBack();
         return { heldMs: wait, by: paused >= wait ? this.#pausedBy : window.by };
-      } else await this.#clock.sleep(wait);
+      }
+      await this.#clock.sleep(wait);
     }
+  }
+
+  /**
+   * Waits in `queue` till woken (true), or till `until` passes on the clock (false, taken out of the queue first: a wake
+   * after it, handing a slot, never comes). Its timer is the clock's, cancelled when woken.
+   */
+  #queued(queue: Array<() => void>, until: number): Promise<boolean> {
+    if (until <= this.#clock.now()) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      let cancel = () => {};
+      const wake = () => {
+        cancel();
+        resolve(true);
+      };
+      queue.push(wake);
+      if (until === Number.POSITIVE_INFINITY) return;
+      cancel = timerOf(this.#clock)(until - this.#clock.now(), () => {
+        const at = queue.indexOf(wake);
+        if (at < 0) return;
+        queue.splice(at, 1);
+        resolve(false);
+      });
+    });
   }
 
   /** Gives the slot of an answered (or failed) request to the next one waiting; it counts in the window from now. */

@@ -124,10 +124,11 @@ export interface RequestSpec {
   /**
    * A `GET`'s, for a caller whose wait is bounded (a job's poll): `at`, when that wait ends (the client's clock). A 429 asking
    * to wait past it is not waited for (the client's other requests are still held), nor is the request sent when the client
-   * holds it past it (another request's 429, the pace learnt): `ended` gives the error thrown instead, from the 429's
-   * {@link RateLimitError}, or an error saying how long it was held. `once`: the one read of a wait whose end passed before it
-   * began, sent when the client's pace lets it (held as any request) and retried after a 5xx or no answer as any read, so that
-   * a job done by then is not called late; its 429 is not waited for.
+   * holds it past it (another request's 429, the pace learnt), nor when it waited for a free connection till then (every one
+   * busy with a request bounded by `requestTimeoutSeconds` alone): `ended` gives the error thrown instead, from the 429's
+   * {@link RateLimitError}, or an error saying how long it was held. Once sent, its answer is read, however late. `once`: the
+   * one read of a wait whose end passed before it began, sent when the client's pace lets it (held as any request) and
+   * retried after a 5xx or no answer as any read, so that a job done by then is not called late; its 429 is not waited for.
    */
   waitEnds?: { at: number; ended: (lastTry: Error) => Error; once?: boolean };
 }
@@ -376,16 +377,24 @@ export class HttpTransport {
   /** Why a request bounded by its caller's wait (`RequestSpec.waitEnds`) was not sent: the client held it past that wait's end. */
   #heldPastEnd(spec: RequestSpec, path: string, held: Held): Error {
     const cap = `${this.setting("maxRequestsPerSecond") ?? "maxRequestsPerSecond"} (${this.settings.maxRequestsPerSecond} a second)`;
+    const concurrency = this.setting("maxConcurrency") ?? "maxConcurrency";
+    const connections = `${this.settings.maxConcurrency} connections (${concurrency})`;
     const why = {
       "429": "after a 429 (rate limited)",
       remaining: "until the service's rate limit window resets (its RateLimit-Remaining was spent)",
       learnt: "to keep to the rate limit it learnt",
       cap: `to keep to its pace, ${cap}`,
+      connections: `while every one of its ${connections} was busy with its other requests`,
     }[held.by];
-    return new Error(
-      `${spec.method} ${path} was not sent: the client holds its requests ${Math.ceil(held.heldMs / 1000)} s more ${why}, ` +
-        `${this.#longerThanWaitLeft(spec)}.`,
-    );
+    const notSent = `${spec.method} ${path} was not sent`;
+    const seconds = Math.ceil(held.heldMs / 1000);
+    if (held.awaiting) {
+      // A hold with no known end: till an answer to a request in flight, each bounded by requestTimeoutSeconds alone.
+      const place = held.by === "connections" ? why : `for an answer to free a place ${why}`;
+      const raise = held.by === "connections" ? `: raise ${concurrency} to send more at once, if the service takes them` : "";
+      return new Error(`${notSent}: the client held it ${seconds} s ${place}, until the wait it was sent for ended${raise}.`);
+    }
+    return new Error(`${notSent}: the client holds its requests ${seconds} s more ${why}, ${this.#longerThanWaitLeft(spec)}.`);
   }
 
   /** Says why retry `attempt + 1` comes and sleeps `ms`: by default the policy's back-off, for `users.create`, which retries itself. */

@@ -4,6 +4,7 @@ import { withStub } from "../conformance/harness";
 import { MIN_FIRST_POLL_MS, PROBE_POLL_MS } from "../../src/client/jobs";
 import { ALL_SCOPES, DEFAULT_IDS, defaultSeed } from "../../src/emulator";
 import { clientFor, emulator, issuedKeys, rejection } from "../support/fixtures";
+import { VirtualClock } from "../support/virtual-clock";
 
 const { youtube } = DEFAULT_IDS.integrations;
 const { alan, katherine, grace } = DEFAULT_IDS.users;
@@ -255,6 +256,74 @@ describe("waiting for jobs", () => {
     expect(error.message).toContain("Its last poll was not sent: the client holds its requests 120 s more");
     expect(error.message).toContain("RateLimit-Remaining");
     expect(error.message).not.toContain("429");
+  });
+
+  describe("a poll waiting for a free connection (maxConcurrency's, every one busy with another request)", () => {
+    /** A client of one connection, and a request holding it whose answer the emulator gives `answerAfterMs` on (virtual). */
+    async function oneBusyConnection(answerAfterMs: number, finishAfterPolls?: number) {
+      // The client's timers (each exchange's requestTimeoutSeconds, a poll's wait for a connection) run on the virtual clock.
+      const clock = new VirtualClock({ requestTimers: true });
+      const emu = await emulator({ seed: defaultSeed(), clock, ...(finishAfterPolls && { job: { finishAfterPolls } }) });
+      const settingName = (name: string) => `workspace-access:${name}`;
+      const { client } = clientFor(emu, { jobTimeoutSeconds: 30, maxConcurrency: 1, settingName });
+      const hold = async () => {
+        const timers = clock.pendingTimers;
+        emu.fault({ method: "GET", path: "/users", delayMs: answerAfterMs });
+        const busy = client.users.list().next();
+        // Its exchange's timer and the emulator's delay: the request holds the one connection.
+        while (clock.pendingTimers < timers + 2) await new Promise((resolve) => setImmediate(resolve));
+        // Wrapped: an async function's promise would wait for the one returned.
+        return { busy };
+      };
+      return { clock, emu, client, hold };
+    }
+
+    /** Settles `promise` while time passes 500 ms a step (nothing else moves the virtual clock), and when it settled. */
+    async function passing<T>(clock: VirtualClock, promise: Promise<T>) {
+      let at: number | undefined;
+      const settled = promise.finally(() => {
+        at = clock.now();
+      });
+      settled.catch(() => {});
+      while (at === undefined) {
+        clock.advance(500);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return { settled, at };
+    }
+
+    it("ends the wait at its end, not sent, naming maxConcurrency: not when the connection frees, up to requestTimeoutSeconds on", async () => {
+      const { clock, emu, client, hold } = await oneBusyConnection(50_000);
+      emu.jobs.hangNext(1);
+      const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+      const { busy } = await hold();
+      const began = clock.now();
+      const { settled, at } = await passing(clock, job.wait());
+      const error = await rejection(settled);
+      expect(JobTimeoutError.isInstance(error)).toBe(true);
+      expect(error.message).toContain(`The job ${job.id} did not finish within 30 s`);
+      expect(error.message).toContain(
+        "Its last poll was not sent: the client held it 30 s while every one of its 1 connections (workspace-access:maxConcurrency) " +
+          "was busy with its other requests, until the wait it was sent for ended: raise workspace-access:maxConcurrency",
+      );
+      expect(at - began).toBeLessThanOrEqual(30_500);
+      expect(emu.requests.filter((r) => r.path === `/jobs/${job.id}`)).toEqual([]);
+      // The request that held the connection is answered as ever.
+      await passing(clock, busy);
+      await expect(busy).resolves.toMatchObject({ done: false });
+    });
+
+    it("a poll sent before the wait's end, answered after it, is read: a job done then is done, not late", async () => {
+      const { clock, emu, client } = await oneBusyConnection(0, 1);
+      const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+      // The first poll is answered 40 s on, past the wait's 30 s (within requestTimeoutSeconds' 60), with the job finished.
+      emu.fault({ method: "GET", path: `/jobs/${job.id}`, delayMs: 40_000 });
+      const began = clock.now();
+      const { settled, at } = await passing(clock, job.wait());
+      expect((await settled)?.status).toBe("finished");
+      expect(at - began).toBeGreaterThanOrEqual(40_000);
+      expect(emu.requests.filter((r) => r.path === `/jobs/${job.id}`).map((r) => r.status)).toEqual([200]);
+    });
   });
 
   it("a wait that ends before any poll was sent reports the status the write answered with, not 'created'", async () => {

@@ -316,6 +316,32 @@ describe("maxRequestsPerSecond", () => {
     expect(clock.slept).toBe(1020);
   });
 
+  it("a request bounded by `until` waits for an answer to free a place till then, no longer: it says how long, and by what", async () => {
+    const clock = new VirtualClock({ requestTimers: true });
+    // Every place taken (maxInFlight 1): the next waits for its answer.
+    const one = new Pacer(clock, 1);
+    const busy = await one.acquire();
+    const held = one.acquire(clock.now() + 3000);
+    clock.advance(3000);
+    expect(await held).toEqual({ heldMs: 3000, by: "connections", awaiting: true });
+    // It took no place: the answer frees the one place for the next, which is sent.
+    one.release(busy);
+    expect(await one.acquire(clock.now() + 1)).toBe(1);
+    // The cap's place held by requests in flight (2 a second, both unanswered): the same, by the cap.
+    const capped = new Pacer(clock, Number.POSITIVE_INFINITY, 2);
+    const slow = [await capped.acquire(), await capped.acquire()];
+    const third = capped.acquire(clock.now() + 2000);
+    await new Promise((resolve) => setImmediate(resolve));
+    clock.advance(2000);
+    expect(await third).toEqual({ heldMs: 2000, by: "cap", awaiting: true });
+    // Woken in time, it is sent, its timer cancelled.
+    const fourth = capped.acquire(clock.now() + 5000);
+    await new Promise((resolve) => setImmediate(resolve));
+    capped.release(slow[0]!);
+    expect(typeof (await fourth)).toBe("number");
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it("composes with the learnt limit: the lower wins", async () => {
     const emu = await emulator({ rateLimit: { requests: 10, windowMs: 1000 } });
     const user = emu.users.add({ email: "a@example.com", firstName: "A", lastName: "B" });
