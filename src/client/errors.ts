@@ -242,11 +242,27 @@ export class JobFailedError extends WorkspaceAccessError {
 /** The contract's statuses of a job not done yet. */
 const JOB_STATUSES_NOT_DONE: readonly string[] = ["created", "started", "running", "retrying"];
 
+/** What to do about a job that did not finish in time, whose status was last read as `lastStatus` (`null`: never read). */
+function timeoutAdvice(lastStatus: string | null, check: string): string {
+  if (lastStatus === null) return `It may still finish, or be done already: ${check}.`;
+  if (JOB_STATUSES_NOT_DONE.includes(lastStatus)) return `It may still finish: ${check}.`;
+  // A status the contract does not list (it may be an end, e.g. "cancelled"): said, rather than promising it may finish.
+  const listed = [...JOB_STATUSES_NOT_DONE, "finished", "error"].join(", ");
+  return (
+    `That status is not one the contract lists (${listed}): the job may have ended without saying so. Check it with getJob, ` +
+    "and in the service, before running again."
+  );
+}
+
 /** A job did not finish within the allowed time. */
 export class JobTimeoutError extends WorkspaceAccessError {
   static override readonly KINDS = ["job_timeout"] as const;
   readonly jobId: string;
-  readonly lastStatus: string;
+  /**
+   * The job's status as last read: by a poll, or in the answer of the write that started it; `null` when none was (a wait
+   * called by the job's id, or for a write answered without one, that ended before any poll was answered).
+   */
+  readonly lastStatus: string | null;
   /**
    * `setting`: the wait's setting as the user sets it (undefined: not one that set this wait, so not advised); `redact`
    * removes the API key from what the service said. `deadline`: the wait ended at the caller's end (a resource's
@@ -254,23 +270,20 @@ export class JobTimeoutError extends WorkspaceAccessError {
    */
   constructor(
     jobId: string,
-    lastStatus: string,
+    lastStatus: string | null,
     timeoutSeconds: number,
     setting: string | undefined,
     redact: (text: string) => string,
     deadline?: JobDeadline,
   ) {
     const within = deadline ? deadline.within : `${timeoutSeconds} s`;
-    const late = `The job ${jobId} did not finish within ${within} (last status: ${lastStatus}).`;
+    const status = lastStatus === null ? "its status is not known: no poll read it" : `last status: ${lastStatus}`;
+    const late = `The job ${jobId} did not finish within ${within} (${status}).`;
     const raise = deadline ? deadline.raise : setting;
-    // A status the contract does not list (it may be an end, e.g. "cancelled"): said, rather than promising it may finish.
-    const advice = JOB_STATUSES_NOT_DONE.includes(lastStatus)
-      ? `It may still finish: check it with getJob${raise === undefined ? "" : `, or raise ${raise}`}.`
-      : `That status is not one the contract lists (${[...JOB_STATUSES_NOT_DONE, "finished", "error"].join(", ")}): the job may have ` +
-        "ended without saying so. Check it with getJob, and in the service, before running again.";
-    super(redact(`${late} ${advice}`), { kind: "job_timeout", retryable: true });
+    const check = `check it with getJob${raise === undefined ? "" : `, or raise ${raise}`}`;
+    super(redact(`${late} ${timeoutAdvice(lastStatus, check)}`), { kind: "job_timeout", retryable: true });
     this.jobId = redact(jobId);
-    this.lastStatus = redact(lastStatus);
+    this.lastStatus = lastStatus === null ? null : redact(lastStatus);
   }
 }
 

@@ -102,7 +102,8 @@ export class JobsApi {
   /**
    * {@link wait}; `write`: the request that answered with the job just now (its path relative), whose job cannot have ended
    * and been forgotten by its first read: a 404 then, before any job answered this key, is the service hiding jobs from it.
-   * `known`: the job's status that answer gave, the last status a wait ended before any poll reports (else `created`).
+   * `known`: the job's status that answer gave, the last status a wait ended before any poll reports (without it, none:
+   * a status nobody read is not reported).
    */
   async #wait(id: string, options: WaitOptions, write?: Write, known?: string | null): Promise<Job> {
     const { settings, deps } = this.#http;
@@ -115,7 +116,7 @@ export class JobsApi {
     const first = Math.min(this.#firstPollMs ?? PROBE_POLL_MS, settings.jobPollIntervalMs);
     let interval = first;
     let polls = 0;
-    let last = known ?? "created";
+    let last = known ?? null;
     // A timeout the caller gave is not the setting's: raising the setting would not lengthen it.
     const late = () => {
       const setting = options.timeoutMs === undefined ? this.#http.setting("jobTimeoutSeconds") : undefined;

@@ -342,6 +342,30 @@ describe("waiting for jobs", () => {
     expect(emu.requests.filter((r) => r.path === `/jobs/${id}`)).toEqual([]);
   });
 
+  it.each([
+    { case: "a wait of 0 s, its one read answered 429 asking two minutes", timeoutMs: 0, options: {}, tooMany: true },
+    {
+      case: "a wait shorter than its first poll, that poll held by maxRequestsPerSecond",
+      timeoutMs: 5,
+      options: { maxRequestsPerSecond: 1 },
+    },
+  ])("a wait called by the job's id, ended before any poll read the job, says its status is not known: $case", async (given) => {
+    const emu = await emulator({ seed: defaultSeed() });
+    emu.jobs.hangNext(1);
+    const { client } = clientFor(emu, given.options);
+    const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+    if (given.tooMany) emu.fault({ method: "GET", path: `/jobs/${job.id}`, status: 429, headers: { "Retry-After": "120" } });
+    const error = await rejection(client.jobs.wait(job.id!, { timeoutMs: given.timeoutMs }));
+    expect(JobTimeoutError.isInstance(error)).toBe(true);
+    // "created" would be a status nobody read: the job may be running, or done, by now.
+    expect(error).toMatchObject({ jobId: job.id, lastStatus: null });
+    expect(error.message).toContain(
+      "(its status is not known: no poll read it). It may still finish, or be done already: check it with getJob.",
+    );
+    expect(error.message).not.toContain("created");
+    expect(emu.requests.filter((r) => r.path === `/jobs/${job.id}` && r.status === 200)).toEqual([]);
+  });
+
   it("a poll's 429 asking for no wait, backed off past the wait's end, says what the service asked, then the back-off", async () => {
     const emu = await emulator({ seed: defaultSeed() });
     emu.jobs.hangNext(1);
