@@ -452,6 +452,32 @@ describe("an email change", () => {
     expect(emu.integrations.members(INTEGRATION)).toHaveLength(0);
   });
 
+  it("an email changed in the workspace, then declared: the same user, re-keyed, still the set's own; no warning, no write", async () => {
+    const { emu, warnings } = await world();
+    const first = (await provider.create(setOf(cara, ann))).outs as Outputs;
+    const caraId = first.userIds["cara@example.com"]!;
+    emu.users.update(caraId, { email: "Cara.Moe@example.com" });
+    emu.users.update(ANN, { email: "ann.lee@example.com" });
+    await nextDeployment(emu, warnings);
+    const refreshed = wire(await provider.read!("workspace-users", first)).props as Outputs;
+    await nextDeployment(emu, warnings);
+    emu.clearRequests();
+    // Declared by the service's emails now (as `--check --accept` writes them): one person each, as the workspace has them.
+    const news = setOf({ ...cara, email: "cara.moe@example.com" }, { ...ann, email: "ann.lee@example.com" });
+    expect((await provider.diff!("workspace-users", refreshed, news)).changes).toBe(true);
+    const after = (await provider.update!("workspace-users", refreshed, news)).outs as Outputs;
+    expect(warnings).toEqual([]);
+    expect(writes(emu.requests)).toEqual([]);
+    expect(after.userIds).toEqual({ "cara.moe@example.com": caraId, "ann.lee@example.com": ANN });
+    expect(after.users["cara.moe@example.com"]?.created).toBe(true);
+    expect(after.users["ann.lee@example.com"]?.created).toBeUndefined();
+    // Still the set's own: removing her deletes her, as before her email changed.
+    await nextDeployment(emu, warnings);
+    emu.clearRequests();
+    await provider.update!("workspace-users", after, setOf({ ...ann, email: "ann.lee@example.com" }));
+    expect(writes(emu.requests)).toEqual([`DELETE /users/${caraId}`]);
+  });
+
   it("no warning for a user the set adopted (it is left), nor for a name that does not match", async () => {
     const { emu, warnings } = await world();
     const first = (await provider.create(setOf(ann))).outs as Outputs;

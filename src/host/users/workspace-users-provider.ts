@@ -372,6 +372,11 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   const { own, running: pending, whyKept } = await settlePending(ctx, olds.pendingCreates);
   for (const [key, p] of pending)
     failures.push({ key, error: whyKept(key, p, key in inputs.users ? "not written" : "not removed", ctx.waitLimit()) });
+  for (const [from, to] of rekeyed(olds.users ?? {}, inputs.users)) {
+    if (pending.has(to)) continue;
+    users.set(to, users.get(from)!);
+    users.delete(from);
+  }
   const added = new Map<string, WorkspaceUserInputs>();
   const changed: Array<[string, WorkspaceUserInputs, WorkspaceUserState]> = [];
   for (const [key, declared] of Object.entries(inputs.users)) {
@@ -507,6 +512,20 @@ function unreadTaken(unread: string[]): string {
 }
 
 /**
+ * The users the program now declares by the email the service has for them (changed there; a refresh recorded it), the state
+ * keying them by the old one: the same users, re-keyed (old key, new key), not a removal and an addition. One user only
+ * each way: an email two recorded users have, or a user still declared by their old key, is left as it is.
+ */
+function rekeyed(state: Record<string, WorkspaceUserState>, declared: Record<string, unknown>): Array<[string, string]> {
+  const undeclared = Object.entries(state).filter(([key]) => !(key in declared));
+  return Object.keys(declared).flatMap((key): Array<[string, string]> => {
+    if (state[key]) return [];
+    const same = undeclared.filter(([, user]) => emailKey(user.email) === emailKey(key));
+    return same.length === 1 ? [[same[0]![0], key]] : [];
+  });
+}
+
+/**
  * The users the update deletes (those the set created, and with `deleteOnDestroy` those it adopted, as `release` does) that
  * `news` drops while it adds one of the same first and last name: most likely an email changed, which the set, keyed by
  * email, makes a delete and a create (never paired: two people may share a name). Seen at preview, in the diff, the one
@@ -521,9 +540,10 @@ function emailChanges(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   const nameOf = (u: { firstName?: unknown; lastName?: unknown }) =>
     knownString(u.firstName) && knownString(u.lastName) ? JSON.stringify([u.firstName, u.lastName]) : undefined;
   const deletesAdopted = news.deleteOnDestroy === true || isUnknown(news.deleteOnDestroy);
+  const kept = new Set(rekeyed(state, declared).map(([from]) => from));
   return Object.entries(state).flatMap(([key, user]): Array<[WorkspaceUserState, Props]> => {
     const deleted = user.created === true || deletesAdopted;
-    if (key in declared || !deleted || user.role === OWNER_ROLE || declaredInDeployment(ctx, key, user)) return [];
+    if (key in declared || kept.has(key) || !deleted || user.role === OWNER_ROLE || declaredInDeployment(ctx, key, user)) return [];
     const twin = added.find(([, u]) => nameOf(u) !== undefined && nameOf(u) === nameOf(user));
     return twin ? [[user, twin[1]]] : [];
   });
