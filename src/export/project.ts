@@ -182,6 +182,14 @@ A member removed from \`access.yaml\` is removed from the integration (an \`Inte
 the members it lists; one it never listed stays). \`pulumi destroy\` removes nobody by default; after
 \`pulumi config set revokeRemovedAccess true\` and \`pulumi up\`, it removes every member the stack manages.`;
 
+/** The sets shape's one trap in editing `access.yaml`: `WorkspaceUsers` keys users by email (docs/export.md). */
+const SETS_EMAIL = `
+
+A user's email is how \`index.ts\` knows them: changing it in \`access.yaml\` makes another user of the
+new email (the user the export found stays, with a warning; one the stack created is deleted, with
+their memberships). To change someone's email, change it in the workspace, then take it in with
+\`--check --accept\` (below): their \`id\` stays, and so does everything they hold.`;
+
 function readme(workspace: string, counts: ProjectCounts, spec: PackageSpecChoice, shape: ProjectShape): string {
   return `# Workspace access, exported
 
@@ -214,7 +222,7 @@ ${installNote(spec)}
 
 Edit \`access.yaml\` (add a member, change entitlements, add a user) and run \`pulumi up\`. A new
 user is created; a new member is invited. A user's \`id\` is the workspace's, written by the export:
-leave it out for a user you add, and do not copy it with another user's lines.
+leave it out for a user you add, and do not copy it with another user's lines.${shape === "sets" ? SETS_EMAIL : ""}
 
 ## What removing does, and \`pulumi destroy\`
 
