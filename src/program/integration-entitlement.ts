@@ -33,7 +33,10 @@ export interface IntegrationEntitlementArgs {
    * create; never causes a diff.
    */
   adoptExisting?: pulumi.Input<boolean>;
-  /** Destroy removes the membership even when the stack adopted it; left out, it is left, with a warning (docs/adoption.md). */
+  /**
+   * Destroy removes the membership even when the stack adopted it, or its member was made an owner the program does not
+   * declare; left out, such a membership is left, with a warning. Never the integration's last owner (docs/adoption.md).
+   */
   deleteOnDestroy?: pulumi.Input<boolean>;
 }
 
