@@ -54,7 +54,7 @@ export type ResolvedSettings = { readonly resolved: true; baseUrl: URL; apiKey: 
  * The longest time a setting may give, a day: in milliseconds, well under the 2^31 - 1 a timer takes (past it, Node fires the
  * timer after 1 ms: a wait of a month would be no wait at all).
  */
-const DAY_SECONDS = 86_400;
+export const DAY_SECONDS = 86_400;
 const DAY_MS = DAY_SECONDS * 1000;
 
 /**

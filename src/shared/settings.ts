@@ -4,6 +4,7 @@
  */
 import type { z as Z } from "zod";
 import {
+  DAY_SECONDS,
   type AddressParts,
   completeSettings,
   NUMERIC_SETTINGS,
@@ -32,8 +33,8 @@ const URL_KEYS: readonly ConfigKey[] = ["baseUrl", "workspace", "host"];
 
 /** The provider's own numeric knobs: they never reach the client. */
 export const PROVIDER_NUMBERS = {
-  /** How long reads may be served from one paged list, in seconds (0: never). */
-  readCacheSeconds: { default: 5, min: 0, whole: false },
+  /** How long reads may be served from one paged list, in seconds (0: never), at most a day as the other times. */
+  readCacheSeconds: { default: 5, min: 0, max: DAY_SECONDS, whole: false },
 } as const;
 
 const SPECS: Readonly<Record<string, NumberSpec>> = { ...NUMERIC_SETTINGS, ...PROVIDER_NUMBERS };

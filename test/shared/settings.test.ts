@@ -208,6 +208,17 @@ describe("stack config and environment", () => {
     });
   });
 
+  it("refuses a readCacheSeconds over a day, as the other times", () => {
+    const base = { "workspace-access:baseUrl": "https://a.example.com/api/v1/", "workspace-access:apiKey": "k-123456" };
+    expect(() => resolveProviderSettings(readRawSettings(config({ ...base, "workspace-access:readCacheSeconds": "1e9" }), {}))).toThrow(
+      'workspace-access:readCacheSeconds must be a number of at least 0 and at most 86400 (a day), got "1e9". ' +
+        "Run: pulumi config set workspace-access:readCacheSeconds <value>",
+    );
+    expect(resolveProviderSettings(readRawSettings(config({ ...base, "workspace-access:readCacheSeconds": "86400" }), {}))).toMatchObject({
+      readCacheSeconds: 86400,
+    });
+  });
+
   it.each([
     [{ "workspace-access:maxRetries": "two" }, /workspace-access:maxRetries must be a whole number/],
     [{ "workspace-access:workspace": "ac me", "workspace-access:host": "example.com" }, /single DNS label/],
@@ -311,7 +322,7 @@ describe("one pipeline: problems as data, worded where the setting is set", () =
   it("finds each problem once, as the key, the rule and the value seen", () => {
     expect(valueProblems({ ...base, maxRetries: "two", readCacheSeconds: "-1" })).toEqual([
       { kind: "range", key: "maxRetries", spec: NUMERIC_SETTINGS.maxRetries },
-      { kind: "range", key: "readCacheSeconds", spec: { default: 5, min: 0, whole: false }, seen: "-1" },
+      { kind: "range", key: "readCacheSeconds", spec: { default: 5, min: 0, max: 86_400, whole: false }, seen: "-1" },
     ]);
     expect(valueProblems({ apiKey: base.apiKey, workspace: "acme" })).toEqual([{ kind: "no-address", key: "host", missing: ["host"] }]);
     expect(valueProblems(base)).toEqual([]);
@@ -377,7 +388,7 @@ describe("one pipeline: problems as data, worded where the setting is set", () =
     [
       "readCacheSeconds",
       { readCacheSeconds: pasted },
-      /^workspace-access:readCacheSeconds must be a number of at least 0 \(the value set is not shown, as it may be a secret\)\. Run: pulumi config set workspace-access:readCacheSeconds <value>$/,
+      /^workspace-access:readCacheSeconds must be a number of at least 0 and at most 86400 \(a day\) \(the value set is not shown, as it may be a secret\)\. Run: pulumi config set workspace-access:readCacheSeconds <value>$/,
     ],
     [
       "baseUrl",
