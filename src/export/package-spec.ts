@@ -40,6 +40,15 @@ function lockedResolved(root: string): { project: string; resolved: string } | u
   return undefined;
 }
 
+/** When `file` was last written (`undefined`: it is not there). */
+function modifiedMs(file: string): number | undefined {
+  try {
+    return fs.statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The spec for a project written at `outDir`; `root`: this package's folder (a test gives another). */
 export function choosePackageSpec(outDir: string, root: string = PACKAGE_ROOT): PackageSpecChoice {
   const locked = lockedResolved(root);
@@ -57,7 +66,14 @@ export function choosePackageSpec(outDir: string, root: string = PACKAGE_ROOT): 
   const tarball = `${pkg.name}-${pkg.version}.tgz`;
   for (const dir of [path.dirname(root), root]) {
     const candidate = path.join(dir, tarball);
-    if (fs.existsSync(candidate)) return { spec: fileSpec(outDir, candidate), why: "the tarball npm pack wrote beside this package" };
+    if (!fs.existsSync(candidate)) continue;
+    const why = "the tarball npm pack wrote beside this package";
+    // A tarball older than the build running (a clone rebuilt since its last `npm pack`) installs that older code.
+    const stale = (modifiedMs(candidate) ?? 0) < (modifiedMs(path.join(root, "dist", "index.js")) ?? 0);
+    return {
+      spec: fileSpec(outDir, candidate),
+      why: stale ? `${why}, older than this build: run npm pack again to install this code, or give --package-spec` : why,
+    };
   }
   return {
     spec: `^${pkg.version}`,

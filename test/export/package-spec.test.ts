@@ -76,6 +76,22 @@ describe("the exported project's spec of this package, without --package-spec", 
     });
   });
 
+  it("says so when the tarball beside a clone is older than the clone's build (rebuilt since its last npm pack)", () => {
+    const root = layout({ "clone/package.json": "{}", "clone/dist/index.js": "", [TARBALL]: "" });
+    const built = Date.now() / 1000;
+    fs.utimesSync(path.join(root, TARBALL), built - 3600, built - 3600);
+    fs.utimesSync(path.join(root, "clone", "dist", "index.js"), built, built);
+    expect(choosePackageSpec(path.join(root, "access"), path.join(root, "clone"))).toEqual({
+      spec: `file:../${TARBALL}`,
+      why: "the tarball npm pack wrote beside this package, older than this build: run npm pack again to install this code, or give --package-spec",
+    });
+    // Packed after the build: no word of it.
+    fs.utimesSync(path.join(root, TARBALL), built + 60, built + 60);
+    expect(choosePackageSpec(path.join(root, "access"), path.join(root, "clone")).why).toBe(
+      "the tarball npm pack wrote beside this package",
+    );
+  });
+
   it("is ^version, saying to give --package-spec, when nothing it came from is known (a tarball since removed)", () => {
     const root = layout({ [`${installed}/package.json`]: "{}", "npx/package-lock.json": lock(`file:../gone/${TARBALL}`) });
     const choice = choosePackageSpec(path.join(root, "out"), path.join(root, installed));
