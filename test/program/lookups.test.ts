@@ -642,6 +642,18 @@ describe("getIntegrationMembers", () => {
     expect(sent(emu)).toEqual(provenListing(`/integrations/${integrations.youtube}/users`, 2));
   });
 
+  it("lists a member whose record leaves the entitlements out with entitlements null (not known), never none", async () => {
+    const emu = await emulator({ seed: world() });
+    emu.quirks.memberEntitlements = "left-out";
+    await program(emu);
+    const { members } = await getIntegrationMembers({ integrationId: integrations.youtube });
+    expect(members.map((m) => [m.userId, m.entitlements])).toEqual([
+      [users.ada, null],
+      [users.grace, null],
+    ]);
+    expect(emu.requests.every((r) => r.method === "GET")).toBe(true);
+  });
+
   it("fails naming the integration when there is none", async () => {
     const emu = await emulator({ seed: world() });
     await program(emu);

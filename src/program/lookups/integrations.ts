@@ -71,8 +71,8 @@ export interface LookedUpMember {
   email: string | null;
   /** The role in the words the resources take (the service's `owner` is `account_owner`); `null` when none or not known. */
   role: IntegrationEntitlementRole | null;
-  /** The ids of the member's entitlements, sorted; `[]` also when the service's record leaves them out (not known). */
-  entitlements: string[];
+  /** The ids of the member's entitlements, sorted; `null` when the service's record leaves them out (not known, which is not none). */
+  entitlements: string[] | null;
   status: string | null;
 }
 
@@ -206,7 +206,8 @@ export const getIntegrationEntitlementsOutput = outputOf(getIntegrationEntitleme
  *
  * ```ts
  * const members = await wa.getIntegrationMembers({ integrationId: youtube.id });
- * const managers = members.members.filter((m) => m.entitlements.includes("MANAGER"));
+ * // `entitlements` is null where the service's record leaves them out (not known): such a member is no manager known.
+ * const managers = members.members.filter((m) => m.entitlements?.includes("MANAGER"));
  * ```
  */
 export function getIntegrationMembers(args: GetIntegrationMembersArgs, opts?: pulumi.InvokeOptions): Promise<GetIntegrationMembersResult> {
@@ -221,8 +222,8 @@ export function getIntegrationMembers(args: GetIntegrationMembersArgs, opts?: pu
           userId: m.id,
           email: m.email,
           role: inviteRole(m.role) ?? null,
-          // A record that leaves them out is listed with none, as before (the lookup's type has no "not known").
-          entitlements: [...(m.entitlements ?? [])],
+          // A record that leaves them out says nothing of them: not known, never listed as none.
+          entitlements: m.entitlements === null ? null : [...m.entitlements],
           status: m.status,
         }))
         .sort((a, b) => byEmail(a.email, b.email) || nullsLast(a.userId, b.userId));
