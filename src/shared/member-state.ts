@@ -8,8 +8,12 @@ export interface IntegrationMemberState {
   role: IntegrationRole | null;
 }
 
-/** A member of the integration this resource does not manage. */
-export interface UnmanagedIntegrationMember extends IntegrationMemberState {
+/**
+ * A member of the integration this resource does not manage. `entitlements` is `null` when the service's record of the member
+ * leaves them out: not known, which is not none (a managed member's set is always known: the state's stands in).
+ */
+export interface UnmanagedIntegrationMember extends Omit<IntegrationMemberState, "entitlements"> {
+  entitlements: string[] | null;
   email: string | null;
 }
 

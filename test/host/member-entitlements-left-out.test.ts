@@ -12,7 +12,7 @@ import { emulator } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
 
 const { youtube } = DEFAULT_IDS.integrations;
-const { alan, grace } = DEFAULT_IDS.users;
+const { ada, alan, grace } = DEFAULT_IDS.users;
 const fast = { "workspace-access:jobTimeoutSeconds": "5" };
 const one = { integrationId: youtube, userId: alan, entitlements: ["VIEWER", "EDITOR"] };
 const set = { integrationId: youtube, members: [{ userId: alan, entitlements: ["VIEWER", "EDITOR"] }] };
@@ -121,5 +121,67 @@ describe("IntegrationMembers", () => {
     expect(read.props?.members.find((m) => m.userId === alan)?.entitlements).toEqual([]);
     expect(leftOutWarning(warned)).toEqual([]);
     expect((await members.diff!(youtube, read.props!, await checkSet(set))).changes).toBe(true);
+  });
+});
+
+describe("IntegrationMembers: an unmanaged member whose record leaves the set out", () => {
+  // ada (the owner, MANAGER) declared; grace (EDITOR in the seed) is nobody's: unmanaged.
+  const team = { integrationId: youtube, members: [{ userId: ada, entitlements: ["MANAGER"], role: "account_owner" }] };
+  const strangers = (outs: { unmanagedMembers: unknown[] } | undefined) => outs?.unmanagedMembers;
+
+  it("is recorded with entitlements null (not known), without a warning; the next preview and up write nothing", async () => {
+    const { emu, warned, deployment } = await setup();
+    const { outs } = wire(await members.create(await checkSet(team)));
+    emu.quirks.memberEntitlements = "left-out";
+    emu.clearRequests();
+
+    await deployment();
+    const read = wire(await members.read!(youtube, outs));
+    const unknown = [{ userId: grace, entitlements: null, role: "account_collaborator", email: "grace@example.com" }];
+    expect(strangers(read.props)).toEqual(unknown);
+    expect(read.props?.members).toEqual(outs?.members);
+    expect(warned.filter((w) => w.includes(`user ${grace}`))).toEqual([]);
+    const news = await checkSet(team);
+    expect((await members.diff!(youtube, read.props!, news)).changes).toBe(false);
+    const updated = wire(await members.update!(youtube, read.props!, news));
+    expect(strangers(updated.outs)).toEqual(unknown);
+    expect(writes(emu)).toEqual([]);
+    // The service still holds what it did: nothing took the unknown set for none.
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
+  });
+
+  it("with removeUnmanaged, is removed for being unmanaged (one DELETE), never given a set", async () => {
+    const { emu, deployment } = await setup();
+    const { outs } = wire(await members.create(await checkSet(team)));
+    emu.quirks.memberEntitlements = "left-out";
+    await deployment();
+    const read = wire(await members.read!(youtube, outs));
+    expect(strangers(read.props)).toMatchObject([{ userId: grace, entitlements: null }]);
+    const news = await checkSet({ ...team, removeUnmanaged: true });
+    expect((await members.diff!(youtube, read.props!, news)).changes).toBe(true);
+    emu.clearRequests();
+    const updated = wire(await members.update!(youtube, read.props!, news));
+    expect(writes(emu)).toEqual([`DELETE /integrations/${youtube}/users/${grace}`]);
+    expect(strangers(updated.outs)).toEqual([]);
+  });
+
+  it("declared now: the diff's plan takes the unknown set as none known (under ignoreChanges too); the update writes the declared set once", async () => {
+    const { emu, deployment } = await setup();
+    const created = wire(await members.create(await checkSet(team)));
+    emu.quirks.memberEntitlements = "left-out";
+    await deployment();
+    const { props: outs } = wire(await members.read!(youtube, created.outs));
+    const both = { ...team, members: [...team.members, { userId: grace, entitlements: ["VIEWER"] }], removeUnmanaged: true };
+    expect((await members.diff!(youtube, outs!, await checkSet(both))).changes).toBe(true);
+    expect((await members.diff!(youtube, outs!, await checkSet({ ...both, __ignoreChanges: ["members"] }))).changes).toBe(true);
+    emu.clearRequests();
+    const updated = wire(await members.update!(youtube, outs!, await checkSet(both)));
+    expect(writes(emu)).toEqual([`PATCH /integrations/${youtube}/users/${grace}`]);
+    expect(updated.outs?.members.find((m) => m.userId === grace)).toEqual({
+      userId: grace,
+      entitlements: ["VIEWER"],
+      role: "account_collaborator",
+    });
+    expect(strangers(updated.outs)).toEqual([]);
   });
 });

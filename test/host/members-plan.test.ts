@@ -21,7 +21,7 @@ const collab = (userId: string, entitlements = ["VIEWER"]): IntegrationMemberSta
   entitlements,
   role: "account_collaborator",
 });
-const live = (m: IntegrationMemberState, upper = false): ServiceMember => ({
+const live = (m: IntegrationMemberState | ServiceMember, upper = false): ServiceMember => ({
   ...m,
   userId: upper ? m.userId.toUpperCase() : m.userId,
   email: null,

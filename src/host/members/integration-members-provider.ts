@@ -65,8 +65,14 @@ async function planAgainstService(
 ): Promise<Actions> {
   const view = ctx.connection().memberships.of(base.integrationId);
   const listing = base.op === "read" && !base.prior ? await wholeSet(view, base.integrationId, op) : await view.list();
-  // A member recorded or declared whose record leaves the set out is warned about (its recorded set kept).
-  const notice = { integrationId: base.integrationId, warn: (message: string) => ctx.warn(message), declared: base.declared };
+  // A member recorded or declared (a read without state: every member) whose record leaves the set out is warned about, its
+  // recorded set kept; any other's is not known (`null`).
+  const notice = {
+    integrationId: base.integrationId,
+    warn: (message: string) => ctx.warn(message),
+    declared: base.declared,
+    everyone: base.op === "read" && !base.prior,
+  };
   const listed = asPlanned(listing, recorded, notice);
   let confirmed = new Map<string, ServiceMember | null>();
   // A removal's last-owner check counts gone those another removal of this process takes (an IntegrationEntitlement's destroy),

@@ -154,11 +154,13 @@ async function checkMade(view: MembershipView, run: Run, made: readonly Made[]):
       run.failures.push({ userId: member.userId, error: new PartialWriteError(error, jobId) });
     }
     if (!now) continue;
-    // Unreadable, the member holds the role this finished invitation gave, as far as anyone knows.
-    const state = { userId: member.userId, entitlements: now.entitlements, role: unreadable(idOf(member.userId)) ? role : now.role };
+    // Unreadable, the member holds the role this finished invitation gave, as far as anyone knows; a set the record leaves out,
+    // the one asked (`asPlanned` holds it, as recorded).
+    const entitlements = now.entitlements ?? member.entitlements;
+    const state = { userId: member.userId, entitlements, role: unreadable(idOf(member.userId)) ? role : now.role };
     run.present.set(idOf(member.userId), { ...now, userId: member.userId });
     run.managed.set(idOf(member.userId), state);
-    if ((now.role !== null && now.role !== role) || !sameSet(now.entitlements, member.entitlements)) {
+    if ((now.role !== null && now.role !== role) || !sameSet(entitlements, member.entitlements)) {
       run.failures.push({
         userId: member.userId,
         error: notAsInvited(run.integrationId, member.userId, { role, entitlements: member.entitlements }, state),

@@ -125,13 +125,13 @@ function withIgnored(
 }
 
 /** `member` as declared, with what `ignored` names taken from `live` (their set), or left to the service (their role). */
-function asIgnored(member: MemberInputs, live: { entitlements: readonly string[] }, ignored: readonly Ignorable[]): MemberInputs {
-  // A role left out is the service's.
+function asIgnored(member: MemberInputs, live: Pick<ServiceMember, "entitlements">, ignored: readonly Ignorable[]): MemberInputs {
+  // A role left out is the service's; a set it does not say (`null`: not known) stays as declared.
   const { role, ...rest } = member;
   return {
     ...rest,
     ...(ignored.includes("role") || role === undefined ? {} : { role }),
-    ...(ignored.includes("entitlements") ? { entitlements: [...live.entitlements] } : {}),
+    ...(ignored.includes("entitlements") && live.entitlements !== null ? { entitlements: [...live.entitlements] } : {}),
   };
 }
 
@@ -172,7 +172,7 @@ function pendingOf(input: PlanInput, userId: string): PendingInvitation | undefi
  * invited: that invitation did not make them (someone added them meanwhile). Someone else's, as `IntegrationEntitlement`'s
  * resume takes them: adopted by an update, kept as recorded by a read, left by a delete.
  */
-function notInvitedAs(input: PlanInput, recorded: IntegrationMemberState | undefined, live: ServiceMember): boolean {
+function notInvitedAs(input: PlanInput, recorded: Pick<ServiceMember, "userId" | "role"> | undefined, live: ServiceMember): boolean {
   if (!recorded || !recordedInvitation(input, recorded.userId)) return false;
   return live.role !== null && recorded.role !== null && live.role !== recorded.role;
 }
@@ -197,9 +197,14 @@ function absencesThatMatter(input: PlanInput, present: ReadonlyMap<string, Servi
 
 const roleChanged = (current: string | null, declared: MemberInputs) =>
   declared.role !== undefined && current !== null && current !== declared.role;
-const stateOf = (userId: string, m: Pick<IntegrationMemberState, "entitlements" | "role">): IntegrationMemberState => ({
+/**
+ * The state of managed member `userId`, as `m` has them. A set not known (`null`: an unmanaged member's record left it out) is
+ * none known, as `withHeldSet` takes it for a member no state records: the members an operation manages come held from
+ * `asPlanned`, so only the diff's view of the state (a member it recorded unmanaged, declared now) reaches this, and plans a `PATCH`.
+ */
+const stateOf = (userId: string, m: Pick<ServiceMember, "entitlements" | "role">): IntegrationMemberState => ({
   userId,
-  entitlements: m.entitlements,
+  entitlements: m.entitlements ?? [],
   role: m.role,
 });
 

@@ -1,4 +1,5 @@
 /** What an {@link IntegrationMembers} stores, and how one operation's findings become it. */
+import type { IntegrationUser } from "../../client";
 import { type Id, idOf } from "../../client/ids";
 import { entitlementSet, inviteRole, optIn } from "../../shared/inputs";
 import type { IntegrationMemberState, UnmanagedIntegrationMember } from "../../shared/member-state";
@@ -81,26 +82,38 @@ export function outputsOf(run: Run, declared: Kept): IntegrationMembersOutputs {
   };
 }
 
-/** A member's state from the service's record, its set known ({@link withHeldSet}). */
-export const serviceMember = (member: HeldMember): ServiceMember => ({
-  userId: member.id,
-  entitlements: entitlementSet(member.entitlements),
-  role: inviteRole(member.role) ?? null,
-  email: member.email,
-});
+/** A member as the service has them whose set is known (or held: {@link withHeldSet}). */
+export type HeldServiceMember = ServiceMember & { entitlements: string[] };
 
-/** Whom a plan warns about when their record leaves their set out: `warn`, for the members recorded and those `declared`. */
+/** A member's state from the service's record: its set as the record says it (`null`: left out), or held ({@link withHeldSet}). */
+export function serviceMember(member: HeldMember): HeldServiceMember;
+export function serviceMember(member: IntegrationUser): ServiceMember;
+export function serviceMember(member: HeldMember | IntegrationUser): ServiceMember {
+  return {
+    userId: member.id,
+    entitlements: member.entitlements === null ? null : entitlementSet(member.entitlements),
+    role: inviteRole(member.role) ?? null,
+    email: member.email,
+  };
+}
+
+/**
+ * Whom a plan warns about when their record leaves their set out: `warn`, for the members recorded and those `declared`.
+ * `everyone`: every member found is to be managed (a read without state: an import's or a `get`'s).
+ */
 export interface HeldSetNotice {
   integrationId: string;
   warn: (message: string) => void;
   declared?: readonly { userId: string }[] | undefined;
+  everyone?: boolean;
 }
 
 /**
  * What the membership view found, as a plan takes it (`null`: absent). A member whose record cannot be used keeps the set the
  * state recorded (an empty one would PATCH the member and show a diff on every up), else none; their role is unknown whatever
- * the state recorded (they may have been made an owner since): never counted as a known non-owner. A member whose record
- * leaves the set out keeps the recorded set too ({@link withHeldSet}), their role as read; `notice` says so.
+ * the state recorded (they may have been made an owner since): never counted as a known non-owner. A member recorded, declared
+ * or to be managed whose record leaves the set out holds the recorded set too ({@link withHeldSet}), their role as read;
+ * `notice` says so. Any other (unmanaged) member's set is not known: `null`, never none.
  */
 export function asPlanned(
   found: ReadonlyMap<Id, Found | undefined>,
@@ -115,10 +128,9 @@ export function asPlanned(
     if (member === undefined) planned.set(key, null);
     else if (member instanceof Error)
       planned.set(key, { userId: known?.userId ?? key, entitlements: known?.entitlements ?? [], role: null, email: null });
-    else {
-      const warn = notice && (known || declared.has(key)) ? notice.warn : undefined;
-      planned.set(key, serviceMember(withHeldSet(notice?.integrationId ?? "", member, known?.entitlements, warn)));
-    }
+    else if (known || declared.has(key) || notice?.everyone) {
+      planned.set(key, serviceMember(withHeldSet(notice?.integrationId ?? "", member, known?.entitlements, notice?.warn)));
+    } else planned.set(key, serviceMember(member));
   }
   return planned;
 }
