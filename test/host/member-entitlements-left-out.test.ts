@@ -1,8 +1,9 @@
 /**
  * A member record that leaves `entitlements` out (the contract: "only `id` is certain"; the emulator's
  * `memberEntitlements: "left-out"`) says nothing of what the member holds: both membership resources keep the set
- * their state records, warn naming the member and the integration, and send no `PATCH` on that alone. A record
- * that declares `entitlements: []` still holds none.
+ * their state records, warn naming the member and the integration, and send no `PATCH` on that alone; where `ignoreChanges`
+ * names the set and no state records one, the declared set is recorded. An unmanaged member's set is recorded not known
+ * (`null`), never none. A record that declares `entitlements: []` still holds none.
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed, type Emulator } from "../../src/emulator";
@@ -16,6 +17,8 @@ const { ada, alan, grace } = DEFAULT_IDS.users;
 const fast = { "workspace-access:jobTimeoutSeconds": "5" };
 const one = { integrationId: youtube, userId: alan, entitlements: ["VIEWER", "EDITOR"] };
 const set = { integrationId: youtube, members: [{ userId: alan, entitlements: ["VIEWER", "EDITOR"] }] };
+// ada (the owner, MANAGER) declared; grace (EDITOR in the seed) is nobody's: unmanaged.
+const team = { integrationId: youtube, members: [{ userId: ada, entitlements: ["MANAGER"], role: "account_owner" }] };
 const checkOne = async (news: Record<string, unknown>) => (await entitlement.check!({}, news)).inputs!;
 const checkSet = async (news: Record<string, unknown>) => (await members.check!({}, news)).inputs!;
 /** The writes the service received (method and path), reads and job polls left out. */
@@ -125,8 +128,6 @@ describe("IntegrationMembers", () => {
 });
 
 describe("IntegrationMembers: an unmanaged member whose record leaves the set out", () => {
-  // ada (the owner, MANAGER) declared; grace (EDITOR in the seed) is nobody's: unmanaged.
-  const team = { integrationId: youtube, members: [{ userId: ada, entitlements: ["MANAGER"], role: "account_owner" }] };
   const strangers = (outs: { unmanagedMembers: unknown[] } | undefined) => outs?.unmanagedMembers;
 
   it("is recorded with entitlements null (not known), without a warning; the next preview and up write nothing", async () => {
@@ -183,5 +184,81 @@ describe("IntegrationMembers: an unmanaged member whose record leaves the set ou
       role: "account_collaborator",
     });
     expect(strangers(updated.outs)).toEqual([]);
+  });
+});
+
+describe("an import whose ignoreChanges names the set, of a member whose record leaves it out", () => {
+  // grace: a collaborator of YouTube with EDITOR in the seed, which the service's records now leave out.
+  const declaredSet = (warned: readonly string[]) =>
+    warned.filter((w) => w.includes(`user ${grace}`) && w.includes("recorded as declared ([VIEWER])"));
+
+  it("IntegrationEntitlement: records the declared set (not none), warns, writes nothing; the next preview and refresh change nothing", async () => {
+    const { emu, warned, deployment } = await setup();
+    emu.quirks.memberEntitlements = "left-out";
+    const declared = { integrationId: youtube, userId: grace, entitlements: ["VIEWER"], __importId: `${youtube}/${grace}` };
+    const news = await checkOne({ ...declared, __ignoreChanges: ["entitlements"] });
+    const { id, outs } = wire(await entitlement.create(news));
+    expect(outs).toMatchObject({ entitlements: ["VIEWER"], adopted: true, lastJobId: null });
+    expect(declaredSet(warned)).toHaveLength(1);
+    expect(writes(emu)).toEqual([]);
+    expect((await entitlement.diff!(id, outs!, news)).changes).toBe(false);
+
+    await deployment();
+    const read = wire(await entitlement.read!(id, outs));
+    expect(read.props?.entitlements).toEqual(["VIEWER"]);
+    expect((await entitlement.diff!(id, read.props!, news)).changes).toBe(false);
+    expect(writes(emu)).toEqual([]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["EDITOR"]);
+  });
+
+  it("IntegrationMembers: records the declared set (not none), warns, writes nothing; the next preview and up change nothing", async () => {
+    const { emu, warned, deployment } = await setup();
+    emu.quirks.memberEntitlements = "left-out";
+    const declared = {
+      integrationId: youtube,
+      members: [
+        { userId: ada, entitlements: ["MANAGER"], role: "account_owner" },
+        { userId: grace, entitlements: ["VIEWER"] },
+      ],
+      __importId: youtube,
+      __ignoreChanges: ["members"],
+    };
+    const news = await checkSet(declared);
+    const { outs } = wire(await members.create(news));
+    expect(outs?.members.find((m) => m.userId === grace)).toEqual({
+      userId: grace,
+      entitlements: ["VIEWER"],
+      role: "account_collaborator",
+    });
+    expect(declaredSet(warned)).toHaveLength(1);
+    expect(writes(emu)).toEqual([]);
+    expect((await members.diff!(youtube, outs!, news)).changes).toBe(false);
+
+    await deployment();
+    const read = wire(await members.read!(youtube, outs));
+    expect(read.props?.members).toEqual(outs?.members);
+    expect((await members.diff!(youtube, read.props!, news)).changes).toBe(false);
+    await members.update!(youtube, read.props!, news);
+    expect(writes(emu)).toEqual([]);
+  });
+
+  it("IntegrationMembers: an unmanaged member declared now under ignoreChanges on members is recorded with the declared set, nothing written", async () => {
+    const { emu, warned, deployment } = await setup();
+    const created = wire(await members.create(await checkSet(team)));
+    emu.quirks.memberEntitlements = "left-out";
+    await deployment();
+    const { props: outs } = wire(await members.read!(youtube, created.outs));
+    const both = { ...team, members: [...team.members, { userId: grace, entitlements: ["VIEWER"] }], __ignoreChanges: ["members"] };
+    const news = await checkSet(both);
+    expect((await members.diff!(youtube, outs!, news)).changes).toBe(false);
+    emu.clearRequests();
+    const updated = wire(await members.update!(youtube, outs!, news));
+    expect(updated.outs?.members.find((m) => m.userId === grace)).toEqual({
+      userId: grace,
+      entitlements: ["VIEWER"],
+      role: "account_collaborator",
+    });
+    expect(warned.filter((w) => w.includes(`user ${grace}`) && w.includes("recorded as declared"))).toHaveLength(1);
+    expect(writes(emu)).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { ConfigurationError, idOf, type IntegrationUser, type NotFoundError, Wor
 import { DEFAULT_INTEGRATION_ROLE, type IntegrationEntitlementInputs, inviteRole, sameSet } from "../../shared/inputs";
 import { type Actions, guardLastOwner, type Ignorable, planMembers } from "../members/members-plan";
 import { asPlanned, type ServiceMember, serviceMember } from "../members/members-state";
-import { type HeldMember, withHeldSet } from "../membership/held-set";
+import { type HeldMember, type StandIn, withHeldSet } from "../membership/held-set";
 import type { Invitation, InvitationResult } from "../membership/invite-batcher";
 import type { Found } from "../membership/member-list";
 import type { MembershipView } from "../membership/membership-view";
@@ -28,10 +28,9 @@ export interface Written {
  */
 type Arrival = "create" | "import" | "resume" | "kept";
 
-/** Where a member's set comes from when their record leaves it out ({@link withHeldSet}): the set `recorded`, and who warns. */
-export interface HeldFrom {
+/** Where a member's set comes from when their record leaves it out ({@link withHeldSet}): the set that stands in, and who warns. */
+export interface HeldFrom extends StandIn {
   integrationId: string;
-  recorded?: readonly string[] | undefined;
   warn?: ((message: string) => void) | undefined;
 }
 
@@ -41,11 +40,22 @@ export interface HeldFrom {
  */
 export function usable(found: Found | undefined, held: HeldFrom): HeldMember | undefined {
   if (found instanceof Error) throw found;
-  return found && withHeldSet(held.integrationId, found, held.recorded, held.warn);
+  return found && withHeldSet(held.integrationId, found, held, held.warn);
 }
 
 /** Who warns about a member whose record leaves the set out: the context. */
 export const warnOf = (ctx: ProviderContext) => (message: string) => ctx.warn(message);
+
+/**
+ * Where the set of a member no state records comes from ({@link HeldFrom}) when their record leaves it out: the declared set
+ * where `ignored` names the set (`ignoreChanges` keeps the service's, so none is written; an empty one would be recorded as
+ * held), else none known (a write of the declared set makes it known).
+ */
+export const heldFrom = (ctx: ProviderContext, inputs: IntegrationEntitlementInputs, ignored: readonly Ignorable[]): HeldFrom => ({
+  integrationId: inputs.integrationId,
+  warn: warnOf(ctx),
+  ...(ignored.includes("entitlements") ? { declared: inputs.entitlements } : {}),
+});
 
 /** The members planner's plan for this one member, `member` as the view found them (`undefined`: confirmed absent). */
 function planOne(inputs: IntegrationEntitlementInputs, member: HeldMember | undefined, ignored: readonly Ignorable[] = []): Actions {
@@ -140,7 +150,8 @@ export async function afterInvitation(
   if (result.kind === "pending") throw new PartialWriteError(result.error, result.jobId);
   if (result.kind === "member") {
     const theirs = result.existed || otherRole(result.member, inputs, true) !== undefined;
-    const member = withHeldSet(inputs.integrationId, result.member, undefined, warnOf(ctx));
+    const held = heldFrom(ctx, inputs, ignored);
+    const member = withHeldSet(inputs.integrationId, result.member, held, held.warn);
     return adopt(ctx, inputs, member, theirs && how === "create" ? "create" : "resume", undefined, ignored);
   }
   const { jobId } = result;
@@ -187,8 +198,9 @@ export async function converge(
   recorded?: DeclaredRole,
   ignored: readonly Ignorable[] = [],
 ): Promise<Written> {
-  // A write the state records pending: the set it asked is not known to be held, so none is kept for a record that leaves it out.
-  const held = { integrationId: inputs.integrationId, warn: warnOf(ctx) };
+  // A write the state records pending: the set it asked is not known to be held, so none is kept for a record that leaves it out
+  // (but the declared set, where `ignoreChanges` names it).
+  const held = heldFrom(ctx, inputs, ignored);
   const member = absent ? undefined : usable(await ctx.connection().memberships.of(inputs.integrationId).read(inputs.userId), held);
   // After a PATCH of this set answered 404 (`patched`): a member there was not removed, and the same PATCH would get it again.
   if (member && patched) throw memberThereAfterPatch(inputs.integrationId, inputs.userId, patched, ctx.keySource);

@@ -67,6 +67,8 @@ import {
   adopt,
   afterInvitation,
   converge,
+  type HeldFrom,
+  heldFrom,
   invitationOf,
   otherRole,
   refuseLastOwner,
@@ -95,13 +97,13 @@ async function isJobRunning(client: WorkspaceAccessClient, jobId: string): Promi
 }
 
 /** A create with `import: "<integrationId>/<userId>"`: the membership must be the declared one and exist (404 fails, before any write). */
-async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInputs, importId: string) {
+async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInputs, importId: string, held: HeldFrom) {
   const named = parseId(importId);
   const { integrationId, userId } = inputs;
   if (!sameId(named.integrationId, integrationId) || !sameId(named.userId, userId)) {
     throw new ConfigurationError(importedOtherMembership(importId, named, inputs), "import");
   }
-  const member = usable(await ctx.connection().memberships.of(integrationId).read(userId), { integrationId, warn: warnOf(ctx) });
+  const member = usable(await ctx.connection().memberships.of(integrationId).read(userId), held);
   if (member) return member;
   throw new ConfigurationError(noMembershipToImport(inputs), "import");
 }
@@ -203,11 +205,13 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
         try {
           let written: Written;
           const ignored = ignoredOfOne(news);
+          // A record that leaves the set out: with `ignoreChanges` on it, the declared set is recorded, and nothing written.
+          const held = heldFrom(ctx, inputs, ignored);
           if (typeof importId === "string")
-            written = await adopt(ctx, inputs, await imported(ctx, inputs, importId), "import", undefined, ignored);
+            written = await adopt(ctx, inputs, await imported(ctx, inputs, importId, held), "import", undefined, ignored);
           else {
             const { member, shared } = await ctx.connection().memberships.of(integrationId).beforeCreate(userId);
-            const existing = usable(member, { integrationId, warn: warnOf(ctx) });
+            const existing = usable(member, held);
             // One this deployment's delete left in place (a forced `--replace`): taken back as the deleted resource held it.
             const left = ctx.leftInPlace.get(memberKey(integrationId, userId));
             if (existing && left) written = { ...(await adopt(ctx, inputs, existing, "kept", undefined, ignored)), existed: left.adopted };

@@ -66,12 +66,13 @@ async function planAgainstService(
   const view = ctx.connection().memberships.of(base.integrationId);
   const listing = base.op === "read" && !base.prior ? await wholeSet(view, base.integrationId, op) : await view.list();
   // A member recorded or declared (a read without state: every member) whose record leaves the set out is warned about, its
-  // recorded set kept; any other's is not known (`null`).
+  // recorded set kept (`ignoreChanges` on the members: the declared set, none recorded); any other's is not known (`null`).
   const notice = {
     integrationId: base.integrationId,
     warn: (message: string) => ctx.warn(message),
     declared: base.declared,
     everyone: base.op === "read" && !base.prior,
+    declaredSets: base.ignored?.includes("entitlements") === true,
   };
   const listed = asPlanned(listing, recorded, notice);
   let confirmed = new Map<string, ServiceMember | null>();

@@ -241,7 +241,7 @@ async function addMembers(ctx: ProviderContext, run: Run, planned: readonly Plan
     } else if (result.kind === "member") {
       // One record that cannot be taken fails that member alone.
       const adopted = async () => {
-        const held = withHeldSet(run.integrationId, result.member, undefined, (message) => ctx.warn(message));
+        const held = withHeldSet(run.integrationId, result.member, {}, (message) => ctx.warn(message));
         const found = { ...serviceMember(held), userId: declared.userId };
         run.present.set(key, found);
         await adoptFound(ctx, run, declared, role, found, result.existed);

@@ -99,21 +99,23 @@ export function serviceMember(member: HeldMember | IntegrationUser): ServiceMemb
 
 /**
  * Whom a plan warns about when their record leaves their set out: `warn`, for the members recorded and those `declared`.
- * `everyone`: every member found is to be managed (a read without state: an import's or a `get`'s).
+ * `everyone`: every member found is to be managed (a read without state: an import's or a `get`'s). `declaredSets`: the sets
+ * declared stand in for a member no state records (`ignoreChanges` names the sets: the service's is kept, none is written).
  */
 export interface HeldSetNotice {
   integrationId: string;
   warn: (message: string) => void;
-  declared?: readonly { userId: string }[] | undefined;
+  declared?: readonly { userId: string; entitlements: readonly string[] }[] | undefined;
   everyone?: boolean;
+  declaredSets?: boolean;
 }
 
 /**
  * What the membership view found, as a plan takes it (`null`: absent). A member whose record cannot be used keeps the set the
  * state recorded (an empty one would PATCH the member and show a diff on every up), else none; their role is unknown whatever
  * the state recorded (they may have been made an owner since): never counted as a known non-owner. A member recorded, declared
- * or to be managed whose record leaves the set out holds the recorded set too ({@link withHeldSet}), their role as read;
- * `notice` says so. Any other (unmanaged) member's set is not known: `null`, never none.
+ * or to be managed whose record leaves the set out holds the recorded set too, or the declared one with `declaredSets`
+ * ({@link withHeldSet}), their role as read; `notice` says so. Any other (unmanaged) member's set is not known: `null`, never none.
  */
 export function asPlanned(
   found: ReadonlyMap<Id, Found | undefined>,
@@ -121,7 +123,7 @@ export function asPlanned(
   notice?: HeldSetNotice,
 ) {
   const recorded = byKey(recordedList);
-  const declared = new Set((notice?.declared ?? []).map((m) => idOf(m.userId)));
+  const declared = byKey(notice?.declared ?? []);
   const planned = new Map<Id, ServiceMember | null>();
   for (const [key, member] of found) {
     const known = recorded.get(key);
@@ -129,7 +131,8 @@ export function asPlanned(
     else if (member instanceof Error)
       planned.set(key, { userId: known?.userId ?? key, entitlements: known?.entitlements ?? [], role: null, email: null });
     else if (known || declared.has(key) || notice?.everyone) {
-      planned.set(key, serviceMember(withHeldSet(notice?.integrationId ?? "", member, known?.entitlements, notice?.warn)));
+      const standIn = known ? { recorded: known.entitlements } : notice?.declaredSets ? { declared: declared.get(key)?.entitlements } : {};
+      planned.set(key, serviceMember(withHeldSet(notice?.integrationId ?? "", member, standIn, notice?.warn)));
     } else planned.set(key, serviceMember(member));
   }
   return planned;

@@ -215,17 +215,27 @@ export function heldAlready(ids: readonly string[]): string {
 
 /**
  * The service's record of member `userId` of `integrationId` leaves its entitlements out: not known, so the set `recorded` (the
- * state's) is kept and nothing is written for it; none recorded, taken as none until a write of the declared set makes it known.
+ * state's), else the one `declared` where `ignoreChanges` names the set, is recorded and nothing is written for it; neither,
+ * taken as none until a write of the declared set makes it known.
  */
-export function entitlementsLeftOut(integrationId: string, userId: string, recorded: readonly string[] | undefined): string {
+export function entitlementsLeftOut(
+  integrationId: string,
+  userId: string,
+  standIn: { recorded?: readonly string[] | undefined; declared?: readonly string[] | undefined },
+): string {
   const head = `The service's record of user ${userId} in integration ${integrationId} leaves out its entitlements (not known, which is not none)`;
-  if (recorded === undefined)
-    return `${head}, and no state records them: taken as none, until a write of the declared set makes them known.`;
-  const set = recorded.length > 0 ? `[${[...recorded].sort().join(", ")}]` : "none";
-  return (
-    `${head}: kept as the state records them (${set}), and nothing is written for it. ` +
-    "A change made to them in the service is not seen until the service's record says them."
-  );
+  const { recorded, declared } = standIn;
+  const setOf = (ids: readonly string[]) => (ids.length > 0 ? `[${[...ids].sort().join(", ")}]` : "none");
+  const unseen = "A change made to them in the service is not seen until the service's record says them.";
+  if (recorded !== undefined)
+    return `${head}: kept as the state records them (${setOf(recorded)}), and nothing is written for it. ${unseen}`;
+  if (declared !== undefined) {
+    return (
+      `${head}, and no state records them: ignoreChanges keeps the service's, so they are recorded as declared ` +
+      `(${setOf(declared)}), and nothing is written for it. ${unseen}`
+    );
+  }
+  return `${head}, and no state records them: taken as none, until a write of the declared set makes them known.`;
 }
 
 /**
