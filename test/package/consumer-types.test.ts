@@ -3,7 +3,7 @@
  * a consumer project per TypeScript version (the latest 5 and 6), and `tsc` run on a program that
  * uses every export of every entry point (fixtures/consumer.ts) under the tsconfig `pulumi new typescript` generates
  * (today's and the earlier CommonJS one) and under node16, all without `skipLibCheck`; and every
- * TypeScript snippet of the README, each as a file of its own, under the template's tsconfig.
+ * TypeScript snippet of the README and of docs/client.md, each as a file of its own, under the template's tsconfig.
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -44,11 +44,17 @@ const MATRIX: Record<number, string[]> = {
 
 const TYPESCRIPT_MAJORS = [5, 6];
 
-/** The README's ```ts blocks, in order. */
-function readmeSnippets(): string[] {
-  const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
-  return [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? "");
+/** The documents whose ```ts blocks are compiled, each block as a file named for its document: `readme-1.ts`, `client-1.ts`. */
+const SNIPPET_DOCUMENTS = { readme: "README.md", client: "docs/client.md" } as const;
+
+/** A document's ```ts blocks, in order. */
+function snippetsOf(document: string): string[] {
+  const text = fs.readFileSync(path.join(repoRoot, document), "utf8");
+  return [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? "");
 }
+
+/** The README's ```ts blocks, in order. */
+const readmeSnippets = () => snippetsOf(SNIPPET_DOCUMENTS.readme);
 
 const consumerProgram = fs.readFileSync(path.join(repoRoot, "test", "package", "fixtures", "consumer.ts"), "utf8");
 
@@ -114,9 +120,11 @@ describe.each(TYPESCRIPT_MAJORS)("a Pulumi project on TypeScript %i", { timeout:
       dependencies: { typescript: `^${major}.0.0`, "@types/node": "^24" },
       files: { "index.ts": consumerProgram },
     });
-    // The README's snippets compile in the same run as the program under the template's tsconfig:
+    // The documents' snippets compile in the same run as the program under the template's tsconfig:
     // one check of the declarations serves both.
-    const snippets = readmeSnippets().map((source, i) => path.basename(project.write(`readme-${i + 1}.ts`, source)));
+    const snippets = Object.entries(SNIPPET_DOCUMENTS).flatMap(([prefix, document]) =>
+      snippetsOf(document).map((source, i) => path.basename(project.write(`${prefix}-${i + 1}.ts`, source))),
+    );
     for (const name of MATRIX[major] ?? []) {
       const files = name === "template" ? ["index.ts", ...snippets] : ["index.ts"];
       project.write(`tsconfig.${name}.json`, JSON.stringify({ compilerOptions: TSCONFIGS[name]?.(major), files }, null, 2));
@@ -136,9 +144,12 @@ describe.each(TYPESCRIPT_MAJORS)("a Pulumi project on TypeScript %i", { timeout:
   });
 
   it.each(MATRIX[major] ?? [])(
-    "compiles the program with the %s tsconfig, no skipLibCheck (with the template's: every README snippet too)",
+    "compiles the program with the %s tsconfig, no skipLibCheck (with the template's: every snippet of the README and docs/client.md too)",
     (name) => {
-      if (name === "template") expect(readmeSnippets().length).toBeGreaterThanOrEqual(3);
+      if (name === "template") {
+        expect(readmeSnippets().length).toBeGreaterThanOrEqual(3);
+        expect(snippetsOf(SNIPPET_DOCUMENTS.client).length).toBeGreaterThanOrEqual(5);
+      }
       tsc(name);
     },
   );
