@@ -4,7 +4,7 @@
  */
 import { ConfigurationError, idOf, type IntegrationUser, type NotFoundError, WorkspaceAccessError } from "../../client";
 import { DEFAULT_INTEGRATION_ROLE, type IntegrationEntitlementInputs, inviteRole, sameSet } from "../../shared/inputs";
-import { type Actions, guardLastOwner, type Ignorable, planMembers } from "../members/members-plan";
+import { type Actions, guardLastOwner, type Ignorable, planOne } from "../members/members-plan";
 import { asPlanned, type ServiceMember, serviceMember } from "../members/members-state";
 import { type HeldMember, type StandIn, withHeldSet } from "../membership/held-set";
 import type { Invitation, InvitationResult } from "../membership/invite-batcher";
@@ -58,18 +58,14 @@ export const heldFrom = (ctx: ProviderContext, inputs: IntegrationEntitlementInp
 });
 
 /** The members planner's plan for this one member, `member` as the view found them (`undefined`: confirmed absent). */
-function planOne(inputs: IntegrationEntitlementInputs, member: HeldMember | undefined, ignored: readonly Ignorable[] = []): Actions {
+function planOf(inputs: IntegrationEntitlementInputs, member: HeldMember | undefined, ignored: readonly Ignorable[] = []): Actions {
   const { integrationId, userId, entitlements, role } = inputs;
-  const confirmed = new Map([[idOf(userId), member ? serviceMember(member) : null]]);
-  const declared = [{ userId, entitlements, role }];
-  const plan = planMembers({ op: "create", integrationId, declared, listed: new Map(), confirmed, ignored });
-  if (plan.kind === "confirm") throw new Error(`the membership of ${userId} was planned unconfirmed`);
-  return plan;
+  return planOne(integrationId, { userId, entitlements, role }, member ? serviceMember(member) : null, ignored);
 }
 
 /** The invitation the plan of an absent member asks for, for the batcher. */
 export function invitationOf(inputs: IntegrationEntitlementInputs): Invitation {
-  const [invite] = planOne(inputs, undefined).invite;
+  const [invite] = planOf(inputs, undefined).invite;
   const { integrationId, userId, entitlements } = inputs;
   return { integrationId, userId, role: invite?.role ?? invitedRole(inputs), entitlements };
 }
@@ -113,7 +109,7 @@ export async function adopt(
     throw new ConfigurationError(messages.existingMembership(member, inputs, roleHint), "adoptExisting");
   }
   if (current && !ignored.includes("role")) throw new ConfigurationError(messages.roleDiffers(inputs, current), "role");
-  const [set] = planOne(inputs, member, ignored).setEntitlements;
+  const [set] = planOf(inputs, member, ignored).setEntitlements;
   const existed = how !== "resume";
   if (how === "kept") ctx.info(messages.takenBack(inputs));
   if (!set) {

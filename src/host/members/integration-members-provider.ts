@@ -133,7 +133,7 @@ async function create(ctx: ProviderContext, inputs: IntegrationMembersInputs, ne
     if (typeof importId !== "string") throw await listNotFound(ctx, inputs.integrationId, error, "create");
     throw await listNotFound(ctx, inputs.integrationId, error, "import", importId);
   }
-  const run = await applyPlan(ctx, inputs.integrationId, acts, "create");
+  const run = await applyPlan(ctx, inputs.integrationId, acts, "create", { ignored: base.ignored });
   const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: run.adopted });
   if (run.failures.length === 0) return outputs;
   // Nothing managed (every write failed before it was accepted): no resource to record.
@@ -169,7 +169,7 @@ async function update(
     throw await listNotFound(ctx, inputs.integrationId, error, "update");
   }
   if (acts.keptOwners.length > 0) ctx.warn(ownersLeft(inputs.integrationId, acts.keptOwners));
-  const run = await applyPlan(ctx, inputs.integrationId, acts, "update", unread);
+  const run = await applyPlan(ctx, inputs.integrationId, acts, "update", { unread, ignored: base.ignored });
   // What the destroy reads: who were members before (the state's record, and those this update took over).
   const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: [...(olds.adoptedMembers ?? []), ...run.adopted] });
   if (run.failures.length > 0) throw runError(run, outputs, news.__provider);

@@ -15,20 +15,11 @@ import type { ProviderContext } from "../provider-runtime";
 import { memberKey } from "../takeovers";
 import { type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import { withHeldSet } from "../membership/held-set";
 import { PartialWriteError } from "../membership/partial-write";
-import type { Actions, PlannedInvite } from "./members-plan";
+import { type Actions, type Ignorable, type PlannedInvite, planOne } from "./members-plan";
 import { integrationAnswers, integrationUnread, isWriteNotFound, requestOf, withKeySource } from "../membership/messages";
-import {
-  cannotReadBack,
-  integrationDoesNotExist,
-  jobUnread,
-  notAMemberAfterJob,
-  notAsInvited,
-  roleMismatch,
-  stillRunning,
-} from "./messages";
-import { asPlanned, byKey, type IntegrationMembersOutputs, type Run, serviceMember, type ServiceMember } from "./members-state";
+import { cannotReadBack, integrationDoesNotExist, jobUnread, notAMemberAfterJob, notAsInvited, stillRunning } from "./messages";
+import { asPlanned, byKey, type IntegrationMembersOutputs, type Run, type ServiceMember } from "./members-state";
 import type { MembershipView } from "../membership/membership-view";
 import type { Submitted } from "../membership/invite-batcher";
 
@@ -52,6 +43,12 @@ export function runOf(integrationId: string, acts: Actions, unread?: ReadonlyMap
   return run;
 }
 
+/** What a plan was made with that its writes need too: `unread` (see {@link runOf}), and what `ignoreChanges` names (`PlanInput.ignored`). */
+export interface Applied {
+  unread?: ReadonlyMap<string, Error> | undefined;
+  ignored?: readonly Ignorable[] | undefined;
+}
+
 /**
  * Applies the writes of a plan (of operation `op`): removals, then invitations (role changes only once removed) and sets; the
  * run records what came of them, a write's 404 said as what it may be ({@link explainNotFound}).
@@ -61,7 +58,7 @@ export async function applyPlan(
   integrationId: string,
   acts: Actions,
   op: "create" | "update" | "delete",
-  unread?: ReadonlyMap<string, Error>,
+  { unread, ignored = [] }: Applied = {},
 ): Promise<Run> {
   const run = runOf(integrationId, acts, unread);
   const planned = run.failures.length;
@@ -74,7 +71,10 @@ export async function applyPlan(
       }),
     );
     const invites = acts.invite.filter((i) => !i.afterRemoval || removed.has(idOf(i.member.userId)));
-    const [made] = await Promise.all([addMembers(ctx, run, invites), ...acts.setEntitlements.map((m) => setEntitlements(client, run, m))]);
+    const [made] = await Promise.all([
+      addMembers(ctx, run, invites, ignored),
+      ...acts.setEntitlements.map((m) => setEntitlements(client, run, m)),
+    ]);
     // A destroy only removes (a DELETE's 404 is done, or refused naming the key by the client).
     if (op !== "delete") await explainNotFound(ctx, run, planned, op);
     if (made.length > 0) await checkMade(memberships.of(run.integrationId), run, made);
@@ -201,9 +201,15 @@ async function setEntitlements(client: WorkspaceAccessClient, run: Run, target: 
 
 /**
  * Invites the declared members the plan confirmed absent, together (batched by kind); returns those invited. One found a
- * member after all goes to {@link adoptFound}; one that may still land is recorded pending.
+ * member after all goes to {@link adoptFound} (`ignored`: what the plan took as the service has it); one that may still land
+ * is recorded pending.
  */
-async function addMembers(ctx: ProviderContext, run: Run, planned: readonly PlannedInvite[]): Promise<Made[]> {
+async function addMembers(
+  ctx: ProviderContext,
+  run: Run,
+  planned: readonly PlannedInvite[],
+  ignored: readonly Ignorable[],
+): Promise<Made[]> {
   if (planned.length === 0) return [];
   let results: Submitted[];
   const invitations = planned.map(({ member, role }) => ({
@@ -219,6 +225,7 @@ async function addMembers(ctx: ProviderContext, run: Run, planned: readonly Plan
   }
   const made: Made[] = [];
   const adoptions: Promise<void>[] = [];
+  const warn = (message: string) => ctx.warn(message);
   planned.forEach((invite, i) => {
     const { member: declared, role } = invite;
     const key = idOf(declared.userId);
@@ -241,10 +248,12 @@ async function addMembers(ctx: ProviderContext, run: Run, planned: readonly Plan
     } else if (result.kind === "member") {
       // One record that cannot be taken fails that member alone.
       const adopted = async () => {
-        const held = withHeldSet(run.integrationId, result.member, {}, (message) => ctx.warn(message));
-        const found = { ...serviceMember(held), userId: declared.userId };
+        // A record that leaves the set out holds what a listed one would: the declared set where `ignoreChanges` names it.
+        const notice = { integrationId: run.integrationId, warn, declared: [declared], declaredSets: ignored.includes("entitlements") };
+        const [held] = asPlanned(new Map([[key, result.member]]), [], notice).values();
+        const found = { ...held!, userId: declared.userId };
         run.present.set(key, found);
-        await adoptFound(ctx, run, declared, role, found, result.existed);
+        await adoptFound(ctx, run, { declared, role, ignored }, found, result.existed);
       };
       adoptions.push(adopted().catch((error: unknown) => void run.failures.push({ userId: declared.userId, error })));
     } else run.failures.push({ userId: declared.userId, error: result.error });
@@ -253,28 +262,26 @@ async function addMembers(ctx: ProviderContext, run: Run, planned: readonly Plan
   return made;
 }
 
-/** A member found after an invitation (a 409, or a failed or unanswered one that landed): someone else's is adopted unless a declared role differs. */
+/**
+ * A member found after an invitation (`role`: the one it asked; a 409, or a failed or unanswered one that landed), planned as a
+ * member listed would be ({@link planOne}): someone else's is adopted unless a declared role differs (that member fails), and
+ * only a declared set it does not hold is written; what `ignored` names is left as the service has it.
+ */
 async function adoptFound(
   ctx: ProviderContext,
   run: Run,
-  declared: MemberInputs,
-  role: string,
-  found: IntegrationMemberState,
+  { declared, role, ignored }: { declared: MemberInputs; role: string; ignored: readonly Ignorable[] },
+  found: ServiceMember,
   existed: boolean,
 ): Promise<void> {
   const { userId } = declared;
-  // Theirs, not this invitation's, when it existed or has another role than invited (someone else added them meanwhile).
-  const theirs = existed || (found.role !== null && found.role !== role);
-  if (theirs && declared.role !== undefined && found.role !== null && found.role !== declared.role) {
-    run.failures.push({ userId, error: roleMismatch(run.integrationId, declared, found.role) });
-    return;
-  }
-  // Theirs before this resource: what its destroy gives back, as a member the plan took over.
-  if (theirs) run.adopted.push(userId);
+  // A declared role the member does not hold throws (the invitation asked it: someone else made them), unless `ignored` names it.
+  const { managed, setEntitlements: sets } = planOne(run.integrationId, declared, found, ignored);
+  // Theirs before this resource (when it existed, or has another role than invited): what its destroy gives back.
+  if (existed || (found.role !== null && found.role !== role)) run.adopted.push(userId);
   // A member's state, not the record found (its email is not state).
-  run.managed.set(idOf(userId), { userId, entitlements: found.entitlements, role: found.role });
-  if (!sameSet(found.entitlements, declared.entitlements))
-    await setEntitlements(ctx.connection().client, run, { userId, entitlements: declared.entitlements, role: found.role });
+  for (const state of managed) run.managed.set(idOf(userId), state);
+  for (const target of sets) await setEntitlements(ctx.connection().client, run, target);
 }
 
 /** The error of a run that had failures: `summary`, then every failed member named and why. */

@@ -111,6 +111,23 @@ export function planMembers(given: PlanInput): Plan {
   return { kind: "act", ...acts };
 }
 
+/**
+ * The plan of one declared member as found (`null`: confirmed absent), the one-member case of a create: how an
+ * `IntegrationEntitlement` plans, and how an invitation's member found there (a 409) is adopted. What `ignored` names is the
+ * service's, as for a member listed; a declared role the member does not hold (not ignored) throws {@link roleMismatch}.
+ */
+export function planOne(
+  integrationId: string,
+  declared: MemberInputs,
+  found: ServiceMember | null,
+  ignored: readonly Ignorable[] = [],
+): Actions {
+  const confirmed = new Map([[idOf(declared.userId), found]]);
+  const plan = planMembers({ op: "create", integrationId, declared: [declared], listed: new Map(), confirmed, ignored });
+  if (plan.kind === "confirm") throw new Error(`the membership of ${declared.userId} was planned unconfirmed`);
+  return plan;
+}
+
 /** The declaration with what `ignored` names taken as the service has it, for each declared member it has (see {@link PlanInput}). */
 function withIgnored(
   declared: readonly MemberInputs[] | undefined,
