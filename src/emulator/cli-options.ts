@@ -24,9 +24,10 @@ Options:
                   world plus another admin's records, with every quirk below on but
                   openUserRoles, integrationWriteAnswer, jobProgress, memberEntitlements,
                   lowerCaseEmails, userFilter, unknownEntitlement, errorStatus, absentFields,
-                  nonMemberWrite, userCreateTaken, userReplaceId, unknownQuery, clockSkew:
-                  unlisted roles stay refused and integration writes answer a job, the harder
-                  answers; the last twelve are played on their own)
+                  nonMemberWrite, userCreateTaken, userReplaceId, unknownQuery, clockSkew,
+                  memberListPath, memberRole: unlisted roles stay refused and integration
+                  writes answer a job, the harder answers; the last fourteen are played on
+                  their own)
   --quirk N=V     turn on (or, with the adversarial world, off) a behaviour the contract allows;
                   repeatable: shiftPages=remove|insert|false, repeatRecords=true|false,
                   inviteExisting=conflict|merge|fail, upperCaseIds=true|false,
@@ -39,7 +40,11 @@ Options:
                   userCreateTaken=conflict|bad-request|existing, userReplaceId=accept|refuse,
                   unknownQuery=ignore|refuse,
                   clockSkew=<seconds> (the service's clock that far ahead of the emulator's, in
-                  Date and the times it records; negative: behind)
+                  Date and the times it records; negative: behind),
+                  memberListPath=both|singular (singular: an integration's member list and
+                  invitation at /integrations/{id}/user alone, /users answering 404),
+                  memberRole=short|account|left-out (a member's role as owner, as account_owner,
+                  or left out of the record)
   --empty         start with no users and no integrations
   --job-polls N   a job ends on its N-th read (GET /jobs/{id}); earlier reads see it running
                   (default 2; 0: done before the write answers)

@@ -2,8 +2,8 @@
  * Behaviours the contract allows that a well-behaved service would not show (see
  * {@link EmulatorQuirks}): pages that shift between reads, records listed twice, ids answered
  * in upper case, 204 answers, integration writes done with no job, null fields, jobs read in
- * every state not done, members' entitlements as plain ids, emails in lower case, and a clock off
- * from the client's. Invitations of existing members live in the invitation route; this module
+ * every state not done, members' entitlements as plain ids, members' roles in other words or left out, emails in
+ * lower case, and a clock off from the client's. Invitations of existing members live in the invitation route; this module
  * holds what the list routes and the server share.
  */
 import type { EmulatorQuirks, PageHook } from "./types";
@@ -16,7 +16,7 @@ import type { EmulatorQuirks, PageHook } from "./types";
  * and a job (waited for, polled, perhaps still running at a timeout) is the harder answer; one done at once is the
  * lenient one, proven on its own (test/host "integration writes answered without a job").
  * `jobProgress`, `memberEntitlements`, `lowerCaseEmails`, `userFilter`, `unknownEntitlement`, `errorStatus`, `absentFields`,
- * `nonMemberWrite`, `userCreateTaken`, `userReplaceId`, `unknownQuery` and `clockSkew` stay at their defaults as well, so that the world the reliability suites and the export run in
+ * `nonMemberWrite`, `userCreateTaken`, `userReplaceId`, `unknownQuery`, `clockSkew`, `memberListPath` and `memberRole` stay at their defaults as well, so that the world the reliability suites and the export run in
  * stays as it was: each is proven on its own (test/client and test/host "contract-alternatives").
  */
 export function adversarialQuirks(): EmulatorQuirks {
@@ -48,6 +48,8 @@ export const QUIRK_VALUES = {
   userReplaceId: ["accept", "refuse"],
   unknownQuery: ["ignore", "refuse"],
   clockSkew: [SECONDS],
+  memberListPath: ["both", "singular"],
+  memberRole: ["short", "account", "left-out"],
 } as const satisfies Record<keyof EmulatorQuirks, readonly string[]>;
 
 /** Parses one `name=value`; throws naming the allowed names or values. */
@@ -216,8 +218,9 @@ export function variedJobState(read: number): (typeof VARIED_JOB_STATES)[number]
 }
 
 /**
- * The user records of a body reshaped as `lowerCaseEmails` and `memberEntitlements` say: every
- * `email` in lower case; an integration user's `entitlements` as their ids (`"ids"`), or left out (`"left-out"`).
+ * The user records of a body reshaped as `lowerCaseEmails`, `memberEntitlements` and `memberRole` say: every
+ * `email` in lower case; an integration user's `entitlements` as their ids (`"ids"`), or left out (`"left-out"`); an integration
+ * user's `role` (`owner`, `collaborator`: a workspace user's roles are `workspace_*`) as the invitation names it, or left out.
  */
 export function reshapeUserRecords(body: unknown, quirks: EmulatorQuirks): unknown {
   if (Array.isArray(body)) return body.map((item) => reshapeUserRecords(item, quirks));
@@ -232,6 +235,10 @@ export function reshapeUserRecords(body: unknown, quirks: EmulatorQuirks): unkno
     a["entitlements"] = a["entitlements"].map((e) => (isRecord(e) && typeof e["id"] === "string" ? e["id"] : e));
   }
   if (quirks.memberEntitlements === "left-out") delete a["entitlements"];
+  if (a["role"] === "owner" || a["role"] === "collaborator") {
+    if (quirks.memberRole === "account") a["role"] = `account_${a["role"]}`;
+    else if (quirks.memberRole === "left-out") delete a["role"];
+  }
   out["attributes"] = a;
   return out;
 }

@@ -129,7 +129,13 @@ export class EmulatorServer {
     if (reply.body === undefined || reply.status === 204) return reply;
     let body: unknown = reply.body;
     if (quirks.nullFields === true || quirks.absentFields === true) body = nullOptionalFields(body, quirks.absentFields === true);
-    if (quirks.lowerCaseEmails === true || (quirks.memberEntitlements ?? "records") !== "records") body = reshapeUserRecords(body, quirks);
+    if (
+      quirks.lowerCaseEmails === true ||
+      (quirks.memberEntitlements ?? "records") !== "records" ||
+      (quirks.memberRole ?? "short") !== "short"
+    ) {
+      body = reshapeUserRecords(body, quirks);
+    }
     if (quirks.errorStatus === "string" && reply.status >= 400) body = errorStatusAsString(body);
     if (quirks.upperCaseIds === true) body = JSON.parse(upperCaseUuids(JSON.stringify(body)));
     return body === reply.body ? reply : { ...reply, body };
@@ -167,7 +173,12 @@ export class EmulatorServer {
     const { method } = incoming;
     const { router, settings, world } = this.#parts;
     const match = router.match(method, apiPath);
-    if (match.kind === "none") return fail(404, `No route for ${method} ${incoming.record.path}.`);
+    if (
+      match.kind === "none" ||
+      (world.quirks.memberListPath === "singular" && match.kind === "route" && match.route.pattern === "/integrations/:id/users")
+    ) {
+      return fail(404, `No route for ${method} ${incoming.record.path}.`);
+    }
     if (match.kind === "method") {
       return { ...fail(405, `${method} is not allowed on ${incoming.record.path}.`), headers: { Allow: match.allowed.join(", ") } };
     }

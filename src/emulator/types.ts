@@ -291,6 +291,19 @@ export interface EmulatorQuirks {
    * deadlines still run on the emulator's clock. Default 0.
    */
   clockSkew?: number;
+  /**
+   * Where an integration's member list and its invitation live: `/integrations/{id}/users` and the document's own key,
+   * `/integrations/{id}/user` (`"both"`, the default), or only `/user` (`"singular"`: the document's path key, its
+   * descriptions and example links notwithstanding), `/users` then answering 404 as any path the service does not serve.
+   * A member's own routes (`/users/{userId}`) answer either way.
+   */
+  memberListPath?: "both" | "singular";
+  /**
+   * How an integration user's `role` is answered: `owner` or `collaborator` (`"short"`, the default, as the contract's record
+   * shows), in the invitation's words, `account_owner` or `account_collaborator` (`"account"`), or left out of the record
+   * (`"left-out"`: the contract's "only `id` is certain"; the member holds their role all the same).
+   */
+  memberRole?: "short" | "account" | "left-out";
 }
 
 /** What {@link Emulator.onPage} hooks are told: the list and the page about to be answered. */

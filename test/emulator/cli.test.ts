@@ -46,6 +46,8 @@ describe("workspace-access-emulator's command line", () => {
       "userReplaceId",
       "unknownQuery",
       "clockSkew",
+      "memberListPath",
+      "memberRole",
     ]);
     expect(USAGE.replace(/\s+/g, " ")).toContain(`with every quirk below on but ${off.join(", ")}`);
   });

@@ -885,6 +885,46 @@ describe("clockSkew", () => {
   });
 });
 
+describe("memberRole", () => {
+  it.each([
+    ["short", ["owner", "collaborator"]],
+    ["account", ["account_owner", "account_collaborator"]],
+    ["left-out", [undefined, undefined]],
+  ] as const)("%s: an integration user's role in the list and the direct read; a workspace user's as ever", async (memberRole, roles) => {
+    const e = await start({ seed: teamSeed(), quirks: { memberRole } });
+    const list = at((await call(e, "GET", `integrations/${TEAM.tube}/users`)).json, "data") as Array<{
+      attributes: Record<string, unknown>;
+    }>;
+    expect(list.map((m) => m.attributes["role"])).toEqual(roles);
+    const one = await call(e, "GET", `integrations/${TEAM.tube}/users/${TEAM.ada}`);
+    expect((at(one.json, "data", "attributes") as Record<string, unknown>)["role"]).toBe(roles[0]);
+    expect(at((await call(e, "GET", `users/${TEAM.ada}`)).json, "data", "attributes", "role")).toBe("workspace_owner");
+    expect(e.integrations.members(TEAM.tube).map((m) => m.role)).toEqual(["owner", "collaborator"]);
+  });
+});
+
+describe("memberListPath", () => {
+  it("singular: the list and the invitation answer at /user alone, its pages linked there; a member's own routes at /users", async () => {
+    const e = await start({ seed: teamSeed(), quirks: { memberListPath: "singular" } });
+    expect((await call(e, "GET", `integrations/${TEAM.tube}/users`)).status).toBe(404);
+    const invite = {
+      data: { type: "invite_tenant_users", attributes: { role: "account_collaborator", entitlements: [], userIds: [TEAM.cy] } },
+    };
+    expect((await call(e, "POST", `integrations/${TEAM.tube}/users`, { body: invite })).status).toBe(404);
+    const page = await call(e, "GET", `integrations/${TEAM.tube}/user?page%5Bsize%5D=1`);
+    expect(page.status).toBe(200);
+    expect(String(at(page.json, "links", "next"))).toContain(`/integrations/${TEAM.tube}/user?`);
+    expect((await call(e, "POST", `integrations/${TEAM.tube}/user`, { body: invite })).status).toBe(200);
+    expect((await call(e, "GET", `integrations/${TEAM.tube}/users/${TEAM.ada}`)).status).toBe(200);
+  });
+
+  it("both (the default): either spelling answers", async () => {
+    const e = await start({ seed: teamSeed() });
+    expect((await call(e, "GET", `integrations/${TEAM.tube}/users`)).status).toBe(200);
+    expect((await call(e, "GET", `integrations/${TEAM.tube}/user`)).status).toBe(200);
+  });
+});
+
 describe("parseQuirk (the command's --quirk)", () => {
   it.each([
     ["shiftPages=remove", { shiftPages: "remove" }],
@@ -904,6 +944,8 @@ describe("parseQuirk (the command's --quirk)", () => {
     ["absentFields", { absentFields: true }],
     ["clockSkew=-600", { clockSkew: -600 }],
     ["clockSkew=90.5", { clockSkew: 90.5 }],
+    ["memberListPath=singular", { memberListPath: "singular" }],
+    ["memberRole=left-out", { memberRole: "left-out" }],
   ])("%s", (text, expected) => {
     expect(parseQuirk(text)).toEqual(expected);
   });

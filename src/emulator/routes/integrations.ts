@@ -59,7 +59,9 @@ const listMembers: Route = {
   handle(ctx) {
     const integration = integrationOf(ctx);
     const { store } = ctx.world;
-    const body = listPage(ctx, `${base(integration)}/users`, () => [...integration.members.values()], {
+    // A service that serves the list at `/user` alone links its pages there.
+    const list = ctx.world.quirks.memberListPath === "singular" ? "user" : "users";
+    const body = listPage(ctx, `${base(integration)}/${list}`, () => [...integration.members.values()], {
       removeBefore(start) {
         const gone = [...integration.members.values()].slice(0, start).find((m) => store.removableMember(integration.id, m));
         return gone !== undefined && store.removeMember(integration.id, gone.userId);
