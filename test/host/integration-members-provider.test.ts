@@ -1221,10 +1221,10 @@ describe("a managed member whose record cannot be read is never a known non-owne
     return { emu, state };
   }
 
-  it("destroy refuses to remove them (they may be the last owner), and removes nobody", async () => {
+  it("destroy refuses to remove them (they may be an owner), and removes only the member known a collaborator", async () => {
     const { emu, state } = await setup();
-    await expect(provider.delete!(INTEGRATION, state)).rejects.toThrow(/owner/);
-    expect(writes(emu)).toEqual([]);
+    await expect(provider.delete!(INTEGRATION, state)).rejects.toThrow(/does not say their role.*may be an owner/);
+    expect(writes(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${B}`]);
     expect(
       emu.integrations
         .members(INTEGRATION)

@@ -97,6 +97,39 @@ describe("planMembers: an absence from the list is confirmed before anything res
       },
       { remove: "d", managed: "a,d,e,f" },
     ],
+    // D made an owner since, a removal leaving owners the program did not declare; D's record does not say the role.
+    [
+      "update: a dropped member whose role is unknown, where a removal leaves undeclared owners, fails and is not removed",
+      {
+        op: "update",
+        declared: [want(O), want(A), want(S, ["EDITOR"])],
+        prior: prior(teamState, { declaredOwners: [] }),
+        keepUndeclaredOwners: true,
+        listed: listOf(live(owner(O)), live(collab(A)), live({ ...collab(D), role: null }), live(collab(S, ["EDITOR"]))),
+      },
+      { failed: "d", managed: "a,d,e,f" },
+    ],
+    [
+      "update: the same with deleteOnDestroy (no owner left) removes them",
+      {
+        op: "update",
+        declared: [want(O), want(A), want(S, ["EDITOR"])],
+        prior: prior(teamState, { declaredOwners: [] }),
+        keepUndeclaredOwners: false,
+        listed: listOf(live(owner(O)), live(collab(A)), live({ ...collab(D), role: null }), live(collab(S, ["EDITOR"]))),
+      },
+      { remove: "d", managed: "a,d,e,f" },
+    ],
+    [
+      "delete: a member whose role is unknown, where a removal leaves undeclared owners, fails; the others are removed",
+      {
+        op: "delete",
+        prior: prior([collab(A), collab(D)], { declaredOwners: [] }),
+        keepUndeclaredOwners: true,
+        listed: listOf(live(owner(O)), live(collab(A)), live({ ...collab(D), role: null })),
+      },
+      { remove: "a", failed: "d" },
+    ],
     [
       "update: a dropped member read absent is forgotten, with no write",
       {

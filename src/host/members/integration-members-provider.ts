@@ -278,7 +278,7 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
     run.failures.push({ userId: p.userId, error: new Error(error) });
   }
   if (run.failures.length > 0) {
-    const total = acts.remove.length + acts.stillRunning.length;
+    const total = acts.remove.length + acts.stillRunning.length + acts.failures.length;
     throw failedError(run, `${run.failures.length} of ${total} members of integration ${id} could not be removed (the others were)`);
   }
 }

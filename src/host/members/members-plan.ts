@@ -7,7 +7,7 @@ import { ConfigurationError } from "../../client";
 import { idOf, sameId } from "../../client/ids";
 import { DEFAULT_INTEGRATION_ROLE, type MemberInputs, sameSet } from "../../shared/inputs";
 import type { IntegrationMemberState } from "../../shared/member-state";
-import { lastOwnerRefusal, roleDrift, roleMismatch } from "./messages";
+import { lastOwnerRefusal, roleDrift, roleMismatch, roleUnknownRefusal } from "./messages";
 import type { PendingInvitation } from "../membership/partial-write";
 import { byKey, type Failure, type IntegrationMembersOutputs, type ServiceMember } from "./members-state";
 
@@ -161,16 +161,25 @@ const ours = (input: PlanInput, id: string) => !input.claimed?.(id);
  * program does not list (the plan shows it). A state without the record of declared owners goes by its record of declared
  * roles (any declared role then counts as owner); one without either, by neither (each counts as declared).
  */
-const keptOwner = (input: PlanInput, live: ServiceMember) => {
+const keptOwner = (input: PlanInput, live: ServiceMember) => live.role === "account_owner" && ownersKept(input, live);
+
+/** Whether a removal of `live` leaves them should they be an owner now: the program does not declare them one (see {@link keptOwner}). */
+const ownersKept = (input: PlanInput, live: ServiceMember) => {
   const declared = input.prior?.declaredOwners ?? input.prior?.declaredRoles;
   return (
     input.keepUndeclaredOwners === true &&
     !(input.op !== "delete" && input.removeUnmanaged === true) &&
-    live.role === "account_owner" &&
     declared !== undefined &&
     !declared.some((id) => sameId(id, live.userId))
   );
 };
+
+/**
+ * A member a removal would take away whose role is unknown (their record leaves it out, names a role this package does not know,
+ * or cannot be read) where a removal leaves an owner the program did not make one: they may be that owner. Not removed, and the
+ * removal fails for them, naming the field, as a `User`'s delete of a user whose record leaves `role` out.
+ */
+const ownerUnknown = (input: PlanInput, live: ServiceMember) => live.role === null && ownersKept(input, live);
 
 /** The invitation of `userId` the state records as possibly still landing, whether its job still runs or not. */
 const recordedInvitation = (input: PlanInput, userId: string) =>
@@ -253,7 +262,8 @@ function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
   for (const m of prior) {
     const now = live(m.userId);
     if (!now || declaredKeys.has(idOf(m.userId)) || !ours(input, m.userId)) continue;
-    (keptOwner(input, now) ? acts.keptOwners : dropped).push(m.userId);
+    if (ownerUnknown(input, now)) acts.failures.push({ userId: m.userId, error: roleUnknownRefusal(input.integrationId, m.userId) });
+    else (keptOwner(input, now) ? acts.keptOwners : dropped).push(m.userId);
   }
   // Owners kept are left as they are, and no longer managed (unmanaged from now on, as any member the program does not list).
   acts.managed = acts.managed.filter((m) => !acts.keptOwners.some((id) => sameId(id, m.userId)));
@@ -332,6 +342,8 @@ function planDelete(input: PlanInput, present: ReadonlyMap<string, ServiceMember
     if (live) {
       if (!ours(input, m.userId)) continue;
       if (notInvitedAs(input, m, live)) acts.notInvited.push(m.userId);
+      else if (ownerUnknown(input, live))
+        acts.failures.push({ userId: m.userId, error: roleUnknownRefusal(input.integrationId, m.userId) });
       else (keptOwner(input, live) ? acts.keptOwners : acts.remove).push(m.userId);
       continue;
     }

@@ -43,6 +43,16 @@ export function roleDrift({ userId, role }: MemberInputs, current: string | null
   return new ConfigurationError(message, "members");
 }
 
+/** A member of `integrationId` a removal leaves should they be an owner now, whose role the service's record does not say. */
+export function roleUnknownRefusal(integrationId: string, userId: string): ConfigurationError {
+  const message =
+    `user ${userId} was not removed from integration ${integrationId}: the service's record of the member does not say their role ` +
+    '(field "data.attributes.role": left out, a role this package does not know, or a record it cannot read), so they may be an ' +
+    "owner someone made since, whom a removal leaves. Nothing was done to this member. To remove them, declare " +
+    'role: "account_owner" for them, or set deleteOnDestroy: true on the resource, and run pulumi up first; or remove them in the service.';
+  return new ConfigurationError(message, "members");
+}
+
 /** A member of `integrationId` as `current`, whom members declares with another role: adoption never removes anyone. */
 export function roleMismatch(integrationId: string, { userId, role }: MemberInputs, current: string | null): ConfigurationError {
   const message =
