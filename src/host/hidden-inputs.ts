@@ -1,5 +1,5 @@
 /**
- * The hidden inputs the classes register beside a resource's own (`__customTimeouts`, `__replaceOnChanges`): read from the
+ * The hidden inputs the classes register beside a resource's own (`__customTimeouts`, `__replaceOnChanges`, `__retainOnDelete`): read from the
  * inputs or state the engine hands the host, taken out of what the handlers get, and given back where the host keeps them; and
  * what the `__ignoreChanges` paths name.
  */

@@ -7,7 +7,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { redactError } from "../client/redact";
 import { customTimeoutsFailures, type TimedOperation } from "../shared/custom-timeouts";
 import { type StateCommand, stateHinted } from "../shared/hints";
-import { CUSTOM_TIMEOUTS, GET_READ, REPLACE_ON_CHANGES } from "../shared/input-constants";
+import { CUSTOM_TIMEOUTS, GET_READ, REPLACE_ON_CHANGES, RETAIN_ON_DELETE } from "../shared/input-constants";
 import { deadlineOf, timeoutsOf, withoutTimeouts, withTimeouts, withTimeoutsRecorded } from "./operation-timeouts";
 import { ProviderContext } from "./provider-context";
 import { hiddenOf, withHidden, withoutHidden } from "./hidden-inputs";
@@ -40,13 +40,17 @@ export function useContext(context: ProviderContext | undefined): void {
 /** The handlers of one resource type: those of `pulumi.dynamic.ResourceProvider`, each given the process's context first. */
 export interface Handlers<Inputs, Outputs> {
   check?(context: ProviderContext, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult<Inputs>>;
-  /** `replacing`: the properties the resource's `replaceOnChanges` asks to replace it for (`replace-on-changes.ts`). */
+  /**
+   * `replacing`: the properties the resource's `replaceOnChanges` asks to replace it for (`replace-on-changes.ts`). `retained`:
+   * the program declares the resource with `retainOnDelete: true` (its hidden input), so a replacement's delete is skipped.
+   */
   diff?(
     context: ProviderContext,
     id: string,
     olds: Outputs,
     news: Inputs,
     replacing: readonly string[],
+    retained: boolean,
   ): Promise<pulumi.dynamic.DiffResult>;
   /** The input properties a diff finds changed, as paths (`lastName`, `users[ann@example.com].role`), for `replaceOnChanges`. */
   changed?(olds: Outputs, news: Inputs): string[];
@@ -111,7 +115,8 @@ function keyless(error: unknown): unknown {
  * The provider object the host loads: `configure` builds the context, every other method hands it to its handler. The hidden
  * `customTimeouts` input (`operation-timeouts.ts`) stays here: `check` validates it and hands it on, no handler sees it, a
  * create, update, delete or refresh has its job waits end by the resource's timeout for it, and the state keeps it for a
- * destroy and a refresh.
+ * destroy and a refresh. So does `retainOnDelete`'s (`__retainOnDelete`), not kept in the state: `check` hands it on, and a
+ * diff is told it (a replacement's delete is skipped).
  */
 /**
  * Runs a refresh's read or a destroy's delete (`command`): where no resource was checked in this process, the configuration
@@ -127,8 +132,10 @@ async function onState<T>(ctx: ProviderContext, command: StateCommand, operation
 
 export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
   const { check, diff, read, update, changed } = handlers;
-  /** What a handler gets of the program's inputs: neither hidden input the host handles itself. */
-  const bare = <T>(props: T): T => withoutHidden(props, CUSTOM_TIMEOUTS, REPLACE_ON_CHANGES);
+  /** What a handler gets of the program's inputs: none of the hidden inputs the host handles itself. */
+  const bare = <T>(props: T): T => withoutHidden(props, CUSTOM_TIMEOUTS, REPLACE_ON_CHANGES, RETAIN_ON_DELETE);
+  /** Whether the program declares the resource with `retainOnDelete: true`: its hidden input, which no handler sees. */
+  const retainedOf = (props: unknown) => hiddenOf(props, RETAIN_ON_DELETE) === true;
   const remove = handlers.delete;
   /** Runs `operation` of a resource bounded by its hidden input `timeouts`; a partial state it records keeps `timeouts`. */
   const timed = async <T>(timeouts: unknown, name: TimedOperation, operation: (ctx: ProviderContext) => Promise<T>): Promise<T> => {
@@ -147,7 +154,8 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
         const timeouts = timeoutsOf(news);
         const result = check ? await check(currentContext(), bare(olds), bare(news)) : { inputs: bare(news) };
         const failures = [...(result.failures ?? []), ...customTimeoutsFailures(timeouts)];
-        return { inputs: withReplacePaths(withTimeouts(result.inputs, timeouts), news), failures };
+        const inputs = withReplacePaths(withTimeouts(result.inputs, timeouts), news);
+        return { inputs: withHidden(inputs, RETAIN_ON_DELETE, retainedOf(news) || undefined), failures };
       }),
     ...(diff && {
       diff: (id: string, olds: Outputs, news: Inputs) =>
@@ -156,7 +164,7 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
           // and told the handler first (what it keeps of a record depends on whether the resource is replaced).
           const paths = replacePathsOf(news);
           const replacing = paths.length > 0 && changed ? replacesFor(paths, changed(bare(olds), bare(news))) : [];
-          const result = await diff(currentContext(), id, bare(olds), bare(news), replacing);
+          const result = await diff(currentContext(), id, bare(olds), bare(news), replacing, retainedOf(news));
           if (replacing.length === 0) return result;
           return { ...result, changes: true, replaces: [...new Set([...(result.replaces ?? []), ...replacing])] };
         }),

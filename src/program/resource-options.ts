@@ -5,7 +5,8 @@
  * instead of the closure serializer's output, one line that loads this package's provider module by name from the
  * program's own `node_modules`, so nothing is captured. `customTimeouts`: the engine hands a dynamic provider no operation
  * timeout, so the option goes to the provider as a hidden input as well, which bounds the operation's job waits. So does
- * `replaceOnChanges`: the engine applies it to the properties a diff names, and a dynamic provider's diff names none. A
+ * `replaceOnChanges`: the engine applies it to the properties a diff names, and a dynamic provider's diff names none. So does
+ * `retainOnDelete`: the engine skips a retained resource's delete on a replacement too, which the provider must know. A
  * class's static `get` registers a read instead ({@link readById}), which the constructor's `id` option would make without
  * telling the host, so the option is refused there. A transform runs after the class has filled these hidden inputs: the package's
  * own transform ({@link followTransformedOptions}) fills them again from the options the transforms before it leave.
@@ -13,7 +14,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { idOf } from "../client/ids";
 import { customTimeoutsInput } from "../shared/custom-timeouts";
-import { CUSTOM_TIMEOUTS, GET_READ, IGNORE_CHANGES, IMPORT_ID, REPLACE_ON_CHANGES } from "../shared/input-constants";
+import { CUSTOM_TIMEOUTS, GET_READ, IGNORE_CHANGES, IMPORT_ID, REPLACE_ON_CHANGES, RETAIN_ON_DELETE } from "../shared/input-constants";
 import { MEMBERSHIP_ID_FORM, splitMembershipId } from "../shared/membership-id";
 import { programError } from "./messages";
 import { thisRun } from "./program-run";
@@ -72,7 +73,8 @@ export function registration(
 
 /**
  * The hidden inputs that carry the options a dynamic provider is never handed, as `opts` gives them: `import`, `customTimeouts`
- * (a timeout that is not a duration throws, naming the resource), `replaceOnChanges`, and `ignoreChanges` but for a `WorkspaceUsers` (an
+ * (a timeout that is not a duration throws, naming the resource), `replaceOnChanges`, `retainOnDelete` (`true`, else nothing: a
+ * replacement's delete of a retained resource is skipped, so its create finds the record), and `ignoreChanges` but for a `WorkspaceUsers` (an
  * adoption writes nothing for a property a path names). Each is `undefined` where the option is not given. Computed where the
  * class registers the resource and again, from the options the transforms give, by {@link followTransformedOptions}.
  */
@@ -89,6 +91,8 @@ export function optionInputs(
     [CUSTOM_TIMEOUTS]: customTimeoutsInput(`${CLASSES[provider]} "${name}"`, opts?.customTimeouts),
     // The engine cannot apply it to a dynamic resource (its diff names no property): the provider's diff does.
     [REPLACE_ON_CHANGES]: opts?.replaceOnChanges?.length ? [...opts.replaceOnChanges] : undefined,
+    // The engine skips a retained resource's delete on a replacement: the provider's diff and create must know it.
+    [RETAIN_ON_DELETE]: opts?.retainOnDelete === true ? true : undefined,
     // Pulumi's import leaves an ignored property as the record has it: an adoption (`import`, `adoptExisting`) writes nothing
     // for one a path names.
     ...(provider === "workspace-users" ? {} : { [IGNORE_CHANGES]: opts?.ignoreChanges?.length ? [...opts.ignoreChanges] : undefined }),

@@ -1,7 +1,7 @@
 /**
  * `applyTransformedOptions`: the package's stack transform, for a program whose stack transforms, or whose components'
  * `transforms`, set the options the package's resources carry in hidden inputs (`import`, `ignoreChanges`, `customTimeouts`,
- * `replaceOnChanges`). The engine runs a resource's own transforms, then its parents', then the stack's in the order they were
+ * `replaceOnChanges`, `retainOnDelete`). The engine runs a resource's own transforms, then its parents', then the stack's in the order they were
  * registered, and hands a dynamic provider none of the options they give; the class copies its options before any runs.
  * Opt-in, not registered by the package itself: a stack transform costs every resource of the stack, the package's or not, a
  * call from the engine to the program, and a language host older than the engine's stack transforms fails the program at it.
@@ -11,7 +11,7 @@ import { thisRun } from "./program-run";
 import { followTransformedOptions } from "./resource-options";
 
 /**
- * Makes `import`, `customTimeouts`, `replaceOnChanges` and `ignoreChanges` set by a component's `transforms` or by a stack
+ * Makes `import`, `customTimeouts`, `replaceOnChanges`, `retainOnDelete` and `ignoreChanges` set by a component's `transforms` or by a stack
  * transform (`pulumi.runtime.registerResourceTransform`) reach the package's resources, by registering the package's own stack
  * transform, once a run (a resource's own `transforms` need nothing). Call it after the program's own stack transforms, which
  * it waits for so that the engine runs it after them, and before declaring any of the package's resources, which wait for it:

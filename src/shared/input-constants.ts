@@ -58,6 +58,14 @@ export const CUSTOM_TIMEOUTS = "__customTimeouts";
  */
 export const REPLACE_ON_CHANGES = "__replaceOnChanges";
 
+/**
+ * The hidden input of every resource declared with `retainOnDelete: true` (`true`; absent otherwise). The engine hands a dynamic
+ * provider no resource option, and skips a retained resource's delete on a replacement as on a destroy: the create that follows
+ * finds the record still there. So the diff refuses a replacement of a membership by itself (a role change), and a create that
+ * finds its record there names the option and the way out. Never compared by `diff`, nor kept in the outputs.
+ */
+export const RETAIN_ON_DELETE = "__retainOnDelete";
+
 /** A member's role as the API reads it (`owner`: the invite role without `account_`) as the invite role; `undefined` for one not known (never guessed). */
 export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
   const role = memberRole?.toLowerCase();

@@ -61,6 +61,20 @@ describe("followTransformedOptions", () => {
     expect(set?.props).toEqual({ users: [], __replaceOnChanges: ["users"] });
   });
 
+  it("copies a retainOnDelete a transform set (true alone: false is the default) and drops one it cleared", () => {
+    const set = followTransformedOptions(args(IntegrationEntitlement.type, { userId: "u-1" }, { retainOnDelete: true }));
+    expect(set?.props).toEqual({ userId: "u-1", __retainOnDelete: true });
+    expect(followTransformedOptions(args(User.type, { email: "a@example.com" }, { retainOnDelete: false }))).toBeUndefined();
+    const cleared = followTransformedOptions(
+      args(User.type, { email: "a@example.com", __retainOnDelete: true }, { retainOnDelete: false }),
+    );
+    expect(cleared?.props).toEqual({ email: "a@example.com", __retainOnDelete: undefined });
+    // The class registers the hidden input from its own options.
+    const [props] = registration("r", "integration-entitlement", { userId: "u-1" }, [], { retainOnDelete: true });
+    expect(props).toMatchObject({ __retainOnDelete: true });
+    expect(registration("r", "user", { email: "a@example.com" }, [], {})[0].__retainOnDelete).toBeUndefined();
+  });
+
   it("drops a hidden input whose option a transform removed", () => {
     const result = followTransformedOptions(args(User.type, { email: "a@example.com", __customTimeouts: { create: "2m" } }, {}));
     expect(result?.props).toEqual({ email: "a@example.com", __customTimeouts: undefined });

@@ -86,6 +86,7 @@ import {
   noMembershipToImport,
   notInvitedMembershipLeft,
   ownerMembershipLeft,
+  retainedReplacement,
 } from "./messages";
 
 export type { IntegrationEntitlementOutputs } from "./entitlement-state";
@@ -174,13 +175,19 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
 
   changed: changedEntitlementProperties,
 
-  async diff(ctx, _id, olds, news, replacing) {
+  async diff(ctx, _id, olds, news, replacing, retained) {
     const key = memberKey(olds.integrationId, olds.userId);
     // Only a diff of the program's resource, whose `check` ran in this deployment, plans a write: the engine diffs a refresh's
     // reads too (`pulumi refresh`, `up --refresh`, `destroy --refresh`, `refresh: always`), against the old inputs.
     const planned = ctx.declared.has(key);
     const found = diffEntitlement(olds, news, planned);
     const diff = replacing.length > 0 ? { ...found, replaces: [...new Set([...(found.replaces ?? []), ...replacing])] } : found;
+    // A replacement of the same membership removes the member first, which the engine skips for a retained resource: the
+    // invitation would find them still a member and fail, the old resource left marked for replacement. Refused before anything is sent.
+    const replaced = (diff.replaces ?? []).filter((key) => key !== "role" || !isUnknown(news.role));
+    if (planned && retained && replaced.length > 0 && !replaced.some((key) => key === "integrationId" || key === "userId")) {
+      throw new ConfigurationError(retainedReplacement(olds, news.role, replaced), replaced.includes("role") ? "role" : "retainOnDelete");
+    }
     // A role changes by removing the member first, which this resource never does to a membership it adopted: a replacement
     // would leave the member, then fail to invite them, the old state gone. Refused before anything is sent.
     if (planned && diff.deleteBeforeReplace && olds.adopted === true && olds.deleteOnDestroy !== true && !isUnknown(news.role)) {

@@ -141,6 +141,30 @@ export function adoptedRoleChange({ integrationId, userId, role }: Membership & 
   );
 }
 
+/**
+ * A replacement of a membership by itself (`replacing`: a role change, what `replaceOnChanges` names) declared with
+ * `retainOnDelete: true`: the engine skips the removal it starts with, so the invitation would find the member and fail.
+ */
+export function retainedReplacement(
+  { integrationId, userId, role }: Membership & { role?: string | null },
+  declared: unknown,
+  replacing: readonly string[],
+): string {
+  const held = role ?? DEFAULT_INTEGRATION_ROLE;
+  const change = replacing.includes("role")
+    ? `role: the role of user ${userId} in integration ${integrationId} cannot change from ${held} to ${String(declared)} in place: ` +
+      "the API changes a role only by removing the member and inviting them again"
+    : `replaceOnChanges: the change of ${replacing.join(", ")} replaces the membership of user ${userId} in integration ` +
+      `${integrationId}, which removes the member and invites them again`;
+  const instead = replacing.includes("role") ? `keep role: "${held}"` : "remove replaceOnChanges (the set then changes in place)";
+  return (
+    `${change}, and the resource is declared with retainOnDelete: true, under which the engine skips the removal: the invitation ` +
+    "would find the user still a member and fail, and leave the resource marked for replacement in the state, each later up " +
+    "failing the same way. Nothing was changed. Either remove retainOnDelete from the resource and run pulumi up (nothing is " +
+    `sent), then make the change in the next up; or ${instead}.`
+  );
+}
+
 /** The invitation's job finished, but the user is not a member. */
 export function notAMemberAfterJob({ integrationId, userId }: Membership): string {
   return (
