@@ -56,6 +56,11 @@ export interface Handlers<Inputs, Outputs> {
   changed?(olds: Outputs, news: Inputs): string[];
   create(context: ProviderContext, inputs: Inputs): Promise<pulumi.dynamic.CreateResult<Outputs>>;
   /**
+   * For a create of a resource declared with `retainOnDelete: true` that failed: when `error` says the record is there already,
+   * what to add to its message (a replacement's skipped delete left the old resource's record, and how to take it back).
+   */
+  retainedNote?(error: Error, inputs: Inputs): string | undefined;
+  /**
    * A refresh's read, of the state `props` (none: the resource is a class's static `get`'s, whose outputs are the service's
    * alone). `get`: for the read of a `get` itself (its hidden `__get`), the id as the program gave it (`id` is in the one form),
    * else undefined. That read has no state, of the record `id` names, and fails, naming the type and the id as given, when it is
@@ -115,8 +120,8 @@ function keyless(error: unknown): unknown {
  * The provider object the host loads: `configure` builds the context, every other method hands it to its handler. The hidden
  * `customTimeouts` input (`operation-timeouts.ts`) stays here: `check` validates it and hands it on, no handler sees it, a
  * create, update, delete or refresh has its job waits end by the resource's timeout for it, and the state keeps it for a
- * destroy and a refresh. So does `retainOnDelete`'s (`__retainOnDelete`), not kept in the state: `check` hands it on, and a
- * diff is told it (a replacement's delete is skipped).
+ * destroy and a refresh. So does `retainOnDelete`'s (`__retainOnDelete`), not kept in the state: `check` hands it on, a diff is
+ * told it, and a create that finds its record there (a replacement's skipped delete left it) says so.
  */
 /**
  * Runs a refresh's read or a destroy's delete (`command`): where no resource was checked in this process, the configuration
@@ -171,7 +176,14 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
     }),
     async create(inputs: Inputs) {
       const timeouts = timeoutsOf(inputs);
-      const result = await timed(timeouts, "create", (ctx) => handlers.create(ctx, bare(inputs)));
+      const result = await timed(timeouts, "create", (ctx) =>
+        handlers.create(ctx, bare(inputs)).catch((error: unknown) => {
+          // The engine skipped the delete of the resource this one replaces: the record the create finds may be that one.
+          const note = retainedOf(inputs) && error instanceof Error ? handlers.retainedNote?.(error, bare(inputs)) : undefined;
+          if (note !== undefined && !Object.isFrozen(error)) (error as Error).message += note;
+          throw error;
+        }),
+      );
       return { ...result, outs: withTimeouts(result.outs, timeouts) };
     },
     ...(read && {

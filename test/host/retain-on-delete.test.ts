@@ -1,11 +1,13 @@
 /**
  * `retainOnDelete: true`, which the classes pass as the hidden input `__retainOnDelete`: the engine skips a retained resource's
  * delete on a replacement as on a destroy, so a replacement of a membership by itself (a role change) is refused by its diff,
- * The hidden input alone causes no diff, and no handler, nor the state, sees it. Over real HTTP to the emulator.
+ * and a create that finds its record there says the option left it and how to take it back. The hidden input alone causes no
+ * diff, and no handler, nor the state, sees it. Over real HTTP to the emulator.
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
 import { provider as entitlement } from "../../src/host/entitlement/integration-entitlement-provider";
+import { provider as user } from "../../src/host/user/user-provider";
 import { UNKNOWN } from "../../src/shared/unknown";
 import { emulator, rejection } from "../support/fixtures";
 import { configureFor, wire } from "../support/provider";
@@ -67,5 +69,32 @@ describe("IntegrationEntitlement declared with retainOnDelete", () => {
     const dropped = await invited({ ...declared });
     expect(wire(await entitlement.diff!(dropped.id, dropped.outs, dropped.news))).toMatchObject({ changes: false, replaces: [] });
     expect(RETAIN in dropped.news).toBe(false);
+  });
+
+  it("a create finding the member there says a replaced resource's skipped delete may have left them, and to set adoptExisting", async () => {
+    const { emu, news } = await invited({ ...declared, [RETAIN]: true });
+    // A forced replacement: the engine skipped the retained resource's delete, then creates.
+    const error = await rejection(entitlement.create(news));
+    expect(error.message).toContain("is already a member of integration");
+    expect(error.message).toContain("This IntegrationEntitlement is declared with retainOnDelete: true");
+    expect(error.message).toContain("set adoptExisting: true on this resource and run pulumi up");
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    // Without the option the message is as before.
+    const plain = await rejection(entitlement.create({ ...news, [RETAIN]: undefined }));
+    expect(plain.message).not.toContain("retainOnDelete");
+  });
+});
+
+describe("User declared with retainOnDelete", () => {
+  it("a create whose email is taken (409) says a replaced resource's skipped delete may have left the user, and to set adoptExisting", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 1 } });
+    await configureFor(emu, fast);
+    const news = { email: "alan@example.com", firstName: "Alan", lastName: "Turing", [RETAIN]: true };
+    const checked = wire(await user.check!({}, news));
+    const error = await rejection(user.create(checked.inputs!));
+    expect(error.message).toContain("This User is declared with retainOnDelete: true");
+    expect(error.message).toContain("set adoptExisting: true on this resource and run pulumi up");
+    const plain = await rejection(user.create(wire(await user.check!({}, { ...news, [RETAIN]: undefined })).inputs!));
+    expect(plain.message).not.toContain("retainOnDelete");
   });
 });

@@ -86,6 +86,7 @@ import {
   noMembershipToImport,
   notInvitedMembershipLeft,
   ownerMembershipLeft,
+  retainedMemberThere,
   retainedReplacement,
 } from "./messages";
 
@@ -174,6 +175,9 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
   },
 
   changed: changedEntitlementProperties,
+
+  // The member a create found there, with retainOnDelete: the one a replaced resource held, which the engine did not remove.
+  retainedNote: (error) => (ConfigurationError.isInstance(error) && error.setting === "adoptExisting" ? retainedMemberThere() : undefined),
 
   async diff(ctx, _id, olds, news, replacing, retained) {
     const key = memberKey(olds.integrationId, olds.userId);

@@ -165,6 +165,20 @@ export function retainedReplacement(
   );
 }
 
+/**
+ * What a create declared with `retainOnDelete: true` adds to its refusal of a member already there: a replacement's skipped
+ * delete left the old resource's membership, and the state keeps that resource marked for replacement until it is taken back.
+ */
+export function retainedMemberThere(): string {
+  return (
+    " This IntegrationEntitlement is declared with retainOnDelete: true: if it is being replaced (pulumi up --replace, or a " +
+    "replacement the plan showed), the engine skipped the replaced resource's delete, so this is the membership it managed, " +
+    "left in place, and the state keeps the old resource marked for replacement: every pulumi up fails here until the new " +
+    "resource takes the membership back. To do so, set adoptExisting: true on this resource and run pulumi up: it manages the " +
+    "membership as it is, recorded as adopted (a destroy then leaves it unless deleteOnDestroy: true)."
+  );
+}
+
 /** The invitation's job finished, but the user is not a member. */
 export function notAMemberAfterJob({ integrationId, userId }: Membership): string {
   return (

@@ -126,6 +126,20 @@ export function createStillRunning(email: string, jobId: string): string {
   );
 }
 
+/**
+ * What a create declared with `retainOnDelete: true` adds to its 409: a replacement's skipped delete left the old resource's
+ * user, and the state keeps that resource marked for replacement until the user is taken back. Names no email (it may be secret).
+ */
+export function retainedUserThere(): string {
+  return (
+    " This User is declared with retainOnDelete: true: if it is being replaced (pulumi up --replace, or a replacement the plan " +
+    "showed), the engine skipped the replaced resource's delete, so that user is the one it managed, left in the workspace, and " +
+    "the state keeps the old resource marked for replacement: every pulumi up fails here until the new resource takes the user " +
+    "back. To do so, set adoptExisting: true on this resource and run pulumi up: it manages the user as it is, recorded as " +
+    "adopted (a destroy then leaves it unless deleteOnDestroy: true)."
+  );
+}
+
 /** A destroy leaves user `id` in the workspace, for the reason `kept`. */
 export function leftInWorkspace(id: string, email: string | undefined, kept: string): string {
   return (

@@ -58,6 +58,7 @@ import {
   noUserToImport,
   ownerUnknown,
   createStillRunning,
+  retainedUserThere,
   takenBack,
   unreadableKept,
   unreadableRoleToKeep,
@@ -251,6 +252,10 @@ export const provider = providerOf<Props, UserOutputs>({
   },
 
   changed: (olds, news) => [...changedUserProperties(olds, news), ...(optInChanged(olds, news) ? ["deleteOnDestroy"] : [])],
+
+  // The user whose email the create's POST found taken, with retainOnDelete: the one a replaced resource held, never deleted.
+  retainedNote: (error, inputs) =>
+    ConflictError.isInstance(error) && error.method === "POST" && inputs.adoptExisting !== true ? retainedUserThere() : undefined,
 
   async diff(ctx, id, olds, news, replacing) {
     // An adopted user this resource keeps: the delete of a resource it replaced under another name leaves it (`takeovers.ts`).
