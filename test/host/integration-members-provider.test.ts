@@ -1241,6 +1241,50 @@ describe("a managed member whose record cannot be read is never a known non-owne
   });
 });
 
+describe("an unmanaged member whose record cannot be used", () => {
+  // A is nobody's (unmanaged), their listed record unusable (an email that is no string); B is the set's one member.
+  const listPath = `/integrations/${INTEGRATION}/users`;
+  const person = (id: string, name: string) => ({ id, email: `${name}@example.com`, firstName: name, lastName: "Doe" });
+
+  it("is recorded with entitlements null (not known), never [] (none): a refresh and an up say nothing of their set", async () => {
+    const emu = await emulator({
+      seed: {
+        users: [person(A, "a"), person(B, "b")],
+        integrations: [
+          {
+            id: INTEGRATION,
+            application: "App",
+            entitlements: [{ id: "VIEWER" }],
+            users: [
+              { userId: A, entitlements: ["VIEWER"] },
+              { userId: B, role: "owner", entitlements: ["VIEWER"] },
+            ],
+          },
+        ],
+      },
+      job: { finishAfterPolls: 1 },
+    });
+    await configureFor(emu);
+    const news = { integrationId: INTEGRATION, members: [{ userId: B, entitlements: ["VIEWER"] }], removeUnmanaged: false };
+    const created = wire(await provider.create!(news)).outs as IntegrationMembersOutputs;
+    const page = await fetch(new URL(`integrations/${INTEGRATION}/users?page[size]=100`, emu.url), {
+      headers: { "X-API-Key": emu.apiKey },
+    });
+    const listed = (await page.json()) as { data: Array<{ id: string; attributes: Record<string, unknown> }> };
+    for (const record of listed.data) if (record.id === A) record.attributes.email = 42;
+    emu.fault({ method: "GET", path: listPath, body: JSON.stringify(listed), times: 10 });
+    emu.clearRequests();
+
+    await configureFor(emu);
+    const read = wire(await provider.read!(INTEGRATION, created));
+    const unknownSet = (outs: IntegrationMembersOutputs | undefined) => outs?.unmanagedMembers.find((m) => m.userId === A)?.entitlements;
+    expect(unknownSet(read.props as IntegrationMembersOutputs)).toBeNull();
+    const updated = wire(await provider.update!(INTEGRATION, read.props as IntegrationMembersOutputs, news));
+    expect(unknownSet(updated.outs as IntegrationMembersOutputs)).toBeNull();
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+});
+
 /** `n` user ids tagged `tag` (…0b1, …0b2): each test's own people. */
 function idsOf(tag: string, n: 2): [string, string];
 function idsOf(tag: string, n: 3): [string, string, string];

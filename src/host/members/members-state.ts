@@ -112,7 +112,8 @@ export interface HeldSetNotice {
 
 /**
  * What the membership view found, as a plan takes it (`null`: absent). A member whose record cannot be used keeps the set the
- * state recorded (an empty one would PATCH the member and show a diff on every up), else none; their role is unknown whatever
+ * state recorded (an empty one would PATCH the member and show a diff on every up), else none known where declared or to be
+ * managed, else not known (`null`, as an unmanaged member's set the record leaves out); their role is unknown whatever
  * the state recorded (they may have been made an owner since): never counted as a known non-owner. A member recorded, declared
  * or to be managed whose record leaves the set out holds the recorded set too, or the declared one with `declaredSets`
  * ({@link withHeldSet}), their role as read; `notice` says so. Any other (unmanaged) member's set is not known: `null`, never none.
@@ -128,9 +129,12 @@ export function asPlanned(
   for (const [key, member] of found) {
     const known = recorded.get(key);
     if (member === undefined) planned.set(key, null);
-    else if (member instanceof Error)
-      planned.set(key, { userId: known?.userId ?? key, entitlements: known?.entitlements ?? [], role: null, email: null });
-    else if (known || declared.has(key) || notice?.everyone) {
+    else if (member instanceof Error) {
+      // Recorded, declared or to be managed: the recorded set, else none known; anyone else's: not known (`null`), never none.
+      const managed = known !== undefined || declared.has(key) || notice?.everyone === true;
+      const entitlements = known?.entitlements ?? (managed ? [] : null);
+      planned.set(key, { userId: known?.userId ?? key, entitlements, role: null, email: null });
+    } else if (known || declared.has(key) || notice?.everyone) {
       const standIn = known ? { recorded: known.entitlements } : notice?.declaredSets ? { declared: declared.get(key)?.entitlements } : {};
       planned.set(key, serviceMember(withHeldSet(notice?.integrationId ?? "", member, standIn, notice?.warn)));
     } else planned.set(key, serviceMember(member));
