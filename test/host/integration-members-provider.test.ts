@@ -1241,8 +1241,8 @@ describe("a managed member whose record cannot be read is never a known non-owne
   });
 });
 
-describe("an unmanaged member whose record cannot be used", () => {
-  // A is nobody's (unmanaged), their listed record unusable (an email that is no string); B is the set's one member.
+describe("a member no state records whose record cannot be used", () => {
+  // A, whom no state records, has a listed record the client cannot use (an email that is no string); B owns the integration.
   const listPath = `/integrations/${INTEGRATION}/users`;
   const person = (id: string, name: string) => ({ id, email: `${name}@example.com`, firstName: name, lastName: "Doe" });
 
@@ -1282,6 +1282,49 @@ describe("an unmanaged member whose record cannot be used", () => {
     const updated = wire(await provider.update!(INTEGRATION, read.props as IntegrationMembersOutputs, news));
     expect(unknownSet(updated.outs as IntegrationMembersOutputs)).toBeNull();
     expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+  });
+
+  it("declared under ignoreChanges on members by an import: recorded with the declared set (as one whose record leaves it out), not []", async () => {
+    const emu = await emulator({
+      seed: {
+        users: [person(A, "a"), person(B, "b")],
+        integrations: [
+          {
+            id: INTEGRATION,
+            application: "App",
+            entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }],
+            users: [
+              { userId: A, entitlements: ["EDITOR"] },
+              { userId: B, role: "owner", entitlements: ["VIEWER"] },
+            ],
+          },
+        ],
+      },
+      job: { finishAfterPolls: 1 },
+    });
+    await configureFor(emu);
+    const page = await fetch(new URL(`integrations/${INTEGRATION}/users?page[size]=100`, emu.url), {
+      headers: { "X-API-Key": emu.apiKey },
+    });
+    const listed = (await page.json()) as { data: Array<{ id: string; attributes: Record<string, unknown> }> };
+    for (const record of listed.data) if (record.id === A) record.attributes.email = 42;
+    emu.fault({ method: "GET", path: listPath, body: JSON.stringify(listed), times: 10 });
+    emu.fault({ method: "GET", path: `${listPath}/${A}`, body: JSON.stringify({ data: listed.data.find((d) => d.id === A) }), times: 10 });
+    emu.clearRequests();
+    const declared = {
+      integrationId: INTEGRATION,
+      members: [
+        { userId: B, entitlements: ["VIEWER"], role: "account_owner" },
+        { userId: A, entitlements: ["VIEWER"] },
+      ],
+      removeUnmanaged: false,
+      __importId: INTEGRATION,
+      __ignoreChanges: ["members"],
+    };
+    const outs = wire(await provider.create((await check(declared)).inputs!)).outs as IntegrationMembersOutputs;
+    expect(outs.members.find((m) => m.userId === A)?.entitlements).toEqual(["VIEWER"]);
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === A)?.entitlements).toEqual(["EDITOR"]);
   });
 });
 

@@ -112,8 +112,8 @@ export interface HeldSetNotice {
 
 /**
  * What the membership view found, as a plan takes it (`null`: absent). A member whose record cannot be used keeps the set the
- * state recorded (an empty one would PATCH the member and show a diff on every up), else none known where declared or to be
- * managed, else not known (`null`, as an unmanaged member's set the record leaves out); their role is unknown whatever
+ * state recorded (an empty one would PATCH the member and show a diff on every up), else the declared one with `declaredSets`,
+ * else none known where declared or to be managed, else not known (`null`, as an unmanaged member's set the record leaves out); their role is unknown whatever
  * the state recorded (they may have been made an owner since): never counted as a known non-owner. A member recorded, declared
  * or to be managed whose record leaves the set out holds the recorded set too, or the declared one with `declaredSets`
  * ({@link withHeldSet}), their role as read; `notice` says so. Any other (unmanaged) member's set is not known: `null`, never none.
@@ -130,9 +130,11 @@ export function asPlanned(
     const known = recorded.get(key);
     if (member === undefined) planned.set(key, null);
     else if (member instanceof Error) {
-      // Recorded, declared or to be managed: the recorded set, else none known; anyone else's: not known (`null`), never none.
+      // Recorded, declared or to be managed: the recorded set, else the declared one with `declaredSets` (as for a set left out),
+      // else none known; anyone else's: not known (`null`), never none.
       const managed = known !== undefined || declared.has(key) || notice?.everyone === true;
-      const entitlements = known?.entitlements ?? (managed ? [] : null);
+      const standIn = notice?.declaredSets ? declared.get(key)?.entitlements : undefined;
+      const entitlements = known?.entitlements ?? (standIn ? entitlementSet(standIn) : managed ? [] : null);
       planned.set(key, { userId: known?.userId ?? key, entitlements, role: null, email: null });
     } else if (known || declared.has(key) || notice?.everyone) {
       const standIn = known ? { recorded: known.entitlements } : notice?.declaredSets ? { declared: declared.get(key)?.entitlements } : {};
