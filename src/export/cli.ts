@@ -166,7 +166,8 @@ async function exportOrCheck(
   process.stdout.write(
     `Wrote ${result.dir}: ${result.users} users and ${result.memberships} memberships of ${result.integrations} integrations (${result.files.join(", ")}).\n` +
       `Its index.ts declares ${SHAPES[result.shape.shape]} (--shape ${result.shape.shape}: ${result.shape.why}).\n` +
-      `Its package.json depends on pulumi-workspace-access at ${result.packageSpec.spec}: ${result.packageSpec.why}.\n` +
+      `Its package.json depends on pulumi-workspace-access at ${result.packageSpec.spec}: ${result.packageSpec.why}` +
+      `${result.packageSpec.caution ? ` (${result.packageSpec.caution})` : ""}.\n` +
       `Next: cd ${result.dir} && npm install, then see its README.md (pulumi stack init, config, preview, up).\n`,
   );
   return 0;

@@ -8,10 +8,12 @@ import * as path from "node:path";
 
 const pkg = require("../../package.json") as { name: string; version: string };
 
-/** The spec chosen, and why (printed). */
+/** The spec chosen, and why (printed, and written in the project's README). */
 export interface PackageSpecChoice {
   spec: string;
   why: string;
+  /** What the command says of it beside `why`, and the README does not keep (a tarball older than this build). */
+  caution?: string;
 }
 
 const PACKAGE_ROOT = path.resolve(__dirname, "..", "..");
@@ -70,10 +72,8 @@ export function choosePackageSpec(outDir: string, root: string = PACKAGE_ROOT): 
     const why = "the tarball npm pack wrote beside this package";
     // A tarball older than the build running (a clone rebuilt since its last `npm pack`) installs that older code.
     const stale = (modifiedMs(candidate) ?? 0) < (modifiedMs(path.join(root, "dist", "index.js")) ?? 0);
-    return {
-      spec: fileSpec(outDir, candidate),
-      why: stale ? `${why}, older than this build: run npm pack again to install this code, or give --package-spec` : why,
-    };
+    const caution = "it is older than this build: run npm pack again to install this code, or give --package-spec";
+    return { spec: fileSpec(outDir, candidate), why, ...(stale && { caution }) };
   }
   return {
     spec: `^${pkg.version}`,
