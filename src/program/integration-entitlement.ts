@@ -35,7 +35,8 @@ export interface IntegrationEntitlementArgs {
   adoptExisting?: pulumi.Input<boolean>;
   /**
    * Destroy removes the membership even when the stack adopted it, or its member was made an owner the program does not
-   * declare; left out, such a membership is left, with a warning. Never the integration's last owner (docs/adoption.md).
+   * declare, or the service's record does not say their role; left out, such a membership is left, with a warning (one
+   * whose role is not known fails the destroy instead, nothing sent). Never the integration's last owner (docs/adoption.md).
    */
   deleteOnDestroy?: pulumi.Input<boolean>;
 }

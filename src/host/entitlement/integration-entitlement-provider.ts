@@ -88,6 +88,7 @@ import {
   ownerMembershipLeft,
   retainedMemberThere,
   retainedReplacement,
+  roleUnknownMembership,
 } from "./messages";
 
 export type { IntegrationEntitlementOutputs } from "./entitlement-state";
@@ -403,15 +404,20 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       }
     }
     // An owner the program did not make one (promoted since) is left, as a User's delete leaves a workspace owner, unless a
-    // declared role change replaces the membership. A record that cannot be read is removed as before: the membership is the program's.
+    // declared role change replaces the membership. A member whose record does not say the role (left out, unknown, unreadable)
+    // may be that owner: the destroy fails, sending nothing, as an IntegrationMembers' removal of them does.
     const declaredOwner = props?.declaredRole === "account_owner";
     if (props?.deleteOnDestroy !== true && !declaredOwner && !ctx.roleReplacements.has(key)) {
       const member = await memberNow();
-      if (member && !(member instanceof Error) && inviteRole(member.role) === "account_owner") {
-        ctx.warn(ownerMembershipLeft(integrationId, userId, member.email ?? props?.email));
+      const read = member instanceof Error ? undefined : member;
+      const role = read ? inviteRole(read.role) : undefined;
+      if (role === "account_owner") {
+        ctx.warn(ownerMembershipLeft(integrationId, userId, read?.email ?? props?.email));
         ctx.leftInPlace.set(key, { adopted: props?.adopted === true });
         return;
       }
+      if (member && role === undefined)
+        throw new ConfigurationError(roleUnknownMembership(integrationId, userId, read?.email ?? props?.email), "role");
     }
     // Never the integration's last owner, whatever removes the member (a destroy, a replacement): refused before anything is sent.
     // A member the state records as a collaborator is checked on the read above alone: under deleteOnDestroy (no read), a

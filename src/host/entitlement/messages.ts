@@ -84,6 +84,21 @@ export function adoptedMembershipLeft(integrationId: string, userId: string, ema
   );
 }
 
+/**
+ * The member's record does not say their role (left out, a role this package does not know, or a record it cannot read): they
+ * may be an owner someone made since, whom a destroy leaves, so the destroy fails, sending nothing (as an `IntegrationMembers`'
+ * removal of such a member).
+ */
+export function roleUnknownMembership(integrationId: string, userId: string, email: string | null | undefined): string {
+  return (
+    `The membership of user ${userId}${email ? ` (${email})` : ""} in integration ${integrationId} was not removed: the service's ` +
+    'record of the member does not say their role (field "data.attributes.role": left out, a role this package does not know, or ' +
+    "a record it cannot read), so they may be an owner someone made since, whom a destroy leaves. Nothing was sent. To remove it, " +
+    'declare role: "account_owner" or set deleteOnDestroy: true on the resource and run pulumi up first, or remove the member in ' +
+    "the service; to stop managing it and leave it, run pulumi state delete on this resource."
+  );
+}
+
 /** The member is an owner of the integration now, a role the program does not declare: a destroy leaves them. */
 export function ownerMembershipLeft(integrationId: string, userId: string, email: string | null | undefined): string {
   return (
