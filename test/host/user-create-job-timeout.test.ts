@@ -90,6 +90,26 @@ describe("WorkspaceUsers: a user create whose job outlives jobTimeoutSeconds", (
   });
 });
 
+describe("WorkspaceUsers: a user re-keyed to the email of a create still running", () => {
+  it("stays recorded under the old key, neither moved nor deleted, till that create settles", async () => {
+    const emu = await hanging();
+    const error = (await rejection(set.create(setOf(ann, cara)))) as Partial;
+    const caraId = error.properties!.userIds["cara@example.com"]!;
+    // The service now has, for the user the set created as cara, the email ann's create (still running) was asked for.
+    emu.users.update(caraId, { email: ann.email });
+    await deployment(emu);
+    const refreshed = (await set.read!("workspace-users", error.properties!)).props as Outputs;
+    expect(refreshed.users["cara@example.com"]).toMatchObject({ id: caraId, email: ann.email, created: true });
+    await deployment(emu);
+    emu.clearRequests();
+    const again = (await rejection(set.update!("workspace-users", refreshed, setOf(ann)))) as Partial;
+    expect(again.message).toContain("still running");
+    expect(writes(emu)).toEqual([]);
+    expect(emu.users.get(caraId)).toBeDefined();
+    expect(again.properties?.users["cara@example.com"]).toMatchObject({ id: caraId, created: true });
+  });
+});
+
 describe("WorkspaceUsers: a pending create whose job the service no longer knows", () => {
   it("is dropped: a user found with the email is adopted (not the set's: destroy leaves it); none found is created again", async () => {
     const emu = await hanging();

@@ -372,10 +372,15 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   const { own, running: pending, whyKept } = await settlePending(ctx, olds.pendingCreates);
   for (const [key, p] of pending)
     failures.push({ key, error: whyKept(key, p, key in inputs.users ? "not written" : "not removed", ctx.waitLimit()) });
+  // A user whose new email a create still running was asked for too stays under the old key, neither moved nor removed, till
+  // that create settles.
+  const held = new Set<string>();
   for (const [from, to] of rekeyed(olds.users ?? {}, inputs.users)) {
-    if (pending.has(to)) continue;
-    users.set(to, users.get(from)!);
-    users.delete(from);
+    if (pending.has(to)) held.add(from);
+    else {
+      users.set(to, users.get(from)!);
+      users.delete(from);
+    }
   }
   const added = new Map<string, WorkspaceUserInputs>();
   const changed: Array<[string, WorkspaceUserInputs, WorkspaceUserState]> = [];
@@ -386,7 +391,7 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
     else if (changedUserProperties(prior, declared).length > 0) changed.push([key, declared, prior]);
     else users.set(key, { ...prior, managedAttributes: managedOf(declared) });
   }
-  const removed = [...users.keys()].filter((key) => !(key in inputs.users));
+  const removed = [...users.keys()].filter((key) => !(key in inputs.users) && !held.has(key));
   await mapBounded(changed, IN_FLIGHT, async ([key, declared, prior]) => {
     try {
       const changes = changedUserProperties(prior, declared);
