@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { LocalWorkspace } from "@pulumi/pulumi/automation";
 import { UsageError } from "../command-line";
 import { failureMessage } from "./engine-events";
-import { killedBySignal } from "./stack-run";
+import { killedBySignal, secretsRedactor } from "./stack-run";
 
 /** The project files `pulumi` reads, in its order. */
 const PROJECT_FILES = ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"];
@@ -120,14 +120,16 @@ export async function openFleetProject(cwd: string, wanted: readonly string[] | 
     if (killedBySignal(error)) throw new Error(`interrupted while listing the stacks of ${dir}: no stack ran`);
     const lines = (error instanceof Error ? error.message : String(error)).split("\n");
     // The project's file is the project's mistake, not the command line's (nor a login missing): no usage error.
+    // No stack's config is read yet: pulumi's words go out redacted of the environment's API key alone.
+    const redact = secretsRedactor({});
     const unread = lines.find((l) => PROJECT_UNREAD.test(l))?.replace(/^\s*error:\s*/i, "");
     if (unread !== undefined) {
       const file = PROJECT_FILES.find((name) => fs.existsSync(path.join(dir, name))) ?? PROJECT_FILES[0];
-      throw new Error(`pulumi cannot read the project in ${dir} (${unread.trim()}): fix its ${file}; no stack ran`);
+      throw new Error(`pulumi cannot read the project in ${dir} (${redact(unread.trim())}): fix its ${file}; no stack ran`);
     }
     const detail = lines.find((l) => /error:|ENOENT|not found/i.test(l));
     throw new UsageError(
-      `could not list the stacks of ${dir} with the pulumi CLI${detail ? ` (${detail.trim()})` : ""}: ` +
+      `could not list the stacks of ${dir} with the pulumi CLI${detail ? ` (${redact(detail.trim())})` : ""}: ` +
         "put pulumi on PATH and log in to the stacks' backend (pulumi login, or PULUMI_BACKEND_URL)",
     );
   }

@@ -702,6 +702,23 @@ describe("runFleet: the stack listing", () => {
     expect(fake.calls).toEqual([]);
   });
 
+  it("that fails naming the environment's API key: pulumi's words go out without it", async () => {
+    const key = "wa-key-0123456789abcdef";
+    const before = process.env["WORKSPACE_ACCESS_API_KEY"];
+    process.env["WORKSPACE_ACCESS_API_KEY"] = key;
+    try {
+      for (const line of [`error: could not load current project: bad value ${key}`, `error: cannot reach ${key}.example.com`]) {
+        fake.listFails = () => Object.assign(new Error(`Command failed: pulumi stack ls\n${line}\n`), { code: 1 });
+        const error = (await runFleet({ command: "up", cwd: "/proj" }).catch((e: unknown) => e)) as Error;
+        expect(error.message).toContain("pulumi");
+        expect(error.message).not.toContain(key.slice(0, 12));
+      }
+    } finally {
+      if (before === undefined) delete process.env["WORKSPACE_ACCESS_API_KEY"];
+      else process.env["WORKSPACE_ACCESS_API_KEY"] = before;
+    }
+  });
+
   it("that fails on its own: a usage error naming pulumi's error, and how to log in", async () => {
     fake.listFails = () =>
       Object.assign(new Error("Command failed: pulumi stack ls\nerror: PULUMI_ACCESS_TOKEN must be set for login\n"), { code: 255 });
