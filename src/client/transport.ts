@@ -392,7 +392,12 @@ export class HttpTransport {
       // A hold with no known end: till an answer to a request in flight, each bounded by requestTimeoutSeconds alone.
       const place = held.by === "connections" ? why : `for an answer to free a place ${why}`;
       const raise = held.by === "connections" ? `: raise ${concurrency} to send more at once, if the service takes them` : "";
-      return new Error(`${notSent}: the client held it ${seconds} s ${place}, until the wait it was sent for ended${raise}.`);
+      // Held no time at all: the wait had ended already when every place was taken.
+      const what =
+        held.heldMs > 0
+          ? `held it ${seconds} s ${place}, until the wait it was sent for ended`
+          : `had no place for it ${place}, and the wait it was sent for had ended`;
+      return new Error(`${notSent}: the client ${what}${raise}.`);
     }
     return new Error(`${notSent}: the client holds its requests ${seconds} s more ${why}, ${this.#longerThanWaitLeft(spec)}.`);
   }

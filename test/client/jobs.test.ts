@@ -313,6 +313,21 @@ describe("waiting for jobs", () => {
       await expect(busy).resolves.toMatchObject({ done: false });
     });
 
+    it("a poll due at the wait's very end, every connection busy, says it had no place, not that it was held 0 s", async () => {
+      const { clock, emu, client, hold } = await oneBusyConnection(50_000);
+      emu.jobs.hangNext(1);
+      const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
+      await hold();
+      // The wait's one sleep ends at its end (10 ms, before the first probe's 25), when the one connection is still busy.
+      const { settled } = await passing(clock, job.wait({ timeoutMs: 10 }));
+      const error = await rejection(settled);
+      expect(error.message).toContain(
+        "Its last poll was not sent: the client had no place for it while every one of its 1 connections " +
+          "(workspace-access:maxConcurrency) was busy with its other requests, and the wait it was sent for had ended",
+      );
+      expect(error.message).not.toContain("held it 0 s");
+    });
+
     it("a poll sent before the wait's end, answered after it, is read: a job done then is done, not late", async () => {
       const { clock, emu, client } = await oneBusyConnection(0, 1);
       const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
