@@ -1177,36 +1177,48 @@ describe("a list is not proof of absence", () => {
   });
 });
 
+const person = (id: string, name: string) => ({ id, email: `${name}@example.com`, firstName: name, lastName: "Doe" });
+
+/** An emulator whose integration has the members A (holding `aHolds`) and B, `owner` of them its owner; a deployment configured on it. */
+async function aAndB(owner: string, aHolds = ["VIEWER"]): Promise<Emulator> {
+  const member = (userId: string, entitlements: string[]) => ({
+    userId,
+    entitlements,
+    ...(userId === owner && { role: "owner" as const }),
+  });
+  const emu = await emulator({
+    seed: {
+      users: [person(A, "a"), person(B, "b")],
+      integrations: [
+        {
+          id: INTEGRATION,
+          application: "App",
+          entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }],
+          users: [member(A, aHolds), member(B, ["VIEWER"])],
+        },
+      ],
+    },
+    job: { finishAfterPolls: 1 },
+  });
+  await configureFor(emu);
+  return emu;
+}
+
+/** From now on (ten reads), the member list serves A's record unusable (an email that is no string); that record, returned. */
+async function unusableA(emu: Emulator): Promise<{ id: string; attributes: Record<string, unknown> }> {
+  const page = await fetch(new URL(`integrations/${INTEGRATION}/users?page[size]=100`, emu.url), { headers: { "X-API-Key": emu.apiKey } });
+  const listed = (await page.json()) as { data: Array<{ id: string; attributes: Record<string, unknown> }> };
+  for (const record of listed.data) if (record.id === A) record.attributes.email = 42;
+  emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, body: JSON.stringify(listed), times: 10 });
+  return listed.data.find((record) => record.id === A)!;
+}
+
 describe("a managed member whose record cannot be read is never a known non-owner", () => {
   // A was made the integration's only owner since the state recorded them a collaborator; their listed record is unusable.
-  const listPath = `/integrations/${INTEGRATION}/users`;
   const writes = (emu: Emulator) => emu.requests.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
-  const person = (id: string, name: string) => ({ id, email: `${name}@example.com`, firstName: name, lastName: "Doe" });
   async function setup() {
-    const emu = await emulator({
-      seed: {
-        users: [person(A, "a"), person(B, "b")],
-        integrations: [
-          {
-            id: INTEGRATION,
-            application: "App",
-            entitlements: [{ id: "VIEWER" }],
-            users: [
-              { userId: A, role: "owner", entitlements: ["VIEWER"] },
-              { userId: B, entitlements: ["VIEWER"] },
-            ],
-          },
-        ],
-      },
-      job: { finishAfterPolls: 1 },
-    });
-    await configureFor(emu);
-    const page = await fetch(new URL(`integrations/${INTEGRATION}/users?page[size]=100`, emu.url), {
-      headers: { "X-API-Key": emu.apiKey },
-    });
-    const listed = (await page.json()) as { data: Array<{ id: string; attributes: Record<string, unknown> }> };
-    for (const record of listed.data) if (record.id === A) record.attributes.email = 42;
-    emu.fault({ method: "GET", path: listPath, body: JSON.stringify(listed), times: 10 });
+    const emu = await aAndB(A);
+    await unusableA(emu);
     const collaborator = (userId: string) => ({ userId, entitlements: ["VIEWER"], role: "account_collaborator" as const });
     const state = {
       integrationId: INTEGRATION,
@@ -1244,35 +1256,12 @@ describe("a managed member whose record cannot be read is never a known non-owne
 describe("a member no state records whose record cannot be used", () => {
   // A, whom no state records, has a listed record the client cannot use (an email that is no string); B owns the integration.
   const listPath = `/integrations/${INTEGRATION}/users`;
-  const person = (id: string, name: string) => ({ id, email: `${name}@example.com`, firstName: name, lastName: "Doe" });
 
   it("is recorded with entitlements null (not known), never [] (none): a refresh and an up say nothing of their set", async () => {
-    const emu = await emulator({
-      seed: {
-        users: [person(A, "a"), person(B, "b")],
-        integrations: [
-          {
-            id: INTEGRATION,
-            application: "App",
-            entitlements: [{ id: "VIEWER" }],
-            users: [
-              { userId: A, entitlements: ["VIEWER"] },
-              { userId: B, role: "owner", entitlements: ["VIEWER"] },
-            ],
-          },
-        ],
-      },
-      job: { finishAfterPolls: 1 },
-    });
-    await configureFor(emu);
+    const emu = await aAndB(B);
     const news = { integrationId: INTEGRATION, members: [{ userId: B, entitlements: ["VIEWER"] }], removeUnmanaged: false };
     const created = wire(await provider.create!(news)).outs as IntegrationMembersOutputs;
-    const page = await fetch(new URL(`integrations/${INTEGRATION}/users?page[size]=100`, emu.url), {
-      headers: { "X-API-Key": emu.apiKey },
-    });
-    const listed = (await page.json()) as { data: Array<{ id: string; attributes: Record<string, unknown> }> };
-    for (const record of listed.data) if (record.id === A) record.attributes.email = 42;
-    emu.fault({ method: "GET", path: listPath, body: JSON.stringify(listed), times: 10 });
+    await unusableA(emu);
     emu.clearRequests();
 
     await configureFor(emu);
@@ -1285,31 +1274,9 @@ describe("a member no state records whose record cannot be used", () => {
   });
 
   it("declared under ignoreChanges on members by an import: recorded with the declared set (as one whose record leaves it out), not []", async () => {
-    const emu = await emulator({
-      seed: {
-        users: [person(A, "a"), person(B, "b")],
-        integrations: [
-          {
-            id: INTEGRATION,
-            application: "App",
-            entitlements: [{ id: "VIEWER" }, { id: "EDITOR" }],
-            users: [
-              { userId: A, entitlements: ["EDITOR"] },
-              { userId: B, role: "owner", entitlements: ["VIEWER"] },
-            ],
-          },
-        ],
-      },
-      job: { finishAfterPolls: 1 },
-    });
-    await configureFor(emu);
-    const page = await fetch(new URL(`integrations/${INTEGRATION}/users?page[size]=100`, emu.url), {
-      headers: { "X-API-Key": emu.apiKey },
-    });
-    const listed = (await page.json()) as { data: Array<{ id: string; attributes: Record<string, unknown> }> };
-    for (const record of listed.data) if (record.id === A) record.attributes.email = 42;
-    emu.fault({ method: "GET", path: listPath, body: JSON.stringify(listed), times: 10 });
-    emu.fault({ method: "GET", path: `${listPath}/${A}`, body: JSON.stringify({ data: listed.data.find((d) => d.id === A) }), times: 10 });
+    const emu = await aAndB(B, ["EDITOR"]);
+    const unusable = await unusableA(emu);
+    emu.fault({ method: "GET", path: `${listPath}/${A}`, body: JSON.stringify({ data: unusable }), times: 10 });
     emu.clearRequests();
     const declared = {
       integrationId: INTEGRATION,
