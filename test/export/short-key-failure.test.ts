@@ -4,7 +4,7 @@
  * removing the key made it "too short to be a workspace API [redacted]". The export itself against the emulator, in process.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { runCommand } from "../../src/command-line";
+import { ranCommand } from "../support/run-command";
 import { startEmulator } from "../../src/emulator/index";
 import { runExport } from "../../src/export/run";
 import { options } from "./support";
@@ -20,24 +20,12 @@ describe("a command run with a key too short to be sent", () => {
     const emulator = await startEmulator({});
     try {
       vi.stubEnv("WORKSPACE_ACCESS_API_KEY", "key");
-      const written: string[] = [];
-      vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0);
-      let finished!: () => void;
-      const done = new Promise<void>((resolve) => {
-        finished = resolve;
-      });
-      runCommand({
+      const line = await ranCommand({
         name: "workspace-access-export",
         usage: "",
         parse: () => ({}),
-        run: () =>
-          runExport(options(emulator, { env: { WORKSPACE_ACCESS_API_KEY: "key" } }))
-            .finally(() => setTimeout(finished, 0))
-            .then(() => 0),
+        run: () => runExport(options(emulator, { env: { WORKSPACE_ACCESS_API_KEY: "key" } })).then(() => 0),
       });
-      await done;
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      const line = written.join("");
       expect(line).toContain("too short to be a workspace API key");
       expect(line).not.toContain("[redacted]");
       expect(emulator.requests).toEqual([]);

@@ -14,7 +14,8 @@ import { EventRequest } from "@pulumi/pulumi/proto/events_pb";
 import * as automationCmd from "@pulumi/pulumi/automation/cmd";
 import * as automationErrors from "@pulumi/pulumi/automation/errors";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { runCommand, UsageError } from "../../src/command-line";
+import { UsageError } from "../../src/command-line";
+import { ranCommand } from "../support/run-command";
 import { pickStacks } from "../../src/fleet/project";
 import { renderFleetReport, selectionWarningOnStderr } from "../../src/fleet/render";
 import { checkRunProgram, type FleetOptions, runFleet } from "../../src/fleet/run";
@@ -879,25 +880,14 @@ describe("runFleet: a hook that throws a UsageError (the caller's code, not the 
   });
 
   it("the command exits 1, as for any failure after its stacks ran (2 says nothing ran), the hook named on stderr", async () => {
-    const written: string[] = [];
-    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0);
-    let finished!: () => void;
-    const done = new Promise<void>((resolve) => {
-      finished = resolve;
-    });
-    runCommand({
+    const written = await ranCommand({
       name: "workspace-access-fleet",
       usage: "",
       parse: () => ({}),
-      run: () =>
-        runFleet({ command: "preview", cwd: "/proj", ...throwing("onDone", new UsageError("the hook broke")) })
-          .finally(() => setTimeout(finished, 0))
-          .then(exitStatus),
+      run: () => runFleet({ command: "preview", cwd: "/proj", ...throwing("onDone", new UsageError("the hook broke")) }).then(exitStatus),
       failureStatus: 1,
     });
-    await done;
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    expect(written.join("")).toBe("workspace-access-fleet: the onDone hook failed for acme: the hook broke\n");
+    expect(written).toBe("workspace-access-fleet: the onDone hook failed for acme: the hook broke\n");
     expect(process.exitCode).toBe(1);
   });
 });
