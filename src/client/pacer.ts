@@ -225,14 +225,7 @@ export class Pacer {
       return;
     }
     this.#accepted.push(now);
-    const accepted = this.#recent(now);
-    // Answers arrive in any order: one accepted for a request sent before a limit was learnt from a 429 may come after that
-    // 429, and the window held it too. The limit is then at least the answers accepted in the last window: learnt from the
-    // first 429 of a burst alone, it could be one request a second where the service takes several (and remembered so).
-    if (this.#limit?.source === "429" && !this.#limit.confirmed && ticket < this.#limitFrom && accepted > this.#limit.count) {
-      this.#limit = { ...this.#limit, count: accepted };
-      this.#remember(this.#limit);
-    }
+    if (this.#accepted.length > 1024) this.#recent(now);
     this.#headers(headers, now, serviceAheadMs);
     if (this.#limit && now - this.#calmSince >= PROBE_AFTER_MS) {
       // The calm stretch confirmed the limit: remembered, the probe's is not yet.

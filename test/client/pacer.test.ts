@@ -83,28 +83,6 @@ describe("Pacer", () => {
     expect(pacer.rateLimited).toBe(11);
   });
 
-  it("raises a limit learnt from a burst's first 429 to the answers of that burst accepted after it, in the same window", async () => {
-    const clock = new VirtualClock();
-    const remembered: number[] = [];
-    const pacer = new Pacer(clock, 16, 0, (limit) => void remembered.push(limit.count));
-    const burst: number[] = [];
-    for (let i = 0; i < 6; i++) burst.push(await pacer.acquire());
-    for (const ticket of burst) pacer.release(ticket);
-    // The service took four of the six and refused two, but its answers come in another order: one accepted, the 429s, the rest.
-    clock.time += 30;
-    pacer.observe(200, {}, burst[0]);
-    pacer.observe(429, {}, burst[4]);
-    expect(pacer.limit?.count).toBe(1);
-    pacer.observe(429, {}, burst[5]);
-    for (const ticket of burst.slice(1, 4)) pacer.observe(200, {}, ticket);
-    expect(pacer.limit?.count).toBe(4);
-    expect(remembered.at(-1)).toBe(4);
-    // Under the limit, an answer for a request sent since raises nothing: only a calm minute's probe does.
-    clock.time += 2000;
-    for (let i = 0; i < 4; i++) await send(clock, pacer);
-    expect(pacer.limit?.count).toBe(4);
-  });
-
   it("takes the limit and window from RateLimit headers before any 429", async () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock);
