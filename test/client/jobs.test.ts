@@ -317,7 +317,7 @@ describe("waiting for jobs", () => {
       const { clock, emu, client, hold } = await oneBusyConnection(50_000);
       emu.jobs.hangNext(1);
       const job = await client.integrations.invite(youtube, { userIds: [katherine], entitlements: ["VIEWER"] });
-      await hold();
+      const { busy } = await hold();
       // The wait's one sleep ends at its end (10 ms, before the first probe's 25), when the one connection is still busy.
       const { settled } = await passing(clock, job.wait({ timeoutMs: 10 }));
       const error = await rejection(settled);
@@ -326,6 +326,9 @@ describe("waiting for jobs", () => {
           "(workspace-access:maxConcurrency) was busy with its other requests, and the wait it was sent for had ended",
       );
       expect(error.message).not.toContain("held it 0 s");
+      // The request that held the connection is answered as ever (not left to fail when the emulator closes).
+      await passing(clock, busy);
+      await expect(busy).resolves.toMatchObject({ done: false });
     });
 
     it("a poll sent before the wait's end, answered after it, is read: a job done then is done, not late", async () => {
