@@ -239,13 +239,35 @@ export class UsersApi {
   /**
    * The user with `email` where the service said one exists (a create's job finished, a success, a refusal as taken): the search,
    * else the one user of the whole list with that email in any case. A service keeping emails in lower case whose `filter`
-   * matches only the text as written (the document says neither) has the search miss an email declared in another case. @internal
+   * matches only the text as written (the document says neither) has the search miss an email declared in another case. Nobody
+   * only once listings at other page sizes agree (`absence.ts`); they never do: it throws. @internal
    */
   async findExisting(email: string): Promise<User | undefined> {
     const found = await this.findByEmail(email);
     if (found) return found;
-    const same: User[] = [];
-    for await (const user of this.list({ onInvalid: () => {} })) if (sameEmail(user.email, email)) same.push(user);
+    // A listing proves presence only (a page shift skips a user): nobody is decided on listings at other page sizes agreeing.
+    const listAt = async (pageSize: number) => {
+      const listing = new Map<Id, User>();
+      for await (const user of this.list({ pageSize, onInvalid: () => {} })) listing.set(user.id, user);
+      return listing;
+    };
+    const withEmail = (listing: Map<Id, User>) => [...listing.values()].filter((user) => sameEmail(user.email, email));
+    const first = await listAt(MAX_PAGE_SIZE);
+    let same = withEmail(first);
+    if (same.length === 0) {
+      const proof = await prove(listAt, first, { listings: SEARCH_PROOF_LISTINGS });
+      same = withEmail(proof.listing);
+      if (same.length === 0 && !proof.proven) {
+        throw (
+          proof.error ??
+          new WorkspaceAccessError(
+            `Could not prove that no user has the email ${email}: ${SEARCH_PROOF_LISTINGS + 1} listings of GET /users disagreed ` +
+              "(users came or went while they were read). Run again.",
+            { kind: "invalid_response", method: "GET", path: "users" },
+          )
+        );
+      }
+    }
     if (same.length > 1) throw sharedEmail(email, same);
     return same[0];
   }

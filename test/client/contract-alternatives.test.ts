@@ -121,3 +121,24 @@ describe("a query parameter an operation does not take refused, 400, rather than
     expect(emu.requests.filter((r) => r.path.startsWith("/integrations/") && "page[number]" in r.query).length).toBeGreaterThan(0);
   });
 });
+
+describe("a create read back by email whose listing is skipped by a page shift (the search misses the email as written)", () => {
+  it("findExisting does not answer nobody on one listing that skipped the user: the miss is decided on a proven listing", async () => {
+    const emu = await emulator({ quirks: { userFilter: "case-sensitive", lowerCaseEmails: true } });
+    for (let i = 0; i < 101; i++) emu.users.add({ email: `user${i}@example.com`, firstName: "User", lastName: String(i) });
+    const first = emu.users.list()[0]!;
+    const skipped = emu.users.list()[100]!;
+    const { client } = clientFor(emu);
+    // Someone removes a user of page 1 while page 2 of the whole listing is read: the user moved onto page 1 is skipped.
+    const off = emu.onPage((list) => {
+      if (list.path === "/users" && list.page === 2) {
+        emu.users.remove(first.id);
+        off();
+      }
+    });
+    expect((await client.users.findExisting(skipped.email!.toUpperCase()))?.id).toBe(skipped.id);
+    // The whole list was read again at another page size, which found the user.
+    const sizes = emu.requests.filter((r) => r.path === "/users" && !("filter" in r.query)).map((r) => r.query["page[size]"]);
+    expect(sizes).toContain("99");
+  });
+});
