@@ -44,9 +44,9 @@ export interface WindowLimit {
 /**
  * Pacing shared by every request of one client, so a big apply settles at the service's rate instead of stalling on 429s.
  * It learns "at most `count` requests in any window" (from the first 429 that follows answers of its own accepted in the
- * window, lowered by a later one; from `RateLimit-*`
- * headers; raised by a calm stretch), holds to it by a sliding log of requests, each counted from its answer (the latest
- * the service can have counted it), beside the user's cap. A limit worth keeping goes to `onLimit`, back by {@link seed}.
+ * window, and those of its burst accepted after it; lowered by a later one; from `RateLimit-*` headers; raised by a calm
+ * stretch), holds to it by a sliding log of requests, each counted from its answer (the latest the service can have counted
+ * it), beside the user's cap. A limit worth keeping goes to `onLimit`, back by {@link seed}.
  */
 export class Pacer {
   readonly #clock: Clock;
@@ -77,6 +77,11 @@ export class Pacer {
   readonly #awaitingRelease: Array<() => void> = [];
   /** What set the pause until `#resumeAt`: a 429 (or the transport's hold after one), or a `RateLimit-Remaining` spent. */
   #pausedBy: "429" | "remaining" = "429";
+  /**
+   * A limit just learnt from a 429, with requests sent before it still in flight (`pending`, by ticket): answers come back in
+   * any order, so each of them accepted within the window of the 429 (`at`) was counted by the service too, and raises it.
+   */
+  #learning: { at: number; pending: Set<number> } | undefined;
   /** The limit last handed to `#onLimit` (or seeded). */
   #remembered: WindowLimit | undefined;
   /** 429s seen. */
@@ -213,7 +218,11 @@ export class Pacer {
         // None of this client's answers accepted in the window: another client of the key used it up. Its Retry-After is
         // obeyed (the transport pauses), but it says nothing of this client's pace (learnt, it would be one request a second).
         const accepted = this.#recent(now);
-        if (accepted > 0) this.#setLimit({ count: accepted, windowMs: RATE_WINDOW_MS, source: "429" }, now);
+        if (accepted > 0) {
+          this.#setLimit({ count: accepted, windowMs: RATE_WINDOW_MS, source: "429" }, now, false);
+          // The transport released this answer's request before: those still in flight are the rest of the burst.
+          this.#learning = { at: now, pending: new Set(this.#started.keys()) };
+        }
       } else if (ticket >= this.#limitFrom) {
         // A limit the headers gave is the service's own: such a 429 is likelier a request delayed than a wrong limit (one less, not a tenth).
         const headers = this.#limit.source === "headers";
@@ -221,11 +230,19 @@ export class Pacer {
         const count = Math.max(1, Math.min(this.#limit.count - 1, lowered));
         // Refused while holding to a limit learnt from 429s: the limit is this client's own, not a share left by another.
         this.#setLimit({ ...this.#limit, count, ...(!headers && { confirmed: true }) }, now);
+      } else {
+        // Sent before the limit: it says nothing of it, but was not accepted either.
+        this.#learning?.pending.delete(ticket);
       }
+      this.#learnt(now);
       return;
     }
     this.#accepted.push(now);
     if (this.#accepted.length > 1024) this.#recent(now);
+    if (this.#learning?.pending.delete(ticket) && now - this.#learning.at <= RATE_WINDOW_MS && this.#limit) {
+      this.#limit = { ...this.#limit, count: this.#limit.count + 1 };
+    }
+    this.#learnt(now);
     this.#headers(headers, now, serviceAheadMs);
     if (this.#limit && now - this.#calmSince >= PROBE_AFTER_MS) {
       // The calm stretch confirmed the limit: remembered, the probe's is not yet.
@@ -235,11 +252,20 @@ export class Pacer {
     }
   }
 
-  #setLimit(limit: WindowLimit, now: number): void {
+  /** A new limit, for requests sent from now; any limit still being learnt from a burst is over (`remember`: handed on now). */
+  #setLimit(limit: WindowLimit, now: number, remember = true): void {
     this.#limit = limit;
     this.#limitFrom = this.#sends;
     this.#calmSince = now;
-    this.#remember(limit);
+    this.#learning = undefined;
+    if (remember) this.#remember(limit);
+  }
+
+  /** Ends the learning from a burst once none of it is in flight or its window passed: the limit is remembered, once. */
+  #learnt(now: number): void {
+    if (!this.#learning || (this.#learning.pending.size > 0 && now - this.#learning.at <= RATE_WINDOW_MS)) return;
+    this.#learning = undefined;
+    if (this.#limit) this.#remember(this.#limit);
   }
 
   #remember(limit: WindowLimit): void {

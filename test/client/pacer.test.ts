@@ -83,6 +83,105 @@ describe("Pacer", () => {
     expect(pacer.rateLimited).toBe(11);
   });
 
+  describe("a limit learnt from a burst's first 429, whose answers come back in any order", () => {
+    /** A pacer whose limits handed over to be remembered are collected (their counts), with a burst of `n` requests sent at once. */
+    async function burst(clock: VirtualClock, n: number) {
+      const remembered: number[] = [];
+      const pacer = new Pacer(clock, 16, 0, (limit) => void remembered.push(limit.count));
+      const tickets: number[] = [];
+      for (let i = 0; i < n; i++) tickets.push(await pacer.acquire());
+      /** Answers `ticket` as the transport does: its place released, then the answer observed. */
+      const answer = (ticket: number | undefined, status = 200, headers: Record<string, string> = {}) => {
+        pacer.release(ticket ?? -1);
+        pacer.observe(status, headers, ticket);
+      };
+      return { pacer, remembered, tickets, answer };
+    }
+
+    it("rises by each request of the burst in flight at the 429 accepted after it, and is remembered once, when all are answered", async () => {
+      const clock = new VirtualClock();
+      const { pacer, remembered, tickets, answer } = await burst(clock, 6);
+      // The service took four of the six and refused two, but its answers come in another order: one accepted, the 429s, the rest.
+      clock.time += 30;
+      answer(tickets[0]);
+      answer(tickets[4], 429);
+      expect(pacer.limit?.count).toBe(1);
+      answer(tickets[5], 429);
+      for (const ticket of tickets.slice(1, 4)) answer(ticket);
+      expect(pacer.limit?.count).toBe(4);
+      expect(remembered).toEqual([4]);
+    });
+
+    it("a request sent after the 429 does not raise it, even answered in its window", async () => {
+      const clock = new VirtualClock();
+      const { pacer, remembered, tickets, answer } = await burst(clock, 4);
+      clock.time += 100;
+      answer(tickets[0]);
+      answer(tickets[1]);
+      clock.time += 900;
+      answer(tickets[2], 429);
+      expect(pacer.limit?.count).toBe(2);
+      // The two accepted leave the window before the 429's own answer: one more fits under the limit, 200 ms later.
+      clock.time += 200;
+      const after = await pacer.acquire();
+      expect(clock.slept).toBe(0);
+      clock.time += 50;
+      answer(after);
+      expect(pacer.limit?.count).toBe(2);
+      clock.time += 50;
+      answer(tickets[3]);
+      expect(pacer.limit?.count).toBe(3);
+      expect(remembered).toEqual([3]);
+    });
+
+    it("an answer accepted after the 429's window does not raise it: the learning is over, remembered then", async () => {
+      const clock = new VirtualClock();
+      const { pacer, remembered, tickets, answer } = await burst(clock, 4);
+      answer(tickets[0]);
+      answer(tickets[1], 429);
+      clock.time += 1000;
+      answer(tickets[2]);
+      expect(pacer.limit?.count).toBe(2);
+      expect(remembered).toEqual([]);
+      clock.time += 1;
+      answer(tickets[3]);
+      expect(pacer.limit?.count).toBe(2);
+      expect(remembered).toEqual([2]);
+    });
+
+    it("a 429 for a request sent under it lowers it, and ends the rising", async () => {
+      const clock = new VirtualClock();
+      const { pacer, remembered, tickets, answer } = await burst(clock, 5);
+      clock.time += 100;
+      answer(tickets[0]);
+      answer(tickets[1]);
+      clock.time += 900;
+      answer(tickets[2], 429);
+      answer(tickets[3]);
+      expect(pacer.limit?.count).toBe(3);
+      clock.time += 200;
+      const under = await pacer.acquire();
+      expect(clock.slept).toBe(0);
+      answer(under, 429);
+      expect(pacer.limit?.count).toBe(2);
+      answer(tickets[4]);
+      expect(pacer.limit?.count).toBe(2);
+      expect(remembered).toEqual([2]);
+    });
+
+    it("a limit the headers give replaces it, and does not rise", async () => {
+      const clock = new VirtualClock();
+      const { pacer, remembered, tickets, answer } = await burst(clock, 4);
+      answer(tickets[0]);
+      answer(tickets[1], 429);
+      answer(tickets[2], 200, { "ratelimit-limit": "10", "ratelimit-reset": "1" });
+      expect(pacer.limit?.count).toBe(10);
+      answer(tickets[3]);
+      expect(pacer.limit?.count).toBe(10);
+      expect(remembered).toEqual([10]);
+    });
+  });
+
   it("takes the limit and window from RateLimit headers before any 429", async () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock);
