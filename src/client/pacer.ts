@@ -219,7 +219,8 @@ export class Pacer {
         // obeyed (the transport pauses), but it says nothing of this client's pace (learnt, it would be one request a second).
         const accepted = this.#recent(now);
         if (accepted > 0) {
-          this.#setLimit({ count: accepted, windowMs: RATE_WINDOW_MS, source: "429" }, now, false);
+          // Remembered now too: a process ending before the rest of its burst is answered keeps what it learnt.
+          this.#setLimit({ count: accepted, windowMs: RATE_WINDOW_MS, source: "429" }, now);
           // The transport released this answer's request before: those still in flight are the rest of the burst.
           this.#learning = { at: now, pending: new Set(this.#started.keys()) };
         }
@@ -252,16 +253,16 @@ export class Pacer {
     }
   }
 
-  /** A new limit, for requests sent from now; any limit still being learnt from a burst is over (`remember`: handed on now). */
-  #setLimit(limit: WindowLimit, now: number, remember = true): void {
+  /** A new limit, for requests sent from now, remembered; any limit still being learnt from a burst is over. */
+  #setLimit(limit: WindowLimit, now: number): void {
     this.#limit = limit;
     this.#limitFrom = this.#sends;
     this.#calmSince = now;
     this.#learning = undefined;
-    if (remember) this.#remember(limit);
+    this.#remember(limit);
   }
 
-  /** Ends the learning from a burst once none of it is in flight or its window passed: the limit is remembered, once. */
+  /** Ends the learning from a burst once none of it is in flight or its window passed: the limit it rose to is remembered. */
   #learnt(now: number): void {
     if (!this.#learning || (this.#learning.pending.size > 0 && now - this.#learning.at <= RATE_WINDOW_MS)) return;
     this.#learning = undefined;
