@@ -99,15 +99,15 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
     });
 
     it("a job that never finishes fails at the job timeout naming the job and its last status; the next up resumes", async () => {
-      const s = await start({ program: program("Carol", ["VIEWER"]), config: { jobTimeoutSeconds: "2" }, ...seeded });
+      const s = await start({ program: program("Carol", ["VIEWER"]), config: { jobTimeoutSeconds: "0.25" }, ...seeded });
       s.emu.jobs.hangNext(1);
       const began = Date.now();
       const error = await s.fails("up");
-      // Well before the default timeout: the 2 s one, plus what a `pulumi up` costs on a busy machine.
+      // Well before the default timeout: the 0.25 s one, plus what a `pulumi up` costs on a busy machine.
       expect(Date.now() - began).toBeLessThan(120_000);
       const job = s.emu.jobs.list().find((j) => j.status === "running");
       expect(job).toBeDefined();
-      expect(error.message).toContain(`The job ${job!.id} did not finish within 2 s (last status: running)`);
+      expect(error.message).toContain(`The job ${job!.id} did not finish within 0.25 s (last status: running)`);
       expect(error.message).toContain("workspace-access:jobTimeoutSeconds");
       // Recorded as a partial create, so the next up resumes it instead of starting over.
       const partial = s.stack.state().resources.find((r) => r.name === "carol_youtube");

@@ -401,11 +401,11 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
       const s = await start({
         program: program(declared),
         emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]),
-        config: { jobTimeoutSeconds: "1" },
+        config: { jobTimeoutSeconds: "0.25" },
       });
       const posts = () => writeLines(s).filter((line) => line.startsWith("POST"));
       s.emu.jobs.hangNext(1);
-      expect((await s.fails("up")).message).toContain("did not finish within 1 s");
+      expect((await s.fails("up")).message).toContain("did not finish within 0.25 s");
       const job = s.emu.jobs.list().find((j) => j.status === "running")!;
       const state = () => s.stack.state().resources.find((r) => r.name === "team")!.outputs;
       expect(ids(jobsOf(state()["pendingInvitations"]))).toEqual([job.id]);
@@ -434,11 +434,11 @@ describe.skipIf(!cliAvailable)(`through the real pulumi CLI${skipNote}`, () => {
           { userId: U.b, entitlements: ["EDITOR"] },
         ]),
         emulator: world([{ userId: U.owner, role: "owner", entitlements: ["VIEWER"] }]),
-        config: { jobTimeoutSeconds: "1" },
+        config: { jobTimeoutSeconds: "0.25" },
       });
       // Two sets, two invitations: the first one's job never ends within the waits.
       s.emu.jobs.hangNext(1);
-      expect((await s.fails("up")).message).toContain("did not finish within 1 s");
+      expect((await s.fails("up")).message).toContain("did not finish within 0.25 s");
       const job = s.emu.jobs.list().find((j) => j.status === "running")!;
       const [pending, landed, landedAs, pendingAs] = members(s)[U.a]
         ? [U.b, U.a, "collaborator:VIEWER", "collaborator:EDITOR"]
