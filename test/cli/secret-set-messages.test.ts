@@ -55,8 +55,9 @@ describe.skipIf(!cliAvailable)(`a WorkspaceUsers of secret emails: no message pr
     expect(recorded.output).toContain(`[secret]: `);
     expect(recorded.output).toContain(`the state records it (pendingCreates, job ${job.id})`);
     // The record of the create keeps its email, encrypted: the state a CI job uploads names no secret email.
-    expect(JSON.stringify(await stack.exportState()).toLowerCase()).not.toContain(OLD);
-    const crew = (await stack.exportState()).deployment.resources?.find((r) => r.urn.endsWith("::crew"));
+    const state = await stack.exportState();
+    expect(JSON.stringify(state).toLowerCase()).not.toContain(OLD);
+    const crew = state.deployment.resources?.find((r) => r.urn.endsWith("::crew"));
     expect(crew?.outputs?.["pendingCreates"]).toHaveProperty(["4dabf18193072939515e22adb298388d"], "1b47061264138c4ac30d75fd1eb44270");
     const running = await failingUp();
     expect(running.code).not.toBe(0);
