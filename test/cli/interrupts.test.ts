@@ -161,7 +161,17 @@ ${Array.from({ length: N }, (_, i) => `new wa.IntegrationEntitlement("m${i}", { 
           // A user's ^C: the CLI stops starting steps and waits for those in flight, whose jobs do
           // not end; a second ^C terminates it at once.
           child.kill("SIGINT");
-          setTimeout(() => child.kill("SIGINT"), 3_000);
+          // The second once the CLI says it is cancelling (it then waits for them), not a fixed while after the first.
+          let said = "";
+          const second = (chunk: Buffer | string) => {
+            said += String(chunk);
+            if (!said.includes("^C received; cancelling")) return;
+            child.stdout?.off("data", second);
+            child.stderr?.off("data", second);
+            child.kill("SIGINT");
+          };
+          child.stdout?.on("data", second);
+          child.stderr?.on("data", second);
         }, 20);
         child.once("close", () => clearInterval(timer));
       };
