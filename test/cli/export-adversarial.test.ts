@@ -10,8 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index";
-import { packedTarball } from "../support/packed.ts";
-import { installTarball } from "../support/project.ts";
+import { linkExportModules, packedTarball } from "../support/packed.ts";
 import { type Deployment, openDeployment } from "./deployment.ts";
 import { runExport } from "./export-support.ts";
 import { accessConfig, NO_FALLBACKS, SETUP_TIMEOUT_MS } from "./scenario.ts";
@@ -35,7 +34,7 @@ describe.skipIf(!cliAvailable)(`the export of the adversarial world through the 
       WORKSPACE_ACCESS_API_KEY: emulator.apiKey,
     });
     if (exported.code !== 0) return;
-    await installTarball(dir, tarball);
+    await linkExportModules(dir);
     // Hundreds of resources: the file backend's per-step checkpoints (the CLI's cost, growing with the
     // square of the resources) are skipped, as in the load tier; each command still writes its state.
     stack = await openDeployment({

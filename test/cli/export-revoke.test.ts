@@ -11,8 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index";
-import { packedTarball } from "../support/packed.ts";
-import { installTarball } from "../support/project.ts";
+import { linkExportModules } from "../support/packed.ts";
 import { twoMembers, YT } from "../export/support.ts";
 import { PROJECT_NAME } from "../../src/export/project";
 import { runExport } from "./export-support.ts";
@@ -39,7 +38,7 @@ describe.skipIf(!cliAvailable)(
         WORKSPACE_ACCESS_API_KEY: service.apiKey,
       });
       if (exported.code !== 0) throw new Error(`the export failed:\n${exported.stderr}`);
-      await installTarball(dir, await packedTarball());
+      await linkExportModules(dir);
       const stack = await openCliStack({
         projectDir: dir,
         config: { "workspace-access:baseUrl": service.url, "workspace-access:apiKey": { secret: service.apiKey } },

@@ -14,8 +14,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index";
 import { formatAccessFile, parseAccessFile } from "../../src/export/access-file";
-import { packedTarball } from "../support/packed.ts";
-import { installTarball } from "../support/project.ts";
+import { linkExportModules } from "../support/packed.ts";
 import { populatedWithRetired, runExport } from "./export-support.ts";
 import { SETUP_TIMEOUT_MS } from "./scenario.ts";
 import { type CliStack, cliAvailable, dynamicResources, openCliStack, skipNote, writesOf } from "./support.ts";
@@ -47,7 +46,7 @@ describe.skipIf(!cliAvailable)(`the export's sets shape through the real pulumi 
     if (exported.code !== 0) throw new Error(`the export failed:\n${exported.stderr}`);
     expect(exported.stdout).toContain("482 users and 274 memberships of 3 integrations");
     expect(exported.stdout).toContain("(--shape sets: given with --shape)");
-    await installTarball(dir, await packedTarball());
+    await linkExportModules(dir);
     stack = await openCliStack({
       projectDir: dir,
       config: { "workspace-access:baseUrl": service.url, "workspace-access:apiKey": { secret: service.apiKey } },

@@ -11,8 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index";
-import { packedTarball } from "../support/packed.ts";
-import { installTarball } from "../support/project.ts";
+import { linkExportModules } from "../support/packed.ts";
 import { populatedWithRetired, runExport } from "./export-support.ts";
 import { SETUP_TIMEOUT_MS } from "./scenario.ts";
 import { type CliConfigValue, type CliStack, cliAvailable, dynamicResources, openCliStack, skipNote, writesOf } from "./support.ts";
@@ -35,7 +34,7 @@ describe.skipIf(!cliAvailable)(`the export's generated project through the real 
     const exported = await runExport(["--out", dir, "--base-url", cliService.url], { WORKSPACE_ACCESS_API_KEY: cliService.apiKey });
     if (exported.code !== 0) throw new Error(`the export failed:\n${exported.stderr}`);
     expect(exported.stdout).toContain("482 users and 274 memberships of 3 integrations");
-    await installTarball(dir, await packedTarball());
+    await linkExportModules(dir);
     cliService.clearRequests();
     // 756 resources: the file backend's write of the whole checkpoint after every step (the CLI's
     // cost, growing with the square of the resources: docs/performance.md) is skipped, as in the load

@@ -91,3 +91,44 @@ export async function packedProject(options: Omit<ProjectOptions, "link"> = {}):
     },
   });
 }
+
+/**
+ * What `npm install <the packed tarball>` gives a project the export generated (`projectDir`, its package.json naming
+ * `@pulumi/pulumi`, TypeScript and `@types/node` besides the package): installed so once per content of the package and of
+ * those dependencies, in a folder shared by every test file and process as the template is, and linked as the project's
+ * `node_modules`. The same tree, TypeScript included (the program runs on the project's TypeScript, not the SDK's
+ * vendored one, as a user's does), without an npm install of about 12,000 files for each exported project, nor their
+ * removal. The install of the generated package.json as users run it is test/package/export.test.ts's and the quickstart's.
+ */
+export async function linkExportModules(projectDir: string): Promise<void> {
+  const manifest = JSON.parse(fs.readFileSync(path.join(projectDir, "package.json"), "utf8")) as {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
+  const { "pulumi-workspace-access": _package, ...dependencies } = manifest.dependencies ?? {};
+  const devDependencies = manifest.devDependencies ?? {};
+  const key = createHash("sha256")
+    .update(JSON.stringify([contentKey(), dependencies, devDependencies]))
+    .digest("hex")
+    .slice(0, 16);
+  const dir = path.join(os.tmpdir(), `pwa-export-modules-${key}`);
+  const ready = path.join(dir, ".ready");
+  if (!fs.existsSync(ready)) {
+    const tgz = await packedTarball();
+    const unlock = await lock(dir);
+    try {
+      if (!fs.existsSync(ready)) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        fs.mkdirSync(dir, { recursive: true });
+        const packageJson = { name: "export-modules", version: "0.0.0", private: true, dependencies, devDependencies };
+        fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(packageJson, null, 2)}\n`);
+        await installTarball(dir, tgz);
+        fs.writeFileSync(ready, tgz);
+      }
+    } finally {
+      unlock();
+    }
+  }
+  await fs.promises.rm(path.join(projectDir, "node_modules"), { recursive: true, force: true });
+  await fs.promises.symlink(path.join(dir, "node_modules"), path.join(projectDir, "node_modules"), "dir");
+}
