@@ -31,6 +31,12 @@ export interface UserListOptions extends ListOptions {
   mfaStatus?: boolean;
 }
 
+/** The one user of `hits` (none: `undefined`); two whose emails differ only in case: {@link sharedEmail}. */
+function one(email: string, hits: readonly User[]): User | undefined {
+  if (hits.length > 1) throw sharedEmail(email, hits);
+  return hits[0];
+}
+
 /** Two or more users whose emails differ only in case, for the declared `email`: which one is meant is not guessed. */
 export function sharedEmail(email: string, users: readonly User[]): ConfigurationError {
   const named = users.map((u) => `${u.id} (${u.email})`).join(", ");
@@ -99,28 +105,13 @@ export class UsersApi {
    * for this package to guess: adopting the other would write someone else's attributes).
    */
   async findByEmail(email: string): Promise<User | undefined> {
-    const hits = new Map<Id, User>();
     // Records the search found and could not read: any of them may be the user, so none is proof that nobody has the email.
     const unread = new Map<string, InvalidResponseError>();
     const onInvalid = (id: string | undefined, error: InvalidResponseError) => void unread.set(id ?? "(no id)", error);
-    const search = async (size: number) => {
-      const found = new Map<Id, User>();
-      for await (const user of this.list({ filter: email.trim(), pageSize: size, onInvalid })) {
-        found.set(user.id, user);
-        if (sameEmail(user.email, email)) hits.set(user.id, user);
-      }
-      return found;
-    };
-    const one = (): User | undefined => {
-      if (hits.size <= 1) return hits.values().next().value;
-      throw sharedEmail(email, [...hits.values()]);
-    };
-    const first = await search(MAX_PAGE_SIZE);
-    if (hits.size > 0) return one();
-    const proof = await prove(search, first, { listings: SEARCH_PROOF_LISTINGS });
-    if (hits.size > 0) return one();
-    if (proof.proven && unread.size === 0) return undefined;
-    if (proof.proven) {
+    const { hits, proof } = await this.#withEmail(email, email.trim(), onInvalid);
+    if (hits.length > 0) return one(email, hits);
+    if (proof?.proven && unread.size === 0) return undefined;
+    if (proof?.proven) {
       const [why] = [...unread.values()];
       throw new WorkspaceAccessError(
         `Could not prove that no user has the email ${email}: GET /users?filter= found ${unread.size} record(s) that could not be ` +
@@ -129,7 +120,7 @@ export class UsersApi {
         { kind: "invalid_response", method: "GET", path: "users" },
       );
     }
-    if (proof.error !== undefined) throw proof.error;
+    if (proof?.error !== undefined) throw proof.error;
     throw new WorkspaceAccessError(
       `Could not prove that no user has the email ${email}: ${SEARCH_PROOF_LISTINGS + 1} searches of GET /users?filter= disagreed ` +
         "(users came or went while they were read). Nothing was created; run again.",
@@ -245,31 +236,36 @@ export class UsersApi {
   async findExisting(email: string): Promise<User | undefined> {
     const found = await this.findByEmail(email);
     if (found) return found;
-    // A listing proves presence only (a page shift skips a user): nobody is decided on listings at other page sizes agreeing.
+    const { hits, proof } = await this.#withEmail(email, undefined, () => {});
+    if (hits.length > 0 || proof?.proven) return one(email, hits);
+    throw (
+      proof?.error ??
+      new WorkspaceAccessError(
+        `Could not prove that no user has the email ${email}: ${SEARCH_PROOF_LISTINGS + 1} listings of GET /users disagreed ` +
+          "(users came or went while they were read). Run again.",
+        { kind: "invalid_response", method: "GET", path: "users" },
+      )
+    );
+  }
+
+  /**
+   * The users with `email` (any case) in `GET /users` listings (`filter`: the search's text; without it, the whole list), and
+   * when the first listing has none, the proof that nobody has it: listings at other page sizes until two agree (`absence.ts`).
+   * A user in any listing is there (a list proves presence): `hits` gathers every listing's.
+   */
+  async #withEmail(email: string, filter: string | undefined, onInvalid: (id: string | undefined, error: InvalidResponseError) => void) {
+    const hits = new Map<Id, User>();
     const listAt = async (pageSize: number) => {
       const listing = new Map<Id, User>();
-      for await (const user of this.list({ pageSize, onInvalid: () => {} })) listing.set(user.id, user);
+      for await (const user of this.list({ ...(filter === undefined ? {} : { filter }), pageSize, onInvalid })) {
+        listing.set(user.id, user);
+        if (sameEmail(user.email, email)) hits.set(user.id, user);
+      }
       return listing;
     };
-    const withEmail = (listing: Map<Id, User>) => [...listing.values()].filter((user) => sameEmail(user.email, email));
     const first = await listAt(MAX_PAGE_SIZE);
-    let same = withEmail(first);
-    if (same.length === 0) {
-      const proof = await prove(listAt, first, { listings: SEARCH_PROOF_LISTINGS });
-      same = withEmail(proof.listing);
-      if (same.length === 0 && !proof.proven) {
-        throw (
-          proof.error ??
-          new WorkspaceAccessError(
-            `Could not prove that no user has the email ${email}: ${SEARCH_PROOF_LISTINGS + 1} listings of GET /users disagreed ` +
-              "(users came or went while they were read). Run again.",
-            { kind: "invalid_response", method: "GET", path: "users" },
-          )
-        );
-      }
-    }
-    if (same.length > 1) throw sharedEmail(email, same);
-    return same[0];
+    const proof = hits.size > 0 ? undefined : await prove(listAt, first, { listings: SEARCH_PROOF_LISTINGS });
+    return { hits: [...hits.values()], proof };
   }
 
   /**
