@@ -46,15 +46,28 @@ async function lock(dir: string): Promise<() => void> {
   }
 }
 
+/**
+ * `dir` made once by `build` (into an empty folder; it returns what `.ready` records), shared by every test file and
+ * process through a lock, and reused while its `.ready` is there.
+ */
+async function builtOnce(dir: string, build: () => Promise<string>): Promise<void> {
+  const ready = path.join(dir, ".ready");
+  if (fs.existsSync(ready)) return;
+  const unlock = await lock(dir);
+  try {
+    if (fs.existsSync(ready)) return;
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(ready, await build());
+  } finally {
+    unlock();
+  }
+}
+
 /** The template project's directory, packing and installing on first use. */
 export async function packedTemplate(): Promise<string> {
   const dir = path.join(os.tmpdir(), `pwa-packed-${contentKey()}`);
-  const ready = path.join(dir, ".ready");
-  if (fs.existsSync(ready)) return dir;
-  const unlock = await lock(dir);
-  try {
-    if (fs.existsSync(ready)) return dir;
-    fs.rmSync(dir, { recursive: true, force: true });
+  await builtOnce(dir, async () => {
     await createProject({ dir, name: "packed-template", link: false });
     const packed = spawnSync("npm", ["pack", "--ignore-scripts", "--pack-destination", dir, "--silent"], {
       cwd: repoRoot,
@@ -63,11 +76,9 @@ export async function packedTemplate(): Promise<string> {
     if (packed.status !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
     const tgz = path.join(dir, packed.stdout.trim().split("\n").at(-1) ?? "");
     await installTarball(dir, tgz);
-    fs.writeFileSync(ready, tgz);
-    return dir;
-  } finally {
-    unlock();
-  }
+    return tgz;
+  });
+  return dir;
 }
 
 /** The installed tarball's file name, e.g. `pulumi-workspace-access-0.1.0.tgz`. */
@@ -112,23 +123,14 @@ export async function linkExportModules(projectDir: string): Promise<void> {
     .digest("hex")
     .slice(0, 16);
   const dir = path.join(os.tmpdir(), `pwa-export-modules-${key}`);
-  const ready = path.join(dir, ".ready");
-  if (!fs.existsSync(ready)) {
-    const tgz = await packedTarball();
-    const unlock = await lock(dir);
-    try {
-      if (!fs.existsSync(ready)) {
-        fs.rmSync(dir, { recursive: true, force: true });
-        fs.mkdirSync(dir, { recursive: true });
-        const packageJson = { name: "export-modules", version: "0.0.0", private: true, dependencies, devDependencies };
-        fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(packageJson, null, 2)}\n`);
-        await installTarball(dir, tgz);
-        fs.writeFileSync(ready, tgz);
-      }
-    } finally {
-      unlock();
-    }
-  }
+  // The tarball first: its template takes its own lock, never inside this one.
+  const tgz = await packedTarball();
+  await builtOnce(dir, async () => {
+    const packageJson = { name: "export-modules", version: "0.0.0", private: true, dependencies, devDependencies };
+    fs.writeFileSync(path.join(dir, "package.json"), `${JSON.stringify(packageJson, null, 2)}\n`);
+    await installTarball(dir, tgz);
+    return tgz;
+  });
   await fs.promises.rm(path.join(projectDir, "node_modules"), { recursive: true, force: true });
   await fs.promises.symlink(path.join(dir, "node_modules"), path.join(projectDir, "node_modules"), "dir");
 }
