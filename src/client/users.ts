@@ -15,7 +15,8 @@ import type { HttpTransport, RequestSpec } from "./transport";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
 import { prove } from "./absence";
 import { type Id, idOf } from "./ids";
-import { type ListOptions, MAX_PAGE_SIZE, paginate } from "./paginate";
+import { type ListOptions, MAX_PAGE_SIZE, paginate, type ReadableFields } from "./paginate";
+import { REDACTED } from "./redact";
 import { pathOf } from "./path";
 import { userBody } from "./requests";
 import { type JobRecord, schemas, type UserRecord } from "./schemas";
@@ -35,6 +36,21 @@ export interface UserListOptions extends ListOptions {
 function one(email: string, hits: readonly User[]): User | undefined {
   if (hits.length > 1) throw sharedEmail(email, hits);
   return hits[0];
+}
+
+/**
+ * Nobody has `email`, proven by listings of `listed` that agree, unless they served records that could not be read and may be that
+ * user (`unread`): then nobody is no proof, and it throws naming them.
+ */
+function nobodyUnless(unread: ReadonlyMap<string, InvalidResponseError>, email: string, listed: string): undefined {
+  if (unread.size === 0) return undefined;
+  const [why] = [...unread.values()];
+  throw new WorkspaceAccessError(
+    `Could not prove that no user has the email ${email}: ${listed} found ${unread.size} record(s) that could not be read ` +
+      `(ids ${[...unread.keys()].sort().join(", ")}; ${reasonOf(why)}), and any of them may be that user. Nothing was done for ` +
+      "it: fix the record in the service, or take the user over by its id (the resource option import).",
+    { kind: "invalid_response", method: "GET", path: "users" },
+  );
 }
 
 /** Two or more users whose emails differ only in case, for the declared `email`: which one is meant is not guessed. */
@@ -105,21 +121,9 @@ export class UsersApi {
    * for this package to guess: adopting the other would write someone else's attributes).
    */
   async findByEmail(email: string): Promise<User | undefined> {
-    // Records the search found and could not read: any of them may be the user, so none is proof that nobody has the email.
-    const unread = new Map<string, InvalidResponseError>();
-    const onInvalid = (id: string | undefined, error: InvalidResponseError) => void unread.set(id ?? "(no id)", error);
-    const { hits, proof } = await this.#withEmail(email, email.trim(), onInvalid);
+    const { hits, proof, unread } = await this.#withEmail(email, email.trim());
     if (hits.length > 0) return one(email, hits);
-    if (proof?.proven && unread.size === 0) return undefined;
-    if (proof?.proven) {
-      const [why] = [...unread.values()];
-      throw new WorkspaceAccessError(
-        `Could not prove that no user has the email ${email}: GET /users?filter= found ${unread.size} record(s) that could not be ` +
-          `read (ids ${[...unread.keys()].sort().join(", ")}; ${reasonOf(why)}), and any of them may be that user. ` +
-          "Nothing was created: fix the record in the service, or take the user over by its id (the resource option import).",
-        { kind: "invalid_response", method: "GET", path: "users" },
-      );
-    }
+    if (proof?.proven) return nobodyUnless(unread, email, "GET /users?filter=");
     if (proof?.error !== undefined) throw proof.error;
     throw new WorkspaceAccessError(
       `Could not prove that no user has the email ${email}: ${SEARCH_PROOF_LISTINGS + 1} searches of GET /users?filter= disagreed ` +
@@ -231,13 +235,15 @@ export class UsersApi {
    * The user with `email` where the service said one exists (a create's job finished, a success, a refusal as taken): the search,
    * else the one user of the whole list with that email in any case. A service keeping emails in lower case whose `filter`
    * matches only the text as written (the document says neither) has the search miss an email declared in another case. Nobody
-   * only once listings at other page sizes agree (`absence.ts`); they never do: it throws. @internal
+   * only once listings at other page sizes agree (`absence.ts`) and served no record that could not be read and may be that
+   * user; else it throws. @internal
    */
   async findExisting(email: string): Promise<User | undefined> {
     const found = await this.findByEmail(email);
     if (found) return found;
-    const { hits, proof } = await this.#withEmail(email, undefined, () => {});
-    if (hits.length > 0 || proof?.proven) return one(email, hits);
+    const { hits, proof, unread } = await this.#withEmail(email, undefined);
+    if (hits.length > 0) return one(email, hits);
+    if (proof?.proven) return nobodyUnless(unread, email, "GET /users");
     throw (
       proof?.error ??
       new WorkspaceAccessError(
@@ -251,10 +257,16 @@ export class UsersApi {
   /**
    * The users with `email` (any case) in `GET /users` listings (`filter`: the search's text; without it, the whole list), and
    * when the first listing has none, the proof that nobody has it: listings at other page sizes until two agree (`absence.ts`).
-   * A user in any listing is there (a list proves presence): `hits` gathers every listing's.
+   * A user in any listing is there (a list proves presence): `hits` gathers every listing's. `unread`: the records a listing
+   * served and could not read that may be that user (their email is not text, or is this one): none of them proves its absence.
    */
-  async #withEmail(email: string, filter: string | undefined, onInvalid: (id: string | undefined, error: InvalidResponseError) => void) {
+  async #withEmail(email: string, filter: string | undefined) {
     const hits = new Map<Id, User>();
+    const unread = new Map<string, InvalidResponseError>();
+    const onInvalid = (id: string | undefined, error: InvalidResponseError, readable: ReadableFields) => {
+      const its = readable.email;
+      if (its === undefined || its.includes(REDACTED) || sameEmail(its, email)) unread.set(id ?? "(no id)", error);
+    };
     const listAt = async (pageSize: number) => {
       const listing = new Map<Id, User>();
       for await (const user of this.list({ ...(filter === undefined ? {} : { filter }), pageSize, onInvalid })) {
@@ -265,7 +277,7 @@ export class UsersApi {
     };
     const first = await listAt(MAX_PAGE_SIZE);
     const proof = hits.size > 0 ? undefined : await prove(listAt, first, { listings: SEARCH_PROOF_LISTINGS });
-    return { hits: [...hits.values()], proof };
+    return { hits: [...hits.values()], proof, unread };
   }
 
   /**

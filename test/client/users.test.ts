@@ -184,6 +184,42 @@ describe("users.list", () => {
   });
 });
 
+describe("a miss proven by listings that served a record which could not be read", () => {
+  const ODD = "00000000-0000-4000-8000-0000000000e1";
+  const page = (attributes: Record<string, unknown>) => ({
+    status: 200,
+    body: { data: [{ id: ODD, type: "user", attributes }], links: { next: null }, meta: { page: { total: 1 } } },
+  });
+  const empty = { status: 200, body: { data: [], links: { next: null }, meta: { page: { total: 0 } } } };
+
+  it("findExisting (a user the service says exists): a record whose email cannot be read may be that user, so nobody is not answered", async () => {
+    await withStub(async (stub, client) => {
+      // The search finds nobody, twice alike; the whole list, twice alike, has one record whose email is a number.
+      stub.queue.push(empty, empty, page({ email: 42, firstName: "Dan" }), page({ email: 42, firstName: "Dan" }));
+      const error = await rejection(client.users.findExisting("dan@example.com"));
+      expect(error.message).toContain("Could not prove that no user has the email dan@example.com: GET /users found 1 record(s)");
+      expect(error.message).toContain(ODD);
+      expect(error.message).toContain("any of them may be that user");
+      expect(stub.requests).toHaveLength(4);
+    });
+  });
+
+  it("findByEmail: a record that cannot be read but whose email is text, and another, is no reason to doubt the miss", async () => {
+    await withStub(async (stub, client) => {
+      stub.queue.push(page({ email: "other@example.com", firstName: 42 }), page({ email: "other@example.com", firstName: 42 }));
+      expect(await client.users.findByEmail("dan@example.com")).toBeUndefined();
+    });
+  });
+
+  it("findByEmail: one whose email is this one in another case may be that user: it throws naming the record", async () => {
+    await withStub(async (stub, client) => {
+      stub.queue.push(page({ email: "Dan@Example.com", firstName: 42 }), page({ email: "Dan@Example.com", firstName: 42 }));
+      const error = await rejection(client.users.findByEmail("dan@example.com"));
+      expect(error.message).toContain(`GET /users?filter= found 1 record(s) that could not be read (ids ${ODD}`);
+    });
+  });
+});
+
 describe("users.get", () => {
   it("reads a user and its attributes", async () => {
     const emu = await emulator();

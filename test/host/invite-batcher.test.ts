@@ -7,7 +7,7 @@
  */
 import diagnostics from "node:diagnostics_channel";
 import { describe, expect, it } from "vitest";
-import { ConfigurationError, ConnectionError, JobFailedError, JobTimeoutError, NotFoundError } from "../../src/client";
+import { ConfigurationError, ConflictError, ConnectionError, JobFailedError, JobTimeoutError, NotFoundError } from "../../src/client";
 import { ALL_SCOPES, type BatchInviteFailure, type Emulator } from "../../src/emulator";
 import {
   type Invitation,
@@ -405,27 +405,54 @@ describe("a member whose record in the list read cannot be used", () => {
     for (const [i, u] of users.entries()) expect(applied.get(u) ?? 0).toBe(i === 3 ? 0 : 1);
   });
 
-  it("after a 409 the member list does not explain (it skipped the member): halves are sent, the member is found alone, the others are invited once", async () => {
+  it("after a 409 the member list skipped the member: its absence is not taken from it, the member is found and handed back, the others invited once", async () => {
     const { emu, users, batcher } = await world(4);
     emu.integrations.setMember(INTEGRATION, users[2]!, { role: "collaborator", entitlements: ["EDITOR"] });
     // The list read after the 409 skips everyone (records moving between its pages), once.
     const empty = { data: [], links: { next: null }, meta: { page: { total: 0 } } };
     emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, body: JSON.stringify(empty), times: 1 });
     const results = await settle(users.map((u) => batcher.submit(invitation(u))));
-    // The member is found by a read after its own 409: someone else's (existed), not invited by this run.
+    // The member is found by the confirmation of the list's misses: someone else's (existed), not invited by this run.
     expect(results.map((r) => (r.status === "fulfilled" ? (r.value as InvitationResult).kind : "rejected"))).toEqual(
       users.map((_, i) => (i === 2 ? "member" : "invited")),
     );
     expect(results[2]).toMatchObject({ value: { existed: true } });
     expect(invitePosts(emu).map((p) => [p.status, p.userIds])).toEqual([
       [409, users],
-      [200, users.slice(0, 2)],
-      [409, users.slice(2)],
-      [200, users.slice(3)],
+      [200, users.filter((_, i) => i !== 2)],
     ]);
     const applied = appliedPerUser(emu);
     for (const [i, u] of users.entries()) expect(applied.get(u) ?? 0, u).toBe(i === 2 ? 0 : 1);
     expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === users[2])).toMatchObject({ entitlements: ["EDITOR"] });
+  });
+
+  it("after a 409, a member the list skipped is never invited again on the hope of another 409: a service merging it would change their access", async () => {
+    const { emu, users, batcher } = await world(10);
+    // A service that merges an invitation of a member into what they hold, whose first answer is a 409 (about someone else).
+    emu.quirks.inviteExisting = "merge";
+    emu.integrations.setMember(INTEGRATION, users[6]!, { role: "collaborator", entitlements: ["EDITOR"] });
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, status: 409, times: 1 });
+    const empty = { data: [], links: { next: null }, meta: { page: { total: 0 } } };
+    emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, body: JSON.stringify(empty), times: 1 });
+    const results = await settle(users.map((u) => batcher.submit(invitation(u))));
+    expect(results[6]).toMatchObject({ status: "fulfilled", value: { kind: "member", existed: true } });
+    expect(invitePosts(emu).map((p) => p.userIds)).toEqual([users, users.filter((_, i) => i !== 6)]);
+    // Their membership as it was: not merged, not this run's.
+    expect(emu.integrations.members(INTEGRATION).find((m) => m.userId === users[6])).toMatchObject({ entitlements: ["EDITOR"] });
+    expect(appliedPerUser(emu).get(users[6]!) ?? 0).toBe(0);
+  });
+
+  it("after a 409 whose members cannot be confirmed (every member read fails): every user fails with the 409 and why, none invited again", async () => {
+    const { emu, users, batcher } = await world(4);
+    emu.fault({ method: "GET", path: `/integrations/${INTEGRATION}/users`, status: 500, times: 100 });
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, status: 409, times: 1 });
+    const results = await settle(users.map((u) => batcher.submit(invitation(u))));
+    expect(results.map((r) => r.status)).toEqual(users.map(() => "rejected"));
+    const reason = (results[1] as PromiseRejectedResult).reason as Error;
+    expect(ConflictError.isInstance(reason)).toBe(true);
+    expect(reason.message).toContain(users[1]!);
+    expect(reason.message).toMatch(/could not be confirmed .*none was invited again/);
+    expect(invitePosts(emu)).toHaveLength(1);
   });
 
   it("after a failed job that applied the others: that user fails marked as possibly invited; the user at fault fails; nobody is invited twice", async () => {
@@ -485,7 +512,7 @@ describe("a batch's request fails", () => {
     for (const u of users) expect(applied.get(u) ?? 0).toBe(u === bad ? 0 : 1);
   });
 
-  it("a 409 (one is a member already): one member list read; that user comes back as existing, the rest go as one batch", async () => {
+  it("a 409 (one is a member already): that user comes back as existing, the rest, proven absent by a second listing, go as one batch", async () => {
     const { emu, users, batcher } = await world(10);
     emu.integrations.setMember(INTEGRATION, users[3]!, { role: "collaborator", entitlements: ["EDITOR"] });
     const outcomes = await Promise.all(users.map((u) => batcher.submit(invitation(u))));
@@ -495,7 +522,10 @@ describe("a batch's request fails", () => {
       [409, 10],
       [200, 9],
     ]);
-    expect(emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}/users`)).toHaveLength(1);
+    // The list, then one at another page size agreeing with it: the others' absence proven (a list alone proves presence only).
+    const lists = emu.requests.filter((r) => r.method === "GET" && r.path === `/integrations/${INTEGRATION}/users`);
+    expect(lists.map((r) => r.query["page[size]"])).toEqual(["100", "99"]);
+    expect(lists).toHaveLength(2);
   });
 
   it("an ambiguous failure (the connection drops after the service acted) is never re-sent: the users found members are done, the others fail", async () => {

@@ -5,7 +5,9 @@
  *   was carried out, its job unknown): it may have been carried out, so it is never re-sent. One member list read: users
  *   found members are done; the others `pending`, no job known;
  * - the POST answers 409: one member list read; those members are handed back as existing (the caller's adoption rules
- *   apply); the others are sent again as one batch (in halves if no member is found);
+ *   apply); the others' absences are confirmed (`member-list.ts`: a member the list skipped, invited again, might have the
+ *   invitation merged into what they hold) and only those sent again, as one batch (in halves if no member is found). No
+ *   list, or no confirmation: every user not found fails with the 409, none sent again;
  * - another 400, 404 or 422 (a user the service refuses): nothing was done; halves sent again, down to the user at fault (a 404
  *   of an integration its own read finds gone: every user fails with it; one the key is not shown: every user fails naming
  *   the scope it lacks, as no 404 of it can be told apart; one whose own read fails: every user fails naming the 404 and that
@@ -36,6 +38,7 @@ import {
   JobTimeoutError,
   type JobHandle,
   NotFoundError,
+  reasonOf,
   unlessNotFound,
   withMessage,
   type WorkspaceAccessClient,
@@ -85,7 +88,7 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
   } catch (error) {
     if (batch.length === 1) return afterOneFailed(client, batch[0]!, error);
     if (mayHaveLanded(error)) return afterAmbiguous(client, batch, error);
-    if (ConflictError.isInstance(error)) return afterConflict(client, batch);
+    if (ConflictError.isInstance(error)) return afterConflict(client, batch, error);
     if (ApiError.isInstance(error) && USER_STATUSES.has(error.status)) {
       // A 404 may be the integration's (deleted since its members were read), which each half would get again, down to each
       // user: its own read (shared, `integrations.presence`) tells first.
@@ -259,13 +262,37 @@ async function afterAmbiguous(client: WorkspaceAccessClient, batch: Entry[], err
   pendingAll(rest, error, null, batch.length);
 }
 
-async function afterConflict(client: WorkspaceAccessClient, batch: Entry[]): Promise<void> {
-  const members = await membersNow(client, batch[0]!.invitation.integrationId);
-  if (!members) return split(client, batch);
-  const rest = settleMembers(batch, members, "theirs");
-  // A member the list skipped is refused again (409), never invited twice: no read needed here.
+/**
+ * A batch refused with a 409: some of its users may be members already (someone else's). A member the list skipped must not be
+ * invited again on the hope that the service answers 409 once more: it may merge the invitation into their membership (the
+ * contract leaves it open), changing access this run did not make and recording it as this run's. So the misses are confirmed
+ * (`confirm`, as after a failed job) before the rest is sent again; unconfirmed, nothing is sent again and every invitation fails
+ * with the 409 and why (the next `up` reads the members first).
+ */
+async function afterConflict(client: WorkspaceAccessClient, batch: Entry[], error: unknown): Promise<void> {
+  const { integrationId } = batch[0]!.invitation;
+  const unconfirmed = (why: unknown) => failAll(batch, withUnconfirmed(error, why));
+  const members = await memberList(client, integrationId).catch((why: unknown) => ({ why }));
+  if (!(members instanceof Map)) return unconfirmed(members.why);
+  const missed = settleMembers(batch, members, "theirs");
+  if (missed.length === 0) return;
+  const missedIds = missed.map((e) => e.invitation.userId);
+  const confirmed = await confirm(client, integrationId, members, missedIds).catch((why: unknown) => ({ why }));
+  if (!(confirmed instanceof Map)) return failAll(missed, withUnconfirmed(error, confirmed.why), batch.length);
+  const rest = settleMembers(missed, confirmed, "theirs");
+  // Nobody of the batch a member: the 409 is about one of them for another reason; halves find who.
   if (rest.length === batch.length) return split(client, batch);
   if (rest.length > 0) await sendBatch(client, rest);
+}
+
+/** A 409's error, saying that who it was about could not be confirmed (`why`), so nothing was sent again. */
+function withUnconfirmed(error: unknown, why: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  return withMessage(
+    error,
+    `${error.message} Which invited users are members already could not be confirmed (reading the integration's members failed: ` +
+      `${reasonOf(why)}), so none was invited again: an invitation of a member may change what they hold. Run again.`,
+  );
 }
 
 async function afterJobFailed(client: WorkspaceAccessClient, batch: Entry[], error: unknown): Promise<void> {
