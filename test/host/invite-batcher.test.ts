@@ -512,6 +512,24 @@ describe("a batch's request fails", () => {
     for (const u of users) expect(applied.get(u) ?? 0).toBe(u === bad ? 0 : 1);
   });
 
+  it("a 409 about one user that is no member (each confirmed absent): halves find that user, the members read once, not at each halving", async () => {
+    const { emu, users, batcher } = await world(8);
+    const bad = users[5]!;
+    emu.fault({ method: "POST", path: `/integrations/${INTEGRATION}/users`, userId: bad, status: 409, times: 100 });
+    const results = await settle(users.map((u) => batcher.submit(invitation(u))));
+    expect(results.map((r) => r.status)).toEqual(users.map((u) => (u === bad ? "rejected" : "fulfilled")));
+    expect(ConflictError.isInstance((results[5] as PromiseRejectedResult).reason)).toBe(true);
+    // The list after the first 409 and the listing proving its misses; then only the user at fault read alone.
+    const reads = emu.requests.filter((r) => r.method === "GET" && r.path.startsWith("/integrations/")).map((r) => r.path);
+    expect(reads).toEqual([
+      `/integrations/${INTEGRATION}/users`,
+      `/integrations/${INTEGRATION}/users`,
+      `/integrations/${INTEGRATION}/users/${bad}`,
+    ]);
+    const applied = appliedPerUser(emu);
+    for (const u of users) expect(applied.get(u) ?? 0, u).toBe(u === bad ? 0 : 1);
+  });
+
   it("a 409 (one is a member already): that user comes back as existing, the rest, proven absent by a second listing, go as one batch", async () => {
     const { emu, users, batcher } = await world(10);
     emu.integrations.setMember(INTEGRATION, users[3]!, { role: "collaborator", entitlements: ["EDITOR"] });

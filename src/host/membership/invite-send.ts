@@ -78,8 +78,12 @@ const asError = (error: unknown): Error => (error instanceof Error ? error : new
 /** Whether an invitation that failed so may have been carried out: no complete answer, or a success whose answer is unreadable. */
 const mayHaveLanded = (error: unknown) => isAmbiguous(error) || isUnreadableSuccess(error);
 
-/** Sends one batch and settles each entry (see the list above); never rejects. One function down to the client: few frames to the socket. */
-export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): Promise<void> {
+/**
+ * Sends one batch and settles each entry (see the list above); never rejects. One function down to the client: few frames to the
+ * socket. `absent`: a half of a batch whose 409 found none of its users a member, each confirmed absent: its own 409 is halved
+ * again without reading the members anew (down to one user, whose 409 reads that member).
+ */
+export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[], absent = false): Promise<void> {
   const { integrationId, role, entitlements } = batch[0]!.invitation;
   const userIds = batch.map((e) => e.invitation.userId);
   let job: JobHandle;
@@ -88,7 +92,7 @@ export async function sendBatch(client: WorkspaceAccessClient, batch: Entry[]): 
   } catch (error) {
     if (batch.length === 1) return afterOneFailed(client, batch[0]!, error);
     if (mayHaveLanded(error)) return afterAmbiguous(client, batch, error);
-    if (ConflictError.isInstance(error)) return afterConflict(client, batch, error);
+    if (ConflictError.isInstance(error)) return absent ? split(client, batch, true) : afterConflict(client, batch, error);
     if (ApiError.isInstance(error) && USER_STATUSES.has(error.status)) {
       // A 404 may be the integration's (deleted since its members were read), which each half would get again, down to each
       // user: its own read (shared, `integrations.presence`) tells first.
@@ -280,8 +284,9 @@ async function afterConflict(client: WorkspaceAccessClient, batch: Entry[], erro
   const confirmed = await confirm(client, integrationId, members, missedIds).catch((why: unknown) => ({ why }));
   if (!(confirmed instanceof Map)) return failAll(missed, withUnconfirmed(error, confirmed.why), batch.length);
   const rest = settleMembers(missed, confirmed, "theirs");
-  // Nobody of the batch a member: the 409 is about one of them for another reason; halves find who.
-  if (rest.length === batch.length) return split(client, batch);
+  // Nobody of the batch a member, each confirmed: the 409 is about one of them for another reason; halves find who, without
+  // reading the members again at each halving.
+  if (rest.length === batch.length) return split(client, batch, true);
   if (rest.length > 0) await sendBatch(client, rest);
 }
 
@@ -340,11 +345,11 @@ function withUnoffered<E>(error: E, integrationId: string, unoffered: readonly s
   return error;
 }
 
-/** Sends each half again, at once. */
-async function split(client: WorkspaceAccessClient, batch: Entry[]): Promise<void> {
+/** Sends each half again, at once (`absent`: see {@link sendBatch}). */
+async function split(client: WorkspaceAccessClient, batch: Entry[], absent = false): Promise<void> {
   if (batch.length === 1) return sendBatch(client, batch);
   const half = Math.ceil(batch.length / 2);
-  await Promise.all([sendBatch(client, batch.slice(0, half)), sendBatch(client, batch.slice(half))]);
+  await Promise.all([sendBatch(client, batch.slice(0, half), absent), sendBatch(client, batch.slice(half), absent)]);
 }
 
 function failAll(entries: Entry[], error: unknown, size = entries.length): void {
