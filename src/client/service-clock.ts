@@ -17,6 +17,17 @@ export const UNKNOWN_SKEW_MS = 60_000;
  */
 export const DATE_MARGIN_MS = 5_000;
 
+/**
+ * Whether a record the service says it made at `createdAt` may have been made by a job it says it created at `jobCreatedAt`:
+ * not older than the job by more than {@link DATE_MARGIN_MS} (both times on the service's clock, so no skew to allow for). A
+ * time not said is taken as made, as a create's read-back takes a record that does not say when (only the id is certain).
+ */
+export function madeByJob(createdAt: string | null, jobCreatedAt: string | null): boolean {
+  const made = Date.parse(createdAt ?? "");
+  const began = Date.parse(jobCreatedAt ?? "");
+  return Number.isNaN(made) || Number.isNaN(began) || made >= began - DATE_MARGIN_MS;
+}
+
 /** The offset of the service's clock from the client's, from the latest successful answer that carried a usable `Date`. @internal */
 export class ServiceClock {
   #aheadMs: number | undefined;

@@ -40,15 +40,14 @@ function one(email: string, hits: readonly User[]): User | undefined {
 
 /**
  * Nobody has `email`, proven by listings of `listed` that agree, unless they served records that could not be read and may be that
- * user (`unread`): then nobody is no proof, and it throws naming them.
+ * user (`unread`): then nobody is no proof, and it throws naming them, and `then` (what was done, and the way out).
  */
-function nobodyUnless(unread: ReadonlyMap<string, InvalidResponseError>, email: string, listed: string): undefined {
+function nobodyUnless(unread: ReadonlyMap<string, InvalidResponseError>, email: string, listed: string, then: string): undefined {
   if (unread.size === 0) return undefined;
   const [why] = [...unread.values()];
   throw new WorkspaceAccessError(
     `Could not prove that no user has the email ${email}: ${listed} found ${unread.size} record(s) that could not be read ` +
-      `(ids ${[...unread.keys()].sort().join(", ")}; ${reasonOf(why)}), and any of them may be that user. Nothing was done for ` +
-      "it: fix the record in the service, or take the user over by its id (the resource option import).",
+      `(ids ${[...unread.keys()].sort().join(", ")}; ${reasonOf(why)}), and any of them may be that user. ${then}`,
     { kind: "invalid_response", method: "GET", path: "users" },
   );
 }
@@ -123,7 +122,10 @@ export class UsersApi {
   async findByEmail(email: string): Promise<User | undefined> {
     const { hits, proof, unread } = await this.#withEmail(email, email.trim());
     if (hits.length > 0) return one(email, hits);
-    if (proof?.proven) return nobodyUnless(unread, email, "GET /users?filter=");
+    if (proof?.proven) {
+      const then = "Nothing was done for it: fix the record in the service, or take the user over by its id (the resource option import).";
+      return nobodyUnless(unread, email, "GET /users?filter=", then);
+    }
     if (proof?.error !== undefined) throw proof.error;
     throw new WorkspaceAccessError(
       `Could not prove that no user has the email ${email}: ${SEARCH_PROOF_LISTINGS + 1} searches of GET /users?filter= disagreed ` +
@@ -243,7 +245,14 @@ export class UsersApi {
     if (found) return found;
     const { hits, proof, unread } = await this.#withEmail(email, undefined);
     if (hits.length > 0) return one(email, hits);
-    if (proof?.proven) return nobodyUnless(unread, email, "GET /users");
+    // Asked where the service said the user exists (a create that finished): that record is likely theirs.
+    if (proof?.proven)
+      return nobodyUnless(
+        unread,
+        email,
+        "GET /users",
+        "The service said a user with that email exists: fix the record in the service, then run again.",
+      );
     throw (
       proof?.error ??
       new WorkspaceAccessError(

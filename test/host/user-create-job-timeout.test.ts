@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator";
 import { provider as users } from "../../src/host/user/user-provider";
 import { provider as set } from "../../src/host/users/workspace-users-provider";
-import { emulator, rejection } from "../support/fixtures";
+import { clockOf, emulator, rejection } from "../support/fixtures";
 import { configureFor } from "../support/provider";
 import { ann, cara, type Outputs, setOf } from "./workspace-users-support";
 
@@ -342,5 +342,65 @@ describe("WorkspaceUsers: a pending create whose job's record cannot be read", (
     const read = await set.read!("workspace-users", again.properties!);
     expect(read.props?.pendingCreates).toEqual([{ email: ann.email, jobId: job.id }]);
     expect(warnings.join("\n")).toContain(`its job ${job.id} cannot be read`);
+  });
+});
+
+describe("WorkspaceUsers: a create left running whose job finished for a user someone else had made before it", () => {
+  /**
+   * Dan exists a minute before the set's create; a listing and its proof skip him (pages shifting), so his email is posted; the
+   * service merges the POST of a taken email into his record (`userCreateTaken: "existing"`) with a job that outlives the wait.
+   * Released, the job finishes: a finished job says nothing of whose user has the email now.
+   */
+  async function merged() {
+    const emu = await emulator({ userWritesAsJobs: true, job: { finishAfterPolls: 1 }, quirks: { userCreateTaken: "existing" } });
+    const dan = emu.users.add({ email: "dan@example.com", firstName: "Dan", lastName: "Oz", role: "workspace_super_admin" });
+    clockOf(emu).advance(60_000);
+    await deployment(emu);
+    emu.jobs.hangNext(1);
+    const skipping = JSON.stringify({ data: [], links: { next: null }, meta: { page: { total: 0 } } });
+    emu.fault({ method: "GET", path: "/users", body: skipping, times: 2 });
+    const error = (await rejection(set.create(setOf({ email: dan.email, firstName: "Dan", lastName: "Oz" })))) as Partial;
+    const job = hung(emu);
+    expect(error.properties?.pendingCreates).toEqual([{ email: dan.email, jobId: job.id }]);
+    emu.jobs.release(job.id);
+    const warnings: string[] = [];
+    await deployment(emu, warnings);
+    emu.clearRequests();
+    return { emu, dan, job, prior: error.properties!, warnings };
+  }
+  const danInputs = { email: "dan@example.com", firstName: "Dan", lastName: "Oz" };
+
+  it("an up that still declares him adopts him as he is, not as made by the set: its destroy leaves him", async () => {
+    const { emu, dan, job, prior, warnings } = await merged();
+    const { outs } = await set.update!("workspace-users", prior, setOf(danInputs));
+    expect(outs?.users["dan@example.com"]).toMatchObject({ id: dan.id });
+    expect(outs?.users["dan@example.com"]?.created).not.toBe(true);
+    expect(outs?.pendingCreates).toBeUndefined();
+    expect(warnings.join("\n")).toContain(`finished (job ${job.id}), but the user with its email, ${dan.id}, was made before it`);
+    await deployment(emu);
+    await set.delete!("workspace-users", outs!);
+    expect(writes(emu)).toEqual([]);
+    expect(emu.users.get(dan.id)).toBeDefined();
+  });
+
+  it("an up that no longer declares him leaves him in the workspace (no DELETE), and forgets the create", async () => {
+    const { emu, dan, prior, warnings } = await merged();
+    const { outs } = await set.update!("workspace-users", prior, setOf());
+    expect(writes(emu)).toEqual([]);
+    expect(emu.users.get(dan.id)).toBeDefined();
+    expect(outs?.users).toEqual({});
+    expect(outs?.pendingCreates).toBeUndefined();
+    expect(warnings.join("\n")).toContain("left in the workspace as it is");
+  });
+
+  it("a destroy leaves him; a refresh does not record him as the set's, and forgets the create", async () => {
+    const { emu, dan, prior, warnings } = await merged();
+    await set.delete!("workspace-users", prior);
+    expect(writes(emu)).toEqual([]);
+    expect(emu.users.get(dan.id)).toBeDefined();
+    const read = await set.read!("workspace-users", prior);
+    expect((read.props as Outputs).users["dan@example.com"]).toBeUndefined();
+    expect((read.props as Outputs).pendingCreates).toBeUndefined();
+    expect(warnings.join("\n")).toContain("the create is forgotten");
   });
 });

@@ -3,7 +3,7 @@
  * {@link PartialWriteError} with a record as partially created (gRPC `ErrorResourceInitFailed`, from its `id`, `properties`
  * and `reasons`): the next `pulumi up` waits for its job ({@link waitForPending}).
  */
-import { InvalidResponseError, JobFailedError, JobTimeoutError, NotFoundError, type WorkspaceAccessClient } from "../../client";
+import { InvalidResponseError, type Job, JobFailedError, JobTimeoutError, NotFoundError, type WorkspaceAccessClient } from "../../client";
 
 const MARKER = Symbol.for("pulumi-workspace-access.PartialWriteError");
 
@@ -60,7 +60,8 @@ export function afterJobWait(error: unknown, jobId: string | null): unknown {
 }
 
 /**
- * What became of the job of a write an earlier deployment left running, given its time once more: `finished`; `running` still;
+ * What became of the job of a write an earlier deployment left running, given its time once more: `finished` (its record given
+ * to `onFinished`); `running` still;
  * `ended` otherwise (failed, or unknown to the service: what it did, if anything, is not known to be the resource's); `unread`,
  * its record cannot be read (a job with no status), with why: whether it did its write is not known, so its caller keeps it as
  * if still running, and one odd job record fails only what it wrote.
@@ -68,9 +69,10 @@ export function afterJobWait(error: unknown, jobId: string | null): unknown {
 export async function settleJob(
   client: WorkspaceAccessClient,
   jobId: string,
+  onFinished?: (job: Job) => void,
 ): Promise<"finished" | "running" | "ended" | { unread: InvalidResponseError }> {
   try {
-    await client.jobs.wait(jobId);
+    onFinished?.(await client.jobs.wait(jobId));
     return "finished";
   } catch (error) {
     if (JobTimeoutError.isInstance(error)) return "running";

@@ -24,6 +24,7 @@ import {
   ConfigurationError,
   ConflictError,
   type InvalidResponseError,
+  type Job,
   reasonOf,
   type User,
   type WorkspaceAccessClient,
@@ -31,6 +32,7 @@ import {
 import { mapBounded, prove } from "../../client/absence";
 import { idOf } from "../../client/ids";
 import { emailKey, sameEmail } from "../../client/models";
+import { madeByJob } from "../../client/service-clock";
 import { SEARCH_PROOF_LISTINGS, sharedEmail } from "../../client/users";
 import { namedUpTo } from "../../shared/named-up-to";
 import { hiderIf } from "../../shared/hide-secrets";
@@ -119,17 +121,18 @@ function emailsOf(olds: WorkspaceUsersOutputs | undefined, declared?: Record<str
 
 /**
  * The creates an earlier deployment left running (`prior`), their jobs given their time once more: `own`, the keys whose job
- * finished (the user found with that email is the set's); `running`, those still running, and those whose job's record cannot
- * be read (`unread`, each with why: whether it made the user is not known), kept, and neither written nor forgotten; the
- * others (the job failed, or the service no longer knows it) are dropped: a user found is adopted. One odd job record fails
- * its user alone.
+ * finished (the user found with that email is the set's, unless `notOwn` says why not); `running`, those still running, and
+ * those whose job's record cannot be read (`unread`, each with why: whether it made the user is not known), kept, and neither
+ * written nor forgotten; the others (the job failed, or the service no longer knows it) are dropped: a user found is adopted.
+ * One odd job record fails its user alone.
  */
 async function settlePending(ctx: ProviderContext, prior: readonly PendingUserCreate[] | undefined) {
   const own = new Map<string, PendingUserCreate>();
+  const jobs = new Map<string, Job>();
   const running: Pending = new Map();
   const unread = new Map<string, InvalidResponseError>();
   await mapBounded(prior ?? [], IN_FLIGHT, async (p) => {
-    const outcome = await settleJob(ctx.connection().client, p.jobId);
+    const outcome = await settleJob(ctx.connection().client, p.jobId, (job) => jobs.set(emailKey(p.email), job));
     if (typeof outcome === "object") unread.set(emailKey(p.email), outcome.unread);
     if (outcome === "finished") own.set(emailKey(p.email), p);
     else if (outcome === "running" || typeof outcome === "object") running.set(emailKey(p.email), p);
@@ -139,7 +142,20 @@ async function settlePending(ctx: ProviderContext, prior: readonly PendingUserCr
     const error = unread.get(key);
     return error ? jobUnread(p, error, what) : stillRunning(p, what, limit);
   };
-  return { own, running, unread, whyKept };
+  /**
+   * Why `user`, found with the email of the finished create `key`, is not the set's own: made before that create's job (someone
+   * else had the email: a service merging a POST of a taken email into that user finishes the job all the same), named by ids
+   * alone (a set holding secrets names no email). `undefined`: it is the create's, as far as the service's times tell.
+   */
+  const notOwn = (key: string, user: User): string | undefined => {
+    const job = jobs.get(key);
+    if (!job || madeByJob(user.createdAt, job.createdAt)) return undefined;
+    return (
+      `WorkspaceUsers: a create the set left running finished (job ${job.id}), but the user with its email, ${user.id}, was made ` +
+      `before it (created ${user.createdAt}; the job ${job.createdAt}): someone else's user, so it is not recorded as made by the set`
+    );
+  };
+  return { own, running, unread, whyKept, notOwn };
 }
 
 /**
@@ -161,30 +177,42 @@ const jobUnread = (p: PendingUserCreate, error: InvalidResponseError, what?: str
     { cause: error },
   );
 
+/** What {@link settlePending} found of the creates an earlier deployment left running. */
+type Settled = Awaited<ReturnType<typeof settlePending>>;
+
 /**
- * The users the set's own creates made (jobs that finished since an earlier deployment) that the program no longer declares,
- * found by email, as states the set created: to be released as such. One not found was never made, or is gone. A search
+ * The users the set's own creates made (jobs that finished since an earlier deployment) that the program no longer declares
+ * (`declared` says which it does), found by email, as states the set created: to be released as such. One not found was never
+ * made, or is gone; one made before its create's job is someone else's, left as it is (a warning says so). A search
  * that fails fails that user alone, and keeps its create recorded (in `pending`).
  */
 async function ownUndeclared(
   ctx: ProviderContext,
-  own: Iterable<[string, PendingUserCreate]>,
+  { own, notOwn }: Pick<Settled, "own" | "notOwn">,
+  declared: (key: string) => boolean,
   failures: Failure[],
   pending: Pending,
 ): Promise<Array<[string, WorkspaceUserState]>> {
-  const found = await mapBounded([...own], IN_FLIGHT, async ([key, p]) => {
-    let user: User | undefined;
-    try {
-      // The job finished, so the user was made: the search, else the listing (a search may miss an email the service folds).
-      user = await ctx.connection().client.users.findExisting(p.email);
-    } catch (error) {
-      pending.set(key, p);
-      if (error instanceof Error) error.message += createKept();
-      failures.push({ key, error });
-      return [];
-    }
-    return user ? [[key, stateOf(user, p, [], true)] as [string, WorkspaceUserState]] : [];
-  });
+  const found = await mapBounded(
+    [...own].filter(([key]) => !declared(key)),
+    IN_FLIGHT,
+    async ([key, p]) => {
+      let user: User | undefined;
+      try {
+        // The job finished, so the user was made: the search, else the listing (a search may miss an email the service folds).
+        user = await ctx.connection().client.users.findExisting(p.email);
+      } catch (error) {
+        pending.set(key, p);
+        if (error instanceof Error) error.message += createKept();
+        failures.push({ key, error });
+        return [];
+      }
+      const why = user && notOwn(key, user);
+      // Someone else's: the program no longer declares it, so it is left as it is, and its create forgotten.
+      if (why) ctx.warn(`${why}; the program no longer declares it: left in the workspace as it is.`);
+      return user && !why ? [[key, stateOf(user, p, [], true)] as [string, WorkspaceUserState]] : [];
+    },
+  );
   return found.flat();
 }
 
@@ -257,7 +285,7 @@ async function adoptOrCreate(
   into: Map<string, WorkspaceUserState>,
   failures: Failure[],
   pending: Pending,
-  own: ReadonlyMap<string, PendingUserCreate> = new Map(),
+  { own, notOwn }: Pick<Settled, "own" | "notOwn"> = { own: new Map(), notOwn: () => undefined },
 ) {
   if (wanted.size === 0) return;
   const { client, cache } = ctx.connection();
@@ -282,10 +310,10 @@ async function adoptOrCreate(
       const [existing, ...others] = found.get(key) ?? [];
       if (others.length > 0) throw sharedEmail(inputs.email, [existing!, ...others]);
       if (!existing && !proven) throw unproven(inputs.email, proofError);
-      into.set(
-        key,
-        existing ? await adopt(ctx, existing, inputs, own.has(key) || heldAsCreated(ctx, existing)) : await create(ctx, inputs),
-      );
+      const why = existing && own.has(key) ? notOwn(key, existing) : undefined;
+      if (why) ctx.warn(`${why}; adopted as it is (a destroy leaves it, unless deleteOnDestroy).`);
+      const made = (own.has(key) && !why) || (existing !== undefined && heldAsCreated(ctx, existing));
+      into.set(key, existing ? await adopt(ctx, existing, inputs, made) : await create(ctx, inputs));
     } catch (error) {
       if (unread.length > 0 && ConflictError.isInstance(error)) error.message += unreadTaken(unread);
       // Accepted, its job not seen to finish: recorded, so the next up or refresh waits for the job instead of adopting the user.
@@ -369,7 +397,8 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
   const users = new Map(Object.entries(olds.users ?? {}));
   const failures: Failure[] = [];
   // Creates an earlier deployment left running: still running, they stay recorded; finished, the user found is the set's.
-  const { own, running: pending, whyKept } = await settlePending(ctx, olds.pendingCreates);
+  const settled = await settlePending(ctx, olds.pendingCreates);
+  const { running: pending, whyKept } = settled;
   for (const [key, p] of pending)
     failures.push({ key, error: whyKept(key, p, key in inputs.users ? "not written" : "not removed", ctx.waitLimit()) });
   // A user whose new email a create still running was asked for too stays under the old key, neither moved nor removed, till
@@ -403,7 +432,7 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
       failures.push({ key, error });
     }
   });
-  await adoptOrCreate(ctx, added, users, failures, pending, own);
+  await adoptOrCreate(ctx, added, users, failures, pending, settled);
   // What was done: an added user that failed is neither adopted nor created (the error names it).
   const done = [...added.keys()].flatMap((key) => users.get(key) ?? []);
   const created = done.filter((user) => user.created).length;
@@ -418,12 +447,7 @@ async function update(ctx: ProviderContext, olds: WorkspaceUsersOutputs, news: P
     );
   }
   // A user the set's own create made since, whom the program no longer declares, is released as one it created.
-  const ownGone = await ownUndeclared(
-    ctx,
-    [...own].filter(([key]) => !(key in inputs.users)),
-    failures,
-    pending,
-  );
+  const ownGone = await ownUndeclared(ctx, settled, (key) => key in inputs.users, failures, pending);
   const gone = [...removed.map((key): [string, WorkspaceUserState] => [key, users.get(key)!]), ...ownGone];
   await release(ctx, gone, inputs.deleteOnDestroy, failures, secret, inputs[DECLARED_ELSEWHERE]);
   for (const [key, user] of ownGone) if (failures.some((f) => f.key === key)) users.set(key, user);
@@ -454,7 +478,7 @@ async function searched(client: WorkspaceAccessClient, email: string): Promise<U
 async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefined) {
   if (!props?.users) throw new ConfigurationError(NO_IMPORT, "import");
   const { cache, client } = ctx.connection();
-  const { own, running, unread: jobsUnread } = await settlePending(ctx, props.pendingCreates);
+  const { own, running, unread: jobsUnread, notOwn } = await settlePending(ctx, props.pendingCreates);
   const listing = await cache.all();
   const users = new Map<string, WorkspaceUserState>();
   const unread: string[] = [];
@@ -468,7 +492,10 @@ async function read(ctx: ProviderContext, props: WorkspaceUsersOutputs | undefin
     async ([key, p]) => {
       const [one, ...others] = listed.get(key) ?? [];
       const user = one && others.length === 0 ? one : await searched(client, p.email);
-      if (user) users.set(key, stateOf(user, p, [], true));
+      const why = user && notOwn(key, user);
+      // Someone else's: its create is forgotten, and an up that declares it adopts it.
+      if (why) ctx.warn(`${why}; the create is forgotten (a pulumi up that declares the user adopts it).`);
+      else if (user) users.set(key, stateOf(user, p, [], true));
       else unsettled.set(key, p);
     },
   );
@@ -668,9 +695,9 @@ export const provider = providerOf<Props, WorkspaceUsersOutputs>({
       const failures: Failure[] = [];
       // A create still running fails the destroy (the resource stays); one that finished made a user of the set's.
       const secret = props[SECRET_USERS] === true;
-      const { own, running, whyKept } = await settlePending(ctx, props.pendingCreates);
-      for (const [key, p] of running) failures.push({ key, error: whyKept(key, p, "not deleted", ctx.waitLimit()) });
-      const gone = [...Object.entries(props.users ?? {}), ...(await ownUndeclared(ctx, own, failures, new Map()))];
+      const settled = await settlePending(ctx, props.pendingCreates);
+      for (const [key, p] of settled.running) failures.push({ key, error: settled.whyKept(key, p, "not deleted", ctx.waitLimit()) });
+      const gone = [...Object.entries(props.users ?? {}), ...(await ownUndeclared(ctx, settled, () => false, failures, new Map()))];
       await release(ctx, gone, props.deleteOnDestroy, failures, secret, [], true);
       if (failures.length > 0) throw failed(failures, hiderIf(secret, emailsOf(props)));
     });
