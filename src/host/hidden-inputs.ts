@@ -1,7 +1,7 @@
 /**
- * The hidden inputs the classes register beside a resource's own (`__customTimeouts`, `__replaceOnChanges`, `__retainOnDelete`): read from the
- * inputs or state the engine hands the host, taken out of what the handlers get, and given back where the host keeps them; and
- * what the `__ignoreChanges` paths name.
+ * The hidden inputs the classes register beside a resource's own (`__customTimeouts`, `__replaceOnChanges`, `__retainOnDelete`),
+ * and the host's own hidden output (`__workspace`): read from the inputs or state the engine hands the host, taken out of what
+ * the handlers get, and given back where the host keeps them; and what the `__ignoreChanges` paths name.
  */
 
 /** The hidden input `key` of a resource's inputs or state (`undefined`: none given). */
@@ -21,6 +21,16 @@ export function withoutHidden<T>(props: T, ...keys: string[]): T {
 export function withHidden<T>(props: T, key: string, value: unknown): T {
   if (value === undefined || props === null || typeof props !== "object") return props;
   return { ...props, [key]: value };
+}
+
+/**
+ * A handler's error that records a state (a partial create or update: its `properties`), with the hidden property `key` set to
+ * `value` in that state too, when one was given.
+ */
+export function withHiddenRecorded(error: unknown, key: string, value: unknown): unknown {
+  const properties = error !== null && typeof error === "object" ? (error as { properties?: unknown }).properties : undefined;
+  if (value !== undefined && properties !== null && typeof properties === "object") (properties as Record<string, unknown>)[key] = value;
+  return error;
 }
 
 /**

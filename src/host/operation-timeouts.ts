@@ -7,25 +7,16 @@
 import type { JobDeadline } from "../client";
 import { CUSTOM_TIMEOUTS } from "../shared/input-constants";
 import { durationMs, type TimedOperation } from "../shared/custom-timeouts";
-import { hiddenOf, withHidden, withoutHidden } from "./hidden-inputs";
+import { hiddenOf, withHidden, withHiddenRecorded } from "./hidden-inputs";
 
 /** The hidden input of a resource's inputs or state (`undefined`: none given). */
 export const timeoutsOf = (props: unknown): unknown => hiddenOf(props, CUSTOM_TIMEOUTS);
-
-/** `props` without the hidden input: what the handlers get. A copy only where it is there. */
-export const withoutTimeouts = <T>(props: T): T => withoutHidden(props, CUSTOM_TIMEOUTS);
 
 /** `props` (a handler's outputs, or inputs `check` returns) with the hidden input `timeouts`, when one was given. */
 export const withTimeouts = <T>(props: T, timeouts: unknown): T => withHidden(props, CUSTOM_TIMEOUTS, timeouts);
 
 /** A handler's error that records a state (a partial create or update: its `properties`), which keeps the hidden input too. */
-export function withTimeoutsRecorded(error: unknown, timeouts: unknown): unknown {
-  const properties = error !== null && typeof error === "object" ? (error as { properties?: unknown }).properties : undefined;
-  if (timeouts !== undefined && properties !== null && typeof properties === "object") {
-    (properties as Record<string, unknown>)[CUSTOM_TIMEOUTS] = timeouts;
-  }
-  return error;
-}
+export const withTimeoutsRecorded = (error: unknown, timeouts: unknown): unknown => withHiddenRecorded(error, CUSTOM_TIMEOUTS, timeouts);
 
 /**
  * The end of the job waits of `operation`, started `now`, by the resource's `customTimeouts` (`timeouts`, the hidden input);

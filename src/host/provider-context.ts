@@ -11,6 +11,7 @@ import { EntitlementCatalogue } from "./entitlement-catalogue";
 import { InviteBatcher } from "./membership/invite-batcher";
 import { MembershipViews } from "./membership/membership-view";
 import { ReadCache } from "./read-cache";
+import { type AddressNames, workspaceAddress } from "./recorded-workspace";
 import { keyRedactorOf } from "../shared/hide-secrets";
 import { hinted, type KeySource } from "../shared/hints";
 import type { z } from "zod";
@@ -96,6 +97,8 @@ export class ProviderContext {
   /** The integrations' entitlement catalogues, read once each for `check` (`entitlement-catalogue.ts`). */
   readonly catalogue: EntitlementCatalogue;
   #connection: Connection | undefined;
+  /** The settings' address in its one form (`workspace()`), worked out once; `null`: the settings are not usable. */
+  #workspace: string | null | undefined;
   /** The inputs `check` returned lately, by schema (the newest first): the create or update the engine then calls gets them back. */
   readonly #checked = new Map<z.ZodObject, Props[]>();
   /**
@@ -175,6 +178,26 @@ export class ProviderContext {
   /** The settings in force; a `ConfigurationError` naming the key and the fix when they are not usable. */
   settings(): ProviderSettings {
     return resolveProviderSettings(this.#raw);
+  }
+
+  /**
+   * The workspace the settings in force name: their base URL in the one form a state records (`recorded-workspace.ts`).
+   * `undefined` when the settings are not usable: each request fails on them, naming the key and the fix.
+   */
+  workspace(): string | undefined {
+    if (this.#workspace === undefined) {
+      try {
+        this.#workspace = workspaceAddress(this.settings().client.baseUrl);
+      } catch {
+        this.#workspace = null;
+      }
+    }
+    return this.#workspace ?? undefined;
+  }
+
+  /** How the settings in force name the address, names alone (`settingNamesOf`): for a message saying how to set it. */
+  addressNames(): AddressNames {
+    return settingNamesOf(this.#raw);
   }
 
   /**

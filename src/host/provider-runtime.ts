@@ -7,10 +7,11 @@ import type * as pulumi from "@pulumi/pulumi";
 import { redactError } from "../client/redact";
 import { customTimeoutsFailures, type TimedOperation } from "../shared/custom-timeouts";
 import { type StateCommand, stateHinted } from "../shared/hints";
-import { CUSTOM_TIMEOUTS, GET_READ, REPLACE_ON_CHANGES, RETAIN_ON_DELETE } from "../shared/input-constants";
-import { deadlineOf, timeoutsOf, withoutTimeouts, withTimeouts, withTimeoutsRecorded } from "./operation-timeouts";
+import { CUSTOM_TIMEOUTS, GET_READ, REPLACE_ON_CHANGES, RETAIN_ON_DELETE, WORKSPACE } from "../shared/input-constants";
+import { deadlineOf, timeoutsOf, withTimeouts, withTimeoutsRecorded } from "./operation-timeouts";
 import { ProviderContext } from "./provider-context";
-import { hiddenOf, withHidden, withoutHidden } from "./hidden-inputs";
+import { hiddenOf, withHidden, withHiddenRecorded, withoutHidden } from "./hidden-inputs";
+import { sameWorkspace } from "./recorded-workspace";
 import { replacePathsOf, replacesFor, withReplacePaths } from "./replace-on-changes";
 
 export { type Connection, type ContextOptions, ProviderContext } from "./provider-context";
@@ -39,6 +40,8 @@ export function useContext(context: ProviderContext | undefined): void {
 
 /** The handlers of one resource type: those of `pulumi.dynamic.ResourceProvider`, each given the process's context first. */
 export interface Handlers<Inputs, Outputs> {
+  /** The resource type (`User`), as messages name it. */
+  type: string;
   check?(context: ProviderContext, olds: Inputs, news: Inputs): Promise<pulumi.dynamic.CheckResult<Inputs>>;
   /**
    * `replacing`: the properties the resource's `replaceOnChanges` asks to replace it for (`replace-on-changes.ts`). `retained`:
@@ -117,13 +120,6 @@ function keyless(error: unknown): unknown {
 }
 
 /**
- * The provider object the host loads: `configure` builds the context, every other method hands it to its handler. The hidden
- * `customTimeouts` input (`operation-timeouts.ts`) stays here: `check` validates it and hands it on, no handler sees it, a
- * create, update, delete or refresh has its job waits end by the resource's timeout for it, and the state keeps it for a
- * destroy and a refresh. So does `retainOnDelete`'s (`__retainOnDelete`), not kept in the state: `check` hands it on, a diff is
- * told it, and a create that finds its record there (a replacement's skipped delete left it) says so.
- */
-/**
  * Runs a refresh's read or a destroy's delete (`command`): where no resource was checked in this process, the configuration
  * in force may be the one the state recorded, and its errors say so (`stateHinted`).
  */
@@ -135,10 +131,27 @@ async function onState<T>(ctx: ProviderContext, command: StateCommand, operation
   }
 }
 
+/**
+ * The provider object the host loads: `configure` builds the context, every other method hands it to its handler. The hidden
+ * `customTimeouts` input (`operation-timeouts.ts`) stays here: `check` validates it and hands it on, no handler sees it, a
+ * create, update, delete or refresh has its job waits end by the resource's timeout for it, and the state keeps it for a
+ * destroy and a refresh. So does `retainOnDelete`'s (`__retainOnDelete`), not kept in the state: `check` hands it on, a diff is
+ * told it, and a create that finds its record there (a replacement's skipped delete left it) says so. And the workspace a
+ * state was written in (`__workspace`, `recorded-workspace.ts`): every create, update and read records it, and a diff, read,
+ * update or delete of a state recording another one than the settings name fails before the handler runs.
+ */
 export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>): pulumi.dynamic.ResourceProvider<Inputs, Outputs> {
-  const { check, diff, read, update, changed } = handlers;
-  /** What a handler gets of the program's inputs: none of the hidden inputs the host handles itself. */
-  const bare = <T>(props: T): T => withoutHidden(props, CUSTOM_TIMEOUTS, REPLACE_ON_CHANGES, RETAIN_ON_DELETE);
+  const { check, diff, read, update, changed, type } = handlers;
+  /** What a handler gets of the program's inputs or a state: none of the hidden properties the host handles itself. */
+  const bare = <T>(props: T): T => withoutHidden(props, CUSTOM_TIMEOUTS, REPLACE_ON_CHANGES, RETAIN_ON_DELETE, WORKSPACE);
+  /** Refuses, before any request, an operation on `state` when it records another workspace than the settings name. */
+  const sameWorkspaceAs = (ctx: ProviderContext, id: string, state: unknown) =>
+    sameWorkspace(state, ctx.workspace(), `The ${type} ${id}`, () => ctx.addressNames());
+  /**
+   * `props`, outputs to record, with the workspace the settings name: where the operation, let through by the guard, wrote or
+   * read. Never a failure after a write: the settings were read for its requests (none usable: nothing recorded).
+   */
+  const recorded = <T>(props: T): T => withHidden(props, WORKSPACE, currentContext().workspace());
   /** Whether the program declares the resource with `retainOnDelete: true`: its hidden input, which no handler sees. */
   const retainedOf = (props: unknown) => hiddenOf(props, RETAIN_ON_DELETE) === true;
   const remove = handlers.delete;
@@ -148,7 +161,8 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
     try {
       return await ctx.bounded(deadlineOf(timeouts, name, ctx.clock.now()), () => operation(ctx));
     } catch (error) {
-      throw keyless(withTimeoutsRecorded(error, timeouts));
+      // A partial state is written where the guard let the operation run: in the workspace the settings name.
+      throw keyless(withHiddenRecorded(withTimeoutsRecorded(error, timeouts), WORKSPACE, ctx.workspace()));
     }
   };
   return {
@@ -167,9 +181,11 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
         untraced(async () => {
           // The engine applies `replaceOnChanges` to the properties a diff names, which a dynamic provider's cannot: asked here,
           // and told the handler first (what it keeps of a record depends on whether the resource is replaced).
+          const ctx = currentContext();
+          sameWorkspaceAs(ctx, id, olds);
           const paths = replacePathsOf(news);
           const replacing = paths.length > 0 && changed ? replacesFor(paths, changed(bare(olds), bare(news))) : [];
-          const result = await diff(currentContext(), id, bare(olds), bare(news), replacing, retainedOf(news));
+          const result = await diff(ctx, id, bare(olds), bare(news), replacing, retainedOf(news));
           if (replacing.length === 0) return result;
           return { ...result, changes: true, replaces: [...new Set([...(result.replaces ?? []), ...replacing])] };
         }),
@@ -184,7 +200,7 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
           throw error;
         }),
       );
-      return { ...result, outs: withTimeouts(result.outs, timeouts) };
+      return { ...result, outs: recorded(withTimeouts(result.outs, timeouts)) };
     },
     ...(read && {
       read: (id: string, props?: Outputs) =>
@@ -200,24 +216,40 @@ export function providerOf<Inputs, Outputs>(handlers: Handlers<Inputs, Outputs>)
           const mark = hiddenOf(props, GET_READ);
           const get = typeof mark === "string" ? mark : undefined;
           const marked = get !== undefined || mark === true;
-          const state = marked ? undefined : withoutTimeouts(props);
-          const reading = () => ctx.bounded(deadlineOf(timeouts, "read", ctx.clock.now()), () => read(ctx, id, state, get));
+          const state = marked ? undefined : bare(props);
+          const reading = () => {
+            sameWorkspaceAs(ctx, id, props);
+            return ctx.bounded(deadlineOf(timeouts, "read", ctx.clock.now()), () => read(ctx, id, state, get));
+          };
           // A class's static `get` is read in a preview or an up, with the stack config now.
           const result = await (get === undefined ? onState(ctx, "refresh", reading) : reading());
           if (!result.id) return result;
-          return { ...result, props: withHidden(withTimeouts(result.props, timeouts), GET_READ, marked || undefined) };
+          const outs = withHidden(withTimeouts(result.props, timeouts), GET_READ, marked || undefined);
+          // A get's own read (no state) records where it read, and a refresh of a state written before it was recorded.
+          return { ...result, props: recorded(outs) };
         }),
     }),
     ...(update && {
       async update(id: string, olds: Outputs, news: Inputs) {
         const timeouts = timeoutsOf(news);
-        const result = await timed(timeouts, "update", (ctx) => update(ctx, id, bare(olds), bare(news)));
-        return { ...result, outs: withTimeouts(result.outs, timeouts) };
+        const result = await timed(timeouts, "update", (ctx) => {
+          sameWorkspaceAs(ctx, id, olds);
+          return update(ctx, id, bare(olds), bare(news));
+        });
+        // A state written before the workspace was recorded records it now.
+        return { ...result, outs: recorded(withTimeouts(result.outs, timeouts)) };
       },
     }),
     ...(remove && {
       delete: (id: string, props: Outputs) =>
-        untraced(() => timed(timeoutsOf(props), "delete", (ctx) => onState(ctx, "destroy", () => remove(ctx, id, withoutTimeouts(props))))),
+        untraced(() =>
+          timed(timeoutsOf(props), "delete", (ctx) =>
+            onState(ctx, "destroy", () => {
+              sameWorkspaceAs(ctx, id, props);
+              return remove(ctx, id, bare(props));
+            }),
+          ),
+        ),
     }),
   };
 }

@@ -66,6 +66,13 @@ export const REPLACE_ON_CHANGES = "__replaceOnChanges";
  */
 export const RETAIN_ON_DELETE = "__retainOnDelete";
 
+/**
+ * The hidden output of every resource: the workspace its state was written in, the base URL in force at its create, import,
+ * update or refresh in one form (`recorded-workspace.ts`). An id names a record of that workspace alone, so the host refuses
+ * a diff, refresh, update or delete of the state with the settings naming another. Never an input, never compared by `diff`.
+ */
+export const WORKSPACE = "__workspace";
+
 /** A member's role as the API reads it (`owner`: the invite role without `account_`) as the invite role; `undefined` for one not known (never guessed). */
 export function inviteRole(memberRole: string | null): (typeof INTEGRATION_ROLES)[number] | undefined {
   const role = memberRole?.toLowerCase();

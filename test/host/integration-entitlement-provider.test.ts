@@ -155,6 +155,7 @@ describe("create", () => {
       adopted: false,
       // Left out, the role is the service's: shown, never declared.
       declaredRole: null,
+      __workspace: emu.url,
     });
     // check reads the catalogue; a lone create: one read before the invitation (not a member: 404, once the client's one
     // read of the integration's member list, one record, shows this key is shown integrations and users, not "not

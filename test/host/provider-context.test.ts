@@ -37,6 +37,7 @@ describe("one provider context per process", () => {
   it("is handed to every handler by the provider object", async () => {
     const seen: ProviderContext[] = [];
     const provider = providerOf<{ n: number }, { n: number }>({
+      type: "Test",
       create: async (context, inputs) => {
         seen.push(context);
         return { id: "x", outs: inputs };

@@ -20,6 +20,7 @@ async function thrownAt(thrown: () => unknown): Promise<Array<[string, unknown]>
     throw thrown();
   };
   const provider = providerOf<{ n: number }, { n: number }>({
+    type: "Test",
     check: fail,
     diff: fail,
     create: fail,

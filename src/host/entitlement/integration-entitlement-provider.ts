@@ -166,6 +166,8 @@ function patchLeftInFlight(error: unknown, id: string, state: IntegrationEntitle
 }
 
 export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
+  type: "IntegrationEntitlement",
+
   async check(ctx, olds, news) {
     if (knownString(news.integrationId) && knownString(news.userId)) ctx.declared.add(memberKey(news.integrationId, news.userId));
     const { inputs, failures } = ctx.checkInputs(integrationEntitlementInputs, news);

@@ -284,6 +284,8 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
 }
 
 export const provider = providerOf<Props, IntegrationMembersOutputs>({
+  type: "IntegrationMembers",
+
   async check(ctx, olds, news) {
     if (knownString(news.integrationId) && Array.isArray(news.members)) {
       for (const m of news.members as Array<{ userId?: unknown } | undefined>)

@@ -246,6 +246,8 @@ export function changedUserProperties(olds: Declared & { unapplied?: Unapplied }
 }
 
 export const provider = providerOf<Props, UserOutputs>({
+  type: "User",
+
   async check(ctx, _olds, news) {
     if (knownString(news.email)) ctx.declared.add(declaredUserKey(news.email));
     return ctx.checkInputs(userInputs, news);

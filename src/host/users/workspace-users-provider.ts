@@ -647,6 +647,8 @@ const NO_IMPORT =
   "WorkspaceUsers has no id of its own to import: leave out the import option, and its create adopts every existing user of a declared email.";
 
 export const provider = providerOf<Props, WorkspaceUsersOutputs>({
+  type: "WorkspaceUsers",
+
   async check(ctx, _olds, news) {
     if (news.users && typeof news.users === "object" && !isUnknown(news.users)) {
       for (const user of Object.values(news.users as Record<string, { email?: unknown } | undefined>))
