@@ -52,9 +52,9 @@ export function sameWorkspace(state: unknown, here: string | undefined, what: st
   const pointBack = pointingBack(recorded, here, whole, addressBuiltFrom);
   const setting = addressBuiltFrom ? `${addressBuiltFrom.workspace} and ${addressBuiltFrom.host}` : whole;
   throw new ConfigurationError(
-    `${what} was written in the workspace at ${recorded}, but the stack's settings (${setting}) now name ${here}. ` +
-      "Nothing was sent: its id names a record of the first workspace, which against the other a refresh would drop from the " +
-      "state as gone, an up would create anew and a destroy would delete whatever the id names there. " +
+    `${what} was written in the workspace at ${recorded}, but the settings (${setting}) now name ${here}. ` +
+      "Nothing was sent: its id names a record of the first workspace. Used against the other, a refresh would drop the " +
+      "resource from the state as gone, an up would create it anew there, and a destroy would delete whatever the id names there. " +
       `To manage the first workspace again, point the stack back: ${pointBack.commands.join(", then ")}. ` +
       "If its records are gone with that workspace (an emulator restarted, a workspace deleted), remove the resource from the " +
       "state with pulumi state delete <urn> (pulumi stack --show-urns lists them), or manage the other workspace from a new stack " +

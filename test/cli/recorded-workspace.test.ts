@@ -2,8 +2,11 @@
  * A stack pointed at another workspace, through the real `pulumi` CLI: its state records the workspace each resource was
  * written in, so a refresh with the stack config re-pointed at a second emulator fails naming both addresses, the second
  * emulator receives nothing and the state keeps every resource (without the record, each id read there as gone would have
- * been dropped, the first workspace's people left unmanaged). Pointed back, the refresh succeeds.
+ * been dropped, the first workspace's people left unmanaged). Pointed back, the refresh succeeds. A state written before
+ * the workspace was recorded is refreshed with no change shown, and records it.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_IDS, type Emulator } from "../../src/emulator/index";
 import { type HabitsStack, habitsStack, programHeader } from "./habits-support.ts";
@@ -80,6 +83,22 @@ describe.skipIf(!cliAvailable)(`a stack pointed at another workspace, through th
     const up = await h.step((s) => s.up("--expect-no-changes"));
     expect(writesOf(up.requests)).toEqual([]);
     expect((await h.step((s) => s.refresh("--expect-no-changes"))).run.code).toBe(0);
+    expect(second.requests).toEqual([]);
+  });
+
+  it("a state written before the workspace was recorded: a refresh shows no change and records it", async () => {
+    // The state as the package wrote it before: every resource's outputs without `__workspace`.
+    const state = await h.stack.exportState();
+    for (const resource of dynamicResources(state)) delete resource.outputs?.["__workspace"];
+    const file = path.join(h.project.dir, "older.json");
+    fs.writeFileSync(file, JSON.stringify(state));
+    await h.stack.run(["stack", "import", "--file", file]);
+    expect(dynamicResources(await h.stack.exportState()).map((r) => r.outputs?.["__workspace"])).toEqual([undefined, undefined]);
+
+    await h.stack.preview("--expect-no-changes");
+    const refresh = await h.step((s) => s.refresh("--expect-no-changes"));
+    expect(writesOf(refresh.requests)).toEqual([]);
+    expect(dynamicResources(await h.stack.exportState()).map((r) => r.outputs?.["__workspace"])).toEqual([h.emulator.url, h.emulator.url]);
     expect(second.requests).toEqual([]);
   });
 });

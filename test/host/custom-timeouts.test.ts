@@ -99,6 +99,8 @@ describe("an expired customTimeouts.create (jobTimeoutSeconds left at 900)", () 
     expect(error.properties).toMatchObject({
       pendingInvitations: [{ userId: alan, jobId: job!.id }],
       __customTimeouts: { create: "30s" },
+      // The partial state records the workspace it was written in, as a whole one does (recorded-workspace.test.ts).
+      __workspace: emu.url,
       __provider: "serialized",
     });
   });

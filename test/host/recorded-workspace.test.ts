@@ -55,7 +55,7 @@ async function createdThenRepointed(provider: Provider, declared: Record<string,
 /** The refusal's message: both addresses, the resource, and each fix. */
 function expectRefusal(message: string, type: string, id: string, first: Emulator, second: Emulator) {
   expect(message).toContain(`The ${type} ${id} was written in the workspace at ${first.url}`);
-  expect(message).toContain(`the stack's settings (workspace-access:baseUrl) now name ${second.url}. Nothing was sent`);
+  expect(message).toContain(`the settings (workspace-access:baseUrl) now name ${second.url}. Nothing was sent`);
   expect(message).toContain(`point the stack back: pulumi config set workspace-access:baseUrl ${first.url}.`);
   expect(message).toContain("pulumi state delete <urn>");
   expect(message).toContain("pulumi stack init");
@@ -151,7 +151,7 @@ describe("a state written in another workspace than the settings name", () => {
     useContext(new ProviderContext({ get: (key: string) => config[key as keyof typeof config], require: () => "" }));
     const { message } = await rejection(user.diff!(id, recorded, inputs!));
     expect(message).toContain(
-      "the stack's settings (workspace-access:workspace and workspace-access:host) now name https://acme.example.com/api/v1/.",
+      "the settings (workspace-access:workspace and workspace-access:host) now name https://acme.example.com/api/v1/.",
     );
     expect(message).toContain("point the stack back: pulumi config set workspace-access:workspace acme-staging.");
     expect(message).not.toContain("pulumi config set workspace-access:host");
@@ -162,7 +162,7 @@ describe("a state written in another workspace than the settings name", () => {
     const env = { WORKSPACE_ACCESS_BASE_URL: second.url, WORKSPACE_ACCESS_API_KEY: second.apiKey };
     useContext(new ProviderContext({ get: () => undefined, require: () => "" }, { env }));
     const { message } = await rejection(user.diff!(id, outs, inputs));
-    expect(message).toContain(`the stack's settings (WORKSPACE_ACCESS_BASE_URL) now name ${second.url}`);
+    expect(message).toContain(`the settings (WORKSPACE_ACCESS_BASE_URL) now name ${second.url}`);
     expect(message).toContain(`point the stack back: set the environment variable WORKSPACE_ACCESS_BASE_URL=${first.url}.`);
   });
 });
