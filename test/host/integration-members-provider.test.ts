@@ -307,6 +307,75 @@ describe("invitations not seen to finish, and roles the service changed (in-proc
     expect(outs.pendingInvitations).toEqual([]);
   });
 
+  it("a member dropped while their invitation's job still runs is kept pending, with a warning, and removed by the up after it lands", async () => {
+    const emu = await world([owner]);
+    const warned: string[] = [];
+    const configure = () => configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" }, { warn: (m) => void warned.push(m) });
+    await configure();
+    const both = { ...news, members: [{ userId: O, entitlements: ["VIEWER"] }, ...news.members] };
+    const { state, job } = await hungCreate(emu, both);
+    expect(state.pendingInvitations).toEqual([{ userId: A, jobId: job.id }]);
+
+    // The program drops A while the job runs (a later up: another provider process): A is not a member now, but the job may
+    // still make them one.
+    const dropped = { ...news, members: [{ userId: O, entitlements: ["VIEWER"] }] };
+    await configure();
+    emu.clearRequests();
+    const kept = wire(await provider.update!(INTEGRATION, state, dropped)).outs!;
+    expect(writeLines(emu)).toEqual([]);
+    expect(kept.members.map((m) => m.userId)).toEqual([A, O]);
+    expect(kept.pendingInvitations).toEqual([{ userId: A, jobId: job.id }]);
+    expect(warned).toEqual([
+      expect.stringContaining(
+        `User ${A} (job ${job.id}, still running after another wait) is no longer declared in members of integration ${INTEGRATION}`,
+      ),
+    ]);
+    // Nothing else changes, yet the next up has a job to wait for.
+    expect((await provider.diff!(INTEGRATION, kept, dropped)).changes).toBe(true);
+
+    // The job lands: the next up finds A a member and removes them, and forgets the invitation.
+    emu.jobs.release(job.id);
+    expect(memberIds(emu)).toEqual([A, O]);
+    await configure();
+    emu.clearRequests();
+    const removed = wire(await provider.update!(INTEGRATION, kept, dropped)).outs!;
+    expect(writeLines(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${A}`]);
+    expect(removed.members.map((m) => m.userId)).toEqual([O]);
+    expect(removed.pendingInvitations).toEqual([]);
+    expect(memberIds(emu)).toEqual([O]);
+    expect((await provider.diff!(INTEGRATION, removed, dropped)).changes).toBe(false);
+  });
+
+  it("a member dropped whose invitation got no answer (no job known), not a member now, is kept pending with a warning, and removed once there", async () => {
+    const emu = await world([owner]);
+    const warned: string[] = [];
+    await configureFor(emu, {}, { warn: (m) => void warned.push(m) });
+    const state = {
+      integrationId: INTEGRATION,
+      removeUnmanaged: false,
+      members: [
+        { userId: A, entitlements: [], role: "account_collaborator" },
+        { userId: O, entitlements: ["VIEWER"], role: "account_owner" },
+      ],
+      unmanagedMembers: [],
+      pendingInvitations: [{ userId: A, jobId: null }],
+    } as IntegrationMembersOutputs;
+    const dropped = { ...news, members: [{ userId: O, entitlements: ["VIEWER"] }] };
+    const kept = wire(await provider.update!(INTEGRATION, state, dropped)).outs!;
+    expect(kept.members).toEqual(state.members);
+    expect(kept.pendingInvitations).toEqual([{ userId: A, jobId: null }]);
+    expect(warned).toEqual([expect.stringContaining(`User ${A} (no job known: the invitation's answer was lost) is no longer declared`)]);
+
+    // It lands: the next up removes A.
+    emu.integrations.setMember(INTEGRATION, A, { role: "collaborator", entitlements: ["VIEWER"] });
+    await configureFor(emu);
+    emu.clearRequests();
+    const removed = wire(await provider.update!(INTEGRATION, kept, dropped)).outs!;
+    expect(writeLines(emu)).toEqual([`DELETE /integrations/${INTEGRATION}/users/${A}`]);
+    expect(removed.pendingInvitations).toEqual([]);
+    expect(memberIds(emu)).toEqual([O]);
+  });
+
   it("a member removed for a role change is invited again even while someone else's invitation is still running", async () => {
     const emu = await world([owner, { userId: A, role: "collaborator", entitlements: ["VIEWER"] }]);
     const first = {

@@ -42,7 +42,8 @@ const prior = (members: IntegrationMemberState[], extra: Partial<NonNullable<Pla
 
 /**
  * The plan in a line per kind of action, user ids by their last character. `managed` is who the
- * resource manages before the writes (a member to remove stays managed until the removal is done).
+ * resource manages before the writes (a member to remove stays managed until the removal is done);
+ * `waiting`, the invitations the operation fails for (still running); `pending`, those the state keeps.
  */
 function summary(plan: Plan): Record<string, string> {
   const short = (ids: readonly string[]) =>
@@ -59,6 +60,7 @@ function summary(plan: Plan): Record<string, string> {
     managed: short(plan.managed.map((m) => m.userId)),
     failed: short(plan.failures.map((f) => f.userId)),
     waiting: short(plan.stillRunning.map((p) => p.userId)),
+    pending: short(plan.pending.map((p) => p.userId)),
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== ""));
 }
@@ -230,7 +232,7 @@ describe("planMembers: an absence from the list is confirmed before anything res
         confirmed: reads([[B, null]]),
         running: ["j1"],
       },
-      { managed: "b,f", waiting: "b" },
+      { managed: "b,f", waiting: "b", pending: "b" },
     ],
     [
       "update: a pending invitation whose job ended is confirmed like any absence",
@@ -244,6 +246,49 @@ describe("planMembers: an absence from the list is confirmed before anything res
         running: [],
       },
       { confirm: "b" },
+    ],
+    // B dropped by the program while their invitation may still land: forgotten, a landing would give B the access the program removed.
+    [
+      "update: a member the program drops while their invitation's job still runs, read absent, is kept managed and pending",
+      {
+        op: "update",
+        declared: [want(O)],
+        prior: prior([owner(O), { userId: B, entitlements: [], role: "account_collaborator" }], {
+          pendingInvitations: [{ userId: B, jobId: "j1" }],
+        }),
+        listed: listOf(live(owner(O))),
+        confirmed: reads([[B, null]]),
+        running: ["j1"],
+      },
+      { managed: "b,f", pending: "b" },
+    ],
+    [
+      "update: a member the program drops whose invitation's answer was lost (no job known), read absent, is kept managed and pending",
+      {
+        op: "update",
+        declared: [want(O)],
+        prior: prior([owner(O), { userId: B, entitlements: [], role: "account_collaborator" }], {
+          pendingInvitations: [{ userId: B, jobId: null }],
+        }),
+        listed: listOf(live(owner(O))),
+        confirmed: reads([[B, null]]),
+        running: [],
+      },
+      { managed: "b,f", pending: "b" },
+    ],
+    [
+      "update: a member the program drops whose invitation's job ended, read absent, is forgotten",
+      {
+        op: "update",
+        declared: [want(O)],
+        prior: prior([owner(O), { userId: B, entitlements: [], role: "account_collaborator" }], {
+          pendingInvitations: [{ userId: B, jobId: "j1" }],
+        }),
+        listed: listOf(live(owner(O))),
+        confirmed: reads([[B, null]]),
+        running: [],
+      },
+      { managed: "f" },
     ],
     [
       "update: a declared role change removes the member, then invites them again",
@@ -347,7 +392,7 @@ describe("planMembers: an absence from the list is confirmed before anything res
         listed: listOf(live(owner(O))),
         confirmed: reads([[B, null]]),
       },
-      { managed: "b,f" },
+      { managed: "b,f", pending: "b" },
     ],
     [
       "read without state (an import): every member listed is managed, nothing confirmed",

@@ -2,6 +2,7 @@
 import { ConfigurationError } from "../../client";
 import type { MemberInputs } from "../../shared/inputs";
 import { goneSinceWritten } from "../membership/messages";
+import type { PendingInvitation } from "../membership/partial-write";
 
 /**
  * Refusing to remove the last `owners` and the `unknown` (users whose role is unknown, who may be the owner); `holder`, the
@@ -88,11 +89,38 @@ export function notAMemberAfterJob(integrationId: string, userId: string, jobId:
   );
 }
 
+/**
+ * How to give up on an invitation that may still land, once it is known not to: by hand, as leaving the member out of `members`
+ * keeps it (`droppedMayLand`).
+ */
+const FORGET_BY_HAND =
+  "remove the user from this resource's members and pendingInvitations in the stack's state (pulumi stack export, then pulumi stack import)";
+
 /** An up found the invitation's job `jobId` still running after another wait. */
 export function stillRunning(jobId: string | null): string {
   return (
     `the invitation's job ${jobId} is still running after another wait: the user is not invited again (that could invite them twice). ` +
-    "The next up waits for it again; if the job is stuck, leave the member out of members for one up, then declare them again."
+    "The next up waits for it again. If the job is stuck, check the member in the service; once sure it will not land, " +
+    `${FORGET_BY_HAND}: the next up invites them again (leaving them out of members keeps the invitation, which may still land).`
+  );
+}
+
+/**
+ * Members the program no longer declares, not members now, whose invitation may still land (`pending`; its job in `unread` when
+ * its record cannot be read, none when its answer was lost): kept, pending, and removed by the up that finds them members.
+ */
+export function droppedMayLand(integrationId: string, pending: readonly PendingInvitation[], unread: ReadonlySet<string>): string {
+  const why = (p: PendingInvitation) =>
+    p.jobId === null
+      ? "no job known: the invitation's answer was lost"
+      : `job ${p.jobId}, ${unread.has(p.jobId) ? "whose record cannot be read" : "still running after another wait"}`;
+  const one = pending.length === 1;
+  return (
+    `${one ? "User" : "Users"} ${pending.map((p) => `${p.userId} (${why(p)})`).join(", ")} ${one ? "is" : "are"} no longer ` +
+    `declared in members of integration ${integrationId} and not a member now, but ${one ? "the invitation" : "their invitations"} ` +
+    "may still land, granting the access the program removed. This resource keeps them, pending: each up reads them again, " +
+    "removes them once they are members, and forgets them once the job has ended without making them (an invitation whose answer " +
+    `was lost has no job to end). Once sure an invitation will not land (the member absent in the service, its job ended: getJob), ${FORGET_BY_HAND}.`
   );
 }
 
@@ -104,7 +132,7 @@ export function jobUnread(jobId: string, error: Error, what: string): string {
   return (
     `the invitation's job ${jobId} cannot be read (${error.message.replace(/\.$/, "")}): whether it made the member is not known, ` +
     `so the user is ${what}. The state keeps the invitation, and the next up or destroy reads the job again. Check the job ` +
-    "with getJob or in the service; if it is stuck, leave the member out of members for one up, then declare them again."
+    `with getJob or in the service; once sure it will not land, ${FORGET_BY_HAND}.`
   );
 }
 
