@@ -263,7 +263,7 @@ describe("planMembers: an absence from the list is confirmed before anything res
       { managed: "b,f", pending: "b" },
     ],
     [
-      "update: a member the program drops whose invitation's answer was lost (no job known), read absent, is kept managed and pending",
+      "update: a member the program drops whose invitation's answer was lost (no job known), read absent, is forgotten (no job ends to settle it: kept, it would be pending forever); the provider warns",
       {
         op: "update",
         declared: [want(O)],
@@ -274,7 +274,7 @@ describe("planMembers: an absence from the list is confirmed before anything res
         confirmed: reads([[B, null]]),
         running: [],
       },
-      { managed: "b,f", pending: "b" },
+      { managed: "f" },
     ],
     [
       "update: a member the program drops whose invitation's job ended, read absent, is forgotten",

@@ -9,7 +9,7 @@
  * | create, `import` | the list; `POST .../users` per 100 new members of a role and set, its job, a read-back; `PATCH`es. Removes no one |
  * | | (a create's or import's list answering 404: `GET /integrations/{id}`; 404 too: the integration does not exist; there: the members withheld) |
  * | update | jobs left running waited for; the list; a `DELETE` per member dropped, shown unmanaged, or changing role; invitations; `PATCH`es |
-| | (a member dropped whose invitation may still land, not there: kept pending, with a warning, and removed by the up that finds them) |
+ * | | (a member dropped whose invitation's job still runs, not there: kept pending, with a warning, and removed by the up that finds them) |
  * | | (the list answering 404: `GET /integrations/{id}`; 404 too: the integration does not exist, the state kept; there: the members withheld) |
  * | | (create or update: an invitation or `PATCH` answering 404, `GET /integrations/{id}` once; each member's failure says what is known) |
  * | read | the list; a 404 (trusted by the client once the key is shown integrations and users): `GET /integrations/{id}`, 404: gone, dropped with a warning |
@@ -172,6 +172,7 @@ async function update(
   }
   if (acts.keptOwners.length > 0) ctx.warn(ownersLeft(inputs.integrationId, acts.keptOwners));
   if (acts.droppedPending.length > 0) ctx.warn(droppedMayLand(inputs.integrationId, acts.droppedPending, new Set(unread.keys())));
+  if (acts.droppedLost.length > 0) ctx.warn(lostInvitationsMayLand(inputs.integrationId, acts.droppedLost, "update"));
   const run = await applyPlan(ctx, inputs.integrationId, acts, "update", { unread, ignored: base.ignored });
   // What the destroy reads: who were members before (the state's record, and those this update took over).
   const outputs = outputsOf(run, { ...declaredOf(inputs), adopted: [...(olds.adoptedMembers ?? []), ...run.adopted] });

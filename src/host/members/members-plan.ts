@@ -71,10 +71,12 @@ export interface Actions {
   /** Of those, the ones the operation fails for (update, delete: the job still runs after another wait). */
   stillRunning: PendingInvitation[];
   /**
-   * Of those, the members the program no longer declares (update), not members now: kept, so that the next up removes them once
-   * the invitation has landed, or forgets them once its job has ended without making them.
+   * Of those, the members the program no longer declares (update), not members now, whose invitation's job still runs: kept, so
+   * that the next up removes them once the invitation has landed, or forgets them once its job has ended without making them.
    */
   droppedPending: PendingInvitation[];
+  /** Members the program no longer declares (update), not members now, whose invitation got no answer: forgotten, with a warning. */
+  droppedLost: string[];
   /** Members a removal leaves: owners now, whose role the program leaves out (someone made them one). */
   keptOwners: string[];
   /** Members a delete leaves: found with another role than the invitation the state records asked (someone else's). */
@@ -105,6 +107,7 @@ export function planMembers(given: PlanInput): Plan {
     pending: [],
     stillRunning: [],
     droppedPending: [],
+    droppedLost: [],
     keptOwners: [],
     notInvited: [],
     failures: [],
@@ -200,15 +203,6 @@ function pendingOf(input: PlanInput, userId: string): PendingInvitation | undefi
 }
 
 /**
- * The recorded invitation of `userId` that may still land though no declaration waits for it (a member dropped): one whose job
- * still runs (or cannot be read), or whose answer was lost (no job to tell it has ended, so it is never known not to land).
- */
-function mayStillLand(input: PlanInput, userId: string): PendingInvitation | undefined {
-  const recorded = recordedInvitation(input, userId);
-  return recorded?.jobId === null ? recorded : pendingOf(input, userId);
-}
-
-/**
  * Whether a managed member whose invitation the state records as possibly still landing is found with another role than it
  * invited: that invitation did not make them (someone added them meanwhile). Someone else's, as `IntegrationEntitlement`'s
  * resume takes them: adopted by an update, kept as recorded by a read, left by a delete.
@@ -278,14 +272,16 @@ function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
     const now = live(m.userId);
     if (declaredKeys.has(idOf(m.userId)) || !ours(input, m.userId)) continue;
     if (!now) {
-      // Not a member now (confirmed), but their invitation may still land: forgotten, it would give them the access the program
-      // removed, with nothing recorded. Kept as recorded and pending (as a refresh keeps them): the next up removes them once there.
-      const pending = mayStillLand(input, m.userId);
+      // Not a member now (confirmed), but their invitation's job still runs (or cannot be read): forgotten, it would give them the
+      // access the program removed, with nothing recorded. Kept as recorded and pending (as a refresh keeps them): the next up
+      // removes them once there, or forgets them once the job ended without making them. An invitation whose answer was lost has
+      // no job to end: kept, it would be pending forever (an update at every up), so it is forgotten with a warning, as a destroy does.
+      const pending = pendingOf(input, m.userId);
       if (pending) {
         acts.managed.push(stateOf(m.userId, m));
         acts.pending.push(pending);
         acts.droppedPending.push(pending);
-      }
+      } else if (recordedInvitation(input, m.userId)?.jobId === null) acts.droppedLost.push(m.userId);
       continue;
     }
     if (ownerUnknown(input, now)) acts.failures.push({ userId: m.userId, error: roleUnknownRefusal(input.integrationId, m.userId) });

@@ -111,16 +111,14 @@ export function stillRunning(jobId: string | null): string {
  */
 export function droppedMayLand(integrationId: string, pending: readonly PendingInvitation[], unread: ReadonlySet<string>): string {
   const why = (p: PendingInvitation) =>
-    p.jobId === null
-      ? "no job known: the invitation's answer was lost"
-      : `job ${p.jobId}, ${unread.has(p.jobId) ? "whose record cannot be read" : "still running after another wait"}`;
+    `job ${p.jobId}, ${p.jobId !== null && unread.has(p.jobId) ? "whose record cannot be read" : "still running after another wait"}`;
   const one = pending.length === 1;
   return (
     `${one ? "User" : "Users"} ${pending.map((p) => `${p.userId} (${why(p)})`).join(", ")} ${one ? "is" : "are"} no longer ` +
     `declared in members of integration ${integrationId} and not a member now, but ${one ? "the invitation" : "their invitations"} ` +
     "may still land, granting the access the program removed. This resource keeps them, pending: each up reads them again, " +
-    "removes them once they are members, and forgets them once the job has ended without making them (an invitation whose answer " +
-    `was lost has no job to end). Once sure an invitation will not land (the member absent in the service, its job ended: getJob), ${FORGET_BY_HAND}.`
+    "removes them once they are members, and forgets them once the job has ended without making them. " +
+    `Once sure an invitation will not land (the member absent in the service, its job ended: getJob), ${FORGET_BY_HAND}.`
   );
 }
 
