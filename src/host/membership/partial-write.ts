@@ -72,7 +72,9 @@ export async function settleJob(
   onFinished?: (job: Job) => void,
 ): Promise<"finished" | "running" | "ended" | { unread: InvalidResponseError }> {
   try {
-    onFinished?.(await client.jobs.wait(jobId));
+    // Waited for apart from the call: `onFinished?.(...)` would not evaluate its argument, the wait, without a callback.
+    const job = await client.jobs.wait(jobId);
+    onFinished?.(job);
     return "finished";
   } catch (error) {
     if (JobTimeoutError.isInstance(error)) return "running";
