@@ -142,6 +142,49 @@ describe("a forced replacement of what the delete leaves", () => {
     expect((await rejection(users.create((await users.check!({}, grace)).inputs!))).message).toContain("set adoptExisting: true");
   });
 
+  it("a User the stack created, made a workspace owner since, its role under ignoreChanges: the delete leaves the owner, the create takes them back writing no role", async () => {
+    const { emu, nextDeployment } = await setup();
+    const declared = {
+      email: "zoe@example.com",
+      firstName: "Zoe",
+      lastName: "King",
+      role: "workspace_login_only",
+      __ignoreChanges: ["role"],
+    };
+    const { id, outs } = await users.create((await users.check!({}, declared)).inputs!);
+    emu.users.update(id, { role: "workspace_owner" });
+    await nextDeployment();
+    const infos: string[] = [];
+    await configureFor(emu, {}, { info: (m) => void infos.push(m) });
+    emu.clearRequests();
+    // As the engine runs a replacement: the new resource's check, the old one's delete, the new one's create.
+    const checked = (await users.check!({}, declared)).inputs!;
+    await users.delete!(id, outs!);
+    const again = await users.create(checked);
+    expect(again.id).toBe(id);
+    // Nothing written: not the declared role over the owner's, which ignoreChanges leaves as the record has it.
+    expect(writes(emu)).toEqual([]);
+    expect(emu.users.get(id)).toMatchObject({ role: "workspace_owner" });
+    expect(infos.join("\n")).toContain(`Took back user zoe@example.com (${id}) as it is`);
+  });
+
+  it("the same without ignoreChanges, a name changed since: the create writes what the program declares, and says so", async () => {
+    const { emu, nextDeployment } = await setup();
+    const declared = { email: "zoe@example.com", firstName: "Zoe", lastName: "King", role: "workspace_owner", adoptExisting: true };
+    const { id, outs } = await users.create((await users.check!({}, declared)).inputs!);
+    emu.users.update(id, { lastName: "Lovelace" });
+    await nextDeployment();
+    const infos: string[] = [];
+    await configureFor(emu, {}, { info: (m) => void infos.push(m) });
+    emu.clearRequests();
+    const checked = (await users.check!({}, declared)).inputs!;
+    await users.delete!(id, outs!);
+    await users.create(checked);
+    expect(writes(emu)).toEqual([`PUT /users/${id}`]);
+    expect(emu.users.get(id)).toMatchObject({ lastName: "King" });
+    expect(infos.join("\n")).toContain(`Took back user zoe@example.com (${id}) and wrote the attributes the program declares`);
+  });
+
   it("an imported User with deleteOnDestroy, the program still giving import: the delete removes it, the create makes it anew", async () => {
     const { emu } = await setup();
     const declared = { ...grace, __importId: ids.grace, deleteOnDestroy: true };

@@ -149,9 +149,12 @@ export function leftInWorkspace(id: string, email: string | undefined, kept: str
 }
 
 /** A forced replacement's create took back user `id`, whom its delete left in place (an adopted user, an owner). */
-export function takenBack(id: string, email: string): string {
+export function takenBack(id: string, email: string, written: boolean): string {
+  const how = written
+    ? "and wrote the attributes the program declares where the record differed (those ignoreChanges names left as they are)"
+    : "as it is (it holds every declared attribute ignoreChanges does not name: nothing was written)";
   return (
-    `Took back user ${email} (${id}) as it is: the replacement's delete left it in the workspace (see the warning above), ` +
+    `Took back user ${email} (${id}) ${how}: the replacement's delete left it in the workspace (see the warning above), ` +
     "so the new resource manages the same user."
   );
 }

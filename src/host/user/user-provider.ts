@@ -286,8 +286,10 @@ export const provider = providerOf<Props, UserOutputs>({
         const left = ctx.leftInPlace.get(declaredUserKey(inputs.email));
         const kept = left?.userId ? await unlessNotFound(client.users.get(left.userId)) : undefined;
         if (left && kept && sameEmail(kept.email, inputs.email)) {
-          ctx.info(hide(takenBack(kept.id, inputs.email)));
-          return { id: kept.id, outs: outputs((await takeOver(ctx, kept, inputs, true)).user, inputs, left.adopted) };
+          // As any adoption: what `ignoreChanges` names stays as the record has it, and the message says whether anything was written.
+          const { user, written, unapplied } = await takeOver(ctx, kept, inputs, true, ignored);
+          ctx.info(hide(takenBack(kept.id, inputs.email, written)));
+          return { id: user.id, outs: { ...outputs(user, inputs, left.adopted), ...(unapplied ? { unapplied } : {}) } };
         }
         // Adoption needs only documented endpoints: the lookup first, POST only when nobody has the email.
         const found = inputs.adoptExisting ? await client.users.findByEmail(inputs.email) : undefined;
