@@ -311,7 +311,7 @@ async function adoptOrCreate(
       if (others.length > 0) throw sharedEmail(inputs.email, [existing!, ...others]);
       if (!existing && !proven) throw unproven(inputs.email, proofError);
       const why = existing && own.has(key) ? notOwn(key, existing) : undefined;
-      if (why) ctx.warn(`${why}; adopted as it is (a destroy leaves it, unless deleteOnDestroy).`);
+      if (why) ctx.warn(`${why}; adopted as any user the set finds (a destroy leaves it, unless deleteOnDestroy).`);
       const made = (own.has(key) && !why) || (existing !== undefined && heldAsCreated(ctx, existing));
       into.set(key, existing ? await adopt(ctx, existing, inputs, made) : await create(ctx, inputs));
     } catch (error) {
