@@ -12,9 +12,9 @@
  * - `index.ts` is the defaults' (it is written from the same records);
  * - `--check` right after finds no difference, with reads only;
  * - the defaults' `access.yaml`, checked against the switched service, finds none either (emails compare
- *   case-insensitively; an `isGuest: false` recorded beside a guest role, which a service that leaves `false` out never
- *   tells, is compared as a `User` compares it, as false: an `up` would write nothing there, so the review finds nothing,
- *   where before it reported such a user at every check).
+ *   case-insensitively) but for each `isGuest: false` recorded beside a guest role, which a service that leaves `false` out
+ *   never tells: a `User` declaring it writes it (`guestOf`: no declared flag holds there), so the review reports it, the
+ *   workspace's side `not told`; `--accept` of that file takes those flags out, and then reads as the switched export wrote.
  * The export sends no search (`filter`), so `userFilter` changes nothing, as the request log shows; the populated export
  * reads no error, so `errorStatus: "string"` is proven where an error is read: an integration deleted after the
  * integrations were listed (its own 404 proves it gone) and one whose members are refused (set aside as left out).
@@ -23,12 +23,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GUEST_ROLES } from "../../src/client/models";
+import { emailKey, GUEST_ROLES } from "../../src/client/models";
 import { type Emulator, type EmulatorQuirks, startEmulator } from "../../src/emulator/index";
 import { parseAccessFile } from "../../src/export/access-file";
 import { runExport } from "../../src/export/run";
 import { runCheck } from "../../src/export/run-check";
-import { answerWith, env, OTHER, options, rawPage, withTwoIntegrations } from "./support";
+import { answerWith, env, freshDir, OTHER, options, rawPage, withTwoIntegrations } from "./support";
 
 const read = (dir: string, file: string) => fs.readFileSync(path.join(dir, file), "utf8");
 /** `access.yaml` without the address it was exported from (each emulator listens on a port of its own). */
@@ -78,7 +78,7 @@ describe("the export of the populated world under each read-side switch", () => 
   });
 
   it.each(SWITCHES)(
-    "%s: the same access.yaml but for what the switch changes, and --check finds no difference",
+    "%s: the same access.yaml but for what the switch changes, and --check finds no difference; the defaults' file, only its untold guest flags",
     async (_name, quirks, change) => {
       const emulator = await startEmulator({ world: "populated", quirks, apiKey: defaults.apiKey });
       try {
@@ -93,13 +93,31 @@ describe("the export of the populated world under each read-side switch", () => 
         expect(check.notes).toEqual([]);
         expect(emulator.requests.every((r) => r.method === "GET")).toBe(true);
 
-        // The defaults' access.yaml against the switched service: the same access (only the address differs, and is noted),
-        // `isGuest: false` beside a guest role included (recorded there, as the defaults' service answers it).
+        // The defaults' access.yaml against the switched service: the same access (only the address differs, and is noted)
+        // but for `isGuest: false` beside a guest role (recorded there, as the defaults' service answers it), which the
+        // switched service does not tell where it leaves `false` out: a User would write it.
         const across = await runCheck({ out: dir, baseUrl: emulator.url, env: env(emulator) });
         const beside = parseAccessFile(read(dir, "access.yaml")).users.filter((u) => GUEST_ROLES.has(u.role ?? "") && u.isGuest === false);
         expect(beside.length).toBeGreaterThan(0);
-        expect(across.changes.map((c) => c.text)).toEqual([]);
+        // Those whose flag the switched export leaves out: the flag it does not tell.
+        const switched = new Map(parseAccessFile(read(exported.dir, "access.yaml")).users.map((u) => [emailKey(u.email), u]));
+        const untold = beside.filter((u) => switched.get(emailKey(u.email))?.isGuest === undefined);
+        expect(across.changes.map((c) => [c.kind, emailKey(c.user), c.accessYaml, c.workspace])).toEqual(
+          untold.map((u) => ["user-guest", emailKey(u.email), "false", "not told"]),
+        );
         expect(across.notes).toEqual([expect.stringContaining(`this check reads ${emulator.url}, the address given`)]);
+        if (untold.length === 0) return;
+        // --accept of it (a copy, recording the switched service's address) takes those flags out: as the switched export.
+        const copy = freshDir();
+        fs.cpSync(dir, copy, { recursive: true });
+        fs.writeFileSync(
+          path.join(copy, "access.yaml"),
+          read(dir, "access.yaml").replace(/^workspace: .*$/m, `workspace: ${emulator.url}`),
+        );
+        const accepted = await runCheck({ out: copy, baseUrl: emulator.url, env: env(emulator), accept: true });
+        expect(accepted.accepted).toBe(true);
+        // The file's spelling of each email kept (the review compares emails case-insensitively).
+        expect(lowerCaseEmails(read(copy, "access.yaml"))).toBe(lowerCaseEmails(read(exported.dir, "access.yaml")));
       } finally {
         await emulator.close();
       }

@@ -153,6 +153,38 @@ describe("compareAccess", () => {
       ],
     ],
     [
+      "a guest flag the workspace's record does not tell (left out beside a guest role, or no role): a User writes the declared one",
+      file((f) => {
+        f.users[0] = { name: ann.name, email: ann.email, firstName: "Ann", lastName: "Lee", isGuest: false };
+        f.users[1] = { ...bob, isGuest: true };
+      }),
+      file((f) => {
+        f.users[0] = { name: ann.name, email: ann.email, firstName: "Ann", lastName: "Lee", role: "workspace_guest_user" };
+        f.users[1] = { name: bob.name, email: bob.email, firstName: "Bob", lastName: "Ray" };
+      }),
+      [
+        "access.yaml has ann@x.example as not a guest; the workspace does not tell whether they are (isGuest left out beside the role workspace_guest_user): pulumi up would write access.yaml's flag",
+        "access.yaml gives bob@x.example the role workspace_login_only; the workspace gives no role",
+        "access.yaml has bob@x.example as a guest; the workspace does not tell whether they are (isGuest left out beside no role): pulumi up would write access.yaml's flag",
+      ],
+      [
+        ["user-guest", "both", "false", "not told"],
+        ["user-role", "both", "workspace_login_only", null],
+        ["user-guest", "both", "true", "not told"],
+      ],
+    ],
+    [
+      "a guest flag access.yaml leaves out, the workspace's untold: no difference (a User keeps the service's)",
+      file((f) => {
+        f.users[0] = { name: ann.name, email: ann.email, firstName: "Ann", lastName: "Lee" };
+      }),
+      file((f) => {
+        f.users[0] = { name: ann.name, email: ann.email, firstName: "Ann", lastName: "Lee", role: "workspace_guest_admin" };
+      }),
+      [],
+      [],
+    ],
+    [
       "a user's id, where access.yaml records one that the workspace's user of that email no longer has",
       file((f) => {
         f.users[0] = { ...ann, id: "7a5e0000-0000-4000-8000-00000000000a" };
@@ -511,6 +543,22 @@ describe("acceptAccess", () => {
     ]);
     expect(accepted.workspace).toBe(recorded.workspace);
     expect(accepted.leftOut).toEqual([{ ...scim, role: "workspace_owner" }]);
+  });
+
+  it("takes a guest flag the workspace does not tell out of the file, as the export leaves it out: a User then writes none", () => {
+    const untold = { name: ann.name, email: ann.email, firstName: "Ann", lastName: "Lee", role: "workspace_guest_user" };
+    const recordedFlag = file((f) => {
+      f.users[0] = { name: ann.name, email: ann.email, firstName: "Ann", lastName: "Lee", isGuest: false };
+    });
+    const liveUntold = file((f) => {
+      f.users[0] = untold;
+    });
+    expect(compareAccess(recordedFlag, liveUntold).map(brief)).toEqual([["user-guest", "both", "false", "not told"]]);
+    const accepted = acceptAccess(recordedFlag, liveUntold);
+    // No flag, and still no role: a role the file leaves out stays out (taking one in would make the project manage it).
+    expect(accepted.users[0]).toEqual({ name: ann.name, email: ann.email, firstName: "Ann", lastName: "Lee" });
+    expect(compareAccess(accepted, liveUntold)).toEqual([]);
+    expect(parseAccessFile(formatAccessFile(accepted)).users[0]).not.toHaveProperty("isGuest");
   });
 
   it("is deterministic and reads back: the same file twice, parsed to the same access", () => {

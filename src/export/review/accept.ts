@@ -45,7 +45,8 @@ function acceptedUsers(live: AccessFile, then: ReadonlyMap<AccessUser, AccessUse
       const email = emailKey(was.email) === emailKey(user.email) ? was.email : user.email;
       // A user added by hand has no id recorded: the workspace's is taken in (the `sets` shape declares members by it).
       if (sameUser(was, user) && email === was.email) return was.id === undefined && user.id !== undefined ? { ...was, id: user.id } : was;
-      // A role or guest flag the file leaves out stays out: taking one in would make the project manage it.
+      // A role or guest flag the file leaves out stays out: taking one in would make the project manage it. One the workspace
+      // does not tell (a guest flag left out beside a guest role: absent in `live`, as the export writes it) goes: a `User` would write it.
       const kept = (key: "role" | "isGuest") => (was[key] === undefined ? { [key]: undefined } : {});
       return { ...user, name: was.name, email, ...kept("role"), ...kept("isGuest") };
     })

@@ -60,7 +60,7 @@ export interface AccessDifference {
   /** The integration's label (else name, else id), followed by ` (<id>)` when another integration has that label. */
   integration?: string;
   integrationId?: string;
-  /** What each side holds, in words (`READ`, `workspace_owner`, `Ann Lee`); null: nothing. */
+  /** What each side holds, in words (`READ`, `workspace_owner`, `Ann Lee`; {@link NOT_TOLD}: a guest flag left out); null: nothing. */
   accessYaml: string | null;
   workspace: string | null;
   /** The entitlements one side grants and the other does not (`membership`, `entitlements`). */
@@ -357,6 +357,12 @@ export interface CompareOptions {
 
 /** What the workspace holds when it could not be told (`workspace` of a difference). */
 export const UNTOLD = "(could not be told)";
+
+/**
+ * A guest flag the workspace's record does not tell (`workspace` of a `user-guest` difference): left out beside a guest role
+ * or no role (`guestOf`). Unlike {@link UNTOLD}, the record was read: `--accept` takes its side, leaving the flag out.
+ */
+export const NOT_TOLD = "not told";
 
 /**
  * What a line says when the workspace's side could not be told: the unnamed records (of one kind) that may be the one named,

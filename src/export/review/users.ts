@@ -5,7 +5,7 @@
 import { sameId } from "../../client";
 import { emailKey } from "../../client/models";
 import type { AccessUser } from "../access-file";
-import { type AccessDifference, difference, leftOutOf, type Sides, UNTOLD, untoldWhy, userValue } from "./differences";
+import { type AccessDifference, difference, leftOutOf, NOT_TOLD, type Sides, UNTOLD, untoldWhy, userValue } from "./differences";
 
 /** The differences of the users of both sides. */
 export function* userDifferences(sides: Sides): Iterable<AccessDifference> {
@@ -74,22 +74,31 @@ function* attributeDifferences(was: AccessUser, user: AccessUser): Iterable<Acce
       `access.yaml names ${email} ${JSON.stringify(then)}; the workspace names them ${JSON.stringify(now)}`,
     );
   }
+  const role = (value: string | undefined) => (value === undefined ? "no role" : `the role ${value}`);
   // A role or guest flag access.yaml leaves out is the service's, never written (a `User` keeps it): not compared.
   if (was.role !== undefined && was.role !== user.role) {
-    const role = (value: string | undefined) => (value === undefined ? "no role" : `the role ${value}`);
     yield difference(
       { kind: "user-role", side: "both", user: email, accessYaml: was.role ?? null, workspace: user.role ?? null },
       `access.yaml gives ${email} ${role(was.role)}; the workspace gives ${role(user.role)}`,
     );
   }
-  // A flag the workspace leaves out beside a guest role (untold, `guestOf`) is compared as a `User` compares it, as false: the
-  // review then says what an `up` would write, and a service that never tells it is no difference review after review.
-  if (was.isGuest !== undefined && was.isGuest !== (user.isGuest ?? false)) {
-    const guest = (value: boolean | undefined) => (value === undefined ? "no guest flag" : value ? "a guest" : "not a guest");
-    const flag = (value: boolean | undefined) => (value === undefined ? null : String(value));
+  // The flag as a `User` compares it (`COMPARED`, by `guestOf`): one the workspace's record leaves out beside a guest role, or
+  // no role, tells nothing (the export leaves it out of access.yaml), so no declared flag holds there and an `up` writes it.
+  if (was.isGuest !== undefined && was.isGuest !== user.isGuest) {
+    const guest = (value: boolean) => (value ? "a guest" : "not a guest");
+    const theirs =
+      user.isGuest === undefined
+        ? `the workspace does not tell whether they are (isGuest left out beside ${role(user.role)}): pulumi up would write access.yaml's flag`
+        : `the workspace has them as ${guest(user.isGuest)}`;
     yield difference(
-      { kind: "user-guest", side: "both", user: email, accessYaml: flag(was.isGuest), workspace: flag(user.isGuest) },
-      `access.yaml has ${email} as ${guest(was.isGuest)}; the workspace has them as ${guest(user.isGuest)}`,
+      {
+        kind: "user-guest",
+        side: "both",
+        user: email,
+        accessYaml: String(was.isGuest),
+        workspace: user.isGuest === undefined ? NOT_TOLD : String(user.isGuest),
+      },
+      `access.yaml has ${email} as ${guest(was.isGuest)}; ${theirs}`,
     );
   }
 }
