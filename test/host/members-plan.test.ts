@@ -61,6 +61,7 @@ function summary(plan: Plan): Record<string, string> {
     failed: short(plan.failures.map((f) => f.userId)),
     waiting: short(plan.stillRunning.map((p) => p.userId)),
     pending: short(plan.pending.map((p) => p.userId)),
+    left: short(plan.notInvited),
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== ""));
 }
@@ -356,6 +357,16 @@ describe("planMembers: an absence from the list is confirmed before anything res
         confirmed: reads([[D, collab(D)]]),
       },
       { remove: "a,d" },
+    ],
+    [
+      "update: a dropped member whose recorded invitation asked another role than they hold (someone else made them a member) is left, not removed",
+      {
+        op: "update",
+        declared: [want(O)],
+        prior: prior([owner(O), owner(B)], { pendingInvitations: [{ userId: B, jobId: "j1" }] }),
+        listed: listOf(live(owner(O)), live(collab(B))),
+      },
+      { managed: "f", left: "b" },
     ],
     [
       "delete: a managed member whose invitation still runs, read absent, fails the delete",

@@ -171,6 +171,7 @@ async function update(
     throw await listNotFound(ctx, inputs.integrationId, error, "update");
   }
   if (acts.keptOwners.length > 0) ctx.warn(ownersLeft(inputs.integrationId, acts.keptOwners));
+  if (acts.notInvited.length > 0) ctx.warn(notInvitedLeft(inputs.integrationId, acts.notInvited));
   if (acts.droppedPending.length > 0) ctx.warn(droppedMayLand(inputs.integrationId, acts.droppedPending, new Set(unread.keys())));
   if (acts.droppedLost.length > 0) ctx.warn(lostInvitationsMayLand(inputs.integrationId, acts.droppedLost, "update"));
   const run = await applyPlan(ctx, inputs.integrationId, acts, "update", { unread, ignored: base.ignored });

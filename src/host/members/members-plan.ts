@@ -79,7 +79,7 @@ export interface Actions {
   droppedLost: string[];
   /** Members a removal leaves: owners now, whose role the program leaves out (someone made them one). */
   keptOwners: string[];
-  /** Members a delete leaves: found with another role than the invitation the state records asked (someone else's). */
+  /** Members a delete or update leaves: found with another role than the invitation the state records asked (someone else's). */
   notInvited: string[];
   failures: Failure[];
 }
@@ -284,11 +284,15 @@ function planUpdate(input: PlanInput, present: ReadonlyMap<string, ServiceMember
       } else if (recordedInvitation(input, m.userId)?.jobId === null) acts.droppedLost.push(m.userId);
       continue;
     }
-    if (ownerUnknown(input, now)) acts.failures.push({ userId: m.userId, error: roleUnknownRefusal(input.integrationId, m.userId) });
+    // Holding another role than this resource's invitation asked: someone else made them a member. Left, as a delete leaves them.
+    if (notInvitedAs(input, m, now)) acts.notInvited.push(m.userId);
+    else if (ownerUnknown(input, now)) acts.failures.push({ userId: m.userId, error: roleUnknownRefusal(input.integrationId, m.userId) });
     else (keptOwner(input, now) ? acts.keptOwners : dropped).push(m.userId);
   }
-  // Owners kept are left as they are, and no longer managed (unmanaged from now on, as any member the program does not list).
-  acts.managed = acts.managed.filter((m) => !acts.keptOwners.some((id) => sameId(id, m.userId)));
+  // Owners kept, and members someone else made, are left as they are, and no longer managed (unmanaged from now on, as any
+  // member the program does not list).
+  const left = [...acts.keptOwners, ...acts.notInvited];
+  acts.managed = acts.managed.filter((m) => !left.some((id) => sameId(id, m.userId)));
   // Only the unmanaged members the state lists, which the plan showed.
   const unmanaged = input.removeUnmanaged
     ? (input.prior?.unmanagedMembers ?? [])

@@ -248,7 +248,7 @@ export function ownersLeft(id: string, left: readonly string[]): string {
   );
 }
 
-/** A destroy leaves the `left` members of integration `id` whose recorded invitation did not make them (another role than it asked). */
+/** A destroy or an update leaves the `left` members of integration `id` whose recorded invitation did not make them (another role than it asked). */
 export function notInvitedLeft(id: string, left: readonly string[]): string {
   return (
     `Integration ${id}: ${left.length} member(s) left as they are, holding another role than this resource's invitation asked ` +
