@@ -15,8 +15,10 @@
  * | | (a 404 of the writes: `GET /integrations/{id}` once; 404 too: the integration does not exist, the state kept) |
  * | read | the member from the view (a refresh's reads share one list); a pending write's job once; not a member: `GET /integrations/{id}` once |
  * | | (404: the integration gone, the resource dropped with a warning; an `IntegrationEntitlement.get`'s read fails instead, naming the id) |
+ * | | (not a member, a pending write kept unless its job failed or is unknown; finished, with a warning: the next up reads the member) |
  * | delete | the member's role from the view (a destroy's reads share one list), then `DELETE .../users/{userId}` and its job (404: gone); |
- * | | a pending write's job first. Left unless `deleteOnDestroy`: an adopted membership, and a member made an owner the program did not declare; |
+ * | | a pending write's job first (the member gone, its job finished or none known: a warning that it may still land). |
+ * | | Left unless `deleteOnDestroy`: an adopted membership, and a member made an owner the program did not declare; |
  * | | left always: a partial create's member holding another role than its invitation asked (someone else's) |
  * | | refused, nothing sent: a removal of the integration's last owner (an owner, or a role unknown, and no other owner listed); |
  * | | not asked under deleteOnDestroy of a member the state records as a collaborator (no read: the state's role is trusted) |
@@ -82,6 +84,7 @@ import {
   importedOtherMembership,
   integrationDoesNotExist,
   integrationGone,
+  invitationNotSeenYet,
   noMembershipToGet,
   noMembershipToImport,
   notInvitedMembershipLeft,
@@ -93,10 +96,14 @@ import {
 
 export type { IntegrationEntitlementOutputs } from "./entitlement-state";
 
-/** Whether a job has not ended (one that cannot be read has ended: the member list then tells whether it landed). */
-async function isJobRunning(client: WorkspaceAccessClient, jobId: string): Promise<boolean> {
+/**
+ * A pending write's job, read once (a refresh does not wait for it): `ended` when it failed or the service does not know it (what
+ * it did, if anything, is not known to be the resource's, as `settleJob` takes it); `running` for any other status, or none.
+ */
+async function jobNow(client: WorkspaceAccessClient, jobId: string): Promise<"running" | "finished" | "ended"> {
   const job = await unlessNotFound(client.jobs.get(jobId));
-  return job !== undefined && job.status !== "finished" && job.status !== "error";
+  if (job === undefined || job.status === "error") return "ended";
+  return job.status === "finished" ? "finished" : "running";
 }
 
 /** A create with `import: "<integrationId>/<userId>"`: the membership must be the declared one and exist (404 fails, before any write). */
@@ -269,14 +276,20 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           // one whose answer was lost (no job known): it may land yet, and the next up's resume takes it as its own, where a
           // create would find someone else's membership.
           const pending = props?.pendingInvitations?.[0];
-          if (props && pending && (pending.jobId === null || (await isJobRunning(client, pending.jobId)))) {
-            return { id, props, inputs: inputsOf(props) };
-          }
+          const job = pending?.jobId ? await jobNow(client, pending.jobId) : undefined;
+          if (props && pending && (pending.jobId === null || job === "running")) return { id, props, inputs: inputsOf(props) };
           // The integration gone (the client trusts its 404 once the key is shown integrations): dropped, as a membership gone is.
           // The next up's create then fails saying it does not exist, and the drop removes no one. A get has nothing
           // to drop: the program names a membership it expects.
           const there = await view.visible();
           if (get) throw new ConfigurationError(noMembershipToGet({ integrationId, userId }, there, get), "id");
+          // Its job finished, the member not listed yet (a read lagging the service's jobs): what the create recorded the partial
+          // create for, kept as a lost answer is, and said. It does not outlive the next up, which reads the member directly:
+          // there, this resource's own; still not, the invitation did not make them, and it invites again (`converge`).
+          if (props && pending?.jobId && job === "finished" && there) {
+            ctx.warn(invitationNotSeenYet({ integrationId, userId }, pending.jobId));
+            return { id, props, inputs: inputsOf(props) };
+          }
           // A refresh of a `get`'s resource (no state) drops it as any refresh does: the program declares nothing to remove.
           if (!there && props) ctx.warn(integrationGone(integrationId, userId));
           return { id: "", props: {} as IntegrationEntitlementOutputs };
@@ -429,7 +442,8 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
       .withWrite(
         async () => {
           // A partial create's invitation may land after a removal that found nobody: waited for; still running, the delete fails.
-          const [jobId] = await waitForPending(ctx.connection().client, props?.pendingInvitations);
+          const { running, finished } = await waitForPending(ctx.connection().client, props?.pendingInvitations);
+          const [jobId] = running;
           if (jobId) {
             const which = `The invitation's job ${jobId} of user ${userId} to integration ${integrationId}`;
             throw new Error(
@@ -446,8 +460,10 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
             await ctx.connection().memberships.of(integrationId).unlessGone(userId, error);
             gone = true;
           });
-          // Not there, its invitation's answer lost: it may land yet, after the resource is gone.
-          if (gone && props?.pendingInvitations?.some((p) => p.jobId === null)) ctx.warn(lostInvitationsMayLand(integrationId, [userId]));
+          // Not there, its invitation's answer lost, or its job finished (a read lagging the service's jobs, as a refresh keeps
+          // it): it may land yet, after the resource is gone.
+          const mayLand = props?.pendingInvitations?.find((p) => p.jobId === null || finished.includes(p.jobId));
+          if (gone && mayLand) ctx.warn(lostInvitationsMayLand(integrationId, [userId], "destroy", mayLand.jobId));
           // A replacement's create of it later in this deployment makes it anew (its `import` no longer applies).
           ctx.removedRecords.add(key);
         },

@@ -203,6 +203,16 @@ export function notAMemberAfterJob({ integrationId, userId }: Membership): strin
   );
 }
 
+/** A refresh found the user no member though the partial create's invitation, its job `jobId`, finished: kept, not dropped. */
+export function invitationNotSeenYet({ integrationId, userId }: Membership, jobId: string): string {
+  return (
+    `The invitation of user ${userId} to integration ${integrationId} finished (job ${jobId}), but the user is not a member ` +
+    "yet (its read answers 404; the service's reads may lag its jobs): the state keeps it as a partial create, not dropped, " +
+    "so that a late landing is taken as this resource's own. The next refresh looks again; the next up reads the member, " +
+    "takes them as this resource's own if there, else invites them again."
+  );
+}
+
 /** After the invitation (its job `jobId`), `member` is not as `inputs` invited them. */
 export function notAsInvited(member: IntegrationUser, inputs: IntegrationEntitlementInputs, jobId: string | null): string {
   const { integrationId, userId } = inputs;

@@ -239,13 +239,20 @@ export function entitlementsLeftOut(
 }
 
 /**
- * A destroy found `userIds` no members of `integrationId` while their invitation's answer was lost (no job known): nothing tells
- * whether it will land, so they are not waited for, and the resource goes; said, as a grant may follow it.
+ * A destroy (or `after`: an update) found `userIds` no members of `integrationId` while their invitation's answer was lost (no
+ * job known), or while its job `finishedJob` had finished (a read lagging the service's jobs): nothing tells whether it will
+ * land, so they are not waited for, and the resource goes; said, as a grant may follow it.
  */
-export function lostInvitationsMayLand(integrationId: string, userIds: readonly string[], after = "destroy"): string {
+export function lostInvitationsMayLand(
+  integrationId: string,
+  userIds: readonly string[],
+  after = "destroy",
+  finishedJob: string | null = null,
+): string {
   const who = userIds.length === 1 ? `user ${userIds[0]}` : `users ${userIds.join(", ")}`;
+  const answer = finishedJob === null ? "got no answer (no job is known)" : `finished (job ${finishedJob})`;
   return (
-    `The invitation of ${who} to integration ${integrationId} got no answer (no job is known), and ` +
+    `The invitation of ${who} to integration ${integrationId} ${answer}, and ` +
     `${userIds.length === 1 ? "the user is" : "they are"} not a member now: it may still land after this ${after}, ` +
     "granting access no stack records. Check the integration's members in the service later, and remove them there if they appear."
   );

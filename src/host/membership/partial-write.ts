@@ -84,12 +84,18 @@ export async function settleJob(
   }
 }
 
-/** Gives the jobs an earlier deployment left their time once more (a slow invitation is not sent twice); answers those still running. */
-export async function waitForPending(client: WorkspaceAccessClient, pending: readonly PendingInvitation[] | undefined): Promise<string[]> {
-  const { running, unread } = await waitForEachPending(client, pending);
+/**
+ * Gives the jobs an earlier deployment left their time once more (a slow invitation is not sent twice); answers those still
+ * running, and those finished (whose member, not found, may yet be listed: a read lagging the service's jobs).
+ */
+export async function waitForPending(
+  client: WorkspaceAccessClient,
+  pending: readonly PendingInvitation[] | undefined,
+): Promise<{ running: string[]; finished: string[] }> {
+  const { running, finished, unread } = await waitForEachPending(client, pending);
   const [first] = unread.values();
   if (first) throw first;
-  return running;
+  return { running, finished };
 }
 
 /**
@@ -100,8 +106,9 @@ export async function waitForPending(client: WorkspaceAccessClient, pending: rea
 export async function waitForEachPending(
   client: WorkspaceAccessClient,
   pending: readonly PendingInvitation[] | undefined,
-): Promise<{ running: string[]; unread: Map<string, InvalidResponseError> }> {
+): Promise<{ running: string[]; finished: string[]; unread: Map<string, InvalidResponseError> }> {
   const running: string[] = [];
+  const finished: string[] = [];
   const unread = new Map<string, InvalidResponseError>();
   const jobIds = (pending ?? []).flatMap((p) => (p.jobId === null ? [] : [p.jobId]));
   await Promise.all(
@@ -109,7 +116,8 @@ export async function waitForEachPending(
       const outcome = await settleJob(client, id);
       if (typeof outcome === "object") unread.set(id, outcome.unread);
       else if (outcome === "running") running.push(id);
+      else if (outcome === "finished") finished.push(id);
     }),
   );
-  return { running: running.sort(), unread };
+  return { running: running.sort(), finished: finished.sort(), unread };
 }
