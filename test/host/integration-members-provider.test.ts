@@ -283,6 +283,19 @@ describe("invitations not seen to finish, and roles the service changed (in-proc
     expect(warned.join("\n")).toContain(`The invitation of user ${A} to integration ${INTEGRATION} got no answer`);
   });
 
+  it("a destroy of a member whose invitation's job finished, not a member now (a read lagging the jobs), warns that it may still land", async () => {
+    const emu = await world([owner]);
+    const { state, job } = await hungCreate(emu, news);
+    emu.jobs.release(job.id);
+    // The job finished; the member is not listed (yet): removed here, as a lagging read shows it.
+    emu.integrations.removeMember(INTEGRATION, A);
+    const warned: string[] = [];
+    await configureFor(emu, {}, { warn: (m) => void warned.push(m) });
+    await provider.delete!(INTEGRATION, state);
+    expect(warned.join("\n")).toContain(`The invitation of user ${A} to integration ${INTEGRATION} finished (job ${job.id})`);
+    expect(warned.join("\n")).toContain("may still land after this destroy");
+  });
+
   it("a refresh keeps a member whose invitation is still running: the next update does not invite them again, and a destroy waits", async () => {
     const emu = await world([owner]);
     const { state, job } = await hungCreate(emu, news);

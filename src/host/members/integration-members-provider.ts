@@ -233,7 +233,7 @@ async function read(
 
 /** A delete: removes every managed member there, not taken over or adopted; one whose invitation still runs fails it. */
 async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembersOutputs): Promise<void> {
-  const { running, unread } = await waitForEachPending(ctx.connection().client, props.pendingInvitations);
+  const { running, finished, unread } = await waitForEachPending(ctx.connection().client, props.pendingInvitations);
   // Members who were members before this resource managed them are given back as they are.
   const adopted = new Set(props.deleteOnDestroy === true ? [] : (props.adoptedMembers ?? []).map(idOf));
   const taken = claimedIn(ctx, id);
@@ -264,16 +264,16 @@ async function destroy(ctx: ProviderContext, id: string, props: IntegrationMembe
   if (left.length > 0) ctx.warn(adoptedMembersLeft(id, left));
   if (acts.keptOwners.length > 0) ctx.warn(ownersLeft(id, acts.keptOwners));
   if (acts.notInvited.length > 0) ctx.warn(notInvitedLeft(id, acts.notInvited));
-  // Not there (confirmed: they are this resource's), their invitation's answer lost: it may land yet, after the resource is gone.
+  // Not there (confirmed: they are this resource's), their invitation's answer lost, or its job finished (a read lagging the
+  // service's jobs): it may land yet, after the resource is gone.
   const there = (userId: string) => acts.present.some((m) => sameId(m.userId, userId));
-  const lost = (props.pendingInvitations ?? []).filter((p) => p.jobId === null && !claimed(p.userId) && !there(p.userId));
-  if (lost.length > 0)
-    ctx.warn(
-      lostInvitationsMayLand(
-        id,
-        lost.map((p) => p.userId),
-      ),
-    );
+  const notThere = (props.pendingInvitations ?? []).filter((p) => !claimed(p.userId) && !there(p.userId));
+  const lost = notThere.filter((p) => p.jobId === null).map((p) => p.userId);
+  if (lost.length > 0) ctx.warn(lostInvitationsMayLand(id, lost));
+  for (const jobId of finished) {
+    const landed = notThere.filter((p) => p.jobId === jobId).map((p) => p.userId);
+    if (landed.length > 0) ctx.warn(lostInvitationsMayLand(id, landed, "destroy", jobId));
+  }
   const run = await applyPlan(ctx, id, { ...acts, stillRunning: [] }, "delete");
   for (const p of acts.stillRunning) {
     const why = p.jobId === null ? undefined : unread.get(p.jobId);
