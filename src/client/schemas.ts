@@ -1,7 +1,8 @@
 /**
  * The contract's answers: only a record's `id` is certain, others nullish, unknown fields kept, open enums any string; a wrong
- * type fails it, but for what the package never decides by: `links.self` and `links.previous`, and the page meta, which only
- * sizes a list's read-ahead: one not the contract's (a total as text) is taken as absent.
+ * type fails it, but for what the package never decides by: `links.self` and `links.previous`, the page meta, which only
+ * sizes a list's read-ahead, a user's `mfaStatus`, a member's `meta`, and a job's fields but its status, times, error details
+ * and payload: one not the contract's (a total as text, a `createdBy` as text) is taken as absent.
  */
 import type { z as Z } from "zod";
 
@@ -25,7 +26,7 @@ function build(z: typeof Z) {
     role: text,
     isGuest: z.boolean().nullish(),
     status: text,
-    mfaStatus: z.looseObject({ mfaEnabled: z.boolean().nullish(), mfaEnrollmentDate: text }).nullish(),
+    mfaStatus: unread(z.looseObject({ mfaEnabled: z.boolean().nullish(), mfaEnrollmentDate: text }).nullish()),
     createdAt: text,
     updatedAt: text,
   });
@@ -45,25 +46,27 @@ function build(z: typeof Z) {
       role: text,
       entitlements: z.array(entitlementRef).nullish(),
     },
-    { meta: z.looseObject({ dynamicFields: z.record(z.string(), z.unknown()).nullish() }).nullish() },
+    { meta: unread(z.looseObject({ dynamicFields: unread(z.record(z.string(), z.unknown()).nullish()) }).nullish()) },
   );
 
   const integrationRecord = record({ application: text, label: text, workspace: text, createdAt: text, updatedAt: text, createdBy: text });
 
+  // A job's fields nothing decides by (shown by getJob and in messages only): one of another type than the contract's (a
+  // `createdBy` as text) is as absent, so that it never makes every wait for a job that did its write fail.
   const jobRecord = record({
     status: text,
-    account: z.looseObject({}).nullish(),
-    canRetry: z.boolean().nullish(),
+    account: unread(z.looseObject({}).nullish()),
+    canRetry: unread(z.boolean().nullish()),
     createdAt: text,
-    createdBy: z.looseObject({}).nullish(),
+    createdBy: unread(z.looseObject({}).nullish()),
     errorDetails: z.looseObject({ errorType: text, screenshotUrl: text, userRequired: z.boolean().nullish() }).nullish(),
-    hasMoreDetails: z.boolean().nullish(),
+    hasMoreDetails: unread(z.boolean().nullish()),
     payload: z.unknown().optional(),
     response: z.unknown().optional(),
-    trigger: text,
-    updatedAt: text,
-    workflowType: text,
-    workspacePolicyEnforcementId: text,
+    trigger: unread(text),
+    updatedAt: unread(text),
+    workflowType: unread(text),
+    workspacePolicyEnforcementId: unread(text),
   });
 
   /** A write's answer that is a job: only `type` tells it from the record a write may answer with instead. */

@@ -446,6 +446,32 @@ describe("waiting for jobs", () => {
     },
   );
 
+  it("a job whose fields nothing decides by are of another type (createdBy as text, canRetry as text) is waited for as any: finished", async () => {
+    await withStub(async (stub, client) => {
+      const id = "0b7c2d4e-0000-4000-8000-0000000000c2";
+      const attributes = {
+        status: "finished",
+        createdBy: "ops@example.com",
+        account: "acme",
+        canRetry: "no",
+        hasMoreDetails: 1,
+        trigger: 7,
+        workflowType: { name: "invite" },
+      };
+      stub.reply = { status: 200, body: { data: { id, type: "job", attributes }, links: {}, meta: {} } };
+      const job = await client.jobs.wait(id, { timeoutMs: 2000 });
+      expect(job).toMatchObject({
+        id,
+        status: "finished",
+        createdBy: null,
+        account: null,
+        canRetry: null,
+        trigger: null,
+        workflowType: null,
+      });
+    });
+  });
+
   it("says so when the last status is one the contract does not list, instead of promising the job may finish", async () => {
     await withStub(async (stub, client) => {
       const id = "0b7c2d4e-0000-4000-8000-0000000000c1";

@@ -220,6 +220,17 @@ describe("a miss proven by listings that served a record which could not be read
   });
 });
 
+describe("a user or member record whose fields nothing decides by are of another type", () => {
+  it("a user's mfaStatus as text is as absent: the record is read", async () => {
+    await withStub(async (stub, client) => {
+      const id = "00000000-0000-4000-8000-0000000000e7";
+      const attributes = { email: "eve@example.com", role: "workspace_login_only", mfaStatus: "enabled" };
+      stub.reply = { status: 200, body: { data: { id, type: "user", attributes }, links: {}, meta: {} } };
+      expect(await client.users.get(id)).toMatchObject({ id, email: "eve@example.com", role: "workspace_login_only" });
+    });
+  });
+});
+
 describe("users.get", () => {
   it("reads a user and its attributes", async () => {
     const emu = await emulator();
