@@ -85,8 +85,10 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
       ...(retryAfterMs === undefined && outcome.resetMs !== undefined && { from: "RateLimit-Reset" as const }),
       ...(backoff !== undefined && { backoff: true as const }),
     };
-    // A wait over the cap holds nothing back: the other requests fail as fast on their own 429s.
-    if (waitMs > limits.maxRateLimitWaitSeconds * 1000) {
+    // A wait over the cap holds nothing back: the other requests fail as fast on their own 429s. So does a back-off the cap
+    // leaves nothing of (a cap of 0: "rather fail than wait"): resent at once, up to `maxRateLimitRetries` times, each request
+    // would storm a service under pressure.
+    if (waitMs > limits.maxRateLimitWaitSeconds * 1000 || (backoff !== undefined && waitMs <= 0)) {
       return { action: "fail", why: "rate-limit-too-long", waitMs, given, ...from, holdMs: 0 };
     }
     // A wait its caller cannot afford (a job's poll near the end of the wait for the job) is not begun: the caller's end is
