@@ -120,16 +120,27 @@ export class UsersApi {
    * for this package to guess: adopting the other would write someone else's attributes).
    */
   async findByEmail(email: string): Promise<User | undefined> {
+    return this.#findByEmail(email, false);
+  }
+
+  /**
+   * {@link findByEmail}; `exists`: asked where the service said a user with that email exists (a create's job finished): its
+   * errors say so, not that nothing was done.
+   */
+  async #findByEmail(email: string, exists: boolean): Promise<User | undefined> {
     const { hits, proof, unread } = await this.#withEmail(email, email.trim());
     if (hits.length > 0) return one(email, hits);
+    const said = "The service said a user with that email exists";
     if (proof?.proven) {
-      const then = "Nothing was done for it: fix the record in the service, or take the user over by its id (the resource option import).";
+      const then = exists
+        ? `${said}: fix the record in the service, then run again.`
+        : "Nothing was done for it: fix the record in the service, or take the user over by its id (the resource option import).";
       return nobodyUnless(unread, email, "GET /users?filter=", then);
     }
     if (proof?.error !== undefined) throw proof.error;
     throw new WorkspaceAccessError(
       `Could not prove that no user has the email ${email}: ${SEARCH_PROOF_LISTINGS + 1} searches of GET /users?filter= disagreed ` +
-        "(users came or went while they were read). Nothing was created; run again.",
+        `(users came or went while they were read). ${exists ? `${said}; run again.` : "Nothing was created; run again."}`,
       { kind: "invalid_response", method: "GET", path: "users" },
     );
   }
@@ -138,8 +149,9 @@ export class UsersApi {
    * Creates a user (409: {@link ConflictError}). A POST failed ambiguously (reset, timeout, 5xx) is sent again only after the email is
    * looked up: a user found is this request's if created after it began, else a {@link ConflictError}; so is one a re-sent POST meets
    * (its 409, or its job failing: the first POST may land late). A job is waited for, never re-posted.
-   * `onJob` is told the job of an accepted POST before it is waited for, and `null` once it finished: an error it was last told a job
-   * id before (a {@link JobTimeoutError}, a job that could not be polled) leaves a create that may still land.
+   * `onJob` is told the job of an accepted POST (finished or not) before it is waited for, and `null` once its user was read
+   * back: an error it was last told a job id before (a {@link JobTimeoutError}, a job that could not be polled, a read-back that
+   * failed) leaves a create that may have landed, or may still.
    */
   async create(attributes: UserAttributes, options: { onJob?: (jobId: string | null) => void } = {}): Promise<User> {
     const began = this.#http.deps.clock.now();
@@ -177,8 +189,9 @@ export class UsersApi {
     if (answer && answer.data.type !== "job")
       return this.#createdSince(toUser(answer.data as UserRecord), began, "answered with a user", true);
     if (answer) {
+      // Told even of a job finished already: until its user is read back, an error leaves a create that landed.
       const job = toJob(answer.data as JobRecord);
-      if (job.status !== "finished") options.onJob?.(job.id);
+      options.onJob?.(job.id);
       try {
         await this.#jobs.until(job, {}, { method: "POST", path: "users" });
       } catch (error) {
@@ -189,12 +202,13 @@ export class UsersApi {
         options.onJob?.(null);
         return user;
       }
-      options.onJob?.(null);
     }
     // A job, or a success without a body (or with one that could not be read): the new user is read back once, by email. One
     // the service says it created before this request was not made by it (a service merging the POST): a 409, so that no one
-    // deletes it as this stack's. A record that does not say when is taken as made (only the id is certain).
+    // deletes it as this stack's. A record that does not say when is taken as made (only the id is certain). A read-back that
+    // fails leaves the job told (`onJob`): its caller records a create that landed, which the next run reads back.
     const created = await this.findExisting(attributes.email);
+    if (answer) options.onJob?.(null);
     const unreadHow = `answered ${unread?.status} with a body that could not be read`;
     const how = answer ? "answered with a job" : unread ? unreadHow : "answered without a body";
     if (created) return this.#createdSince(created, began, how, true);
@@ -241,7 +255,7 @@ export class UsersApi {
    * user; else it throws. @internal
    */
   async findExisting(email: string): Promise<User | undefined> {
-    const found = await this.findByEmail(email);
+    const found = await this.#findByEmail(email, true);
     if (found) return found;
     const { hits, proof, unread } = await this.#withEmail(email, undefined);
     if (hits.length > 0) return one(email, hits);

@@ -404,3 +404,48 @@ describe("WorkspaceUsers: a create left running whose job finished for a user so
     expect(warnings.join("\n")).toContain("the create is forgotten");
   });
 });
+
+describe("a user create whose job finished but whose read-back fails (the search answers 503 past its retries)", () => {
+  /** User writes answer with a job; once the POST is answered, the next two user listings (a search and its retry) answer 503. */
+  async function readBackFails() {
+    const holder: { emu?: Emulator } = {};
+    let armed = true;
+    const emu = await emulator({
+      userWritesAsJobs: true,
+      job: { finishAfterPolls: 1 },
+      onAnswered: (a) => {
+        if (armed && a.method === "POST" && a.rawPath.endsWith("/users")) {
+          armed = false;
+          holder.emu!.fault({ method: "GET", path: "/users", status: 503, times: 2 });
+        }
+      },
+    });
+    holder.emu = emu;
+    await configureFor(emu, { "workspace-access:maxRetries": "1" });
+    return emu;
+  }
+
+  it("a WorkspaceUsers records the create pending; the next up takes the user as made by the set, and destroy deletes it", async () => {
+    const emu = await readBackFails();
+    const error = (await rejection(set.create(setOf(ann)))) as Partial;
+    const annId = emu.users.findByEmail(ann.email)!.id;
+    const [job] = emu.jobs.list();
+    expect(error.properties?.pendingCreates).toEqual([{ email: ann.email, jobId: job!.id }]);
+    await deployment(emu);
+    emu.clearRequests();
+    const { outs } = await set.update!("workspace-users", error.properties!, setOf(ann));
+    expect(writes(emu)).toEqual([]);
+    expect(outs?.users["ann@example.com"]).toMatchObject({ id: annId, created: true });
+    await deployment(emu);
+    await set.delete!("workspace-users", outs!);
+    expect(writes(emu)).toEqual([`DELETE /users/${annId}`]);
+  });
+
+  it("a User's error says the service accepted the create and what to run, not that nothing was created", async () => {
+    const emu = await readBackFails();
+    const error = await rejection(users.create((await users.check!({}, ann)).inputs!));
+    expect(emu.users.findByEmail(ann.email)).toBeDefined();
+    expect(error.message).toContain("The service accepted the create of ann@example.com");
+    expect(error.message).toContain("set adoptExisting: true and deleteOnDestroy: true");
+  });
+});

@@ -118,7 +118,7 @@ export function ownerUnknown(optIn: boolean): string {
 /** A `User`'s `POST /users` was accepted, and its job `jobId` not seen to finish: the user may still be created. */
 export function createStillRunning(email: string, jobId: string): string {
   return (
-    ` The service accepted the create of ${email} (job ${jobId}), so the user may still be created, but the state records ` +
+    ` The service accepted the create of ${email} (job ${jobId}), so the user may exist or still be created, but the state records ` +
     "nothing of it: a User's id is the user's, not known until the job ends. Check the job with getJob. Once it has finished, " +
     `${email} exists and a plain pulumi up fails on it (409): set adoptExisting: true and deleteOnDestroy: true on this ` +
     "resource, then run pulumi up, so that it manages the user this stack asked for and destroy deletes it (without " +
