@@ -891,10 +891,10 @@ describe("records a listing cannot read", () => {
     attributes: { email, firstName: "A", lastName: "B", role: "workspace_login_only", isGuest: true, status: "live", ...extra },
   });
   const page = (data: object[]) => JSON.stringify({ data, links: { next: null }, meta: {} });
-  /** Ann and Cy readable; Bob's `mfaStatus` a string where the contract has an object. */
+  /** Ann and Cy readable; Bob's `lastName` a number where the contract has text. */
   const usersWithBob = page([
     userRecord("u-1", "ann@example.com"),
-    userRecord("u-2", "bob@example.com", { mfaStatus: "enabled" }),
+    userRecord("u-2", "bob@example.com", { lastName: 42 }),
     userRecord("u-3", "cy@example.com"),
   ]);
 
@@ -910,10 +910,10 @@ describe("records a listing cannot read", () => {
     await program(emu);
     const error = await invalid(getUsers({ isGuest: true }));
     expect(error.kind).toBe("invalid_response");
-    expect(error.field).toBe("attributes.mfaStatus");
+    expect(error.field).toBe("attributes.lastName");
     expect(error.message).toContain("getUsers: 1 of the users of the workspace at");
     expect(error.message).toContain("(ids u-2;");
-    expect(error.message).toContain('Fix the field "attributes.mfaStatus" of that record in the service.');
+    expect(error.message).toContain('Fix the field "attributes.lastName" of that record in the service.');
     // Decided on the proven listing: both listings were read.
     expect(sent(emu)).toEqual(provenListing("/users", 1));
   });
@@ -922,15 +922,15 @@ describe("records a listing cannot read", () => {
     const emu = await emulator({ seed: world() });
     const body = page([
       userRecord("u-1", "ann@example.com"),
-      userRecord("u-2", "bob@example.com", { mfaStatus: "enabled" }),
+      userRecord("u-2", "bob@example.com", { lastName: 42 }),
       userRecord("u-4", "dee@example.com", { isGuest: "no" }),
     ]);
     emu.fault({ method: "GET", path: "/users", body, times: 10 });
     await program(emu);
     const error = await invalid(getUsers());
     expect(error.message).toContain("getUsers: 2 of the users of the workspace at");
-    expect(error.message).toContain("(ids u-2 (attributes.mfaStatus), u-4 (attributes.isGuest);");
-    expect(error.message).toContain('Fix the fields "attributes.isGuest", "attributes.mfaStatus" of those records in the service.');
+    expect(error.message).toContain("(ids u-2 (attributes.lastName), u-4 (attributes.isGuest);");
+    expect(error.message).toContain('Fix the fields "attributes.isGuest", "attributes.lastName" of those records in the service.');
     expect(sent(emu)).toEqual(provenListing("/users", 1));
   });
 
