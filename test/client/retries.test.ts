@@ -107,6 +107,7 @@ describe("429 rate limits", () => {
     expect(clock.slept).toBe(0);
     expect(error.message).toContain("answered 429 (rate limited) with Retry-After: 0 s, after which the client backs off");
     expect(error.message).toContain("(0 s)");
+    expect(error.message).not.toContain("backs off 0 s");
   });
 
   it("gives up after maxRateLimitRetries waits", async () => {
