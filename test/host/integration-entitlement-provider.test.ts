@@ -492,6 +492,29 @@ describe("resuming and roles", () => {
     expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(2);
   });
 
+  it("a recorded job still running, the program now asking another set: nothing is sent (a late landing would add what is no longer declared); once it finished, the next up writes the new set", async () => {
+    const emu = await setup();
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.jobs.hangNext(1);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
+    const job = emu.jobs.list().find((j) => j.status === "running")!;
+    const viewer = (await check({ ...base, entitlements: ["VIEWER"] })).inputs!;
+    emu.clearRequests();
+    const refused = await rejection(provider.update!(`${youtube}/${alan}`, error.properties as never, viewer));
+    expect(refused.message).toContain(
+      `(job ${job.id}, entitlements [EDITOR, VIEWER]) is still running after another wait. Nothing was sent`,
+    );
+    expect(emu.requests.filter((r) => r.method !== "GET")).toEqual([]);
+    // The job lands; the next up (the state as it was) takes the member as its own and writes the set now declared.
+    emu.jobs.release(job.id);
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, viewer));
+    expect(outs).toMatchObject({ entitlements: ["VIEWER"], adopted: false, pendingInvitations: [] });
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)).toMatchObject({ entitlements: ["VIEWER"] });
+    expect(emu.requests.filter((r) => r.method === "POST")).toEqual([]);
+  });
+
   it("an invitation accepted whose job cannot be polled records the resource with that job, and the next up does not invite again", async () => {
     const emu = await setup();
     await jobsUnreachable(emu);

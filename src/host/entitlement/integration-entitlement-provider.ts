@@ -41,6 +41,7 @@ import {
   optInChanged,
   type Props,
   optIn,
+  sameSet,
 } from "../../shared/inputs";
 import { afterJobWait, PartialWriteError, waitForPending } from "../membership/partial-write";
 import {
@@ -85,6 +86,7 @@ import {
   integrationDoesNotExist,
   integrationGone,
   invitationNotSeenYet,
+  pendingWriteChanged,
   noMembershipToGet,
   noMembershipToImport,
   notInvitedMembershipLeft,
@@ -105,6 +107,10 @@ async function jobNow(client: WorkspaceAccessClient, jobId: string): Promise<"ru
   if (job === undefined || job.status === "error") return "ended";
   return job.status === "finished" ? "finished" : "running";
 }
+
+/** Whether `inputs` ask what the write the state records as pending asked (`olds`: its set, and its role where one is declared). */
+const askedAlike = (olds: IntegrationEntitlementOutputs, inputs: IntegrationEntitlementInputs) =>
+  sameSet(olds.entitlements, inputs.entitlements) && (inputs.role === undefined || inputs.role === olds.role);
 
 /** A create with `import: "<integrationId>/<userId>"`: the membership must be the declared one and exist (404 fails, before any write). */
 async function imported(ctx: ProviderContext, inputs: IntegrationEntitlementInputs, importId: string, held: HeldFrom) {
@@ -374,8 +380,12 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
             }
             if (job && !absent) return { outs: patchedState };
           }
-          // A create's job gets its time once more (a slow invitation is not sent twice); still running, it is stuck: invite again.
-          await waitForPending(client, olds.pendingInvitations);
+          // A create's job gets its time once more (a slow invitation is not sent twice). Still running, it is taken as stuck and
+          // the user invited again, when the program asks what that write asked (a late landing grants the same). Asked otherwise,
+          // a late landing would add what the program no longer declares, with nothing recorded: refused, the state kept.
+          const { running } = await waitForPending(client, olds.pendingInvitations);
+          const [stuck] = running;
+          if (stuck && !askedAlike(olds, inputs)) throw new Error(pendingWriteChanged(inputs, stuck, olds.entitlements, inputs));
           const { member, jobId } = await converge(ctx, inputs, patched, absent, olds, ignoredOfOne(news));
           return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null, adopted) };
         } catch (error) {

@@ -203,6 +203,26 @@ export function notAMemberAfterJob({ integrationId, userId }: Membership): strin
   );
 }
 
+/**
+ * An update asks another set or role (`inputs`) than the write the state records as pending (its job `jobId` still running after
+ * another wait, asking `asked`): not sent, so that a late landing of that write cannot add what the program no longer declares.
+ */
+export function pendingWriteChanged(
+  { integrationId, userId }: Membership,
+  jobId: string,
+  asked: readonly string[],
+  inputs: { entitlements: readonly string[]; role?: string },
+): string {
+  const set = (ids: readonly string[]) => `[${ids.join(", ")}]`;
+  return (
+    `The earlier write of user ${userId} in integration ${integrationId} (job ${jobId}, entitlements ${set(asked)}) is still ` +
+    `running after another wait. Nothing was sent: changing it to ${set(inputs.entitlements)}${inputs.role ? ` as ${inputs.role}` : ""} ` +
+    "now could let that job land afterwards, granting what the program no longer declares, with nothing recorded of it. Run " +
+    `pulumi up again once the job has finished (check it with getJob); a job that never ends: declare ${set(asked)} until then ` +
+    "(the user is then invited again as asked before), or check the member in the service."
+  );
+}
+
 /** A refresh found the user no member though the partial create's invitation, its job `jobId`, finished: kept, not dropped. */
 export function invitationNotSeenYet({ integrationId, userId }: Membership, jobId: string): string {
   return (
