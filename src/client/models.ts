@@ -167,5 +167,13 @@ export function toIntegrationUser({ id, attributes: a, meta }: IntegrationUserRe
 export function toJob({ id, attributes: a }: JobRecord): Job {
   const errorDetails = a?.errorDetails ? nullable(a.errorDetails, ["errorType", "screenshotUrl", "userRequired"]) : null;
   const texts = nullable(a, ["status", "trigger", "workflowType", "createdAt", "updatedAt", "workspacePolicyEnforcementId"]);
-  return { id, ...texts, ...nullable(a, ["canRetry", "createdBy", "account", "response", "payload", "hasMoreDetails"]), errorDetails };
+  // The status in the contract's one form where it enters (`Finished` is `finished`): every wait and settlement compares it so.
+  const status = texts.status === null ? null : texts.status.trim().toLowerCase();
+  return {
+    id,
+    ...texts,
+    status,
+    ...nullable(a, ["canRetry", "createdBy", "account", "response", "payload", "hasMoreDetails"]),
+    errorDetails,
+  };
 }

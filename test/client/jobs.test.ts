@@ -472,6 +472,14 @@ describe("waiting for jobs", () => {
     });
   });
 
+  it("a status in another case (Finished) is the contract's: the wait ends", async () => {
+    await withStub(async (stub, client) => {
+      const id = "0b7c2d4e-0000-4000-8000-0000000000c3";
+      stub.reply = { status: 200, body: { data: { id, type: "job", attributes: { status: "Finished" } }, links: {}, meta: {} } };
+      expect(await client.jobs.wait(id, { timeoutMs: 2000 })).toMatchObject({ id, status: "finished" });
+    });
+  });
+
   it("says so when the last status is one the contract does not list, instead of promising the job may finish", async () => {
     await withStub(async (stub, client) => {
       const id = "0b7c2d4e-0000-4000-8000-0000000000c1";
