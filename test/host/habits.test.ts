@@ -125,6 +125,24 @@ describe("what the stack adopted stays adopted through refreshes and updates", (
   });
 });
 
+/**
+ * A `User` the stack created (`declared`), changed in the service since (`change`), then `pulumi up --replace`d in a deployment
+ * of its own, as the engine runs it: the new resource's check, the old one's delete, the new one's create (its infos kept).
+ */
+async function replacedAfter(declared: Record<string, unknown>, change: Record<string, string>) {
+  const { emu, nextDeployment } = await setup();
+  const { id, outs } = await users.create((await users.check!({}, declared)).inputs!);
+  emu.users.update(id, change);
+  await nextDeployment();
+  const infos: string[] = [];
+  await configureFor(emu, {}, { info: (m) => void infos.push(m) });
+  emu.clearRequests();
+  const checked = (await users.check!({}, declared)).inputs!;
+  await users.delete!(id, outs!);
+  const again = await users.create(checked);
+  return { emu, id, again, infos };
+}
+
 describe("a forced replacement of what the delete leaves", () => {
   // `pulumi up --replace` deletes first, then creates, in one deployment: the create takes back what the delete left.
   it("an imported User, without adoptExisting: taken back as adopted, nothing written", async () => {
@@ -143,7 +161,6 @@ describe("a forced replacement of what the delete leaves", () => {
   });
 
   it("a User the stack created, made a workspace owner since, its role under ignoreChanges: the delete leaves the owner, the create takes them back writing no role", async () => {
-    const { emu, nextDeployment } = await setup();
     const declared = {
       email: "zoe@example.com",
       firstName: "Zoe",
@@ -151,16 +168,7 @@ describe("a forced replacement of what the delete leaves", () => {
       role: "workspace_login_only",
       __ignoreChanges: ["role"],
     };
-    const { id, outs } = await users.create((await users.check!({}, declared)).inputs!);
-    emu.users.update(id, { role: "workspace_owner" });
-    await nextDeployment();
-    const infos: string[] = [];
-    await configureFor(emu, {}, { info: (m) => void infos.push(m) });
-    emu.clearRequests();
-    // As the engine runs a replacement: the new resource's check, the old one's delete, the new one's create.
-    const checked = (await users.check!({}, declared)).inputs!;
-    await users.delete!(id, outs!);
-    const again = await users.create(checked);
+    const { emu, id, again, infos } = await replacedAfter(declared, { role: "workspace_owner" });
     expect(again.id).toBe(id);
     // Nothing written: not the declared role over the owner's, which ignoreChanges leaves as the record has it.
     expect(writes(emu)).toEqual([]);
@@ -169,17 +177,8 @@ describe("a forced replacement of what the delete leaves", () => {
   });
 
   it("the same without ignoreChanges, a name changed since: the create writes what the program declares, and says so", async () => {
-    const { emu, nextDeployment } = await setup();
     const declared = { email: "zoe@example.com", firstName: "Zoe", lastName: "King", role: "workspace_owner", adoptExisting: true };
-    const { id, outs } = await users.create((await users.check!({}, declared)).inputs!);
-    emu.users.update(id, { lastName: "Lovelace" });
-    await nextDeployment();
-    const infos: string[] = [];
-    await configureFor(emu, {}, { info: (m) => void infos.push(m) });
-    emu.clearRequests();
-    const checked = (await users.check!({}, declared)).inputs!;
-    await users.delete!(id, outs!);
-    await users.create(checked);
+    const { emu, id, infos } = await replacedAfter(declared, { lastName: "Lovelace" });
     expect(writes(emu)).toEqual([`PUT /users/${id}`]);
     expect(emu.users.get(id)).toMatchObject({ lastName: "King" });
     expect(infos.join("\n")).toContain(`Took back user zoe@example.com (${id}) and wrote the attributes the program declares`);

@@ -469,6 +469,16 @@ describe("a partial create whose member someone else made meanwhile", () => {
 });
 
 describe("resuming and roles", () => {
+  /** A create whose invitation's job hangs past a 1 s wait: its partial-create error, the state the engine records. */
+  async function hungCreate() {
+    const emu = await setup();
+    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+    emu.jobs.hangNext(1);
+    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+    const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
+    return { emu, error };
+  }
+
   it("an up after a timed-out create waits for the recorded job and, once it finished, does not invite again", async () => {
     const emu = await setup({ job: { finishAfterMs: 1500 } });
     await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
@@ -482,22 +492,14 @@ describe("resuming and roles", () => {
   });
 
   it("a recorded job still running after one more timeout is taken as stuck: the user is invited again", async () => {
-    const emu = await setup();
-    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
-    emu.jobs.hangNext(1);
-    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
-    const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
+    const { emu, error } = await hungCreate();
     const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, (await check(base)).inputs!));
     expect(outs?.entitlements).toEqual(["EDITOR", "VIEWER"]);
     expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(2);
   });
 
   it("a recorded job still running, the program now asking another set: nothing is sent (a late landing would add what is no longer declared); once it finished, the next up writes the new set", async () => {
-    const emu = await setup();
-    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
-    emu.jobs.hangNext(1);
-    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
-    const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
+    const { emu, error } = await hungCreate();
     const job = emu.jobs.list().find((j) => j.status === "running")!;
     const viewer = (await check({ ...base, entitlements: ["VIEWER"] })).inputs!;
     emu.clearRequests();
