@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { contractIssue, InvalidResponseError } from "./errors";
 import { idOf } from "./ids";
-import { redactError } from "./redact";
+import { REDACTED, redactError } from "./redact";
 import type { HttpTransport, RequestSpec } from "./transport";
 import { type Schemas, schemas } from "./schemas";
 
@@ -19,6 +19,15 @@ export interface ListOptions {
 
 /** The attributes of a record that breaks the contract that are text all the same (redacted), by name. */
 export type ReadableFields = { email?: string; label?: string; application?: string };
+
+/**
+ * Whether a record that breaks the contract, its `readable` fields, may be the record whose `field` is `value`: unless that field
+ * is text, and another (one the key's redaction touched is not compared). `same` compares two values (emails: in any case).
+ */
+export function mayHave(readable: ReadableFields, field: keyof ReadableFields, value: string, same = (a: string, b: string) => a === b) {
+  const its = readable[field];
+  return its === undefined || its.includes(REDACTED) || same(its, value);
+}
 const READABLE = ["email", "label", "application"] as const;
 
 /** The contract's largest page. */

@@ -15,8 +15,7 @@ import type { HttpTransport, RequestSpec } from "./transport";
 import { sameEmail, toJob, toUser, type User, type UserAttributes } from "./models";
 import { prove } from "./absence";
 import { type Id, idOf } from "./ids";
-import { type ListOptions, MAX_PAGE_SIZE, paginate, type ReadableFields } from "./paginate";
-import { REDACTED } from "./redact";
+import { type ListOptions, MAX_PAGE_SIZE, mayHave, paginate, type ReadableFields } from "./paginate";
 import { pathOf } from "./path";
 import { userBody } from "./requests";
 import { type JobRecord, schemas, type UserRecord } from "./schemas";
@@ -287,8 +286,7 @@ export class UsersApi {
     const hits = new Map<Id, User>();
     const unread = new Map<string, InvalidResponseError>();
     const onInvalid = (id: string | undefined, error: InvalidResponseError, readable: ReadableFields) => {
-      const its = readable.email;
-      if (its === undefined || its.includes(REDACTED) || sameEmail(its, email)) unread.set(id ?? "(no id)", error);
+      if (mayHave(readable, "email", email, sameEmail)) unread.set(id ?? "(no id)", error);
     };
     const listAt = async (pageSize: number) => {
       const listing = new Map<Id, User>();

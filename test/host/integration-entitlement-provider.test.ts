@@ -372,17 +372,18 @@ describe("preview placeholders inside lists", () => {
   });
 });
 
+/** A create whose invitation job hangs past a 1 s wait: the partial state the host records, and the job. */
+async function hung() {
+  const emu = await setup();
+  await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
+  emu.jobs.hangNext(1);
+  const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
+  const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
+  const job = emu.jobs.list().find((j) => j.status === "running")!;
+  return { emu, props: error.properties as never, job };
+}
+
 describe("a partial create whose invitation is still running", () => {
-  /** A create whose invitation job hangs: the partial state the host records, and the job. */
-  async function hung() {
-    const emu = await setup();
-    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
-    emu.jobs.hangNext(1);
-    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
-    const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
-    const job = emu.jobs.list().find((j) => j.status === "running")!;
-    return { emu, props: error.properties as never, job };
-  }
   const id = `${youtube}/${alan}`;
 
   it("is kept by a refresh while the job runs (the next up must wait for it, not invite again), and read normally once it lands", async () => {
@@ -469,16 +470,6 @@ describe("a partial create whose member someone else made meanwhile", () => {
 });
 
 describe("resuming and roles", () => {
-  /** A create whose invitation's job hangs past a 1 s wait: its partial-create error, the state the engine records. */
-  async function hungCreate() {
-    const emu = await setup();
-    await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
-    emu.jobs.hangNext(1);
-    const inputs = { ...(await check(base)).inputs!, __provider: "serialized" };
-    const error = (await rejection(provider.create(inputs))) as Error & { properties: Record<string, unknown> };
-    return { emu, error };
-  }
-
   it("an up after a timed-out create waits for the recorded job and, once it finished, does not invite again", async () => {
     const emu = await setup({ job: { finishAfterMs: 1500 } });
     await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
@@ -492,18 +483,17 @@ describe("resuming and roles", () => {
   });
 
   it("a recorded job still running after one more timeout is taken as stuck: the user is invited again", async () => {
-    const { emu, error } = await hungCreate();
-    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, (await check(base)).inputs!));
+    const { emu, props } = await hung();
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, props, (await check(base)).inputs!));
     expect(outs?.entitlements).toEqual(["EDITOR", "VIEWER"]);
     expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(2);
   });
 
   it("a recorded job still running, the program now asking another set: nothing is sent (a late landing would add what is no longer declared); once it finished, the next up writes the new set", async () => {
-    const { emu, error } = await hungCreate();
-    const job = emu.jobs.list().find((j) => j.status === "running")!;
+    const { emu, props, job } = await hung();
     const viewer = (await check({ ...base, entitlements: ["VIEWER"] })).inputs!;
     emu.clearRequests();
-    const refused = await rejection(provider.update!(`${youtube}/${alan}`, error.properties as never, viewer));
+    const refused = await rejection(provider.update!(`${youtube}/${alan}`, props, viewer));
     expect(refused.message).toContain(
       `(job ${job.id}, entitlements [EDITOR, VIEWER]) is still running after another wait. Nothing was sent`,
     );
@@ -511,7 +501,7 @@ describe("resuming and roles", () => {
     // The job lands; the next up (the state as it was) takes the member as its own and writes the set now declared.
     emu.jobs.release(job.id);
     await configureFor(emu, { "workspace-access:jobTimeoutSeconds": "1" });
-    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, error.properties as never, viewer));
+    const { outs } = wire(await provider.update!(`${youtube}/${alan}`, props, viewer));
     expect(outs).toMatchObject({ entitlements: ["VIEWER"], adopted: false, pendingInvitations: [] });
     expect(emu.integrations.members(youtube).find((m) => m.userId === alan)).toMatchObject({ entitlements: ["VIEWER"] });
     expect(emu.requests.filter((r) => r.method === "POST")).toEqual([]);

@@ -9,8 +9,7 @@ import { prove } from "../../client/absence";
 import { systemClock } from "../../client/clock";
 import { InvalidResponseError, isAmbiguous, NotFoundError, unlessNotFound, WorkspaceAccessError } from "../../client/errors";
 import { type Id, idOf } from "../../client/ids";
-import { MAX_PAGE_SIZE, type ReadableFields } from "../../client/paginate";
-import { REDACTED } from "../../client/redact";
+import { MAX_PAGE_SIZE, mayHave, type ReadableFields } from "../../client/paginate";
 import { programClient, programSettings } from "../program-settings";
 import { thisRun } from "../program-run";
 import { BatchWindow } from "../../shared/batch-window";
@@ -39,13 +38,9 @@ export class UnreadRecord {
     this.readable = readable;
   }
 
-  /**
-   * Whether it may be the record whose `field` is `value`: unless that field is text, and another (one the key's redaction
-   * touched is not compared). `same` compares two values (emails: in any case).
-   */
-  mayHave(field: keyof ReadableFields, value: string, same = (a: string, b: string) => a === b): boolean {
-    const its = this.readable[field];
-    return its === undefined || its.includes(REDACTED) || same(its, value);
+  /** Whether it may be the record whose `field` is `value` (`mayHave` in `client/paginate.ts`). */
+  mayHave(field: keyof ReadableFields, value: string, same?: (a: string, b: string) => boolean): boolean {
+    return mayHave(this.readable, field, value, same);
   }
 }
 
