@@ -89,8 +89,8 @@ export function decide(attempt: Attempt, outcome: Outcome, limits: RetryLimits, 
     // leaves nothing of (a cap of 0: "rather fail than wait"): resent at once, up to `maxRateLimitRetries` times, each request
     // would storm a service under pressure.
     if (waitMs > limits.maxRateLimitWaitSeconds * 1000 || (backoff !== undefined && waitMs <= 0)) {
-      // The back-off the cap left nothing of is the wait named (its message: "backs off 1 s, longer than ... (0 s)").
-      return { action: "fail", why: "rate-limit-too-long", waitMs: Math.max(waitMs, backoff ?? 0), given, ...from, holdMs: 0 };
+      // A back-off is the wait named, not what the cap left of it (its message: "backs off 1 s, longer than ... (0 s)").
+      return { action: "fail", why: "rate-limit-too-long", waitMs: backoff ?? waitMs, given, ...from, holdMs: 0 };
     }
     // A wait its caller cannot afford (a job's poll near the end of the wait for the job) is not begun: the caller's end is
     // kept, and the other requests still held, as the service asked.

@@ -7,9 +7,10 @@
  * request. A state written before the workspace was recorded is taken as it is, and records it at its next write or refresh.
  */
 import { ConfigurationError } from "../client/errors";
-import type { AddressParts, SettingName } from "../client/settings";
+import type { AddressParts } from "../client/settings";
 import { CONFIG_NAMESPACE } from "../shared/config-keys";
 import { WORKSPACE } from "../shared/input-constants";
+import type { settingNamesOf } from "../shared/settings";
 import { hiddenOf } from "./hidden-inputs";
 
 /**
@@ -35,10 +36,7 @@ export function recordedWorkspace(state: unknown): string | undefined {
 }
 
 /** How the settings in force name the address: the setting giving it whole, and the two it was built from, if it was. */
-export interface AddressNames {
-  settingName: SettingName;
-  addressBuiltFrom?: AddressParts;
-}
+export type AddressNames = ReturnType<typeof settingNamesOf>;
 
 /**
  * Throws, before any request, when `state` records another workspace than `here` (the settings' address; `undefined`: they

@@ -385,7 +385,7 @@ export const provider = providerOf<Props, IntegrationEntitlementOutputs>({
           // a late landing would add what the program no longer declares, with nothing recorded: refused, the state kept.
           const { running } = await waitForPending(client, olds.pendingInvitations);
           const [stuck] = running;
-          if (stuck && !askedAlike(olds, inputs)) throw new Error(pendingWriteChanged(inputs, stuck, olds.entitlements, inputs));
+          if (stuck && !askedAlike(olds, inputs)) throw new Error(pendingWriteChanged(inputs, stuck, olds.entitlements));
           const { member, jobId } = await converge(ctx, inputs, patched, absent, olds, ignoredOfOne(news));
           return { outs: outputs(member, inputs, jobId ?? olds.lastJobId ?? null, adopted) };
         } catch (error) {

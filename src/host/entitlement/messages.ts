@@ -208,11 +208,11 @@ export function notAMemberAfterJob({ integrationId, userId }: Membership): strin
  * another wait, asking `asked`): not sent, so that a late landing of that write cannot add what the program no longer declares.
  */
 export function pendingWriteChanged(
-  { integrationId, userId }: Membership,
+  inputs: Membership & { entitlements: readonly string[]; role?: string },
   jobId: string,
   asked: readonly string[],
-  inputs: { entitlements: readonly string[]; role?: string },
 ): string {
+  const { integrationId, userId } = inputs;
   const set = (ids: readonly string[]) => `[${ids.join(", ")}]`;
   return (
     `The earlier write of user ${userId} in integration ${integrationId} (job ${jobId}, entitlements ${set(asked)}) is still ` +

@@ -106,8 +106,8 @@ export function stillRunning(jobId: string | null): string {
 }
 
 /**
- * Members the program no longer declares, not members now, whose invitation may still land (`pending`; its job in `unread` when
- * its record cannot be read, none when its answer was lost): kept, pending, and removed by the up that finds them members.
+ * Members the program no longer declares, not members now, whose invitation's job still runs after another wait (`pending`; its
+ * job in `unread` when its record cannot be read): kept, pending, and removed by the up that finds them members.
  */
 export function droppedMayLand(integrationId: string, pending: readonly PendingInvitation[], unread: ReadonlySet<string>): string {
   const why = (p: PendingInvitation) =>
