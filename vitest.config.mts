@@ -140,7 +140,8 @@ export default defineConfig({
     },
     // Four at a time: the CLI and host tiers mostly wait on the processes they start (the host, programs,
     // npm, tsc) and on the emulator's jobs and rate limits. A fresh clone's CI on 2 cores, one after the
-    // other (2026-11-30): 14 min 58 s with three, 13 min 24 s with four. Vitest's default is one less than the cores.
+    // other (2026-11-30): 14 min 58 s with three, 13 min 24 s with four; five were slower still (2026-12-02: the Node 24
+    // tier 873 s against 810 s with four). Vitest's default is one less than the cores.
     maxWorkers: 4,
     sequence: { sequencer: LongestFirst },
     projects: [
