@@ -50,6 +50,10 @@ Options:
                   (default 2; 0: done before the write answers)
   --job-settle S  a job its reads have not ended ends by itself S seconds after it started, as
                   the service's jobs do when nobody reads them (default 30; 0: only reads end it)
+  --job-readable-after S
+                  a job answers 404 to its reads (GET /jobs/{id}) until S seconds after it started,
+                  as a service whose job store lags its writes (default 0: readable at once);
+                  those reads are not counted by --job-polls
   --scopes T      the scopes each operation needs: "document" (default: as the public document
                   describes each operation) or "contract" (the contract's summary table: the
                   entitlement catalogue needs read:integrations, an invitation write:automations)
@@ -101,7 +105,7 @@ export interface CommandLine {
   batchInviteFailure?: BatchInviteFailure;
   /** `--rate-limit` and `--retry-after`. */
   rateLimit?: RateLimit;
-  /** `--job-polls` and `--job-settle`: how jobs end. */
+  /** `--job-polls`, `--job-settle` and `--job-readable-after`: how jobs end, and when their reads find them. */
   job: JobTiming;
   apiKey?: string;
   /** `--log-requests`: print {@link requestLogLine} for each request. */
@@ -196,6 +200,7 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
       empty: { type: "boolean" },
       "job-polls": { type: "string" },
       "job-settle": { type: "string" },
+      "job-readable-after": { type: "string" },
       scopes: { type: "string" },
       "user-writes": { type: "string" },
       "no-user-create": { type: "boolean" },
@@ -221,6 +226,8 @@ export function parseCommandLine(argv: string[]): CommandLine | "help" {
   const settleSeconds = count("--job-settle", values["job-settle"], DEFAULT_JOB_SETTLE_SECONDS, false);
   const job: JobTiming = { finishAfterPolls: count("--job-polls", values["job-polls"], DEFAULT_FINISH_AFTER_POLLS, true) };
   if (settleSeconds > 0) job.settleAfterMs = settleSeconds * 1000;
+  const readableSeconds = count("--job-readable-after", values["job-readable-after"], 0, false);
+  if (readableSeconds > 0) job.readableAfterMs = readableSeconds * 1000;
   const scopeTable = values.scopes ?? "document";
   if (scopeTable !== "document" && scopeTable !== "contract")
     throw new Error(`--scopes must be "document" or "contract", got ${scopeTable}`);

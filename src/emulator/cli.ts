@@ -119,13 +119,17 @@ function integrationLines(integrations: readonly EmulatedIntegration[]): string[
   return integrations.map((i) => `  integration ${i.application}${shared(i.application) ? ` (${JSON.stringify(i.label)})` : ""}: ${i.id}`);
 }
 
-/** How jobs end, for the banner: `done on read 2 of GET /jobs/{id}, or by themselves 30 s after they start`. */
+/**
+ * How jobs end, for the banner: `done on read 2 of GET /jobs/{id}, or by themselves 30 s after they start`, and when their
+ * reads find them (`; answering 404 until 0.3 s after they start`).
+ */
 function jobTiming(job: JobTiming): string {
   const polls = job.finishAfterPolls ?? DEFAULT_FINISH_AFTER_POLLS;
   const byReads = polls === 0 ? "done before the write answers" : `done on read ${polls} of GET /jobs/{id}`;
-  return job.settleAfterMs === undefined || polls === 0
-    ? byReads
-    : `${byReads}, or by themselves ${job.settleAfterMs / 1000} s after they start`;
+  const ending =
+    job.settleAfterMs === undefined || polls === 0 ? byReads : `${byReads}, or by themselves ${job.settleAfterMs / 1000} s after they start`;
+  const lag = job.readableAfterMs ?? 0;
+  return lag > 0 ? `${ending}; answering 404 until ${lag / 1000} s after they start (--job-readable-after)` : ending;
 }
 
 main().catch((error: unknown) => {

@@ -5,7 +5,8 @@
  * Progression is either by polls (the n-th `GET /jobs/{id}` sees the job done, earlier ones
  * see `running`; with `settleAfterMs`, it also ends by itself that long after creation, read or
  * not, as the service's jobs do) or by time (done `finishAfterMs` after creation, polled or not).
- * Both deadlines are timers of the emulator's clock, and are checked again on every read.
+ * Both deadlines are timers of the emulator's clock, and are checked again on every read. With `readableAfterMs`, a job
+ * is unknown to its reads (404) until that long after creation, as a job store that lags its writes.
  */
 import { randomUUID } from "node:crypto";
 import type { EmulatorClock } from "./clock";
@@ -63,6 +64,8 @@ interface JobState {
   row: JobRow;
   fate: Fate;
   timing: { polls: number; settleAfterMs?: number } | { ms: number };
+  /** When its reads find it (epoch ms, the emulator's clock): before then `GET /jobs/{id}` answers 404. */
+  readableAt: number;
   run: () => JobFailure | undefined;
   /** Cancels the pending timer, when one runs. */
   cancel?: () => void;
@@ -130,7 +133,8 @@ export class JobEngine {
       updatedAt: now,
       polls: 0,
     };
-    const state: JobState = { row, fate: this.#nextFate(), timing: this.#currentTiming(), run: spec.run };
+    const readableAt = now + Math.max(0, this.#timing.readableAfterMs ?? 0);
+    const state: JobState = { row, fate: this.#nextFate(), timing: this.#currentTiming(), readableAt, run: spec.run };
     this.#jobs.set(row.id, state);
     const deadline = deadlineOf(state.timing);
     if (("polls" in state.timing && state.timing.polls <= 0) || (deadline !== undefined && deadline <= 0)) this.#settle(state);
@@ -140,10 +144,10 @@ export class JobEngine {
     return row;
   }
 
-  /** What `GET /jobs/{id}` sees: counts the read and advances the job. */
+  /** What `GET /jobs/{id}` sees: counts the read and advances the job; undefined (404) for a job not readable yet, no read counted. */
   poll(id: string): JobRow | undefined {
     const state = this.#jobs.get(id);
-    if (state === undefined) return undefined;
+    if (state === undefined || this.#clock.now() < state.readableAt) return undefined;
     state.row.polls += 1;
     if (isDone(state.row.status)) return state.row;
     const deadline = deadlineOf(state.timing);

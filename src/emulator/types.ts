@@ -171,6 +171,13 @@ export interface JobTiming {
    * 30 s in the command (`--job-settle`). Jobs made to hang (`hangNext`) never end.
    */
   settleAfterMs?: number;
+  /**
+   * A job store that lags its writes: `GET /jobs/{id}` answers 404 (the contract's not-found body) until this many ms after the
+   * job's creation (on the emulator's clock), as a service whose jobs become readable some time after the write answered with
+   * them would; such a 404 is no poll (`finishAfterPolls` counts the reads that found the job). The job runs all the same
+   * (`finishAfterMs` and `settleAfterMs` count from its creation). Default 0: readable the moment the write answers.
+   */
+  readableAfterMs?: number;
 }
 
 /** Behaviours the contract allows that a well-behaved service would not show. All off by default. */

@@ -80,6 +80,16 @@ describe("workspace-access-emulator's command line", () => {
     expect(never.job).toEqual({ finishAfterPolls: 2 });
   });
 
+  it("--job-readable-after has jobs answer 404 until that many seconds after they start; none by default", () => {
+    const none = parseCommandLine([]);
+    if (none === "help") throw new Error("unexpected help");
+    expect(none.job).not.toHaveProperty("readableAfterMs");
+    expect(parseCommandLine(["--job-readable-after", "0.3"])).toMatchObject({ job: { readableAfterMs: 300 } });
+    expect(() => parseCommandLine(["--job-readable-after=-1"])).toThrow(
+      /--job-readable-after must be a number of seconds, 0 or more, got "-1"/,
+    );
+  });
+
   it.each([
     [["--job-polls", "1.5"], /--job-polls must be a whole number, 0 or more, got "1.5"/],
     [["--job-polls=-1"], /--job-polls must be a whole number, 0 or more, got "-1"/],

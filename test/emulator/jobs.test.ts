@@ -194,6 +194,57 @@ describe("the ceiling of jobs that progress by polls (settleAfterMs)", () => {
   });
 });
 
+describe("a job store that lags its writes (readableAfterMs)", () => {
+  const viewer = (emulator: Emulator) => emulator.integrations.members(TEAM.tube)[0]?.entitlements;
+
+  it("answers 404, the body an unknown job gets, until readableAfterMs after creation; those reads are no polls", async () => {
+    const clock = new VirtualClock();
+    await withEmulator({ job: { finishAfterPolls: 2, readableAfterMs: 300 }, clock }, async (emulator) => {
+      const id = await startJob(emulator);
+      const unknown = await call(emulator, "GET", "jobs/00000000-0000-4000-8000-00000000beef");
+      const early = await call(emulator, "GET", `jobs/${id}`);
+      expect(early.status).toBe(404);
+      expect(early.json).toEqual(JSON.parse(JSON.stringify(unknown.json).replaceAll("00000000-0000-4000-8000-00000000beef", id)));
+      clock.advance(299);
+      expect((await call(emulator, "GET", `jobs/${id}`)).status).toBe(404);
+      expect(emulator.jobs.get(id)).toMatchObject({ status: "created", polls: 0 });
+      clock.advance(1);
+      // Readable now: its reads count from here, the second ending it.
+      expect(await status(emulator, id)).toBe("running");
+      expect(viewer(emulator)).toEqual(["VIEWER"]);
+      expect(await status(emulator, id)).toBe("finished");
+      expect(emulator.jobs.get(id)?.polls).toBe(2);
+      expect(viewer(emulator)).toEqual(["MANAGER"]);
+    });
+  });
+
+  it("runs its job all the same: one done by time before it is readable reads finished once it is", async () => {
+    const clock = new VirtualClock();
+    await withEmulator({ job: { finishAfterMs: 100, readableAfterMs: 300 }, clock }, async (emulator) => {
+      const id = await startJob(emulator);
+      clock.advance(200);
+      expect(viewer(emulator)).toEqual(["MANAGER"]);
+      expect((await call(emulator, "GET", `jobs/${id}`)).status).toBe(404);
+      clock.advance(100);
+      expect(await status(emulator, id)).toBe("finished");
+    });
+  });
+
+  it("is 0 by default, and setTiming gives it to the jobs created afterwards only", async () => {
+    const clock = new VirtualClock();
+    await withEmulator({ clock }, async (emulator) => {
+      const before = await startJob(emulator, ["EDITOR"]);
+      expect(await status(emulator, before)).toBe("running");
+      emulator.jobs.setTiming({ readableAfterMs: 50 });
+      const after = await startJob(emulator);
+      expect((await call(emulator, "GET", `jobs/${after}`)).status).toBe(404);
+      expect(await status(emulator, before)).toBe("finished");
+      clock.advance(50);
+      expect(await status(emulator, after)).toBe("running");
+    });
+  });
+});
+
 describe("failNext and hangNext", () => {
   it("failNext makes the next jobs end in error with the given details, applying nothing", async () => {
     await withEmulator({ job: { finishAfterPolls: 1 } }, async (emulator) => {
