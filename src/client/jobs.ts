@@ -6,6 +6,7 @@ import {
   JobFailedError,
   JobTimeoutError,
   NotFoundError,
+  withMessage,
 } from "./errors";
 import type { HttpTransport, RequestSpec } from "./transport";
 import { type Job, type JobDeadline, toJob } from "./models";
@@ -41,6 +42,12 @@ export const MIN_FIRST_POLL_MS = 2;
 export const PROBE_POLL_MS = 25;
 /** How much shorter the next first poll is after a job done within two polls; a slower job: `jobPollIntervalMs` again. */
 const FIRST_POLL_SHRINK = 4;
+/**
+ * How long a job a write answered with just now is read again while its reads answer 404, before the 404 is taken to mean what
+ * it says: a service whose job store lags its writes (the contract does not rule it out) shows the job some hundreds of ms
+ * after the write answered with it. Never past the wait's own end.
+ */
+export const JOB_READABLE_GRACE_MS = 5_000;
 
 /** `GET /jobs/{id}` and waiting for jobs. */
 export class JobsApi {
@@ -101,9 +108,10 @@ export class JobsApi {
 
   /**
    * {@link wait}; `write`: the request that answered with the job just now (its path relative), whose job cannot have ended
-   * and been forgotten by its first read: a 404 then, before any job answered this key, is the service hiding jobs from it.
-   * `known`: the job's status that answer gave, the last status a wait ended before any poll reports (without it, none:
-   * a status nobody read is not reported).
+   * and been forgotten by its first reads. Until one finds it, a 404 may be a job store lagging the write, so the job is read
+   * again on the usual schedule for {@link JOB_READABLE_GRACE_MS}; a 404 through that grace, before any job answered this key,
+   * is the service hiding jobs from it. `known`: the job's status that answer gave, the last status a wait ended before any
+   * poll reports (without it, none: a status nobody read is not reported).
    */
   async #wait(id: string, options: WaitOptions, write?: Write, known?: string | null): Promise<Job> {
     const { settings, deps } = this.#http;
@@ -111,7 +119,11 @@ export class JobsApi {
     const timeoutMs = options.timeoutMs ?? (end ? Math.max(0, end.at - deps.clock.now()) : settings.jobTimeoutSeconds * 1000);
     // NaN would never end the wait (no deadline passes), and poll without pause (no interval is shorter than NaN).
     if (!(timeoutMs >= 0)) throw new RangeError(`timeoutMs must be a number of at least 0, got ${timeoutMs}`);
-    const deadline = deps.clock.now() + timeoutMs;
+    const start = deps.clock.now();
+    const deadline = start + timeoutMs;
+    // A write's job unread so far: its 404s are read again until the grace ends (see `write` above).
+    let hidden = write !== undefined;
+    const graceEnd = Math.min(start + JOB_READABLE_GRACE_MS, deadline);
     const probing = this.#firstPollMs === undefined;
     const first = Math.min(this.#firstPollMs ?? PROBE_POLL_MS, settings.jobPollIntervalMs);
     let interval = first;
@@ -134,16 +146,24 @@ export class JobsApi {
       // A wait whose end passed before it began (a resource's customTimeouts spent in a batch window) reads the job once: the
       // status it reports was seen, and a job done by then is not called late.
       if (remaining <= 0 && polls > 0) throw late();
-      if (remaining > 0) await deps.clock.sleep(Math.min(interval, remaining));
+      // While the write's job is unread, the grace's last read comes at its end: one still unreadable fails then, not later.
+      const room = hidden ? graceEnd - deps.clock.now() : remaining;
+      if (remaining > 0) await deps.clock.sleep(Math.min(interval, room));
       // Probing: two probes `first` apart, then the setting's schedule from its second step, a probe later (a quick job:
       // 50 ms; the third poll at 450 ms, as without probes; one of 1 s: 4 polls).
       const grown = probing && polls === 1 ? Math.round(settings.jobPollIntervalMs * 1.5) + first : Math.round(interval * 1.5);
       interval = probing && polls === 0 ? first : Math.min(grown, settings.jobPollMaxIntervalMs);
       // The one read of a wait whose end passed is held by the client's pace as any request: it is what tells done from late.
       const job = await this.#read(id, { at: deadline, ended, ...(remaining <= 0 && { once: true }) }).catch((error: unknown) => {
-        throw write !== undefined && polls === 0 && !this.#jobsShown ? this.#notDisclosed(error, write) : error;
+        if (!hidden || write === undefined || !NotFoundError.isInstance(error)) throw error;
+        const now = deps.clock.now();
+        if (now >= graceEnd) throw this.#hiddenThrough(error, now - start, polls + 1, write);
+        return null;
       });
+      // A 404 in the grace counts as a poll for the schedule and what is learnt: a job a lagging store hides is no quick one.
       polls++;
+      if (job === null) continue;
+      hidden = false;
       if (job.status === null) {
         const path = new URL(pathOf("jobs", [id, "job id"]), settings.baseUrl).pathname;
         const message = `The job ${id} has no status (field "data.attributes.status"): it cannot be waited for.`;
@@ -169,18 +189,22 @@ export class JobsApi {
   }
 
   /**
-   * `error`, a job's first read's, as said of a job `write` answered with just now: a 404 there is no job ended and forgotten,
-   * but the service's "not disclosed" to a key lacking Read automated jobs (the contract's 401/403 would say so).
+   * `notFound`, the last of a wait's reads that all answered 404, `reads` over `ms`, to a job `write` answered with just now:
+   * a job just started has not ended and been forgotten, and a lagging job store would have shown it within the grace. Before
+   * any job read answered this key, that is the service's "not disclosed" to a key lacking Read automated jobs (the contract's
+   * 401/403 would say so); after, the key reads jobs, and it is the job's own 404 ({@link #unknown}), saying how long it lasted.
    */
-  #notDisclosed(error: unknown, write: Write): unknown {
-    if (!NotFoundError.isInstance(error)) return error;
-    const named = this.#http.setting("apiKey");
+  #hiddenThrough(notFound: NotFoundError, ms: number, reads: number, write: Write): Error {
     const request = `${write.method} ${new URL(write.path, this.#http.settings.baseUrl).pathname}`;
+    const lasted = `for ${ms / 1000} s (${reads} ${reads === 1 ? "read" : "reads"}) after ${request} answered with it`;
+    if (this.#jobsShown) return withMessage(notFound, `${notFound.message} It kept answering 404 ${this.#http.redact(lasted)}.`);
+    const named = this.#http.setting("apiKey");
     const message =
-      `${error.method} ${error.path} answered 404 at the first read of the job ${request} had just answered with, before any job ` +
-      "answered this key: a job just started has not ended and been forgotten, so the service does not disclose jobs to this " +
-      `key (it answers 404, not disclosed, to a key lacking a scope). Give ${named === undefined ? "the API key" : `the key in ${named}`} ` +
-      `${describeNeeds([SCOPES.readJobs])}, which waiting for a job needs. The write was accepted: its job may still finish.`;
+      `${notFound.method} ${notFound.path} kept answering 404 ${lasted}, before any job answered this key: a job just started has ` +
+      "not ended and been forgotten, and a service slow to show its jobs would have shown it by then, so the service does not " +
+      "disclose jobs to this key (it answers 404, not disclosed, to a key lacking a scope). Give " +
+      `${named === undefined ? "the API key" : `the key in ${named}`} ${describeNeeds([SCOPES.readJobs])}, which waiting for a ` +
+      "job needs. The write was accepted: its job may still finish.";
     return new ConfigurationError(this.#http.redact(message), "apiKey");
   }
 

@@ -127,7 +127,9 @@ function jobTiming(job: JobTiming): string {
   const polls = job.finishAfterPolls ?? DEFAULT_FINISH_AFTER_POLLS;
   const byReads = polls === 0 ? "done before the write answers" : `done on read ${polls} of GET /jobs/{id}`;
   const ending =
-    job.settleAfterMs === undefined || polls === 0 ? byReads : `${byReads}, or by themselves ${job.settleAfterMs / 1000} s after they start`;
+    job.settleAfterMs === undefined || polls === 0
+      ? byReads
+      : `${byReads}, or by themselves ${job.settleAfterMs / 1000} s after they start`;
   const lag = job.readableAfterMs ?? 0;
   return lag > 0 ? `${ending}; answering 404 until ${lag / 1000} s after they start (--job-readable-after)` : ending;
 }

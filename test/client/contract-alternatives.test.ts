@@ -3,13 +3,14 @@
  * an emulator switch (docs/contract.md lists the assumptions): a job not yet done that reads `created`,
  * `started` or `retrying` rather than `running` (`jobProgress: "varied"`), an integration user's
  * entitlements answered as plain ids (`memberEntitlements: "ids"`), emails answered in lower case
- * (`lowerCaseEmails`), `GET /users?filter=` matching otherwise (`userFilter`), and a query parameter an operation does not
- * take refused rather than ignored (`unknownQuery: "refuse"`).
+ * (`lowerCaseEmails`), `GET /users?filter=` matching otherwise (`userFilter`), a query parameter an operation does not
+ * take refused rather than ignored (`unknownQuery: "refuse"`), and a job store that lags its writes (`job.readableAfterMs`).
  */
 import { describe, expect, it } from "vitest";
 import { collect } from "../../src/client";
-import { DEFAULT_IDS, defaultSeed } from "../../src/emulator";
-import { clientFor, emulator } from "../support/fixtures";
+import { JOB_READABLE_GRACE_MS } from "../../src/client/jobs";
+import { ALL_SCOPES, DEFAULT_IDS, defaultSeed } from "../../src/emulator";
+import { clientFor, emulator, issuedKeys, rejection } from "../support/fixtures";
 
 const { youtube } = DEFAULT_IDS.integrations;
 const { alan, grace, ada } = DEFAULT_IDS.users;
@@ -23,6 +24,55 @@ describe("a job that reads created, started, running and retrying before it ends
     expect(done?.status).toBe("finished");
     expect(emu.requests.filter((r) => r.path.startsWith("/jobs/")).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["VIEWER"]);
+  });
+});
+
+describe("a job store that lags its writes: a job answers 404 until 300 ms after its write (job.readableAfterMs)", () => {
+  const lagging = { finishAfterPolls: 2, readableAfterMs: 300 };
+  /** The statuses of the job reads the emulator received. */
+  const jobReads = (emu: Awaited<ReturnType<typeof emulator>>) =>
+    emu.requests.filter((r) => r.path.startsWith("/jobs/")).map((r) => r.status);
+
+  it("a write's job is read again through its 404s on the usual schedule, then waited for as usual", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: lagging });
+    const { client, clock } = clientFor(emu, { jobPollIntervalMs: 250 });
+    const job = await client.integrations.setEntitlements(youtube, grace, ["VIEWER"]);
+    const start = clock.now();
+    expect((await job.wait())?.status).toBe("finished");
+    // Reads at 25 and 50 ms (404), 450 (running) and 1,050 (finished): the schedule of any wait, no read more.
+    expect(clock.sleeps).toEqual([25, 25, 400, 600]);
+    expect(clock.now() - start).toBe(1_050);
+    expect(jobReads(emu)).toEqual([404, 404, 200, 200]);
+    expect(emu.integrations.members(youtube).find((m) => m.userId === grace)?.entitlements).toEqual(["VIEWER"]);
+  });
+
+  it("a user write answered with a job (userWritesAsJobs) too, and the next write's job after a job read answered this key", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: lagging, userWritesAsJobs: true });
+    const { client } = clientFor(emu, { jobPollIntervalMs: 250 });
+    const attributes = { email: "alan@example.com", firstName: "Alan", lastName: "Turing", role: "workspace_login_only", isGuest: false };
+    expect(await client.users.replace(alan, { ...attributes, lastName: "Mathison" })).toMatchObject({ lastName: "Mathison" });
+    expect(jobReads(emu)).toEqual([404, 404, 200, 200]);
+    emu.clearRequests();
+    // A job read answered this key: the next job's 404 is still read again, not taken for the job gone.
+    expect(await client.users.replace(alan, attributes)).toMatchObject({ lastName: "Turing" });
+    expect(jobReads(emu)).toEqual([404, 200, 200]);
+  });
+
+  it("a key lacking Read automated jobs, answered 404 (missingScopeStatus: 404), still fails naming the scope, at the grace's end", async () => {
+    const noJobReads = `wa_no_job_reads_${"7".repeat(16)}`;
+    issuedKeys.add(noJobReads);
+    const keys = { [noJobReads]: ALL_SCOPES.filter((scope) => scope !== "read:automations") };
+    const emu = await emulator({ seed: defaultSeed(), job: lagging, keys, missingScopeStatus: 404 });
+    const { client, clock } = clientFor(emu, { apiKey: noJobReads, jobPollIntervalMs: 250 });
+    const job = await client.integrations.setEntitlements(youtube, grace, ["VIEWER"]);
+    const start = clock.now();
+    const error = await rejection(job.wait());
+    expect(clock.now() - start).toBe(JOB_READABLE_GRACE_MS);
+    expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
+    expect(error.message).toContain(`GET /api/v1/jobs/${job.id} kept answering 404 for 5 s (7 reads) after PATCH`);
+    expect(error.message).toContain("the scope Read automated jobs (read:automations)");
+    expect(error.message).toContain("The write was accepted: its job may still finish.");
+    expect(jobReads(emu)).toEqual([404, 404, 404, 404, 404, 404, 404]);
   });
 });
 

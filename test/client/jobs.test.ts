@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { collect, JobFailedError, JobTimeoutError, NotFoundError } from "../../src/client";
 import { withStub } from "../conformance/harness";
-import { MIN_FIRST_POLL_MS, PROBE_POLL_MS } from "../../src/client/jobs";
+import { JOB_READABLE_GRACE_MS, MIN_FIRST_POLL_MS, PROBE_POLL_MS } from "../../src/client/jobs";
 import { ALL_SCOPES, DEFAULT_IDS, defaultSeed } from "../../src/emulator";
 import { clientFor, emulator, issuedKeys, rejection } from "../support/fixtures";
 import { VirtualClock } from "../support/virtual-clock";
@@ -492,30 +492,34 @@ describe("waiting for jobs", () => {
   });
 });
 
-describe("a job a write just answered with, answered 404 at its first read (a service answering 404 for a missing scope)", () => {
+describe("a job a write just answered with, answered 404 through the grace (a service answering 404 for a missing scope)", () => {
   const noJobReads = `wa_no_job_reads_${"3".repeat(16)}`;
   issuedKeys.add(noJobReads);
   const keys = { [noJobReads]: ALL_SCOPES.filter((s) => s !== "read:automations") };
 
-  it("is no job ended: it fails naming Read automated jobs and the key, the write accepted", async () => {
+  it("is no job ended: read again on the usual schedule, it fails at the grace's end naming Read automated jobs and the key, the write accepted", async () => {
     const emu = await emulator({ seed: defaultSeed(), keys, missingScopeStatus: 404 });
     const settingName = (name: string) => (name === "apiKey" ? "workspace-access:apiKey" : undefined);
-    const { client } = clientFor(emu, { apiKey: noJobReads, settingName });
+    const { client, clock } = clientFor(emu, { apiKey: noJobReads, settingName });
     const job = await client.integrations.setEntitlements(youtube, grace, ["VIEWER"]);
+    const start = clock.now();
     const error = await rejection(job.wait());
+    // It fails at the grace's end, not a poll interval after it; the last sleep is cut to end there.
+    expect(clock.now() - start).toBe(JOB_READABLE_GRACE_MS);
+    expect(clock.sleeps).toEqual([10, 10, 25, 38, 57, 86, 129, 194, 291, 437, 656, 984, 1476, 607]);
     expect(NotFoundError.isInstance(error)).toBe(false);
     expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
     expect(error.message).toBe(
-      `GET /api/v1/jobs/${job.id} answered 404 at the first read of the job PATCH /api/v1/integrations/${youtube}/users/${grace} ` +
-        "had just answered with, before any job answered this key: a job just started has not ended and been forgotten, so the " +
-        "service does not disclose jobs to this key (it answers 404, not disclosed, to a key lacking a scope). Give the key in " +
-        "workspace-access:apiKey the scope Read automated jobs (read:automations), which waiting for a job needs. The write was " +
-        "accepted: its job may still finish.",
+      `GET /api/v1/jobs/${job.id} kept answering 404 for 5 s (14 reads) after PATCH /api/v1/integrations/${youtube}/users/${grace} ` +
+        "answered with it, before any job answered this key: a job just started has not ended and been forgotten, and a service " +
+        "slow to show its jobs would have shown it by then, so the service does not disclose jobs to this key (it answers 404, " +
+        "not disclosed, to a key lacking a scope). Give the key in workspace-access:apiKey the scope Read automated jobs " +
+        "(read:automations), which waiting for a job needs. The write was accepted: its job may still finish.",
     );
-    // One read of the job: no request more than a wait's.
+    // A read per sleep of the usual schedule: no request more than a wait's.
     expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       `PATCH /integrations/${youtube}/users/${grace} 200`,
-      `GET /jobs/${job.id} 404`,
+      ...Array.from({ length: 14 }, () => `GET /jobs/${job.id} 404`),
     ]);
   });
 
@@ -525,24 +529,42 @@ describe("a job a write just answered with, answered 404 at its first read (a se
     const attributes = { email: "alan@example.com", firstName: "Alan", lastName: "Turing", role: "workspace_login_only", isGuest: false };
     const error = await rejection(client.users.replace(alan, attributes));
     expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
-    expect(error.message).toMatch(/^GET \/api\/v1\/jobs\/\S+ answered 404 at the first read of the job PUT \/api\/v1\/users\//);
+    expect(error.message).toMatch(/^GET \/api\/v1\/jobs\/\S+ kept answering 404 for 5 s \(\d+ reads\) after PUT \/api\/v1\/users\//);
+  });
+
+  it("a wait whose end comes before the grace's fails at its end, as a 404 through it", async () => {
+    const emu = await emulator({ seed: defaultSeed(), keys, missingScopeStatus: 404 });
+    const { client, clock } = clientFor(emu, { apiKey: noJobReads });
+    const job = await client.integrations.setEntitlements(youtube, grace, ["VIEWER"]);
+    const start = clock.now();
+    const error = await rejection(job.wait({ timeoutMs: 100 }));
+    expect(clock.now() - start).toBe(100);
+    expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
+    expect(error.message).toContain("kept answering 404 for 0.1 s (5 reads)");
   });
 
   it("a job read by its id alone (an earlier run's), or after a job answered this key, stays the contract's 404: the job unknown", async () => {
     const emu = await emulator({ seed: defaultSeed(), missingScopeStatus: 404, job: { finishAfterPolls: 1 } });
-    const { client } = clientFor(emu);
+    const { client, clock } = clientFor(emu);
     const alone = await rejection(client.jobs.wait("00000000-0000-4000-8000-00000000beef"));
     expect(NotFoundError.isInstance(alone)).toBe(true);
     // Either cause: no such job, or a key the service hides jobs from; nothing cheap tells them apart.
     expect(alone.message).toContain("is unknown to this key, for one of two reasons the service does not tell apart.");
     expect(alone.message).toContain("Or the key in apiKey lacks Read automated jobs (read:automations)");
+    // Read once: no grace for a job no write answered with just now.
+    expect(emu.requests.filter((r) => r.path.startsWith("/jobs/"))).toHaveLength(1);
     await (await client.integrations.setEntitlements(youtube, grace, ["VIEWER"])).wait();
-    emu.fault({ method: "GET", path: /^\/jobs\//, status: 404 });
+    emu.fault({ method: "GET", path: /^\/jobs\//, status: 404, times: 1000 });
     const job = await client.integrations.setEntitlements(youtube, grace, ["EDITOR"]);
+    const start = clock.now();
     const after = await rejection(job.wait());
     expect(NotFoundError.isInstance(after)).toBe(true);
-    // A job read answered this key: it reads jobs, and the 404 is the job's alone.
+    // A job read answered this key: it reads jobs, and the 404 is the job's alone, once the grace is through.
+    expect(clock.now() - start).toBe(JOB_READABLE_GRACE_MS);
     expect(after.message).toContain(`has no job ${job.id} (this key reads jobs: a job read answered it): a wrong id`);
+    expect(after.message).toMatch(
+      /It kept answering 404 for 5 s \(\d+ reads\) after PATCH \/api\/v1\/integrations\/\S+ answered with it\.$/,
+    );
     expect(after.message).not.toContain("Read automated jobs");
   });
 

@@ -7,13 +7,14 @@
  * `status` written as a string (`errorStatus`), optional fields null or left out (`nullFields`, `absentFields`), and a write of a
  * member removed out of band failed by its job rather than answered 404 (`nonMemberWrite`), and a create of a taken email answered
  * 400 or with the user who has it rather than 409 (`userCreateTaken`), a replace's `data.id` refused (`userReplaceId`), and a query parameter an operation does not take refused
- * (`unknownQuery`), and a service whose clock is minutes off from the client's (`clockSkew`). Each runs the
- * same steps as under the emulator's defaults, with the same outcome.
+ * (`unknownQuery`), and a service whose clock is minutes off from the client's (`clockSkew`), and a job store that lags its
+ * writes (`job.readableAfterMs`). Each runs the same steps as under the emulator's defaults, with the same outcome.
  */
 import { describe, expect, it } from "vitest";
 import { ConflictError } from "../../src/client";
 import { DEFAULT_IDS, defaultSeed, type EmulatorOptions, type EmulatorQuirks } from "../../src/emulator";
 import { provider as entitlement } from "../../src/host/entitlement/integration-entitlement-provider";
+import { provider as members } from "../../src/host/members/integration-members-provider";
 import { changedUserProperties, provider as user } from "../../src/host/user/user-provider";
 import { provider as set } from "../../src/host/users/workspace-users-provider";
 import { clockOf, emulator, rejection } from "../support/fixtures";
@@ -438,5 +439,70 @@ describe("User, optional fields answered null or left out (nullFields, absentFie
     expect(drifted.props).toMatchObject({ firstName: null, lastName: null });
     expect((await user.diff!(id, drifted.props!, { ...drifted.inputs })).changes).toBe(false);
     expect(changedUserProperties(drifted.props!, inputs)).toEqual(["firstName", "lastName"]);
+  });
+});
+
+describe("a job store that lags its writes: a job answers 404 until 300 ms after its write (job.readableAfterMs)", () => {
+  const lagging = { finishAfterPolls: 2, readableAfterMs: 300 };
+  /** The statuses of the job reads since the last `clearRequests`. */
+  const jobReads = (emu: Awaited<ReturnType<typeof emulator>>) =>
+    emu.requests.filter((r) => r.path.startsWith("/jobs/")).map((r) => r.status);
+
+  it("IntegrationEntitlement: a create waits through the job's 404s and records the member; an update after it, too", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: lagging });
+    await configureFor(emu, fast);
+    const { id, outs } = wire(await entitlement.create(await checkEntitlement(base)));
+    expect(outs).toMatchObject({ entitlements: ["EDITOR", "VIEWER"], pendingInvitations: [] });
+    expect(
+      emu.integrations
+        .members(youtube)
+        .find((m) => m.userId === alan)
+        ?.entitlements.sort(),
+    ).toEqual(["EDITOR", "VIEWER"]);
+    // The 404s (at 25 and 50 ms), then the job's two reads; one invitation.
+    expect(jobReads(emu)).toEqual([404, 404, 200, 200]);
+    expect(emu.requests.filter((r) => r.method === "POST")).toHaveLength(1);
+    // A job read has answered this key by now: a 404 of the next write's job is still read again, not taken as the job gone.
+    emu.clearRequests();
+    const { outs: updated } = wire(await entitlement.update!(id, outs!, await checkEntitlement({ ...base, entitlements: ["MANAGER"] })));
+    expect(updated).toMatchObject({ entitlements: ["MANAGER"], pendingInvitations: [] });
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["MANAGER"]);
+    expect(jobReads(emu)).toEqual([404, 200, 200]);
+  });
+
+  it("IntegrationMembers: a create waits through the 404s of both its jobs (an invitation, a PATCH of a member there)", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: lagging });
+    const { grace } = DEFAULT_IDS.users;
+    await configureFor(emu, fast);
+    const declared = {
+      integrationId: youtube,
+      members: [
+        { userId: alan, entitlements: ["VIEWER"] },
+        { userId: grace, entitlements: ["EDITOR", "MANAGER"] },
+      ],
+    };
+    const { outs } = wire(await members.create((await members.check!({}, declared)).inputs!));
+    expect(outs).toMatchObject({ pendingInvitations: [] });
+    expect(emu.integrations.members(youtube).find((m) => m.userId === alan)?.entitlements).toEqual(["VIEWER"]);
+    expect(
+      emu.integrations
+        .members(youtube)
+        .find((m) => m.userId === grace)
+        ?.entitlements.sort(),
+    ).toEqual(["EDITOR", "MANAGER"]);
+    expect(emu.jobs.list().map((job) => job.status)).toEqual(["finished", "finished"]);
+    // Each job: 404 first (how many depends on how the two waits share the clock), then its two reads.
+    for (const job of emu.jobs.list()) {
+      const reads = emu.requests.filter((r) => r.path === `/jobs/${job.id}`).map((r) => r.status);
+      expect(reads.join(" ")).toMatch(/^(404 )+200 200$/);
+    }
+  });
+
+  it("User: a create answered with a job (userWritesAsJobs) waits through its 404s and records the user", async () => {
+    const emu = await emulator({ job: lagging, userWritesAsJobs: true });
+    await configureFor(emu, fast);
+    const { id } = wire(await user.create(await checkUser({ email: "joan@example.com", firstName: "Joan", lastName: "Clarke" })));
+    expect(emu.users.get(id)?.email).toBe("joan@example.com");
+    expect(jobReads(emu)).toEqual([404, 404, 200, 200]);
   });
 });
