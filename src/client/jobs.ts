@@ -210,7 +210,7 @@ export class JobsApi {
 
   /**
    * Waits for a job a write answered with, as {@link wait} unless it is finished (one in `error` is polled for its details);
-   * `write`, the request that answered with it just now, tells a 404 at its first read apart.
+   * `write`, the request that answered with it just now, tells a 404 at its first reads apart.
    */
   async until(answer: Job, options: WaitOptions = {}, write?: Write): Promise<Job> {
     return answer.status === "finished" ? answer : await this.#wait(answer.id, options, write, answer.status);

@@ -160,8 +160,8 @@ const listingOf = (path: string, scope: Scope): RequestSpec => ({ method: "GET",
 /**
  * The read scopes a service may hide behind 404 ("not disclosed"), each with the listing that shows whether it does: the
  * contract answers it under the API root, 200, or 401/403 to a key without the scope, never 404 (docs/contract.md). Read
- * automated jobs has none (a job is read by its id alone): a job's 404 is the contract's, the job unknown, but at the first
- * read of one a write answered with just now (`JobsApi`'s `#notDisclosed`).
+ * automated jobs has none (a job is read by its id alone): a job's 404 is the contract's, the job unknown, but through the
+ * first reads of one a write answered with just now (`JobsApi`'s `#hiddenThrough`).
  */
 const DISCLOSURES: ReadonlyMap<string, { what: string; probe: RequestSpec }> = new Map([
   [SCOPES.readUsers.id, { what: "users", probe: listingOf("users", SCOPES.readUsers) }],
