@@ -2,7 +2,7 @@
  * What the habits tests (test/cli/habits-*.test.ts) share: one project per file, installed from
  * the packed tarball, one stack on the emulator, and the requests each CLI run caused.
  */
-import type { Emulator, RecordedRequest } from "../../src/emulator/index";
+import type { Emulator, EmulatorOptions, RecordedRequest } from "../../src/emulator/index";
 import type { Project } from "../support/project.ts";
 import { packedProject } from "../support/packed.ts";
 import { startTestEmulator } from "./scenario.ts";
@@ -20,9 +20,14 @@ export interface HabitsStack {
   dispose(): Promise<void>;
 }
 
-/** Opens a project of `program` (its name `name`) and a stack `dev` on a fresh emulator. */
-export async function habitsStack(name: string, program: string, config: Record<string, string> = {}): Promise<HabitsStack> {
-  const emulator = await startTestEmulator();
+/** Opens a project of `program` (its name `name`) and a stack `dev` on a fresh emulator (`emulatorOptions` added to the test's). */
+export async function habitsStack(
+  name: string,
+  program: string,
+  config: Record<string, string> = {},
+  emulatorOptions: EmulatorOptions = {},
+): Promise<HabitsStack> {
+  const emulator = await startTestEmulator(emulatorOptions);
   const project = await packedProject({ name, files: { "index.ts": program } });
   const stack = await openCliStack({
     projectDir: project.dir,
