@@ -4,9 +4,9 @@
  * replaced whole by a rename (no lock). A hint: a file missing, corrupt, unwritable or not regular is ignored, with a debug line.
  */
 import { createHash } from "node:crypto";
-import * as fs from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
+import { readCacheFile, replaceCacheFile } from "./cache-file";
 import type { Clock } from "./clock";
 import { RATE_WINDOW_MS, type WindowLimit } from "./pacer";
 
@@ -91,38 +91,14 @@ export class RateLimitMemory {
 
   /** The valid, unexpired entry of one file (of `key`, when given; `savedAt` by the client's clock); `undefined` for a missing or broken one. */
   async #read(file: string, key?: string): Promise<(WindowLimit & { savedAt: number; key: string }) | undefined> {
-    let text: string;
-    try {
-      // Non-blocking: a FIFO in the file's place would hold a plain open until a writer came.
-      const handle = await fsp.open(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-      try {
-        // Only a regular file: a folder, a FIFO or a device (a link to /dev/zero never ends) is not ours.
-        if (!(await handle.stat()).isFile()) {
-          this.#log(`${file}: not read (not a regular file); rate limits are learnt afresh`);
-          return undefined;
-        }
-        // At most one byte more than a file of ours holds, whatever its size says.
-        const buffer = Buffer.allocUnsafe(MAX_FILE_BYTES + 1);
-        let length = 0;
-        while (length < buffer.length) {
-          const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-          if (bytesRead === 0) break;
-          length += bytesRead;
-        }
-        if (length > MAX_FILE_BYTES) {
-          this.#log(`${file}: more than ${MAX_FILE_BYTES} bytes, more than a remembered rate limit holds; ignored`);
-          return undefined;
-        }
-        text = buffer.toString("utf8", 0, length);
-      } finally {
-        await handle.close();
-      }
-    } catch (error) {
-      // No file yet is the usual case, not worth a line.
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") this.#log(`${file}: not read (${describe(error)}); rate limits are learnt afresh`);
+    const read = await readCacheFile(file, MAX_FILE_BYTES);
+    // No file yet is the usual case, not worth a line.
+    if ("missing" in read) return undefined;
+    if ("skipped" in read) {
+      this.#log(`${file}: not read (${read.skipped}); rate limits are learnt afresh`);
       return undefined;
     }
+    const { text } = read;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -151,17 +127,9 @@ export class RateLimitMemory {
     // A newer limit another process saved is kept (a hint: one landing between this look and the rename is replaced by ours, also recent).
     if (((await this.#read(file, key))?.savedAt ?? Number.NEGATIVE_INFINITY) > now) return true;
     const text = `${JSON.stringify({ version: VERSION, baseUrl: key, ...limit, savedAt: now })}\n`;
-    const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    try {
-      await fsp.mkdir(this.dir, { recursive: true });
-      await fsp.writeFile(temp, text, { mode: 0o600 });
-      await fsp.rename(temp, file);
-      return true;
-    } catch (error) {
-      this.#log(`${file}: not written (${describe(error)}); the next process learns the rate limit afresh`);
-      await fsp.rm(temp, { force: true }).catch(() => {});
-      return false;
-    }
+    const failed = await replaceCacheFile(this.dir, file, text);
+    if (failed !== undefined) this.#log(`${file}: not written (${failed}); the next process learns the rate limit afresh`);
+    return failed === undefined;
   }
 
   /** Keeps the folder small: removes files expired or not ours, those beyond the {@link MAX_ENTRIES} most recent, and temporaries a dead process left. */
@@ -213,9 +181,4 @@ function plausible({ count, windowMs, source }: WindowLimit): boolean {
 /** `confirmed` of a limit learnt from 429s and confirmed; nothing for any other. */
 function confirmation(limit: WindowLimit): { confirmed?: true } {
   return limit.source === "429" && limit.confirmed === true ? { confirmed: true } : {};
-}
-
-/** An error's code or message, for a debug line (file system errors name only the path). */
-function describe(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
 }
