@@ -1,8 +1,9 @@
 /**
  * Where the export reads from, and with which key: the key from `WORKSPACE_ACCESS_API_KEY` only (a flag would stay
  * in the shell's history), the address from `--base-url`, else the provider's environment variables (with `--check`,
- * else the one `access.yaml` records, though not in CI). One client per export or check, its errors completed with what
- * to fix, naming the variable, flag or file the address came from, never the key.
+ * else the one `access.yaml` records, though not in CI, and only once this machine's user has given it themselves:
+ * `known-workspaces.ts`). One client per export or check, its errors completed with what to fix, naming the variable,
+ * flag or file the address came from, never the key.
  */
 import {
   type Clock,
@@ -19,15 +20,17 @@ import { describeScopes, SCOPES } from "../client/scopes";
 import { type AddressParts, builtAddress, builtAddressFix, parseBaseUrl } from "../client/settings";
 import { CONFIG_KEYS as ENV, NO_API_PATH, readRawSettings, resolveProviderSettings } from "../shared/settings";
 import { ExportError } from "./errors";
+import type { KnownWorkspaces } from "./known-workspaces";
 
 const SCOPES_NEEDED = describeScopes([SCOPES.readUsers, SCOPES.readIntegrations]);
 
 /**
  * The key and the API root an export reads with; `baseUrlFrom`: where the address was set, or could be given whole, as a
  * message names it (`--base-url`, `WORKSPACE_ACCESS_BASE_URL`, `the workspace access.yaml records`), the client's messages
- * too; `builtFrom`: the two variables the address was built from (`WORKSPACE_ACCESS_WORKSPACE`, `WORKSPACE_ACCESS_HOST`).
+ * too; `builtFrom`: the two variables the address was built from (`WORKSPACE_ACCESS_WORKSPACE`, `WORKSPACE_ACCESS_HOST`);
+ * `recorded`: the address is the one `access.yaml` records, not one the user gave (and so not one to remember).
  */
-export type Connection = { apiKey: string; baseUrl: string; baseUrlFrom: string; builtFrom?: AddressParts };
+export type Connection = { apiKey: string; baseUrl: string; baseUrlFrom: string; builtFrom?: AddressParts; recorded?: true };
 
 /** Test seams: time and randomness of the client. */
 export interface ExportDeps {
@@ -37,12 +40,13 @@ export interface ExportDeps {
 
 /**
  * The key and the address, checked; `recorded`: the address `access.yaml` records, used when neither flag nor environment
- * gives one, except in CI (`CI` set), where a pull request's `access.yaml` would choose where the key goes.
+ * gives one, but not in CI (`CI` set) and, outside it, only when `known` holds it. A branch's `access.yaml` would otherwise
+ * choose where the key goes: a pull request's in CI, a colleague's or a stranger's on the reviewer's machine.
  */
 export function exportConnection(
   baseUrlFlag: string | undefined,
   env: Record<string, string | undefined>,
-  recorded?: { baseUrl: string | undefined; file: string },
+  recorded?: { baseUrl: string | undefined; file: string; known: KnownWorkspaces },
 ): Connection {
   const apiKey = env[ENV.apiKey]?.trim();
   if (!apiKey) {
@@ -80,16 +84,35 @@ export function exportConnection(
       );
     }
     const fix = `. Correct it in ${recorded.file}, or pass --base-url.`;
-    return {
-      apiKey,
-      baseUrl: asExportError(() => withApiPath(parseBaseUrl(recorded.baseUrl!, where), `the address ${recorded.file} records`, fix)),
-      baseUrlFrom: where,
-    };
+    const baseUrl = asExportError(() => withApiPath(parseBaseUrl(recorded.baseUrl!, where), `the address ${recorded.file} records`, fix));
+    refuseUnknown(baseUrl, recorded.file, recorded.known);
+    return { apiKey, baseUrl, baseUrlFrom: where, recorded: true };
   }
   // The problems worded for the environment: the variables to set, not the stack config keys.
   const baseUrl = asExportError(() => resolveProviderSettings(raw, "env").client.baseUrl.href);
   if (raw.baseUrl) return { apiKey, baseUrl, baseUrlFrom: ENV.baseUrl };
   return { apiKey, baseUrl, baseUrlFrom: ENV.baseUrl, builtFrom: { workspace: ENV.workspace, host: ENV.host } };
+}
+
+/**
+ * Refuses the address `file` records unless this machine's user gave it before (`known`): whoever wrote the branch chose
+ * it, and the key would go there. Given once with `--base-url` it is remembered; the environment's is used as given.
+ */
+function refuseUnknown(baseUrl: string, file: string, known: KnownWorkspaces): void {
+  if (known.file !== undefined && known.addresses.has(baseUrl)) return;
+  const branch = `A branch (a colleague's, a pull request) can edit ${file} to point anywhere`;
+  const environment = `or set ${ENV.baseUrl} (or ${ENV.workspace} and ${ENV.host})`;
+  if (known.file === undefined) {
+    throw new ExportError(
+      `${file} records the workspace ${baseUrl}, and no address you gave before is remembered: ${known.why}. ${branch}, ` +
+        `so the key goes only to an address given now. If it is the workspace you mean, pass --base-url ${baseUrl}, ${environment}.`,
+    );
+  }
+  throw new ExportError(
+    `${file} records the workspace ${baseUrl}, which you have not given this command on this machine yourself. ${branch}, ` +
+      "so the key goes to the address it records only once you have given that address. If it is the workspace you mean, " +
+      `pass --base-url ${baseUrl} once (it is then remembered, in ${known.file}), ${environment}.`,
+  );
 }
 
 /**

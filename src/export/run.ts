@@ -5,6 +5,7 @@ import { buildAccessFile } from "./build";
 import type { LeftOut } from "./build-left-out";
 import { type Connection, type ExportDeps, exportConnection, withClient } from "./connect";
 import { choosePackageSpec, type PackageSpecChoice } from "./package-spec";
+import { rememberWorkspace } from "./known-workspaces";
 import { chooseShape, type ProjectShape, projectFiles } from "./project";
 import { type ExportProgress, readWorkspace, selectIntegrations } from "./snapshot";
 import { refuseNonEmpty, writeFiles } from "./write";
@@ -62,6 +63,8 @@ export async function runExport(options: ExportOptions, deps: ExportDeps = {}): 
   const dir = path.resolve(options.out);
   const connection = exportConnection(options.baseUrl, options.env ?? process.env);
   refuseNonEmpty(dir);
+  // The address access.yaml will record is the user's choice: a later --check may use it without being given it again.
+  await rememberWorkspace(connection.baseUrl);
   const started = performance.now();
   const { file, leftOut, requests } = await readBuilt(options, connection, deps);
   const memberships = file.integrations.reduce((n, i) => n + i.members.length, 0);

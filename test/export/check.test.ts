@@ -7,13 +7,14 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Emulator, POPULATED_IDS, populatedUserId, startEmulator } from "../../src/emulator/index";
 import { ExportError } from "../../src/export/errors";
+import { rememberWorkspace } from "../../src/export/known-workspaces";
 import { runExport } from "../../src/export/run";
 import { runCheck } from "../../src/export/run-check";
 import { rejection } from "../support/fixtures";
-import { env, gets, lineDiff, options, twoMembers } from "./support";
+import { env, freshCacheDir, gets, lineDiff, options, twoMembers } from "./support";
 
 const { integrations, users } = POPULATED_IDS;
 
@@ -254,13 +255,16 @@ describe("the address --check reads", () => {
   let dir: string;
   beforeAll(async () => {
     emulator = await startEmulator({ seed: twoMembers() });
+    // The export remembers the address it was given: outside CI a check may then read the one access.yaml records.
+    freshCacheDir();
     dir = (await runExport(options(emulator))).dir;
   });
   afterAll(async () => {
+    vi.unstubAllEnvs();
     await emulator?.close();
   });
 
-  it("is the one access.yaml records when neither --base-url nor the environment gives one: the generated README's command works as written", async () => {
+  it("is the one access.yaml records, given to the export, when neither --base-url nor the environment gives one: the generated README's command works as written", async () => {
     const readme = fs.readFileSync(path.join(dir, "README.md"), "utf8");
     const commands = [...readme.matchAll(/^(.*)npx workspace-access-export (.*)$/gm)].map((m) => ({
       env: m[1]!.trim(),
@@ -328,6 +332,8 @@ describe("the address --check reads", () => {
     fs.mkdirSync(copy);
     const file = path.join(copy, "access.yaml");
     const wrong = emulator.url.replace("/api/v1/", "/api/v2/");
+    // Given before (to an export, say): the check may send the key there.
+    await rememberWorkspace(wrong);
     fs.writeFileSync(file, fs.readFileSync(path.join(dir, "access.yaml"), "utf8").replace(/^workspace: .*$/m, `workspace: ${wrong}`));
     const error = await rejection(runCheck({ out: copy, env: env(emulator) }));
     expect(error.message).toContain(`${wrong} is not the workspace's API root`);

@@ -20,6 +20,8 @@ import { VirtualClock } from "../support/virtual-clock";
 import { env, freshDir, gets, options, readFiles } from "./support";
 
 const { integrations, users } = POPULATED_IDS;
+/** No address remembered: the recorded one is refused unless a problem of its own is found first. */
+const NONE_KNOWN = { file: "/cache/known-workspaces.json", addresses: new Set<string>() };
 
 describe("an export of the populated world", () => {
   let emulator: Emulator;
@@ -406,7 +408,7 @@ describe("errors name the fix, never the key", () => {
   });
 
   it("one of WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST set alone is refused naming the other, not passed over for access.yaml's", () => {
-    const recorded = { baseUrl: "https://acme.example.com/api/v1/", file: "access.yaml" };
+    const recorded = { baseUrl: "https://acme.example.com/api/v1/", file: "access.yaml", known: NONE_KNOWN };
     const key = { WORKSPACE_ACCESS_API_KEY: "wa_key_0123456789" };
     expect(() => exportConnection(undefined, { ...key, WORKSPACE_ACCESS_WORKSPACE: "globex" }, recorded)).toThrow(
       "WORKSPACE_ACCESS_WORKSPACE is set but WORKSPACE_ACCESS_HOST is not: the address is built from the two " +
@@ -422,7 +424,7 @@ describe("errors name the fix, never the key", () => {
   });
 
   it("an address with no path recorded in access.yaml, refused naming the file and the fix", () => {
-    const recorded = { baseUrl: "https://acme.example.com", file: "access.yaml" };
+    const recorded = { baseUrl: "https://acme.example.com", file: "access.yaml", known: NONE_KNOWN };
     expect(() => exportConnection(undefined, { WORKSPACE_ACCESS_API_KEY: "wa_key_0123456789" }, recorded)).toThrow(
       "the address access.yaml records has no path: the API is under /api/v1/ at the workspace's address, e.g. " +
         "https://acme.example.com/api/v1/. Correct it in access.yaml, or pass --base-url.",

@@ -5,7 +5,8 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, vi } from "vitest";
+import { CACHE_DIR_ENV } from "../../src/client/cache-dir";
 import { type Emulator, type EmulatorQuirks, startEmulator } from "../../src/emulator/index";
 import type { ExportOptions } from "../../src/export/run";
 
@@ -21,6 +22,17 @@ export function removeFreshDirs(): void {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 }
 afterAll(removeFreshDirs);
+
+/**
+ * A fresh cache folder for this process ({@link CACHE_DIR_ENV}, off in every tier: vitest.config.mts), where the export
+ * remembers the addresses its user gave; `vi.unstubAllEnvs()` turns it off again (the unit tier does after each file).
+ */
+export function freshCacheDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pwa-export-cache-"));
+  dirs.push(dir);
+  vi.stubEnv(CACHE_DIR_ENV, dir);
+  return dir;
+}
 
 export const env = (emulator: Emulator, key = emulator.apiKey) => ({ WORKSPACE_ACCESS_API_KEY: key });
 export const options = (emulator: Emulator, extra: Partial<ExportOptions> = {}): ExportOptions => ({
