@@ -21,7 +21,9 @@ Options:
   --out DIR             the project directory: new or empty (nothing is overwritten); with --check, the
                         exported project
   --base-url URL        the workspace's API root, e.g. https://acme.example.com/api/v1/ (default:
-                        WORKSPACE_ACCESS_BASE_URL, or WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST)
+                        WORKSPACE_ACCESS_BASE_URL, or WORKSPACE_ACCESS_WORKSPACE and WORKSPACE_ACCESS_HOST;
+                        with --check, then the address access.yaml records if you gave it on this
+                        machine before, never in CI); remembered for later checks
   --integration X       only the memberships of this integration (id or label, exact); repeat for more
   --members-only        only the users with a membership in those integrations
   --check               print each difference between access.yaml and the workspace, by which side

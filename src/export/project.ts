@@ -236,8 +236,11 @@ WORKSPACE_ACCESS_API_KEY=<key> npx workspace-access-export --check --out .
 
 prints each difference between \`access.yaml\` and the workspace whose address it records, by which
 side holds what, and exits 1 when anything differs (0 when nothing does): a step for CI
-(\`--format markdown\` for a pull-request comment, \`--format json\` for tools). In CI (\`CI\` set) it
-does not send the key to the address \`access.yaml\` records, which a pull request can change: set
+(\`--format markdown\` for a pull-request comment, \`--format json\` for tools). A branch can change
+the address \`access.yaml\` records, so the key goes there only once you have given that address
+yourself: the export remembered it on the machine that ran it; elsewhere (a colleague's machine, a
+branch someone else wrote) add \`--base-url ${workspace}\` once (it is then remembered) or set
+\`WORKSPACE_ACCESS_BASE_URL\`. In CI (\`CI\` set) the recorded address is never used: set
 \`WORKSPACE_ACCESS_BASE_URL\` beside the key in the CI's settings. To take the
 workspace's side into \`access.yaml\` (only the records that differ change):
 

@@ -45,6 +45,7 @@ describe("workspace-access-export of the populated world, deployed from the pack
   let exportRequests: RecordedRequest[];
   let tarball: string;
   let packageJson: string;
+  let cache: string;
 
   beforeAll(async () => {
     emulator = await startEmulator({ world: "populated", job: { finishAfterPolls: 1 } });
@@ -60,8 +61,11 @@ describe("workspace-access-export of the populated world, deployed from the pack
     dir = path.join(tmp, "access");
     tarball = await packedTarball();
     // The package as a user has it before it is published: a tarball from `npm pack`.
+    // The user's cache folder, where the export remembers the address it was given (the tests' is off: vitest.config.mts).
+    cache = path.join(tmp, "cache");
     exported = await runExportCli(["--out", dir, "--base-url", emulator.url, "--package-spec", `file:${tarball}`], {
       WORKSPACE_ACCESS_API_KEY: emulator.apiKey,
+      WORKSPACE_ACCESS_CACHE_DIR: cache,
     });
     exportRequests = emulator.requests;
     emulator.clearRequests();
@@ -106,7 +110,7 @@ describe("workspace-access-export of the populated world, deployed from the pack
     expect(readme).toContain(`depends on pulumi-workspace-access at \`file:${tarball}\` (given with \`--package-spec\`)`);
   });
 
-  it("runs its README's access-review commands as written, in the project, against the workspace access.yaml records", async () => {
+  it("runs its README's access-review commands as written, in the project, against the workspace access.yaml records (the export remembered it)", async () => {
     const readme = fs.readFileSync(path.join(dir, "README.md"), "utf8");
     const commands = readme.split("\n").filter((line) => line.includes("npx workspace-access-export"));
     expect(commands).toEqual([
@@ -114,13 +118,14 @@ describe("workspace-access-export of the populated world, deployed from the pack
       "WORKSPACE_ACCESS_API_KEY=<key> npx workspace-access-export --check --accept --out .",
     ]);
     for (const command of commands) {
-      // The user's shell, in the project; no address in the environment: access.yaml has it.
-      // Not spawnSync: the emulator answers from this process's event loop.
+      // The user's shell, in the project; no address in the environment: access.yaml has it, and the export, given it,
+      // remembered it in the user's cache folder. Not spawnSync: the emulator answers from this process's event loop.
+      const shell = { ...process.env, ...NO_FALLBACKS, CI: undefined, WORKSPACE_ACCESS_CACHE_DIR: cache, npm_config_offline: "true" };
       const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         execFile(
           "sh",
           ["-c", command.replace("<key>", emulator.apiKey)],
-          { cwd: dir, env: { ...process.env, ...NO_FALLBACKS, CI: undefined, npm_config_offline: "true" }, encoding: "utf8" },
+          { cwd: dir, env: shell, encoding: "utf8" },
           (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
         );
       });
@@ -197,7 +202,8 @@ describe("the command's exit status and output", { timeout: 120_000 }, () => {
     if (tmp) await removeTree(tmp);
   });
 
-  const key = () => ({ WORKSPACE_ACCESS_API_KEY: emulator.apiKey });
+  // With the user's cache folder, where the export and --check remember the addresses they are given.
+  const key = () => ({ WORKSPACE_ACCESS_API_KEY: emulator.apiKey, WORKSPACE_ACCESS_CACHE_DIR: path.join(tmp, "cache") });
 
   it("--check exits 0 when nothing changed and 1 when access changed, printing the changes on stdout", async () => {
     const dir = path.join(tmp, "check");
@@ -234,8 +240,17 @@ describe("the command's exit status and output", { timeout: 120_000 }, () => {
       leftOut: { count: 61 },
     });
 
-    // In CI the address access.yaml records is refused before any request: a pull request could point the key elsewhere.
+    // On a machine whose user never gave that address (another cache folder), the one access.yaml records is refused
+    // before any request: whoever wrote the branch chose it.
     const sent = emulator.requests.length;
+    const stranger = await runExportCli(["--check", "--out", dir], { ...key(), WORKSPACE_ACCESS_CACHE_DIR: path.join(tmp, "other") });
+    expect(stranger.code).toBe(2);
+    expect(stranger.stderr).toContain(`access.yaml records the workspace ${emulator.url}, which you have not given this command`);
+    expect(stranger.stderr).toContain(`pass --base-url ${emulator.url} once (it is then remembered, in ${path.join(tmp, "other")}`);
+    expect(stranger.stderr).not.toContain(emulator.apiKey);
+    expect(emulator.requests.length).toBe(sent);
+
+    // In CI the address access.yaml records is refused before any request: a pull request could point the key elsewhere.
     const inCi = await runExportCli(["--check", "--out", dir], { ...key(), CI: "true" });
     expect(inCi.code).toBe(2);
     expect(inCi.stderr).toContain(`access.yaml records the workspace ${emulator.url}, but CI is set`);
