@@ -96,7 +96,7 @@ export function exportConnection(
 
 /**
  * Refuses the address `file` records unless this machine's user gave it before (`known`): whoever wrote the branch chose
- * it, and the key would go there. Given once with `--base-url` it is remembered; the environment's is used as given.
+ * it, and the key would go there. Given once (`--base-url` or the environment), it is remembered.
  */
 function refuseUnknown(baseUrl: string, file: string, known: KnownWorkspaces): void {
   if (known.file !== undefined && known.addresses.has(baseUrl)) return;

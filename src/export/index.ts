@@ -49,7 +49,8 @@ export function exportWorkspace(options: ExportOptions): Promise<ExportResult> {
 /**
  * Compares the workspace with an exported project's `access.yaml` (`options.out`): each difference, by which side
  * holds what, of every attribute the project declares and of the records it cannot declare. Sends only reads;
- * changes nothing but `access.yaml`, and that only with `accept`.
+ * changes nothing but `access.yaml`, and that only with `accept`. With no address given, it reads the one `access.yaml`
+ * records only outside CI and once this machine's user has given it (to the export, say); else it refuses before any request.
  */
 export function checkWorkspace(options: CheckOptions): Promise<CheckResult> {
   return (require("./run-check") as typeof import("./run-check")).runCheck(options);

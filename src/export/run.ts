@@ -16,7 +16,9 @@ export interface ExportOptions {
   out: string;
   /**
    * The workspace's API root, e.g. `https://acme.example.com/api/v1/`. Default: the environment, as the provider
-   * reads it (`WORKSPACE_ACCESS_BASE_URL`, or `WORKSPACE_ACCESS_WORKSPACE` and `WORKSPACE_ACCESS_HOST`).
+   * reads it (`WORKSPACE_ACCESS_BASE_URL`, or `WORKSPACE_ACCESS_WORKSPACE` and `WORKSPACE_ACCESS_HOST`). Either is
+   * remembered in the cache folder of `process.env` (`WORKSPACE_ACCESS_CACHE_DIR`), for a later check to read the
+   * address `access.yaml` records without being given it again (`known-workspaces.ts`).
    */
   baseUrl?: string;
   /** Only the memberships of these integrations (ids or labels, exactly). Default: every integration. */
