@@ -123,7 +123,11 @@ export class JobsApi {
     const deadline = start + timeoutMs;
     // A write's job unread so far: its 404s are read again until the grace ends (see `write` above).
     let hidden = write !== undefined;
+    // A 404 seen in the grace: the schedule's sleeps then end at the grace's end at the latest (before it, none is cut short).
+    let notFoundSeen = false;
     const graceEnd = Math.min(start + JOB_READABLE_GRACE_MS, deadline);
+    // The wait ends before the grace would: a 404 then is the wait's end coming first, not a grace gone by.
+    const graceCut = deadline < start + JOB_READABLE_GRACE_MS;
     const probing = this.#firstPollMs === undefined;
     const first = Math.min(this.#firstPollMs ?? PROBE_POLL_MS, settings.jobPollIntervalMs);
     let interval = first;
@@ -147,7 +151,7 @@ export class JobsApi {
       // status it reports was seen, and a job done by then is not called late.
       if (remaining <= 0 && polls > 0) throw late();
       // While the write's job is unread, the grace's last read comes at its end: one still unreadable fails then, not later.
-      const room = hidden ? graceEnd - deps.clock.now() : remaining;
+      const room = hidden && notFoundSeen ? graceEnd - deps.clock.now() : remaining;
       if (remaining > 0) await deps.clock.sleep(Math.min(interval, room));
       // Probing: two probes `first` apart, then the setting's schedule from its second step, a probe later (a quick job:
       // 50 ms; the third poll at 450 ms, as without probes; one of 1 s: 4 polls).
@@ -157,7 +161,9 @@ export class JobsApi {
       const job = await this.#read(id, { at: deadline, ended, ...(remaining <= 0 && { once: true }) }).catch((error: unknown) => {
         if (!hidden || write === undefined || !NotFoundError.isInstance(error)) throw error;
         const now = deps.clock.now();
+        if (now >= graceEnd && graceCut) throw this.#lateUnread(late(), now - start, polls + 1);
         if (now >= graceEnd) throw this.#hiddenThrough(error, now - start, polls + 1, write);
+        notFoundSeen = true;
         return null;
       });
       // A 404 in the grace counts as a poll for the schedule and what is learnt: a job a lagging store hides is no quick one.
@@ -189,6 +195,19 @@ export class JobsApi {
   }
 
   /**
+   * `late`, a wait that ended before {@link JOB_READABLE_GRACE_MS} with every read of its job answering 404 (`reads` over `ms`):
+   * a timeout, saying so, not a verdict on the key (a lagging job store may show the job later; the write was accepted).
+   */
+  #lateUnread(late: JobTimeoutError, ms: number, reads: number): JobTimeoutError {
+    const not = reads === 1 ? "its one read" : `all ${reads} of its reads`;
+    return withMessage(
+      late,
+      `${late.message} Over those ${ms / 1000} s ${not} answered 404 (the job not shown yet: a job store slower than the wait, ` +
+        `or a key not shown jobs, which a wait of ${JOB_READABLE_GRACE_MS / 1000} s or more would tell apart). The write was accepted.`,
+    );
+  }
+
+  /**
    * `notFound`, the last of a wait's reads that all answered 404, `reads` over `ms`, to a job `write` answered with just now:
    * a job just started has not ended and been forgotten, and a lagging job store would have shown it within the grace. Before
    * any job read answered this key, that is the service's "not disclosed" to a key lacking Read automated jobs (the contract's
@@ -201,10 +220,11 @@ export class JobsApi {
     const named = this.#http.setting("apiKey");
     const message =
       `${notFound.method} ${notFound.path} kept answering 404 ${lasted}, before any job answered this key: a job just started has ` +
-      "not ended and been forgotten, and a service slow to show its jobs would have shown it by then, so the service does not " +
+      "not ended and been forgotten, and a service slow to show its jobs shows them sooner, so most likely the service does not " +
       "disclose jobs to this key (it answers 404, not disclosed, to a key lacking a scope). Give " +
       `${named === undefined ? "the API key" : `the key in ${named}`} ${describeNeeds([SCOPES.readJobs])}, which waiting for a ` +
-      "job needs. The write was accepted: its job may still finish.";
+      "job needs. The write was accepted: its job may still finish. (If the key holds that scope already, the service is slower " +
+      `than ${JOB_READABLE_GRACE_MS / 1000} s to show its jobs: read the job later with getJob.)`;
     return new ConfigurationError(this.#http.redact(message), "apiKey");
   }
 

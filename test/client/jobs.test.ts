@@ -512,9 +512,10 @@ describe("a job a write just answered with, answered 404 through the grace (a se
     expect(error.message).toBe(
       `GET /api/v1/jobs/${job.id} kept answering 404 for 5 s (14 reads) after PATCH /api/v1/integrations/${youtube}/users/${grace} ` +
         "answered with it, before any job answered this key: a job just started has not ended and been forgotten, and a service " +
-        "slow to show its jobs would have shown it by then, so the service does not disclose jobs to this key (it answers 404, " +
+        "slow to show its jobs shows them sooner, so most likely the service does not disclose jobs to this key (it answers 404, " +
         "not disclosed, to a key lacking a scope). Give the key in workspace-access:apiKey the scope Read automated jobs " +
-        "(read:automations), which waiting for a job needs. The write was accepted: its job may still finish.",
+        "(read:automations), which waiting for a job needs. The write was accepted: its job may still finish. (If the key holds " +
+        "that scope already, the service is slower than 5 s to show its jobs: read the job later with getJob.)",
     );
     // A read per sleep of the usual schedule: no request more than a wait's.
     expect(emu.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
@@ -532,15 +533,27 @@ describe("a job a write just answered with, answered 404 through the grace (a se
     expect(error.message).toMatch(/^GET \/api\/v1\/jobs\/\S+ kept answering 404 for 5 s \(\d+ reads\) after PUT \/api\/v1\/users\//);
   });
 
-  it("a wait whose end comes before the grace's fails at its end, as a 404 through it", async () => {
-    const emu = await emulator({ seed: defaultSeed(), keys, missingScopeStatus: 404 });
-    const { client, clock } = clientFor(emu, { apiKey: noJobReads });
+  it("a wait whose end comes before the grace's times out at its end, saying its reads answered 404: no verdict on the key", async () => {
+    // Every scope, and a job store 300 ms behind: a wait of 100 ms ends before it shows the job, which is no missing scope.
+    const emu = await emulator({ seed: defaultSeed(), job: { readableAfterMs: 300 } });
+    const { client, clock } = clientFor(emu);
     const job = await client.integrations.setEntitlements(youtube, grace, ["VIEWER"]);
     const start = clock.now();
     const error = await rejection(job.wait({ timeoutMs: 100 }));
     expect(clock.now() - start).toBe(100);
-    expect(error).toMatchObject({ kind: "configuration", setting: "apiKey" });
-    expect(error.message).toContain("kept answering 404 for 0.1 s (5 reads)");
+    expect(JobTimeoutError.isInstance(error)).toBe(true);
+    expect(error.message).toContain("Over those 0.1 s all 5 of its reads answered 404 (the job not shown yet");
+    expect(error.message).not.toContain("Read automated jobs (read:automations),");
+  });
+
+  it("a schedule whose first poll comes after the grace's end is not cut short by it while no read answered 404", async () => {
+    const emu = await emulator({ seed: defaultSeed(), job: { finishAfterPolls: 3 } });
+    const { client, clock } = clientFor(emu, { jobPollIntervalMs: 8_000, jobPollMaxIntervalMs: 60_000 });
+    // A job done at its third poll: the next wait's first poll comes after the setting's 8 s, past the grace's 5.
+    await (await client.integrations.setEntitlements(youtube, grace, ["VIEWER"])).wait();
+    const before = clock.sleeps.length;
+    await (await client.integrations.setEntitlements(youtube, grace, ["EDITOR"])).wait();
+    expect(clock.sleeps.slice(before)).toEqual([8_000, 12_000, 18_000]);
   });
 
   it("a job read by its id alone (an earlier run's), or after a job answered this key, stays the contract's 404: the job unknown", async () => {
