@@ -493,4 +493,18 @@ describe("a job store that lags its writes: a job answers 404 until 300 ms after
     expect(emu.users.get(id)?.email).toBe("joan@example.com");
     expect(jobReads(emu)).toEqual([404, 404, 200, 200]);
   });
+
+  it("User: an update whose job a store hides through the grace, after a job read answered the key, does not say the user is gone", async () => {
+    const emu = await emulator({ job: lagging, userWritesAsJobs: true });
+    await configureFor(emu, fast);
+    const inputs = await checkUser({ email: "joan@example.com", firstName: "Joan", lastName: "Clarke" });
+    const { id, outs } = wire(await user.create(inputs));
+    emu.jobs.setTiming({ ...lagging, readableAfterMs: 60_000 });
+    const error = await rejection(user.update!(id, outs!, await checkUser({ ...inputs, lastName: "Murray" })));
+    expect(error.message).toContain("It kept answering 404 for 5 s");
+    expect(error.message).not.toContain("no longer exists");
+    // The user is there, and the write was accepted once (its job, unread, progresses by polls in the emulator).
+    expect(emu.users.get(id)).toBeDefined();
+    expect(emu.requests.filter((r) => r.method === "PUT").map((r) => r.status)).toEqual([200]);
+  });
 });

@@ -398,7 +398,8 @@ export const provider = providerOf<Props, UserOutputs>({
  */
 export function saidOfUpdate(email: string, changed: readonly string[]): (error: unknown) => never {
   return (error) => {
-    if (NotFoundError.isInstance(error)) error.message += goneSinceRefresh();
+    // A 404 of the write's job (one a store never showed) is the job's, not the user's.
+    if (NotFoundError.isInstance(error) && !error.path.includes("/jobs/")) error.message += goneSinceRefresh();
     else if (ConflictError.isInstance(error) && changed.includes("email")) error.message += emailTakenOnUpdate(email);
     throw error;
   };
