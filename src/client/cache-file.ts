@@ -9,14 +9,24 @@ import * as fsp from "node:fs/promises";
 /** A cache file's text, or why it was not read (`missing`: no file yet, the usual case, not worth a line). */
 export type CacheFileRead = { text: string } | { missing: true } | { skipped: string };
 
-/** The text of `file` when it is a regular file of at most `maxBytes`, else why not. Never throws. */
-export async function readCacheFile(file: string, maxBytes: number): Promise<CacheFileRead> {
+/**
+ * The text of `file` when it is a regular file of at most `maxBytes`, else why not; `refuse`, given, may say why the file
+ * opened (its status, taken from the open file: a file swapped meanwhile is not the one judged) is not to be read. Never throws.
+ */
+export async function readCacheFile(
+  file: string,
+  maxBytes: number,
+  refuse?: (stats: fs.Stats) => string | undefined,
+): Promise<CacheFileRead> {
   try {
     // Non-blocking: a FIFO in the file's place would hold a plain open until a writer came.
     const handle = await fsp.open(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
     try {
       // Only a regular file: a folder, a FIFO or a device (a link to /dev/zero never ends) is not ours.
-      if (!(await handle.stat()).isFile()) return { skipped: "not a regular file" };
+      const stats = await handle.stat();
+      if (!stats.isFile()) return { skipped: "not a regular file" };
+      const refused = refuse?.(stats);
+      if (refused !== undefined) return { skipped: refused };
       // At most one byte more than a file of ours holds, whatever its size says.
       const buffer = Buffer.allocUnsafe(maxBytes + 1);
       let length = 0;
@@ -37,13 +47,14 @@ export async function readCacheFile(file: string, maxBytes: number): Promise<Cac
 }
 
 /**
- * Replaces `file` (in `dir`, made if missing) by one holding `text`, readable by the user alone: written beside it, then
- * renamed over it. Resolves to why it could not be written, or `undefined` once it is. Never throws.
+ * Replaces `file` (in `dir`, made if missing, as its parents, for the user alone) by one holding `text`, readable by the user
+ * alone: written beside it, then renamed over it. Resolves to why it could not be written, or `undefined` once it is. Never throws.
  */
 export async function replaceCacheFile(dir: string, file: string, text: string): Promise<string | undefined> {
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    await fsp.mkdir(dir, { recursive: true });
+    // The user's own, whatever the umask: the remembered workspaces are trusted only in a folder no one else can write.
+    await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
     await fsp.writeFile(temp, text, { mode: 0o600 });
     await fsp.rename(temp, file);
     return undefined;
